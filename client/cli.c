@@ -15,3 +15,7 @@ int fl_cli_usage_error(const char *fmt, ...) {
     va_end(ap);
     return EXIT_USAGE;
 }
+
+int fl_cli_exit_of(fl_status st) {
+    return st == FL_ENOMEM ? EXIT_IO : st == FL_EUSAGE ? EXIT_USAGE : EXIT_BAD_MODEL;
+}

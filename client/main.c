@@ -371,7 +371,8 @@ static int remote_sweep_analyze(void *ctx, const unsigned char *buf, size_t len,
                                 const fl_options *opt, fl_report **out, char *err, size_t errlen) {
     (void)ctx;
     char msg[1024];
-    fl_remote_failure rf = fl_remote_analyze(&remote, buf, len, opt, out, msg, sizeof msg);
+    fl_status est = FL_OK;
+    fl_remote_failure rf = fl_remote_analyze(&remote, buf, len, opt, out, &est, msg, sizeof msg);
     if (rf == FL_REMOTE_OK) {
         return 0;
     }
@@ -380,7 +381,7 @@ static int remote_sweep_analyze(void *ctx, const unsigned char *buf, size_t len,
         return EXIT_IO;
     }
     snprintf(err, errlen, "%s", msg);
-    return rf == FL_REMOTE_USAGE ? EXIT_USAGE : EXIT_BAD_MODEL;
+    return fl_cli_exit_of(est);
 }
 
 /* `foldline --server HOST:PORT profiles [--sources] [--json]`: the server's
@@ -494,18 +495,18 @@ static int run_command(int argc, char **argv, bool optimize) {
                 len = slen;
             }
         }
-        fl_remote_failure rf = fl_remote_analyze(&remote, buf, len, &c.opt, &r, err, sizeof err);
+        fl_status est = FL_OK;
+        fl_remote_failure rf =
+            fl_remote_analyze(&remote, buf, len, &c.opt, &r, &est, err, sizeof err);
         free(buf);
         if (rf != FL_REMOTE_OK) {
-            if (rf == FL_REMOTE_MODEL || rf == FL_REMOTE_USAGE) {
+            if (rf == FL_REMOTE_ENGINE) {
                 fprintf(stderr, "foldline: %s: %s\n", c.model, err);
             } else {
                 fprintf(stderr, "foldline: server %s: %s\n", remote.server, err);
             }
             cli_free(&c);
-            return rf == FL_REMOTE_MODEL   ? EXIT_BAD_MODEL
-                   : rf == FL_REMOTE_USAGE ? EXIT_USAGE
-                                           : EXIT_IO;
+            return rf == FL_REMOTE_ENGINE ? fl_cli_exit_of(est) : EXIT_IO;
         }
         if (optimize) { /* the server sent the optimised graph back */
             rc = write_optimized(&c, r);
@@ -535,7 +536,7 @@ static int run_command(int argc, char **argv, bool optimize) {
                 r && r->error ? r->error : fl_status_str(st));
         fl_report_free(r);
         cli_free(&c);
-        return st == FL_ENOMEM ? EXIT_IO : st == FL_EUSAGE ? EXIT_USAGE : EXIT_BAD_MODEL;
+        return fl_cli_exit_of(st);
     }
     if (optimize) {
         rc = write_optimized(&c, r);

@@ -15,9 +15,10 @@
 #ifndef FL_HAVE_GRPC
 
 fl_remote_failure fl_remote_analyze(const fl_remote_options *ro, const void *bytes, size_t len,
-                                    const fl_options *opt, fl_report **out, char *err,
-                                    size_t errlen) {
+                                    const fl_options *opt, fl_report **out, fl_status *engine,
+                                    char *err, size_t errlen) {
     (void)ro;
+    (void)engine;
     (void)bytes;
     (void)len;
     (void)opt;
@@ -620,14 +621,20 @@ static bool open_call(call_state *s, const fl_remote_options *ro, const char *me
 }
 
 /* The server marks the engine's usage errors with "foldline-error: usage". */
-static bool usage_trailer(const grpc_metadata_array *md) {
+/* The engine's status named by the server's `foldline-error` trailer, or
+ * FL_OK when there is none (the failure did not come from the engine). */
+static fl_status engine_trailer(const grpc_metadata_array *md) {
     for (size_t i = 0; i < md->count; i++) {
-        if (grpc_slice_str_cmp(md->metadata[i].key, "foldline-error") == 0 &&
-            grpc_slice_str_cmp(md->metadata[i].value, "usage") == 0) {
-            return true;
+        if (grpc_slice_str_cmp(md->metadata[i].key, "foldline-error") != 0) {
+            continue;
+        }
+        for (int st = -1; strcmp(fl_status_name((fl_status)st), "UNKNOWN") != 0; st--) {
+            if (grpc_slice_str_cmp(md->metadata[i].value, fl_status_name((fl_status)st)) == 0) {
+                return (fl_status)st;
+            }
         }
     }
-    return false;
+    return FL_OK;
 }
 
 /* The receiving half: close, wait for metadata, message and status. */
@@ -656,9 +663,10 @@ static bool reply_bytes(grpc_byte_buffer *reply, grpc_slice *out, char *err, siz
 }
 
 fl_remote_failure fl_remote_analyze(const fl_remote_options *ro, const void *bytes, size_t len,
-                                    const fl_options *opt, fl_report **out, char *err,
-                                    size_t errlen) {
+                                    const fl_options *opt, fl_report **out, fl_status *engine,
+                                    char *err, size_t errlen) {
     *out = NULL;
+    *engine = FL_OK;
     req_parts parts;
     if (!build_options(opt, &parts)) {
         req_parts_free(&parts);
@@ -730,17 +738,24 @@ fl_remote_failure fl_remote_analyze(const fl_remote_options *ro, const void *byt
     }
     if (s.status != GRPC_STATUS_OK) {
         char *msg = grpc_slice_to_c_string(s.details);
-        /* The model's fault (exit 1, printed as local mode prints it): a bad
-         * graph or option, or an engine limit. A full queue is the server's
-         * state, not the model's: it counts as a failed call (exit 3). */
-        if (s.status == GRPC_STATUS_INVALID_ARGUMENT || s.status == GRPC_STATUS_NOT_FOUND ||
-            (s.status == GRPC_STATUS_RESOURCE_EXHAUSTED && msg && !strstr(msg, "queue"))) {
+        /* The engine's verdict (printed and exited as local mode does): the
+         * trailer names its exact status. Without one, the request itself
+         * was refused: INVALID_ARGUMENT (undecodable options) and NOT_FOUND
+         * (an unknown profile name) are usage errors as locally, a message
+         * above gRPC's size limit is the model's. A full queue is the
+         * server's state, not the model's: a failed call (exit 3). */
+        fl_status est = engine_trailer(&s.trailing_md);
+        if (est == FL_OK) {
+            est = s.status == GRPC_STATUS_INVALID_ARGUMENT || s.status == GRPC_STATUS_NOT_FOUND
+                      ? FL_EUSAGE
+                  : s.status == GRPC_STATUS_RESOURCE_EXHAUSTED && msg && !strstr(msg, "queue")
+                      ? FL_ELIMIT
+                      : FL_OK;
+        }
+        if (est != FL_OK) {
             snprintf(err, errlen, "%s", msg ? msg : status_name(s.status));
-            /* NOT_FOUND: an unknown profile name (exit 2, as locally). */
-            fail = s.status == GRPC_STATUS_NOT_FOUND || (s.status == GRPC_STATUS_INVALID_ARGUMENT &&
-                                                         usage_trailer(&s.trailing_md))
-                       ? FL_REMOTE_USAGE
-                       : FL_REMOTE_MODEL;
+            *engine = est;
+            fail = FL_REMOTE_ENGINE;
         } else {
             snprintf(err, errlen, "%s: %s", status_name(s.status), msg ? msg : "");
         }

@@ -24,19 +24,19 @@ typedef struct fl_remote_options {
 /* What went wrong when fl_remote_analyze fails. */
 typedef enum fl_remote_failure {
     FL_REMOTE_OK = 0,
-    FL_REMOTE_MODEL,     /* the server rejected the model or an option (message = engine's) */
+    FL_REMOTE_ENGINE,    /* the engine rejected the model or an option (message = engine's) */
     FL_REMOTE_TRANSPORT, /* could not reach the server, auth, deadline, server error */
-    FL_REMOTE_USAGE,     /* the engine's usage error (e.g. unbound symbols with profiles) */
 } fl_remote_failure;
 
 /* Analyses `len` bytes on the server with options `opt`. On success returns
  * FL_REMOTE_OK and *out, a report owned by the caller that must be released
  * with fl_remote_report_free (never fl_report_free). On failure writes a one-
  * line message to err (for FL_REMOTE_TRANSPORT it starts with the gRPC status
- * name) and returns the failure kind. */
+ * name) and returns the failure kind; for FL_REMOTE_ENGINE *engine is the
+ * engine's status, as fl_analyze would have returned it locally. */
 fl_remote_failure fl_remote_analyze(const fl_remote_options *ro, const void *bytes, size_t len,
-                                    const fl_options *opt, fl_report **out, char *err,
-                                    size_t errlen);
+                                    const fl_options *opt, fl_report **out, fl_status *engine,
+                                    char *err, size_t errlen);
 
 /* Releases a report made by fl_remote_analyze (NULL is fine). */
 void fl_remote_report_free(fl_report *r);

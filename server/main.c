@@ -4,7 +4,8 @@
  *   foldlined --listen ADDR [--threads N] [--max-message-bytes B] [--cache-mb M]
  *             [--max-nodes N] [--max-memory-mb M] [--max-queued N]
  *             [--max-graph-bytes B] [--grace-ms MS] [--tls-cert F --tls-key F]
- *             [--auth-token-file F] [--port-file F] [--profiles-dir D]
+ *             [--auth-token-file F] [--health-auth required|open]
+ *             [--port-file F] [--profiles-dir D]
  *             [--metrics-listen ADDR]
  *
  * Exit status: 0 after a clean shutdown (SIGTERM/SIGINT), 1 when the server
@@ -35,6 +36,9 @@ static const char usage_text[] =
     "  --grace-ms MS            on SIGTERM, time in-flight calls get (default 5000)\n"
     "  --tls-cert F --tls-key F serve TLS with this PEM certificate chain and key\n"
     "  --auth-token-file F      require 'authorization: Bearer TOKEN' (token = F's first line)\n"
+    "                           on every call\n"
+    "  --health-auth MODE       'required' (default): Health/Check needs the token too;\n"
+    "                           'open': Health/Check is answered without it (probes)\n"
     "  --port-file F            write the bound port to F once listening\n"
     "  --profiles-dir D         device profiles for roofline estimates (default:\n"
     "                           $FOLDLINE_PROFILES_DIR, else the build's deploy/profiles)\n"
@@ -188,6 +192,11 @@ int main(int argc, char **argv) {
             cfg.tls_key = v;
         } else if (strcmp(a, "--auth-token-file") == 0) {
             token_file = v;
+        } else if (strcmp(a, "--health-auth") == 0) {
+            if (strcmp(v, "open") != 0 && strcmp(v, "required") != 0) {
+                return usage_error("--health-auth expects 'required' or 'open', got", v);
+            }
+            cfg.health_open = strcmp(v, "open") == 0;
         } else if (strcmp(a, "--port-file") == 0) {
             cfg.port_file = v;
         } else if (strcmp(a, "--profiles-dir") == 0) {

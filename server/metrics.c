@@ -134,14 +134,17 @@ static void body_metrics(const fl_srv *s, text *t) {
     metric(t, "cache_entries", "gauge", "Cached replies.", cc.entries);
     metric(t, "rejected_queue_full_total", "counter", "Calls refused: the queue was full.",
            s->stats.rejected_queue_full);
-    metric(t, "deadline_abandoned_total", "counter", "Analyses skipped: the deadline had passed.",
-           s->stats.deadline_abandoned);
+    metric(t, "deadline_abandoned_total", "counter",
+           "Analyses skipped or stopped: the deadline had passed.", s->stats.deadline_abandoned);
     metric(t, "unauthenticated_total", "counter", "Calls without the right token.",
            s->stats.unauthenticated);
     metric(t, "unimplemented_total", "counter", "Calls of unknown methods.",
            s->stats.unimplemented);
     metric(t, "in_flight", "gauge", "Calls being handled now.", (uint64_t)s->active_calls);
     metric(t, "bytes_received_total", "counter", "Graph bytes received.", s->stats.bytes_received);
+    metric(t, "analyses_stopped_total", "counter",
+           "Analyses stopped midway (deadline passed, or shutdown grace period over).",
+           s->stats.analyses_stopped);
 }
 
 static void answer(conn *c, int code, const char *reason, const char *ctype, const char *body,

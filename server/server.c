@@ -239,12 +239,13 @@ static void finish_call(fl_call *c) {
     }
     ops[n].op = GRPC_OP_SEND_STATUS_FROM_SERVER;
     ops[n].data.send_status_from_server.status = c->status;
-    /* An engine usage error (e.g. unbound symbols with profiles) is
-     * INVALID_ARGUMENT like a bad graph; this trailer lets the CLI exit 2 for
-     * it, as local mode does. */
-    if (c->usage_error) {
+    /* When the engine failed the request, the trailer names its status
+     * ("EUSAGE", "ENOMEM", ...): the gRPC code groups several statuses, and
+     * the CLI exits as local mode does for the exact one. */
+    if (c->engine_status != FL_OK) {
         c->trailer.key = grpc_slice_from_static_string("foldline-error");
-        c->trailer.value = grpc_slice_from_static_string("usage");
+        c->trailer.value =
+            grpc_slice_from_static_string(fl_status_name((fl_status)c->engine_status));
         ops[n].data.send_status_from_server.trailing_metadata_count = 1;
         ops[n].data.send_status_from_server.trailing_metadata = &c->trailer;
     }
@@ -287,6 +288,9 @@ static void on_finished(fl_call *c) {
     }
     if (c->abandoned) {
         s->stats.deadline_abandoned++;
+    }
+    if (c->stopped) {
+        s->stats.analyses_stopped++;
     }
     if (st == GRPC_STATUS_UNAUTHENTICATED) {
         s->stats.unauthenticated++;
@@ -420,9 +424,11 @@ static void on_new_call(fl_call *c, int success) {
     if (c->payload) {
         c->bytes_in = grpc_byte_buffer_length(c->payload);
     }
-    /* Health probes carry no credentials (Kubernetes, grpc_health_probe); every
-     * other method, unknown ones included, needs the token when one is set. */
-    if (s->cfg.token && c->method != FL_M_HEALTH_CHECK && !token_ok(s, &c->md)) {
+    /* With a token set every call needs it, unknown methods included; Health
+     * is exempt only with --health-auth open (for probes that cannot send
+     * metadata, such as Kubernetes' built-in gRPC probe). */
+    if (s->cfg.token && !(c->method == FL_M_HEALTH_CHECK && s->cfg.health_open) &&
+        !token_ok(s, &c->md)) {
         fl_call_fail(c, GRPC_STATUS_UNAUTHENTICATED,
                      "missing or wrong bearer token (metadata 'authorization: Bearer TOKEN')");
         finish_call(c);
@@ -539,6 +545,7 @@ static void on_grace(uv_timer_t *t) {
     if (s->server && !s->destroyed) {
         fprintf(stderr, "foldlined: grace period over, cancelling %" PRId64 " calls\n",
                 s->active_calls);
+        atomic_store(&s->stop_work, true);
         grpc_server_cancel_all_calls(s->server);
     }
 }

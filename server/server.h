@@ -17,6 +17,7 @@
 
 #include <grpc/grpc.h>
 #include <grpc/support/time.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -34,6 +35,7 @@ typedef struct fl_srv_config {
     int grace_ms;              /* shutdown grace before cancelling calls */
     const char *tls_cert, *tls_key;
     char *token;                    /* NULL = no authentication */
+    bool health_open;               /* Health/Check answered without the token */
     const char *port_file;          /* write the bound port here (tests) */
     const fl_profile_set *profiles; /* loaded at startup (never NULL; may be empty) */
     const char *profiles_dir;       /* where they came from ("" when none) */
@@ -69,6 +71,7 @@ typedef struct fl_tag {
 typedef struct fl_srv_stats {
     uint64_t requests, analyze_ok, analyze_failed, rejected_queue_full, deadline_abandoned;
     uint64_t unauthenticated, unimplemented, bytes_received;
+    uint64_t analyses_stopped; /* stopped mid-run by the engine's cancellation points */
 } fl_srv_stats;
 
 typedef struct fl_metrics fl_metrics;
@@ -100,6 +103,10 @@ typedef struct fl_srv {
     int64_t pending_requests; /* request_*_call outstanding */
     int64_t active_calls;     /* calls we own */
     int64_t queued_work;      /* analyses queued or running in the pool */
+
+    /* Set by the loop when the grace period is over: running analyses stop at
+     * their next cancellation point (read by pool threads). */
+    atomic_bool stop_work;
 
     fl_cache *cache;
     fl_srv_stats stats;
@@ -136,7 +143,9 @@ typedef struct fl_call {
     uint64_t bytes_in;
     int64_t nodes;
     bool cache_hit, abandoned;
-    bool usage_error;      /* the engine said FL_EUSAGE: trailing metadata tells the CLI */
+    bool stopped;          /* the engine stopped the analysis midway (deadline, shutdown) */
+    int engine_status;     /* the engine's fl_status when it failed the request, else 0:
+                              trailing metadata tells the CLI */
     grpc_metadata trailer; /* that metadata (alive until the final batch completes) */
 } fl_call;
 

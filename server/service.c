@@ -57,6 +57,13 @@ static bool deadline_passed(const fl_call *c) {
 }
 
 /* The one place engine statuses become gRPC codes. */
+/* The engine's cancellation check (pool thread): the call's deadline, or the
+ * end of the shutdown grace period. */
+static bool should_stop(void *arg) {
+    const fl_call *c = arg;
+    return deadline_passed(c) || atomic_load(&c->srv->stop_work);
+}
+
 static grpc_status_code grpc_code_of(fl_status st) {
     switch (st) {
     case FL_OK:
@@ -74,6 +81,8 @@ static grpc_status_code grpc_code_of(fl_status st) {
     case FL_EIO:
     case FL_EINTERNAL:
         return GRPC_STATUS_INTERNAL;
+    case FL_ECANCELED:
+        return GRPC_STATUS_CANCELLED;
     }
     return GRPC_STATUS_INTERNAL;
 }
@@ -160,6 +169,7 @@ void fl_svc_stats(fl_call *c) {
     r.unauthenticated = s->stats.unauthenticated;
     r.unimplemented = s->stats.unimplemented;
     r.bytes_received = s->stats.bytes_received;
+    r.analyses_stopped = s->stats.analyses_stopped;
     r.in_flight = (uint64_t)s->active_calls;
     if (s->cache) {
         fl_cache_counters cc;
@@ -855,16 +865,29 @@ void fl_svc_analyze_work(fl_call *c) {
         goto done;
     }
     fl_report *r = NULL;
+    opt.should_stop = should_stop;
+    opt.stop_arg = c;
     fl_status st = fl_analyze(q.graph, q.len, &opt, &r);
     if (r && st == FL_OK) {
         c->nodes = r->n_nodes;
     }
-    if (deadline_passed(c)) {
+    if (st == FL_ECANCELED) {
+        /* Stopped at a cancellation point: the engine has freed its memory. */
+        c->stopped = true;
+        c->abandoned = deadline_passed(c);
+        if (c->abandoned) {
+            fl_call_fail(c, GRPC_STATUS_DEADLINE_EXCEEDED,
+                         "the deadline passed during the analysis; it was stopped");
+        } else {
+            fl_call_fail(c, GRPC_STATUS_UNAVAILABLE,
+                         "the server is shutting down; the analysis was stopped");
+        }
+    } else if (deadline_passed(c)) {
         /* The client has given up: drop the report without encoding it. */
         c->abandoned = true;
         fl_call_fail(c, GRPC_STATUS_DEADLINE_EXCEEDED, "the deadline passed during the analysis");
     } else if (st != FL_OK) {
-        c->usage_error = st == FL_EUSAGE;
+        c->engine_status = st;
         fl_call_fail(c, grpc_code_of(st), "%s", r && r->error ? r->error : fl_status_str(st));
     } else {
         encode_reply(c, r, &key);

@@ -105,6 +105,15 @@ typedef struct fl_options {
     int remapper_mode;        /* 0 = standard rules (default), 1 = plus oneDNN rules */
     int64_t max_folded_bytes; /* constant folding output limit; 0 = 100 KiB */
     bool return_graph;        /* fill fl_report.graph_bytes with the optimised GraphDef */
+
+    /* Cancellation (a server's deadline, a client that went away). When set,
+     * `should_stop(stop_arg)` is asked between the analysis's phases and
+     * passes and every 1024 nodes inside them (so a stop takes effect within
+     * milliseconds, also on million-node graphs); once it returns true the
+     * analysis stops, frees its memory and fails with FL_ECANCELED. It is
+     * called from the thread running fl_analyze. */
+    bool (*should_stop)(void *arg);
+    void *stop_arg;
 } fl_options;
 
 /* Fills defaults (no bindings, auto format, limits as documented above). */

@@ -17,7 +17,8 @@
     X(ENOTFOUND, -6, "not found")                                                                  \
     X(EIO, -7, "input/output error")                                                               \
     X(EUSAGE, -8, "usage error")                                                                   \
-    X(EINTERNAL, -9, "internal error")
+    X(EINTERNAL, -9, "internal error")                                                             \
+    X(ECANCELED, -10, "cancelled")
 
 typedef enum fl_status {
 #define FL_STATUS_ENUM(name, code, text) FL_##name = code,

@@ -587,9 +587,11 @@ fl_status fl_analyze(const void *bytes, size_t len, const fl_options *opt_in, fl
     fl_arena_init(&arena, opt->max_memory_bytes);
     fl_diag d;
     fl_diag_init(&d, &arena);
-    fl_status st = FL_OK;
-    fl_graph *g = fl_graph_new(&arena);
-    if (!g) {
+    d.stop = opt->should_stop;
+    d.stop_arg = opt->stop_arg;
+    fl_status st = fl_diag_check_stop(&d);
+    fl_graph *g = st == FL_OK ? fl_graph_new(&arena) : NULL;
+    if (st == FL_OK && !g) {
         st = fl_diag_oom(&d);
     }
     fl_ctx c = {g, g ? g->syms : NULL, &arena, &d, opt->max_value_elements};
@@ -608,6 +610,9 @@ fl_status fl_analyze(const void *bytes, size_t len, const fl_options *opt_in, fl
         st = fl_graph_toposort(g, &d);
     }
     if (st == FL_OK) {
+        st = fl_diag_check_stop(&d);
+    }
+    if (st == FL_OK) {
         st = fl_infer_shapes(&c, opt, &ir);
     }
     fl_cost_totals totals;
@@ -620,6 +625,9 @@ fl_status fl_analyze(const void *bytes, size_t len, const fl_options *opt_in, fl
     }
     if (st == FL_OK && opt->n_profiles) {
         st = fl_roofline_report(&c, opt, ra, r);
+    }
+    if (st == FL_OK) {
+        st = fl_diag_check_stop(&d);
     }
     if (st == FL_OK && opt->passes) {
         st = run_passes(&c, opt, r);

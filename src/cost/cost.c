@@ -61,6 +61,9 @@ fl_status fl_cost_graph(fl_ctx *c, fl_cost_totals *t) {
     t->bytes_without_rule = zero;
     for (size_t i = 0; i < g->n_nodes; i++) {
         fl_node *n = g->order ? g->order[i] : g->nodes[i];
+        if (fl_diag_poll(c->d) != FL_OK) {
+            return c->d->status;
+        }
         fl_cost *k = &n->cost;
         memset(k, 0, sizeof(*k));
         k->flops = k->tfprof_flops = k->macs = zero;

@@ -617,6 +617,9 @@ static fl_status import_nodes(fl_graph *g, const Tensorflow__GraphDef *gd, const
     /* Sweep 1: nodes and attrs. */
     for (size_t i = 0; i < gd->n_node; i++) {
         const Tensorflow__NodeDef *nd = gd->node[i];
+        if (fl_diag_poll(d) != FL_OK) {
+            return d->status;
+        }
         if (!nd->name || !nd->name[0]) {
             return fl_diag_fail(d, FL_EINVAL, NULL, "node %zu has an empty name (field: name)", i);
         }

@@ -584,6 +584,10 @@ fl_status fl_pipeline_run(fl_ctx *c, const fl_options *opt, const fl_pipeline_co
             if (!on[p]) {
                 continue;
             }
+            st = fl_diag_check_stop(c->d);
+            if (st != FL_OK) {
+                return st;
+            }
             size_t n0;
             fl_node **set0 = node_set(c, &n0);
             if (!set0) {

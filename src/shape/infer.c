@@ -211,6 +211,9 @@ static fl_status walk(fl_ctx *c, const fl_options *opt, const bool *bound, const
     fl_graph *g = c->g;
     for (size_t i = 0; i < g->n_nodes; i++) {
         fl_node *n = g->order[i];
+        if (fl_diag_poll(c->d) != FL_OK) {
+            return c->d->status;
+        }
         if (bound[n->id]) {
             continue;
         }

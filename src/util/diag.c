@@ -66,3 +66,15 @@ fl_status fl_diag_oom(fl_diag *d) {
     }
     return FL_ENOMEM;
 }
+
+fl_status fl_diag_check_stop(fl_diag *d) {
+    if (d->status != FL_OK) {
+        return d->status;
+    }
+    if (d->stop && d->stop(d->stop_arg)) {
+        d->status = FL_ECANCELED;
+        d->msg = (char *)"analysis cancelled (deadline passed or the caller gave up)";
+        return FL_ECANCELED;
+    }
+    return FL_OK;
+}

@@ -12,6 +12,7 @@
 #include "foldline/status.h"
 #include "util/arena.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #define FL_DIAG_MAX_WARNINGS 200
@@ -25,7 +26,16 @@ typedef struct fl_diag {
     char **warnings;  /* up to FL_DIAG_MAX_WARNINGS messages */
     size_t n_warnings;
     size_t n_warnings_dropped;
+
+    /* Cancellation: when set, polled at the engine's check points (between
+     * phases and passes, and every FL_DIAG_POLL_EVERY nodes inside them); a
+     * true answer fails the analysis with FL_ECANCELED. */
+    bool (*stop)(void *arg);
+    void *stop_arg;
+    unsigned polls;
 } fl_diag;
+
+#define FL_DIAG_POLL_EVERY 1024u
 
 void fl_diag_init(fl_diag *d, fl_arena *a);
 
@@ -41,5 +51,17 @@ void fl_diag_warn(fl_diag *d, const struct fl_node *n, const char *fmt, ...)
 
 /* Records an out-of-memory failure (no allocation needed). */
 fl_status fl_diag_oom(fl_diag *d);
+
+/* Asks the stop callback now: FL_ECANCELED (recorded as the error) when it
+ * says stop, else the status already recorded (FL_OK normally). */
+fl_status fl_diag_check_stop(fl_diag *d);
+
+/* The cheap form for per-node loops: asks every FL_DIAG_POLL_EVERY calls. */
+static inline fl_status fl_diag_poll(fl_diag *d) {
+    if (d->stop && ++d->polls % FL_DIAG_POLL_EVERY == 0) {
+        return fl_diag_check_stop(d);
+    }
+    return FL_OK;
+}
 
 #endif

@@ -189,6 +189,14 @@ def case_same_output(s):
         rrc, rout, rerr = cli("analyze", TINY, *v, server=s.addr)
         check("same_error " + " ".join(v), lrc == rrc == 1 and lerr == rerr,
               "%d %r vs %d %r" % (lrc, lerr, rrc, rerr))
+    # The engine's status travels in a trailer, so the exit codes that the
+    # gRPC code alone cannot tell apart match too: memory (3), usage (2).
+    big = write("mem.pb", chain_graph(20000))
+    for v, want in ((["--max-memory-mb", "1"], 3), (["--profile", "xeon-8380"], 2)):
+        lrc, lout, lerr = cli("analyze", big if want == 3 else TINY, *v)
+        rrc, rout, rerr = cli("analyze", big if want == 3 else TINY, *v, server=s.addr)
+        check("same_exit " + " ".join(v), lrc == rrc == want and lerr == rerr,
+              "%d %r vs %d %r" % (lrc, lerr, rrc, rerr))
 
 
 def case_python_numbers(s):
@@ -375,7 +383,9 @@ def case_concurrent(s):
 
 
 def case_sigterm_in_flight():
-    s = Server("--threads", "2", "--cache-mb", "0")
+    # A grace period far above the calls' run time, also under sanitizers on
+    # a loaded machine: every call in flight must complete.
+    s = Server("--threads", "2", "--cache-mb", "0", "--grace-ms", "60000")
     stub = pb_grpc.CostModelStub(s.channel())
     slow = chain_graph(20000)
     futs = [stub.Analyze.future(analyze_req(slow), timeout=60) for _ in range(6)]
@@ -404,14 +414,55 @@ def case_token():
     code, _, _ = code_of(lambda: unknown(b"", timeout=10))
     check("unauthenticated_unknown_method", code == grpc.StatusCode.UNAUTHENTICATED)
     h = health_pb2_grpc.HealthStub(s.channel())
-    check("health_without_token", h.Check(health_pb2.HealthCheckRequest(), timeout=5).status ==
-          health_pb2.HealthCheckResponse.SERVING)
+    code, det, _ = code_of(lambda: h.Check(health_pb2.HealthCheckRequest(), timeout=5))
+    check("unauthenticated_health", code == grpc.StatusCode.UNAUTHENTICATED, "%s %s" % (code, det))
+    r = h.Check(health_pb2.HealthCheckRequest(), timeout=5,
+                metadata=[("authorization", "Bearer s3cret-token")])
+    check("health_with_token", r.status == health_pb2.HealthCheckResponse.SERVING)
     rc, _, err = cli("analyze", TINY, server=s.addr)
     check("cli_unauthenticated", rc == 3 and b"UNAUTHENTICATED" in err, "%d %r" % (rc, err))
     _, lout, _ = cli("analyze", TINY)
     rc, rout, err = cli("analyze", TINY, server=s.addr, extra=["--token-file", tok])
     check("cli_token_same_output", rc == 0 and rout == lout, err[:300])
     check("token_server_exit_0", s.stop() == 0)
+    # --health-auth open: probes without metadata get an answer; nothing else does.
+    s = Server("--auth-token-file", tok, "--health-auth", "open")
+    h = health_pb2_grpc.HealthStub(s.channel())
+    check("health_open_without_token", h.Check(health_pb2.HealthCheckRequest(), timeout=5).status ==
+          health_pb2.HealthCheckResponse.SERVING)
+    stub = pb_grpc.CostModelStub(s.channel())
+    code, _, _ = code_of(lambda: stub.Analyze(analyze_req(graph), timeout=10))
+    check("health_open_analyze_needs_token", code == grpc.StatusCode.UNAUTHENTICATED, str(code))
+    check("health_open_server_exit_0", s.stop() == 0)
+
+
+def case_stop_midway():
+    """An analysis whose deadline passes while it runs stops at the engine's
+    next cancellation point (the thread is free again, the work counted as
+    stopped); at the end of the shutdown grace period running analyses stop
+    the same way and the server exits 0 without waiting for them."""
+    s = Server("--threads", "1", "--cache-mb", "0")
+    huge = chain_graph(300000)
+    stub = pb_grpc.CostModelStub(s.channel())
+    code, det, _ = code_of(lambda: stub.Analyze(analyze_req(huge), timeout=0.5))
+    check("stop_midway_deadline", code == grpc.StatusCode.DEADLINE_EXCEEDED, "%s %s" % (code, det))
+    r = stub.Analyze(analyze_req(open(TINY, "rb").read()), timeout=30)
+    check("stop_midway_thread_free", r.graph.nodes > 0 and r.totals.flops.text != "", str(r.graph))
+    st = stub.Stats(pb.StatsRequest(), timeout=5)
+    check("stop_midway_counted", st.analyses_stopped == 1 and st.deadline_abandoned == 1,
+          "stopped=%d abandoned=%d" % (st.analyses_stopped, st.deadline_abandoned))
+    check("stop_midway_server_exit_0", s.stop() == 0)
+
+    s = Server("--threads", "1", "--cache-mb", "0", "--grace-ms", "300")
+    stub = pb_grpc.CostModelStub(s.channel())
+    fut = stub.Analyze.future(analyze_req(huge), timeout=120)
+    time.sleep(0.5)  # the analysis is running
+    s.proc.send_signal(signal.SIGTERM)
+    code = code_of(fut.result)[0]
+    rc = s.proc.wait(timeout=60)
+    log = s.log_text()
+    check("stop_at_grace_end", code != grpc.StatusCode.OK and rc == 0 and
+          '"status":"UNAVAILABLE"' in log, "%s rc=%s log=%s" % (code, rc, log[-400:]))
 
 
 def case_tls():
@@ -786,7 +837,7 @@ def main():
     check("server_log_one_line_per_request", s.log_text().count('"method":') >= 20)
     for case in (case_deadline, case_queue_full, case_server_node_ceiling,
                  case_oversize_and_stream, case_token, case_tls, case_sigterm_in_flight,
-                 case_profiles_dir, case_metrics):
+                 case_stop_midway, case_profiles_dir, case_metrics):
         run(case)
     print("%d passed, %d failed" % (RESULTS["pass"], RESULTS["fail"]))
     return 1 if RESULTS["fail"] else 0

@@ -7,6 +7,8 @@
 #include "testgraph.h"
 #include "testutil.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void strided_slice(tg_graph *g, const char *name, const char *in, int64_t b, int64_t e) {
@@ -166,8 +168,71 @@ static void test_unknown_rank_input_warns(void **state) {
     tg_free(g);
 }
 
+/* Counts the engine's questions; says stop from the `stop_at`-th on. */
+typedef struct stopper {
+    int calls, stop_at;
+} stopper;
+
+static bool stop_after(void *arg) {
+    stopper *s = arg;
+    return ++s->calls >= s->stop_at;
+}
+
+static tg_graph *relu_chain(int n) {
+    tg_graph *g = tg_new();
+    tg_placeholder(g, "x", 1, 2, (int64_t[]){1, 8});
+    char prev[32] = "x", name[32];
+    for (int i = 0; i < n; i++) {
+        snprintf(name, sizeof name, "r%d", i);
+        tg_node *r = tg_add(g, name, "Relu", prev, NULL);
+        tg_attr_type(r, "T", 1);
+        memcpy(prev, name, sizeof prev);
+    }
+    return g;
+}
+
+/* should_stop is asked at the start, between phases and passes, and every
+ * 1024 nodes inside them: the analysis fails with FL_ECANCELED at the first
+ * "stop" and reports why; "never stop" changes nothing. */
+static void test_cancellation(void **state) {
+    (void)state;
+    tg_graph *g = relu_chain(5000);
+    size_t len;
+    uint8_t *bytes = tg_pack(g, &len);
+    fl_options o;
+    fl_options_init(&o);
+    o.passes = "default";
+
+    stopper never = {0, 1 << 30};
+    o.should_stop = stop_after;
+    o.stop_arg = &never;
+    fl_report *r = NULL;
+    assert_int_equal(fl_analyze(bytes, len, &o, &r), FL_OK);
+    assert_int_equal(r->totals.flops.value, 5000 * 8);
+    /* import (5000 nodes) + inference + costs: at least one poll per 1024
+     * nodes of each, plus the phase checks. */
+    assert_true(never.calls >= 3 * (5000 / 1024) + 3);
+    int total = never.calls;
+    fl_report_free(r);
+
+    /* Stopping at each question in turn: every one ends the analysis at
+     * once, with the same status and message, and frees its memory (ASan). */
+    for (int at = 1; at <= total; at += total / 7 + 1) {
+        stopper s = {0, at};
+        o.stop_arg = &s;
+        assert_int_equal(fl_analyze(bytes, len, &o, &r), FL_ECANCELED);
+        assert_int_equal(s.calls, at);
+        assert_non_null(r->error);
+        assert_non_null(strstr(r->error, "cancelled"));
+        fl_report_free(r);
+    }
+    free(bytes);
+    tg_free(g);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_cancellation),
         cmocka_unit_test(test_value_binding),
         cmocka_unit_test(test_symbolic_reshape_matmul),
         cmocka_unit_test(test_tfprof_quirks),
