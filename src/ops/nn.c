@@ -7,7 +7,11 @@
  * _FusedMatMul, BatchMatMul/V2/V3, Einsum), batch normalisation
  * (FusedBatchNorm/V2/V3, _FusedBatchNormEx), BiasAdd/BiasAddV1/BiasAddGrad,
  * image resizing (ResizeBilinear/NearestNeighbor/Bicubic, CropAndResize), LRN,
- * Softmax/LogSoftmax, L2Loss, DepthToSpace/SpaceToDepth.
+ * Softmax/LogSoftmax, L2Loss, DepthToSpace/SpaceToDepth, and the other ops
+ * the remapper produces: _FusedConv3D (padding_list: a fused Pad, applied to
+ * the input first), _MklFusedBatchMatMulV2, _<Comparison>WithCast (2 FLOPs per
+ * element: comparison + Cast), _TensorToHashBucketFast (2: conversion +
+ * hash), _MklFusedMish (3: Softplus, Tanh, Mul).
  *
  * Shapes follow TensorFlow's shape functions; dims are fl_sym, so a symbolic
  * batch or image size flows through (Conv2D SAME stride 2 on H gives
@@ -468,6 +472,31 @@ static fl_status check_fused(fl_ctx *c, const fl_node *n, int base) {
     return FL_OK;
 }
 
+/* FLOPs per output element of one fused_ops entry: what the unfused ops the
+ * remapper replaced count (ew.c's rules). */
+static int64_t fused_op_flops(const char *op) {
+    static const struct {
+        const char *op;
+        int64_t per;
+    } t[] = {
+        {"Identity", 0},
+        {"FusedBatchNorm", 2}, /* scale and shift */
+        {"Prelu", 2},          /* multiply by alpha + select */
+        {"_MklSwish", 2},      /* Sigmoid, Mul */
+        {"Mish", 3},           /* Softplus, Tanh, Mul */
+        {"_MklFusedMish", 3},
+        {"_FusedHardSwish", 4}, /* Add 3, Relu6, Mul 1/6, Mul x */
+        {"GeluExact", 5},       /* Mul 1/sqrt2, Erf, Add 1, Mul 1/2, Mul x */
+        {"GeluApproximate", 9}, /* Square, Mul, Mul c, Add, Mul, Tanh, Add 1, Mul 1/2, Mul x */
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        if (strcmp(op, t[i].op) == 0) {
+            return t[i].per;
+        }
+    }
+    return 1; /* BiasAdd, Add, AddV2, Mul, Relu, Relu6, Elu, LeakyRelu, Sigmoid, Tanh, ... */
+}
+
 /* FLOPs of the fused_ops epilogue on an output of e elements. */
 static fl_sym fused_extra(arith *k, const fl_node *n, fl_sym e) {
     const fl_str *ops;
@@ -482,14 +511,7 @@ static fl_sym fused_extra(arith *k, const fl_node *n, fl_sym e) {
     }
     int64_t per = 0;
     for (size_t i = 0; i < nops; i++) {
-        const char *op = ops[i].p;
-        if (strcmp(op, "FusedBatchNorm") == 0 || strcmp(op, "Prelu") == 0) {
-            per += 2;
-        } else if (strcmp(op, "Identity") == 0) {
-            per += 0;
-        } else {
-            per += 1; /* BiasAdd, Add, AddV2, Relu, Relu6, Elu, LeakyRelu, Sigmoid, ... */
-        }
+        per += fused_op_flops(ops[i].p);
     }
     return a_scale(k, e, per);
 }
@@ -499,6 +521,34 @@ static fl_sym fused_extra(arith *k, const fl_node *n, fl_sym e) {
 /* ------------------------------------------------------------------------- */
 
 enum { CONV_DEPTHWISE = 1u << 0, CONV_FUSED = 1u << 1, CONV_3D = 1u << 2 };
+
+/* _FusedConv3D's padding_list: a Pad the remapper fused, (lo, hi) per dim in
+ * data-format order, applied to the input before the conv's own padding.
+ * Absent or empty: no padding. */
+static fl_status get_padding_list(fl_ctx *c, const fl_node *n, int rank, int64_t *pad) {
+    const int64_t *v;
+    size_t k;
+    fl_status st = fl_attr_get_ints(n, "padding_list", &v, &k, c->d);
+    if (st == FL_ENOTFOUND || (st == FL_OK && k == 0)) {
+        return FL_OK;
+    }
+    if (st != FL_OK) {
+        return st;
+    }
+    if (k != (size_t)(2 * rank)) {
+        return fl_diag_fail(c->d, FL_EINVAL, n, "attr 'padding_list' must have %d entries, got %zu",
+                            2 * rank, k);
+    }
+    for (int i = 0; i < 2 * rank; i++) {
+        if (v[i] < 0) {
+            return fl_diag_fail(c->d, FL_EINVAL, n,
+                                "attr 'padding_list' entries must be non-negative, got %lld",
+                                (long long)v[i]);
+        }
+        pad[i] = v[i];
+    }
+    return FL_OK;
+}
 
 static fl_status infer_conv_impl(fl_ctx *c, fl_node *n, unsigned kind) {
     int ns = (kind & CONV_3D) ? 3 : 2;
@@ -543,11 +593,21 @@ static fl_status infer_conv_impl(fl_ctx *c, fl_node *n, unsigned kind) {
         }
         out_c = f_out;
     }
-    dims[0] = dim_at(x, 0);
+    int64_t pre[10] = {0};
+    if ((kind & CONV_3D) && (kind & CONV_FUSED) &&
+        (st = get_padding_list(c, n, l.rank, pre)) != FL_OK) {
+        return st;
+    }
+    if ((st = fl_op_add(c, n, dim_at(x, 0), fl_sym_const(pre[0] + pre[1]), &dims[0])) != FL_OK) {
+        return st;
+    }
     dims[lay_c(&l)] = out_c;
     for (int i = 0; i < ns; i++) {
         int idx = lay_sp(&l, i);
-        if ((st = window_dim(c, n, &w, idx, dim_at(x, idx), dim_at(f, i), &dims[idx])) != FL_OK) {
+        fl_sym in = dim_at(x, idx);
+        if ((st = fl_op_add(c, n, in, fl_sym_const(pre[2 * idx] + pre[2 * idx + 1]), &in)) !=
+                FL_OK ||
+            (st = window_dim(c, n, &w, idx, in, dim_at(f, i), &dims[idx])) != FL_OK) {
             return st;
         }
     }
@@ -568,6 +628,9 @@ static fl_status infer_fused_conv2d(fl_ctx *c, fl_node *n) {
 }
 static fl_status infer_fused_depthwise(fl_ctx *c, fl_node *n) {
     return infer_conv_impl(c, n, CONV_DEPTHWISE | CONV_FUSED);
+}
+static fl_status infer_fused_conv3d(fl_ctx *c, fl_node *n) {
+    return infer_conv_impl(c, n, CONV_3D | CONV_FUSED);
 }
 
 static fl_status cost_conv_impl(fl_ctx *c, const fl_node *n, fl_cost *out, unsigned kind,
@@ -604,6 +667,9 @@ static fl_status cost_fused_conv2d(fl_ctx *c, const fl_node *n, fl_cost *out) {
 }
 static fl_status cost_fused_depthwise(fl_ctx *c, const fl_node *n, fl_cost *out) {
     return cost_conv_impl(c, n, out, CONV_DEPTHWISE | CONV_FUSED, false);
+}
+static fl_status cost_fused_conv3d(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    return cost_conv_impl(c, n, out, CONV_3D | CONV_FUSED, false);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -1189,7 +1255,7 @@ static fl_status infer_bmm_v3(fl_ctx *c, fl_node *n) {
     return infer_bmm_impl(c, n, 3);
 }
 
-static fl_status cost_bmm(fl_ctx *c, const fl_node *n, fl_cost *out) {
+static fl_status cost_bmm_impl(fl_ctx *c, const fl_node *n, fl_cost *out, bool fused) {
     arith k = {c, n, FL_OK};
     bool ax, ay;
     fl_status st = bmm_adj(c, n, &ax, &ay);
@@ -1203,7 +1269,27 @@ static fl_status cost_bmm(fl_ctx *c, const fl_node *n, fl_cost *out) {
     fl_sym macs = a_mul(&k, e, kk);
     /* tfprof reads attr transpose_a, which BatchMatMul ops lack: K = x[-1]. */
     fl_sym tf = a_scale(&k, a_mul(&k, e, dim_at(x, -1)), 2);
-    return put_cost(&k, out, a_scale(&k, macs, 2), tf, macs, true);
+    fl_sym flops = a_scale(&k, macs, 2);
+    if (fused) {
+        flops = a_add(&k, flops, fused_extra(&k, n, e));
+        tf = fl_sym_const(0);
+    }
+    return put_cost(&k, out, flops, tf, macs, !fused);
+}
+
+static fl_status cost_bmm(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    return cost_bmm_impl(c, n, out, false);
+}
+
+/* _MklFusedBatchMatMulV2 (oneDNN): BatchMatMulV2 followed by fused_ops
+ * ["Mul", "Add"] on num_args extra inputs (a one-element multiplicand, an
+ * addend broadcast onto the product). */
+static fl_status infer_fused_bmm(fl_ctx *c, fl_node *n) {
+    fl_status st = check_fused(c, n, 2);
+    return st != FL_OK ? st : infer_bmm_impl(c, n, 2);
+}
+static fl_status cost_fused_bmm(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    return cost_bmm_impl(c, n, out, true);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -1859,6 +1945,54 @@ static fl_status infer_space_to_depth(fl_ctx *c, fl_node *n) {
 }
 
 /* ------------------------------------------------------------------------- */
+/* Other ops the remapper produces                                            */
+/* ------------------------------------------------------------------------- */
+
+/* _<Comparison>WithCast (Equal, NotEqual, Greater, GreaterEqual, Less,
+ * LessEqual): the comparison of two broadcast operands of type T, cast back
+ * to T. FLOPs: the comparison and the Cast, 1 each per output element. */
+static fl_status infer_compare_cast(fl_ctx *c, fl_node *n) {
+    int dt = FL_DT_INVALID;
+    fl_shape out;
+    fl_status st = attr_dtype(c, n, "T", 0, &dt);
+    if (st == FL_OK) {
+        st = fl_op_broadcast(c, n, in_shape(n, 0), in_shape(n, 1), &out);
+    }
+    return st != FL_OK ? st : fl_op_set_output(c, n, 0, dt, out.rank, out.dims);
+}
+
+/* Element-wise rules of these ops: `per` FLOPs per output element, no tfprof
+ * rule (tfprof registers none of them). */
+static fl_status cost_per_elem_no_tfprof(fl_ctx *c, const fl_node *n, fl_cost *out, int64_t per) {
+    arith k = {c, n, FL_OK};
+    fl_sym e = a_numel(&k, out_shape(n, 0));
+    return put_cost(&k, out, a_scale(&k, e, per), fl_sym_const(0), fl_sym_const(0), false);
+}
+
+static fl_status cost_compare_cast(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    return cost_per_elem_no_tfprof(c, n, out, 2);
+}
+
+/* _TensorToHashBucketFast: AsString + StringToHashBucketFast of an integer
+ * tensor; output int64 of the input's shape. FLOPs: the conversion (counted
+ * as Cast is) and the hash, 1 each per element. */
+static fl_status infer_tensor_to_hash_bucket(fl_ctx *c, fl_node *n) {
+    const fl_shape *x = in_shape(n, 0);
+    return fl_op_set_output(c, n, 0, FL_DT_INT64, x->rank, x->dims);
+}
+static fl_status cost_tensor_to_hash_bucket(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    return cost_per_elem_no_tfprof(c, n, out, 2);
+}
+
+/* _MklFusedMish (oneDNN): x * Tanh(Softplus(x)); FLOPs 3 per element. */
+static fl_status infer_mish(fl_ctx *c, fl_node *n) {
+    return fl_op_pass_through(c, n, 0, 0);
+}
+static fl_status cost_mish(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    return cost_per_elem_no_tfprof(c, n, out, 3);
+}
+
+/* ------------------------------------------------------------------------- */
 /* Descriptors                                                                */
 /* ------------------------------------------------------------------------- */
 
@@ -1881,6 +2015,7 @@ NN_OP(FUSED_DEPTHWISE_CONV2D, "_FusedDepthwiseConv2dNative", 2, -1, 1, infer_fus
       cost_fused_depthwise);
 NN_OP(TFJS_FUSED_DEPTHWISE_CONV2D, "FusedDepthwiseConv2dNative", 2, -1, 1, infer_fused_depthwise,
       cost_fused_depthwise);
+NN_OP(FUSED_CONV3D, "_FusedConv3D", 2, -1, 1, infer_fused_conv3d, cost_fused_conv3d);
 NN_OP(CONV2D_BACKPROP_INPUT, "Conv2DBackpropInput", 3, 3, 1, infer_conv2d_bp_input,
       cost_conv2d_bp_input);
 NN_OP(CONV2D_BACKPROP_FILTER, "Conv2DBackpropFilter", 3, 3, 1, infer_conv2d_bp_filter,
@@ -1902,6 +2037,8 @@ NN_OP(FUSED_MATMUL, "_FusedMatMul", 2, -1, 1, infer_fused_matmul, cost_fused_mat
 NN_OP(BATCH_MATMUL, "BatchMatMul", 2, 2, 1, infer_bmm, cost_bmm);
 NN_OP(BATCH_MATMUL_V2, "BatchMatMulV2", 2, 2, 1, infer_bmm_v2, cost_bmm);
 NN_OP(BATCH_MATMUL_V3, "BatchMatMulV3", 2, 2, 1, infer_bmm_v3, cost_bmm);
+NN_OP(MKL_FUSED_BATCH_MATMUL_V2, "_MklFusedBatchMatMulV2", 2, -1, 1, infer_fused_bmm,
+      cost_fused_bmm);
 NN_OP(EINSUM, "Einsum", 1, -1, 1, infer_einsum, cost_einsum);
 NN_OP(FUSED_BATCH_NORM, "FusedBatchNorm", 5, 5, 5, infer_fbn, cost_fbn);
 NN_OP(FUSED_BATCH_NORM_V2, "FusedBatchNormV2", 5, 5, 5, infer_fbn_v2, cost_fbn);
@@ -1920,3 +2057,13 @@ NN_OP(LOG_SOFTMAX, "LogSoftmax", 1, 1, 1, infer_softmax, cost_log_softmax);
 NN_OP(L2_LOSS, "L2Loss", 1, 1, 1, infer_l2_loss, cost_l2_loss);
 NN_OP(DEPTH_TO_SPACE, "DepthToSpace", 1, 1, 1, infer_depth_to_space, cost_zero);
 NN_OP(SPACE_TO_DEPTH, "SpaceToDepth", 1, 1, 1, infer_space_to_depth, cost_zero);
+NN_OP(EQUAL_WITH_CAST, "_EqualWithCast", 2, 2, 1, infer_compare_cast, cost_compare_cast);
+NN_OP(NOT_EQUAL_WITH_CAST, "_NotEqualWithCast", 2, 2, 1, infer_compare_cast, cost_compare_cast);
+NN_OP(GREATER_WITH_CAST, "_GreaterWithCast", 2, 2, 1, infer_compare_cast, cost_compare_cast);
+NN_OP(GREATER_EQUAL_WITH_CAST, "_GreaterEqualWithCast", 2, 2, 1, infer_compare_cast,
+      cost_compare_cast);
+NN_OP(LESS_WITH_CAST, "_LessWithCast", 2, 2, 1, infer_compare_cast, cost_compare_cast);
+NN_OP(LESS_EQUAL_WITH_CAST, "_LessEqualWithCast", 2, 2, 1, infer_compare_cast, cost_compare_cast);
+NN_OP(TENSOR_TO_HASH_BUCKET_FAST, "_TensorToHashBucketFast", 1, 1, 1, infer_tensor_to_hash_bucket,
+      cost_tensor_to_hash_bucket);
+NN_OP(MKL_FUSED_MISH, "_MklFusedMish", 1, 1, 1, infer_mish, cost_mish);

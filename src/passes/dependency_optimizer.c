@@ -1,7 +1,18 @@
 /*
  * dependency_optimizer.c - Grappler's DependencyOptimizer (grappler.md 5.2),
- * without the transitive reduction of control edges and without grouping
- * cross-device control edges.
+ * one of its two internal iterations (a second adds nothing on the graphs we
+ * see; the meta-optimizer iterates anyway), and cross-device control edges
+ * grouped per device only (newer TensorFlow also groups per host).
+ *
+ * Before the sweep:
+ *  - transitive_reduction (TransitiveReduction): a control edge a -> ^b is
+ *    dropped when b is also reachable from a by a path of two or more edges
+ *    (longest path in topological order from a, up to the furthest control
+ *    target of a). Grappler's limits: targets that modify frame info (Enter,
+ *    Exit, NextIteration and their Ref forms) or are not registered ops
+ *    (function calls) keep all their inputs and add no edges; edges leaving a
+ *    frame-modifying node or a Merge are ignored (which input path of a
+ *    Merge runs is unknown).
  *
  * Rules, in one topological sweep:
  *  - const_control_edge: a control edge from a Const without inputs orders
@@ -20,6 +31,14 @@
  *    its device, and in*out <= in+out edges. An Identity additionally must
  *    not read a variable or a _Recv, must not feed a Merge, and when it reads
  *    a Switch must have no control consumers.
+ *
+ * After the sweep:
+ *  - group_cross_device_control_edges (GroupCrossDeviceControlEdges): when a
+ *    placed node has two or more control inputs from the same other
+ *    (non-empty) device, they move to a new NoOp on that device named
+ *    "GroupCrossDeviceControlEdges_<k>/<node>" (TensorFlow's
+ *    AddPrefixToNodeName order; k counts the node's groups), and the node
+ *    gets one control input on the NoOp.
  */
 #include "passes/pipeline.h"
 
@@ -205,12 +224,159 @@ static fl_status bypass(fl_pass_ctx *pc, fl_node *n, const fl_uses *u, fl_input 
     return FL_OK;
 }
 
+static bool modifies_frame_info(const fl_node *n) {
+    return n->kind == FL_OP_ENTER || n->kind == FL_OP_EXIT || n->kind == FL_OP_NEXT_ITERATION ||
+           n->kind == FL_OP_REF_ENTER || n->kind == FL_OP_REF_EXIT ||
+           n->kind == FL_OP_REF_NEXT_ITERATION;
+}
+
+/* TransitiveReduction over g->order (see the file comment). */
+static fl_status transitive_reduction(fl_pass_ctx *pc) {
+    fl_graph *g = pc->c->g;
+    size_t n = g->n_nodes;
+    fl_node **order = g->order;
+    int *pos = fl_arena_calloc(pc->c->a, n + 1, sizeof(int));
+    int *dist = fl_arena_calloc(pc->c->a, n + 1, sizeof(int));
+    int *far = fl_arena_calloc(pc->c->a, n + 1, sizeof(int)); /* furthest control target */
+    if (!pos || !dist || !far) {
+        return fl_diag_oom(pc->c->d);
+    }
+    for (size_t i = 0; i < n; i++) {
+        pos[order[i]->id] = (int)i;
+        far[i] = -1;
+    }
+    /* An edge into `t` from `f` counts when neither end is excluded. */
+#define TR_TARGET_OK(t) (!modifies_frame_info(t) && (t)->desc && !((t)->flags & FL_NODE_FUNC_CALL))
+#define TR_SOURCE_OK(f)                                                                            \
+    (!modifies_frame_info(f) && (f)->kind != FL_OP_MERGE && (f)->kind != FL_OP_REF_MERGE)
+    for (size_t ti = 0; ti < n; ti++) {
+        fl_node *t = order[ti];
+        for (int k = 0; TR_TARGET_OK(t) && k < t->n_ctrl; k++) {
+            int sp = pos[t->ctrl[k]->id];
+            if (TR_SOURCE_OK(t->ctrl[k]) && (int)ti > far[sp]) {
+                far[sp] = (int)ti;
+            }
+        }
+    }
+    for (size_t si = 0; si < n; si++) {
+        fl_node *src = order[si];
+        int hi = far[si];
+        if (hi <= (int)si) {
+            continue;
+        }
+        for (int ti = (int)si; ti <= hi; ti++) {
+            dist[ti] = 0;
+        }
+        for (int ti = (int)si + 1; ti <= hi; ti++) {
+            fl_node *t = order[ti];
+            if (!TR_TARGET_OK(t)) {
+                continue;
+            }
+            for (int k = 0; k < t->n_inputs + t->n_ctrl; k++) {
+                fl_node *f = k < t->n_inputs ? t->inputs[k].node : t->ctrl[k - t->n_inputs];
+                if (!TR_SOURCE_OK(f)) {
+                    continue;
+                }
+                int fp = pos[f->id];
+                if (fp == (int)si || (fp > (int)si && fp <= hi && dist[fp] > 0)) {
+                    if (dist[fp] + 1 > dist[ti]) {
+                        dist[ti] = dist[fp] + 1;
+                    }
+                }
+            }
+        }
+        for (int ti = (int)si + 1; ti <= hi; ti++) {
+            fl_node *t = order[ti];
+            if (dist[ti] <= 1 || !TR_TARGET_OK(t)) {
+                continue;
+            }
+            int w = 0;
+            for (int k = 0; k < t->n_ctrl; k++) {
+                if (t->ctrl[k] == src) {
+                    fl_ledger_note(pc, "transitive_reduction", t,
+                                   "control input '%s' dropped: reachable by a longer path",
+                                   src->name);
+                    pc->rewritten++;
+                    continue;
+                }
+                t->ctrl[w++] = t->ctrl[k];
+            }
+            t->n_ctrl = w;
+        }
+    }
+#undef TR_TARGET_OK
+#undef TR_SOURCE_OK
+    return FL_OK;
+}
+
+static const char *dev_of(const fl_node *n) {
+    return n->device ? n->device : "";
+}
+
+/* GroupCrossDeviceControlEdges for node m (see the file comment). */
+static fl_status group_cross_device(fl_pass_ctx *pc, fl_node *m) {
+    fl_graph *g = pc->c->g;
+    if (!*dev_of(m) || m->n_ctrl < 2) {
+        return FL_OK;
+    }
+    int groups = 0;
+    for (int k = 0; k < m->n_ctrl; k++) {
+        const char *dv = dev_of(m->ctrl[k]);
+        if (!*dv || strcmp(dv, dev_of(m)) == 0) {
+            continue;
+        }
+        bool seen = false, more = false;
+        for (int j = 0; j < k && !seen; j++) {
+            seen = strcmp(dev_of(m->ctrl[j]), dv) == 0;
+        }
+        for (int j = k + 1; j < m->n_ctrl && !more; j++) {
+            more = strcmp(dev_of(m->ctrl[j]), dv) == 0;
+        }
+        if (seen || !more) {
+            continue;
+        }
+        /* m->ctrl[k] is the first of two or more control inputs from dv */
+        char *base =
+            fl_arena_printf(g->arena, "GroupCrossDeviceControlEdges_%d/%s", groups++, m->name);
+        const char *name = base ? fl_graph_unique_name(g, base) : NULL;
+        fl_node *noop = name ? fl_graph_add_op(g, name, "NoOp", 0, NULL, 0, pc->c->d) : NULL;
+        if (!noop) {
+            return fl_diag_oom(pc->c->d);
+        }
+        noop->device = dv;
+        int w = 0;
+        for (int j = 0; j < m->n_ctrl; j++) {
+            fl_node *c = m->ctrl[j];
+            if (j >= k && strcmp(dev_of(c), dv) == 0) {
+                if (fl_node_add_ctrl(g, noop, c) != FL_OK) {
+                    return fl_diag_oom(pc->c->d);
+                }
+                continue;
+            }
+            m->ctrl[w++] = c;
+        }
+        m->n_ctrl = w;
+        if (fl_node_add_ctrl(g, m, noop) != FL_OK) {
+            return fl_diag_oom(pc->c->d);
+        }
+        fl_ledger_note(pc, "group_cross_device_control_edges", m,
+                       "control inputs from %s grouped under NoOp '%s'", dv, noop->name);
+        pc->added++;
+        k = -1; /* m->ctrl changed: rescan */
+    }
+    return FL_OK;
+}
+
 fl_status fl_pass_dependency_optimizer(fl_pass_ctx *pc) {
     fl_graph *g = pc->c->g;
     size_t n = g->n_nodes;
     fl_node **order = g->order;
     for (size_t i = 0; i < n; i++) {
         clean_ctrl(pc, order[i]);
+    }
+    fl_status st0 = transitive_reduction(pc);
+    if (st0 != FL_OK) {
+        return st0;
     }
     fl_uses u;
     fl_status st = fl_uses_build(g, &u, pc->c->d);
@@ -251,6 +417,12 @@ fl_status fl_pass_dependency_optimizer(fl_pass_ctx *pc) {
         }
         drop_removed_ctrl(m);
         clean_ctrl(pc, m); /* bypasses may have added redundant control edges */
+    }
+    for (size_t i = 0; i < n; i++) {
+        fl_node *m = g->nodes[i];
+        if (!(m->flags & FL_NODE_REMOVED) && (st = group_cross_device(pc, m)) != FL_OK) {
+            return st;
+        }
     }
     g->order = NULL;
     return FL_OK;

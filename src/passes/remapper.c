@@ -32,6 +32,16 @@
  * nodes, where the name is unique again. The pass looks nodes up by pointer,
  * never by name, between the two.
  *
+ * oneDNN rows (--remapper onednn) present: 13, 14, 15, 16 (Pad + Conv3D),
+ * 17 (exact Gelu only), 18 (HardSwish), 19 (Mish), 20 (BatchMatMulV2 + Mul +
+ * AddV2), 21 (Maximum + Mul -> LeakyRelu), 22 (Conv2D + BiasAdd/BN + Swish),
+ * 23, and the bias-semantic Add accepted as BiasAdd. Not done: 12 (GRU/AUGRU
+ * cells), 17's approximate Gelu, 24 (_MklLayerNorm), 25
+ * (_MklFusedInstanceNorm), the conv1x1 + depthwise fusion. Row 7
+ * (_FusedBatchNormGradEx) needs TF_USE_CUDNN_BATCHNORM_SPATIAL_PERSISTENT,
+ * off by default like the forward training-mode _FusedBatchNormEx, so it never
+ * fires under the defaults above and is not implemented.
+ *
  * Counters: each replaced root counts as rewritten (its name lives on), every
  * other matched node that disappears as removed, every extra node (the
  * decomposition's primitives) as added.
@@ -39,6 +49,7 @@
 #include "ops/common.h"
 #include "passes/pass.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -465,17 +476,91 @@ static bool is_contraction(const rctx *r, const fl_node *n) {
     return is_conv2d(n) || is_depthwise(n) || is_matmul(n) || (r->onednn && is_conv3d(n));
 }
 
-/* FindContractionWithBias: BiasAdd(contraction(x, w), b).
+static bool shapes_equal(const fl_shape *a, const fl_shape *b);
+
+/* Conv2D, DepthwiseConv2dNative, MatMul or Conv3D (IsConvOrMatMul). */
+static bool is_conv_or_matmul(const fl_node *n) {
+    return is_conv2d(n) || is_depthwise(n) || is_matmul(n) || is_conv3d(n);
+}
+
+/* Channels-last data_format, or none. */
+static bool channels_last(const fl_node *n) {
+    const char *f = attr_str(n, "data_format", NULL);
+    return !f || strcmp(f, "NHWC") == 0 || strcmp(f, "NDHWC") == 0;
+}
+
+/* ShapesBroadcastable: every aligned pair of dims is equal or has a known 1. */
+static bool shapes_broadcastable(const fl_shape *a, const fl_shape *b) {
+    if (a->rank < 0 || b->rank < 0) {
+        return false;
+    }
+    int r = a->rank > b->rank ? a->rank : b->rank;
+    for (int i = 0; i < r; i++) {
+        int ia = a->rank - r + i, ib = b->rank - r + i;
+        if (ia < 0 || ib < 0) {
+            continue;
+        }
+        fl_sym x = a->dims[ia], y = b->dims[ib];
+        bool one = (fl_sym_is_known(x) && x.k == 1) || (fl_sym_is_known(y) && y.k == 1);
+        if (!one && (fl_sym_is_unknown(x) || !fl_sym_eq(x, y))) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* IsBiasSemanticAdd (oneDNN): Add/AddV2 on CPU of a contraction's output
+ * (operand 1 - *bias_port) and a bias-shaped tensor (*bias_port): both
+ * producers channels-last; last dims known; the shapes not equal but
+ * broadcastable; the contraction output rank >= 2 and the bias rank at most
+ * the contraction's (4-D/5-D); the bias's last dim equals the channel count
+ * and all its other dims are 1. */
+static bool is_bias_semantic_add(const rctx *r, const fl_node *add, int *bias_port) {
+    if (!r->onednn || !is_add(add) || add->n_inputs != 2 || !on_cpu(r, add)) {
+        return false;
+    }
+    const fl_node *n0 = in_node(add, 0), *n1 = in_node(add, 1);
+    if ((!is_conv_or_matmul(n0) && !is_conv_or_matmul(n1)) || !channels_last(n0) ||
+        !channels_last(n1)) {
+        return false;
+    }
+    const fl_shape *s0 = &fl_node_in(add, 0)->shape, *s1 = &fl_node_in(add, 1)->shape;
+    if (s0->rank < 1 || s1->rank < 1 || !fl_sym_is_known(s0->dims[s0->rank - 1]) ||
+        !fl_sym_is_known(s1->dims[s1->rank - 1])) {
+        return false;
+    }
+    if (shapes_equal(s0, s1) || !shapes_broadcastable(s0, s1)) {
+        return false;
+    }
+    int port = is_conv_or_matmul(n0) ? 1 : 0;
+    const fl_shape *cs = port == 1 ? s0 : s1, *bs = port == 1 ? s1 : s0;
+    if ((cs->rank == 4 && bs->rank > 4) || (cs->rank == 5 && bs->rank > 5) || cs->rank < 2 ||
+        cs->dims[cs->rank - 1].k != bs->dims[bs->rank - 1].k) {
+        return false;
+    }
+    for (int i = 0; i < bs->rank - 1; i++) {
+        if (!fl_sym_is_known(bs->dims[i]) || bs->dims[i].k != 1) {
+            return false;
+        }
+    }
+    *bias_port = port;
+    return true;
+}
+
+/* FindContractionWithBias: BiasAdd(contraction(x, w), b), or with oneDNN a
+ * bias-semantic Add (either operand order; *bias_port: the bias operand).
  * Conditions: no control edges on the BiasAdd or the contraction; the
  * contraction has at most one consumer, is not preserved, and shares T with
  * the BiasAdd; when check_device, the contraction is CPU-compatible (or
  * GPU-compatible, which never holds without an activation). */
 static bool match_contraction_bias(const rctx *r, const fl_node *bias, fl_node **contraction,
-                                   bool check_device) {
-    if (!is_op(bias, "BiasAdd") || bias->n_inputs < 2 || has_ctrl(r, bias)) {
+                                   int *bias_port, bool check_device) {
+    int port = 1;
+    if (bias->n_inputs < 2 || has_ctrl(r, bias) ||
+        !(is_op(bias, "BiasAdd") || is_bias_semantic_add(r, bias, &port))) {
         return false;
     }
-    fl_node *c = in_node(bias, 0);
+    fl_node *c = in_node(bias, 1 - port);
     if (!c || is_removed(c) || !is_contraction(r, c) || c->n_inputs < 2 || !same_t(bias, c) ||
         has_ctrl(r, c) || !one_fanout0(r, c) || is_preserved(c)) {
         return false;
@@ -484,6 +569,7 @@ static bool match_contraction_bias(const rctx *r, const fl_node *bias, fl_node *
         return false;
     }
     *contraction = c;
+    *bias_port = port;
     return true;
 }
 
@@ -494,12 +580,14 @@ static bool match_contraction_bias(const rctx *r, const fl_node *bias, fl_node *
  * f32/f64 NHWC, MatMul f32; depthwise/Conv3D/NCHW/bf16 only with oneDNN). */
 static bool rewrite_contraction_bias(rctx *r, fl_node *bias) {
     fl_node *c;
-    if (!match_contraction_bias(r, bias, &c, true)) {
+    int port;
+    if (!match_contraction_bias(r, bias, &c, &port, true)) {
         return false;
     }
     static const char *const ops[] = {"BiasAdd"};
-    fl_ledger_note(r->pc, "contraction_bias", bias, "%s+BiasAdd -> %s", c->op, fused_name_of(c));
-    if (!build_fused(r, bias, c, &bias->inputs[1], 1, ops, 1, 0.0f, NULL, false)) {
+    fl_ledger_note(r->pc, "contraction_bias", bias, "%s+%s -> %s", c->op, bias->op,
+                   fused_name_of(c));
+    if (!build_fused(r, bias, c, &bias->inputs[port], 1, ops, 1, 0.0f, NULL, false)) {
         return false;
     }
     drop(r, c);
@@ -520,8 +608,9 @@ static bool rewrite_contraction_bias_act(rctx *r, fl_node *act) {
         return false;
     }
     fl_node *bias = in_node(act, 0), *c;
-    if (is_removed(bias) || !match_contraction_bias(r, bias, &c, false) || !one_fanout0(r, bias) ||
-        !same_t(act, bias) || is_preserved(bias)) {
+    int port;
+    if (is_removed(bias) || !match_contraction_bias(r, bias, &c, &port, false) ||
+        !one_fanout0(r, bias) || !same_t(act, bias) || is_preserved(bias)) {
         return false;
     }
     if (!is_matmul(c) && (is_op(act, "Tanh") || is_op(act, "Sigmoid"))) {
@@ -536,7 +625,7 @@ static bool rewrite_contraction_bias_act(rctx *r, fl_node *act) {
     const char *ops[] = {"BiasAdd", act->op};
     fl_ledger_note(r->pc, "contraction_bias_activation", act, "%s+BiasAdd+%s -> %s", c->op, act->op,
                    fused_name_of(c));
-    if (!build_fused(r, act, c, &bias->inputs[1], 1, ops, 2, 0.0f, act, false)) {
+    if (!build_fused(r, act, c, &bias->inputs[port], 1, ops, 2, 0.0f, act, false)) {
         return false;
     }
     drop(r, bias);
@@ -1116,7 +1205,8 @@ static bool rewrite_contraction_bias_add(rctx *r, fl_node *root) {
     }
     for (int side = 0; side < 2; side++) {
         fl_node *bias = in_node(add, side), *c;
-        if (is_removed(bias) || !match_contraction_bias(r, bias, &c, true) ||
+        int port;
+        if (is_removed(bias) || !match_contraction_bias(r, bias, &c, &port, true) ||
             !one_fanout0(r, bias) || is_preserved(bias) || !same_t(bias, add)) {
             continue;
         }
@@ -1125,7 +1215,7 @@ static bool rewrite_contraction_bias_add(rctx *r, fl_node *root) {
             return false;
         }
         const char *ops[] = {"BiasAdd", "Add", act ? act->op : ""};
-        fl_input args[2] = {bias->inputs[1], add->inputs[1 - side]};
+        fl_input args[2] = {bias->inputs[port], add->inputs[1 - side]};
         fl_ledger_note(r->pc, act ? "contraction_bias_add_activation" : "contraction_bias_add",
                        root, "%s+BiasAdd+Add%s%s -> %s", c->op, act ? "+" : "", act ? act->op : "",
                        fused_name_of(c));
@@ -1233,6 +1323,450 @@ static bool rewrite_conv_leakyrelu(rctx *r, fl_node *act) {
 }
 
 /* ------------------------------------------------------------------------- */
+/* oneDNN pattern-matcher rules (rows 16-22)                                  */
+/* ------------------------------------------------------------------------- */
+
+/* The subgraph matcher's removal check for an intermediate node: no control
+ * edges, not preserved, every data use (any port) by one of `inside`. */
+static bool removable(const rctx *r, const fl_node *n, const fl_node *const *inside, int k) {
+    if (!n || is_removed(n) || has_ctrl(r, n) || is_preserved(n) || n->id >= r->n0) {
+        return false;
+    }
+    for (int p = 0; p < n->n_outputs; p++) {
+        size_t cnt;
+        const fl_use *u = fl_uses_of(&r->uses, n, p, &cnt);
+        for (size_t i = 0; i < cnt; i++) {
+            bool in = false;
+            for (int j = 0; j < k && !in; j++) {
+                in = u[i].node == inside[j];
+            }
+            if (!in) {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+static bool same_input(fl_input a, fl_input b) {
+    return a.node == b.node && a.port == b.port;
+}
+
+static bool t_float_or_bf16(const fl_node *n) {
+    int t = attr_type(n, "T");
+    return t == FL_DT_FLOAT || t == FL_DT_BFLOAT16;
+}
+
+/* The one-element float value of a Const (or of a Cast of a Const when
+ * through_cast), as VerifyConstants reads it; false when not such a node. */
+static bool const_scalar(const fl_node *n, bool through_cast, bool scalar_only, double *v) {
+    if (through_cast && is_op(n, "Cast") && n->n_inputs == 1) {
+        n = in_node(n, 0);
+    }
+    if (!n || !is_op(n, "Const") || n->n_outputs < 1) {
+        return false;
+    }
+    const fl_value *val = n->outputs[0].value;
+    if (!val || val->n != 1 || (scalar_only && val->rank != 0)) {
+        return false;
+    }
+    return fl_value_f64(val, 0, v);
+}
+
+/* Pattern (row 21): Maximum(Mul(x, alpha), x) (operands of both in either
+ * order)  =>  LeakyRelu named after the Maximum, input [x], T, alpha.
+ * Conditions: oneDNN; Maximum T half/bf16/float/double, no control inputs;
+ * alpha a scalar Const (or Cast of one) >= 0; the Mul removable. */
+static bool rewrite_mul_maximum(rctx *r, fl_node *max) {
+    if (!r->onednn || !is_op(max, "Maximum") || max->n_inputs != 2 || max->n_ctrl > 0) {
+        return false;
+    }
+    int t = attr_type(max, "T");
+    if (t != FL_DT_HALF && t != FL_DT_BFLOAT16 && t != FL_DT_FLOAT && t != FL_DT_DOUBLE) {
+        return false;
+    }
+    for (int s = 0; s < 2; s++) {
+        fl_node *mul = in_node(max, s);
+        fl_input x = max->inputs[1 - s];
+        if (!is_op(mul, "Mul") || mul->n_inputs != 2 ||
+            !removable(r, mul, (const fl_node *[]){max}, 1)) {
+            continue;
+        }
+        for (int m = 0; m < 2; m++) {
+            double alpha;
+            if (!same_input(mul->inputs[m], x) ||
+                !const_scalar(in_node(mul, 1 - m), true, true, &alpha) || alpha < 0) {
+                continue;
+            }
+            fl_ledger_note(r->pc, "mul_maximum", max, "Maximum(x, Mul(x, alpha)) -> LeakyRelu");
+            fl_node *f = replace_root(r, max, "LeakyRelu", max->device, 1, &x, 1);
+            if (!f) {
+                return false;
+            }
+            copy_attr(r, f, max, "T", NULL);
+            set_attr(r, f, fl_attr_make_float(r->g, "alpha", (float)alpha));
+            drop(r, mul);
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Pattern (row 19): Mul(Tanh(Softplus(x)), x) (either operand order)  =>
+ * _MklFusedMish named after the Mul, input [x], T. Conditions: oneDNN; Mul on
+ * CPU, T float/bf16, no control inputs; Tanh and Softplus removable. */
+static bool rewrite_mish(rctx *r, fl_node *mul) {
+    if (!r->onednn || !is_op(mul, "Mul") || mul->n_inputs != 2 || mul->n_ctrl > 0 ||
+        !on_cpu(r, mul) || !t_float_or_bf16(mul)) {
+        return false;
+    }
+    for (int s = 0; s < 2; s++) {
+        fl_node *tanh = in_node(mul, s), *sp = in_node(tanh, 0);
+        fl_input x = mul->inputs[1 - s];
+        if (!is_op(tanh, "Tanh") || !sp || !is_op(sp, "Softplus") || sp->n_inputs != 1 ||
+            !same_input(sp->inputs[0], x) || !removable(r, tanh, (const fl_node *[]){mul}, 1) ||
+            !removable(r, sp, (const fl_node *[]){tanh}, 1)) {
+            continue;
+        }
+        fl_ledger_note(r->pc, "mish", mul, "Mul(x, Tanh(Softplus(x))) -> _MklFusedMish");
+        fl_node *f = replace_root(r, mul, "_MklFusedMish", mul->device, 1, &x, 1);
+        if (!f) {
+            return false;
+        }
+        copy_attr(r, f, mul, "T", NULL);
+        drop(r, tanh);
+        drop(r, sp);
+        return true;
+    }
+    return false;
+}
+
+/* Pattern (row 22): Mul(Sigmoid(y), y) with y = BiasAdd(Conv2D(x, w), b) or
+ * y = FusedBatchNorm/V2/V3(Conv2D(x, w), scale, offset, mean, var)  =>
+ * _FusedConv2D named after the Mul (device of the Mul), inputs [x, w, b] or
+ * [x, w, scale, offset, mean, var], fused_ops [BiasAdd|FusedBatchNorm,
+ * _MklSwish], num_args 1 or 4, epsilon of the BN. Conditions: oneDNN; Mul
+ * T float/bf16 on CPU, no control inputs; Sigmoid, y and the Conv2D
+ * removable; Conv2D CPU-compatible; BN: is_training present and false, V2/V3
+ * with U and T float. */
+static bool rewrite_conv_swish(rctx *r, fl_node *mul) {
+    if (!r->onednn || !is_op(mul, "Mul") || mul->n_inputs != 2 || mul->n_ctrl > 0 ||
+        !on_cpu(r, mul) || !t_float_or_bf16(mul)) {
+        return false;
+    }
+    for (int s = 0; s < 2; s++) {
+        fl_node *sig = in_node(mul, s), *y = in_node(mul, 1 - s);
+        if (!is_op(sig, "Sigmoid") || sig->n_inputs != 1 || sig->inputs[0].node != y ||
+            sig->inputs[0].port != 0 || mul->inputs[1 - s].port != 0) {
+            continue;
+        }
+        bool bn = is_fused_batch_norm(y);
+        if (!(is_op(y, "BiasAdd") || bn) || y->n_inputs != (bn ? 5 : 2)) {
+            continue;
+        }
+        fl_node *c = in_node(y, 0);
+        if (!is_conv2d(c) || c->n_inputs != 2 || !removable(r, sig, (const fl_node *[]){mul}, 1) ||
+            !removable(r, y, (const fl_node *[]){mul, sig}, 2) ||
+            !removable(r, c, (const fl_node *[]){y}, 1) || !cpu_contraction_ok(r, c)) {
+            continue;
+        }
+        if (bn) {
+            const fl_attr *tr = fl_node_attr(y, "is_training");
+            if (!tr || tr->kind != FL_ATTR_B || tr->v.b) {
+                continue;
+            }
+            if (!is_op(y, "FusedBatchNorm") &&
+                (attr_type(y, "U") != FL_DT_FLOAT || attr_type(y, "T") != FL_DT_FLOAT)) {
+                continue;
+            }
+        }
+        const char *ops[] = {bn ? "FusedBatchNorm" : "BiasAdd", "_MklSwish"};
+        fl_ledger_note(r->pc, "conv2d_swish", mul, "Conv2D+%s+Sigmoid+Mul -> _FusedConv2D", y->op);
+        fl_node *f = build_fused(r, mul, c, &y->inputs[1], bn ? 4 : 1, ops, 2,
+                                 bn ? attr_float(y, "epsilon", 1e-4f) : 0.0f, NULL, false);
+        if (!f) {
+            return false;
+        }
+        f->device = mul->device ? mul->device : "";
+        drop(r, sig);
+        drop(r, y);
+        drop(r, c);
+        return true;
+    }
+    return false;
+}
+
+/* Pattern (row 16): Pad(x, paddings) -> Conv3D or _FusedConv3D  =>
+ * _FusedConv3D named after the conv: all its attrs and inputs, input 0 the
+ * Pad's input, padding_list = the paddings (flattened), num_args 0 when
+ * absent. Conditions: oneDNN; conv on CPU, T float/bf16, no control inputs;
+ * the op exactly Pad, same T, paddings known; the Pad removable (our
+ * addition: TensorFlow's matcher would also drop a Pad with other
+ * consumers... it does not: the matcher keeps kRemove nodes exclusive). */
+static bool rewrite_pad_conv3d(rctx *r, fl_node *c) {
+    if (!r->onednn || !(is_conv3d(c) || is_op(c, "_FusedConv3D")) || c->n_inputs < 2 ||
+        c->n_ctrl > 0 || !on_cpu(r, c) || !t_float_or_bf16(c)) {
+        return false;
+    }
+    fl_node *pad = in_node(c, 0);
+    if (!is_op(pad, "Pad") || pad->n_inputs != 2 || !same_t(c, pad) ||
+        !removable(r, pad, (const fl_node *[]){c}, 1)) {
+        return false;
+    }
+    int64_t pl[10], n;
+    if (!int_input(pad, 1, pl, 10, &n) || n != 10) {
+        return false;
+    }
+    fl_ledger_note(r->pc, "pad_conv3d", c, "Pad+%s -> _FusedConv3D", c->op);
+    fl_input in[8];
+    int k = c->n_inputs < 8 ? c->n_inputs : 8;
+    memcpy(in, c->inputs, (size_t)k * sizeof(fl_input));
+    in[0] = pad->inputs[0];
+    fl_node *f = replace_root(r, c, "_FusedConv3D", c->device, k, in, 1);
+    if (!f) {
+        return false;
+    }
+    for (int i = 0; i < c->n_attrs; i++) {
+        set_attr(r, f, c->attrs[i]);
+    }
+    if (!fl_node_attr(c, "num_args")) {
+        set_attr(r, f, fl_attr_make_int(r->g, "num_args", 0));
+    }
+    set_attr(r, f, fl_attr_make_ints(r->g, "padding_list", 10, pl));
+    drop(r, pad);
+    return true;
+}
+
+/* Pattern (row 18): HardSwish x * Relu6(x + 3) * 1/6 (Mul(Mul(Relu6(Add(3,
+ * x)), 1/6), x) or Mul(Mul(Relu6(Add(3, x)), x), 1/6), commutative operands)
+ * on x = BiasAdd(Conv2D | DepthwiseConv2dNative)  =>  _FusedConv2D /
+ * _FusedDepthwiseConv2dNative named after the outer Mul, inputs [x, w, b],
+ * fused_ops [BiasAdd, _FusedHardSwish], num_args 1; the two constants go too.
+ * Conditions: oneDNN; no control edges on the root; constants Const 3 and
+ * 0.16666 (within 1e-2); the inner nodes and constants removable, the BiasAdd
+ * with at most its two uses in the pattern; the conv CPU-compatible. */
+static bool rewrite_hard_swish(rctx *r, fl_node *out) {
+    if (!r->onednn || !is_op(out, "Mul") || out->n_inputs != 2 || has_ctrl(r, out)) {
+        return false;
+    }
+    for (int s = 0; s < 2; s++) {
+        fl_node *inner = in_node(out, s);
+        if (!is_op(inner, "Mul") || inner->n_inputs != 2) {
+            continue;
+        }
+        for (int q = 0; q < 2; q++) {
+            fl_node *relu6 = in_node(inner, q);
+            if (!is_op(relu6, "Relu6") || relu6->n_inputs != 1) {
+                continue;
+            }
+            fl_node *add = in_node(relu6, 0);
+            if (!is_add(add) || add->n_inputs != 2) {
+                continue;
+            }
+            /* one of (inner's other operand, out's other operand) is x, the
+             * other the 1/6 constant */
+            fl_input o1 = inner->inputs[1 - q], o2 = out->inputs[1 - s];
+            for (int a = 0; a < 2; a++) {
+                fl_input x = add->inputs[1 - a];
+                double three, sixth;
+                fl_input cst = same_input(o1, x) ? o2 : o1;
+                fl_node *c3 = in_node(add, a);
+                if (!(same_input(o1, x) || same_input(o2, x)) ||
+                    !const_scalar(c3, false, false, &three) ||
+                    !const_scalar(cst.node, false, false, &sixth) || fabs(three - 3.0) > 1e-2 ||
+                    fabs(sixth - 0.16666) > 1e-2 || x.port != 0 ||
+                    !removable(r, c3, (const fl_node *[]){add}, 1) ||
+                    !removable(r, cst.node, (const fl_node *[]){inner, out}, 2)) {
+                    continue;
+                }
+                fl_node *bias = x.node, *c;
+                int port;
+                const fl_node *users[] = {add, inner, out};
+                if (!removable(r, inner, (const fl_node *[]){out}, 1) ||
+                    !removable(r, relu6, (const fl_node *[]){inner}, 1) ||
+                    !removable(r, add, (const fl_node *[]){relu6}, 1) ||
+                    !match_contraction_bias(r, bias, &c, &port, false) || is_preserved(bias) ||
+                    fanout(r, bias, 0) > 2 || !removable(r, bias, users, 3) ||
+                    !same_t(inner, bias) || !(is_conv2d(c) || is_depthwise(c)) ||
+                    !cpu_contraction_ok(r, c)) {
+                    continue;
+                }
+                static const char *const ops[] = {"BiasAdd", "_FusedHardSwish"};
+                fl_ledger_note(r->pc, "contraction_bias_hard_swish", out,
+                               "%s+BiasAdd+HardSwish -> %s", c->op, fused_name_of(c));
+                if (!build_fused(r, out, c, &bias->inputs[port], 1, ops, 2, 0.0f, NULL, false)) {
+                    return false;
+                }
+                drop(r, inner);
+                drop(r, relu6);
+                drop(r, add);
+                drop(r, bias);
+                drop(r, c);
+                drop(r, c3);
+                drop(r, cst.node);
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+/* Pattern (row 20): AddV2(Mul(BatchMatMulV2(a, b), m), addend) (operands of
+ * AddV2 and Mul in either order)  =>  _MklFusedBatchMatMulV2 named after the
+ * AddV2 (device of the BatchMatMulV2), inputs [a, b, m, addend], T, adj_x,
+ * adj_y, fused_ops [Mul, Add], num_args 2. Conditions: oneDNN; no control
+ * inputs on the AddV2; Mul and BatchMatMulV2 removable; m has one element;
+ * the BatchMatMulV2 on CPU with T float/bf16 and a rank-4 output; the addend
+ * rank 4 with dim 1 equal to 1. */
+static bool rewrite_fused_batch_matmul(rctx *r, fl_node *root) {
+    if (!r->onednn || !is_op(root, "AddV2") || root->n_inputs != 2 || root->n_ctrl > 0) {
+        return false;
+    }
+    for (int s = 0; s < 2; s++) {
+        fl_node *mul = in_node(root, s);
+        if (!is_op(mul, "Mul") || mul->n_inputs != 2) {
+            continue;
+        }
+        for (int q = 0; q < 2; q++) {
+            fl_node *bmm = in_node(mul, q);
+            if (!is_op(bmm, "BatchMatMulV2") || bmm->n_inputs != 2 ||
+                !removable(r, mul, (const fl_node *[]){root}, 1) ||
+                !removable(r, bmm, (const fl_node *[]){mul}, 1)) {
+                continue;
+            }
+            const fl_shape *ms = &fl_node_in(mul, 1 - q)->shape;
+            const fl_shape *bs = &bmm->outputs[0].shape, *as = &fl_node_in(root, 1 - s)->shape;
+            fl_sym me;
+            if (fl_op_num_elements(r->pc->c, mul, ms, &me) != FL_OK || !fl_sym_is_known(me) ||
+                me.k != 1 || !on_cpu(r, bmm) || !t_float_or_bf16(bmm) || bs->rank != 4 ||
+                as->rank != 4 || !fl_sym_is_known(as->dims[1]) || as->dims[1].k != 1) {
+                continue;
+            }
+            fl_ledger_note(r->pc, "fused_batch_matmul", root,
+                           "BatchMatMulV2+Mul+AddV2 -> _MklFusedBatchMatMulV2");
+            fl_input in[4] = {bmm->inputs[0], bmm->inputs[1], mul->inputs[1 - q],
+                              root->inputs[1 - s]};
+            fl_node *f = replace_root(r, root, "_MklFusedBatchMatMulV2", bmm->device, 4, in, 1);
+            if (!f) {
+                return false;
+            }
+            fl_attr fa = fl_attr_make_bool(r->g, "adj_x", false);
+            fl_attr fb = fl_attr_make_bool(r->g, "adj_y", false);
+            copy_attr(r, f, bmm, "T", NULL);
+            copy_attr(r, f, bmm, "adj_x", &fa);
+            copy_attr(r, f, bmm, "adj_y", &fb);
+            static const char *const ops[] = {"Mul", "Add"};
+            set_attr(r, f, fl_attr_make_strs(r->g, "fused_ops", 2, ops));
+            set_attr(r, f, fl_attr_make_int(r->g, "num_args", 2));
+            set_attr(r, f, fl_attr_make_float(r->g, "epsilon", 0.0f));
+            drop(r, mul);
+            drop(r, bmm);
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Pattern (row 17, exact form): Mul(Mul(AddV2(Erf(Mul(y, c1)), c2), c3), y)
+ * or Mul(Add|AddV2(Erf(Mul(y, c1)), c2), Mul(y, c3)), y = BiasAdd(MatMul(a,
+ * b), bias), constants c1 0.707106, c2 1, c3 0.5 (Const or Cast, within
+ * 1e-2)  =>  _FusedMatMul named after the outer Mul, inputs [a, b, bias],
+ * fused_ops [BiasAdd, GeluExact], num_args 1. Conditions: oneDNN; the inner
+ * nodes, the BiasAdd and the MatMul removable (no control edges, uses inside
+ * the pattern, not preserved); MatMul CPU-compatible. */
+static bool gelu_const(const fl_node *n, double want) {
+    double v;
+    return n && (is_op(n, "Const") || is_op(n, "Cast")) && const_scalar(n, true, false, &v) &&
+           fabs(v - want) <= 1e-2;
+}
+
+/* Mul(y, c) with y a BiasAdd (commutative); *y set. */
+static bool mul_by_const(const fl_node *m, double c, fl_node **y) {
+    if (!is_op(m, "Mul") || m->n_inputs != 2) {
+        return false;
+    }
+    for (int s = 0; s < 2; s++) {
+        if (is_op(in_node(m, s), "BiasAdd") && m->inputs[s].port == 0 &&
+            gelu_const(in_node(m, 1 - s), c)) {
+            *y = in_node(m, s);
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Add|AddV2(Erf(Mul(y, 0.707106)), 1); *erf, *mulc, *y set. */
+static bool erf_plus_one(const fl_node *a, bool v2_only, fl_node **erf, fl_node **mulc,
+                         fl_node **y) {
+    if (!(v2_only ? is_op(a, "AddV2") : is_add(a)) || a->n_inputs != 2) {
+        return false;
+    }
+    for (int s = 0; s < 2; s++) {
+        fl_node *e = in_node(a, s);
+        if (is_op(e, "Erf") && e->n_inputs == 1 && gelu_const(in_node(a, 1 - s), 1.0) &&
+            mul_by_const(in_node(e, 0), 0.707106, y)) {
+            *erf = e;
+            *mulc = in_node(e, 0);
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool rewrite_matmul_gelu_exact(rctx *r, fl_node *out) {
+    if (!r->onednn || !is_op(out, "Mul") || out->n_inputs != 2 || out->n_ctrl > 0) {
+        return false;
+    }
+    for (int s = 0; s < 2; s++) {
+        fl_node *a = in_node(out, s), *b = in_node(out, 1 - s);
+        fl_node *erf, *mulc, *y = NULL, *y2 = NULL, *half = NULL, *plus = NULL;
+        /* form 1: Mul(Mul(AddV2(erf..), 0.5), y) */
+        if (is_op(a, "Mul") && a->n_inputs == 2) {
+            for (int q = 0; q < 2 && !y2; q++) {
+                if (erf_plus_one(in_node(a, q), true, &erf, &mulc, &y) &&
+                    gelu_const(in_node(a, 1 - q), 0.5) && is_op(b, "BiasAdd") &&
+                    out->inputs[1 - s].port == 0) {
+                    y2 = b;
+                    half = a;
+                    plus = in_node(a, q);
+                }
+            }
+        }
+        /* form 2: Mul(Add|AddV2(erf..), Mul(y, 0.5)) */
+        if (!y2 && erf_plus_one(a, false, &erf, &mulc, &y) && mul_by_const(b, 0.5, &y2)) {
+            half = b;
+            plus = a;
+        }
+        if (!y2 || y2 != y) {
+            continue;
+        }
+        fl_node *mm = in_node(y, 0);
+        const fl_node *y_users[] = {mulc, out, half};
+        if (!is_matmul(mm) || y->n_inputs != 2 || y->inputs[0].port != 0 ||
+            !removable(r, half, (const fl_node *[]){out}, 1) ||
+            !removable(r, plus, (const fl_node *[]){out, half}, 2) ||
+            !removable(r, erf, (const fl_node *[]){plus}, 1) ||
+            !removable(r, mulc, (const fl_node *[]){erf}, 1) || !removable(r, y, y_users, 3) ||
+            !removable(r, mm, (const fl_node *[]){y}, 1) || !cpu_contraction_ok(r, mm)) {
+            continue;
+        }
+        static const char *const ops[] = {"BiasAdd", "GeluExact"};
+        fl_ledger_note(r->pc, "matmul_bias_gelu_exact", out, "MatMul+BiasAdd+Gelu -> _FusedMatMul");
+        if (!build_fused(r, out, mm, &y->inputs[1], 1, ops, 2, 0.0f, NULL, false)) {
+            return false;
+        }
+        drop(r, half);
+        drop(r, plus);
+        drop(r, erf);
+        drop(r, mulc);
+        drop(r, y);
+        drop(r, mm);
+        return true;
+    }
+    return false;
+}
+
+/* ------------------------------------------------------------------------- */
 /* Driver                                                                     */
 /* ------------------------------------------------------------------------- */
 
@@ -1240,7 +1774,12 @@ static bool rewrite_conv_leakyrelu(rctx *r, fl_node *act) {
 static bool remap_node(rctx *r, fl_node *n) {
     if (r->onednn) {
         if (rewrite_contraction_bias_add(r, n) || rewrite_conv_leakyrelu(r, n) ||
-            rewrite_swish(r, n)) {
+            rewrite_pad_conv3d(r, n) || rewrite_hard_swish(r, n) || rewrite_mish(r, n) ||
+            rewrite_fused_batch_matmul(r, n) || rewrite_mul_maximum(r, n) ||
+            rewrite_conv_swish(r, n) || rewrite_swish(r, n)) {
+            return true;
+        }
+        if (rewrite_matmul_gelu_exact(r, n)) {
             return true;
         }
     }

@@ -453,14 +453,19 @@ static void test_multiply_by_one(void **state) {
     tg_free(g);
 }
 
-static void test_multiply_by_one_kept_when_broadcasting(void **state) {
+/* x[3] * ones[2,3]: the ones operand has the output's shape, x does not, so
+ * the Mul becomes BroadcastTo(x, [2,3]) (Grappler's broadcast fallback). */
+static void test_multiply_by_one_broadcasting(void **state) {
     (void)state;
     tg_graph *g = tg_new();
     ph(g, "x", 1, (int64_t[]){3});
     tg_const_f32(g, "one", 2, D23, (float[]){1, 1, 1, 1, 1, 1}, 0);
     op2(g, "m", "Mul", "x", "one");
     op1(g, "y", "Neg", "m");
-    expect_graph(g, "constfold", "x=Placeholder(); one=Const(); m=Mul(x,one); y=Neg(m)");
+    expect_graph(g, "constfold",
+                 "x=Placeholder(); one=Const(); "
+                 "m=BroadcastTo(x,ConstantFolding/m-broadcastto_shape-0,^one); y=Neg(m); "
+                 "ConstantFolding/m-broadcastto_shape-0=Const(^one)");
     tg_free(g);
 }
 
@@ -489,15 +494,15 @@ static void test_add_zero_left_and_sub_zero(void **state) {
     tg_free(g);
 }
 
-/* 0 - y is not y: kept (Grappler would make Neg; foldline does not). */
-static void test_sub_zero_kept_when_zero_on_left(void **state) {
+/* 0 - x is Neg(x) (ReplaceSubtractionFromZeroByNegation). */
+static void test_sub_from_zero_is_neg(void **state) {
     (void)state;
     tg_graph *g = tg_new();
     ph(g, "x", 2, D23);
     tg_const_f32(g, "zero", 0, NULL, (float[]){0}, 0);
     op2(g, "s", "Sub", "zero", "x");
     op1(g, "y", "Neg", "s");
-    expect_graph(g, "constfold", "x=Placeholder(); zero=Const(); s=Sub(zero,x); y=Neg(s)");
+    expect_graph(g, "constfold", "x=Placeholder(); zero=Const(); s=Neg(x,^zero); y=Neg(s)");
     tg_free(g);
 }
 
@@ -1222,10 +1227,10 @@ int main(void) {
         cmocka_unit_test(test_materialize_shape),
         cmocka_unit_test(test_materialize_shape_kept_when_symbolic),
         cmocka_unit_test(test_multiply_by_one),
-        cmocka_unit_test(test_multiply_by_one_kept_when_broadcasting),
+        cmocka_unit_test(test_multiply_by_one_broadcasting),
         cmocka_unit_test(test_multiply_by_one_kept_when_not_one),
         cmocka_unit_test(test_add_zero_left_and_sub_zero),
-        cmocka_unit_test(test_sub_zero_kept_when_zero_on_left),
+        cmocka_unit_test(test_sub_from_zero_is_neg),
         cmocka_unit_test(test_multiply_by_zero),
         cmocka_unit_test(test_tile_by_ones),
         cmocka_unit_test(test_tile_kept_when_multiple_not_one),

@@ -286,7 +286,9 @@ tg_node *tg_const_f32_vals(tg_graph *g, const char *name, int rank, const int64_
     a->tensor = tensor_proto(1, rank, dims);
     a->tensor->n_float_val = n_vals;
     a->tensor->float_val = must(fl_arena_calloc(&g->arena, n_vals + 1, sizeof(float)));
-    memcpy(a->tensor->float_val, vals, n_vals * sizeof(float));
+    if (n_vals) {
+        memcpy(a->tensor->float_val, vals, n_vals * sizeof(float));
+    }
     return n;
 }
 
