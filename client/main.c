@@ -35,13 +35,14 @@ static const char usage_text[] =
     "       foldline --help | --version\n"
     "\n"
     "Analyse the cost of a TensorFlow graph: shapes, FLOPs, MACs and bytes per op.\n"
-    "MODEL is a binary GraphDef (.pb), a saved_model.pb, or a SavedModel directory.\n"
+    "MODEL is a binary GraphDef (.pb), a saved_model.pb, a SavedModel directory, or an\n"
+    "ONNX model (.onnx; analyze only).\n"
     "\n"
     "options:\n"
     "  --input NAME=D0,D1,...   bind input NAME to a shape (NAME= for a scalar)\n"
     "  --bind SYM=N             bind a symbol (an unknown input dim, named INPUT.AXIS)\n"
     "  --value NAME=X           give scalar input NAME the value X (shapes computed from it)\n"
-    "  --format graphdef|savedmodel   file format (default: detected)\n"
+    "  --format graphdef|savedmodel|onnx   file format (default: detected)\n"
     "  --tag TAG                SavedModel meta graph tag (default: serve)\n"
     "  --per-node               list every node with its shapes and counts\n"
     "  --json                   print a JSON document (see README)\n"
@@ -255,8 +256,11 @@ static int parse_args(cli *c, int argc, char **argv) {
                 c->opt.format = FL_FORMAT_GRAPHDEF;
             } else if (strcmp(val, "savedmodel") == 0) {
                 c->opt.format = FL_FORMAT_SAVEDMODEL;
+            } else if (strcmp(val, "onnx") == 0) {
+                c->opt.format = FL_FORMAT_ONNX;
             } else {
-                return fl_cli_usage_error("--format must be graphdef or savedmodel, got '%s'", val);
+                return fl_cli_usage_error("--format must be graphdef, savedmodel or onnx, got '%s'",
+                                          val);
             }
         } else if (strcmp(a, "--tag") == 0) {
             NEED_VALUE();
@@ -331,6 +335,11 @@ static int parse_args(cli *c, int argc, char **argv) {
     }
     if (c->optimize && !c->out_path) {
         return fl_cli_usage_error("%s", "optimize needs -o OUT.pb");
+    }
+    size_t model_len = strlen(c->model);
+    if (c->opt.format == FL_FORMAT_AUTO && model_len > 5 &&
+        strcmp(c->model + model_len - 5, ".onnx") == 0) {
+        c->opt.format = FL_FORMAT_ONNX;
     }
     /* Both commands run every pass unless told otherwise; `analyze` then
      * prints before/after and the ledger. `analyze --passes none` is exactly

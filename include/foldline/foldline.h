@@ -44,9 +44,10 @@ extern "C" {
 const char *fl_version(void);
 
 typedef enum fl_format {
-    FL_FORMAT_AUTO = 0,  /* sniff the bytes */
-    FL_FORMAT_GRAPHDEF,  /* binary tensorflow.GraphDef (frozen graph .pb) */
-    FL_FORMAT_SAVEDMODEL /* binary tensorflow.SavedModel (saved_model.pb) */
+    FL_FORMAT_AUTO = 0,   /* sniff the bytes */
+    FL_FORMAT_GRAPHDEF,   /* binary tensorflow.GraphDef (frozen graph .pb) */
+    FL_FORMAT_SAVEDMODEL, /* binary tensorflow.SavedModel (saved_model.pb) */
+    FL_FORMAT_ONNX        /* binary onnx.ModelProto (.onnx) */
 } fl_format;
 
 /* Binds a graph input (a Placeholder) to a concrete shape. rank 0 = scalar. */
@@ -187,7 +188,7 @@ typedef struct fl_report {
     const char *error;
 
     /* Graph info. */
-    const char *format; /* "graphdef" | "savedmodel" */
+    const char *format; /* "graphdef" | "savedmodel" | "onnx" */
     int producer;       /* GraphDef versions.producer */
     int64_t n_nodes;
     int64_t n_functions;      /* library functions */

@@ -598,12 +598,21 @@ fl_status fl_analyze(const void *bytes, size_t len, const fl_options *opt_in, fl
 
     fl_format fmt = opt->format;
     if (st == FL_OK && fmt == FL_FORMAT_AUTO) {
-        fmt = fl_import_sniff_savedmodel(bytes, len) ? FL_FORMAT_SAVEDMODEL : FL_FORMAT_GRAPHDEF;
+        fmt = fl_import_sniff_onnx(bytes, len)         ? FL_FORMAT_ONNX
+              : fl_import_sniff_savedmodel(bytes, len) ? FL_FORMAT_SAVEDMODEL
+                                                       : FL_FORMAT_GRAPHDEF;
     }
     fl_import_opts io = {opt->max_nodes, opt->max_value_elements, opt->saved_model_tag};
     if (st == FL_OK) {
-        st = fmt == FL_FORMAT_SAVEDMODEL ? fl_import_savedmodel(g, bytes, len, &io, &d)
-                                         : fl_import_graphdef(g, bytes, len, &io, &d);
+        st = fmt == FL_FORMAT_ONNX         ? fl_import_onnx(g, bytes, len, &io, &d)
+             : fmt == FL_FORMAT_SAVEDMODEL ? fl_import_savedmodel(g, bytes, len, &io, &d)
+                                           : fl_import_graphdef(g, bytes, len, &io, &d);
+    }
+    if (st == FL_OK && fmt == FL_FORMAT_ONNX && opt->return_graph) {
+        st = fl_diag_fail(&d, FL_EUSAGE, NULL,
+                          "writing an optimised graph back is implemented for TensorFlow graphs "
+                          "only; an ONNX model can be analysed (foldline analyze) but not "
+                          "written");
     }
     fl_infer_result ir = {0, 0};
     if (st == FL_OK) {
@@ -620,8 +629,11 @@ fl_status fl_analyze(const void *bytes, size_t len, const fl_options *opt_in, fl
         st = fl_cost_graph(&c, &totals);
     }
     if (st == FL_OK) {
-        st = build_report(&c, opt, fmt == FL_FORMAT_SAVEDMODEL ? "savedmodel" : "graphdef", &totals,
-                          &ir, r);
+        st = build_report(&c, opt,
+                          fmt == FL_FORMAT_ONNX         ? "onnx"
+                          : fmt == FL_FORMAT_SAVEDMODEL ? "savedmodel"
+                                                        : "graphdef",
+                          &totals, &ir, r);
     }
     if (st == FL_OK && opt->n_profiles) {
         st = fl_roofline_report(&c, opt, ra, r);

@@ -34,4 +34,17 @@ fl_status fl_import_savedmodel(fl_graph *g, const uint8_t *buf, size_t len, cons
 /* Guesses the format of a protobuf file: 1 for SavedModel, 0 for GraphDef. */
 int fl_import_sniff_savedmodel(const uint8_t *buf, size_t len);
 
+/* Parses a binary ONNX ModelProto into g (which must be empty); see
+ * src/import/onnx.c for the mapping to the IR. */
+fl_status fl_import_onnx(fl_graph *g, const uint8_t *buf, size_t len, const fl_import_opts *o,
+                         fl_diag *d);
+
+/* 1 when the bytes look like an ONNX ModelProto (a top-level field 7 or 8),
+ * else 0. Check it before fl_import_sniff_savedmodel. */
+int fl_import_sniff_onnx(const uint8_t *buf, size_t len);
+
+/* An ONNX TensorProto.DataType number as fl_dtype; FL_DT_INVALID when foldline
+ * has no such type. */
+fl_dtype fl_onnx_dtype(int32_t onnx_type);
+
 #endif

@@ -339,3 +339,59 @@ fl_value *fl_op_new_value(fl_ctx *c, fl_node *n, int port) {
     }
     return v;
 }
+
+/* ------------------------------------------------------------------------- */
+/* Sticky arithmetic                                                          */
+/* ------------------------------------------------------------------------- */
+
+fl_sym fl_ar_add(fl_arith *k, fl_sym a, fl_sym b) {
+    fl_sym r = fl_sym_unknown();
+    if (k->st == FL_OK && !fl_sym_is_unknown(a) && !fl_sym_is_unknown(b)) {
+        k->st = fl_op_add(k->c, k->n, a, b, &r);
+    }
+    return r;
+}
+
+fl_sym fl_ar_mul(fl_arith *k, fl_sym a, fl_sym b) {
+    fl_sym r = fl_sym_unknown();
+    if (k->st == FL_OK && !fl_sym_is_unknown(a) && !fl_sym_is_unknown(b)) {
+        k->st = fl_op_mul(k->c, k->n, a, b, &r);
+    }
+    return r;
+}
+
+fl_sym fl_ar_scale(fl_arith *k, fl_sym a, int64_t m) {
+    return fl_ar_mul(k, a, fl_sym_const(m));
+}
+
+fl_sym fl_ar_numel(fl_arith *k, const fl_shape *s) {
+    return s->rank < 0 ? fl_sym_unknown() : fl_ar_dims_prod(k, s, 0, s->rank);
+}
+
+fl_sym fl_ar_dims_prod(fl_arith *k, const fl_shape *s, int from, int to) {
+    if (s->rank < 0 || from < 0 || to > s->rank || from > to) {
+        return fl_sym_unknown();
+    }
+    fl_sym acc = fl_sym_const(1);
+    for (int i = from; i < to; i++) {
+        acc = fl_ar_mul(k, acc, s->dims[i]);
+    }
+    return acc;
+}
+
+fl_status fl_ar_put_cost(fl_arith *k, fl_cost *out, fl_sym flops, fl_sym macs) {
+    if (k->st != FL_OK) {
+        return k->st;
+    }
+    out->has_rule = true;
+    out->tfprof_rule = false;
+    out->tfprof_flops = fl_sym_const(0);
+    if (fl_sym_is_unknown(flops) || fl_sym_is_unknown(macs)) {
+        out->incomplete = true;
+        out->flops = out->macs = fl_sym_const(0);
+        return FL_OK;
+    }
+    out->flops = flops;
+    out->macs = macs;
+    return FL_OK;
+}

@@ -85,4 +85,27 @@ fl_status fl_op_window_out(fl_ctx *c, const fl_node *n, fl_sym in, int64_t k, in
  * concrete (no failure recorded), or on OOM (d failed). */
 fl_value *fl_op_new_value(fl_ctx *c, fl_node *n, int port);
 
+/* ------------------------------------------------------------------------- */
+/* Sticky arithmetic for cost hooks (first added for src/ops/onnx.c): after
+ * the first failure every result is unknown and `st` keeps the failure, so a
+ * hook computes its whole formula and checks once.                          */
+/* ------------------------------------------------------------------------- */
+
+typedef struct fl_arith {
+    fl_ctx *c;
+    const fl_node *n;
+    fl_status st;
+} fl_arith;
+
+fl_sym fl_ar_add(fl_arith *k, fl_sym a, fl_sym b);
+fl_sym fl_ar_mul(fl_arith *k, fl_sym a, fl_sym b);
+fl_sym fl_ar_scale(fl_arith *k, fl_sym a, int64_t m);
+/* Element count of s (unknown for an unknown rank). */
+fl_sym fl_ar_numel(fl_arith *k, const fl_shape *s);
+/* Product of dims [from, to) of s; unknown when out of range. */
+fl_sym fl_ar_dims_prod(fl_arith *k, const fl_shape *s, int from, int to);
+/* Stores a complete-convention cost (tfprof 0, no tfprof rule). A count
+ * that is unknown makes the node incomplete (counts 0). Returns k->st. */
+fl_status fl_ar_put_cost(fl_arith *k, fl_cost *out, fl_sym flops, fl_sym macs);
+
 #endif

@@ -1,0 +1,985 @@
+/*
+ * onnx.c - ONNX ModelProto importer (bytes -> IR; no inference, no costing).
+ *
+ * Mapping:
+ *  - every graph initializer becomes a node of kind Const (op "Const") named
+ *    after its value, with attrs dtype and value; an initializer whose dims
+ *    hold elements but which carries no data at all (raw_data empty, no typed
+ *    field: a "stripped" file) or whose data lives in an external file is a
+ *    stripped constant (FL_NODE_STRIPPED: value unknown, full size counted);
+ *  - every graph input that is not an initializer becomes a node of kind
+ *    Placeholder named after its value, with attrs dtype and shape (-1 for a
+ *    dim_param or absent dim). Its output shape is set here: a dim_param
+ *    becomes the symbol of that name (so `--bind batch=8` binds it) and a
+ *    dim without value or name the symbol INPUT.AXIS, as for TensorFlow;
+ *  - a Constant node becomes a node of kind Const (op "Constant");
+ *  - every other node keeps its op_type as op and is looked up in the
+ *    registry under its qualified name (ops.def: "onnx::Conv",
+ *    "com.microsoft::FusedConv"; the default domain is "" or "ai.onnx").
+ *    Its data inputs are resolved by ONNX value name to (node, port); an
+ *    empty input name is an absent optional input: trailing ones are
+ *    dropped, one followed by a present input reads the output of one shared
+ *    node of kind onnx::_absent (an empty tensor).
+ *
+ * Node names: the node's name when set and free, else its first output's
+ * name, else its op type; made unique with a _N suffix.
+ *
+ * Attributes: INT/FLOAT/STRING become i/f/s, INTS/FLOATS/STRINGS lists, TENSOR
+ * a tensor attr; graph and sparse/type attributes are kept as empty attrs
+ * (control-flow bodies are not analysed).
+ */
+#include "graph/mutate.h"
+#include "import/import.h"
+#include "onnx/onnx.pb-c.h"
+#include "ops/ops.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void *pb_alloc(void *data, size_t size) {
+    return fl_arena_alloc((fl_arena *)data, size);
+}
+
+static void pb_free(void *data, void *p) {
+    (void)data;
+    (void)p; /* released with the arena */
+}
+
+/* ------------------------------------------------------------------------- */
+/* Element types                                                              */
+/* ------------------------------------------------------------------------- */
+
+/* ONNX TensorProto.DataType -> fl_dtype; FL_DT_INVALID when unsupported. */
+static fl_dtype onnx_dtype(int32_t t) {
+    static const fl_dtype map[] = {
+        [1] = FL_DT_FLOAT,          [2] = FL_DT_UINT8,
+        [3] = FL_DT_INT8,           [4] = FL_DT_UINT16,
+        [5] = FL_DT_INT16,          [6] = FL_DT_INT32,
+        [7] = FL_DT_INT64,          [8] = FL_DT_STRING,
+        [9] = FL_DT_BOOL,           [10] = FL_DT_HALF,
+        [11] = FL_DT_DOUBLE,        [12] = FL_DT_UINT32,
+        [13] = FL_DT_UINT64,        [14] = FL_DT_COMPLEX64,
+        [15] = FL_DT_COMPLEX128,    [16] = FL_DT_BFLOAT16,
+        [17] = FL_DT_FLOAT8_E4M3FN, [18] = FL_DT_FLOAT8_E4M3FNUZ,
+        [19] = FL_DT_FLOAT8_E5M2,   [20] = FL_DT_FLOAT8_E5M2FNUZ,
+        [21] = FL_DT_UINT4,         [22] = FL_DT_INT4,
+    };
+    if (t <= 0 || (size_t)t >= sizeof map / sizeof map[0]) {
+        return FL_DT_INVALID;
+    }
+    return map[t];
+}
+
+fl_dtype fl_onnx_dtype(int32_t onnx_type) {
+    return onnx_dtype(onnx_type);
+}
+
+/* ------------------------------------------------------------------------- */
+/* Value names -> (node, port)                                                */
+/* ------------------------------------------------------------------------- */
+
+typedef struct vslot {
+    const char *name;
+    fl_node *node;
+    int port;
+} vslot;
+
+typedef struct vmap {
+    vslot *slots;
+    size_t size; /* power of two */
+    size_t used;
+} vmap;
+
+static uint64_t hash_str(const char *s) {
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++) {
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    }
+    return h;
+}
+
+static bool vmap_init(vmap *m, size_t expect) {
+    size_t size = 64;
+    while (size < expect * 2 + 2) {
+        size *= 2;
+    }
+    m->slots = calloc(size, sizeof(vslot));
+    m->size = size;
+    m->used = 0;
+    return m->slots != NULL;
+}
+
+static vslot *vmap_find(const vmap *m, const char *name) {
+    size_t i = (size_t)hash_str(name) & (m->size - 1);
+    while (m->slots[i].name) {
+        if (strcmp(m->slots[i].name, name) == 0) {
+            return &m->slots[i];
+        }
+        i = (i + 1) & (m->size - 1);
+    }
+    return NULL;
+}
+
+/* Adds name -> (node, port); returns the existing slot instead when taken. */
+static vslot *vmap_put(vmap *m, const char *name, fl_node *node, int port, bool *added) {
+    size_t i = (size_t)hash_str(name) & (m->size - 1);
+    while (m->slots[i].name) {
+        if (strcmp(m->slots[i].name, name) == 0) {
+            *added = false;
+            return &m->slots[i];
+        }
+        i = (i + 1) & (m->size - 1);
+    }
+    m->slots[i].name = name;
+    m->slots[i].node = node;
+    m->slots[i].port = port;
+    m->used++;
+    *added = true;
+    return &m->slots[i];
+}
+
+/* ------------------------------------------------------------------------- */
+/* Tensors                                                                    */
+/* ------------------------------------------------------------------------- */
+
+typedef struct imp {
+    fl_graph *g;
+    fl_diag *d;
+    const fl_import_opts *o;
+    vmap values;
+    fl_node *absent; /* shared node for absent optional inputs, created lazily */
+} imp;
+
+static int64_t rd_le(const uint8_t *p, size_t size, bool is_signed) {
+    uint64_t v = 0;
+    for (size_t i = 0; i < size; i++) {
+        v |= (uint64_t)p[i] << (8 * i);
+    }
+    if (is_signed && size < 8 && (v >> (8 * size - 1)) & 1) {
+        v |= ~(uint64_t)0 << (8 * size);
+    }
+    return (int64_t)v;
+}
+
+static bool dt_unsigned(fl_dtype dt) {
+    return dt == FL_DT_UINT8 || dt == FL_DT_UINT16 || dt == FL_DT_UINT32 || dt == FL_DT_UINT64 ||
+           dt == FL_DT_BOOL;
+}
+
+static bool dt_packed4(fl_dtype dt) {
+    return dt == FL_DT_INT4 || dt == FL_DT_UINT4;
+}
+
+/* Number of entries in the typed field the ONNX spec assigns to dt. */
+static size_t typed_count(const Onnx__TensorProto *p, fl_dtype dt) {
+    switch (dt) {
+    case FL_DT_FLOAT:
+        return p->n_float_data;
+    case FL_DT_COMPLEX64:
+        return p->n_float_data / 2;
+    case FL_DT_DOUBLE:
+        return p->n_double_data;
+    case FL_DT_COMPLEX128:
+        return p->n_double_data / 2;
+    case FL_DT_INT64:
+        return p->n_int64_data;
+    case FL_DT_UINT32:
+    case FL_DT_UINT64:
+        return p->n_uint64_data;
+    case FL_DT_STRING:
+        return p->n_string_data;
+    default:
+        return p->n_int32_data;
+    }
+}
+
+/* Any data field at all (used to tell a stripped tensor). */
+static bool has_any_data(const Onnx__TensorProto *p) {
+    return p->raw_data.len || p->n_float_data || p->n_int32_data || p->n_string_data ||
+           p->n_int64_data || p->n_double_data || p->n_uint64_data;
+}
+
+/* Decodes a TensorProto into an fl_const. `node` and `field` name the place
+ * for messages. *stripped is set when the content is absent (see above). */
+static fl_status decode_tensor(imp *im, const fl_node *node, const char *field,
+                               const Onnx__TensorProto *p, const fl_const **out, bool *stripped) {
+    fl_arena *a = im->g->arena;
+    fl_const *c = fl_arena_zalloc(a, sizeof(*c));
+    if (!c) {
+        return fl_diag_oom(im->d);
+    }
+    *stripped = false;
+    fl_dtype dt = onnx_dtype(p->data_type);
+    if (dt == FL_DT_INVALID) {
+        return fl_diag_fail(im->d, FL_EINVAL, node,
+                            "%s: unsupported data_type %d (field: data_type)", field,
+                            (int)p->data_type);
+    }
+    if (p->n_dims > 254) {
+        return fl_diag_fail(im->d, FL_EINVAL, node, "%s: more than 254 dims (field: dims)", field);
+    }
+    int64_t n = 1;
+    for (size_t i = 0; i < p->n_dims; i++) {
+        if (p->dims[i] < 0) {
+            return fl_diag_fail(im->d, FL_EINVAL, node,
+                                "%s: dim %zu is negative (%lld) (field: dims)", field, i,
+                                (long long)p->dims[i]);
+        }
+        if (p->dims[i] && n > INT64_MAX / p->dims[i]) {
+            return fl_diag_fail(im->d, FL_EINVAL, node,
+                                "%s: element count overflows 64 bits (field: dims)", field);
+        }
+        n *= p->dims[i];
+    }
+    size_t es = fl_dtype_size(dt);
+    if (es && (uint64_t)n > UINT64_MAX / 2 / es) {
+        return fl_diag_fail(im->d, FL_EINVAL, node, "%s: byte size overflows (field: dims)", field);
+    }
+    c->dtype = dt;
+    c->shape.rank = (int)p->n_dims;
+    c->shape.dims = p->dims;
+    c->n = n;
+    c->src = p;
+    c->content_bytes = (uint64_t)n * es;
+    *out = c;
+
+    bool external =
+        p->has_data_location && p->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
+    if (external || (n > 0 && dt != FL_DT_STRING && !has_any_data(p))) {
+        c->stripped = true;
+        *stripped = true;
+        return FL_OK;
+    }
+    if (dt == FL_DT_STRING) {
+        if (p->raw_data.len) {
+            return fl_diag_fail(im->d, FL_EINVAL, node,
+                                "%s: a string tensor cannot use raw_data (field: raw_data)", field);
+        }
+        if (p->n_string_data != (size_t)n) {
+            return fl_diag_fail(im->d, FL_EINVAL, node,
+                                "%s: %zu string_data entries but dims hold %lld elements "
+                                "(field: string_data)",
+                                field, p->n_string_data, (long long)n);
+        }
+        return FL_OK;
+    }
+    size_t n_typed = typed_count(p, dt);
+    bool other_typed = (p->n_float_data + p->n_int32_data + p->n_string_data + p->n_int64_data +
+                        p->n_double_data + p->n_uint64_data) != 0 &&
+                       n_typed == 0;
+    if (other_typed) {
+        return fl_diag_fail(im->d, FL_EINVAL, node,
+                            "%s: data is in a typed field that does not match data_type %s", field,
+                            fl_dtype_name(dt));
+    }
+    uint64_t want = dt_packed4(dt) ? ((uint64_t)n + 1) / 2 : (uint64_t)n * es;
+    if (p->raw_data.len) {
+        if (n_typed) {
+            return fl_diag_fail(im->d, FL_EINVAL, node,
+                                "%s: has both raw_data and a typed data field", field);
+        }
+        if ((uint64_t)p->raw_data.len != want) {
+            return fl_diag_fail(im->d, FL_EINVAL, node,
+                                "%s: raw_data is %zu bytes but dims (%lld elements) of %s need "
+                                "%llu (field: raw_data)",
+                                field, p->raw_data.len, (long long)n, fl_dtype_name(dt),
+                                (unsigned long long)want);
+        }
+    } else if (n_typed != (size_t)n && !dt_packed4(dt)) {
+        return fl_diag_fail(im->d, FL_EINVAL, node,
+                            "%s: %zu typed values but dims hold %lld elements", field, n_typed,
+                            (long long)n);
+    }
+    if (n > im->o->max_value_elems || dt_packed4(dt) || es == 0) {
+        return FL_OK; /* shape and dtype known; contents not decoded */
+    }
+    fl_value *v = fl_value_new(a, dt, c->shape.rank, c->shape.dims);
+    if (!v) {
+        return a->failed ? fl_diag_oom(im->d) : FL_OK;
+    }
+    fl_sym *ints = (fl_sym *)v->ints;
+    uint8_t *bytes = (uint8_t *)v->raw;
+    const uint8_t *raw = p->raw_data.len ? p->raw_data.data : NULL;
+    bool sgn = !dt_unsigned(dt);
+    for (int64_t i = 0; i < n; i++) {
+        if (raw) {
+            if (ints) {
+                ints[i] = fl_sym_const(rd_le(raw + (size_t)i * es, es, sgn));
+            } else {
+                memcpy(bytes + (size_t)i * es, raw + (size_t)i * es, es);
+            }
+            continue;
+        }
+        switch (dt) {
+        case FL_DT_FLOAT:
+            memcpy(bytes + 4 * i, &p->float_data[i], 4);
+            break;
+        case FL_DT_COMPLEX64:
+            memcpy(bytes + 8 * i, &p->float_data[2 * i], 8);
+            break;
+        case FL_DT_DOUBLE:
+            memcpy(bytes + 8 * i, &p->double_data[i], 8);
+            break;
+        case FL_DT_COMPLEX128:
+            memcpy(bytes + 16 * i, &p->double_data[2 * i], 16);
+            break;
+        case FL_DT_INT64:
+            ints[i] = fl_sym_const(p->int64_data[i]);
+            break;
+        case FL_DT_UINT32:
+        case FL_DT_UINT64:
+            ints[i] = fl_sym_const((int64_t)p->uint64_data[i]);
+            break;
+        default:
+            if (ints) {
+                /* int32_data holds int32 and the narrower ints and bool: keep
+                 * the value as the narrow type reads it. */
+                uint32_t u = (uint32_t)p->int32_data[i];
+                ints[i] = fl_sym_const(rd_le((const uint8_t *)&u, es, sgn));
+            } else {
+                uint16_t h = (uint16_t)p->int32_data[i]; /* float16/bfloat16 bits */
+                memcpy(bytes + (size_t)i * es, &h, es < 2 ? es : 2);
+            }
+            break;
+        }
+    }
+    c->value = v;
+    return FL_OK;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Nodes                                                                      */
+/* ------------------------------------------------------------------------- */
+
+static fl_node *add_named(imp *im, const char *want, const char *op) {
+    const char *name = fl_graph_unique_name(im->g, want && *want ? want : op);
+    if (!name) {
+        fl_diag_oom(im->d);
+        return NULL;
+    }
+    return fl_graph_add_node(im->g, name, op, im->d);
+}
+
+/* Registers output `port` of n under value `name` (empty: unused output). */
+static fl_status def_value(imp *im, fl_node *n, const char *name, int port, const char *field) {
+    if (!name || !*name) {
+        return FL_OK;
+    }
+    bool added;
+    vslot *s = vmap_put(&im->values, name, n, port, &added);
+    if (!s) {
+        return fl_diag_oom(im->d);
+    }
+    if (!added) {
+        return fl_diag_fail(im->d, FL_EINVAL, n,
+                            "value '%s' is already produced by '%s' (field: %s)", name,
+                            s->node->name, field);
+    }
+    return FL_OK;
+}
+
+/* A Const node (kind CONST) holding k, with op type `op`. */
+static fl_status make_const(imp *im, fl_node *n, const fl_const *k, bool stripped) {
+    fl_graph *g = im->g;
+    n->kind = FL_OP_CONST;
+    n->desc = fl_op_desc_of(FL_OP_CONST);
+    if (stripped) {
+        n->flags |= FL_NODE_STRIPPED;
+    }
+    n->attrs = fl_arena_calloc(g->arena, 2, sizeof(fl_attr));
+    if (!n->attrs) {
+        return fl_diag_oom(im->d);
+    }
+    n->attrs[0] = fl_attr_make_type(g, "dtype", k->dtype);
+    n->attrs[1].name = "value";
+    n->attrs[1].kind = FL_ATTR_TENSOR;
+    n->attrs[1].v.tensor = k;
+    n->n_attrs = 2;
+    return fl_node_alloc_outputs(g, n, 1) == FL_OK ? FL_OK : fl_diag_oom(im->d);
+}
+
+static fl_status import_initializers(imp *im, const Onnx__GraphProto *gp) {
+    for (size_t i = 0; i < gp->n_initializer; i++) {
+        const Onnx__TensorProto *t = gp->initializer[i];
+        if (!t->name || !*t->name) {
+            return fl_diag_fail(im->d, FL_EINVAL, NULL,
+                                "initializer %zu has no name (field: graph.initializer.name)", i);
+        }
+        if (vmap_find(&im->values, t->name)) {
+            return fl_diag_fail(im->d, FL_EINVAL, NULL,
+                                "initializer '%s' appears twice (field: graph.initializer)",
+                                t->name);
+        }
+        fl_node *n = add_named(im, t->name, "Const");
+        if (!n) {
+            return im->d->status;
+        }
+        n->src = t;
+        const fl_const *k;
+        bool stripped;
+        fl_status st = decode_tensor(im, n, "initializer", t, &k, &stripped);
+        if (st == FL_OK) {
+            st = make_const(im, n, k, stripped);
+        }
+        if (st == FL_OK) {
+            st = def_value(im, n, t->name, 0, "graph.initializer");
+        }
+        if (st != FL_OK) {
+            return st;
+        }
+    }
+    return FL_OK;
+}
+
+static fl_status import_inputs(imp *im, const Onnx__GraphProto *gp) {
+    fl_graph *g = im->g;
+    for (size_t i = 0; i < gp->n_input; i++) {
+        const Onnx__ValueInfoProto *vi = gp->input[i];
+        if (!vi->name || !*vi->name) {
+            return fl_diag_fail(im->d, FL_EINVAL, NULL,
+                                "graph input %zu has no name (field: graph.input.name)", i);
+        }
+        if (vmap_find(&im->values, vi->name)) {
+            continue; /* an initializer: its declared type adds nothing */
+        }
+        fl_node *n = add_named(im, vi->name, "Placeholder");
+        if (!n) {
+            return im->d->status;
+        }
+        n->src = vi;
+        const Onnx__TypeProto *tp = vi->type;
+        if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type) {
+            return fl_diag_fail(im->d, FL_EINVAL, n,
+                                "graph input is not a tensor (field: graph.input.type)");
+        }
+        const Onnx__TypeProto__Tensor *tt = tp->tensor_type;
+        fl_dtype dt = onnx_dtype(tt->elem_type);
+        if (dt == FL_DT_INVALID) {
+            return fl_diag_fail(im->d, FL_EINVAL, n,
+                                "graph input has unsupported elem_type %d (field: "
+                                "graph.input.type.tensor_type.elem_type)",
+                                (int)tt->elem_type);
+        }
+        const Onnx__TensorShapeProto *sp = tt->shape;
+        int rank = sp ? (int)sp->n_dim : -1;
+        if (rank > 254) {
+            return fl_diag_fail(im->d, FL_EINVAL, n, "graph input has more than 254 dims");
+        }
+        int64_t *lit = fl_arena_calloc(g->arena, rank > 0 ? (size_t)rank : 1, sizeof(int64_t));
+        fl_sym *dims = fl_arena_calloc(g->arena, rank > 0 ? (size_t)rank : 1, sizeof(fl_sym));
+        if (!lit || !dims || fl_node_alloc_outputs(g, n, 1) != FL_OK) {
+            return fl_diag_oom(im->d);
+        }
+        for (int k = 0; k < rank; k++) {
+            const Onnx__TensorShapeProto__Dimension *dm = sp->dim[k];
+            lit[k] = -1;
+            const char *sym = NULL;
+            if (dm->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
+                dm->dim_value >= 0) {
+                lit[k] = dm->dim_value;
+                dims[k] = fl_sym_const(dm->dim_value);
+                continue;
+            }
+            if (dm->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE) {
+                return fl_diag_fail(im->d, FL_EINVAL, n,
+                                    "graph input dim %d is negative (field: "
+                                    "graph.input.type.tensor_type.shape.dim)",
+                                    k);
+            }
+            if (dm->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM &&
+                dm->dim_param && *dm->dim_param) {
+                sym = dm->dim_param;
+            } else {
+                sym = fl_arena_printf(g->arena, "%s.%d", n->name, k);
+            }
+            if (!sym || fl_sym_var(g->syms, sym, &dims[k]) != FL_OK) {
+                return fl_diag_oom(im->d);
+            }
+        }
+        n->attrs = fl_arena_calloc(g->arena, 2, sizeof(fl_attr));
+        if (!n->attrs) {
+            return fl_diag_oom(im->d);
+        }
+        n->attrs[0] = fl_attr_make_type(g, "dtype", dt);
+        n->n_attrs = 1;
+        if (rank >= 0) {
+            n->attrs[1].name = "shape";
+            n->attrs[1].kind = FL_ATTR_SHAPE;
+            n->attrs[1].v.shape.rank = rank;
+            n->attrs[1].v.shape.dims = lit;
+            n->n_attrs = 2;
+        }
+        /* The declared shape, with symbols named as above; inference keeps
+         * it (a placeholder whose output is set is taken as bound). */
+        n->outputs[0].dtype = dt;
+        n->outputs[0].shape.rank = rank;
+        n->outputs[0].shape.dims = rank >= 0 ? dims : NULL;
+        fl_status st = def_value(im, n, vi->name, 0, "graph.input");
+        if (st != FL_OK) {
+            return st;
+        }
+    }
+    return FL_OK;
+}
+
+/* Attribute conversion. */
+static fl_status convert_attr(imp *im, fl_node *n, const Onnx__AttributeProto *p, fl_attr *out) {
+    fl_arena *a = im->g->arena;
+    memset(out, 0, sizeof(*out));
+    out->name = p->name;
+    int type = p->has_type ? (int)p->type : 0;
+    if (type == 0) {
+        /* Before IR 2 the type was implied by the field set. */
+        type = p->has_f       ? 1
+               : p->has_i     ? 2
+               : p->has_s     ? 3
+               : p->t         ? 4
+               : p->g         ? 5
+               : p->n_floats  ? 6
+               : p->n_ints    ? 7
+               : p->n_strings ? 8
+                              : 0;
+    }
+    char field[300];
+    snprintf(field, sizeof field, "attr '%.200s'", p->name);
+    switch (type) {
+    case 1:
+        out->kind = FL_ATTR_F;
+        out->v.f = p->f;
+        return FL_OK;
+    case 2:
+        out->kind = FL_ATTR_I;
+        out->v.i = p->i;
+        return FL_OK;
+    case 3:
+        out->kind = FL_ATTR_S;
+        out->v.s.p = fl_arena_strndup(a, (const char *)p->s.data, p->s.len);
+        out->v.s.len = p->s.len;
+        return out->v.s.p ? FL_OK : fl_diag_oom(im->d);
+    case 4: {
+        if (!p->t) {
+            return fl_diag_fail(im->d, FL_EINVAL, n, "%s: type TENSOR but no tensor (field: t)",
+                                field);
+        }
+        bool stripped;
+        out->kind = FL_ATTR_TENSOR;
+        return decode_tensor(im, n, field, p->t, &out->v.tensor, &stripped);
+    }
+    case 6:
+        out->kind = FL_ATTR_LIST;
+        out->list_kind = p->n_floats ? FL_ATTR_F : FL_ATTR_NONE;
+        out->n = p->n_floats;
+        out->v.list.f = p->floats;
+        return FL_OK;
+    case 7:
+        out->kind = FL_ATTR_LIST;
+        out->list_kind = p->n_ints ? FL_ATTR_I : FL_ATTR_NONE;
+        out->n = p->n_ints;
+        out->v.list.i = p->ints;
+        return FL_OK;
+    case 8: {
+        fl_str *s = fl_arena_calloc(a, p->n_strings ? p->n_strings : 1, sizeof(fl_str));
+        if (!s) {
+            return fl_diag_oom(im->d);
+        }
+        for (size_t i = 0; i < p->n_strings; i++) {
+            s[i].p = fl_arena_strndup(a, (const char *)p->strings[i].data, p->strings[i].len);
+            s[i].len = p->strings[i].len;
+            if (!s[i].p) {
+                return fl_diag_oom(im->d);
+            }
+        }
+        out->kind = FL_ATTR_LIST;
+        out->list_kind = p->n_strings ? FL_ATTR_S : FL_ATTR_NONE;
+        out->n = p->n_strings;
+        out->v.list.s = s;
+        return FL_OK;
+    }
+    default:
+        out->kind = FL_ATTR_NONE; /* graphs, sparse tensors, type protos: not analysed */
+        return FL_OK;
+    }
+}
+
+/* Constant node -> Const kind. Supports value, value_float(s), value_int(s). */
+static fl_status import_constant(imp *im, fl_node *n, const Onnx__NodeProto *np) {
+    fl_graph *g = im->g;
+    if (np->n_attribute != 1 || !np->attribute[0]->name) {
+        return fl_diag_fail(im->d, FL_EINVAL, n,
+                            "Constant needs exactly one value attr, got %zu (field: attribute)",
+                            np->n_attribute);
+    }
+    const Onnx__AttributeProto *at = np->attribute[0];
+    const char *an = at->name;
+    const fl_const *k = NULL;
+    bool stripped = false;
+    if (strcmp(an, "value") == 0) {
+        if (!at->t) {
+            return fl_diag_fail(im->d, FL_EINVAL, n, "attr 'value' holds no tensor (field: t)");
+        }
+        fl_status st = decode_tensor(im, n, "attr 'value'", at->t, &k, &stripped);
+        if (st != FL_OK) {
+            return st;
+        }
+    } else if (strcmp(an, "value_float") == 0 || strcmp(an, "value_int") == 0 ||
+               strcmp(an, "value_floats") == 0 || strcmp(an, "value_ints") == 0) {
+        bool is_f = an[6] == 'f', is_list = an[strlen(an) - 1] == 's';
+        int64_t len = is_list ? (int64_t)(is_f ? at->n_floats : at->n_ints) : 1;
+        int64_t dims[1] = {len};
+        fl_value *v = fl_value_new(g->arena, is_f ? FL_DT_FLOAT : FL_DT_INT64, is_list, dims);
+        if (!v) {
+            return fl_diag_oom(im->d);
+        }
+        for (int64_t i = 0; i < len; i++) {
+            if (is_f) {
+                fl_value_set_f64(v, i, is_list ? at->floats[i] : at->f);
+            } else {
+                ((fl_sym *)v->ints)[i] = fl_sym_const(is_list ? at->ints[i] : at->i);
+            }
+        }
+        fl_attr t = fl_attr_make_tensor(g, "value", v->dtype, is_list, dims, v);
+        if (!t.v.tensor) {
+            return fl_diag_oom(im->d);
+        }
+        k = t.v.tensor;
+    } else {
+        return fl_diag_fail(im->d, FL_EINVAL, n,
+                            "Constant attr '%s' is not supported (value, value_float, "
+                            "value_floats, value_int, value_ints are)",
+                            an);
+    }
+    return make_const(im, n, k, stripped);
+}
+
+/* The registry kind of an op in `domain` ("" = ai.onnx). */
+static fl_op_kind lookup_op(const char *domain, const char *op_type) {
+    char buf[300];
+    const char *pfx = (!*domain || strcmp(domain, "ai.onnx") == 0) ? "onnx" : domain;
+    int w = snprintf(buf, sizeof buf, "%s::%s", pfx, op_type);
+    if (w < 0 || (size_t)w >= sizeof buf) {
+        return FL_OP_UNKNOWN;
+    }
+    return fl_op_lookup(buf);
+}
+
+static bool domain_supported(const char *domain) {
+    return !*domain || strcmp(domain, "ai.onnx") == 0 || strcmp(domain, "com.microsoft") == 0;
+}
+
+static bool domain_imported(const Onnx__ModelProto *m, const char *domain) {
+    bool dflt = !*domain || strcmp(domain, "ai.onnx") == 0;
+    for (size_t i = 0; i < m->n_opset_import; i++) {
+        const char *d = m->opset_import[i]->domain ? m->opset_import[i]->domain : "";
+        if (strcmp(d, domain) == 0 || (dflt && (!*d || strcmp(d, "ai.onnx") == 0))) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Sweep 1 for one node: create it, its attrs and its outputs. */
+static fl_status import_node(imp *im, const Onnx__ModelProto *m, size_t idx,
+                             const Onnx__NodeProto *np) {
+    fl_graph *g = im->g;
+    const char *op_type = np->op_type ? np->op_type : "";
+    const char *domain = np->domain ? np->domain : "";
+    if (!*op_type) {
+        return fl_diag_fail(im->d, FL_EINVAL, NULL,
+                            "node %zu ('%s') has an empty op_type "
+                            "(field: graph.node.op_type)",
+                            idx, np->name ? np->name : "");
+    }
+    const char *want = np->name && *np->name                             ? np->name
+                       : np->n_output && np->output[0] && *np->output[0] ? np->output[0]
+                                                                         : op_type;
+    fl_node *n = add_named(im, want, op_type);
+    if (!n) {
+        return im->d->status;
+    }
+    n->src = np;
+    n->device = "";
+    if (!domain_imported(m, domain)) {
+        return fl_diag_fail(im->d, FL_EINVAL, n,
+                            "domain '%s' is not declared in the model's opset_import (field: "
+                            "domain)",
+                            domain);
+    }
+    if (!domain_supported(domain)) {
+        return fl_diag_fail(im->d, FL_EINVAL, n,
+                            "opset domain '%s' is not supported (ai.onnx and com.microsoft are; "
+                            "field: domain)",
+                            domain);
+    }
+    if (np->n_output == 0) {
+        return fl_diag_fail(im->d, FL_EINVAL, n, "node has no outputs (field: output)");
+    }
+    if (np->n_output > 65535 || np->n_input > 65535) {
+        return fl_diag_fail(im->d, FL_EINVAL, n, "node has too many inputs or outputs");
+    }
+    fl_status st;
+    if (!*domain && strcmp(op_type, "Constant") == 0) {
+        st = import_constant(im, n, np);
+        if (st != FL_OK) {
+            return st;
+        }
+        if (np->n_output != 1) {
+            return fl_diag_fail(im->d, FL_EINVAL, n,
+                                "Constant has %zu outputs, expects 1 "
+                                "(field: output)",
+                                np->n_output);
+        }
+    } else {
+        n->kind = lookup_op(domain, op_type);
+        n->desc = fl_op_desc_of(n->kind);
+        n->attrs =
+            fl_arena_calloc(g->arena, np->n_attribute ? np->n_attribute : 1, sizeof(fl_attr));
+        if (!n->attrs) {
+            return fl_diag_oom(im->d);
+        }
+        for (size_t k = 0; k < np->n_attribute; k++) {
+            const Onnx__AttributeProto *at = np->attribute[k];
+            if (!at->name || !*at->name) {
+                return fl_diag_fail(im->d, FL_EINVAL, n,
+                                    "attribute %zu has no name (field: attribute.name)", k);
+            }
+            for (size_t j = 0; j < k; j++) {
+                if (strcmp(n->attrs[j].name, at->name) == 0) {
+                    return fl_diag_fail(im->d, FL_EINVAL, n,
+                                        "attr '%s' appears twice (field: attribute)", at->name);
+                }
+            }
+            st = convert_attr(im, n, at, &n->attrs[k]);
+            if (st != FL_OK) {
+                return st;
+            }
+            n->n_attrs++;
+        }
+        if (n->desc && n->desc->n_outputs >= 0 && (int)np->n_output > n->desc->n_outputs) {
+            return fl_diag_fail(im->d, FL_EINVAL, n,
+                                "has %zu outputs, the op has at most %d (field: output)",
+                                np->n_output, n->desc->n_outputs);
+        }
+        if (fl_node_alloc_outputs(g, n, (int)np->n_output) != FL_OK) {
+            return fl_diag_oom(im->d);
+        }
+    }
+    for (size_t k = 0; k < np->n_output; k++) {
+        char field[48];
+        snprintf(field, sizeof field, "output[%zu]", k);
+        st = def_value(im, n, np->output[k], (int)k, field);
+        if (st != FL_OK) {
+            return st;
+        }
+    }
+    return FL_OK;
+}
+
+static fl_status absent_input(imp *im, fl_input *in) {
+    if (!im->absent) {
+        const char *name = fl_graph_unique_name(im->g, "onnx::absent");
+        fl_node *n = name ? fl_graph_add_node(im->g, name, "onnx::_absent", im->d) : NULL;
+        if (!n) {
+            return name ? im->d->status : fl_diag_oom(im->d);
+        }
+        if (fl_node_alloc_outputs(im->g, n, 1) != FL_OK) {
+            return fl_diag_oom(im->d);
+        }
+        im->absent = n;
+    }
+    in->node = im->absent;
+    in->port = 0;
+    return FL_OK;
+}
+
+/* Sweep 2 for one node: resolve its inputs. */
+static fl_status resolve_inputs(imp *im, fl_node *n, const Onnx__NodeProto *np) {
+    size_t cnt = np->n_input;
+    while (cnt > 0 && (!np->input[cnt - 1] || !*np->input[cnt - 1])) {
+        cnt--; /* trailing absent optional inputs */
+    }
+    if (n->kind == FL_OP_CONST) {
+        if (cnt) {
+            return fl_diag_fail(im->d, FL_EINVAL, n,
+                                "Constant takes no inputs, got %zu (field: "
+                                "input)",
+                                cnt);
+        }
+        return FL_OK;
+    }
+    n->inputs = fl_arena_calloc(im->g->arena, cnt ? cnt : 1, sizeof(fl_input));
+    if (!n->inputs) {
+        return fl_diag_oom(im->d);
+    }
+    for (size_t k = 0; k < cnt; k++) {
+        const char *v = np->input[k];
+        fl_status st;
+        if (!v || !*v) {
+            st = absent_input(im, &n->inputs[k]);
+        } else {
+            const vslot *s = vmap_find(&im->values, v);
+            if (!s) {
+                return fl_diag_fail(im->d, FL_EINVAL, n,
+                                    "input '%s' is not produced by any node, initializer or graph "
+                                    "input (field: input[%zu])",
+                                    v, k);
+            }
+            n->inputs[k].node = s->node;
+            n->inputs[k].port = s->port;
+            st = FL_OK;
+        }
+        if (st != FL_OK) {
+            return st;
+        }
+    }
+    n->n_inputs = (int)cnt;
+    if (n->desc && (n->n_inputs < n->desc->min_inputs ||
+                    (n->desc->max_inputs >= 0 && n->n_inputs > n->desc->max_inputs))) {
+        if (n->desc->max_inputs < 0) {
+            return fl_diag_fail(im->d, FL_EINVAL, n,
+                                "expects at least %d inputs, got %d (field: input)",
+                                n->desc->min_inputs, n->n_inputs);
+        }
+        return fl_diag_fail(im->d, FL_EINVAL, n, "expects %d to %d inputs, got %d (field: input)",
+                            n->desc->min_inputs, n->desc->max_inputs, n->n_inputs);
+    }
+    return FL_OK;
+}
+
+static fl_status import_graph(imp *im, const Onnx__ModelProto *m) {
+    const Onnx__GraphProto *gp = m->graph;
+    fl_diag *d = im->d;
+    if (!gp) {
+        return fl_diag_fail(d, FL_EINVAL, NULL, "ONNX model has no graph (field: graph)");
+    }
+    int64_t total = (int64_t)gp->n_node + (int64_t)gp->n_initializer + (int64_t)gp->n_input;
+    if (total > im->o->max_nodes) {
+        return fl_diag_fail(d, FL_ELIMIT, NULL,
+                            "graph has %lld nodes, initializers and inputs, above the limit of "
+                            "%lld nodes (field: graph.node)",
+                            (long long)total, (long long)im->o->max_nodes);
+    }
+    /* The default opset must be imported and one whose operators we model. */
+    int64_t opset = -1;
+    for (size_t i = 0; i < m->n_opset_import; i++) {
+        const char *dm = m->opset_import[i]->domain ? m->opset_import[i]->domain : "";
+        if (!*dm || strcmp(dm, "ai.onnx") == 0) {
+            opset = m->opset_import[i]->version;
+        }
+    }
+    if (opset < 0) {
+        return fl_diag_fail(d, FL_EINVAL, NULL,
+                            "ONNX model imports no ai.onnx operator set (field: opset_import)");
+    }
+    if (opset < 7) {
+        return fl_diag_fail(d, FL_EINVAL, NULL,
+                            "ai.onnx opset %lld is not supported (7 and later are; field: "
+                            "opset_import)",
+                            (long long)opset);
+    }
+    im->g->producer = (int)(opset > 1000000 ? 1000000 : opset);
+    if (!vmap_init(&im->values, (size_t)total + 16)) {
+        return fl_diag_oom(d);
+    }
+    fl_status st = import_initializers(im, gp);
+    if (st == FL_OK) {
+        st = import_inputs(im, gp);
+    }
+    size_t first = im->g->n_nodes;
+    for (size_t i = 0; i < gp->n_node && st == FL_OK; i++) {
+        st = import_node(im, m, i, gp->node[i]);
+    }
+    for (size_t i = 0; i < gp->n_node && st == FL_OK; i++) {
+        st = resolve_inputs(im, im->g->nodes[first + i], gp->node[i]);
+    }
+    for (size_t i = 0; i < gp->n_output && st == FL_OK; i++) {
+        const char *v = gp->output[i]->name;
+        if (!v || !vmap_find(&im->values, v)) {
+            st = fl_diag_fail(d, FL_EINVAL, NULL,
+                              "graph output '%s' is not produced by any node (field: "
+                              "graph.output)",
+                              v ? v : "");
+        }
+    }
+    return st;
+}
+
+fl_status fl_import_onnx(fl_graph *g, const uint8_t *buf, size_t len, const fl_import_opts *o,
+                         fl_diag *d) {
+    ProtobufCAllocator alloc = {pb_alloc, pb_free, g->arena};
+    Onnx__ModelProto *m = onnx__model_proto__unpack(&alloc, len, buf);
+    if (!m) {
+        if (g->arena->failed) {
+            return fl_diag_oom(d);
+        }
+        return fl_diag_fail(d, FL_EINVAL, NULL,
+                            "not a valid binary ONNX ModelProto (%zu bytes could not be decoded "
+                            "as protobuf)",
+                            len);
+    }
+    g->src = NULL; /* not a GraphDef: nothing to write back */
+    imp im = {g, d, o, {NULL, 0, 0}, NULL};
+    fl_status st = import_graph(&im, m);
+    free(im.values.slots);
+    return st;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Sniffing                                                                   */
+/* ------------------------------------------------------------------------- */
+
+static bool rd_varint(const uint8_t *buf, size_t len, size_t *pos, uint64_t *out) {
+    uint64_t v = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+        if (*pos >= len) {
+            return false;
+        }
+        uint8_t b = buf[(*pos)++];
+        v |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) {
+            *out = v;
+            return true;
+        }
+    }
+    return false;
+}
+
+int fl_import_sniff_onnx(const uint8_t *buf, size_t len) {
+    /* A ModelProto carries its graph in field 7 and opset_import in field 8
+     * (length-delimited); neither GraphDef (fields 1-4) nor SavedModel (1, 2)
+     * has such a top-level field. Walk the top-level fields until one is
+     * seen, or the bytes stop parsing. */
+    size_t pos = 0;
+    while (pos < len) {
+        uint64_t key, v;
+        if (!rd_varint(buf, len, &pos, &key)) {
+            return 0;
+        }
+        uint64_t field = key >> 3, wt = key & 7;
+        if ((field == 7 || field == 8) && wt == 2) {
+            return 1;
+        }
+        switch (wt) {
+        case 0:
+            if (!rd_varint(buf, len, &pos, &v)) {
+                return 0;
+            }
+            break;
+        case 1:
+            pos += 8;
+            break;
+        case 2:
+            if (!rd_varint(buf, len, &pos, &v) || v > len - pos) {
+                return 0;
+            }
+            pos += (size_t)v;
+            break;
+        case 5:
+            pos += 4;
+            break;
+        default:
+            return 0;
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,477 @@
+/*
+ * test_onnx.c - the ONNX importer and the ONNX op family on small models
+ * built with onnxbuild: exact shapes, FLOPs, MACs and bytes; the Shape-chain
+ * evaluation; stripped initializers; error messages naming node and field.
+ */
+#include "foldline/foldline.h"
+#include "onnxbuild.h"
+#include "testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Analyses the model (no passes, per node). */
+static fl_report *run_opts(ob_model *m, fl_options *o, fl_status *st) {
+    size_t len;
+    uint8_t *buf = ob_pack(m, &len);
+    fl_report *r = NULL;
+    o->per_node = true;
+    *st = fl_analyze(buf, len, o, &r);
+    free(buf);
+    return r;
+}
+
+static fl_report *run_ok(ob_model *m) {
+    fl_options o;
+    fl_options_init(&o);
+    fl_status st;
+    fl_report *r = run_opts(m, &o, &st);
+    if (st != FL_OK) {
+        printf("analysis failed: %s\n", r && r->error ? r->error : "?");
+    }
+    assert_int_equal(st, FL_OK);
+    return r;
+}
+
+/* The error message of a failing analysis (the report is freed by the
+ * caller through the returned pointer's owner). */
+static fl_report *run_fail(ob_model *m, fl_status want) {
+    fl_options o;
+    fl_options_init(&o);
+    fl_status st;
+    fl_report *r = run_opts(m, &o, &st);
+    assert_int_equal(st, want);
+    assert_non_null(r);
+    assert_non_null(r->error);
+    printf("expected error: %s\n", r->error);
+    return r;
+}
+
+static const fl_report_node *node_named(const fl_report *r, const char *name) {
+    for (size_t i = 0; i < r->n_nodes_detail; i++) {
+        if (strcmp(r->nodes[i].name, name) == 0) {
+            return &r->nodes[i];
+        }
+    }
+    fail_msg("no node '%s'", name);
+    return NULL;
+}
+
+static void assert_counts(const fl_report_node *n, int64_t flops, int64_t macs, int64_t bytes) {
+    assert_true(n->flops.known && n->macs.known && n->bytes.known);
+    assert_int_equal(n->flops.value, flops);
+    assert_int_equal(n->macs.value, macs);
+    assert_int_equal(n->bytes.value, bytes);
+    assert_true(n->has_rule);
+    assert_false(n->incomplete);
+}
+
+/* ------------------------------------------------------------------------- */
+/* Convolution                                                                */
+/* ------------------------------------------------------------------------- */
+
+/* Grouped, dilated, padded Conv with a bias and stripped weights.
+ * X [1,8,10,10], W [16,4,3,3] (group 2: 8 = 4 x 2), dilation 2 -> effective
+ * kernel 5, pads 1: (10 + 2 - 5) / 1 + 1 = 8 -> Y [1,16,8,8], E(Y) = 1024.
+ * MACs = E(Y) x C_in/group x Kh x Kw = 1024 x 4 x 9 = 36864; FLOPs = 2 x MACs
+ * + E(Y) (bias) = 74752. Bytes read X 3200 + W 2304 (stripped: full size) +
+ * B 64, written 4096: 9664. */
+static void test_conv_group_dilation(void **state) {
+    (void)state;
+    ob_model *m = ob_new(13);
+    ob_input(m, "x", OB_FLOAT, 4, (int64_t[]){1, 8, 10, 10}, NULL);
+    ob_init_f(m, "w", 4, (int64_t[]){16, 4, 3, 3}, true);
+    ob_init_f(m, "b", 1, (int64_t[]){16}, false);
+    Onnx__NodeProto *c = ob_node(m, "Conv", "conv", "x,w,b", "y");
+    ob_attr_i(m, c, "group", 2);
+    ob_attr_ints(m, c, "dilations", 2, (int64_t[]){2, 2});
+    ob_attr_ints(m, c, "pads", 4, (int64_t[]){1, 1, 1, 1});
+    ob_attr_ints(m, c, "kernel_shape", 2, (int64_t[]){3, 3});
+    ob_output(m, "y");
+    fl_report *r = run_ok(m);
+    assert_string_equal(r->format, "onnx");
+    const fl_report_node *n = node_named(r, "conv");
+    assert_string_equal(n->op, "Conv");
+    assert_string_equal(n->outputs[0].shape, "[1,16,8,8]");
+    assert_counts(n, 74752, 36864, 9664);
+    /* The stripped initializer is a constant of unknown value: it moves
+     * nothing itself. */
+    const fl_report_node *w = node_named(r, "w");
+    assert_string_equal(w->outputs[0].shape, "[16,4,3,3]");
+    assert_int_equal(w->bytes.value, 0);
+    assert_int_equal(r->totals.macs.value, 36864);
+    assert_int_equal(r->n_unknown_ops, 0);
+    fl_report_free(r);
+    ob_free(m);
+}
+
+/* auto_pad SAME_UPPER, stride 2, no bias: X [1,3,15,15] -> ceil(15/2) = 8,
+ * Y [1,8,8,8] (512 elements); MACs = 512 x 3 x 3 x 3 = 13824, FLOPs 27648. */
+static void test_conv_same_upper(void **state) {
+    (void)state;
+    ob_model *m = ob_new(13);
+    ob_input(m, "x", OB_FLOAT, 4, (int64_t[]){1, 3, 15, 15}, NULL);
+    ob_init_f(m, "w", 4, (int64_t[]){8, 3, 3, 3}, false);
+    Onnx__NodeProto *c = ob_node(m, "Conv", "conv", "x,w", "y");
+    ob_attr_s(m, c, "auto_pad", "SAME_UPPER");
+    ob_attr_ints(m, c, "strides", 2, (int64_t[]){2, 2});
+    ob_output(m, "y");
+    fl_report *r = run_ok(m);
+    const fl_report_node *n = node_named(r, "conv");
+    assert_string_equal(n->outputs[0].shape, "[1,8,8,8]");
+    /* read 2700 + 864, written 2048 */
+    assert_counts(n, 27648, 13824, 2700 + 864 + 2048);
+    fl_report_free(r);
+    ob_free(m);
+}
+
+/* A dim_param becomes a symbol of that name, bindable with a symbol
+ * binding: X [N,3,8,8], 1x1 conv to 4 channels: MACs 768*N. */
+static void test_dim_param_symbol(void **state) {
+    (void)state;
+    ob_model *m = ob_new(13);
+    ob_input(m, "x", OB_FLOAT, 4, (int64_t[]){-1, 3, 8, 8}, (const char *const[]){"N", 0, 0, 0});
+    ob_init_f(m, "w", 4, (int64_t[]){4, 3, 1, 1}, true);
+    ob_node(m, "Conv", "conv", "x,w", "y");
+    ob_output(m, "y");
+    fl_report *r = run_ok(m);
+    assert_string_equal(node_named(r, "conv")->outputs[0].shape, "[N,4,8,8]");
+    assert_false(r->totals.macs.known);
+    assert_string_equal(r->totals.macs.text, "768*N");
+    assert_int_equal(r->n_inputs, 1);
+    assert_string_equal(r->inputs[0].shape, "[N,3,8,8]");
+    fl_report_free(r);
+
+    fl_options o;
+    fl_options_init(&o);
+    fl_symbol_binding b = {"N", 2};
+    o.symbols = &b;
+    o.n_symbols = 1;
+    fl_status st;
+    r = run_opts(m, &o, &st);
+    assert_int_equal(st, FL_OK);
+    assert_int_equal(r->totals.macs.value, 1536);
+    fl_report_free(r);
+    ob_free(m);
+}
+
+/* MaxPool with ceil_mode (GoogLeNet's 112 -> 56) and a window dropped from
+ * the end padding (6, k2, s2, pads 0/1: ceil(5/2) + 1 = 4, but the 4th
+ * window would start at 6 >= 6 + 0 -> 3). FLOPs = prod(kernel) x E(out) = 6 x 336. */
+static void test_pool_ceil_mode(void **state) {
+    (void)state;
+    ob_model *m = ob_new(13);
+    ob_input(m, "x", OB_FLOAT, 4, (int64_t[]){1, 2, 112, 6}, NULL);
+    Onnx__NodeProto *p = ob_node(m, "MaxPool", "pool", "x", "y");
+    ob_attr_ints(m, p, "kernel_shape", 2, (int64_t[]){3, 2});
+    ob_attr_ints(m, p, "strides", 2, (int64_t[]){2, 2});
+    ob_attr_ints(m, p, "pads", 4, (int64_t[]){0, 0, 0, 1});
+    ob_attr_i(m, p, "ceil_mode", 1);
+    ob_node(m, "GlobalAveragePool", "gap", "y", "z");
+    ob_output(m, "z");
+    fl_report *r = run_ok(m);
+    const fl_report_node *n = node_named(r, "pool");
+    assert_string_equal(n->outputs[0].shape, "[1,2,56,3]");
+    assert_int_equal(n->flops.value, 6 * 336);
+    const fl_report_node *g = node_named(r, "gap");
+    assert_string_equal(g->outputs[0].shape, "[1,2,1,1]");
+    assert_int_equal(g->flops.value, 336);
+    fl_report_free(r);
+    ob_free(m);
+}
+
+/* ------------------------------------------------------------------------- */
+/* Matrix products                                                            */
+/* ------------------------------------------------------------------------- */
+
+/* Gemm transA/transB: A [5,3] -> [3,5], B [4,5] -> [5,4], C [4]: Y [3,4],
+ * MACs 3 x 4 x 5 = 60, FLOPs 120 + 12 (C). */
+static void test_gemm_trans(void **state) {
+    (void)state;
+    ob_model *m = ob_new(13);
+    ob_input(m, "a", OB_FLOAT, 2, (int64_t[]){5, 3}, NULL);
+    ob_init_f(m, "b", 2, (int64_t[]){4, 5}, false);
+    ob_init_f(m, "c", 1, (int64_t[]){4}, false);
+    Onnx__NodeProto *g = ob_node(m, "Gemm", "gemm", "a,b,c", "y");
+    ob_attr_i(m, g, "transA", 1);
+    ob_attr_i(m, g, "transB", 1);
+    ob_output(m, "y");
+    fl_report *r = run_ok(m);
+    const fl_report_node *n = node_named(r, "gemm");
+    assert_string_equal(n->outputs[0].shape, "[3,4]");
+    assert_counts(n, 132, 60, (15 + 20 + 4 + 12) * 4);
+    fl_report_free(r);
+    ob_free(m);
+}
+
+/* MatMul, numpy semantics: [2,1,3,5] x [4,5,6] -> [2,4,3,6], MACs 8 x 3 x 6
+ * x 5 = 720; a vector operand is promoted and its dim dropped: [5] x [5,6]
+ * -> [6], MACs 30. */
+static void test_matmul_batched(void **state) {
+    (void)state;
+    ob_model *m = ob_new(13);
+    ob_input(m, "a", OB_FLOAT, 4, (int64_t[]){2, 1, 3, 5}, NULL);
+    ob_input(m, "b", OB_FLOAT, 3, (int64_t[]){4, 5, 6}, NULL);
+    ob_input(m, "v", OB_FLOAT, 1, (int64_t[]){5}, NULL);
+    ob_init_f(m, "w", 2, (int64_t[]){5, 6}, false);
+    ob_node(m, "MatMul", "mm", "a,b", "y");
+    ob_node(m, "MatMul", "mv", "v,w", "z");
+    ob_output(m, "y");
+    ob_output(m, "z");
+    fl_report *r = run_ok(m);
+    const fl_report_node *n = node_named(r, "mm");
+    assert_string_equal(n->outputs[0].shape, "[2,4,3,6]");
+    assert_counts(n, 1440, 720, (30 + 120 + 144) * 4);
+    n = node_named(r, "mv");
+    assert_string_equal(n->outputs[0].shape, "[6]");
+    assert_int_equal(n->macs.value, 30);
+    fl_report_free(r);
+    ob_free(m);
+}
+
+/* com.microsoft::FusedMatMul with transBatchB and transB (ORT's attention
+ * scores): A [4,128,64], B [128,4,64]: transBatchB moves dim 0 to rank-2
+ * ([4,128,64]), transB swaps the last two ([4,64,128]): Y [4,128,128], MACs
+ * 4 x 128 x 128 x 64; alpha 0.125 adds E(Y). */
+static void test_fused_matmul(void **state) {
+    (void)state;
+    ob_model *m = ob_new(13);
+    ob_opset(m, "com.microsoft", 1);
+    ob_input(m, "a", OB_FLOAT, 3, (int64_t[]){4, 128, 64}, NULL);
+    ob_input(m, "b", OB_FLOAT, 3, (int64_t[]){128, 4, 64}, NULL);
+    Onnx__NodeProto *f = ob_node(m, "FusedMatMul", "fmm", "a,b", "y");
+    ob_domain(m, f, "com.microsoft");
+    ob_attr_i(m, f, "transB", 1);
+    ob_attr_i(m, f, "transBatchB", 1);
+    ob_attr_f(m, f, "alpha", 0.125f);
+    ob_output(m, "y");
+    fl_report *r = run_ok(m);
+    const fl_report_node *n = node_named(r, "fmm");
+    assert_string_equal(n->op, "FusedMatMul");
+    assert_string_equal(n->outputs[0].shape, "[4,128,128]");
+    assert_int_equal(n->macs.value, 4 * 128 * 128 * 64);
+    assert_int_equal(n->flops.value, 2 * 4 * 128 * 128 * 64 + 4 * 128 * 128);
+    fl_report_free(r);
+    ob_free(m);
+}
+
+/* ------------------------------------------------------------------------- */
+/* Shape computations                                                         */
+/* ------------------------------------------------------------------------- */
+
+/* The exporter's Reshape target: Shape -> Gather -> Unsqueeze -> Concat with
+ * [-1] resolves exactly, also with a symbolic batch: X [N,3,4] -> [N,12]. */
+static void test_reshape_shape_chain(void **state) {
+    (void)state;
+    ob_model *m = ob_new(13);
+    ob_input(m, "x", OB_FLOAT, 3, (int64_t[]){-1, 3, 4}, (const char *const[]){"N", 0, 0});
+    ob_init_i64(m, "zero", 0, NULL, (int64_t[]){0});
+    ob_init_i64(m, "axes0", 1, (int64_t[]){1}, (int64_t[]){0});
+    Onnx__NodeProto *k = ob_node(m, "Constant", "minus1", "", "m1");
+    ob_attr_tensor_i64(m, k, "value", 1, (int64_t[]){1}, (int64_t[]){-1});
+    ob_node(m, "Shape", "shape", "x", "s");
+    Onnx__NodeProto *g = ob_node(m, "Gather", "gather", "s,zero", "n");
+    ob_attr_i(m, g, "axis", 0);
+    ob_node(m, "Unsqueeze", "unsq", "n,axes0", "n1");
+    Onnx__NodeProto *c = ob_node(m, "Concat", "concat", "n1,m1", "target");
+    ob_attr_i(m, c, "axis", 0);
+    ob_node(m, "Reshape", "reshape", "x,target", "y");
+    ob_node(m, "Flatten", "flat", "x", "f");
+    ob_output(m, "y");
+    ob_output(m, "f");
+    fl_report *r = run_ok(m);
+    assert_string_equal(node_named(r, "gather")->outputs[0].shape, "[]");
+    assert_string_equal(node_named(r, "concat")->outputs[0].shape, "[2]");
+    const fl_report_node *n = node_named(r, "reshape");
+    assert_string_equal(n->outputs[0].shape, "[N,12]");
+    assert_int_equal(n->bytes.value, 0); /* Reshape aliases its input */
+    assert_string_equal(node_named(r, "flat")->outputs[0].shape, "[N,12]");
+    assert_string_equal(node_named(r, "minus1")->op, "Constant");
+    assert_int_equal(r->nodes_incomplete, 0);
+    fl_report_free(r);
+    ob_free(m);
+}
+
+/* Slice (opset 13 inputs): X [10,20]; axis 0 from 1 to 100 (clamped to 10)
+ * step 2 -> 5; axis 1 from -5 (15) to the end -> 5. A reversed slice of the
+ * whole axis 1 (start -1, end INT64_MIN, step -1) keeps 20. */
+static void test_slice(void **state) {
+    (void)state;
+    ob_model *m = ob_new(13);
+    ob_input(m, "x", OB_FLOAT, 2, (int64_t[]){10, 20}, NULL);
+    ob_init_i64(m, "starts", 1, (int64_t[]){2}, (int64_t[]){1, -5});
+    ob_init_i64(m, "ends", 1, (int64_t[]){2}, (int64_t[]){100, INT64_MAX});
+    ob_init_i64(m, "axes", 1, (int64_t[]){2}, (int64_t[]){0, 1});
+    ob_init_i64(m, "steps", 1, (int64_t[]){2}, (int64_t[]){2, 1});
+    ob_init_i64(m, "rs", 1, (int64_t[]){1}, (int64_t[]){-1});
+    ob_init_i64(m, "re", 1, (int64_t[]){1}, (int64_t[]){INT64_MIN});
+    ob_init_i64(m, "ra", 1, (int64_t[]){1}, (int64_t[]){-1});
+    ob_node(m, "Slice", "slice", "x,starts,ends,axes,steps", "y");
+    ob_node(m, "Slice", "rev", "x,rs,re,ra,rs", "z");
+    ob_output(m, "y");
+    ob_output(m, "z");
+    fl_report *r = run_ok(m);
+    const fl_report_node *n = node_named(r, "slice");
+    assert_string_equal(n->outputs[0].shape, "[5,5]");
+    assert_int_equal(n->flops.value, 0);
+    assert_true(n->has_rule);
+    assert_string_equal(node_named(r, "rev")->outputs[0].shape, "[10,20]");
+    fl_report_free(r);
+    ob_free(m);
+}
+
+/* An absent optional input in the middle (Clip without min) reads the
+ * importer's empty marker; trailing absent inputs are dropped. */
+static void test_absent_optional_input(void **state) {
+    (void)state;
+    ob_model *m = ob_new(13);
+    ob_input(m, "x", OB_FLOAT, 2, (int64_t[]){4, 5}, NULL);
+    ob_init_f(m, "hi", 0, NULL, false);
+    ob_node(m, "Clip", "clip", "x,,hi", "y");
+    ob_node(m, "Relu", "relu", "y,", "z");
+    ob_output(m, "z");
+    fl_report *r = run_ok(m);
+    const fl_report_node *n = node_named(r, "clip");
+    assert_string_equal(n->outputs[0].shape, "[4,5]");
+    assert_counts(n, 20, 0, 80 + 4 + 80);
+    assert_int_equal(node_named(r, "relu")->flops.value, 20);
+    fl_report_free(r);
+    ob_free(m);
+}
+
+/* ------------------------------------------------------------------------- */
+/* Errors                                                                     */
+/* ------------------------------------------------------------------------- */
+
+static void test_error_missing_input(void **state) {
+    (void)state;
+    ob_model *m = ob_new(13);
+    ob_input(m, "x", OB_FLOAT, 1, (int64_t[]){4}, NULL);
+    ob_node(m, "Add", "adder", "x,nope", "y");
+    ob_output(m, "y");
+    fl_report *r = run_fail(m, FL_EINVAL);
+    assert_non_null(strstr(r->error, "node 'adder'"));
+    assert_non_null(strstr(r->error, "'nope'"));
+    assert_non_null(strstr(r->error, "input[1]"));
+    fl_report_free(r);
+    ob_free(m);
+}
+
+static void test_error_raw_data_size(void **state) {
+    (void)state;
+    ob_model *m = ob_new(13);
+    ob_input(m, "x", OB_FLOAT, 2, (int64_t[]){2, 2}, NULL);
+    Onnx__TensorProto *t = ob_init_f(m, "w", 2, (int64_t[]){2, 2}, false);
+    t->raw_data.len = 12; /* 3 floats for 4 elements */
+    ob_node(m, "Mul", "mul", "x,w", "y");
+    ob_output(m, "y");
+    fl_report *r = run_fail(m, FL_EINVAL);
+    assert_non_null(strstr(r->error, "node 'w'"));
+    assert_non_null(strstr(r->error, "raw_data is 12 bytes"));
+    fl_report_free(r);
+    ob_free(m);
+
+    /* The same in a Constant node names that node. */
+    m = ob_new(13);
+    Onnx__NodeProto *k = ob_node(m, "Constant", "konst", "", "c");
+    ob_attr_tensor_i64(m, k, "value", 1, (int64_t[]){2}, (int64_t[]){1, 2});
+    k->attribute[0]->t->raw_data.len = 9;
+    ob_output(m, "c");
+    r = run_fail(m, FL_EINVAL);
+    assert_non_null(strstr(r->error, "node 'konst'"));
+    assert_non_null(strstr(r->error, "attr 'value'"));
+    fl_report_free(r);
+    ob_free(m);
+}
+
+static void test_error_duplicate_output_and_domain(void **state) {
+    (void)state;
+    ob_model *m = ob_new(13);
+    ob_input(m, "x", OB_FLOAT, 1, (int64_t[]){4}, NULL);
+    ob_node(m, "Relu", "r1", "x", "y");
+    ob_node(m, "Relu", "r2", "x", "y");
+    ob_output(m, "y");
+    fl_report *r = run_fail(m, FL_EINVAL);
+    assert_non_null(strstr(r->error, "node 'r2'"));
+    assert_non_null(strstr(r->error, "already produced by 'r1'"));
+    fl_report_free(r);
+    ob_free(m);
+
+    m = ob_new(13);
+    ob_opset(m, "ai.onnx.ml", 3);
+    ob_input(m, "x", OB_FLOAT, 1, (int64_t[]){4}, NULL);
+    Onnx__NodeProto *n = ob_node(m, "Scaler", "scale", "x", "y");
+    ob_domain(m, n, "ai.onnx.ml");
+    ob_output(m, "y");
+    r = run_fail(m, FL_EINVAL);
+    assert_non_null(strstr(r->error, "node 'scale'"));
+    assert_non_null(strstr(r->error, "domain 'ai.onnx.ml' is not supported"));
+    fl_report_free(r);
+    ob_free(m);
+}
+
+static void test_error_limits_and_garbage(void **state) {
+    (void)state;
+    ob_model *m = ob_new(13);
+    ob_input(m, "x", OB_FLOAT, 1, (int64_t[]){4}, NULL);
+    ob_node(m, "Relu", "r1", "x", "y");
+    ob_node(m, "Relu", "r2", "y", "z");
+    ob_output(m, "z");
+    fl_options o;
+    fl_options_init(&o);
+    o.max_nodes = 2;
+    fl_status st;
+    fl_report *r = run_opts(m, &o, &st);
+    assert_int_equal(st, FL_ELIMIT);
+    assert_non_null(strstr(r->error, "limit"));
+    fl_report_free(r);
+
+    /* Writing an optimised graph back is not implemented for ONNX. */
+    fl_options_init(&o);
+    o.passes = "default";
+    o.return_graph = true;
+    r = run_opts(m, &o, &st);
+    assert_int_equal(st, FL_EUSAGE);
+    assert_non_null(strstr(r->error, "ONNX"));
+    fl_report_free(r);
+
+    /* The default passes run on ONNX op kinds and leave the counts alone. */
+    fl_options_init(&o);
+    o.passes = "default";
+    r = run_opts(m, &o, &st);
+    assert_int_equal(st, FL_OK);
+    assert_int_equal(r->after.flops.value, r->before.flops.value);
+    fl_report_free(r);
+    ob_free(m);
+
+    /* Bytes that are not a ModelProto, forced as ONNX. */
+    fl_options_init(&o);
+    o.format = FL_FORMAT_ONNX;
+    const uint8_t junk[] = {0x3a, 0x05, 0x01};
+    r = NULL;
+    st = fl_analyze(junk, sizeof junk, &o, &r);
+    assert_int_equal(st, FL_EINVAL);
+    assert_non_null(strstr(r->error, "ONNX"));
+    fl_report_free(r);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_conv_group_dilation),
+        cmocka_unit_test(test_conv_same_upper),
+        cmocka_unit_test(test_dim_param_symbol),
+        cmocka_unit_test(test_pool_ceil_mode),
+        cmocka_unit_test(test_gemm_trans),
+        cmocka_unit_test(test_matmul_batched),
+        cmocka_unit_test(test_fused_matmul),
+        cmocka_unit_test(test_reshape_shape_chain),
+        cmocka_unit_test(test_slice),
+        cmocka_unit_test(test_absent_optional_input),
+        cmocka_unit_test(test_error_missing_input),
+        cmocka_unit_test(test_error_raw_data_size),
+        cmocka_unit_test(test_error_duplicate_output_and_domain),
+        cmocka_unit_test(test_error_limits_and_garbage),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
