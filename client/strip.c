@@ -5,6 +5,7 @@
  */
 #include "strip.h"
 
+#include "onnx/onnx.pb-c.h"
 #include "tensorflow/graph.pb-c.h"
 #include "tensorflow/saved_model.pb-c.h"
 
@@ -77,6 +78,54 @@ static int strip_graph(Tensorflow__GraphDef *g, int64_t threshold) {
     return 0;
 }
 
+/* ONNX: a tensor above the threshold keeps name, dims and data_type and loses
+ * its contents (raw_data and the typed fields), which is how the engine's
+ * ONNX importer recognises a stripped constant. External data is left as
+ * is (already not in the file). */
+static void strip_onnx_tensor(Onnx__TensorProto *t, int64_t threshold) {
+    if (!t || (int64_t)onnx__tensor_proto__get_packed_size(t) <= threshold) {
+        return;
+    }
+    free(t->raw_data.data);
+    t->raw_data.data = NULL;
+    t->raw_data.len = 0;
+    t->has_raw_data = 0;
+#define FL_DROP(field)                                                                             \
+    free(t->field);                                                                                \
+    t->field = NULL;                                                                               \
+    t->n_##field = 0
+    FL_DROP(float_data);
+    FL_DROP(int32_data);
+    FL_DROP(int64_data);
+    FL_DROP(double_data);
+    FL_DROP(uint64_data);
+#undef FL_DROP
+    for (size_t i = 0; i < t->n_string_data; i++) {
+        free(t->string_data[i].data);
+    }
+    free(t->string_data);
+    t->string_data = NULL;
+    t->n_string_data = 0;
+}
+
+static void strip_onnx_graph(Onnx__GraphProto *g, int64_t threshold) {
+    for (size_t i = 0; g && i < g->n_initializer; i++) {
+        strip_onnx_tensor(g->initializer[i], threshold);
+    }
+    for (size_t i = 0; g && i < g->n_node; i++) {
+        const Onnx__NodeProto *nd = g->node[i];
+        if (!nd->op_type || strcmp(nd->op_type, "Constant") != 0 ||
+            (nd->domain && nd->domain[0] && strcmp(nd->domain, "ai.onnx") != 0)) {
+            continue;
+        }
+        for (size_t k = 0; k < nd->n_attribute; k++) {
+            if (nd->attribute[k]->name && strcmp(nd->attribute[k]->name, "value") == 0) {
+                strip_onnx_tensor(nd->attribute[k]->t, threshold);
+            }
+        }
+    }
+}
+
 /* Packs a message into a malloc'd buffer. */
 static unsigned char *pack(const ProtobufCMessage *m, size_t *out_len) {
     size_t n = protobuf_c_message_get_packed_size(m);
@@ -91,11 +140,17 @@ static unsigned char *pack(const ProtobufCMessage *m, size_t *out_len) {
 unsigned char *fl_strip_weights(const unsigned char *buf, size_t len, fl_format fmt,
                                 int64_t threshold, size_t *out_len) {
     if (fmt == FL_FORMAT_AUTO) {
-        /* The engine's rule: a SavedModel opens with field 1 as a varint. */
-        fmt = len > 0 && buf[0] == 0x08 ? FL_FORMAT_SAVEDMODEL : FL_FORMAT_GRAPHDEF;
+        fmt = fl_detect_format(buf, len);
     }
     unsigned char *out = NULL;
-    if (fmt == FL_FORMAT_GRAPHDEF) {
+    if (fmt == FL_FORMAT_ONNX) {
+        Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, len, buf);
+        if (m) {
+            strip_onnx_graph(m->graph, threshold);
+            out = pack(&m->base, out_len);
+            onnx__model_proto__free_unpacked(m, NULL);
+        }
+    } else if (fmt == FL_FORMAT_GRAPHDEF) {
         Tensorflow__GraphDef *g = tensorflow__graph_def__unpack(NULL, len, buf);
         if (g) {
             if (strip_graph(g, threshold) == 0) {

@@ -17,7 +17,8 @@
  * but not its values; costs need only those). Sets *out_len. Returns NULL when
  * the bytes do not decode (the caller sends them unchanged and lets the
  * server report the problem) or memory runs out. Constants inside library
- * functions are left alone. */
+ * functions are left alone. For ONNX, initializers and Constant values above
+ * the threshold keep name, dims and data_type and lose their contents. */
 unsigned char *fl_strip_weights(const unsigned char *buf, size_t len, fl_format fmt,
                                 int64_t threshold, size_t *out_len);
 

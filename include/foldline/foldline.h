@@ -120,6 +120,10 @@ typedef struct fl_options {
 /* Fills defaults (no bindings, auto format, limits as documented above). */
 void fl_options_init(fl_options *o);
 
+/* The format FL_FORMAT_AUTO resolves to for these bytes: ONNX, SavedModel or
+ * (otherwise) GraphDef, by the leading fields; never FL_FORMAT_AUTO. */
+fl_format fl_detect_format(const void *bytes, size_t len);
+
 /* An exact count: a known integer, or a formula in symbols. */
 typedef struct fl_quantity {
     bool known;       /* value is exact */

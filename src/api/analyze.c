@@ -568,6 +568,12 @@ static fl_status run_passes(fl_ctx *c, const fl_options *opt, fl_report *r) {
     return st;
 }
 
+fl_format fl_detect_format(const void *bytes, size_t len) {
+    return fl_import_sniff_onnx(bytes, len)         ? FL_FORMAT_ONNX
+           : fl_import_sniff_savedmodel(bytes, len) ? FL_FORMAT_SAVEDMODEL
+                                                    : FL_FORMAT_GRAPHDEF;
+}
+
 fl_status fl_analyze(const void *bytes, size_t len, const fl_options *opt_in, fl_report **out) {
     fl_options defaults;
     if (!opt_in) {
@@ -598,9 +604,7 @@ fl_status fl_analyze(const void *bytes, size_t len, const fl_options *opt_in, fl
 
     fl_format fmt = opt->format;
     if (st == FL_OK && fmt == FL_FORMAT_AUTO) {
-        fmt = fl_import_sniff_onnx(bytes, len)         ? FL_FORMAT_ONNX
-              : fl_import_sniff_savedmodel(bytes, len) ? FL_FORMAT_SAVEDMODEL
-                                                       : FL_FORMAT_GRAPHDEF;
+        fmt = fl_detect_format(bytes, len);
     }
     fl_import_opts io = {opt->max_nodes, opt->max_value_elements, opt->saved_model_tag};
     if (st == FL_OK) {

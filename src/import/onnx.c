@@ -8,10 +8,11 @@
  *    field: a "stripped" file) or whose data lives in an external file is a
  *    stripped constant (FL_NODE_STRIPPED: value unknown, full size counted);
  *  - every graph input that is not an initializer becomes a node of kind
- *    Placeholder named after its value, with attrs dtype and shape (-1 for a
- *    dim_param or absent dim). Its output shape is set here: a dim_param
- *    becomes the symbol of that name (so `--bind batch=8` binds it) and a
- *    dim without value or name the symbol INPUT.AXIS, as for TensorFlow;
+ *    Placeholder named after its value, with attrs dtype, shape (-1 for a
+ *    dim_param or absent dim) and _dim_names (the dim_params, "" for none):
+ *    shape inference makes a dim_param the symbol of that name (so
+ *    `--bind batch=8` binds it) and a dim without value or name the symbol
+ *    INPUT.AXIS, as for TensorFlow;
  *  - a Constant node becomes a node of kind Const (op "Constant");
  *  - every other node keeps its op_type as op and is looked up in the
  *    registry under its qualified name (ops.def: "onnx::Conv",
@@ -467,18 +468,17 @@ static fl_status import_inputs(imp *im, const Onnx__GraphProto *gp) {
             return fl_diag_fail(im->d, FL_EINVAL, n, "graph input has more than 254 dims");
         }
         int64_t *lit = fl_arena_calloc(g->arena, rank > 0 ? (size_t)rank : 1, sizeof(int64_t));
-        fl_sym *dims = fl_arena_calloc(g->arena, rank > 0 ? (size_t)rank : 1, sizeof(fl_sym));
-        if (!lit || !dims || fl_node_alloc_outputs(g, n, 1) != FL_OK) {
+        fl_str *names = fl_arena_calloc(g->arena, rank > 0 ? (size_t)rank : 1, sizeof(fl_str));
+        if (!lit || !names || fl_node_alloc_outputs(g, n, 1) != FL_OK) {
             return fl_diag_oom(im->d);
         }
         for (int k = 0; k < rank; k++) {
             const Onnx__TensorShapeProto__Dimension *dm = sp->dim[k];
             lit[k] = -1;
-            const char *sym = NULL;
+            names[k].p = "";
             if (dm->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
                 dm->dim_value >= 0) {
                 lit[k] = dm->dim_value;
-                dims[k] = fl_sym_const(dm->dim_value);
                 continue;
             }
             if (dm->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE) {
@@ -489,32 +489,31 @@ static fl_status import_inputs(imp *im, const Onnx__GraphProto *gp) {
             }
             if (dm->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM &&
                 dm->dim_param && *dm->dim_param) {
-                sym = dm->dim_param;
-            } else {
-                sym = fl_arena_printf(g->arena, "%s.%d", n->name, k);
-            }
-            if (!sym || fl_sym_var(g->syms, sym, &dims[k]) != FL_OK) {
-                return fl_diag_oom(im->d);
+                names[k].p = dm->dim_param;
+                names[k].len = strlen(dm->dim_param);
             }
         }
-        n->attrs = fl_arena_calloc(g->arena, 2, sizeof(fl_attr));
+        n->attrs = fl_arena_calloc(g->arena, 3, sizeof(fl_attr));
         if (!n->attrs) {
             return fl_diag_oom(im->d);
         }
         n->attrs[0] = fl_attr_make_type(g, "dtype", dt);
         n->n_attrs = 1;
         if (rank >= 0) {
+            /* The Placeholder's shape attr, and the names of its free dims
+             * (dim_param; "" for none) in _dim_names: shape inference makes
+             * them symbols of those names (others INPUT.AXIS). */
             n->attrs[1].name = "shape";
             n->attrs[1].kind = FL_ATTR_SHAPE;
             n->attrs[1].v.shape.rank = rank;
             n->attrs[1].v.shape.dims = lit;
-            n->n_attrs = 2;
+            n->attrs[2].name = "_dim_names";
+            n->attrs[2].kind = FL_ATTR_LIST;
+            n->attrs[2].list_kind = FL_ATTR_S;
+            n->attrs[2].n = (size_t)rank;
+            n->attrs[2].v.list.s = names;
+            n->n_attrs = 3;
         }
-        /* The declared shape, with symbols named as above; inference keeps
-         * it (a placeholder whose output is set is taken as bound). */
-        n->outputs[0].dtype = dt;
-        n->outputs[0].shape.rank = rank;
-        n->outputs[0].shape.dims = rank >= 0 ? dims : NULL;
         fl_status st = def_value(im, n, vi->name, 0, "graph.input");
         if (st != FL_OK) {
             return st;

@@ -548,11 +548,20 @@ static fl_status infer_placeholder(fl_ctx *c, fl_node *n) {
     if (st != FL_OK) {
         return st;
     }
+    /* A free dim is the symbol INPUT.AXIS, or the name the file gave it
+     * (ONNX's dim_param, kept by the importer in attr _dim_names: one string
+     * per dim, empty for "no name"). */
+    const fl_attr *names = fl_node_attr(n, "_dim_names");
+    if (names && (names->kind != FL_ATTR_LIST || names->list_kind != FL_ATTR_S ||
+                  names->n != (size_t)s.rank)) {
+        names = NULL;
+    }
     for (int i = 0; i < s.rank; i++) {
         if (!fl_sym_is_unknown(s.dims[i])) {
             continue;
         }
-        char *name = fl_arena_printf(c->a, "%s.%d", n->name, i);
+        char *name = names && names->v.list.s[i].len ? (char *)names->v.list.s[i].p
+                                                     : fl_arena_printf(c->a, "%s.%d", n->name, i);
         if (!name) {
             return fl_diag_oom(c->d);
         }

@@ -3,8 +3,10 @@
  *
  * The models are built with the tests' GraphDef builder, so they are ours and
  * can be regenerated: build the target fl_mkmodels and run it with the output
- * directory (tests/data). Weights follow a fixed pattern.
+ * directory (tests/data). Weights follow a fixed pattern (GraphDef) or are
+ * zeros (ONNX).
  */
+#include "onnxbuild.h"
 #include "testgraph.h"
 
 #include <stdio.h>
@@ -79,11 +81,75 @@ static tg_graph *tiny_cnn(void) {
     return g;
 }
 
+static int write_bytes(uint8_t *buf, size_t len, const char *dir, const char *name) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    int rc = 0;
+    if (!f || fwrite(buf, 1, len, f) != len || fclose(f) != 0) {
+        fprintf(stderr, "mkmodels: cannot write %s\n", path);
+        rc = 1;
+    } else {
+        printf("wrote %s (%zu bytes)\n", path, len);
+    }
+    free(buf);
+    return rc;
+}
+
+/* tiny_cnn.onnx: the same kind of classifier as ONNX (opset 13, NCHW), batch
+ * a dim_param N. input [N,3,32,32] -> Conv 8x3x3x3 pads 1 + bias ->
+ * BatchNormalization -> Relu -> MaxPool 2x2/2 -> Conv 16x8x3x3 stride 2 pads 1
+ * + bias -> Relu -> GlobalAveragePool -> Flatten -> Gemm (transB) 10x16 + bias
+ * -> Softmax. conv2's weights (4608 bytes) are above --strip-weights'
+ * default threshold, conv1's (864) below. */
+static uint8_t *tiny_cnn_onnx(size_t *len) {
+    ob_model *m = ob_new(13);
+    ob_input(m, "input", OB_FLOAT, 4, (int64_t[]){-1, 3, 32, 32},
+             (const char *const[]){"N", NULL, NULL, NULL});
+    ob_init_f(m, "conv1.w", 4, (int64_t[]){8, 3, 3, 3}, false);
+    ob_init_f(m, "conv1.b", 1, (int64_t[]){8}, false);
+    Onnx__NodeProto *c1 = ob_node(m, "Conv", "conv1", "input,conv1.w,conv1.b", "c1");
+    ob_attr_ints(m, c1, "kernel_shape", 2, (int64_t[]){3, 3});
+    ob_attr_ints(m, c1, "pads", 4, (int64_t[]){1, 1, 1, 1});
+    static const char *const bn_params[] = {"bn1.scale", "bn1.bias", "bn1.mean", "bn1.var"};
+    for (int i = 0; i < 4; i++) {
+        ob_init_f(m, bn_params[i], 1, (int64_t[]){8}, false);
+    }
+    Onnx__NodeProto *bn =
+        ob_node(m, "BatchNormalization", "bn1", "c1,bn1.scale,bn1.bias,bn1.mean,bn1.var", "b1");
+    ob_attr_f(m, bn, "epsilon", 1e-5f);
+    ob_node(m, "Relu", "relu1", "b1", "r1");
+    Onnx__NodeProto *p1 = ob_node(m, "MaxPool", "pool1", "r1", "p1");
+    ob_attr_ints(m, p1, "kernel_shape", 2, (int64_t[]){2, 2});
+    ob_attr_ints(m, p1, "strides", 2, (int64_t[]){2, 2});
+    ob_init_f(m, "conv2.w", 4, (int64_t[]){16, 8, 3, 3}, false);
+    ob_init_f(m, "conv2.b", 1, (int64_t[]){16}, false);
+    Onnx__NodeProto *c2 = ob_node(m, "Conv", "conv2", "p1,conv2.w,conv2.b", "c2");
+    ob_attr_ints(m, c2, "kernel_shape", 2, (int64_t[]){3, 3});
+    ob_attr_ints(m, c2, "strides", 2, (int64_t[]){2, 2});
+    ob_attr_ints(m, c2, "pads", 4, (int64_t[]){1, 1, 1, 1});
+    ob_node(m, "Relu", "relu2", "c2", "r2");
+    ob_node(m, "GlobalAveragePool", "gap", "r2", "g");
+    ob_node(m, "Flatten", "flatten", "g", "f");
+    ob_init_f(m, "fc.w", 2, (int64_t[]){10, 16}, false);
+    ob_init_f(m, "fc.b", 1, (int64_t[]){10}, false);
+    Onnx__NodeProto *fc = ob_node(m, "Gemm", "fc", "f,fc.w,fc.b", "logits");
+    ob_attr_i(m, fc, "transB", 1);
+    ob_node(m, "Softmax", "softmax", "logits", "probs");
+    ob_output(m, "probs");
+    uint8_t *buf = ob_pack(m, len);
+    ob_free(m);
+    return buf;
+}
+
 int main(int argc, char **argv) {
     const char *dir = argc > 1 ? argv[1] : ".";
     int rc = 0;
     tg_graph *g = tiny_cnn();
     rc |= write_model(g, dir, "tiny_cnn.pb");
     tg_free(g);
+    size_t len = 0;
+    uint8_t *onnx = tiny_cnn_onnx(&len);
+    rc |= write_bytes(onnx, len, dir, "tiny_cnn.onnx");
     return rc;
 }

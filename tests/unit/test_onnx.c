@@ -156,6 +156,39 @@ static void test_dim_param_symbol(void **state) {
     ob_free(m);
 }
 
+/* The symbol names survive the rewrite passes: after a pass the graph is
+ * re-inferred from scratch, and the placeholder must name its free dim N
+ * again (it did not: the output became [x.0,4,8,8] and the passes' output
+ * check failed). Two equal Relu nodes make CSE fire. */
+static void test_dim_param_symbol_after_passes(void **state) {
+    (void)state;
+    ob_model *m = ob_new(13);
+    ob_input(m, "x", OB_FLOAT, 4, (int64_t[]){-1, 3, 8, 8}, (const char *const[]){"N", 0, 0, 0});
+    ob_init_f(m, "w", 4, (int64_t[]){4, 3, 1, 1}, false);
+    ob_node(m, "Conv", "conv", "x,w", "c");
+    ob_node(m, "Relu", "relu1", "c", "r1");
+    ob_node(m, "Relu", "relu2", "c", "r2");
+    ob_node(m, "Add", "add", "r1,r2", "y");
+    ob_output(m, "y");
+    fl_options o;
+    fl_options_init(&o);
+    o.passes = "default";
+    fl_status st;
+    fl_report *r = run_opts(m, &o, &st);
+    if (st != FL_OK) {
+        printf("analysis failed: %s\n", r && r->error ? r->error : "?");
+    }
+    assert_int_equal(st, FL_OK);
+    assert_true(r->n_ledger > 0); /* CSE merged relu1 and relu2 */
+    assert_int_equal(r->n_symbols, 1);
+    assert_string_equal(r->symbols[0], "N");
+    /* conv 2*768*N, two Relu and the Add 256*N each; CSE drops one Relu. */
+    assert_string_equal(r->before.flops.text, "2304*N");
+    assert_string_equal(r->after.flops.text, "2048*N");
+    fl_report_free(r);
+    ob_free(m);
+}
+
 /* MaxPool with ceil_mode (GoogLeNet's 112 -> 56) and a window dropped from
  * the end padding (6, k2, s2, pads 0/1: ceil(5/2) + 1 = 4, but the 4th
  * window would start at 6 >= 6 + 0 -> 3). FLOPs = prod(kernel) x E(out) = 6 x 336. */
@@ -461,6 +494,7 @@ int main(void) {
         cmocka_unit_test(test_conv_group_dilation),
         cmocka_unit_test(test_conv_same_upper),
         cmocka_unit_test(test_dim_param_symbol),
+        cmocka_unit_test(test_dim_param_symbol_after_passes),
         cmocka_unit_test(test_pool_ceil_mode),
         cmocka_unit_test(test_gemm_trans),
         cmocka_unit_test(test_matmul_batched),
