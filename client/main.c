@@ -30,6 +30,7 @@ static const char usage_text[] =
     "       foldline --server HOST:PORT [remote options] analyze MODEL [options]\n"
     "       foldline --server HOST:PORT [remote options] optimize MODEL -o OUT.pb [options]\n"
     "       foldline --server HOST:PORT [remote options] profiles [--sources] [--json]\n"
+    "       foldline --server HOST:PORT [remote options] health [SERVICE]\n"
     "       foldline profiles [--profiles-dir DIR] [--sources] [--json]\n"
     "       foldline calibrate [-o FILE] [--short] [--name NAME]\n"
     "       foldline --help | --version\n"
@@ -422,6 +423,23 @@ static int cmd_remote_profiles(int argc, char **argv) {
     return 0;
 }
 
+/* `foldline --server HOST:PORT health [SERVICE]`: the server's Health/Check
+ * answer on stdout; exit 0 when SERVING, 3 otherwise (not serving, not
+ * reachable, or the call failed). For container and service health checks. */
+static int cmd_remote_health(int argc, char **argv) {
+    if (argc > 1) {
+        return fl_cli_usage_error("health: expected at most one SERVICE name, got '%s'", argv[1]);
+    }
+    char status[64], err[1024];
+    if (fl_remote_health(&remote, argc ? argv[0] : "", status, sizeof status, err, sizeof err) !=
+        FL_REMOTE_OK) {
+        fprintf(stderr, "foldline: server %s: %s\n", remote.server, err);
+        return EXIT_IO;
+    }
+    printf("%s\n", status);
+    return strcmp(status, "SERVING") == 0 ? 0 : EXIT_IO;
+}
+
 /* Writes the optimised graph of `foldline optimize` and prints its summary. */
 static int write_optimized(const cli *c, const fl_report *r) {
     FILE *f = fopen(c->out_path, "wb");
@@ -644,12 +662,15 @@ static int main_remote(int argc, char **argv) {
                                 "--server HOST:PORT");
     } else if (i < argc && strcmp(argv[i], "profiles") == 0) {
         rc = cmd_remote_profiles(argc - i - 1, argv + i + 1);
+    } else if (i < argc && strcmp(argv[i], "health") == 0) {
+        rc = cmd_remote_health(argc - i - 1, argv + i + 1);
     } else if (i < argc && strcmp(argv[i], "optimize") == 0) {
         rc = run_command(argc - i - 1, argv + i + 1, true);
     } else if (i >= argc || strcmp(argv[i], "analyze") != 0) {
         rc = fl_cli_usage_error(
             "%s",
-            "expected the command 'analyze', 'optimize' or 'profiles' after the remote options");
+            "expected the command 'analyze', 'optimize', 'profiles' or 'health' after the remote "
+            "options");
     } else {
         rc = cmd_analyze(argc - i - 1, argv + i + 1);
     }

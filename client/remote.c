@@ -45,9 +45,20 @@ void fl_remote_profiles_free(fl_profile_set *set, char *dir) {
     (void)dir;
 }
 
+fl_remote_failure fl_remote_health(const fl_remote_options *ro, const char *service, char *status,
+                                   size_t statuslen, char *err, size_t errlen) {
+    (void)ro;
+    (void)service;
+    (void)status;
+    (void)statuslen;
+    snprintf(err, errlen, "this foldline was built without gRPC: --server is not available");
+    return FL_REMOTE_TRANSPORT;
+}
+
 #else
 
 #include "foldline/v1/cost_model.pb-c.h"
+#include "grpc/health/v1/health.pb-c.h"
 
 #include <grpc/byte_buffer.h>
 #include <grpc/byte_buffer_reader.h>
@@ -88,7 +99,8 @@ static bool build_options(const fl_options *o, req_parts *p) {
     m->format = o->format == FL_FORMAT_GRAPHDEF ? FOLDLINE__V1__GRAPH_FORMAT__GRAPH_FORMAT_GRAPHDEF
                 : o->format == FL_FORMAT_SAVEDMODEL
                     ? FOLDLINE__V1__GRAPH_FORMAT__GRAPH_FORMAT_SAVEDMODEL
-                    : FOLDLINE__V1__GRAPH_FORMAT__GRAPH_FORMAT_AUTO;
+                : o->format == FL_FORMAT_ONNX ? FOLDLINE__V1__GRAPH_FORMAT__GRAPH_FORMAT_ONNX
+                                              : FOLDLINE__V1__GRAPH_FORMAT__GRAPH_FORMAT_AUTO;
     m->saved_model_tag = (char *)(o->saved_model_tag ? o->saved_model_tag : "");
     p->inputs = calloc(o->n_inputs + 1, sizeof *p->inputs);
     p->input_ptrs = calloc(o->n_inputs + 1, sizeof *p->input_ptrs);
@@ -956,6 +968,66 @@ fl_remote_failure fl_remote_list_profiles(const fl_remote_options *ro, fl_profil
         *dir = NULL;
         goto done;
     }
+    fail = FL_REMOTE_OK;
+done:
+    call_state_free(&s);
+    grpc_shutdown();
+    return fail;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Health                                                                     */
+/* ------------------------------------------------------------------------- */
+
+fl_remote_failure fl_remote_health(const fl_remote_options *ro, const char *service, char *status,
+                                   size_t statuslen, char *err, size_t errlen) {
+    grpc_init();
+    call_state s;
+    memset(&s, 0, sizeof s);
+    grpc_metadata_array_init(&s.initial_md);
+    grpc_metadata_array_init(&s.trailing_md);
+    s.details = grpc_empty_slice();
+    fl_remote_failure fail = FL_REMOTE_TRANSPORT;
+    if (!open_call(&s, ro, "/grpc.health.v1.Health/Check", err, errlen)) {
+        goto done;
+    }
+    grpc_op ops[6];
+    memset(ops, 0, sizeof ops);
+    size_t n = 0;
+    ops[n].op = GRPC_OP_SEND_INITIAL_METADATA;
+    ops[n].data.send_initial_metadata.count = s.has_auth ? 1 : 0;
+    ops[n++].data.send_initial_metadata.metadata = s.has_auth ? &s.auth : NULL;
+    Grpc__Health__V1__HealthCheckRequest req = GRPC__HEALTH__V1__HEALTH_CHECK_REQUEST__INIT;
+    req.service = (char *)service;
+    grpc_byte_buffer *bb = pack_bb(&req.base);
+    ops[n].op = GRPC_OP_SEND_MESSAGE;
+    ops[n++].data.send_message.send_message = bb;
+    ops[n++].op = GRPC_OP_SEND_CLOSE_FROM_CLIENT;
+    finish_ops(&s, ops, &n);
+    run_batch(&s, ops, n);
+    grpc_byte_buffer_destroy(bb);
+    if (s.status != GRPC_STATUS_OK) {
+        char *msg = grpc_slice_to_c_string(s.details);
+        snprintf(err, errlen, "%s: %s", status_name(s.status), msg ? msg : "");
+        gpr_free(msg);
+        goto done;
+    }
+    grpc_slice all;
+    if (!reply_bytes(s.reply, &all, err, errlen)) {
+        goto done;
+    }
+    Grpc__Health__V1__HealthCheckResponse *rep = grpc__health__v1__health_check_response__unpack(
+        NULL, GRPC_SLICE_LENGTH(all), GRPC_SLICE_START_PTR(all));
+    grpc_slice_unref(all);
+    if (!rep) {
+        snprintf(err, errlen,
+                 "INTERNAL: the reply is not a valid grpc.health.v1.HealthCheckResponse");
+        goto done;
+    }
+    const ProtobufCEnumValue *v = protobuf_c_enum_descriptor_get_value(
+        &grpc__health__v1__health_check_response__serving_status__descriptor, rep->status);
+    snprintf(status, statuslen, "%s", v ? v->name : "UNKNOWN");
+    grpc__health__v1__health_check_response__free_unpacked(rep, NULL);
     fail = FL_REMOTE_OK;
 done:
     call_state_free(&s);

@@ -49,4 +49,10 @@ fl_remote_failure fl_remote_list_profiles(const fl_remote_options *ro, fl_profil
 
 void fl_remote_profiles_free(fl_profile_set *set, char *dir);
 
+/* grpc.health.v1.Health/Check for `service` ("" = the server as a whole):
+ * FL_REMOTE_OK with the answer ("SERVING", "NOT_SERVING", ...) in status,
+ * else FL_REMOTE_TRANSPORT and the gRPC status and message in err. */
+fl_remote_failure fl_remote_health(const fl_remote_options *ro, const char *service, char *status,
+                                   size_t statuslen, char *err, size_t errlen);
+
 #endif

@@ -9,7 +9,7 @@ packages=(
   protobuf-c-compiler libprotobuf-c-dev
   libcmocka-dev
   libuv1-dev libgrpc-dev
-  python3-grpcio python3-grpc-tools python3-protobuf openssl
+  python3-grpcio python3-grpc-tools python3-protobuf python3-yaml openssl
   libyaml-dev
   libopenblas-dev
 )

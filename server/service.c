@@ -283,6 +283,9 @@ static bool options_from_request(fl_call *c, const Foldline__V1__AnalyzeOptions 
     case FOLDLINE__V1__GRAPH_FORMAT__GRAPH_FORMAT_SAVEDMODEL:
         o->format = FL_FORMAT_SAVEDMODEL;
         break;
+    case FOLDLINE__V1__GRAPH_FORMAT__GRAPH_FORMAT_ONNX:
+        o->format = FL_FORMAT_ONNX;
+        break;
     default:
         fl_call_fail(c, GRPC_STATUS_INVALID_ARGUMENT, "options.format: unknown value %d",
                      (int)ro->format);

@@ -30,6 +30,7 @@ sys.path.insert(0, STUBS)
 sys.path.insert(0, os.path.join(STUBS, "health"))
 
 import grpc  # noqa: E402
+import yaml  # noqa: E402
 from foldline.v1 import cost_model_pb2 as pb  # noqa: E402
 from foldline.v1 import cost_model_pb2_grpc as pb_grpc  # noqa: E402
 import health_pb2  # noqa: E402
@@ -228,6 +229,12 @@ def case_health(s):
     check("health_serving", r.status == health_pb2.HealthCheckResponse.SERVING)
     r = h.Check(health_pb2.HealthCheckRequest(service="foldline.v1.CostModel"), timeout=5)
     check("health_service", r.status == health_pb2.HealthCheckResponse.SERVING)
+    rc, out, err = cli("health", server=s.addr)
+    check("cli_health_serving", rc == 0 and out == b"SERVING\n", "%d %r %r" % (rc, out, err))
+    rc, out, err = cli("health", "foldline.v1.CostModel", server=s.addr)
+    check("cli_health_service", rc == 0 and out == b"SERVING\n", "%d %r %r" % (rc, out, err))
+    rc, out, err = cli("health", "nope", server=s.addr)
+    check("cli_health_unknown_service", rc == 3 and b"NOT_FOUND" in err, "%d %r" % (rc, err))
     code, det, _ = code_of(lambda: h.Check(health_pb2.HealthCheckRequest(service="nope"), timeout=5))
     check("health_unknown_service_not_found", code == grpc.StatusCode.NOT_FOUND and "nope" in det,
           "%s %s" % (code, det))
@@ -429,6 +436,10 @@ def case_token():
     check("health_with_token", r.status == health_pb2.HealthCheckResponse.SERVING)
     rc, _, err = cli("analyze", TINY, server=s.addr)
     check("cli_unauthenticated", rc == 3 and b"UNAUTHENTICATED" in err, "%d %r" % (rc, err))
+    rc, out, err = cli("health", server=s.addr)
+    check("cli_health_unauthenticated", rc == 3 and b"UNAUTHENTICATED" in err, "%d %r" % (rc, err))
+    rc, out, err = cli("health", server=s.addr, extra=["--token-file", tok])
+    check("cli_health_token", rc == 0 and out == b"SERVING\n", "%d %r %r" % (rc, out, err))
     _, lout, _ = cli("analyze", TINY)
     rc, rout, err = cli("analyze", TINY, server=s.addr, extra=["--token-file", tok])
     check("cli_token_same_output", rc == 0 and rout == lout, err[:300])
@@ -442,6 +453,60 @@ def case_token():
     code, _, _ = code_of(lambda: stub.Analyze(analyze_req(graph), timeout=10))
     check("health_open_analyze_needs_token", code == grpc.StatusCode.UNAUTHENTICATED, str(code))
     check("health_open_server_exit_0", s.stop() == 0)
+
+
+def deployed(argv, token):
+    """A deploy file's foldlined command line made runnable here: this build's
+    binary, the repository's profiles, loopback port 0, a test token."""
+    root = os.path.join(DATA, "..", "..")
+    out = []
+    it = iter(argv[1:])
+    for a in it:
+        if a in ("--listen", "--metrics-listen"):
+            out += [a, "127.0.0.1:0"]
+            next(it)
+        elif a == "--profiles-dir":
+            out += [a, os.path.join(root, "deploy", "profiles")]
+            next(it)
+        elif a == "--auth-token-file":
+            out += [a, token]
+            next(it)
+        else:
+            out.append(a)
+    return out
+
+
+def case_deploy_command_lines():
+    """The server starts with the options the deploy files give it (the
+    container's entrypoint plus the Kubernetes args; the systemd unit's
+    ExecStart), answers health as they expect, and stops cleanly."""
+    root = os.path.join(DATA, "..", "..")
+    tok = write("deploy-token", b"deploy-token\n")
+    cf = open(os.path.join(root, "deploy", "container", "Containerfile")).read()
+    cf = cf.replace("\\\n", " ")
+    entry = json.loads(re.search(r"^ENTRYPOINT (\[.*\])\s*$", cf, re.M).group(1))
+    docs = list(yaml.safe_load_all(open(os.path.join(root, "deploy", "k8s", "foldlined.yaml"))))
+    dep = [d for d in docs if d["kind"] == "Deployment"][0]
+    ctr = dep["spec"]["template"]["spec"]["containers"][0]
+    s = Server(*deployed(entry + [str(a) for a in ctr["args"]], tok))
+    rc, out, err = cli("health", server=s.addr)
+    check("deploy_k8s_probe_without_token", rc == 0 and out == b"SERVING\n", "%d %r" % (rc, err))
+    rc, _, err = cli("analyze", TINY, server=s.addr)
+    check("deploy_k8s_analyze_needs_token", rc == 3 and b"UNAUTHENTICATED" in err, err[:200])
+    rc, _, err = cli("analyze", TINY, server=s.addr, extra=["--token-file", tok])
+    check("deploy_k8s_analyze", rc == 0, err[:200])
+    grace = int(ctr["args"][ctr["args"].index("--grace-ms") + 1]) / 1000
+    check("deploy_k8s_grace_within_termination",
+          grace < dep["spec"]["template"]["spec"]["terminationGracePeriodSeconds"])
+    check("deploy_k8s_exit_0", s.stop() == 0)
+
+    unit = open(os.path.join(root, "deploy", "systemd", "foldlined.service")).read()
+    unit = unit.replace("\\\n", " ")
+    exec_start = re.search(r"^ExecStart=(.*)$", unit, re.M).group(1).split()
+    s = Server(*deployed(exec_start, tok))
+    rc, out, err = cli("health", server=s.addr)
+    check("deploy_systemd_health", rc == 0 and out == b"SERVING\n", "%d %r" % (rc, err))
+    check("deploy_systemd_exit_0", s.stop() == 0)
 
 
 def case_stop_midway():
@@ -845,7 +910,7 @@ def main():
     check("server_log_one_line_per_request", s.log_text().count('"method":') >= 20)
     for case in (case_deadline, case_queue_full, case_server_node_ceiling,
                  case_oversize_and_stream, case_token, case_tls, case_sigterm_in_flight,
-                 case_stop_midway, case_profiles_dir, case_metrics):
+                 case_stop_midway, case_deploy_command_lines, case_profiles_dir, case_metrics):
         run(case)
     print("%d passed, %d failed" % (RESULTS["pass"], RESULTS["fail"]))
     return 1 if RESULTS["fail"] else 0
