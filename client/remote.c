@@ -549,6 +549,26 @@ typedef struct call_state {
     grpc_byte_buffer *reply;
 } call_state;
 
+/* Starts gRPC (paired with the grpc_shutdown after call_state_free) and
+ * clears the call's state. */
+static void call_state_init(call_state *s) {
+    grpc_init();
+    memset(s, 0, sizeof *s);
+    grpc_metadata_array_init(&s->initial_md);
+    grpc_metadata_array_init(&s->trailing_md);
+    s->details = grpc_empty_slice();
+}
+
+/* Clears a batch of `cap` ops and fills its first: the initial metadata (the
+ * token when there is one). Returns the number of ops filled (1). */
+static size_t first_ops(const call_state *s, grpc_op *ops, size_t cap) {
+    memset(ops, 0, cap * sizeof *ops);
+    ops[0].op = GRPC_OP_SEND_INITIAL_METADATA;
+    ops[0].data.send_initial_metadata.count = s->has_auth ? 1 : 0;
+    ops[0].data.send_initial_metadata.metadata = s->has_auth ? (grpc_metadata *)&s->auth : NULL;
+    return 1;
+}
+
 static void call_state_free(call_state *s) {
     if (s->call) {
         grpc_call_unref(s->call);
@@ -661,6 +681,20 @@ static void finish_ops(call_state *s, grpc_op *ops, size_t *n) {
     ops[(*n)++].data.recv_status_on_client.status_details = &s->details;
 }
 
+/* A unary call's one batch: metadata, the request, close, and the answer
+ * (message and status) into s. */
+static void unary_exchange(call_state *s, const ProtobufCMessage *req) {
+    grpc_op ops[6];
+    size_t n = first_ops(s, ops, sizeof ops / sizeof ops[0]);
+    grpc_byte_buffer *bb = pack_bb(req);
+    ops[n].op = GRPC_OP_SEND_MESSAGE;
+    ops[n++].data.send_message.send_message = bb;
+    ops[n++].op = GRPC_OP_SEND_CLOSE_FROM_CLIENT;
+    finish_ops(s, ops, &n);
+    run_batch(s, ops, n);
+    grpc_byte_buffer_destroy(bb);
+}
+
 /* The bytes of a reply message, in one slice the caller unrefs. False (err
  * set) when the server sent none or it cannot be read. */
 static bool reply_bytes(grpc_byte_buffer *reply, grpc_slice *out, char *err, size_t errlen) {
@@ -687,12 +721,8 @@ fl_remote_failure fl_remote_analyze(const fl_remote_options *ro, const void *byt
     }
     parts.options.profiles = (char **)ro->profiles;
     parts.options.n_profiles = ro->n_profiles;
-    grpc_init();
     call_state s;
-    memset(&s, 0, sizeof s);
-    grpc_metadata_array_init(&s.initial_md);
-    grpc_metadata_array_init(&s.trailing_md);
-    s.details = grpc_empty_slice();
+    call_state_init(&s);
     bool stream = len > ro->stream_above;
     fl_remote_failure fail = FL_REMOTE_TRANSPORT;
     if (!open_call(&s, ro,
@@ -702,23 +732,13 @@ fl_remote_failure fl_remote_analyze(const fl_remote_options *ro, const void *byt
         goto done;
     }
     grpc_op ops[6];
-    memset(ops, 0, sizeof ops);
-    size_t n = 0;
-    ops[n].op = GRPC_OP_SEND_INITIAL_METADATA;
-    ops[n].data.send_initial_metadata.count = s.has_auth ? 1 : 0;
-    ops[n++].data.send_initial_metadata.metadata = s.has_auth ? &s.auth : NULL;
+    size_t n = first_ops(&s, ops, sizeof ops / sizeof ops[0]);
     if (!stream) {
         Foldline__V1__AnalyzeRequest req = FOLDLINE__V1__ANALYZE_REQUEST__INIT;
         req.graph.data = (uint8_t *)bytes;
         req.graph.len = len;
         req.options = &parts.options;
-        grpc_byte_buffer *bb = pack_bb(&req.base);
-        ops[n].op = GRPC_OP_SEND_MESSAGE;
-        ops[n++].data.send_message.send_message = bb;
-        ops[n++].op = GRPC_OP_SEND_CLOSE_FROM_CLIENT;
-        finish_ops(&s, ops, &n);
-        run_batch(&s, ops, n);
-        grpc_byte_buffer_destroy(bb);
+        unary_exchange(&s, &req.base);
     } else {
         /* Initial metadata, then one message at a time (gRPC allows one send
          * in flight); a failed send means the server already answered. */
@@ -796,6 +816,37 @@ done:
     req_parts_free(&parts);
     grpc_shutdown();
     return fail;
+}
+
+/* One unary call with an empty-metadata request `req` (plus the token):
+ * the unpacked reply (free with protobuf_c_message_free_unpacked), or NULL
+ * with "STATUS: message" in err. */
+static ProtobufCMessage *unary_call(const fl_remote_options *ro, const char *method,
+                                    const ProtobufCMessage *req,
+                                    const ProtobufCMessageDescriptor *reply_type, char *err,
+                                    size_t errlen) {
+    call_state s;
+    call_state_init(&s);
+    ProtobufCMessage *rep = NULL;
+    if (open_call(&s, ro, method, err, errlen)) {
+        unary_exchange(&s, req);
+        grpc_slice all;
+        if (s.status != GRPC_STATUS_OK) {
+            char *msg = grpc_slice_to_c_string(s.details);
+            snprintf(err, errlen, "%s: %s", status_name(s.status), msg ? msg : "");
+            gpr_free(msg);
+        } else if (reply_bytes(s.reply, &all, err, errlen)) {
+            rep = protobuf_c_message_unpack(reply_type, NULL, GRPC_SLICE_LENGTH(all),
+                                            GRPC_SLICE_START_PTR(all));
+            grpc_slice_unref(all);
+            if (!rep) {
+                snprintf(err, errlen, "INTERNAL: the reply is not a valid %s", reply_type->name);
+            }
+        }
+    }
+    call_state_free(&s);
+    grpc_shutdown();
+    return rep;
 }
 
 /* ------------------------------------------------------------------------- */
@@ -915,64 +966,26 @@ fl_remote_failure fl_remote_list_profiles(const fl_remote_options *ro, fl_profil
                                           char **dir, char *err, size_t errlen) {
     memset(out, 0, sizeof *out);
     *dir = NULL;
-    grpc_init();
-    call_state s;
-    memset(&s, 0, sizeof s);
-    grpc_metadata_array_init(&s.initial_md);
-    grpc_metadata_array_init(&s.trailing_md);
-    s.details = grpc_empty_slice();
-    fl_remote_failure fail = FL_REMOTE_TRANSPORT;
-    if (!open_call(&s, ro, "/foldline.v1.CostModel/ListProfiles", err, errlen)) {
-        goto done;
-    }
-    grpc_op ops[6];
-    memset(ops, 0, sizeof ops);
-    size_t n = 0;
-    ops[n].op = GRPC_OP_SEND_INITIAL_METADATA;
-    ops[n].data.send_initial_metadata.count = s.has_auth ? 1 : 0;
-    ops[n++].data.send_initial_metadata.metadata = s.has_auth ? &s.auth : NULL;
     Foldline__V1__ListProfilesRequest req = FOLDLINE__V1__LIST_PROFILES_REQUEST__INIT;
-    grpc_byte_buffer *bb = pack_bb(&req.base);
-    ops[n].op = GRPC_OP_SEND_MESSAGE;
-    ops[n++].data.send_message.send_message = bb;
-    ops[n++].op = GRPC_OP_SEND_CLOSE_FROM_CLIENT;
-    finish_ops(&s, ops, &n);
-    run_batch(&s, ops, n);
-    grpc_byte_buffer_destroy(bb);
-    if (s.status != GRPC_STATUS_OK) {
-        char *msg = grpc_slice_to_c_string(s.details);
-        snprintf(err, errlen, "%s: %s", status_name(s.status), msg ? msg : "");
-        gpr_free(msg);
-        goto done;
-    }
-    grpc_slice all;
-    if (!reply_bytes(s.reply, &all, err, errlen)) {
-        goto done;
-    }
-    Foldline__V1__ListProfilesReply *rep = foldline__v1__list_profiles_reply__unpack(
-        NULL, GRPC_SLICE_LENGTH(all), GRPC_SLICE_START_PTR(all));
-    grpc_slice_unref(all);
+    Foldline__V1__ListProfilesReply *rep = (Foldline__V1__ListProfilesReply *)unary_call(
+        ro, "/foldline.v1.CostModel/ListProfiles", &req.base,
+        &foldline__v1__list_profiles_reply__descriptor, err, errlen);
     if (!rep) {
-        snprintf(err, errlen, "INTERNAL: the reply is not a valid foldline.v1.ListProfilesReply");
-        goto done;
+        return FL_REMOTE_TRANSPORT;
     }
     *dir = strdup(rep->profiles_dir ? rep->profiles_dir : "");
     if (!*dir) {
         foldline__v1__list_profiles_reply__free_unpacked(rep, NULL);
         snprintf(err, errlen, "out of memory");
-        goto done;
+        return FL_REMOTE_TRANSPORT;
     }
     if (!set_from_reply(rep, out, err, errlen)) {
         foldline__v1__list_profiles_reply__free_unpacked(rep, NULL);
         free(*dir);
         *dir = NULL;
-        goto done;
+        return FL_REMOTE_TRANSPORT;
     }
-    fail = FL_REMOTE_OK;
-done:
-    call_state_free(&s);
-    grpc_shutdown();
-    return fail;
+    return FL_REMOTE_OK;
 }
 
 /* ------------------------------------------------------------------------- */
@@ -981,58 +994,20 @@ done:
 
 fl_remote_failure fl_remote_health(const fl_remote_options *ro, const char *service, char *status,
                                    size_t statuslen, char *err, size_t errlen) {
-    grpc_init();
-    call_state s;
-    memset(&s, 0, sizeof s);
-    grpc_metadata_array_init(&s.initial_md);
-    grpc_metadata_array_init(&s.trailing_md);
-    s.details = grpc_empty_slice();
-    fl_remote_failure fail = FL_REMOTE_TRANSPORT;
-    if (!open_call(&s, ro, "/grpc.health.v1.Health/Check", err, errlen)) {
-        goto done;
-    }
-    grpc_op ops[6];
-    memset(ops, 0, sizeof ops);
-    size_t n = 0;
-    ops[n].op = GRPC_OP_SEND_INITIAL_METADATA;
-    ops[n].data.send_initial_metadata.count = s.has_auth ? 1 : 0;
-    ops[n++].data.send_initial_metadata.metadata = s.has_auth ? &s.auth : NULL;
     Grpc__Health__V1__HealthCheckRequest req = GRPC__HEALTH__V1__HEALTH_CHECK_REQUEST__INIT;
     req.service = (char *)service;
-    grpc_byte_buffer *bb = pack_bb(&req.base);
-    ops[n].op = GRPC_OP_SEND_MESSAGE;
-    ops[n++].data.send_message.send_message = bb;
-    ops[n++].op = GRPC_OP_SEND_CLOSE_FROM_CLIENT;
-    finish_ops(&s, ops, &n);
-    run_batch(&s, ops, n);
-    grpc_byte_buffer_destroy(bb);
-    if (s.status != GRPC_STATUS_OK) {
-        char *msg = grpc_slice_to_c_string(s.details);
-        snprintf(err, errlen, "%s: %s", status_name(s.status), msg ? msg : "");
-        gpr_free(msg);
-        goto done;
-    }
-    grpc_slice all;
-    if (!reply_bytes(s.reply, &all, err, errlen)) {
-        goto done;
-    }
-    Grpc__Health__V1__HealthCheckResponse *rep = grpc__health__v1__health_check_response__unpack(
-        NULL, GRPC_SLICE_LENGTH(all), GRPC_SLICE_START_PTR(all));
-    grpc_slice_unref(all);
+    Grpc__Health__V1__HealthCheckResponse *rep =
+        (Grpc__Health__V1__HealthCheckResponse *)unary_call(
+            ro, "/grpc.health.v1.Health/Check", &req.base,
+            &grpc__health__v1__health_check_response__descriptor, err, errlen);
     if (!rep) {
-        snprintf(err, errlen,
-                 "INTERNAL: the reply is not a valid grpc.health.v1.HealthCheckResponse");
-        goto done;
+        return FL_REMOTE_TRANSPORT;
     }
     const ProtobufCEnumValue *v = protobuf_c_enum_descriptor_get_value(
         &grpc__health__v1__health_check_response__serving_status__descriptor, rep->status);
     snprintf(status, statuslen, "%s", v ? v->name : "UNKNOWN");
     grpc__health__v1__health_check_response__free_unpacked(rep, NULL);
-    fail = FL_REMOTE_OK;
-done:
-    call_state_free(&s);
-    grpc_shutdown();
-    return fail;
+    return FL_REMOTE_OK;
 }
 
 #endif
