@@ -206,6 +206,7 @@ static void post_request(fl_srv *s, fl_method m) {
     c->new_tag = (fl_tag){FL_TAG_NEW_CALL, c};
     c->recv_tag = (fl_tag){FL_TAG_RECV, c};
     c->finish_tag = (fl_tag){FL_TAG_FINISH, c};
+    c->close_tag = (fl_tag){FL_TAG_CLOSE, c};
     grpc_metadata_array_init(&c->md);
     grpc_call_error err;
     if (m == FL_M_GENERIC) {
@@ -226,8 +227,38 @@ static void post_request(fl_srv *s, fl_method m) {
     s->pending_requests++;
 }
 
+static void on_finished(fl_call *c);
+
+/* Ends the call once nothing of it is outstanding. */
+static void maybe_end(fl_call *c) {
+    if (c->finish_started && !c->finish_pending && !c->close_pending) {
+        on_finished(c);
+    }
+}
+
+/* Analyses ask for the close notification at once, so that a client going
+ * away (cancel, disconnect) stops the analysis at its next cancellation
+ * point. If that cannot start, the final batch asks for it as for the other
+ * methods. */
+static void watch_close(fl_call *c) {
+    grpc_op op;
+    memset(&op, 0, sizeof op);
+    op.op = GRPC_OP_RECV_CLOSE_ON_SERVER;
+    op.data.recv_close_on_server.cancelled = &c->cancelled;
+    c->close_pending = grpc_call_start_batch(c->call, &op, 1, &c->close_tag, NULL) == GRPC_CALL_OK;
+}
+
+static void on_close(fl_call *c) {
+    c->close_pending = false;
+    if (c->cancelled) {
+        atomic_store(&c->client_gone, true);
+    }
+    maybe_end(c);
+}
+
 /* Starts the final batch: initial metadata, the reply (when OK), the status,
- * and the close notification. Its completion ends the call (on_finished). */
+ * and the close notification unless watch_close asked for it. The call ends
+ * when it completes (maybe_end). */
 static void finish_call(fl_call *c) {
     grpc_op ops[4];
     memset(ops, 0, sizeof ops);
@@ -255,18 +286,24 @@ static void finish_call(fl_call *c) {
         ops[n].data.send_status_from_server.status_details = &c->details_slice;
     }
     n++;
-    ops[n].op = GRPC_OP_RECV_CLOSE_ON_SERVER;
-    ops[n++].data.recv_close_on_server.cancelled = &c->cancelled;
+    if (!c->close_pending) {
+        ops[n].op = GRPC_OP_RECV_CLOSE_ON_SERVER;
+        ops[n++].data.recv_close_on_server.cancelled = &c->cancelled;
+    }
+    c->finish_started = true;
+    c->finish_pending = true;
     grpc_call_error err = grpc_call_start_batch(c->call, ops, n, &c->finish_tag, NULL);
     if (err != GRPC_CALL_OK) {
         fprintf(stderr, "foldlined: cannot finish a call (%d)\n", (int)err);
-        c->srv->active_calls--;
-        call_free(c);
-        maybe_destroy(c->srv);
+        /* Cancelling completes a pending close notification; the call ends
+         * when it has arrived. */
+        grpc_call_cancel(c->call, NULL);
+        c->finish_pending = false;
+        maybe_end(c);
     }
 }
 
-/* The final batch completed: one log line, counters, free. */
+/* The call is over: one log line, counters, free. */
 static void on_finished(fl_call *c) {
     fl_srv *s = c->srv;
     double ms = (double)(now_ns() - c->t_start_ns) / 1e6;
@@ -460,9 +497,11 @@ static void on_new_call(fl_call *c, int success) {
             finish_call(c);
             break;
         }
+        watch_close(c);
         queue_analysis(c);
         break;
     case FL_M_ANALYZE_STREAM:
+        watch_close(c);
         start_recv(c);
         break;
     case FL_M_COUNT:
@@ -520,7 +559,11 @@ static void on_wake(uv_async_t *a) {
                 on_recv(t->call, ev[i].success);
                 break;
             case FL_TAG_FINISH:
-                on_finished(t->call);
+                t->call->finish_pending = false;
+                maybe_end(t->call);
+                break;
+            case FL_TAG_CLOSE:
+                on_close(t->call);
                 break;
             case FL_TAG_SHUTDOWN:
                 s->shutdown_tag_seen = true;

@@ -57,6 +57,7 @@ typedef enum fl_tag_kind {
     FL_TAG_NEW_CALL,
     FL_TAG_RECV,
     FL_TAG_FINISH,
+    FL_TAG_CLOSE, /* RECV_CLOSE_ON_SERVER started early: the client went away */
     FL_TAG_SHUTDOWN
 } fl_tag_kind;
 
@@ -123,7 +124,11 @@ typedef struct fl_call {
     grpc_metadata_array md;
     grpc_call_details details; /* FL_M_GENERIC only */
     grpc_byte_buffer *payload; /* unary request / last streamed message */
-    fl_tag new_tag, recv_tag, finish_tag;
+    fl_tag new_tag, recv_tag, finish_tag, close_tag;
+    /* The call ends (log line, free) once its final batch has completed and,
+     * for analyses, the close notification started at arrival too. */
+    bool finish_started, finish_pending, close_pending;
+    atomic_bool client_gone; /* set by the loop on an early close: analyses stop */
 
     /* AnalyzeStream: the messages received so far, decoded in the worker. */
     grpc_byte_buffer **chunks;

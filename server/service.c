@@ -57,11 +57,11 @@ static bool deadline_passed(const fl_call *c) {
 }
 
 /* The one place engine statuses become gRPC codes. */
-/* The engine's cancellation check (pool thread): the call's deadline, or the
- * end of the shutdown grace period. */
+/* The engine's cancellation check (pool thread): the call's deadline, the
+ * client gone, or the end of the shutdown grace period. */
 static bool should_stop(void *arg) {
-    const fl_call *c = arg;
-    return deadline_passed(c) || atomic_load(&c->srv->stop_work);
+    fl_call *c = arg;
+    return deadline_passed(c) || atomic_load(&c->client_gone) || atomic_load(&c->srv->stop_work);
 }
 
 static grpc_status_code grpc_code_of(fl_status st) {
@@ -881,9 +881,14 @@ void fl_svc_analyze_work(fl_call *c) {
         if (c->abandoned) {
             fl_call_fail(c, GRPC_STATUS_DEADLINE_EXCEEDED,
                          "the deadline passed during the analysis; it was stopped");
-        } else {
+        } else if (atomic_load(&c->srv->stop_work)) {
+            /* The grace period is over (cancelling every call also makes its
+             * client look gone: this is the cause). */
             fl_call_fail(c, GRPC_STATUS_UNAVAILABLE,
                          "the server is shutting down; the analysis was stopped");
+        } else {
+            fl_call_fail(c, GRPC_STATUS_CANCELLED,
+                         "the client cancelled the call; the analysis was stopped");
         }
     } else if (deadline_passed(c)) {
         /* The client has given up: drop the report without encoding it. */

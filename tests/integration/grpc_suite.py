@@ -524,7 +524,17 @@ def case_stop_midway():
     st = stub.Stats(pb.StatsRequest(), timeout=5)
     check("stop_midway_counted", st.analyses_stopped == 1 and st.deadline_abandoned == 1,
           "stopped=%d abandoned=%d" % (st.analyses_stopped, st.deadline_abandoned))
+    # A client that cancels (or disconnects) stops its analysis too.
+    fut = stub.Analyze.future(analyze_req(huge), timeout=120)
+    time.sleep(0.5)  # the analysis is running
+    fut.cancel()
+    r = stub.Analyze(analyze_req(open(TINY, "rb").read()), timeout=30)
+    st = stub.Stats(pb.StatsRequest(), timeout=5)
+    check("stop_midway_client_cancel", st.analyses_stopped == 2 and st.deadline_abandoned == 1 and
+          r.graph.nodes > 0, "stopped=%d abandoned=%d" % (st.analyses_stopped,
+                                                         st.deadline_abandoned))
     check("stop_midway_server_exit_0", s.stop() == 0)
+    check("stop_midway_cancel_logged", '"status":"CANCELLED"' in s.log_text(), s.log_text()[-300:])
 
     s = Server("--threads", "1", "--cache-mb", "0", "--grace-ms", "300")
     stub = pb_grpc.CostModelStub(s.channel())
