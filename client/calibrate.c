@@ -11,17 +11,24 @@
  *  - vector fp32: independent FMA chains on the widest vectors the CPU has
  *    (AVX-512, AVX2+FMA, or plain C), 2 FLOPs per lane per FMA.
  *  - bandwidth: a triad c = a + s*b (3 streams counted, no write-allocate)
- *    with a working set of half the L2 per thread (the "L2" level) and one
- *    well beyond the caches ("DRAM").
- *  - overhead: the round trip of waking every worker thread and joining them,
- *    a lower bound for a runtime's per-op dispatch.
+ *    with a working set of half the L2 per thread (the "L2" level), of twice
+ *    the L2 per thread when the CPU has an L3 (the "L3" level, whose capacity
+ *    is the largest working set, probed by doubling up to the reported L3
+ *    size, still served at the geometric mean of the L3 and DRAM rates or
+ *    better), and one well beyond the caches ("DRAM": twice the L3, at least
+ *    256 MiB). Cache sizes come from sysfs, else from sysconf (CPUID).
+ *  - overhead: the round trip of handing an op to spinning worker threads
+ *    and joining them (10th percentile), as runtimes dispatch consecutive ops: a lower
+ *    bound for a runtime's per-op dispatch.
  * Full mode stays well under 60 s; --short uses tiny sizes (for tests: the
  * figures are then only indicative). The CLI alone links BLAS.
  */
 #include "roofcli.h"
 
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -387,24 +394,120 @@ static double gemm_rate(int n, int trials) {
 /* Dispatch overhead                                                          */
 /* ------------------------------------------------------------------------- */
 
+static void progress(const char *what) {
+    fprintf(stderr, "calibrate: %s\n", what);
+}
+
+/* Runtimes such as ONNX Runtime, oneDNN and OpenMP keep their workers
+ * spinning between ops (the caller takes a share of the work itself), so
+ * consecutive ops are dispatched without a futex wake-up. The overhead is
+ * the round trip of that hand-off: the caller publishes a generation and
+ * waits until n - 1 spinning workers acknowledged it. The 10th percentile
+ * over the rounds is taken: on a shared host a descheduled worker turns a
+ * round into a scheduler time slice, which would dominate a mean or even the
+ * median. With one thread nothing is handed off: the figure is
+ * then the cost of an indirect call, a floor. */
+typedef struct spin_pool {
+    _Atomic unsigned gen;
+    _Atomic int acks;
+    _Atomic int quit;
+} spin_pool;
+
+static void cpu_relax(void) {
+#ifdef FL_X86
+    _mm_pause();
+#endif
+}
+
+static void *spin_worker(void *v) {
+    spin_pool *sp = v;
+    unsigned seen = 0; /* the initial generation: a round published before
+                          this thread ran is still seen */
+    long idle = 0;
+    while (!atomic_load(&sp->quit)) {
+        unsigned g = atomic_load(&sp->gen);
+        if (g == seen) {
+            if (++idle % 4096 == 0) {
+                sched_yield(); /* a shared host: let others run */
+            }
+            cpu_relax();
+            continue;
+        }
+        idle = 0;
+        seen = g;
+        atomic_fetch_add(&sp->acks, 1);
+    }
+    return NULL;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
 static void nothing(int idx, void *arg) {
     (void)idx;
     (void)arg;
 }
 
-static double dispatch_s(pool *p, int rounds) {
-    pool_run(p, nothing, NULL);
-    double t0 = now_s();
-    for (int i = 0; i < rounds; i++) {
-        pool_run(p, nothing, NULL);
+static double dispatch_s(int nthreads, int rounds) {
+    spin_pool sp;
+    atomic_init(&sp.gen, 0u);
+    atomic_init(&sp.acks, 0);
+    atomic_init(&sp.quit, 0);
+    int nw = nthreads - 1, started = 0;
+    pthread_t *th = calloc((size_t)(nw > 0 ? nw : 1), sizeof(pthread_t));
+    double *t = calloc((size_t)rounds, sizeof(double));
+    double med = 0;
+    if (th && t) {
+        for (; started < nw; started++) {
+            if (pthread_create(&th[started], NULL, spin_worker, &sp) != 0) {
+                break;
+            }
+        }
+        void (*volatile fn)(int, void *) = nothing;
+        /* The first tenth warms up; at most about half a second in all. */
+        double t_end = now_s() + 0.5;
+        int done = 0;
+        for (int i = -rounds / 10; i < rounds; i++) {
+            double t0 = now_s();
+            atomic_store(&sp.acks, 0);
+            atomic_fetch_add(&sp.gen, 1u);
+            fn(0, NULL);
+            while (atomic_load(&sp.acks) < started) {
+                cpu_relax();
+            }
+            double t1 = now_s();
+            if (i >= 0) {
+                t[done++] = t1 - t0;
+            }
+            if (t1 > t_end && done >= 16) {
+                break;
+            }
+        }
+        atomic_store(&sp.quit, 1);
+        for (int i = 0; i < started; i++) {
+            pthread_join(th[i], NULL);
+        }
+        qsort(t, (size_t)done, sizeof(double), cmp_double);
+        med = done ? t[done / 10] : 0;
+        char msg[128];
+        snprintf(msg, sizeof msg, "  %d rounds: p10 %.3g s, median %.3g s", done, med,
+                 done ? t[done / 2] : 0);
+        progress(msg);
     }
-    return (now_s() - t0) / rounds;
+    free(th);
+    free(t);
+    return med;
 }
 
 /* ------------------------------------------------------------------------- */
 /* The command                                                                */
 /* ------------------------------------------------------------------------- */
 
+/* Size of the level-`level` data/unified cache of cpu0 in bytes: sysfs, else
+ * glibc's sysconf (which reads CPUID; containers and VMs often hide sysfs's
+ * cache directory); 0 when unknown. */
 static size_t cache_bytes(int level) {
     for (int i = 0; i < 8; i++) {
         char path[96], buf[64];
@@ -421,6 +524,15 @@ static size_t cache_bytes(int level) {
         if (lv != level) {
             continue;
         }
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/type", i);
+        f = fopen(path, "r");
+        if (f) {
+            bool instr = fgets(buf, sizeof buf, f) && strncmp(buf, "Instruction", 11) == 0;
+            fclose(f);
+            if (instr) {
+                continue;
+            }
+        }
         snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
         f = fopen(path, "r");
         if (!f) {
@@ -434,11 +546,15 @@ static size_t cache_bytes(int level) {
         fclose(f);
         return unit == 'K' ? v << 10 : unit == 'M' ? v << 20 : v;
     }
-    return 0;
-}
-
-static void progress(const char *what) {
-    fprintf(stderr, "calibrate: %s\n", what);
+    long v = -1;
+#if defined(_SC_LEVEL2_CACHE_SIZE) && defined(_SC_LEVEL3_CACHE_SIZE)
+    if (level == 2) {
+        v = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    } else if (level == 3) {
+        v = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    }
+#endif
+    return v > 0 ? (size_t)v : 0;
 }
 
 int fl_cmd_calibrate(int argc, char **argv) {
@@ -522,14 +638,65 @@ int fl_cmd_calibrate(int argc, char **argv) {
     }
     progress("bandwidth: L2-resident triad...");
     double bw_l2 = triad_bw(&p, l2 / 2, shortm ? 20 : 400, 3);
-    size_t dram_ws = shortm ? ((size_t)8 << 20) : ((size_t)256 << 20) / (size_t)nthreads;
+
+    /* Main memory: well beyond every cache (twice the L3 when there is one,
+     * at least 256 MiB in all, at most 2 GiB or half the RAM). */
+    size_t l3 = cache_bytes(3);
+    size_t l2_all = l2 * (size_t)nthreads;
+    bool has_l3 = l3 > 2 * l2_all;
+    size_t dram_total = (size_t)256 << 20;
+    if (has_l3 && 2 * l3 > dram_total) {
+        dram_total = 2 * l3;
+    }
+    long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+    size_t ram_half = pages > 0 && psz > 0 ? (size_t)pages * (size_t)psz / 2 : dram_total;
+    if (dram_total > ((size_t)2 << 30)) {
+        dram_total = (size_t)2 << 30;
+    }
+    if (dram_total > ram_half) {
+        dram_total = ram_half;
+    }
+    size_t dram_ws = shortm ? ((size_t)8 << 20) : dram_total / (size_t)nthreads;
     progress("bandwidth: DRAM triad...");
     double bw_dram = triad_bw(&p, dram_ws, shortm ? 1 : 4, shortm ? 2 : 3);
 
+    /* L3: the triad at twice the L2s (half the L3 at most), then the
+     * effective capacity: the largest working set, doubling up to the reported
+     * L3 size, still served at least at the geometric mean of the L3 and DRAM
+     * rates (a VM's CPUID may report a whole socket's L3 while a core's slice
+     * is much smaller; --short skips the probe). */
+    double bw_l3 = 0;
+    size_t l3_cap = 0, l3_ws = 0;
+    if (has_l3) {
+        l3_ws = 2 * l2;
+        if (l3_ws * (size_t)nthreads > l3 / 2) {
+            l3_ws = l3 / 2 / (size_t)nthreads;
+        }
+        snprintf(msg, sizeof msg, "bandwidth: L3 triad (L3 %zu KiB)...", l3 >> 10);
+        progress(msg);
+        bw_l3 = triad_bw(&p, l3_ws, shortm ? 4 : 100, 3);
+        l3_cap = l3_ws * (size_t)nthreads;
+        double knee = sqrt(bw_l3 * bw_dram);
+        for (size_t tot = 2 * l3_cap; !shortm && bw_l3 > bw_dram && tot <= l3 && tot < dram_total;
+             tot *= 2) {
+            int reps = (int)(((size_t)128 << 20) / tot);
+            double bw = triad_bw(&p, tot / (size_t)nthreads, reps > 1 ? reps : 1, 2);
+            snprintf(msg, sizeof msg, "  %zu KiB in all: %.3g B/s", tot >> 10, bw);
+            progress(msg);
+            if (bw < knee) {
+                break;
+            }
+            l3_cap = tot;
+        }
+        if (bw_l3 <= bw_dram) {
+            has_l3 = false; /* no faster than main memory: not a level of its own */
+        }
+    }
+
     /* Dispatch. */
-    progress("dispatch overhead: thread-pool fork/join...");
-    double ovh = dispatch_s(&p, shortm ? 200 : 20000);
     pool_stop(&p);
+    progress("dispatch overhead: spinning thread-pool hand-off...");
+    double ovh = dispatch_s(nthreads, shortm ? 200 : 20000);
     snprintf(msg, sizeof msg, "done in %.1f s", now_s() - t_start);
     progress(msg);
 
@@ -558,9 +725,18 @@ int fl_cmd_calibrate(int argc, char **argv) {
             "  - {name: L2, bandwidth: %.4g, capacity: %zu, source: \"%s: triad, %zu KiB per "
             "thread\"}\n",
             bw_l2, l2 * (size_t)nthreads, src, l2 / 2 / 1024);
+    if (has_l3) {
+        fprintf(f,
+                "  - {name: L3, bandwidth: %.4g, capacity: %zu, source: \"%s: triad, %zu KiB per "
+                "thread; capacity: largest working set served at L3 speed (reported L3 %zu "
+                "KiB)\"}\n",
+                bw_l3, l3_cap, src, l3_ws >> 10, l3 >> 10);
+    }
     fprintf(f, "  - {name: DRAM, bandwidth: %.4g, source: \"%s: triad, %zu MiB per thread\"}\n",
             bw_dram, src, dram_ws >> 20);
-    fprintf(f, "overhead: {seconds: %.4g, source: \"%s: thread-pool fork/join round trip\"}\n",
+    fprintf(f,
+            "overhead: {seconds: %.4g, source: \"%s: spinning thread-pool hand-off round trip, "
+            "median\"}\n",
             ovh > 0 ? ovh : 1e-9, src);
     if (out_path && fclose(f) != 0) {
         fprintf(stderr, "foldline: calibrate: cannot write '%s'\n", out_path);
@@ -569,8 +745,8 @@ int fl_cmd_calibrate(int argc, char **argv) {
     if (out_path) {
         fprintf(stderr,
                 "calibrate: wrote %s (vector fp32 %.3g FLOP/s, sgemm %.3g FLOP/s, L2 %.3g "
-                "B/s, DRAM %.3g B/s, dispatch %.3g s)\n",
-                out_path, vec, mat32, bw_l2, bw_dram, ovh);
+                "B/s, L3 %.3g B/s, DRAM %.3g B/s, dispatch %.3g s)\n",
+                out_path, vec, mat32, bw_l2, bw_l3, bw_dram, ovh);
     }
     return 0;
 }

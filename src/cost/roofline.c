@@ -15,28 +15,54 @@ static bool has_prefix(const char *s, const char *p) {
     return strncmp(s, p, strlen(p)) == 0;
 }
 
+/* An ONNX-style grouped convolution with one input channel per group (the
+ * weight's dim 1, C_in / group, is 1 and group > 1): a depthwise conv. */
+static bool onnx_depthwise(const fl_node *n) {
+    const fl_attr *g = fl_node_attr(n, "group");
+    if (!g || g->kind != FL_ATTR_I || g->v.i <= 1 || n->n_inputs < 2) {
+        return false;
+    }
+    const fl_node *w = n->inputs[1].node;
+    int port = n->inputs[1].port;
+    if (!w || port < 0 || port >= w->n_outputs) {
+        return false;
+    }
+    const fl_shape *s = &w->outputs[port].shape;
+    return s->rank >= 3 && fl_sym_is_known(s->dims[1]) && s->dims[1].k == 1;
+}
+
 fl_op_class fl_roofline_op_class(const fl_node *n) {
     const char *op = n->op;
     if (strstr(op, "Depthwise")) {
         return FL_CLASS_DEPTHWISE;
     }
     if (strstr(op, "Conv")) {
-        return FL_CLASS_CONV;
+        return onnx_depthwise(n) ? FL_CLASS_DEPTHWISE : FL_CLASS_CONV;
     }
-    if (strstr(op, "MatMul") || has_prefix(op, "Einsum")) {
+    if (strstr(op, "MatMul") || has_prefix(op, "Einsum") || strstr(op, "Gemm")) {
         return FL_CLASS_MATMUL;
     }
+    /* ONNX's variadic Sum/Max/Min/Mean are element-wise across their inputs
+     * (TensorFlow's ops of those names reduce over axes). */
+    if (n->desc && has_prefix(n->desc->name, "onnx::") &&
+        (strcmp(op, "Sum") == 0 || strcmp(op, "Max") == 0 || strcmp(op, "Min") == 0 ||
+         strcmp(op, "Mean") == 0)) {
+        return FL_CLASS_ELEMENTWISE;
+    }
+    /* Exact names, or prefixes when longer than 4 characters (MaxPool3D,
+     * ReduceMean, FusedBatchNormV3, SkipLayerNormalization, ...). */
     static const char *const red[] = {
-        "Sum",    "Mean",          "Max",     "Min",        "Prod",    "ArgMax",         "ArgMin",
-        "All",    "Any",           "Softmax", "LogSoftmax", "AvgPool", "FusedBatchNorm", "LRN",
-        "L2Loss", "EuclideanNorm", NULL};
+        "Sum", "Mean", "Max", "Min", "Prod", "ArgMax", "ArgMin", "All", "Any", "Softmax",
+        "LogSoftmax", "AvgPool", "MaxPool", "FusedBatchNorm", "LRN", "L2Loss", "EuclideanNorm",
+        /* ONNX (and ONNX Runtime's contrib ops) */
+        "Reduce", "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "GlobalLpPool", "LpPool",
+        "BatchNormalization", "InstanceNormalization", "GroupNormalization", "LpNormalization",
+        "MeanVarianceNormalization", "LayerNormalization", "SkipLayerNormalization",
+        "SimplifiedLayerNormalization", "SkipSimplifiedLayerNormalization", "Hardmax", NULL};
     for (int i = 0; red[i]; i++) {
         if (strcmp(op, red[i]) == 0 || (has_prefix(op, red[i]) && strlen(red[i]) > 4)) {
             return FL_CLASS_REDUCTION;
         }
-    }
-    if (has_prefix(op, "MaxPool")) {
-        return FL_CLASS_REDUCTION;
     }
     if (fl_sym_is_known(n->cost.flops) && n->cost.flops.k > 0) {
         return FL_CLASS_ELEMENTWISE;
@@ -128,7 +154,10 @@ fl_status fl_roofline_estimate(const fl_graph *g, const fl_profile *p, bool per_
         fl_op_class cls = fl_roofline_op_class(nd);
         fl_unit unit;
         fl_precision used;
-        double peak = peak_for(p, k->macs.k > 0, fl_roofline_precision(nd), &unit, &used);
+        /* Depthwise convolutions have MACs but no reduction over channels to
+         * feed a matrix unit (GEMM): they run on the vector unit. */
+        bool matrix = k->macs.k > 0 && cls != FL_CLASS_DEPTHWISE;
+        double peak = peak_for(p, matrix, fl_roofline_precision(nd), &unit, &used);
         const fl_mem_level *lv = level_for(p, bytes);
         r->unit = fl_unit_name(unit);
         r->dtype = fl_precision_name(used);

@@ -10,7 +10,8 @@
  *   upper   = compute + memory + overhead      (Grappler's no-overlap sum)
  *
  * where unit is the matrix unit for ops with MACs (when the profile has one
- * for the dtype) and the vector unit otherwise; dtype comes from the op's
+ * for the dtype), except depthwise convolutions, and the vector unit
+ * otherwise; dtype comes from the op's
  * first output; level is the smallest memory level whose capacity holds the
  * op's working set (bytes read + written), else main memory; overhead is the
  * profile's per-op dispatch cost, charged to ops that compute or move bytes.

@@ -1,8 +1,9 @@
 /*
  * array.c - the "array" op family: shape metadata (Shape, ShapeN, Size,
  * Rank), data movement (Reshape, Squeeze, ExpandDims, Transpose, ConcatV2,
- * Concat, Pack, Unpack, Split, SplitV, Slice, StridedSlice, Gather, GatherV2,
- * GatherNd, Pad, PadV2, MirrorPad, Tile, Fill, Range, BroadcastTo,
+ * ConjugateTranspose, Concat, Pack, Unpack, Split, SplitV, Slice,
+ * StridedSlice, Gather, GatherV2, GatherNd, Pad, PadV2, MirrorPad, Tile,
+ * Fill, Range, BroadcastTo,
  * BroadcastArgs, OneHot, SparseToDense, ReverseV2, SpaceToBatchND,
  * BatchToSpaceND) and data-dependent selection (Where, TopKV2,
  * NonMaxSuppressionV3/V4/V5).
@@ -3500,6 +3501,16 @@ const struct fl_op_desc fl__desc_TRANSPOSE = {
     .n_outputs = 1,
     .infer = infer_transpose,
     .eval = eval_transpose,
+    .cost = cost_move,
+};
+/* ConjugateTranspose: Transpose's shape and cost (no eval: complex values
+ * are not evaluated, and on real types it is a Transpose). */
+const struct fl_op_desc fl__desc_CONJUGATE_TRANSPOSE = {
+    .name = "ConjugateTranspose",
+    .min_inputs = 2,
+    .max_inputs = 2,
+    .n_outputs = 1,
+    .infer = infer_transpose,
     .cost = cost_move,
 };
 const struct fl_op_desc fl__desc_CONCAT_V2 = {

@@ -56,6 +56,9 @@
  *  - Mean: E(in) (tfprof's formula E(in0) * 1 + E(out) * (1 - 1)).
  *  - Cumsum, Cumprod: (L - 1) per scan line of length L = E(in) - E(in)/L
  *    (exclusive scans counted the same).
+ *  - Conj: 1 * E(out), like the other unary ops (no eval).
+ *  - _UnaryOpsComposition: the sum of its op_names' factors above times
+ *    E(out) (Rsqrt counts 2); tfprof_rule false.
  *  - ZerosLike, OnesLike: 0 (fills; a real rule, has_rule true).
  * tfprof convention (out->tfprof_flops), exactly its registered formulas:
  *  Reciprocal, Square, Log, Neg: E(in0); Rsqrt: 2 * E(in0); Add, AddV2, Sub,
@@ -2608,6 +2611,42 @@ static fl_status cost_ew(fl_ctx *c, const fl_node *n, fl_cost *out) {
     return FL_OK;
 }
 
+/* _UnaryOpsComposition: sum over op_names of each op's complete factor times
+ * E(out); tfprof registers no rule for it (0, tfprof_rule false). */
+static fl_status cost_unary_composition(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    out->flops = fl_sym_const(0);
+    out->tfprof_flops = fl_sym_const(0);
+    out->macs = fl_sym_const(0);
+    out->has_rule = true;
+    out->tfprof_rule = false;
+    out->incomplete = false;
+    const fl_attr *names = fl_node_attr(n, "op_names");
+    int64_t factor = 0;
+    if (!names || names->kind != FL_ATTR_LIST ||
+        (names->list_kind != FL_ATTR_S && names->list_kind != FL_ATTR_NONE)) {
+        out->incomplete = true;
+        return FL_OK;
+    }
+    for (size_t i = 0; i < names->n; i++) {
+        int kind = fl_op_lookup(names->v.list.s[i].p);
+        if (kind == FL_OP_UNKNOWN) {
+            out->incomplete = true;
+            return FL_OK;
+        }
+        factor += complete_factor(kind);
+    }
+    fl_sym eo;
+    fl_status st = fl_op_num_elements(c, n, &n->outputs[0].shape, &eo);
+    if (st != FL_OK) {
+        return st;
+    }
+    if (fl_sym_is_unknown(eo)) {
+        out->incomplete = true;
+        return FL_OK;
+    }
+    return fl_op_scale(c, n, eo, factor, &out->flops);
+}
+
 /* ------------------------------------------------------------------------- */
 /* Descriptors                                                                */
 /* ------------------------------------------------------------------------- */
@@ -2656,6 +2695,15 @@ UNARY(SIGN, "Sign")
 UNARY(SIN, "Sin")
 UNARY(COS, "Cos")
 UNARY(TAN, "Tan")
+EW_DESC(CONJ, "Conj", 1, 1, 0, infer_unary, NULL)
+/* _UnaryOpsComposition (the arithmetic optimizer's fusion of a unary chain):
+ * T and shape of its input; FLOPs: the composed ops' own, summed. */
+const struct fl_op_desc fl__desc_UNARY_OPS_COMPOSITION = {.name = "_UnaryOpsComposition",
+                                                          .min_inputs = 1,
+                                                          .max_inputs = 1,
+                                                          .n_outputs = 1,
+                                                          .infer = infer_unary,
+                                                          .cost = cost_unary_composition};
 UNARY(ASIN, "Asin")
 UNARY(ACOS, "Acos")
 UNARY(ATAN, "Atan")

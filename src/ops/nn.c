@@ -11,7 +11,8 @@
  * the remapper produces: _FusedConv3D (padding_list: a fused Pad, applied to
  * the input first), _MklFusedBatchMatMulV2, _<Comparison>WithCast (2 FLOPs per
  * element: comparison + Cast), _TensorToHashBucketFast (2: conversion +
- * hash), _MklFusedMish (3: Softplus, Tanh, Mul).
+ * hash), _MklFusedMish (3: Softplus, Tanh, Mul), _MklLayerNorm and
+ * _MklFusedInstanceNorm (below).
  *
  * Shapes follow TensorFlow's shape functions; dims are fl_sym, so a symbolic
  * batch or image size flows through (Conv2D SAME stride 2 on H gives
@@ -65,6 +66,21 @@
  *   L2Loss                    2 * E(in) (square, sum, the final halving
  *                             included)
  *   DepthToSpace, SpaceToDepth  0 (data movement), rule present
+ *   _MklLayerNorm [x, gamma, beta] (normalises over the last axis; R = rows
+ *                             = E(x) / x.shape[-1])  7 * E(x) + 3 * R: the
+ *                             remapper's custom LayerNorm chain (Mean E, Sub
+ *                             E, Square E, Mean E, Add eps R, Rsqrt 2R, Mul
+ *                             gamma E, Mul E, Add beta E). The two other
+ *                             chains the remapper folds into it count
+ *                             differently unfused: Keras's FusedBatchNormV3
+ *                             form 6 * E + 11 * R, the moments form 9 * E +
+ *                             3 * R
+ *   _MklFusedInstanceNorm [x, gamma, beta], reduction_axes (G = E(x) with
+ *                             those axes 1, M = E(broadcast(that shape,
+ *                             gamma)))  6 * E(x) + 3 * G + 3 * M (Mean E,
+ *                             SquaredDifference 2E, Mean E, Add eps G, Rsqrt
+ *                             2G, Mul gamma M, Mul x E, Mul mean M, Sub beta
+ *                             M, Add E), + E(x) per fused_ops activation
  *
  * tfprof convention (tfprof_flops; 0 and tfprof_rule false for ops tfprof does
  * not register): Conv2D 2*E(out)*Kh*Kw*Cin_f; Conv3D 2*E(out)*Kd*Kh*Kw*Cin_f;
@@ -1992,6 +2008,57 @@ static fl_status cost_mish(fl_ctx *c, const fl_node *n, fl_cost *out) {
     return cost_per_elem_no_tfprof(c, n, out, 3);
 }
 
+/* _MklLayerNorm / _MklFusedInstanceNorm (oneDNN): output like x, dtype T. */
+static fl_status infer_mkl_norm(fl_ctx *c, fl_node *n) {
+    int dt = FL_DT_INVALID;
+    fl_status st = attr_dtype(c, n, "T", 0, &dt);
+    const fl_shape *x = in_shape(n, 0);
+    return st != FL_OK ? st : fl_op_set_output(c, n, 0, dt, x->rank, x->dims);
+}
+
+static fl_status cost_mkl_layer_norm(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    arith k = {c, n, FL_OK};
+    const fl_shape *x = in_shape(n, 0);
+    fl_sym e = a_numel(&k, x);
+    fl_sym rows = x->rank >= 1 ? a_dims_prod(&k, x, 0, x->rank - 1) : fl_sym_unknown();
+    fl_sym f = a_add(&k, a_scale(&k, e, 7), a_scale(&k, rows, 3));
+    return put_cost(&k, out, f, fl_sym_const(0), fl_sym_const(0), false);
+}
+
+static fl_status cost_mkl_instance_norm(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    arith k = {c, n, FL_OK};
+    const fl_shape *x = in_shape(n, 0);
+    const int64_t *axes = NULL;
+    size_t n_axes = 0;
+    fl_status st = fl_attr_get_ints(n, "reduction_axes", &axes, &n_axes, c->d);
+    if (st != FL_OK && st != FL_ENOTFOUND) {
+        return st;
+    }
+    fl_sym e = a_numel(&k, x), flops = fl_sym_unknown();
+    if (st == FL_OK && x->rank >= 0 && x->rank <= 8) {
+        fl_sym gd[8];
+        for (int i = 0; i < x->rank; i++) {
+            gd[i] = x->dims[i];
+        }
+        for (size_t i = 0; i < n_axes; i++) {
+            int64_t a = axes[i] < 0 ? axes[i] + x->rank : axes[i];
+            if (a < 0 || a >= x->rank) {
+                return fl_diag_fail(c->d, FL_EINVAL, n, "reduction axis %lld out of range",
+                                    (long long)axes[i]);
+            }
+            gd[a] = fl_sym_const(1);
+        }
+        fl_shape gs = {x->rank, gd}, ms;
+        if ((st = fl_op_broadcast(c, n, &gs, in_shape(n, 1), &ms)) != FL_OK) {
+            return st;
+        }
+        fl_sym g = a_numel(&k, &gs), m = a_numel(&k, &ms);
+        flops = a_add(&k, a_add(&k, a_scale(&k, e, 6), a_scale(&k, g, 3)), a_scale(&k, m, 3));
+        flops = a_add(&k, flops, fused_extra(&k, n, e));
+    }
+    return put_cost(&k, out, flops, fl_sym_const(0), fl_sym_const(0), false);
+}
+
 /* ------------------------------------------------------------------------- */
 /* Descriptors                                                                */
 /* ------------------------------------------------------------------------- */
@@ -2067,3 +2134,6 @@ NN_OP(LESS_EQUAL_WITH_CAST, "_LessEqualWithCast", 2, 2, 1, infer_compare_cast, c
 NN_OP(TENSOR_TO_HASH_BUCKET_FAST, "_TensorToHashBucketFast", 1, 1, 1, infer_tensor_to_hash_bucket,
       cost_tensor_to_hash_bucket);
 NN_OP(MKL_FUSED_MISH, "_MklFusedMish", 1, 1, 1, infer_mish, cost_mish);
+NN_OP(MKL_LAYER_NORM, "_MklLayerNorm", 3, 3, 1, infer_mkl_norm, cost_mkl_layer_norm);
+NN_OP(MKL_FUSED_INSTANCE_NORM, "_MklFusedInstanceNorm", 3, 3, 1, infer_mkl_norm,
+      cost_mkl_instance_norm);

@@ -5,20 +5,28 @@
  * Driver. Grappler pops nodes from the end of the topologically sorted graph
  * (consumers first) and runs each through the stages in a fixed order; the
  * first stage that fires wins. Here: one sweep in reverse topological order
- * runs the group stage that must see the root of a tree before its members
- * (AddOpsRewrite), then one sweep in topological order runs every other stage
- * in Grappler's order. Use counts (data edges and control edges per node) are
- * kept exact through both sweeps, so the single-consumer conditions hold for
- * the graph as rewritten so far. Nodes created by a stage are not revisited
- * in the same sweep (the pipeline's second iteration sees them).
+ * runs the stages that must see the consumer-most node of a group first
+ * (AddOpsRewrite, then MinimizeBroadcasts, from the roots of Add/Mul trees;
+ * ReplacePackWithTileReshape from the outermost Pack of a chain), then one
+ * sweep in topological order runs every other stage in Grappler's order
+ * (a root MinimizeBroadcasts took is skipped there, as Grappler's pipeline
+ * stops at it), then one more reverse sweep runs UnaryOpsComposition (stage
+ * 28, near the end of Grappler's order) from the last op of each chain. Use
+ * counts (data edges and control edges per node) are kept exact through the
+ * sweeps, so the single-consumer conditions hold for the graph as rewritten
+ * so far. Nodes created by a stage are not revisited in the same sweep (the
+ * pipeline's second iteration sees them).
  *
  * "Forward" means the node's consumers read the given tensor instead and the
  * node is removed (it must not be preserved and must have no control inputs
  * or control consumers); "in place" means the node keeps its name and
  * becomes the new op (allowed on a preserved node only when its dtype and
- * shape stay the same). New nodes are named as Grappler names them:
+ * shape stay the same); "replaced" means the consumers (and control
+ * consumers) move to a new node that takes the node's control inputs. New
+ * nodes are named as Grappler names them:
  * "<scope>/ArithmeticOptimizer/<Stage>_<rule>_<name>". Ledger rules carry the
- * stage's option name (rewriter_config's flag).
+ * stage's option name (rewriter_config's flag). A stage that would need an
+ * unknown value or shape does not fire.
  *
  * Stages:
  *  - combine_add_to_addn (AddOpsRewrite, 1): a tree of Add/AddV2/AddN nodes
@@ -83,19 +91,69 @@
  *  - fuse_squared_diff (32): Square(Sub(a, b)) with the Sub read only there,
  *    not complex -> SquaredDifference(a, b) in place.
  *
+ *  - fold_conjugate_into_transpose (2): Conj(Transpose(x)) and
+ *    Transpose(Conj(x)) -> ConjugateTranspose(x), Conj(ConjugateTranspose(x))
+ *    -> Transpose(x): a copy of the transpose
+ *    "ArithmeticOptimizer/FoldConjugateIntoTranspose_<name>" replaces the node
+ *    (not preserved).
+ *  - minimize_broadcasts (6): a tree of one binary op (Mul, or Add/AddV2 that
+ *    AddOpsRewrite left; members not preserved, not tagged by either stage,
+ *    no control edges, read once, same device, inputs broadcastable to the
+ *    node's defined shape) with more than one leaf shape: leaves sorted
+ *    smallest first (stable), paired front to front into the members (last
+ *    member first, the root last; a rebuilt node counts as a scalar, an odd
+ *    largest leaf joins the root), in place. Root and members are tagged
+ *    _grappler_ArithmeticOptimizer_MinimizeBroadcasts (also when one shape).
+ *  - replace_pack_with_tile_reshape (11): a chain of Packs of N copies of one
+ *    tensor x (port 0, fully known shape, no packing on the last axis) ->
+ *    Reshape(Tile(x, Multiples), Shape) with "..._Multiples_", "..._Tile_",
+ *    "..._Shape_", "..._Reshape_<name>" (the Consts wait on x).
+ *  - replace_mul_with_tile (12): Mul(x, ones) with ones a float Const of 1s,
+ *    x not a Const, neither preserved, same rank, x's shape growing by known
+ *    multiples -> Tile(x, "..._Const_<name>") as "..._Tile_<name>".
+ *  - reduce_upsampling_dims (13): Reshape(Tile(Reshape(x, 6-D int32 shape
+ *    with dims 2 and 4 equal 1), 6-D int32 multiples with 3 and 5 equal 1))
+ *    (Tile read once, none preserved) -> the outer Reshape reads the 4-D
+ *    Tile(Reshape(x)) (new "..._Multiples_", "..._Shape_", "..._Reshape_",
+ *    "..._Tile_<name>"), in place.
+ *  - remove_redundant_reshape (14), bypass half: Reshape(unary element-wise
+ *    chain(Reshape(x))) with the chain and the inner Reshape read once and
+ *    not preserved -> the chain reads x (the inner Reshape, when it has no
+ *    control consumers, is removed; Grappler turns it into a NoOp).
+ *  - reorder_cast_like_and_value_preserving (18): VP(Cast(x)) when the cast
+ *    widens, Cast(VP(x)) when it narrows -> copies in the other order,
+ *    "..._<src type>_<consumer>" and "..._<dst type>_<producer>" (VP: the
+ *    value-preserving ops whose kernels take every real number type, plus
+ *    bool except the space/batch ops; cast-like: Cast, IsNan, IsInf,
+ *    IsFinite; same device, CPU or GPU).
+ *  - convert_sqrt_div_to_rsqrt_mul (21): Div/RealDiv/TruncateDiv(x, Sqrt(y))
+ *    -> Mul(x, Rsqrt(y)); Xdivy -> MulNoNan(Rsqrt(y), x); Sqrt read once, not
+ *    preserved; in place.
+ *  - remove_idempotent (22): f(f(x)) for Identity, Snapshot, StopGradient,
+ *    PreventGradient, DebugGradientIdentity on the same device -> forward
+ *    f(x) (CheckNumerics, DeepCopy and Print are left: stateful).
+ *  - unary_ops_composition (28, CPU): a chain of >= 2 unary ops
+ *    _UnaryOpsComposition supports for T (float, half, double; some ops not
+ *    half), same T, read once, no control edges, not preserved ->
+ *    "<root>/unary_ops_composition" with T and op_names in execution order.
+ *  - remove_stack_slice_same_axis (29): Slice/StridedSlice (strides 1, no
+ *    ellipsis or new axis; on a dim that is not known only a full range) of
+ *    a Pack taking exactly input i on the pack axis -> Identity(input i)
+ *    (axis shrunk) or ExpandDims(input i, "..._Axis_<name>") as
+ *    "ArithmeticOptimizer/RemoveStackStridedSliceSameAxis_<name>".
+ *  - simplify_embedding_lookup (30): SparseSegment{Sum,Mean,SqrtN}[...]
+ *    (Gather/GatherV2 axis 0 (params, Unique/UniqueV2(ids)), Unique:1, seg)
+ *    -> (params, ids, seg) with Tidx the ids' type, in place.
+ *  - remove_cast_into_segment_reduction (31): an int32/int64 Cast feeding a
+ *    sparse segment reduction's indices or segment ids is bypassed; Tidx /
+ *    Tsegmentids become the Cast's source type, in place.
+ *
  * Off by default in TensorFlow, so not run: HoistCommonFactorOutOfAggregation
  * (AGGRESSIVE level only in recent TensorFlow; the AddN-of-equal-inputs
  * rewrite belongs to simplify_aggregation, above), ReorderReshapeAroundUnary
  * (newest snapshots only).
  *
- * Default-on stages not implemented yet: FoldConjugateIntoTranspose (Conj and
- * ConjugateTranspose are not in the registry), MinimizeBroadcasts,
- * ReplacePackWithTileReshape, ReplaceMulWithTile, ReduceUpsamplingDims,
- * ReorderCastLikeAndValuePreserving, HoistCWiseUnaryChains,
- * UnaryOpsComposition (_UnaryOpsComposition is not in the registry),
- * RemoveStackSliceSameAxis, SimplifyEmbeddingLookup,
- * RemoveCastIntoSegmentReduction; SqrtDivToRsqrtMul and RemoveIdempotent
- * (grappler.md 21, 22) are not implemented either.
+ * Default-on stages not implemented yet: HoistCWiseUnaryChains (20).
  */
 #include "passes/pipeline.h"
 
@@ -1262,41 +1320,1047 @@ static fl_status max_or_min_of_monotonic(ao *a, fl_node *r, bool *fired) {
     return FL_OK;
 }
 
-/* The forwarding stages: returns the tensor n's consumers should read, with
- * *rule set, or an input with node NULL. */
-static fl_input forward_target(const ao *a, const fl_node *n, const char **rule) {
+/* ------------------------------------------------------------------------- */
+/* Stages added in the second set                                             */
+/* ------------------------------------------------------------------------- */
+
+static bool same_device(const fl_node *x, const fl_node *y) {
+    return strcmp(x->device ? x->device : "", y->device ? y->device : "") == 0;
+}
+
+/* A node whose consumers may be moved to a replacement: not preserved, one
+ * output (its control inputs are copied onto the replacement by the caller,
+ * its control consumers follow the forward). */
+static bool replaceable(const fl_node *n) {
+    return !fl__preserved(n) && n->n_outputs == 1;
+}
+
+/* The elements of a Const of dtype int32 (int64 too when int64_ok), at most
+ * `max` of them: the count, or -1. */
+static int const_ints(const fl_node *c, bool int64_ok, int64_t *out, int max) {
+    const fl_value *v = const_value(c);
+    if (!v || !v->ints || v->n > max ||
+        (v->dtype != FL_DT_INT32 && !(int64_ok && v->dtype == FL_DT_INT64))) {
+        return -1;
+    }
+    for (int64_t i = 0; i < v->n; i++) {
+        out[i] = fl_value_int(v, i).k;
+    }
+    return (int)v->n;
+}
+
+/* An int32 Const: a vector of n elements (rank 1) or a scalar (rank 0). */
+static fl_node *ao_add_i32(ao *a, const char *name, const char *device, int rank,
+                           const int64_t *vals, int n) {
+    int64_t dims[1] = {n};
+    fl_value *v = fl_value_new(a->g->arena, FL_DT_INT32, rank, rank ? dims : NULL);
+    if (!v) {
+        ao_oom(a);
+        return NULL;
+    }
+    for (int i = 0; i < n && i < v->n; i++) {
+        ((fl_sym *)v->ints)[i] = fl_sym_const(vals[i]);
+    }
+    return ao_add_const(a, name, device, v);
+}
+
+/* opt_name with a rule suffix: "<scope>/ArithmeticOptimizer/<stage>_<rule>_<base>". */
+static const char *opt_name2(ao *a, const char *of, const char *stage, const char *rule) {
+    const char *pre = fl_arena_printf(a->g->arena, "%s_%s", stage, rule);
+    return pre ? opt_name(a, of, pre) : NULL;
+}
+
+static bool exists(const ao *a, const char *name) {
+    return name && fl_graph_find(a->g, name) != NULL;
+}
+
+/* Sets attr `name` to dtype dt. */
+static fl_status set_type(ao *a, fl_node *n, const char *name, int dt) {
+    return ao_set_attr(a, n, fl_attr_make_type(a->g, name, dt));
+}
+
+/* Replaces n by `to` (a node this stage created): n's control inputs move to
+ * `to`, its consumers read `to`, n is removed. */
+static fl_status replace_by(ao *a, fl_node *n, fl_node *to) {
+    fl_status st = ao_forward_ctrl(a, to, n);
+    if (st == FL_OK) {
+        ao_forward(a, n, (fl_input){to, 0});
+    }
+    return st;
+}
+
+/* ReplacePackWithTileReshape (11). */
+static fl_status replace_pack_with_tile_reshape(ao *a, fl_node *n, bool *fired) {
+    if (n->kind != FL_OP_PACK || n->n_inputs < 2 || !replaceable(n) ||
+        (a->uses[n->id] == 0 && a->ctrl_uses[n->id] == 0)) {
+        return FL_OK; /* (a Pack left dead by an outer chain) */
+    }
+    fl_node *chain[64];
+    int n_chain = 0;
+    fl_input in = {n, 0};
+    while (in.node->kind == FL_OP_PACK && !fl__preserved(in.node) && in.node->n_inputs >= 1 &&
+           n_chain < 64) {
+        fl_node *p = in.node;
+        bool equal = true;
+        for (int k = 1; k < p->n_inputs; k++) {
+            equal = equal && p->inputs[k].node == p->inputs[0].node &&
+                    p->inputs[k].port == p->inputs[0].port;
+        }
+        if (!equal) {
+            break;
+        }
+        chain[n_chain++] = p;
+        in = p->inputs[0];
+    }
+    if (n_chain == 0 || in.port != 0) {
+        return FL_OK;
+    }
+    static const char *const rules[4] = {"Multiples", "Tile", "Shape", "Reshape"};
+    const char *nm[4];
+    for (int i = 0; i < 4; i++) {
+        nm[i] = opt_name2(a, n->name, "ReplacePackWithTileReshape", rules[i]);
+        if (!nm[i]) {
+            return ao_oom(a);
+        }
+        if (exists(a, nm[i])) {
+            return FL_OK;
+        }
+    }
+    const fl_tensor *x = &in.node->outputs[0], *out = &n->outputs[0];
+    int dt = attr_type(n, "T");
+    if (!shape_concrete(&x->shape) || !shape_concrete(&out->shape) || x->shape.rank > 64 ||
+        out->shape.rank > 128 || dt == FL_DT_INVALID) {
+        return FL_OK;
+    }
+    /* multiples per dim of x; dims[j]: the dim of x that axis j of the
+     * current (partially packed) shape comes from */
+    int64_t mult[64], dims[128];
+    int rank = x->shape.rank, n_dims = rank;
+    for (int i = 0; i < rank; i++) {
+        mult[i] = 1;
+        dims[i] = i;
+    }
+    for (int c = n_chain - 1; c >= 0; c--) {
+        int64_t axis, cnt;
+        const fl_attr *ax = fl_node_attr(chain[c], "axis"), *na = fl_node_attr(chain[c], "N");
+        if (!ax || ax->kind != FL_ATTR_I || !na || na->kind != FL_ATTR_I) {
+            return FL_OK;
+        }
+        axis = ax->v.i;
+        cnt = na->v.i;
+        if (axis < 0 || axis >= n_dims || n_dims >= 128) {
+            return FL_OK; /* Grappler does not handle packing on the last axis */
+        }
+        int64_t m = mult[dims[axis]] * cnt;
+        if (m > 2147483647 || m < 1) {
+            return FL_OK;
+        }
+        mult[dims[axis]] = m;
+        memmove(dims + axis + 1, dims + axis, (size_t)(n_dims - axis) * sizeof(int64_t));
+        n_dims++;
+    }
+    int64_t shape[128];
+    for (int i = 0; i < out->shape.rank; i++) {
+        shape[i] = out->shape.dims[i].k;
+    }
+    fl_node *xn = in.node;
+    fl_node *mc = ao_add_i32(a, nm[0], n->device, 1, mult, rank);
+    if (!mc || ao_add_ctrl(a, mc, xn) != FL_OK) {
+        return ao_oom(a);
+    }
+    fl_input tin[2] = {in, {mc, 0}};
+    fl_node *tile = ao_add(a, nm[1], "Tile", n->device, 2, tin);
+    if (!tile || set_type(a, tile, "T", dt) != FL_OK ||
+        set_type(a, tile, "Tmultiples", FL_DT_INT32) != FL_OK) {
+        return ao_oom(a);
+    }
+    for (int c = 0; c < n_chain; c++) {
+        if (ao_forward_ctrl(a, tile, chain[c]) != FL_OK) {
+            return ao_oom(a);
+        }
+    }
+    fl_node *sc = ao_add_i32(a, nm[2], n->device, 1, shape, out->shape.rank);
+    if (!sc || ao_add_ctrl(a, sc, xn) != FL_OK) {
+        return ao_oom(a);
+    }
+    fl_input rin[2] = {{tile, 0}, {sc, 0}};
+    fl_node *rs = ao_add(a, nm[3], "Reshape", n->device, 2, rin);
+    if (!rs || set_type(a, rs, "T", dt) != FL_OK ||
+        set_type(a, rs, "Tshape", FL_DT_INT32) != FL_OK) {
+        return ao_oom(a);
+    }
+    fl_ledger_note(a->pc, "replace_pack_with_tile_reshape", n,
+                   "%d Pack node(s) of '%s' -> Reshape(Tile(x))", n_chain, xn->name);
+    *fired = true;
+    return replace_by(a, n, rs);
+}
+
+/* ReplaceMulWithBroadcastByTile (12). */
+static fl_status replace_mul_with_tile(ao *a, fl_node *n, bool *fired) {
+    if (n->kind != FL_OP_MUL || n->n_inputs != 2 || !replaceable(n)) {
+        return FL_OK;
+    }
+    fl_node *x = n->inputs[0].node, *ones = n->inputs[1].node;
+    const fl_value *ov = const_value(ones);
+    if (fl__preserved(x) || fl__preserved(ones) || x->kind == FL_OP_CONST || !ov ||
+        ov->dtype != FL_DT_FLOAT || !value_all(ov, 1.0) || n->inputs[0].port != 0) {
+        return FL_OK;
+    }
+    const char *tn = opt_name2(a, n->name, "ReplaceMulWithBroadcastByTile", "Tile");
+    const char *cn = opt_name2(a, n->name, "ReplaceMulWithBroadcastByTile", "Const");
+    if (!tn || !cn) {
+        return ao_oom(a);
+    }
+    if (exists(a, tn) || exists(a, cn)) {
+        return FL_OK;
+    }
+    const fl_shape *xs = &fl_node_in(n, 0)->shape, *os = &fl_node_in(n, 1)->shape;
+    if (!bcastable(xs, os) || xs->rank != os->rank || xs->rank > 64) {
+        return FL_OK;
+    }
+    int64_t mult[64];
+    bool grows = false;
+    for (int i = 0; i < xs->rank; i++) {
+        fl_sym p = xs->dims[i], q = os->dims[i];
+        if (fl_sym_eq(p, q) || dim_is_one(q)) {
+            mult[i] = 1;
+        } else if (dim_is_one(p) && fl_sym_is_known(q)) {
+            mult[i] = q.k;
+            grows = true;
+        } else {
+            return FL_OK; /* the multiple would be a symbol */
+        }
+    }
+    if (!grows) {
+        return FL_OK; /* the shape does not change */
+    }
+    int dt = attr_type(n, "T");
+    fl_node *c = ao_add_i32(a, cn, n->device, 1, mult, xs->rank);
+    if (!c || ao_forward_ctrl(a, c, ones) != FL_OK) {
+        return ao_oom(a);
+    }
+    fl_input tin[2] = {n->inputs[0], {c, 0}};
+    fl_node *tile = ao_add(a, tn, "Tile", n->device, 2, tin);
+    if (!tile || set_type(a, tile, "T", dt == FL_DT_INVALID ? FL_DT_FLOAT : dt) != FL_OK ||
+        set_type(a, tile, "Tmultiples", FL_DT_INT32) != FL_OK) {
+        return ao_oom(a);
+    }
+    fl_ledger_note(a->pc, "replace_mul_with_tile", n, "Mul('%s', ones '%s') -> Tile", x->name,
+                   ones->name);
+    *fired = true;
+    return replace_by(a, n, tile);
+}
+
+/* ReduceUpsamplingDims (13). */
+static fl_status reduce_upsampling_dims(ao *a, fl_node *n, bool *fired) {
+    if (n->kind != FL_OP_RESHAPE || fl__preserved(n) || n->n_inputs != 2) {
+        return FL_OK;
+    }
+    fl_node *tile = n->inputs[0].node;
+    if (tile->kind != FL_OP_TILE || fl__preserved(tile) || n_uses(a, tile) != 1 ||
+        tile->n_inputs != 2) {
+        return FL_OK;
+    }
+    fl_node *rs = tile->inputs[0].node;
+    if (rs->kind != FL_OP_RESHAPE || fl__preserved(rs) || rs->n_inputs != 2) {
+        return FL_OK;
+    }
+    fl_node *mul = tile->inputs[1].node, *shp = rs->inputs[1].node;
+    static const char *const rules[4] = {"Reshape", "Tile", "Multiples", "Shape"};
+    const char *nm[4];
+    for (int i = 0; i < 4; i++) {
+        nm[i] = opt_name2(a, n->name, "ReduceUpsamplingDims", rules[i]);
+        if (!nm[i]) {
+            return ao_oom(a);
+        }
+        if (exists(a, nm[i])) {
+            return FL_OK;
+        }
+    }
+    int64_t m[6], s[6];
+    if (const_ints(mul, false, m, 6) != 6 || m[3] != 1 || m[5] != 1 ||
+        const_ints(shp, false, s, 6) != 6 || s[2] != 1 || s[4] != 1) {
+        return FL_OK;
+    }
+    int64_t m4[4] = {m[0], m[1], m[2], m[4]}, s4[4] = {s[0], s[1], s[3], s[5]};
+    fl_node *nmul = ao_add_i32(a, nm[2], mul->device, 1, m4, 4);
+    fl_node *nshp = nmul ? ao_add_i32(a, nm[3], shp->device, 1, s4, 4) : NULL;
+    if (!nshp) {
+        return ao_oom(a);
+    }
+    fl_input rin[2] = {rs->inputs[0], {nshp, 0}};
+    fl_node *nrs = ao_add(a, nm[0], "Reshape", rs->device, 2, rin);
+    if (!nrs || set_type(a, nrs, "T", attr_type(rs, "T")) != FL_OK ||
+        set_type(a, nrs, "Tshape", attr_type(rs, "Tshape")) != FL_OK) {
+        return ao_oom(a);
+    }
+    fl_input tin[2] = {{nrs, 0}, {nmul, 0}};
+    fl_node *nt = ao_add(a, nm[1], "Tile", tile->device, 2, tin);
+    if (!nt || set_type(a, nt, "T", attr_type(tile, "T")) != FL_OK ||
+        set_type(a, nt, "Tmultiples", attr_type(tile, "Tmultiples")) != FL_OK ||
+        ao_forward_ctrl(a, nt, tile) != FL_OK || ao_forward_ctrl(a, nmul, mul) != FL_OK ||
+        ao_forward_ctrl(a, nrs, rs) != FL_OK || ao_forward_ctrl(a, nshp, shp) != FL_OK) {
+        return ao_oom(a);
+    }
+    fl_ledger_note(a->pc, "reduce_upsampling_dims", n, "6-D Reshape/Tile of '%s' -> 4-D", rs->name);
+    ao_set_input(a, n, 0, (fl_input){nt, 0});
+    a->pc->rewritten++;
+    *fired = true;
+    return FL_OK;
+}
+
+/* Appendix A: unary element-wise (including the value+order+shape preserving
+ * ops). */
+static bool unary_elementwise(const fl_node *n) {
+    static const char *const ops[] = {
+        "Abs",        "Acos",       "Acosh",         "Asin",
+        "Asinh",      "Atan",       "Atanh",         "Ceil",
+        "ComplexAbs", "Conj",       "Cos",           "Cosh",
+        "Digamma",    "Elu",        "Erf",           "Erfc",
+        "Exp",        "Expm1",      "Floor",         "Inv",
+        "Invert",     "IsInf",      "IsNan",         "IsFinite",
+        "Lgamma",     "Log",        "Log1p",         "LogicalNot",
+        "Neg",        "Reciprocal", "Relu",          "Relu6",
+        "Rint",       "Round",      "Selu",          "Rsqrt",
+        "Sigmoid",    "Sign",       "Sin",           "Sinh",
+        "Softplus",   "Softsign",   "Sqrt",          "Square",
+        "Tan",        "Tanh",       "CheckNumerics", "DebugGradientIdentity",
+        "DeepCopy",   "Enter",      "Exit",          "PreventGradient",
+        "Print",      "Snapshot",   "StopGradient",  "Identity"};
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+        if (strcmp(n->op, ops[i]) == 0) {
+            return true;
+        }
+    }
+    return n->kind == FL_OP_ADD_N && n->n_inputs == 1;
+}
+
+static bool modifies_frame(const fl_node *n) {
+    return is_op(n, "Enter") || is_op(n, "Exit") || is_op(n, "RefEnter") || is_op(n, "RefExit");
+}
+
+/* RemoveRedundantReshapeOrBroadcastTo, the bypass half:
+ * Reshape(unary chain(Reshape(x))) -> the chain reads x. */
+static fl_status reshape_of_reshape(ao *a, fl_node *n, bool *fired) {
+    if (n->kind != FL_OP_RESHAPE || n->n_inputs < 1) {
+        return FL_OK;
+    }
+    fl_node *tail = n;
+    for (int guard = 0; guard < 1 << 16; guard++) {
+        if (tail->n_inputs < 1) {
+            break;
+        }
+        fl_node *nx = tail->inputs[0].node;
+        if (n_uses(a, nx) > 1 || fl__preserved(nx) || modifies_frame(nx)) {
+            return FL_OK;
+        }
+        if (!unary_elementwise(nx)) {
+            break;
+        }
+        tail = nx;
+    }
+    if (fl__preserved(tail) || tail->n_inputs < 1) {
+        return FL_OK;
+    }
+    fl_node *inner = tail->inputs[0].node;
+    if (inner->kind != FL_OP_RESHAPE || n_uses(a, inner) > 1 || fl__preserved(inner) ||
+        inner->n_inputs < 1 || a->ctrl_uses[inner->id]) {
+        return FL_OK;
+    }
+    fl_ledger_note(a->pc, "remove_redundant_reshape", n, "inner Reshape '%s' bypassed",
+                   inner->name);
+    ao_set_input(a, tail, 0, inner->inputs[0]);
+    fl_status st = ao_forward_ctrl(a, tail, inner);
+    a->pc->rewritten++;
+    if (a->uses[inner->id] == 0) {
+        ao_remove(a, inner);
+    }
+    *fired = true;
+    return st;
+}
+
+/* Cast-like ops (op_types.cc IsCastLike) that foldline's registry knows. */
+static bool cast_like(const fl_node *n) {
+    return n->kind == FL_OP_CAST || n->kind == FL_OP_IS_NAN || n->kind == FL_OP_IS_INF ||
+           n->kind == FL_OP_IS_FINITE;
+}
+
+/* Value-preserving ops whose kernels take any real number type (the new
+ * input type of ReorderCastLikeAndValuePreserving must have a kernel). */
+static bool reorderable_vp(const fl_node *n) {
+    static const char *const ops[] = {
+        "Identity",     "Snapshot",       "StopGradient",  "PreventGradient", "Reshape",
+        "ExpandDims",   "Squeeze",        "Transpose",     "ReverseV2",       "DepthToSpace",
+        "SpaceToDepth", "BatchToSpaceND", "SpaceToBatchND"};
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+        if (strcmp(n->op, ops[i]) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool real_number_type(int dt) {
+    switch (dt) {
+    case FL_DT_INT8:
+    case FL_DT_INT16:
+    case FL_DT_INT32:
+    case FL_DT_INT64:
+    case FL_DT_UINT8:
+    case FL_DT_UINT16:
+    case FL_DT_HALF:
+    case FL_DT_BFLOAT16:
+    case FL_DT_FLOAT:
+    case FL_DT_DOUBLE:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* Grappler's IsFixedSizeType: not string, variant, resource or quantized. */
+static bool fixed_size(int dt) {
+    switch (dt) {
+    case FL_DT_QINT8:
+    case FL_DT_QUINT8:
+    case FL_DT_QINT16:
+    case FL_DT_QUINT16:
+    case FL_DT_QINT32:
+        return false;
+    default:
+        return fl_dtype_valid(dt) && fl_dtype_size(dt) > 0;
+    }
+}
+
+/* Whether n runs on CPU or GPU (empty device: the target device). */
+static bool on_cpu_or_gpu(const ao *a, const fl_node *n) {
+    const char *s = n->device ? n->device : "";
+    if (!*s) {
+        return true;
+    }
+    if (on_cpu(a, n)) {
+        return true;
+    }
+    const char *t = strstr(s, "device:");
+    t = t ? t + strlen("device:") : (strrchr(s, '/') ? strrchr(s, '/') + 1 : s);
+    return strcspn(t, ":/") == 3 && lower(t[0]) == 'g' && lower(t[1]) == 'p' && lower(t[2]) == 'u';
+}
+
+/* ReorderCastLikeAndValuePreserving (18). */
+static fl_status reorder_cast_like(ao *a, fl_node *c, bool *fired) {
+    if ((!value_preserving(c) && !cast_like(c)) || is_op(c, "CheckNumerics") ||
+        !on_cpu_or_gpu(a, c) ||
+        (fl_op_desc_of(c->kind) && (fl_op_desc_of(c->kind)->flags & FL_OPF_CONTROL_FLOW)) ||
+        !replaceable(c) || c->n_inputs < 1) {
+        return FL_OK;
+    }
+    fl_node *p = c->inputs[0].node;
+    bool p_cast = cast_like(p);
+    bool ok = (p_cast && reorderable_vp(c)) || (reorderable_vp(p) && cast_like(c));
+    if (!ok || fl__preserved(p) || !same_device(p, c) || p->n_inputs < 1 || p->n_outputs != 1) {
+        return FL_OK;
+    }
+    const fl_node *cl = p_cast ? p : c;
+    int src = fl_node_in(cl, 0)->dtype, dst = cl->outputs[0].dtype;
+    if (!fixed_size(src) || !fixed_size(dst)) {
+        return FL_OK;
+    }
+    size_t ss = fl_dtype_size(src), ds = fl_dtype_size(dst);
+    if ((p_cast && ds <= ss) || (!p_cast && ds >= ss)) {
+        return FL_OK;
+    }
+    /* the value-preserving op's new input type needs a kernel: real numbers */
+    int new_in = p_cast ? src : dst;
+    const fl_node *vpn = p_cast ? c : p;
+    bool space = strstr(vpn->op, "Space") != NULL;
+    if (!real_number_type(new_in) && (new_in != FL_DT_BOOL || space)) {
+        return FL_OK;
+    }
+    const char *pn = opt_name2(a, p->name, "ReorderCastLikeAndValuePreserving", fl_dtype_name(dst));
+    const char *cn = opt_name2(a, c->name, "ReorderCastLikeAndValuePreserving", fl_dtype_name(src));
+    if (!pn || !cn) {
+        return ao_oom(a);
+    }
+    if (exists(a, pn) || exists(a, cn)) {
+        return FL_OK;
+    }
+    fl_node *np = ao_copy(a, cn, c);
+    if (!np) {
+        return ao_oom(a);
+    }
+    ao_set_input(a, np, 0, p->inputs[0]);
+    fl_node *nc = ao_copy(a, pn, p);
+    if (!nc) {
+        return ao_oom(a);
+    }
+    ao_set_input(a, nc, 0, (fl_input){np, 0});
+    fl_node *vp = p_cast ? np : nc;
+    if (set_type(a, vp, "T", new_in) != FL_OK) {
+        return ao_oom(a);
+    }
+    fl_ledger_note(a->pc, "reorder_cast_like_and_value_preserving", c, "%s(%s(x)) -> %s(%s(x))",
+                   c->op, p->op, p->op, c->op);
+    *fired = true;
+    ao_forward(a, c, (fl_input){nc, 0});
+    return FL_OK;
+}
+
+/* SqrtDivToRsqrtMul (21). */
+static fl_status sqrt_div_to_rsqrt_mul(ao *a, fl_node *n, bool *fired) {
+    bool div = n->kind == FL_OP_DIV || n->kind == FL_OP_REAL_DIV || n->kind == FL_OP_TRUNCATE_DIV ||
+               is_op(n, "Xdivy");
+    if (!div || n->n_inputs != 2) {
+        return FL_OK;
+    }
+    fl_node *y = n->inputs[1].node;
+    if (y->kind != FL_OP_SQRT || fl__preserved(y) || n_uses(a, y) != 1) {
+        return FL_OK;
+    }
+    fl_ledger_note(a->pc, "convert_sqrt_div_to_rsqrt_mul", n, "%s(x, Sqrt(y)) -> %s", n->op,
+                   is_op(n, "Xdivy") ? "MulNoNan(Rsqrt(y), x)" : "Mul(x, Rsqrt(y))");
+    if (is_op(n, "Xdivy")) {
+        fl_input sw[2] = {n->inputs[1], n->inputs[0]};
+        fl_status st = ao_set_inputs(a, n, 2, sw);
+        if (st != FL_OK) {
+            return st;
+        }
+        fl__node_become(a->g, n, "MulNoNan");
+    } else {
+        fl__node_become(a->g, n, "Mul");
+    }
+    n->src = NULL;
+    fl__node_become(a->g, y, "Rsqrt");
+    y->src = NULL;
+    a->pc->rewritten += 2;
+    *fired = true;
+    return FL_OK;
+}
+
+/* Idempotent ops (Appendix A) free of side effects. */
+static bool idempotent(const fl_node *n) {
+    static const char *const ops[] = {"Identity", "Snapshot", "StopGradient", "PreventGradient",
+                                      "DebugGradientIdentity"};
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+        if (strcmp(n->op, ops[i]) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* RemoveStackSliceSameAxis (29): the packed input the slice takes out, or -1;
+ * *expand when the slice keeps the axis. */
+static int stack_slice_index(const fl_node *n, const fl_shape *ps, int axis, bool *expand) {
+    int64_t b[64], e[64], s[64];
+    int r = ps->rank;
+    if (n->kind == FL_OP_SLICE) {
+        int nb = const_ints(n->inputs[1].node, true, b, 64);
+        int ns = const_ints(n->inputs[2].node, true, s, 64);
+        if (nb < 0 || nb != ns || nb != r || s[axis] != 1) {
+            return -1;
+        }
+        for (int i = 0; i < r; i++) {
+            if (i != axis && (b[i] != 0 || (s[i] != -1 && !(fl_sym_is_known(ps->dims[i]) &&
+                                                            s[i] == ps->dims[i].k)))) {
+                return -1;
+            }
+        }
+        *expand = true;
+        return (int)b[axis];
+    }
+    const fl_attr *m[5];
+    static const char *const mn[5] = {"begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask",
+                                      "shrink_axis_mask"};
+    for (int i = 0; i < 5; i++) {
+        m[i] = fl_node_attr(n, mn[i]);
+        if (m[i] && m[i]->kind != FL_ATTR_I) {
+            return -1;
+        }
+    }
+    int64_t bm = m[0] ? m[0]->v.i : 0, em = m[1] ? m[1]->v.i : 0, el = m[2] ? m[2]->v.i : 0,
+            na = m[3] ? m[3]->v.i : 0, sh = m[4] ? m[4]->v.i : 0;
+    int nb = const_ints(n->inputs[1].node, true, b, 64);
+    int ne = const_ints(n->inputs[2].node, true, e, 64);
+    int ns = const_ints(n->inputs[3].node, true, s, 64);
+    if (el || na || nb < 0 || nb != ne || nb != ns || nb > r) {
+        return -1;
+    }
+    /* canonical begin/end per dim; `full` when the dim is taken whole */
+    int begin_index = -1, end_index = -1;
+    int64_t begin_value = 0, end_value = 0;
+    for (int i = 0; i < r; i++) {
+        bool spec = i < nb;
+        if (spec && s[i] != 1) {
+            return -1; /* not a simple slice */
+        }
+        bool shrink = spec && ((sh >> i) & 1);
+        bool bmask = !spec || ((bm >> i) & 1), emask = !spec || ((em >> i) & 1);
+        bool known = fl_sym_is_known(ps->dims[i]);
+        int64_t dim = known ? ps->dims[i].k : -1;
+        int64_t bi, ei;
+        if (shrink) {
+            if (!known && b[i] < 0) {
+                return -1;
+            }
+            bi = b[i] < 0 ? b[i] + dim : b[i];
+            ei = bi + 1;
+            if (!known) {
+                return -1;
+            }
+        } else if (!known) {
+            if (!bmask || !emask) {
+                return -1;
+            }
+            continue; /* the whole dim */
+        } else {
+            bi = bmask ? 0 : (b[i] < 0 ? b[i] + dim : b[i]);
+            ei = emask ? dim : (e[i] < 0 ? e[i] + dim : e[i]);
+            bi = bi < 0 ? 0 : bi > dim ? dim : bi;
+            ei = ei < 0 ? 0 : ei > dim ? dim : ei;
+        }
+        if (bi != 0) {
+            if (begin_index != -1) {
+                return -1;
+            }
+            begin_index = i;
+            begin_value = bi;
+        }
+        if (ei != dim) {
+            if (end_index != -1) {
+                return -1;
+            }
+            end_index = i;
+            end_value = ei;
+        }
+    }
+    if ((begin_index == -1 && end_index == -1) ||
+        (begin_index != -1 && end_index != -1 && begin_index != end_index)) {
+        return -1;
+    }
+    int slice_axis = begin_index == -1 ? end_index : begin_index;
+    if (slice_axis != axis) {
+        return -1;
+    }
+    int64_t start = begin_index == -1 ? 0 : begin_value;
+    int64_t end = end_index == -1 ? ps->dims[axis].k : end_value;
+    if (!fl_sym_is_known(ps->dims[axis]) || end != start + 1) {
+        return -1;
+    }
+    if (sh == 0) {
+        *expand = true;
+    } else if (sh == ((int64_t)1 << slice_axis)) {
+        *expand = false;
+    } else {
+        return -1;
+    }
+    return (int)start;
+}
+
+static fl_status remove_stack_slice_same_axis(ao *a, fl_node *n, bool *fired) {
+    bool slice = n->kind == FL_OP_SLICE && n->n_inputs == 3;
+    if ((!slice && (n->kind != FL_OP_STRIDED_SLICE || n->n_inputs != 4)) || !replaceable(n)) {
+        return FL_OK;
+    }
+    fl_node *pack = n->inputs[0].node;
+    const fl_attr *ax = fl_node_attr(pack, "axis");
+    const fl_shape *ps = &fl_node_in(n, 0)->shape;
+    if (pack->kind != FL_OP_PACK || !ax || ax->kind != FL_ATTR_I || ps->rank < 1 || ps->rank > 64) {
+        return FL_OK;
+    }
+    int64_t axis = ax->v.i < 0 ? ax->v.i + ps->rank : ax->v.i;
+    if (axis < 0 || axis >= ps->rank) {
+        return FL_OK;
+    }
+    bool expand = false;
+    int idx = stack_slice_index(n, ps, (int)axis, &expand);
+    int dt = n->outputs[0].dtype;
+    if (idx < 0 || idx >= pack->n_inputs || dt == FL_DT_INVALID) {
+        return FL_OK;
+    }
+    fl_input src = pack->inputs[idx];
+    const char *on = opt_name(a, n->name, "RemoveStackStridedSliceSameAxis");
+    if (!on) {
+        return ao_oom(a);
+    }
+    fl_node *out;
+    if (!expand) {
+        out = ao_add(a, on, "Identity", n->device, 1, &src);
+        if (!out || set_type(a, out, "T", dt) != FL_OK) {
+            return ao_oom(a);
+        }
+    } else {
+        const char *axn = opt_name2(a, n->name, "RemoveStackStridedSliceSameAxis", "Axis");
+        fl_node *axc = axn ? ao_add_i32(a, axn, n->device, 0, &axis, 1) : NULL;
+        if (!axc || ao_add_ctrl(a, axc, src.node) != FL_OK) {
+            return ao_oom(a);
+        }
+        fl_input ein[2] = {src, {axc, 0}};
+        out = ao_add(a, on, "ExpandDims", n->device, 2, ein);
+        if (!out || set_type(a, out, "T", dt) != FL_OK ||
+            set_type(a, out, "Tdim", FL_DT_INT32) != FL_OK) {
+            return ao_oom(a);
+        }
+    }
+    if (ao_forward_ctrl(a, out, pack) != FL_OK) {
+        return ao_oom(a);
+    }
+    fl_ledger_note(a->pc, "remove_stack_slice_same_axis", n, "%s of Pack '%s' -> %s(input %d)",
+                   n->op, pack->name, expand ? "ExpandDims" : "Identity", idx);
+    *fired = true;
+    return replace_by(a, n, out);
+}
+
+static bool sparse_segment_reduction(const fl_node *n) {
+    static const char *const ops[] = {"SparseSegmentSum",   "SparseSegmentSumWithNumSegments",
+                                      "SparseSegmentMean",  "SparseSegmentMeanWithNumSegments",
+                                      "SparseSegmentSqrtN", "SparseSegmentSqrtNWithNumSegments"};
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+        if (strcmp(n->op, ops[i]) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* A scalar (one element) int32/int64 Const equal to 0. */
+static bool axis0(const fl_node *c) {
+    int64_t v[1];
+    return const_ints(c, true, v, 1) == 1 && v[0] == 0;
+}
+
+/* SimplifyEmbeddingLookup (30). */
+static fl_status simplify_embedding_lookup(ao *a, fl_node *r, bool *fired) {
+    if (!sparse_segment_reduction(r) || fl__preserved(r) || r->n_inputs < 3) {
+        return FL_OK;
+    }
+    fl_node *g = r->inputs[0].node;
+    if ((g->kind != FL_OP_GATHER && g->kind != FL_OP_GATHER_V2) || fl__preserved(g) ||
+        !same_device(g, r) || g->n_inputs < 2 ||
+        (g->kind == FL_OP_GATHER_V2 && (g->n_inputs < 3 || !axis0(g->inputs[2].node)))) {
+        return FL_OK;
+    }
+    fl_node *u = g->inputs[1].node;
+    bool v2 = is_op(u, "UniqueV2");
+    int t = attr_type(u, "T");
+    if ((!is_op(u, "Unique") && !v2) || fl__preserved(u) || !same_device(u, g) || u->n_inputs < 1 ||
+        g->inputs[1].port != 0 || t == FL_DT_INVALID ||
+        (v2 && (u->n_inputs < 2 || !axis0(u->inputs[1].node)))) {
+        return FL_OK;
+    }
+    if (r->inputs[1].node != u || r->inputs[1].port != 1) {
+        return FL_OK;
+    }
+    fl_ledger_note(a->pc, "simplify_embedding_lookup", r, "%s reads '%s' and '%s' directly", r->op,
+                   g->inputs[0].node->name, u->inputs[0].node->name);
+    ao_set_input(a, r, 0, g->inputs[0]);
+    ao_set_input(a, r, 1, u->inputs[0]);
+    a->pc->rewritten++;
+    *fired = true;
+    return set_type(a, r, "Tidx", t);
+}
+
+/* RemoveCastIntoSegmentReduction (31). */
+static fl_status remove_cast_into_segment_reduction(ao *a, fl_node *r, bool *fired) {
+    if (!sparse_segment_reduction(r) || fl__preserved(r) || r->n_inputs < 3) {
+        return FL_OK;
+    }
+    static const char *const attrs[3] = {NULL, "Tidx", "Tsegmentids"};
+    for (int k = 1; k <= 2; k++) {
+        fl_node *c = r->inputs[k].node;
+        int src = attr_type(c, "SrcT");
+        if (c->kind != FL_OP_CAST || c->n_inputs < 1 ||
+            (src != FL_DT_INT32 && src != FL_DT_INT64)) {
+            continue;
+        }
+        if (!*fired) {
+            fl_ledger_note(a->pc, "remove_cast_into_segment_reduction", r,
+                           "Cast '%s' into %s removed", c->name, r->op);
+            a->pc->rewritten++;
+        }
+        ao_set_input(a, r, k, c->inputs[0]);
+        fl_status st = set_type(a, r, attrs[k], src);
+        if (st != FL_OK) {
+            return st;
+        }
+        *fired = true;
+    }
+    return FL_OK;
+}
+
+/* FoldConjugateIntoTranspose (2). */
+static fl_status fold_conjugate_into_transpose(ao *a, fl_node *n, bool *fired) {
+    bool conj = n->kind == FL_OP_CONJ;
+    if ((!conj && n->kind != FL_OP_TRANSPOSE && n->kind != FL_OP_CONJUGATE_TRANSPOSE) ||
+        n->n_inputs < 1 || !replaceable(n)) {
+        return FL_OK;
+    }
+    const char *nm = opt_name(a, n->name, "FoldConjugateIntoTranspose");
+    if (!nm) {
+        return ao_oom(a);
+    }
+    if (exists(a, nm)) {
+        return FL_OK;
+    }
+    fl_node *in = n->inputs[0].node;
+    fl_node *t = conj ? in : n, *c = conj ? n : in;
+    if ((t->kind != FL_OP_TRANSPOSE && t->kind != FL_OP_CONJUGATE_TRANSPOSE) || t->n_inputs != 2 ||
+        c->kind != FL_OP_CONJ || c->n_inputs != 1 || in->n_inputs < 1) {
+        return FL_OK;
+    }
+    const char *op = t->kind == FL_OP_TRANSPOSE ? "ConjugateTranspose" : "Transpose";
+    fl_node *nt = ao_copy(a, nm, t);
+    if (!nt) {
+        return ao_oom(a);
+    }
+    fl__node_become(a->g, nt, op);
+    ao_set_input(a, nt, 0, in->inputs[0]);
+    if (ao_forward_ctrl(a, nt, in) != FL_OK) {
+        return ao_oom(a);
+    }
+    fl_ledger_note(a->pc, "fold_conjugate_into_transpose", n, "%s(%s(x)) -> %s(x)", n->op, in->op,
+                   op);
+    *fired = true;
+    return replace_by(a, n, nt);
+}
+
+/* MinimizeBroadcasts (6), in the reverse sweep after AddOpsRewrite. */
+#define MIN_BCAST_TAG "_grappler_ArithmeticOptimizer_MinimizeBroadcasts"
+
+static bool min_bcast_tagged(const fl_node *n) {
+    return fl_node_attr(n, MIN_BCAST_TAG) || fl_node_attr(n, ADD_OPS_TAG);
+}
+
+static bool min_bcast_op(const fl_node *n) {
+    return (n->kind == FL_OP_MUL || is_add(n)) && n->n_inputs == 2 && n->n_outputs == 1;
+}
+
+static bool min_bcast_absorbable(const ao *a, const fl_node *root, const fl_node *n) {
+    return strcmp(n->op, root->op) == 0 && min_bcast_op(n) && !fl__preserved(n) &&
+           !(n->flags & FL_NODE_REMOVED) && !min_bcast_tagged(n) && n->n_ctrl == 0 &&
+           a->ctrl_uses[n->id] == 0 && same_device(root, n) && a->uses[n->id] == 1 &&
+           shape_defined(&n->outputs[0].shape) && inputs_bcast_to(n);
+}
+
+static fl_status min_bcast_absorb(ao *a, const fl_node *root, fl_input in, add_group *gr,
+                                  int depth) {
+    fl_node *m = in.node;
+    if (depth < 10000 && min_bcast_absorbable(a, root, m)) {
+        fl_status st = group_push(a, (void **)&gr->members, &gr->n_members, &gr->cap_members,
+                                  sizeof(fl_node *), &m);
+        for (int k = 0; k < m->n_inputs && st == FL_OK; k++) {
+            st = min_bcast_absorb(a, root, m->inputs[k], gr, depth + 1);
+        }
+        return st;
+    }
+    return group_push(a, (void **)&gr->inputs, &gr->n_inputs, &gr->cap_inputs, sizeof(fl_input),
+                      &in);
+}
+
+typedef struct bcast_item {
+    fl_input in;
+    const fl_shape *shape; /* a rebuilt node counts as a scalar, as in Grappler */
+} bcast_item;
+
+static const fl_shape scalar_shape = {0, NULL};
+
+static void bcast_update(ao *a, fl_node *n, fl_input x, fl_input y) {
+    if (n->inputs[0].node != x.node || n->inputs[0].port != x.port || n->inputs[1].node != y.node ||
+        n->inputs[1].port != y.port) {
+        ao_set_input(a, n, 0, x);
+        ao_set_input(a, n, 1, y);
+        a->pc->rewritten++;
+    }
+}
+
+static fl_status minimize_broadcasts(ao *a, fl_node *root, bool *claimed) {
+    if (!min_bcast_op(root) || min_bcast_tagged(root) || (root->flags & FL_NODE_REMOVED) ||
+        !shape_defined(&root->outputs[0].shape) || !inputs_bcast_to(root)) {
+        return FL_OK;
+    }
+    add_group gr = {0};
+    fl_status st = FL_OK;
+    for (int k = 0; k < root->n_inputs && st == FL_OK; k++) {
+        st = min_bcast_absorb(a, root, root->inputs[k], &gr, 0);
+    }
+    if (st != FL_OK || gr.n_members == 0) {
+        return st;
+    }
+    st = ao_set_attr(a, root, fl_attr_make_bool(a->g, MIN_BCAST_TAG, true));
+    for (size_t i = 0; i < gr.n_members && st == FL_OK; i++) {
+        st = ao_set_attr(a, gr.members[i], fl_attr_make_bool(a->g, MIN_BCAST_TAG, true));
+    }
+    if (st != FL_OK) {
+        return st;
+    }
+    *claimed = true;
+    size_t ni = gr.n_inputs;
+    bool distinct = false;
+    for (size_t i = 1; i < ni; i++) {
+        distinct = distinct || !same_sig(&gr.inputs[i].node->outputs[gr.inputs[i].port].shape,
+                                         &gr.inputs[0].node->outputs[gr.inputs[0].port].shape);
+    }
+    if (!distinct || ni != gr.n_members + 2) {
+        return FL_OK;
+    }
+    /* a deque of 3 * ni slots, starting in the middle */
+    bcast_item *dq = fl_arena_calloc(a->pc->c->a, 3 * ni + 4, sizeof(bcast_item));
+    if (!dq) {
+        return ao_oom(a);
+    }
+    size_t head = ni + 2, tail = head;
+    for (size_t i = 0; i < ni; i++) {
+        bcast_item it = {gr.inputs[i], &gr.inputs[i].node->outputs[gr.inputs[i].port].shape};
+        size_t p = tail++;
+        while (p > head && smaller(it.shape, dq[p - 1].shape)) { /* stable insertion sort */
+            dq[p] = dq[p - 1];
+            p--;
+        }
+        dq[p] = it;
+    }
+    bcast_item leftover = {{NULL, 0}, NULL};
+    if ((tail - head) % 2) {
+        leftover = dq[--tail];
+    }
+    size_t next_member = gr.n_members;
+    fl_ledger_note(a->pc, "minimize_broadcasts", root, "%s tree of %zu nodes reordered", root->op,
+                   gr.n_members + 1);
+    do {
+        bcast_item l = dq[head++], r = dq[head++];
+        fl_node *node = next_member > 0 ? gr.members[--next_member] : root;
+        bcast_update(a, node, l.in, r.in);
+        bcast_item up = {{node, 0}, &scalar_shape};
+        if (tail - head >= 2 && smaller(dq[head].shape, dq[head + 1].shape)) {
+            dq[--head] = up;
+        } else {
+            dq[tail++] = up;
+        }
+    } while (tail - head > 1);
+    if (leftover.in.node) {
+        bcast_update(a, root, dq[head].in, leftover.in);
+    }
+    return FL_OK;
+}
+
+/* UnaryOpsComposition (28): the ops _UnaryOpsComposition supports for dt. */
+static bool composable(const fl_node *n, int dt) {
+    static const char *const all[] = {"Abs",   "Ceil",    "Cos",   "Expm1", "Exp",        "Floor",
+                                      "Inv",   "Log",     "Log1p", "Neg",   "Reciprocal", "Round",
+                                      "Rsqrt", "Sigmoid", "Sin",   "Sqrt",  "Square",     "Tanh",
+                                      "Elu",   "Relu",    "Relu6", "Selu"};
+    static const char *const no_half[] = {"Acos",  "Acosh", "Asin", "Asinh", "Atan",
+                                          "Atanh", "Cosh",  "Rint", "Sinh",  "Tan"};
+    if (dt != FL_DT_FLOAT && dt != FL_DT_DOUBLE && dt != FL_DT_HALF) {
+        return false;
+    }
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+        if (strcmp(n->op, all[i]) == 0) {
+            return true;
+        }
+    }
+    for (size_t i = 0; i < sizeof no_half / sizeof no_half[0]; i++) {
+        if (strcmp(n->op, no_half[i]) == 0) {
+            return dt != FL_DT_HALF;
+        }
+    }
+    return false;
+}
+
+static bool compose_ok(const ao *a, const fl_node *n, const bool *fused) {
+    return n->n_inputs == 1 && n->n_outputs == 1 && composable(n, attr_type(n, "T")) &&
+           !fl__preserved(n) && on_cpu(a, n) && !fused[n->id] && n->n_ctrl == 0 &&
+           a->ctrl_uses[n->id] == 0;
+}
+
+static fl_status unary_ops_composition(ao *a, fl_node *root, bool *fused) {
+    if ((root->flags & FL_NODE_REMOVED) || !compose_ok(a, root, fused)) {
+        return FL_OK;
+    }
+    const char *nm = fl_arena_printf(a->g->arena, "%s/unary_ops_composition", root->name);
+    if (!nm) {
+        return ao_oom(a);
+    }
+    if (exists(a, nm)) {
+        return FL_OK;
+    }
+    int dt = attr_type(root, "T");
+    fl_node *chain[256];
+    int n = 0;
+    chain[n++] = root;
+    fl_node *last = root;
+    while (n < 256) {
+        fl_node *in = last->inputs[0].node;
+        if (attr_type(in, "T") != dt || a->uses[in->id] != 1 || !compose_ok(a, in, fused)) {
+            break;
+        }
+        chain[n++] = in;
+        last = in;
+    }
+    if (n < 2) {
+        return FL_OK;
+    }
+    const char **names = fl_arena_calloc(a->g->arena, (size_t)n, sizeof(char *));
+    if (!names) {
+        return ao_oom(a);
+    }
+    for (int i = 0; i < n; i++) {
+        fused[chain[i]->id] = true;
+        names[i] = chain[n - 1 - i]->op;
+    }
+    fl_node *c = ao_add(a, nm, "_UnaryOpsComposition", root->device, 1, &last->inputs[0]);
+    fl_attr on = fl_attr_make_strs(a->g, "op_names", (size_t)n, names);
+    if (!c || set_type(a, c, "T", dt) != FL_OK || !on.name || ao_set_attr(a, c, on) != FL_OK) {
+        return ao_oom(a);
+    }
+    fl_ledger_note(a->pc, "unary_ops_composition", root, "%d unary ops -> _UnaryOpsComposition", n);
+    ao_forward(a, root, (fl_input){c, 0});
+    return FL_OK;
+}
+
+/* The forwarding stages of one group (0: 7-10, 1: 14, 2: 19, 3: 22): returns
+ * the tensor n's consumers should read, with *rule set, or an input with
+ * node NULL. */
+static fl_input forward_target(const ao *a, const fl_node *n, int group, const char **rule) {
     fl_input none = {NULL, 0};
     if (!can_forward(a, n) || n->n_inputs < 1) {
+        return none;
+    }
+    if (group == 3) {
+        const fl_node *in = n->inputs[0].node;
+        if (n->n_inputs == 1 && idempotent(n) && strcmp(in->op, n->op) == 0 && same_device(in, n)) {
+            *rule = "remove_idempotent";
+            return n->inputs[0];
+        }
         return none;
     }
     const fl_tensor *x = fl_node_in(n, 0);
     const fl_tensor *out = &n->outputs[0];
     const fl_node *in = n->inputs[0].node;
-    if (n->kind == FL_OP_TRANSPOSE && in->kind == FL_OP_TRANSPOSE && n->n_inputs == 2 &&
-        in->n_inputs == 2 && perms_cancel(n, in)) {
+    if (group == 0 && n->kind == FL_OP_TRANSPOSE && in->kind == FL_OP_TRANSPOSE &&
+        n->n_inputs == 2 && in->n_inputs == 2 && perms_cancel(n, in)) {
         *rule = "remove_identity_transpose";
         return in->inputs[0];
     }
-    if (involution(n->kind, n->op) && n->n_inputs == 1 && strcmp(in->op, n->op) == 0 &&
-        in->n_inputs == 1 && n->inputs[0].port == 0) {
+    if (group == 0 && involution(n->kind, n->op) && n->n_inputs == 1 &&
+        strcmp(in->op, n->op) == 0 && in->n_inputs == 1 && n->inputs[0].port == 0) {
         *rule = "remove_involution";
         return in->inputs[0];
     }
-    if (is_op(n, "Bitcast") && n->n_inputs == 1 && attr_type(n, "T") != FL_DT_INVALID &&
-        attr_type(n, "T") == attr_type(n, "type")) {
+    if (group == 0 && is_op(n, "Bitcast") && n->n_inputs == 1 &&
+        attr_type(n, "T") != FL_DT_INVALID && attr_type(n, "T") == attr_type(n, "type")) {
         *rule = "remove_redundant_bitcast";
         return n->inputs[0];
     }
-    if (n->kind == FL_OP_CAST && x->dtype == out->dtype && x->dtype != FL_DT_INVALID) {
+    if (group == 0 && n->kind == FL_OP_CAST && x->dtype == out->dtype &&
+        x->dtype != FL_DT_INVALID) {
         *rule = "remove_redundant_cast";
         return n->inputs[0];
     }
-    if ((n->kind == FL_OP_RESHAPE || n->kind == FL_OP_BROADCAST_TO) &&
+    if (group == 1 && (n->kind == FL_OP_RESHAPE || n->kind == FL_OP_BROADCAST_TO) &&
         fl__shape_same(&x->shape, &out->shape) && x->dtype == out->dtype) {
         *rule = "remove_redundant_reshape";
         return n->inputs[0];
     }
-    if (n->kind == FL_OP_ADD_N && n->n_inputs == 1 && x->dtype == out->dtype) {
+    if (group == 2 && n->kind == FL_OP_ADD_N && n->n_inputs == 1 && x->dtype == out->dtype) {
         *rule = "simplify_aggregation";
         return n->inputs[0];
     }
@@ -1354,31 +2418,63 @@ static fl_status rewrite(ao *a, fl_node *n, bool *fired) {
     return FL_OK;
 }
 
+static fl_status forward_group(ao *a, fl_node *m, bool *fired, int group) {
+    const char *rule = NULL;
+    fl_input to = forward_target(a, m, group, &rule);
+    if (to.node) {
+        fl_ledger_note(a->pc, rule, m, "%s removed; consumers read '%s'", m->op, to.node->name);
+        ao_forward(a, m, to);
+        *fired = true;
+    }
+    return FL_OK;
+}
+
+static fl_status fwd_early(ao *a, fl_node *m, bool *fired) {
+    return forward_group(a, m, fired, 0);
+}
+
+static fl_status fwd_reshape(ao *a, fl_node *m, bool *fired) {
+    return forward_group(a, m, fired, 1);
+}
+
+static fl_status fwd_addn(ao *a, fl_node *m, bool *fired) {
+    return forward_group(a, m, fired, 2);
+}
+
+static fl_status fwd_idempotent(ao *a, fl_node *m, bool *fired) {
+    return forward_group(a, m, fired, 3);
+}
+
 typedef fl_status (*stage_fn)(ao *a, fl_node *n, bool *fired);
 
 /* One node through the stages, in Grappler's order; the first that fires
  * wins. */
 static fl_status visit(ao *a, fl_node *m) {
-    static const stage_fn before[] = {fold_multiply_into_conv, fold_transpose_into_matmul};
-    static const stage_fn after[] = {bitcast_of_bitcast, rewrite,       aggregation_of_copies,
-                                     convert_pow,        convert_log1p, max_or_min_of_monotonic,
-                                     convert_expm1};
+    static const stage_fn stages[] = {fold_conjugate_into_transpose,
+                                      fold_multiply_into_conv,
+                                      fold_transpose_into_matmul,
+                                      fwd_early,
+                                      bitcast_of_bitcast,
+                                      replace_mul_with_tile,
+                                      reduce_upsampling_dims,
+                                      fwd_reshape,
+                                      reshape_of_reshape,
+                                      rewrite,
+                                      reorder_cast_like,
+                                      fwd_addn,
+                                      aggregation_of_copies,
+                                      sqrt_div_to_rsqrt_mul,
+                                      fwd_idempotent,
+                                      convert_pow,
+                                      convert_log1p,
+                                      max_or_min_of_monotonic,
+                                      convert_expm1,
+                                      remove_stack_slice_same_axis,
+                                      simplify_embedding_lookup,
+                                      remove_cast_into_segment_reduction};
     bool fired = false;
-    for (size_t s = 0; s < sizeof before / sizeof before[0]; s++) {
-        fl_status st = before[s](a, m, &fired);
-        if (st != FL_OK || fired) {
-            return st;
-        }
-    }
-    const char *rule = NULL;
-    fl_input to = forward_target(a, m, &rule);
-    if (to.node) {
-        fl_ledger_note(a->pc, rule, m, "%s removed; consumers read '%s'", m->op, to.node->name);
-        ao_forward(a, m, to);
-        return FL_OK;
-    }
-    for (size_t s = 0; s < sizeof after / sizeof after[0]; s++) {
-        fl_status st = after[s](a, m, &fired);
+    for (size_t s = 0; s < sizeof stages / sizeof stages[0]; s++) {
+        fl_status st = stages[s](a, m, &fired);
         if (st != FL_OK || fired) {
             return st;
         }
@@ -1399,7 +2495,16 @@ fl_status fl_pass_arithmetic_optimizer(fl_pass_ctx *pc) {
         return st;
     }
     fl_node **order = g->order;
-    /* Reverse sweep: AddOpsRewrite from the roots of Add trees. */
+    /* claimed: roots MinimizeBroadcasts took (Grappler's pipeline stops
+     * there); fused: nodes already in a unary composition */
+    bool *claimed = fl_arena_calloc(pc->c->a, n + 1, sizeof(bool));
+    bool *fused = fl_arena_calloc(pc->c->a, n + 1, sizeof(bool));
+    if (!claimed || !fused) {
+        return fl_diag_oom(pc->c->d);
+    }
+    /* Reverse sweep: the stages that must see the consumer-most node of a
+     * group first (AddOpsRewrite from the roots of Add trees,
+     * ReplacePackWithTileReshape from the outermost Pack of a chain). */
     for (size_t i = n; i-- > 0;) {
         fl_node *m = order[i];
         if (m->flags & FL_NODE_REMOVED) {
@@ -1407,6 +2512,12 @@ fl_status fl_pass_arithmetic_optimizer(fl_pass_ctx *pc) {
         }
         bool fired = false;
         st = add_ops_rewrite(&a, m, &fired);
+        if (st == FL_OK && !fired) {
+            st = minimize_broadcasts(&a, m, &claimed[m->id]);
+        }
+        if (st == FL_OK && !fired) {
+            st = replace_pack_with_tile_reshape(&a, m, &fired);
+        }
         if (st != FL_OK) {
             return st;
         }
@@ -1418,7 +2529,20 @@ fl_status fl_pass_arithmetic_optimizer(fl_pass_ctx *pc) {
             continue;
         }
         ao_resolve_inputs(&a, m);
-        st = visit(&a, m);
+        st = claimed[m->id] ? FL_OK : visit(&a, m);
+        if (st != FL_OK) {
+            return st;
+        }
+    }
+    /* UnaryOpsComposition (28, CPU) from the consumer-most op of a chain,
+     * after the other stages. */
+    for (size_t i = n; i-- > 0;) {
+        fl_node *m = order[i];
+        if (m->flags & FL_NODE_REMOVED) {
+            continue;
+        }
+        ao_resolve_inputs(&a, m);
+        st = unary_ops_composition(&a, m, fused);
         if (st != FL_OK) {
             return st;
         }

@@ -32,15 +32,32 @@
  * nodes, where the name is unique again. The pass looks nodes up by pointer,
  * never by name, between the two.
  *
- * oneDNN rows (--remapper onednn) present: 13, 14, 15, 16 (Pad + Conv3D),
- * 17 (exact Gelu only), 18 (HardSwish), 19 (Mish), 20 (BatchMatMulV2 + Mul +
- * AddV2), 21 (Maximum + Mul -> LeakyRelu), 22 (Conv2D + BiasAdd/BN + Swish),
- * 23, and the bias-semantic Add accepted as BiasAdd. Not done: 12 (GRU/AUGRU
- * cells), 17's approximate Gelu, 24 (_MklLayerNorm), 25
- * (_MklFusedInstanceNorm), the conv1x1 + depthwise fusion. Row 7
- * (_FusedBatchNormGradEx) needs TF_USE_CUDNN_BATCHNORM_SPATIAL_PERSISTENT,
+ * oneDNN rows (--remapper onednn) present: 13, 14 (fused conv + LeakyRelu |
+ * _MklFusedMish), 15, 16 (Pad + Conv3D), 17 (exact Gelu only), 18
+ * (HardSwish), 19 (Mish), 20 (BatchMatMulV2 + Mul + AddV2), 21 (Maximum + Mul
+ * -> LeakyRelu), 22 (Conv2D + BiasAdd/BN + Swish), 23, 24 (_MklLayerNorm: the
+ * Keras FusedBatchNormV3 form, the custom form, the mean/variance form over
+ * the last axis), 25 (_MklFusedInstanceNorm, with Relu/LeakyRelu), and the
+ * bias-semantic Add accepted as BiasAdd. Not done:
+ *  - 12 (GRUBlockCell / AUGRUBlockCell): the matcher is feasible, but the
+ *    registry has neither op (4 outputs r, u, c, h; the root's consumers move
+ *    to output 3) and no test graph exercises it: the corpus's GRU
+ *    (tf2onnx-gru) joins the cell with Add, while TensorFlow's pattern needs
+ *    AddV2, so it would not fire there either. Left for a later change.
+ *  - 17's approximate Gelu (Tanh form on a _FusedMatMul [BiasAdd], matched in
+ *    the remapper's second run after ArithmeticOptimizer turned Pow(x, 3) into
+ *    Mul(x, Square(x)); constants 0.797884, 0.044715, 1, 0.5): not written in
+ *    this change (time); fused_op_flops already counts "GeluApproximate".
+ *  - the conv1x1 + depthwise fusion (Findconv1x1Depthwise): it is not in
+ *    shared/reference/grappler.md's table; it appears only in Intel's fork of
+ *    remapper.cc, not in TensorFlow's.
+ * Row 7 (_FusedBatchNormGradEx) needs TF_USE_CUDNN_BATCHNORM_SPATIAL_PERSISTENT,
  * off by default like the forward training-mode _FusedBatchNormEx, so it never
  * fires under the defaults above and is not implemented.
+ *
+ * TensorFlow versions differ; where they do, this follows current
+ * remapper.cc and says so at the rule (row 14 takes no plain Conv2D; fused
+ * nodes carry no `U`; row 11 ignores strides).
  *
  * Counters: each replaced root counts as rewritten (its name lives on), every
  * other matched node that disappears as removed, every extra node (the
@@ -147,6 +164,12 @@ static float attr_float(const fl_node *n, const char *name, float dflt) {
 static bool same_t(const fl_node *a, const fl_node *b) {
     int ta = attr_type(a, "T");
     return ta != FL_DT_INVALID && ta == attr_type(b, "T");
+}
+
+/* T is float or bfloat16. */
+static bool t_float_or_bf16(const fl_node *n) {
+    int t = attr_type(n, "T");
+    return t == FL_DT_FLOAT || t == FL_DT_BFLOAT16;
 }
 
 /* Control fanin or fanout. */
@@ -431,17 +454,16 @@ static void copy_contraction_attrs(rctx *r, fl_node *f, const fl_node *c) {
     }
 }
 
-/* SetFusedOpAttributes (+ U for _FusedConv2D, leakyrelu_alpha for LeakyRelu). */
-static void set_fused_attrs(rctx *r, fl_node *f, const fl_node *c, const char *const *ops,
-                            size_t n_ops, int64_t num_args, float epsilon, const fl_node *act,
-                            bool bn) {
+/* SetFusedOpAttributes (+ leakyrelu_alpha for LeakyRelu). No `U`: the
+ * TensorFlow-written fused nodes of the corpus (shared/corpus/tf) carry none,
+ * nor does current remapper.cc (it writes TArgs/num_host_args instead); only
+ * a transient ~2.11-2.12 remapper.cc set U on _FusedConv2D. */
+static void set_fused_attrs(rctx *r, fl_node *f, const char *const *ops, size_t n_ops,
+                            int64_t num_args, float epsilon, const fl_node *act) {
     fl_graph *g = r->g;
     set_attr(r, f, fl_attr_make_strs(g, "fused_ops", n_ops, ops));
     set_attr(r, f, fl_attr_make_int(g, "num_args", num_args));
     set_attr(r, f, fl_attr_make_float(g, "epsilon", epsilon));
-    if (is_conv2d(c)) {
-        set_attr(r, f, fl_attr_make_type(g, "U", bn ? FL_DT_FLOAT : attr_type(c, "T")));
-    }
     if (act && is_op(act, "LeakyRelu")) {
         set_attr(r, f, fl_attr_make_float(g, "leakyrelu_alpha", attr_float(act, "alpha", 0.2f)));
     }
@@ -451,7 +473,7 @@ static void set_fused_attrs(rctx *r, fl_node *f, const fl_node *c, const char *c
  * args...], device of the contraction. */
 static fl_node *build_fused(rctx *r, fl_node *root, const fl_node *c, const fl_input *args,
                             int n_args, const char *const *ops, size_t n_ops, float epsilon,
-                            const fl_node *act, bool bn) {
+                            const fl_node *act) {
     fl_input in[8];
     in[0] = c->inputs[0];
     in[1] = c->inputs[1];
@@ -463,7 +485,7 @@ static fl_node *build_fused(rctx *r, fl_node *root, const fl_node *c, const fl_i
         return NULL;
     }
     copy_contraction_attrs(r, f, c);
-    set_fused_attrs(r, f, c, ops, n_ops, n_args, epsilon, act, bn);
+    set_fused_attrs(r, f, ops, n_ops, n_args, epsilon, act);
     return f;
 }
 
@@ -587,7 +609,7 @@ static bool rewrite_contraction_bias(rctx *r, fl_node *bias) {
     static const char *const ops[] = {"BiasAdd"};
     fl_ledger_note(r->pc, "contraction_bias", bias, "%s+%s -> %s", c->op, bias->op,
                    fused_name_of(c));
-    if (!build_fused(r, bias, c, &bias->inputs[port], 1, ops, 1, 0.0f, NULL, false)) {
+    if (!build_fused(r, bias, c, &bias->inputs[port], 1, ops, 1, 0.0f, NULL)) {
         return false;
     }
     drop(r, c);
@@ -625,7 +647,7 @@ static bool rewrite_contraction_bias_act(rctx *r, fl_node *act) {
     const char *ops[] = {"BiasAdd", act->op};
     fl_ledger_note(r->pc, "contraction_bias_activation", act, "%s+BiasAdd+%s -> %s", c->op, act->op,
                    fused_name_of(c));
-    if (!build_fused(r, act, c, &bias->inputs[port], 1, ops, 2, 0.0f, act, false)) {
+    if (!build_fused(r, act, c, &bias->inputs[port], 1, ops, 2, 0.0f, act)) {
         return false;
     }
     drop(r, bias);
@@ -672,7 +694,7 @@ static bool rewrite_conv_squeeze_bias(rctx *r, fl_node *bias) {
     fl_ledger_note(r->pc, "contraction_squeeze_bias", bias, "%s+Squeeze+BiasAdd -> %s+Squeeze",
                    c->op, fused_name_of(c));
     fl_input bias_in = bias->inputs[1];
-    fl_node *f = build_fused(r, c, c, &bias_in, 1, ops, 1, 0.0f, NULL, false);
+    fl_node *f = build_fused(r, c, c, &bias_in, 1, ops, 1, 0.0f, NULL);
     if (!f) {
         return false;
     }
@@ -720,8 +742,8 @@ static bool match_conv_bn(const rctx *r, const fl_node *bn, fl_node **conv) {
 
 /* Pattern (table row 4): Conv2D -> FusedBatchNorm/V2/V3 (inference)  =>
  * _FusedConv2D named after the BN, inputs [x, filter, scale, offset, mean,
- * variance], fused_ops=[FusedBatchNorm], num_args=4, epsilon of the BN,
- * U=float. Conditions: match_conv_bn. */
+ * variance], fused_ops=[FusedBatchNorm], num_args=4, epsilon of the BN (no
+ * U, see set_fused_attrs). Conditions: match_conv_bn. */
 static bool rewrite_conv_bn(rctx *r, fl_node *bn) {
     fl_node *c;
     if (!match_conv_bn(r, bn, &c)) {
@@ -729,8 +751,7 @@ static bool rewrite_conv_bn(rctx *r, fl_node *bn) {
     }
     static const char *const ops[] = {"FusedBatchNorm"};
     fl_ledger_note(r->pc, "conv2d_batch_norm", bn, "Conv2D+%s -> _FusedConv2D", bn->op);
-    if (!build_fused(r, bn, c, &bn->inputs[1], 4, ops, 1, attr_float(bn, "epsilon", 1e-4f), NULL,
-                     true)) {
+    if (!build_fused(r, bn, c, &bn->inputs[1], 4, ops, 1, attr_float(bn, "epsilon", 1e-4f), NULL)) {
         return false;
     }
     drop(r, c);
@@ -754,8 +775,7 @@ static bool rewrite_conv_bn_act(rctx *r, fl_node *act) {
     const char *ops[] = {"FusedBatchNorm", act->op};
     fl_ledger_note(r->pc, "conv2d_batch_norm_activation", act, "Conv2D+%s+%s -> _FusedConv2D",
                    bn->op, act->op);
-    if (!build_fused(r, act, c, &bn->inputs[1], 4, ops, 2, attr_float(bn, "epsilon", 1e-4f), act,
-                     true)) {
+    if (!build_fused(r, act, c, &bn->inputs[1], 4, ops, 2, attr_float(bn, "epsilon", 1e-4f), act)) {
         return false;
     }
     drop(r, bn);
@@ -1112,8 +1132,12 @@ static bool int_input(const fl_node *n, int i, int64_t *out, int64_t cap, int64_
  * b1, 1], padding SAME when any (padding - crop) != 0, else the conv's.
  * Conditions: NHWC; block shapes known, 2 elements, equal; paddings and crops
  * known 2x2; no control edges; SpaceToBatchND and conv one consumer, not
- * preserved; conv strides all 1 (our addition: a strided conv is not a
- * dilated conv). Not device-gated. */
+ * preserved. Like FindDilatedConv, the conv's strides are not checked (a
+ * strided conv is rewritten too). Ours: the two block shapes must also be
+ * equal in value (TensorFlow compares only their shapes and takes the
+ * dilations from the BatchToSpaceND's), and the block shape, paddings and
+ * crops may be any known values (TensorFlow: Const nodes). Not
+ * device-gated. */
 static bool rewrite_dilated_conv(rctx *r, fl_node *b2s) {
     if (!is_op(b2s, "BatchToSpaceND") || b2s->n_inputs < 3 || has_ctrl(r, b2s)) {
         return false;
@@ -1125,15 +1149,6 @@ static bool rewrite_dilated_conv(rctx *r, fl_node *b2s) {
     }
     if (strcmp(attr_str(c, "data_format", "NHWC"), "NHWC") != 0) {
         return false;
-    }
-    const fl_attr *strides = fl_node_attr(c, "strides");
-    if (!strides || strides->kind != FL_ATTR_LIST || strides->list_kind != FL_ATTR_I) {
-        return false;
-    }
-    for (size_t k = 0; k < strides->n; k++) {
-        if (strides->v.list.i[k] != 1) {
-            return false;
-        }
     }
     fl_node *s2b = in_node(c, 0);
     if (is_removed(s2b) || !is_op(s2b, "SpaceToBatchND") || s2b->n_inputs < 3 || has_ctrl(r, s2b) ||
@@ -1180,33 +1195,43 @@ static bool rewrite_dilated_conv(rctx *r, fl_node *b2s) {
  * -> BiasAdd -> Add/AddV2 (| AddN of 2) (-> activation, not Tanh/Sigmoid; no
  * MatMul with activation)  =>  fused contraction named after the Add (the
  * activation), inputs [x, filter, bias, other addend], fused_ops=[BiasAdd,
- * Add(, act)], num_args=2. Conditions: oneDNN; contraction CPU-compatible
- * with T float/bf16; BiasAdd one consumer, not preserved; the Add has two
- * inputs of symbolically equal shape, no control edges, and (with an
- * activation) one consumer and not preserved; LeakyRelu only after convs. */
+ * Add(, act)], num_args=2. Conditions (FindContractionWithBiasAddAndAdd /
+ * ...AndAddActivation): oneDNN; the Add (and the activation) on CPU with T
+ * float/bf16 and no control edges; an Add/AddV2 with two inputs of
+ * symbolically equal shape, or an AddN of exactly two; with an activation
+ * the Add has one consumer and is not preserved; the BiasAdd matches
+ * FindContractionWithBias WITHOUT the device check (TensorFlow checks no
+ * placement, dtype or format of the contraction here), has one consumer,
+ * is not preserved and shares T with the Add; LeakyRelu only after convs.
+ * Ours: a DepthwiseConv2dNative contraction, or a MatMul with an activation,
+ * is refused (TensorFlow would emit a node without an op for them). */
 static bool rewrite_contraction_bias_add(rctx *r, fl_node *root) {
-    if (!r->onednn || has_ctrl(r, root)) {
+    if (!r->onednn || has_ctrl(r, root) || !on_cpu(r, root) || !t_float_or_bf16(root)) {
         return false;
     }
     fl_node *act = NULL, *add = root;
-    if (is_activation(r, root) && !is_op(root, "Tanh") && !is_op(root, "Sigmoid")) {
+    if (is_activation(r, root)) {
+        if (is_op(root, "Tanh") || is_op(root, "Sigmoid")) {
+            return false;
+        }
         act = root;
         add = in_node(root, 0);
         if (!add || is_removed(add) || has_ctrl(r, add) || !one_fanout0(r, add) ||
-            is_preserved(add) || !same_t(act, add)) {
+            is_preserved(add) || !on_cpu(r, add) || !t_float_or_bf16(add)) {
             return false;
         }
     }
-    if (!(is_add(add) || (is_op(add, "AddN") && add->n_inputs == 2)) || add->n_inputs != 2) {
+    if (add->n_inputs != 2) {
         return false;
     }
-    if (!shapes_equal(&fl_node_in(add, 0)->shape, &fl_node_in(add, 1)->shape)) {
+    if (!is_op(add, "AddN") &&
+        !(is_add(add) && shapes_equal(&fl_node_in(add, 0)->shape, &fl_node_in(add, 1)->shape))) {
         return false;
     }
     for (int side = 0; side < 2; side++) {
         fl_node *bias = in_node(add, side), *c;
         int port;
-        if (is_removed(bias) || !match_contraction_bias(r, bias, &c, &port, true) ||
+        if (is_removed(bias) || !match_contraction_bias(r, bias, &c, &port, false) ||
             !one_fanout0(r, bias) || is_preserved(bias) || !same_t(bias, add)) {
             continue;
         }
@@ -1219,7 +1244,7 @@ static bool rewrite_contraction_bias_add(rctx *r, fl_node *root) {
         fl_ledger_note(r->pc, act ? "contraction_bias_add_activation" : "contraction_bias_add",
                        root, "%s+BiasAdd+Add%s%s -> %s", c->op, act ? "+" : "", act ? act->op : "",
                        fused_name_of(c));
-        if (!build_fused(r, root, c, args, 2, ops, act ? 3 : 2, 0.0f, act, false)) {
+        if (!build_fused(r, root, c, args, 2, ops, act ? 3 : 2, 0.0f, act)) {
             return false;
         }
         if (act) {
@@ -1266,57 +1291,51 @@ static bool rewrite_swish(rctx *r, fl_node *mul) {
     return false;
 }
 
-/* Pattern (row 14): Conv2D or _FusedConv2D -> LeakyRelu  =>  _FusedConv2D
- * named after the LeakyRelu; from Conv2D fused_ops=[LeakyRelu], num_args=0;
- * from _FusedConv2D the activation is appended to its fused_ops.
- * Conditions: oneDNN; conv CPU-compatible (Conv2D) or on CPU; conv one
- * consumer, not preserved; no control edges; same T. */
+/* Pattern (row 14, FindContractionWithActivation): _FusedConv2D or
+ * _FusedConv3D -> LeakyRelu | _MklFusedMish  =>  a copy of the fused conv
+ * (op, inputs, attrs, device) named after the activation, with the
+ * activation appended to its fused_ops ("Mish" for _MklFusedMish) and, for
+ * LeakyRelu, leakyrelu_alpha = its alpha. Conditions: oneDNN; no control
+ * edges on the activation. As current remapper.cc: a plain Conv2D is not
+ * taken (TF 2.11/2.12 also took Conv2D, making fused_ops=[act], num_args 0),
+ * and neither placement nor T is checked. Ours, so that no input dangles:
+ * the fused conv has no control edges, no consumer but the activation and
+ * is not preserved (TensorFlow deletes it unconditionally). */
 static bool rewrite_conv_leakyrelu(rctx *r, fl_node *act) {
-    if (!r->onednn || !is_op(act, "LeakyRelu") || act->n_inputs < 1 || has_ctrl(r, act)) {
+    bool mish = is_op(act, "_MklFusedMish");
+    if (!r->onednn || !(is_op(act, "LeakyRelu") || mish) || act->n_inputs < 1 || has_ctrl(r, act)) {
         return false;
     }
     fl_node *c = in_node(act, 0);
-    if (is_removed(c) || c->n_inputs < 2 || has_ctrl(r, c) || !one_fanout0(r, c) ||
-        is_preserved(c) || !same_t(act, c)) {
+    if (is_removed(c) || !(is_op(c, "_FusedConv2D") || is_op(c, "_FusedConv3D")) ||
+        act->inputs[0].port != 0 || c->n_inputs < 2 || c->n_inputs > 8 || has_ctrl(r, c) ||
+        !one_fanout0(r, c) || fanout_beyond0(r, c) || is_preserved(c)) {
         return false;
     }
-    bool fused = is_op(c, "_FusedConv2D");
-    if (!(is_conv2d(c) && cpu_contraction_ok(r, c)) && !(fused && on_cpu(r, c))) {
-        return false;
-    }
+    const fl_attr *fo = fl_node_attr(c, "fused_ops");
     const char *ops[8];
     size_t n_ops = 0;
-    int64_t num_args = 0;
-    if (fused) {
-        const fl_attr *fo = fl_node_attr(c, "fused_ops");
-        if (!fo || fo->kind != FL_ATTR_LIST || fo->n > 6 ||
+    if (fo) {
+        if (fo->kind != FL_ATTR_LIST || fo->n > 6 ||
             (fo->list_kind != FL_ATTR_S && fo->list_kind != FL_ATTR_NONE)) {
             return false;
         }
         for (size_t k = 0; k < fo->n; k++) {
             ops[n_ops++] = fo->v.list.s[k].p;
         }
-        const fl_attr *na = fl_node_attr(c, "num_args");
-        num_args = na && na->kind == FL_ATTR_I ? na->v.i : 0;
-        if (num_args < 0 || num_args > c->n_inputs - 2) {
-            return false;
-        }
     }
-    ops[n_ops++] = "LeakyRelu";
-    fl_ledger_note(r->pc, "conv2d_leakyrelu", act, "%s+LeakyRelu -> _FusedConv2D", c->op);
-    fl_node *f = replace_root(r, act, "_FusedConv2D", c->device, 2 + (int)num_args, c->inputs, 1);
+    ops[n_ops++] = mish ? "Mish" : "LeakyRelu";
+    fl_ledger_note(r->pc, "fused_conv_activation", act, "%s+%s -> %s", c->op, act->op, c->op);
+    fl_node *f = replace_root(r, act, c->op, c->device, c->n_inputs, c->inputs, 1);
     if (!f) {
         return false;
     }
-    if (fused) {
-        for (int i = 0; i < c->n_attrs; i++) {
-            set_attr(r, f, c->attrs[i]);
-        }
-        set_attr(r, f, fl_attr_make_strs(r->g, "fused_ops", n_ops, ops));
+    for (int i = 0; i < c->n_attrs; i++) {
+        set_attr(r, f, c->attrs[i]);
+    }
+    set_attr(r, f, fl_attr_make_strs(r->g, "fused_ops", n_ops, ops));
+    if (!mish) {
         set_attr(r, f, fl_attr_make_float(r->g, "leakyrelu_alpha", attr_float(act, "alpha", 0.2f)));
-    } else {
-        copy_contraction_attrs(r, f, c);
-        set_fused_attrs(r, f, c, ops, n_ops, 0, 0.0f, act, false);
     }
     drop(r, c);
     return true;
@@ -1350,11 +1369,6 @@ static bool removable(const rctx *r, const fl_node *n, const fl_node *const *ins
 
 static bool same_input(fl_input a, fl_input b) {
     return a.node == b.node && a.port == b.port;
-}
-
-static bool t_float_or_bf16(const fl_node *n) {
-    int t = attr_type(n, "T");
-    return t == FL_DT_FLOAT || t == FL_DT_BFLOAT16;
 }
 
 /* The one-element float value of a Const (or of a Cast of a Const when
@@ -1483,7 +1497,7 @@ static bool rewrite_conv_swish(rctx *r, fl_node *mul) {
         const char *ops[] = {bn ? "FusedBatchNorm" : "BiasAdd", "_MklSwish"};
         fl_ledger_note(r->pc, "conv2d_swish", mul, "Conv2D+%s+Sigmoid+Mul -> _FusedConv2D", y->op);
         fl_node *f = build_fused(r, mul, c, &y->inputs[1], bn ? 4 : 1, ops, 2,
-                                 bn ? attr_float(y, "epsilon", 1e-4f) : 0.0f, NULL, false);
+                                 bn ? attr_float(y, "epsilon", 1e-4f) : 0.0f, NULL);
         if (!f) {
             return false;
         }
@@ -1594,7 +1608,7 @@ static bool rewrite_hard_swish(rctx *r, fl_node *out) {
                 static const char *const ops[] = {"BiasAdd", "_FusedHardSwish"};
                 fl_ledger_note(r->pc, "contraction_bias_hard_swish", out,
                                "%s+BiasAdd+HardSwish -> %s", c->op, fused_name_of(c));
-                if (!build_fused(r, out, c, &bias->inputs[port], 1, ops, 2, 0.0f, NULL, false)) {
+                if (!build_fused(r, out, c, &bias->inputs[port], 1, ops, 2, 0.0f, NULL)) {
                     return false;
                 }
                 drop(r, inner);
@@ -1752,7 +1766,7 @@ static bool rewrite_matmul_gelu_exact(rctx *r, fl_node *out) {
         }
         static const char *const ops[] = {"BiasAdd", "GeluExact"};
         fl_ledger_note(r->pc, "matmul_bias_gelu_exact", out, "MatMul+BiasAdd+Gelu -> _FusedMatMul");
-        if (!build_fused(r, out, mm, &y->inputs[1], 1, ops, 2, 0.0f, NULL, false)) {
+        if (!build_fused(r, out, mm, &y->inputs[1], 1, ops, 2, 0.0f, NULL)) {
             return false;
         }
         drop(r, half);
@@ -1767,6 +1781,377 @@ static bool rewrite_matmul_gelu_exact(rctx *r, fl_node *out) {
 }
 
 /* ------------------------------------------------------------------------- */
+/* oneDNN normalisation rules (rows 24, 25)                                   */
+/* ------------------------------------------------------------------------- */
+
+/* A node of op op1 (or op2, which may be NULL) with exactly two data
+ * inputs. */
+static bool binary(const fl_node *n, const char *op1, const char *op2) {
+    return n && (is_op(n, op1) || (op2 && is_op(n, op2))) && n->n_inputs == 2;
+}
+
+static bool is_const(const fl_node *n) {
+    return n && is_op(n, "Const");
+}
+
+/* Input i of n is output 0 of `m`. */
+static bool feeds(const fl_node *n, int i, const fl_node *m) {
+    return i < n->n_inputs && n->inputs[i].node == m && n->inputs[i].port == 0;
+}
+
+/* IsCommonNormPattern: output = Add|AddV2(Mul(x, m1), Sub(beta, Mul(m1,
+ * mean1))), m1 = Mul(Rsqrt(Add|AddV2(Mean(SquaredDifference(x, mean1),
+ * Const), eps)), gamma), mean1 = Mean(x, axes1); gamma, beta, eps, axes1
+ * Const; Add/AddV2/Mul operands in either order (SquaredDifference, Sub and
+ * Mean as written). Every inner node removable (no control edges, not
+ * preserved, uses only inside the match; TensorFlow's matcher passes no
+ * preserve set here, we keep ours). */
+typedef struct norm_match {
+    fl_node *nodes[9]; /* mul0, mul1, rsqrt, add, mean0, sqd, mean1, sub0, mul2 */
+    fl_node *gamma, *beta, *eps, *mean1;
+    fl_input x;
+} norm_match;
+
+static bool match_common_norm(const rctx *r, const fl_node *out, norm_match *m) {
+    if (!binary(out, "Add", "AddV2")) {
+        return false;
+    }
+    for (int s = 0; s < 2; s++) {
+        fl_node *mul0 = in_node(out, s), *sub0 = in_node(out, 1 - s);
+        if (!binary(mul0, "Mul", NULL) || !binary(sub0, "Sub", NULL) || !feeds(out, s, mul0) ||
+            !feeds(out, 1 - s, sub0)) {
+            continue;
+        }
+        for (int q = 0; q < 2; q++) {
+            fl_input x = mul0->inputs[q];
+            fl_node *mul1 = in_node(mul0, 1 - q);
+            if (!binary(mul1, "Mul", NULL) || !feeds(mul0, 1 - q, mul1)) {
+                continue;
+            }
+            for (int t = 0; t < 2; t++) {
+                fl_node *rsqrt = in_node(mul1, t), *gamma = in_node(mul1, 1 - t);
+                if (!rsqrt || !is_op(rsqrt, "Rsqrt") || rsqrt->n_inputs != 1 ||
+                    !feeds(mul1, t, rsqrt) || !is_const(gamma)) {
+                    continue;
+                }
+                fl_node *add = in_node(rsqrt, 0);
+                if (!binary(add, "Add", "AddV2") || !feeds(rsqrt, 0, add)) {
+                    continue;
+                }
+                for (int u = 0; u < 2; u++) {
+                    fl_node *mean0 = in_node(add, u), *eps = in_node(add, 1 - u);
+                    if (!binary(mean0, "Mean", NULL) || !feeds(add, u, mean0) || !is_const(eps) ||
+                        !is_const(in_node(mean0, 1))) {
+                        continue;
+                    }
+                    fl_node *sqd = in_node(mean0, 0);
+                    if (!binary(sqd, "SquaredDifference", NULL) || !feeds(mean0, 0, sqd) ||
+                        !same_input(sqd->inputs[0], x)) {
+                        continue;
+                    }
+                    fl_node *mean1 = in_node(sqd, 1);
+                    if (!binary(mean1, "Mean", NULL) || !feeds(sqd, 1, mean1) ||
+                        !same_input(mean1->inputs[0], x) || !is_const(in_node(mean1, 1))) {
+                        continue;
+                    }
+                    fl_node *beta = in_node(sub0, 0), *mul2 = in_node(sub0, 1);
+                    if (!is_const(beta) || !binary(mul2, "Mul", NULL) || !feeds(sub0, 1, mul2) ||
+                        !((feeds(mul2, 0, mul1) && feeds(mul2, 1, mean1)) ||
+                          (feeds(mul2, 1, mul1) && feeds(mul2, 0, mean1)))) {
+                        continue;
+                    }
+                    if (!removable(r, mul0, (const fl_node *[]){out}, 1) ||
+                        !removable(r, mul1, (const fl_node *[]){mul0, mul2}, 2) ||
+                        !removable(r, rsqrt, (const fl_node *[]){mul1}, 1) ||
+                        !removable(r, add, (const fl_node *[]){rsqrt}, 1) ||
+                        !removable(r, mean0, (const fl_node *[]){add}, 1) ||
+                        !removable(r, sqd, (const fl_node *[]){mean0}, 1) ||
+                        !removable(r, mean1, (const fl_node *[]){sqd, mul2}, 2) ||
+                        !removable(r, sub0, (const fl_node *[]){out}, 1) ||
+                        !removable(r, mul2, (const fl_node *[]){sub0}, 1)) {
+                        return false;
+                    }
+                    fl_node *nodes[9] = {mul0, mul1, rsqrt, add, mean0, sqd, mean1, sub0, mul2};
+                    memcpy(m->nodes, nodes, sizeof nodes);
+                    m->gamma = gamma;
+                    m->beta = beta;
+                    m->eps = eps;
+                    m->mean1 = mean1;
+                    m->x = x;
+                    return true;
+                }
+            }
+        }
+    }
+    return false;
+}
+
+/* Input i of n as a Const of int32/int64 values (at most cap). */
+static bool const_axes(const fl_node *n, int i, int64_t *out, int64_t cap, int64_t *len) {
+    int dt = i < n->n_inputs ? fl_dtype_base(fl_node_in(n, i)->dtype) : FL_DT_INVALID;
+    return is_const(in_node(n, i)) && (dt == FL_DT_INT32 || dt == FL_DT_INT64) &&
+           int_input(n, i, out, cap, len);
+}
+
+/* FindInstanceNorm on top of the common pattern: mean1 keep_dims; x of
+ * known rank; mean1 T float/bf16 (TF 2.11-2.13; current TF float/half);
+ * gamma and beta of equal (known) shape; axes1 int32/int64 with rank - 2
+ * elements, [1,2] or [2,3] for 4-D, [1,2,3] or [2,3,4] for 5-D. */
+static bool match_instance_norm(const rctx *r, const fl_node *out, norm_match *m, int64_t *axes,
+                                int64_t *n_axes) {
+    if (!match_common_norm(r, out, m) || !attr_bool(m->mean1, "keep_dims", false) ||
+        !t_float_or_bf16(m->mean1)) {
+        return false;
+    }
+    int rank = fl_node_in(m->mean1, 0)->shape.rank;
+    if ((rank != 4 && rank != 5) ||
+        !shapes_equal(&m->gamma->outputs[0].shape, &m->beta->outputs[0].shape) ||
+        !const_axes(m->mean1, 1, axes, 3, n_axes) || *n_axes + 2 != rank) {
+        return false;
+    }
+    for (int64_t k = 0; k < *n_axes; k++) {
+        if (axes[k] != axes[0] + k) {
+            return false;
+        }
+    }
+    return axes[0] == 1 || axes[0] == 2;
+}
+
+/* Pattern (row 25): the common norm pattern with instance-norm axes,
+ * optionally followed by Relu | LeakyRelu (root, no control edges; the
+ * norm's output then removable too)  =>  _MklFusedInstanceNorm named after
+ * the root, device of the norm's output node, inputs [x, gamma, beta], T of
+ * the output, epsilon = the eps Const's first element when readable (else
+ * absent: op default 1e-4), reduction_axes, with an activation fused_ops
+ * [act] (+ leakyrelu_alpha). Conditions: oneDNN; match_instance_norm. x is
+ * mean1's input tensor (TensorFlow names the input node, i.e. its output
+ * 0). */
+static bool rewrite_instance_norm(rctx *r, fl_node *root) {
+    if (!r->onednn) {
+        return false;
+    }
+    fl_node *act = NULL, *out = root;
+    if (is_op(root, "Relu") || is_op(root, "LeakyRelu")) {
+        act = root;
+        out = in_node(root, 0);
+        if (root->n_inputs != 1 || has_ctrl(r, root) || !feeds(root, 0, out) ||
+            !removable(r, out, (const fl_node *[]){root}, 1)) {
+            return false;
+        }
+    }
+    norm_match m;
+    int64_t axes[3], n_axes;
+    if (!match_instance_norm(r, out, &m, axes, &n_axes)) {
+        return false;
+    }
+    fl_ledger_note(r->pc, "instance_norm", root, "instance-norm ops%s%s -> _MklFusedInstanceNorm",
+                   act ? "+" : "", act ? act->op : "");
+    fl_input in[3] = {m.x, {m.gamma, 0}, {m.beta, 0}};
+    fl_node *f = replace_root(r, root, "_MklFusedInstanceNorm", out->device, 3, in, 1);
+    if (!f) {
+        return false;
+    }
+    copy_attr(r, f, out, "T", NULL);
+    double eps;
+    const fl_value *ev = m.eps->outputs[0].value;
+    if (ev && ev->n >= 1 && fl_value_f64(ev, 0, &eps)) {
+        set_attr(r, f, fl_attr_make_float(r->g, "epsilon", (float)eps));
+    }
+    set_attr(r, f, fl_attr_make_ints(r->g, "reduction_axes", (size_t)n_axes, axes));
+    if (act) {
+        const char *ops[] = {act->op};
+        set_attr(r, f, fl_attr_make_strs(r->g, "fused_ops", 1, ops));
+        if (is_op(act, "LeakyRelu")) {
+            set_attr(r, f,
+                     fl_attr_make_float(r->g, "leakyrelu_alpha", attr_float(act, "alpha", 0.2f)));
+        }
+        drop(r, out);
+    }
+    for (int k = 0; k < 9; k++) {
+        drop(r, m.nodes[k]);
+    }
+    return true;
+}
+
+/* Keras LayerNormalization (pattern 1): AddV2(beta, Mul(Reshape(
+ * FusedBatchNormV3(Reshape(x, *), Fill(*, Const), Fill(*, Const), empty,
+ * empty), *), gamma)), the same zero-element Const as mean and variance,
+ * is_training present and true. Removed: Mul, both Reshapes, the BN, both
+ * Fills. Sets *x, *gamma, *beta; nodes[0..5]. */
+static bool match_layer_norm_keras(const rctx *r, const fl_node *out, fl_input *x, fl_input *gamma,
+                                   fl_input *beta, fl_node **nodes) {
+    for (int s = 0; s < 2; s++) {
+        fl_node *scale = in_node(out, 1 - s);
+        if (!binary(scale, "Mul", NULL) || !feeds(out, 1 - s, scale)) {
+            continue;
+        }
+        for (int q = 0; q < 2; q++) {
+            fl_node *post = in_node(scale, q);
+            if (!binary(post, "Reshape", NULL) || !feeds(scale, q, post)) {
+                continue;
+            }
+            fl_node *bn = in_node(post, 0), *pre, *f1, *f2, *empty;
+            if (!bn || !is_op(bn, "FusedBatchNormV3") || bn->n_inputs != 5 || !feeds(post, 0, bn)) {
+                continue;
+            }
+            pre = in_node(bn, 0);
+            f1 = in_node(bn, 1);
+            f2 = in_node(bn, 2);
+            empty = in_node(bn, 3);
+            if (!binary(pre, "Reshape", NULL) || !binary(f1, "Fill", NULL) ||
+                !binary(f2, "Fill", NULL) || !feeds(bn, 0, pre) || !feeds(bn, 1, f1) ||
+                !feeds(bn, 2, f2) || !is_const(in_node(f1, 1)) || !is_const(in_node(f2, 1)) ||
+                !is_const(empty) || in_node(bn, 4) != empty) {
+                continue;
+            }
+            const fl_attr *tr = fl_node_attr(bn, "is_training");
+            fl_sym ne;
+            if (!tr || tr->kind != FL_ATTR_B || !tr->v.b ||
+                fl_op_num_elements(r->pc->c, empty, &empty->outputs[0].shape, &ne) != FL_OK ||
+                !fl_sym_is_known(ne) || ne.k != 0) {
+                return false;
+            }
+            if (!removable(r, scale, (const fl_node *[]){out}, 1) ||
+                !removable(r, post, (const fl_node *[]){scale}, 1) ||
+                !removable(r, bn, (const fl_node *[]){post}, 1) ||
+                !removable(r, pre, (const fl_node *[]){bn}, 1) ||
+                !removable(r, f1, (const fl_node *[]){bn}, 1) ||
+                !removable(r, f2, (const fl_node *[]){bn}, 1)) {
+                return false;
+            }
+            *x = pre->inputs[0];
+            *gamma = scale->inputs[1 - q];
+            *beta = out->inputs[s];
+            fl_node *n6[6] = {scale, post, bn, pre, f1, f2};
+            memcpy(nodes, n6, sizeof n6);
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Custom LayerNorm (pattern 2): AddV2(beta, Mul(Sub(x, Mean(x, *)),
+ * Mul(Rsqrt(AddV2(Mean(Square(d), *), Const eps)), gamma))). TensorFlow's
+ * pattern lets Square read any Sub; ours requires the same Sub d. Removed:
+ * the eight inner nodes (nodes[0..7]). */
+static bool match_layer_norm_custom(const rctx *r, const fl_node *out, fl_input *x, fl_input *gamma,
+                                    fl_input *beta, fl_node **nodes) {
+    for (int s = 0; s < 2; s++) {
+        fl_node *mul = in_node(out, 1 - s);
+        if (!binary(mul, "Mul", NULL) || !feeds(out, 1 - s, mul)) {
+            continue;
+        }
+        for (int q = 0; q < 2; q++) {
+            fl_node *d = in_node(mul, q), *scale = in_node(mul, 1 - q);
+            if (!binary(d, "Sub", NULL) || !binary(scale, "Mul", NULL) || !feeds(mul, q, d) ||
+                !feeds(mul, 1 - q, scale)) {
+                continue;
+            }
+            fl_node *mean = in_node(d, 1);
+            if (!binary(mean, "Mean", NULL) || !feeds(d, 1, mean) ||
+                !same_input(mean->inputs[0], d->inputs[0])) {
+                continue;
+            }
+            for (int t = 0; t < 2; t++) {
+                fl_node *rs = in_node(scale, t);
+                if (!rs || !is_op(rs, "Rsqrt") || rs->n_inputs != 1 || !feeds(scale, t, rs)) {
+                    continue;
+                }
+                fl_node *ae = in_node(rs, 0);
+                if (!binary(ae, "AddV2", NULL) || !feeds(rs, 0, ae)) {
+                    continue;
+                }
+                for (int u = 0; u < 2; u++) {
+                    fl_node *ms = in_node(ae, u), *sq;
+                    if (!binary(ms, "Mean", NULL) || !feeds(ae, u, ms) ||
+                        !is_const(in_node(ae, 1 - u))) {
+                        continue;
+                    }
+                    sq = in_node(ms, 0);
+                    if (!sq || !is_op(sq, "Square") || sq->n_inputs != 1 || !feeds(ms, 0, sq) ||
+                        !feeds(sq, 0, d)) {
+                        continue;
+                    }
+                    if (!removable(r, mul, (const fl_node *[]){out}, 1) ||
+                        !removable(r, d, (const fl_node *[]){mul, sq}, 2) ||
+                        !removable(r, mean, (const fl_node *[]){d}, 1) ||
+                        !removable(r, scale, (const fl_node *[]){mul}, 1) ||
+                        !removable(r, rs, (const fl_node *[]){scale}, 1) ||
+                        !removable(r, ae, (const fl_node *[]){rs}, 1) ||
+                        !removable(r, ms, (const fl_node *[]){ae}, 1) ||
+                        !removable(r, sq, (const fl_node *[]){ms}, 1)) {
+                        return false;
+                    }
+                    *x = d->inputs[0];
+                    *gamma = scale->inputs[1 - t];
+                    *beta = out->inputs[s];
+                    fl_node *n8[8] = {mul, d, mean, scale, rs, ae, ms, sq};
+                    memcpy(nodes, n8, 8 * sizeof(fl_node *));
+                    return true;
+                }
+            }
+        }
+    }
+    return false;
+}
+
+/* Pattern (row 24, FindMklLayerNorm): root AddV2 of the Keras form (pattern
+ * 1) or the custom form (pattern 2), or root Add|AddV2 of the common norm
+ * pattern (3) reducing the last axis (mean1 keep_dims; axes1 an int32/int64
+ * Const of one element equal to rank - 1)  =>  _MklLayerNorm named after the
+ * root, device of the root, inputs [x, gamma, beta], T of the root (no
+ * epsilon: TensorFlow writes only T). Conditions: oneDNN; x and the root's
+ * output of symbolically equal shape, rank 2 or 3; the matched inner nodes
+ * removable. No placement or dtype check (as TensorFlow). */
+static bool rewrite_layer_norm(rctx *r, fl_node *out) {
+    if (!r->onednn || !binary(out, "Add", "AddV2")) {
+        return false;
+    }
+    fl_input x = {NULL, 0}, gamma = {NULL, 0}, beta = {NULL, 0};
+    fl_node *nodes[9];
+    int n_nodes = 0, pattern = 0;
+    norm_match m;
+    if (is_op(out, "AddV2") && match_layer_norm_keras(r, out, &x, &gamma, &beta, nodes)) {
+        n_nodes = 6;
+        pattern = 1;
+    } else if (is_op(out, "AddV2") && match_layer_norm_custom(r, out, &x, &gamma, &beta, nodes)) {
+        n_nodes = 8;
+        pattern = 2;
+    } else if (match_common_norm(r, out, &m)) {
+        int64_t ax, n_ax;
+        int rank = fl_node_in(m.mean1, 0)->shape.rank;
+        if (!attr_bool(m.mean1, "keep_dims", false) || !const_axes(m.mean1, 1, &ax, 1, &n_ax) ||
+            n_ax != 1 || rank < 1 || ax != rank - 1) {
+            return false;
+        }
+        x = m.x;
+        gamma = (fl_input){m.gamma, 0};
+        beta = (fl_input){m.beta, 0};
+        memcpy(nodes, m.nodes, sizeof m.nodes);
+        n_nodes = 9;
+        pattern = 3;
+    } else {
+        return false;
+    }
+    const fl_shape *xs = &x.node->outputs[x.port].shape;
+    if (!shapes_equal(xs, &out->outputs[0].shape) || xs->rank < 2 || xs->rank > 3) {
+        return false;
+    }
+    static const char *const what[] = {"", "Keras FusedBatchNormV3", "custom", "mean/variance"};
+    fl_ledger_note(r->pc, "layer_norm", out, "%s layer-norm ops -> _MklLayerNorm", what[pattern]);
+    fl_input in[3] = {x, gamma, beta};
+    fl_node *f = replace_root(r, out, "_MklLayerNorm", out->device, 3, in, 1);
+    if (!f) {
+        return false;
+    }
+    copy_attr(r, f, out, "T", NULL);
+    for (int k = 0; k < n_nodes; k++) {
+        drop(r, nodes[k]);
+    }
+    return true;
+}
+
+/* ------------------------------------------------------------------------- */
 /* Driver                                                                     */
 /* ------------------------------------------------------------------------- */
 
@@ -1776,7 +2161,8 @@ static bool remap_node(rctx *r, fl_node *n) {
         if (rewrite_contraction_bias_add(r, n) || rewrite_conv_leakyrelu(r, n) ||
             rewrite_pad_conv3d(r, n) || rewrite_hard_swish(r, n) || rewrite_mish(r, n) ||
             rewrite_fused_batch_matmul(r, n) || rewrite_mul_maximum(r, n) ||
-            rewrite_conv_swish(r, n) || rewrite_swish(r, n)) {
+            rewrite_conv_swish(r, n) || rewrite_swish(r, n) || rewrite_layer_norm(r, n) ||
+            rewrite_instance_norm(r, n)) {
             return true;
         }
         if (rewrite_matmul_gelu_exact(r, n)) {

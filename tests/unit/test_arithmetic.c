@@ -13,6 +13,7 @@
 #include "import/import.h"
 #include "passes/pipeline.h"
 #include "shape/infer.h"
+#include "tensorflow/graph.pb-c.h"
 #include "testgraph.h"
 #include "testutil.h"
 
@@ -734,6 +735,973 @@ static void test_max_of_monotonic_kept(void **state) {
     tg_free(g);
 }
 
+/* ------------------------------------------------------------------------- */
+/* Second set: helpers                                                        */
+/* ------------------------------------------------------------------------- */
+
+/* testgraph has no device setter: a tg_node starts with its NodeDef. */
+static void set_device(tg_node *n, const char *device) {
+    ((Tensorflow__NodeDef *)(void *)n)->device = (char *)device;
+}
+
+static void i32vec(tg_graph *g, const char *name, int n, const int64_t *v) {
+    tg_const_int(g, name, 3, 1, (int64_t[]){n}, v);
+}
+
+static tg_node *reshape(tg_graph *g, const char *name, const char *x, const char *shape) {
+    tg_node *n = op2(g, name, "Reshape", x, shape);
+    tg_attr_type(n, "Tshape", 3);
+    return n;
+}
+
+static tg_node *tile(tg_graph *g, const char *name, const char *x, const char *mult) {
+    tg_node *n = op2(g, name, "Tile", x, mult);
+    tg_attr_type(n, "Tmultiples", 3);
+    return n;
+}
+
+static tg_node *pack2(tg_graph *g, const char *name, const char *a, const char *b, int axis) {
+    tg_node *n = op2(g, name, "Pack", a, b);
+    tg_attr_int(n, "N", 2);
+    tg_attr_int(n, "axis", axis);
+    return n;
+}
+
+/* The int32 elements of node `name`'s value. */
+static void expect_ints(const prun *p, const char *name, int n, const int64_t *want) {
+    const fl_value *v = node(p, name)->outputs[0].value;
+    assert_non_null(v);
+    assert_int_equal(v->n, n);
+    for (int i = 0; i < n; i++) {
+        assert_int_equal(fl_value_int(v, i).k, want[i]);
+    }
+}
+
+/* ------------------------------------------------------------------------- */
+/* SqrtDivToRsqrtMul                                                          */
+/* ------------------------------------------------------------------------- */
+
+static void sqrt_div_graph(tg_graph *g, const char *div) {
+    ph(g, "x", 2, D23);
+    ph(g, "y", 2, D23);
+    op1(g, "s", "Sqrt", "y");
+    op2(g, "d", div, "x", "s");
+    op1(g, "o", "Neg", "d");
+}
+
+static void test_sqrt_div_to_rsqrt_mul(void **state) {
+    (void)state;
+    tg_graph *g = tg_new();
+    sqrt_div_graph(g, "RealDiv");
+    prun *p = run(g);
+    assert_string_equal(dump(p), "x=Placeholder(); y=Placeholder(); s=Rsqrt(y); d=Mul(x,s); "
+                                 "o=Neg(d)");
+    assert_true(fired(p, "convert_sqrt_div_to_rsqrt_mul", "d"));
+    assert_int_equal(node(p, "d")->outputs[0].shape.rank, 2);
+    prun_free(p);
+    tg_free(g);
+    g = tg_new(); /* Xdivy(x, Sqrt(y)) -> MulNoNan(Rsqrt(y), x) */
+    sqrt_div_graph(g, "Xdivy");
+    expect(g, "x=Placeholder(); y=Placeholder(); s=Rsqrt(y); d=MulNoNan(s,x); o=Neg(d)",
+           "convert_sqrt_div_to_rsqrt_mul");
+    tg_free(g);
+}
+
+static void test_sqrt_div_kept(void **state) {
+    (void)state;
+    tg_graph *g = tg_new(); /* FloorDiv excluded */
+    sqrt_div_graph(g, "FloorDiv");
+    expect(g, "x=Placeholder(); y=Placeholder(); s=Sqrt(y); d=FloorDiv(x,s); o=Neg(d)", NULL);
+    tg_free(g);
+    g = tg_new(); /* DivNoNan excluded */
+    sqrt_div_graph(g, "DivNoNan");
+    expect(g, "x=Placeholder(); y=Placeholder(); s=Sqrt(y); d=DivNoNan(x,s); o=Neg(d)", NULL);
+    tg_free(g);
+    g = tg_new(); /* the Sqrt is read twice */
+    sqrt_div_graph(g, "RealDiv");
+    op1(g, "o2", "Neg", "s");
+    expect(g, "x=Placeholder(); y=Placeholder(); s=Sqrt(y); d=RealDiv(x,s); o=Neg(d); o2=Neg(s)",
+           NULL);
+    tg_free(g);
+    g = tg_new(); /* the Sqrt is an output */
+    sqrt_div_graph(g, "RealDiv");
+    static const char *const outs[] = {"o", "s"};
+    prun *p = run_outs(g, outs, 2, FL_DEVICE_CPU);
+    assert_string_equal(dump(p),
+                        "x=Placeholder(); y=Placeholder(); s=Sqrt(y); d=RealDiv(x,s); o=Neg(d)");
+    prun_free(p);
+    tg_free(g);
+}
+
+/* ------------------------------------------------------------------------- */
+/* RemoveIdempotent                                                           */
+/* ------------------------------------------------------------------------- */
+
+static void test_remove_idempotent(void **state) {
+    (void)state;
+    tg_graph *g = tg_new();
+    ph(g, "x", 2, D23);
+    op1(g, "a", "Snapshot", "x");
+    op1(g, "b", "Snapshot", "a");
+    op1(g, "y", "Neg", "b");
+    prun *p = run(g);
+    assert_string_equal(dump(p), "x=Placeholder(); a=Snapshot(x); y=Neg(a)");
+    assert_true(fired(p, "remove_idempotent", "b"));
+    prun_free(p);
+    tg_free(g);
+}
+
+static void test_remove_idempotent_kept(void **state) {
+    (void)state;
+    tg_graph *g = tg_new(); /* different ops */
+    ph(g, "x", 2, D23);
+    op1(g, "a", "Snapshot", "x");
+    op1(g, "b", "StopGradient", "a");
+    op1(g, "y", "Neg", "b");
+    expect(g, "x=Placeholder(); a=Snapshot(x); b=StopGradient(a); y=Neg(b)", NULL);
+    tg_free(g);
+    g = tg_new(); /* different devices */
+    ph(g, "x", 2, D23);
+    op1(g, "a", "Snapshot", "x");
+    tg_node *b = op1(g, "b", "Snapshot", "a");
+    set_device(b, "/device:GPU:0");
+    op1(g, "y", "Neg", "b");
+    expect(g, "x=Placeholder(); a=Snapshot(x); b=Snapshot(a); y=Neg(b)", NULL);
+    tg_free(g);
+    g = tg_new(); /* the outer one is an output */
+    ph(g, "x", 2, D23);
+    op1(g, "a", "Snapshot", "x");
+    op1(g, "b", "Snapshot", "a");
+    expect(g, "x=Placeholder(); a=Snapshot(x); b=Snapshot(a)", NULL);
+    tg_free(g);
+    g = tg_new(); /* a control input on the outer one */
+    ph(g, "x", 2, D23);
+    ph(g, "c", 0, NULL);
+    op1(g, "a", "Snapshot", "x");
+    tg_node *b2 = tg_add(g, "b", "Snapshot", "a", "^c", NULL);
+    tg_attr_type(b2, "T", 1);
+    op1(g, "y", "Neg", "b");
+    expect(g, "x=Placeholder(); c=Placeholder(); a=Snapshot(x); b=Snapshot(a,^c); y=Neg(b)", NULL);
+    tg_free(g);
+}
+
+/* ------------------------------------------------------------------------- */
+/* RemoveRedundantReshape: Reshape(chain(Reshape(x)))                         */
+/* ------------------------------------------------------------------------- */
+
+static void reshape_chain_graph(tg_graph *g) {
+    ph(g, "x", 2, D23);
+    i32vec(g, "s1", 2, (int64_t[]){3, 2});
+    reshape(g, "r1", "x", "s1");
+    op1(g, "e", "Exp", "r1");
+    i32vec(g, "s2", 1, (int64_t[]){6});
+    reshape(g, "r2", "e", "s2");
+    op1(g, "y", "Neg", "r2");
+}
+
+static void test_reshape_of_reshape(void **state) {
+    (void)state;
+    tg_graph *g = tg_new();
+    reshape_chain_graph(g);
+    prun *p = run(g);
+    assert_string_equal(dump(p),
+                        "x=Placeholder(); e=Exp(x); s2=Const(); r2=Reshape(e,s2); y=Neg(r2)");
+    assert_true(fired(p, "remove_redundant_reshape", "r2"));
+    assert_int_equal(node(p, "e")->outputs[0].shape.rank, 2);
+    assert_int_equal(node(p, "r2")->outputs[0].shape.dims[0].k, 6);
+    prun_free(p);
+    tg_free(g);
+    g = tg_new(); /* directly adjacent */
+    ph(g, "x", 2, D23);
+    i32vec(g, "s1", 2, (int64_t[]){3, 2});
+    reshape(g, "r1", "x", "s1");
+    i32vec(g, "s2", 1, (int64_t[]){6});
+    reshape(g, "r2", "r1", "s2");
+    op1(g, "y", "Neg", "r2");
+    expect(g, "x=Placeholder(); s2=Const(); r2=Reshape(x,s2); y=Neg(r2)",
+           "remove_redundant_reshape");
+    tg_free(g);
+}
+
+static void test_reshape_of_reshape_kept(void **state) {
+    (void)state;
+    tg_graph *g = tg_new(); /* the inner Reshape is read twice */
+    reshape_chain_graph(g);
+    op1(g, "y2", "Abs", "r1");
+    expect(g,
+           "x=Placeholder(); s1=Const(); r1=Reshape(x,s1); e=Exp(r1); s2=Const(); "
+           "r2=Reshape(e,s2); y=Neg(r2); y2=Abs(r1)",
+           NULL);
+    tg_free(g);
+    g = tg_new(); /* a chain member is read twice */
+    reshape_chain_graph(g);
+    op1(g, "y2", "Abs", "e");
+    expect(g,
+           "x=Placeholder(); s1=Const(); r1=Reshape(x,s1); e=Exp(r1); s2=Const(); "
+           "r2=Reshape(e,s2); y=Neg(r2); y2=Abs(e)",
+           NULL);
+    tg_free(g);
+    g = tg_new(); /* the inner Reshape is an output */
+    reshape_chain_graph(g);
+    static const char *const outs[] = {"y", "r1"};
+    prun *p = run_outs(g, outs, 2, FL_DEVICE_CPU);
+    assert_string_equal(dump(p), "x=Placeholder(); s1=Const(); r1=Reshape(x,s1); e=Exp(r1); "
+                                 "s2=Const(); r2=Reshape(e,s2); y=Neg(r2)");
+    prun_free(p);
+    tg_free(g);
+    g = tg_new(); /* a non-unary op in between */
+    ph(g, "x", 2, D23);
+    i32vec(g, "s1", 2, (int64_t[]){3, 2});
+    reshape(g, "r1", "x", "s1");
+    ph(g, "z", 2, (int64_t[]){3, 2});
+    op2(g, "e", "AddV2", "r1", "z");
+    i32vec(g, "s2", 1, (int64_t[]){6});
+    reshape(g, "r2", "e", "s2");
+    op1(g, "y", "Neg", "r2");
+    expect(g,
+           "x=Placeholder(); s1=Const(); r1=Reshape(x,s1); z=Placeholder(); e=AddV2(r1,z); "
+           "s2=Const(); "
+           "r2=Reshape(e,s2); y=Neg(r2)",
+           NULL);
+    tg_free(g);
+}
+
+/* ------------------------------------------------------------------------- */
+/* ReplaceMulWithBroadcastByTile                                              */
+/* ------------------------------------------------------------------------- */
+
+/* x is an Abs: a feed (Placeholder) is preserved, and Grappler leaves a Mul
+ * reading a preserved node alone. */
+static void mul_ones_graph(tg_graph *g, int xrank, const int64_t *xdims, float one) {
+    ph(g, "in", xrank, xdims);
+    op1(g, "x", "Abs", "in");
+    tg_const_f32_vals(g, "ones", 2, D23, (const float[]){one}, 1);
+    op2(g, "s/m", "Mul", "x", "ones");
+    op1(g, "y", "Neg", "s/m");
+}
+
+static void test_replace_mul_with_tile(void **state) {
+    (void)state;
+    tg_graph *g = tg_new();
+    mul_ones_graph(g, 2, (int64_t[]){1, 3}, 1.0f);
+    prun *p = run(g);
+    assert_string_equal(dump(p),
+                        "in=Placeholder(); x=Abs(in); "
+                        "y=Neg(s/ArithmeticOptimizer/ReplaceMulWithBroadcastByTile_Tile_m); "
+                        "s/ArithmeticOptimizer/ReplaceMulWithBroadcastByTile_Const_m=Const(); "
+                        "s/ArithmeticOptimizer/ReplaceMulWithBroadcastByTile_Tile_m=Tile(x,s/"
+                        "ArithmeticOptimizer/ReplaceMulWithBroadcastByTile_Const_m)");
+    assert_true(fired(p, "replace_mul_with_tile", "s/m"));
+    expect_ints(p, "s/ArithmeticOptimizer/ReplaceMulWithBroadcastByTile_Const_m", 2,
+                (int64_t[]){2, 1});
+    assert_int_equal(
+        attr_type(p, "s/ArithmeticOptimizer/ReplaceMulWithBroadcastByTile_Tile_m", "Tmultiples"),
+        3);
+    const fl_node *t = node(p, "s/ArithmeticOptimizer/ReplaceMulWithBroadcastByTile_Tile_m");
+    assert_int_equal(t->outputs[0].shape.dims[0].k, 2);
+    assert_int_equal(t->outputs[0].shape.dims[1].k, 3);
+    prun_free(p);
+    tg_free(g);
+}
+
+static void test_replace_mul_with_tile_kept(void **state) {
+    (void)state;
+    tg_graph *g = tg_new(); /* not ones */
+    mul_ones_graph(g, 2, (int64_t[]){1, 3}, 2.0f);
+    expect(g, "in=Placeholder(); x=Abs(in); ones=Const(); s/m=Mul(x,ones); y=Neg(s/m)", NULL);
+    tg_free(g);
+    g = tg_new(); /* the ranks differ */
+    mul_ones_graph(g, 1, D3, 1.0f);
+    expect(g, "in=Placeholder(); x=Abs(in); ones=Const(); s/m=Mul(x,ones); y=Neg(s/m)", NULL);
+    tg_free(g);
+    g = tg_new(); /* no broadcast: the shape stays */
+    mul_ones_graph(g, 2, D23, 1.0f);
+    expect(g, "in=Placeholder(); x=Abs(in); ones=Const(); s/m=Mul(x,ones); y=Neg(s/m)", NULL);
+    tg_free(g);
+    g = tg_new(); /* the ones on the left */
+    ph(g, "in", 2, (int64_t[]){1, 3});
+    op1(g, "x", "Abs", "in");
+    tg_const_f32_vals(g, "ones", 2, D23, (const float[]){1}, 1);
+    op2(g, "s/m", "Mul", "ones", "x");
+    op1(g, "y", "Neg", "s/m");
+    expect(g, "in=Placeholder(); x=Abs(in); ones=Const(); s/m=Mul(ones,x); y=Neg(s/m)", NULL);
+    tg_free(g);
+    g = tg_new(); /* the Mul is an output */
+    mul_ones_graph(g, 2, (int64_t[]){1, 3}, 1.0f);
+    static const char *const outs[] = {"y", "s/m"};
+    prun *p = run_outs(g, outs, 2, FL_DEVICE_CPU);
+    assert_string_equal(dump(p),
+                        "in=Placeholder(); x=Abs(in); ones=Const(); s/m=Mul(x,ones); y=Neg(s/m)");
+    prun_free(p);
+    tg_free(g);
+}
+
+/* ------------------------------------------------------------------------- */
+/* ReplacePackWithTileReshape                                                 */
+/* ------------------------------------------------------------------------- */
+
+static void test_replace_pack_with_tile_reshape(void **state) {
+    (void)state;
+    tg_graph *g = tg_new();
+    ph(g, "x", 2, D23);
+    pack2(g, "p", "x", "x", 1);
+    op1(g, "y", "Neg", "p");
+    prun *p = run(g);
+    assert_string_equal(
+        dump(p),
+        "x=Placeholder(); y=Neg(ArithmeticOptimizer/ReplacePackWithTileReshape_Reshape_p); "
+        "ArithmeticOptimizer/ReplacePackWithTileReshape_Multiples_p=Const(^x); "
+        "ArithmeticOptimizer/ReplacePackWithTileReshape_Tile_p=Tile(x,"
+        "ArithmeticOptimizer/ReplacePackWithTileReshape_Multiples_p); "
+        "ArithmeticOptimizer/ReplacePackWithTileReshape_Shape_p=Const(^x); "
+        "ArithmeticOptimizer/ReplacePackWithTileReshape_Reshape_p=Reshape("
+        "ArithmeticOptimizer/ReplacePackWithTileReshape_Tile_p,"
+        "ArithmeticOptimizer/ReplacePackWithTileReshape_Shape_p)");
+    assert_true(fired(p, "replace_pack_with_tile_reshape", "p"));
+    expect_ints(p, "ArithmeticOptimizer/ReplacePackWithTileReshape_Multiples_p", 2,
+                (int64_t[]){1, 2});
+    expect_ints(p, "ArithmeticOptimizer/ReplacePackWithTileReshape_Shape_p", 3,
+                (int64_t[]){2, 2, 3});
+    assert_int_equal(p->led.passes[0].nodes_added, 4);
+    prun_free(p);
+    tg_free(g);
+    g = tg_new(); /* a chain of two Packs: Pack(Pack(x, x, axis 0), ..., axis 2) */
+    ph(g, "x", 1, D3);
+    pack2(g, "p1", "x", "x", 0);   /* [2, 3] */
+    pack2(g, "p2", "p1", "p1", 1); /* [2, 2, 3] */
+    op1(g, "y", "Neg", "p2");
+    p = run(g);
+    /* x's dim 0 gets 2 * 2: Tile(x, [4]) then Reshape [2, 2, 3] */
+    expect_ints(p, "ArithmeticOptimizer/ReplacePackWithTileReshape_Multiples_p2", 1,
+                (int64_t[]){4});
+    assert_string_equal(
+        node(p, "ArithmeticOptimizer/ReplacePackWithTileReshape_Tile_p2")->inputs[0].node->name,
+        "x");
+    prun_free(p);
+    tg_free(g);
+}
+
+static void test_replace_pack_kept(void **state) {
+    (void)state;
+    tg_graph *g = tg_new(); /* inputs differ */
+    ph(g, "x", 2, D23);
+    ph(g, "z", 2, D23);
+    pack2(g, "p", "x", "z", 0);
+    op1(g, "y", "Neg", "p");
+    expect(g, "x=Placeholder(); z=Placeholder(); p=Pack(x,z); y=Neg(p)", NULL);
+    tg_free(g);
+    g = tg_new(); /* packing on the last axis */
+    ph(g, "x", 2, D23);
+    pack2(g, "p", "x", "x", 2);
+    op1(g, "y", "Neg", "p");
+    expect(g, "x=Placeholder(); p=Pack(x,x); y=Neg(p)", NULL);
+    tg_free(g);
+    g = tg_new(); /* x's shape not fully defined (symbolic batch) */
+    ph(g, "x", 2, (int64_t[]){-1, 3});
+    pack2(g, "p", "x", "x", 0);
+    op1(g, "y", "Neg", "p");
+    expect(g, "x=Placeholder(); p=Pack(x,x); y=Neg(p)", NULL);
+    tg_free(g);
+    g = tg_new(); /* the Pack is an output */
+    ph(g, "x", 2, D23);
+    pack2(g, "p", "x", "x", 0);
+    expect(g, "x=Placeholder(); p=Pack(x,x)", NULL);
+    tg_free(g);
+}
+
+/* ------------------------------------------------------------------------- */
+/* ReduceUpsamplingDims                                                       */
+/* ------------------------------------------------------------------------- */
+
+static void upsample_graph(tg_graph *g, int64_t m3, bool shared) {
+    ph(g, "x", 4, (int64_t[]){1, 2, 2, 3});
+    i32vec(g, "s6", 6, (int64_t[]){1, 2, 1, 2, 1, 3});
+    reshape(g, "r1", "x", "s6");
+    i32vec(g, "m6", 6, (int64_t[]){1, 1, 2, m3, 2, 1});
+    tile(g, "t", "r1", "m6");
+    i32vec(g, "s4", 4, (int64_t[]){1, 4, 4, 3 * m3});
+    reshape(g, "r2", "t", "s4");
+    op1(g, "y", "Neg", "r2");
+    if (shared) {
+        op1(g, "y2", "Abs", "t");
+    }
+}
+
+static void test_reduce_upsampling_dims(void **state) {
+    (void)state;
+    tg_graph *g = tg_new();
+    upsample_graph(g, 1, false);
+    prun *p = run(g);
+    assert_string_equal(dump(p),
+                        "x=Placeholder(); s4=Const(); r2=Reshape(ArithmeticOptimizer/"
+                        "ReduceUpsamplingDims_Tile_r2,s4); y=Neg(r2); "
+                        "ArithmeticOptimizer/ReduceUpsamplingDims_Multiples_r2=Const(); "
+                        "ArithmeticOptimizer/ReduceUpsamplingDims_Shape_r2=Const(); "
+                        "ArithmeticOptimizer/ReduceUpsamplingDims_Reshape_r2=Reshape(x,"
+                        "ArithmeticOptimizer/ReduceUpsamplingDims_Shape_r2); "
+                        "ArithmeticOptimizer/ReduceUpsamplingDims_Tile_r2=Tile(ArithmeticOptimizer/"
+                        "ReduceUpsamplingDims_Reshape_r2,ArithmeticOptimizer/"
+                        "ReduceUpsamplingDims_Multiples_r2)");
+    assert_true(fired(p, "reduce_upsampling_dims", "r2"));
+    expect_ints(p, "ArithmeticOptimizer/ReduceUpsamplingDims_Multiples_r2", 4,
+                (int64_t[]){1, 1, 2, 2});
+    expect_ints(p, "ArithmeticOptimizer/ReduceUpsamplingDims_Shape_r2", 4, (int64_t[]){1, 2, 2, 3});
+    const fl_shape *s = &node(p, "r2")->outputs[0].shape;
+    assert_int_equal(s->rank, 4);
+    assert_int_equal(s->dims[1].k, 4);
+    assert_int_equal(s->dims[3].k, 3);
+    prun_free(p);
+    tg_free(g);
+}
+
+static void test_reduce_upsampling_dims_kept(void **state) {
+    (void)state;
+    tg_graph *g = tg_new(); /* multiples[3] != 1 */
+    upsample_graph(g, 2, false);
+    expect(g,
+           "x=Placeholder(); s6=Const(); r1=Reshape(x,s6); m6=Const(); t=Tile(r1,m6); "
+           "s4=Const(); r2=Reshape(t,s4); y=Neg(r2)",
+           NULL);
+    tg_free(g);
+    g = tg_new(); /* the Tile is read twice */
+    upsample_graph(g, 1, true);
+    expect(g,
+           "x=Placeholder(); s6=Const(); r1=Reshape(x,s6); m6=Const(); t=Tile(r1,m6); "
+           "s4=Const(); r2=Reshape(t,s4); y=Neg(r2); y2=Abs(t)",
+           NULL);
+    tg_free(g);
+    g = tg_new(); /* the inner shape is not 6-D */
+    ph(g, "x", 4, (int64_t[]){1, 2, 2, 3});
+    i32vec(g, "s5", 5, (int64_t[]){1, 2, 1, 2, 3});
+    reshape(g, "r1", "x", "s5");
+    i32vec(g, "m5", 5, (int64_t[]){1, 1, 2, 1, 1});
+    tile(g, "t", "r1", "m5");
+    i32vec(g, "s4", 4, (int64_t[]){1, 4, 2, 3});
+    reshape(g, "r2", "t", "s4");
+    op1(g, "y", "Neg", "r2");
+    expect(g,
+           "x=Placeholder(); s5=Const(); r1=Reshape(x,s5); m5=Const(); t=Tile(r1,m5); "
+           "s4=Const(); r2=Reshape(t,s4); y=Neg(r2)",
+           NULL);
+    tg_free(g);
+}
+
+/* ------------------------------------------------------------------------- */
+/* RemoveStackSliceSameAxis                                                   */
+/* ------------------------------------------------------------------------- */
+
+static void stack_graph(tg_graph *g, int axis) {
+    ph(g, "a", 2, D23);
+    ph(g, "b", 2, D23);
+    pack2(g, "p", "a", "b", axis);
+}
+
+static tg_node *strided(tg_graph *g, const char *name, int64_t b, int64_t e, int shrink) {
+    i32vec(g, "sb", 1, (int64_t[]){b});
+    i32vec(g, "se", 1, (int64_t[]){e});
+    i32vec(g, "ss", 1, (int64_t[]){1});
+    tg_node *n = tg_add(g, name, "StridedSlice", "p", "sb", "se", "ss", NULL);
+    tg_attr_type(n, "T", 1);
+    tg_attr_type(n, "Index", 3);
+    tg_attr_int(n, "begin_mask", 0);
+    tg_attr_int(n, "end_mask", 0);
+    tg_attr_int(n, "ellipsis_mask", 0);
+    tg_attr_int(n, "new_axis_mask", 0);
+    tg_attr_int(n, "shrink_axis_mask", shrink);
+    return n;
+}
+
+static void test_remove_stack_slice_same_axis(void **state) {
+    (void)state;
+    tg_graph *g = tg_new(); /* stack([a, b])[1] -> b */
+    stack_graph(g, 0);
+    strided(g, "sl", 1, 2, 1);
+    op1(g, "y", "Neg", "sl");
+    prun *p = run(g);
+    assert_string_equal(dump(p),
+                        "a=Placeholder(); b=Placeholder(); "
+                        "y=Neg(ArithmeticOptimizer/RemoveStackStridedSliceSameAxis_sl); "
+                        "ArithmeticOptimizer/RemoveStackStridedSliceSameAxis_sl=Identity(b)");
+    assert_true(fired(p, "remove_stack_slice_same_axis", "sl"));
+    prun_free(p);
+    tg_free(g);
+    g = tg_new(); /* Slice(stack([a, b], axis 1), [0, 0, 0], [-1, 1, -1]) -> ExpandDims(a, 1) */
+    stack_graph(g, 1);
+    i32vec(g, "begin", 3, (int64_t[]){0, 0, 0});
+    i32vec(g, "size", 3, (int64_t[]){-1, 1, -1});
+    tg_node *sl = tg_add(g, "sl", "Slice", "p", "begin", "size", NULL);
+    tg_attr_type(sl, "T", 1);
+    tg_attr_type(sl, "Index", 3);
+    op1(g, "y", "Neg", "sl");
+    p = run(g);
+    assert_string_equal(dump(p),
+                        "a=Placeholder(); b=Placeholder(); "
+                        "y=Neg(ArithmeticOptimizer/RemoveStackStridedSliceSameAxis_sl); "
+                        "ArithmeticOptimizer/RemoveStackStridedSliceSameAxis_Axis_sl=Const(^a); "
+                        "ArithmeticOptimizer/RemoveStackStridedSliceSameAxis_sl=ExpandDims(a,"
+                        "ArithmeticOptimizer/RemoveStackStridedSliceSameAxis_Axis_sl)");
+    const fl_shape *s =
+        &node(p, "ArithmeticOptimizer/RemoveStackStridedSliceSameAxis_sl")->outputs[0].shape;
+    assert_int_equal(s->rank, 3);
+    assert_int_equal(s->dims[1].k, 1);
+    prun_free(p);
+    tg_free(g);
+}
+
+static void test_remove_stack_slice_kept(void **state) {
+    (void)state;
+    tg_graph *g = tg_new(); /* two elements taken */
+    stack_graph(g, 0);
+    strided(g, "sl", 0, 2, 0);
+    op1(g, "y", "Neg", "sl");
+    expect(g,
+           "a=Placeholder(); b=Placeholder(); p=Pack(a,b); sb=Const(); se=Const(); ss=Const(); "
+           "sl=StridedSlice(p,sb,se,ss); y=Neg(sl)",
+           NULL);
+    tg_free(g);
+    g = tg_new(); /* sliced on another axis than the pack axis */
+    stack_graph(g, 1);
+    strided(g, "sl", 1, 2, 1);
+    op1(g, "y", "Neg", "sl");
+    expect(g,
+           "a=Placeholder(); b=Placeholder(); p=Pack(a,b); sb=Const(); se=Const(); ss=Const(); "
+           "sl=StridedSlice(p,sb,se,ss); y=Neg(sl)",
+           NULL);
+    tg_free(g);
+    g = tg_new(); /* the input is not a Pack */
+    ph(g, "p", 3, (int64_t[]){2, 2, 3});
+    strided(g, "sl", 1, 2, 1);
+    op1(g, "y", "Neg", "sl");
+    expect(g,
+           "p=Placeholder(); sb=Const(); se=Const(); ss=Const(); sl=StridedSlice(p,sb,se,ss); "
+           "y=Neg(sl)",
+           NULL);
+    tg_free(g);
+    g = tg_new(); /* the slice is an output */
+    stack_graph(g, 0);
+    strided(g, "sl", 1, 2, 1);
+    expect(g,
+           "a=Placeholder(); b=Placeholder(); p=Pack(a,b); sb=Const(); se=Const(); ss=Const(); "
+           "sl=StridedSlice(p,sb,se,ss)",
+           NULL);
+    tg_free(g);
+}
+
+/* ------------------------------------------------------------------------- */
+/* SimplifyEmbeddingLookup, RemoveCastIntoSegmentReduction                    */
+/* ------------------------------------------------------------------------- */
+
+static void embedding_graph(tg_graph *g, int64_t gather_axis, const char *idx) {
+    ph(g, "params", 2, (int64_t[]){10, 4});
+    tg_placeholder(g, "ids", 9, 1, (int64_t[]){5});
+    tg_node *u = tg_add(g, "u", "Unique", "ids", NULL);
+    tg_attr_type(u, "T", 9);
+    tg_attr_type(u, "out_idx", 3);
+    tg_const_int(g, "ax", 3, 0, NULL, (int64_t[]){gather_axis});
+    tg_node *ga = tg_add(g, "ga", "GatherV2", "params", "u", "ax", NULL);
+    tg_attr_type(ga, "Tparams", 1);
+    tg_attr_type(ga, "Tindices", 9);
+    tg_attr_type(ga, "Taxis", 3);
+    tg_placeholder(g, "seg", 3, 1, (int64_t[]){5});
+    tg_node *r = tg_add(g, "r", "SparseSegmentSum", "ga", idx, "seg", NULL);
+    tg_attr_type(r, "T", 1);
+    tg_attr_type(r, "Tidx", 3);
+    op1(g, "y", "Neg", "r");
+}
+
+static void test_simplify_embedding_lookup(void **state) {
+    (void)state;
+    tg_graph *g = tg_new();
+    embedding_graph(g, 0, "u:1");
+    prun *p = run(g);
+    assert_string_equal(dump(p), "params=Placeholder(); ids=Placeholder(); u=Unique(ids); "
+                                 "seg=Placeholder(); r=SparseSegmentSum(params,ids,seg); "
+                                 "y=Neg(r)");
+    assert_true(fired(p, "simplify_embedding_lookup", "r"));
+    assert_int_equal(attr_type(p, "r", "Tidx"), 9);
+    prun_free(p);
+    tg_free(g);
+}
+
+static void test_simplify_embedding_lookup_kept(void **state) {
+    (void)state;
+    tg_graph *g = tg_new(); /* gathered on axis 1 */
+    embedding_graph(g, 1, "u:1");
+    expect(g,
+           "params=Placeholder(); ids=Placeholder(); u=Unique(ids); ax=Const(); "
+           "ga=GatherV2(params,u,ax); seg=Placeholder(); r=SparseSegmentSum(ga,u:1,seg); "
+           "y=Neg(r)",
+           NULL);
+    tg_free(g);
+    g = tg_new(); /* the indices are not the Unique's idx */
+    embedding_graph(g, 0, "seg");
+    expect(g,
+           "params=Placeholder(); ids=Placeholder(); u=Unique(ids); ax=Const(); "
+           "ga=GatherV2(params,u,ax); seg=Placeholder(); r=SparseSegmentSum(ga,seg,seg); "
+           "y=Neg(r)",
+           NULL);
+    tg_free(g);
+}
+
+static void segment_cast_graph(tg_graph *g, int src) {
+    ph(g, "data", 2, (int64_t[]){10, 4});
+    tg_placeholder(g, "idx", src, 1, (int64_t[]){5});
+    tg_placeholder(g, "seg", 9, 1, (int64_t[]){5});
+    tg_node *c1 = tg_add(g, "c1", "Cast", "idx", NULL);
+    tg_attr_type(c1, "SrcT", src);
+    tg_attr_type(c1, "DstT", 3);
+    tg_node *c2 = tg_add(g, "c2", "Cast", "seg", NULL);
+    tg_attr_type(c2, "SrcT", 9);
+    tg_attr_type(c2, "DstT", 3);
+    tg_node *r = tg_add(g, "r", "SparseSegmentMean", "data", "c1", "c2", NULL);
+    tg_attr_type(r, "T", 1);
+    tg_attr_type(r, "Tidx", 3);
+    tg_attr_type(r, "Tsegmentids", 3);
+    op1(g, "y", "Neg", "r");
+}
+
+static void test_remove_cast_into_segment_reduction(void **state) {
+    (void)state;
+    tg_graph *g = tg_new();
+    segment_cast_graph(g, 9);
+    prun *p = run(g);
+    assert_string_equal(dump(p), "data=Placeholder(); idx=Placeholder(); seg=Placeholder(); "
+                                 "r=SparseSegmentMean(data,idx,seg); y=Neg(r)");
+    assert_true(fired(p, "remove_cast_into_segment_reduction", "r"));
+    assert_int_equal(attr_type(p, "r", "Tidx"), 9);
+    assert_int_equal(attr_type(p, "r", "Tsegmentids"), 9);
+    prun_free(p);
+    tg_free(g);
+}
+
+static void test_remove_cast_into_segment_reduction_kept(void **state) {
+    (void)state;
+    tg_graph *g = tg_new(); /* a Cast from float is kept; the int64 one goes */
+    segment_cast_graph(g, 1);
+    prun *p = run(g);
+    assert_string_equal(dump(p), "data=Placeholder(); idx=Placeholder(); seg=Placeholder(); "
+                                 "c1=Cast(idx); r=SparseSegmentMean(data,c1,seg); y=Neg(r)");
+    assert_int_equal(attr_type(p, "r", "Tidx"), 3);
+    prun_free(p);
+    tg_free(g);
+    g = tg_new(); /* the reduction is an output */
+    segment_cast_graph(g, 9);
+    static const char *const outs[] = {"r"};
+    p = run_outs(g, outs, 1, FL_DEVICE_CPU);
+    assert_false(fired(p, "remove_cast_into_segment_reduction", NULL));
+    prun_free(p);
+    tg_free(g);
+}
+
+/* ------------------------------------------------------------------------- */
+/* ReorderCastLikeAndValuePreserving                                          */
+/* ------------------------------------------------------------------------- */
+
+static void cast_transpose_graph(tg_graph *g, int src, int dst, bool cast_first) {
+    tg_placeholder(g, "x", src, 2, D23);
+    tg_const_int(g, "perm", 3, 1, (int64_t[]){2}, (int64_t[]){1, 0});
+    const char *cin = cast_first ? "x" : "t";
+    const char *tin = cast_first ? "c" : "x";
+    if (!cast_first) {
+        tg_node *t = tg_add(g, "t", "Transpose", tin, "perm", NULL);
+        tg_attr_type(t, "T", src);
+    }
+    tg_node *c = tg_add(g, "c", "Cast", cin, NULL);
+    tg_attr_type(c, "SrcT", src);
+    tg_attr_type(c, "DstT", dst);
+    if (cast_first) {
+        tg_node *t = tg_add(g, "t", "Transpose", tin, "perm", NULL);
+        tg_attr_type(t, "T", dst);
+    }
+    tg_node *y = tg_add(g, "y", "Neg", cast_first ? "t" : "c", NULL);
+    tg_attr_type(y, "T", dst);
+}
+
+static void test_reorder_cast_like(void **state) {
+    (void)state;
+    tg_graph *g = tg_new(); /* Transpose(Cast(uint8 -> float)) -> Cast(Transpose(uint8)) */
+    cast_transpose_graph(g, 4, 1, true);
+    prun *p = run(g);
+    assert_string_equal(
+        dump(p), "x=Placeholder(); perm=Const(); "
+                 "y=Neg(ArithmeticOptimizer/ReorderCastLikeAndValuePreserving_float_c); "
+                 "ArithmeticOptimizer/ReorderCastLikeAndValuePreserving_uint8_t=Transpose(x,perm); "
+                 "ArithmeticOptimizer/ReorderCastLikeAndValuePreserving_float_c=Cast("
+                 "ArithmeticOptimizer/ReorderCastLikeAndValuePreserving_uint8_t)");
+    assert_true(fired(p, "reorder_cast_like_and_value_preserving", "t"));
+    assert_int_equal(
+        attr_type(p, "ArithmeticOptimizer/ReorderCastLikeAndValuePreserving_uint8_t", "T"), 4);
+    prun_free(p);
+    tg_free(g);
+    g = tg_new(); /* Cast(Transpose(float) -> uint8) -> Transpose(Cast(float)) */
+    cast_transpose_graph(g, 1, 4, false);
+    p = run(g);
+    assert_string_equal(dump(p),
+                        "x=Placeholder(); perm=Const(); "
+                        "y=Neg(ArithmeticOptimizer/ReorderCastLikeAndValuePreserving_uint8_t); "
+                        "ArithmeticOptimizer/ReorderCastLikeAndValuePreserving_float_c=Cast(x); "
+                        "ArithmeticOptimizer/ReorderCastLikeAndValuePreserving_uint8_t=Transpose("
+                        "ArithmeticOptimizer/ReorderCastLikeAndValuePreserving_float_c,perm)");
+    assert_int_equal(
+        attr_type(p, "ArithmeticOptimizer/ReorderCastLikeAndValuePreserving_uint8_t", "T"), 4);
+    prun_free(p);
+    tg_free(g);
+}
+
+static void test_reorder_cast_like_kept(void **state) {
+    (void)state;
+    tg_graph *g = tg_new(); /* narrowing Cast under the Transpose */
+    cast_transpose_graph(g, 1, 4, true);
+    expect(g, "x=Placeholder(); perm=Const(); c=Cast(x); t=Transpose(c,perm); y=Neg(t)", NULL);
+    tg_free(g);
+    g = tg_new(); /* widening Cast over the Transpose */
+    cast_transpose_graph(g, 4, 1, false);
+    expect(g, "x=Placeholder(); perm=Const(); t=Transpose(x,perm); c=Cast(t); y=Neg(c)", NULL);
+    tg_free(g);
+    g = tg_new(); /* on different devices */
+    tg_placeholder(g, "x", 4, 2, D23);
+    tg_const_int(g, "perm", 3, 1, (int64_t[]){2}, (int64_t[]){1, 0});
+    tg_node *c = tg_add(g, "c", "Cast", "x", NULL);
+    tg_attr_type(c, "SrcT", 4);
+    tg_attr_type(c, "DstT", 1);
+    set_device(c, "/device:CPU:0");
+    tg_node *t = tg_add(g, "t", "Transpose", "c", "perm", NULL);
+    tg_attr_type(t, "T", 1);
+    set_device(t, "/device:GPU:0");
+    op1(g, "y", "Neg", "t");
+    expect(g, "x=Placeholder(); perm=Const(); c=Cast(x); t=Transpose(c,perm); y=Neg(t)", NULL);
+    tg_free(g);
+    g = tg_new(); /* the Cast is an output */
+    cast_transpose_graph(g, 4, 1, true);
+    static const char *const outs[] = {"y", "c"};
+    prun *p = run_outs(g, outs, 2, FL_DEVICE_CPU);
+    assert_string_equal(dump(p),
+                        "x=Placeholder(); perm=Const(); c=Cast(x); t=Transpose(c,perm); y=Neg(t)");
+    prun_free(p);
+    tg_free(g);
+}
+
+/* ------------------------------------------------------------------------- */
+/* FoldConjugateIntoTranspose                                                 */
+/* ------------------------------------------------------------------------- */
+
+static void conj_graph(tg_graph *g, bool conj_outer, const char *inner_op) {
+    tg_placeholder(g, "x", 8, 2, D23);
+    tg_const_int(g, "perm", 3, 1, (int64_t[]){2}, (int64_t[]){1, 0});
+    if (conj_outer) {
+        tg_node *t = tg_add(g, "t", inner_op, "x", "perm", NULL);
+        tg_attr_type(t, "T", 8);
+        tg_node *c = tg_add(g, "c", "Conj", "t", NULL);
+        tg_attr_type(c, "T", 8);
+    } else {
+        tg_node *c = tg_add(g, "c", inner_op, "x", NULL);
+        tg_attr_type(c, "T", 8);
+        tg_node *t = tg_add(g, "t", "Transpose", "c", "perm", NULL);
+        tg_attr_type(t, "T", 8);
+    }
+    tg_node *y = tg_add(g, "y", "Identity", conj_outer ? "c" : "t", NULL);
+    tg_attr_type(y, "T", 8);
+}
+
+static void test_fold_conjugate_into_transpose(void **state) {
+    (void)state;
+    tg_graph *g = tg_new(); /* Conj(Transpose(x)) -> ConjugateTranspose(x) */
+    conj_graph(g, true, "Transpose");
+    prun *p = run(g);
+    assert_string_equal(dump(p), "x=Placeholder(); perm=Const(); "
+                                 "y=Identity(ArithmeticOptimizer/FoldConjugateIntoTranspose_c); "
+                                 "ArithmeticOptimizer/FoldConjugateIntoTranspose_c="
+                                 "ConjugateTranspose(x,perm)");
+    assert_true(fired(p, "fold_conjugate_into_transpose", "c"));
+    const fl_tensor *o = &node(p, "ArithmeticOptimizer/FoldConjugateIntoTranspose_c")->outputs[0];
+    assert_int_equal(o->dtype, 8);
+    assert_int_equal(o->shape.dims[0].k, 3);
+    prun_free(p);
+    tg_free(g);
+    g = tg_new(); /* Conj(ConjugateTranspose(x)) -> Transpose(x) */
+    conj_graph(g, true, "ConjugateTranspose");
+    expect(g,
+           "x=Placeholder(); perm=Const(); "
+           "y=Identity(ArithmeticOptimizer/FoldConjugateIntoTranspose_c); "
+           "ArithmeticOptimizer/FoldConjugateIntoTranspose_c=Transpose(x,perm)",
+           "fold_conjugate_into_transpose");
+    tg_free(g);
+    g = tg_new(); /* Transpose(Conj(x)) -> ConjugateTranspose(x) */
+    conj_graph(g, false, "Conj");
+    expect(g,
+           "x=Placeholder(); perm=Const(); "
+           "y=Identity(ArithmeticOptimizer/FoldConjugateIntoTranspose_t); "
+           "ArithmeticOptimizer/FoldConjugateIntoTranspose_t=ConjugateTranspose(x,perm)",
+           "fold_conjugate_into_transpose");
+    tg_free(g);
+}
+
+static void test_fold_conjugate_kept(void **state) {
+    (void)state;
+    tg_graph *g = tg_new(); /* Transpose(Neg(x)): no Conj */
+    conj_graph(g, false, "Neg");
+    expect(g, "x=Placeholder(); perm=Const(); c=Neg(x); t=Transpose(c,perm); y=Identity(t)", NULL);
+    tg_free(g);
+    g = tg_new(); /* the Conj is an output */
+    conj_graph(g, true, "Transpose");
+    static const char *const outs[] = {"y", "c"};
+    prun *p = run_outs(g, outs, 2, FL_DEVICE_CPU);
+    assert_string_equal(
+        dump(p), "x=Placeholder(); perm=Const(); t=Transpose(x,perm); c=Conj(t); y=Identity(c)");
+    prun_free(p);
+    tg_free(g);
+}
+
+/* ------------------------------------------------------------------------- */
+/* MinimizeBroadcasts                                                         */
+/* ------------------------------------------------------------------------- */
+
+/* (scalar leaves are Consts: a rank-0 Placeholder here has unknown rank) */
+static void bcast_graph(tg_graph *g, const char *op, bool scalars) {
+    if (scalars) {
+        scalar(g, "a", 2);
+    } else {
+        ph(g, "a", 2, D23);
+    }
+    ph(g, "b", 2, D23);
+    if (scalars) {
+        scalar(g, "c", 3);
+    } else {
+        ph(g, "c", 2, D23);
+    }
+    ph(g, "d", 2, D23);
+    op2(g, "m1", op, "a", "b");
+    op2(g, "m2", op, "c", "d");
+    op2(g, "root", op, "m1", "m2");
+    op1(g, "y", "Neg", "root");
+}
+
+static void test_minimize_broadcasts(void **state) {
+    (void)state;
+    tg_graph *g = tg_new(); /* (a*b)*(c*d), a and c scalars -> (a*c)*(b*d) */
+    bcast_graph(g, "Mul", true);
+    prun *p = run(g);
+    assert_string_equal(dump(p), "a=Const(); b=Placeholder(); c=Const(); d=Placeholder(); "
+                                 "m1=Mul(b,d); m2=Mul(a,c); root=Mul(m2,m1); y=Neg(root)");
+    assert_true(fired(p, "minimize_broadcasts", "root"));
+    assert_true(attr_bool(p, "root", "_grappler_ArithmeticOptimizer_MinimizeBroadcasts"));
+    assert_true(attr_bool(p, "m1", "_grappler_ArithmeticOptimizer_MinimizeBroadcasts"));
+    assert_int_equal(node(p, "m2")->outputs[0].shape.rank, 0);
+    assert_int_equal(p->led.passes[0].nodes_rewritten, 3);
+    prun_free(p);
+    tg_free(g);
+    g = tg_new(); /* an odd count: the largest joins the root */
+    scalar(g, "a", 2);
+    ph(g, "b", 2, D23);
+    scalar(g, "c", 3);
+    op2(g, "m1", "Mul", "b", "a");
+    op2(g, "root", "Mul", "m1", "c");
+    op1(g, "y", "Neg", "root");
+    expect(g,
+           "a=Const(); b=Placeholder(); c=Const(); m1=Mul(a,c); root=Mul(m1,b); "
+           "y=Neg(root)",
+           "minimize_broadcasts");
+    tg_free(g);
+}
+
+static void test_minimize_broadcasts_kept(void **state) {
+    (void)state;
+    tg_graph *g = tg_new(); /* one shape: tagged, not reordered */
+    bcast_graph(g, "Mul", false);
+    prun *p = run(g);
+    assert_string_equal(dump(p), "a=Placeholder(); b=Placeholder(); c=Placeholder(); "
+                                 "d=Placeholder(); m1=Mul(a,b); m2=Mul(c,d); root=Mul(m1,m2); "
+                                 "y=Neg(root)");
+    assert_false(fired(p, "minimize_broadcasts", NULL));
+    prun_free(p);
+    tg_free(g);
+    g = tg_new(); /* members read twice: no group */
+    bcast_graph(g, "Mul", true);
+    op1(g, "y1", "Abs", "m1");
+    op1(g, "y2", "Abs", "m2");
+    expect(g,
+           "a=Const(); b=Placeholder(); c=Const(); d=Placeholder(); m1=Mul(a,b); "
+           "m2=Mul(c,d); root=Mul(m1,m2); y=Neg(root); y1=Abs(m1); y2=Abs(m2)",
+           NULL);
+    tg_free(g);
+    g = tg_new(); /* a different op below the root */
+    scalar(g, "a", 2);
+    ph(g, "b", 2, D23);
+    scalar(g, "c", 3);
+    op2(g, "m1", "RealDiv", "b", "a");
+    op2(g, "root", "Mul", "m1", "c");
+    op1(g, "y", "Neg", "root");
+    expect(g,
+           "a=Const(); b=Placeholder(); c=Const(); m1=RealDiv(b,a); "
+           "root=Mul(m1,c); y=Neg(root)",
+           NULL);
+    tg_free(g);
+}
+
+/* ------------------------------------------------------------------------- */
+/* UnaryOpsComposition                                                        */
+/* ------------------------------------------------------------------------- */
+
+static void unary_chain_graph(tg_graph *g, bool shared) {
+    ph(g, "x", 2, D23);
+    op1(g, "s", "Sin", "x");
+    op1(g, "e", "Exp", "s");
+    op1(g, "t", "Tanh", "e");
+    op1(g, "y", "Identity", "t");
+    if (shared) {
+        op1(g, "y2", "Identity", "s");
+    }
+}
+
+static void test_unary_ops_composition(void **state) {
+    (void)state;
+    tg_graph *g = tg_new();
+    unary_chain_graph(g, false);
+    prun *p = run(g);
+    assert_string_equal(dump(p), "x=Placeholder(); y=Identity(t/unary_ops_composition); "
+                                 "t/unary_ops_composition=_UnaryOpsComposition(x)");
+    assert_true(fired(p, "unary_ops_composition", "t"));
+    const fl_node *c = node(p, "t/unary_ops_composition");
+    const fl_attr *on = fl_node_attr(c, "op_names");
+    assert_non_null(on);
+    assert_int_equal(on->n, 3);
+    assert_string_equal(on->v.list.s[0].p, "Sin");
+    assert_string_equal(on->v.list.s[1].p, "Exp");
+    assert_string_equal(on->v.list.s[2].p, "Tanh");
+    assert_int_equal(attr_type(p, "t/unary_ops_composition", "T"), 1);
+    assert_int_equal(c->outputs[0].shape.rank, 2);
+    assert_int_equal(p->after.flops.k, 18); /* 3 ops on 6 elements, as before */
+    prun_free(p);
+    tg_free(g);
+}
+
+static void test_unary_ops_composition_kept(void **state) {
+    (void)state;
+    tg_graph *g = tg_new(); /* on GPU: CPU only */
+    unary_chain_graph(g, false);
+    prun *p = run_outs(g, NULL, 0, FL_DEVICE_GPU);
+    assert_string_equal(dump(p), "x=Placeholder(); s=Sin(x); e=Exp(s); t=Tanh(e); y=Identity(t)");
+    prun_free(p);
+    tg_free(g);
+    g = tg_new(); /* Sin read twice: only Exp and Tanh */
+    unary_chain_graph(g, true);
+    expect(g,
+           "x=Placeholder(); s=Sin(x); y=Identity(t/unary_ops_composition); y2=Identity(s); "
+           "t/unary_ops_composition=_UnaryOpsComposition(s)",
+           "unary_ops_composition");
+    tg_free(g);
+    g = tg_new(); /* int32: not supported */
+    tg_placeholder(g, "x", 3, 2, D23);
+    tg_node *a = tg_add(g, "a", "Abs", "x", NULL);
+    tg_attr_type(a, "T", 3);
+    tg_node *n = tg_add(g, "n", "Neg", "a", NULL);
+    tg_attr_type(n, "T", 3);
+    tg_node *y = tg_add(g, "y", "Identity", "n", NULL);
+    tg_attr_type(y, "T", 3);
+    expect(g, "x=Placeholder(); a=Abs(x); n=Neg(a); y=Identity(n)", NULL);
+    tg_free(g);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_add_ops_single_shape),
@@ -758,6 +1726,32 @@ int main(void) {
         cmocka_unit_test(test_convert_expm1_kept),
         cmocka_unit_test(test_max_of_monotonic),
         cmocka_unit_test(test_max_of_monotonic_kept),
+        cmocka_unit_test(test_sqrt_div_to_rsqrt_mul),
+        cmocka_unit_test(test_sqrt_div_kept),
+        cmocka_unit_test(test_remove_idempotent),
+        cmocka_unit_test(test_remove_idempotent_kept),
+        cmocka_unit_test(test_reshape_of_reshape),
+        cmocka_unit_test(test_reshape_of_reshape_kept),
+        cmocka_unit_test(test_replace_mul_with_tile),
+        cmocka_unit_test(test_replace_mul_with_tile_kept),
+        cmocka_unit_test(test_replace_pack_with_tile_reshape),
+        cmocka_unit_test(test_replace_pack_kept),
+        cmocka_unit_test(test_reduce_upsampling_dims),
+        cmocka_unit_test(test_reduce_upsampling_dims_kept),
+        cmocka_unit_test(test_remove_stack_slice_same_axis),
+        cmocka_unit_test(test_remove_stack_slice_kept),
+        cmocka_unit_test(test_simplify_embedding_lookup),
+        cmocka_unit_test(test_simplify_embedding_lookup_kept),
+        cmocka_unit_test(test_remove_cast_into_segment_reduction),
+        cmocka_unit_test(test_remove_cast_into_segment_reduction_kept),
+        cmocka_unit_test(test_reorder_cast_like),
+        cmocka_unit_test(test_reorder_cast_like_kept),
+        cmocka_unit_test(test_fold_conjugate_into_transpose),
+        cmocka_unit_test(test_fold_conjugate_kept),
+        cmocka_unit_test(test_minimize_broadcasts),
+        cmocka_unit_test(test_minimize_broadcasts_kept),
+        cmocka_unit_test(test_unary_ops_composition),
+        cmocka_unit_test(test_unary_ops_composition_kept),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -317,7 +317,7 @@ static void test_descriptors(void **state) {
         assert_true(d->max_inputs == -1 || d->max_inputs >= d->min_inputs);
         count++;
     }
-    assert_int_equal(count, 51);
+    assert_int_equal(count, 53);
     assert_int_equal(fl__desc_FUSED_BATCH_NORM.n_outputs, 5);
     assert_int_equal(fl__desc_FUSED_BATCH_NORM_V2.n_outputs, 5);
     assert_int_equal(fl__desc_FUSED_BATCH_NORM_V3.n_outputs, 6);

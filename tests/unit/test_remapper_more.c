@@ -890,6 +890,458 @@ static void test_onednn_matmul_gelu_exact(void **state) {
 }
 
 /* ------------------------------------------------------------------------- */
+/* D. Rules matched to TensorFlow's conditions                                */
+/* ------------------------------------------------------------------------- */
+
+/* _FusedConv2D (or _FusedConv3D) "f" [BiasAdd] -> act "a" -> Identity. */
+static tg_graph *fused_conv_act(const char *conv_op, const char *act, int f_spy) {
+    tg_graph *g = tg_new();
+    int r3 = strcmp(conv_op, "_FusedConv3D") == 0;
+    if (r3) {
+        tg_placeholder(g, "x", F32, 5, (int64_t[]){1, 4, 6, 6, 3});
+        tg_const_f32(g, "w", 5, (int64_t[]){3, 3, 3, 3, 8}, NULL, 0);
+    } else {
+        tg_placeholder(g, "x", F32, 4, (int64_t[]){1, 8, 8, 3});
+        tg_const_f32(g, "w", 4, (int64_t[]){3, 3, 3, 8}, NULL, 0);
+    }
+    tg_const_f32(g, "b", 1, (int64_t[]){8}, NULL, 0);
+    tg_node *f = strcmp(conv_op, "Conv2D") == 0 ? tg_add(g, "f", conv_op, "x", "w", NULL)
+                                                : tg_add(g, "f", conv_op, "x", "w", "b", NULL);
+    tg_attr_type(f, "T", F32);
+    conv_attrs(f, r3 ? 5 : 4, "SAME");
+    if (strcmp(conv_op, "Conv2D") != 0) {
+        tg_attr_int(f, "num_args", 1);
+        tg_attr_strs(f, "fused_ops", 1, (const char *const[]){"BiasAdd"});
+    }
+    tg_node *a = op1(g, "a", act, "f", F32);
+    if (strcmp(act, "LeakyRelu") == 0) {
+        tg_attr_float(a, "alpha", 0.1f);
+    }
+    op1(g, "out", "Identity", "a", F32);
+    if (f_spy) {
+        op1(g, "spy", "Identity", "f", F32);
+    }
+    return g;
+}
+
+/* Row 14 (FindContractionWithActivation): only a fused conv is extended. */
+static void test_onednn_fused_conv_activation(void **state) {
+    (void)state;
+    harness h;
+    h_load(&h, fused_conv_act("_FusedConv2D", "LeakyRelu", 0));
+    h_remap(&h, FL_REMAPPER_ONEDNN);
+    absent(&h, "f");
+    expect_node(&h, "a", "_FusedConv2D", "x", "w", "b", NULL);
+    expect_strs(&h, "a", "fused_ops", 2, "BiasAdd", "LeakyRelu");
+    assert_int_equal(attr_i(&h, "a", "num_args"), 1);
+    assert_true(attr_f(&h, "a", "leakyrelu_alpha") == 0.1f);
+    assert_string_equal(fl_node_attr(need(&h, "a"), "padding")->v.s.p, "SAME");
+    int64_t e = 8 * 8 * 8, macs = e * 27;
+    expect_cost(&h, "a", 2 * macs + 2 * e, 0, macs);
+    assert_int_equal(h.pc.rewritten, 1);
+    assert_int_equal(h.pc.removed, 1);
+    h_free(&h);
+    h_load(&h, fused_conv_act("_FusedConv2D", "_MklFusedMish", 0));
+    h_remap(&h, FL_REMAPPER_ONEDNN);
+    expect_node(&h, "a", "_FusedConv2D", "x", "w", "b", NULL);
+    expect_strs(&h, "a", "fused_ops", 2, "BiasAdd", "Mish");
+    assert_null(fl_node_attr(need(&h, "a"), "leakyrelu_alpha"));
+    expect_cost(&h, "a", 2 * macs + 4 * e, 0, macs);
+    h_free(&h);
+    h_load(&h, fused_conv_act("_FusedConv3D", "LeakyRelu", 0));
+    h_remap(&h, FL_REMAPPER_ONEDNN);
+    expect_node(&h, "a", "_FusedConv3D", "x", "w", "b", NULL);
+    expect_strs(&h, "a", "fused_ops", 2, "BiasAdd", "LeakyRelu");
+    h_free(&h);
+    /* not_fused_due_to_plain_conv2d (TF 2.11/2.12 took it; current TF not) */
+    h_load(&h, fused_conv_act("Conv2D", "LeakyRelu", 0));
+    h_remap(&h, FL_REMAPPER_ONEDNN);
+    expect_node(&h, "a", "LeakyRelu", "f", NULL);
+    expect_untouched(&h);
+    h_free(&h);
+    /* not_fused_due_to_stock_build */
+    h_load(&h, fused_conv_act("_FusedConv2D", "LeakyRelu", 0));
+    h_remap(&h, FL_REMAPPER_STANDARD);
+    expect_untouched(&h);
+    h_free(&h);
+    /* not_fused_due_to_conv_other_consumer (ours: TF would leave it dangling) */
+    h_load(&h, fused_conv_act("_FusedConv2D", "LeakyRelu", 1));
+    h_remap(&h, FL_REMAPPER_ONEDNN);
+    expect_node(&h, "a", "LeakyRelu", "f", NULL);
+    expect_untouched(&h);
+    h_free(&h);
+    /* not_fused_due_to_activation (Relu is not a row-14 activation) */
+    h_load(&h, fused_conv_act("_FusedConv2D", "Relu", 0));
+    h_remap(&h, FL_REMAPPER_ONEDNN);
+    expect_node(&h, "a", "Relu", "f", NULL);
+    expect_untouched(&h);
+    h_free(&h);
+}
+
+/* x -> Conv2D "c" -> BiasAdd "b" -> AddV2 "add"(b, other) -> Identity. */
+static tg_graph *conv_bias_addend(int dt) {
+    tg_graph *g = tg_new();
+    tg_placeholder(g, "x", dt, 4, (int64_t[]){1, 8, 8, 4});
+    tg_placeholder(g, "other", dt, 4, (int64_t[]){1, 8, 8, 4});
+    tg_placeholder(g, "w", dt, 4, (int64_t[]){3, 3, 4, 4});
+    tg_placeholder(g, "bias_v", dt, 1, (int64_t[]){4});
+    conv_attrs(op2(g, "c", "Conv2D", "x", "w", dt), 4, "SAME");
+    op2(g, "b", "BiasAdd", "c", "bias_v", dt);
+    op2(g, "add", "AddV2", "b", "other", dt);
+    op1(g, "out", "Identity", "add", dt);
+    return g;
+}
+
+/* Row 15 (FindContractionWithBiasAddAndAdd): the Add's placement and T are
+ * checked, the contraction's are not. */
+static void test_onednn_bias_add_device(void **state) {
+    (void)state;
+    harness h;
+    h_load(&h, conv_bias_addend(F32));
+    need(&h, "c")->device = "/device:GPU:0";
+    h_remap(&h, FL_REMAPPER_ONEDNN);
+    expect_node(&h, "add", "_FusedConv2D", "x", "w", "bias_v", "other", NULL);
+    expect_strs(&h, "add", "fused_ops", 2, "BiasAdd", "Add");
+    assert_string_equal(need(&h, "add")->device, "/device:GPU:0");
+    h_free(&h);
+    /* not_fused_due_to_add_device */
+    h_load(&h, conv_bias_addend(F32));
+    need(&h, "add")->device = "/device:GPU:0";
+    need(&h, "c")->device = "/device:GPU:0";
+    h_remap(&h, FL_REMAPPER_ONEDNN);
+    expect_node(&h, "add", "AddV2", "b", "other", NULL);
+    expect_untouched(&h);
+    h_free(&h);
+    /* not_fused_due_to_add_dtype (double) */
+    h_load(&h, conv_bias_addend(F64));
+    h_remap(&h, FL_REMAPPER_ONEDNN);
+    expect_node(&h, "add", "AddV2", "b", "other", NULL);
+    h_free(&h);
+}
+
+/* Row 11: FindDilatedConv does not look at the conv's strides. */
+static void test_dilated_conv_strided(void **state) {
+    (void)state;
+    tg_graph *g = tg_new();
+    tg_placeholder(g, "x", F32, 4, (int64_t[]){1, 16, 16, 4});
+    tg_const_f32(g, "w", 4, (int64_t[]){3, 3, 4, 4}, NULL, 0);
+    tg_const_int(g, "bs", I32, 1, (int64_t[]){2}, (int64_t[]){2, 2});
+    tg_const_int(g, "pads", I32, 2, (int64_t[]){2, 2}, (int64_t[]){2, 2, 2, 2});
+    tg_const_int(g, "crops", I32, 2, (int64_t[]){2, 2}, (int64_t[]){0, 0, 0, 0});
+    tg_attr_type(tg_add(g, "s2b", "SpaceToBatchND", "x", "bs", "pads", NULL), "T", F32);
+    tg_node *c = op2(g, "c", "Conv2D", "s2b", "w", F32);
+    tg_attr_ints(c, "strides", 4, (int64_t[]){1, 2, 2, 1});
+    tg_attr_str(c, "padding", "VALID");
+    tg_attr_type(tg_add(g, "b2s", "BatchToSpaceND", "c", "bs", "crops", NULL), "T", F32);
+    op1(g, "out", "Identity", "b2s", F32);
+    harness h;
+    h_load(&h, g);
+    h_remap(&h, FL_REMAPPER_STANDARD);
+    absent(&h, "s2b");
+    absent(&h, "c");
+    expect_node(&h, "b2s", "Conv2D", "x", "w", NULL);
+    expect_ints(&h, "b2s", "dilations", 4, 1, 2, 2, 1);
+    expect_ints(&h, "b2s", "strides", 4, 1, 2, 2, 1);
+    assert_string_equal(fl_node_attr(need(&h, "b2s"), "padding")->v.s.p, "SAME");
+    h_free(&h);
+}
+
+/* ------------------------------------------------------------------------- */
+/* E. oneDNN normalisations (rows 24, 25)                                     */
+/* ------------------------------------------------------------------------- */
+
+/* The complete-convention FLOPs of node `name` (must be known). */
+static int64_t flops_of(harness *h, const char *name) {
+    fl_node *n = need(h, name);
+    fl_cost c;
+    memset(&c, 0, sizeof c);
+    assert_int_equal(n->desc->cost(&h->c, n, &c), FL_OK);
+    assert_true(c.has_rule && !c.incomplete && fl_sym_is_known(c.flops));
+    return c.flops.k;
+}
+
+static int64_t flops_sum(harness *h, const char *const *names, size_t n) {
+    int64_t t = 0;
+    for (size_t i = 0; i < n; i++) {
+        t += flops_of(h, names[i]);
+    }
+    return t;
+}
+
+static tg_node *mean_op(tg_graph *g, const char *name, const char *x, const char *ax, int keep,
+                        int dt) {
+    tg_node *m = op2(g, name, "Mean", x, ax, dt);
+    tg_attr_type(m, "Tidx", I32);
+    tg_attr_bool(m, "keep_dims", keep);
+    return m;
+}
+
+typedef struct norm_opts {
+    int rank;             /* 2..5 */
+    const int64_t *xdims; /* rank dims */
+    const int64_t *axes;  /* reduction axes of mean1 (and mean0) */
+    int n_axes;
+    int64_t gamma_len, beta_len;
+    int keep_dims, dt;
+    const char *act; /* NULL, "Relu", "LeakyRelu" */
+    int mul1_spy;
+} norm_opts;
+
+/* The common norm pattern (IsCommonNormPattern), output "out" (-> act "a"). */
+static tg_graph *common_norm(const norm_opts *o) {
+    tg_graph *g = tg_new();
+    tg_placeholder(g, "x", o->dt, o->rank, o->xdims);
+    tg_const_f32(g, "gamma", 1, (int64_t[]){o->gamma_len}, NULL, 0);
+    tg_const_f32(g, "beta", 1, (int64_t[]){o->beta_len}, NULL, 0);
+    tg_const_int(g, "axes1", I32, 1, (int64_t[]){o->n_axes}, o->axes);
+    tg_const_int(g, "axes0", I32, 1, (int64_t[]){o->n_axes}, o->axes);
+    tg_const_f32_vals(g, "eps", 0, NULL, (float[]){0.001f}, 1);
+    mean_op(g, "mean1", "x", "axes1", o->keep_dims, o->dt);
+    op2(g, "sqd", "SquaredDifference", "x", "mean1", o->dt);
+    mean_op(g, "mean0", "sqd", "axes0", o->keep_dims, o->dt);
+    op2(g, "add", "AddV2", "mean0", "eps", o->dt);
+    op1(g, "rsqrt", "Rsqrt", "add", o->dt);
+    op2(g, "mul1", "Mul", "rsqrt", "gamma", o->dt);
+    op2(g, "mul0", "Mul", "x", "mul1", o->dt);
+    op2(g, "mul2", "Mul", "mul1", "mean1", o->dt);
+    op2(g, "sub0", "Sub", "beta", "mul2", o->dt);
+    op2(g, "out", "AddV2", "mul0", "sub0", o->dt);
+    if (o->act) {
+        tg_node *a = op1(g, "a", o->act, "out", o->dt);
+        if (strcmp(o->act, "LeakyRelu") == 0) {
+            tg_attr_float(a, "alpha", 0.3f);
+        }
+    }
+    op1(g, "id", "Identity", o->act ? "a" : "out", o->dt);
+    if (o->mul1_spy) {
+        op1(g, "spy", "Identity", "mul1", o->dt);
+    }
+    return g;
+}
+
+static const char *const norm_nodes[] = {"mean1", "sqd",  "mean0", "add",  "rsqrt",
+                                         "mul1",  "mul0", "mul2",  "sub0", "out"};
+
+static void expect_norm_gone(harness *h) {
+    for (size_t i = 0; i < 9; i++) {
+        absent(h, norm_nodes[i]);
+    }
+}
+
+static void test_onednn_instance_norm(void **state) {
+    (void)state;
+    static const int64_t x4[] = {2, 4, 4, 3}, x5[] = {1, 2, 4, 4, 3};
+    harness h;
+    norm_opts o = {4, x4, (int64_t[]){1, 2}, 2, 3, 3, 1, F32, NULL, 0};
+    h_load(&h, common_norm(&o));
+    int64_t unfused = flops_sum(&h, norm_nodes, 10);
+    h_remap(&h, FL_REMAPPER_ONEDNN);
+    expect_norm_gone(&h);
+    expect_node(&h, "out", "_MklFusedInstanceNorm", "x", "gamma", "beta", NULL);
+    assert_int_equal(attr_t(&h, "out", "T"), F32);
+    assert_true(attr_f(&h, "out", "epsilon") == 0.001f);
+    expect_ints(&h, "out", "reduction_axes", 2, 1, 2);
+    assert_null(fl_node_attr(need(&h, "out"), "fused_ops"));
+    expect_shape(&h, "out", F32, 4, 2, 4, 4, 3);
+    /* E 96, G 6, M 6: 6E + 3G + 3M, what the ten unfused nodes count */
+    expect_cost(&h, "out", 612, 0, 0);
+    assert_int_equal(unfused, 612);
+    assert_int_equal(h.pc.rewritten, 1);
+    assert_int_equal(h.pc.removed, 9);
+    h_free(&h);
+    /* with LeakyRelu: named after it, fused_ops [LeakyRelu], alpha */
+    o.act = "LeakyRelu";
+    h_load(&h, common_norm(&o));
+    unfused = flops_sum(&h, norm_nodes, 10) + flops_of(&h, "a");
+    h_remap(&h, FL_REMAPPER_ONEDNN);
+    absent(&h, "out");
+    expect_node(&h, "a", "_MklFusedInstanceNorm", "x", "gamma", "beta", NULL);
+    expect_strs(&h, "a", "fused_ops", 1, "LeakyRelu");
+    assert_true(attr_f(&h, "a", "leakyrelu_alpha") == 0.3f);
+    expect_cost(&h, "a", unfused, 0, 0);
+    assert_int_equal(h.pc.removed, 10);
+    h_free(&h);
+    /* 5-D, axes [1,2,3] */
+    norm_opts o5 = {5, x5, (int64_t[]){1, 2, 3}, 3, 3, 3, 1, F32, "Relu", 0};
+    h_load(&h, common_norm(&o5));
+    unfused = flops_sum(&h, norm_nodes, 10) + flops_of(&h, "a");
+    h_remap(&h, FL_REMAPPER_ONEDNN);
+    expect_node(&h, "a", "_MklFusedInstanceNorm", "x", "gamma", "beta", NULL);
+    expect_ints(&h, "a", "reduction_axes", 3, 1, 2, 3);
+    expect_strs(&h, "a", "fused_ops", 1, "Relu");
+    expect_cost(&h, "a", unfused, 0, 0);
+    h_free(&h);
+    /* not_fused_due_to_stock_build */
+    o.act = NULL;
+    h_load(&h, common_norm(&o));
+    h_remap(&h, FL_REMAPPER_STANDARD);
+    expect_untouched(&h);
+    h_free(&h);
+    /* not_fused_due_to_axes ([1,3] is neither [1,2] nor [2,3]) */
+    norm_opts ob = o;
+    ob.axes = (int64_t[]){1, 3};
+    ob.gamma_len = ob.beta_len = 1;
+    h_load(&h, common_norm(&ob));
+    h_remap(&h, FL_REMAPPER_ONEDNN);
+    expect_untouched(&h);
+    h_free(&h);
+    /* not_fused_due_to_gamma_beta_size */
+    ob = o;
+    ob.beta_len = 1;
+    h_load(&h, common_norm(&ob));
+    h_remap(&h, FL_REMAPPER_ONEDNN);
+    expect_untouched(&h);
+    h_free(&h);
+    /* not_fused_due_to_keep_dims */
+    ob = o;
+    ob.keep_dims = 0; /* x [1,4,4,1] so that the unkept mean still broadcasts */
+    ob.xdims = (int64_t[]){1, 4, 4, 1};
+    ob.gamma_len = ob.beta_len = 1;
+    h_load(&h, common_norm(&ob));
+    h_remap(&h, FL_REMAPPER_ONEDNN);
+    expect_untouched(&h);
+    h_free(&h);
+    /* not_fused_due_to_dtype (double) */
+    ob = o;
+    ob.dt = F64;
+    h_load(&h, common_norm(&ob));
+    h_remap(&h, FL_REMAPPER_ONEDNN);
+    expect_node(&h, "out", "AddV2", "mul0", "sub0", NULL);
+    h_free(&h);
+    /* not_fused_due_to_inner_consumer */
+    ob = o;
+    ob.mul1_spy = 1;
+    h_load(&h, common_norm(&ob));
+    h_remap(&h, FL_REMAPPER_ONEDNN);
+    expect_untouched(&h);
+    h_free(&h);
+}
+
+/* Custom LayerNorm (pattern 2) on x [4, 8] (or x_dims), output "out". */
+static tg_graph *custom_layer_norm(int rank, const int64_t *xdims, int other_sub) {
+    tg_graph *g = tg_new();
+    tg_placeholder(g, "x", F32, rank, xdims);
+    tg_const_f32(g, "gamma", 1, (int64_t[]){xdims[rank - 1]}, NULL, 0);
+    tg_const_f32(g, "beta", 1, (int64_t[]){xdims[rank - 1]}, NULL, 0);
+    tg_const_int(g, "ax", I32, 1, (int64_t[]){1}, (int64_t[]){rank - 1});
+    tg_const_f32_vals(g, "eps", 0, NULL, (float[]){1e-5f}, 1);
+    mean_op(g, "mean", "x", "ax", 1, F32);
+    op2(g, "d", "Sub", "x", "mean", F32);
+    if (other_sub) {
+        op2(g, "d2", "Sub", "mean", "x", F32);
+        op1(g, "sq", "Square", "d2", F32);
+    } else {
+        op1(g, "sq", "Square", "d", F32);
+    }
+    mean_op(g, "ms", "sq", "ax", 1, F32);
+    op2(g, "ae", "AddV2", "ms", "eps", F32);
+    op1(g, "rs", "Rsqrt", "ae", F32);
+    op2(g, "scale", "Mul", "rs", "gamma", F32);
+    op2(g, "mul", "Mul", "d", "scale", F32);
+    op2(g, "out", "AddV2", "beta", "mul", F32);
+    op1(g, "id", "Identity", "out", F32);
+    return g;
+}
+
+/* Keras LayerNormalization (pattern 1) on x [4, 8]; mean and variance one
+ * Const of empty_len elements. */
+static tg_graph *keras_layer_norm(int64_t empty_len) {
+    tg_graph *g = tg_new();
+    tg_placeholder(g, "x", F32, 2, (int64_t[]){4, 8});
+    tg_const_f32(g, "gamma", 1, (int64_t[]){8}, NULL, 0);
+    tg_const_f32(g, "beta", 1, (int64_t[]){8}, NULL, 0);
+    tg_const_int(g, "pre_shape", I32, 1, (int64_t[]){4}, (int64_t[]){1, 4, 8, 1});
+    tg_const_int(g, "post_shape", I32, 1, (int64_t[]){2}, (int64_t[]){4, 8});
+    tg_const_int(g, "fdims", I32, 1, (int64_t[]){1}, (int64_t[]){4});
+    tg_const_f32_vals(g, "one", 0, NULL, (float[]){1.0f}, 1);
+    tg_const_f32_vals(g, "zero", 0, NULL, (float[]){0.0f}, 1);
+    tg_const_f32(g, "empty", 1, (int64_t[]){empty_len}, NULL, 0);
+    tg_node *r = op2(g, "pre", "Reshape", "x", "pre_shape", F32);
+    tg_attr_type(r, "Tshape", I32);
+    tg_attr_type(tg_add(g, "fs", "Fill", "fdims", "one", NULL), "T", F32);
+    tg_attr_type(tg_add(g, "fo", "Fill", "fdims", "zero", NULL), "T", F32);
+    tg_node *bn = tg_add(g, "bn", "FusedBatchNormV3", "pre", "fs", "fo", "empty", "empty", NULL);
+    tg_attr_type(bn, "T", F32);
+    tg_attr_type(bn, "U", F32);
+    tg_attr_bool(bn, "is_training", 1);
+    tg_attr_str(bn, "data_format", "NCHW");
+    tg_attr_float(bn, "epsilon", 0.001f);
+    r = op2(g, "post", "Reshape", "bn", "post_shape", F32);
+    tg_attr_type(r, "Tshape", I32);
+    op2(g, "scale", "Mul", "post", "gamma", F32);
+    op2(g, "out", "AddV2", "scale", "beta", F32);
+    op1(g, "id", "Identity", "out", F32);
+    return g;
+}
+
+static void test_onednn_layer_norm(void **state) {
+    (void)state;
+    static const int64_t x2[] = {4, 8}, x4[] = {2, 2, 2, 8};
+    static const char *const custom[] = {"mean", "d",     "sq",  "ms", "ae",
+                                         "rs",   "scale", "mul", "out"};
+    harness h;
+    h_load(&h, custom_layer_norm(2, x2, 0));
+    int64_t unfused = flops_sum(&h, custom, 9);
+    h_remap(&h, FL_REMAPPER_ONEDNN);
+    for (size_t i = 0; i < 8; i++) {
+        absent(&h, custom[i]);
+    }
+    expect_node(&h, "out", "_MklLayerNorm", "x", "gamma", "beta", NULL);
+    assert_int_equal(attr_t(&h, "out", "T"), F32);
+    assert_null(fl_node_attr(need(&h, "out"), "epsilon"));
+    expect_shape(&h, "out", F32, 2, 4, 8);
+    /* E 32, R 4: 7E + 3R, what the custom chain counts */
+    expect_cost(&h, "out", 236, 0, 0);
+    assert_int_equal(unfused, 236);
+    assert_int_equal(h.pc.removed, 8);
+    h_free(&h);
+    /* the common norm pattern over the last axis (pattern 3), rank 3 */
+    norm_opts o = {3, (int64_t[]){2, 4, 8}, (int64_t[]){2}, 1, 8, 8, 1, F32, NULL, 0};
+    h_load(&h, common_norm(&o));
+    h_remap(&h, FL_REMAPPER_ONEDNN);
+    expect_norm_gone(&h);
+    expect_node(&h, "out", "_MklLayerNorm", "x", "gamma", "beta", NULL);
+    h_free(&h);
+    /* Keras form (pattern 1) */
+    h_load(&h, keras_layer_norm(0));
+    h_remap(&h, FL_REMAPPER_ONEDNN);
+    static const char *const keras[] = {"scale", "post", "bn", "pre", "fs", "fo"};
+    for (size_t i = 0; i < 6; i++) {
+        absent(&h, keras[i]);
+    }
+    expect_node(&h, "out", "_MklLayerNorm", "x", "gamma", "beta", NULL);
+    expect_shape(&h, "out", F32, 2, 4, 8);
+    h_free(&h);
+    /* not_fused_due_to_nonempty_mean (the Keras form's mean/variance are empty) */
+    h_load(&h, keras_layer_norm(4));
+    h_remap(&h, FL_REMAPPER_ONEDNN);
+    expect_node(&h, "out", "AddV2", "scale", "beta", NULL);
+    h_free(&h);
+    /* not_fused_due_to_rank (4-D input) */
+    h_load(&h, custom_layer_norm(4, x4, 0));
+    h_remap(&h, FL_REMAPPER_ONEDNN);
+    expect_untouched(&h);
+    h_free(&h);
+    /* not_fused_due_to_other_sub (ours: Square must read the same Sub) */
+    h_load(&h, custom_layer_norm(2, x2, 1));
+    h_remap(&h, FL_REMAPPER_ONEDNN);
+    expect_node(&h, "out", "AddV2", "beta", "mul", NULL);
+    h_free(&h);
+    /* not_fused_due_to_axis (pattern 3 reducing axis 1 of 3) */
+    o.axes = (int64_t[]){1};
+    o.gamma_len = o.beta_len = 1;
+    h_load(&h, common_norm(&o));
+    h_remap(&h, FL_REMAPPER_ONEDNN);
+    expect_untouched(&h);
+    h_free(&h);
+    /* not_fused_due_to_stock_build */
+    h_load(&h, custom_layer_norm(2, x2, 0));
+    h_remap(&h, FL_REMAPPER_STANDARD);
+    expect_untouched(&h);
+    h_free(&h);
+}
+
+/* ------------------------------------------------------------------------- */
 /* C. Dependency optimizer                                                    */
 /* ------------------------------------------------------------------------- */
 
@@ -1017,6 +1469,11 @@ int main(void) {
         cmocka_unit_test(test_onednn_hard_swish),
         cmocka_unit_test(test_onednn_fused_batch_matmul),
         cmocka_unit_test(test_onednn_matmul_gelu_exact),
+        cmocka_unit_test(test_onednn_fused_conv_activation),
+        cmocka_unit_test(test_onednn_bias_add_device),
+        cmocka_unit_test(test_dilated_conv_strided),
+        cmocka_unit_test(test_onednn_instance_norm),
+        cmocka_unit_test(test_onednn_layer_norm),
         cmocka_unit_test(test_dependency_transitive_reduction),
         cmocka_unit_test(test_dependency_transitive_reduction_limits),
         cmocka_unit_test(test_dependency_group_cross_device),

@@ -2,9 +2,11 @@
  * test_roofline.c - roofline estimates (src/cost/roofline.c) through the
  * public API: exact per-op figures on a hand-made profile, worked out in the
  * comments; unit and dtype routing; cache levels; fused vs unfused bytes;
- * symbols that must be bound.
+ * symbols that must be bound; ONNX op classes (Gemm, depthwise Conv,
+ * BatchNormalization, variadic Sum).
  */
 #include "cost/roofline.h"
+#include "onnxbuild.h"
 #include "testgraph.h"
 #include "testutil.h"
 
@@ -314,11 +316,103 @@ static void test_shipped_profiles(void **state) {
     fl_profile_set_free(&s);
 }
 
+/* ONNX graphs: Gemm is a matmul-class op on the matrix unit; a depthwise
+ * Conv (group = C_in, weight dim 1 = 1) is class depthwise on the vector unit
+ * (no channel reduction to feed a GEMM); a pointwise Conv is class conv on the
+ * matrix unit; BatchNormalization is a reduction-class op; ONNX's variadic
+ * Sum is element-wise (TensorFlow's Sum reduces). Each class gets its own
+ * efficiency in this profile, so the times tell the class:
+ *   x [1,8,6,6] -> dw Conv W [8,1,3,3] group 8 pads 1 -> [1,8,6,6]:
+ *     MACs 288 x 1 x 9 = 2592, FLOPs 5184; vector 1e9 x 0.125 -> 41.472 us
+ *   -> bn BatchNormalization -> pw Conv W [4,8,1,1] -> [1,4,6,6]:
+ *     MACs 144 x 8 = 1152, FLOPs 2304; matrix 4e9 x 0.5 -> 1.152 us
+ *   -> Flatten [1,144] -> fc Gemm W [10,144] transB: MACs 1440, FLOPs 2880;
+ *     matrix 4e9 x 0.25 -> 2.88 us
+ *   -> sum = Sum(fc, fc): memory at 1e9 x 0.25 (element-wise). */
+static const char onnx_profile_yaml[] = "schema: 1\n"
+                                        "name: classes\n"
+                                        "kind: cpu\n"
+                                        "compute:\n"
+                                        "  vector:\n"
+                                        "    fp32: {peak: 1e9, source: test}\n"
+                                        "  matrix:\n"
+                                        "    fp32: {peak: 4e9, source: test}\n"
+                                        "memory:\n"
+                                        "  - {name: DRAM, bandwidth: 1e9, source: test}\n"
+                                        "efficiency:\n"
+                                        "  matmul: {compute: 0.25, source: test}\n"
+                                        "  conv: {compute: 0.5, source: test}\n"
+                                        "  depthwise: {compute: 0.125, source: test}\n"
+                                        "  reduction: {memory: 0.5, source: test}\n"
+                                        "  elementwise: {memory: 0.25, source: test}\n";
+
+static void test_onnx_op_classes(void **state) {
+    (void)state;
+    char err[256];
+    fl_profile *pc = NULL;
+    if (fl_profile_parse(onnx_profile_yaml, strlen(onnx_profile_yaml), "classes.yaml", &pc, err,
+                         sizeof err) != FL_OK) {
+        fail_msg("%s", err);
+    }
+    ob_model *m = ob_new(13);
+    ob_input(m, "x", OB_FLOAT, 4, (int64_t[]){1, 8, 6, 6}, NULL);
+    ob_init_f(m, "Wd", 4, (int64_t[]){8, 1, 3, 3}, true);
+    const char *bn[] = {"s", "b", "mu", "var"};
+    for (int i = 0; i < 4; i++) {
+        ob_init_f(m, bn[i], 1, (int64_t[]){8}, true);
+    }
+    ob_init_f(m, "Wp", 4, (int64_t[]){4, 8, 1, 1}, true);
+    ob_init_f(m, "Wf", 2, (int64_t[]){10, 144}, true);
+    Onnx__NodeProto *dw = ob_node(m, "Conv", "dw", "x,Wd", "d");
+    ob_attr_i(m, dw, "group", 8);
+    ob_attr_ints(m, dw, "pads", 4, (int64_t[]){1, 1, 1, 1});
+    ob_node(m, "BatchNormalization", "bn", "d,s,b,mu,var", "n");
+    ob_node(m, "Conv", "pw", "n,Wp", "p");
+    ob_node(m, "Flatten", "flat", "p", "f");
+    Onnx__NodeProto *fc = ob_node(m, "Gemm", "fc", "f,Wf", "y");
+    ob_attr_i(m, fc, "transB", 1);
+    ob_node(m, "Sum", "sum", "y,y", "z");
+    ob_output(m, "z");
+    size_t len;
+    uint8_t *buf = ob_pack(m, &len);
+    ob_free(m);
+    fl_options o;
+    fl_options_init(&o);
+    o.per_node = true;
+    const fl_profile *ps[1] = {pc};
+    o.profiles = ps;
+    o.n_profiles = 1;
+    fl_report *r = NULL;
+    fl_status st = fl_analyze(buf, len, &o, &r);
+    free(buf);
+    if (st != FL_OK) {
+        fail_msg("analysis failed: %s", r && r->error ? r->error : "?");
+    }
+    const fl_roofline_node *d = rnode(r, "dw");
+    assert_string_equal(d->unit, "vector");
+    assert_near(d->flops, 5184);
+    assert_near(d->compute_s, 5184 / (1e9 * 0.125));
+    const fl_roofline_node *p = rnode(r, "pw");
+    assert_string_equal(p->unit, "matrix");
+    assert_near(p->compute_s, 2304 / (4e9 * 0.5));
+    const fl_roofline_node *f = rnode(r, "fc");
+    assert_string_equal(f->unit, "matrix");
+    assert_near(f->flops, 2880);
+    assert_near(f->compute_s, 2880 / (4e9 * 0.25));
+    const fl_roofline_node *b = rnode(r, "bn");
+    assert_string_equal(b->unit, "vector");
+    assert_near(b->memory_s, b->bytes / (1e9 * 0.5));
+    const fl_roofline_node *sm = rnode(r, "sum");
+    assert_near(sm->memory_s, sm->bytes / (1e9 * 0.25));
+    fl_report_free(r);
+    fl_profile_free(pc);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_exact_conv_chain), cmocka_unit_test(test_levels_and_dtypes),
         cmocka_unit_test(test_fused_vs_unfused), cmocka_unit_test(test_symbols),
-        cmocka_unit_test(test_shipped_profiles),
+        cmocka_unit_test(test_shipped_profiles), cmocka_unit_test(test_onnx_op_classes),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
