@@ -50,6 +50,7 @@ static const char usage_text[] =
     "  --top N                  op types listed in the summary (default 10)\n"
     "  --max-nodes N            refuse graphs with more nodes (default 5000000)\n"
     "  --max-value-elements N   largest tensor evaluated for shapes (default 1048576)\n"
+    "  --max-folded-bytes N     largest constant the folding pass creates (default 102400)\n"
     "  --max-memory-mb N        analysis memory limit (default 8192; 0 = none)\n"
     "  --profile NAME           roofline time estimate on a device profile (repeatable; 'all')\n"
     "  --profiles-dir DIR       profiles directory (default: $FOLDLINE_PROFILES_DIR, else the\n"
@@ -308,6 +309,12 @@ static int parse_args(cli *c, int argc, char **argv) {
             NEED_VALUE();
             if (!parse_i64(val, &c->opt.max_value_elements) || c->opt.max_value_elements < 0) {
                 return fl_cli_usage_error("--max-value-elements expects an integer >= 0, got '%s'",
+                                          val);
+            }
+        } else if (strcmp(a, "--max-folded-bytes") == 0) {
+            NEED_VALUE();
+            if (!parse_i64(val, &c->opt.max_folded_bytes) || c->opt.max_folded_bytes < 1) {
+                return fl_cli_usage_error("--max-folded-bytes expects an integer >= 1, got '%s'",
                                           val);
             }
         } else if (strcmp(a, "--max-memory-mb") == 0) {
