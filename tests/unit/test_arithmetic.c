@@ -10,168 +10,30 @@
  * stage has a positive test and a negative test per blocking condition
  * (named *_kept_when_<reason>).
  */
-#include "import/import.h"
-#include "passes/pipeline.h"
-#include "shape/infer.h"
+#include "passtest.h"
 #include "tensorflow/graph.pb-c.h"
-#include "testgraph.h"
-#include "testutil.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* ------------------------------------------------------------------------- */
-/* Harness                                                                    */
+/* Harness (passtest.h)                                                       */
 /* ------------------------------------------------------------------------- */
-
-typedef struct prun {
-    fl_arena arena;
-    fl_diag d;
-    fl_graph *g;
-    fl_ctx c;
-    fl_ledger led;
-    fl_cost_totals after;
-    fl_options opt;
-    fl_pipeline_config cfg;
-    char dump[8192];
-} prun;
 
 /* Imports g and runs the arithmetic pass once (outputs: `outs`, or the
  * nodes without consumers), verifier on; asserts success. */
-static prun *run_outs(tg_graph *tg, const char *const *outs, size_t n_outs, fl_device dev) {
-    size_t len;
-    uint8_t *buf = tg_pack(tg, &len);
-    prun *p = calloc(1, sizeof(*p));
-    assert_non_null(p);
-    fl_arena_init(&p->arena, 0);
-    fl_diag_init(&p->d, &p->arena);
-    p->g = fl_graph_new(&p->arena);
-    assert_non_null(p->g);
-    p->c = (fl_ctx){p->g, p->g->syms, &p->arena, &p->d, 1 << 20};
-    fl_options_init(&p->opt);
-    fl_import_opts io = {1000000, 1 << 20, NULL};
-    fl_status st = fl_import_graphdef(p->g, buf, len, &io, &p->d);
-    free(buf);
-    fl_infer_result ir;
-    fl_cost_totals t;
-    if (st == FL_OK) {
-        st = fl_graph_toposort(p->g, &p->d);
-    }
-    if (st == FL_OK) {
-        st = fl_infer_shapes(&p->c, &p->opt, &ir);
-    }
-    if (st == FL_OK) {
-        st = fl_cost_graph(&p->c, &t);
-    }
-    fl_pipeline_config_init(&p->cfg);
-    p->cfg.passes = "arithmetic";
-    p->cfg.opt.iterations = 1;
-    p->cfg.opt.device = dev;
-    p->cfg.outputs = outs;
-    p->cfg.n_outputs = n_outs;
-    p->cfg.verify = true;
-    fl_ledger_init(&p->led, &p->arena);
-    if (st == FL_OK) {
-        st = fl_pipeline_run(&p->c, &p->opt, &p->cfg, &p->led, &p->after);
-    }
-    if (st != FL_OK) {
-        fail_msg("pipeline failed: %s", p->d.msg ? p->d.msg : fl_status_str(st));
-    }
-    return p;
+static pt_run *run_outs(tg_graph *tg, const char *const *outs, size_t n_outs, fl_device dev) {
+    return pt_pipeline(tg, &(pt_opts){"arithmetic", 1, outs, n_outs, 0, dev});
 }
 
-static prun *run(tg_graph *tg) {
+static pt_run *run(tg_graph *tg) {
     return run_outs(tg, NULL, 0, FL_DEVICE_CPU);
 }
 
-static void prun_free(prun *p) {
-    fl_arena_free(&p->arena);
-    free(p);
-}
-
-/* The graph as "a=Op(in,in:1,^c); b=...". */
-static const char *dump(prun *p) {
-    size_t o = 0;
-    char *s = p->dump;
-    size_t cap = sizeof p->dump;
-    for (size_t i = 0; i < p->g->n_nodes; i++) {
-        const fl_node *n = p->g->nodes[i];
-        o += (size_t)snprintf(s + o, cap - o, "%s%s=%s(", i ? "; " : "", n->name, n->op);
-        for (int k = 0; k < n->n_inputs; k++) {
-            o += (size_t)snprintf(s + o, cap - o, k ? ",%s" : "%s", n->inputs[k].node->name);
-            if (n->inputs[k].port) {
-                o += (size_t)snprintf(s + o, cap - o, ":%d", n->inputs[k].port);
-            }
-        }
-        for (int k = 0; k < n->n_ctrl; k++) {
-            o += (size_t)snprintf(s + o, cap - o, "%s^%s", n->n_inputs || k ? "," : "",
-                                  n->ctrl[k]->name);
-        }
-        o += (size_t)snprintf(s + o, cap - o, ")");
-        assert_true(o < cap);
-    }
-    return s;
-}
-
-static bool fired(const prun *p, const char *rule, const char *node) {
-    for (size_t i = 0; i < p->led.n_entries; i++) {
-        if (strcmp(p->led.entries[i].rule, rule) == 0 &&
-            (!node || strcmp(p->led.entries[i].node, node) == 0)) {
-            return true;
-        }
-    }
-    return false;
-}
-
-static const fl_node *node(const prun *p, const char *name) {
-    const fl_node *n = fl_graph_find(p->g, name);
-    if (!n) {
-        fail_msg("no node %s in %s", name, ((prun *)p)->dump);
-    }
-    return n;
-}
-
-static int attr_type(const prun *p, const char *name, const char *attr) {
-    const fl_attr *a = fl_node_attr(node(p, name), attr);
-    assert_non_null(a);
-    assert_int_equal(a->kind, FL_ATTR_TYPE);
-    return a->v.type;
-}
-
-static bool attr_bool(const prun *p, const char *name, const char *attr) {
-    const fl_attr *a = fl_node_attr(node(p, name), attr);
-    return a && a->kind == FL_ATTR_B && a->v.b;
-}
-
-/* Runs and compares the dump; the ledger must (or must not) name `rule`. */
+/* Runs and compares the dump; the ledger must name `rule` (when given). */
 static void expect(tg_graph *g, const char *want, const char *rule) {
-    prun *p = run(g);
-    assert_string_equal(dump(p), want);
-    if (rule) {
-        assert_true(fired(p, rule, NULL));
-    }
-    prun_free(p);
-}
-
-static void ph(tg_graph *g, const char *name, int rank, const int64_t *dims) {
-    tg_placeholder(g, name, 1, rank, dims);
-}
-
-static tg_node *op1(tg_graph *g, const char *name, const char *op, const char *a) {
-    tg_node *n = tg_add(g, name, op, a, NULL);
-    tg_attr_type(n, "T", 1);
-    return n;
-}
-
-static tg_node *op2(tg_graph *g, const char *name, const char *op, const char *a, const char *b) {
-    tg_node *n = tg_add(g, name, op, a, b, NULL);
-    tg_attr_type(n, "T", 1);
-    return n;
-}
-
-static void scalar(tg_graph *g, const char *name, float v) {
-    tg_const_f32_vals(g, name, 0, NULL, &v, 1);
+    pt_expect(g, &(pt_opts){.passes = "arithmetic", .iterations = 1}, want, rule, NULL, true);
 }
 
 static const int64_t D23[] = {2, 3};
@@ -184,39 +46,39 @@ static const int64_t D3[] = {3};
 static void test_add_ops_single_shape(void **state) {
     (void)state;
     tg_graph *g = tg_new();
-    ph(g, "a", 2, D23);
-    ph(g, "b", 2, D23);
-    ph(g, "c", 2, D23);
-    ph(g, "d", 2, D23);
-    op2(g, "s/ab", "AddV2", "a", "b");
-    op2(g, "s/cd", "Add", "c", "d");
-    op2(g, "s/root", "AddV2", "s/ab", "s/cd");
-    op1(g, "y", "Neg", "s/root");
-    prun *p = run(g);
-    assert_string_equal(dump(p),
+    pt_ph(g, "a", 2, D23);
+    pt_ph(g, "b", 2, D23);
+    pt_ph(g, "c", 2, D23);
+    pt_ph(g, "d", 2, D23);
+    pt_op2(g, "s/ab", "AddV2", "a", "b", F32);
+    pt_op2(g, "s/cd", "Add", "c", "d", F32);
+    pt_op2(g, "s/root", "AddV2", "s/ab", "s/cd", F32);
+    pt_op1(g, "y", "Neg", "s/root", F32);
+    pt_run *p = run(g);
+    assert_string_equal(pt_dump(p),
                         "a=Placeholder(); b=Placeholder(); c=Placeholder(); "
                         "d=Placeholder(); y=Neg(s/ArithmeticOptimizer/AddOpsRewrite_root); "
                         "s/ArithmeticOptimizer/AddOpsRewrite_root=AddN(a,b,c,d)");
-    assert_true(fired(p, "combine_add_to_addn", "s/root"));
+    assert_true(pt_fired(p, "combine_add_to_addn", "s/root"));
     const char *nn = "s/ArithmeticOptimizer/AddOpsRewrite_root";
-    assert_int_equal(attr_type(p, nn, "T"), 1);
-    assert_true(attr_bool(p, nn, "_grappler_ArithmeticOptimizer_AddOpsRewriteStage"));
+    assert_int_equal(pt_attr_t(p, nn, "T"), 1);
+    assert_true(pt_attr_bool(p, nn, "_grappler_ArithmeticOptimizer_AddOpsRewriteStage"));
     assert_int_equal(p->led.passes[0].nodes_added, 1);
-    prun_free(p);
+    pt_free(p);
     tg_free(g);
 }
 
 static void test_add_ops_two_shapes(void **state) {
     (void)state;
     tg_graph *g = tg_new();
-    ph(g, "a", 2, D23);
-    ph(g, "b", 1, D3);
-    ph(g, "c", 2, D23);
-    ph(g, "d", 1, D3);
-    op2(g, "ab", "AddV2", "a", "b");
-    op2(g, "abc", "AddV2", "ab", "c");
-    op2(g, "root", "AddV2", "abc", "d");
-    op1(g, "y", "Neg", "root");
+    pt_ph(g, "a", 2, D23);
+    pt_ph(g, "b", 1, D3);
+    pt_ph(g, "c", 2, D23);
+    pt_ph(g, "d", 1, D3);
+    pt_op2(g, "ab", "AddV2", "a", "b", F32);
+    pt_op2(g, "abc", "AddV2", "ab", "c", F32);
+    pt_op2(g, "root", "AddV2", "abc", "d", F32);
+    pt_op1(g, "y", "Neg", "root", F32);
     /* [3] inputs are smaller: their AddN is Leaf_0, the [2,3] one Leaf_1. */
     expect(g,
            "a=Placeholder(); b=Placeholder(); c=Placeholder(); d=Placeholder(); "
@@ -232,12 +94,12 @@ static void test_add_ops_two_shapes(void **state) {
 static void test_add_ops_kept_when_shared(void **state) {
     (void)state;
     tg_graph *g = tg_new();
-    ph(g, "a", 2, D23);
-    ph(g, "b", 2, D23);
-    ph(g, "c", 2, D23);
-    op2(g, "ab", "AddV2", "a", "b");
-    op2(g, "root", "AddV2", "ab", "c");
-    op2(g, "y", "Mul", "root", "ab"); /* ab read twice */
+    pt_ph(g, "a", 2, D23);
+    pt_ph(g, "b", 2, D23);
+    pt_ph(g, "c", 2, D23);
+    pt_op2(g, "ab", "AddV2", "a", "b", F32);
+    pt_op2(g, "root", "AddV2", "ab", "c", F32);
+    pt_op2(g, "y", "Mul", "root", "ab", F32); /* ab read twice */
     expect(g,
            "a=Placeholder(); b=Placeholder(); c=Placeholder(); ab=AddV2(a,b); "
            "root=AddV2(ab,c); y=Mul(root,ab)",
@@ -248,26 +110,26 @@ static void test_add_ops_kept_when_shared(void **state) {
 static void test_add_ops_kept_when_preserved_or_ctrl(void **state) {
     (void)state;
     tg_graph *g = tg_new();
-    ph(g, "a", 2, D23);
-    ph(g, "b", 2, D23);
-    ph(g, "c", 2, D23);
-    op2(g, "ab", "AddV2", "a", "b");
-    op2(g, "root", "AddV2", "ab", "c");
-    op1(g, "y", "Neg", "root");
+    pt_ph(g, "a", 2, D23);
+    pt_ph(g, "b", 2, D23);
+    pt_ph(g, "c", 2, D23);
+    pt_op2(g, "ab", "AddV2", "a", "b", F32);
+    pt_op2(g, "root", "AddV2", "ab", "c", F32);
+    pt_op1(g, "y", "Neg", "root", F32);
     static const char *const outs[] = {"y", "ab"}; /* ab is an output */
-    prun *p = run_outs(g, outs, 2, FL_DEVICE_CPU);
-    assert_string_equal(dump(p), "a=Placeholder(); b=Placeholder(); c=Placeholder(); "
-                                 "ab=AddV2(a,b); root=AddV2(ab,c); y=Neg(root)");
-    prun_free(p);
+    pt_run *p = run_outs(g, outs, 2, FL_DEVICE_CPU);
+    assert_string_equal(pt_dump(p), "a=Placeholder(); b=Placeholder(); c=Placeholder(); "
+                                    "ab=AddV2(a,b); root=AddV2(ab,c); y=Neg(root)");
+    pt_free(p);
     tg_free(g);
     g = tg_new();
-    ph(g, "a", 2, D23);
-    ph(g, "b", 2, D23);
-    ph(g, "c", 2, D23);
+    pt_ph(g, "a", 2, D23);
+    pt_ph(g, "b", 2, D23);
+    pt_ph(g, "c", 2, D23);
     tg_node *ab = tg_add(g, "ab", "AddV2", "a", "b", "^c", NULL);
     tg_attr_type(ab, "T", 1);
-    op2(g, "root", "AddV2", "ab", "c");
-    op1(g, "y", "Neg", "root");
+    pt_op2(g, "root", "AddV2", "ab", "c", F32);
+    pt_op1(g, "y", "Neg", "root", F32);
     expect(g,
            "a=Placeholder(); b=Placeholder(); c=Placeholder(); ab=AddV2(a,b,^c); "
            "root=AddV2(ab,c); y=Neg(root)",
@@ -278,12 +140,12 @@ static void test_add_ops_kept_when_preserved_or_ctrl(void **state) {
 static void test_add_ops_kept_when_not_broadcastable(void **state) {
     (void)state;
     tg_graph *g = tg_new();
-    ph(g, "a", 2, (int64_t[]){-1, 3}); /* unknown dim: shape not defined */
-    ph(g, "b", 2, (int64_t[]){-1, 3});
-    ph(g, "c", 2, (int64_t[]){-1, 3});
-    op2(g, "ab", "AddV2", "a", "b");
-    op2(g, "root", "AddV2", "ab", "c");
-    op1(g, "y", "Neg", "root");
+    pt_ph(g, "a", 2, (int64_t[]){-1, 3}); /* unknown dim: shape not defined */
+    pt_ph(g, "b", 2, (int64_t[]){-1, 3});
+    pt_ph(g, "c", 2, (int64_t[]){-1, 3});
+    pt_op2(g, "ab", "AddV2", "a", "b", F32);
+    pt_op2(g, "root", "AddV2", "ab", "c", F32);
+    pt_op1(g, "y", "Neg", "root", F32);
     /* the batch is a symbol (a.0, b.0, c.0): different symbols do not
      * broadcast to each other */
     expect(g,
@@ -298,24 +160,24 @@ static void test_add_ops_kept_when_not_broadcastable(void **state) {
 /* ------------------------------------------------------------------------- */
 
 static void conv_graph(tg_graph *g, bool const_w, bool scalar_scale, bool shared) {
-    ph(g, "x", 4, (int64_t[]){1, 8, 8, 3});
+    pt_ph(g, "x", 4, (int64_t[]){1, 8, 8, 3});
     if (scalar_scale) {
-        scalar(g, "s", 0.5f);
+        pt_scalar(g, "s", 0.5f);
     } else {
         tg_const_f32(g, "s", 1, D3, NULL, 0);
     }
-    op2(g, "m", "Mul", "x", "s");
-    op1(g, "i", "Identity", "m");
+    pt_op2(g, "m", "Mul", "x", "s", F32);
+    pt_op1(g, "i", "Identity", "m", F32);
     if (const_w) {
         tg_const_f32(g, "w/k", 4, (int64_t[]){3, 3, 3, 4}, NULL, 0);
     } else {
-        ph(g, "w/k", 4, (int64_t[]){3, 3, 3, 4});
+        pt_ph(g, "w/k", 4, (int64_t[]){3, 3, 3, 4});
     }
-    tg_node *c = op2(g, "conv", "Conv2D", "i", "w/k");
+    tg_node *c = pt_op2(g, "conv", "Conv2D", "i", "w/k", F32);
     tg_attr_ints(c, "strides", 4, (int64_t[]){1, 1, 1, 1});
     tg_attr_str(c, "padding", "SAME");
     if (shared) {
-        op1(g, "y", "Neg", "m");
+        pt_op1(g, "y", "Neg", "m", F32);
     }
 }
 
@@ -323,15 +185,15 @@ static void test_fold_multiply_into_conv(void **state) {
     (void)state;
     tg_graph *g = tg_new();
     conv_graph(g, true, true, false);
-    prun *p = run(g);
-    assert_string_equal(dump(p),
+    pt_run *p = run(g);
+    assert_string_equal(pt_dump(p),
                         "x=Placeholder(); s=Const(); i=Identity(x); w/k=Const(); "
                         "conv=Conv2D(i,w/ArithmeticOptimizer/FoldMultiplyIntoConv_scaled_conv_k); "
                         "w/ArithmeticOptimizer/FoldMultiplyIntoConv_scaled_conv_k=Mul(w/k,s)");
-    assert_true(fired(p, "fold_multiply_into_conv", "conv"));
-    assert_int_equal(attr_type(p, "w/ArithmeticOptimizer/FoldMultiplyIntoConv_scaled_conv_k", "T"),
+    assert_true(pt_fired(p, "fold_multiply_into_conv", "conv"));
+    assert_int_equal(pt_attr_t(p, "w/ArithmeticOptimizer/FoldMultiplyIntoConv_scaled_conv_k", "T"),
                      1);
-    prun_free(p);
+    pt_free(p);
     tg_free(g);
 }
 
@@ -367,59 +229,59 @@ static void test_fold_multiply_kept(void **state) {
 static void test_fold_transpose_into_matmul(void **state) {
     (void)state;
     tg_graph *g = tg_new();
-    ph(g, "a", 2, (int64_t[]){3, 2});
-    ph(g, "b", 2, (int64_t[]){3, 4});
+    pt_ph(g, "a", 2, (int64_t[]){3, 2});
+    pt_ph(g, "b", 2, (int64_t[]){3, 4});
     tg_const_int(g, "p", 3, 1, (int64_t[]){2}, (int64_t[]){1, 0});
-    op2(g, "t", "Transpose", "a", "p");
-    op2(g, "mm", "MatMul", "t", "b");
-    op1(g, "y", "Neg", "mm");
-    prun *p = run(g);
-    assert_string_equal(dump(p), "a=Placeholder(); b=Placeholder(); y=Neg(ArithmeticOptimizer/"
-                                 "FoldTransposeIntoMatMul_mm); "
-                                 "ArithmeticOptimizer/FoldTransposeIntoMatMul_mm=MatMul(a,b)");
-    assert_true(attr_bool(p, "ArithmeticOptimizer/FoldTransposeIntoMatMul_mm", "transpose_a"));
-    assert_false(attr_bool(p, "ArithmeticOptimizer/FoldTransposeIntoMatMul_mm", "transpose_b"));
-    prun_free(p);
+    pt_op2(g, "t", "Transpose", "a", "p", F32);
+    pt_op2(g, "mm", "MatMul", "t", "b", F32);
+    pt_op1(g, "y", "Neg", "mm", F32);
+    pt_run *p = run(g);
+    assert_string_equal(pt_dump(p), "a=Placeholder(); b=Placeholder(); y=Neg(ArithmeticOptimizer/"
+                                    "FoldTransposeIntoMatMul_mm); "
+                                    "ArithmeticOptimizer/FoldTransposeIntoMatMul_mm=MatMul(a,b)");
+    assert_true(pt_attr_bool(p, "ArithmeticOptimizer/FoldTransposeIntoMatMul_mm", "transpose_a"));
+    assert_false(pt_attr_bool(p, "ArithmeticOptimizer/FoldTransposeIntoMatMul_mm", "transpose_b"));
+    pt_free(p);
     tg_free(g);
     /* BatchMatMulV2 with the right operand transposed: adj_y */
     g = tg_new();
-    ph(g, "a", 3, (int64_t[]){5, 2, 3});
-    ph(g, "b", 3, (int64_t[]){5, 4, 3});
+    pt_ph(g, "a", 3, (int64_t[]){5, 2, 3});
+    pt_ph(g, "b", 3, (int64_t[]){5, 4, 3});
     tg_const_int(g, "p", 3, 1, (int64_t[]){3}, (int64_t[]){0, 2, 1});
-    op2(g, "t", "Transpose", "b", "p");
-    op2(g, "mm", "BatchMatMulV2", "a", "t");
-    op1(g, "y", "Neg", "mm");
+    pt_op2(g, "t", "Transpose", "b", "p", F32);
+    pt_op2(g, "mm", "BatchMatMulV2", "a", "t", F32);
+    pt_op1(g, "y", "Neg", "mm", F32);
     p = run(g);
-    assert_string_equal(dump(p),
+    assert_string_equal(pt_dump(p),
                         "a=Placeholder(); b=Placeholder(); y=Neg(ArithmeticOptimizer/"
                         "FoldTransposeIntoMatMul_mm); "
                         "ArithmeticOptimizer/FoldTransposeIntoMatMul_mm=BatchMatMulV2(a,b)");
-    assert_true(attr_bool(p, "ArithmeticOptimizer/FoldTransposeIntoMatMul_mm", "adj_y"));
-    assert_false(attr_bool(p, "ArithmeticOptimizer/FoldTransposeIntoMatMul_mm", "adj_x"));
-    prun_free(p);
+    assert_true(pt_attr_bool(p, "ArithmeticOptimizer/FoldTransposeIntoMatMul_mm", "adj_y"));
+    assert_false(pt_attr_bool(p, "ArithmeticOptimizer/FoldTransposeIntoMatMul_mm", "adj_x"));
+    pt_free(p);
     tg_free(g);
 }
 
 static void test_fold_transpose_kept(void **state) {
     (void)state;
     tg_graph *g = tg_new(); /* the perm is not an inner-matrix transpose */
-    ph(g, "a", 3, (int64_t[]){2, 3, 3});
-    ph(g, "b", 3, (int64_t[]){3, 3, 4});
+    pt_ph(g, "a", 3, (int64_t[]){2, 3, 3});
+    pt_ph(g, "b", 3, (int64_t[]){3, 3, 4});
     tg_const_int(g, "p", 3, 1, (int64_t[]){3}, (int64_t[]){1, 0, 2});
-    op2(g, "t", "Transpose", "a", "p");
-    op2(g, "mm", "BatchMatMulV2", "t", "b");
-    op1(g, "y", "Neg", "mm");
+    pt_op2(g, "t", "Transpose", "a", "p", F32);
+    pt_op2(g, "mm", "BatchMatMulV2", "t", "b", F32);
+    pt_op1(g, "y", "Neg", "mm", F32);
     expect(g,
            "a=Placeholder(); b=Placeholder(); p=Const(); t=Transpose(a,p); "
            "mm=BatchMatMulV2(t,b); y=Neg(mm)",
            NULL);
     tg_free(g);
     g = tg_new(); /* the MatMul is an output */
-    ph(g, "a", 2, (int64_t[]){3, 2});
-    ph(g, "b", 2, (int64_t[]){3, 4});
+    pt_ph(g, "a", 2, (int64_t[]){3, 2});
+    pt_ph(g, "b", 2, (int64_t[]){3, 4});
     tg_const_int(g, "p", 3, 1, (int64_t[]){2}, (int64_t[]){1, 0});
-    op2(g, "t", "Transpose", "a", "p");
-    op2(g, "mm", "MatMul", "t", "b");
+    pt_op2(g, "t", "Transpose", "a", "p", F32);
+    pt_op2(g, "mm", "MatMul", "t", "b", F32);
     expect(g, "a=Placeholder(); b=Placeholder(); p=Const(); t=Transpose(a,p); mm=MatMul(t,b)",
            NULL);
     tg_free(g);
@@ -439,32 +301,33 @@ static tg_node *bitcast(tg_graph *g, const char *name, const char *in, int t, in
 static void test_redundant_bitcast(void **state) {
     (void)state;
     tg_graph *g = tg_new();
-    ph(g, "x", 2, D23);
+    pt_ph(g, "x", 2, D23);
     bitcast(g, "same", "x", 1, 1);
     bitcast(g, "b1", "same", 1, 3);
     bitcast(g, "b2", "b1", 3, 6);
     tg_add(g, "y", "Identity", "b2", NULL);
-    prun *p = run(g);
-    assert_string_equal(dump(p), "x=Placeholder(); b2=Bitcast(x); y=Identity(b2)");
-    assert_true(fired(p, "remove_redundant_bitcast", "same"));
-    assert_true(fired(p, "remove_redundant_bitcast", "b2"));
-    assert_int_equal(attr_type(p, "b2", "T"), 1);
-    assert_int_equal(attr_type(p, "b2", "type"), 6);
-    prun_free(p);
+    pt_run *p = run(g);
+    assert_string_equal(pt_dump(p), "x=Placeholder(); b2=Bitcast(x); y=Identity(b2)");
+    assert_true(pt_fired(p, "remove_redundant_bitcast", "same"));
+    assert_true(pt_fired(p, "remove_redundant_bitcast", "b2"));
+    assert_int_equal(pt_attr_t(p, "b2", "T"), 1);
+    assert_int_equal(pt_attr_t(p, "b2", "type"), 6);
+    pt_free(p);
     tg_free(g);
 }
 
 static void test_redundant_bitcast_kept_when_preserved(void **state) {
     (void)state;
     tg_graph *g = tg_new();
-    ph(g, "x", 2, D23);
+    pt_ph(g, "x", 2, D23);
     bitcast(g, "b1", "x", 1, 3);
     bitcast(g, "b2", "b1", 3, 6);
     tg_add(g, "y", "Identity", "b2", NULL);
     static const char *const outs[] = {"y", "b1"};
-    prun *p = run_outs(g, outs, 2, FL_DEVICE_CPU);
-    assert_string_equal(dump(p), "x=Placeholder(); b1=Bitcast(x); b2=Bitcast(b1); y=Identity(b2)");
-    prun_free(p);
+    pt_run *p = run_outs(g, outs, 2, FL_DEVICE_CPU);
+    assert_string_equal(pt_dump(p),
+                        "x=Placeholder(); b1=Bitcast(x); b2=Bitcast(b1); y=Identity(b2)");
+    pt_free(p);
     tg_free(g);
 }
 
@@ -475,37 +338,38 @@ static void test_redundant_bitcast_kept_when_preserved(void **state) {
 static void test_aggregation_of_copies(void **state) {
     (void)state;
     tg_graph *g = tg_new();
-    ph(g, "x", 2, D23);
+    pt_ph(g, "x", 2, D23);
     tg_node *n = tg_add(g, "s/sum", "AddN", "x", "x", "x", NULL);
     tg_attr_type(n, "T", 1);
     tg_attr_int(n, "N", 3);
-    op1(g, "y", "Neg", "s/sum");
-    prun *p = run(g);
-    assert_string_equal(dump(p), "x=Placeholder(); y=Neg(s/ArithmeticOptimizer/"
-                                 "SimplifyAggregation_Mul_sum); "
-                                 "s/ArithmeticOptimizer/SimplifyAggregation_Const_sum=Const(^x); "
-                                 "s/ArithmeticOptimizer/SimplifyAggregation_Mul_sum=Mul(s/"
-                                 "ArithmeticOptimizer/SimplifyAggregation_Const_sum,x)");
-    const fl_node *c = node(p, "s/ArithmeticOptimizer/SimplifyAggregation_Const_sum");
+    pt_op1(g, "y", "Neg", "s/sum", F32);
+    pt_run *p = run(g);
+    assert_string_equal(pt_dump(p),
+                        "x=Placeholder(); y=Neg(s/ArithmeticOptimizer/"
+                        "SimplifyAggregation_Mul_sum); "
+                        "s/ArithmeticOptimizer/SimplifyAggregation_Const_sum=Const(^x); "
+                        "s/ArithmeticOptimizer/SimplifyAggregation_Mul_sum=Mul(s/"
+                        "ArithmeticOptimizer/SimplifyAggregation_Const_sum,x)");
+    const fl_node *c = pt_need(p, "s/ArithmeticOptimizer/SimplifyAggregation_Const_sum");
     double v = 0;
     assert_true(fl_value_f64(c->outputs[0].value, 0, &v));
     assert_true(v == 3.0);
     assert_int_equal(c->outputs[0].shape.rank, 0);
-    assert_true(fired(p, "simplify_aggregation", "s/sum"));
-    prun_free(p);
+    assert_true(pt_fired(p, "simplify_aggregation", "s/sum"));
+    pt_free(p);
     tg_free(g);
 }
 
 static void test_aggregation_kept_when_inputs_differ_or_output(void **state) {
     (void)state;
     tg_graph *g = tg_new();
-    ph(g, "x", 2, D23);
-    ph(g, "z", 2, D23);
+    pt_ph(g, "x", 2, D23);
+    pt_ph(g, "z", 2, D23);
     tg_node *n = tg_add(g, "sum", "AddN", "x", "x", "z", NULL);
     tg_attr_type(n, "T", 1);
     tg_attr_int(n, "N", 3);
-    op2(g, "out", "AddV2", "x", "x"); /* an output: kept */
-    op1(g, "y", "Neg", "sum");
+    pt_op2(g, "out", "AddV2", "x", "x", F32); /* an output: kept */
+    pt_op1(g, "y", "Neg", "sum", F32);
     expect(g, "x=Placeholder(); z=Placeholder(); sum=AddN(x,x,z); out=AddV2(x,x); y=Neg(sum)",
            NULL);
     tg_free(g);
@@ -516,10 +380,10 @@ static void test_aggregation_kept_when_inputs_differ_or_output(void **state) {
 /* ------------------------------------------------------------------------- */
 
 static void pow_graph(tg_graph *g, float e) {
-    ph(g, "x", 2, D23);
-    scalar(g, "e", e);
-    op2(g, "p", "Pow", "x", "e");
-    op1(g, "y", "Neg", "p");
+    pt_ph(g, "x", 2, D23);
+    pt_scalar(g, "e", e);
+    pt_op2(g, "p", "Pow", "x", "e", F32);
+    pt_op1(g, "y", "Neg", "p", F32);
 }
 
 static void test_convert_pow(void **state) {
@@ -551,42 +415,42 @@ static void test_convert_pow_cube_and_zero(void **state) {
     tg_free(g);
     g = tg_new(); /* 3 on GPU: kept */
     pow_graph(g, 3);
-    prun *p = run_outs(g, NULL, 0, FL_DEVICE_GPU);
-    assert_string_equal(dump(p), "x=Placeholder(); e=Const(); p=Pow(x,e); y=Neg(p)");
-    prun_free(p);
+    pt_run *p = run_outs(g, NULL, 0, FL_DEVICE_GPU);
+    assert_string_equal(pt_dump(p), "x=Placeholder(); e=Const(); p=Pow(x,e); y=Neg(p)");
+    pt_free(p);
     tg_free(g);
     g = tg_new();
     pow_graph(g, 0);
     p = run(g);
-    assert_string_equal(dump(p), "x=Placeholder(); e=Const(); p=Const(^x,^e); y=Neg(p)");
+    assert_string_equal(pt_dump(p), "x=Placeholder(); e=Const(); p=Const(^x,^e); y=Neg(p)");
     double v = 0;
-    assert_non_null(node(p, "p")->outputs[0].value);
-    assert_true(fl_value_f64(node(p, "p")->outputs[0].value, 5, &v) && v == 1.0);
-    prun_free(p);
+    assert_non_null(pt_need(p, "p")->outputs[0].value);
+    assert_true(fl_value_f64(pt_need(p, "p")->outputs[0].value, 5, &v) && v == 1.0);
+    pt_free(p);
     tg_free(g);
 }
 
 static void test_convert_pow_kept(void **state) {
     (void)state;
     tg_graph *g = tg_new(); /* exponent elements differ */
-    ph(g, "x", 2, D23);
+    pt_ph(g, "x", 2, D23);
     tg_const_f32_vals(g, "e", 1, D3, (const float[]){2, 2, 3}, 3);
-    op2(g, "p", "Pow", "x", "e");
-    op1(g, "y", "Neg", "p");
+    pt_op2(g, "p", "Pow", "x", "e", F32);
+    pt_op1(g, "y", "Neg", "p", F32);
     expect(g, "x=Placeholder(); e=Const(); p=Pow(x,e); y=Neg(p)", NULL);
     tg_free(g);
     g = tg_new(); /* the exponent broadcasts x: the shape would change */
-    ph(g, "x", 1, D3);
+    pt_ph(g, "x", 1, D3);
     tg_const_f32_vals(g, "e", 2, D23, (const float[]){2}, 1);
-    op2(g, "p", "Pow", "x", "e");
-    op1(g, "y", "Neg", "p");
+    pt_op2(g, "p", "Pow", "x", "e", F32);
+    pt_op1(g, "y", "Neg", "p", F32);
     expect(g, "x=Placeholder(); e=Const(); p=Pow(x,e); y=Neg(p)", NULL);
     tg_free(g);
     g = tg_new(); /* exponent not constant */
-    ph(g, "x", 2, D23);
-    ph(g, "e", 0, NULL);
-    op2(g, "p", "Pow", "x", "e");
-    op1(g, "y", "Neg", "p");
+    pt_ph(g, "x", 2, D23);
+    pt_ph(g, "e", 0, NULL);
+    pt_op2(g, "p", "Pow", "x", "e", F32);
+    pt_op1(g, "y", "Neg", "p", F32);
     expect(g, "x=Placeholder(); e=Placeholder(); p=Pow(x,e); y=Neg(p)", NULL);
     tg_free(g);
 }
@@ -598,10 +462,10 @@ static void test_convert_pow_kept(void **state) {
 static void test_convert_log1p(void **state) {
     (void)state;
     tg_graph *g = tg_new();
-    ph(g, "x", 2, D23);
-    scalar(g, "one", 1);
-    op2(g, "a", "AddV2", "one", "x");
-    op1(g, "l", "Log", "a");
+    pt_ph(g, "x", 2, D23);
+    pt_scalar(g, "one", 1);
+    pt_op2(g, "a", "AddV2", "one", "x", F32);
+    pt_op1(g, "l", "Log", "a", F32);
     expect(g, "x=Placeholder(); one=Const(); l=Log1p(x,^one)", "convert_log1p");
     tg_free(g);
 }
@@ -609,17 +473,17 @@ static void test_convert_log1p(void **state) {
 static void test_convert_log1p_kept(void **state) {
     (void)state;
     tg_graph *g = tg_new(); /* not one */
-    ph(g, "x", 2, D23);
-    scalar(g, "two", 2);
-    op2(g, "a", "AddV2", "x", "two");
-    op1(g, "l", "Log", "a");
+    pt_ph(g, "x", 2, D23);
+    pt_scalar(g, "two", 2);
+    pt_op2(g, "a", "AddV2", "x", "two", F32);
+    pt_op1(g, "l", "Log", "a", F32);
     expect(g, "x=Placeholder(); two=Const(); a=AddV2(x,two); l=Log(a)", NULL);
     tg_free(g);
     g = tg_new(); /* the ones broadcast x */
-    ph(g, "x", 1, D3);
+    pt_ph(g, "x", 1, D3);
     tg_const_f32_vals(g, "one", 2, D23, (const float[]){1}, 1);
-    op2(g, "a", "AddV2", "x", "one");
-    op1(g, "l", "Log", "a");
+    pt_op2(g, "a", "AddV2", "x", "one", F32);
+    pt_op1(g, "l", "Log", "a", F32);
     expect(g, "x=Placeholder(); one=Const(); a=AddV2(x,one); l=Log(a)", NULL);
     tg_free(g);
 }
@@ -627,10 +491,10 @@ static void test_convert_log1p_kept(void **state) {
 static void test_convert_expm1(void **state) {
     (void)state;
     tg_graph *g = tg_new();
-    ph(g, "x", 2, D23);
-    scalar(g, "one", 1);
-    op1(g, "e", "Exp", "x");
-    op2(g, "s", "Sub", "e", "one");
+    pt_ph(g, "x", 2, D23);
+    pt_scalar(g, "one", 1);
+    pt_op1(g, "e", "Exp", "x", F32);
+    pt_op2(g, "s", "Sub", "e", "one", F32);
     expect(g, "x=Placeholder(); one=Const(); s=Expm1(x,^one)", "convert_expm1");
     tg_free(g);
 }
@@ -638,10 +502,10 @@ static void test_convert_expm1(void **state) {
 static void test_convert_expm1_kept(void **state) {
     (void)state;
     tg_graph *g = tg_new(); /* Sub(1, Exp(x)): wrong side */
-    ph(g, "x", 2, D23);
-    scalar(g, "one", 1);
-    op1(g, "e", "Exp", "x");
-    op2(g, "s", "Sub", "one", "e");
+    pt_ph(g, "x", 2, D23);
+    pt_scalar(g, "one", 1);
+    pt_op1(g, "e", "Exp", "x", F32);
+    pt_op2(g, "s", "Sub", "one", "e", F32);
     expect(g, "x=Placeholder(); one=Const(); e=Exp(x); s=Sub(one,e)", NULL);
     tg_free(g);
     g = tg_new(); /* integer ones */
@@ -660,13 +524,13 @@ static void test_convert_expm1_kept(void **state) {
 /* ------------------------------------------------------------------------- */
 
 static void reduce_graph(tg_graph *g, const char *f, const char *red) {
-    ph(g, "x", 2, D23);
+    pt_ph(g, "x", 2, D23);
     tg_const_int(g, "ax", 3, 0, NULL, (int64_t[]){1});
-    op1(g, "f", f, "x");
+    pt_op1(g, "f", f, "x", F32);
     tg_node *r = tg_add(g, "r", red, "f", "ax", NULL);
     tg_attr_type(r, "T", 1);
     tg_attr_type(r, "Tidx", 3);
-    op1(g, "y", "Abs", "r");
+    pt_op1(g, "y", "Abs", "r", F32);
 }
 
 static void test_max_of_monotonic(void **state) {
@@ -681,20 +545,20 @@ static void test_max_of_monotonic(void **state) {
     expect(g, "x=Placeholder(); ax=Const(); f=Neg(r); r=Min(x,ax); y=Abs(f)", NULL);
     tg_free(g);
     g = tg_new(); /* ArgMax(Tanh(x)) = Identity(ArgMax(x)) */
-    ph(g, "x", 2, D23);
+    pt_ph(g, "x", 2, D23);
     tg_const_int(g, "ax", 3, 0, NULL, (int64_t[]){1});
-    op1(g, "f", "Tanh", "x");
+    pt_op1(g, "f", "Tanh", "x", F32);
     tg_node *r = tg_add(g, "r", "ArgMax", "f", "ax", NULL);
     tg_attr_type(r, "T", 1);
     tg_attr_type(r, "Tidx", 3);
     tg_attr_type(r, "output_type", 9);
     tg_node *y = tg_add(g, "y", "Identity", "r", NULL);
     tg_attr_type(y, "T", 9);
-    prun *p = run(g);
+    pt_run *p = run(g);
     assert_string_equal(
-        dump(p), "x=Placeholder(); ax=Const(); f=Identity(r); r=ArgMax(x,ax); y=Identity(f)");
-    assert_int_equal(attr_type(p, "f", "T"), 9);
-    prun_free(p);
+        pt_dump(p), "x=Placeholder(); ax=Const(); f=Identity(r); r=ArgMax(x,ax); y=Identity(f)");
+    assert_int_equal(pt_attr_t(p, "f", "T"), 9);
+    pt_free(p);
     tg_free(g);
 }
 
@@ -706,28 +570,28 @@ static void test_max_of_monotonic_kept(void **state) {
     tg_free(g);
     g = tg_new(); /* f read twice */
     reduce_graph(g, "Exp", "Max");
-    op1(g, "y2", "Abs", "f");
+    pt_op1(g, "y2", "Abs", "f", F32);
     expect(g, "x=Placeholder(); ax=Const(); f=Exp(x); r=Max(f,ax); y=Abs(r); y2=Abs(f)", NULL);
     tg_free(g);
     g = tg_new(); /* MaxPool of a decreasing function */
-    ph(g, "x", 4, (int64_t[]){1, 4, 4, 3});
-    op1(g, "f", "Neg", "x");
-    tg_node *mp = op1(g, "mp", "MaxPool", "f");
+    pt_ph(g, "x", 4, (int64_t[]){1, 4, 4, 3});
+    pt_op1(g, "f", "Neg", "x", F32);
+    tg_node *mp = pt_op1(g, "mp", "MaxPool", "f", F32);
     tg_attr_ints(mp, "ksize", 4, (int64_t[]){1, 2, 2, 1});
     tg_attr_ints(mp, "strides", 4, (int64_t[]){1, 2, 2, 1});
     tg_attr_str(mp, "padding", "VALID");
-    op1(g, "y", "Abs", "mp");
+    pt_op1(g, "y", "Abs", "mp", F32);
     expect(g, "x=Placeholder(); f=Neg(x); mp=MaxPool(f); y=Abs(mp)", NULL);
     tg_free(g);
     g = tg_new(); /* Relu fed by BiasAdd: left for the remapper */
-    ph(g, "x", 2, D23);
+    pt_ph(g, "x", 2, D23);
     tg_const_f32(g, "b", 1, D3, NULL, 0);
-    op2(g, "ba", "BiasAdd", "x", "b");
+    pt_op2(g, "ba", "BiasAdd", "x", "b", F32);
     tg_const_int(g, "ax", 3, 0, NULL, (int64_t[]){1});
-    op1(g, "f", "Relu", "ba");
+    pt_op1(g, "f", "Relu", "ba", F32);
     tg_node *r = tg_add(g, "r", "Max", "f", "ax", NULL);
     tg_attr_type(r, "T", 1);
-    op1(g, "y", "Abs", "r");
+    pt_op1(g, "y", "Abs", "r", F32);
     expect(g,
            "x=Placeholder(); b=Const(); ba=BiasAdd(x,b); ax=Const(); f=Relu(ba); r=Max(f,ax); "
            "y=Abs(r)",
@@ -749,27 +613,27 @@ static void i32vec(tg_graph *g, const char *name, int n, const int64_t *v) {
 }
 
 static tg_node *reshape(tg_graph *g, const char *name, const char *x, const char *shape) {
-    tg_node *n = op2(g, name, "Reshape", x, shape);
+    tg_node *n = pt_op2(g, name, "Reshape", x, shape, F32);
     tg_attr_type(n, "Tshape", 3);
     return n;
 }
 
 static tg_node *tile(tg_graph *g, const char *name, const char *x, const char *mult) {
-    tg_node *n = op2(g, name, "Tile", x, mult);
+    tg_node *n = pt_op2(g, name, "Tile", x, mult, F32);
     tg_attr_type(n, "Tmultiples", 3);
     return n;
 }
 
 static tg_node *pack2(tg_graph *g, const char *name, const char *a, const char *b, int axis) {
-    tg_node *n = op2(g, name, "Pack", a, b);
+    tg_node *n = pt_op2(g, name, "Pack", a, b, F32);
     tg_attr_int(n, "N", 2);
     tg_attr_int(n, "axis", axis);
     return n;
 }
 
 /* The int32 elements of node `name`'s value. */
-static void expect_ints(const prun *p, const char *name, int n, const int64_t *want) {
-    const fl_value *v = node(p, name)->outputs[0].value;
+static void expect_ints(const pt_run *p, const char *name, int n, const int64_t *want) {
+    const fl_value *v = pt_need(p, name)->outputs[0].value;
     assert_non_null(v);
     assert_int_equal(v->n, n);
     for (int i = 0; i < n; i++) {
@@ -782,23 +646,23 @@ static void expect_ints(const prun *p, const char *name, int n, const int64_t *w
 /* ------------------------------------------------------------------------- */
 
 static void sqrt_div_graph(tg_graph *g, const char *div) {
-    ph(g, "x", 2, D23);
-    ph(g, "y", 2, D23);
-    op1(g, "s", "Sqrt", "y");
-    op2(g, "d", div, "x", "s");
-    op1(g, "o", "Neg", "d");
+    pt_ph(g, "x", 2, D23);
+    pt_ph(g, "y", 2, D23);
+    pt_op1(g, "s", "Sqrt", "y", F32);
+    pt_op2(g, "d", div, "x", "s", F32);
+    pt_op1(g, "o", "Neg", "d", F32);
 }
 
 static void test_sqrt_div_to_rsqrt_mul(void **state) {
     (void)state;
     tg_graph *g = tg_new();
     sqrt_div_graph(g, "RealDiv");
-    prun *p = run(g);
-    assert_string_equal(dump(p), "x=Placeholder(); y=Placeholder(); s=Rsqrt(y); d=Mul(x,s); "
-                                 "o=Neg(d)");
-    assert_true(fired(p, "convert_sqrt_div_to_rsqrt_mul", "d"));
-    assert_int_equal(node(p, "d")->outputs[0].shape.rank, 2);
-    prun_free(p);
+    pt_run *p = run(g);
+    assert_string_equal(pt_dump(p), "x=Placeholder(); y=Placeholder(); s=Rsqrt(y); d=Mul(x,s); "
+                                    "o=Neg(d)");
+    assert_true(pt_fired(p, "convert_sqrt_div_to_rsqrt_mul", "d"));
+    assert_int_equal(pt_need(p, "d")->outputs[0].shape.rank, 2);
+    pt_free(p);
     tg_free(g);
     g = tg_new(); /* Xdivy(x, Sqrt(y)) -> MulNoNan(Rsqrt(y), x) */
     sqrt_div_graph(g, "Xdivy");
@@ -819,17 +683,17 @@ static void test_sqrt_div_kept(void **state) {
     tg_free(g);
     g = tg_new(); /* the Sqrt is read twice */
     sqrt_div_graph(g, "RealDiv");
-    op1(g, "o2", "Neg", "s");
+    pt_op1(g, "o2", "Neg", "s", F32);
     expect(g, "x=Placeholder(); y=Placeholder(); s=Sqrt(y); d=RealDiv(x,s); o=Neg(d); o2=Neg(s)",
            NULL);
     tg_free(g);
     g = tg_new(); /* the Sqrt is an output */
     sqrt_div_graph(g, "RealDiv");
     static const char *const outs[] = {"o", "s"};
-    prun *p = run_outs(g, outs, 2, FL_DEVICE_CPU);
-    assert_string_equal(dump(p),
+    pt_run *p = run_outs(g, outs, 2, FL_DEVICE_CPU);
+    assert_string_equal(pt_dump(p),
                         "x=Placeholder(); y=Placeholder(); s=Sqrt(y); d=RealDiv(x,s); o=Neg(d)");
-    prun_free(p);
+    pt_free(p);
     tg_free(g);
 }
 
@@ -840,47 +704,47 @@ static void test_sqrt_div_kept(void **state) {
 static void test_remove_idempotent(void **state) {
     (void)state;
     tg_graph *g = tg_new();
-    ph(g, "x", 2, D23);
-    op1(g, "a", "Snapshot", "x");
-    op1(g, "b", "Snapshot", "a");
-    op1(g, "y", "Neg", "b");
-    prun *p = run(g);
-    assert_string_equal(dump(p), "x=Placeholder(); a=Snapshot(x); y=Neg(a)");
-    assert_true(fired(p, "remove_idempotent", "b"));
-    prun_free(p);
+    pt_ph(g, "x", 2, D23);
+    pt_op1(g, "a", "Snapshot", "x", F32);
+    pt_op1(g, "b", "Snapshot", "a", F32);
+    pt_op1(g, "y", "Neg", "b", F32);
+    pt_run *p = run(g);
+    assert_string_equal(pt_dump(p), "x=Placeholder(); a=Snapshot(x); y=Neg(a)");
+    assert_true(pt_fired(p, "remove_idempotent", "b"));
+    pt_free(p);
     tg_free(g);
 }
 
 static void test_remove_idempotent_kept(void **state) {
     (void)state;
     tg_graph *g = tg_new(); /* different ops */
-    ph(g, "x", 2, D23);
-    op1(g, "a", "Snapshot", "x");
-    op1(g, "b", "StopGradient", "a");
-    op1(g, "y", "Neg", "b");
+    pt_ph(g, "x", 2, D23);
+    pt_op1(g, "a", "Snapshot", "x", F32);
+    pt_op1(g, "b", "StopGradient", "a", F32);
+    pt_op1(g, "y", "Neg", "b", F32);
     expect(g, "x=Placeholder(); a=Snapshot(x); b=StopGradient(a); y=Neg(b)", NULL);
     tg_free(g);
     g = tg_new(); /* different devices */
-    ph(g, "x", 2, D23);
-    op1(g, "a", "Snapshot", "x");
-    tg_node *b = op1(g, "b", "Snapshot", "a");
+    pt_ph(g, "x", 2, D23);
+    pt_op1(g, "a", "Snapshot", "x", F32);
+    tg_node *b = pt_op1(g, "b", "Snapshot", "a", F32);
     set_device(b, "/device:GPU:0");
-    op1(g, "y", "Neg", "b");
+    pt_op1(g, "y", "Neg", "b", F32);
     expect(g, "x=Placeholder(); a=Snapshot(x); b=Snapshot(a); y=Neg(b)", NULL);
     tg_free(g);
     g = tg_new(); /* the outer one is an output */
-    ph(g, "x", 2, D23);
-    op1(g, "a", "Snapshot", "x");
-    op1(g, "b", "Snapshot", "a");
+    pt_ph(g, "x", 2, D23);
+    pt_op1(g, "a", "Snapshot", "x", F32);
+    pt_op1(g, "b", "Snapshot", "a", F32);
     expect(g, "x=Placeholder(); a=Snapshot(x); b=Snapshot(a)", NULL);
     tg_free(g);
     g = tg_new(); /* a control input on the outer one */
-    ph(g, "x", 2, D23);
-    ph(g, "c", 0, NULL);
-    op1(g, "a", "Snapshot", "x");
+    pt_ph(g, "x", 2, D23);
+    pt_ph(g, "c", 0, NULL);
+    pt_op1(g, "a", "Snapshot", "x", F32);
     tg_node *b2 = tg_add(g, "b", "Snapshot", "a", "^c", NULL);
     tg_attr_type(b2, "T", 1);
-    op1(g, "y", "Neg", "b");
+    pt_op1(g, "y", "Neg", "b", F32);
     expect(g, "x=Placeholder(); c=Placeholder(); a=Snapshot(x); b=Snapshot(a,^c); y=Neg(b)", NULL);
     tg_free(g);
 }
@@ -890,34 +754,34 @@ static void test_remove_idempotent_kept(void **state) {
 /* ------------------------------------------------------------------------- */
 
 static void reshape_chain_graph(tg_graph *g) {
-    ph(g, "x", 2, D23);
+    pt_ph(g, "x", 2, D23);
     i32vec(g, "s1", 2, (int64_t[]){3, 2});
     reshape(g, "r1", "x", "s1");
-    op1(g, "e", "Exp", "r1");
+    pt_op1(g, "e", "Exp", "r1", F32);
     i32vec(g, "s2", 1, (int64_t[]){6});
     reshape(g, "r2", "e", "s2");
-    op1(g, "y", "Neg", "r2");
+    pt_op1(g, "y", "Neg", "r2", F32);
 }
 
 static void test_reshape_of_reshape(void **state) {
     (void)state;
     tg_graph *g = tg_new();
     reshape_chain_graph(g);
-    prun *p = run(g);
-    assert_string_equal(dump(p),
+    pt_run *p = run(g);
+    assert_string_equal(pt_dump(p),
                         "x=Placeholder(); e=Exp(x); s2=Const(); r2=Reshape(e,s2); y=Neg(r2)");
-    assert_true(fired(p, "remove_redundant_reshape", "r2"));
-    assert_int_equal(node(p, "e")->outputs[0].shape.rank, 2);
-    assert_int_equal(node(p, "r2")->outputs[0].shape.dims[0].k, 6);
-    prun_free(p);
+    assert_true(pt_fired(p, "remove_redundant_reshape", "r2"));
+    assert_int_equal(pt_need(p, "e")->outputs[0].shape.rank, 2);
+    assert_int_equal(pt_need(p, "r2")->outputs[0].shape.dims[0].k, 6);
+    pt_free(p);
     tg_free(g);
     g = tg_new(); /* directly adjacent */
-    ph(g, "x", 2, D23);
+    pt_ph(g, "x", 2, D23);
     i32vec(g, "s1", 2, (int64_t[]){3, 2});
     reshape(g, "r1", "x", "s1");
     i32vec(g, "s2", 1, (int64_t[]){6});
     reshape(g, "r2", "r1", "s2");
-    op1(g, "y", "Neg", "r2");
+    pt_op1(g, "y", "Neg", "r2", F32);
     expect(g, "x=Placeholder(); s2=Const(); r2=Reshape(x,s2); y=Neg(r2)",
            "remove_redundant_reshape");
     tg_free(g);
@@ -927,7 +791,7 @@ static void test_reshape_of_reshape_kept(void **state) {
     (void)state;
     tg_graph *g = tg_new(); /* the inner Reshape is read twice */
     reshape_chain_graph(g);
-    op1(g, "y2", "Abs", "r1");
+    pt_op1(g, "y2", "Abs", "r1", F32);
     expect(g,
            "x=Placeholder(); s1=Const(); r1=Reshape(x,s1); e=Exp(r1); s2=Const(); "
            "r2=Reshape(e,s2); y=Neg(r2); y2=Abs(r1)",
@@ -935,7 +799,7 @@ static void test_reshape_of_reshape_kept(void **state) {
     tg_free(g);
     g = tg_new(); /* a chain member is read twice */
     reshape_chain_graph(g);
-    op1(g, "y2", "Abs", "e");
+    pt_op1(g, "y2", "Abs", "e", F32);
     expect(g,
            "x=Placeholder(); s1=Const(); r1=Reshape(x,s1); e=Exp(r1); s2=Const(); "
            "r2=Reshape(e,s2); y=Neg(r2); y2=Abs(e)",
@@ -944,20 +808,20 @@ static void test_reshape_of_reshape_kept(void **state) {
     g = tg_new(); /* the inner Reshape is an output */
     reshape_chain_graph(g);
     static const char *const outs[] = {"y", "r1"};
-    prun *p = run_outs(g, outs, 2, FL_DEVICE_CPU);
-    assert_string_equal(dump(p), "x=Placeholder(); s1=Const(); r1=Reshape(x,s1); e=Exp(r1); "
-                                 "s2=Const(); r2=Reshape(e,s2); y=Neg(r2)");
-    prun_free(p);
+    pt_run *p = run_outs(g, outs, 2, FL_DEVICE_CPU);
+    assert_string_equal(pt_dump(p), "x=Placeholder(); s1=Const(); r1=Reshape(x,s1); e=Exp(r1); "
+                                    "s2=Const(); r2=Reshape(e,s2); y=Neg(r2)");
+    pt_free(p);
     tg_free(g);
     g = tg_new(); /* a non-unary op in between */
-    ph(g, "x", 2, D23);
+    pt_ph(g, "x", 2, D23);
     i32vec(g, "s1", 2, (int64_t[]){3, 2});
     reshape(g, "r1", "x", "s1");
-    ph(g, "z", 2, (int64_t[]){3, 2});
-    op2(g, "e", "AddV2", "r1", "z");
+    pt_ph(g, "z", 2, (int64_t[]){3, 2});
+    pt_op2(g, "e", "AddV2", "r1", "z", F32);
     i32vec(g, "s2", 1, (int64_t[]){6});
     reshape(g, "r2", "e", "s2");
-    op1(g, "y", "Neg", "r2");
+    pt_op1(g, "y", "Neg", "r2", F32);
     expect(g,
            "x=Placeholder(); s1=Const(); r1=Reshape(x,s1); z=Placeholder(); e=AddV2(r1,z); "
            "s2=Const(); "
@@ -973,34 +837,34 @@ static void test_reshape_of_reshape_kept(void **state) {
 /* x is an Abs: a feed (Placeholder) is preserved, and Grappler leaves a Mul
  * reading a preserved node alone. */
 static void mul_ones_graph(tg_graph *g, int xrank, const int64_t *xdims, float one) {
-    ph(g, "in", xrank, xdims);
-    op1(g, "x", "Abs", "in");
+    pt_ph(g, "in", xrank, xdims);
+    pt_op1(g, "x", "Abs", "in", F32);
     tg_const_f32_vals(g, "ones", 2, D23, (const float[]){one}, 1);
-    op2(g, "s/m", "Mul", "x", "ones");
-    op1(g, "y", "Neg", "s/m");
+    pt_op2(g, "s/m", "Mul", "x", "ones", F32);
+    pt_op1(g, "y", "Neg", "s/m", F32);
 }
 
 static void test_replace_mul_with_tile(void **state) {
     (void)state;
     tg_graph *g = tg_new();
     mul_ones_graph(g, 2, (int64_t[]){1, 3}, 1.0f);
-    prun *p = run(g);
-    assert_string_equal(dump(p),
+    pt_run *p = run(g);
+    assert_string_equal(pt_dump(p),
                         "in=Placeholder(); x=Abs(in); "
                         "y=Neg(s/ArithmeticOptimizer/ReplaceMulWithBroadcastByTile_Tile_m); "
                         "s/ArithmeticOptimizer/ReplaceMulWithBroadcastByTile_Const_m=Const(); "
                         "s/ArithmeticOptimizer/ReplaceMulWithBroadcastByTile_Tile_m=Tile(x,s/"
                         "ArithmeticOptimizer/ReplaceMulWithBroadcastByTile_Const_m)");
-    assert_true(fired(p, "replace_mul_with_tile", "s/m"));
+    assert_true(pt_fired(p, "replace_mul_with_tile", "s/m"));
     expect_ints(p, "s/ArithmeticOptimizer/ReplaceMulWithBroadcastByTile_Const_m", 2,
                 (int64_t[]){2, 1});
     assert_int_equal(
-        attr_type(p, "s/ArithmeticOptimizer/ReplaceMulWithBroadcastByTile_Tile_m", "Tmultiples"),
+        pt_attr_t(p, "s/ArithmeticOptimizer/ReplaceMulWithBroadcastByTile_Tile_m", "Tmultiples"),
         3);
-    const fl_node *t = node(p, "s/ArithmeticOptimizer/ReplaceMulWithBroadcastByTile_Tile_m");
+    const fl_node *t = pt_need(p, "s/ArithmeticOptimizer/ReplaceMulWithBroadcastByTile_Tile_m");
     assert_int_equal(t->outputs[0].shape.dims[0].k, 2);
     assert_int_equal(t->outputs[0].shape.dims[1].k, 3);
-    prun_free(p);
+    pt_free(p);
     tg_free(g);
 }
 
@@ -1019,20 +883,20 @@ static void test_replace_mul_with_tile_kept(void **state) {
     expect(g, "in=Placeholder(); x=Abs(in); ones=Const(); s/m=Mul(x,ones); y=Neg(s/m)", NULL);
     tg_free(g);
     g = tg_new(); /* the ones on the left */
-    ph(g, "in", 2, (int64_t[]){1, 3});
-    op1(g, "x", "Abs", "in");
+    pt_ph(g, "in", 2, (int64_t[]){1, 3});
+    pt_op1(g, "x", "Abs", "in", F32);
     tg_const_f32_vals(g, "ones", 2, D23, (const float[]){1}, 1);
-    op2(g, "s/m", "Mul", "ones", "x");
-    op1(g, "y", "Neg", "s/m");
+    pt_op2(g, "s/m", "Mul", "ones", "x", F32);
+    pt_op1(g, "y", "Neg", "s/m", F32);
     expect(g, "in=Placeholder(); x=Abs(in); ones=Const(); s/m=Mul(ones,x); y=Neg(s/m)", NULL);
     tg_free(g);
     g = tg_new(); /* the Mul is an output */
     mul_ones_graph(g, 2, (int64_t[]){1, 3}, 1.0f);
     static const char *const outs[] = {"y", "s/m"};
-    prun *p = run_outs(g, outs, 2, FL_DEVICE_CPU);
-    assert_string_equal(dump(p),
+    pt_run *p = run_outs(g, outs, 2, FL_DEVICE_CPU);
+    assert_string_equal(pt_dump(p),
                         "in=Placeholder(); x=Abs(in); ones=Const(); s/m=Mul(x,ones); y=Neg(s/m)");
-    prun_free(p);
+    pt_free(p);
     tg_free(g);
 }
 
@@ -1043,12 +907,12 @@ static void test_replace_mul_with_tile_kept(void **state) {
 static void test_replace_pack_with_tile_reshape(void **state) {
     (void)state;
     tg_graph *g = tg_new();
-    ph(g, "x", 2, D23);
+    pt_ph(g, "x", 2, D23);
     pack2(g, "p", "x", "x", 1);
-    op1(g, "y", "Neg", "p");
-    prun *p = run(g);
+    pt_op1(g, "y", "Neg", "p", F32);
+    pt_run *p = run(g);
     assert_string_equal(
-        dump(p),
+        pt_dump(p),
         "x=Placeholder(); y=Neg(ArithmeticOptimizer/ReplacePackWithTileReshape_Reshape_p); "
         "ArithmeticOptimizer/ReplacePackWithTileReshape_Multiples_p=Const(^x); "
         "ArithmeticOptimizer/ReplacePackWithTileReshape_Tile_p=Tile(x,"
@@ -1057,53 +921,53 @@ static void test_replace_pack_with_tile_reshape(void **state) {
         "ArithmeticOptimizer/ReplacePackWithTileReshape_Reshape_p=Reshape("
         "ArithmeticOptimizer/ReplacePackWithTileReshape_Tile_p,"
         "ArithmeticOptimizer/ReplacePackWithTileReshape_Shape_p)");
-    assert_true(fired(p, "replace_pack_with_tile_reshape", "p"));
+    assert_true(pt_fired(p, "replace_pack_with_tile_reshape", "p"));
     expect_ints(p, "ArithmeticOptimizer/ReplacePackWithTileReshape_Multiples_p", 2,
                 (int64_t[]){1, 2});
     expect_ints(p, "ArithmeticOptimizer/ReplacePackWithTileReshape_Shape_p", 3,
                 (int64_t[]){2, 2, 3});
     assert_int_equal(p->led.passes[0].nodes_added, 4);
-    prun_free(p);
+    pt_free(p);
     tg_free(g);
     g = tg_new(); /* a chain of two Packs: Pack(Pack(x, x, axis 0), ..., axis 2) */
-    ph(g, "x", 1, D3);
+    pt_ph(g, "x", 1, D3);
     pack2(g, "p1", "x", "x", 0);   /* [2, 3] */
     pack2(g, "p2", "p1", "p1", 1); /* [2, 2, 3] */
-    op1(g, "y", "Neg", "p2");
+    pt_op1(g, "y", "Neg", "p2", F32);
     p = run(g);
     /* x's dim 0 gets 2 * 2: Tile(x, [4]) then Reshape [2, 2, 3] */
     expect_ints(p, "ArithmeticOptimizer/ReplacePackWithTileReshape_Multiples_p2", 1,
                 (int64_t[]){4});
     assert_string_equal(
-        node(p, "ArithmeticOptimizer/ReplacePackWithTileReshape_Tile_p2")->inputs[0].node->name,
+        pt_need(p, "ArithmeticOptimizer/ReplacePackWithTileReshape_Tile_p2")->inputs[0].node->name,
         "x");
-    prun_free(p);
+    pt_free(p);
     tg_free(g);
 }
 
 static void test_replace_pack_kept(void **state) {
     (void)state;
     tg_graph *g = tg_new(); /* inputs differ */
-    ph(g, "x", 2, D23);
-    ph(g, "z", 2, D23);
+    pt_ph(g, "x", 2, D23);
+    pt_ph(g, "z", 2, D23);
     pack2(g, "p", "x", "z", 0);
-    op1(g, "y", "Neg", "p");
+    pt_op1(g, "y", "Neg", "p", F32);
     expect(g, "x=Placeholder(); z=Placeholder(); p=Pack(x,z); y=Neg(p)", NULL);
     tg_free(g);
     g = tg_new(); /* packing on the last axis */
-    ph(g, "x", 2, D23);
+    pt_ph(g, "x", 2, D23);
     pack2(g, "p", "x", "x", 2);
-    op1(g, "y", "Neg", "p");
+    pt_op1(g, "y", "Neg", "p", F32);
     expect(g, "x=Placeholder(); p=Pack(x,x); y=Neg(p)", NULL);
     tg_free(g);
     g = tg_new(); /* x's shape not fully defined (symbolic batch) */
-    ph(g, "x", 2, (int64_t[]){-1, 3});
+    pt_ph(g, "x", 2, (int64_t[]){-1, 3});
     pack2(g, "p", "x", "x", 0);
-    op1(g, "y", "Neg", "p");
+    pt_op1(g, "y", "Neg", "p", F32);
     expect(g, "x=Placeholder(); p=Pack(x,x); y=Neg(p)", NULL);
     tg_free(g);
     g = tg_new(); /* the Pack is an output */
-    ph(g, "x", 2, D23);
+    pt_ph(g, "x", 2, D23);
     pack2(g, "p", "x", "x", 0);
     expect(g, "x=Placeholder(); p=Pack(x,x)", NULL);
     tg_free(g);
@@ -1114,16 +978,16 @@ static void test_replace_pack_kept(void **state) {
 /* ------------------------------------------------------------------------- */
 
 static void upsample_graph(tg_graph *g, int64_t m3, bool shared) {
-    ph(g, "x", 4, (int64_t[]){1, 2, 2, 3});
+    pt_ph(g, "x", 4, (int64_t[]){1, 2, 2, 3});
     i32vec(g, "s6", 6, (int64_t[]){1, 2, 1, 2, 1, 3});
     reshape(g, "r1", "x", "s6");
     i32vec(g, "m6", 6, (int64_t[]){1, 1, 2, m3, 2, 1});
     tile(g, "t", "r1", "m6");
     i32vec(g, "s4", 4, (int64_t[]){1, 4, 4, 3 * m3});
     reshape(g, "r2", "t", "s4");
-    op1(g, "y", "Neg", "r2");
+    pt_op1(g, "y", "Neg", "r2", F32);
     if (shared) {
-        op1(g, "y2", "Abs", "t");
+        pt_op1(g, "y2", "Abs", "t", F32);
     }
 }
 
@@ -1131,8 +995,8 @@ static void test_reduce_upsampling_dims(void **state) {
     (void)state;
     tg_graph *g = tg_new();
     upsample_graph(g, 1, false);
-    prun *p = run(g);
-    assert_string_equal(dump(p),
+    pt_run *p = run(g);
+    assert_string_equal(pt_dump(p),
                         "x=Placeholder(); s4=Const(); r2=Reshape(ArithmeticOptimizer/"
                         "ReduceUpsamplingDims_Tile_r2,s4); y=Neg(r2); "
                         "ArithmeticOptimizer/ReduceUpsamplingDims_Multiples_r2=Const(); "
@@ -1142,15 +1006,15 @@ static void test_reduce_upsampling_dims(void **state) {
                         "ArithmeticOptimizer/ReduceUpsamplingDims_Tile_r2=Tile(ArithmeticOptimizer/"
                         "ReduceUpsamplingDims_Reshape_r2,ArithmeticOptimizer/"
                         "ReduceUpsamplingDims_Multiples_r2)");
-    assert_true(fired(p, "reduce_upsampling_dims", "r2"));
+    assert_true(pt_fired(p, "reduce_upsampling_dims", "r2"));
     expect_ints(p, "ArithmeticOptimizer/ReduceUpsamplingDims_Multiples_r2", 4,
                 (int64_t[]){1, 1, 2, 2});
     expect_ints(p, "ArithmeticOptimizer/ReduceUpsamplingDims_Shape_r2", 4, (int64_t[]){1, 2, 2, 3});
-    const fl_shape *s = &node(p, "r2")->outputs[0].shape;
+    const fl_shape *s = &pt_need(p, "r2")->outputs[0].shape;
     assert_int_equal(s->rank, 4);
     assert_int_equal(s->dims[1].k, 4);
     assert_int_equal(s->dims[3].k, 3);
-    prun_free(p);
+    pt_free(p);
     tg_free(g);
 }
 
@@ -1171,14 +1035,14 @@ static void test_reduce_upsampling_dims_kept(void **state) {
            NULL);
     tg_free(g);
     g = tg_new(); /* the inner shape is not 6-D */
-    ph(g, "x", 4, (int64_t[]){1, 2, 2, 3});
+    pt_ph(g, "x", 4, (int64_t[]){1, 2, 2, 3});
     i32vec(g, "s5", 5, (int64_t[]){1, 2, 1, 2, 3});
     reshape(g, "r1", "x", "s5");
     i32vec(g, "m5", 5, (int64_t[]){1, 1, 2, 1, 1});
     tile(g, "t", "r1", "m5");
     i32vec(g, "s4", 4, (int64_t[]){1, 4, 2, 3});
     reshape(g, "r2", "t", "s4");
-    op1(g, "y", "Neg", "r2");
+    pt_op1(g, "y", "Neg", "r2", F32);
     expect(g,
            "x=Placeholder(); s5=Const(); r1=Reshape(x,s5); m5=Const(); t=Tile(r1,m5); "
            "s4=Const(); r2=Reshape(t,s4); y=Neg(r2)",
@@ -1191,8 +1055,8 @@ static void test_reduce_upsampling_dims_kept(void **state) {
 /* ------------------------------------------------------------------------- */
 
 static void stack_graph(tg_graph *g, int axis) {
-    ph(g, "a", 2, D23);
-    ph(g, "b", 2, D23);
+    pt_ph(g, "a", 2, D23);
+    pt_ph(g, "b", 2, D23);
     pack2(g, "p", "a", "b", axis);
 }
 
@@ -1216,14 +1080,14 @@ static void test_remove_stack_slice_same_axis(void **state) {
     tg_graph *g = tg_new(); /* stack([a, b])[1] -> b */
     stack_graph(g, 0);
     strided(g, "sl", 1, 2, 1);
-    op1(g, "y", "Neg", "sl");
-    prun *p = run(g);
-    assert_string_equal(dump(p),
+    pt_op1(g, "y", "Neg", "sl", F32);
+    pt_run *p = run(g);
+    assert_string_equal(pt_dump(p),
                         "a=Placeholder(); b=Placeholder(); "
                         "y=Neg(ArithmeticOptimizer/RemoveStackStridedSliceSameAxis_sl); "
                         "ArithmeticOptimizer/RemoveStackStridedSliceSameAxis_sl=Identity(b)");
-    assert_true(fired(p, "remove_stack_slice_same_axis", "sl"));
-    prun_free(p);
+    assert_true(pt_fired(p, "remove_stack_slice_same_axis", "sl"));
+    pt_free(p);
     tg_free(g);
     g = tg_new(); /* Slice(stack([a, b], axis 1), [0, 0, 0], [-1, 1, -1]) -> ExpandDims(a, 1) */
     stack_graph(g, 1);
@@ -1232,19 +1096,19 @@ static void test_remove_stack_slice_same_axis(void **state) {
     tg_node *sl = tg_add(g, "sl", "Slice", "p", "begin", "size", NULL);
     tg_attr_type(sl, "T", 1);
     tg_attr_type(sl, "Index", 3);
-    op1(g, "y", "Neg", "sl");
+    pt_op1(g, "y", "Neg", "sl", F32);
     p = run(g);
-    assert_string_equal(dump(p),
+    assert_string_equal(pt_dump(p),
                         "a=Placeholder(); b=Placeholder(); "
                         "y=Neg(ArithmeticOptimizer/RemoveStackStridedSliceSameAxis_sl); "
                         "ArithmeticOptimizer/RemoveStackStridedSliceSameAxis_Axis_sl=Const(^a); "
                         "ArithmeticOptimizer/RemoveStackStridedSliceSameAxis_sl=ExpandDims(a,"
                         "ArithmeticOptimizer/RemoveStackStridedSliceSameAxis_Axis_sl)");
     const fl_shape *s =
-        &node(p, "ArithmeticOptimizer/RemoveStackStridedSliceSameAxis_sl")->outputs[0].shape;
+        &pt_need(p, "ArithmeticOptimizer/RemoveStackStridedSliceSameAxis_sl")->outputs[0].shape;
     assert_int_equal(s->rank, 3);
     assert_int_equal(s->dims[1].k, 1);
-    prun_free(p);
+    pt_free(p);
     tg_free(g);
 }
 
@@ -1253,7 +1117,7 @@ static void test_remove_stack_slice_kept(void **state) {
     tg_graph *g = tg_new(); /* two elements taken */
     stack_graph(g, 0);
     strided(g, "sl", 0, 2, 0);
-    op1(g, "y", "Neg", "sl");
+    pt_op1(g, "y", "Neg", "sl", F32);
     expect(g,
            "a=Placeholder(); b=Placeholder(); p=Pack(a,b); sb=Const(); se=Const(); ss=Const(); "
            "sl=StridedSlice(p,sb,se,ss); y=Neg(sl)",
@@ -1262,16 +1126,16 @@ static void test_remove_stack_slice_kept(void **state) {
     g = tg_new(); /* sliced on another axis than the pack axis */
     stack_graph(g, 1);
     strided(g, "sl", 1, 2, 1);
-    op1(g, "y", "Neg", "sl");
+    pt_op1(g, "y", "Neg", "sl", F32);
     expect(g,
            "a=Placeholder(); b=Placeholder(); p=Pack(a,b); sb=Const(); se=Const(); ss=Const(); "
            "sl=StridedSlice(p,sb,se,ss); y=Neg(sl)",
            NULL);
     tg_free(g);
     g = tg_new(); /* the input is not a Pack */
-    ph(g, "p", 3, (int64_t[]){2, 2, 3});
+    pt_ph(g, "p", 3, (int64_t[]){2, 2, 3});
     strided(g, "sl", 1, 2, 1);
-    op1(g, "y", "Neg", "sl");
+    pt_op1(g, "y", "Neg", "sl", F32);
     expect(g,
            "p=Placeholder(); sb=Const(); se=Const(); ss=Const(); sl=StridedSlice(p,sb,se,ss); "
            "y=Neg(sl)",
@@ -1292,7 +1156,7 @@ static void test_remove_stack_slice_kept(void **state) {
 /* ------------------------------------------------------------------------- */
 
 static void embedding_graph(tg_graph *g, int64_t gather_axis, const char *idx) {
-    ph(g, "params", 2, (int64_t[]){10, 4});
+    pt_ph(g, "params", 2, (int64_t[]){10, 4});
     tg_placeholder(g, "ids", 9, 1, (int64_t[]){5});
     tg_node *u = tg_add(g, "u", "Unique", "ids", NULL);
     tg_attr_type(u, "T", 9);
@@ -1306,20 +1170,20 @@ static void embedding_graph(tg_graph *g, int64_t gather_axis, const char *idx) {
     tg_node *r = tg_add(g, "r", "SparseSegmentSum", "ga", idx, "seg", NULL);
     tg_attr_type(r, "T", 1);
     tg_attr_type(r, "Tidx", 3);
-    op1(g, "y", "Neg", "r");
+    pt_op1(g, "y", "Neg", "r", F32);
 }
 
 static void test_simplify_embedding_lookup(void **state) {
     (void)state;
     tg_graph *g = tg_new();
     embedding_graph(g, 0, "u:1");
-    prun *p = run(g);
-    assert_string_equal(dump(p), "params=Placeholder(); ids=Placeholder(); u=Unique(ids); "
-                                 "seg=Placeholder(); r=SparseSegmentSum(params,ids,seg); "
-                                 "y=Neg(r)");
-    assert_true(fired(p, "simplify_embedding_lookup", "r"));
-    assert_int_equal(attr_type(p, "r", "Tidx"), 9);
-    prun_free(p);
+    pt_run *p = run(g);
+    assert_string_equal(pt_dump(p), "params=Placeholder(); ids=Placeholder(); u=Unique(ids); "
+                                    "seg=Placeholder(); r=SparseSegmentSum(params,ids,seg); "
+                                    "y=Neg(r)");
+    assert_true(pt_fired(p, "simplify_embedding_lookup", "r"));
+    assert_int_equal(pt_attr_t(p, "r", "Tidx"), 9);
+    pt_free(p);
     tg_free(g);
 }
 
@@ -1344,7 +1208,7 @@ static void test_simplify_embedding_lookup_kept(void **state) {
 }
 
 static void segment_cast_graph(tg_graph *g, int src) {
-    ph(g, "data", 2, (int64_t[]){10, 4});
+    pt_ph(g, "data", 2, (int64_t[]){10, 4});
     tg_placeholder(g, "idx", src, 1, (int64_t[]){5});
     tg_placeholder(g, "seg", 9, 1, (int64_t[]){5});
     tg_node *c1 = tg_add(g, "c1", "Cast", "idx", NULL);
@@ -1357,20 +1221,20 @@ static void segment_cast_graph(tg_graph *g, int src) {
     tg_attr_type(r, "T", 1);
     tg_attr_type(r, "Tidx", 3);
     tg_attr_type(r, "Tsegmentids", 3);
-    op1(g, "y", "Neg", "r");
+    pt_op1(g, "y", "Neg", "r", F32);
 }
 
 static void test_remove_cast_into_segment_reduction(void **state) {
     (void)state;
     tg_graph *g = tg_new();
     segment_cast_graph(g, 9);
-    prun *p = run(g);
-    assert_string_equal(dump(p), "data=Placeholder(); idx=Placeholder(); seg=Placeholder(); "
-                                 "r=SparseSegmentMean(data,idx,seg); y=Neg(r)");
-    assert_true(fired(p, "remove_cast_into_segment_reduction", "r"));
-    assert_int_equal(attr_type(p, "r", "Tidx"), 9);
-    assert_int_equal(attr_type(p, "r", "Tsegmentids"), 9);
-    prun_free(p);
+    pt_run *p = run(g);
+    assert_string_equal(pt_dump(p), "data=Placeholder(); idx=Placeholder(); seg=Placeholder(); "
+                                    "r=SparseSegmentMean(data,idx,seg); y=Neg(r)");
+    assert_true(pt_fired(p, "remove_cast_into_segment_reduction", "r"));
+    assert_int_equal(pt_attr_t(p, "r", "Tidx"), 9);
+    assert_int_equal(pt_attr_t(p, "r", "Tsegmentids"), 9);
+    pt_free(p);
     tg_free(g);
 }
 
@@ -1378,18 +1242,18 @@ static void test_remove_cast_into_segment_reduction_kept(void **state) {
     (void)state;
     tg_graph *g = tg_new(); /* a Cast from float is kept; the int64 one goes */
     segment_cast_graph(g, 1);
-    prun *p = run(g);
-    assert_string_equal(dump(p), "data=Placeholder(); idx=Placeholder(); seg=Placeholder(); "
-                                 "c1=Cast(idx); r=SparseSegmentMean(data,c1,seg); y=Neg(r)");
-    assert_int_equal(attr_type(p, "r", "Tidx"), 3);
-    prun_free(p);
+    pt_run *p = run(g);
+    assert_string_equal(pt_dump(p), "data=Placeholder(); idx=Placeholder(); seg=Placeholder(); "
+                                    "c1=Cast(idx); r=SparseSegmentMean(data,c1,seg); y=Neg(r)");
+    assert_int_equal(pt_attr_t(p, "r", "Tidx"), 3);
+    pt_free(p);
     tg_free(g);
     g = tg_new(); /* the reduction is an output */
     segment_cast_graph(g, 9);
     static const char *const outs[] = {"r"};
     p = run_outs(g, outs, 1, FL_DEVICE_CPU);
-    assert_false(fired(p, "remove_cast_into_segment_reduction", NULL));
-    prun_free(p);
+    assert_false(pt_fired(p, "remove_cast_into_segment_reduction", NULL));
+    pt_free(p);
     tg_free(g);
 }
 
@@ -1421,30 +1285,31 @@ static void test_reorder_cast_like(void **state) {
     (void)state;
     tg_graph *g = tg_new(); /* Transpose(Cast(uint8 -> float)) -> Cast(Transpose(uint8)) */
     cast_transpose_graph(g, 4, 1, true);
-    prun *p = run(g);
+    pt_run *p = run(g);
     assert_string_equal(
-        dump(p), "x=Placeholder(); perm=Const(); "
-                 "y=Neg(ArithmeticOptimizer/ReorderCastLikeAndValuePreserving_float_c); "
-                 "ArithmeticOptimizer/ReorderCastLikeAndValuePreserving_uint8_t=Transpose(x,perm); "
-                 "ArithmeticOptimizer/ReorderCastLikeAndValuePreserving_float_c=Cast("
-                 "ArithmeticOptimizer/ReorderCastLikeAndValuePreserving_uint8_t)");
-    assert_true(fired(p, "reorder_cast_like_and_value_preserving", "t"));
+        pt_dump(p),
+        "x=Placeholder(); perm=Const(); "
+        "y=Neg(ArithmeticOptimizer/ReorderCastLikeAndValuePreserving_float_c); "
+        "ArithmeticOptimizer/ReorderCastLikeAndValuePreserving_uint8_t=Transpose(x,perm); "
+        "ArithmeticOptimizer/ReorderCastLikeAndValuePreserving_float_c=Cast("
+        "ArithmeticOptimizer/ReorderCastLikeAndValuePreserving_uint8_t)");
+    assert_true(pt_fired(p, "reorder_cast_like_and_value_preserving", "t"));
     assert_int_equal(
-        attr_type(p, "ArithmeticOptimizer/ReorderCastLikeAndValuePreserving_uint8_t", "T"), 4);
-    prun_free(p);
+        pt_attr_t(p, "ArithmeticOptimizer/ReorderCastLikeAndValuePreserving_uint8_t", "T"), 4);
+    pt_free(p);
     tg_free(g);
     g = tg_new(); /* Cast(Transpose(float) -> uint8) -> Transpose(Cast(float)) */
     cast_transpose_graph(g, 1, 4, false);
     p = run(g);
-    assert_string_equal(dump(p),
+    assert_string_equal(pt_dump(p),
                         "x=Placeholder(); perm=Const(); "
                         "y=Neg(ArithmeticOptimizer/ReorderCastLikeAndValuePreserving_uint8_t); "
                         "ArithmeticOptimizer/ReorderCastLikeAndValuePreserving_float_c=Cast(x); "
                         "ArithmeticOptimizer/ReorderCastLikeAndValuePreserving_uint8_t=Transpose("
                         "ArithmeticOptimizer/ReorderCastLikeAndValuePreserving_float_c,perm)");
     assert_int_equal(
-        attr_type(p, "ArithmeticOptimizer/ReorderCastLikeAndValuePreserving_uint8_t", "T"), 4);
-    prun_free(p);
+        pt_attr_t(p, "ArithmeticOptimizer/ReorderCastLikeAndValuePreserving_uint8_t", "T"), 4);
+    pt_free(p);
     tg_free(g);
 }
 
@@ -1468,16 +1333,16 @@ static void test_reorder_cast_like_kept(void **state) {
     tg_node *t = tg_add(g, "t", "Transpose", "c", "perm", NULL);
     tg_attr_type(t, "T", 1);
     set_device(t, "/device:GPU:0");
-    op1(g, "y", "Neg", "t");
+    pt_op1(g, "y", "Neg", "t", F32);
     expect(g, "x=Placeholder(); perm=Const(); c=Cast(x); t=Transpose(c,perm); y=Neg(t)", NULL);
     tg_free(g);
     g = tg_new(); /* the Cast is an output */
     cast_transpose_graph(g, 4, 1, true);
     static const char *const outs[] = {"y", "c"};
-    prun *p = run_outs(g, outs, 2, FL_DEVICE_CPU);
-    assert_string_equal(dump(p),
+    pt_run *p = run_outs(g, outs, 2, FL_DEVICE_CPU);
+    assert_string_equal(pt_dump(p),
                         "x=Placeholder(); perm=Const(); c=Cast(x); t=Transpose(c,perm); y=Neg(t)");
-    prun_free(p);
+    pt_free(p);
     tg_free(g);
 }
 
@@ -1507,16 +1372,17 @@ static void test_fold_conjugate_into_transpose(void **state) {
     (void)state;
     tg_graph *g = tg_new(); /* Conj(Transpose(x)) -> ConjugateTranspose(x) */
     conj_graph(g, true, "Transpose");
-    prun *p = run(g);
-    assert_string_equal(dump(p), "x=Placeholder(); perm=Const(); "
-                                 "y=Identity(ArithmeticOptimizer/FoldConjugateIntoTranspose_c); "
-                                 "ArithmeticOptimizer/FoldConjugateIntoTranspose_c="
-                                 "ConjugateTranspose(x,perm)");
-    assert_true(fired(p, "fold_conjugate_into_transpose", "c"));
-    const fl_tensor *o = &node(p, "ArithmeticOptimizer/FoldConjugateIntoTranspose_c")->outputs[0];
+    pt_run *p = run(g);
+    assert_string_equal(pt_dump(p), "x=Placeholder(); perm=Const(); "
+                                    "y=Identity(ArithmeticOptimizer/FoldConjugateIntoTranspose_c); "
+                                    "ArithmeticOptimizer/FoldConjugateIntoTranspose_c="
+                                    "ConjugateTranspose(x,perm)");
+    assert_true(pt_fired(p, "fold_conjugate_into_transpose", "c"));
+    const fl_tensor *o =
+        &pt_need(p, "ArithmeticOptimizer/FoldConjugateIntoTranspose_c")->outputs[0];
     assert_int_equal(o->dtype, 8);
     assert_int_equal(o->shape.dims[0].k, 3);
-    prun_free(p);
+    pt_free(p);
     tg_free(g);
     g = tg_new(); /* Conj(ConjugateTranspose(x)) -> Transpose(x) */
     conj_graph(g, true, "ConjugateTranspose");
@@ -1545,10 +1411,10 @@ static void test_fold_conjugate_kept(void **state) {
     g = tg_new(); /* the Conj is an output */
     conj_graph(g, true, "Transpose");
     static const char *const outs[] = {"y", "c"};
-    prun *p = run_outs(g, outs, 2, FL_DEVICE_CPU);
+    pt_run *p = run_outs(g, outs, 2, FL_DEVICE_CPU);
     assert_string_equal(
-        dump(p), "x=Placeholder(); perm=Const(); t=Transpose(x,perm); c=Conj(t); y=Identity(c)");
-    prun_free(p);
+        pt_dump(p), "x=Placeholder(); perm=Const(); t=Transpose(x,perm); c=Conj(t); y=Identity(c)");
+    pt_free(p);
     tg_free(g);
 }
 
@@ -1559,44 +1425,44 @@ static void test_fold_conjugate_kept(void **state) {
 /* (scalar leaves are Consts: a rank-0 Placeholder here has unknown rank) */
 static void bcast_graph(tg_graph *g, const char *op, bool scalars) {
     if (scalars) {
-        scalar(g, "a", 2);
+        pt_scalar(g, "a", 2);
     } else {
-        ph(g, "a", 2, D23);
+        pt_ph(g, "a", 2, D23);
     }
-    ph(g, "b", 2, D23);
+    pt_ph(g, "b", 2, D23);
     if (scalars) {
-        scalar(g, "c", 3);
+        pt_scalar(g, "c", 3);
     } else {
-        ph(g, "c", 2, D23);
+        pt_ph(g, "c", 2, D23);
     }
-    ph(g, "d", 2, D23);
-    op2(g, "m1", op, "a", "b");
-    op2(g, "m2", op, "c", "d");
-    op2(g, "root", op, "m1", "m2");
-    op1(g, "y", "Neg", "root");
+    pt_ph(g, "d", 2, D23);
+    pt_op2(g, "m1", op, "a", "b", F32);
+    pt_op2(g, "m2", op, "c", "d", F32);
+    pt_op2(g, "root", op, "m1", "m2", F32);
+    pt_op1(g, "y", "Neg", "root", F32);
 }
 
 static void test_minimize_broadcasts(void **state) {
     (void)state;
     tg_graph *g = tg_new(); /* (a*b)*(c*d), a and c scalars -> (a*c)*(b*d) */
     bcast_graph(g, "Mul", true);
-    prun *p = run(g);
-    assert_string_equal(dump(p), "a=Const(); b=Placeholder(); c=Const(); d=Placeholder(); "
-                                 "m1=Mul(b,d); m2=Mul(a,c); root=Mul(m2,m1); y=Neg(root)");
-    assert_true(fired(p, "minimize_broadcasts", "root"));
-    assert_true(attr_bool(p, "root", "_grappler_ArithmeticOptimizer_MinimizeBroadcasts"));
-    assert_true(attr_bool(p, "m1", "_grappler_ArithmeticOptimizer_MinimizeBroadcasts"));
-    assert_int_equal(node(p, "m2")->outputs[0].shape.rank, 0);
+    pt_run *p = run(g);
+    assert_string_equal(pt_dump(p), "a=Const(); b=Placeholder(); c=Const(); d=Placeholder(); "
+                                    "m1=Mul(b,d); m2=Mul(a,c); root=Mul(m2,m1); y=Neg(root)");
+    assert_true(pt_fired(p, "minimize_broadcasts", "root"));
+    assert_true(pt_attr_bool(p, "root", "_grappler_ArithmeticOptimizer_MinimizeBroadcasts"));
+    assert_true(pt_attr_bool(p, "m1", "_grappler_ArithmeticOptimizer_MinimizeBroadcasts"));
+    assert_int_equal(pt_need(p, "m2")->outputs[0].shape.rank, 0);
     assert_int_equal(p->led.passes[0].nodes_rewritten, 3);
-    prun_free(p);
+    pt_free(p);
     tg_free(g);
     g = tg_new(); /* an odd count: the largest joins the root */
-    scalar(g, "a", 2);
-    ph(g, "b", 2, D23);
-    scalar(g, "c", 3);
-    op2(g, "m1", "Mul", "b", "a");
-    op2(g, "root", "Mul", "m1", "c");
-    op1(g, "y", "Neg", "root");
+    pt_scalar(g, "a", 2);
+    pt_ph(g, "b", 2, D23);
+    pt_scalar(g, "c", 3);
+    pt_op2(g, "m1", "Mul", "b", "a", F32);
+    pt_op2(g, "root", "Mul", "m1", "c", F32);
+    pt_op1(g, "y", "Neg", "root", F32);
     expect(g,
            "a=Const(); b=Placeholder(); c=Const(); m1=Mul(a,c); root=Mul(m1,b); "
            "y=Neg(root)",
@@ -1608,29 +1474,29 @@ static void test_minimize_broadcasts_kept(void **state) {
     (void)state;
     tg_graph *g = tg_new(); /* one shape: tagged, not reordered */
     bcast_graph(g, "Mul", false);
-    prun *p = run(g);
-    assert_string_equal(dump(p), "a=Placeholder(); b=Placeholder(); c=Placeholder(); "
-                                 "d=Placeholder(); m1=Mul(a,b); m2=Mul(c,d); root=Mul(m1,m2); "
-                                 "y=Neg(root)");
-    assert_false(fired(p, "minimize_broadcasts", NULL));
-    prun_free(p);
+    pt_run *p = run(g);
+    assert_string_equal(pt_dump(p), "a=Placeholder(); b=Placeholder(); c=Placeholder(); "
+                                    "d=Placeholder(); m1=Mul(a,b); m2=Mul(c,d); root=Mul(m1,m2); "
+                                    "y=Neg(root)");
+    assert_false(pt_fired(p, "minimize_broadcasts", NULL));
+    pt_free(p);
     tg_free(g);
     g = tg_new(); /* members read twice: no group */
     bcast_graph(g, "Mul", true);
-    op1(g, "y1", "Abs", "m1");
-    op1(g, "y2", "Abs", "m2");
+    pt_op1(g, "y1", "Abs", "m1", F32);
+    pt_op1(g, "y2", "Abs", "m2", F32);
     expect(g,
            "a=Const(); b=Placeholder(); c=Const(); d=Placeholder(); m1=Mul(a,b); "
            "m2=Mul(c,d); root=Mul(m1,m2); y=Neg(root); y1=Abs(m1); y2=Abs(m2)",
            NULL);
     tg_free(g);
     g = tg_new(); /* a different op below the root */
-    scalar(g, "a", 2);
-    ph(g, "b", 2, D23);
-    scalar(g, "c", 3);
-    op2(g, "m1", "RealDiv", "b", "a");
-    op2(g, "root", "Mul", "m1", "c");
-    op1(g, "y", "Neg", "root");
+    pt_scalar(g, "a", 2);
+    pt_ph(g, "b", 2, D23);
+    pt_scalar(g, "c", 3);
+    pt_op2(g, "m1", "RealDiv", "b", "a", F32);
+    pt_op2(g, "root", "Mul", "m1", "c", F32);
+    pt_op1(g, "y", "Neg", "root", F32);
     expect(g,
            "a=Const(); b=Placeholder(); c=Const(); m1=RealDiv(b,a); "
            "root=Mul(m1,c); y=Neg(root)",
@@ -1643,13 +1509,13 @@ static void test_minimize_broadcasts_kept(void **state) {
 /* ------------------------------------------------------------------------- */
 
 static void unary_chain_graph(tg_graph *g, bool shared) {
-    ph(g, "x", 2, D23);
-    op1(g, "s", "Sin", "x");
-    op1(g, "e", "Exp", "s");
-    op1(g, "t", "Tanh", "e");
-    op1(g, "y", "Identity", "t");
+    pt_ph(g, "x", 2, D23);
+    pt_op1(g, "s", "Sin", "x", F32);
+    pt_op1(g, "e", "Exp", "s", F32);
+    pt_op1(g, "t", "Tanh", "e", F32);
+    pt_op1(g, "y", "Identity", "t", F32);
     if (shared) {
-        op1(g, "y2", "Identity", "s");
+        pt_op1(g, "y2", "Identity", "s", F32);
     }
 }
 
@@ -1657,21 +1523,21 @@ static void test_unary_ops_composition(void **state) {
     (void)state;
     tg_graph *g = tg_new();
     unary_chain_graph(g, false);
-    prun *p = run(g);
-    assert_string_equal(dump(p), "x=Placeholder(); y=Identity(t/unary_ops_composition); "
-                                 "t/unary_ops_composition=_UnaryOpsComposition(x)");
-    assert_true(fired(p, "unary_ops_composition", "t"));
-    const fl_node *c = node(p, "t/unary_ops_composition");
+    pt_run *p = run(g);
+    assert_string_equal(pt_dump(p), "x=Placeholder(); y=Identity(t/unary_ops_composition); "
+                                    "t/unary_ops_composition=_UnaryOpsComposition(x)");
+    assert_true(pt_fired(p, "unary_ops_composition", "t"));
+    const fl_node *c = pt_need(p, "t/unary_ops_composition");
     const fl_attr *on = fl_node_attr(c, "op_names");
     assert_non_null(on);
     assert_int_equal(on->n, 3);
     assert_string_equal(on->v.list.s[0].p, "Sin");
     assert_string_equal(on->v.list.s[1].p, "Exp");
     assert_string_equal(on->v.list.s[2].p, "Tanh");
-    assert_int_equal(attr_type(p, "t/unary_ops_composition", "T"), 1);
+    assert_int_equal(pt_attr_t(p, "t/unary_ops_composition", "T"), 1);
     assert_int_equal(c->outputs[0].shape.rank, 2);
     assert_int_equal(p->after.flops.k, 18); /* 3 ops on 6 elements, as before */
-    prun_free(p);
+    pt_free(p);
     tg_free(g);
 }
 
@@ -1679,9 +1545,10 @@ static void test_unary_ops_composition_kept(void **state) {
     (void)state;
     tg_graph *g = tg_new(); /* on GPU: CPU only */
     unary_chain_graph(g, false);
-    prun *p = run_outs(g, NULL, 0, FL_DEVICE_GPU);
-    assert_string_equal(dump(p), "x=Placeholder(); s=Sin(x); e=Exp(s); t=Tanh(e); y=Identity(t)");
-    prun_free(p);
+    pt_run *p = run_outs(g, NULL, 0, FL_DEVICE_GPU);
+    assert_string_equal(pt_dump(p),
+                        "x=Placeholder(); s=Sin(x); e=Exp(s); t=Tanh(e); y=Identity(t)");
+    pt_free(p);
     tg_free(g);
     g = tg_new(); /* Sin read twice: only Exp and Tanh */
     unary_chain_graph(g, true);

@@ -8,147 +8,31 @@
  * positive test and a negative test per blocking condition (named
  * *_kept_when_<reason>). Folding tests also check the folded values.
  */
-#include "cost/cost.h"
 #include "export/graphdef_write.h"
-#include "import/import.h"
-#include "passes/pipeline.h"
-#include "shape/infer.h"
-#include "testgraph.h"
-#include "testutil.h"
+#include "passtest.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* ------------------------------------------------------------------------- */
-/* Harness                                                                    */
+/* Harness (passtest.h)                                                       */
 /* ------------------------------------------------------------------------- */
-
-typedef struct prun {
-    fl_arena arena;
-    fl_diag d;
-    fl_graph *g;
-    fl_ctx c;
-    fl_ledger led;
-    fl_cost_totals after;
-    fl_options opt;
-    fl_pipeline_config cfg;
-    char dump[8192];
-} prun;
 
 /* Imports `buf` and runs `passes` (a pipeline pass list) for `iters`
  * iterations with the verifier on; asserts success. */
-static prun *run_bytes(const uint8_t *buf, size_t len, const char *passes, int iters,
-                       const char *const *outs, size_t n_outs, int64_t max_folded) {
-    prun *p = calloc(1, sizeof(*p));
-    assert_non_null(p);
-    fl_arena_init(&p->arena, 0);
-    fl_diag_init(&p->d, &p->arena);
-    p->g = fl_graph_new(&p->arena);
-    assert_non_null(p->g);
-    p->c = (fl_ctx){p->g, p->g->syms, &p->arena, &p->d, 1 << 20};
-    fl_options_init(&p->opt);
-    fl_import_opts io = {1000000, 1 << 20, NULL};
-    fl_status st = fl_import_graphdef(p->g, buf, len, &io, &p->d);
-    fl_infer_result ir;
-    fl_cost_totals t;
-    if (st == FL_OK) {
-        st = fl_graph_toposort(p->g, &p->d);
-    }
-    if (st == FL_OK) {
-        st = fl_infer_shapes(&p->c, &p->opt, &ir);
-    }
-    if (st == FL_OK) {
-        st = fl_cost_graph(&p->c, &t);
-    }
-    fl_pipeline_config_init(&p->cfg);
-    p->cfg.passes = passes;
-    p->cfg.opt.iterations = iters;
-    p->cfg.outputs = outs;
-    p->cfg.n_outputs = n_outs;
-    p->cfg.verify = true;
-    if (max_folded) {
-        p->cfg.opt.max_folded_bytes = max_folded;
-    }
-    fl_ledger_init(&p->led, &p->arena);
-    if (st == FL_OK) {
-        st = fl_pipeline_run(&p->c, &p->opt, &p->cfg, &p->led, &p->after);
-    }
-    if (st != FL_OK) {
-        fail_msg("pipeline failed: %s", p->d.msg ? p->d.msg : fl_status_str(st));
-    }
-    return p;
+static pt_run *run_bytes(const uint8_t *buf, size_t len, const char *passes, int iters,
+                         const char *const *outs, size_t n_outs, int64_t max_folded) {
+    return pt_pipeline_bytes(buf, len,
+                             &(pt_opts){passes, iters, outs, n_outs, max_folded, FL_DEVICE_CPU});
 }
 
-static prun *run(tg_graph *tg, const char *passes, int iters) {
-    size_t len;
-    uint8_t *buf = tg_pack(tg, &len);
-    prun *p = run_bytes(buf, len, passes, iters, NULL, 0, 0);
-    free(buf);
-    return p;
-}
-
-static void prun_free(prun *p) {
-    fl_arena_free(&p->arena);
-    free(p);
-}
-
-/* The graph as "a=Op(in,in:1,^c); b=...". */
-static const char *dump(prun *p) {
-    size_t o = 0;
-    char *s = p->dump;
-    size_t cap = sizeof p->dump;
-    for (size_t i = 0; i < p->g->n_nodes; i++) {
-        const fl_node *n = p->g->nodes[i];
-        o += (size_t)snprintf(s + o, cap - o, "%s%s=%s(", i ? "; " : "", n->name, n->op);
-        for (int k = 0; k < n->n_inputs; k++) {
-            o += (size_t)snprintf(s + o, cap - o, k ? ",%s" : "%s", n->inputs[k].node->name);
-            if (n->inputs[k].port) {
-                o += (size_t)snprintf(s + o, cap - o, ":%d", n->inputs[k].port);
-            }
-        }
-        for (int k = 0; k < n->n_ctrl; k++) {
-            o += (size_t)snprintf(s + o, cap - o, "%s^%s", n->n_inputs || k ? "," : "",
-                                  n->ctrl[k]->name);
-        }
-        o += (size_t)snprintf(s + o, cap - o, ")");
-        assert_true(o < cap);
-    }
-    return s;
-}
-
-/* Whether the ledger has an entry of `rule` on `node`. */
-static bool fired(const prun *p, const char *rule, const char *node) {
-    for (size_t i = 0; i < p->led.n_entries; i++) {
-        if (strcmp(p->led.entries[i].rule, rule) == 0 &&
-            (!node || strcmp(p->led.entries[i].node, node) == 0)) {
-            return true;
-        }
-    }
-    return false;
+static pt_run *run(tg_graph *tg, const char *passes, int iters) {
+    return pt_pipeline(tg, &(pt_opts){.passes = passes, .iterations = iters});
 }
 
 static void expect_graph(tg_graph *tg, const char *passes, const char *want) {
-    prun *p = run(tg, passes, 1);
-    assert_string_equal(dump(p), want);
-    prun_free(p);
-}
-
-/* x: float Placeholder of the given shape. */
-static void ph(tg_graph *g, const char *name, int rank, const int64_t *dims) {
-    tg_placeholder(g, name, 1, rank, dims);
-}
-
-static tg_node *op1(tg_graph *g, const char *name, const char *op, const char *a) {
-    tg_node *n = tg_add(g, name, op, a, NULL);
-    tg_attr_type(n, "T", 1);
-    return n;
-}
-
-static tg_node *op2(tg_graph *g, const char *name, const char *op, const char *a, const char *b) {
-    tg_node *n = tg_add(g, name, op, a, b, NULL);
-    tg_attr_type(n, "T", 1);
-    return n;
+    pt_expect(tg, &(pt_opts){.passes = passes, .iterations = 1}, want, NULL, NULL, false);
 }
 
 static const int64_t D23[] = {2, 3};
@@ -160,9 +44,9 @@ static const int64_t D23[] = {2, 3};
 static void test_pruner_identity_removed(void **state) {
     (void)state;
     tg_graph *g = tg_new();
-    ph(g, "x", 2, D23);
-    op1(g, "i", "Identity", "x");
-    op1(g, "y", "Neg", "i");
+    pt_ph(g, "x", 2, D23);
+    pt_op1(g, "i", "Identity", "x", F32);
+    pt_op1(g, "y", "Neg", "i", F32);
     expect_graph(g, "pruning", "x=Placeholder(); y=Neg(x)");
     tg_free(g);
 }
@@ -170,12 +54,12 @@ static void test_pruner_identity_removed(void **state) {
 static void test_pruner_identity_chain_removed(void **state) {
     (void)state;
     tg_graph *g = tg_new();
-    ph(g, "x", 2, D23);
-    op1(g, "i1", "Identity", "x");
-    op1(g, "i2", "Identity", "i1");
-    op1(g, "s", "StopGradient", "i2");
-    op1(g, "p", "PreventGradient", "s");
-    op1(g, "y", "Neg", "p");
+    pt_ph(g, "x", 2, D23);
+    pt_op1(g, "i1", "Identity", "x", F32);
+    pt_op1(g, "i2", "Identity", "i1", F32);
+    pt_op1(g, "s", "StopGradient", "i2", F32);
+    pt_op1(g, "p", "PreventGradient", "s", F32);
+    pt_op1(g, "y", "Neg", "p", F32);
     expect_graph(g, "pruning", "x=Placeholder(); y=Neg(x)");
     tg_free(g);
 }
@@ -183,8 +67,8 @@ static void test_pruner_identity_chain_removed(void **state) {
 static void test_pruner_identity_kept_when_output(void **state) {
     (void)state;
     tg_graph *g = tg_new();
-    ph(g, "x", 2, D23);
-    op1(g, "i", "Identity", "x");
+    pt_ph(g, "x", 2, D23);
+    pt_op1(g, "i", "Identity", "x", F32);
     expect_graph(g, "pruning", "x=Placeholder(); i=Identity(x)");
     tg_free(g);
 }
@@ -192,11 +76,11 @@ static void test_pruner_identity_kept_when_output(void **state) {
 static void test_pruner_identity_kept_when_control_input(void **state) {
     (void)state;
     tg_graph *g = tg_new();
-    ph(g, "x", 2, D23);
+    pt_ph(g, "x", 2, D23);
     tg_add(g, "c", "NoOp", "^x", NULL);
     tg_node *i = tg_add(g, "i", "Identity", "x", "^c", NULL);
     tg_attr_type(i, "T", 1);
-    op1(g, "y", "Neg", "i");
+    pt_op1(g, "y", "Neg", "i", F32);
     expect_graph(g, "pruning", "x=Placeholder(); c=NoOp(^x); i=Identity(x,^c); y=Neg(i)");
     tg_free(g);
 }
@@ -204,8 +88,8 @@ static void test_pruner_identity_kept_when_control_input(void **state) {
 static void test_pruner_identity_kept_when_control_consumer(void **state) {
     (void)state;
     tg_graph *g = tg_new();
-    ph(g, "x", 2, D23);
-    op1(g, "i", "Identity", "x");
+    pt_ph(g, "x", 2, D23);
+    pt_op1(g, "i", "Identity", "x", F32);
     tg_node *y = tg_add(g, "y", "Neg", "x", "^i", NULL);
     tg_attr_type(y, "T", 1);
     expect_graph(g, "pruning", "x=Placeholder(); i=Identity(x); y=Neg(x,^i)");
@@ -217,13 +101,13 @@ static void test_pruner_identity_kept_when_control_consumer(void **state) {
 static void test_pruner_kept_when_edges_increase(void **state) {
     (void)state;
     tg_graph *g = tg_new();
-    ph(g, "x", 2, D23);
+    pt_ph(g, "x", 2, D23);
     tg_add(g, "c1", "NoOp", "^x", NULL);
     tg_add(g, "c2", "NoOp", "^x", NULL);
     tg_node *s = tg_add(g, "s", "StopGradient", "x", "^c1", "^c2", NULL);
     tg_attr_type(s, "T", 1);
-    op1(g, "y1", "Neg", "s");
-    op1(g, "y2", "Abs", "s");
+    pt_op1(g, "y1", "Neg", "s", F32);
+    pt_op1(g, "y2", "Abs", "s", F32);
     expect_graph(g, "pruning",
                  "x=Placeholder(); c1=NoOp(^x); c2=NoOp(^x); s=StopGradient(x,^c1,^c2); "
                  "y1=Neg(s); y2=Abs(s)");
@@ -233,11 +117,11 @@ static void test_pruner_kept_when_edges_increase(void **state) {
 static void test_pruner_stop_gradient_forwards_control(void **state) {
     (void)state;
     tg_graph *g = tg_new();
-    ph(g, "x", 2, D23);
+    pt_ph(g, "x", 2, D23);
     tg_add(g, "c", "NoOp", "^x", NULL);
     tg_node *s = tg_add(g, "s", "StopGradient", "x", "^c", NULL);
     tg_attr_type(s, "T", 1);
-    op1(g, "y", "Neg", "s");
+    pt_op1(g, "y", "Neg", "s", F32);
     expect_graph(g, "pruning", "x=Placeholder(); c=NoOp(^x); y=Neg(x,^c)");
     tg_free(g);
 }
@@ -245,9 +129,9 @@ static void test_pruner_stop_gradient_forwards_control(void **state) {
 static void test_pruner_snapshot_kept(void **state) {
     (void)state;
     tg_graph *g = tg_new();
-    ph(g, "x", 2, D23);
-    op1(g, "s", "Snapshot", "x");
-    op1(g, "y", "Neg", "s");
+    pt_ph(g, "x", 2, D23);
+    pt_op1(g, "s", "Snapshot", "x", F32);
+    pt_op1(g, "y", "Neg", "s", F32);
     expect_graph(g, "pruning", "x=Placeholder(); s=Snapshot(x); y=Neg(s)");
     tg_free(g);
 }
@@ -255,10 +139,10 @@ static void test_pruner_snapshot_kept(void **state) {
 static void test_pruner_addn_single_input(void **state) {
     (void)state;
     tg_graph *g = tg_new();
-    ph(g, "x", 2, D23);
-    tg_node *a = op1(g, "a", "AddN", "x");
+    pt_ph(g, "x", 2, D23);
+    tg_node *a = pt_op1(g, "a", "AddN", "x", F32);
     tg_attr_int(a, "N", 1);
-    op1(g, "y", "Neg", "a");
+    pt_op1(g, "y", "Neg", "a", F32);
     expect_graph(g, "pruning", "x=Placeholder(); y=Neg(x)");
     tg_free(g);
 }
@@ -266,16 +150,16 @@ static void test_pruner_addn_single_input(void **state) {
 static void test_pruner_dead_code_with_outputs(void **state) {
     (void)state;
     tg_graph *g = tg_new();
-    ph(g, "x", 2, D23);
-    op1(g, "y", "Neg", "x");
-    op1(g, "z", "Abs", "x");
+    pt_ph(g, "x", 2, D23);
+    pt_op1(g, "y", "Neg", "x", F32);
+    pt_op1(g, "z", "Abs", "x", F32);
     size_t len;
     uint8_t *buf = tg_pack(g, &len);
     const char *outs[] = {"y"};
-    prun *p = run_bytes(buf, len, "pruning", 1, outs, 1, 0);
-    assert_string_equal(dump(p), "x=Placeholder(); y=Neg(x)");
-    assert_true(fired(p, "dead_code", "z"));
-    prun_free(p);
+    pt_run *p = run_bytes(buf, len, "pruning", 1, outs, 1, 0);
+    assert_string_equal(pt_dump(p), "x=Placeholder(); y=Neg(x)");
+    assert_true(pt_fired(p, "dead_code", "z"));
+    pt_free(p);
     free(buf);
     tg_free(g);
 }
@@ -283,7 +167,7 @@ static void test_pruner_dead_code_with_outputs(void **state) {
 static void test_pruner_noop_without_inputs(void **state) {
     (void)state;
     tg_graph *g = tg_new();
-    ph(g, "x", 2, D23);
+    pt_ph(g, "x", 2, D23);
     tg_add(g, "n", "NoOp", NULL);
     tg_node *y = tg_add(g, "y", "Neg", "x", "^n", NULL);
     tg_attr_type(y, "T", 1);
@@ -295,40 +179,34 @@ static void test_pruner_noop_without_inputs(void **state) {
 /* Constant folding                                                           */
 /* ------------------------------------------------------------------------- */
 
-static const float *const_floats(prun *p, const char *name) {
-    const fl_node *n = fl_graph_find(p->g, name);
-    assert_non_null(n);
-    assert_string_equal(n->op, "Const");
-    const fl_attr *a = fl_node_attr(n, "value");
-    assert_non_null(a);
-    assert_non_null(a->v.tensor->value);
-    return a->v.tensor->value->raw;
+static const float *const_floats(pt_run *p, const char *name) {
+    return pt_cval(p, name)->raw;
 }
 
 static void test_fold_add_exact_values(void **state) {
     (void)state;
     tg_graph *g = tg_new();
-    ph(g, "x", 2, D23);
+    pt_ph(g, "x", 2, D23);
     tg_const_f32(g, "a", 1, (int64_t[]){3}, (float[]){1.5f, -2, 0.1f}, 0);
     tg_const_f32(g, "b", 1, (int64_t[]){3}, (float[]){0.25f, 4, 0.2f}, 0);
-    op2(g, "s", "AddV2", "a", "b");
-    op1(g, "n", "Neg", "s");
-    op2(g, "y", "Mul", "x", "n");
-    prun *p = run(g, "constfold", 1);
+    pt_op2(g, "s", "AddV2", "a", "b", F32);
+    pt_op1(g, "n", "Neg", "s", F32);
+    pt_op2(g, "y", "Mul", "x", "n", F32);
+    pt_run *p = run(g, "constfold", 1);
     /* s folds, then n; s is left unused and removed. */
-    assert_string_equal(dump(p), "x=Placeholder(); n=Const(); y=Mul(x,n)");
+    assert_string_equal(pt_dump(p), "x=Placeholder(); n=Const(); y=Mul(x,n)");
     const float *v = const_floats(p, "n");
     /* IEEE single: -(1.5+0.25), -(-2+4), -(0.1f+0.2f) */
     assert_true(v[0] == -1.75f && v[1] == -2.0f && v[2] == -(0.1f + 0.2f));
-    assert_true(fired(p, "fold", "s") && fired(p, "fold", "n"));
-    prun_free(p);
+    assert_true(pt_fired(p, "fold", "s") && pt_fired(p, "fold", "n"));
+    pt_free(p);
     tg_free(g);
 }
 
 static void test_fold_int_exact(void **state) {
     (void)state;
     tg_graph *g = tg_new();
-    ph(g, "x", 2, D23);
+    pt_ph(g, "x", 2, D23);
     tg_placeholder(g, "xi", 3, 1, (int64_t[]){2});
     tg_const_int(g, "a", 3, 1, (int64_t[]){2}, (int64_t[]){7, -7});
     tg_const_int(g, "b", 3, 1, (int64_t[]){2}, (int64_t[]){2, 2});
@@ -339,13 +217,13 @@ static void test_fold_int_exact(void **state) {
     tg_attr_type(s, "T", 3);
     tg_node *r = tg_add(g, "r", "Add", "xi", "s", NULL);
     tg_attr_type(r, "T", 3);
-    prun *p = run(g, "constfold", 1);
-    assert_string_equal(dump(p), "x=Placeholder(); xi=Placeholder(); s=Const(); r=Add(xi,s)");
+    pt_run *p = run(g, "constfold", 1);
+    assert_string_equal(pt_dump(p), "x=Placeholder(); xi=Placeholder(); s=Const(); r=Add(xi,s)");
     const fl_value *v = fl_node_attr(fl_graph_find(p->g, "s"), "value")->v.tensor->value;
     /* floor(7/2)+1 = 4, floor(-7/2)+1 = -3 */
     assert_int_equal(fl_value_int(v, 0).k, 4);
     assert_int_equal(fl_value_int(v, 1).k, -3);
-    prun_free(p);
+    pt_free(p);
     tg_free(g);
 }
 
@@ -356,7 +234,7 @@ static void test_fold_kept_when_stateful(void **state) {
     tg_node *r = tg_add(g, "r", "RandomUniform", "shape", NULL);
     tg_attr_type(r, "T", 3);
     tg_attr_type(r, "dtype", 1);
-    op1(g, "y", "Neg", "r");
+    pt_op1(g, "y", "Neg", "r", F32);
     expect_graph(g, "constfold", "shape=Const(); r=RandomUniform(shape); y=Neg(r)");
     tg_free(g);
 }
@@ -365,13 +243,13 @@ static void test_fold_kept_when_stateful(void **state) {
  * inputs: folded under the default 100 KiB limit, kept under 1 KiB. */
 static tg_graph *broadcast_graph(void) {
     tg_graph *g = tg_new();
-    ph(g, "x", 2, (int64_t[]){100, 100});
+    pt_ph(g, "x", 2, (int64_t[]){100, 100});
     tg_const_f32(g, "v", 0, NULL, (float[]){2}, 0);
     tg_const_int(g, "shape", 3, 1, (int64_t[]){2}, (int64_t[]){100, 100});
     tg_node *b = tg_add(g, "b", "BroadcastTo", "v", "shape", NULL);
     tg_attr_type(b, "T", 1);
     tg_attr_type(b, "Tidx", 3);
-    op2(g, "y", "Mul", "x", "b");
+    pt_op2(g, "y", "Mul", "x", "b", F32);
     return g;
 }
 
@@ -380,14 +258,14 @@ static void test_fold_size_limit(void **state) {
     tg_graph *g = broadcast_graph();
     size_t len;
     uint8_t *buf = tg_pack(g, &len);
-    prun *p = run_bytes(buf, len, "constfold", 1, NULL, 0, 0);
-    assert_string_equal(dump(p), "x=Placeholder(); b=Const(); y=Mul(x,b)");
-    prun_free(p);
+    pt_run *p = run_bytes(buf, len, "constfold", 1, NULL, 0, 0);
+    assert_string_equal(pt_dump(p), "x=Placeholder(); b=Const(); y=Mul(x,b)");
+    pt_free(p);
     p = run_bytes(buf, len, "constfold", 1, NULL, 0, 1024);
-    assert_string_equal(dump(p),
+    assert_string_equal(pt_dump(p),
                         "x=Placeholder(); v=Const(); shape=Const(); b=BroadcastTo(v,shape); "
                         "y=Mul(x,b)");
-    prun_free(p);
+    pt_free(p);
     free(buf);
     tg_free(g);
 }
@@ -395,44 +273,44 @@ static void test_fold_size_limit(void **state) {
 static void test_fold_stripped(void **state) {
     (void)state;
     tg_graph *g = tg_new();
-    ph(g, "x", 2, D23);
+    pt_ph(g, "x", 2, D23);
     tg_const_f32(g, "w", 2, D23, NULL, 1);
     tg_const_f32(g, "k", 0, NULL, (float[]){3}, 0);
-    op2(g, "s", "Mul", "w", "k");
-    op2(g, "y", "Add", "x", "s");
-    prun *p = run(g, "constfold", 1);
-    assert_string_equal(dump(p), "x=Placeholder(); s=Const(); y=Add(x,s)");
+    pt_op2(g, "s", "Mul", "w", "k", F32);
+    pt_op2(g, "y", "Add", "x", "s", F32);
+    pt_run *p = run(g, "constfold", 1);
+    assert_string_equal(pt_dump(p), "x=Placeholder(); s=Const(); y=Add(x,s)");
     const fl_node *s = fl_graph_find(p->g, "s");
     assert_true(s->flags & FL_NODE_STRIPPED);
     assert_true(fl_node_attr(s, "value")->v.tensor->stripped);
     assert_int_equal(fl_node_attr(s, "_stripped_content_bytes")->v.i, 24);
-    assert_true(fired(p, "fold_stripped", "s"));
-    prun_free(p);
+    assert_true(pt_fired(p, "fold_stripped", "s"));
+    pt_free(p);
     tg_free(g);
 }
 
 static void test_materialize_shape(void **state) {
     (void)state;
     tg_graph *g = tg_new();
-    ph(g, "x", 2, D23);
+    pt_ph(g, "x", 2, D23);
     tg_node *s = tg_add(g, "s", "Shape", "x", NULL);
     tg_attr_type(s, "T", 1);
     tg_attr_type(s, "out_type", 3);
     tg_node *r = tg_add(g, "r", "Reshape", "x", "s", NULL);
     tg_attr_type(r, "T", 1);
-    prun *p = run(g, "constfold", 1);
-    assert_string_equal(dump(p), "x=Placeholder(); s=Const(^x); r=Reshape(x,s)");
+    pt_run *p = run(g, "constfold", 1);
+    assert_string_equal(pt_dump(p), "x=Placeholder(); s=Const(^x); r=Reshape(x,s)");
     const fl_value *v = fl_node_attr(fl_graph_find(p->g, "s"), "value")->v.tensor->value;
     assert_int_equal(fl_value_int(v, 0).k, 2);
     assert_int_equal(fl_value_int(v, 1).k, 3);
-    prun_free(p);
+    pt_free(p);
     tg_free(g);
 }
 
 static void test_materialize_shape_kept_when_symbolic(void **state) {
     (void)state;
     tg_graph *g = tg_new();
-    ph(g, "x", 2, (int64_t[]){-1, 3});
+    pt_ph(g, "x", 2, (int64_t[]){-1, 3});
     tg_node *s = tg_add(g, "s", "Shape", "x", NULL);
     tg_attr_type(s, "T", 1);
     tg_attr_type(s, "out_type", 3);
@@ -445,10 +323,10 @@ static void test_materialize_shape_kept_when_symbolic(void **state) {
 static void test_multiply_by_one(void **state) {
     (void)state;
     tg_graph *g = tg_new();
-    ph(g, "x", 2, D23);
+    pt_ph(g, "x", 2, D23);
     tg_const_f32(g, "one", 0, NULL, (float[]){1}, 0);
-    op2(g, "m", "Mul", "x", "one");
-    op1(g, "y", "Neg", "m");
+    pt_op2(g, "m", "Mul", "x", "one", F32);
+    pt_op1(g, "y", "Neg", "m", F32);
     expect_graph(g, "constfold", "x=Placeholder(); one=Const(); m=Identity(x,^one); y=Neg(m)");
     tg_free(g);
 }
@@ -458,10 +336,10 @@ static void test_multiply_by_one(void **state) {
 static void test_multiply_by_one_broadcasting(void **state) {
     (void)state;
     tg_graph *g = tg_new();
-    ph(g, "x", 1, (int64_t[]){3});
+    pt_ph(g, "x", 1, (int64_t[]){3});
     tg_const_f32(g, "one", 2, D23, (float[]){1, 1, 1, 1, 1, 1}, 0);
-    op2(g, "m", "Mul", "x", "one");
-    op1(g, "y", "Neg", "m");
+    pt_op2(g, "m", "Mul", "x", "one", F32);
+    pt_op1(g, "y", "Neg", "m", F32);
     expect_graph(g, "constfold",
                  "x=Placeholder(); one=Const(); "
                  "m=BroadcastTo(x,ConstantFolding/m-broadcastto_shape-0,^one); y=Neg(m); "
@@ -472,10 +350,10 @@ static void test_multiply_by_one_broadcasting(void **state) {
 static void test_multiply_by_one_kept_when_not_one(void **state) {
     (void)state;
     tg_graph *g = tg_new();
-    ph(g, "x", 2, D23);
+    pt_ph(g, "x", 2, D23);
     tg_const_f32(g, "k", 0, NULL, (float[]){1.0000001f}, 0);
-    op2(g, "m", "Mul", "x", "k");
-    op1(g, "y", "Neg", "m");
+    pt_op2(g, "m", "Mul", "x", "k", F32);
+    pt_op1(g, "y", "Neg", "m", F32);
     expect_graph(g, "constfold", "x=Placeholder(); k=Const(); m=Mul(x,k); y=Neg(m)");
     tg_free(g);
 }
@@ -483,11 +361,11 @@ static void test_multiply_by_one_kept_when_not_one(void **state) {
 static void test_add_zero_left_and_sub_zero(void **state) {
     (void)state;
     tg_graph *g = tg_new();
-    ph(g, "x", 2, D23);
+    pt_ph(g, "x", 2, D23);
     tg_const_f32(g, "zero", 0, NULL, (float[]){0}, 0);
-    op2(g, "a", "AddV2", "zero", "x");
-    op2(g, "s", "Sub", "a", "zero");
-    op1(g, "y", "Neg", "s");
+    pt_op2(g, "a", "AddV2", "zero", "x", F32);
+    pt_op2(g, "s", "Sub", "a", "zero", F32);
+    pt_op1(g, "y", "Neg", "s", F32);
     expect_graph(g, "constfold",
                  "x=Placeholder(); zero=Const(); a=Identity(x,^zero); s=Identity(a,^zero); "
                  "y=Neg(s)");
@@ -498,10 +376,10 @@ static void test_add_zero_left_and_sub_zero(void **state) {
 static void test_sub_from_zero_is_neg(void **state) {
     (void)state;
     tg_graph *g = tg_new();
-    ph(g, "x", 2, D23);
+    pt_ph(g, "x", 2, D23);
     tg_const_f32(g, "zero", 0, NULL, (float[]){0}, 0);
-    op2(g, "s", "Sub", "zero", "x");
-    op1(g, "y", "Neg", "s");
+    pt_op2(g, "s", "Sub", "zero", "x", F32);
+    pt_op1(g, "y", "Neg", "s", F32);
     expect_graph(g, "constfold", "x=Placeholder(); zero=Const(); s=Neg(x,^zero); y=Neg(s)");
     tg_free(g);
 }
@@ -509,26 +387,26 @@ static void test_sub_from_zero_is_neg(void **state) {
 static void test_multiply_by_zero(void **state) {
     (void)state;
     tg_graph *g = tg_new();
-    ph(g, "x", 2, D23);
+    pt_ph(g, "x", 2, D23);
     tg_const_f32(g, "zero", 0, NULL, (float[]){0}, 0);
-    op2(g, "m", "Mul", "x", "zero");
-    op1(g, "y", "Neg", "m");
-    prun *p = run(g, "constfold", 1);
+    pt_op2(g, "m", "Mul", "x", "zero", F32);
+    pt_op1(g, "y", "Neg", "m", F32);
+    pt_run *p = run(g, "constfold", 1);
     /* m is zeros; then y = Neg(zeros) folds too (keeping m's control inputs)
      * and m goes unused; zero stays as a control input of y. */
-    assert_string_equal(dump(p), "x=Placeholder(); zero=Const(); y=Const(^x,^zero)");
-    prun_free(p);
+    assert_string_equal(pt_dump(p), "x=Placeholder(); zero=Const(); y=Const(^x,^zero)");
+    pt_free(p);
     tg_free(g);
 }
 
 static void test_tile_by_ones(void **state) {
     (void)state;
     tg_graph *g = tg_new();
-    ph(g, "x", 2, D23);
+    pt_ph(g, "x", 2, D23);
     tg_const_int(g, "mul", 3, 1, (int64_t[]){2}, (int64_t[]){1, 1});
     tg_node *t = tg_add(g, "t", "Tile", "x", "mul", NULL);
     tg_attr_type(t, "T", 1);
-    op1(g, "y", "Neg", "t");
+    pt_op1(g, "y", "Neg", "t", F32);
     expect_graph(g, "constfold", "x=Placeholder(); mul=Const(); t=Identity(x,^mul); y=Neg(t)");
     tg_free(g);
 }
@@ -536,11 +414,11 @@ static void test_tile_by_ones(void **state) {
 static void test_tile_kept_when_multiple_not_one(void **state) {
     (void)state;
     tg_graph *g = tg_new();
-    ph(g, "x", 2, D23);
+    pt_ph(g, "x", 2, D23);
     tg_const_int(g, "mul", 3, 1, (int64_t[]){2}, (int64_t[]){1, 2});
     tg_node *t = tg_add(g, "t", "Tile", "x", "mul", NULL);
     tg_attr_type(t, "T", 1);
-    op1(g, "y", "Neg", "t");
+    pt_op1(g, "y", "Neg", "t", F32);
     expect_graph(g, "constfold", "x=Placeholder(); mul=Const(); t=Tile(x,mul); y=Neg(t)");
     tg_free(g);
 }
@@ -548,26 +426,26 @@ static void test_tile_kept_when_multiple_not_one(void **state) {
 static void test_identity_transpose(void **state) {
     (void)state;
     tg_graph *g = tg_new();
-    ph(g, "x", 3, (int64_t[]){2, 1, 3});
+    pt_ph(g, "x", 3, (int64_t[]){2, 1, 3});
     tg_const_int(g, "perm", 3, 1, (int64_t[]){3}, (int64_t[]){1, 0, 2}); /* moves a 1 only */
     tg_node *t = tg_add(g, "t", "Transpose", "x", "perm", NULL);
     tg_attr_type(t, "T", 1);
     tg_const_int(g, "shape", 3, 1, (int64_t[]){2}, (int64_t[]){2, 3});
     tg_node *r = tg_add(g, "r", "Reshape", "t", "shape", NULL);
     tg_attr_type(r, "T", 1);
-    prun *p = run(g, "constfold", 1);
+    pt_run *p = run(g, "constfold", 1);
     /* Transpose moves only the size-1 dim, but the output shape [1,2,3]
      * differs from the input's [2,1,3]: kept (shapes must match). */
-    assert_string_equal(dump(p), "x=Placeholder(); perm=Const(); t=Transpose(x,perm); "
-                                 "shape=Const(); r=Reshape(t,shape)");
-    prun_free(p);
+    assert_string_equal(pt_dump(p), "x=Placeholder(); perm=Const(); t=Transpose(x,perm); "
+                                    "shape=Const(); r=Reshape(t,shape)");
+    pt_free(p);
     tg_free(g);
     g = tg_new();
-    ph(g, "x", 3, (int64_t[]){2, 1, 3});
+    pt_ph(g, "x", 3, (int64_t[]){2, 1, 3});
     tg_const_int(g, "perm", 3, 1, (int64_t[]){3}, (int64_t[]){0, 1, 2});
     t = tg_add(g, "t", "Transpose", "x", "perm", NULL);
     tg_attr_type(t, "T", 1);
-    op1(g, "y", "Neg", "t");
+    pt_op1(g, "y", "Neg", "t", F32);
     expect_graph(g, "constfold", "x=Placeholder(); perm=Const(); t=Identity(x,^perm); y=Neg(t)");
     tg_free(g);
 }
@@ -575,11 +453,11 @@ static void test_identity_transpose(void **state) {
 static void test_reshape_to_same_shape(void **state) {
     (void)state;
     tg_graph *g = tg_new();
-    ph(g, "x", 2, D23);
+    pt_ph(g, "x", 2, D23);
     tg_const_int(g, "shape", 3, 1, (int64_t[]){2}, (int64_t[]){2, 3});
     tg_node *r = tg_add(g, "r", "Reshape", "x", "shape", NULL);
     tg_attr_type(r, "T", 1);
-    op1(g, "y", "Neg", "r");
+    pt_op1(g, "y", "Neg", "r", F32);
     expect_graph(g, "constfold", "x=Placeholder(); shape=Const(); r=Identity(x,^shape); y=Neg(r)");
     tg_free(g);
 }
@@ -587,15 +465,15 @@ static void test_reshape_to_same_shape(void **state) {
 static void test_squeeze_nothing_kept_when_size_one(void **state) {
     (void)state;
     tg_graph *g = tg_new();
-    ph(g, "x", 2, (int64_t[]){1, 3});
-    op1(g, "s", "Squeeze", "x");
-    op1(g, "y", "Neg", "s");
+    pt_ph(g, "x", 2, (int64_t[]){1, 3});
+    pt_op1(g, "s", "Squeeze", "x", F32);
+    pt_op1(g, "y", "Neg", "s", F32);
     expect_graph(g, "constfold", "x=Placeholder(); s=Squeeze(x); y=Neg(s)");
     tg_free(g);
     g = tg_new();
-    ph(g, "x", 2, D23);
-    op1(g, "s", "Squeeze", "x");
-    op1(g, "y", "Neg", "s");
+    pt_ph(g, "x", 2, D23);
+    pt_op1(g, "s", "Squeeze", "x", F32);
+    pt_op1(g, "y", "Neg", "s", F32);
     expect_graph(g, "constfold", "x=Placeholder(); s=Identity(x); y=Neg(s)");
     tg_free(g);
 }
@@ -604,18 +482,18 @@ static void test_fold_kept_when_output_preserved_multi(void **state) {
     (void)state;
     /* Unpack of a constant: two outputs, folded into two new constants. */
     tg_graph *g = tg_new();
-    ph(g, "x", 1, (int64_t[]){3});
+    pt_ph(g, "x", 1, (int64_t[]){3});
     tg_const_f32(g, "c", 2, D23, (float[]){1, 2, 3, 4, 5, 6}, 0);
     tg_node *u = tg_add(g, "u", "Unpack", "c", NULL);
     tg_attr_type(u, "T", 1);
     tg_attr_int(u, "num", 2);
-    op2(g, "y", "Add", "x", "u:1");
-    prun *p = run(g, "constfold", 1);
-    assert_string_equal(dump(p), "x=Placeholder(); y=Add(x,ConstantFolding/u-folded-1); "
-                                 "ConstantFolding/u-folded-1=Const()");
+    pt_op2(g, "y", "Add", "x", "u:1", F32);
+    pt_run *p = run(g, "constfold", 1);
+    assert_string_equal(pt_dump(p), "x=Placeholder(); y=Add(x,ConstantFolding/u-folded-1); "
+                                    "ConstantFolding/u-folded-1=Const()");
     const float *v = const_floats(p, "ConstantFolding/u-folded-1");
     assert_true(v[0] == 4 && v[1] == 5 && v[2] == 6);
-    prun_free(p);
+    pt_free(p);
     tg_free(g);
 }
 
@@ -626,13 +504,13 @@ static void test_fold_kept_when_output_preserved_multi(void **state) {
 static void test_cse_merges_duplicates(void **state) {
     (void)state;
     tg_graph *g = tg_new();
-    ph(g, "x", 2, D23);
-    ph(g, "z", 2, D23);
-    op1(g, "a", "Neg", "x");
-    op1(g, "b", "Neg", "x");
-    op2(g, "p", "AddV2", "a", "z");
-    op2(g, "q", "AddV2", "z", "b"); /* commutative: equal to p once b is a */
-    op2(g, "y", "Mul", "p", "q");
+    pt_ph(g, "x", 2, D23);
+    pt_ph(g, "z", 2, D23);
+    pt_op1(g, "a", "Neg", "x", F32);
+    pt_op1(g, "b", "Neg", "x", F32);
+    pt_op2(g, "p", "AddV2", "a", "z", F32);
+    pt_op2(g, "q", "AddV2", "z", "b", F32); /* commutative: equal to p once b is a */
+    pt_op2(g, "y", "Mul", "p", "q", F32);
     expect_graph(g, "cse",
                  "x=Placeholder(); z=Placeholder(); a=Neg(x); p=AddV2(a,z); "
                  "y=Mul(p,p)");
@@ -642,7 +520,7 @@ static void test_cse_merges_duplicates(void **state) {
 static void test_cse_kept_when_attrs_differ(void **state) {
     (void)state;
     tg_graph *g = tg_new();
-    ph(g, "x", 2, D23);
+    pt_ph(g, "x", 2, D23);
     tg_const_int(g, "ax", 3, 1, (int64_t[]){1}, (int64_t[]){1});
     tg_node *s1 = tg_add(g, "s1", "Sum", "x", "ax", NULL);
     tg_attr_type(s1, "T", 1);
@@ -650,8 +528,8 @@ static void test_cse_kept_when_attrs_differ(void **state) {
     tg_node *s2 = tg_add(g, "s2", "Sum", "x", "ax", NULL);
     tg_attr_type(s2, "T", 1);
     tg_attr_bool(s2, "keep_dims", 0);
-    op1(g, "y1", "Neg", "s1");
-    op1(g, "y2", "Neg", "s2");
+    pt_op1(g, "y1", "Neg", "s1", F32);
+    pt_op1(g, "y2", "Neg", "s2", F32);
     expect_graph(g, "cse",
                  "x=Placeholder(); ax=Const(); s1=Sum(x,ax); s2=Sum(x,ax); y1=Neg(s1); "
                  "y2=Neg(s2)");
@@ -668,7 +546,7 @@ static void test_cse_kept_when_stateful(void **state) {
     tg_node *r2 = tg_add(g, "r2", "RandomUniform", "shape", NULL);
     tg_attr_type(r2, "T", 3);
     tg_attr_type(r2, "dtype", 1);
-    op2(g, "y", "Mul", "r1", "r2");
+    pt_op2(g, "y", "Mul", "r1", "r2", F32);
     expect_graph(g, "cse",
                  "shape=Const(); r1=RandomUniform(shape); r2=RandomUniform(shape); y=Mul(r1,r2)");
     tg_free(g);
@@ -677,9 +555,9 @@ static void test_cse_kept_when_stateful(void **state) {
 static void test_cse_kept_when_preserved(void **state) {
     (void)state;
     tg_graph *g = tg_new();
-    ph(g, "x", 2, D23);
-    op1(g, "a", "Neg", "x");
-    op1(g, "b", "Neg", "x");
+    pt_ph(g, "x", 2, D23);
+    pt_op1(g, "a", "Neg", "x", F32);
+    pt_op1(g, "b", "Neg", "x", F32);
     expect_graph(g, "cse", "x=Placeholder(); a=Neg(x); b=Neg(x)");
     tg_free(g);
 }
@@ -691,7 +569,7 @@ static void test_cse_kept_when_preserved(void **state) {
 static void test_dependency_const_control_edge(void **state) {
     (void)state;
     tg_graph *g = tg_new();
-    ph(g, "x", 2, D23);
+    pt_ph(g, "x", 2, D23);
     tg_const_f32(g, "k", 0, NULL, (float[]){1}, 0);
     tg_node *y = tg_add(g, "y", "Neg", "x", "^k", NULL);
     tg_attr_type(y, "T", 1);
@@ -702,8 +580,8 @@ static void test_dependency_const_control_edge(void **state) {
 static void test_dependency_redundant_control_edge(void **state) {
     (void)state;
     tg_graph *g = tg_new();
-    ph(g, "x", 2, D23);
-    op1(g, "a", "Abs", "x");
+    pt_ph(g, "x", 2, D23);
+    pt_op1(g, "a", "Abs", "x", F32);
     tg_node *y = tg_add(g, "y", "Neg", "a", "^a", NULL);
     tg_attr_type(y, "T", 1);
     expect_graph(g, "dependency", "x=Placeholder(); a=Abs(x); y=Neg(a)");
@@ -713,11 +591,11 @@ static void test_dependency_redundant_control_edge(void **state) {
 static void test_dependency_bypass_identity(void **state) {
     (void)state;
     tg_graph *g = tg_new();
-    ph(g, "x", 2, D23);
+    pt_ph(g, "x", 2, D23);
     tg_add(g, "c", "NoOp", "^x", NULL);
     tg_node *i = tg_add(g, "i", "Identity", "x", "^c", NULL);
     tg_attr_type(i, "T", 1);
-    op1(g, "y", "Neg", "i");
+    pt_op1(g, "y", "Neg", "i", F32);
     /* The NoOp c (one input, one consumer) is bypassed first, then i; the
      * control edge ^x they leave on y duplicates its data input. */
     expect_graph(g, "dependency", "x=Placeholder(); y=Neg(x)");
@@ -727,10 +605,10 @@ static void test_dependency_bypass_identity(void **state) {
 static void test_dependency_noop_kept_when_edges_increase(void **state) {
     (void)state;
     tg_graph *g = tg_new();
-    ph(g, "x", 2, D23);
-    ph(g, "p1", 2, D23);
-    ph(g, "p2", 2, D23);
-    ph(g, "p3", 2, D23);
+    pt_ph(g, "x", 2, D23);
+    pt_ph(g, "p1", 2, D23);
+    pt_ph(g, "p2", 2, D23);
+    pt_ph(g, "p3", 2, D23);
     tg_add(g, "n", "NoOp", "^p1", "^p2", "^p3", NULL);
     tg_node *y1 = tg_add(g, "y1", "Neg", "x", "^n", NULL);
     tg_attr_type(y1, "T", 1);
@@ -746,16 +624,16 @@ static void test_dependency_noop_kept_when_edges_increase(void **state) {
 static void test_dependency_convert_to_noop(void **state) {
     (void)state;
     tg_graph *g = tg_new();
-    ph(g, "x", 2, D23);
-    op1(g, "a", "Abs", "x");
+    pt_ph(g, "x", 2, D23);
+    pt_op1(g, "a", "Abs", "x", F32);
     tg_node *y = tg_add(g, "y", "Neg", "x", "^a", NULL);
     tg_attr_type(y, "T", 1);
-    prun *p = run(g, "dependency", 1);
+    pt_run *p = run(g, "dependency", 1);
     /* a becomes NoOp(^x), is bypassed, and ^x duplicates y's data input. */
-    assert_string_equal(dump(p), "x=Placeholder(); y=Neg(x)");
-    assert_true(fired(p, "convert_to_noop", "a"));
-    assert_true(fired(p, "bypass_noop", "a"));
-    prun_free(p);
+    assert_string_equal(pt_dump(p), "x=Placeholder(); y=Neg(x)");
+    assert_true(pt_fired(p, "convert_to_noop", "a"));
+    assert_true(pt_fired(p, "bypass_noop", "a"));
+    pt_free(p);
     tg_free(g);
 }
 
@@ -766,35 +644,36 @@ static void test_dependency_convert_to_noop(void **state) {
 static void test_arith_redundant_cast(void **state) {
     (void)state;
     tg_graph *g = tg_new();
-    ph(g, "x", 2, D23);
+    pt_ph(g, "x", 2, D23);
     tg_node *c = tg_add(g, "c", "Cast", "x", NULL);
     tg_attr_type(c, "SrcT", 1);
     tg_attr_type(c, "DstT", 1);
     tg_node *c2 = tg_add(g, "c2", "Cast", "x", NULL);
     tg_attr_type(c2, "SrcT", 1);
     tg_attr_type(c2, "DstT", 2);
-    op2(g, "m", "Mul", "c", "c");
-    op1(g, "y", "Neg", "m");
+    pt_op2(g, "m", "Mul", "c", "c", F32);
+    pt_op1(g, "y", "Neg", "m", F32);
     tg_node *y2 = tg_add(g, "y2", "Neg", "c2", NULL);
     tg_attr_type(y2, "T", 2);
-    prun *p = run(g, "arithmetic", 1);
+    pt_run *p = run(g, "arithmetic", 1);
     /* Mul(x, x) also becomes Square in the same sweep. */
-    assert_string_equal(dump(p), "x=Placeholder(); c2=Cast(x); m=Square(x); y=Neg(m); y2=Neg(c2)");
-    assert_true(fired(p, "remove_redundant_cast", "c"));
-    assert_true(fired(p, "replace_mul_with_square", "m"));
-    prun_free(p);
+    assert_string_equal(pt_dump(p),
+                        "x=Placeholder(); c2=Cast(x); m=Square(x); y=Neg(m); y2=Neg(c2)");
+    assert_true(pt_fired(p, "remove_redundant_cast", "c"));
+    assert_true(pt_fired(p, "replace_mul_with_square", "m"));
+    pt_free(p);
     tg_free(g);
 }
 
 static void test_arith_involution(void **state) {
     (void)state;
     tg_graph *g = tg_new();
-    ph(g, "x", 2, D23);
-    op1(g, "n1", "Neg", "x");
-    op1(g, "n2", "Neg", "n1");
-    op1(g, "y", "Abs", "n2");
-    op1(g, "r", "Reciprocal", "x");
-    op1(g, "y2", "Neg", "r"); /* different ops: kept */
+    pt_ph(g, "x", 2, D23);
+    pt_op1(g, "n1", "Neg", "x", F32);
+    pt_op1(g, "n2", "Neg", "n1", F32);
+    pt_op1(g, "y", "Abs", "n2", F32);
+    pt_op1(g, "r", "Reciprocal", "x", F32);
+    pt_op1(g, "y2", "Neg", "r", F32); /* different ops: kept */
     expect_graph(g, "arithmetic", "x=Placeholder(); y=Abs(x); r=Reciprocal(x); y2=Neg(r)");
     tg_free(g);
 }
@@ -802,13 +681,13 @@ static void test_arith_involution(void **state) {
 static void test_arith_log_softmax_and_squared_diff(void **state) {
     (void)state;
     tg_graph *g = tg_new();
-    ph(g, "x", 2, D23);
-    ph(g, "z", 2, D23);
-    op1(g, "sm", "Softmax", "x");
-    op1(g, "l", "Log", "sm");
-    op2(g, "d", "Sub", "x", "z");
-    op1(g, "sq", "Square", "d");
-    op2(g, "y", "AddV2", "l", "sq");
+    pt_ph(g, "x", 2, D23);
+    pt_ph(g, "z", 2, D23);
+    pt_op1(g, "sm", "Softmax", "x", F32);
+    pt_op1(g, "l", "Log", "sm", F32);
+    pt_op2(g, "d", "Sub", "x", "z", F32);
+    pt_op1(g, "sq", "Square", "d", F32);
+    pt_op2(g, "y", "AddV2", "l", "sq", F32);
     expect_graph(g, "arithmetic",
                  "x=Placeholder(); z=Placeholder(); l=LogSoftmax(x); "
                  "sq=SquaredDifference(x,z); y=AddV2(l,sq)");
@@ -818,10 +697,10 @@ static void test_arith_log_softmax_and_squared_diff(void **state) {
 static void test_arith_log_softmax_kept_when_softmax_shared(void **state) {
     (void)state;
     tg_graph *g = tg_new();
-    ph(g, "x", 2, D23);
-    op1(g, "sm", "Softmax", "x");
-    op1(g, "l", "Log", "sm");
-    op2(g, "y", "AddV2", "l", "sm");
+    pt_ph(g, "x", 2, D23);
+    pt_op1(g, "sm", "Softmax", "x", F32);
+    pt_op1(g, "l", "Log", "sm", F32);
+    pt_op2(g, "y", "AddV2", "l", "sm", F32);
     expect_graph(g, "arithmetic", "x=Placeholder(); sm=Softmax(x); l=Log(sm); y=AddV2(l,sm)");
     tg_free(g);
 }
@@ -829,12 +708,12 @@ static void test_arith_log_softmax_kept_when_softmax_shared(void **state) {
 static void test_arith_remove_negation_and_logical_not(void **state) {
     (void)state;
     tg_graph *g = tg_new();
-    ph(g, "x", 2, D23);
-    ph(g, "z", 2, D23);
-    op1(g, "nz", "Neg", "z");
-    op2(g, "a", "AddV2", "x", "nz");
-    op2(g, "s", "Sub", "a", "nz");
-    op2(g, "lt", "Less", "s", "x");
+    pt_ph(g, "x", 2, D23);
+    pt_ph(g, "z", 2, D23);
+    pt_op1(g, "nz", "Neg", "z", F32);
+    pt_op2(g, "a", "AddV2", "x", "nz", F32);
+    pt_op2(g, "s", "Sub", "a", "nz", F32);
+    pt_op2(g, "lt", "Less", "s", "x", F32);
     tg_add(g, "ln", "LogicalNot", "lt", NULL);
     tg_add(g, "y", "LogicalAnd", "ln", "x", NULL);
     expect_graph(g, "arithmetic",
@@ -846,24 +725,24 @@ static void test_arith_remove_negation_and_logical_not(void **state) {
 static void test_arith_transpose_pair(void **state) {
     (void)state;
     tg_graph *g = tg_new();
-    ph(g, "x", 3, (int64_t[]){2, 3, 4});
+    pt_ph(g, "x", 3, (int64_t[]){2, 3, 4});
     tg_const_int(g, "p1", 3, 1, (int64_t[]){3}, (int64_t[]){1, 2, 0});
     tg_const_int(g, "p2", 3, 1, (int64_t[]){3}, (int64_t[]){2, 0, 1});
     tg_node *t1 = tg_add(g, "t1", "Transpose", "x", "p1", NULL);
     tg_attr_type(t1, "T", 1);
     tg_node *t2 = tg_add(g, "t2", "Transpose", "t1", "p2", NULL);
     tg_attr_type(t2, "T", 1);
-    op1(g, "y", "Neg", "t2");
+    pt_op1(g, "y", "Neg", "t2", F32);
     expect_graph(g, "arithmetic", "x=Placeholder(); y=Neg(x)");
     tg_free(g);
     g = tg_new(); /* p1 twice is not the identity */
-    ph(g, "x", 3, (int64_t[]){2, 3, 4});
+    pt_ph(g, "x", 3, (int64_t[]){2, 3, 4});
     tg_const_int(g, "p1", 3, 1, (int64_t[]){3}, (int64_t[]){1, 2, 0});
     t1 = tg_add(g, "t1", "Transpose", "x", "p1", NULL);
     tg_attr_type(t1, "T", 1);
     t2 = tg_add(g, "t2", "Transpose", "t1", "p1", NULL);
     tg_attr_type(t2, "T", 1);
-    op1(g, "y", "Neg", "t2");
+    pt_op1(g, "y", "Neg", "t2", F32);
     expect_graph(g, "arithmetic",
                  "x=Placeholder(); p1=Const(); t1=Transpose(x,p1); "
                  "t2=Transpose(t1,p1); y=Neg(t2)");
@@ -873,13 +752,13 @@ static void test_arith_transpose_pair(void **state) {
 static void test_arith_redundant_reshape_symbolic(void **state) {
     (void)state;
     tg_graph *g = tg_new();
-    ph(g, "x", 2, (int64_t[]){-1, 3});
+    pt_ph(g, "x", 2, (int64_t[]){-1, 3});
     tg_node *s = tg_add(g, "s", "Shape", "x", NULL);
     tg_attr_type(s, "T", 1);
     tg_attr_type(s, "out_type", 3);
     tg_node *r = tg_add(g, "r", "Reshape", "x", "s", NULL);
     tg_attr_type(r, "T", 1);
-    op1(g, "y", "Neg", "r");
+    pt_op1(g, "y", "Neg", "r", F32);
     expect_graph(g, "arithmetic", "x=Placeholder(); y=Neg(x)");
     tg_free(g);
 }
@@ -888,7 +767,7 @@ static void test_shape_prod_of_shape(void **state) {
     (void)state;
     tg_node *s, *p;
     tg_graph *g = tg_new();
-    ph(g, "x", 2, (int64_t[]){-1, 3});
+    pt_ph(g, "x", 2, (int64_t[]){-1, 3});
     s = tg_add(g, "s", "Shape", "x", NULL);
     tg_attr_type(s, "T", 1);
     tg_attr_type(s, "out_type", 3);
@@ -905,7 +784,7 @@ static void test_shape_prod_of_shape(void **state) {
 static void test_shape_prod_kept_when_keep_dims(void **state) {
     (void)state;
     tg_graph *g = tg_new();
-    ph(g, "x", 2, (int64_t[]){-1, 3});
+    pt_ph(g, "x", 2, (int64_t[]){-1, 3});
     tg_node *s = tg_add(g, "s", "Shape", "x", NULL);
     tg_attr_type(s, "T", 1);
     tg_attr_type(s, "out_type", 3);
@@ -925,30 +804,30 @@ static void test_shape_prod_kept_when_keep_dims(void **state) {
 
 static tg_graph *mixed_graph(void) {
     tg_graph *g = tg_new();
-    ph(g, "x", 2, D23);
+    pt_ph(g, "x", 2, D23);
     tg_const_f32(g, "one", 0, NULL, (float[]){1}, 0);
     tg_const_f32(g, "a", 0, NULL, (float[]){2}, 0);
     tg_const_f32(g, "b", 0, NULL, (float[]){3}, 0);
-    op2(g, "ab", "Mul", "a", "b");
-    op1(g, "i", "Identity", "x");
-    op2(g, "m", "Mul", "i", "one");
-    op1(g, "n1", "Neg", "m");
-    op1(g, "n2", "Neg", "m");
-    op2(g, "s", "AddV2", "n1", "ab");
-    op2(g, "t", "AddV2", "n2", "ab");
-    op2(g, "y", "Mul", "s", "t");
+    pt_op2(g, "ab", "Mul", "a", "b", F32);
+    pt_op1(g, "i", "Identity", "x", F32);
+    pt_op2(g, "m", "Mul", "i", "one", F32);
+    pt_op1(g, "n1", "Neg", "m", F32);
+    pt_op1(g, "n2", "Neg", "m", F32);
+    pt_op2(g, "s", "AddV2", "n1", "ab", F32);
+    pt_op2(g, "t", "AddV2", "n2", "ab", F32);
+    pt_op2(g, "y", "Mul", "s", "t", F32);
     return g;
 }
 
 static void test_pipeline_all_passes(void **state) {
     (void)state;
     tg_graph *g = mixed_graph();
-    prun *p = run(g, NULL, 2);
+    pt_run *p = run(g, NULL, 2);
     /* pruning drops i; cse merges n2 into n1 and t into s; constfold folds ab
      * and makes m an Identity with ^one; dependency drops ^one (and one),
      * then bypasses m. y = Mul(s, s) is the output: not rewritten. */
-    assert_string_equal(dump(p), "x=Placeholder(); ab=Const(); n1=Neg(x); s=AddV2(n1,ab); "
-                                 "y=Mul(s,s)");
+    assert_string_equal(pt_dump(p), "x=Placeholder(); ab=Const(); n1=Neg(x); s=AddV2(n1,ab); "
+                                    "y=Mul(s,s)");
     const float *ab = const_floats(p, "ab");
     assert_true(ab[0] == 6.0f);
     /* One record per pass and iteration. */
@@ -961,17 +840,17 @@ static void test_pipeline_all_passes(void **state) {
      * Neg 12, two AddV2 12, Mul(a, b) 1, the output Mul 6 = 37). */
     assert_true(fl_sym_is_known(p->after.flops));
     assert_int_equal(p->after.flops.k, 18);
-    prun_free(p);
+    pt_free(p);
     tg_free(g);
 }
 
 static void test_pipeline_none_changes_nothing(void **state) {
     (void)state;
     tg_graph *g = mixed_graph();
-    prun *p = run(g, "none", 2);
+    pt_run *p = run(g, "none", 2);
     assert_int_equal(p->g->n_nodes, 12);
     assert_int_equal(p->led.n_passes, 0);
-    prun_free(p);
+    pt_free(p);
     tg_free(g);
 }
 
@@ -1001,17 +880,17 @@ static void test_pipeline_bad_pass_name(void **state) {
 static void test_pipeline_idempotent(void **state) {
     (void)state;
     tg_graph *g = mixed_graph();
-    prun *p = run(g, NULL, 2);
+    pt_run *p = run(g, NULL, 2);
     uint8_t *buf;
     size_t len;
     assert_int_equal(fl_graphdef_write(p->g, &buf, &len, &p->d), FL_OK);
     char first[8192];
-    strcpy(first, dump(p));
-    prun *q = run_bytes(buf, len, NULL, 2, NULL, 0, 0);
-    assert_string_equal(dump(q), first);
+    strcpy(first, pt_dump(p));
+    pt_run *q = run_bytes(buf, len, NULL, 2, NULL, 0, 0);
+    assert_string_equal(pt_dump(q), first);
     assert_int_equal(q->led.n_entries, 0);
-    prun_free(q);
-    prun_free(p);
+    pt_free(q);
+    pt_free(p);
     free(buf);
     tg_free(g);
 }
@@ -1049,23 +928,23 @@ static void test_write_reimport_equals_after(void **state) {
 static void test_write_stripped_roundtrip(void **state) {
     (void)state;
     tg_graph *g = tg_new();
-    ph(g, "x", 2, D23);
+    pt_ph(g, "x", 2, D23);
     tg_const_f32(g, "w", 2, D23, NULL, 1);
     tg_const_f32(g, "k", 0, NULL, (float[]){3}, 0);
-    op2(g, "s", "Mul", "w", "k");
-    op2(g, "y", "Add", "x", "s");
-    prun *p = run(g, NULL, 2);
+    pt_op2(g, "s", "Mul", "w", "k", F32);
+    pt_op2(g, "y", "Add", "x", "s", F32);
+    pt_run *p = run(g, NULL, 2);
     uint8_t *buf;
     size_t len;
     assert_int_equal(fl_graphdef_write(p->g, &buf, &len, &p->d), FL_OK);
-    prun *q = run_bytes(buf, len, "none", 1, NULL, 0, 0);
+    pt_run *q = run_bytes(buf, len, "none", 1, NULL, 0, 0);
     const fl_node *s = fl_graph_find(q->g, "s");
     assert_non_null(s);
     assert_true(s->flags & FL_NODE_STRIPPED);
     assert_int_equal(fl_node_attr(s, "_stripped_content_bytes")->v.i, 24);
     assert_int_equal(s->outputs[0].shape.rank, 2);
-    prun_free(q);
-    prun_free(p);
+    pt_free(q);
+    pt_free(p);
     free(buf);
     tg_free(g);
 }
@@ -1098,9 +977,9 @@ static void test_output_names_and_missing_output(void **state) {
 static void test_pipeline_keeps_bindings(void **state) {
     (void)state;
     tg_graph *g = tg_new();
-    ph(g, "x", 2, (int64_t[]){-1, 3});
-    op1(g, "i", "Identity", "x");
-    op1(g, "y", "Neg", "i");
+    pt_ph(g, "x", 2, (int64_t[]){-1, 3});
+    pt_op1(g, "i", "Identity", "x", F32);
+    pt_op1(g, "y", "Neg", "i", F32);
     size_t len;
     uint8_t *in = tg_pack(g, &len);
     fl_options o;
@@ -1131,13 +1010,13 @@ static void test_pipeline_keeps_bindings(void **state) {
 static void test_pruner_identity_kept_when_fed_by_switch(void **state) {
     (void)state;
     tg_graph *g = tg_new();
-    ph(g, "x", 2, D23);
+    pt_ph(g, "x", 2, D23);
     tg_placeholder(g, "pred", 10, 0, NULL);
     tg_node *sw = tg_add(g, "sw", "Switch", "x", "pred", NULL);
     tg_attr_type(sw, "T", 1);
-    op1(g, "i", "Identity", "sw:1");
-    op1(g, "y", "Neg", "i");
-    op1(g, "y0", "Abs", "sw");
+    pt_op1(g, "i", "Identity", "sw:1", F32);
+    pt_op1(g, "y", "Neg", "i", F32);
+    pt_op1(g, "y0", "Abs", "sw", F32);
     expect_graph(g, "pruning",
                  "x=Placeholder(); pred=Placeholder(); sw=Switch(x,pred); i=Identity(sw:1); "
                  "y=Neg(i); y0=Abs(sw)");
@@ -1147,9 +1026,9 @@ static void test_pruner_identity_kept_when_fed_by_switch(void **state) {
 static void test_pruner_identity_kept_when_feeding_merge(void **state) {
     (void)state;
     tg_graph *g = tg_new();
-    ph(g, "x", 2, D23);
-    ph(g, "z", 2, D23);
-    op1(g, "i", "Identity", "x");
+    pt_ph(g, "x", 2, D23);
+    pt_ph(g, "z", 2, D23);
+    pt_op1(g, "i", "Identity", "x", F32);
     tg_node *m = tg_add(g, "m", "Merge", "i", "z", NULL);
     tg_attr_type(m, "T", 1);
     tg_attr_int(m, "N", 2);
@@ -1160,7 +1039,7 @@ static void test_pruner_identity_kept_when_feeding_merge(void **state) {
 static void test_materialize_shape_kept_when_leading_zero(void **state) {
     (void)state;
     tg_graph *g = tg_new();
-    ph(g, "x", 2, (int64_t[]){0, 3});
+    pt_ph(g, "x", 2, (int64_t[]){0, 3});
     tg_node *s = tg_add(g, "s", "Shape", "x", NULL);
     tg_attr_type(s, "T", 1);
     tg_attr_type(s, "out_type", 3);
@@ -1173,15 +1052,15 @@ static void test_materialize_shape_kept_when_leading_zero(void **state) {
 static void test_arith_kept_when_control_input_or_shared(void **state) {
     (void)state;
     tg_graph *g = tg_new();
-    ph(g, "x", 2, D23);
-    ph(g, "z", 2, D23);
+    pt_ph(g, "x", 2, D23);
+    pt_ph(g, "z", 2, D23);
     tg_node *c = tg_add(g, "c", "Cast", "x", "^z", NULL);
     tg_attr_type(c, "SrcT", 1);
     tg_attr_type(c, "DstT", 1);
-    op1(g, "y", "Neg", "c");
-    op2(g, "d", "Sub", "x", "z");
-    op1(g, "sq", "Square", "d");
-    op2(g, "y2", "AddV2", "sq", "d"); /* the Sub is read twice: not fused */
+    pt_op1(g, "y", "Neg", "c", F32);
+    pt_op2(g, "d", "Sub", "x", "z", F32);
+    pt_op1(g, "sq", "Square", "d", F32);
+    pt_op2(g, "y2", "AddV2", "sq", "d", F32); /* the Sub is read twice: not fused */
     tg_node *lt = tg_add(g, "lt", "Less", "x", "z", NULL);
     tg_attr_type(lt, "T", 1);
     tg_add(g, "ln", "LogicalNot", "lt", NULL);
@@ -1196,9 +1075,9 @@ static void test_arith_kept_when_control_input_or_shared(void **state) {
 static void test_dependency_identity_kept_when_feeding_merge(void **state) {
     (void)state;
     tg_graph *g = tg_new();
-    ph(g, "x", 2, D23);
-    ph(g, "z", 2, D23);
-    op1(g, "i", "Identity", "x");
+    pt_ph(g, "x", 2, D23);
+    pt_ph(g, "z", 2, D23);
+    pt_op1(g, "i", "Identity", "x", F32);
     tg_node *m = tg_add(g, "m", "Merge", "i", "z", NULL);
     tg_attr_type(m, "T", 1);
     tg_attr_int(m, "N", 2);

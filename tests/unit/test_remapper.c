@@ -10,193 +10,23 @@
  * mark nodes without consumers preserved, run fl_pass_remapper, then re-sort,
  * verify, re-infer and re-cost the result.
  */
-#include "cost/cost.h"
-#include "import/import.h"
-#include "passes/pass.h"
-#include "shape/infer.h"
-#include "testgraph.h"
-#include "testutil.h"
+#include "passtest.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct harness {
-    fl_arena arena;
-    fl_diag d;
-    fl_graph *g;
-    fl_ctx c;
-    fl_ledger led;
-    fl_pass_options opt;
-    fl_pass_ctx pc;
-} harness;
+/* ------------------------------------------------------------------------- */
+/* Harness (passtest.h)                                                       */
+/* ------------------------------------------------------------------------- */
 
-/* Imports and analyses bytes into h (graph ready for a pass). */
-static fl_status h_load(harness *h, const uint8_t *bytes, size_t len) {
-    memset(h, 0, sizeof(*h));
-    fl_arena_init(&h->arena, (size_t)2 << 30);
-    fl_diag_init(&h->d, &h->arena);
-    h->g = fl_graph_new(&h->arena);
-    assert_non_null(h->g);
-    h->c = (fl_ctx){h->g, h->g->syms, &h->arena, &h->d, 1 << 20};
-    fl_import_opts io = {5000000, 1 << 20, NULL};
-    fl_options o;
-    fl_options_init(&o);
-    fl_infer_result ir = {0, 0};
-    fl_cost_totals t;
-    fl_status st = fl_import_graphdef(h->g, bytes, len, &io, &h->d);
-    if (st == FL_OK) {
-        st = fl_graph_toposort(h->g, &h->d);
-    }
-    if (st == FL_OK) {
-        st = fl_infer_shapes(&h->c, &o, &ir);
-    }
-    if (st == FL_OK) {
-        st = fl_cost_graph(&h->c, &t);
-    }
-    if (st != FL_OK) {
-        print_message("load failed: %s\n", h->d.msg ? h->d.msg : "?");
-        return st;
-    }
-    for (size_t i = 0; i < h->g->n_nodes; i++) {
-        fl_node *n = h->g->nodes[i];
-        bool used = n->n_ctrl_consumers > 0;
-        for (int p = 0; p < n->n_outputs; p++) {
-            used |= n->outputs[p].n_consumers > 0;
-        }
-        if (!used) {
-            n->flags |= FL_NODE_PRESERVE;
-        }
-    }
-    h->led.arena = &h->arena;
-    return FL_OK;
-}
-
-/* Runs the remapper, then re-sorts, verifies, re-infers and re-costs. */
-static void h_run(harness *h, fl_device dev, fl_remapper_mode mode) {
-    h->opt.device = dev;
-    h->opt.remapper_mode = mode;
-    h->opt.max_folded_bytes = 100 * 1024;
-    h->opt.iterations = 1;
-    h->pc = (fl_pass_ctx){&h->c, &h->opt, &h->led, "remapper", 0, 0, 0};
-    fl_status st = fl_pass_remapper(&h->pc);
-    if (st != FL_OK) {
-        print_message("remapper failed: %s\n", h->d.msg ? h->d.msg : "?");
-    }
-    assert_int_equal(st, FL_OK);
-    st = fl_graph_compact(h->g, &h->d);
-    assert_int_equal(st, FL_OK);
-    assert_int_equal(fl_graph_toposort(h->g, &h->d), FL_OK);
-    if (fl_graph_verify(h->g, &h->d) != FL_OK) {
-        fail_msg("verify: %s", h->d.msg);
-    }
-    fl_options o;
-    fl_options_init(&o);
-    fl_infer_result ir = {0, 0};
-    fl_cost_totals t;
-    if (fl_infer_shapes(&h->c, &o, &ir) != FL_OK) {
-        fail_msg("re-inference: %s", h->d.msg);
-    }
-    assert_int_equal(fl_cost_graph(&h->c, &t), FL_OK);
-}
-
-static void h_free(harness *h) {
-    fl_arena_free(&h->arena);
-}
-
-/* Packs tg, loads, runs the remapper. */
-static void run_tg(harness *h, tg_graph *tg, fl_device dev, fl_remapper_mode mode) {
+/* Packs tg (kept), loads it and runs the remapper. */
+static void run_tg(pt_run *h, tg_graph *tg, fl_device dev, fl_remapper_mode mode) {
     size_t len;
     uint8_t *bytes = tg_pack(tg, &len);
-    assert_int_equal(h_load(h, bytes, len), FL_OK);
+    assert_int_equal(pt_load_bytes(h, bytes, len), FL_OK);
     free(bytes);
-    h_run(h, dev, mode);
-}
-
-/* ------------------------------------------------------------------------- */
-/* Assertions on the rewritten graph                                          */
-/* ------------------------------------------------------------------------- */
-
-static fl_node *need(harness *h, const char *name) {
-    fl_node *n = fl_graph_find(h->g, name);
-    if (!n) {
-        fail_msg("node '%s' missing", name);
-    }
-    return n;
-}
-
-static void absent(harness *h, const char *name) {
-    if (fl_graph_find(h->g, name)) {
-        fail_msg("node '%s' should be gone", name);
-    }
-}
-
-/* n has op `op` and inputs named by the NULL-terminated list ("x" or "x:1"). */
-static void expect_node(harness *h, const char *name, const char *op, ...) {
-    fl_node *n = need(h, name);
-    if (strcmp(n->op, op) != 0) {
-        fail_msg("node '%s' is %s, want %s", name, n->op, op);
-    }
-    va_list ap;
-    va_start(ap, op);
-    int i = 0;
-    for (const char *in; (in = va_arg(ap, const char *)) != NULL; i++) {
-        if (i >= n->n_inputs) {
-            fail_msg("node '%s' has %d inputs, want more", name, n->n_inputs);
-        }
-        char buf[512];
-        if (n->inputs[i].port) {
-            snprintf(buf, sizeof buf, "%s:%d", n->inputs[i].node->name, n->inputs[i].port);
-        } else {
-            snprintf(buf, sizeof buf, "%s", n->inputs[i].node->name);
-        }
-        if (strcmp(buf, in) != 0) {
-            fail_msg("node '%s' input %d is %s, want %s", name, i, buf, in);
-        }
-    }
-    va_end(ap);
-    assert_int_equal(n->n_inputs, i);
-}
-
-static void expect_strs(harness *h, const char *name, const char *attr, size_t n, ...) {
-    const fl_attr *a = fl_node_attr(need(h, name), attr);
-    assert_non_null(a);
-    assert_int_equal(a->kind, FL_ATTR_LIST);
-    assert_int_equal(a->n, n);
-    va_list ap;
-    va_start(ap, n);
-    for (size_t i = 0; i < n; i++) {
-        assert_string_equal(a->v.list.s[i].p, va_arg(ap, const char *));
-    }
-    va_end(ap);
-}
-
-static int64_t attr_i(harness *h, const char *name, const char *attr) {
-    const fl_attr *a = fl_node_attr(need(h, name), attr);
-    assert_non_null(a);
-    assert_int_equal(a->kind, FL_ATTR_I);
-    return a->v.i;
-}
-
-static float attr_f(harness *h, const char *name, const char *attr) {
-    const fl_attr *a = fl_node_attr(need(h, name), attr);
-    assert_non_null(a);
-    assert_int_equal(a->kind, FL_ATTR_F);
-    return a->v.f;
-}
-
-static int attr_t(harness *h, const char *name, const char *attr) {
-    const fl_attr *a = fl_node_attr(need(h, name), attr);
-    assert_non_null(a);
-    assert_int_equal(a->kind, FL_ATTR_TYPE);
-    return a->v.type;
-}
-
-static const char *attr_s(harness *h, const char *name, const char *attr) {
-    const fl_attr *a = fl_node_attr(need(h, name), attr);
-    assert_non_null(a);
-    assert_int_equal(a->kind, FL_ATTR_S);
-    return a->v.s.p;
+    pt_remap(h, dev, mode);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -271,7 +101,7 @@ static tg_graph *chain(const chain_opts *o) {
 
 /* Sets the device of the chain's nodes by rebuilding through the IR after
  * import: testgraph has no device setter, so the harness applies it. */
-static void place(harness *h, const char *device, const char *act_device) {
+static void place(pt_run *h, const char *device, const char *act_device) {
     static const char *const names[] = {"c", "b"};
     for (size_t i = 0; i < 2; i++) {
         fl_node *n = fl_graph_find(h->g, names[i]);
@@ -285,25 +115,25 @@ static void place(harness *h, const char *device, const char *act_device) {
     }
 }
 
-static void run_chain(harness *h, const chain_opts *o, fl_device dev, fl_remapper_mode mode) {
+static void run_chain(pt_run *h, const chain_opts *o, fl_device dev, fl_remapper_mode mode) {
     tg_graph *tg = chain(o);
     size_t len;
     uint8_t *bytes = tg_pack(tg, &len);
-    assert_int_equal(h_load(h, bytes, len), FL_OK);
+    assert_int_equal(pt_load_bytes(h, bytes, len), FL_OK);
     free(bytes);
     tg_free(tg);
     if (o->device) {
         place(h, o->device, o->act_device);
     }
-    h_run(h, dev, mode);
+    pt_remap(h, dev, mode);
 }
 
 /* The chain was left exactly as built. */
-static void expect_unfused(harness *h, const chain_opts *o) {
-    need(h, "c");
-    expect_node(h, "b", "BiasAdd", "c", "bias_v", NULL);
+static void expect_unfused(pt_run *h, const chain_opts *o) {
+    pt_need(h, "c");
+    pt_expect_node(h, "b", "BiasAdd", "c", "bias_v", NULL);
     if (o->act) {
-        expect_node(h, "a", o->act, "b", NULL);
+        pt_expect_node(h, "a", o->act, "b", NULL);
     }
     assert_int_equal(h->pc.rewritten, 0);
     assert_int_equal(h->pc.removed, 0);
@@ -315,149 +145,149 @@ static void expect_unfused(harness *h, const chain_opts *o) {
 
 static void test_conv_bias(void **state) {
     (void)state;
-    harness h;
+    pt_run h;
     chain_opts o = {0};
     run_chain(&h, &o, FL_DEVICE_CPU, FL_REMAPPER_STANDARD);
-    absent(&h, "c");
-    expect_node(&h, "b", "_FusedConv2D", "x", "w", "bias_v", NULL);
-    expect_node(&h, "out", "Identity", "b", NULL);
-    expect_strs(&h, "b", "fused_ops", 1, "BiasAdd");
-    assert_int_equal(attr_i(&h, "b", "num_args"), 1);
-    assert_true(attr_f(&h, "b", "epsilon") == 0.0f);
-    assert_int_equal(attr_t(&h, "b", "T"), 1);
+    pt_absent(&h, "c");
+    pt_expect_node(&h, "b", "_FusedConv2D", "x", "w", "bias_v", NULL);
+    pt_expect_node(&h, "out", "Identity", "b", NULL);
+    pt_expect_strs(&h, "b", "fused_ops", 1, "BiasAdd");
+    assert_int_equal(pt_attr_i(&h, "b", "num_args"), 1);
+    assert_true(pt_attr_f(&h, "b", "epsilon") == 0.0f);
+    assert_int_equal(pt_attr_t(&h, "b", "T"), 1);
     /* no U: TensorFlow's fused nodes in the corpus carry none */
-    assert_null(fl_node_attr(need(&h, "b"), "U"));
-    assert_string_equal(attr_s(&h, "b", "padding"), "SAME");
-    assert_string_equal(attr_s(&h, "b", "data_format"), "NHWC");
+    assert_null(fl_node_attr(pt_need(&h, "b"), "U"));
+    assert_string_equal(pt_attr_s(&h, "b", "padding"), "SAME");
+    assert_string_equal(pt_attr_s(&h, "b", "data_format"), "NHWC");
     /* defaults filled in as in a TensorFlow graph */
-    assert_non_null(fl_node_attr(need(&h, "b"), "explicit_paddings"));
-    assert_non_null(fl_node_attr(need(&h, "b"), "use_cudnn_on_gpu"));
-    assert_non_null(fl_node_attr(need(&h, "b"), "strides"));
-    assert_non_null(fl_node_attr(need(&h, "b"), "dilations"));
+    assert_non_null(fl_node_attr(pt_need(&h, "b"), "explicit_paddings"));
+    assert_non_null(fl_node_attr(pt_need(&h, "b"), "use_cudnn_on_gpu"));
+    assert_non_null(fl_node_attr(pt_need(&h, "b"), "strides"));
+    assert_non_null(fl_node_attr(pt_need(&h, "b"), "dilations"));
     assert_int_equal(h.pc.rewritten, 1);
     assert_int_equal(h.pc.removed, 1);
     assert_int_equal(h.led.n_entries, 1);
     assert_string_equal(h.led.entries[0].rule, "contraction_bias");
     /* shapes re-inferred on the fused node */
-    assert_int_equal(need(&h, "b")->outputs[0].shape.rank, 4);
-    h_free(&h);
+    assert_int_equal(pt_need(&h, "b")->outputs[0].shape.rank, 4);
+    pt_fini(&h);
 }
 
 static void test_conv_bias_act(void **state) {
     (void)state;
     static const char *const acts[] = {"Relu", "Relu6", "Elu", "LeakyRelu"};
     for (size_t i = 0; i < 4; i++) {
-        harness h;
+        pt_run h;
         chain_opts o = {.act = acts[i]};
         run_chain(&h, &o, FL_DEVICE_CPU, FL_REMAPPER_STANDARD);
-        absent(&h, "c");
-        absent(&h, "b");
-        expect_node(&h, "a", "_FusedConv2D", "x", "w", "bias_v", NULL);
-        expect_node(&h, "out", "Identity", "a", NULL);
-        expect_strs(&h, "a", "fused_ops", 2, "BiasAdd", acts[i]);
-        assert_int_equal(attr_i(&h, "a", "num_args"), 1);
+        pt_absent(&h, "c");
+        pt_absent(&h, "b");
+        pt_expect_node(&h, "a", "_FusedConv2D", "x", "w", "bias_v", NULL);
+        pt_expect_node(&h, "out", "Identity", "a", NULL);
+        pt_expect_strs(&h, "a", "fused_ops", 2, "BiasAdd", acts[i]);
+        assert_int_equal(pt_attr_i(&h, "a", "num_args"), 1);
         if (i == 3) {
-            assert_true(attr_f(&h, "a", "leakyrelu_alpha") == 0.3f);
+            assert_true(pt_attr_f(&h, "a", "leakyrelu_alpha") == 0.3f);
         } else {
-            assert_null(fl_node_attr(need(&h, "a"), "leakyrelu_alpha"));
+            assert_null(fl_node_attr(pt_need(&h, "a"), "leakyrelu_alpha"));
         }
         assert_int_equal(h.pc.removed, 2);
-        h_free(&h);
+        pt_fini(&h);
     }
 }
 
 static void test_matmul_bias_act(void **state) {
     (void)state;
-    harness h;
+    pt_run h;
     chain_opts o = {.contraction = "MatMul", .act = "Relu"};
     run_chain(&h, &o, FL_DEVICE_CPU, FL_REMAPPER_STANDARD);
-    expect_node(&h, "a", "_FusedMatMul", "x", "w", "bias_v", NULL);
-    expect_strs(&h, "a", "fused_ops", 2, "BiasAdd", "Relu");
-    assert_non_null(fl_node_attr(need(&h, "a"), "transpose_a"));
-    assert_null(fl_node_attr(need(&h, "a"), "U"));
-    h_free(&h);
+    pt_expect_node(&h, "a", "_FusedMatMul", "x", "w", "bias_v", NULL);
+    pt_expect_strs(&h, "a", "fused_ops", 2, "BiasAdd", "Relu");
+    assert_non_null(fl_node_attr(pt_need(&h, "a"), "transpose_a"));
+    assert_null(fl_node_attr(pt_need(&h, "a"), "U"));
+    pt_fini(&h);
     /* MatMul + BiasAdd alone */
     o.act = NULL;
     run_chain(&h, &o, FL_DEVICE_CPU, FL_REMAPPER_STANDARD);
-    expect_node(&h, "b", "_FusedMatMul", "x", "w", "bias_v", NULL);
-    expect_strs(&h, "b", "fused_ops", 1, "BiasAdd");
-    h_free(&h);
+    pt_expect_node(&h, "b", "_FusedMatMul", "x", "w", "bias_v", NULL);
+    pt_expect_strs(&h, "b", "fused_ops", 1, "BiasAdd");
+    pt_fini(&h);
 }
 
 /* Tanh after MatMul is a oneDNN activation: the stock remapper fuses only
  * MatMul + BiasAdd and leaves the Tanh. */
 static void test_matmul_bias_tanh_standard_vs_onednn(void **state) {
     (void)state;
-    harness h;
+    pt_run h;
     chain_opts o = {.contraction = "MatMul", .act = "Tanh"};
     run_chain(&h, &o, FL_DEVICE_CPU, FL_REMAPPER_STANDARD);
-    expect_node(&h, "a", "Tanh", "b", NULL);
-    expect_node(&h, "b", "_FusedMatMul", "x", "w", "bias_v", NULL);
-    h_free(&h);
+    pt_expect_node(&h, "a", "Tanh", "b", NULL);
+    pt_expect_node(&h, "b", "_FusedMatMul", "x", "w", "bias_v", NULL);
+    pt_fini(&h);
     run_chain(&h, &o, FL_DEVICE_CPU, FL_REMAPPER_ONEDNN);
-    expect_node(&h, "a", "_FusedMatMul", "x", "w", "bias_v", NULL);
-    expect_strs(&h, "a", "fused_ops", 2, "BiasAdd", "Tanh");
-    h_free(&h);
+    pt_expect_node(&h, "a", "_FusedMatMul", "x", "w", "bias_v", NULL);
+    pt_expect_strs(&h, "a", "fused_ops", 2, "BiasAdd", "Tanh");
+    pt_fini(&h);
     /* Sigmoid after Conv2D: never an activation of the conv, not even with oneDNN */
     chain_opts oc = {.act = "Sigmoid"};
     run_chain(&h, &oc, FL_DEVICE_CPU, FL_REMAPPER_ONEDNN);
-    expect_node(&h, "a", "Sigmoid", "b", NULL);
-    expect_node(&h, "b", "_FusedConv2D", "x", "w", "bias_v", NULL);
-    h_free(&h);
+    pt_expect_node(&h, "a", "Sigmoid", "b", NULL);
+    pt_expect_node(&h, "b", "_FusedConv2D", "x", "w", "bias_v", NULL);
+    pt_fini(&h);
 }
 
 static void test_depthwise_onednn_only(void **state) {
     (void)state;
-    harness h;
+    pt_run h;
     chain_opts o = {.contraction = "DepthwiseConv2dNative", .act = "Relu6"};
     run_chain(&h, &o, FL_DEVICE_CPU, FL_REMAPPER_STANDARD);
     expect_unfused(&h, &o); /* not_fused_due_to_stock_build */
-    h_free(&h);
+    pt_fini(&h);
     run_chain(&h, &o, FL_DEVICE_CPU, FL_REMAPPER_ONEDNN);
-    expect_node(&h, "a", "_FusedDepthwiseConv2dNative", "x", "w", "bias_v", NULL);
-    expect_strs(&h, "a", "fused_ops", 2, "BiasAdd", "Relu6");
-    assert_null(fl_node_attr(need(&h, "a"), "explicit_paddings"));
-    assert_null(fl_node_attr(need(&h, "a"), "U"));
-    h_free(&h);
+    pt_expect_node(&h, "a", "_FusedDepthwiseConv2dNative", "x", "w", "bias_v", NULL);
+    pt_expect_strs(&h, "a", "fused_ops", 2, "BiasAdd", "Relu6");
+    assert_null(fl_node_attr(pt_need(&h, "a"), "explicit_paddings"));
+    assert_null(fl_node_attr(pt_need(&h, "a"), "U"));
+    pt_fini(&h);
     /* LeakyRelu after depthwise: only BiasAdd is fused */
     o.act = "LeakyRelu";
     run_chain(&h, &o, FL_DEVICE_CPU, FL_REMAPPER_ONEDNN);
-    expect_node(&h, "a", "LeakyRelu", "b", NULL);
-    expect_node(&h, "b", "_FusedDepthwiseConv2dNative", "x", "w", "bias_v", NULL);
-    h_free(&h);
+    pt_expect_node(&h, "a", "LeakyRelu", "b", NULL);
+    pt_expect_node(&h, "b", "_FusedDepthwiseConv2dNative", "x", "w", "bias_v", NULL);
+    pt_fini(&h);
 }
 
 static void test_not_fused_due_to_multiple_consumers(void **state) {
     (void)state;
-    harness h;
+    pt_run h;
     chain_opts o = {.act = "Relu", .extra_conv_use = 1};
     run_chain(&h, &o, FL_DEVICE_CPU, FL_REMAPPER_STANDARD);
     expect_unfused(&h, &o);
-    h_free(&h);
+    pt_fini(&h);
     /* a second consumer of the BiasAdd: Conv2D + BiasAdd still fuse, the Relu stays */
     chain_opts o2 = {.act = "Relu", .extra_bias_use = 1};
     run_chain(&h, &o2, FL_DEVICE_CPU, FL_REMAPPER_STANDARD);
-    expect_node(&h, "a", "Relu", "b", NULL);
-    expect_node(&h, "b", "_FusedConv2D", "x", "w", "bias_v", NULL);
-    expect_node(&h, "spy_b", "Identity", "b", NULL);
-    h_free(&h);
+    pt_expect_node(&h, "a", "Relu", "b", NULL);
+    pt_expect_node(&h, "b", "_FusedConv2D", "x", "w", "bias_v", NULL);
+    pt_expect_node(&h, "spy_b", "Identity", "b", NULL);
+    pt_fini(&h);
 }
 
 static void test_not_fused_due_to_preserved_intermediate(void **state) {
     (void)state;
-    harness h;
+    pt_run h;
     chain_opts o = {.act = "Relu"};
     tg_graph *tg = chain(&o);
     size_t len;
     uint8_t *bytes = tg_pack(tg, &len);
-    assert_int_equal(h_load(&h, bytes, len), FL_OK);
+    assert_int_equal(pt_load_bytes(&h, bytes, len), FL_OK);
     free(bytes);
     tg_free(tg);
-    need(&h, "b")->flags |= FL_NODE_PRESERVE;
-    need(&h, "c")->flags |= FL_NODE_PRESERVE;
-    h_run(&h, FL_DEVICE_CPU, FL_REMAPPER_STANDARD);
+    pt_need(&h, "b")->flags |= FL_NODE_PRESERVE;
+    pt_need(&h, "c")->flags |= FL_NODE_PRESERVE;
+    pt_remap(&h, FL_DEVICE_CPU, FL_REMAPPER_STANDARD);
     expect_unfused(&h, &o);
-    h_free(&h);
+    pt_fini(&h);
 }
 
 /* The root may be a graph output: the fused node keeps its name and flag. */
@@ -472,116 +302,116 @@ static void test_preserved_root_keeps_name(void **state) {
     tg_attr_ints(c, "strides", 4, (int64_t[]){1, 1, 1, 1});
     tg_attr_str(c, "padding", "VALID");
     tg_attr_type(tg_add(tg, "b", "BiasAdd", "c", "bias_v", NULL), "T", 1);
-    harness h;
+    pt_run h;
     run_tg(&h, tg, FL_DEVICE_CPU, FL_REMAPPER_STANDARD);
     tg_free(tg);
-    expect_node(&h, "b", "_FusedConv2D", "x", "w", "bias_v", NULL);
-    assert_true(need(&h, "b")->flags & FL_NODE_PRESERVE);
-    h_free(&h);
+    pt_expect_node(&h, "b", "_FusedConv2D", "x", "w", "bias_v", NULL);
+    assert_true(pt_need(&h, "b")->flags & FL_NODE_PRESERVE);
+    pt_fini(&h);
 }
 
 static void test_not_fused_due_to_data_format(void **state) {
     (void)state;
-    harness h;
+    pt_run h;
     chain_opts o = {.act = "Relu", .format = "NCHW"};
     run_chain(&h, &o, FL_DEVICE_CPU, FL_REMAPPER_STANDARD);
     expect_unfused(&h, &o);
-    h_free(&h);
+    pt_fini(&h);
     run_chain(&h, &o, FL_DEVICE_CPU, FL_REMAPPER_ONEDNN);
-    expect_node(&h, "a", "_FusedConv2D", "x", "w", "bias_v", NULL);
-    assert_string_equal(attr_s(&h, "a", "data_format"), "NCHW");
-    h_free(&h);
+    pt_expect_node(&h, "a", "_FusedConv2D", "x", "w", "bias_v", NULL);
+    assert_string_equal(pt_attr_s(&h, "a", "data_format"), "NCHW");
+    pt_fini(&h);
 }
 
 static void test_not_fused_due_to_dtype(void **state) {
     (void)state;
-    harness h;
+    pt_run h;
     chain_opts o = {.act = "Relu", .dtype = 19}; /* half */
     run_chain(&h, &o, FL_DEVICE_CPU, FL_REMAPPER_STANDARD);
     expect_unfused(&h, &o);
-    h_free(&h);
+    pt_fini(&h);
     /* double Conv2D fuses on a stock CPU build, double MatMul does not */
     chain_opts od = {.act = "Relu", .dtype = 2};
     run_chain(&h, &od, FL_DEVICE_CPU, FL_REMAPPER_STANDARD);
-    expect_node(&h, "a", "_FusedConv2D", "x", "w", "bias_v", NULL);
-    assert_int_equal(attr_t(&h, "a", "T"), 2);
-    h_free(&h);
+    pt_expect_node(&h, "a", "_FusedConv2D", "x", "w", "bias_v", NULL);
+    assert_int_equal(pt_attr_t(&h, "a", "T"), 2);
+    pt_fini(&h);
     chain_opts om = {.contraction = "MatMul", .dtype = 2};
     run_chain(&h, &om, FL_DEVICE_CPU, FL_REMAPPER_STANDARD);
     expect_unfused(&h, &om);
-    h_free(&h);
+    pt_fini(&h);
 }
 
 static void test_not_fused_due_to_device(void **state) {
     (void)state;
-    harness h;
+    pt_run h;
     /* explicit GPU placement, CPU target: the CPU rule does not apply, and
      * Conv2D + BiasAdd without activation is never fused on GPU */
     chain_opts o = {.device = "/job:localhost/replica:0/task:0/device:GPU:0"};
     run_chain(&h, &o, FL_DEVICE_CPU, FL_REMAPPER_STANDARD);
     expect_unfused(&h, &o);
-    h_free(&h);
+    pt_fini(&h);
     /* unplaced nodes follow the target device: GPU target, no activation */
     chain_opts o2 = {0};
     run_chain(&h, &o2, FL_DEVICE_GPU, FL_REMAPPER_STANDARD);
     expect_unfused(&h, &o2);
-    h_free(&h);
+    pt_fini(&h);
     /* explicit CPU placement fuses even with a GPU target */
     chain_opts o3 = {.device = "/device:CPU:0", .act = "Relu"};
     run_chain(&h, &o3, FL_DEVICE_GPU, FL_REMAPPER_STANDARD);
-    expect_node(&h, "a", "_FusedConv2D", "x", "w", "bias_v", NULL);
-    assert_string_equal(need(&h, "a")->device, "/device:CPU:0");
-    h_free(&h);
+    pt_expect_node(&h, "a", "_FusedConv2D", "x", "w", "bias_v", NULL);
+    assert_string_equal(pt_need(&h, "a")->device, "/device:CPU:0");
+    pt_fini(&h);
 }
 
 static void test_gpu_conv_bias_relu(void **state) {
     (void)state;
-    harness h;
+    pt_run h;
     chain_opts o = {.act = "Relu"};
     run_chain(&h, &o, FL_DEVICE_GPU, FL_REMAPPER_STANDARD);
-    expect_node(&h, "a", "_FusedConv2D", "x", "w", "bias_v", NULL);
-    h_free(&h);
+    pt_expect_node(&h, "a", "_FusedConv2D", "x", "w", "bias_v", NULL);
+    pt_fini(&h);
     /* GPU: Relu6 is not fused (runtime fusion off) */
     chain_opts o6 = {.act = "Relu6"};
     run_chain(&h, &o6, FL_DEVICE_GPU, FL_REMAPPER_STANDARD);
     expect_unfused(&h, &o6);
-    h_free(&h);
+    pt_fini(&h);
     /* GPU: 1x1 convolutions are not fused */
     chain_opts o1 = {.act = "Relu", .filter_hw = 1};
     run_chain(&h, &o1, FL_DEVICE_GPU, FL_REMAPPER_STANDARD);
     expect_unfused(&h, &o1);
-    h_free(&h);
+    pt_fini(&h);
     /* GPU: MatMul needs cublasLt (off) */
     chain_opts om = {.contraction = "MatMul", .act = "Relu"};
     run_chain(&h, &om, FL_DEVICE_GPU, FL_REMAPPER_STANDARD);
     expect_unfused(&h, &om);
-    h_free(&h);
+    pt_fini(&h);
 }
 
 static void test_not_fused_due_to_control_edge(void **state) {
     (void)state;
-    harness h;
+    pt_run h;
     chain_opts o = {.ctrl_on_bias = 1};
     run_chain(&h, &o, FL_DEVICE_CPU, FL_REMAPPER_STANDARD);
     expect_unfused(&h, &o);
-    h_free(&h);
+    pt_fini(&h);
 }
 
 static void test_not_fused_due_to_type_mismatch(void **state) {
     (void)state;
     tg_graph *tg = chain(&(chain_opts){0});
-    harness h;
+    pt_run h;
     size_t len;
     uint8_t *bytes = tg_pack(tg, &len);
     tg_free(tg);
-    assert_int_equal(h_load(&h, bytes, len), FL_OK);
+    assert_int_equal(pt_load_bytes(&h, bytes, len), FL_OK);
     free(bytes);
-    fl_node *b = need(&h, "b");
+    fl_node *b = pt_need(&h, "b");
     fl_attr t = fl_attr_make_type(h.g, "T", 2);
     assert_int_equal(fl_node_set_attr(h.g, b, &t), FL_OK);
-    h_run(&h, FL_DEVICE_CPU, FL_REMAPPER_STANDARD);
-    need(&h, "c");
-    h_free(&h);
+    pt_remap(&h, FL_DEVICE_CPU, FL_REMAPPER_STANDARD);
+    pt_need(&h, "c");
+    pt_fini(&h);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -621,75 +451,75 @@ static tg_graph *conv_bn(const char *bn_op, const char *act, int training, const
 
 static void test_conv_bn(void **state) {
     (void)state;
-    harness h;
+    pt_run h;
     tg_graph *tg = conv_bn("FusedBatchNormV3", NULL, 0, "NHWC");
     run_tg(&h, tg, FL_DEVICE_CPU, FL_REMAPPER_STANDARD);
     tg_free(tg);
-    absent(&h, "c");
-    expect_node(&h, "bn", "_FusedConv2D", "x", "w", "scale", "offset", "mean", "var", NULL);
-    expect_strs(&h, "bn", "fused_ops", 1, "FusedBatchNorm");
-    assert_int_equal(attr_i(&h, "bn", "num_args"), 4);
-    assert_true(attr_f(&h, "bn", "epsilon") == 0.001f);
-    assert_null(fl_node_attr(need(&h, "bn"), "U"));
-    h_free(&h);
+    pt_absent(&h, "c");
+    pt_expect_node(&h, "bn", "_FusedConv2D", "x", "w", "scale", "offset", "mean", "var", NULL);
+    pt_expect_strs(&h, "bn", "fused_ops", 1, "FusedBatchNorm");
+    assert_int_equal(pt_attr_i(&h, "bn", "num_args"), 4);
+    assert_true(pt_attr_f(&h, "bn", "epsilon") == 0.001f);
+    assert_null(fl_node_attr(pt_need(&h, "bn"), "U"));
+    pt_fini(&h);
 
     tg = conv_bn("FusedBatchNorm", "Relu6", 0, "NHWC");
     run_tg(&h, tg, FL_DEVICE_CPU, FL_REMAPPER_STANDARD);
     tg_free(tg);
-    absent(&h, "bn");
-    expect_node(&h, "a", "_FusedConv2D", "x", "w", "scale", "offset", "mean", "var", NULL);
-    expect_strs(&h, "a", "fused_ops", 2, "FusedBatchNorm", "Relu6");
-    h_free(&h);
+    pt_absent(&h, "bn");
+    pt_expect_node(&h, "a", "_FusedConv2D", "x", "w", "scale", "offset", "mean", "var", NULL);
+    pt_expect_strs(&h, "a", "fused_ops", 2, "FusedBatchNorm", "Relu6");
+    pt_fini(&h);
 
     /* Sigmoid is not fused with a batch norm: Conv2D + BN fuse, Sigmoid stays */
     tg = conv_bn("FusedBatchNormV3", "Sigmoid", 0, "NHWC");
     run_tg(&h, tg, FL_DEVICE_CPU, FL_REMAPPER_STANDARD);
     tg_free(tg);
-    expect_node(&h, "a", "Sigmoid", "bn", NULL);
-    expect_node(&h, "bn", "_FusedConv2D", "x", "w", "scale", "offset", "mean", "var", NULL);
-    h_free(&h);
+    pt_expect_node(&h, "a", "Sigmoid", "bn", NULL);
+    pt_expect_node(&h, "bn", "_FusedConv2D", "x", "w", "scale", "offset", "mean", "var", NULL);
+    pt_fini(&h);
 }
 
 /* Training-mode BN: neither fused nor decomposed. */
 static void test_conv_bn_not_fused_due_to_training(void **state) {
     (void)state;
-    harness h;
+    pt_run h;
     tg_graph *tg = conv_bn("FusedBatchNormV3", "Relu", 1, "NHWC");
     run_tg(&h, tg, FL_DEVICE_CPU, FL_REMAPPER_STANDARD);
     tg_free(tg);
-    expect_node(&h, "bn", "FusedBatchNormV3", "c", "scale", "offset", "mean", "var", NULL);
-    expect_node(&h, "a", "Relu", "bn", NULL);
-    h_free(&h);
+    pt_expect_node(&h, "bn", "FusedBatchNormV3", "c", "scale", "offset", "mean", "var", NULL);
+    pt_expect_node(&h, "a", "Relu", "bn", NULL);
+    pt_fini(&h);
 }
 
 /* NCHW BN after a conv on a stock CPU: not fused into the conv; decomposed
  * into primitives with the vectors reshaped to [1,-1,1,1]. */
 static void test_bn_decompose_nchw(void **state) {
     (void)state;
-    harness h;
+    pt_run h;
     tg_graph *tg = conv_bn("FusedBatchNormV3", NULL, 0, "NCHW");
     run_tg(&h, tg, FL_DEVICE_CPU, FL_REMAPPER_STANDARD);
     tg_free(tg);
-    expect_node(&h, "bn/NCHWShape", "Const", NULL);
-    expect_node(&h, "bn/NCHWShapedScale", "Reshape", "scale", "bn/NCHWShape", NULL);
-    expect_node(&h, "bn/NCHWShapedOffset", "Reshape", "offset", "bn/NCHWShape", NULL);
-    expect_node(&h, "bn/NCHWShapedMean", "Reshape", "mean", "bn/NCHWShape", NULL);
-    expect_node(&h, "bn/NCHWShapedVariance", "Reshape", "var", "bn/NCHWShape", NULL);
-    expect_node(&h, "bn/Const", "Const", NULL);
-    expect_node(&h, "bn/VarPlusEpsilon", "Add", "bn/NCHWShapedVariance", "bn/Const", NULL);
-    expect_node(&h, "bn/Inv", "Rsqrt", "bn/VarPlusEpsilon", NULL);
-    expect_node(&h, "bn/Scaled", "Mul", "bn/Inv", "bn/NCHWShapedScale", NULL);
-    expect_node(&h, "bn/Mul", "Mul", "c", "bn/Scaled", NULL);
-    expect_node(&h, "bn/Mul2", "Mul", "bn/NCHWShapedMean", "bn/Scaled", NULL);
-    expect_node(&h, "bn/Offset", "Sub", "bn/NCHWShapedOffset", "bn/Mul2", NULL);
-    expect_node(&h, "bn", "Add", "bn/Mul", "bn/Offset", NULL);
-    expect_node(&h, "out", "Identity", "bn", NULL);
+    pt_expect_node(&h, "bn/NCHWShape", "Const", NULL);
+    pt_expect_node(&h, "bn/NCHWShapedScale", "Reshape", "scale", "bn/NCHWShape", NULL);
+    pt_expect_node(&h, "bn/NCHWShapedOffset", "Reshape", "offset", "bn/NCHWShape", NULL);
+    pt_expect_node(&h, "bn/NCHWShapedMean", "Reshape", "mean", "bn/NCHWShape", NULL);
+    pt_expect_node(&h, "bn/NCHWShapedVariance", "Reshape", "var", "bn/NCHWShape", NULL);
+    pt_expect_node(&h, "bn/Const", "Const", NULL);
+    pt_expect_node(&h, "bn/VarPlusEpsilon", "Add", "bn/NCHWShapedVariance", "bn/Const", NULL);
+    pt_expect_node(&h, "bn/Inv", "Rsqrt", "bn/VarPlusEpsilon", NULL);
+    pt_expect_node(&h, "bn/Scaled", "Mul", "bn/Inv", "bn/NCHWShapedScale", NULL);
+    pt_expect_node(&h, "bn/Mul", "Mul", "c", "bn/Scaled", NULL);
+    pt_expect_node(&h, "bn/Mul2", "Mul", "bn/NCHWShapedMean", "bn/Scaled", NULL);
+    pt_expect_node(&h, "bn/Offset", "Sub", "bn/NCHWShapedOffset", "bn/Mul2", NULL);
+    pt_expect_node(&h, "bn", "Add", "bn/Mul", "bn/Offset", NULL);
+    pt_expect_node(&h, "out", "Identity", "bn", NULL);
     /* the result has the BN's shape */
-    const fl_shape *s = &need(&h, "bn")->outputs[0].shape;
+    const fl_shape *s = &pt_need(&h, "bn")->outputs[0].shape;
     assert_int_equal(s->rank, 4);
     assert_int_equal(s->dims[1].k, 4);
     assert_int_equal(s->dims[3].k, 8);
-    h_free(&h);
+    pt_fini(&h);
 }
 
 static void test_bn_decompose_nhwc(void **state) {
@@ -705,16 +535,16 @@ static void test_bn_decompose_nhwc(void **state) {
     tg_attr_bool(bn, "is_training", 0);
     tg_attr_str(bn, "data_format", "NHWC");
     tg_attr_type(tg_add(tg, "out", "Identity", "bn", NULL), "T", 1);
-    harness h;
+    pt_run h;
     run_tg(&h, tg, FL_DEVICE_CPU, FL_REMAPPER_STANDARD);
     tg_free(tg);
-    absent(&h, "bn/NCHWShape");
-    expect_node(&h, "bn/VarPlusEpsilon", "Add", "var", "bn/Const", NULL);
-    expect_node(&h, "bn/Mul", "Mul", "x", "bn/Scaled", NULL);
-    expect_node(&h, "bn", "Add", "bn/Mul", "bn/Offset", NULL);
+    pt_absent(&h, "bn/NCHWShape");
+    pt_expect_node(&h, "bn/VarPlusEpsilon", "Add", "var", "bn/Const", NULL);
+    pt_expect_node(&h, "bn/Mul", "Mul", "x", "bn/Scaled", NULL);
+    pt_expect_node(&h, "bn", "Add", "bn/Mul", "bn/Offset", NULL);
     assert_int_equal(h.pc.added, 7);
     assert_int_equal(h.pc.rewritten, 1);
-    h_free(&h);
+    pt_fini(&h);
 }
 
 /* BN + Relu -> _FusedBatchNormEx on GPU; not on a stock CPU. */
@@ -737,21 +567,21 @@ static void test_fused_batch_norm_ex(void **state) {
     tg_attr_type(tg_add(tg, "add", "AddV2", "bn", "side", NULL), "T", 1);
     tg_attr_type(tg_add(tg, "r", "Relu", "add", NULL), "T", 1);
     tg_attr_type(tg_add(tg, "out", "Identity", "r", NULL), "T", 1);
-    harness h;
+    pt_run h;
     run_tg(&h, tg, FL_DEVICE_CPU, FL_REMAPPER_STANDARD);
-    expect_node(&h, "r", "Relu", "add", NULL); /* not_fused_due_to_device (stock CPU) */
-    h_free(&h);
+    pt_expect_node(&h, "r", "Relu", "add", NULL); /* not_fused_due_to_device (stock CPU) */
+    pt_fini(&h);
     run_tg(&h, tg, FL_DEVICE_GPU, FL_REMAPPER_STANDARD);
     tg_free(tg);
-    expect_node(&h, "bn", "_FusedBatchNormEx", "x", "scale", "offset", "x_mean", "x_var", "side",
-                NULL);
-    expect_node(&h, "r", "Identity", "bn", NULL);
-    absent(&h, "add");
-    assert_string_equal(attr_s(&h, "bn", "activation_mode"), "Relu");
-    assert_int_equal(attr_i(&h, "bn", "num_side_inputs"), 1);
-    assert_int_equal(attr_t(&h, "bn", "U"), 1);
-    assert_true(attr_f(&h, "bn", "epsilon") == 0.001f);
-    h_free(&h);
+    pt_expect_node(&h, "bn", "_FusedBatchNormEx", "x", "scale", "offset", "x_mean", "x_var", "side",
+                   NULL);
+    pt_expect_node(&h, "r", "Identity", "bn", NULL);
+    pt_absent(&h, "add");
+    assert_string_equal(pt_attr_s(&h, "bn", "activation_mode"), "Relu");
+    assert_int_equal(pt_attr_i(&h, "bn", "num_side_inputs"), 1);
+    assert_int_equal(pt_attr_t(&h, "bn", "U"), 1);
+    assert_true(pt_attr_f(&h, "bn", "epsilon") == 0.001f);
+    pt_fini(&h);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -773,15 +603,15 @@ static void test_conv_squeeze_bias(void **state) {
     tg_attr_ints(sq, "squeeze_dims", 1, (int64_t[]){1});
     tg_attr_type(tg_add(tg, "b", "BiasAdd", "sq", "bias_v", NULL), "T", 1);
     tg_attr_type(tg_add(tg, "out", "Identity", "b", NULL), "T", 1);
-    harness h;
+    pt_run h;
     run_tg(&h, tg, FL_DEVICE_CPU, FL_REMAPPER_STANDARD);
     tg_free(tg);
-    absent(&h, "sq");
-    expect_node(&h, "c", "_FusedConv2D", "x", "w", "bias_v", NULL);
-    expect_node(&h, "b", "Squeeze", "c", NULL);
-    expect_strs(&h, "c", "fused_ops", 1, "BiasAdd");
-    assert_int_equal(need(&h, "b")->outputs[0].shape.rank, 3);
-    h_free(&h);
+    pt_absent(&h, "sq");
+    pt_expect_node(&h, "c", "_FusedConv2D", "x", "w", "bias_v", NULL);
+    pt_expect_node(&h, "b", "Squeeze", "c", NULL);
+    pt_expect_strs(&h, "c", "fused_ops", 1, "BiasAdd");
+    assert_int_equal(pt_need(&h, "b")->outputs[0].shape.rank, 3);
+    pt_fini(&h);
 }
 
 static void test_comparison_cast(void **state) {
@@ -794,16 +624,16 @@ static void test_comparison_cast(void **state) {
     tg_attr_type(cast, "SrcT", 10);
     tg_attr_type(cast, "DstT", 1);
     tg_attr_type(tg_add(tg, "out", "Identity", "cast", NULL), "T", 1);
-    harness h;
+    pt_run h;
     run_tg(&h, tg, FL_DEVICE_CPU, FL_REMAPPER_STANDARD);
-    expect_node(&h, "cast", "_GreaterEqualWithCast", "x", "y", NULL);
-    absent(&h, "ge");
-    assert_int_equal(attr_t(&h, "cast", "T"), 1);
-    h_free(&h);
+    pt_expect_node(&h, "cast", "_GreaterEqualWithCast", "x", "y", NULL);
+    pt_absent(&h, "ge");
+    assert_int_equal(pt_attr_t(&h, "cast", "T"), 1);
+    pt_fini(&h);
     /* not on GPU */
     run_tg(&h, tg, FL_DEVICE_GPU, FL_REMAPPER_STANDARD);
-    expect_node(&h, "cast", "Cast", "ge", NULL);
-    h_free(&h);
+    pt_expect_node(&h, "cast", "Cast", "ge", NULL);
+    pt_fini(&h);
     tg_free(tg);
 }
 
@@ -824,20 +654,20 @@ static void test_dilated_conv(void **state) {
     tg_node *b = tg_add(tg, "b2s", "BatchToSpaceND", "c", "bs", "crops", NULL);
     tg_attr_type(b, "T", 1);
     tg_attr_type(tg_add(tg, "out", "Identity", "b2s", NULL), "T", 1);
-    harness h;
+    pt_run h;
     run_tg(&h, tg, FL_DEVICE_CPU, FL_REMAPPER_STANDARD);
     tg_free(tg);
-    expect_node(&h, "b2s", "Conv2D", "x", "w", NULL);
-    absent(&h, "s2b");
-    absent(&h, "c");
-    assert_string_equal(attr_s(&h, "b2s", "padding"), "SAME");
-    const fl_attr *d = fl_node_attr(need(&h, "b2s"), "dilations");
+    pt_expect_node(&h, "b2s", "Conv2D", "x", "w", NULL);
+    pt_absent(&h, "s2b");
+    pt_absent(&h, "c");
+    assert_string_equal(pt_attr_s(&h, "b2s", "padding"), "SAME");
+    const fl_attr *d = fl_node_attr(pt_need(&h, "b2s"), "dilations");
     assert_non_null(d);
     assert_int_equal(d->v.list.i[1], 2);
     assert_int_equal(d->v.list.i[2], 2);
-    const fl_shape *sh = &need(&h, "b2s")->outputs[0].shape;
+    const fl_shape *sh = &pt_need(&h, "b2s")->outputs[0].shape;
     assert_int_equal(sh->dims[1].k, 16);
-    h_free(&h);
+    pt_fini(&h);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -869,25 +699,25 @@ static tg_graph *conv_bias_add(const char *act) {
 
 static void test_onednn_conv_bias_add(void **state) {
     (void)state;
-    harness h;
+    pt_run h;
     tg_graph *tg = conv_bias_add("Relu");
     run_tg(&h, tg, FL_DEVICE_CPU, FL_REMAPPER_ONEDNN);
-    expect_node(&h, "a", "_FusedConv2D", "x", "w", "bias_v", "other", NULL);
-    expect_strs(&h, "a", "fused_ops", 3, "BiasAdd", "Add", "Relu");
-    assert_int_equal(attr_i(&h, "a", "num_args"), 2);
-    h_free(&h);
+    pt_expect_node(&h, "a", "_FusedConv2D", "x", "w", "bias_v", "other", NULL);
+    pt_expect_strs(&h, "a", "fused_ops", 3, "BiasAdd", "Add", "Relu");
+    assert_int_equal(pt_attr_i(&h, "a", "num_args"), 2);
+    pt_fini(&h);
     /* stock: only Conv2D + BiasAdd */
     run_tg(&h, tg, FL_DEVICE_CPU, FL_REMAPPER_STANDARD);
-    expect_node(&h, "b", "_FusedConv2D", "x", "w", "bias_v", NULL);
-    expect_node(&h, "add", "AddV2", "b", "other", NULL);
-    h_free(&h);
+    pt_expect_node(&h, "b", "_FusedConv2D", "x", "w", "bias_v", NULL);
+    pt_expect_node(&h, "add", "AddV2", "b", "other", NULL);
+    pt_fini(&h);
     tg_free(tg);
     tg = conv_bias_add(NULL);
     run_tg(&h, tg, FL_DEVICE_CPU, FL_REMAPPER_ONEDNN);
     tg_free(tg);
-    expect_node(&h, "add", "_FusedConv2D", "x", "w", "bias_v", "other", NULL);
-    expect_strs(&h, "add", "fused_ops", 2, "BiasAdd", "Add");
-    h_free(&h);
+    pt_expect_node(&h, "add", "_FusedConv2D", "x", "w", "bias_v", "other", NULL);
+    pt_expect_strs(&h, "add", "fused_ops", 2, "BiasAdd", "Add");
+    pt_fini(&h);
 }
 
 static void test_onednn_swish_and_leakyrelu(void **state) {
@@ -905,19 +735,19 @@ static void test_onednn_swish_and_leakyrelu(void **state) {
     tg_attr_type(tg_add(tg, "sig", "Sigmoid", "lr", NULL), "T", 1);
     tg_attr_type(tg_add(tg, "sw", "Mul", "lr", "sig", NULL), "T", 1);
     tg_attr_type(tg_add(tg, "out", "Identity", "sw", NULL), "T", 1);
-    harness h;
+    pt_run h;
     run_tg(&h, tg, FL_DEVICE_CPU, FL_REMAPPER_STANDARD);
-    expect_node(&h, "lr", "LeakyRelu", "c", NULL);
-    expect_node(&h, "sw", "Mul", "lr", "sig", NULL);
-    h_free(&h);
+    pt_expect_node(&h, "lr", "LeakyRelu", "c", NULL);
+    pt_expect_node(&h, "sw", "Mul", "lr", "sig", NULL);
+    pt_fini(&h);
     run_tg(&h, tg, FL_DEVICE_CPU, FL_REMAPPER_ONEDNN);
     tg_free(tg);
-    expect_node(&h, "sw", "_MklSwish", "lr", NULL);
-    absent(&h, "sig");
+    pt_expect_node(&h, "sw", "_MklSwish", "lr", NULL);
+    pt_absent(&h, "sig");
     /* row 14 takes only _FusedConv2D/_FusedConv3D: a plain Conv2D stays */
-    expect_node(&h, "lr", "LeakyRelu", "c", NULL);
-    expect_node(&h, "c", "Conv2D", "x", "w", NULL);
-    h_free(&h);
+    pt_expect_node(&h, "lr", "LeakyRelu", "c", NULL);
+    pt_expect_node(&h, "c", "Conv2D", "x", "w", NULL);
+    pt_fini(&h);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -992,20 +822,20 @@ static void test_corpus_roundtrip(void **state) {
             print_message("skip %s: cannot read %s\n", name, path);
             continue;
         }
-        harness h;
-        if (h_load(&h, bytes, len) != FL_OK) {
+        pt_run h;
+        if (pt_load_bytes(&h, bytes, len) != FL_OK) {
             free(bytes);
             fail_msg("%s: load failed", name);
         }
         free(bytes);
-        h_run(&h, FL_DEVICE_CPU, FL_REMAPPER_STANDARD);
+        pt_remap(&h, FL_DEVICE_CPU, FL_REMAPPER_STANDARD);
         char dump[5000];
         snprintf(dump, sizeof dump, "%s/%s.tsv", out, name);
         FILE *df = fopen(dump, "w");
         assert_non_null(df);
         dump_graph(h.g, df);
         fclose(df);
-        h_free(&h);
+        pt_fini(&h);
         n_graphs++;
     }
     fclose(lf);
