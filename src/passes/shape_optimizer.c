@@ -6,10 +6,17 @@
  * Prod's T; the axes become a control input. A Shape node nothing else
  * reads is removed. Not applied to preserved nodes.
  *
- * Rule (2), integer Div(Size(x), Size(y)) of symbolically equal unknown dims
- * -> Const, is not implemented.
+ * size_ratio (rule 2): integer Div(Size(x), Size(y)) whose symbolic dims
+ * cancel one for one (x [N,8,4] over y [N,2]: N over N) -> Const(ratio of
+ * the known parts, integer division as TensorFlow's ComputeSizeRatio) in
+ * place, its inputs kept as control inputs. It does not fire when a dim or a
+ * rank is unknown, when a symbolic dim has no partner, or when the known
+ * part of y is 0. Not applied to preserved nodes.
  */
 #include "passes/pipeline.h"
+
+#include <inttypes.h>
+#include <stdint.h>
 
 /* Whether Prod node n reduces every element of its rank-1 input. */
 static bool reduces_all(const fl_node *n) {
@@ -33,6 +40,84 @@ static bool reduces_all(const fl_node *n) {
     return axis0;
 }
 
+/* TensorFlow's ComputeSizeRatio over our dims: known dims multiply, symbolic
+ * ones must pair up by symbolic equality; -1 when the ratio is not known. */
+static int64_t size_ratio(const fl_shape *num, const fl_shape *den) {
+    enum { MAX_RANK = 256 };
+    if (num->rank < 0 || den->rank < 0 || num->rank > MAX_RANK) {
+        return -1;
+    }
+    bool paired[MAX_RANK] = {false};
+    int64_t n = 1, d = 1;
+    for (int i = 0; i < num->rank; i++) {
+        fl_sym s = num->dims[i];
+        if (fl_sym_is_unknown(s)) {
+            return -1;
+        }
+        if (fl_sym_is_known(s) && __builtin_mul_overflow(n, s.k, &n)) {
+            return -1;
+        }
+        paired[i] = fl_sym_is_known(s); /* known dims need no partner */
+    }
+    for (int j = 0; j < den->rank; j++) {
+        fl_sym s = den->dims[j];
+        if (fl_sym_is_unknown(s)) {
+            return -1;
+        }
+        if (fl_sym_is_known(s)) {
+            if (__builtin_mul_overflow(d, s.k, &d)) {
+                return -1;
+            }
+            continue;
+        }
+        int i = 0;
+        while (i < num->rank && (paired[i] || !fl_sym_eq(num->dims[i], s))) {
+            i++;
+        }
+        if (i == num->rank) {
+            return -1;
+        }
+        paired[i] = true;
+    }
+    for (int i = 0; i < num->rank; i++) {
+        if (!paired[i]) {
+            return -1;
+        }
+    }
+    return d == 0 ? -1 : n / d;
+}
+
+static bool is_size_of_one(const fl_node *n) {
+    return n->kind == FL_OP_SIZE && n->n_inputs == 1;
+}
+
+/* Rule (2) on node m; FL_OK whether or not it fired. */
+static fl_status div_of_sizes(fl_pass_ctx *pc, fl_node *m) {
+    int dt = m->n_outputs == 1 ? (int)m->outputs[0].dtype : FL_DT_INVALID;
+    if (m->kind != FL_OP_DIV || m->n_inputs != 2 || fl__preserved(m) ||
+        (dt != FL_DT_INT32 && dt != FL_DT_INT64) || !is_size_of_one(m->inputs[0].node) ||
+        !is_size_of_one(m->inputs[1].node) || m->outputs[0].shape.rank != 0) {
+        return FL_OK;
+    }
+    const fl_node *sx = m->inputs[0].node, *sy = m->inputs[1].node;
+    int64_t r = size_ratio(&fl_node_in(sx, 0)->shape, &fl_node_in(sy, 0)->shape);
+    if (r < 0 || (dt == FL_DT_INT32 && r > INT32_MAX)) {
+        return FL_OK;
+    }
+    fl_value *v = fl_value_new(pc->c->a, (fl_dtype)dt, 0, NULL);
+    if (!v) {
+        return fl_diag_oom(pc->c->d);
+    }
+    ((fl_sym *)v->ints)[0] = fl_sym_const(r);
+    fl_ledger_note(pc, "size_ratio", m, "Size('%s') / Size('%s') -> %" PRId64,
+                   sx->inputs[0].node->name, sy->inputs[0].node->name, r);
+    fl_status st = fl__node_make_const(pc, m, v, true);
+    if (st == FL_OK) {
+        pc->rewritten++;
+    }
+    return st;
+}
+
 fl_status fl_pass_shape_optimizer(fl_pass_ctx *pc) {
     fl_graph *g = pc->c->g;
     size_t n = g->n_nodes;
@@ -42,6 +127,10 @@ fl_status fl_pass_shape_optimizer(fl_pass_ctx *pc) {
     }
     for (size_t i = 0; i < n; i++) {
         fl_node *m = g->nodes[i];
+        fl_status st = div_of_sizes(pc, m);
+        if (st != FL_OK) {
+            return st;
+        }
         if (m->kind != FL_OP_PROD || m->n_inputs != 2 || fl__preserved(m) ||
             m->inputs[0].node->kind != FL_OP_SHAPE || m->inputs[0].node->n_inputs != 1 ||
             !reduces_all(m)) {

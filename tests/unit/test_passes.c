@@ -781,6 +781,58 @@ static void test_shape_prod_of_shape(void **state) {
     tg_free(g);
 }
 
+/* Size(x) / Size(Sum(x, axis 2)) with x [x.0,8,4]: x.0 cancels, 32 / 8 = 4.
+ * `other` is the denominator's input: a second, unrelated placeholder when
+ * `unrelated` (its free dim y.0 has no partner: no rewrite). */
+static pt_run *size_ratio_graph(bool unrelated, int div_t) {
+    tg_graph *g = tg_new();
+    pt_ph(g, "x", 3, (int64_t[]){-1, 8, 4});
+    pt_ph(g, "z", 2, (int64_t[]){-1, 8});
+    tg_const_int(g, "ax", 3, 1, (int64_t[]){1}, (int64_t[]){2});
+    tg_node *sum = tg_add(g, "sum", "Sum", "x", "ax", NULL);
+    tg_attr_type(sum, "T", 1);
+    tg_attr_type(sum, "Tidx", 3);
+    tg_attr_bool(sum, "keep_dims", 0);
+    tg_node *sx = tg_add(g, "sx", "Size", "x", NULL);
+    tg_attr_type(sx, "T", 1);
+    tg_attr_type(sx, "out_type", div_t);
+    tg_node *sy = tg_add(g, "sy", "Size", unrelated ? "z" : "sum", NULL);
+    tg_attr_type(sy, "T", 1);
+    tg_attr_type(sy, "out_type", div_t);
+    tg_node *d = tg_add(g, "d", "Div", "sx", "sy", NULL);
+    tg_attr_type(d, "T", div_t);
+    tg_node *y = tg_add(g, "y", "Neg", "d", NULL);
+    tg_attr_type(y, "T", div_t);
+    tg_node *k = tg_add(g, "k", "Neg", "sum", NULL); /* keeps sum alive */
+    tg_attr_type(k, "T", 1);
+    pt_run *r = pt_pipeline(g, &(pt_opts){.passes = "shape", .iterations = 1});
+    tg_free(g);
+    return r;
+}
+
+static void test_shape_size_ratio(void **state) {
+    (void)state;
+    for (int t = 0; t < 2; t++) {
+        pt_run *r = size_ratio_graph(false, t ? 9 : 3);
+        assert_string_equal(pt_dump(r), "x=Placeholder(); z=Placeholder(); ax=Const(); "
+                                        "sum=Sum(x,ax); sx=Size(x); sy=Size(sum); "
+                                        "d=Const(^sx,^sy); y=Neg(d); k=Neg(sum)");
+        assert_true(pt_fired(r, "size_ratio", "d"));
+        assert_int_equal(pt_ci(r, "d", 0), 4);
+        pt_expect_shape(r, "d", t ? 9 : 3, 0);
+        pt_free(r);
+    }
+}
+
+/* No partner for the denominator's symbol (z.0 vs x.0): kept. */
+static void test_shape_size_ratio_kept(void **state) {
+    (void)state;
+    pt_run *r = size_ratio_graph(true, 3);
+    assert_false(pt_fired(r, "size_ratio", "d"));
+    pt_expect_node(r, "d", "Div", "sx", "sy", NULL);
+    pt_free(r);
+}
+
 static void test_shape_prod_kept_when_keep_dims(void **state) {
     (void)state;
     tg_graph *g = tg_new();
@@ -1134,6 +1186,8 @@ int main(void) {
         cmocka_unit_test(test_arith_transpose_pair),
         cmocka_unit_test(test_arith_redundant_reshape_symbolic),
         cmocka_unit_test(test_shape_prod_of_shape),
+        cmocka_unit_test(test_shape_size_ratio),
+        cmocka_unit_test(test_shape_size_ratio_kept),
         cmocka_unit_test(test_shape_prod_kept_when_keep_dims),
         cmocka_unit_test(test_pipeline_all_passes),
         cmocka_unit_test(test_pipeline_none_changes_nothing),
