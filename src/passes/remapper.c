@@ -33,7 +33,7 @@
  * never by name, between the two.
  *
  * oneDNN rows (--remapper onednn) present: 13, 14 (fused conv + LeakyRelu |
- * _MklFusedMish), 15, 16 (Pad + Conv3D), 17 (exact Gelu only), 18
+ * _MklFusedMish), 15, 16 (Pad + Conv3D), 17 (exact and approximate Gelu), 18
  * (HardSwish), 19 (Mish), 20 (BatchMatMulV2 + Mul + AddV2), 21 (Maximum + Mul
  * -> LeakyRelu), 22 (Conv2D + BiasAdd/BN + Swish), 23, 24 (_MklLayerNorm: the
  * Keras FusedBatchNormV3 form, the custom form, the mean/variance form over
@@ -44,10 +44,8 @@
  *    to output 3) and no test graph exercises it: the corpus's GRU
  *    (tf2onnx-gru) joins the cell with Add, while TensorFlow's pattern needs
  *    AddV2, so it would not fire there either. Left for a later change.
- *  - 17's approximate Gelu (Tanh form on a _FusedMatMul [BiasAdd], matched in
- *    the remapper's second run after ArithmeticOptimizer turned Pow(x, 3) into
- *    Mul(x, Square(x)); constants 0.797884, 0.044715, 1, 0.5): not written in
- *    this change (time); fused_op_flops already counts "GeluApproximate".
+ *  - 17's third form, MatMul+BiasAdd+Gelu with the standalone Gelu op (in
+ *    remapper.cc versions newer than the reference snapshot): not done.
  *  - the conv1x1 + depthwise fusion (Findconv1x1Depthwise): it is not in
  *    shared/reference/grappler.md's table; it appears only in Intel's fork of
  *    remapper.cc, not in TensorFlow's.
@@ -1780,6 +1778,134 @@ static bool rewrite_matmul_gelu_exact(rctx *r, fl_node *out) {
     return false;
 }
 
+/* Pattern (row 17, approximate form; FindMatMulBiasAddAndGelu's second
+ * pattern):
+ *   Mul(Mul(AddV2(Tanh(Mul(AddV2(m, p), c_sqrt)), c_one), c_half), m)
+ * with m a _FusedMatMul whose fused_ops are exactly [BiasAdd] (the first
+ * remapper run fused MatMul+BiasAdd; this matches in the next run) and p the
+ * cube term: on CPU Mul(Mul(c_emp, m), Square(m)) (ArithmeticOptimizer's
+ * ConvertPow and MinimizeBroadcasts rewrote c_emp * Pow(m, 3) into it), on
+ * GPU (root placed on GPU) Mul(Pow(m, c_three), c_emp). Binary ops match in
+ * either operand order (their two operands always differ in op type, so
+ * this equals TensorFlow's one-step look-ahead). Constants: Const nodes (no
+ * Cast in this pattern) holding one float/bfloat16/half element within 1e-2
+ * of c_sqrt 0.797884, c_one 1, c_half 0.5, c_emp 0.044715, c_three 3 (GPU)
+ *   =>  _FusedMatMul named after the root, device of m, inputs m's [a, b,
+ * bias], T, transpose_a, transpose_b copied, fused_ops [BiasAdd,
+ * GeluApproximate], num_args 1, epsilon 0.
+ * Conditions: oneDNN (cublasLt and cuDNN runtime fusion are off); no control
+ * input on the root; every other matched op removable (no control edges,
+ * uses inside the pattern, not preserved); not transpose_a when m is on CPU.
+ * No dtype check (TensorFlow's: m was already fused for a compatible T). */
+static bool gelu_approx_const(const fl_node *n, double want) {
+    double v;
+    if (!n || !is_op(n, "Const") || !const_scalar(n, false, false, &v)) {
+        return false;
+    }
+    int dt = n->outputs[0].value->dtype;
+    return (dt == FL_DT_FLOAT || dt == FL_DT_BFLOAT16 || dt == FL_DT_HALF) &&
+           fabs(v - want) <= 1e-2;
+}
+
+/* A binary `op` reading node a-op `op_a` and b-op `op_b` in either order:
+ * the operand of op_a in *a, of op_b in *b (port 0 both). */
+static bool binary_of(const fl_node *n, const char *op, const char *op_a, const char *op_b,
+                      fl_node **a, fl_node **b) {
+    if (!n || !is_op(n, op) || n->n_inputs != 2) {
+        return false;
+    }
+    for (int s = 0; s < 2; s++) {
+        fl_node *x = in_node(n, s), *y = in_node(n, 1 - s);
+        if (is_op(x, op_a) && is_op(y, op_b) && n->inputs[s].port == 0 &&
+            n->inputs[1 - s].port == 0) {
+            *a = x;
+            *b = y;
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool rewrite_matmul_gelu_approx(rctx *r, fl_node *out) {
+    fl_node *half, *m, *plus, *c_half, *tanh_, *c_one, *msq, *c_sqrt, *addm, *m2, *cube;
+    if (!r->onednn || out->n_ctrl > 0 || !binary_of(out, "Mul", "Mul", "_FusedMatMul", &half, &m) ||
+        !binary_of(half, "Mul", "AddV2", "Const", &plus, &c_half) ||
+        !binary_of(plus, "AddV2", "Tanh", "Const", &tanh_, &c_one) || tanh_->n_inputs != 1 ||
+        !binary_of(in_node(tanh_, 0), "Mul", "AddV2", "Const", &addm, &c_sqrt) ||
+        !binary_of(addm, "AddV2", "_FusedMatMul", "Mul", &m2, &cube) || m2 != m) {
+        return false;
+    }
+    msq = in_node(tanh_, 0);
+    bool gpu = on_gpu(r, out);
+    fl_node *inner = NULL, *sq_or_pow = NULL, *c_emp = NULL, *c_three = NULL, *x;
+    if (gpu) {
+        /* Mul(Pow(m, three), c_emp) */
+        if (!binary_of(cube, "Mul", "Pow", "Const", &sq_or_pow, &c_emp) ||
+            sq_or_pow->n_inputs != 2 || in_node(sq_or_pow, 0) != m ||
+            sq_or_pow->inputs[0].port != 0 || !is_op(in_node(sq_or_pow, 1), "Const")) {
+            return false;
+        }
+        c_three = in_node(sq_or_pow, 1);
+    } else {
+        /* Mul(Mul(c_emp, m), Square(m)) */
+        if (!binary_of(cube, "Mul", "Mul", "Square", &inner, &sq_or_pow) ||
+            sq_or_pow->n_inputs != 1 || in_node(sq_or_pow, 0) != m ||
+            !binary_of(inner, "Mul", "Const", "_FusedMatMul", &c_emp, &x) || x != m) {
+            return false;
+        }
+    }
+    const fl_attr *fo = fl_node_attr(m, "fused_ops");
+    if (!fo || fo->kind != FL_ATTR_LIST || fo->n != 1 || fo->list_kind != FL_ATTR_S ||
+        strcmp(fo->v.list.s[0].p, "BiasAdd") != 0 || m->n_inputs != 3 ||
+        (on_cpu(r, m) && attr_bool(m, "transpose_a", false))) {
+        return false;
+    }
+    if (!gelu_approx_const(c_sqrt, 0.797884) || !gelu_approx_const(c_one, 1.0) ||
+        !gelu_approx_const(c_half, 0.5) || !gelu_approx_const(c_emp, 0.044715) ||
+        (gpu && !gelu_approx_const(c_three, 3.0))) {
+        return false;
+    }
+    const fl_node *m_users_cpu[] = {out, addm, inner, sq_or_pow};
+    const fl_node *m_users_gpu[] = {out, addm, sq_or_pow};
+    if (!removable(r, half, (const fl_node *[]){out}, 1) ||
+        !removable(r, plus, (const fl_node *[]){half}, 1) ||
+        !removable(r, tanh_, (const fl_node *[]){plus}, 1) ||
+        !removable(r, msq, (const fl_node *[]){tanh_}, 1) ||
+        !removable(r, addm, (const fl_node *[]){msq}, 1) ||
+        !removable(r, cube, (const fl_node *[]){addm}, 1) ||
+        !removable(r, sq_or_pow, (const fl_node *[]){cube}, 1) ||
+        (!gpu && !removable(r, inner, (const fl_node *[]){cube}, 1)) ||
+        !removable(r, m, gpu ? m_users_gpu : m_users_cpu, gpu ? 3 : 4)) {
+        return false;
+    }
+    fl_ledger_note(r->pc, "matmul_bias_gelu_approximate", out,
+                   "_FusedMatMul[BiasAdd]+Gelu(tanh) -> _FusedMatMul");
+    fl_input in[3] = {m->inputs[0], m->inputs[1], m->inputs[2]};
+    fl_node *f = replace_root(r, out, "_FusedMatMul", m->device, 3, in, 1);
+    if (!f) {
+        return false;
+    }
+    fl_attr ta = fl_attr_make_bool(r->g, "transpose_a", false);
+    fl_attr tb = fl_attr_make_bool(r->g, "transpose_b", false);
+    copy_attr(r, f, m, "T", NULL);
+    copy_attr(r, f, m, "transpose_a", &ta);
+    copy_attr(r, f, m, "transpose_b", &tb);
+    static const char *const ops[] = {"BiasAdd", "GeluApproximate"};
+    set_fused_attrs(r, f, ops, 2, 1, 0.0f, NULL);
+    drop(r, half);
+    drop(r, plus);
+    drop(r, tanh_);
+    drop(r, msq);
+    drop(r, addm);
+    drop(r, cube);
+    drop(r, sq_or_pow);
+    if (!gpu) {
+        drop(r, inner);
+    }
+    drop(r, m);
+    return true;
+}
+
 /* ------------------------------------------------------------------------- */
 /* oneDNN normalisation rules (rows 24, 25)                                   */
 /* ------------------------------------------------------------------------- */
@@ -2165,7 +2291,7 @@ static bool remap_node(rctx *r, fl_node *n) {
             rewrite_instance_norm(r, n)) {
             return true;
         }
-        if (rewrite_matmul_gelu_exact(r, n)) {
+        if (rewrite_matmul_gelu_exact(r, n) || rewrite_matmul_gelu_approx(r, n)) {
             return true;
         }
     }
