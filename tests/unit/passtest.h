@@ -1,7 +1,7 @@
 /*
  * passtest.h - the harness shared by the rewrite-pass suites (test_passes.c,
  * test_constant_folding.c, test_arithmetic.c, test_remapper.c,
- * test_remapper_more.c).
+ * test_remapper_more.c, test_remapper_gelu.c, test_hoist_unary.c).
  *
  * A pt_run holds one imported graph and what was done to it. Two ways to
  * fill it:
@@ -62,8 +62,9 @@ typedef struct pt_opts {
     int iterations;             /* pipeline iterations */
     const char *const *outputs; /* NULL: the nodes without consumers */
     size_t n_outputs;
-    int64_t max_folded_bytes; /* 0: the pipeline's default */
-    fl_device device;         /* default CPU */
+    int64_t max_folded_bytes;       /* 0: the pipeline's default */
+    fl_device device;               /* default CPU */
+    fl_remapper_mode remapper_mode; /* default FL_REMAPPER_STANDARD */
 } pt_opts;
 
 /* Imports `buf` and runs the pipeline as `o` says, verifier on; asserts

@@ -24,7 +24,11 @@
 /* Imports g and runs the arithmetic pass once (outputs: `outs`, or the
  * nodes without consumers), verifier on; asserts success. */
 static pt_run *run_outs(tg_graph *tg, const char *const *outs, size_t n_outs, fl_device dev) {
-    return pt_pipeline(tg, &(pt_opts){"arithmetic", 1, outs, n_outs, 0, dev});
+    return pt_pipeline(tg, &(pt_opts){.passes = "arithmetic",
+                                      .iterations = 1,
+                                      .outputs = outs,
+                                      .n_outputs = n_outs,
+                                      .device = dev});
 }
 
 static pt_run *run(tg_graph *tg) {

@@ -24,7 +24,11 @@
 static pt_run *run_bytes(const uint8_t *buf, size_t len, const char *passes, int iters,
                          const char *const *outs, size_t n_outs, int64_t max_folded) {
     return pt_pipeline_bytes(buf, len,
-                             &(pt_opts){passes, iters, outs, n_outs, max_folded, FL_DEVICE_CPU});
+                             &(pt_opts){.passes = passes,
+                                        .iterations = iters,
+                                        .outputs = outs,
+                                        .n_outputs = n_outs,
+                                        .max_folded_bytes = max_folded});
 }
 
 static pt_run *run(tg_graph *tg, const char *passes, int iters) {

@@ -7,137 +7,13 @@
  * -> one _FusedMatMul [BiasAdd, GeluApproximate]. A positive test (the exact
  * fused node, the FLOPs of the chain kept) and the negatives.
  */
-#include "import/import.h"
-#include "passes/pipeline.h"
-#include "shape/infer.h"
-#include "testgraph.h"
-#include "testutil.h"
+#include "passtest.h"
 
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-/* ------------------------------------------------------------------------- */
-/* Harness (a minimal copy of test_arithmetic.c's)                            */
-/* ------------------------------------------------------------------------- */
-
-typedef struct prun {
-    fl_arena arena;
-    fl_diag d;
-    fl_graph *g;
-    fl_ctx c;
-    fl_ledger led;
-    fl_cost_totals before, after;
-    fl_options opt;
-    fl_pipeline_config cfg;
-    char dump[8192];
-} prun;
-
-typedef struct popts {
-    const char *passes;
-    int iterations;
-    fl_device device;
-    fl_remapper_mode mode;
-    const char *const *outputs; /* NULL: the nodes without consumers */
-    size_t n_outputs;
-} popts;
-
-/* Imports tg and runs the pipeline as o says (outputs: the nodes without
- * consumers), verifier on; asserts success. */
-static prun *run_with(tg_graph *tg, const popts *o) {
-    size_t len;
-    uint8_t *buf = tg_pack(tg, &len);
-    prun *p = calloc(1, sizeof(*p));
-    assert_non_null(p);
-    fl_arena_init(&p->arena, 0);
-    fl_diag_init(&p->d, &p->arena);
-    p->g = fl_graph_new(&p->arena);
-    assert_non_null(p->g);
-    p->c = (fl_ctx){p->g, p->g->syms, &p->arena, &p->d, 1 << 20};
-    fl_options_init(&p->opt);
-    fl_import_opts io = {1000000, 1 << 20, NULL};
-    fl_status st = fl_import_graphdef(p->g, buf, len, &io, &p->d);
-    free(buf);
-    fl_infer_result ir;
-    if (st == FL_OK) {
-        st = fl_graph_toposort(p->g, &p->d);
-    }
-    if (st == FL_OK) {
-        st = fl_infer_shapes(&p->c, &p->opt, &ir);
-    }
-    if (st == FL_OK) {
-        st = fl_cost_graph(&p->c, &p->before);
-    }
-    fl_pipeline_config_init(&p->cfg);
-    p->cfg.passes = o->passes;
-    p->cfg.opt.iterations = o->iterations;
-    p->cfg.opt.device = o->device;
-    p->cfg.opt.remapper_mode = o->mode;
-    p->cfg.outputs = o->outputs;
-    p->cfg.n_outputs = o->n_outputs;
-    p->cfg.verify = true;
-    fl_ledger_init(&p->led, &p->arena);
-    if (st == FL_OK) {
-        st = fl_pipeline_run(&p->c, &p->opt, &p->cfg, &p->led, &p->after);
-    }
-    if (st != FL_OK) {
-        fail_msg("pipeline failed: %s", p->d.msg ? p->d.msg : fl_status_str(st));
-    }
-    return p;
-}
-
-static void prun_free(prun *p) {
-    fl_arena_free(&p->arena);
-    free(p);
-}
-
-/* The graph as "a=Op(in,in:1,^c); b=...". */
-static const char *dump(prun *p) {
-    size_t o = 0;
-    char *s = p->dump;
-    size_t cap = sizeof p->dump;
-    for (size_t i = 0; i < p->g->n_nodes; i++) {
-        const fl_node *n = p->g->nodes[i];
-        o += (size_t)snprintf(s + o, cap - o, "%s%s=%s(", i ? "; " : "", n->name, n->op);
-        for (int k = 0; k < n->n_inputs; k++) {
-            o += (size_t)snprintf(s + o, cap - o, k ? ",%s" : "%s", n->inputs[k].node->name);
-            if (n->inputs[k].port) {
-                o += (size_t)snprintf(s + o, cap - o, ":%d", n->inputs[k].port);
-            }
-        }
-        for (int k = 0; k < n->n_ctrl; k++) {
-            o += (size_t)snprintf(s + o, cap - o, "%s^%s", n->n_inputs || k ? "," : "",
-                                  n->ctrl[k]->name);
-        }
-        o += (size_t)snprintf(s + o, cap - o, ")");
-        assert_true(o < cap);
-    }
-    return s;
-}
-
-static bool fired(const prun *p, const char *rule, const char *node) {
-    for (size_t i = 0; i < p->led.n_entries; i++) {
-        if (strcmp(p->led.entries[i].rule, rule) == 0 &&
-            (!node || strcmp(p->led.entries[i].node, node) == 0)) {
-            return true;
-        }
-    }
-    return false;
-}
-
-static const fl_node *node(const prun *p, const char *name) {
-    const fl_node *n = fl_graph_find(p->g, name);
-    if (!n) {
-        fail_msg("no node %s in %s", name, ((prun *)p)->dump);
-    }
-    return n;
-}
 
 static tg_node *opt(tg_graph *g, const char *name, const char *op, const char *a, const char *b,
                     int t) {
-    tg_node *n = b ? tg_add(g, name, op, a, b, NULL) : tg_add(g, name, op, a, NULL);
-    tg_attr_type(n, "T", t);
-    return n;
+    return b ? pt_op2(g, name, op, a, b, t) : pt_op1(g, name, op, a, t);
 }
 
 static const char *const ALL_CONSTS =
@@ -203,21 +79,22 @@ static tg_graph *gelu_graph(const gelu_opts *o) {
 
 /* The remapper alone, two iterations (the first fuses MatMul+BiasAdd, the
  * second the Gelu), CPU. */
-static prun *remap(tg_graph *g, fl_remapper_mode mode) {
-    popts o = {"remap", 2, FL_DEVICE_CPU, mode, NULL, 0};
-    return run_with(g, &o);
+static pt_run *remap(tg_graph *g, fl_remapper_mode mode) {
+    return pt_pipeline(
+        g, &(pt_opts){
+               .passes = "remap", .iterations = 2, .device = FL_DEVICE_CPU, .remapper_mode = mode});
 }
 
 static void test_gelu_approximate(void **state) {
     (void)state;
     gelu_opts go = {1, 0.797884f, false};
     tg_graph *g = gelu_graph(&go);
-    prun *p = remap(g, FL_REMAPPER_ONEDNN);
+    pt_run *p = remap(g, FL_REMAPPER_ONEDNN);
     char want[1024];
     snprintf(want, sizeof want, "%sout=Identity(g/out); g/out=_FusedMatMul(a,w,b)", ALL_CONSTS);
-    assert_string_equal(dump(p), want);
-    assert_true(fired(p, "matmul_bias_gelu_approximate", "g/out"));
-    const fl_node *f = node(p, "g/out");
+    assert_string_equal(pt_dump(p), want);
+    assert_true(pt_fired(p, "matmul_bias_gelu_approximate", "g/out"));
+    const fl_node *f = pt_need(p, "g/out");
     const fl_attr *fo = fl_node_attr(f, "fused_ops");
     assert_non_null(fo);
     assert_int_equal(fo->n, 2);
@@ -244,32 +121,32 @@ static void test_gelu_approximate(void **state) {
      * the same before and after (nn.c's GeluApproximate: 9 per element) */
     assert_int_equal(p->before.flops.k, 1024 + 64 + 9 * 64);
     assert_int_equal(p->after.flops.k, p->before.flops.k);
-    prun_free(p);
+    pt_free(p);
     tg_free(g);
 }
 
 /* Without the fusion the remapper's first run still makes the
  * _FusedMatMul [BiasAdd] named y; the Gelu ops stay. */
-static void expect_gelu_kept(prun *p) {
-    assert_false(fired(p, "matmul_bias_gelu_approximate", NULL));
-    assert_string_equal(node(p, "g/tanh")->op, "Tanh");
-    assert_string_equal(node(p, "g/out")->op, "Mul");
+static void expect_gelu_kept(pt_run *p) {
+    assert_false(pt_fired(p, "matmul_bias_gelu_approximate", NULL));
+    assert_string_equal(pt_need(p, "g/tanh")->op, "Tanh");
+    assert_string_equal(pt_need(p, "g/out")->op, "Mul");
 }
 
 static void test_gelu_approximate_kept_when_constant_wrong(void **state) {
     (void)state;
     gelu_opts go = {1, 0.9f, false};
     tg_graph *g = gelu_graph(&go);
-    prun *p = remap(g, FL_REMAPPER_ONEDNN);
+    pt_run *p = remap(g, FL_REMAPPER_ONEDNN);
     expect_gelu_kept(p);
-    assert_string_equal(node(p, "y")->op, "_FusedMatMul");
-    prun_free(p);
+    assert_string_equal(pt_need(p, "y")->op, "_FusedMatMul");
+    pt_free(p);
     tg_free(g);
     go.c_sqrt = 0.8f; /* within 1e-2: fused */
     g = gelu_graph(&go);
     p = remap(g, FL_REMAPPER_ONEDNN);
-    assert_true(fired(p, "matmul_bias_gelu_approximate", "g/out"));
-    prun_free(p);
+    assert_true(pt_fired(p, "matmul_bias_gelu_approximate", "g/out"));
+    pt_free(p);
     tg_free(g);
 }
 
@@ -277,10 +154,10 @@ static void test_gelu_approximate_kept_when_extra_consumer(void **state) {
     (void)state;
     gelu_opts go = {1, 0.797884f, true};
     tg_graph *g = gelu_graph(&go);
-    prun *p = remap(g, FL_REMAPPER_ONEDNN);
+    pt_run *p = remap(g, FL_REMAPPER_ONEDNN);
     expect_gelu_kept(p);
-    assert_string_equal(node(p, "y")->op, "_FusedMatMul");
-    prun_free(p);
+    assert_string_equal(pt_need(p, "y")->op, "_FusedMatMul");
+    pt_free(p);
     tg_free(g);
 }
 
@@ -288,10 +165,10 @@ static void test_gelu_approximate_kept_in_stock_mode(void **state) {
     (void)state;
     gelu_opts go = {1, 0.797884f, false};
     tg_graph *g = gelu_graph(&go);
-    prun *p = remap(g, FL_REMAPPER_STANDARD);
+    pt_run *p = remap(g, FL_REMAPPER_STANDARD);
     expect_gelu_kept(p);
-    assert_string_equal(node(p, "y")->op, "_FusedMatMul");
-    prun_free(p);
+    assert_string_equal(pt_need(p, "y")->op, "_FusedMatMul");
+    pt_free(p);
     tg_free(g);
 }
 
@@ -300,11 +177,11 @@ static void test_gelu_approximate_kept_when_double(void **state) {
     /* double: no CPU MatMul fusion, so no _FusedMatMul to extend */
     gelu_opts go = {2, 0.797884f, false};
     tg_graph *g = gelu_graph(&go);
-    prun *p = remap(g, FL_REMAPPER_ONEDNN);
+    pt_run *p = remap(g, FL_REMAPPER_ONEDNN);
     expect_gelu_kept(p);
-    assert_string_equal(node(p, "y")->op, "BiasAdd");
-    assert_string_equal(node(p, "mm")->op, "MatMul");
-    prun_free(p);
+    assert_string_equal(pt_need(p, "y")->op, "BiasAdd");
+    assert_string_equal(pt_need(p, "mm")->op, "MatMul");
+    pt_free(p);
     tg_free(g);
 }
 
