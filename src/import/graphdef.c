@@ -8,6 +8,7 @@
  * arena so passes can write unchanged parts back.
  */
 #include "import/import.h"
+#include "import/pbutil.h"
 #include "ops/ops.h"
 #include "tensorflow/graph.pb-c.h"
 #include "tensorflow/saved_model.pb-c.h"
@@ -21,15 +22,6 @@
 /* ------------------------------------------------------------------------- */
 /* protobuf-c allocation in the arena                                         */
 /* ------------------------------------------------------------------------- */
-
-static void *pb_alloc(void *data, size_t size) {
-    return fl_arena_alloc((fl_arena *)data, size);
-}
-
-static void pb_free(void *data, void *p) {
-    (void)data;
-    (void)p; /* released with the arena */
-}
 
 /* ------------------------------------------------------------------------- */
 /* Shapes and tensors                                                         */
@@ -81,17 +73,6 @@ static fl_status shape_lit(conv *cv, const Tensorflow__TensorShapeProto *p, bool
     out->rank = (int)p->n_dim;
     out->dims = dims;
     return FL_OK;
-}
-
-static int64_t rd_le(const uint8_t *p, size_t size, bool is_signed) {
-    uint64_t v = 0;
-    for (size_t i = 0; i < size; i++) {
-        v |= (uint64_t)p[i] << (8 * i);
-    }
-    if (is_signed && size < 8 && (v >> (8 * size - 1)) & 1) {
-        v |= ~(uint64_t)0 << (8 * size);
-    }
-    return (int64_t)v;
 }
 
 static bool is_unsigned(fl_dtype dt) {
@@ -240,7 +221,7 @@ static fl_status tensor(conv *cv, const Tensorflow__TensorProto *p, int64_t stri
         size_t j = n_typed ? ((size_t)i < n_typed ? (size_t)i : n_typed - 1) : 0;
         if (raw) {
             if (ints) {
-                ints[i] = fl_sym_const(rd_le(raw + (size_t)i * es, es, sgn));
+                ints[i] = fl_sym_const(fl_pb_read_le(raw + (size_t)i * es, es, sgn));
             } else {
                 memcpy(bytes + (size_t)i * es, raw + (size_t)i * es, es);
             }
@@ -286,7 +267,7 @@ static fl_status tensor(conv *cv, const Tensorflow__TensorProto *p, int64_t stri
                  * the value as the narrower type reads it. */
                 int64_t x = p->int_val[j];
                 if (es < 4) {
-                    x = rd_le((const uint8_t *)&(uint32_t){(uint32_t)x}, es, sgn);
+                    x = fl_pb_read_le((const uint8_t *)&(uint32_t){(uint32_t)x}, es, sgn);
                 }
                 ints[i] = fl_sym_const(x);
             }
@@ -815,16 +796,10 @@ static fl_status import_nodes(fl_graph *g, const Tensorflow__GraphDef *gd, const
 
 fl_status fl_import_graphdef(fl_graph *g, const uint8_t *buf, size_t len, const fl_import_opts *o,
                              fl_diag *d) {
-    ProtobufCAllocator alloc = {pb_alloc, pb_free, g->arena};
-    Tensorflow__GraphDef *gd = tensorflow__graph_def__unpack(&alloc, len, buf);
+    Tensorflow__GraphDef *gd =
+        fl_pb_unpack(g, &tensorflow__graph_def__descriptor, buf, len, "tensorflow.GraphDef", d);
     if (!gd) {
-        if (g->arena->failed) {
-            return fl_diag_oom(d);
-        }
-        return fl_diag_fail(d, FL_EINVAL, NULL,
-                            "not a valid binary tensorflow.GraphDef (%zu bytes could not be "
-                            "decoded as protobuf)",
-                            len);
+        return d->status;
     }
     return import_nodes(g, gd, o, d);
 }
@@ -837,16 +812,10 @@ int fl_import_sniff_savedmodel(const uint8_t *buf, size_t len) {
 
 fl_status fl_import_savedmodel(fl_graph *g, const uint8_t *buf, size_t len, const fl_import_opts *o,
                                fl_diag *d) {
-    ProtobufCAllocator alloc = {pb_alloc, pb_free, g->arena};
-    Tensorflow__SavedModel *sm = tensorflow__saved_model__unpack(&alloc, len, buf);
+    Tensorflow__SavedModel *sm =
+        fl_pb_unpack(g, &tensorflow__saved_model__descriptor, buf, len, "tensorflow.SavedModel", d);
     if (!sm) {
-        if (g->arena->failed) {
-            return fl_diag_oom(d);
-        }
-        return fl_diag_fail(d, FL_EINVAL, NULL,
-                            "not a valid binary tensorflow.SavedModel (%zu bytes could not be "
-                            "decoded as protobuf)",
-                            len);
+        return d->status;
     }
     if (!sm->n_meta_graphs) {
         return fl_diag_fail(d, FL_EINVAL, NULL,

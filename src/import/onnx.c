@@ -31,21 +31,13 @@
  */
 #include "graph/mutate.h"
 #include "import/import.h"
+#include "import/pbutil.h"
 #include "onnx/onnx.pb-c.h"
 #include "ops/ops.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void *pb_alloc(void *data, size_t size) {
-    return fl_arena_alloc((fl_arena *)data, size);
-}
-
-static void pb_free(void *data, void *p) {
-    (void)data;
-    (void)p; /* released with the arena */
-}
 
 /* ------------------------------------------------------------------------- */
 /* Element types                                                              */
@@ -151,17 +143,6 @@ typedef struct imp {
     vmap values;
     fl_node *absent; /* shared node for absent optional inputs, created lazily */
 } imp;
-
-static int64_t rd_le(const uint8_t *p, size_t size, bool is_signed) {
-    uint64_t v = 0;
-    for (size_t i = 0; i < size; i++) {
-        v |= (uint64_t)p[i] << (8 * i);
-    }
-    if (is_signed && size < 8 && (v >> (8 * size - 1)) & 1) {
-        v |= ~(uint64_t)0 << (8 * size);
-    }
-    return (int64_t)v;
-}
 
 static bool dt_unsigned(fl_dtype dt) {
     return dt == FL_DT_UINT8 || dt == FL_DT_UINT16 || dt == FL_DT_UINT32 || dt == FL_DT_UINT64 ||
@@ -306,7 +287,7 @@ static fl_status decode_tensor(imp *im, const fl_node *node, const char *field,
     for (int64_t i = 0; i < n; i++) {
         if (raw) {
             if (ints) {
-                ints[i] = fl_sym_const(rd_le(raw + (size_t)i * es, es, sgn));
+                ints[i] = fl_sym_const(fl_pb_read_le(raw + (size_t)i * es, es, sgn));
             } else {
                 memcpy(bytes + (size_t)i * es, raw + (size_t)i * es, es);
             }
@@ -337,7 +318,7 @@ static fl_status decode_tensor(imp *im, const fl_node *node, const char *field,
                 /* int32_data holds int32 and the narrower ints and bool: keep
                  * the value as the narrow type reads it. */
                 uint32_t u = (uint32_t)p->int32_data[i];
-                ints[i] = fl_sym_const(rd_le((const uint8_t *)&u, es, sgn));
+                ints[i] = fl_sym_const(fl_pb_read_le((const uint8_t *)&u, es, sgn));
             } else {
                 uint16_t h = (uint16_t)p->int32_data[i]; /* float16/bfloat16 bits */
                 memcpy(bytes + (size_t)i * es, &h, es < 2 ? es : 2);
@@ -905,16 +886,10 @@ static fl_status import_graph(imp *im, const Onnx__ModelProto *m) {
 
 fl_status fl_import_onnx(fl_graph *g, const uint8_t *buf, size_t len, const fl_import_opts *o,
                          fl_diag *d) {
-    ProtobufCAllocator alloc = {pb_alloc, pb_free, g->arena};
-    Onnx__ModelProto *m = onnx__model_proto__unpack(&alloc, len, buf);
+    Onnx__ModelProto *m =
+        fl_pb_unpack(g, &onnx__model_proto__descriptor, buf, len, "ONNX ModelProto", d);
     if (!m) {
-        if (g->arena->failed) {
-            return fl_diag_oom(d);
-        }
-        return fl_diag_fail(d, FL_EINVAL, NULL,
-                            "not a valid binary ONNX ModelProto (%zu bytes could not be decoded "
-                            "as protobuf)",
-                            len);
+        return d->status;
     }
     g->src = NULL; /* not a GraphDef: nothing to write back */
     imp im = {g, d, o, {NULL, 0, 0}, NULL};

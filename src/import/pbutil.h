@@ -1,0 +1,26 @@
+/*
+ * pbutil.h - what the importers share about protobuf-c: unpacking a file's
+ * bytes into the graph's arena, and little-endian element reads.
+ */
+#ifndef FL_IMPORT_PBUTIL_H
+#define FL_IMPORT_PBUTIL_H
+
+#include "graph/graph.h"
+
+#include <protobuf-c/protobuf-c.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Unpacks `len` bytes as a message of type `desc`, allocating in g's arena
+ * (released with it). NULL with d failed when the bytes do not decode ("not a
+ * valid binary WHAT (N bytes could not be decoded as protobuf)") or memory
+ * runs out. */
+void *fl_pb_unpack(fl_graph *g, const ProtobufCMessageDescriptor *desc, const uint8_t *buf,
+                   size_t len, const char *what, fl_diag *d);
+
+/* The little-endian integer of `size` (1..8) bytes at p, sign-extended when
+ * is_signed. */
+int64_t fl_pb_read_le(const uint8_t *p, size_t size, bool is_signed);
+
+#endif
