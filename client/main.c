@@ -480,9 +480,6 @@ static int run_command(int argc, char **argv, bool optimize) {
     if (rc == 0 && optimize && c.roof.n_sweep) {
         rc = fl_cli_usage_error("%s", "optimize takes no --sweep");
     }
-    if (rc == 0 && c.roof.n_sweep) {
-        c.opt.passes = NULL; /* each point of a sweep is the graph as given */
-    }
     if (rc == 0 && !remote.server) { /* remotely, the server resolves the names */
         rc = fl_roof_cli_prepare(&c.roof, &c.opt);
     }

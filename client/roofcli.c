@@ -355,9 +355,11 @@ void fl_print_roofline_json(FILE *f, const fl_report *r, const char *indent) {
 
 static void sweep_header(const fl_roof_cli *rc, const char *model, size_t n,
                          const char *(*name)(const void *, size_t), const void *arg) {
-    printf("sweep of %s over %s\n  %-12s %-24s", rc->sweep_sym, model, rc->sweep_sym, "FLOPs");
+    printf("sweep of %s over %s (times: the graph as given -> after the rewrite passes)\n"
+           "  %-12s %-24s",
+           rc->sweep_sym, model, rc->sweep_sym, "FLOPs");
     for (size_t k = 0; k < n; k++) {
-        printf(" %20.20s", name(arg, k));
+        printf(" %24.24s", name(arg, k));
     }
     printf("\n");
 }
@@ -415,7 +417,7 @@ int fl_roof_cli_sweep(fl_roof_cli *rc, const unsigned char *buf, size_t len, fl_
                 fprintf(stderr, "foldline: %s: %s=%" PRId64 ": %s\n", model, rc->sweep_sym,
                         rc->sweep_vals[i], r && r->error ? r->error : fl_status_str(st));
                 fl_report_free(r);
-                ret = st == FL_ENOMEM ? EXIT_IO : st == FL_EUSAGE ? EXIT_USAGE : EXIT_BAD_MODEL;
+                ret = fl_cli_exit_of(st);
                 break;
             }
         }
@@ -438,8 +440,12 @@ int fl_roof_cli_sweep(fl_roof_cli *rc, const unsigned char *buf, size_t len, fl_
         } else {
             printf("  %-12" PRId64 " %-24s", rc->sweep_vals[i], r->totals.flops.text);
             for (size_t k = 0; k < r->n_roofline; k++) {
-                char tb[32];
-                printf(" %20s", fmt_time(r->roofline[k].before->time_s, tb, sizeof tb));
+                char tb[32], ta[32], cell[80];
+                const fl_roofline_result *res = &r->roofline[k];
+                snprintf(cell, sizeof cell, "%s -> %s",
+                         fmt_time(res->before->time_s, tb, sizeof tb),
+                         res->after ? fmt_time(res->after->time_s, ta, sizeof ta) : "n/a");
+                printf(" %24s", cell);
             }
             printf("\n");
         }

@@ -70,6 +70,10 @@ d=json.load(open(sys.argv[1]))
 p=d['sweep']['points']
 assert [x['value'] for x in p]==[1,8], p
 assert p[1]['roofline'][0]['before']['time_s'] > p[0]['roofline'][0]['before']['time_s']
+# the passes run at every point: tiny_cnn's fusions make each point faster
+for x in p:
+    r = x['roofline'][0]
+    assert r['after']['time_s'] < r['before']['time_s'] and r['speedup'] > 1, r
 " "$tmp/sweep.json"; then
     pass=$((pass + 1)); else echo "FAIL json_sweep"; fails=$((fails + 1)); fi
   # With the passes, `after` estimates the rewritten graph: tiny_cnn's
