@@ -500,12 +500,38 @@ static fl_status run_passes(fl_ctx *c, const fl_options *opt, fl_report *r) {
     if (opt->max_folded_bytes > 0) {
         cfg.opt.max_folded_bytes = opt->max_folded_bytes;
     }
+    fl_pass_failures failures = {NULL, 0, 0};
+    cfg.failures = &failures;
     fl_ledger led;
     fl_ledger_init(&led, c->a);
     fl_cost_totals after;
     fl_status st = fl_pipeline_run(c, opt, &cfg, &led, &after);
     if (st != FL_OK) {
         return st;
+    }
+    /* Passes that failed and were skipped: one warning each (once when a
+     * pass fails the same way in both iterations). */
+    if (failures.n) {
+        const char **w = fl_arena_calloc(ra, r->n_warnings + failures.n + 1, sizeof(char *));
+        if (!w) {
+            return fl_diag_oom(c->d);
+        }
+        size_t nw = r->n_warnings;
+        if (nw) {
+            memcpy(w, r->warnings, nw * sizeof(char *));
+        }
+        for (size_t i = 0; i < failures.n; i++) {
+            const char *m = failures.items[i].message;
+            bool seen = false;
+            for (size_t k = 0; k < i && !seen; k++) {
+                seen = strcmp(failures.items[k].message, m) == 0;
+            }
+            if (!seen) {
+                w[nw++] = fl_arena_strdup(ra, m);
+            }
+        }
+        r->warnings = w;
+        r->n_warnings = nw;
     }
     r->optimized = true;
     r->before = r->totals;

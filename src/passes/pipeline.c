@@ -10,15 +10,35 @@
  * the user's input and symbol bindings still apply after every pass.
  *
  * After each pass that fired a rule: fl_graph_compact, shape inference with
- * the same bindings (the order is cleared, so inference re-sorts), costing;
- * after every pass a record
- * with before and after totals, node counts and the pass's ledger slice. With
- * cfg->verify the verifier runs after every pass. At the end every output
- * must still exist with its dtypes and shapes; anything else is an internal
- * error naming the output.
+ * the same bindings (the order is cleared, so inference re-sorts), costing,
+ * and the outputs check (every output still exists with its output count,
+ * dtypes and shapes); after every pass a record with before and after
+ * totals, node counts and the pass's ledger slice. With cfg->verify the
+ * verifier runs after every pass.
+ *
+ * Failures (Grappler's semantics; foldline used to fail the whole analysis):
+ * MetaOptimizer logs an optimizer's error and goes on with the graph as it
+ * was before that optimizer. Here every pass that runs is preceded by a
+ * snapshot (graph/snapshot.h; O(nodes + edges), reused buffers, counted
+ * against the arena's memory limit while the pass runs; the previous one is
+ * kept when the pass before changed nothing, see run_guarded); anything
+ * that goes wrong in the pass or in the steps after it above (its error,
+ * compaction, re-inference, costing, the outputs check, the verifier)
+ * restores the snapshot, c->d's first error and warnings as they were, drops the
+ * pass's ledger entries, records the pass with no changes, and reports
+ * "pass 'NAME' failed and was skipped: <error>" (cfg->failures, else a
+ * warning of c->d). FL_ENOMEM (or an arena that ran out) and FL_ECANCELED
+ * are not pass failures and fail the run. Checking the outputs after each
+ * pass, rather than once at the end, attributes a broken output to the pass
+ * that broke it (where a change of one pass is undone by a later one, that
+ * pass is still rolled back: stricter than a final check); the final check
+ * stays as a guard, and since each pass's result was already checked it can
+ * fail only through a bug in the rollback: it then fails the run with an
+ * internal error naming the output, not a pass.
  */
 #include "passes/pipeline.h"
 
+#include "graph/snapshot.h"
 #include "shape/infer.h"
 
 #include <stdarg.h>
@@ -449,18 +469,20 @@ static bool dim_same(fl_sym a, fl_sym b) {
     return fl_sym_eq(a, b);
 }
 
-static fl_status check_outputs(fl_ctx *c, const out_snap *s, size_t n) {
+/* Every graph output still exists with its output count, dtypes and shapes.
+ * `who` names the culprit in the message ("the pass", "the passes"). */
+static fl_status check_outputs(fl_ctx *c, const out_snap *s, size_t n, const char *who) {
     for (size_t i = 0; i < n; i++) {
         const fl_node *m = fl_graph_find(c->g, s[i].name);
         if (!m) {
             return fl_diag_fail(c->d, FL_EINTERNAL, NULL,
-                                "internal error: the passes removed graph output '%s'", s[i].name);
+                                "internal error: %s removed graph output '%s'", who, s[i].name);
         }
         if (m->n_outputs != s[i].n_outputs) {
             return fl_diag_fail(c->d, FL_EINTERNAL, m,
-                                "internal error: the passes changed the output count of graph "
-                                "output '%s' from %d to %d",
-                                s[i].name, s[i].n_outputs, m->n_outputs);
+                                "internal error: %s changed the output count of graph output "
+                                "'%s' from %d to %d",
+                                who, s[i].name, s[i].n_outputs, m->n_outputs);
         }
         for (int k = 0; k < m->n_outputs; k++) {
             const fl_shape *a = &s[i].shapes[k], *b = &m->outputs[k].shape;
@@ -470,9 +492,9 @@ static fl_status check_outputs(fl_ctx *c, const out_snap *s, size_t n) {
             }
             if (!same) {
                 return fl_diag_fail(c->d, FL_EINTERNAL, m,
-                                    "internal error: the passes changed the dtype or shape of "
-                                    "graph output '%s' (output %d)",
-                                    s[i].name, k);
+                                    "internal error: %s changed the dtype or shape of graph "
+                                    "output '%s' (output %d)",
+                                    who, s[i].name, k);
             }
         }
     }
@@ -552,11 +574,177 @@ static fl_status refresh(fl_ctx *c, const fl_options *opt, fl_cost_totals *t) {
     c->d->n_warnings_dropped = nd;
     if (st != FL_OK) {
         if (c->d->msg) {
-            c->d->msg = fl_arena_printf(c->a, "after the passes: %s", c->d->msg);
+            c->d->msg = fl_arena_printf(c->a, "re-inferring after the pass: %s", c->d->msg);
         }
         return st;
     }
     return fl_cost_graph(c, t);
+}
+
+/* The test hook (pipeline.h), per thread. */
+static _Thread_local fl_pipeline_test_hook test_hook;
+static _Thread_local void *test_hook_arg;
+
+void fl__pipeline_set_test_hook(fl_pipeline_test_hook fn, void *arg) {
+    test_hook = fn;
+    test_hook_arg = arg;
+}
+
+/* Runs pass p once and brings the graph up to date after it: compaction,
+ * re-inference and costing into *cur (when it changed anything: *changed),
+ * the outputs check, the verifier. Fills rec's counts. Every failure here is
+ * the pass's: the caller rolls the graph back. */
+static fl_status run_pass(fl_ctx *c, const fl_options *opt, const fl_pipeline_config *cfg,
+                          fl_ledger *led, int p, const out_snap *snaps, size_t n_snaps,
+                          fl_pass_record *rec, fl_cost_totals *cur, bool *changed) {
+    fl_graph *g = c->g;
+    size_t n0;
+    fl_node **set0 = node_set(c, &n0);
+    if (!set0) {
+        return fl_diag_oom(c->d);
+    }
+    fl_pass_ctx pc = {c, &cfg->opt, led, pass_names[p], 0, 0, 0};
+    fl_status st = pass_fns[p](&pc);
+    if (st == FL_OK && test_hook) {
+        st = test_hook(&pc, test_hook_arg);
+    }
+    if (st != FL_OK) {
+        return st;
+    }
+    size_t n1;
+    fl_node **set1 = node_set(c, &n1);
+    if (!set1) {
+        return fl_diag_oom(c->d);
+    }
+    rec->nodes_removed = set_minus(set0, n0, set1, n1);
+    rec->nodes_added = set_minus(set1, n1, set0, n0);
+    rec->nodes_rewritten = pc.rewritten;
+    /* A pass that fired no rule left the graph as it was: its shapes and
+     * costs still hold (the common case in iteration 2). */
+    *changed =
+        led->n_entries > rec->first_entry || pc.rewritten || rec->nodes_removed || rec->nodes_added;
+    if (*changed) {
+        st = refresh(c, opt, cur);
+        if (st == FL_OK) {
+            st = check_outputs(c, snaps, n_snaps, "the pass");
+        }
+    } else if (!g->order) {
+        st = fl_graph_toposort(g, c->d);
+    }
+    if (st == FL_OK && cfg->verify) {
+        st = fl_graph_verify(g, c->d);
+    }
+    return st;
+}
+
+/* Records that pass `name` failed with `why` and was skipped. */
+static fl_status note_failure(fl_ctx *c, const fl_pipeline_config *cfg, const char *name, int it,
+                              fl_status err, const char *why, size_t record) {
+    char *msg = fl_arena_printf(c->a, "pass '%s' failed and was skipped: %s", name, why);
+    if (!msg) {
+        return fl_diag_oom(c->d);
+    }
+    fl_pass_failures *f = cfg->failures;
+    if (!f) {
+        fl_diag_warn(c->d, NULL, "%s", msg);
+        return FL_OK;
+    }
+    if (f->n == f->cap) {
+        size_t nc = f->cap ? f->cap * 2 : 4;
+        fl_pass_failure *ni = fl_arena_grow(c->a, f->items, f->n, nc, sizeof(fl_pass_failure));
+        if (!ni) {
+            return fl_diag_oom(c->d);
+        }
+        f->items = ni;
+        f->cap = nc;
+    }
+    f->items[f->n++] = (fl_pass_failure){name, it, err, msg, record};
+    return FL_OK;
+}
+
+/* Runs pass p of iteration `it` with a rollback: a snapshot of the graph
+ * before it, restored when the pass fails (with anything but running out of
+ * memory or being cancelled). Appends the pass's record to the ledger.
+ *
+ * *current says that `snap` still holds the graph as it is: the previous
+ * pass changed nothing (by the measure run_pass uses to skip re-inference:
+ * no rule fired, no node added, removed or rewritten), or failed and was
+ * rolled back to it. Then the snapshot is not taken again: in iteration 2
+ * most passes fire nothing, and this roughly halves the copies. */
+static fl_status run_guarded(fl_ctx *c, const fl_options *opt, const fl_pipeline_config *cfg,
+                             fl_ledger *led, int p, int it, const out_snap *snaps, size_t n_snaps,
+                             fl_graph_snapshot *snap, bool *current, fl_cost_totals *cur) {
+    fl_graph *g = c->g;
+    fl_diag *d = c->d;
+    fl_status st;
+    if (!g->order) {
+        st = fl_graph_toposort(g, d);
+        if (st != FL_OK) {
+            return st;
+        }
+    }
+    /* The snapshot's buffers count against the memory limit: the arena's
+     * limit is lowered by their size while the pass runs. */
+    size_t limit = c->a->limit, budget = 0;
+    if (!*current) {
+        if (limit) {
+            budget = limit > c->a->reserved ? limit - c->a->reserved : 0;
+            if (!budget) {
+                return fl_diag_oom(d);
+            }
+        }
+        st = fl_graph_snapshot_take(snap, g, budget, d);
+        if (st != FL_OK) {
+            return st;
+        }
+        *current = true;
+    }
+    if (limit && limit > snap->bytes) {
+        c->a->limit = limit - snap->bytes;
+    }
+    fl_status d_status = d->status;
+    char *d_msg = d->msg;
+    size_t d_nw = d->n_warnings, d_nd = d->n_warnings_dropped;
+
+    fl_pass_record rec;
+    memset(&rec, 0, sizeof(rec));
+    rec.pass = pass_names[p];
+    rec.iteration = it;
+    rec.before = *cur;
+    rec.first_entry = led->n_entries;
+    fl_cost_totals next = *cur;
+    bool changed = true;
+    st = run_pass(c, opt, cfg, led, p, snaps, n_snaps, &rec, &next, &changed);
+    c->a->limit = limit;
+    *current = st != FL_OK || !changed;
+    if (st != FL_OK) {
+        fl_status err = d->status != FL_OK ? d->status : st;
+        if (c->a->failed) {
+            d->status = d_status;
+            d->msg = d_msg;
+            return fl_diag_oom(d);
+        }
+        if (err == FL_ENOMEM || err == FL_ECANCELED) {
+            return err;
+        }
+        const char *why = d->msg ? d->msg : fl_status_str(err);
+        fl_graph_snapshot_restore(snap, g);
+        d->status = d_status;
+        d->msg = d_msg;
+        d->n_warnings = d_nw;
+        d->n_warnings_dropped = d_nd;
+        led->n_entries = rec.first_entry;
+        rec.nodes_removed = rec.nodes_added = rec.nodes_rewritten = 0;
+        next = *cur;
+        st = note_failure(c, cfg, pass_names[p], it, err, why, led->n_passes);
+        if (st != FL_OK) {
+            return st;
+        }
+    }
+    *cur = next;
+    rec.after = next;
+    rec.n_entries = led->n_entries - rec.first_entry;
+    return ledger_add_record(led, &rec, d);
 }
 
 fl_status fl_pipeline_run(fl_ctx *c, const fl_options *opt, const fl_pipeline_config *cfg,
@@ -578,68 +766,24 @@ fl_status fl_pipeline_run(fl_ctx *c, const fl_options *opt, const fl_pipeline_co
     if (st != FL_OK) {
         return st;
     }
+    fl_graph_snapshot snap;
+    fl_graph_snapshot_init(&snap);
+    bool current = false;
     int iters = cfg->opt.iterations > 0 ? cfg->opt.iterations : 2;
-    for (int it = 0; it < iters; it++) {
-        for (int p = 0; p < FL_PASS_COUNT; p++) {
+    for (int it = 0; it < iters && st == FL_OK; it++) {
+        for (int p = 0; p < FL_PASS_COUNT && st == FL_OK; p++) {
             if (!on[p]) {
                 continue;
             }
             st = fl_diag_check_stop(c->d);
-            if (st != FL_OK) {
-                return st;
-            }
-            size_t n0;
-            fl_node **set0 = node_set(c, &n0);
-            if (!set0) {
-                return fl_diag_oom(c->d);
-            }
-            fl_pass_ctx pc = {c, &cfg->opt, led, pass_names[p], 0, 0, 0};
-            fl_pass_record rec;
-            memset(&rec, 0, sizeof(rec));
-            rec.pass = pass_names[p];
-            rec.iteration = it;
-            rec.before = cur;
-            rec.first_entry = led->n_entries;
-            if (!g->order) {
-                st = fl_graph_toposort(g, c->d);
-                if (st != FL_OK) {
-                    return st;
-                }
-            }
-            st = pass_fns[p](&pc);
-            if (st != FL_OK) {
-                return c->d->status != FL_OK ? c->d->status : st;
-            }
-            size_t n1;
-            fl_node **set1 = node_set(c, &n1);
-            if (!set1) {
-                return fl_diag_oom(c->d);
-            }
-            rec.nodes_removed = set_minus(set0, n0, set1, n1);
-            rec.nodes_added = set_minus(set1, n1, set0, n0);
-            rec.nodes_rewritten = pc.rewritten;
-            /* A pass that fired no rule left the graph as it was: its shapes
-             * and costs still hold (the common case in iteration 2). */
-            bool changed = led->n_entries > rec.first_entry || pc.rewritten || rec.nodes_removed ||
-                           rec.nodes_added;
-            if (changed) {
-                st = refresh(c, opt, &cur);
-            } else if (!g->order) {
-                st = fl_graph_toposort(g, c->d);
-            }
-            if (st == FL_OK && cfg->verify) {
-                st = fl_graph_verify(g, c->d);
-            }
-            if (st != FL_OK) {
-                return st;
-            }
-            rec.after = cur;
-            rec.n_entries = led->n_entries - rec.first_entry;
-            st = ledger_add_record(led, &rec, c->d);
-            if (st != FL_OK) {
-                return st;
+            if (st == FL_OK) {
+                st = run_guarded(c, opt, cfg, led, p, it, snaps, n_snaps, &snap, &current, &cur);
             }
         }
+    }
+    fl_graph_snapshot_free(&snap);
+    if (st != FL_OK) {
+        return st;
     }
     if (!g->order) {
         st = fl_graph_toposort(g, c->d);
@@ -647,7 +791,10 @@ fl_status fl_pipeline_run(fl_ctx *c, const fl_options *opt, const fl_pipeline_co
             return st;
         }
     }
-    st = check_outputs(c, snaps, n_snaps);
+    /* Each pass's changes were checked right after it and rolled back when
+     * they broke an output, so this fails only if a rollback itself went
+     * wrong: a last guard, failing the run (it names no pass). */
+    st = check_outputs(c, snaps, n_snaps, "the passes");
     if (st != FL_OK) {
         return st;
     }

@@ -40,7 +40,27 @@ typedef struct fl_pipeline_config {
     size_t n_outputs;
     fl_pass_options opt; /* device, remapper mode, folding limit, iterations */
     bool verify;         /* fl_graph_verify after every pass (tests, debug builds) */
+    /* Out: when set, the driver appends one entry per pass that failed and
+     * was skipped (see fl_pipeline_run); when NULL, each becomes a warning
+     * of c->d instead. */
+    struct fl_pass_failures *failures;
 } fl_pipeline_config;
+
+/* A pass that failed and was skipped: the graph was put back as it was
+ * before the pass, and its ledger record (`record`, an index into the
+ * ledger's passes) shows no changes. */
+typedef struct fl_pass_failure {
+    const char *pass;
+    int iteration;
+    fl_status status;    /* the pass's error */
+    const char *message; /* "pass 'arithmetic' failed and was skipped: <error>" */
+    size_t record;
+} fl_pass_failure;
+
+typedef struct fl_pass_failures {
+    fl_pass_failure *items; /* in c's arena */
+    size_t n, cap;
+} fl_pass_failures;
 
 /* Defaults: all passes, no outputs given, CPU, standard remapper, 100 KiB
  * folding limit, 2 iterations, verification on in debug builds. */
@@ -59,11 +79,28 @@ void fl_ledger_init(fl_ledger *l, fl_arena *a);
 /* Runs the selected passes over c->g (already inferred and costed with
  * `opt`'s bindings), `cfg->opt.iterations` times. After each pass: compaction,
  * shape inference, costing, a pass record in `led`. On success *after holds
- * the final totals. Fails with FL_EUSAGE on a bad pass or output name, and
- * with FL_EINTERNAL (message naming the node) if a pass broke an invariant:
- * a dangling input, a cycle, or an output whose name, dtype or shape changed. */
+ * the final totals. Fails with FL_EUSAGE on a bad pass or output name.
+ *
+ * A pass that fails (its own error, or one found after it: a dangling input,
+ * a cycle, a failed re-inference or verification, a graph output whose name,
+ * count, dtype or shape changed) does not fail the run, as in Grappler's
+ * meta-optimizer: the graph is restored to its state before the pass (a
+ * snapshot taken before every pass that runs), the error is cleared from
+ * c->d, the pass gets a record with no changes and an entry in
+ * cfg->failures, and the next pass runs. FL_ENOMEM and FL_ECANCELED are not
+ * pass failures: they fail the run. The snapshot's buffers count against
+ * the arena's memory limit while a pass runs. */
 fl_status fl_pipeline_run(fl_ctx *c, const fl_options *opt, const fl_pipeline_config *cfg,
                           fl_ledger *led, fl_cost_totals *after);
+
+/* Tests only: a function the driver calls right after each pass returned
+ * FL_OK, inside the pass's rollback scope (before compaction and
+ * re-inference); a status other than FL_OK counts as the pass failing with
+ * it (the hook fails pc->c->d itself, or the driver records a generic
+ * message). Set per thread, so that a test reaches it through fl_analyze
+ * without an option in the public API; NULL (the default) switches it off. */
+typedef fl_status (*fl_pipeline_test_hook)(fl_pass_ctx *pc, void *arg);
+void fl__pipeline_set_test_hook(fl_pipeline_test_hook fn, void *arg);
 
 /* ---- helpers shared by the pass files ---- */
 

@@ -1,0 +1,73 @@
+/*
+ * snapshot.h - a restorable copy of a graph's state, for rolling back a
+ * rewrite that failed (Grappler's meta-optimizer keeps the graph as it was
+ * before an optimizer that failed).
+ *
+ *     fl_graph_snapshot s;
+ *     fl_graph_snapshot_init(&s);
+ *     st = fl_graph_snapshot_take(&s, g, 0, d);   // O(nodes + edges)
+ *     ... rewrite g in place; it fails ...
+ *     fl_graph_snapshot_restore(&s, g);           // g is exactly as at take
+ *     fl_graph_snapshot_free(&s);
+ *
+ * What is saved: the graph header (node array, name index, order, functions,
+ * counts), every node's struct (name, op, flags, cost, ...) and the contents
+ * of its arrays: data inputs, control inputs, attrs (each fl_attr by value;
+ * attr payloads are immutable and shared), outputs (dtype, shape dims, value
+ * pointer; values are immutable and shared, consumer counts).
+ *
+ * Restoring writes that state back into the same memory: the node structs
+ * and arrays the graph had at take time are never freed while the arena
+ * lives (rewrites abandon arrays, they do not free them), so after a restore
+ * every pointer (nodes, names, arrays) is the one the graph had, and nothing
+ * is allocated (restoring cannot fail, also after the arena ran out of
+ * memory). Nodes a rewrite added are dropped with the rest of its work; their
+ * memory stays in the arena unused. Symbols the rewrite interned stay in the
+ * symbol table (it is append-only; nothing refers to them).
+ *
+ * The copy lives in malloc'd buffers that the snapshot keeps and reuses from
+ * one take to the next (a driver taking one before every pass allocates only
+ * while the graph grows). Precondition of take: g->order, when set, lists the
+ * g->n_nodes nodes (fl_graph_toposort's result for the current node set).
+ */
+#ifndef FL_GRAPH_SNAPSHOT_H
+#define FL_GRAPH_SNAPSHOT_H
+
+#include "graph/graph.h"
+
+typedef struct fl_graph_snapshot {
+    bool taken;
+    fl_graph head; /* the graph struct as it was */
+    size_t n_nodes;
+    fl_node *nodes; /* struct copies, in g->nodes order; head.nodes[i] is the original */
+    fl_node **node_ptrs;
+    fl_input *inputs; /* pools: every node's arrays, back to back in node order */
+    fl_node **ctrl;
+    fl_attr *attrs;
+    fl_tensor *outputs;
+    fl_sym *dims;
+    fl_node **index;
+    fl_node **order;
+    fl_function *funcs;
+    size_t cap[10]; /* capacities of the buffers above, in elements */
+    size_t bytes;   /* bytes the buffers hold */
+} fl_graph_snapshot;
+
+/* An empty snapshot (holds no memory). */
+void fl_graph_snapshot_init(fl_graph_snapshot *s);
+
+/* Saves g's state into s (replacing what s held). With max_bytes > 0 the
+ * copy may not need more than that many bytes of buffers: larger, it fails
+ * with FL_ENOMEM (d failed) and s holds no snapshot; likewise when malloc
+ * fails. */
+fl_status fl_graph_snapshot_take(fl_graph_snapshot *s, const fl_graph *g, size_t max_bytes,
+                                 fl_diag *d);
+
+/* Puts g back into the state s saved (s must have been taken of g). s stays
+ * valid: it may be restored again. Allocates nothing. */
+void fl_graph_snapshot_restore(const fl_graph_snapshot *s, fl_graph *g);
+
+/* Releases the buffers; s is empty again (fl_graph_snapshot_init). */
+void fl_graph_snapshot_free(fl_graph_snapshot *s);
+
+#endif
