@@ -184,6 +184,7 @@
  *
  * Every default-on stage of the reference snapshot is implemented.
  */
+#include "ops/common.h"
 #include "passes/pipeline.h"
 
 #include <stdio.h>
@@ -444,25 +445,10 @@ static bool attr_bool(const fl_node *n, const char *name) {
     return at && at->kind == FL_ATTR_B && at->v.b;
 }
 
-static char lower(char ch) {
-    return ch >= 'A' && ch <= 'Z' ? (char)(ch - 'A' + 'a') : ch;
-}
-
 /* Whether n runs on CPU: its device type, or the target device when the
  * device string is empty (as the remapper). */
 static bool on_cpu(const ao *a, const fl_node *n) {
-    const char *s = n->device ? n->device : "";
-    if (!*s) {
-        return a->pc->opt->device == FL_DEVICE_CPU;
-    }
-    const char *t = strstr(s, "device:");
-    if (t) {
-        t += strlen("device:");
-    } else {
-        t = strrchr(s, '/');
-        t = t ? t + 1 : s;
-    }
-    return strcspn(t, ":/") == 3 && lower(t[0]) == 'c' && lower(t[1]) == 'p' && lower(t[2]) == 'u';
+    return fl__node_device(n, a->pc->opt->device) == FL_DEV_CPU;
 }
 
 /* A Const whose value is known. */
@@ -488,19 +474,6 @@ static bool value_all(const fl_value *v, double x) {
     return true;
 }
 
-/* Shape fully defined up to symbols: known rank, no unknown dim. */
-static bool shape_defined(const fl_shape *s) {
-    if (s->rank < 0) {
-        return false;
-    }
-    for (int i = 0; i < s->rank; i++) {
-        if (fl_sym_is_unknown(s->dims[i])) {
-            return false;
-        }
-    }
-    return true;
-}
-
 static bool shape_concrete(const fl_shape *s) {
     if (s->rank < 0) {
         return false;
@@ -520,7 +493,7 @@ static bool dim_is_one(fl_sym d) {
 /* Grappler's ShapesBroadcastable: both shapes symbolically defined and every
  * aligned pair of dims equal or one of them 1. */
 static bool bcastable(const fl_shape *x, const fl_shape *y) {
-    if (!shape_defined(x) || !shape_defined(y)) {
+    if (!fl_shape_is_determined(x) || !fl_shape_is_determined(y)) {
         return false;
     }
     for (int i = 1; i <= x->rank && i <= y->rank; i++) {
@@ -534,7 +507,7 @@ static bool bcastable(const fl_shape *x, const fl_shape *y) {
 
 /* Broadcasting y onto x gives x's shape (known ranks and dims). */
 static bool bcast_keeps(const fl_shape *x, const fl_shape *y) {
-    if (!shape_defined(x) || !shape_defined(y) || y->rank > x->rank) {
+    if (!fl_shape_is_determined(x) || !fl_shape_is_determined(y) || y->rank > x->rank) {
         return false;
     }
     for (int i = 1; i <= y->rank; i++) {
@@ -799,7 +772,7 @@ static fl_status tag(ao *a, fl_node *n) {
 }
 
 static fl_status add_ops_rewrite(ao *a, fl_node *root, bool *fired) {
-    if (!add_can_optimize(a, root) || !shape_defined(&root->outputs[0].shape) ||
+    if (!add_can_optimize(a, root) || !fl_shape_is_determined(&root->outputs[0].shape) ||
         !inputs_bcast_to(root)) {
         return FL_OK;
     }
@@ -1764,16 +1737,7 @@ static bool fixed_size(int dt) {
 
 /* Whether n runs on CPU or GPU (empty device: the target device). */
 static bool on_cpu_or_gpu(const ao *a, const fl_node *n) {
-    const char *s = n->device ? n->device : "";
-    if (!*s) {
-        return true;
-    }
-    if (on_cpu(a, n)) {
-        return true;
-    }
-    const char *t = strstr(s, "device:");
-    t = t ? t + strlen("device:") : (strrchr(s, '/') ? strrchr(s, '/') + 1 : s);
-    return strcspn(t, ":/") == 3 && lower(t[0]) == 'g' && lower(t[1]) == 'p' && lower(t[2]) == 'u';
+    return fl__node_device(n, a->pc->opt->device) != FL_DEV_OTHER;
 }
 
 /* ReorderCastLikeAndValuePreserving (18). */
@@ -2168,7 +2132,7 @@ static bool min_bcast_absorbable(const ao *a, const fl_node *root, const fl_node
     return strcmp(n->op, root->op) == 0 && min_bcast_op(n) && !fl__preserved(n) &&
            !(n->flags & FL_NODE_REMOVED) && !min_bcast_tagged(n) && n->n_ctrl == 0 &&
            a->ctrl_uses[n->id] == 0 && same_device(root, n) && a->uses[n->id] == 1 &&
-           shape_defined(&n->outputs[0].shape) && inputs_bcast_to(n);
+           fl_shape_is_determined(&n->outputs[0].shape) && inputs_bcast_to(n);
 }
 
 static fl_status min_bcast_absorb(ao *a, const fl_node *root, fl_input in, add_group *gr,
@@ -2204,7 +2168,7 @@ static void bcast_update(ao *a, fl_node *n, fl_input x, fl_input y) {
 
 static fl_status minimize_broadcasts(ao *a, fl_node *root, bool *claimed) {
     if (!min_bcast_op(root) || min_bcast_tagged(root) || (root->flags & FL_NODE_REMOVED) ||
-        !shape_defined(&root->outputs[0].shape) || !inputs_bcast_to(root)) {
+        !fl_shape_is_determined(&root->outputs[0].shape) || !inputs_bcast_to(root)) {
         return FL_OK;
     }
     add_group gr = {0};

@@ -801,3 +801,31 @@ fl_status fl_pipeline_run(fl_ctx *c, const fl_options *opt, const fl_pipeline_co
     *after = cur;
     return c->a->failed ? fl_diag_oom(c->d) : FL_OK;
 }
+
+static char lower_ascii(char ch) {
+    return ch >= 'A' && ch <= 'Z' ? (char)(ch - 'A' + 'a') : ch;
+}
+
+fl_dev_type fl__node_device(const fl_node *n, fl_device target) {
+    const char *s = n->device ? n->device : "";
+    if (!*s) {
+        return target == FL_DEVICE_GPU ? FL_DEV_GPU : FL_DEV_CPU;
+    }
+    const char *t = strstr(s, "device:");
+    if (t) {
+        t += strlen("device:");
+    } else {
+        t = strrchr(s, '/');
+        t = t ? t + 1 : s;
+    }
+    if (strcspn(t, ":/") == 3) {
+        char a = lower_ascii(t[0]), b = lower_ascii(t[1]), c = lower_ascii(t[2]);
+        if (a == 'c' && b == 'p' && c == 'u') {
+            return FL_DEV_CPU;
+        }
+        if (a == 'g' && b == 'p' && c == 'u') {
+            return FL_DEV_GPU;
+        }
+    }
+    return FL_DEV_OTHER;
+}

@@ -128,6 +128,12 @@ fl_status fl__node_make_identity(fl_pass_ctx *pc, fl_node *n, int keep);
  * symbolic and equal. */
 bool fl__shape_same(const fl_shape *a, const fl_shape *b);
 
+/* A node's device type, as TensorFlow's DeviceNameUtils reads it: the
+ * component after "device:" (or the last "/"-separated one, legacy
+ * "/cpu:0"), up to its ':'. An empty device string is the pass target. */
+typedef enum fl_dev_type { FL_DEV_CPU, FL_DEV_GPU, FL_DEV_OTHER } fl_dev_type;
+fl_dev_type fl__node_device(const fl_node *n, fl_device target);
+
 /* Follows `fwd` (indexed by node id; node NULL = not forwarded) to the final
  * producer of an input. */
 fl_input fl__resolve(const fl_input *fwd, fl_input in);

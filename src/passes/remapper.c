@@ -63,6 +63,7 @@
  */
 #include "ops/common.h"
 #include "passes/pass.h"
+#include "passes/pipeline.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -97,36 +98,10 @@ static bool is_preserved(const fl_node *n) {
     return (n->flags & FL_NODE_PRESERVE) != 0;
 }
 
-static char lower(char ch) {
-    return ch >= 'A' && ch <= 'Z' ? (char)(ch - 'A' + 'a') : ch;
-}
-
-/* Device type of a device string: the component after "device:" (or the last
- * "/"-separated component, legacy "/cpu:0"), up to its ':'; empty string:
- * the target device. */
+/* Device type (pipeline.h); an empty device string is the target device. */
 static dev_kind node_device(const rctx *r, const fl_node *n) {
-    const char *s = n->device ? n->device : "";
-    if (!*s) {
-        return r->target == FL_DEVICE_GPU ? DEV_GPU : DEV_CPU;
-    }
-    const char *t = strstr(s, "device:");
-    if (t) {
-        t += strlen("device:");
-    } else {
-        t = strrchr(s, '/');
-        t = t ? t + 1 : s;
-    }
-    size_t len = strcspn(t, ":/");
-    if (len == 3) {
-        char a = lower(t[0]), b = lower(t[1]), c = lower(t[2]);
-        if (a == 'c' && b == 'p' && c == 'u') {
-            return DEV_CPU;
-        }
-        if (a == 'g' && b == 'p' && c == 'u') {
-            return DEV_GPU;
-        }
-    }
-    return DEV_OTHER;
+    fl_dev_type t = fl__node_device(n, r->target);
+    return t == FL_DEV_CPU ? DEV_CPU : t == FL_DEV_GPU ? DEV_GPU : DEV_OTHER;
 }
 
 static bool on_cpu(const rctx *r, const fl_node *n) {
