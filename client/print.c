@@ -128,6 +128,12 @@ static void json_passes(FILE *f, const fl_report *r) {
         json_totals(f, &p->before);
         fprintf(f, ",\n     \"after\": ");
         json_totals(f, &p->after);
+        fprintf(f, ",\n     \"failed\": ");
+        if (p->failed) {
+            json_str(f, p->failed);
+        } else {
+            fputs("null", f);
+        }
         fprintf(f, ",\n     \"rules\": [");
         for (size_t k = 0; k < p->n_entries && p->first_entry + k < r->n_ledger; k++) {
             const fl_report_ledger_entry *e = &r->ledger[p->first_entry + k];
@@ -385,15 +391,23 @@ void fl_print_passes_text(FILE *f, const fl_report *r) {
     fprintf(f, "  %-13s %24s  %24s\n", "bytes", grouped(&a->bytes, b1, sizeof b1),
             grouped(&z->bytes, b2, sizeof b2));
     fprintf(f, "  %-13s %24" PRId64 "  %24" PRId64 "\n", "nodes", a->nodes, z->nodes);
-    size_t fired = 0;
+    size_t fired = 0, failed = 0;
     for (size_t i = 0; i < r->n_passes; i++) {
         fired += r->passes[i].n_entries ? 1 : 0;
+        failed += r->passes[i].failed ? 1 : 0;
     }
     if (!r->n_ledger) {
         fprintf(f, "\nledger    no rule fired\n");
-        return;
+    } else {
+        fprintf(f, "\nledger    %zu rule firing(s) in %zu pass run(s)\n", r->n_ledger, fired);
     }
-    fprintf(f, "\nledger    %zu rule firing(s) in %zu pass run(s)\n", r->n_ledger, fired);
+    for (size_t i = 0; i < r->n_passes && failed; i++) {
+        const fl_report_pass *p = &r->passes[i];
+        if (p->failed) {
+            fprintf(f, "  %s (iteration %d): FAILED and skipped (graph kept as before it): %s\n",
+                    p->pass, p->iteration + 1, p->failed);
+        }
+    }
     for (size_t i = 0; i < r->n_passes; i++) {
         const fl_report_pass *p = &r->passes[i];
         if (!p->n_entries) {

@@ -380,6 +380,7 @@ static bool passes_from_reply(fl_report *r, remote_mem *m, const Foldline__V1__A
         ps->nodes_removed = pr->nodes_removed;
         ps->nodes_added = pr->nodes_added;
         ps->nodes_rewritten = pr->nodes_rewritten;
+        ps->failed = pr->failed && pr->failed[0] ? pr->failed : NULL;
         ps->before = totals(pr->before);
         ps->after = totals(pr->after);
         ps->first_entry = e;

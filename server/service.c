@@ -558,6 +558,9 @@ static void passes_to_reply(pool *p, const fl_report *r, Foldline__V1__AnalyzeRe
         pr->nodes_removed = ps->nodes_removed;
         pr->nodes_added = ps->nodes_added;
         pr->nodes_rewritten = ps->nodes_rewritten;
+        if (ps->failed) {
+            pr->failed = (char *)ps->failed;
+        }
         pr->before = totals(p, &ps->before);
         pr->after = totals(p, &ps->after);
         size_t ne = ps->first_entry < r->n_ledger ? r->n_ledger - ps->first_entry : 0;

@@ -176,6 +176,11 @@ typedef struct fl_report_pass {
     int64_t nodes_removed, nodes_added, nodes_rewritten;
     fl_totals before, after;
     size_t first_entry, n_entries; /* its slice of fl_report.ledger */
+    /* NULL: the pass ran. Else it failed and was skipped, as Grappler's
+     * meta-optimizer skips a failing optimizer: the graph was put back as it
+     * was before the pass (so the record shows no change) and this says why
+     * (the same text is among the warnings). */
+    const char *failed;
 } fl_report_pass;
 
 /* One rule firing: `rule` of `pass` on node `node` (named as before the

@@ -553,6 +553,12 @@ static fl_status run_passes(fl_ctx *c, const fl_options *opt, fl_report *r) {
         ps[i].nodes_rewritten = p->nodes_rewritten;
         ps[i].first_entry = p->first_entry;
         ps[i].n_entries = p->n_entries;
+        for (size_t k = 0; k < failures.n; k++) {
+            if (failures.items[k].record == i) {
+                ps[i].failed = fl_arena_strdup(ra, failures.items[k].why);
+                st = ps[i].failed ? FL_OK : fl_diag_oom(c->d);
+            }
+        }
         const fl_cost_totals *b = &p->before, *a = &p->after;
         st = fill_totals(c, ra, b, b->nodes_with_rule + b->nodes_without_rule + b->nodes_incomplete,
                          &ps[i].before);

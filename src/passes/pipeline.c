@@ -658,7 +658,9 @@ static fl_status note_failure(fl_ctx *c, const fl_pipeline_config *cfg, const ch
         f->items = ni;
         f->cap = nc;
     }
-    f->items[f->n++] = (fl_pass_failure){name, it, err, msg, record};
+    /* why, within msg (d's message may not outlive the next error) */
+    const char *w = msg + strlen(msg) - strlen(why);
+    f->items[f->n++] = (fl_pass_failure){name, it, err, msg, w, record};
     return FL_OK;
 }
 

@@ -54,6 +54,7 @@ typedef struct fl_pass_failure {
     int iteration;
     fl_status status;    /* the pass's error */
     const char *message; /* "pass 'arithmetic' failed and was skipped: <error>" */
+    const char *why;     /* "<error>" alone */
     size_t record;
 } fl_pass_failure;
 

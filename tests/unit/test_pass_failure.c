@@ -666,6 +666,11 @@ static void test_analyze_succeeds_with_warning(void **state) {
             assert_int_equal(p->nodes_removed + p->nodes_added + p->nodes_rewritten, 0);
             assert_int_equal(p->n_entries, 0);
             assert_string_equal(p->before.flops.text, p->after.flops.text);
+            /* The record itself says it failed, and why. */
+            assert_non_null(p->failed);
+            assert_string_equal(p->failed, "node 'y' (Neg): forced failure in arithmetic");
+        } else {
+            assert_null(p->failed);
         }
     }
     assert_int_equal(n_arith, 2);
@@ -689,6 +694,9 @@ static void test_analyze_succeeds_with_warning(void **state) {
                             r2->nodes_after[i].outputs[0].shape);
     }
     assert_int_equal(count_warnings(r2, "failed and was skipped"), 0);
+    for (size_t i = 0; i < r2->n_passes; i++) {
+        assert_null(r2->passes[i].failed);
+    }
     assert_int_equal(r->n_warnings, r2->n_warnings + 1);
     fl_report_free(r);
     fl_report_free(r2);
