@@ -66,6 +66,8 @@ static const char usage_text[] =
     "  --output NAME            a graph output (repeatable; default: nodes nothing consumes)\n"
     "  --device cpu|gpu         remapper target device (default cpu)\n"
     "  --remapper standard|onednn   remapper rule set (default standard)\n"
+    "  --cudnn-persistent-batchnorm  as TensorFlow with TF_USE_CUDNN_BATCHNORM_SPATIAL_\n"
+    "                           PERSISTENT=1: GPU fusions of training-mode batch norms\n"
     "  -o FILE                  (optimize) where to write the optimised GraphDef\n"
     "\n"
     "remote options (analyse on a foldlined server; the output is the same):\n"
@@ -288,6 +290,8 @@ static int parse_args(cli *c, int argc, char **argv) {
                 return fl_cli_usage_error("--remapper must be standard or onednn, got '%s'", val);
             }
             c->opt.remapper_mode = strcmp(val, "onednn") == 0;
+        } else if (strcmp(a, "--cudnn-persistent-batchnorm") == 0) {
+            c->opt.cudnn_persistent_batchnorm = true;
         } else if (c->optimize && strcmp(a, "-o") == 0) {
             NEED_VALUE();
             c->out_path = val;

@@ -158,6 +158,7 @@ static bool build_options(const fl_options *o, req_parts *p) {
     m->remapper_mode = o->remapper_mode == 1 ? FOLDLINE__V1__REMAPPER_MODE__REMAPPER_MODE_ONEDNN
                                              : FOLDLINE__V1__REMAPPER_MODE__REMAPPER_MODE_STANDARD;
     m->max_folded_bytes = o->max_folded_bytes;
+    m->cudnn_persistent_batchnorm = o->cudnn_persistent_batchnorm;
     return true;
 }
 

@@ -257,6 +257,7 @@ static bool pass_options(fl_call *c, const Foldline__V1__AnalyzeOptions *ro, poo
         return false;
     }
     o->max_folded_bytes = ro->max_folded_bytes;
+    o->cudnn_persistent_batchnorm = ro->cudnn_persistent_batchnorm;
     return true;
 }
 

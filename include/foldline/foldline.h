@@ -102,8 +102,13 @@ typedef struct fl_options {
     size_t n_disabled_passes;
     const char *const *output_names; /* graph outputs; none given: nodes nothing consumes */
     size_t n_output_names;
-    int device;               /* remapper target: 0 = CPU (default), 1 = GPU */
-    int remapper_mode;        /* 0 = standard rules (default), 1 = plus oneDNN rules */
+    int device;        /* remapper target: 0 = CPU (default), 1 = GPU */
+    int remapper_mode; /* 0 = standard rules (default), 1 = plus oneDNN rules */
+    /* TensorFlow run with TF_USE_CUDNN_BATCHNORM_SPATIAL_PERSISTENT=1: the
+     * remapper's GPU batch-norm fusions of training graphs (_FusedBatchNormEx
+     * in training mode, _FusedBatchNormGradEx) may fire. Off by default, as
+     * in TensorFlow. */
+    bool cudnn_persistent_batchnorm;
     int64_t max_folded_bytes; /* constant folding output limit; 0 = 100 KiB */
     bool return_graph;        /* fill fl_report.graph_bytes with the optimised GraphDef */
 

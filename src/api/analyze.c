@@ -497,6 +497,7 @@ static fl_status run_passes(fl_ctx *c, const fl_options *opt, fl_report *r) {
     cfg.n_outputs = opt->n_output_names;
     cfg.opt.device = opt->device == 1 ? FL_DEVICE_GPU : FL_DEVICE_CPU;
     cfg.opt.remapper_mode = opt->remapper_mode == 1 ? FL_REMAPPER_ONEDNN : FL_REMAPPER_STANDARD;
+    cfg.opt.persistent_bn = opt->cudnn_persistent_batchnorm;
     if (opt->max_folded_bytes > 0) {
         cfg.opt.max_folded_bytes = opt->max_folded_bytes;
     }

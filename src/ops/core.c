@@ -51,12 +51,17 @@
  *    Length: int32 scalar. ElementShape: [rank] of attr shape_type, with the
  *    value when the element shape is known.
  *  - Random*: shape from the value of the shape input (symbols carried),
- *    dtype from attr dtype (RandomUniformInt: Tout).
+ *    dtype from attr dtype (RandomUniformInt: Tout). RandomShuffle: its
+ *    input's dtype and shape (it permutes dim 0), never a value.
+ *  - Case: as If (attr Tout; output_shapes, else _output_shapes).
  *  - VariableV2: dtype_ref of attr shape. VarHandleOp: resource scalar.
  *    ReadVariableOp: attr dtype, shape from the VarHandleOp it reads.
+ *    AssignAddVariableOp, AssignSubVariableOp: no outputs (attr dtype
+ *    required).
  *
- * FLOP rules ("complete" convention). tfprof registers none of these ops:
- * tfprof_flops is always 0 and tfprof_rule false. No op here has MACs.
+ * FLOP rules ("complete" convention). tfprof registers none of these ops
+ * except AssignAdd/AssignSub: tfprof_flops is otherwise 0 and tfprof_rule
+ * false. No op here has MACs.
  *  - Const, Placeholder, PlaceholderWithDefault, identity-like ops, NoOp, v1
  *    control flow, TensorArray and TensorList ops, variables: 0 FLOPs with
  *    has_rule true. They create, forward or move tensors; 0 is the real
@@ -64,7 +69,13 @@
  *  - RandomUniform, RandomUniformInt, RandomStandardNormal, TruncatedNormal:
  *    1 FLOP per output element (one generator step per element counted as one
  *    arithmetic op, as transcendental ops are), has_rule true.
- *  - While, StatelessWhile, If, StatelessIf, PartitionedCall,
+ *  - RandomShuffle: 0 FLOPs, has_rule true: it moves rows (data movement, as
+ *    Gather and Transpose); its generator draws are not counted.
+ *  - AssignAdd, AssignSub: E(ref) in both conventions (tfprof registers
+ *    them). AssignAddVariableOp, AssignSubVariableOp: E(value) complete
+ *    (one add or subtract per element, Grappler's OpLevelCostEstimator
+ *    count); tfprof registers neither (0, tfprof_rule false).
+ *  - While, StatelessWhile, If, StatelessIf, Case, PartitionedCall,
  *    StatefulPartitionedCall: no rule (NULL cost, has_rule false). Their work
  *    is in function-library bodies, which foldline does not cost per call
  *    and tfprof does not visit either (tensorflow/tensorflow#58829).
@@ -1370,6 +1381,14 @@ static fl_status infer_random(fl_ctx *c, fl_node *n) {
     return set_shape(c, n, 0, dt, &s);
 }
 
+/* RandomShuffle: shuffles along dim 0; T and shape of its input. */
+static fl_status infer_random_shuffle(fl_ctx *c, fl_node *n) {
+    const fl_tensor *x = fl_node_in(n, 0);
+    int dt = x->dtype != FL_DT_INVALID ? (int)fl_dtype_base(x->dtype) : dtype_from_t(n, 0);
+    put_value(n, 0, NULL);
+    return fl_op_set_output(c, n, 0, dt, x->shape.rank, x->shape.dims);
+}
+
 static fl_status infer_variable_v2(fl_ctx *c, fl_node *n) {
     int dt = FL_DT_INVALID;
     fl_status st = fl_attr_need_type(n, "dtype", &dt, c->d);
@@ -1612,6 +1631,17 @@ const struct fl_op_desc fl__desc_STATELESS_IF = {
     .infer = infer_if,
 };
 
+/* Case(branch_index, input...): attrs Tin, Tout, branches, output_shapes. */
+const struct fl_op_desc fl__desc_CASE = {
+    .name = "Case",
+    .min_inputs = 1,
+    .max_inputs = -1,
+    .n_outputs = -1,
+    .flags = FL_OPF_FUNCTIONAL | FL_OPF_STATEFUL,
+    .count_outputs = count_tout,
+    .infer = infer_if,
+};
+
 const struct fl_op_desc fl__desc_PARTITIONED_CALL = {
     .name = "PartitionedCall",
     .min_inputs = 0,
@@ -1832,6 +1862,16 @@ const struct fl_op_desc fl__desc_TRUNCATED_NORMAL = {
     .cost = cost_random,
 };
 
+const struct fl_op_desc fl__desc_RANDOM_SHUFFLE = {
+    .name = "RandomShuffle",
+    .min_inputs = 1,
+    .max_inputs = 1,
+    .n_outputs = 1,
+    .flags = FL_OPF_STATEFUL,
+    .infer = infer_random_shuffle,
+    .cost = cost_zero,
+};
+
 const struct fl_op_desc fl__desc_VARIABLE_V2 = {
     .name = "VariableV2",
     .min_inputs = 0,
@@ -1908,4 +1948,49 @@ const struct fl_op_desc fl__desc_ASSIGN_SUB = {
     .flags = FL_OPF_STATEFUL,
     .infer = infer_assign_update,
     .cost = cost_assign_update,
+};
+
+/* ------------------------------------------------------------------------- */
+/* AssignAddVariableOp / AssignSubVariableOp: resource += value, no outputs. */
+/* ------------------------------------------------------------------------- */
+
+static fl_status infer_resource_update(fl_ctx *c, fl_node *n) {
+    int dt = FL_DT_INVALID;
+    return fl_attr_need_type(n, "dtype", &dt, c->d);
+}
+
+/* One add or subtract per element of the value; tfprof has no rule. */
+static fl_status cost_resource_update(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    cost_clear(out);
+    fl_sym e;
+    fl_status st = fl_op_num_elements(c, n, &fl_node_in(n, 1)->shape, &e);
+    if (st != FL_OK) {
+        return st;
+    }
+    if (fl_sym_is_unknown(e)) {
+        out->incomplete = true;
+        return FL_OK;
+    }
+    out->flops = e;
+    return FL_OK;
+}
+
+const struct fl_op_desc fl__desc_ASSIGN_ADD_VARIABLE_OP = {
+    .name = "AssignAddVariableOp",
+    .min_inputs = 2,
+    .max_inputs = 2,
+    .n_outputs = 0,
+    .flags = FL_OPF_STATEFUL,
+    .infer = infer_resource_update,
+    .cost = cost_resource_update,
+};
+
+const struct fl_op_desc fl__desc_ASSIGN_SUB_VARIABLE_OP = {
+    .name = "AssignSubVariableOp",
+    .min_inputs = 2,
+    .max_inputs = 2,
+    .n_outputs = 0,
+    .flags = FL_OPF_STATEFUL,
+    .infer = infer_resource_update,
+    .cost = cost_resource_update,
 };

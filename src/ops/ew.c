@@ -28,6 +28,14 @@
  *    bfloat16, which go through float). Ops made of several TF steps round in
  *    between (FloorDiv floors the rounded quotient, SquaredDifference squares
  *    the rounded difference, AddN and Cumsum round after every addition).
+ *    Xdivy(x, y) is 0 where x == 0, else x / y (one rounding); MulNoNan(x, y)
+ *    is 0 where y == 0 (even for an infinite or NaN x), else x * y;
+ *    Xlogy(x, y) and Xlog1py(x, y) are 0 where x == 0, else x times the
+ *    log (log1p) of y rounded to the dtype (Eigen's two steps). These four
+ *    are defined for float and complex T only (TensorFlow's OpDefs): integer
+ *    operands get no value. AccumulateNV2 sums like AddN, in input order
+ *    (TensorFlow's runtime order is the order inputs become ready; integer
+ *    sums do not depend on it).
  *    Transcendental functions use libm in double and may differ from TF's
  *    Eigen kernels in the last bit; reductions accumulate in double.
  *  - Cast: int->float rounds like a C cast through float (double for
@@ -51,7 +59,16 @@
  *  - SquaredDifference: 2 * E(out) (subtract + multiply).
  *  - Prelu: 2 * E(out) (a multiply by alpha + a select per element), as
  *    nn.c counts a Prelu fused into _FusedConv2D.
- *  - AddN: (N - 1) * E(out), N = data inputs.
+ *  - Gelu: the element-wise ops of its definition, as nn.c counts the
+ *    remapper's fused GeluExact / GeluApproximate (so fusing the op or its
+ *    unfused subgraph into _FusedMatMul leaves the FLOPs unchanged): exact
+ *    5 * E(out) (Mul 1/sqrt2, Erf, Add 1, Mul 1/2, Mul x), approximate
+ *    (attr approximate) 9 * E(out) (Square, Mul, Mul c, Add, Mul, Tanh,
+ *    Add 1, Mul 1/2, Mul x).
+ *  - ReluGrad: 1 * E(out) (a select per element).
+ *  - AddN, AccumulateNV2: (N - 1) * E(out), N = data inputs.
+ *  - Xdivy, Xlogy, Xlog1py, MulNoNan: 1 * E(out), like the other binary
+ *    ops (the test for zero is not counted, as DivNoNan's is not).
  *  - Sum, Max, Min, Prod, All, Any, ArgMax, ArgMin: E(in) - E(out).
  *  - Mean: E(in) (tfprof's formula E(in0) * 1 + E(out) * (1 - 1)).
  *  - Cumsum, Cumprod: (L - 1) per scan line of length L = E(in) - E(in)/L
@@ -66,7 +83,8 @@
  *  LessEqual, Equal, NotEqual: E(out); SquaredDifference: 2 * E(out); Mean:
  *  E(in0); Sum, ArgMax, ArgMin: E(in0) - E(out); AddN: E(in0) * (inputs - 1)
  *  where inputs counts control inputs too. Every other op here: 0,
- *  tfprof_rule false. MACs: always 0.
+ *  tfprof_rule false (tfprof registers none of Xdivy, Xlogy, Xlog1py,
+ *  MulNoNan, AccumulateNV2). MACs: always 0.
  */
 #include "ops/common.h"
 
@@ -669,6 +687,18 @@ static bool flt_binop(int kind, int dt, double x, double y, double *r) {
     case FL_OP_DIV_NO_NAN:
         *r = y == 0 ? 0.0 : x / y;
         return true;
+    case FL_OP_XDIVY:
+        *r = x == 0 ? 0.0 : x / y;
+        return true;
+    case FL_OP_MUL_NO_NAN:
+        *r = y == 0 ? 0.0 : x * y;
+        return true;
+    case FL_OP_XLOGY:
+        *r = x == 0 ? 0.0 : x * round_dt(dt, log(y));
+        return true;
+    case FL_OP_XLOG1PY:
+        *r = x == 0 ? 0.0 : x * round_dt(dt, log1p(y));
+        return true;
     case FL_OP_FLOOR_DIV:
         *r = floor(round_dt(dt, x / y));
         return true;
@@ -1151,7 +1181,8 @@ static fl_status ew_run(fl_ctx *c, fl_node *n, const ew_op *o) {
         if (!same_dims(ins[1], ins[2]) || (ins[0]->rank != 0 && !same_dims(ins[0], ins[1]))) {
             return FL_OK;
         }
-    } else if (o->kind == FL_OP_CLIP_BY_VALUE || o->kind == FL_OP_ADD_N) {
+    } else if (o->kind == FL_OP_CLIP_BY_VALUE || o->kind == FL_OP_ADD_N ||
+               o->kind == FL_OP_ACCUMULATE_NV2) {
         for (int j = 1; j < nin; j++) {
             bool ok =
                 same_dims(ins[j], ins[0]) || (o->kind == FL_OP_CLIP_BY_VALUE && ins[j]->rank == 0);
@@ -1195,6 +1226,7 @@ static fl_status ew_run(fl_ctx *c, fl_node *n, const ew_op *o) {
             }
             break;
         case FL_OP_ADD_N:
+        case FL_OP_ACCUMULATE_NV2:
             r = args[0];
             ok = true;
             for (int j = 1; j < nin && ok; j++) {
@@ -1947,6 +1979,43 @@ static fl_status infer_add_n(fl_ctx *c, fl_node *n) {
     return fl_op_set_output(c, n, 0, dt, s.rank, s.dims);
 }
 
+/* AccumulateNV2: TensorFlow's shape function is ExplicitShape (attr
+ * 'shape'); the inputs, which the kernel requires to have that shape too,
+ * fill in what the attr leaves unknown (all of it when the attr is
+ * missing). */
+static fl_status infer_accumulate_n(fl_ctx *c, fl_node *n) {
+    fl_status st = infer_add_n(c, n);
+    if (st != FL_OK) {
+        return st;
+    }
+    fl_shape_lit lit;
+    st = fl_attr_get_shape(n, "shape", &lit, c->d);
+    if (st == FL_ENOTFOUND) {
+        return FL_OK; /* required by TensorFlow; without it the inputs decide */
+    }
+    if (st != FL_OK || lit.rank < 0) {
+        return st;
+    }
+    fl_sym *d = fl_arena_calloc(c->a, (size_t)lit.rank + 1, sizeof(fl_sym));
+    if (!d) {
+        return fl_diag_oom(c->d);
+    }
+    for (int i = 0; i < lit.rank; i++) {
+        int64_t v = lit.dims ? lit.dims[i] : -1;
+        if (v < -1) {
+            return fl_diag_fail(c->d, FL_EINVAL, n, "attr 'shape' has invalid dim %lld at axis %d",
+                                (long long)v, i);
+        }
+        d[i] = v >= 0 ? fl_sym_const(v) : fl_sym_unknown();
+    }
+    fl_shape attr = {lit.rank, d}, out;
+    st = merge_shapes(c, n, &attr, &n->outputs[0].shape, "attr 'shape' and the inputs", &out);
+    if (st != FL_OK) {
+        return st;
+    }
+    return fl_op_set_output(c, n, 0, n->outputs[0].dtype, out.rank, out.dims);
+}
+
 static fl_status infer_clip(fl_ctx *c, fl_node *n) {
     const fl_tensor *t = fl_node_in(n, 0);
     int dt = FL_DT_INVALID;
@@ -2590,13 +2659,23 @@ static fl_status cost_ew(fl_ctx *c, const fl_node *n, fl_cost *out) {
         if (kind == FL_OP_SUM || kind == FL_OP_ARG_MAX || kind == FL_OP_ARG_MIN) {
             tf = flops;
         }
+    } else if (kind == FL_OP_ACCUMULATE_NV2) {
+        st = fl_op_scale(c, n, eo, n->n_inputs - 1, &flops);
     } else if (kind == FL_OP_ADD_N) {
         st = fl_op_scale(c, n, eo, n->n_inputs - 1, &flops);
         if (st == FL_OK) {
             st = fl_op_scale(c, n, ei, (int64_t)n->n_inputs + n->n_ctrl - 1, &tf);
         }
     } else {
-        st = fl_op_scale(c, n, eo, complete_factor(kind), &flops);
+        int64_t cf = complete_factor(kind);
+        if (kind == FL_OP_GELU) {
+            bool approx;
+            if ((st = fl_attr_bool_or(n, "approximate", false, &approx, c->d)) != FL_OK) {
+                return st;
+            }
+            cf = approx ? 9 : 5;
+        }
+        st = fl_op_scale(c, n, eo, cf, &flops);
         if (st == FL_OK && tfu) {
             st = fl_op_scale(c, n, ei, tfu, &tf);
         } else if (st == FL_OK && tfb) {
@@ -2724,6 +2803,10 @@ BINARY(MUL, "Mul")
 BINARY(REAL_DIV, "RealDiv")
 BINARY(DIV, "Div")
 BINARY(DIV_NO_NAN, "DivNoNan")
+BINARY(XDIVY, "Xdivy")
+BINARY(XLOGY, "Xlogy")
+BINARY(XLOG1PY, "Xlog1py")
+BINARY(MUL_NO_NAN, "MulNoNan")
 BINARY(FLOOR_DIV, "FloorDiv")
 BINARY(FLOOR_MOD, "FloorMod")
 BINARY(MOD, "Mod")
@@ -2735,6 +2818,9 @@ BINARY(POW, "Pow")
 BINARY(SQUARED_DIFFERENCE, "SquaredDifference")
 /* RsqrtGrad(y, dy) = dy * -0.5 * y^3; a training op, never on a shape path. */
 EW_DESC(RSQRT_GRAD, "RsqrtGrad", 2, 2, 0, infer_binary, NULL)
+/* ReluGrad(gradients, features) = gradients where features > 0, else 0; a
+ * training op (the remapper's row 7 reads it), never on a shape path. */
+EW_DESC(RELU_GRAD, "ReluGrad", 2, 2, 0, infer_binary, NULL)
 BINARY(ATAN2, "Atan2")
 BINARY(GREATER, "Greater")
 BINARY(GREATER_EQUAL, "GreaterEqual")
@@ -2749,6 +2835,7 @@ BINARY(PRELU, "Prelu")
 EW_DESC(SELECT, "Select", 3, 3, 0, infer_select, eval_ew)
 EW_DESC(SELECT_V2, "SelectV2", 3, 3, 0, infer_select_v2, eval_ew)
 EW_DESC(ADD_N, "AddN", 1, -1, 0, infer_add_n, eval_ew)
+EW_DESC(ACCUMULATE_NV2, "AccumulateNV2", 1, -1, 0, infer_accumulate_n, eval_ew)
 EW_DESC(CLIP_BY_VALUE, "ClipByValue", 3, 3, 0, infer_clip, eval_ew)
 
 REDUCE(SUM, "Sum")

@@ -5,7 +5,8 @@
  * input/filter backprops), Dilation2D, pooling (MaxPool, MaxPoolV2, AvgPool,
  * the 3-D pools and the 2-D pool gradients), matrix products (MatMul,
  * _FusedMatMul, BatchMatMul/V2/V3, Einsum), batch normalisation
- * (FusedBatchNorm/V2/V3, _FusedBatchNormEx), BiasAdd/BiasAddV1/BiasAddGrad,
+ * (FusedBatchNorm/V2/V3, _FusedBatchNormEx, their gradients
+ * FusedBatchNormGrad/V2/V3 and _FusedBatchNormGradEx), BiasAdd/BiasAddV1/BiasAddGrad,
  * image resizing (ResizeBilinear/NearestNeighbor/Bicubic, CropAndResize), LRN,
  * Softmax/LogSoftmax, L2Loss, DepthToSpace/SpaceToDepth, and the other ops
  * the remapper produces: _FusedConv3D (padding_list: a fused Pad, applied to
@@ -53,6 +54,9 @@
  *                             C * (4*NHW + 6 + rsqrt 5));
  *                             _FusedBatchNormEx adds E(x) for a side input
  *                             and E(x) for an activation other than Identity
+ *   FusedBatchNormGrad*       11 * E(x) + 10 * C (Grappler's: C * (11*NHW +
+ *                             5 + rsqrt 5)); _FusedBatchNormGradEx adds E(x)
+ *                             for the Relu gradient it fuses
  *   BiasAdd, BiasAddV1        E(out)
  *   BiasAddGrad               E(in) - E(out) (a reduction)
  *   ResizeBilinear            9 * E(out) (three lerps of sub, mul, add)
@@ -96,6 +100,7 @@
  */
 #include "ops/common.h"
 
+#include <inttypes.h>
 #include <string.h>
 
 /* ------------------------------------------------------------------------- */
@@ -1536,8 +1541,13 @@ static fl_status infer_fbn_impl(fl_ctx *c, fl_node *n, bool has_u, int n_out) {
     for (int p = 1; p < 5 && st == FL_OK; p++) {
         st = fl_op_set_output(c, n, p, du, 1, &ch);
     }
+    /* reserve_space_3: TensorFlow's shape function leaves it unknown; the CPU
+     * kernel (and the GPU kernel outside cuDNN training) allocates a scalar
+     * of U, which is what is counted. cuDNN's training reserve space, sized
+     * by the driver, is not modelled. Unknown, it would make every V3 node
+     * incomplete (its bytes unknown). */
     if (st == FL_OK && n_out > 5) {
-        st = fl_op_set_output(c, n, 5, du, -1, NULL);
+        st = fl_op_set_output(c, n, 5, du, 0, NULL);
     }
     return st;
 }
@@ -1585,6 +1595,111 @@ static fl_status cost_fbn(fl_ctx *c, const fl_node *n, fl_cost *out) {
 }
 static fl_status cost_fbn_ex(fl_ctx *c, const fl_node *n, fl_cost *out) {
     return cost_fbn_impl(c, n, out, true);
+}
+
+/* FusedBatchNormGrad/V2/V3 [y_backprop, x, scale, reserve_space_1,
+ * reserve_space_2 (, reserve_space_3)] and _FusedBatchNormGradEx [y_backprop,
+ * x, scale, reserve_space_1, reserve_space_2, reserve_space_3, offset, y], as
+ * TensorFlow's FusedBatchNormGrad(Ex)Shape: y_backprop and x merge (rank 4,
+ * or 5 for V2/V3/Ex with a 3-D data_format), scale and the two reserve
+ * spaces are [C]; outputs x_backprop (T), scale_backprop and offset_backprop
+ * ([C], U), two [0] reserve outputs (U) and, for the Ex form,
+ * side_input_backprop (x's shape, T; [0] when num_side_inputs is 0). */
+static fl_status infer_fbn_grad_impl(fl_ctx *c, fl_node *n, bool has_u, bool ex) {
+    fl_status st;
+    int dt, du;
+    const char *f;
+    int64_t side = 0;
+    if ((st = attr_dtype(c, n, "T", 0, &dt)) != FL_OK ||
+        (st = fl_attr_str_or(n, "data_format", "NHWC", &f, c->d)) != FL_OK ||
+        (ex && (st = fl_attr_int_or(n, "num_side_inputs", 0, &side, c->d)) != FL_OK)) {
+        return st;
+    }
+    if (has_u) {
+        if ((st = attr_dtype(c, n, "U", 2, &du)) != FL_OK) {
+            return st;
+        }
+    } else {
+        du = dt;
+    }
+    int rank;
+    bool cl;
+    if (strcmp(f, "NHWC") == 0 || strcmp(f, "NCHW") == 0) {
+        rank = 4;
+        cl = f[1] == 'H';
+    } else if (has_u && (strcmp(f, "NDHWC") == 0 || strcmp(f, "NCDHW") == 0)) {
+        rank = 5;
+        cl = f[1] == 'D';
+    } else {
+        return fl_diag_fail(c->d, FL_EINVAL, n, "attr 'data_format' has unsupported value '%s'", f);
+    }
+    if (side < 0 || side > 1) {
+        return fl_diag_fail(c->d, FL_EINVAL, n,
+                            "attr 'num_side_inputs' must be 0 or 1, got %" PRId64, side);
+    }
+    if ((st = need_rank(c, n, 0, "y_backprop", rank)) != FL_OK ||
+        (st = need_rank(c, n, 1, "x", rank)) != FL_OK) {
+        return st;
+    }
+    const fl_shape *y = in_shape(n, 0), *x = in_shape(n, 1);
+    fl_sym dims[5];
+    for (int i = 0; i < rank && st == FL_OK; i++) {
+        st = fl_op_merge_dim(c, n, dim_at(y, i), dim_at(x, i), "dims of 'y_backprop' and 'x'",
+                             &dims[i]);
+    }
+    int cd = cl ? rank - 1 : 1;
+    static const char *const names[5] = {"", "", "scale", "reserve_space_1", "reserve_space_2"};
+    for (int i = 2; i < 5 && st == FL_OK; i++) {
+        if ((st = need_rank(c, n, i, names[i], 1)) == FL_OK) {
+            st = fl_op_merge_dim(c, n, dims[cd], dim_at(in_shape(n, i), 0),
+                                 "channel dim of 'x' and length of a per-channel input", &dims[cd]);
+        }
+    }
+    if (st != FL_OK) {
+        return st;
+    }
+    fl_sym zero = fl_sym_const(0);
+    st = fl_op_set_output(c, n, 0, dt, rank, dims);
+    for (int p = 1; p < 3 && st == FL_OK; p++) {
+        st = fl_op_set_output(c, n, p, du, 1, &dims[cd]);
+    }
+    for (int p = 3; p < 5 && st == FL_OK; p++) {
+        st = fl_op_set_output(c, n, p, du, 1, &zero);
+    }
+    if (st == FL_OK && ex) {
+        st = side ? fl_op_set_output(c, n, 5, dt, rank, dims)
+                  : fl_op_set_output(c, n, 5, dt, 1, &zero);
+    }
+    return st;
+}
+
+static fl_status infer_fbn_grad(fl_ctx *c, fl_node *n) {
+    return infer_fbn_grad_impl(c, n, false, false);
+}
+static fl_status infer_fbn_grad_v2(fl_ctx *c, fl_node *n) {
+    return infer_fbn_grad_impl(c, n, true, false);
+}
+static fl_status infer_fbn_grad_ex(fl_ctx *c, fl_node *n) {
+    return infer_fbn_grad_impl(c, n, true, true);
+}
+
+/* Grappler's FusedBatchNormGrad: C * (11 * NHW + 5 + rsqrt 5) = 11 * E(x) +
+ * 10 * C, for every version and mode; _FusedBatchNormGradEx adds the Relu
+ * gradient it fuses, E(x) (the side-input gradient is that same tensor). No
+ * tfprof rule. */
+static fl_status cost_fbn_grad_impl(fl_ctx *c, const fl_node *n, fl_cost *out, bool ex) {
+    arith k = {c, n, FL_OK};
+    fl_sym e = a_numel(&k, out_shape(n, 0));
+    fl_sym ch = dim_at(out_shape(n, 1), 0);
+    fl_sym flops = a_add(&k, a_scale(&k, e, ex ? 12 : 11), a_scale(&k, ch, 10));
+    return put_cost(&k, out, flops, fl_sym_const(0), fl_sym_const(0), false);
+}
+
+static fl_status cost_fbn_grad(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    return cost_fbn_grad_impl(c, n, out, false);
+}
+static fl_status cost_fbn_grad_ex(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    return cost_fbn_grad_impl(c, n, out, true);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -2111,6 +2226,11 @@ NN_OP(FUSED_BATCH_NORM, "FusedBatchNorm", 5, 5, 5, infer_fbn, cost_fbn);
 NN_OP(FUSED_BATCH_NORM_V2, "FusedBatchNormV2", 5, 5, 5, infer_fbn_v2, cost_fbn);
 NN_OP(FUSED_BATCH_NORM_V3, "FusedBatchNormV3", 5, 5, 6, infer_fbn_v3, cost_fbn);
 NN_OP(FUSED_BATCH_NORM_EX, "_FusedBatchNormEx", 5, -1, 6, infer_fbn_v3, cost_fbn_ex);
+NN_OP(FUSED_BATCH_NORM_GRAD, "FusedBatchNormGrad", 5, 5, 5, infer_fbn_grad, cost_fbn_grad);
+NN_OP(FUSED_BATCH_NORM_GRAD_V2, "FusedBatchNormGradV2", 5, 5, 5, infer_fbn_grad_v2, cost_fbn_grad);
+NN_OP(FUSED_BATCH_NORM_GRAD_V3, "FusedBatchNormGradV3", 6, 6, 5, infer_fbn_grad_v2, cost_fbn_grad);
+NN_OP(FUSED_BATCH_NORM_GRAD_EX, "_FusedBatchNormGradEx", 8, 8, 6, infer_fbn_grad_ex,
+      cost_fbn_grad_ex);
 NN_OP(BIAS_ADD, "BiasAdd", 2, 2, 1, infer_bias_add, cost_bias_add);
 NN_OP(BIAS_ADD_V1, "BiasAddV1", 2, 2, 1, infer_bias_add_v1, cost_bias_add_v1);
 NN_OP(BIAS_ADD_GRAD, "BiasAddGrad", 1, 1, 1, infer_bias_add_grad, cost_bias_add_grad);

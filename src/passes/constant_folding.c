@@ -8,7 +8,11 @@
  *     plain numbers -> Const in place; the data input becomes a control input.
  *  2. materializations (3.3): MaterializeShapes (ShapeN: each consumed port
  *     of a known shape reads ConstantFolding/<n>-matshapes-<p>, control input
- *     ^n); MaterializeBroadcastGradientArgs (inputs Shape or Const, Grappler's
+ *     ^n); TensorArraySizeV3 (MaterializeShapes: the handle's producer has a
+ *     Const int32 size input whose first element is not 0 and no true
+ *     dynamic_size -> a copy of that Const in place, control inputs
+ *     ^<handle producer> and the anchor of the flow producer, see below);
+ *     MaterializeBroadcastGradientArgs (inputs Shape or Const, Grappler's
  *     symbolic-dim checks, BCast reduce indices -> ConstantFolding/<n>-
  *     bcastargs-0/1 with ^n); MaterializeReductionIndices (full reduction over
  *     computed indices -> Const [0..rank-1] ConstantFolding/<n>-reduction_
@@ -22,16 +26,26 @@
  *     When some input Const is stripped (value unknown) and the output shapes
  *     are fully known, the result is a stripped Const of that shape.
  *  4. simplifications (3.4, SimplifyNode order):
- *     Split/SplitV with one piece, identity Transpose, ReverseV2 of size-1
+ *     Split/SplitV with one piece, identity Transpose, RemoveRandomShuffle
+ *     (RandomShuffle of a scalar or of dim 0 == 1), ReverseV2 of size-1
  *     axes, full Slice, SimplifyStridedSlice (identity StridedSlice, ellipsis
  *     expanded as Grappler does), Tile by ones, Pad by zeros, Squeeze of no
  *     size-1 dim -> Identity; SimplifyPack (one input -> ExpandDims with
  *     ConstantFolding/<n>_const_axis, not when the input is a feed);
+ *     MoveConstantsPastEnter (Enter/RefEnter with is_constant of a Const c:
+ *     its data consumers read the copy ConstantFolding/<c>_enter with
+ *     ^<enter>); SimplifySwitch (Switch(x, x): readers of output 0 / 1 read
+ *     ConstantFolding/<sw>_const_false / _const_true, with control inputs
+ *     ConstantFoldingCtrl/<sw>_0 / _1; only when the Switch has exactly two
+ *     consumer nodes, not both data-unused Identities: Grappler's
+ *     already-optimized test);
  *     reductions over no axis or with keep_dims over size-1 axes -> Identity,
  *     SimplifyReduction (single element, no keep_dims -> Reshape to ones via
  *     ConstantFolding/<n>_shape_const); Reshape to the same shape -> Identity;
  *     SimplifyArithmeticOperations: 1*y, 0+y, x*1, x/1, x+0, x-0 -> Identity
- *     (multiply_by_one / add_zero; BroadcastTo via ConstantFolding/<n>-
+ *     (multiply_by_one / add_zero; "multiplication" is Mul, MulNoNan,
+ *     LogicalAnd, "division" Div, RealDiv, TruncateDiv, Xdivy; BroadcastTo
+ *     via ConstantFolding/<n>-
  *     broadcastto_shape-<i> when only the other operand has the output
  *     shape), 0-y -> Neg (ReplaceSubtractionFromZeroByNegation), 1/y ->
  *     Reciprocal for float/complex (ReplaceDivisionOfOnesByReciprocal),
@@ -39,22 +53,40 @@
  *     BatchMatMul* by zeros -> zeros Const (multiply_by_zero; else Identity or
  *     BroadcastTo of the zeros); "ones"/"zeros" are Consts, Fill of them,
  *     OnesLike/ZerosLike; ReduceDivToReciprocalMul (Div/RealDiv by a Const ->
- *     Mul by ConstantFolding/<n>_recip, integer Div excluded); ConstantPushDown
+ *     Mul by ConstantFolding/<n>_recip, integer Div excluded; Xdivy(x, c) ->
+ *     MulNoNan(ConstantFolding/<n>_recip, x)); ConstantPushDown
  *     (Add/AddV2/Sub/Mul/Div trees with sign tracking; Sub/Div only for
  *     float/complex; not bf16/half; child single-use, not preserved; same
  *     devices; the constant not larger than the leaf); MulConvPushDown (the
  *     conv takes the Mul's name, the Mul becomes <conv>/merged_input on the
- *     filter); PartialConstPropThroughIdentityN; PartialAssocOpConstFolding
- *     (AddN -> ConstantFolding/<n>_partial_split_<k>); MergeConcat;
+ *     filter; Mul or MulNoNan); PartialConstPropThroughIdentityN;
+ *     PartialAssocOpConstFolding (AddN/AccumulateNV2 of > 2 inputs, >= 2 but
+ *     not all constant -> an AddN ConstantFolding/<n>_partial_split_<k>;
+ *     AccumulateNV2 of > 2 inputs all constant -> AddN); MergeConcat;
  *     PartialConcatConstFolding (runs -> ConstantFolding/<n>_partial_split_
- *     <first>); ConstantPushDownBiasAdd; SimplifySelect (-> Identity of the
- *     live branch, or BroadcastTo).
+ *     <first>); ConstantPushDownBiasAdd; SimplifyCase (Case with a Const
+ *     int32 branch index -> PartitionedCall f=branches[i], index input
+ *     dropped, output_shapes[i] appended to _output_shapes as Grappler
+ *     does); SimplifySelect (-> Identity of the live branch, or
+ *     BroadcastTo); RemoveRedundantVariableUpdates (AssignAdd/AssignSub by
+ *     zeros -> Identity(ref) with T and ^anchor(value);
+ *     AssignAddVariableOp/AssignSubVariableOp by zeros -> NoOp, inputs as
+ *     control inputs).
  *     New nodes whose inputs are all constants (the Reciprocal, the partial
- *     AddN/ConcatV2, the Mul on the filter, a pushed-down child) are folded
- *     at once: Grappler folds them in its next internal round.
+ *     AddN/ConcatV2, the Mul on the filter, a pushed-down child, an
+ *     AccumulateNV2 turned AddN) are folded at once: Grappler folds them in
+ *     its next internal round.
+ *  Anchors (Grappler's AddControlDependency): where the rules above turn a
+ *  data input into a control input, an input read from a Switch/RefSwitch
+ *  port becomes ^ConstantFoldingCtrl/<switch>_<port>, an Identity of that
+ *  port made once (a control edge on the Switch itself would fire on both
+ *  branches). Only the rules added with it use it (TensorArraySizeV3,
+ *  SimplifySwitch, RemoveRedundantVariableUpdates); the older rules, whose
+ *  control inputs are made by the shared helpers of pipeline.c, still
+ *  anchor on the producer itself.
  *
  * Never folded: stateful ops (random ops, variables), control flow and
- * functional ops, Placeholders, ops whose name has Save/Restore/Reader/
+ * functional ops, Placeholders, AccumulateNV2, ops whose name has Save/Restore/Reader/
  * Quantized or starts with Sparse, nodes with a "_tpu_" attr, string,
  * resource or variant outputs or string inputs, nodes nothing consumes
  * (unless preserved), and nodes whose output would exceed max_folded_bytes
@@ -64,7 +96,9 @@
  * Deliberate differences and rules left out:
  *  - Simplifications never touch preserved nodes (graph outputs, feeds),
  *    where Grappler rewrites fetch nodes in place; only the
- *    materializations and IdentityN forwarding (which keep the node) do.
+ *    materializations and the rules that keep the node and its outputs
+ *    (IdentityN forwarding, MoveConstantsPastEnter, SimplifySwitch, and the
+ *    resource variable updates, which have no outputs) do.
  *  - One sweep per pass run, not Grappler's loop to a fixed point (beyond the
  *    immediate folding above); the meta-optimizer's second iteration
  *    continues. Fetches are always known here (outputs are given or
@@ -79,13 +113,18 @@
  *    fire when the rewrite could make a graph output's shape more known:
  *    the driver requires outputs to keep their shapes exactly.
  *  - 0 / y in AGGRESSIVE mode (foldline runs Grappler's default level).
- *  - Not implemented: SimplifySwitch (Switch(x, x)), MoveConstantsPastEnter,
- *    TensorArraySizeV3 materialization (v1 control flow / TensorArrays: the
- *    new constants need ConstantFoldingCtrl identities on Switch ports);
- *    RandomShuffle, Case, Xdivy, MulNoNan, AccumulateNV2 and the resource
- *    variable updates (ops foldline's registry does not know; the ref
- *    AssignAdd/AssignSub by zero rule is left out with them);
- *    QuantizedMatMul min/max constants (Quantized ops are never folded).
+ *  - SimplifyCase does not fire when foldline would lose an output shape:
+ *    Grappler infers the PartitionedCall's shapes from the branch function,
+ *    foldline only from _output_shapes (one entry per output, else none),
+ *    so with several outputs, or a branch index past the first output's
+ *    entry, known Case output shapes would become unknown.
+ *  - MoveConstantsPastEnter leaves a consumer's control edge on the Enter
+ *    alone (Grappler rewrites it into a data input, a malformed NodeDef);
+ *    SimplifySwitch never rewires the ConstantFoldingCtrl anchors it uses
+ *    (Grappler would when they already existed, making a cycle).
+ *  - Not implemented: the Scatter and ResourceScatter variable updates of
+ *    RemoveRedundantVariableUpdates (not in the registry); QuantizedMatMul
+ *    min/max constants (Quantized ops are never folded).
  */
 #include "ops/common.h"
 #include "passes/pipeline.h"
@@ -111,7 +150,7 @@ static bool foldable_op(const fl_node *n) {
         return false;
     }
     if (n->kind == FL_OP_PLACEHOLDER || n->kind == FL_OP_PLACEHOLDER_WITH_DEFAULT ||
-        (n->flags & FL_NODE_IN_LOOP)) {
+        n->kind == FL_OP_ACCUMULATE_NV2 || (n->flags & FL_NODE_IN_LOOP)) {
         return false;
     }
     const char *op = n->op;
@@ -745,12 +784,13 @@ static fl_status replace_with_broadcast_to(fl_pass_ctx *pc, fl_node *n, int keep
 
 static fl_status simplify_arith(fl_pass_ctx *pc, fl_node *n, bool *done) {
     int k = n->kind;
-    bool is_mul = k == FL_OP_MUL || k == FL_OP_LOGICAL_AND;
+    bool is_mul = k == FL_OP_MUL || k == FL_OP_MUL_NO_NAN || k == FL_OP_LOGICAL_AND;
     bool is_matmul = k == FL_OP_MATMUL || k == FL_OP_BATCH_MATMUL || k == FL_OP_BATCH_MATMUL_V2 ||
                      k == FL_OP_BATCH_MATMUL_V3;
     bool is_add = is_add_op(n) || k == FL_OP_BIAS_ADD || k == FL_OP_LOGICAL_OR;
     bool is_sub = k == FL_OP_SUB;
-    bool is_div = k == FL_OP_DIV || k == FL_OP_REAL_DIV || k == FL_OP_TRUNCATE_DIV;
+    bool is_div =
+        k == FL_OP_DIV || k == FL_OP_REAL_DIV || k == FL_OP_TRUNCATE_DIV || k == FL_OP_XDIVY;
     if ((!is_mul && !is_matmul && !is_add && !is_sub && !is_div) || n->n_inputs < 2) {
         return FL_OK;
     }
@@ -844,6 +884,13 @@ static int noop_input(const fl_node *n, const char **rule) {
     case FL_OP_SPLIT_V:
         *rule = "split_one";
         return n->n_outputs == 1 && n->n_inputs == 3 ? 0 : -1;
+    case FL_OP_RANDOM_SHUFFLE:
+        /* RemoveRandomShuffle: a scalar, or dim 0 of size 1. */
+        *rule = "RemoveRandomShuffle";
+        return x && x->rank >= 0 &&
+                       (x->rank == 0 || (fl_sym_is_known(x->dims[0]) && x->dims[0].k == 1))
+                   ? 0
+                   : -1;
     case FL_OP_TILE:
         *rule = "tile_by_ones";
         if (!p) {
@@ -1016,8 +1063,8 @@ static int noop_input(const fl_node *n, const char **rule) {
 /* ------------------------------------------------------------------------- */
 
 static fl_status reduce_div_to_reciprocal_mul(fl_pass_ctx *pc, fl_node *n, bool *done) {
-    if ((n->kind != FL_OP_DIV && n->kind != FL_OP_REAL_DIV) || n->n_inputs < 2 ||
-        !is_const(n->inputs[1].node)) {
+    if ((n->kind != FL_OP_DIV && n->kind != FL_OP_REAL_DIV && n->kind != FL_OP_XDIVY) ||
+        n->n_inputs < 2 || !is_const(n->inputs[1].node)) {
         return FL_OK;
     }
     int t = type_attr(n, "T");
@@ -1037,6 +1084,18 @@ static fl_status reduce_div_to_reciprocal_mul(fl_pass_ctx *pc, fl_node *n, bool 
     }
     r->device = n->device;
     pc->added++;
+    if (n->kind == FL_OP_XDIVY) {
+        /* Xdivy(x, c) -> MulNoNan(Reciprocal(c), x): 0 where x is 0. */
+        fl_ledger_note(pc, "ReduceDivToReciprocalMul", n,
+                       "Xdivy(x, const '%s') -> MulNoNan(Reciprocal, x)", n->inputs[1].node->name);
+        n->inputs[1] = n->inputs[0];
+        n->inputs[0] = (fl_input){r, 0};
+        fl__node_become(pc->c->g, n, "MulNoNan");
+        n->src = NULL;
+        pc->rewritten++;
+        *done = true;
+        return settle(pc, r);
+    }
     fl_ledger_note(pc, "ReduceDivToReciprocalMul", n, "%s(x, const '%s') -> Mul(x, Reciprocal)",
                    n->op, n->inputs[1].node->name);
     n->inputs[1] = (fl_input){r, 0};
@@ -1267,7 +1326,7 @@ static bool mul_conv_const_ok(const char *fmt, const fl_shape *filter, const fl_
 
 static fl_status mul_conv_push_down(fl_pass_ctx *pc, fl_node *n, bool *done) {
     fl_graph *g = pc->c->g;
-    if (n->kind != FL_OP_MUL || n->n_inputs != 2) {
+    if ((n->kind != FL_OP_MUL && n->kind != FL_OP_MUL_NO_NAN) || n->n_inputs != 2) {
         return FL_OK;
     }
     fl_node *l = n->inputs[0].node, *r = n->inputs[1].node;
@@ -1368,12 +1427,29 @@ static fl_status partial_identity_n(fl_pass_ctx *pc, fl_node *n, bool *done) {
 /* ------------------------------------------------------------------------- */
 
 static fl_status partial_addn(fl_pass_ctx *pc, fl_node *n, bool *done) {
-    if (n->kind != FL_OP_ADD_N || n->n_inputs <= 2) {
+    bool acc = n->kind == FL_OP_ACCUMULATE_NV2;
+    if ((n->kind != FL_OP_ADD_N && !acc) || n->n_inputs <= 2) {
         return FL_OK;
     }
     int nc = 0;
     for (int i = 0; i < n->n_inputs; i++) {
         nc += is_const(n->inputs[i].node);
+    }
+    if (acc && nc == n->n_inputs) {
+        /* AccumulateNV2 of constants -> AddN, which folds (Grappler: next round). */
+        fl_ledger_note(pc, "PartialAssocOpConstFolding", n, "AccumulateNV2 of %d constants -> AddN",
+                       nc);
+        fl_node old = *n;
+        fl_status st = copy_attrs(pc, n, &old);
+        if (st != FL_OK) {
+            return st;
+        }
+        fl_node_del_attr(n, "shape");
+        fl__node_become(pc->c->g, n, "AddN");
+        n->src = NULL;
+        pc->rewritten++;
+        *done = true;
+        return settle(pc, n);
     }
     if (nc <= 1 || nc >= n->n_inputs) {
         return FL_OK;
@@ -1399,6 +1475,7 @@ static fl_status partial_addn(fl_pass_ctx *pc, fl_node *n, bool *done) {
     if (!m || set_int_attr(pc, m, "N", k) != FL_OK) {
         return fl_diag_oom(pc->c->d);
     }
+    fl_node_del_attr(m, "shape"); /* the split of an AccumulateNV2 is an AddN */
     bool first = true;
     for (int i = 0; i < n->n_inputs; i++) {
         if (!is_const(n->inputs[i].node)) {
@@ -2074,6 +2151,454 @@ static fl_status materialize_constant_valued(fl_pass_ctx *pc, fl_node *n, bool *
                                "MaterializeConstantValuedNode", "of a known shape", done);
 }
 
+/* ------------------------------------------------------------------------- */
+/* v1 control flow, TensorArraySizeV3, Case, variable updates                 */
+/* ------------------------------------------------------------------------- */
+
+static bool is_switch(const fl_node *n) {
+    return n->kind == FL_OP_SWITCH || n->kind == FL_OP_REF_SWITCH;
+}
+
+/* Grappler's AddControlDependency for data input `in`: the node a control
+ * edge replacing it must come from. Normally the producer itself; for an
+ * output of a Switch, only one of whose outputs is alive, the Identity
+ * ConstantFoldingCtrl/<switch>_<port> reading that output, created on first
+ * use with the Switch's device and T. (Grappler first looks for an existing
+ * Identity on the port, but compares the Switch's own input with the port's
+ * name, which never matches, so it always uses this node.) NULL on OOM. */
+static fl_node *ctrl_anchor(fl_pass_ctx *pc, fl_input in) {
+    fl_graph *g = pc->c->g;
+    fl_node *sw = in.node;
+    if (!is_switch(sw)) {
+        return sw;
+    }
+    const char *name = fl_arena_printf(pc->c->a, "ConstantFoldingCtrl/%s_%d", sw->name, in.port);
+    if (!name) {
+        fl_diag_oom(pc->c->d);
+        return NULL;
+    }
+    fl_node *m = fl_graph_find(g, name);
+    if (m) {
+        return (m->flags & FL_NODE_REMOVED) ? sw : m;
+    }
+    int t = type_attr(sw, "T");
+    if (t == FL_DT_INVALID && in.port < sw->n_outputs) {
+        t = (int)fl_dtype_base(sw->outputs[in.port].dtype);
+    }
+    m = fl_graph_add_op(g, name, "Identity", 1, &in, 1, pc->c->d);
+    if (!m || set_type_attr(pc, m, "T", t) != FL_OK) {
+        fl_diag_oom(pc->c->d);
+        return NULL;
+    }
+    m->device = sw->device;
+    pc->added++;
+    return fl__infer_node(pc, m) == FL_OK ? m : NULL;
+}
+
+/* Adds the anchor of data input `in` as a control input of n. */
+static fl_status add_ctrl_anchor(fl_pass_ctx *pc, fl_node *n, fl_input in) {
+    fl_node *a = ctrl_anchor(pc, in);
+    if (!a) {
+        return pc->c->d->status != FL_OK ? pc->c->d->status : fl_diag_oom(pc->c->d);
+    }
+    return fl_node_add_ctrl(pc->c->g, n, a) == FL_OK ? FL_OK : fl_diag_oom(pc->c->d);
+}
+
+/* Drops n's regular attrs (names not starting with '_'; Grappler's
+ * EraseRegularNodeAttributes), and `also` when given, on a copy. */
+static fl_status erase_regular_attrs(fl_pass_ctx *pc, fl_node *n, const char *const *also,
+                                     int n_also) {
+    fl_node old = *n;
+    fl_status st = copy_attrs(pc, n, &old);
+    if (st != FL_OK) {
+        return st;
+    }
+    int w = 0;
+    for (int i = 0; i < n->n_attrs; i++) {
+        bool drop = n->attrs[i].name[0] != '_';
+        for (int k = 0; k < n_also && !drop; k++) {
+            drop = strcmp(n->attrs[i].name, also[k]) == 0;
+        }
+        if (!drop) {
+            n->attrs[w++] = n->attrs[i];
+        }
+    }
+    n->n_attrs = w;
+    return FL_OK;
+}
+
+/* Materializes TensorArraySizeV3 (in Grappler's MaterializeShapes): the node
+ * producing its handle has a size input that is a Const of dtype int32
+ * whose first element is not 0, and no true dynamic_size -> the node becomes
+ * a copy of that Const (its attrs), with control inputs ^<handle producer>
+ * and the anchor of its flow input's producer (port 0: Grappler takes the
+ * node name). Grappler does not check that the producer is a TensorArrayV3;
+ * neither do we. */
+static fl_status materialize_ta_size(fl_pass_ctx *pc, fl_node *n, bool *done) {
+    fl_graph *g = pc->c->g;
+    if (n->kind != FL_OP_TENSOR_ARRAY_SIZE_V3 || n->n_inputs != 2 || n->n_outputs != 1) {
+        return FL_OK;
+    }
+    fl_node *arr = n->inputs[0].node;
+    const fl_attr *dyn = fl_node_attr(arr, "dynamic_size");
+    if (arr->n_inputs < 1 || (dyn && dyn->kind == FL_ATTR_B && dyn->v.b)) {
+        return FL_OK;
+    }
+    fl_node *size = arr->inputs[0].node;
+    if (!is_const(size) || (size->flags & FL_NODE_STRIPPED) || size->n_outputs != 1) {
+        return FL_OK;
+    }
+    const fl_value *v = size->outputs[0].value;
+    if (!v || v->dtype != FL_DT_INT32 || v->n < 1 || !v->ints || !fl_sym_is_known(v->ints[0]) ||
+        v->ints[0].k == 0) {
+        return FL_OK; /* no value, not int32, or 0 (Grappler skips 0 sizes) */
+    }
+    fl_ledger_note(pc, "MaterializeShapes", n,
+                   "TensorArraySizeV3 of an array of size %lld -> Const", (long long)v->ints[0].k);
+    fl_node *first[2] = {arr, ctrl_anchor(pc, (fl_input){n->inputs[1].node, 0})};
+    if (!first[1]) {
+        return fl_diag_oom(pc->c->d);
+    }
+    fl_status st = set_ctrl(pc, n, first, 2, NULL, 0);
+    if (st != FL_OK || (st = copy_attrs(pc, n, size)) != FL_OK) {
+        return st;
+    }
+    n->n_inputs = 0;
+    fl__node_become(g, n, "Const");
+    n->flags &= ~(uint32_t)FL_NODE_STRIPPED;
+    n->src = NULL;
+    n->outputs[0].dtype = size->outputs[0].dtype;
+    n->outputs[0].shape = size->outputs[0].shape;
+    n->outputs[0].value = v;
+    pc->rewritten++;
+    *done = true;
+    return FL_OK;
+}
+
+/* MoveConstantsPastEnter: Enter/RefEnter with is_constant=true of a Const c
+ * -> the Enter's data consumers that are not Consts read a copy of c,
+ * ConstantFolding/<c>_enter, on the Enter's device with control input
+ * ^<enter>. Not when that copy exists or no such consumer reads the Enter.
+ * (A consumer's control edge on the Enter is left alone: Grappler turns it
+ * into a data input by mistake.) */
+static fl_status move_constants_past_enter(fl_pass_ctx *pc, fl_node *n, bool *done) {
+    fl_graph *g = pc->c->g;
+    const fl_attr *ic = fl_node_attr(n, "is_constant");
+    if ((n->kind != FL_OP_ENTER && n->kind != FL_OP_REF_ENTER) || n->n_inputs < 1 || !ic ||
+        ic->kind != FL_ATTR_B || !ic->v.b || !is_const(n->inputs[0].node)) {
+        return FL_OK;
+    }
+    fl_node *c = n->inputs[0].node;
+    const char *name = cf_name(pc, c, "_enter");
+    if (!name) {
+        return fl_diag_oom(pc->c->d);
+    }
+    if (fl_graph_find(g, name)) {
+        return FL_OK;
+    }
+    bool any = false;
+    for (size_t i = 0; i < g->n_nodes && !any; i++) {
+        const fl_node *m = g->nodes[i];
+        if ((m->flags & FL_NODE_REMOVED) || m->kind == FL_OP_CONST) {
+            continue;
+        }
+        for (int j = 0; j < m->n_inputs && !any; j++) {
+            any = m->inputs[j].node == n && m->inputs[j].port == 0;
+        }
+    }
+    if (!any) {
+        return FL_OK;
+    }
+    fl_node *k = new_op_like(pc, name, "Const", c, 0, NULL);
+    if (!k || fl_node_add_ctrl(g, k, n) != FL_OK) {
+        return fl_diag_oom(pc->c->d);
+    }
+    k->device = n->device;
+    k->flags |= c->flags & FL_NODE_STRIPPED;
+    k->outputs[0] = c->outputs[0];
+    k->outputs[0].producer = k;
+    k->outputs[0].port = 0;
+    k->outputs[0].n_consumers = 0;
+    size_t moved = 0;
+    for (size_t i = 0; i < g->n_nodes; i++) {
+        fl_node *m = g->nodes[i];
+        if ((m->flags & FL_NODE_REMOVED) || m->kind == FL_OP_CONST) {
+            continue;
+        }
+        for (int j = 0; j < m->n_inputs; j++) {
+            if (m->inputs[j].node == n && m->inputs[j].port == 0) {
+                m->inputs[j] = (fl_input){k, 0};
+                k->outputs[0].n_consumers++;
+                moved++;
+            }
+        }
+    }
+    g->order = NULL;
+    fl_ledger_note(pc, "MoveConstantsPastEnter", n,
+                   "constant '%s' copied into the frame as '%s' for %zu inputs", c->name, name,
+                   moved);
+    pc->rewritten++;
+    *done = true;
+    return FL_OK;
+}
+
+/* SimplifySwitch: Switch(x, x) (one tensor as data and predicate) -> what
+ * reads output 0 reads ConstantFolding/<sw>_const_false, what reads output 1
+ * ConstantFolding/<sw>_const_true (bool scalars on the Switch's device),
+ * with control inputs ConstantFoldingCtrl/<sw>_0 and _1, so that each
+ * constant is alive only when its port is. Grappler's conditions: neither
+ * constant exists yet; and its "already optimized" test, which holds unless
+ * the Switch has exactly two consumer nodes (data or control) not both an
+ * Identity (or one-input IdentityN) without data consumers -- so with one or
+ * three consumers the rule does not fire either. */
+static fl_status simplify_switch(fl_pass_ctx *pc, fl_node *n, bool *done) {
+    fl_graph *g = pc->c->g;
+    if (n->kind != FL_OP_SWITCH || n->n_inputs != 2 || n->n_outputs != 2 ||
+        n->inputs[0].node != n->inputs[1].node || n->inputs[0].port != n->inputs[1].port) {
+        return FL_OK;
+    }
+    const char *fname = cf_name(pc, n, "_const_false");
+    const char *tname = cf_name(pc, n, "_const_true");
+    if (!fname || !tname) {
+        return fl_diag_oom(pc->c->d);
+    }
+    if (fl_graph_find(g, fname) || fl_graph_find(g, tname)) {
+        return FL_OK;
+    }
+    fl_node *fan[2];
+    if (consumers_of(g, n, fan, 2) != 2) {
+        return FL_OK;
+    }
+    bool optimized = true;
+    for (int i = 0; i < 2 && optimized; i++) {
+        bool ident = fan[i]->kind == FL_OP_IDENTITY ||
+                     (fan[i]->kind == FL_OP_IDENTITY_N && fan[i]->n_inputs == 1);
+        optimized = ident && data_uses(g, fan[i]) == 0;
+    }
+    if (optimized) {
+        return FL_OK;
+    }
+    int64_t zero = 0, one = 1;
+    fl_value *fv = int_value(pc, FL_DT_BOOL, 0, 1, &zero);
+    fl_value *tv = int_value(pc, FL_DT_BOOL, 0, 1, &one);
+    fl_node *cf = fv ? new_const(pc, fname, fv, n->device, NULL) : NULL;
+    fl_node *ct = tv ? new_const(pc, tname, tv, n->device, NULL) : NULL;
+    fl_node *a0 = cf && ct ? ctrl_anchor(pc, (fl_input){n, 0}) : NULL;
+    fl_node *a1 = a0 ? ctrl_anchor(pc, (fl_input){n, 1}) : NULL;
+    if (!a1 || fl_node_add_ctrl(g, cf, a0) != FL_OK || fl_node_add_ctrl(g, ct, a1) != FL_OK) {
+        return fl_diag_oom(pc->c->d);
+    }
+    /* The consumers the Switch had (not the anchors just made) read the
+     * constants. */
+    size_t moved = 0;
+    for (size_t i = 0; i < g->n_nodes; i++) {
+        fl_node *m = g->nodes[i];
+        if ((m->flags & FL_NODE_REMOVED) || m == a0 || m == a1) {
+            continue;
+        }
+        for (int j = 0; j < m->n_inputs; j++) {
+            if (m->inputs[j].node == n) {
+                fl_node *c = m->inputs[j].port == 0 ? cf : ct;
+                m->inputs[j] = (fl_input){c, 0};
+                c->outputs[0].n_consumers++;
+                moved++;
+            }
+        }
+    }
+    g->order = NULL;
+    fl_ledger_note(pc, "SimplifySwitch", n, "Switch(%s, %s): %zu inputs now read '%s' / '%s'",
+                   n->inputs[0].node->name, n->inputs[0].node->name, moved, fname, tname);
+    pc->rewritten++;
+    *done = true;
+    return FL_OK;
+}
+
+/* Shapes equally known: same rank (or both unknown), each dim unknown on
+ * both sides or the same known/symbolic value. */
+static bool shape_equally_known(const fl_shape *a, const fl_shape *b) {
+    if (a->rank < 0 || b->rank < 0) {
+        return a->rank < 0 && b->rank < 0;
+    }
+    if (a->rank != b->rank) {
+        return false;
+    }
+    for (int i = 0; i < a->rank; i++) {
+        bool ua = fl_sym_is_unknown(a->dims[i]), ub = fl_sym_is_unknown(b->dims[i]);
+        if (ua != ub || (!ua && !fl_sym_eq(a->dims[i], b->dims[i]))) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* SimplifyCase: Case whose branch_index is a Const (int32 scalar) naming a
+ * branch -> PartitionedCall of that branch (attr f), the index input
+ * dropped (no control edge: Grappler drops it), the other attrs kept but
+ * branches and output_shapes; Grappler appends output_shapes[<index>] (the
+ * entry at the *branch* index) to _output_shapes when there is one.
+ * Deliberate difference: Grappler infers a call's shapes from the function
+ * body, foldline only from _output_shapes (all outputs or none), so the rule
+ * does not fire when that would leave an output shape less known than the
+ * Case's. */
+static fl_status simplify_case(fl_pass_ctx *pc, fl_node *n, bool *done) {
+    fl_graph *g = pc->c->g;
+    if (n->kind != FL_OP_CASE || n->n_inputs < 1) {
+        return FL_OK;
+    }
+    const fl_value *v = const_value(n, 0);
+    const fl_attr *br = fl_node_attr(n, "branches");
+    if (!v || v->dtype != FL_DT_INT32 || v->n != 1 || !br || br->kind != FL_ATTR_LIST ||
+        br->list_kind != FL_ATTR_FUNC) {
+        return FL_OK;
+    }
+    int64_t idx = ival(v, 0);
+    if (idx < 0 || (size_t)idx >= br->n) {
+        return FL_OK;
+    }
+    const fl_attr *os = fl_node_attr(n, "output_shapes");
+    const fl_attr *old = fl_node_attr(n, "_output_shapes");
+    size_t n_old = old && old->kind == FL_ATTR_LIST && old->list_kind == FL_ATTR_SHAPE ? old->n : 0;
+    bool add =
+        os && os->kind == FL_ATTR_LIST && os->list_kind == FL_ATTR_SHAPE && os->n > (size_t)idx;
+    size_t n_new = n_old + (add ? 1 : 0);
+    fl_shape_lit *lits = fl_arena_calloc(pc->c->a, n_new + 1, sizeof(fl_shape_lit));
+    fl_attr *attrs = fl_arena_calloc(pc->c->a, (size_t)n->n_attrs + 2, sizeof(fl_attr));
+    fl_input *in = fl_arena_calloc(pc->c->a, (size_t)n->n_inputs, sizeof(fl_input));
+    if (!lits || !attrs || !in) {
+        return fl_diag_oom(pc->c->d);
+    }
+    for (size_t i = 0; i < n_old; i++) {
+        lits[i] = old->v.list.shape[i];
+    }
+    if (add) {
+        lits[n_old] = os->v.list.shape[idx];
+    }
+    /* What PartitionedCall's inference will give: every output from
+     * _output_shapes when it has one entry per output, else unknown. */
+    for (int k = 0; k < n->n_outputs; k++) {
+        fl_shape s = {-1, NULL};
+        if (n_new == (size_t)n->n_outputs && lits[k].rank >= 0) {
+            s.rank = lits[k].rank;
+            s.dims = fl_arena_calloc(pc->c->a, (size_t)s.rank + 1, sizeof(fl_sym));
+            if (!s.dims) {
+                return fl_diag_oom(pc->c->d);
+            }
+            for (int i = 0; i < s.rank; i++) {
+                int64_t d = lits[k].dims ? lits[k].dims[i] : -1;
+                s.dims[i] = d >= 0 ? fl_sym_const(d) : fl_sym_unknown();
+            }
+        }
+        if (!shape_equally_known(&s, &n->outputs[k].shape)) {
+            return FL_OK;
+        }
+    }
+    int w = 0;
+    for (int i = 0; i < n->n_attrs; i++) {
+        const char *an = n->attrs[i].name;
+        if (strcmp(an, "branches") && strcmp(an, "output_shapes") && strcmp(an, "_output_shapes")) {
+            attrs[w++] = n->attrs[i];
+        }
+    }
+    const char *fname = br->v.list.func[idx].name;
+    attrs[w].name = fl_arena_strdup(pc->c->a, "f");
+    attrs[w].kind = FL_ATTR_FUNC;
+    attrs[w].v.func = br->v.list.func[idx];
+    if (!attrs[w++].name) {
+        return fl_diag_oom(pc->c->d);
+    }
+    if (n_new) {
+        attrs[w].name = fl_arena_strdup(pc->c->a, "_output_shapes");
+        attrs[w].kind = FL_ATTR_LIST;
+        attrs[w].list_kind = FL_ATTR_SHAPE;
+        attrs[w].n = n_new;
+        attrs[w].v.list.shape = lits;
+        if (!attrs[w++].name) {
+            return fl_diag_oom(pc->c->d);
+        }
+    }
+    fl_ledger_note(pc, "SimplifyCase", n,
+                   "Case with constant branch index %lld -> "
+                   "PartitionedCall of '%s'",
+                   (long long)idx, fname ? fname : "?");
+    int n_in = n->n_inputs - 1;
+    memcpy(in, n->inputs + 1, (size_t)n_in * sizeof(fl_input));
+    if (fl_node_set_inputs(g, n, n_in, in) != FL_OK) {
+        return fl_diag_oom(pc->c->d);
+    }
+    n->attrs = attrs;
+    n->n_attrs = w;
+    fl__node_become(g, n, "PartitionedCall");
+    n->src = NULL;
+    pc->rewritten++;
+    *done = true;
+    return FL_OK;
+}
+
+/* RemoveRedundantVariableUpdates: AssignAdd/AssignSub (ref) and
+ * AssignAddVariableOp/AssignSubVariableOp (resource) whose value (input 1)
+ * is zeros (IsZeros). The resource forms have no outputs and become NoOp
+ * (ReplaceOperationWithNoOp: attrs but '_' ones and _output_shapes dropped,
+ * data inputs as control inputs through their anchors); they are rewritten
+ * even when preserved, as Grappler does: nothing reads them and adding 0
+ * changes nothing. The ref forms become Identity(ref) with T = attr T and the
+ * value as a control input (ReplaceOperationWithIdentity), not when
+ * preserved. Scatter* updates are not in the registry. */
+static fl_status remove_redundant_variable_update(fl_pass_ctx *pc, fl_node *n, bool *done) {
+    fl_graph *g = pc->c->g;
+    bool resource =
+        n->kind == FL_OP_ASSIGN_ADD_VARIABLE_OP || n->kind == FL_OP_ASSIGN_SUB_VARIABLE_OP;
+    bool ref = n->kind == FL_OP_ASSIGN_ADD || n->kind == FL_OP_ASSIGN_SUB;
+    if ((!resource && !ref) || n->n_inputs != 2 || !is_zeros(n->inputs[1].node) ||
+        (ref && (fl__preserved(n) || type_attr(n, "T") == FL_DT_INVALID))) {
+        return FL_OK;
+    }
+    fl_input in[2] = {n->inputs[0], n->inputs[1]};
+    fl_node *old_ctrl[64];
+    int n_old = n->n_ctrl < 64 ? n->n_ctrl : 64;
+    if (n->n_ctrl > 64) {
+        return FL_OK;
+    }
+    memcpy(old_ctrl, n->ctrl, (size_t)n_old * sizeof(fl_node *));
+    n->ctrl = NULL;
+    n->n_ctrl = 0;
+    fl_status st = FL_OK;
+    if (resource) {
+        static const char *const out_attrs[] = {"_output_shapes", "_xla_inferred_shapes"};
+        fl_ledger_note(pc, "RemoveRedundantVariableUpdates", n, "%s by zeros '%s' -> NoOp", n->op,
+                       in[1].node->name);
+        st = erase_regular_attrs(pc, n, out_attrs, 2);
+        for (int i = 0; i < 2 && st == FL_OK; i++) {
+            st = add_ctrl_anchor(pc, n, in[i]);
+        }
+        n->n_inputs = 0;
+        fl__node_become(g, n, "NoOp");
+    } else {
+        int t = (int)fl_dtype_base(type_attr(n, "T"));
+        fl_ledger_note(pc, "RemoveRedundantVariableUpdates", n, "%s by zeros '%s' -> Identity",
+                       n->op, in[1].node->name);
+        st = erase_regular_attrs(pc, n, NULL, 0);
+        if (st == FL_OK) {
+            st = set_type_attr(pc, n, "T", t);
+        }
+        if (st == FL_OK) {
+            st = add_ctrl_anchor(pc, n, in[1]);
+        }
+        n->n_inputs = 1;
+        fl__node_become(g, n, "Identity");
+    }
+    for (int k = 0; k < n_old && st == FL_OK; k++) {
+        st = fl_node_add_ctrl(g, n, old_ctrl[k]) == FL_OK ? FL_OK : fl_diag_oom(pc->c->d);
+    }
+    if (st != FL_OK) {
+        return st;
+    }
+    g->order = NULL;
+    n->src = NULL;
+    pc->rewritten++;
+    *done = true;
+    return FL_OK;
+}
+
 static fl_status simplify(fl_pass_ctx *pc, fl_node *n, bool *done) {
     *done = false;
     for (int i = 0; i < n->n_attrs; i++) {
@@ -2081,10 +2606,31 @@ static fl_status simplify(fl_pass_ctx *pc, fl_node *n, bool *done) {
             return FL_OK;
         }
     }
-    if (n->kind == FL_OP_IDENTITY_N) {
+    /* Rules that keep the node and its outputs: preserved nodes too. */
+    switch (n->kind) {
+    case FL_OP_IDENTITY_N:
         return partial_identity_n(pc, n, done); /* rewires consumers only */
+    case FL_OP_ENTER:
+    case FL_OP_REF_ENTER:
+        return move_constants_past_enter(pc, n, done);
+    case FL_OP_SWITCH:
+        return simplify_switch(pc, n, done);
+    case FL_OP_ASSIGN_ADD_VARIABLE_OP:
+    case FL_OP_ASSIGN_SUB_VARIABLE_OP:
+        return remove_redundant_variable_update(pc, n, done); /* no outputs */
+    default:
+        break;
     }
-    if (fl__preserved(n) || !n->desc || n->n_outputs != 1 || bad_dtype(n->outputs[0].dtype)) {
+    if (fl__preserved(n) || !n->desc) {
+        return FL_OK;
+    }
+    if (n->kind == FL_OP_CASE) {
+        return simplify_case(pc, n, done);
+    }
+    if (n->kind == FL_OP_ASSIGN_ADD || n->kind == FL_OP_ASSIGN_SUB) {
+        return remove_redundant_variable_update(pc, n, done);
+    }
+    if (n->n_outputs != 1 || bad_dtype(n->outputs[0].dtype)) {
         return FL_OK;
     }
     const char *rule = NULL;
@@ -2119,10 +2665,8 @@ static fl_status simplify(fl_pass_ctx *pc, fl_node *n, bool *done) {
 /* The materializations (3.3) beyond Shape/Size/Rank. */
 static fl_status materialize_more(fl_pass_ctx *pc, fl_node *n, bool *done) {
     static fl_status (*const rules[])(fl_pass_ctx *, fl_node *, bool *) = {
-        materialize_shape_n,
-        materialize_bcast_args,
-        materialize_reduction_indices,
-        materialize_constant_valued,
+        materialize_shape_n,           materialize_ta_size,         materialize_bcast_args,
+        materialize_reduction_indices, materialize_constant_valued,
     };
     *done = false;
     for (size_t r = 0; r < sizeof rules / sizeof rules[0]; r++) {

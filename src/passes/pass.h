@@ -39,6 +39,7 @@ typedef enum fl_remapper_mode {
 typedef struct fl_pass_options {
     fl_device device;               /* default CPU */
     fl_remapper_mode remapper_mode; /* default standard */
+    bool persistent_bn;             /* TF_USE_CUDNN_BATCHNORM_SPATIAL_PERSISTENT=1 */
     int64_t max_folded_bytes;       /* constant folding output limit; default 100 KiB */
     int iterations;                 /* meta-optimizer iterations; default 2 */
 } fl_pass_options;

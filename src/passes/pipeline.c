@@ -11,8 +11,8 @@
  *
  * After each pass that fired a rule: fl_graph_compact, shape inference with
  * the same bindings (the order is cleared, so inference re-sorts), costing,
- * and the outputs check (every output still exists with its output count,
- * dtypes and shapes); after every pass a record with before and after
+ * and the outputs check (every output still exists with at least its
+ * outputs, their dtypes and shapes); after every pass a record with before and after
  * totals, node counts and the pass's ledger slice. With cfg->verify the
  * verifier runs after every pass.
  *
@@ -469,8 +469,10 @@ static bool dim_same(fl_sym a, fl_sym b) {
     return fl_sym_eq(a, b);
 }
 
-/* Every graph output still exists with its output count, dtypes and shapes.
- * `who` names the culprit in the message ("the pass", "the passes"). */
+/* Every graph output still exists with at least its outputs, of the same
+ * dtypes and shapes (a fused op may add outputs, as _FusedBatchNormGradEx
+ * adds side_input_backprop; the ones a fetch can name stay). `who` names the
+ * culprit in the message ("the pass", "the passes"). */
 static fl_status check_outputs(fl_ctx *c, const out_snap *s, size_t n, const char *who) {
     for (size_t i = 0; i < n; i++) {
         const fl_node *m = fl_graph_find(c->g, s[i].name);
@@ -478,13 +480,13 @@ static fl_status check_outputs(fl_ctx *c, const out_snap *s, size_t n, const cha
             return fl_diag_fail(c->d, FL_EINTERNAL, NULL,
                                 "internal error: %s removed graph output '%s'", who, s[i].name);
         }
-        if (m->n_outputs != s[i].n_outputs) {
+        if (m->n_outputs < s[i].n_outputs) {
             return fl_diag_fail(c->d, FL_EINTERNAL, m,
                                 "internal error: %s changed the output count of graph output "
                                 "'%s' from %d to %d",
                                 who, s[i].name, s[i].n_outputs, m->n_outputs);
         }
-        for (int k = 0; k < m->n_outputs; k++) {
+        for (int k = 0; k < s[i].n_outputs; k++) {
             const fl_shape *a = &s[i].shapes[k], *b = &m->outputs[k].shape;
             bool same = s[i].dtypes[k] == m->outputs[k].dtype && a->rank == b->rank;
             for (int j = 0; same && j < a->rank; j++) {

@@ -19,8 +19,9 @@
  *
  * Environment-dependent TensorFlow switches are taken at their defaults: XLA
  * auto-clustering off, cublasLt off (no MatMul fusion on GPU), cuDNN runtime
- * fusion off (GPU activations: Relu only), persistent batch norm off (no
- * training-mode _FusedBatchNormEx), allow_non_differentiable_rewrites on.
+ * fusion off (GPU activations: Relu only), persistent batch norm off unless
+ * the pass option persistent_bn says otherwise (rows 6 in training and 7),
+ * allow_non_differentiable_rewrites on.
  *
  * Renaming. A fused node must carry the name of the node it replaces. The
  * mutation API has no rename, so replace_root() adds the new node under a
@@ -32,26 +33,29 @@
  * nodes, where the name is unique again. The pass looks nodes up by pointer,
  * never by name, between the two.
  *
- * oneDNN rows (--remapper onednn) present: 13, 14 (fused conv + LeakyRelu |
- * _MklFusedMish), 15, 16 (Pad + Conv3D), 17 (exact and approximate Gelu), 18
- * (HardSwish), 19 (Mish), 20 (BatchMatMulV2 + Mul + AddV2), 21 (Maximum + Mul
- * -> LeakyRelu), 22 (Conv2D + BiasAdd/BN + Swish), 23, 24 (_MklLayerNorm: the
- * Keras FusedBatchNormV3 form, the custom form, the mean/variance form over
- * the last axis), 25 (_MklFusedInstanceNorm, with Relu/LeakyRelu), and the
- * bias-semantic Add accepted as BiasAdd. Not done:
- *  - 12 (GRUBlockCell / AUGRUBlockCell): the matcher is feasible, but the
- *    registry has neither op (4 outputs r, u, c, h; the root's consumers move
- *    to output 3) and no test graph exercises it: the corpus's GRU
- *    (tf2onnx-gru) joins the cell with Add, while TensorFlow's pattern needs
- *    AddV2, so it would not fire there either. Left for a later change.
- *  - 17's third form, MatMul+BiasAdd+Gelu with the standalone Gelu op (in
- *    remapper.cc versions newer than the reference snapshot): not done.
+ * oneDNN rows (--remapper onednn) present: 12 (GRUBlockCell / AUGRUBlockCell,
+ * the consumers moved to output 3, h), 13, 14 (fused conv + LeakyRelu |
+ * _MklFusedMish), 15, 16 (Pad + Conv3D), 17 (exact and approximate Gelu
+ * subgraphs, and the standalone Gelu op), 18 (HardSwish), 19 (Mish), 20
+ * (BatchMatMulV2 + Mul + AddV2), 21 (Maximum + Mul -> LeakyRelu), 22 (Conv2D
+ * + BiasAdd/BN + Swish), 23, 24 (_MklLayerNorm: the Keras FusedBatchNormV3
+ * form, the custom form, the mean/variance form over the last axis), 25
+ * (_MklFusedInstanceNorm, with Relu/LeakyRelu), and the bias-semantic Add
+ * accepted as BiasAdd. Row 12 follows the GRU matcher of the oneDNN
+ * remapper.cc (Intel-tensorflow; the newer tensorflow/tensorflow snapshots we
+ * read have no GRU rule). Row 17's standalone-Gelu form is in no
+ * remapper.cc we could read (tensorflow/tensorflow, its mirrors, the Intel
+ * fork): it is written as the Gelu-exact rule is (rewrite_matmul_gelu_op
+ * says which conditions that gives) and is the one rule here not checked
+ * line by line against TensorFlow. Not done:
  *  - the conv1x1 + depthwise fusion (Findconv1x1Depthwise): it is not in
  *    shared/reference/grappler.md's table; it appears only in Intel's fork of
  *    remapper.cc, not in TensorFlow's.
- * Row 7 (_FusedBatchNormGradEx) needs TF_USE_CUDNN_BATCHNORM_SPATIAL_PERSISTENT,
- * off by default like the forward training-mode _FusedBatchNormEx, so it never
- * fires under the defaults above and is not implemented.
+ * Row 7 (_FusedBatchNormGradEx) and row 6 in training mode need
+ * TF_USE_CUDNN_BATCHNORM_SPATIAL_PERSISTENT=1, off by default: with the pass
+ * option persistent_bn (the CLI's --cudnn-persistent-batchnorm) they fire as
+ * TensorFlow's do on GPU (rewrite_bn_grad_ex says which conditions; only the
+ * V3 gradient, see there).
  *
  * TensorFlow versions differ; where they do, this follows current
  * remapper.cc and says so at the rule (row 14 takes no plain Conv2D; fused
@@ -78,6 +82,7 @@ typedef struct rctx {
     fl_uses uses;
     size_t n0; /* nodes when the use lists were built; later ids are new nodes */
     bool onednn;
+    bool persistent_bn; /* TF_USE_CUDNN_BATCHNORM_SPATIAL_PERSISTENT=1 */
     fl_device target;
     fl_status st; /* first failure (OOM) */
 } rctx;
@@ -772,11 +777,25 @@ static bool shapes_equal(const fl_shape *a, const fl_shape *b) {
     return true;
 }
 
+/* The training-mode conditions TensorFlow adds on GPU, where cuDNN computes
+ * the fused batch norm (and its gradient): TF_USE_CUDNN_BATCHNORM_SPATIAL_
+ * PERSISTENT set (pass option persistent_bn, off by default), NHWC, T half,
+ * input 0 of rank 4 with a known channel count that is a multiple of 4. */
+static bool persistent_bn_ok(const rctx *r, const fl_node *bn, const char *fmt) {
+    if (!r->persistent_bn || strcmp(fmt, "NHWC") != 0 || attr_type(bn, "T") != FL_DT_HALF ||
+        bn->n_inputs < 1) {
+        return false;
+    }
+    const fl_shape *x = &fl_node_in(bn, 0)->shape;
+    return x->rank == 4 && fl_sym_is_known(x->dims[3]) && x->dims[3].k % 4 == 0;
+}
+
 /* The valid_batch_norm check of FindFusedBatchNormEx: a FusedBatchNorm* on
  * GPU (T float/half) or, with oneDNN, not on GPU (T float/bf16); is_training
- * and data_format (NHWC/NCHW) present; training on GPU needs the persistent
- * cuDNN mode (off); V2/V3 need U=float; no control edges; at most one data
- * consumer of output 0 (Shape/Rank ignored); not preserved. */
+ * and data_format (NHWC/NCHW) present; training on GPU needs cuDNN's
+ * persistent mode (persistent_bn_ok); V2/V3 need U=float; no control edges;
+ * at most one data consumer of output 0 (Shape/Rank ignored); not
+ * preserved. */
 static bool valid_bn_for_ex(const rctx *r, const fl_node *bn) {
     if (is_removed(bn) || !is_fused_batch_norm(bn) || bn->n_inputs < 5) {
         return false;
@@ -797,8 +816,8 @@ static bool valid_bn_for_ex(const rctx *r, const fl_node *bn) {
     if (strcmp(fmt, "NHWC") != 0 && strcmp(fmt, "NCHW") != 0) {
         return false;
     }
-    if (tr->v.b && gpu) {
-        return false; /* needs TF_USE_CUDNN_BATCHNORM_SPATIAL_PERSISTENT */
+    if (tr->v.b && gpu && !persistent_bn_ok(r, bn, fmt)) {
+        return false;
     }
     if (!is_op(bn, "FusedBatchNorm") && attr_type(bn, "U") != FL_DT_FLOAT) {
         return false;
@@ -806,41 +825,52 @@ static bool valid_bn_for_ex(const rctx *r, const fl_node *bn) {
     return !has_ctrl(r, bn) && one_data_fanout0(r, bn) && !is_preserved(bn);
 }
 
+/* FindFusedBatchNormEx: root Relu without control edges over a valid BN
+ * (*add NULL), or over Add/AddV2(BN, side) (either order): the side-input
+ * variant not on oneDNN CPU, the Add without control edges, one consumer,
+ * not preserved, both operands of symbolically equal shape. */
+static bool match_bn_ex(const rctx *r, const fl_node *relu, fl_node **bn, fl_node **add,
+                        fl_input *side) {
+    if (is_removed(relu) || !is_op(relu, "Relu") || relu->n_inputs < 1 || has_ctrl(r, relu)) {
+        return false;
+    }
+    fl_node *in0 = in_node(relu, 0);
+    *add = NULL;
+    if (valid_bn_for_ex(r, in0)) {
+        *bn = in0;
+        return true;
+    }
+    if (is_removed(in0) || !is_add(in0)) {
+        return false;
+    }
+    if (r->onednn && !on_gpu(r, relu)) {
+        return false;
+    }
+    if (has_ctrl(r, in0) || !one_fanout0(r, in0) || is_preserved(in0) || in0->n_inputs < 2 ||
+        !shapes_equal(&fl_node_in(in0, 0)->shape, &fl_node_in(in0, 1)->shape)) {
+        return false;
+    }
+    for (int k = 0; k < 2; k++) {
+        if (valid_bn_for_ex(r, in_node(in0, k))) {
+            *bn = in_node(in0, k);
+            *side = in0->inputs[1 - k];
+            *add = in0;
+            return true;
+        }
+    }
+    return false;
+}
+
 /* Pattern (table row 6): FusedBatchNorm* -> Relu, or FusedBatchNorm* + side
  * -> Add/AddV2 -> Relu  =>  _FusedBatchNormEx named after the BN (inputs [x,
  * scale, offset, mean, variance(, side)], activation_mode=Relu,
  * num_side_inputs 0/1, T, is_training, data_format, epsilon,
  * exponential_avg_factor, U); the Relu becomes Identity(BN); the Add is
- * deleted. Conditions: root Relu without control edges; valid_bn_for_ex;
- * side-input variant not on oneDNN CPU, the Add without control edges, one
- * consumer, not preserved, both operands of symbolically equal shape. */
+ * deleted. Conditions: match_bn_ex. */
 static bool rewrite_bn_ex(rctx *r, fl_node *relu) {
-    if (!is_op(relu, "Relu") || relu->n_inputs < 1 || has_ctrl(r, relu)) {
-        return false;
-    }
-    fl_node *in0 = in_node(relu, 0), *bn = NULL, *add = NULL;
+    fl_node *bn, *add;
     fl_input side = {NULL, 0};
-    if (valid_bn_for_ex(r, in0)) {
-        bn = in0;
-    } else if (!is_removed(in0) && is_add(in0)) {
-        if (r->onednn && !on_gpu(r, relu)) {
-            return false;
-        }
-        if (has_ctrl(r, in0) || !one_fanout0(r, in0) || is_preserved(in0) || in0->n_inputs < 2 ||
-            !shapes_equal(&fl_node_in(in0, 0)->shape, &fl_node_in(in0, 1)->shape)) {
-            return false;
-        }
-        if (valid_bn_for_ex(r, in_node(in0, 0))) {
-            bn = in_node(in0, 0);
-            side = in0->inputs[1];
-        } else if (valid_bn_for_ex(r, in_node(in0, 1))) {
-            bn = in_node(in0, 1);
-            side = in0->inputs[0];
-        } else {
-            return false;
-        }
-        add = in0;
-    } else {
+    if (!match_bn_ex(r, relu, &bn, &add, &side)) {
         return false;
     }
     fl_ledger_note(r->pc, "fused_batch_norm_ex", relu, "%s%s+Relu -> _FusedBatchNormEx", bn->op,
@@ -877,6 +907,88 @@ static bool rewrite_bn_ex(rctx *r, fl_node *relu) {
     copy_attr(r, id, bn, "T", NULL);
     if (add) {
         drop(r, add);
+    }
+    return true;
+}
+
+/* Pattern (table row 7): ReluGrad -> FusedBatchNormGrad* (training) whose
+ * forward is a _FusedBatchNormEx match (FindFusedBatchNormGradEx)  =>
+ * _FusedBatchNormGradEx named after the gradient, inputs [ReluGrad's
+ * gradients, x, scale, reserve_space_1, reserve_space_2, reserve_space_3,
+ * the forward BN's offset, ReluGrad's features (the forward Relu)], T, U
+ * (V1: float), is_training, data_format, epsilon, activation_mode=Relu,
+ * num_side_inputs 0/1. Without a side input the ReluGrad is deleted; with one
+ * it becomes Identity(<grad>:5), the side input's gradient.
+ * Conditions: the gradient on GPU, without control edges, is_training true,
+ * T half, NHWC, input 0 of rank 4 with a known channel count that is a
+ * multiple of 4, cuDNN's persistent mode, V2/V3 with U float (XLA
+ * auto-clustering, which also blocks it, is off); ReluGrad without control
+ * edges, not preserved; its input 1 the root of a _FusedBatchNormEx match:
+ * without a side input the ReluGrad has one consumer; with one it has two
+ * (this gradient and the side input's path) and the gradient's
+ * reserve_space_3 (input 5) comes from the matched forward BN. */
+static bool rewrite_bn_grad_ex(rctx *r, fl_node *g) {
+    /* FusedBatchNormGrad/V2 match TensorFlow's conditions too (V1 only with
+     * T float, so never), but have no reserve_space_3 (input 5), which
+     * TensorFlow's rewrite reads regardless: not rewritten here. */
+    if (!is_op(g, "FusedBatchNormGradV3")) {
+        return false;
+    }
+    if (has_ctrl(r, g) || !on_gpu(r, g) || !attr_bool(g, "is_training", false) ||
+        !fl_node_attr(g, "is_training") || g->n_inputs < 6) {
+        return false;
+    }
+    const char *fmt = attr_str(g, "data_format", NULL);
+    if (!fmt || !persistent_bn_ok(r, g, fmt)) {
+        return false;
+    }
+    if (attr_type(g, "U") != FL_DT_FLOAT) {
+        return false;
+    }
+    fl_node *rg = in_node(g, 0);
+    if (is_removed(rg) || !is_op(rg, "ReluGrad") || rg->n_inputs < 2 || has_ctrl(r, rg) ||
+        is_preserved(rg)) {
+        return false;
+    }
+    fl_node *fwd_bn, *fwd_add;
+    fl_input side = {NULL, 0};
+    if (!match_bn_ex(r, in_node(rg, 1), &fwd_bn, &fwd_add, &side)) {
+        return false;
+    }
+    size_t uses = fanout(r, rg, 0);
+    bool with_side;
+    if (!fwd_add && uses == 1) {
+        with_side = false;
+    } else if (fwd_add && uses == 2 && in_node(g, 5) == fwd_bn) {
+        with_side = true;
+    } else {
+        return false;
+    }
+    fl_ledger_note(r->pc, "fused_batch_norm_grad_ex", g, "ReluGrad+%s -> _FusedBatchNormGradEx%s",
+                   g->op, with_side ? " (side input)" : "");
+    fl_input in[8] = {rg->inputs[0], g->inputs[1], g->inputs[2],      g->inputs[3],
+                      g->inputs[4],  g->inputs[5], fwd_bn->inputs[2], rg->inputs[1]};
+    const char *dev = g->device;
+    fl_node *f = replace_root(r, g, "_FusedBatchNormGradEx", dev, 8, in, 6);
+    if (!f) {
+        return false;
+    }
+    copy_attr(r, f, g, "T", NULL);
+    copy_attr(r, f, g, "is_training", NULL);
+    copy_attr(r, f, g, "data_format", NULL);
+    copy_attr(r, f, g, "epsilon", NULL);
+    set_attr(r, f, fl_attr_make_type(r->g, "U", attr_type(g, "U")));
+    set_attr(r, f, fl_attr_make_str(r->g, "activation_mode", "Relu"));
+    set_attr(r, f, fl_attr_make_int(r->g, "num_side_inputs", with_side ? 1 : 0));
+    if (with_side) {
+        fl_input id_in = {f, 5};
+        fl_node *id = replace_root(r, rg, "Identity", dev, 1, &id_in, 1);
+        if (!id) {
+            return false;
+        }
+        copy_attr(r, id, g, "T", NULL);
+    } else {
+        drop(r, rg);
     }
     return true;
 }
@@ -2253,26 +2365,391 @@ static bool rewrite_layer_norm(rctx *r, fl_node *out) {
 }
 
 /* ------------------------------------------------------------------------- */
+/* Subgraph patterns (utils::SubGraphMatcher<kFollowInputs>)                  */
+/* ------------------------------------------------------------------------- */
+
+/* The rules below are written, as in remapper.cc, as op-type patterns
+ * matched by the generic matcher of grappler/utils/pattern_utils.cc. Its
+ * semantics, reproduced here:
+ *  - a pattern node matches a graph node of one of its op types ("*": any;
+ *    "A|B": either); a node that is not kRemain must have no control input
+ *    or control use;
+ *  - a label names one node: a label met again must be the same node;
+ *  - a pattern node with inputs requires exactly that many data inputs and
+ *    matches them in order, output ports ignored; for a commutative op (Add,
+ *    AddV2, Mul, Maximum, SquaredDifference) with two inputs the pattern's
+ *    inputs are swapped when a one-level look at the graph's input op types
+ *    says so (input 0's op fits pattern input 1 but not 0, or input 1's op
+ *    fits pattern input 0 but not 1); no backtracking;
+ *  - after the match, every kRemove node must be outside the preserve set and
+ *    have no data use outside the matched nodes (IsSafeNodesToRemove).
+ * A node removed by an earlier rewrite of this run, or added by one, does not
+ * take part (their uses are not in the use lists). */
+typedef enum pat_status { P_REMAIN, P_REMOVE, P_REPLACE } pat_status;
+
+typedef struct pat {
+    const char *op; /* "*", "Op" or "OpA|OpB" */
+    const char *label;
+    pat_status status;
+    int n_in; /* inputs the node must have (0: not checked) */
+    const struct pat *const *in;
+} pat;
+
+#define PM_MAX 32 /* labels of a pattern (AUGRU: 27) */
+
+typedef struct pmatch {
+    const char *label[PM_MAX];
+    fl_node *node[PM_MAX];
+    int n_labels;
+    fl_node *removed[PM_MAX];
+    int n_removed;
+} pmatch;
+
+/* Whether op is one of the '|'-separated names of `pattern` ("*": any). */
+static bool pat_op_is(const char *pattern, const char *op) {
+    if (strcmp(pattern, "*") == 0) {
+        return true;
+    }
+    size_t len = strlen(op);
+    for (const char *p = pattern; *p;) {
+        const char *bar = strchr(p, '|');
+        size_t k = bar ? (size_t)(bar - p) : strlen(p);
+        if (k == len && strncmp(p, op, k) == 0) {
+            return true;
+        }
+        p += k + (bar ? 1 : 0);
+    }
+    return false;
+}
+
+static bool pat_commutative(const char *pattern) {
+    static const char *const ops[] = {"Add", "AddV2", "Mul", "Maximum", "SquaredDifference"};
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+        if (pat_op_is(pattern, ops[i]) && strcmp(pattern, "*") != 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The node bound to `label`, or NULL. */
+static fl_node *pm_get(const pmatch *m, const char *label) {
+    for (int i = 0; i < m->n_labels; i++) {
+        if (strcmp(m->label[i], label) == 0) {
+            return m->node[i];
+        }
+    }
+    return NULL;
+}
+
+static bool pm_has_node(const pmatch *m, const fl_node *n) {
+    for (int i = 0; i < m->n_labels; i++) {
+        if (m->node[i] == n) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool pm_match(const rctx *r, const pat *p, fl_node *n, pmatch *m) {
+    if (!n || is_removed(n) || (p->status != P_REMAIN && has_ctrl(r, n)) ||
+        !pat_op_is(p->op, n->op)) {
+        return false;
+    }
+    fl_node *bound = pm_get(m, p->label);
+    if (!bound) {
+        if (m->n_labels == PM_MAX) {
+            return false;
+        }
+        m->label[m->n_labels] = p->label;
+        m->node[m->n_labels++] = n;
+        if (p->status == P_REMOVE) {
+            bool seen = false;
+            for (int i = 0; i < m->n_removed && !seen; i++) {
+                seen = m->removed[i] == n;
+            }
+            if (!seen) {
+                m->removed[m->n_removed++] = n;
+            }
+        }
+    } else if (bound != n) {
+        return false;
+    }
+    if (p->n_in == 0) {
+        return true;
+    }
+    if (n->n_inputs != p->n_in) {
+        return false;
+    }
+    int first = 0;
+    if (p->n_in == 2 && pat_commutative(p->op)) {
+        const char *g0 = in_node(n, 0)->op, *g1 = in_node(n, 1)->op;
+        if ((!pat_op_is(p->in[0]->op, g0) && pat_op_is(p->in[1]->op, g0)) ||
+            (!pat_op_is(p->in[1]->op, g1) && pat_op_is(p->in[0]->op, g1))) {
+            first = 1;
+        }
+    }
+    for (int i = 0; i < p->n_in; i++) {
+        const pat *child = p->in[p->n_in == 2 ? (i + first) % 2 : i];
+        if (!pm_match(r, child, in_node(n, i), m)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* GetMatchedNodes: the match, then IsSafeNodesToRemove. */
+static bool pm_run(const rctx *r, const pat *p, fl_node *root, pmatch *m) {
+    memset(m, 0, sizeof *m);
+    if (!pm_match(r, p, root, m)) {
+        return false;
+    }
+    for (int i = 0; i < m->n_removed; i++) {
+        const fl_node *n = m->removed[i];
+        if (is_preserved(n) || n->id >= r->n0) {
+            return false;
+        }
+        for (int port = 0; port < n->n_outputs; port++) {
+            size_t k;
+            const fl_use *u = fl_uses_of(&r->uses, n, port, &k);
+            for (size_t j = 0; j < k; j++) {
+                if (!pm_has_node(m, u[j].node)) {
+                    return false;
+                }
+            }
+        }
+    }
+    return true;
+}
+
+/* ------------------------------------------------------------------------- */
+/* GRU / AUGRU cell (row 12)                                                  */
+/* ------------------------------------------------------------------------- */
+
+/* Pattern (row 12; GRUCellPatternMatcher of remapper.cc, oneDNN builds),
+ * root AddV2 "output" (kReplace), everything else kRemove except the "*"
+ * leaves (kRemain), labels in quotes:
+ *   "concat_gru" = ConcatV2("tarV3" x, "identity" h_prev, "concat_axis")
+ *   "ru_gates/activation" = Sigmoid(BiasAdd(MatMul("concat_gru", w_ru), b_ru))
+ *   "ru_split" = Split("Const_split", "ru_gates/activation")
+ *   "lbrmul" = Mul("ru_split", "identity")                         r * h
+ *   "concat1" = ConcatV2("tarV3", "lbrmul", "concat_axis")
+ *   "c_gate/activation" = Tanh(BiasAdd(MatMul("concat1", w_c), b_c))
+ *   u' = "ru_split"                                                GRU
+ *   u' = "au_atten" = Mul("ru_split", "attn_sub" = Sub("attn_1.0",
+ *        "attn_in" au_x))                                          AUGRU
+ *   "output" = AddV2("ns_mul2" = Mul(u', "identity"),
+ *                    "ns_mul1" = Mul("ns_sub1" = Sub("Const_1", u'),
+ *                                    "c_gate/activation"))
+ * matched with the matcher above (so the Split's output ports and the
+ * constants' values are not looked at, nor are the concat axis, the Split's
+ * num_split, the MatMuls' transposes or any placement: TensorFlow checks
+ * none of them)  =>  GRUBlockCell [x, h_prev, w_ru, w_c, b_ru, b_c] or
+ * AUGRUBlockCell [x, h_prev, au_x, w_ru, w_c, b_ru, b_c] (each the input
+ * edge of the matched node, port kept), named after the AddV2, on its
+ * device, with T copied from the AddV2. GRU is tried before AUGRU.
+ * The AddV2's consumers move to output 3 (h): each consumer's first input
+ * reading the AddV2 is re-pointed (ChangeFanoutPort; a second input of the
+ * same consumer reading it stays on output 0, r, as in TensorFlow).
+ * Conditions (CheckValidGraph): T float or bfloat16 on output, ns_mul1,
+ * ns_mul2, ns_sub1, concat1, lbrmul, ru_split, concat_gru; ns_mul1 and
+ * ns_mul2 each have exactly one consumer, share T with the AddV2 and are
+ * not preserved. oneDNN only; not gated by placement or by
+ * allow_non_differentiable_rewrites.
+ * Attrs: only T. AddGRUCellOp sets lbr=false and training=false on its
+ * NodeDef after std::move-ing it into the mutation, so they never reach the
+ * graph (the op's defaults are the same values).
+ * Source: remapper.cc of Intel-tensorflow/tensorflow (gru_scope), whose
+ * rnn_ops.cc registers AUGRUBlockCell and adds bfloat16, lbr and training to
+ * GRUBlockCell. */
+static const pat GRU_X = {"*", "tarV3", P_REMAIN, 0, NULL};
+static const pat GRU_H = {"*", "identity", P_REMAIN, 0, NULL};
+static const pat GRU_AXIS = {"*", "concat_axis", P_REMAIN, 0, NULL};
+static const pat GRU_CONCAT = {"ConcatV2", "concat_gru", P_REMOVE, 3,
+                               (const pat *const[]){&GRU_X, &GRU_H, &GRU_AXIS}};
+static const pat GRU_RU_W = {"*", "ru_gates/mm_param", P_REMAIN, 0, NULL};
+static const pat GRU_RU_MM = {"MatMul", "ru_gates/mm", P_REMOVE, 2,
+                              (const pat *const[]){&GRU_CONCAT, &GRU_RU_W}};
+static const pat GRU_RU_B = {"*", "ru_gates/bias_data", P_REMAIN, 0, NULL};
+static const pat GRU_RU_BIAS = {"BiasAdd", "ru_gates/bias", P_REMOVE, 2,
+                                (const pat *const[]){&GRU_RU_MM, &GRU_RU_B}};
+static const pat GRU_RU_ACT = {"Sigmoid", "ru_gates/activation", P_REMOVE, 1,
+                               (const pat *const[]){&GRU_RU_BIAS}};
+static const pat GRU_SPLIT_DIM = {"*", "Const_split", P_REMAIN, 0, NULL};
+static const pat GRU_SPLIT = {"Split", "ru_split", P_REMOVE, 2,
+                              (const pat *const[]){&GRU_SPLIT_DIM, &GRU_RU_ACT}};
+static const pat GRU_RH = {"Mul", "lbrmul", P_REMOVE, 2, (const pat *const[]){&GRU_SPLIT, &GRU_H}};
+static const pat GRU_CONCAT1 = {"ConcatV2", "concat1", P_REMOVE, 3,
+                                (const pat *const[]){&GRU_X, &GRU_RH, &GRU_AXIS}};
+static const pat GRU_C_W = {"*", "c_gate/mm_param", P_REMAIN, 0, NULL};
+static const pat GRU_C_MM = {"MatMul", "c_gate/mm", P_REMOVE, 2,
+                             (const pat *const[]){&GRU_CONCAT1, &GRU_C_W}};
+static const pat GRU_C_B = {"*", "c_gate/bias_data", P_REMAIN, 0, NULL};
+static const pat GRU_C_BIAS = {"BiasAdd", "c_gate/bias", P_REMOVE, 2,
+                               (const pat *const[]){&GRU_C_MM, &GRU_C_B}};
+static const pat GRU_C_ACT = {"Tanh", "c_gate/activation", P_REMOVE, 1,
+                              (const pat *const[]){&GRU_C_BIAS}};
+static const pat GRU_ONE = {"*", "Const_1", P_REMAIN, 0, NULL};
+/* GRU: u' is the Split */
+static const pat GRU_SUB1 = {"Sub", "ns_sub1", P_REMOVE, 2,
+                             (const pat *const[]){&GRU_ONE, &GRU_SPLIT}};
+static const pat GRU_MUL2 = {"Mul", "ns_mul2", P_REMOVE, 2,
+                             (const pat *const[]){&GRU_SPLIT, &GRU_H}};
+static const pat GRU_MUL1 = {"Mul", "ns_mul1", P_REMOVE, 2,
+                             (const pat *const[]){&GRU_SUB1, &GRU_C_ACT}};
+static const pat GRU_OUT = {"AddV2", "output", P_REPLACE, 2,
+                            (const pat *const[]){&GRU_MUL2, &GRU_MUL1}};
+/* AUGRU: u' = u * (1 - au_x) */
+static const pat AUGRU_AU = {"*", "attn_in", P_REMAIN, 0, NULL};
+static const pat AUGRU_ONE = {"*", "attn_1.0", P_REMAIN, 0, NULL};
+static const pat AUGRU_ASUB = {"Sub", "attn_sub", P_REMOVE, 2,
+                               (const pat *const[]){&AUGRU_ONE, &AUGRU_AU}};
+static const pat AUGRU_ATT = {"Mul", "au_atten", P_REMOVE, 2,
+                              (const pat *const[]){&GRU_SPLIT, &AUGRU_ASUB}};
+static const pat AUGRU_SUB1 = {"Sub", "ns_sub1", P_REMOVE, 2,
+                               (const pat *const[]){&GRU_ONE, &AUGRU_ATT}};
+static const pat AUGRU_MUL2 = {"Mul", "ns_mul2", P_REMOVE, 2,
+                               (const pat *const[]){&AUGRU_ATT, &GRU_H}};
+static const pat AUGRU_MUL1 = {"Mul", "ns_mul1", P_REMOVE, 2,
+                               (const pat *const[]){&AUGRU_SUB1, &GRU_C_ACT}};
+static const pat AUGRU_OUT = {"AddV2", "output", P_REPLACE, 2,
+                              (const pat *const[]){&AUGRU_MUL2, &AUGRU_MUL1}};
+
+/* CheckValidGraph: the dtypes and the two parent/child pairs. */
+static bool gru_valid(const rctx *r, const pmatch *m) {
+    static const char *const typed[] = {"output",  "ns_mul1", "ns_mul2",  "ns_sub1",
+                                        "concat1", "lbrmul",  "ru_split", "concat_gru"};
+    for (size_t i = 0; i < sizeof typed / sizeof typed[0]; i++) {
+        if (!t_float_or_bf16(pm_get(m, typed[i]))) {
+            return false;
+        }
+    }
+    const fl_node *out = pm_get(m, "output");
+    static const char *const kids[] = {"ns_mul1", "ns_mul2"};
+    for (size_t i = 0; i < 2; i++) {
+        const fl_node *k = pm_get(m, kids[i]);
+        if (fanout(r, k, 0) != 1 || !same_t(out, k) || is_preserved(k)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static bool rewrite_gru_cell(rctx *r, fl_node *root) {
+    if (!r->onednn || !is_op(root, "AddV2")) {
+        return false;
+    }
+    pmatch m;
+    bool au = false;
+    if (!pm_run(r, &GRU_OUT, root, &m) || !gru_valid(r, &m)) {
+        au = true;
+        if (!pm_run(r, &AUGRU_OUT, root, &m) || !gru_valid(r, &m)) {
+            return false;
+        }
+    }
+    const char *op = au ? "AUGRUBlockCell" : "GRUBlockCell";
+    const fl_node *concat = pm_get(&m, "concat_gru");
+    fl_input in[7];
+    int k = 0;
+    in[k++] = concat->inputs[0];
+    in[k++] = concat->inputs[1];
+    if (au) {
+        in[k++] = pm_get(&m, "attn_sub")->inputs[1];
+    }
+    in[k++] = pm_get(&m, "ru_gates/mm")->inputs[1];
+    in[k++] = pm_get(&m, "c_gate/mm")->inputs[1];
+    in[k++] = pm_get(&m, "ru_gates/bias")->inputs[1];
+    in[k++] = pm_get(&m, "c_gate/bias")->inputs[1];
+    fl_ledger_note(r->pc, au ? "augru_block_cell" : "gru_block_cell", root,
+                   "%s cell ops -> %s (consumers read h, output 3)", au ? "AUGRU" : "GRU", op);
+    fl_node *f = replace_root(r, root, op, root->device, k, in, 4);
+    if (!f) {
+        return false;
+    }
+    copy_attr(r, f, root, "T", NULL);
+    /* ChangeFanoutPort(output, 3) */
+    for (size_t i = 0; i < r->g->n_nodes; i++) {
+        fl_node *u = r->g->nodes[i];
+        if (is_removed(u) || u == f) {
+            continue;
+        }
+        for (int j = 0; j < u->n_inputs; j++) {
+            if (u->inputs[j].node == f) {
+                u->inputs[j].port = 3;
+                break;
+            }
+        }
+    }
+    for (int i = 0; i < m.n_removed; i++) {
+        drop(r, m.removed[i]);
+    }
+    return true;
+}
+
+/* Pattern (row 17, the standalone Gelu op): Gelu(BiasAdd(MatMul(a, b),
+ * bias))  =>  _FusedMatMul named after the Gelu, device of the MatMul,
+ * inputs [a, b, bias], T, transpose_a, transpose_b copied, fused_ops
+ * [BiasAdd, GeluApproximate] when the Gelu's `approximate` is true, else
+ * [BiasAdd, GeluExact] (absent: false, the registry's default, ew.c),
+ * num_args 1, epsilon 0.
+ * Written as the Gelu-exact rule of FindMatMulBiasAddAndGelu is: the
+ * matcher above with the Gelu kReplace and the BiasAdd (two inputs) and the
+ * MatMul kRemove, so no control edges on the three, the BiasAdd read only by
+ * the Gelu and the MatMul only by the BiasAdd, neither preserved; then the
+ * MatMul CPU-compatible with oneDNN (on CPU, T float or bfloat16). No dtype
+ * check on the BiasAdd or the Gelu (the matcher does none). cublasLt and
+ * cuDNN runtime fusion, the GPU routes, are off.
+ * Not line-verified: none of the remapper.cc versions we could read has this
+ * form (see the header). */
+static const pat GELU_MM = {"MatMul", "matmul", P_REMOVE, 0, NULL};
+static const pat GELU_BIAS_IN = {"*", "bias", P_REMAIN, 0, NULL};
+static const pat GELU_BIAS = {"BiasAdd", "bias_add", P_REMOVE, 2,
+                              (const pat *const[]){&GELU_MM, &GELU_BIAS_IN}};
+static const pat GELU_OP = {"Gelu", "output", P_REPLACE, 1, (const pat *const[]){&GELU_BIAS}};
+
+static bool rewrite_matmul_gelu_op(rctx *r, fl_node *out) {
+    pmatch m;
+    if (!r->onednn || !is_op(out, "Gelu") || !pm_run(r, &GELU_OP, out, &m)) {
+        return false;
+    }
+    fl_node *mm = pm_get(&m, "matmul"), *bias = pm_get(&m, "bias_add");
+    if (mm->n_inputs < 2 || !cpu_contraction_ok(r, mm)) {
+        return false;
+    }
+    bool approx = attr_bool(out, "approximate", false);
+    const char *ops[] = {"BiasAdd", approx ? "GeluApproximate" : "GeluExact"};
+    fl_ledger_note(r->pc, "matmul_bias_gelu_op", out, "MatMul+BiasAdd+Gelu(approximate=%s) -> %s",
+                   approx ? "true" : "false", "_FusedMatMul");
+    if (!build_fused(r, out, mm, &bias->inputs[1], 1, ops, 2, 0.0f, NULL)) {
+        return false;
+    }
+    drop(r, bias);
+    drop(r, mm);
+    return true;
+}
+
+/* ------------------------------------------------------------------------- */
 /* Driver                                                                     */
 /* ------------------------------------------------------------------------- */
 
 /* Tries the rules rooted at n in remapper.cc's order; true when one fired. */
 static bool remap_node(rctx *r, fl_node *n) {
     if (r->onednn) {
-        if (rewrite_contraction_bias_add(r, n) || rewrite_conv_leakyrelu(r, n) ||
-            rewrite_pad_conv3d(r, n) || rewrite_hard_swish(r, n) || rewrite_mish(r, n) ||
-            rewrite_fused_batch_matmul(r, n) || rewrite_mul_maximum(r, n) ||
+        if (rewrite_gru_cell(r, n) || rewrite_contraction_bias_add(r, n) ||
+            rewrite_conv_leakyrelu(r, n) || rewrite_pad_conv3d(r, n) || rewrite_hard_swish(r, n) ||
+            rewrite_mish(r, n) || rewrite_fused_batch_matmul(r, n) || rewrite_mul_maximum(r, n) ||
             rewrite_conv_swish(r, n) || rewrite_swish(r, n) || rewrite_layer_norm(r, n) ||
             rewrite_instance_norm(r, n)) {
             return true;
         }
-        if (rewrite_matmul_gelu_exact(r, n) || rewrite_matmul_gelu_approx(r, n)) {
+        if (rewrite_matmul_gelu_exact(r, n) || rewrite_matmul_gelu_approx(r, n) ||
+            rewrite_matmul_gelu_op(r, n)) {
             return true;
         }
     }
     return rewrite_contraction_bias_act(r, n) || rewrite_contraction_bias(r, n) ||
            rewrite_conv_squeeze_bias(r, n) || rewrite_conv_bn_act(r, n) || rewrite_conv_bn(r, n) ||
-           rewrite_bn_ex(r, n) || rewrite_tensor_to_hash_bucket(r, n) ||
+           rewrite_bn_ex(r, n) || rewrite_bn_grad_ex(r, n) || rewrite_tensor_to_hash_bucket(r, n) ||
            rewrite_bn_decompose(r, n) || rewrite_comparison_cast(r, n) ||
            rewrite_dilated_conv(r, n);
 }
@@ -2289,6 +2766,7 @@ fl_status fl_pass_remapper(fl_pass_ctx *pc) {
     r.g = g;
     r.d = c->d;
     r.onednn = pc->opt && pc->opt->remapper_mode == FL_REMAPPER_ONEDNN;
+    r.persistent_bn = pc->opt && pc->opt->persistent_bn;
     r.target = pc->opt ? pc->opt->device : FL_DEVICE_CPU;
     r.n0 = g->n_nodes;
     fl_node **order = fl_arena_calloc(g->arena, r.n0 ? r.n0 : 1, sizeof(*order));

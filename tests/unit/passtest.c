@@ -49,6 +49,7 @@ pt_run *pt_pipeline_bytes(const uint8_t *buf, size_t len, const pt_opts *o) {
     p->cfg.opt.iterations = o->iterations;
     p->cfg.opt.device = o->device;
     p->cfg.opt.remapper_mode = o->remapper_mode;
+    p->cfg.opt.persistent_bn = o->persistent_bn;
     p->cfg.outputs = o->outputs;
     p->cfg.n_outputs = o->n_outputs;
     p->cfg.verify = true;

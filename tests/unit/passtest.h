@@ -65,6 +65,7 @@ typedef struct pt_opts {
     int64_t max_folded_bytes;       /* 0: the pipeline's default */
     fl_device device;               /* default CPU */
     fl_remapper_mode remapper_mode; /* default FL_REMAPPER_STANDARD */
+    bool persistent_bn;             /* TF_USE_CUDNN_BATCHNORM_SPATIAL_PERSISTENT=1 */
 } pt_opts;
 
 /* Imports `buf` and runs the pipeline as `o` says, verifier on; asserts
@@ -89,7 +90,8 @@ void pt_expect(tg_graph *g, const pt_opts *o, const char *want, const char *rule
 fl_status pt_load_bytes(pt_run *h, const uint8_t *bytes, size_t len);
 /* Packs tg (and frees it) and loads it; fails the test on error. */
 void pt_load(pt_run *h, tg_graph *tg);
-/* Runs pass `fn` once, then re-sorts, verifies, re-infers and re-costs. */
+/* Runs pass `fn` once (h->popt.persistent_bn as set by the caller), then re-sorts, verifies,
+ * re-infers and re-costs. */
 void pt_pass(pt_run *h, fl_pass_fn fn, const char *name, fl_device dev, fl_remapper_mode mode);
 /* pt_pass with the remapper. */
 void pt_remap(pt_run *h, fl_device dev, fl_remapper_mode mode);

@@ -407,7 +407,7 @@ static void test_descriptors(void **state) {
         assert_int_equal(d->flags & FL_OPF_STATEFUL, 0);
         count++;
     }
-    assert_int_equal(count, 86); /* incl. Conj, _UnaryOpsComposition */
+    assert_int_equal(count, 92); /* incl. Conj, _UnaryOpsComposition, ReluGrad */
     assert_int_equal(fl__desc_ADD_N.max_inputs, -1);
     assert_int_equal(fl__desc_SELECT.min_inputs, 3);
 }
@@ -441,14 +441,22 @@ static void test_unary_shapes_and_cost(void **state) {
         check_cost(n, lin(21, 0), lin(21, 0), true);
     }
     /* Ops tfprof does not register count 1 per element here, 0 there. */
-    const char *other[] = {"Exp",  "Sigmoid", "Tanh", "Elu", "Selu", "Softplus", "Gelu", "Abs",
-                           "Sqrt", "Floor",   "Sign", "Erf", "Cos",  "Relu6",    "Inv",  "Rint"};
+    const char *other[] = {"Exp",   "Sigmoid", "Tanh", "Elu", "Selu",  "Softplus", "Abs", "Sqrt",
+                           "Floor", "Sign",    "Erf",  "Cos", "Relu6", "Inv",      "Rint"};
     for (size_t i = 0; i < sizeof other / sizeof other[0]; i++) {
         fl_node *n = OP(other[i], x);
         run(n);
         check_shape(n, "[N,7,3]");
         check_cost(n, lin(21, 0), K(0), false);
     }
+    /* Gelu counts its definition: exact 5, approximate 9 per element. */
+    fl_node *gelu = OP("Gelu", x);
+    run(gelu);
+    check_cost(gelu, lin(5 * 21, 0), K(0), false);
+    fl_node *gelu_a = OP("Gelu", x);
+    attr_b(gelu_a, "approximate", true);
+    run(gelu_a);
+    check_cost(gelu_a, lin(9 * 21, 0), K(0), false);
 
     /* Bool-valued unary ops. */
     fl_node *isnan_n = OP("IsNan", x);

@@ -317,11 +317,13 @@ static void test_descriptors(void **state) {
         assert_true(d->max_inputs == -1 || d->max_inputs >= d->min_inputs);
         count++;
     }
-    assert_int_equal(count, 53);
+    assert_int_equal(count, 57);
     assert_int_equal(fl__desc_FUSED_BATCH_NORM.n_outputs, 5);
     assert_int_equal(fl__desc_FUSED_BATCH_NORM_V2.n_outputs, 5);
     assert_int_equal(fl__desc_FUSED_BATCH_NORM_V3.n_outputs, 6);
     assert_int_equal(fl__desc_FUSED_BATCH_NORM_EX.n_outputs, 6);
+    assert_int_equal(fl__desc_FUSED_BATCH_NORM_GRAD_V3.n_outputs, 5);
+    assert_int_equal(fl__desc_FUSED_BATCH_NORM_GRAD_EX.n_outputs, 6);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -1031,7 +1033,8 @@ static void test_fused_batch_norm(void **state) {
         check_shape(bn, p, "[16]");
         assert_int_equal(bn->outputs[p].dtype, FL_DT_FLOAT);
     }
-    check_shape(bn, 5, "unknown");
+    check_shape(bn, 5, "[]"); /* the kernels' scalar reserve space */
+    assert_int_equal(bn->outputs[5].dtype, FL_DT_FLOAT);
     /* Inference: 2 * E(x) = 2048; no tfprof rule. */
     check_cost(bn, "2048", "0", "0", false);
 
