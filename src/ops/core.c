@@ -58,6 +58,12 @@
  *    ReadVariableOp: attr dtype, shape from the VarHandleOp it reads.
  *    AssignAddVariableOp, AssignSubVariableOp: no outputs (attr dtype
  *    required).
+ *  - ScatterAdd/Sub/Mul/Div/Max/Min/Update: output_ref is the ref input
+ *    (dtype and shape). ResourceScatter* of the same names: no outputs (attr
+ *    dtype required; a VarHandleOp found as for ReadVariableOp must hold that
+ *    dtype). Both check TensorFlow's ScatterUpdateShape: the variable has
+ *    rank >= 1; updates are a scalar or indices.shape + var.shape[1:].
+ *    Stateful, never evaluated.
  *
  * FLOP rules ("complete" convention). tfprof registers none of these ops
  * except AssignAdd/AssignSub: tfprof_flops is otherwise 0 and tfprof_rule
@@ -75,6 +81,9 @@
  *    them). AssignAddVariableOp, AssignSubVariableOp: E(value) complete
  *    (one add or subtract per element, Grappler's OpLevelCostEstimator
  *    count); tfprof registers neither (0, tfprof_rule false).
+ *  - Scatter*, ResourceScatter*: E(indices) * prod(var.shape[1:]) complete
+ *    (Grappler's PredictScatter for the ref forms; the resource forms, not
+ *    in its table, do the same work); tfprof has no rule.
  *  - While, StatelessWhile, If, StatelessIf, Case, PartitionedCall,
  *    StatefulPartitionedCall: no rule (NULL cost, has_rule false). Their work
  *    is in function-library bodies, which foldline does not cost per call
@@ -83,6 +92,7 @@
 #include "ops/common.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <string.h>
 
 /* Bound on the steps taken when following a handle back to its origin. */
@@ -1994,3 +2004,153 @@ const struct fl_op_desc fl__desc_ASSIGN_SUB_VARIABLE_OP = {
     .infer = infer_resource_update,
     .cost = cost_resource_update,
 };
+
+/* ------------------------------------------------------------------------- */
+/* Scatter* (ref) and ResourceScatter*: var[indices, ...] op= updates         */
+/* ------------------------------------------------------------------------- */
+
+/* TensorFlow's ScatterUpdateShape / ResourceScatterUpdateShape checks on the
+ * variable's shape `var` (the ref input, or the VarHandleOp's shape attr):
+ * rank >= 1 when known (Subshape(var, 1)); updates, unless a scalar, merge
+ * with indices.shape + var.shape[1:]. Unknown ranks pass. */
+static fl_status check_scatter(fl_ctx *c, const fl_node *n, const fl_shape *var) {
+    if (var->rank == 0) {
+        return fl_diag_fail(c->d, FL_EINVAL, n,
+                            "the variable updated must have rank >= 1, got a scalar");
+    }
+    const fl_shape *idx = &fl_node_in(n, 1)->shape, *upd = &fl_node_in(n, 2)->shape;
+    if (upd->rank <= 0 || idx->rank < 0 || var->rank < 0) {
+        return FL_OK;
+    }
+    int want = idx->rank + var->rank - 1;
+    if (upd->rank != want) {
+        return fl_diag_fail(c->d, FL_EINVAL, n,
+                            "input 'updates' has rank %d, expected 0 or %d "
+                            "(indices.shape + var.shape[1:])",
+                            upd->rank, want);
+    }
+    for (int i = 0; i < want; i++) {
+        fl_sym e = i < idx->rank ? idx->dims[i] : var->dims[i - idx->rank + 1];
+        fl_sym m;
+        char what[96];
+        snprintf(what, sizeof what, "dim %d of 'updates' and of indices.shape + var.shape[1:]", i);
+        fl_status st = fl_op_merge_dim(c, n, upd->dims[i], e, what, &m);
+        if (st != FL_OK) {
+            return st;
+        }
+    }
+    return FL_OK;
+}
+
+/* Scatter*: output_ref is the ref input (same dtype and shape). */
+static fl_status infer_scatter(fl_ctx *c, fl_node *n) {
+    const fl_tensor *ref = fl_node_in(n, 0);
+    fl_status st = check_scatter(c, n, &ref->shape);
+    if (st != FL_OK) {
+        return st;
+    }
+    int dt = ref->dtype;
+    if (dt == FL_DT_INVALID && dtype_from_t(n, 0) != FL_DT_INVALID) {
+        dt = (int)fl_dtype_base(dtype_from_t(n, 0)) + FL_DT_REF_OFFSET;
+    }
+    return fl_op_set_output(c, n, 0, dt, ref->shape.rank, ref->shape.dims);
+}
+
+/* The shape of the variable a resource handle input reads: the VarHandleOp's
+ * attr shape, found as ReadVariableOp finds it; unknown otherwise. A
+ * VarHandleOp holding another dtype than attr `dtype` fails, as
+ * ValidateVariableResourceHandle does. */
+static fl_status resource_var_shape(fl_ctx *c, const fl_node *n, int dt, fl_shape *s) {
+    s->rank = -1;
+    s->dims = NULL;
+    int port = 0;
+    const fl_node *src = trace_source(n, 0, &port);
+    if (!src || src->kind != FL_OP_VAR_HANDLE_OP) {
+        return FL_OK;
+    }
+    const fl_attr *t = fl_node_attr(src, "dtype");
+    if (t && t->kind == FL_ATTR_TYPE && fl_dtype_base(t->v.type) != fl_dtype_base(dt)) {
+        return fl_diag_fail(c->d, FL_EINVAL, n, "attr 'dtype' is %s but variable '%s' holds %s",
+                            fl_dtype_name(dt), src->name, fl_dtype_name(t->v.type));
+    }
+    const fl_attr *a = fl_node_attr(src, "shape");
+    if (a && a->kind == FL_ATTR_SHAPE) {
+        return shape_from_lit(c, src, &a->v.shape, "attr 'shape'", s);
+    }
+    return FL_OK;
+}
+
+/* ResourceScatter*: no outputs; attr dtype required. */
+static fl_status infer_resource_scatter(fl_ctx *c, fl_node *n) {
+    int dt = FL_DT_INVALID;
+    fl_status st = fl_attr_need_type(n, "dtype", &dt, c->d);
+    if (st != FL_OK) {
+        return st;
+    }
+    fl_shape var;
+    if ((st = resource_var_shape(c, n, dt, &var)) != FL_OK) {
+        return st;
+    }
+    return check_scatter(c, n, &var);
+}
+
+/* E(indices) * prod(var.shape[1:]) (Grappler's PredictScatter); tfprof has
+ * no rule. */
+static fl_status cost_scatter_on(fl_ctx *c, const fl_node *n, const fl_shape *var, fl_cost *out) {
+    cost_clear(out);
+    fl_arith k = {c, n, FL_OK};
+    fl_sym e = fl_ar_mul(&k, fl_ar_numel(&k, &fl_node_in(n, 1)->shape),
+                         fl_ar_dims_prod(&k, var, 1, var->rank));
+    return fl_ar_put_cost(&k, out, e, fl_sym_const(0));
+}
+
+static fl_status cost_scatter(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    return cost_scatter_on(c, n, &fl_node_in(n, 0)->shape, out);
+}
+
+static fl_status cost_resource_scatter(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    int dt = FL_DT_INVALID;
+    fl_status st = fl_attr_need_type(n, "dtype", &dt, c->d);
+    fl_shape var;
+    if (st != FL_OK || (st = resource_var_shape(c, n, dt, &var)) != FL_OK) {
+        return st;
+    }
+    return cost_scatter_on(c, n, &var, out);
+}
+
+#define SCATTER_OP(E, NAME)                                                                        \
+    const struct fl_op_desc fl__desc_##E = {                                                       \
+        .name = NAME,                                                                              \
+        .min_inputs = 3,                                                                           \
+        .max_inputs = 3,                                                                           \
+        .n_outputs = 1,                                                                            \
+        .flags = FL_OPF_STATEFUL,                                                                  \
+        .infer = infer_scatter,                                                                    \
+        .cost = cost_scatter,                                                                      \
+    }
+
+#define RESOURCE_SCATTER_OP(E, NAME)                                                               \
+    const struct fl_op_desc fl__desc_##E = {                                                       \
+        .name = NAME,                                                                              \
+        .min_inputs = 3,                                                                           \
+        .max_inputs = 3,                                                                           \
+        .n_outputs = 0,                                                                            \
+        .flags = FL_OPF_STATEFUL,                                                                  \
+        .infer = infer_resource_scatter,                                                           \
+        .cost = cost_resource_scatter,                                                             \
+    }
+
+SCATTER_OP(SCATTER_ADD, "ScatterAdd");
+SCATTER_OP(SCATTER_SUB, "ScatterSub");
+SCATTER_OP(SCATTER_MUL, "ScatterMul");
+SCATTER_OP(SCATTER_DIV, "ScatterDiv");
+SCATTER_OP(SCATTER_MAX, "ScatterMax");
+SCATTER_OP(SCATTER_MIN, "ScatterMin");
+SCATTER_OP(SCATTER_UPDATE, "ScatterUpdate");
+RESOURCE_SCATTER_OP(RESOURCE_SCATTER_ADD, "ResourceScatterAdd");
+RESOURCE_SCATTER_OP(RESOURCE_SCATTER_SUB, "ResourceScatterSub");
+RESOURCE_SCATTER_OP(RESOURCE_SCATTER_MUL, "ResourceScatterMul");
+RESOURCE_SCATTER_OP(RESOURCE_SCATTER_DIV, "ResourceScatterDiv");
+RESOURCE_SCATTER_OP(RESOURCE_SCATTER_MAX, "ResourceScatterMax");
+RESOURCE_SCATTER_OP(RESOURCE_SCATTER_MIN, "ResourceScatterMin");
+RESOURCE_SCATTER_OP(RESOURCE_SCATTER_UPDATE, "ResourceScatterUpdate");

@@ -29,7 +29,7 @@
  *   Conv2DBackpropInput/Filter  MACs = E(out_backprop) * Kh * Kw * Cin_f: the
  *                             MACs of the forward convolution they transpose
  *   DepthwiseConv2dNativeBackpropInput/Filter  MACs = E(out_backprop) * Kh * Kw
- *   MatMul, _FusedMatMul      MACs = M * N * K
+ *   MatMul, _FusedMatMul, QuantizedMatMul  MACs = M * N * K
  *   BatchMatMul/V2/V3         MACs = prod(broadcast batch dims) * M * N * K
  *   Einsum (two operands, no ellipsis)  MACs = product of the sizes of all
  *                             distinct subscripts (one multiply-add per point
@@ -1199,6 +1199,49 @@ static fl_status cost_fused_matmul(fl_ctx *c, const fl_node *n, fl_cost *out) {
     return cost_matmul_impl(c, n, out, true);
 }
 
+/* QuantizedMatMul [a (T1), b (T2), min_a, max_a, min_b, max_b]: out [M, N]
+ * of Toutput (default qint32) and the float scalars min_out, max_out, as
+ * TensorFlow's shape function (the four ranges must be scalars). */
+static fl_status infer_quantized_matmul(fl_ctx *c, fl_node *n) {
+    fl_status st;
+    int dt;
+    fl_sym m, ka, kb, nn, kk;
+    st = fl_attr_get_type(n, "Toutput", &dt, c->d);
+    if (st == FL_ENOTFOUND) {
+        dt = FL_DT_QINT32;
+        st = FL_OK;
+    }
+    if (st != FL_OK || (st = need_rank(c, n, 0, "a", 2)) != FL_OK ||
+        (st = need_rank(c, n, 1, "b", 2)) != FL_OK) {
+        return st;
+    }
+    static const char *const names[4] = {"min_a", "max_a", "min_b", "max_b"};
+    for (int i = 0; i < 4; i++) {
+        if ((st = need_rank(c, n, 2 + i, names[i], 0)) != FL_OK) {
+            return st;
+        }
+    }
+    if ((st = matmul_dims(c, n, &m, &ka, &kb, &nn)) != FL_OK ||
+        (st = fl_op_merge_dim(c, n, ka, kb, "inner dimensions of 'a' and 'b'", &kk)) != FL_OK) {
+        return st;
+    }
+    fl_sym dims[2] = {m, nn};
+    if ((st = fl_op_set_output(c, n, 0, dt, 2, dims)) != FL_OK ||
+        (st = fl_op_set_output(c, n, 1, FL_DT_FLOAT, 0, NULL)) != FL_OK) {
+        return st;
+    }
+    return fl_op_set_output(c, n, 2, FL_DT_FLOAT, 0, NULL);
+}
+
+/* QuantizedMatMul: MatMul's 2 * M * N * K (Grappler's count); no tfprof
+ * rule. */
+static fl_status cost_quantized_matmul(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    fl_status st = cost_matmul_impl(c, n, out, false);
+    out->tfprof_flops = fl_sym_const(0);
+    out->tfprof_rule = false;
+    return st;
+}
+
 /* ------------------------------------------------------------------------- */
 /* BatchMatMul, V2, V3                                                        */
 /* ------------------------------------------------------------------------- */
@@ -2215,6 +2258,7 @@ NN_OP(AVG_POOL3D, "AvgPool3D", 1, 1, 1, infer_pool3d, cost_pool_plain);
 NN_OP(MAX_POOL_GRAD, "MaxPoolGrad", 3, 3, 1, infer_max_pool_grad, cost_max_pool_grad);
 NN_OP(AVG_POOL_GRAD, "AvgPoolGrad", 2, 2, 1, infer_avg_pool_grad, cost_avg_pool_grad);
 NN_OP(MATMUL, "MatMul", 2, 2, 1, infer_matmul, cost_matmul);
+NN_OP(QUANTIZED_MATMUL, "QuantizedMatMul", 6, 6, 3, infer_quantized_matmul, cost_quantized_matmul);
 NN_OP(FUSED_MATMUL, "_FusedMatMul", 2, -1, 1, infer_fused_matmul, cost_fused_matmul);
 NN_OP(BATCH_MATMUL, "BatchMatMul", 2, 2, 1, infer_bmm, cost_bmm);
 NN_OP(BATCH_MATMUL_V2, "BatchMatMulV2", 2, 2, 1, infer_bmm_v2, cost_bmm);

@@ -68,10 +68,12 @@
  *     int32 branch index -> PartitionedCall f=branches[i], index input
  *     dropped, output_shapes[i] appended to _output_shapes as Grappler
  *     does); SimplifySelect (-> Identity of the live branch, or
- *     BroadcastTo); RemoveRedundantVariableUpdates (AssignAdd/AssignSub by
- *     zeros -> Identity(ref) with T and ^anchor(value);
- *     AssignAddVariableOp/AssignSubVariableOp by zeros -> NoOp, inputs as
- *     control inputs).
+ *     BroadcastTo); RemoveRedundantVariableUpdates (AssignAdd/AssignSub,
+ *     ScatterAdd/ScatterSub by zeros and ScatterMul/ScatterDiv by ones ->
+ *     Identity(ref) with T and the other inputs' anchors as control inputs;
+ *     AssignAddVariableOp/AssignSubVariableOp, ResourceScatterAdd/Sub by
+ *     zeros and ResourceScatterMul/Div by ones -> NoOp, inputs as control
+ *     inputs).
  *     New nodes whose inputs are all constants (the Reciprocal, the partial
  *     AddN/ConcatV2, the Mul on the filter, a pushed-down child, an
  *     AccumulateNV2 turned AddN) are folded at once: Grappler folds them in
@@ -122,9 +124,13 @@
  *    alone (Grappler rewrites it into a data input, a malformed NodeDef);
  *    SimplifySwitch never rewires the ConstantFoldingCtrl anchors it uses
  *    (Grappler would when they already existed, making a cycle).
- *  - Not implemented: the Scatter and ResourceScatter variable updates of
- *    RemoveRedundantVariableUpdates (not in the registry); QuantizedMatMul
- *    min/max constants (Quantized ops are never folded).
+ *  - Not implemented: the ScatterNd and ResourceScatterNd updates of
+ *    RemoveRedundantVariableUpdates (not in the registry).
+ *  - QuantizedMatMul by zeros (multiply_by_zero with
+ *    AddQuantizedMatMulMinMaxOutConstNodes): Grappler fails the whole pass
+ *    when a ConstantFolding/<n>-quantized_matmul_min_out / _max_out name is
+ *    taken; here the rule does not fire. (It is not blocked by "quantized
+ *    ops are never folded": that is IsFoldable; this is a simplification.)
  */
 #include "ops/common.h"
 #include "passes/pipeline.h"
@@ -780,13 +786,88 @@ static fl_status replace_with_broadcast_to(fl_pass_ctx *pc, fl_node *n, int keep
 
 /* ------------------------------------------------------------------------- */
 /* SimplifyArithmeticOperations                                               */
+
+/* The range TensorFlow gives a quantized type, as a float
+ * (QuantizedTypeMin/MaxAsFloat); false for other types. */
+static bool quantized_range(int dt, double *lo, double *hi) {
+    switch (dt) {
+    case FL_DT_QINT8:
+        *lo = -128.0, *hi = 127.0;
+        return true;
+    case FL_DT_QUINT8:
+        *lo = 0.0, *hi = 255.0;
+        return true;
+    case FL_DT_QINT16:
+        *lo = -32768.0, *hi = 32767.0;
+        return true;
+    case FL_DT_QUINT16:
+        *lo = 0.0, *hi = 65535.0;
+        return true;
+    case FL_DT_QINT32:
+        *lo = -2147483648.0, *hi = 2147483647.0; /* 2^31 as a float */
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* QuantizedMatMul by zeros (fully known output within the folding limit):
+ * the node becomes a zeros Const of Toutput (ReplaceOperationWithConstant),
+ * and its outputs 1 and 2 (min_out, max_out) become the float scalar Consts
+ * ConstantFolding/<n>-quantized_matmul_min_out / -max_out holding Toutput's
+ * range, each waiting on every input of the node, their readers moved to
+ * them (AddQuantizedMatMulMinMaxOutConstNodes). TensorFlow fails the pass
+ * when those names are taken; here the rule does not fire. */
+static fl_status quantized_matmul_by_zero(fl_pass_ctx *pc, fl_node *n, bool *done) {
+    fl_graph *g = pc->c->g;
+    const fl_tensor *out = &n->outputs[0];
+    double lo, hi;
+    if (n->n_outputs != 3 || !quantized_range(out->dtype, &lo, &hi)) {
+        return FL_OK;
+    }
+    fl_value *zeros = filled_value(pc, out->dtype, &out->shape, 0.0);
+    const char *names[2] = {cf_name(pc, n, "-quantized_matmul_min_out"),
+                            cf_name(pc, n, "-quantized_matmul_max_out")};
+    if (!zeros || !names[0] || !names[1]) {
+        return pc->c->a->failed ? fl_diag_oom(pc->c->d) : FL_OK;
+    }
+    if (fl_graph_find(g, names[0]) || fl_graph_find(g, names[1])) {
+        return FL_OK;
+    }
+    fl_node *consts[2];
+    for (int k = 0; k < 2; k++) {
+        fl_value *v = fl_value_new(pc->c->a, FL_DT_FLOAT, 0, NULL);
+        if (!v) {
+            return fl_diag_oom(pc->c->d);
+        }
+        fl_value_set_f64(v, 0, k ? hi : lo);
+        consts[k] = new_const(pc, names[k], v, n->device, NULL);
+        if (!consts[k]) {
+            return fl_diag_oom(pc->c->d);
+        }
+        for (int i = 0; i < n->n_inputs + n->n_ctrl; i++) {
+            fl_node *d = i < n->n_inputs ? n->inputs[i].node : n->ctrl[i - n->n_inputs];
+            if (fl_node_add_ctrl(g, consts[k], d) != FL_OK) {
+                return fl_diag_oom(pc->c->d);
+            }
+        }
+        fl_graph_replace_uses(g, n, 1 + k, consts[k], 0);
+    }
+    fl_ledger_note(pc, "multiply_by_zero", n,
+                   "%s by zeros -> Const zeros, min/max outputs -> '%s', '%s'", n->op, names[0],
+                   names[1]);
+    pc->rewritten++;
+    *done = true;
+    return fl__node_make_const(pc, n, zeros, true);
+}
+
 /* ------------------------------------------------------------------------- */
 
 static fl_status simplify_arith(fl_pass_ctx *pc, fl_node *n, bool *done) {
     int k = n->kind;
     bool is_mul = k == FL_OP_MUL || k == FL_OP_MUL_NO_NAN || k == FL_OP_LOGICAL_AND;
     bool is_matmul = k == FL_OP_MATMUL || k == FL_OP_BATCH_MATMUL || k == FL_OP_BATCH_MATMUL_V2 ||
-                     k == FL_OP_BATCH_MATMUL_V3;
+                     k == FL_OP_BATCH_MATMUL_V3 || k == FL_OP_QUANTIZED_MATMUL;
     bool is_add = is_add_op(n) || k == FL_OP_BIAS_ADD || k == FL_OP_LOGICAL_OR;
     bool is_sub = k == FL_OP_SUB;
     bool is_div =
@@ -839,6 +920,9 @@ static fl_status simplify_arith(fl_pass_ctx *pc, fl_node *n, bool *done) {
     }
     if ((x0 || y0) && (is_mul || is_matmul)) {
         if (concrete && tensor_bytes(&n->outputs[0]) <= (uint64_t)pc->opt->max_folded_bytes) {
+            if (k == FL_OP_QUANTIZED_MATMUL) {
+                return quantized_matmul_by_zero(pc, n, done);
+            }
             fl_status st = replace_with_filled(pc, n, 0.0, "multiply_by_zero", "by zeros", done);
             if (st != FL_OK || *done) {
                 return st;
@@ -2534,25 +2618,61 @@ static fl_status simplify_case(fl_pass_ctx *pc, fl_node *n, bool *done) {
     return FL_OK;
 }
 
-/* RemoveRedundantVariableUpdates: AssignAdd/AssignSub (ref) and
- * AssignAddVariableOp/AssignSubVariableOp (resource) whose value (input 1)
- * is zeros (IsZeros). The resource forms have no outputs and become NoOp
- * (ReplaceOperationWithNoOp: attrs but '_' ones and _output_shapes dropped,
- * data inputs as control inputs through their anchors); they are rewritten
- * even when preserved, as Grappler does: nothing reads them and adding 0
- * changes nothing. The ref forms become Identity(ref) with T = attr T and the
- * value as a control input (ReplaceOperationWithIdentity), not when
- * preserved. Scatter* updates are not in the registry. */
+/* The variable updates RemoveRedundantVariableUpdates knows (Grappler's
+ * kVariableReadOps less the ScatterNd* ones, which are not in the registry):
+ * 1 for the ref forms, 2 for the resource forms, 0 for the others. */
+static int variable_update_form(int kind) {
+    switch (kind) {
+    case FL_OP_ASSIGN_ADD:
+    case FL_OP_ASSIGN_SUB:
+    case FL_OP_SCATTER_ADD:
+    case FL_OP_SCATTER_SUB:
+    case FL_OP_SCATTER_MUL:
+    case FL_OP_SCATTER_DIV:
+        return 1;
+    case FL_OP_ASSIGN_ADD_VARIABLE_OP:
+    case FL_OP_ASSIGN_SUB_VARIABLE_OP:
+    case FL_OP_RESOURCE_SCATTER_ADD:
+    case FL_OP_RESOURCE_SCATTER_SUB:
+    case FL_OP_RESOURCE_SCATTER_MUL:
+    case FL_OP_RESOURCE_SCATTER_DIV:
+        return 2;
+    default:
+        return 0;
+    }
+}
+
+/* RemoveRedundantVariableUpdates: AssignAdd/AssignSub, ScatterAdd/ScatterSub
+ * (ref), AssignAddVariableOp/AssignSubVariableOp, ResourceScatterAdd/
+ * ResourceScatterSub (resource) whose delta (input 2 for the Scatter ops,
+ * else input 1) is zeros (IsZeros), and ScatterMul/ScatterDiv,
+ * ResourceScatterMul/ResourceScatterDiv whose updates are ones (IsOnes): the
+ * op name has "Add" or "Sub" or not. The resource forms have no outputs and
+ * become NoOp (ReplaceOperationWithNoOp: attrs but '_' ones and
+ * _output_shapes dropped, data inputs as control inputs through their
+ * anchors, in input order); they are rewritten even when preserved, as
+ * Grappler does: nothing reads them and the update changes nothing. The ref
+ * forms become Identity(ref) with T = attr T and the other data inputs as
+ * control inputs in input order (ReplaceOperationWithIdentity), not when
+ * preserved. ScatterMax/Min/Update and their resource forms are not in
+ * Grappler's list. */
 static fl_status remove_redundant_variable_update(fl_pass_ctx *pc, fl_node *n, bool *done) {
     fl_graph *g = pc->c->g;
-    bool resource =
-        n->kind == FL_OP_ASSIGN_ADD_VARIABLE_OP || n->kind == FL_OP_ASSIGN_SUB_VARIABLE_OP;
-    bool ref = n->kind == FL_OP_ASSIGN_ADD || n->kind == FL_OP_ASSIGN_SUB;
-    if ((!resource && !ref) || n->n_inputs != 2 || !is_zeros(n->inputs[1].node) ||
+    int form = variable_update_form(n->kind);
+    bool resource = form == 2, ref = form == 1;
+    int vi = strstr(n->op, "Scatter") ? 2 : 1;
+    if (!form || n->n_inputs != vi + 1) {
+        return FL_OK;
+    }
+    bool add_or_sub = strstr(n->op, "Add") || strstr(n->op, "Sub");
+    const fl_node *delta = n->inputs[vi].node;
+    if (!(add_or_sub ? is_zeros(delta) : is_ones(delta)) ||
         (ref && (fl__preserved(n) || type_attr(n, "T") == FL_DT_INVALID))) {
         return FL_OK;
     }
-    fl_input in[2] = {n->inputs[0], n->inputs[1]};
+    fl_input in[3];
+    memcpy(in, n->inputs, (size_t)n->n_inputs * sizeof(fl_input));
+    int n_in = n->n_inputs;
     fl_node *old_ctrl[64];
     int n_old = n->n_ctrl < 64 ? n->n_ctrl : 64;
     if (n->n_ctrl > 64) {
@@ -2562,26 +2682,27 @@ static fl_status remove_redundant_variable_update(fl_pass_ctx *pc, fl_node *n, b
     n->ctrl = NULL;
     n->n_ctrl = 0;
     fl_status st = FL_OK;
+    const char *what = add_or_sub ? "zeros" : "ones";
     if (resource) {
         static const char *const out_attrs[] = {"_output_shapes", "_xla_inferred_shapes"};
-        fl_ledger_note(pc, "RemoveRedundantVariableUpdates", n, "%s by zeros '%s' -> NoOp", n->op,
-                       in[1].node->name);
+        fl_ledger_note(pc, "RemoveRedundantVariableUpdates", n, "%s by %s '%s' -> NoOp", n->op,
+                       what, delta->name);
         st = erase_regular_attrs(pc, n, out_attrs, 2);
-        for (int i = 0; i < 2 && st == FL_OK; i++) {
+        for (int i = 0; i < n_in && st == FL_OK; i++) {
             st = add_ctrl_anchor(pc, n, in[i]);
         }
         n->n_inputs = 0;
         fl__node_become(g, n, "NoOp");
     } else {
         int t = (int)fl_dtype_base(type_attr(n, "T"));
-        fl_ledger_note(pc, "RemoveRedundantVariableUpdates", n, "%s by zeros '%s' -> Identity",
-                       n->op, in[1].node->name);
+        fl_ledger_note(pc, "RemoveRedundantVariableUpdates", n, "%s by %s '%s' -> Identity", n->op,
+                       what, delta->name);
         st = erase_regular_attrs(pc, n, NULL, 0);
         if (st == FL_OK) {
             st = set_type_attr(pc, n, "T", t);
         }
-        if (st == FL_OK) {
-            st = add_ctrl_anchor(pc, n, in[1]);
+        for (int i = 1; i < n_in && st == FL_OK; i++) {
+            st = add_ctrl_anchor(pc, n, in[i]);
         }
         n->n_inputs = 1;
         fl__node_become(g, n, "Identity");
@@ -2615,10 +2736,10 @@ static fl_status simplify(fl_pass_ctx *pc, fl_node *n, bool *done) {
         return move_constants_past_enter(pc, n, done);
     case FL_OP_SWITCH:
         return simplify_switch(pc, n, done);
-    case FL_OP_ASSIGN_ADD_VARIABLE_OP:
-    case FL_OP_ASSIGN_SUB_VARIABLE_OP:
-        return remove_redundant_variable_update(pc, n, done); /* no outputs */
     default:
+        if (variable_update_form(n->kind) == 2) {
+            return remove_redundant_variable_update(pc, n, done); /* no outputs */
+        }
         break;
     }
     if (fl__preserved(n) || !n->desc) {
@@ -2627,8 +2748,11 @@ static fl_status simplify(fl_pass_ctx *pc, fl_node *n, bool *done) {
     if (n->kind == FL_OP_CASE) {
         return simplify_case(pc, n, done);
     }
-    if (n->kind == FL_OP_ASSIGN_ADD || n->kind == FL_OP_ASSIGN_SUB) {
+    if (variable_update_form(n->kind) == 1) {
         return remove_redundant_variable_update(pc, n, done);
+    }
+    if (n->kind == FL_OP_QUANTIZED_MATMUL) {
+        return simplify_arith(pc, n, done); /* three outputs: by zeros only */
     }
     if (n->n_outputs != 1 || bad_dtype(n->outputs[0].dtype)) {
         return FL_OK;

@@ -3,54 +3,30 @@
  * (known, symbolic, unknown), bad attrs, and FLOP/MAC counts in the complete
  * and tfprof conventions, worked out by hand in the comments.
  *
- * Graphs are built directly with the IR API through a small static builder:
+ * Graphs are built directly with the IR API (irbuild.h):
  * placeholders get their output shape set by hand, integer constants carry a
  * value, and the op under test is run through its descriptor's infer/cost.
  */
-#include "ops/common.h"
-#include "testutil.h"
+#include "irbuild.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static fl_arena arena;
-static fl_diag diag;
-static fl_graph *G;
-static fl_ctx ctx;
-static int counter;
-
 static int setup(void **state) {
     (void)state;
-    fl_arena_init(&arena, 0);
-    fl_diag_init(&diag, &arena);
-    G = fl_graph_new(&arena);
-    if (!G) {
-        return -1;
-    }
-    ctx.g = G;
-    ctx.st = G->syms;
-    ctx.a = &arena;
-    ctx.d = &diag;
-    ctx.max_value_elems = 1 << 20;
-    counter = 0;
-    return 0;
+    return ib_setup();
 }
 
 static int teardown(void **state) {
     (void)state;
-    fl_arena_free(&arena);
-    G = NULL;
+    ib_teardown();
     return 0;
 }
 
 /* ------------------------------------------------------------------------- */
-/* Builder                                                                    */
+/* Builder (irbuild.h) additions                                              */
 /* ------------------------------------------------------------------------- */
-
-#define K(x)          fl_sym_const(x)
-#define U             fl_sym_unknown()
-#define NARGS(T, ...) ((int)(sizeof((T[]){__VA_ARGS__}) / sizeof(T)))
 
 static fl_sym var(const char *name) {
     fl_sym s;
@@ -58,135 +34,12 @@ static fl_sym var(const char *name) {
     return s;
 }
 
-static const char *auto_name(const char *prefix) {
-    char buf[64];
-    snprintf(buf, sizeof buf, "%s_%d", prefix, counter++);
-    return fl_arena_strdup(&arena, buf);
-}
-
-/* A placeholder of dtype dt and the given shape (rank < 0: unknown). */
-static fl_node *ph_dims(int dt, int rank, const fl_sym *dims) {
-    fl_node *n = fl_graph_add_node(G, auto_name("ph"), "Placeholder", &diag);
-    assert_non_null(n);
-    assert_int_equal(fl_node_alloc_outputs(G, n, 1), FL_OK);
-    n->outputs[0].dtype = (fl_dtype)dt;
-    n->outputs[0].shape.rank = rank;
-    if (rank >= 0) {
-        fl_sym *d = fl_arena_calloc(&arena, (size_t)rank + 1, sizeof(fl_sym));
-        assert_non_null(d);
-        for (int i = 0; i < rank; i++) {
-            d[i] = dims[i];
-        }
-        n->outputs[0].shape.dims = d;
-    }
-    return n;
-}
-
-#define PH(...)      ph_dims(FL_DT_FLOAT, NARGS(fl_sym, __VA_ARGS__), (fl_sym[]){__VA_ARGS__})
-#define PH_SCALAR()  ph_dims(FL_DT_FLOAT, 0, NULL)
-#define PH_UNKNOWN() ph_dims(FL_DT_FLOAT, -1, NULL)
-
-/* An int32 vector constant with a known (possibly symbolic) value. */
-static fl_node *const_ints(int cnt, const fl_sym *v) {
-    fl_node *n = fl_graph_add_node(G, auto_name("const"), "Const", &diag);
-    assert_non_null(n);
-    assert_int_equal(fl_node_alloc_outputs(G, n, 1), FL_OK);
-    fl_sym *d = fl_arena_calloc(&arena, 1, sizeof(fl_sym));
-    d[0] = K(cnt);
-    n->outputs[0].dtype = FL_DT_INT32;
-    n->outputs[0].shape.rank = 1;
-    n->outputs[0].shape.dims = d;
-    int64_t dim = cnt;
-    fl_value *val = fl_value_new(&arena, FL_DT_INT32, 1, &dim);
-    assert_non_null(val);
-    fl_sym *ints = (fl_sym *)val->ints;
-    for (int i = 0; i < cnt; i++) {
-        ints[i] = v[i];
-    }
-    n->outputs[0].value = val;
-    return n;
-}
-
-#define CI(...) const_ints(NARGS(fl_sym, __VA_ARGS__), (fl_sym[]){__VA_ARGS__})
-
 /* An int32 vector of length cnt whose value is unknown. */
 static fl_node *int_vec_unknown(int cnt) {
     fl_sym d = K(cnt);
     fl_node *n = ph_dims(FL_DT_INT32, 1, &d);
     return n;
 }
-
-static fl_node *mk_op(const char *op, int n_in, fl_node *const *in) {
-    fl_node *n = fl_graph_add_node(G, auto_name(op), op, &diag);
-    assert_non_null(n);
-    assert_non_null(n->desc);
-    n->n_inputs = n_in;
-    n->inputs = fl_arena_calloc(&arena, (size_t)n_in + 1, sizeof(fl_input));
-    for (int i = 0; i < n_in; i++) {
-        n->inputs[i].node = in[i];
-        n->inputs[i].port = 0;
-    }
-    assert_true(n->desc->n_outputs >= 1);
-    assert_int_equal(fl_node_alloc_outputs(G, n, n->desc->n_outputs), FL_OK);
-    return n;
-}
-
-#define OP(op, ...) mk_op(op, NARGS(fl_node *, __VA_ARGS__), (fl_node *[]){__VA_ARGS__})
-
-static fl_attr *new_attr(fl_node *n, const char *name, fl_attr_kind kind) {
-    fl_attr *a = fl_arena_grow(&arena, n->attrs, (size_t)n->n_attrs, (size_t)n->n_attrs + 1,
-                               sizeof(fl_attr));
-    assert_non_null(a);
-    n->attrs = a;
-    fl_attr *r = &a[n->n_attrs++];
-    memset(r, 0, sizeof *r);
-    r->name = name;
-    r->kind = kind;
-    return r;
-}
-
-static void attr_i(fl_node *n, const char *name, int64_t v) {
-    new_attr(n, name, FL_ATTR_I)->v.i = v;
-}
-static void attr_b(fl_node *n, const char *name, bool v) {
-    new_attr(n, name, FL_ATTR_B)->v.b = v;
-}
-static void attr_f(fl_node *n, const char *name, float v) {
-    new_attr(n, name, FL_ATTR_F)->v.f = v;
-}
-static void attr_type(fl_node *n, const char *name, int v) {
-    new_attr(n, name, FL_ATTR_TYPE)->v.type = v;
-}
-static void attr_s(fl_node *n, const char *name, const char *v) {
-    fl_attr *a = new_attr(n, name, FL_ATTR_S);
-    a->v.s.p = v;
-    a->v.s.len = strlen(v);
-}
-static void attr_ints(fl_node *n, const char *name, int cnt, const int64_t *v) {
-    fl_attr *a = new_attr(n, name, FL_ATTR_LIST);
-    int64_t *c = fl_arena_calloc(&arena, (size_t)cnt + 1, sizeof(int64_t));
-    for (int i = 0; i < cnt; i++) {
-        c[i] = v[i];
-    }
-    a->list_kind = cnt ? FL_ATTR_I : FL_ATTR_NONE;
-    a->n = (size_t)cnt;
-    a->v.list.i = c;
-}
-static void attr_strs(fl_node *n, const char *name, int cnt, const char *const *v) {
-    fl_attr *a = new_attr(n, name, FL_ATTR_LIST);
-    fl_str *c = fl_arena_calloc(&arena, (size_t)cnt + 1, sizeof(fl_str));
-    for (int i = 0; i < cnt; i++) {
-        c[i].p = v[i];
-        c[i].len = strlen(v[i]);
-    }
-    a->list_kind = cnt ? FL_ATTR_S : FL_ATTR_NONE;
-    a->n = (size_t)cnt;
-    a->v.list.s = c;
-}
-
-#define INTS(n, name, ...) attr_ints(n, name, NARGS(int64_t, __VA_ARGS__), (int64_t[]){__VA_ARGS__})
-#define STRS(n, name, ...)                                                                         \
-    attr_strs(n, name, NARGS(const char *, __VA_ARGS__), (const char *[]){__VA_ARGS__})
 
 /* Common conv/pool attrs: T=float, strides, padding. */
 static void conv_attrs(fl_node *n, int64_t s, const char *padding) {
@@ -212,21 +65,6 @@ static void infer_ok(fl_node *n) {
     if (st != FL_OK) {
         fail_msg("infer of %s failed: %s", n->op, diag.msg ? diag.msg : "(no message)");
     }
-}
-
-/* Infer must fail with FL_EINVAL and a message containing `what`. */
-static void infer_fails(fl_node *n, const char *what) {
-    fl_diag_init(&diag, &arena);
-    fl_status st = n->desc->infer(&ctx, n);
-    assert_int_equal(st, FL_EINVAL);
-    assert_non_null(diag.msg);
-    if (!strstr(diag.msg, what)) {
-        fail_msg("message '%s' does not mention '%s'", diag.msg, what);
-    }
-}
-
-static const char *sym_str(fl_sym s) {
-    return fl_sym_to_str(&arena, s);
 }
 
 /* "[1,112,112,32]", "[]" for a scalar, "unknown" for unknown rank; "?" for
@@ -317,7 +155,7 @@ static void test_descriptors(void **state) {
         assert_true(d->max_inputs == -1 || d->max_inputs >= d->min_inputs);
         count++;
     }
-    assert_int_equal(count, 57);
+    assert_int_equal(count, 58);
     assert_int_equal(fl__desc_FUSED_BATCH_NORM.n_outputs, 5);
     assert_int_equal(fl__desc_FUSED_BATCH_NORM_V2.n_outputs, 5);
     assert_int_equal(fl__desc_FUSED_BATCH_NORM_V3.n_outputs, 6);
