@@ -72,21 +72,37 @@ static bool index_insert(fl_graph *g, fl_node *n) {
 }
 
 fl_status fl_graph_reindex(fl_graph *g, fl_diag *d) {
+    /* One table of the final size (index_insert's load factor), reused when
+     * the size has not changed: a compaction after every pass must not leave
+     * a trail of doubling tables in the arena. Reusing the memory in place
+     * is safe for snapshots, which write the whole table back on restore. */
     size_t n = g->n_nodes;
-    g->index = NULL;
-    g->index_size = 0;
-    for (size_t i = 0; i < n; i++) {
-        g->n_nodes = i; /* index_insert sizes the table from the count */
-        if (fl_graph_find(g, g->nodes[i]->name)) {
-            g->n_nodes = n;
-            return fl_diag_fail(d, FL_EINTERNAL, g->nodes[i], "two live nodes share this name");
-        }
-        if (!index_insert(g, g->nodes[i])) {
-            g->n_nodes = n;
+    size_t ns = 64;
+    while ((n + 1) * 2 > ns) {
+        ns *= 2;
+    }
+    fl_node **ni = g->index;
+    if (ni && g->index_size == ns) {
+        memset(ni, 0, ns * sizeof(*ni));
+    } else {
+        ni = fl_arena_calloc(g->arena, ns, sizeof(*ni));
+        if (!ni) {
             return fl_diag_oom(d);
         }
+        g->index = ni;
+        g->index_size = ns;
     }
-    g->n_nodes = n;
+    size_t mask = ns - 1;
+    for (size_t i = 0; i < n; i++) {
+        fl_node *m = g->nodes[i];
+        size_t j = hash_str(m->name) & mask;
+        for (; ni[j]; j = (j + 1) & mask) {
+            if (strcmp(ni[j]->name, m->name) == 0) {
+                return fl_diag_fail(d, FL_EINTERNAL, m, "two live nodes share this name");
+            }
+        }
+        ni[j] = m;
+    }
     return FL_OK;
 }
 
@@ -212,17 +228,32 @@ fl_status fl_node_alloc_outputs(fl_graph *g, fl_node *n, int n_outputs) {
 /* Topological order                                                          */
 /* ------------------------------------------------------------------------- */
 
+/* A registered op's kind names its op (both are set together, from the op
+ * string), so the kind answers without reading the string: the sort asks
+ * for every node, and the strings live all over the arena. */
 static bool is_next_iteration(const fl_node *n) {
+    if (n->kind != FL_OP_UNKNOWN) {
+        return n->kind == FL_OP_NEXT_ITERATION || n->kind == FL_OP_REF_NEXT_ITERATION;
+    }
     return strcmp(n->op, "NextIteration") == 0 || strcmp(n->op, "RefNextIteration") == 0;
 }
 
 static bool is_merge(const fl_node *n) {
+    if (n->kind != FL_OP_UNKNOWN) {
+        return n->kind == FL_OP_MERGE || n->kind == FL_OP_REF_MERGE;
+    }
     return strcmp(n->op, "Merge") == 0 || strcmp(n->op, "RefMerge") == 0;
 }
 
 /* An edge from `src` into data input of `dst` that closes a loop. */
 static bool is_back_edge(const fl_node *src, const fl_node *dst) {
     return is_merge(dst) && is_next_iteration(src);
+}
+
+/* As is_back_edge, with is_merge(dst) known: the sort looks at every edge
+ * twice and most nodes are not Merges (no string compare per edge). */
+static bool is_back_edge_into(const fl_node *src, bool dst_is_merge) {
+    return dst_is_merge && is_next_iteration(src);
 }
 
 fl_status fl_graph_toposort(fl_graph *g, fl_diag *d) {
@@ -245,10 +276,11 @@ fl_status fl_graph_toposort(fl_graph *g, fl_diag *d) {
     }
     for (size_t i = 0; i < n; i++) {
         fl_node *m = g->nodes[i];
+        bool merge = m->n_inputs > 0 && is_merge(m);
         for (int k = 0; k < m->n_inputs; k++) {
             fl_node *src = m->inputs[k].node;
             src->outputs[m->inputs[k].port].n_consumers++;
-            if (is_back_edge(src, m)) {
+            if (is_back_edge_into(src, merge)) {
                 m->flags |= FL_NODE_BACK_EDGE;
                 continue;
             }
@@ -286,9 +318,10 @@ fl_status fl_graph_toposort(fl_graph *g, fl_diag *d) {
     }
     for (size_t i = 0; i < n; i++) {
         fl_node *m = g->nodes[i];
+        bool merge = m->n_inputs > 0 && is_merge(m);
         for (int k = 0; k < m->n_inputs; k++) {
             fl_node *src = m->inputs[k].node;
-            if (!is_back_edge(src, m)) {
+            if (!is_back_edge_into(src, merge)) {
                 succ[queue[src->id]++] = (uint32_t)i;
             }
         }

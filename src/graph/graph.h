@@ -157,6 +157,7 @@ enum fl_node_flags {
     FL_NODE_IN_LOOP = 1u << 2,    /* inside a v1 while-loop frame */
     FL_NODE_FUNC_CALL = 1u << 3,  /* op names a function of the library */
     FL_NODE_INCOMPLETE = 1u << 4, /* some output shape is not fully determined */
+    FL_NODE_MARK = 1u << 5,       /* scratch mark of one O(n) walk; clear outside it */
 };
 
 /* Per-node cost, filled by the cost model (src/cost). */
@@ -226,6 +227,16 @@ struct fl_graph {
 
     int producer;    /* versions.producer */
     const void *src; /* the GraphDef (protobuf-c), or NULL */
+
+    /* Buffers of the last fl_uses_build (graph/mutate.h), reused by the next
+     * build once released (fl_uses_release): the pass driver releases them
+     * after every pass, so the passes of a pipeline share one set. */
+    struct fl_uses_cache {
+        uint32_t *port_base, *ctrl_counts, *offsets;
+        struct fl_use *uses;
+        size_t cap_nodes, cap_ports, cap_uses;
+        bool busy; /* handed out and not released: a build allocates anew */
+    } uses_cache;
 };
 
 /* Creates an empty graph whose memory comes from `a`. NULL on OOM. */

@@ -11,23 +11,53 @@
 /* Use lists                                                                  */
 /* ------------------------------------------------------------------------- */
 
+void fl_uses_release(fl_graph *g) {
+    g->uses_cache.busy = false;
+}
+
+/* `n` elements of `elem` bytes, zeroed: from the cache slot (*buf, *cap),
+ * grown by a quarter when too small, if `cached`; else fresh. */
+static void *uses_buf(fl_arena *a, bool cached, void **buf, size_t *cap, size_t n, size_t elem) {
+    if (!cached) {
+        return fl_arena_calloc(a, n, elem);
+    }
+    if (n > *cap) {
+        size_t nc = n + n / 4 + 16;
+        void *p = fl_arena_calloc(a, nc, elem);
+        if (!p) {
+            return NULL;
+        }
+        *buf = p;
+        *cap = nc;
+        return p; /* fresh arena memory is zero */
+    }
+    memset(*buf, 0, n * elem);
+    return *buf;
+}
+
 fl_status fl_uses_build(fl_graph *g, fl_uses *u, fl_diag *d) {
     fl_arena *a = g->arena;
+    struct fl_uses_cache *uc = &g->uses_cache;
+    bool cached = !uc->busy;
     size_t n = g->n_nodes;
     memset(u, 0, sizeof(*u));
     u->g = g;
-    u->port_base = fl_arena_calloc(a, n + 1, sizeof(uint32_t));
-    u->ctrl_counts = fl_arena_calloc(a, n + 1, sizeof(uint32_t));
-    if (!u->port_base || !u->ctrl_counts) {
+    /* port_base and ctrl_counts share one buffer of 2 * (n + 1). */
+    uint32_t *base =
+        uses_buf(a, cached, (void **)&uc->port_base, &uc->cap_nodes, 2 * (n + 1), sizeof(uint32_t));
+    if (!base) {
         return fl_diag_oom(d);
     }
+    u->port_base = base;
+    u->ctrl_counts = base + n + 1;
     size_t ports = 0;
     for (size_t i = 0; i < n; i++) {
         u->port_base[i] = (uint32_t)ports;
         ports += (size_t)g->nodes[i]->n_outputs;
     }
     u->port_base[n] = (uint32_t)ports;
-    u->offsets = fl_arena_calloc(a, ports + 1, sizeof(uint32_t));
+    u->offsets =
+        uses_buf(a, cached, (void **)&uc->offsets, &uc->cap_ports, ports + 1, sizeof(uint32_t));
     if (!u->offsets) {
         return fl_diag_oom(d);
     }
@@ -52,7 +82,7 @@ fl_status fl_uses_build(fl_graph *g, fl_uses *u, fl_diag *d) {
         u->offsets[p] = acc;
         acc += c;
     }
-    u->uses = fl_arena_calloc(a, total + 1, sizeof(fl_use));
+    u->uses = uses_buf(a, cached, (void **)&uc->uses, &uc->cap_uses, total + 1, sizeof(fl_use));
     uint32_t *fill = calloc(ports + 1, sizeof(uint32_t));
     if (!u->uses || !fill) {
         free(fill);
@@ -72,6 +102,7 @@ fl_status fl_uses_build(fl_graph *g, fl_uses *u, fl_diag *d) {
         }
     }
     free(fill);
+    uc->busy = true;
     return FL_OK;
 }
 

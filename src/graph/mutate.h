@@ -36,8 +36,17 @@ typedef struct fl_uses {
     uint32_t *ctrl_counts; /* per node id: control consumers */
 } fl_uses;
 
-/* Builds the use lists (memory from g's arena). */
+/* Builds the use lists (memory from g's arena). The first build after
+ * fl_uses_release reuses the buffers of the last released build (no new
+ * memory while the graph does not grow); further builds before the next
+ * release allocate their own, so use lists a caller still holds stay valid
+ * until it is released. */
 fl_status fl_uses_build(fl_graph *g, fl_uses *u, fl_diag *d);
+
+/* Declares that no use lists built so far are used any more: the next
+ * fl_uses_build may overwrite them. The pass driver calls it after each pass
+ * (a pass's use lists do not outlive it). */
+void fl_uses_release(fl_graph *g);
 
 /* The uses of output `port` of n: *count entries. */
 const fl_use *fl_uses_of(const fl_uses *u, const fl_node *n, int port, size_t *count);

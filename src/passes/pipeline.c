@@ -507,44 +507,57 @@ static fl_status check_outputs(fl_ctx *c, const out_snap *s, size_t n, const cha
 /* Driver                                                                     */
 /* ------------------------------------------------------------------------- */
 
-static int ptr_cmp(const void *a, const void *b) {
-    uintptr_t x = (uintptr_t) * (fl_node *const *)a, y = (uintptr_t) * (fl_node *const *)b;
-    return x < y ? -1 : x > y;
-}
+/* The live nodes before a pass, to count what it removed and added (node
+ * memory is never reused, so a node pointer names one node for the whole
+ * run, also when the pass compacts by itself). One buffer for the run,
+ * grown with the graph: taking the set costs O(nodes) and no allocation. */
+typedef struct node_set {
+    fl_node **p;
+    size_t n, cap;
+} node_set;
 
-/* The live nodes, sorted by address (node memory is never reused, so the
- * sets before and after a pass tell which nodes it removed and added, also
- * when the pass compacts by itself). */
-static fl_node **node_set(fl_ctx *c, size_t *n) {
+static fl_status node_set_take(fl_ctx *c, node_set *s) {
     fl_graph *g = c->g;
-    fl_node **s = fl_arena_calloc(c->a, g->n_nodes + 1, sizeof(fl_node *));
-    if (!s) {
-        return NULL;
+    if (g->n_nodes > s->cap) {
+        size_t nc = g->n_nodes + g->n_nodes / 4 + 16;
+        fl_node **np = fl_arena_alloc(c->a, nc * sizeof(fl_node *));
+        if (!np) {
+            return fl_diag_oom(c->d);
+        }
+        s->p = np;
+        s->cap = nc;
     }
     size_t w = 0;
     for (size_t i = 0; i < g->n_nodes; i++) {
         if (!(g->nodes[i]->flags & FL_NODE_REMOVED)) {
-            s[w++] = g->nodes[i];
+            s->p[w++] = g->nodes[i];
         }
     }
-    qsort(s, w, sizeof(fl_node *), ptr_cmp);
-    *n = w;
-    return s;
+    s->n = w;
+    return FL_OK;
 }
 
-/* How many of a[0..na) are not in b[0..nb) (both sorted). */
-static int64_t set_minus(fl_node **a, size_t na, fl_node **b, size_t nb) {
-    int64_t k = 0;
-    size_t j = 0;
-    for (size_t i = 0; i < na; i++) {
-        while (j < nb && (uintptr_t)b[j] < (uintptr_t)a[i]) {
-            j++;
-        }
-        if (j == nb || b[j] != a[i]) {
-            k++;
+/* How many nodes of s are no longer live (*removed) and how many live nodes
+ * are not in s (*added): the live nodes are marked (FL_NODE_MARK), s is
+ * checked against the marks, and the marks are cleared. O(nodes). */
+static void node_set_diff(const fl_graph *g, const node_set *s, int64_t *removed, int64_t *added) {
+    size_t live = 0;
+    for (size_t i = 0; i < g->n_nodes; i++) {
+        fl_node *m = g->nodes[i];
+        if (!(m->flags & FL_NODE_REMOVED)) {
+            m->flags |= FL_NODE_MARK;
+            live++;
         }
     }
-    return k;
+    size_t kept = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        kept += (s->p[i]->flags & FL_NODE_MARK) != 0;
+    }
+    for (size_t i = 0; i < g->n_nodes; i++) {
+        g->nodes[i]->flags &= ~(uint32_t)FL_NODE_MARK;
+    }
+    *removed = (int64_t)(s->n - kept);
+    *added = (int64_t)(live - kept);
 }
 
 /* Compacts, re-infers and re-costs after a pass. Warnings that inference
@@ -598,28 +611,22 @@ void fl__pipeline_set_test_hook(fl_pipeline_test_hook fn, void *arg) {
  * the pass's: the caller rolls the graph back. */
 static fl_status run_pass(fl_ctx *c, const fl_options *opt, const fl_pipeline_config *cfg,
                           fl_ledger *led, int p, const out_snap *snaps, size_t n_snaps,
-                          fl_pass_record *rec, fl_cost_totals *cur, bool *changed) {
+                          node_set *set0, fl_pass_record *rec, fl_cost_totals *cur, bool *changed) {
     fl_graph *g = c->g;
-    size_t n0;
-    fl_node **set0 = node_set(c, &n0);
-    if (!set0) {
-        return fl_diag_oom(c->d);
-    }
-    fl_pass_ctx pc = {c, &cfg->opt, led, pass_names[p], 0, 0, 0};
-    fl_status st = pass_fns[p](&pc);
-    if (st == FL_OK && test_hook) {
-        st = test_hook(&pc, test_hook_arg);
-    }
+    fl_status st = node_set_take(c, set0);
     if (st != FL_OK) {
         return st;
     }
-    size_t n1;
-    fl_node **set1 = node_set(c, &n1);
-    if (!set1) {
-        return fl_diag_oom(c->d);
+    fl_pass_ctx pc = {c, &cfg->opt, led, pass_names[p], 0, 0, 0};
+    st = pass_fns[p](&pc);
+    if (st == FL_OK && test_hook) {
+        st = test_hook(&pc, test_hook_arg);
     }
-    rec->nodes_removed = set_minus(set0, n0, set1, n1);
-    rec->nodes_added = set_minus(set1, n1, set0, n0);
+    fl_uses_release(g); /* the pass's use lists end with it */
+    if (st != FL_OK) {
+        return st;
+    }
+    node_set_diff(g, set0, &rec->nodes_removed, &rec->nodes_added);
     rec->nodes_rewritten = pc.rewritten;
     /* A pass that fired no rule left the graph as it was: its shapes and
      * costs still hold (the common case in iteration 2). */
@@ -677,7 +684,8 @@ static fl_status note_failure(fl_ctx *c, const fl_pipeline_config *cfg, const ch
  * most passes fire nothing, and this roughly halves the copies. */
 static fl_status run_guarded(fl_ctx *c, const fl_options *opt, const fl_pipeline_config *cfg,
                              fl_ledger *led, int p, int it, const out_snap *snaps, size_t n_snaps,
-                             fl_graph_snapshot *snap, bool *current, fl_cost_totals *cur) {
+                             fl_graph_snapshot *snap, node_set *set0, bool *current,
+                             fl_cost_totals *cur) {
     fl_graph *g = c->g;
     fl_diag *d = c->d;
     fl_status st;
@@ -718,7 +726,7 @@ static fl_status run_guarded(fl_ctx *c, const fl_options *opt, const fl_pipeline
     rec.first_entry = led->n_entries;
     fl_cost_totals next = *cur;
     bool changed = true;
-    st = run_pass(c, opt, cfg, led, p, snaps, n_snaps, &rec, &next, &changed);
+    st = run_pass(c, opt, cfg, led, p, snaps, n_snaps, set0, &rec, &next, &changed);
     c->a->limit = limit;
     *current = st != FL_OK || !changed;
     if (st != FL_OK) {
@@ -772,6 +780,7 @@ fl_status fl_pipeline_run(fl_ctx *c, const fl_options *opt, const fl_pipeline_co
     }
     fl_graph_snapshot snap;
     fl_graph_snapshot_init(&snap);
+    node_set set0 = {NULL, 0, 0};
     bool current = false;
     int iters = cfg->opt.iterations > 0 ? cfg->opt.iterations : 2;
     for (int it = 0; it < iters && st == FL_OK; it++) {
@@ -781,7 +790,8 @@ fl_status fl_pipeline_run(fl_ctx *c, const fl_options *opt, const fl_pipeline_co
             }
             st = fl_diag_check_stop(c->d);
             if (st == FL_OK) {
-                st = run_guarded(c, opt, cfg, led, p, it, snaps, n_snaps, &snap, &current, &cur);
+                st = run_guarded(c, opt, cfg, led, p, it, snaps, n_snaps, &snap, &set0, &current,
+                                 &cur);
             }
         }
     }

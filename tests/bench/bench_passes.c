@@ -9,12 +9,17 @@
  * pass has work: pruning, folding, neutral elements, dependency edges, CSE
  * (two blocks share the constant subexpression). Not a test.
  *
- *   bench_passes [runs]
+ *   bench_passes [runs [BLOCKS...]]
+ *
+ * With BLOCKS, only synthetic chains of those block counts are timed (the
+ * corpus is skipped); a negative count -N runs one analysis with the passes
+ * of a chain of N blocks and prints its time (for /usr/bin/time -v).
  */
 #include "testgraph.h"
 #include "testutil.h"
 
 #include <dirent.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,7 +78,7 @@ static void bench(const char *label, const uint8_t *buf, size_t len, int runs) {
            label, (long long)n0, (long long)n1, a * 1e3, b * 1e3, (b - a) * 1e3);
 }
 
-static void synthetic(int blocks, int runs) {
+static void synthetic(int blocks, int runs, bool once) {
     tg_graph *g = tg_new();
     tg_placeholder(g, "x", 1, 2, (int64_t[]){8, 16});
     tg_const_f32(g, "one", 0, NULL, (float[]){1}, 0);
@@ -97,7 +102,14 @@ static void synthetic(int blocks, int runs) {
     uint8_t *buf = tg_pack(g, &len);
     char label[64];
     snprintf(label, sizeof label, "synthetic chain, %d blocks", blocks);
-    bench(label, buf, len, runs);
+    if (once) {
+        int64_t n1 = 0;
+        double b = median(buf, len, "default", 1, &n1);
+        printf("%-44s -> %8lld nodes   analyze+passes %9.2f ms (one run)\n", label, (long long)n1,
+               b * 1e3);
+    } else {
+        bench(label, buf, len, runs);
+    }
     free(buf);
     tg_free(g);
 }
@@ -151,9 +163,16 @@ int main(int argc, char **argv) {
     if (runs < 1) {
         runs = 1;
     }
+    if (argc > 2) {
+        for (int i = 2; i < argc; i++) {
+            int b = atoi(argv[i]);
+            synthetic(b < 0 ? -b : b, runs, b < 0);
+        }
+        return 0;
+    }
     corpus(runs);
-    synthetic(1000, runs);
-    synthetic(10000, runs);
-    synthetic(100000, runs > 3 ? 3 : runs);
+    synthetic(1000, runs, false);
+    synthetic(10000, runs, false);
+    synthetic(100000, runs > 3 ? 3 : runs, false);
     return 0;
 }
