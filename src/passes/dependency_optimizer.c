@@ -1,8 +1,8 @@
 /*
- * dependency_optimizer.c - Grappler's DependencyOptimizer (grappler.md 5.2),
- * one of its two internal iterations (a second adds nothing on the graphs we
- * see; the meta-optimizer iterates anyway), and cross-device control edges
- * grouped per device only (newer TensorFlow also groups per host).
+ * dependency_optimizer.c - Grappler's DependencyOptimizer (grappler.md 5.2)
+ * with its two internal iterations (the second runs when the first changed
+ * something), and cross-device control edges grouped per device only (newer
+ * TensorFlow also groups per host).
  *
  * Before the sweep:
  *  - transitive_reduction (TransitiveReduction): a control edge a -> ^b is
@@ -27,8 +27,12 @@
  *    with "Submodel".
  *  - bypass_noop / bypass_identity: consumers are rewired to the node's
  *    inputs (data edges to the Identity's input, control edges otherwise) and
- *    the node is removed, when it is not preserved, all its neighbours are on
- *    its device, and in*out <= in+out edges. An Identity additionally must
+ *    the node is removed, when it is not preserved, in*out <= in+out edges
+ *    (consumers counted once per node), and the edges crossing devices do
+ *    not grow (Grappler's BypassingNodeIsBeneficial: not with one input on
+ *    another device and several consumers, nor several inputs and one
+ *    consumer on another device; input-consumer pairs on different devices
+ *    after <= crossings into and out of the node before). An Identity additionally must
  *    not read a variable or a _Recv, must not feed a Merge, and when it reads
  *    a Switch must have no control consumers.
  *
@@ -138,6 +142,88 @@ static fl_status to_noop(fl_pass_ctx *pc, fl_node *n, const fl_uses *u, bool *do
     return FL_OK;
 }
 
+/* Tallies consumer c of n once (FL_NODE_MARK): *outs, the first one, the
+ * crossings out of n and, after a bypass, from each input of n into c. */
+typedef struct tally {
+    size_t outs, cross_out, cross_after;
+    const fl_node *first;
+} tally;
+
+static void tally_consumer(const fl_node *n, fl_node *c, tally *t) {
+    if (c->flags & FL_NODE_MARK) {
+        return;
+    }
+    c->flags |= FL_NODE_MARK;
+    if (!t->outs++) {
+        t->first = c;
+    }
+    t->cross_out += !same_device(c, n);
+    for (int k = 0; k < n->n_inputs + n->n_ctrl; k++) {
+        const fl_node *f = k < n->n_inputs ? n->inputs[k].node : n->ctrl[k - n->n_inputs];
+        t->cross_after += !same_device(f, c);
+    }
+}
+
+/* Visits n's consumers (data on any port, then control), each node once
+ * (t), or with t NULL clears their marks. */
+static void visit_consumers(const fl_node *n, const fl_uses *u, tally *t) {
+    for (int p = 0; p < n->n_outputs; p++) {
+        size_t cnt = 0;
+        const fl_use *us = fl_uses_of(u, n, p, &cnt);
+        for (size_t k = 0; k < cnt; k++) {
+            if (t) {
+                tally_consumer(n, us[k].node, t);
+            } else {
+                us[k].node->flags &= ~(uint32_t)FL_NODE_MARK;
+            }
+        }
+    }
+    if (!u->ctrl_counts[n->id]) {
+        return;
+    }
+    const fl_graph *g = u->g;
+    for (size_t i = 0; i < g->n_nodes; i++) {
+        fl_node *c = g->nodes[i];
+        for (int j = 0; j < c->n_ctrl && !(c->flags & FL_NODE_REMOVED); j++) {
+            if (c->ctrl[j] == n) {
+                if (t) {
+                    tally_consumer(n, c, t);
+                } else {
+                    c->flags &= ~(uint32_t)FL_NODE_MARK;
+                }
+                break;
+            }
+        }
+    }
+}
+
+/* Grappler's BypassingNodeIsBeneficial, with its consumers counted once per
+ * node (its node map): in * out <= in + out edges; not with one input on
+ * another device and several consumers, nor several inputs and one consumer
+ * on another device; and the input-consumer pairs on different devices after
+ * the bypass must not outnumber the crossings into and out of the node
+ * before. */
+static bool bypass_beneficial(const fl_node *n, const fl_uses *u) {
+    tally t = {0, 0, 0, NULL};
+    visit_consumers(n, u, &t);
+    visit_consumers(n, u, NULL);
+    size_t in = (size_t)n->n_inputs + (size_t)n->n_ctrl;
+    if (in * t.outs > in + t.outs) {
+        return false;
+    }
+    const fl_node *in0 = n->n_inputs ? n->inputs[0].node : (n->n_ctrl ? n->ctrl[0] : NULL);
+    if ((in == 1 && t.outs > 1 && !same_device(in0, n)) ||
+        (in > 1 && t.outs == 1 && !same_device(t.first, n))) {
+        return false;
+    }
+    size_t cross_in = 0;
+    for (size_t k = 0; k < in; k++) {
+        const fl_node *f = k < (size_t)n->n_inputs ? n->inputs[k].node : n->ctrl[k - n->n_inputs];
+        cross_in += !same_device(f, n);
+    }
+    return t.cross_after <= cross_in + t.cross_out;
+}
+
 /* Whether bypassing n is allowed (see the file comment). */
 static bool can_bypass(const fl_node *n, const fl_uses *u) {
     if (fl__preserved(n)) {
@@ -163,27 +249,16 @@ static bool can_bypass(const fl_node *n, const fl_uses *u) {
     } else if (n->kind != FL_OP_NO_OP || n->n_inputs) {
         return false;
     }
-    size_t in = (size_t)n->n_inputs + (size_t)n->n_ctrl;
-    size_t out = fl_uses_total(u, n);
-    if (in * out > in + out) {
-        return false;
-    }
-    for (int k = 0; k < n->n_inputs + n->n_ctrl; k++) {
-        const fl_node *f = k < n->n_inputs ? n->inputs[k].node : n->ctrl[k - n->n_inputs];
-        if (!same_device(f, n)) {
-            return false;
-        }
-    }
     size_t cnt = 0;
     const fl_use *us = n->n_outputs ? fl_uses_of(u, n, 0, &cnt) : NULL;
     for (size_t k = 0; k < cnt; k++) {
         const fl_node *c = us[k].node;
-        if (!same_device(c, n) || c->kind == FL_OP_MERGE || c->kind == FL_OP_REF_MERGE ||
+        if (c->kind == FL_OP_MERGE || c->kind == FL_OP_REF_MERGE ||
             (c->flags & FL_NODE_FUNC_CALL)) {
             return false;
         }
     }
-    return true;
+    return bypass_beneficial(n, u);
 }
 
 static fl_status bypass(fl_pass_ctx *pc, fl_node *n, const fl_uses *u, fl_input *fwd) {
@@ -367,7 +442,9 @@ static fl_status group_cross_device(fl_pass_ctx *pc, fl_node *m) {
     return FL_OK;
 }
 
-fl_status fl_pass_dependency_optimizer(fl_pass_ctx *pc) {
+/* One of DependencyOptimizer's iterations over a sorted graph (g->order);
+ * removed nodes are only marked. */
+static fl_status dep_iteration(fl_pass_ctx *pc) {
     fl_graph *g = pc->c->g;
     size_t n = g->n_nodes;
     fl_node **order = g->order;
@@ -425,5 +502,33 @@ fl_status fl_pass_dependency_optimizer(fl_pass_ctx *pc) {
         }
     }
     g->order = NULL;
+    return FL_OK;
+}
+
+fl_status fl_pass_dependency_optimizer(fl_pass_ctx *pc) {
+    fl_graph *g = pc->c->g;
+    fl_diag *d = pc->c->d;
+    /* TensorFlow's two internal iterations: the second sees what the first's
+     * bypasses left (a control edge made redundant, an Identity that can go
+     * now). It runs only when the first changed something. */
+    for (int it = 0; it < 2; it++) {
+        fl_status st;
+        if (!g->order && (st = fl_graph_toposort(g, d)) != FL_OK) {
+            return st;
+        }
+        size_t entries = pc->ledger->n_entries;
+        int64_t rewritten = pc->rewritten, removed = pc->removed, added = pc->added;
+        if ((st = dep_iteration(pc)) != FL_OK) {
+            return st;
+        }
+        bool changed = pc->ledger->n_entries != entries || pc->rewritten != rewritten ||
+                       pc->removed != removed || pc->added != added;
+        if (!changed) {
+            break;
+        }
+        if ((st = fl_graph_compact(g, d)) != FL_OK) {
+            return st;
+        }
+    }
     return FL_OK;
 }
