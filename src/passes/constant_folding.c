@@ -69,23 +69,36 @@
  *     dropped, output_shapes[i] appended to _output_shapes as Grappler
  *     does); SimplifySelect (-> Identity of the live branch, or
  *     BroadcastTo); RemoveRedundantVariableUpdates (AssignAdd/AssignSub,
- *     ScatterAdd/ScatterSub by zeros and ScatterMul/ScatterDiv by ones ->
- *     Identity(ref) with T and the other inputs' anchors as control inputs;
- *     AssignAddVariableOp/AssignSubVariableOp, ResourceScatterAdd/Sub by
- *     zeros and ResourceScatterMul/Div by ones -> NoOp, inputs as control
- *     inputs).
+ *     ScatterAdd/ScatterSub, ScatterNdAdd/ScatterNdSub by zeros and
+ *     ScatterMul/ScatterDiv by ones -> Identity(ref) with T and the other
+ *     inputs' anchors as control inputs; AssignAddVariableOp/
+ *     AssignSubVariableOp, ResourceScatterAdd/Sub, ResourceScatterNdAdd/Sub
+ *     by zeros and ResourceScatterMul/Div by ones -> NoOp, inputs as control
+ *     inputs; Grappler's list also names ScatterNdMul/Div and their resource
+ *     forms, which TensorFlow does not register).
  *     New nodes whose inputs are all constants (the Reciprocal, the partial
  *     AddN/ConcatV2, the Mul on the filter, a pushed-down child, an
  *     AccumulateNV2 turned AddN) are folded at once: Grappler folds them in
  *     its next internal round.
- *  Anchors (Grappler's AddControlDependency): where the rules above turn a
- *  data input into a control input, an input read from a Switch/RefSwitch
- *  port becomes ^ConstantFoldingCtrl/<switch>_<port>, an Identity of that
- *  port made once (a control edge on the Switch itself would fire on both
- *  branches). Only the rules added with it use it (TensorArraySizeV3,
- *  SimplifySwitch, RemoveRedundantVariableUpdates); the older rules, whose
- *  control inputs are made by the shared helpers of pipeline.c, still
- *  anchor on the producer itself.
+ *  Anchors (Grappler's AddControlDependency, fl__ctrl_anchor in pipeline.c):
+ *  where the rules above turn a data input into a control input, an input
+ *  read from a Switch/RefSwitch port becomes
+ *  ^ConstantFoldingCtrl/<switch>_<port>, an Identity of that port made once
+ *  and reused (a control edge on the Switch itself would fire on both
+ *  branches). As in Grappler: materialized Shape/Size/Rank, ZerosLike/
+ *  OnesLike and every Const made in place (ReplaceOperationWithConstant),
+ *  every Identity (ReplaceOperationWithIdentity: split_one, identity
+ *  Transpose/Slice/..., multiply_by_one, add_zero, multiply_by_zero),
+ *  Neg/Reciprocal, BroadcastTo (its shape constant anchors by node name, so
+ *  a Switch output there gets the port-0 anchor, as in Grappler), Select,
+ *  the NoOps of variable updates and MergeConcat, the axis of SimplifyPack,
+ *  the reduction indices, the QuantizedMatMul min/max constants,
+ *  TensorArraySizeV3's flow (by node name: port 0) and SimplifySwitch.
+ *  Grappler writes plain control edges (AsControlDependency) for a
+ *  materialized Fill, reductions and Reshapes turned Identity, the
+ *  SimplifyReduction shape constant and MulConvPushDown; their inputs there
+ *  are Consts, never Switch outputs. The other passes keep plain edges
+ *  (fl__node_make_const), as Grappler's arithmetic and shape optimizers do.
  *
  * Never folded: stateful ops (random ops, variables), control flow and
  * functional ops, Placeholders, AccumulateNV2, ops whose name has Save/Restore/Reader/
@@ -124,8 +137,6 @@
  *    alone (Grappler rewrites it into a data input, a malformed NodeDef);
  *    SimplifySwitch never rewires the ConstantFoldingCtrl anchors it uses
  *    (Grappler would when they already existed, making a cycle).
- *  - Not implemented: the ScatterNd and ResourceScatterNd updates of
- *    RemoveRedundantVariableUpdates (not in the registry).
  *  - QuantizedMatMul by zeros (multiply_by_zero with
  *    AddQuantizedMatMulMinMaxOutConstNodes): Grappler fails the whole pass
  *    when a ConstantFolding/<n>-quantized_matmul_min_out / _max_out name is
@@ -349,7 +360,7 @@ static fl_status try_materialize(fl_pass_ctx *pc, fl_node *n, bool *done) {
     fl_ledger_note(pc, "materialize_shape", n, "%s of a fully known shape -> Const", n->op);
     pc->rewritten++;
     *done = true;
-    return fl__node_make_const(pc, n, t->value, true);
+    return fl__node_make_const_anchored(pc, n, t->value);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -693,20 +704,25 @@ static fl_status replace_with_filled(fl_pass_ctx *pc, fl_node *n, double x, cons
     fl_ledger_note(pc, rule, n, "%s %s -> Const %s", n->op, what, x != 0 ? "ones" : "zeros");
     pc->rewritten++;
     *done = true;
-    return fl__node_make_const(pc, n, v, true);
+    return fl__node_make_const_anchored(pc, n, v);
 }
 
-/* n(x, y) := op(y, ^x): Neg for 0 - y, Reciprocal for 1 / y; attrs kept. */
+/* n(x, y) := op(y, ^x): Neg for 0 - y, Reciprocal for 1 / y; attrs kept;
+ * x's control input through its anchor. */
 static fl_status replace_unary_of_y(fl_pass_ctx *pc, fl_node *n, const char *op) {
-    fl_node *x = n->inputs[0].node;
+    fl_input x = n->inputs[0];
     fl_input y = n->inputs[1];
+    fl_node *a = x.node == y.node ? NULL : fl__ctrl_anchor(pc, x);
+    if (x.node != y.node && !a) {
+        return pc->c->d->status != FL_OK ? pc->c->d->status : fl_diag_oom(pc->c->d);
+    }
     if (fl_node_set_inputs(pc->c->g, n, 1, &y) != FL_OK) {
         return fl_diag_oom(pc->c->d);
     }
     fl__node_become(pc->c->g, n, op);
     n->src = NULL;
     pc->rewritten++;
-    return x == y.node ? FL_OK : set_ctrl(pc, n, &x, 1, NULL, 0);
+    return a ? set_ctrl(pc, n, &a, 1, NULL, 0) : FL_OK;
 }
 
 /* n := BroadcastTo(input `keep`, shape of n's output), the other data inputs
@@ -749,15 +765,28 @@ static fl_status replace_with_broadcast_to(fl_pass_ctx *pc, fl_node *n, int keep
     fl_input t = in[0];
     in[0] = in[keep];
     in[keep] = t;
-    fl_node *others[64];
-    int n_others = 0;
+    /* The shape constant's control inputs: Grappler anchors the other
+     * inputs by node name, so a Switch output gets the port-0 anchor
+     * ConstantFoldingCtrl/<switch>_0 whatever its port. */
     for (int i = 0; i < n->n_inputs; i++) {
-        if (i != keep && fl_node_add_ctrl(g, c, n->inputs[i].node) != FL_OK) {
-            return fl_diag_oom(pc->c->d);
+        fl_status st =
+            i == keep ? FL_OK : fl__add_ctrl_anchor(pc, c, (fl_input){n->inputs[i].node, 0});
+        if (st != FL_OK) {
+            return st;
         }
     }
-    for (int i = 2; i < n->n_inputs; i++) {
-        others[n_others++] = in[i].node;
+    fl_node *others[64], *last = NULL;
+    int n_others = 0;
+    for (int i = 1; i < n->n_inputs; i++) {
+        fl_node *a = fl__ctrl_anchor(pc, in[i]);
+        if (!a) {
+            return pc->c->d->status != FL_OK ? pc->c->d->status : fl_diag_oom(pc->c->d);
+        }
+        if (i == 1) {
+            last = a;
+        } else {
+            others[n_others++] = a;
+        }
     }
     fl_input ni[2] = {in[0], {c, 0}};
     fl_attr tattr = fl_attr_make_type(g, "T", out->dtype);
@@ -765,8 +794,7 @@ static fl_status replace_with_broadcast_to(fl_pass_ctx *pc, fl_node *n, int keep
     if (!tattr.name || !iattr.name || fl_node_set_inputs(g, n, 2, ni) != FL_OK) {
         return fl_diag_oom(pc->c->d);
     }
-    fl_status st = set_ctrl(pc, n, others, n_others, n->n_inputs > 1 ? &in[1].node : NULL,
-                            n->n_inputs > 1 ? 1 : 0);
+    fl_status st = set_ctrl(pc, n, others, n_others, last ? &last : NULL, last ? 1 : 0);
     if (st != FL_OK) {
         return st;
     }
@@ -845,9 +873,16 @@ static fl_status quantized_matmul_by_zero(fl_pass_ctx *pc, fl_node *n, bool *don
         if (!consts[k]) {
             return fl_diag_oom(pc->c->d);
         }
-        for (int i = 0; i < n->n_inputs + n->n_ctrl; i++) {
-            fl_node *d = i < n->n_inputs ? n->inputs[i].node : n->ctrl[i - n->n_inputs];
-            if (fl_node_add_ctrl(g, consts[k], d) != FL_OK) {
+        /* Grappler copies the node's inputs once they are control inputs:
+         * the data inputs' anchors, then its own control inputs. */
+        for (int i = 0; i < n->n_inputs; i++) {
+            fl_status st = fl__add_ctrl_anchor(pc, consts[k], n->inputs[i]);
+            if (st != FL_OK) {
+                return st;
+            }
+        }
+        for (int i = 0; i < n->n_ctrl; i++) {
+            if (fl_node_add_ctrl(g, consts[k], n->ctrl[i]) != FL_OK) {
                 return fl_diag_oom(pc->c->d);
             }
         }
@@ -858,7 +893,7 @@ static fl_status quantized_matmul_by_zero(fl_pass_ctx *pc, fl_node *n, bool *don
                    names[1]);
     pc->rewritten++;
     *done = true;
-    return fl__node_make_const(pc, n, zeros, true);
+    return fl__node_make_const_anchored(pc, n, zeros);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -1740,8 +1775,9 @@ static fl_status merge_concat(fl_pass_ctx *pc, fl_node *n, bool *done) {
     n->n_ctrl = 0;
     n->ctrl = NULL;
     for (int i = 0; i < n->n_inputs; i++) {
-        if (fl_node_add_ctrl(g, n, n->inputs[i].node) != FL_OK) {
-            return fl_diag_oom(pc->c->d);
+        fl_status st = fl__add_ctrl_anchor(pc, n, n->inputs[i]);
+        if (st != FL_OK) {
+            return st;
         }
     }
     n->n_inputs = 0;
@@ -1776,14 +1812,12 @@ static fl_status simplify_select(fl_pass_ctx *pc, fl_node *n, bool *done) {
                        n->op, all_true ? "true" : "false", n->inputs[live].node->name);
         /* Grappler's order: the live input, then the others as control
          * inputs in their swapped positions. */
-        fl_node *cin[2];
-        if (live == 1) {
-            cin[0] = n->inputs[0].node;
-            cin[1] = n->inputs[dead].node;
-        } else {
-            cin[0] = n->inputs[dead].node;
-            cin[1] = n->inputs[0].node;
+        fl_node *ap = fl__ctrl_anchor(pc, n->inputs[0]);
+        fl_node *ad = ap ? fl__ctrl_anchor(pc, n->inputs[dead]) : NULL;
+        if (!ad) {
+            return pc->c->d->status != FL_OK ? pc->c->d->status : fl_diag_oom(pc->c->d);
         }
+        fl_node *cin[2] = {live == 1 ? ap : ad, live == 1 ? ad : ap};
         fl_input in = n->inputs[live];
         if (fl_node_set_inputs(pc->c->g, n, 1, &in) != FL_OK) {
             return fl_diag_oom(pc->c->d);
@@ -1815,7 +1849,8 @@ static fl_status simplify_pack(fl_pass_ctx *pc, fl_node *n, bool *done) {
     }
     int64_t axis = int_attr(n, "axis", 0);
     fl_value *v = int_value(pc, FL_DT_INT32, 0, 1, &axis);
-    fl_node *c = v ? new_const(pc, name, v, n->device, n->inputs[0].node) : NULL;
+    fl_node *a = v ? fl__ctrl_anchor(pc, n->inputs[0]) : NULL;
+    fl_node *c = a ? new_const(pc, name, v, n->device, a) : NULL;
     if (!c) {
         return fl_diag_oom(pc->c->d);
     }
@@ -2199,7 +2234,8 @@ static fl_status materialize_reduction_indices(fl_pass_ctx *pc, fl_node *n, bool
         iota[i] = i;
     }
     fl_value *v = int_value(pc, dt, 1, in->rank, iota);
-    fl_node *c = v ? new_const(pc, name, v, n->device, n->inputs[1].node) : NULL;
+    fl_node *a = v ? fl__ctrl_anchor(pc, n->inputs[1]) : NULL;
+    fl_node *c = a ? new_const(pc, name, v, n->device, a) : NULL;
     if (!c) {
         return fl_diag_oom(pc->c->d);
     }
@@ -2238,55 +2274,6 @@ static fl_status materialize_constant_valued(fl_pass_ctx *pc, fl_node *n, bool *
 /* ------------------------------------------------------------------------- */
 /* v1 control flow, TensorArraySizeV3, Case, variable updates                 */
 /* ------------------------------------------------------------------------- */
-
-static bool is_switch(const fl_node *n) {
-    return n->kind == FL_OP_SWITCH || n->kind == FL_OP_REF_SWITCH;
-}
-
-/* Grappler's AddControlDependency for data input `in`: the node a control
- * edge replacing it must come from. Normally the producer itself; for an
- * output of a Switch, only one of whose outputs is alive, the Identity
- * ConstantFoldingCtrl/<switch>_<port> reading that output, created on first
- * use with the Switch's device and T. (Grappler first looks for an existing
- * Identity on the port, but compares the Switch's own input with the port's
- * name, which never matches, so it always uses this node.) NULL on OOM. */
-static fl_node *ctrl_anchor(fl_pass_ctx *pc, fl_input in) {
-    fl_graph *g = pc->c->g;
-    fl_node *sw = in.node;
-    if (!is_switch(sw)) {
-        return sw;
-    }
-    const char *name = fl_arena_printf(pc->c->a, "ConstantFoldingCtrl/%s_%d", sw->name, in.port);
-    if (!name) {
-        fl_diag_oom(pc->c->d);
-        return NULL;
-    }
-    fl_node *m = fl_graph_find(g, name);
-    if (m) {
-        return (m->flags & FL_NODE_REMOVED) ? sw : m;
-    }
-    int t = type_attr(sw, "T");
-    if (t == FL_DT_INVALID && in.port < sw->n_outputs) {
-        t = (int)fl_dtype_base(sw->outputs[in.port].dtype);
-    }
-    m = fl_graph_add_op(g, name, "Identity", 1, &in, 1, pc->c->d);
-    if (!m || set_type_attr(pc, m, "T", t) != FL_OK) {
-        fl_diag_oom(pc->c->d);
-        return NULL;
-    }
-    m->device = sw->device;
-    pc->added++;
-    return fl__infer_node(pc, m) == FL_OK ? m : NULL;
-}
-
-/* Adds the anchor of data input `in` as a control input of n. */
-static fl_status add_ctrl_anchor(fl_pass_ctx *pc, fl_node *n, fl_input in) {
-    fl_node *a = ctrl_anchor(pc, in);
-    if (!a) {
-        return pc->c->d->status != FL_OK ? pc->c->d->status : fl_diag_oom(pc->c->d);
-    }
-    return fl_node_add_ctrl(pc->c->g, n, a) == FL_OK ? FL_OK : fl_diag_oom(pc->c->d);
-}
 
 /* Drops n's regular attrs (names not starting with '_'; Grappler's
  * EraseRegularNodeAttributes), and `also` when given, on a copy. */
@@ -2339,7 +2326,7 @@ static fl_status materialize_ta_size(fl_pass_ctx *pc, fl_node *n, bool *done) {
     }
     fl_ledger_note(pc, "MaterializeShapes", n,
                    "TensorArraySizeV3 of an array of size %lld -> Const", (long long)v->ints[0].k);
-    fl_node *first[2] = {arr, ctrl_anchor(pc, (fl_input){n->inputs[1].node, 0})};
+    fl_node *first[2] = {arr, fl__ctrl_anchor(pc, (fl_input){n->inputs[1].node, 0})};
     if (!first[1]) {
         return fl_diag_oom(pc->c->d);
     }
@@ -2467,8 +2454,8 @@ static fl_status simplify_switch(fl_pass_ctx *pc, fl_node *n, bool *done) {
     fl_value *tv = int_value(pc, FL_DT_BOOL, 0, 1, &one);
     fl_node *cf = fv ? new_const(pc, fname, fv, n->device, NULL) : NULL;
     fl_node *ct = tv ? new_const(pc, tname, tv, n->device, NULL) : NULL;
-    fl_node *a0 = cf && ct ? ctrl_anchor(pc, (fl_input){n, 0}) : NULL;
-    fl_node *a1 = a0 ? ctrl_anchor(pc, (fl_input){n, 1}) : NULL;
+    fl_node *a0 = cf && ct ? fl__ctrl_anchor(pc, (fl_input){n, 0}) : NULL;
+    fl_node *a1 = a0 ? fl__ctrl_anchor(pc, (fl_input){n, 1}) : NULL;
     if (!a1 || fl_node_add_ctrl(g, cf, a0) != FL_OK || fl_node_add_ctrl(g, ct, a1) != FL_OK) {
         return fl_diag_oom(pc->c->d);
     }
@@ -2619,8 +2606,9 @@ static fl_status simplify_case(fl_pass_ctx *pc, fl_node *n, bool *done) {
 }
 
 /* The variable updates RemoveRedundantVariableUpdates knows (Grappler's
- * kVariableReadOps less the ScatterNd* ones, which are not in the registry):
- * 1 for the ref forms, 2 for the resource forms, 0 for the others. */
+ * kVariableReadOps; its ScatterNdMul/Div and ResourceScatterNdMul/Div are
+ * not TensorFlow ops): 1 for the ref forms, 2 for the resource forms, 0 for
+ * the others. */
 static int variable_update_form(int kind) {
     switch (kind) {
     case FL_OP_ASSIGN_ADD:
@@ -2629,6 +2617,8 @@ static int variable_update_form(int kind) {
     case FL_OP_SCATTER_SUB:
     case FL_OP_SCATTER_MUL:
     case FL_OP_SCATTER_DIV:
+    case FL_OP_SCATTER_ND_ADD:
+    case FL_OP_SCATTER_ND_SUB:
         return 1;
     case FL_OP_ASSIGN_ADD_VARIABLE_OP:
     case FL_OP_ASSIGN_SUB_VARIABLE_OP:
@@ -2636,15 +2626,18 @@ static int variable_update_form(int kind) {
     case FL_OP_RESOURCE_SCATTER_SUB:
     case FL_OP_RESOURCE_SCATTER_MUL:
     case FL_OP_RESOURCE_SCATTER_DIV:
+    case FL_OP_RESOURCE_SCATTER_ND_ADD:
+    case FL_OP_RESOURCE_SCATTER_ND_SUB:
         return 2;
     default:
         return 0;
     }
 }
 
-/* RemoveRedundantVariableUpdates: AssignAdd/AssignSub, ScatterAdd/ScatterSub
- * (ref), AssignAddVariableOp/AssignSubVariableOp, ResourceScatterAdd/
- * ResourceScatterSub (resource) whose delta (input 2 for the Scatter ops,
+/* RemoveRedundantVariableUpdates: AssignAdd/AssignSub, ScatterAdd/ScatterSub,
+ * ScatterNdAdd/ScatterNdSub (ref), AssignAddVariableOp/AssignSubVariableOp,
+ * ResourceScatterAdd/ResourceScatterSub, ResourceScatterNdAdd/
+ * ResourceScatterNdSub (resource) whose delta (input 2 for the Scatter ops,
  * else input 1) is zeros (IsZeros), and ScatterMul/ScatterDiv,
  * ResourceScatterMul/ResourceScatterDiv whose updates are ones (IsOnes): the
  * op name has "Add" or "Sub" or not. The resource forms have no outputs and
@@ -2654,8 +2647,8 @@ static int variable_update_form(int kind) {
  * Grappler does: nothing reads them and the update changes nothing. The ref
  * forms become Identity(ref) with T = attr T and the other data inputs as
  * control inputs in input order (ReplaceOperationWithIdentity), not when
- * preserved. ScatterMax/Min/Update and their resource forms are not in
- * Grappler's list. */
+ * preserved. ScatterMax/Min/Update, ScatterNdMax/Min/Update and their
+ * resource forms are not in Grappler's list. */
 static fl_status remove_redundant_variable_update(fl_pass_ctx *pc, fl_node *n, bool *done) {
     fl_graph *g = pc->c->g;
     int form = variable_update_form(n->kind);
@@ -2689,7 +2682,7 @@ static fl_status remove_redundant_variable_update(fl_pass_ctx *pc, fl_node *n, b
                        what, delta->name);
         st = erase_regular_attrs(pc, n, out_attrs, 2);
         for (int i = 0; i < n_in && st == FL_OK; i++) {
-            st = add_ctrl_anchor(pc, n, in[i]);
+            st = fl__add_ctrl_anchor(pc, n, in[i]);
         }
         n->n_inputs = 0;
         fl__node_become(g, n, "NoOp");
@@ -2702,7 +2695,7 @@ static fl_status remove_redundant_variable_update(fl_pass_ctx *pc, fl_node *n, b
             st = set_type_attr(pc, n, "T", t);
         }
         for (int i = 1; i < n_in && st == FL_OK; i++) {
-            st = add_ctrl_anchor(pc, n, in[i]);
+            st = fl__add_ctrl_anchor(pc, n, in[i]);
         }
         n->n_inputs = 1;
         fl__node_become(g, n, "Identity");

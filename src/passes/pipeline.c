@@ -178,18 +178,81 @@ void fl__node_become(fl_graph *g, fl_node *n, const char *op) {
     g->order = NULL;
 }
 
-/* Moves n's data inputs to its control inputs (skipping duplicates). */
-static fl_status inputs_to_ctrl(fl_graph *g, fl_node *n, int except) {
-    for (int i = 0; i < n->n_inputs; i++) {
-        if (i != except && fl_node_add_ctrl(g, n, n->inputs[i].node) != FL_OK) {
-            return FL_ENOMEM;
+static bool is_switch(const fl_node *n) {
+    return n->kind == FL_OP_SWITCH || n->kind == FL_OP_REF_SWITCH;
+}
+
+/* Grappler first looks for an Identity already reading the Switch, but
+ * compares the Switch's own input with the port's name, which never
+ * matches; so the anchor is always the ConstantFoldingCtrl node. */
+fl_node *fl__ctrl_anchor(fl_pass_ctx *pc, fl_input in) {
+    fl_graph *g = pc->c->g;
+    fl_node *sw = in.node;
+    if (!is_switch(sw)) {
+        return sw;
+    }
+    const char *name = fl_arena_printf(pc->c->a, "ConstantFoldingCtrl/%s_%d", sw->name, in.port);
+    if (!name) {
+        fl_diag_oom(pc->c->d);
+        return NULL;
+    }
+    fl_node *m = fl_graph_find(g, name);
+    if (m) {
+        return (m->flags & FL_NODE_REMOVED) ? sw : m;
+    }
+    const fl_attr *ta = fl_node_attr(sw, "T");
+    int t = ta && ta->kind == FL_ATTR_TYPE ? (int)ta->v.type : FL_DT_INVALID;
+    if (t == FL_DT_INVALID && in.port < sw->n_outputs) {
+        t = (int)fl_dtype_base(sw->outputs[in.port].dtype);
+    }
+    fl_attr tattr = fl_attr_make_type(g, "T", t);
+    m = tattr.name ? fl_graph_add_op(g, name, "Identity", 1, &in, 1, pc->c->d) : NULL;
+    if (!m || fl_node_set_attr(g, m, &tattr) != FL_OK) {
+        fl_diag_oom(pc->c->d);
+        return NULL;
+    }
+    m->device = sw->device;
+    pc->added++;
+    return fl__infer_node(pc, m) == FL_OK ? m : NULL;
+}
+
+fl_status fl__add_ctrl_anchor(fl_pass_ctx *pc, fl_node *n, fl_input in) {
+    fl_node *a = fl__ctrl_anchor(pc, in);
+    if (!a) {
+        return pc->c->d->status != FL_OK ? pc->c->d->status : fl_diag_oom(pc->c->d);
+    }
+    return fl_node_add_ctrl(pc->c->g, n, a) == FL_OK ? FL_OK : fl_diag_oom(pc->c->d);
+}
+
+/* Moves n's data inputs but `except` to its control inputs (skipping
+ * duplicates), through their anchors when `anchored`. The inputs are read
+ * from a copy: making an anchor adds a node to the graph. */
+static fl_status inputs_to_ctrl(fl_pass_ctx *pc, fl_node *n, int except, bool anchored) {
+    fl_graph *g = pc->c->g;
+    int n_in = n->n_inputs;
+    fl_input *in = fl_arena_calloc(pc->c->a, (size_t)n_in + 1, sizeof(fl_input));
+    if (!in) {
+        return fl_diag_oom(pc->c->d);
+    }
+    memcpy(in, n->inputs, (size_t)n_in * sizeof(fl_input));
+    for (int i = 0; i < n_in; i++) {
+        if (i == except) {
+            continue;
+        }
+        fl_status st = anchored ? fl__add_ctrl_anchor(pc, n, in[i])
+                       : fl_node_add_ctrl(g, n, in[i].node) == FL_OK ? FL_OK
+                                                                     : fl_diag_oom(pc->c->d);
+        if (st != FL_OK) {
+            return st;
         }
     }
     return FL_OK;
 }
 
-fl_status fl__node_make_const(fl_pass_ctx *pc, fl_node *n, const fl_value *v,
-                              bool keep_inputs_as_ctrl) {
+/* What becomes of a node's data inputs when it turns into a Const. */
+enum { CONST_DROP_INPUTS, CONST_PLAIN_CTRL, CONST_ANCHORED_CTRL };
+
+static fl_status make_const(fl_pass_ctx *pc, fl_node *n, const fl_value *v, int inputs) {
     fl_graph *g = pc->c->g;
     const fl_tensor *t = &n->outputs[0];
     int rank = t->shape.rank;
@@ -202,8 +265,11 @@ fl_status fl__node_make_const(fl_pass_ctx *pc, fl_node *n, const fl_value *v,
     if (!value.v.tensor || !value.name || !dtype.name) {
         return fl_diag_oom(pc->c->d);
     }
-    if (keep_inputs_as_ctrl && inputs_to_ctrl(g, n, -1) != FL_OK) {
-        return fl_diag_oom(pc->c->d);
+    if (inputs != CONST_DROP_INPUTS) {
+        fl_status st = inputs_to_ctrl(pc, n, -1, inputs == CONST_ANCHORED_CTRL);
+        if (st != FL_OK) {
+            return st;
+        }
     }
     /* A folded input's own control inputs stay as control inputs. */
     for (int i = 0; i < n->n_inputs; i++) {
@@ -236,6 +302,15 @@ fl_status fl__node_make_const(fl_pass_ctx *pc, fl_node *n, const fl_value *v,
     return FL_OK;
 }
 
+fl_status fl__node_make_const(fl_pass_ctx *pc, fl_node *n, const fl_value *v,
+                              bool keep_inputs_as_ctrl) {
+    return make_const(pc, n, v, keep_inputs_as_ctrl ? CONST_PLAIN_CTRL : CONST_DROP_INPUTS);
+}
+
+fl_status fl__node_make_const_anchored(fl_pass_ctx *pc, fl_node *n, const fl_value *v) {
+    return make_const(pc, n, v, CONST_ANCHORED_CTRL);
+}
+
 fl_status fl__node_make_identity(fl_pass_ctx *pc, fl_node *n, int keep) {
     fl_graph *g = pc->c->g;
     int dt = n->outputs[0].dtype;
@@ -243,8 +318,12 @@ fl_status fl__node_make_identity(fl_pass_ctx *pc, fl_node *n, int keep) {
         dt = fl_node_in(n, keep)->dtype;
     }
     fl_attr t = fl_attr_make_type(g, "T", dt);
-    if (!t.name || inputs_to_ctrl(g, n, keep) != FL_OK) {
+    if (!t.name) {
         return fl_diag_oom(pc->c->d);
+    }
+    fl_status st = inputs_to_ctrl(pc, n, keep, true);
+    if (st != FL_OK) {
+        return st;
     }
     fl_input in = n->inputs[keep];
     if (fl_node_set_inputs(g, n, 1, &in) != FL_OK) {

@@ -114,15 +114,39 @@ static inline bool fl__preserved(const fl_node *n) {
  * attrs untouched): sets op, kind and descriptor. */
 void fl__node_become(fl_graph *g, fl_node *n, const char *op);
 
+/* Grappler's ConstantFolding::AddControlDependency: the node a control
+ * edge replacing data input `in` must come from. Normally in.node itself.
+ * For an output of a Switch/RefSwitch, only one of whose outputs is alive,
+ * a control edge on the Switch would fire on both branches: the Identity
+ * ConstantFoldingCtrl/<switch>_<port> reading that port instead, created on
+ * first use (the Switch's device, T = the Switch's T, else the port's base
+ * dtype; shapes inferred) and reused after (a removed node of that name
+ * gives the Switch itself). NULL on OOM, with pc->c->d failed. Constant
+ * folding uses it where Grappler does (its header lists where); Grappler's
+ * dependency optimizer also does when it turns a node into a NoOp, which
+ * dependency_optimizer.c does not follow yet. */
+fl_node *fl__ctrl_anchor(fl_pass_ctx *pc, fl_input in);
+
+/* Adds fl__ctrl_anchor(pc, in) as a control input of n (fl_node_add_ctrl:
+ * no duplicates). */
+fl_status fl__add_ctrl_anchor(fl_pass_ctx *pc, fl_node *n, fl_input in);
+
 /* Rewrites n in place into a Const holding `v` (or a stripped constant of
  * n's output dtype and shape when v is NULL, with _stripped_content_bytes):
- * data inputs become control inputs when keep_inputs_as_ctrl, else they are
- * dropped. n must have one output of known dtype and fully known shape. */
+ * data inputs become plain control inputs when keep_inputs_as_ctrl, else
+ * they are dropped. n must have one output of known dtype and fully known
+ * shape. */
 fl_status fl__node_make_const(fl_pass_ctx *pc, fl_node *n, const fl_value *v,
                               bool keep_inputs_as_ctrl);
 
+/* fl__node_make_const keeping the data inputs as control inputs through
+ * their anchors (fl__ctrl_anchor), in input order: Grappler's
+ * ReplaceOperationWithConstantTensor. */
+fl_status fl__node_make_const_anchored(fl_pass_ctx *pc, fl_node *n, const fl_value *v);
+
 /* Rewrites n in place into Identity(n's data input `keep`); its other data
- * inputs become control inputs; attrs become {T}. */
+ * inputs become control inputs through their anchors (fl__ctrl_anchor), in
+ * input order; attrs become {T}. Grappler's ReplaceOperationWithIdentity. */
 fl_status fl__node_make_identity(fl_pass_ctx *pc, fl_node *n, int keep);
 
 /* True when both shapes have the same known rank and every dim is known or
