@@ -91,20 +91,29 @@ fl_status fl_op_set_output(fl_ctx *c, fl_node *n, int port, int dtype, int rank,
         t->shape.dims = NULL;
         return FL_OK;
     }
+    /* Re-inference mostly gives an output the shape it had: then the tensor
+     * keeps its dims array (compared field by field, so its contents are
+     * exactly what a new copy would hold). Nothing is written into an existing
+     * array, so it does not matter whether other tensors share it (constant
+     * folding copies shapes by value) or what a snapshot saved of it. */
+    bool same = t->shape.rank == rank && t->shape.dims != NULL;
+    for (int i = 0; i < rank; i++) {
+        fl_sym x = dims ? dims[i] : fl_sym_unknown();
+        if (fl_sym_is_known(x) && x.k < 0) {
+            return fl_diag_fail(c->d, FL_EINVAL, n, "output %d would have negative dim %lld", port,
+                                (long long)x.k);
+        }
+        same = same && t->shape.dims[i].k == x.k && t->shape.dims[i].e == x.e;
+    }
+    if (same) {
+        return FL_OK;
+    }
     fl_sym *d = fl_arena_calloc(c->a, rank ? (size_t)rank : 1, sizeof(fl_sym));
     if (!d) {
         return fl_diag_oom(c->d);
     }
     for (int i = 0; i < rank; i++) {
-        if (dims) {
-            d[i] = dims[i];
-        } else {
-            d[i] = fl_sym_unknown();
-        }
-        if (fl_sym_is_known(d[i]) && d[i].k < 0) {
-            return fl_diag_fail(c->d, FL_EINVAL, n, "output %d would have negative dim %lld", port,
-                                (long long)d[i].k);
-        }
+        d[i] = dims ? dims[i] : fl_sym_unknown();
     }
     t->shape.rank = rank;
     t->shape.dims = d;

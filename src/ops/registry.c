@@ -3,6 +3,7 @@
  */
 #include "ops/ops.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,10 +20,71 @@ static const char *const names[FL_OP_COUNT] = {
 #undef FL_OP
 };
 
-/* Lookup is a scan with a first-character filter: the list has about 200
- * entries and lookup runs once per imported node, which keeps it far below the
- * cost of decoding the node itself, and needs no mutable state to share
- * between threads. */
+/* Lookup runs once per imported node: a scan over the ~350 names cost more
+ * than decoding the node on large graphs. It uses an open-addressing hash
+ * table (FNV-1a, linear probing; slots hold kinds, 0 empty) of at least four
+ * slots per op, built at the first lookup. Building is lock-free: the thread
+ * that moves `state` from EMPTY to BUILDING fills the slots and publishes them
+ * with a release store of READY; lookups that see anything but READY (with
+ * acquire) scan the names as before, so every thread gets the same answers
+ * whatever the timing, and nothing needs linking with a thread library. Names
+ * are unique in ops.def; were one not, the table keeps its first kind, as the
+ * scan would. */
+#define SLOT_BITS 11
+#define N_SLOTS   (1u << SLOT_BITS)
+_Static_assert(FL_OP_COUNT * 4 <= N_SLOTS, "grow SLOT_BITS with ops.def");
+_Static_assert(FL_OP_COUNT <= UINT16_MAX, "slots hold kinds in 16 bits");
+
+enum { EMPTY, BUILDING, READY };
+static atomic_int state = EMPTY;
+static uint16_t slots[N_SLOTS];
+
+static uint32_t hash(const char *s) {
+    uint32_t h = 2166136261u;
+    for (; *s; s++) {
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    }
+    return h ^ (h >> 15);
+}
+
+static void build(void) {
+    for (int k = 1; k < FL_OP_COUNT; k++) {
+        uint32_t i = hash(names[k]) & (N_SLOTS - 1);
+        for (; slots[i]; i = (i + 1) & (N_SLOTS - 1)) {
+            if (strcmp(names[slots[i]], names[k]) == 0) {
+                break;
+            }
+        }
+        if (!slots[i]) {
+            slots[i] = (uint16_t)k;
+        }
+    }
+}
+
+static fl_op_kind scan(const char *name) {
+    for (int k = 1; k < FL_OP_COUNT; k++) {
+        if (names[k][0] == name[0] && strcmp(names[k], name) == 0) {
+            return (fl_op_kind)k;
+        }
+    }
+    return FL_OP_UNKNOWN;
+}
+
+static bool table_ready(void) {
+    int s = atomic_load_explicit(&state, memory_order_acquire);
+    if (s == READY) {
+        return true;
+    }
+    int expect = EMPTY;
+    if (s == EMPTY && atomic_compare_exchange_strong_explicit(
+                          &state, &expect, BUILDING, memory_order_acq_rel, memory_order_acquire)) {
+        build();
+        atomic_store_explicit(&state, READY, memory_order_release);
+        return true;
+    }
+    return false; /* another thread is building: scan meanwhile */
+}
+
 const struct fl_op_desc *fl_op_desc_of(int kind) {
     if (kind <= FL_OP_UNKNOWN || kind >= FL_OP_COUNT) {
         return NULL;
@@ -31,9 +93,12 @@ const struct fl_op_desc *fl_op_desc_of(int kind) {
 }
 
 fl_op_kind fl_op_lookup(const char *name) {
-    for (int k = 1; k < FL_OP_COUNT; k++) {
-        if (names[k][0] == name[0] && strcmp(names[k], name) == 0) {
-            return (fl_op_kind)k;
+    if (!table_ready()) {
+        return scan(name);
+    }
+    for (uint32_t i = hash(name) & (N_SLOTS - 1); slots[i]; i = (i + 1) & (N_SLOTS - 1)) {
+        if (strcmp(names[slots[i]], name) == 0) {
+            return (fl_op_kind)slots[i];
         }
     }
     return FL_OP_UNKNOWN;

@@ -195,6 +195,15 @@
 /* Sweep state: exact use counts, forwarding, node creation                   */
 /* ------------------------------------------------------------------------- */
 
+/* A tree of Add (or Mul) nodes that AddOpsRewrite or MinimizeBroadcasts
+ * collects from a root. */
+typedef struct add_group {
+    fl_node **members; /* absorbed nodes */
+    size_t n_members, cap_members;
+    fl_input *inputs; /* leaves, left to right */
+    size_t n_inputs, cap_inputs;
+} add_group;
+
 typedef struct ao {
     fl_pass_ctx *pc;
     fl_graph *g;
@@ -202,6 +211,10 @@ typedef struct ao {
     uint32_t *uses;      /* data edges reading any output of the node */
     uint32_t *ctrl_uses; /* control edges on the node */
     fl_input *fwd;       /* forwarding: node -> tensor its consumers read */
+    /* The group the stage at hand collects (one at a time), emptied by
+     * group_reset: its arrays are reused from one root to the next, so the
+     * sweep allocates only when a group is larger than any before. */
+    add_group grp;
 } ao;
 
 static fl_status ao_oom(ao *a) {
@@ -729,12 +742,11 @@ static bool add_absorbable(const ao *a, const fl_node *root, const fl_node *n) {
     return strcmp(d1, d2) == 0 && a->uses[n->id] == 1 && inputs_bcast_to(n);
 }
 
-typedef struct add_group {
-    fl_node **members; /* absorbed nodes */
-    size_t n_members, cap_members;
-    fl_input *inputs; /* leaves, left to right */
-    size_t n_inputs, cap_inputs;
-} add_group;
+static add_group *group_reset(ao *a) {
+    a->grp.n_members = 0;
+    a->grp.n_inputs = 0;
+    return &a->grp;
+}
 
 static fl_status group_push(ao *a, void **arr, size_t *n, size_t *cap, size_t elem, const void *x) {
     if (*n == *cap) {
@@ -776,12 +788,12 @@ static fl_status add_ops_rewrite(ao *a, fl_node *root, bool *fired) {
         !inputs_bcast_to(root)) {
         return FL_OK;
     }
-    add_group gr = {0};
+    add_group *gr = group_reset(a);
     fl_status st = FL_OK;
     for (int k = 0; k < root->n_inputs && st == FL_OK; k++) {
-        st = add_absorb(a, root, root->inputs[k], &gr, 0);
+        st = add_absorb(a, root, root->inputs[k], gr, 0);
     }
-    if (st != FL_OK || gr.n_members == 0) {
+    if (st != FL_OK || gr->n_members == 0) {
         return st;
     }
     int dt = attr_type(root, "T");
@@ -790,7 +802,7 @@ static fl_status add_ops_rewrite(ao *a, fl_node *root, bool *fired) {
     }
     /* Distinct shapes in order of first appearance, then sorted smallest
      * first (stable). */
-    size_t ni = gr.n_inputs;
+    size_t ni = gr->n_inputs;
     int *sig = fl_arena_calloc(a->pc->c->a, ni + 1, sizeof(int));
     size_t *order = fl_arena_calloc(a->pc->c->a, ni + 1, sizeof(size_t));
     fl_input *leaf_in = fl_arena_calloc(a->pc->c->a, ni + 1, sizeof(fl_input));
@@ -799,10 +811,11 @@ static fl_status add_ops_rewrite(ao *a, fl_node *root, bool *fired) {
     }
     size_t n_sig = 0;
     for (size_t i = 0; i < ni; i++) {
-        const fl_shape *s = &gr.inputs[i].node->outputs[gr.inputs[i].port].shape;
+        const fl_shape *s = &gr->inputs[i].node->outputs[gr->inputs[i].port].shape;
         size_t j = 0;
         for (; j < n_sig; j++) {
-            const fl_shape *r = &gr.inputs[order[j]].node->outputs[gr.inputs[order[j]].port].shape;
+            const fl_shape *r =
+                &gr->inputs[order[j]].node->outputs[gr->inputs[order[j]].port].shape;
             if (same_sig(s, r)) {
                 break;
             }
@@ -823,9 +836,9 @@ static fl_status add_ops_rewrite(ao *a, fl_node *root, bool *fired) {
     }
     for (size_t j = 1; j < n_sig; j++) {
         size_t x = sorted[j], p = j;
-        const fl_input *xi = &gr.inputs[order[x]];
+        const fl_input *xi = &gr->inputs[order[x]];
         while (p > 0) {
-            const fl_input *yi = &gr.inputs[order[sorted[p - 1]]];
+            const fl_input *yi = &gr->inputs[order[sorted[p - 1]]];
             if (!smaller(&xi->node->outputs[xi->port].shape, &yi->node->outputs[yi->port].shape)) {
                 break;
             }
@@ -835,7 +848,7 @@ static fl_status add_ops_rewrite(ao *a, fl_node *root, bool *fired) {
         sorted[p] = x;
     }
     fl_ledger_note(a->pc, "combine_add_to_addn", root,
-                   "%zu Add/AddN nodes over %zu inputs (%zu shapes) -> AddN", gr.n_members + 1, ni,
+                   "%zu Add/AddN nodes over %zu inputs (%zu shapes) -> AddN", gr->n_members + 1, ni,
                    n_sig);
     fl_input result = {NULL, 0};
     fl_input *leaves = fl_arena_calloc(a->pc->c->a, n_sig + 1, sizeof(fl_input));
@@ -846,7 +859,7 @@ static fl_status add_ops_rewrite(ao *a, fl_node *root, bool *fired) {
         size_t s = sorted[j], cnt = 0;
         for (size_t i = 0; i < ni; i++) {
             if ((size_t)sig[i] == s) {
-                leaf_in[cnt++] = gr.inputs[i];
+                leaf_in[cnt++] = gr->inputs[i];
             }
         }
         if (cnt == 1) {
@@ -879,8 +892,8 @@ static fl_status add_ops_rewrite(ao *a, fl_node *root, bool *fired) {
         result = (fl_input){add, 0};
     }
     ao_forward(a, root, result);
-    for (size_t i = 0; i < gr.n_members; i++) {
-        ao_remove(a, gr.members[i]);
+    for (size_t i = 0; i < gr->n_members; i++) {
+        ao_remove(a, gr->members[i]);
     }
     *fired = true;
     return FL_OK;
@@ -2171,29 +2184,29 @@ static fl_status minimize_broadcasts(ao *a, fl_node *root, bool *claimed) {
         !fl_shape_is_determined(&root->outputs[0].shape) || !inputs_bcast_to(root)) {
         return FL_OK;
     }
-    add_group gr = {0};
+    add_group *gr = group_reset(a);
     fl_status st = FL_OK;
     for (int k = 0; k < root->n_inputs && st == FL_OK; k++) {
-        st = min_bcast_absorb(a, root, root->inputs[k], &gr, 0);
+        st = min_bcast_absorb(a, root, root->inputs[k], gr, 0);
     }
-    if (st != FL_OK || gr.n_members == 0) {
+    if (st != FL_OK || gr->n_members == 0) {
         return st;
     }
     st = ao_set_attr(a, root, fl_attr_make_bool(a->g, MIN_BCAST_TAG, true));
-    for (size_t i = 0; i < gr.n_members && st == FL_OK; i++) {
-        st = ao_set_attr(a, gr.members[i], fl_attr_make_bool(a->g, MIN_BCAST_TAG, true));
+    for (size_t i = 0; i < gr->n_members && st == FL_OK; i++) {
+        st = ao_set_attr(a, gr->members[i], fl_attr_make_bool(a->g, MIN_BCAST_TAG, true));
     }
     if (st != FL_OK) {
         return st;
     }
     *claimed = true;
-    size_t ni = gr.n_inputs;
+    size_t ni = gr->n_inputs;
     bool distinct = false;
     for (size_t i = 1; i < ni; i++) {
-        distinct = distinct || !same_sig(&gr.inputs[i].node->outputs[gr.inputs[i].port].shape,
-                                         &gr.inputs[0].node->outputs[gr.inputs[0].port].shape);
+        distinct = distinct || !same_sig(&gr->inputs[i].node->outputs[gr->inputs[i].port].shape,
+                                         &gr->inputs[0].node->outputs[gr->inputs[0].port].shape);
     }
-    if (!distinct || ni != gr.n_members + 2) {
+    if (!distinct || ni != gr->n_members + 2) {
         return FL_OK;
     }
     /* a deque of 3 * ni slots, starting in the middle */
@@ -2203,7 +2216,7 @@ static fl_status minimize_broadcasts(ao *a, fl_node *root, bool *claimed) {
     }
     size_t head = ni + 2, tail = head;
     for (size_t i = 0; i < ni; i++) {
-        bcast_item it = {gr.inputs[i], &gr.inputs[i].node->outputs[gr.inputs[i].port].shape};
+        bcast_item it = {gr->inputs[i], &gr->inputs[i].node->outputs[gr->inputs[i].port].shape};
         size_t p = tail++;
         while (p > head && smaller(it.shape, dq[p - 1].shape)) { /* stable insertion sort */
             dq[p] = dq[p - 1];
@@ -2215,12 +2228,12 @@ static fl_status minimize_broadcasts(ao *a, fl_node *root, bool *claimed) {
     if ((tail - head) % 2) {
         leftover = dq[--tail];
     }
-    size_t next_member = gr.n_members;
+    size_t next_member = gr->n_members;
     fl_ledger_note(a->pc, "minimize_broadcasts", root, "%s tree of %zu nodes reordered", root->op,
-                   gr.n_members + 1);
+                   gr->n_members + 1);
     do {
         bcast_item l = dq[head++], r = dq[head++];
-        fl_node *node = next_member > 0 ? gr.members[--next_member] : root;
+        fl_node *node = next_member > 0 ? gr->members[--next_member] : root;
         bcast_update(a, node, l.in, r.in);
         bcast_item up = {{node, 0}, &scalar_shape};
         if (tail - head >= 2 && smaller(dq[head].shape, dq[head + 1].shape)) {
@@ -2671,13 +2684,6 @@ static fl_status unary_ops_composition(ao *a, fl_node *root, bool *fused) {
     if ((root->flags & FL_NODE_REMOVED) || !compose_ok(a, root, fused)) {
         return FL_OK;
     }
-    const char *nm = fl_arena_printf(a->g->arena, "%s/unary_ops_composition", root->name);
-    if (!nm) {
-        return ao_oom(a);
-    }
-    if (exists(a, nm)) {
-        return FL_OK;
-    }
     int dt = attr_type(root, "T");
     fl_node *chain[256];
     int n = 0;
@@ -2692,6 +2698,14 @@ static fl_status unary_ops_composition(ao *a, fl_node *root, bool *fused) {
         last = in;
     }
     if (n < 2) {
+        return FL_OK;
+    }
+    /* (named only now: most roots have no chain, and the name is memory) */
+    const char *nm = fl_arena_printf(a->g->arena, "%s/unary_ops_composition", root->name);
+    if (!nm) {
+        return ao_oom(a);
+    }
+    if (exists(a, nm)) {
         return FL_OK;
     }
     const char **names = fl_arena_calloc(a->g->arena, (size_t)n, sizeof(char *));

@@ -136,6 +136,7 @@ static fl_status subst_symbols(fl_ctx *c, const fl_options *opt, fl_node *n, con
         return FL_OK;
     }
     fl_tensor *t = &n->outputs[0];
+    bool fresh = false;
     for (int k = 0; k < t->shape.rank; k++) {
         fl_sym s = t->shape.dims[k];
         if (!fl_sym_is_symbolic(s)) {
@@ -157,6 +158,21 @@ static fl_status subst_symbols(fl_ctx *c, const fl_options *opt, fl_node *n, con
         }
         if (fl_sym_is_known(r) && r.k < 0) {
             return fl_diag_fail(c->d, FL_EINVAL, n, "symbol binding makes dim %d negative", k);
+        }
+        if (r.k == s.k && r.e == s.e) {
+            continue;
+        }
+        if (!fresh) {
+            /* The dims array may be one the output kept from an earlier
+             * inference (fl_op_set_output), which other tensors or a
+             * snapshot may share: write into a copy. */
+            fl_sym *d = fl_arena_calloc(c->a, (size_t)t->shape.rank, sizeof(fl_sym));
+            if (!d) {
+                return fl_diag_oom(c->d);
+            }
+            memcpy(d, t->shape.dims, (size_t)t->shape.rank * sizeof(fl_sym));
+            t->shape.dims = d;
+            fresh = true;
         }
         t->shape.dims[k] = r;
     }

@@ -6,7 +6,9 @@
  * (Conv2D / BiasAdd / Relu blocks on a small feature map). Not a test: it
  * prints figures and asserts nothing about speed.
  *
- *   bench_analyze [runs]
+ *   bench_analyze [runs [FILE.pb...]]
+ *
+ * With files, only those graphs are timed.
  */
 #include "testgraph.h"
 #include "testutil.h"
@@ -110,6 +112,20 @@ int main(int argc, char **argv) {
         runs = 1;
     }
     printf("foldline %s analysis benchmark (median of %d runs)\n", fl_version(), runs);
+    if (argc > 2) {
+        for (int i = 2; i < argc; i++) {
+            size_t len;
+            unsigned char *buf = fl_test_read_file(argv[i], &len);
+            if (!buf) {
+                printf("%-44s cannot be read\n", argv[i]);
+                continue;
+            }
+            const char *base = strrchr(argv[i], '/');
+            bench_bytes(base ? base + 1 : argv[i], buf, len, runs);
+            free(buf);
+        }
+        return 0;
+    }
     bench_file("human-facemesh-attention-pinto.pb", runs);
     bench_file("human-faceboxes.pb", runs);
     bench_file("foolmarks-cifar-cnn.pb", runs);

@@ -13,7 +13,8 @@
  *
  * With BLOCKS, only synthetic chains of those block counts are timed (the
  * corpus is skipped); a negative count -N runs one analysis with the passes
- * of a chain of N blocks and prints its time (for /usr/bin/time -v).
+ * of a chain of N blocks and prints its time (for /usr/bin/time -v). An
+ * argument that is not a number is a graph file (.pb) to time instead.
  */
 #include "testgraph.h"
 #include "testutil.h"
@@ -165,8 +166,21 @@ int main(int argc, char **argv) {
     }
     if (argc > 2) {
         for (int i = 2; i < argc; i++) {
-            int b = atoi(argv[i]);
-            synthetic(b < 0 ? -b : b, runs, b < 0);
+            char *end;
+            long b = strtol(argv[i], &end, 10);
+            if (*end != '\0' || end == argv[i]) {
+                size_t len;
+                unsigned char *buf = fl_test_read_file(argv[i], &len);
+                const char *base = strrchr(argv[i], '/');
+                if (buf) {
+                    bench(base ? base + 1 : argv[i], buf, len, runs);
+                    free(buf);
+                } else {
+                    printf("%-44s cannot be read\n", argv[i]);
+                }
+                continue;
+            }
+            synthetic((int)(b < 0 ? -b : b), runs, b < 0);
         }
         return 0;
     }
