@@ -21,10 +21,13 @@
  *    and joining them (10th percentile), as runtimes dispatch consecutive ops: a lower
  *    bound for a runtime's per-op dispatch.
  * Full mode stays well under 60 s; --short uses tiny sizes (for tests: the
- * figures are then only indicative). The CLI alone links BLAS.
+ * figures are then only indicative). OpenBLAS is loaded with dlopen when
+ * calibrate runs (load_openblas below): the executable does not link it, so
+ * that the other commands do not pay for its thread pool at start-up.
  */
 #include "roofcli.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
@@ -35,10 +38,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-#ifdef FL_HAVE_OPENBLAS
-#include <cblas.h>
-#endif
 
 static double now_s(void) {
     struct timespec ts;
@@ -361,8 +360,62 @@ static double triad_bw(pool *p, size_t ws, int reps, int trials) {
 /* GEMM                                                                       */
 /* ------------------------------------------------------------------------- */
 
-#ifdef FL_HAVE_OPENBLAS
-static double gemm_rate(int n, int trials) {
+/* OpenBLAS's cblas_sgemm (32-bit integers; CBLAS's enums are ints). */
+typedef void (*sgemm_fn)(int order, int trans_a, int trans_b, int m, int n, int k, float alpha,
+                         const float *a, int lda, const float *b, int ldb, float beta, float *c,
+                         int ldc);
+enum { CBLAS_ROW_MAJOR = 101, CBLAS_NO_TRANS = 111 };
+
+/* The library names tried, in order, after $FOLDLINE_OPENBLAS (a path or a
+ * name): Debian's and Ubuntu's soname (an alternative among the pthread,
+ * OpenMP and serial builds), the unversioned development link, Fedora's
+ * pthread and OpenMP builds. */
+static const char *const openblas_names[] = {"libopenblas.so.0", "libopenblas.so",
+                                             "libopenblasp.so.0", "libopenblaso.so.0"};
+
+/* Loads OpenBLAS and resolves cblas_sgemm; NULL with the reason printed on
+ * stderr when it cannot. The library stays loaded until exit. */
+static sgemm_fn load_openblas(void) {
+    const char *env = getenv("FOLDLINE_OPENBLAS");
+    char first_err[512] = "", tried[512] = "";
+    size_t used = 0;
+    size_t n_names = sizeof openblas_names / sizeof openblas_names[0];
+    for (size_t i = env && *env ? 0 : 1; i <= n_names; i++) {
+        const char *name = i == 0 ? env : openblas_names[i - 1];
+        void *h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+        if (!h) {
+            const char *de = dlerror();
+            if (!first_err[0]) {
+                snprintf(first_err, sizeof first_err, "%s", de ? de : name);
+            }
+            if (used < sizeof tried) {
+                used += (size_t)snprintf(tried + used, sizeof tried - used, "%s%s",
+                                         used ? ", " : "", name);
+            }
+            if (i == 0) { /* an explicit choice: no silent fallback */
+                break;
+            }
+            continue;
+        }
+        /* POSIX's way to turn dlsym's object pointer into a function one. */
+        sgemm_fn f;
+        void *sym = dlsym(h, "cblas_sgemm");
+        if (!sym) {
+            fprintf(stderr, "foldline: calibrate: %s has no cblas_sgemm: %s\n", name, dlerror());
+            return NULL;
+        }
+        memcpy(&f, &sym, sizeof f);
+        return f;
+    }
+    fprintf(stderr,
+            "foldline: calibrate: the matrix peak is measured with OpenBLAS, which cannot be "
+            "loaded (tried %s: %s); install it (Debian: apt-get install libopenblas0) or set "
+            "FOLDLINE_OPENBLAS to the library's path\n",
+            tried, first_err);
+    return NULL;
+}
+
+static double gemm_rate(sgemm_fn sgemm, int n, int trials) {
     size_t nn = (size_t)n * (size_t)n;
     float *a = malloc(nn * sizeof(float)), *b = malloc(nn * sizeof(float)),
           *c = malloc(nn * sizeof(float));
@@ -374,8 +427,8 @@ static double gemm_rate(int n, int trials) {
         }
         for (int t = 0; t <= trials; t++) {
             double t0 = now_s();
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a, n, b, n, 0.0f,
-                        c, n);
+            sgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_NO_TRANS, n, n, n, 1.0f, a, n, b, n, 0.0f,
+                  c, n);
             double dt = now_s() - t0;
             double rate = 2.0 * (double)n * (double)n * (double)n / dt;
             if (t > 0 && rate > best) { /* the first call warms up */
@@ -388,7 +441,6 @@ static double gemm_rate(int n, int trials) {
     free(c);
     return best;
 }
-#endif
 
 /* ------------------------------------------------------------------------- */
 /* Dispatch overhead                                                          */
@@ -576,6 +628,10 @@ int fl_cmd_calibrate(int argc, char **argv) {
             return 2;
         }
     }
+    sgemm_fn sgemm = load_openblas(); /* first: fail before minutes of measuring */
+    if (!sgemm) {
+        return 3;
+    }
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     int nthreads = ncpu > 0 && ncpu < 1024 ? (int)ncpu : 1;
     char host[128] = "unknown-host";
@@ -622,14 +678,10 @@ int fl_cmd_calibrate(int argc, char **argv) {
 
     /* GEMM. */
     double mat32 = 0;
-#ifdef FL_HAVE_OPENBLAS
     int n = shortm ? 256 : 2048;
     snprintf(msg, sizeof msg, "matrix peak: OpenBLAS sgemm n=%d...", n);
     progress(msg);
-    mat32 = gemm_rate(n, shortm ? 2 : 4);
-#else
-    progress("matrix peak: skipped (built without OpenBLAS)");
-#endif
+    mat32 = gemm_rate(sgemm, n, shortm ? 2 : 4);
 
     /* Bandwidth. */
     size_t l2 = cache_bytes(2);

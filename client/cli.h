@@ -9,7 +9,9 @@
 
 #define EXIT_BAD_MODEL 1 /* the model is invalid: the message names node and field */
 #define EXIT_USAGE     2 /* bad command line */
-#define EXIT_IO        3 /* a file cannot be read or written, memory ran out */
+#define EXIT_IO                                                                                    \
+    3 /* a file cannot be read or written, memory ran out, the                                     \
+         environment lacks something (remote module, OpenBLAS) */
 
 /* Prints "foldline: MESSAGE" and a pointer to --help on stderr; returns
  * EXIT_USAGE so callers can `return fl_cli_usage_error(...)`. */

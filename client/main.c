@@ -6,7 +6,12 @@
  *   foldline --help | --version
  *
  * Exit status: 0 on success, 1 when the model is bad (the message names the
- * node and field), 2 on usage errors, 3 when a file cannot be read.
+ * node and field), 2 on usage errors, 3 when a file cannot be read (or, in
+ * remote mode, the server cannot be reached or the remote module loaded).
+ *
+ * Remote mode (--server) lives in the module foldline-remote.so, loaded only
+ * when it runs (remote_load.c); calibrate loads OpenBLAS when it runs. So the
+ * local commands start with libc, libm, protobuf-c and libyaml alone.
  */
 #include "cli.h"
 #include "foldline/foldline.h"
@@ -419,6 +424,10 @@ static int cmd_remote_profiles(int argc, char **argv) {
                 "profiles: unknown argument '%s' (with --server: --sources, --json)", argv[i]);
         }
     }
+    int rc = fl_remote_require();
+    if (rc) {
+        return rc;
+    }
     fl_profile_set set;
     char *dir = NULL, err[1024];
     if (fl_remote_list_profiles(&remote, &set, &dir, err, sizeof err) != FL_REMOTE_OK) {
@@ -440,6 +449,10 @@ static int cmd_remote_profiles(int argc, char **argv) {
 static int cmd_remote_health(int argc, char **argv) {
     if (argc > 1) {
         return fl_cli_usage_error("health: expected at most one SERVICE name, got '%s'", argv[1]);
+    }
+    int rc = fl_remote_require();
+    if (rc) {
+        return rc;
     }
     char status[64], err[1024];
     if (fl_remote_health(&remote, argc ? argv[0] : "", status, sizeof status, err, sizeof err) !=
@@ -486,6 +499,9 @@ static int run_command(int argc, char **argv, bool optimize) {
     }
     if (rc == 0 && !remote.server) { /* remotely, the server resolves the names */
         rc = fl_roof_cli_prepare(&c.roof, &c.opt);
+    }
+    if (rc == 0 && remote.server) { /* loads gRPC: only now, after the usage checks */
+        rc = fl_remote_require();
     }
     if (rc) {
         cli_free(&c);

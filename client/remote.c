@@ -3,62 +3,14 @@
  * (or a stream of AnalyzeChunk for large graphs), a blocking gRPC call through
  * the C core, and AnalyzeReply -> an fl_report the printers read.
  *
- * Built only when gRPC is available (FL_HAVE_GRPC); otherwise the remote mode
- * reports that this build lacks it.
+ * This file is the module foldline-remote.so (built only when gRPC is
+ * available), not part of the foldline executable: the CLI dlopens it when
+ * remote mode runs and calls it through the table at the end of this file
+ * (remote_module.h; the loader is remote_load.c).
  */
-#include "remote.h"
-
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#ifndef FL_HAVE_GRPC
-
-fl_remote_failure fl_remote_analyze(const fl_remote_options *ro, const void *bytes, size_t len,
-                                    const fl_options *opt, fl_report **out, fl_status *engine,
-                                    char *err, size_t errlen) {
-    (void)ro;
-    (void)engine;
-    (void)bytes;
-    (void)len;
-    (void)opt;
-    *out = NULL;
-    snprintf(err, errlen, "this foldline was built without gRPC: --server is not available");
-    return FL_REMOTE_TRANSPORT;
-}
-
-void fl_remote_report_free(fl_report *r) {
-    (void)r;
-}
-
-fl_remote_failure fl_remote_list_profiles(const fl_remote_options *ro, fl_profile_set *out,
-                                          char **dir, char *err, size_t errlen) {
-    (void)ro;
-    memset(out, 0, sizeof *out);
-    *dir = NULL;
-    snprintf(err, errlen, "this foldline was built without gRPC: --server is not available");
-    return FL_REMOTE_TRANSPORT;
-}
-
-void fl_remote_profiles_free(fl_profile_set *set, char *dir) {
-    (void)set;
-    (void)dir;
-}
-
-fl_remote_failure fl_remote_health(const fl_remote_options *ro, const char *service, char *status,
-                                   size_t statuslen, char *err, size_t errlen) {
-    (void)ro;
-    (void)service;
-    (void)status;
-    (void)statuslen;
-    snprintf(err, errlen, "this foldline was built without gRPC: --server is not available");
-    return FL_REMOTE_TRANSPORT;
-}
-
-#else
-
 #include "foldline/v1/cost_model.pb-c.h"
 #include "grpc/health/v1/health.pb-c.h"
+#include "remote_module.h"
 
 #include <grpc/byte_buffer.h>
 #include <grpc/byte_buffer_reader.h>
@@ -67,6 +19,12 @@ fl_remote_failure fl_remote_health(const fl_remote_options *ro, const char *serv
 #include <grpc/slice.h>
 #include <grpc/support/alloc.h>
 #include <grpc/support/time.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The engine's name tables, lent by the CLI (fl_remote_module.init). */
+static const fl_remote_host *host;
 
 /* ------------------------------------------------------------------------- */
 /* Request                                                                    */
@@ -201,7 +159,7 @@ static fl_quantity quantity(const Foldline__V1__Quantity *q) {
     return r;
 }
 
-void fl_remote_report_free(fl_report *r) {
+static void remote_report_free(fl_report *r) {
     if (!r) {
         return;
     }
@@ -431,7 +389,7 @@ static fl_report *report_from_reply(Foldline__V1__AnalyzeReply *rep) {
     m->nodes = calloc(rep->n_nodes + 1, sizeof *m->nodes);
     m->tensors = calloc(n_tensors + 1, sizeof *m->tensors);
     if (!m->inputs || !m->ops || !m->unknown_ops || !m->nodes || !m->tensors) {
-        fl_remote_report_free(r);
+        remote_report_free(r);
         return NULL;
     }
     const Foldline__V1__GraphInfo *g = rep->graph;
@@ -492,7 +450,7 @@ static fl_report *report_from_reply(Foldline__V1__AnalyzeReply *rep) {
         r->nodes = m->nodes;
     }
     if (!roofline_from_reply(r, m, rep) || !passes_from_reply(r, m, rep)) {
-        fl_remote_report_free(r);
+        remote_report_free(r);
         return NULL;
     }
     return r;
@@ -662,8 +620,8 @@ static fl_status engine_trailer(const grpc_metadata_array *md) {
         if (grpc_slice_str_cmp(md->metadata[i].key, "foldline-error") != 0) {
             continue;
         }
-        for (int st = -1; strcmp(fl_status_name((fl_status)st), "UNKNOWN") != 0; st--) {
-            if (grpc_slice_str_cmp(md->metadata[i].value, fl_status_name((fl_status)st)) == 0) {
+        for (int st = -1; strcmp(host->status_name((fl_status)st), "UNKNOWN") != 0; st--) {
+            if (grpc_slice_str_cmp(md->metadata[i].value, host->status_name((fl_status)st)) == 0) {
                 return (fl_status)st;
             }
         }
@@ -710,9 +668,9 @@ static bool reply_bytes(grpc_byte_buffer *reply, grpc_slice *out, char *err, siz
     return true;
 }
 
-fl_remote_failure fl_remote_analyze(const fl_remote_options *ro, const void *bytes, size_t len,
-                                    const fl_options *opt, fl_report **out, fl_status *engine,
-                                    char *err, size_t errlen) {
+static fl_remote_failure remote_analyze(const fl_remote_options *ro, const void *bytes, size_t len,
+                                        const fl_options *opt, fl_report **out, fl_status *engine,
+                                        char *err, size_t errlen) {
     *out = NULL;
     *engine = FL_OK;
     req_parts parts;
@@ -862,7 +820,7 @@ typedef struct remote_profiles {
     fl_mem_level *levels;
 } remote_profiles;
 
-void fl_remote_profiles_free(fl_profile_set *set, char *dir) {
+static void remote_profiles_free(fl_profile_set *set, char *dir) {
     free(dir);
     if (!set->profiles) {
         return;
@@ -888,11 +846,11 @@ static int enum_index(const char *s, const char *(*name)(int), int n) {
 }
 
 static const char *unit_name_i(int i) {
-    return fl_unit_name((fl_unit)i);
+    return host->unit_name((fl_unit)i);
 }
 
 static const char *prec_name_i(int i) {
-    return fl_precision_name((fl_precision)i);
+    return host->precision_name((fl_precision)i);
 }
 
 /* Builds the set; false on OOM or a malformed reply (err set). */
@@ -950,7 +908,7 @@ static bool set_from_reply(Foldline__V1__ListProfilesReply *rep, fl_profile_set 
         }
         p->overhead.value = m->overhead_s;
         p->overhead.source = m->overhead_source;
-        p->priv = rp; /* fl_remote_profiles_free finds the memory through it */
+        p->priv = rp; /* remote_profiles_free finds the memory through it */
         ptrs[i] = p;
     }
     out->n = rep->n_profiles;
@@ -964,8 +922,8 @@ static bool set_from_reply(Foldline__V1__ListProfilesReply *rep, fl_profile_set 
     return true;
 }
 
-fl_remote_failure fl_remote_list_profiles(const fl_remote_options *ro, fl_profile_set *out,
-                                          char **dir, char *err, size_t errlen) {
+static fl_remote_failure remote_list_profiles(const fl_remote_options *ro, fl_profile_set *out,
+                                              char **dir, char *err, size_t errlen) {
     memset(out, 0, sizeof *out);
     *dir = NULL;
     Foldline__V1__ListProfilesRequest req = FOLDLINE__V1__LIST_PROFILES_REQUEST__INIT;
@@ -994,8 +952,8 @@ fl_remote_failure fl_remote_list_profiles(const fl_remote_options *ro, fl_profil
 /* Health                                                                     */
 /* ------------------------------------------------------------------------- */
 
-fl_remote_failure fl_remote_health(const fl_remote_options *ro, const char *service, char *status,
-                                   size_t statuslen, char *err, size_t errlen) {
+static fl_remote_failure remote_health(const fl_remote_options *ro, const char *service,
+                                       char *status, size_t statuslen, char *err, size_t errlen) {
     Grpc__Health__V1__HealthCheckRequest req = GRPC__HEALTH__V1__HEALTH_CHECK_REQUEST__INIT;
     req.service = (char *)service;
     Grpc__Health__V1__HealthCheckResponse *rep =
@@ -1012,4 +970,27 @@ fl_remote_failure fl_remote_health(const fl_remote_options *ro, const char *serv
     return FL_REMOTE_OK;
 }
 
-#endif
+/* ------------------------------------------------------------------------- */
+/* The module's one exported symbol                                          */
+/* ------------------------------------------------------------------------- */
+
+static void remote_init(const fl_remote_host *h) {
+    host = h;
+}
+
+__attribute__((visibility("default"))) extern const fl_remote_module foldline_remote_module;
+const fl_remote_module foldline_remote_module = {
+    .abi_version = FL_REMOTE_MODULE_ABI,
+    .table_size = sizeof(fl_remote_module),
+    .version = FL_VERSION_STRING,
+    .options_size = (uint32_t)sizeof(fl_options),
+    .report_size = (uint32_t)sizeof(fl_report),
+    .profile_size = (uint32_t)sizeof(fl_profile),
+    .remote_options_size = (uint32_t)sizeof(fl_remote_options),
+    .init = remote_init,
+    .analyze = remote_analyze,
+    .report_free = remote_report_free,
+    .list_profiles = remote_list_profiles,
+    .profiles_free = remote_profiles_free,
+    .health = remote_health,
+};

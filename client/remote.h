@@ -1,6 +1,10 @@
 /*
  * remote.h - the CLI's remote mode: send a model to foldlined and rebuild the
  * report it answers with, so the printers print what local mode prints.
+ *
+ * The work is done by the module foldline-remote.so (remote.c, which links
+ * gRPC); the executable's remote_load.c implements these functions by loading
+ * it on first use (see remote_module.h), so local mode never loads gRPC.
  */
 #ifndef FL_CLIENT_REMOTE_H
 #define FL_CLIENT_REMOTE_H
@@ -27,6 +31,12 @@ typedef enum fl_remote_failure {
     FL_REMOTE_ENGINE,    /* the engine rejected the model or an option (message = engine's) */
     FL_REMOTE_TRANSPORT, /* could not reach the server, auth, deadline, server error */
 } fl_remote_failure;
+
+/* Loads the remote-mode module if it is not loaded yet: 0 when remote mode
+ * can run; otherwise prints why on stderr (the paths tried, or the one that
+ * failed and dlerror()'s reason) and returns EXIT_IO. Call it before the
+ * functions below (which otherwise fail with FL_REMOTE_TRANSPORT). */
+int fl_remote_require(void);
 
 /* Analyses `len` bytes on the server with options `opt`. On success returns
  * FL_REMOTE_OK and *out, a report owned by the caller that must be released

@@ -21,10 +21,13 @@
  *  - redundant_control_edge: ^a on a node that also reads a through a data
  *    edge (or twice) is dropped.
  *  - convert_to_noop: a node with no data consumers but control consumers
- *    becomes a NoOp (its data inputs become control inputs) when it is not
- *    preserved, free of side effects, not control flow, has outputs and its
- *    op is not Assert/CheckNumerics/ControlTrigger; its name does not start
- *    with "Submodel".
+ *    becomes a NoOp (its data inputs become control inputs, a Switch output
+ *    through its ConstantFoldingCtrl anchor as Grappler's
+ *    AddControlDependency) when it is not preserved, free of side effects,
+ *    not control flow, has outputs, its op is not
+ *    Assert/CheckNumerics/ControlTrigger, its name does not start with
+ *    "Submodel", and, for an Identity, SafeToRemoveIdentity holds (not
+ *    reading a variable or _Recv, nor a Switch with control consumers).
  *  - bypass_noop / bypass_identity: consumers are rewired to the node's
  *    inputs (data edges to the Identity's input, control edges otherwise) and
  *    the node is removed, when it is not preserved, in*out <= in+out edges
@@ -108,6 +111,25 @@ static bool data_consumed(const fl_node *n, const fl_uses *u) {
     return false;
 }
 
+/* Grappler's SafeToRemoveIdentity (true for other ops): an Identity reading
+ * a variable or a _Recv stays, and so does one reading a Switch that a node
+ * waits on through a control edge (that edge stands for the Switch port). */
+static bool safe_to_remove_identity(const fl_node *n, const fl_uses *u) {
+    if (n->kind != FL_OP_IDENTITY) {
+        return true;
+    }
+    if (n->n_inputs < 1) {
+        return false;
+    }
+    const fl_node *in = n->inputs[0].node;
+    if (in->kind == FL_OP_VARIABLE_V2 || in->kind == FL_OP_VAR_HANDLE_OP ||
+        strcmp(in->op, "_Recv") == 0 || strcmp(in->op, "VariableV2") == 0 ||
+        strcmp(in->op, "Variable") == 0) {
+        return false;
+    }
+    return !((in->kind == FL_OP_SWITCH || in->kind == FL_OP_REF_SWITCH) && u->ctrl_counts[n->id]);
+}
+
 static fl_status to_noop(fl_pass_ctx *pc, fl_node *n, const fl_uses *u, bool *done) {
     *done = false;
     if (fl__preserved(n) || !n->desc || n->n_outputs < 1 || data_consumed(n, u) ||
@@ -120,13 +142,16 @@ static fl_status to_noop(fl_pass_ctx *pc, fl_node *n, const fl_uses *u, bool *do
     if (n->kind == FL_OP_NO_OP || n->kind == FL_OP_PLACEHOLDER ||
         n->kind == FL_OP_PLACEHOLDER_WITH_DEFAULT || strcmp(n->op, "Assert") == 0 ||
         strcmp(n->op, "CheckNumerics") == 0 || strcmp(n->op, "ControlTrigger") == 0 ||
-        strncmp(n->name, "Submodel", 8) == 0) {
+        strncmp(n->name, "Submodel", 8) == 0 || !safe_to_remove_identity(n, u)) {
         return FL_OK;
     }
     fl_graph *g = pc->c->g;
+    /* Through AddControlDependency: an input read from a Switch output
+     * becomes a control edge on its ConstantFoldingCtrl anchor. */
     for (int i = 0; i < n->n_inputs; i++) {
-        if (fl_node_add_ctrl(g, n, n->inputs[i].node) != FL_OK) {
-            return fl_diag_oom(pc->c->d);
+        fl_status st = fl__add_ctrl_anchor(pc, n, n->inputs[i]);
+        if (st != FL_OK) {
+            return st;
         }
     }
     fl_ledger_note(pc, "convert_to_noop", n, "%s consumed only through control edges -> NoOp",
@@ -234,13 +259,7 @@ static bool can_bypass(const fl_node *n, const fl_uses *u) {
         if (n->n_inputs != 1) {
             return false;
         }
-        const fl_node *in = n->inputs[0].node;
-        if (in->kind == FL_OP_VARIABLE_V2 || in->kind == FL_OP_VAR_HANDLE_OP ||
-            strcmp(in->op, "_Recv") == 0 || strcmp(in->op, "VariableV2") == 0 ||
-            strcmp(in->op, "Variable") == 0) {
-            return false;
-        }
-        if ((in->kind == FL_OP_SWITCH || in->kind == FL_OP_REF_SWITCH) && u->ctrl_counts[n->id]) {
+        if (!safe_to_remove_identity(n, u)) {
             return false;
         }
         if (fl_node_in(n, 0)->dtype > FL_DT_REF_OFFSET) {

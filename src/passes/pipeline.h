@@ -122,9 +122,8 @@ void fl__node_become(fl_graph *g, fl_node *n, const char *op);
  * first use (the Switch's device, T = the Switch's T, else the port's base
  * dtype; shapes inferred) and reused after (a removed node of that name
  * gives the Switch itself). NULL on OOM, with pc->c->d failed. Constant
- * folding uses it where Grappler does (its header lists where); Grappler's
- * dependency optimizer also does when it turns a node into a NoOp, which
- * dependency_optimizer.c does not follow yet. */
+ * folding uses it where Grappler does (its header lists where), and the
+ * dependency optimizer when it turns a node into a NoOp. */
 fl_node *fl__ctrl_anchor(fl_pass_ctx *pc, fl_input in);
 
 /* Adds fl__ctrl_anchor(pc, in) as a control input of n (fl_node_add_ctrl:

@@ -139,12 +139,41 @@ static void test_noop_many_inputs_one_reader_elsewhere(void **state) {
     pt_fini(&h);
 }
 
+/* A node read only through control edges becomes a NoOp; its input from
+ * Switch output 1 becomes a control edge on the anchor
+ * ConstantFoldingCtrl/sw_1 (an edge on the Switch would fire on both
+ * branches), its plain input an edge on the node itself. */
+static void test_noop_input_from_switch_anchored(void **state) {
+    (void)state;
+    tg_graph *g = tg_new();
+    tg_producer(g, 1000);
+    tg_placeholder(g, "x", F32, 1, (int64_t[]){4});
+    tg_placeholder(g, "p", BOOL, 0, NULL);
+    pt_op2(g, "sw", "Switch", "x", "p", F32);
+    pt_op2(g, "t", "Add", "sw:1", "x", F32);
+    tg_attr_type(tg_add(g, "m", "Relu", "x", "^t", NULL), "T", F32);
+    pt_op1(g, "f", "Neg", "sw", F32);
+    pt_run h;
+    pt_load(&h, g);
+    h_dependency(&h);
+    assert_true(pt_fired(&h, "convert_to_noop", "t"));
+    /* The NoOp (two control inputs, one reader: 2 x 1 <= 3 edges) is then
+     * bypassed, so m waits on the anchor (and x, which it reads); the anchor is
+     * never turned into a NoOp (SafeToRemoveIdentity: an Identity of a
+     * Switch that a node waits on stays). */
+    pt_absent(&h, "t");
+    pt_expect_node(&h, "ConstantFoldingCtrl/sw_1", "Identity", "sw:1", NULL);
+    pt_expect_ctrl(&h, "m", "ConstantFoldingCtrl/sw_1", NULL); /* ^x: m reads x */
+    pt_fini(&h);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_second_iteration),
         cmocka_unit_test(test_second_iteration_needs_the_reduction),
         cmocka_unit_test(test_bypass_device_crossings),
         cmocka_unit_test(test_noop_many_inputs_one_reader_elsewhere),
+        cmocka_unit_test(test_noop_input_from_switch_anchored),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
