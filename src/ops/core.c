@@ -2131,27 +2131,20 @@ static fl_status cost_resource_scatter(fl_ctx *c, const fl_node *n, fl_cost *out
     return cost_scatter_on(c, n, &var, out);
 }
 
-#define SCATTER_OP(E, NAME)                                                                        \
+/* The scatter updates: 3 inputs, stateful; the ref forms output the ref. */
+#define STATEFUL_UPDATE_OP(E, NAME, NOUT, INFER, COST)                                             \
     const struct fl_op_desc fl__desc_##E = {                                                       \
         .name = NAME,                                                                              \
         .min_inputs = 3,                                                                           \
         .max_inputs = 3,                                                                           \
-        .n_outputs = 1,                                                                            \
+        .n_outputs = NOUT,                                                                         \
         .flags = FL_OPF_STATEFUL,                                                                  \
-        .infer = infer_scatter,                                                                    \
-        .cost = cost_scatter,                                                                      \
+        .infer = INFER,                                                                            \
+        .cost = COST,                                                                              \
     }
-
+#define SCATTER_OP(E, NAME) STATEFUL_UPDATE_OP(E, NAME, 1, infer_scatter, cost_scatter)
 #define RESOURCE_SCATTER_OP(E, NAME)                                                               \
-    const struct fl_op_desc fl__desc_##E = {                                                       \
-        .name = NAME,                                                                              \
-        .min_inputs = 3,                                                                           \
-        .max_inputs = 3,                                                                           \
-        .n_outputs = 0,                                                                            \
-        .flags = FL_OPF_STATEFUL,                                                                  \
-        .infer = infer_resource_scatter,                                                           \
-        .cost = cost_resource_scatter,                                                             \
-    }
+    STATEFUL_UPDATE_OP(E, NAME, 0, infer_resource_scatter, cost_resource_scatter)
 
 SCATTER_OP(SCATTER_ADD, "ScatterAdd");
 SCATTER_OP(SCATTER_SUB, "ScatterSub");
@@ -2305,27 +2298,9 @@ static fl_status cost_resource_scatter_nd(fl_ctx *c, const fl_node *n, fl_cost *
     return st != FL_OK ? st : cost_scatter_nd_on(c, n, &var, out);
 }
 
-#define SCATTER_ND_OP(E, NAME)                                                                     \
-    const struct fl_op_desc fl__desc_##E = {                                                       \
-        .name = NAME,                                                                              \
-        .min_inputs = 3,                                                                           \
-        .max_inputs = 3,                                                                           \
-        .n_outputs = 1,                                                                            \
-        .flags = FL_OPF_STATEFUL,                                                                  \
-        .infer = infer_scatter_nd,                                                                 \
-        .cost = cost_scatter_nd,                                                                   \
-    }
-
+#define SCATTER_ND_OP(E, NAME) STATEFUL_UPDATE_OP(E, NAME, 1, infer_scatter_nd, cost_scatter_nd)
 #define RESOURCE_SCATTER_ND_OP(E, NAME)                                                            \
-    const struct fl_op_desc fl__desc_##E = {                                                       \
-        .name = NAME,                                                                              \
-        .min_inputs = 3,                                                                           \
-        .max_inputs = 3,                                                                           \
-        .n_outputs = 0,                                                                            \
-        .flags = FL_OPF_STATEFUL,                                                                  \
-        .infer = infer_resource_scatter_nd,                                                        \
-        .cost = cost_resource_scatter_nd,                                                          \
-    }
+    STATEFUL_UPDATE_OP(E, NAME, 0, infer_resource_scatter_nd, cost_resource_scatter_nd)
 
 SCATTER_ND_OP(SCATTER_ND_ADD, "ScatterNdAdd");
 SCATTER_ND_OP(SCATTER_ND_SUB, "ScatterNdSub");
