@@ -1934,11 +1934,12 @@ static fl_status infer_assign_update(fl_ctx *c, fl_node *n) {
     return fl_op_set_output(c, n, 0, ref->dtype, ref->shape.rank, ref->shape.dims);
 }
 
-/* One add or subtract per element of the ref, in both conventions. */
-static fl_status cost_assign_update(fl_ctx *c, const fl_node *n, fl_cost *out) {
+/* One add or subtract per element of input `in`; with tfprof, tfprof counts
+ * the same. */
+static fl_status cost_update_of(fl_ctx *c, const fl_node *n, int in, bool tfprof, fl_cost *out) {
     cost_clear(out);
     fl_sym e;
-    fl_status st = fl_op_num_elements(c, n, &fl_node_in(n, 0)->shape, &e);
+    fl_status st = fl_op_num_elements(c, n, &fl_node_in(n, in)->shape, &e);
     if (st != FL_OK) {
         return st;
     }
@@ -1947,9 +1948,16 @@ static fl_status cost_assign_update(fl_ctx *c, const fl_node *n, fl_cost *out) {
         return FL_OK;
     }
     out->flops = e;
-    out->tfprof_flops = e;
-    out->tfprof_rule = true;
+    if (tfprof) {
+        out->tfprof_flops = e;
+        out->tfprof_rule = true;
+    }
     return FL_OK;
+}
+
+/* One add or subtract per element of the ref, in both conventions. */
+static fl_status cost_assign_update(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    return cost_update_of(c, n, 0, true, out);
 }
 
 const struct fl_op_desc fl__desc_ASSIGN_ADD = {
@@ -1983,18 +1991,7 @@ static fl_status infer_resource_update(fl_ctx *c, fl_node *n) {
 
 /* One add or subtract per element of the value; tfprof has no rule. */
 static fl_status cost_resource_update(fl_ctx *c, const fl_node *n, fl_cost *out) {
-    cost_clear(out);
-    fl_sym e;
-    fl_status st = fl_op_num_elements(c, n, &fl_node_in(n, 1)->shape, &e);
-    if (st != FL_OK) {
-        return st;
-    }
-    if (fl_sym_is_unknown(e)) {
-        out->incomplete = true;
-        return FL_OK;
-    }
-    out->flops = e;
-    return FL_OK;
+    return cost_update_of(c, n, 1, false, out);
 }
 
 const struct fl_op_desc fl__desc_ASSIGN_ADD_VARIABLE_OP = {

@@ -190,8 +190,12 @@ static void tally_consumer(const fl_node *n, fl_node *c, tally *t) {
 }
 
 /* Visits n's consumers (data on any port, then control), each node once
- * (t), or with t NULL clears their marks. */
-static void visit_consumers(const fl_node *n, const fl_uses *u, tally *t) {
+ * (t), or with t NULL clears their marks. Finding the control consumers
+ * scans the graph, so it is done only when devices matter (scan_ctrl);
+ * otherwise they count as many as the use lists' control counts (after
+ * clean_ctrl a node waits on another at most once, and not on one it reads),
+ * and every crossing is zero. */
+static void visit_consumers(const fl_node *n, const fl_uses *u, tally *t, bool scan_ctrl) {
     for (int p = 0; p < n->n_outputs; p++) {
         size_t cnt = 0;
         const fl_use *us = fl_uses_of(u, n, p, &cnt);
@@ -204,6 +208,12 @@ static void visit_consumers(const fl_node *n, const fl_uses *u, tally *t) {
         }
     }
     if (!u->ctrl_counts[n->id]) {
+        return;
+    }
+    if (!scan_ctrl) {
+        if (t) {
+            t->outs += u->ctrl_counts[n->id];
+        }
         return;
     }
     const fl_graph *g = u->g;
@@ -228,13 +238,16 @@ static void visit_consumers(const fl_node *n, const fl_uses *u, tally *t) {
  * on another device; and the input-consumer pairs on different devices after
  * the bypass must not outnumber the crossings into and out of the node
  * before. */
-static bool bypass_beneficial(const fl_node *n, const fl_uses *u) {
+static bool bypass_beneficial(const fl_node *n, const fl_uses *u, bool multi_device) {
     tally t = {0, 0, 0, NULL};
-    visit_consumers(n, u, &t);
-    visit_consumers(n, u, NULL);
+    visit_consumers(n, u, &t, multi_device);
+    visit_consumers(n, u, NULL, multi_device);
     size_t in = (size_t)n->n_inputs + (size_t)n->n_ctrl;
     if (in * t.outs > in + t.outs) {
         return false;
+    }
+    if (!multi_device) {
+        return true; /* nothing crosses a device */
     }
     const fl_node *in0 = n->n_inputs ? n->inputs[0].node : (n->n_ctrl ? n->ctrl[0] : NULL);
     if ((in == 1 && t.outs > 1 && !same_device(in0, n)) ||
@@ -250,7 +263,7 @@ static bool bypass_beneficial(const fl_node *n, const fl_uses *u) {
 }
 
 /* Whether bypassing n is allowed (see the file comment). */
-static bool can_bypass(const fl_node *n, const fl_uses *u) {
+static bool can_bypass(const fl_node *n, const fl_uses *u, bool multi_device) {
     if (fl__preserved(n)) {
         return false;
     }
@@ -277,7 +290,7 @@ static bool can_bypass(const fl_node *n, const fl_uses *u) {
             return false;
         }
     }
-    return bypass_beneficial(n, u);
+    return bypass_beneficial(n, u, multi_device);
 }
 
 static fl_status bypass(fl_pass_ctx *pc, fl_node *n, const fl_uses *u, fl_input *fwd) {
@@ -474,6 +487,12 @@ static fl_status dep_iteration(fl_pass_ctx *pc) {
     if (st0 != FL_OK) {
         return st0;
     }
+    /* One device for every node (an unplaced graph, the usual case): the
+     * bypass's device rules hold trivially. */
+    bool multi_device = false;
+    for (size_t i = 1; i < n && !multi_device; i++) {
+        multi_device = !same_device(order[i], order[0]);
+    }
     fl_uses u;
     fl_status st = fl_uses_build(g, &u, pc->c->d);
     if (st != FL_OK) {
@@ -496,7 +515,7 @@ static fl_status dep_iteration(fl_pass_ctx *pc) {
         }
         bool done = false;
         st = to_noop(pc, m, &u, &done);
-        if (st == FL_OK && can_bypass(m, &u)) {
+        if (st == FL_OK && can_bypass(m, &u, multi_device)) {
             st = bypass(pc, m, &u, fwd);
         }
         if (st != FL_OK) {
