@@ -46,7 +46,7 @@ static fl_quantity quantity(fl_arena *ra, fl_sym s) {
     fl_quantity q;
     q.known = fl_sym_is_known(s);
     q.value = q.known ? s.k : 0;
-    q.text = fl_sym_to_str(ra, s);
+    q.text = fl__sym_to_str(ra, s);
     if (!q.text) {
         q.text = "?";
     }
@@ -65,13 +65,13 @@ static const char *shape_text(fl_arena *ra, const fl_shape *s) {
     buf[len++] = '[';
     for (int i = 0; i < s->rank; i++) {
         char tmp[256];
-        size_t need = fl_sym_format(s->dims[i], tmp, sizeof tmp);
+        size_t need = fl__sym_format(s->dims[i], tmp, sizeof tmp);
         char *piece = tmp;
         char *heap = NULL;
         if (need >= sizeof tmp) {
             heap = malloc(need + 1);
             if (heap) {
-                fl_sym_format(s->dims[i], heap, need + 1);
+                fl__sym_format(s->dims[i], heap, need + 1);
                 piece = heap;
             }
         }
@@ -97,13 +97,13 @@ static const char *shape_text(fl_arena *ra, const fl_shape *s) {
     }
     buf[len++] = ']';
     buf[len] = '\0';
-    char *r = fl_arena_strndup(ra, buf, len);
+    char *r = fl__arena_strndup(ra, buf, len);
     free(buf);
     return r ? r : "?";
 }
 
 static const char *dtype_text(int dt) {
-    return dt == FL_DT_INVALID ? "unknown" : fl_dtype_name(dt);
+    return dt == FL_DT_INVALID ? "unknown" : fl__dtype_name(dt);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -147,13 +147,13 @@ static double sort_value(fl_ctx *c, fl_sym s) {
         return 0;
     }
     var_names v = {{0}, 0};
-    fl_sym_vars(s, note_var, &v);
+    fl__sym_vars(s, note_var, &v);
     int64_t ones[32];
     for (size_t i = 0; i < 32; i++) {
         ones[i] = 1;
     }
     fl_sym r;
-    if (fl_sym_subst(c->st, s, v.n, v.names, ones, &r) == FL_OK && fl_sym_is_known(r)) {
+    if (fl__sym_subst(c->st, s, v.n, v.names, ones, &r) == FL_OK && fl_sym_is_known(r)) {
         return (double)r.k;
     }
     return 0;
@@ -178,14 +178,14 @@ static void add_sym(const char *name, void *ctx) {
     }
     if (l->n == l->cap) {
         size_t nc = l->cap ? l->cap * 2 : 8;
-        const char **nn = fl_arena_grow(l->ra, (void *)l->names, l->n, nc, sizeof(char *));
+        const char **nn = fl__arena_grow(l->ra, (void *)l->names, l->n, nc, sizeof(char *));
         if (!nn) {
             return;
         }
         l->names = nn;
         l->cap = nc;
     }
-    l->names[l->n++] = fl_arena_strdup(l->ra, name);
+    l->names[l->n++] = fl__arena_strdup(l->ra, name);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -197,8 +197,8 @@ static fl_report *report_new(void) {
     if (!m) {
         return NULL;
     }
-    fl_arena_init(&m->arena, 0);
-    fl_report *r = fl_arena_zalloc(&m->arena, sizeof(*r));
+    fl__arena_init(&m->arena, 0);
+    fl_report *r = fl__arena_zalloc(&m->arena, sizeof(*r));
     if (!r) {
         free(m);
         return NULL;
@@ -212,26 +212,26 @@ void fl_report_free(fl_report *r) {
         return;
     }
     report_mem *m = r->priv;
-    fl_arena_free(&m->arena);
+    fl__arena_free(&m->arena);
     free(m);
 }
 
 /* Every node of c->g with its shapes and counts, in graph order. */
 static fl_status node_list(fl_ctx *c, fl_arena *ra, const fl_report_node **out, size_t *n_out) {
     fl_graph *g = c->g;
-    fl_report_node *nodes = fl_arena_calloc(ra, g->n_nodes + 1, sizeof(*nodes));
+    fl_report_node *nodes = fl__arena_calloc(ra, g->n_nodes + 1, sizeof(*nodes));
     if (!nodes) {
-        return fl_diag_oom(c->d);
+        return fl__diag_oom(c->d);
     }
     for (size_t i = 0; i < g->n_nodes; i++) {
         const fl_node *n = g->nodes[i];
         fl_report_node *rn = &nodes[i];
-        rn->name = fl_arena_strdup(ra, n->name);
-        rn->op = fl_arena_strdup(ra, n->op);
+        rn->name = fl__arena_strdup(ra, n->name);
+        rn->op = fl__arena_strdup(ra, n->op);
         rn->n_outputs = (size_t)n->n_outputs;
-        fl_report_tensor *ts = fl_arena_calloc(ra, rn->n_outputs + 1, sizeof(*ts));
+        fl_report_tensor *ts = fl__arena_calloc(ra, rn->n_outputs + 1, sizeof(*ts));
         if (!ts) {
-            return fl_diag_oom(c->d);
+            return fl__diag_oom(c->d);
         }
         for (int k = 0; k < n->n_outputs; k++) {
             ts[k].dtype = dtype_text(n->outputs[k].dtype);
@@ -239,7 +239,7 @@ static fl_status node_list(fl_ctx *c, fl_arena *ra, const fl_report_node **out, 
         }
         rn->outputs = ts;
         fl_sym b;
-        if (fl_sym_add(c->st, n->cost.bytes_read, n->cost.bytes_written, &b) != FL_OK) {
+        if (fl__sym_add(c->st, n->cost.bytes_read, n->cost.bytes_written, &b) != FL_OK) {
             b = fl_sym_unknown();
         }
         rn->flops = quantity(ra, n->cost.flops);
@@ -258,7 +258,7 @@ static fl_status node_list(fl_ctx *c, fl_arena *ra, const fl_report_node **out, 
 static fl_status fill_totals(fl_ctx *c, fl_arena *ra, const fl_cost_totals *t, int64_t nodes,
                              fl_totals *out) {
     fl_sym bytes;
-    fl_status st = fl_op_add(c, NULL, t->bytes_read, t->bytes_written, &bytes);
+    fl_status st = fl__op_add(c, NULL, t->bytes_read, t->bytes_written, &bytes);
     if (st != FL_OK) {
         return st;
     }
@@ -299,16 +299,16 @@ static fl_status build_report(fl_ctx *c, const fl_options *opt, const char *form
             n_out++;
         }
     }
-    fl_report_input *ins = fl_arena_calloc(ra, n_in + 1, sizeof(*ins));
-    const char **outs = fl_arena_calloc(ra, n_out + 1, sizeof(char *));
+    fl_report_input *ins = fl__arena_calloc(ra, n_in + 1, sizeof(*ins));
+    const char **outs = fl__arena_calloc(ra, n_out + 1, sizeof(char *));
     if (!ins || !outs) {
-        return fl_diag_oom(c->d);
+        return fl__diag_oom(c->d);
     }
     for (size_t i = 0; i < g->n_nodes; i++) {
         const fl_node *n = g->nodes[i];
         if (n->kind == FL_OP_PLACEHOLDER && n->n_outputs > 0) {
             fl_report_input *in = &ins[r->n_inputs++];
-            in->name = fl_arena_strdup(ra, n->name);
+            in->name = fl__arena_strdup(ra, n->name);
             in->dtype = dtype_text(n->outputs[0].dtype);
             in->shape = shape_text(ra, &n->outputs[0].shape);
         }
@@ -317,7 +317,7 @@ static fl_status build_report(fl_ctx *c, const fl_options *opt, const char *form
             consumed = n->outputs[k].n_consumers > 0;
         }
         if (!consumed) {
-            outs[r->n_outputs++] = fl_arena_strdup(ra, n->name);
+            outs[r->n_outputs++] = fl__arena_strdup(ra, n->name);
         }
     }
     r->inputs = ins;
@@ -325,7 +325,7 @@ static fl_status build_report(fl_ctx *c, const fl_options *opt, const char *form
 
     /* Totals. */
     fl_sym bytes;
-    fl_status st = fl_op_add(c, NULL, t->bytes_read, t->bytes_written, &bytes);
+    fl_status st = fl__op_add(c, NULL, t->bytes_read, t->bytes_written, &bytes);
     if (st != FL_OK) {
         return st;
     }
@@ -347,10 +347,10 @@ static fl_status build_report(fl_ctx *c, const fl_options *opt, const char *form
     }
 
     sym_list sl = {ra, NULL, 0, 0};
-    fl_sym_vars(t->flops, add_sym, &sl);
-    fl_sym_vars(t->tfprof_flops, add_sym, &sl);
-    fl_sym_vars(t->macs, add_sym, &sl);
-    fl_sym_vars(bytes, add_sym, &sl);
+    fl__sym_vars(t->flops, add_sym, &sl);
+    fl__sym_vars(t->tfprof_flops, add_sym, &sl);
+    fl__sym_vars(t->macs, add_sym, &sl);
+    fl__sym_vars(bytes, add_sym, &sl);
     r->symbols = sl.names;
     r->n_symbols = sl.n;
 
@@ -360,7 +360,7 @@ static fl_status build_report(fl_ctx *c, const fl_options *opt, const char *form
     if (!acc || !unk) {
         free(acc);
         free(unk);
-        return fl_diag_oom(c->d);
+        return fl__diag_oom(c->d);
     }
     size_t n_acc = 0, n_unk = 0;
     for (size_t i = 0; i < g->n_nodes && st == FL_OK; i++) {
@@ -379,9 +379,9 @@ static fl_status build_report(fl_ctx *c, const fl_options *opt, const char *form
         }
         a->count++;
         if (!n->cost.incomplete) {
-            st = fl_op_add(c, n, a->flops, n->cost.flops, &a->flops);
+            st = fl__op_add(c, n, a->flops, n->cost.flops, &a->flops);
             if (st == FL_OK) {
-                st = fl_op_add(c, n, a->tfprof, n->cost.tfprof_flops, &a->tfprof);
+                st = fl__op_add(c, n, a->tfprof, n->cost.tfprof_flops, &a->tfprof);
             }
         }
         if (!n->desc && !n->func) {
@@ -407,19 +407,19 @@ static fl_status build_report(fl_ctx *c, const fl_options *opt, const char *form
         }
         qsort(acc, n_acc, sizeof(op_acc), op_cmp);
         qsort(unk, n_unk, sizeof(op_acc), op_cmp);
-        fl_report_op *ops = fl_arena_calloc(ra, n_acc + 1, sizeof(*ops));
-        fl_report_op *uops = fl_arena_calloc(ra, n_unk + 1, sizeof(*uops));
+        fl_report_op *ops = fl__arena_calloc(ra, n_acc + 1, sizeof(*ops));
+        fl_report_op *uops = fl__arena_calloc(ra, n_unk + 1, sizeof(*uops));
         if (!ops || !uops) {
-            st = fl_diag_oom(c->d);
+            st = fl__diag_oom(c->d);
         } else {
             for (size_t k = 0; k < n_acc; k++) {
-                ops[k].op = fl_arena_strdup(ra, acc[k].op);
+                ops[k].op = fl__arena_strdup(ra, acc[k].op);
                 ops[k].count = acc[k].count;
                 ops[k].flops = quantity(ra, acc[k].flops);
                 ops[k].tfprof_flops = quantity(ra, acc[k].tfprof);
             }
             for (size_t k = 0; k < n_unk; k++) {
-                uops[k].op = fl_arena_strdup(ra, unk[k].op);
+                uops[k].op = fl__arena_strdup(ra, unk[k].op);
                 uops[k].count = unk[k].count;
                 uops[k].flops = quantity(ra, fl_sym_const(0));
                 uops[k].tfprof_flops = uops[k].flops;
@@ -446,37 +446,37 @@ static fl_status build_report(fl_ctx *c, const fl_options *opt, const char *form
 
     /* Warnings: the engine's, plus a summary of what the totals leave out. */
     size_t n_extra = 2;
-    const char **w = fl_arena_calloc(ra, c->d->n_warnings + n_extra + 1, sizeof(char *));
+    const char **w = fl__arena_calloc(ra, c->d->n_warnings + n_extra + 1, sizeof(char *));
     if (!w) {
-        return fl_diag_oom(c->d);
+        return fl__diag_oom(c->d);
     }
     size_t nw = 0;
     if (n_unk) {
-        w[nw++] = fl_arena_printf(ra,
-                                  "%lld node(s) have op types foldline does not know; their "
-                                  "outputs have unknown shapes and they count 0 FLOPs",
-                                  (long long)ir->n_unknown_nodes);
+        w[nw++] = fl__arena_printf(ra,
+                                   "%lld node(s) have op types foldline does not know; their "
+                                   "outputs have unknown shapes and they count 0 FLOPs",
+                                   (long long)ir->n_unknown_nodes);
     }
     if (t->nodes_incomplete) {
-        w[nw++] = fl_arena_printf(ra,
-                                  "%lld node(s) have counts that depend on undetermined "
-                                  "dimensions; the totals exclude them",
-                                  (long long)t->nodes_incomplete);
+        w[nw++] = fl__arena_printf(ra,
+                                   "%lld node(s) have counts that depend on undetermined "
+                                   "dimensions; the totals exclude them",
+                                   (long long)t->nodes_incomplete);
     }
     for (size_t i = 0; i < c->d->n_warnings; i++) {
-        w[nw++] = fl_arena_strdup(ra, c->d->warnings[i]);
+        w[nw++] = fl__arena_strdup(ra, c->d->warnings[i]);
     }
     if (c->d->n_warnings_dropped) {
-        const char **w2 = fl_arena_grow(ra, (void *)w, nw, nw + 1, sizeof(char *));
+        const char **w2 = fl__arena_grow(ra, (void *)w, nw, nw + 1, sizeof(char *));
         if (w2) {
             w = w2;
             w[nw++] =
-                fl_arena_printf(ra, "%zu more warning(s) not shown", c->d->n_warnings_dropped);
+                fl__arena_printf(ra, "%zu more warning(s) not shown", c->d->n_warnings_dropped);
         }
     }
     r->warnings = w;
     r->n_warnings = nw;
-    return ra->failed ? fl_diag_oom(c->d) : FL_OK;
+    return ra->failed ? fl__diag_oom(c->d) : FL_OK;
 }
 
 /* ------------------------------------------------------------------------- */
@@ -489,7 +489,7 @@ static fl_status build_report(fl_ctx *c, const fl_options *opt, const char *form
 static fl_status run_passes(fl_ctx *c, const fl_options *opt, fl_report *r) {
     fl_arena *ra = &((report_mem *)r->priv)->arena;
     fl_pipeline_config cfg;
-    fl_pipeline_config_init(&cfg);
+    fl__pipeline_config_init(&cfg);
     cfg.passes = opt->passes;
     cfg.disabled = opt->disabled_passes;
     cfg.n_disabled = opt->n_disabled_passes;
@@ -504,18 +504,18 @@ static fl_status run_passes(fl_ctx *c, const fl_options *opt, fl_report *r) {
     fl_pass_failures failures = {NULL, 0, 0};
     cfg.failures = &failures;
     fl_ledger led;
-    fl_ledger_init(&led, c->a);
+    fl__ledger_init(&led, c->a);
     fl_cost_totals after;
-    fl_status st = fl_pipeline_run(c, opt, &cfg, &led, &after);
+    fl_status st = fl__pipeline_run(c, opt, &cfg, &led, &after);
     if (st != FL_OK) {
         return st;
     }
     /* Passes that failed and were skipped: one warning each (once when a
      * pass fails the same way in both iterations). */
     if (failures.n) {
-        const char **w = fl_arena_calloc(ra, r->n_warnings + failures.n + 1, sizeof(char *));
+        const char **w = fl__arena_calloc(ra, r->n_warnings + failures.n + 1, sizeof(char *));
         if (!w) {
-            return fl_diag_oom(c->d);
+            return fl__diag_oom(c->d);
         }
         size_t nw = r->n_warnings;
         if (nw) {
@@ -528,7 +528,7 @@ static fl_status run_passes(fl_ctx *c, const fl_options *opt, fl_report *r) {
                 seen = strcmp(failures.items[k].message, m) == 0;
             }
             if (!seen) {
-                w[nw++] = fl_arena_strdup(ra, m);
+                w[nw++] = fl__arena_strdup(ra, m);
             }
         }
         r->warnings = w;
@@ -540,14 +540,14 @@ static fl_status run_passes(fl_ctx *c, const fl_options *opt, fl_report *r) {
     if (st != FL_OK) {
         return st;
     }
-    fl_report_pass *ps = fl_arena_calloc(ra, led.n_passes + 1, sizeof(*ps));
-    fl_report_ledger_entry *es = fl_arena_calloc(ra, led.n_entries + 1, sizeof(*es));
+    fl_report_pass *ps = fl__arena_calloc(ra, led.n_passes + 1, sizeof(*ps));
+    fl_report_ledger_entry *es = fl__arena_calloc(ra, led.n_entries + 1, sizeof(*es));
     if (!ps || !es) {
-        return fl_diag_oom(c->d);
+        return fl__diag_oom(c->d);
     }
     for (size_t i = 0; i < led.n_passes && st == FL_OK; i++) {
         const fl_pass_record *p = &led.passes[i];
-        ps[i].pass = fl_arena_strdup(ra, p->pass);
+        ps[i].pass = fl__arena_strdup(ra, p->pass);
         ps[i].iteration = p->iteration;
         ps[i].nodes_removed = p->nodes_removed;
         ps[i].nodes_added = p->nodes_added;
@@ -556,8 +556,8 @@ static fl_status run_passes(fl_ctx *c, const fl_options *opt, fl_report *r) {
         ps[i].n_entries = p->n_entries;
         for (size_t k = 0; k < failures.n; k++) {
             if (failures.items[k].record == i) {
-                ps[i].failed = fl_arena_strdup(ra, failures.items[k].why);
-                st = ps[i].failed ? FL_OK : fl_diag_oom(c->d);
+                ps[i].failed = fl__arena_strdup(ra, failures.items[k].why);
+                st = ps[i].failed ? FL_OK : fl__diag_oom(c->d);
             }
         }
         const fl_cost_totals *b = &p->before, *a = &p->after;
@@ -570,10 +570,10 @@ static fl_status run_passes(fl_ctx *c, const fl_options *opt, fl_report *r) {
         }
     }
     for (size_t i = 0; i < led.n_entries; i++) {
-        es[i].pass = fl_arena_strdup(ra, led.entries[i].pass);
-        es[i].rule = fl_arena_strdup(ra, led.entries[i].rule);
-        es[i].node = fl_arena_strdup(ra, led.entries[i].node);
-        es[i].detail = fl_arena_strdup(ra, led.entries[i].detail);
+        es[i].pass = fl__arena_strdup(ra, led.entries[i].pass);
+        es[i].rule = fl__arena_strdup(ra, led.entries[i].rule);
+        es[i].node = fl__arena_strdup(ra, led.entries[i].node);
+        es[i].detail = fl__arena_strdup(ra, led.entries[i].detail);
     }
     r->passes = ps;
     r->n_passes = led.n_passes;
@@ -585,11 +585,11 @@ static fl_status run_passes(fl_ctx *c, const fl_options *opt, fl_report *r) {
     if (st == FL_OK && opt->return_graph) {
         uint8_t *buf = NULL;
         size_t len = 0;
-        st = fl_graphdef_write(c->g, &buf, &len, c->d);
+        st = fl__graphdef_write(c->g, &buf, &len, c->d);
         if (st == FL_OK) {
-            uint8_t *copy = fl_arena_alloc(ra, len ? len : 1);
+            uint8_t *copy = fl__arena_alloc(ra, len ? len : 1);
             if (!copy) {
-                st = fl_diag_oom(c->d);
+                st = fl__diag_oom(c->d);
             } else {
                 memcpy(copy, buf, len);
                 r->graph_bytes = copy;
@@ -602,9 +602,9 @@ static fl_status run_passes(fl_ctx *c, const fl_options *opt, fl_report *r) {
 }
 
 fl_format fl_detect_format(const void *bytes, size_t len) {
-    return fl_import_sniff_onnx(bytes, len)         ? FL_FORMAT_ONNX
-           : fl_import_sniff_savedmodel(bytes, len) ? FL_FORMAT_SAVEDMODEL
-                                                    : FL_FORMAT_GRAPHDEF;
+    return fl__import_sniff_onnx(bytes, len)         ? FL_FORMAT_ONNX
+           : fl__import_sniff_savedmodel(bytes, len) ? FL_FORMAT_SAVEDMODEL
+                                                     : FL_FORMAT_GRAPHDEF;
 }
 
 fl_status fl_analyze(const void *bytes, size_t len, const fl_options *opt_in, fl_report **out) {
@@ -623,15 +623,15 @@ fl_status fl_analyze(const void *bytes, size_t len, const fl_options *opt_in, fl
     fl_arena *ra = &((report_mem *)r->priv)->arena;
 
     fl_arena arena;
-    fl_arena_init(&arena, opt->max_memory_bytes);
+    fl__arena_init(&arena, opt->max_memory_bytes);
     fl_diag d;
-    fl_diag_init(&d, &arena);
+    fl__diag_init(&d, &arena);
     d.stop = opt->should_stop;
     d.stop_arg = opt->stop_arg;
-    fl_status st = fl_diag_check_stop(&d);
-    fl_graph *g = st == FL_OK ? fl_graph_new(&arena) : NULL;
+    fl_status st = fl__diag_check_stop(&d);
+    fl_graph *g = st == FL_OK ? fl__graph_new(&arena) : NULL;
     if (st == FL_OK && !g) {
-        st = fl_diag_oom(&d);
+        st = fl__diag_oom(&d);
     }
     fl_ctx c = {g, g ? g->syms : NULL, &arena, &d, opt->max_value_elements};
 
@@ -641,29 +641,29 @@ fl_status fl_analyze(const void *bytes, size_t len, const fl_options *opt_in, fl
     }
     fl_import_opts io = {opt->max_nodes, opt->max_value_elements, opt->saved_model_tag};
     if (st == FL_OK) {
-        st = fmt == FL_FORMAT_ONNX         ? fl_import_onnx(g, bytes, len, &io, &d)
-             : fmt == FL_FORMAT_SAVEDMODEL ? fl_import_savedmodel(g, bytes, len, &io, &d)
-                                           : fl_import_graphdef(g, bytes, len, &io, &d);
+        st = fmt == FL_FORMAT_ONNX         ? fl__import_onnx(g, bytes, len, &io, &d)
+             : fmt == FL_FORMAT_SAVEDMODEL ? fl__import_savedmodel(g, bytes, len, &io, &d)
+                                           : fl__import_graphdef(g, bytes, len, &io, &d);
     }
     if (st == FL_OK && fmt == FL_FORMAT_ONNX && opt->return_graph) {
-        st = fl_diag_fail(&d, FL_EUSAGE, NULL,
-                          "writing an optimised graph back is implemented for TensorFlow graphs "
-                          "only; an ONNX model can be analysed (foldline analyze) but not "
-                          "written");
+        st = fl__diag_fail(&d, FL_EUSAGE,
+                           "writing an optimised graph back is implemented for TensorFlow graphs "
+                           "only; an ONNX model can be analysed (foldline analyze) but not "
+                           "written");
     }
     fl_infer_result ir = {0, 0};
     if (st == FL_OK) {
-        st = fl_graph_toposort(g, &d);
+        st = fl__graph_toposort(g, &d);
     }
     if (st == FL_OK) {
-        st = fl_diag_check_stop(&d);
+        st = fl__diag_check_stop(&d);
     }
     if (st == FL_OK) {
-        st = fl_infer_shapes(&c, opt, &ir);
+        st = fl__infer_shapes(&c, opt, &ir);
     }
     fl_cost_totals totals;
     if (st == FL_OK) {
-        st = fl_cost_graph(&c, &totals);
+        st = fl__cost_graph(&c, &totals);
     }
     if (st == FL_OK) {
         st = build_report(&c, opt,
@@ -673,35 +673,36 @@ fl_status fl_analyze(const void *bytes, size_t len, const fl_options *opt_in, fl
                           &totals, &ir, r);
     }
     if (st == FL_OK && opt->n_profiles) {
-        st = fl_roofline_report(&c, opt, ra, r);
+        st = fl__roofline_report(&c, opt, ra, r);
     }
     if (st == FL_OK) {
-        st = fl_diag_check_stop(&d);
+        st = fl__diag_check_stop(&d);
     }
     if (st == FL_OK && opt->passes) {
         st = run_passes(&c, opt, r);
         if (st == FL_OK && opt->n_profiles) {
-            st = fl_roofline_report_after(&c, opt, ra, r);
+            st = fl__roofline_report_after(&c, opt, ra, r);
         }
     }
     if (st == FL_OK && arena.failed) {
-        st = fl_diag_oom(&d);
+        st = fl__diag_oom(&d);
     }
     if (st != FL_OK) {
         if (d.status == FL_OK) {
             d.status = st;
         }
         if (d.status == FL_ENOMEM && opt->max_memory_bytes) {
-            r->error = fl_arena_printf(ra, "analysis needs more than the memory limit of %zu bytes",
-                                       opt->max_memory_bytes);
+            r->error =
+                fl__arena_printf(ra, "analysis needs more than the memory limit of %zu bytes",
+                                 opt->max_memory_bytes);
         } else {
-            r->error = fl_arena_strdup(ra, d.msg ? d.msg : fl_status_str(st));
+            r->error = fl__arena_strdup(ra, d.msg ? d.msg : fl_status_str(st));
         }
         if (!r->error) {
             r->error = "out of memory";
         }
         st = d.status;
     }
-    fl_arena_free(&arena);
+    fl__arena_free(&arena);
     return st;
 }

@@ -14,11 +14,11 @@ static fl_status tensor_bytes(fl_ctx *c, const fl_node *n, const fl_tensor *t, f
         return FL_OK;
     }
     fl_sym e;
-    fl_status st = fl_op_num_elements(c, n, &t->shape, &e);
+    fl_status st = fl__op_num_elements(c, n, &t->shape, &e);
     if (st != FL_OK) {
         return st;
     }
-    return fl_op_scale(c, n, e, (int64_t)fl_dtype_size(t->dtype), out);
+    return fl__op_scale(c, n, e, (int64_t)fl__dtype_size(t->dtype), out);
 }
 
 static fl_status node_bytes(fl_ctx *c, fl_node *n) {
@@ -29,14 +29,14 @@ static fl_status node_bytes(fl_ctx *c, fl_node *n) {
         if (!(fl & FL_OPF_META)) {
             for (int i = 0; i < n->n_inputs; i++) {
                 if ((st = tensor_bytes(c, n, fl_node_in(n, i), &b)) != FL_OK ||
-                    (st = fl_op_add(c, n, rd, b, &rd)) != FL_OK) {
+                    (st = fl__op_add(c, n, rd, b, &rd)) != FL_OK) {
                     return st;
                 }
             }
         }
         for (int k = 0; k < n->n_outputs; k++) {
             if ((st = tensor_bytes(c, n, &n->outputs[k], &b)) != FL_OK ||
-                (st = fl_op_add(c, n, wr, b, &wr)) != FL_OK) {
+                (st = fl__op_add(c, n, wr, b, &wr)) != FL_OK) {
                 return st;
             }
         }
@@ -53,7 +53,7 @@ static bool incomplete_sym(fl_sym s) {
     return fl_sym_is_unknown(s);
 }
 
-fl_status fl_cost_graph(fl_ctx *c, fl_cost_totals *t) {
+fl_status fl__cost_graph(fl_ctx *c, fl_cost_totals *t) {
     fl_graph *g = c->g;
     memset(t, 0, sizeof(*t));
     fl_sym zero = fl_sym_const(0);
@@ -90,18 +90,19 @@ fl_status fl_cost_graph(fl_ctx *c, fl_cost_totals *t) {
         } else {
             t->nodes_without_rule++;
         }
-        if ((st = fl_op_add(c, n, t->flops, k->flops, &t->flops)) != FL_OK ||
-            (st = fl_op_add(c, n, t->tfprof_flops, k->tfprof_flops, &t->tfprof_flops)) != FL_OK ||
-            (st = fl_op_add(c, n, t->macs, k->macs, &t->macs)) != FL_OK ||
-            (st = fl_op_add(c, n, t->bytes_read, k->bytes_read, &t->bytes_read)) != FL_OK ||
-            (st = fl_op_add(c, n, t->bytes_written, k->bytes_written, &t->bytes_written)) !=
+        if ((st = fl__op_add(c, n, t->flops, k->flops, &t->flops)) != FL_OK ||
+            (st = fl__op_add(c, n, t->tfprof_flops, k->tfprof_flops, &t->tfprof_flops)) != FL_OK ||
+            (st = fl__op_add(c, n, t->macs, k->macs, &t->macs)) != FL_OK ||
+            (st = fl__op_add(c, n, t->bytes_read, k->bytes_read, &t->bytes_read)) != FL_OK ||
+            (st = fl__op_add(c, n, t->bytes_written, k->bytes_written, &t->bytes_written)) !=
                 FL_OK) {
             return st;
         }
         if (!k->has_rule) {
             fl_sym b;
-            if ((st = fl_op_add(c, n, k->bytes_read, k->bytes_written, &b)) != FL_OK ||
-                (st = fl_op_add(c, n, t->bytes_without_rule, b, &t->bytes_without_rule)) != FL_OK) {
+            if ((st = fl__op_add(c, n, k->bytes_read, k->bytes_written, &b)) != FL_OK ||
+                (st = fl__op_add(c, n, t->bytes_without_rule, b, &t->bytes_without_rule)) !=
+                    FL_OK) {
                 return st;
             }
         }

@@ -23,6 +23,6 @@ typedef struct fl_cost_totals {
 
 /* Fills n->cost for every node and sums the totals over nodes whose counts are
  * complete. Fails only on overflow or OOM (with c->d naming the node). */
-fl_status fl_cost_graph(fl_ctx *c, fl_cost_totals *t);
+fl_status fl__cost_graph(fl_ctx *c, fl_cost_totals *t);
 
 #endif

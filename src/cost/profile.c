@@ -22,7 +22,7 @@
 #include <string.h>
 #include <yaml.h>
 
-const char *const fl_profile_kinds[] = {"cpu", "gpu", "mobile-cpu", "mobile-gpu", "npu", NULL};
+const char *const fl__profile_kinds[] = {"cpu", "gpu", "mobile-cpu", "mobile-gpu", "npu", NULL};
 
 static const char *const prec_names[FL_PREC_COUNT] = {"fp32", "fp16", "bf16", "int8"};
 static const char *const unit_names[FL_UNIT_COUNT] = {"vector", "matrix"};
@@ -103,7 +103,7 @@ static fl_status scalar(pctx *p, const yaml_node_t *n, const char *field, const 
     if (st != FL_OK) {
         return st;
     }
-    *out = fl_arena_strndup(p->a, (const char *)n->data.scalar.value, n->data.scalar.length);
+    *out = fl__arena_strndup(p->a, (const char *)n->data.scalar.value, n->data.scalar.length);
     if (!*out) {
         snprintf(p->err, p->errlen, "%s: out of memory", p->path);
         return FL_ENOMEM;
@@ -291,7 +291,7 @@ static fl_status memory(pctx *p, yaml_node_t *n, const char *field, fl_profile *
     if (cnt > 16) {
         return fail(p, n, field, "at most 16 levels, got %zu", cnt);
     }
-    fl_mem_level *lv = fl_arena_calloc(p->a, cnt, sizeof(*lv));
+    fl_mem_level *lv = fl__arena_calloc(p->a, cnt, sizeof(*lv));
     if (!lv) {
         snprintf(p->err, p->errlen, "%s: out of memory", p->path);
         return FL_ENOMEM;
@@ -450,8 +450,8 @@ static fl_status top_pair(pctx *p, const char *key, yaml_node_t *kn, yaml_node_t
         if ((st = nonempty(p, vn, field, &pr->kind)) != FL_OK) {
             return st;
         }
-        for (int i = 0; fl_profile_kinds[i]; i++) {
-            if (strcmp(pr->kind, fl_profile_kinds[i]) == 0) {
+        for (int i = 0; fl__profile_kinds[i]; i++) {
+            if (strcmp(pr->kind, fl__profile_kinds[i]) == 0) {
                 return FL_OK;
             }
         }
@@ -515,15 +515,15 @@ fl_status fl_profile_parse(const char *text, size_t len, const char *path, fl_pr
         snprintf(err, errlen, "%s: out of memory", path);
         return FL_ENOMEM;
     }
-    fl_arena_init(a, 0);
-    fl_profile *pr = fl_arena_zalloc(a, sizeof(*pr));
+    fl__arena_init(a, 0);
+    fl_profile *pr = fl__arena_zalloc(a, sizeof(*pr));
     if (!pr) {
         free(a);
         snprintf(err, errlen, "%s: out of memory", path);
         return FL_ENOMEM;
     }
     pr->priv = a;
-    pr->path = fl_arena_strdup(a, path);
+    pr->path = fl__arena_strdup(a, path);
     pr->description = "";
     for (int c = 0; c < FL_CLASS_COUNT; c++) {
         pr->efficiency[c].compute = 1.0;
@@ -616,7 +616,7 @@ void fl_profile_free(fl_profile *p) {
         return;
     }
     fl_arena *a = p->priv;
-    fl_arena_free(a);
+    fl__arena_free(a);
     free(a);
 }
 

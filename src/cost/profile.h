@@ -10,6 +10,6 @@
 #include "foldline/roofline.h"
 
 /* Kinds a profile may declare, NULL-terminated. */
-extern const char *const fl_profile_kinds[];
+extern const char *const fl__profile_kinds[];
 
 #endif

@@ -18,7 +18,7 @@ static bool has_prefix(const char *s, const char *p) {
 /* An ONNX-style grouped convolution with one input channel per group (the
  * weight's dim 1, C_in / group, is 1 and group > 1): a depthwise conv. */
 static bool onnx_depthwise(const fl_node *n) {
-    const fl_attr *g = fl_node_attr(n, "group");
+    const fl_attr *g = fl__node_attr(n, "group");
     if (!g || g->kind != FL_ATTR_I || g->v.i <= 1 || n->n_inputs < 2) {
         return false;
     }
@@ -31,7 +31,7 @@ static bool onnx_depthwise(const fl_node *n) {
     return s->rank >= 3 && fl_sym_is_known(s->dims[1]) && s->dims[1].k == 1;
 }
 
-fl_op_class fl_roofline_op_class(const fl_node *n) {
+fl_op_class fl__roofline_op_class(const fl_node *n) {
     const char *op = n->op;
     if (strstr(op, "Depthwise")) {
         return FL_CLASS_DEPTHWISE;
@@ -70,7 +70,7 @@ fl_op_class fl_roofline_op_class(const fl_node *n) {
     return FL_CLASS_OTHER;
 }
 
-fl_precision fl_roofline_precision(const fl_node *n) {
+fl_precision fl__roofline_precision(const fl_node *n) {
     if (n->n_outputs < 1) {
         return FL_PREC_FP32;
     }
@@ -126,12 +126,12 @@ static int cmp_time(const void *pa, const void *pb) {
     return a < b ? -1 : (a > b);
 }
 
-fl_status fl_roofline_estimate(const fl_graph *g, const fl_profile *p, bool per_node, fl_arena *ra,
-                               fl_diag *d, fl_roofline_graph *out) {
+fl_status fl__roofline_estimate(const fl_graph *g, const fl_profile *p, bool per_node, fl_arena *ra,
+                                fl_diag *d, fl_roofline_graph *out) {
     memset(out, 0, sizeof(*out));
     fl_roofline_node *all = calloc(g->n_nodes + 1, sizeof(*all));
     if (!all) {
-        return fl_diag_oom(d);
+        return fl__diag_oom(d);
     }
     size_t n = 0;
     for (size_t i = 0; i < g->n_nodes; i++) {
@@ -143,21 +143,21 @@ fl_status fl_roofline_estimate(const fl_graph *g, const fl_profile *p, bool per_
         if (!fl_sym_is_known(k->flops) || !fl_sym_is_known(k->bytes_read) ||
             !fl_sym_is_known(k->bytes_written) || !fl_sym_is_known(k->macs)) {
             free(all);
-            return fl_diag_fail(d, FL_EUSAGE, nd,
-                                "roofline estimate needs known counts: bind every symbol");
+            return fl__node_fail(d, FL_EUSAGE, nd,
+                                 "roofline estimate needs known counts: bind every symbol");
         }
         fl_roofline_node *r = &all[n++];
         r->name = nd->name;
         r->op = nd->op;
         double flops = (double)k->flops.k;
         double bytes = (double)k->bytes_read.k + (double)k->bytes_written.k;
-        fl_op_class cls = fl_roofline_op_class(nd);
+        fl_op_class cls = fl__roofline_op_class(nd);
         fl_unit unit;
         fl_precision used;
         /* Depthwise convolutions have MACs but no reduction over channels to
          * feed a matrix unit (GEMM): they run on the vector unit. */
         bool matrix = k->macs.k > 0 && cls != FL_CLASS_DEPTHWISE;
-        double peak = peak_for(p, matrix, fl_roofline_precision(nd), &unit, &used);
+        double peak = peak_for(p, matrix, fl__roofline_precision(nd), &unit, &used);
         const fl_mem_level *lv = level_for(p, bytes);
         r->unit = fl_unit_name(unit);
         r->dtype = fl_precision_name(used);
@@ -196,17 +196,17 @@ fl_status fl_roofline_estimate(const fl_graph *g, const fl_profile *p, bool per_
 
     /* Copy strings into the report arena; pick the top ops by time. */
     fl_roofline_node **order = calloc(n + 1, sizeof(*order));
-    fl_roofline_node *top = fl_arena_calloc(ra, FL_ROOFLINE_TOP + 1, sizeof(*top));
-    fl_roofline_node *nodes = per_node ? fl_arena_calloc(ra, n + 1, sizeof(*nodes)) : NULL;
+    fl_roofline_node *top = fl__arena_calloc(ra, FL_ROOFLINE_TOP + 1, sizeof(*top));
+    fl_roofline_node *nodes = per_node ? fl__arena_calloc(ra, n + 1, sizeof(*nodes)) : NULL;
     if (!order || !top || (per_node && !nodes)) {
         free(order);
         free(all);
-        return fl_diag_oom(d);
+        return fl__diag_oom(d);
     }
     for (size_t i = 0; i < n; i++) {
-        all[i].name = fl_arena_strdup(ra, all[i].name);
-        all[i].op = fl_arena_strdup(ra, all[i].op);
-        all[i].level = fl_arena_strdup(ra, all[i].level);
+        all[i].name = fl__arena_strdup(ra, all[i].name);
+        all[i].op = fl__arena_strdup(ra, all[i].op);
+        all[i].level = fl__arena_strdup(ra, all[i].level);
         order[i] = &all[i];
         if (nodes) {
             nodes[i] = all[i];
@@ -225,10 +225,10 @@ fl_status fl_roofline_estimate(const fl_graph *g, const fl_profile *p, bool per_
     out->n_top = nt;
     out->nodes = nodes;
     out->n_nodes = nodes ? n : 0;
-    return ra->failed ? fl_diag_oom(d) : FL_OK;
+    return ra->failed ? fl__diag_oom(d) : FL_OK;
 }
 
-fl_status fl_roofline_report(fl_ctx *c, const fl_options *opt, fl_arena *ra, fl_report *r) {
+fl_status fl__roofline_report(fl_ctx *c, const fl_options *opt, fl_arena *ra, fl_report *r) {
     if (r->n_symbols) {
         char list[512];
         size_t o = 0;
@@ -240,48 +240,49 @@ fl_status fl_roofline_report(fl_ctx *c, const fl_options *opt, fl_arena *ra, fl_
             }
             o += (size_t)w;
         }
-        return fl_diag_fail(c->d, FL_EUSAGE, NULL,
-                            "a roofline estimate needs every symbol bound; unbound: %s (bind "
-                            "with --bind SYM=N or --input, or sweep with --sweep SYM=v1,v2,...)",
-                            list);
+        return fl__diag_fail(c->d, FL_EUSAGE,
+                             "a roofline estimate needs every symbol bound; unbound: %s (bind "
+                             "with --bind SYM=N or --input, or sweep with --sweep SYM=v1,v2,...)",
+                             list);
     }
-    fl_roofline_result *res = fl_arena_calloc(ra, opt->n_profiles + 1, sizeof(*res));
+    fl_roofline_result *res = fl__arena_calloc(ra, opt->n_profiles + 1, sizeof(*res));
     if (!res) {
-        return fl_diag_oom(c->d);
+        return fl__diag_oom(c->d);
     }
     for (size_t i = 0; i < opt->n_profiles; i++) {
         const fl_profile *p = opt->profiles[i];
-        fl_roofline_graph *before = fl_arena_zalloc(ra, sizeof(*before));
+        fl_roofline_graph *before = fl__arena_zalloc(ra, sizeof(*before));
         if (!before) {
-            return fl_diag_oom(c->d);
+            return fl__diag_oom(c->d);
         }
-        fl_status st = fl_roofline_estimate(c->g, p, opt->per_node, ra, c->d, before);
+        fl_status st = fl__roofline_estimate(c->g, p, opt->per_node, ra, c->d, before);
         if (st != FL_OK) {
             return st;
         }
-        res[i].profile = fl_arena_strdup(ra, p->name);
+        res[i].profile = fl__arena_strdup(ra, p->name);
         res[i].before = before;
-        res[i].after = NULL; /* filled by fl_roofline_report_after when passes run */
+        res[i].after = NULL; /* filled by fl__roofline_report_after when passes run */
         res[i].speedup = 0;
     }
     r->roofline = res;
     r->n_roofline = opt->n_profiles;
-    return ra->failed ? fl_diag_oom(c->d) : FL_OK;
+    return ra->failed ? fl__diag_oom(c->d) : FL_OK;
 }
 
-fl_status fl_roofline_report_after(fl_ctx *c, const fl_options *opt, fl_arena *ra, fl_report *r) {
+fl_status fl__roofline_report_after(fl_ctx *c, const fl_options *opt, fl_arena *ra, fl_report *r) {
     fl_roofline_result *res = (fl_roofline_result *)r->roofline;
     for (size_t i = 0; i < r->n_roofline && i < opt->n_profiles; i++) {
-        fl_roofline_graph *after = fl_arena_zalloc(ra, sizeof(*after));
+        fl_roofline_graph *after = fl__arena_zalloc(ra, sizeof(*after));
         if (!after) {
-            return fl_diag_oom(c->d);
+            return fl__diag_oom(c->d);
         }
-        fl_status st = fl_roofline_estimate(c->g, opt->profiles[i], opt->per_node, ra, c->d, after);
+        fl_status st =
+            fl__roofline_estimate(c->g, opt->profiles[i], opt->per_node, ra, c->d, after);
         if (st != FL_OK) {
             return st;
         }
         res[i].after = after;
         res[i].speedup = after->time_s > 0 ? res[i].before->time_s / after->time_s : 0;
     }
-    return ra->failed ? fl_diag_oom(c->d) : FL_OK;
+    return ra->failed ? fl__diag_oom(c->d) : FL_OK;
 }

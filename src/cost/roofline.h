@@ -1,7 +1,7 @@
 /*
  * roofline.h - per-op and per-graph time estimates on a device profile.
  *
- * For one analysed graph (every node's counts filled by fl_cost_graph) and one
+ * For one analysed graph (every node's counts filled by fl__cost_graph) and one
  * profile, each costed op gets
  *
  *   compute = FLOPs / (peak[unit][dtype] x eff_compute[class])
@@ -16,7 +16,7 @@
  * op's working set (bytes read + written), else main memory; overhead is the
  * profile's per-op dispatch cost, charged to ops that compute or move bytes.
  * The graph time is the sum over ops (a sequential executor). The rewrite
- * passes will call fl_roofline_estimate once more on the rewritten graph to
+ * passes will call fl__roofline_estimate once more on the rewritten graph to
  * fill `after`.
  */
 #ifndef FL_COST_ROOFLINE_H
@@ -26,33 +26,33 @@
 #include "ops/ops.h"
 
 /* The class an op's efficiency factor is looked up under. */
-fl_op_class fl_roofline_op_class(const fl_node *n);
+fl_op_class fl__roofline_op_class(const fl_node *n);
 
 /* The precision an op is costed at, from its first output's dtype: float ->
  * fp32, half -> fp16, bfloat16 -> bf16, int8/uint8/qint8/quint8 -> int8,
  * anything else -> fp32. */
-fl_precision fl_roofline_precision(const fl_node *n);
+fl_precision fl__roofline_precision(const fl_node *n);
 
 /* Estimates graph g on profile p into *out, with strings and arrays in `ra`.
  * Incomplete nodes are skipped (as in the totals). per_node fills out->nodes.
  * Fails with FL_EUSAGE (d names the node) when a node's counts are symbolic:
  * the caller binds every symbol first. FL_ENOMEM on arena exhaustion. */
-fl_status fl_roofline_estimate(const fl_graph *g, const fl_profile *p, bool per_node, fl_arena *ra,
-                               fl_diag *d, fl_roofline_graph *out);
+fl_status fl__roofline_estimate(const fl_graph *g, const fl_profile *p, bool per_node, fl_arena *ra,
+                                fl_diag *d, fl_roofline_graph *out);
 
 /* Fills r->roofline: for every profile of opt->profiles, the estimate of the
- * analysed graph c->g (`before`; `after` is filled by fl_roofline_report_after
+ * analysed graph c->g (`before`; `after` is filled by fl__roofline_report_after
  * when the passes run). Fails with FL_EUSAGE, d naming the unbound symbols, when r's totals
  * still have free symbols. Memory comes from the report arena `ra`. */
 struct fl_options;
 struct fl_report;
-fl_status fl_roofline_report(fl_ctx *c, const struct fl_options *opt, fl_arena *ra,
-                             struct fl_report *r);
+fl_status fl__roofline_report(fl_ctx *c, const struct fl_options *opt, fl_arena *ra,
+                              struct fl_report *r);
 
 /* After the rewrite passes ran (c->g is the optimised graph, costs counted),
  * estimates it on every profile of the report and fills each result's `after`
  * and `speedup` (before.time_s / after.time_s). */
-fl_status fl_roofline_report_after(fl_ctx *c, const struct fl_options *opt, fl_arena *ra,
-                                   struct fl_report *r);
+fl_status fl__roofline_report_after(fl_ctx *c, const struct fl_options *opt, fl_arena *ra,
+                                    struct fl_report *r);
 
 #endif

@@ -22,7 +22,7 @@ typedef struct wctx {
 } wctx;
 
 static void *wz(wctx *w, size_t size) {
-    return fl_arena_zalloc(w->a, size);
+    return fl__arena_zalloc(w->a, size);
 }
 
 static Tensorflow__TensorShapeProto *shape_msg(wctx *w, int rank, const int64_t *dims) {
@@ -36,7 +36,7 @@ static Tensorflow__TensorShapeProto *shape_msg(wctx *w, int rank, const int64_t 
         return s;
     }
     s->n_dim = (size_t)rank;
-    s->dim = fl_arena_calloc(w->a, (size_t)rank + 1, sizeof(*s->dim));
+    s->dim = fl__arena_calloc(w->a, (size_t)rank + 1, sizeof(*s->dim));
     if (!s->dim) {
         return NULL;
     }
@@ -73,14 +73,14 @@ static Tensorflow__TensorProto *tensor_msg(wctx *w, const fl_const *c) {
         return t;
     }
     const fl_value *v = c->value;
-    size_t es = fl_dtype_size(c->dtype);
+    size_t es = fl__dtype_size(c->dtype);
     if (!v || !es) {
-        fl_diag_fail(w->d, FL_EINVAL, w->node, "cannot write a %s constant without a value",
-                     fl_dtype_name(c->dtype));
+        fl__node_fail(w->d, FL_EINVAL, w->node, "cannot write a %s constant without a value",
+                      fl__dtype_name(c->dtype));
         return NULL;
     }
     size_t nb = (size_t)v->n * es;
-    uint8_t *buf = fl_arena_alloc(w->a, nb ? nb : 1);
+    uint8_t *buf = fl__arena_alloc(w->a, nb ? nb : 1);
     if (!buf) {
         return NULL;
     }
@@ -88,8 +88,8 @@ static Tensorflow__TensorProto *tensor_msg(wctx *w, const fl_const *c) {
         for (int64_t i = 0; i < v->n; i++) {
             fl_sym s = v->ints[i];
             if (!fl_sym_is_known(s)) {
-                fl_diag_fail(w->d, FL_EINVAL, w->node,
-                             "cannot write a constant with a symbolic element");
+                fl__node_fail(w->d, FL_EINVAL, w->node,
+                              "cannot write a constant with a symbolic element");
                 return NULL;
             }
             uint64_t x = (uint64_t)s.k;
@@ -115,7 +115,7 @@ static Tensorflow__NameAttrList *func_msg(wctx *w, const fl_func_ref *f) {
     tensorflow__name_attr_list__init(m);
     m->name = (char *)f->name;
     m->n_attr = (size_t)f->n_attrs;
-    m->attr = fl_arena_calloc(w->a, m->n_attr + 1, sizeof(*m->attr));
+    m->attr = fl__arena_calloc(w->a, m->n_attr + 1, sizeof(*m->attr));
     if (!m->attr) {
         return NULL;
     }
@@ -144,7 +144,7 @@ static bool list_msg(wctx *w, const fl_attr *a, Tensorflow__AttrValue__ListValue
     size_t n = a->n;
     switch (a->list_kind) {
     case FL_ATTR_S:
-        l->s = fl_arena_calloc(w->a, n + 1, sizeof(*l->s));
+        l->s = fl__arena_calloc(w->a, n + 1, sizeof(*l->s));
         if (!l->s) {
             return false;
         }
@@ -162,7 +162,7 @@ static bool list_msg(wctx *w, const fl_attr *a, Tensorflow__AttrValue__ListValue
         l->n_f = n;
         return true;
     case FL_ATTR_B:
-        l->b = fl_arena_calloc(w->a, n + 1, sizeof(*l->b));
+        l->b = fl__arena_calloc(w->a, n + 1, sizeof(*l->b));
         if (!l->b) {
             return false;
         }
@@ -172,7 +172,7 @@ static bool list_msg(wctx *w, const fl_attr *a, Tensorflow__AttrValue__ListValue
         l->n_b = n;
         return true;
     case FL_ATTR_TYPE:
-        l->type = fl_arena_calloc(w->a, n + 1, sizeof(*l->type));
+        l->type = fl__arena_calloc(w->a, n + 1, sizeof(*l->type));
         if (!l->type) {
             return false;
         }
@@ -182,7 +182,7 @@ static bool list_msg(wctx *w, const fl_attr *a, Tensorflow__AttrValue__ListValue
         l->n_type = n;
         return true;
     case FL_ATTR_SHAPE:
-        l->shape = fl_arena_calloc(w->a, n + 1, sizeof(*l->shape));
+        l->shape = fl__arena_calloc(w->a, n + 1, sizeof(*l->shape));
         if (!l->shape) {
             return false;
         }
@@ -195,7 +195,7 @@ static bool list_msg(wctx *w, const fl_attr *a, Tensorflow__AttrValue__ListValue
         l->n_shape = n;
         return true;
     case FL_ATTR_TENSOR:
-        l->tensor = fl_arena_calloc(w->a, n + 1, sizeof(*l->tensor));
+        l->tensor = fl__arena_calloc(w->a, n + 1, sizeof(*l->tensor));
         if (!l->tensor) {
             return false;
         }
@@ -208,7 +208,7 @@ static bool list_msg(wctx *w, const fl_attr *a, Tensorflow__AttrValue__ListValue
         l->n_tensor = n;
         return true;
     case FL_ATTR_FUNC:
-        l->func = fl_arena_calloc(w->a, n + 1, sizeof(*l->func));
+        l->func = fl__arena_calloc(w->a, n + 1, sizeof(*l->func));
         if (!l->func) {
             return false;
         }
@@ -263,7 +263,7 @@ static Tensorflow__AttrValue *attr_msg(wctx *w, const fl_attr *a) {
     case FL_ATTR_TENSOR:
         m->value_case = TENSORFLOW__ATTR_VALUE__VALUE_TENSOR;
         if (!a->v.tensor) {
-            fl_diag_fail(w->d, FL_EINVAL, w->node, "attr '%s' has no tensor", a->name);
+            fl__node_fail(w->d, FL_EINVAL, w->node, "attr '%s' has no tensor", a->name);
             return NULL;
         }
         m->tensor = tensor_msg(w, a->v.tensor);
@@ -312,7 +312,7 @@ static Tensorflow__NodeDef *node_msg(wctx *w, const fl_node *n) {
     m->op = (char *)n->op;
     m->device = (char *)(n->device ? n->device : "");
     size_t n_in = (size_t)n->n_inputs + (size_t)n->n_ctrl;
-    m->input = fl_arena_calloc(w->a, n_in + 1, sizeof(char *));
+    m->input = fl__arena_calloc(w->a, n_in + 1, sizeof(char *));
     if (!m->input) {
         return NULL;
     }
@@ -320,10 +320,10 @@ static Tensorflow__NodeDef *node_msg(wctx *w, const fl_node *n) {
         const fl_input *in = &n->inputs[i];
         m->input[m->n_input++] = in->port == 0
                                      ? (char *)in->node->name
-                                     : fl_arena_printf(w->a, "%s:%d", in->node->name, in->port);
+                                     : fl__arena_printf(w->a, "%s:%d", in->node->name, in->port);
     }
     for (int i = 0; i < n->n_ctrl; i++) {
-        m->input[m->n_input++] = fl_arena_printf(w->a, "^%s", n->ctrl[i]->name);
+        m->input[m->n_input++] = fl__arena_printf(w->a, "^%s", n->ctrl[i]->name);
     }
     for (size_t i = 0; i < m->n_input; i++) {
         if (!m->input[i]) {
@@ -331,10 +331,10 @@ static Tensorflow__NodeDef *node_msg(wctx *w, const fl_node *n) {
         }
     }
     /* A stripped constant announces itself with _stripped_content_bytes. */
-    const fl_attr *value = fl_node_attr(n, "value");
+    const fl_attr *value = fl__node_attr(n, "value");
     bool add_stripped = (n->flags & FL_NODE_STRIPPED) && value && value->kind == FL_ATTR_TENSOR &&
-                        value->v.tensor && !fl_node_attr(n, "_stripped_content_bytes");
-    m->attr = fl_arena_calloc(w->a, (size_t)n->n_attrs + 2, sizeof(*m->attr));
+                        value->v.tensor && !fl__node_attr(n, "_stripped_content_bytes");
+    m->attr = fl__arena_calloc(w->a, (size_t)n->n_attrs + 2, sizeof(*m->attr));
     if (!m->attr) {
         return NULL;
     }
@@ -363,7 +363,7 @@ static Tensorflow__NodeDef *node_msg(wctx *w, const fl_node *n) {
     return m;
 }
 
-fl_status fl_graphdef_write(const fl_graph *g, uint8_t **out, size_t *len, fl_diag *d) {
+fl_status fl__graphdef_write(const fl_graph *g, uint8_t **out, size_t *len, fl_diag *d) {
     *out = NULL;
     *len = 0;
     wctx w = {g->arena, d, NULL};
@@ -375,9 +375,9 @@ fl_status fl_graphdef_write(const fl_graph *g, uint8_t **out, size_t *len, fl_di
     ver.producer = g->producer;
     gd.versions = orig && orig->versions ? orig->versions : &ver;
     gd.library = orig ? orig->library : NULL;
-    gd.node = fl_arena_calloc(g->arena, g->n_nodes + 1, sizeof(*gd.node));
+    gd.node = fl__arena_calloc(g->arena, g->n_nodes + 1, sizeof(*gd.node));
     if (!gd.node) {
-        return fl_diag_oom(d);
+        return fl__diag_oom(d);
     }
     for (size_t i = 0; i < g->n_nodes; i++) {
         if (g->nodes[i]->flags & FL_NODE_REMOVED) {
@@ -385,14 +385,14 @@ fl_status fl_graphdef_write(const fl_graph *g, uint8_t **out, size_t *len, fl_di
         }
         Tensorflow__NodeDef *nd = node_msg(&w, g->nodes[i]);
         if (!nd) {
-            return d->status != FL_OK ? d->status : fl_diag_oom(d);
+            return d->status != FL_OK ? d->status : fl__diag_oom(d);
         }
         gd.node[gd.n_node++] = nd;
     }
     size_t size = tensorflow__graph_def__get_packed_size(&gd);
     uint8_t *buf = malloc(size ? size : 1);
     if (!buf) {
-        return fl_diag_oom(d);
+        return fl__diag_oom(d);
     }
     *len = tensorflow__graph_def__pack(&gd, buf);
     *out = buf;

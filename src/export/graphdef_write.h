@@ -18,6 +18,6 @@
  * On success *out is a malloc'd buffer of *len bytes (the caller frees it);
  * scratch memory comes from g's arena. FL_ENOMEM or FL_EINVAL (a constant
  * whose value cannot be written) with d failed. */
-fl_status fl_graphdef_write(const fl_graph *g, uint8_t **out, size_t *len, fl_diag *d);
+fl_status fl__graphdef_write(const fl_graph *g, uint8_t **out, size_t *len, fl_diag *d);
 
 #endif

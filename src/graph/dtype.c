@@ -57,19 +57,19 @@ static const char *const ref_names[] = {
 
 #define N_INFOS ((int)(sizeof(infos) / sizeof(infos[0])))
 
-bool fl_dtype_valid(int dt) {
+bool fl__dtype_valid(int dt) {
     int b = fl_dtype_base(dt);
     return b > 0 && b < N_INFOS && infos[b].name != 0 &&
            (dt < FL_DT_REF_OFFSET || dt > FL_DT_REF_OFFSET);
 }
 
-size_t fl_dtype_size(int dt) {
+size_t fl__dtype_size(int dt) {
     int b = fl_dtype_base(dt);
     return (b >= 0 && b < N_INFOS) ? infos[b].size : 0;
 }
 
-const char *fl_dtype_name(int dt) {
-    if (!fl_dtype_valid(dt)) {
+const char *fl__dtype_name(int dt) {
+    if (!fl__dtype_valid(dt)) {
         return "invalid";
     }
     if (dt > FL_DT_REF_OFFSET) {
@@ -87,12 +87,32 @@ static int cls(int dt) {
     return (b > 0 && b < N_INFOS) ? infos[b].cls : 'o';
 }
 
-bool fl_dtype_is_float(int dt) {
+bool fl__dtype_is_float(int dt) {
     return cls(dt) == 'f';
 }
-bool fl_dtype_is_integer(int dt) {
+bool fl__dtype_is_integer(int dt) {
     return cls(dt) == 'i';
 }
-bool fl_dtype_is_complex(int dt) {
+bool fl__dtype_is_complex(int dt) {
     return cls(dt) == 'c';
+}
+
+fl_dtype fl__onnx_dtype(int32_t t) {
+    static const fl_dtype map[] = {
+        [1] = FL_DT_FLOAT,          [2] = FL_DT_UINT8,
+        [3] = FL_DT_INT8,           [4] = FL_DT_UINT16,
+        [5] = FL_DT_INT16,          [6] = FL_DT_INT32,
+        [7] = FL_DT_INT64,          [8] = FL_DT_STRING,
+        [9] = FL_DT_BOOL,           [10] = FL_DT_HALF,
+        [11] = FL_DT_DOUBLE,        [12] = FL_DT_UINT32,
+        [13] = FL_DT_UINT64,        [14] = FL_DT_COMPLEX64,
+        [15] = FL_DT_COMPLEX128,    [16] = FL_DT_BFLOAT16,
+        [17] = FL_DT_FLOAT8_E4M3FN, [18] = FL_DT_FLOAT8_E4M3FNUZ,
+        [19] = FL_DT_FLOAT8_E5M2,   [20] = FL_DT_FLOAT8_E5M2FNUZ,
+        [21] = FL_DT_UINT4,         [22] = FL_DT_INT4,
+    };
+    if (t <= 0 || (size_t)t >= sizeof map / sizeof map[0]) {
+        return FL_DT_INVALID;
+    }
+    return map[t];
 }

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 typedef enum fl_dtype {
     FL_DT_INVALID = 0,
@@ -54,18 +55,22 @@ static inline fl_dtype fl_dtype_base(int dt) {
 }
 
 /* True for a value TensorFlow defines (with or without _REF). */
-bool fl_dtype_valid(int dt);
+bool fl__dtype_valid(int dt);
 
 /* Element size in bytes in memory (tensor_content); 0 for string, resource,
  * variant and invalid types. Sub-byte types (int4, uint4, int2, uint2) report 1,
  * as TensorFlow stores one element per byte. */
-size_t fl_dtype_size(int dt);
+size_t fl__dtype_size(int dt);
 
 /* "float", "int32", "float_ref", ... (TensorFlow's lower-case names). */
-const char *fl_dtype_name(int dt);
+const char *fl__dtype_name(int dt);
 
-bool fl_dtype_is_float(int dt);   /* half, bfloat16, float, double, float8 */
-bool fl_dtype_is_integer(int dt); /* signed/unsigned ints incl. quantized, 4/2-bit */
-bool fl_dtype_is_complex(int dt);
+bool fl__dtype_is_float(int dt);   /* half, bfloat16, float, double, float8 */
+bool fl__dtype_is_integer(int dt); /* signed/unsigned ints incl. quantized, 4/2-bit */
+bool fl__dtype_is_complex(int dt);
+
+/* ONNX's TensorProto.DataType -> fl_dtype; FL_DT_INVALID when unsupported
+ * (the ONNX importer and the ONNX ops' Cast/ConstantOfShape dtype attrs). */
+fl_dtype fl__onnx_dtype(int32_t onnx_type);
 
 #endif

@@ -4,10 +4,28 @@
  */
 #include "graph/graph.h"
 
-#include "ops/ops.h"
-
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* ------------------------------------------------------------------------- */
+/* Diagnostics about nodes                                                   */
+/* ------------------------------------------------------------------------- */
+
+fl_status fl__node_fail(fl_diag *d, fl_status st, const fl_node *n, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fl__diag_failv(d, st, n ? (n->name ? n->name : "") : NULL, n && n->op ? n->op : "", fmt, ap);
+    va_end(ap);
+    return st;
+}
+
+void fl__node_warn(fl_diag *d, const fl_node *n, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fl__diag_warnv(d, n ? (n->name ? n->name : "") : NULL, n && n->op ? n->op : "", fmt, ap);
+    va_end(ap);
+}
 
 /* ------------------------------------------------------------------------- */
 /* Nodes and the name index                                                  */
@@ -27,13 +45,13 @@ static uint64_t hash_str(const char *s) {
     return h;
 }
 
-fl_graph *fl_graph_new(fl_arena *a) {
-    fl_graph *g = fl_arena_zalloc(a, sizeof(*g));
+fl_graph *fl__graph_new(fl_arena *a) {
+    fl_graph *g = fl__arena_zalloc(a, sizeof(*g));
     if (!g) {
         return NULL;
     }
     g->arena = a;
-    g->syms = fl_symtab_new(a);
+    g->syms = fl__symtab_new(a);
     if (!g->syms) {
         return NULL;
     }
@@ -46,7 +64,7 @@ static bool index_insert(fl_graph *g, fl_node *n) {
         while ((g->n_nodes + 1) * 2 > ns) {
             ns *= 2;
         }
-        fl_node **ni = fl_arena_calloc(g->arena, ns, sizeof(*ni));
+        fl_node **ni = fl__arena_calloc(g->arena, ns, sizeof(*ni));
         if (!ni) {
             return false;
         }
@@ -71,7 +89,7 @@ static bool index_insert(fl_graph *g, fl_node *n) {
     return true;
 }
 
-fl_status fl_graph_reindex(fl_graph *g, fl_diag *d) {
+fl_status fl__graph_reindex(fl_graph *g, fl_diag *d) {
     /* One table of the final size (index_insert's load factor), reused when
      * the size has not changed: a compaction after every pass must not leave
      * a trail of doubling tables in the arena. Reusing the memory in place
@@ -85,9 +103,9 @@ fl_status fl_graph_reindex(fl_graph *g, fl_diag *d) {
     if (ni && g->index_size == ns) {
         memset(ni, 0, ns * sizeof(*ni));
     } else {
-        ni = fl_arena_calloc(g->arena, ns, sizeof(*ni));
+        ni = fl__arena_calloc(g->arena, ns, sizeof(*ni));
         if (!ni) {
-            return fl_diag_oom(d);
+            return fl__diag_oom(d);
         }
         g->index = ni;
         g->index_size = ns;
@@ -98,7 +116,7 @@ fl_status fl_graph_reindex(fl_graph *g, fl_diag *d) {
         size_t j = hash_str(m->name) & mask;
         for (; ni[j]; j = (j + 1) & mask) {
             if (strcmp(ni[j]->name, m->name) == 0) {
-                return fl_diag_fail(d, FL_EINTERNAL, m, "two live nodes share this name");
+                return fl__node_fail(d, FL_EINTERNAL, m, "two live nodes share this name");
             }
         }
         ni[j] = m;
@@ -106,17 +124,17 @@ fl_status fl_graph_reindex(fl_graph *g, fl_diag *d) {
     return FL_OK;
 }
 
-fl_status fl_graph_rename(fl_graph *g, fl_node *n, const char *name, fl_diag *d) {
-    fl_node *other = fl_graph_find(g, name);
+fl_status fl__graph_rename(fl_graph *g, fl_node *n, const char *name, fl_diag *d) {
+    fl_node *other = fl__graph_find(g, name);
     if (other == n) {
         return FL_OK;
     }
     if (other) {
-        return fl_diag_fail(d, FL_EINTERNAL, n, "cannot rename to '%s': the name is taken", name);
+        return fl__node_fail(d, FL_EINTERNAL, n, "cannot rename to '%s': the name is taken", name);
     }
-    char *copy = fl_arena_strdup(g->arena, name);
+    char *copy = fl__arena_strdup(g->arena, name);
     if (!copy) {
-        return fl_diag_oom(d);
+        return fl__diag_oom(d);
     }
     /* Delete n's slot with backward-shift deletion, so probe chains stay
      * intact, then insert it under the new name. */
@@ -126,7 +144,7 @@ fl_status fl_graph_rename(fl_graph *g, fl_node *n, const char *name, fl_diag *d)
         j = (j + 1) & mask;
     }
     if (!g->index[j]) {
-        return fl_diag_fail(d, FL_EINTERNAL, n, "node missing from the name index");
+        return fl__node_fail(d, FL_EINTERNAL, n, "node missing from the name index");
     }
     g->index[j] = NULL;
     for (size_t k = (j + 1) & mask; g->index[k]; k = (k + 1) & mask) {
@@ -149,7 +167,7 @@ fl_status fl_graph_rename(fl_graph *g, fl_node *n, const char *name, fl_diag *d)
     return FL_OK;
 }
 
-fl_node *fl_graph_find(const fl_graph *g, const char *name) {
+fl_node *fl__graph_find(const fl_graph *g, const char *name) {
     if (!g->index_size) {
         return NULL;
     }
@@ -163,7 +181,7 @@ fl_node *fl_graph_find(const fl_graph *g, const char *name) {
     return NULL;
 }
 
-const fl_function *fl_graph_find_function(const fl_graph *g, const char *name) {
+const fl_function *fl__graph_find_function(const fl_graph *g, const char *name) {
     for (size_t i = 0; i < g->n_funcs; i++) {
         if (strcmp(g->funcs[i].name, name) == 0) {
             return &g->funcs[i];
@@ -172,33 +190,31 @@ const fl_function *fl_graph_find_function(const fl_graph *g, const char *name) {
     return NULL;
 }
 
-fl_node *fl_graph_add_node(fl_graph *g, const char *name, const char *op, fl_diag *d) {
-    if (fl_graph_find(g, name)) {
-        fl_diag_fail(d, FL_EINVAL, NULL, "duplicate node name '%s' (field: node.name)", name);
+fl_node *fl__graph_add_node(fl_graph *g, const char *name, const char *op, fl_diag *d) {
+    if (fl__graph_find(g, name)) {
+        fl__diag_fail(d, FL_EINVAL, "duplicate node name '%s' (field: node.name)", name);
         return NULL;
     }
     if (g->n_nodes == g->cap_nodes) {
         size_t nc = g->cap_nodes ? g->cap_nodes * 2 : 64;
-        fl_node **nn = fl_arena_grow(g->arena, g->nodes, g->n_nodes, nc, sizeof(*nn));
+        fl_node **nn = fl__arena_grow(g->arena, g->nodes, g->n_nodes, nc, sizeof(*nn));
         if (!nn) {
-            fl_diag_oom(d);
+            fl__diag_oom(d);
             return NULL;
         }
         g->nodes = nn;
         g->cap_nodes = nc;
     }
-    fl_node *n = fl_arena_zalloc(g->arena, sizeof(*n));
+    fl_node *n = fl__arena_zalloc(g->arena, sizeof(*n));
     if (!n) {
-        fl_diag_oom(d);
+        fl__diag_oom(d);
         return NULL;
     }
-    n->name = fl_arena_strdup(g->arena, name);
-    n->op = fl_arena_strdup(g->arena, op);
+    n->name = fl__arena_strdup(g->arena, name);
+    n->op = fl__arena_strdup(g->arena, op);
     n->device = "";
-    n->kind = fl_op_lookup(op);
-    n->desc = fl_op_desc_of(n->kind);
     if (!n->name || !n->op || !index_insert(g, n)) {
-        fl_diag_oom(d);
+        fl__diag_oom(d);
         return NULL;
     }
     n->id = (uint32_t)g->n_nodes;
@@ -206,13 +222,13 @@ fl_node *fl_graph_add_node(fl_graph *g, const char *name, const char *op, fl_dia
     return n;
 }
 
-fl_status fl_node_alloc_outputs(fl_graph *g, fl_node *n, int n_outputs) {
+fl_status fl__node_alloc_outputs(fl_graph *g, fl_node *n, int n_outputs) {
     n->n_outputs = n_outputs;
     if (n_outputs == 0) {
         n->outputs = NULL;
         return FL_OK;
     }
-    n->outputs = fl_arena_calloc(g->arena, (size_t)n_outputs, sizeof(fl_tensor));
+    n->outputs = fl__arena_calloc(g->arena, (size_t)n_outputs, sizeof(fl_tensor));
     if (!n->outputs) {
         return FL_ENOMEM;
     }
@@ -228,19 +244,19 @@ fl_status fl_node_alloc_outputs(fl_graph *g, fl_node *n, int n_outputs) {
 /* Topological order                                                          */
 /* ------------------------------------------------------------------------- */
 
-/* A registered op's kind names its op (both are set together, from the op
- * string), so the kind answers without reading the string: the sort asks
- * for every node, and the strings live all over the arena. */
+/* A bound op (ops/ops.h) carries its loop role in its flags, so the sort
+ * reads no string for it: it asks for every node, and the strings live all
+ * over the arena. An op the registry does not know is compared by name. */
 static bool is_next_iteration(const fl_node *n) {
-    if (n->kind != FL_OP_UNKNOWN) {
-        return n->kind == FL_OP_NEXT_ITERATION || n->kind == FL_OP_REF_NEXT_ITERATION;
+    if (n->desc) {
+        return (n->flags & FL_NODE_OP_NEXT_ITERATION) != 0;
     }
     return strcmp(n->op, "NextIteration") == 0 || strcmp(n->op, "RefNextIteration") == 0;
 }
 
 static bool is_merge(const fl_node *n) {
-    if (n->kind != FL_OP_UNKNOWN) {
-        return n->kind == FL_OP_MERGE || n->kind == FL_OP_REF_MERGE;
+    if (n->desc) {
+        return (n->flags & FL_NODE_OP_MERGE) != 0;
     }
     return strcmp(n->op, "Merge") == 0 || strcmp(n->op, "RefMerge") == 0;
 }
@@ -256,14 +272,14 @@ static bool is_back_edge_into(const fl_node *src, bool dst_is_merge) {
     return dst_is_merge && is_next_iteration(src);
 }
 
-fl_status fl_graph_toposort(fl_graph *g, fl_diag *d) {
+fl_status fl__graph_toposort(fl_graph *g, fl_diag *d) {
     size_t n = g->n_nodes;
     uint32_t *indeg = calloc(n ? n : 1, sizeof(uint32_t));
     uint32_t *off = calloc(n + 1, sizeof(uint32_t));
     if (!indeg || !off) {
         free(indeg);
         free(off);
-        return fl_diag_oom(d);
+        return fl__diag_oom(d);
     }
     /* Successor lists in CSR form: count, prefix-sum, fill. */
     size_t n_edges = 0;
@@ -297,13 +313,13 @@ fl_status fl_graph_toposort(fl_graph *g, fl_diag *d) {
     }
     uint32_t *succ = malloc((n_edges ? n_edges : 1) * sizeof(uint32_t));
     uint32_t *queue = malloc((n ? n : 1) * sizeof(uint32_t));
-    fl_node **order = fl_arena_calloc(g->arena, n ? n : 1, sizeof(fl_node *));
+    fl_node **order = fl__arena_calloc(g->arena, n ? n : 1, sizeof(fl_node *));
     if (!succ || !queue || !order) {
         free(indeg);
         free(off);
         free(succ);
         free(queue);
-        return fl_diag_oom(d);
+        return fl__diag_oom(d);
     }
     uint32_t acc = 0;
     for (size_t i = 0; i <= n; i++) {
@@ -372,9 +388,9 @@ fl_status fl_graph_toposort(fl_graph *g, fl_diag *d) {
             }
             m = pred;
         }
-        st = fl_diag_fail(d, FL_EINVAL, m,
-                          "graph has a cycle through this node that is not a while-loop "
-                          "(only NextIteration -> Merge edges may close a cycle; field: input)");
+        st = fl__node_fail(d, FL_EINVAL, m,
+                           "graph has a cycle through this node that is not a while-loop "
+                           "(only NextIteration -> Merge edges may close a cycle; field: input)");
     } else {
         g->order = order;
     }
@@ -385,25 +401,25 @@ fl_status fl_graph_toposort(fl_graph *g, fl_diag *d) {
     return st;
 }
 
-fl_status fl_graph_verify(const fl_graph *g, fl_diag *d) {
+fl_status fl__graph_verify(const fl_graph *g, fl_diag *d) {
     for (size_t i = 0; i < g->n_nodes; i++) {
         const fl_node *n = g->nodes[i];
         if (n->id != i) {
-            return fl_diag_fail(d, FL_EINTERNAL, n, "verifier: id %u at index %zu", n->id, i);
+            return fl__node_fail(d, FL_EINTERNAL, n, "verifier: id %u at index %zu", n->id, i);
         }
-        if (fl_graph_find(g, n->name) != n) {
-            return fl_diag_fail(d, FL_EINTERNAL, n, "verifier: name index is stale");
+        if (fl__graph_find(g, n->name) != n) {
+            return fl__node_fail(d, FL_EINTERNAL, n, "verifier: name index is stale");
         }
         for (int k = 0; k < n->n_inputs; k++) {
             const fl_input *in = &n->inputs[k];
             if (!in->node || in->node->id >= g->n_nodes || g->nodes[in->node->id] != in->node ||
                 in->port < 0 || in->port >= in->node->n_outputs) {
-                return fl_diag_fail(d, FL_EINTERNAL, n, "verifier: input %d dangles", k);
+                return fl__node_fail(d, FL_EINTERNAL, n, "verifier: input %d dangles", k);
             }
         }
         for (int k = 0; k < n->n_outputs; k++) {
             if (n->outputs[k].producer != n || n->outputs[k].port != k) {
-                return fl_diag_fail(d, FL_EINTERNAL, n, "verifier: output %d back-pointer", k);
+                return fl__node_fail(d, FL_EINTERNAL, n, "verifier: output %d back-pointer", k);
             }
         }
     }
@@ -423,7 +439,7 @@ static const char *const kind_names[FL_ATTR_COUNT] = {
     [FL_ATTR_LIST] = "list",
 };
 
-const fl_attr *fl_node_attr(const fl_node *n, const char *name) {
+const fl_attr *fl__node_attr(const fl_node *n, const char *name) {
     for (int i = 0; i < n->n_attrs; i++) {
         if (strcmp(n->attrs[i].name, name) == 0) {
             return &n->attrs[i];
@@ -440,22 +456,23 @@ static const char *attr_kind_text(const fl_attr *a) {
  * empty list matches any list kind. */
 static fl_status get(const fl_node *n, const char *name, fl_attr_kind kind, bool list,
                      const fl_attr **out, fl_diag *d) {
-    const fl_attr *a = fl_node_attr(n, name);
+    *out = NULL;
+    const fl_attr *a = fl__node_attr(n, name);
     if (!a) {
         return FL_ENOTFOUND;
     }
     bool ok =
         list ? (a->kind == FL_ATTR_LIST && (a->n == 0 || a->list_kind == kind)) : a->kind == kind;
     if (!ok) {
-        return fl_diag_fail(d, FL_EINVAL, n, "attr '%s' must be %s%s%s, got %s", name,
-                            list ? "list(" : "", kind_names[kind], list ? ")" : "",
-                            attr_kind_text(a));
+        return fl__node_fail(d, FL_EINVAL, n, "attr '%s' must be %s%s%s, got %s", name,
+                             list ? "list(" : "", kind_names[kind], list ? ")" : "",
+                             attr_kind_text(a));
     }
     *out = a;
     return FL_OK;
 }
 
-fl_status fl_attr_get_int(const fl_node *n, const char *name, int64_t *out, fl_diag *d) {
+fl_status fl__attr_get_int(const fl_node *n, const char *name, int64_t *out, fl_diag *d) {
     const fl_attr *a;
     fl_status st = get(n, name, FL_ATTR_I, false, &a, d);
     if (st == FL_OK) {
@@ -464,7 +481,7 @@ fl_status fl_attr_get_int(const fl_node *n, const char *name, int64_t *out, fl_d
     return st;
 }
 
-fl_status fl_attr_get_float(const fl_node *n, const char *name, float *out, fl_diag *d) {
+fl_status fl__attr_get_float(const fl_node *n, const char *name, float *out, fl_diag *d) {
     const fl_attr *a;
     fl_status st = get(n, name, FL_ATTR_F, false, &a, d);
     if (st == FL_OK) {
@@ -473,7 +490,7 @@ fl_status fl_attr_get_float(const fl_node *n, const char *name, float *out, fl_d
     return st;
 }
 
-fl_status fl_attr_get_bool(const fl_node *n, const char *name, bool *out, fl_diag *d) {
+fl_status fl__attr_get_bool(const fl_node *n, const char *name, bool *out, fl_diag *d) {
     const fl_attr *a;
     fl_status st = get(n, name, FL_ATTR_B, false, &a, d);
     if (st == FL_OK) {
@@ -482,7 +499,7 @@ fl_status fl_attr_get_bool(const fl_node *n, const char *name, bool *out, fl_dia
     return st;
 }
 
-fl_status fl_attr_get_type(const fl_node *n, const char *name, int *out, fl_diag *d) {
+fl_status fl__attr_get_type(const fl_node *n, const char *name, int *out, fl_diag *d) {
     const fl_attr *a;
     fl_status st = get(n, name, FL_ATTR_TYPE, false, &a, d);
     if (st == FL_OK) {
@@ -491,7 +508,7 @@ fl_status fl_attr_get_type(const fl_node *n, const char *name, int *out, fl_diag
     return st;
 }
 
-fl_status fl_attr_get_str(const fl_node *n, const char *name, fl_str *out, fl_diag *d) {
+fl_status fl__attr_get_str(const fl_node *n, const char *name, fl_str *out, fl_diag *d) {
     const fl_attr *a;
     fl_status st = get(n, name, FL_ATTR_S, false, &a, d);
     if (st == FL_OK) {
@@ -500,7 +517,7 @@ fl_status fl_attr_get_str(const fl_node *n, const char *name, fl_str *out, fl_di
     return st;
 }
 
-fl_status fl_attr_get_shape(const fl_node *n, const char *name, fl_shape_lit *out, fl_diag *d) {
+fl_status fl__attr_get_shape(const fl_node *n, const char *name, fl_shape_lit *out, fl_diag *d) {
     const fl_attr *a;
     fl_status st = get(n, name, FL_ATTR_SHAPE, false, &a, d);
     if (st == FL_OK) {
@@ -509,7 +526,8 @@ fl_status fl_attr_get_shape(const fl_node *n, const char *name, fl_shape_lit *ou
     return st;
 }
 
-fl_status fl_attr_get_tensor(const fl_node *n, const char *name, const fl_const **out, fl_diag *d) {
+fl_status fl__attr_get_tensor(const fl_node *n, const char *name, const fl_const **out,
+                              fl_diag *d) {
     const fl_attr *a;
     fl_status st = get(n, name, FL_ATTR_TENSOR, false, &a, d);
     if (st == FL_OK) {
@@ -518,8 +536,8 @@ fl_status fl_attr_get_tensor(const fl_node *n, const char *name, const fl_const 
     return st;
 }
 
-fl_status fl_attr_get_func(const fl_node *n, const char *name, const fl_func_ref **out,
-                           fl_diag *d) {
+fl_status fl__attr_get_func(const fl_node *n, const char *name, const fl_func_ref **out,
+                            fl_diag *d) {
     const fl_attr *a;
     fl_status st = get(n, name, FL_ATTR_FUNC, false, &a, d);
     if (st == FL_OK) {
@@ -528,8 +546,8 @@ fl_status fl_attr_get_func(const fl_node *n, const char *name, const fl_func_ref
     return st;
 }
 
-fl_status fl_attr_get_ints(const fl_node *n, const char *name, const int64_t **out, size_t *n_out,
-                           fl_diag *d) {
+fl_status fl__attr_get_ints(const fl_node *n, const char *name, const int64_t **out, size_t *n_out,
+                            fl_diag *d) {
     const fl_attr *a;
     fl_status st = get(n, name, FL_ATTR_I, true, &a, d);
     if (st == FL_OK) {
@@ -539,8 +557,8 @@ fl_status fl_attr_get_ints(const fl_node *n, const char *name, const int64_t **o
     return st;
 }
 
-fl_status fl_attr_get_types(const fl_node *n, const char *name, const int **out, size_t *n_out,
-                            fl_diag *d) {
+fl_status fl__attr_get_types(const fl_node *n, const char *name, const int **out, size_t *n_out,
+                             fl_diag *d) {
     const fl_attr *a;
     fl_status st = get(n, name, FL_ATTR_TYPE, true, &a, d);
     if (st == FL_OK) {
@@ -550,8 +568,8 @@ fl_status fl_attr_get_types(const fl_node *n, const char *name, const int **out,
     return st;
 }
 
-fl_status fl_attr_get_strs(const fl_node *n, const char *name, const fl_str **out, size_t *n_out,
-                           fl_diag *d) {
+fl_status fl__attr_get_strs(const fl_node *n, const char *name, const fl_str **out, size_t *n_out,
+                            fl_diag *d) {
     const fl_attr *a;
     fl_status st = get(n, name, FL_ATTR_S, true, &a, d);
     if (st == FL_OK) {
@@ -561,8 +579,8 @@ fl_status fl_attr_get_strs(const fl_node *n, const char *name, const fl_str **ou
     return st;
 }
 
-fl_status fl_attr_get_shapes(const fl_node *n, const char *name, const fl_shape_lit **out,
-                             size_t *n_out, fl_diag *d) {
+fl_status fl__attr_get_shapes(const fl_node *n, const char *name, const fl_shape_lit **out,
+                              size_t *n_out, fl_diag *d) {
     const fl_attr *a;
     fl_status st = get(n, name, FL_ATTR_SHAPE, true, &a, d);
     if (st == FL_OK) {
@@ -572,9 +590,9 @@ fl_status fl_attr_get_shapes(const fl_node *n, const char *name, const fl_shape_
     return st;
 }
 
-fl_status fl_attr_int_or(const fl_node *n, const char *name, int64_t dflt, int64_t *out,
-                         fl_diag *d) {
-    fl_status st = fl_attr_get_int(n, name, out, d);
+fl_status fl__attr_int_or(const fl_node *n, const char *name, int64_t dflt, int64_t *out,
+                          fl_diag *d) {
+    fl_status st = fl__attr_get_int(n, name, out, d);
     if (st == FL_ENOTFOUND) {
         *out = dflt;
         return FL_OK;
@@ -582,8 +600,8 @@ fl_status fl_attr_int_or(const fl_node *n, const char *name, int64_t dflt, int64
     return st;
 }
 
-fl_status fl_attr_bool_or(const fl_node *n, const char *name, bool dflt, bool *out, fl_diag *d) {
-    fl_status st = fl_attr_get_bool(n, name, out, d);
+fl_status fl__attr_bool_or(const fl_node *n, const char *name, bool dflt, bool *out, fl_diag *d) {
+    fl_status st = fl__attr_get_bool(n, name, out, d);
     if (st == FL_ENOTFOUND) {
         *out = dflt;
         return FL_OK;
@@ -591,8 +609,9 @@ fl_status fl_attr_bool_or(const fl_node *n, const char *name, bool dflt, bool *o
     return st;
 }
 
-fl_status fl_attr_float_or(const fl_node *n, const char *name, float dflt, float *out, fl_diag *d) {
-    fl_status st = fl_attr_get_float(n, name, out, d);
+fl_status fl__attr_float_or(const fl_node *n, const char *name, float dflt, float *out,
+                            fl_diag *d) {
+    fl_status st = fl__attr_get_float(n, name, out, d);
     if (st == FL_ENOTFOUND) {
         *out = dflt;
         return FL_OK;
@@ -600,10 +619,10 @@ fl_status fl_attr_float_or(const fl_node *n, const char *name, float dflt, float
     return st;
 }
 
-fl_status fl_attr_str_or(const fl_node *n, const char *name, const char *dflt, const char **out,
-                         fl_diag *d) {
+fl_status fl__attr_str_or(const fl_node *n, const char *name, const char *dflt, const char **out,
+                          fl_diag *d) {
     fl_str s;
-    fl_status st = fl_attr_get_str(n, name, &s, d);
+    fl_status st = fl__attr_get_str(n, name, &s, d);
     if (st == FL_ENOTFOUND) {
         *out = dflt;
         return FL_OK;
@@ -614,30 +633,30 @@ fl_status fl_attr_str_or(const fl_node *n, const char *name, const char *dflt, c
     return st;
 }
 
-fl_status fl_attr_need_int(const fl_node *n, const char *name, int64_t *out, fl_diag *d) {
-    fl_status st = fl_attr_get_int(n, name, out, d);
+fl_status fl__attr_need_int(const fl_node *n, const char *name, int64_t *out, fl_diag *d) {
+    fl_status st = fl__attr_get_int(n, name, out, d);
     if (st == FL_ENOTFOUND) {
-        return fl_diag_fail(d, FL_EINVAL, n, "missing required attr '%s' (int)", name);
+        return fl__node_fail(d, FL_EINVAL, n, "missing required attr '%s' (int)", name);
     }
     return st;
 }
 
-fl_status fl_attr_need_type(const fl_node *n, const char *name, int *out, fl_diag *d) {
-    fl_status st = fl_attr_get_type(n, name, out, d);
+fl_status fl__attr_need_type(const fl_node *n, const char *name, int *out, fl_diag *d) {
+    fl_status st = fl__attr_get_type(n, name, out, d);
     if (st == FL_ENOTFOUND) {
-        return fl_diag_fail(d, FL_EINVAL, n, "missing required attr '%s' (type)", name);
+        return fl__node_fail(d, FL_EINVAL, n, "missing required attr '%s' (type)", name);
     }
-    if (st == FL_OK && !fl_dtype_valid(*out)) {
-        return fl_diag_fail(d, FL_EINVAL, n, "attr '%s' holds invalid DataType %d", name, *out);
+    if (st == FL_OK && !fl__dtype_valid(*out)) {
+        return fl__node_fail(d, FL_EINVAL, n, "attr '%s' holds invalid DataType %d", name, *out);
     }
     return st;
 }
 
-fl_status fl_attr_need_ints(const fl_node *n, const char *name, const int64_t **out, size_t *n_out,
-                            fl_diag *d) {
-    fl_status st = fl_attr_get_ints(n, name, out, n_out, d);
+fl_status fl__attr_need_ints(const fl_node *n, const char *name, const int64_t **out, size_t *n_out,
+                             fl_diag *d) {
+    fl_status st = fl__attr_get_ints(n, name, out, n_out, d);
     if (st == FL_ENOTFOUND) {
-        return fl_diag_fail(d, FL_EINVAL, n, "missing required attr '%s' (list(int))", name);
+        return fl__node_fail(d, FL_EINVAL, n, "missing required attr '%s' (list(int))", name);
     }
     return st;
 }

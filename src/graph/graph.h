@@ -7,12 +7,12 @@
  * value. Importers build it; shape inference fills tensors; the cost model and
  * the passes read and rewrite it.
  *
- * Invariants (checked by fl_graph_verify):
+ * Invariants (checked by fl__graph_verify):
  *  - node names are unique; g->nodes[i]->id == i;
  *  - every data input names an existing node and a port < that node's
  *    n_outputs; control inputs name existing nodes;
  *  - tensor.producer/port point back to the owning node and output index;
- *  - after fl_graph_toposort, g->order lists every node once, producers before
+ *  - after fl__graph_toposort, g->order lists every node once, producers before
  *    consumers, except along NextIteration -> Merge back edges of loops.
  */
 #ifndef FL_GRAPH_GRAPH_H
@@ -60,7 +60,7 @@ typedef struct fl_value {
     const int64_t *dims; /* concrete: a value's shape is always known */
     int64_t n;           /* element count = product of dims */
     const fl_sym *ints;  /* integer/bool dtypes: n elements, else NULL */
-    const void *raw;     /* float/complex dtypes: n * fl_dtype_size bytes, else NULL */
+    const void *raw;     /* float/complex dtypes: n * fl__dtype_size bytes, else NULL */
 } fl_value;
 
 /* One output of a node. */
@@ -158,6 +158,11 @@ enum fl_node_flags {
     FL_NODE_FUNC_CALL = 1u << 3,  /* op names a function of the library */
     FL_NODE_INCOMPLETE = 1u << 4, /* some output shape is not fully determined */
     FL_NODE_MARK = 1u << 5,       /* scratch mark of one O(n) walk; clear outside it */
+    /* The op's role in a v1 while loop, set when the op is bound to the
+     * registry (ops/ops.h): the graph layer's topological sort needs it and
+     * knows no op kinds. */
+    FL_NODE_OP_NEXT_ITERATION = 1u << 6, /* NextIteration, RefNextIteration */
+    FL_NODE_OP_MERGE = 1u << 7,          /* Merge, RefMerge */
 };
 
 /* Per-node cost, filled by the cost model (src/cost). */
@@ -220,7 +225,7 @@ struct fl_graph {
     fl_node **index;
     size_t index_size;
 
-    fl_node **order; /* topological order, after fl_graph_toposort */
+    fl_node **order; /* topological order, after fl__graph_toposort */
 
     fl_function *funcs;
     size_t n_funcs;
@@ -228,8 +233,8 @@ struct fl_graph {
     int producer;    /* versions.producer */
     const void *src; /* the GraphDef (protobuf-c), or NULL */
 
-    /* Buffers of the last fl_uses_build (graph/mutate.h), reused by the next
-     * build once released (fl_uses_release): the pass driver releases them
+    /* Buffers of the last fl__uses_build (graph/mutate.h), reused by the next
+     * build once released (fl__uses_release): the pass driver releases them
      * after every pass, so the passes of a pipeline share one set. */
     struct fl_uses_cache {
         uint32_t *port_base, *ctrl_counts, *offsets;
@@ -239,39 +244,51 @@ struct fl_graph {
     } uses_cache;
 };
 
+/* Records an error about node `n` and returns `st` (fl__diag_fail's rules):
+ * the message is prefixed "node 'NAME' (OP): " so it names the node at
+ * fault; n NULL gives the bare message. */
+fl_status fl__node_fail(fl_diag *d, fl_status st, const fl_node *n, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Records a warning about node `n`, prefixed as fl__node_fail's messages. */
+void fl__node_warn(fl_diag *d, const fl_node *n, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 /* Creates an empty graph whose memory comes from `a`. NULL on OOM. */
-fl_graph *fl_graph_new(fl_arena *a);
+fl_graph *fl__graph_new(fl_arena *a);
 
 /* Adds a node named `name` of op type `op` (both copied). Returns NULL and
  * fails `d` with FL_EINVAL if the name is taken, FL_ENOMEM on OOM. The node
- * has no inputs, attrs or outputs yet. */
-fl_node *fl_graph_add_node(fl_graph *g, const char *name, const char *op, fl_diag *d);
+ * has no inputs, attrs or outputs yet, and its kind is FL_OP_UNKNOWN with no
+ * descriptor: the graph layer knows no op registry. Callers above it bind the
+ * op (fl__op_bind in ops/ops.h, or fl__op_add_node which does both). */
+fl_node *fl__graph_add_node(fl_graph *g, const char *name, const char *op, fl_diag *d);
 
 /* Rebuilds the name index from g->nodes (after nodes were dropped or
  * renamed). Fails with FL_EINTERNAL if two nodes share a name. */
-fl_status fl_graph_reindex(fl_graph *g, fl_diag *d);
+fl_status fl__graph_reindex(fl_graph *g, fl_diag *d);
 
 /* Renames n (the new name is copied); O(1). Fails with FL_EINTERNAL if the
  * name belongs to another node. */
-fl_status fl_graph_rename(fl_graph *g, fl_node *n, const char *name, fl_diag *d);
+fl_status fl__graph_rename(fl_graph *g, fl_node *n, const char *name, fl_diag *d);
 
 /* The node called `name`, or NULL. */
-fl_node *fl_graph_find(const fl_graph *g, const char *name);
+fl_node *fl__graph_find(const fl_graph *g, const char *name);
 
 /* The library function called `name`, or NULL. */
-const fl_function *fl_graph_find_function(const fl_graph *g, const char *name);
+const fl_function *fl__graph_find_function(const fl_graph *g, const char *name);
 
 /* Allocates n outputs for the node (dtype invalid, rank unknown). */
-fl_status fl_node_alloc_outputs(fl_graph *g, fl_node *n, int n_outputs);
+fl_status fl__node_alloc_outputs(fl_graph *g, fl_node *n, int n_outputs);
 
 /* Computes g->order (Kahn's algorithm over data and control edges; the edge
  * from a NextIteration into a Merge is a loop back edge and is ignored). A
  * cycle that does not pass through such an edge fails `d` with FL_EINVAL,
  * naming one node of the cycle. Also recomputes consumer counts. */
-fl_status fl_graph_toposort(fl_graph *g, fl_diag *d);
+fl_status fl__graph_toposort(fl_graph *g, fl_diag *d);
 
 /* Checks the invariants above; FL_EINTERNAL with a message when broken. */
-fl_status fl_graph_verify(const fl_graph *g, fl_diag *d);
+fl_status fl__graph_verify(const fl_graph *g, fl_diag *d);
 
 /* The tensor feeding data input i of n. */
 static inline fl_tensor *fl_node_in(const fl_node *n, int i) {
@@ -285,59 +302,60 @@ static inline fl_tensor *fl_node_in(const fl_node *n, int i) {
  * has the wrong kind.                                                        */
 /* ------------------------------------------------------------------------- */
 
-const fl_attr *fl_node_attr(const fl_node *n, const char *name);
-fl_status fl_attr_get_int(const fl_node *n, const char *name, int64_t *out, fl_diag *d);
-fl_status fl_attr_get_float(const fl_node *n, const char *name, float *out, fl_diag *d);
-fl_status fl_attr_get_bool(const fl_node *n, const char *name, bool *out, fl_diag *d);
-fl_status fl_attr_get_type(const fl_node *n, const char *name, int *out, fl_diag *d);
-fl_status fl_attr_get_str(const fl_node *n, const char *name, fl_str *out, fl_diag *d);
-fl_status fl_attr_get_shape(const fl_node *n, const char *name, fl_shape_lit *out, fl_diag *d);
-fl_status fl_attr_get_tensor(const fl_node *n, const char *name, const fl_const **out, fl_diag *d);
+const fl_attr *fl__node_attr(const fl_node *n, const char *name);
+fl_status fl__attr_get_int(const fl_node *n, const char *name, int64_t *out, fl_diag *d);
+fl_status fl__attr_get_float(const fl_node *n, const char *name, float *out, fl_diag *d);
+fl_status fl__attr_get_bool(const fl_node *n, const char *name, bool *out, fl_diag *d);
+fl_status fl__attr_get_type(const fl_node *n, const char *name, int *out, fl_diag *d);
+fl_status fl__attr_get_str(const fl_node *n, const char *name, fl_str *out, fl_diag *d);
+fl_status fl__attr_get_shape(const fl_node *n, const char *name, fl_shape_lit *out, fl_diag *d);
+fl_status fl__attr_get_tensor(const fl_node *n, const char *name, const fl_const **out, fl_diag *d);
 /* list(int): *out points at n_out elements (an empty list gives 0). */
-fl_status fl_attr_get_ints(const fl_node *n, const char *name, const int64_t **out, size_t *n_out,
-                           fl_diag *d);
-fl_status fl_attr_get_types(const fl_node *n, const char *name, const int **out, size_t *n_out,
+fl_status fl__attr_get_ints(const fl_node *n, const char *name, const int64_t **out, size_t *n_out,
                             fl_diag *d);
-fl_status fl_attr_get_strs(const fl_node *n, const char *name, const fl_str **out, size_t *n_out,
-                           fl_diag *d);
-fl_status fl_attr_get_shapes(const fl_node *n, const char *name, const fl_shape_lit **out,
-                             size_t *n_out, fl_diag *d);
-fl_status fl_attr_get_func(const fl_node *n, const char *name, const fl_func_ref **out, fl_diag *d);
+fl_status fl__attr_get_types(const fl_node *n, const char *name, const int **out, size_t *n_out,
+                             fl_diag *d);
+fl_status fl__attr_get_strs(const fl_node *n, const char *name, const fl_str **out, size_t *n_out,
+                            fl_diag *d);
+fl_status fl__attr_get_shapes(const fl_node *n, const char *name, const fl_shape_lit **out,
+                              size_t *n_out, fl_diag *d);
+fl_status fl__attr_get_func(const fl_node *n, const char *name, const fl_func_ref **out,
+                            fl_diag *d);
 
 /* Conveniences with a default for an absent attr (wrong kind still fails). */
-fl_status fl_attr_int_or(const fl_node *n, const char *name, int64_t dflt, int64_t *out,
-                         fl_diag *d);
-fl_status fl_attr_bool_or(const fl_node *n, const char *name, bool dflt, bool *out, fl_diag *d);
-fl_status fl_attr_float_or(const fl_node *n, const char *name, float dflt, float *out, fl_diag *d);
+fl_status fl__attr_int_or(const fl_node *n, const char *name, int64_t dflt, int64_t *out,
+                          fl_diag *d);
+fl_status fl__attr_bool_or(const fl_node *n, const char *name, bool dflt, bool *out, fl_diag *d);
+fl_status fl__attr_float_or(const fl_node *n, const char *name, float dflt, float *out, fl_diag *d);
 /* String attr compared with `dflt` when absent; *out is NUL-terminated. */
-fl_status fl_attr_str_or(const fl_node *n, const char *name, const char *dflt, const char **out,
-                         fl_diag *d);
+fl_status fl__attr_str_or(const fl_node *n, const char *name, const char *dflt, const char **out,
+                          fl_diag *d);
 /* Required attrs: absent fails d with FL_EINVAL naming the attr. */
-fl_status fl_attr_need_int(const fl_node *n, const char *name, int64_t *out, fl_diag *d);
-fl_status fl_attr_need_type(const fl_node *n, const char *name, int *out, fl_diag *d);
-fl_status fl_attr_need_ints(const fl_node *n, const char *name, const int64_t **out, size_t *n_out,
-                            fl_diag *d);
+fl_status fl__attr_need_int(const fl_node *n, const char *name, int64_t *out, fl_diag *d);
+fl_status fl__attr_need_type(const fl_node *n, const char *name, int *out, fl_diag *d);
+fl_status fl__attr_need_ints(const fl_node *n, const char *name, const int64_t **out, size_t *n_out,
+                             fl_diag *d);
 
 /* ------------------------------------------------------------------------- */
 /* Values                                                                     */
 /* ------------------------------------------------------------------------- */
 
 /* Element i of an integer/bool value as fl_sym (known or symbolic). */
-fl_sym fl_value_int(const fl_value *v, int64_t i);
+fl_sym fl__value_int(const fl_value *v, int64_t i);
 /* Element i of a float value (half/bfloat16/float/double) widened to double;
  * integer values with a known element are converted too. Returns false when
  * the element is symbolic or the dtype has no numeric reading. */
-bool fl_value_f64(const fl_value *v, int64_t i, double *out);
+bool fl__value_f64(const fl_value *v, int64_t i, double *out);
 /* True when every element is a known number. */
-bool fl_value_is_concrete(const fl_value *v);
+bool fl__value_is_concrete(const fl_value *v);
 
 /* Allocates a value of dtype and shape: ints (integer/bool) or raw (others)
  * zero-filled. The caller fills it before attaching it to a tensor. NULL on
  * OOM, or when the element count overflows. */
-fl_value *fl_value_new(fl_arena *a, fl_dtype dtype, int rank, const int64_t *dims);
+fl_value *fl__value_new(fl_arena *a, fl_dtype dtype, int rank, const int64_t *dims);
 
 /* Encodes a double as element i of a float value of its dtype (rounding to
  * nearest-even for half/bfloat16/float). */
-void fl_value_set_f64(fl_value *v, int64_t i, double x);
+void fl__value_set_f64(fl_value *v, int64_t i, double x);
 
 #endif

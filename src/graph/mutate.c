@@ -11,7 +11,7 @@
 /* Use lists                                                                  */
 /* ------------------------------------------------------------------------- */
 
-void fl_uses_release(fl_graph *g) {
+void fl__uses_release(fl_graph *g) {
     g->uses_cache.busy = false;
 }
 
@@ -19,11 +19,11 @@ void fl_uses_release(fl_graph *g) {
  * grown by a quarter when too small, if `cached`; else fresh. */
 static void *uses_buf(fl_arena *a, bool cached, void **buf, size_t *cap, size_t n, size_t elem) {
     if (!cached) {
-        return fl_arena_calloc(a, n, elem);
+        return fl__arena_calloc(a, n, elem);
     }
     if (n > *cap) {
         size_t nc = n + n / 4 + 16;
-        void *p = fl_arena_calloc(a, nc, elem);
+        void *p = fl__arena_calloc(a, nc, elem);
         if (!p) {
             return NULL;
         }
@@ -35,7 +35,7 @@ static void *uses_buf(fl_arena *a, bool cached, void **buf, size_t *cap, size_t 
     return *buf;
 }
 
-fl_status fl_uses_build(fl_graph *g, fl_uses *u, fl_diag *d) {
+fl_status fl__uses_build(fl_graph *g, fl_uses *u, fl_diag *d) {
     fl_arena *a = g->arena;
     struct fl_uses_cache *uc = &g->uses_cache;
     bool cached = !uc->busy;
@@ -46,7 +46,7 @@ fl_status fl_uses_build(fl_graph *g, fl_uses *u, fl_diag *d) {
     uint32_t *base =
         uses_buf(a, cached, (void **)&uc->port_base, &uc->cap_nodes, 2 * (n + 1), sizeof(uint32_t));
     if (!base) {
-        return fl_diag_oom(d);
+        return fl__diag_oom(d);
     }
     u->port_base = base;
     u->ctrl_counts = base + n + 1;
@@ -59,7 +59,7 @@ fl_status fl_uses_build(fl_graph *g, fl_uses *u, fl_diag *d) {
     u->offsets =
         uses_buf(a, cached, (void **)&uc->offsets, &uc->cap_ports, ports + 1, sizeof(uint32_t));
     if (!u->offsets) {
-        return fl_diag_oom(d);
+        return fl__diag_oom(d);
     }
     size_t total = 0;
     for (size_t i = 0; i < n; i++) {
@@ -86,7 +86,7 @@ fl_status fl_uses_build(fl_graph *g, fl_uses *u, fl_diag *d) {
     uint32_t *fill = calloc(ports + 1, sizeof(uint32_t));
     if (!u->uses || !fill) {
         free(fill);
-        return fl_diag_oom(d);
+        return fl__diag_oom(d);
     }
     for (size_t i = 0; i < n; i++) {
         fl_node *m = g->nodes[i];
@@ -106,7 +106,7 @@ fl_status fl_uses_build(fl_graph *g, fl_uses *u, fl_diag *d) {
     return FL_OK;
 }
 
-const fl_use *fl_uses_of(const fl_uses *u, const fl_node *n, int port, size_t *count) {
+const fl_use *fl__uses_of(const fl_uses *u, const fl_node *n, int port, size_t *count) {
     if (n->id >= u->g->n_nodes || port < 0 || port >= n->n_outputs) {
         *count = 0;
         return NULL;
@@ -116,14 +116,14 @@ const fl_use *fl_uses_of(const fl_uses *u, const fl_node *n, int port, size_t *c
     return &u->uses[u->offsets[p]];
 }
 
-size_t fl_uses_total(const fl_uses *u, const fl_node *n) {
+size_t fl__uses_total(const fl_uses *u, const fl_node *n) {
     if (n->id >= u->g->n_nodes) {
         return 0;
     }
     size_t total = u->ctrl_counts[n->id];
     for (int k = 0; k < n->n_outputs; k++) {
         size_t c;
-        fl_uses_of(u, n, k, &c);
+        fl__uses_of(u, n, k, &c);
         total += c;
     }
     return total;
@@ -133,8 +133,8 @@ size_t fl_uses_total(const fl_uses *u, const fl_node *n) {
 /* Edges                                                                      */
 /* ------------------------------------------------------------------------- */
 
-size_t fl_graph_replace_uses(fl_graph *g, const fl_node *from, int from_port, fl_node *to,
-                             int to_port) {
+size_t fl__graph_replace_uses(fl_graph *g, const fl_node *from, int from_port, fl_node *to,
+                              int to_port) {
     size_t changed = 0;
     for (size_t i = 0; i < g->n_nodes; i++) {
         fl_node *m = g->nodes[i];
@@ -153,7 +153,7 @@ size_t fl_graph_replace_uses(fl_graph *g, const fl_node *from, int from_port, fl
     return changed;
 }
 
-size_t fl_graph_replace_ctrl_uses(fl_graph *g, const fl_node *from, fl_node *to) {
+size_t fl__graph_replace_ctrl_uses(fl_graph *g, const fl_node *from, fl_node *to) {
     size_t changed = 0;
     for (size_t i = 0; i < g->n_nodes; i++) {
         fl_node *m = g->nodes[i];
@@ -186,7 +186,7 @@ size_t fl_graph_replace_ctrl_uses(fl_graph *g, const fl_node *from, fl_node *to)
     return changed;
 }
 
-void fl_graph_remove_node(fl_node *n) {
+void fl__graph_remove_node(fl_node *n) {
     n->flags |= FL_NODE_REMOVED;
 }
 
@@ -194,7 +194,7 @@ void fl_graph_remove_node(fl_node *n) {
 /* Compaction                                                                 */
 /* ------------------------------------------------------------------------- */
 
-fl_status fl_graph_compact(fl_graph *g, fl_diag *d) {
+fl_status fl__graph_compact(fl_graph *g, fl_diag *d) {
     /* Every live node must read only live nodes. */
     for (size_t i = 0; i < g->n_nodes; i++) {
         fl_node *m = g->nodes[i];
@@ -203,9 +203,9 @@ fl_status fl_graph_compact(fl_graph *g, fl_diag *d) {
         }
         for (int k = 0; k < m->n_inputs; k++) {
             if (m->inputs[k].node->flags & FL_NODE_REMOVED) {
-                return fl_diag_fail(d, FL_EINTERNAL, m,
-                                    "rewrite left input %d reading removed node '%s'", k,
-                                    m->inputs[k].node->name);
+                return fl__node_fail(d, FL_EINTERNAL, m,
+                                     "rewrite left input %d reading removed node '%s'", k,
+                                     m->inputs[k].node->name);
             }
         }
         /* Control edges on removed nodes are dropped: the removed node's
@@ -228,7 +228,7 @@ fl_status fl_graph_compact(fl_graph *g, fl_diag *d) {
     }
     g->n_nodes = w;
     g->order = NULL;
-    fl_status st = fl_graph_reindex(g, d);
+    fl_status st = fl__graph_reindex(g, d);
     if (st != FL_OK) {
         return st;
     }
@@ -256,21 +256,21 @@ fl_status fl_graph_compact(fl_graph *g, fl_diag *d) {
 /* Nodes                                                                      */
 /* ------------------------------------------------------------------------- */
 
-const char *fl_graph_unique_name(fl_graph *g, const char *base) {
-    if (!fl_graph_find(g, base)) {
-        return fl_arena_strdup(g->arena, base);
+const char *fl__graph_unique_name(fl_graph *g, const char *base) {
+    if (!fl__graph_find(g, base)) {
+        return fl__arena_strdup(g->arena, base);
     }
     for (unsigned i = 1;; i++) {
-        char *cand = fl_arena_printf(g->arena, "%s_%u", base, i);
-        if (!cand || !fl_graph_find(g, cand)) {
+        char *cand = fl__arena_printf(g->arena, "%s_%u", base, i);
+        if (!cand || !fl__graph_find(g, cand)) {
             return cand;
         }
     }
 }
 
-fl_status fl_node_set_inputs(fl_graph *g, fl_node *n, int n_inputs, const fl_input *inputs) {
+fl_status fl__node_set_inputs(fl_graph *g, fl_node *n, int n_inputs, const fl_input *inputs) {
     fl_input *copy =
-        fl_arena_calloc(g->arena, n_inputs > 0 ? (size_t)n_inputs : 1, sizeof(fl_input));
+        fl__arena_calloc(g->arena, n_inputs > 0 ? (size_t)n_inputs : 1, sizeof(fl_input));
     if (!copy) {
         return FL_ENOMEM;
     }
@@ -283,17 +283,17 @@ fl_status fl_node_set_inputs(fl_graph *g, fl_node *n, int n_inputs, const fl_inp
     return FL_OK;
 }
 
-fl_node *fl_graph_add_op(fl_graph *g, const char *name, const char *op, int n_inputs,
-                         const fl_input *inputs, int n_outputs, fl_diag *d) {
-    fl_node *n = fl_graph_add_node(g, name, op, d);
+fl_node *fl__graph_add_op(fl_graph *g, const char *name, const char *op, int n_inputs,
+                          const fl_input *inputs, int n_outputs, fl_diag *d) {
+    fl_node *n = fl__graph_add_node(g, name, op, d);
     if (!n) {
         return NULL;
     }
     n->ctrl = NULL;
     n->n_ctrl = 0;
-    if (fl_node_set_inputs(g, n, n_inputs, inputs) != FL_OK ||
-        fl_node_alloc_outputs(g, n, n_outputs) != FL_OK) {
-        fl_diag_oom(d);
+    if (fl__node_set_inputs(g, n, n_inputs, inputs) != FL_OK ||
+        fl__node_alloc_outputs(g, n, n_outputs) != FL_OK) {
+        fl__diag_oom(d);
         return NULL;
     }
     n->attrs = NULL;
@@ -301,14 +301,14 @@ fl_node *fl_graph_add_op(fl_graph *g, const char *name, const char *op, int n_in
     return n;
 }
 
-fl_status fl_node_add_ctrl(fl_graph *g, fl_node *n, fl_node *dep) {
+fl_status fl__node_add_ctrl(fl_graph *g, fl_node *n, fl_node *dep) {
     for (int k = 0; k < n->n_ctrl; k++) {
         if (n->ctrl[k] == dep) {
             return FL_OK;
         }
     }
-    fl_node **nc = fl_arena_grow(g->arena, n->ctrl, (size_t)n->n_ctrl, (size_t)n->n_ctrl + 1,
-                                 sizeof(fl_node *));
+    fl_node **nc = fl__arena_grow(g->arena, n->ctrl, (size_t)n->n_ctrl, (size_t)n->n_ctrl + 1,
+                                  sizeof(fl_node *));
     if (!nc) {
         return FL_ENOMEM;
     }
@@ -318,15 +318,15 @@ fl_status fl_node_add_ctrl(fl_graph *g, fl_node *n, fl_node *dep) {
     return FL_OK;
 }
 
-fl_status fl_node_set_attr(fl_graph *g, fl_node *n, const fl_attr *a) {
+fl_status fl__node_set_attr(fl_graph *g, fl_node *n, const fl_attr *a) {
     for (int i = 0; i < n->n_attrs; i++) {
         if (strcmp(n->attrs[i].name, a->name) == 0) {
             n->attrs[i] = *a;
             return FL_OK;
         }
     }
-    fl_attr *na = fl_arena_grow(g->arena, n->attrs, (size_t)n->n_attrs, (size_t)n->n_attrs + 1,
-                                sizeof(fl_attr));
+    fl_attr *na = fl__arena_grow(g->arena, n->attrs, (size_t)n->n_attrs, (size_t)n->n_attrs + 1,
+                                 sizeof(fl_attr));
     if (!na) {
         return FL_ENOMEM;
     }
@@ -335,7 +335,7 @@ fl_status fl_node_set_attr(fl_graph *g, fl_node *n, const fl_attr *a) {
     return FL_OK;
 }
 
-void fl_node_del_attr(fl_node *n, const char *name) {
+void fl__node_del_attr(fl_node *n, const char *name) {
     for (int i = 0; i < n->n_attrs; i++) {
         if (strcmp(n->attrs[i].name, name) == 0) {
             memmove(&n->attrs[i], &n->attrs[i + 1], (size_t)(n->n_attrs - i - 1) * sizeof(fl_attr));
@@ -352,48 +352,48 @@ void fl_node_del_attr(fl_node *n, const char *name) {
 static fl_attr attr_named(fl_graph *g, const char *name, fl_attr_kind kind) {
     fl_attr a;
     memset(&a, 0, sizeof a);
-    a.name = fl_arena_strdup(g->arena, name);
+    a.name = fl__arena_strdup(g->arena, name);
     a.kind = kind;
     return a;
 }
 
-fl_attr fl_attr_make_int(fl_graph *g, const char *name, int64_t v) {
+fl_attr fl__attr_make_int(fl_graph *g, const char *name, int64_t v) {
     fl_attr a = attr_named(g, name, FL_ATTR_I);
     a.v.i = v;
     return a;
 }
 
-fl_attr fl_attr_make_float(fl_graph *g, const char *name, float v) {
+fl_attr fl__attr_make_float(fl_graph *g, const char *name, float v) {
     fl_attr a = attr_named(g, name, FL_ATTR_F);
     a.v.f = v;
     return a;
 }
 
-fl_attr fl_attr_make_bool(fl_graph *g, const char *name, bool v) {
+fl_attr fl__attr_make_bool(fl_graph *g, const char *name, bool v) {
     fl_attr a = attr_named(g, name, FL_ATTR_B);
     a.v.b = v;
     return a;
 }
 
-fl_attr fl_attr_make_type(fl_graph *g, const char *name, int dtype) {
+fl_attr fl__attr_make_type(fl_graph *g, const char *name, int dtype) {
     fl_attr a = attr_named(g, name, FL_ATTR_TYPE);
     a.v.type = dtype;
     return a;
 }
 
-fl_attr fl_attr_make_str(fl_graph *g, const char *name, const char *v) {
+fl_attr fl__attr_make_str(fl_graph *g, const char *name, const char *v) {
     fl_attr a = attr_named(g, name, FL_ATTR_S);
-    a.v.s.p = fl_arena_strdup(g->arena, v);
+    a.v.s.p = fl__arena_strdup(g->arena, v);
     a.v.s.len = strlen(v);
     return a;
 }
 
-fl_attr fl_attr_make_strs(fl_graph *g, const char *name, size_t n, const char *const *v) {
+fl_attr fl__attr_make_strs(fl_graph *g, const char *name, size_t n, const char *const *v) {
     fl_attr a = attr_named(g, name, FL_ATTR_LIST);
-    fl_str *s = fl_arena_calloc(g->arena, n ? n : 1, sizeof(fl_str));
+    fl_str *s = fl__arena_calloc(g->arena, n ? n : 1, sizeof(fl_str));
     if (s) {
         for (size_t i = 0; i < n; i++) {
-            s[i].p = fl_arena_strdup(g->arena, v[i]);
+            s[i].p = fl__arena_strdup(g->arena, v[i]);
             s[i].len = strlen(v[i]);
         }
     }
@@ -403,9 +403,9 @@ fl_attr fl_attr_make_strs(fl_graph *g, const char *name, size_t n, const char *c
     return a;
 }
 
-fl_attr fl_attr_make_ints(fl_graph *g, const char *name, size_t n, const int64_t *v) {
+fl_attr fl__attr_make_ints(fl_graph *g, const char *name, size_t n, const int64_t *v) {
     fl_attr a = attr_named(g, name, FL_ATTR_LIST);
-    int64_t *c = fl_arena_calloc(g->arena, n ? n : 1, sizeof(int64_t));
+    int64_t *c = fl__arena_calloc(g->arena, n ? n : 1, sizeof(int64_t));
     if (c && n) {
         memcpy(c, v, n * sizeof(int64_t));
     }
@@ -415,11 +415,11 @@ fl_attr fl_attr_make_ints(fl_graph *g, const char *name, size_t n, const int64_t
     return a;
 }
 
-fl_attr fl_attr_make_tensor(fl_graph *g, const char *name, int dtype, int rank, const int64_t *dims,
-                            const fl_value *v) {
+fl_attr fl__attr_make_tensor(fl_graph *g, const char *name, int dtype, int rank,
+                             const int64_t *dims, const fl_value *v) {
     fl_attr a = attr_named(g, name, FL_ATTR_TENSOR);
-    fl_const *c = fl_arena_zalloc(g->arena, sizeof(*c));
-    int64_t *d = fl_arena_calloc(g->arena, rank > 0 ? (size_t)rank : 1, sizeof(int64_t));
+    fl_const *c = fl__arena_zalloc(g->arena, sizeof(*c));
+    int64_t *d = fl__arena_calloc(g->arena, rank > 0 ? (size_t)rank : 1, sizeof(int64_t));
     if (!c || !d) {
         return a; /* tensor NULL; the arena's failure flag reports OOM */
     }
@@ -432,7 +432,7 @@ fl_attr fl_attr_make_tensor(fl_graph *g, const char *name, int dtype, int rank, 
     c->shape.rank = rank;
     c->shape.dims = d;
     c->n = n;
-    c->content_bytes = (uint64_t)n * fl_dtype_size(dtype);
+    c->content_bytes = (uint64_t)n * fl__dtype_size(dtype);
     c->stripped = v == NULL;
     c->value = v;
     a.v.tensor = c;

@@ -3,12 +3,12 @@
  *
  * The protocol (XNNPACK's): build the use lists, match, redirect uses to the
  * replacement, mark replaced nodes removed, and at the end of a sweep call
- * fl_graph_compact(), which drops removed nodes, renumbers ids, rebuilds the
+ * fl__graph_compact(), which drops removed nodes, renumbers ids, rebuilds the
  * name index, recomputes consumer counts and clears the topological order
  * (so the next inference re-sorts). Nodes are never freed individually: their
  * memory belongs to the arena.
  *
- * Use lists go stale after any edit; rebuild them (fl_uses_build) before the
+ * Use lists go stale after any edit; rebuild them (fl__uses_build) before the
  * next match that needs them.
  */
 #ifndef FL_GRAPH_MUTATE_H
@@ -17,7 +17,7 @@
 #include "graph/graph.h"
 
 enum fl_node_mutate_flags {
-    FL_NODE_REMOVED = 1u << 8,  /* dropped by the next fl_graph_compact */
+    FL_NODE_REMOVED = 1u << 8,  /* dropped by the next fl__graph_compact */
     FL_NODE_PRESERVE = 1u << 9, /* a graph output or fetch: never removed or renamed */
 };
 
@@ -37,77 +37,77 @@ typedef struct fl_uses {
 } fl_uses;
 
 /* Builds the use lists (memory from g's arena). The first build after
- * fl_uses_release reuses the buffers of the last released build (no new
+ * fl__uses_release reuses the buffers of the last released build (no new
  * memory while the graph does not grow); further builds before the next
  * release allocate their own, so use lists a caller still holds stay valid
  * until it is released. */
-fl_status fl_uses_build(fl_graph *g, fl_uses *u, fl_diag *d);
+fl_status fl__uses_build(fl_graph *g, fl_uses *u, fl_diag *d);
 
 /* Declares that no use lists built so far are used any more: the next
- * fl_uses_build may overwrite them. The pass driver calls it after each pass
+ * fl__uses_build may overwrite them. The pass driver calls it after each pass
  * (a pass's use lists do not outlive it). */
-void fl_uses_release(fl_graph *g);
+void fl__uses_release(fl_graph *g);
 
 /* The uses of output `port` of n: *count entries. */
-const fl_use *fl_uses_of(const fl_uses *u, const fl_node *n, int port, size_t *count);
+const fl_use *fl__uses_of(const fl_uses *u, const fl_node *n, int port, size_t *count);
 
 /* Number of data uses of every output of n, plus control uses. */
-size_t fl_uses_total(const fl_uses *u, const fl_node *n);
+size_t fl__uses_total(const fl_uses *u, const fl_node *n);
 
 /* Redirects every data input that reads (from, from_port) to (to, to_port).
  * Returns how many inputs changed. Control edges are not touched. */
-size_t fl_graph_replace_uses(fl_graph *g, const fl_node *from, int from_port, fl_node *to,
-                             int to_port);
+size_t fl__graph_replace_uses(fl_graph *g, const fl_node *from, int from_port, fl_node *to,
+                              int to_port);
 
 /* Makes every control edge on `from` point at `to` instead (or drops it when
  * to is NULL). Returns how many changed. */
-size_t fl_graph_replace_ctrl_uses(fl_graph *g, const fl_node *from, fl_node *to);
+size_t fl__graph_replace_ctrl_uses(fl_graph *g, const fl_node *from, fl_node *to);
 
 /* Marks n removed (FL_NODE_REMOVED). Its uses must be redirected before the
  * next compaction, or compaction fails naming it. */
-void fl_graph_remove_node(fl_node *n);
+void fl__graph_remove_node(fl_node *n);
 
 /* Drops removed nodes and restores the invariants of graph.h. Fails with
  * FL_EINTERNAL (naming the nodes) if a live node still reads a removed one. */
-fl_status fl_graph_compact(fl_graph *g, fl_diag *d);
+fl_status fl__graph_compact(fl_graph *g, fl_diag *d);
 
-/* (fl_graph_rename in graph.h renames a node in O(1): a fused node can take
+/* (fl__graph_rename in graph.h renames a node in O(1): a fused node can take
  * the name of the node it replaces once that node was renamed or compacted
  * away.) */
 
 /* A name not used by any node: `base` itself if free, else base_1, base_2... */
-const char *fl_graph_unique_name(fl_graph *g, const char *base);
+const char *fl__graph_unique_name(fl_graph *g, const char *base);
 
-/* Adds node `name` (must be unused; see fl_graph_unique_name) of op type `op`
+/* Adds node `name` (must be unused; see fl__graph_unique_name) of op type `op`
  * with the given data inputs and `n_outputs` outputs (dtype and shape are set
  * by the next inference). */
-fl_node *fl_graph_add_op(fl_graph *g, const char *name, const char *op, int n_inputs,
-                         const fl_input *inputs, int n_outputs, fl_diag *d);
+fl_node *fl__graph_add_op(fl_graph *g, const char *name, const char *op, int n_inputs,
+                          const fl_input *inputs, int n_outputs, fl_diag *d);
 
 /* Replaces n's data inputs with a copy of `inputs`. */
-fl_status fl_node_set_inputs(fl_graph *g, fl_node *n, int n_inputs, const fl_input *inputs);
+fl_status fl__node_set_inputs(fl_graph *g, fl_node *n, int n_inputs, const fl_input *inputs);
 
 /* Adds a control input (no-op if already present). */
-fl_status fl_node_add_ctrl(fl_graph *g, fl_node *n, fl_node *dep);
+fl_status fl__node_add_ctrl(fl_graph *g, fl_node *n, fl_node *dep);
 
 /* Sets attr `a->name` on n, replacing an attr of that name (the attr is
  * copied shallowly: its arrays must live in g's arena or be static). */
-fl_status fl_node_set_attr(fl_graph *g, fl_node *n, const fl_attr *a);
+fl_status fl__node_set_attr(fl_graph *g, fl_node *n, const fl_attr *a);
 
 /* Removes attr `name` if present. */
-void fl_node_del_attr(fl_node *n, const char *name);
+void fl__node_del_attr(fl_node *n, const char *name);
 
 /* Attr constructors (name copied into g's arena). */
-fl_attr fl_attr_make_int(fl_graph *g, const char *name, int64_t v);
-fl_attr fl_attr_make_float(fl_graph *g, const char *name, float v);
-fl_attr fl_attr_make_bool(fl_graph *g, const char *name, bool v);
-fl_attr fl_attr_make_type(fl_graph *g, const char *name, int dtype);
-fl_attr fl_attr_make_str(fl_graph *g, const char *name, const char *v);
-fl_attr fl_attr_make_strs(fl_graph *g, const char *name, size_t n, const char *const *v);
-fl_attr fl_attr_make_ints(fl_graph *g, const char *name, size_t n, const int64_t *v);
+fl_attr fl__attr_make_int(fl_graph *g, const char *name, int64_t v);
+fl_attr fl__attr_make_float(fl_graph *g, const char *name, float v);
+fl_attr fl__attr_make_bool(fl_graph *g, const char *name, bool v);
+fl_attr fl__attr_make_type(fl_graph *g, const char *name, int dtype);
+fl_attr fl__attr_make_str(fl_graph *g, const char *name, const char *v);
+fl_attr fl__attr_make_strs(fl_graph *g, const char *name, size_t n, const char *const *v);
+fl_attr fl__attr_make_ints(fl_graph *g, const char *name, size_t n, const int64_t *v);
 /* A tensor attr holding `v` (a concrete value), or, with v == NULL, a
  * stripped constant of dtype and shape (content unknown). */
-fl_attr fl_attr_make_tensor(fl_graph *g, const char *name, int dtype, int rank, const int64_t *dims,
-                            const fl_value *v);
+fl_attr fl__attr_make_tensor(fl_graph *g, const char *name, int dtype, int rank,
+                             const int64_t *dims, const fl_value *v);
 
 #endif

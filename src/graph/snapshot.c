@@ -13,11 +13,11 @@ static const size_t elem_size[10] = {
     sizeof(fl_tensor), sizeof(fl_sym),    sizeof(fl_node *), sizeof(fl_node *), sizeof(fl_function),
 };
 
-void fl_graph_snapshot_init(fl_graph_snapshot *s) {
+void fl__graph_snapshot_init(fl_graph_snapshot *s) {
     memset(s, 0, sizeof(*s));
 }
 
-void fl_graph_snapshot_free(fl_graph_snapshot *s) {
+void fl__graph_snapshot_free(fl_graph_snapshot *s) {
     free(s->nodes);
     free(s->node_ptrs);
     free(s->inputs);
@@ -28,7 +28,7 @@ void fl_graph_snapshot_free(fl_graph_snapshot *s) {
     free(s->index);
     free(s->order);
     free(s->funcs);
-    fl_graph_snapshot_init(s);
+    fl__graph_snapshot_init(s);
 }
 
 static void **buffer(fl_graph_snapshot *s, int b) {
@@ -64,8 +64,8 @@ static void write_back(void *dst, const void *src, size_t bytes) {
     }
 }
 
-fl_status fl_graph_snapshot_take(fl_graph_snapshot *s, const fl_graph *g, size_t max_bytes,
-                                 fl_diag *d) {
+fl_status fl__graph_snapshot_take(fl_graph_snapshot *s, const fl_graph *g, size_t max_bytes,
+                                  fl_diag *d) {
     s->taken = false;
     size_t need[10] = {0};
     need[B_NODES] = need[B_PTRS] = g->n_nodes;
@@ -96,7 +96,7 @@ fl_status fl_graph_snapshot_take(fl_graph_snapshot *s, const fl_graph *g, size_t
         bytes += want[b] * elem_size[b];
     }
     if (max_bytes && bytes > max_bytes) {
-        return fl_diag_oom(d);
+        return fl__diag_oom(d);
     }
     for (int b = 0; b < 10; b++) {
         if (want[b] == s->cap[b]) {
@@ -105,7 +105,7 @@ fl_status fl_graph_snapshot_take(fl_graph_snapshot *s, const fl_graph *g, size_t
         void **p = buffer(s, b);
         void *np = realloc(*p, want[b] * elem_size[b]);
         if (!np) {
-            return fl_diag_oom(d);
+            return fl__diag_oom(d);
         }
         *p = np;
         s->cap[b] = want[b];
@@ -156,7 +156,7 @@ fl_status fl_graph_snapshot_take(fl_graph_snapshot *s, const fl_graph *g, size_t
     return FL_OK;
 }
 
-void fl_graph_snapshot_restore(const fl_graph_snapshot *s, fl_graph *g) {
+void fl__graph_snapshot_restore(const fl_graph_snapshot *s, fl_graph *g) {
     if (!s->taken) {
         return;
     }

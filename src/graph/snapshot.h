@@ -4,11 +4,11 @@
  * before an optimizer that failed).
  *
  *     fl_graph_snapshot s;
- *     fl_graph_snapshot_init(&s);
- *     st = fl_graph_snapshot_take(&s, g, 0, d);   // O(nodes + edges)
+ *     fl__graph_snapshot_init(&s);
+ *     st = fl__graph_snapshot_take(&s, g, 0, d);   // O(nodes + edges)
  *     ... rewrite g in place; it fails ...
- *     fl_graph_snapshot_restore(&s, g);           // g is exactly as at take
- *     fl_graph_snapshot_free(&s);
+ *     fl__graph_snapshot_restore(&s, g);           // g is exactly as at take
+ *     fl__graph_snapshot_free(&s);
  *
  * What is saved: the graph header (node array, name index, order, functions,
  * counts), every node's struct (name, op, flags, cost, ...) and the contents
@@ -28,7 +28,7 @@
  * The copy lives in malloc'd buffers that the snapshot keeps and reuses from
  * one take to the next (a driver taking one before every pass allocates only
  * while the graph grows). Precondition of take: g->order, when set, lists the
- * g->n_nodes nodes (fl_graph_toposort's result for the current node set).
+ * g->n_nodes nodes (fl__graph_toposort's result for the current node set).
  */
 #ifndef FL_GRAPH_SNAPSHOT_H
 #define FL_GRAPH_SNAPSHOT_H
@@ -54,20 +54,20 @@ typedef struct fl_graph_snapshot {
 } fl_graph_snapshot;
 
 /* An empty snapshot (holds no memory). */
-void fl_graph_snapshot_init(fl_graph_snapshot *s);
+void fl__graph_snapshot_init(fl_graph_snapshot *s);
 
 /* Saves g's state into s (replacing what s held). With max_bytes > 0 the
  * copy may not need more than that many bytes of buffers: larger, it fails
  * with FL_ENOMEM (d failed) and s holds no snapshot; likewise when malloc
  * fails. */
-fl_status fl_graph_snapshot_take(fl_graph_snapshot *s, const fl_graph *g, size_t max_bytes,
-                                 fl_diag *d);
+fl_status fl__graph_snapshot_take(fl_graph_snapshot *s, const fl_graph *g, size_t max_bytes,
+                                  fl_diag *d);
 
 /* Puts g back into the state s saved (s must have been taken of g). s stays
  * valid: it may be restored again. Allocates nothing. */
-void fl_graph_snapshot_restore(const fl_graph_snapshot *s, fl_graph *g);
+void fl__graph_snapshot_restore(const fl_graph_snapshot *s, fl_graph *g);
 
-/* Releases the buffers; s is empty again (fl_graph_snapshot_init). */
-void fl_graph_snapshot_free(fl_graph_snapshot *s);
+/* Releases the buffers; s is empty again (fl__graph_snapshot_init). */
+void fl__graph_snapshot_free(fl_graph_snapshot *s);
 
 #endif

@@ -13,10 +13,10 @@
 #include <string.h>
 
 static bool holds_ints(fl_dtype dt) {
-    return fl_dtype_is_integer(dt) || fl_dtype_base(dt) == FL_DT_BOOL;
+    return fl__dtype_is_integer(dt) || fl_dtype_base(dt) == FL_DT_BOOL;
 }
 
-fl_value *fl_value_new(fl_arena *a, fl_dtype dtype, int rank, const int64_t *dims) {
+fl_value *fl__value_new(fl_arena *a, fl_dtype dtype, int rank, const int64_t *dims) {
     dtype = fl_dtype_base(dtype);
     int64_t n = 1;
     for (int i = 0; i < rank; i++) {
@@ -25,8 +25,8 @@ fl_value *fl_value_new(fl_arena *a, fl_dtype dtype, int rank, const int64_t *dim
         }
         n *= dims[i];
     }
-    fl_value *v = fl_arena_zalloc(a, sizeof(*v));
-    int64_t *d = fl_arena_calloc(a, rank > 0 ? (size_t)rank : 1, sizeof(int64_t));
+    fl_value *v = fl__arena_zalloc(a, sizeof(*v));
+    int64_t *d = fl__arena_calloc(a, rank > 0 ? (size_t)rank : 1, sizeof(int64_t));
     if (!v || !d) {
         return NULL;
     }
@@ -38,16 +38,16 @@ fl_value *fl_value_new(fl_arena *a, fl_dtype dtype, int rank, const int64_t *dim
     v->dims = d;
     v->n = n;
     if (holds_ints(dtype)) {
-        v->ints = fl_arena_calloc(a, (size_t)(n ? n : 1), sizeof(fl_sym));
+        v->ints = fl__arena_calloc(a, (size_t)(n ? n : 1), sizeof(fl_sym));
         if (!v->ints) {
             return NULL;
         }
     } else {
-        size_t es = fl_dtype_size(dtype);
+        size_t es = fl__dtype_size(dtype);
         if (es == 0) {
             return NULL; /* strings, resources, variants have no numeric value */
         }
-        v->raw = fl_arena_calloc(a, (size_t)(n ? n : 1), es);
+        v->raw = fl__arena_calloc(a, (size_t)(n ? n : 1), es);
         if (!v->raw) {
             return NULL;
         }
@@ -55,7 +55,7 @@ fl_value *fl_value_new(fl_arena *a, fl_dtype dtype, int rank, const int64_t *dim
     return v;
 }
 
-fl_sym fl_value_int(const fl_value *v, int64_t i) {
+fl_sym fl__value_int(const fl_value *v, int64_t i) {
     if (v->ints && i >= 0 && i < v->n) {
         return v->ints[i];
     }
@@ -128,7 +128,7 @@ static uint16_t float_to_bf16(float f) {
     return (uint16_t)(x >> 16);
 }
 
-bool fl_value_f64(const fl_value *v, int64_t i, double *out) {
+bool fl__value_f64(const fl_value *v, int64_t i, double *out) {
     if (i < 0 || i >= v->n) {
         return false;
     }
@@ -175,7 +175,7 @@ bool fl_value_f64(const fl_value *v, int64_t i, double *out) {
     }
 }
 
-void fl_value_set_f64(fl_value *v, int64_t i, double x) {
+void fl__value_set_f64(fl_value *v, int64_t i, double x) {
     if (i < 0 || i >= v->n || !v->raw) {
         return;
     }
@@ -204,7 +204,7 @@ void fl_value_set_f64(fl_value *v, int64_t i, double x) {
     }
 }
 
-bool fl_value_is_concrete(const fl_value *v) {
+bool fl__value_is_concrete(const fl_value *v) {
     if (v->ints) {
         for (int64_t i = 0; i < v->n; i++) {
             if (!fl_sym_is_known(v->ints[i])) {

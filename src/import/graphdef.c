@@ -36,7 +36,7 @@ typedef struct conv {
 } conv;
 
 static fl_status fail(conv *cv, const char *fmt, const char *detail) {
-    return fl_diag_fail(cv->d, FL_EINVAL, cv->node, "%s: %s", cv->field, detail ? detail : fmt);
+    return fl__node_fail(cv->d, FL_EINVAL, cv->node, "%s: %s", cv->field, detail ? detail : fmt);
 }
 
 static fl_status shape_lit(conv *cv, const Tensorflow__TensorShapeProto *p, bool allow_unknown,
@@ -57,16 +57,16 @@ static fl_status shape_lit(conv *cv, const Tensorflow__TensorShapeProto *p, bool
     if (p->n_dim > 254) {
         return fail(cv, "", "shape has more than 254 dimensions");
     }
-    int64_t *dims = fl_arena_calloc(cv->g->arena, p->n_dim ? p->n_dim : 1, sizeof(int64_t));
+    int64_t *dims = fl__arena_calloc(cv->g->arena, p->n_dim ? p->n_dim : 1, sizeof(int64_t));
     if (!dims) {
-        return fl_diag_oom(cv->d);
+        return fl__diag_oom(cv->d);
     }
     for (size_t i = 0; i < p->n_dim; i++) {
         int64_t s = p->dim[i]->size;
         if (s < -1 || (s == -1 && !allow_unknown)) {
             char buf[96];
             snprintf(buf, sizeof buf, "shape dim %zu has invalid size %lld", i, (long long)s);
-            return fl_diag_fail(cv->d, FL_EINVAL, cv->node, "%s: %s", cv->field, buf);
+            return fl__node_fail(cv->d, FL_EINVAL, cv->node, "%s: %s", cv->field, buf);
         }
         dims[i] = s;
     }
@@ -117,7 +117,7 @@ static size_t typed_count(const Tensorflow__TensorProto *p, fl_dtype dt) {
     case FL_DT_STRING:
         return p->n_string_val;
     default:
-        if (fl_dtype_is_integer(dt)) {
+        if (fl__dtype_is_integer(dt)) {
             return p->n_int_val;
         }
         return 0;
@@ -130,15 +130,15 @@ static size_t typed_count(const Tensorflow__TensorProto *p, fl_dtype dt) {
 static fl_status tensor(conv *cv, const Tensorflow__TensorProto *p, int64_t stripped_bytes,
                         const fl_const **out) {
     fl_arena *a = cv->g->arena;
-    fl_const *c = fl_arena_zalloc(a, sizeof(*c));
+    fl_const *c = fl__arena_zalloc(a, sizeof(*c));
     if (!c) {
-        return fl_diag_oom(cv->d);
+        return fl__diag_oom(cv->d);
     }
     int dt_raw = (int)p->dtype;
-    if (!fl_dtype_valid(dt_raw) || dt_raw > FL_DT_REF_OFFSET) {
+    if (!fl__dtype_valid(dt_raw) || dt_raw > FL_DT_REF_OFFSET) {
         char buf[64];
         snprintf(buf, sizeof buf, "tensor has invalid dtype %d", dt_raw);
-        return fl_diag_fail(cv->d, FL_EINVAL, cv->node, "%s: %s", cv->field, buf);
+        return fl__node_fail(cv->d, FL_EINVAL, cv->node, "%s: %s", cv->field, buf);
     }
     fl_dtype dt = (fl_dtype)dt_raw;
     c->dtype = dt;
@@ -155,7 +155,7 @@ static fl_status tensor(conv *cv, const Tensorflow__TensorProto *p, int64_t stri
         n *= c->shape.dims[i];
     }
     c->n = n;
-    size_t es = fl_dtype_size(dt);
+    size_t es = fl__dtype_size(dt);
     if (es && n > (int64_t)(UINT64_MAX / 2 / es)) {
         return fail(cv, "", "tensor byte size overflows");
     }
@@ -187,15 +187,15 @@ static fl_status tensor(conv *cv, const Tensorflow__TensorProto *p, int64_t stri
             snprintf(buf, sizeof buf,
                      "tensor_content is %zu bytes but shape (%lld elements) x %s (%zu bytes) "
                      "needs %llu",
-                     p->tensor_content.len, (long long)n, fl_dtype_name(dt), es,
+                     p->tensor_content.len, (long long)n, fl__dtype_name(dt), es,
                      (unsigned long long)((uint64_t)n * es));
-            return fl_diag_fail(cv->d, FL_EINVAL, cv->node, "%s: %s", cv->field, buf);
+            return fl__node_fail(cv->d, FL_EINVAL, cv->node, "%s: %s", cv->field, buf);
         }
     } else if (n_typed > (size_t)n) {
         char buf[128];
         snprintf(buf, sizeof buf, "%zu typed values but the shape holds %lld elements", n_typed,
                  (long long)n);
-        return fl_diag_fail(cv->d, FL_EINVAL, cv->node, "%s: %s", cv->field, buf);
+        return fl__node_fail(cv->d, FL_EINVAL, cv->node, "%s: %s", cv->field, buf);
     } else if ((dt == FL_DT_COMPLEX64 && p->n_scomplex_val % 2) ||
                (dt == FL_DT_COMPLEX128 && p->n_dcomplex_val % 2)) {
         return fail(cv, "", "complex values must come in (real, imag) pairs");
@@ -204,10 +204,10 @@ static fl_status tensor(conv *cv, const Tensorflow__TensorProto *p, int64_t stri
     if (n > cv->o->max_value_elems) {
         return FL_OK; /* shape and dtype known; contents not decoded */
     }
-    fl_value *v = fl_value_new(a, dt, c->shape.rank, c->shape.dims);
+    fl_value *v = fl__value_new(a, dt, c->shape.rank, c->shape.dims);
     if (!v) {
         if (a->failed) {
-            return fl_diag_oom(cv->d);
+            return fl__diag_oom(cv->d);
         }
         return FL_OK;
     }
@@ -221,7 +221,7 @@ static fl_status tensor(conv *cv, const Tensorflow__TensorProto *p, int64_t stri
         size_t j = n_typed ? ((size_t)i < n_typed ? (size_t)i : n_typed - 1) : 0;
         if (raw) {
             if (ints) {
-                ints[i] = fl_sym_const(fl_pb_read_le(raw + (size_t)i * es, es, sgn));
+                ints[i] = fl_sym_const(fl__pb_read_le(raw + (size_t)i * es, es, sgn));
             } else {
                 memcpy(bytes + (size_t)i * es, raw + (size_t)i * es, es);
             }
@@ -267,7 +267,7 @@ static fl_status tensor(conv *cv, const Tensorflow__TensorProto *p, int64_t stri
                  * the value as the narrower type reads it. */
                 int64_t x = p->int_val[j];
                 if (es < 4) {
-                    x = fl_pb_read_le((const uint8_t *)&(uint32_t){(uint32_t)x}, es, sgn);
+                    x = fl__pb_read_le((const uint8_t *)&(uint32_t){(uint32_t)x}, es, sgn);
                 }
                 ints[i] = fl_sym_const(x);
             }
@@ -288,9 +288,9 @@ static fl_status attr(conv *cv, const char *name, const Tensorflow__AttrValue *p
 static fl_status func_ref(conv *cv, const Tensorflow__NameAttrList *p, fl_func_ref *out) {
     out->name = p->name ? p->name : "";
     out->n_attrs = (int)p->n_attr;
-    out->attrs = fl_arena_calloc(cv->g->arena, p->n_attr ? p->n_attr : 1, sizeof(fl_attr));
+    out->attrs = fl__arena_calloc(cv->g->arena, p->n_attr ? p->n_attr : 1, sizeof(fl_attr));
     if (!out->attrs) {
-        return fl_diag_oom(cv->d);
+        return fl__diag_oom(cv->d);
     }
     for (size_t i = 0; i < p->n_attr; i++) {
         const Tensorflow__NameAttrList__AttrEntry *e = p->attr[i];
@@ -303,7 +303,7 @@ static fl_status func_ref(conv *cv, const Tensorflow__NameAttrList *p, fl_func_r
 }
 
 static fl_str bytes_str(fl_arena *a, ProtobufCBinaryData b) {
-    fl_str s = {fl_arena_strndup(a, (const char *)b.data, b.len), b.len};
+    fl_str s = {fl__arena_strndup(a, (const char *)b.data, b.len), b.len};
     return s;
 }
 
@@ -319,9 +319,9 @@ static fl_status attr_list(conv *cv, const Tensorflow__AttrValue__ListValue *l, 
     out->list_kind = FL_ATTR_NONE;
     out->n = 0;
     if (l->n_s) {
-        fl_str *v = fl_arena_calloc(a, l->n_s, sizeof(*v));
+        fl_str *v = fl__arena_calloc(a, l->n_s, sizeof(*v));
         if (!v) {
-            return fl_diag_oom(cv->d);
+            return fl__diag_oom(cv->d);
         }
         for (size_t i = 0; i < l->n_s; i++) {
             v[i] = bytes_str(a, l->s[i]);
@@ -338,9 +338,9 @@ static fl_status attr_list(conv *cv, const Tensorflow__AttrValue__ListValue *l, 
         out->n = l->n_f;
         out->v.list.f = l->f;
     } else if (l->n_b) {
-        bool *v = fl_arena_calloc(a, l->n_b, sizeof(bool));
+        bool *v = fl__arena_calloc(a, l->n_b, sizeof(bool));
         if (!v) {
-            return fl_diag_oom(cv->d);
+            return fl__diag_oom(cv->d);
         }
         for (size_t i = 0; i < l->n_b; i++) {
             v[i] = l->b[i] != 0;
@@ -349,13 +349,13 @@ static fl_status attr_list(conv *cv, const Tensorflow__AttrValue__ListValue *l, 
         out->n = l->n_b;
         out->v.list.b = v;
     } else if (l->n_type) {
-        int *v = fl_arena_calloc(a, l->n_type, sizeof(int));
+        int *v = fl__arena_calloc(a, l->n_type, sizeof(int));
         if (!v) {
-            return fl_diag_oom(cv->d);
+            return fl__diag_oom(cv->d);
         }
         for (size_t i = 0; i < l->n_type; i++) {
             v[i] = (int)l->type[i];
-            if (!fl_dtype_valid(v[i])) {
+            if (!fl__dtype_valid(v[i])) {
                 return fail(cv, "", "list(type) holds an invalid DataType");
             }
         }
@@ -363,9 +363,9 @@ static fl_status attr_list(conv *cv, const Tensorflow__AttrValue__ListValue *l, 
         out->n = l->n_type;
         out->v.list.type = v;
     } else if (l->n_shape) {
-        fl_shape_lit *v = fl_arena_calloc(a, l->n_shape, sizeof(*v));
+        fl_shape_lit *v = fl__arena_calloc(a, l->n_shape, sizeof(*v));
         if (!v) {
-            return fl_diag_oom(cv->d);
+            return fl__diag_oom(cv->d);
         }
         for (size_t i = 0; i < l->n_shape; i++) {
             fl_status st = shape_lit(cv, l->shape[i], true, &v[i]);
@@ -377,9 +377,9 @@ static fl_status attr_list(conv *cv, const Tensorflow__AttrValue__ListValue *l, 
         out->n = l->n_shape;
         out->v.list.shape = v;
     } else if (l->n_tensor) {
-        const fl_const **v = fl_arena_calloc(a, l->n_tensor, sizeof(*v));
+        const fl_const **v = fl__arena_calloc(a, l->n_tensor, sizeof(*v));
         if (!v) {
-            return fl_diag_oom(cv->d);
+            return fl__diag_oom(cv->d);
         }
         for (size_t i = 0; i < l->n_tensor; i++) {
             fl_status st = tensor(cv, l->tensor[i], -1, &v[i]);
@@ -391,9 +391,9 @@ static fl_status attr_list(conv *cv, const Tensorflow__AttrValue__ListValue *l, 
         out->n = l->n_tensor;
         out->v.list.tensor = v;
     } else if (l->n_func) {
-        fl_func_ref *v = fl_arena_calloc(a, l->n_func, sizeof(*v));
+        fl_func_ref *v = fl__arena_calloc(a, l->n_func, sizeof(*v));
         if (!v) {
-            return fl_diag_oom(cv->d);
+            return fl__diag_oom(cv->d);
         }
         for (size_t i = 0; i < l->n_func; i++) {
             fl_status st = func_ref(cv, l->func[i], &v[i]);
@@ -419,7 +419,7 @@ static fl_status attr(conv *cv, const char *name, const Tensorflow__AttrValue *p
     case TENSORFLOW__ATTR_VALUE__VALUE_S:
         out->kind = FL_ATTR_S;
         out->v.s = bytes_str(cv->g->arena, p->s);
-        return out->v.s.p ? FL_OK : fl_diag_oom(cv->d);
+        return out->v.s.p ? FL_OK : fl__diag_oom(cv->d);
     case TENSORFLOW__ATTR_VALUE__VALUE_I:
         out->kind = FL_ATTR_I;
         out->v.i = p->i;
@@ -435,7 +435,7 @@ static fl_status attr(conv *cv, const char *name, const Tensorflow__AttrValue *p
     case TENSORFLOW__ATTR_VALUE__VALUE_TYPE:
         out->kind = FL_ATTR_TYPE;
         out->v.type = (int)p->type;
-        if (!fl_dtype_valid(out->v.type) && out->v.type != 0) {
+        if (!fl__dtype_valid(out->v.type) && out->v.type != 0) {
             return fail(cv, "", "type attr holds an invalid DataType");
         }
         return FL_OK;
@@ -468,32 +468,32 @@ static fl_status functions(fl_graph *g, const Tensorflow__FunctionDefLibrary *li
     if (!lib || !lib->n_function) {
         return FL_OK;
     }
-    g->funcs = fl_arena_calloc(g->arena, lib->n_function, sizeof(fl_function));
+    g->funcs = fl__arena_calloc(g->arena, lib->n_function, sizeof(fl_function));
     if (!g->funcs) {
-        return fl_diag_oom(d);
+        return fl__diag_oom(d);
     }
     for (size_t i = 0; i < lib->n_function; i++) {
         const Tensorflow__FunctionDef *f = lib->function[i];
         const Tensorflow__OpDef *sig = f->signature;
         if (!sig || !sig->name || !sig->name[0]) {
-            return fl_diag_fail(d, FL_EINVAL, NULL,
-                                "library function %zu has no signature name (field: "
-                                "library.function.signature.name)",
-                                i);
+            return fl__diag_fail(d, FL_EINVAL,
+                                 "library function %zu has no signature name (field: "
+                                 "library.function.signature.name)",
+                                 i);
         }
-        if (fl_graph_find_function(g, sig->name)) {
-            return fl_diag_fail(d, FL_EINVAL, NULL,
-                                "duplicate library function '%s' (field: library.function)",
-                                sig->name);
+        if (fl__graph_find_function(g, sig->name)) {
+            return fl__diag_fail(d, FL_EINVAL,
+                                 "duplicate library function '%s' (field: library.function)",
+                                 sig->name);
         }
         fl_function *fn = &g->funcs[g->n_funcs];
         fn->name = sig->name;
         fn->n_in = (int)sig->n_input_arg;
         fn->n_out = (int)sig->n_output_arg;
-        int *in_t = fl_arena_calloc(g->arena, sig->n_input_arg + 1, sizeof(int));
-        int *out_t = fl_arena_calloc(g->arena, sig->n_output_arg + 1, sizeof(int));
+        int *in_t = fl__arena_calloc(g->arena, sig->n_input_arg + 1, sizeof(int));
+        int *out_t = fl__arena_calloc(g->arena, sig->n_output_arg + 1, sizeof(int));
         if (!in_t || !out_t) {
-            return fl_diag_oom(d);
+            return fl__diag_oom(d);
         }
         for (size_t k = 0; k < sig->n_input_arg; k++) {
             in_t[k] = (int)sig->input_arg[k]->type;
@@ -520,10 +520,10 @@ static int function_outputs(const fl_function *fn, const fl_node *n) {
         const Tensorflow__OpDef__ArgDef *arg = sig->output_arg[k];
         int cnt = 1;
         if (arg->number_attr && arg->number_attr[0]) {
-            const fl_attr *a = fl_node_attr(n, arg->number_attr);
+            const fl_attr *a = fl__node_attr(n, arg->number_attr);
             cnt = (a && a->kind == FL_ATTR_I && a->v.i >= 0 && a->v.i < 65536) ? (int)a->v.i : -1;
         } else if (arg->type_list_attr && arg->type_list_attr[0]) {
-            const fl_attr *a = fl_node_attr(n, arg->type_list_attr);
+            const fl_attr *a = fl__node_attr(n, arg->type_list_attr);
             cnt = (a && a->kind == FL_ATTR_LIST && a->n < 65536) ? (int)a->n : -1;
         }
         if (cnt < 0) {
@@ -584,9 +584,9 @@ static fl_status import_nodes(fl_graph *g, const Tensorflow__GraphDef *gd, const
                               fl_diag *d) {
     fl_arena *a = g->arena;
     if ((int64_t)gd->n_node > o->max_nodes) {
-        return fl_diag_fail(d, FL_ELIMIT, NULL,
-                            "graph has %zu nodes, above the limit of %lld (field: node)",
-                            gd->n_node, (long long)o->max_nodes);
+        return fl__diag_fail(d, FL_ELIMIT,
+                             "graph has %zu nodes, above the limit of %lld (field: node)",
+                             gd->n_node, (long long)o->max_nodes);
     }
     g->producer = gd->versions ? gd->versions->producer : 0;
     g->src = gd;
@@ -602,20 +602,19 @@ static fl_status import_nodes(fl_graph *g, const Tensorflow__GraphDef *gd, const
             return d->status;
         }
         if (!nd->name || !nd->name[0]) {
-            return fl_diag_fail(d, FL_EINVAL, NULL, "node %zu has an empty name (field: name)", i);
+            return fl__diag_fail(d, FL_EINVAL, "node %zu has an empty name (field: name)", i);
         }
         if (!nd->op || !nd->op[0]) {
-            return fl_diag_fail(d, FL_EINVAL, NULL, "node '%s' has an empty op (field: op)",
-                                nd->name);
+            return fl__diag_fail(d, FL_EINVAL, "node '%s' has an empty op (field: op)", nd->name);
         }
-        fl_node *n = fl_graph_add_node(g, nd->name, nd->op, d);
+        fl_node *n = fl__op_add_node(g, nd->name, nd->op, d);
         if (!n) {
             return d->status;
         }
         n->src = nd;
         n->device = nd->device ? nd->device : "";
         if (n->kind == FL_OP_UNKNOWN) {
-            n->func = fl_graph_find_function(g, nd->op);
+            n->func = fl__graph_find_function(g, nd->op);
             if (n->func) {
                 n->flags |= FL_NODE_FUNC_CALL;
             }
@@ -627,26 +626,26 @@ static fl_status import_nodes(fl_graph *g, const Tensorflow__GraphDef *gd, const
             if (e->key && strcmp(e->key, "_stripped_content_bytes") == 0) {
                 if (!e->value || e->value->value_case != TENSORFLOW__ATTR_VALUE__VALUE_I ||
                     e->value->i < 0) {
-                    return fl_diag_fail(d, FL_EINVAL, n,
-                                        "attr '_stripped_content_bytes' must be a "
-                                        "non-negative int");
+                    return fl__node_fail(d, FL_EINVAL, n,
+                                         "attr '_stripped_content_bytes' must be a "
+                                         "non-negative int");
                 }
                 stripped = e->value->i;
                 n->flags |= FL_NODE_STRIPPED;
             }
         }
         n->n_attrs = (int)nd->n_attr;
-        n->attrs = fl_arena_calloc(a, nd->n_attr ? nd->n_attr : 1, sizeof(fl_attr));
+        n->attrs = fl__arena_calloc(a, nd->n_attr ? nd->n_attr : 1, sizeof(fl_attr));
         if (!n->attrs) {
-            return fl_diag_oom(d);
+            return fl__diag_oom(d);
         }
         for (size_t k = 0; k < nd->n_attr; k++) {
             const Tensorflow__NodeDef__AttrEntry *e = nd->attr[k];
             const char *key = e->key ? e->key : "";
             for (size_t j = 0; j < k; j++) {
                 if (strcmp(n->attrs[j].name, key) == 0) {
-                    return fl_diag_fail(d, FL_EINVAL, n, "attr '%s' appears twice (field: attr)",
-                                        key);
+                    return fl__node_fail(d, FL_EINVAL, n, "attr '%s' appears twice (field: attr)",
+                                         key);
                 }
             }
             char field[300];
@@ -663,7 +662,7 @@ static fl_status import_nodes(fl_graph *g, const Tensorflow__GraphDef *gd, const
      * referenced for ops whose output count only their consumers tell. */
     int *max_port = calloc(g->n_nodes ? g->n_nodes : 1, sizeof(int));
     if (!max_port) {
-        return fl_diag_oom(d);
+        return fl__diag_oom(d);
     }
     st = FL_OK;
     for (size_t i = 0; i < gd->n_node && st == FL_OK; i++) {
@@ -677,10 +676,10 @@ static fl_status import_nodes(fl_graph *g, const Tensorflow__GraphDef *gd, const
                 n_data++;
             }
         }
-        n->inputs = fl_arena_calloc(a, n_data ? n_data : 1, sizeof(fl_input));
-        n->ctrl = fl_arena_calloc(a, n_ctrl ? n_ctrl : 1, sizeof(fl_node *));
+        n->inputs = fl__arena_calloc(a, n_data ? n_data : 1, sizeof(fl_input));
+        n->ctrl = fl__arena_calloc(a, n_ctrl ? n_ctrl : 1, sizeof(fl_node *));
         if (!n->inputs || !n->ctrl) {
-            st = fl_diag_oom(d);
+            st = fl__diag_oom(d);
             break;
         }
         for (size_t k = 0; k < nd->n_input; k++) {
@@ -688,16 +687,16 @@ static fl_status import_nodes(fl_graph *g, const Tensorflow__GraphDef *gd, const
             size_t off, len;
             long port;
             if (!parse_input(s, &off, &len, &port)) {
-                st = fl_diag_fail(d, FL_EINVAL, n,
-                                  "malformed input '%s' (field: input[%zu]; expected 'name', "
-                                  "'name:port' or '^name')",
-                                  s ? s : "", k);
+                st = fl__node_fail(d, FL_EINVAL, n,
+                                   "malformed input '%s' (field: input[%zu]; expected 'name', "
+                                   "'name:port' or '^name')",
+                                   s ? s : "", k);
                 break;
             }
             if (port >= 0 && n->n_ctrl > 0) {
-                st = fl_diag_fail(d, FL_EINVAL, n,
-                                  "data input '%s' follows a control input (field: input[%zu])", s,
-                                  k);
+                st = fl__node_fail(d, FL_EINVAL, n,
+                                   "data input '%s' follows a control input (field: input[%zu])", s,
+                                   k);
                 break;
             }
             char buf[512];
@@ -707,18 +706,18 @@ static fl_status import_nodes(fl_graph *g, const Tensorflow__GraphDef *gd, const
                 buf[len] = '\0';
                 name = buf;
             } else {
-                name = fl_arena_strndup(a, s + off, len);
+                name = fl__arena_strndup(a, s + off, len);
                 if (!name) {
-                    st = fl_diag_oom(d);
+                    st = fl__diag_oom(d);
                     break;
                 }
             }
-            fl_node *src = fl_graph_find(g, name);
+            fl_node *src = fl__graph_find(g, name);
             if (!src) {
-                st = fl_diag_fail(d, FL_EINVAL, n,
-                                  "input '%s' names a node that does not exist (field: "
-                                  "input[%zu])",
-                                  s, k);
+                st = fl__node_fail(d, FL_EINVAL, n,
+                                   "input '%s' names a node that does not exist (field: "
+                                   "input[%zu])",
+                                   s, k);
                 break;
             }
             if (port < 0) {
@@ -742,38 +741,38 @@ static fl_status import_nodes(fl_graph *g, const Tensorflow__GraphDef *gd, const
             if (n->n_inputs < n->desc->min_inputs ||
                 (n->desc->max_inputs >= 0 && n->n_inputs > n->desc->max_inputs)) {
                 if (n->desc->max_inputs < 0) {
-                    st = fl_diag_fail(d, FL_EINVAL, n,
-                                      "expects at least %d data inputs, got %d (field: input)",
-                                      n->desc->min_inputs, n->n_inputs);
+                    st = fl__node_fail(d, FL_EINVAL, n,
+                                       "expects at least %d data inputs, got %d (field: input)",
+                                       n->desc->min_inputs, n->n_inputs);
                 } else {
-                    st = fl_diag_fail(d, FL_EINVAL, n,
-                                      "expects %d to %d data inputs, got %d (field: input)",
-                                      n->desc->min_inputs, n->desc->max_inputs, n->n_inputs);
+                    st = fl__node_fail(d, FL_EINVAL, n,
+                                       "expects %d to %d data inputs, got %d (field: input)",
+                                       n->desc->min_inputs, n->desc->max_inputs, n->n_inputs);
                 }
                 break;
             }
             cnt = n->desc->n_outputs >= 0 ? n->desc->n_outputs : n->desc->count_outputs(n, d);
             if (cnt < 0) {
                 st = d->status != FL_OK ? d->status
-                                        : fl_diag_fail(d, FL_EINVAL, n,
-                                                       "cannot tell the number of outputs from "
-                                                       "its attrs (field: attr)");
+                                        : fl__node_fail(d, FL_EINVAL, n,
+                                                        "cannot tell the number of outputs from "
+                                                        "its attrs (field: attr)");
                 break;
             }
         } else if (n->func) {
             cnt = function_outputs(n->func, n);
             if (cnt < 0) {
-                st = fl_diag_fail(d, FL_EINVAL, n,
-                                  "call of function '%s' lacks the attrs that size its outputs "
-                                  "(field: attr)",
-                                  n->func->name);
+                st = fl__node_fail(d, FL_EINVAL, n,
+                                   "call of function '%s' lacks the attrs that size its outputs "
+                                   "(field: attr)",
+                                   n->func->name);
                 break;
             }
         } else {
             cnt = max_port[i] + 1; /* unknown op: at least one output */
         }
-        if (fl_node_alloc_outputs(g, n, cnt) != FL_OK) {
-            st = fl_diag_oom(d);
+        if (fl__node_alloc_outputs(g, n, cnt) != FL_OK) {
+            st = fl__diag_oom(d);
         }
     }
     for (size_t i = 0; i < g->n_nodes && st == FL_OK; i++) {
@@ -781,11 +780,11 @@ static fl_status import_nodes(fl_graph *g, const Tensorflow__GraphDef *gd, const
         for (int k = 0; k < n->n_inputs; k++) {
             const fl_input *in = &n->inputs[k];
             if (in->port >= in->node->n_outputs) {
-                st = fl_diag_fail(d, FL_EINVAL, n,
-                                  "input %d reads output %d of '%s' (%s), which has %d output%s "
-                                  "(field: input)",
-                                  k, in->port, in->node->name, in->node->op, in->node->n_outputs,
-                                  in->node->n_outputs == 1 ? "" : "s");
+                st = fl__node_fail(d, FL_EINVAL, n,
+                                   "input %d reads output %d of '%s' (%s), which has %d output%s "
+                                   "(field: input)",
+                                   k, in->port, in->node->name, in->node->op, in->node->n_outputs,
+                                   in->node->n_outputs == 1 ? "" : "s");
                 break;
             }
         }
@@ -794,32 +793,31 @@ static fl_status import_nodes(fl_graph *g, const Tensorflow__GraphDef *gd, const
     return st;
 }
 
-fl_status fl_import_graphdef(fl_graph *g, const uint8_t *buf, size_t len, const fl_import_opts *o,
-                             fl_diag *d) {
+fl_status fl__import_graphdef(fl_graph *g, const uint8_t *buf, size_t len, const fl_import_opts *o,
+                              fl_diag *d) {
     Tensorflow__GraphDef *gd =
-        fl_pb_unpack(g, &tensorflow__graph_def__descriptor, buf, len, "tensorflow.GraphDef", d);
+        fl__pb_unpack(g, &tensorflow__graph_def__descriptor, buf, len, "tensorflow.GraphDef", d);
     if (!gd) {
         return d->status;
     }
     return import_nodes(g, gd, o, d);
 }
 
-int fl_import_sniff_savedmodel(const uint8_t *buf, size_t len) {
+int fl__import_sniff_savedmodel(const uint8_t *buf, size_t len) {
     /* SavedModel opens with field 1 (varint: schema version) or field 2
      * (meta_graphs); a GraphDef writes field 1 as a length-delimited NodeDef. */
     return len > 0 && buf[0] == 0x08;
 }
 
-fl_status fl_import_savedmodel(fl_graph *g, const uint8_t *buf, size_t len, const fl_import_opts *o,
-                               fl_diag *d) {
-    Tensorflow__SavedModel *sm =
-        fl_pb_unpack(g, &tensorflow__saved_model__descriptor, buf, len, "tensorflow.SavedModel", d);
+fl_status fl__import_savedmodel(fl_graph *g, const uint8_t *buf, size_t len,
+                                const fl_import_opts *o, fl_diag *d) {
+    Tensorflow__SavedModel *sm = fl__pb_unpack(g, &tensorflow__saved_model__descriptor, buf, len,
+                                               "tensorflow.SavedModel", d);
     if (!sm) {
         return d->status;
     }
     if (!sm->n_meta_graphs) {
-        return fl_diag_fail(d, FL_EINVAL, NULL,
-                            "SavedModel has no meta graph (field: meta_graphs)");
+        return fl__diag_fail(d, FL_EINVAL, "SavedModel has no meta graph (field: meta_graphs)");
     }
     const char *want = o->tag ? o->tag : "serve";
     const Tensorflow__MetaGraphDef *pick = NULL;
@@ -839,15 +837,15 @@ fl_status fl_import_savedmodel(fl_graph *g, const uint8_t *buf, size_t len, cons
         pick = sm->meta_graphs[0];
     }
     if (!pick) {
-        return fl_diag_fail(d, FL_ENOTFOUND, NULL,
-                            "SavedModel has no meta graph tagged '%s' (field: "
-                            "meta_graphs.meta_info_def.tags)",
-                            want);
+        return fl__diag_fail(d, FL_ENOTFOUND,
+                             "SavedModel has no meta graph tagged '%s' (field: "
+                             "meta_graphs.meta_info_def.tags)",
+                             want);
     }
     if (!pick->graph_def) {
-        return fl_diag_fail(d, FL_EINVAL, NULL,
-                            "meta graph tagged '%s' has no graph (field: meta_graphs.graph_def)",
-                            want);
+        return fl__diag_fail(d, FL_EINVAL,
+                             "meta graph tagged '%s' has no graph (field: meta_graphs.graph_def)",
+                             want);
     }
     return import_nodes(g, pick->graph_def, o, d);
 }

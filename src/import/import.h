@@ -23,28 +23,24 @@ typedef struct fl_import_opts {
 } fl_import_opts;
 
 /* Parses a binary tensorflow.GraphDef into g (which must be empty). */
-fl_status fl_import_graphdef(fl_graph *g, const uint8_t *buf, size_t len, const fl_import_opts *o,
-                             fl_diag *d);
+fl_status fl__import_graphdef(fl_graph *g, const uint8_t *buf, size_t len, const fl_import_opts *o,
+                              fl_diag *d);
 
 /* Parses a binary tensorflow.SavedModel (saved_model.pb) and imports the graph
  * of the meta graph chosen by o->tag. */
-fl_status fl_import_savedmodel(fl_graph *g, const uint8_t *buf, size_t len, const fl_import_opts *o,
-                               fl_diag *d);
+fl_status fl__import_savedmodel(fl_graph *g, const uint8_t *buf, size_t len,
+                                const fl_import_opts *o, fl_diag *d);
 
 /* Guesses the format of a protobuf file: 1 for SavedModel, 0 for GraphDef. */
-int fl_import_sniff_savedmodel(const uint8_t *buf, size_t len);
+int fl__import_sniff_savedmodel(const uint8_t *buf, size_t len);
 
 /* Parses a binary ONNX ModelProto into g (which must be empty); see
  * src/import/onnx.c for the mapping to the IR. */
-fl_status fl_import_onnx(fl_graph *g, const uint8_t *buf, size_t len, const fl_import_opts *o,
-                         fl_diag *d);
+fl_status fl__import_onnx(fl_graph *g, const uint8_t *buf, size_t len, const fl_import_opts *o,
+                          fl_diag *d);
 
 /* 1 when the bytes look like an ONNX ModelProto (a top-level field 7 or 8),
- * else 0. Check it before fl_import_sniff_savedmodel. */
-int fl_import_sniff_onnx(const uint8_t *buf, size_t len);
-
-/* An ONNX TensorProto.DataType number as fl_dtype; FL_DT_INVALID when foldline
- * has no such type. */
-fl_dtype fl_onnx_dtype(int32_t onnx_type);
+ * else 0. Check it before fl__import_sniff_savedmodel. */
+int fl__import_sniff_onnx(const uint8_t *buf, size_t len);
 
 #endif

@@ -43,31 +43,6 @@
 /* Element types                                                              */
 /* ------------------------------------------------------------------------- */
 
-/* ONNX TensorProto.DataType -> fl_dtype; FL_DT_INVALID when unsupported. */
-static fl_dtype onnx_dtype(int32_t t) {
-    static const fl_dtype map[] = {
-        [1] = FL_DT_FLOAT,          [2] = FL_DT_UINT8,
-        [3] = FL_DT_INT8,           [4] = FL_DT_UINT16,
-        [5] = FL_DT_INT16,          [6] = FL_DT_INT32,
-        [7] = FL_DT_INT64,          [8] = FL_DT_STRING,
-        [9] = FL_DT_BOOL,           [10] = FL_DT_HALF,
-        [11] = FL_DT_DOUBLE,        [12] = FL_DT_UINT32,
-        [13] = FL_DT_UINT64,        [14] = FL_DT_COMPLEX64,
-        [15] = FL_DT_COMPLEX128,    [16] = FL_DT_BFLOAT16,
-        [17] = FL_DT_FLOAT8_E4M3FN, [18] = FL_DT_FLOAT8_E4M3FNUZ,
-        [19] = FL_DT_FLOAT8_E5M2,   [20] = FL_DT_FLOAT8_E5M2FNUZ,
-        [21] = FL_DT_UINT4,         [22] = FL_DT_INT4,
-    };
-    if (t <= 0 || (size_t)t >= sizeof map / sizeof map[0]) {
-        return FL_DT_INVALID;
-    }
-    return map[t];
-}
-
-fl_dtype fl_onnx_dtype(int32_t onnx_type) {
-    return onnx_dtype(onnx_type);
-}
-
 /* ------------------------------------------------------------------------- */
 /* Value names -> (node, port)                                                */
 /* ------------------------------------------------------------------------- */
@@ -187,36 +162,37 @@ static bool has_any_data(const Onnx__TensorProto *p) {
 static fl_status decode_tensor(imp *im, const fl_node *node, const char *field,
                                const Onnx__TensorProto *p, const fl_const **out, bool *stripped) {
     fl_arena *a = im->g->arena;
-    fl_const *c = fl_arena_zalloc(a, sizeof(*c));
+    fl_const *c = fl__arena_zalloc(a, sizeof(*c));
     if (!c) {
-        return fl_diag_oom(im->d);
+        return fl__diag_oom(im->d);
     }
     *stripped = false;
-    fl_dtype dt = onnx_dtype(p->data_type);
+    fl_dtype dt = fl__onnx_dtype(p->data_type);
     if (dt == FL_DT_INVALID) {
-        return fl_diag_fail(im->d, FL_EINVAL, node,
-                            "%s: unsupported data_type %d (field: data_type)", field,
-                            (int)p->data_type);
+        return fl__node_fail(im->d, FL_EINVAL, node,
+                             "%s: unsupported data_type %d (field: data_type)", field,
+                             (int)p->data_type);
     }
     if (p->n_dims > 254) {
-        return fl_diag_fail(im->d, FL_EINVAL, node, "%s: more than 254 dims (field: dims)", field);
+        return fl__node_fail(im->d, FL_EINVAL, node, "%s: more than 254 dims (field: dims)", field);
     }
     int64_t n = 1;
     for (size_t i = 0; i < p->n_dims; i++) {
         if (p->dims[i] < 0) {
-            return fl_diag_fail(im->d, FL_EINVAL, node,
-                                "%s: dim %zu is negative (%lld) (field: dims)", field, i,
-                                (long long)p->dims[i]);
+            return fl__node_fail(im->d, FL_EINVAL, node,
+                                 "%s: dim %zu is negative (%lld) (field: dims)", field, i,
+                                 (long long)p->dims[i]);
         }
         if (p->dims[i] && n > INT64_MAX / p->dims[i]) {
-            return fl_diag_fail(im->d, FL_EINVAL, node,
-                                "%s: element count overflows 64 bits (field: dims)", field);
+            return fl__node_fail(im->d, FL_EINVAL, node,
+                                 "%s: element count overflows 64 bits (field: dims)", field);
         }
         n *= p->dims[i];
     }
-    size_t es = fl_dtype_size(dt);
+    size_t es = fl__dtype_size(dt);
     if (es && (uint64_t)n > UINT64_MAX / 2 / es) {
-        return fl_diag_fail(im->d, FL_EINVAL, node, "%s: byte size overflows (field: dims)", field);
+        return fl__node_fail(im->d, FL_EINVAL, node, "%s: byte size overflows (field: dims)",
+                             field);
     }
     c->dtype = dt;
     c->shape.rank = (int)p->n_dims;
@@ -235,14 +211,15 @@ static fl_status decode_tensor(imp *im, const fl_node *node, const char *field,
     }
     if (dt == FL_DT_STRING) {
         if (p->raw_data.len) {
-            return fl_diag_fail(im->d, FL_EINVAL, node,
-                                "%s: a string tensor cannot use raw_data (field: raw_data)", field);
+            return fl__node_fail(im->d, FL_EINVAL, node,
+                                 "%s: a string tensor cannot use raw_data (field: raw_data)",
+                                 field);
         }
         if (p->n_string_data != (size_t)n) {
-            return fl_diag_fail(im->d, FL_EINVAL, node,
-                                "%s: %zu string_data entries but dims hold %lld elements "
-                                "(field: string_data)",
-                                field, p->n_string_data, (long long)n);
+            return fl__node_fail(im->d, FL_EINVAL, node,
+                                 "%s: %zu string_data entries but dims hold %lld elements "
+                                 "(field: string_data)",
+                                 field, p->n_string_data, (long long)n);
         }
         return FL_OK;
     }
@@ -251,34 +228,34 @@ static fl_status decode_tensor(imp *im, const fl_node *node, const char *field,
                         p->n_double_data + p->n_uint64_data) != 0 &&
                        n_typed == 0;
     if (other_typed) {
-        return fl_diag_fail(im->d, FL_EINVAL, node,
-                            "%s: data is in a typed field that does not match data_type %s", field,
-                            fl_dtype_name(dt));
+        return fl__node_fail(im->d, FL_EINVAL, node,
+                             "%s: data is in a typed field that does not match data_type %s", field,
+                             fl__dtype_name(dt));
     }
     uint64_t want = dt_packed4(dt) ? ((uint64_t)n + 1) / 2 : (uint64_t)n * es;
     if (p->raw_data.len) {
         if (n_typed) {
-            return fl_diag_fail(im->d, FL_EINVAL, node,
-                                "%s: has both raw_data and a typed data field", field);
+            return fl__node_fail(im->d, FL_EINVAL, node,
+                                 "%s: has both raw_data and a typed data field", field);
         }
         if ((uint64_t)p->raw_data.len != want) {
-            return fl_diag_fail(im->d, FL_EINVAL, node,
-                                "%s: raw_data is %zu bytes but dims (%lld elements) of %s need "
-                                "%llu (field: raw_data)",
-                                field, p->raw_data.len, (long long)n, fl_dtype_name(dt),
-                                (unsigned long long)want);
+            return fl__node_fail(im->d, FL_EINVAL, node,
+                                 "%s: raw_data is %zu bytes but dims (%lld elements) of %s need "
+                                 "%llu (field: raw_data)",
+                                 field, p->raw_data.len, (long long)n, fl__dtype_name(dt),
+                                 (unsigned long long)want);
         }
     } else if (n_typed != (size_t)n && !dt_packed4(dt)) {
-        return fl_diag_fail(im->d, FL_EINVAL, node,
-                            "%s: %zu typed values but dims hold %lld elements", field, n_typed,
-                            (long long)n);
+        return fl__node_fail(im->d, FL_EINVAL, node,
+                             "%s: %zu typed values but dims hold %lld elements", field, n_typed,
+                             (long long)n);
     }
     if (n > im->o->max_value_elems || dt_packed4(dt) || es == 0) {
         return FL_OK; /* shape and dtype known; contents not decoded */
     }
-    fl_value *v = fl_value_new(a, dt, c->shape.rank, c->shape.dims);
+    fl_value *v = fl__value_new(a, dt, c->shape.rank, c->shape.dims);
     if (!v) {
-        return a->failed ? fl_diag_oom(im->d) : FL_OK;
+        return a->failed ? fl__diag_oom(im->d) : FL_OK;
     }
     fl_sym *ints = (fl_sym *)v->ints;
     uint8_t *bytes = (uint8_t *)v->raw;
@@ -287,7 +264,7 @@ static fl_status decode_tensor(imp *im, const fl_node *node, const char *field,
     for (int64_t i = 0; i < n; i++) {
         if (raw) {
             if (ints) {
-                ints[i] = fl_sym_const(fl_pb_read_le(raw + (size_t)i * es, es, sgn));
+                ints[i] = fl_sym_const(fl__pb_read_le(raw + (size_t)i * es, es, sgn));
             } else {
                 memcpy(bytes + (size_t)i * es, raw + (size_t)i * es, es);
             }
@@ -318,7 +295,7 @@ static fl_status decode_tensor(imp *im, const fl_node *node, const char *field,
                 /* int32_data holds int32 and the narrower ints and bool: keep
                  * the value as the narrow type reads it. */
                 uint32_t u = (uint32_t)p->int32_data[i];
-                ints[i] = fl_sym_const(fl_pb_read_le((const uint8_t *)&u, es, sgn));
+                ints[i] = fl_sym_const(fl__pb_read_le((const uint8_t *)&u, es, sgn));
             } else {
                 uint16_t h = (uint16_t)p->int32_data[i]; /* float16/bfloat16 bits */
                 memcpy(bytes + (size_t)i * es, &h, es < 2 ? es : 2);
@@ -334,13 +311,15 @@ static fl_status decode_tensor(imp *im, const fl_node *node, const char *field,
 /* Nodes                                                                      */
 /* ------------------------------------------------------------------------- */
 
+/* Adds a node of op type `op` (as the file spells it) named `want`, or a
+ * unique variant of it; the caller binds its kind. */
 static fl_node *add_named(imp *im, const char *want, const char *op) {
-    const char *name = fl_graph_unique_name(im->g, want && *want ? want : op);
+    const char *name = fl__graph_unique_name(im->g, want && *want ? want : op);
     if (!name) {
-        fl_diag_oom(im->d);
+        fl__diag_oom(im->d);
         return NULL;
     }
-    return fl_graph_add_node(im->g, name, op, im->d);
+    return fl__graph_add_node(im->g, name, op, im->d);
 }
 
 /* Registers output `port` of n under value `name` (empty: unused output). */
@@ -351,12 +330,12 @@ static fl_status def_value(imp *im, fl_node *n, const char *name, int port, cons
     bool added;
     vslot *s = vmap_put(&im->values, name, n, port, &added);
     if (!s) {
-        return fl_diag_oom(im->d);
+        return fl__diag_oom(im->d);
     }
     if (!added) {
-        return fl_diag_fail(im->d, FL_EINVAL, n,
-                            "value '%s' is already produced by '%s' (field: %s)", name,
-                            s->node->name, field);
+        return fl__node_fail(im->d, FL_EINVAL, n,
+                             "value '%s' is already produced by '%s' (field: %s)", name,
+                             s->node->name, field);
     }
     return FL_OK;
 }
@@ -364,34 +343,33 @@ static fl_status def_value(imp *im, fl_node *n, const char *name, int port, cons
 /* A Const node (kind CONST) holding k, with op type `op`. */
 static fl_status make_const(imp *im, fl_node *n, const fl_const *k, bool stripped) {
     fl_graph *g = im->g;
-    n->kind = FL_OP_CONST;
-    n->desc = fl_op_desc_of(FL_OP_CONST);
+    fl__op_bind_kind(n, FL_OP_CONST);
     if (stripped) {
         n->flags |= FL_NODE_STRIPPED;
     }
-    n->attrs = fl_arena_calloc(g->arena, 2, sizeof(fl_attr));
+    n->attrs = fl__arena_calloc(g->arena, 2, sizeof(fl_attr));
     if (!n->attrs) {
-        return fl_diag_oom(im->d);
+        return fl__diag_oom(im->d);
     }
-    n->attrs[0] = fl_attr_make_type(g, "dtype", k->dtype);
+    n->attrs[0] = fl__attr_make_type(g, "dtype", k->dtype);
     n->attrs[1].name = "value";
     n->attrs[1].kind = FL_ATTR_TENSOR;
     n->attrs[1].v.tensor = k;
     n->n_attrs = 2;
-    return fl_node_alloc_outputs(g, n, 1) == FL_OK ? FL_OK : fl_diag_oom(im->d);
+    return fl__node_alloc_outputs(g, n, 1) == FL_OK ? FL_OK : fl__diag_oom(im->d);
 }
 
 static fl_status import_initializers(imp *im, const Onnx__GraphProto *gp) {
     for (size_t i = 0; i < gp->n_initializer; i++) {
         const Onnx__TensorProto *t = gp->initializer[i];
         if (!t->name || !*t->name) {
-            return fl_diag_fail(im->d, FL_EINVAL, NULL,
-                                "initializer %zu has no name (field: graph.initializer.name)", i);
+            return fl__diag_fail(im->d, FL_EINVAL,
+                                 "initializer %zu has no name (field: graph.initializer.name)", i);
         }
         if (vmap_find(&im->values, t->name)) {
-            return fl_diag_fail(im->d, FL_EINVAL, NULL,
-                                "initializer '%s' appears twice (field: graph.initializer)",
-                                t->name);
+            return fl__diag_fail(im->d, FL_EINVAL,
+                                 "initializer '%s' appears twice (field: graph.initializer)",
+                                 t->name);
         }
         fl_node *n = add_named(im, t->name, "Const");
         if (!n) {
@@ -419,8 +397,8 @@ static fl_status import_inputs(imp *im, const Onnx__GraphProto *gp) {
     for (size_t i = 0; i < gp->n_input; i++) {
         const Onnx__ValueInfoProto *vi = gp->input[i];
         if (!vi->name || !*vi->name) {
-            return fl_diag_fail(im->d, FL_EINVAL, NULL,
-                                "graph input %zu has no name (field: graph.input.name)", i);
+            return fl__diag_fail(im->d, FL_EINVAL,
+                                 "graph input %zu has no name (field: graph.input.name)", i);
         }
         if (vmap_find(&im->values, vi->name)) {
             continue; /* an initializer: its declared type adds nothing */
@@ -429,29 +407,30 @@ static fl_status import_inputs(imp *im, const Onnx__GraphProto *gp) {
         if (!n) {
             return im->d->status;
         }
+        fl__op_bind_kind(n, FL_OP_PLACEHOLDER);
         n->src = vi;
         const Onnx__TypeProto *tp = vi->type;
         if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type) {
-            return fl_diag_fail(im->d, FL_EINVAL, n,
-                                "graph input is not a tensor (field: graph.input.type)");
+            return fl__node_fail(im->d, FL_EINVAL, n,
+                                 "graph input is not a tensor (field: graph.input.type)");
         }
         const Onnx__TypeProto__Tensor *tt = tp->tensor_type;
-        fl_dtype dt = onnx_dtype(tt->elem_type);
+        fl_dtype dt = fl__onnx_dtype(tt->elem_type);
         if (dt == FL_DT_INVALID) {
-            return fl_diag_fail(im->d, FL_EINVAL, n,
-                                "graph input has unsupported elem_type %d (field: "
-                                "graph.input.type.tensor_type.elem_type)",
-                                (int)tt->elem_type);
+            return fl__node_fail(im->d, FL_EINVAL, n,
+                                 "graph input has unsupported elem_type %d (field: "
+                                 "graph.input.type.tensor_type.elem_type)",
+                                 (int)tt->elem_type);
         }
         const Onnx__TensorShapeProto *sp = tt->shape;
         int rank = sp ? (int)sp->n_dim : -1;
         if (rank > 254) {
-            return fl_diag_fail(im->d, FL_EINVAL, n, "graph input has more than 254 dims");
+            return fl__node_fail(im->d, FL_EINVAL, n, "graph input has more than 254 dims");
         }
-        int64_t *lit = fl_arena_calloc(g->arena, rank > 0 ? (size_t)rank : 1, sizeof(int64_t));
-        fl_str *names = fl_arena_calloc(g->arena, rank > 0 ? (size_t)rank : 1, sizeof(fl_str));
-        if (!lit || !names || fl_node_alloc_outputs(g, n, 1) != FL_OK) {
-            return fl_diag_oom(im->d);
+        int64_t *lit = fl__arena_calloc(g->arena, rank > 0 ? (size_t)rank : 1, sizeof(int64_t));
+        fl_str *names = fl__arena_calloc(g->arena, rank > 0 ? (size_t)rank : 1, sizeof(fl_str));
+        if (!lit || !names || fl__node_alloc_outputs(g, n, 1) != FL_OK) {
+            return fl__diag_oom(im->d);
         }
         for (int k = 0; k < rank; k++) {
             const Onnx__TensorShapeProto__Dimension *dm = sp->dim[k];
@@ -463,10 +442,10 @@ static fl_status import_inputs(imp *im, const Onnx__GraphProto *gp) {
                 continue;
             }
             if (dm->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE) {
-                return fl_diag_fail(im->d, FL_EINVAL, n,
-                                    "graph input dim %d is negative (field: "
-                                    "graph.input.type.tensor_type.shape.dim)",
-                                    k);
+                return fl__node_fail(im->d, FL_EINVAL, n,
+                                     "graph input dim %d is negative (field: "
+                                     "graph.input.type.tensor_type.shape.dim)",
+                                     k);
             }
             if (dm->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM &&
                 dm->dim_param && *dm->dim_param) {
@@ -474,11 +453,11 @@ static fl_status import_inputs(imp *im, const Onnx__GraphProto *gp) {
                 names[k].len = strlen(dm->dim_param);
             }
         }
-        n->attrs = fl_arena_calloc(g->arena, 3, sizeof(fl_attr));
+        n->attrs = fl__arena_calloc(g->arena, 3, sizeof(fl_attr));
         if (!n->attrs) {
-            return fl_diag_oom(im->d);
+            return fl__diag_oom(im->d);
         }
-        n->attrs[0] = fl_attr_make_type(g, "dtype", dt);
+        n->attrs[0] = fl__attr_make_type(g, "dtype", dt);
         n->n_attrs = 1;
         if (rank >= 0) {
             /* The Placeholder's shape attr, and the names of its free dims
@@ -534,13 +513,13 @@ static fl_status convert_attr(imp *im, fl_node *n, const Onnx__AttributeProto *p
         return FL_OK;
     case 3:
         out->kind = FL_ATTR_S;
-        out->v.s.p = fl_arena_strndup(a, (const char *)p->s.data, p->s.len);
+        out->v.s.p = fl__arena_strndup(a, (const char *)p->s.data, p->s.len);
         out->v.s.len = p->s.len;
-        return out->v.s.p ? FL_OK : fl_diag_oom(im->d);
+        return out->v.s.p ? FL_OK : fl__diag_oom(im->d);
     case 4: {
         if (!p->t) {
-            return fl_diag_fail(im->d, FL_EINVAL, n, "%s: type TENSOR but no tensor (field: t)",
-                                field);
+            return fl__node_fail(im->d, FL_EINVAL, n, "%s: type TENSOR but no tensor (field: t)",
+                                 field);
         }
         bool stripped;
         out->kind = FL_ATTR_TENSOR;
@@ -559,15 +538,15 @@ static fl_status convert_attr(imp *im, fl_node *n, const Onnx__AttributeProto *p
         out->v.list.i = p->ints;
         return FL_OK;
     case 8: {
-        fl_str *s = fl_arena_calloc(a, p->n_strings ? p->n_strings : 1, sizeof(fl_str));
+        fl_str *s = fl__arena_calloc(a, p->n_strings ? p->n_strings : 1, sizeof(fl_str));
         if (!s) {
-            return fl_diag_oom(im->d);
+            return fl__diag_oom(im->d);
         }
         for (size_t i = 0; i < p->n_strings; i++) {
-            s[i].p = fl_arena_strndup(a, (const char *)p->strings[i].data, p->strings[i].len);
+            s[i].p = fl__arena_strndup(a, (const char *)p->strings[i].data, p->strings[i].len);
             s[i].len = p->strings[i].len;
             if (!s[i].p) {
-                return fl_diag_oom(im->d);
+                return fl__diag_oom(im->d);
             }
         }
         out->kind = FL_ATTR_LIST;
@@ -586,9 +565,9 @@ static fl_status convert_attr(imp *im, fl_node *n, const Onnx__AttributeProto *p
 static fl_status import_constant(imp *im, fl_node *n, const Onnx__NodeProto *np) {
     fl_graph *g = im->g;
     if (np->n_attribute != 1 || !np->attribute[0]->name) {
-        return fl_diag_fail(im->d, FL_EINVAL, n,
-                            "Constant needs exactly one value attr, got %zu (field: attribute)",
-                            np->n_attribute);
+        return fl__node_fail(im->d, FL_EINVAL, n,
+                             "Constant needs exactly one value attr, got %zu (field: attribute)",
+                             np->n_attribute);
     }
     const Onnx__AttributeProto *at = np->attribute[0];
     const char *an = at->name;
@@ -596,7 +575,7 @@ static fl_status import_constant(imp *im, fl_node *n, const Onnx__NodeProto *np)
     bool stripped = false;
     if (strcmp(an, "value") == 0) {
         if (!at->t) {
-            return fl_diag_fail(im->d, FL_EINVAL, n, "attr 'value' holds no tensor (field: t)");
+            return fl__node_fail(im->d, FL_EINVAL, n, "attr 'value' holds no tensor (field: t)");
         }
         fl_status st = decode_tensor(im, n, "attr 'value'", at->t, &k, &stripped);
         if (st != FL_OK) {
@@ -607,27 +586,27 @@ static fl_status import_constant(imp *im, fl_node *n, const Onnx__NodeProto *np)
         bool is_f = an[6] == 'f', is_list = an[strlen(an) - 1] == 's';
         int64_t len = is_list ? (int64_t)(is_f ? at->n_floats : at->n_ints) : 1;
         int64_t dims[1] = {len};
-        fl_value *v = fl_value_new(g->arena, is_f ? FL_DT_FLOAT : FL_DT_INT64, is_list, dims);
+        fl_value *v = fl__value_new(g->arena, is_f ? FL_DT_FLOAT : FL_DT_INT64, is_list, dims);
         if (!v) {
-            return fl_diag_oom(im->d);
+            return fl__diag_oom(im->d);
         }
         for (int64_t i = 0; i < len; i++) {
             if (is_f) {
-                fl_value_set_f64(v, i, is_list ? at->floats[i] : at->f);
+                fl__value_set_f64(v, i, is_list ? at->floats[i] : at->f);
             } else {
                 ((fl_sym *)v->ints)[i] = fl_sym_const(is_list ? at->ints[i] : at->i);
             }
         }
-        fl_attr t = fl_attr_make_tensor(g, "value", v->dtype, is_list, dims, v);
+        fl_attr t = fl__attr_make_tensor(g, "value", v->dtype, is_list, dims, v);
         if (!t.v.tensor) {
-            return fl_diag_oom(im->d);
+            return fl__diag_oom(im->d);
         }
         k = t.v.tensor;
     } else {
-        return fl_diag_fail(im->d, FL_EINVAL, n,
-                            "Constant attr '%s' is not supported (value, value_float, "
-                            "value_floats, value_int, value_ints are)",
-                            an);
+        return fl__node_fail(im->d, FL_EINVAL, n,
+                             "Constant attr '%s' is not supported (value, value_float, "
+                             "value_floats, value_int, value_ints are)",
+                             an);
     }
     return make_const(im, n, k, stripped);
 }
@@ -640,7 +619,7 @@ static fl_op_kind lookup_op(const char *domain, const char *op_type) {
     if (w < 0 || (size_t)w >= sizeof buf) {
         return FL_OP_UNKNOWN;
     }
-    return fl_op_lookup(buf);
+    return fl__op_lookup(buf);
 }
 
 static bool domain_supported(const char *domain) {
@@ -665,10 +644,10 @@ static fl_status import_node(imp *im, const Onnx__ModelProto *m, size_t idx,
     const char *op_type = np->op_type ? np->op_type : "";
     const char *domain = np->domain ? np->domain : "";
     if (!*op_type) {
-        return fl_diag_fail(im->d, FL_EINVAL, NULL,
-                            "node %zu ('%s') has an empty op_type "
-                            "(field: graph.node.op_type)",
-                            idx, np->name ? np->name : "");
+        return fl__diag_fail(im->d, FL_EINVAL,
+                             "node %zu ('%s') has an empty op_type "
+                             "(field: graph.node.op_type)",
+                             idx, np->name ? np->name : "");
     }
     const char *want = np->name && *np->name                             ? np->name
                        : np->n_output && np->output[0] && *np->output[0] ? np->output[0]
@@ -680,22 +659,22 @@ static fl_status import_node(imp *im, const Onnx__ModelProto *m, size_t idx,
     n->src = np;
     n->device = "";
     if (!domain_imported(m, domain)) {
-        return fl_diag_fail(im->d, FL_EINVAL, n,
-                            "domain '%s' is not declared in the model's opset_import (field: "
-                            "domain)",
-                            domain);
+        return fl__node_fail(im->d, FL_EINVAL, n,
+                             "domain '%s' is not declared in the model's opset_import (field: "
+                             "domain)",
+                             domain);
     }
     if (!domain_supported(domain)) {
-        return fl_diag_fail(im->d, FL_EINVAL, n,
-                            "opset domain '%s' is not supported (ai.onnx and com.microsoft are; "
-                            "field: domain)",
-                            domain);
+        return fl__node_fail(im->d, FL_EINVAL, n,
+                             "opset domain '%s' is not supported (ai.onnx and com.microsoft are; "
+                             "field: domain)",
+                             domain);
     }
     if (np->n_output == 0) {
-        return fl_diag_fail(im->d, FL_EINVAL, n, "node has no outputs (field: output)");
+        return fl__node_fail(im->d, FL_EINVAL, n, "node has no outputs (field: output)");
     }
     if (np->n_output > 65535 || np->n_input > 65535) {
-        return fl_diag_fail(im->d, FL_EINVAL, n, "node has too many inputs or outputs");
+        return fl__node_fail(im->d, FL_EINVAL, n, "node has too many inputs or outputs");
     }
     fl_status st;
     if (!*domain && strcmp(op_type, "Constant") == 0) {
@@ -704,29 +683,28 @@ static fl_status import_node(imp *im, const Onnx__ModelProto *m, size_t idx,
             return st;
         }
         if (np->n_output != 1) {
-            return fl_diag_fail(im->d, FL_EINVAL, n,
-                                "Constant has %zu outputs, expects 1 "
-                                "(field: output)",
-                                np->n_output);
+            return fl__node_fail(im->d, FL_EINVAL, n,
+                                 "Constant has %zu outputs, expects 1 "
+                                 "(field: output)",
+                                 np->n_output);
         }
     } else {
-        n->kind = lookup_op(domain, op_type);
-        n->desc = fl_op_desc_of(n->kind);
+        fl__op_bind_kind(n, lookup_op(domain, op_type));
         n->attrs =
-            fl_arena_calloc(g->arena, np->n_attribute ? np->n_attribute : 1, sizeof(fl_attr));
+            fl__arena_calloc(g->arena, np->n_attribute ? np->n_attribute : 1, sizeof(fl_attr));
         if (!n->attrs) {
-            return fl_diag_oom(im->d);
+            return fl__diag_oom(im->d);
         }
         for (size_t k = 0; k < np->n_attribute; k++) {
             const Onnx__AttributeProto *at = np->attribute[k];
             if (!at->name || !*at->name) {
-                return fl_diag_fail(im->d, FL_EINVAL, n,
-                                    "attribute %zu has no name (field: attribute.name)", k);
+                return fl__node_fail(im->d, FL_EINVAL, n,
+                                     "attribute %zu has no name (field: attribute.name)", k);
             }
             for (size_t j = 0; j < k; j++) {
                 if (strcmp(n->attrs[j].name, at->name) == 0) {
-                    return fl_diag_fail(im->d, FL_EINVAL, n,
-                                        "attr '%s' appears twice (field: attribute)", at->name);
+                    return fl__node_fail(im->d, FL_EINVAL, n,
+                                         "attr '%s' appears twice (field: attribute)", at->name);
                 }
             }
             st = convert_attr(im, n, at, &n->attrs[k]);
@@ -736,12 +714,12 @@ static fl_status import_node(imp *im, const Onnx__ModelProto *m, size_t idx,
             n->n_attrs++;
         }
         if (n->desc && n->desc->n_outputs >= 0 && (int)np->n_output > n->desc->n_outputs) {
-            return fl_diag_fail(im->d, FL_EINVAL, n,
-                                "has %zu outputs, the op has at most %d (field: output)",
-                                np->n_output, n->desc->n_outputs);
+            return fl__node_fail(im->d, FL_EINVAL, n,
+                                 "has %zu outputs, the op has at most %d (field: output)",
+                                 np->n_output, n->desc->n_outputs);
         }
-        if (fl_node_alloc_outputs(g, n, (int)np->n_output) != FL_OK) {
-            return fl_diag_oom(im->d);
+        if (fl__node_alloc_outputs(g, n, (int)np->n_output) != FL_OK) {
+            return fl__diag_oom(im->d);
         }
     }
     for (size_t k = 0; k < np->n_output; k++) {
@@ -757,13 +735,14 @@ static fl_status import_node(imp *im, const Onnx__ModelProto *m, size_t idx,
 
 static fl_status absent_input(imp *im, fl_input *in) {
     if (!im->absent) {
-        const char *name = fl_graph_unique_name(im->g, "onnx::absent");
-        fl_node *n = name ? fl_graph_add_node(im->g, name, "onnx::_absent", im->d) : NULL;
+        const char *name = fl__graph_unique_name(im->g, "onnx::absent");
+        fl_node *n = name ? fl__graph_add_node(im->g, name, "onnx::_absent", im->d) : NULL;
         if (!n) {
-            return name ? im->d->status : fl_diag_oom(im->d);
+            return name ? im->d->status : fl__diag_oom(im->d);
         }
-        if (fl_node_alloc_outputs(im->g, n, 1) != FL_OK) {
-            return fl_diag_oom(im->d);
+        fl__op_bind_kind(n, FL_OP_ONNX_ABSENT);
+        if (fl__node_alloc_outputs(im->g, n, 1) != FL_OK) {
+            return fl__diag_oom(im->d);
         }
         im->absent = n;
     }
@@ -780,16 +759,16 @@ static fl_status resolve_inputs(imp *im, fl_node *n, const Onnx__NodeProto *np) 
     }
     if (n->kind == FL_OP_CONST) {
         if (cnt) {
-            return fl_diag_fail(im->d, FL_EINVAL, n,
-                                "Constant takes no inputs, got %zu (field: "
-                                "input)",
-                                cnt);
+            return fl__node_fail(im->d, FL_EINVAL, n,
+                                 "Constant takes no inputs, got %zu (field: "
+                                 "input)",
+                                 cnt);
         }
         return FL_OK;
     }
-    n->inputs = fl_arena_calloc(im->g->arena, cnt ? cnt : 1, sizeof(fl_input));
+    n->inputs = fl__arena_calloc(im->g->arena, cnt ? cnt : 1, sizeof(fl_input));
     if (!n->inputs) {
-        return fl_diag_oom(im->d);
+        return fl__diag_oom(im->d);
     }
     for (size_t k = 0; k < cnt; k++) {
         const char *v = np->input[k];
@@ -799,10 +778,10 @@ static fl_status resolve_inputs(imp *im, fl_node *n, const Onnx__NodeProto *np) 
         } else {
             const vslot *s = vmap_find(&im->values, v);
             if (!s) {
-                return fl_diag_fail(im->d, FL_EINVAL, n,
-                                    "input '%s' is not produced by any node, initializer or graph "
-                                    "input (field: input[%zu])",
-                                    v, k);
+                return fl__node_fail(im->d, FL_EINVAL, n,
+                                     "input '%s' is not produced by any node, initializer or graph "
+                                     "input (field: input[%zu])",
+                                     v, k);
             }
             n->inputs[k].node = s->node;
             n->inputs[k].port = s->port;
@@ -816,12 +795,12 @@ static fl_status resolve_inputs(imp *im, fl_node *n, const Onnx__NodeProto *np) 
     if (n->desc && (n->n_inputs < n->desc->min_inputs ||
                     (n->desc->max_inputs >= 0 && n->n_inputs > n->desc->max_inputs))) {
         if (n->desc->max_inputs < 0) {
-            return fl_diag_fail(im->d, FL_EINVAL, n,
-                                "expects at least %d inputs, got %d (field: input)",
-                                n->desc->min_inputs, n->n_inputs);
+            return fl__node_fail(im->d, FL_EINVAL, n,
+                                 "expects at least %d inputs, got %d (field: input)",
+                                 n->desc->min_inputs, n->n_inputs);
         }
-        return fl_diag_fail(im->d, FL_EINVAL, n, "expects %d to %d inputs, got %d (field: input)",
-                            n->desc->min_inputs, n->desc->max_inputs, n->n_inputs);
+        return fl__node_fail(im->d, FL_EINVAL, n, "expects %d to %d inputs, got %d (field: input)",
+                             n->desc->min_inputs, n->desc->max_inputs, n->n_inputs);
     }
     return FL_OK;
 }
@@ -830,14 +809,14 @@ static fl_status import_graph(imp *im, const Onnx__ModelProto *m) {
     const Onnx__GraphProto *gp = m->graph;
     fl_diag *d = im->d;
     if (!gp) {
-        return fl_diag_fail(d, FL_EINVAL, NULL, "ONNX model has no graph (field: graph)");
+        return fl__diag_fail(d, FL_EINVAL, "ONNX model has no graph (field: graph)");
     }
     int64_t total = (int64_t)gp->n_node + (int64_t)gp->n_initializer + (int64_t)gp->n_input;
     if (total > im->o->max_nodes) {
-        return fl_diag_fail(d, FL_ELIMIT, NULL,
-                            "graph has %lld nodes, initializers and inputs, above the limit of "
-                            "%lld nodes (field: graph.node)",
-                            (long long)total, (long long)im->o->max_nodes);
+        return fl__diag_fail(d, FL_ELIMIT,
+                             "graph has %lld nodes, initializers and inputs, above the limit of "
+                             "%lld nodes (field: graph.node)",
+                             (long long)total, (long long)im->o->max_nodes);
     }
     /* The default opset must be imported and one whose operators we model. */
     int64_t opset = -1;
@@ -848,18 +827,18 @@ static fl_status import_graph(imp *im, const Onnx__ModelProto *m) {
         }
     }
     if (opset < 0) {
-        return fl_diag_fail(d, FL_EINVAL, NULL,
-                            "ONNX model imports no ai.onnx operator set (field: opset_import)");
+        return fl__diag_fail(d, FL_EINVAL,
+                             "ONNX model imports no ai.onnx operator set (field: opset_import)");
     }
     if (opset < 7) {
-        return fl_diag_fail(d, FL_EINVAL, NULL,
-                            "ai.onnx opset %lld is not supported (7 and later are; field: "
-                            "opset_import)",
-                            (long long)opset);
+        return fl__diag_fail(d, FL_EINVAL,
+                             "ai.onnx opset %lld is not supported (7 and later are; field: "
+                             "opset_import)",
+                             (long long)opset);
     }
     im->g->producer = (int)(opset > 1000000 ? 1000000 : opset);
     if (!vmap_init(&im->values, (size_t)total + 16)) {
-        return fl_diag_oom(d);
+        return fl__diag_oom(d);
     }
     fl_status st = import_initializers(im, gp);
     if (st == FL_OK) {
@@ -875,19 +854,19 @@ static fl_status import_graph(imp *im, const Onnx__ModelProto *m) {
     for (size_t i = 0; i < gp->n_output && st == FL_OK; i++) {
         const char *v = gp->output[i]->name;
         if (!v || !vmap_find(&im->values, v)) {
-            st = fl_diag_fail(d, FL_EINVAL, NULL,
-                              "graph output '%s' is not produced by any node (field: "
-                              "graph.output)",
-                              v ? v : "");
+            st = fl__diag_fail(d, FL_EINVAL,
+                               "graph output '%s' is not produced by any node (field: "
+                               "graph.output)",
+                               v ? v : "");
         }
     }
     return st;
 }
 
-fl_status fl_import_onnx(fl_graph *g, const uint8_t *buf, size_t len, const fl_import_opts *o,
-                         fl_diag *d) {
+fl_status fl__import_onnx(fl_graph *g, const uint8_t *buf, size_t len, const fl_import_opts *o,
+                          fl_diag *d) {
     Onnx__ModelProto *m =
-        fl_pb_unpack(g, &onnx__model_proto__descriptor, buf, len, "ONNX ModelProto", d);
+        fl__pb_unpack(g, &onnx__model_proto__descriptor, buf, len, "ONNX ModelProto", d);
     if (!m) {
         return d->status;
     }
@@ -918,7 +897,7 @@ static bool rd_varint(const uint8_t *buf, size_t len, size_t *pos, uint64_t *out
     return false;
 }
 
-int fl_import_sniff_onnx(const uint8_t *buf, size_t len) {
+int fl__import_sniff_onnx(const uint8_t *buf, size_t len) {
     /* A ModelProto carries its graph in field 7 and opset_import in field 8
      * (length-delimited); neither GraphDef (fields 1-4) nor SavedModel (1, 2)
      * has such a top-level field. Walk the top-level fields until one is

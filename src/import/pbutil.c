@@ -4,7 +4,7 @@
 #include "import/pbutil.h"
 
 static void *pb_alloc(void *data, size_t size) {
-    return fl_arena_alloc((fl_arena *)data, size);
+    return fl__arena_alloc((fl_arena *)data, size);
 }
 
 static void pb_free(void *data, void *p) {
@@ -12,23 +12,23 @@ static void pb_free(void *data, void *p) {
     (void)p; /* released with the arena */
 }
 
-void *fl_pb_unpack(fl_graph *g, const ProtobufCMessageDescriptor *desc, const uint8_t *buf,
-                   size_t len, const char *what, fl_diag *d) {
+void *fl__pb_unpack(fl_graph *g, const ProtobufCMessageDescriptor *desc, const uint8_t *buf,
+                    size_t len, const char *what, fl_diag *d) {
     ProtobufCAllocator alloc = {pb_alloc, pb_free, g->arena};
     ProtobufCMessage *m = protobuf_c_message_unpack(desc, &alloc, len, buf);
     if (!m) {
         if (g->arena->failed) {
-            fl_diag_oom(d);
+            fl__diag_oom(d);
         } else {
-            fl_diag_fail(d, FL_EINVAL, NULL,
-                         "not a valid binary %s (%zu bytes could not be decoded as protobuf)", what,
-                         len);
+            fl__diag_fail(d, FL_EINVAL,
+                          "not a valid binary %s (%zu bytes could not be decoded as protobuf)",
+                          what, len);
         }
     }
     return m;
 }
 
-int64_t fl_pb_read_le(const uint8_t *p, size_t size, bool is_signed) {
+int64_t fl__pb_read_le(const uint8_t *p, size_t size, bool is_signed) {
     uint64_t v = 0;
     for (size_t i = 0; i < size; i++) {
         v |= (uint64_t)p[i] << (8 * i);

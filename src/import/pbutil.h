@@ -16,11 +16,11 @@
  * (released with it). NULL with d failed when the bytes do not decode ("not a
  * valid binary WHAT (N bytes could not be decoded as protobuf)") or memory
  * runs out. */
-void *fl_pb_unpack(fl_graph *g, const ProtobufCMessageDescriptor *desc, const uint8_t *buf,
-                   size_t len, const char *what, fl_diag *d);
+void *fl__pb_unpack(fl_graph *g, const ProtobufCMessageDescriptor *desc, const uint8_t *buf,
+                    size_t len, const char *what, fl_diag *d);
 
 /* The little-endian integer of `size` (1..8) bytes at p, sign-extended when
  * is_signed. */
-int64_t fl_pb_read_le(const uint8_t *p, size_t size, bool is_signed);
+int64_t fl__pb_read_le(const uint8_t *p, size_t size, bool is_signed);
 
 #endif

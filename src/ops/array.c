@@ -86,7 +86,7 @@ static const fl_shape *in_shape(const fl_node *n, int i) {
 }
 
 static void *alloc_n(fl_ctx *c, int64_t count, size_t size) {
-    return fl_arena_calloc(c->a, (size_t)(count > 0 ? count : 1), size);
+    return fl__arena_calloc(c->a, (size_t)(count > 0 ? count : 1), size);
 }
 
 static fl_sym *alloc_syms(fl_ctx *c, int64_t count) {
@@ -105,7 +105,7 @@ static bool is_known(fl_sym s, int64_t k) {
 
 /* Output dtype: attr `attr`, or (absent) the dtype of input `in`. */
 static fl_status dtype_attr(fl_ctx *c, const fl_node *n, const char *attr, int in, int *dt) {
-    fl_status st = fl_attr_get_type(n, attr, dt, c->d);
+    fl_status st = fl__attr_get_type(n, attr, dt, c->d);
     if (st == FL_ENOTFOUND) {
         *dt = (in >= 0 && in < n->n_inputs) ? (int)fl_node_in(n, in)->dtype : FL_DT_INVALID;
         return FL_OK;
@@ -115,7 +115,7 @@ static fl_status dtype_attr(fl_ctx *c, const fl_node *n, const char *attr, int i
 
 /* An index-type attr (out_type, index_type): int32 (default) or int64. */
 static fl_status index_type_attr(fl_ctx *c, const fl_node *n, const char *attr, int *dt) {
-    fl_status st = fl_attr_get_type(n, attr, dt, c->d);
+    fl_status st = fl__attr_get_type(n, attr, dt, c->d);
     if (st == FL_ENOTFOUND) {
         *dt = FL_DT_INT32;
         return FL_OK;
@@ -124,26 +124,26 @@ static fl_status index_type_attr(fl_ctx *c, const fl_node *n, const char *attr, 
         return st;
     }
     if (*dt != FL_DT_INT32 && *dt != FL_DT_INT64) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "attr '%s' must be int32 or int64, got %s", attr,
-                            fl_dtype_name(*dt));
+        return fl__node_fail(c->d, FL_EINVAL, n, "attr '%s' must be int32 or int64, got %s", attr,
+                             fl__dtype_name(*dt));
     }
     return FL_OK;
 }
 
 static fl_status sym_fail(fl_ctx *c, const fl_node *n, fl_status st) {
     if (st == FL_ENOMEM) {
-        return fl_diag_oom(c->d);
+        return fl__diag_oom(c->d);
     }
-    return fl_diag_fail(c->d, st, n, "dimension arithmetic failed: %s", fl_status_str(st));
+    return fl__node_fail(c->d, st, n, "dimension arithmetic failed: %s", fl_status_str(st));
 }
 
 static fl_status s_min(fl_ctx *c, const fl_node *n, fl_sym a, fl_sym b, fl_sym *out) {
-    fl_status st = fl_sym_min(c->st, a, b, out);
+    fl_status st = fl__sym_min(c->st, a, b, out);
     return st == FL_OK ? FL_OK : sym_fail(c, n, st);
 }
 
 static fl_status s_max(fl_ctx *c, const fl_node *n, fl_sym a, fl_sym b, fl_sym *out) {
-    fl_status st = fl_sym_max(c->st, a, b, out);
+    fl_status st = fl__sym_max(c->st, a, b, out);
     return st == FL_OK ? FL_OK : sym_fail(c, n, st);
 }
 
@@ -155,7 +155,7 @@ static fl_status s_div(fl_ctx *c, const fl_node *n, fl_sym a, fl_sym b, fl_sym *
         return FL_OK;
     }
     fl_sym q;
-    fl_status st = fl_sym_div(c->st, a, b, &q, exact);
+    fl_status st = fl__sym_div(c->st, a, b, &q, exact);
     if (st != FL_OK) {
         return sym_fail(c, n, st);
     }
@@ -166,7 +166,7 @@ static fl_status s_div(fl_ctx *c, const fl_node *n, fl_sym a, fl_sym b, fl_sym *
 }
 
 static const char *sym_text(fl_ctx *c, fl_sym s) {
-    char *t = fl_sym_to_str(c->a, s);
+    char *t = fl__sym_to_str(c->a, s);
     return t ? t : "?";
 }
 
@@ -174,10 +174,10 @@ static const char *sym_text(fl_ctx *c, fl_sym s) {
 static const char *syms_text(fl_ctx *c, const fl_sym *e, int64_t k) {
     const char *out = "[";
     for (int64_t i = 0; i < k && i < 16; i++) {
-        const char *p = fl_arena_printf(c->a, "%s%s%s", out, i ? ", " : "", sym_text(c, e[i]));
+        const char *p = fl__arena_printf(c->a, "%s%s%s", out, i ? ", " : "", sym_text(c, e[i]));
         out = p ? p : out;
     }
-    const char *p = fl_arena_printf(c->a, "%s%s]", out, k > 16 ? ", ..." : "");
+    const char *p = fl__arena_printf(c->a, "%s%s]", out, k > 16 ? ", ..." : "");
     return p ? p : "[...]";
 }
 
@@ -248,8 +248,8 @@ static int64_t vec_len(const fl_node *n, int i) {
 static fl_status want_scalar(fl_ctx *c, const fl_node *n, int i, const char *name) {
     int r = in_shape(n, i)->rank;
     if (r > 0) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "input '%s' must be a scalar, got rank %d", name,
-                            r);
+        return fl__node_fail(c->d, FL_EINVAL, n, "input '%s' must be a scalar, got rank %d", name,
+                             r);
     }
     return FL_OK;
 }
@@ -257,8 +257,8 @@ static fl_status want_scalar(fl_ctx *c, const fl_node *n, int i, const char *nam
 static fl_status want_vector(fl_ctx *c, const fl_node *n, int i, const char *name) {
     int r = in_shape(n, i)->rank;
     if (r > 1) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "input '%s' must be a vector, got rank %d", name,
-                            r);
+        return fl__node_fail(c->d, FL_EINVAL, n, "input '%s' must be a vector, got rank %d", name,
+                             r);
     }
     return FL_OK;
 }
@@ -266,9 +266,9 @@ static fl_status want_vector(fl_ctx *c, const fl_node *n, int i, const char *nam
 /* Output `port`: known rank with unknown dims, or unknown rank when r < 0. */
 static fl_status set_rank(fl_ctx *c, fl_node *n, int port, int dt, int64_t r) {
     if (r < 0 || r > MAX_RANK) {
-        return fl_op_set_output(c, n, port, dt, -1, NULL);
+        return fl__op_set_output(c, n, port, dt, -1, NULL);
     }
-    return fl_op_set_output_rank(c, n, port, dt, (int)r);
+    return fl__op_set_output_rank(c, n, port, dt, (int)r);
 }
 
 static fl_status set_all_rank(fl_ctx *c, fl_node *n, int dt, int64_t r) {
@@ -285,8 +285,8 @@ static fl_status set_all_rank(fl_ctx *c, fl_node *n, int dt, int64_t r) {
 static fl_status merge(fl_ctx *c, const fl_node *n, fl_sym a, fl_sym b, const char *what, int dim,
                        fl_sym *out) {
     if (fl_sym_is_known(a) && fl_sym_is_known(b) && a.k != b.k) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "dimension %d of %s disagrees: %lld vs %lld", dim,
-                            what, (long long)a.k, (long long)b.k);
+        return fl__node_fail(c->d, FL_EINVAL, n, "dimension %d of %s disagrees: %lld vs %lld", dim,
+                             what, (long long)a.k, (long long)b.k);
     }
     if (fl_sym_is_unknown(a)) {
         *out = b;
@@ -300,7 +300,7 @@ static fl_status merge(fl_ctx *c, const fl_node *n, fl_sym a, fl_sym b, const ch
 
 static fl_status check_N(fl_ctx *c, const fl_node *n, int64_t count) {
     int64_t N;
-    fl_status st = fl_attr_get_int(n, "N", &N, c->d);
+    fl_status st = fl__attr_get_int(n, "N", &N, c->d);
     if (st == FL_ENOTFOUND) {
         return FL_OK;
     }
@@ -308,8 +308,8 @@ static fl_status check_N(fl_ctx *c, const fl_node *n, int64_t count) {
         return st;
     }
     if (N != count) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "attr 'N' is %lld but the node has %lld inputs",
-                            (long long)N, (long long)count);
+        return fl__node_fail(c->d, FL_EINVAL, n, "attr 'N' is %lld but the node has %lld inputs",
+                             (long long)N, (long long)count);
     }
     return FL_OK;
 }
@@ -341,7 +341,7 @@ static fl_status ss_read_masks(fl_ctx *c, const fl_node *n, ss_masks *m) {
     uint64_t *dst[5] = {&m->begin, &m->end, &m->ellipsis, &m->new_axis, &m->shrink};
     for (int i = 0; i < 5; i++) {
         int64_t v;
-        fl_status st = fl_attr_int_or(n, names[i], 0, &v, c->d);
+        fl_status st = fl__attr_int_or(n, names[i], 0, &v, c->d);
         if (st != FL_OK) {
             return st;
         }
@@ -356,15 +356,15 @@ static fl_status ss_build(fl_ctx *c, const fl_node *n, int rank, int64_t k, cons
                           const fl_sym *end, const fl_sym *strides, const ss_masks *m,
                           ss_plan *pl) {
     if (k > 31) {
-        return fl_diag_fail(c->d, FL_EINVAL, n,
-                            "input 'strides' has %lld entries; at most 31 are supported",
-                            (long long)k);
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "input 'strides' has %lld entries; at most 31 are supported",
+                             (long long)k);
     }
     uint64_t ell = m->ellipsis;
     if (ell & (ell - 1)) {
-        return fl_diag_fail(c->d, FL_EINVAL, n,
-                            "attr 'ellipsis_mask' has more than one bit set: multiple ellipses "
-                            "in slice spec not allowed");
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "attr 'ellipsis_mask' has more than one bit set: multiple ellipses "
+                             "in slice spec not allowed");
     }
     int64_t add_after = 0;
     bool seen = false;
@@ -386,7 +386,7 @@ static fl_status ss_build(fl_ctx *c, const fl_node *n, int rank, int64_t k, cons
     pl->final = alloc_n(c, kk + rank, sizeof(int));
     pl->n_final = 0;
     if (!pl->dim || !pl->final) {
-        return fl_diag_oom(c->d);
+        return fl__diag_oom(c->d);
     }
     int full = 0;
     for (int64_t i = 0; i < kk; i++) {
@@ -409,12 +409,12 @@ static fl_status ss_build(fl_ctx *c, const fl_node *n, int rank, int64_t k, cons
         } else {
             if (full == rank) {
                 if (rank == 0) {
-                    return fl_diag_fail(c->d, FL_EINVAL, n, "attempting to slice scalar input");
+                    return fl__node_fail(c->d, FL_EINVAL, n, "attempting to slice scalar input");
                 }
-                return fl_diag_fail(c->d, FL_EINVAL, n,
-                                    "index out of range using input dim %d; input has only %d "
-                                    "dims",
-                                    full, rank);
+                return fl__node_fail(c->d, FL_EINVAL, n,
+                                     "index out of range using input dim %d; input has only %d "
+                                     "dims",
+                                     full, rank);
             }
             ss_dim *d = &pl->dim[full];
             d->s = strides[i].k;
@@ -434,8 +434,8 @@ static fl_status ss_build(fl_ctx *c, const fl_node *n, int rank, int64_t k, cons
     /* Dense dims the spec did not reach keep stride 0, as in TensorFlow. */
     for (int i = 0; i < rank; i++) {
         if (pl->dim[i].s == 0) {
-            return fl_diag_fail(c->d, FL_EINVAL, n, "input 'strides': strides[%d] must be non-zero",
-                                i);
+            return fl__node_fail(c->d, FL_EINVAL, n,
+                                 "input 'strides': strides[%d] must be non-zero", i);
         }
     }
     return FL_OK;
@@ -451,10 +451,10 @@ static fl_status ss_known(fl_ctx *c, const fl_node *n, int i, const ss_dim *d, i
     *size = -1;
     if (d->shrink) {
         if (d->s <= 0) {
-            return fl_diag_fail(c->d, FL_EINVAL, n,
-                                "input 'strides': only stride 1 allowed on non-range indexing "
-                                "(dimension %d)",
-                                i);
+            return fl__node_fail(c->d, FL_EINVAL, n,
+                                 "input 'strides': only stride 1 allowed on non-range indexing "
+                                 "(dimension %d)",
+                                 i);
         }
         *size = 1;
         if (!d->have_b) {
@@ -462,10 +462,10 @@ static fl_status ss_known(fl_ctx *c, const fl_node *n, int i, const ss_dim *d, i
         }
         int64_t x = d->b < 0 ? D + d->b : d->b;
         if (x < 0 || x >= D) {
-            return fl_diag_fail(c->d, FL_EINVAL, n,
-                                "input 'begin': slice index %lld of dimension %d out of bounds "
-                                "(size %lld)",
-                                (long long)d->b, i, (long long)D);
+            return fl__node_fail(c->d, FL_EINVAL, n,
+                                 "input 'begin': slice index %lld of dimension %d out of bounds "
+                                 "(size %lld)",
+                                 (long long)d->b, i, (long long)D);
         }
         *start = x;
         *ok = true;
@@ -503,7 +503,7 @@ static fl_status ss_known(fl_ctx *c, const fl_node *n, int i, const ss_dim *d, i
 static fl_status ss_canon_sym(fl_ctx *c, const fl_node *n, bool masked, int64_t x, bool is_end,
                               int64_t s, fl_sym D, fl_sym *out, bool *exact) {
     fl_sym Dm1;
-    fl_status st = fl_op_sub(c, n, D, fl_sym_const(1), &Dm1);
+    fl_status st = fl__op_sub(c, n, D, fl_sym_const(1), &Dm1);
     if (st != FL_OK) {
         return st;
     }
@@ -524,7 +524,7 @@ static fl_status ss_canon_sym(fl_ctx *c, const fl_node *n, bool masked, int64_t 
         return s_min(c, n, fl_sym_const(x), s > 0 ? D : Dm1, out);
     }
     fl_sym t;
-    if ((st = fl_op_add(c, n, D, fl_sym_const(x), &t)) != FL_OK) {
+    if ((st = fl__op_add(c, n, D, fl_sym_const(x), &t)) != FL_OK) {
         return st;
     }
     if (x >= -SS_SMALL) {
@@ -565,7 +565,7 @@ static fl_status ss_dim_size(fl_ctx *c, const fl_node *n, int i, const ss_dim *d
         st = ss_canon_sym(c, n, d->em, d->e, true, d->s, D, &e, &exact);
     }
     if (st == FL_OK) {
-        st = d->s > 0 ? fl_op_sub(c, n, e, b, &len) : fl_op_sub(c, n, b, e, &len);
+        st = d->s > 0 ? fl__op_sub(c, n, e, b, &len) : fl__op_sub(c, n, b, e, &len);
     }
     if (st != FL_OK) {
         return st;
@@ -581,7 +581,7 @@ static fl_status ss_dim_size(fl_ctx *c, const fl_node *n, int i, const ss_dim *d
     if (exact && (st = s_max(c, n, len, fl_sym_const(0), &len)) != FL_OK) {
         return st;
     }
-    return fl_op_ceildiv(c, n, len, fl_sym_const(as), size);
+    return fl__op_ceildiv(c, n, len, fl_sym_const(as), size);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -593,7 +593,7 @@ static fl_status partial_vec(fl_ctx *c, const fl_tensor *t, int depth, fl_sym **
 static fl_status pv_copy(fl_ctx *c, const fl_sym *src, int64_t k, fl_sym **out, int64_t *len) {
     fl_sym *e = alloc_syms(c, k);
     if (!e) {
-        return fl_diag_oom(c->d);
+        return fl__diag_oom(c->d);
     }
     for (int64_t i = 0; i < k; i++) {
         e[i] = src ? src[i] : fl_sym_unknown();
@@ -621,13 +621,13 @@ static fl_status pv_producer(fl_ctx *c, const fl_node *p, int port, int depth, f
     }
     case FL_OP_PACK: {
         int64_t axis = 0;
-        if (fl_attr_int_or(p, "axis", 0, &axis, c->d) != FL_OK || (axis != 0 && axis != -1) ||
+        if (fl__attr_int_or(p, "axis", 0, &axis, c->d) != FL_OK || (axis != 0 && axis != -1) ||
             p->n_inputs > PV_MAX_LEN) {
             break;
         }
         fl_sym *e = alloc_syms(c, p->n_inputs);
         if (!e) {
-            return fl_diag_oom(c->d);
+            return fl__diag_oom(c->d);
         }
         for (int i = 0; i < p->n_inputs; i++) {
             const fl_tensor *t = fl_node_in(p, i);
@@ -656,7 +656,7 @@ static fl_status pv_producer(fl_ctx *c, const fl_node *p, int port, int depth, f
         fl_sym **parts = alloc_n(c, p->n_inputs, sizeof(fl_sym *));
         int64_t *lens = alloc_n(c, p->n_inputs, sizeof(int64_t));
         if (!parts || !lens) {
-            return fl_diag_oom(c->d);
+            return fl__diag_oom(c->d);
         }
         int64_t total = 0;
         for (int i = 0; i + 1 < p->n_inputs; i++) {
@@ -671,7 +671,7 @@ static fl_status pv_producer(fl_ctx *c, const fl_node *p, int port, int depth, f
         }
         fl_sym *e = alloc_syms(c, total);
         if (!e) {
-            return fl_diag_oom(c->d);
+            return fl__diag_oom(c->d);
         }
         int64_t pos = 0;
         for (int i = 0; i + 1 < p->n_inputs; i++) {
@@ -728,7 +728,7 @@ static fl_status pv_producer(fl_ctx *c, const fl_node *p, int port, int depth, f
         }
         fl_sym *r = alloc_syms(c, size);
         if (!r) {
-            return fl_diag_oom(c->d);
+            return fl__diag_oom(c->d);
         }
         for (int64_t j = 0; j < size; j++) {
             r[j] = src[start + j * d.s];
@@ -754,7 +754,7 @@ static fl_status pv_producer(fl_ctx *c, const fl_node *p, int port, int depth, f
 static fl_status partial_vec(fl_ctx *c, const fl_tensor *t, int depth, fl_sym **out, int64_t *len) {
     *out = NULL;
     *len = -1;
-    if (t->dtype != FL_DT_INVALID && !fl_dtype_is_integer(t->dtype)) {
+    if (t->dtype != FL_DT_INVALID && !fl__dtype_is_integer(t->dtype)) {
         return FL_ENOTFOUND;
     }
     if (t->shape.rank > 1) {
@@ -789,8 +789,8 @@ static fl_status shape_input(fl_ctx *c, const fl_node *n, int i, const char *nam
     }
     for (int64_t j = 0; j < *len; j++) {
         if (fl_sym_is_known((*out)[j]) && (*out)[j].k < 0) {
-            return fl_diag_fail(c->d, FL_EINVAL, n, "input '%s' has a negative dimension %lld",
-                                name, (long long)(*out)[j].k);
+            return fl__node_fail(c->d, FL_EINVAL, n, "input '%s' has a negative dimension %lld",
+                                 name, (long long)(*out)[j].k);
         }
     }
     if (*len > MAX_RANK) {
@@ -814,7 +814,7 @@ static fl_value *out_value(fl_ctx *c, fl_node *n, int port, const fl_value *like
     if (port < 0 || port >= n->n_outputs || (like && !usable(like))) {
         return NULL;
     }
-    fl_value *v = fl_op_new_value(c, n, port);
+    fl_value *v = fl__op_new_value(c, n, port);
     if (!v) {
         *st = c->d->status;
         return NULL;
@@ -836,7 +836,7 @@ static void copy_elems(fl_value *dst, int64_t di, const fl_value *src, int64_t s
     if (dst->ints) {
         memcpy((fl_sym *)dst->ints + di, src->ints + si, (size_t)cnt * sizeof(fl_sym));
     } else {
-        size_t es = fl_dtype_size(dst->dtype);
+        size_t es = fl__dtype_size(dst->dtype);
         memcpy((unsigned char *)dst->raw + (size_t)di * es,
                (const unsigned char *)src->raw + (size_t)si * es, (size_t)cnt * es);
     }
@@ -846,7 +846,7 @@ static void set_zero(fl_value *dst, int64_t di) {
     if (dst->ints) {
         ((fl_sym *)dst->ints)[di] = fl_sym_const(0);
     } else {
-        size_t es = fl_dtype_size(dst->dtype);
+        size_t es = fl__dtype_size(dst->dtype);
         memset((unsigned char *)dst->raw + (size_t)di * es, 0, es);
     }
 }
@@ -906,7 +906,7 @@ static fl_status fill_mapped(fl_ctx *c, fl_value *dst, const fl_value *src, int 
     }
     int64_t *ctr = alloc_n(c, rank, sizeof(int64_t));
     if (!ctr) {
-        return fl_diag_oom(c->d);
+        return fl__diag_oom(c->d);
     }
     for (int64_t j = 0; j < total; j++) {
         int64_t off = 0;
@@ -943,7 +943,7 @@ static fl_status fill_mapped(fl_ctx *c, fl_value *dst, const fl_value *src, int 
 /* Attaches v to output `port` after a fill that returned st. */
 static fl_status finish(fl_node *n, int port, fl_value *v, fl_status st) {
     if (st == FL_OK) {
-        fl_op_set_value(n, port, v);
+        fl__op_set_value(n, port, v);
     }
     return st == FL_ENOTFOUND ? FL_OK : st;
 }
@@ -963,7 +963,7 @@ static fl_status eval_copy(fl_ctx *c, fl_node *n) {
         return FL_OK;
     }
     copy_elems(v, 0, src, 0, v->n);
-    fl_op_set_value(n, 0, v);
+    fl__op_set_value(n, 0, v);
     return FL_OK;
 }
 
@@ -977,13 +977,13 @@ static fl_status shape_out(fl_ctx *c, fl_node *n, int in, int port, int dt) {
     const fl_shape *s = in_shape(n, in);
     fl_status st;
     if (s->rank < 0) {
-        return fl_op_set_output_rank(c, n, port, dt, 1);
+        return fl__op_set_output_rank(c, n, port, dt, 1);
     }
     fl_sym len = fl_sym_const(s->rank);
-    if ((st = fl_op_set_output(c, n, port, dt, 1, &len)) != FL_OK) {
+    if ((st = fl__op_set_output(c, n, port, dt, 1, &len)) != FL_OK) {
         return st;
     }
-    if (!fl_shape_is_determined(s)) {
+    if (!fl__shape_is_determined(s)) {
         return FL_OK;
     }
     fl_value *v = out_value(c, n, port, NULL, &st);
@@ -993,13 +993,13 @@ static fl_status shape_out(fl_ctx *c, fl_node *n, int in, int port, int dt) {
     for (int i = 0; i < s->rank; i++) {
         ((fl_sym *)v->ints)[i] = s->dims[i];
     }
-    fl_op_set_value(n, port, v);
+    fl__op_set_value(n, port, v);
     return FL_OK;
 }
 
 /* A scalar output with the value x (when x is not unknown). */
 static fl_status scalar_out(fl_ctx *c, fl_node *n, int port, int dt, fl_sym x) {
-    fl_status st = fl_op_set_output(c, n, port, dt, 0, NULL);
+    fl_status st = fl__op_set_output(c, n, port, dt, 0, NULL);
     if (st != FL_OK || fl_sym_is_unknown(x)) {
         return st;
     }
@@ -1008,7 +1008,7 @@ static fl_status scalar_out(fl_ctx *c, fl_node *n, int port, int dt, fl_sym x) {
         return st;
     }
     ((fl_sym *)v->ints)[0] = x;
-    fl_op_set_value(n, port, v);
+    fl__op_set_value(n, port, v);
     return FL_OK;
 }
 
@@ -1020,7 +1020,7 @@ static fl_status infer_shape(fl_ctx *c, fl_node *n) {
 
 static int count_shape_n(const fl_node *n, fl_diag *d) {
     int64_t N;
-    fl_status st = fl_attr_get_int(n, "N", &N, d);
+    fl_status st = fl__attr_get_int(n, "N", &N, d);
     if (st == FL_ENOTFOUND) {
         return n->n_inputs;
     }
@@ -1028,8 +1028,8 @@ static int count_shape_n(const fl_node *n, fl_diag *d) {
         return -1;
     }
     if (N != n->n_inputs) {
-        fl_diag_fail(d, FL_EINVAL, n, "attr 'N' is %lld but the node has %d inputs", (long long)N,
-                     n->n_inputs);
+        fl__node_fail(d, FL_EINVAL, n, "attr 'N' is %lld but the node has %d inputs", (long long)N,
+                      n->n_inputs);
         return -1;
     }
     return n->n_inputs;
@@ -1039,7 +1039,7 @@ static fl_status infer_shape_n(fl_ctx *c, fl_node *n) {
     int dt = FL_DT_INVALID;
     fl_status st = index_type_attr(c, n, "out_type", &dt);
     for (int i = 0; st == FL_OK && i < n->n_outputs; i++) {
-        st = i < n->n_inputs ? shape_out(c, n, i, i, dt) : fl_op_set_output_rank(c, n, i, dt, 1);
+        st = i < n->n_inputs ? shape_out(c, n, i, i, dt) : fl__op_set_output_rank(c, n, i, dt, 1);
     }
     return st;
 }
@@ -1049,7 +1049,7 @@ static fl_status infer_size(fl_ctx *c, fl_node *n) {
     fl_sym e;
     fl_status st = index_type_attr(c, n, "out_type", &dt);
     if (st == FL_OK) {
-        st = fl_op_num_elements(c, n, in_shape(n, 0), &e);
+        st = fl__op_num_elements(c, n, in_shape(n, 0), &e);
     }
     return st != FL_OK ? st : scalar_out(c, n, 0, dt, e);
 }
@@ -1071,7 +1071,7 @@ static fl_status infer_reshape(fl_ctx *c, fl_node *n) {
     }
     fl_sym total;
     if (st == FL_OK) {
-        st = fl_op_num_elements(c, n, in_shape(n, 0), &total);
+        st = fl__op_num_elements(c, n, in_shape(n, 0), &total);
     }
     if (st != FL_OK) {
         return st;
@@ -1080,7 +1080,7 @@ static fl_status infer_reshape(fl_ctx *c, fl_node *n) {
     int64_t k;
     st = partial_vec(c, fl_node_in(n, 1), 0, &e, &k);
     if (st == FL_ENOTFOUND || (st == FL_OK && k > MAX_RANK)) {
-        return fl_op_set_output(c, n, 0, dt, -1, NULL);
+        return fl__op_set_output(c, n, 0, dt, -1, NULL);
     }
     if (st != FL_OK) {
         return st;
@@ -1092,22 +1092,22 @@ static fl_status infer_reshape(fl_ctx *c, fl_node *n) {
         }
         if (e[i].k == -1) {
             if (infer_at >= 0) {
-                return fl_diag_fail(c->d, FL_EINVAL, n,
-                                    "input 'shape' can have at most one -1, found at %lld and "
-                                    "%lld",
-                                    (long long)infer_at, (long long)i);
+                return fl__node_fail(c->d, FL_EINVAL, n,
+                                     "input 'shape' can have at most one -1, found at %lld and "
+                                     "%lld",
+                                     (long long)infer_at, (long long)i);
             }
             infer_at = i;
         } else if (e[i].k < -1) {
-            return fl_diag_fail(c->d, FL_EINVAL, n,
-                                "input 'shape' has a negative dimension %lld at index %lld",
-                                (long long)e[i].k, (long long)i);
+            return fl__node_fail(c->d, FL_EINVAL, n,
+                                 "input 'shape' has a negative dimension %lld at index %lld",
+                                 (long long)e[i].k, (long long)i);
         }
     }
     fl_sym p = fl_sym_const(1);
     for (int64_t i = 0; i < k && st == FL_OK; i++) {
         if (i != infer_at) {
-            st = fl_op_mul(c, n, p, e[i], &p);
+            st = fl__op_mul(c, n, p, e[i], &p);
         }
     }
     if (st != FL_OK) {
@@ -1121,21 +1121,21 @@ static fl_status infer_reshape(fl_ctx *c, fl_node *n) {
                 return st;
             }
             if (!exact && fl_sym_is_known(total) && fl_sym_is_known(p)) {
-                return fl_diag_fail(c->d, FL_EINVAL, n,
-                                    "cannot reshape a tensor of %lld elements into shape %s: "
-                                    "%lld is not a multiple of %lld",
-                                    (long long)total.k, syms_text(c, e, k), (long long)total.k,
-                                    (long long)p.k);
+                return fl__node_fail(c->d, FL_EINVAL, n,
+                                     "cannot reshape a tensor of %lld elements into shape %s: "
+                                     "%lld is not a multiple of %lld",
+                                     (long long)total.k, syms_text(c, e, k), (long long)total.k,
+                                     (long long)p.k);
             }
         }
         e[infer_at] = d;
     } else if (fl_sym_is_known(total) && fl_sym_is_known(p) && total.k != p.k) {
-        return fl_diag_fail(c->d, FL_EINVAL, n,
-                            "cannot reshape a tensor of %lld elements into shape %s (%lld "
-                            "elements)",
-                            (long long)total.k, syms_text(c, e, k), (long long)p.k);
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "cannot reshape a tensor of %lld elements into shape %s (%lld "
+                             "elements)",
+                             (long long)total.k, syms_text(c, e, k), (long long)p.k);
     }
-    return fl_op_set_output(c, n, 0, dt, (int)k, e);
+    return fl__op_set_output(c, n, 0, dt, (int)k, e);
 }
 
 static fl_status infer_squeeze(fl_ctx *c, fl_node *n) {
@@ -1147,10 +1147,10 @@ static fl_status infer_squeeze(fl_ctx *c, fl_node *n) {
     const int64_t *sd = NULL;
     size_t nsd = 0;
     const char *attr = "squeeze_dims";
-    st = fl_attr_get_ints(n, attr, &sd, &nsd, c->d);
+    st = fl__attr_get_ints(n, attr, &sd, &nsd, c->d);
     if (st == FL_ENOTFOUND) {
         attr = "axis";
-        st = fl_attr_get_ints(n, attr, &sd, &nsd, c->d);
+        st = fl__attr_get_ints(n, attr, &sd, &nsd, c->d);
         if (st == FL_ENOTFOUND) {
             nsd = 0;
             st = FL_OK;
@@ -1162,35 +1162,35 @@ static fl_status infer_squeeze(fl_ctx *c, fl_node *n) {
     const fl_shape *s = in_shape(n, 0);
     int r = s->rank;
     if (r < 0) {
-        return fl_op_set_output(c, n, 0, dt, -1, NULL);
+        return fl__op_set_output(c, n, 0, dt, -1, NULL);
     }
     bool *drop = alloc_n(c, r, sizeof(bool));
     fl_sym *out = alloc_syms(c, r);
     if (!drop || !out) {
-        return fl_diag_oom(c->d);
+        return fl__diag_oom(c->d);
     }
     for (size_t j = 0; j < nsd; j++) {
         int64_t a = sd[j];
         if (a < -r || a >= r) {
-            return fl_diag_fail(c->d, FL_EINVAL, n,
-                                "attr '%s' entry %lld is out of range for rank %d", attr,
-                                (long long)a, r);
+            return fl__node_fail(c->d, FL_EINVAL, n,
+                                 "attr '%s' entry %lld is out of range for rank %d", attr,
+                                 (long long)a, r);
         }
         if (a < 0) {
             a += r;
         }
         if (fl_sym_is_known(s->dims[a]) && s->dims[a].k != 1) {
-            return fl_diag_fail(c->d, FL_EINVAL, n,
-                                "attr '%s': cannot squeeze dimension %lld of size %lld (must be "
-                                "1)",
-                                attr, (long long)a, (long long)s->dims[a].k);
+            return fl__node_fail(c->d, FL_EINVAL, n,
+                                 "attr '%s': cannot squeeze dimension %lld of size %lld (must be "
+                                 "1)",
+                                 attr, (long long)a, (long long)s->dims[a].k);
         }
         drop[a] = true;
     }
     if (nsd == 0) {
         for (int i = 0; i < r; i++) {
             if (fl_sym_is_unknown(s->dims[i])) {
-                return fl_op_set_output(c, n, 0, dt, -1, NULL);
+                return fl__op_set_output(c, n, 0, dt, -1, NULL);
             }
             drop[i] = is_known(s->dims[i], 1);
         }
@@ -1201,7 +1201,7 @@ static fl_status infer_squeeze(fl_ctx *c, fl_node *n) {
             out[k++] = s->dims[i];
         }
     }
-    return fl_op_set_output(c, n, 0, dt, k, out);
+    return fl__op_set_output(c, n, 0, dt, k, out);
 }
 
 static fl_status infer_expand_dims(fl_ctx *c, fl_node *n) {
@@ -1212,34 +1212,34 @@ static fl_status infer_expand_dims(fl_ctx *c, fl_node *n) {
     }
     const fl_value *dv = int_value(n, 1);
     if (dv && dv->n != 1) {
-        return fl_diag_fail(c->d, FL_EINVAL, n,
-                            "input 'dim' must hold exactly one element, got %lld",
-                            (long long)dv->n);
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "input 'dim' must hold exactly one element, got %lld",
+                             (long long)dv->n);
     }
     const fl_shape *s = in_shape(n, 0);
     int r = s->rank;
     if (r < 0) {
-        return fl_op_set_output(c, n, 0, dt, -1, NULL);
+        return fl__op_set_output(c, n, 0, dt, -1, NULL);
     }
     if (!dv || !fl_sym_is_known(dv->ints[0])) {
         return set_rank(c, n, 0, dt, (int64_t)r + 1);
     }
     int64_t a = dv->ints[0].k;
     if (a < -(int64_t)r - 1 || a > r) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "input 'dim' is %lld, out of range for rank %d",
-                            (long long)a, r);
+        return fl__node_fail(c->d, FL_EINVAL, n, "input 'dim' is %lld, out of range for rank %d",
+                             (long long)a, r);
     }
     if (a < 0) {
         a += r + 1;
     }
     fl_sym *out = alloc_syms(c, r + 1);
     if (!out) {
-        return fl_diag_oom(c->d);
+        return fl__diag_oom(c->d);
     }
     for (int i = 0, j = 0; i <= r; i++) {
         out[i] = i == a ? fl_sym_const(1) : s->dims[j++];
     }
-    return fl_op_set_output(c, n, 0, dt, r + 1, out);
+    return fl__op_set_output(c, n, 0, dt, r + 1, out);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -1253,9 +1253,9 @@ static fl_status read_perm(fl_ctx *c, const fl_node *n, int r, const fl_sym **pe
         return FL_OK;
     }
     if (r >= 0 && *k != r) {
-        return fl_diag_fail(c->d, FL_EINVAL, n,
-                            "input 'perm' has %lld entries but the input has rank %d",
-                            (long long)*k, r);
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "input 'perm' has %lld entries but the input has rank %d",
+                             (long long)*k, r);
     }
     if (*k > MAX_RANK) {
         *have = false;
@@ -1263,14 +1263,14 @@ static fl_status read_perm(fl_ctx *c, const fl_node *n, int r, const fl_sym **pe
     }
     bool *seen = alloc_n(c, *k, sizeof(bool));
     if (!seen) {
-        return fl_diag_oom(c->d);
+        return fl__diag_oom(c->d);
     }
     for (int64_t i = 0; i < *k; i++) {
         int64_t p = (*perm)[i].k;
         if (p < 0 || p >= *k || seen[p]) {
-            return fl_diag_fail(c->d, FL_EINVAL, n,
-                                "input 'perm' is not a permutation of 0..%lld: entry %lld is %lld",
-                                (long long)*k - 1, (long long)i, (long long)p);
+            return fl__node_fail(c->d, FL_EINVAL, n,
+                                 "input 'perm' is not a permutation of 0..%lld: entry %lld is %lld",
+                                 (long long)*k - 1, (long long)i, (long long)p);
         }
         seen[p] = true;
     }
@@ -1298,12 +1298,12 @@ static fl_status infer_transpose(fl_ctx *c, fl_node *n) {
     }
     fl_sym *out = alloc_syms(c, k);
     if (!out) {
-        return fl_diag_oom(c->d);
+        return fl__diag_oom(c->d);
     }
     for (int64_t i = 0; i < k; i++) {
         out[i] = s->dims[perm[i].k];
     }
-    return fl_op_set_output(c, n, 0, dt, (int)k, out);
+    return fl__op_set_output(c, n, 0, dt, (int)k, out);
 }
 
 static fl_status eval_transpose(fl_ctx *c, fl_node *n) {
@@ -1325,7 +1325,7 @@ static fl_status eval_transpose(fl_ctx *c, fl_node *n) {
     int64_t *os = alloc_n(c, k, sizeof(int64_t));
     int64_t **maps = alloc_maps(c, v->rank, v->dims);
     if (!is || !os || !maps) {
-        return fl_diag_oom(c->d);
+        return fl__diag_oom(c->d);
     }
     for (int i = 0; i < v->rank; i++) {
         if (perm[i].k < 0 || perm[i].k >= k) {
@@ -1356,10 +1356,10 @@ static fl_status common_rank(fl_ctx *c, const fl_node *n, int first, int count, 
             *rank = r;
             at = i;
         } else if (r != *rank) {
-            return fl_diag_fail(c->d, FL_EINVAL, n,
-                                "inputs must have the same rank: input %d has rank %d, input %d "
-                                "has rank %d",
-                                at, *rank, i, r);
+            return fl__node_fail(c->d, FL_EINVAL, n,
+                                 "inputs must have the same rank: input %d has rank %d, input %d "
+                                 "has rank %d",
+                                 at, *rank, i, r);
         }
     }
     return FL_OK;
@@ -1382,25 +1382,25 @@ static fl_status concat_infer(fl_ctx *c, fl_node *n, int axis_in, int first, int
         return st;
     }
     if (r < 0) {
-        return fl_op_set_output(c, n, 0, dt, -1, NULL);
+        return fl__op_set_output(c, n, 0, dt, -1, NULL);
     }
     if (r == 0) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "cannot concatenate scalars (use Pack)");
+        return fl__node_fail(c->d, FL_EINVAL, n, "cannot concatenate scalars (use Pack)");
     }
     int64_t a;
     if (!known_scalar(n, axis_in, &a)) {
         return set_rank(c, n, 0, dt, r);
     }
     if (a < -r || a >= r) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "input '%s' is %lld, out of range for rank %d",
-                            axis_name, (long long)a, r);
+        return fl__node_fail(c->d, FL_EINVAL, n, "input '%s' is %lld, out of range for rank %d",
+                             axis_name, (long long)a, r);
     }
     if (a < 0) {
         a += r;
     }
     fl_sym *out = alloc_syms(c, r);
     if (!out) {
-        return fl_diag_oom(c->d);
+        return fl__diag_oom(c->d);
     }
     out[a] = fl_sym_const(0);
     for (int i = first; i < first + count; i++) {
@@ -1411,7 +1411,7 @@ static fl_status concat_infer(fl_ctx *c, fl_node *n, int axis_in, int first, int
         }
         for (int d = 0; d < r && st == FL_OK; d++) {
             if (d == a) {
-                st = fl_op_add(c, n, out[d], s->dims[d], &out[d]);
+                st = fl__op_add(c, n, out[d], s->dims[d], &out[d]);
             } else {
                 st = merge(c, n, out[d], s->dims[d], "the concatenated inputs", d, &out[d]);
             }
@@ -1420,7 +1420,7 @@ static fl_status concat_infer(fl_ctx *c, fl_node *n, int axis_in, int first, int
             return st;
         }
     }
-    return fl_op_set_output(c, n, 0, dt, r, out);
+    return fl__op_set_output(c, n, 0, dt, r, out);
 }
 
 static fl_status concat_eval(fl_ctx *c, fl_node *n, int axis_in, int first, int count) {
@@ -1469,7 +1469,7 @@ static fl_status concat_eval(fl_ctx *c, fl_node *n, int axis_in, int first, int 
             pos += chunk;
         }
     }
-    fl_op_set_value(n, 0, v);
+    fl__op_set_value(n, 0, v);
     return FL_OK;
 }
 
@@ -1494,7 +1494,7 @@ static fl_status infer_pack(fl_ctx *c, fl_node *n) {
         st = dtype_attr(c, n, "T", 0, &dt);
     }
     if (st == FL_OK) {
-        st = fl_attr_int_or(n, "axis", 0, &axis, c->d);
+        st = fl__attr_int_or(n, "axis", 0, &axis, c->d);
     }
     if (st == FL_OK) {
         st = common_rank(c, n, 0, n->n_inputs, &r);
@@ -1503,18 +1503,18 @@ static fl_status infer_pack(fl_ctx *c, fl_node *n) {
         return st;
     }
     if (r < 0) {
-        return fl_op_set_output(c, n, 0, dt, -1, NULL);
+        return fl__op_set_output(c, n, 0, dt, -1, NULL);
     }
     if (axis < -(int64_t)r - 1 || axis > r) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "attr 'axis' is %lld, out of range for rank %d",
-                            (long long)axis, r + 1);
+        return fl__node_fail(c->d, FL_EINVAL, n, "attr 'axis' is %lld, out of range for rank %d",
+                             (long long)axis, r + 1);
     }
     if (axis < 0) {
         axis += r + 1;
     }
     fl_sym *m = alloc_syms(c, r), *out = alloc_syms(c, r + 1);
     if (!m || !out) {
-        return fl_diag_oom(c->d);
+        return fl__diag_oom(c->d);
     }
     for (int i = 0; i < n->n_inputs; i++) {
         const fl_shape *s = in_shape(n, i);
@@ -1528,7 +1528,7 @@ static fl_status infer_pack(fl_ctx *c, fl_node *n) {
     for (int i = 0, j = 0; i <= r; i++) {
         out[i] = i == axis ? fl_sym_const(n->n_inputs) : m[j++];
     }
-    return fl_op_set_output(c, n, 0, dt, r + 1, out);
+    return fl__op_set_output(c, n, 0, dt, r + 1, out);
 }
 
 static fl_status eval_pack(fl_ctx *c, fl_node *n) {
@@ -1537,7 +1537,7 @@ static fl_status eval_pack(fl_ctx *c, fl_node *n) {
         return FL_OK;
     }
     int64_t axis;
-    if (fl_attr_int_or(n, "axis", 0, &axis, c->d) != FL_OK) {
+    if (fl__attr_int_or(n, "axis", 0, &axis, c->d) != FL_OK) {
         return FL_OK;
     }
     int r = s0->rank;
@@ -1569,18 +1569,18 @@ static fl_status eval_pack(fl_ctx *c, fl_node *n) {
             pos += inner;
         }
     }
-    fl_op_set_value(n, 0, v);
+    fl__op_set_value(n, 0, v);
     return FL_OK;
 }
 
 static int count_attr(const fl_node *n, fl_diag *d, const char *name, int64_t min) {
     int64_t k;
-    if (fl_attr_need_int(n, name, &k, d) != FL_OK) {
+    if (fl__attr_need_int(n, name, &k, d) != FL_OK) {
         return -1;
     }
     if (k < min || k > MAX_OUTPUTS) {
-        fl_diag_fail(d, FL_EINVAL, n, "attr '%s' is %lld; it must be in [%lld, %d]", name,
-                     (long long)k, (long long)min, MAX_OUTPUTS);
+        fl__node_fail(d, FL_EINVAL, n, "attr '%s' is %lld; it must be in [%lld, %d]", name,
+                      (long long)k, (long long)min, MAX_OUTPUTS);
         return -1;
     }
     return (int)k;
@@ -1598,7 +1598,7 @@ static int count_split(const fl_node *n, fl_diag *d) {
 static fl_status outputs_without(fl_ctx *c, fl_node *n, int dt, const fl_shape *s, int axis) {
     fl_sym *out = alloc_syms(c, s->rank);
     if (!out) {
-        return fl_diag_oom(c->d);
+        return fl__diag_oom(c->d);
     }
     for (int i = 0, j = 0; i < s->rank; i++) {
         if (i != axis) {
@@ -1606,7 +1606,7 @@ static fl_status outputs_without(fl_ctx *c, fl_node *n, int dt, const fl_shape *
         }
     }
     for (int k = 0; k < n->n_outputs; k++) {
-        fl_status st = fl_op_set_output(c, n, k, dt, s->rank - 1, out);
+        fl_status st = fl__op_set_output(c, n, k, dt, s->rank - 1, out);
         if (st != FL_OK) {
             return st;
         }
@@ -1619,7 +1619,7 @@ static fl_status infer_unpack(fl_ctx *c, fl_node *n) {
     int64_t axis;
     fl_status st = dtype_attr(c, n, "T", 0, &dt);
     if (st == FL_OK) {
-        st = fl_attr_int_or(n, "axis", 0, &axis, c->d);
+        st = fl__attr_int_or(n, "axis", 0, &axis, c->d);
     }
     if (st != FL_OK) {
         return st;
@@ -1630,16 +1630,16 @@ static fl_status infer_unpack(fl_ctx *c, fl_node *n) {
         return set_all_rank(c, n, dt, -1);
     }
     if (axis < -r || axis >= r) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "attr 'axis' is %lld, out of range for rank %d",
-                            (long long)axis, r);
+        return fl__node_fail(c->d, FL_EINVAL, n, "attr 'axis' is %lld, out of range for rank %d",
+                             (long long)axis, r);
     }
     if (axis < 0) {
         axis += r;
     }
     if (fl_sym_is_known(s->dims[axis]) && s->dims[axis].k != n->n_outputs) {
-        return fl_diag_fail(c->d, FL_EINVAL, n,
-                            "attr 'num' is %d but dimension %lld of the input has size %lld",
-                            n->n_outputs, (long long)axis, (long long)s->dims[axis].k);
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "attr 'num' is %d but dimension %lld of the input has size %lld",
+                             n->n_outputs, (long long)axis, (long long)s->dims[axis].k);
     }
     return outputs_without(c, n, dt, s, (int)axis);
 }
@@ -1650,7 +1650,7 @@ static fl_status eval_unpack(fl_ctx *c, fl_node *n) {
         return FL_OK;
     }
     int64_t axis;
-    if (!usable(src) || fl_attr_int_or(n, "axis", 0, &axis, c->d) != FL_OK) {
+    if (!usable(src) || fl__attr_int_or(n, "axis", 0, &axis, c->d) != FL_OK) {
         return FL_OK;
     }
     int r = src->rank;
@@ -1674,7 +1674,7 @@ static fl_status eval_unpack(fl_ctx *c, fl_node *n) {
         for (int64_t o = 0; o < outer; o++) {
             copy_elems(v, o * inner, src, (o * A + k) * inner, inner);
         }
-        fl_op_set_value(n, k, v);
+        fl__op_set_value(n, k, v);
     }
     return FL_OK;
 }
@@ -1686,12 +1686,12 @@ static fl_status eval_unpack(fl_ctx *c, fl_node *n) {
 /* Normalises split axis a for rank r; fails when out of range. */
 static fl_status split_axis(fl_ctx *c, const fl_node *n, int64_t *a, int r) {
     if (r == 0) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "cannot split a scalar");
+        return fl__node_fail(c->d, FL_EINVAL, n, "cannot split a scalar");
     }
     if (*a < -r || *a >= r) {
-        return fl_diag_fail(c->d, FL_EINVAL, n,
-                            "input 'split_dim' is %lld, out of range for rank %d", (long long)*a,
-                            r);
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "input 'split_dim' is %lld, out of range for rank %d", (long long)*a,
+                             r);
     }
     if (*a < 0) {
         *a += r;
@@ -1720,10 +1720,10 @@ static fl_status infer_split(fl_ctx *c, fl_node *n) {
     fl_sym D = s->dims[a], q = fl_sym_unknown();
     if (fl_sym_is_known(D)) {
         if (num == 0 || D.k % num != 0) {
-            return fl_diag_fail(c->d, FL_EINVAL, n,
-                                "dimension %lld of size %lld is not divisible by attr "
-                                "'num_split' %lld",
-                                (long long)a, (long long)D.k, (long long)num);
+            return fl__node_fail(c->d, FL_EINVAL, n,
+                                 "dimension %lld of size %lld is not divisible by attr "
+                                 "'num_split' %lld",
+                                 (long long)a, (long long)D.k, (long long)num);
         }
         q = fl_sym_const(D.k / num);
     } else {
@@ -1734,13 +1734,13 @@ static fl_status infer_split(fl_ctx *c, fl_node *n) {
     }
     fl_sym *out = alloc_syms(c, s->rank);
     if (!out) {
-        return fl_diag_oom(c->d);
+        return fl__diag_oom(c->d);
     }
     for (int i = 0; i < s->rank; i++) {
         out[i] = i == a ? q : s->dims[i];
     }
     for (int k = 0; k < n->n_outputs && st == FL_OK; k++) {
-        st = fl_op_set_output(c, n, k, dt, s->rank, out);
+        st = fl__op_set_output(c, n, k, dt, s->rank, out);
     }
     return st;
 }
@@ -1779,7 +1779,7 @@ static fl_status split_eval(fl_ctx *c, fl_node *n, const fl_value *src, int64_t 
             copy_elems(v, o * sz * inner, src, (o * A + off) * inner, sz * inner);
         }
         off += sz;
-        fl_op_set_value(n, k, v);
+        fl__op_set_value(n, k, v);
     }
     return FL_OK;
 }
@@ -1815,9 +1815,9 @@ static fl_status infer_split_v(fl_ctx *c, fl_node *n) {
     int64_t num = n->n_outputs;
     const fl_value *sv = int_value(n, 1);
     if (sv && (sv->rank > 1 || sv->n != num)) {
-        return fl_diag_fail(c->d, FL_EINVAL, n,
-                            "input 'size_splits' has %lld entries but attr 'num_split' is %lld",
-                            (long long)sv->n, (long long)num);
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "input 'size_splits' has %lld entries but attr 'num_split' is %lld",
+                             (long long)sv->n, (long long)num);
     }
     int64_t a;
     if (s->rank < 0 || !known_scalar(n, 2, &a)) {
@@ -1829,7 +1829,7 @@ static fl_status infer_split_v(fl_ctx *c, fl_node *n) {
     fl_sym *sizes = alloc_syms(c, num);
     fl_sym *out = alloc_syms(c, s->rank);
     if (!sizes || !out) {
-        return fl_diag_oom(c->d);
+        return fl__diag_oom(c->d);
     }
     fl_sym D = s->dims[a];
     if (sv) {
@@ -1839,48 +1839,48 @@ static fl_status infer_split_v(fl_ctx *c, fl_node *n) {
             sizes[k] = sv->ints[k];
             if (fl_sym_is_known(sizes[k]) && sizes[k].k == -1) {
                 if (neg >= 0) {
-                    return fl_diag_fail(c->d, FL_EINVAL, n,
-                                        "input 'size_splits' can have at most one -1, found at "
-                                        "%lld and %lld",
-                                        (long long)neg, (long long)k);
+                    return fl__node_fail(c->d, FL_EINVAL, n,
+                                         "input 'size_splits' can have at most one -1, found at "
+                                         "%lld and %lld",
+                                         (long long)neg, (long long)k);
                 }
                 neg = k;
                 continue;
             }
             if (fl_sym_is_known(sizes[k]) && sizes[k].k < 0) {
-                return fl_diag_fail(c->d, FL_EINVAL, n,
-                                    "input 'size_splits' has a negative entry %lld",
-                                    (long long)sizes[k].k);
+                return fl__node_fail(c->d, FL_EINVAL, n,
+                                     "input 'size_splits' has a negative entry %lld",
+                                     (long long)sizes[k].k);
             }
-            st = fl_op_add(c, n, sum, sizes[k], &sum);
+            st = fl__op_add(c, n, sum, sizes[k], &sum);
         }
         if (st != FL_OK) {
             return st;
         }
         if (neg >= 0) {
             fl_sym rest;
-            if ((st = fl_op_sub(c, n, D, sum, &rest)) != FL_OK) {
+            if ((st = fl__op_sub(c, n, D, sum, &rest)) != FL_OK) {
                 return st;
             }
             if (fl_sym_is_known(rest) && rest.k < 0) {
-                return fl_diag_fail(c->d, FL_EINVAL, n,
-                                    "input 'size_splits' sums to %lld, more than dimension %lld "
-                                    "of size %lld",
-                                    (long long)sum.k, (long long)a, (long long)D.k);
+                return fl__node_fail(c->d, FL_EINVAL, n,
+                                     "input 'size_splits' sums to %lld, more than dimension %lld "
+                                     "of size %lld",
+                                     (long long)sum.k, (long long)a, (long long)D.k);
             }
             sizes[neg] = rest;
         } else if (fl_sym_is_known(sum) && fl_sym_is_known(D) && sum.k != D.k) {
-            return fl_diag_fail(c->d, FL_EINVAL, n,
-                                "input 'size_splits' sums to %lld but dimension %lld has size "
-                                "%lld",
-                                (long long)sum.k, (long long)a, (long long)D.k);
+            return fl__node_fail(c->d, FL_EINVAL, n,
+                                 "input 'size_splits' sums to %lld but dimension %lld has size "
+                                 "%lld",
+                                 (long long)sum.k, (long long)a, (long long)D.k);
         }
     }
     for (int64_t k = 0; k < num && st == FL_OK; k++) {
         for (int i = 0; i < s->rank; i++) {
             out[i] = i == a ? sizes[k] : s->dims[i];
         }
-        st = fl_op_set_output(c, n, (int)k, dt, s->rank, out);
+        st = fl__op_set_output(c, n, (int)k, dt, s->rank, out);
     }
     return st;
 }
@@ -1928,60 +1928,60 @@ static fl_status infer_slice(fl_ctx *c, fl_node *n) {
         r = bv ? bv->n : zv ? zv->n : vec_len(n, 1) >= 0 ? vec_len(n, 1) : vec_len(n, 2);
     }
     if (r < 0 || r > MAX_RANK) {
-        return fl_op_set_output(c, n, 0, dt, -1, NULL);
+        return fl__op_set_output(c, n, 0, dt, -1, NULL);
     }
     if (bv && bv->n != r) {
-        return fl_diag_fail(c->d, FL_EINVAL, n,
-                            "input 'begin' has %lld entries but the input has rank %lld",
-                            (long long)bv->n, (long long)r);
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "input 'begin' has %lld entries but the input has rank %lld",
+                             (long long)bv->n, (long long)r);
     }
     if (zv && zv->n != r) {
-        return fl_diag_fail(c->d, FL_EINVAL, n,
-                            "input 'size' has %lld entries but the input has rank %lld",
-                            (long long)zv->n, (long long)r);
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "input 'size' has %lld entries but the input has rank %lld",
+                             (long long)zv->n, (long long)r);
     }
     fl_sym *out = alloc_syms(c, r);
     if (!out) {
-        return fl_diag_oom(c->d);
+        return fl__diag_oom(c->d);
     }
     for (int i = 0; i < r; i++) {
         fl_sym D = s->rank >= 0 ? s->dims[i] : fl_sym_unknown();
         fl_sym b = bv ? bv->ints[i] : fl_sym_unknown();
         fl_sym z = zv ? zv->ints[i] : fl_sym_unknown();
         if (fl_sym_is_known(b) && b.k < 0) {
-            return fl_diag_fail(c->d, FL_EINVAL, n, "input 'begin' entry %d is negative (%lld)", i,
-                                (long long)b.k);
+            return fl__node_fail(c->d, FL_EINVAL, n, "input 'begin' entry %d is negative (%lld)", i,
+                                 (long long)b.k);
         }
         if (fl_sym_is_known(z) && z.k < -1) {
-            return fl_diag_fail(c->d, FL_EINVAL, n,
-                                "input 'size' entry %d is %lld; it must be >= -1", i,
-                                (long long)z.k);
+            return fl__node_fail(c->d, FL_EINVAL, n,
+                                 "input 'size' entry %d is %lld; it must be >= -1", i,
+                                 (long long)z.k);
         }
         if (is_known(z, -1)) {
             if (fl_sym_is_unknown(b)) {
                 continue;
             }
-            if ((st = fl_op_sub(c, n, D, b, &out[i])) != FL_OK) {
+            if ((st = fl__op_sub(c, n, D, b, &out[i])) != FL_OK) {
                 return st;
             }
             if (fl_sym_is_known(out[i]) && out[i].k < 0) {
-                return fl_diag_fail(c->d, FL_EINVAL, n,
-                                    "input 'begin' entry %d (%lld) exceeds the dimension's size "
-                                    "%lld",
-                                    i, (long long)b.k, (long long)D.k);
+                return fl__node_fail(c->d, FL_EINVAL, n,
+                                     "input 'begin' entry %d (%lld) exceeds the dimension's size "
+                                     "%lld",
+                                     i, (long long)b.k, (long long)D.k);
             }
         } else {
             out[i] = z;
             if (fl_sym_is_known(z) && fl_sym_is_known(b) && fl_sym_is_known(D) && b.k > D.k - z.k) {
-                return fl_diag_fail(c->d, FL_EINVAL, n,
-                                    "slice [%lld, %lld + %lld) of dimension %d exceeds its size "
-                                    "%lld",
-                                    (long long)b.k, (long long)b.k, (long long)z.k, i,
-                                    (long long)D.k);
+                return fl__node_fail(c->d, FL_EINVAL, n,
+                                     "slice [%lld, %lld + %lld) of dimension %d exceeds its size "
+                                     "%lld",
+                                     (long long)b.k, (long long)b.k, (long long)z.k, i,
+                                     (long long)D.k);
             }
         }
     }
-    return fl_op_set_output(c, n, 0, dt, (int)r, out);
+    return fl__op_set_output(c, n, 0, dt, (int)r, out);
 }
 
 static fl_status eval_slice(fl_ctx *c, fl_node *n) {
@@ -2003,7 +2003,7 @@ static fl_status eval_slice(fl_ctx *c, fl_node *n) {
     int64_t *is = row_strides(c, src->rank, src->dims);
     int64_t **maps = alloc_maps(c, v->rank, v->dims);
     if (!is || !maps) {
-        return fl_diag_oom(c->d);
+        return fl__diag_oom(c->d);
     }
     if (v->rank != src->rank) {
         return FL_OK;
@@ -2037,15 +2037,15 @@ static fl_status infer_strided_slice(fl_ctx *c, fl_node *n) {
     const fl_sym *sv;
     int64_t k;
     if (s->rank < 0 || !known_vec(n, 3, &sv, &k)) {
-        return fl_op_set_output(c, n, 0, dt, -1, NULL);
+        return fl__op_set_output(c, n, 0, dt, -1, NULL);
     }
     const fl_value *bv = vec_value(n, 1), *ev = vec_value(n, 2);
     if ((bv && bv->n != k) || (ev && ev->n != k)) {
-        return fl_diag_fail(c->d, FL_EINVAL, n,
-                            "inputs 'begin', 'end' and 'strides' must have the same length, got "
-                            "%lld, %lld and %lld",
-                            (long long)(bv ? bv->n : -1), (long long)(ev ? ev->n : -1),
-                            (long long)k);
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "inputs 'begin', 'end' and 'strides' must have the same length, got "
+                             "%lld, %lld and %lld",
+                             (long long)(bv ? bv->n : -1), (long long)(ev ? ev->n : -1),
+                             (long long)k);
     }
     ss_plan pl;
     st = ss_build(c, n, s->rank, k, bv ? bv->ints : NULL, ev ? ev->ints : NULL, sv, &m, &pl);
@@ -2054,7 +2054,7 @@ static fl_status infer_strided_slice(fl_ctx *c, fl_node *n) {
     }
     fl_sym *size = alloc_syms(c, s->rank), *out = alloc_syms(c, pl.n_final);
     if (!size || !out) {
-        return fl_diag_oom(c->d);
+        return fl__diag_oom(c->d);
     }
     for (int i = 0; i < s->rank; i++) {
         if ((st = ss_dim_size(c, n, i, &pl.dim[i], s->dims[i], &size[i])) != FL_OK) {
@@ -2064,7 +2064,7 @@ static fl_status infer_strided_slice(fl_ctx *c, fl_node *n) {
     for (int j = 0; j < pl.n_final; j++) {
         out[j] = pl.final[j] < 0 ? fl_sym_const(1) : size[pl.final[j]];
     }
-    return fl_op_set_output(c, n, 0, dt, pl.n_final, out);
+    return fl__op_set_output(c, n, 0, dt, pl.n_final, out);
 }
 
 static fl_status eval_strided_slice(fl_ctx *c, fl_node *n) {
@@ -2091,7 +2091,7 @@ static fl_status eval_strided_slice(fl_ctx *c, fl_node *n) {
     int64_t *dims = alloc_n(c, r, sizeof(int64_t)), *starts = alloc_n(c, r, sizeof(int64_t));
     int64_t *is = row_strides(c, r, src->dims);
     if (!dims || !starts || !is) {
-        return fl_diag_oom(c->d);
+        return fl__diag_oom(c->d);
     }
     for (int i = 0; i < r; i++) {
         bool ok;
@@ -2109,7 +2109,7 @@ static fl_status eval_strided_slice(fl_ctx *c, fl_node *n) {
     }
     int64_t **maps = alloc_maps(c, r, dims);
     if (!maps) {
-        return fl_diag_oom(c->d);
+        return fl__diag_oom(c->d);
     }
     for (int i = 0; i < r; i++) {
         for (int64_t o = 0; o < dims[i]; o++) {
@@ -2132,38 +2132,38 @@ static fl_status gather_infer(fl_ctx *c, fl_node *n, bool have_axis, int64_t a, 
     const fl_shape *p = in_shape(n, 0), *ix = in_shape(n, 1);
     int pr = p->rank, ir = ix->rank;
     if (pr == 0) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "input 'params' must have rank >= 1, got 0");
+        return fl__node_fail(c->d, FL_EINVAL, n, "input 'params' must have rank >= 1, got 0");
     }
     if (pr < 0 || ir < 0) {
-        return fl_op_set_output(c, n, 0, dt, -1, NULL);
+        return fl__op_set_output(c, n, 0, dt, -1, NULL);
     }
     if (bd < 0) {
         bd += ir;
     }
     if (bd < 0 || bd > ir) {
-        return fl_diag_fail(c->d, FL_EINVAL, n,
-                            "attr 'batch_dims' is out of range for indices of rank %d", ir);
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "attr 'batch_dims' is out of range for indices of rank %d", ir);
     }
     if (!have_axis) {
         return set_rank(c, n, 0, dt, (int64_t)pr + ir - 1 - bd);
     }
     if (a < -pr || a >= pr) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "input 'axis' is %lld, out of range for rank %d",
-                            (long long)a, pr);
+        return fl__node_fail(c->d, FL_EINVAL, n, "input 'axis' is %lld, out of range for rank %d",
+                             (long long)a, pr);
     }
     if (a < 0) {
         a += pr;
     }
     if (bd > a) {
-        return fl_diag_fail(c->d, FL_EINVAL, n,
-                            "attr 'batch_dims' (%lld) must be less than or equal to 'axis' "
-                            "(%lld)",
-                            (long long)bd, (long long)a);
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "attr 'batch_dims' (%lld) must be less than or equal to 'axis' "
+                             "(%lld)",
+                             (long long)bd, (long long)a);
     }
     int64_t orank = a + (ir - bd) + (pr - a - 1);
     fl_sym *out = alloc_syms(c, orank);
     if (!out) {
-        return fl_diag_oom(c->d);
+        return fl__diag_oom(c->d);
     }
     int j = 0;
     for (int i = 0; i < bd; i++, j++) {
@@ -2181,7 +2181,7 @@ static fl_status gather_infer(fl_ctx *c, fl_node *n, bool have_axis, int64_t a, 
     for (int64_t i = a + 1; i < pr; i++) {
         out[j++] = p->dims[i];
     }
-    return fl_op_set_output(c, n, 0, dt, (int)orank, out);
+    return fl__op_set_output(c, n, 0, dt, (int)orank, out);
 }
 
 static fl_status gather_eval(fl_ctx *c, fl_node *n, int64_t a, int64_t bd) {
@@ -2223,7 +2223,7 @@ static fl_status gather_eval(fl_ctx *c, fl_node *n, int64_t a, int64_t bd) {
             }
         }
     }
-    fl_op_set_value(n, 0, v);
+    fl__op_set_value(n, 0, v);
     return FL_OK;
 }
 
@@ -2237,7 +2237,7 @@ static fl_status eval_gather(fl_ctx *c, fl_node *n) {
 
 static fl_status infer_gather_v2(fl_ctx *c, fl_node *n) {
     int64_t bd, a = 0;
-    fl_status st = fl_attr_int_or(n, "batch_dims", 0, &bd, c->d);
+    fl_status st = fl__attr_int_or(n, "batch_dims", 0, &bd, c->d);
     if (st == FL_OK) {
         st = want_scalar(c, n, 2, "axis");
     }
@@ -2250,7 +2250,7 @@ static fl_status infer_gather_v2(fl_ctx *c, fl_node *n) {
 
 static fl_status eval_gather_v2(fl_ctx *c, fl_node *n) {
     int64_t bd, a;
-    if (fl_attr_int_or(n, "batch_dims", 0, &bd, c->d) != FL_OK || !known_scalar(n, 2, &a)) {
+    if (fl__attr_int_or(n, "batch_dims", 0, &bd, c->d) != FL_OK || !known_scalar(n, 2, &a)) {
         return FL_OK;
     }
     return gather_eval(c, n, a, bd);
@@ -2265,25 +2265,25 @@ static fl_status infer_gather_nd(fl_ctx *c, fl_node *n) {
     const fl_shape *p = in_shape(n, 0), *ix = in_shape(n, 1);
     int pr = p->rank, ir = ix->rank;
     if (ir == 0) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "input 'indices' must have rank >= 1, got 0");
+        return fl__node_fail(c->d, FL_EINVAL, n, "input 'indices' must have rank >= 1, got 0");
     }
     if (ir < 0 || !fl_sym_is_known(ix->dims[ir - 1])) {
-        return fl_op_set_output(c, n, 0, dt, -1, NULL);
+        return fl__op_set_output(c, n, 0, dt, -1, NULL);
     }
     int64_t L = ix->dims[ir - 1].k;
     if (pr >= 0 && L > pr) {
-        return fl_diag_fail(c->d, FL_EINVAL, n,
-                            "the last dimension of input 'indices' (%lld) exceeds the rank %d of "
-                            "'params'",
-                            (long long)L, pr);
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "the last dimension of input 'indices' (%lld) exceeds the rank %d of "
+                             "'params'",
+                             (long long)L, pr);
     }
     if (pr < 0) {
-        return fl_op_set_output(c, n, 0, dt, -1, NULL);
+        return fl__op_set_output(c, n, 0, dt, -1, NULL);
     }
     int64_t orank = (ir - 1) + (pr - L);
     fl_sym *out = alloc_syms(c, orank);
     if (!out) {
-        return fl_diag_oom(c->d);
+        return fl__diag_oom(c->d);
     }
     int j = 0;
     for (int i = 0; i < ir - 1; i++) {
@@ -2292,7 +2292,7 @@ static fl_status infer_gather_nd(fl_ctx *c, fl_node *n) {
     for (int64_t i = L; i < pr; i++) {
         out[j++] = p->dims[i];
     }
-    return fl_op_set_output(c, n, 0, dt, (int)orank, out);
+    return fl__op_set_output(c, n, 0, dt, (int)orank, out);
 }
 
 static fl_status eval_gather_nd(fl_ctx *c, fl_node *n) {
@@ -2313,7 +2313,7 @@ static fl_status eval_gather_nd(fl_ctx *c, fl_node *n) {
         return st;
     }
     if (!ps || slice < 0 || rows < 0 || v->n != rows * slice) {
-        return ps ? FL_OK : fl_diag_oom(c->d);
+        return ps ? FL_OK : fl__diag_oom(c->d);
     }
     for (int64_t row = 0; row < rows; row++) {
         int64_t off = 0;
@@ -2326,7 +2326,7 @@ static fl_status eval_gather_nd(fl_ctx *c, fl_node *n) {
         }
         copy_elems(v, row * slice, params, off, slice);
     }
-    fl_op_set_value(n, 0, v);
+    fl__op_set_value(n, 0, v);
     return FL_OK;
 }
 
@@ -2338,7 +2338,7 @@ enum { PAD_CONST = 0, PAD_REFLECT = 1, PAD_SYMMETRIC = 2 };
 
 static fl_status mirror_mode(fl_ctx *c, const fl_node *n, int *mode) {
     const char *m;
-    fl_status st = fl_attr_str_or(n, "mode", "", &m, c->d);
+    fl_status st = fl__attr_str_or(n, "mode", "", &m, c->d);
     if (st != FL_OK) {
         return st;
     }
@@ -2347,8 +2347,8 @@ static fl_status mirror_mode(fl_ctx *c, const fl_node *n, int *mode) {
     } else if (strcmp(m, "SYMMETRIC") == 0) {
         *mode = PAD_SYMMETRIC;
     } else {
-        return fl_diag_fail(c->d, FL_EINVAL, n,
-                            "attr 'mode' must be REFLECT or SYMMETRIC, got '%s'", m);
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "attr 'mode' must be REFLECT or SYMMETRIC, got '%s'", m);
     }
     return FL_OK;
 }
@@ -2363,17 +2363,17 @@ static fl_status pad_infer(fl_ctx *c, fl_node *n, int mode) {
     int64_t r = s->rank;
     const fl_value *pv = int_value(n, 1);
     if (ps->rank >= 0 && ps->rank != 2) {
-        return fl_diag_fail(c->d, FL_EINVAL, n,
-                            "input 'paddings' must have shape [rank, 2], got rank %d", ps->rank);
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "input 'paddings' must have shape [rank, 2], got rank %d", ps->rank);
     }
     if (pv) {
         if (pv->rank != 2 || pv->dims[1] != 2) {
-            return fl_diag_fail(c->d, FL_EINVAL, n, "input 'paddings' must have shape [rank, 2]");
+            return fl__node_fail(c->d, FL_EINVAL, n, "input 'paddings' must have shape [rank, 2]");
         }
         if (r >= 0 && pv->dims[0] != r) {
-            return fl_diag_fail(c->d, FL_EINVAL, n,
-                                "input 'paddings' has %lld rows but the input has rank %lld",
-                                (long long)pv->dims[0], (long long)r);
+            return fl__node_fail(c->d, FL_EINVAL, n,
+                                 "input 'paddings' has %lld rows but the input has rank %lld",
+                                 (long long)pv->dims[0], (long long)r);
         }
         r = pv->dims[0];
     } else if (r < 0 && ps->rank == 2 && fl_sym_is_known(ps->dims[0])) {
@@ -2399,36 +2399,36 @@ static fl_status pad_infer(fl_ctx *c, fl_node *n, int mode) {
     }
     fl_sym *out = alloc_syms(c, r);
     if (!out) {
-        return fl_diag_oom(c->d);
+        return fl__diag_oom(c->d);
     }
     for (int i = 0; i < r; i++) {
         fl_sym D = s->rank >= 0 ? s->dims[i] : fl_sym_unknown();
         for (int j = 0; j < 2; j++) {
             fl_sym x = pads[2 * i + j];
             if (fl_sym_is_known(x) && x.k < 0) {
-                return fl_diag_fail(c->d, FL_EINVAL, n,
-                                    "input 'paddings' has a negative entry %lld at [%d, %d]",
-                                    (long long)x.k, i, j);
+                return fl__node_fail(c->d, FL_EINVAL, n,
+                                     "input 'paddings' has a negative entry %lld at [%d, %d]",
+                                     (long long)x.k, i, j);
             }
             if (mode != PAD_CONST && fl_sym_is_known(x) && fl_sym_is_known(D)) {
                 int64_t lim = mode == PAD_REFLECT ? D.k - 1 : D.k;
                 if (x.k > lim) {
-                    return fl_diag_fail(c->d, FL_EINVAL, n,
-                                        "input 'paddings' entry %lld at [%d, %d] must be at most "
-                                        "%lld in %s mode (dimension size %lld)",
-                                        (long long)x.k, i, j, (long long)lim,
-                                        mode == PAD_REFLECT ? "REFLECT" : "SYMMETRIC",
-                                        (long long)D.k);
+                    return fl__node_fail(c->d, FL_EINVAL, n,
+                                         "input 'paddings' entry %lld at [%d, %d] must be at most "
+                                         "%lld in %s mode (dimension size %lld)",
+                                         (long long)x.k, i, j, (long long)lim,
+                                         mode == PAD_REFLECT ? "REFLECT" : "SYMMETRIC",
+                                         (long long)D.k);
                 }
             }
         }
         fl_sym t;
-        if ((st = fl_op_add(c, n, D, pads[2 * i], &t)) != FL_OK ||
-            (st = fl_op_add(c, n, t, pads[2 * i + 1], &out[i])) != FL_OK) {
+        if ((st = fl__op_add(c, n, D, pads[2 * i], &t)) != FL_OK ||
+            (st = fl__op_add(c, n, t, pads[2 * i + 1], &out[i])) != FL_OK) {
             return st;
         }
     }
-    return fl_op_set_output(c, n, 0, dt, (int)r, out);
+    return fl__op_set_output(c, n, 0, dt, (int)r, out);
 }
 
 static fl_status pad_eval(fl_ctx *c, fl_node *n, int mode, const fl_value *pad) {
@@ -2449,7 +2449,7 @@ static fl_status pad_eval(fl_ctx *c, fl_node *n, int mode, const fl_value *pad) 
     int64_t *is = row_strides(c, r, src->dims);
     int64_t **maps = alloc_maps(c, r, v->dims);
     if (!is || !maps) {
-        return fl_diag_oom(c->d);
+        return fl__diag_oom(c->d);
     }
     if (v->rank != r) {
         return FL_OK;
@@ -2528,9 +2528,9 @@ static fl_status infer_tile(fl_ctx *c, fl_node *n) {
     const fl_shape *s = in_shape(n, 0);
     const fl_value *mv = vec_value(n, 1);
     if (mv && s->rank >= 0 && mv->n != s->rank) {
-        return fl_diag_fail(c->d, FL_EINVAL, n,
-                            "input 'multiples' has %lld entries but the input has rank %d",
-                            (long long)mv->n, s->rank);
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "input 'multiples' has %lld entries but the input has rank %d",
+                             (long long)mv->n, s->rank);
     }
     int64_t r = s->rank >= 0 ? s->rank : mv ? mv->n : vec_len(n, 1);
     if (r < 0 || r > MAX_RANK || !mv) {
@@ -2538,22 +2538,22 @@ static fl_status infer_tile(fl_ctx *c, fl_node *n) {
     }
     fl_sym *out = alloc_syms(c, r);
     if (!out) {
-        return fl_diag_oom(c->d);
+        return fl__diag_oom(c->d);
     }
     for (int i = 0; i < r; i++) {
         fl_sym D = s->rank >= 0 ? s->dims[i] : fl_sym_unknown(), m = mv->ints[i];
         if (fl_sym_is_known(m) && m.k < 0) {
-            return fl_diag_fail(c->d, FL_EINVAL, n,
-                                "input 'multiples' has a negative entry %lld at %d", (long long)m.k,
-                                i);
+            return fl__node_fail(c->d, FL_EINVAL, n,
+                                 "input 'multiples' has a negative entry %lld at %d",
+                                 (long long)m.k, i);
         }
         if (is_known(m, 1)) {
             out[i] = D;
-        } else if ((st = fl_op_mul(c, n, D, m, &out[i])) != FL_OK) {
+        } else if ((st = fl__op_mul(c, n, D, m, &out[i])) != FL_OK) {
             return st;
         }
     }
-    return fl_op_set_output(c, n, 0, dt, (int)r, out);
+    return fl__op_set_output(c, n, 0, dt, (int)r, out);
 }
 
 static fl_status eval_tile(fl_ctx *c, fl_node *n) {
@@ -2573,7 +2573,7 @@ static fl_status eval_tile(fl_ctx *c, fl_node *n) {
     int64_t *is = row_strides(c, r, src->dims);
     int64_t **maps = alloc_maps(c, r, v->dims);
     if (!is || !maps) {
-        return fl_diag_oom(c->d);
+        return fl__diag_oom(c->d);
     }
     for (int i = 0; i < r; i++) {
         for (int64_t o = 0; o < v->dims[i]; o++) {
@@ -2599,9 +2599,9 @@ static fl_status infer_fill(fl_ctx *c, fl_node *n) {
     int64_t k;
     st = shape_input(c, n, 0, "dims", &e, &k);
     if (st == FL_ENOTFOUND) {
-        return fl_op_set_output(c, n, 0, dt, -1, NULL);
+        return fl__op_set_output(c, n, 0, dt, -1, NULL);
     }
-    return st != FL_OK ? st : fl_op_set_output(c, n, 0, dt, (int)k, e);
+    return st != FL_OK ? st : fl__op_set_output(c, n, 0, dt, (int)k, e);
 }
 
 static fl_status eval_fill(fl_ctx *c, fl_node *n) {
@@ -2617,7 +2617,7 @@ static fl_status eval_fill(fl_ctx *c, fl_node *n) {
     for (int64_t j = 0; j < v->n; j++) {
         copy_elems(v, j, val, 0, 1);
     }
-    fl_op_set_value(n, 0, v);
+    fl__op_set_value(n, 0, v);
     return FL_OK;
 }
 
@@ -2627,7 +2627,7 @@ static fl_status eval_fill(fl_ctx *c, fl_node *n) {
 
 static bool scalar_f64(const fl_node *n, int i, double *out) {
     const fl_value *v = fl_op_in_value(n, i);
-    return v && v->n == 1 && fl_value_f64(v, 0, out);
+    return v && v->n == 1 && fl__value_f64(v, 0, out);
 }
 
 static fl_status infer_range(fl_ctx *c, fl_node *n) {
@@ -2641,54 +2641,54 @@ static fl_status infer_range(fl_ctx *c, fl_node *n) {
         return st;
     }
     fl_sym len = fl_sym_unknown();
-    if (fl_dtype_is_integer(dt)) {
+    if (fl__dtype_is_integer(dt)) {
         fl_sym s0, l0, d0;
         bool hs = scalar_sym(n, 0, &s0), hl = scalar_sym(n, 1, &l0), hd = scalar_sym(n, 2, &d0);
         if (hd && fl_sym_is_known(d0)) {
             int64_t d = d0.k;
             if (d == 0) {
-                return fl_diag_fail(c->d, FL_EINVAL, n, "input 'delta' must not be 0");
+                return fl__node_fail(c->d, FL_EINVAL, n, "input 'delta' must not be 0");
             }
             if (hs && hl && fl_sym_is_known(s0) && fl_sym_is_known(l0)) {
                 int64_t s = s0.k, l = l0.k;
                 if (d > 0 && s > l) {
-                    return fl_diag_fail(c->d, FL_EINVAL, n,
-                                        "requires start <= limit when delta > 0: %lld/%lld",
-                                        (long long)s, (long long)l);
+                    return fl__node_fail(c->d, FL_EINVAL, n,
+                                         "requires start <= limit when delta > 0: %lld/%lld",
+                                         (long long)s, (long long)l);
                 }
                 if (d < 0 && s < l) {
-                    return fl_diag_fail(c->d, FL_EINVAL, n,
-                                        "requires start >= limit when delta < 0: %lld/%lld",
-                                        (long long)s, (long long)l);
+                    return fl__node_fail(c->d, FL_EINVAL, n,
+                                         "requires start >= limit when delta < 0: %lld/%lld",
+                                         (long long)s, (long long)l);
                 }
                 uint64_t diff = d > 0 ? (uint64_t)l - (uint64_t)s : (uint64_t)s - (uint64_t)l;
                 uint64_t ad = d > 0 ? (uint64_t)d : (uint64_t)0 - (uint64_t)d;
                 uint64_t cnt = diff / ad + (diff % ad != 0 ? 1 : 0);
                 if (cnt > (uint64_t)INT64_MAX) {
-                    return fl_diag_fail(c->d, FL_EINVAL, n, "range size overflows int64");
+                    return fl__node_fail(c->d, FL_EINVAL, n, "range size overflows int64");
                 }
                 len = fl_sym_const((int64_t)cnt);
             } else if (hs && hl && d != INT64_MIN) {
                 fl_sym diff;
-                st = d > 0 ? fl_op_sub(c, n, l0, s0, &diff) : fl_op_sub(c, n, s0, l0, &diff);
+                st = d > 0 ? fl__op_sub(c, n, l0, s0, &diff) : fl__op_sub(c, n, s0, l0, &diff);
                 if (st == FL_OK) {
-                    st = fl_op_ceildiv(c, n, diff, fl_sym_const(d > 0 ? d : -d), &len);
+                    st = fl__op_ceildiv(c, n, diff, fl_sym_const(d > 0 ? d : -d), &len);
                 }
                 if (st != FL_OK) {
                     return st;
                 }
             }
         }
-    } else if (fl_dtype_is_float(dt)) {
+    } else if (fl__dtype_is_float(dt)) {
         double s, l, d;
         if (scalar_f64(n, 0, &s) && scalar_f64(n, 1, &l) && scalar_f64(n, 2, &d)) {
             if (d == 0) {
-                return fl_diag_fail(c->d, FL_EINVAL, n, "input 'delta' must not be 0");
+                return fl__node_fail(c->d, FL_EINVAL, n, "input 'delta' must not be 0");
             }
             if ((d > 0 && s > l) || (d < 0 && s < l)) {
-                return fl_diag_fail(c->d, FL_EINVAL, n,
-                                    "requires start %s limit when delta %s 0: %g/%g",
-                                    d > 0 ? "<=" : ">=", d > 0 ? ">" : "<", s, l);
+                return fl__node_fail(c->d, FL_EINVAL, n,
+                                     "requires start %s limit when delta %s 0: %g/%g",
+                                     d > 0 ? "<=" : ">=", d > 0 ? ">" : "<", s, l);
             }
             double size;
             if (fl_dtype_base(dt) == FL_DT_DOUBLE) {
@@ -2698,13 +2698,13 @@ static fl_status infer_range(fl_ctx *c, fl_node *n) {
                 size = ceilf(fabsf((fl - fs) / fd));
             }
             if (!(size >= 0) || size > 9.2e18) {
-                return fl_diag_fail(c->d, FL_EINVAL, n,
-                                    "requires ((limit - start) / delta) <= max int64");
+                return fl__node_fail(c->d, FL_EINVAL, n,
+                                     "requires ((limit - start) / delta) <= max int64");
             }
             len = fl_sym_const((int64_t)size);
         }
     }
-    return fl_op_set_output(c, n, 0, dt, 1, &len);
+    return fl__op_set_output(c, n, 0, dt, 1, &len);
 }
 
 static fl_status eval_range(fl_ctx *c, fl_node *n) {
@@ -2720,7 +2720,7 @@ static fl_status eval_range(fl_ctx *c, fl_node *n) {
         }
         for (int64_t i = 0; i < v->n; i++) {
             ((fl_sym *)v->ints)[i] = cur;
-            if (i + 1 < v->n && (st = fl_op_add(c, n, cur, d, &cur)) != FL_OK) {
+            if (i + 1 < v->n && (st = fl__op_add(c, n, cur, d, &cur)) != FL_OK) {
                 return st;
             }
         }
@@ -2731,14 +2731,14 @@ static fl_status eval_range(fl_ctx *c, fl_node *n) {
         }
         for (int64_t i = 0; i < v->n; i++) {
             double r;
-            fl_value_set_f64(v, i, cur);
-            if (!fl_value_f64(v, i, &r)) {
+            fl__value_set_f64(v, i, cur);
+            if (!fl__value_f64(v, i, &r)) {
                 return FL_OK;
             }
             cur = r + d; /* rounded to the dtype by the next store, as T's += */
         }
     }
-    fl_op_set_value(n, 0, v);
+    fl__op_set_value(n, 0, v);
     return FL_OK;
 }
 
@@ -2759,16 +2759,17 @@ static fl_status infer_broadcast_to(fl_ctx *c, fl_node *n) {
     int64_t k;
     st = shape_input(c, n, 1, "shape", &e, &k);
     if (st == FL_ENOTFOUND) {
-        return fl_op_set_output(c, n, 0, dt, -1, NULL);
+        return fl__op_set_output(c, n, 0, dt, -1, NULL);
     }
     if (st != FL_OK) {
         return st;
     }
     const fl_shape *s = in_shape(n, 0);
     if (s->rank > k) {
-        return fl_diag_fail(c->d, FL_EINVAL, n,
-                            "an input of rank %d cannot be broadcast to input 'shape' of rank %lld",
-                            s->rank, (long long)k);
+        return fl__node_fail(
+            c->d, FL_EINVAL, n,
+            "an input of rank %d cannot be broadcast to input 'shape' of rank %lld", s->rank,
+            (long long)k);
     }
     for (int64_t i = k - (s->rank > 0 ? s->rank : 0); s->rank >= 0 && i < k; i++) {
         fl_sym D = s->dims[i - (k - s->rank)];
@@ -2776,16 +2777,16 @@ static fl_status infer_broadcast_to(fl_ctx *c, fl_node *n) {
             continue;
         }
         if (fl_sym_is_known(e[i]) && e[i].k != D.k) {
-            return fl_diag_fail(c->d, FL_EINVAL, n,
-                                "input dimension %lld of size %lld cannot be broadcast to %lld "
-                                "(input 'shape')",
-                                (long long)(i - (k - s->rank)), (long long)D.k, (long long)e[i].k);
+            return fl__node_fail(c->d, FL_EINVAL, n,
+                                 "input dimension %lld of size %lld cannot be broadcast to %lld "
+                                 "(input 'shape')",
+                                 (long long)(i - (k - s->rank)), (long long)D.k, (long long)e[i].k);
         }
         if (fl_sym_is_unknown(e[i])) {
             e[i] = D;
         }
     }
-    return fl_op_set_output(c, n, 0, dt, (int)k, e);
+    return fl__op_set_output(c, n, 0, dt, (int)k, e);
 }
 
 static fl_status eval_broadcast_to(fl_ctx *c, fl_node *n) {
@@ -2805,7 +2806,7 @@ static fl_status eval_broadcast_to(fl_ctx *c, fl_node *n) {
     int64_t *is = row_strides(c, r, src->dims), *os = alloc_n(c, k, sizeof(int64_t));
     int64_t **maps = alloc_maps(c, k, v->dims);
     if (!is || !os || !maps) {
-        return fl_diag_oom(c->d);
+        return fl__diag_oom(c->d);
     }
     for (int i = 0; i < k; i++) {
         int j = i - (k - r);
@@ -2833,12 +2834,12 @@ static fl_status broadcast_args(fl_ctx *c, const fl_node *n, const fl_value *a, 
         fl_sym y = ib >= 0 ? b->ints[ib] : fl_sym_const(1);
         if (is_known(x, 1)) {
             out[i] = y;
-        } else if (is_known(y, 1) || fl_sym_eq(x, y)) {
+        } else if (is_known(y, 1) || fl__sym_eq(x, y)) {
             out[i] = x;
         } else if (fl_sym_is_known(x) && fl_sym_is_known(y)) {
-            return fl_diag_fail(c->d, FL_EINVAL, n,
-                                "incompatible shapes: %lld vs %lld at dimension %lld",
-                                (long long)x.k, (long long)y.k, (long long)i);
+            return fl__node_fail(c->d, FL_EINVAL, n,
+                                 "incompatible shapes: %lld vs %lld at dimension %lld",
+                                 (long long)x.k, (long long)y.k, (long long)i);
         } else if (fl_sym_is_known(x) && fl_sym_is_symbolic(y)) {
             out[i] = x; /* y must be 1 or x */
         } else if (fl_sym_is_known(y) && fl_sym_is_symbolic(x)) {
@@ -2870,13 +2871,13 @@ static fl_status infer_broadcast_args(fl_ctx *c, fl_node *n) {
         fl_sym *tmp = alloc_syms(c, len.k);
         bool decided;
         if (!tmp) {
-            return fl_diag_oom(c->d);
+            return fl__diag_oom(c->d);
         }
         if ((st = broadcast_args(c, n, a, b, tmp, &decided)) != FL_OK) {
             return st;
         }
     }
-    return fl_op_set_output(c, n, 0, dt, 1, &len);
+    return fl__op_set_output(c, n, 0, dt, 1, &len);
 }
 
 static fl_status eval_broadcast_args(fl_ctx *c, fl_node *n) {
@@ -2895,7 +2896,7 @@ static fl_status eval_broadcast_args(fl_ctx *c, fl_node *n) {
     }
     st = broadcast_args(c, n, a, b, (fl_sym *)v->ints, &decided);
     if (st == FL_OK && decided) {
-        fl_op_set_value(n, 0, v);
+        fl__op_set_value(n, 0, v);
     }
     return st;
 }
@@ -2909,7 +2910,7 @@ static fl_status infer_one_hot(fl_ctx *c, fl_node *n) {
     int64_t axis;
     fl_status st = dtype_attr(c, n, "T", 2, &dt);
     if (st == FL_OK) {
-        st = fl_attr_int_or(n, "axis", -1, &axis, c->d);
+        st = fl__attr_int_or(n, "axis", -1, &axis, c->d);
     }
     if (st == FL_OK) {
         st = want_scalar(c, n, 1, "depth");
@@ -2918,35 +2919,35 @@ static fl_status infer_one_hot(fl_ctx *c, fl_node *n) {
         return st;
     }
     if (axis < -1) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "attr 'axis' must be >= -1, got %lld",
-                            (long long)axis);
+        return fl__node_fail(c->d, FL_EINVAL, n, "attr 'axis' must be >= -1, got %lld",
+                             (long long)axis);
     }
     fl_sym depth;
     if (!scalar_sym(n, 1, &depth)) {
         depth = fl_sym_unknown();
     } else if (fl_sym_is_known(depth) && depth.k < 0) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "input 'depth' must be non-negative, got %lld",
-                            (long long)depth.k);
+        return fl__node_fail(c->d, FL_EINVAL, n, "input 'depth' must be non-negative, got %lld",
+                             (long long)depth.k);
     }
     const fl_shape *s = in_shape(n, 0);
     int r = s->rank;
     if (r < 0) {
-        return fl_op_set_output(c, n, 0, dt, -1, NULL);
+        return fl__op_set_output(c, n, 0, dt, -1, NULL);
     }
     int64_t pos = axis == -1 ? r : axis;
     if (pos > r) {
-        return fl_diag_fail(c->d, FL_EINVAL, n,
-                            "attr 'axis' is %lld, out of range for indices of rank %d",
-                            (long long)axis, r);
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "attr 'axis' is %lld, out of range for indices of rank %d",
+                             (long long)axis, r);
     }
     fl_sym *out = alloc_syms(c, r + 1);
     if (!out) {
-        return fl_diag_oom(c->d);
+        return fl__diag_oom(c->d);
     }
     for (int i = 0, j = 0; i <= r; i++) {
         out[i] = i == pos ? depth : s->dims[j++];
     }
-    return fl_op_set_output(c, n, 0, dt, r + 1, out);
+    return fl__op_set_output(c, n, 0, dt, r + 1, out);
 }
 
 static fl_status infer_sparse_to_dense(fl_ctx *c, fl_node *n) {
@@ -2962,17 +2963,17 @@ static fl_status infer_sparse_to_dense(fl_ctx *c, fl_node *n) {
         return st;
     }
     if (in_shape(n, 0)->rank > 2) {
-        return fl_diag_fail(c->d, FL_EINVAL, n,
-                            "input 'sparse_indices' must have rank <= 2, got %d",
-                            in_shape(n, 0)->rank);
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "input 'sparse_indices' must have rank <= 2, got %d",
+                             in_shape(n, 0)->rank);
     }
     fl_sym *e;
     int64_t k;
     st = shape_input(c, n, 1, "output_shape", &e, &k);
     if (st == FL_ENOTFOUND) {
-        return fl_op_set_output(c, n, 0, dt, -1, NULL);
+        return fl__op_set_output(c, n, 0, dt, -1, NULL);
     }
-    return st != FL_OK ? st : fl_op_set_output(c, n, 0, dt, (int)k, e);
+    return st != FL_OK ? st : fl__op_set_output(c, n, 0, dt, (int)k, e);
 }
 
 static fl_status eval_sparse_to_dense(fl_ctx *c, fl_node *n) {
@@ -2997,7 +2998,7 @@ static fl_status eval_sparse_to_dense(fl_ctx *c, fl_node *n) {
     }
     int64_t *os = row_strides(c, v->rank, v->dims);
     if (!os) {
-        return fl_diag_oom(c->d);
+        return fl__diag_oom(c->d);
     }
     for (int64_t j = 0; j < v->n; j++) {
         copy_elems(v, j, dflt, 0, 1);
@@ -3013,7 +3014,7 @@ static fl_status eval_sparse_to_dense(fl_ctx *c, fl_node *n) {
         }
         copy_elems(v, off, vals, vals->n == 1 ? 0 : i, 1);
     }
-    fl_op_set_value(n, 0, v);
+    fl__op_set_value(n, 0, v);
     return FL_OK;
 }
 
@@ -3031,7 +3032,7 @@ static int64_t count_true(const fl_value *v) {
                 return -1;
             }
             cnt += v->ints[i].k != 0;
-        } else if (fl_value_f64(v, i, &x)) {
+        } else if (fl__value_f64(v, i, &x)) {
             cnt += x != 0 || isnan(x);
         } else {
             return -1;
@@ -3045,7 +3046,7 @@ static fl_status infer_where(fl_ctx *c, fl_node *n) {
     const fl_value *v = fl_op_in_value(n, 0);
     fl_sym dims[2] = {fl_sym_unknown(), s->rank >= 0 ? fl_sym_const(s->rank) : fl_sym_unknown()};
     fl_sym e;
-    fl_status st = fl_op_num_elements(c, n, s, &e);
+    fl_status st = fl__op_num_elements(c, n, s, &e);
     if (st != FL_OK) {
         return st;
     }
@@ -3054,7 +3055,7 @@ static fl_status infer_where(fl_ctx *c, fl_node *n) {
     } else if (is_known(e, 0)) {
         dims[0] = fl_sym_const(0);
     }
-    return fl_op_set_output(c, n, 0, FL_DT_INT64, 2, dims);
+    return fl__op_set_output(c, n, 0, FL_DT_INT64, 2, dims);
 }
 
 static fl_status eval_where(fl_ctx *c, fl_node *n) {
@@ -3075,7 +3076,7 @@ static fl_status eval_where(fl_ctx *c, fl_node *n) {
     for (int64_t i = 0; i < src->n; i++) {
         double x = 0;
         bool t =
-            src->ints ? src->ints[i].k != 0 : (fl_value_f64(src, i, &x) && (x != 0 || isnan(x)));
+            src->ints ? src->ints[i].k != 0 : (fl__value_f64(src, i, &x) && (x != 0 || isnan(x)));
         if (!t) {
             continue;
         }
@@ -3086,7 +3087,7 @@ static fl_status eval_where(fl_ctx *c, fl_node *n) {
         }
         row++;
     }
-    fl_op_set_value(n, 0, v);
+    fl__op_set_value(n, 0, v);
     return FL_OK;
 }
 
@@ -3104,7 +3105,7 @@ static fl_status infer_reverse_v2(fl_ctx *c, fl_node *n) {
     if (av && s->rank >= 0) {
         bool *seen = alloc_n(c, s->rank, sizeof(bool));
         if (!seen) {
-            return fl_diag_oom(c->d);
+            return fl__diag_oom(c->d);
         }
         for (int64_t i = 0; i < av->n; i++) {
             if (!fl_sym_is_known(av->ints[i])) {
@@ -3112,22 +3113,22 @@ static fl_status infer_reverse_v2(fl_ctx *c, fl_node *n) {
             }
             int64_t a = av->ints[i].k;
             if (a < -s->rank || a >= s->rank) {
-                return fl_diag_fail(c->d, FL_EINVAL, n,
-                                    "input 'axis' entry %lld is out of range for rank %d",
-                                    (long long)a, s->rank);
+                return fl__node_fail(c->d, FL_EINVAL, n,
+                                     "input 'axis' entry %lld is out of range for rank %d",
+                                     (long long)a, s->rank);
             }
             if (a < 0) {
                 a += s->rank;
             }
             if (seen[a]) {
-                return fl_diag_fail(c->d, FL_EINVAL, n,
-                                    "input 'axis' names dimension %lld more than once",
-                                    (long long)a);
+                return fl__node_fail(c->d, FL_EINVAL, n,
+                                     "input 'axis' names dimension %lld more than once",
+                                     (long long)a);
             }
             seen[a] = true;
         }
     }
-    return fl_op_set_output(c, n, 0, dt, s->rank, s->dims);
+    return fl__op_set_output(c, n, 0, dt, s->rank, s->dims);
 }
 
 static fl_status eval_reverse_v2(fl_ctx *c, fl_node *n) {
@@ -3150,7 +3151,7 @@ static fl_status eval_reverse_v2(fl_ctx *c, fl_node *n) {
     int64_t *is = row_strides(c, r, src->dims);
     int64_t **maps = alloc_maps(c, r, src->dims);
     if (!rev || !is || !maps) {
-        return fl_diag_oom(c->d);
+        return fl__diag_oom(c->d);
     }
     for (int64_t i = 0; i < k; i++) {
         int64_t a = ax[i].k < 0 ? ax[i].k + r : ax[i].k;
@@ -3185,53 +3186,54 @@ static fl_status infer_topk_v2(fl_ctx *c, fl_node *n) {
     }
     const fl_shape *s = in_shape(n, 0);
     if (s->rank == 0) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "input must have rank >= 1, got 0");
+        return fl__node_fail(c->d, FL_EINVAL, n, "input must have rank >= 1, got 0");
     }
     fl_sym k;
     if (!scalar_sym(n, 1, &k)) {
         k = fl_sym_unknown();
     } else if (fl_sym_is_known(k) && k.k < 0) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "input 'k' must be non-negative, got %lld",
-                            (long long)k.k);
+        return fl__node_fail(c->d, FL_EINVAL, n, "input 'k' must be non-negative, got %lld",
+                             (long long)k.k);
     }
     if (s->rank < 0) {
-        st = fl_op_set_output(c, n, 0, dt, -1, NULL);
-        return st != FL_OK ? st : fl_op_set_output(c, n, 1, it, -1, NULL);
+        st = fl__op_set_output(c, n, 0, dt, -1, NULL);
+        return st != FL_OK ? st : fl__op_set_output(c, n, 1, it, -1, NULL);
     }
     fl_sym last = s->dims[s->rank - 1];
     if (fl_sym_is_known(k) && fl_sym_is_known(last) && last.k < k.k) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "input must have at least k=%lld columns, got %lld",
-                            (long long)k.k, (long long)last.k);
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "input must have at least k=%lld columns, got %lld", (long long)k.k,
+                             (long long)last.k);
     }
     fl_sym *out = alloc_syms(c, s->rank);
     if (!out) {
-        return fl_diag_oom(c->d);
+        return fl__diag_oom(c->d);
     }
     for (int i = 0; i + 1 < s->rank; i++) {
         out[i] = s->dims[i];
     }
     out[s->rank - 1] = k;
-    st = fl_op_set_output(c, n, 0, dt, s->rank, out);
-    return st != FL_OK ? st : fl_op_set_output(c, n, 1, it, s->rank, out);
+    st = fl__op_set_output(c, n, 0, dt, s->rank, out);
+    return st != FL_OK ? st : fl__op_set_output(c, n, 1, it, s->rank, out);
 }
 
 static fl_status nms_infer(fl_ctx *c, fl_node *n, int version) {
     const fl_shape *b = in_shape(n, 0), *sc = in_shape(n, 1);
     if (b->rank >= 0 && b->rank != 2) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "input 'boxes' must have rank 2, got %d", b->rank);
+        return fl__node_fail(c->d, FL_EINVAL, n, "input 'boxes' must have rank 2, got %d", b->rank);
     }
     if (b->rank == 2 && fl_sym_is_known(b->dims[1]) && b->dims[1].k != 4) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "input 'boxes' must have 4 columns, got %lld",
-                            (long long)b->dims[1].k);
+        return fl__node_fail(c->d, FL_EINVAL, n, "input 'boxes' must have 4 columns, got %lld",
+                             (long long)b->dims[1].k);
     }
     if (sc->rank >= 0 && sc->rank != 1) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "input 'scores' must have rank 1, got %d",
-                            sc->rank);
+        return fl__node_fail(c->d, FL_EINVAL, n, "input 'scores' must have rank 1, got %d",
+                             sc->rank);
     }
     fl_status st = want_scalar(c, n, 2, "max_output_size");
     bool pad = false;
     if (st == FL_OK && version >= 4) {
-        st = fl_attr_bool_or(n, "pad_to_max_output_size", false, &pad, c->d);
+        st = fl__attr_bool_or(n, "pad_to_max_output_size", false, &pad, c->d);
     }
     int dt = FL_DT_FLOAT;
     if (st == FL_OK && version == 5) {
@@ -3243,22 +3245,22 @@ static fl_status nms_infer(fl_ctx *c, fl_node *n, int version) {
     fl_sym m, len = fl_sym_unknown();
     if (scalar_sym(n, 2, &m)) {
         if (fl_sym_is_known(m) && m.k < 0) {
-            return fl_diag_fail(c->d, FL_EINVAL, n,
-                                "input 'max_output_size' must be non-negative, got %lld",
-                                (long long)m.k);
+            return fl__node_fail(c->d, FL_EINVAL, n,
+                                 "input 'max_output_size' must be non-negative, got %lld",
+                                 (long long)m.k);
         }
         if (pad) {
             len = m;
         }
     }
-    st = fl_op_set_output(c, n, 0, FL_DT_INT32, 1, &len);
+    st = fl__op_set_output(c, n, 0, FL_DT_INT32, 1, &len);
     if (st == FL_OK && version == 4) {
-        st = fl_op_set_output(c, n, 1, FL_DT_INT32, 0, NULL);
+        st = fl__op_set_output(c, n, 1, FL_DT_INT32, 0, NULL);
     }
     if (st == FL_OK && version == 5) {
-        st = fl_op_set_output(c, n, 1, dt, 1, &len);
+        st = fl__op_set_output(c, n, 1, dt, 1, &len);
         if (st == FL_OK) {
-            st = fl_op_set_output(c, n, 2, FL_DT_INT32, 0, NULL);
+            st = fl__op_set_output(c, n, 2, FL_DT_INT32, 0, NULL);
         }
     }
     return st;
@@ -3293,52 +3295,52 @@ static fl_status s2b_infer(fl_ctx *c, fl_node *n, bool to_batch) {
     int64_t M = bv ? bv->n : vec_len(n, 1);
     int r = s->rank;
     if (r < 0) {
-        return fl_op_set_output(c, n, 0, dt, -1, NULL);
+        return fl__op_set_output(c, n, 0, dt, -1, NULL);
     }
     if (M >= 0 && r < M + 1) {
-        return fl_diag_fail(c->d, FL_EINVAL, n,
-                            "input must have rank >= %lld (1 + the block dims), got %d",
-                            (long long)M + 1, r);
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "input must have rank >= %lld (1 + the block dims), got %d",
+                             (long long)M + 1, r);
     }
     if (M < 0) {
         return set_rank(c, n, 0, dt, r);
     }
     if (pv && (pv->rank != 2 || pv->dims[0] != M || pv->dims[1] != 2)) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "input '%s' must have shape [%lld, 2]", pname,
-                            (long long)M);
+        return fl__node_fail(c->d, FL_EINVAL, n, "input '%s' must have shape [%lld, 2]", pname,
+                             (long long)M);
     }
     fl_sym *out = alloc_syms(c, r);
     if (!out) {
-        return fl_diag_oom(c->d);
+        return fl__diag_oom(c->d);
     }
     fl_sym bprod = fl_sym_const(1);
     for (int64_t i = 0; i < M; i++) {
         fl_sym bi = bv ? bv->ints[i] : fl_sym_unknown();
         if (fl_sym_is_known(bi) && bi.k < 1) {
-            return fl_diag_fail(c->d, FL_EINVAL, n,
-                                "input 'block_shape' entries must be >= 1, got %lld",
-                                (long long)bi.k);
+            return fl__node_fail(c->d, FL_EINVAL, n,
+                                 "input 'block_shape' entries must be >= 1, got %lld",
+                                 (long long)bi.k);
         }
-        if ((st = fl_op_mul(c, n, bprod, bi, &bprod)) != FL_OK) {
+        if ((st = fl__op_mul(c, n, bprod, bi, &bprod)) != FL_OK) {
             return st;
         }
         fl_sym lo = pv ? pv->ints[2 * i] : fl_sym_unknown();
         fl_sym hi = pv ? pv->ints[2 * i + 1] : fl_sym_unknown();
         if ((fl_sym_is_known(lo) && lo.k < 0) || (fl_sym_is_known(hi) && hi.k < 0)) {
-            return fl_diag_fail(c->d, FL_EINVAL, n, "input '%s' has a negative entry", pname);
+            return fl__node_fail(c->d, FL_EINVAL, n, "input '%s' has a negative entry", pname);
         }
         fl_sym D = s->dims[1 + i], t, o;
         if (to_batch) {
-            if ((st = fl_op_add(c, n, D, lo, &t)) != FL_OK ||
-                (st = fl_op_add(c, n, t, hi, &t)) != FL_OK) {
+            if ((st = fl__op_add(c, n, D, lo, &t)) != FL_OK ||
+                (st = fl__op_add(c, n, t, hi, &t)) != FL_OK) {
                 return st;
             }
             if (fl_sym_is_known(t) && fl_sym_is_known(bi)) {
                 if (t.k % bi.k != 0) {
-                    return fl_diag_fail(c->d, FL_EINVAL, n,
-                                        "padded dimension %lld (%lld) is not divisible by the "
-                                        "block size %lld",
-                                        (long long)i + 1, (long long)t.k, (long long)bi.k);
+                    return fl__node_fail(c->d, FL_EINVAL, n,
+                                         "padded dimension %lld (%lld) is not divisible by the "
+                                         "block size %lld",
+                                         (long long)i + 1, (long long)t.k, (long long)bi.k);
                 }
                 o = fl_sym_const(t.k / bi.k);
             } else {
@@ -3348,27 +3350,27 @@ static fl_status s2b_infer(fl_ctx *c, fl_node *n, bool to_batch) {
                 }
             }
         } else {
-            if ((st = fl_op_mul(c, n, D, bi, &t)) != FL_OK ||
-                (st = fl_op_sub(c, n, t, lo, &t)) != FL_OK ||
-                (st = fl_op_sub(c, n, t, hi, &o)) != FL_OK) {
+            if ((st = fl__op_mul(c, n, D, bi, &t)) != FL_OK ||
+                (st = fl__op_sub(c, n, t, lo, &t)) != FL_OK ||
+                (st = fl__op_sub(c, n, t, hi, &o)) != FL_OK) {
                 return st;
             }
             if (fl_sym_is_known(o) && o.k < 0) {
-                return fl_diag_fail(c->d, FL_EINVAL, n,
-                                    "input 'crops' remove more than dimension %lld holds",
-                                    (long long)i + 1);
+                return fl__node_fail(c->d, FL_EINVAL, n,
+                                     "input 'crops' remove more than dimension %lld holds",
+                                     (long long)i + 1);
             }
         }
         out[1 + i] = o;
     }
     if (to_batch) {
-        st = fl_op_mul(c, n, s->dims[0], bprod, &out[0]);
+        st = fl__op_mul(c, n, s->dims[0], bprod, &out[0]);
     } else if (fl_sym_is_known(s->dims[0]) && fl_sym_is_known(bprod)) {
         if (bprod.k == 0 || s->dims[0].k % bprod.k != 0) {
-            return fl_diag_fail(c->d, FL_EINVAL, n,
-                                "batch %lld is not divisible by the product of input "
-                                "'block_shape' (%lld)",
-                                (long long)s->dims[0].k, (long long)bprod.k);
+            return fl__node_fail(c->d, FL_EINVAL, n,
+                                 "batch %lld is not divisible by the product of input "
+                                 "'block_shape' (%lld)",
+                                 (long long)s->dims[0].k, (long long)bprod.k);
         }
         out[0] = fl_sym_const(s->dims[0].k / bprod.k);
     } else {
@@ -3381,7 +3383,7 @@ static fl_status s2b_infer(fl_ctx *c, fl_node *n, bool to_batch) {
     for (int64_t i = M + 1; i < r; i++) {
         out[i] = s->dims[i];
     }
-    return fl_op_set_output(c, n, 0, dt, r, out);
+    return fl__op_set_output(c, n, 0, dt, r, out);
 }
 
 static fl_status infer_space_to_batch_nd(fl_ctx *c, fl_node *n) {
@@ -3411,7 +3413,7 @@ static fl_status cost_move(fl_ctx *c, const fl_node *n, fl_cost *out) {
 static fl_status cost_per_input(fl_ctx *c, const fl_node *n, fl_cost *out) {
     cost_move(c, n, out);
     fl_sym e;
-    fl_status st = fl_op_num_elements(c, n, in_shape(n, 0), &e);
+    fl_status st = fl__op_num_elements(c, n, in_shape(n, 0), &e);
     if (st != FL_OK) {
         return st;
     }

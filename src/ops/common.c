@@ -7,45 +7,45 @@
 
 static fl_status arith_fail(fl_ctx *c, const fl_node *n, fl_status st, const char *what) {
     if (st == FL_ENOMEM) {
-        return fl_diag_oom(c->d);
+        return fl__diag_oom(c->d);
     }
     if (st == FL_EOVERFLOW) {
-        return fl_diag_fail(c->d, st, n, "%s overflows 64-bit integers", what);
+        return fl__node_fail(c->d, st, n, "%s overflows 64-bit integers", what);
     }
-    return fl_diag_fail(c->d, st, n, "%s: %s", what, fl_status_str(st));
+    return fl__node_fail(c->d, st, n, "%s: %s", what, fl_status_str(st));
 }
 
 #define ARITH(fn, what)                                                                            \
     fl_status st = fn;                                                                             \
     return st == FL_OK ? FL_OK : arith_fail(c, n, st, what)
 
-fl_status fl_op_add(fl_ctx *c, const fl_node *n, fl_sym a, fl_sym b, fl_sym *out) {
-    ARITH(fl_sym_add(c->st, a, b, out), "dimension sum");
+fl_status fl__op_add(fl_ctx *c, const fl_node *n, fl_sym a, fl_sym b, fl_sym *out) {
+    ARITH(fl__sym_add(c->st, a, b, out), "dimension sum");
 }
-fl_status fl_op_sub(fl_ctx *c, const fl_node *n, fl_sym a, fl_sym b, fl_sym *out) {
-    ARITH(fl_sym_sub(c->st, a, b, out), "dimension difference");
+fl_status fl__op_sub(fl_ctx *c, const fl_node *n, fl_sym a, fl_sym b, fl_sym *out) {
+    ARITH(fl__sym_sub(c->st, a, b, out), "dimension difference");
 }
-fl_status fl_op_mul(fl_ctx *c, const fl_node *n, fl_sym a, fl_sym b, fl_sym *out) {
-    ARITH(fl_sym_mul(c->st, a, b, out), "product");
+fl_status fl__op_mul(fl_ctx *c, const fl_node *n, fl_sym a, fl_sym b, fl_sym *out) {
+    ARITH(fl__sym_mul(c->st, a, b, out), "product");
 }
-fl_status fl_op_ceildiv(fl_ctx *c, const fl_node *n, fl_sym a, fl_sym b, fl_sym *out) {
-    ARITH(fl_sym_ceildiv(c->st, a, b, out), "division");
+fl_status fl__op_ceildiv(fl_ctx *c, const fl_node *n, fl_sym a, fl_sym b, fl_sym *out) {
+    ARITH(fl__sym_ceildiv(c->st, a, b, out), "division");
 }
-fl_status fl_op_floordiv(fl_ctx *c, const fl_node *n, fl_sym a, fl_sym b, fl_sym *out) {
-    ARITH(fl_sym_floordiv(c->st, a, b, out), "division");
+fl_status fl__op_floordiv(fl_ctx *c, const fl_node *n, fl_sym a, fl_sym b, fl_sym *out) {
+    ARITH(fl__sym_floordiv(c->st, a, b, out), "division");
 }
-fl_status fl_op_scale(fl_ctx *c, const fl_node *n, fl_sym a, int64_t k, fl_sym *out) {
-    ARITH(fl_sym_mul(c->st, a, fl_sym_const(k), out), "product");
+fl_status fl__op_scale(fl_ctx *c, const fl_node *n, fl_sym a, int64_t k, fl_sym *out) {
+    ARITH(fl__sym_mul(c->st, a, fl_sym_const(k), out), "product");
 }
 
-fl_status fl_op_num_elements(fl_ctx *c, const fl_node *n, const fl_shape *s, fl_sym *out) {
+fl_status fl__op_num_elements(fl_ctx *c, const fl_node *n, const fl_shape *s, fl_sym *out) {
     if (s->rank < 0) {
         *out = fl_sym_unknown();
         return FL_OK;
     }
     fl_sym acc = fl_sym_const(1);
     for (int i = 0; i < s->rank; i++) {
-        fl_status st = fl_op_mul(c, n, acc, s->dims[i], &acc);
+        fl_status st = fl__op_mul(c, n, acc, s->dims[i], &acc);
         if (st != FL_OK) {
             return st;
         }
@@ -54,7 +54,7 @@ fl_status fl_op_num_elements(fl_ctx *c, const fl_node *n, const fl_shape *s, fl_
     return FL_OK;
 }
 
-bool fl_shape_is_determined(const fl_shape *s) {
+bool fl__shape_is_determined(const fl_shape *s) {
     if (s->rank < 0) {
         return false;
     }
@@ -66,7 +66,7 @@ bool fl_shape_is_determined(const fl_shape *s) {
     return true;
 }
 
-bool fl_shape_is_concrete(const fl_shape *s) {
+bool fl__shape_is_concrete(const fl_shape *s) {
     if (s->rank < 0) {
         return false;
     }
@@ -78,11 +78,11 @@ bool fl_shape_is_concrete(const fl_shape *s) {
     return true;
 }
 
-fl_status fl_op_set_output(fl_ctx *c, fl_node *n, int port, int dtype, int rank,
-                           const fl_sym *dims) {
+fl_status fl__op_set_output(fl_ctx *c, fl_node *n, int port, int dtype, int rank,
+                            const fl_sym *dims) {
     if (port < 0 || port >= n->n_outputs) {
-        return fl_diag_fail(c->d, FL_EINTERNAL, n, "output %d out of range (%d outputs)", port,
-                            n->n_outputs);
+        return fl__node_fail(c->d, FL_EINTERNAL, n, "output %d out of range (%d outputs)", port,
+                             n->n_outputs);
     }
     fl_tensor *t = &n->outputs[port];
     t->dtype = (fl_dtype)dtype;
@@ -100,17 +100,17 @@ fl_status fl_op_set_output(fl_ctx *c, fl_node *n, int port, int dtype, int rank,
     for (int i = 0; i < rank; i++) {
         fl_sym x = dims ? dims[i] : fl_sym_unknown();
         if (fl_sym_is_known(x) && x.k < 0) {
-            return fl_diag_fail(c->d, FL_EINVAL, n, "output %d would have negative dim %lld", port,
-                                (long long)x.k);
+            return fl__node_fail(c->d, FL_EINVAL, n, "output %d would have negative dim %lld", port,
+                                 (long long)x.k);
         }
         same = same && t->shape.dims[i].k == x.k && t->shape.dims[i].e == x.e;
     }
     if (same) {
         return FL_OK;
     }
-    fl_sym *d = fl_arena_calloc(c->a, rank ? (size_t)rank : 1, sizeof(fl_sym));
+    fl_sym *d = fl__arena_calloc(c->a, rank ? (size_t)rank : 1, sizeof(fl_sym));
     if (!d) {
-        return fl_diag_oom(c->d);
+        return fl__diag_oom(c->d);
     }
     for (int i = 0; i < rank; i++) {
         d[i] = dims ? dims[i] : fl_sym_unknown();
@@ -120,23 +120,23 @@ fl_status fl_op_set_output(fl_ctx *c, fl_node *n, int port, int dtype, int rank,
     return FL_OK;
 }
 
-fl_status fl_op_pass_through(fl_ctx *c, fl_node *n, int in, int port) {
+fl_status fl__op_pass_through(fl_ctx *c, fl_node *n, int in, int port) {
     const fl_tensor *t = fl_node_in(n, in);
-    return fl_op_set_output(c, n, port, t->dtype, t->shape.rank, t->shape.dims);
+    return fl__op_set_output(c, n, port, t->dtype, t->shape.rank, t->shape.dims);
 }
 
-fl_status fl_op_set_output_rank(fl_ctx *c, fl_node *n, int port, int dtype, int rank) {
-    return fl_op_set_output(c, n, port, dtype, rank, NULL);
+fl_status fl__op_set_output_rank(fl_ctx *c, fl_node *n, int port, int dtype, int rank) {
+    return fl__op_set_output(c, n, port, dtype, rank, NULL);
 }
 
-void fl_op_set_value(fl_node *n, int port, const fl_value *v) {
+void fl__op_set_value(fl_node *n, int port, const fl_value *v) {
     if (port >= 0 && port < n->n_outputs) {
         n->outputs[port].value = v;
     }
 }
 
-fl_status fl_op_merge_dim(fl_ctx *c, const fl_node *n, fl_sym a, fl_sym b, const char *what,
-                          fl_sym *out) {
+fl_status fl__op_merge_dim(fl_ctx *c, const fl_node *n, fl_sym a, fl_sym b, const char *what,
+                           fl_sym *out) {
     if (fl_sym_is_unknown(a)) {
         *out = b;
         return FL_OK;
@@ -146,25 +146,25 @@ fl_status fl_op_merge_dim(fl_ctx *c, const fl_node *n, fl_sym a, fl_sym b, const
         return FL_OK;
     }
     if (fl_sym_is_known(a) && fl_sym_is_known(b) && a.k != b.k) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "%s disagree: %lld vs %lld", what, (long long)a.k,
-                            (long long)b.k);
+        return fl__node_fail(c->d, FL_EINVAL, n, "%s disagree: %lld vs %lld", what, (long long)a.k,
+                             (long long)b.k);
     }
     /* Equal, or at least one symbolic: prefer a known value, else a. */
     *out = fl_sym_is_known(b) ? b : a;
     return FL_OK;
 }
 
-fl_status fl_op_broadcast(fl_ctx *c, const fl_node *n, const fl_shape *a, const fl_shape *b,
-                          fl_shape *out) {
+fl_status fl__op_broadcast(fl_ctx *c, const fl_node *n, const fl_shape *a, const fl_shape *b,
+                           fl_shape *out) {
     if (a->rank < 0 || b->rank < 0) {
         out->rank = -1;
         out->dims = NULL;
         return FL_OK;
     }
     int r = a->rank > b->rank ? a->rank : b->rank;
-    fl_sym *d = fl_arena_calloc(c->a, r ? (size_t)r : 1, sizeof(fl_sym));
+    fl_sym *d = fl__arena_calloc(c->a, r ? (size_t)r : 1, sizeof(fl_sym));
     if (!d) {
-        return fl_diag_oom(c->d);
+        return fl__diag_oom(c->d);
     }
     for (int i = 0; i < r; i++) {
         int ia = a->rank - r + i, ib = b->rank - r + i;
@@ -176,12 +176,12 @@ fl_status fl_op_broadcast(fl_ctx *c, const fl_node *n, const fl_shape *a, const 
             d[i] = x;
         } else if (fl_sym_is_known(x) && fl_sym_is_known(y)) {
             if (x.k != y.k) {
-                return fl_diag_fail(c->d, FL_EINVAL, n,
-                                    "incompatible shapes for broadcasting: dim %d is %lld vs %lld",
-                                    i, (long long)x.k, (long long)y.k);
+                return fl__node_fail(c->d, FL_EINVAL, n,
+                                     "incompatible shapes for broadcasting: dim %d is %lld vs %lld",
+                                     i, (long long)x.k, (long long)y.k);
             }
             d[i] = x;
-        } else if (fl_sym_eq(x, y)) {
+        } else if (fl__sym_eq(x, y)) {
             d[i] = x;
         } else if (fl_sym_is_unknown(x) && !fl_sym_is_unknown(y)) {
             /* y is known (not 1) or symbolic: the result is y (x must be 1 or y). */
@@ -201,30 +201,30 @@ fl_status fl_op_broadcast(fl_ctx *c, const fl_node *n, const fl_shape *a, const 
     return FL_OK;
 }
 
-fl_status fl_op_in_sym_vector(fl_ctx *c, const fl_node *n, int i, const fl_sym **out,
-                              int64_t *n_out) {
+fl_status fl__op_in_sym_vector(fl_ctx *c, const fl_node *n, int i, const fl_sym **out,
+                               int64_t *n_out) {
     const fl_tensor *t = fl_node_in(n, i);
     const fl_value *v = t->value;
     if (!v) {
         return FL_ENOTFOUND;
     }
     if (!v->ints) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "input %d must be an integer tensor, got %s", i,
-                            fl_dtype_name(v->dtype));
+        return fl__node_fail(c->d, FL_EINVAL, n, "input %d must be an integer tensor, got %s", i,
+                             fl__dtype_name(v->dtype));
     }
     if (v->rank > 1) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "input %d must be a scalar or vector, got rank %d",
-                            i, v->rank);
+        return fl__node_fail(c->d, FL_EINVAL, n, "input %d must be a scalar or vector, got rank %d",
+                             i, v->rank);
     }
     *out = v->ints;
     *n_out = v->n;
     return FL_OK;
 }
 
-fl_status fl_op_in_int_vector(fl_ctx *c, const fl_node *n, int i, int64_t **out, int64_t *n_out) {
+fl_status fl__op_in_int_vector(fl_ctx *c, const fl_node *n, int i, int64_t **out, int64_t *n_out) {
     const fl_sym *s;
     int64_t len;
-    fl_status st = fl_op_in_sym_vector(c, n, i, &s, &len);
+    fl_status st = fl__op_in_sym_vector(c, n, i, &s, &len);
     if (st != FL_OK) {
         return st;
     }
@@ -233,9 +233,9 @@ fl_status fl_op_in_int_vector(fl_ctx *c, const fl_node *n, int i, int64_t **out,
             return FL_ENOTFOUND;
         }
     }
-    int64_t *r = fl_arena_calloc(c->a, len ? (size_t)len : 1, sizeof(int64_t));
+    int64_t *r = fl__arena_calloc(c->a, len ? (size_t)len : 1, sizeof(int64_t));
     if (!r) {
-        return fl_diag_oom(c->d);
+        return fl__diag_oom(c->d);
     }
     for (int64_t k = 0; k < len; k++) {
         r[k] = s[k].k;
@@ -245,9 +245,9 @@ fl_status fl_op_in_int_vector(fl_ctx *c, const fl_node *n, int i, int64_t **out,
     return FL_OK;
 }
 
-fl_status fl_op_data_format(fl_ctx *c, const fl_node *n, bool *channels_last) {
+fl_status fl__op_data_format(fl_ctx *c, const fl_node *n, bool *channels_last) {
     const char *f;
-    fl_status st = fl_attr_str_or(n, "data_format", "NHWC", &f, c->d);
+    fl_status st = fl__attr_str_or(n, "data_format", "NHWC", &f, c->d);
     if (st != FL_OK) {
         return st;
     }
@@ -256,29 +256,30 @@ fl_status fl_op_data_format(fl_ctx *c, const fl_node *n, bool *channels_last) {
     } else if (strcmp(f, "NCHW") == 0 || strcmp(f, "NCDHW") == 0 || strcmp(f, "NCW") == 0) {
         *channels_last = false;
     } else {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "attr 'data_format' has unsupported value '%s'", f);
+        return fl__node_fail(c->d, FL_EINVAL, n, "attr 'data_format' has unsupported value '%s'",
+                             f);
     }
     return FL_OK;
 }
 
-fl_status fl_op_window_out(fl_ctx *c, const fl_node *n, fl_sym in, int64_t k, int64_t stride,
-                           int64_t dilation, const char *padding, int64_t pad_lo, int64_t pad_hi,
-                           fl_sym *out) {
+fl_status fl__op_window_out(fl_ctx *c, const fl_node *n, fl_sym in, int64_t k, int64_t stride,
+                            int64_t dilation, const char *padding, int64_t pad_lo, int64_t pad_hi,
+                            fl_sym *out) {
     if (stride <= 0) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "attr 'strides' must be positive, got %lld",
-                            (long long)stride);
+        return fl__node_fail(c->d, FL_EINVAL, n, "attr 'strides' must be positive, got %lld",
+                             (long long)stride);
     }
     if (dilation <= 0) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "attr 'dilations' must be positive, got %lld",
-                            (long long)dilation);
+        return fl__node_fail(c->d, FL_EINVAL, n, "attr 'dilations' must be positive, got %lld",
+                             (long long)dilation);
     }
     if (k < 0) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "negative window size %lld", (long long)k);
+        return fl__node_fail(c->d, FL_EINVAL, n, "negative window size %lld", (long long)k);
     }
     int64_t eff;
     if (__builtin_mul_overflow(k - (k > 0 ? 1 : 0), dilation, &eff) ||
         __builtin_add_overflow(eff, 1, &eff)) {
-        return fl_diag_fail(c->d, FL_EOVERFLOW, n, "effective window size overflows");
+        return fl__node_fail(c->d, FL_EOVERFLOW, n, "effective window size overflows");
     }
     if (k == 0) {
         eff = 0;
@@ -286,45 +287,45 @@ fl_status fl_op_window_out(fl_ctx *c, const fl_node *n, fl_sym in, int64_t k, in
     fl_status st;
     fl_sym r;
     if (strcmp(padding, "SAME") == 0) {
-        st = fl_op_ceildiv(c, n, in, fl_sym_const(stride), &r);
+        st = fl__op_ceildiv(c, n, in, fl_sym_const(stride), &r);
     } else if (strcmp(padding, "VALID") == 0) {
         fl_sym t;
-        st = fl_op_sub(c, n, in, fl_sym_const(eff - 1), &t);
+        st = fl__op_sub(c, n, in, fl_sym_const(eff - 1), &t);
         if (st == FL_OK) {
-            st = fl_op_ceildiv(c, n, t, fl_sym_const(stride), &r);
+            st = fl__op_ceildiv(c, n, t, fl_sym_const(stride), &r);
         }
     } else if (strcmp(padding, "EXPLICIT") == 0) {
         fl_sym t;
-        st = fl_op_add(c, n, in, fl_sym_const(pad_lo + pad_hi - eff), &t);
+        st = fl__op_add(c, n, in, fl_sym_const(pad_lo + pad_hi - eff), &t);
         if (st == FL_OK) {
-            st = fl_op_floordiv(c, n, t, fl_sym_const(stride), &t);
+            st = fl__op_floordiv(c, n, t, fl_sym_const(stride), &t);
         }
         if (st == FL_OK) {
-            st = fl_op_add(c, n, t, fl_sym_const(1), &r);
+            st = fl__op_add(c, n, t, fl_sym_const(1), &r);
         }
     } else {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "attr 'padding' has unsupported value '%s'",
-                            padding);
+        return fl__node_fail(c->d, FL_EINVAL, n, "attr 'padding' has unsupported value '%s'",
+                             padding);
     }
     if (st != FL_OK) {
         return st;
     }
     if (fl_sym_is_known(r) && r.k < 0) {
-        return fl_diag_fail(c->d, FL_EINVAL, n,
-                            "window of %lld (dilated %lld) does not fit input size %lld with "
-                            "padding %s",
-                            (long long)k, (long long)eff, (long long)in.k, padding);
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "window of %lld (dilated %lld) does not fit input size %lld with "
+                             "padding %s",
+                             (long long)k, (long long)eff, (long long)in.k, padding);
     }
     *out = r;
     return FL_OK;
 }
 
-fl_value *fl_op_new_value(fl_ctx *c, fl_node *n, int port) {
+fl_value *fl__op_new_value(fl_ctx *c, fl_node *n, int port) {
     if (port < 0 || port >= n->n_outputs) {
         return NULL;
     }
     const fl_tensor *t = &n->outputs[port];
-    if (!fl_shape_is_concrete(&t->shape)) {
+    if (!fl__shape_is_concrete(&t->shape)) {
         return NULL;
     }
     int64_t cnt = 1;
@@ -342,9 +343,9 @@ fl_value *fl_op_new_value(fl_ctx *c, fl_node *n, int port) {
     if (cnt > c->max_value_elems) {
         return NULL;
     }
-    fl_value *v = fl_value_new(c->a, t->dtype, t->shape.rank, dims);
+    fl_value *v = fl__value_new(c->a, t->dtype, t->shape.rank, dims);
     if (!v && c->a->failed) {
-        fl_diag_oom(c->d);
+        fl__diag_oom(c->d);
     }
     return v;
 }
@@ -353,42 +354,42 @@ fl_value *fl_op_new_value(fl_ctx *c, fl_node *n, int port) {
 /* Sticky arithmetic                                                          */
 /* ------------------------------------------------------------------------- */
 
-fl_sym fl_ar_add(fl_arith *k, fl_sym a, fl_sym b) {
+fl_sym fl__ar_add(fl_arith *k, fl_sym a, fl_sym b) {
     fl_sym r = fl_sym_unknown();
     if (k->st == FL_OK && !fl_sym_is_unknown(a) && !fl_sym_is_unknown(b)) {
-        k->st = fl_op_add(k->c, k->n, a, b, &r);
+        k->st = fl__op_add(k->c, k->n, a, b, &r);
     }
     return r;
 }
 
-fl_sym fl_ar_mul(fl_arith *k, fl_sym a, fl_sym b) {
+fl_sym fl__ar_mul(fl_arith *k, fl_sym a, fl_sym b) {
     fl_sym r = fl_sym_unknown();
     if (k->st == FL_OK && !fl_sym_is_unknown(a) && !fl_sym_is_unknown(b)) {
-        k->st = fl_op_mul(k->c, k->n, a, b, &r);
+        k->st = fl__op_mul(k->c, k->n, a, b, &r);
     }
     return r;
 }
 
-fl_sym fl_ar_scale(fl_arith *k, fl_sym a, int64_t m) {
-    return fl_ar_mul(k, a, fl_sym_const(m));
+fl_sym fl__ar_scale(fl_arith *k, fl_sym a, int64_t m) {
+    return fl__ar_mul(k, a, fl_sym_const(m));
 }
 
-fl_sym fl_ar_numel(fl_arith *k, const fl_shape *s) {
-    return s->rank < 0 ? fl_sym_unknown() : fl_ar_dims_prod(k, s, 0, s->rank);
+fl_sym fl__ar_numel(fl_arith *k, const fl_shape *s) {
+    return s->rank < 0 ? fl_sym_unknown() : fl__ar_dims_prod(k, s, 0, s->rank);
 }
 
-fl_sym fl_ar_dims_prod(fl_arith *k, const fl_shape *s, int from, int to) {
+fl_sym fl__ar_dims_prod(fl_arith *k, const fl_shape *s, int from, int to) {
     if (s->rank < 0 || from < 0 || to > s->rank || from > to) {
         return fl_sym_unknown();
     }
     fl_sym acc = fl_sym_const(1);
     for (int i = from; i < to; i++) {
-        acc = fl_ar_mul(k, acc, s->dims[i]);
+        acc = fl__ar_mul(k, acc, s->dims[i]);
     }
     return acc;
 }
 
-fl_status fl_ar_put_cost(fl_arith *k, fl_cost *out, fl_sym flops, fl_sym macs) {
+fl_status fl__ar_put_cost(fl_arith *k, fl_cost *out, fl_sym flops, fl_sym macs) {
     if (k->st != FL_OK) {
         return k->st;
     }

@@ -12,45 +12,45 @@
 #include "ops/ops.h"
 
 /* Checked arithmetic on fl_sym; failures are reported against node n. */
-fl_status fl_op_add(fl_ctx *c, const fl_node *n, fl_sym a, fl_sym b, fl_sym *out);
-fl_status fl_op_sub(fl_ctx *c, const fl_node *n, fl_sym a, fl_sym b, fl_sym *out);
-fl_status fl_op_mul(fl_ctx *c, const fl_node *n, fl_sym a, fl_sym b, fl_sym *out);
-fl_status fl_op_ceildiv(fl_ctx *c, const fl_node *n, fl_sym a, fl_sym b, fl_sym *out);
-fl_status fl_op_floordiv(fl_ctx *c, const fl_node *n, fl_sym a, fl_sym b, fl_sym *out);
+fl_status fl__op_add(fl_ctx *c, const fl_node *n, fl_sym a, fl_sym b, fl_sym *out);
+fl_status fl__op_sub(fl_ctx *c, const fl_node *n, fl_sym a, fl_sym b, fl_sym *out);
+fl_status fl__op_mul(fl_ctx *c, const fl_node *n, fl_sym a, fl_sym b, fl_sym *out);
+fl_status fl__op_ceildiv(fl_ctx *c, const fl_node *n, fl_sym a, fl_sym b, fl_sym *out);
+fl_status fl__op_floordiv(fl_ctx *c, const fl_node *n, fl_sym a, fl_sym b, fl_sym *out);
 /* a * k for a known k. */
-fl_status fl_op_scale(fl_ctx *c, const fl_node *n, fl_sym a, int64_t k, fl_sym *out);
+fl_status fl__op_scale(fl_ctx *c, const fl_node *n, fl_sym a, int64_t k, fl_sym *out);
 
 /* Product of all dims of s (1 for rank 0; unknown for unknown rank). */
-fl_status fl_op_num_elements(fl_ctx *c, const fl_node *n, const fl_shape *s, fl_sym *out);
+fl_status fl__op_num_elements(fl_ctx *c, const fl_node *n, const fl_shape *s, fl_sym *out);
 
 /* True when s has known rank and no unknown dim (symbolic dims are fine). */
-bool fl_shape_is_determined(const fl_shape *s);
+bool fl__shape_is_determined(const fl_shape *s);
 /* True when every dim is a known integer. */
-bool fl_shape_is_concrete(const fl_shape *s);
+bool fl__shape_is_concrete(const fl_shape *s);
 
 /* Sets output `port` to dtype with `rank` dims copied from `dims` (rank < 0:
  * unknown rank, dims ignored). */
-fl_status fl_op_set_output(fl_ctx *c, fl_node *n, int port, int dtype, int rank,
-                           const fl_sym *dims);
+fl_status fl__op_set_output(fl_ctx *c, fl_node *n, int port, int dtype, int rank,
+                            const fl_sym *dims);
 /* Output `port` := same dtype and shape as data input `in`. */
-fl_status fl_op_pass_through(fl_ctx *c, fl_node *n, int in, int port);
+fl_status fl__op_pass_through(fl_ctx *c, fl_node *n, int in, int port);
 /* Output `port` of dtype with known rank and all dims unknown. */
-fl_status fl_op_set_output_rank(fl_ctx *c, fl_node *n, int port, int dtype, int rank);
+fl_status fl__op_set_output_rank(fl_ctx *c, fl_node *n, int port, int dtype, int rank);
 /* Attaches a value to output `port` (its dtype/shape must already be set). */
-void fl_op_set_value(fl_node *n, int port, const fl_value *v);
+void fl__op_set_value(fl_node *n, int port, const fl_value *v);
 
 /* Numpy-style broadcast of two shapes. Unknown rank on either side gives
  * unknown rank. A pair of dims that are known and differ (neither 1) fails with
  * FL_EINVAL naming the node. A known 1 against a symbolic or unknown dim yields
  * the other; two different symbolic dims yield unknown... unless equal. */
-fl_status fl_op_broadcast(fl_ctx *c, const fl_node *n, const fl_shape *a, const fl_shape *b,
-                          fl_shape *out);
+fl_status fl__op_broadcast(fl_ctx *c, const fl_node *n, const fl_shape *a, const fl_shape *b,
+                           fl_shape *out);
 
 /* Merges two descriptions of the same dim (e.g. MatMul's inner dims): a known
  * value wins over unknown; two different known values fail with FL_EINVAL
  * (message names `what`). */
-fl_status fl_op_merge_dim(fl_ctx *c, const fl_node *n, fl_sym a, fl_sym b, const char *what,
-                          fl_sym *out);
+fl_status fl__op_merge_dim(fl_ctx *c, const fl_node *n, fl_sym a, fl_sym b, const char *what,
+                           fl_sym *out);
 
 /* Input i's value if it is known, else NULL. */
 static inline const fl_value *fl_op_in_value(const fl_node *n, int i) {
@@ -61,29 +61,29 @@ static inline const fl_value *fl_op_in_value(const fl_node *n, int i) {
  * array. Returns FL_ENOTFOUND (d untouched) when the value is absent or any
  * element is not a known integer; FL_EINVAL if the input is not integer-typed
  * or has rank > 1. *n_out = element count. */
-fl_status fl_op_in_int_vector(fl_ctx *c, const fl_node *n, int i, int64_t **out, int64_t *n_out);
+fl_status fl__op_in_int_vector(fl_ctx *c, const fl_node *n, int i, int64_t **out, int64_t *n_out);
 
 /* As above, but elements may be symbolic (fl_sym). */
-fl_status fl_op_in_sym_vector(fl_ctx *c, const fl_node *n, int i, const fl_sym **out,
-                              int64_t *n_out);
+fl_status fl__op_in_sym_vector(fl_ctx *c, const fl_node *n, int i, const fl_sym **out,
+                               int64_t *n_out);
 
 /* Data format of conv/pool ops: "NHWC" (default when absent), "NCHW",
  * "NDHWC", "NCDHW". Sets *channels_last. Fails on anything else. */
-fl_status fl_op_data_format(fl_ctx *c, const fl_node *n, bool *channels_last);
+fl_status fl__op_data_format(fl_ctx *c, const fl_node *n, bool *channels_last);
 
 /* Output size of a sliding window along one spatial dim, as TensorFlow's
  * GetWindowedOutputSize: VALID: ceil((in - eff_k + 1) / s), SAME: ceil(in / s),
  * EXPLICIT: (in + pad_lo + pad_hi - eff_k) / s + 1; eff_k = (k - 1) * dil + 1.
  * `padding` is "VALID", "SAME" or "EXPLICIT". Known results <= 0 fail (TF
  * rejects such graphs). */
-fl_status fl_op_window_out(fl_ctx *c, const fl_node *n, fl_sym in, int64_t k, int64_t stride,
-                           int64_t dilation, const char *padding, int64_t pad_lo, int64_t pad_hi,
-                           fl_sym *out);
+fl_status fl__op_window_out(fl_ctx *c, const fl_node *n, fl_sym in, int64_t k, int64_t stride,
+                            int64_t dilation, const char *padding, int64_t pad_lo, int64_t pad_hi,
+                            fl_sym *out);
 
 /* A new value of output `port`'s dtype and shape (which must be concrete and
  * at most c->max_value_elems elements); NULL when too large or shape not
  * concrete (no failure recorded), or on OOM (d failed). */
-fl_value *fl_op_new_value(fl_ctx *c, fl_node *n, int port);
+fl_value *fl__op_new_value(fl_ctx *c, fl_node *n, int port);
 
 /* ------------------------------------------------------------------------- */
 /* Sticky arithmetic for cost hooks (first added for src/ops/onnx.c): after
@@ -97,15 +97,15 @@ typedef struct fl_arith {
     fl_status st;
 } fl_arith;
 
-fl_sym fl_ar_add(fl_arith *k, fl_sym a, fl_sym b);
-fl_sym fl_ar_mul(fl_arith *k, fl_sym a, fl_sym b);
-fl_sym fl_ar_scale(fl_arith *k, fl_sym a, int64_t m);
+fl_sym fl__ar_add(fl_arith *k, fl_sym a, fl_sym b);
+fl_sym fl__ar_mul(fl_arith *k, fl_sym a, fl_sym b);
+fl_sym fl__ar_scale(fl_arith *k, fl_sym a, int64_t m);
 /* Element count of s (unknown for an unknown rank). */
-fl_sym fl_ar_numel(fl_arith *k, const fl_shape *s);
+fl_sym fl__ar_numel(fl_arith *k, const fl_shape *s);
 /* Product of dims [from, to) of s; unknown when out of range. */
-fl_sym fl_ar_dims_prod(fl_arith *k, const fl_shape *s, int from, int to);
+fl_sym fl__ar_dims_prod(fl_arith *k, const fl_shape *s, int from, int to);
 /* Stores a complete-convention cost (tfprof 0, no tfprof rule). A count
  * that is unknown makes the node incomplete (counts 0). Returns k->st. */
-fl_status fl_ar_put_cost(fl_arith *k, fl_cost *out, fl_sym flops, fl_sym macs);
+fl_status fl__ar_put_cost(fl_arith *k, fl_cost *out, fl_sym flops, fl_sym macs);
 
 #endif

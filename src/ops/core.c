@@ -118,9 +118,9 @@
 
 /* An arena array of `rank` unknown dims (at least one slot). */
 static fl_status alloc_dims(fl_ctx *c, int rank, fl_sym **out) {
-    fl_sym *d = fl_arena_calloc(c->a, rank > 0 ? (size_t)rank : 1, sizeof(fl_sym));
+    fl_sym *d = fl__arena_calloc(c->a, rank > 0 ? (size_t)rank : 1, sizeof(fl_sym));
     if (!d) {
-        return fl_diag_oom(c->d);
+        return fl__diag_oom(c->d);
     }
     for (int i = 0; i < rank; i++) {
         d[i] = fl_sym_unknown();
@@ -148,8 +148,8 @@ static fl_status shape_from_lit(fl_ctx *c, const fl_node *n, const fl_shape_lit 
         if (v >= 0) {
             d[i] = fl_sym_const(v);
         } else if (v != -1) {
-            return fl_diag_fail(c->d, FL_EINVAL, n, "%s has invalid dim %lld at axis %d", what,
-                                (long long)v, i);
+            return fl__node_fail(c->d, FL_EINVAL, n, "%s has invalid dim %lld at axis %d", what,
+                                 (long long)v, i);
         }
     }
     out->rank = lit->rank;
@@ -158,17 +158,17 @@ static fl_status shape_from_lit(fl_ctx *c, const fl_node *n, const fl_shape_lit 
 }
 
 static fl_status set_shape(fl_ctx *c, fl_node *n, int port, int dtype, const fl_shape *s) {
-    return fl_op_set_output(c, n, port, dtype, s->rank, s->dims);
+    return fl__op_set_output(c, n, port, dtype, s->rank, s->dims);
 }
 
 static fl_status set_scalar(fl_ctx *c, fl_node *n, int port, int dtype) {
-    return fl_op_set_output(c, n, port, dtype, 0, NULL);
+    return fl__op_set_output(c, n, port, dtype, 0, NULL);
 }
 
 /* Sets a value or clears a stale one from an earlier visit. */
 static void put_value(fl_node *n, int port, const fl_value *v) {
     if (v) {
-        fl_op_set_value(n, port, v);
+        fl__op_set_value(n, port, v);
     } else if (port >= 0 && port < n->n_outputs) {
         n->outputs[port].value = NULL;
     }
@@ -185,15 +185,15 @@ static bool not_inferred(const fl_tensor *t) {
  * entry `index` of a list(type) T (IdentityN). Read leniently, since it only
  * fills a gap; FL_DT_INVALID when absent. */
 static int dtype_from_t(const fl_node *n, int index) {
-    const fl_attr *a = fl_node_attr(n, "T");
+    const fl_attr *a = fl__node_attr(n, "T");
     if (!a) {
         return FL_DT_INVALID;
     }
-    if (a->kind == FL_ATTR_TYPE && fl_dtype_valid(a->v.type)) {
+    if (a->kind == FL_ATTR_TYPE && fl__dtype_valid(a->v.type)) {
         return a->v.type;
     }
     if (a->kind == FL_ATTR_LIST && a->list_kind == FL_ATTR_TYPE && index >= 0 &&
-        (size_t)index < a->n && fl_dtype_valid(a->v.list.type[index])) {
+        (size_t)index < a->n && fl__dtype_valid(a->v.list.type[index])) {
         return a->v.list.type[index];
     }
     return FL_DT_INVALID;
@@ -202,7 +202,7 @@ static int dtype_from_t(const fl_node *n, int index) {
 /* Optional type attr: FL_OK with *out untouched when absent. */
 static fl_status type_attr_opt(fl_ctx *c, const fl_node *n, const char *name, int *out) {
     int t;
-    fl_status st = fl_attr_get_type(n, name, &t, c->d);
+    fl_status st = fl__attr_get_type(n, name, &t, c->d);
     if (st == FL_ENOTFOUND) {
         return FL_OK;
     }
@@ -215,7 +215,7 @@ static fl_status type_attr_opt(fl_ctx *c, const fl_node *n, const char *name, in
 /* A list(shape) attr that the importer or a converter may have added
  * (_output_shapes): absent or of another kind reads as absent, never fails. */
 static const fl_shape_lit *lenient_shapes(const fl_node *n, const char *name, size_t *count) {
-    const fl_attr *a = fl_node_attr(n, name);
+    const fl_attr *a = fl__node_attr(n, name);
     *count = 0;
     if (!a || a->kind != FL_ATTR_LIST || a->n == 0 || a->list_kind != FL_ATTR_SHAPE) {
         return NULL;
@@ -283,7 +283,7 @@ static fl_status merge_shape(fl_ctx *c, fl_shape *acc, int rank, const fl_sym *d
     }
     for (int i = 0; i < rank; i++) {
         fl_sym d = (lead_unknown && i == 0) ? fl_sym_unknown() : dims[i];
-        if (!fl_sym_eq(acc->dims[i], d)) {
+        if (!fl__sym_eq(acc->dims[i], d)) {
             acc->dims[i] = fl_sym_unknown();
         }
     }
@@ -329,14 +329,14 @@ static bool values_equal(const fl_value *a, const fl_value *b) {
     }
     if (a->ints && b->ints) {
         for (int64_t i = 0; i < a->n; i++) {
-            if (!fl_sym_eq(a->ints[i], b->ints[i])) {
+            if (!fl__sym_eq(a->ints[i], b->ints[i])) {
                 return false;
             }
         }
         return true;
     }
     if (a->raw && b->raw) {
-        size_t es = fl_dtype_size(a->dtype);
+        size_t es = fl__dtype_size(a->dtype);
         return es && memcmp(a->raw, b->raw, (size_t)a->n * es) == 0;
     }
     return false;
@@ -360,8 +360,8 @@ static fl_status shape_from_input(fl_ctx *c, const fl_node *n, int i, bool scala
     if (v && v->ints) {
         if (v->rank == 0) {
             if (!scalar_unknown) {
-                return fl_diag_fail(c->d, FL_EINVAL, n, "input '%s' must be a vector, got a scalar",
-                                    what);
+                return fl__node_fail(c->d, FL_EINVAL, n,
+                                     "input '%s' must be a vector, got a scalar", what);
             }
             return FL_OK; /* -1 (or anything else TensorFlow rejects at run time) */
         }
@@ -377,9 +377,9 @@ static fl_status shape_from_input(fl_ctx *c, const fl_node *n, int i, bool scala
             fl_sym s = v->ints[k];
             if (fl_sym_is_known(s) && s.k < 0) {
                 if (s.k != -1) {
-                    return fl_diag_fail(c->d, FL_EINVAL, n,
-                                        "input '%s' holds invalid dim %lld at index %lld", what,
-                                        (long long)s.k, (long long)k);
+                    return fl__node_fail(c->d, FL_EINVAL, n,
+                                         "input '%s' holds invalid dim %lld at index %lld", what,
+                                         (long long)s.k, (long long)k);
                 }
                 s = fl_sym_unknown();
             }
@@ -406,8 +406,8 @@ static fl_status need_scalar_input(fl_ctx *c, const fl_node *n, int i, const cha
     if (i < n->n_inputs) {
         int r = fl_node_in(n, i)->shape.rank;
         if (r > 0) {
-            return fl_diag_fail(c->d, FL_EINVAL, n, "input '%s' must be a scalar, got rank %d",
-                                what, r);
+            return fl__node_fail(c->d, FL_EINVAL, n, "input '%s' must be a scalar, got rank %d",
+                                 what, r);
         }
     }
     return FL_OK;
@@ -502,7 +502,7 @@ static fl_status cost_random(fl_ctx *c, const fl_node *n, fl_cost *out) {
         return FL_OK;
     }
     fl_sym e;
-    fl_status st = fl_op_num_elements(c, n, &n->outputs[0].shape, &e);
+    fl_status st = fl__op_num_elements(c, n, &n->outputs[0].shape, &e);
     if (st != FL_OK) {
         return st;
     }
@@ -520,25 +520,26 @@ static fl_status cost_random(fl_ctx *c, const fl_node *n, fl_cost *out) {
 
 static fl_status infer_const(fl_ctx *c, fl_node *n) {
     int dt = FL_DT_INVALID;
-    fl_status st = fl_attr_need_type(n, "dtype", &dt, c->d);
+    fl_status st = fl__attr_need_type(n, "dtype", &dt, c->d);
     if (st != FL_OK) {
         return st;
     }
     const fl_const *k = NULL;
-    st = fl_attr_get_tensor(n, "value", &k, c->d);
+    st = fl__attr_get_tensor(n, "value", &k, c->d);
     if (st == FL_ENOTFOUND) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "missing required attr 'value' (tensor)");
+        return fl__node_fail(c->d, FL_EINVAL, n, "missing required attr 'value' (tensor)");
     }
     if (st != FL_OK) {
         return st;
     }
     if (!k) {
         put_value(n, 0, NULL);
-        return fl_op_set_output(c, n, 0, dt, -1, NULL);
+        return fl__op_set_output(c, n, 0, dt, -1, NULL);
     }
     if (k->dtype != FL_DT_INVALID && fl_dtype_base(k->dtype) != fl_dtype_base(dt)) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "attr 'value' holds %s data but attr 'dtype' is %s",
-                            fl_dtype_name(k->dtype), fl_dtype_name(dt));
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "attr 'value' holds %s data but attr 'dtype' is %s",
+                             fl__dtype_name(k->dtype), fl__dtype_name(dt));
     }
     fl_shape s;
     st = shape_from_lit(c, n, &k->shape, "attr 'value'", &s);
@@ -559,14 +560,14 @@ static fl_status infer_placeholder(fl_ctx *c, fl_node *n) {
         return FL_OK; /* bound by the driver */
     }
     int dt = FL_DT_INVALID;
-    fl_status st = fl_attr_need_type(n, "dtype", &dt, c->d);
+    fl_status st = fl__attr_need_type(n, "dtype", &dt, c->d);
     if (st != FL_OK) {
         return st;
     }
     fl_shape_lit lit;
-    st = fl_attr_get_shape(n, "shape", &lit, c->d);
+    st = fl__attr_get_shape(n, "shape", &lit, c->d);
     if (st == FL_ENOTFOUND) {
-        return fl_op_set_output(c, n, 0, dt, -1, NULL);
+        return fl__op_set_output(c, n, 0, dt, -1, NULL);
     }
     if (st != FL_OK) {
         return st;
@@ -574,7 +575,7 @@ static fl_status infer_placeholder(fl_ctx *c, fl_node *n) {
     /* TensorFlow cannot tell a scalar shape attr from "unknown" in graphs of
      * producer version 21 or older, and reads it as unknown. */
     if (lit.rank < 0 || (lit.rank == 0 && c->g->producer <= 21)) {
-        return fl_op_set_output(c, n, 0, dt, -1, NULL);
+        return fl__op_set_output(c, n, 0, dt, -1, NULL);
     }
     fl_shape s;
     st = shape_from_lit(c, n, &lit, "attr 'shape'", &s);
@@ -584,7 +585,7 @@ static fl_status infer_placeholder(fl_ctx *c, fl_node *n) {
     /* A free dim is the symbol INPUT.AXIS, or the name the file gave it
      * (ONNX's dim_param, kept by the importer in attr _dim_names: one string
      * per dim, empty for "no name"). */
-    const fl_attr *names = fl_node_attr(n, "_dim_names");
+    const fl_attr *names = fl__node_attr(n, "_dim_names");
     if (names && (names->kind != FL_ATTR_LIST || names->list_kind != FL_ATTR_S ||
                   names->n != (size_t)s.rank)) {
         names = NULL;
@@ -594,13 +595,13 @@ static fl_status infer_placeholder(fl_ctx *c, fl_node *n) {
             continue;
         }
         char *name = names && names->v.list.s[i].len ? (char *)names->v.list.s[i].p
-                                                     : fl_arena_printf(c->a, "%s.%d", n->name, i);
+                                                     : fl__arena_printf(c->a, "%s.%d", n->name, i);
         if (!name) {
-            return fl_diag_oom(c->d);
+            return fl__diag_oom(c->d);
         }
-        st = fl_sym_var(c->st, name, &s.dims[i]);
+        st = fl__sym_var(c->st, name, &s.dims[i]);
         if (st != FL_OK) {
-            return fl_diag_oom(c->d);
+            return fl__diag_oom(c->d);
         }
     }
     return set_shape(c, n, 0, dt, &s);
@@ -608,13 +609,13 @@ static fl_status infer_placeholder(fl_ctx *c, fl_node *n) {
 
 static fl_status infer_placeholder_with_default(fl_ctx *c, fl_node *n) {
     int dt = FL_DT_INVALID;
-    fl_status st = fl_attr_need_type(n, "dtype", &dt, c->d);
+    fl_status st = fl__attr_need_type(n, "dtype", &dt, c->d);
     if (st != FL_OK) {
         return st;
     }
     const fl_tensor *in = fl_node_in(n, 0);
     fl_shape_lit lit;
-    st = fl_attr_get_shape(n, "shape", &lit, c->d);
+    st = fl__attr_get_shape(n, "shape", &lit, c->d);
     if (st == FL_ENOTFOUND) {
         lit.rank = -1;
         lit.dims = NULL;
@@ -623,7 +624,7 @@ static fl_status infer_placeholder_with_default(fl_ctx *c, fl_node *n) {
     }
     put_value(n, 0, NULL);
     if (lit.rank < 0) {
-        return fl_op_set_output(c, n, 0, dt, in->shape.rank, in->shape.dims);
+        return fl__op_set_output(c, n, 0, dt, in->shape.rank, in->shape.dims);
     }
     fl_shape s;
     st = shape_from_lit(c, n, &lit, "attr 'shape'", &s);
@@ -632,19 +633,19 @@ static fl_status infer_placeholder_with_default(fl_ctx *c, fl_node *n) {
     }
     if (in->shape.rank >= 0) {
         if (in->shape.rank != s.rank) {
-            return fl_diag_fail(c->d, FL_EINVAL, n,
-                                "attr 'shape' has rank %d but input 'input' has rank %d", s.rank,
-                                in->shape.rank);
+            return fl__node_fail(c->d, FL_EINVAL, n,
+                                 "attr 'shape' has rank %d but input 'input' has rank %d", s.rank,
+                                 in->shape.rank);
         }
         for (int i = 0; i < s.rank; i++) {
             fl_sym a = s.dims[i], b = in->shape.dims[i];
             if (fl_sym_is_unknown(a)) {
                 s.dims[i] = b;
             } else if (fl_sym_is_known(b) && b.k != a.k) {
-                return fl_diag_fail(c->d, FL_EINVAL, n,
-                                    "attr 'shape' has dim %lld at axis %d but input 'input' has "
-                                    "%lld",
-                                    (long long)a.k, i, (long long)b.k);
+                return fl__node_fail(c->d, FL_EINVAL, n,
+                                     "attr 'shape' has dim %lld at axis %d but input 'input' has "
+                                     "%lld",
+                                     (long long)a.k, i, (long long)b.k);
             }
         }
     }
@@ -666,7 +667,7 @@ static fl_status forward(fl_ctx *c, fl_node *n, int in, int port, bool keep_ref)
     if (!keep_ref) {
         dt = fl_dtype_base(dt);
     }
-    fl_status st = fl_op_set_output(c, n, port, dt, t->shape.rank, t->shape.dims);
+    fl_status st = fl__op_set_output(c, n, port, dt, t->shape.rank, t->shape.dims);
     if (st != FL_OK) {
         return st;
     }
@@ -694,7 +695,7 @@ static fl_status eval_forward(fl_ctx *c, fl_node *n) {
 static int count_identity_n(const fl_node *n, fl_diag *d) {
     const int *ts;
     size_t k;
-    fl_status st = fl_attr_get_types(n, "T", &ts, &k, d);
+    fl_status st = fl__attr_get_types(n, "T", &ts, &k, d);
     if (st == FL_ENOTFOUND) {
         return n->n_inputs;
     }
@@ -702,7 +703,7 @@ static int count_identity_n(const fl_node *n, fl_diag *d) {
         return -1;
     }
     if (k > INT16_MAX) {
-        fl_diag_fail(d, FL_EINVAL, n, "attr 'T' lists too many types (%zu)", k);
+        fl__node_fail(d, FL_EINVAL, n, "attr 'T' lists too many types (%zu)", k);
         return -1;
     }
     return (int)k;
@@ -710,9 +711,9 @@ static int count_identity_n(const fl_node *n, fl_diag *d) {
 
 static fl_status infer_identity_n(fl_ctx *c, fl_node *n) {
     if (n->n_outputs != n->n_inputs) {
-        return fl_diag_fail(c->d, FL_EINVAL, n,
-                            "attr 'T' lists %d types but the node has %d data inputs", n->n_outputs,
-                            n->n_inputs);
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "attr 'T' lists %d types but the node has %d data inputs",
+                             n->n_outputs, n->n_inputs);
     }
     for (int i = 0; i < n->n_outputs; i++) {
         fl_status st = forward(c, n, i, i, false);
@@ -823,16 +824,16 @@ static fl_status infer_loop_cond(fl_ctx *c, fl_node *n) {
 static int count_type_list(const fl_node *n, const char *name, fl_diag *d) {
     const int *ts;
     size_t k;
-    fl_status st = fl_attr_get_types(n, name, &ts, &k, d);
+    fl_status st = fl__attr_get_types(n, name, &ts, &k, d);
     if (st == FL_ENOTFOUND) {
-        fl_diag_fail(d, FL_EINVAL, n, "missing required attr '%s' (list(type))", name);
+        fl__node_fail(d, FL_EINVAL, n, "missing required attr '%s' (list(type))", name);
         return -1;
     }
     if (st != FL_OK) {
         return -1;
     }
     if (k > INT16_MAX) {
-        fl_diag_fail(d, FL_EINVAL, n, "attr '%s' lists too many types (%zu)", name, k);
+        fl__node_fail(d, FL_EINVAL, n, "attr '%s' lists too many types (%zu)", name, k);
         return -1;
     }
     return (int)k;
@@ -849,16 +850,16 @@ static int count_tout(const fl_node *n, fl_diag *d) {
 /* The type list `name`, which must have one entry per output. */
 static fl_status output_types(fl_ctx *c, const fl_node *n, const char *name, const int **ts) {
     size_t k;
-    fl_status st = fl_attr_get_types(n, name, ts, &k, c->d);
+    fl_status st = fl__attr_get_types(n, name, ts, &k, c->d);
     if (st == FL_ENOTFOUND) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "missing required attr '%s' (list(type))", name);
+        return fl__node_fail(c->d, FL_EINVAL, n, "missing required attr '%s' (list(type))", name);
     }
     if (st != FL_OK) {
         return st;
     }
     if (k != (size_t)n->n_outputs) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "attr '%s' lists %zu types for %d outputs", name, k,
-                            n->n_outputs);
+        return fl__node_fail(c->d, FL_EINVAL, n, "attr '%s' lists %zu types for %d outputs", name,
+                             k, n->n_outputs);
     }
     return FL_OK;
 }
@@ -888,28 +889,28 @@ static fl_status infer_while(fl_ctx *c, fl_node *n) {
         return st;
     }
     if (n->n_inputs != n->n_outputs) {
-        return fl_diag_fail(c->d, FL_EINVAL, n,
-                            "attr 'T' lists %d types but the node has %d data inputs", n->n_outputs,
-                            n->n_inputs);
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "attr 'T' lists %d types but the node has %d data inputs",
+                             n->n_outputs, n->n_inputs);
     }
     const fl_shape_lit *shapes = NULL;
     size_t ns = 0;
-    st = fl_attr_get_shapes(n, "output_shapes", &shapes, &ns, c->d);
+    st = fl__attr_get_shapes(n, "output_shapes", &shapes, &ns, c->d);
     if (st != FL_OK && st != FL_ENOTFOUND) {
         return st;
     }
     if (st == FL_OK && ns > 0) {
         if (ns != (size_t)n->n_outputs) {
-            return fl_diag_fail(c->d, FL_EINVAL, n,
-                                "attr 'output_shapes' has %zu entries but attr 'T' has %d", ns,
-                                n->n_outputs);
+            return fl__node_fail(c->d, FL_EINVAL, n,
+                                 "attr 'output_shapes' has %zu entries but attr 'T' has %d", ns,
+                                 n->n_outputs);
         }
         return set_typed_outputs(c, n, ts, shapes, "attr 'output_shapes'");
     }
     /* No shape invariants given: TensorFlow takes the loop inputs' shapes. */
     for (int i = 0; i < n->n_outputs; i++) {
         const fl_tensor *t = fl_node_in(n, i);
-        st = fl_op_set_output(c, n, i, ts[i], t->shape.rank, t->shape.dims);
+        st = fl__op_set_output(c, n, i, ts[i], t->shape.rank, t->shape.dims);
         if (st != FL_OK) {
             return st;
         }
@@ -926,15 +927,15 @@ static fl_status infer_if(fl_ctx *c, fl_node *n) {
     }
     const fl_shape_lit *shapes = NULL;
     size_t ns = 0;
-    st = fl_attr_get_shapes(n, "output_shapes", &shapes, &ns, c->d);
+    st = fl__attr_get_shapes(n, "output_shapes", &shapes, &ns, c->d);
     if (st != FL_OK && st != FL_ENOTFOUND) {
         return st;
     }
     if (st == FL_OK && ns > 0) {
         if (ns != (size_t)n->n_outputs) {
-            return fl_diag_fail(c->d, FL_EINVAL, n,
-                                "attr 'output_shapes' has %zu entries but attr 'Tout' has %d", ns,
-                                n->n_outputs);
+            return fl__node_fail(c->d, FL_EINVAL, n,
+                                 "attr 'output_shapes' has %zu entries but attr 'Tout' has %d", ns,
+                                 n->n_outputs);
         }
         return set_typed_outputs(c, n, ts, shapes, "attr 'output_shapes'");
     }
@@ -975,7 +976,7 @@ static const fl_node *tensor_array_of(const fl_node *n, int in) {
  * into the array, where those agree. */
 static fl_status ta_element_shape(fl_ctx *c, const fl_node *ta, fl_shape *out) {
     fl_shape_lit lit;
-    fl_status st = fl_attr_get_shape(ta, "element_shape", &lit, c->d);
+    fl_status st = fl__attr_get_shape(ta, "element_shape", &lit, c->d);
     if (st == FL_ENOTFOUND) {
         lit.rank = -1;
         lit.dims = NULL;
@@ -983,7 +984,7 @@ static fl_status ta_element_shape(fl_ctx *c, const fl_node *ta, fl_shape *out) {
         return st;
     }
     st = shape_from_lit(c, ta, &lit, "attr 'element_shape'", out);
-    if (st != FL_OK || fl_shape_is_determined(out)) {
+    if (st != FL_OK || fl__shape_is_determined(out)) {
         return st;
     }
     /* Values written so far: scan the graph once for writers of this array. */
@@ -1041,7 +1042,7 @@ static fl_status ta_element_shape(fl_ctx *c, const fl_node *ta, fl_shape *out) {
 
 static fl_status infer_tensor_array(fl_ctx *c, fl_node *n) {
     int dt = FL_DT_INVALID;
-    fl_status st = fl_attr_need_type(n, "dtype", &dt, c->d);
+    fl_status st = fl__attr_need_type(n, "dtype", &dt, c->d);
     if (st == FL_OK) {
         st = need_scalar_input(c, n, 0, "size");
     }
@@ -1049,7 +1050,7 @@ static fl_status infer_tensor_array(fl_ctx *c, fl_node *n) {
         return st;
     }
     fl_sym two = fl_sym_const(2);
-    st = fl_op_set_output(c, n, 0, FL_DT_RESOURCE, 1, &two);
+    st = fl__op_set_output(c, n, 0, FL_DT_RESOURCE, 1, &two);
     if (st == FL_OK) {
         st = set_scalar(c, n, 1, FL_DT_FLOAT);
     }
@@ -1058,7 +1059,7 @@ static fl_status infer_tensor_array(fl_ctx *c, fl_node *n) {
 
 static fl_status infer_ta_read(fl_ctx *c, fl_node *n) {
     int dt = FL_DT_INVALID;
-    fl_status st = fl_attr_need_type(n, "dtype", &dt, c->d);
+    fl_status st = fl__attr_need_type(n, "dtype", &dt, c->d);
     if (st != FL_OK) {
         return st;
     }
@@ -1081,12 +1082,12 @@ static fl_status infer_ta_flow(fl_ctx *c, fl_node *n) {
 
 static fl_status infer_ta_gather(fl_ctx *c, fl_node *n) {
     int dt = FL_DT_INVALID;
-    fl_status st = fl_attr_need_type(n, "dtype", &dt, c->d);
+    fl_status st = fl__attr_need_type(n, "dtype", &dt, c->d);
     if (st != FL_OK) {
         return st;
     }
     fl_shape_lit lit;
-    st = fl_attr_get_shape(n, "element_shape", &lit, c->d);
+    st = fl__attr_get_shape(n, "element_shape", &lit, c->d);
     if (st == FL_ENOTFOUND) {
         lit.rank = -1;
         lit.dims = NULL;
@@ -1099,7 +1100,7 @@ static fl_status infer_ta_gather(fl_ctx *c, fl_node *n) {
         return st;
     }
     const fl_node *ta = tensor_array_of(n, 0);
-    if (ta && !fl_shape_is_determined(&elem)) {
+    if (ta && !fl__shape_is_determined(&elem)) {
         fl_shape more;
         st = ta_element_shape(c, ta, &more);
         if (st == FL_OK) {
@@ -1114,8 +1115,8 @@ static fl_status infer_ta_gather(fl_ctx *c, fl_node *n) {
     if (idx->shape.rank == 1) {
         count = idx->shape.dims[0];
     } else if (idx->shape.rank >= 0) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "input 'indices' must be a vector, got rank %d",
-                            idx->shape.rank);
+        return fl__node_fail(c->d, FL_EINVAL, n, "input 'indices' must be a vector, got rank %d",
+                             idx->shape.rank);
     }
     fl_shape s;
     st = prepend_dim(c, count, &elem, &s);
@@ -1138,19 +1139,19 @@ static fl_status infer_ta_size(fl_ctx *c, fl_node *n) {
         return FL_OK;
     }
     bool dynamic = true;
-    if (fl_attr_bool_or(ta, "dynamic_size", false, &dynamic, c->d) != FL_OK) {
+    if (fl__attr_bool_or(ta, "dynamic_size", false, &dynamic, c->d) != FL_OK) {
         return c->d->status;
     }
     const fl_value *sv = fl_op_in_value(ta, 0);
     if (dynamic || !sv || !sv->ints || sv->n != 1 || fl_sym_is_unknown(sv->ints[0])) {
         return FL_OK;
     }
-    fl_value *v = fl_op_new_value(c, n, 0);
+    fl_value *v = fl__op_new_value(c, n, 0);
     if (!v) {
         return c->d->status == FL_OK ? FL_OK : c->d->status;
     }
     ((fl_sym *)v->ints)[0] = sv->ints[0];
-    fl_op_set_value(n, 0, v);
+    fl__op_set_value(n, 0, v);
     return FL_OK;
 }
 
@@ -1162,12 +1163,12 @@ static fl_status infer_ta_close(fl_ctx *c, fl_node *n) {
 
 static fl_status infer_ta_concat(fl_ctx *c, fl_node *n) {
     int dt = FL_DT_INVALID;
-    fl_status st = fl_attr_need_type(n, "dtype", &dt, c->d);
+    fl_status st = fl__attr_need_type(n, "dtype", &dt, c->d);
     if (st != FL_OK) {
         return st;
     }
     fl_shape_lit lit;
-    st = fl_attr_get_shape(n, "element_shape_except0", &lit, c->d);
+    st = fl__attr_get_shape(n, "element_shape_except0", &lit, c->d);
     if (st == FL_ENOTFOUND) {
         lit.rank = -1;
         lit.dims = NULL;
@@ -1180,7 +1181,7 @@ static fl_status infer_ta_concat(fl_ctx *c, fl_node *n) {
         return st;
     }
     const fl_node *ta = tensor_array_of(n, 0);
-    if (ta && !fl_shape_is_determined(&rest)) {
+    if (ta && !fl__shape_is_determined(&rest)) {
         fl_shape elem;
         st = ta_element_shape(c, ta, &elem);
         if (st != FL_OK) {
@@ -1200,7 +1201,7 @@ static fl_status infer_ta_concat(fl_ctx *c, fl_node *n) {
         st = set_shape(c, n, 0, dt, &s);
     }
     if (st == FL_OK) {
-        st = fl_op_set_output_rank(c, n, 1, FL_DT_INT64, 1);
+        st = fl__op_set_output_rank(c, n, 1, FL_DT_INT64, 1);
     }
     put_value(n, 0, NULL);
     put_value(n, 1, NULL);
@@ -1260,7 +1261,7 @@ static fl_status list_info(fl_ctx *c, const fl_node *n, int in, fl_shape *elem, 
                 *count = k;
             }
         }
-        if (!fl_shape_is_determined(elem)) {
+        if (!fl__shape_is_determined(elem)) {
             return list_written_shape(c, src, elem);
         }
     } else if (src->kind == FL_OP_TENSOR_LIST_FROM_TENSOR && src->n_inputs >= 1) {
@@ -1297,7 +1298,7 @@ static fl_status infer_list_handle(fl_ctx *c, fl_node *n) {
 
 static fl_status infer_list_get_item(fl_ctx *c, fl_node *n) {
     int dt = FL_DT_INVALID;
-    fl_status st = fl_attr_need_type(n, "element_dtype", &dt, c->d);
+    fl_status st = fl__attr_need_type(n, "element_dtype", &dt, c->d);
     if (st != FL_OK) {
         return st;
     }
@@ -1313,12 +1314,12 @@ static fl_status infer_list_get_item(fl_ctx *c, fl_node *n) {
 
 static fl_status infer_list_stack(fl_ctx *c, fl_node *n) {
     int dt = FL_DT_INVALID;
-    fl_status st = fl_attr_need_type(n, "element_dtype", &dt, c->d);
+    fl_status st = fl__attr_need_type(n, "element_dtype", &dt, c->d);
     if (st != FL_OK) {
         return st;
     }
     int64_t num;
-    st = fl_attr_int_or(n, "num_elements", -1, &num, c->d);
+    st = fl__attr_int_or(n, "num_elements", -1, &num, c->d);
     if (st != FL_OK) {
         return st;
     }
@@ -1359,14 +1360,14 @@ static fl_status infer_list_element_shape(fl_ctx *c, fl_node *n) {
     }
     put_value(n, 0, NULL);
     if (elem.rank < 0) {
-        return fl_op_set_output(c, n, 0, dt, -1, NULL);
+        return fl__op_set_output(c, n, 0, dt, -1, NULL);
     }
     fl_sym r = fl_sym_const(elem.rank);
-    st = fl_op_set_output(c, n, 0, dt, 1, &r);
-    if (st != FL_OK || !fl_shape_is_determined(&elem)) {
+    st = fl__op_set_output(c, n, 0, dt, 1, &r);
+    if (st != FL_OK || !fl__shape_is_determined(&elem)) {
         return st;
     }
-    fl_value *v = fl_op_new_value(c, n, 0);
+    fl_value *v = fl__op_new_value(c, n, 0);
     if (!v) {
         return c->d->status == FL_OK ? FL_OK : c->d->status;
     }
@@ -1374,7 +1375,7 @@ static fl_status infer_list_element_shape(fl_ctx *c, fl_node *n) {
         for (int i = 0; i < elem.rank; i++) {
             ((fl_sym *)v->ints)[i] = elem.dims[i];
         }
-        fl_op_set_value(n, 0, v);
+        fl__op_set_value(n, 0, v);
     }
     return FL_OK;
 }
@@ -1386,13 +1387,13 @@ static fl_status infer_list_element_shape(fl_ctx *c, fl_node *n) {
 static fl_status infer_random(fl_ctx *c, fl_node *n) {
     const char *dtype_attr = n->kind == FL_OP_RANDOM_UNIFORM_INT ? "Tout" : "dtype";
     int dt = FL_DT_INVALID;
-    fl_status st = fl_attr_need_type(n, dtype_attr, &dt, c->d);
+    fl_status st = fl__attr_need_type(n, dtype_attr, &dt, c->d);
     if (st != FL_OK) {
         return st;
     }
     int r = fl_node_in(n, 0)->shape.rank;
     if (r >= 0 && r != 1) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "input 'shape' must be a vector, got rank %d", r);
+        return fl__node_fail(c->d, FL_EINVAL, n, "input 'shape' must be a vector, got rank %d", r);
     }
     fl_shape s;
     st = shape_from_input(c, n, 0, false, "shape", &s);
@@ -1408,19 +1409,19 @@ static fl_status infer_random_shuffle(fl_ctx *c, fl_node *n) {
     const fl_tensor *x = fl_node_in(n, 0);
     int dt = x->dtype != FL_DT_INVALID ? (int)fl_dtype_base(x->dtype) : dtype_from_t(n, 0);
     put_value(n, 0, NULL);
-    return fl_op_set_output(c, n, 0, dt, x->shape.rank, x->shape.dims);
+    return fl__op_set_output(c, n, 0, dt, x->shape.rank, x->shape.dims);
 }
 
 static fl_status infer_variable_v2(fl_ctx *c, fl_node *n) {
     int dt = FL_DT_INVALID;
-    fl_status st = fl_attr_need_type(n, "dtype", &dt, c->d);
+    fl_status st = fl__attr_need_type(n, "dtype", &dt, c->d);
     if (st != FL_OK) {
         return st;
     }
     fl_shape_lit lit;
-    st = fl_attr_get_shape(n, "shape", &lit, c->d);
+    st = fl__attr_get_shape(n, "shape", &lit, c->d);
     if (st == FL_ENOTFOUND) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "missing required attr 'shape' (shape)");
+        return fl__node_fail(c->d, FL_EINVAL, n, "missing required attr 'shape' (shape)");
     }
     if (st != FL_OK) {
         return st;
@@ -1436,7 +1437,7 @@ static fl_status infer_variable_v2(fl_ctx *c, fl_node *n) {
 
 static fl_status infer_var_handle(fl_ctx *c, fl_node *n) {
     int dt = FL_DT_INVALID;
-    fl_status st = fl_attr_need_type(n, "dtype", &dt, c->d);
+    fl_status st = fl__attr_need_type(n, "dtype", &dt, c->d);
     if (st != FL_OK) {
         return st;
     }
@@ -1445,7 +1446,7 @@ static fl_status infer_var_handle(fl_ctx *c, fl_node *n) {
 
 static fl_status infer_read_variable(fl_ctx *c, fl_node *n) {
     int dt = FL_DT_INVALID;
-    fl_status st = fl_attr_need_type(n, "dtype", &dt, c->d);
+    fl_status st = fl__attr_need_type(n, "dtype", &dt, c->d);
     if (st != FL_OK) {
         return st;
     }
@@ -1453,7 +1454,7 @@ static fl_status infer_read_variable(fl_ctx *c, fl_node *n) {
     int port = 0;
     const fl_node *src = trace_source(n, 0, &port);
     if (src && src->kind == FL_OP_VAR_HANDLE_OP) {
-        const fl_attr *a = fl_node_attr(src, "shape");
+        const fl_attr *a = fl__node_attr(src, "shape");
         if (a && a->kind == FL_ATTR_SHAPE) {
             st = shape_from_lit(c, src, &a->v.shape, "attr 'shape'", &s);
             if (st != FL_OK) {
@@ -1931,7 +1932,7 @@ const struct fl_op_desc fl__desc_READ_VARIABLE_OP = {
 
 static fl_status infer_assign_update(fl_ctx *c, fl_node *n) {
     const fl_tensor *ref = fl_node_in(n, 0);
-    return fl_op_set_output(c, n, 0, ref->dtype, ref->shape.rank, ref->shape.dims);
+    return fl__op_set_output(c, n, 0, ref->dtype, ref->shape.rank, ref->shape.dims);
 }
 
 /* One add or subtract per element of input `in`; with tfprof, tfprof counts
@@ -1939,7 +1940,7 @@ static fl_status infer_assign_update(fl_ctx *c, fl_node *n) {
 static fl_status cost_update_of(fl_ctx *c, const fl_node *n, int in, bool tfprof, fl_cost *out) {
     cost_clear(out);
     fl_sym e;
-    fl_status st = fl_op_num_elements(c, n, &fl_node_in(n, in)->shape, &e);
+    fl_status st = fl__op_num_elements(c, n, &fl_node_in(n, in)->shape, &e);
     if (st != FL_OK) {
         return st;
     }
@@ -1986,7 +1987,7 @@ const struct fl_op_desc fl__desc_ASSIGN_SUB = {
 
 static fl_status infer_resource_update(fl_ctx *c, fl_node *n) {
     int dt = FL_DT_INVALID;
-    return fl_attr_need_type(n, "dtype", &dt, c->d);
+    return fl__attr_need_type(n, "dtype", &dt, c->d);
 }
 
 /* One add or subtract per element of the value; tfprof has no rule. */
@@ -2024,8 +2025,8 @@ const struct fl_op_desc fl__desc_ASSIGN_SUB_VARIABLE_OP = {
  * with indices.shape + var.shape[1:]. Unknown ranks pass. */
 static fl_status check_scatter(fl_ctx *c, const fl_node *n, const fl_shape *var) {
     if (var->rank == 0) {
-        return fl_diag_fail(c->d, FL_EINVAL, n,
-                            "the variable updated must have rank >= 1, got a scalar");
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "the variable updated must have rank >= 1, got a scalar");
     }
     const fl_shape *idx = &fl_node_in(n, 1)->shape, *upd = &fl_node_in(n, 2)->shape;
     if (upd->rank <= 0 || idx->rank < 0 || var->rank < 0) {
@@ -2033,17 +2034,17 @@ static fl_status check_scatter(fl_ctx *c, const fl_node *n, const fl_shape *var)
     }
     int want = idx->rank + var->rank - 1;
     if (upd->rank != want) {
-        return fl_diag_fail(c->d, FL_EINVAL, n,
-                            "input 'updates' has rank %d, expected 0 or %d "
-                            "(indices.shape + var.shape[1:])",
-                            upd->rank, want);
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "input 'updates' has rank %d, expected 0 or %d "
+                             "(indices.shape + var.shape[1:])",
+                             upd->rank, want);
     }
     for (int i = 0; i < want; i++) {
         fl_sym e = i < idx->rank ? idx->dims[i] : var->dims[i - idx->rank + 1];
         fl_sym m;
         char what[96];
         snprintf(what, sizeof what, "dim %d of 'updates' and of indices.shape + var.shape[1:]", i);
-        fl_status st = fl_op_merge_dim(c, n, upd->dims[i], e, what, &m);
+        fl_status st = fl__op_merge_dim(c, n, upd->dims[i], e, what, &m);
         if (st != FL_OK) {
             return st;
         }
@@ -2062,7 +2063,7 @@ static fl_status infer_scatter(fl_ctx *c, fl_node *n) {
     if (dt == FL_DT_INVALID && dtype_from_t(n, 0) != FL_DT_INVALID) {
         dt = (int)fl_dtype_base(dtype_from_t(n, 0)) + FL_DT_REF_OFFSET;
     }
-    return fl_op_set_output(c, n, 0, dt, ref->shape.rank, ref->shape.dims);
+    return fl__op_set_output(c, n, 0, dt, ref->shape.rank, ref->shape.dims);
 }
 
 /* The shape of the variable a resource handle input reads: the VarHandleOp's
@@ -2077,13 +2078,13 @@ static fl_status resource_var_shape(fl_ctx *c, const fl_node *n, int dt, fl_shap
     if (!src || src->kind != FL_OP_VAR_HANDLE_OP) {
         return FL_OK;
     }
-    const fl_attr *t = fl_node_attr(src, "dtype");
+    const fl_attr *t = fl__node_attr(src, "dtype");
     if (dt != FL_DT_INVALID && t && t->kind == FL_ATTR_TYPE &&
         fl_dtype_base(t->v.type) != fl_dtype_base(dt)) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "attr 'dtype' is %s but variable '%s' holds %s",
-                            fl_dtype_name(dt), src->name, fl_dtype_name(t->v.type));
+        return fl__node_fail(c->d, FL_EINVAL, n, "attr 'dtype' is %s but variable '%s' holds %s",
+                             fl__dtype_name(dt), src->name, fl__dtype_name(t->v.type));
     }
-    const fl_attr *a = fl_node_attr(src, "shape");
+    const fl_attr *a = fl__node_attr(src, "shape");
     if (a && a->kind == FL_ATTR_SHAPE) {
         return shape_from_lit(c, src, &a->v.shape, "attr 'shape'", s);
     }
@@ -2093,7 +2094,7 @@ static fl_status resource_var_shape(fl_ctx *c, const fl_node *n, int dt, fl_shap
 /* ResourceScatter*: no outputs; attr dtype required. */
 static fl_status infer_resource_scatter(fl_ctx *c, fl_node *n) {
     int dt = FL_DT_INVALID;
-    fl_status st = fl_attr_need_type(n, "dtype", &dt, c->d);
+    fl_status st = fl__attr_need_type(n, "dtype", &dt, c->d);
     if (st != FL_OK) {
         return st;
     }
@@ -2109,9 +2110,9 @@ static fl_status infer_resource_scatter(fl_ctx *c, fl_node *n) {
 static fl_status cost_scatter_on(fl_ctx *c, const fl_node *n, const fl_shape *var, fl_cost *out) {
     cost_clear(out);
     fl_arith k = {c, n, FL_OK};
-    fl_sym e = fl_ar_mul(&k, fl_ar_numel(&k, &fl_node_in(n, 1)->shape),
-                         fl_ar_dims_prod(&k, var, 1, var->rank));
-    return fl_ar_put_cost(&k, out, e, fl_sym_const(0));
+    fl_sym e = fl__ar_mul(&k, fl__ar_numel(&k, &fl_node_in(n, 1)->shape),
+                          fl__ar_dims_prod(&k, var, 1, var->rank));
+    return fl__ar_put_cost(&k, out, e, fl_sym_const(0));
 }
 
 static fl_status cost_scatter(fl_ctx *c, const fl_node *n, fl_cost *out) {
@@ -2120,7 +2121,7 @@ static fl_status cost_scatter(fl_ctx *c, const fl_node *n, fl_cost *out) {
 
 static fl_status cost_resource_scatter(fl_ctx *c, const fl_node *n, fl_cost *out) {
     int dt = FL_DT_INVALID;
-    fl_status st = fl_attr_need_type(n, "dtype", &dt, c->d);
+    fl_status st = fl__attr_need_type(n, "dtype", &dt, c->d);
     fl_shape var;
     if (st != FL_OK || (st = resource_var_shape(c, n, dt, &var)) != FL_OK) {
         return st;
@@ -2191,13 +2192,13 @@ static fl_status check_scatter_nd(fl_ctx *c, const fl_node *n, const fl_shape *v
     const fl_shape *idx = &fl_node_in(n, 1)->shape, *upd = &fl_node_in(n, 2)->shape;
     *upd_out = *upd;
     if (idx->rank == 0 || upd->rank == 0) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "input '%s' must have rank >= 1, got a scalar",
-                            idx->rank == 0 ? "indices" : "updates");
+        return fl__node_fail(c->d, FL_EINVAL, n, "input '%s' must have rank >= 1, got a scalar",
+                             idx->rank == 0 ? "indices" : "updates");
     }
     int64_t ev = known_elems(var), ei = known_elems(idx), eu = known_elems(upd);
     if (ev == 0 && (ei > 0 || eu > 0)) {
-        return fl_diag_fail(c->d, FL_EINVAL, n,
-                            "indices and updates given for a variable of 0 elements");
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "indices and updates given for a variable of 0 elements");
     }
     if (idx->rank < 0 || upd->rank < 0 || !fl_sym_is_known(idx->dims[idx->rank - 1])) {
         return FL_OK;
@@ -2208,19 +2209,19 @@ static fl_status check_scatter_nd(fl_ctx *c, const fl_node *n, const fl_shape *v
     int want = var->rank < 0 ? -1 : outer + var->rank - from;
     if (upd->rank < outer || (want >= 0 && upd->rank != want)) {
         if (want < 0) {
-            return fl_diag_fail(c->d, FL_EINVAL, n,
-                                "input 'updates' has rank %d, expected at least %d "
-                                "(indices.shape[:-1] + var.shape[K:], K = %lld)",
-                                upd->rank, outer, (long long)k);
+            return fl__node_fail(c->d, FL_EINVAL, n,
+                                 "input 'updates' has rank %d, expected at least %d "
+                                 "(indices.shape[:-1] + var.shape[K:], K = %lld)",
+                                 upd->rank, outer, (long long)k);
         }
-        return fl_diag_fail(c->d, FL_EINVAL, n,
-                            "input 'updates' has rank %d, expected %d "
-                            "(indices.shape[:-1] + var.shape[K:], K = %lld)",
-                            upd->rank, want, (long long)k);
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "input 'updates' has rank %d, expected %d "
+                             "(indices.shape[:-1] + var.shape[K:], K = %lld)",
+                             upd->rank, want, (long long)k);
     }
-    fl_sym *dims = fl_arena_calloc(c->a, (size_t)upd->rank + 1, sizeof(fl_sym));
+    fl_sym *dims = fl__arena_calloc(c->a, (size_t)upd->rank + 1, sizeof(fl_sym));
     if (!dims) {
-        return fl_diag_oom(c->d);
+        return fl__diag_oom(c->d);
     }
     for (int i = 0; i < upd->rank; i++) {
         dims[i] = upd->dims[i];
@@ -2232,7 +2233,7 @@ static fl_status check_scatter_nd(fl_ctx *c, const fl_node *n, const fl_shape *v
         snprintf(what, sizeof what,
                  "dim %d of 'updates' and of indices.shape[:-1] + var.shape[K:] (K = %lld)", i,
                  (long long)k);
-        fl_status st = fl_op_merge_dim(c, n, upd->dims[i], e, what, &dims[i]);
+        fl_status st = fl__op_merge_dim(c, n, upd->dims[i], e, what, &dims[i]);
         if (st != FL_OK) {
             return st;
         }
@@ -2253,14 +2254,14 @@ static fl_status infer_scatter_nd(fl_ctx *c, fl_node *n) {
     if (dt == FL_DT_INVALID && dtype_from_t(n, 0) != FL_DT_INVALID) {
         dt = (int)fl_dtype_base(dtype_from_t(n, 0)) + FL_DT_REF_OFFSET;
     }
-    return fl_op_set_output(c, n, 0, dt, ref->shape.rank, ref->shape.dims);
+    return fl__op_set_output(c, n, 0, dt, ref->shape.rank, ref->shape.dims);
 }
 
 /* ResourceScatterNd*: no outputs; attr T required (the op's value type;
  * ScatterNdUpdateShape does not compare it with the variable's). */
 static fl_status resource_scatter_nd_var(fl_ctx *c, const fl_node *n, fl_shape *var) {
     int dt = FL_DT_INVALID;
-    fl_status st = fl_attr_need_type(n, "T", &dt, c->d);
+    fl_status st = fl__attr_need_type(n, "T", &dt, c->d);
     return st != FL_OK ? st : resource_var_shape(c, n, FL_DT_INVALID, var);
 }
 
@@ -2282,7 +2283,7 @@ static fl_status cost_scatter_nd_on(fl_ctx *c, const fl_node *n, const fl_shape 
         return st;
     }
     fl_arith k = {c, n, FL_OK};
-    return fl_ar_put_cost(&k, out, fl_ar_numel(&k, &upd), fl_sym_const(0));
+    return fl__ar_put_cost(&k, out, fl__ar_numel(&k, &upd), fl_sym_const(0));
 }
 
 static fl_status cost_scatter_nd(fl_ctx *c, const fl_node *n, fl_cost *out) {

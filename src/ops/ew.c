@@ -23,7 +23,7 @@
  *    Cast between integer types. Anything not decidable leaves the output
  *    without a value (never a value with unknown elements).
  *  - floats: each element is computed in double and rounded once to the
- *    output dtype by fl_value_set_f64, which is the correctly rounded result
+ *    output dtype by fl__value_set_f64, which is the correctly rounded result
  *    for + - * / and sqrt in float32 (and what Eigen computes for half and
  *    bfloat16, which go through float). Ops made of several TF steps round in
  *    between (FloorDiv floors the rounded quotient, SquaredDifference squares
@@ -214,8 +214,8 @@ static double round_dt(int dt, double x) {
         int64_t one = 1;
         fl_value t = {fl_dtype_base(dt), 0, &one, 1, NULL, buf};
         double r = x;
-        fl_value_set_f64(&t, 0, x);
-        fl_value_f64(&t, 0, &r);
+        fl__value_set_f64(&t, 0, x);
+        fl__value_f64(&t, 0, &r);
         return r;
     }
     default:
@@ -297,7 +297,7 @@ static bool get_num(const fl_value *v, int64_t i, ew_num *out) {
         return !fl_sym_is_unknown(out->s);
     }
     out->f = true;
-    return fl_value_f64(v, i, &out->x);
+    return fl__value_f64(v, i, &out->x);
 }
 
 /* Writes r into element i of v (ints wrapped to v's dtype). */
@@ -321,7 +321,7 @@ static bool put_num(fl_value *v, int64_t i, const ew_num *r) {
     } else {
         return false;
     }
-    fl_value_set_f64(v, i, x);
+    fl__value_set_f64(v, i, x);
     return true;
 }
 
@@ -494,19 +494,19 @@ static bool int_binop(fl_symtab *st, int kind, int dt, fl_sym a, fl_sym b, fl_sy
     switch (kind) {
     case FL_OP_ADD:
     case FL_OP_ADD_V2:
-        s = fl_sym_add(st, a, b, r);
+        s = fl__sym_add(st, a, b, r);
         break;
     case FL_OP_SUB:
-        s = fl_sym_sub(st, a, b, r);
+        s = fl__sym_sub(st, a, b, r);
         break;
     case FL_OP_MUL:
-        s = fl_sym_mul(st, a, b, r);
+        s = fl__sym_mul(st, a, b, r);
         break;
     case FL_OP_SQUARED_DIFFERENCE: {
         fl_sym d;
-        s = fl_sym_sub(st, a, b, &d);
+        s = fl__sym_sub(st, a, b, &d);
         if (s == FL_OK) {
-            s = fl_sym_mul(st, d, d, r);
+            s = fl__sym_mul(st, d, d, r);
         }
         break;
     }
@@ -518,7 +518,7 @@ static bool int_binop(fl_symtab *st, int kind, int dt, fl_sym a, fl_sym b, fl_sy
             *r = fl_sym_const(0);
             return true;
         }
-        s = fl_sym_div(st, a, b, r, &exact);
+        s = fl__sym_div(st, a, b, r, &exact);
         if (s == FL_OK && !exact) {
             return false;
         }
@@ -530,7 +530,7 @@ static bool int_binop(fl_symtab *st, int kind, int dt, fl_sym a, fl_sym b, fl_sy
             return false;
         }
         /* Truncation equals the exact quotient only when it is exact. */
-        s = fl_sym_div(st, a, b, r, &exact);
+        s = fl__sym_div(st, a, b, r, &exact);
         if (s == FL_OK && !exact) {
             return false;
         }
@@ -539,13 +539,13 @@ static bool int_binop(fl_symtab *st, int kind, int dt, fl_sym a, fl_sym b, fl_sy
         if (fl_sym_is_known(b) && b.k == 0) {
             return false;
         }
-        s = fl_sym_floordiv(st, a, b, r);
+        s = fl__sym_floordiv(st, a, b, r);
         break;
     case FL_OP_FLOOR_MOD:
         if (fl_sym_is_known(b) && b.k == 0) {
             return false;
         }
-        s = fl_sym_mod(st, a, b, r);
+        s = fl__sym_mod(st, a, b, r);
         break;
     case FL_OP_MOD:
     case FL_OP_TRUNCATE_MOD: {
@@ -553,7 +553,7 @@ static bool int_binop(fl_symtab *st, int kind, int dt, fl_sym a, fl_sym b, fl_sy
         if (fl_sym_is_known(b) && b.k == 0) {
             return false;
         }
-        s = fl_sym_div(st, a, b, &q, &exact);
+        s = fl__sym_div(st, a, b, &q, &exact);
         if (s != FL_OK || !exact) {
             return false;
         }
@@ -561,10 +561,10 @@ static bool int_binop(fl_symtab *st, int kind, int dt, fl_sym a, fl_sym b, fl_sy
         return true;
     }
     case FL_OP_MAXIMUM:
-        s = fl_sym_max(st, a, b, r);
+        s = fl__sym_max(st, a, b, r);
         break;
     case FL_OP_MINIMUM:
-        s = fl_sym_min(st, a, b, r);
+        s = fl__sym_min(st, a, b, r);
         break;
     case FL_OP_POW: {
         if (!fl_sym_is_known(b) || b.k < 0 || b.k > 16) {
@@ -573,7 +573,7 @@ static bool int_binop(fl_symtab *st, int kind, int dt, fl_sym a, fl_sym b, fl_sy
         fl_sym acc = fl_sym_const(1);
         s = FL_OK;
         for (int64_t i = 0; i < b.k && s == FL_OK; i++) {
-            s = fl_sym_mul(st, acc, a, &acc);
+            s = fl__sym_mul(st, acc, a, &acc);
         }
         *r = acc;
         break;
@@ -623,7 +623,7 @@ static bool cmp_apply(const ew_op *o, int kind, const ew_num *a, const ew_num *b
         }
     } else {
         fl_sym d;
-        if (is_u64(o->in_dt) || fl_sym_sub(o->c->st, a->s, b->s, &d) != FL_OK ||
+        if (is_u64(o->in_dt) || fl__sym_sub(o->c->st, a->s, b->s, &d) != FL_OK ||
             !fl_sym_is_known(d)) {
             return false;
         }
@@ -835,19 +835,19 @@ static bool int_unop(const ew_op *o, fl_sym a, fl_sym *r) {
     fl_symtab *st = o->c->st;
     switch (o->kind) {
     case FL_OP_NEG:
-        s = fl_sym_neg(st, a, r);
+        s = fl__sym_neg(st, a, r);
         break;
     case FL_OP_SQUARE:
-        s = fl_sym_mul(st, a, a, r);
+        s = fl__sym_mul(st, a, a, r);
         break;
     case FL_OP_RELU:
-        s = fl_sym_max(st, a, fl_sym_const(0), r);
+        s = fl__sym_max(st, a, fl_sym_const(0), r);
         break;
     case FL_OP_RELU6: {
         fl_sym t;
-        s = fl_sym_max(st, a, fl_sym_const(0), &t);
+        s = fl__sym_max(st, a, fl_sym_const(0), &t);
         if (s == FL_OK) {
-            s = fl_sym_min(st, t, fl_sym_const(6), r);
+            s = fl__sym_min(st, t, fl_sym_const(6), r);
         }
         break;
     }
@@ -1091,7 +1091,7 @@ static int64_t bcast_index(const fl_value *in, int orank, const int64_t *odims, 
 /* True when the output tensor's (concrete) shape is exactly the broadcast of
  * the input values ins[first..nin). */
 static bool bcast_matches(const fl_tensor *out, const fl_value *const *ins, int first, int nin) {
-    if (!fl_shape_is_concrete(&out->shape)) {
+    if (!fl__shape_is_concrete(&out->shape)) {
         return false;
     }
     int r = out->shape.rank, maxr = 0;
@@ -1159,10 +1159,10 @@ static fl_status ew_run(fl_ctx *c, fl_node *n, const ew_op *o) {
     if (nin < 1 || n->n_outputs < 1 || !all_values(n) || vkind(n->outputs[0].dtype) == VK_NONE) {
         return FL_OK;
     }
-    const fl_value **ins = fl_arena_calloc(c->a, (size_t)nin, sizeof(*ins));
-    ew_num *args = fl_arena_calloc(c->a, (size_t)nin, sizeof(*args));
+    const fl_value **ins = fl__arena_calloc(c->a, (size_t)nin, sizeof(*ins));
+    ew_num *args = fl__arena_calloc(c->a, (size_t)nin, sizeof(*args));
     if (!ins || !args) {
-        return fl_diag_oom(c->d);
+        return fl__diag_oom(c->d);
     }
     for (int j = 0; j < nin; j++) {
         ins[j] = fl_op_in_value(n, j);
@@ -1194,7 +1194,7 @@ static fl_status ew_run(fl_ctx *c, fl_node *n, const ew_op *o) {
     if (!bcast_matches(out, ins, cond_vec ? 1 : 0, nin)) {
         return FL_OK;
     }
-    fl_value *v = fl_op_new_value(c, n, 0);
+    fl_value *v = fl__op_new_value(c, n, 0);
     if (!v) {
         return no_value(c);
     }
@@ -1253,7 +1253,7 @@ static fl_status ew_run(fl_ctx *c, fl_node *n, const ew_op *o) {
             return FL_OK;
         }
     }
-    fl_op_set_value(n, 0, v);
+    fl__op_set_value(n, 0, v);
     return FL_OK;
 }
 
@@ -1268,12 +1268,12 @@ static fl_status op_setup(fl_ctx *c, fl_node *n, ew_op *o) {
     fl_status st = FL_OK;
     if (n->kind == FL_OP_LEAKY_RELU) {
         float a;
-        st = fl_attr_float_or(n, "alpha", 0.2f, &a, c->d);
+        st = fl__attr_float_or(n, "alpha", 0.2f, &a, c->d);
         o->alpha = a;
     } else if (n->kind == FL_OP_GELU) {
-        st = fl_attr_bool_or(n, "approximate", false, &o->approximate, c->d);
+        st = fl__attr_bool_or(n, "approximate", false, &o->approximate, c->d);
     } else if (n->kind == FL_OP_CAST) {
-        st = fl_attr_bool_or(n, "Truncate", false, &o->truncate, c->d);
+        st = fl__attr_bool_or(n, "Truncate", false, &o->truncate, c->d);
     }
     return st;
 }
@@ -1294,10 +1294,11 @@ static fl_status eval_ew(fl_ctx *c, fl_node *n) {
 /* Dtype from type attr `attr`, else from data input `in`'s dtype. */
 static fl_status dtype_of(fl_ctx *c, const fl_node *n, const char *attr, int in, int *dt) {
     int t;
-    fl_status st = fl_attr_get_type(n, attr, &t, c->d);
+    fl_status st = fl__attr_get_type(n, attr, &t, c->d);
     if (st == FL_OK) {
-        if (!fl_dtype_valid(t)) {
-            return fl_diag_fail(c->d, FL_EINVAL, n, "attr '%s' holds invalid DataType %d", attr, t);
+        if (!fl__dtype_valid(t)) {
+            return fl__node_fail(c->d, FL_EINVAL, n, "attr '%s' holds invalid DataType %d", attr,
+                                 t);
         }
         *dt = fl_dtype_base(t);
         return FL_OK;
@@ -1322,21 +1323,21 @@ static fl_status merge_shapes(fl_ctx *c, const fl_node *n, const fl_shape *a, co
         return FL_OK;
     }
     if (a->rank != b->rank) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "%s must have the same shape, got ranks %d and %d",
-                            what, a->rank, b->rank);
+        return fl__node_fail(c->d, FL_EINVAL, n, "%s must have the same shape, got ranks %d and %d",
+                             what, a->rank, b->rank);
     }
-    fl_sym *d = fl_arena_calloc(c->a, a->rank ? (size_t)a->rank : 1, sizeof(fl_sym));
+    fl_sym *d = fl__arena_calloc(c->a, a->rank ? (size_t)a->rank : 1, sizeof(fl_sym));
     if (!d) {
-        return fl_diag_oom(c->d);
+        return fl__diag_oom(c->d);
     }
     for (int i = 0; i < a->rank; i++) {
         fl_sym x = a->dims[i], y = b->dims[i];
         if (fl_sym_is_known(x) && fl_sym_is_known(y) && x.k != y.k) {
-            return fl_diag_fail(c->d, FL_EINVAL, n,
-                                "%s must have the same shape, dim %d is %lld vs %lld", what, i,
-                                (long long)x.k, (long long)y.k);
+            return fl__node_fail(c->d, FL_EINVAL, n,
+                                 "%s must have the same shape, dim %d is %lld vs %lld", what, i,
+                                 (long long)x.k, (long long)y.k);
         }
-        fl_status st = fl_op_merge_dim(c, n, x, y, what, &d[i]);
+        fl_status st = fl__op_merge_dim(c, n, x, y, what, &d[i]);
         if (st != FL_OK) {
             return st;
         }
@@ -1346,7 +1347,7 @@ static fl_status merge_shapes(fl_ctx *c, const fl_node *n, const fl_shape *a, co
     return FL_OK;
 }
 
-/* True when broadcasting a with b fails for certain (the fl_op_broadcast
+/* True when broadcasting a with b fails for certain (the fl__op_broadcast
  * error condition). */
 static bool bcast_incompatible(const fl_shape *a, const fl_shape *b) {
     if (a->rank < 0 || b->rank < 0) {
@@ -1386,8 +1387,8 @@ static fl_status need_scalar_input(fl_ctx *c, const fl_node *n, int i, const cha
     if (s->rank == 1 && (!fl_sym_is_known(s->dims[0]) || s->dims[0].k == 1)) {
         return FL_OK;
     }
-    return fl_diag_fail(c->d, FL_EINVAL, n, "input '%s' must be a scalar, got rank %d", name,
-                        s->rank);
+    return fl__node_fail(c->d, FL_EINVAL, n, "input '%s' must be a scalar, got rank %d", name,
+                         s->rank);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -1416,7 +1417,7 @@ static fl_status infer_unary(fl_ctx *c, fl_node *n) {
     if (st != FL_OK) {
         return st;
     }
-    return fl_op_set_output(c, n, 0, dt, x->shape.rank, x->shape.dims);
+    return fl__op_set_output(c, n, 0, dt, x->shape.rank, x->shape.dims);
 }
 
 static fl_status infer_like(fl_ctx *c, fl_node *n) {
@@ -1424,16 +1425,16 @@ static fl_status infer_like(fl_ctx *c, fl_node *n) {
     int dt = FL_DT_INVALID;
     fl_status st = dtype_of(c, n, "T", 0, &dt);
     if (st == FL_OK) {
-        st = fl_op_set_output(c, n, 0, dt, x->shape.rank, x->shape.dims);
+        st = fl__op_set_output(c, n, 0, dt, x->shape.rank, x->shape.dims);
     }
     if (st != FL_OK) {
         return st;
     }
     /* The value follows from the shape alone. */
-    if (vkind(dt) == VK_NONE || !fl_shape_is_concrete(&n->outputs[0].shape)) {
+    if (vkind(dt) == VK_NONE || !fl__shape_is_concrete(&n->outputs[0].shape)) {
         return FL_OK;
     }
-    fl_value *v = fl_op_new_value(c, n, 0);
+    fl_value *v = fl__op_new_value(c, n, 0);
     if (!v) {
         return no_value(c);
     }
@@ -1443,7 +1444,7 @@ static fl_status infer_like(fl_ctx *c, fl_node *n) {
             put_num(v, i, &one);
         }
     }
-    fl_op_set_value(n, 0, v);
+    fl__op_set_value(n, 0, v);
     return FL_OK;
 }
 
@@ -1473,14 +1474,14 @@ enum { FS_MAX_SHIFT = 62, FS_BUDGET = 64 };
 
 static bool fs_alloc(fl_ctx *c, int64_t n, fsv *out) {
     out->n = n;
-    out->num = fl_arena_calloc(c->a, n ? (size_t)n : 1, sizeof(fl_sym));
-    out->shift = fl_arena_calloc(c->a, n ? (size_t)n : 1, sizeof(int));
+    out->num = fl__arena_calloc(c->a, n ? (size_t)n : 1, sizeof(fl_sym));
+    out->shift = fl__arena_calloc(c->a, n ? (size_t)n : 1, sizeof(int));
     return out->num && out->shift;
 }
 
 /* Element count of a tensor with a concrete shape within the value limit, or -1. */
 static int64_t fs_count(const fl_ctx *c, const fl_tensor *t) {
-    if (!fl_shape_is_concrete(&t->shape)) {
+    if (!fl__shape_is_concrete(&t->shape)) {
         return -1;
     }
     int64_t cnt = 1;
@@ -1509,7 +1510,7 @@ static bool fs_norm(fl_ctx *c, fl_sym *num, int *shift) {
         } else {
             fl_sym q;
             bool exact;
-            if (fl_sym_div(c->st, *num, fl_sym_const(2), &q, &exact) != FL_OK || !exact) {
+            if (fl__sym_div(c->st, *num, fl_sym_const(2), &q, &exact) != FL_OK || !exact) {
                 break;
             }
             *num = q;
@@ -1587,16 +1588,16 @@ static bool fs_unary(fl_ctx *c, int kind, fl_sym a, int sa, fl_sym *r, int *sr) 
     switch (kind) {
     case FL_OP_NEG:
         *sr = sa;
-        st = fl_sym_neg(c->st, a, r);
+        st = fl__sym_neg(c->st, a, r);
         break;
     case FL_OP_FLOOR:
     case FL_OP_CEIL:
         if (sa == 0) {
             *r = a;
         } else if (kind == FL_OP_FLOOR) {
-            st = fl_sym_floordiv(c->st, a, pow2(sa), r);
+            st = fl__sym_floordiv(c->st, a, pow2(sa), r);
         } else {
-            st = fl_sym_ceildiv(c->st, a, pow2(sa), r);
+            st = fl__sym_ceildiv(c->st, a, pow2(sa), r);
         }
         break;
     case FL_OP_ROUND:
@@ -1629,15 +1630,15 @@ static bool fs_binary(fl_ctx *c, int kind, fl_sym x, int sx, fl_sym y, int sy, b
     case FL_OP_MINIMUM: {
         int s = sx > sy ? sx : sy;
         fl_sym a, b;
-        st = fl_sym_mul(t, x, pow2(s - sx), &a);
+        st = fl__sym_mul(t, x, pow2(s - sx), &a);
         if (st == FL_OK) {
-            st = fl_sym_mul(t, y, pow2(s - sy), &b);
+            st = fl__sym_mul(t, y, pow2(s - sy), &b);
         }
         if (st == FL_OK) {
-            st = kind == FL_OP_SUB       ? fl_sym_sub(t, a, b, r)
-                 : kind == FL_OP_MAXIMUM ? fl_sym_max(t, a, b, r)
-                 : kind == FL_OP_MINIMUM ? fl_sym_min(t, a, b, r)
-                                         : fl_sym_add(t, a, b, r);
+            st = kind == FL_OP_SUB       ? fl__sym_sub(t, a, b, r)
+                 : kind == FL_OP_MAXIMUM ? fl__sym_max(t, a, b, r)
+                 : kind == FL_OP_MINIMUM ? fl__sym_min(t, a, b, r)
+                                         : fl__sym_add(t, a, b, r);
         }
         *sr = s;
         break;
@@ -1646,7 +1647,7 @@ static bool fs_binary(fl_ctx *c, int kind, fl_sym x, int sx, fl_sym y, int sy, b
         if (!xk && !yk) {
             return false; /* a product of two symbolic floats may round */
         }
-        st = fl_sym_mul(t, x, y, r);
+        st = fl__sym_mul(t, x, y, r);
         *sr = sx + sy;
         break;
     case FL_OP_REAL_DIV:
@@ -1656,12 +1657,12 @@ static bool fs_binary(fl_ctx *c, int kind, fl_sym x, int sx, fl_sym y, int sy, b
         }
         /* x / (y / 2^sy) with y = +-2^j: +-x * 2^sy / 2^(sx + j). */
         int s = sx + ilog2(y.k) - sy;
-        st = y.k < 0 ? fl_sym_neg(t, x, r) : (*r = x, FL_OK);
+        st = y.k < 0 ? fl__sym_neg(t, x, r) : (*r = x, FL_OK);
         if (st == FL_OK && s < 0) {
             if (-s > FS_MAX_SHIFT) {
                 return false;
             }
-            st = fl_sym_mul(t, *r, pow2(-s), r);
+            st = fl__sym_mul(t, *r, pow2(-s), r);
             s = 0;
         }
         *sr = s;
@@ -1687,7 +1688,7 @@ static bool fs_eval(fl_ctx *c, const fl_tensor *t, int *budget, fsv *out) {
         }
         for (int64_t i = 0; i < cnt; i++) {
             double x;
-            if (!fl_value_f64(t->value, i, &x) ||
+            if (!fl__value_f64(t->value, i, &x) ||
                 !fs_from_double(x, &out->num[i], &out->shift[i])) {
                 return false;
             }
@@ -1791,7 +1792,7 @@ static fl_status cast_lookthrough(fl_ctx *c, fl_node *n) {
     if (!fs_eval(c, fl_node_in(n, 0), &budget, &r) || fs_count(c, &n->outputs[0]) != r.n) {
         return no_value(c);
     }
-    fl_value *v = fl_op_new_value(c, n, 0);
+    fl_value *v = fl__op_new_value(c, n, 0);
     if (!v) {
         return no_value(c);
     }
@@ -1810,30 +1811,30 @@ static fl_status cast_lookthrough(fl_ctx *c, fl_node *n) {
             return FL_OK;
         }
     }
-    fl_op_set_value(n, 0, v);
+    fl__op_set_value(n, 0, v);
     return FL_OK;
 }
 
 static fl_status infer_cast(fl_ctx *c, fl_node *n) {
     const fl_tensor *x = fl_node_in(n, 0);
     int dst, srct;
-    fl_status st = fl_attr_need_type(n, "DstT", &dst, c->d);
+    fl_status st = fl__attr_need_type(n, "DstT", &dst, c->d);
     if (st != FL_OK) {
         return st;
     }
-    st = fl_attr_get_type(n, "SrcT", &srct, c->d);
+    st = fl__attr_get_type(n, "SrcT", &srct, c->d);
     if (st == FL_OK) {
         if (x->dtype != FL_DT_INVALID && fl_dtype_base(x->dtype) != fl_dtype_base(srct)) {
-            fl_diag_warn(c->d, n, "attr 'SrcT' is %s but input 0 is %s", fl_dtype_name(srct),
-                         fl_dtype_name(x->dtype));
+            fl__node_warn(c->d, n, "attr 'SrcT' is %s but input 0 is %s", fl__dtype_name(srct),
+                          fl__dtype_name(x->dtype));
         }
     } else if (st != FL_ENOTFOUND) {
         return st;
     }
     bool trunc_attr;
-    st = fl_attr_bool_or(n, "Truncate", false, &trunc_attr, c->d);
+    st = fl__attr_bool_or(n, "Truncate", false, &trunc_attr, c->d);
     if (st == FL_OK) {
-        st = fl_op_set_output(c, n, 0, fl_dtype_base(dst), x->shape.rank, x->shape.dims);
+        st = fl__op_set_output(c, n, 0, fl_dtype_base(dst), x->shape.rank, x->shape.dims);
     }
     if (st != FL_OK) {
         return st;
@@ -1860,31 +1861,31 @@ static fl_status infer_binary(fl_ctx *c, fl_node *n) {
     }
     if (n->kind == FL_OP_EQUAL || n->kind == FL_OP_NOT_EQUAL) {
         bool strict;
-        st = fl_attr_bool_or(n, "incompatible_shape_error", true, &strict, c->d);
+        st = fl__attr_bool_or(n, "incompatible_shape_error", true, &strict, c->d);
         if (st != FL_OK) {
             return st;
         }
         if (!strict && bcast_incompatible(&x->shape, &y->shape)) {
             /* TensorFlow then returns a scalar: false for Equal, true for NotEqual. */
-            st = fl_op_set_output(c, n, 0, FL_DT_BOOL, 0, NULL);
+            st = fl__op_set_output(c, n, 0, FL_DT_BOOL, 0, NULL);
             if (st != FL_OK) {
                 return st;
             }
-            fl_value *v = fl_op_new_value(c, n, 0);
+            fl_value *v = fl__op_new_value(c, n, 0);
             if (!v) {
                 return no_value(c);
             }
             ((fl_sym *)v->ints)[0] = fl_sym_const(n->kind == FL_OP_NOT_EQUAL);
-            fl_op_set_value(n, 0, v);
+            fl__op_set_value(n, 0, v);
             return FL_OK;
         }
     }
     fl_shape out;
-    st = fl_op_broadcast(c, n, &x->shape, &y->shape, &out);
+    st = fl__op_broadcast(c, n, &x->shape, &y->shape, &out);
     if (st != FL_OK) {
         return st;
     }
-    return fl_op_set_output(c, n, 0, dt, out.rank, out.dims);
+    return fl__op_set_output(c, n, 0, dt, out.rank, out.dims);
 }
 
 static fl_status eval_binary(fl_ctx *c, fl_node *n) {
@@ -1915,24 +1916,24 @@ static fl_status infer_select(fl_ctx *c, fl_node *n) {
         } else {
             fl_sym a = cond->dims[0], b = data.dims[0];
             if (fl_sym_is_known(a) && fl_sym_is_known(b) && a.k != b.k) {
-                return fl_diag_fail(c->d, FL_EINVAL, n,
-                                    "input 'condition' is a vector of %lld elements but dim 0 of "
-                                    "'t' is %lld",
-                                    (long long)a.k, (long long)b.k);
+                return fl__node_fail(c->d, FL_EINVAL, n,
+                                     "input 'condition' is a vector of %lld elements but dim 0 of "
+                                     "'t' is %lld",
+                                     (long long)a.k, (long long)b.k);
             }
-            fl_sym *d = fl_arena_calloc(c->a, (size_t)data.rank, sizeof(fl_sym));
+            fl_sym *d = fl__arena_calloc(c->a, (size_t)data.rank, sizeof(fl_sym));
             if (!d) {
-                return fl_diag_oom(c->d);
+                return fl__diag_oom(c->d);
             }
             memcpy(d, data.dims, (size_t)data.rank * sizeof(fl_sym));
-            st = fl_op_merge_dim(c, n, b, a, "dim 0 of inputs 'condition' and 't'", &d[0]);
+            st = fl__op_merge_dim(c, n, b, a, "dim 0 of inputs 'condition' and 't'", &d[0]);
             data.dims = d;
         }
         if (st != FL_OK) {
             return st;
         }
     }
-    return fl_op_set_output(c, n, 0, dt, data.rank, data.dims);
+    return fl__op_set_output(c, n, 0, dt, data.rank, data.dims);
 }
 
 static fl_status infer_select_v2(fl_ctx *c, fl_node *n) {
@@ -1942,24 +1943,24 @@ static fl_status infer_select_v2(fl_ctx *c, fl_node *n) {
         return st;
     }
     fl_shape te, out;
-    st = fl_op_broadcast(c, n, &fl_node_in(n, 1)->shape, &fl_node_in(n, 2)->shape, &te);
+    st = fl__op_broadcast(c, n, &fl_node_in(n, 1)->shape, &fl_node_in(n, 2)->shape, &te);
     if (st == FL_OK) {
-        st = fl_op_broadcast(c, n, &fl_node_in(n, 0)->shape, &te, &out);
+        st = fl__op_broadcast(c, n, &fl_node_in(n, 0)->shape, &te, &out);
     }
     if (st != FL_OK) {
         return st;
     }
-    return fl_op_set_output(c, n, 0, dt, out.rank, out.dims);
+    return fl__op_set_output(c, n, 0, dt, out.rank, out.dims);
 }
 
 static fl_status infer_add_n(fl_ctx *c, fl_node *n) {
     int64_t attr_n;
-    fl_status st = fl_attr_get_int(n, "N", &attr_n, c->d);
+    fl_status st = fl__attr_get_int(n, "N", &attr_n, c->d);
     if (st == FL_OK) {
         if (attr_n < 1 || attr_n != n->n_inputs) {
-            return fl_diag_fail(c->d, FL_EINVAL, n,
-                                "attr 'N' is %lld but the node has %d data inputs",
-                                (long long)attr_n, n->n_inputs);
+            return fl__node_fail(c->d, FL_EINVAL, n,
+                                 "attr 'N' is %lld but the node has %d data inputs",
+                                 (long long)attr_n, n->n_inputs);
         }
     } else if (st != FL_ENOTFOUND) {
         return st;
@@ -1976,7 +1977,7 @@ static fl_status infer_add_n(fl_ctx *c, fl_node *n) {
             return st;
         }
     }
-    return fl_op_set_output(c, n, 0, dt, s.rank, s.dims);
+    return fl__op_set_output(c, n, 0, dt, s.rank, s.dims);
 }
 
 /* AccumulateNV2: TensorFlow's shape function is ExplicitShape (attr
@@ -1989,22 +1990,22 @@ static fl_status infer_accumulate_n(fl_ctx *c, fl_node *n) {
         return st;
     }
     fl_shape_lit lit;
-    st = fl_attr_get_shape(n, "shape", &lit, c->d);
+    st = fl__attr_get_shape(n, "shape", &lit, c->d);
     if (st == FL_ENOTFOUND) {
         return FL_OK; /* required by TensorFlow; without it the inputs decide */
     }
     if (st != FL_OK || lit.rank < 0) {
         return st;
     }
-    fl_sym *d = fl_arena_calloc(c->a, (size_t)lit.rank + 1, sizeof(fl_sym));
+    fl_sym *d = fl__arena_calloc(c->a, (size_t)lit.rank + 1, sizeof(fl_sym));
     if (!d) {
-        return fl_diag_oom(c->d);
+        return fl__diag_oom(c->d);
     }
     for (int i = 0; i < lit.rank; i++) {
         int64_t v = lit.dims ? lit.dims[i] : -1;
         if (v < -1) {
-            return fl_diag_fail(c->d, FL_EINVAL, n, "attr 'shape' has invalid dim %lld at axis %d",
-                                (long long)v, i);
+            return fl__node_fail(c->d, FL_EINVAL, n, "attr 'shape' has invalid dim %lld at axis %d",
+                                 (long long)v, i);
         }
         d[i] = v >= 0 ? fl_sym_const(v) : fl_sym_unknown();
     }
@@ -2013,7 +2014,7 @@ static fl_status infer_accumulate_n(fl_ctx *c, fl_node *n) {
     if (st != FL_OK) {
         return st;
     }
-    return fl_op_set_output(c, n, 0, n->outputs[0].dtype, out.rank, out.dims);
+    return fl__op_set_output(c, n, 0, n->outputs[0].dtype, out.rank, out.dims);
 }
 
 static fl_status infer_clip(fl_ctx *c, fl_node *n) {
@@ -2023,7 +2024,7 @@ static fl_status infer_clip(fl_ctx *c, fl_node *n) {
     if (st != FL_OK) {
         return st;
     }
-    return fl_op_set_output(c, n, 0, dt, t->shape.rank, t->shape.dims);
+    return fl__op_set_output(c, n, 0, dt, t->shape.rank, t->shape.dims);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -2036,10 +2037,10 @@ static fl_status reduce_mask(fl_ctx *c, const fl_node *n, int rank, const fl_val
     for (int64_t i = 0; i < ax->n; i++) {
         int64_t a = ax->ints[i].k;
         if (a < -rank || a >= rank) {
-            return fl_diag_fail(c->d, FL_EINVAL, n,
-                                "input 'reduction_indices' holds %lld, out of range for an input "
-                                "of rank %d",
-                                (long long)a, rank);
+            return fl__node_fail(c->d, FL_EINVAL, n,
+                                 "input 'reduction_indices' holds %lld, out of range for an input "
+                                 "of rank %d",
+                                 (long long)a, rank);
         }
         mask[a < 0 ? a + rank : a] = true;
     }
@@ -2072,23 +2073,23 @@ static fl_status infer_reduce(fl_ctx *c, fl_node *n) {
         dt = FL_DT_BOOL;
     }
     bool keep;
-    st = fl_attr_bool_or(n, "keep_dims", false, &keep, c->d);
+    st = fl__attr_bool_or(n, "keep_dims", false, &keep, c->d);
     if (st != FL_OK) {
         return st;
     }
     if (axs->rank > 1 && c->g && c->g->producer >= 21) {
-        return fl_diag_fail(c->d, FL_EINVAL, n,
-                            "input 'reduction_indices' must be a scalar or vector, got rank %d",
-                            axs->rank);
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "input 'reduction_indices' must be a scalar or vector, got rank %d",
+                             axs->rank);
     }
     const fl_value *ax = known_axes(n);
     if (!ax || x->rank < 0) {
-        return fl_op_set_output_rank(c, n, 0, dt, (keep && x->rank >= 0) ? x->rank : -1);
+        return fl__op_set_output_rank(c, n, 0, dt, (keep && x->rank >= 0) ? x->rank : -1);
     }
-    bool *mask = fl_arena_calloc(c->a, x->rank ? (size_t)x->rank : 1, sizeof(bool));
-    fl_sym *d = fl_arena_calloc(c->a, x->rank ? (size_t)x->rank : 1, sizeof(fl_sym));
+    bool *mask = fl__arena_calloc(c->a, x->rank ? (size_t)x->rank : 1, sizeof(bool));
+    fl_sym *d = fl__arena_calloc(c->a, x->rank ? (size_t)x->rank : 1, sizeof(fl_sym));
     if (!mask || !d) {
-        return fl_diag_oom(c->d);
+        return fl__diag_oom(c->d);
     }
     st = reduce_mask(c, n, x->rank, ax, mask);
     if (st != FL_OK) {
@@ -2102,7 +2103,7 @@ static fl_status infer_reduce(fl_ctx *c, fl_node *n) {
             d[r++] = fl_sym_const(1);
         }
     }
-    return fl_op_set_output(c, n, 0, dt, r, d);
+    return fl__op_set_output(c, n, 0, dt, r, d);
 }
 
 static int reduce_combine_kind(int kind) {
@@ -2156,18 +2157,18 @@ static fl_status eval_reduce(fl_ctx *c, fl_node *n) {
     const fl_value *ax = known_axes(n);
     const fl_tensor *out = &n->outputs[0];
     if (!x || !ax || vkind(x->dtype) == VK_NONE || vkind(out->dtype) == VK_NONE ||
-        !fl_shape_is_concrete(&out->shape)) {
+        !fl__shape_is_concrete(&out->shape)) {
         return FL_OK;
     }
     int rank = x->rank;
     bool keep;
-    fl_status st = fl_attr_bool_or(n, "keep_dims", false, &keep, c->d);
+    fl_status st = fl__attr_bool_or(n, "keep_dims", false, &keep, c->d);
     if (st != FL_OK) {
         return st;
     }
-    bool *mask = fl_arena_calloc(c->a, rank ? (size_t)rank : 1, sizeof(bool));
+    bool *mask = fl__arena_calloc(c->a, rank ? (size_t)rank : 1, sizeof(bool));
     if (!mask) {
-        return fl_diag_oom(c->d);
+        return fl__diag_oom(c->d);
     }
     st = reduce_mask(c, n, rank, ax, mask);
     if (st != FL_OK) {
@@ -2188,7 +2189,7 @@ static fl_status eval_reduce(fl_ctx *c, fl_node *n) {
     if (r != out->shape.rank) {
         return FL_OK;
     }
-    fl_value *v = fl_op_new_value(c, n, 0);
+    fl_value *v = fl__op_new_value(c, n, 0);
     if (!v) {
         return no_value(c);
     }
@@ -2203,7 +2204,7 @@ static fl_status eval_reduce(fl_ctx *c, fl_node *n) {
     if (!acc || !seen) {
         free(acc);
         free(seen);
-        return fl_diag_oom(c->d);
+        return fl__diag_oom(c->d);
     }
     int comb = reduce_combine_kind(n->kind);
     bool ok = true;
@@ -2253,7 +2254,7 @@ static fl_status eval_reduce(fl_ctx *c, fl_node *n) {
     free(seen);
     free(acc);
     if (ok) {
-        fl_op_set_value(n, 0, v);
+        fl__op_set_value(n, 0, v);
     }
     return FL_OK;
 }
@@ -2263,7 +2264,7 @@ static fl_status eval_reduce(fl_ctx *c, fl_node *n) {
 /* ------------------------------------------------------------------------- */
 
 static fl_status arg_output_type(fl_ctx *c, const fl_node *n, int *dt) {
-    fl_status st = fl_attr_get_type(n, "output_type", dt, c->d);
+    fl_status st = fl__attr_get_type(n, "output_type", dt, c->d);
     if (st == FL_ENOTFOUND) {
         *dt = FL_DT_INT64;
         return FL_OK;
@@ -2278,9 +2279,9 @@ static fl_status arg_output_type(fl_ctx *c, const fl_node *n, int *dt) {
     case FL_DT_INT64:
         return FL_OK;
     default:
-        return fl_diag_fail(c->d, FL_EINVAL, n,
-                            "attr 'output_type' must be int16, uint16, int32 or int64, got %s",
-                            fl_dtype_name(*dt));
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "attr 'output_type' must be int16, uint16, int32 or int64, got %s",
+                             fl__dtype_name(*dt));
     }
 }
 
@@ -2295,26 +2296,27 @@ static fl_status infer_arg(fl_ctx *c, fl_node *n) {
         return st;
     }
     if (x->rank < 0) {
-        return fl_op_set_output_rank(c, n, 0, dt, -1);
+        return fl__op_set_output_rank(c, n, 0, dt, -1);
     }
     if (x->rank <= 1) {
-        return fl_op_set_output(c, n, 0, dt, 0, NULL);
+        return fl__op_set_output(c, n, 0, dt, 0, NULL);
     }
     int64_t a;
     if (!in_scalar_int(n, 1, &a)) {
-        return fl_op_set_output_rank(c, n, 0, dt, x->rank - 1);
+        return fl__op_set_output_rank(c, n, 0, dt, x->rank - 1);
     }
     if (a < -x->rank || a >= x->rank) {
-        return fl_diag_fail(c->d, FL_EINVAL, n,
-                            "input 'dimension' is %lld, out of range [%d, %d) for the input's rank",
-                            (long long)a, -x->rank, x->rank);
+        return fl__node_fail(
+            c->d, FL_EINVAL, n,
+            "input 'dimension' is %lld, out of range [%d, %d) for the input's rank", (long long)a,
+            -x->rank, x->rank);
     }
     if (a < 0) {
         a += x->rank;
     }
-    fl_sym *d = fl_arena_calloc(c->a, (size_t)x->rank, sizeof(fl_sym));
+    fl_sym *d = fl__arena_calloc(c->a, (size_t)x->rank, sizeof(fl_sym));
     if (!d) {
-        return fl_diag_oom(c->d);
+        return fl__diag_oom(c->d);
     }
     int r = 0;
     for (int i = 0; i < x->rank; i++) {
@@ -2322,7 +2324,7 @@ static fl_status infer_arg(fl_ctx *c, fl_node *n) {
             d[r++] = x->dims[i];
         }
     }
-    return fl_op_set_output(c, n, 0, dt, r, d);
+    return fl__op_set_output(c, n, 0, dt, r, d);
 }
 
 /* Splits a value's dims around `axis` into outer * len * inner. */
@@ -2357,7 +2359,7 @@ static fl_status eval_arg(fl_ctx *c, fl_node *n) {
         return FL_OK; /* TF: reduction over an empty dimension fails */
     }
     const fl_tensor *out = &n->outputs[0];
-    if (!fl_shape_is_concrete(&out->shape)) {
+    if (!fl__shape_is_concrete(&out->shape)) {
         return FL_OK;
     }
     int64_t cnt = 1;
@@ -2367,7 +2369,7 @@ static fl_status eval_arg(fl_ctx *c, fl_node *n) {
     if (cnt != outer * inner) {
         return FL_OK;
     }
-    fl_value *v = fl_op_new_value(c, n, 0);
+    fl_value *v = fl__op_new_value(c, n, 0);
     if (!v) {
         return no_value(c);
     }
@@ -2397,7 +2399,7 @@ static fl_status eval_arg(fl_ctx *c, fl_node *n) {
             ((fl_sym *)v->ints)[p * inner + q] = fl_sym_const(wrap_int(v->dtype, (uint64_t)bi));
         }
     }
-    fl_op_set_value(n, 0, v);
+    fl__op_set_value(n, 0, v);
     return FL_OK;
 }
 
@@ -2411,10 +2413,10 @@ static fl_status infer_cum(fl_ctx *c, fl_node *n) {
     bool b;
     fl_status st = dtype_of(c, n, "T", 0, &dt);
     if (st == FL_OK) {
-        st = fl_attr_bool_or(n, "exclusive", false, &b, c->d);
+        st = fl__attr_bool_or(n, "exclusive", false, &b, c->d);
     }
     if (st == FL_OK) {
-        st = fl_attr_bool_or(n, "reverse", false, &b, c->d);
+        st = fl__attr_bool_or(n, "reverse", false, &b, c->d);
     }
     if (st == FL_OK) {
         st = need_scalar_input(c, n, 1, "axis");
@@ -2425,11 +2427,11 @@ static fl_status infer_cum(fl_ctx *c, fl_node *n) {
     int64_t a;
     if (x->shape.rank >= 0 && in_scalar_int(n, 1, &a) &&
         (a < -x->shape.rank || a >= x->shape.rank)) {
-        return fl_diag_fail(c->d, FL_EINVAL, n,
-                            "input 'axis' is %lld, out of range [%d, %d) for the input's rank",
-                            (long long)a, -x->shape.rank, x->shape.rank);
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "input 'axis' is %lld, out of range [%d, %d) for the input's rank",
+                             (long long)a, -x->shape.rank, x->shape.rank);
     }
-    return fl_op_set_output(c, n, 0, dt, x->shape.rank, x->shape.dims);
+    return fl__op_set_output(c, n, 0, dt, x->shape.rank, x->shape.dims);
 }
 
 static fl_status eval_cum(fl_ctx *c, fl_node *n) {
@@ -2443,15 +2445,15 @@ static fl_status eval_cum(fl_ctx *c, fl_node *n) {
         a += x->rank;
     }
     bool excl, rev;
-    fl_status st = fl_attr_bool_or(n, "exclusive", false, &excl, c->d);
+    fl_status st = fl__attr_bool_or(n, "exclusive", false, &excl, c->d);
     if (st == FL_OK) {
-        st = fl_attr_bool_or(n, "reverse", false, &rev, c->d);
+        st = fl__attr_bool_or(n, "reverse", false, &rev, c->d);
     }
     if (st != FL_OK) {
         return st;
     }
     const fl_tensor *out = &n->outputs[0];
-    if (!fl_shape_is_concrete(&out->shape) || out->shape.rank != x->rank) {
+    if (!fl__shape_is_concrete(&out->shape) || out->shape.rank != x->rank) {
         return FL_OK;
     }
     for (int i = 0; i < x->rank; i++) {
@@ -2459,7 +2461,7 @@ static fl_status eval_cum(fl_ctx *c, fl_node *n) {
             return FL_OK;
         }
     }
-    fl_value *v = fl_op_new_value(c, n, 0);
+    fl_value *v = fl__op_new_value(c, n, 0);
     if (!v) {
         return no_value(c);
     }
@@ -2498,7 +2500,7 @@ static fl_status eval_cum(fl_ctx *c, fl_node *n) {
             }
         }
     }
-    fl_op_set_value(n, 0, v);
+    fl__op_set_value(n, 0, v);
     return FL_OK;
 }
 
@@ -2601,7 +2603,7 @@ static fl_status cost_cum(fl_ctx *c, const fl_node *n, fl_cost *out) {
             return FL_OK;
         }
         if (i != a) {
-            fl_status st = fl_op_mul(c, n, lines, x->dims[i], &lines);
+            fl_status st = fl__op_mul(c, n, lines, x->dims[i], &lines);
             if (st != FL_OK) {
                 return st;
             }
@@ -2610,9 +2612,9 @@ static fl_status cost_cum(fl_ctx *c, const fl_node *n, fl_cost *out) {
     if (fl_sym_is_known(len) && len.k == 0) {
         return FL_OK;
     }
-    fl_status st = fl_op_sub(c, n, len, fl_sym_const(1), &l1);
+    fl_status st = fl__op_sub(c, n, len, fl_sym_const(1), &l1);
     if (st == FL_OK) {
-        st = fl_op_mul(c, n, lines, l1, &out->flops);
+        st = fl__op_mul(c, n, lines, l1, &out->flops);
     }
     return st;
 }
@@ -2638,9 +2640,9 @@ static fl_status cost_ew(fl_ctx *c, const fl_node *n, fl_cost *out) {
         return FL_OK;
     }
     fl_sym eo, ei;
-    fl_status st = fl_op_num_elements(c, n, &n->outputs[0].shape, &eo);
+    fl_status st = fl__op_num_elements(c, n, &n->outputs[0].shape, &eo);
     if (st == FL_OK) {
-        st = fl_op_num_elements(c, n, &fl_node_in(n, 0)->shape, &ei);
+        st = fl__op_num_elements(c, n, &fl_node_in(n, 0)->shape, &ei);
     }
     if (st != FL_OK) {
         return st;
@@ -2655,31 +2657,31 @@ static fl_status cost_ew(fl_ctx *c, const fl_node *n, fl_cost *out) {
         flops = ei;
         tf = ei;
     } else if (is_reduction(kind)) {
-        st = fl_op_sub(c, n, ei, eo, &flops);
+        st = fl__op_sub(c, n, ei, eo, &flops);
         if (kind == FL_OP_SUM || kind == FL_OP_ARG_MAX || kind == FL_OP_ARG_MIN) {
             tf = flops;
         }
     } else if (kind == FL_OP_ACCUMULATE_NV2) {
-        st = fl_op_scale(c, n, eo, n->n_inputs - 1, &flops);
+        st = fl__op_scale(c, n, eo, n->n_inputs - 1, &flops);
     } else if (kind == FL_OP_ADD_N) {
-        st = fl_op_scale(c, n, eo, n->n_inputs - 1, &flops);
+        st = fl__op_scale(c, n, eo, n->n_inputs - 1, &flops);
         if (st == FL_OK) {
-            st = fl_op_scale(c, n, ei, (int64_t)n->n_inputs + n->n_ctrl - 1, &tf);
+            st = fl__op_scale(c, n, ei, (int64_t)n->n_inputs + n->n_ctrl - 1, &tf);
         }
     } else {
         int64_t cf = complete_factor(kind);
         if (kind == FL_OP_GELU) {
             bool approx;
-            if ((st = fl_attr_bool_or(n, "approximate", false, &approx, c->d)) != FL_OK) {
+            if ((st = fl__attr_bool_or(n, "approximate", false, &approx, c->d)) != FL_OK) {
                 return st;
             }
             cf = approx ? 9 : 5;
         }
-        st = fl_op_scale(c, n, eo, cf, &flops);
+        st = fl__op_scale(c, n, eo, cf, &flops);
         if (st == FL_OK && tfu) {
-            st = fl_op_scale(c, n, ei, tfu, &tf);
+            st = fl__op_scale(c, n, ei, tfu, &tf);
         } else if (st == FL_OK && tfb) {
-            st = fl_op_scale(c, n, eo, tfb, &tf);
+            st = fl__op_scale(c, n, eo, tfb, &tf);
         }
     }
     if (st != FL_OK) {
@@ -2699,7 +2701,7 @@ static fl_status cost_unary_composition(fl_ctx *c, const fl_node *n, fl_cost *ou
     out->has_rule = true;
     out->tfprof_rule = false;
     out->incomplete = false;
-    const fl_attr *names = fl_node_attr(n, "op_names");
+    const fl_attr *names = fl__node_attr(n, "op_names");
     int64_t factor = 0;
     if (!names || names->kind != FL_ATTR_LIST ||
         (names->list_kind != FL_ATTR_S && names->list_kind != FL_ATTR_NONE)) {
@@ -2707,7 +2709,7 @@ static fl_status cost_unary_composition(fl_ctx *c, const fl_node *n, fl_cost *ou
         return FL_OK;
     }
     for (size_t i = 0; i < names->n; i++) {
-        int kind = fl_op_lookup(names->v.list.s[i].p);
+        int kind = fl__op_lookup(names->v.list.s[i].p);
         if (kind == FL_OP_UNKNOWN) {
             out->incomplete = true;
             return FL_OK;
@@ -2715,7 +2717,7 @@ static fl_status cost_unary_composition(fl_ctx *c, const fl_node *n, fl_cost *ou
         factor += complete_factor(kind);
     }
     fl_sym eo;
-    fl_status st = fl_op_num_elements(c, n, &n->outputs[0].shape, &eo);
+    fl_status st = fl__op_num_elements(c, n, &n->outputs[0].shape, &eo);
     if (st != FL_OK) {
         return st;
     }
@@ -2723,7 +2725,7 @@ static fl_status cost_unary_composition(fl_ctx *c, const fl_node *n, fl_cost *ou
         out->incomplete = true;
         return FL_OK;
     }
-    return fl_op_scale(c, n, eo, factor, &out->flops);
+    return fl__op_scale(c, n, eo, factor, &out->flops);
 }
 
 /* ------------------------------------------------------------------------- */

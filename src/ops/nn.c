@@ -137,7 +137,7 @@ static bool is_known_val(fl_sym s, int64_t v) {
 /* Element type from attr `attr`; when absent, input `in`'s type (ref types
  * folded). */
 static fl_status attr_dtype(fl_ctx *c, const fl_node *n, const char *attr, int in, int *dt) {
-    fl_status st = fl_attr_get_type(n, attr, dt, c->d);
+    fl_status st = fl__attr_get_type(n, attr, dt, c->d);
     if (st == FL_ENOTFOUND) {
         *dt = (in >= 0 && in < n->n_inputs) ? (int)fl_dtype_base(fl_node_in(n, in)->dtype)
                                             : FL_DT_INVALID;
@@ -150,8 +150,8 @@ static fl_status attr_dtype(fl_ctx *c, const fl_node *n, const char *attr, int i
 static fl_status need_rank(fl_ctx *c, const fl_node *n, int i, const char *what, int rank) {
     const fl_shape *s = in_shape(n, i);
     if (s->rank >= 0 && s->rank != rank) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "input %d ('%s') must be %d-D, got rank %d", i,
-                            what, rank, s->rank);
+        return fl__node_fail(c->d, FL_EINVAL, n, "input %d ('%s') must be %d-D, got rank %d", i,
+                             what, rank, s->rank);
     }
     return FL_OK;
 }
@@ -160,9 +160,9 @@ static fl_status need_rank_at_least(fl_ctx *c, const fl_node *n, int i, const ch
                                     int rank) {
     const fl_shape *s = in_shape(n, i);
     if (s->rank >= 0 && s->rank < rank) {
-        return fl_diag_fail(c->d, FL_EINVAL, n,
-                            "input %d ('%s') must have rank at least %d, got rank %d", i, what,
-                            rank, s->rank);
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "input %d ('%s') must have rank at least %d, got rank %d", i, what,
+                             rank, s->rank);
     }
     return FL_OK;
 }
@@ -178,7 +178,7 @@ typedef struct arith {
 static fl_sym a_mul(arith *k, fl_sym a, fl_sym b) {
     fl_sym r = fl_sym_unknown();
     if (k->st == FL_OK) {
-        k->st = fl_op_mul(k->c, k->n, a, b, &r);
+        k->st = fl__op_mul(k->c, k->n, a, b, &r);
     }
     return r;
 }
@@ -186,7 +186,7 @@ static fl_sym a_mul(arith *k, fl_sym a, fl_sym b) {
 static fl_sym a_add(arith *k, fl_sym a, fl_sym b) {
     fl_sym r = fl_sym_unknown();
     if (k->st == FL_OK) {
-        k->st = fl_op_add(k->c, k->n, a, b, &r);
+        k->st = fl__op_add(k->c, k->n, a, b, &r);
     }
     return r;
 }
@@ -194,7 +194,7 @@ static fl_sym a_add(arith *k, fl_sym a, fl_sym b) {
 static fl_sym a_sub(arith *k, fl_sym a, fl_sym b) {
     fl_sym r = fl_sym_unknown();
     if (k->st == FL_OK) {
-        k->st = fl_op_sub(k->c, k->n, a, b, &r);
+        k->st = fl__op_sub(k->c, k->n, a, b, &r);
     }
     return r;
 }
@@ -202,7 +202,7 @@ static fl_sym a_sub(arith *k, fl_sym a, fl_sym b) {
 static fl_sym a_scale(arith *k, fl_sym a, int64_t m) {
     fl_sym r = fl_sym_unknown();
     if (k->st == FL_OK) {
-        k->st = fl_op_scale(k->c, k->n, a, m, &r);
+        k->st = fl__op_scale(k->c, k->n, a, m, &r);
     }
     return r;
 }
@@ -214,7 +214,7 @@ static fl_sym a_floordiv(arith *k, fl_sym a, fl_sym b) {
         return fl_sym_const(0);
     }
     if (k->st == FL_OK) {
-        k->st = fl_op_floordiv(k->c, k->n, a, b, &r);
+        k->st = fl__op_floordiv(k->c, k->n, a, b, &r);
     }
     return r;
 }
@@ -222,7 +222,7 @@ static fl_sym a_floordiv(arith *k, fl_sym a, fl_sym b) {
 static fl_sym a_numel(arith *k, const fl_shape *s) {
     fl_sym r = fl_sym_unknown();
     if (k->st == FL_OK) {
-        k->st = fl_op_num_elements(k->c, k->n, s, &r);
+        k->st = fl__op_num_elements(k->c, k->n, s, &r);
     }
     return r;
 }
@@ -296,7 +296,7 @@ static int lay_sp(const layout *l, int i) {
  * last). */
 static fl_status get_layout(fl_ctx *c, const fl_node *n, int ns, layout *l) {
     const char *f;
-    fl_status st = fl_attr_str_or(n, "data_format", ns == 3 ? "NDHWC" : "NHWC", &f, c->d);
+    fl_status st = fl__attr_str_or(n, "data_format", ns == 3 ? "NDHWC" : "NHWC", &f, c->d);
     if (st != FL_OK) {
         return st;
     }
@@ -311,8 +311,8 @@ static fl_status get_layout(fl_ctx *c, const fl_node *n, int ns, layout *l) {
         l->cl = false;
         l->ok = false;
     } else {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "attr 'data_format' must be %s, got '%s'",
-                            ns == 3 ? "NDHWC or NCDHW" : "NHWC or NCHW", f);
+        return fl__node_fail(c->d, FL_EINVAL, n, "attr 'data_format' must be %s, got '%s'",
+                             ns == 3 ? "NDHWC or NCDHW" : "NHWC or NCHW", f);
     }
     return FL_OK;
 }
@@ -321,7 +321,7 @@ static fl_status get_layout(fl_ctx *c, const fl_node *n, int ns, layout *l) {
  * imported into TensorFlow gets the default): tfprof's pool/backprop rules
  * require it. */
 static bool is_nhwc(const fl_node *n) {
-    const fl_attr *a = fl_node_attr(n, "data_format");
+    const fl_attr *a = fl__node_attr(n, "data_format");
     if (!a) {
         return true;
     }
@@ -334,10 +334,10 @@ static fl_status get_int_list(fl_ctx *c, const fl_node *n, const char *name, boo
                               int count, int64_t dflt, bool positive, int64_t *out) {
     const int64_t *v;
     size_t k;
-    fl_status st = fl_attr_get_ints(n, name, &v, &k, c->d);
+    fl_status st = fl__attr_get_ints(n, name, &v, &k, c->d);
     if (st == FL_ENOTFOUND) {
         if (required) {
-            return fl_diag_fail(c->d, FL_EINVAL, n, "attr '%s' is required", name);
+            return fl__node_fail(c->d, FL_EINVAL, n, "attr '%s' is required", name);
         }
         for (int i = 0; i < count; i++) {
             out[i] = dflt;
@@ -348,13 +348,13 @@ static fl_status get_int_list(fl_ctx *c, const fl_node *n, const char *name, boo
         return st;
     }
     if (k != (size_t)count) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "attr '%s' must have %d entries, got %zu", name,
-                            count, k);
+        return fl__node_fail(c->d, FL_EINVAL, n, "attr '%s' must have %d entries, got %zu", name,
+                             count, k);
     }
     for (int i = 0; i < count; i++) {
         if (positive && v[i] <= 0) {
-            return fl_diag_fail(c->d, FL_EINVAL, n, "attr '%s' entries must be positive, got %lld",
-                                name, (long long)v[i]);
+            return fl__node_fail(c->d, FL_EINVAL, n, "attr '%s' entries must be positive, got %lld",
+                                 name, (long long)v[i]);
         }
         out[i] = v[i];
     }
@@ -402,9 +402,9 @@ static fl_status get_window(fl_ctx *c, const fl_node *n, int rank, unsigned flag
         return st;
     }
     fl_str p;
-    st = fl_attr_get_str(n, "padding", &p, c->d);
+    st = fl__attr_get_str(n, "padding", &p, c->d);
     if (st == FL_ENOTFOUND) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "attr 'padding' is required");
+        return fl__node_fail(c->d, FL_EINVAL, n, "attr 'padding' is required");
     }
     if (st != FL_OK) {
         return st;
@@ -421,16 +421,16 @@ static fl_status get_window(fl_ctx *c, const fl_node *n, int rank, unsigned flag
         }
         for (int i = 0; i < 2 * rank; i++) {
             if (w->pad[i] < 0) {
-                return fl_diag_fail(c->d, FL_EINVAL, n,
-                                    "attr 'explicit_paddings' entries must be non-negative, got "
-                                    "%lld",
-                                    (long long)w->pad[i]);
+                return fl__node_fail(c->d, FL_EINVAL, n,
+                                     "attr 'explicit_paddings' entries must be non-negative, got "
+                                     "%lld",
+                                     (long long)w->pad[i]);
             }
         }
     } else {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "attr 'padding' must be %s, got '%s'",
-                            (flags & W_EXPLICIT) ? "SAME, VALID or EXPLICIT" : "SAME or VALID",
-                            p.p);
+        return fl__node_fail(c->d, FL_EINVAL, n, "attr 'padding' must be %s, got '%s'",
+                             (flags & W_EXPLICIT) ? "SAME, VALID or EXPLICIT" : "SAME or VALID",
+                             p.p);
     }
     return FL_OK;
 }
@@ -448,8 +448,8 @@ static fl_status window_dim(fl_ctx *c, const fl_node *n, const window *w, int id
         *out = fl_sym_unknown();
         return FL_OK;
     }
-    return fl_op_window_out(c, n, in, kk, w->s[idx], w->d[idx], w->padding, w->pad[2 * idx],
-                            w->pad[2 * idx + 1], out);
+    return fl__op_window_out(c, n, in, kk, w->s[idx], w->d[idx], w->padding, w->pad[2 * idx],
+                             w->pad[2 * idx + 1], out);
 }
 
 /* Conv ops reject strides and dilations on the batch and channel dims. */
@@ -457,12 +457,12 @@ static fl_status check_conv_window(fl_ctx *c, const fl_node *n, const layout *l,
                                    const char *dil_name) {
     int ci = lay_c(l);
     if (w->s[0] != 1 || w->s[ci] != 1) {
-        return fl_diag_fail(c->d, FL_EINVAL, n,
-                            "attr 'strides' must be 1 in the batch and channel dimensions");
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "attr 'strides' must be 1 in the batch and channel dimensions");
     }
     if (w->d[0] != 1 || w->d[ci] != 1) {
-        return fl_diag_fail(c->d, FL_EINVAL, n,
-                            "attr '%s' must be 1 in the batch and channel dimensions", dil_name);
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "attr '%s' must be 1 in the batch and channel dimensions", dil_name);
     }
     return FL_OK;
 }
@@ -476,19 +476,19 @@ static fl_status check_conv_window(fl_ctx *c, const fl_node *n, const layout *l,
 static fl_status check_fused(fl_ctx *c, const fl_node *n, int base) {
     const fl_str *ops;
     size_t nops;
-    fl_status st = fl_attr_get_strs(n, "fused_ops", &ops, &nops, c->d);
+    fl_status st = fl__attr_get_strs(n, "fused_ops", &ops, &nops, c->d);
     if (st != FL_OK && st != FL_ENOTFOUND) {
         return st;
     }
     int64_t num_args;
-    if ((st = fl_attr_int_or(n, "num_args", 0, &num_args, c->d)) != FL_OK) {
+    if ((st = fl__attr_int_or(n, "num_args", 0, &num_args, c->d)) != FL_OK) {
         return st;
     }
     if (num_args < 0 || num_args > n->n_inputs - base) {
-        return fl_diag_fail(c->d, FL_EINVAL, n,
-                            "attr 'num_args' is %lld but the node has %d inputs after its %d "
-                            "operands",
-                            (long long)num_args, n->n_inputs - base, base);
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "attr 'num_args' is %lld but the node has %d inputs after its %d "
+                             "operands",
+                             (long long)num_args, n->n_inputs - base, base);
     }
     return FL_OK;
 }
@@ -522,7 +522,7 @@ static int64_t fused_op_flops(const char *op) {
 static fl_sym fused_extra(arith *k, const fl_node *n, fl_sym e) {
     const fl_str *ops;
     size_t nops;
-    fl_status st = fl_attr_get_strs(n, "fused_ops", &ops, &nops, k->c->d);
+    fl_status st = fl__attr_get_strs(n, "fused_ops", &ops, &nops, k->c->d);
     if (st == FL_ENOTFOUND) {
         return fl_sym_const(0);
     }
@@ -549,7 +549,7 @@ enum { CONV_DEPTHWISE = 1u << 0, CONV_FUSED = 1u << 1, CONV_3D = 1u << 2 };
 static fl_status get_padding_list(fl_ctx *c, const fl_node *n, int rank, int64_t *pad) {
     const int64_t *v;
     size_t k;
-    fl_status st = fl_attr_get_ints(n, "padding_list", &v, &k, c->d);
+    fl_status st = fl__attr_get_ints(n, "padding_list", &v, &k, c->d);
     if (st == FL_ENOTFOUND || (st == FL_OK && k == 0)) {
         return FL_OK;
     }
@@ -557,14 +557,14 @@ static fl_status get_padding_list(fl_ctx *c, const fl_node *n, int rank, int64_t
         return st;
     }
     if (k != (size_t)(2 * rank)) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "attr 'padding_list' must have %d entries, got %zu",
-                            2 * rank, k);
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "attr 'padding_list' must have %d entries, got %zu", 2 * rank, k);
     }
     for (int i = 0; i < 2 * rank; i++) {
         if (v[i] < 0) {
-            return fl_diag_fail(c->d, FL_EINVAL, n,
-                                "attr 'padding_list' entries must be non-negative, got %lld",
-                                (long long)v[i]);
+            return fl__node_fail(c->d, FL_EINVAL, n,
+                                 "attr 'padding_list' entries must be non-negative, got %lld",
+                                 (long long)v[i]);
         }
         pad[i] = v[i];
     }
@@ -587,7 +587,7 @@ static fl_status infer_conv_impl(fl_ctx *c, fl_node *n, unsigned kind) {
         return st;
     }
     if (!l.ok) {
-        return fl_op_set_output(c, n, 0, dt, -1, NULL);
+        return fl__op_set_output(c, n, 0, dt, -1, NULL);
     }
     if ((st = need_rank(c, n, 0, "input", l.rank)) != FL_OK ||
         (st = need_rank(c, n, 1, "filter", l.rank)) != FL_OK) {
@@ -599,18 +599,18 @@ static fl_status infer_conv_impl(fl_ctx *c, fl_node *n, unsigned kind) {
     fl_sym dims[5], out_c;
     if (kind & CONV_DEPTHWISE) {
         fl_sym cin;
-        if ((st = fl_op_merge_dim(c, n, in_c, f_in, "input depth and filter dim 2", &cin)) !=
+        if ((st = fl__op_merge_dim(c, n, in_c, f_in, "input depth and filter dim 2", &cin)) !=
                 FL_OK ||
-            (st = fl_op_mul(c, n, cin, f_out, &out_c)) != FL_OK) {
+            (st = fl__op_mul(c, n, cin, f_out, &out_c)) != FL_OK) {
             return st;
         }
     } else {
         if (fl_sym_is_known(in_c) && fl_sym_is_known(f_in) &&
             (f_in.k <= 0 || in_c.k % f_in.k != 0)) {
-            return fl_diag_fail(c->d, FL_EINVAL, n,
-                                "input depth %lld is not a multiple of the filter's input depth "
-                                "%lld",
-                                (long long)in_c.k, (long long)f_in.k);
+            return fl__node_fail(c->d, FL_EINVAL, n,
+                                 "input depth %lld is not a multiple of the filter's input depth "
+                                 "%lld",
+                                 (long long)in_c.k, (long long)f_in.k);
         }
         out_c = f_out;
     }
@@ -619,20 +619,20 @@ static fl_status infer_conv_impl(fl_ctx *c, fl_node *n, unsigned kind) {
         (st = get_padding_list(c, n, l.rank, pre)) != FL_OK) {
         return st;
     }
-    if ((st = fl_op_add(c, n, dim_at(x, 0), fl_sym_const(pre[0] + pre[1]), &dims[0])) != FL_OK) {
+    if ((st = fl__op_add(c, n, dim_at(x, 0), fl_sym_const(pre[0] + pre[1]), &dims[0])) != FL_OK) {
         return st;
     }
     dims[lay_c(&l)] = out_c;
     for (int i = 0; i < ns; i++) {
         int idx = lay_sp(&l, i);
         fl_sym in = dim_at(x, idx);
-        if ((st = fl_op_add(c, n, in, fl_sym_const(pre[2 * idx] + pre[2 * idx + 1]), &in)) !=
+        if ((st = fl__op_add(c, n, in, fl_sym_const(pre[2 * idx] + pre[2 * idx + 1]), &in)) !=
                 FL_OK ||
             (st = window_dim(c, n, &w, idx, in, dim_at(f, i), &dims[idx])) != FL_OK) {
             return st;
         }
     }
-    return fl_op_set_output(c, n, 0, dt, l.rank, dims);
+    return fl__op_set_output(c, n, 0, dt, l.rank, dims);
 }
 
 static fl_status infer_conv2d(fl_ctx *c, fl_node *n) {
@@ -704,12 +704,12 @@ static fl_status sizes_input(fl_ctx *c, const fl_node *n, int i, const char *wha
                              bool two_ok, fl_sym *dims) {
     const fl_shape *s = in_shape(n, i);
     if (s->rank >= 0 && s->rank != 1) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "input %d ('%s') must be 1-D, got rank %d", i, what,
-                            s->rank);
+        return fl__node_fail(c->d, FL_EINVAL, n, "input %d ('%s') must be 1-D, got rank %d", i,
+                             what, s->rank);
     }
     const fl_sym *v;
     int64_t cnt;
-    fl_status st = fl_op_in_sym_vector(c, n, i, &v, &cnt);
+    fl_status st = fl__op_in_sym_vector(c, n, i, &v, &cnt);
     if (st == FL_ENOTFOUND) {
         return FL_OK;
     }
@@ -718,8 +718,8 @@ static fl_status sizes_input(fl_ctx *c, const fl_node *n, int i, const char *wha
     }
     for (int64_t j = 0; j < cnt; j++) {
         if (fl_sym_is_known(v[j]) && v[j].k < 0) {
-            return fl_diag_fail(c->d, FL_EINVAL, n, "input %d ('%s') has a negative entry %lld", i,
-                                what, (long long)v[j].k);
+            return fl__node_fail(c->d, FL_EINVAL, n, "input %d ('%s') has a negative entry %lld", i,
+                                 what, (long long)v[j].k);
         }
     }
     if (cnt == 4) {
@@ -730,8 +730,8 @@ static fl_status sizes_input(fl_ctx *c, const fl_node *n, int i, const char *wha
         dims[lay_sp(l, 0)] = v[0];
         dims[lay_sp(l, 1)] = v[1];
     } else {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "input %d ('%s') must have %s elements, got %lld",
-                            i, what, two_ok ? "4 or 2" : "4", (long long)cnt);
+        return fl__node_fail(c->d, FL_EINVAL, n, "input %d ('%s') must have %s elements, got %lld",
+                             i, what, two_ok ? "4 or 2" : "4", (long long)cnt);
     }
     return FL_OK;
 }
@@ -748,7 +748,7 @@ static fl_status infer_backprop_input(fl_ctx *c, fl_node *n, bool depthwise) {
         return st;
     }
     if (!l.ok) {
-        return fl_op_set_output(c, n, 0, dt, -1, NULL);
+        return fl__op_set_output(c, n, 0, dt, -1, NULL);
     }
     if ((st = need_rank(c, n, 1, "filter", 4)) != FL_OK ||
         (st = need_rank(c, n, 2, "out_backprop", 4)) != FL_OK) {
@@ -760,7 +760,7 @@ static fl_status infer_backprop_input(fl_ctx *c, fl_node *n, bool depthwise) {
     if ((st = sizes_input(c, n, 0, "input_sizes", &l, !depthwise, dims)) != FL_OK) {
         return st;
     }
-    return fl_op_set_output(c, n, 0, dt, 4, dims);
+    return fl__op_set_output(c, n, 0, dt, 4, dims);
 }
 
 static fl_status infer_conv2d_bp_input(fl_ctx *c, fl_node *n) {
@@ -782,7 +782,7 @@ static fl_status infer_backprop_filter(fl_ctx *c, fl_node *n, bool depthwise) {
         return st;
     }
     if (!l.ok) {
-        return fl_op_set_output(c, n, 0, dt, -1, NULL);
+        return fl__op_set_output(c, n, 0, dt, -1, NULL);
     }
     if ((st = need_rank(c, n, 0, "input", 4)) != FL_OK ||
         (st = need_rank(c, n, 2, "out_backprop", 4)) != FL_OK) {
@@ -797,7 +797,7 @@ static fl_status infer_backprop_filter(fl_ctx *c, fl_node *n, bool depthwise) {
     if ((st = sizes_input(c, n, 1, "filter_sizes", &l, false, dims)) != FL_OK) {
         return st;
     }
-    return fl_op_set_output(c, n, 0, dt, 4, dims);
+    return fl__op_set_output(c, n, 0, dt, 4, dims);
 }
 
 static fl_status infer_conv2d_bp_filter(fl_ctx *c, fl_node *n) {
@@ -809,7 +809,7 @@ static fl_status infer_depthwise_bp_filter(fl_ctx *c, fl_node *n) {
 
 /* strides[1] * strides[2] as tfprof reads them (unknown if unreadable). */
 static fl_sym tfprof_stride_product(const fl_node *n) {
-    const fl_attr *a = fl_node_attr(n, "strides");
+    const fl_attr *a = fl__node_attr(n, "strides");
     if (!a || a->kind != FL_ATTR_LIST || a->list_kind != FL_ATTR_I || a->n < 3) {
         return fl_sym_unknown();
     }
@@ -873,8 +873,8 @@ static fl_status infer_dilation2d(fl_ctx *c, fl_node *n) {
     const fl_shape *x = in_shape(n, 0), *f = in_shape(n, 1);
     fl_sym dims[4];
     dims[0] = dim_at(x, 0);
-    if ((st = fl_op_merge_dim(c, n, dim_at(x, 3), dim_at(f, 2), "input depth and filter depth",
-                              &dims[3])) != FL_OK) {
+    if ((st = fl__op_merge_dim(c, n, dim_at(x, 3), dim_at(f, 2), "input depth and filter depth",
+                               &dims[3])) != FL_OK) {
         return st;
     }
     for (int i = 0; i < 2; i++) {
@@ -883,7 +883,7 @@ static fl_status infer_dilation2d(fl_ctx *c, fl_node *n) {
             return st;
         }
     }
-    return fl_op_set_output(c, n, 0, dt, 4, dims);
+    return fl__op_set_output(c, n, 0, dt, 4, dims);
 }
 
 static fl_status cost_dilation2d(fl_ctx *c, const fl_node *n, fl_cost *out) {
@@ -907,8 +907,8 @@ static fl_status pool_dims(fl_ctx *c, const fl_node *n, const layout *l, const w
             dims[i] = in;
             continue;
         }
-        fl_status st = fl_op_window_out(c, n, in, w->k[i], w->s[i], 1, w->padding, w->pad[2 * i],
-                                        w->pad[2 * i + 1], &dims[i]);
+        fl_status st = fl__op_window_out(c, n, in, w->k[i], w->s[i], 1, w->padding, w->pad[2 * i],
+                                         w->pad[2 * i + 1], &dims[i]);
         if (st != FL_OK) {
             return st;
         }
@@ -918,8 +918,8 @@ static fl_status pool_dims(fl_ctx *c, const fl_node *n, const layout *l, const w
 
 static fl_status check_pool_batch(fl_ctx *c, const fl_node *n, const window *w) {
     if (w->k[0] != 1 || w->s[0] != 1) {
-        return fl_diag_fail(c->d, FL_EINVAL, n,
-                            "attrs 'ksize' and 'strides' must be 1 in the batch dimension");
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "attrs 'ksize' and 'strides' must be 1 in the batch dimension");
     }
     return FL_OK;
 }
@@ -936,7 +936,7 @@ static fl_status infer_pool_impl(fl_ctx *c, fl_node *n, int ns, bool explicit_ok
         return st;
     }
     if (!l.ok) {
-        return fl_op_set_output(c, n, 0, dt, -1, NULL);
+        return fl__op_set_output(c, n, 0, dt, -1, NULL);
     }
     if ((st = need_rank(c, n, 0, "input", l.rank)) != FL_OK) {
         return st;
@@ -945,7 +945,7 @@ static fl_status infer_pool_impl(fl_ctx *c, fl_node *n, int ns, bool explicit_ok
     if ((st = pool_dims(c, n, &l, &w, in_shape(n, 0), dims)) != FL_OK) {
         return st;
     }
-    return fl_op_set_output(c, n, 0, dt, l.rank, dims);
+    return fl__op_set_output(c, n, 0, dt, l.rank, dims);
 }
 
 static fl_status infer_max_pool(fl_ctx *c, fl_node *n) {
@@ -963,7 +963,7 @@ static fl_status infer_pool3d(fl_ctx *c, fl_node *n) {
 static fl_status pool_v2_input(fl_ctx *c, const fl_node *n, int i, const char *what, int64_t *out,
                                bool *found) {
     int64_t *v, cnt;
-    fl_status st = fl_op_in_int_vector(c, n, i, &v, &cnt);
+    fl_status st = fl__op_in_int_vector(c, n, i, &v, &cnt);
     *found = false;
     if (st == FL_ENOTFOUND) {
         return FL_OK;
@@ -972,14 +972,14 @@ static fl_status pool_v2_input(fl_ctx *c, const fl_node *n, int i, const char *w
         return st;
     }
     if (cnt != 4) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "input %d ('%s') must have 4 elements, got %lld", i,
-                            what, (long long)cnt);
+        return fl__node_fail(c->d, FL_EINVAL, n, "input %d ('%s') must have 4 elements, got %lld",
+                             i, what, (long long)cnt);
     }
     for (int j = 0; j < 4; j++) {
         if (v[j] <= 0) {
-            return fl_diag_fail(c->d, FL_EINVAL, n,
-                                "input %d ('%s') entries must be positive, got %lld", i, what,
-                                (long long)v[j]);
+            return fl__node_fail(c->d, FL_EINVAL, n,
+                                 "input %d ('%s') entries must be positive, got %lld", i, what,
+                                 (long long)v[j]);
         }
         out[j] = v[j];
     }
@@ -1001,13 +1001,13 @@ static fl_status infer_max_pool_v2(fl_ctx *c, fl_node *n) {
         return st;
     }
     if (!l.ok) {
-        return fl_op_set_output(c, n, 0, dt, -1, NULL);
+        return fl__op_set_output(c, n, 0, dt, -1, NULL);
     }
     if ((st = need_rank(c, n, 0, "input", 4)) != FL_OK) {
         return st;
     }
     if (!have_k || !have_s) {
-        return fl_op_set_output_rank(c, n, 0, dt, 4);
+        return fl__op_set_output_rank(c, n, 0, dt, 4);
     }
     if ((st = check_pool_batch(c, n, &w)) != FL_OK) {
         return st;
@@ -1016,7 +1016,7 @@ static fl_status infer_max_pool_v2(fl_ctx *c, fl_node *n) {
     if ((st = pool_dims(c, n, &l, &w, in_shape(n, 0), dims)) != FL_OK) {
         return st;
     }
-    return fl_op_set_output(c, n, 0, dt, 4, dims);
+    return fl__op_set_output(c, n, 0, dt, 4, dims);
 }
 
 /* prod(ksize) from the attr (or MaxPoolV2's input 1); unknown if unreadable. */
@@ -1034,7 +1034,7 @@ static fl_sym pool_window(arith *k, const fl_node *n, bool from_input) {
     }
     const int64_t *ks;
     size_t cnt;
-    fl_status st = fl_attr_get_ints(n, "ksize", &ks, &cnt, k->c->d);
+    fl_status st = fl__attr_get_ints(n, "ksize", &ks, &cnt, k->c->d);
     if (st != FL_OK) {
         if (st != FL_ENOTFOUND) {
             k->st = st;
@@ -1073,7 +1073,7 @@ static fl_status infer_max_pool_grad(fl_ctx *c, fl_node *n) {
         return st;
     }
     if (!l.ok) {
-        return fl_op_set_output(c, n, 0, dt, -1, NULL);
+        return fl__op_set_output(c, n, 0, dt, -1, NULL);
     }
     if ((st = need_rank(c, n, 0, "orig_input", 4)) != FL_OK ||
         (st = need_rank(c, n, 1, "orig_output", 4)) != FL_OK ||
@@ -1082,9 +1082,9 @@ static fl_status infer_max_pool_grad(fl_ctx *c, fl_node *n) {
     }
     const fl_shape *x = in_shape(n, 0);
     if (x->rank < 0) {
-        return fl_op_set_output_rank(c, n, 0, dt, 4);
+        return fl__op_set_output_rank(c, n, 0, dt, 4);
     }
-    return fl_op_set_output(c, n, 0, dt, 4, x->dims);
+    return fl__op_set_output(c, n, 0, dt, 4, x->dims);
 }
 
 static fl_status infer_avg_pool_grad(fl_ctx *c, fl_node *n) {
@@ -1098,7 +1098,7 @@ static fl_status infer_avg_pool_grad(fl_ctx *c, fl_node *n) {
         return st;
     }
     if (!l.ok) {
-        return fl_op_set_output(c, n, 0, dt, -1, NULL);
+        return fl__op_set_output(c, n, 0, dt, -1, NULL);
     }
     if ((st = need_rank(c, n, 1, "grad", 4)) != FL_OK) {
         return st;
@@ -1109,7 +1109,7 @@ static fl_status infer_avg_pool_grad(fl_ctx *c, fl_node *n) {
     if ((st = sizes_input(c, n, 0, "orig_input_shape", &l, false, dims)) != FL_OK) {
         return st;
     }
-    return fl_op_set_output(c, n, 0, dt, 4, dims);
+    return fl__op_set_output(c, n, 0, dt, 4, dims);
 }
 
 static fl_status cost_max_pool_grad(fl_ctx *c, const fl_node *n, fl_cost *out) {
@@ -1137,8 +1137,8 @@ static fl_status matmul_dims(fl_ctx *c, const fl_node *n, fl_sym *m, fl_sym *ka,
                              fl_sym *nn) {
     bool ta, tb;
     fl_status st;
-    if ((st = fl_attr_bool_or(n, "transpose_a", false, &ta, c->d)) != FL_OK ||
-        (st = fl_attr_bool_or(n, "transpose_b", false, &tb, c->d)) != FL_OK) {
+    if ((st = fl__attr_bool_or(n, "transpose_a", false, &ta, c->d)) != FL_OK ||
+        (st = fl__attr_bool_or(n, "transpose_b", false, &tb, c->d)) != FL_OK) {
         return st;
     }
     const fl_shape *a = in_shape(n, 0), *b = in_shape(n, 1);
@@ -1161,11 +1161,11 @@ static fl_status infer_matmul_impl(fl_ctx *c, fl_node *n, bool fused) {
         return st;
     }
     if ((st = matmul_dims(c, n, &m, &ka, &kb, &nn)) != FL_OK ||
-        (st = fl_op_merge_dim(c, n, ka, kb, "inner dimensions of 'a' and 'b'", &kk)) != FL_OK) {
+        (st = fl__op_merge_dim(c, n, ka, kb, "inner dimensions of 'a' and 'b'", &kk)) != FL_OK) {
         return st;
     }
     fl_sym dims[2] = {m, nn};
-    return fl_op_set_output(c, n, 0, dt, 2, dims);
+    return fl__op_set_output(c, n, 0, dt, 2, dims);
 }
 
 static fl_status infer_matmul(fl_ctx *c, fl_node *n) {
@@ -1206,7 +1206,7 @@ static fl_status infer_quantized_matmul(fl_ctx *c, fl_node *n) {
     fl_status st;
     int dt;
     fl_sym m, ka, kb, nn, kk;
-    st = fl_attr_get_type(n, "Toutput", &dt, c->d);
+    st = fl__attr_get_type(n, "Toutput", &dt, c->d);
     if (st == FL_ENOTFOUND) {
         dt = FL_DT_QINT32;
         st = FL_OK;
@@ -1222,15 +1222,15 @@ static fl_status infer_quantized_matmul(fl_ctx *c, fl_node *n) {
         }
     }
     if ((st = matmul_dims(c, n, &m, &ka, &kb, &nn)) != FL_OK ||
-        (st = fl_op_merge_dim(c, n, ka, kb, "inner dimensions of 'a' and 'b'", &kk)) != FL_OK) {
+        (st = fl__op_merge_dim(c, n, ka, kb, "inner dimensions of 'a' and 'b'", &kk)) != FL_OK) {
         return st;
     }
     fl_sym dims[2] = {m, nn};
-    if ((st = fl_op_set_output(c, n, 0, dt, 2, dims)) != FL_OK ||
-        (st = fl_op_set_output(c, n, 1, FL_DT_FLOAT, 0, NULL)) != FL_OK) {
+    if ((st = fl__op_set_output(c, n, 0, dt, 2, dims)) != FL_OK ||
+        (st = fl__op_set_output(c, n, 1, FL_DT_FLOAT, 0, NULL)) != FL_OK) {
         return st;
     }
-    return fl_op_set_output(c, n, 2, FL_DT_FLOAT, 0, NULL);
+    return fl__op_set_output(c, n, 2, FL_DT_FLOAT, 0, NULL);
 }
 
 /* QuantizedMatMul: MatMul's 2 * M * N * K (Grappler's count); no tfprof
@@ -1248,10 +1248,10 @@ static fl_status cost_quantized_matmul(fl_ctx *c, const fl_node *n, fl_cost *out
 
 static fl_status bmm_adj(fl_ctx *c, const fl_node *n, bool *ax, bool *ay) {
     fl_status st;
-    if ((st = fl_attr_bool_or(n, "adj_x", false, ax, c->d)) != FL_OK) {
+    if ((st = fl__attr_bool_or(n, "adj_x", false, ax, c->d)) != FL_OK) {
         return st;
     }
-    return fl_attr_bool_or(n, "adj_y", false, ay, c->d);
+    return fl__attr_bool_or(n, "adj_y", false, ay, c->d);
 }
 
 /* version: 1 (batch dims must match), 2 or 3 (batch dims broadcast). */
@@ -1269,44 +1269,44 @@ static fl_status infer_bmm_impl(fl_ctx *c, fl_node *n, int version) {
     const fl_shape *x = in_shape(n, 0), *y = in_shape(n, 1);
     fl_sym m = dim_at(x, ax ? -1 : -2), kx = dim_at(x, ax ? -2 : -1);
     fl_sym ky = dim_at(y, ay ? -1 : -2), nn = dim_at(y, ay ? -2 : -1), kk;
-    if ((st = fl_op_merge_dim(c, n, kx, ky, "inner dimensions of 'x' and 'y'", &kk)) != FL_OK) {
+    if ((st = fl__op_merge_dim(c, n, kx, ky, "inner dimensions of 'x' and 'y'", &kk)) != FL_OK) {
         return st;
     }
     if (x->rank < 0 || y->rank < 0) {
-        return fl_op_set_output(c, n, 0, dt, -1, NULL);
+        return fl__op_set_output(c, n, 0, dt, -1, NULL);
     }
     fl_shape bx = {x->rank - 2, x->dims}, by = {y->rank - 2, y->dims}, bo;
     if (version == 1) {
         if (x->rank != y->rank) {
-            return fl_diag_fail(c->d, FL_EINVAL, n,
-                                "inputs 'x' and 'y' must have the same rank, got %d and %d",
-                                x->rank, y->rank);
+            return fl__node_fail(c->d, FL_EINVAL, n,
+                                 "inputs 'x' and 'y' must have the same rank, got %d and %d",
+                                 x->rank, y->rank);
         }
-        fl_sym *bd = fl_arena_calloc(c->a, (size_t)x->rank, sizeof(fl_sym));
+        fl_sym *bd = fl__arena_calloc(c->a, (size_t)x->rank, sizeof(fl_sym));
         if (!bd) {
-            return fl_diag_oom(c->d);
+            return fl__diag_oom(c->d);
         }
         for (int i = 0; i < x->rank - 2; i++) {
-            if ((st = fl_op_merge_dim(c, n, x->dims[i], y->dims[i], "batch dimensions", &bd[i])) !=
+            if ((st = fl__op_merge_dim(c, n, x->dims[i], y->dims[i], "batch dimensions", &bd[i])) !=
                 FL_OK) {
                 return st;
             }
         }
         bo.rank = x->rank - 2;
         bo.dims = bd;
-    } else if ((st = fl_op_broadcast(c, n, &bx, &by, &bo)) != FL_OK) {
+    } else if ((st = fl__op_broadcast(c, n, &bx, &by, &bo)) != FL_OK) {
         return st;
     }
-    fl_sym *dims = fl_arena_calloc(c->a, (size_t)bo.rank + 2, sizeof(fl_sym));
+    fl_sym *dims = fl__arena_calloc(c->a, (size_t)bo.rank + 2, sizeof(fl_sym));
     if (!dims) {
-        return fl_diag_oom(c->d);
+        return fl__diag_oom(c->d);
     }
     for (int i = 0; i < bo.rank; i++) {
         dims[i] = bo.dims[i];
     }
     dims[bo.rank] = m;
     dims[bo.rank + 1] = nn;
-    return fl_op_set_output(c, n, 0, dt, bo.rank + 2, dims);
+    return fl__op_set_output(c, n, 0, dt, bo.rank + 2, dims);
 }
 
 static fl_status infer_bmm(fl_ctx *c, fl_node *n) {
@@ -1430,9 +1430,9 @@ static fl_status einsum_sizes(fl_ctx *c, const fl_node *n, const einsum_eq *e, f
     for (int o = 0; o < e->n_ops; o++) {
         const fl_shape *s = in_shape(n, o);
         if (s->rank >= 0 && s->rank != e->len[o]) {
-            return fl_diag_fail(c->d, FL_EINVAL, n,
-                                "input %d has rank %d but attr 'equation' gives it %d subscripts",
-                                o, s->rank, e->len[o]);
+            return fl__node_fail(c->d, FL_EINVAL, n,
+                                 "input %d has rank %d but attr 'equation' gives it %d subscripts",
+                                 o, s->rank, e->len[o]);
         }
         for (int j = 0; j < e->len[o]; j++) {
             int l = e->lab[o][j];
@@ -1443,7 +1443,7 @@ static fl_status einsum_sizes(fl_ctx *c, const fl_node *n, const einsum_eq *e, f
                 continue;
             }
             fl_status st =
-                fl_op_merge_dim(c, n, size[l], d, "sizes of an einsum subscript", &size[l]);
+                fl__op_merge_dim(c, n, size[l], d, "sizes of an einsum subscript", &size[l]);
             if (st != FL_OK) {
                 return st;
             }
@@ -1454,18 +1454,18 @@ static fl_status einsum_sizes(fl_ctx *c, const fl_node *n, const einsum_eq *e, f
 
 static fl_status einsum_get(fl_ctx *c, const fl_node *n, einsum_eq *e, bool *ok) {
     fl_str s;
-    fl_status st = fl_attr_get_str(n, "equation", &s, c->d);
+    fl_status st = fl__attr_get_str(n, "equation", &s, c->d);
     if (st == FL_ENOTFOUND) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "attr 'equation' is required");
+        return fl__node_fail(c->d, FL_EINVAL, n, "attr 'equation' is required");
     }
     if (st != FL_OK) {
         return st;
     }
     *ok = strlen(s.p) == s.len && einsum_parse(s.p, e);
     if (*ok && e->n_ops != n->n_inputs) {
-        return fl_diag_fail(c->d, FL_EINVAL, n,
-                            "attr 'equation' has %d operands but the node has %d inputs", e->n_ops,
-                            n->n_inputs);
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "attr 'equation' has %d operands but the node has %d inputs", e->n_ops,
+                             n->n_inputs);
     }
     return FL_OK;
 }
@@ -1480,7 +1480,7 @@ static fl_status infer_einsum(fl_ctx *c, fl_node *n) {
         return st;
     }
     if (!ok) {
-        return fl_op_set_output(c, n, 0, dt, -1, NULL);
+        return fl__op_set_output(c, n, 0, dt, -1, NULL);
     }
     fl_sym size[52];
     bool seen[52], in_out[52] = {false};
@@ -1491,13 +1491,13 @@ static fl_status infer_einsum(fl_ctx *c, fl_node *n) {
     for (int j = 0; j < e.out_len; j++) {
         int l = e.out[j];
         if (!seen[l] || in_out[l]) {
-            return fl_diag_fail(c->d, FL_EINVAL, n, "attr 'equation': output subscript %d %s", j,
-                                seen[l] ? "is repeated" : "appears in no input");
+            return fl__node_fail(c->d, FL_EINVAL, n, "attr 'equation': output subscript %d %s", j,
+                                 seen[l] ? "is repeated" : "appears in no input");
         }
         in_out[l] = true;
         dims[j] = size[l];
     }
-    return fl_op_set_output(c, n, 0, dt, e.out_len, dims);
+    return fl__op_set_output(c, n, 0, dt, e.out_len, dims);
 }
 
 static fl_status cost_einsum(fl_ctx *c, const fl_node *n, fl_cost *out) {
@@ -1540,9 +1540,9 @@ static fl_status infer_fbn_impl(fl_ctx *c, fl_node *n, bool has_u, int n_out) {
     const char *f;
     if ((st = attr_dtype(c, n, "T", 0, &dt)) != FL_OK ||
         (st = (has_u ? attr_dtype(c, n, "U", 1, &du) : attr_dtype(c, n, "T", 0, &du))) != FL_OK ||
-        (st = fl_attr_bool_or(n, "is_training", true, &training, c->d)) != FL_OK ||
-        (st = fl_attr_float_or(n, "exponential_avg_factor", 1.0f, &eaf, c->d)) != FL_OK ||
-        (st = fl_attr_str_or(n, "data_format", "NHWC", &f, c->d)) != FL_OK) {
+        (st = fl__attr_bool_or(n, "is_training", true, &training, c->d)) != FL_OK ||
+        (st = fl__attr_float_or(n, "exponential_avg_factor", 1.0f, &eaf, c->d)) != FL_OK ||
+        (st = fl__attr_str_or(n, "data_format", "NHWC", &f, c->d)) != FL_OK) {
         return st;
     }
     int rank;
@@ -1554,7 +1554,8 @@ static fl_status infer_fbn_impl(fl_ctx *c, fl_node *n, bool has_u, int n_out) {
         rank = 5;
         cl = f[1] == 'D';
     } else {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "attr 'data_format' has unsupported value '%s'", f);
+        return fl__node_fail(c->d, FL_EINVAL, n, "attr 'data_format' has unsupported value '%s'",
+                             f);
     }
     if ((st = need_rank(c, n, 0, "x", rank)) != FL_OK) {
         return st;
@@ -1569,8 +1570,8 @@ static fl_status infer_fbn_impl(fl_ctx *c, fl_node *n, bool has_u, int n_out) {
             continue;
         }
         if ((st = need_rank(c, n, i, names[i], 1)) != FL_OK ||
-            (st = fl_op_merge_dim(c, n, ch, dim_at(in_shape(n, i), 0),
-                                  "channel dim of 'x' and length of a per-channel input", &ch)) !=
+            (st = fl__op_merge_dim(c, n, ch, dim_at(in_shape(n, i), 0),
+                                   "channel dim of 'x' and length of a per-channel input", &ch)) !=
                 FL_OK) {
             return st;
         }
@@ -1580,9 +1581,9 @@ static fl_status infer_fbn_impl(fl_ctx *c, fl_node *n, bool has_u, int n_out) {
         dims[i] = dim_at(x, i);
     }
     dims[cl ? rank - 1 : 1] = ch;
-    st = fl_op_set_output(c, n, 0, dt, rank, dims);
+    st = fl__op_set_output(c, n, 0, dt, rank, dims);
     for (int p = 1; p < 5 && st == FL_OK; p++) {
-        st = fl_op_set_output(c, n, p, du, 1, &ch);
+        st = fl__op_set_output(c, n, p, du, 1, &ch);
     }
     /* reserve_space_3: TensorFlow's shape function leaves it unknown; the CPU
      * kernel (and the GPU kernel outside cuDNN training) allocates a scalar
@@ -1590,7 +1591,7 @@ static fl_status infer_fbn_impl(fl_ctx *c, fl_node *n, bool has_u, int n_out) {
      * by the driver, is not modelled. Unknown, it would make every V3 node
      * incomplete (its bytes unknown). */
     if (st == FL_OK && n_out > 5) {
-        st = fl_op_set_output(c, n, 5, du, 0, NULL);
+        st = fl__op_set_output(c, n, 5, du, 0, NULL);
     }
     return st;
 }
@@ -1608,7 +1609,7 @@ static fl_status infer_fbn_v3(fl_ctx *c, fl_node *n) {
 static fl_status cost_fbn_impl(fl_ctx *c, const fl_node *n, fl_cost *out, bool ex) {
     arith k = {c, n, FL_OK};
     bool training;
-    fl_status st = fl_attr_bool_or(n, "is_training", true, &training, c->d);
+    fl_status st = fl__attr_bool_or(n, "is_training", true, &training, c->d);
     if (st != FL_OK) {
         return st;
     }
@@ -1623,8 +1624,8 @@ static fl_status cost_fbn_impl(fl_ctx *c, const fl_node *n, fl_cost *out, bool e
     if (ex) {
         int64_t side = 0;
         const char *act;
-        if ((st = fl_attr_int_or(n, "num_side_inputs", 0, &side, c->d)) != FL_OK ||
-            (st = fl_attr_str_or(n, "activation_mode", "Identity", &act, c->d)) != FL_OK) {
+        if ((st = fl__attr_int_or(n, "num_side_inputs", 0, &side, c->d)) != FL_OK ||
+            (st = fl__attr_str_or(n, "activation_mode", "Identity", &act, c->d)) != FL_OK) {
             return st;
         }
         int64_t extra = (side > 0 ? 1 : 0) + (strcmp(act, "Identity") != 0 ? 1 : 0);
@@ -1654,8 +1655,8 @@ static fl_status infer_fbn_grad_impl(fl_ctx *c, fl_node *n, bool has_u, bool ex)
     const char *f;
     int64_t side = 0;
     if ((st = attr_dtype(c, n, "T", 0, &dt)) != FL_OK ||
-        (st = fl_attr_str_or(n, "data_format", "NHWC", &f, c->d)) != FL_OK ||
-        (ex && (st = fl_attr_int_or(n, "num_side_inputs", 0, &side, c->d)) != FL_OK)) {
+        (st = fl__attr_str_or(n, "data_format", "NHWC", &f, c->d)) != FL_OK ||
+        (ex && (st = fl__attr_int_or(n, "num_side_inputs", 0, &side, c->d)) != FL_OK)) {
         return st;
     }
     if (has_u) {
@@ -1674,11 +1675,12 @@ static fl_status infer_fbn_grad_impl(fl_ctx *c, fl_node *n, bool has_u, bool ex)
         rank = 5;
         cl = f[1] == 'D';
     } else {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "attr 'data_format' has unsupported value '%s'", f);
+        return fl__node_fail(c->d, FL_EINVAL, n, "attr 'data_format' has unsupported value '%s'",
+                             f);
     }
     if (side < 0 || side > 1) {
-        return fl_diag_fail(c->d, FL_EINVAL, n,
-                            "attr 'num_side_inputs' must be 0 or 1, got %" PRId64, side);
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "attr 'num_side_inputs' must be 0 or 1, got %" PRId64, side);
     }
     if ((st = need_rank(c, n, 0, "y_backprop", rank)) != FL_OK ||
         (st = need_rank(c, n, 1, "x", rank)) != FL_OK) {
@@ -1687,14 +1689,15 @@ static fl_status infer_fbn_grad_impl(fl_ctx *c, fl_node *n, bool has_u, bool ex)
     const fl_shape *y = in_shape(n, 0), *x = in_shape(n, 1);
     fl_sym dims[5];
     for (int i = 0; i < rank && st == FL_OK; i++) {
-        st = fl_op_merge_dim(c, n, dim_at(y, i), dim_at(x, i), "dims of 'y_backprop' and 'x'",
-                             &dims[i]);
+        st = fl__op_merge_dim(c, n, dim_at(y, i), dim_at(x, i), "dims of 'y_backprop' and 'x'",
+                              &dims[i]);
     }
     int cd = cl ? rank - 1 : 1;
     static const char *const names[5] = {"", "", "scale", "reserve_space_1", "reserve_space_2"};
     for (int i = 2; i < 5 && st == FL_OK; i++) {
         if ((st = need_rank(c, n, i, names[i], 1)) == FL_OK) {
-            st = fl_op_merge_dim(c, n, dims[cd], dim_at(in_shape(n, i), 0),
+            st =
+                fl__op_merge_dim(c, n, dims[cd], dim_at(in_shape(n, i), 0),
                                  "channel dim of 'x' and length of a per-channel input", &dims[cd]);
         }
     }
@@ -1702,16 +1705,16 @@ static fl_status infer_fbn_grad_impl(fl_ctx *c, fl_node *n, bool has_u, bool ex)
         return st;
     }
     fl_sym zero = fl_sym_const(0);
-    st = fl_op_set_output(c, n, 0, dt, rank, dims);
+    st = fl__op_set_output(c, n, 0, dt, rank, dims);
     for (int p = 1; p < 3 && st == FL_OK; p++) {
-        st = fl_op_set_output(c, n, p, du, 1, &dims[cd]);
+        st = fl__op_set_output(c, n, p, du, 1, &dims[cd]);
     }
     for (int p = 3; p < 5 && st == FL_OK; p++) {
-        st = fl_op_set_output(c, n, p, du, 1, &zero);
+        st = fl__op_set_output(c, n, p, du, 1, &zero);
     }
     if (st == FL_OK && ex) {
-        st = side ? fl_op_set_output(c, n, 5, dt, rank, dims)
-                  : fl_op_set_output(c, n, 5, dt, 1, &zero);
+        st = side ? fl__op_set_output(c, n, 5, dt, rank, dims)
+                  : fl__op_set_output(c, n, 5, dt, 1, &zero);
     }
     return st;
 }
@@ -1756,15 +1759,15 @@ static fl_status bias_format(fl_ctx *c, const fl_node *n, bool v1, bool *nchw) {
         return FL_OK;
     }
     const char *f;
-    fl_status st = fl_attr_str_or(n, "data_format", "NHWC", &f, c->d);
+    fl_status st = fl__attr_str_or(n, "data_format", "NHWC", &f, c->d);
     if (st != FL_OK) {
         return st;
     }
     if (strcmp(f, "NCHW") == 0) {
         *nchw = true;
     } else if (strcmp(f, "NHWC") != 0) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "attr 'data_format' must be NHWC or NCHW, got '%s'",
-                            f);
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "attr 'data_format' must be NHWC or NCHW, got '%s'", f);
     }
     return FL_OK;
 }
@@ -1781,21 +1784,22 @@ static fl_status infer_bias_add_impl(fl_ctx *c, fl_node *n, bool v1) {
     }
     const fl_shape *x = in_shape(n, 0);
     if (x->rank < 0) {
-        return fl_op_set_output(c, n, 0, dt, -1, NULL);
+        return fl__op_set_output(c, n, 0, dt, -1, NULL);
     }
-    fl_sym *dims = fl_arena_calloc(c->a, (size_t)x->rank, sizeof(fl_sym));
+    fl_sym *dims = fl__arena_calloc(c->a, (size_t)x->rank, sizeof(fl_sym));
     if (!dims) {
-        return fl_diag_oom(c->d);
+        return fl__diag_oom(c->d);
     }
     for (int i = 0; i < x->rank; i++) {
         dims[i] = x->dims[i];
     }
     int ci = nchw ? 1 : x->rank - 1;
-    if ((st = fl_op_merge_dim(c, n, dims[ci], dim_at(in_shape(n, 1), 0),
-                              "channel dim of 'value' and length of 'bias'", &dims[ci])) != FL_OK) {
+    if ((st = fl__op_merge_dim(c, n, dims[ci], dim_at(in_shape(n, 1), 0),
+                               "channel dim of 'value' and length of 'bias'", &dims[ci])) !=
+        FL_OK) {
         return st;
     }
-    return fl_op_set_output(c, n, 0, dt, x->rank, dims);
+    return fl__op_set_output(c, n, 0, dt, x->rank, dims);
 }
 
 static fl_status infer_bias_add(fl_ctx *c, fl_node *n) {
@@ -1828,7 +1832,7 @@ static fl_status infer_bias_add_grad(fl_ctx *c, fl_node *n) {
         return st;
     }
     fl_sym ch = dim_at(in_shape(n, 0), nchw ? 1 : -1);
-    return fl_op_set_output(c, n, 0, dt, 1, &ch);
+    return fl__op_set_output(c, n, 0, dt, 1, &ch);
 }
 
 static fl_status cost_bias_add_grad(fl_ctx *c, const fl_node *n, fl_cost *out) {
@@ -1846,16 +1850,16 @@ static fl_status cost_bias_add_grad(fl_ctx *c, const fl_node *n, fl_cost *out) {
 static fl_status size2_input(fl_ctx *c, const fl_node *n, int i, const char *what, fl_sym *hw) {
     const fl_shape *s = in_shape(n, i);
     if (s->rank >= 0 && s->rank != 1) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "input %d ('%s') must be 1-D, got rank %d", i, what,
-                            s->rank);
+        return fl__node_fail(c->d, FL_EINVAL, n, "input %d ('%s') must be 1-D, got rank %d", i,
+                             what, s->rank);
     }
     if (s->rank == 1 && fl_sym_is_known(s->dims[0]) && s->dims[0].k != 2) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "input %d ('%s') must have 2 elements, got %lld", i,
-                            what, (long long)s->dims[0].k);
+        return fl__node_fail(c->d, FL_EINVAL, n, "input %d ('%s') must have 2 elements, got %lld",
+                             i, what, (long long)s->dims[0].k);
     }
     const fl_sym *v;
     int64_t cnt;
-    fl_status st = fl_op_in_sym_vector(c, n, i, &v, &cnt);
+    fl_status st = fl__op_in_sym_vector(c, n, i, &v, &cnt);
     if (st == FL_ENOTFOUND) {
         return FL_OK;
     }
@@ -1863,14 +1867,14 @@ static fl_status size2_input(fl_ctx *c, const fl_node *n, int i, const char *wha
         return st;
     }
     if (cnt != 2) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "input %d ('%s') must have 2 elements, got %lld", i,
-                            what, (long long)cnt);
+        return fl__node_fail(c->d, FL_EINVAL, n, "input %d ('%s') must have 2 elements, got %lld",
+                             i, what, (long long)cnt);
     }
     for (int j = 0; j < 2; j++) {
         if (fl_sym_is_known(v[j]) && v[j].k <= 0) {
-            return fl_diag_fail(c->d, FL_EINVAL, n,
-                                "input %d ('%s') entries must be positive, got %lld", i, what,
-                                (long long)v[j].k);
+            return fl__node_fail(c->d, FL_EINVAL, n,
+                                 "input %d ('%s') entries must be positive, got %lld", i, what,
+                                 (long long)v[j].k);
         }
         hw[j] = v[j];
     }
@@ -1890,7 +1894,7 @@ static fl_status infer_resize_impl(fl_ctx *c, fl_node *n, bool float_out) {
     if ((st = size2_input(c, n, 1, "size", &dims[1])) != FL_OK) {
         return st;
     }
-    return fl_op_set_output(c, n, 0, dt, 4, dims);
+    return fl__op_set_output(c, n, 0, dt, 4, dims);
 }
 
 static fl_status infer_resize_float(fl_ctx *c, fl_node *n) {
@@ -1919,12 +1923,12 @@ static fl_status cost_zero(fl_ctx *c, const fl_node *n, fl_cost *out) {
 static fl_status infer_crop_and_resize(fl_ctx *c, fl_node *n) {
     fl_status st;
     const char *method;
-    if ((st = fl_attr_str_or(n, "method", "bilinear", &method, c->d)) != FL_OK) {
+    if ((st = fl__attr_str_or(n, "method", "bilinear", &method, c->d)) != FL_OK) {
         return st;
     }
     if (strcmp(method, "bilinear") != 0 && strcmp(method, "nearest") != 0) {
-        return fl_diag_fail(c->d, FL_EINVAL, n,
-                            "attr 'method' must be 'bilinear' or 'nearest', got '%s'", method);
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "attr 'method' must be 'bilinear' or 'nearest', got '%s'", method);
     }
     if ((st = need_rank(c, n, 0, "image", 4)) != FL_OK ||
         (st = need_rank(c, n, 1, "boxes", 2)) != FL_OK ||
@@ -1934,21 +1938,21 @@ static fl_status infer_crop_and_resize(fl_ctx *c, fl_node *n) {
     const fl_shape *img = in_shape(n, 0), *boxes = in_shape(n, 1);
     fl_sym four = dim_at(boxes, 1);
     if (fl_sym_is_known(four) && four.k != 4) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "input 1 ('boxes') must have 4 columns, got %lld",
-                            (long long)four.k);
+        return fl__node_fail(c->d, FL_EINVAL, n, "input 1 ('boxes') must have 4 columns, got %lld",
+                             (long long)four.k);
     }
     fl_sym dims[4] = {fl_sym_unknown(), fl_sym_unknown(), fl_sym_unknown(), dim_at(img, 3)};
-    if ((st = fl_op_merge_dim(c, n, dim_at(boxes, 0), dim_at(in_shape(n, 2), 0),
-                              "number of boxes in 'boxes' and 'box_ind'", &dims[0])) != FL_OK ||
+    if ((st = fl__op_merge_dim(c, n, dim_at(boxes, 0), dim_at(in_shape(n, 2), 0),
+                               "number of boxes in 'boxes' and 'box_ind'", &dims[0])) != FL_OK ||
         (st = size2_input(c, n, 3, "crop_size", &dims[1])) != FL_OK) {
         return st;
     }
-    return fl_op_set_output(c, n, 0, FL_DT_FLOAT, 4, dims);
+    return fl__op_set_output(c, n, 0, FL_DT_FLOAT, 4, dims);
 }
 
 static fl_status cost_crop_and_resize(fl_ctx *c, const fl_node *n, fl_cost *out) {
     const char *method;
-    fl_status st = fl_attr_str_or(n, "method", "bilinear", &method, c->d);
+    fl_status st = fl__attr_str_or(n, "method", "bilinear", &method, c->d);
     if (st != FL_OK) {
         return st;
     }
@@ -1964,24 +1968,24 @@ static fl_status infer_lrn(fl_ctx *c, fl_node *n) {
     int dt = FL_DT_INVALID;
     int64_t r;
     if ((st = attr_dtype(c, n, "T", 0, &dt)) != FL_OK ||
-        (st = fl_attr_int_or(n, "depth_radius", 5, &r, c->d)) != FL_OK ||
+        (st = fl__attr_int_or(n, "depth_radius", 5, &r, c->d)) != FL_OK ||
         (st = need_rank(c, n, 0, "input", 4)) != FL_OK) {
         return st;
     }
     if (r < 0) {
-        return fl_diag_fail(c->d, FL_EINVAL, n,
-                            "attr 'depth_radius' must be non-negative, got %lld", (long long)r);
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "attr 'depth_radius' must be non-negative, got %lld", (long long)r);
     }
     const fl_shape *x = in_shape(n, 0);
     if (x->rank < 0) {
-        return fl_op_set_output_rank(c, n, 0, dt, 4);
+        return fl__op_set_output_rank(c, n, 0, dt, 4);
     }
-    return fl_op_pass_through(c, n, 0, 0);
+    return fl__op_pass_through(c, n, 0, 0);
 }
 
 static fl_status cost_lrn(fl_ctx *c, const fl_node *n, fl_cost *out) {
     int64_t r;
-    fl_status st = fl_attr_int_or(n, "depth_radius", 5, &r, c->d);
+    fl_status st = fl__attr_int_or(n, "depth_radius", 5, &r, c->d);
     if (st != FL_OK) {
         return st;
     }
@@ -2000,7 +2004,7 @@ static fl_status infer_softmax(fl_ctx *c, fl_node *n) {
         return st;
     }
     const fl_shape *x = in_shape(n, 0);
-    return fl_op_set_output(c, n, 0, dt, x->rank, x->dims);
+    return fl__op_set_output(c, n, 0, dt, x->rank, x->dims);
 }
 
 static fl_status cost_softmax_impl(fl_ctx *c, const fl_node *n, fl_cost *out, bool tfprof) {
@@ -2022,7 +2026,7 @@ static fl_status infer_l2_loss(fl_ctx *c, fl_node *n) {
     if (st != FL_OK) {
         return st;
     }
-    return fl_op_set_output(c, n, 0, dt, 0, NULL);
+    return fl__op_set_output(c, n, 0, dt, 0, NULL);
 }
 
 static fl_status cost_l2_loss(fl_ctx *c, const fl_node *n, fl_cost *out) {
@@ -2042,19 +2046,19 @@ static fl_status infer_space_depth(fl_ctx *c, fl_node *n, bool to_space) {
     int dt = FL_DT_INVALID;
     int64_t b;
     if ((st = get_layout(c, n, 2, &l)) != FL_OK || (st = attr_dtype(c, n, "T", 0, &dt)) != FL_OK ||
-        (st = fl_attr_need_int(n, "block_size", &b, c->d)) != FL_OK) {
+        (st = fl__attr_need_int(n, "block_size", &b, c->d)) != FL_OK) {
         return st;
     }
     if (b < 2) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "attr 'block_size' must be at least 2, got %lld",
-                            (long long)b);
+        return fl__node_fail(c->d, FL_EINVAL, n, "attr 'block_size' must be at least 2, got %lld",
+                             (long long)b);
     }
     if (b > 3037000499) { /* b * b must fit int64 */
-        return fl_diag_fail(c->d, FL_EINVAL, n, "attr 'block_size' is too large: %lld",
-                            (long long)b);
+        return fl__node_fail(c->d, FL_EINVAL, n, "attr 'block_size' is too large: %lld",
+                             (long long)b);
     }
     if (!l.ok) {
-        return fl_op_set_output(c, n, 0, dt, -1, NULL);
+        return fl__op_set_output(c, n, 0, dt, -1, NULL);
     }
     if ((st = need_rank(c, n, 0, "input", 4)) != FL_OK) {
         return st;
@@ -2088,27 +2092,27 @@ static fl_status infer_space_depth(fl_ctx *c, fl_node *n, bool to_space) {
     for (int i = 0; i < ndiv; i++) {
         fl_sym d = dims[div_idx[i]];
         if (fl_sym_is_known(d) && d.k % div_by != 0) {
-            return fl_diag_fail(c->d, FL_EINVAL, n,
-                                "input dim %d (%lld) is not divisible by %lld (attr 'block_size' "
-                                "%lld)",
-                                div_idx[i], (long long)d.k, (long long)div_by, (long long)b);
+            return fl__node_fail(c->d, FL_EINVAL, n,
+                                 "input dim %d (%lld) is not divisible by %lld (attr 'block_size' "
+                                 "%lld)",
+                                 div_idx[i], (long long)d.k, (long long)div_by, (long long)b);
         }
         bool exact;
         if (fl_sym_is_unknown(d)) {
             continue;
         }
-        st = fl_sym_div(c->st, d, fl_sym_const(div_by), &dims[div_idx[i]], &exact);
+        st = fl__sym_div(c->st, d, fl_sym_const(div_by), &dims[div_idx[i]], &exact);
         if (st != FL_OK) {
-            return fl_diag_fail(c->d, st, n, "division of input dim %d by %lld failed", div_idx[i],
-                                (long long)div_by);
+            return fl__node_fail(c->d, st, n, "division of input dim %d by %lld failed", div_idx[i],
+                                 (long long)div_by);
         }
     }
     for (int i = 0; i < nmul; i++) {
-        if ((st = fl_op_scale(c, n, dims[mul_idx[i]], mul_by, &dims[mul_idx[i]])) != FL_OK) {
+        if ((st = fl__op_scale(c, n, dims[mul_idx[i]], mul_by, &dims[mul_idx[i]])) != FL_OK) {
             return st;
         }
     }
-    return fl_op_set_output(c, n, 0, dt, 4, dims);
+    return fl__op_set_output(c, n, 0, dt, 4, dims);
 }
 
 static fl_status infer_depth_to_space(fl_ctx *c, fl_node *n) {
@@ -2130,9 +2134,9 @@ static fl_status infer_compare_cast(fl_ctx *c, fl_node *n) {
     fl_shape out;
     fl_status st = attr_dtype(c, n, "T", 0, &dt);
     if (st == FL_OK) {
-        st = fl_op_broadcast(c, n, in_shape(n, 0), in_shape(n, 1), &out);
+        st = fl__op_broadcast(c, n, in_shape(n, 0), in_shape(n, 1), &out);
     }
-    return st != FL_OK ? st : fl_op_set_output(c, n, 0, dt, out.rank, out.dims);
+    return st != FL_OK ? st : fl__op_set_output(c, n, 0, dt, out.rank, out.dims);
 }
 
 /* Element-wise rules of these ops: `per` FLOPs per output element, no tfprof
@@ -2152,7 +2156,7 @@ static fl_status cost_compare_cast(fl_ctx *c, const fl_node *n, fl_cost *out) {
  * as Cast is) and the hash, 1 each per element. */
 static fl_status infer_tensor_to_hash_bucket(fl_ctx *c, fl_node *n) {
     const fl_shape *x = in_shape(n, 0);
-    return fl_op_set_output(c, n, 0, FL_DT_INT64, x->rank, x->dims);
+    return fl__op_set_output(c, n, 0, FL_DT_INT64, x->rank, x->dims);
 }
 static fl_status cost_tensor_to_hash_bucket(fl_ctx *c, const fl_node *n, fl_cost *out) {
     return cost_per_elem_no_tfprof(c, n, out, 2);
@@ -2160,7 +2164,7 @@ static fl_status cost_tensor_to_hash_bucket(fl_ctx *c, const fl_node *n, fl_cost
 
 /* _MklFusedMish (oneDNN): x * Tanh(Softplus(x)); FLOPs 3 per element. */
 static fl_status infer_mish(fl_ctx *c, fl_node *n) {
-    return fl_op_pass_through(c, n, 0, 0);
+    return fl__op_pass_through(c, n, 0, 0);
 }
 static fl_status cost_mish(fl_ctx *c, const fl_node *n, fl_cost *out) {
     return cost_per_elem_no_tfprof(c, n, out, 3);
@@ -2171,7 +2175,7 @@ static fl_status infer_mkl_norm(fl_ctx *c, fl_node *n) {
     int dt = FL_DT_INVALID;
     fl_status st = attr_dtype(c, n, "T", 0, &dt);
     const fl_shape *x = in_shape(n, 0);
-    return st != FL_OK ? st : fl_op_set_output(c, n, 0, dt, x->rank, x->dims);
+    return st != FL_OK ? st : fl__op_set_output(c, n, 0, dt, x->rank, x->dims);
 }
 
 static fl_status cost_mkl_layer_norm(fl_ctx *c, const fl_node *n, fl_cost *out) {
@@ -2188,7 +2192,7 @@ static fl_status cost_mkl_instance_norm(fl_ctx *c, const fl_node *n, fl_cost *ou
     const fl_shape *x = in_shape(n, 0);
     const int64_t *axes = NULL;
     size_t n_axes = 0;
-    fl_status st = fl_attr_get_ints(n, "reduction_axes", &axes, &n_axes, c->d);
+    fl_status st = fl__attr_get_ints(n, "reduction_axes", &axes, &n_axes, c->d);
     if (st != FL_OK && st != FL_ENOTFOUND) {
         return st;
     }
@@ -2201,13 +2205,13 @@ static fl_status cost_mkl_instance_norm(fl_ctx *c, const fl_node *n, fl_cost *ou
         for (size_t i = 0; i < n_axes; i++) {
             int64_t a = axes[i] < 0 ? axes[i] + x->rank : axes[i];
             if (a < 0 || a >= x->rank) {
-                return fl_diag_fail(c->d, FL_EINVAL, n, "reduction axis %lld out of range",
-                                    (long long)axes[i]);
+                return fl__node_fail(c->d, FL_EINVAL, n, "reduction axis %lld out of range",
+                                     (long long)axes[i]);
             }
             gd[a] = fl_sym_const(1);
         }
         fl_shape gs = {x->rank, gd}, ms;
-        if ((st = fl_op_broadcast(c, n, &gs, in_shape(n, 1), &ms)) != FL_OK) {
+        if ((st = fl__op_broadcast(c, n, &gs, in_shape(n, 1), &ms)) != FL_OK) {
             return st;
         }
         fl_sym g = a_numel(&k, &gs), m = a_numel(&k, &ms);

@@ -68,7 +68,6 @@
  * tfprof_flops is 0 (tfprof_rule false) for every ONNX op: tfprof profiles
  * TensorFlow graphs only.
  */
-#include "import/import.h"
 #include "ops/common.h"
 
 #include <string.h>
@@ -100,7 +99,7 @@ static fl_status set_out(fl_ctx *c, fl_node *n, int port, int dtype, int rank, c
     if (port >= n->n_outputs) {
         return FL_OK;
     }
-    return fl_op_set_output(c, n, port, dtype, rank, dims);
+    return fl__op_set_output(c, n, port, dtype, rank, dims);
 }
 
 /* Normalises an axis against `rank`; fails naming the attr when out of
@@ -108,8 +107,8 @@ static fl_status set_out(fl_ctx *c, fl_node *n, int port, int dtype, int rank, c
 static fl_status norm_axis(fl_ctx *c, const fl_node *n, int64_t axis, int rank, const char *what,
                            int *out) {
     if (axis < -(int64_t)rank || axis >= rank) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "%s %lld is out of range for rank %d", what,
-                            (long long)axis, rank);
+        return fl__node_fail(c->d, FL_EINVAL, n, "%s %lld is out of range for rank %d", what,
+                             (long long)axis, rank);
     }
     *out = (int)(axis < 0 ? axis + rank : axis);
     return FL_OK;
@@ -123,12 +122,12 @@ static fl_status ints_in_or_attr(fl_ctx *c, const fl_node *n, int i, const char 
     *found = true;
     if (!absent(n, i)) {
         int64_t *v;
-        fl_status st = fl_op_in_int_vector(c, n, i, &v, cnt);
+        fl_status st = fl__op_in_int_vector(c, n, i, &v, cnt);
         *out = v;
         return st;
     }
     size_t k;
-    fl_status st = fl_attr_get_ints(n, attr, out, &k, c->d);
+    fl_status st = fl__attr_get_ints(n, attr, out, &k, c->d);
     if (st == FL_ENOTFOUND) {
         *found = false;
         *cnt = 0;
@@ -143,7 +142,7 @@ static void copy_elem(fl_value *dst, int64_t di, const fl_value *src, int64_t si
     if (dst->ints) {
         ((fl_sym *)dst->ints)[di] = src->ints[si];
     } else {
-        size_t es = fl_dtype_size(dst->dtype);
+        size_t es = fl__dtype_size(dst->dtype);
         memcpy((uint8_t *)dst->raw + (size_t)di * es, (const uint8_t *)src->raw + (size_t)si * es,
                es);
     }
@@ -152,8 +151,8 @@ static void copy_elem(fl_value *dst, int64_t di, const fl_value *src, int64_t si
 /* A new value for output `port`, or NULL (too large, not concrete, or OOM
  * with d failed: the caller returns fl_ctx_status). */
 static fl_status new_out_value(fl_ctx *c, fl_node *n, int port, fl_value **v) {
-    *v = fl_op_new_value(c, n, port);
-    return (!*v && c->a->failed) ? fl_diag_oom(c->d) : FL_OK;
+    *v = fl__op_new_value(c, n, port);
+    return (!*v && c->a->failed) ? fl__diag_oom(c->d) : FL_OK;
 }
 
 /* Calls TensorFlow descriptor `tf_kind`'s hook on a copy of n that carries
@@ -161,9 +160,9 @@ static fl_status new_out_value(fl_ctx *c, fl_node *n, int port, fl_value **v) {
 static fl_status twin(fl_ctx *c, fl_node *n, int tf_kind, bool eval) {
     fl_node p = *n;
     p.kind = tf_kind;
-    p.desc = fl_op_desc_of(tf_kind);
+    p.desc = fl__op_desc_of(tf_kind);
     if (!p.desc) {
-        return fl_diag_fail(c->d, FL_EINTERNAL, n, "no TensorFlow twin op");
+        return fl__node_fail(c->d, FL_EINTERNAL, n, "no TensorFlow twin op");
     }
     if (eval) {
         return p.desc->eval ? p.desc->eval(c, &p) : FL_OK;
@@ -232,7 +231,7 @@ static fl_status infer_same(fl_ctx *c, fl_node *n) {
     const fl_tensor *x = fl_node_in(n, 0);
     fl_status st = FL_OK;
     for (int k = 0; k < n->n_outputs && st == FL_OK; k++) {
-        st = fl_op_set_output(c, n, k, fl_dtype_base(x->dtype), x->shape.rank, x->shape.dims);
+        st = fl__op_set_output(c, n, k, fl_dtype_base(x->dtype), x->shape.rank, x->shape.dims);
     }
     return st;
 }
@@ -249,7 +248,7 @@ static fl_status eval_copy(fl_ctx *c, fl_node *n) {
     for (int64_t i = 0; i < v->n; i++) {
         copy_elem(v, i, in, i);
     }
-    fl_op_set_value(n, 0, v);
+    fl__op_set_value(n, 0, v);
     return FL_OK;
 }
 
@@ -259,13 +258,13 @@ static fl_status eval_copy(fl_ctx *c, fl_node *n) {
 
 static fl_status cost_zero(fl_ctx *c, const fl_node *n, fl_cost *out) {
     fl_arith k = {c, n, FL_OK};
-    return fl_ar_put_cost(&k, out, fl_sym_const(0), fl_sym_const(0));
+    return fl__ar_put_cost(&k, out, fl_sym_const(0), fl_sym_const(0));
 }
 
 static fl_status cost_per_out(fl_ctx *c, const fl_node *n, fl_cost *out, int64_t per) {
     fl_arith k = {c, n, FL_OK};
-    fl_sym f = fl_ar_scale(&k, fl_ar_numel(&k, &n->outputs[0].shape), per);
-    return fl_ar_put_cost(&k, out, f, fl_sym_const(0));
+    fl_sym f = fl__ar_scale(&k, fl__ar_numel(&k, &n->outputs[0].shape), per);
+    return fl__ar_put_cost(&k, out, f, fl_sym_const(0));
 }
 
 static fl_status cost_ew(fl_ctx *c, const fl_node *n, fl_cost *out) {
@@ -296,7 +295,7 @@ static fl_status cost_variadic(fl_ctx *c, const fl_node *n, fl_cost *out) {
 
 static fl_status infer_absent(fl_ctx *c, fl_node *n) {
     fl_sym zero = fl_sym_const(0);
-    return fl_op_set_output(c, n, 0, FL_DT_FLOAT, 1, &zero); /* an empty tensor: 0 bytes */
+    return fl__op_set_output(c, n, 0, FL_DT_FLOAT, 1, &zero); /* an empty tensor: 0 bytes */
 }
 
 static fl_status infer_unary_twin(fl_ctx *c, fl_node *n) {
@@ -305,23 +304,24 @@ static fl_status infer_unary_twin(fl_ctx *c, fl_node *n) {
 
 static fl_status infer_cast(fl_ctx *c, fl_node *n) {
     int64_t to;
-    fl_status st = fl_attr_need_int(n, "to", &to, c->d);
+    fl_status st = fl__attr_need_int(n, "to", &to, c->d);
     if (st != FL_OK) {
         return st;
     }
-    fl_dtype dt = fl_onnx_dtype((int32_t)to);
+    fl_dtype dt = fl__onnx_dtype((int32_t)to);
     if (dt == FL_DT_INVALID || to != (int32_t)to) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "attr 'to' holds unsupported data type %lld",
-                            (long long)to);
+        return fl__node_fail(c->d, FL_EINVAL, n, "attr 'to' holds unsupported data type %lld",
+                             (long long)to);
     }
     const fl_tensor *x = fl_node_in(n, 0);
-    return fl_op_set_output(c, n, 0, dt, x->shape.rank, x->shape.dims);
+    return fl__op_set_output(c, n, 0, dt, x->shape.rank, x->shape.dims);
 }
 
 /* Clip(x, min?, max?), Dropout(x, ratio?, training_mode?) -> mask. */
 static fl_status infer_dropout(fl_ctx *c, fl_node *n) {
     const fl_tensor *x = fl_node_in(n, 0);
-    fl_status st = fl_op_set_output(c, n, 0, fl_dtype_base(x->dtype), x->shape.rank, x->shape.dims);
+    fl_status st =
+        fl__op_set_output(c, n, 0, fl_dtype_base(x->dtype), x->shape.rank, x->shape.dims);
     if (st == FL_OK) {
         st = set_out(c, n, 1, FL_DT_BOOL, x->shape.rank, x->shape.dims);
     }
@@ -335,12 +335,12 @@ static fl_status infer_dropout(fl_ctx *c, fl_node *n) {
 static fl_status infer_variadic(fl_ctx *c, fl_node *n) {
     fl_shape acc = *in_shape(n, 0);
     for (int i = 1; i < n->n_inputs; i++) {
-        fl_status st = fl_op_broadcast(c, n, &acc, in_shape(n, i), &acc);
+        fl_status st = fl__op_broadcast(c, n, &acc, in_shape(n, i), &acc);
         if (st != FL_OK) {
             return st;
         }
     }
-    return fl_op_set_output(c, n, 0, in_dtype(n, 0), acc.rank, acc.dims);
+    return fl__op_set_output(c, n, 0, in_dtype(n, 0), acc.rank, acc.dims);
 }
 
 /* A shape given as the value of input i (an int64 vector): *shape gets its
@@ -349,7 +349,7 @@ static fl_status infer_variadic(fl_ctx *c, fl_node *n) {
 static fl_status shape_from_input(fl_ctx *c, const fl_node *n, int i, fl_shape *shape) {
     const fl_sym *v;
     int64_t len;
-    fl_status st = fl_op_in_sym_vector(c, n, i, &v, &len);
+    fl_status st = fl__op_in_sym_vector(c, n, i, &v, &len);
     if (st == FL_ENOTFOUND) {
         const fl_shape *s = in_shape(n, i);
         shape->rank = (s->rank == 1 && fl_sym_is_known(s->dims[0]) && s->dims[0].k <= 254)
@@ -362,8 +362,8 @@ static fl_status shape_from_input(fl_ctx *c, const fl_node *n, int i, fl_shape *
         return st;
     }
     if (len > 254) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "input %d describes a shape of rank %lld", i,
-                            (long long)len);
+        return fl__node_fail(c->d, FL_EINVAL, n, "input %d describes a shape of rank %lld", i,
+                             (long long)len);
     }
     shape->rank = (int)len;
     shape->dims = (fl_sym *)v;
@@ -379,15 +379,15 @@ static fl_status infer_expand(fl_ctx *c, fl_node *n) {
     const fl_shape *x = in_shape(n, 0);
     if (want.rank >= 0 && !want.dims) {
         int r = x->rank < 0 ? -1 : (x->rank > want.rank ? x->rank : want.rank);
-        return fl_op_set_output_rank(c, n, 0, in_dtype(n, 0), r);
+        return fl__op_set_output_rank(c, n, 0, in_dtype(n, 0), r);
     }
-    st = fl_op_broadcast(c, n, x, &want, &out);
-    return st == FL_OK ? fl_op_set_output(c, n, 0, in_dtype(n, 0), out.rank, out.dims) : st;
+    st = fl__op_broadcast(c, n, x, &want, &out);
+    return st == FL_OK ? fl__op_set_output(c, n, 0, in_dtype(n, 0), out.rank, out.dims) : st;
 }
 
 static fl_status infer_constant_of_shape(fl_ctx *c, fl_node *n) {
     const fl_const *k = NULL;
-    fl_status st = fl_attr_get_tensor(n, "value", &k, c->d);
+    fl_status st = fl__attr_get_tensor(n, "value", &k, c->d);
     if (st != FL_OK && st != FL_ENOTFOUND) {
         return st;
     }
@@ -398,9 +398,9 @@ static fl_status infer_constant_of_shape(fl_ctx *c, fl_node *n) {
         return st;
     }
     if (s.rank >= 0 && !s.dims) {
-        return fl_op_set_output_rank(c, n, 0, dt, s.rank);
+        return fl__op_set_output_rank(c, n, 0, dt, s.rank);
     }
-    st = fl_op_set_output(c, n, 0, dt, s.rank, s.dims);
+    st = fl__op_set_output(c, n, 0, dt, s.rank, s.dims);
     if (st != FL_OK || s.rank < 0) {
         return st;
     }
@@ -415,7 +415,7 @@ static fl_status infer_constant_of_shape(fl_ctx *c, fl_node *n) {
             copy_elem(v, i, k->value, 0);
         }
     }
-    fl_op_set_value(n, 0, v);
+    fl__op_set_value(n, 0, v);
     return FL_OK;
 }
 
@@ -436,7 +436,7 @@ static fl_status window_list(fl_ctx *c, const fl_node *n, const char *name, int 
                              int64_t *out) {
     const int64_t *v;
     size_t cnt;
-    fl_status st = fl_attr_get_ints(n, name, &v, &cnt, c->d);
+    fl_status st = fl__attr_get_ints(n, name, &v, &cnt, c->d);
     if (st == FL_ENOTFOUND) {
         for (int i = 0; i < want; i++) {
             out[i] = dflt;
@@ -447,8 +447,8 @@ static fl_status window_list(fl_ctx *c, const fl_node *n, const char *name, int 
         return st;
     }
     if ((int)cnt != want) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "attr '%s' has %zu entries, expects %d", name, cnt,
-                            want);
+        return fl__node_fail(c->d, FL_EINVAL, n, "attr '%s' has %zu entries, expects %d", name, cnt,
+                             want);
     }
     memcpy(out, v, (size_t)want * sizeof(int64_t));
     return FL_OK;
@@ -461,17 +461,17 @@ static fl_status get_window(fl_ctx *c, const fl_node *n, int ns, const fl_shape 
     out->ns = ns;
     const int64_t *ks;
     size_t kn;
-    st = fl_attr_get_ints(n, "kernel_shape", &ks, &kn, c->d);
+    st = fl__attr_get_ints(n, "kernel_shape", &ks, &kn, c->d);
     if (st == FL_OK) {
         if ((int)kn != ns) {
-            return fl_diag_fail(c->d, FL_EINVAL, n,
-                                "attr 'kernel_shape' has %zu entries, expects %d", kn, ns);
+            return fl__node_fail(c->d, FL_EINVAL, n,
+                                 "attr 'kernel_shape' has %zu entries, expects %d", kn, ns);
         }
         memcpy(out->k, ks, (size_t)ns * sizeof(int64_t));
     } else if (st != FL_ENOTFOUND) {
         return st;
     } else if (!w) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "missing required attr 'kernel_shape'");
+        return fl__node_fail(c->d, FL_EINVAL, n, "missing required attr 'kernel_shape'");
     } else {
         for (int i = 0; i < ns; i++) {
             fl_sym kd = w->rank == ns + 2 ? w->dims[2 + i] : fl_sym_unknown();
@@ -490,11 +490,11 @@ static fl_status get_window(fl_ctx *c, const fl_node *n, int ns, const fl_shape 
         out->lo[i] = pads[i];
         out->hi[i] = pads[ns + i];
         if (out->lo[i] < 0 || out->hi[i] < 0) {
-            return fl_diag_fail(c->d, FL_EINVAL, n, "attr 'pads' has a negative entry");
+            return fl__node_fail(c->d, FL_EINVAL, n, "attr 'pads' has a negative entry");
         }
     }
     const char *ap;
-    if ((st = fl_attr_str_or(n, "auto_pad", "NOTSET", &ap, c->d)) != FL_OK) {
+    if ((st = fl__attr_str_or(n, "auto_pad", "NOTSET", &ap, c->d)) != FL_OK) {
         return st;
     }
     if (strcmp(ap, "NOTSET") == 0 || !*ap) {
@@ -504,10 +504,10 @@ static fl_status get_window(fl_ctx *c, const fl_node *n, int ns, const fl_shape 
     } else if (strcmp(ap, "SAME_UPPER") == 0 || strcmp(ap, "SAME_LOWER") == 0) {
         out->padding = "SAME";
     } else {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "attr 'auto_pad' has unsupported value '%s'", ap);
+        return fl__node_fail(c->d, FL_EINVAL, n, "attr 'auto_pad' has unsupported value '%s'", ap);
     }
     int64_t cm;
-    if ((st = fl_attr_int_or(n, "ceil_mode", 0, &cm, c->d)) != FL_OK) {
+    if ((st = fl__attr_int_or(n, "ceil_mode", 0, &cm, c->d)) != FL_OK) {
         return st;
     }
     out->ceil_mode = cm != 0;
@@ -522,22 +522,22 @@ static fl_status window_dim(fl_ctx *c, const fl_node *n, const window *w, int i,
         return FL_OK;
     }
     if (!w->ceil_mode || strcmp(w->padding, "EXPLICIT") != 0) {
-        return fl_op_window_out(c, n, in, w->k[i], w->s[i], w->d[i], w->padding, w->lo[i], w->hi[i],
-                                out);
+        return fl__op_window_out(c, n, in, w->k[i], w->s[i], w->d[i], w->padding, w->lo[i],
+                                 w->hi[i], out);
     }
     /* ceil_mode: ceil((in + pads - eff) / s) + 1, minus a last window that
      * would start inside the end padding. */
     fl_sym floor_out;
-    fl_status st = fl_op_window_out(c, n, in, w->k[i], w->s[i], w->d[i], "EXPLICIT", w->lo[i],
-                                    w->hi[i], &floor_out);
+    fl_status st = fl__op_window_out(c, n, in, w->k[i], w->s[i], w->d[i], "EXPLICIT", w->lo[i],
+                                     w->hi[i], &floor_out);
     if (st != FL_OK) {
         return st;
     }
     int64_t eff = (w->k[i] - 1) * w->d[i] + 1;
     fl_sym t, r;
-    if ((st = fl_op_add(c, n, in, fl_sym_const(w->lo[i] + w->hi[i] - eff), &t)) != FL_OK ||
-        (st = fl_op_ceildiv(c, n, t, fl_sym_const(w->s[i]), &r)) != FL_OK ||
-        (st = fl_op_add(c, n, r, fl_sym_const(1), &r)) != FL_OK) {
+    if ((st = fl__op_add(c, n, in, fl_sym_const(w->lo[i] + w->hi[i] - eff), &t)) != FL_OK ||
+        (st = fl__op_ceildiv(c, n, t, fl_sym_const(w->s[i]), &r)) != FL_OK ||
+        (st = fl__op_add(c, n, r, fl_sym_const(1), &r)) != FL_OK) {
         return st;
     }
     if (fl_sym_is_known(r) && fl_sym_is_known(in) && (r.k - 1) * w->s[i] >= in.k + w->lo[i]) {
@@ -552,37 +552,37 @@ static fl_status infer_conv(fl_ctx *c, fl_node *n) {
     int rank = x->rank >= 0 ? x->rank : w->rank;
     int dt = in_dtype(n, 0);
     if (rank < 0) {
-        return fl_op_set_output(c, n, 0, dt, -1, NULL);
+        return fl__op_set_output(c, n, 0, dt, -1, NULL);
     }
     if (rank < 3 || rank > MAX_SPATIAL + 2) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "input 'X' must have rank 3 to %d, got %d",
-                            MAX_SPATIAL + 2, rank);
+        return fl__node_fail(c->d, FL_EINVAL, n, "input 'X' must have rank 3 to %d, got %d",
+                             MAX_SPATIAL + 2, rank);
     }
     if ((x->rank >= 0 && x->rank != rank) || (w->rank >= 0 && w->rank != rank)) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "inputs 'X' (rank %d) and 'W' (rank %d) disagree",
-                            x->rank, w->rank);
+        return fl__node_fail(c->d, FL_EINVAL, n, "inputs 'X' (rank %d) and 'W' (rank %d) disagree",
+                             x->rank, w->rank);
     }
     int64_t group;
-    fl_status st = fl_attr_int_or(n, "group", 1, &group, c->d);
+    fl_status st = fl__attr_int_or(n, "group", 1, &group, c->d);
     if (st != FL_OK) {
         return st;
     }
     if (group < 1) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "attr 'group' must be positive, got %lld",
-                            (long long)group);
+        return fl__node_fail(c->d, FL_EINVAL, n, "attr 'group' must be positive, got %lld",
+                             (long long)group);
     }
     fl_sym cin = x->rank >= 0 ? x->dims[1] : fl_sym_unknown();
     fl_sym cw = w->rank >= 0 ? w->dims[1] : fl_sym_unknown();
     fl_sym m = w->rank >= 0 ? w->dims[0] : fl_sym_unknown();
     if (fl_sym_is_known(cin) && fl_sym_is_known(cw) && cin.k != cw.k * group) {
-        return fl_diag_fail(c->d, FL_EINVAL, n,
-                            "input 'X' has %lld channels but 'W' expects %lld x group %lld",
-                            (long long)cin.k, (long long)cw.k, (long long)group);
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "input 'X' has %lld channels but 'W' expects %lld x group %lld",
+                             (long long)cin.k, (long long)cw.k, (long long)group);
     }
     if (fl_sym_is_known(m) && m.k % group != 0) {
-        return fl_diag_fail(c->d, FL_EINVAL, n,
-                            "'W' has %lld output channels, not a multiple of group %lld",
-                            (long long)m.k, (long long)group);
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "'W' has %lld output channels, not a multiple of group %lld",
+                             (long long)m.k, (long long)group);
     }
     window win;
     if ((st = get_window(c, n, rank - 2, w, &win)) != FL_OK) {
@@ -591,9 +591,9 @@ static fl_status infer_conv(fl_ctx *c, fl_node *n) {
     for (int i = 0; i < win.ns; i++) {
         fl_sym kd = w->rank >= 0 ? w->dims[2 + i] : fl_sym_unknown();
         if (fl_sym_is_known(kd) && win.k[i] >= 0 && kd.k != win.k[i]) {
-            return fl_diag_fail(c->d, FL_EINVAL, n,
-                                "attr 'kernel_shape' says %lld but 'W' dim %d is %lld",
-                                (long long)win.k[i], 2 + i, (long long)kd.k);
+            return fl__node_fail(c->d, FL_EINVAL, n,
+                                 "attr 'kernel_shape' says %lld but 'W' dim %d is %lld",
+                                 (long long)win.k[i], 2 + i, (long long)kd.k);
         }
     }
     fl_sym dims[MAX_SPATIAL + 2];
@@ -606,40 +606,40 @@ static fl_status infer_conv(fl_ctx *c, fl_node *n) {
             return st;
         }
     }
-    return fl_op_set_output(c, n, 0, dt, rank, dims);
+    return fl__op_set_output(c, n, 0, dt, rank, dims);
 }
 
 /* Activation of a com.microsoft fused op: 1 per output element unless
  * absent or Identity. */
 static bool has_activation(const fl_node *n) {
-    const fl_attr *a = fl_node_attr(n, "activation");
+    const fl_attr *a = fl__node_attr(n, "activation");
     return a && a->kind == FL_ATTR_S && a->v.s.len && strcmp(a->v.s.p, "Identity") != 0;
 }
 
 static fl_status cost_conv(fl_ctx *c, const fl_node *n, fl_cost *out) {
     fl_arith k = {c, n, FL_OK};
     const fl_shape *w = in_shape(n, 1);
-    fl_sym e = fl_ar_numel(&k, &n->outputs[0].shape);
-    fl_sym per = fl_ar_dims_prod(&k, w, 1, w->rank); /* C_in/group * prod(kernel) */
-    fl_sym macs = fl_ar_mul(&k, e, per);
-    fl_sym flops = fl_ar_scale(&k, macs, 2);
+    fl_sym e = fl__ar_numel(&k, &n->outputs[0].shape);
+    fl_sym per = fl__ar_dims_prod(&k, w, 1, w->rank); /* C_in/group * prod(kernel) */
+    fl_sym macs = fl__ar_mul(&k, e, per);
+    fl_sym flops = fl__ar_scale(&k, macs, 2);
     int extra =
         !absent(n, 2) +
         (n->kind == FL_OP_ONNX_MS_FUSED_CONV ? (has_activation(n) ? 1 : 0) + !absent(n, 3) : 0);
-    flops = fl_ar_add(&k, flops, fl_ar_scale(&k, e, extra));
-    return fl_ar_put_cost(&k, out, flops, macs);
+    flops = fl__ar_add(&k, flops, fl__ar_scale(&k, e, extra));
+    return fl__ar_put_cost(&k, out, flops, macs);
 }
 
 static fl_status infer_pool(fl_ctx *c, fl_node *n) {
     const fl_shape *x = in_shape(n, 0);
     int dt = in_dtype(n, 0);
     if (x->rank < 0) {
-        fl_status st = fl_op_set_output(c, n, 0, dt, -1, NULL);
+        fl_status st = fl__op_set_output(c, n, 0, dt, -1, NULL);
         return st == FL_OK ? set_out(c, n, 1, FL_DT_INT64, -1, NULL) : st;
     }
     if (x->rank < 3 || x->rank > MAX_SPATIAL + 2) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "input 'X' must have rank 3 to %d, got %d",
-                            MAX_SPATIAL + 2, x->rank);
+        return fl__node_fail(c->d, FL_EINVAL, n, "input 'X' must have rank 3 to %d, got %d",
+                             MAX_SPATIAL + 2, x->rank);
     }
     window win;
     fl_status st = get_window(c, n, x->rank - 2, NULL, &win);
@@ -653,7 +653,7 @@ static fl_status infer_pool(fl_ctx *c, fl_node *n) {
         st = window_dim(c, n, &win, i, x->dims[2 + i], &dims[2 + i]);
     }
     if (st == FL_OK) {
-        st = fl_op_set_output(c, n, 0, dt, x->rank, dims);
+        st = fl__op_set_output(c, n, 0, dt, x->rank, dims);
     }
     return st == FL_OK ? set_out(c, n, 1, FL_DT_INT64, x->rank, dims) : st;
 }
@@ -662,51 +662,52 @@ static fl_status cost_pool(fl_ctx *c, const fl_node *n, fl_cost *out) {
     fl_arith k = {c, n, FL_OK};
     const int64_t *ks;
     size_t kn;
-    fl_status st = fl_attr_get_ints(n, "kernel_shape", &ks, &kn, c->d);
+    fl_status st = fl__attr_get_ints(n, "kernel_shape", &ks, &kn, c->d);
     if (st != FL_OK) {
-        return st == FL_ENOTFOUND ? fl_diag_fail(c->d, FL_EINVAL, n, "missing attr 'kernel_shape'")
+        return st == FL_ENOTFOUND ? fl__node_fail(c->d, FL_EINVAL, n, "missing attr 'kernel_shape'")
                                   : st;
     }
-    fl_sym f = fl_ar_numel(&k, &n->outputs[0].shape);
+    fl_sym f = fl__ar_numel(&k, &n->outputs[0].shape);
     for (size_t i = 0; i < kn; i++) {
-        f = fl_ar_scale(&k, f, ks[i]);
+        f = fl__ar_scale(&k, f, ks[i]);
     }
-    return fl_ar_put_cost(&k, out, f, fl_sym_const(0));
+    return fl__ar_put_cost(&k, out, f, fl_sym_const(0));
 }
 
 static fl_status infer_global_pool(fl_ctx *c, fl_node *n) {
     const fl_shape *x = in_shape(n, 0);
     if (x->rank < 0) {
-        return fl_op_set_output(c, n, 0, in_dtype(n, 0), -1, NULL);
+        return fl__op_set_output(c, n, 0, in_dtype(n, 0), -1, NULL);
     }
     if (x->rank < 2 || x->rank > MAX_SPATIAL + 2) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "input 'X' must have rank 2 to %d, got %d",
-                            MAX_SPATIAL + 2, x->rank);
+        return fl__node_fail(c->d, FL_EINVAL, n, "input 'X' must have rank 2 to %d, got %d",
+                             MAX_SPATIAL + 2, x->rank);
     }
     fl_sym dims[MAX_SPATIAL + 2];
     for (int i = 0; i < x->rank; i++) {
         dims[i] = i < 2 ? x->dims[i] : fl_sym_const(1);
     }
-    return fl_op_set_output(c, n, 0, in_dtype(n, 0), x->rank, dims);
+    return fl__op_set_output(c, n, 0, in_dtype(n, 0), x->rank, dims);
 }
 
 static fl_status cost_global_pool(fl_ctx *c, const fl_node *n, fl_cost *out) {
     fl_arith k = {c, n, FL_OK};
-    fl_sym ein = fl_ar_numel(&k, in_shape(n, 0));
+    fl_sym ein = fl__ar_numel(&k, in_shape(n, 0));
     fl_sym f = ein;
     if (n->kind == FL_OP_ONNX_GLOBAL_MAX_POOL) {
-        fl_sym eout = fl_ar_numel(&k, &n->outputs[0].shape);
-        f = fl_ar_add(&k, ein, fl_ar_scale(&k, eout, -1));
+        fl_sym eout = fl__ar_numel(&k, &n->outputs[0].shape);
+        f = fl__ar_add(&k, ein, fl__ar_scale(&k, eout, -1));
     }
-    return fl_ar_put_cost(&k, out, f, fl_sym_const(0));
+    return fl__ar_put_cost(&k, out, f, fl_sym_const(0));
 }
 
 static fl_status infer_batch_norm(fl_ctx *c, fl_node *n) {
     const fl_tensor *x = fl_node_in(n, 0);
-    fl_status st = fl_op_set_output(c, n, 0, fl_dtype_base(x->dtype), x->shape.rank, x->shape.dims);
+    fl_status st =
+        fl__op_set_output(c, n, 0, fl_dtype_base(x->dtype), x->shape.rank, x->shape.dims);
     fl_sym ch = x->shape.rank >= 2 ? x->shape.dims[1] : fl_sym_unknown();
     for (int k = 1; k < n->n_outputs && st == FL_OK; k++) {
-        st = fl_op_set_output(c, n, k, fl_dtype_base(x->dtype), 1, &ch);
+        st = fl__op_set_output(c, n, k, fl_dtype_base(x->dtype), 1, &ch);
     }
     return st;
 }
@@ -726,22 +727,22 @@ static fl_sym dim_at(const fl_shape *s, int i) {
 static fl_status gemm_dims(fl_ctx *c, const fl_node *n, fl_sym *m, fl_sym *kk, fl_sym *nn) {
     int64_t ta, tb;
     fl_status st;
-    if ((st = fl_attr_int_or(n, "transA", 0, &ta, c->d)) != FL_OK ||
-        (st = fl_attr_int_or(n, "transB", 0, &tb, c->d)) != FL_OK) {
+    if ((st = fl__attr_int_or(n, "transA", 0, &ta, c->d)) != FL_OK ||
+        (st = fl__attr_int_or(n, "transB", 0, &tb, c->d)) != FL_OK) {
         return st;
     }
     const fl_shape *a = in_shape(n, 0), *b = in_shape(n, 1);
     for (int i = 0; i < 2; i++) {
         const fl_shape *s = i ? b : a;
         if (s->rank >= 0 && s->rank != 2) {
-            return fl_diag_fail(c->d, FL_EINVAL, n, "input '%s' must be 2-D, got rank %d",
-                                i ? "B" : "A", s->rank);
+            return fl__node_fail(c->d, FL_EINVAL, n, "input '%s' must be 2-D, got rank %d",
+                                 i ? "B" : "A", s->rank);
         }
     }
     *m = dim_at(a, ta ? 1 : 0);
     *nn = dim_at(b, tb ? 0 : 1);
-    return fl_op_merge_dim(c, n, dim_at(a, ta ? 0 : 1), dim_at(b, tb ? 1 : 0),
-                           "inner dimensions of 'A' and 'B'", kk);
+    return fl__op_merge_dim(c, n, dim_at(a, ta ? 0 : 1), dim_at(b, tb ? 1 : 0),
+                            "inner dimensions of 'A' and 'B'", kk);
 }
 
 static fl_status infer_gemm(fl_ctx *c, fl_node *n) {
@@ -752,12 +753,12 @@ static fl_status infer_gemm(fl_ctx *c, fl_node *n) {
     }
     if (!absent(n, 2)) {
         fl_shape o = {2, dims}, b;
-        st = fl_op_broadcast(c, n, in_shape(n, 2), &o, &b); /* C must broadcast to [M, N] */
+        st = fl__op_broadcast(c, n, in_shape(n, 2), &o, &b); /* C must broadcast to [M, N] */
         if (st != FL_OK) {
             return st;
         }
     }
-    return fl_op_set_output(c, n, 0, in_dtype(n, 0), 2, dims);
+    return fl__op_set_output(c, n, 0, in_dtype(n, 0), 2, dims);
 }
 
 static fl_status cost_gemm(fl_ctx *c, const fl_node *n, fl_cost *out) {
@@ -767,11 +768,11 @@ static fl_status cost_gemm(fl_ctx *c, const fl_node *n, fl_cost *out) {
     if (st != FL_OK) {
         return st;
     }
-    fl_sym e = fl_ar_numel(&k, &n->outputs[0].shape);
-    fl_sym macs = fl_ar_mul(&k, e, kk);
+    fl_sym e = fl__ar_numel(&k, &n->outputs[0].shape);
+    fl_sym macs = fl__ar_mul(&k, e, kk);
     int extra = !absent(n, 2) + (n->kind == FL_OP_ONNX_MS_FUSED_GEMM && has_activation(n));
-    fl_sym flops = fl_ar_add(&k, fl_ar_scale(&k, macs, 2), fl_ar_scale(&k, e, extra));
-    return fl_ar_put_cost(&k, out, flops, macs);
+    fl_sym flops = fl__ar_add(&k, fl__ar_scale(&k, macs, 2), fl__ar_scale(&k, e, extra));
+    return fl__ar_put_cost(&k, out, flops, macs);
 }
 
 /* numpy matmul of inputs 0 and 1 (last two dims swapped by transA/transB for
@@ -792,12 +793,12 @@ static fl_status fused_operand(fl_ctx *c, const fl_node *n, const fl_shape *s, i
         return FL_OK;
     }
     if (tbatch && s->rank < 3) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "transBatch%s needs rank 3 or more, got %d", what,
-                            s->rank);
+        return fl__node_fail(c->d, FL_EINVAL, n, "transBatch%s needs rank 3 or more, got %d", what,
+                             s->rank);
     }
-    fl_sym *d = fl_arena_calloc(c->a, (size_t)s->rank, sizeof(fl_sym));
+    fl_sym *d = fl__arena_calloc(c->a, (size_t)s->rank, sizeof(fl_sym));
     if (!d) {
-        return fl_diag_oom(c->d);
+        return fl__diag_oom(c->d);
     }
     int r = s->rank;
     for (int i = 0; i < r; i++) {
@@ -823,10 +824,10 @@ static fl_status matmul_shape(fl_ctx *c, const fl_node *n, mm_shape *r) {
     int64_t ta = 0, tb = 0, tba = 0, tbb = 0;
     fl_status st;
     if (n->kind == FL_OP_ONNX_MS_FUSED_MATMUL &&
-        ((st = fl_attr_int_or(n, "transA", 0, &ta, c->d)) != FL_OK ||
-         (st = fl_attr_int_or(n, "transB", 0, &tb, c->d)) != FL_OK ||
-         (st = fl_attr_int_or(n, "transBatchA", 0, &tba, c->d)) != FL_OK ||
-         (st = fl_attr_int_or(n, "transBatchB", 0, &tbb, c->d)) != FL_OK)) {
+        ((st = fl__attr_int_or(n, "transA", 0, &ta, c->d)) != FL_OK ||
+         (st = fl__attr_int_or(n, "transB", 0, &tb, c->d)) != FL_OK ||
+         (st = fl__attr_int_or(n, "transBatchA", 0, &tba, c->d)) != FL_OK ||
+         (st = fl__attr_int_or(n, "transBatchB", 0, &tbb, c->d)) != FL_OK)) {
         return st;
     }
     r->out.rank = -1;
@@ -845,24 +846,24 @@ static fl_status matmul_shape(fl_ctx *c, const fl_node *n, mm_shape *r) {
     b = &eb;
     ta = tb = 0;
     if (a->rank == 0 || b->rank == 0) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "MatMul inputs must have rank 1 or more");
+        return fl__node_fail(c->d, FL_EINVAL, n, "MatMul inputs must have rank 1 or more");
     }
     fl_sym am = a->rank == 1 ? fl_sym_const(1) : dim_at(a, ta ? -1 : -2);
     fl_sym ak = a->rank == 1 ? a->dims[0] : dim_at(a, ta ? -2 : -1);
     fl_sym bk = b->rank == 1 ? b->dims[0] : dim_at(b, tb ? -1 : -2);
     fl_sym bn = b->rank == 1 ? fl_sym_const(1) : dim_at(b, tb ? -2 : -1);
-    if ((st = fl_op_merge_dim(c, n, ak, bk, "inner dimensions of 'A' and 'B'", &r->k)) != FL_OK) {
+    if ((st = fl__op_merge_dim(c, n, ak, bk, "inner dimensions of 'A' and 'B'", &r->k)) != FL_OK) {
         return st;
     }
     fl_shape ba = {a->rank > 2 ? a->rank - 2 : 0, a->dims};
     fl_shape bb = {b->rank > 2 ? b->rank - 2 : 0, b->dims};
-    if ((st = fl_op_broadcast(c, n, &ba, &bb, &r->batch)) != FL_OK) {
+    if ((st = fl__op_broadcast(c, n, &ba, &bb, &r->batch)) != FL_OK) {
         return st;
     }
     int rank = r->batch.rank + (a->rank > 1) + (b->rank > 1);
-    fl_sym *d = fl_arena_calloc(c->a, (size_t)rank + 1, sizeof(fl_sym));
+    fl_sym *d = fl__arena_calloc(c->a, (size_t)rank + 1, sizeof(fl_sym));
     if (!d) {
-        return fl_diag_oom(c->d);
+        return fl__diag_oom(c->d);
     }
     for (int i = 0; i < r->batch.rank; i++) {
         d[i] = r->batch.dims[i];
@@ -884,7 +885,7 @@ static fl_status matmul_shape(fl_ctx *c, const fl_node *n, mm_shape *r) {
 static fl_status infer_matmul(fl_ctx *c, fl_node *n) {
     mm_shape r;
     fl_status st = matmul_shape(c, n, &r);
-    return st == FL_OK ? fl_op_set_output(c, n, 0, in_dtype(n, 0), r.out.rank, r.out.dims) : st;
+    return st == FL_OK ? fl__op_set_output(c, n, 0, in_dtype(n, 0), r.out.rank, r.out.dims) : st;
 }
 
 static fl_status cost_matmul(fl_ctx *c, const fl_node *n, fl_cost *out) {
@@ -895,17 +896,17 @@ static fl_status cost_matmul(fl_ctx *c, const fl_node *n, fl_cost *out) {
         return st;
     }
     fl_sym macs =
-        fl_ar_mul(&k, fl_ar_mul(&k, fl_ar_numel(&k, &r.batch), r.m), fl_ar_mul(&k, r.nn, r.k));
-    fl_sym flops = fl_ar_scale(&k, macs, 2);
+        fl__ar_mul(&k, fl__ar_mul(&k, fl__ar_numel(&k, &r.batch), r.m), fl__ar_mul(&k, r.nn, r.k));
+    fl_sym flops = fl__ar_scale(&k, macs, 2);
     float alpha = 1.0f;
     if (n->kind == FL_OP_ONNX_MS_FUSED_MATMUL &&
-        (st = fl_attr_float_or(n, "alpha", 1.0f, &alpha, c->d)) != FL_OK) {
+        (st = fl__attr_float_or(n, "alpha", 1.0f, &alpha, c->d)) != FL_OK) {
         return st;
     }
     if (alpha != 1.0f) {
-        flops = fl_ar_add(&k, flops, fl_ar_numel(&k, &n->outputs[0].shape));
+        flops = fl__ar_add(&k, flops, fl__ar_numel(&k, &n->outputs[0].shape));
     }
-    return fl_ar_put_cost(&k, out, flops, macs);
+    return fl__ar_put_cost(&k, out, flops, macs);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -917,11 +918,11 @@ static fl_status cost_matmul(fl_ctx *c, const fl_node *n, fl_cost *out) {
 static fl_status infer_layer_norm(fl_ctx *c, fl_node *n) {
     const fl_tensor *x = fl_node_in(n, 0);
     int64_t axis = -1;
-    fl_status st = fl_attr_int_or(n, "axis", -1, &axis, c->d);
+    fl_status st = fl__attr_int_or(n, "axis", -1, &axis, c->d);
     if (st != FL_OK) {
         return st;
     }
-    st = fl_op_set_output(c, n, 0, fl_dtype_base(x->dtype), x->shape.rank, x->shape.dims);
+    st = fl__op_set_output(c, n, 0, fl_dtype_base(x->dtype), x->shape.rank, x->shape.dims);
     if (st != FL_OK || n->n_outputs < 2) {
         return st;
     }
@@ -940,7 +941,7 @@ static fl_status infer_layer_norm(fl_ctx *c, fl_node *n) {
         bool full = n->kind == FL_OP_ONNX_MS_SKIP_LAYER_NORM && k == 3;
         int dt = (full || n->kind == FL_OP_ONNX_MS_SKIP_LAYER_NORM) ? fl_dtype_base(x->dtype)
                                                                     : FL_DT_FLOAT;
-        st = fl_op_set_output(c, n, k, dt, x->shape.rank, full ? x->shape.dims : dims);
+        st = fl__op_set_output(c, n, k, dt, x->shape.rank, full ? x->shape.dims : dims);
     }
     return st;
 }
@@ -951,7 +952,7 @@ static fl_status cost_layer_norm(fl_ctx *c, const fl_node *n, fl_cost *out) {
     int64_t axis = -1;
     fl_status st = FL_OK;
     if (n->kind != FL_OP_ONNX_MS_SKIP_LAYER_NORM) {
-        st = fl_attr_int_or(n, "axis", -1, &axis, c->d);
+        st = fl__attr_int_or(n, "axis", -1, &axis, c->d);
     }
     int ax = 0;
     if (st == FL_OK && x->rank >= 0) {
@@ -960,8 +961,8 @@ static fl_status cost_layer_norm(fl_ctx *c, const fl_node *n, fl_cost *out) {
     if (st != FL_OK) {
         return st;
     }
-    fl_sym e = fl_ar_numel(&k, x);
-    fl_sym rows = x->rank >= 0 ? fl_ar_dims_prod(&k, x, 0, ax) : fl_sym_unknown();
+    fl_sym e = fl__ar_numel(&k, x);
+    fl_sym rows = x->rank >= 0 ? fl__ar_dims_prod(&k, x, 0, ax) : fl_sym_unknown();
     int64_t per;
     switch (n->kind) {
     case FL_OP_ONNX_SIMPLIFIED_LAYER_NORM:
@@ -976,8 +977,8 @@ static fl_status cost_layer_norm(fl_ctx *c, const fl_node *n, fl_cost *out) {
         per = 6 + !absent(n, 2);
         break;
     }
-    fl_sym f = fl_ar_add(&k, fl_ar_scale(&k, e, per), fl_ar_scale(&k, rows, 2));
-    return fl_ar_put_cost(&k, out, f, fl_sym_const(0));
+    fl_sym f = fl__ar_add(&k, fl__ar_scale(&k, e, per), fl__ar_scale(&k, rows, 2));
+    return fl__ar_put_cost(&k, out, f, fl_sym_const(0));
 }
 
 /* ------------------------------------------------------------------------- */
@@ -987,12 +988,12 @@ static fl_status cost_layer_norm(fl_ctx *c, const fl_node *n, fl_cost *out) {
 static fl_status infer_shape_op(fl_ctx *c, fl_node *n) {
     const fl_shape *x = in_shape(n, 0);
     if (x->rank < 0) {
-        return fl_op_set_output_rank(c, n, 0, FL_DT_INT64, 1);
+        return fl__op_set_output_rank(c, n, 0, FL_DT_INT64, 1);
     }
     int64_t start, end;
     fl_status st;
-    if ((st = fl_attr_int_or(n, "start", 0, &start, c->d)) != FL_OK ||
-        (st = fl_attr_int_or(n, "end", x->rank, &end, c->d)) != FL_OK) {
+    if ((st = fl__attr_int_or(n, "start", 0, &start, c->d)) != FL_OK ||
+        (st = fl__attr_int_or(n, "end", x->rank, &end, c->d)) != FL_OK) {
         return st;
     }
     start = start < 0 ? start + x->rank : start;
@@ -1001,7 +1002,7 @@ static fl_status infer_shape_op(fl_ctx *c, fl_node *n) {
     end = end < 0 ? 0 : (end > x->rank ? x->rank : end);
     int64_t len = end > start ? end - start : 0;
     fl_sym ld = fl_sym_const(len);
-    if ((st = fl_op_set_output(c, n, 0, FL_DT_INT64, 1, &ld)) != FL_OK) {
+    if ((st = fl__op_set_output(c, n, 0, FL_DT_INT64, 1, &ld)) != FL_OK) {
         return st;
     }
     for (int64_t i = start; i < end; i++) {
@@ -1016,46 +1017,46 @@ static fl_status infer_shape_op(fl_ctx *c, fl_node *n) {
     for (int64_t i = 0; i < len; i++) {
         ((fl_sym *)v->ints)[i] = x->dims[start + i];
     }
-    fl_op_set_value(n, 0, v);
+    fl__op_set_value(n, 0, v);
     return FL_OK;
 }
 
 static fl_status infer_size(fl_ctx *c, fl_node *n) {
     fl_sym e;
-    fl_status st = fl_op_num_elements(c, n, in_shape(n, 0), &e);
+    fl_status st = fl__op_num_elements(c, n, in_shape(n, 0), &e);
     if (st == FL_OK) {
-        st = fl_op_set_output(c, n, 0, FL_DT_INT64, 0, NULL);
+        st = fl__op_set_output(c, n, 0, FL_DT_INT64, 0, NULL);
     }
     fl_value *v;
     if (st != FL_OK || fl_sym_is_unknown(e) || (st = new_out_value(c, n, 0, &v)) != FL_OK || !v) {
         return st;
     }
     ((fl_sym *)v->ints)[0] = e;
-    fl_op_set_value(n, 0, v);
+    fl__op_set_value(n, 0, v);
     return FL_OK;
 }
 
 static fl_status infer_flatten(fl_ctx *c, fl_node *n) {
     const fl_shape *x = in_shape(n, 0);
     int64_t axis;
-    fl_status st = fl_attr_int_or(n, "axis", 1, &axis, c->d);
+    fl_status st = fl__attr_int_or(n, "axis", 1, &axis, c->d);
     if (st != FL_OK) {
         return st;
     }
     if (x->rank < 0) {
-        return fl_op_set_output_rank(c, n, 0, in_dtype(n, 0), 2);
+        return fl__op_set_output_rank(c, n, 0, in_dtype(n, 0), 2);
     }
     if (axis < -(int64_t)x->rank || axis > x->rank) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "attr 'axis' %lld is out of range for rank %d",
-                            (long long)axis, x->rank);
+        return fl__node_fail(c->d, FL_EINVAL, n, "attr 'axis' %lld is out of range for rank %d",
+                             (long long)axis, x->rank);
     }
     int ax = (int)(axis < 0 ? axis + x->rank : axis);
     fl_arith k = {c, n, FL_OK};
-    fl_sym dims[2] = {fl_ar_dims_prod(&k, x, 0, ax), fl_ar_dims_prod(&k, x, ax, x->rank)};
+    fl_sym dims[2] = {fl__ar_dims_prod(&k, x, 0, ax), fl__ar_dims_prod(&k, x, ax, x->rank)};
     if (k.st != FL_OK) {
         return k.st;
     }
-    return fl_op_set_output(c, n, 0, in_dtype(n, 0), 2, dims);
+    return fl__op_set_output(c, n, 0, in_dtype(n, 0), 2, dims);
 }
 
 static fl_status infer_reshape(fl_ctx *c, fl_node *n) {
@@ -1067,15 +1068,15 @@ static fl_status infer_reshape(fl_ctx *c, fl_node *n) {
         return st;
     }
     if (!want.dims) {
-        return fl_op_set_output_rank(c, n, 0, dt, want.rank);
+        return fl__op_set_output_rank(c, n, 0, dt, want.rank);
     }
     int64_t allowzero;
-    if ((st = fl_attr_int_or(n, "allowzero", 0, &allowzero, c->d)) != FL_OK) {
+    if ((st = fl__attr_int_or(n, "allowzero", 0, &allowzero, c->d)) != FL_OK) {
         return st;
     }
-    fl_sym *d = fl_arena_calloc(c->a, (size_t)want.rank + 1, sizeof(fl_sym));
+    fl_sym *d = fl__arena_calloc(c->a, (size_t)want.rank + 1, sizeof(fl_sym));
     if (!d) {
-        return fl_diag_oom(c->d);
+        return fl__diag_oom(c->d);
     }
     int infer_at = -1;
     fl_arith k = {c, n, FL_OK};
@@ -1085,82 +1086,82 @@ static fl_status infer_reshape(fl_ctx *c, fl_node *n) {
         if (known_eq(v, 0) && !allowzero) {
             v = (x->rank >= 0 && i < x->rank) ? x->dims[i] : fl_sym_unknown();
             if (x->rank >= 0 && i >= x->rank) {
-                return fl_diag_fail(c->d, FL_EINVAL, n,
-                                    "shape entry %d is 0 (copy) but the input has rank %d", i,
-                                    x->rank);
+                return fl__node_fail(c->d, FL_EINVAL, n,
+                                     "shape entry %d is 0 (copy) but the input has rank %d", i,
+                                     x->rank);
             }
         } else if (known_eq(v, -1)) {
             if (infer_at >= 0) {
-                return fl_diag_fail(c->d, FL_EINVAL, n, "shape has more than one -1");
+                return fl__node_fail(c->d, FL_EINVAL, n, "shape has more than one -1");
             }
             infer_at = i;
             continue;
         } else if (fl_sym_is_known(v) && v.k < 0) {
-            return fl_diag_fail(c->d, FL_EINVAL, n, "shape entry %d is %lld", i, (long long)v.k);
+            return fl__node_fail(c->d, FL_EINVAL, n, "shape entry %d is %lld", i, (long long)v.k);
         }
         d[i] = v;
-        known = fl_ar_mul(&k, known, v);
+        known = fl__ar_mul(&k, known, v);
     }
     if (k.st != FL_OK) {
         return k.st;
     }
     if (infer_at >= 0) {
-        fl_sym total = fl_ar_numel(&k, x), q = fl_sym_unknown();
+        fl_sym total = fl__ar_numel(&k, x), q = fl_sym_unknown();
         bool exact = false;
         if (k.st != FL_OK) {
             return k.st;
         }
         if (!fl_sym_is_unknown(total) && !fl_sym_is_unknown(known) && !known_eq(known, 0)) {
-            if (fl_sym_div(c->st, total, known, &q, &exact) != FL_OK || !exact) {
+            if (fl__sym_div(c->st, total, known, &q, &exact) != FL_OK || !exact) {
                 if (fl_sym_is_known(total) && fl_sym_is_known(known)) {
-                    return fl_diag_fail(c->d, FL_EINVAL, n,
-                                        "cannot reshape %lld elements into a shape with %lld "
-                                        "elements per -1 entry",
-                                        (long long)total.k, (long long)known.k);
+                    return fl__node_fail(c->d, FL_EINVAL, n,
+                                         "cannot reshape %lld elements into a shape with %lld "
+                                         "elements per -1 entry",
+                                         (long long)total.k, (long long)known.k);
                 }
                 q = fl_sym_unknown();
             }
         }
         d[infer_at] = q;
     } else {
-        fl_sym total = fl_ar_numel(&k, x);
+        fl_sym total = fl__ar_numel(&k, x);
         if (fl_sym_is_known(total) && fl_sym_is_known(known) && total.k != known.k) {
-            return fl_diag_fail(c->d, FL_EINVAL, n,
-                                "cannot reshape %lld elements into a shape of %lld elements",
-                                (long long)total.k, (long long)known.k);
+            return fl__node_fail(c->d, FL_EINVAL, n,
+                                 "cannot reshape %lld elements into a shape of %lld elements",
+                                 (long long)total.k, (long long)known.k);
         }
     }
-    return fl_op_set_output(c, n, 0, dt, want.rank, d);
+    return fl__op_set_output(c, n, 0, dt, want.rank, d);
 }
 
 static fl_status infer_transpose(fl_ctx *c, fl_node *n) {
     const fl_shape *x = in_shape(n, 0);
     const int64_t *perm;
     size_t cnt;
-    fl_status st = fl_attr_get_ints(n, "perm", &perm, &cnt, c->d);
+    fl_status st = fl__attr_get_ints(n, "perm", &perm, &cnt, c->d);
     if (st != FL_OK && st != FL_ENOTFOUND) {
         return st;
     }
     bool have = st == FL_OK;
     int rank = have ? (int)cnt : x->rank;
     if (rank < 0 || rank > 254) {
-        return fl_op_set_output(c, n, 0, in_dtype(n, 0), -1, NULL);
+        return fl__op_set_output(c, n, 0, in_dtype(n, 0), -1, NULL);
     }
     if (x->rank >= 0 && x->rank != rank) {
-        return fl_diag_fail(c->d, FL_EINVAL, n,
-                            "attr 'perm' has %d entries but the input has rank %d", rank, x->rank);
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "attr 'perm' has %d entries but the input has rank %d", rank, x->rank);
     }
     fl_sym dims[256];
     bool seen[256] = {false};
     for (int i = 0; i < rank; i++) {
         int64_t p = have ? perm[i] : rank - 1 - i;
         if (p < 0 || p >= rank || seen[p]) {
-            return fl_diag_fail(c->d, FL_EINVAL, n, "attr 'perm' is not a permutation");
+            return fl__node_fail(c->d, FL_EINVAL, n, "attr 'perm' is not a permutation");
         }
         seen[p] = true;
         dims[i] = x->rank >= 0 ? x->dims[p] : fl_sym_unknown();
     }
-    return fl_op_set_output(c, n, 0, in_dtype(n, 0), rank, dims);
+    return fl__op_set_output(c, n, 0, in_dtype(n, 0), rank, dims);
 }
 
 /* Unsqueeze/Squeeze axes: input 1 or attr 'axes'. */
@@ -1176,17 +1177,17 @@ static fl_status infer_unsqueeze(fl_ctx *c, fl_node *n) {
     bool found;
     fl_status st = get_axes(c, n, &axes, &na, &found);
     if (st == FL_ENOTFOUND || x->rank < 0) {
-        return fl_op_set_output(c, n, 0, in_dtype(n, 0), -1, NULL);
+        return fl__op_set_output(c, n, 0, in_dtype(n, 0), -1, NULL);
     }
     if (st != FL_OK) {
         return st;
     }
     if (!found) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "missing 'axes' (input 1 or attr)");
+        return fl__node_fail(c->d, FL_EINVAL, n, "missing 'axes' (input 1 or attr)");
     }
     int r = x->rank + (int)na;
     if (na > 254 || r > 254) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "result rank %d is too large", r);
+        return fl__node_fail(c->d, FL_EINVAL, n, "result rank %d is too large", r);
     }
     bool mark[256] = {false};
     for (int64_t i = 0; i < na; i++) {
@@ -1195,7 +1196,7 @@ static fl_status infer_unsqueeze(fl_ctx *c, fl_node *n) {
             return st;
         }
         if (mark[ax]) {
-            return fl_diag_fail(c->d, FL_EINVAL, n, "axis %lld appears twice", (long long)axes[i]);
+            return fl__node_fail(c->d, FL_EINVAL, n, "axis %lld appears twice", (long long)axes[i]);
         }
         mark[ax] = true;
     }
@@ -1203,7 +1204,7 @@ static fl_status infer_unsqueeze(fl_ctx *c, fl_node *n) {
     for (int i = 0, j = 0; i < r; i++) {
         dims[i] = mark[i] ? fl_sym_const(1) : x->dims[j++];
     }
-    return fl_op_set_output(c, n, 0, in_dtype(n, 0), r, dims);
+    return fl__op_set_output(c, n, 0, in_dtype(n, 0), r, dims);
 }
 
 static fl_status infer_squeeze(fl_ctx *c, fl_node *n) {
@@ -1213,7 +1214,7 @@ static fl_status infer_squeeze(fl_ctx *c, fl_node *n) {
     bool found;
     fl_status st = get_axes(c, n, &axes, &na, &found);
     if (st == FL_ENOTFOUND || x->rank < 0) {
-        return fl_op_set_output(c, n, 0, in_dtype(n, 0), -1, NULL);
+        return fl__op_set_output(c, n, 0, in_dtype(n, 0), -1, NULL);
     }
     if (st != FL_OK) {
         return st;
@@ -1226,15 +1227,15 @@ static fl_status infer_squeeze(fl_ctx *c, fl_node *n) {
                 return st;
             }
             if (fl_sym_is_known(x->dims[ax]) && x->dims[ax].k != 1) {
-                return fl_diag_fail(c->d, FL_EINVAL, n, "cannot squeeze dim %d of size %lld", ax,
-                                    (long long)x->dims[ax].k);
+                return fl__node_fail(c->d, FL_EINVAL, n, "cannot squeeze dim %d of size %lld", ax,
+                                     (long long)x->dims[ax].k);
             }
             drop[ax] = true;
         }
     } else {
         for (int i = 0; i < x->rank; i++) {
             if (fl_sym_is_unknown(x->dims[i])) {
-                return fl_op_set_output(c, n, 0, in_dtype(n, 0), -1, NULL);
+                return fl__op_set_output(c, n, 0, in_dtype(n, 0), -1, NULL);
             }
             drop[i] = known_eq(x->dims[i], 1);
         }
@@ -1246,12 +1247,12 @@ static fl_status infer_squeeze(fl_ctx *c, fl_node *n) {
             dims[r++] = x->dims[i];
         }
     }
-    return fl_op_set_output(c, n, 0, in_dtype(n, 0), r, dims);
+    return fl__op_set_output(c, n, 0, in_dtype(n, 0), r, dims);
 }
 
 static fl_status infer_concat(fl_ctx *c, fl_node *n) {
     int64_t axis;
-    fl_status st = fl_attr_need_int(n, "axis", &axis, c->d);
+    fl_status st = fl__attr_need_int(n, "axis", &axis, c->d);
     if (st != FL_OK) {
         return st;
     }
@@ -1259,20 +1260,20 @@ static fl_status infer_concat(fl_ctx *c, fl_node *n) {
     for (int i = 0; i < n->n_inputs; i++) {
         int r = in_shape(n, i)->rank;
         if (r >= 0 && rank >= 0 && r != rank) {
-            return fl_diag_fail(c->d, FL_EINVAL, n, "inputs have ranks %d and %d", rank, r);
+            return fl__node_fail(c->d, FL_EINVAL, n, "inputs have ranks %d and %d", rank, r);
         }
         rank = r >= 0 ? r : rank;
     }
     if (rank < 0) {
-        return fl_op_set_output(c, n, 0, in_dtype(n, 0), -1, NULL);
+        return fl__op_set_output(c, n, 0, in_dtype(n, 0), -1, NULL);
     }
     int ax = 0;
     if ((st = norm_axis(c, n, axis, rank, "attr 'axis'", &ax)) != FL_OK) {
         return st;
     }
-    fl_sym *d = fl_arena_calloc(c->a, (size_t)rank + 1, sizeof(fl_sym));
+    fl_sym *d = fl__arena_calloc(c->a, (size_t)rank + 1, sizeof(fl_sym));
     if (!d) {
-        return fl_diag_oom(c->d);
+        return fl__diag_oom(c->d);
     }
     for (int j = 0; j < rank; j++) {
         d[j] = j == ax ? fl_sym_const(0) : fl_sym_unknown();
@@ -1283,8 +1284,9 @@ static fl_status infer_concat(fl_ctx *c, fl_node *n) {
         for (int j = 0; j < rank; j++) {
             fl_sym v = s->rank >= 0 ? s->dims[j] : fl_sym_unknown();
             if (j == ax) {
-                d[j] = fl_ar_add(&k, d[j], v);
-            } else if ((st = fl_op_merge_dim(c, n, d[j], v, "concatenated dims", &d[j])) != FL_OK) {
+                d[j] = fl__ar_add(&k, d[j], v);
+            } else if ((st = fl__op_merge_dim(c, n, d[j], v, "concatenated dims", &d[j])) !=
+                       FL_OK) {
                 return st;
             }
         }
@@ -1292,7 +1294,7 @@ static fl_status infer_concat(fl_ctx *c, fl_node *n) {
     if (k.st != FL_OK) {
         return k.st;
     }
-    return fl_op_set_output(c, n, 0, in_dtype(n, 0), rank, d);
+    return fl__op_set_output(c, n, 0, in_dtype(n, 0), rank, d);
 }
 
 static fl_status eval_concat(fl_ctx *c, fl_node *n) {
@@ -1304,7 +1306,7 @@ static fl_status eval_concat(fl_ctx *c, fl_node *n) {
     }
     int64_t axis;
     int ax = 0;
-    if (fl_attr_need_int(n, "axis", &axis, c->d) != FL_OK ||
+    if (fl__attr_need_int(n, "axis", &axis, c->d) != FL_OK ||
         norm_axis(c, n, axis, t->shape.rank, "attr 'axis'", &ax) != FL_OK) {
         return c->d->status;
     }
@@ -1329,7 +1331,7 @@ static fl_status eval_concat(fl_ctx *c, fl_node *n) {
         }
     }
     if (pos == v->n) {
-        fl_op_set_value(n, 0, v);
+        fl__op_set_value(n, 0, v);
     }
     return FL_OK;
 }
@@ -1338,13 +1340,13 @@ static fl_status infer_split(fl_ctx *c, fl_node *n) {
     const fl_shape *x = in_shape(n, 0);
     int dt = in_dtype(n, 0);
     int64_t axis;
-    fl_status st = fl_attr_int_or(n, "axis", 0, &axis, c->d);
+    fl_status st = fl__attr_int_or(n, "axis", 0, &axis, c->d);
     if (st != FL_OK) {
         return st;
     }
     if (x->rank < 0) {
         for (int k = 0; k < n->n_outputs && st == FL_OK; k++) {
-            st = fl_op_set_output(c, n, k, dt, -1, NULL);
+            st = fl__op_set_output(c, n, k, dt, -1, NULL);
         }
         return st;
     }
@@ -1361,13 +1363,13 @@ static fl_status infer_split(fl_ctx *c, fl_node *n) {
         return st;
     }
     if (found && !unknown_split && ns != n->n_outputs) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "'split' has %lld entries for %d outputs",
-                            (long long)ns, n->n_outputs);
+        return fl__node_fail(c->d, FL_EINVAL, n, "'split' has %lld entries for %d outputs",
+                             (long long)ns, n->n_outputs);
     }
     fl_sym dim = x->dims[ax], sum = fl_sym_const(0);
-    fl_sym *d = fl_arena_calloc(c->a, (size_t)x->rank * (size_t)n->n_outputs + 1, sizeof(fl_sym));
+    fl_sym *d = fl__arena_calloc(c->a, (size_t)x->rank * (size_t)n->n_outputs + 1, sizeof(fl_sym));
     if (!d) {
-        return fl_diag_oom(c->d);
+        return fl__diag_oom(c->d);
     }
     fl_arith k = {c, n, FL_OK};
     for (int o = 0; o < n->n_outputs; o++) {
@@ -1376,7 +1378,7 @@ static fl_status infer_split(fl_ctx *c, fl_node *n) {
         fl_sym part = fl_sym_unknown();
         if (found && !unknown_split) {
             if (split[o] < 0) {
-                return fl_diag_fail(c->d, FL_EINVAL, n, "'split' entry %d is negative", o);
+                return fl__node_fail(c->d, FL_EINVAL, n, "'split' entry %d is negative", o);
             }
             part = fl_sym_const(split[o]);
         } else if (!found && fl_sym_is_known(dim)) {
@@ -1386,13 +1388,13 @@ static fl_status infer_split(fl_ctx *c, fl_node *n) {
         } else if (!found && !fl_sym_is_unknown(dim)) {
             bool exact;
             fl_sym q;
-            if (fl_sym_div(c->st, dim, fl_sym_const(n->n_outputs), &q, &exact) == FL_OK && exact) {
+            if (fl__sym_div(c->st, dim, fl_sym_const(n->n_outputs), &q, &exact) == FL_OK && exact) {
                 part = q;
             }
         }
         od[ax] = part;
-        sum = fl_ar_add(&k, sum, part);
-        if ((st = fl_op_set_output(c, n, o, dt, x->rank, od)) != FL_OK) {
+        sum = fl__ar_add(&k, sum, part);
+        if ((st = fl__op_set_output(c, n, o, dt, x->rank, od)) != FL_OK) {
             return st;
         }
     }
@@ -1400,8 +1402,8 @@ static fl_status infer_split(fl_ctx *c, fl_node *n) {
         return k.st;
     }
     if (fl_sym_is_known(sum) && fl_sym_is_known(dim) && sum.k != dim.k) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "'split' sums to %lld but dim %d is %lld",
-                            (long long)sum.k, ax, (long long)dim.k);
+        return fl__node_fail(c->d, FL_EINVAL, n, "'split' sums to %lld but dim %d is %lld",
+                             (long long)sum.k, ax, (long long)dim.k);
     }
     return FL_OK;
 }
@@ -1425,9 +1427,9 @@ static fl_status slice_params(fl_ctx *c, const fl_node *n, const fl_sym **starts
     *axes = NULL;
     *steps = NULL;
     if (n->n_inputs >= 3) {
-        st = fl_op_in_sym_vector(c, n, 1, starts, &ns);
+        st = fl__op_in_sym_vector(c, n, 1, starts, &ns);
         if (st == FL_OK) {
-            st = fl_op_in_sym_vector(c, n, 2, ends, &ne);
+            st = fl__op_in_sym_vector(c, n, 2, ends, &ne);
         }
         if (st == FL_ENOTFOUND) {
             return FL_OK;
@@ -1438,13 +1440,13 @@ static fl_status slice_params(fl_ctx *c, const fl_node *n, const fl_sym **starts
     } else {
         const int64_t *s, *e;
         size_t a, b;
-        if ((st = fl_attr_need_ints(n, "starts", &s, &a, c->d)) != FL_OK ||
-            (st = fl_attr_need_ints(n, "ends", &e, &b, c->d)) != FL_OK) {
+        if ((st = fl__attr_need_ints(n, "starts", &s, &a, c->d)) != FL_OK ||
+            (st = fl__attr_need_ints(n, "ends", &e, &b, c->d)) != FL_OK) {
             return st;
         }
-        fl_sym *ss = fl_arena_calloc(c->a, a + b + 1, sizeof(fl_sym));
+        fl_sym *ss = fl__arena_calloc(c->a, a + b + 1, sizeof(fl_sym));
         if (!ss) {
-            return fl_diag_oom(c->d);
+            return fl__diag_oom(c->d);
         }
         for (size_t i = 0; i < a + b; i++) {
             ss[i] = fl_sym_const(i < a ? s[i] : e[i - a]);
@@ -1455,8 +1457,8 @@ static fl_status slice_params(fl_ctx *c, const fl_node *n, const fl_sym **starts
         ne = (int64_t)b;
     }
     if (ns != ne) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "starts has %lld entries but ends %lld",
-                            (long long)ns, (long long)ne);
+        return fl__node_fail(c->d, FL_EINVAL, n, "starts has %lld entries but ends %lld",
+                             (long long)ns, (long long)ne);
     }
     bool found;
     st = ints_in_or_attr(c, n, 3, "axes", axes, &na, &found);
@@ -1467,15 +1469,15 @@ static fl_status slice_params(fl_ctx *c, const fl_node *n, const fl_sym **starts
         return st;
     }
     if (found && na != ns) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "axes has %lld entries but starts %lld",
-                            (long long)na, (long long)ns);
+        return fl__node_fail(c->d, FL_EINVAL, n, "axes has %lld entries but starts %lld",
+                             (long long)na, (long long)ns);
     }
     if (!found) {
         *axes = NULL;
     }
     if (!absent(n, 4)) {
         int64_t *sv;
-        st = fl_op_in_int_vector(c, n, 4, &sv, &nst);
+        st = fl__op_in_int_vector(c, n, 4, &sv, &nst);
         if (st == FL_ENOTFOUND) {
             return FL_OK;
         }
@@ -1483,8 +1485,8 @@ static fl_status slice_params(fl_ctx *c, const fl_node *n, const fl_sym **starts
             return st;
         }
         if (nst != ns) {
-            return fl_diag_fail(c->d, FL_EINVAL, n, "steps has %lld entries but starts %lld",
-                                (long long)nst, (long long)ns);
+            return fl__node_fail(c->d, FL_EINVAL, n, "steps has %lld entries but starts %lld",
+                                 (long long)nst, (long long)ns);
         }
         *steps = sv;
     }
@@ -1525,12 +1527,12 @@ static fl_status slice_plan_of(fl_ctx *c, const fl_node *n, slice_plan *p, bool 
             return st;
         }
         if (done[ax]) {
-            return fl_diag_fail(c->d, FL_EINVAL, n, "slice axis %d appears twice", ax);
+            return fl__node_fail(c->d, FL_EINVAL, n, "slice axis %d appears twice", ax);
         }
         done[ax] = true;
         int64_t step = steps ? steps[j] : 1;
         if (step == 0) {
-            return fl_diag_fail(c->d, FL_EINVAL, n, "slice step is 0 on axis %d", ax);
+            return fl__node_fail(c->d, FL_EINVAL, n, "slice step is 0 on axis %d", ax);
         }
         p->step[ax] = step;
         fl_sym dim = x->dims[ax], s = starts[j], e = ends[j];
@@ -1560,18 +1562,18 @@ static fl_status slice_plan_of(fl_ctx *c, const fl_node *n, slice_plan *p, bool 
         }
         fl_sym s2 = s, e2 = e, diff;
         if (fl_sym_is_known(s) && s.k < 0) {
-            st = fl_op_add(c, n, dim, s, &s2);
+            st = fl__op_add(c, n, dim, s, &s2);
         }
         if (st == FL_OK && fl_sym_is_known(e) && (e.k >= (int64_t)1 << 30)) {
             e2 = dim;
         } else if (st == FL_OK && fl_sym_is_known(e) && e.k < 0) {
-            st = fl_op_add(c, n, dim, e, &e2);
+            st = fl__op_add(c, n, dim, e, &e2);
         }
         if (st == FL_OK) {
-            st = fl_op_sub(c, n, e2, s2, &diff);
+            st = fl__op_sub(c, n, e2, s2, &diff);
         }
         if (st == FL_OK) {
-            st = fl_op_ceildiv(c, n, diff, fl_sym_const(step), &p->len[ax]);
+            st = fl__op_ceildiv(c, n, diff, fl_sym_const(step), &p->len[ax]);
         }
         if (st != FL_OK) {
             return st;
@@ -1581,9 +1583,9 @@ static fl_status slice_plan_of(fl_ctx *c, const fl_node *n, slice_plan *p, bool 
 }
 
 static fl_status infer_slice(fl_ctx *c, fl_node *n) {
-    slice_plan *p = fl_arena_alloc(c->a, sizeof(*p));
+    slice_plan *p = fl__arena_alloc(c->a, sizeof(*p));
     if (!p) {
-        return fl_diag_oom(c->d);
+        return fl__diag_oom(c->d);
     }
     bool ok;
     fl_status st = slice_plan_of(c, n, p, &ok);
@@ -1592,16 +1594,16 @@ static fl_status infer_slice(fl_ctx *c, fl_node *n) {
     }
     if (!ok) {
         int r = in_shape(n, 0)->rank;
-        return fl_op_set_output_rank(c, n, 0, in_dtype(n, 0), r);
+        return fl__op_set_output_rank(c, n, 0, in_dtype(n, 0), r);
     }
-    return fl_op_set_output(c, n, 0, in_dtype(n, 0), p->rank, p->len);
+    return fl__op_set_output(c, n, 0, in_dtype(n, 0), p->rank, p->len);
 }
 
 static fl_status eval_slice(fl_ctx *c, fl_node *n) {
     const fl_value *in = fl_op_in_value(n, 0);
-    slice_plan *p = fl_arena_alloc(c->a, sizeof(*p));
+    slice_plan *p = fl__arena_alloc(c->a, sizeof(*p));
     if (!p) {
-        return fl_diag_oom(c->d);
+        return fl__diag_oom(c->d);
     }
     bool ok;
     fl_status st = slice_plan_of(c, n, p, &ok);
@@ -1624,24 +1626,24 @@ static fl_status eval_slice(fl_ctx *c, fl_node *n) {
             idx[i] = 0;
         }
     }
-    fl_op_set_value(n, 0, v);
+    fl__op_set_value(n, 0, v);
     return FL_OK;
 }
 
 static fl_status infer_gather(fl_ctx *c, fl_node *n) {
     const fl_shape *x = in_shape(n, 0), *ind = in_shape(n, 1);
     int64_t axis;
-    fl_status st = fl_attr_int_or(n, "axis", 0, &axis, c->d);
+    fl_status st = fl__attr_int_or(n, "axis", 0, &axis, c->d);
     if (st != FL_OK) {
         return st;
     }
     int idt = in_dtype(n, 1);
     if (idt != FL_DT_INVALID && idt != FL_DT_INT32 && idt != FL_DT_INT64) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "input 'indices' must be int32 or int64, got %s",
-                            fl_dtype_name(idt));
+        return fl__node_fail(c->d, FL_EINVAL, n, "input 'indices' must be int32 or int64, got %s",
+                             fl__dtype_name(idt));
     }
     if (x->rank < 0 || ind->rank < 0) {
-        return fl_op_set_output(c, n, 0, in_dtype(n, 0), -1, NULL);
+        return fl__op_set_output(c, n, 0, in_dtype(n, 0), -1, NULL);
     }
     int ax = 0;
     if ((st = norm_axis(c, n, axis, x->rank, "attr 'axis'", &ax)) != FL_OK) {
@@ -1649,7 +1651,7 @@ static fl_status infer_gather(fl_ctx *c, fl_node *n) {
     }
     int r = x->rank - 1 + ind->rank;
     if (r > 254) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "result rank %d is too large", r);
+        return fl__node_fail(c->d, FL_EINVAL, n, "result rank %d is too large", r);
     }
     fl_sym dims[256];
     int j = 0;
@@ -1662,7 +1664,7 @@ static fl_status infer_gather(fl_ctx *c, fl_node *n) {
     for (int i = ax + 1; i < x->rank; i++) {
         dims[j++] = x->dims[i];
     }
-    return fl_op_set_output(c, n, 0, in_dtype(n, 0), r, dims);
+    return fl__op_set_output(c, n, 0, in_dtype(n, 0), r, dims);
 }
 
 static fl_status eval_gather(fl_ctx *c, fl_node *n) {
@@ -1674,7 +1676,7 @@ static fl_status eval_gather(fl_ctx *c, fl_node *n) {
     }
     int64_t axis;
     int ax = 0;
-    if (fl_attr_int_or(n, "axis", 0, &axis, c->d) != FL_OK ||
+    if (fl__attr_int_or(n, "axis", 0, &axis, c->d) != FL_OK ||
         norm_axis(c, n, axis, x->rank, "attr 'axis'", &ax) != FL_OK) {
         return c->d->status;
     }
@@ -1693,15 +1695,15 @@ static fl_status eval_gather(fl_ctx *c, fl_node *n) {
             }
             int64_t q = is.k < 0 ? is.k + len : is.k;
             if (q < 0 || q >= len) {
-                return fl_diag_fail(c->d, FL_EINVAL, n, "index %lld is out of range [-%lld, %lld)",
-                                    (long long)is.k, (long long)len, (long long)len);
+                return fl__node_fail(c->d, FL_EINVAL, n, "index %lld is out of range [-%lld, %lld)",
+                                     (long long)is.k, (long long)len, (long long)len);
             }
             for (int64_t i = 0; i < inner; i++) {
                 copy_elem(v, pos++, x, (o * len + q) * inner + i);
             }
         }
     }
-    fl_op_set_value(n, 0, v);
+    fl__op_set_value(n, 0, v);
     return FL_OK;
 }
 
@@ -1719,7 +1721,7 @@ static fl_status reduce_axes(fl_ctx *c, const fl_node *n, const fl_shape *x, boo
         return FL_OK;
     }
     if (st == FL_OK) {
-        st = fl_attr_int_or(n, "noop_with_empty_axes", 0, &noop, c->d);
+        st = fl__attr_int_or(n, "noop_with_empty_axes", 0, &noop, c->d);
     }
     if (st != FL_OK) {
         return st;
@@ -1740,20 +1742,20 @@ static fl_status reduce_axes(fl_ctx *c, const fl_node *n, const fl_shape *x, boo
 static fl_status infer_reduce(fl_ctx *c, fl_node *n) {
     const fl_shape *x = in_shape(n, 0);
     int64_t keep;
-    fl_status st = fl_attr_int_or(n, "keepdims", 1, &keep, c->d);
+    fl_status st = fl__attr_int_or(n, "keepdims", 1, &keep, c->d);
     if (st != FL_OK) {
         return st;
     }
     if (x->rank < 0 || x->rank > 254) {
-        return fl_op_set_output(c, n, 0, in_dtype(n, 0), -1, NULL);
+        return fl__op_set_output(c, n, 0, in_dtype(n, 0), -1, NULL);
     }
     bool mask[256], known;
     if ((st = reduce_axes(c, n, x, mask, &known)) != FL_OK) {
         return st;
     }
     if (!known) {
-        return keep ? fl_op_set_output_rank(c, n, 0, in_dtype(n, 0), x->rank)
-                    : fl_op_set_output(c, n, 0, in_dtype(n, 0), -1, NULL);
+        return keep ? fl__op_set_output_rank(c, n, 0, in_dtype(n, 0), x->rank)
+                    : fl__op_set_output(c, n, 0, in_dtype(n, 0), -1, NULL);
     }
     fl_sym dims[256];
     int r = 0;
@@ -1764,17 +1766,17 @@ static fl_status infer_reduce(fl_ctx *c, fl_node *n) {
             dims[r++] = fl_sym_const(1);
         }
     }
-    return fl_op_set_output(c, n, 0, in_dtype(n, 0), r, dims);
+    return fl__op_set_output(c, n, 0, in_dtype(n, 0), r, dims);
 }
 
 static fl_status cost_reduce(fl_ctx *c, const fl_node *n, fl_cost *out) {
     fl_arith k = {c, n, FL_OK};
-    fl_sym ein = fl_ar_numel(&k, in_shape(n, 0));
+    fl_sym ein = fl__ar_numel(&k, in_shape(n, 0));
     fl_sym f = ein;
     if (n->kind != FL_OP_ONNX_REDUCE_MEAN) {
-        f = fl_ar_add(&k, ein, fl_ar_scale(&k, fl_ar_numel(&k, &n->outputs[0].shape), -1));
+        f = fl__ar_add(&k, ein, fl__ar_scale(&k, fl__ar_numel(&k, &n->outputs[0].shape), -1));
     }
-    return fl_ar_put_cost(&k, out, f, fl_sym_const(0));
+    return fl__ar_put_cost(&k, out, f, fl_sym_const(0));
 }
 
 static fl_status infer_pad(fl_ctx *c, fl_node *n) {
@@ -1787,15 +1789,15 @@ static fl_status infer_pad(fl_ctx *c, fl_node *n) {
         st = ints_in_or_attr(c, n, 3, "axes", &axes, &na, &afound);
     }
     if (st == FL_ENOTFOUND || x->rank < 0) {
-        return fl_op_set_output(c, n, 0, in_dtype(n, 0), x->rank, NULL);
+        return fl__op_set_output(c, n, 0, in_dtype(n, 0), x->rank, NULL);
     }
     if (st != FL_OK) {
         return st;
     }
     int cnt = afound ? (int)na : x->rank;
     if (!found || np != 2 * cnt) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "'pads' needs %d entries, got %lld", 2 * cnt,
-                            (long long)np);
+        return fl__node_fail(c->d, FL_EINVAL, n, "'pads' needs %d entries, got %lld", 2 * cnt,
+                             (long long)np);
     }
     fl_sym dims[256];
     memcpy(dims, x->dims, (size_t)x->rank * sizeof(fl_sym));
@@ -1804,35 +1806,35 @@ static fl_status infer_pad(fl_ctx *c, fl_node *n) {
         if (afound && (st = norm_axis(c, n, axes[j], x->rank, "axis", &ax)) != FL_OK) {
             return st;
         }
-        if ((st = fl_op_add(c, n, dims[ax], fl_sym_const(pads[j] + pads[cnt + j]), &dims[ax])) !=
+        if ((st = fl__op_add(c, n, dims[ax], fl_sym_const(pads[j] + pads[cnt + j]), &dims[ax])) !=
             FL_OK) {
             return st;
         }
     }
-    return fl_op_set_output(c, n, 0, in_dtype(n, 0), x->rank, dims);
+    return fl__op_set_output(c, n, 0, in_dtype(n, 0), x->rank, dims);
 }
 
 static fl_status infer_tile(fl_ctx *c, fl_node *n) {
     const fl_shape *x = in_shape(n, 0);
     int64_t *rep, nr;
-    fl_status st = fl_op_in_int_vector(c, n, 1, &rep, &nr);
+    fl_status st = fl__op_in_int_vector(c, n, 1, &rep, &nr);
     if (st == FL_ENOTFOUND || x->rank < 0) {
-        return fl_op_set_output(c, n, 0, in_dtype(n, 0), x->rank, NULL);
+        return fl__op_set_output(c, n, 0, in_dtype(n, 0), x->rank, NULL);
     }
     if (st != FL_OK) {
         return st;
     }
     if (nr != x->rank) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "'repeats' has %lld entries for rank %d",
-                            (long long)nr, x->rank);
+        return fl__node_fail(c->d, FL_EINVAL, n, "'repeats' has %lld entries for rank %d",
+                             (long long)nr, x->rank);
     }
     fl_sym dims[256];
     for (int i = 0; i < x->rank; i++) {
-        if ((st = fl_op_scale(c, n, x->dims[i], rep[i], &dims[i])) != FL_OK) {
+        if ((st = fl__op_scale(c, n, x->dims[i], rep[i], &dims[i])) != FL_OK) {
             return st;
         }
     }
-    return fl_op_set_output(c, n, 0, in_dtype(n, 0), x->rank, dims);
+    return fl__op_set_output(c, n, 0, in_dtype(n, 0), x->rank, dims);
 }
 
 static int count_split(const fl_node *n, fl_diag *d) {

@@ -11,7 +11,7 @@
  * Hooks run during shape inference (infer, eval) and costing (cost), in
  * topological order, one node at a time, with every producer already done.
  * They read input tensors through fl_node_in(n, i) and attrs through the
- * fl_attr_* getters; they report bad input with fl_diag_fail(c->d, FL_EINVAL,
+ * fl_attr_* getters; they report bad input with fl__node_fail(c->d, FL_EINVAL,
  * n, "...") naming the attr or input, and never crash on any graph.
  */
 #ifndef FL_OPS_OPS_H
@@ -79,14 +79,30 @@ struct fl_op_desc {
     fl_status (*cost)(fl_ctx *c, const fl_node *n, fl_cost *out);
 };
 
+/* Binds n to the registry by its op string: sets kind, desc (NULL when the
+ * op is not registered) and the loop-role flags the graph layer reads
+ * (FL_NODE_OP_NEXT_ITERATION, FL_NODE_OP_MERGE). Every node is bound once
+ * created, and again when its op changes. */
+void fl__op_bind(fl_node *n);
+
+/* As fl__op_bind with the kind given (the ONNX importer, whose ops are
+ * registered under domain-qualified names that differ from n->op). */
+void fl__op_bind_kind(fl_node *n, int kind);
+
+/* fl__graph_add_node and fl__graph_add_op (graph/mutate.h) followed by
+ * fl__op_bind. */
+fl_node *fl__op_add_node(fl_graph *g, const char *name, const char *op, fl_diag *d);
+fl_node *fl__op_add_op(fl_graph *g, const char *name, const char *op, int n_inputs,
+                       const fl_input *inputs, int n_outputs, fl_diag *d);
+
 /* Descriptor of a kind; NULL for FL_OP_UNKNOWN or out of range. */
-const struct fl_op_desc *fl_op_desc_of(int kind);
+const struct fl_op_desc *fl__op_desc_of(int kind);
 
 /* Kind of an op type name; FL_OP_UNKNOWN when not registered. */
-fl_op_kind fl_op_lookup(const char *name);
+fl_op_kind fl__op_lookup(const char *name);
 
 /* Name of a kind ("Conv2D"); "?" for unknown. */
-const char *fl_op_name(int kind);
+const char *fl__op_name(int kind);
 
 #define FL_OP(e, name, family) extern const struct fl_op_desc fl__desc_##e;
 #include "ops/ops.def"

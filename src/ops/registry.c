@@ -1,6 +1,7 @@
 /*
  * registry.c - the descriptor table and name lookup generated from ops.def.
  */
+#include "graph/mutate.h"
 #include "ops/ops.h"
 
 #include <stdatomic.h>
@@ -85,14 +86,14 @@ static bool table_ready(void) {
     return false; /* another thread is building: scan meanwhile */
 }
 
-const struct fl_op_desc *fl_op_desc_of(int kind) {
+const struct fl_op_desc *fl__op_desc_of(int kind) {
     if (kind <= FL_OP_UNKNOWN || kind >= FL_OP_COUNT) {
         return NULL;
     }
     return table[kind];
 }
 
-fl_op_kind fl_op_lookup(const char *name) {
+fl_op_kind fl__op_lookup(const char *name) {
     if (!table_ready()) {
         return scan(name);
     }
@@ -104,9 +105,41 @@ fl_op_kind fl_op_lookup(const char *name) {
     return FL_OP_UNKNOWN;
 }
 
-const char *fl_op_name(int kind) {
+const char *fl__op_name(int kind) {
     if (kind <= FL_OP_UNKNOWN || kind >= FL_OP_COUNT) {
         return "?";
     }
     return names[kind];
+}
+
+void fl__op_bind_kind(fl_node *n, int kind) {
+    n->kind = kind;
+    n->desc = fl__op_desc_of(kind);
+    n->flags &= ~(uint32_t)(FL_NODE_OP_NEXT_ITERATION | FL_NODE_OP_MERGE);
+    if (kind == FL_OP_NEXT_ITERATION || kind == FL_OP_REF_NEXT_ITERATION) {
+        n->flags |= FL_NODE_OP_NEXT_ITERATION;
+    } else if (kind == FL_OP_MERGE || kind == FL_OP_REF_MERGE) {
+        n->flags |= FL_NODE_OP_MERGE;
+    }
+}
+
+void fl__op_bind(fl_node *n) {
+    fl__op_bind_kind(n, fl__op_lookup(n->op));
+}
+
+fl_node *fl__op_add_node(fl_graph *g, const char *name, const char *op, fl_diag *d) {
+    fl_node *n = fl__graph_add_node(g, name, op, d);
+    if (n) {
+        fl__op_bind(n);
+    }
+    return n;
+}
+
+fl_node *fl__op_add_op(fl_graph *g, const char *name, const char *op, int n_inputs,
+                       const fl_input *inputs, int n_outputs, fl_diag *d) {
+    fl_node *n = fl__graph_add_op(g, name, op, n_inputs, inputs, n_outputs, d);
+    if (n) {
+        fl__op_bind(n);
+    }
+    return n;
 }

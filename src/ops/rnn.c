@@ -49,8 +49,8 @@ static fl_sym dim_at(const fl_shape *s, int i) {
 static fl_status need_matrix(fl_ctx *c, const fl_node *n, int i, const char *what) {
     const fl_shape *s = in_shape(n, i);
     if (s->rank >= 0 && s->rank != 2) {
-        return fl_diag_fail(c->d, FL_EINVAL, n, "input %d ('%s') must be 2-D, got rank %d", i, what,
-                            s->rank);
+        return fl__node_fail(c->d, FL_EINVAL, n, "input %d ('%s') must be 2-D, got rank %d", i,
+                             what, s->rank);
     }
     return FL_OK;
 }
@@ -58,7 +58,7 @@ static fl_status need_matrix(fl_ctx *c, const fl_node *n, int i, const char *wha
 /* au: the AUGRU form (input 2 is au_x). */
 static fl_status infer_gru_impl(fl_ctx *c, fl_node *n, bool au) {
     int dt = FL_DT_INVALID;
-    fl_status st = fl_attr_get_type(n, "T", &dt, c->d);
+    fl_status st = fl__attr_get_type(n, "T", &dt, c->d);
     if (st == FL_ENOTFOUND) {
         dt = (int)fl_dtype_base(fl_node_in(n, 0)->dtype);
     } else if (st != FL_OK) {
@@ -71,7 +71,7 @@ static fl_status infer_gru_impl(fl_ctx *c, fl_node *n, bool au) {
     }
     fl_sym dims[2] = {dim_at(in_shape(n, 0), 0), dim_at(in_shape(n, 1), 1)};
     for (int port = 0; port < 4; port++) {
-        if ((st = fl_op_set_output(c, n, port, dt, 2, dims)) != FL_OK) {
+        if ((st = fl__op_set_output(c, n, port, dt, 2, dims)) != FL_OK) {
             return st;
         }
     }
@@ -90,14 +90,14 @@ static fl_status cost_gru_impl(fl_ctx *c, const fl_node *n, fl_cost *out, bool a
     fl_arith k = {c, n, FL_OK};
     fl_sym b = dim_at(in_shape(n, 0), 0), i = dim_at(in_shape(n, 0), 1);
     fl_sym h = dim_at(in_shape(n, 1), 1);
-    fl_sym bh = fl_ar_mul(&k, b, h);
-    fl_sym bhk = fl_ar_mul(&k, bh, fl_ar_add(&k, i, h));
-    fl_sym macs = fl_ar_scale(&k, bhk, 3);
-    fl_sym flops = fl_ar_add(&k, fl_ar_scale(&k, bhk, 6), fl_ar_scale(&k, bh, 11));
+    fl_sym bh = fl__ar_mul(&k, b, h);
+    fl_sym bhk = fl__ar_mul(&k, bh, fl__ar_add(&k, i, h));
+    fl_sym macs = fl__ar_scale(&k, bhk, 3);
+    fl_sym flops = fl__ar_add(&k, fl__ar_scale(&k, bhk, 6), fl__ar_scale(&k, bh, 11));
     if (au) {
-        flops = fl_ar_add(&k, flops, fl_ar_add(&k, bh, fl_ar_numel(&k, in_shape(n, 2))));
+        flops = fl__ar_add(&k, flops, fl__ar_add(&k, bh, fl__ar_numel(&k, in_shape(n, 2))));
     }
-    return fl_ar_put_cost(&k, out, flops, macs);
+    return fl__ar_put_cost(&k, out, flops, macs);
 }
 
 static fl_status cost_gru(fl_ctx *c, const fl_node *n, fl_cost *out) {

@@ -218,7 +218,7 @@ typedef struct ao {
 } ao;
 
 static fl_status ao_oom(ao *a) {
-    return fl_diag_oom(a->pc->c->d);
+    return fl__diag_oom(a->pc->c->d);
 }
 
 static fl_status ao_grow(ao *a, size_t need) {
@@ -230,9 +230,9 @@ static fl_status ao_grow(ao *a, size_t need) {
         nc *= 2;
     }
     fl_arena *ar = a->pc->c->a;
-    uint32_t *u = fl_arena_grow(ar, a->uses, a->cap, nc, sizeof(uint32_t));
-    uint32_t *cu = u ? fl_arena_grow(ar, a->ctrl_uses, a->cap, nc, sizeof(uint32_t)) : NULL;
-    fl_input *f = cu ? fl_arena_grow(ar, a->fwd, a->cap, nc, sizeof(fl_input)) : NULL;
+    uint32_t *u = fl__arena_grow(ar, a->uses, a->cap, nc, sizeof(uint32_t));
+    uint32_t *cu = u ? fl__arena_grow(ar, a->ctrl_uses, a->cap, nc, sizeof(uint32_t)) : NULL;
+    fl_input *f = cu ? fl__arena_grow(ar, a->fwd, a->cap, nc, sizeof(fl_input)) : NULL;
     if (!f) {
         return ao_oom(a);
     }
@@ -299,7 +299,7 @@ static void ao_remove(ao *a, fl_node *m) {
     }
     m->n_inputs = 0;
     m->n_ctrl = 0;
-    fl_graph_remove_node(m);
+    fl__graph_remove_node(m);
     a->pc->removed++;
 }
 
@@ -309,7 +309,7 @@ static void ao_forward(ao *a, fl_node *m, fl_input to) {
     a->fwd[m->id] = to;
     a->uses[to.node->id] += a->uses[m->id];
     if (a->ctrl_uses[m->id]) {
-        a->ctrl_uses[to.node->id] += (uint32_t)fl_graph_replace_ctrl_uses(a->g, m, to.node);
+        a->ctrl_uses[to.node->id] += (uint32_t)fl__graph_replace_ctrl_uses(a->g, m, to.node);
     }
     a->uses[m->id] = 0;
     a->ctrl_uses[m->id] = 0;
@@ -336,7 +336,7 @@ static fl_status ao_set_inputs(ao *a, fl_node *n, int n_in, const fl_input *in) 
     for (int k = 0; k < n_in; k++) {
         a->uses[copy[k].node->id]++;
     }
-    return fl_node_set_inputs(a->g, n, n_in, copy) == FL_OK ? FL_OK : ao_oom(a);
+    return fl__node_set_inputs(a->g, n, n_in, copy) == FL_OK ? FL_OK : ao_oom(a);
 }
 
 static fl_status ao_add_ctrl(ao *a, fl_node *n, fl_node *dep) {
@@ -345,7 +345,7 @@ static fl_status ao_add_ctrl(ao *a, fl_node *n, fl_node *dep) {
             return FL_OK;
         }
     }
-    if (fl_node_add_ctrl(a->g, n, dep) != FL_OK) {
+    if (fl__node_add_ctrl(a->g, n, dep) != FL_OK) {
         return ao_oom(a);
     }
     a->ctrl_uses[dep->id]++;
@@ -364,7 +364,7 @@ static fl_status ao_forward_ctrl(ao *a, fl_node *n, const fl_node *from) {
 }
 
 static fl_status ao_set_attr(ao *a, fl_node *n, fl_attr at) {
-    if (!at.name || fl_node_set_attr(a->g, n, &at) != FL_OK) {
+    if (!at.name || fl__node_set_attr(a->g, n, &at) != FL_OK) {
         return ao_oom(a);
     }
     return FL_OK;
@@ -375,16 +375,16 @@ static const char *opt_name(ao *a, const char *of, const char *prefix) {
     const char *slash = strrchr(of, '/');
     int scope_len = slash ? (int)(slash - of) + 1 : 0;
     const char *base = slash ? slash + 1 : of;
-    return fl_arena_printf(a->g->arena, "%.*sArithmeticOptimizer/%s_%s", scope_len, of, prefix,
-                           base);
+    return fl__arena_printf(a->g->arena, "%.*sArithmeticOptimizer/%s_%s", scope_len, of, prefix,
+                            base);
 }
 
 /* Adds node `name` (made unique) of op `op` on n's device with the given
  * inputs and one output; counts it as added. */
 static fl_node *ao_add(ao *a, const char *name, const char *op, const char *device, int n_in,
                        const fl_input *in) {
-    const char *nm = name ? fl_graph_unique_name(a->g, name) : NULL;
-    fl_node *nn = nm ? fl_graph_add_op(a->g, nm, op, n_in, in, 1, a->pc->c->d) : NULL;
+    const char *nm = name ? fl__graph_unique_name(a->g, name) : NULL;
+    fl_node *nn = nm ? fl__op_add_op(a->g, nm, op, n_in, in, 1, a->pc->c->d) : NULL;
     if (!nn || ao_grow(a, a->g->n_nodes + 1) != FL_OK) {
         ao_oom(a);
         return NULL;
@@ -404,7 +404,7 @@ static fl_node *ao_copy(ao *a, const char *name, const fl_node *n) {
         return NULL;
     }
     if (n->n_attrs) {
-        fl_attr *at = fl_arena_calloc(a->g->arena, (size_t)n->n_attrs, sizeof(fl_attr));
+        fl_attr *at = fl__arena_calloc(a->g->arena, (size_t)n->n_attrs, sizeof(fl_attr));
         if (!at) {
             ao_oom(a);
             return NULL;
@@ -422,10 +422,10 @@ static fl_node *ao_copy(ao *a, const char *name, const fl_node *n) {
 /* A scalar or shaped Const node holding `v` (dtype v->dtype). */
 static fl_node *ao_add_const(ao *a, const char *name, const char *device, const fl_value *v) {
     fl_node *c = ao_add(a, name, "Const", device, 0, NULL);
-    if (!c || ao_set_attr(a, c, fl_attr_make_type(a->g, "dtype", v->dtype)) != FL_OK) {
+    if (!c || ao_set_attr(a, c, fl__attr_make_type(a->g, "dtype", v->dtype)) != FL_OK) {
         return NULL;
     }
-    fl_attr val = fl_attr_make_tensor(a->g, "value", v->dtype, v->rank, v->dims, v);
+    fl_attr val = fl__attr_make_tensor(a->g, "value", v->dtype, v->rank, v->dims, v);
     if (!val.v.tensor || ao_set_attr(a, c, val) != FL_OK) {
         ao_oom(a);
         return NULL;
@@ -449,12 +449,12 @@ static bool is_op(const fl_node *n, const char *op) {
 }
 
 static int attr_type(const fl_node *n, const char *name) {
-    const fl_attr *at = fl_node_attr(n, name);
+    const fl_attr *at = fl__node_attr(n, name);
     return at && at->kind == FL_ATTR_TYPE ? at->v.type : FL_DT_INVALID;
 }
 
 static bool attr_bool(const fl_node *n, const char *name) {
-    const fl_attr *at = fl_node_attr(n, name);
+    const fl_attr *at = fl__node_attr(n, name);
     return at && at->kind == FL_ATTR_B && at->v.b;
 }
 
@@ -470,7 +470,7 @@ static const fl_value *const_value(const fl_node *n) {
         return NULL;
     }
     const fl_value *v = n->outputs[0].value;
-    return v && fl_value_is_concrete(v) ? v : NULL;
+    return v && fl__value_is_concrete(v) ? v : NULL;
 }
 
 /* Every element of v is x (v of a real floating or integer dtype). */
@@ -480,7 +480,7 @@ static bool value_all(const fl_value *v, double x) {
     }
     for (int64_t i = 0; i < v->n; i++) {
         double e;
-        if (!fl_value_f64(v, i, &e) || e != x) {
+        if (!fl__value_f64(v, i, &e) || e != x) {
             return false;
         }
     }
@@ -506,12 +506,12 @@ static bool dim_is_one(fl_sym d) {
 /* Grappler's ShapesBroadcastable: both shapes symbolically defined and every
  * aligned pair of dims equal or one of them 1. */
 static bool bcastable(const fl_shape *x, const fl_shape *y) {
-    if (!fl_shape_is_determined(x) || !fl_shape_is_determined(y)) {
+    if (!fl__shape_is_determined(x) || !fl__shape_is_determined(y)) {
         return false;
     }
     for (int i = 1; i <= x->rank && i <= y->rank; i++) {
         fl_sym p = x->dims[x->rank - i], q = y->dims[y->rank - i];
-        if (!fl_sym_eq(p, q) && !dim_is_one(p) && !dim_is_one(q)) {
+        if (!fl__sym_eq(p, q) && !dim_is_one(p) && !dim_is_one(q)) {
             return false;
         }
     }
@@ -520,12 +520,12 @@ static bool bcastable(const fl_shape *x, const fl_shape *y) {
 
 /* Broadcasting y onto x gives x's shape (known ranks and dims). */
 static bool bcast_keeps(const fl_shape *x, const fl_shape *y) {
-    if (!fl_shape_is_determined(x) || !fl_shape_is_determined(y) || y->rank > x->rank) {
+    if (!fl__shape_is_determined(x) || !fl__shape_is_determined(y) || y->rank > x->rank) {
         return false;
     }
     for (int i = 1; i <= y->rank; i++) {
         fl_sym p = x->dims[x->rank - i], q = y->dims[y->rank - i];
-        if (!fl_sym_eq(p, q) && !dim_is_one(q)) {
+        if (!fl__sym_eq(p, q) && !dim_is_one(q)) {
             return false;
         }
     }
@@ -554,7 +554,7 @@ static bool smaller(const fl_shape *l, const fl_shape *r) {
         }
         bool matched = false;
         for (int j = 0; j < r->rank && j < 256 && fl_sym_is_symbolic(d); j++) {
-            if (!used[j] && fl_sym_is_symbolic(r->dims[j]) && fl_sym_eq(d, r->dims[j])) {
+            if (!used[j] && fl_sym_is_symbolic(r->dims[j]) && fl__sym_eq(d, r->dims[j])) {
                 used[j] = matched = true;
                 break;
             }
@@ -575,7 +575,7 @@ static bool same_sig(const fl_shape *x, const fl_shape *y) {
         return false;
     }
     for (int i = 0; i < x->rank; i++) {
-        if (!fl_sym_eq(x->dims[i], y->dims[i])) {
+        if (!fl__sym_eq(x->dims[i], y->dims[i])) {
             return false;
         }
     }
@@ -658,13 +658,13 @@ static const char *inverse_cmp(int kind) {
 /* Whether perm2 after perm1 (both constant) is the identity. */
 static bool perms_cancel(const fl_node *outer, const fl_node *inner) {
     const fl_value *p2 = fl_node_in(outer, 1)->value, *p1 = fl_node_in(inner, 1)->value;
-    if (!p1 || !p2 || !fl_value_is_concrete(p1) || !fl_value_is_concrete(p2) || p1->n != p2->n) {
+    if (!p1 || !p2 || !fl__value_is_concrete(p1) || !fl__value_is_concrete(p2) || p1->n != p2->n) {
         return false;
     }
     /* out[i] = mid[p2[i]] = x[p1[p2[i]]] */
     for (int64_t i = 0; i < p2->n; i++) {
-        int64_t a = fl_value_int(p2, i).k;
-        if (a < 0 || a >= p1->n || fl_value_int(p1, a).k != i) {
+        int64_t a = fl__value_int(p2, i).k;
+        if (a < 0 || a >= p1->n || fl__value_int(p1, a).k != i) {
             return false;
         }
     }
@@ -675,7 +675,7 @@ static bool perms_cancel(const fl_node *outer, const fl_node *inner) {
 static fl_status become(ao *a, fl_node *n, const char *op, int n_in, const fl_input *in) {
     fl_graph *g = a->g;
     int dt = fl_node_in(n, 0)->dtype;
-    fl_attr t = fl_attr_make_type(g, "T", dt);
+    fl_attr t = fl__attr_make_type(g, "T", dt);
     if (!t.name) {
         return ao_oom(a);
     }
@@ -687,7 +687,7 @@ static fl_status become(ao *a, fl_node *n, const char *op, int n_in, const fl_in
     n->n_attrs = 0;
     n->src = NULL;
     fl__node_become(g, n, op);
-    if (fl_node_set_attr(g, n, &t) != FL_OK) {
+    if (fl__node_set_attr(g, n, &t) != FL_OK) {
         return ao_oom(a);
     }
     a->pc->rewritten++;
@@ -718,7 +718,7 @@ static bool add_can_optimize(const ao *a, const fl_node *n) {
     if (!is_add(n) && n->kind != FL_OP_ADD_N) {
         return false;
     }
-    if (fl__preserved(n) || (n->flags & FL_NODE_REMOVED) || fl_node_attr(n, ADD_OPS_TAG)) {
+    if (fl__preserved(n) || (n->flags & FL_NODE_REMOVED) || fl__node_attr(n, ADD_OPS_TAG)) {
         return false;
     }
     return n->n_ctrl == 0 && a->ctrl_uses[n->id] == 0 && n->n_outputs == 1;
@@ -751,7 +751,7 @@ static add_group *group_reset(ao *a) {
 static fl_status group_push(ao *a, void **arr, size_t *n, size_t *cap, size_t elem, const void *x) {
     if (*n == *cap) {
         size_t nc = *cap ? *cap * 2 : 16;
-        void *p = fl_arena_grow(a->pc->c->a, *arr, *cap, nc, elem);
+        void *p = fl__arena_grow(a->pc->c->a, *arr, *cap, nc, elem);
         if (!p) {
             return ao_oom(a);
         }
@@ -780,11 +780,11 @@ static fl_status add_absorb(ao *a, const fl_node *root, fl_input in, add_group *
 }
 
 static fl_status tag(ao *a, fl_node *n) {
-    return ao_set_attr(a, n, fl_attr_make_bool(a->g, ADD_OPS_TAG, true));
+    return ao_set_attr(a, n, fl__attr_make_bool(a->g, ADD_OPS_TAG, true));
 }
 
 static fl_status add_ops_rewrite(ao *a, fl_node *root, bool *fired) {
-    if (!add_can_optimize(a, root) || !fl_shape_is_determined(&root->outputs[0].shape) ||
+    if (!add_can_optimize(a, root) || !fl__shape_is_determined(&root->outputs[0].shape) ||
         !inputs_bcast_to(root)) {
         return FL_OK;
     }
@@ -803,9 +803,9 @@ static fl_status add_ops_rewrite(ao *a, fl_node *root, bool *fired) {
     /* Distinct shapes in order of first appearance, then sorted smallest
      * first (stable). */
     size_t ni = gr->n_inputs;
-    int *sig = fl_arena_calloc(a->pc->c->a, ni + 1, sizeof(int));
-    size_t *order = fl_arena_calloc(a->pc->c->a, ni + 1, sizeof(size_t));
-    fl_input *leaf_in = fl_arena_calloc(a->pc->c->a, ni + 1, sizeof(fl_input));
+    int *sig = fl__arena_calloc(a->pc->c->a, ni + 1, sizeof(int));
+    size_t *order = fl__arena_calloc(a->pc->c->a, ni + 1, sizeof(size_t));
+    fl_input *leaf_in = fl__arena_calloc(a->pc->c->a, ni + 1, sizeof(fl_input));
     if (!sig || !order || !leaf_in) {
         return ao_oom(a);
     }
@@ -826,8 +826,8 @@ static fl_status add_ops_rewrite(ao *a, fl_node *root, bool *fired) {
         sig[i] = (int)j;
     }
     /* sort representative indices: insertion sort, stable */
-    size_t *rank_of = fl_arena_calloc(a->pc->c->a, n_sig + 1, sizeof(size_t));
-    size_t *sorted = fl_arena_calloc(a->pc->c->a, n_sig + 1, sizeof(size_t));
+    size_t *rank_of = fl__arena_calloc(a->pc->c->a, n_sig + 1, sizeof(size_t));
+    size_t *sorted = fl__arena_calloc(a->pc->c->a, n_sig + 1, sizeof(size_t));
     if (!rank_of || !sorted) {
         return ao_oom(a);
     }
@@ -847,11 +847,11 @@ static fl_status add_ops_rewrite(ao *a, fl_node *root, bool *fired) {
         }
         sorted[p] = x;
     }
-    fl_ledger_note(a->pc, "combine_add_to_addn", root,
-                   "%zu Add/AddN nodes over %zu inputs (%zu shapes) -> AddN", gr->n_members + 1, ni,
-                   n_sig);
+    fl__ledger_note(a->pc, "combine_add_to_addn", root,
+                    "%zu Add/AddN nodes over %zu inputs (%zu shapes) -> AddN", gr->n_members + 1,
+                    ni, n_sig);
     fl_input result = {NULL, 0};
-    fl_input *leaves = fl_arena_calloc(a->pc->c->a, n_sig + 1, sizeof(fl_input));
+    fl_input *leaves = fl__arena_calloc(a->pc->c->a, n_sig + 1, sizeof(fl_input));
     if (!leaves) {
         return ao_oom(a);
     }
@@ -870,8 +870,8 @@ static fl_status add_ops_rewrite(ao *a, fl_node *root, bool *fired) {
         snprintf(pre, sizeof pre, "AddOpsRewrite_Leaf_%zu", j);
         const char *nm = opt_name(a, root->name, n_sig == 1 ? "AddOpsRewrite" : pre);
         fl_node *addn = ao_add(a, nm, "AddN", root->device, (int)cnt, leaf_in);
-        if (!addn || ao_set_attr(a, addn, fl_attr_make_type(a->g, "T", dt)) != FL_OK ||
-            ao_set_attr(a, addn, fl_attr_make_int(a->g, "N", (int64_t)cnt)) != FL_OK ||
+        if (!addn || ao_set_attr(a, addn, fl__attr_make_type(a->g, "T", dt)) != FL_OK ||
+            ao_set_attr(a, addn, fl__attr_make_int(a->g, "N", (int64_t)cnt)) != FL_OK ||
             tag(a, addn) != FL_OK) {
             return ao_oom(a);
         }
@@ -885,7 +885,7 @@ static fl_status add_ops_rewrite(ao *a, fl_node *root, bool *fired) {
         const char *nm = opt_name(a, root->name, j + 1 == n_sig ? "AddOpsRewrite" : pre);
         fl_input in[2] = {result, leaves[j]};
         fl_node *add = ao_add(a, nm, "AddV2", root->device, 2, in);
-        if (!add || ao_set_attr(a, add, fl_attr_make_type(a->g, "T", dt)) != FL_OK ||
+        if (!add || ao_set_attr(a, add, fl__attr_make_type(a->g, "T", dt)) != FL_OK ||
             tag(a, add) != FL_OK) {
             return ao_oom(a);
         }
@@ -918,7 +918,7 @@ static fl_status fold_multiply_into_conv(ao *a, fl_node *conv, bool *fired) {
     if (!scaled_name) {
         return ao_oom(a);
     }
-    if (fl_graph_find(a->g, scaled_name)) {
+    if (fl__graph_find(a->g, scaled_name)) {
         return FL_OK;
     }
     /* tail of the value-preserving, single-consumer chain above the conv */
@@ -956,12 +956,12 @@ static fl_status fold_multiply_into_conv(ao *a, fl_node *conv, bool *fired) {
     }
     fl_input in[2] = {conv->inputs[1], mul->inputs[si]};
     fl_node *sw = ao_add(a, scaled_name, mul->op, w->device, 2, in);
-    if (!sw || ao_set_attr(a, sw, fl_attr_make_type(a->g, "T", wdt)) != FL_OK ||
+    if (!sw || ao_set_attr(a, sw, fl__attr_make_type(a->g, "T", wdt)) != FL_OK ||
         ao_forward_ctrl(a, sw, mul) != FL_OK) {
         return ao_oom(a);
     }
-    fl_ledger_note(a->pc, "fold_multiply_into_conv", conv, "%s by scalar '%s' folded into '%s'",
-                   mul->op, scale->name, w->name);
+    fl__ledger_note(a->pc, "fold_multiply_into_conv", conv, "%s by scalar '%s' folded into '%s'",
+                    mul->op, scale->name, w->name);
     ao_set_input(a, conv, 1, (fl_input){sw, 0});
     ao_set_input(a, tail, 0, mul->inputs[ii]);
     a->pc->rewritten++;
@@ -983,11 +983,11 @@ static bool inner_matrix_transpose(const fl_node *t) {
     }
     int64_t n = p->n;
     for (int64_t i = 0; i < n - 2; i++) {
-        if (fl_value_int(p, i).k != i) {
+        if (fl__value_int(p, i).k != i) {
             return false;
         }
     }
-    return fl_value_int(p, n - 1).k == n - 2 && fl_value_int(p, n - 2).k == n - 1;
+    return fl__value_int(p, n - 1).k == n - 2 && fl__value_int(p, n - 2).k == n - 1;
 }
 
 /* FoldTransposeIntoMatMul. */
@@ -1001,7 +1001,7 @@ static fl_status fold_transpose_into_matmul(ao *a, fl_node *n, bool *fired) {
     if (!nm) {
         return ao_oom(a);
     }
-    if (fl_graph_find(a->g, nm)) {
+    if (fl__graph_find(a->g, nm)) {
         return FL_OK;
     }
     bool cplx = is_complex(attr_type(n, "T"));
@@ -1025,15 +1025,15 @@ static fl_status fold_transpose_into_matmul(ao *a, fl_node *n, bool *fired) {
         }
         fl_node *t = n->inputs[k].node;
         const char *f = flag[batch][k];
-        if (ao_set_attr(a, c, fl_attr_make_bool(a->g, f, !attr_bool(n, f))) != FL_OK ||
+        if (ao_set_attr(a, c, fl__attr_make_bool(a->g, f, !attr_bool(n, f))) != FL_OK ||
             ao_forward_ctrl(a, c, t) != FL_OK) {
             return ao_oom(a);
         }
         ao_set_input(a, c, k, t->inputs[0]);
     }
-    fl_ledger_note(a->pc, "fold_transpose_into_matmul", n, "%s%s%s folded into %s",
-                   fold[0] ? n->inputs[0].node->name : "", fold[0] && fold[1] ? ", " : "",
-                   fold[1] ? n->inputs[1].node->name : "", n->op);
+    fl__ledger_note(a->pc, "fold_transpose_into_matmul", n, "%s%s%s folded into %s",
+                    fold[0] ? n->inputs[0].node->name : "", fold[0] && fold[1] ? ", " : "",
+                    fold[1] ? n->inputs[1].node->name : "", n->op);
     ao_forward(a, n, (fl_input){c, 0});
     *fired = true;
     return FL_OK;
@@ -1050,9 +1050,9 @@ static fl_status bitcast_of_bitcast(ao *a, fl_node *n, bool *fired) {
     if (!is_op(in, "Bitcast") || in->n_inputs != 1 || fl__preserved(in) || t == FL_DT_INVALID) {
         return FL_OK;
     }
-    fl_ledger_note(a->pc, "remove_redundant_bitcast", n, "Bitcast(Bitcast(x)) -> Bitcast(x)");
+    fl__ledger_note(a->pc, "remove_redundant_bitcast", n, "Bitcast(Bitcast(x)) -> Bitcast(x)");
     ao_set_input(a, n, 0, in->inputs[0]);
-    fl_status st = ao_set_attr(a, n, fl_attr_make_type(a->g, "T", t));
+    fl_status st = ao_set_attr(a, n, fl__attr_make_type(a->g, "T", t));
     a->pc->rewritten++;
     /* Bitcast is not in the registry, so fl__remove_dead keeps it: drop the
      * inner one here when nothing reads it any more. */
@@ -1076,7 +1076,7 @@ static fl_status aggregation_of_copies(ao *a, fl_node *n, bool *fired) {
             return FL_OK;
         }
     }
-    if (!fl_dtype_is_float(dt) && !fl_dtype_is_integer(dt)) {
+    if (!fl__dtype_is_float(dt) && !fl__dtype_is_integer(dt)) {
         return FL_OK;
     }
     const char *cn = opt_name(a, n->name, "SimplifyAggregation_Const");
@@ -1084,17 +1084,17 @@ static fl_status aggregation_of_copies(ao *a, fl_node *n, bool *fired) {
     if (!cn || !mn) {
         return ao_oom(a);
     }
-    if (fl_graph_find(a->g, cn) || fl_graph_find(a->g, mn)) {
+    if (fl__graph_find(a->g, cn) || fl__graph_find(a->g, mn)) {
         return FL_OK;
     }
-    fl_value *v = fl_value_new(a->g->arena, (fl_dtype)dt, 0, NULL);
+    fl_value *v = fl__value_new(a->g->arena, (fl_dtype)dt, 0, NULL);
     if (!v) {
         return ao_oom(a);
     }
     if (v->ints) {
         ((fl_sym *)v->ints)[0] = fl_sym_const(n->n_inputs);
     } else {
-        fl_value_set_f64(v, 0, (double)n->n_inputs);
+        fl__value_set_f64(v, 0, (double)n->n_inputs);
     }
     fl_input x = n->inputs[0];
     fl_node *c = ao_add_const(a, cn, n->device, v);
@@ -1103,11 +1103,11 @@ static fl_status aggregation_of_copies(ao *a, fl_node *n, bool *fired) {
     }
     fl_input in[2] = {{c, 0}, x};
     fl_node *mul = ao_add(a, mn, "Mul", n->device, 2, in);
-    if (!mul || ao_set_attr(a, mul, fl_attr_make_type(a->g, "T", dt)) != FL_OK) {
+    if (!mul || ao_set_attr(a, mul, fl__attr_make_type(a->g, "T", dt)) != FL_OK) {
         return ao_oom(a);
     }
-    fl_ledger_note(a->pc, "simplify_aggregation", n, "%s of %d copies of '%s' -> Mul(%d, x)", n->op,
-                   n->n_inputs, x.node->name, n->n_inputs);
+    fl__ledger_note(a->pc, "simplify_aggregation", n, "%s of %d copies of '%s' -> Mul(%d, x)",
+                    n->op, n->n_inputs, x.node->name, n->n_inputs);
     ao_forward(a, n, (fl_input){mul, 0});
     *fired = true;
     return FL_OK;
@@ -1125,7 +1125,7 @@ static fl_status convert_pow(ao *a, fl_node *n, bool *fired) {
         return FL_OK;
     }
     double e;
-    if (!fl_value_f64(c, 0, &e) || !value_all(c, e)) {
+    if (!fl__value_f64(c, 0, &e) || !value_all(c, e)) {
         return FL_OK;
     }
     const char *op = e == 2.0    ? "Square"
@@ -1136,7 +1136,7 @@ static fl_status convert_pow(ao *a, fl_node *n, bool *fired) {
                                  : NULL;
     fl_graph *g = a->g;
     if (op) {
-        fl_ledger_note(a->pc, "convert_pow", n, "Pow(x, %g) -> %s(x)", e, op);
+        fl__ledger_note(a->pc, "convert_pow", n, "Pow(x, %g) -> %s(x)", e, op);
         fl_status st = input_to_ctrl(a, n, 1);
         if (st == FL_OK) {
             fl__node_become(g, n, op);
@@ -1151,15 +1151,15 @@ static fl_status convert_pow(ao *a, fl_node *n, bool *fired) {
         if (!nm) {
             return ao_oom(a);
         }
-        fl_node *sq = fl_graph_find(g, nm);
+        fl_node *sq = fl__graph_find(g, nm);
         if (!sq) {
             sq = ao_add(a, nm, "Square", n->device, 1, &n->inputs[0]);
-            if (!sq || ao_set_attr(a, sq, fl_attr_make_type(g, "T", x->dtype)) != FL_OK ||
+            if (!sq || ao_set_attr(a, sq, fl__attr_make_type(g, "T", x->dtype)) != FL_OK ||
                 ao_forward_ctrl(a, sq, n) != FL_OK) {
                 return ao_oom(a);
             }
         }
-        fl_ledger_note(a->pc, "convert_pow", n, "Pow(x, 3) -> Mul(x, Square(x))");
+        fl__ledger_note(a->pc, "convert_pow", n, "Pow(x, 3) -> Mul(x, Square(x))");
         fl_node *y = n->inputs[1].node;
         ao_set_input(a, n, 1, (fl_input){sq, 0});
         fl__node_become(g, n, "Mul");
@@ -1176,7 +1176,7 @@ static fl_status convert_pow(ao *a, fl_node *n, bool *fired) {
         for (int i = 0; i < out->shape.rank && i < 256; i++) {
             dims[i] = out->shape.dims[i].k;
         }
-        fl_value *v = fl_value_new(g->arena, (fl_dtype)dt, out->shape.rank, dims);
+        fl_value *v = fl__value_new(g->arena, (fl_dtype)dt, out->shape.rank, dims);
         if (v && v->n > a->pc->c->max_value_elems) {
             v = NULL; /* too large to hold: a stripped Const of ones */
         } else if (!v) {
@@ -1186,10 +1186,10 @@ static fl_status convert_pow(ao *a, fl_node *n, bool *fired) {
             if (v->ints) {
                 ((fl_sym *)v->ints)[i] = fl_sym_const(1);
             } else {
-                fl_value_set_f64(v, i, 1.0);
+                fl__value_set_f64(v, i, 1.0);
             }
         }
-        fl_ledger_note(a->pc, "convert_pow", n, "Pow(x, 0) -> Const ones");
+        fl__ledger_note(a->pc, "convert_pow", n, "Pow(x, 0) -> Const ones");
         for (int k = 0; k < n->n_inputs; k++) {
             a->uses[n->inputs[k].node->id]--;
             a->ctrl_uses[n->inputs[k].node->id]++;
@@ -1216,7 +1216,7 @@ static fl_status convert_pow(ao *a, fl_node *n, bool *fired) {
  * Expm1 take bfloat16, half, float, double). */
 static bool float_ones_const(const fl_node *c) {
     const fl_value *v = const_value(c);
-    return v && fl_dtype_is_float(v->dtype) && value_all(v, 1.0);
+    return v && fl__dtype_is_float(v->dtype) && value_all(v, 1.0);
 }
 
 /* ConvertLog1p. */
@@ -1235,7 +1235,7 @@ static fl_status convert_log1p(ao *a, fl_node *n, bool *fired) {
             continue;
         }
         fl_node *y = add->inputs[j].node;
-        fl_ledger_note(a->pc, "convert_log1p", n, "Log(Add(x, 1)) -> Log1p(x)");
+        fl__ledger_note(a->pc, "convert_log1p", n, "Log(Add(x, 1)) -> Log1p(x)");
         ao_set_input(a, n, 0, add->inputs[i]);
         fl__node_become(a->g, n, "Log1p");
         n->src = NULL;
@@ -1260,7 +1260,7 @@ static fl_status convert_expm1(ao *a, fl_node *n, bool *fired) {
     if (!bcast_keeps(t, c) || !float_ones_const(n->inputs[1].node)) {
         return FL_OK;
     }
-    fl_ledger_note(a->pc, "convert_expm1", n, "Sub(Exp(x), 1) -> Expm1(x)");
+    fl__ledger_note(a->pc, "convert_expm1", n, "Sub(Exp(x), 1) -> Expm1(x)");
     ao_set_input(a, n, 0, ex->inputs[0]);
     fl_status st = input_to_ctrl(a, n, 1);
     if (st != FL_OK) {
@@ -1298,7 +1298,7 @@ static fl_status max_or_min_of_monotonic(ao *a, fl_node *r, bool *fired) {
     }
     const char *op = r->op;
     if (mono < 0) {
-        char *flipped = fl_arena_printf(a->g->arena, "%s", r->op);
+        char *flipped = fl__arena_printf(a->g->arena, "%s", r->op);
         char *p = flipped ? strstr(flipped, "Max") : NULL;
         if (!flipped) {
             return ao_oom(a);
@@ -1310,11 +1310,11 @@ static fl_status max_or_min_of_monotonic(ao *a, fl_node *r, bool *fired) {
         }
         op = flipped;
     }
-    fl_ledger_note(a->pc, "optimize_max_or_min_of_monotonic", r, "%s(%s(x)) -> %s(%s(x))", r->op,
-                   f->op, arg ? "Identity" : f->op, op);
+    fl__ledger_note(a->pc, "optimize_max_or_min_of_monotonic", r, "%s(%s(x)) -> %s(%s(x))", r->op,
+                    f->op, arg ? "Identity" : f->op, op);
     /* consumers of r read f; r reads x; f reads r (r's consumers all come
      * later in the sweep: none has been forwarded yet) */
-    size_t moved = fl_graph_replace_uses(a->g, r, 0, f, 0);
+    size_t moved = fl__graph_replace_uses(a->g, r, 0, f, 0);
     a->uses[f->id] += (uint32_t)moved;
     a->uses[r->id] -= (uint32_t)moved;
     ao_set_input(a, r, 0, f->inputs[0]);
@@ -1331,7 +1331,7 @@ static fl_status max_or_min_of_monotonic(ao *a, fl_node *r, bool *fired) {
         f->n_attrs = 0;
         f->src = NULL;
         fl__node_become(a->g, f, "Identity");
-        return ao_set_attr(a, f, fl_attr_make_type(a->g, "T", dt));
+        return ao_set_attr(a, f, fl__attr_make_type(a->g, "T", dt));
     }
     return FL_OK;
 }
@@ -1360,7 +1360,7 @@ static int const_ints(const fl_node *c, bool int64_ok, int64_t *out, int max) {
         return -1;
     }
     for (int64_t i = 0; i < v->n; i++) {
-        out[i] = fl_value_int(v, i).k;
+        out[i] = fl__value_int(v, i).k;
     }
     return (int)v->n;
 }
@@ -1369,7 +1369,7 @@ static int const_ints(const fl_node *c, bool int64_ok, int64_t *out, int max) {
 static fl_node *ao_add_i32(ao *a, const char *name, const char *device, int rank,
                            const int64_t *vals, int n) {
     int64_t dims[1] = {n};
-    fl_value *v = fl_value_new(a->g->arena, FL_DT_INT32, rank, rank ? dims : NULL);
+    fl_value *v = fl__value_new(a->g->arena, FL_DT_INT32, rank, rank ? dims : NULL);
     if (!v) {
         ao_oom(a);
         return NULL;
@@ -1382,17 +1382,17 @@ static fl_node *ao_add_i32(ao *a, const char *name, const char *device, int rank
 
 /* opt_name with a rule suffix: "<scope>/ArithmeticOptimizer/<stage>_<rule>_<base>". */
 static const char *opt_name2(ao *a, const char *of, const char *stage, const char *rule) {
-    const char *pre = fl_arena_printf(a->g->arena, "%s_%s", stage, rule);
+    const char *pre = fl__arena_printf(a->g->arena, "%s_%s", stage, rule);
     return pre ? opt_name(a, of, pre) : NULL;
 }
 
 static bool exists(const ao *a, const char *name) {
-    return name && fl_graph_find(a->g, name) != NULL;
+    return name && fl__graph_find(a->g, name) != NULL;
 }
 
 /* Sets attr `name` to dtype dt. */
 static fl_status set_type(ao *a, fl_node *n, const char *name, int dt) {
-    return ao_set_attr(a, n, fl_attr_make_type(a->g, name, dt));
+    return ao_set_attr(a, n, fl__attr_make_type(a->g, name, dt));
 }
 
 /* Replaces n by `to` (a node this stage created): n's control inputs move to
@@ -1458,7 +1458,7 @@ static fl_status replace_pack_with_tile_reshape(ao *a, fl_node *n, bool *fired) 
     }
     for (int c = n_chain - 1; c >= 0; c--) {
         int64_t axis, cnt;
-        const fl_attr *ax = fl_node_attr(chain[c], "axis"), *na = fl_node_attr(chain[c], "N");
+        const fl_attr *ax = fl__node_attr(chain[c], "axis"), *na = fl__node_attr(chain[c], "N");
         if (!ax || ax->kind != FL_ATTR_I || !na || na->kind != FL_ATTR_I) {
             return FL_OK;
         }
@@ -1505,8 +1505,8 @@ static fl_status replace_pack_with_tile_reshape(ao *a, fl_node *n, bool *fired) 
         set_type(a, rs, "Tshape", FL_DT_INT32) != FL_OK) {
         return ao_oom(a);
     }
-    fl_ledger_note(a->pc, "replace_pack_with_tile_reshape", n,
-                   "%d Pack node(s) of '%s' -> Reshape(Tile(x))", n_chain, xn->name);
+    fl__ledger_note(a->pc, "replace_pack_with_tile_reshape", n,
+                    "%d Pack node(s) of '%s' -> Reshape(Tile(x))", n_chain, xn->name);
     *fired = true;
     return replace_by(a, n, rs);
 }
@@ -1538,7 +1538,7 @@ static fl_status replace_mul_with_tile(ao *a, fl_node *n, bool *fired) {
     bool grows = false;
     for (int i = 0; i < xs->rank; i++) {
         fl_sym p = xs->dims[i], q = os->dims[i];
-        if (fl_sym_eq(p, q) || dim_is_one(q)) {
+        if (fl__sym_eq(p, q) || dim_is_one(q)) {
             mult[i] = 1;
         } else if (dim_is_one(p) && fl_sym_is_known(q)) {
             mult[i] = q.k;
@@ -1561,8 +1561,8 @@ static fl_status replace_mul_with_tile(ao *a, fl_node *n, bool *fired) {
         set_type(a, tile, "Tmultiples", FL_DT_INT32) != FL_OK) {
         return ao_oom(a);
     }
-    fl_ledger_note(a->pc, "replace_mul_with_tile", n, "Mul('%s', ones '%s') -> Tile", x->name,
-                   ones->name);
+    fl__ledger_note(a->pc, "replace_mul_with_tile", n, "Mul('%s', ones '%s') -> Tile", x->name,
+                    ones->name);
     *fired = true;
     return replace_by(a, n, tile);
 }
@@ -1618,7 +1618,8 @@ static fl_status reduce_upsampling_dims(ao *a, fl_node *n, bool *fired) {
         ao_forward_ctrl(a, nrs, rs) != FL_OK || ao_forward_ctrl(a, nshp, shp) != FL_OK) {
         return ao_oom(a);
     }
-    fl_ledger_note(a->pc, "reduce_upsampling_dims", n, "6-D Reshape/Tile of '%s' -> 4-D", rs->name);
+    fl__ledger_note(a->pc, "reduce_upsampling_dims", n, "6-D Reshape/Tile of '%s' -> 4-D",
+                    rs->name);
     ao_set_input(a, n, 0, (fl_input){nt, 0});
     a->pc->rewritten++;
     *fired = true;
@@ -1683,8 +1684,8 @@ static fl_status reshape_of_reshape(ao *a, fl_node *n, bool *fired) {
         inner->n_inputs < 1 || a->ctrl_uses[inner->id]) {
         return FL_OK;
     }
-    fl_ledger_note(a->pc, "remove_redundant_reshape", n, "inner Reshape '%s' bypassed",
-                   inner->name);
+    fl__ledger_note(a->pc, "remove_redundant_reshape", n, "inner Reshape '%s' bypassed",
+                    inner->name);
     ao_set_input(a, tail, 0, inner->inputs[0]);
     fl_status st = ao_forward_ctrl(a, tail, inner);
     a->pc->rewritten++;
@@ -1744,7 +1745,7 @@ static bool fixed_size(int dt) {
     case FL_DT_QINT32:
         return false;
     default:
-        return fl_dtype_valid(dt) && fl_dtype_size(dt) > 0;
+        return fl__dtype_valid(dt) && fl__dtype_size(dt) > 0;
     }
 }
 
@@ -1757,7 +1758,7 @@ static bool on_cpu_or_gpu(const ao *a, const fl_node *n) {
 static fl_status reorder_cast_like(ao *a, fl_node *c, bool *fired) {
     if ((!value_preserving(c) && !cast_like(c)) || is_op(c, "CheckNumerics") ||
         !on_cpu_or_gpu(a, c) ||
-        (fl_op_desc_of(c->kind) && (fl_op_desc_of(c->kind)->flags & FL_OPF_CONTROL_FLOW)) ||
+        (fl__op_desc_of(c->kind) && (fl__op_desc_of(c->kind)->flags & FL_OPF_CONTROL_FLOW)) ||
         !replaceable(c) || c->n_inputs < 1) {
         return FL_OK;
     }
@@ -1772,7 +1773,7 @@ static fl_status reorder_cast_like(ao *a, fl_node *c, bool *fired) {
     if (!fixed_size(src) || !fixed_size(dst)) {
         return FL_OK;
     }
-    size_t ss = fl_dtype_size(src), ds = fl_dtype_size(dst);
+    size_t ss = fl__dtype_size(src), ds = fl__dtype_size(dst);
     if ((p_cast && ds <= ss) || (!p_cast && ds >= ss)) {
         return FL_OK;
     }
@@ -1783,8 +1784,10 @@ static fl_status reorder_cast_like(ao *a, fl_node *c, bool *fired) {
     if (!real_number_type(new_in) && (new_in != FL_DT_BOOL || space)) {
         return FL_OK;
     }
-    const char *pn = opt_name2(a, p->name, "ReorderCastLikeAndValuePreserving", fl_dtype_name(dst));
-    const char *cn = opt_name2(a, c->name, "ReorderCastLikeAndValuePreserving", fl_dtype_name(src));
+    const char *pn =
+        opt_name2(a, p->name, "ReorderCastLikeAndValuePreserving", fl__dtype_name(dst));
+    const char *cn =
+        opt_name2(a, c->name, "ReorderCastLikeAndValuePreserving", fl__dtype_name(src));
     if (!pn || !cn) {
         return ao_oom(a);
     }
@@ -1805,8 +1808,8 @@ static fl_status reorder_cast_like(ao *a, fl_node *c, bool *fired) {
     if (set_type(a, vp, "T", new_in) != FL_OK) {
         return ao_oom(a);
     }
-    fl_ledger_note(a->pc, "reorder_cast_like_and_value_preserving", c, "%s(%s(x)) -> %s(%s(x))",
-                   c->op, p->op, p->op, c->op);
+    fl__ledger_note(a->pc, "reorder_cast_like_and_value_preserving", c, "%s(%s(x)) -> %s(%s(x))",
+                    c->op, p->op, p->op, c->op);
     *fired = true;
     ao_forward(a, c, (fl_input){nc, 0});
     return FL_OK;
@@ -1823,8 +1826,8 @@ static fl_status sqrt_div_to_rsqrt_mul(ao *a, fl_node *n, bool *fired) {
     if (y->kind != FL_OP_SQRT || fl__preserved(y) || n_uses(a, y) != 1) {
         return FL_OK;
     }
-    fl_ledger_note(a->pc, "convert_sqrt_div_to_rsqrt_mul", n, "%s(x, Sqrt(y)) -> %s", n->op,
-                   is_op(n, "Xdivy") ? "MulNoNan(Rsqrt(y), x)" : "Mul(x, Rsqrt(y))");
+    fl__ledger_note(a->pc, "convert_sqrt_div_to_rsqrt_mul", n, "%s(x, Sqrt(y)) -> %s", n->op,
+                    is_op(n, "Xdivy") ? "MulNoNan(Rsqrt(y), x)" : "Mul(x, Rsqrt(y))");
     if (is_op(n, "Xdivy")) {
         fl_input sw[2] = {n->inputs[1], n->inputs[0]};
         fl_status st = ao_set_inputs(a, n, 2, sw);
@@ -1879,7 +1882,7 @@ static int stack_slice_index(const fl_node *n, const fl_shape *ps, int axis, boo
     static const char *const mn[5] = {"begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask",
                                       "shrink_axis_mask"};
     for (int i = 0; i < 5; i++) {
-        m[i] = fl_node_attr(n, mn[i]);
+        m[i] = fl__node_attr(n, mn[i]);
         if (m[i] && m[i]->kind != FL_ATTR_I) {
             return -1;
         }
@@ -1969,7 +1972,7 @@ static fl_status remove_stack_slice_same_axis(ao *a, fl_node *n, bool *fired) {
         return FL_OK;
     }
     fl_node *pack = n->inputs[0].node;
-    const fl_attr *ax = fl_node_attr(pack, "axis");
+    const fl_attr *ax = fl__node_attr(pack, "axis");
     const fl_shape *ps = &fl_node_in(n, 0)->shape;
     if (pack->kind != FL_OP_PACK || !ax || ax->kind != FL_ATTR_I || ps->rank < 1 || ps->rank > 64) {
         return FL_OK;
@@ -2011,8 +2014,8 @@ static fl_status remove_stack_slice_same_axis(ao *a, fl_node *n, bool *fired) {
     if (ao_forward_ctrl(a, out, pack) != FL_OK) {
         return ao_oom(a);
     }
-    fl_ledger_note(a->pc, "remove_stack_slice_same_axis", n, "%s of Pack '%s' -> %s(input %d)",
-                   n->op, pack->name, expand ? "ExpandDims" : "Identity", idx);
+    fl__ledger_note(a->pc, "remove_stack_slice_same_axis", n, "%s of Pack '%s' -> %s(input %d)",
+                    n->op, pack->name, expand ? "ExpandDims" : "Identity", idx);
     *fired = true;
     return replace_by(a, n, out);
 }
@@ -2057,8 +2060,8 @@ static fl_status simplify_embedding_lookup(ao *a, fl_node *r, bool *fired) {
     if (r->inputs[1].node != u || r->inputs[1].port != 1) {
         return FL_OK;
     }
-    fl_ledger_note(a->pc, "simplify_embedding_lookup", r, "%s reads '%s' and '%s' directly", r->op,
-                   g->inputs[0].node->name, u->inputs[0].node->name);
+    fl__ledger_note(a->pc, "simplify_embedding_lookup", r, "%s reads '%s' and '%s' directly", r->op,
+                    g->inputs[0].node->name, u->inputs[0].node->name);
     ao_set_input(a, r, 0, g->inputs[0]);
     ao_set_input(a, r, 1, u->inputs[0]);
     a->pc->rewritten++;
@@ -2080,8 +2083,8 @@ static fl_status remove_cast_into_segment_reduction(ao *a, fl_node *r, bool *fir
             continue;
         }
         if (!*fired) {
-            fl_ledger_note(a->pc, "remove_cast_into_segment_reduction", r,
-                           "Cast '%s' into %s removed", c->name, r->op);
+            fl__ledger_note(a->pc, "remove_cast_into_segment_reduction", r,
+                            "Cast '%s' into %s removed", c->name, r->op);
             a->pc->rewritten++;
         }
         ao_set_input(a, r, k, c->inputs[0]);
@@ -2124,8 +2127,8 @@ static fl_status fold_conjugate_into_transpose(ao *a, fl_node *n, bool *fired) {
     if (ao_forward_ctrl(a, nt, in) != FL_OK) {
         return ao_oom(a);
     }
-    fl_ledger_note(a->pc, "fold_conjugate_into_transpose", n, "%s(%s(x)) -> %s(x)", n->op, in->op,
-                   op);
+    fl__ledger_note(a->pc, "fold_conjugate_into_transpose", n, "%s(%s(x)) -> %s(x)", n->op, in->op,
+                    op);
     *fired = true;
     return replace_by(a, n, nt);
 }
@@ -2134,7 +2137,7 @@ static fl_status fold_conjugate_into_transpose(ao *a, fl_node *n, bool *fired) {
 #define MIN_BCAST_TAG "_grappler_ArithmeticOptimizer_MinimizeBroadcasts"
 
 static bool min_bcast_tagged(const fl_node *n) {
-    return fl_node_attr(n, MIN_BCAST_TAG) || fl_node_attr(n, ADD_OPS_TAG);
+    return fl__node_attr(n, MIN_BCAST_TAG) || fl__node_attr(n, ADD_OPS_TAG);
 }
 
 static bool min_bcast_op(const fl_node *n) {
@@ -2145,7 +2148,7 @@ static bool min_bcast_absorbable(const ao *a, const fl_node *root, const fl_node
     return strcmp(n->op, root->op) == 0 && min_bcast_op(n) && !fl__preserved(n) &&
            !(n->flags & FL_NODE_REMOVED) && !min_bcast_tagged(n) && n->n_ctrl == 0 &&
            a->ctrl_uses[n->id] == 0 && same_device(root, n) && a->uses[n->id] == 1 &&
-           fl_shape_is_determined(&n->outputs[0].shape) && inputs_bcast_to(n);
+           fl__shape_is_determined(&n->outputs[0].shape) && inputs_bcast_to(n);
 }
 
 static fl_status min_bcast_absorb(ao *a, const fl_node *root, fl_input in, add_group *gr,
@@ -2181,7 +2184,7 @@ static void bcast_update(ao *a, fl_node *n, fl_input x, fl_input y) {
 
 static fl_status minimize_broadcasts(ao *a, fl_node *root, bool *claimed) {
     if (!min_bcast_op(root) || min_bcast_tagged(root) || (root->flags & FL_NODE_REMOVED) ||
-        !fl_shape_is_determined(&root->outputs[0].shape) || !inputs_bcast_to(root)) {
+        !fl__shape_is_determined(&root->outputs[0].shape) || !inputs_bcast_to(root)) {
         return FL_OK;
     }
     add_group *gr = group_reset(a);
@@ -2192,9 +2195,9 @@ static fl_status minimize_broadcasts(ao *a, fl_node *root, bool *claimed) {
     if (st != FL_OK || gr->n_members == 0) {
         return st;
     }
-    st = ao_set_attr(a, root, fl_attr_make_bool(a->g, MIN_BCAST_TAG, true));
+    st = ao_set_attr(a, root, fl__attr_make_bool(a->g, MIN_BCAST_TAG, true));
     for (size_t i = 0; i < gr->n_members && st == FL_OK; i++) {
-        st = ao_set_attr(a, gr->members[i], fl_attr_make_bool(a->g, MIN_BCAST_TAG, true));
+        st = ao_set_attr(a, gr->members[i], fl__attr_make_bool(a->g, MIN_BCAST_TAG, true));
     }
     if (st != FL_OK) {
         return st;
@@ -2210,7 +2213,7 @@ static fl_status minimize_broadcasts(ao *a, fl_node *root, bool *claimed) {
         return FL_OK;
     }
     /* a deque of 3 * ni slots, starting in the middle */
-    bcast_item *dq = fl_arena_calloc(a->pc->c->a, 3 * ni + 4, sizeof(bcast_item));
+    bcast_item *dq = fl__arena_calloc(a->pc->c->a, 3 * ni + 4, sizeof(bcast_item));
     if (!dq) {
         return ao_oom(a);
     }
@@ -2229,8 +2232,8 @@ static fl_status minimize_broadcasts(ao *a, fl_node *root, bool *claimed) {
         leftover = dq[--tail];
     }
     size_t next_member = gr->n_members;
-    fl_ledger_note(a->pc, "minimize_broadcasts", root, "%s tree of %zu nodes reordered", root->op,
-                   gr->n_members + 1);
+    fl__ledger_note(a->pc, "minimize_broadcasts", root, "%s tree of %zu nodes reordered", root->op,
+                    gr->n_members + 1);
     do {
         bcast_item l = dq[head++], r = dq[head++];
         fl_node *node = next_member > 0 ? gr->members[--next_member] : root;
@@ -2271,7 +2274,7 @@ static int hlink_cmp(const void *x, const void *y) {
 }
 
 /* Resolves every live node's inputs through the forwarding map, so scans of
- * consumers and fl_graph_replace_uses see the graph as rewritten so far. */
+ * consumers and fl__graph_replace_uses see the graph as rewritten so far. */
 static void resolve_all(ao *a) {
     for (size_t i = 0; i < a->g->n_nodes; i++) {
         if (!(a->g->nodes[i]->flags & FL_NODE_REMOVED)) {
@@ -2420,8 +2423,8 @@ static int advance(ao *a, bool concat, const hlink *tails, int n, hlink *next) {
  * depends on from). */
 static bool depends_on(ao *a, fl_node *to, const fl_node *from) {
     size_t cap = a->g->n_nodes;
-    bool *seen = fl_arena_calloc(a->pc->c->a, cap + 1, sizeof(bool));
-    fl_node **stack = fl_arena_calloc(a->pc->c->a, cap + 1, sizeof(fl_node *));
+    bool *seen = fl__arena_calloc(a->pc->c->a, cap + 1, sizeof(bool));
+    fl_node **stack = fl__arena_calloc(a->pc->c->a, cap + 1, sizeof(fl_node *));
     if (!seen || !stack) {
         return true; /* (OOM: the caller does not hoist) */
     }
@@ -2482,7 +2485,7 @@ static fl_status hoist_concat(ao *a, fl_node *c, const hlink *tails, int n, int 
         ao_set_input(a, c, port, t->inputs[0]);
         if (port == first) {
             /* the Concat's consumers read the end of the first chain */
-            size_t k = fl_graph_replace_uses(a->g, c, 0, head_in.node, head_in.port);
+            size_t k = fl__graph_replace_uses(a->g, c, 0, head_in.node, head_in.port);
             a->uses[c->id] -= (uint32_t)k;
             a->uses[head_in.node->id] += (uint32_t)k;
             ao_set_input(a, t, 0, (fl_input){c, 0});
@@ -2495,8 +2498,8 @@ static fl_status hoist_concat(ao *a, fl_node *c, const hlink *tails, int n, int 
         }
     }
     a->pc->rewritten++;
-    fl_ledger_note(a->pc, "hoist_cwise_unary_chains", c, "%d unary op(s) on %d inputs -> after %s",
-                   prefix, n, c->op);
+    fl__ledger_note(a->pc, "hoist_cwise_unary_chains", c, "%d unary op(s) on %d inputs -> after %s",
+                    prefix, n, c->op);
     return FL_OK;
 }
 
@@ -2534,7 +2537,7 @@ static fl_status hoist_split(ao *a, fl_node *s, const hlink *tails, int n, int p
         }
         cp->device = tmpl[i]->device;
         if (tmpl[i]->n_attrs) {
-            fl_attr *at = fl_arena_calloc(a->g->arena, (size_t)tmpl[i]->n_attrs, sizeof(fl_attr));
+            fl_attr *at = fl__arena_calloc(a->g->arena, (size_t)tmpl[i]->n_attrs, sizeof(fl_attr));
             if (!at) {
                 return ao_oom(a);
             }
@@ -2556,7 +2559,7 @@ static fl_status hoist_split(ao *a, fl_node *s, const hlink *tails, int n, int p
     resolve_all(a);
     for (int i = 0; i < n; i++) {
         fl_node *t = tails[i].node;
-        size_t k = fl_graph_replace_uses(a->g, t, 0, s, tails[i].port);
+        size_t k = fl__graph_replace_uses(a->g, t, 0, s, tails[i].port);
         a->uses[t->id] -= (uint32_t)k;
         a->uses[s->id] += (uint32_t)k;
     }
@@ -2564,8 +2567,8 @@ static fl_status hoist_split(ao *a, fl_node *s, const hlink *tails, int n, int p
         drop_chain(a, tails[i].node, prefix);
     }
     a->pc->rewritten++;
-    fl_ledger_note(a->pc, "hoist_cwise_unary_chains", s,
-                   "%d unary op(s) on %d outputs -> before %s", prefix, n, s->op);
+    fl__ledger_note(a->pc, "hoist_cwise_unary_chains", s,
+                    "%d unary op(s) on %d outputs -> before %s", prefix, n, s->op);
     return FL_OK;
 }
 
@@ -2580,7 +2583,7 @@ static fl_status hoist_cwise_unary_chains(ao *a, fl_node *r) {
     int n_cur = 0;
     if (concat) {
         int64_t nn;
-        const fl_attr *at = fl_node_attr(r, "N");
+        const fl_attr *at = fl__node_attr(r, "N");
         if (!at || at->kind != FL_ATTR_I || (nn = at->v.i) <= 1 || nn > HOIST_MAX) {
             return FL_OK;
         }
@@ -2598,7 +2601,7 @@ static fl_status hoist_cwise_unary_chains(ao *a, fl_node *r) {
             cur[n_cur++] = (hlink){r->inputs[i].node, i};
         }
     } else {
-        const fl_attr *at = fl_node_attr(r, "num_split");
+        const fl_attr *at = fl__node_attr(r, "num_split");
         if (!at || at->kind != FL_ATTR_I || at->v.i <= 1 || a->uses[r->id] > at->v.i ||
             a->ctrl_uses[r->id] > 0 || a->uses[r->id] < 2) {
             return FL_OK;
@@ -2701,14 +2704,14 @@ static fl_status unary_ops_composition(ao *a, fl_node *root, bool *fused) {
         return FL_OK;
     }
     /* (named only now: most roots have no chain, and the name is memory) */
-    const char *nm = fl_arena_printf(a->g->arena, "%s/unary_ops_composition", root->name);
+    const char *nm = fl__arena_printf(a->g->arena, "%s/unary_ops_composition", root->name);
     if (!nm) {
         return ao_oom(a);
     }
     if (exists(a, nm)) {
         return FL_OK;
     }
-    const char **names = fl_arena_calloc(a->g->arena, (size_t)n, sizeof(char *));
+    const char **names = fl__arena_calloc(a->g->arena, (size_t)n, sizeof(char *));
     if (!names) {
         return ao_oom(a);
     }
@@ -2717,11 +2720,12 @@ static fl_status unary_ops_composition(ao *a, fl_node *root, bool *fused) {
         names[i] = chain[n - 1 - i]->op;
     }
     fl_node *c = ao_add(a, nm, "_UnaryOpsComposition", root->device, 1, &last->inputs[0]);
-    fl_attr on = fl_attr_make_strs(a->g, "op_names", (size_t)n, names);
+    fl_attr on = fl__attr_make_strs(a->g, "op_names", (size_t)n, names);
     if (!c || set_type(a, c, "T", dt) != FL_OK || !on.name || ao_set_attr(a, c, on) != FL_OK) {
         return ao_oom(a);
     }
-    fl_ledger_note(a->pc, "unary_ops_composition", root, "%d unary ops -> _UnaryOpsComposition", n);
+    fl__ledger_note(a->pc, "unary_ops_composition", root, "%d unary ops -> _UnaryOpsComposition",
+                    n);
     ao_forward(a, root, (fl_input){c, 0});
     return FL_OK;
 }
@@ -2786,7 +2790,7 @@ static fl_status rewrite(ao *a, fl_node *n, bool *fired) {
     const fl_node *in0 = n->inputs[0].node;
     if (n->kind == FL_OP_MUL && n->n_inputs == 2 && n->inputs[0].node == n->inputs[1].node &&
         n->inputs[0].port == n->inputs[1].port && !is_complex(dt)) {
-        fl_ledger_note(a->pc, "replace_mul_with_square", n, "Mul(x, x) -> Square(x)");
+        fl__ledger_note(a->pc, "replace_mul_with_square", n, "Mul(x, x) -> Square(x)");
         fl_input x = n->inputs[0];
         *fired = true;
         return become(a, n, "Square", 1, &x);
@@ -2797,22 +2801,22 @@ static fl_status rewrite(ao *a, fl_node *n, bool *fired) {
         dt != FL_DT_STRING) {
         const char *op = n->kind == FL_OP_SUB ? "AddV2" : "Sub";
         fl_input in[2] = {n->inputs[0], n->inputs[1].node->inputs[0]};
-        fl_ledger_note(a->pc, "remove_negation", n, "%s(x, Neg(y)) -> %s(x, y)", n->op, op);
+        fl__ledger_note(a->pc, "remove_negation", n, "%s(x, Neg(y)) -> %s(x, y)", n->op, op);
         *fired = true;
         return become(a, n, op, 2, in);
     }
     if (n->kind == FL_OP_SQUARE && in0->kind == FL_OP_SUB && in0->n_inputs == 2 &&
         absorbable(a, in0) && !is_complex(dt)) {
         fl_input in[2] = {in0->inputs[0], in0->inputs[1]};
-        fl_ledger_note(a->pc, "fuse_squared_diff", n,
-                       "Square(Sub(a, b)) -> SquaredDifference(a, b)");
+        fl__ledger_note(a->pc, "fuse_squared_diff", n,
+                        "Square(Sub(a, b)) -> SquaredDifference(a, b)");
         *fired = true;
         return become(a, n, "SquaredDifference", 2, in);
     }
     if (n->kind == FL_OP_LOG && in0->kind == FL_OP_SOFTMAX && in0->n_inputs == 1 &&
         absorbable(a, in0)) {
         fl_input x = in0->inputs[0];
-        fl_ledger_note(a->pc, "convert_log_softmax", n, "Log(Softmax(x)) -> LogSoftmax(x)");
+        fl__ledger_note(a->pc, "convert_log_softmax", n, "Log(Softmax(x)) -> LogSoftmax(x)");
         *fired = true;
         return become(a, n, "LogSoftmax", 1, &x);
     }
@@ -2820,10 +2824,10 @@ static fl_status rewrite(ao *a, fl_node *n, bool *fired) {
     if (inv && in0->n_inputs == 2 && absorbable(a, in0)) {
         fl_input in[2] = {in0->inputs[0], in0->inputs[1]};
         int t = fl_node_in(in0, 0)->dtype;
-        fl_ledger_note(a->pc, "remove_logical_not", n, "LogicalNot(%s) -> %s", in0->op, inv);
+        fl__ledger_note(a->pc, "remove_logical_not", n, "LogicalNot(%s) -> %s", in0->op, inv);
         *fired = true;
         fl_status st = become(a, n, inv, 2, in);
-        return st == FL_OK ? ao_set_attr(a, n, fl_attr_make_type(a->g, "T", t)) : st;
+        return st == FL_OK ? ao_set_attr(a, n, fl__attr_make_type(a->g, "T", t)) : st;
     }
     return FL_OK;
 }
@@ -2832,7 +2836,7 @@ static fl_status forward_group(ao *a, fl_node *m, bool *fired, int group) {
     const char *rule = NULL;
     fl_input to = forward_target(a, m, group, &rule);
     if (to.node) {
-        fl_ledger_note(a->pc, rule, m, "%s removed; consumers read '%s'", m->op, to.node->name);
+        fl__ledger_note(a->pc, rule, m, "%s removed; consumers read '%s'", m->op, to.node->name);
         ao_forward(a, m, to);
         *fired = true;
     }
@@ -2892,12 +2896,12 @@ static fl_status visit(ao *a, fl_node *m) {
     return FL_OK;
 }
 
-fl_status fl_pass_arithmetic_optimizer(fl_pass_ctx *pc) {
+fl_status fl__pass_arithmetic_optimizer(fl_pass_ctx *pc) {
     fl_graph *g = pc->c->g;
     size_t n = g->n_nodes;
     bool *snap = fl__consumed_snapshot(pc);
     if (!snap) {
-        return fl_diag_oom(pc->c->d);
+        return fl__diag_oom(pc->c->d);
     }
     ao a;
     fl_status st = ao_init(&a, pc);
@@ -2907,10 +2911,10 @@ fl_status fl_pass_arithmetic_optimizer(fl_pass_ctx *pc) {
     fl_node **order = g->order;
     /* claimed: roots MinimizeBroadcasts took (Grappler's pipeline stops
      * there); fused: nodes already in a unary composition */
-    bool *claimed = fl_arena_calloc(pc->c->a, n + 1, sizeof(bool));
-    bool *fused = fl_arena_calloc(pc->c->a, n + 1, sizeof(bool));
+    bool *claimed = fl__arena_calloc(pc->c->a, n + 1, sizeof(bool));
+    bool *fused = fl__arena_calloc(pc->c->a, n + 1, sizeof(bool));
     if (!claimed || !fused) {
-        return fl_diag_oom(pc->c->d);
+        return fl__diag_oom(pc->c->d);
     }
     /* Reverse sweep: the stages that must see the consumer-most node of a
      * group first (AddOpsRewrite from the roots of Add trees,

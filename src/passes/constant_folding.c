@@ -198,7 +198,7 @@ static bool foldable_op(const fl_node *n) {
 }
 
 static uint64_t tensor_bytes(const fl_tensor *t) {
-    uint64_t b = fl_dtype_size(t->dtype);
+    uint64_t b = fl__dtype_size(t->dtype);
     for (int i = 0; i < t->shape.rank; i++) {
         b *= (uint64_t)t->shape.dims[i].k;
     }
@@ -218,10 +218,10 @@ static fl_status fold_multi(fl_pass_ctx *pc, fl_node *n) {
         }
         char base[600];
         snprintf(base, sizeof base, "ConstantFolding/%.400s-folded-%d", n->name, k);
-        const char *name = fl_graph_unique_name(g, base);
-        fl_node *c = name ? fl_graph_add_op(g, name, "Const", 0, NULL, 1, pc->c->d) : NULL;
+        const char *name = fl__graph_unique_name(g, base);
+        fl_node *c = name ? fl__op_add_op(g, name, "Const", 0, NULL, 1, pc->c->d) : NULL;
         if (!c) {
-            return fl_diag_oom(pc->c->d);
+            return fl__diag_oom(pc->c->d);
         }
         c->device = n->device;
         c->outputs[0].dtype = n->outputs[k].dtype;
@@ -229,8 +229,8 @@ static fl_status fold_multi(fl_pass_ctx *pc, fl_node *n) {
         c->outputs[0].value = n->outputs[k].value;
         /* Keep the folded node's and its inputs' control dependencies. */
         for (int j = 0; j < n->n_ctrl; j++) {
-            if (fl_node_add_ctrl(g, c, n->ctrl[j]) != FL_OK) {
-                return fl_diag_oom(pc->c->d);
+            if (fl__node_add_ctrl(g, c, n->ctrl[j]) != FL_OK) {
+                return fl__diag_oom(pc->c->d);
             }
         }
         fl_node tmp = *c;
@@ -241,9 +241,9 @@ static fl_status fold_multi(fl_pass_ctx *pc, fl_node *n) {
             return st;
         }
         *c = tmp;
-        fl_graph_replace_uses(g, n, k, c, 0);
+        fl__graph_replace_uses(g, n, k, c, 0);
     }
-    fl_graph_remove_node(n);
+    fl__graph_remove_node(n);
     return FL_OK;
 }
 
@@ -258,7 +258,7 @@ static fl_status eval_again(fl_pass_ctx *pc, fl_node *n) {
             char *saved_msg = d->msg;
             fl_status st = n->desc->eval ? n->desc->eval(pc->c, n) : FL_OK;
             if (st == FL_ENOMEM) {
-                return fl_diag_oom(d);
+                return fl__diag_oom(d);
             }
             if (st != FL_OK) {
                 d->status = saved;
@@ -293,7 +293,7 @@ static fl_status try_fold(fl_pass_ctx *pc, fl_node *n, bool *done) {
         } else if (!t->value) {
             return FL_OK; /* too large to decode: values unknown */
         }
-        if (fl_shape_is_concrete(&t->shape)) {
+        if (fl__shape_is_concrete(&t->shape)) {
             in_bytes += tensor_bytes(t);
         }
     }
@@ -306,14 +306,14 @@ static fl_status try_fold(fl_pass_ctx *pc, fl_node *n, bool *done) {
     bool valued = true;
     for (int k = 0; k < n->n_outputs; k++) {
         const fl_tensor *t = &n->outputs[k];
-        if (!fl_shape_is_concrete(&t->shape)) {
+        if (!fl__shape_is_concrete(&t->shape)) {
             return FL_OK;
         }
         uint64_t ob = tensor_bytes(t);
         if (ob > in_bytes && ob > (uint64_t)pc->opt->max_folded_bytes) {
             return FL_OK;
         }
-        if (!t->value || !fl_value_is_concrete(t->value)) {
+        if (!t->value || !fl__value_is_concrete(t->value)) {
             valued = false;
         }
     }
@@ -322,10 +322,10 @@ static fl_status try_fold(fl_pass_ctx *pc, fl_node *n, bool *done) {
     }
     if (n->n_outputs == 1) {
         const fl_value *v = valued ? n->outputs[0].value : NULL;
-        fl_ledger_note(pc, valued ? "fold" : "fold_stripped", n,
-                       valued ? "%s of constants -> Const"
-                              : "%s of constants, some stripped -> stripped Const of known shape",
-                       n->op);
+        fl__ledger_note(pc, valued ? "fold" : "fold_stripped", n,
+                        valued ? "%s of constants -> Const"
+                               : "%s of constants, some stripped -> stripped Const of known shape",
+                        n->op);
         st = fl__node_make_const(pc, n, v, false);
         if (st == FL_OK) {
             pc->rewritten++;
@@ -336,7 +336,7 @@ static fl_status try_fold(fl_pass_ctx *pc, fl_node *n, bool *done) {
     if (fl__preserved(n) || n->n_ctrl_consumers || !valued) {
         return FL_OK;
     }
-    fl_ledger_note(pc, "fold", n, "%s of constants -> %d Consts", n->op, n->n_outputs);
+    fl__ledger_note(pc, "fold", n, "%s of constants -> %d Consts", n->op, n->n_outputs);
     *done = true;
     return fold_multi(pc, n);
 }
@@ -349,7 +349,7 @@ static fl_status try_materialize(fl_pass_ctx *pc, fl_node *n, bool *done) {
         return FL_OK;
     }
     const fl_tensor *t = &n->outputs[0];
-    if (!t->value || !fl_value_is_concrete(t->value) || !fl_shape_is_concrete(&t->shape)) {
+    if (!t->value || !fl__value_is_concrete(t->value) || !fl__shape_is_concrete(&t->shape)) {
         return FL_OK;
     }
     const fl_shape *in = &fl_node_in(n, 0)->shape;
@@ -357,7 +357,7 @@ static fl_status try_materialize(fl_pass_ctx *pc, fl_node *n, bool *done) {
         in->dims[0].k == 0) {
         return FL_OK; /* Grappler skips shapes with a leading 0 */
     }
-    fl_ledger_note(pc, "materialize_shape", n, "%s of a fully known shape -> Const", n->op);
+    fl__ledger_note(pc, "materialize_shape", n, "%s of a fully known shape -> Const", n->op);
     pc->rewritten++;
     *done = true;
     return fl__node_make_const_anchored(pc, n, t->value);
@@ -375,14 +375,14 @@ static const fl_value *const_value(const fl_node *n, int i) {
         return NULL;
     }
     const fl_value *v = fl_node_in(n, i)->value;
-    return v && fl_value_is_concrete(v) ? v : NULL;
+    return v && fl__value_is_concrete(v) ? v : NULL;
 }
 
 /* True when every element of v equals x. */
 static bool all_equal(const fl_value *v, double x) {
     for (int64_t i = 0; i < v->n; i++) {
         double e;
-        if (!fl_value_f64(v, i, &e) || e != x) {
+        if (!fl__value_f64(v, i, &e) || e != x) {
             return false;
         }
     }
@@ -390,7 +390,7 @@ static bool all_equal(const fl_value *v, double x) {
 }
 
 static int64_t ival(const fl_value *v, int64_t i) {
-    return fl_value_int(v, i).k;
+    return fl__value_int(v, i).k;
 }
 
 /* ------------------------------------------------------------------------- */
@@ -406,16 +406,16 @@ static bool same_device(const fl_node *a, const fl_node *b) {
 }
 
 static bool float_or_complex(int dt) {
-    return fl_dtype_is_float(dt) || fl_dtype_is_complex(dt);
+    return fl__dtype_is_float(dt) || fl__dtype_is_complex(dt);
 }
 
 static int type_attr(const fl_node *n, const char *name) {
-    const fl_attr *a = fl_node_attr(n, name);
+    const fl_attr *a = fl__node_attr(n, name);
     return a && a->kind == FL_ATTR_TYPE ? a->v.type : FL_DT_INVALID;
 }
 
 static int64_t int_attr(const fl_node *n, const char *name, int64_t dflt) {
-    const fl_attr *a = fl_node_attr(n, name);
+    const fl_attr *a = fl__node_attr(n, name);
     return a && a->kind == FL_ATTR_I ? a->v.i : dflt;
 }
 
@@ -430,7 +430,7 @@ static bool is_add_op(const fl_node *n) {
 
 /* "ConstantFolding/<node><suffix>" (Grappler's OptimizedNodeName). */
 static const char *cf_name(fl_pass_ctx *pc, const fl_node *n, const char *suffix) {
-    return fl_arena_printf(pc->c->a, "ConstantFolding/%s%s", n->name, suffix);
+    return fl__arena_printf(pc->c->a, "ConstantFolding/%s%s", n->name, suffix);
 }
 
 /* Data edges reading any output of n (Grappler's NumNonControlOutputs). */
@@ -506,8 +506,8 @@ static fl_status set_ctrl(fl_pass_ctx *pc, fl_node *n, fl_node *const *first, in
         fl_node *d = k < n_first           ? first[k]
                      : k < n_first + n_old ? old[k - n_first]
                                            : last[k - n_first - n_old];
-        if (fl_node_add_ctrl(g, n, d) != FL_OK) {
-            return fl_diag_oom(pc->c->d);
+        if (fl__node_add_ctrl(g, n, d) != FL_OK) {
+            return fl__diag_oom(pc->c->d);
         }
     }
     return FL_OK;
@@ -518,9 +518,9 @@ static fl_status copy_attrs(fl_pass_ctx *pc, fl_node *n, const fl_node *src) {
     n->n_attrs = 0;
     n->attrs = NULL;
     if (src->n_attrs) {
-        fl_attr *a = fl_arena_calloc(pc->c->a, (size_t)src->n_attrs, sizeof(fl_attr));
+        fl_attr *a = fl__arena_calloc(pc->c->a, (size_t)src->n_attrs, sizeof(fl_attr));
         if (!a) {
-            return fl_diag_oom(pc->c->d);
+            return fl__diag_oom(pc->c->d);
         }
         memcpy(a, src->attrs, (size_t)src->n_attrs * sizeof(fl_attr));
         n->attrs = a;
@@ -530,17 +530,17 @@ static fl_status copy_attrs(fl_pass_ctx *pc, fl_node *n, const fl_node *src) {
 }
 
 static fl_status set_type_attr(fl_pass_ctx *pc, fl_node *n, const char *name, int dt) {
-    fl_attr a = fl_attr_make_type(pc->c->g, name, dt);
-    if (!a.name || fl_node_set_attr(pc->c->g, n, &a) != FL_OK) {
-        return fl_diag_oom(pc->c->d);
+    fl_attr a = fl__attr_make_type(pc->c->g, name, dt);
+    if (!a.name || fl__node_set_attr(pc->c->g, n, &a) != FL_OK) {
+        return fl__diag_oom(pc->c->d);
     }
     return FL_OK;
 }
 
 static fl_status set_int_attr(fl_pass_ctx *pc, fl_node *n, const char *name, int64_t v) {
-    fl_attr a = fl_attr_make_int(pc->c->g, name, v);
-    if (!a.name || fl_node_set_attr(pc->c->g, n, &a) != FL_OK) {
-        return fl_diag_oom(pc->c->d);
+    fl_attr a = fl__attr_make_int(pc->c->g, name, v);
+    if (!a.name || fl__node_set_attr(pc->c->g, n, &a) != FL_OK) {
+        return fl__diag_oom(pc->c->d);
     }
     return FL_OK;
 }
@@ -548,9 +548,9 @@ static fl_status set_int_attr(fl_pass_ctx *pc, fl_node *n, const char *name, int
 /* An int32/int64 value of rank 0 (n == 1) or 1 holding vals. */
 static fl_value *int_value(fl_pass_ctx *pc, int dtype, int rank, int64_t n, const int64_t *vals) {
     int64_t dims[1] = {n};
-    fl_value *v = fl_value_new(pc->c->a, dtype, rank, dims);
+    fl_value *v = fl__value_new(pc->c->a, dtype, rank, dims);
     if (!v) {
-        fl_diag_oom(pc->c->d);
+        fl__diag_oom(pc->c->d);
         return NULL;
     }
     for (int64_t i = 0; i < n; i++) {
@@ -565,7 +565,7 @@ static fl_value *int_value(fl_pass_ctx *pc, int dtype, int rank, int64_t n, cons
 static fl_value *filled_value(fl_pass_ctx *pc, int dtype, const fl_shape *s, double x) {
     int64_t dims[256];
     int64_t n = 1;
-    if (!fl_shape_is_concrete(s) || s->rank > 256 || fl_dtype_is_complex(dtype)) {
+    if (!fl__shape_is_concrete(s) || s->rank > 256 || fl__dtype_is_complex(dtype)) {
         return NULL;
     }
     for (int i = 0; i < s->rank; i++) {
@@ -576,7 +576,7 @@ static fl_value *filled_value(fl_pass_ctx *pc, int dtype, const fl_shape *s, dou
     if (n > pc->c->max_value_elems) {
         return NULL;
     }
-    fl_value *v = fl_value_new(pc->c->a, dtype, s->rank, dims);
+    fl_value *v = fl__value_new(pc->c->a, dtype, s->rank, dims);
     if (!v) {
         return NULL;
     }
@@ -584,7 +584,7 @@ static fl_value *filled_value(fl_pass_ctx *pc, int dtype, const fl_shape *s, dou
         if (v->ints) {
             ((fl_sym *)v->ints)[i] = fl_sym_const((int64_t)x);
         } else if (x != 0) {
-            fl_value_set_f64(v, i, x);
+            fl__value_set_f64(v, i, x);
         }
     }
     return v;
@@ -595,10 +595,10 @@ static fl_value *filled_value(fl_pass_ctx *pc, int dtype, const fl_shape *s, dou
 static fl_node *new_const(fl_pass_ctx *pc, const char *name, const fl_value *v, const char *device,
                           fl_node *ctrl) {
     fl_graph *g = pc->c->g;
-    fl_node *c = fl_graph_add_op(g, name, "Const", 0, NULL, 1, pc->c->d);
-    fl_sym *dims = fl_arena_calloc(pc->c->a, (size_t)v->rank + 1, sizeof(fl_sym));
+    fl_node *c = fl__op_add_op(g, name, "Const", 0, NULL, 1, pc->c->d);
+    fl_sym *dims = fl__arena_calloc(pc->c->a, (size_t)v->rank + 1, sizeof(fl_sym));
     if (!c || !dims) {
-        fl_diag_oom(pc->c->d);
+        fl__diag_oom(pc->c->d);
         return NULL;
     }
     for (int i = 0; i < v->rank; i++) {
@@ -610,8 +610,8 @@ static fl_node *new_const(fl_pass_ctx *pc, const char *name, const fl_value *v, 
     c->outputs[0].shape.dims = dims;
     c->outputs[0].value = v;
     if (fl__node_make_const(pc, c, v, false) != FL_OK ||
-        (ctrl && fl_node_add_ctrl(g, c, ctrl) != FL_OK)) {
-        fl_diag_oom(pc->c->d);
+        (ctrl && fl__node_add_ctrl(g, c, ctrl) != FL_OK)) {
+        fl__diag_oom(pc->c->d);
         return NULL;
     }
     pc->added++;
@@ -621,7 +621,7 @@ static fl_node *new_const(fl_pass_ctx *pc, const char *name, const fl_value *v, 
 /* A new node of op type `op` with n's device and attrs, reading `in`. */
 static fl_node *new_op_like(fl_pass_ctx *pc, const char *name, const char *op, const fl_node *like,
                             int n_in, const fl_input *in) {
-    fl_node *m = fl_graph_add_op(pc->c->g, name, op, n_in, in, 1, pc->c->d);
+    fl_node *m = fl__op_add_op(pc->c->g, name, op, n_in, in, 1, pc->c->d);
     if (!m) {
         return NULL;
     }
@@ -658,7 +658,7 @@ static bool value_all(const fl_node *m, double x) {
         return false;
     }
     const fl_value *v = m->outputs[0].value;
-    if (!v || !fl_value_is_concrete(v) || fl_dtype_is_complex(v->dtype)) {
+    if (!v || !fl__value_is_concrete(v) || fl__dtype_is_complex(v->dtype)) {
         return false;
     }
     return all_equal(v, x);
@@ -701,7 +701,7 @@ static fl_status replace_with_filled(fl_pass_ctx *pc, fl_node *n, double x, cons
     if (!v) {
         return FL_OK;
     }
-    fl_ledger_note(pc, rule, n, "%s %s -> Const %s", n->op, what, x != 0 ? "ones" : "zeros");
+    fl__ledger_note(pc, rule, n, "%s %s -> Const %s", n->op, what, x != 0 ? "ones" : "zeros");
     pc->rewritten++;
     *done = true;
     return fl__node_make_const_anchored(pc, n, v);
@@ -714,10 +714,10 @@ static fl_status replace_unary_of_y(fl_pass_ctx *pc, fl_node *n, const char *op)
     fl_input y = n->inputs[1];
     fl_node *a = x.node == y.node ? NULL : fl__ctrl_anchor(pc, x);
     if (x.node != y.node && !a) {
-        return pc->c->d->status != FL_OK ? pc->c->d->status : fl_diag_oom(pc->c->d);
+        return pc->c->d->status != FL_OK ? pc->c->d->status : fl__diag_oom(pc->c->d);
     }
-    if (fl_node_set_inputs(pc->c->g, n, 1, &y) != FL_OK) {
-        return fl_diag_oom(pc->c->d);
+    if (fl__node_set_inputs(pc->c->g, n, 1, &y) != FL_OK) {
+        return fl__diag_oom(pc->c->d);
     }
     fl__node_become(pc->c->g, n, op);
     n->src = NULL;
@@ -733,7 +733,7 @@ static fl_status replace_with_broadcast_to(fl_pass_ctx *pc, fl_node *n, int keep
                                            bool *done) {
     fl_graph *g = pc->c->g;
     const fl_tensor *out = &n->outputs[0];
-    if (out->dtype == FL_DT_INVALID || !fl_shape_is_concrete(&out->shape) ||
+    if (out->dtype == FL_DT_INVALID || !fl__shape_is_concrete(&out->shape) ||
         out->shape.rank > 256 || n->n_inputs > 64) {
         return FL_OK;
     }
@@ -741,9 +741,9 @@ static fl_status replace_with_broadcast_to(fl_pass_ctx *pc, fl_node *n, int keep
     snprintf(suffix, sizeof suffix, "-broadcastto_shape-%d", keep);
     const char *name = cf_name(pc, n, suffix);
     if (!name) {
-        return fl_diag_oom(pc->c->d);
+        return fl__diag_oom(pc->c->d);
     }
-    if (fl_graph_find(g, name)) {
+    if (fl__graph_find(g, name)) {
         return FL_OK;
     }
     int64_t dims[256];
@@ -756,7 +756,7 @@ static fl_status replace_with_broadcast_to(fl_pass_ctx *pc, fl_node *n, int keep
     fl_value *v = int_value(pc, FL_DT_INT32, 1, out->shape.rank, dims);
     fl_node *c = v ? new_const(pc, name, v, n->device, NULL) : NULL;
     if (!c) {
-        return fl_diag_oom(pc->c->d);
+        return fl__diag_oom(pc->c->d);
     }
     /* Grappler's input order after its swaps: kept input, the shape, then the
      * others as control inputs (second one first... the first other last). */
@@ -780,7 +780,7 @@ static fl_status replace_with_broadcast_to(fl_pass_ctx *pc, fl_node *n, int keep
     for (int i = 1; i < n->n_inputs; i++) {
         fl_node *a = fl__ctrl_anchor(pc, in[i]);
         if (!a) {
-            return pc->c->d->status != FL_OK ? pc->c->d->status : fl_diag_oom(pc->c->d);
+            return pc->c->d->status != FL_OK ? pc->c->d->status : fl__diag_oom(pc->c->d);
         }
         if (i == 1) {
             last = a;
@@ -789,10 +789,10 @@ static fl_status replace_with_broadcast_to(fl_pass_ctx *pc, fl_node *n, int keep
         }
     }
     fl_input ni[2] = {in[0], {c, 0}};
-    fl_attr tattr = fl_attr_make_type(g, "T", out->dtype);
-    fl_attr iattr = fl_attr_make_type(g, "Tidx", FL_DT_INT32);
-    if (!tattr.name || !iattr.name || fl_node_set_inputs(g, n, 2, ni) != FL_OK) {
-        return fl_diag_oom(pc->c->d);
+    fl_attr tattr = fl__attr_make_type(g, "T", out->dtype);
+    fl_attr iattr = fl__attr_make_type(g, "Tidx", FL_DT_INT32);
+    if (!tattr.name || !iattr.name || fl__node_set_inputs(g, n, 2, ni) != FL_OK) {
+        return fl__diag_oom(pc->c->d);
     }
     fl_status st = set_ctrl(pc, n, others, n_others, last ? &last : NULL, last ? 1 : 0);
     if (st != FL_OK) {
@@ -800,13 +800,13 @@ static fl_status replace_with_broadcast_to(fl_pass_ctx *pc, fl_node *n, int keep
     }
     n->attrs = NULL;
     n->n_attrs = 0;
-    if (fl_node_set_attr(g, n, &tattr) != FL_OK || fl_node_set_attr(g, n, &iattr) != FL_OK) {
-        return fl_diag_oom(pc->c->d);
+    if (fl__node_set_attr(g, n, &tattr) != FL_OK || fl__node_set_attr(g, n, &iattr) != FL_OK) {
+        return fl__diag_oom(pc->c->d);
     }
     fl__node_become(g, n, "BroadcastTo");
     n->src = NULL;
-    fl_ledger_note(pc, rule, n, "broadcasting input %d -> BroadcastTo(%s, %s)", keep,
-                   n->inputs[0].node->name, c->name);
+    fl__ledger_note(pc, rule, n, "broadcasting input %d -> BroadcastTo(%s, %s)", keep,
+                    n->inputs[0].node->name, c->name);
     pc->rewritten++;
     *done = true;
     return FL_OK;
@@ -857,21 +857,21 @@ static fl_status quantized_matmul_by_zero(fl_pass_ctx *pc, fl_node *n, bool *don
     const char *names[2] = {cf_name(pc, n, "-quantized_matmul_min_out"),
                             cf_name(pc, n, "-quantized_matmul_max_out")};
     if (!zeros || !names[0] || !names[1]) {
-        return pc->c->a->failed ? fl_diag_oom(pc->c->d) : FL_OK;
+        return pc->c->a->failed ? fl__diag_oom(pc->c->d) : FL_OK;
     }
-    if (fl_graph_find(g, names[0]) || fl_graph_find(g, names[1])) {
+    if (fl__graph_find(g, names[0]) || fl__graph_find(g, names[1])) {
         return FL_OK;
     }
     fl_node *consts[2];
     for (int k = 0; k < 2; k++) {
-        fl_value *v = fl_value_new(pc->c->a, FL_DT_FLOAT, 0, NULL);
+        fl_value *v = fl__value_new(pc->c->a, FL_DT_FLOAT, 0, NULL);
         if (!v) {
-            return fl_diag_oom(pc->c->d);
+            return fl__diag_oom(pc->c->d);
         }
-        fl_value_set_f64(v, 0, k ? hi : lo);
+        fl__value_set_f64(v, 0, k ? hi : lo);
         consts[k] = new_const(pc, names[k], v, n->device, NULL);
         if (!consts[k]) {
-            return fl_diag_oom(pc->c->d);
+            return fl__diag_oom(pc->c->d);
         }
         /* Grappler copies the node's inputs once they are control inputs:
          * the data inputs' anchors, then its own control inputs. */
@@ -882,15 +882,15 @@ static fl_status quantized_matmul_by_zero(fl_pass_ctx *pc, fl_node *n, bool *don
             }
         }
         for (int i = 0; i < n->n_ctrl; i++) {
-            if (fl_node_add_ctrl(g, consts[k], n->ctrl[i]) != FL_OK) {
-                return fl_diag_oom(pc->c->d);
+            if (fl__node_add_ctrl(g, consts[k], n->ctrl[i]) != FL_OK) {
+                return fl__diag_oom(pc->c->d);
             }
         }
-        fl_graph_replace_uses(g, n, 1 + k, consts[k], 0);
+        fl__graph_replace_uses(g, n, 1 + k, consts[k], 0);
     }
-    fl_ledger_note(pc, "multiply_by_zero", n,
-                   "%s by zeros -> Const zeros, min/max outputs -> '%s', '%s'", n->op, names[0],
-                   names[1]);
+    fl__ledger_note(pc, "multiply_by_zero", n,
+                    "%s by zeros -> Const zeros, min/max outputs -> '%s', '%s'", n->op, names[0],
+                    names[1]);
     pc->rewritten++;
     *done = true;
     return fl__node_make_const_anchored(pc, n, zeros);
@@ -918,8 +918,8 @@ static fl_status simplify_arith(fl_pass_ctx *pc, fl_node *n, bool *done) {
     if ((is_mul && x1) || (is_add && x0)) {
         const char *rule = is_mul ? "multiply_by_one" : "add_zero";
         if (ym) {
-            fl_ledger_note(pc, rule, n, "%s with neutral constant '%s' -> Identity", n->op,
-                           x->name);
+            fl__ledger_note(pc, rule, n, "%s with neutral constant '%s' -> Identity", n->op,
+                            x->name);
             pc->rewritten++;
             *done = true;
             return fl__node_make_identity(pc, n, 1);
@@ -927,13 +927,13 @@ static fl_status simplify_arith(fl_pass_ctx *pc, fl_node *n, bool *done) {
         return xm ? replace_with_broadcast_to(pc, n, 1, rule, done) : FL_OK;
     }
     if (ym && is_sub && x0) {
-        fl_ledger_note(pc, "ReplaceSubtractionFromZeroByNegation", n, "%s(0, y) -> Neg(y)", n->op);
+        fl__ledger_note(pc, "ReplaceSubtractionFromZeroByNegation", n, "%s(0, y) -> Neg(y)", n->op);
         *done = true;
         return replace_unary_of_y(pc, n, "Neg");
     }
     if (ym && is_div && x1 && float_or_complex(type_attr(n, "T"))) {
-        fl_ledger_note(pc, "ReplaceDivisionOfOnesByReciprocal", n, "%s(1, y) -> Reciprocal(y)",
-                       n->op);
+        fl__ledger_note(pc, "ReplaceDivisionOfOnesByReciprocal", n, "%s(1, y) -> Reciprocal(y)",
+                        n->op);
         *done = true;
         return replace_unary_of_y(pc, n, "Reciprocal");
     }
@@ -941,15 +941,15 @@ static fl_status simplify_arith(fl_pass_ctx *pc, fl_node *n, bool *done) {
     if (((is_mul || is_div) && y1) || ((is_add || is_sub) && y0)) {
         const char *rule = is_mul || is_div ? "multiply_by_one" : "add_zero";
         if (xm) {
-            fl_ledger_note(pc, rule, n, "%s with neutral constant '%s' -> Identity", n->op,
-                           y->name);
+            fl__ledger_note(pc, rule, n, "%s with neutral constant '%s' -> Identity", n->op,
+                            y->name);
             pc->rewritten++;
             *done = true;
             return fl__node_make_identity(pc, n, 0);
         }
         return ym ? replace_with_broadcast_to(pc, n, 0, rule, done) : FL_OK;
     }
-    bool concrete = fl_shape_is_concrete(out);
+    bool concrete = fl__shape_is_concrete(out);
     if (concrete && k == FL_OP_LOGICAL_OR && (x1 || y1)) {
         return replace_with_filled(pc, n, 1.0, "logical_or_true", "with an all-true input", done);
     }
@@ -965,8 +965,8 @@ static fl_status simplify_arith(fl_pass_ctx *pc, fl_node *n, bool *done) {
         }
         if (is_mul && x0) {
             if (xm) {
-                fl_ledger_note(pc, "multiply_by_zero", n, "%s by zeros '%s' -> Identity", n->op,
-                               x->name);
+                fl__ledger_note(pc, "multiply_by_zero", n, "%s by zeros '%s' -> Identity", n->op,
+                                x->name);
                 pc->rewritten++;
                 *done = true;
                 return fl__node_make_identity(pc, n, 0);
@@ -975,8 +975,8 @@ static fl_status simplify_arith(fl_pass_ctx *pc, fl_node *n, bool *done) {
         }
         if (is_mul && y0) {
             if (ym) {
-                fl_ledger_note(pc, "multiply_by_zero", n, "%s by zeros '%s' -> Identity", n->op,
-                               y->name);
+                fl__ledger_note(pc, "multiply_by_zero", n, "%s by zeros '%s' -> Identity", n->op,
+                                y->name);
                 pc->rewritten++;
                 *done = true;
                 return fl__node_make_identity(pc, n, 1);
@@ -1074,10 +1074,10 @@ static int noop_input(const fl_node *n, const char **rule) {
     }
     case FL_OP_RESHAPE:
         *rule = "reshape_to_same_shape";
-        return p && x && fl_shape_is_concrete(x) && fl__shape_same(x, out) ? 0 : -1;
+        return p && x && fl__shape_is_concrete(x) && fl__shape_same(x, out) ? 0 : -1;
     case FL_OP_SQUEEZE:
         *rule = "squeeze_nothing";
-        if (!x || !fl_shape_is_concrete(x)) {
+        if (!x || !fl__shape_is_concrete(x)) {
             return -1;
         }
         for (int i = 0; i < x->rank; i++) {
@@ -1113,7 +1113,7 @@ static int noop_input(const fl_node *n, const char **rule) {
         if (p->n == 0) {
             return fl__shape_same(x, out) ? 0 : -1;
         }
-        const fl_attr *kd = fl_node_attr(n, "keep_dims");
+        const fl_attr *kd = fl__node_attr(n, "keep_dims");
         if (!kd || kd->kind != FL_ATTR_B || !kd->v.b) {
             return -1;
         }
@@ -1192,21 +1192,21 @@ static fl_status reduce_div_to_reciprocal_mul(fl_pass_ctx *pc, fl_node *n, bool 
     }
     const char *name = cf_name(pc, n, "_recip");
     if (!name) {
-        return fl_diag_oom(pc->c->d);
+        return fl__diag_oom(pc->c->d);
     }
-    if (fl_graph_find(pc->c->g, name)) {
+    if (fl__graph_find(pc->c->g, name)) {
         return FL_OK;
     }
-    fl_node *r = fl_graph_add_op(pc->c->g, name, "Reciprocal", 1, &n->inputs[1], 1, pc->c->d);
+    fl_node *r = fl__op_add_op(pc->c->g, name, "Reciprocal", 1, &n->inputs[1], 1, pc->c->d);
     if (!r || set_type_attr(pc, r, "T", t) != FL_OK) {
-        return fl_diag_oom(pc->c->d);
+        return fl__diag_oom(pc->c->d);
     }
     r->device = n->device;
     pc->added++;
     if (n->kind == FL_OP_XDIVY) {
         /* Xdivy(x, c) -> MulNoNan(Reciprocal(c), x): 0 where x is 0. */
-        fl_ledger_note(pc, "ReduceDivToReciprocalMul", n,
-                       "Xdivy(x, const '%s') -> MulNoNan(Reciprocal, x)", n->inputs[1].node->name);
+        fl__ledger_note(pc, "ReduceDivToReciprocalMul", n,
+                        "Xdivy(x, const '%s') -> MulNoNan(Reciprocal, x)", n->inputs[1].node->name);
         n->inputs[1] = n->inputs[0];
         n->inputs[0] = (fl_input){r, 0};
         fl__node_become(pc->c->g, n, "MulNoNan");
@@ -1215,8 +1215,8 @@ static fl_status reduce_div_to_reciprocal_mul(fl_pass_ctx *pc, fl_node *n, bool 
         *done = true;
         return settle(pc, r);
     }
-    fl_ledger_note(pc, "ReduceDivToReciprocalMul", n, "%s(x, const '%s') -> Mul(x, Reciprocal)",
-                   n->op, n->inputs[1].node->name);
+    fl__ledger_note(pc, "ReduceDivToReciprocalMul", n, "%s(x, const '%s') -> Mul(x, Reciprocal)",
+                    n->op, n->inputs[1].node->name);
     n->inputs[1] = (fl_input){r, 0};
     fl__node_become(pc->c->g, n, "Mul");
     n->src = NULL;
@@ -1306,7 +1306,7 @@ static fl_status constant_push_down(fl_pass_ctx *pc, fl_node *n, bool *done) {
     if (!is_const(y_node)) {
         const fl_shape *cs = &fl_node_in(n, x.left_child_const ? 0 : 1)->shape;
         const fl_shape *xs = &fl_node_in(c, x.left_leaf_const ? 0 : 1)->shape;
-        if (fl_shape_is_concrete(cs) && fl_shape_is_concrete(xs)) {
+        if (fl__shape_is_concrete(cs) && fl__shape_is_concrete(xs)) {
             uint64_t ce = 1, xe = 1;
             for (int i = 0; i < cs->rank; i++) {
                 ce *= (uint64_t)cs->dims[i].k;
@@ -1329,9 +1329,9 @@ static fl_status constant_push_down(fl_pass_ctx *pc, fl_node *n, bool *done) {
     fl_input in_x = c->inputs[xi], in_y = c->inputs[1 - xi];
     fl_input in_c = n->inputs[x.left_child_const ? 0 : 1];
     fl_input in_op = n->inputs[x.left_child_const ? 1 : 0];
-    fl_ledger_note(pc, "ConstantPushDown", n,
-                   "%s(%s, %s) with constant '%s' -> constant pushed into '%s'", n->op,
-                   n->inputs[0].node->name, n->inputs[1].node->name, x.const_child->name, c->name);
+    fl__ledger_note(pc, "ConstantPushDown", n,
+                    "%s(%s, %s) with constant '%s' -> constant pushed into '%s'", n->op,
+                    n->inputs[0].node->name, n->inputs[1].node->name, x.const_child->name, c->name);
     if (sym && c_sym) {
         n->inputs[0] = in_x;
         n->inputs[1] = in_op;
@@ -1394,8 +1394,8 @@ static fl_status constant_push_down_bias_add(fl_pass_ctx *pc, fl_node *n, bool *
     if (swap < 0 || is_const(c->inputs[swap].node)) {
         return FL_OK;
     }
-    fl_ledger_note(pc, "ConstantPushDownBiasAdd", n, "constant '%s' swapped with '%s' of '%s'",
-                   x.const_child->name, c->inputs[swap].node->name, c->name);
+    fl__ledger_note(pc, "ConstantPushDownBiasAdd", n, "constant '%s' swapped with '%s' of '%s'",
+                    x.const_child->name, c->inputs[swap].node->name, c->name);
     fl_input t = n->inputs[ci];
     n->inputs[ci] = c->inputs[swap];
     c->inputs[swap] = t;
@@ -1413,7 +1413,7 @@ static fl_status constant_push_down_bias_add(fl_pass_ctx *pc, fl_node *n, bool *
 
 /* IsValidConstShapeForMulConvPushDown. */
 static bool mul_conv_const_ok(const char *fmt, const fl_shape *filter, const fl_shape *cs) {
-    if (!fl_shape_is_concrete(cs)) {
+    if (!fl__shape_is_concrete(cs)) {
         return false;
     }
     int64_t ne = 1;
@@ -1428,7 +1428,7 @@ static bool mul_conv_const_ok(const char *fmt, const fl_shape *filter, const fl_
     }
     /* Broadcasting the constant onto the filter must leave the filter's
      * shape, and only the last (output channel) dim may exceed 1. */
-    if (!fl_shape_is_concrete(filter) || cs->rank > filter->rank) {
+    if (!fl__shape_is_concrete(filter) || cs->rank > filter->rank) {
         return false;
     }
     for (int i = 0; i < cs->rank; i++) {
@@ -1469,37 +1469,37 @@ static fl_status mul_conv_push_down(fl_pass_ctx *pc, fl_node *n, bool *done) {
         return FL_OK;
     }
     const char *fmt = "NHWC";
-    const fl_attr *df = fl_node_attr(conv, "data_format");
+    const fl_attr *df = fl__node_attr(conv, "data_format");
     if (df && df->kind == FL_ATTR_S) {
         fmt = df->v.s.p;
     }
     if (!mul_conv_const_ok(fmt, &fl_node_in(conv, 1)->shape, &fl_node_in(n, lc ? 0 : 1)->shape)) {
         return FL_OK;
     }
-    const char *new_name = fl_arena_printf(pc->c->a, "%s/merged_input", conv->name);
+    const char *new_name = fl__arena_printf(pc->c->a, "%s/merged_input", conv->name);
     if (!new_name) {
-        return fl_diag_oom(pc->c->d);
+        return fl__diag_oom(pc->c->d);
     }
-    if (fl_graph_find(g, new_name)) {
+    if (fl__graph_find(g, new_name)) {
         return FL_OK;
     }
     int ci = cl ? 0 : 1;
     fl_input wc = conv->inputs[ci];
     if (has_ctrl(cst, conv)) {
         drop_ctrl(cst, conv);
-        if (fl_node_add_ctrl(g, cst, wc.node) != FL_OK) {
-            return fl_diag_oom(pc->c->d);
+        if (fl__node_add_ctrl(g, cst, wc.node) != FL_OK) {
+            return fl__diag_oom(pc->c->d);
         }
     }
-    fl_ledger_note(pc, "MulConvPushDown", n, "%s(%s, '%s') -> %s with filter %s(%s, '%s')", n->op,
-                   conv->op, cst->name, conv->op, n->op, wc.node->name, cst->name);
+    fl__ledger_note(pc, "MulConvPushDown", n, "%s(%s, '%s') -> %s with filter %s(%s, '%s')", n->op,
+                    conv->op, cst->name, conv->op, n->op, wc.node->name, cst->name);
     /* The conv takes the Mul's place: its consumers, its name, its role as
      * an output. */
     const char *mul_name = n->name;
-    fl_graph_replace_uses(g, n, 0, conv, 0);
-    fl_graph_replace_ctrl_uses(g, n, conv);
-    if (fl_graph_rename(g, n, new_name, pc->c->d) != FL_OK ||
-        fl_graph_rename(g, conv, mul_name, pc->c->d) != FL_OK) {
+    fl__graph_replace_uses(g, n, 0, conv, 0);
+    fl__graph_replace_ctrl_uses(g, n, conv);
+    if (fl__graph_rename(g, n, new_name, pc->c->d) != FL_OK ||
+        fl__graph_rename(g, conv, mul_name, pc->c->d) != FL_OK) {
         return pc->c->d->status;
     }
     if (fl__preserved(n)) {
@@ -1529,12 +1529,12 @@ static fl_status partial_identity_n(fl_pass_ctx *pc, fl_node *n, bool *done) {
     size_t moved = 0;
     for (int i = 0; i < n->n_inputs && i < n->n_outputs; i++) {
         if (is_const(n->inputs[i].node)) {
-            moved += fl_graph_replace_uses(pc->c->g, n, i, n->inputs[i].node, n->inputs[i].port);
+            moved += fl__graph_replace_uses(pc->c->g, n, i, n->inputs[i].node, n->inputs[i].port);
         }
     }
     if (moved) {
-        fl_ledger_note(pc, "PartialConstPropThroughIdentityN", n,
-                       "%zu consumers now read the constant inputs directly", moved);
+        fl__ledger_note(pc, "PartialConstPropThroughIdentityN", n,
+                        "%zu consumers now read the constant inputs directly", moved);
         pc->rewritten++;
         *done = true;
     }
@@ -1556,14 +1556,14 @@ static fl_status partial_addn(fl_pass_ctx *pc, fl_node *n, bool *done) {
     }
     if (acc && nc == n->n_inputs) {
         /* AccumulateNV2 of constants -> AddN, which folds (Grappler: next round). */
-        fl_ledger_note(pc, "PartialAssocOpConstFolding", n, "AccumulateNV2 of %d constants -> AddN",
-                       nc);
+        fl__ledger_note(pc, "PartialAssocOpConstFolding", n,
+                        "AccumulateNV2 of %d constants -> AddN", nc);
         fl_node old = *n;
         fl_status st = copy_attrs(pc, n, &old);
         if (st != FL_OK) {
             return st;
         }
-        fl_node_del_attr(n, "shape");
+        fl__node_del_attr(n, "shape");
         fl__node_become(pc->c->g, n, "AddN");
         n->src = NULL;
         pc->rewritten++;
@@ -1576,12 +1576,12 @@ static fl_status partial_addn(fl_pass_ctx *pc, fl_node *n, bool *done) {
     char suffix[48];
     snprintf(suffix, sizeof suffix, "_partial_split_%d", nc);
     const char *name = cf_name(pc, n, suffix);
-    fl_input *ci = fl_arena_calloc(pc->c->a, (size_t)n->n_inputs, sizeof(fl_input));
-    fl_input *keep = fl_arena_calloc(pc->c->a, (size_t)n->n_inputs, sizeof(fl_input));
+    fl_input *ci = fl__arena_calloc(pc->c->a, (size_t)n->n_inputs, sizeof(fl_input));
+    fl_input *keep = fl__arena_calloc(pc->c->a, (size_t)n->n_inputs, sizeof(fl_input));
     if (!name || !ci || !keep) {
-        return fl_diag_oom(pc->c->d);
+        return fl__diag_oom(pc->c->d);
     }
-    if (fl_graph_find(pc->c->g, name)) {
+    if (fl__graph_find(pc->c->g, name)) {
         return FL_OK;
     }
     int k = 0, w = 0;
@@ -1592,9 +1592,9 @@ static fl_status partial_addn(fl_pass_ctx *pc, fl_node *n, bool *done) {
     }
     fl_node *m = new_op_like(pc, name, "AddN", n, k, ci);
     if (!m || set_int_attr(pc, m, "N", k) != FL_OK) {
-        return fl_diag_oom(pc->c->d);
+        return fl__diag_oom(pc->c->d);
     }
-    fl_node_del_attr(m, "shape"); /* the split of an AccumulateNV2 is an AddN */
+    fl__node_del_attr(m, "shape"); /* the split of an AccumulateNV2 is an AddN */
     bool first = true;
     for (int i = 0; i < n->n_inputs; i++) {
         if (!is_const(n->inputs[i].node)) {
@@ -1604,10 +1604,11 @@ static fl_status partial_addn(fl_pass_ctx *pc, fl_node *n, bool *done) {
             first = false;
         }
     }
-    fl_ledger_note(pc, "PartialAssocOpConstFolding", n, "%d constant inputs of %d -> AddN '%s'", k,
-                   n->n_inputs, name);
-    if (fl_node_set_inputs(pc->c->g, n, w, keep) != FL_OK || set_int_attr(pc, n, "N", w) != FL_OK) {
-        return fl_diag_oom(pc->c->d);
+    fl__ledger_note(pc, "PartialAssocOpConstFolding", n, "%d constant inputs of %d -> AddN '%s'", k,
+                    n->n_inputs, name);
+    if (fl__node_set_inputs(pc->c->g, n, w, keep) != FL_OK ||
+        set_int_attr(pc, n, "N", w) != FL_OK) {
+        return fl__diag_oom(pc->c->d);
     }
     n->src = NULL;
     pc->rewritten++;
@@ -1646,28 +1647,28 @@ static fl_status partial_concat(fl_pass_ctx *pc, fl_node *n, bool *done) {
     if (!n_runs || (n_runs == 1 && runs[0][0] == begin && runs[0][1] == end)) {
         return FL_OK;
     }
-    bool *drop = fl_arena_calloc(pc->c->a, (size_t)n->n_inputs, sizeof(bool));
-    fl_input *in = fl_arena_calloc(pc->c->a, (size_t)n->n_inputs + 1, sizeof(fl_input));
-    fl_node **added = fl_arena_calloc(pc->c->a, (size_t)n_runs, sizeof(fl_node *));
+    bool *drop = fl__arena_calloc(pc->c->a, (size_t)n->n_inputs, sizeof(bool));
+    fl_input *in = fl__arena_calloc(pc->c->a, (size_t)n->n_inputs + 1, sizeof(fl_input));
+    fl_node **added = fl__arena_calloc(pc->c->a, (size_t)n_runs, sizeof(fl_node *));
     if (!drop || !in || !added) {
-        return fl_diag_oom(pc->c->d);
+        return fl__diag_oom(pc->c->d);
     }
-    fl_ledger_note(pc, "PartialConcatConstFolding", n, "%d run(s) of constant inputs -> ConcatV2",
-                   n_runs);
+    fl__ledger_note(pc, "PartialConcatConstFolding", n, "%d run(s) of constant inputs -> ConcatV2",
+                    n_runs);
     for (int r = 0; r < n_runs; r++) {
         int first = runs[r][0], len = runs[r][1] - first;
         const char *name = cf_name(pc, n, "_partial_split");
         do {
-            name = name ? fl_arena_printf(pc->c->a, "%s_%d", name, first) : NULL;
-        } while (name && fl_graph_find(g, name));
+            name = name ? fl__arena_printf(pc->c->a, "%s_%d", name, first) : NULL;
+        } while (name && fl__graph_find(g, name));
         if (!name) {
-            return fl_diag_oom(pc->c->d);
+            return fl__diag_oom(pc->c->d);
         }
         memcpy(in, &n->inputs[first], (size_t)len * sizeof(fl_input));
         in[len] = n->inputs[axis];
         fl_node *m = new_op_like(pc, name, "ConcatV2", n, len + 1, in);
         if (!m || set_int_attr(pc, m, "N", len) != FL_OK) {
-            return fl_diag_oom(pc->c->d);
+            return fl__diag_oom(pc->c->d);
         }
         added[r] = m;
         n->inputs[first] = (fl_input){m, 0};
@@ -1681,8 +1682,8 @@ static fl_status partial_concat(fl_pass_ctx *pc, fl_node *n, bool *done) {
             in[w++] = n->inputs[i];
         }
     }
-    if (fl_node_set_inputs(g, n, w, in) != FL_OK || set_int_attr(pc, n, "N", w - 1) != FL_OK) {
-        return fl_diag_oom(pc->c->d);
+    if (fl__node_set_inputs(g, n, w, in) != FL_OK || set_int_attr(pc, n, "N", w - 1) != FL_OK) {
+        return fl__diag_oom(pc->c->d);
     }
     n->src = NULL;
     pc->rewritten++;
@@ -1744,9 +1745,9 @@ static fl_status merge_concat(fl_pass_ctx *pc, fl_node *n, bool *done) {
         tl = l;
     }
     int w = 0, cap = parent->n_inputs + n->n_inputs;
-    fl_input *in = fl_arena_calloc(pc->c->a, (size_t)cap, sizeof(fl_input));
+    fl_input *in = fl__arena_calloc(pc->c->a, (size_t)cap, sizeof(fl_input));
     if (!in) {
-        return fl_diag_oom(pc->c->d);
+        return fl__diag_oom(pc->c->d);
     }
     for (int i = 0; i < parent->n_inputs; i++) {
         if (parent->inputs[i].node == n && parent->inputs[i].port == 0) {
@@ -1757,16 +1758,16 @@ static fl_status merge_concat(fl_pass_ctx *pc, fl_node *n, bool *done) {
             in[w++] = parent->inputs[i];
         }
     }
-    fl_ledger_note(pc, "MergeConcat", n, "ConcatV2 merged into its consumer '%s'", parent->name);
-    if (fl_node_set_inputs(g, parent, w, in) != FL_OK ||
+    fl__ledger_note(pc, "MergeConcat", n, "ConcatV2 merged into its consumer '%s'", parent->name);
+    if (fl__node_set_inputs(g, parent, w, in) != FL_OK ||
         set_int_attr(pc, parent, "N", w - 1) != FL_OK) {
-        return fl_diag_oom(pc->c->d);
+        return fl__diag_oom(pc->c->d);
     }
     fl_node **cs = n->ctrl;
     int ncs = n->n_ctrl;
     for (int k = ncs - 1; k >= 0; k--) {
-        if (fl_node_add_ctrl(g, parent, cs[k]) != FL_OK) {
-            return fl_diag_oom(pc->c->d);
+        if (fl__node_add_ctrl(g, parent, cs[k]) != FL_OK) {
+            return fl__diag_oom(pc->c->d);
         }
     }
     parent->src = NULL;
@@ -1808,19 +1809,19 @@ static fl_status simplify_select(fl_pass_ctx *pc, fl_node *n, bool *done) {
     const fl_shape *ps = &fl_node_in(n, 0)->shape;
     const fl_shape *ts = &fl_node_in(n, 1)->shape, *es = &fl_node_in(n, 2)->shape;
     if (fl__shape_same(ts, es) && (fl__shape_same(ps, ts) || ps->rank == 0)) {
-        fl_ledger_note(pc, "SimplifySelect", n, "%s with an all-%s predicate -> Identity(%s)",
-                       n->op, all_true ? "true" : "false", n->inputs[live].node->name);
+        fl__ledger_note(pc, "SimplifySelect", n, "%s with an all-%s predicate -> Identity(%s)",
+                        n->op, all_true ? "true" : "false", n->inputs[live].node->name);
         /* Grappler's order: the live input, then the others as control
          * inputs in their swapped positions. */
         fl_node *ap = fl__ctrl_anchor(pc, n->inputs[0]);
         fl_node *ad = ap ? fl__ctrl_anchor(pc, n->inputs[dead]) : NULL;
         if (!ad) {
-            return pc->c->d->status != FL_OK ? pc->c->d->status : fl_diag_oom(pc->c->d);
+            return pc->c->d->status != FL_OK ? pc->c->d->status : fl__diag_oom(pc->c->d);
         }
         fl_node *cin[2] = {live == 1 ? ap : ad, live == 1 ? ad : ap};
         fl_input in = n->inputs[live];
-        if (fl_node_set_inputs(pc->c->g, n, 1, &in) != FL_OK) {
-            return fl_diag_oom(pc->c->d);
+        if (fl__node_set_inputs(pc->c->g, n, 1, &in) != FL_OK) {
+            return fl__diag_oom(pc->c->d);
         }
         fl_status st = set_ctrl(pc, n, cin, 2, NULL, 0);
         if (st != FL_OK) {
@@ -1842,9 +1843,9 @@ static fl_status simplify_pack(fl_pass_ctx *pc, fl_node *n, bool *done) {
     }
     const char *name = cf_name(pc, n, "_const_axis");
     if (!name) {
-        return fl_diag_oom(pc->c->d);
+        return fl__diag_oom(pc->c->d);
     }
-    if (fl_graph_find(pc->c->g, name)) {
+    if (fl__graph_find(pc->c->g, name)) {
         return FL_OK;
     }
     int64_t axis = int_attr(n, "axis", 0);
@@ -1852,16 +1853,16 @@ static fl_status simplify_pack(fl_pass_ctx *pc, fl_node *n, bool *done) {
     fl_node *a = v ? fl__ctrl_anchor(pc, n->inputs[0]) : NULL;
     fl_node *c = a ? new_const(pc, name, v, n->device, a) : NULL;
     if (!c) {
-        return fl_diag_oom(pc->c->d);
+        return fl__diag_oom(pc->c->d);
     }
-    fl_ledger_note(pc, "SimplifyPack", n, "Pack of one input -> ExpandDims(%s, %lld)",
-                   n->inputs[0].node->name, (long long)axis);
+    fl__ledger_note(pc, "SimplifyPack", n, "Pack of one input -> ExpandDims(%s, %lld)",
+                    n->inputs[0].node->name, (long long)axis);
     fl_input in[2] = {n->inputs[0], {c, 0}};
-    if (fl_node_set_inputs(pc->c->g, n, 2, in) != FL_OK) {
-        return fl_diag_oom(pc->c->d);
+    if (fl__node_set_inputs(pc->c->g, n, 2, in) != FL_OK) {
+        return fl__diag_oom(pc->c->d);
     }
-    fl_node_del_attr(n, "axis");
-    fl_node_del_attr(n, "N");
+    fl__node_del_attr(n, "axis");
+    fl__node_del_attr(n, "N");
     fl_status st = set_type_attr(pc, n, "Tdim", FL_DT_INT32);
     fl__node_become(pc->c->g, n, "ExpandDims");
     n->src = NULL;
@@ -1890,20 +1891,20 @@ static fl_status simplify_reduction(fl_pass_ctx *pc, fl_node *n, bool *done) {
     }
     const fl_value *idx = const_value(n, 1);
     const fl_shape *in = &fl_node_in(n, 0)->shape, *out = &n->outputs[0].shape;
-    if (!idx || idx->n == 0 || !fl_shape_is_concrete(in) || !fl_shape_is_concrete(out) ||
+    if (!idx || idx->n == 0 || !fl__shape_is_concrete(in) || !fl__shape_is_concrete(out) ||
         elems(in) != 1 || elems(out) != 1 || int_attr(n, "keep_dims", 0) ||
         type_attr(n, "T") == FL_DT_INVALID) {
         return FL_OK;
     }
-    const fl_attr *kd = fl_node_attr(n, "keep_dims");
+    const fl_attr *kd = fl__node_attr(n, "keep_dims");
     if (kd && kd->kind == FL_ATTR_B && kd->v.b) {
         return FL_OK;
     }
     const char *name = cf_name(pc, n, "_shape_const");
     if (!name) {
-        return fl_diag_oom(pc->c->d);
+        return fl__diag_oom(pc->c->d);
     }
-    if (fl_graph_find(pc->c->g, name)) {
+    if (fl__graph_find(pc->c->g, name)) {
         return FL_OK;
     }
     int64_t ones[256];
@@ -1913,12 +1914,12 @@ static fl_status simplify_reduction(fl_pass_ctx *pc, fl_node *n, bool *done) {
     fl_value *v = out->rank <= 256 ? int_value(pc, FL_DT_INT32, 1, out->rank, ones) : NULL;
     fl_node *c = v ? new_const(pc, name, v, n->device, n->inputs[1].node) : NULL;
     if (!c) {
-        return fl_diag_oom(pc->c->d);
+        return fl__diag_oom(pc->c->d);
     }
-    fl_ledger_note(pc, "SimplifyReduction", n, "%s of a single element -> Reshape", n->op);
+    fl__ledger_note(pc, "SimplifyReduction", n, "%s of a single element -> Reshape", n->op);
     n->inputs[1] = (fl_input){c, 0};
-    fl_node_del_attr(n, "keep_dims");
-    fl_node_del_attr(n, "Tidx");
+    fl__node_del_attr(n, "keep_dims");
+    fl__node_del_attr(n, "Tidx");
     fl_status st = set_type_attr(pc, n, "Tshape", FL_DT_INT32);
     fl__node_become(pc->c->g, n, "Reshape");
     n->src = NULL;
@@ -1939,8 +1940,8 @@ static fl_status simplify_reduction(fl_pass_ctx *pc, fl_node *n, bool *done) {
  * BroadcastGradientArgs) do not fire then. */
 static bool may_refine_output(fl_pass_ctx *pc, const fl_node *n) {
     const fl_graph *g = pc->c->g;
-    bool *seen = fl_arena_calloc(pc->c->a, g->n_nodes + 1, sizeof(bool));
-    const fl_node **stack = fl_arena_calloc(pc->c->a, g->n_nodes + 1, sizeof(fl_node *));
+    bool *seen = fl__arena_calloc(pc->c->a, g->n_nodes + 1, sizeof(bool));
+    const fl_node **stack = fl__arena_calloc(pc->c->a, g->n_nodes + 1, sizeof(fl_node *));
     if (!seen || !stack) {
         return true;
     }
@@ -1952,7 +1953,7 @@ static bool may_refine_output(fl_pass_ctx *pc, const fl_node *n) {
         const fl_node *m = stack[--sp];
         if (fl__preserved(m)) {
             for (int k = 0; k < m->n_outputs; k++) {
-                if (!fl_shape_is_determined(&m->outputs[k].shape)) {
+                if (!fl__shape_is_determined(&m->outputs[k].shape)) {
                     return true;
                 }
             }
@@ -1982,7 +1983,8 @@ static fl_status materialize_shape_n(fl_pass_ctx *pc, fl_node *n, bool *done) {
     for (int p = 0; p < n->n_inputs && p < n->n_outputs; p++) {
         const fl_shape *s = &fl_node_in(n, p)->shape;
         int dt = n->outputs[p].dtype;
-        if (!fl_shape_is_concrete(s) || s->rank > 256 || (dt != FL_DT_INT32 && dt != FL_DT_INT64)) {
+        if (!fl__shape_is_concrete(s) || s->rank > 256 ||
+            (dt != FL_DT_INT32 && dt != FL_DT_INT64)) {
             continue;
         }
         int64_t dims[256];
@@ -2008,19 +2010,19 @@ static fl_status materialize_shape_n(fl_pass_ctx *pc, fl_node *n, bool *done) {
         snprintf(suffix, sizeof suffix, "-matshapes-%d", p);
         const char *name = cf_name(pc, n, suffix);
         if (!name) {
-            return fl_diag_oom(pc->c->d);
+            return fl__diag_oom(pc->c->d);
         }
-        fl_node *c = fl_graph_find(g, name);
+        fl_node *c = fl__graph_find(g, name);
         if (!c) {
             fl_value *v = int_value(pc, dt, 1, s->rank, dims);
             c = v ? new_const(pc, name, v, n->device, n) : NULL;
             if (!c) {
-                return fl_diag_oom(pc->c->d);
+                return fl__diag_oom(pc->c->d);
             }
         }
-        fl_ledger_note(pc, "MaterializeShapes", n, "ShapeN output %d of a known shape -> '%s'", p,
-                       c->name);
-        fl_graph_replace_uses(g, n, p, c, 0);
+        fl__ledger_note(pc, "MaterializeShapes", n, "ShapeN output %d of a known shape -> '%s'", p,
+                        c->name);
+        fl__graph_replace_uses(g, n, p, c, 0);
         *done = true;
     }
     if (*done) {
@@ -2044,7 +2046,7 @@ static bool bcast_shape(const fl_node *m, int port, int64_t *out, int *rank, fl_
                 out[i] = d.k;
             } else if (fl_sym_is_symbolic(d)) {
                 int k = 0;
-                while (k < *n_syms && !fl_sym_eq(syms[k], d)) {
+                while (k < *n_syms && !fl__sym_eq(syms[k], d)) {
                     k++;
                 }
                 if (k == *n_syms) {
@@ -2063,7 +2065,7 @@ static bool bcast_shape(const fl_node *m, int port, int64_t *out, int *rank, fl_
     }
     const fl_value *v = m->outputs[port].value;
     int dt = m->outputs[port].dtype;
-    if (!v || (dt != FL_DT_INT32 && dt != FL_DT_INT64) || v->n > 64 || !fl_value_is_concrete(v)) {
+    if (!v || (dt != FL_DT_INT32 && dt != FL_DT_INT64) || v->n > 64 || !fl__value_is_concrete(v)) {
         return false;
     }
     for (int64_t i = 0; i < v->n; i++) {
@@ -2120,9 +2122,9 @@ static fl_status materialize_bcast_args(fl_pass_ctx *pc, fl_node *n, bool *done)
     }
     const char *f1 = cf_name(pc, n, "-folded-1"), *f2 = cf_name(pc, n, "-folded-2");
     if (!f1 || !f2) {
-        return fl_diag_oom(pc->c->d);
+        return fl__diag_oom(pc->c->d);
     }
-    if (fl_graph_find(g, f1) || fl_graph_find(g, f2)) {
+    if (fl__graph_find(g, f1) || fl__graph_find(g, f2)) {
         return FL_OK;
     }
     int64_t a[64], b[64];
@@ -2165,25 +2167,25 @@ static fl_status materialize_bcast_args(fl_pass_ctx *pc, fl_node *n, bool *done)
     if ((t != FL_DT_INT32 && t != FL_DT_INT64) || may_refine_output(pc, n)) {
         return FL_OK;
     }
-    fl_ledger_note(pc, "MaterializeBroadcastGradientArgs", n,
-                   "reduction indices of a known broadcast -> 2 Consts");
+    fl__ledger_note(pc, "MaterializeBroadcastGradientArgs", n,
+                    "reduction indices of a known broadcast -> 2 Consts");
     for (int j = 0; j < 2; j++) {
         char suffix[32];
         snprintf(suffix, sizeof suffix, "-bcastargs-%d", j);
         const char *name = cf_name(pc, n, suffix);
         if (!name) {
-            return fl_diag_oom(pc->c->d);
+            return fl__diag_oom(pc->c->d);
         }
-        fl_node *c = fl_graph_find(g, name);
+        fl_node *c = fl__graph_find(g, name);
         if (!c) {
             fl_value *v = int_value(pc, t, 1, ni[j], idx[j]);
             c = v ? new_const(pc, name, v, n->device, n) : NULL;
             if (!c) {
-                return fl_diag_oom(pc->c->d);
+                return fl__diag_oom(pc->c->d);
             }
         }
         if (j < n->n_outputs) {
-            fl_graph_replace_uses(g, n, j, c, 0);
+            fl__graph_replace_uses(g, n, j, c, 0);
         }
     }
     pc->rewritten++;
@@ -2202,7 +2204,7 @@ static fl_status materialize_reduction_indices(fl_pass_ctx *pc, fl_node *n, bool
     if (in->rank < 1 || (dt != FL_DT_INT32 && dt != FL_DT_INT64)) {
         return FL_OK;
     }
-    int64_t n_idx = fl_shape_is_concrete(&it->shape) ? elems(&it->shape) : -1;
+    int64_t n_idx = fl__shape_is_concrete(&it->shape) ? elems(&it->shape) : -1;
     int out_rank = n->outputs[0].shape.rank;
     bool full = out_rank == 0 || n_idx == in->rank;
     if (!full) {
@@ -2214,16 +2216,16 @@ static fl_status materialize_reduction_indices(fl_pass_ctx *pc, fl_node *n, bool
         for (size_t i = 0; i < nc; i++) {
             const fl_shape *rs = &cons[i]->outputs[0].shape;
             if (cons[i]->kind != FL_OP_RESHAPE || cons[i]->n_outputs != 1 ||
-                !fl_shape_is_concrete(rs) || elems(rs) != 1) {
+                !fl__shape_is_concrete(rs) || elems(rs) != 1) {
                 return FL_OK;
             }
         }
     }
     const char *name = cf_name(pc, n, "-reduction_indices");
     if (!name) {
-        return fl_diag_oom(pc->c->d);
+        return fl__diag_oom(pc->c->d);
     }
-    if (fl_graph_find(g, name) || may_refine_output(pc, n)) {
+    if (fl__graph_find(g, name) || may_refine_output(pc, n)) {
         return FL_OK;
     }
     int64_t iota[256];
@@ -2237,10 +2239,10 @@ static fl_status materialize_reduction_indices(fl_pass_ctx *pc, fl_node *n, bool
     fl_node *a = v ? fl__ctrl_anchor(pc, n->inputs[1]) : NULL;
     fl_node *c = a ? new_const(pc, name, v, n->device, a) : NULL;
     if (!c) {
-        return fl_diag_oom(pc->c->d);
+        return fl__diag_oom(pc->c->d);
     }
-    fl_ledger_note(pc, "MaterializeReductionIndices", n,
-                   "full reduction over computed indices -> Const indices '%s'", name);
+    fl__ledger_note(pc, "MaterializeReductionIndices", n,
+                    "full reduction over computed indices -> Const indices '%s'", name);
     n->inputs[1] = (fl_input){c, 0};
     n->src = NULL;
     g->order = NULL;
@@ -2251,7 +2253,7 @@ static fl_status materialize_reduction_indices(fl_pass_ctx *pc, fl_node *n, bool
 
 static fl_status materialize_constant_valued(fl_pass_ctx *pc, fl_node *n, bool *done) {
     if ((n->kind != FL_OP_FILL && n->kind != FL_OP_ZEROS_LIKE && n->kind != FL_OP_ONES_LIKE) ||
-        n->n_outputs != 1 || !fl_shape_is_concrete(&n->outputs[0].shape)) {
+        n->n_outputs != 1 || !fl__shape_is_concrete(&n->outputs[0].shape)) {
         return FL_OK;
     }
     if (n->kind == FL_OP_FILL) {
@@ -2259,10 +2261,10 @@ static fl_status materialize_constant_valued(fl_pass_ctx *pc, fl_node *n, bool *
             return FL_OK;
         }
         const fl_value *v = n->outputs[0].value;
-        if (!v || !fl_value_is_concrete(v)) {
+        if (!v || !fl__value_is_concrete(v)) {
             return FL_OK;
         }
-        fl_ledger_note(pc, "MaterializeConstantValuedNode", n, "Fill of constants -> Const");
+        fl__ledger_note(pc, "MaterializeConstantValuedNode", n, "Fill of constants -> Const");
         pc->rewritten++;
         *done = true;
         return fl__node_make_const(pc, n, v, true);
@@ -2311,7 +2313,7 @@ static fl_status materialize_ta_size(fl_pass_ctx *pc, fl_node *n, bool *done) {
         return FL_OK;
     }
     fl_node *arr = n->inputs[0].node;
-    const fl_attr *dyn = fl_node_attr(arr, "dynamic_size");
+    const fl_attr *dyn = fl__node_attr(arr, "dynamic_size");
     if (arr->n_inputs < 1 || (dyn && dyn->kind == FL_ATTR_B && dyn->v.b)) {
         return FL_OK;
     }
@@ -2324,11 +2326,11 @@ static fl_status materialize_ta_size(fl_pass_ctx *pc, fl_node *n, bool *done) {
         v->ints[0].k == 0) {
         return FL_OK; /* no value, not int32, or 0 (Grappler skips 0 sizes) */
     }
-    fl_ledger_note(pc, "MaterializeShapes", n,
-                   "TensorArraySizeV3 of an array of size %lld -> Const", (long long)v->ints[0].k);
+    fl__ledger_note(pc, "MaterializeShapes", n,
+                    "TensorArraySizeV3 of an array of size %lld -> Const", (long long)v->ints[0].k);
     fl_node *first[2] = {arr, fl__ctrl_anchor(pc, (fl_input){n->inputs[1].node, 0})};
     if (!first[1]) {
-        return fl_diag_oom(pc->c->d);
+        return fl__diag_oom(pc->c->d);
     }
     fl_status st = set_ctrl(pc, n, first, 2, NULL, 0);
     if (st != FL_OK || (st = copy_attrs(pc, n, size)) != FL_OK) {
@@ -2354,7 +2356,7 @@ static fl_status materialize_ta_size(fl_pass_ctx *pc, fl_node *n, bool *done) {
  * into a data input by mistake.) */
 static fl_status move_constants_past_enter(fl_pass_ctx *pc, fl_node *n, bool *done) {
     fl_graph *g = pc->c->g;
-    const fl_attr *ic = fl_node_attr(n, "is_constant");
+    const fl_attr *ic = fl__node_attr(n, "is_constant");
     if ((n->kind != FL_OP_ENTER && n->kind != FL_OP_REF_ENTER) || n->n_inputs < 1 || !ic ||
         ic->kind != FL_ATTR_B || !ic->v.b || !is_const(n->inputs[0].node)) {
         return FL_OK;
@@ -2362,9 +2364,9 @@ static fl_status move_constants_past_enter(fl_pass_ctx *pc, fl_node *n, bool *do
     fl_node *c = n->inputs[0].node;
     const char *name = cf_name(pc, c, "_enter");
     if (!name) {
-        return fl_diag_oom(pc->c->d);
+        return fl__diag_oom(pc->c->d);
     }
-    if (fl_graph_find(g, name)) {
+    if (fl__graph_find(g, name)) {
         return FL_OK;
     }
     bool any = false;
@@ -2381,8 +2383,8 @@ static fl_status move_constants_past_enter(fl_pass_ctx *pc, fl_node *n, bool *do
         return FL_OK;
     }
     fl_node *k = new_op_like(pc, name, "Const", c, 0, NULL);
-    if (!k || fl_node_add_ctrl(g, k, n) != FL_OK) {
-        return fl_diag_oom(pc->c->d);
+    if (!k || fl__node_add_ctrl(g, k, n) != FL_OK) {
+        return fl__diag_oom(pc->c->d);
     }
     k->device = n->device;
     k->flags |= c->flags & FL_NODE_STRIPPED;
@@ -2405,9 +2407,9 @@ static fl_status move_constants_past_enter(fl_pass_ctx *pc, fl_node *n, bool *do
         }
     }
     g->order = NULL;
-    fl_ledger_note(pc, "MoveConstantsPastEnter", n,
-                   "constant '%s' copied into the frame as '%s' for %zu inputs", c->name, name,
-                   moved);
+    fl__ledger_note(pc, "MoveConstantsPastEnter", n,
+                    "constant '%s' copied into the frame as '%s' for %zu inputs", c->name, name,
+                    moved);
     pc->rewritten++;
     *done = true;
     return FL_OK;
@@ -2431,9 +2433,9 @@ static fl_status simplify_switch(fl_pass_ctx *pc, fl_node *n, bool *done) {
     const char *fname = cf_name(pc, n, "_const_false");
     const char *tname = cf_name(pc, n, "_const_true");
     if (!fname || !tname) {
-        return fl_diag_oom(pc->c->d);
+        return fl__diag_oom(pc->c->d);
     }
-    if (fl_graph_find(g, fname) || fl_graph_find(g, tname)) {
+    if (fl__graph_find(g, fname) || fl__graph_find(g, tname)) {
         return FL_OK;
     }
     fl_node *fan[2];
@@ -2456,8 +2458,8 @@ static fl_status simplify_switch(fl_pass_ctx *pc, fl_node *n, bool *done) {
     fl_node *ct = tv ? new_const(pc, tname, tv, n->device, NULL) : NULL;
     fl_node *a0 = cf && ct ? fl__ctrl_anchor(pc, (fl_input){n, 0}) : NULL;
     fl_node *a1 = a0 ? fl__ctrl_anchor(pc, (fl_input){n, 1}) : NULL;
-    if (!a1 || fl_node_add_ctrl(g, cf, a0) != FL_OK || fl_node_add_ctrl(g, ct, a1) != FL_OK) {
-        return fl_diag_oom(pc->c->d);
+    if (!a1 || fl__node_add_ctrl(g, cf, a0) != FL_OK || fl__node_add_ctrl(g, ct, a1) != FL_OK) {
+        return fl__diag_oom(pc->c->d);
     }
     /* The consumers the Switch had (not the anchors just made) read the
      * constants. */
@@ -2477,8 +2479,8 @@ static fl_status simplify_switch(fl_pass_ctx *pc, fl_node *n, bool *done) {
         }
     }
     g->order = NULL;
-    fl_ledger_note(pc, "SimplifySwitch", n, "Switch(%s, %s): %zu inputs now read '%s' / '%s'",
-                   n->inputs[0].node->name, n->inputs[0].node->name, moved, fname, tname);
+    fl__ledger_note(pc, "SimplifySwitch", n, "Switch(%s, %s): %zu inputs now read '%s' / '%s'",
+                    n->inputs[0].node->name, n->inputs[0].node->name, moved, fname, tname);
     pc->rewritten++;
     *done = true;
     return FL_OK;
@@ -2495,7 +2497,7 @@ static bool shape_equally_known(const fl_shape *a, const fl_shape *b) {
     }
     for (int i = 0; i < a->rank; i++) {
         bool ua = fl_sym_is_unknown(a->dims[i]), ub = fl_sym_is_unknown(b->dims[i]);
-        if (ua != ub || (!ua && !fl_sym_eq(a->dims[i], b->dims[i]))) {
+        if (ua != ub || (!ua && !fl__sym_eq(a->dims[i], b->dims[i]))) {
             return false;
         }
     }
@@ -2517,7 +2519,7 @@ static fl_status simplify_case(fl_pass_ctx *pc, fl_node *n, bool *done) {
         return FL_OK;
     }
     const fl_value *v = const_value(n, 0);
-    const fl_attr *br = fl_node_attr(n, "branches");
+    const fl_attr *br = fl__node_attr(n, "branches");
     if (!v || v->dtype != FL_DT_INT32 || v->n != 1 || !br || br->kind != FL_ATTR_LIST ||
         br->list_kind != FL_ATTR_FUNC) {
         return FL_OK;
@@ -2526,17 +2528,17 @@ static fl_status simplify_case(fl_pass_ctx *pc, fl_node *n, bool *done) {
     if (idx < 0 || (size_t)idx >= br->n) {
         return FL_OK;
     }
-    const fl_attr *os = fl_node_attr(n, "output_shapes");
-    const fl_attr *old = fl_node_attr(n, "_output_shapes");
+    const fl_attr *os = fl__node_attr(n, "output_shapes");
+    const fl_attr *old = fl__node_attr(n, "_output_shapes");
     size_t n_old = old && old->kind == FL_ATTR_LIST && old->list_kind == FL_ATTR_SHAPE ? old->n : 0;
     bool add =
         os && os->kind == FL_ATTR_LIST && os->list_kind == FL_ATTR_SHAPE && os->n > (size_t)idx;
     size_t n_new = n_old + (add ? 1 : 0);
-    fl_shape_lit *lits = fl_arena_calloc(pc->c->a, n_new + 1, sizeof(fl_shape_lit));
-    fl_attr *attrs = fl_arena_calloc(pc->c->a, (size_t)n->n_attrs + 2, sizeof(fl_attr));
-    fl_input *in = fl_arena_calloc(pc->c->a, (size_t)n->n_inputs, sizeof(fl_input));
+    fl_shape_lit *lits = fl__arena_calloc(pc->c->a, n_new + 1, sizeof(fl_shape_lit));
+    fl_attr *attrs = fl__arena_calloc(pc->c->a, (size_t)n->n_attrs + 2, sizeof(fl_attr));
+    fl_input *in = fl__arena_calloc(pc->c->a, (size_t)n->n_inputs, sizeof(fl_input));
     if (!lits || !attrs || !in) {
-        return fl_diag_oom(pc->c->d);
+        return fl__diag_oom(pc->c->d);
     }
     for (size_t i = 0; i < n_old; i++) {
         lits[i] = old->v.list.shape[i];
@@ -2550,9 +2552,9 @@ static fl_status simplify_case(fl_pass_ctx *pc, fl_node *n, bool *done) {
         fl_shape s = {-1, NULL};
         if (n_new == (size_t)n->n_outputs && lits[k].rank >= 0) {
             s.rank = lits[k].rank;
-            s.dims = fl_arena_calloc(pc->c->a, (size_t)s.rank + 1, sizeof(fl_sym));
+            s.dims = fl__arena_calloc(pc->c->a, (size_t)s.rank + 1, sizeof(fl_sym));
             if (!s.dims) {
-                return fl_diag_oom(pc->c->d);
+                return fl__diag_oom(pc->c->d);
             }
             for (int i = 0; i < s.rank; i++) {
                 int64_t d = lits[k].dims ? lits[k].dims[i] : -1;
@@ -2571,30 +2573,30 @@ static fl_status simplify_case(fl_pass_ctx *pc, fl_node *n, bool *done) {
         }
     }
     const char *fname = br->v.list.func[idx].name;
-    attrs[w].name = fl_arena_strdup(pc->c->a, "f");
+    attrs[w].name = fl__arena_strdup(pc->c->a, "f");
     attrs[w].kind = FL_ATTR_FUNC;
     attrs[w].v.func = br->v.list.func[idx];
     if (!attrs[w++].name) {
-        return fl_diag_oom(pc->c->d);
+        return fl__diag_oom(pc->c->d);
     }
     if (n_new) {
-        attrs[w].name = fl_arena_strdup(pc->c->a, "_output_shapes");
+        attrs[w].name = fl__arena_strdup(pc->c->a, "_output_shapes");
         attrs[w].kind = FL_ATTR_LIST;
         attrs[w].list_kind = FL_ATTR_SHAPE;
         attrs[w].n = n_new;
         attrs[w].v.list.shape = lits;
         if (!attrs[w++].name) {
-            return fl_diag_oom(pc->c->d);
+            return fl__diag_oom(pc->c->d);
         }
     }
-    fl_ledger_note(pc, "SimplifyCase", n,
-                   "Case with constant branch index %lld -> "
-                   "PartitionedCall of '%s'",
-                   (long long)idx, fname ? fname : "?");
+    fl__ledger_note(pc, "SimplifyCase", n,
+                    "Case with constant branch index %lld -> "
+                    "PartitionedCall of '%s'",
+                    (long long)idx, fname ? fname : "?");
     int n_in = n->n_inputs - 1;
     memcpy(in, n->inputs + 1, (size_t)n_in * sizeof(fl_input));
-    if (fl_node_set_inputs(g, n, n_in, in) != FL_OK) {
-        return fl_diag_oom(pc->c->d);
+    if (fl__node_set_inputs(g, n, n_in, in) != FL_OK) {
+        return fl__diag_oom(pc->c->d);
     }
     n->attrs = attrs;
     n->n_attrs = w;
@@ -2678,8 +2680,8 @@ static fl_status remove_redundant_variable_update(fl_pass_ctx *pc, fl_node *n, b
     const char *what = add_or_sub ? "zeros" : "ones";
     if (resource) {
         static const char *const out_attrs[] = {"_output_shapes", "_xla_inferred_shapes"};
-        fl_ledger_note(pc, "RemoveRedundantVariableUpdates", n, "%s by %s '%s' -> NoOp", n->op,
-                       what, delta->name);
+        fl__ledger_note(pc, "RemoveRedundantVariableUpdates", n, "%s by %s '%s' -> NoOp", n->op,
+                        what, delta->name);
         st = erase_regular_attrs(pc, n, out_attrs, 2);
         for (int i = 0; i < n_in && st == FL_OK; i++) {
             st = fl__add_ctrl_anchor(pc, n, in[i]);
@@ -2688,8 +2690,8 @@ static fl_status remove_redundant_variable_update(fl_pass_ctx *pc, fl_node *n, b
         fl__node_become(g, n, "NoOp");
     } else {
         int t = (int)fl_dtype_base(type_attr(n, "T"));
-        fl_ledger_note(pc, "RemoveRedundantVariableUpdates", n, "%s by %s '%s' -> Identity", n->op,
-                       what, delta->name);
+        fl__ledger_note(pc, "RemoveRedundantVariableUpdates", n, "%s by %s '%s' -> Identity", n->op,
+                        what, delta->name);
         st = erase_regular_attrs(pc, n, NULL, 0);
         if (st == FL_OK) {
             st = set_type_attr(pc, n, "T", t);
@@ -2701,7 +2703,7 @@ static fl_status remove_redundant_variable_update(fl_pass_ctx *pc, fl_node *n, b
         fl__node_become(g, n, "Identity");
     }
     for (int k = 0; k < n_old && st == FL_OK; k++) {
-        st = fl_node_add_ctrl(g, n, old_ctrl[k]) == FL_OK ? FL_OK : fl_diag_oom(pc->c->d);
+        st = fl__node_add_ctrl(g, n, old_ctrl[k]) == FL_OK ? FL_OK : fl__diag_oom(pc->c->d);
     }
     if (st != FL_OK) {
         return st;
@@ -2755,7 +2757,7 @@ static fl_status simplify(fl_pass_ctx *pc, fl_node *n, bool *done) {
     if (keep >= 0) {
         const fl_tensor *x = fl_node_in(n, keep);
         if (x->dtype == n->outputs[0].dtype && fl__shape_same(&x->shape, &n->outputs[0].shape)) {
-            fl_ledger_note(pc, rule, n, "%s leaves its input unchanged -> Identity", n->op);
+            fl__ledger_note(pc, rule, n, "%s leaves its input unchanged -> Identity", n->op);
             pc->rewritten++;
             *done = true;
             return fl__node_make_identity(pc, n, keep);
@@ -2795,12 +2797,12 @@ static fl_status materialize_more(fl_pass_ctx *pc, fl_node *n, bool *done) {
     return FL_OK;
 }
 
-fl_status fl_pass_constant_folding(fl_pass_ctx *pc) {
+fl_status fl__pass_constant_folding(fl_pass_ctx *pc) {
     fl_graph *g = pc->c->g;
     size_t n0 = g->n_nodes;
     bool *had_consumers = fl__consumed_snapshot(pc);
     if (!had_consumers) {
-        return fl_diag_oom(pc->c->d);
+        return fl__diag_oom(pc->c->d);
     }
     fl_node **order = g->order; /* edits clear g->order; the sweep keeps its copy */
     for (size_t i = 0; i < n0; i++) {

@@ -84,14 +84,14 @@ static bool const_eq(const fl_const *a, const fl_const *b) {
     }
     if (x->ints && y->ints) {
         for (int64_t i = 0; i < x->n; i++) {
-            if (!fl_sym_eq(x->ints[i], y->ints[i])) {
+            if (!fl__sym_eq(x->ints[i], y->ints[i])) {
                 return false;
             }
         }
         return true;
     }
     if (x->raw && y->raw) {
-        return memcmp(x->raw, y->raw, (size_t)x->n * fl_dtype_size(x->dtype)) == 0;
+        return memcmp(x->raw, y->raw, (size_t)x->n * fl__dtype_size(x->dtype)) == 0;
     }
     return false;
 }
@@ -263,7 +263,7 @@ static bool node_eq(const fl_node *a, const fl_node *b) {
         }
     }
     for (int i = 0; i < a->n_attrs; i++) {
-        const fl_attr *y = fl_node_attr(b, a->attrs[i].name);
+        const fl_attr *y = fl__node_attr(b, a->attrs[i].name);
         if (!y || !attr_eq(&a->attrs[i], y)) {
             return false;
         }
@@ -293,18 +293,18 @@ static void resolve_inputs(fl_node *n, fl_node *const *rep) {
     n->n_ctrl = w;
 }
 
-fl_status fl_pass_common_subgraph_elimination(fl_pass_ctx *pc) {
+fl_status fl__pass_common_subgraph_elimination(fl_pass_ctx *pc) {
     fl_graph *g = pc->c->g;
     size_t n = g->n_nodes;
     size_t size = 64;
     while (size < 2 * n + 2) {
         size *= 2;
     }
-    fl_node **table = fl_arena_calloc(pc->c->a, size, sizeof(fl_node *));
-    uint64_t *hashes = fl_arena_calloc(pc->c->a, size, sizeof(uint64_t));
-    fl_node **rep = fl_arena_calloc(pc->c->a, n + 1, sizeof(fl_node *));
+    fl_node **table = fl__arena_calloc(pc->c->a, size, sizeof(fl_node *));
+    uint64_t *hashes = fl__arena_calloc(pc->c->a, size, sizeof(uint64_t));
+    fl_node **rep = fl__arena_calloc(pc->c->a, n + 1, sizeof(fl_node *));
     if (!table || !hashes || !rep) {
-        return fl_diag_oom(pc->c->d);
+        return fl__diag_oom(pc->c->d);
     }
     fl_node **order = g->order;
     for (size_t i = 0; i < n; i++) {
@@ -328,9 +328,10 @@ fl_status fl_pass_common_subgraph_elimination(fl_pass_ctx *pc) {
             hashes[j] = h;
             continue;
         }
-        fl_ledger_note(pc, "common_subgraph", m, "%s duplicates '%s': removed", m->op, found->name);
+        fl__ledger_note(pc, "common_subgraph", m, "%s duplicates '%s': removed", m->op,
+                        found->name);
         rep[m->id] = found;
-        fl_graph_remove_node(m);
+        fl__graph_remove_node(m);
     }
     for (size_t i = 0; i < n; i++) { /* loop back edges */
         if (!(g->nodes[i]->flags & FL_NODE_REMOVED)) {

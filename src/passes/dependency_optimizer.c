@@ -79,7 +79,7 @@ static void clean_ctrl(fl_pass_ctx *pc, fl_node *n) {
             }
         }
         if (rule) {
-            fl_ledger_note(pc, rule, n, "control input '%s' dropped", c->name);
+            fl__ledger_note(pc, rule, n, "control input '%s' dropped", c->name);
             pc->rewritten++;
             continue;
         }
@@ -103,7 +103,7 @@ static void drop_removed_ctrl(fl_node *n) {
 static bool data_consumed(const fl_node *n, const fl_uses *u) {
     for (int p = 0; p < n->n_outputs; p++) {
         size_t cnt;
-        fl_uses_of(u, n, p, &cnt);
+        fl__uses_of(u, n, p, &cnt);
         if (cnt) {
             return true;
         }
@@ -154,8 +154,8 @@ static fl_status to_noop(fl_pass_ctx *pc, fl_node *n, const fl_uses *u, bool *do
             return st;
         }
     }
-    fl_ledger_note(pc, "convert_to_noop", n, "%s consumed only through control edges -> NoOp",
-                   n->op);
+    fl__ledger_note(pc, "convert_to_noop", n, "%s consumed only through control edges -> NoOp",
+                    n->op);
     n->n_inputs = 0;
     n->n_outputs = 0;
     n->attrs = NULL;
@@ -198,7 +198,7 @@ static void tally_consumer(const fl_node *n, fl_node *c, tally *t) {
 static void visit_consumers(const fl_node *n, const fl_uses *u, tally *t, bool scan_ctrl) {
     for (int p = 0; p < n->n_outputs; p++) {
         size_t cnt = 0;
-        const fl_use *us = fl_uses_of(u, n, p, &cnt);
+        const fl_use *us = fl__uses_of(u, n, p, &cnt);
         for (size_t k = 0; k < cnt; k++) {
             if (t) {
                 tally_consumer(n, us[k].node, t);
@@ -282,7 +282,7 @@ static bool can_bypass(const fl_node *n, const fl_uses *u, bool multi_device) {
         return false;
     }
     size_t cnt = 0;
-    const fl_use *us = n->n_outputs ? fl_uses_of(u, n, 0, &cnt) : NULL;
+    const fl_use *us = n->n_outputs ? fl__uses_of(u, n, 0, &cnt) : NULL;
     for (size_t k = 0; k < cnt; k++) {
         const fl_node *c = us[k].node;
         if (c->kind == FL_OP_MERGE || c->kind == FL_OP_REF_MERGE ||
@@ -299,11 +299,11 @@ static fl_status bypass(fl_pass_ctx *pc, fl_node *n, const fl_uses *u, fl_input 
     if (n->kind == FL_OP_IDENTITY) {
         fwd[n->id] = n->inputs[0];
         size_t cnt;
-        const fl_use *us = fl_uses_of(u, n, 0, &cnt);
+        const fl_use *us = fl__uses_of(u, n, 0, &cnt);
         for (size_t k = 0; k < cnt; k++) {
             for (int j = 0; j < n->n_ctrl; j++) {
-                if (fl_node_add_ctrl(g, us[k].node, n->ctrl[j]) != FL_OK) {
-                    return fl_diag_oom(d);
+                if (fl__node_add_ctrl(g, us[k].node, n->ctrl[j]) != FL_OK) {
+                    return fl__diag_oom(d);
                 }
             }
         }
@@ -317,17 +317,17 @@ static fl_status bypass(fl_pass_ctx *pc, fl_node *n, const fl_uses *u, fl_input 
                 }
                 for (int q = 0; q < n->n_inputs + n->n_ctrl; q++) {
                     fl_node *f = q < n->n_inputs ? n->inputs[q].node : n->ctrl[q - n->n_inputs];
-                    if (f != c && fl_node_add_ctrl(g, c, f) != FL_OK) {
-                        return fl_diag_oom(d);
+                    if (f != c && fl__node_add_ctrl(g, c, f) != FL_OK) {
+                        return fl__diag_oom(d);
                     }
                 }
                 break;
             }
         }
     }
-    fl_ledger_note(pc, n->kind == FL_OP_IDENTITY ? "bypass_identity" : "bypass_noop", n,
-                   "%s bypassed and removed", n->op);
-    fl_graph_remove_node(n);
+    fl__ledger_note(pc, n->kind == FL_OP_IDENTITY ? "bypass_identity" : "bypass_noop", n,
+                    "%s bypassed and removed", n->op);
+    fl__graph_remove_node(n);
     return FL_OK;
 }
 
@@ -342,11 +342,11 @@ static fl_status transitive_reduction(fl_pass_ctx *pc) {
     fl_graph *g = pc->c->g;
     size_t n = g->n_nodes;
     fl_node **order = g->order;
-    int *pos = fl_arena_calloc(pc->c->a, n + 1, sizeof(int));
-    int *dist = fl_arena_calloc(pc->c->a, n + 1, sizeof(int));
-    int *far = fl_arena_calloc(pc->c->a, n + 1, sizeof(int)); /* furthest control target */
+    int *pos = fl__arena_calloc(pc->c->a, n + 1, sizeof(int));
+    int *dist = fl__arena_calloc(pc->c->a, n + 1, sizeof(int));
+    int *far = fl__arena_calloc(pc->c->a, n + 1, sizeof(int)); /* furthest control target */
     if (!pos || !dist || !far) {
-        return fl_diag_oom(pc->c->d);
+        return fl__diag_oom(pc->c->d);
     }
     for (size_t i = 0; i < n; i++) {
         pos[order[i]->id] = (int)i;
@@ -400,9 +400,9 @@ static fl_status transitive_reduction(fl_pass_ctx *pc) {
             int w = 0;
             for (int k = 0; k < t->n_ctrl; k++) {
                 if (t->ctrl[k] == src) {
-                    fl_ledger_note(pc, "transitive_reduction", t,
-                                   "control input '%s' dropped: reachable by a longer path",
-                                   src->name);
+                    fl__ledger_note(pc, "transitive_reduction", t,
+                                    "control input '%s' dropped: reachable by a longer path",
+                                    src->name);
                     pc->rewritten++;
                     continue;
                 }
@@ -444,30 +444,30 @@ static fl_status group_cross_device(fl_pass_ctx *pc, fl_node *m) {
         }
         /* m->ctrl[k] is the first of two or more control inputs from dv */
         char *base =
-            fl_arena_printf(g->arena, "GroupCrossDeviceControlEdges_%d/%s", groups++, m->name);
-        const char *name = base ? fl_graph_unique_name(g, base) : NULL;
-        fl_node *noop = name ? fl_graph_add_op(g, name, "NoOp", 0, NULL, 0, pc->c->d) : NULL;
+            fl__arena_printf(g->arena, "GroupCrossDeviceControlEdges_%d/%s", groups++, m->name);
+        const char *name = base ? fl__graph_unique_name(g, base) : NULL;
+        fl_node *noop = name ? fl__op_add_op(g, name, "NoOp", 0, NULL, 0, pc->c->d) : NULL;
         if (!noop) {
-            return fl_diag_oom(pc->c->d);
+            return fl__diag_oom(pc->c->d);
         }
         noop->device = dv;
         int w = 0;
         for (int j = 0; j < m->n_ctrl; j++) {
             fl_node *c = m->ctrl[j];
             if (j >= k && strcmp(dev_of(c), dv) == 0) {
-                if (fl_node_add_ctrl(g, noop, c) != FL_OK) {
-                    return fl_diag_oom(pc->c->d);
+                if (fl__node_add_ctrl(g, noop, c) != FL_OK) {
+                    return fl__diag_oom(pc->c->d);
                 }
                 continue;
             }
             m->ctrl[w++] = c;
         }
         m->n_ctrl = w;
-        if (fl_node_add_ctrl(g, m, noop) != FL_OK) {
-            return fl_diag_oom(pc->c->d);
+        if (fl__node_add_ctrl(g, m, noop) != FL_OK) {
+            return fl__diag_oom(pc->c->d);
         }
-        fl_ledger_note(pc, "group_cross_device_control_edges", m,
-                       "control inputs from %s grouped under NoOp '%s'", dv, noop->name);
+        fl__ledger_note(pc, "group_cross_device_control_edges", m,
+                        "control inputs from %s grouped under NoOp '%s'", dv, noop->name);
         pc->added++;
         k = -1; /* m->ctrl changed: rescan */
     }
@@ -494,13 +494,13 @@ static fl_status dep_iteration(fl_pass_ctx *pc) {
         multi_device = !same_device(order[i], order[0]);
     }
     fl_uses u;
-    fl_status st = fl_uses_build(g, &u, pc->c->d);
+    fl_status st = fl__uses_build(g, &u, pc->c->d);
     if (st != FL_OK) {
         return st;
     }
-    fl_input *fwd = fl_arena_calloc(pc->c->a, n + 1, sizeof(fl_input));
+    fl_input *fwd = fl__arena_calloc(pc->c->a, n + 1, sizeof(fl_input));
     if (!fwd) {
-        return fl_diag_oom(pc->c->d);
+        return fl__diag_oom(pc->c->d);
     }
     for (size_t i = 0; i < n; i++) {
         fl_node *m = order[i];
@@ -508,9 +508,9 @@ static fl_status dep_iteration(fl_pass_ctx *pc) {
             m->inputs[k] = fl__resolve(fwd, m->inputs[k]);
         }
         drop_removed_ctrl(m);
-        if (is_const_without_inputs(m) && !fl__preserved(m) && fl_uses_total(&u, m) == 0) {
-            fl_ledger_note(pc, "const_control_edge", m, "Const without consumers: removed");
-            fl_graph_remove_node(m);
+        if (is_const_without_inputs(m) && !fl__preserved(m) && fl__uses_total(&u, m) == 0) {
+            fl__ledger_note(pc, "const_control_edge", m, "Const without consumers: removed");
+            fl__graph_remove_node(m);
             continue;
         }
         bool done = false;
@@ -543,7 +543,7 @@ static fl_status dep_iteration(fl_pass_ctx *pc) {
     return FL_OK;
 }
 
-fl_status fl_pass_dependency_optimizer(fl_pass_ctx *pc) {
+fl_status fl__pass_dependency_optimizer(fl_pass_ctx *pc) {
     fl_graph *g = pc->c->g;
     fl_diag *d = pc->c->d;
     /* TensorFlow's two internal iterations: the second sees what the first's
@@ -551,7 +551,7 @@ fl_status fl_pass_dependency_optimizer(fl_pass_ctx *pc) {
      * now). It runs only when the first changed something. */
     for (int it = 0; it < 2; it++) {
         fl_status st;
-        if (!g->order && (st = fl_graph_toposort(g, d)) != FL_OK) {
+        if (!g->order && (st = fl__graph_toposort(g, d)) != FL_OK) {
             return st;
         }
         size_t entries = pc->ledger->n_entries;
@@ -564,7 +564,7 @@ fl_status fl_pass_dependency_optimizer(fl_pass_ctx *pc) {
         if (!changed) {
             break;
         }
-        if ((st = fl_graph_compact(g, d)) != FL_OK) {
+        if ((st = fl__graph_compact(g, d)) != FL_OK) {
             return st;
         }
     }

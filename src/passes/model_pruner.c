@@ -27,10 +27,10 @@
 static fl_status prune_unreachable(fl_pass_ctx *pc) {
     fl_graph *g = pc->c->g;
     size_t n = g->n_nodes;
-    fl_node **stack = fl_arena_calloc(pc->c->a, n + 1, sizeof(fl_node *));
-    bool *seen = fl_arena_calloc(pc->c->a, n + 1, sizeof(bool));
+    fl_node **stack = fl__arena_calloc(pc->c->a, n + 1, sizeof(fl_node *));
+    bool *seen = fl__arena_calloc(pc->c->a, n + 1, sizeof(bool));
     if (!stack || !seen) {
-        return fl_diag_oom(pc->c->d);
+        return fl__diag_oom(pc->c->d);
     }
     size_t sp = 0;
     for (size_t i = 0; i < n; i++) {
@@ -55,8 +55,8 @@ static fl_status prune_unreachable(fl_pass_ctx *pc) {
     for (size_t i = 0; i < n; i++) {
         if (!seen[i]) {
             fl_node *m = g->nodes[i];
-            fl_ledger_note(pc, "dead_code", m, "%s not needed by any output: removed", m->op);
-            fl_graph_remove_node(m);
+            fl__ledger_note(pc, "dead_code", m, "%s not needed by any output: removed", m->op);
+            fl__graph_remove_node(m);
         }
     }
     return FL_OK;
@@ -82,7 +82,7 @@ static const char *trivial_rule(const fl_node *m, const fl_uses *u) {
             return NULL;
         }
         size_t cnt;
-        const fl_use *us = fl_uses_of(u, m, 0, &cnt);
+        const fl_use *us = fl__uses_of(u, m, 0, &cnt);
         for (size_t k = 0; k < cnt; k++) {
             if (us[k].node->kind == FL_OP_MERGE || us[k].node->kind == FL_OP_REF_MERGE) {
                 return NULL;
@@ -111,7 +111,7 @@ static bool removable(const fl_node *m, const fl_uses *u) {
         return false;
     }
     size_t in = (size_t)m->n_inputs + (size_t)m->n_ctrl;
-    size_t out = fl_uses_total(u, m);
+    size_t out = fl__uses_total(u, m);
     if (in * out > in + out) {
         return false;
     }
@@ -129,7 +129,7 @@ static bool removable(const fl_node *m, const fl_uses *u) {
     }
     for (int p = 0; p < m->n_outputs; p++) {
         size_t cnt;
-        const fl_use *us = fl_uses_of(u, m, p, &cnt);
+        const fl_use *us = fl__uses_of(u, m, p, &cnt);
         for (size_t k = 0; k < cnt; k++) {
             if (us[k].node->flags & FL_NODE_FUNC_CALL) {
                 return false;
@@ -147,11 +147,11 @@ static fl_status bypass(fl_pass_ctx *pc, fl_node *m, const fl_uses *u, fl_input 
         fwd[m->id] = m->inputs[0];
     }
     size_t cnt;
-    const fl_use *us = fl_uses_of(u, m, 0, &cnt);
+    const fl_use *us = fl__uses_of(u, m, 0, &cnt);
     for (size_t k = 0; k < cnt; k++) {
         for (int j = 0; j < m->n_ctrl; j++) {
-            if (fl_node_add_ctrl(g, us[k].node, m->ctrl[j]) != FL_OK) {
-                return fl_diag_oom(pc->c->d);
+            if (fl__node_add_ctrl(g, us[k].node, m->ctrl[j]) != FL_OK) {
+                return fl__diag_oom(pc->c->d);
             }
         }
     }
@@ -164,32 +164,32 @@ static fl_status bypass(fl_pass_ctx *pc, fl_node *m, const fl_uses *u, fl_input 
                 }
                 for (int q = 0; q < m->n_inputs + m->n_ctrl; q++) {
                     fl_node *f = q < m->n_inputs ? m->inputs[q].node : m->ctrl[q - m->n_inputs];
-                    if (f != c && fl_node_add_ctrl(g, c, f) != FL_OK) {
-                        return fl_diag_oom(pc->c->d);
+                    if (f != c && fl__node_add_ctrl(g, c, f) != FL_OK) {
+                        return fl__diag_oom(pc->c->d);
                     }
                 }
                 break;
             }
         }
     }
-    fl_graph_remove_node(m);
+    fl__graph_remove_node(m);
     return FL_OK;
 }
 
-fl_status fl_pass_model_pruner(fl_pass_ctx *pc) {
+fl_status fl__pass_model_pruner(fl_pass_ctx *pc) {
     fl_graph *g = pc->c->g;
     fl_status st = prune_unreachable(pc);
     if (st != FL_OK) {
         return st;
     }
     fl_uses u;
-    st = fl_uses_build(g, &u, pc->c->d);
+    st = fl__uses_build(g, &u, pc->c->d);
     if (st != FL_OK) {
         return st;
     }
-    fl_input *fwd = fl_arena_calloc(pc->c->a, g->n_nodes + 1, sizeof(fl_input));
+    fl_input *fwd = fl__arena_calloc(pc->c->a, g->n_nodes + 1, sizeof(fl_input));
     if (!fwd) {
-        return fl_diag_oom(pc->c->d);
+        return fl__diag_oom(pc->c->d);
     }
     fl_node **order = g->order; /* edits clear g->order; the sweep keeps its copy */
     size_t n_order = g->n_nodes;
@@ -212,7 +212,7 @@ fl_status fl_pass_model_pruner(fl_pass_ctx *pc) {
         if (!rule || !removable(m, &u)) {
             continue;
         }
-        fl_ledger_note(pc, rule, m, "%s bypassed and removed", m->op);
+        fl__ledger_note(pc, rule, m, "%s bypassed and removed", m->op);
         st = bypass(pc, m, &u, fwd);
         if (st != FL_OK) {
             return st;

@@ -8,7 +8,7 @@
  * after totals.
  *
  * Rewriting uses the mutation API in graph/mutate.h: redirect uses, add nodes,
- * mark nodes removed, then fl_graph_compact(). A pass never leaves a dangling
+ * mark nodes removed, then fl__graph_compact(). A pass never leaves a dangling
  * input, never removes or renames a preserved node (graph outputs and fetches:
  * FL_NODE_PRESERVE), and never changes a preserved node's dtype or shape.
  */
@@ -80,7 +80,7 @@ typedef struct fl_pass_ctx {
 } fl_pass_ctx;
 
 /* Records a rule firing (copies the strings). */
-void fl_ledger_note(fl_pass_ctx *pc, const char *rule, const fl_node *n, const char *fmt, ...)
+void fl__ledger_note(fl_pass_ctx *pc, const char *rule, const fl_node *n, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
 /* A pass: rewrites pc->c->g in place; returns FL_OK (also when nothing
@@ -88,12 +88,12 @@ void fl_ledger_note(fl_pass_ctx *pc, const char *rule, const fl_node *n, const c
 typedef fl_status (*fl_pass_fn)(fl_pass_ctx *pc);
 
 /* The passes, in Grappler's default order. */
-fl_status fl_pass_model_pruner(fl_pass_ctx *pc);
-fl_status fl_pass_common_subgraph_elimination(fl_pass_ctx *pc);
-fl_status fl_pass_constant_folding(fl_pass_ctx *pc);
-fl_status fl_pass_shape_optimizer(fl_pass_ctx *pc);
-fl_status fl_pass_arithmetic_optimizer(fl_pass_ctx *pc);
-fl_status fl_pass_remapper(fl_pass_ctx *pc);
-fl_status fl_pass_dependency_optimizer(fl_pass_ctx *pc);
+fl_status fl__pass_model_pruner(fl_pass_ctx *pc);
+fl_status fl__pass_common_subgraph_elimination(fl_pass_ctx *pc);
+fl_status fl__pass_constant_folding(fl_pass_ctx *pc);
+fl_status fl__pass_shape_optimizer(fl_pass_ctx *pc);
+fl_status fl__pass_arithmetic_optimizer(fl_pass_ctx *pc);
+fl_status fl__pass_remapper(fl_pass_ctx *pc);
+fl_status fl__pass_dependency_optimizer(fl_pass_ctx *pc);
 
 #endif

@@ -9,7 +9,7 @@
  * (Placeholders) are preserved too, as Grappler preserves feed nodes, so that
  * the user's input and symbol bindings still apply after every pass.
  *
- * After each pass that fired a rule: fl_graph_compact, shape inference with
+ * After each pass that fired a rule: fl__graph_compact, shape inference with
  * the same bindings (the order is cleared, so inference re-sorts), costing,
  * and the outputs check (every output still exists with at least its
  * outputs, their dtypes and shapes); after every pass a record with before and after
@@ -51,12 +51,12 @@ static const char *const pass_names[FL_PASS_COUNT] = {
 };
 
 static const fl_pass_fn pass_fns[FL_PASS_COUNT] = {
-    fl_pass_model_pruner,         fl_pass_common_subgraph_elimination, fl_pass_constant_folding,
-    fl_pass_shape_optimizer,      fl_pass_arithmetic_optimizer,        fl_pass_remapper,
-    fl_pass_dependency_optimizer,
+    fl__pass_model_pruner,         fl__pass_common_subgraph_elimination, fl__pass_constant_folding,
+    fl__pass_shape_optimizer,      fl__pass_arithmetic_optimizer,        fl__pass_remapper,
+    fl__pass_dependency_optimizer,
 };
 
-void fl_pipeline_config_init(fl_pipeline_config *cfg) {
+void fl__pipeline_config_init(fl_pipeline_config *cfg) {
     memset(cfg, 0, sizeof(*cfg));
     cfg->opt.device = FL_DEVICE_CPU;
     cfg->opt.remapper_mode = FL_REMAPPER_STANDARD;
@@ -67,7 +67,7 @@ void fl_pipeline_config_init(fl_pipeline_config *cfg) {
 #endif
 }
 
-const char *fl_pipeline_pass_name(fl_pass_id id) {
+const char *fl__pipeline_pass_name(fl_pass_id id) {
     return (unsigned)id < FL_PASS_COUNT ? pass_names[id] : "?";
 }
 
@@ -80,7 +80,7 @@ static int pass_lookup(const char *s, size_t len) {
     return -1;
 }
 
-fl_status fl_pipeline_select(const fl_pipeline_config *cfg, bool on[FL_PASS_COUNT], fl_diag *d) {
+fl_status fl__pipeline_select(const fl_pipeline_config *cfg, bool on[FL_PASS_COUNT], fl_diag *d) {
     const char *p = cfg->passes;
     bool all = !p || strcmp(p, "default") == 0 || strcmp(p, "all") == 0;
     for (int i = 0; i < FL_PASS_COUNT; i++) {
@@ -91,10 +91,10 @@ fl_status fl_pipeline_select(const fl_pipeline_config *cfg, bool on[FL_PASS_COUN
             size_t len = strcspn(p, ",");
             int id = pass_lookup(p, len);
             if (id < 0) {
-                return fl_diag_fail(d, FL_EUSAGE, NULL,
-                                    "unknown pass '%.*s' (passes: pruning, cse, constfold, shape, "
-                                    "arithmetic, remap, dependency, or none)",
-                                    (int)len, p);
+                return fl__diag_fail(d, FL_EUSAGE,
+                                     "unknown pass '%.*s' (passes: pruning, cse, constfold, shape, "
+                                     "arithmetic, remap, dependency, or none)",
+                                     (int)len, p);
             }
             on[id] = true;
             p += len;
@@ -107,7 +107,7 @@ fl_status fl_pipeline_select(const fl_pipeline_config *cfg, bool on[FL_PASS_COUN
         const char *s = cfg->disabled[k];
         int id = pass_lookup(s, strlen(s));
         if (id < 0) {
-            return fl_diag_fail(d, FL_EUSAGE, NULL, "cannot disable unknown pass '%s'", s);
+            return fl__diag_fail(d, FL_EUSAGE, "cannot disable unknown pass '%s'", s);
         }
         on[id] = false;
     }
@@ -118,12 +118,12 @@ fl_status fl_pipeline_select(const fl_pipeline_config *cfg, bool on[FL_PASS_COUN
 /* Ledger                                                                     */
 /* ------------------------------------------------------------------------- */
 
-void fl_ledger_init(fl_ledger *l, fl_arena *a) {
+void fl__ledger_init(fl_ledger *l, fl_arena *a) {
     memset(l, 0, sizeof(*l));
     l->arena = a;
 }
 
-void fl_ledger_note(fl_pass_ctx *pc, const char *rule, const fl_node *n, const char *fmt, ...) {
+void fl__ledger_note(fl_pass_ctx *pc, const char *rule, const fl_node *n, const char *fmt, ...) {
     fl_ledger *l = pc->ledger;
     if (!l) {
         return;
@@ -131,7 +131,7 @@ void fl_ledger_note(fl_pass_ctx *pc, const char *rule, const fl_node *n, const c
     if (l->n_entries == l->cap_entries) {
         size_t nc = l->cap_entries ? l->cap_entries * 2 : 64;
         fl_ledger_entry *ne =
-            fl_arena_grow(l->arena, l->entries, l->n_entries, nc, sizeof(fl_ledger_entry));
+            fl__arena_grow(l->arena, l->entries, l->n_entries, nc, sizeof(fl_ledger_entry));
         if (!ne) {
             return; /* the arena's failure flag reports OOM */
         }
@@ -145,18 +145,18 @@ void fl_ledger_note(fl_pass_ctx *pc, const char *rule, const fl_node *n, const c
     va_end(ap);
     fl_ledger_entry *e = &l->entries[l->n_entries++];
     e->pass = pc->pass;
-    e->rule = fl_arena_strdup(l->arena, rule);
-    e->node = fl_arena_strdup(l->arena, n ? n->name : "");
-    e->detail = fl_arena_strdup(l->arena, buf);
+    e->rule = fl__arena_strdup(l->arena, rule);
+    e->node = fl__arena_strdup(l->arena, n ? n->name : "");
+    e->detail = fl__arena_strdup(l->arena, buf);
 }
 
 static fl_status ledger_add_record(fl_ledger *l, const fl_pass_record *r, fl_diag *d) {
     if (l->n_passes == l->cap_passes) {
         size_t nc = l->cap_passes ? l->cap_passes * 2 : 16;
         fl_pass_record *np =
-            fl_arena_grow(l->arena, l->passes, l->n_passes, nc, sizeof(fl_pass_record));
+            fl__arena_grow(l->arena, l->passes, l->n_passes, nc, sizeof(fl_pass_record));
         if (!np) {
-            return fl_diag_oom(d);
+            return fl__diag_oom(d);
         }
         l->passes = np;
         l->cap_passes = nc;
@@ -170,9 +170,8 @@ static fl_status ledger_add_record(fl_ledger *l, const fl_pass_record *r, fl_dia
 /* ------------------------------------------------------------------------- */
 
 void fl__node_become(fl_graph *g, fl_node *n, const char *op) {
-    n->op = fl_arena_strdup(g->arena, op);
-    n->kind = fl_op_lookup(op);
-    n->desc = fl_op_desc_of(n->kind);
+    n->op = fl__arena_strdup(g->arena, op);
+    fl__op_bind(n);
     n->func = NULL;
     n->flags &= ~(uint32_t)FL_NODE_FUNC_CALL;
     g->order = NULL;
@@ -191,24 +190,24 @@ fl_node *fl__ctrl_anchor(fl_pass_ctx *pc, fl_input in) {
     if (!is_switch(sw)) {
         return sw;
     }
-    const char *name = fl_arena_printf(pc->c->a, "ConstantFoldingCtrl/%s_%d", sw->name, in.port);
+    const char *name = fl__arena_printf(pc->c->a, "ConstantFoldingCtrl/%s_%d", sw->name, in.port);
     if (!name) {
-        fl_diag_oom(pc->c->d);
+        fl__diag_oom(pc->c->d);
         return NULL;
     }
-    fl_node *m = fl_graph_find(g, name);
+    fl_node *m = fl__graph_find(g, name);
     if (m) {
         return (m->flags & FL_NODE_REMOVED) ? sw : m;
     }
-    const fl_attr *ta = fl_node_attr(sw, "T");
+    const fl_attr *ta = fl__node_attr(sw, "T");
     int t = ta && ta->kind == FL_ATTR_TYPE ? (int)ta->v.type : FL_DT_INVALID;
     if (t == FL_DT_INVALID && in.port < sw->n_outputs) {
         t = (int)fl_dtype_base(sw->outputs[in.port].dtype);
     }
-    fl_attr tattr = fl_attr_make_type(g, "T", t);
-    m = tattr.name ? fl_graph_add_op(g, name, "Identity", 1, &in, 1, pc->c->d) : NULL;
-    if (!m || fl_node_set_attr(g, m, &tattr) != FL_OK) {
-        fl_diag_oom(pc->c->d);
+    fl_attr tattr = fl__attr_make_type(g, "T", t);
+    m = tattr.name ? fl__op_add_op(g, name, "Identity", 1, &in, 1, pc->c->d) : NULL;
+    if (!m || fl__node_set_attr(g, m, &tattr) != FL_OK) {
+        fl__diag_oom(pc->c->d);
         return NULL;
     }
     m->device = sw->device;
@@ -219,9 +218,9 @@ fl_node *fl__ctrl_anchor(fl_pass_ctx *pc, fl_input in) {
 fl_status fl__add_ctrl_anchor(fl_pass_ctx *pc, fl_node *n, fl_input in) {
     fl_node *a = fl__ctrl_anchor(pc, in);
     if (!a) {
-        return pc->c->d->status != FL_OK ? pc->c->d->status : fl_diag_oom(pc->c->d);
+        return pc->c->d->status != FL_OK ? pc->c->d->status : fl__diag_oom(pc->c->d);
     }
-    return fl_node_add_ctrl(pc->c->g, n, a) == FL_OK ? FL_OK : fl_diag_oom(pc->c->d);
+    return fl__node_add_ctrl(pc->c->g, n, a) == FL_OK ? FL_OK : fl__diag_oom(pc->c->d);
 }
 
 /* Moves n's data inputs but `except` to its control inputs (skipping
@@ -230,9 +229,9 @@ fl_status fl__add_ctrl_anchor(fl_pass_ctx *pc, fl_node *n, fl_input in) {
 static fl_status inputs_to_ctrl(fl_pass_ctx *pc, fl_node *n, int except, bool anchored) {
     fl_graph *g = pc->c->g;
     int n_in = n->n_inputs;
-    fl_input *in = fl_arena_calloc(pc->c->a, (size_t)n_in + 1, sizeof(fl_input));
+    fl_input *in = fl__arena_calloc(pc->c->a, (size_t)n_in + 1, sizeof(fl_input));
     if (!in) {
-        return fl_diag_oom(pc->c->d);
+        return fl__diag_oom(pc->c->d);
     }
     memcpy(in, n->inputs, (size_t)n_in * sizeof(fl_input));
     for (int i = 0; i < n_in; i++) {
@@ -240,8 +239,8 @@ static fl_status inputs_to_ctrl(fl_pass_ctx *pc, fl_node *n, int except, bool an
             continue;
         }
         fl_status st = anchored ? fl__add_ctrl_anchor(pc, n, in[i])
-                       : fl_node_add_ctrl(g, n, in[i].node) == FL_OK ? FL_OK
-                                                                     : fl_diag_oom(pc->c->d);
+                       : fl__node_add_ctrl(g, n, in[i].node) == FL_OK ? FL_OK
+                                                                      : fl__diag_oom(pc->c->d);
         if (st != FL_OK) {
             return st;
         }
@@ -260,10 +259,10 @@ static fl_status make_const(fl_pass_ctx *pc, fl_node *n, const fl_value *v, int 
     for (int i = 0; i < rank; i++) {
         dims[i] = t->shape.dims[i].k;
     }
-    fl_attr value = fl_attr_make_tensor(g, "value", t->dtype, rank, dims, v);
-    fl_attr dtype = fl_attr_make_type(g, "dtype", t->dtype);
+    fl_attr value = fl__attr_make_tensor(g, "value", t->dtype, rank, dims, v);
+    fl_attr dtype = fl__attr_make_type(g, "dtype", t->dtype);
     if (!value.v.tensor || !value.name || !dtype.name) {
-        return fl_diag_oom(pc->c->d);
+        return fl__diag_oom(pc->c->d);
     }
     if (inputs != CONST_DROP_INPUTS) {
         fl_status st = inputs_to_ctrl(pc, n, -1, inputs == CONST_ANCHORED_CTRL);
@@ -275,8 +274,8 @@ static fl_status make_const(fl_pass_ctx *pc, fl_node *n, const fl_value *v, int 
     for (int i = 0; i < n->n_inputs; i++) {
         const fl_node *in = n->inputs[i].node;
         for (int k = 0; k < in->n_ctrl; k++) {
-            if (fl_node_add_ctrl(g, n, in->ctrl[k]) != FL_OK) {
-                return fl_diag_oom(pc->c->d);
+            if (fl__node_add_ctrl(g, n, in->ctrl[k]) != FL_OK) {
+                return fl__diag_oom(pc->c->d);
             }
         }
     }
@@ -284,14 +283,14 @@ static fl_status make_const(fl_pass_ctx *pc, fl_node *n, const fl_value *v, int 
     n->attrs = NULL;
     n->n_attrs = 0;
     fl__node_become(g, n, "Const");
-    if (fl_node_set_attr(g, n, &dtype) != FL_OK || fl_node_set_attr(g, n, &value) != FL_OK) {
-        return fl_diag_oom(pc->c->d);
+    if (fl__node_set_attr(g, n, &dtype) != FL_OK || fl__node_set_attr(g, n, &value) != FL_OK) {
+        return fl__diag_oom(pc->c->d);
     }
     if (!v) {
         fl_attr sb =
-            fl_attr_make_int(g, "_stripped_content_bytes", (int64_t)value.v.tensor->content_bytes);
-        if (!sb.name || fl_node_set_attr(g, n, &sb) != FL_OK) {
-            return fl_diag_oom(pc->c->d);
+            fl__attr_make_int(g, "_stripped_content_bytes", (int64_t)value.v.tensor->content_bytes);
+        if (!sb.name || fl__node_set_attr(g, n, &sb) != FL_OK) {
+            return fl__diag_oom(pc->c->d);
         }
         n->flags |= FL_NODE_STRIPPED;
     } else {
@@ -317,17 +316,17 @@ fl_status fl__node_make_identity(fl_pass_ctx *pc, fl_node *n, int keep) {
     if (dt == FL_DT_INVALID) {
         dt = fl_node_in(n, keep)->dtype;
     }
-    fl_attr t = fl_attr_make_type(g, "T", dt);
+    fl_attr t = fl__attr_make_type(g, "T", dt);
     if (!t.name) {
-        return fl_diag_oom(pc->c->d);
+        return fl__diag_oom(pc->c->d);
     }
     fl_status st = inputs_to_ctrl(pc, n, keep, true);
     if (st != FL_OK) {
         return st;
     }
     fl_input in = n->inputs[keep];
-    if (fl_node_set_inputs(g, n, 1, &in) != FL_OK) {
-        return fl_diag_oom(pc->c->d);
+    if (fl__node_set_inputs(g, n, 1, &in) != FL_OK) {
+        return fl__diag_oom(pc->c->d);
     }
     /* The kept input must not stay as a control input as well. */
     int w = 0;
@@ -340,8 +339,8 @@ fl_status fl__node_make_identity(fl_pass_ctx *pc, fl_node *n, int keep) {
     n->attrs = NULL;
     n->n_attrs = 0;
     fl__node_become(g, n, "Identity");
-    if (fl_node_set_attr(g, n, &t) != FL_OK) {
-        return fl_diag_oom(pc->c->d);
+    if (fl__node_set_attr(g, n, &t) != FL_OK) {
+        return fl__diag_oom(pc->c->d);
     }
     n->src = NULL;
     return FL_OK;
@@ -353,7 +352,7 @@ bool fl__shape_same(const fl_shape *a, const fl_shape *b) {
     }
     for (int i = 0; i < a->rank; i++) {
         if (fl_sym_is_unknown(a->dims[i]) || fl_sym_is_unknown(b->dims[i]) ||
-            !fl_sym_eq(a->dims[i], b->dims[i])) {
+            !fl__sym_eq(a->dims[i], b->dims[i])) {
             return false;
         }
     }
@@ -389,7 +388,7 @@ fl_status fl__infer_node(fl_pass_ctx *pc, fl_node *n) {
 
 bool *fl__consumed_snapshot(fl_pass_ctx *pc) {
     fl_graph *g = pc->c->g;
-    bool *s = fl_arena_calloc(pc->c->a, g->n_nodes + 1, sizeof(bool));
+    bool *s = fl__arena_calloc(pc->c->a, g->n_nodes + 1, sizeof(bool));
     if (!s) {
         return NULL;
     }
@@ -412,10 +411,10 @@ static bool side_effect_free(const fl_node *n) {
 fl_status fl__remove_dead(fl_pass_ctx *pc, const bool *snap, size_t n_snap, const char *rule) {
     fl_graph *g = pc->c->g;
     size_t n = g->n_nodes;
-    uint32_t *uses = fl_arena_calloc(pc->c->a, n + 1, sizeof(uint32_t));
-    fl_node **stack = fl_arena_calloc(pc->c->a, n + 1, sizeof(fl_node *));
+    uint32_t *uses = fl__arena_calloc(pc->c->a, n + 1, sizeof(uint32_t));
+    fl_node **stack = fl__arena_calloc(pc->c->a, n + 1, sizeof(fl_node *));
     if (!uses || !stack) {
-        return fl_diag_oom(pc->c->d);
+        return fl__diag_oom(pc->c->d);
     }
     for (size_t i = 0; i < n; i++) {
         const fl_node *m = g->nodes[i];
@@ -440,7 +439,7 @@ fl_status fl__remove_dead(fl_pass_ctx *pc, const bool *snap, size_t n_snap, cons
     }
     while (sp) {
         fl_node *m = stack[--sp];
-        fl_ledger_note(pc, rule, m, "%s left without consumers: removed", m->op);
+        fl__ledger_note(pc, rule, m, "%s left without consumers: removed", m->op);
         for (int k = 0; k < m->n_inputs + m->n_ctrl; k++) {
             fl_node *p = k < m->n_inputs ? m->inputs[k].node : m->ctrl[k - m->n_inputs];
             if (--uses[p->id] == 0 && !(p->flags & FL_NODE_REMOVED) && !fl__preserved(p) &&
@@ -473,10 +472,10 @@ static fl_status mark_outputs(fl_ctx *c, const fl_pipeline_config *cfg, out_snap
     size_t n = 0;
     if (cfg->n_outputs) {
         for (size_t k = 0; k < cfg->n_outputs; k++) {
-            fl_node *m = fl_graph_find(g, cfg->outputs[k]);
+            fl_node *m = fl__graph_find(g, cfg->outputs[k]);
             if (!m) {
-                return fl_diag_fail(c->d, FL_EUSAGE, NULL, "output '%s' names no node of the graph",
-                                    cfg->outputs[k]);
+                return fl__diag_fail(c->d, FL_EUSAGE, "output '%s' names no node of the graph",
+                                     cfg->outputs[k]);
             }
             m->flags |= FL_NODE_PRESERVE;
         }
@@ -497,9 +496,9 @@ static fl_status mark_outputs(fl_ctx *c, const fl_pipeline_config *cfg, out_snap
             n++;
         }
     }
-    out_snap *s = fl_arena_calloc(c->a, n + 1, sizeof(*s));
+    out_snap *s = fl__arena_calloc(c->a, n + 1, sizeof(*s));
     if (!s) {
-        return fl_diag_oom(c->d);
+        return fl__diag_oom(c->d);
     }
     size_t w = 0;
     for (size_t i = 0; i < g->n_nodes; i++) {
@@ -510,19 +509,19 @@ static fl_status mark_outputs(fl_ctx *c, const fl_pipeline_config *cfg, out_snap
         out_snap *o = &s[w++];
         o->name = m->name;
         o->n_outputs = m->n_outputs;
-        o->dtypes = fl_arena_calloc(c->a, (size_t)m->n_outputs + 1, sizeof(fl_dtype));
-        o->shapes = fl_arena_calloc(c->a, (size_t)m->n_outputs + 1, sizeof(fl_shape));
+        o->dtypes = fl__arena_calloc(c->a, (size_t)m->n_outputs + 1, sizeof(fl_dtype));
+        o->shapes = fl__arena_calloc(c->a, (size_t)m->n_outputs + 1, sizeof(fl_shape));
         if (!o->dtypes || !o->shapes) {
-            return fl_diag_oom(c->d);
+            return fl__diag_oom(c->d);
         }
         for (int k = 0; k < m->n_outputs; k++) {
             const fl_shape *sh = &m->outputs[k].shape;
             o->dtypes[k] = m->outputs[k].dtype;
             o->shapes[k].rank = sh->rank;
             if (sh->rank > 0) {
-                fl_sym *d = fl_arena_calloc(c->a, (size_t)sh->rank, sizeof(fl_sym));
+                fl_sym *d = fl__arena_calloc(c->a, (size_t)sh->rank, sizeof(fl_sym));
                 if (!d) {
-                    return fl_diag_oom(c->d);
+                    return fl__diag_oom(c->d);
                 }
                 memcpy(d, sh->dims, (size_t)sh->rank * sizeof(fl_sym));
                 o->shapes[k].dims = d;
@@ -545,7 +544,7 @@ static bool dim_same(fl_sym a, fl_sym b) {
     if (fl_sym_is_unknown(a) || fl_sym_is_unknown(b)) {
         return fl_sym_is_unknown(a) && fl_sym_is_unknown(b);
     }
-    return fl_sym_eq(a, b);
+    return fl__sym_eq(a, b);
 }
 
 /* Every graph output still exists with at least its outputs, of the same
@@ -554,16 +553,16 @@ static bool dim_same(fl_sym a, fl_sym b) {
  * culprit in the message ("the pass", "the passes"). */
 static fl_status check_outputs(fl_ctx *c, const out_snap *s, size_t n, const char *who) {
     for (size_t i = 0; i < n; i++) {
-        const fl_node *m = fl_graph_find(c->g, s[i].name);
+        const fl_node *m = fl__graph_find(c->g, s[i].name);
         if (!m) {
-            return fl_diag_fail(c->d, FL_EINTERNAL, NULL,
-                                "internal error: %s removed graph output '%s'", who, s[i].name);
+            return fl__diag_fail(c->d, FL_EINTERNAL, "internal error: %s removed graph output '%s'",
+                                 who, s[i].name);
         }
         if (m->n_outputs < s[i].n_outputs) {
-            return fl_diag_fail(c->d, FL_EINTERNAL, m,
-                                "internal error: %s changed the output count of graph output "
-                                "'%s' from %d to %d",
-                                who, s[i].name, s[i].n_outputs, m->n_outputs);
+            return fl__node_fail(c->d, FL_EINTERNAL, m,
+                                 "internal error: %s changed the output count of graph output "
+                                 "'%s' from %d to %d",
+                                 who, s[i].name, s[i].n_outputs, m->n_outputs);
         }
         for (int k = 0; k < s[i].n_outputs; k++) {
             const fl_shape *a = &s[i].shapes[k], *b = &m->outputs[k].shape;
@@ -572,10 +571,10 @@ static fl_status check_outputs(fl_ctx *c, const out_snap *s, size_t n, const cha
                 same = dim_same(a->dims[j], b->dims[j]);
             }
             if (!same) {
-                return fl_diag_fail(c->d, FL_EINTERNAL, m,
-                                    "internal error: %s changed the dtype or shape of graph "
-                                    "output '%s' (output %d)",
-                                    who, s[i].name, k);
+                return fl__node_fail(c->d, FL_EINTERNAL, m,
+                                     "internal error: %s changed the dtype or shape of graph "
+                                     "output '%s' (output %d)",
+                                     who, s[i].name, k);
             }
         }
     }
@@ -599,9 +598,9 @@ static fl_status node_set_take(fl_ctx *c, node_set *s) {
     fl_graph *g = c->g;
     if (g->n_nodes > s->cap) {
         size_t nc = g->n_nodes + g->n_nodes / 4 + 16;
-        fl_node **np = fl_arena_alloc(c->a, nc * sizeof(fl_node *));
+        fl_node **np = fl__arena_alloc(c->a, nc * sizeof(fl_node *));
         if (!np) {
-            return fl_diag_oom(c->d);
+            return fl__diag_oom(c->d);
         }
         s->p = np;
         s->cap = nc;
@@ -643,7 +642,7 @@ static void node_set_diff(const fl_graph *g, const node_set *s, int64_t *removed
  * already gave for the original graph are not repeated. */
 static fl_status refresh(fl_ctx *c, const fl_options *opt, fl_cost_totals *t) {
     fl_graph *g = c->g;
-    fl_status st = fl_graph_compact(g, c->d);
+    fl_status st = fl__graph_compact(g, c->d);
     if (st != FL_OK) {
         return st;
     }
@@ -663,16 +662,16 @@ static fl_status refresh(fl_ctx *c, const fl_options *opt, fl_cost_totals *t) {
     size_t nw = c->d->n_warnings, nd = c->d->n_warnings_dropped;
     fl_infer_result ir;
     g->order = NULL;
-    st = fl_infer_shapes(c, opt, &ir);
+    st = fl__infer_shapes(c, opt, &ir);
     c->d->n_warnings = nw;
     c->d->n_warnings_dropped = nd;
     if (st != FL_OK) {
         if (c->d->msg) {
-            c->d->msg = fl_arena_printf(c->a, "re-inferring after the pass: %s", c->d->msg);
+            c->d->msg = fl__arena_printf(c->a, "re-inferring after the pass: %s", c->d->msg);
         }
         return st;
     }
-    return fl_cost_graph(c, t);
+    return fl__cost_graph(c, t);
 }
 
 /* The test hook (pipeline.h), per thread. */
@@ -701,7 +700,7 @@ static fl_status run_pass(fl_ctx *c, const fl_options *opt, const fl_pipeline_co
     if (st == FL_OK && test_hook) {
         st = test_hook(&pc, test_hook_arg);
     }
-    fl_uses_release(g); /* the pass's use lists end with it */
+    fl__uses_release(g); /* the pass's use lists end with it */
     if (st != FL_OK) {
         return st;
     }
@@ -717,10 +716,10 @@ static fl_status run_pass(fl_ctx *c, const fl_options *opt, const fl_pipeline_co
             st = check_outputs(c, snaps, n_snaps, "the pass");
         }
     } else if (!g->order) {
-        st = fl_graph_toposort(g, c->d);
+        st = fl__graph_toposort(g, c->d);
     }
     if (st == FL_OK && cfg->verify) {
-        st = fl_graph_verify(g, c->d);
+        st = fl__graph_verify(g, c->d);
     }
     return st;
 }
@@ -728,20 +727,20 @@ static fl_status run_pass(fl_ctx *c, const fl_options *opt, const fl_pipeline_co
 /* Records that pass `name` failed with `why` and was skipped. */
 static fl_status note_failure(fl_ctx *c, const fl_pipeline_config *cfg, const char *name, int it,
                               fl_status err, const char *why, size_t record) {
-    char *msg = fl_arena_printf(c->a, "pass '%s' failed and was skipped: %s", name, why);
+    char *msg = fl__arena_printf(c->a, "pass '%s' failed and was skipped: %s", name, why);
     if (!msg) {
-        return fl_diag_oom(c->d);
+        return fl__diag_oom(c->d);
     }
     fl_pass_failures *f = cfg->failures;
     if (!f) {
-        fl_diag_warn(c->d, NULL, "%s", msg);
+        fl__diag_warn(c->d, "%s", msg);
         return FL_OK;
     }
     if (f->n == f->cap) {
         size_t nc = f->cap ? f->cap * 2 : 4;
-        fl_pass_failure *ni = fl_arena_grow(c->a, f->items, f->n, nc, sizeof(fl_pass_failure));
+        fl_pass_failure *ni = fl__arena_grow(c->a, f->items, f->n, nc, sizeof(fl_pass_failure));
         if (!ni) {
-            return fl_diag_oom(c->d);
+            return fl__diag_oom(c->d);
         }
         f->items = ni;
         f->cap = nc;
@@ -769,7 +768,7 @@ static fl_status run_guarded(fl_ctx *c, const fl_options *opt, const fl_pipeline
     fl_diag *d = c->d;
     fl_status st;
     if (!g->order) {
-        st = fl_graph_toposort(g, d);
+        st = fl__graph_toposort(g, d);
         if (st != FL_OK) {
             return st;
         }
@@ -781,10 +780,10 @@ static fl_status run_guarded(fl_ctx *c, const fl_options *opt, const fl_pipeline
         if (limit) {
             budget = limit > c->a->reserved ? limit - c->a->reserved : 0;
             if (!budget) {
-                return fl_diag_oom(d);
+                return fl__diag_oom(d);
             }
         }
-        st = fl_graph_snapshot_take(snap, g, budget, d);
+        st = fl__graph_snapshot_take(snap, g, budget, d);
         if (st != FL_OK) {
             return st;
         }
@@ -813,13 +812,13 @@ static fl_status run_guarded(fl_ctx *c, const fl_options *opt, const fl_pipeline
         if (c->a->failed) {
             d->status = d_status;
             d->msg = d_msg;
-            return fl_diag_oom(d);
+            return fl__diag_oom(d);
         }
         if (err == FL_ENOMEM || err == FL_ECANCELED) {
             return err;
         }
         const char *why = d->msg ? d->msg : fl_status_str(err);
-        fl_graph_snapshot_restore(snap, g);
+        fl__graph_snapshot_restore(snap, g);
         d->status = d_status;
         d->msg = d_msg;
         d->n_warnings = d_nw;
@@ -838,11 +837,11 @@ static fl_status run_guarded(fl_ctx *c, const fl_options *opt, const fl_pipeline
     return ledger_add_record(led, &rec, d);
 }
 
-fl_status fl_pipeline_run(fl_ctx *c, const fl_options *opt, const fl_pipeline_config *cfg,
-                          fl_ledger *led, fl_cost_totals *after) {
+fl_status fl__pipeline_run(fl_ctx *c, const fl_options *opt, const fl_pipeline_config *cfg,
+                           fl_ledger *led, fl_cost_totals *after) {
     fl_graph *g = c->g;
     bool on[FL_PASS_COUNT];
-    fl_status st = fl_pipeline_select(cfg, on, c->d);
+    fl_status st = fl__pipeline_select(cfg, on, c->d);
     if (st != FL_OK) {
         return st;
     }
@@ -853,12 +852,12 @@ fl_status fl_pipeline_run(fl_ctx *c, const fl_options *opt, const fl_pipeline_co
         return st;
     }
     fl_cost_totals cur;
-    st = fl_cost_graph(c, &cur);
+    st = fl__cost_graph(c, &cur);
     if (st != FL_OK) {
         return st;
     }
     fl_graph_snapshot snap;
-    fl_graph_snapshot_init(&snap);
+    fl__graph_snapshot_init(&snap);
     node_set set0 = {NULL, 0, 0};
     bool current = false;
     int iters = cfg->opt.iterations > 0 ? cfg->opt.iterations : 2;
@@ -867,19 +866,19 @@ fl_status fl_pipeline_run(fl_ctx *c, const fl_options *opt, const fl_pipeline_co
             if (!on[p]) {
                 continue;
             }
-            st = fl_diag_check_stop(c->d);
+            st = fl__diag_check_stop(c->d);
             if (st == FL_OK) {
                 st = run_guarded(c, opt, cfg, led, p, it, snaps, n_snaps, &snap, &set0, &current,
                                  &cur);
             }
         }
     }
-    fl_graph_snapshot_free(&snap);
+    fl__graph_snapshot_free(&snap);
     if (st != FL_OK) {
         return st;
     }
     if (!g->order) {
-        st = fl_graph_toposort(g, c->d);
+        st = fl__graph_toposort(g, c->d);
         if (st != FL_OK) {
             return st;
         }
@@ -892,7 +891,7 @@ fl_status fl_pipeline_run(fl_ctx *c, const fl_options *opt, const fl_pipeline_co
         return st;
     }
     *after = cur;
-    return c->a->failed ? fl_diag_oom(c->d) : FL_OK;
+    return c->a->failed ? fl__diag_oom(c->d) : FL_OK;
 }
 
 static char lower_ascii(char ch) {

@@ -4,12 +4,12 @@
  * ledger of what fired.
  *
  *     fl_pipeline_config cfg;
- *     fl_pipeline_config_init(&cfg);          // all passes, 2 iterations
+ *     fl__pipeline_config_init(&cfg);          // all passes, 2 iterations
  *     cfg.passes = "constfold,dependency";    // or NULL / "default" / "none"
  *     fl_ledger led;
- *     fl_ledger_init(&led, c->a);
+ *     fl__ledger_init(&led, c->a);
  *     fl_cost_totals after;
- *     st = fl_pipeline_run(c, opt, &cfg, &led, &after);
+ *     st = fl__pipeline_run(c, opt, &cfg, &led, &after);
  *
  * The graph must already be imported, sorted, inferred and costed (as
  * fl_analyze does). The helpers named fl__* are shared by the pass files only.
@@ -39,9 +39,9 @@ typedef struct fl_pipeline_config {
     const char *const *outputs; /* explicit graph outputs; none: nodes without consumers */
     size_t n_outputs;
     fl_pass_options opt; /* device, remapper mode, folding limit, iterations */
-    bool verify;         /* fl_graph_verify after every pass (tests, debug builds) */
+    bool verify;         /* fl__graph_verify after every pass (tests, debug builds) */
     /* Out: when set, the driver appends one entry per pass that failed and
-     * was skipped (see fl_pipeline_run); when NULL, each becomes a warning
+     * was skipped (see fl__pipeline_run); when NULL, each becomes a warning
      * of c->d instead. */
     struct fl_pass_failures *failures;
 } fl_pipeline_config;
@@ -65,17 +65,17 @@ typedef struct fl_pass_failures {
 
 /* Defaults: all passes, no outputs given, CPU, standard remapper, 100 KiB
  * folding limit, 2 iterations, verification on in debug builds. */
-void fl_pipeline_config_init(fl_pipeline_config *cfg);
+void fl__pipeline_config_init(fl_pipeline_config *cfg);
 
 /* The name of a pass ("pruning", "cse", ...). */
-const char *fl_pipeline_pass_name(fl_pass_id id);
+const char *fl__pipeline_pass_name(fl_pass_id id);
 
 /* Resolves cfg->passes and cfg->disabled into on/off flags. FL_EUSAGE (d
  * failed, naming the word) on an unknown pass name. */
-fl_status fl_pipeline_select(const fl_pipeline_config *cfg, bool on[FL_PASS_COUNT], fl_diag *d);
+fl_status fl__pipeline_select(const fl_pipeline_config *cfg, bool on[FL_PASS_COUNT], fl_diag *d);
 
 /* A ledger whose strings and arrays live in `a`. */
-void fl_ledger_init(fl_ledger *l, fl_arena *a);
+void fl__ledger_init(fl_ledger *l, fl_arena *a);
 
 /* Runs the selected passes over c->g (already inferred and costed with
  * `opt`'s bindings), `cfg->opt.iterations` times. After each pass: compaction,
@@ -91,8 +91,8 @@ void fl_ledger_init(fl_ledger *l, fl_arena *a);
  * cfg->failures, and the next pass runs. FL_ENOMEM and FL_ECANCELED are not
  * pass failures: they fail the run. The snapshot's buffers count against
  * the arena's memory limit while a pass runs. */
-fl_status fl_pipeline_run(fl_ctx *c, const fl_options *opt, const fl_pipeline_config *cfg,
-                          fl_ledger *led, fl_cost_totals *after);
+fl_status fl__pipeline_run(fl_ctx *c, const fl_options *opt, const fl_pipeline_config *cfg,
+                           fl_ledger *led, fl_cost_totals *after);
 
 /* Tests only: a function the driver calls right after each pass returned
  * FL_OK, inside the pass's rollback scope (before compaction and
@@ -126,7 +126,7 @@ void fl__node_become(fl_graph *g, fl_node *n, const char *op);
  * dependency optimizer when it turns a node into a NoOp. */
 fl_node *fl__ctrl_anchor(fl_pass_ctx *pc, fl_input in);
 
-/* Adds fl__ctrl_anchor(pc, in) as a control input of n (fl_node_add_ctrl:
+/* Adds fl__ctrl_anchor(pc, in) as a control input of n (fl__node_add_ctrl:
  * no duplicates). */
 fl_status fl__add_ctrl_anchor(fl_pass_ctx *pc, fl_node *n, fl_input in);
 

@@ -27,8 +27,8 @@
  * mutation API has no rename, so replace_root() adds the new node under a
  * temporary unique name, redirects the old node's uses and control uses to
  * it, marks the old node removed and then sets the new node's name to the old
- * one. Until the fl_graph_compact() at the end of the pass the name index
- * still maps that name to the removed node (so no later fl_graph_unique_name
+ * one. Until the fl__graph_compact() at the end of the pass the name index
+ * still maps that name to the removed node (so no later fl__graph_unique_name
  * can hand the name out again); compaction rebuilds the index from the live
  * nodes, where the name is unique again. The pass looks nodes up by pointer,
  * never by name, between the two.
@@ -119,22 +119,22 @@ static bool on_gpu(const rctx *r, const fl_node *n) {
 
 /* Attr `name` of kind type, or FL_DT_INVALID. */
 static int attr_type(const fl_node *n, const char *name) {
-    const fl_attr *a = fl_node_attr(n, name);
+    const fl_attr *a = fl__node_attr(n, name);
     return a && a->kind == FL_ATTR_TYPE ? a->v.type : FL_DT_INVALID;
 }
 
 static const char *attr_str(const fl_node *n, const char *name, const char *dflt) {
-    const fl_attr *a = fl_node_attr(n, name);
+    const fl_attr *a = fl__node_attr(n, name);
     return a && a->kind == FL_ATTR_S ? a->v.s.p : dflt;
 }
 
 static bool attr_bool(const fl_node *n, const char *name, bool dflt) {
-    const fl_attr *a = fl_node_attr(n, name);
+    const fl_attr *a = fl__node_attr(n, name);
     return a && a->kind == FL_ATTR_B ? a->v.b : dflt;
 }
 
 static float attr_float(const fl_node *n, const char *name, float dflt) {
-    const fl_attr *a = fl_node_attr(n, name);
+    const fl_attr *a = fl__node_attr(n, name);
     return a && a->kind == FL_ATTR_F ? a->v.f : dflt;
 }
 
@@ -165,7 +165,7 @@ static size_t fanout(const rctx *r, const fl_node *n, int port) {
         return port >= n->n_outputs ? 0 : (size_t)-1;
     }
     size_t k;
-    fl_uses_of(&r->uses, n, port, &k);
+    fl__uses_of(&r->uses, n, port, &k);
     return k;
 }
 
@@ -180,7 +180,7 @@ static bool one_data_fanout0(const rctx *r, const fl_node *n) {
         return false;
     }
     size_t k, cnt = 0;
-    const fl_use *u = fl_uses_of(&r->uses, n, 0, &k);
+    const fl_use *u = fl__uses_of(&r->uses, n, 0, &k);
     for (size_t i = 0; i < k; i++) {
         if (!is_op(u[i].node, "Shape") && !is_op(u[i].node, "Rank")) {
             cnt++;
@@ -314,7 +314,7 @@ static bool is_activation(const rctx *r, const fl_node *n) {
 
 static void fail_oom(rctx *r) {
     if (r->st == FL_OK) {
-        r->st = fl_diag_oom(r->d);
+        r->st = fl__diag_oom(r->d);
     }
 }
 
@@ -322,17 +322,17 @@ static void fail_oom(rctx *r) {
  * it (TensorFlow works on graphs with default attrs filled in). */
 static void copy_attr(rctx *r, fl_node *dst, const fl_node *src, const char *name,
                       const fl_attr *dflt) {
-    const fl_attr *a = fl_node_attr(src, name);
+    const fl_attr *a = fl__node_attr(src, name);
     if (!a) {
         a = dflt;
     }
-    if (a && fl_node_set_attr(r->g, dst, a) != FL_OK) {
+    if (a && fl__node_set_attr(r->g, dst, a) != FL_OK) {
         fail_oom(r);
     }
 }
 
 static void set_attr(rctx *r, fl_node *dst, fl_attr a) {
-    if (fl_node_set_attr(r->g, dst, &a) != FL_OK) {
+    if (fl__node_set_attr(r->g, dst, &a) != FL_OK) {
         fail_oom(r);
     }
 }
@@ -343,9 +343,9 @@ static void set_attr(rctx *r, fl_node *dst, fl_attr a) {
  * (r->st set). */
 static fl_node *replace_root(rctx *r, fl_node *root, const char *op, const char *device,
                              int n_inputs, const fl_input *inputs, int n_outputs) {
-    char *base = fl_arena_printf(r->g->arena, "%s/_remapper_new", root->name);
-    const char *tmp = base ? fl_graph_unique_name(r->g, base) : NULL;
-    fl_node *nn = tmp ? fl_graph_add_op(r->g, tmp, op, n_inputs, inputs, n_outputs, r->d) : NULL;
+    char *base = fl__arena_printf(r->g->arena, "%s/_remapper_new", root->name);
+    const char *tmp = base ? fl__graph_unique_name(r->g, base) : NULL;
+    fl_node *nn = tmp ? fl__op_add_op(r->g, tmp, op, n_inputs, inputs, n_outputs, r->d) : NULL;
     if (!nn) {
         fail_oom(r);
         return NULL;
@@ -353,16 +353,16 @@ static fl_node *replace_root(rctx *r, fl_node *root, const char *op, const char 
     nn->device = device ? device : "";
     int ports = root->n_outputs < n_outputs ? root->n_outputs : n_outputs;
     for (int p = 0; p < ports; p++) {
-        fl_graph_replace_uses(r->g, root, p, nn, p);
+        fl__graph_replace_uses(r->g, root, p, nn, p);
     }
-    fl_graph_replace_ctrl_uses(r->g, root, nn);
+    fl__graph_replace_ctrl_uses(r->g, root, nn);
     for (int k = 0; k < root->n_ctrl; k++) {
-        if (fl_node_add_ctrl(r->g, nn, root->ctrl[k]) != FL_OK) {
+        if (fl__node_add_ctrl(r->g, nn, root->ctrl[k]) != FL_OK) {
             fail_oom(r);
         }
     }
     nn->flags |= root->flags & FL_NODE_PRESERVE;
-    fl_graph_remove_node(root);
+    fl__graph_remove_node(root);
     nn->name = root->name;
     r->pc->rewritten++;
     return nn;
@@ -370,16 +370,16 @@ static fl_node *replace_root(rctx *r, fl_node *root, const char *op, const char 
 
 /* Removes a matched intermediate node (its only consumers are in the match). */
 static void drop(rctx *r, fl_node *n) {
-    fl_graph_remove_node(n);
+    fl__graph_remove_node(n);
     r->pc->removed++;
 }
 
 /* Adds a new (extra) node named `<prefix>/<suffix>` (made unique). */
 static fl_node *add_extra(rctx *r, const char *prefix, const char *suffix, const char *op,
                           const char *device, int n_inputs, const fl_input *inputs) {
-    char *base = fl_arena_printf(r->g->arena, "%s/%s", prefix, suffix);
-    const char *name = base ? fl_graph_unique_name(r->g, base) : NULL;
-    fl_node *nn = name ? fl_graph_add_op(r->g, name, op, n_inputs, inputs, 1, r->d) : NULL;
+    char *base = fl__arena_printf(r->g->arena, "%s/%s", prefix, suffix);
+    const char *name = base ? fl__graph_unique_name(r->g, base) : NULL;
+    fl_node *nn = name ? fl__op_add_op(r->g, name, op, n_inputs, inputs, 1, r->d) : NULL;
     if (!nn) {
         fail_oom(r);
         return NULL;
@@ -409,25 +409,25 @@ static void copy_contraction_attrs(rctx *r, fl_node *f, const fl_node *c) {
     static const int64_t ones4[4] = {1, 1, 1, 1}, ones5[5] = {1, 1, 1, 1, 1};
     copy_attr(r, f, c, "T", NULL);
     if (is_matmul(c)) {
-        fl_attr ta = fl_attr_make_bool(g, "transpose_a", false);
-        fl_attr tb = fl_attr_make_bool(g, "transpose_b", false);
+        fl_attr ta = fl__attr_make_bool(g, "transpose_a", false);
+        fl_attr tb = fl__attr_make_bool(g, "transpose_b", false);
         copy_attr(r, f, c, "transpose_a", &ta);
         copy_attr(r, f, c, "transpose_b", &tb);
         return;
     }
-    fl_attr dil = is_conv3d(c) ? fl_attr_make_ints(g, "dilations", 5, ones5)
-                               : fl_attr_make_ints(g, "dilations", 4, ones4);
-    fl_attr fmt = fl_attr_make_str(g, "data_format", is_conv3d(c) ? "NDHWC" : "NHWC");
+    fl_attr dil = is_conv3d(c) ? fl__attr_make_ints(g, "dilations", 5, ones5)
+                               : fl__attr_make_ints(g, "dilations", 4, ones4);
+    fl_attr fmt = fl__attr_make_str(g, "data_format", is_conv3d(c) ? "NDHWC" : "NHWC");
     copy_attr(r, f, c, "strides", NULL);
     copy_attr(r, f, c, "padding", NULL);
     if (is_conv2d(c)) {
-        fl_attr ep = fl_attr_make_ints(g, "explicit_paddings", 0, NULL);
+        fl_attr ep = fl__attr_make_ints(g, "explicit_paddings", 0, NULL);
         copy_attr(r, f, c, "explicit_paddings", &ep);
     }
     copy_attr(r, f, c, "dilations", &dil);
     copy_attr(r, f, c, "data_format", &fmt);
     if (is_conv2d(c)) {
-        fl_attr cu = fl_attr_make_bool(g, "use_cudnn_on_gpu", true);
+        fl_attr cu = fl__attr_make_bool(g, "use_cudnn_on_gpu", true);
         copy_attr(r, f, c, "use_cudnn_on_gpu", &cu);
     }
 }
@@ -439,11 +439,11 @@ static void copy_contraction_attrs(rctx *r, fl_node *f, const fl_node *c) {
 static void set_fused_attrs(rctx *r, fl_node *f, const char *const *ops, size_t n_ops,
                             int64_t num_args, float epsilon, const fl_node *act) {
     fl_graph *g = r->g;
-    set_attr(r, f, fl_attr_make_strs(g, "fused_ops", n_ops, ops));
-    set_attr(r, f, fl_attr_make_int(g, "num_args", num_args));
-    set_attr(r, f, fl_attr_make_float(g, "epsilon", epsilon));
+    set_attr(r, f, fl__attr_make_strs(g, "fused_ops", n_ops, ops));
+    set_attr(r, f, fl__attr_make_int(g, "num_args", num_args));
+    set_attr(r, f, fl__attr_make_float(g, "epsilon", epsilon));
     if (act && is_op(act, "LeakyRelu")) {
-        set_attr(r, f, fl_attr_make_float(g, "leakyrelu_alpha", attr_float(act, "alpha", 0.2f)));
+        set_attr(r, f, fl__attr_make_float(g, "leakyrelu_alpha", attr_float(act, "alpha", 0.2f)));
     }
 }
 
@@ -502,7 +502,7 @@ static bool shapes_broadcastable(const fl_shape *a, const fl_shape *b) {
         }
         fl_sym x = a->dims[ia], y = b->dims[ib];
         bool one = (fl_sym_is_known(x) && x.k == 1) || (fl_sym_is_known(y) && y.k == 1);
-        if (!one && (fl_sym_is_unknown(x) || !fl_sym_eq(x, y))) {
+        if (!one && (fl_sym_is_unknown(x) || !fl__sym_eq(x, y))) {
             return false;
         }
     }
@@ -585,8 +585,8 @@ static bool rewrite_contraction_bias(rctx *r, fl_node *bias) {
         return false;
     }
     static const char *const ops[] = {"BiasAdd"};
-    fl_ledger_note(r->pc, "contraction_bias", bias, "%s+%s -> %s", c->op, bias->op,
-                   fused_name_of(c));
+    fl__ledger_note(r->pc, "contraction_bias", bias, "%s+%s -> %s", c->op, bias->op,
+                    fused_name_of(c));
     if (!build_fused(r, bias, c, &bias->inputs[port], 1, ops, 1, 0.0f, NULL)) {
         return false;
     }
@@ -623,8 +623,8 @@ static bool rewrite_contraction_bias_act(rctx *r, fl_node *act) {
         return false;
     }
     const char *ops[] = {"BiasAdd", act->op};
-    fl_ledger_note(r->pc, "contraction_bias_activation", act, "%s+BiasAdd+%s -> %s", c->op, act->op,
-                   fused_name_of(c));
+    fl__ledger_note(r->pc, "contraction_bias_activation", act, "%s+BiasAdd+%s -> %s", c->op,
+                    act->op, fused_name_of(c));
     if (!build_fused(r, act, c, &bias->inputs[port], 1, ops, 2, 0.0f, act)) {
         return false;
     }
@@ -653,7 +653,7 @@ static bool rewrite_conv_squeeze_bias(rctx *r, fl_node *bias) {
     if (is_removed(c) || !(is_conv2d(c) || (r->onednn && is_conv3d(c))) || c->n_inputs < 2) {
         return false;
     }
-    const fl_attr *dims = fl_node_attr(sq, "squeeze_dims");
+    const fl_attr *dims = fl__node_attr(sq, "squeeze_dims");
     if (!dims || dims->kind != FL_ATTR_LIST ||
         (dims->list_kind != FL_ATTR_I && dims->list_kind != FL_ATTR_NONE)) {
         return false;
@@ -669,8 +669,8 @@ static bool rewrite_conv_squeeze_bias(rctx *r, fl_node *bias) {
         return false;
     }
     static const char *const ops[] = {"BiasAdd"};
-    fl_ledger_note(r->pc, "contraction_squeeze_bias", bias, "%s+Squeeze+BiasAdd -> %s+Squeeze",
-                   c->op, fused_name_of(c));
+    fl__ledger_note(r->pc, "contraction_squeeze_bias", bias, "%s+Squeeze+BiasAdd -> %s+Squeeze",
+                    c->op, fused_name_of(c));
     fl_input bias_in = bias->inputs[1];
     fl_node *f = build_fused(r, c, c, &bias_in, 1, ops, 1, 0.0f, NULL);
     if (!f) {
@@ -728,7 +728,7 @@ static bool rewrite_conv_bn(rctx *r, fl_node *bn) {
         return false;
     }
     static const char *const ops[] = {"FusedBatchNorm"};
-    fl_ledger_note(r->pc, "conv2d_batch_norm", bn, "Conv2D+%s -> _FusedConv2D", bn->op);
+    fl__ledger_note(r->pc, "conv2d_batch_norm", bn, "Conv2D+%s -> _FusedConv2D", bn->op);
     if (!build_fused(r, bn, c, &bn->inputs[1], 4, ops, 1, attr_float(bn, "epsilon", 1e-4f), NULL)) {
         return false;
     }
@@ -751,8 +751,8 @@ static bool rewrite_conv_bn_act(rctx *r, fl_node *act) {
         return false;
     }
     const char *ops[] = {"FusedBatchNorm", act->op};
-    fl_ledger_note(r->pc, "conv2d_batch_norm_activation", act, "Conv2D+%s+%s -> _FusedConv2D",
-                   bn->op, act->op);
+    fl__ledger_note(r->pc, "conv2d_batch_norm_activation", act, "Conv2D+%s+%s -> _FusedConv2D",
+                    bn->op, act->op);
     if (!build_fused(r, act, c, &bn->inputs[1], 4, ops, 2, attr_float(bn, "epsilon", 1e-4f), act)) {
         return false;
     }
@@ -770,7 +770,7 @@ static bool shapes_equal(const fl_shape *a, const fl_shape *b) {
         return false;
     }
     for (int i = 0; i < a->rank; i++) {
-        if (fl_sym_is_unknown(a->dims[i]) || !fl_sym_eq(a->dims[i], b->dims[i])) {
+        if (fl_sym_is_unknown(a->dims[i]) || !fl__sym_eq(a->dims[i], b->dims[i])) {
             return false;
         }
     }
@@ -808,7 +808,7 @@ static bool valid_bn_for_ex(const rctx *r, const fl_node *bn) {
     if (gpu ? (t != FL_DT_FLOAT && t != FL_DT_HALF) : (t != FL_DT_FLOAT && t != FL_DT_BFLOAT16)) {
         return false;
     }
-    const fl_attr *tr = fl_node_attr(bn, "is_training");
+    const fl_attr *tr = fl__node_attr(bn, "is_training");
     const char *fmt = attr_str(bn, "data_format", NULL);
     if (!tr || tr->kind != FL_ATTR_B || !fmt) {
         return false;
@@ -873,8 +873,8 @@ static bool rewrite_bn_ex(rctx *r, fl_node *relu) {
     if (!match_bn_ex(r, relu, &bn, &add, &side)) {
         return false;
     }
-    fl_ledger_note(r->pc, "fused_batch_norm_ex", relu, "%s%s+Relu -> _FusedBatchNormEx", bn->op,
-                   add ? "+Add" : "");
+    fl__ledger_note(r->pc, "fused_batch_norm_ex", relu, "%s%s+Relu -> _FusedBatchNormEx", bn->op,
+                    add ? "+Add" : "");
     fl_input in[6];
     for (int i = 0; i < 5; i++) {
         in[i] = bn->inputs[i];
@@ -896,9 +896,9 @@ static bool rewrite_bn_ex(rctx *r, fl_node *relu) {
     if (r->onednn && !on_gpu(r, bn)) {
         u = FL_DT_FLOAT;
     }
-    set_attr(r, f, fl_attr_make_type(g, "U", u));
-    set_attr(r, f, fl_attr_make_str(g, "activation_mode", "Relu"));
-    set_attr(r, f, fl_attr_make_int(g, "num_side_inputs", add ? 1 : 0));
+    set_attr(r, f, fl__attr_make_type(g, "U", u));
+    set_attr(r, f, fl__attr_make_str(g, "activation_mode", "Relu"));
+    set_attr(r, f, fl__attr_make_int(g, "num_side_inputs", add ? 1 : 0));
     fl_input id_in = {f, 0};
     fl_node *id = replace_root(r, relu, "Identity", bn->device, 1, &id_in, 1);
     if (!id) {
@@ -935,7 +935,7 @@ static bool rewrite_bn_grad_ex(rctx *r, fl_node *g) {
         return false;
     }
     if (has_ctrl(r, g) || !on_gpu(r, g) || !attr_bool(g, "is_training", false) ||
-        !fl_node_attr(g, "is_training") || g->n_inputs < 6) {
+        !fl__node_attr(g, "is_training") || g->n_inputs < 6) {
         return false;
     }
     const char *fmt = attr_str(g, "data_format", NULL);
@@ -964,8 +964,8 @@ static bool rewrite_bn_grad_ex(rctx *r, fl_node *g) {
     } else {
         return false;
     }
-    fl_ledger_note(r->pc, "fused_batch_norm_grad_ex", g, "ReluGrad+%s -> _FusedBatchNormGradEx%s",
-                   g->op, with_side ? " (side input)" : "");
+    fl__ledger_note(r->pc, "fused_batch_norm_grad_ex", g, "ReluGrad+%s -> _FusedBatchNormGradEx%s",
+                    g->op, with_side ? " (side input)" : "");
     fl_input in[8] = {rg->inputs[0], g->inputs[1], g->inputs[2],      g->inputs[3],
                       g->inputs[4],  g->inputs[5], fwd_bn->inputs[2], rg->inputs[1]};
     const char *dev = g->device;
@@ -977,9 +977,9 @@ static bool rewrite_bn_grad_ex(rctx *r, fl_node *g) {
     copy_attr(r, f, g, "is_training", NULL);
     copy_attr(r, f, g, "data_format", NULL);
     copy_attr(r, f, g, "epsilon", NULL);
-    set_attr(r, f, fl_attr_make_type(r->g, "U", attr_type(g, "U")));
-    set_attr(r, f, fl_attr_make_str(r->g, "activation_mode", "Relu"));
-    set_attr(r, f, fl_attr_make_int(r->g, "num_side_inputs", with_side ? 1 : 0));
+    set_attr(r, f, fl__attr_make_type(r->g, "U", attr_type(g, "U")));
+    set_attr(r, f, fl__attr_make_str(r->g, "activation_mode", "Relu"));
+    set_attr(r, f, fl__attr_make_int(r->g, "num_side_inputs", with_side ? 1 : 0));
     if (with_side) {
         fl_input id_in = {f, 5};
         fl_node *id = replace_root(r, rg, "Identity", dev, 1, &id_in, 1);
@@ -1002,7 +1002,7 @@ static fl_node *add_binary(rctx *r, const fl_node *bn, const char *suffix, const
     fl_input in[2] = {a, b};
     fl_node *n = add_extra(r, bn->name, suffix, op, bn->device, 2, in);
     if (n) {
-        set_attr(r, n, fl_attr_make_type(r->g, "T", t));
+        set_attr(r, n, fl__attr_make_type(r->g, "T", t));
     }
     return n;
 }
@@ -1020,7 +1020,7 @@ static bool rewrite_bn_decompose(rctx *r, fl_node *bn) {
     if (!is_fused_batch_norm(bn) || bn->n_inputs < 5 || attr_type(bn, "T") != FL_DT_FLOAT) {
         return false;
     }
-    const fl_attr *tr = fl_node_attr(bn, "is_training");
+    const fl_attr *tr = fl__node_attr(bn, "is_training");
     if (!tr || tr->kind != FL_ATTR_B || tr->v.b) {
         return false;
     }
@@ -1031,7 +1031,7 @@ static bool rewrite_bn_decompose(rctx *r, fl_node *bn) {
     if (!((known_input(bn, 1) && known_input(bn, 4)) || known >= 4) || fanout_beyond0(r, bn)) {
         return false;
     }
-    fl_ledger_note(r->pc, "batch_norm_decomposition", bn, "%s -> Mul/Add primitives", bn->op);
+    fl__ledger_note(r->pc, "batch_norm_decomposition", bn, "%s -> Mul/Add primitives", bn->op);
     fl_graph *g = r->g;
     const int t = FL_DT_FLOAT;
     fl_input x = bn->inputs[0], scale = bn->inputs[1], offset = bn->inputs[2], mean = bn->inputs[3],
@@ -1040,8 +1040,8 @@ static bool rewrite_bn_decompose(rctx *r, fl_node *bn) {
     bool nchw = strcmp(fmt, "NCHW") == 0, ncdhw = strcmp(fmt, "NCDHW") == 0;
     if (nchw || ncdhw) {
         int64_t rank = nchw ? 4 : 5;
-        fl_value *sv = fl_value_new(g->arena, FL_DT_INT32, 1, &rank);
-        char *shape_name = fl_arena_printf(g->arena, "%sShape", fmt);
+        fl_value *sv = fl__value_new(g->arena, FL_DT_INT32, 1, &rank);
+        char *shape_name = fl__arena_printf(g->arena, "%sShape", fmt);
         fl_node *shape = sv && shape_name
                              ? add_extra(r, bn->name, shape_name, "Const", bn->device, 0, NULL)
                              : NULL;
@@ -1053,42 +1053,42 @@ static bool rewrite_bn_decompose(rctx *r, fl_node *bn) {
         for (int64_t k = 0; k < rank; k++) {
             e[k] = fl_sym_const(k == 1 ? -1 : 1);
         }
-        set_attr(r, shape, fl_attr_make_type(g, "dtype", FL_DT_INT32));
-        set_attr(r, shape, fl_attr_make_tensor(g, "value", FL_DT_INT32, 1, &rank, sv));
-        if (fl_node_add_ctrl(g, shape, scale.node) != FL_OK) {
+        set_attr(r, shape, fl__attr_make_type(g, "dtype", FL_DT_INT32));
+        set_attr(r, shape, fl__attr_make_tensor(g, "value", FL_DT_INT32, 1, &rank, sv));
+        if (fl__node_add_ctrl(g, shape, scale.node) != FL_OK) {
             fail_oom(r);
         }
         fl_input *vecs[4] = {&scale, &offset, &mean, &var};
         static const char *const what[4] = {"Scale", "Offset", "Mean", "Variance"};
         for (int k = 0; k < 4; k++) {
-            char *nm = fl_arena_printf(g->arena, "%sShaped%s", fmt, what[k]);
+            char *nm = fl__arena_printf(g->arena, "%sShaped%s", fmt, what[k]);
             fl_input in[2] = {*vecs[k], {shape, 0}};
             fl_node *rs = nm ? add_extra(r, bn->name, nm, "Reshape", bn->device, 2, in) : NULL;
             if (!rs) {
                 fail_oom(r);
                 return false;
             }
-            set_attr(r, rs, fl_attr_make_type(g, "T", t));
-            set_attr(r, rs, fl_attr_make_type(g, "Tshape", FL_DT_INT32));
+            set_attr(r, rs, fl__attr_make_type(g, "T", t));
+            set_attr(r, rs, fl__attr_make_type(g, "Tshape", FL_DT_INT32));
             *vecs[k] = (fl_input){rs, 0};
         }
     }
-    fl_value *ev = fl_value_new(g->arena, FL_DT_FLOAT, 0, NULL);
+    fl_value *ev = fl__value_new(g->arena, FL_DT_FLOAT, 0, NULL);
     fl_node *eps = ev ? add_extra(r, bn->name, "Const", "Const", bn->device, 0, NULL) : NULL;
     if (!eps) {
         fail_oom(r);
         return false;
     }
-    fl_value_set_f64(ev, 0, attr_float(bn, "epsilon", 1e-4f));
-    set_attr(r, eps, fl_attr_make_type(g, "dtype", t));
-    set_attr(r, eps, fl_attr_make_tensor(g, "value", t, 0, NULL, ev));
+    fl__value_set_f64(ev, 0, attr_float(bn, "epsilon", 1e-4f));
+    set_attr(r, eps, fl__attr_make_type(g, "dtype", t));
+    set_attr(r, eps, fl__attr_make_tensor(g, "value", t, 0, NULL, ev));
     fl_node *vpe = add_binary(r, bn, "VarPlusEpsilon", "Add", var, (fl_input){eps, 0}, t);
     fl_node *inv =
         vpe ? add_extra(r, bn->name, "Inv", "Rsqrt", bn->device, 1, &(fl_input){vpe, 0}) : NULL;
     if (!inv) {
         return false;
     }
-    set_attr(r, inv, fl_attr_make_type(g, "T", t));
+    set_attr(r, inv, fl__attr_make_type(g, "T", t));
     fl_node *scaled = add_binary(r, bn, "Scaled", "Mul", (fl_input){inv, 0}, scale, t);
     fl_node *mul = scaled ? add_binary(r, bn, "Mul", "Mul", x, (fl_input){scaled, 0}, t) : NULL;
     fl_node *mul2 = mul ? add_binary(r, bn, "Mul2", "Mul", mean, (fl_input){scaled, 0}, t) : NULL;
@@ -1101,7 +1101,7 @@ static bool rewrite_bn_decompose(rctx *r, fl_node *bn) {
     if (!root) {
         return false;
     }
-    set_attr(r, root, fl_attr_make_type(g, "T", t));
+    set_attr(r, root, fl__attr_make_type(g, "T", t));
     return true;
 }
 
@@ -1137,12 +1137,12 @@ static bool rewrite_comparison_cast(rctx *r, fl_node *cast) {
         !one_data_fanout0(r, cmp) || is_preserved(cmp)) {
         return false;
     }
-    char *op = fl_arena_printf(r->g->arena, "_%sWithCast", cmp->op);
+    char *op = fl__arena_printf(r->g->arena, "_%sWithCast", cmp->op);
     if (!op) {
         fail_oom(r);
         return false;
     }
-    fl_ledger_note(r->pc, "comparison_cast", cast, "%s+Cast -> %s", cmp->op, op);
+    fl__ledger_note(r->pc, "comparison_cast", cast, "%s+Cast -> %s", cmp->op, op);
     fl_node *f = replace_root(r, cast, op, cmp->device, 2, cmp->inputs, 1);
     if (!f) {
         return false;
@@ -1170,7 +1170,7 @@ static bool rewrite_tensor_to_hash_bucket(rctx *r, fl_node *hash) {
     if (t != FL_DT_INT8 && t != FL_DT_INT16 && t != FL_DT_INT32 && t != FL_DT_INT64) {
         return false;
     }
-    const fl_attr *w = fl_node_attr(as, "width");
+    const fl_attr *w = fl__node_attr(as, "width");
     if (w && (w->kind != FL_ATTR_I || w->v.i != -1)) {
         return false;
     }
@@ -1178,8 +1178,8 @@ static bool rewrite_tensor_to_hash_bucket(rctx *r, fl_node *hash) {
     if (fill[0]) {
         return false;
     }
-    fl_ledger_note(r->pc, "tensor_to_hash_bucket", hash,
-                   "AsString+StringToHashBucketFast -> _TensorToHashBucketFast");
+    fl__ledger_note(r->pc, "tensor_to_hash_bucket", hash,
+                    "AsString+StringToHashBucketFast -> _TensorToHashBucketFast");
     fl_node *f = replace_root(r, hash, "_TensorToHashBucketFast", hash->device, 1, as->inputs, 1);
     if (!f) {
         return false;
@@ -1201,7 +1201,7 @@ static bool int_input(const fl_node *n, int i, int64_t *out, int64_t cap, int64_
         return false;
     }
     for (int64_t k = 0; k < v->n; k++) {
-        fl_sym e = fl_value_int(v, k);
+        fl_sym e = fl__value_int(v, k);
         if (!fl_sym_is_known(e)) {
             return false;
         }
@@ -1252,8 +1252,8 @@ static bool rewrite_dilated_conv(rctx *r, fl_node *b2s) {
     for (int k = 0; k < 4; k++) {
         same |= pad[k] - crop[k] != 0;
     }
-    fl_ledger_note(r->pc, "dilated_conv", b2s, "SpaceToBatchND+%s+BatchToSpaceND -> %s", c->op,
-                   c->op);
+    fl__ledger_note(r->pc, "dilated_conv", b2s, "SpaceToBatchND+%s+BatchToSpaceND -> %s", c->op,
+                    c->op);
     fl_input in[2] = {s2b->inputs[0], c->inputs[1]};
     fl_node *f = replace_root(r, b2s, c->op, c->device, 2, in, 1);
     if (!f) {
@@ -1263,9 +1263,9 @@ static bool rewrite_dilated_conv(rctx *r, fl_node *b2s) {
         set_attr(r, f, c->attrs[i]);
     }
     int64_t dil[4] = {1, bs1[0], bs1[1], 1};
-    set_attr(r, f, fl_attr_make_ints(r->g, "dilations", 4, dil));
+    set_attr(r, f, fl__attr_make_ints(r->g, "dilations", 4, dil));
     if (same) {
-        set_attr(r, f, fl_attr_make_str(r->g, "padding", "SAME"));
+        set_attr(r, f, fl__attr_make_str(r->g, "padding", "SAME"));
     }
     drop(r, c);
     drop(r, s2b);
@@ -1326,9 +1326,9 @@ static bool rewrite_contraction_bias_add(rctx *r, fl_node *root) {
         }
         const char *ops[] = {"BiasAdd", "Add", act ? act->op : ""};
         fl_input args[2] = {bias->inputs[port], add->inputs[1 - side]};
-        fl_ledger_note(r->pc, act ? "contraction_bias_add_activation" : "contraction_bias_add",
-                       root, "%s+BiasAdd+Add%s%s -> %s", c->op, act ? "+" : "", act ? act->op : "",
-                       fused_name_of(c));
+        fl__ledger_note(r->pc, act ? "contraction_bias_add_activation" : "contraction_bias_add",
+                        root, "%s+BiasAdd+Add%s%s -> %s", c->op, act ? "+" : "", act ? act->op : "",
+                        fused_name_of(c));
         if (!build_fused(r, root, c, args, 2, ops, act ? 3 : 2, 0.0f, act)) {
             return false;
         }
@@ -1364,7 +1364,7 @@ static bool rewrite_swish(rctx *r, fl_node *mul) {
         if (sig->inputs[0].node != x.node || sig->inputs[0].port != x.port) {
             continue;
         }
-        fl_ledger_note(r->pc, "swish", mul, "Mul(x, Sigmoid(x)) -> _MklSwish");
+        fl__ledger_note(r->pc, "swish", mul, "Mul(x, Sigmoid(x)) -> _MklSwish");
         fl_node *f = replace_root(r, mul, "_MklSwish", mul->device, 1, &x, 1);
         if (!f) {
             return false;
@@ -1397,7 +1397,7 @@ static bool rewrite_conv_leakyrelu(rctx *r, fl_node *act) {
         !one_fanout0(r, c) || fanout_beyond0(r, c) || is_preserved(c)) {
         return false;
     }
-    const fl_attr *fo = fl_node_attr(c, "fused_ops");
+    const fl_attr *fo = fl__node_attr(c, "fused_ops");
     const char *ops[8];
     size_t n_ops = 0;
     if (fo) {
@@ -1410,7 +1410,7 @@ static bool rewrite_conv_leakyrelu(rctx *r, fl_node *act) {
         }
     }
     ops[n_ops++] = mish ? "Mish" : "LeakyRelu";
-    fl_ledger_note(r->pc, "fused_conv_activation", act, "%s+%s -> %s", c->op, act->op, c->op);
+    fl__ledger_note(r->pc, "fused_conv_activation", act, "%s+%s -> %s", c->op, act->op, c->op);
     fl_node *f = replace_root(r, act, c->op, c->device, c->n_inputs, c->inputs, 1);
     if (!f) {
         return false;
@@ -1418,9 +1418,10 @@ static bool rewrite_conv_leakyrelu(rctx *r, fl_node *act) {
     for (int i = 0; i < c->n_attrs; i++) {
         set_attr(r, f, c->attrs[i]);
     }
-    set_attr(r, f, fl_attr_make_strs(r->g, "fused_ops", n_ops, ops));
+    set_attr(r, f, fl__attr_make_strs(r->g, "fused_ops", n_ops, ops));
     if (!mish) {
-        set_attr(r, f, fl_attr_make_float(r->g, "leakyrelu_alpha", attr_float(act, "alpha", 0.2f)));
+        set_attr(r, f,
+                 fl__attr_make_float(r->g, "leakyrelu_alpha", attr_float(act, "alpha", 0.2f)));
     }
     drop(r, c);
     return true;
@@ -1438,7 +1439,7 @@ static bool removable(const rctx *r, const fl_node *n, const fl_node *const *ins
     }
     for (int p = 0; p < n->n_outputs; p++) {
         size_t cnt;
-        const fl_use *u = fl_uses_of(&r->uses, n, p, &cnt);
+        const fl_use *u = fl__uses_of(&r->uses, n, p, &cnt);
         for (size_t i = 0; i < cnt; i++) {
             bool in = false;
             for (int j = 0; j < k && !in; j++) {
@@ -1469,7 +1470,7 @@ static bool const_scalar(const fl_node *n, bool through_cast, bool scalar_only, 
     if (!val || val->n != 1 || (scalar_only && val->rank != 0)) {
         return false;
     }
-    return fl_value_f64(val, 0, v);
+    return fl__value_f64(val, 0, v);
 }
 
 /* Pattern (row 21): Maximum(Mul(x, alpha), x) (operands of both in either
@@ -1497,13 +1498,13 @@ static bool rewrite_mul_maximum(rctx *r, fl_node *max) {
                 !const_scalar(in_node(mul, 1 - m), true, true, &alpha) || alpha < 0) {
                 continue;
             }
-            fl_ledger_note(r->pc, "mul_maximum", max, "Maximum(x, Mul(x, alpha)) -> LeakyRelu");
+            fl__ledger_note(r->pc, "mul_maximum", max, "Maximum(x, Mul(x, alpha)) -> LeakyRelu");
             fl_node *f = replace_root(r, max, "LeakyRelu", max->device, 1, &x, 1);
             if (!f) {
                 return false;
             }
             copy_attr(r, f, max, "T", NULL);
-            set_attr(r, f, fl_attr_make_float(r->g, "alpha", (float)alpha));
+            set_attr(r, f, fl__attr_make_float(r->g, "alpha", (float)alpha));
             drop(r, mul);
             return true;
         }
@@ -1527,7 +1528,7 @@ static bool rewrite_mish(rctx *r, fl_node *mul) {
             !removable(r, sp, (const fl_node *[]){tanh}, 1)) {
             continue;
         }
-        fl_ledger_note(r->pc, "mish", mul, "Mul(x, Tanh(Softplus(x))) -> _MklFusedMish");
+        fl__ledger_note(r->pc, "mish", mul, "Mul(x, Tanh(Softplus(x))) -> _MklFusedMish");
         fl_node *f = replace_root(r, mul, "_MklFusedMish", mul->device, 1, &x, 1);
         if (!f) {
             return false;
@@ -1570,7 +1571,7 @@ static bool rewrite_conv_swish(rctx *r, fl_node *mul) {
             continue;
         }
         if (bn) {
-            const fl_attr *tr = fl_node_attr(y, "is_training");
+            const fl_attr *tr = fl__node_attr(y, "is_training");
             if (!tr || tr->kind != FL_ATTR_B || tr->v.b) {
                 continue;
             }
@@ -1580,7 +1581,7 @@ static bool rewrite_conv_swish(rctx *r, fl_node *mul) {
             }
         }
         const char *ops[] = {bn ? "FusedBatchNorm" : "BiasAdd", "_MklSwish"};
-        fl_ledger_note(r->pc, "conv2d_swish", mul, "Conv2D+%s+Sigmoid+Mul -> _FusedConv2D", y->op);
+        fl__ledger_note(r->pc, "conv2d_swish", mul, "Conv2D+%s+Sigmoid+Mul -> _FusedConv2D", y->op);
         fl_node *f = build_fused(r, mul, c, &y->inputs[1], bn ? 4 : 1, ops, 2,
                                  bn ? attr_float(y, "epsilon", 1e-4f) : 0.0f, NULL);
         if (!f) {
@@ -1616,7 +1617,7 @@ static bool rewrite_pad_conv3d(rctx *r, fl_node *c) {
     if (!int_input(pad, 1, pl, 10, &n) || n != 10) {
         return false;
     }
-    fl_ledger_note(r->pc, "pad_conv3d", c, "Pad+%s -> _FusedConv3D", c->op);
+    fl__ledger_note(r->pc, "pad_conv3d", c, "Pad+%s -> _FusedConv3D", c->op);
     fl_input in[8];
     int k = c->n_inputs < 8 ? c->n_inputs : 8;
     memcpy(in, c->inputs, (size_t)k * sizeof(fl_input));
@@ -1628,10 +1629,10 @@ static bool rewrite_pad_conv3d(rctx *r, fl_node *c) {
     for (int i = 0; i < c->n_attrs; i++) {
         set_attr(r, f, c->attrs[i]);
     }
-    if (!fl_node_attr(c, "num_args")) {
-        set_attr(r, f, fl_attr_make_int(r->g, "num_args", 0));
+    if (!fl__node_attr(c, "num_args")) {
+        set_attr(r, f, fl__attr_make_int(r->g, "num_args", 0));
     }
-    set_attr(r, f, fl_attr_make_ints(r->g, "padding_list", 10, pl));
+    set_attr(r, f, fl__attr_make_ints(r->g, "padding_list", 10, pl));
     drop(r, pad);
     return true;
 }
@@ -1691,8 +1692,8 @@ static bool rewrite_hard_swish(rctx *r, fl_node *out) {
                     continue;
                 }
                 static const char *const ops[] = {"BiasAdd", "_FusedHardSwish"};
-                fl_ledger_note(r->pc, "contraction_bias_hard_swish", out,
-                               "%s+BiasAdd+HardSwish -> %s", c->op, fused_name_of(c));
+                fl__ledger_note(r->pc, "contraction_bias_hard_swish", out,
+                                "%s+BiasAdd+HardSwish -> %s", c->op, fused_name_of(c));
                 if (!build_fused(r, out, c, &bias->inputs[port], 1, ops, 2, 0.0f, NULL)) {
                     return false;
                 }
@@ -1736,28 +1737,28 @@ static bool rewrite_fused_batch_matmul(rctx *r, fl_node *root) {
             const fl_shape *ms = &fl_node_in(mul, 1 - q)->shape;
             const fl_shape *bs = &bmm->outputs[0].shape, *as = &fl_node_in(root, 1 - s)->shape;
             fl_sym me;
-            if (fl_op_num_elements(r->pc->c, mul, ms, &me) != FL_OK || !fl_sym_is_known(me) ||
+            if (fl__op_num_elements(r->pc->c, mul, ms, &me) != FL_OK || !fl_sym_is_known(me) ||
                 me.k != 1 || !on_cpu(r, bmm) || !t_float_or_bf16(bmm) || bs->rank != 4 ||
                 as->rank != 4 || !fl_sym_is_known(as->dims[1]) || as->dims[1].k != 1) {
                 continue;
             }
-            fl_ledger_note(r->pc, "fused_batch_matmul", root,
-                           "BatchMatMulV2+Mul+AddV2 -> _MklFusedBatchMatMulV2");
+            fl__ledger_note(r->pc, "fused_batch_matmul", root,
+                            "BatchMatMulV2+Mul+AddV2 -> _MklFusedBatchMatMulV2");
             fl_input in[4] = {bmm->inputs[0], bmm->inputs[1], mul->inputs[1 - q],
                               root->inputs[1 - s]};
             fl_node *f = replace_root(r, root, "_MklFusedBatchMatMulV2", bmm->device, 4, in, 1);
             if (!f) {
                 return false;
             }
-            fl_attr fa = fl_attr_make_bool(r->g, "adj_x", false);
-            fl_attr fb = fl_attr_make_bool(r->g, "adj_y", false);
+            fl_attr fa = fl__attr_make_bool(r->g, "adj_x", false);
+            fl_attr fb = fl__attr_make_bool(r->g, "adj_y", false);
             copy_attr(r, f, bmm, "T", NULL);
             copy_attr(r, f, bmm, "adj_x", &fa);
             copy_attr(r, f, bmm, "adj_y", &fb);
             static const char *const ops[] = {"Mul", "Add"};
-            set_attr(r, f, fl_attr_make_strs(r->g, "fused_ops", 2, ops));
-            set_attr(r, f, fl_attr_make_int(r->g, "num_args", 2));
-            set_attr(r, f, fl_attr_make_float(r->g, "epsilon", 0.0f));
+            set_attr(r, f, fl__attr_make_strs(r->g, "fused_ops", 2, ops));
+            set_attr(r, f, fl__attr_make_int(r->g, "num_args", 2));
+            set_attr(r, f, fl__attr_make_float(r->g, "epsilon", 0.0f));
             drop(r, mul);
             drop(r, bmm);
             return true;
@@ -1850,7 +1851,8 @@ static bool rewrite_matmul_gelu_exact(rctx *r, fl_node *out) {
             continue;
         }
         static const char *const ops[] = {"BiasAdd", "GeluExact"};
-        fl_ledger_note(r->pc, "matmul_bias_gelu_exact", out, "MatMul+BiasAdd+Gelu -> _FusedMatMul");
+        fl__ledger_note(r->pc, "matmul_bias_gelu_exact", out,
+                        "MatMul+BiasAdd+Gelu -> _FusedMatMul");
         if (!build_fused(r, out, mm, &y->inputs[1], 1, ops, 2, 0.0f, NULL)) {
             return false;
         }
@@ -1941,7 +1943,7 @@ static bool rewrite_matmul_gelu_approx(rctx *r, fl_node *out) {
             return false;
         }
     }
-    const fl_attr *fo = fl_node_attr(m, "fused_ops");
+    const fl_attr *fo = fl__node_attr(m, "fused_ops");
     if (!fo || fo->kind != FL_ATTR_LIST || fo->n != 1 || fo->list_kind != FL_ATTR_S ||
         strcmp(fo->v.list.s[0].p, "BiasAdd") != 0 || m->n_inputs != 3 ||
         (on_cpu(r, m) && attr_bool(m, "transpose_a", false))) {
@@ -1965,15 +1967,15 @@ static bool rewrite_matmul_gelu_approx(rctx *r, fl_node *out) {
         !removable(r, m, gpu ? m_users_gpu : m_users_cpu, gpu ? 3 : 4)) {
         return false;
     }
-    fl_ledger_note(r->pc, "matmul_bias_gelu_approximate", out,
-                   "_FusedMatMul[BiasAdd]+Gelu(tanh) -> _FusedMatMul");
+    fl__ledger_note(r->pc, "matmul_bias_gelu_approximate", out,
+                    "_FusedMatMul[BiasAdd]+Gelu(tanh) -> _FusedMatMul");
     fl_input in[3] = {m->inputs[0], m->inputs[1], m->inputs[2]};
     fl_node *f = replace_root(r, out, "_FusedMatMul", m->device, 3, in, 1);
     if (!f) {
         return false;
     }
-    fl_attr ta = fl_attr_make_bool(r->g, "transpose_a", false);
-    fl_attr tb = fl_attr_make_bool(r->g, "transpose_b", false);
+    fl_attr ta = fl__attr_make_bool(r->g, "transpose_a", false);
+    fl_attr tb = fl__attr_make_bool(r->g, "transpose_b", false);
     copy_attr(r, f, m, "T", NULL);
     copy_attr(r, f, m, "transpose_a", &ta);
     copy_attr(r, f, m, "transpose_b", &tb);
@@ -2157,8 +2159,8 @@ static bool rewrite_instance_norm(rctx *r, fl_node *root) {
     if (!match_instance_norm(r, out, &m, axes, &n_axes)) {
         return false;
     }
-    fl_ledger_note(r->pc, "instance_norm", root, "instance-norm ops%s%s -> _MklFusedInstanceNorm",
-                   act ? "+" : "", act ? act->op : "");
+    fl__ledger_note(r->pc, "instance_norm", root, "instance-norm ops%s%s -> _MklFusedInstanceNorm",
+                    act ? "+" : "", act ? act->op : "");
     fl_input in[3] = {m.x, {m.gamma, 0}, {m.beta, 0}};
     fl_node *f = replace_root(r, root, "_MklFusedInstanceNorm", out->device, 3, in, 1);
     if (!f) {
@@ -2167,16 +2169,16 @@ static bool rewrite_instance_norm(rctx *r, fl_node *root) {
     copy_attr(r, f, out, "T", NULL);
     double eps;
     const fl_value *ev = m.eps->outputs[0].value;
-    if (ev && ev->n >= 1 && fl_value_f64(ev, 0, &eps)) {
-        set_attr(r, f, fl_attr_make_float(r->g, "epsilon", (float)eps));
+    if (ev && ev->n >= 1 && fl__value_f64(ev, 0, &eps)) {
+        set_attr(r, f, fl__attr_make_float(r->g, "epsilon", (float)eps));
     }
-    set_attr(r, f, fl_attr_make_ints(r->g, "reduction_axes", (size_t)n_axes, axes));
+    set_attr(r, f, fl__attr_make_ints(r->g, "reduction_axes", (size_t)n_axes, axes));
     if (act) {
         const char *ops[] = {act->op};
-        set_attr(r, f, fl_attr_make_strs(r->g, "fused_ops", 1, ops));
+        set_attr(r, f, fl__attr_make_strs(r->g, "fused_ops", 1, ops));
         if (is_op(act, "LeakyRelu")) {
             set_attr(r, f,
-                     fl_attr_make_float(r->g, "leakyrelu_alpha", attr_float(act, "alpha", 0.2f)));
+                     fl__attr_make_float(r->g, "leakyrelu_alpha", attr_float(act, "alpha", 0.2f)));
         }
         drop(r, out);
     }
@@ -2217,10 +2219,10 @@ static bool match_layer_norm_keras(const rctx *r, const fl_node *out, fl_input *
                 !is_const(empty) || in_node(bn, 4) != empty) {
                 continue;
             }
-            const fl_attr *tr = fl_node_attr(bn, "is_training");
+            const fl_attr *tr = fl__node_attr(bn, "is_training");
             fl_sym ne;
             if (!tr || tr->kind != FL_ATTR_B || !tr->v.b ||
-                fl_op_num_elements(r->pc->c, empty, &empty->outputs[0].shape, &ne) != FL_OK ||
+                fl__op_num_elements(r->pc->c, empty, &empty->outputs[0].shape, &ne) != FL_OK ||
                 !fl_sym_is_known(ne) || ne.k != 0) {
                 return false;
             }
@@ -2351,7 +2353,7 @@ static bool rewrite_layer_norm(rctx *r, fl_node *out) {
         return false;
     }
     static const char *const what[] = {"", "Keras FusedBatchNormV3", "custom", "mean/variance"};
-    fl_ledger_note(r->pc, "layer_norm", out, "%s layer-norm ops -> _MklLayerNorm", what[pattern]);
+    fl__ledger_note(r->pc, "layer_norm", out, "%s layer-norm ops -> _MklLayerNorm", what[pattern]);
     fl_input in[3] = {x, gamma, beta};
     fl_node *f = replace_root(r, out, "_MklLayerNorm", out->device, 3, in, 1);
     if (!f) {
@@ -2511,7 +2513,7 @@ static bool pm_run(const rctx *r, const pat *p, fl_node *root, pmatch *m) {
         }
         for (int port = 0; port < n->n_outputs; port++) {
             size_t k;
-            const fl_use *u = fl_uses_of(&r->uses, n, port, &k);
+            const fl_use *u = fl__uses_of(&r->uses, n, port, &k);
             for (size_t j = 0; j < k; j++) {
                 if (!pm_has_node(m, u[j].node)) {
                     return false;
@@ -2660,8 +2662,8 @@ static bool rewrite_gru_cell(rctx *r, fl_node *root) {
     in[k++] = pm_get(&m, "c_gate/mm")->inputs[1];
     in[k++] = pm_get(&m, "ru_gates/bias")->inputs[1];
     in[k++] = pm_get(&m, "c_gate/bias")->inputs[1];
-    fl_ledger_note(r->pc, au ? "augru_block_cell" : "gru_block_cell", root,
-                   "%s cell ops -> %s (consumers read h, output 3)", au ? "AUGRU" : "GRU", op);
+    fl__ledger_note(r->pc, au ? "augru_block_cell" : "gru_block_cell", root,
+                    "%s cell ops -> %s (consumers read h, output 3)", au ? "AUGRU" : "GRU", op);
     fl_node *f = replace_root(r, root, op, root->device, k, in, 4);
     if (!f) {
         return false;
@@ -2718,8 +2720,8 @@ static bool rewrite_matmul_gelu_op(rctx *r, fl_node *out) {
     }
     bool approx = attr_bool(out, "approximate", false);
     const char *ops[] = {"BiasAdd", approx ? "GeluApproximate" : "GeluExact"};
-    fl_ledger_note(r->pc, "matmul_bias_gelu_op", out, "MatMul+BiasAdd+Gelu(approximate=%s) -> %s",
-                   approx ? "true" : "false", "_FusedMatMul");
+    fl__ledger_note(r->pc, "matmul_bias_gelu_op", out, "MatMul+BiasAdd+Gelu(approximate=%s) -> %s",
+                    approx ? "true" : "false", "_FusedMatMul");
     if (!build_fused(r, out, mm, &bias->inputs[1], 1, ops, 2, 0.0f, NULL)) {
         return false;
     }
@@ -2754,11 +2756,11 @@ static bool remap_node(rctx *r, fl_node *n) {
            rewrite_dilated_conv(r, n);
 }
 
-fl_status fl_pass_remapper(fl_pass_ctx *pc) {
+fl_status fl__pass_remapper(fl_pass_ctx *pc) {
     fl_ctx *c = pc->c;
     fl_graph *g = c->g;
     fl_status st;
-    if (!g->order && (st = fl_graph_toposort(g, c->d)) != FL_OK) {
+    if (!g->order && (st = fl__graph_toposort(g, c->d)) != FL_OK) {
         return st;
     }
     rctx r = {0};
@@ -2769,12 +2771,12 @@ fl_status fl_pass_remapper(fl_pass_ctx *pc) {
     r.persistent_bn = pc->opt && pc->opt->persistent_bn;
     r.target = pc->opt ? pc->opt->device : FL_DEVICE_CPU;
     r.n0 = g->n_nodes;
-    fl_node **order = fl_arena_calloc(g->arena, r.n0 ? r.n0 : 1, sizeof(*order));
+    fl_node **order = fl__arena_calloc(g->arena, r.n0 ? r.n0 : 1, sizeof(*order));
     if (!order) {
-        return fl_diag_oom(c->d);
+        return fl__diag_oom(c->d);
     }
     memcpy(order, g->order, r.n0 * sizeof(*order));
-    if ((st = fl_uses_build(g, &r.uses, c->d)) != FL_OK) {
+    if ((st = fl__uses_build(g, &r.uses, c->d)) != FL_OK) {
         return st;
     }
     bool changed = false;
@@ -2789,7 +2791,7 @@ fl_status fl_pass_remapper(fl_pass_ctx *pc) {
         return r.st;
     }
     if (g->arena->failed) {
-        return fl_diag_oom(c->d);
+        return fl__diag_oom(c->d);
     }
-    return changed ? fl_graph_compact(g, c->d) : FL_OK;
+    return changed ? fl__graph_compact(g, c->d) : FL_OK;
 }

@@ -22,16 +22,16 @@
 static bool reduces_all(const fl_node *n) {
     const fl_node *ax = n->inputs[1].node;
     const fl_value *v = fl_node_in(n, 1)->value;
-    if (ax->kind != FL_OP_CONST || !v || !fl_value_is_concrete(v)) {
+    if (ax->kind != FL_OP_CONST || !v || !fl__value_is_concrete(v)) {
         return false;
     }
-    const fl_attr *kd = fl_node_attr(n, "keep_dims");
+    const fl_attr *kd = fl__node_attr(n, "keep_dims");
     if (kd && (kd->kind != FL_ATTR_B || kd->v.b)) {
         return false;
     }
     bool axis0 = false;
     for (int64_t i = 0; i < v->n; i++) {
-        int64_t a = fl_value_int(v, i).k;
+        int64_t a = fl__value_int(v, i).k;
         if (a != 0 && a != -1) {
             return false;
         }
@@ -71,7 +71,7 @@ static int64_t size_ratio(const fl_shape *num, const fl_shape *den) {
             continue;
         }
         int i = 0;
-        while (i < num->rank && (paired[i] || !fl_sym_eq(num->dims[i], s))) {
+        while (i < num->rank && (paired[i] || !fl__sym_eq(num->dims[i], s))) {
             i++;
         }
         if (i == num->rank) {
@@ -104,13 +104,13 @@ static fl_status div_of_sizes(fl_pass_ctx *pc, fl_node *m) {
     if (r < 0 || (dt == FL_DT_INT32 && r > INT32_MAX)) {
         return FL_OK;
     }
-    fl_value *v = fl_value_new(pc->c->a, (fl_dtype)dt, 0, NULL);
+    fl_value *v = fl__value_new(pc->c->a, (fl_dtype)dt, 0, NULL);
     if (!v) {
-        return fl_diag_oom(pc->c->d);
+        return fl__diag_oom(pc->c->d);
     }
     ((fl_sym *)v->ints)[0] = fl_sym_const(r);
-    fl_ledger_note(pc, "size_ratio", m, "Size('%s') / Size('%s') -> %" PRId64,
-                   sx->inputs[0].node->name, sy->inputs[0].node->name, r);
+    fl__ledger_note(pc, "size_ratio", m, "Size('%s') / Size('%s') -> %" PRId64,
+                    sx->inputs[0].node->name, sy->inputs[0].node->name, r);
     fl_status st = fl__node_make_const(pc, m, v, true);
     if (st == FL_OK) {
         pc->rewritten++;
@@ -118,12 +118,12 @@ static fl_status div_of_sizes(fl_pass_ctx *pc, fl_node *m) {
     return st;
 }
 
-fl_status fl_pass_shape_optimizer(fl_pass_ctx *pc) {
+fl_status fl__pass_shape_optimizer(fl_pass_ctx *pc) {
     fl_graph *g = pc->c->g;
     size_t n = g->n_nodes;
     bool *snap = fl__consumed_snapshot(pc);
     if (!snap) {
-        return fl_diag_oom(pc->c->d);
+        return fl__diag_oom(pc->c->d);
     }
     for (size_t i = 0; i < n; i++) {
         fl_node *m = g->nodes[i];
@@ -142,20 +142,20 @@ fl_status fl_pass_shape_optimizer(fl_pass_ctx *pc) {
         if (out_type != FL_DT_INT32 && out_type != FL_DT_INT64) {
             continue;
         }
-        fl_attr at = fl_attr_make_type(g, "T", t);
-        fl_attr ao = fl_attr_make_type(g, "out_type", out_type);
+        fl_attr at = fl__attr_make_type(g, "T", t);
+        fl_attr ao = fl__attr_make_type(g, "out_type", out_type);
         fl_input x = shape->inputs[0];
-        if (!at.name || !ao.name || fl_node_add_ctrl(g, m, m->inputs[1].node) != FL_OK ||
-            fl_node_set_inputs(g, m, 1, &x) != FL_OK) {
-            return fl_diag_oom(pc->c->d);
+        if (!at.name || !ao.name || fl__node_add_ctrl(g, m, m->inputs[1].node) != FL_OK ||
+            fl__node_set_inputs(g, m, 1, &x) != FL_OK) {
+            return fl__diag_oom(pc->c->d);
         }
-        fl_ledger_note(pc, "prod_of_shape", m, "Prod(Shape('%s')) -> Size", x.node->name);
+        fl__ledger_note(pc, "prod_of_shape", m, "Prod(Shape('%s')) -> Size", x.node->name);
         m->attrs = NULL;
         m->n_attrs = 0;
         m->src = NULL;
         fl__node_become(g, m, "Size");
-        if (fl_node_set_attr(g, m, &at) != FL_OK || fl_node_set_attr(g, m, &ao) != FL_OK) {
-            return fl_diag_oom(pc->c->d);
+        if (fl__node_set_attr(g, m, &at) != FL_OK || fl__node_set_attr(g, m, &ao) != FL_OK) {
+            return fl__diag_oom(pc->c->d);
         }
         pc->rewritten++;
     }

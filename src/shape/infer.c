@@ -10,8 +10,8 @@
 
 #define MAX_LOOP_ROUNDS 4
 
-char *fl_infer_symbol_name(fl_arena *a, const char *name, int axis) {
-    return fl_arena_printf(a, "%s.%d", name, axis);
+char *fl__infer_symbol_name(fl_arena *a, const char *name, int axis) {
+    return fl__arena_printf(a, "%s.%d", name, axis);
 }
 
 static bool is_placeholder(const fl_node *n) {
@@ -22,23 +22,23 @@ static bool is_placeholder(const fl_node *n) {
  * shape. `what` is "input" or "value" for messages. */
 static fl_status binding_target(fl_ctx *c, const char *name, const char *what, fl_node **out,
                                 int *dtype, fl_shape_lit *decl) {
-    fl_node *n = fl_graph_find(c->g, name);
+    fl_node *n = fl__graph_find(c->g, name);
     if (!n) {
-        return fl_diag_fail(c->d, FL_EINVAL, NULL,
-                            "%s binding names '%s', which is not a node of the graph", what, name);
+        return fl__diag_fail(c->d, FL_EINVAL,
+                             "%s binding names '%s', which is not a node of the graph", what, name);
     }
     if (!is_placeholder(n)) {
-        return fl_diag_fail(c->d, FL_EINVAL, n,
-                            "%s binding names a %s node; only Placeholder inputs can be bound",
-                            what, n->op);
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "%s binding names a %s node; only Placeholder inputs can be bound",
+                             what, n->op);
     }
-    fl_status st = fl_attr_need_type(n, "dtype", dtype, c->d);
+    fl_status st = fl__attr_need_type(n, "dtype", dtype, c->d);
     if (st != FL_OK) {
         return st;
     }
     decl->rank = -1;
     decl->dims = NULL;
-    st = fl_attr_get_shape(n, "shape", decl, c->d);
+    st = fl__attr_get_shape(n, "shape", decl, c->d);
     if (st != FL_OK && st != FL_ENOTFOUND) {
         return st;
     }
@@ -59,28 +59,28 @@ static fl_status bind_inputs(fl_ctx *c, const fl_options *opt, bool *bound) {
             return st;
         }
         if (b->rank < 0 || b->rank > 254) {
-            return fl_diag_fail(c->d, FL_EINVAL, n, "input binding has invalid rank %d", b->rank);
+            return fl__node_fail(c->d, FL_EINVAL, n, "input binding has invalid rank %d", b->rank);
         }
         if (decl.rank >= 0 && decl.rank != b->rank) {
-            return fl_diag_fail(c->d, FL_EINVAL, n,
-                                "input binding gives rank %d but the placeholder's shape has "
-                                "rank %d",
-                                b->rank, decl.rank);
+            return fl__node_fail(c->d, FL_EINVAL, n,
+                                 "input binding gives rank %d but the placeholder's shape has "
+                                 "rank %d",
+                                 b->rank, decl.rank);
         }
         fl_sym dims[256];
         for (int k = 0; k < b->rank; k++) {
             if (b->dims[k] < 0) {
-                return fl_diag_fail(c->d, FL_EINVAL, n, "input binding dim %d is negative", k);
+                return fl__node_fail(c->d, FL_EINVAL, n, "input binding dim %d is negative", k);
             }
             if (decl.rank >= 0 && decl.dims[k] >= 0 && decl.dims[k] != b->dims[k]) {
-                return fl_diag_fail(c->d, FL_EINVAL, n,
-                                    "input binding gives dim %d = %lld but the placeholder "
-                                    "declares %lld",
-                                    k, (long long)b->dims[k], (long long)decl.dims[k]);
+                return fl__node_fail(c->d, FL_EINVAL, n,
+                                     "input binding gives dim %d = %lld but the placeholder "
+                                     "declares %lld",
+                                     k, (long long)b->dims[k], (long long)decl.dims[k]);
             }
             dims[k] = fl_sym_const(b->dims[k]);
         }
-        st = fl_op_set_output(c, n, 0, dtype, b->rank, dims);
+        st = fl__op_set_output(c, n, 0, dtype, b->rank, dims);
         if (st != FL_OK) {
             return st;
         }
@@ -96,34 +96,34 @@ static fl_status bind_inputs(fl_ctx *c, const fl_options *opt, bool *bound) {
             return st;
         }
         if (decl.rank > 0) {
-            return fl_diag_fail(c->d, FL_EINVAL, n,
-                                "value binding needs a scalar input; this one has rank %d",
-                                decl.rank);
+            return fl__node_fail(c->d, FL_EINVAL, n,
+                                 "value binding needs a scalar input; this one has rank %d",
+                                 decl.rank);
         }
         if (bound[n->id] && n->outputs[0].shape.rank != 0) {
-            return fl_diag_fail(c->d, FL_EINVAL, n, "value binding needs a scalar input");
+            return fl__node_fail(c->d, FL_EINVAL, n, "value binding needs a scalar input");
         }
-        fl_value *v = fl_value_new(c->a, (fl_dtype)dtype, 0, NULL);
+        fl_value *v = fl__value_new(c->a, (fl_dtype)dtype, 0, NULL);
         if (!v) {
-            return fl_diag_fail(c->d, FL_EINVAL, n, "value binding: dtype %s cannot hold a number",
-                                fl_dtype_name(dtype));
+            return fl__node_fail(c->d, FL_EINVAL, n, "value binding: dtype %s cannot hold a number",
+                                 fl__dtype_name(dtype));
         }
         if (v->ints) {
             double x = b->value;
             if (x != (double)(int64_t)x) {
-                return fl_diag_fail(c->d, FL_EINVAL, n,
-                                    "value binding %g is not an integer but the input is %s", x,
-                                    fl_dtype_name(dtype));
+                return fl__node_fail(c->d, FL_EINVAL, n,
+                                     "value binding %g is not an integer but the input is %s", x,
+                                     fl__dtype_name(dtype));
             }
             ((fl_sym *)v->ints)[0] = fl_sym_const((int64_t)x);
         } else {
-            fl_value_set_f64(v, 0, b->value);
+            fl__value_set_f64(v, 0, b->value);
         }
-        st = fl_op_set_output(c, n, 0, dtype, 0, NULL);
+        st = fl__op_set_output(c, n, 0, dtype, 0, NULL);
         if (st != FL_OK) {
             return st;
         }
-        fl_op_set_value(n, 0, v);
+        fl__op_set_value(n, 0, v);
         bound[n->id] = true;
     }
     return FL_OK;
@@ -144,31 +144,31 @@ static fl_status subst_symbols(fl_ctx *c, const fl_options *opt, fl_node *n, con
         }
         for (size_t j = 0; j < opt->n_symbols; j++) {
             fl_sym v;
-            if (fl_sym_var(c->st, names[j], &v) != FL_OK) {
-                return fl_diag_oom(c->d);
+            if (fl__sym_var(c->st, names[j], &v) != FL_OK) {
+                return fl__diag_oom(c->d);
             }
-            if (fl_sym_eq(v, s)) {
+            if (fl__sym_eq(v, s)) {
                 used[j] = true;
             }
         }
         fl_sym r;
-        fl_status st = fl_sym_subst(c->st, s, opt->n_symbols, names, vals, &r);
+        fl_status st = fl__sym_subst(c->st, s, opt->n_symbols, names, vals, &r);
         if (st != FL_OK) {
-            return fl_diag_fail(c->d, st, n, "binding symbols: %s", fl_status_str(st));
+            return fl__node_fail(c->d, st, n, "binding symbols: %s", fl_status_str(st));
         }
         if (fl_sym_is_known(r) && r.k < 0) {
-            return fl_diag_fail(c->d, FL_EINVAL, n, "symbol binding makes dim %d negative", k);
+            return fl__node_fail(c->d, FL_EINVAL, n, "symbol binding makes dim %d negative", k);
         }
         if (r.k == s.k && r.e == s.e) {
             continue;
         }
         if (!fresh) {
             /* The dims array may be one the output kept from an earlier
-             * inference (fl_op_set_output), which other tensors or a
+             * inference (fl__op_set_output), which other tensors or a
              * snapshot may share: write into a copy. */
-            fl_sym *d = fl_arena_calloc(c->a, (size_t)t->shape.rank, sizeof(fl_sym));
+            fl_sym *d = fl__arena_calloc(c->a, (size_t)t->shape.rank, sizeof(fl_sym));
             if (!d) {
-                return fl_diag_oom(c->d);
+                return fl__diag_oom(c->d);
             }
             memcpy(d, t->shape.dims, (size_t)t->shape.rank * sizeof(fl_sym));
             t->shape.dims = d;
@@ -199,7 +199,7 @@ static void infer_opaque(fl_node *n) {
         t->dtype = FL_DT_INVALID;
         if (n->func && k < n->func->n_out) {
             int dt = n->func->out_types[k];
-            if (fl_dtype_valid(dt)) {
+            if (fl__dtype_valid(dt)) {
                 t->dtype = (fl_dtype)dt;
             }
         }
@@ -214,7 +214,7 @@ static bool shapes_equal(const fl_shape *a, const fl_shape *b) {
         if (fl_sym_is_unknown(a->dims[i]) != fl_sym_is_unknown(b->dims[i])) {
             return false;
         }
-        if (!fl_sym_is_unknown(a->dims[i]) && !fl_sym_eq(a->dims[i], b->dims[i])) {
+        if (!fl_sym_is_unknown(a->dims[i]) && !fl__sym_eq(a->dims[i], b->dims[i])) {
             return false;
         }
     }
@@ -243,7 +243,7 @@ static fl_status walk(fl_ctx *c, const fl_options *opt, const bool *bound, const
         fl_status st = n->desc->infer(c, n);
         if (st != FL_OK) {
             if (c->d->status == FL_OK) {
-                fl_diag_fail(c->d, st, n, "shape inference failed");
+                fl__node_fail(c->d, st, n, "shape inference failed");
             }
             return st;
         }
@@ -266,9 +266,9 @@ static fl_status walk(fl_ctx *c, const fl_options *opt, const bool *bound, const
                 c->d->status = saved;
                 c->d->msg = saved_msg;
                 if (st == FL_ENOMEM) {
-                    return fl_diag_oom(c->d);
+                    return fl__diag_oom(c->d);
                 }
-                fl_diag_warn(c->d, NULL, "constant evaluation skipped: %s", why);
+                fl__diag_warn(c->d, "constant evaluation skipped: %s", why);
                 for (int k = 0; k < n->n_outputs; k++) {
                     n->outputs[k].value = NULL;
                 }
@@ -278,26 +278,26 @@ static fl_status walk(fl_ctx *c, const fl_options *opt, const bool *bound, const
     return FL_OK;
 }
 
-fl_status fl_infer_shapes(fl_ctx *c, const fl_options *opt, fl_infer_result *res) {
+fl_status fl__infer_shapes(fl_ctx *c, const fl_options *opt, fl_infer_result *res) {
     fl_graph *g = c->g;
     memset(res, 0, sizeof(*res));
-    fl_status st = g->order ? FL_OK : fl_graph_toposort(g, c->d);
+    fl_status st = g->order ? FL_OK : fl__graph_toposort(g, c->d);
     if (st != FL_OK) {
         return st;
     }
-    bool *bound = fl_arena_calloc(c->a, g->n_nodes + 1, sizeof(bool));
-    bool *used = fl_arena_calloc(c->a, opt->n_symbols + 1, sizeof(bool));
-    const char **names = fl_arena_calloc(c->a, opt->n_symbols + 1, sizeof(char *));
-    int64_t *vals = fl_arena_calloc(c->a, opt->n_symbols + 1, sizeof(int64_t));
+    bool *bound = fl__arena_calloc(c->a, g->n_nodes + 1, sizeof(bool));
+    bool *used = fl__arena_calloc(c->a, opt->n_symbols + 1, sizeof(bool));
+    const char **names = fl__arena_calloc(c->a, opt->n_symbols + 1, sizeof(char *));
+    int64_t *vals = fl__arena_calloc(c->a, opt->n_symbols + 1, sizeof(int64_t));
     if (!bound || !used || !names || !vals) {
-        return fl_diag_oom(c->d);
+        return fl__diag_oom(c->d);
     }
     for (size_t j = 0; j < opt->n_symbols; j++) {
         names[j] = opt->symbols[j].name;
         vals[j] = opt->symbols[j].value;
         if (vals[j] < 0) {
-            return fl_diag_fail(c->d, FL_EINVAL, NULL, "symbol binding %s=%lld is negative",
-                                names[j], (long long)vals[j]);
+            return fl__diag_fail(c->d, FL_EINVAL, "symbol binding %s=%lld is negative", names[j],
+                                 (long long)vals[j]);
         }
     }
     st = bind_inputs(c, opt, bound);
@@ -312,9 +312,9 @@ fl_status fl_infer_shapes(fl_ctx *c, const fl_options *opt, fl_infer_result *res
             n_merge++;
         }
     }
-    fl_shape *prev = fl_arena_calloc(c->a, n_merge + 1, sizeof(fl_shape));
+    fl_shape *prev = fl__arena_calloc(c->a, n_merge + 1, sizeof(fl_shape));
     if (!prev) {
-        return fl_diag_oom(c->d);
+        return fl__diag_oom(c->d);
     }
     for (int round = 0;; round++) {
         st = walk(c, opt, bound, names, vals, used);
@@ -348,36 +348,36 @@ fl_status fl_infer_shapes(fl_ctx *c, const fl_options *opt, fl_infer_result *res
                     n->outputs[0].shape.dims = NULL;
                 }
             }
-            fl_diag_warn(c->d, NULL,
-                         "loop-carried shapes did not settle after %d rounds; they are "
-                         "treated as unknown",
-                         MAX_LOOP_ROUNDS);
+            fl__diag_warn(c->d,
+                          "loop-carried shapes did not settle after %d rounds; they are "
+                          "treated as unknown",
+                          MAX_LOOP_ROUNDS);
             break;
         }
     }
 
     for (size_t j = 0; j < opt->n_symbols; j++) {
         if (!used[j]) {
-            return fl_diag_fail(c->d, FL_EINVAL, NULL,
-                                "symbol binding names '%s', which is not a symbol of the graph "
-                                "(symbols are named INPUT.AXIS, e.g. x.0)",
-                                names[j]);
+            return fl__diag_fail(c->d, FL_EINVAL,
+                                 "symbol binding names '%s', which is not a symbol of the graph "
+                                 "(symbols are named INPUT.AXIS, e.g. x.0)",
+                                 names[j]);
         }
     }
     for (size_t i = 0; i < g->n_nodes; i++) {
         fl_node *n = g->nodes[i];
         if (n->kind == FL_OP_PLACEHOLDER && n->n_outputs > 0 && n->outputs[0].shape.rank < 0 &&
             n->outputs[0].n_consumers > 0) {
-            fl_diag_warn(c->d, NULL,
-                         "input '%s' has unknown rank: what depends on it is not counted; bind "
-                         "it with --input %s=D0,D1,...",
-                         n->name, n->name);
+            fl__diag_warn(c->d,
+                          "input '%s' has unknown rank: what depends on it is not counted; bind "
+                          "it with --input %s=D0,D1,...",
+                          n->name, n->name);
         }
         if (!n->desc && !n->func) {
             res->n_unknown_nodes++;
         }
         for (int k = 0; k < n->n_outputs; k++) {
-            if (!fl_shape_is_determined(&n->outputs[k].shape)) {
+            if (!fl__shape_is_determined(&n->outputs[k].shape)) {
                 n->flags |= FL_NODE_INCOMPLETE;
             }
         }

@@ -21,9 +21,9 @@ typedef struct fl_infer_result {
 /* Infers shapes for every node of c->g. Fails (with c->d naming the node or
  * the binding) on graphs TensorFlow would reject or on bindings that name no
  * input, do not fit an input's declared shape, or name no symbol. */
-fl_status fl_infer_shapes(fl_ctx *c, const fl_options *opt, fl_infer_result *res);
+fl_status fl__infer_shapes(fl_ctx *c, const fl_options *opt, fl_infer_result *res);
 
 /* The symbol name of dim `axis` of placeholder `name`: "name.axis". */
-char *fl_infer_symbol_name(fl_arena *a, const char *name, int axis);
+char *fl__infer_symbol_name(fl_arena *a, const char *name, int axis);
 
 #endif

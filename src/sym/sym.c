@@ -12,7 +12,7 @@
 
 /* The unknown sentinel: an empty polynomial no table ever holds. */
 static const fl_expr unknown_sentinel;
-const fl_expr *const fl_sym_unknown_expr = &unknown_sentinel;
+const fl_expr *const fl__sym_unknown_expr = &unknown_sentinel;
 
 #define INITIAL_SLOTS  256
 #define SCRATCH_MIN    (16 * 1024)
@@ -105,7 +105,7 @@ static int64_t mod64(int64_t a, int64_t b) {
     return r;
 }
 
-fl_symtab *fl_symint_tab_of(const fl_expr *e) {
+fl_symtab *fl__symint_tab_of(const fl_expr *e) {
     /* A symbolic polynomial's first term has the highest degree, which is >= 1. */
     return e->t[0].m->f[0].atom->tab;
 }
@@ -114,7 +114,7 @@ static fl_symtab *resolve(fl_symtab *t, fl_sym a, fl_sym b) {
     if (t) {
         return t;
     }
-    return fl_symint_tab_of(fl_sym_is_symbolic(a) ? a.e : b.e);
+    return fl__symint_tab_of(fl_sym_is_symbolic(a) ? a.e : b.e);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -125,7 +125,7 @@ static sym_chunk *chunk_new(fl_symtab *t, size_t size) {
     if (size > SIZE_MAX / 2) {
         return NULL;
     }
-    sym_chunk *c = fl_arena_alloc(t->arena, sizeof(*c) + size);
+    sym_chunk *c = fl__arena_alloc(t->arena, sizeof(*c) + size);
     if (c) {
         c->next = NULL;
         c->size = size;
@@ -297,7 +297,7 @@ static sym_node *table_find(const fl_symtab *t, uint64_t hash, uint32_t kind, co
 static bool table_add(fl_symtab *t, sym_node *n) {
     if ((t->count + 1) * 2 > t->cap) {
         size_t ncap = t->cap * 2;
-        sym_node **ns = fl_arena_calloc(t->arena, ncap, sizeof(*ns));
+        sym_node **ns = fl__arena_calloc(t->arena, ncap, sizeof(*ns));
         if (!ns) {
             return false;
         }
@@ -351,7 +351,7 @@ static const sym_atom *intern_atom(fl_symtab *t, sym_atom_kind kind, const char 
     if (found) {
         return (const sym_atom *)found;
     }
-    sym_atom *n = fl_arena_alloc(t->arena, sizeof(*n));
+    sym_atom *n = fl__arena_alloc(t->arena, sizeof(*n));
     if (!n) {
         return NULL;
     }
@@ -363,7 +363,7 @@ static const sym_atom *intern_atom(fl_symtab *t, sym_atom_kind kind, const char 
     n->mark = 0;
     n->memo = fl_sym_unknown();
     if (kind == SYM_VAR) {
-        n->name = fl_arena_strdup(t->arena, name);
+        n->name = fl__arena_strdup(t->arena, name);
         if (!n->name) {
             return NULL;
         }
@@ -419,7 +419,7 @@ static fl_status intern_mono(fl_symtab *t, const sym_factor *f, size_t n, const 
     if (n > (SIZE_MAX / 4) / sizeof(sym_factor)) {
         return FL_ENOMEM;
     }
-    sym_mono *m = fl_arena_alloc(t->arena, sizeof(*m) + n * sizeof(sym_factor));
+    sym_mono *m = fl__arena_alloc(t->arena, sizeof(*m) + n * sizeof(sym_factor));
     if (!m) {
         return FL_ENOMEM;
     }
@@ -467,7 +467,7 @@ static const fl_expr *intern_poly(fl_symtab *t, const sym_term *terms, size_t n)
     if (n > (SIZE_MAX / 4) / sizeof(sym_term)) {
         return NULL;
     }
-    fl_expr *e = fl_arena_alloc(t->arena, sizeof(*e) + n * sizeof(sym_term));
+    fl_expr *e = fl__arena_alloc(t->arena, sizeof(*e) + n * sizeof(sym_term));
     if (!e) {
         return NULL;
     }
@@ -481,7 +481,7 @@ static const fl_expr *intern_poly(fl_symtab *t, const sym_term *terms, size_t n)
     return e;
 }
 
-fl_status fl_symint_atom_sym(fl_symtab *t, const sym_atom *atom, fl_sym *out) {
+fl_status fl__symint_atom_sym(fl_symtab *t, const sym_atom *atom, fl_sym *out) {
     if (!atom->self) {
         sym_factor f = {atom, 1};
         const sym_mono *m;
@@ -500,15 +500,15 @@ fl_status fl_symint_atom_sym(fl_symtab *t, const sym_atom *atom, fl_sym *out) {
     return FL_OK;
 }
 
-fl_symtab *fl_symtab_new(fl_arena *a) {
-    fl_symtab *t = fl_arena_zalloc(a, sizeof(*t));
+fl_symtab *fl__symtab_new(fl_arena *a) {
+    fl_symtab *t = fl__arena_zalloc(a, sizeof(*t));
     if (!t) {
         return NULL;
     }
     t->arena = a;
     t->cap = INITIAL_SLOTS;
-    t->slots = fl_arena_calloc(a, t->cap, sizeof(*t->slots));
-    sym_mono *one = fl_arena_zalloc(a, sizeof(*one));
+    t->slots = fl__arena_calloc(a, t->cap, sizeof(*t->slots));
+    sym_mono *one = fl__arena_zalloc(a, sizeof(*one));
     t->scr = chunk_new(t, SCRATCH_MIN);
     if (!t->slots || !one || !t->scr) {
         return NULL;
@@ -915,7 +915,7 @@ static uint64_t tl_content(tlist a) {
 /* Public arithmetic                                                        */
 /* ------------------------------------------------------------------------ */
 
-fl_status fl_sym_var(fl_symtab *t, const char *name, fl_sym *out) {
+fl_status fl__sym_var(fl_symtab *t, const char *name, fl_sym *out) {
     if (!t || !name) {
         return fail(out, FL_EINVAL);
     }
@@ -923,7 +923,7 @@ fl_status fl_sym_var(fl_symtab *t, const char *name, fl_sym *out) {
     if (!atom) {
         return fail(out, FL_ENOMEM);
     }
-    return fl_symint_atom_sym(t, atom, out);
+    return fl__symint_atom_sym(t, atom, out);
 }
 
 /* a + bscale * b for symbolic/known operands, neither unknown. */
@@ -940,7 +940,7 @@ static fl_status addsub(fl_symtab *t, fl_sym a, fl_sym b, int64_t bscale, fl_sym
     return st ? fail(out, st) : FL_OK;
 }
 
-fl_status fl_sym_add(fl_symtab *t, fl_sym a, fl_sym b, fl_sym *out) {
+fl_status fl__sym_add(fl_symtab *t, fl_sym a, fl_sym b, fl_sym *out) {
     if (a.e == NULL && b.e == NULL) {
         int64_t r;
         if (__builtin_add_overflow(a.k, b.k, &r)) {
@@ -963,7 +963,7 @@ fl_status fl_sym_add(fl_symtab *t, fl_sym a, fl_sym b, fl_sym *out) {
     return addsub(t, a, b, 1, out);
 }
 
-fl_status fl_sym_sub(fl_symtab *t, fl_sym a, fl_sym b, fl_sym *out) {
+fl_status fl__sym_sub(fl_symtab *t, fl_sym a, fl_sym b, fl_sym *out) {
     if (a.e == NULL && b.e == NULL) {
         int64_t r;
         if (__builtin_sub_overflow(a.k, b.k, &r)) {
@@ -986,7 +986,7 @@ fl_status fl_sym_sub(fl_symtab *t, fl_sym a, fl_sym b, fl_sym *out) {
     return addsub(t, a, b, -1, out);
 }
 
-fl_status fl_sym_mul(fl_symtab *t, fl_sym a, fl_sym b, fl_sym *out) {
+fl_status fl__sym_mul(fl_symtab *t, fl_sym a, fl_sym b, fl_sym *out) {
     if (a.e == NULL && b.e == NULL) {
         int64_t r;
         if (__builtin_mul_overflow(a.k, b.k, &r)) {
@@ -1022,15 +1022,15 @@ fl_status fl_sym_mul(fl_symtab *t, fl_sym a, fl_sym b, fl_sym *out) {
     return st ? fail(out, st) : FL_OK;
 }
 
-fl_status fl_sym_neg(fl_symtab *t, fl_sym a, fl_sym *out) {
-    return fl_sym_mul(t, fl_sym_const(-1), a, out);
+fl_status fl__sym_neg(fl_symtab *t, fl_sym a, fl_sym *out) {
+    return fl__sym_mul(t, fl_sym_const(-1), a, out);
 }
 
 /* q + scale * atom, canonical. */
 static fl_status add_atom_term(fl_symtab *t, tlist q, const sym_atom *atom, int64_t scale,
                                fl_sym *out) {
     fl_sym as;
-    fl_status st = fl_symint_atom_sym(t, atom, &as);
+    fl_status st = fl__symint_atom_sym(t, atom, &as);
     if (st) {
         return st;
     }
@@ -1100,7 +1100,7 @@ static fl_status divide_const(fl_symtab *t, sym_atom_kind kind, fl_sym a, int64_
             !__builtin_mul_overflow(k, inner->b.k, &kb) &&
             !__builtin_mul_overflow(inner->b.k, c2, &bc2)) {
             fl_sym num, folded;
-            fl_status st = fl_sym_add(t, inner->a, fl_sym_const(kb), &num);
+            fl_status st = fl__sym_add(t, inner->a, fl_sym_const(kb), &num);
             if (st == FL_OK) {
                 st = divide(t, kind, num, fl_sym_const(bc2), &folded);
             }
@@ -1208,19 +1208,19 @@ static fl_status divide(fl_symtab *t, sym_atom_kind kind, fl_sym a, fl_sym b, fl
                 *out = fl_sym_const(0);
                 st = FL_OK;
             } else {
-                st = fl_sym_mul(t, a, fl_sym_const(c), out);
+                st = fl__sym_mul(t, a, fl_sym_const(c), out);
             }
         } else if (c == INT64_MIN) {
             st = FL_EOVERFLOW;
         } else if (c < 0) {
             /* floor(a/c) = floor(-a/-c); mod(a, c) = -mod(-a, -c) */
             fl_sym na;
-            st = fl_sym_neg(t, a, &na);
+            st = fl__sym_neg(t, a, &na);
             if (st == FL_OK) {
                 st = divide_const(t, kind, na, -c, out);
             }
             if (st == FL_OK && kind == SYM_MOD) {
-                st = fl_sym_neg(t, *out, out);
+                st = fl__sym_neg(t, *out, out);
             }
         } else {
             st = divide_const(t, kind, a, c, out);
@@ -1232,7 +1232,7 @@ static fl_status divide(fl_symtab *t, sym_atom_kind kind, fl_sym a, fl_sym b, fl
     return st ? fail(out, st) : FL_OK;
 }
 
-fl_status fl_sym_floordiv(fl_symtab *t, fl_sym a, fl_sym b, fl_sym *out) {
+fl_status fl__sym_floordiv(fl_symtab *t, fl_sym a, fl_sym b, fl_sym *out) {
     if (a.e == NULL && b.e == NULL && b.k != 0 && !(a.k == INT64_MIN && b.k == -1)) {
         *out = fl_sym_const(floordiv64(a.k, b.k));
         return FL_OK;
@@ -1240,7 +1240,7 @@ fl_status fl_sym_floordiv(fl_symtab *t, fl_sym a, fl_sym b, fl_sym *out) {
     return divide(t, SYM_FLOOR, a, b, out);
 }
 
-fl_status fl_sym_ceildiv(fl_symtab *t, fl_sym a, fl_sym b, fl_sym *out) {
+fl_status fl__sym_ceildiv(fl_symtab *t, fl_sym a, fl_sym b, fl_sym *out) {
     if (a.e == NULL && b.e == NULL && b.k != 0 && !(a.k == INT64_MIN && b.k == -1)) {
         *out = fl_sym_const(ceildiv64(a.k, b.k));
         return FL_OK;
@@ -1248,7 +1248,7 @@ fl_status fl_sym_ceildiv(fl_symtab *t, fl_sym a, fl_sym b, fl_sym *out) {
     return divide(t, SYM_CEIL, a, b, out);
 }
 
-fl_status fl_sym_mod(fl_symtab *t, fl_sym a, fl_sym b, fl_sym *out) {
+fl_status fl__sym_mod(fl_symtab *t, fl_sym a, fl_sym b, fl_sym *out) {
     if (a.e == NULL && b.e == NULL && b.k != 0) {
         *out = fl_sym_const(mod64(a.k, b.k));
         return FL_OK;
@@ -1256,7 +1256,7 @@ fl_status fl_sym_mod(fl_symtab *t, fl_sym a, fl_sym b, fl_sym *out) {
     return divide(t, SYM_MOD, a, b, out);
 }
 
-fl_status fl_sym_div(fl_symtab *t, fl_sym a, fl_sym b, fl_sym *out, bool *exact) {
+fl_status fl__sym_div(fl_symtab *t, fl_sym a, fl_sym b, fl_sym *out, bool *exact) {
     *exact = false;
     if (b.e == NULL && b.k == 0) {
         return fail(out, FL_EINVAL);
@@ -1291,7 +1291,7 @@ fl_status fl_sym_div(fl_symtab *t, fl_sym a, fl_sym b, fl_sym *out, bool *exact)
     if (st) {
         return fail(out, st);
     }
-    return ok ? FL_OK : fl_sym_floordiv(t, a, b, out);
+    return ok ? FL_OK : fl__sym_floordiv(t, a, b, out);
 }
 
 /* max/min when not both known. */
@@ -1335,11 +1335,11 @@ static fl_status maxmin(fl_symtab *t, sym_atom_kind kind, fl_sym a, fl_sym b, fl
     if (!atom) {
         return fail(out, FL_ENOMEM);
     }
-    st = fl_symint_atom_sym(t, atom, out);
+    st = fl__symint_atom_sym(t, atom, out);
     return st ? fail(out, st) : FL_OK;
 }
 
-fl_status fl_sym_max(fl_symtab *t, fl_sym a, fl_sym b, fl_sym *out) {
+fl_status fl__sym_max(fl_symtab *t, fl_sym a, fl_sym b, fl_sym *out) {
     if (a.e == NULL && b.e == NULL) {
         *out = fl_sym_const(a.k > b.k ? a.k : b.k);
         return FL_OK;
@@ -1347,7 +1347,7 @@ fl_status fl_sym_max(fl_symtab *t, fl_sym a, fl_sym b, fl_sym *out) {
     return maxmin(t, SYM_MAX, a, b, out);
 }
 
-fl_status fl_sym_min(fl_symtab *t, fl_sym a, fl_sym b, fl_sym *out) {
+fl_status fl__sym_min(fl_symtab *t, fl_sym a, fl_sym b, fl_sym *out) {
     if (a.e == NULL && b.e == NULL) {
         *out = fl_sym_const(a.k < b.k ? a.k : b.k);
         return FL_OK;
@@ -1355,7 +1355,7 @@ fl_status fl_sym_min(fl_symtab *t, fl_sym a, fl_sym b, fl_sym *out) {
     return maxmin(t, SYM_MIN, a, b, out);
 }
 
-bool fl_sym_eq(fl_sym a, fl_sym b) {
+bool fl__sym_eq(fl_sym a, fl_sym b) {
     if (fl_sym_is_unknown(a) || fl_sym_is_unknown(b)) {
         return false;
     }

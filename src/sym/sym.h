@@ -10,7 +10,7 @@
  * An atom is a variable, or an irreducible operation on polynomials:
  * floor(p / q), ceil(p / q), p mod q, max(p, q), min(p, q). Every expression is
  * kept in one canonical form and interned in an fl_symtab, so two equal
- * expressions are the same pointer and fl_sym_eq() is a pointer comparison.
+ * expressions are the same pointer and fl__sym_eq() is a pointer comparison.
  *
  * Canonical form: terms sorted by monomial, like terms merged, zero terms
  * dropped; a monomial is a sorted list of (atom, exponent>0). Division by a
@@ -47,64 +47,64 @@ typedef struct fl_symtab fl_symtab; /* interning table; memory in an arena */
 
 typedef struct fl_sym {
     int64_t k;        /* the value, when e == NULL */
-    const fl_expr *e; /* NULL: known k; fl_sym_unknown_expr: unknown; else symbolic */
+    const fl_expr *e; /* NULL: known k; fl__sym_unknown_expr: unknown; else symbolic */
 } fl_sym;
 
 /* The sentinel expression that marks an unknown value. */
-extern const fl_expr *const fl_sym_unknown_expr;
+extern const fl_expr *const fl__sym_unknown_expr;
 
 /* Creates a table whose memory lives in `a` (freed with the arena). NULL on OOM. */
-fl_symtab *fl_symtab_new(fl_arena *a);
+fl_symtab *fl__symtab_new(fl_arena *a);
 
 static inline fl_sym fl_sym_const(int64_t k) {
     fl_sym s = {k, NULL};
     return s;
 }
 static inline fl_sym fl_sym_unknown(void) {
-    fl_sym s = {0, fl_sym_unknown_expr};
+    fl_sym s = {0, fl__sym_unknown_expr};
     return s;
 }
 static inline bool fl_sym_is_known(fl_sym s) {
     return s.e == NULL;
 }
 static inline bool fl_sym_is_unknown(fl_sym s) {
-    return s.e == fl_sym_unknown_expr;
+    return s.e == fl__sym_unknown_expr;
 }
 /* True for a symbolic expression (neither known nor unknown). */
 static inline bool fl_sym_is_symbolic(fl_sym s) {
-    return s.e != NULL && s.e != fl_sym_unknown_expr;
+    return s.e != NULL && s.e != fl__sym_unknown_expr;
 }
 
 /* The variable called `name` (interned: the same name gives the same fl_sym).
  * The name is copied. Returns FL_ENOMEM on arena exhaustion, FL_EINVAL when
  * t or name is NULL. */
-fl_status fl_sym_var(fl_symtab *t, const char *name, fl_sym *out);
+fl_status fl__sym_var(fl_symtab *t, const char *name, fl_sym *out);
 
 /* Arithmetic. Each returns FL_OK and the canonical result in *out, FL_EOVERFLOW
  * when a coefficient or known result does not fit int64, FL_EINVAL for a
  * division or modulo by a known zero, FL_ENOMEM on arena exhaustion. On error
  * *out is set to unknown. `t` may be NULL when both operands are known. */
-fl_status fl_sym_add(fl_symtab *t, fl_sym a, fl_sym b, fl_sym *out);
-fl_status fl_sym_sub(fl_symtab *t, fl_sym a, fl_sym b, fl_sym *out);
-fl_status fl_sym_mul(fl_symtab *t, fl_sym a, fl_sym b, fl_sym *out);
-fl_status fl_sym_neg(fl_symtab *t, fl_sym a, fl_sym *out);
+fl_status fl__sym_add(fl_symtab *t, fl_sym a, fl_sym b, fl_sym *out);
+fl_status fl__sym_sub(fl_symtab *t, fl_sym a, fl_sym b, fl_sym *out);
+fl_status fl__sym_mul(fl_symtab *t, fl_sym a, fl_sym b, fl_sym *out);
+fl_status fl__sym_neg(fl_symtab *t, fl_sym a, fl_sym *out);
 /* floor(a / b) with floor rounding for negative known values (Python's //). */
-fl_status fl_sym_floordiv(fl_symtab *t, fl_sym a, fl_sym b, fl_sym *out);
+fl_status fl__sym_floordiv(fl_symtab *t, fl_sym a, fl_sym b, fl_sym *out);
 /* ceil(a / b). */
-fl_status fl_sym_ceildiv(fl_symtab *t, fl_sym a, fl_sym b, fl_sym *out);
+fl_status fl__sym_ceildiv(fl_symtab *t, fl_sym a, fl_sym b, fl_sym *out);
 /* a mod b with the sign of b (Python's %). */
-fl_status fl_sym_mod(fl_symtab *t, fl_sym a, fl_sym b, fl_sym *out);
-fl_status fl_sym_max(fl_symtab *t, fl_sym a, fl_sym b, fl_sym *out);
-fl_status fl_sym_min(fl_symtab *t, fl_sym a, fl_sym b, fl_sym *out);
+fl_status fl__sym_mod(fl_symtab *t, fl_sym a, fl_sym b, fl_sym *out);
+fl_status fl__sym_max(fl_symtab *t, fl_sym a, fl_sym b, fl_sym *out);
+fl_status fl__sym_min(fl_symtab *t, fl_sym a, fl_sym b, fl_sym *out);
 
 /* a / b when it is exact: both known and b divides a, or b (known or a
  * monomial) divides every term of a, or b is a polynomial factor of a (long
  * division). Sets *exact to false and *out to floor(a / b) otherwise. */
-fl_status fl_sym_div(fl_symtab *t, fl_sym a, fl_sym b, fl_sym *out, bool *exact);
+fl_status fl__sym_div(fl_symtab *t, fl_sym a, fl_sym b, fl_sym *out, bool *exact);
 
 /* Structural equality of canonical forms (known == known by value, symbolic by
  * pointer). Unknown is equal to nothing, itself included. */
-bool fl_sym_eq(fl_sym a, fl_sym b);
+bool fl__sym_eq(fl_sym a, fl_sym b);
 
 /* Substitutes known values for variables. `names`/`values` hold n bindings
  * (the first binding of a name wins); variables not named stay symbolic. The
@@ -114,8 +114,8 @@ bool fl_sym_eq(fl_sym a, fl_sym b);
  * does not fit int64, FL_EINVAL when a divisor evaluates to 0 (or names/values
  * is NULL with n > 0); *out is unknown on error. Known and unknown s are
  * returned as they are. `t` may be NULL. */
-fl_status fl_sym_subst(fl_symtab *t, fl_sym s, size_t n, const char *const *names,
-                       const int64_t *values, fl_sym *out);
+fl_status fl__sym_subst(fl_symtab *t, fl_sym s, size_t n, const char *const *names,
+                        const int64_t *values, fl_sym *out);
 
 /* Writes the canonical text of s into buf (always NUL-terminated when size>0)
  * and returns the length it needed (like snprintf). Known: "42"; unknown: "?".
@@ -130,14 +130,14 @@ fl_status fl_sym_subst(fl_symtab *t, fl_sym s, size_t n, const char *const *name
  * "2*H*N*W + 6*N", "96*ceil(H/2)*ceil(W/2)", "N^2 - 3*x + 1",
  * "ceil(H/2) - 1". Variable names print as they are. Deterministic: the same
  * expression always prints the same text. */
-size_t fl_sym_format(fl_sym s, char *buf, size_t size);
+size_t fl__sym_format(fl_sym s, char *buf, size_t size);
 
-/* As fl_sym_format, into arena memory; NULL on OOM. */
-char *fl_sym_to_str(fl_arena *a, fl_sym s);
+/* As fl__sym_format, into arena memory; NULL on OOM. */
+char *fl__sym_to_str(fl_arena *a, fl_sym s);
 
 /* Calls fn(name, ctx) once for every distinct variable occurring in s (inside
  * atoms too), in increasing strcmp order of the names. Nothing for known or
  * unknown s. Allocates nothing. */
-void fl_sym_vars(fl_sym s, void (*fn)(const char *name, void *ctx), void *ctx);
+void fl__sym_vars(fl_sym s, void (*fn)(const char *name, void *ctx), void *ctx);
 
 #endif

@@ -57,7 +57,7 @@ typedef struct sym_atom {
     fl_sym a, b;         /* other kinds: the operands */
     const fl_expr *self; /* the polynomial 1*atom, made on first use */
     uint64_t mark;       /* epoch of the last walk that visited this atom */
-    fl_sym memo;         /* fl_sym_subst: value under walk `mark` */
+    fl_sym memo;         /* fl__sym_subst: value under walk `mark` */
 } sym_atom;
 
 typedef struct sym_factor {
@@ -107,9 +107,9 @@ struct fl_symtab {
 };
 
 /* The table owning symbolic expression e. */
-fl_symtab *fl_symint_tab_of(const fl_expr *e);
+fl_symtab *fl__symint_tab_of(const fl_expr *e);
 
 /* The polynomial 1*atom as an fl_sym (interned on first use). */
-fl_status fl_symint_atom_sym(fl_symtab *t, const sym_atom *atom, fl_sym *out);
+fl_status fl__symint_atom_sym(fl_symtab *t, const sym_atom *atom, fl_sym *out);
 
 #endif

@@ -1,7 +1,7 @@
 /*
  * sym_walk.c - walks over symbolic expressions: substitution of known values
- * (fl_sym_subst), canonical text (fl_sym_format, fl_sym_to_str) and variable
- * listing (fl_sym_vars). See sym.h for the contract and sym_int.h for the
+ * (fl__sym_subst), canonical text (fl__sym_format, fl__sym_to_str) and variable
+ * listing (fl__sym_vars). See sym.h for the contract and sym_int.h for the
  * representation.
  */
 #include "sym/sym_int.h"
@@ -30,12 +30,12 @@ static fl_status sym_pow(fl_symtab *t, fl_sym base, uint32_t exp, fl_sym *out) {
     fl_status st = FL_OK;
     while (exp) {
         if (exp & 1) {
-            if ((st = fl_sym_mul(t, r, base, &r))) {
+            if ((st = fl__sym_mul(t, r, base, &r))) {
                 break;
             }
         }
         exp >>= 1;
-        if (exp && (st = fl_sym_mul(t, base, base, &base))) {
+        if (exp && (st = fl__sym_mul(t, base, base, &base))) {
             break;
         }
     }
@@ -59,7 +59,7 @@ static fl_status subst_atom(subst_ctx *c, const sym_atom *atom, fl_sym *out) {
             }
         }
         if (!bound) {
-            st = fl_symint_atom_sym(c->t, atom, out);
+            st = fl__symint_atom_sym(c->t, atom, out);
         }
     } else {
         fl_sym a, b;
@@ -67,23 +67,23 @@ static fl_status subst_atom(subst_ctx *c, const sym_atom *atom, fl_sym *out) {
             return st;
         }
         if (a.e == atom->a.e && a.k == atom->a.k && b.e == atom->b.e && b.k == atom->b.k) {
-            st = fl_symint_atom_sym(c->t, atom, out); /* unchanged */
+            st = fl__symint_atom_sym(c->t, atom, out); /* unchanged */
         } else {
             switch (atom->kind) {
             case SYM_FLOOR:
-                st = fl_sym_floordiv(c->t, a, b, out);
+                st = fl__sym_floordiv(c->t, a, b, out);
                 break;
             case SYM_CEIL:
-                st = fl_sym_ceildiv(c->t, a, b, out);
+                st = fl__sym_ceildiv(c->t, a, b, out);
                 break;
             case SYM_MOD:
-                st = fl_sym_mod(c->t, a, b, out);
+                st = fl__sym_mod(c->t, a, b, out);
                 break;
             case SYM_MAX:
-                st = fl_sym_max(c->t, a, b, out);
+                st = fl__sym_max(c->t, a, b, out);
                 break;
             default:
-                st = fl_sym_min(c->t, a, b, out);
+                st = fl__sym_min(c->t, a, b, out);
                 break;
             }
         }
@@ -129,13 +129,13 @@ static fl_status subst_poly(subst_ctx *c, const fl_expr *e, fl_sym *out) {
                 st = sym_pow(c->t, v, m->f[j].exp, &p);
             }
             if (st == FL_OK) {
-                st = fl_sym_mul(c->t, term, p, &term);
+                st = fl__sym_mul(c->t, term, p, &term);
             }
             if (st) {
                 return st;
             }
         }
-        fl_status st = fl_sym_add(c->t, acc, term, &acc);
+        fl_status st = fl__sym_add(c->t, acc, term, &acc);
         if (st) {
             return st;
         }
@@ -152,8 +152,8 @@ static fl_status subst_sym(subst_ctx *c, fl_sym s, fl_sym *out) {
     return subst_poly(c, s.e, out);
 }
 
-fl_status fl_sym_subst(fl_symtab *t, fl_sym s, size_t n, const char *const *names,
-                       const int64_t *values, fl_sym *out) {
+fl_status fl__sym_subst(fl_symtab *t, fl_sym s, size_t n, const char *const *names,
+                        const int64_t *values, fl_sym *out) {
     if (!fl_sym_is_symbolic(s)) {
         *out = s;
         return FL_OK;
@@ -163,7 +163,7 @@ fl_status fl_sym_subst(fl_symtab *t, fl_sym s, size_t n, const char *const *name
         return FL_EINVAL;
     }
     if (!t) {
-        t = fl_symint_tab_of(s.e);
+        t = fl__symint_tab_of(s.e);
     }
     subst_ctx c = {t, n, names, values, ++t->epoch};
     fl_status st = subst_poly(&c, s.e, out);
@@ -292,7 +292,7 @@ static void fmt_poly(outbuf *o, const fl_expr *e) {
     }
 }
 
-size_t fl_sym_format(fl_sym s, char *buf, size_t size) {
+size_t fl__sym_format(fl_sym s, char *buf, size_t size) {
     outbuf o = {buf, size, 0};
     fmt_sym(&o, s);
     if (size > 0) {
@@ -301,11 +301,11 @@ size_t fl_sym_format(fl_sym s, char *buf, size_t size) {
     return o.len;
 }
 
-char *fl_sym_to_str(fl_arena *a, fl_sym s) {
-    size_t n = fl_sym_format(s, NULL, 0);
-    char *p = fl_arena_alloc(a, n + 1);
+char *fl__sym_to_str(fl_arena *a, fl_sym s) {
+    size_t n = fl__sym_format(s, NULL, 0);
+    char *p = fl__arena_alloc(a, n + 1);
     if (p) {
-        fl_sym_format(s, p, n + 1);
+        fl__sym_format(s, p, n + 1);
     }
     return p;
 }
@@ -346,13 +346,13 @@ static void least_var_poly(const fl_expr *e, uint64_t epoch, const char *after, 
     }
 }
 
-void fl_sym_vars(fl_sym s, void (*fn)(const char *name, void *ctx), void *ctx) {
+void fl__sym_vars(fl_sym s, void (*fn)(const char *name, void *ctx), void *ctx) {
     if (!fl_sym_is_symbolic(s)) {
         return;
     }
     /* Repeated minimum search needs no memory: O(vars * size), and both are
      * small for dimension expressions. */
-    fl_symtab *t = fl_symint_tab_of(s.e);
+    fl_symtab *t = fl__symint_tab_of(s.e);
     const char *after = NULL;
     for (;;) {
         const char *best = NULL;

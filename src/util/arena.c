@@ -18,12 +18,12 @@ struct fl_arena_block {
     max_align_t data[];
 };
 
-void fl_arena_init(fl_arena *a, size_t limit) {
+void fl__arena_init(fl_arena *a, size_t limit) {
     memset(a, 0, sizeof(*a));
     a->limit = limit;
 }
 
-void fl_arena_free(fl_arena *a) {
+void fl__arena_free(fl_arena *a) {
     struct fl_arena_block *b = a->head;
     while (b) {
         struct fl_arena_block *next = b->next;
@@ -35,7 +35,7 @@ void fl_arena_free(fl_arena *a) {
     a->reserved = 0;
 }
 
-void *fl_arena_alloc(fl_arena *a, size_t size) {
+void *fl__arena_alloc(fl_arena *a, size_t size) {
     if (a->failed) {
         return NULL;
     }
@@ -90,21 +90,21 @@ void *fl_arena_alloc(fl_arena *a, size_t size) {
     return p;
 }
 
-void *fl_arena_zalloc(fl_arena *a, size_t size) {
+void *fl__arena_zalloc(fl_arena *a, size_t size) {
     /* Fresh arena memory is zero (arena.h). */
-    return fl_arena_alloc(a, size);
+    return fl__arena_alloc(a, size);
 }
 
-void *fl_arena_calloc(fl_arena *a, size_t n, size_t size) {
+void *fl__arena_calloc(fl_arena *a, size_t n, size_t size) {
     if (size && n > SIZE_MAX / size) {
         a->failed = true;
         return NULL;
     }
-    return fl_arena_zalloc(a, n * size);
+    return fl__arena_zalloc(a, n * size);
 }
 
-char *fl_arena_strndup(fl_arena *a, const char *s, size_t len) {
-    char *p = fl_arena_alloc(a, len + 1);
+char *fl__arena_strndup(fl_arena *a, const char *s, size_t len) {
+    char *p = fl__arena_alloc(a, len + 1);
     if (p) {
         if (len) {
             memcpy(p, s, len);
@@ -114,11 +114,11 @@ char *fl_arena_strndup(fl_arena *a, const char *s, size_t len) {
     return p;
 }
 
-char *fl_arena_strdup(fl_arena *a, const char *s) {
-    return fl_arena_strndup(a, s, strlen(s));
+char *fl__arena_strdup(fl_arena *a, const char *s) {
+    return fl__arena_strndup(a, s, strlen(s));
 }
 
-char *fl_arena_printf(fl_arena *a, const char *fmt, ...) {
+char *fl__arena_printf(fl_arena *a, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     int n = vsnprintf(NULL, 0, fmt, ap);
@@ -126,7 +126,7 @@ char *fl_arena_printf(fl_arena *a, const char *fmt, ...) {
     if (n < 0) {
         return NULL;
     }
-    char *p = fl_arena_alloc(a, (size_t)n + 1);
+    char *p = fl__arena_alloc(a, (size_t)n + 1);
     if (!p) {
         return NULL;
     }
@@ -136,8 +136,8 @@ char *fl_arena_printf(fl_arena *a, const char *fmt, ...) {
     return p;
 }
 
-void *fl_arena_grow(fl_arena *a, void *old, size_t old_n, size_t new_n, size_t elem) {
-    void *p = fl_arena_calloc(a, new_n, elem);
+void *fl__arena_grow(fl_arena *a, void *old, size_t old_n, size_t new_n, size_t elem) {
+    void *p = fl__arena_calloc(a, new_n, elem);
     if (p && old && old_n) {
         memcpy(p, old, (old_n < new_n ? old_n : new_n) * elem);
     }

@@ -2,7 +2,7 @@
  * arena.h - bump allocator that owns everything of one analysis.
  *
  * An arena hands out memory from large blocks and frees it all at once in
- * fl_arena_free(). Nothing allocated from it is freed individually. Failure is
+ * fl__arena_free(). Nothing allocated from it is freed individually. Failure is
  * sticky (as in SQLite): once an allocation fails, `failed` stays set and every
  * later allocation returns NULL, so callers may allocate several times and check
  * once. An arena is not thread-safe; one analysis uses one arena on one thread.
@@ -32,33 +32,33 @@ typedef struct fl_arena {
 } fl_arena;
 
 /* Initialises an empty arena. `limit` bounds the total memory (0: none). */
-void fl_arena_init(fl_arena *a, size_t limit);
+void fl__arena_init(fl_arena *a, size_t limit);
 
-/* Releases every block. The arena may be reused after fl_arena_init(). */
-void fl_arena_free(fl_arena *a);
+/* Releases every block. The arena may be reused after fl__arena_init(). */
+void fl__arena_free(fl_arena *a);
 
 /* Returns `size` bytes aligned to 16, or NULL (and sets a->failed) when memory
  * or the limit is exhausted. The memory is zero (see above); callers that need
  * zeroes say so with zalloc/calloc. */
-void *fl_arena_alloc(fl_arena *a, size_t size);
+void *fl__arena_alloc(fl_arena *a, size_t size);
 
-/* As fl_arena_alloc, zero-filled. */
-void *fl_arena_zalloc(fl_arena *a, size_t size);
+/* As fl__arena_alloc, zero-filled. */
+void *fl__arena_zalloc(fl_arena *a, size_t size);
 
 /* Allocates n * size bytes, zero-filled, failing (NULL) on overflow. */
-void *fl_arena_calloc(fl_arena *a, size_t n, size_t size);
+void *fl__arena_calloc(fl_arena *a, size_t n, size_t size);
 
 /* Copies `len` bytes of `s` and appends a NUL. */
-char *fl_arena_strndup(fl_arena *a, const char *s, size_t len);
+char *fl__arena_strndup(fl_arena *a, const char *s, size_t len);
 
 /* Copies a NUL-terminated string. */
-char *fl_arena_strdup(fl_arena *a, const char *s);
+char *fl__arena_strdup(fl_arena *a, const char *s);
 
 /* printf into arena memory. */
-char *fl_arena_printf(fl_arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+char *fl__arena_printf(fl_arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Grows an array held in the arena: returns a new array of `new_n` elements with
  * the first `old_n` copied from `old` (the old memory is simply abandoned). */
-void *fl_arena_grow(fl_arena *a, void *old, size_t old_n, size_t new_n, size_t elem);
+void *fl__arena_grow(fl_arena *a, void *old, size_t old_n, size_t new_n, size_t elem);
 
 #endif

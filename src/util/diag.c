@@ -3,63 +3,72 @@
  */
 #include "util/diag.h"
 
-#include "graph/graph.h"
-
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-void fl_diag_init(fl_diag *d, fl_arena *a) {
+void fl__diag_init(fl_diag *d, fl_arena *a) {
     memset(d, 0, sizeof(*d));
     d->arena = a;
 }
 
-static char *vformat(fl_arena *a, const struct fl_node *n, const char *fmt, va_list ap)
-    __attribute__((format(printf, 3, 0)));
+static char *vformat(fl_arena *a, const char *subject, const char *kind, const char *fmt,
+                     va_list ap) __attribute__((format(printf, 4, 0)));
 
-static char *vformat(fl_arena *a, const struct fl_node *n, const char *fmt, va_list ap) {
+static char *vformat(fl_arena *a, const char *subject, const char *kind, const char *fmt,
+                     va_list ap) {
     char body[1024];
     vsnprintf(body, sizeof(body), fmt, ap);
-    if (n) {
-        return fl_arena_printf(a, "node '%s' (%s): %s", n->name ? n->name : "", n->op ? n->op : "",
-                               body);
+    if (subject) {
+        return fl__arena_printf(a, "node '%s' (%s): %s", subject, kind ? kind : "", body);
     }
-    return fl_arena_strdup(a, body);
+    return fl__arena_strdup(a, body);
 }
 
-fl_status fl_diag_fail(fl_diag *d, fl_status st, const struct fl_node *n, const char *fmt, ...) {
+fl_status fl__diag_failv(fl_diag *d, fl_status st, const char *subject, const char *kind,
+                         const char *fmt, va_list ap) {
     if (d->status != FL_OK) {
         return st;
     }
     d->status = st;
+    d->msg = vformat(d->arena, subject, kind, fmt, ap);
+    return st;
+}
+
+fl_status fl__diag_fail(fl_diag *d, fl_status st, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    d->msg = vformat(d->arena, n, fmt, ap);
+    fl__diag_failv(d, st, NULL, NULL, fmt, ap);
     va_end(ap);
     return st;
 }
 
-void fl_diag_warn(fl_diag *d, const struct fl_node *n, const char *fmt, ...) {
+void fl__diag_warnv(fl_diag *d, const char *subject, const char *kind, const char *fmt,
+                    va_list ap) {
     if (d->n_warnings >= FL_DIAG_MAX_WARNINGS) {
         d->n_warnings_dropped++;
         return;
     }
     if (!d->warnings) {
-        d->warnings = fl_arena_calloc(d->arena, FL_DIAG_MAX_WARNINGS, sizeof(char *));
+        d->warnings = fl__arena_calloc(d->arena, FL_DIAG_MAX_WARNINGS, sizeof(char *));
         if (!d->warnings) {
             return;
         }
     }
-    va_list ap;
-    va_start(ap, fmt);
-    char *m = vformat(d->arena, n, fmt, ap);
-    va_end(ap);
+    char *m = vformat(d->arena, subject, kind, fmt, ap);
     if (m) {
         d->warnings[d->n_warnings++] = m;
     }
 }
 
-fl_status fl_diag_oom(fl_diag *d) {
+void fl__diag_warn(fl_diag *d, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fl__diag_warnv(d, NULL, NULL, fmt, ap);
+    va_end(ap);
+}
+
+fl_status fl__diag_oom(fl_diag *d) {
     if (d->status == FL_OK) {
         d->status = FL_ENOMEM;
         d->msg = (char *)"out of memory (analysis memory limit reached)";
@@ -67,7 +76,7 @@ fl_status fl_diag_oom(fl_diag *d) {
     return FL_ENOMEM;
 }
 
-fl_status fl_diag_check_stop(fl_diag *d) {
+fl_status fl__diag_check_stop(fl_diag *d) {
     if (d->status != FL_OK) {
         return d->status;
     }

@@ -12,12 +12,11 @@
 #include "foldline/status.h"
 #include "util/arena.h"
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 
 #define FL_DIAG_MAX_WARNINGS 200
-
-struct fl_node;
 
 typedef struct fl_diag {
     fl_arena *arena;
@@ -37,29 +36,36 @@ typedef struct fl_diag {
 
 #define FL_DIAG_POLL_EVERY 1024u
 
-void fl_diag_init(fl_diag *d, fl_arena *a);
+void fl__diag_init(fl_diag *d, fl_arena *a);
 
 /* Records an error (if none is recorded yet) and returns `st`, so callers can
- * write `return fl_diag_fail(d, FL_EINVAL, n, "...")`. `n` may be NULL; when
- * given, the message is prefixed with "node 'NAME' (OP): ". */
-fl_status fl_diag_fail(fl_diag *d, fl_status st, const struct fl_node *n, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-/* Records a warning, prefixed like fl_diag_fail's messages. */
-void fl_diag_warn(fl_diag *d, const struct fl_node *n, const char *fmt, ...)
+ * write `return fl__diag_fail(d, FL_EINVAL, "...")`. Messages about a node go
+ * through fl__node_fail (graph/graph.h), which names the node and its op. */
+fl_status fl__diag_fail(fl_diag *d, fl_status st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Records a warning. */
+void fl__diag_warn(fl_diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The forms the layers above build on: with `subject` (a node's name) and
+ * `kind` (its op type) set, the message is prefixed "node 'SUBJECT' (KIND): ";
+ * with subject NULL it is `fmt` alone. */
+fl_status fl__diag_failv(fl_diag *d, fl_status st, const char *subject, const char *kind,
+                         const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
+void fl__diag_warnv(fl_diag *d, const char *subject, const char *kind, const char *fmt, va_list ap)
+    __attribute__((format(printf, 4, 0)));
+
 /* Records an out-of-memory failure (no allocation needed). */
-fl_status fl_diag_oom(fl_diag *d);
+fl_status fl__diag_oom(fl_diag *d);
 
 /* Asks the stop callback now: FL_ECANCELED (recorded as the error) when it
  * says stop, else the status already recorded (FL_OK normally). */
-fl_status fl_diag_check_stop(fl_diag *d);
+fl_status fl__diag_check_stop(fl_diag *d);
 
 /* The cheap form for per-node loops: asks every FL_DIAG_POLL_EVERY calls. */
 static inline fl_status fl_diag_poll(fl_diag *d) {
     if (d->stop && ++d->polls % FL_DIAG_POLL_EVERY == 0) {
-        return fl_diag_check_stop(d);
+        return fl__diag_check_stop(d);
     }
     return FL_OK;
 }

@@ -1,7 +1,7 @@
 /*
  * formula.h - evaluates the formulas foldline prints for symbolic counts.
  *
- * Grammar (fl_sym_format's output): sums and differences of products of
+ * Grammar (fl__sym_format's output): sums and differences of products of
  * integers, identifiers (letters, digits, '_', '.', '/', '-' inside names are
  * not used), powers (x^2), parentheses, and the calls floor(a/b), ceil(a/b),
  * mod(a, b), max(a, b), min(a, b). Used by tests to check that a printed

@@ -13,9 +13,9 @@ fl_ctx ctx;
 static int counter;
 
 int ib_setup(void) {
-    fl_arena_init(&arena, 0);
-    fl_diag_init(&diag, &arena);
-    G = fl_graph_new(&arena);
+    fl__arena_init(&arena, 0);
+    fl__diag_init(&diag, &arena);
+    G = fl__graph_new(&arena);
     if (!G) {
         return -1;
     }
@@ -31,20 +31,20 @@ int ib_setup(void) {
 }
 
 void ib_teardown(void) {
-    fl_arena_free(&arena);
+    fl__arena_free(&arena);
     G = NULL;
 }
 
 const char *ib_name(const char *prefix) {
     char buf[64];
     snprintf(buf, sizeof buf, "%s_%d", prefix, counter++);
-    const char *s = fl_arena_strdup(&arena, buf);
+    const char *s = fl__arena_strdup(&arena, buf);
     assert_non_null(s);
     return s;
 }
 
 static fl_sym *sym_copy(int rank, const fl_sym *dims) {
-    fl_sym *d = fl_arena_calloc(&arena, (size_t)(rank > 0 ? rank : 0) + 1, sizeof(fl_sym));
+    fl_sym *d = fl__arena_calloc(&arena, (size_t)(rank > 0 ? rank : 0) + 1, sizeof(fl_sym));
     assert_non_null(d);
     for (int i = 0; i < rank; i++) {
         d[i] = dims[i];
@@ -53,9 +53,9 @@ static fl_sym *sym_copy(int rank, const fl_sym *dims) {
 }
 
 fl_node *ph_dims(int dt, int rank, const fl_sym *dims) {
-    fl_node *n = fl_graph_add_node(G, ib_name("ph"), "Placeholder", &diag);
+    fl_node *n = fl__op_add_node(G, ib_name("ph"), "Placeholder", &diag);
     assert_non_null(n);
-    assert_int_equal(fl_node_alloc_outputs(G, n, 1), FL_OK);
+    assert_int_equal(fl__node_alloc_outputs(G, n, 1), FL_OK);
     n->outputs[0].dtype = (fl_dtype)dt;
     n->outputs[0].shape.rank = rank;
     n->outputs[0].shape.dims = rank >= 0 ? sym_copy(rank, dims) : NULL;
@@ -63,10 +63,10 @@ fl_node *ph_dims(int dt, int rank, const fl_sym *dims) {
 }
 
 fl_node *mk_const(int dt, int rank, const int64_t *dims, const fl_sym *ivals, const double *fvals) {
-    fl_node *n = fl_graph_add_node(G, ib_name("const"), "Const", &diag);
+    fl_node *n = fl__op_add_node(G, ib_name("const"), "Const", &diag);
     assert_non_null(n);
-    assert_int_equal(fl_node_alloc_outputs(G, n, 1), FL_OK);
-    fl_sym *d = fl_arena_calloc(&arena, (size_t)rank + 1, sizeof(fl_sym));
+    assert_int_equal(fl__node_alloc_outputs(G, n, 1), FL_OK);
+    fl_sym *d = fl__arena_calloc(&arena, (size_t)rank + 1, sizeof(fl_sym));
     assert_non_null(d);
     for (int i = 0; i < rank; i++) {
         d[i] = K(dims[i]);
@@ -74,13 +74,13 @@ fl_node *mk_const(int dt, int rank, const int64_t *dims, const fl_sym *ivals, co
     n->outputs[0].dtype = (fl_dtype)dt;
     n->outputs[0].shape.rank = rank;
     n->outputs[0].shape.dims = d;
-    fl_value *v = fl_value_new(&arena, (fl_dtype)dt, rank, dims);
+    fl_value *v = fl__value_new(&arena, (fl_dtype)dt, rank, dims);
     assert_non_null(v);
     for (int64_t i = 0; i < v->n; i++) {
         if (v->ints) {
             ((fl_sym *)v->ints)[i] = ivals[i];
         } else {
-            fl_value_set_f64(v, i, fvals[i]);
+            fl__value_set_f64(v, i, fvals[i]);
         }
     }
     n->outputs[0].value = v;
@@ -88,24 +88,24 @@ fl_node *mk_const(int dt, int rank, const int64_t *dims, const fl_sym *ivals, co
 }
 
 fl_node *mk_op(const char *op, int n_in, fl_node *const *in) {
-    fl_node *n = fl_graph_add_node(G, ib_name(op), op, &diag);
+    fl_node *n = fl__op_add_node(G, ib_name(op), op, &diag);
     assert_non_null(n);
     assert_non_null(n->desc);
     n->n_inputs = n_in;
-    n->inputs = fl_arena_calloc(&arena, (size_t)n_in + 1, sizeof(fl_input));
+    n->inputs = fl__arena_calloc(&arena, (size_t)n_in + 1, sizeof(fl_input));
     assert_non_null(n->inputs);
     for (int i = 0; i < n_in; i++) {
         n->inputs[i].node = in[i];
         n->inputs[i].port = 0;
     }
     assert_true(n->desc->n_outputs >= 1);
-    assert_int_equal(fl_node_alloc_outputs(G, n, n->desc->n_outputs), FL_OK);
+    assert_int_equal(fl__node_alloc_outputs(G, n, n->desc->n_outputs), FL_OK);
     return n;
 }
 
 static fl_attr *new_attr(fl_node *n, const char *name, fl_attr_kind kind) {
-    fl_attr *a = fl_arena_grow(&arena, n->attrs, (size_t)n->n_attrs, (size_t)n->n_attrs + 1,
-                               sizeof(fl_attr));
+    fl_attr *a = fl__arena_grow(&arena, n->attrs, (size_t)n->n_attrs, (size_t)n->n_attrs + 1,
+                                sizeof(fl_attr));
     assert_non_null(a);
     n->attrs = a;
     fl_attr *r = &a[n->n_attrs++];
@@ -139,7 +139,7 @@ void attr_s(fl_node *n, const char *name, const char *v) {
 
 void attr_ints(fl_node *n, const char *name, int cnt, const int64_t *v) {
     fl_attr *a = new_attr(n, name, FL_ATTR_LIST);
-    int64_t *c = fl_arena_calloc(&arena, (size_t)cnt + 1, sizeof(int64_t));
+    int64_t *c = fl__arena_calloc(&arena, (size_t)cnt + 1, sizeof(int64_t));
     assert_non_null(c);
     for (int i = 0; i < cnt; i++) {
         c[i] = v[i];
@@ -151,7 +151,7 @@ void attr_ints(fl_node *n, const char *name, int cnt, const int64_t *v) {
 
 void attr_strs(fl_node *n, const char *name, int cnt, const char *const *v) {
     fl_attr *a = new_attr(n, name, FL_ATTR_LIST);
-    fl_str *c = fl_arena_calloc(&arena, (size_t)cnt + 1, sizeof(fl_str));
+    fl_str *c = fl__arena_calloc(&arena, (size_t)cnt + 1, sizeof(fl_str));
     assert_non_null(c);
     for (int i = 0; i < cnt; i++) {
         c[i].p = v[i];
@@ -167,7 +167,7 @@ void attr_shape(fl_node *n, const char *name, int rank, const int64_t *dims) {
     a->v.shape.rank = rank;
     int64_t *c = NULL;
     if (rank > 0) {
-        c = fl_arena_calloc(&arena, (size_t)rank, sizeof(int64_t));
+        c = fl__arena_calloc(&arena, (size_t)rank, sizeof(int64_t));
         assert_non_null(c);
         memcpy(c, dims, (size_t)rank * sizeof(int64_t));
     }
@@ -175,15 +175,15 @@ void attr_shape(fl_node *n, const char *name, int rank, const int64_t *dims) {
 }
 
 void add_ctrl(fl_node *n, fl_node *c) {
-    fl_node **a =
-        fl_arena_grow(&arena, n->ctrl, (size_t)n->n_ctrl, (size_t)n->n_ctrl + 1, sizeof(fl_node *));
+    fl_node **a = fl__arena_grow(&arena, n->ctrl, (size_t)n->n_ctrl, (size_t)n->n_ctrl + 1,
+                                 sizeof(fl_node *));
     assert_non_null(a);
     n->ctrl = a;
     a[n->n_ctrl++] = c;
 }
 
 void infer_fails(fl_node *n, const char *what) {
-    fl_diag_init(&diag, &arena);
+    fl__diag_init(&diag, &arena);
     fl_status st = n->desc->infer(&ctx, n);
     assert_int_equal(st, FL_EINVAL);
     assert_non_null(diag.msg);
@@ -193,5 +193,5 @@ void infer_fails(fl_node *n, const char *what) {
 }
 
 const char *sym_str(fl_sym s) {
-    return fl_sym_to_str(&arena, s);
+    return fl__sym_to_str(&arena, s);
 }

@@ -15,23 +15,23 @@
  * the graph (costs in r->before). */
 static fl_status import_analysed(pt_run *r, const uint8_t *buf, size_t len, size_t arena_limit,
                                  fl_import_opts io) {
-    fl_arena_init(&r->arena, arena_limit);
-    fl_diag_init(&r->d, &r->arena);
-    r->g = fl_graph_new(&r->arena);
+    fl__arena_init(&r->arena, arena_limit);
+    fl__diag_init(&r->d, &r->arena);
+    r->g = fl__graph_new(&r->arena);
     assert_non_null(r->g);
     r->c = (fl_ctx){r->g, r->g->syms, &r->arena, &r->d, 1 << 20};
     fl_options_init(&r->opt);
-    fl_ledger_init(&r->led, &r->arena);
+    fl__ledger_init(&r->led, &r->arena);
     fl_infer_result ir = {0, 0};
-    fl_status st = fl_import_graphdef(r->g, buf, len, &io, &r->d);
+    fl_status st = fl__import_graphdef(r->g, buf, len, &io, &r->d);
     if (st == FL_OK) {
-        st = fl_graph_toposort(r->g, &r->d);
+        st = fl__graph_toposort(r->g, &r->d);
     }
     if (st == FL_OK) {
-        st = fl_infer_shapes(&r->c, &r->opt, &ir);
+        st = fl__infer_shapes(&r->c, &r->opt, &ir);
     }
     if (st == FL_OK) {
-        st = fl_cost_graph(&r->c, &r->before);
+        st = fl__cost_graph(&r->c, &r->before);
     }
     return st;
 }
@@ -44,7 +44,7 @@ pt_run *pt_pipeline_bytes(const uint8_t *buf, size_t len, const pt_opts *o) {
     pt_run *p = calloc(1, sizeof(*p));
     assert_non_null(p);
     fl_status st = import_analysed(p, buf, len, 0, (fl_import_opts){1000000, 1 << 20, NULL});
-    fl_pipeline_config_init(&p->cfg);
+    fl__pipeline_config_init(&p->cfg);
     p->cfg.passes = o->passes;
     p->cfg.opt.iterations = o->iterations;
     p->cfg.opt.device = o->device;
@@ -57,7 +57,7 @@ pt_run *pt_pipeline_bytes(const uint8_t *buf, size_t len, const pt_opts *o) {
         p->cfg.opt.max_folded_bytes = o->max_folded_bytes;
     }
     if (st == FL_OK) {
-        st = fl_pipeline_run(&p->c, &p->opt, &p->cfg, &p->led, &p->after);
+        st = fl__pipeline_run(&p->c, &p->opt, &p->cfg, &p->led, &p->after);
     }
     if (st != FL_OK) {
         fail_msg("pipeline failed: %s", p->d.msg ? p->d.msg : fl_status_str(st));
@@ -74,7 +74,7 @@ pt_run *pt_pipeline(tg_graph *tg, const pt_opts *o) {
 }
 
 void pt_free(pt_run *p) {
-    fl_arena_free(&p->arena);
+    fl__arena_free(&p->arena);
     free(p);
 }
 
@@ -133,33 +133,33 @@ void pt_pass(pt_run *h, fl_pass_fn fn, const char *name, fl_device dev, fl_remap
     h->popt.iterations = 1;
     h->pc = (fl_pass_ctx){&h->c, &h->popt, &h->led, name, 0, 0, 0};
     if (!h->g->order) {
-        assert_int_equal(fl_graph_toposort(h->g, &h->d), FL_OK);
+        assert_int_equal(fl__graph_toposort(h->g, &h->d), FL_OK);
     }
     fl_status st = fn(&h->pc);
     if (st != FL_OK) {
         fail_msg("%s failed: %s", name, h->d.msg ? h->d.msg : "?");
     }
-    assert_int_equal(fl_graph_compact(h->g, &h->d), FL_OK);
-    assert_int_equal(fl_graph_toposort(h->g, &h->d), FL_OK);
-    if (fl_graph_verify(h->g, &h->d) != FL_OK) {
+    assert_int_equal(fl__graph_compact(h->g, &h->d), FL_OK);
+    assert_int_equal(fl__graph_toposort(h->g, &h->d), FL_OK);
+    if (fl__graph_verify(h->g, &h->d) != FL_OK) {
         fail_msg("verify: %s", h->d.msg);
     }
     fl_infer_result ir = {0, 0};
     fl_cost_totals t;
-    if (fl_infer_shapes(&h->c, &h->opt, &ir) != FL_OK) {
+    if (fl__infer_shapes(&h->c, &h->opt, &ir) != FL_OK) {
         fail_msg("re-inference: %s", h->d.msg);
     }
-    if (fl_cost_graph(&h->c, &t) != FL_OK) {
+    if (fl__cost_graph(&h->c, &t) != FL_OK) {
         fail_msg("re-costing: %s", h->d.msg);
     }
 }
 
 void pt_remap(pt_run *h, fl_device dev, fl_remapper_mode mode) {
-    pt_pass(h, fl_pass_remapper, "remapper", dev, mode);
+    pt_pass(h, fl__pass_remapper, "remapper", dev, mode);
 }
 
 void pt_fini(pt_run *h) {
-    fl_arena_free(&h->arena);
+    fl__arena_free(&h->arena);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -200,7 +200,7 @@ bool pt_fired(const pt_run *r, const char *rule, const char *node) {
 }
 
 fl_node *pt_need(const pt_run *r, const char *name) {
-    fl_node *n = fl_graph_find(r->g, name);
+    fl_node *n = fl__graph_find(r->g, name);
     if (!n) {
         fail_msg("node '%s' missing (graph: %s)", name, r->dump);
     }
@@ -208,7 +208,7 @@ fl_node *pt_need(const pt_run *r, const char *name) {
 }
 
 void pt_absent(const pt_run *r, const char *name) {
-    if (fl_graph_find(r->g, name)) {
+    if (fl__graph_find(r->g, name)) {
         fail_msg("node '%s' should be gone", name);
     }
 }
@@ -261,7 +261,7 @@ void pt_expect_ctrl(const pt_run *r, const char *name, ...) {
 /* The attr `attr` of `name`, present and of kind `kind`. */
 static const fl_attr *need_attr(const pt_run *r, const char *name, const char *attr,
                                 fl_attr_kind kind) {
-    const fl_attr *a = fl_node_attr(pt_need(r, name), attr);
+    const fl_attr *a = fl__node_attr(pt_need(r, name), attr);
     assert_non_null(a);
     assert_int_equal(a->kind, kind);
     return a;
@@ -311,14 +311,14 @@ const char *pt_attr_s(const pt_run *r, const char *name, const char *attr) {
 }
 
 bool pt_attr_bool(const pt_run *r, const char *name, const char *attr) {
-    const fl_attr *a = fl_node_attr(pt_need(r, name), attr);
+    const fl_attr *a = fl__node_attr(pt_need(r, name), attr);
     return a && a->kind == FL_ATTR_B && a->v.b;
 }
 
 const fl_value *pt_cval(const pt_run *r, const char *name) {
     const fl_node *n = pt_need(r, name);
     assert_string_equal(n->op, "Const");
-    const fl_attr *a = fl_node_attr(n, "value");
+    const fl_attr *a = fl__node_attr(n, "value");
     assert_non_null(a);
     assert_non_null(a->v.tensor->value);
     return a->v.tensor->value;
@@ -326,12 +326,12 @@ const fl_value *pt_cval(const pt_run *r, const char *name) {
 
 double pt_cf(const pt_run *r, const char *name, int64_t i) {
     double x = 0;
-    assert_true(fl_value_f64(pt_cval(r, name), i, &x));
+    assert_true(fl__value_f64(pt_cval(r, name), i, &x));
     return x;
 }
 
 int64_t pt_ci(const pt_run *r, const char *name, int64_t i) {
-    return fl_value_int(pt_cval(r, name), i).k;
+    return fl__value_int(pt_cval(r, name), i).k;
 }
 
 void pt_expect_shape(const pt_run *r, const char *name, int dt, int rank, ...) {

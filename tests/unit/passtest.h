@@ -7,7 +7,7 @@
  * fill it:
  *
  *  - the pipeline (pt_pipeline, pt_pipeline_bytes): import -> toposort ->
- *    infer -> cost ("before"), then fl_pipeline_run with the verifier on
+ *    infer -> cost ("before"), then fl__pipeline_run with the verifier on
  *    ("after"); the run is heap-allocated, released with pt_free;
  *
  *  - one pass on its own (pt_load / pt_load_bytes, then pt_pass or

@@ -356,7 +356,7 @@ static void test_aggregation_of_copies(void **state) {
                         "ArithmeticOptimizer/SimplifyAggregation_Const_sum,x)");
     const fl_node *c = pt_need(p, "s/ArithmeticOptimizer/SimplifyAggregation_Const_sum");
     double v = 0;
-    assert_true(fl_value_f64(c->outputs[0].value, 0, &v));
+    assert_true(fl__value_f64(c->outputs[0].value, 0, &v));
     assert_true(v == 3.0);
     assert_int_equal(c->outputs[0].shape.rank, 0);
     assert_true(pt_fired(p, "simplify_aggregation", "s/sum"));
@@ -429,7 +429,7 @@ static void test_convert_pow_cube_and_zero(void **state) {
     assert_string_equal(pt_dump(p), "x=Placeholder(); e=Const(); p=Const(^x,^e); y=Neg(p)");
     double v = 0;
     assert_non_null(pt_need(p, "p")->outputs[0].value);
-    assert_true(fl_value_f64(pt_need(p, "p")->outputs[0].value, 5, &v) && v == 1.0);
+    assert_true(fl__value_f64(pt_need(p, "p")->outputs[0].value, 5, &v) && v == 1.0);
     pt_free(p);
     tg_free(g);
 }
@@ -641,7 +641,7 @@ static void expect_ints(const pt_run *p, const char *name, int n, const int64_t 
     assert_non_null(v);
     assert_int_equal(v->n, n);
     for (int i = 0; i < n; i++) {
-        assert_int_equal(fl_value_int(v, i).k, want[i]);
+        assert_int_equal(fl__value_int(v, i).k, want[i]);
     }
 }
 
@@ -1532,7 +1532,7 @@ static void test_unary_ops_composition(void **state) {
                                     "t/unary_ops_composition=_UnaryOpsComposition(x)");
     assert_true(pt_fired(p, "unary_ops_composition", "t"));
     const fl_node *c = pt_need(p, "t/unary_ops_composition");
-    const fl_attr *on = fl_node_attr(c, "op_names");
+    const fl_attr *on = fl__node_attr(c, "op_names");
     assert_non_null(on);
     assert_int_equal(on->n, 3);
     assert_string_equal(on->v.list.s[0].p, "Sin");

@@ -127,7 +127,7 @@ static void test_div_by_const_to_mul_reciprocal(void **state) {
                 pt_cf(p, "ConstantFolding/d_recip", 1) == 0.25 &&
                 pt_cf(p, "ConstantFolding/d_recip", 2) == 2.0);
     /* RealDiv and Mul cost the same: FLOPs unchanged. */
-    assert_true(fl_sym_eq(p->before.flops, p->after.flops));
+    assert_true(fl__sym_eq(p->before.flops, p->after.flops));
     pt_free(p);
     tg_free(g);
 }
@@ -644,8 +644,8 @@ static void test_pack_single_to_expand_dims(void **state) {
     assert_true(pt_fired(p, "SimplifyPack", "k"));
     assert_int_equal(pt_ci(p, "ConstantFolding/k_const_axis", 0), 1);
     assert_int_equal(pt_attr_t(p, "k", "Tdim"), 3);
-    assert_null(fl_node_attr(pt_need(p, "k"), "N"));
-    assert_null(fl_node_attr(pt_need(p, "k"), "axis"));
+    assert_null(fl__node_attr(pt_need(p, "k"), "N"));
+    assert_null(fl__node_attr(pt_need(p, "k"), "axis"));
     const fl_shape *s = &pt_need(p, "k")->outputs[0].shape;
     assert_int_equal(s->rank, 3);
     assert_int_equal(s->dims[1].k, 1);
@@ -686,7 +686,7 @@ static void test_reduction_single_element_to_reshape(void **state) {
     assert_true(pt_fired(p, "SimplifyReduction", "s"));
     assert_int_equal(pt_ci(p, "ConstantFolding/s_shape_const", 0), 1);
     assert_int_equal(pt_attr_t(p, "s", "Tshape"), 3);
-    assert_null(fl_node_attr(pt_need(p, "s"), "keep_dims"));
+    assert_null(fl__node_attr(pt_need(p, "s"), "keep_dims"));
     pt_free(p);
     tg_free(g);
 }

@@ -468,16 +468,16 @@ static void test_case_constant_index_to_partitioned_call(void **state) {
     assert_string_equal(pt_dump(p), "x=Placeholder(); c=PartitionedCall(x); y=Relu(c)");
     assert_true(pt_fired(p, "SimplifyCase", "c"));
     const fl_node *c = pt_need(p, "c");
-    const fl_attr *f = fl_node_attr(c, "f");
+    const fl_attr *f = fl__node_attr(c, "f");
     assert_non_null(f);
     assert_int_equal(f->kind, FL_ATTR_FUNC);
     assert_string_equal(f->v.func.name, "branch0");
-    assert_null(fl_node_attr(c, "branches"));
-    assert_null(fl_node_attr(c, "output_shapes"));
-    const fl_attr *os = fl_node_attr(c, "_output_shapes");
+    assert_null(fl__node_attr(c, "branches"));
+    assert_null(fl__node_attr(c, "output_shapes"));
+    const fl_attr *os = fl__node_attr(c, "_output_shapes");
     assert_non_null(os);
     assert_int_equal(os->n, 1);
-    assert_non_null(fl_node_attr(c, "Tout"));
+    assert_non_null(fl__node_attr(c, "Tout"));
     pt_expect_shape(p, "c", F32, 2, 2, 3);
     pt_free(p);
 }
@@ -488,10 +488,10 @@ static void test_case_second_branch(void **state) {
     (void)state;
     pt_run *p = case_run(true, 1, 2, 1, 0, NULL, 0);
     assert_string_equal(pt_dump(p), "x=Placeholder(); c=PartitionedCall(x); y=Relu(c)");
-    const fl_attr *f = fl_node_attr(pt_need(p, "c"), "f");
+    const fl_attr *f = fl__node_attr(pt_need(p, "c"), "f");
     assert_non_null(f);
     assert_string_equal(f->v.func.name, "branch1");
-    assert_null(fl_node_attr(pt_need(p, "c"), "_output_shapes"));
+    assert_null(fl__node_attr(pt_need(p, "c"), "_output_shapes"));
     pt_free(p);
 }
 
@@ -571,7 +571,7 @@ static void test_assign_add_variable_by_zero_to_noop(void **state) {
     assert_string_equal(pt_dump(p), "v=VarHandleOp(); z=Const(); u=NoOp(^v,^z); "
                                     "r=ReadVariableOp(v,^u)");
     assert_true(pt_fired(p, "RemoveRedundantVariableUpdates", "u"));
-    assert_null(fl_node_attr(pt_need(p, "u"), "dtype"));
+    assert_null(fl__node_attr(pt_need(p, "u"), "dtype"));
     pt_free(p);
 }
 

@@ -280,8 +280,8 @@ static void test_resource_scatter_add_by_zeros_to_noop(void **state) {
                                     "u=NoOp(^v,^i,^z); r=ReadVariableOp(v,^u)");
     assert_true(pt_fired(p, "RemoveRedundantVariableUpdates", "u"));
     /* ReplaceOperationWithNoOp: regular attrs dropped, '_' attrs kept. */
-    assert_null(fl_node_attr(pt_need(p, "u"), "dtype"));
-    assert_null(fl_node_attr(pt_need(p, "u"), "Tindices"));
+    assert_null(fl__node_attr(pt_need(p, "u"), "dtype"));
+    assert_null(fl__node_attr(pt_need(p, "u"), "Tindices"));
     assert_string_equal(pt_attr_s(p, "u", "_class"), "loc:@v");
     pt_free(p);
 }
@@ -382,7 +382,7 @@ static void test_descriptors(void **state) {
     for (size_t i = 0; i < 7; i++) {
         for (int res = 0; res < 2; res++) {
             const char *name = res ? RES_OPS[i] : REF_OPS[i];
-            const struct fl_op_desc *d = fl_op_desc_of(fl_op_lookup(name));
+            const struct fl_op_desc *d = fl__op_desc_of(fl__op_lookup(name));
             assert_non_null(d);
             assert_string_equal(d->name, name);
             assert_true(d->flags & FL_OPF_STATEFUL);

@@ -266,9 +266,9 @@ static void test_resource_scatter_nd_add_by_zeros_to_noop(void **state) {
     assert_true(pt_fired(p, "RemoveRedundantVariableUpdates", "u"));
     /* ReplaceOperationWithNoOp: regular attrs dropped, '_' attrs kept. */
     fl_node *u = pt_need(p, "u");
-    assert_null(fl_node_attr(u, "T"));
-    assert_null(fl_node_attr(u, "Tindices"));
-    assert_null(fl_node_attr(u, "use_locking"));
+    assert_null(fl__node_attr(u, "T"));
+    assert_null(fl__node_attr(u, "Tindices"));
+    assert_null(fl__node_attr(u, "use_locking"));
     assert_string_equal(pt_attr_s(p, "u", "_class"), "loc:@v");
     assert_int_equal(u->n_outputs, 0);
     pt_free(p);
@@ -364,10 +364,10 @@ static void test_descriptors(void **state) {
     for (size_t i = 0; i < 5; i++) {
         for (int res = 0; res < 2; res++) {
             const char *name = res ? RES_OPS[i] : REF_OPS[i];
-            const struct fl_op_desc *d = fl_op_desc_of(fl_op_lookup(name));
+            const struct fl_op_desc *d = fl__op_desc_of(fl__op_lookup(name));
             assert_non_null(d);
             assert_string_equal(d->name, name);
-            assert_string_equal(fl_op_name(fl_op_lookup(name)), name);
+            assert_string_equal(fl__op_name(fl__op_lookup(name)), name);
             assert_true(d->flags & FL_OPF_STATEFUL);
             assert_null(d->eval); /* never evaluated, so never folded */
             assert_non_null(d->infer);
@@ -378,10 +378,10 @@ static void test_descriptors(void **state) {
         }
     }
     /* Grappler lists them, TensorFlow registers no such ops. */
-    assert_int_equal(fl_op_lookup("ScatterNdMul"), FL_OP_UNKNOWN);
-    assert_int_equal(fl_op_lookup("ScatterNdDiv"), FL_OP_UNKNOWN);
-    assert_int_equal(fl_op_lookup("ResourceScatterNdMul"), FL_OP_UNKNOWN);
-    assert_int_equal(fl_op_lookup("ResourceScatterNdDiv"), FL_OP_UNKNOWN);
+    assert_int_equal(fl__op_lookup("ScatterNdMul"), FL_OP_UNKNOWN);
+    assert_int_equal(fl__op_lookup("ScatterNdDiv"), FL_OP_UNKNOWN);
+    assert_int_equal(fl__op_lookup("ResourceScatterNdMul"), FL_OP_UNKNOWN);
+    assert_int_equal(fl__op_lookup("ResourceScatterNdDiv"), FL_OP_UNKNOWN);
 }
 
 /* var of shape `dv` (rank -1: unknown); indices and updates placeholders. */

@@ -7,7 +7,7 @@
 #include "passtest.h"
 
 static void h_dependency(pt_run *h) {
-    pt_pass(h, fl_pass_dependency_optimizer, "dependency", FL_DEVICE_CPU, FL_REMAPPER_STANDARD);
+    pt_pass(h, fl__pass_dependency_optimizer, "dependency", FL_DEVICE_CPU, FL_REMAPPER_STANDARD);
 }
 
 /* n0 = NoOp(^a) feeds id = Identity(b, ^n0), which three nodes read. The

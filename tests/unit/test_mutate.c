@@ -30,17 +30,17 @@ static void build(fixture *f) {
     size_t len;
     uint8_t *buf = tg_pack(t, &len);
     tg_free(t);
-    fl_arena_init(&f->arena, 0);
-    fl_diag_init(&f->d, &f->arena);
-    f->g = fl_graph_new(&f->arena);
+    fl__arena_init(&f->arena, 0);
+    fl__diag_init(&f->d, &f->arena);
+    f->g = fl__graph_new(&f->arena);
     fl_import_opts o = {1000, 1 << 16, NULL};
-    assert_int_equal(fl_import_graphdef(f->g, buf, len, &o, &f->d), FL_OK);
+    assert_int_equal(fl__import_graphdef(f->g, buf, len, &o, &f->d), FL_OK);
     free(buf);
-    assert_int_equal(fl_graph_toposort(f->g, &f->d), FL_OK);
+    assert_int_equal(fl__graph_toposort(f->g, &f->d), FL_OK);
 }
 
 static void teardown_f(fixture *f) {
-    fl_arena_free(&f->arena);
+    fl__arena_free(&f->arena);
 }
 
 static void test_uses(void **state) {
@@ -48,9 +48,9 @@ static void test_uses(void **state) {
     fixture f;
     build(&f);
     fl_uses u;
-    assert_int_equal(fl_uses_build(f.g, &u, &f.d), FL_OK);
+    assert_int_equal(fl__uses_build(f.g, &u, &f.d), FL_OK);
     size_t n;
-    const fl_use *us = fl_uses_of(&u, fl_graph_find(f.g, "a"), 0, &n);
+    const fl_use *us = fl__uses_of(&u, fl__graph_find(f.g, "a"), 0, &n);
     /* a feeds b (input 0) and d (inputs 0 and 1). */
     assert_int_equal(n, 3);
     int seen_b = 0, seen_d = 0;
@@ -60,8 +60,8 @@ static void test_uses(void **state) {
     }
     assert_int_equal(seen_b, 1);
     assert_int_equal(seen_d, 2);
-    assert_int_equal(fl_uses_total(&u, fl_graph_find(f.g, "dep")), 1);
-    assert_int_equal(fl_uses_total(&u, fl_graph_find(f.g, "c")), 0);
+    assert_int_equal(fl__uses_total(&u, fl__graph_find(f.g, "dep")), 1);
+    assert_int_equal(fl__uses_total(&u, fl__graph_find(f.g, "c")), 0);
     teardown_f(&f);
 }
 
@@ -70,17 +70,17 @@ static void test_bypass_and_compact(void **state) {
     (void)state;
     fixture f;
     build(&f);
-    fl_node *a = fl_graph_find(f.g, "a"), *b = fl_graph_find(f.g, "b");
-    assert_int_equal(fl_graph_replace_uses(f.g, b, 0, a, 0), 1);
-    fl_graph_remove_node(b);
-    assert_int_equal(fl_graph_compact(f.g, &f.d), FL_OK);
+    fl_node *a = fl__graph_find(f.g, "a"), *b = fl__graph_find(f.g, "b");
+    assert_int_equal(fl__graph_replace_uses(f.g, b, 0, a, 0), 1);
+    fl__graph_remove_node(b);
+    assert_int_equal(fl__graph_compact(f.g, &f.d), FL_OK);
     assert_int_equal(f.g->n_nodes, 5);
-    assert_null(fl_graph_find(f.g, "b"));
-    fl_node *c = fl_graph_find(f.g, "c");
+    assert_null(fl__graph_find(f.g, "b"));
+    fl_node *c = fl__graph_find(f.g, "c");
     assert_ptr_equal(c->inputs[0].node, a);
     assert_int_equal(a->outputs[0].n_consumers, 3);
-    assert_int_equal(fl_graph_verify(f.g, &f.d), FL_OK);
-    assert_int_equal(fl_graph_toposort(f.g, &f.d), FL_OK);
+    assert_int_equal(fl__graph_verify(f.g, &f.d), FL_OK);
+    assert_int_equal(fl__graph_toposort(f.g, &f.d), FL_OK);
     teardown_f(&f);
 }
 
@@ -88,8 +88,8 @@ static void test_compact_refuses_dangling(void **state) {
     (void)state;
     fixture f;
     build(&f);
-    fl_graph_remove_node(fl_graph_find(f.g, "b"));
-    assert_int_equal(fl_graph_compact(f.g, &f.d), FL_EINTERNAL);
+    fl__graph_remove_node(fl__graph_find(f.g, "b"));
+    assert_int_equal(fl__graph_compact(f.g, &f.d), FL_EINTERNAL);
     assert_non_null(
         strstr(f.d.msg, "node 'c' (Relu): rewrite left input 0 reading removed node 'b'"));
     teardown_f(&f);
@@ -100,17 +100,17 @@ static void test_control_edges(void **state) {
     (void)state;
     fixture f;
     build(&f);
-    fl_node *dep = fl_graph_find(f.g, "dep"), *x = fl_graph_find(f.g, "x");
-    fl_node *c = fl_graph_find(f.g, "c");
-    assert_int_equal(fl_graph_replace_ctrl_uses(f.g, dep, x), 1);
+    fl_node *dep = fl__graph_find(f.g, "dep"), *x = fl__graph_find(f.g, "x");
+    fl_node *c = fl__graph_find(f.g, "c");
+    assert_int_equal(fl__graph_replace_ctrl_uses(f.g, dep, x), 1);
     assert_ptr_equal(c->ctrl[0], x);
-    assert_int_equal(fl_node_add_ctrl(f.g, c, x), FL_OK);
+    assert_int_equal(fl__node_add_ctrl(f.g, c, x), FL_OK);
     assert_int_equal(c->n_ctrl, 1); /* already present */
     /* Compaction drops control edges on a removed node. */
-    assert_int_equal(fl_node_add_ctrl(f.g, c, dep), FL_OK);
+    assert_int_equal(fl__node_add_ctrl(f.g, c, dep), FL_OK);
     assert_int_equal(c->n_ctrl, 2);
-    fl_graph_remove_node(dep);
-    assert_int_equal(fl_graph_compact(f.g, &f.d), FL_OK);
+    fl__graph_remove_node(dep);
+    assert_int_equal(fl__graph_compact(f.g, &f.d), FL_OK);
     assert_int_equal(c->n_ctrl, 1);
     assert_ptr_equal(c->ctrl[0], x);
     teardown_f(&f);
@@ -121,30 +121,30 @@ static void test_rename_and_unique_names(void **state) {
     (void)state;
     fixture f;
     build(&f);
-    fl_node *c = fl_graph_find(f.g, "c");
-    assert_int_equal(fl_graph_rename(f.g, c, "c/old", &f.d), FL_OK);
-    assert_null(fl_graph_find(f.g, "c"));
-    assert_ptr_equal(fl_graph_find(f.g, "c/old"), c);
+    fl_node *c = fl__graph_find(f.g, "c");
+    assert_int_equal(fl__graph_rename(f.g, c, "c/old", &f.d), FL_OK);
+    assert_null(fl__graph_find(f.g, "c"));
+    assert_ptr_equal(fl__graph_find(f.g, "c/old"), c);
     /* Every other node is still found after the backward-shift delete. */
     const char *names[] = {"x", "a", "b", "dep", "d"};
     for (size_t i = 0; i < 5; i++) {
-        assert_non_null(fl_graph_find(f.g, names[i]));
+        assert_non_null(fl__graph_find(f.g, names[i]));
     }
-    assert_string_equal(fl_graph_unique_name(f.g, "a"), "a_1");
-    assert_string_equal(fl_graph_unique_name(f.g, "c"), "c");
-    fl_input in = {fl_graph_find(f.g, "b"), 0};
-    fl_node *n = fl_graph_add_op(f.g, "c", "Relu", 1, &in, 1, &f.d);
+    assert_string_equal(fl__graph_unique_name(f.g, "a"), "a_1");
+    assert_string_equal(fl__graph_unique_name(f.g, "c"), "c");
+    fl_input in = {fl__graph_find(f.g, "b"), 0};
+    fl_node *n = fl__op_add_op(f.g, "c", "Relu", 1, &in, 1, &f.d);
     assert_non_null(n);
-    fl_attr t = fl_attr_make_type(f.g, "T", 1);
-    assert_int_equal(fl_node_set_attr(f.g, n, &t), FL_OK);
-    assert_int_equal(fl_graph_replace_uses(f.g, c, 0, n, 0), 0);
-    fl_graph_remove_node(c);
-    assert_int_equal(fl_graph_compact(f.g, &f.d), FL_OK);
-    assert_ptr_equal(fl_graph_find(f.g, "c"), n);
-    assert_int_equal(fl_graph_rename(f.g, n, "a", &f.d), FL_EINTERNAL);
+    fl_attr t = fl__attr_make_type(f.g, "T", 1);
+    assert_int_equal(fl__node_set_attr(f.g, n, &t), FL_OK);
+    assert_int_equal(fl__graph_replace_uses(f.g, c, 0, n, 0), 0);
+    fl__graph_remove_node(c);
+    assert_int_equal(fl__graph_compact(f.g, &f.d), FL_OK);
+    assert_ptr_equal(fl__graph_find(f.g, "c"), n);
+    assert_int_equal(fl__graph_rename(f.g, n, "a", &f.d), FL_EINTERNAL);
     fl_diag d2;
-    fl_diag_init(&d2, &f.arena);
-    assert_int_equal(fl_graph_verify(f.g, &d2), FL_OK);
+    fl__diag_init(&d2, &f.arena);
+    assert_int_equal(fl__graph_verify(f.g, &d2), FL_OK);
     teardown_f(&f);
 }
 
@@ -152,24 +152,24 @@ static void test_attrs(void **state) {
     (void)state;
     fixture f;
     build(&f);
-    fl_node *a = fl_graph_find(f.g, "a");
-    fl_attr s = fl_attr_make_strs(f.g, "fused_ops", 2, (const char *const[]){"BiasAdd", "Relu"});
-    assert_int_equal(fl_node_set_attr(f.g, a, &s), FL_OK);
+    fl_node *a = fl__graph_find(f.g, "a");
+    fl_attr s = fl__attr_make_strs(f.g, "fused_ops", 2, (const char *const[]){"BiasAdd", "Relu"});
+    assert_int_equal(fl__node_set_attr(f.g, a, &s), FL_OK);
     const fl_str *v;
     size_t n;
-    assert_int_equal(fl_attr_get_strs(a, "fused_ops", &v, &n, &f.d), FL_OK);
+    assert_int_equal(fl__attr_get_strs(a, "fused_ops", &v, &n, &f.d), FL_OK);
     assert_int_equal(n, 2);
     assert_string_equal(v[1].p, "Relu");
-    fl_attr i2 = fl_attr_make_int(f.g, "num_args", 1);
-    assert_int_equal(fl_node_set_attr(f.g, a, &i2), FL_OK);
-    fl_attr i3 = fl_attr_make_int(f.g, "num_args", 2);
-    assert_int_equal(fl_node_set_attr(f.g, a, &i3), FL_OK);
+    fl_attr i2 = fl__attr_make_int(f.g, "num_args", 1);
+    assert_int_equal(fl__node_set_attr(f.g, a, &i2), FL_OK);
+    fl_attr i3 = fl__attr_make_int(f.g, "num_args", 2);
+    assert_int_equal(fl__node_set_attr(f.g, a, &i3), FL_OK);
     int64_t k;
-    assert_int_equal(fl_attr_get_int(a, "num_args", &k, &f.d), FL_OK);
+    assert_int_equal(fl__attr_get_int(a, "num_args", &k, &f.d), FL_OK);
     assert_int_equal(k, 2);
-    fl_node_del_attr(a, "num_args");
-    assert_int_equal(fl_attr_get_int(a, "num_args", &k, &f.d), FL_ENOTFOUND);
-    fl_attr t = fl_attr_make_tensor(f.g, "value", 1, 2, (int64_t[]){3, 4}, NULL);
+    fl__node_del_attr(a, "num_args");
+    assert_int_equal(fl__attr_get_int(a, "num_args", &k, &f.d), FL_ENOTFOUND);
+    fl_attr t = fl__attr_make_tensor(f.g, "value", 1, 2, (int64_t[]){3, 4}, NULL);
     assert_true(t.v.tensor->stripped);
     assert_int_equal(t.v.tensor->content_bytes, 48);
     teardown_f(&f);

@@ -1,5 +1,5 @@
 /*
- * test_op_lookup.c - fl_op_lookup, the op-name table built at first use
+ * test_op_lookup.c - fl__op_lookup, the op-name table built at first use
  * (src/ops/registry.c):
  *  - lookups racing from several threads on the table's first use (the
  *    first test, so that nothing in this process looked a name up before)
@@ -41,11 +41,11 @@ static void *worker(void *arg) {
     for (int r = 0; r < ROUNDS; r++) {
         for (size_t i = 0; i < N_DEFS; i++) {
             size_t j = (i * 7 + seed * 31 + (size_t)r) % N_DEFS; /* different orders */
-            if ((int)fl_op_lookup(defs[j].name) != defs[j].kind) {
+            if ((int)fl__op_lookup(defs[j].name) != defs[j].kind) {
                 bad++;
             }
         }
-        if (fl_op_lookup("NotAnOpAtAll") != FL_OP_UNKNOWN) {
+        if (fl__op_lookup("NotAnOpAtAll") != FL_OP_UNKNOWN) {
             bad++;
         }
     }
@@ -75,8 +75,8 @@ static void test_every_op_found(void **state) {
     for (size_t i = 0; i < N_DEFS; i++) {
         char *copy = strdup(defs[i].name);
         assert_non_null(copy);
-        assert_int_equal(fl_op_lookup(copy), defs[i].kind);
-        assert_string_equal(fl_op_name(defs[i].kind), defs[i].name);
+        assert_int_equal(fl__op_lookup(copy), defs[i].kind);
+        assert_string_equal(fl__op_name(defs[i].kind), defs[i].name);
         free(copy);
     }
 }
@@ -87,7 +87,7 @@ static void test_unknown_names_not_found(void **state) {
                                        "Const ",   " Const",     "Cons",   "Const2",
                                        "NoSuchOp", "Identity\n", "conv2d", "MatMulX"};
     for (size_t i = 0; i < sizeof none / sizeof none[0]; i++) {
-        assert_int_equal(fl_op_lookup(none[i]), FL_OP_UNKNOWN);
+        assert_int_equal(fl__op_lookup(none[i]), FL_OP_UNKNOWN);
     }
     char buf[4200];
     for (size_t i = 0; i < N_DEFS; i++) {
@@ -98,24 +98,24 @@ static void test_unknown_names_not_found(void **state) {
         for (size_t l = 0; l < len; l++) {
             memcpy(buf, s, l);
             buf[l] = '\0';
-            int k = fl_op_lookup(buf);
+            int k = fl__op_lookup(buf);
             if (k != FL_OP_UNKNOWN) {
-                assert_string_equal(fl_op_name(k), buf);
+                assert_string_equal(fl__op_name(k), buf);
             }
         }
         /* a suffix added, the first character's case flipped, the last changed */
         snprintf(buf, sizeof buf, "%s_", s);
-        assert_int_equal(fl_op_lookup(buf), FL_OP_UNKNOWN);
+        assert_int_equal(fl__op_lookup(buf), FL_OP_UNKNOWN);
         snprintf(buf, sizeof buf, "%s", s);
         buf[0] = (char)(buf[0] ^ 0x20);
-        assert_int_equal(fl_op_lookup(buf), FL_OP_UNKNOWN);
+        assert_int_equal(fl__op_lookup(buf), FL_OP_UNKNOWN);
         snprintf(buf, sizeof buf, "%s", s);
         buf[len - 1] = '#';
-        assert_int_equal(fl_op_lookup(buf), FL_OP_UNKNOWN);
+        assert_int_equal(fl__op_lookup(buf), FL_OP_UNKNOWN);
     }
     memset(buf, 'A', sizeof buf - 1);
     buf[sizeof buf - 1] = '\0';
-    assert_int_equal(fl_op_lookup(buf), FL_OP_UNKNOWN);
+    assert_int_equal(fl__op_lookup(buf), FL_OP_UNKNOWN);
 }
 
 int main(void) {

@@ -37,21 +37,21 @@ typedef struct run {
 } run;
 
 static void run_graph(run *r, tg_graph *tg) {
-    fl_arena_init(&r->a, 0);
-    fl_diag_init(&r->d, &r->a);
-    r->g = fl_graph_new(&r->a);
+    fl__arena_init(&r->a, 0);
+    fl__diag_init(&r->d, &r->a);
+    r->g = fl__graph_new(&r->a);
     assert_non_null(r->g);
     size_t len;
     uint8_t *buf = tg_pack(tg, &len);
     fl_import_opts o = {100000, 1 << 20, NULL};
-    r->st = fl_import_graphdef(r->g, buf, len, &o, &r->d);
+    r->st = fl__import_graphdef(r->g, buf, len, &o, &r->d);
     free(buf);
     if (r->st == FL_OK) {
         fl_options opt;
         fl_options_init(&opt);
         fl_infer_result res;
         r->c = (fl_ctx){r->g, r->g->syms, &r->a, &r->d, 1 << 20};
-        r->st = fl_infer_shapes(&r->c, &opt, &res);
+        r->st = fl__infer_shapes(&r->c, &opt, &res);
     }
 }
 
@@ -64,7 +64,7 @@ static void run_ok(run *r, tg_graph *tg) {
 }
 
 static void run_free(run *r) {
-    fl_arena_free(&r->a);
+    fl__arena_free(&r->a);
 }
 
 /* Runs expecting FL_EINVAL with a message containing `needle`. */
@@ -83,7 +83,7 @@ static void expect_einval(tg_graph *tg, const char *needle) {
 }
 
 static const fl_tensor *out_of(run *r, const char *name, int port) {
-    fl_node *n = fl_graph_find(r->g, name);
+    fl_node *n = fl__graph_find(r->g, name);
     if (!n) {
         fail_msg("no node '%s'", name);
     }
@@ -99,7 +99,7 @@ static void join_syms(char *buf, size_t cap, const fl_sym *s, int64_t k) {
             used += (size_t)snprintf(buf + used, cap - used, ", ");
         }
         if (used + 1 < cap) {
-            used += fl_sym_format(s[i], buf + used, cap - used);
+            used += fl__sym_format(s[i], buf + used, cap - used);
         }
     }
 }
@@ -145,7 +145,7 @@ static void assert_floats(run *r, const char *name, int port, const double *want
     assert_int_equal(t->value->n, n);
     for (int64_t i = 0; i < n; i++) {
         double x;
-        assert_true(fl_value_f64(t->value, i, &x));
+        assert_true(fl__value_f64(t->value, i, &x));
         if (x != want[i]) {
             fail_msg("%s:%d element %lld is %g, want %g", name, port, (long long)i, x, want[i]);
         }
@@ -706,15 +706,15 @@ static void test_strided_slice_symbolic(void **state) {
     const char *names[1] = {"x.0"};
     int64_t vals[2] = {1500, 10};
     fl_sym v;
-    assert_int_equal(fl_sym_subst(r.g->syms, t->shape.dims[0], 1, names, &vals[0], &v), FL_OK);
+    assert_int_equal(fl__sym_subst(r.g->syms, t->shape.dims[0], 1, names, &vals[0], &v), FL_OK);
     assert_true(fl_sym_is_known(v));
     assert_int_equal(v.k, 500);
-    assert_int_equal(fl_sym_subst(r.g->syms, t->shape.dims[0], 1, names, &vals[1], &v), FL_OK);
+    assert_int_equal(fl__sym_subst(r.g->syms, t->shape.dims[0], 1, names, &vals[1], &v), FL_OK);
     assert_int_equal(v.k, 0);
     /* ceil(x.0/2) with x.0 = 225 is 113 */
     t = out_of(&r, "even", 0);
     int64_t h = 225;
-    assert_int_equal(fl_sym_subst(r.g->syms, t->shape.dims[0], 1, names, &h, &v), FL_OK);
+    assert_int_equal(fl__sym_subst(r.g->syms, t->shape.dims[0], 1, names, &h, &v), FL_OK);
     assert_int_equal(v.k, 113);
     run_free(&r);
     tg_free(g);
@@ -965,11 +965,12 @@ static void test_range(void **state) {
         int64_t x0 = 26;
         fl_sym v;
         assert_int_equal(
-            fl_sym_subst(r.g->syms, out_of(&r, "rsym", 0)->shape.dims[0], 1, names, &x0, &v),
+            fl__sym_subst(r.g->syms, out_of(&r, "rsym", 0)->shape.dims[0], 1, names, &x0, &v),
             FL_OK);
         assert_int_equal(v.k, 6);
         assert_int_equal(
-            fl_sym_subst(r.g->syms, out_of(&r, "rn2", 0)->shape.dims[0], 1, names, &x0, &v), FL_OK);
+            fl__sym_subst(r.g->syms, out_of(&r, "rn2", 0)->shape.dims[0], 1, names, &x0, &v),
+            FL_OK);
         assert_int_equal(v.k, 13); /* ceil(25/2) */
     }
     assert_shape(&r, "fr", 0, "[4]");

@@ -37,9 +37,9 @@ typedef struct fx {
 static fx *fx_new(void) {
     fx *f = calloc(1, sizeof(*f));
     assert_non_null(f);
-    fl_arena_init(&f->a, 0);
-    fl_diag_init(&f->d, &f->a);
-    f->g = fl_graph_new(&f->a);
+    fl__arena_init(&f->a, 0);
+    fl__diag_init(&f->d, &f->a);
+    f->g = fl__graph_new(&f->a);
     assert_non_null(f->g);
     f->g->producer = 1000;
     f->c.g = f->g;
@@ -51,18 +51,18 @@ static fx *fx_new(void) {
 }
 
 static void fx_free(fx *f) {
-    fl_arena_free(&f->a);
+    fl__arena_free(&f->a);
     free(f);
 }
 
 static void *zalloc(fx *f, size_t size) {
-    void *p = fl_arena_zalloc(&f->a, size);
+    void *p = fl__arena_zalloc(&f->a, size);
     assert_non_null(p);
     return p;
 }
 
 static fl_node *mk(fx *f, const char *name, const char *op) {
-    fl_node *n = fl_graph_add_node(f->g, name, op, &f->d);
+    fl_node *n = fl__op_add_node(f->g, name, op, &f->d);
     assert_non_null(n);
     n->inputs = zalloc(f, MAX_IN * sizeof(fl_input));
     n->attrs = zalloc(f, MAX_ATTR * sizeof(fl_attr));
@@ -134,7 +134,7 @@ static void finish(fx *f, fl_node *n) {
     assert_non_null(n->desc);
     int cnt = n->desc->n_outputs >= 0 ? n->desc->n_outputs : n->desc->count_outputs(n, &f->d);
     assert_true(cnt >= 0);
-    assert_int_equal(fl_node_alloc_outputs(f->g, n, cnt), FL_OK);
+    assert_int_equal(fl__node_alloc_outputs(f->g, n, cnt), FL_OK);
 }
 
 static fl_status run(fx *f, fl_node *n) {
@@ -152,7 +152,7 @@ static void run_ok(fx *f, fl_node *n) {
  * earlier node. rank -1: unknown rank; dim -1: unknown dim. */
 static fl_node *src(fx *f, const char *name, int dt, int rank, const int64_t *dims) {
     fl_node *n = mk(f, name, "TestSource");
-    assert_int_equal(fl_node_alloc_outputs(f->g, n, 1), FL_OK);
+    assert_int_equal(fl__node_alloc_outputs(f->g, n, 1), FL_OK);
     n->outputs[0].dtype = (fl_dtype)dt;
     n->outputs[0].shape.rank = rank;
     if (rank >= 0) {
@@ -178,7 +178,7 @@ static fl_node *src_sym(fx *f, const char *name, int dt, int rank, const fl_sym 
 static fl_node *src_ints(fx *f, const char *name, bool scalar, int64_t count, const fl_sym *vals) {
     int64_t dims[1] = {count};
     fl_node *n = src(f, name, FL_DT_INT32, scalar ? 0 : 1, dims);
-    fl_value *v = fl_value_new(&f->a, FL_DT_INT32, scalar ? 0 : 1, dims);
+    fl_value *v = fl__value_new(&f->a, FL_DT_INT32, scalar ? 0 : 1, dims);
     assert_non_null(v);
     for (int64_t i = 0; i < count; i++) {
         ((fl_sym *)v->ints)[i] = vals[i];
@@ -189,7 +189,7 @@ static fl_node *src_ints(fx *f, const char *name, bool scalar, int64_t count, co
 
 static fl_sym var(fx *f, const char *name) {
     fl_sym s;
-    assert_int_equal(fl_sym_var(f->g->syms, name, &s), FL_OK);
+    assert_int_equal(fl__sym_var(f->g->syms, name, &s), FL_OK);
     return s;
 }
 
@@ -216,7 +216,7 @@ static void check(const fl_tensor *t, int dt, int rank, const int64_t *dims) {
 static void check_dim(const fl_tensor *t, int i, const char *text) {
     char buf[128];
     assert_true(i < t->shape.rank);
-    fl_sym_format(t->shape.dims[i], buf, sizeof buf);
+    fl__sym_format(t->shape.dims[i], buf, sizeof buf);
     assert_string_equal(buf, text);
 }
 
@@ -259,7 +259,7 @@ static fl_const *mk_const_int(fx *f, int64_t n, const int64_t *vals) {
     k->shape = lit(f, 1, dims);
     k->n = n;
     k->content_bytes = (uint64_t)n * 4;
-    fl_value *v = fl_value_new(&f->a, FL_DT_INT32, 1, dims);
+    fl_value *v = fl__value_new(&f->a, FL_DT_INT32, 1, dims);
     assert_non_null(v);
     for (int64_t i = 0; i < n; i++) {
         ((fl_sym *)v->ints)[i] = K(vals[i]);
@@ -279,7 +279,7 @@ static void test_const_full_value(void **state) {
     run_ok(f, c);
     check(&c->outputs[0], FL_DT_INT32, 1, (int64_t[]){3});
     assert_ptr_equal(c->outputs[0].value, k->value);
-    assert_int_equal(fl_value_int(c->outputs[0].value, 2).k, 3);
+    assert_int_equal(fl__value_int(c->outputs[0].value, 2).k, 3);
     assert_true(c->desc->flags & FL_OPF_NO_BYTES);
     assert_null(c->desc->eval);
     check_zero_cost(f, c);
@@ -361,10 +361,10 @@ static void test_placeholder_symbols(void **state) {
     const char *names[] = {"x.0"};
     int64_t vals[] = {8};
     fl_sym b;
-    assert_int_equal(fl_sym_subst(f->g->syms, t->shape.dims[0], 1, names, vals, &b), FL_OK);
+    assert_int_equal(fl__sym_subst(f->g->syms, t->shape.dims[0], 1, names, vals, &b), FL_OK);
     assert_true(fl_sym_is_known(b));
     assert_int_equal(b.k, 8);
-    assert_true(fl_sym_eq(t->shape.dims[0], var(f, "x.0")));
+    assert_true(fl__sym_eq(t->shape.dims[0], var(f, "x.0")));
 
     /* Two free dims get one symbol per axis. */
     fl_node *y = mk(f, "in/y", "Placeholder");
@@ -403,7 +403,7 @@ static void test_placeholder_prebound_and_legacy(void **state) {
     a_shape(f, x, "shape", 2, (int64_t[]){-1, 7});
     finish(f, x);
     fl_sym d[2] = {K(2), K(7)};
-    assert_int_equal(fl_op_set_output(&f->c, x, 0, FL_DT_FLOAT, 2, d), FL_OK);
+    assert_int_equal(fl__op_set_output(&f->c, x, 0, FL_DT_FLOAT, 2, d), FL_OK);
     run_ok(f, x);
     check(&x->outputs[0], FL_DT_FLOAT, 2, (int64_t[]){2, 7});
 
@@ -511,7 +511,7 @@ static void test_identity_family(void **state) {
     finish(f, id);
     run_ok(f, id);
     assert_int_equal(id->outputs[0].dtype, FL_DT_FLOAT);
-    assert_true(fl_sym_eq(id->outputs[0].shape.dims[0], n));
+    assert_true(fl__sym_eq(id->outputs[0].shape.dims[0], n));
     assert_null(id->outputs[0].value);
 
     /* Unknown input: unknown output, never an error. */
@@ -655,7 +655,7 @@ static void test_merge_symbols_and_values(void **state) {
     finish(f, mv);
     run_ok(f, mv);
     assert_non_null(mv->outputs[0].value);
-    assert_true(fl_sym_eq(fl_value_int(mv->outputs[0].value, 0), n));
+    assert_true(fl__sym_eq(fl__value_int(mv->outputs[0].value, 0), n));
     fl_node *md = mk(f, "md", "Merge");
     in(md, v1, 0);
     in(md, v3, 0);
@@ -910,7 +910,7 @@ static void test_tensor_array(void **state) {
     run_ok(f, sz);
     check(&sz->outputs[0], FL_DT_INT32, 0, NULL);
     assert_non_null(sz->outputs[0].value);
-    assert_int_equal(fl_value_int(sz->outputs[0].value, 0).k, 5);
+    assert_int_equal(fl__value_int(sz->outputs[0].value, 0).k, 5);
     fl_node *ind = src(f, "ind", FL_DT_INT32, 1, (int64_t[]){5});
     fl_node *ga = mk(f, "gather", "TensorArrayGatherV3");
     in(ga, ta, 0);
@@ -1156,8 +1156,8 @@ static void test_tensor_list(void **state) {
     run_ok(f, esh);
     check(&esh->outputs[0], FL_DT_INT32, 1, (int64_t[]){2});
     assert_non_null(esh->outputs[0].value);
-    assert_true(fl_sym_eq(fl_value_int(esh->outputs[0].value, 0), n));
-    assert_int_equal(fl_value_int(esh->outputs[0].value, 1).k, 12);
+    assert_true(fl__sym_eq(fl__value_int(esh->outputs[0].value, 0), n));
+    assert_int_equal(fl__value_int(esh->outputs[0].value, 1).k, 12);
 
     /* An invalid element_shape entry (-2) is rejected, naming the input. */
     fl_node *es3 = src_ints(f, "es3", false, 2, (fl_sym[]){K(-2), K(8)});
@@ -1200,7 +1200,7 @@ static void test_random(void **state) {
     const char *names[] = {"N"};
     int64_t vals[] = {3};
     fl_sym e;
-    assert_int_equal(fl_sym_subst(f->g->syms, c.flops, 1, names, vals, &e), FL_OK);
+    assert_int_equal(fl__sym_subst(f->g->syms, c.flops, 1, names, vals, &e), FL_OK);
     assert_int_equal(e.k, 12);
 
     /* RandomUniformInt: dtype from Tout; [2, 3] = 6 FLOPs. */
@@ -1299,7 +1299,7 @@ static void test_no_op_and_flags(void **state) {
                         "NextIteration",    "LoopCond", "RefEnter", "RefExit",
                         "RefNextIteration", "RefMerge", "RefSwitch"};
     for (size_t i = 0; i < sizeof cf / sizeof cf[0]; i++) {
-        const struct fl_op_desc *d = fl_op_desc_of(fl_op_lookup(cf[i]));
+        const struct fl_op_desc *d = fl__op_desc_of(fl__op_lookup(cf[i]));
         assert_non_null(d);
         assert_string_equal(d->name, cf[i]);
         assert_true(d->flags & FL_OPF_CONTROL_FLOW);
@@ -1307,7 +1307,7 @@ static void test_no_op_and_flags(void **state) {
     const char *fn[] = {"While",       "StatelessWhile",  "If",
                         "StatelessIf", "PartitionedCall", "StatefulPartitionedCall"};
     for (size_t i = 0; i < sizeof fn / sizeof fn[0]; i++) {
-        const struct fl_op_desc *d = fl_op_desc_of(fl_op_lookup(fn[i]));
+        const struct fl_op_desc *d = fl__op_desc_of(fl__op_lookup(fn[i]));
         assert_non_null(d);
         assert_string_equal(d->name, fn[i]);
         assert_true(d->flags & FL_OPF_FUNCTIONAL);
@@ -1349,10 +1349,10 @@ static void test_grappler_while_loop(void **state) {
     fx *f = fx_new();
     f->g->producer = 0;
     fl_import_opts o = {.max_nodes = 100000, .max_value_elems = 1 << 16, .tag = NULL};
-    fl_status st = fl_import_graphdef(f->g, buf, len, &o, &f->d);
+    fl_status st = fl__import_graphdef(f->g, buf, len, &o, &f->d);
     free(buf);
     assert_int_equal(st, FL_OK);
-    assert_int_equal(fl_graph_toposort(f->g, &f->d), FL_OK);
+    assert_int_equal(fl__graph_toposort(f->g, &f->d), FL_OK);
     /* Visit in order until nothing changes (the driver's loop iteration):
      * Merge_1 sees [2,2] first, then the concat's [4,2], then [?,2]. */
     for (int round = 0; round < 4; round++) {
@@ -1361,12 +1361,12 @@ static void test_grappler_while_loop(void **state) {
             fail_msg("inference failed: %s", f->d.msg ? f->d.msg : "?");
         }
     }
-    fl_node *m0 = fl_graph_find(f->g, "while/Merge");
-    fl_node *m1 = fl_graph_find(f->g, "while/Merge_1");
-    fl_node *e0 = fl_graph_find(f->g, "while/Exit");
-    fl_node *e1 = fl_graph_find(f->g, "while/Exit_1");
-    fl_node *sw = fl_graph_find(f->g, "while/Switch_1");
-    fl_node *lc = fl_graph_find(f->g, "while/LoopCond");
+    fl_node *m0 = fl__graph_find(f->g, "while/Merge");
+    fl_node *m1 = fl__graph_find(f->g, "while/Merge_1");
+    fl_node *e0 = fl__graph_find(f->g, "while/Exit");
+    fl_node *e1 = fl__graph_find(f->g, "while/Exit_1");
+    fl_node *sw = fl__graph_find(f->g, "while/Switch_1");
+    fl_node *lc = fl__graph_find(f->g, "while/LoopCond");
     assert_non_null(m0);
     assert_non_null(e1);
     check(&m0->outputs[0], FL_DT_INT32, 0, NULL);

@@ -33,7 +33,7 @@ static int setup(void **state) {
     if (ib_setup() != 0) {
         return -1;
     }
-    return fl_sym_var(G->syms, "N", &N) == FL_OK ? 0 : -1;
+    return fl__sym_var(G->syms, "N", &N) == FL_OK ? 0 : -1;
 }
 
 static int teardown(void **state) {
@@ -57,7 +57,7 @@ static bool all_valued(const fl_node *n) {
 
 /* infer, then eval when every input has a value (as the shape engine does). */
 static void run(fl_node *n) {
-    fl_diag_init(&diag, &arena);
+    fl__diag_init(&diag, &arena);
     for (int k = 0; k < n->n_outputs; k++) {
         n->outputs[k].value = NULL;
     }
@@ -84,14 +84,14 @@ static const char *shape_str(const fl_node *n) {
     char buf[512] = "[";
     for (int i = 0; i < s->rank; i++) {
         char d[128];
-        fl_sym_format(s->dims[i], d, sizeof d);
+        fl__sym_format(s->dims[i], d, sizeof d);
         if (i) {
             strcat(buf, ",");
         }
         strcat(buf, d);
     }
     strcat(buf, "]");
-    return fl_arena_strdup(&arena, buf);
+    return fl__arena_strdup(&arena, buf);
 }
 
 static void check_shape(const fl_node *n, const char *expect) {
@@ -108,7 +108,7 @@ static fl_cost run_cost(const fl_node *n) {
     c.bytes_read = K(0);
     c.bytes_written = K(0);
     assert_non_null(n->desc->cost);
-    fl_diag_init(&diag, &arena);
+    fl__diag_init(&diag, &arena);
     fl_status st = n->desc->cost(&ctx, n, &c);
     if (st != FL_OK) {
         fail_msg("cost of %s failed: %s", n->op, diag.msg ? diag.msg : "(no message)");
@@ -117,7 +117,7 @@ static fl_cost run_cost(const fl_node *n) {
 }
 
 static void check_sym(fl_sym got, fl_sym want) {
-    if (!fl_sym_eq(got, want)) {
+    if (!fl__sym_eq(got, want)) {
         fail_msg("got %s, want %s", sym_str(got), sym_str(want));
     }
 }
@@ -144,15 +144,15 @@ static void check_incomplete(const fl_node *n) {
 /* a*N + b */
 static fl_sym lin(int64_t a, int64_t b) {
     fl_sym r;
-    assert_int_equal(fl_sym_mul(G->syms, K(a), N, &r), FL_OK);
-    assert_int_equal(fl_sym_add(G->syms, r, K(b), &r), FL_OK);
+    assert_int_equal(fl__sym_mul(G->syms, K(a), N, &r), FL_OK);
+    assert_int_equal(fl__sym_add(G->syms, r, K(b), &r), FL_OK);
     return r;
 }
 
 static int64_t subst_n(fl_sym s, int64_t n) {
     const char *names[] = {"N"};
     fl_sym r;
-    assert_int_equal(fl_sym_subst(G->syms, s, 1, names, &n, &r), FL_OK);
+    assert_int_equal(fl__sym_subst(G->syms, s, 1, names, &n, &r), FL_OK);
     assert_true(fl_sym_is_known(r));
     return r.k;
 }
@@ -177,7 +177,7 @@ static void check_ints(const fl_node *n, int cnt, const int64_t *want) {
     const fl_value *v = val(n);
     assert_int_equal(v->n, cnt);
     for (int i = 0; i < cnt; i++) {
-        fl_sym s = fl_value_int(v, i);
+        fl_sym s = fl__value_int(v, i);
         if (!fl_sym_is_known(s) || s.k != want[i]) {
             fail_msg("%s element %d: got %s, want %lld", n->name, i, sym_str(s),
                      (long long)want[i]);
@@ -191,8 +191,8 @@ static void check_syms(const fl_node *n, int cnt, const fl_sym *want) {
     const fl_value *v = val(n);
     assert_int_equal(v->n, cnt);
     for (int i = 0; i < cnt; i++) {
-        if (!fl_sym_eq(fl_value_int(v, i), want[i])) {
-            fail_msg("%s element %d: got %s, want %s", n->name, i, sym_str(fl_value_int(v, i)),
+        if (!fl__sym_eq(fl__value_int(v, i), want[i])) {
+            fail_msg("%s element %d: got %s, want %s", n->name, i, sym_str(fl__value_int(v, i)),
                      sym_str(want[i]));
         }
     }
@@ -206,7 +206,7 @@ static void check_floats(const fl_node *n, int cnt, const double *want) {
     assert_int_equal(v->n, cnt);
     for (int i = 0; i < cnt; i++) {
         double x;
-        assert_true(fl_value_f64(v, i, &x));
+        assert_true(fl__value_f64(v, i, &x));
         bool same =
             (isnan(x) && isnan(want[i])) || (x == want[i] && signbit(x) == signbit(want[i]));
         if (!same) {
@@ -407,12 +407,12 @@ static void test_unary_eval(void **state) {
     fl_node *ss = OP("Square", CI32(N));
     run(ss);
     fl_sym n2;
-    assert_int_equal(fl_sym_mul(G->syms, N, N, &n2), FL_OK);
+    assert_int_equal(fl__sym_mul(G->syms, N, N, &n2), FL_OK);
     CHECK_SYMS(ss, n2);
     fl_node *sr = OP("Relu", CI32(N));
     run(sr);
     fl_sym mx;
-    assert_int_equal(fl_sym_max(G->syms, N, K(0), &mx), FL_OK);
+    assert_int_equal(fl__sym_max(G->syms, N, K(0), &mx), FL_OK);
     CHECK_SYMS(sr, mx);
     /* Abs of a symbol is not decidable: no value. */
     fl_node *sa = OP("Abs", CI32(N));
@@ -660,9 +660,9 @@ static void test_int_eval_symbolic(void **state) {
     fl_node *fd = OP("FloorDiv", CI32(N, K(225)), CIS(FL_DT_INT32, 2));
     run(fd);
     fl_sym half;
-    assert_int_equal(fl_sym_floordiv(G->syms, N, K(2), &half), FL_OK);
+    assert_int_equal(fl__sym_floordiv(G->syms, N, K(2), &half), FL_OK);
     CHECK_SYMS(fd, half, K(112));
-    assert_int_equal(subst_n(fl_value_int(val(fd), 0), 9), 4);
+    assert_int_equal(subst_n(fl__value_int(val(fd), 0), 9), 4);
     /* Add/Sub. */
     fl_node *ad = OP("AddV2", CI32(N), CI32(K(1)));
     run(ad);
@@ -681,7 +681,7 @@ static void test_int_eval_symbolic(void **state) {
     fl_node *mx = OP("Maximum", CI32(N, K(3)), CI32(K(1), K(5)));
     run(mx);
     fl_sym mx1;
-    assert_int_equal(fl_sym_max(G->syms, N, K(1), &mx1), FL_OK);
+    assert_int_equal(fl__sym_max(G->syms, N, K(1), &mx1), FL_OK);
     CHECK_SYMS(mx, mx1, K(5));
     /* Comparisons decide when the difference is known. */
     fl_node *gt = OP("Greater", ad, CI32(N));
@@ -697,7 +697,7 @@ static void test_int_eval_symbolic(void **state) {
     fl_node *pw = OP("Pow", CI32(N), CI32(K(2)));
     run(pw);
     fl_sym n2;
-    assert_int_equal(fl_sym_mul(G->syms, N, N, &n2), FL_OK);
+    assert_int_equal(fl__sym_mul(G->syms, N, N, &n2), FL_OK);
     CHECK_SYMS(pw, n2);
     /* SquaredDifference (N+1 - N)^2 = 1. */
     fl_node *sd = OP("SquaredDifference", ad, CI32(N));
@@ -706,7 +706,7 @@ static void test_int_eval_symbolic(void **state) {
     /* FloorMod by a known divisor stays symbolic: mod(N, 4). */
     fl_node *fm = OP("FloorMod", CI32(N), CI32(K(4)));
     run(fm);
-    assert_int_equal(subst_n(fl_value_int(val(fm), 0), 11), 3);
+    assert_int_equal(subst_n(fl__value_int(val(fm), 0), 11), 3);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -849,22 +849,22 @@ static void test_symbolic_float_steps(void **state) {
     run(ce);
     fl_node *ci = cast(ce, FL_DT_INT32);
     fl_sym want;
-    assert_int_equal(fl_sym_ceildiv(G->syms, N, K(32), &want), FL_OK);
+    assert_int_equal(fl__sym_ceildiv(G->syms, N, K(32), &want), FL_OK);
     CHECK_SYMS(ci, want, K(4));
-    assert_int_equal(subst_n(fl_value_int(val(ci), 0), 33), 2);
+    assert_int_equal(subst_n(fl__value_int(val(ci), 0), 33), 2);
     /* ... then ceil(H/32) * 32 - H in int32. */
     fl_node *m32 = OP("Mul", ci, CIS(FL_DT_INT32, 32));
     run(m32);
     fl_node *pad = OP("Sub", m32, h);
     run(pad);
-    assert_int_equal(subst_n(fl_value_int(val(pad), 0), 33), 31);
+    assert_int_equal(subst_n(fl__value_int(val(pad), 0), 33), 31);
     /* RealDiv by 32 then Floor = floor(H / 32). */
     fl_node *dv = OP("RealDiv", hd, CFS(FL_DT_DOUBLE, 32.0));
     run(dv);
     fl_node *fl = OP("Floor", dv);
     run(fl);
     fl_node *fi = cast(fl, FL_DT_INT64);
-    assert_int_equal(fl_sym_floordiv(G->syms, N, K(32), &want), FL_OK);
+    assert_int_equal(fl__sym_floordiv(G->syms, N, K(32), &want), FL_OK);
     CHECK_SYMS(fi, want, K(3));
     /* Truncating H/2 directly is not decidable; Round of it neither. */
     fl_node *halfv = OP("Mul", hd, CFS(FL_DT_DOUBLE, 0.5));
@@ -885,7 +885,7 @@ static void test_symbolic_float_steps(void **state) {
     fl_node *mx = OP("Maximum", hd, CFS(FL_DT_DOUBLE, 7.0));
     run(mx);
     fl_sym m7;
-    assert_int_equal(fl_sym_max(G->syms, N, K(7), &m7), FL_OK);
+    assert_int_equal(fl__sym_max(G->syms, N, K(7), &m7), FL_OK);
     CHECK_SYMS(cast(mx, FL_DT_INT32), m7, K(100));
     /* A product of two symbolic floats may round: no value. */
     fl_node *sq = OP("Mul", hd, hd);
@@ -1086,8 +1086,8 @@ static void test_clip(void **state) {
     /* Symbolic: max(min(N, 4), 0) evaluates per binding. */
     fl_node *cs = OP("ClipByValue", CI32(N), CIS(FL_DT_INT32, 0), CIS(FL_DT_INT32, 4));
     run(cs);
-    assert_int_equal(subst_n(fl_value_int(val(cs), 0), 9), 4);
-    assert_int_equal(subst_n(fl_value_int(val(cs), 0), 2), 2);
+    assert_int_equal(subst_n(fl__value_int(val(cs), 0), 9), 4);
+    assert_int_equal(subst_n(fl__value_int(val(cs), 0), 2), 2);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -1201,7 +1201,7 @@ static void test_reduce_eval(void **state) {
     fl_node *smx = reduce("Max", CI32(N, K(3)), CI32(K(0)), 0);
     run(smx);
     fl_sym want;
-    assert_int_equal(fl_sym_max(G->syms, N, K(3), &want), FL_OK);
+    assert_int_equal(fl__sym_max(G->syms, N, K(3), &want), FL_OK);
     CHECK_SYMS(smx, want);
     /* Mean of ints truncates: (7 + 8) / 2 = 7; of floats rounds. */
     fl_node *mi = reduce("Mean", CI32(K(7), K(8)), CI32(K(0)), 0);
@@ -1724,7 +1724,7 @@ static void test_case_descriptor(void **state) {
     assert_true(fl__desc_CASE.flags & FL_OPF_FUNCTIONAL);
     assert_true(fl__desc_CASE.flags & FL_OPF_STATEFUL);
     assert_null(fl__desc_CASE.cost); /* work in the branch functions: no rule */
-    assert_int_equal(fl_op_lookup("Case"), FL_OP_CASE);
+    assert_int_equal(fl__op_lookup("Case"), FL_OP_CASE);
     assert_int_equal(fl__desc_CASE.n_outputs, -1);
     assert_true(fl__desc_CASE.count_outputs == fl__desc_IF.count_outputs);
     assert_true(fl__desc_CASE.infer == fl__desc_IF.infer);
@@ -1732,10 +1732,10 @@ static void test_case_descriptor(void **state) {
 
 static fl_node *resource_update(const char *op, fl_node *value) {
     fl_node *h = PHT_SCALAR(FL_DT_RESOURCE);
-    fl_node *n = fl_graph_add_node(G, ib_name(op), op, &diag);
+    fl_node *n = fl__op_add_node(G, ib_name(op), op, &diag);
     assert_non_null(n);
     n->n_inputs = 2;
-    n->inputs = fl_arena_calloc(&arena, 3, sizeof(fl_input));
+    n->inputs = fl__arena_calloc(&arena, 3, sizeof(fl_input));
     assert_non_null(n->inputs);
     n->inputs[0] = (fl_input){h, 0};
     n->inputs[1] = (fl_input){value, 0};
@@ -1747,7 +1747,7 @@ static void test_resource_variable_updates(void **state) {
     (void)state;
     const char *ops[] = {"AssignAddVariableOp", "AssignSubVariableOp"};
     for (size_t i = 0; i < 2; i++) {
-        const struct fl_op_desc *d = fl_op_desc_of(fl_op_lookup(ops[i]));
+        const struct fl_op_desc *d = fl__op_desc_of(fl__op_lookup(ops[i]));
         assert_non_null(d);
         assert_true(d->flags & FL_OPF_STATEFUL);
         assert_int_equal(d->n_outputs, 0);

@@ -30,7 +30,7 @@ static int teardown(void **state) {
 
 static fl_sym var(const char *name) {
     fl_sym s;
-    assert_int_equal(fl_sym_var(G->syms, name, &s), FL_OK);
+    assert_int_equal(fl__sym_var(G->syms, name, &s), FL_OK);
     return s;
 }
 
@@ -60,7 +60,7 @@ static void pool_attrs(fl_node *n, int64_t k, int64_t s, const char *padding) {
 /* ------------------------------------------------------------------------- */
 
 static void infer_ok(fl_node *n) {
-    fl_diag_init(&diag, &arena);
+    fl__diag_init(&diag, &arena);
     fl_status st = n->desc->infer(&ctx, n);
     if (st != FL_OK) {
         fail_msg("infer of %s failed: %s", n->op, diag.msg ? diag.msg : "(no message)");
@@ -77,14 +77,14 @@ static const char *shape_str(const fl_node *n, int port) {
     char buf[512] = "[";
     for (int i = 0; i < s->rank; i++) {
         char d[128];
-        fl_sym_format(s->dims[i], d, sizeof d);
+        fl__sym_format(s->dims[i], d, sizeof d);
         if (i) {
             strcat(buf, ",");
         }
         strcat(buf, d);
     }
     strcat(buf, "]");
-    return fl_arena_strdup(&arena, buf);
+    return fl__arena_strdup(&arena, buf);
 }
 
 static void check_shape(const fl_node *n, int port, const char *expect) {
@@ -122,7 +122,7 @@ static void check_incomplete(const fl_node *n) {
 
 static int64_t subst(fl_sym s, int nb, const char *const *names, const int64_t *vals) {
     fl_sym r;
-    assert_int_equal(fl_sym_subst(G->syms, s, (size_t)nb, names, vals, &r), FL_OK);
+    assert_int_equal(fl__sym_subst(G->syms, s, (size_t)nb, names, vals, &r), FL_OK);
     assert_true(fl_sym_is_known(r));
     return r.k;
 }
@@ -982,7 +982,7 @@ static void test_resize(void **state) {
 
     /* Symbolic size (e.g. 2*H computed from a Shape). */
     fl_sym H = var("H"), H2;
-    assert_int_equal(fl_sym_mul(G->syms, H, K(2), &H2), FL_OK);
+    assert_int_equal(fl__sym_mul(G->syms, H, K(2), &H2), FL_OK);
     fl_node *rs = OP("ResizeBilinear", PH(K(1), H, H, K(3)), CI(H2, H2));
     attr_type(rs, "T", FL_DT_FLOAT);
     infer_ok(rs);
@@ -1160,9 +1160,9 @@ static void test_corpus_antispoof_chain(void **state) {
     for (int i = 0; i < nn_count; i++) {
         fl_cost c = run_cost(nodes[i]);
         assert_false(c.incomplete);
-        assert_int_equal(fl_sym_add(G->syms, flops, c.flops, &flops), FL_OK);
-        assert_int_equal(fl_sym_add(G->syms, tf, c.tfprof_flops, &tf), FL_OK);
-        assert_int_equal(fl_sym_add(G->syms, macs, c.macs, &macs), FL_OK);
+        assert_int_equal(fl__sym_add(G->syms, flops, c.flops, &flops), FL_OK);
+        assert_int_equal(fl__sym_add(G->syms, tf, c.tfprof_flops, &tf), FL_OK);
+        assert_int_equal(fl__sym_add(G->syms, macs, c.macs, &macs), FL_OK);
     }
     assert_string_equal(sym_str(flops), "202358561*N");
     assert_string_equal(sym_str(macs), "100033408*N");
@@ -1201,7 +1201,7 @@ static void robust_one(const struct fl_op_desc *d, int variant) {
             break;
         }
     }
-    fl_diag_init(&diag, &arena);
+    fl__diag_init(&diag, &arena);
     fl_node *n = mk_op(d->name, n_in, in);
     if (variant >= 2) {
         attr_type(n, "T", FL_DT_FLOAT);

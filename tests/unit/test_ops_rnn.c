@@ -43,9 +43,9 @@ static tg_graph *cell_graph(const char *op, bool au, int64_t batch, int xrank) {
 
 static void test_registry(void **state) {
     (void)state;
-    fl_op_kind k = fl_op_lookup("GRUBlockCell");
+    fl_op_kind k = fl__op_lookup("GRUBlockCell");
     assert_int_equal(k, FL_OP_GRU_BLOCK_CELL);
-    const struct fl_op_desc *d = fl_op_desc_of(k);
+    const struct fl_op_desc *d = fl__op_desc_of(k);
     assert_non_null(d);
     assert_string_equal(d->name, "GRUBlockCell");
     assert_int_equal(d->min_inputs, 6);
@@ -53,15 +53,15 @@ static void test_registry(void **state) {
     assert_int_equal(d->n_outputs, 4);
     assert_non_null(d->infer);
     assert_non_null(d->cost);
-    k = fl_op_lookup("AUGRUBlockCell");
+    k = fl__op_lookup("AUGRUBlockCell");
     assert_int_equal(k, FL_OP_AUGRU_BLOCK_CELL);
-    d = fl_op_desc_of(k);
+    d = fl__op_desc_of(k);
     assert_non_null(d);
     assert_string_equal(d->name, "AUGRUBlockCell");
     assert_int_equal(d->min_inputs, 7);
     assert_int_equal(d->max_inputs, 7);
     assert_int_equal(d->n_outputs, 4);
-    assert_string_equal(fl_op_name(FL_OP_AUGRU_BLOCK_CELL), "AUGRUBlockCell");
+    assert_string_equal(fl__op_name(FL_OP_AUGRU_BLOCK_CELL), "AUGRUBlockCell");
 }
 
 /* All four outputs [2,4] float. */
@@ -128,7 +128,7 @@ static void test_gru_block_cell_symbolic(void **state) {
     pt_load(&h, cell_graph("GRUBlockCell", false, -1, 2));
     const fl_node *n = pt_need(&h, "cell");
     char buf[64];
-    fl_sym_format(n->outputs[3].shape.dims[0], buf, sizeof buf);
+    fl__sym_format(n->outputs[3].shape.dims[0], buf, sizeof buf);
     assert_string_equal(buf, "x.0");
     assert_true(fl_sym_is_known(n->outputs[3].shape.dims[1]) && n->outputs[3].shape.dims[1].k == 4);
     fl_cost c;
@@ -136,9 +136,9 @@ static void test_gru_block_cell_symbolic(void **state) {
     assert_int_equal(n->desc->cost(&h.c, n, &c), FL_OK);
     assert_false(c.incomplete);
     /* 6*4*7*B + 11*4*B = 212*B; MACs 3*4*7*B = 84*B */
-    fl_sym_format(c.flops, buf, sizeof buf);
+    fl__sym_format(c.flops, buf, sizeof buf);
     assert_string_equal(buf, "212*x.0");
-    fl_sym_format(c.macs, buf, sizeof buf);
+    fl__sym_format(c.macs, buf, sizeof buf);
     assert_string_equal(buf, "84*x.0");
     pt_fini(&h);
 }

@@ -66,22 +66,22 @@ static void setup_f(fixture *f) {
     size_t len;
     uint8_t *buf = tg_pack(t, &len);
     tg_free(t);
-    fl_arena_init(&f->arena, 0);
-    fl_diag_init(&f->d, &f->arena);
-    f->g = fl_graph_new(&f->arena);
+    fl__arena_init(&f->arena, 0);
+    fl__diag_init(&f->d, &f->arena);
+    f->g = fl__graph_new(&f->arena);
     f->c = (fl_ctx){f->g, f->g->syms, &f->arena, &f->d, 1 << 20};
     fl_options_init(&f->opt);
     fl_import_opts io = {1000, 1 << 20, NULL};
-    assert_int_equal(fl_import_graphdef(f->g, buf, len, &io, &f->d), FL_OK);
+    assert_int_equal(fl__import_graphdef(f->g, buf, len, &io, &f->d), FL_OK);
     free(buf);
-    assert_int_equal(fl_graph_toposort(f->g, &f->d), FL_OK);
+    assert_int_equal(fl__graph_toposort(f->g, &f->d), FL_OK);
     fl_infer_result ir;
-    assert_int_equal(fl_infer_shapes(&f->c, &f->opt, &ir), FL_OK);
-    assert_int_equal(fl_cost_graph(&f->c, &f->totals), FL_OK);
+    assert_int_equal(fl__infer_shapes(&f->c, &f->opt, &ir), FL_OK);
+    assert_int_equal(fl__cost_graph(&f->c, &f->totals), FL_OK);
 }
 
 static void teardown_f(fixture *f) {
-    fl_arena_free(&f->arena);
+    fl__arena_free(&f->arena);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -113,7 +113,7 @@ static void sb_printf(sbuf *b, const char *fmt, ...) {
 
 static void sb_sym(sbuf *b, fl_sym s) {
     char tmp[256];
-    fl_sym_format(s, tmp, sizeof tmp);
+    fl__sym_format(s, tmp, sizeof tmp);
     sb_printf(b, "%s", tmp);
 }
 
@@ -197,7 +197,7 @@ static char *fingerprint(const fl_graph *g, uint32_t flag_mask) {
 /* Every node is found under its name, and nothing else is. */
 static void expect_index(const fl_graph *g) {
     for (size_t i = 0; i < g->n_nodes; i++) {
-        assert_ptr_equal(fl_graph_find(g, g->nodes[i]->name), g->nodes[i]);
+        assert_ptr_equal(fl__graph_find(g, g->nodes[i]->name), g->nodes[i]);
     }
     size_t live = 0;
     for (size_t i = 0; i < g->index_size; i++) {
@@ -215,34 +215,35 @@ static void expect_index(const fl_graph *g) {
  * dtype changed in place, a node removed and compacted away, a new order. */
 static void mutate_everything(fixture *f) {
     fl_graph *g = f->g;
-    fl_node *x = fl_graph_find(g, "x"), *m = fl_graph_find(g, "m"), *a = fl_graph_find(g, "a");
-    fl_node *y = fl_graph_find(g, "y"), *dep = fl_graph_find(g, "dep"), *i = fl_graph_find(g, "i");
-    assert_int_equal(fl_graph_rename(g, m, "m_renamed", &f->d), FL_OK);
+    fl_node *x = fl__graph_find(g, "x"), *m = fl__graph_find(g, "m"), *a = fl__graph_find(g, "a");
+    fl_node *y = fl__graph_find(g, "y"), *dep = fl__graph_find(g, "dep"),
+            *i = fl__graph_find(g, "i");
+    assert_int_equal(fl__graph_rename(g, m, "m_renamed", &f->d), FL_OK);
     fl_input in = {x, 0};
-    fl_node *r = fl_graph_add_op(g, fl_graph_unique_name(g, "fresh"), "Relu", 1, &in, 1, &f->d);
+    fl_node *r = fl__op_add_op(g, fl__graph_unique_name(g, "fresh"), "Relu", 1, &in, 1, &f->d);
     assert_non_null(r);
-    assert_true(fl_graph_replace_uses(g, i, 0, r, 0) > 0);
-    assert_int_equal(fl_node_add_ctrl(g, a, r), FL_OK);
-    fl_attr t = fl_attr_make_type(g, "T", 3);
-    assert_int_equal(fl_node_set_attr(g, y, &t), FL_OK);
-    fl_node_del_attr(a, "T");
-    fl_attr extra = fl_attr_make_int(g, "extra", 42);
-    assert_int_equal(fl_node_set_attr(g, a, &extra), FL_OK);
+    assert_true(fl__graph_replace_uses(g, i, 0, r, 0) > 0);
+    assert_int_equal(fl__node_add_ctrl(g, a, r), FL_OK);
+    fl_attr t = fl__attr_make_type(g, "T", 3);
+    assert_int_equal(fl__node_set_attr(g, y, &t), FL_OK);
+    fl__node_del_attr(a, "T");
+    fl_attr extra = fl__attr_make_int(g, "extra", 42);
+    assert_int_equal(fl__node_set_attr(g, a, &extra), FL_OK);
     y->outputs[0].shape.dims[1] = fl_sym_const(99);
     y->outputs[0].dtype = FL_DT_INVALID;
     y->cost.flops = fl_sym_const(12345);
-    assert_true(fl_graph_replace_ctrl_uses(g, dep, NULL) > 0);
-    fl_graph_remove_node(dep);
-    fl_graph_remove_node(i);
-    assert_int_equal(fl_graph_compact(g, &f->d), FL_OK);
+    assert_true(fl__graph_replace_ctrl_uses(g, dep, NULL) > 0);
+    fl__graph_remove_node(dep);
+    fl__graph_remove_node(i);
+    assert_int_equal(fl__graph_compact(g, &f->d), FL_OK);
     for (int k = 0; k < 40; k++) { /* grows the node array and the index */
         char name[32];
         snprintf(name, sizeof name, "grow%d", k);
-        assert_non_null(fl_graph_add_op(g, name, "Relu", 1, &in, 1, &f->d));
+        assert_non_null(fl__op_add_op(g, name, "Relu", 1, &in, 1, &f->d));
     }
-    assert_int_equal(fl_graph_toposort(g, &f->d), FL_OK);
-    assert_null(fl_graph_find(g, "dep"));
-    assert_null(fl_graph_find(g, "m"));
+    assert_int_equal(fl__graph_toposort(g, &f->d), FL_OK);
+    assert_null(fl__graph_find(g, "dep"));
+    assert_null(fl__graph_find(g, "m"));
 }
 
 static void test_snapshot_restore_exact(void **state) {
@@ -251,39 +252,39 @@ static void test_snapshot_restore_exact(void **state) {
     setup_f(&f);
     char *before = fingerprint(f.g, ~0u);
     fl_graph_snapshot s;
-    fl_graph_snapshot_init(&s);
-    assert_int_equal(fl_graph_snapshot_take(&s, f.g, 0, &f.d), FL_OK);
+    fl__graph_snapshot_init(&s);
+    assert_int_equal(fl__graph_snapshot_take(&s, f.g, 0, &f.d), FL_OK);
     assert_true(s.bytes > 0);
 
     mutate_everything(&f);
     char *mutated = fingerprint(f.g, ~0u);
     assert_string_not_equal(before, mutated);
 
-    fl_graph_snapshot_restore(&s, f.g);
+    fl__graph_snapshot_restore(&s, f.g);
     char *after = fingerprint(f.g, ~0u);
     assert_string_equal(before, after);
     expect_index(f.g);
-    assert_null(fl_graph_find(f.g, "fresh"));
-    assert_null(fl_graph_find(f.g, "m_renamed"));
-    assert_int_equal(fl_graph_verify(f.g, &f.d), FL_OK);
-    assert_int_equal(fl_attr_need_type(fl_graph_find(f.g, "y"), "T", &(int){0}, &f.d), FL_OK);
+    assert_null(fl__graph_find(f.g, "fresh"));
+    assert_null(fl__graph_find(f.g, "m_renamed"));
+    assert_int_equal(fl__graph_verify(f.g, &f.d), FL_OK);
+    assert_int_equal(fl__attr_need_type(fl__graph_find(f.g, "y"), "T", &(int){0}, &f.d), FL_OK);
 
     /* The snapshot stays valid: mutate and restore again. */
     mutate_everything(&f);
-    fl_graph_snapshot_restore(&s, f.g);
+    fl__graph_snapshot_restore(&s, f.g);
     char *again = fingerprint(f.g, ~0u);
     assert_string_equal(before, again);
 
     /* The restored graph is a working graph: it sorts, infers and costs to
      * the same totals. */
-    assert_int_equal(fl_graph_toposort(f.g, &f.d), FL_OK);
-    assert_int_equal(fl_graph_verify(f.g, &f.d), FL_OK);
+    assert_int_equal(fl__graph_toposort(f.g, &f.d), FL_OK);
+    assert_int_equal(fl__graph_verify(f.g, &f.d), FL_OK);
     assert_int_equal(f.d.status, FL_OK);
     free(before);
     free(mutated);
     free(after);
     free(again);
-    fl_graph_snapshot_free(&s);
+    fl__graph_snapshot_free(&s);
     teardown_f(&f);
 }
 
@@ -293,22 +294,22 @@ static void test_snapshot_retake(void **state) {
     fixture f;
     setup_f(&f);
     fl_graph_snapshot s;
-    fl_graph_snapshot_init(&s);
-    assert_int_equal(fl_graph_snapshot_take(&s, f.g, 0, &f.d), FL_OK);
+    fl__graph_snapshot_init(&s);
+    assert_int_equal(fl__graph_snapshot_take(&s, f.g, 0, &f.d), FL_OK);
     mutate_everything(&f);
     char *mid = fingerprint(f.g, ~0u);
-    assert_int_equal(fl_graph_snapshot_take(&s, f.g, 0, &f.d), FL_OK);
-    fl_node *y = fl_graph_find(f.g, "y");
-    assert_int_equal(fl_graph_rename(f.g, y, "y2", &f.d), FL_OK);
-    fl_graph_remove_node(fl_graph_find(f.g, "grow3"));
-    assert_int_equal(fl_graph_compact(f.g, &f.d), FL_OK);
-    fl_graph_snapshot_restore(&s, f.g);
+    assert_int_equal(fl__graph_snapshot_take(&s, f.g, 0, &f.d), FL_OK);
+    fl_node *y = fl__graph_find(f.g, "y");
+    assert_int_equal(fl__graph_rename(f.g, y, "y2", &f.d), FL_OK);
+    fl__graph_remove_node(fl__graph_find(f.g, "grow3"));
+    assert_int_equal(fl__graph_compact(f.g, &f.d), FL_OK);
+    fl__graph_snapshot_restore(&s, f.g);
     char *back = fingerprint(f.g, ~0u);
     assert_string_equal(mid, back);
     expect_index(f.g);
     free(mid);
     free(back);
-    fl_graph_snapshot_free(&s);
+    fl__graph_snapshot_free(&s);
     teardown_f(&f);
 }
 
@@ -317,10 +318,10 @@ static void test_snapshot_byte_limit(void **state) {
     fixture f;
     setup_f(&f);
     fl_graph_snapshot s;
-    fl_graph_snapshot_init(&s);
-    assert_int_equal(fl_graph_snapshot_take(&s, f.g, 64, &f.d), FL_ENOMEM);
+    fl__graph_snapshot_init(&s);
+    assert_int_equal(fl__graph_snapshot_take(&s, f.g, 64, &f.d), FL_ENOMEM);
     assert_false(s.taken);
-    fl_graph_snapshot_free(&s);
+    fl__graph_snapshot_free(&s);
     teardown_f(&f);
 }
 
@@ -357,45 +358,45 @@ static fl_status hook(fl_pass_ctx *pc, void *arg) {
     h->calls++;
     fl_graph *g = pc->c->g;
     /* Rewrite first, as a pass that fails half-way would have. */
-    fl_node *y = fl_graph_find(g, "y");
-    fl_node *x = fl_graph_find(g, "x");
+    fl_node *y = fl__graph_find(g, "y");
+    fl_node *x = fl__graph_find(g, "x");
     assert_non_null(y);
     fl_input in = {x, 0};
     fl_node *r =
-        fl_graph_add_op(g, fl_graph_unique_name(g, "half_done"), "Relu", 1, &in, 1, pc->c->d);
+        fl__op_add_op(g, fl__graph_unique_name(g, "half_done"), "Relu", 1, &in, 1, pc->c->d);
     assert_non_null(r);
-    assert_int_equal(fl_node_set_inputs(g, y, 1, &in), FL_OK);
+    assert_int_equal(fl__node_set_inputs(g, y, 1, &in), FL_OK);
     if (h->mode != HOOK_BREAK_OUTPUTS) {
-        fl_attr t = fl_attr_make_type(g, "T", 3);
-        assert_int_equal(fl_node_set_attr(g, y, &t), FL_OK);
+        fl_attr t = fl__attr_make_type(g, "T", 3);
+        assert_int_equal(fl__node_set_attr(g, y, &t), FL_OK);
     }
     if (y->outputs[0].shape.rank > 1) {
         y->outputs[0].shape.dims[1] = fl_sym_const(7);
     }
-    fl_ledger_note(pc, "HalfDone", y, "rewired before failing");
+    fl__ledger_note(pc, "HalfDone", y, "rewired before failing");
     pc->rewritten++;
     switch (h->mode) {
     case HOOK_FAIL:
-        return fl_diag_fail(pc->c->d, FL_EINTERNAL, y, "forced failure in %s", pc->pass);
+        return fl__node_fail(pc->c->d, FL_EINTERNAL, y, "forced failure in %s", pc->pass);
     case HOOK_FAIL_NO_MSG:
         return FL_EINVAL;
     case HOOK_BREAK_EDGES: {
-        fl_node *victim = fl_graph_find(g, "a") ? fl_graph_find(g, "a") : fl_graph_find(g, "m");
+        fl_node *victim = fl__graph_find(g, "a") ? fl__graph_find(g, "a") : fl__graph_find(g, "m");
         assert_non_null(victim);
-        fl_node_set_inputs(g, y, 1, &(fl_input){victim, 0});
-        fl_graph_remove_node(victim);
+        fl__node_set_inputs(g, y, 1, &(fl_input){victim, 0});
+        fl__graph_remove_node(victim);
         return FL_OK;
     }
     case HOOK_BREAK_OUTPUTS:
-        fl_graph_remove_node(fl_graph_find(g, "z"));
+        fl__graph_remove_node(fl__graph_find(g, "z"));
         return FL_OK;
     case HOOK_BREAK_DTYPE:
         return FL_OK;
     case HOOK_OOM:
-        return fl_diag_oom(pc->c->d);
+        return fl__diag_oom(pc->c->d);
     case HOOK_CANCEL:
         h->stop = true;
-        return fl_diag_check_stop(pc->c->d);
+        return fl__diag_check_stop(pc->c->d);
     }
     return FL_OK;
 }
@@ -462,7 +463,7 @@ static run_result run_pipeline(const char *passes, const char *disabled, int ite
         f.d.stop_arg = h;
     }
     fl_pipeline_config cfg;
-    fl_pipeline_config_init(&cfg);
+    fl__pipeline_config_init(&cfg);
     cfg.verify = true;
     cfg.passes = passes;
     cfg.disabled = &disabled;
@@ -471,10 +472,10 @@ static run_result run_pipeline(const char *passes, const char *disabled, int ite
     fl_pass_failures fails = {NULL, 0, 0};
     cfg.failures = &fails;
     fl_ledger led;
-    fl_ledger_init(&led, &f.arena);
+    fl__ledger_init(&led, &f.arena);
     fl_cost_totals after;
     fl__pipeline_set_test_hook(h ? hook : NULL, h);
-    run_result r = {fl_pipeline_run(&f.c, &f.opt, &cfg, &led, &after), NULL, NULL, NULL, NULL};
+    run_result r = {fl__pipeline_run(&f.c, &f.opt, &cfg, &led, &after), NULL, NULL, NULL, NULL};
     fl__pipeline_set_test_hook(NULL, NULL);
     if (r.st == FL_OK) {
         assert_int_equal(f.d.status, FL_OK);
@@ -603,17 +604,17 @@ static void test_rollback_is_exact(void **state) {
         fixture f;
         setup_f(&f);
         fl_pipeline_config cfg;
-        fl_pipeline_config_init(&cfg);
+        fl__pipeline_config_init(&cfg);
         cfg.verify = true;
         cfg.passes = "arithmetic";
         fl_ledger led;
-        fl_ledger_init(&led, &f.arena);
+        fl__ledger_init(&led, &f.arena);
         fl_cost_totals after;
         /* mark_outputs sets FL_NODE_PRESERVE before the first pass. */
         char *start = fingerprint(f.g, ~(uint32_t)FL_NODE_PRESERVE);
         hook_state h = {"arithmetic", (hook_mode)mode, 0, false};
         fl__pipeline_set_test_hook(hook, &h);
-        assert_int_equal(fl_pipeline_run(&f.c, &f.opt, &cfg, &led, &after), FL_OK);
+        assert_int_equal(fl__pipeline_run(&f.c, &f.opt, &cfg, &led, &after), FL_OK);
         fl__pipeline_set_test_hook(NULL, NULL);
         assert_int_equal(h.calls, 2);
         char *end = fingerprint(f.g, ~(uint32_t)FL_NODE_PRESERVE);
@@ -755,15 +756,15 @@ static void test_failure_as_diag_warning(void **state) {
     fixture f;
     setup_f(&f);
     fl_pipeline_config cfg;
-    fl_pipeline_config_init(&cfg);
+    fl__pipeline_config_init(&cfg);
     cfg.passes = "cse";
     cfg.opt.iterations = 1;
     fl_ledger led;
-    fl_ledger_init(&led, &f.arena);
+    fl__ledger_init(&led, &f.arena);
     fl_cost_totals after;
     hook_state h = {"cse", HOOK_FAIL, 0, false};
     fl__pipeline_set_test_hook(hook, &h);
-    assert_int_equal(fl_pipeline_run(&f.c, &f.opt, &cfg, &led, &after), FL_OK);
+    assert_int_equal(fl__pipeline_run(&f.c, &f.opt, &cfg, &led, &after), FL_OK);
     fl__pipeline_set_test_hook(NULL, NULL);
     assert_int_equal(f.d.status, FL_OK);
     assert_int_equal(f.d.n_warnings, 1);
@@ -780,12 +781,12 @@ static void test_snapshot_respects_memory_limit(void **state) {
     setup_f(&f);
     f.arena.limit = f.arena.reserved; /* nothing left */
     fl_pipeline_config cfg;
-    fl_pipeline_config_init(&cfg);
+    fl__pipeline_config_init(&cfg);
     cfg.opt.iterations = 1;
     fl_ledger led;
-    fl_ledger_init(&led, &f.arena);
+    fl__ledger_init(&led, &f.arena);
     fl_cost_totals after;
-    assert_int_equal(fl_pipeline_run(&f.c, &f.opt, &cfg, &led, &after), FL_ENOMEM);
+    assert_int_equal(fl__pipeline_run(&f.c, &f.opt, &cfg, &led, &after), FL_ENOMEM);
     f.arena.limit = 0;
     teardown_f(&f);
 }

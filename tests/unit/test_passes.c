@@ -223,10 +223,10 @@ static void test_fold_int_exact(void **state) {
     tg_attr_type(r, "T", 3);
     pt_run *p = run(g, "constfold", 1);
     assert_string_equal(pt_dump(p), "x=Placeholder(); xi=Placeholder(); s=Const(); r=Add(xi,s)");
-    const fl_value *v = fl_node_attr(fl_graph_find(p->g, "s"), "value")->v.tensor->value;
+    const fl_value *v = fl__node_attr(fl__graph_find(p->g, "s"), "value")->v.tensor->value;
     /* floor(7/2)+1 = 4, floor(-7/2)+1 = -3 */
-    assert_int_equal(fl_value_int(v, 0).k, 4);
-    assert_int_equal(fl_value_int(v, 1).k, -3);
+    assert_int_equal(fl__value_int(v, 0).k, 4);
+    assert_int_equal(fl__value_int(v, 1).k, -3);
     pt_free(p);
     tg_free(g);
 }
@@ -284,10 +284,10 @@ static void test_fold_stripped(void **state) {
     pt_op2(g, "y", "Add", "x", "s", F32);
     pt_run *p = run(g, "constfold", 1);
     assert_string_equal(pt_dump(p), "x=Placeholder(); s=Const(); y=Add(x,s)");
-    const fl_node *s = fl_graph_find(p->g, "s");
+    const fl_node *s = fl__graph_find(p->g, "s");
     assert_true(s->flags & FL_NODE_STRIPPED);
-    assert_true(fl_node_attr(s, "value")->v.tensor->stripped);
-    assert_int_equal(fl_node_attr(s, "_stripped_content_bytes")->v.i, 24);
+    assert_true(fl__node_attr(s, "value")->v.tensor->stripped);
+    assert_int_equal(fl__node_attr(s, "_stripped_content_bytes")->v.i, 24);
     assert_true(pt_fired(p, "fold_stripped", "s"));
     pt_free(p);
     tg_free(g);
@@ -304,9 +304,9 @@ static void test_materialize_shape(void **state) {
     tg_attr_type(r, "T", 1);
     pt_run *p = run(g, "constfold", 1);
     assert_string_equal(pt_dump(p), "x=Placeholder(); s=Const(^x); r=Reshape(x,s)");
-    const fl_value *v = fl_node_attr(fl_graph_find(p->g, "s"), "value")->v.tensor->value;
-    assert_int_equal(fl_value_int(v, 0).k, 2);
-    assert_int_equal(fl_value_int(v, 1).k, 3);
+    const fl_value *v = fl__node_attr(fl__graph_find(p->g, "s"), "value")->v.tensor->value;
+    assert_int_equal(fl__value_int(v, 0).k, 2);
+    assert_int_equal(fl__value_int(v, 1).k, 3);
     pt_free(p);
     tg_free(g);
 }
@@ -913,23 +913,23 @@ static void test_pipeline_none_changes_nothing(void **state) {
 static void test_pipeline_bad_pass_name(void **state) {
     (void)state;
     fl_pipeline_config cfg;
-    fl_pipeline_config_init(&cfg);
+    fl__pipeline_config_init(&cfg);
     cfg.passes = "pruning,frobnicate";
     bool on[FL_PASS_COUNT];
     fl_arena a;
-    fl_arena_init(&a, 0);
+    fl__arena_init(&a, 0);
     fl_diag d;
-    fl_diag_init(&d, &a);
-    assert_int_equal(fl_pipeline_select(&cfg, on, &d), FL_EUSAGE);
+    fl__diag_init(&d, &a);
+    assert_int_equal(fl__pipeline_select(&cfg, on, &d), FL_EUSAGE);
     assert_non_null(strstr(d.msg, "unknown pass 'frobnicate'"));
-    fl_pipeline_config_init(&cfg);
+    fl__pipeline_config_init(&cfg);
     const char *dis[] = {"constfold"};
     cfg.disabled = dis;
     cfg.n_disabled = 1;
-    fl_diag_init(&d, &a);
-    assert_int_equal(fl_pipeline_select(&cfg, on, &d), FL_OK);
+    fl__diag_init(&d, &a);
+    assert_int_equal(fl__pipeline_select(&cfg, on, &d), FL_OK);
     assert_true(on[FL_PASS_PRUNING] && !on[FL_PASS_CONSTFOLD] && on[FL_PASS_DEPENDENCY]);
-    fl_arena_free(&a);
+    fl__arena_free(&a);
 }
 
 /* Optimising an optimised graph changes nothing. */
@@ -939,7 +939,7 @@ static void test_pipeline_idempotent(void **state) {
     pt_run *p = run(g, NULL, 2);
     uint8_t *buf;
     size_t len;
-    assert_int_equal(fl_graphdef_write(p->g, &buf, &len, &p->d), FL_OK);
+    assert_int_equal(fl__graphdef_write(p->g, &buf, &len, &p->d), FL_OK);
     char first[8192];
     strcpy(first, pt_dump(p));
     pt_run *q = run_bytes(buf, len, NULL, 2, NULL, 0, 0);
@@ -992,12 +992,12 @@ static void test_write_stripped_roundtrip(void **state) {
     pt_run *p = run(g, NULL, 2);
     uint8_t *buf;
     size_t len;
-    assert_int_equal(fl_graphdef_write(p->g, &buf, &len, &p->d), FL_OK);
+    assert_int_equal(fl__graphdef_write(p->g, &buf, &len, &p->d), FL_OK);
     pt_run *q = run_bytes(buf, len, "none", 1, NULL, 0, 0);
-    const fl_node *s = fl_graph_find(q->g, "s");
+    const fl_node *s = fl__graph_find(q->g, "s");
     assert_non_null(s);
     assert_true(s->flags & FL_NODE_STRIPPED);
-    assert_int_equal(fl_node_attr(s, "_stripped_content_bytes")->v.i, 24);
+    assert_int_equal(fl__node_attr(s, "_stripped_content_bytes")->v.i, 24);
     assert_int_equal(s->outputs[0].shape.rank, 2);
     pt_free(q);
     pt_free(p);

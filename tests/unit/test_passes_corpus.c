@@ -35,7 +35,7 @@ static double now_ms(void) {
 
 /* Totals as text, to compare with a report's quantities. */
 static const char *txt(fl_arena *a, fl_sym s) {
-    const char *t = fl_sym_to_str(a, s);
+    const char *t = fl__sym_to_str(a, s);
     return t ? t : "?";
 }
 
@@ -48,47 +48,48 @@ static int check_file(const char *path, const char *name) {
         return 1;
     }
     fl_arena arena;
-    fl_arena_init(&arena, 0);
+    fl__arena_init(&arena, 0);
     fl_diag d;
-    fl_diag_init(&d, &arena);
-    fl_graph *g = fl_graph_new(&arena);
+    fl__diag_init(&d, &arena);
+    fl_graph *g = fl__graph_new(&arena);
     fl_ctx c = {g, g->syms, &arena, &d, 1 << 20};
     fl_options opt;
     fl_options_init(&opt);
     fl_import_opts io = {5000000, 1 << 20, NULL};
-    fl_status st = fl_import_sniff_savedmodel(buf, len) ? fl_import_savedmodel(g, buf, len, &io, &d)
-                                                        : fl_import_graphdef(g, buf, len, &io, &d);
+    fl_status st = fl__import_sniff_savedmodel(buf, len)
+                       ? fl__import_savedmodel(g, buf, len, &io, &d)
+                       : fl__import_graphdef(g, buf, len, &io, &d);
     fl_infer_result ir;
     fl_cost_totals before, after;
     if (st == FL_OK) {
-        st = fl_graph_toposort(g, &d);
+        st = fl__graph_toposort(g, &d);
     }
     if (st == FL_OK) {
-        st = fl_infer_shapes(&c, &opt, &ir);
+        st = fl__infer_shapes(&c, &opt, &ir);
     }
     if (st == FL_OK) {
-        st = fl_cost_graph(&c, &before);
+        st = fl__cost_graph(&c, &before);
     }
     size_t n_before = g->n_nodes;
     fl_pipeline_config cfg;
-    fl_pipeline_config_init(&cfg);
+    fl__pipeline_config_init(&cfg);
     cfg.verify = true;
     fl_ledger led;
-    fl_ledger_init(&led, &arena);
+    fl__ledger_init(&led, &arena);
     double t0 = now_ms();
     if (st == FL_OK) {
-        st = fl_pipeline_run(&c, &opt, &cfg, &led, &after);
+        st = fl__pipeline_run(&c, &opt, &cfg, &led, &after);
     }
     double t1 = now_ms();
     uint8_t *out = NULL;
     size_t out_len = 0;
     if (st == FL_OK) {
-        st = fl_graphdef_write(g, &out, &out_len, &d);
+        st = fl__graphdef_write(g, &out, &out_len, &d);
     }
     free(buf);
     if (st != FL_OK) {
         printf("FAIL %s: %s\n", name, d.msg ? d.msg : fl_status_str(st));
-        fl_arena_free(&arena);
+        fl__arena_free(&arena);
         free(out);
         return 1;
     }
@@ -103,7 +104,7 @@ static int check_file(const char *path, const char *name) {
         bad = 1;
     } else {
         fl_sym bytes;
-        fl_sym_add(g->syms, after.bytes_read, after.bytes_written, &bytes);
+        fl__sym_add(g->syms, after.bytes_read, after.bytes_written, &bytes);
         if (strcmp(r->totals.flops.text, txt(&arena, after.flops)) ||
             strcmp(r->totals.tfprof_flops.text, txt(&arena, after.tfprof_flops)) ||
             strcmp(r->totals.macs.text, txt(&arena, after.macs)) ||
@@ -131,7 +132,7 @@ static int check_file(const char *path, const char *name) {
     }
     fl_report_free(r);
     free(out);
-    fl_arena_free(&arena);
+    fl__arena_free(&arena);
     return bad;
 }
 

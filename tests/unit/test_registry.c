@@ -11,10 +11,10 @@
 static void test_every_descriptor_complete(void **state) {
     (void)state;
     for (int k = 1; k < FL_OP_COUNT; k++) {
-        const struct fl_op_desc *d = fl_op_desc_of(k);
+        const struct fl_op_desc *d = fl__op_desc_of(k);
         assert_non_null(d);
         assert_non_null(d->name);
-        assert_string_equal(d->name, fl_op_name(k));
+        assert_string_equal(d->name, fl__op_name(k));
         assert_non_null(d->infer);
         assert_true(d->min_inputs >= 0);
         assert_true(d->max_inputs == -1 || d->max_inputs >= d->min_inputs);
@@ -33,15 +33,15 @@ static void test_every_descriptor_complete(void **state) {
 static void test_names_unique_and_lookup_round_trips(void **state) {
     (void)state;
     for (int k = 1; k < FL_OP_COUNT; k++) {
-        assert_int_equal(fl_op_lookup(fl_op_name(k)), k);
+        assert_int_equal(fl__op_lookup(fl__op_name(k)), k);
         for (int j = 1; j < k; j++) {
-            assert_true(strcmp(fl_op_name(j), fl_op_name(k)) != 0);
+            assert_true(strcmp(fl__op_name(j), fl__op_name(k)) != 0);
         }
     }
-    assert_int_equal(fl_op_lookup("NoSuchOp"), FL_OP_UNKNOWN);
-    assert_null(fl_op_desc_of(FL_OP_UNKNOWN));
-    assert_null(fl_op_desc_of(FL_OP_COUNT));
-    assert_string_equal(fl_op_name(-1), "?");
+    assert_int_equal(fl__op_lookup("NoSuchOp"), FL_OP_UNKNOWN);
+    assert_null(fl__op_desc_of(FL_OP_UNKNOWN));
+    assert_null(fl__op_desc_of(FL_OP_COUNT));
+    assert_string_equal(fl__op_name(-1), "?");
 }
 
 int main(void) {

@@ -155,25 +155,25 @@ static void load(fixture *f, int blocks) {
     size_t len;
     uint8_t *buf = tg_pack(t, &len);
     tg_free(t);
-    fl_arena_init(&f->arena, 0);
-    fl_diag_init(&f->d, &f->arena);
-    f->g = fl_graph_new(&f->arena);
+    fl__arena_init(&f->arena, 0);
+    fl__diag_init(&f->d, &f->arena);
+    f->g = fl__graph_new(&f->arena);
     assert_non_null(f->g);
     fl_import_opts io = {100000, 1 << 16, NULL};
-    assert_int_equal(fl_import_graphdef(f->g, buf, len, &io, &f->d), FL_OK);
+    assert_int_equal(fl__import_graphdef(f->g, buf, len, &io, &f->d), FL_OK);
     free(buf);
-    assert_int_equal(fl_graph_toposort(f->g, &f->d), FL_OK);
+    assert_int_equal(fl__graph_toposort(f->g, &f->d), FL_OK);
 }
 
 /* u and v list the same uses of every output of every node. */
 static void same_uses(const fl_graph *g, const fl_uses *u, const fl_uses *v) {
     for (size_t i = 0; i < g->n_nodes; i++) {
         const fl_node *n = g->nodes[i];
-        assert_int_equal(fl_uses_total(u, n), fl_uses_total(v, n));
+        assert_int_equal(fl__uses_total(u, n), fl__uses_total(v, n));
         for (int k = 0; k < n->n_outputs; k++) {
             size_t cu, cv;
-            const fl_use *a = fl_uses_of(u, n, k, &cu);
-            const fl_use *b = fl_uses_of(v, n, k, &cv);
+            const fl_use *a = fl__uses_of(u, n, k, &cu);
+            const fl_use *b = fl__uses_of(v, n, k, &cv);
             assert_int_equal(cu, cv);
             for (size_t j = 0; j < cu; j++) {
                 assert_ptr_equal(a[j].node, b[j].node);
@@ -188,9 +188,9 @@ static void test_uses_reuse(void **state) {
     fixture f;
     load(&f, 20);
     fl_uses u1, u2;
-    assert_int_equal(fl_uses_build(f.g, &u1, &f.d), FL_OK);
+    assert_int_equal(fl__uses_build(f.g, &u1, &f.d), FL_OK);
     /* Not released: a second build may not overwrite u1. */
-    assert_int_equal(fl_uses_build(f.g, &u2, &f.d), FL_OK);
+    assert_int_equal(fl__uses_build(f.g, &u2, &f.d), FL_OK);
     assert_ptr_not_equal(u1.uses, u2.uses);
     assert_ptr_not_equal(u1.offsets, u2.offsets);
     assert_ptr_not_equal(u1.port_base, u2.port_base);
@@ -200,22 +200,22 @@ static void test_uses_reuse(void **state) {
     for (size_t i = 0; i < f.g->n_nodes; i++) {
         fl_node *n = f.g->nodes[i];
         if (strcmp(n->op, "Identity") == 0) {
-            fl_graph_replace_uses(f.g, n, 0, n->inputs[0].node, n->inputs[0].port);
-            fl_graph_remove_node(n);
+            fl__graph_replace_uses(f.g, n, 0, n->inputs[0].node, n->inputs[0].port);
+            fl__graph_remove_node(n);
         }
     }
-    assert_int_equal(fl_graph_compact(f.g, &f.d), FL_OK);
-    fl_uses_release(f.g);
+    assert_int_equal(fl__graph_compact(f.g, &f.d), FL_OK);
+    fl__uses_release(f.g);
     fl_uses u3, u4;
-    assert_int_equal(fl_uses_build(f.g, &u3, &f.d), FL_OK);
+    assert_int_equal(fl__uses_build(f.g, &u3, &f.d), FL_OK);
     assert_ptr_equal(u3.uses, u1.uses); /* the released buffers, reused */
-    assert_int_equal(fl_uses_build(f.g, &u4, &f.d), FL_OK);
+    assert_int_equal(fl__uses_build(f.g, &u4, &f.d), FL_OK);
     assert_ptr_not_equal(u4.uses, u3.uses);
     same_uses(f.g, &u3, &u4);
     size_t c;
-    fl_uses_of(&u3, fl_graph_find(f.g, "one"), 0, &c);
+    fl__uses_of(&u3, fl__graph_find(f.g, "one"), 0, &c);
     assert_int_equal(c, 20);
-    fl_arena_free(&f.arena);
+    fl__arena_free(&f.arena);
 }
 
 static void test_reindex_in_place(void **state) {
@@ -225,45 +225,45 @@ static void test_reindex_in_place(void **state) {
     size_t n0 = f.g->n_nodes;
     /* Remove a few nodes nothing reads: the table keeps its size. */
     const char *gone[] = {"y29", "a29", "k29"};
-    fl_node *y28 = fl_graph_find(f.g, "y28");
+    fl_node *y28 = fl__graph_find(f.g, "y28");
     assert_non_null(y28);
     for (int i = 0; i < 3; i++) {
-        fl_graph_remove_node(fl_graph_find(f.g, gone[i]));
+        fl__graph_remove_node(fl__graph_find(f.g, gone[i]));
     }
-    fl_node *m29 = fl_graph_find(f.g, "m29");
-    fl_graph_replace_uses(f.g, m29, 0, y28, 0);
+    fl_node *m29 = fl__graph_find(f.g, "m29");
+    fl__graph_replace_uses(f.g, m29, 0, y28, 0);
     fl_node **index0 = f.g->index;
-    assert_int_equal(fl_graph_compact(f.g, &f.d), FL_OK);
+    assert_int_equal(fl__graph_compact(f.g, &f.d), FL_OK);
     assert_ptr_equal(f.g->index, index0);
     assert_int_equal(f.g->n_nodes, n0 - 3);
     for (int i = 0; i < 3; i++) {
-        assert_null(fl_graph_find(f.g, gone[i]));
+        assert_null(fl__graph_find(f.g, gone[i]));
     }
     for (size_t i = 0; i < f.g->n_nodes; i++) {
-        assert_ptr_equal(fl_graph_find(f.g, f.g->nodes[i]->name), f.g->nodes[i]);
+        assert_ptr_equal(fl__graph_find(f.g, f.g->nodes[i]->name), f.g->nodes[i]);
     }
     /* Two live nodes of one name: rejected. */
     f.g->nodes[5]->name = f.g->nodes[6]->name;
-    assert_int_equal(fl_graph_reindex(f.g, &f.d), FL_EINTERNAL);
-    fl_arena_free(&f.arena);
+    assert_int_equal(fl__graph_reindex(f.g, &f.d), FL_EINTERNAL);
+    fl__arena_free(&f.arena);
 }
 
 static void test_arena_zero(void **state) {
     (void)state;
     fl_arena a;
-    fl_arena_init(&a, 0);
+    fl__arena_init(&a, 0);
     for (int round = 0; round < 200; round++) {
         size_t n = 100 + (size_t)round * 997;
-        unsigned char *p = fl_arena_alloc(&a, n);
+        unsigned char *p = fl__arena_alloc(&a, n);
         assert_non_null(p);
         memset(p, 0xAB, n); /* dirty what was handed out */
-        unsigned char *z = round % 2 ? fl_arena_zalloc(&a, n) : fl_arena_calloc(&a, n, 1);
+        unsigned char *z = round % 2 ? fl__arena_zalloc(&a, n) : fl__arena_calloc(&a, n, 1);
         assert_non_null(z);
         for (size_t i = 0; i < n; i++) {
             assert_int_equal(z[i], 0);
         }
         memset(z, 0xCD, n);
-        uint32_t *g = fl_arena_grow(&a, p, n / 4, n / 2, sizeof(uint32_t));
+        uint32_t *g = fl__arena_grow(&a, p, n / 4, n / 2, sizeof(uint32_t));
         assert_non_null(g);
         for (size_t i = 0; i < n / 4; i++) {
             assert_int_equal(g[i], 0xABABABABu);
@@ -272,7 +272,7 @@ static void test_arena_zero(void **state) {
             assert_int_equal(g[i], 0);
         }
     }
-    fl_arena_free(&a);
+    fl__arena_free(&a);
 }
 
 int main(void) {

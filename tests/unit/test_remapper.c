@@ -7,7 +7,7 @@
  * against the .expect.json files by test_remapper_roundtrip.py).
  *
  * The harness runs the pass on its own: import -> toposort -> infer -> cost,
- * mark nodes without consumers preserved, run fl_pass_remapper, then re-sort,
+ * mark nodes without consumers preserved, run fl__pass_remapper, then re-sort,
  * verify, re-infer and re-cost the result.
  */
 #include "passtest.h"
@@ -104,12 +104,12 @@ static tg_graph *chain(const chain_opts *o) {
 static void place(pt_run *h, const char *device, const char *act_device) {
     static const char *const names[] = {"c", "b"};
     for (size_t i = 0; i < 2; i++) {
-        fl_node *n = fl_graph_find(h->g, names[i]);
+        fl_node *n = fl__graph_find(h->g, names[i]);
         if (n) {
             n->device = device;
         }
     }
-    fl_node *a = fl_graph_find(h->g, "a");
+    fl_node *a = fl__graph_find(h->g, "a");
     if (a) {
         a->device = act_device ? act_device : device;
     }
@@ -156,14 +156,14 @@ static void test_conv_bias(void **state) {
     assert_true(pt_attr_f(&h, "b", "epsilon") == 0.0f);
     assert_int_equal(pt_attr_t(&h, "b", "T"), 1);
     /* no U: TensorFlow's fused nodes in the corpus carry none */
-    assert_null(fl_node_attr(pt_need(&h, "b"), "U"));
+    assert_null(fl__node_attr(pt_need(&h, "b"), "U"));
     assert_string_equal(pt_attr_s(&h, "b", "padding"), "SAME");
     assert_string_equal(pt_attr_s(&h, "b", "data_format"), "NHWC");
     /* defaults filled in as in a TensorFlow graph */
-    assert_non_null(fl_node_attr(pt_need(&h, "b"), "explicit_paddings"));
-    assert_non_null(fl_node_attr(pt_need(&h, "b"), "use_cudnn_on_gpu"));
-    assert_non_null(fl_node_attr(pt_need(&h, "b"), "strides"));
-    assert_non_null(fl_node_attr(pt_need(&h, "b"), "dilations"));
+    assert_non_null(fl__node_attr(pt_need(&h, "b"), "explicit_paddings"));
+    assert_non_null(fl__node_attr(pt_need(&h, "b"), "use_cudnn_on_gpu"));
+    assert_non_null(fl__node_attr(pt_need(&h, "b"), "strides"));
+    assert_non_null(fl__node_attr(pt_need(&h, "b"), "dilations"));
     assert_int_equal(h.pc.rewritten, 1);
     assert_int_equal(h.pc.removed, 1);
     assert_int_equal(h.led.n_entries, 1);
@@ -189,7 +189,7 @@ static void test_conv_bias_act(void **state) {
         if (i == 3) {
             assert_true(pt_attr_f(&h, "a", "leakyrelu_alpha") == 0.3f);
         } else {
-            assert_null(fl_node_attr(pt_need(&h, "a"), "leakyrelu_alpha"));
+            assert_null(fl__node_attr(pt_need(&h, "a"), "leakyrelu_alpha"));
         }
         assert_int_equal(h.pc.removed, 2);
         pt_fini(&h);
@@ -203,8 +203,8 @@ static void test_matmul_bias_act(void **state) {
     run_chain(&h, &o, FL_DEVICE_CPU, FL_REMAPPER_STANDARD);
     pt_expect_node(&h, "a", "_FusedMatMul", "x", "w", "bias_v", NULL);
     pt_expect_strs(&h, "a", "fused_ops", 2, "BiasAdd", "Relu");
-    assert_non_null(fl_node_attr(pt_need(&h, "a"), "transpose_a"));
-    assert_null(fl_node_attr(pt_need(&h, "a"), "U"));
+    assert_non_null(fl__node_attr(pt_need(&h, "a"), "transpose_a"));
+    assert_null(fl__node_attr(pt_need(&h, "a"), "U"));
     pt_fini(&h);
     /* MatMul + BiasAdd alone */
     o.act = NULL;
@@ -246,8 +246,8 @@ static void test_depthwise_onednn_only(void **state) {
     run_chain(&h, &o, FL_DEVICE_CPU, FL_REMAPPER_ONEDNN);
     pt_expect_node(&h, "a", "_FusedDepthwiseConv2dNative", "x", "w", "bias_v", NULL);
     pt_expect_strs(&h, "a", "fused_ops", 2, "BiasAdd", "Relu6");
-    assert_null(fl_node_attr(pt_need(&h, "a"), "explicit_paddings"));
-    assert_null(fl_node_attr(pt_need(&h, "a"), "U"));
+    assert_null(fl__node_attr(pt_need(&h, "a"), "explicit_paddings"));
+    assert_null(fl__node_attr(pt_need(&h, "a"), "U"));
     pt_fini(&h);
     /* LeakyRelu after depthwise: only BiasAdd is fused */
     o.act = "LeakyRelu";
@@ -407,8 +407,8 @@ static void test_not_fused_due_to_type_mismatch(void **state) {
     assert_int_equal(pt_load_bytes(&h, bytes, len), FL_OK);
     free(bytes);
     fl_node *b = pt_need(&h, "b");
-    fl_attr t = fl_attr_make_type(h.g, "T", 2);
-    assert_int_equal(fl_node_set_attr(h.g, b, &t), FL_OK);
+    fl_attr t = fl__attr_make_type(h.g, "T", 2);
+    assert_int_equal(fl__node_set_attr(h.g, b, &t), FL_OK);
     pt_remap(&h, FL_DEVICE_CPU, FL_REMAPPER_STANDARD);
     pt_need(&h, "c");
     pt_fini(&h);
@@ -460,7 +460,7 @@ static void test_conv_bn(void **state) {
     pt_expect_strs(&h, "bn", "fused_ops", 1, "FusedBatchNorm");
     assert_int_equal(pt_attr_i(&h, "bn", "num_args"), 4);
     assert_true(pt_attr_f(&h, "bn", "epsilon") == 0.001f);
-    assert_null(fl_node_attr(pt_need(&h, "bn"), "U"));
+    assert_null(fl__node_attr(pt_need(&h, "bn"), "U"));
     pt_fini(&h);
 
     tg = conv_bn("FusedBatchNorm", "Relu6", 0, "NHWC");
@@ -661,7 +661,7 @@ static void test_dilated_conv(void **state) {
     pt_absent(&h, "s2b");
     pt_absent(&h, "c");
     assert_string_equal(pt_attr_s(&h, "b2s", "padding"), "SAME");
-    const fl_attr *d = fl_node_attr(pt_need(&h, "b2s"), "dilations");
+    const fl_attr *d = fl__node_attr(pt_need(&h, "b2s"), "dilations");
     assert_non_null(d);
     assert_int_equal(d->v.list.i[1], 2);
     assert_int_equal(d->v.list.i[2], 2);
@@ -760,7 +760,7 @@ static void dump_graph(const fl_graph *g, FILE *f) {
     for (size_t i = 0; i < g->n_nodes; i++) {
         const fl_node *n = g->nodes[i];
         fprintf(f, "%s\t%s\t", n->name, n->op);
-        const fl_attr *a = fl_node_attr(n, "fused_ops");
+        const fl_attr *a = fl__node_attr(n, "fused_ops");
         if (a && a->kind == FL_ATTR_LIST && a->list_kind == FL_ATTR_S) {
             for (size_t k = 0; k < a->n; k++) {
                 fprintf(f, "%s%s", k ? "," : "", a->v.list.s[k].p);

@@ -147,8 +147,8 @@ static void expect_gru_fused(pt_run *h, const char *op) {
     assert_int_equal(pt_attr_t(h, "g/h", "T"), FL_DT_FLOAT);
     /* only T: remapper.cc's lbr/training never reach the graph */
     assert_int_equal(f->n_attrs, 1);
-    assert_null(fl_node_attr(f, "lbr"));
-    assert_null(fl_node_attr(f, "training"));
+    assert_null(fl__node_attr(f, "lbr"));
+    assert_null(fl__node_attr(f, "training"));
     for (int p = 0; p < 4; p++) {
         assert_int_equal(f->outputs[p].shape.rank, 2);
         assert_int_equal(f->outputs[p].shape.dims[0].k, 2);

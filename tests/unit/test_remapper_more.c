@@ -667,7 +667,7 @@ static void test_onednn_fused_conv_activation(void **state) {
     pt_expect_strs(&h, "a", "fused_ops", 2, "BiasAdd", "LeakyRelu");
     assert_int_equal(pt_attr_i(&h, "a", "num_args"), 1);
     assert_true(pt_attr_f(&h, "a", "leakyrelu_alpha") == 0.1f);
-    assert_string_equal(fl_node_attr(pt_need(&h, "a"), "padding")->v.s.p, "SAME");
+    assert_string_equal(fl__node_attr(pt_need(&h, "a"), "padding")->v.s.p, "SAME");
     int64_t e = 8 * 8 * 8, macs = e * 27;
     pt_expect_cost(&h, "a", 2 * macs + 2 * e, 0, macs);
     assert_int_equal(h.pc.rewritten, 1);
@@ -677,7 +677,7 @@ static void test_onednn_fused_conv_activation(void **state) {
     pt_remap(&h, FL_DEVICE_CPU, FL_REMAPPER_ONEDNN);
     pt_expect_node(&h, "a", "_FusedConv2D", "x", "w", "b", NULL);
     pt_expect_strs(&h, "a", "fused_ops", 2, "BiasAdd", "Mish");
-    assert_null(fl_node_attr(pt_need(&h, "a"), "leakyrelu_alpha"));
+    assert_null(fl__node_attr(pt_need(&h, "a"), "leakyrelu_alpha"));
     pt_expect_cost(&h, "a", 2 * macs + 4 * e, 0, macs);
     pt_fini(&h);
     pt_load(&h, fused_conv_act("_FusedConv3D", "LeakyRelu", 0));
@@ -774,7 +774,7 @@ static void test_dilated_conv_strided(void **state) {
     pt_expect_node(&h, "b2s", "Conv2D", "x", "w", NULL);
     pt_expect_ints(&h, "b2s", "dilations", 4, 1, 2, 2, 1);
     pt_expect_ints(&h, "b2s", "strides", 4, 1, 2, 2, 1);
-    assert_string_equal(fl_node_attr(pt_need(&h, "b2s"), "padding")->v.s.p, "SAME");
+    assert_string_equal(fl__node_attr(pt_need(&h, "b2s"), "padding")->v.s.p, "SAME");
     pt_fini(&h);
 }
 
@@ -873,7 +873,7 @@ static void test_onednn_instance_norm(void **state) {
     assert_int_equal(pt_attr_t(&h, "out", "T"), F32);
     assert_true(pt_attr_f(&h, "out", "epsilon") == 0.001f);
     pt_expect_ints(&h, "out", "reduction_axes", 2, 1, 2);
-    assert_null(fl_node_attr(pt_need(&h, "out"), "fused_ops"));
+    assert_null(fl__node_attr(pt_need(&h, "out"), "fused_ops"));
     pt_expect_shape(&h, "out", F32, 4, 2, 4, 4, 3);
     /* E 96, G 6, M 6: 6E + 3G + 3M, what the ten unfused nodes count */
     pt_expect_cost(&h, "out", 612, 0, 0);
@@ -1020,7 +1020,7 @@ static void test_onednn_layer_norm(void **state) {
     }
     pt_expect_node(&h, "out", "_MklLayerNorm", "x", "gamma", "beta", NULL);
     assert_int_equal(pt_attr_t(&h, "out", "T"), F32);
-    assert_null(fl_node_attr(pt_need(&h, "out"), "epsilon"));
+    assert_null(fl__node_attr(pt_need(&h, "out"), "epsilon"));
     pt_expect_shape(&h, "out", F32, 2, 4, 8);
     /* E 32, R 4: 7E + 3R, what the custom chain counts */
     pt_expect_cost(&h, "out", 236, 0, 0);
@@ -1078,7 +1078,7 @@ static void test_onednn_layer_norm(void **state) {
 /* ------------------------------------------------------------------------- */
 
 static void h_dependency(pt_run *h) {
-    pt_pass(h, fl_pass_dependency_optimizer, "dependency", FL_DEVICE_CPU, FL_REMAPPER_STANDARD);
+    pt_pass(h, fl__pass_dependency_optimizer, "dependency", FL_DEVICE_CPU, FL_REMAPPER_STANDARD);
 }
 
 /* a -> b -> c with ^a on c: the control edge goes (path a-b-c is longer);

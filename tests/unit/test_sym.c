@@ -17,14 +17,14 @@ static fl_symtab *T;
 
 static int setup(void **state) {
     (void)state;
-    fl_arena_init(&arena, 0);
-    T = fl_symtab_new(&arena);
+    fl__arena_init(&arena, 0);
+    T = fl__symtab_new(&arena);
     return T ? 0 : -1;
 }
 
 static int teardown(void **state) {
     (void)state;
-    fl_arena_free(&arena);
+    fl__arena_free(&arena);
     T = NULL;
     return 0;
 }
@@ -37,70 +37,70 @@ static fl_sym K(int64_t k) {
 
 static fl_sym V(const char *name) {
     fl_sym s;
-    assert_int_equal(fl_sym_var(T, name, &s), FL_OK);
+    assert_int_equal(fl__sym_var(T, name, &s), FL_OK);
     assert_true(fl_sym_is_symbolic(s));
     return s;
 }
 
 static fl_sym ADD(fl_sym a, fl_sym b) {
     fl_sym r;
-    assert_int_equal(fl_sym_add(T, a, b, &r), FL_OK);
+    assert_int_equal(fl__sym_add(T, a, b, &r), FL_OK);
     return r;
 }
 
 static fl_sym SUB(fl_sym a, fl_sym b) {
     fl_sym r;
-    assert_int_equal(fl_sym_sub(T, a, b, &r), FL_OK);
+    assert_int_equal(fl__sym_sub(T, a, b, &r), FL_OK);
     return r;
 }
 
 static fl_sym MUL(fl_sym a, fl_sym b) {
     fl_sym r;
-    assert_int_equal(fl_sym_mul(T, a, b, &r), FL_OK);
+    assert_int_equal(fl__sym_mul(T, a, b, &r), FL_OK);
     return r;
 }
 
 static fl_sym FDIV(fl_sym a, fl_sym b) {
     fl_sym r;
-    assert_int_equal(fl_sym_floordiv(T, a, b, &r), FL_OK);
+    assert_int_equal(fl__sym_floordiv(T, a, b, &r), FL_OK);
     return r;
 }
 
 static fl_sym CDIV(fl_sym a, fl_sym b) {
     fl_sym r;
-    assert_int_equal(fl_sym_ceildiv(T, a, b, &r), FL_OK);
+    assert_int_equal(fl__sym_ceildiv(T, a, b, &r), FL_OK);
     return r;
 }
 
 static fl_sym MOD(fl_sym a, fl_sym b) {
     fl_sym r;
-    assert_int_equal(fl_sym_mod(T, a, b, &r), FL_OK);
+    assert_int_equal(fl__sym_mod(T, a, b, &r), FL_OK);
     return r;
 }
 
 static fl_sym MAX(fl_sym a, fl_sym b) {
     fl_sym r;
-    assert_int_equal(fl_sym_max(T, a, b, &r), FL_OK);
+    assert_int_equal(fl__sym_max(T, a, b, &r), FL_OK);
     return r;
 }
 
 static fl_sym MIN(fl_sym a, fl_sym b) {
     fl_sym r;
-    assert_int_equal(fl_sym_min(T, a, b, &r), FL_OK);
+    assert_int_equal(fl__sym_min(T, a, b, &r), FL_OK);
     return r;
 }
 
 static fl_sym DIV(fl_sym a, fl_sym b, bool want_exact) {
     fl_sym r;
     bool exact = !want_exact;
-    assert_int_equal(fl_sym_div(T, a, b, &r, &exact), FL_OK);
+    assert_int_equal(fl__sym_div(T, a, b, &r, &exact), FL_OK);
     assert_int_equal(exact, want_exact);
     return r;
 }
 
 static fl_sym SUBST(fl_sym s, size_t n, const char *const *names, const int64_t *values) {
     fl_sym r;
-    assert_int_equal(fl_sym_subst(T, s, n, names, values, &r), FL_OK);
+    assert_int_equal(fl__sym_subst(T, s, n, names, values, &r), FL_OK);
     return r;
 }
 
@@ -112,7 +112,7 @@ static int64_t EVAL1(fl_sym s, const char *name, int64_t v) {
 
 static void assert_fmt(fl_sym s, const char *want) {
     char buf[512];
-    size_t n = fl_sym_format(s, buf, sizeof(buf));
+    size_t n = fl__sym_format(s, buf, sizeof(buf));
     if (strcmp(buf, want) != 0) {
         print_error("format: got \"%s\", want \"%s\"\n", buf, want);
     }
@@ -126,7 +126,7 @@ static void assert_known(fl_sym s, int64_t k) {
 }
 
 static void assert_same(fl_sym a, fl_sym b) {
-    assert_true(fl_sym_eq(a, b));
+    assert_true(fl__sym_eq(a, b));
     assert_ptr_equal(a.e, b.e);
 }
 
@@ -150,25 +150,25 @@ static void test_known_fast_path(void **state) {
     (void)state;
     fl_sym r;
     /* No table needed for known operands. */
-    assert_int_equal(fl_sym_add(NULL, K(2), K(3), &r), FL_OK);
+    assert_int_equal(fl__sym_add(NULL, K(2), K(3), &r), FL_OK);
     assert_known(r, 5);
-    assert_int_equal(fl_sym_sub(NULL, K(2), K(3), &r), FL_OK);
+    assert_int_equal(fl__sym_sub(NULL, K(2), K(3), &r), FL_OK);
     assert_known(r, -1);
-    assert_int_equal(fl_sym_mul(NULL, K(-4), K(3), &r), FL_OK);
+    assert_int_equal(fl__sym_mul(NULL, K(-4), K(3), &r), FL_OK);
     assert_known(r, -12);
-    assert_int_equal(fl_sym_neg(NULL, K(7), &r), FL_OK);
+    assert_int_equal(fl__sym_neg(NULL, K(7), &r), FL_OK);
     assert_known(r, -7);
-    assert_int_equal(fl_sym_max(NULL, K(7), K(-9), &r), FL_OK);
+    assert_int_equal(fl__sym_max(NULL, K(7), K(-9), &r), FL_OK);
     assert_known(r, 7);
-    assert_int_equal(fl_sym_min(NULL, K(7), K(-9), &r), FL_OK);
+    assert_int_equal(fl__sym_min(NULL, K(7), K(-9), &r), FL_OK);
     assert_known(r, -9);
-    assert_true(fl_sym_eq(K(5), K(5)));
-    assert_false(fl_sym_eq(K(5), K(6)));
+    assert_true(fl__sym_eq(K(5), K(5)));
+    assert_false(fl__sym_eq(K(5), K(6)));
     size_t before = arena.used;
     for (int i = 0; i < 1000; i++) {
-        assert_int_equal(fl_sym_mul(T, K(i), K(i + 1), &r), FL_OK);
-        assert_int_equal(fl_sym_add(T, r, K(1), &r), FL_OK);
-        assert_int_equal(fl_sym_ceildiv(T, r, K(3), &r), FL_OK);
+        assert_int_equal(fl__sym_mul(T, K(i), K(i + 1), &r), FL_OK);
+        assert_int_equal(fl__sym_add(T, r, K(1), &r), FL_OK);
+        assert_int_equal(fl__sym_ceildiv(T, r, K(3), &r), FL_OK);
     }
     assert_int_equal(arena.used, before); /* known values never allocate */
 }
@@ -176,25 +176,25 @@ static void test_known_fast_path(void **state) {
 static void test_known_overflow(void **state) {
     (void)state;
     fl_sym r = K(1);
-    assert_int_equal(fl_sym_add(NULL, K(INT64_MAX), K(1), &r), FL_EOVERFLOW);
+    assert_int_equal(fl__sym_add(NULL, K(INT64_MAX), K(1), &r), FL_EOVERFLOW);
     assert_true(fl_sym_is_unknown(r));
-    assert_int_equal(fl_sym_sub(NULL, K(INT64_MIN), K(1), &r), FL_EOVERFLOW);
+    assert_int_equal(fl__sym_sub(NULL, K(INT64_MIN), K(1), &r), FL_EOVERFLOW);
     assert_true(fl_sym_is_unknown(r));
-    assert_int_equal(fl_sym_mul(NULL, K(INT64_MAX / 2 + 1), K(2), &r), FL_EOVERFLOW);
+    assert_int_equal(fl__sym_mul(NULL, K(INT64_MAX / 2 + 1), K(2), &r), FL_EOVERFLOW);
     assert_true(fl_sym_is_unknown(r));
-    assert_int_equal(fl_sym_mul(NULL, K(INT64_C(1) << 32), K(INT64_C(1) << 30), &r), FL_OK);
+    assert_int_equal(fl__sym_mul(NULL, K(INT64_C(1) << 32), K(INT64_C(1) << 30), &r), FL_OK);
     assert_known(r, INT64_C(1) << 62);
-    assert_int_equal(fl_sym_mul(NULL, K(-(INT64_C(1) << 32)), K(INT64_C(1) << 31), &r), FL_OK);
+    assert_int_equal(fl__sym_mul(NULL, K(-(INT64_C(1) << 32)), K(INT64_C(1) << 31), &r), FL_OK);
     assert_known(r, INT64_MIN);
-    assert_int_equal(fl_sym_mul(NULL, K(INT64_C(1) << 32), K(INT64_C(1) << 31), &r), FL_EOVERFLOW);
-    assert_int_equal(fl_sym_neg(NULL, K(INT64_MIN), &r), FL_EOVERFLOW);
-    assert_int_equal(fl_sym_floordiv(NULL, K(INT64_MIN), K(-1), &r), FL_EOVERFLOW);
-    assert_int_equal(fl_sym_ceildiv(NULL, K(INT64_MIN), K(-1), &r), FL_EOVERFLOW);
+    assert_int_equal(fl__sym_mul(NULL, K(INT64_C(1) << 32), K(INT64_C(1) << 31), &r), FL_EOVERFLOW);
+    assert_int_equal(fl__sym_neg(NULL, K(INT64_MIN), &r), FL_EOVERFLOW);
+    assert_int_equal(fl__sym_floordiv(NULL, K(INT64_MIN), K(-1), &r), FL_EOVERFLOW);
+    assert_int_equal(fl__sym_ceildiv(NULL, K(INT64_MIN), K(-1), &r), FL_EOVERFLOW);
     bool exact;
-    assert_int_equal(fl_sym_div(NULL, K(INT64_MIN), K(-1), &r, &exact), FL_EOVERFLOW);
-    assert_int_equal(fl_sym_mod(NULL, K(INT64_MIN), K(-1), &r), FL_OK);
+    assert_int_equal(fl__sym_div(NULL, K(INT64_MIN), K(-1), &r, &exact), FL_EOVERFLOW);
+    assert_int_equal(fl__sym_mod(NULL, K(INT64_MIN), K(-1), &r), FL_OK);
     assert_known(r, 0);
-    assert_int_equal(fl_sym_add(NULL, K(INT64_MAX), K(INT64_MIN), &r), FL_OK);
+    assert_int_equal(fl__sym_add(NULL, K(INT64_MAX), K(INT64_MIN), &r), FL_OK);
     assert_known(r, -1);
 }
 
@@ -203,36 +203,36 @@ static void test_known_div_semantics(void **state) {
     static const int64_t vals[] = {-9, -7, -6, -1, 0, 1, 5, 6, 7, 9, INT64_MAX, INT64_MIN + 1};
     static const int64_t divs[] = {-4, -3, -2, -1, 1, 2, 3, 4, INT64_MAX};
     fl_sym r;
-    assert_int_equal(fl_sym_floordiv(NULL, K(-7), K(2), &r), FL_OK);
+    assert_int_equal(fl__sym_floordiv(NULL, K(-7), K(2), &r), FL_OK);
     assert_known(r, -4);
-    assert_int_equal(fl_sym_ceildiv(NULL, K(-7), K(2), &r), FL_OK);
+    assert_int_equal(fl__sym_ceildiv(NULL, K(-7), K(2), &r), FL_OK);
     assert_known(r, -3);
-    assert_int_equal(fl_sym_mod(NULL, K(-7), K(2), &r), FL_OK);
+    assert_int_equal(fl__sym_mod(NULL, K(-7), K(2), &r), FL_OK);
     assert_known(r, 1);
-    assert_int_equal(fl_sym_floordiv(NULL, K(7), K(-2), &r), FL_OK);
+    assert_int_equal(fl__sym_floordiv(NULL, K(7), K(-2), &r), FL_OK);
     assert_known(r, -4);
-    assert_int_equal(fl_sym_ceildiv(NULL, K(7), K(-2), &r), FL_OK);
+    assert_int_equal(fl__sym_ceildiv(NULL, K(7), K(-2), &r), FL_OK);
     assert_known(r, -3);
-    assert_int_equal(fl_sym_mod(NULL, K(7), K(-2), &r), FL_OK);
+    assert_int_equal(fl__sym_mod(NULL, K(7), K(-2), &r), FL_OK);
     assert_known(r, -1);
-    assert_int_equal(fl_sym_mod(NULL, K(-7), K(-2), &r), FL_OK);
+    assert_int_equal(fl__sym_mod(NULL, K(-7), K(-2), &r), FL_OK);
     assert_known(r, -1);
-    assert_int_equal(fl_sym_ceildiv(NULL, K(255), K(2), &r), FL_OK);
+    assert_int_equal(fl__sym_ceildiv(NULL, K(255), K(2), &r), FL_OK);
     assert_known(r, 128);
     for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
         for (size_t j = 0; j < sizeof(divs) / sizeof(divs[0]); j++) {
             int64_t a = vals[i], b = divs[j];
-            assert_int_equal(fl_sym_floordiv(NULL, K(a), K(b), &r), FL_OK);
+            assert_int_equal(fl__sym_floordiv(NULL, K(a), K(b), &r), FL_OK);
             int64_t q = r.k;
-            assert_int_equal(fl_sym_mod(NULL, K(a), K(b), &r), FL_OK);
+            assert_int_equal(fl__sym_mod(NULL, K(a), K(b), &r), FL_OK);
             int64_t m = r.k;
             /* a == q*b + m with m in [0, b) or (b, 0] */
             assert_true(b > 0 ? (m >= 0 && m < b) : (m <= 0 && m > b));
             assert_true((__int128)q * b + m == a);
-            assert_int_equal(fl_sym_ceildiv(NULL, K(a), K(b), &r), FL_OK);
+            assert_int_equal(fl__sym_ceildiv(NULL, K(a), K(b), &r), FL_OK);
             assert_int_equal(r.k, m == 0 ? q : q + 1);
             bool exact;
-            assert_int_equal(fl_sym_div(NULL, K(a), K(b), &r, &exact), FL_OK);
+            assert_int_equal(fl__sym_div(NULL, K(a), K(b), &r, &exact), FL_OK);
             assert_int_equal(r.k, q);
             assert_int_equal(exact, m == 0);
         }
@@ -243,23 +243,23 @@ static void test_division_by_zero(void **state) {
     (void)state;
     fl_sym N = V("N"), H = V("H"), r;
     bool exact;
-    assert_int_equal(fl_sym_floordiv(NULL, K(5), K(0), &r), FL_EINVAL);
+    assert_int_equal(fl__sym_floordiv(NULL, K(5), K(0), &r), FL_EINVAL);
     assert_true(fl_sym_is_unknown(r));
-    assert_int_equal(fl_sym_ceildiv(NULL, K(5), K(0), &r), FL_EINVAL);
-    assert_int_equal(fl_sym_mod(NULL, K(5), K(0), &r), FL_EINVAL);
-    assert_int_equal(fl_sym_div(NULL, K(5), K(0), &r, &exact), FL_EINVAL);
-    assert_int_equal(fl_sym_floordiv(T, N, K(0), &r), FL_EINVAL);
+    assert_int_equal(fl__sym_ceildiv(NULL, K(5), K(0), &r), FL_EINVAL);
+    assert_int_equal(fl__sym_mod(NULL, K(5), K(0), &r), FL_EINVAL);
+    assert_int_equal(fl__sym_div(NULL, K(5), K(0), &r, &exact), FL_EINVAL);
+    assert_int_equal(fl__sym_floordiv(T, N, K(0), &r), FL_EINVAL);
     assert_true(fl_sym_is_unknown(r));
-    assert_int_equal(fl_sym_ceildiv(T, N, K(0), &r), FL_EINVAL);
-    assert_int_equal(fl_sym_mod(T, N, K(0), &r), FL_EINVAL);
-    assert_int_equal(fl_sym_div(T, N, K(0), &r, &exact), FL_EINVAL);
-    assert_int_equal(fl_sym_floordiv(T, fl_sym_unknown(), K(0), &r), FL_EINVAL);
+    assert_int_equal(fl__sym_ceildiv(T, N, K(0), &r), FL_EINVAL);
+    assert_int_equal(fl__sym_mod(T, N, K(0), &r), FL_EINVAL);
+    assert_int_equal(fl__sym_div(T, N, K(0), &r, &exact), FL_EINVAL);
+    assert_int_equal(fl__sym_floordiv(T, fl_sym_unknown(), K(0), &r), FL_EINVAL);
     /* A symbolic divisor that becomes zero on substitution. */
     fl_sym q = FDIV(N, H);
     assert_fmt(q, "floor(N/H)");
     const char *names[] = {"N", "H"};
     int64_t vals[] = {7, 0};
-    assert_int_equal(fl_sym_subst(T, q, 2, names, vals, &r), FL_EINVAL);
+    assert_int_equal(fl__sym_subst(T, q, 2, names, vals, &r), FL_EINVAL);
     assert_true(fl_sym_is_unknown(r));
     vals[1] = 2;
     assert_known(SUBST(q, 2, names, vals), 3);
@@ -291,7 +291,7 @@ static void test_interning(void **state) {
     assert_known(SUB(sq, ADD(MUL(N, N), MUL(K(2), N))), 1);
     assert_known(MUL(SUB(N, N), H), 0);
     fl_sym r;
-    assert_int_equal(fl_sym_neg(T, N, &r), FL_OK);
+    assert_int_equal(fl__sym_neg(T, N, &r), FL_OK);
     assert_fmt(r, "-N");
     assert_known(ADD(r, N), 0);
     /* Atoms are interned too. */
@@ -299,8 +299,8 @@ static void test_interning(void **state) {
     assert_same(MUL(CDIV(H, K(2)), N), MUL(N, CDIV(H, K(2))));
     assert_same(MAX(N, H), MAX(H, N));
     assert_same(MIN(N, H), MIN(H, N));
-    assert_false(fl_sym_eq(MAX(N, H), MIN(N, H)));
-    assert_false(fl_sym_eq(CDIV(H, K(2)), FDIV(H, K(2))));
+    assert_false(fl__sym_eq(MAX(N, H), MIN(N, H)));
+    assert_false(fl__sym_eq(CDIV(H, K(2)), FDIV(H, K(2))));
     /* Multiplying by 1 and adding 0 return the operand itself. */
     assert_same(MUL(sq, K(1)), sq);
     assert_same(ADD(K(0), sq), sq);
@@ -358,19 +358,19 @@ static void test_exact_division(void **state) {
     /* The table may be omitted: it is found through the operands. */
     fl_sym r;
     bool exact = false;
-    assert_int_equal(fl_sym_div(NULL, MUL(p, q), q, &r, &exact), FL_OK);
+    assert_int_equal(fl__sym_div(NULL, MUL(p, q), q, &r, &exact), FL_OK);
     assert_true(exact);
     assert_same(r, p);
-    assert_int_equal(fl_sym_add(NULL, K(1), N, &r), FL_OK);
+    assert_int_equal(fl__sym_add(NULL, K(1), N, &r), FL_OK);
     assert_same(r, ADD(N, K(1)));
-    assert_int_equal(fl_sym_ceildiv(NULL, H, K(2), &r), FL_OK);
+    assert_int_equal(fl__sym_ceildiv(NULL, H, K(2), &r), FL_OK);
     assert_same(r, CDIV(H, K(2)));
-    assert_int_equal(fl_sym_subst(NULL, r, 1, (const char *const[]){"H"}, (const int64_t[]){5}, &r),
-                     FL_OK);
+    assert_int_equal(
+        fl__sym_subst(NULL, r, 1, (const char *const[]){"H"}, (const int64_t[]){5}, &r), FL_OK);
     assert_known(r, 3);
-    assert_int_equal(fl_sym_var(T, NULL, &r), FL_EINVAL);
+    assert_int_equal(fl__sym_var(T, NULL, &r), FL_EINVAL);
     assert_true(fl_sym_is_unknown(r));
-    assert_int_equal(fl_sym_var(NULL, "N", &r), FL_EINVAL);
+    assert_int_equal(fl__sym_var(NULL, "N", &r), FL_EINVAL);
 }
 
 static void test_nonexact_division(void **state) {
@@ -543,13 +543,13 @@ static void test_format(void **state) {
     assert_fmt(MUL(v0, v1), "image_tensor.1*x.0");
     /* Truncation behaves like snprintf. */
     char buf[5];
-    assert_int_equal(fl_sym_format(e, buf, sizeof(buf)), strlen("2*H*N*W + 6*N"));
+    assert_int_equal(fl__sym_format(e, buf, sizeof(buf)), strlen("2*H*N*W + 6*N"));
     assert_string_equal(buf, "2*H*");
-    assert_int_equal(fl_sym_format(e, NULL, 0), strlen("2*H*N*W + 6*N"));
+    assert_int_equal(fl__sym_format(e, NULL, 0), strlen("2*H*N*W + 6*N"));
     buf[0] = 'z';
-    assert_int_equal(fl_sym_format(K(123456), buf, 1), 6);
+    assert_int_equal(fl__sym_format(K(123456), buf, 1), 6);
     assert_int_equal(buf[0], '\0');
-    char *s = fl_sym_to_str(&arena, e);
+    char *s = fl__sym_to_str(&arena, e);
     assert_non_null(s);
     assert_string_equal(s, "2*H*N*W + 6*N");
 }
@@ -560,12 +560,12 @@ static void test_format_deterministic(void **state) {
     char first[256], second[256];
     fl_sym W = V("W"), H = V("H"), N = V("N");
     fl_sym e = ADD(MUL(CDIV(W, K(2)), N), MUL(MAX(H, W), FDIV(H, K(3))));
-    fl_sym_format(e, first, sizeof(first));
+    fl__sym_format(e, first, sizeof(first));
     teardown(state);
     assert_int_equal(setup(state), 0);
     fl_sym n2 = V("N"), h2 = V("H"), w2 = V("W");
     fl_sym e2 = ADD(MUL(MAX(w2, h2), FDIV(h2, K(3))), MUL(n2, CDIV(w2, K(2))));
-    fl_sym_format(e2, second, sizeof(second));
+    fl__sym_format(e2, second, sizeof(second));
     assert_string_equal(first, second);
     assert_string_equal(first, "N*ceil(W/2) + floor(H/3)*max(H, W)");
 }
@@ -590,19 +590,19 @@ static void test_vars(void **state) {
     fl_sym z = V("Z"), x0 = V("x.0"), it = V("image_tensor.1"), a = V("A"), b = V("b");
     fl_sym e = ADD(MUL(x0, CDIV(it, K(2))), MUL(MAX(z, ADD(a, x0)), FDIV(a, it)));
     names_seen seen = {"", 0};
-    fl_sym_vars(e, collect, &seen);
+    fl__sym_vars(e, collect, &seen);
     assert_string_equal(seen.buf, "A,Z,image_tensor.1,x.0");
     assert_int_equal(seen.count, 4);
     /* Twice gives the same answer. */
     names_seen again = {"", 0};
-    fl_sym_vars(e, collect, &again);
+    fl__sym_vars(e, collect, &again);
     assert_string_equal(again.buf, seen.buf);
     names_seen none = {"", 0};
-    fl_sym_vars(K(3), collect, &none);
-    fl_sym_vars(fl_sym_unknown(), collect, &none);
+    fl__sym_vars(K(3), collect, &none);
+    fl__sym_vars(fl_sym_unknown(), collect, &none);
     assert_int_equal(none.count, 0);
     names_seen one = {"", 0};
-    fl_sym_vars(MUL(b, b), collect, &one);
+    fl__sym_vars(MUL(b, b), collect, &one);
     assert_string_equal(one.buf, "b");
     /* A deep chain of shared subexpressions is walked once per node. */
     fl_sym chain = a;
@@ -610,7 +610,7 @@ static void test_vars(void **state) {
         chain = MAX(ADD(chain, K(1)), MUL(chain, b));
     }
     names_seen deep = {"", 0};
-    fl_sym_vars(chain, collect, &deep);
+    fl__sym_vars(chain, collect, &deep);
     assert_string_equal(deep.buf, "A,b");
 }
 
@@ -656,12 +656,12 @@ static void test_subst_overflow(void **state) {
     fl_sym r;
     const char *name = "N";
     int64_t v = INT64_C(3000000);
-    assert_int_equal(fl_sym_subst(T, e, 1, &name, &v, &r), FL_EOVERFLOW);
+    assert_int_equal(fl__sym_subst(T, e, 1, &name, &v, &r), FL_EOVERFLOW);
     assert_true(fl_sym_is_unknown(r));
     v = 2000000;
-    assert_int_equal(fl_sym_subst(T, e, 1, &name, &v, &r), FL_OK);
+    assert_int_equal(fl__sym_subst(T, e, 1, &name, &v, &r), FL_OK);
     assert_known(r, INT64_C(8000000000000000000));
-    assert_int_equal(fl_sym_subst(T, e, 1, NULL, &v, &r), FL_EINVAL);
+    assert_int_equal(fl__sym_subst(T, e, 1, NULL, &v, &r), FL_EINVAL);
 }
 
 /* ---- unknowns and symbolic overflow ---- */
@@ -683,14 +683,14 @@ static void test_unknown(void **state) {
     assert_true(fl_sym_is_unknown(MOD(K(0), u)));
     assert_true(fl_sym_is_unknown(MAX(u, K(1))));
     assert_true(fl_sym_is_unknown(MIN(N, u)));
-    assert_int_equal(fl_sym_neg(T, u, &r), FL_OK);
+    assert_int_equal(fl__sym_neg(T, u, &r), FL_OK);
     assert_true(fl_sym_is_unknown(r));
-    assert_int_equal(fl_sym_div(T, N, u, &r, &exact), FL_OK);
+    assert_int_equal(fl__sym_div(T, N, u, &r, &exact), FL_OK);
     assert_true(fl_sym_is_unknown(r));
     assert_false(exact);
-    assert_false(fl_sym_eq(u, u));
-    assert_false(fl_sym_eq(u, K(0)));
-    assert_false(fl_sym_eq(N, K(0)));
+    assert_false(fl__sym_eq(u, u));
+    assert_false(fl__sym_eq(u, K(0)));
+    assert_false(fl__sym_eq(N, K(0)));
     assert_false(fl_sym_is_known(u));
     assert_false(fl_sym_is_symbolic(u));
 }
@@ -699,13 +699,13 @@ static void test_symbolic_overflow(void **state) {
     (void)state;
     fl_sym N = V("N"), H = V("H"), r;
     fl_sym big = MUL(K(INT64_MAX), N);
-    assert_int_equal(fl_sym_mul(T, big, K(2), &r), FL_EOVERFLOW);
+    assert_int_equal(fl__sym_mul(T, big, K(2), &r), FL_EOVERFLOW);
     assert_true(fl_sym_is_unknown(r));
-    assert_int_equal(fl_sym_add(T, big, N, &r), FL_EOVERFLOW);
-    assert_int_equal(fl_sym_add(T, ADD(big, K(INT64_MAX)), K(1), &r), FL_EOVERFLOW);
-    assert_int_equal(fl_sym_mul(T, ADD(big, H), ADD(N, K(2)), &r), FL_EOVERFLOW);
-    assert_int_equal(fl_sym_neg(T, MUL(K(INT64_MIN), N), &r), FL_EOVERFLOW);
-    assert_int_equal(fl_sym_sub(T, K(0), MUL(K(INT64_MIN), N), &r), FL_EOVERFLOW);
+    assert_int_equal(fl__sym_add(T, big, N, &r), FL_EOVERFLOW);
+    assert_int_equal(fl__sym_add(T, ADD(big, K(INT64_MAX)), K(1), &r), FL_EOVERFLOW);
+    assert_int_equal(fl__sym_mul(T, ADD(big, H), ADD(N, K(2)), &r), FL_EOVERFLOW);
+    assert_int_equal(fl__sym_neg(T, MUL(K(INT64_MIN), N), &r), FL_EOVERFLOW);
+    assert_int_equal(fl__sym_sub(T, K(0), MUL(K(INT64_MIN), N), &r), FL_EOVERFLOW);
     /* INT64_MAX*N - INT64_MAX*N is fine. */
     assert_known(SUB(big, big), 0);
     assert_known(ADD(big, MUL(K(-INT64_MAX), N)), 0);
@@ -811,7 +811,7 @@ static void test_random_identities(void **state) {
             assert_known(SUBST(cd, 3, names, vals), ref_ceildiv(P, c));
             assert_known(SUBST(md, 3, names, vals), ref_mod(P, c));
             fl_sym r;
-            fl_status st = fl_sym_subst(T, fq, 3, names, vals, &r);
+            fl_status st = fl__sym_subst(T, fq, 3, names, vals, &r);
             if (Q != 0) {
                 assert_int_equal(st, FL_OK);
                 assert_known(r, ref_floordiv(P, Q));
@@ -828,11 +828,11 @@ static void test_random_identities(void **state) {
 static void test_arena_exhaustion(void **state) {
     (void)state;
     fl_arena small;
-    fl_arena_init(&small, 100);
-    assert_null(fl_symtab_new(&small));
-    fl_arena_free(&small);
-    fl_arena_init(&small, 256 * 1024);
-    fl_symtab *t = fl_symtab_new(&small);
+    fl__arena_init(&small, 100);
+    assert_null(fl__symtab_new(&small));
+    fl__arena_free(&small);
+    fl__arena_init(&small, 256 * 1024);
+    fl_symtab *t = fl__symtab_new(&small);
     assert_non_null(t);
     fl_status st = FL_OK;
     fl_sym sum = K(0);
@@ -840,14 +840,14 @@ static void test_arena_exhaustion(void **state) {
     for (int i = 0; i < 100000 && st == FL_OK; i++) {
         fl_sym v;
         snprintf(name, sizeof(name), "variable_%d", i);
-        st = fl_sym_var(t, name, &v);
+        st = fl__sym_var(t, name, &v);
         if (st == FL_OK) {
-            st = fl_sym_add(t, sum, v, &sum);
+            st = fl__sym_add(t, sum, v, &sum);
         }
     }
     assert_int_equal(st, FL_ENOMEM);
     assert_true(fl_sym_is_unknown(sum) || fl_sym_is_symbolic(sum));
-    fl_arena_free(&small);
+    fl__arena_free(&small);
 }
 
 int main(void) {

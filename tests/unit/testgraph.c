@@ -38,7 +38,7 @@ static void *must(void *p) {
 
 tg_graph *tg_new(void) {
     tg_graph *g = must(calloc(1, sizeof(*g)));
-    fl_arena_init(&g->arena, 0);
+    fl__arena_init(&g->arena, 0);
     tensorflow__graph_def__init(&g->gd);
     tensorflow__version_def__init(&g->versions);
     return g;
@@ -46,7 +46,7 @@ tg_graph *tg_new(void) {
 
 void tg_free(tg_graph *g) {
     if (g) {
-        fl_arena_free(&g->arena);
+        fl__arena_free(&g->arena);
         free(g);
     }
 }
@@ -57,7 +57,7 @@ void tg_producer(tg_graph *g, int producer) {
 }
 
 static char *dup(tg_graph *g, const char *s) {
-    return must(fl_arena_strdup(&g->arena, s));
+    return must(fl__arena_strdup(&g->arena, s));
 }
 
 /* Attr helpers take only the node; they allocate in the arena of the graph
@@ -66,7 +66,7 @@ static tg_graph *current;
 
 tg_node *tg_add(tg_graph *g, const char *name, const char *op, ...) {
     current = g;
-    tg_node *n = must(fl_arena_zalloc(&g->arena, sizeof(*n)));
+    tg_node *n = must(fl__arena_zalloc(&g->arena, sizeof(*n)));
     tensorflow__node_def__init(&n->nd);
     n->nd.name = dup(g, name);
     n->nd.op = dup(g, op);
@@ -80,11 +80,11 @@ tg_node *tg_add(tg_graph *g, const char *name, const char *op, ...) {
     }
     va_end(ap);
     n->nd.n_input = cnt;
-    n->nd.input = must(fl_arena_calloc(&g->arena, cnt + 1, sizeof(char *)));
+    n->nd.input = must(fl__arena_calloc(&g->arena, cnt + 1, sizeof(char *)));
     memcpy(n->nd.input, ins, cnt * sizeof(char *));
     if (g->gd.n_node == g->cap_node) {
         size_t nc = g->cap_node ? g->cap_node * 2 : 16;
-        g->gd.node = must(fl_arena_grow(&g->arena, g->gd.node, g->gd.n_node, nc, sizeof(void *)));
+        g->gd.node = must(fl__arena_grow(&g->arena, g->gd.node, g->gd.n_node, nc, sizeof(void *)));
         g->cap_node = nc;
     }
     g->gd.node[g->gd.n_node++] = &n->nd;
@@ -94,15 +94,15 @@ tg_node *tg_add(tg_graph *g, const char *name, const char *op, ...) {
 
 static Tensorflow__AttrValue *new_attr(tg_node *n, const char *key) {
     fl_arena *a = &current->arena;
-    Tensorflow__NodeDef__AttrEntry *e = must(fl_arena_zalloc(a, sizeof(*e)));
+    Tensorflow__NodeDef__AttrEntry *e = must(fl__arena_zalloc(a, sizeof(*e)));
     tensorflow__node_def__attr_entry__init(e);
-    e->key = must(fl_arena_strdup(a, key));
-    Tensorflow__AttrValue *v = must(fl_arena_zalloc(a, sizeof(*v)));
+    e->key = must(fl__arena_strdup(a, key));
+    Tensorflow__AttrValue *v = must(fl__arena_zalloc(a, sizeof(*v)));
     tensorflow__attr_value__init(v);
     e->value = v;
     if (n->nd.n_attr == n->cap_attr) {
         size_t nc = n->cap_attr ? n->cap_attr * 2 : 4;
-        n->nd.attr = must(fl_arena_grow(a, n->nd.attr, n->nd.n_attr, nc, sizeof(void *)));
+        n->nd.attr = must(fl__arena_grow(a, n->nd.attr, n->nd.n_attr, nc, sizeof(void *)));
         n->cap_attr = nc;
     }
     n->nd.attr[n->nd.n_attr++] = e;
@@ -136,22 +136,22 @@ void tg_attr_type(tg_node *n, const char *key, int dtype) {
 void tg_attr_str(tg_node *n, const char *key, const char *v) {
     Tensorflow__AttrValue *a = new_attr(n, key);
     a->value_case = TENSORFLOW__ATTR_VALUE__VALUE_S;
-    a->s.data = (uint8_t *)must(fl_arena_strdup(&current->arena, v));
+    a->s.data = (uint8_t *)must(fl__arena_strdup(&current->arena, v));
     a->s.len = strlen(v);
 }
 
 static Tensorflow__TensorShapeProto *shape_proto(int rank, const int64_t *dims) {
     fl_arena *a = &current->arena;
-    Tensorflow__TensorShapeProto *s = must(fl_arena_zalloc(a, sizeof(*s)));
+    Tensorflow__TensorShapeProto *s = must(fl__arena_zalloc(a, sizeof(*s)));
     tensorflow__tensor_shape_proto__init(s);
     if (rank < 0) {
         s->unknown_rank = 1;
         return s;
     }
     s->n_dim = (size_t)rank;
-    s->dim = must(fl_arena_calloc(a, (size_t)rank + 1, sizeof(void *)));
+    s->dim = must(fl__arena_calloc(a, (size_t)rank + 1, sizeof(void *)));
     for (int i = 0; i < rank; i++) {
-        Tensorflow__TensorShapeProto__Dim *d = must(fl_arena_zalloc(a, sizeof(*d)));
+        Tensorflow__TensorShapeProto__Dim *d = must(fl__arena_zalloc(a, sizeof(*d)));
         tensorflow__tensor_shape_proto__dim__init(d);
         d->size = dims[i];
         s->dim[i] = d;
@@ -167,7 +167,7 @@ void tg_attr_shape(tg_node *n, const char *key, int rank, const int64_t *dims) {
 
 static Tensorflow__AttrValue__ListValue *new_list(tg_node *n, const char *key) {
     Tensorflow__AttrValue *a = new_attr(n, key);
-    Tensorflow__AttrValue__ListValue *l = must(fl_arena_zalloc(&current->arena, sizeof(*l)));
+    Tensorflow__AttrValue__ListValue *l = must(fl__arena_zalloc(&current->arena, sizeof(*l)));
     tensorflow__attr_value__list_value__init(l);
     a->value_case = TENSORFLOW__ATTR_VALUE__VALUE_LIST;
     a->list = l;
@@ -177,16 +177,16 @@ static Tensorflow__AttrValue__ListValue *new_list(tg_node *n, const char *key) {
 void tg_attr_ints(tg_node *n, const char *key, size_t count, const int64_t *v) {
     Tensorflow__AttrValue__ListValue *l = new_list(n, key);
     l->n_i = count;
-    l->i = must(fl_arena_calloc(&current->arena, count + 1, sizeof(int64_t)));
+    l->i = must(fl__arena_calloc(&current->arena, count + 1, sizeof(int64_t)));
     memcpy(l->i, v, count * sizeof(int64_t));
 }
 
 void tg_attr_strs(tg_node *n, const char *key, size_t count, const char *const *v) {
     Tensorflow__AttrValue__ListValue *l = new_list(n, key);
     l->n_s = count;
-    l->s = must(fl_arena_calloc(&current->arena, count + 1, sizeof(ProtobufCBinaryData)));
+    l->s = must(fl__arena_calloc(&current->arena, count + 1, sizeof(ProtobufCBinaryData)));
     for (size_t i = 0; i < count; i++) {
-        l->s[i].data = (uint8_t *)must(fl_arena_strdup(&current->arena, v[i]));
+        l->s[i].data = (uint8_t *)must(fl__arena_strdup(&current->arena, v[i]));
         l->s[i].len = strlen(v[i]);
     }
 }
@@ -194,14 +194,14 @@ void tg_attr_strs(tg_node *n, const char *key, size_t count, const char *const *
 void tg_attr_types(tg_node *n, const char *key, size_t count, const int *v) {
     Tensorflow__AttrValue__ListValue *l = new_list(n, key);
     l->n_type = count;
-    l->type = must(fl_arena_calloc(&current->arena, count + 1, sizeof(Tensorflow__DataType)));
+    l->type = must(fl__arena_calloc(&current->arena, count + 1, sizeof(Tensorflow__DataType)));
     for (size_t i = 0; i < count; i++) {
         l->type[i] = (Tensorflow__DataType)v[i];
     }
 }
 
 static Tensorflow__TensorProto *tensor_proto(int dtype, int rank, const int64_t *dims) {
-    Tensorflow__TensorProto *t = must(fl_arena_zalloc(&current->arena, sizeof(*t)));
+    Tensorflow__TensorProto *t = must(fl__arena_zalloc(&current->arena, sizeof(*t)));
     tensorflow__tensor_proto__init(t);
     t->dtype = (Tensorflow__DataType)dtype;
     t->tensor_shape = shape_proto(rank, dims);
@@ -229,7 +229,7 @@ tg_node *tg_const_f32(tg_graph *g, const char *name, int rank, const int64_t *di
         tg_attr_int(n, "_stripped_content_bytes", cnt * 4);
         return n;
     }
-    float *buf = must(fl_arena_calloc(&g->arena, (size_t)cnt + 1, sizeof(float)));
+    float *buf = must(fl__arena_calloc(&g->arena, (size_t)cnt + 1, sizeof(float)));
     for (int64_t i = 0; i < cnt; i++) {
         buf[i] = values ? values[i] : (float)((i % 7) - 3) * 0.125f;
     }
@@ -249,11 +249,11 @@ tg_node *tg_const_int(tg_graph *g, const char *name, int dtype, int rank, const 
     int64_t cnt = count_of(rank, dims);
     if (dtype == 9) {
         a->tensor->n_int64_val = (size_t)cnt;
-        a->tensor->int64_val = must(fl_arena_calloc(&g->arena, (size_t)cnt + 1, 8));
+        a->tensor->int64_val = must(fl__arena_calloc(&g->arena, (size_t)cnt + 1, 8));
         memcpy(a->tensor->int64_val, values, (size_t)cnt * 8);
     } else {
         a->tensor->n_int_val = (size_t)cnt;
-        a->tensor->int_val = must(fl_arena_calloc(&g->arena, (size_t)cnt + 1, 4));
+        a->tensor->int_val = must(fl__arena_calloc(&g->arena, (size_t)cnt + 1, 4));
         for (int64_t i = 0; i < cnt; i++) {
             a->tensor->int_val[i] = (int32_t)values[i];
         }
@@ -269,7 +269,7 @@ tg_node *tg_const_raw(tg_graph *g, const char *name, int dtype, int rank, const 
     Tensorflow__AttrValue *a = new_attr(n, "value");
     a->value_case = TENSORFLOW__ATTR_VALUE__VALUE_TENSOR;
     a->tensor = tensor_proto(dtype, rank, dims);
-    uint8_t *buf = must(fl_arena_alloc(&g->arena, len + 1));
+    uint8_t *buf = must(fl__arena_alloc(&g->arena, len + 1));
     memcpy(buf, bytes, len);
     a->tensor->tensor_content.data = buf;
     a->tensor->tensor_content.len = len;
@@ -285,7 +285,7 @@ tg_node *tg_const_f32_vals(tg_graph *g, const char *name, int rank, const int64_
     a->value_case = TENSORFLOW__ATTR_VALUE__VALUE_TENSOR;
     a->tensor = tensor_proto(1, rank, dims);
     a->tensor->n_float_val = n_vals;
-    a->tensor->float_val = must(fl_arena_calloc(&g->arena, n_vals + 1, sizeof(float)));
+    a->tensor->float_val = must(fl__arena_calloc(&g->arena, n_vals + 1, sizeof(float)));
     if (n_vals) {
         memcpy(a->tensor->float_val, vals, n_vals * sizeof(float));
     }
@@ -301,7 +301,7 @@ tg_node *tg_const_i32_vals(tg_graph *g, const char *name, int rank, const int64_
     a->value_case = TENSORFLOW__ATTR_VALUE__VALUE_TENSOR;
     a->tensor = tensor_proto(3, rank, dims);
     a->tensor->n_int_val = n_vals;
-    a->tensor->int_val = must(fl_arena_calloc(&g->arena, n_vals + 1, sizeof(int32_t)));
+    a->tensor->int_val = must(fl__arena_calloc(&g->arena, n_vals + 1, sizeof(int32_t)));
     memcpy(a->tensor->int_val, vals, n_vals * sizeof(int32_t));
     return n;
 }
