@@ -47,7 +47,8 @@ static const char usage_text[] =
     "options:\n"
     "  --input NAME=D0,D1,...   bind input NAME to a shape (NAME= for a scalar)\n"
     "  --bind SYM=N             bind a symbol (an unknown input dim, named INPUT.AXIS)\n"
-    "  --value NAME=X           give scalar input NAME the value X (shapes computed from it)\n"
+    "  --value NAME=X[,Y...]    give input NAME the value X, or a small tensor X,Y,... (shapes\n"
+    "                           computed from it: Reshape's shape, Resize's sizes, axes)\n"
     "  --format graphdef|savedmodel|onnx   file format (default: detected)\n"
     "  --tag TAG                SavedModel meta graph tag (default: serve)\n"
     "  --per-node               list every node with its shapes and counts\n"
@@ -172,7 +173,8 @@ typedef struct cli {
     fl_input_binding *inputs;
     fl_symbol_binding *symbols;
     fl_value_binding *values;
-    size_t n_inputs, n_symbols, n_values;
+    fl_tensor_value_binding *tvalues;
+    size_t n_inputs, n_symbols, n_values, n_tvalues;
     bool json;
     int64_t top;
     fl_roof_cli roof; /* --profile, --profiles-dir, --sweep */
@@ -182,6 +184,50 @@ typedef struct cli {
     const char **disabled, **outputs;
     size_t n_disabled, n_outputs;
 } cli;
+
+/* --value NAME=X (a scalar) or NAME=X,Y,... (a small tensor; "X," is a
+ * one-element tensor). */
+static int parse_value_arg(cli *c, char *arg) {
+    char *name, *rest;
+    if (!split_eq(arg, &name, &rest) || !*rest) {
+        return fl_cli_usage_error("--value expects NAME=X or NAME=X,Y,..., got '%s'", arg);
+    }
+    bool list = strchr(rest, ',') != NULL;
+    double *xs = list ? calloc(strlen(rest) + 1, sizeof(double)) : NULL;
+    if (list && !xs) {
+        return fl_cli_usage_error("%s", "out of memory");
+    }
+    size_t n = 0;
+    double x = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(rest, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        char *end;
+        errno = 0;
+        x = strtod(tok, &end);
+        if (errno || end == tok || *end) {
+            free(xs);
+            return fl_cli_usage_error("--value: '%s' is not a number", tok);
+        }
+        if (list) {
+            xs[n] = x;
+        }
+        n++;
+    }
+    if (!n) {
+        free(xs);
+        return fl_cli_usage_error("--value expects NAME=X or NAME=X,Y,..., got '%s'", arg);
+    }
+    if (list) {
+        fl_tensor_value_binding *t = &c->tvalues[c->n_tvalues++];
+        t->name = name;
+        t->values = xs;
+        t->n_values = n;
+    } else {
+        c->values[c->n_values].name = name;
+        c->values[c->n_values++].value = x;
+    }
+    return 0;
+}
 
 static int parse_input_arg(cli *c, char *arg) {
     char *name, *rest;
@@ -215,9 +261,10 @@ static int parse_args(cli *c, int argc, char **argv) {
     c->inputs = calloc((size_t)argc, sizeof(*c->inputs));
     c->symbols = calloc((size_t)argc, sizeof(*c->symbols));
     c->values = calloc((size_t)argc, sizeof(*c->values));
+    c->tvalues = calloc((size_t)argc, sizeof(*c->tvalues));
     c->disabled = calloc((size_t)argc + 1, sizeof(char *));
     c->outputs = calloc((size_t)argc + 1, sizeof(char *));
-    if (!c->inputs || !c->symbols || !c->values || !c->disabled || !c->outputs) {
+    if (!c->inputs || !c->symbols || !c->values || !c->tvalues || !c->disabled || !c->outputs) {
         return fl_cli_usage_error("%s", "out of memory");
     }
     for (int i = 0; i < argc; i++) {
@@ -248,17 +295,10 @@ static int parse_args(cli *c, int argc, char **argv) {
             c->symbols[c->n_symbols++].value = v;
         } else if (strcmp(a, "--value") == 0) {
             NEED_VALUE();
-            char *name, *rest, *end;
-            if (!split_eq(argv[i], &name, &rest) || !*rest) {
-                return fl_cli_usage_error("--value expects NAME=X, got '%s'", val);
+            int rc = parse_value_arg(c, argv[i]);
+            if (rc) {
+                return rc;
             }
-            errno = 0;
-            double x = strtod(rest, &end);
-            if (errno || *end) {
-                return fl_cli_usage_error("--value: '%s' is not a number", rest);
-            }
-            c->values[c->n_values].name = name;
-            c->values[c->n_values++].value = x;
         } else if (strcmp(a, "--format") == 0) {
             NEED_VALUE();
             if (strcmp(val, "graphdef") == 0) {
@@ -376,6 +416,8 @@ static int parse_args(cli *c, int argc, char **argv) {
     c->opt.n_symbols = c->n_symbols;
     c->opt.values = c->values;
     c->opt.n_values = c->n_values;
+    c->opt.tensor_values = c->tvalues;
+    c->opt.n_tensor_values = c->n_tvalues;
     return 0;
 }
 
@@ -385,6 +427,10 @@ static void cli_free(cli *c) {
     }
     free(c->inputs);
     free(c->symbols);
+    for (size_t i = 0; i < c->n_tvalues; i++) {
+        free((void *)c->tvalues[i].values);
+    }
+    free(c->tvalues);
     free(c->values);
     free(c->disabled);
     free(c->outputs);
@@ -499,6 +545,11 @@ static int run_command(int argc, char **argv, bool optimize) {
     }
     if (rc == 0 && !remote.server) { /* remotely, the server resolves the names */
         rc = fl_roof_cli_prepare(&c.roof, &c.opt);
+    }
+    if (rc == 0 && remote.server && c.n_tvalues) { /* the wire's ValueBinding is a scalar */
+        rc = fl_cli_usage_error("--value %s: tensor values are not sent to a server yet; "
+                                "analyse locally",
+                                c.tvalues[0].name);
     }
     if (rc == 0 && remote.server) { /* loads gRPC: only now, after the usage checks */
         rc = fl_remote_require();

@@ -11,6 +11,7 @@ packages=(
   libuv1-dev libgrpc-dev
   python3-grpcio python3-grpc-tools python3-protobuf python3-yaml openssl
   libyaml-dev
+  libonnx-testdata # ONNX's backend node cases for test_onnx_node (skipped without it)
   libopenblas0 # `foldline calibrate` dlopens libopenblas.so.0; the build needs no BLAS
 )
 

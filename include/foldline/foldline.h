@@ -69,6 +69,17 @@ typedef struct fl_value_binding {
     double value;
 } fl_value_binding;
 
+/* Gives an input a small tensor value the graph computes shapes from
+ * (Reshape's shape, Resize's sizes, axes): n_values elements in row-major
+ * order. Its shape is the input's binding (fl_options.inputs), else its
+ * declared shape; a rank-1 input of unstated length takes n_values. Integer
+ * inputs need whole values (|v| <= 2^53); at most max_value_elements. */
+typedef struct fl_tensor_value_binding {
+    const char *name;
+    const double *values;
+    size_t n_values;
+} fl_tensor_value_binding;
+
 typedef struct fl_options {
     fl_format format;
     const char *saved_model_tag; /* NULL: "serve" (or the only meta graph) */
@@ -120,6 +131,10 @@ typedef struct fl_options {
      * called from the thread running fl_analyze. */
     bool (*should_stop)(void *arg);
     void *stop_arg;
+
+    /* Tensor values for inputs (--value NAME=X,Y,...), bound after `values`. */
+    const fl_tensor_value_binding *tensor_values;
+    size_t n_tensor_values;
 } fl_options;
 
 /* Fills defaults (no bindings, auto format, limits as documented above). */

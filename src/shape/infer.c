@@ -5,6 +5,7 @@
 
 #include "ops/common.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,6 +44,117 @@ static fl_status binding_target(fl_ctx *c, const char *name, const char *what, f
         return st;
     }
     *out = n;
+    return FL_OK;
+}
+
+/* The shape a tensor value binding takes: the input's bound shape, else its
+ * declared one; a rank-1 (or unknown-rank) input of unstated length takes
+ * the value's length. */
+static fl_status value_shape(fl_ctx *c, fl_node *n, const fl_tensor_value_binding *b, bool bound,
+                             const fl_shape_lit *decl, int *rank, int64_t *dims) {
+    if (bound) {
+        const fl_shape *s = &n->outputs[0].shape;
+        if (!fl__shape_is_concrete(s)) {
+            return fl__node_fail(c->d, FL_EINVAL, n, "value binding needs a known input shape");
+        }
+        *rank = s->rank;
+        for (int k = 0; k < s->rank; k++) {
+            dims[k] = s->dims[k].k;
+        }
+    } else if (decl->rank < 0 || (decl->rank == 1 && decl->dims[0] < 0)) {
+        *rank = 1;
+        dims[0] = (int64_t)b->n_values;
+    } else {
+        *rank = decl->rank;
+        for (int k = 0; k < decl->rank; k++) {
+            if (decl->dims[k] < 0) {
+                return fl__node_fail(c->d, FL_EINVAL, n,
+                                     "value binding: dim %d of the input is not known; give the "
+                                     "shape with an input binding",
+                                     k);
+            }
+            dims[k] = decl->dims[k];
+        }
+    }
+    int64_t total = 1;
+    for (int k = 0; k < *rank; k++) {
+        total = dims[k] && total > INT64_MAX / dims[k] ? INT64_MAX : total * dims[k];
+    }
+    if (total != (int64_t)b->n_values) {
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "value binding gives %zu values but the input's shape holds %lld",
+                             b->n_values, (long long)total);
+    }
+    return FL_OK;
+}
+
+/* Binds one --value: a scalar (sb), or a small tensor (tb). */
+static fl_status bind_value(fl_ctx *c, const fl_value_binding *sb,
+                            const fl_tensor_value_binding *tb, bool *bound) {
+    const char *name = sb ? sb->name : tb->name;
+    fl_node *n;
+    int dtype = FL_DT_INVALID;
+    fl_shape_lit decl;
+    fl_status st = binding_target(c, name, "value", &n, &dtype, &decl);
+    if (st != FL_OK) {
+        return st;
+    }
+    int rank = 0;
+    int64_t dims[256];
+    const double *xs = sb ? &sb->value : tb->values;
+    int64_t count = 1;
+    if (tb) {
+        if ((int64_t)tb->n_values > c->max_value_elems) {
+            return fl__node_fail(c->d, FL_ELIMIT, n,
+                                 "value binding has %zu values, above the limit of %lld "
+                                 "(max_value_elements)",
+                                 tb->n_values, (long long)c->max_value_elems);
+        }
+        if (!tb->values && tb->n_values) {
+            return fl__node_fail(c->d, FL_EINVAL, n, "value binding has no values");
+        }
+        if (decl.rank > 254) {
+            return fl__node_fail(c->d, FL_EINVAL, n, "value binding: input rank %d", decl.rank);
+        }
+        st = value_shape(c, n, tb, bound[n->id], &decl, &rank, dims);
+        if (st != FL_OK) {
+            return st;
+        }
+        count = (int64_t)tb->n_values;
+    } else if (decl.rank > 0) {
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "value binding needs a scalar input; this one has rank %d", decl.rank);
+    } else if (bound[n->id] && n->outputs[0].shape.rank != 0) {
+        return fl__node_fail(c->d, FL_EINVAL, n, "value binding needs a scalar input");
+    }
+    fl_value *v = fl__value_new(c->a, (fl_dtype)dtype, rank, dims);
+    if (!v) {
+        return fl__node_fail(c->d, FL_EINVAL, n, "value binding: dtype %s cannot hold a number",
+                             fl__dtype_name(dtype));
+    }
+    for (int64_t k = 0; k < count; k++) {
+        double x = xs[k];
+        if (!v->ints) {
+            fl__value_set_f64(v, k, x);
+        } else if (x != x || x < -9007199254740992.0 || x > 9007199254740992.0 ||
+                   x != (double)(int64_t)x) {
+            return fl__node_fail(c->d, FL_EINVAL, n,
+                                 "value binding %g is not an integer but the input is %s", x,
+                                 fl__dtype_name(dtype));
+        } else {
+            ((fl_sym *)v->ints)[k] = fl_sym_const((int64_t)x);
+        }
+    }
+    fl_sym sd[256];
+    for (int k = 0; k < rank; k++) {
+        sd[k] = fl_sym_const(dims[k]);
+    }
+    st = fl__op_set_output(c, n, 0, dtype, rank, sd);
+    if (st != FL_OK) {
+        return st;
+    }
+    fl__op_set_value(n, 0, v);
+    bound[n->id] = true;
     return FL_OK;
 }
 
@@ -87,44 +199,16 @@ static fl_status bind_inputs(fl_ctx *c, const fl_options *opt, bool *bound) {
         bound[n->id] = true;
     }
     for (size_t i = 0; i < opt->n_values; i++) {
-        const fl_value_binding *b = &opt->values[i];
-        fl_node *n;
-        int dtype = FL_DT_INVALID;
-        fl_shape_lit decl;
-        fl_status st = binding_target(c, b->name, "value", &n, &dtype, &decl);
+        fl_status st = bind_value(c, &opt->values[i], NULL, bound);
         if (st != FL_OK) {
             return st;
         }
-        if (decl.rank > 0) {
-            return fl__node_fail(c->d, FL_EINVAL, n,
-                                 "value binding needs a scalar input; this one has rank %d",
-                                 decl.rank);
-        }
-        if (bound[n->id] && n->outputs[0].shape.rank != 0) {
-            return fl__node_fail(c->d, FL_EINVAL, n, "value binding needs a scalar input");
-        }
-        fl_value *v = fl__value_new(c->a, (fl_dtype)dtype, 0, NULL);
-        if (!v) {
-            return fl__node_fail(c->d, FL_EINVAL, n, "value binding: dtype %s cannot hold a number",
-                                 fl__dtype_name(dtype));
-        }
-        if (v->ints) {
-            double x = b->value;
-            if (x != (double)(int64_t)x) {
-                return fl__node_fail(c->d, FL_EINVAL, n,
-                                     "value binding %g is not an integer but the input is %s", x,
-                                     fl__dtype_name(dtype));
-            }
-            ((fl_sym *)v->ints)[0] = fl_sym_const((int64_t)x);
-        } else {
-            fl__value_set_f64(v, 0, b->value);
-        }
-        st = fl__op_set_output(c, n, 0, dtype, 0, NULL);
+    }
+    for (size_t i = 0; i < opt->n_tensor_values; i++) {
+        fl_status st = bind_value(c, NULL, &opt->tensor_values[i], bound);
         if (st != FL_OK) {
             return st;
         }
-        fl__op_set_value(n, 0, v);
-        bound[n->id] = true;
     }
     return FL_OK;
 }

@@ -72,6 +72,41 @@ static void test_value_binding(void **state) {
     tg_free(g);
 }
 
+/* Reshape(x [2,12], shape) with `shape` an int32 graph input: a tensor
+ * value binding (--value shape=3,-1,4) gives the target; 24 / (3 * 4) = 2. */
+static void test_tensor_value_binding(void **state) {
+    (void)state;
+    tg_graph *g = tg_new();
+    tg_placeholder(g, "x", 1, 2, (int64_t[]){2, 12});
+    tg_placeholder(g, "shape", 3, 1, (int64_t[]){-1});
+    tg_node *rs = tg_add(g, "y", "Reshape", "x", "shape", NULL);
+    tg_attr_type(rs, "T", 1);
+    fl_options o;
+    fl_options_init(&o);
+    o.per_node = true;
+    fl_tensor_value_binding v = {"shape", (double[]){3, -1, 4}, 3};
+    o.tensor_values = &v;
+    o.n_tensor_values = 1;
+    fl_report *r = tg_analyze(g, &o);
+    assert_string_equal(tg_find(r, "y")->outputs[0].shape, "[3,2,4]");
+    fl_report_free(r);
+
+    /* The length must fit the input's bound shape; integers must be whole. */
+    fl_input_binding in = {"shape", 1, (int64_t[]){2}};
+    o.inputs = &in;
+    o.n_inputs = 1;
+    tg_expect_error(g, &o, FL_EINVAL,
+                    "node 'shape' (Placeholder): value binding gives 3 values but the input's "
+                    "shape holds 2");
+    o.n_inputs = 0;
+    fl_tensor_value_binding frac = {"shape", (double[]){2, 1.5}, 2};
+    o.tensor_values = &frac;
+    tg_expect_error(g, &o, FL_EINVAL,
+                    "node 'shape' (Placeholder): value binding 1.5 is not an integer but the "
+                    "input is int32");
+    tg_free(g);
+}
+
 /* x [?,7,7,64] -> Reshape [-1,3136] -> MatMul [3136,10]: the batch stays a
  * symbol through the -1, and FLOPs are 2*3136*10 per image. */
 static void test_symbolic_reshape_matmul(void **state) {
@@ -234,6 +269,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cancellation),
         cmocka_unit_test(test_value_binding),
+        cmocka_unit_test(test_tensor_value_binding),
         cmocka_unit_test(test_symbolic_reshape_matmul),
         cmocka_unit_test(test_tfprof_quirks),
         cmocka_unit_test(test_unknown_rank_input_warns),
