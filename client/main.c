@@ -14,6 +14,7 @@
  * local commands start with libc, libm, protobuf-c and libyaml alone.
  */
 #include "cli.h"
+#include "files.h"
 #include "foldline/foldline.h"
 #include "print.h"
 #include "remote.h"
@@ -49,7 +50,7 @@ static const char usage_text[] =
     "  --bind SYM=N             bind a symbol (an unknown input dim, named INPUT.AXIS)\n"
     "  --value NAME=X[,Y...]    give input NAME the value X, or a small tensor X,Y,... (shapes\n"
     "                           computed from it: Reshape's shape, Resize's sizes, axes)\n"
-    "  --format graphdef|savedmodel|onnx   file format (default: detected)\n"
+    "  --format graphdef|savedmodel|onnx|tfjs   file format (default: detected)\n"
     "  --tag TAG                SavedModel meta graph tag (default: serve)\n"
     "  --per-node               list every node with its shapes and counts\n"
     "  --json                   print a JSON document (see README)\n"
@@ -119,13 +120,16 @@ static unsigned char *read_file(const char *path, size_t *len, char *err, size_t
     struct stat st;
     char *joined = NULL;
     if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-        size_t n = strlen(path) + sizeof("/saved_model.pb");
+        size_t n = strlen(path) + sizeof("/saved_model.pb") + sizeof("/model.json");
         joined = malloc(n);
         if (!joined) {
             snprintf(err, errlen, "out of memory");
             return NULL;
         }
-        snprintf(joined, n, "%s/saved_model.pb", path);
+        snprintf(joined, n, "%s/model.json", path); /* a TF.js model's folder */
+        if (stat(joined, &st) != 0) {
+            snprintf(joined, n, "%s/saved_model.pb", path);
+        }
         path = joined;
     }
     FILE *f = fopen(path, "rb");
@@ -307,9 +311,11 @@ static int parse_args(cli *c, int argc, char **argv) {
                 c->opt.format = FL_FORMAT_SAVEDMODEL;
             } else if (strcmp(val, "onnx") == 0) {
                 c->opt.format = FL_FORMAT_ONNX;
+            } else if (strcmp(val, "tfjs") == 0) {
+                c->opt.format = FL_FORMAT_TFJS;
             } else {
-                return fl_cli_usage_error("--format must be graphdef, savedmodel or onnx, got '%s'",
-                                          val);
+                return fl_cli_usage_error(
+                    "--format must be graphdef, savedmodel, onnx or tfjs, got '%s'", val);
             }
         } else if (strcmp(a, "--tag") == 0) {
             NEED_VALUE();
@@ -625,14 +631,25 @@ static int run_command(int argc, char **argv, bool optimize) {
         }
         return rc;
     }
+    fl_cli_files side;
+    if (fl_cli_files_load(&side, c.model, buf, len, c.opt.format, err, sizeof err) != 0) {
+        fprintf(stderr, "foldline: %s\n", err);
+        free(buf);
+        cli_free(&c);
+        return EXIT_IO;
+    }
+    c.opt.files = side.files;
+    c.opt.n_files = side.n;
     if (c.roof.n_sweep) {
         rc = fl_roof_cli_sweep(&c.roof, buf, len, &c.opt, c.json, c.model, NULL);
         free(buf);
+        fl_cli_files_free(&side);
         cli_free(&c);
         return rc;
     }
     fl_status st = fl_analyze(buf, len, &c.opt, &r);
     free(buf);
+    fl_cli_files_free(&side);
     if (st != FL_OK) {
         fprintf(stderr, "foldline: %s: %s\n", c.model,
                 r && r->error ? r->error : fl_status_str(st));

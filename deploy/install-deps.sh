@@ -12,6 +12,7 @@ packages=(
   python3-grpcio python3-grpc-tools python3-protobuf python3-yaml openssl
   libyaml-dev
   libonnx-testdata # ONNX's backend node cases for test_onnx_node (skipped without it)
+  libjansson-dev # TF.js model.json
   libopenblas0 # `foldline calibrate` dlopens libopenblas.so.0; the build needs no BLAS
 )
 

@@ -47,8 +47,19 @@ typedef enum fl_format {
     FL_FORMAT_AUTO = 0,   /* sniff the bytes */
     FL_FORMAT_GRAPHDEF,   /* binary tensorflow.GraphDef (frozen graph .pb) */
     FL_FORMAT_SAVEDMODEL, /* binary tensorflow.SavedModel (saved_model.pb) */
-    FL_FORMAT_ONNX        /* binary onnx.ModelProto (.onnx) */
+    FL_FORMAT_ONNX,       /* binary onnx.ModelProto (.onnx) */
+    FL_FORMAT_TFJS        /* TensorFlow.js graph model (model.json; shards in fl_options.files) */
 } fl_format;
+
+/* One file of a model made of several: its name as the model refers to it
+ * (a TF.js weightsManifest path such as "group1-shard1of2.bin", an ONNX
+ * external-data `location`) and its bytes, borrowed for the call. A file
+ * not found by its exact name is matched by its base name. */
+typedef struct fl_file {
+    const char *name;
+    const void *bytes;
+    size_t len;
+} fl_file;
 
 /* Binds a graph input (a Placeholder) to a concrete shape. rank 0 = scalar. */
 typedef struct fl_input_binding {
@@ -135,14 +146,31 @@ typedef struct fl_options {
     /* Tensor values for inputs (--value NAME=X,Y,...), bound after `values`. */
     const fl_tensor_value_binding *tensor_values;
     size_t n_tensor_values;
+
+    /* The other files of a model made of several (the model itself is the
+     * bytes given to fl_analyze): TF.js weight shards, ONNX external data.
+     * Borrowed for the call and read only where a value is needed; a file the
+     * model names but that is not here leaves those weights as unknown
+     * values (stripped constants) with a warning. fl_model_file_refs lists
+     * the names a model refers to. */
+    const fl_file *files;
+    size_t n_files;
 } fl_options;
 
 /* Fills defaults (no bindings, auto format, limits as documented above). */
 void fl_options_init(fl_options *o);
 
-/* The format FL_FORMAT_AUTO resolves to for these bytes: ONNX, SavedModel or
- * (otherwise) GraphDef, by the leading fields; never FL_FORMAT_AUTO. */
+/* The format FL_FORMAT_AUTO resolves to for these bytes: TF.js (a JSON object with
+ * "modelTopology"), ONNX, SavedModel or (otherwise) GraphDef, by the leading fields; never
+ * FL_FORMAT_AUTO. */
 fl_format fl_detect_format(const void *bytes, size_t len);
+
+/* The other files a model refers to by name (TF.js: every weightsManifest
+ * path, in order), each passed to fn. Returns how many, 0 for a format whose
+ * models are one file, or -1 when the bytes cannot be read as `format`
+ * (FL_FORMAT_AUTO: detected). */
+int fl_model_file_refs(const void *bytes, size_t len, fl_format format,
+                       void (*fn)(const char *name, void *arg), void *arg);
 
 /* An exact count: a known integer, or a formula in symbols. */
 typedef struct fl_quantity {

@@ -602,9 +602,21 @@ static fl_status run_passes(fl_ctx *c, const fl_options *opt, fl_report *r) {
 }
 
 fl_format fl_detect_format(const void *bytes, size_t len) {
-    return fl__import_sniff_onnx(bytes, len)         ? FL_FORMAT_ONNX
+    return fl__import_sniff_tfjs(bytes, len)         ? FL_FORMAT_TFJS
+           : fl__import_sniff_onnx(bytes, len)       ? FL_FORMAT_ONNX
            : fl__import_sniff_savedmodel(bytes, len) ? FL_FORMAT_SAVEDMODEL
                                                      : FL_FORMAT_GRAPHDEF;
+}
+
+int fl_model_file_refs(const void *bytes, size_t len, fl_format format,
+                       void (*fn)(const char *name, void *arg), void *arg) {
+    if (format == FL_FORMAT_AUTO) {
+        format = fl_detect_format(bytes, len);
+    }
+    if (format == FL_FORMAT_TFJS) {
+        return fl__import_tfjs_refs(bytes, len, fn, arg);
+    }
+    return 0;
 }
 
 fl_status fl_analyze(const void *bytes, size_t len, const fl_options *opt_in, fl_report **out) {
@@ -640,16 +652,18 @@ fl_status fl_analyze(const void *bytes, size_t len, const fl_options *opt_in, fl
         fmt = fl_detect_format(bytes, len);
     }
     fl_import_opts io = {opt->max_nodes, opt->max_value_elements, opt->saved_model_tag};
+    fl_import_files files = {opt->files, opt->n_files};
     if (st == FL_OK) {
-        st = fmt == FL_FORMAT_ONNX         ? fl__import_onnx(g, bytes, len, &io, &d)
+        st = fmt == FL_FORMAT_TFJS         ? fl__import_tfjs(g, bytes, len, &io, &files, &d)
+             : fmt == FL_FORMAT_ONNX       ? fl__import_onnx(g, bytes, len, &io, &d)
              : fmt == FL_FORMAT_SAVEDMODEL ? fl__import_savedmodel(g, bytes, len, &io, &d)
                                            : fl__import_graphdef(g, bytes, len, &io, &d);
     }
     if (st == FL_OK && fmt == FL_FORMAT_ONNX && opt->return_graph) {
         st = fl__diag_fail(&d, FL_EUSAGE,
                            "writing an optimised graph back is implemented for TensorFlow graphs "
-                           "only; an ONNX model can be analysed (foldline analyze) but not "
-                           "written");
+                           "only; an ONNX model can be analysed (foldline analyze) "
+                           "but not written");
     }
     fl_infer_result ir = {0, 0};
     if (st == FL_OK) {
@@ -667,7 +681,8 @@ fl_status fl_analyze(const void *bytes, size_t len, const fl_options *opt_in, fl
     }
     if (st == FL_OK) {
         st = build_report(&c, opt,
-                          fmt == FL_FORMAT_ONNX         ? "onnx"
+                          fmt == FL_FORMAT_TFJS         ? "tfjs"
+                          : fmt == FL_FORMAT_ONNX       ? "onnx"
                           : fmt == FL_FORMAT_SAVEDMODEL ? "savedmodel"
                                                         : "graphdef",
                           &totals, &ir, r);

@@ -580,8 +580,8 @@ static bool parse_input(const char *s, size_t *name_off, size_t *name_len, long 
 /* GraphDef                                                                   */
 /* ------------------------------------------------------------------------- */
 
-static fl_status import_nodes(fl_graph *g, const Tensorflow__GraphDef *gd, const fl_import_opts *o,
-                              fl_diag *d) {
+fl_status fl__import_graphdef_msg(fl_graph *g, const Tensorflow__GraphDef *gd,
+                                  const fl_import_opts *o, fl_diag *d) {
     fl_arena *a = g->arena;
     if ((int64_t)gd->n_node > o->max_nodes) {
         return fl__diag_fail(d, FL_ELIMIT,
@@ -800,7 +800,7 @@ fl_status fl__import_graphdef(fl_graph *g, const uint8_t *buf, size_t len, const
     if (!gd) {
         return d->status;
     }
-    return import_nodes(g, gd, o, d);
+    return fl__import_graphdef_msg(g, gd, o, d);
 }
 
 int fl__import_sniff_savedmodel(const uint8_t *buf, size_t len) {
@@ -847,5 +847,5 @@ fl_status fl__import_savedmodel(fl_graph *g, const uint8_t *buf, size_t len,
                              "meta graph tagged '%s' has no graph (field: meta_graphs.graph_def)",
                              want);
     }
-    return import_nodes(g, pick->graph_def, o, d);
+    return fl__import_graphdef_msg(g, pick->graph_def, o, d);
 }

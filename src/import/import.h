@@ -11,6 +11,7 @@
 #ifndef FL_IMPORT_IMPORT_H
 #define FL_IMPORT_IMPORT_H
 
+#include "foldline/foldline.h"
 #include "graph/graph.h"
 
 #include <stddef.h>
@@ -42,5 +43,31 @@ fl_status fl__import_onnx(fl_graph *g, const uint8_t *buf, size_t len, const fl_
 /* 1 when the bytes look like an ONNX ModelProto (a top-level field 7 or 8),
  * else 0. Check it before fl__import_sniff_savedmodel. */
 int fl__import_sniff_onnx(const uint8_t *buf, size_t len);
+
+/* Builds IR from an unpacked tensorflow.GraphDef message (allocated in g's
+ * arena and kept alive with it): the one path of binary GraphDefs,
+ * SavedModels and TF.js topologies. */
+struct Tensorflow__GraphDef;
+fl_status fl__import_graphdef_msg(fl_graph *g, const struct Tensorflow__GraphDef *gd,
+                                  const fl_import_opts *o, fl_diag *d);
+
+/* The other files of a model made of several (TF.js shards), borrowed. */
+typedef struct fl_import_files {
+    const fl_file *files;
+    size_t n;
+} fl_import_files;
+
+/* Parses a TF.js graph model (model.json) into g; weight shards come from
+ * `files` by the manifest's paths. See src/import/tfjs.c. */
+fl_status fl__import_tfjs(fl_graph *g, const uint8_t *buf, size_t len, const fl_import_opts *o,
+                          const fl_import_files *files, fl_diag *d);
+
+/* 1 when the bytes are a JSON object with a "modelTopology" key, else 0. */
+int fl__import_sniff_tfjs(const uint8_t *buf, size_t len);
+
+/* Calls fn for every shard path of a model.json's weightsManifest; the count,
+ * or -1 when the bytes are not JSON. */
+int fl__import_tfjs_refs(const uint8_t *buf, size_t len, void (*fn)(const char *name, void *arg),
+                         void *arg);
 
 #endif

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Start-up cost, checked structurally (not by timing): the local commands must
-# load libc, libm, protobuf-c and libyaml only. gRPC lives in the remote-mode
+# load libc, libm, protobuf-c, libyaml and jansson only. gRPC lives in the remote-mode
 # module (foldline-remote.so, dlopened for --server) and OpenBLAS is dlopened
 # by calibrate; neither may come back as a link dependency. Also the module's
 # look-up (FOLDLINE_MODULE_DIR, beside the executable, ../lib/foldline) and
@@ -27,7 +27,7 @@ if command -v readelf >/dev/null 2>&1; then
   bad=""
   for lib in $needed; do
     case "$lib" in
-      libc.so.* | libm.so.* | libprotobuf-c.so.* | libyaml-0.so.* | ld-linux*) ;;
+      libc.so.* | libm.so.* | libprotobuf-c.so.* | libyaml-0.so.* | libjansson.so.* | ld-linux*) ;;
       libasan.so.* | libubsan.so.* | libdl.so.* | libpthread.so.* | librt.so.* | libgcc_s.so.*) ;;
       *) bad="$bad $lib" ;;
     esac
