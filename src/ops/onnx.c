@@ -69,6 +69,7 @@
  * TensorFlow graphs only.
  */
 #include "ops/common.h"
+#include "ops/onnxops/util.h"
 
 #include <string.h>
 
@@ -79,7 +80,7 @@
 /* ------------------------------------------------------------------------- */
 
 static bool absent(const fl_node *n, int i) {
-    return i >= n->n_inputs || n->inputs[i].node->kind == FL_OP_ONNX_ABSENT;
+    return fl__ox_absent(n, i);
 }
 
 static const fl_shape *in_shape(const fl_node *n, int i) {
@@ -87,7 +88,7 @@ static const fl_shape *in_shape(const fl_node *n, int i) {
 }
 
 static int in_dtype(const fl_node *n, int i) {
-    return absent(n, i) ? FL_DT_INVALID : (int)fl_dtype_base(fl_node_in(n, i)->dtype);
+    return fl__ox_in_dtype(n, i);
 }
 
 static bool known_eq(fl_sym s, int64_t v) {
@@ -96,22 +97,14 @@ static bool known_eq(fl_sym s, int64_t v) {
 
 /* Sets output `port` when the node has it (optional ONNX outputs). */
 static fl_status set_out(fl_ctx *c, fl_node *n, int port, int dtype, int rank, const fl_sym *dims) {
-    if (port >= n->n_outputs) {
-        return FL_OK;
-    }
-    return fl__op_set_output(c, n, port, dtype, rank, dims);
+    return fl__ox_set_out(c, n, port, dtype, rank, dims);
 }
 
 /* Normalises an axis against `rank`; fails naming the attr when out of
  * range. */
 static fl_status norm_axis(fl_ctx *c, const fl_node *n, int64_t axis, int rank, const char *what,
                            int *out) {
-    if (axis < -(int64_t)rank || axis >= rank) {
-        return fl__node_fail(c->d, FL_EINVAL, n, "%s %lld is out of range for rank %d", what,
-                             (long long)axis, rank);
-    }
-    *out = (int)(axis < 0 ? axis + rank : axis);
-    return FL_OK;
+    return fl__ox_norm_axis(c, n, axis, rank, what, out);
 }
 
 /* An int list given as input `i` (known value) or, when that input is
@@ -119,22 +112,7 @@ static fl_status norm_axis(fl_ctx *c, const fl_node *n, int64_t axis, int rank, 
  * when the input exists but its value is unknown. */
 static fl_status ints_in_or_attr(fl_ctx *c, const fl_node *n, int i, const char *attr,
                                  const int64_t **out, int64_t *cnt, bool *found) {
-    *found = true;
-    if (!absent(n, i)) {
-        int64_t *v;
-        fl_status st = fl__op_in_int_vector(c, n, i, &v, cnt);
-        *out = v;
-        return st;
-    }
-    size_t k;
-    fl_status st = fl__attr_get_ints(n, attr, out, &k, c->d);
-    if (st == FL_ENOTFOUND) {
-        *found = false;
-        *cnt = 0;
-        return FL_OK;
-    }
-    *cnt = (int64_t)k;
-    return st;
+    return fl__ox_ints_in_or_attr(c, n, i, attr, out, cnt, found);
 }
 
 /* Copies element si of src into element di of dst (same dtype). */
@@ -158,16 +136,7 @@ static fl_status new_out_value(fl_ctx *c, fl_node *n, int port, fl_value **v) {
 /* Calls TensorFlow descriptor `tf_kind`'s hook on a copy of n that carries
  * that kind; outputs are shared with n, so what the hook sets lands on n. */
 static fl_status twin(fl_ctx *c, fl_node *n, int tf_kind, bool eval) {
-    fl_node p = *n;
-    p.kind = tf_kind;
-    p.desc = fl__op_desc_of(tf_kind);
-    if (!p.desc) {
-        return fl__node_fail(c->d, FL_EINTERNAL, n, "no TensorFlow twin op");
-    }
-    if (eval) {
-        return p.desc->eval ? p.desc->eval(c, &p) : FL_OK;
-    }
-    return p.desc->infer(c, &p);
+    return fl__ox_twin(c, n, tf_kind, eval);
 }
 
 /* The TensorFlow op with the same semantics as an ONNX kind, or 0. */
@@ -228,12 +197,7 @@ static fl_status eval_twin(fl_ctx *c, fl_node *n) {
 
 /* Output 0 (and any further output) = input 0's dtype and shape. */
 static fl_status infer_same(fl_ctx *c, fl_node *n) {
-    const fl_tensor *x = fl_node_in(n, 0);
-    fl_status st = FL_OK;
-    for (int k = 0; k < n->n_outputs && st == FL_OK; k++) {
-        st = fl__op_set_output(c, n, k, fl_dtype_base(x->dtype), x->shape.rank, x->shape.dims);
-    }
-    return st;
+    return fl__ox_infer_same(c, n);
 }
 
 /* Output 0 := input 0's value laid out in output 0's shape. */
@@ -262,9 +226,7 @@ static fl_status cost_zero(fl_ctx *c, const fl_node *n, fl_cost *out) {
 }
 
 static fl_status cost_per_out(fl_ctx *c, const fl_node *n, fl_cost *out, int64_t per) {
-    fl_arith k = {c, n, FL_OK};
-    fl_sym f = fl__ar_scale(&k, fl__ar_numel(&k, &n->outputs[0].shape), per);
-    return fl__ar_put_cost(&k, out, f, fl_sym_const(0));
+    return fl__ox_cost_per_out(c, n, out, per);
 }
 
 static fl_status cost_ew(fl_ctx *c, const fl_node *n, fl_cost *out) {
@@ -1708,65 +1670,8 @@ static fl_status eval_gather(fl_ctx *c, fl_node *n) {
 }
 
 /* Reductions: axes from input 1 (ReduceSum >= 13, all >= 18) or attr. */
-static fl_status reduce_axes(fl_ctx *c, const fl_node *n, const fl_shape *x, bool *mask,
-                             bool *known) {
-    const int64_t *axes;
-    int64_t na;
-    bool found;
-    int64_t noop;
-    *known = true;
-    fl_status st = ints_in_or_attr(c, n, 1, "axes", &axes, &na, &found);
-    if (st == FL_ENOTFOUND) {
-        *known = false;
-        return FL_OK;
-    }
-    if (st == FL_OK) {
-        st = fl__attr_int_or(n, "noop_with_empty_axes", 0, &noop, c->d);
-    }
-    if (st != FL_OK) {
-        return st;
-    }
-    for (int i = 0; i < x->rank; i++) {
-        mask[i] = (!found || na == 0) && !noop;
-    }
-    for (int64_t i = 0; i < na; i++) {
-        int ax = 0;
-        if ((st = norm_axis(c, n, axes[i], x->rank, "axis", &ax)) != FL_OK) {
-            return st;
-        }
-        mask[ax] = true;
-    }
-    return FL_OK;
-}
-
 static fl_status infer_reduce(fl_ctx *c, fl_node *n) {
-    const fl_shape *x = in_shape(n, 0);
-    int64_t keep;
-    fl_status st = fl__attr_int_or(n, "keepdims", 1, &keep, c->d);
-    if (st != FL_OK) {
-        return st;
-    }
-    if (x->rank < 0 || x->rank > 254) {
-        return fl__op_set_output(c, n, 0, in_dtype(n, 0), -1, NULL);
-    }
-    bool mask[256], known;
-    if ((st = reduce_axes(c, n, x, mask, &known)) != FL_OK) {
-        return st;
-    }
-    if (!known) {
-        return keep ? fl__op_set_output_rank(c, n, 0, in_dtype(n, 0), x->rank)
-                    : fl__op_set_output(c, n, 0, in_dtype(n, 0), -1, NULL);
-    }
-    fl_sym dims[256];
-    int r = 0;
-    for (int i = 0; i < x->rank; i++) {
-        if (!mask[i]) {
-            dims[r++] = x->dims[i];
-        } else if (keep) {
-            dims[r++] = fl_sym_const(1);
-        }
-    }
-    return fl__op_set_output(c, n, 0, in_dtype(n, 0), r, dims);
+    return fl__ox_infer_reduce(c, n);
 }
 
 static fl_status cost_reduce(fl_ctx *c, const fl_node *n, fl_cost *out) {

@@ -1,0 +1,184 @@
+/*
+ * util.c - helpers shared by the ONNX op families; see util.h.
+ */
+#include "ops/onnxops/util.h"
+
+bool fl__ox_absent(const fl_node *n, int i) {
+    return i >= n->n_inputs || n->inputs[i].node->kind == FL_OP_ONNX_ABSENT;
+}
+
+int fl__ox_in_dtype(const fl_node *n, int i) {
+    return fl__ox_absent(n, i) ? FL_DT_INVALID : (int)fl_dtype_base(fl_node_in(n, i)->dtype);
+}
+
+fl_status fl__ox_norm_axis(fl_ctx *c, const fl_node *n, int64_t axis, int rank, const char *what,
+                           int *out) {
+    if (axis < -(int64_t)rank || axis >= rank) {
+        return fl__node_fail(c->d, FL_EINVAL, n, "%s %lld is out of range for rank %d", what,
+                             (long long)axis, rank);
+    }
+    *out = (int)(axis < 0 ? axis + rank : axis);
+    return FL_OK;
+}
+
+fl_status fl__ox_ints_in_or_attr(fl_ctx *c, const fl_node *n, int i, const char *attr,
+                                 const int64_t **out, int64_t *cnt, bool *found) {
+    *found = true;
+    if (!fl__ox_absent(n, i)) {
+        int64_t *v;
+        fl_status st = fl__op_in_int_vector(c, n, i, &v, cnt);
+        *out = v;
+        return st;
+    }
+    size_t k;
+    fl_status st = fl__attr_get_ints(n, attr, out, &k, c->d);
+    if (st == FL_ENOTFOUND) {
+        *found = false;
+        *cnt = 0;
+        return FL_OK;
+    }
+    *cnt = (int64_t)k;
+    return st;
+}
+
+fl_status fl__ox_twin(fl_ctx *c, fl_node *n, int tf_kind, bool eval) {
+    fl_node p = *n;
+    p.kind = tf_kind;
+    p.desc = fl__op_desc_of(tf_kind);
+    if (!p.desc) {
+        return fl__node_fail(c->d, FL_EINTERNAL, n, "no TensorFlow twin op");
+    }
+    if (eval) {
+        return p.desc->eval ? p.desc->eval(c, &p) : FL_OK;
+    }
+    return p.desc->infer(c, &p);
+}
+
+fl_status fl__ox_infer_same(fl_ctx *c, fl_node *n) {
+    const fl_tensor *x = fl_node_in(n, 0);
+    fl_status st = FL_OK;
+    for (int k = 0; k < n->n_outputs && st == FL_OK; k++) {
+        st = fl__op_set_output(c, n, k, fl_dtype_base(x->dtype), x->shape.rank, x->shape.dims);
+    }
+    return st;
+}
+
+fl_status fl__ox_set_out(fl_ctx *c, fl_node *n, int port, int dtype, int rank, const fl_sym *dims) {
+    if (port >= n->n_outputs) {
+        return FL_OK;
+    }
+    return fl__op_set_output(c, n, port, dtype, rank, dims);
+}
+
+fl_status fl__ox_cost_per_out(fl_ctx *c, const fl_node *n, fl_cost *out, int64_t per) {
+    fl_arith k = {c, n, FL_OK};
+    fl_sym f = fl__ar_scale(&k, fl__ar_numel(&k, &n->outputs[0].shape), per);
+    return fl__ar_put_cost(&k, out, f, fl_sym_const(0));
+}
+
+fl_status fl__ox_cost_per_in(fl_ctx *c, const fl_node *n, fl_cost *out, int64_t per) {
+    fl_arith k = {c, n, FL_OK};
+    fl_sym f = fl__ar_scale(&k, fl__ar_numel(&k, &fl_node_in(n, 0)->shape), per);
+    return fl__ar_put_cost(&k, out, f, fl_sym_const(0));
+}
+
+/* Reductions: axes from input 1 (ReduceSum >= 13, all >= 18) or attr. */
+static fl_status reduce_axes(fl_ctx *c, const fl_node *n, const fl_shape *x, bool *mask,
+                             bool *known) {
+    const int64_t *axes;
+    int64_t na;
+    bool found;
+    int64_t noop;
+    *known = true;
+    fl_status st = fl__ox_ints_in_or_attr(c, n, 1, "axes", &axes, &na, &found);
+    if (st == FL_ENOTFOUND) {
+        *known = false;
+        return FL_OK;
+    }
+    if (st == FL_OK) {
+        st = fl__attr_int_or(n, "noop_with_empty_axes", 0, &noop, c->d);
+    }
+    if (st != FL_OK) {
+        return st;
+    }
+    for (int i = 0; i < x->rank; i++) {
+        mask[i] = (!found || na == 0) && !noop;
+    }
+    for (int64_t i = 0; i < na; i++) {
+        int ax = 0;
+        if ((st = fl__ox_norm_axis(c, n, axes[i], x->rank, "axis", &ax)) != FL_OK) {
+            return st;
+        }
+        mask[ax] = true;
+    }
+    return FL_OK;
+}
+
+fl_status fl__ox_infer_reduce(fl_ctx *c, fl_node *n) {
+    const fl_shape *x = &fl_node_in(n, 0)->shape;
+    int64_t keep;
+    fl_status st = fl__attr_int_or(n, "keepdims", 1, &keep, c->d);
+    if (st != FL_OK) {
+        return st;
+    }
+    if (x->rank < 0 || x->rank > 254) {
+        return fl__op_set_output(c, n, 0, fl__ox_in_dtype(n, 0), -1, NULL);
+    }
+    bool mask[256], known;
+    if ((st = reduce_axes(c, n, x, mask, &known)) != FL_OK) {
+        return st;
+    }
+    if (!known) {
+        return keep ? fl__op_set_output_rank(c, n, 0, fl__ox_in_dtype(n, 0), x->rank)
+                    : fl__op_set_output(c, n, 0, fl__ox_in_dtype(n, 0), -1, NULL);
+    }
+    fl_sym dims[256];
+    int r = 0;
+    for (int i = 0; i < x->rank; i++) {
+        if (!mask[i]) {
+            dims[r++] = x->dims[i];
+        } else if (keep) {
+            dims[r++] = fl_sym_const(1);
+        }
+    }
+    return fl__op_set_output(c, n, 0, fl__ox_in_dtype(n, 0), r, dims);
+}
+
+fl_status fl__ox_delegate(fl_ctx *c, fl_node *n, int kind, const int *idx, int n_idx) {
+    fl_input ins[16];
+    if (n_idx > 16) {
+        return fl__node_fail(c->d, FL_EINTERNAL, n, "too many delegated inputs");
+    }
+    int cnt = 0;
+    for (int i = 0; i < n_idx; i++) {
+        if (idx[i] < n->n_inputs) {
+            ins[i] = n->inputs[idx[i]];
+            cnt = i + 1;
+        } else {
+            ins[i] = n->inputs[0]; /* never read: past cnt */
+        }
+    }
+    fl_node p = *n;
+    p.kind = kind;
+    p.desc = fl__op_desc_of(kind);
+    p.inputs = ins;
+    p.n_inputs = cnt;
+    if (!p.desc || !p.desc->infer) {
+        return fl__node_fail(c->d, FL_EINTERNAL, n, "no delegate op");
+    }
+    return p.desc->infer(c, &p);
+}
+
+fl_status fl__ox_retype(fl_ctx *c, fl_node *n, int port, int dt) {
+    (void)c;
+    if (port < n->n_outputs) {
+        n->outputs[port].dtype = (fl_dtype)dt;
+    }
+    return FL_OK;
+}
+
+fl_status fl__ox_infer_bcast(fl_ctx *c, fl_node *n, int dt) {
+    fl_shape out;
+    fl_status st = fl__op_broadcast(c, n, &fl_node_in(n, 0)->shape, &fl_node_in(n, 1)->shape, &out);
+    return st == FL_OK ? fl__op_set_output(c, n, 0, dt, out.rank, out.dims) : st;
+}

@@ -1,0 +1,72 @@
+/*
+ * util.h - helpers shared by the ONNX op families (src/ops/onnx.c and the
+ * files of src/ops/onnxops/): absent optional inputs, axes, the TensorFlow
+ * twin hooks and the per-element cost rules.
+ */
+#ifndef FL_OPS_ONNXOPS_UTIL_H
+#define FL_OPS_ONNXOPS_UTIL_H
+
+#include "ops/common.h"
+
+/* True when optional input i is not given (past the end, or the importer's
+ * onnx::_absent marker). */
+bool fl__ox_absent(const fl_node *n, int i);
+
+/* Base dtype of input i; FL_DT_INVALID when absent. */
+int fl__ox_in_dtype(const fl_node *n, int i);
+
+/* Normalises `axis` against `rank`; fails naming `what` when out of range. */
+fl_status fl__ox_norm_axis(fl_ctx *c, const fl_node *n, int64_t axis, int rank, const char *what,
+                           int *out);
+
+/* An int list given as input `i` (known value) or, when that input is absent,
+ * as attr `attr`. *found false when neither is there; FL_ENOTFOUND when the
+ * input exists but its value is unknown. */
+fl_status fl__ox_ints_in_or_attr(fl_ctx *c, const fl_node *n, int i, const char *attr,
+                                 const int64_t **out, int64_t *cnt, bool *found);
+
+/* Runs TensorFlow kind `tf_kind`'s infer (eval false) or eval hook on a copy
+ * of n carrying that kind; the outputs are n's. */
+fl_status fl__ox_twin(fl_ctx *c, fl_node *n, int tf_kind, bool eval);
+
+/* Every output := input 0's dtype and shape. */
+fl_status fl__ox_infer_same(fl_ctx *c, fl_node *n);
+
+/* Sets output `port` when the node has it (optional ONNX outputs). */
+fl_status fl__ox_set_out(fl_ctx *c, fl_node *n, int port, int dtype, int rank, const fl_sym *dims);
+
+/* Cost `per` * E(output 0), complete convention, no MACs. */
+fl_status fl__ox_cost_per_out(fl_ctx *c, const fl_node *n, fl_cost *out, int64_t per);
+/* Cost `per` * E(input 0). */
+fl_status fl__ox_cost_per_in(fl_ctx *c, const fl_node *n, fl_cost *out, int64_t per);
+
+/* ONNX reductions' output: axes from input 1 (ReduceSum >= 13, every
+ * Reduce* >= 18) or attr `axes`, keepdims (default 1), noop_with_empty_axes;
+ * dtype of input 0. */
+fl_status fl__ox_infer_reduce(fl_ctx *c, fl_node *n);
+
+/* A descriptor of the ONNX families in src/ops/onnxops/. */
+#define FL_OX_OP(E, NAME, MIN, MAX, NOUT, FLAGS, INFER, EVAL, COST)                                \
+    const struct fl_op_desc fl__desc_##E = {                                                       \
+        .name = NAME,                                                                              \
+        .min_inputs = MIN,                                                                         \
+        .max_inputs = MAX,                                                                         \
+        .n_outputs = NOUT,                                                                         \
+        .flags = FLAGS,                                                                            \
+        .infer = INFER,                                                                            \
+        .eval = EVAL,                                                                              \
+        .cost = COST,                                                                              \
+    }
+
+/* Runs the hook of descriptor `desc` (infer when `eval` is false) on a copy
+ * of n whose inputs are n's inputs `idx[0..n_idx)` (absent ones dropped from
+ * the end): QLinearConv's x and w through Conv's inference. */
+fl_status fl__ox_delegate(fl_ctx *c, fl_node *n, int kind, const int *idx, int n_idx);
+
+/* Output 0's dtype := dt, shape kept. */
+fl_status fl__ox_retype(fl_ctx *c, fl_node *n, int port, int dt);
+
+/* Numpy broadcast of inputs 0 and 1 into output 0 of dtype dt. */
+fl_status fl__ox_infer_bcast(fl_ctx *c, fl_node *n, int dt);
+
+#endif
