@@ -31,7 +31,7 @@ static const char *const names[FL_OP_COUNT] = {
  * whatever the timing, and nothing needs linking with a thread library. Names
  * are unique in ops.def; were one not, the table keeps its first kind, as the
  * scan would. */
-#define SLOT_BITS 11
+#define SLOT_BITS 12
 #define N_SLOTS   (1u << SLOT_BITS)
 _Static_assert(FL_OP_COUNT * 4 <= N_SLOTS, "grow SLOT_BITS with ops.def");
 _Static_assert(FL_OP_COUNT <= UINT16_MAX, "slots hold kinds in 16 bits");
