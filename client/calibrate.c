@@ -2,8 +2,8 @@
  * calibrate.c - `foldline calibrate`: measures this host and writes a
  * loadable profile whose every figure is marked "calibrated DATE on HOST".
  *
- * Measurements (all threads of the machine run at once, best of a few
- * repetitions):
+ * Measurements (with --threads N threads at once, default every online CPU;
+ * --threads 1 gives single-core figures; best of a few repetitions):
  *  - matrix fp32: a square SGEMM through OpenBLAS, 2*n^3 FLOPs per call. On
  *    a CPU this is the rate conv/matmul ops attain, whichever units the BLAS
  *    uses. (Debian's OpenBLAS is built without sbgemm, so BF16 and the other
@@ -18,13 +18,16 @@
  *    better), and one well beyond the caches ("DRAM": twice the L3, at least
  *    256 MiB). Cache sizes come from sysfs, else from sysconf (CPUID).
  *  - overhead: the round trip of handing an op to spinning worker threads
- *    and joining them (10th percentile), as runtimes dispatch consecutive ops: a lower
- *    bound for a runtime's per-op dispatch.
+ *    and joining them (10th percentile; the source says so and gives the
+ *    median too), as runtimes dispatch consecutive ops: a lower bound for a
+ *    runtime's per-op dispatch. `foldline fit` replaces it with the per-op
+ *    cost a runtime's traces show.
  * Full mode stays well under 60 s; --short uses tiny sizes (for tests: the
  * figures are then only indicative). OpenBLAS is loaded with dlopen when
  * calibrate runs (load_openblas below): the executable does not link it, so
  * that the other commands do not pay for its thread pool at start-up.
  */
+#include "cli.h"
 #include "roofcli.h"
 
 #include <dlfcn.h>
@@ -375,7 +378,7 @@ static const char *const openblas_names[] = {"libopenblas.so.0", "libopenblas.so
 
 /* Loads OpenBLAS and resolves cblas_sgemm; NULL with the reason printed on
  * stderr when it cannot. The library stays loaded until exit. */
-static sgemm_fn load_openblas(void) {
+static sgemm_fn load_openblas(int nthreads) {
     const char *env = getenv("FOLDLINE_OPENBLAS");
     char first_err[512] = "", tried[512] = "";
     size_t used = 0;
@@ -405,6 +408,12 @@ static sgemm_fn load_openblas(void) {
             return NULL;
         }
         memcpy(&f, &sym, sizeof f);
+        void *set = dlsym(h, "openblas_set_num_threads");
+        if (set) { /* besides OPENBLAS_NUM_THREADS, for a library loaded earlier */
+            void (*set_threads)(int);
+            memcpy(&set_threads, &set, sizeof set_threads);
+            set_threads(nthreads);
+        }
         return f;
     }
     fprintf(stderr,
@@ -502,7 +511,12 @@ static void nothing(int idx, void *arg) {
     (void)arg;
 }
 
-static double dispatch_s(int nthreads, int rounds) {
+typedef struct dispatch_fig {
+    double p10, median; /* seconds per round trip */
+    int rounds;
+} dispatch_fig;
+
+static dispatch_fig dispatch_s(int nthreads, int rounds) {
     spin_pool sp;
     atomic_init(&sp.gen, 0u);
     atomic_init(&sp.acks, 0);
@@ -510,7 +524,7 @@ static double dispatch_s(int nthreads, int rounds) {
     int nw = nthreads - 1, started = 0;
     pthread_t *th = calloc((size_t)(nw > 0 ? nw : 1), sizeof(pthread_t));
     double *t = calloc((size_t)rounds, sizeof(double));
-    double med = 0;
+    dispatch_fig fig = {0, 0, 0};
     if (th && t) {
         for (; started < nw; started++) {
             if (pthread_create(&th[started], NULL, spin_worker, &sp) != 0) {
@@ -542,15 +556,17 @@ static double dispatch_s(int nthreads, int rounds) {
             pthread_join(th[i], NULL);
         }
         qsort(t, (size_t)done, sizeof(double), cmp_double);
-        med = done ? t[done / 10] : 0;
+        fig.p10 = done ? t[done / 10] : 0;
+        fig.median = done ? t[done / 2] : 0;
+        fig.rounds = done;
         char msg[128];
-        snprintf(msg, sizeof msg, "  %d rounds: p10 %.3g s, median %.3g s", done, med,
-                 done ? t[done / 2] : 0);
+        snprintf(msg, sizeof msg, "  %d rounds: p10 %.3g s, median %.3g s", done, fig.p10,
+                 fig.median);
         progress(msg);
     }
     free(th);
     free(t);
-    return med;
+    return fig;
 }
 
 /* ------------------------------------------------------------------------- */
@@ -609,31 +625,236 @@ static size_t cache_bytes(int level) {
     return v > 0 ? (size_t)v : 0;
 }
 
-int fl_cmd_calibrate(int argc, char **argv) {
-    const char *out_path = NULL, *name = "host-calibrated";
-    bool shortm = false;
+/* The profile name for -o PATH: the file's name without .yaml/.yml (profiles
+ * in a directory are named after their files), else "host-calibrated". */
+static void default_name(const char *out_path, char *buf, size_t size) {
+    snprintf(buf, size, "host-calibrated");
+    if (!out_path) {
+        return;
+    }
+    const char *base = strrchr(out_path, '/');
+    base = base ? base + 1 : out_path;
+    size_t n = strlen(base);
+    if (n > 5 && strcmp(base + n - 5, ".yaml") == 0) {
+        n -= 5;
+    } else if (n > 4 && strcmp(base + n - 4, ".yml") == 0) {
+        n -= 4;
+    }
+    if (n > 0 && n < size) {
+        snprintf(buf, size, "%.*s", (int)n, base);
+    }
+}
+
+/* Options of `calibrate`; 0 or the exit status of a usage error (printed). */
+typedef struct cal_opts {
+    const char *out_path, *name;
+    bool shortm;
+    int threads; /* 0: every online CPU */
+} cal_opts;
+
+static int parse_cal(int argc, char **argv, cal_opts *o) {
+    memset(o, 0, sizeof(*o));
     for (int i = 0; i < argc; i++) {
-        if (strcmp(argv[i], "--short") == 0) {
-            shortm = true;
-        } else if ((strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--name") == 0) && i + 1 < argc) {
-            if (argv[i][1] == 'o') {
-                out_path = argv[++i];
-            } else {
-                name = argv[++i];
-            }
+        const char *a = argv[i];
+        bool takes =
+            strcmp(a, "-o") == 0 || strcmp(a, "--name") == 0 || strcmp(a, "--threads") == 0;
+        if (strcmp(a, "--short") == 0) {
+            o->shortm = true;
+            continue;
+        }
+        if (!takes) {
+            return fl_cli_usage_error("calibrate: unexpected argument '%s' (calibrate takes -o "
+                                      "FILE, --name NAME, --threads N, --short)",
+                                      a);
+        }
+        if (i + 1 >= argc) {
+            return fl_cli_usage_error("calibrate: option %s needs a value", a);
+        }
+        const char *v = argv[++i];
+        if (a[1] == 'o') {
+            o->out_path = v;
+        } else if (a[2] == 'n') {
+            o->name = v;
         } else {
-            fprintf(stderr,
-                    "foldline: calibrate: unexpected argument '%s'\n(see foldline --help)\n",
-                    argv[i]);
-            return 2;
+            char *end;
+            errno = 0;
+            long t = strtol(v, &end, 10);
+            if (errno || *end || !*v || t < 1 || t > 1024) {
+                return fl_cli_usage_error("calibrate: --threads expects a number of threads from 1 "
+                                          "to 1024, got '%s'",
+                                          v);
+            }
+            o->threads = (int)t;
         }
     }
-    sgemm_fn sgemm = load_openblas(); /* first: fail before minutes of measuring */
-    if (!sgemm) {
-        return 3;
+    return 0;
+}
+
+/* Everything calibrate measures. */
+typedef struct cal_figs {
+    int nthreads, lanes;
+    const char *isa;
+    double vec, mat32, bw_l2, bw_l3, bw_dram;
+    size_t l2, l3, l3_ws, l3_cap, dram_ws;
+    bool has_l3;
+    dispatch_fig ovh;
+} cal_figs;
+
+static void measure_fma(pool *p, bool shortm, cal_figs *f) {
+    char msg[160];
+    f->lanes = fma_lanes(&f->isa);
+    snprintf(msg, sizeof msg, "vector FMA peak (%s, %d threads)...", f->isa, f->nthreads);
+    progress(msg);
+    fma_job fj;
+    fj.iters = shortm ? 20000 : 4000000;
+    atomic_init(&fj.sink, 0.0);
+    for (int tr = 0; tr < (shortm ? 2 : 3); tr++) {
+        double t0 = now_s();
+        pool_run(p, fma_thread, &fj);
+        double dt = now_s() - t0;
+        double r = 2.0 * FMA_CHAINS * f->lanes * (double)fj.iters * f->nthreads / dt;
+        if (r > f->vec) {
+            f->vec = r;
+        }
     }
+}
+
+/* Main memory: well beyond every cache (twice the L3 when there is one, at
+ * least 256 MiB in all, at most 2 GiB or half the RAM). */
+static size_t dram_total_bytes(const cal_figs *f) {
+    size_t dram_total = (size_t)256 << 20;
+    if (f->has_l3 && 2 * f->l3 > dram_total) {
+        dram_total = 2 * f->l3;
+    }
+    long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+    size_t ram_half = pages > 0 && psz > 0 ? (size_t)pages * (size_t)psz / 2 : dram_total;
+    if (dram_total > ((size_t)2 << 30)) {
+        dram_total = (size_t)2 << 30;
+    }
+    if (dram_total > ram_half) {
+        dram_total = ram_half;
+    }
+    return dram_total;
+}
+
+/* L3: the triad at twice the L2s (half the L3 at most), then the effective
+ * capacity: the largest working set, doubling up to the reported L3 size,
+ * still served at least at the geometric mean of the L3 and DRAM rates (a
+ * VM's CPUID may report a whole socket's L3 while a core's slice is much
+ * smaller; --short skips the probe). */
+static void measure_l3(pool *p, bool shortm, size_t dram_total, cal_figs *f) {
+    char msg[160];
+    size_t nt = (size_t)f->nthreads;
+    f->l3_ws = 2 * f->l2;
+    if (f->l3_ws * nt > f->l3 / 2) {
+        f->l3_ws = f->l3 / 2 / nt;
+    }
+    snprintf(msg, sizeof msg, "bandwidth: L3 triad (L3 %zu KiB)...", f->l3 >> 10);
+    progress(msg);
+    f->bw_l3 = triad_bw(p, f->l3_ws, shortm ? 4 : 100, 3);
+    f->l3_cap = f->l3_ws * nt;
+    double knee = sqrt(f->bw_l3 * f->bw_dram);
+    for (size_t tot = 2 * f->l3_cap;
+         !shortm && f->bw_l3 > f->bw_dram && tot <= f->l3 && tot < dram_total; tot *= 2) {
+        int reps = (int)(((size_t)128 << 20) / tot);
+        double bw = triad_bw(p, tot / nt, reps > 1 ? reps : 1, 2);
+        snprintf(msg, sizeof msg, "  %zu KiB in all: %.3g B/s", tot >> 10, bw);
+        progress(msg);
+        if (bw < knee) {
+            break;
+        }
+        f->l3_cap = tot;
+    }
+    if (f->bw_l3 <= f->bw_dram) {
+        f->has_l3 = false; /* no faster than main memory: not a level of its own */
+    }
+}
+
+static void measure_memory(pool *p, bool shortm, cal_figs *f) {
+    f->l2 = cache_bytes(2);
+    if (f->l2 == 0) {
+        f->l2 = 256 << 10;
+    }
+    progress("bandwidth: L2-resident triad...");
+    f->bw_l2 = triad_bw(p, f->l2 / 2, shortm ? 20 : 400, 3);
+    f->l3 = cache_bytes(3);
+    f->has_l3 = f->l3 > 2 * f->l2 * (size_t)f->nthreads;
+    size_t dram_total = dram_total_bytes(f);
+    f->dram_ws = shortm ? ((size_t)8 << 20) : dram_total / (size_t)f->nthreads;
+    progress("bandwidth: DRAM triad...");
+    f->bw_dram = triad_bw(p, f->dram_ws, shortm ? 1 : 4, shortm ? 2 : 3);
+    if (f->has_l3) {
+        measure_l3(p, shortm, dram_total, f);
+    }
+}
+
+/* The profile as YAML. Every figure's source says what was measured how. */
+static void write_profile(FILE *f, const cal_figs *c, const char *name, const char *date,
+                          const char *host, bool shortm) {
+    char src[256];
+    const char *pl = c->nthreads == 1 ? "" : "s";
+    snprintf(src, sizeof src, "calibrated %s on %s (foldline calibrate%s, %d thread%s)", date, host,
+             shortm ? " --short: indicative only" : "", c->nthreads, pl);
+    fprintf(f, "# Written by foldline calibrate %s on %s. Every figure is measured here.\n", date,
+            host);
+    fprintf(f, "schema: 1\nname: %s\nkind: cpu\n", name);
+    fprintf(f, "description: \"%s, %d thread%s, measured by foldline calibrate%s\"\n", host,
+            c->nthreads, pl, shortm ? " --short" : "");
+    fprintf(f, "compute:\n  vector:\n");
+    fprintf(f, "    fp32: {peak: %.4g, source: \"%s: %s FMA chains\"}\n", c->vec, src, c->isa);
+    if (c->mat32 > 0) {
+        fprintf(f, "  matrix:\n");
+        fprintf(f, "    fp32: {peak: %.4g, source: \"%s: OpenBLAS sgemm\"}\n", c->mat32, src);
+    }
+    fprintf(f, "memory:\n");
+    fprintf(f,
+            "  - {name: L2, bandwidth: %.4g, capacity: %zu, source: \"%s: triad, %zu KiB per "
+            "thread\"}\n",
+            c->bw_l2, c->l2 * (size_t)c->nthreads, src, c->l2 / 2 / 1024);
+    if (c->has_l3) {
+        fprintf(f,
+                "  - {name: L3, bandwidth: %.4g, capacity: %zu, source: \"%s: triad, %zu KiB per "
+                "thread; capacity: largest working set served at L3 speed (reported L3 %zu "
+                "KiB)\"}\n",
+                c->bw_l3, c->l3_cap, src, c->l3_ws >> 10, c->l3 >> 10);
+    }
+    fprintf(f, "  - {name: DRAM, bandwidth: %.4g, source: \"%s: triad, %zu MiB per thread\"}\n",
+            c->bw_dram, src, c->dram_ws >> 20);
+    if (c->nthreads > 1) {
+        fprintf(f,
+                "overhead: {seconds: %.4g, source: \"%s: spinning thread-pool hand-off round "
+                "trip, 10th percentile of %d rounds (median %.4g s)\"}\n",
+                c->ovh.p10 > 0 ? c->ovh.p10 : 1e-9, src, c->ovh.rounds, c->ovh.median);
+    } else {
+        fprintf(f,
+                "overhead: {seconds: %.4g, source: \"%s: one thread hands nothing off: an "
+                "indirect call, 10th percentile of %d rounds (median %.4g s), a floor; foldline "
+                "fit measures a runtime's own per-op cost from its traces\"}\n",
+                c->ovh.p10 > 0 ? c->ovh.p10 : 1e-9, src, c->ovh.rounds, c->ovh.median);
+    }
+}
+
+int fl_cmd_calibrate(int argc, char **argv) {
+    cal_opts o;
+    int urc = parse_cal(argc, argv, &o);
+    if (urc) {
+        return urc;
+    }
+    char namebuf[128];
+    default_name(o.out_path, namebuf, sizeof namebuf);
+    const char *name = o.name ? o.name : namebuf;
+    cal_figs c;
+    memset(&c, 0, sizeof c);
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    int nthreads = ncpu > 0 && ncpu < 1024 ? (int)ncpu : 1;
+    c.nthreads = o.threads ? o.threads : ncpu > 0 && ncpu < 1024 ? (int)ncpu : 1;
+    /* OpenBLAS reads its thread count when it is loaded. */
+    char nbuf[16];
+    snprintf(nbuf, sizeof nbuf, "%d", c.nthreads);
+    setenv("OPENBLAS_NUM_THREADS", nbuf, 1);
+    sgemm_fn sgemm = load_openblas(c.nthreads); /* first: fail before minutes of measuring */
+    if (!sgemm) {
+        return EXIT_IO;
+    }
     char host[128] = "unknown-host";
     if (gethostname(host, sizeof host - 1) != 0) {
         snprintf(host, sizeof host, "unknown-host");
@@ -644,161 +865,44 @@ int fl_cmd_calibrate(int argc, char **argv) {
     struct tm tmv;
     gmtime_r(&t, &tmv);
     strftime(date, sizeof date, "%Y-%m-%d", &tmv);
-    char src[256];
-    snprintf(src, sizeof src, "calibrated %s on %s (foldline calibrate%s, %d threads)", date, host,
-             shortm ? " --short: indicative only" : "", nthreads);
 
     pool p;
-    if (!pool_start(&p, nthreads)) {
-        fprintf(stderr, "foldline: calibrate: cannot start %d threads\n", nthreads);
+    if (!pool_start(&p, c.nthreads)) {
+        fprintf(stderr, "foldline: calibrate: cannot start %d threads\n", c.nthreads);
         pool_stop(&p);
-        return 3;
+        return EXIT_IO;
     }
     double t_start = now_s();
     char msg[160];
-
-    /* Vector FMA. */
-    const char *isa;
-    int lanes = fma_lanes(&isa);
-    snprintf(msg, sizeof msg, "vector FMA peak (%s, %d threads)...", isa, nthreads);
+    measure_fma(&p, o.shortm, &c);
+    int n = o.shortm ? 256 : 2048;
+    snprintf(msg, sizeof msg, "matrix peak: OpenBLAS sgemm n=%d, %d threads...", n, c.nthreads);
     progress(msg);
-    fma_job fj;
-    fj.iters = shortm ? 20000 : 4000000;
-    atomic_init(&fj.sink, 0.0);
-    double vec = 0;
-    for (int tr = 0; tr < (shortm ? 2 : 3); tr++) {
-        double t0 = now_s();
-        pool_run(&p, fma_thread, &fj);
-        double dt = now_s() - t0;
-        double r = 2.0 * FMA_CHAINS * lanes * (double)fj.iters * nthreads / dt;
-        if (r > vec) {
-            vec = r;
-        }
-    }
-
-    /* GEMM. */
-    double mat32 = 0;
-    int n = shortm ? 256 : 2048;
-    snprintf(msg, sizeof msg, "matrix peak: OpenBLAS sgemm n=%d...", n);
-    progress(msg);
-    mat32 = gemm_rate(sgemm, n, shortm ? 2 : 4);
-
-    /* Bandwidth. */
-    size_t l2 = cache_bytes(2);
-    if (l2 == 0) {
-        l2 = 256 << 10;
-    }
-    progress("bandwidth: L2-resident triad...");
-    double bw_l2 = triad_bw(&p, l2 / 2, shortm ? 20 : 400, 3);
-
-    /* Main memory: well beyond every cache (twice the L3 when there is one,
-     * at least 256 MiB in all, at most 2 GiB or half the RAM). */
-    size_t l3 = cache_bytes(3);
-    size_t l2_all = l2 * (size_t)nthreads;
-    bool has_l3 = l3 > 2 * l2_all;
-    size_t dram_total = (size_t)256 << 20;
-    if (has_l3 && 2 * l3 > dram_total) {
-        dram_total = 2 * l3;
-    }
-    long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
-    size_t ram_half = pages > 0 && psz > 0 ? (size_t)pages * (size_t)psz / 2 : dram_total;
-    if (dram_total > ((size_t)2 << 30)) {
-        dram_total = (size_t)2 << 30;
-    }
-    if (dram_total > ram_half) {
-        dram_total = ram_half;
-    }
-    size_t dram_ws = shortm ? ((size_t)8 << 20) : dram_total / (size_t)nthreads;
-    progress("bandwidth: DRAM triad...");
-    double bw_dram = triad_bw(&p, dram_ws, shortm ? 1 : 4, shortm ? 2 : 3);
-
-    /* L3: the triad at twice the L2s (half the L3 at most), then the
-     * effective capacity: the largest working set, doubling up to the reported
-     * L3 size, still served at least at the geometric mean of the L3 and DRAM
-     * rates (a VM's CPUID may report a whole socket's L3 while a core's slice
-     * is much smaller; --short skips the probe). */
-    double bw_l3 = 0;
-    size_t l3_cap = 0, l3_ws = 0;
-    if (has_l3) {
-        l3_ws = 2 * l2;
-        if (l3_ws * (size_t)nthreads > l3 / 2) {
-            l3_ws = l3 / 2 / (size_t)nthreads;
-        }
-        snprintf(msg, sizeof msg, "bandwidth: L3 triad (L3 %zu KiB)...", l3 >> 10);
-        progress(msg);
-        bw_l3 = triad_bw(&p, l3_ws, shortm ? 4 : 100, 3);
-        l3_cap = l3_ws * (size_t)nthreads;
-        double knee = sqrt(bw_l3 * bw_dram);
-        for (size_t tot = 2 * l3_cap; !shortm && bw_l3 > bw_dram && tot <= l3 && tot < dram_total;
-             tot *= 2) {
-            int reps = (int)(((size_t)128 << 20) / tot);
-            double bw = triad_bw(&p, tot / (size_t)nthreads, reps > 1 ? reps : 1, 2);
-            snprintf(msg, sizeof msg, "  %zu KiB in all: %.3g B/s", tot >> 10, bw);
-            progress(msg);
-            if (bw < knee) {
-                break;
-            }
-            l3_cap = tot;
-        }
-        if (bw_l3 <= bw_dram) {
-            has_l3 = false; /* no faster than main memory: not a level of its own */
-        }
-    }
-
-    /* Dispatch. */
+    c.mat32 = gemm_rate(sgemm, n, o.shortm ? 2 : 4);
+    measure_memory(&p, o.shortm, &c);
     pool_stop(&p);
     progress("dispatch overhead: spinning thread-pool hand-off...");
-    double ovh = dispatch_s(nthreads, shortm ? 200 : 20000);
+    c.ovh = dispatch_s(c.nthreads, o.shortm ? 200 : 20000);
     snprintf(msg, sizeof msg, "done in %.1f s", now_s() - t_start);
     progress(msg);
 
-    FILE *f = stdout;
-    if (out_path) {
-        f = fopen(out_path, "w");
-        if (!f) {
-            fprintf(stderr, "foldline: calibrate: cannot write '%s': %s\n", out_path,
-                    strerror(errno));
-            return 3;
-        }
+    fl_outfile out;
+    char err[512];
+    if (fl_outfile_open(&out, o.out_path, err, sizeof err) != 0) {
+        fprintf(stderr, "foldline: calibrate: %s\n", err);
+        return EXIT_IO;
     }
-    fprintf(f, "# Written by foldline calibrate %s on %s. Every figure is measured here.\n", date,
-            host);
-    fprintf(f, "schema: 1\nname: %s\nkind: cpu\n", name);
-    fprintf(f, "description: \"%s, %d threads, measured by foldline calibrate%s\"\n", host,
-            nthreads, shortm ? " --short" : "");
-    fprintf(f, "compute:\n  vector:\n");
-    fprintf(f, "    fp32: {peak: %.4g, source: \"%s: %s FMA chains\"}\n", vec, src, isa);
-    if (mat32 > 0) {
-        fprintf(f, "  matrix:\n");
-        fprintf(f, "    fp32: {peak: %.4g, source: \"%s: OpenBLAS sgemm\"}\n", mat32, src);
+    write_profile(out.f, &c, name, date, host, o.shortm);
+    if (fl_outfile_commit(&out, err, sizeof err) != 0) {
+        fprintf(stderr, "foldline: calibrate: %s\n", err);
+        return EXIT_IO;
     }
-    fprintf(f, "memory:\n");
-    fprintf(f,
-            "  - {name: L2, bandwidth: %.4g, capacity: %zu, source: \"%s: triad, %zu KiB per "
-            "thread\"}\n",
-            bw_l2, l2 * (size_t)nthreads, src, l2 / 2 / 1024);
-    if (has_l3) {
-        fprintf(f,
-                "  - {name: L3, bandwidth: %.4g, capacity: %zu, source: \"%s: triad, %zu KiB per "
-                "thread; capacity: largest working set served at L3 speed (reported L3 %zu "
-                "KiB)\"}\n",
-                bw_l3, l3_cap, src, l3_ws >> 10, l3 >> 10);
-    }
-    fprintf(f, "  - {name: DRAM, bandwidth: %.4g, source: \"%s: triad, %zu MiB per thread\"}\n",
-            bw_dram, src, dram_ws >> 20);
-    fprintf(f,
-            "overhead: {seconds: %.4g, source: \"%s: spinning thread-pool hand-off round trip, "
-            "median\"}\n",
-            ovh > 0 ? ovh : 1e-9, src);
-    if (out_path && fclose(f) != 0) {
-        fprintf(stderr, "foldline: calibrate: cannot write '%s'\n", out_path);
-        return 3;
-    }
-    if (out_path) {
+    if (o.out_path) {
         fprintf(stderr,
-                "calibrate: wrote %s (vector fp32 %.3g FLOP/s, sgemm %.3g FLOP/s, L2 %.3g "
-                "B/s, L3 %.3g B/s, DRAM %.3g B/s, dispatch %.3g s)\n",
-                out_path, vec, mat32, bw_l2, bw_l3, bw_dram, ovh);
+                "calibrate: wrote %s (profile '%s', %d threads: vector fp32 %.3g FLOP/s, sgemm "
+                "%.3g FLOP/s, L2 %.3g B/s, L3 %.3g B/s, DRAM %.3g B/s, dispatch %.3g s)\n",
+                o.out_path, name, c.nthreads, c.vec, c.mat32, c.bw_l2, c.bw_l3, c.bw_dram,
+                c.ovh.p10);
     }
     return 0;
 }

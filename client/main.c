@@ -38,7 +38,7 @@ static const char usage_text[] =
     "       foldline --server HOST:PORT [remote options] profiles [--sources] [--json]\n"
     "       foldline --server HOST:PORT [remote options] health [SERVICE]\n"
     "       foldline profiles [--profiles-dir DIR] [--sources] [--json]\n"
-    "       foldline calibrate [-o FILE] [--short] [--name NAME]\n"
+    "       foldline calibrate [-o FILE] [--threads N] [--short] [--name NAME]\n"
     "       foldline --help | --version\n"
     "\n"
     "Analyse the cost of a TensorFlow graph: shapes, FLOPs, MACs and bytes per op.\n"
@@ -59,9 +59,10 @@ static const char usage_text[] =
     "  --max-value-elements N   largest tensor evaluated for shapes (default 1048576)\n"
     "  --max-folded-bytes N     largest constant the folding pass creates (default 102400)\n"
     "  --max-memory-mb N        analysis memory limit (default 8192; 0 = none)\n"
-    "  --profile NAME           roofline time estimate on a device profile (repeatable; 'all')\n"
-    "  --profiles-dir DIR       profiles directory (default: $FOLDLINE_PROFILES_DIR, else the\n"
-    "                           shipped deploy/profiles)\n"
+    "  --profile NAME|FILE.yaml roofline time estimate on a device profile: a name, a profile\n"
+    "                           file (e.g. from calibrate or fit), or 'all' (repeatable)\n"
+    "  --profiles-dir DIR       more profiles, added to the shipped ones (repeatable; shipped:\n"
+    "                           $FOLDLINE_PROFILES_DIR, else deploy/profiles)\n"
     "  --sweep SYM=V1,V2,...    re-run the analysis (and estimates) for each value of SYM\n"
     "\n"
     "rewrite passes (Grappler's order; analyze prints the totals before/after and the\n"
@@ -549,8 +550,9 @@ static int run_command(int argc, char **argv, bool optimize) {
     if (rc == 0 && optimize && c.roof.n_sweep) {
         rc = fl_cli_usage_error("%s", "optimize takes no --sweep");
     }
-    if (rc == 0 && !remote.server) { /* remotely, the server resolves the names */
-        rc = fl_roof_cli_prepare(&c.roof, &c.opt);
+    if (rc == 0) { /* remotely, the server resolves the names */
+        rc = remote.server ? fl_roof_cli_check_remote(&c.roof)
+                           : fl_roof_cli_prepare(&c.roof, &c.opt);
     }
     if (rc == 0 && remote.server && c.n_tvalues) { /* the wire's ValueBinding is a scalar */
         rc = fl_cli_usage_error("--value %s: tensor values are not sent to a server yet; "

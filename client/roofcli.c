@@ -42,15 +42,18 @@ static void jnum(FILE *f, double v) {
     }
 }
 
-const char *fl_roof_cli_dir(const char *dir) {
-    if (dir && *dir) {
-        return dir;
-    }
+const char *fl_roof_cli_dir(void) {
     const char *env = getenv("FOLDLINE_PROFILES_DIR");
     if (env && *env) {
         return env;
     }
     return FL_DEFAULT_PROFILES_DIR;
+}
+
+bool fl_roof_cli_is_file(const char *arg) {
+    size_t n = strlen(arg);
+    return strchr(arg, '/') || (n > 5 && strcmp(arg + n - 5, ".yaml") == 0) ||
+           (n > 4 && strcmp(arg + n - 4, ".yml") == 0);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -100,14 +103,21 @@ int fl_roof_cli_option(fl_roof_cli *rc, int argc, char **argv, int *i) {
     }
     char *val = argv[++*i];
     if (is_dir) {
-        rc->dir = val;
+        const char **nd = realloc(rc->dirs, (rc->n_dirs + 1) * sizeof(char *));
+        if (!nd) {
+            fl_cli_usage_error("%s", "out of memory");
+            return 2;
+        }
+        rc->dirs = nd;
+        rc->dirs[rc->n_dirs++] = val;
         return 1;
     }
     if (is_sweep) {
         return parse_sweep(rc, val) ? 2 : 1;
     }
     if (!*val) {
-        fl_cli_usage_error("%s", "--profile needs a profile name (see foldline profiles)");
+        fl_cli_usage_error("%s", "--profile needs a profile name or a FILE.yaml (see foldline "
+                                 "profiles)");
         return 2;
     }
     const char **nn = realloc(rc->names, (rc->n_names + 1) * sizeof(char *));
@@ -120,14 +130,70 @@ int fl_roof_cli_option(fl_roof_cli *rc, int argc, char **argv, int *i) {
     return 1;
 }
 
+static int exit_of_load(fl_status st) {
+    return st == FL_EIO || st == FL_ENOMEM ? EXIT_IO : EXIT_BAD_MODEL;
+}
+
+/* The shipped profiles plus every --profiles-dir. The shipped directory may
+ * be missing when other directories are given, unless $FOLDLINE_PROFILES_DIR
+ * names it. */
 static int load_set(fl_roof_cli *rc) {
     char err[768];
-    const char *dir = fl_roof_cli_dir(rc->dir);
-    fl_status st = fl_profile_set_load(dir, &rc->set, err, sizeof err);
-    if (st != FL_OK) {
+    const char *env = getenv("FOLDLINE_PROFILES_DIR");
+    bool required = !rc->n_dirs || (env && *env);
+    fl_status st = fl_profile_set_add_dir(&rc->set, fl_roof_cli_dir(), err, sizeof err);
+    if (st != FL_OK && (st != FL_EIO || required)) {
         fprintf(stderr, "foldline: %s\n", err);
-        return st == FL_EIO ? EXIT_IO : st == FL_ENOMEM ? EXIT_IO : EXIT_BAD_MODEL;
+        return exit_of_load(st);
     }
+    for (size_t i = 0; i < rc->n_dirs; i++) {
+        if ((st = fl_profile_set_add_dir(&rc->set, rc->dirs[i], err, sizeof err)) != FL_OK) {
+            fprintf(stderr, "foldline: %s\n", err);
+            return exit_of_load(st);
+        }
+    }
+    return 0;
+}
+
+/* Where names were looked up, for messages. */
+static void dirs_text(const fl_roof_cli *rc, char *buf, size_t size) {
+    size_t o = (size_t)snprintf(buf, size, "%s", fl_roof_cli_dir());
+    for (size_t i = 0; i < rc->n_dirs && o < size; i++) {
+        o += (size_t)snprintf(buf + o, size - o, ", %s", rc->dirs[i]);
+    }
+}
+
+/* Loads a --profile FILE.yaml (kept in rc->files). */
+static int load_file(fl_roof_cli *rc, const char *path, const fl_profile **out) {
+    char err[768];
+    fl_profile **nf = realloc(rc->files, (rc->n_files + 1) * sizeof(*nf));
+    if (!nf) {
+        return fl_cli_usage_error("%s", "out of memory");
+    }
+    rc->files = nf;
+    fl_profile *p = NULL;
+    fl_status st = fl_profile_load(path, &p, err, sizeof err);
+    if (st != FL_OK) {
+        fprintf(stderr, "foldline: --profile: %s\n", err);
+        return exit_of_load(st);
+    }
+    rc->files[rc->n_files++] = p;
+    *out = p;
+    return 0;
+}
+
+/* Adds p to the selection; two different profiles of one name are an error
+ * naming both files (the report names results by profile). */
+static int select_profile(fl_roof_cli *rc, const fl_profile *p) {
+    for (size_t k = 0; k < rc->n_selected; k++) {
+        const fl_profile *q = rc->selected[k];
+        if (q != p && strcmp(q->name, p->name) == 0) {
+            fprintf(stderr, "foldline: --profile: profile '%s' is defined in %s and in %s\n",
+                    p->name, q->path, p->path);
+            return EXIT_BAD_MODEL;
+        }
+    }
+    rc->selected[rc->n_selected++] = p;
     return 0;
 }
 
@@ -135,40 +201,70 @@ int fl_roof_cli_prepare(fl_roof_cli *rc, fl_options *opt) {
     if (!rc->n_names) {
         return 0;
     }
-    int e = load_set(rc);
+    bool need_set = false;
+    for (size_t i = 0; i < rc->n_names; i++) {
+        need_set |= !fl_roof_cli_is_file(rc->names[i]);
+    }
+    int e = need_set ? load_set(rc) : 0;
     if (e) {
         return e;
     }
-    size_t cap = rc->n_names + rc->set.n;
+    size_t cap = rc->n_names * (rc->set.n + 1);
     rc->selected = calloc(cap + 1, sizeof(*rc->selected));
     if (!rc->selected) {
         return fl_cli_usage_error("%s", "out of memory");
     }
-    for (size_t i = 0; i < rc->n_names; i++) {
-        if (strcmp(rc->names[i], "all") == 0) {
-            for (size_t k = 0; k < rc->set.n && rc->n_selected < cap; k++) {
-                rc->selected[rc->n_selected++] = rc->set.profiles[k];
+    for (size_t i = 0; i < rc->n_names && !e; i++) {
+        const char *nm = rc->names[i];
+        if (strcmp(nm, "all") == 0) {
+            for (size_t k = 0; k < rc->set.n && !e; k++) {
+                e = select_profile(rc, rc->set.profiles[k]);
             }
             continue;
         }
-        const fl_profile *p = fl_profile_set_find(&rc->set, rc->names[i]);
-        if (!p) {
+        const fl_profile *p = NULL;
+        if (fl_roof_cli_is_file(nm)) {
+            e = load_file(rc, nm, &p);
+        } else if (!(p = fl_profile_set_find(&rc->set, nm))) {
+            char where[1024];
+            dirs_text(rc, where, sizeof where);
             fprintf(stderr,
-                    "foldline: --profile: no profile named '%s' in '%s' (see foldline profiles)\n",
-                    rc->names[i], fl_roof_cli_dir(rc->dir));
+                    "foldline: --profile: no profile named '%s' in %s (see foldline profiles; a "
+                    "profile file is given by its path, e.g. --profile ./%s.yaml)\n",
+                    nm, where, nm);
             return EXIT_USAGE;
         }
-        if (rc->n_selected < cap) {
-            rc->selected[rc->n_selected++] = p;
+        if (!e) {
+            e = select_profile(rc, p);
         }
+    }
+    if (e) {
+        return e;
     }
     opt->profiles = rc->selected;
     opt->n_profiles = rc->n_selected;
     return 0;
 }
 
+int fl_roof_cli_check_remote(const fl_roof_cli *rc) {
+    for (size_t i = 0; i < rc->n_names; i++) {
+        if (fl_roof_cli_is_file(rc->names[i])) {
+            return fl_cli_usage_error("--profile %s: a profile file is used in-process only; with "
+                                      "--server, name one of the server's profiles (foldline "
+                                      "--server HOST:PORT profiles)",
+                                      rc->names[i]);
+        }
+    }
+    return 0;
+}
+
 void fl_roof_cli_free(fl_roof_cli *rc) {
     free(rc->names);
+    free(rc->dirs);
+    for (size_t i = 0; i < rc->n_files; i++) {
+        fl_profile_free(rc->files[i]);
+    }
+    free(rc->files);
     free(rc->sweep_vals);
     free(rc->selected);
     fl_profile_set_free(&rc->set);
@@ -488,19 +584,24 @@ int fl_cmd_profiles(int argc, char **argv) {
         } else if (strcmp(argv[i], "--sources") == 0) {
             verbose = true;
         } else if (strcmp(argv[i], "--profiles-dir") == 0) {
-            if (i + 1 >= argc) {
-                return fl_cli_usage_error("option %s needs a value", argv[i]);
+            int r = fl_roof_cli_option(&rc, argc, argv, &i);
+            if (r != 1) {
+                fl_roof_cli_free(&rc);
+                return EXIT_USAGE;
             }
-            rc.dir = argv[++i];
         } else {
+            fl_roof_cli_free(&rc);
             return fl_cli_usage_error("profiles: unknown argument '%s'", argv[i]);
         }
     }
     int e = load_set(&rc);
     if (e) {
+        fl_roof_cli_free(&rc);
         return e;
     }
-    fl_print_profiles(&rc.set, fl_roof_cli_dir(rc.dir), json, verbose);
+    char where[1024];
+    dirs_text(&rc, where, sizeof where);
+    fl_print_profiles(&rc.set, where, json, verbose);
     fl_roof_cli_free(&rc);
     return 0;
 }

@@ -113,10 +113,22 @@ typedef struct fl_profile_set {
     fl_profile **profiles; /* sorted by name */
 } fl_profile_set;
 
-/* Loads every *.yaml / *.yml file of `dir` (sorted by name). Fails on the
- * first invalid file (err names it), on two files with the same `name`, or
- * when the directory cannot be read (FL_EIO). On failure *out is empty. */
+/* Loads every *.yaml / *.yml file of `dir` (sorted by name). Each file must
+ * define the profile its file name says (gpu.yaml defines `name: gpu`). Fails
+ * on the first invalid file (err names it), on a profile not named after its
+ * file, on two files with the same `name` (err names both), or when the
+ * directory cannot be read (FL_EIO). On failure *out is empty. */
 fl_status fl_profile_set_load(const char *dir, fl_profile_set *out, char *err, size_t errlen);
+
+/* Adds the profiles of `dir` to *s (which may hold profiles already, e.g. the
+ * shipped ones), with the rules of fl_profile_set_load; a name already in the
+ * set is an error naming both files. On failure *s is unchanged. */
+fl_status fl_profile_set_add_dir(fl_profile_set *s, const char *dir, char *err, size_t errlen);
+
+/* Adds one loaded profile to *s, which then owns it. FL_EINVAL (err naming
+ * both files) when the set has a profile of that name: the caller still owns
+ * p then. */
+fl_status fl_profile_set_add(fl_profile_set *s, fl_profile *p, char *err, size_t errlen);
 
 /* The profile called `name`, or NULL. */
 const fl_profile *fl_profile_set_find(const fl_profile_set *s, const char *name);

@@ -632,9 +632,47 @@ static bool yaml_name(const char *s) {
     return (n > 5 && strcmp(s + n - 5, ".yaml") == 0) || (n > 4 && strcmp(s + n - 4, ".yml") == 0);
 }
 
-fl_status fl_profile_set_load(const char *dir, fl_profile_set *out, char *err, size_t errlen) {
-    out->n = 0;
-    out->profiles = NULL;
+/* The file name without its directory and .yaml/.yml extension. */
+static void file_stem(const char *path, char *out, size_t size) {
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t n = strlen(base);
+    if (n > 5 && strcmp(base + n - 5, ".yaml") == 0) {
+        n -= 5;
+    } else if (n > 4 && strcmp(base + n - 4, ".yml") == 0) {
+        n -= 4;
+    }
+    snprintf(out, size, "%.*s", (int)n, base);
+}
+
+fl_status fl_profile_set_add(fl_profile_set *s, fl_profile *p, char *err, size_t errlen) {
+    const fl_profile *dup = fl_profile_set_find(s, p->name);
+    if (dup) {
+        snprintf(err, errlen, "%s: name: profile '%s' is also defined in %s", p->path, p->name,
+                 dup->path);
+        return FL_EINVAL;
+    }
+    fl_profile **np = realloc(s->profiles, (s->n + 1) * sizeof(*np));
+    if (!np) {
+        snprintf(err, errlen, "%s: out of memory", p->path);
+        return FL_ENOMEM;
+    }
+    s->profiles = np;
+    /* Kept sorted by name. */
+    size_t k = s->n;
+    while (k > 0 && strcmp(np[k - 1]->name, p->name) > 0) {
+        np[k] = np[k - 1];
+        k--;
+    }
+    np[k] = p;
+    s->n++;
+    return FL_OK;
+}
+
+/* The sorted *.yaml / *.yml file names of `dir` (NULL-terminated in *out). */
+static fl_status list_dir(const char *dir, char ***out, size_t *count, char *err, size_t errlen) {
+    *out = NULL;
+    *count = 0;
     DIR *d = opendir(dir);
     if (!d) {
         snprintf(err, errlen, "cannot open profiles directory '%s': %s", dir, strerror(errno));
@@ -658,66 +696,117 @@ fl_status fl_profile_set_load(const char *dir, fl_profile_set *out, char *err, s
             names = nn;
             cap = nc;
         }
-        names[n] = strdup(e->d_name);
-        if (!names[n]) {
+        if (!(names[n] = strdup(e->d_name))) {
             st = FL_ENOMEM;
             break;
         }
         n++;
     }
     closedir(d);
-    if (st == FL_OK && n) {
-        qsort(names, n, sizeof(char *), str_cmp);
-        out->profiles = calloc(n, sizeof(fl_profile *));
-        if (!out->profiles) {
-            st = FL_ENOMEM;
+    if (st != FL_OK) {
+        for (size_t i = 0; i < n; i++) {
+            free(names[i]);
         }
-    }
-    if (st == FL_ENOMEM) {
+        free(names);
         snprintf(err, errlen, "out of memory loading profiles from '%s'", dir);
+        return st;
     }
+    if (n) {
+        qsort(names, n, sizeof(char *), str_cmp);
+    }
+    *out = names;
+    *count = n;
+    return FL_OK;
+}
+
+/* Removes the profiles of `drop` (n of them) from s and frees them. */
+static void set_drop(fl_profile_set *s, fl_profile **drop, size_t n) {
+    size_t k = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        bool gone = false;
+        for (size_t j = 0; j < n && !gone; j++) {
+            gone = s->profiles[i] == drop[j];
+        }
+        if (gone) {
+            fl_profile_free(s->profiles[i]);
+        } else {
+            s->profiles[k++] = s->profiles[i];
+        }
+    }
+    s->n = k;
+}
+
+/* Loads dir/name into s, checking that the profile is named after its file. */
+static fl_status add_file(fl_profile_set *s, const char *dir, const char *name, fl_profile **added,
+                          char *err, size_t errlen) {
+    *added = NULL;
+    size_t plen = strlen(dir) + strlen(name) + 2;
+    char *path = malloc(plen);
+    if (!path) {
+        snprintf(err, errlen, "out of memory loading profiles from '%s'", dir);
+        return FL_ENOMEM;
+    }
+    snprintf(path, plen, "%s/%s", dir, name);
+    fl_profile *p = NULL;
+    fl_status st = fl_profile_load(path, &p, err, errlen);
+    if (st == FL_OK) {
+        char stem[256];
+        file_stem(path, stem, sizeof stem);
+        if (strcmp(stem, p->name) != 0) {
+            snprintf(err, errlen,
+                     "%s: name: profile '%s' must be named after its file ('%s': --profile "
+                     "selects profiles by file name)",
+                     path, p->name, stem);
+            st = FL_EINVAL;
+        } else {
+            st = fl_profile_set_add(s, p, err, errlen);
+        }
+        if (st != FL_OK) {
+            fl_profile_free(p);
+        } else {
+            *added = p;
+        }
+    }
+    free(path);
+    return st;
+}
+
+fl_status fl_profile_set_add_dir(fl_profile_set *s, const char *dir, char *err, size_t errlen) {
+    char **names;
+    size_t n;
+    fl_status st = list_dir(dir, &names, &n, err, errlen);
+    if (st != FL_OK) {
+        return st;
+    }
+    fl_profile **added = calloc(n + 1, sizeof(*added));
+    if (!added) {
+        snprintf(err, errlen, "out of memory loading profiles from '%s'", dir);
+        st = FL_ENOMEM;
+    }
+    size_t n_added = 0;
     for (size_t i = 0; i < n && st == FL_OK; i++) {
-        size_t plen = strlen(dir) + strlen(names[i]) + 2;
-        char *path = malloc(plen);
-        if (!path) {
-            snprintf(err, errlen, "out of memory loading profiles from '%s'", dir);
-            st = FL_ENOMEM;
-            break;
-        }
-        snprintf(path, plen, "%s/%s", dir, names[i]);
-        fl_profile *p = NULL;
-        st = fl_profile_load(path, &p, err, errlen);
-        if (st == FL_OK) {
-            const fl_profile *dup = fl_profile_set_find(out, p->name);
-            if (dup) {
-                snprintf(err, errlen, "%s: name: profile '%s' is also defined in %s", path, p->name,
-                         dup->path);
-                fl_profile_free(p);
-                st = FL_EINVAL;
-            } else {
-                out->profiles[out->n++] = p;
-            }
-        }
-        free(path);
+        st = add_file(s, dir, names[i], &added[n_added], err, errlen);
+        n_added += st == FL_OK;
+    }
+    if (st != FL_OK && added) { /* the set as it was */
+        set_drop(s, added, n_added);
     }
     for (size_t i = 0; i < n; i++) {
         free(names[i]);
     }
     free(names);
+    free(added);
+    return st;
+}
+
+fl_status fl_profile_set_load(const char *dir, fl_profile_set *out, char *err, size_t errlen) {
+    out->n = 0;
+    out->profiles = NULL;
+    fl_status st = fl_profile_set_add_dir(out, dir, err, errlen);
     if (st != FL_OK) {
         fl_profile_set_free(out);
-        return st;
     }
-    /* Sorted by profile name (files are sorted by file name). */
-    for (size_t i = 1; i < out->n; i++) {
-        for (size_t k = i; k > 0 && strcmp(out->profiles[k - 1]->name, out->profiles[k]->name) > 0;
-             k--) {
-            fl_profile *t = out->profiles[k];
-            out->profiles[k] = out->profiles[k - 1];
-            out->profiles[k - 1] = t;
-        }
-    }
-    return FL_OK;
+    return st;
 }
 
 const fl_profile *fl_profile_set_find(const fl_profile_set *s, const char *name) {

@@ -110,7 +110,7 @@ else
         { cat "$work/calibrate.log" >&2; exit 1; }
 fi
 pname=$(sed -n 's/^name: *//p' "$work/profiles/host.yaml" | head -n1 | tr -d '"')
-threads=$(grep -o '[0-9][0-9]* threads' "$work/profiles/host.yaml" | head -n1 | cut -d' ' -f1 || true)
+threads=$(grep -o '[0-9][0-9]* threads\{0,1\}' "$work/profiles/host.yaml" | head -n1 | cut -d' ' -f1 || true)
 if [ -z "$threads" ]; then
     threads=$(nproc)
     echo "validate_roofline: the profile does not say how many threads it measured; using $threads"

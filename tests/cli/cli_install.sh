@@ -31,7 +31,7 @@ fi
 ifl="$prefix/bin/foldline"
 check installed_version 0 "foldline 0." -- "$ifl" --version
 check installed_analyze 0 "617852*input.0" -- "$ifl" analyze "$data/tiny_cnn.pb" --passes none
-check installed_profiles 0 "xeon-8380" -- "$ifl" profiles --profiles-dir "$prefix/share/foldline/profiles"
+check installed_profiles 0 "xeon-8380" -- env FOLDLINE_PROFILES_DIR="$prefix/share/foldline/profiles" "$ifl" profiles
 
 if [ -f "$build/foldline-remote.so" ]; then
   check module_installed 0 "" -- test -f "$prefix/lib/foldline/foldline-remote.so"

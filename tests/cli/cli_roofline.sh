@@ -11,7 +11,7 @@ source "$(dirname "$0")/checks.bash"
 
 m="$data/tiny_cnn.pb"
 check profiles 0 "a100-80gb" -- "$bin" profiles
-check profiles_sources 0 "[V] NVIDIA A100 datasheet: FP16 Tensor Core, dense" -- "$bin" profiles --sources
+check profiles_sources 0 "[V] NVIDIA A100 Tensor Core GPU datasheet (80GB): FP16 Tensor Core, dense" -- "$bin" profiles --sources
 check estimate 0 "roofline on a100-80gb (before rewriting)" -- "$bin" analyze "$m" --input input=1,32,32,3 --profile a100-80gb
 check estimate_after 0 "after         n/a (the rewrite passes did not run)" -- "$bin" analyze "$m" --bind input.0=1 --profile t4 --passes none
 check estimate_after_default 0 "roofline on t4 (after rewriting)" -- "$bin" analyze "$m" --bind input.0=1 --profile t4
@@ -28,12 +28,39 @@ printf 'schema: 1\nname: x\nkind: tpu\n' >"$tmp/bad/bad.yaml"
 check bad_profile 1 "bad.yaml:3: kind: unknown kind 'tpu'" -- "$bin" analyze "$m" --bind input.0=1 --profile x --profiles-dir "$tmp/bad"
 check env_dir 1 "bad.yaml:3: kind" -- env FOLDLINE_PROFILES_DIR="$tmp/bad" "$bin" profiles
 
-# calibrate (short mode) writes a profile that loads and estimates.
+# --profile takes a file; --profiles-dir adds to the shipped profiles; a
+# profile is named after its file; a name defined twice names both files.
+mkdir -p "$tmp/more" "$tmp/dup" "$tmp/misnamed"
+sed 's/^name: t4$/name: t4-copy/' "$(dirname "$0")/../../deploy/profiles/t4.yaml" >"$tmp/more/t4-copy.yaml"
+check profile_file 0 "roofline on t4-copy (before rewriting)" -- "$bin" analyze "$m" --bind input.0=1 --passes none --profile "$tmp/more/t4-copy.yaml"
+check profile_file_missing 3 "--profile: cannot open '$tmp/none.yaml'" -- "$bin" analyze "$m" --bind input.0=1 --profile "$tmp/none.yaml"
+check profiles_dir_adds 0 "roofline on t4-copy" -- "$bin" analyze "$m" --bind input.0=1 --passes none --profiles-dir "$tmp/more" --profile t4 --profile t4-copy
+check profiles_dir_lists_both 0 "t4-copy" -- "$bin" profiles --profiles-dir "$tmp/more"
+check profiles_dir_keeps_shipped 0 "a100-80gb" -- "$bin" profiles --profiles-dir "$tmp/more"
+cp "$(dirname "$0")/../../deploy/profiles/t4.yaml" "$tmp/dup/t4.yaml"
+check profiles_dir_dup 1 "$tmp/dup/t4.yaml: name: profile 't4' is also defined in" -- "$bin" analyze "$m" --bind input.0=1 --profiles-dir "$tmp/dup" --profile t4
+check profile_file_dup 1 "--profile: profile 't4' is defined in" -- "$bin" analyze "$m" --bind input.0=1 --profile t4 --profile "$tmp/dup/t4.yaml"
+cp "$tmp/more/t4-copy.yaml" "$tmp/misnamed/gpu.yaml"
+check profile_misnamed 1 "gpu.yaml: name: profile 't4-copy' must be named after its file ('gpu'" -- "$bin" profiles --profiles-dir "$tmp/misnamed"
+check unknown_profile_hint 2 "a profile file is given by its path" -- "$bin" analyze "$m" --bind input.0=1 --profile nope
+check remote_profile_file 2 "a profile file is used in-process only" -- "$bin" --server 127.0.0.1:1 analyze "$m" --bind input.0=1 --profile "$tmp/more/t4-copy.yaml"
+
+# calibrate (short mode) writes a profile that loads and estimates; it is
+# named after its file, and --threads 1 says so in every source.
 mkdir -p "$tmp/cal"
-check calibrate 0 "calibrate: done" -- "$bin" calibrate --short -o "$tmp/cal/host.yaml"
-check calibrated_loads 0 "host-calibrated" -- "$bin" profiles --profiles-dir "$tmp/cal" --sources
+check calibrate 0 "calibrate: done" -- "$bin" calibrate --short --threads 1 -o "$tmp/cal/host.yaml"
+check calibrated_loads 0 "host " -- "$bin" profiles --profiles-dir "$tmp/cal" --sources
 check calibrated_marked 0 "calibrated " -- cat "$tmp/cal/host.yaml"
-check calibrated_estimate 0 "roofline on host-calibrated" -- "$bin" analyze "$m" --bind input.0=1 --profiles-dir "$tmp/cal" --profile host-calibrated
+check calibrated_threads 0 "(foldline calibrate --short: indicative only, 1 thread): " -- cat "$tmp/cal/host.yaml"
+check calibrated_p10 0 "10th percentile of " -- cat "$tmp/cal/host.yaml"
+check calibrated_estimate 0 "roofline on host" -- "$bin" analyze "$m" --bind input.0=1 --profiles-dir "$tmp/cal" --profile host
+check calibrated_file 0 "roofline on host" -- "$bin" analyze "$m" --bind input.0=1 --profile "$tmp/cal/host.yaml"
+check calibrate_threads_bad 2 "--threads expects a number of threads from 1 to 1024, got '0'" -- "$bin" calibrate --threads 0
+check calibrate_threads_value 2 "calibrate: option --threads needs a value" -- "$bin" calibrate --threads
+check calibrate_unknown 2 "calibrate: unexpected argument '--fast'" -- "$bin" calibrate --fast
+if grep -q "median\"}" "$tmp/cal/host.yaml"; then
+  echo "FAIL calibrated_source_honest: a source ends in 'median' for a 10th percentile"; fails=$((fails + 1))
+else pass=$((pass + 1)); fi
 
 if command -v python3 >/dev/null 2>&1; then
   "$bin" analyze "$m" --input input=1,32,32,3 --json --per-node --profile a100-80gb --profile raspberry-pi-4 --passes none >"$tmp/r.json"

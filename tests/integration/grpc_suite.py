@@ -785,12 +785,16 @@ def case_profiles_dir():
     FILE:LINE (exit 2); an edited profile is not served from the cache."""
     d = os.path.join(TMP, "profiles")
     os.makedirs(d, exist_ok=True)
-    src = os.path.join(os.path.dirname(DATA), "..", "deploy", "profiles", "nvidia-t4.yaml")
+    src = os.path.join(os.path.dirname(DATA), "..", "deploy", "profiles", "t4.yaml")
     text = open(src).read()
     open(os.path.join(d, "t4.yaml"), "w").write(text)
     args = ["analyze", TINY, "--bind", "input.0=1", "--profile", "t4", "--json"]
+    # Locally --profiles-dir adds to the shipped profiles (which have a t4):
+    # the file itself is given instead.
+    largs = ["analyze", TINY, "--bind", "input.0=1", "--profile", os.path.join(d, "t4.yaml"),
+             "--json"]
     s = Server("--profiles-dir", d)
-    _, lout, _ = cli(*args, "--profiles-dir", d)
+    _, lout, _ = cli(*largs)
     rc, out1, err = cli(*args, server=s.addr)
     check("profiles_dir_same_output", rc == 0 and out1 == lout, err[:300])
     check("profiles_dir_only_its_profiles",
@@ -802,7 +806,7 @@ def case_profiles_dir():
     edited_ok = edited != text
     open(os.path.join(d, "t4.yaml"), "w").write(edited)
     s = Server("--profiles-dir", d)
-    _, lout2, _ = cli(*args, "--profiles-dir", d)
+    _, lout2, _ = cli(*largs)
     rc, out2, err = cli(*args, server=s.addr)
     check("profiles_edit_not_stale", edited_ok and rc == 0 and out2 == lout2 and out2 != out1,
           err[:300])

@@ -136,53 +136,89 @@ static void test_errors(void **state) {
                       "efficiency.depthwise: needs 'compute' or 'memory'");
 }
 
-/* Files and directories. */
-static void test_files(void **state) {
-    (void)state;
-    char dir[] = "/tmp/fl_profiles_XXXXXX";
-    assert_non_null(mkdtemp(dir));
+static void write_file(const char *dir, const char *name, const char *text) {
     char path[512];
-    fl_profile_set s;
-    char err[512];
-    snprintf(path, sizeof path, "%s/a.yaml", dir);
+    snprintf(path, sizeof path, "%s/%s", dir, name);
     FILE *f = fopen(path, "w");
     assert_non_null(f);
-    fputs(good, f);
+    fputs(text, f);
     fclose(f);
-    snprintf(path, sizeof path, "%s/notes.txt", dir);
-    f = fopen(path, "w");
-    assert_non_null(f);
-    fputs("ignored", f);
-    fclose(f);
+}
+
+static void remove_file(const char *dir, const char *name) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    remove(path);
+}
+
+/* Files and directories: a profile is named after its file; a name defined
+ * twice (in one directory or across the shipped set and an added one) is an
+ * error naming both files, and a failed add leaves the set as it was. */
+static void test_files(void **state) {
+    (void)state;
+    char dir[] = "/tmp/fl_profiles_XXXXXX", dir2[] = "/tmp/fl_profiles2_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    assert_non_null(mkdtemp(dir2));
+    fl_profile_set s;
+    char err[512];
+    write_file(dir, "dev.yaml", good);
+    write_file(dir, "notes.txt", "ignored");
     assert_int_equal(fl_profile_set_load(dir, &s, err, sizeof err), FL_OK);
     assert_int_equal(s.n, 1);
     assert_non_null(fl_profile_set_find(&s, "dev"));
     assert_null(fl_profile_set_find(&s, "nope"));
-    fl_profile_set_free(&s);
 
-    /* The same name twice. */
-    snprintf(path, sizeof path, "%s/b.yml", dir);
-    f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(good, f);
-    fclose(f);
+    /* Another directory adds to the set; sorted by name. */
+    char *other = edit("name: dev", "name: cpu2");
+    write_file(dir2, "cpu2.yaml", other);
+    assert_int_equal(fl_profile_set_add_dir(&s, dir2, err, sizeof err), FL_OK);
+    assert_int_equal(s.n, 2);
+    assert_string_equal(s.profiles[0]->name, "cpu2");
+    assert_string_equal(s.profiles[1]->name, "dev");
+
+    /* A name already in the set: both files named, the set unchanged. */
+    write_file(dir2, "dev.yml", good);
+    fl_profile_set s2 = {0, NULL};
+    assert_int_equal(fl_profile_set_add_dir(&s2, dir, err, sizeof err), FL_OK);
+    assert_int_equal(fl_profile_set_add_dir(&s2, dir2, err, sizeof err), FL_EINVAL);
+    char want[600];
+    snprintf(want, sizeof want, "%s/dev.yml: name: profile 'dev' is also defined in %s/dev.yaml",
+             dir2, dir);
+    if (!strstr(err, want)) {
+        fail_msg("'%s' lacks '%s'", err, want);
+    }
+    assert_int_equal(s2.n, 1); /* cpu2.yaml was added, then dropped again */
+    assert_string_equal(s2.profiles[0]->name, "dev");
+    fl_profile_set_free(&s2);
+    fl_profile_set_free(&s);
+    remove_file(dir2, "dev.yml");
+
+    /* Two files of one name in one directory. */
+    write_file(dir, "dev.yml", good);
     assert_int_equal(fl_profile_set_load(dir, &s, err, sizeof err), FL_EINVAL);
-    assert_non_null(strstr(err, "b.yml: name: profile 'dev' is also defined in"));
+    assert_non_null(strstr(err, "dev.yml: name: profile 'dev' is also defined in"));
+    assert_non_null(strstr(err, "/dev.yaml"));
     assert_int_equal(s.n, 0);
+    remove_file(dir, "dev.yml");
+
+    /* A profile not named after its file. */
+    write_file(dir, "gpu.yaml", good);
+    assert_int_equal(fl_profile_set_load(dir, &s, err, sizeof err), FL_EINVAL);
+    assert_non_null(strstr(err, "gpu.yaml: name: profile 'dev' must be named after its file "
+                                "('gpu'"));
+    remove_file(dir, "gpu.yaml");
 
     /* A bad file names itself. */
-    f = fopen(path, "w");
-    assert_non_null(f);
-    fputs("schema: 1\nname: other\nkind: tpu\n", f);
-    fclose(f);
+    write_file(dir, "b.yml", "schema: 1\nname: other\nkind: tpu\n");
     assert_int_equal(fl_profile_set_load(dir, &s, err, sizeof err), FL_EINVAL);
     assert_non_null(strstr(err, "b.yml:3: kind: unknown kind 'tpu'"));
-    remove(path);
-    snprintf(path, sizeof path, "%s/a.yaml", dir);
-    remove(path);
-    snprintf(path, sizeof path, "%s/notes.txt", dir);
-    remove(path);
+    remove_file(dir, "b.yml");
+    remove_file(dir, "dev.yaml");
+    remove_file(dir, "notes.txt");
+    remove_file(dir2, "cpu2.yaml");
     rmdir(dir);
+    rmdir(dir2);
+    free(other);
 
     fl_profile *p = NULL;
     assert_int_equal(fl_profile_load("/nonexistent/x.yaml", &p, err, sizeof err), FL_EIO);
