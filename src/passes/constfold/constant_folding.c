@@ -1,0 +1,190 @@
+/*
+ * constant_folding.c - Grappler's ConstantFolding (grappler.md 3), the parts
+ * foldline can do exactly: the pass's entry point and the order its rules
+ * run in. Each rule family lives in its own file of passes/constfold/, whose
+ * header states the rules (pattern, conditions, names of the nodes it adds)
+ * and where foldline deliberately differs from Grappler.
+ *
+ * One sweep in topological order; for each node the first rule that fires.
+ * Rule names in the ledger are Grappler's function names where it has one.
+ *  1. materialize_shape (fold.c): Shape/Size/Rank whose value shape
+ *     inference knows as plain numbers -> Const in place.
+ *  2. materializations (3.3; materialize.c, TensorArraySizeV3 in
+ *     control_flow.c): MaterializeShapes (ShapeN, TensorArraySizeV3),
+ *     MaterializeBroadcastGradientArgs, MaterializeReductionIndices,
+ *     MaterializeConstantValuedNode.
+ *  3. fold (fold.c): every data input is a Const -> the node's values
+ *     become a Const.
+ *  4. simplifications (3.4, SimplifyNode order): first those that keep the
+ *     node and its outputs, on preserved nodes too
+ *     (PartialConstPropThroughIdentityN in partial.c, MoveConstantsPastEnter
+ *     and SimplifySwitch and the resource variable updates in
+ *     control_flow.c); then, on other nodes, SimplifyCase and
+ *     RemoveRedundantVariableUpdates (control_flow.c), the rewrites of a
+ *     node that leaves its input unchanged into Identity (noop.c), and in
+ *     order SimplifyPack, SimplifyReduction (select_pack_reduction.c),
+ *     SimplifyArithmeticOperations, ReduceDivToReciprocalMul (arith.c),
+ *     ConstantPushDown, MulConvPushDown (push_down.c), PartialAssocOpConst-
+ *     Folding, MergeConcat, PartialConcatConstFolding (partial.c),
+ *     ConstantPushDownBiasAdd (push_down.c), SimplifySelect
+ *     (select_pack_reduction.c).
+ *     New nodes whose inputs are all constants (the Reciprocal, the partial
+ *     AddN/ConcatV2, the Mul on the filter, a pushed-down child, an
+ *     AccumulateNV2 turned AddN) are folded at once (settle() in
+ *     rewrite.c): Grappler folds them in its next internal round.
+ * Nodes the folding left without consumers are removed afterwards
+ * (remove_unused; not preserved ones).
+ *
+ *  Anchors (Grappler's AddControlDependency, fl__ctrl_anchor in passes/util):
+ *  where the rules above turn a data input into a control input, an input
+ *  read from a Switch/RefSwitch port becomes
+ *  ^ConstantFoldingCtrl/<switch>_<port>, an Identity of that port made once
+ *  and reused (a control edge on the Switch itself would fire on both
+ *  branches). As in Grappler: materialized Shape/Size/Rank, ZerosLike/
+ *  OnesLike and every Const made in place (ReplaceOperationWithConstant),
+ *  every Identity (ReplaceOperationWithIdentity: split_one, identity
+ *  Transpose/Slice/..., multiply_by_one, add_zero, multiply_by_zero),
+ *  Neg/Reciprocal, BroadcastTo (its shape constant anchors by node name, so
+ *  a Switch output there gets the port-0 anchor, as in Grappler), Select,
+ *  the NoOps of variable updates and MergeConcat, the axis of SimplifyPack,
+ *  the reduction indices, the QuantizedMatMul min/max constants,
+ *  TensorArraySizeV3's flow (by node name: port 0) and SimplifySwitch.
+ *  Grappler writes plain control edges (AsControlDependency) for a
+ *  materialized Fill, reductions and Reshapes turned Identity, the
+ *  SimplifyReduction shape constant and MulConvPushDown; their inputs there
+ *  are Consts, never Switch outputs. The other passes keep plain edges
+ *  (fl__node_make_const), as Grappler's arithmetic and shape optimizers do.
+ *
+ * Deliberate differences that concern the whole pass (each file lists its
+ * own):
+ *  - Simplifications never touch preserved nodes (graph outputs, feeds),
+ *    where Grappler rewrites fetch nodes in place; only the
+ *    materializations and the rules that keep the node and its outputs
+ *    (IdentityN forwarding, MoveConstantsPastEnter, SimplifySwitch, and the
+ *    resource variable updates, which have no outputs) do.
+ *  - One sweep per pass run, not Grappler's loop to a fixed point (beyond the
+ *    immediate folding above); the meta-optimizer's second iteration
+ *    continues. Fetches are always known here (outputs are given or
+ *    inferred), so has_fetch conditions hold.
+ *  - Identity is used where Grappler would use Snapshot in graphs with
+ *    Assign/in-place ops.
+ */
+#include "passes/constfold/constfold.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static fl_status simplify(fl_pass_ctx *pc, fl_node *n, bool *done) {
+    *done = false;
+    for (int i = 0; i < n->n_attrs; i++) {
+        if (strstr(n->attrs[i].name, "_tpu_")) {
+            return FL_OK;
+        }
+    }
+    /* Rules that keep the node and its outputs: preserved nodes too. */
+    switch (n->kind) {
+    case FL_OP_IDENTITY_N:
+        return fl__cf_partial_identity_n(pc, n, done); /* rewires consumers only */
+    case FL_OP_ENTER:
+    case FL_OP_REF_ENTER:
+        return fl__cf_move_constants_past_enter(pc, n, done);
+    case FL_OP_SWITCH:
+        return fl__cf_simplify_switch(pc, n, done);
+    default:
+        if (fl__cf_variable_update_form(n->kind) == 2) {
+            return fl__cf_remove_redundant_variable_update(pc, n, done); /* no outputs */
+        }
+        break;
+    }
+    if (fl__preserved(n) || !n->desc) {
+        return FL_OK;
+    }
+    if (n->kind == FL_OP_CASE) {
+        return fl__cf_simplify_case(pc, n, done);
+    }
+    if (fl__cf_variable_update_form(n->kind) == 1) {
+        return fl__cf_remove_redundant_variable_update(pc, n, done);
+    }
+    if (n->kind == FL_OP_QUANTIZED_MATMUL) {
+        return fl__cf_simplify_arith(pc, n, done); /* three outputs: by zeros only */
+    }
+    if (n->n_outputs != 1 || fl__cf_bad_dtype(n->outputs[0].dtype)) {
+        return FL_OK;
+    }
+    const char *rule = NULL;
+    int keep = fl__cf_noop_input(n, &rule);
+    if (keep >= 0) {
+        const fl_tensor *x = fl_node_in(n, keep);
+        if (x->dtype == n->outputs[0].dtype && fl__shape_same(&x->shape, &n->outputs[0].shape)) {
+            fl__ledger_note(pc, rule, n, "%s leaves its input unchanged -> Identity", n->op);
+            pc->rewritten++;
+            *done = true;
+            return fl__node_make_identity(pc, n, keep);
+        }
+    }
+    /* Grappler's SimplifyNode order; each returns with *done when it fired. */
+    static fl_status (*const rules[])(fl_pass_ctx *, fl_node *, bool *) = {
+        fl__cf_simplify_pack,      fl__cf_simplify_reduction,
+        fl__cf_simplify_arith,     fl__cf_reduce_div_to_reciprocal_mul,
+        fl__cf_constant_push_down, fl__cf_mul_conv_push_down,
+        fl__cf_partial_addn,       fl__cf_merge_concat,
+        fl__cf_partial_concat,     fl__cf_constant_push_down_bias_add,
+        fl__cf_simplify_select,
+    };
+    for (size_t r = 0; r < sizeof rules / sizeof rules[0]; r++) {
+        fl_status st = rules[r](pc, n, done);
+        if (st != FL_OK || *done) {
+            return st;
+        }
+    }
+    return FL_OK;
+}
+
+/* The materializations (3.3) beyond Shape/Size/Rank. */
+static fl_status materialize_more(fl_pass_ctx *pc, fl_node *n, bool *done) {
+    static fl_status (*const rules[])(fl_pass_ctx *, fl_node *, bool *) = {
+        fl__cf_materialize_shape_n,         fl__cf_materialize_ta_size,
+        fl__cf_materialize_bcast_args,      fl__cf_materialize_reduction_indices,
+        fl__cf_materialize_constant_valued,
+    };
+    *done = false;
+    for (size_t r = 0; r < sizeof rules / sizeof rules[0]; r++) {
+        fl_status st = rules[r](pc, n, done);
+        if (st != FL_OK || *done) {
+            return st;
+        }
+    }
+    return FL_OK;
+}
+
+fl_status fl__pass_constant_folding(fl_pass_ctx *pc) {
+    fl_graph *g = pc->c->g;
+    size_t n0 = g->n_nodes;
+    bool *had_consumers = fl__consumed_snapshot(pc);
+    if (!had_consumers) {
+        return fl__diag_oom(pc->c->d);
+    }
+    fl_node **order = g->order; /* edits clear g->order; the sweep keeps its copy */
+    for (size_t i = 0; i < n0; i++) {
+        fl_node *n = order[i];
+        if (n->flags & FL_NODE_REMOVED) {
+            continue;
+        }
+        bool done = false;
+        fl_status st = fl__cf_try_materialize(pc, n, &done);
+        if (st == FL_OK && !done) {
+            st = materialize_more(pc, n, &done);
+        }
+        if (st == FL_OK && !done) {
+            st = fl__cf_try_fold(pc, n, &done);
+        }
+        if (st == FL_OK && !done) {
+            st = simplify(pc, n, &done);
+        }
+        if (st != FL_OK) {
+            return st;
+        }
+    }
+    g->order = NULL;
+    return fl__remove_dead(pc, had_consumers, n0, "remove_unused");
+}

@@ -1,0 +1,168 @@
+/*
+ * constfold.h - what the files of passes/constfold/ (Grappler's
+ * ConstantFolding, entry point fl__pass_constant_folding in
+ * constant_folding.c) share: the rules each family file provides to the
+ * driver, and the helpers the rules use. Private to passes/constfold/.
+ */
+#ifndef FL_PASSES_CONSTFOLD_CONSTFOLD_H
+#define FL_PASSES_CONSTFOLD_CONSTFOLD_H
+
+#include "ops/common.h"
+#include "passes/pipeline.h"
+
+bool fl__cf_is_const(const fl_node *n);
+
+bool fl__cf_bad_dtype(int dt);
+
+uint64_t fl__cf_tensor_bytes(const fl_tensor *t);
+
+fl_status fl__cf_try_fold(fl_pass_ctx *pc, fl_node *n, bool *done);
+
+fl_status fl__cf_try_materialize(fl_pass_ctx *pc, fl_node *n, bool *done);
+
+/* The value of data input i when it is a non-stripped Const with concrete
+ * contents, else NULL. */
+const fl_value *fl__cf_const_value(const fl_node *n, int i);
+
+int64_t fl__cf_ival(const fl_value *v, int64_t i);
+
+const char *fl__cf_dev_of(const fl_node *n);
+
+bool fl__cf_same_device(const fl_node *a, const fl_node *b);
+
+bool fl__cf_float_or_complex(int dt);
+
+int fl__cf_type_attr(const fl_node *n, const char *name);
+
+int64_t fl__cf_int_attr(const fl_node *n, const char *name, int64_t dflt);
+
+bool fl__cf_is_feed(const fl_node *n);
+
+/* Grappler's IsAdd: AddV2, or Add of a non-string type. */
+bool fl__cf_is_add_op(const fl_node *n);
+
+/* "ConstantFolding/<node><suffix>" (Grappler's OptimizedNodeName). */
+const char *fl__cf_cf_name(fl_pass_ctx *pc, const fl_node *n, const char *suffix);
+
+/* Data edges reading any output of n (Grappler's NumNonControlOutputs). */
+int fl__cf_data_uses(const fl_graph *g, const fl_node *n);
+
+/* Distinct live nodes reading n by a data or control edge; at most `cap`
+ * are stored, the count is returned. */
+size_t fl__cf_consumers_of(const fl_graph *g, const fl_node *n, fl_node **out, size_t cap);
+
+bool fl__cf_has_ctrl(const fl_node *n, const fl_node *dep);
+
+void fl__cf_drop_ctrl(fl_node *n, const fl_node *dep);
+
+/* Replaces n's control inputs with `first` (in order), then its old ones,
+ * then `last`, without duplicates. */
+fl_status fl__cf_set_ctrl(fl_pass_ctx *pc, fl_node *n, fl_node *const *first, int n_first,
+                          fl_node *const *last, int n_last);
+
+/* Gives n its own copy of src's attrs (so later edits do not reach src). */
+fl_status fl__cf_copy_attrs(fl_pass_ctx *pc, fl_node *n, const fl_node *src);
+
+fl_status fl__cf_set_type_attr(fl_pass_ctx *pc, fl_node *n, const char *name, int dt);
+
+fl_status fl__cf_set_int_attr(fl_pass_ctx *pc, fl_node *n, const char *name, int64_t v);
+
+/* An int32/int64 value of rank 0 (n == 1) or 1 holding vals. */
+fl_value *fl__cf_int_value(fl_pass_ctx *pc, int dtype, int rank, int64_t n, const int64_t *vals);
+
+/* A value of dtype and concrete shape whose elements all equal x (0 or 1);
+ * NULL when larger than the value limit or of a dtype without a numeric
+ * encoding here (complex, quantized). */
+fl_value *fl__cf_filled_value(fl_pass_ctx *pc, int dtype, const fl_shape *s, double x);
+
+/* A new Const `name` holding v on `device`, with control input ctrl (or
+ * none). */
+fl_node *fl__cf_new_const(fl_pass_ctx *pc, const char *name, const fl_value *v, const char *device,
+                          fl_node *ctrl);
+
+/* A new node of op type `op` with n's device and attrs, reading `in`. */
+fl_node *fl__cf_new_op_like(fl_pass_ctx *pc, const char *name, const char *op, const fl_node *like,
+                            int n_in, const fl_input *in);
+
+/* Infers a node the pass created or rewired, and folds it at once when all
+ * its data inputs are constants (Grappler folds it in its next round). */
+fl_status fl__cf_settle(fl_pass_ctx *pc, fl_node *n);
+
+bool fl__cf_is_ones(const fl_node *m);
+
+bool fl__cf_is_zeros(const fl_node *m);
+
+/* n := Const of n's output dtype and shape, all elements x; data inputs
+ * become control inputs (ReplaceOperationWithConstant). Returns false in
+ * *done when the value cannot be built. */
+fl_status fl__cf_replace_with_filled(fl_pass_ctx *pc, fl_node *n, double x, const char *rule,
+                                     const char *what, bool *done);
+
+/* n(x, y) := op(y, ^x): Neg for 0 - y, Reciprocal for 1 / y; attrs kept;
+ * x's control input through its anchor. */
+fl_status fl__cf_replace_unary_of_y(fl_pass_ctx *pc, fl_node *n, const char *op);
+
+/* n := BroadcastTo(input `keep`, shape of n's output), the other data inputs
+ * becoming control inputs of n and of the new shape constant
+ * ConstantFolding/<n>-broadcastto_shape-<keep> (ReplaceOperationWithBroadcastTo).
+ * Needs a fully known output shape. */
+fl_status fl__cf_replace_with_broadcast_to(fl_pass_ctx *pc, fl_node *n, int keep, const char *rule,
+                                           bool *done);
+
+fl_status fl__cf_simplify_arith(fl_pass_ctx *pc, fl_node *n, bool *done);
+
+/* Rule 3, ops that leave their input unchanged for these parameters. Returns
+ * the data input to keep, or -1. */
+int fl__cf_noop_input(const fl_node *n, const char **rule);
+
+fl_status fl__cf_reduce_div_to_reciprocal_mul(fl_pass_ctx *pc, fl_node *n, bool *done);
+
+fl_status fl__cf_constant_push_down(fl_pass_ctx *pc, fl_node *n, bool *done);
+
+fl_status fl__cf_constant_push_down_bias_add(fl_pass_ctx *pc, fl_node *n, bool *done);
+
+fl_status fl__cf_mul_conv_push_down(fl_pass_ctx *pc, fl_node *n, bool *done);
+
+fl_status fl__cf_partial_identity_n(fl_pass_ctx *pc, fl_node *n, bool *done);
+
+fl_status fl__cf_partial_addn(fl_pass_ctx *pc, fl_node *n, bool *done);
+
+fl_status fl__cf_partial_concat(fl_pass_ctx *pc, fl_node *n, bool *done);
+
+fl_status fl__cf_merge_concat(fl_pass_ctx *pc, fl_node *n, bool *done);
+
+fl_status fl__cf_simplify_select(fl_pass_ctx *pc, fl_node *n, bool *done);
+
+fl_status fl__cf_simplify_pack(fl_pass_ctx *pc, fl_node *n, bool *done);
+
+bool fl__cf_is_reduction(int k);
+
+int64_t fl__cf_elems(const fl_shape *s);
+
+fl_status fl__cf_simplify_reduction(fl_pass_ctx *pc, fl_node *n, bool *done);
+
+fl_status fl__cf_materialize_shape_n(fl_pass_ctx *pc, fl_node *n, bool *done);
+
+fl_status fl__cf_materialize_bcast_args(fl_pass_ctx *pc, fl_node *n, bool *done);
+
+fl_status fl__cf_materialize_reduction_indices(fl_pass_ctx *pc, fl_node *n, bool *done);
+
+fl_status fl__cf_materialize_constant_valued(fl_pass_ctx *pc, fl_node *n, bool *done);
+
+fl_status fl__cf_materialize_ta_size(fl_pass_ctx *pc, fl_node *n, bool *done);
+
+fl_status fl__cf_move_constants_past_enter(fl_pass_ctx *pc, fl_node *n, bool *done);
+
+fl_status fl__cf_simplify_switch(fl_pass_ctx *pc, fl_node *n, bool *done);
+
+fl_status fl__cf_simplify_case(fl_pass_ctx *pc, fl_node *n, bool *done);
+
+/* The variable updates RemoveRedundantVariableUpdates knows (Grappler's
+ * kVariableReadOps; its ScatterNdMul/Div and ResourceScatterNdMul/Div are
+ * not TensorFlow ops): 1 for the ref forms, 2 for the resource forms, 0 for
+ * the others. */
+int fl__cf_variable_update_form(int kind);
+
+fl_status fl__cf_remove_redundant_variable_update(fl_pass_ctx *pc, fl_node *n, bool *done);
+
+#endif
