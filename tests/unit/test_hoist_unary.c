@@ -1,6 +1,6 @@
 /*
  * test_hoist_unary.c - ArithmeticOptimizer's HoistCWiseUnaryChains (stage
- * 20, src/passes/arithmetic_optimizer.c): the Concat and Split forms, with
+ * 20, src/passes/arith/hoist.c): the Concat and Split forms, with
  * the exact rewritten graph (names included), and one negative test per
  * blocking condition (*_kept_when_<reason>).
  *
