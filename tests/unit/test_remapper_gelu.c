@@ -1,6 +1,6 @@
 /*
  * test_remapper_gelu.c - the remapper's row 17, approximate (tanh) Gelu
- * (src/passes/remapper.c, rewrite_matmul_gelu_approx): oneDNN mode,
+ * (src/passes/remap/onednn_matmul.c, rewrite_matmul_gelu_approx): oneDNN mode,
  * _FusedMatMul [BiasAdd] (from the first remapper run) followed by
  * 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3))) in the form
  * ArithmeticOptimizer leaves on CPU (x^3 = Mul(Mul(c, x), Square(x)))

@@ -1,0 +1,212 @@
+/*
+ * predicates.c - the remapper's predicates: placement (a node with an empty
+ * device is on the pass's target device; see remapper.c), attr reads, fan-out
+ * from the use lists built at the start of the pass, the op families the
+ * rules match, and the CPU/GPU conditions of the contraction fusions
+ * (remapper.cc's IsCpuCompatible / IsGpuCompatible).
+ */
+#include "passes/remap/remap.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef enum dev_kind { DEV_CPU, DEV_GPU, DEV_OTHER } dev_kind;
+
+bool fl__rm_is_op(const fl_node *n, const char *op) {
+    return strcmp(n->op, op) == 0;
+}
+
+bool fl__rm_is_removed(const fl_node *n) {
+    return (n->flags & FL_NODE_REMOVED) != 0;
+}
+
+bool fl__rm_is_preserved(const fl_node *n) {
+    return (n->flags & FL_NODE_PRESERVE) != 0;
+}
+
+/* Device type (pipeline.h); an empty device string is the target device. */
+static dev_kind node_device(const rctx *r, const fl_node *n) {
+    fl_dev_type t = fl__node_device(n, r->target);
+    return t == FL_DEV_CPU ? DEV_CPU : t == FL_DEV_GPU ? DEV_GPU : DEV_OTHER;
+}
+
+bool fl__rm_on_cpu(const rctx *r, const fl_node *n) {
+    return node_device(r, n) == DEV_CPU;
+}
+
+bool fl__rm_on_gpu(const rctx *r, const fl_node *n) {
+    return node_device(r, n) == DEV_GPU;
+}
+
+int fl__rm_attr_type(const fl_node *n, const char *name) {
+    const fl_attr *a = fl__node_attr(n, name);
+    return a && a->kind == FL_ATTR_TYPE ? a->v.type : FL_DT_INVALID;
+}
+
+const char *fl__rm_attr_str(const fl_node *n, const char *name, const char *dflt) {
+    const fl_attr *a = fl__node_attr(n, name);
+    return a && a->kind == FL_ATTR_S ? a->v.s.p : dflt;
+}
+
+bool fl__rm_attr_bool(const fl_node *n, const char *name, bool dflt) {
+    const fl_attr *a = fl__node_attr(n, name);
+    return a && a->kind == FL_ATTR_B ? a->v.b : dflt;
+}
+
+float fl__rm_attr_float(const fl_node *n, const char *name, float dflt) {
+    const fl_attr *a = fl__node_attr(n, name);
+    return a && a->kind == FL_ATTR_F ? a->v.f : dflt;
+}
+
+bool fl__rm_same_t(const fl_node *a, const fl_node *b) {
+    int ta = fl__rm_attr_type(a, "T");
+    return ta != FL_DT_INVALID && ta == fl__rm_attr_type(b, "T");
+}
+
+bool fl__rm_t_float_or_bf16(const fl_node *n) {
+    int t = fl__rm_attr_type(n, "T");
+    return t == FL_DT_FLOAT || t == FL_DT_BFLOAT16;
+}
+
+bool fl__rm_has_ctrl(const rctx *r, const fl_node *n) {
+    if (n->n_ctrl > 0) {
+        return true;
+    }
+    return n->id < r->n0 ? r->uses.ctrl_counts[n->id] > 0 : true;
+}
+
+size_t fl__rm_fanout(const rctx *r, const fl_node *n, int port) {
+    if (n->id >= r->n0 || port >= n->n_outputs) {
+        return port >= n->n_outputs ? 0 : (size_t)-1;
+    }
+    size_t k;
+    fl__uses_of(&r->uses, n, port, &k);
+    return k;
+}
+
+bool fl__rm_one_fanout0(const rctx *r, const fl_node *n) {
+    return fl__rm_fanout(r, n, 0) <= 1;
+}
+
+bool fl__rm_one_data_fanout0(const rctx *r, const fl_node *n) {
+    if (n->id >= r->n0) {
+        return false;
+    }
+    size_t k, cnt = 0;
+    const fl_use *u = fl__uses_of(&r->uses, n, 0, &k);
+    for (size_t i = 0; i < k; i++) {
+        if (!fl__rm_is_op(u[i].node, "Shape") && !fl__rm_is_op(u[i].node, "Rank")) {
+            cnt++;
+        }
+    }
+    return cnt <= 1;
+}
+
+bool fl__rm_fanout_beyond0(const rctx *r, const fl_node *n) {
+    for (int p = 1; p < n->n_outputs; p++) {
+        if (fl__rm_fanout(r, n, p) > 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+fl_node *fl__rm_in_node(const fl_node *n, int i) {
+    return i < n->n_inputs ? n->inputs[i].node : NULL;
+}
+
+bool fl__rm_known_input(const fl_node *n, int i) {
+    if (i >= n->n_inputs) {
+        return false;
+    }
+    return fl_node_in(n, i)->value != NULL || fl__rm_is_op(n->inputs[i].node, "Const");
+}
+
+bool fl__rm_is_conv2d(const fl_node *n) {
+    return fl__rm_is_op(n, "Conv2D");
+}
+bool fl__rm_is_depthwise(const fl_node *n) {
+    return fl__rm_is_op(n, "DepthwiseConv2dNative");
+}
+bool fl__rm_is_matmul(const fl_node *n) {
+    return fl__rm_is_op(n, "MatMul");
+}
+bool fl__rm_is_conv3d(const fl_node *n) {
+    return fl__rm_is_op(n, "Conv3D");
+}
+bool fl__rm_is_add(const fl_node *n) {
+    return fl__rm_is_op(n, "Add") || fl__rm_is_op(n, "AddV2");
+}
+bool fl__rm_is_fused_batch_norm(const fl_node *n) {
+    return fl__rm_is_op(n, "FusedBatchNorm") || fl__rm_is_op(n, "FusedBatchNormV2") ||
+           fl__rm_is_op(n, "FusedBatchNormV3");
+}
+
+bool fl__rm_cpu_dtype_ok(const rctx *r, const fl_node *c) {
+    int t = fl__rm_attr_type(c, "T");
+    if (r->onednn) {
+        return t == FL_DT_FLOAT || t == FL_DT_BFLOAT16;
+    }
+    if (fl__rm_is_conv2d(c)) {
+        return t == FL_DT_FLOAT || t == FL_DT_DOUBLE;
+    }
+    if (fl__rm_is_matmul(c)) {
+        return t == FL_DT_FLOAT;
+    }
+    return false;
+}
+
+bool fl__rm_cpu_format_ok(const rctx *r, const fl_node *c) {
+    const char *f = fl__rm_attr_str(c, "data_format", fl__rm_is_conv3d(c) ? "NDHWC" : "NHWC");
+    if (fl__rm_is_conv3d(c)) {
+        return strcmp(f, "NDHWC") == 0 || (r->onednn && strcmp(f, "NCDHW") == 0);
+    }
+    return strcmp(f, "NHWC") == 0 || (r->onednn && strcmp(f, "NCHW") == 0);
+}
+
+bool fl__rm_cpu_contraction_ok(const rctx *r, const fl_node *c) {
+    if (!fl__rm_on_cpu(r, c)) {
+        return false;
+    }
+    if (fl__rm_is_conv2d(c) || fl__rm_is_conv3d(c)) {
+        return (fl__rm_is_conv2d(c) || r->onednn) && fl__rm_cpu_dtype_ok(r, c) &&
+               fl__rm_cpu_format_ok(r, c);
+    }
+    if (fl__rm_is_depthwise(c)) {
+        return r->onednn && fl__rm_cpu_dtype_ok(r, c);
+    }
+    if (fl__rm_is_matmul(c)) {
+        return fl__rm_cpu_dtype_ok(r, c);
+    }
+    return false;
+}
+
+bool fl__rm_gpu_contraction_ok(const rctx *r, const fl_node *c, const fl_node *act) {
+    if (!act || !fl__rm_is_op(act, "Relu") || !fl__rm_is_conv2d(c) || !fl__rm_on_gpu(r, c)) {
+        return false;
+    }
+    if (fl__rm_attr_type(c, "T") != FL_DT_FLOAT) {
+        return false;
+    }
+    const char *f = fl__rm_attr_str(c, "data_format", "NHWC");
+    if (strcmp(f, "NHWC") != 0 && strcmp(f, "NCHW") != 0) {
+        return false;
+    }
+    if (c->n_inputs < 2) {
+        return false;
+    }
+    const fl_shape *fs = &fl_node_in(c, 1)->shape;
+    if (fs->rank != 4 || !fl_sym_is_known(fs->dims[0]) || !fl_sym_is_known(fs->dims[1])) {
+        return false;
+    }
+    return fs->dims[0].k != 1 && fs->dims[1].k != 1;
+}
+
+bool fl__rm_is_activation(const rctx *r, const fl_node *n) {
+    if (fl__rm_is_op(n, "Relu") || fl__rm_is_op(n, "Relu6") || fl__rm_is_op(n, "Elu") ||
+        fl__rm_is_op(n, "LeakyRelu")) {
+        return true;
+    }
+    return r->onednn && (fl__rm_is_op(n, "Tanh") || fl__rm_is_op(n, "Sigmoid"));
+}

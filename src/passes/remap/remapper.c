@@ -1,0 +1,135 @@
+/*
+ * remapper.c - Grappler's remapper on foldline's IR: pattern-based fusion of
+ * contraction + bias + activation chains (and the other rules of
+ * shared/reference/grappler.md section 2) into TensorFlow's fused kernels.
+ * This file is the entry point and the order the rules are tried in; the
+ * rules live in the files of passes/remap/ (standard rows 1-3 in
+ * contraction.c, 4-7 and 9 in batchnorm.c, 8, 10 and 11 in stock_other.c;
+ * oneDNN rows 13-15 and 23 in onednn.c, 16, 18, 19, 21 and 22 in
+ * onednn_act.c, 17 and 20 in onednn_matmul.c, 24 and 25 in onednn_norm.c,
+ * 12 in gru.c), each with its pattern, conditions and the names it gives
+ * in the comment at the rule.
+ *
+ * Driver (as remapper.cc): nodes are visited in reverse topological order, so
+ * the longest pattern rooted at the last node wins; a node consumed by an
+ * earlier match is skipped. Every rule keeps TensorFlow's names: the fused node
+ * takes the name of the pattern's last node (so consumers and fetches keep
+ * working) and the device of the contraction.
+ *
+ * Device placement. TensorFlow's device-gated rules fire only for nodes whose
+ * device string parses to CPU (or GPU); an unplaced node is on neither. We
+ * treat the target device option (pc->opt->device) as the placement of every
+ * node whose device string is empty, so an unplaced graph optimised for CPU
+ * fuses like a graph TensorFlow placed on CPU. A node with an explicit device
+ * keeps it (a "/device:GPU:0" node is never fused by a CPU rule, and the
+ * reverse).
+ *
+ * Environment-dependent TensorFlow switches are taken at their defaults: XLA
+ * auto-clustering off, cublasLt off (no MatMul fusion on GPU), cuDNN runtime
+ * fusion off (GPU activations: Relu only), persistent batch norm off unless
+ * the pass option persistent_bn says otherwise (rows 6 in training and 7),
+ * allow_non_differentiable_rewrites on.
+ *
+ * Renaming: see rewrite.c.
+ *
+ * oneDNN rows (--remapper onednn) present: 12 (GRUBlockCell / AUGRUBlockCell,
+ * the consumers moved to output 3, h), 13, 14 (fused conv + LeakyRelu |
+ * _MklFusedMish), 15, 16 (Pad + Conv3D), 17 (exact and approximate Gelu
+ * subgraphs, and the standalone Gelu op), 18 (HardSwish), 19 (Mish), 20
+ * (BatchMatMulV2 + Mul + AddV2), 21 (Maximum + Mul -> LeakyRelu), 22 (Conv2D
+ * + BiasAdd/BN + Swish), 23, 24 (_MklLayerNorm: the Keras FusedBatchNormV3
+ * form, the custom form, the mean/variance form over the last axis), 25
+ * (_MklFusedInstanceNorm, with Relu/LeakyRelu), and the bias-semantic Add
+ * accepted as BiasAdd. Row 12 follows the GRU matcher of the oneDNN
+ * remapper.cc (Intel-tensorflow; the newer tensorflow/tensorflow snapshots we
+ * read have no GRU rule). Row 17's standalone-Gelu form is in no
+ * remapper.cc we could read (tensorflow/tensorflow, its mirrors, the Intel
+ * fork): it is written as the Gelu-exact rule is (rewrite_matmul_gelu_op
+ * says which conditions that gives) and is the one rule here not checked
+ * line by line against TensorFlow. Not done:
+ *  - the conv1x1 + depthwise fusion (Findconv1x1Depthwise): it is not in
+ *    shared/reference/grappler.md's table; it appears only in Intel's fork of
+ *    remapper.cc, not in TensorFlow's.
+ * Row 7 (_FusedBatchNormGradEx) and row 6 in training mode need
+ * TF_USE_CUDNN_BATCHNORM_SPATIAL_PERSISTENT=1, off by default: with the pass
+ * option persistent_bn (the CLI's --cudnn-persistent-batchnorm) they fire as
+ * TensorFlow's do on GPU (rewrite_bn_grad_ex says which conditions; only the
+ * V3 gradient, see there).
+ *
+ * TensorFlow versions differ; where they do, this follows current
+ * remapper.cc and says so at the rule (row 14 takes no plain Conv2D; fused
+ * nodes carry no `U`; row 11 ignores strides).
+ *
+ * Counters: each replaced root counts as rewritten (its name lives on), every
+ * other matched node that disappears as removed, every extra node (the
+ * decomposition's primitives) as added.
+ */
+#include "passes/remap/remap.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Tries the rules rooted at n in remapper.cc's order; true when one fired. */
+static bool remap_node(rctx *r, fl_node *n) {
+    if (r->onednn) {
+        if (fl__rm_rewrite_gru_cell(r, n) || fl__rm_rewrite_contraction_bias_add(r, n) ||
+            fl__rm_rewrite_conv_leakyrelu(r, n) || fl__rm_rewrite_pad_conv3d(r, n) ||
+            fl__rm_rewrite_hard_swish(r, n) || fl__rm_rewrite_mish(r, n) ||
+            fl__rm_rewrite_fused_batch_matmul(r, n) || fl__rm_rewrite_mul_maximum(r, n) ||
+            fl__rm_rewrite_conv_swish(r, n) || fl__rm_rewrite_swish(r, n) ||
+            fl__rm_rewrite_layer_norm(r, n) || fl__rm_rewrite_instance_norm(r, n)) {
+            return true;
+        }
+        if (fl__rm_rewrite_matmul_gelu_exact(r, n) || fl__rm_rewrite_matmul_gelu_approx(r, n) ||
+            fl__rm_rewrite_matmul_gelu_op(r, n)) {
+            return true;
+        }
+    }
+    return fl__rm_rewrite_contraction_bias_act(r, n) || fl__rm_rewrite_contraction_bias(r, n) ||
+           fl__rm_rewrite_conv_squeeze_bias(r, n) || fl__rm_rewrite_conv_bn_act(r, n) ||
+           fl__rm_rewrite_conv_bn(r, n) || fl__rm_rewrite_bn_ex(r, n) ||
+           fl__rm_rewrite_bn_grad_ex(r, n) || fl__rm_rewrite_tensor_to_hash_bucket(r, n) ||
+           fl__rm_rewrite_bn_decompose(r, n) || fl__rm_rewrite_comparison_cast(r, n) ||
+           fl__rm_rewrite_dilated_conv(r, n);
+}
+
+fl_status fl__pass_remapper(fl_pass_ctx *pc) {
+    fl_ctx *c = pc->c;
+    fl_graph *g = c->g;
+    fl_status st;
+    if (!g->order && (st = fl__graph_toposort(g, c->d)) != FL_OK) {
+        return st;
+    }
+    rctx r = {0};
+    r.pc = pc;
+    r.g = g;
+    r.d = c->d;
+    r.onednn = pc->opt && pc->opt->remapper_mode == FL_REMAPPER_ONEDNN;
+    r.persistent_bn = pc->opt && pc->opt->persistent_bn;
+    r.target = pc->opt ? pc->opt->device : FL_DEVICE_CPU;
+    r.n0 = g->n_nodes;
+    fl_node **order = fl__arena_calloc(g->arena, r.n0 ? r.n0 : 1, sizeof(*order));
+    if (!order) {
+        return fl__diag_oom(c->d);
+    }
+    memcpy(order, g->order, r.n0 * sizeof(*order));
+    if ((st = fl__uses_build(g, &r.uses, c->d)) != FL_OK) {
+        return st;
+    }
+    bool changed = false;
+    for (size_t i = r.n0; i-- > 0 && r.st == FL_OK;) {
+        fl_node *n = order[i];
+        if (fl__rm_is_removed(n)) {
+            continue;
+        }
+        changed |= remap_node(&r, n);
+    }
+    if (r.st != FL_OK) {
+        return r.st;
+    }
+    if (g->arena->failed) {
+        return fl__diag_oom(c->d);
+    }
+    return changed ? fl__graph_compact(g, c->d) : FL_OK;
+}
