@@ -3426,346 +3426,67 @@ static fl_status cost_per_input(fl_ctx *c, const fl_node *n, fl_cost *out) {
 }
 
 /* ------------------------------------------------------------------------- */
-/* Descriptors                                                                */
+/* Hook sets and descriptors (their rows: the array lists of ops.def)         */
 /* ------------------------------------------------------------------------- */
 
-const struct fl_op_desc fl__desc_SHAPE = {
-    .name = "Shape",
-    .min_inputs = 1,
-    .max_inputs = 1,
-    .n_outputs = 1,
-    .flags = FL_OPF_META,
-    .infer = infer_shape,
-    .cost = cost_move,
-};
-const struct fl_op_desc fl__desc_SHAPE_N = {
-    .name = "ShapeN",
-    .min_inputs = 1,
-    .max_inputs = -1,
-    .n_outputs = -1,
-    .flags = FL_OPF_META,
-    .count_outputs = count_shape_n,
-    .infer = infer_shape_n,
-    .cost = cost_move,
-};
-const struct fl_op_desc fl__desc_SIZE = {
-    .name = "Size",
-    .min_inputs = 1,
-    .max_inputs = 1,
-    .n_outputs = 1,
-    .flags = FL_OPF_META,
-    .infer = infer_size,
-    .cost = cost_move,
-};
-const struct fl_op_desc fl__desc_RANK = {
-    .name = "Rank",
-    .min_inputs = 1,
-    .max_inputs = 1,
-    .n_outputs = 1,
-    .flags = FL_OPF_META,
-    .infer = infer_rank,
-    .cost = cost_move,
-};
-const struct fl_op_desc fl__desc_RESHAPE = {
-    .name = "Reshape",
-    .min_inputs = 2,
-    .max_inputs = 2,
-    .n_outputs = 1,
-    .flags = FL_OPF_ALIAS,
-    .infer = infer_reshape,
-    .eval = eval_copy,
-    .cost = cost_move,
-};
-const struct fl_op_desc fl__desc_SQUEEZE = {
-    .name = "Squeeze",
-    .min_inputs = 1,
-    .max_inputs = 1,
-    .n_outputs = 1,
-    .flags = FL_OPF_ALIAS,
-    .infer = infer_squeeze,
-    .eval = eval_copy,
-    .cost = cost_move,
-};
-const struct fl_op_desc fl__desc_EXPAND_DIMS = {
-    .name = "ExpandDims",
-    .min_inputs = 2,
-    .max_inputs = 2,
-    .n_outputs = 1,
-    .flags = FL_OPF_ALIAS,
-    .infer = infer_expand_dims,
-    .eval = eval_copy,
-    .cost = cost_move,
-};
-const struct fl_op_desc fl__desc_TRANSPOSE = {
-    .name = "Transpose",
-    .min_inputs = 2,
-    .max_inputs = 2,
-    .n_outputs = 1,
-    .infer = infer_transpose,
-    .eval = eval_transpose,
-    .cost = cost_move,
-};
-/* ConjugateTranspose: Transpose's shape and cost (no eval: complex values
- * are not evaluated, and on real types it is a Transpose). */
-const struct fl_op_desc fl__desc_CONJUGATE_TRANSPOSE = {
-    .name = "ConjugateTranspose",
-    .min_inputs = 2,
-    .max_inputs = 2,
-    .n_outputs = 1,
-    .infer = infer_transpose,
-    .cost = cost_move,
-};
-const struct fl_op_desc fl__desc_CONCAT_V2 = {
-    .name = "ConcatV2",
-    .min_inputs = 2,
-    .max_inputs = -1,
-    .n_outputs = 1,
-    .infer = infer_concat_v2,
-    .eval = eval_concat_v2,
-    .cost = cost_move,
-};
-const struct fl_op_desc fl__desc_CONCAT = {
-    .name = "Concat",
-    .min_inputs = 2,
-    .max_inputs = -1,
-    .n_outputs = 1,
-    .infer = infer_concat,
-    .eval = eval_concat,
-    .cost = cost_move,
-};
-const struct fl_op_desc fl__desc_PACK = {
-    .name = "Pack",
-    .min_inputs = 1,
-    .max_inputs = -1,
-    .n_outputs = 1,
-    .infer = infer_pack,
-    .eval = eval_pack,
-    .cost = cost_move,
-};
-const struct fl_op_desc fl__desc_UNPACK = {
-    .name = "Unpack",
-    .min_inputs = 1,
-    .max_inputs = 1,
-    .n_outputs = -1,
-    .count_outputs = count_unpack,
-    .infer = infer_unpack,
-    .eval = eval_unpack,
-    .cost = cost_move,
-};
-const struct fl_op_desc fl__desc_SPLIT = {
-    .name = "Split",
-    .min_inputs = 2,
-    .max_inputs = 2,
-    .n_outputs = -1,
-    .count_outputs = count_split,
-    .infer = infer_split,
-    .eval = eval_split,
-    .cost = cost_move,
-};
-const struct fl_op_desc fl__desc_SPLIT_V = {
-    .name = "SplitV",
-    .min_inputs = 3,
-    .max_inputs = 3,
-    .n_outputs = -1,
-    .count_outputs = count_split,
-    .infer = infer_split_v,
-    .eval = eval_split_v,
-    .cost = cost_move,
-};
-const struct fl_op_desc fl__desc_SLICE = {
-    .name = "Slice",
-    .min_inputs = 3,
-    .max_inputs = 3,
-    .n_outputs = 1,
-    .infer = infer_slice,
-    .eval = eval_slice,
-    .cost = cost_move,
-};
-const struct fl_op_desc fl__desc_STRIDED_SLICE = {
-    .name = "StridedSlice",
-    .min_inputs = 4,
-    .max_inputs = 4,
-    .n_outputs = 1,
-    .infer = infer_strided_slice,
-    .eval = eval_strided_slice,
-    .cost = cost_move,
-};
-const struct fl_op_desc fl__desc_GATHER = {
-    .name = "Gather",
-    .min_inputs = 2,
-    .max_inputs = 2,
-    .n_outputs = 1,
-    .infer = infer_gather,
-    .eval = eval_gather,
-    .cost = cost_move,
-};
-const struct fl_op_desc fl__desc_GATHER_V2 = {
-    .name = "GatherV2",
-    .min_inputs = 3,
-    .max_inputs = 3,
-    .n_outputs = 1,
-    .infer = infer_gather_v2,
-    .eval = eval_gather_v2,
-    .cost = cost_move,
-};
-const struct fl_op_desc fl__desc_GATHER_ND = {
-    .name = "GatherNd",
-    .min_inputs = 2,
-    .max_inputs = 2,
-    .n_outputs = 1,
-    .infer = infer_gather_nd,
-    .eval = eval_gather_nd,
-    .cost = cost_move,
-};
-const struct fl_op_desc fl__desc_PAD = {
-    .name = "Pad",
-    .min_inputs = 2,
-    .max_inputs = 2,
-    .n_outputs = 1,
-    .infer = infer_pad,
-    .eval = eval_pad,
-    .cost = cost_move,
-};
-const struct fl_op_desc fl__desc_PAD_V2 = {
-    .name = "PadV2",
-    .min_inputs = 3,
-    .max_inputs = 3,
-    .n_outputs = 1,
-    .infer = infer_pad_v2,
-    .eval = eval_pad_v2,
-    .cost = cost_move,
-};
-const struct fl_op_desc fl__desc_MIRROR_PAD = {
-    .name = "MirrorPad",
-    .min_inputs = 2,
-    .max_inputs = 2,
-    .n_outputs = 1,
-    .infer = infer_mirror_pad,
-    .eval = eval_mirror_pad,
-    .cost = cost_move,
-};
-const struct fl_op_desc fl__desc_TILE = {
-    .name = "Tile",
-    .min_inputs = 2,
-    .max_inputs = 2,
-    .n_outputs = 1,
-    .infer = infer_tile,
-    .eval = eval_tile,
-    .cost = cost_move,
-};
-const struct fl_op_desc fl__desc_FILL = {
-    .name = "Fill",
-    .min_inputs = 2,
-    .max_inputs = 2,
-    .n_outputs = 1,
-    .infer = infer_fill,
-    .eval = eval_fill,
-    .cost = cost_move,
-};
-const struct fl_op_desc fl__desc_RANGE = {
-    .name = "Range",
-    .min_inputs = 3,
-    .max_inputs = 3,
-    .n_outputs = 1,
-    .infer = infer_range,
-    .eval = eval_range,
-    .cost = cost_move,
-};
-const struct fl_op_desc fl__desc_BROADCAST_TO = {
-    .name = "BroadcastTo",
-    .min_inputs = 2,
-    .max_inputs = 2,
-    .n_outputs = 1,
-    .infer = infer_broadcast_to,
-    .eval = eval_broadcast_to,
-    .cost = cost_move,
-};
-const struct fl_op_desc fl__desc_BROADCAST_ARGS = {
-    .name = "BroadcastArgs",
-    .min_inputs = 2,
-    .max_inputs = 2,
-    .n_outputs = 1,
-    .infer = infer_broadcast_args,
-    .eval = eval_broadcast_args,
-    .cost = cost_move,
-};
-const struct fl_op_desc fl__desc_ONE_HOT = {
-    .name = "OneHot",
-    .min_inputs = 4,
-    .max_inputs = 4,
-    .n_outputs = 1,
-    .infer = infer_one_hot,
-    .cost = cost_move,
-};
-const struct fl_op_desc fl__desc_SPARSE_TO_DENSE = {
-    .name = "SparseToDense",
-    .min_inputs = 4,
-    .max_inputs = 4,
-    .n_outputs = 1,
-    .infer = infer_sparse_to_dense,
-    .eval = eval_sparse_to_dense,
-    .cost = cost_move,
-};
-const struct fl_op_desc fl__desc_WHERE = {
-    .name = "Where",
-    .min_inputs = 1,
-    .max_inputs = 1,
-    .n_outputs = 1,
-    .infer = infer_where,
-    .eval = eval_where,
-    .cost = cost_per_input,
-};
-const struct fl_op_desc fl__desc_REVERSE_V2 = {
-    .name = "ReverseV2",
-    .min_inputs = 2,
-    .max_inputs = 2,
-    .n_outputs = 1,
-    .infer = infer_reverse_v2,
-    .eval = eval_reverse_v2,
-    .cost = cost_move,
-};
-const struct fl_op_desc fl__desc_TOPK_V2 = {
-    .name = "TopKV2",
-    .min_inputs = 2,
-    .max_inputs = 2,
-    .n_outputs = 2,
-    .infer = infer_topk_v2,
-    .cost = cost_per_input,
-};
-const struct fl_op_desc fl__desc_NON_MAX_SUPPRESSION_V3 = {
-    .name = "NonMaxSuppressionV3",
-    .min_inputs = 5,
-    .max_inputs = 5,
-    .n_outputs = 1,
-    .infer = infer_nms_v3,
-};
-const struct fl_op_desc fl__desc_NON_MAX_SUPPRESSION_V4 = {
-    .name = "NonMaxSuppressionV4",
-    .min_inputs = 5,
-    .max_inputs = 5,
-    .n_outputs = 2,
-    .infer = infer_nms_v4,
-};
-const struct fl_op_desc fl__desc_NON_MAX_SUPPRESSION_V5 = {
-    .name = "NonMaxSuppressionV5",
-    .min_inputs = 6,
-    .max_inputs = 6,
-    .n_outputs = 3,
-    .infer = infer_nms_v5,
-};
-const struct fl_op_desc fl__desc_SPACE_TO_BATCH_ND = {
-    .name = "SpaceToBatchND",
-    .min_inputs = 3,
-    .max_inputs = 3,
-    .n_outputs = 1,
-    .infer = infer_space_to_batch_nd,
-    .cost = cost_move,
-};
-const struct fl_op_desc fl__desc_BATCH_TO_SPACE_ND = {
-    .name = "BatchToSpaceND",
-    .min_inputs = 3,
-    .max_inputs = 3,
-    .n_outputs = 1,
-    .infer = infer_batch_to_space_nd,
-    .cost = cost_move,
-};
+#define HOOKS_shape               .infer = infer_shape, .cost = cost_move
+#define HOOKS_shape_n             .count_outputs = count_shape_n, .infer = infer_shape_n, .cost = cost_move
+#define HOOKS_size                .infer = infer_size, .cost = cost_move
+#define HOOKS_rank                .infer = infer_rank, .cost = cost_move
+#define HOOKS_reshape             .infer = infer_reshape, .eval = eval_copy, .cost = cost_move
+#define HOOKS_squeeze             .infer = infer_squeeze, .eval = eval_copy, .cost = cost_move
+#define HOOKS_expand_dims         .infer = infer_expand_dims, .eval = eval_copy, .cost = cost_move
+#define HOOKS_transpose           .infer = infer_transpose, .eval = eval_transpose, .cost = cost_move
+#define HOOKS_conjugate_transpose .infer = infer_transpose, .cost = cost_move
+#define HOOKS_reverse_v2          .infer = infer_reverse_v2, .eval = eval_reverse_v2, .cost = cost_move
+#define HOOKS_concat_v2           .infer = infer_concat_v2, .eval = eval_concat_v2, .cost = cost_move
+#define HOOKS_concat              .infer = infer_concat, .eval = eval_concat, .cost = cost_move
+#define HOOKS_pack                .infer = infer_pack, .eval = eval_pack, .cost = cost_move
+#define HOOKS_unpack                                                                               \
+    .count_outputs = count_unpack, .infer = infer_unpack, .eval = eval_unpack, .cost = cost_move
+#define HOOKS_split                                                                                \
+    .count_outputs = count_split, .infer = infer_split, .eval = eval_split, .cost = cost_move
+#define HOOKS_split_v                                                                              \
+    .count_outputs = count_split, .infer = infer_split_v, .eval = eval_split_v, .cost = cost_move
+#define HOOKS_slice .infer = infer_slice, .eval = eval_slice, .cost = cost_move
+#define HOOKS_strided_slice                                                                        \
+    .infer = infer_strided_slice, .eval = eval_strided_slice, .cost = cost_move
+#define HOOKS_gather       .infer = infer_gather, .eval = eval_gather, .cost = cost_move
+#define HOOKS_gather_v2    .infer = infer_gather_v2, .eval = eval_gather_v2, .cost = cost_move
+#define HOOKS_gather_nd    .infer = infer_gather_nd, .eval = eval_gather_nd, .cost = cost_move
+#define HOOKS_pad          .infer = infer_pad, .eval = eval_pad, .cost = cost_move
+#define HOOKS_pad_v2       .infer = infer_pad_v2, .eval = eval_pad_v2, .cost = cost_move
+#define HOOKS_mirror_pad   .infer = infer_mirror_pad, .eval = eval_mirror_pad, .cost = cost_move
+#define HOOKS_tile         .infer = infer_tile, .eval = eval_tile, .cost = cost_move
+#define HOOKS_fill         .infer = infer_fill, .eval = eval_fill, .cost = cost_move
+#define HOOKS_range        .infer = infer_range, .eval = eval_range, .cost = cost_move
+#define HOOKS_broadcast_to .infer = infer_broadcast_to, .eval = eval_broadcast_to, .cost = cost_move
+#define HOOKS_broadcast_args                                                                       \
+    .infer = infer_broadcast_args, .eval = eval_broadcast_args, .cost = cost_move
+#define HOOKS_one_hot .infer = infer_one_hot, .cost = cost_move
+#define HOOKS_sparse_to_dense                                                                      \
+    .infer = infer_sparse_to_dense, .eval = eval_sparse_to_dense, .cost = cost_move
+#define HOOKS_where             .infer = infer_where, .eval = eval_where, .cost = cost_per_input
+#define HOOKS_topk_v2           .infer = infer_topk_v2, .cost = cost_per_input
+#define HOOKS_nms_v3            .infer = infer_nms_v3
+#define HOOKS_nms_v4            .infer = infer_nms_v4
+#define HOOKS_nms_v5            .infer = infer_nms_v5
+#define HOOKS_space_to_batch_nd .infer = infer_space_to_batch_nd, .cost = cost_move
+#define HOOKS_batch_to_space_nd .infer = infer_batch_to_space_nd, .cost = cost_move
+
+#define FL_OP FL_OP_DESC
+#include "ops/array/broadcast.def"
+#include "ops/array/concat.def"
+#include "ops/array/gather.def"
+#include "ops/array/one_hot.def"
+#include "ops/array/pad.def"
+#include "ops/array/range.def"
+#include "ops/array/reshape.def"
+#include "ops/array/selection.def"
+#include "ops/array/shape.def"
+#include "ops/array/slice.def"
+#include "ops/array/space_batch.def"
+#include "ops/array/split.def"
+#include "ops/array/tile_fill.def"
+#include "ops/array/transpose.def"
+#undef FL_OP

@@ -11,6 +11,26 @@
 
 #include "ops/ops.h"
 
+/* Defines the descriptor of one ops.def row, fl__desc_ENUM: name, arity and
+ * flags from the row, hooks from the macro HOOKS_<hooks> that the family file
+ * defines (designated initializers, e.g. `#define HOOKS_matmul .infer =
+ * infer_matmul, .cost = cost_matmul`). A family file ends with its list:
+ *
+ *   #define FL_OP FL_OP_DESC
+ *   #include "ops/nn/matmul.def"
+ *   #undef FL_OP
+ */
+#define FL_OP_DESC(e, name_, family, min_in, max_in, n_out, flags_, hooks)                         \
+    _Static_assert(FL_OP_##e > FL_OP_UNKNOWN, #e " is a row of ops.def");                          \
+    const struct fl_op_desc fl__desc_##e = {                                                       \
+        .name = name_,                                                                             \
+        .min_inputs = min_in,                                                                      \
+        .max_inputs = max_in,                                                                      \
+        .n_outputs = n_out,                                                                        \
+        .flags = flags_,                                                                           \
+        HOOKS_##hooks,                                                                             \
+    };
+
 /* Checked arithmetic on fl_sym; failures are reported against node n. */
 fl_status fl__op_add(fl_ctx *c, const fl_node *n, fl_sym a, fl_sym b, fl_sym *out);
 fl_status fl__op_sub(fl_ctx *c, const fl_node *n, fl_sym a, fl_sym b, fl_sym *out);

@@ -1467,465 +1467,6 @@ static fl_status infer_read_variable(fl_ctx *c, fl_node *n) {
 }
 
 /* ------------------------------------------------------------------------- */
-/* Descriptors                                                                */
-/* ------------------------------------------------------------------------- */
-
-/* Forwarding ops that strip _ref (Identity and the non-Ref control flow). */
-#define FORWARD_OP(E, NAME, FLAGS)                                                                 \
-    const struct fl_op_desc fl__desc_##E = {                                                       \
-        .name = NAME,                                                                              \
-        .min_inputs = 1,                                                                           \
-        .max_inputs = 1,                                                                           \
-        .n_outputs = 1,                                                                            \
-        .flags = (FLAGS),                                                                          \
-        .infer = infer_identity,                                                                   \
-        .eval = eval_forward,                                                                      \
-        .cost = cost_zero,                                                                         \
-    }
-
-/* Control-flow forwarding ops of the Ref* forms (dtype keeps _ref). */
-#define REF_FORWARD_OP(E, NAME)                                                                    \
-    const struct fl_op_desc fl__desc_##E = {                                                       \
-        .name = NAME,                                                                              \
-        .min_inputs = 1,                                                                           \
-        .max_inputs = 1,                                                                           \
-        .n_outputs = 1,                                                                            \
-        .flags = FL_OPF_CONTROL_FLOW | FL_OPF_ALIAS,                                               \
-        .infer = infer_ref_forward,                                                                \
-        .eval = eval_forward,                                                                      \
-        .cost = cost_zero,                                                                         \
-    }
-
-const struct fl_op_desc fl__desc_CONST = {
-    .name = "Const",
-    .min_inputs = 0,
-    .max_inputs = 0,
-    .n_outputs = 1,
-    .flags = FL_OPF_NO_BYTES,
-    .infer = infer_const,
-    .cost = cost_zero,
-};
-
-const struct fl_op_desc fl__desc_PLACEHOLDER = {
-    .name = "Placeholder",
-    .min_inputs = 0,
-    .max_inputs = 0,
-    .n_outputs = 1,
-    .flags = FL_OPF_NO_BYTES,
-    .infer = infer_placeholder,
-    .cost = cost_zero,
-};
-
-const struct fl_op_desc fl__desc_PLACEHOLDER_WITH_DEFAULT = {
-    .name = "PlaceholderWithDefault",
-    .min_inputs = 1,
-    .max_inputs = 1,
-    .n_outputs = 1,
-    .flags = FL_OPF_ALIAS,
-    .infer = infer_placeholder_with_default,
-    .cost = cost_zero,
-};
-
-FORWARD_OP(IDENTITY, "Identity", FL_OPF_ALIAS);
-FORWARD_OP(SNAPSHOT, "Snapshot", FL_OPF_ALIAS);
-FORWARD_OP(STOP_GRADIENT, "StopGradient", FL_OPF_ALIAS);
-FORWARD_OP(PREVENT_GRADIENT, "PreventGradient", FL_OPF_ALIAS);
-
-const struct fl_op_desc fl__desc_IDENTITY_N = {
-    .name = "IdentityN",
-    .min_inputs = 0,
-    .max_inputs = -1,
-    .n_outputs = -1,
-    .flags = FL_OPF_ALIAS,
-    .count_outputs = count_identity_n,
-    .infer = infer_identity_n,
-    .eval = eval_identity_n,
-    .cost = cost_zero,
-};
-
-const struct fl_op_desc fl__desc_NO_OP = {
-    .name = "NoOp",
-    .min_inputs = 0,
-    .max_inputs = 0,
-    .n_outputs = 0,
-    .flags = FL_OPF_NO_BYTES,
-    .infer = infer_no_op,
-    .cost = cost_zero,
-};
-
-const struct fl_op_desc fl__desc_SWITCH = {
-    .name = "Switch",
-    .min_inputs = 2,
-    .max_inputs = 2,
-    .n_outputs = 2,
-    .flags = FL_OPF_CONTROL_FLOW | FL_OPF_ALIAS,
-    .infer = infer_switch,
-    .eval = eval_switch,
-    .cost = cost_zero,
-};
-
-const struct fl_op_desc fl__desc_REF_SWITCH = {
-    .name = "RefSwitch",
-    .min_inputs = 2,
-    .max_inputs = 2,
-    .n_outputs = 2,
-    .flags = FL_OPF_CONTROL_FLOW | FL_OPF_ALIAS,
-    .infer = infer_switch,
-    .eval = eval_switch,
-    .cost = cost_zero,
-};
-
-const struct fl_op_desc fl__desc_MERGE = {
-    .name = "Merge",
-    .min_inputs = 1,
-    .max_inputs = -1,
-    .n_outputs = 2,
-    .flags = FL_OPF_CONTROL_FLOW | FL_OPF_ALIAS,
-    .infer = infer_merge,
-    .cost = cost_zero,
-};
-
-const struct fl_op_desc fl__desc_REF_MERGE = {
-    .name = "RefMerge",
-    .min_inputs = 1,
-    .max_inputs = -1,
-    .n_outputs = 2,
-    .flags = FL_OPF_CONTROL_FLOW | FL_OPF_ALIAS,
-    .infer = infer_merge,
-    .cost = cost_zero,
-};
-
-FORWARD_OP(ENTER, "Enter", FL_OPF_CONTROL_FLOW | FL_OPF_ALIAS);
-FORWARD_OP(EXIT, "Exit", FL_OPF_CONTROL_FLOW | FL_OPF_ALIAS);
-FORWARD_OP(NEXT_ITERATION, "NextIteration", FL_OPF_CONTROL_FLOW | FL_OPF_ALIAS);
-REF_FORWARD_OP(REF_ENTER, "RefEnter");
-REF_FORWARD_OP(REF_EXIT, "RefExit");
-REF_FORWARD_OP(REF_NEXT_ITERATION, "RefNextIteration");
-
-const struct fl_op_desc fl__desc_LOOP_COND = {
-    .name = "LoopCond",
-    .min_inputs = 1,
-    .max_inputs = 1,
-    .n_outputs = 1,
-    .flags = FL_OPF_CONTROL_FLOW | FL_OPF_ALIAS,
-    .infer = infer_loop_cond,
-    .eval = eval_forward,
-    .cost = cost_zero,
-};
-
-/* Functional ops: no cost rule (see the comment at the top). */
-const struct fl_op_desc fl__desc_WHILE = {
-    .name = "While",
-    .min_inputs = 0,
-    .max_inputs = -1,
-    .n_outputs = -1,
-    .flags = FL_OPF_FUNCTIONAL | FL_OPF_STATEFUL,
-    .count_outputs = count_while,
-    .infer = infer_while,
-};
-
-const struct fl_op_desc fl__desc_STATELESS_WHILE = {
-    .name = "StatelessWhile",
-    .min_inputs = 0,
-    .max_inputs = -1,
-    .n_outputs = -1,
-    .flags = FL_OPF_FUNCTIONAL,
-    .count_outputs = count_while,
-    .infer = infer_while,
-};
-
-const struct fl_op_desc fl__desc_IF = {
-    .name = "If",
-    .min_inputs = 1,
-    .max_inputs = -1,
-    .n_outputs = -1,
-    .flags = FL_OPF_FUNCTIONAL | FL_OPF_STATEFUL,
-    .count_outputs = count_tout,
-    .infer = infer_if,
-};
-
-const struct fl_op_desc fl__desc_STATELESS_IF = {
-    .name = "StatelessIf",
-    .min_inputs = 1,
-    .max_inputs = -1,
-    .n_outputs = -1,
-    .flags = FL_OPF_FUNCTIONAL,
-    .count_outputs = count_tout,
-    .infer = infer_if,
-};
-
-/* Case(branch_index, input...): attrs Tin, Tout, branches, output_shapes. */
-const struct fl_op_desc fl__desc_CASE = {
-    .name = "Case",
-    .min_inputs = 1,
-    .max_inputs = -1,
-    .n_outputs = -1,
-    .flags = FL_OPF_FUNCTIONAL | FL_OPF_STATEFUL,
-    .count_outputs = count_tout,
-    .infer = infer_if,
-};
-
-const struct fl_op_desc fl__desc_PARTITIONED_CALL = {
-    .name = "PartitionedCall",
-    .min_inputs = 0,
-    .max_inputs = -1,
-    .n_outputs = -1,
-    .flags = FL_OPF_FUNCTIONAL,
-    .count_outputs = count_tout,
-    .infer = infer_call,
-};
-
-const struct fl_op_desc fl__desc_STATEFUL_PARTITIONED_CALL = {
-    .name = "StatefulPartitionedCall",
-    .min_inputs = 0,
-    .max_inputs = -1,
-    .n_outputs = -1,
-    .flags = FL_OPF_FUNCTIONAL | FL_OPF_STATEFUL,
-    .count_outputs = count_tout,
-    .infer = infer_call,
-};
-
-const struct fl_op_desc fl__desc_TENSOR_ARRAY_V3 = {
-    .name = "TensorArrayV3",
-    .min_inputs = 1,
-    .max_inputs = 1,
-    .n_outputs = 2,
-    .flags = FL_OPF_STATEFUL | FL_OPF_NO_BYTES,
-    .infer = infer_tensor_array,
-    .cost = cost_zero,
-};
-
-const struct fl_op_desc fl__desc_TENSOR_ARRAY_READ_V3 = {
-    .name = "TensorArrayReadV3",
-    .min_inputs = 3,
-    .max_inputs = 3,
-    .n_outputs = 1,
-    .flags = FL_OPF_STATEFUL,
-    .infer = infer_ta_read,
-    .cost = cost_zero,
-};
-
-const struct fl_op_desc fl__desc_TENSOR_ARRAY_WRITE_V3 = {
-    .name = "TensorArrayWriteV3",
-    .min_inputs = 4,
-    .max_inputs = 4,
-    .n_outputs = 1,
-    .flags = FL_OPF_STATEFUL,
-    .infer = infer_ta_flow,
-    .cost = cost_zero,
-};
-
-const struct fl_op_desc fl__desc_TENSOR_ARRAY_SCATTER_V3 = {
-    .name = "TensorArrayScatterV3",
-    .min_inputs = 4,
-    .max_inputs = 4,
-    .n_outputs = 1,
-    .flags = FL_OPF_STATEFUL,
-    .infer = infer_ta_flow,
-    .cost = cost_zero,
-};
-
-const struct fl_op_desc fl__desc_TENSOR_ARRAY_GATHER_V3 = {
-    .name = "TensorArrayGatherV3",
-    .min_inputs = 3,
-    .max_inputs = 3,
-    .n_outputs = 1,
-    .flags = FL_OPF_STATEFUL,
-    .infer = infer_ta_gather,
-    .cost = cost_zero,
-};
-
-const struct fl_op_desc fl__desc_TENSOR_ARRAY_SIZE_V3 = {
-    .name = "TensorArraySizeV3",
-    .min_inputs = 2,
-    .max_inputs = 2,
-    .n_outputs = 1,
-    .flags = FL_OPF_STATEFUL | FL_OPF_META,
-    .infer = infer_ta_size,
-    .cost = cost_zero,
-};
-
-const struct fl_op_desc fl__desc_TENSOR_ARRAY_CLOSE_V3 = {
-    .name = "TensorArrayCloseV3",
-    .min_inputs = 1,
-    .max_inputs = 1,
-    .n_outputs = 0,
-    .flags = FL_OPF_STATEFUL | FL_OPF_NO_BYTES,
-    .infer = infer_ta_close,
-    .cost = cost_zero,
-};
-
-const struct fl_op_desc fl__desc_TENSOR_ARRAY_CONCAT_V3 = {
-    .name = "TensorArrayConcatV3",
-    .min_inputs = 2,
-    .max_inputs = 2,
-    .n_outputs = 2,
-    .flags = FL_OPF_STATEFUL,
-    .infer = infer_ta_concat,
-    .cost = cost_zero,
-};
-
-const struct fl_op_desc fl__desc_TENSOR_ARRAY_SPLIT_V3 = {
-    .name = "TensorArraySplitV3",
-    .min_inputs = 4,
-    .max_inputs = 4,
-    .n_outputs = 1,
-    .flags = FL_OPF_STATEFUL,
-    .infer = infer_ta_flow,
-    .cost = cost_zero,
-};
-
-const struct fl_op_desc fl__desc_TENSOR_LIST_RESERVE = {
-    .name = "TensorListReserve",
-    .min_inputs = 2,
-    .max_inputs = 2,
-    .n_outputs = 1,
-    .flags = FL_OPF_NO_BYTES,
-    .infer = infer_list_handle,
-    .cost = cost_zero,
-};
-
-const struct fl_op_desc fl__desc_TENSOR_LIST_FROM_TENSOR = {
-    .name = "TensorListFromTensor",
-    .min_inputs = 2,
-    .max_inputs = 2,
-    .n_outputs = 1,
-    .flags = 0,
-    .infer = infer_list_handle,
-    .cost = cost_zero,
-};
-
-const struct fl_op_desc fl__desc_TENSOR_LIST_GET_ITEM = {
-    .name = "TensorListGetItem",
-    .min_inputs = 3,
-    .max_inputs = 3,
-    .n_outputs = 1,
-    .flags = 0,
-    .infer = infer_list_get_item,
-    .cost = cost_zero,
-};
-
-const struct fl_op_desc fl__desc_TENSOR_LIST_SET_ITEM = {
-    .name = "TensorListSetItem",
-    .min_inputs = 3,
-    .max_inputs = 3,
-    .n_outputs = 1,
-    .flags = 0,
-    .infer = infer_list_handle,
-    .cost = cost_zero,
-};
-
-const struct fl_op_desc fl__desc_TENSOR_LIST_STACK = {
-    .name = "TensorListStack",
-    .min_inputs = 2,
-    .max_inputs = 2,
-    .n_outputs = 1,
-    .flags = 0,
-    .infer = infer_list_stack,
-    .cost = cost_zero,
-};
-
-const struct fl_op_desc fl__desc_TENSOR_LIST_LENGTH = {
-    .name = "TensorListLength",
-    .min_inputs = 1,
-    .max_inputs = 1,
-    .n_outputs = 1,
-    .flags = FL_OPF_META,
-    .infer = infer_list_length,
-    .cost = cost_zero,
-};
-
-const struct fl_op_desc fl__desc_TENSOR_LIST_ELEMENT_SHAPE = {
-    .name = "TensorListElementShape",
-    .min_inputs = 1,
-    .max_inputs = 1,
-    .n_outputs = 1,
-    .flags = FL_OPF_META,
-    .infer = infer_list_element_shape,
-    .cost = cost_zero,
-};
-
-const struct fl_op_desc fl__desc_RANDOM_UNIFORM = {
-    .name = "RandomUniform",
-    .min_inputs = 1,
-    .max_inputs = 1,
-    .n_outputs = 1,
-    .flags = FL_OPF_STATEFUL,
-    .infer = infer_random,
-    .cost = cost_random,
-};
-
-const struct fl_op_desc fl__desc_RANDOM_UNIFORM_INT = {
-    .name = "RandomUniformInt",
-    .min_inputs = 3,
-    .max_inputs = 3,
-    .n_outputs = 1,
-    .flags = FL_OPF_STATEFUL,
-    .infer = infer_random,
-    .cost = cost_random,
-};
-
-const struct fl_op_desc fl__desc_RANDOM_STANDARD_NORMAL = {
-    .name = "RandomStandardNormal",
-    .min_inputs = 1,
-    .max_inputs = 1,
-    .n_outputs = 1,
-    .flags = FL_OPF_STATEFUL,
-    .infer = infer_random,
-    .cost = cost_random,
-};
-
-const struct fl_op_desc fl__desc_TRUNCATED_NORMAL = {
-    .name = "TruncatedNormal",
-    .min_inputs = 1,
-    .max_inputs = 1,
-    .n_outputs = 1,
-    .flags = FL_OPF_STATEFUL,
-    .infer = infer_random,
-    .cost = cost_random,
-};
-
-const struct fl_op_desc fl__desc_RANDOM_SHUFFLE = {
-    .name = "RandomShuffle",
-    .min_inputs = 1,
-    .max_inputs = 1,
-    .n_outputs = 1,
-    .flags = FL_OPF_STATEFUL,
-    .infer = infer_random_shuffle,
-    .cost = cost_zero,
-};
-
-const struct fl_op_desc fl__desc_VARIABLE_V2 = {
-    .name = "VariableV2",
-    .min_inputs = 0,
-    .max_inputs = 0,
-    .n_outputs = 1,
-    .flags = FL_OPF_STATEFUL | FL_OPF_NO_BYTES,
-    .infer = infer_variable_v2,
-    .cost = cost_zero,
-};
-
-const struct fl_op_desc fl__desc_VAR_HANDLE_OP = {
-    .name = "VarHandleOp",
-    .min_inputs = 0,
-    .max_inputs = 0,
-    .n_outputs = 1,
-    .flags = FL_OPF_STATEFUL | FL_OPF_NO_BYTES,
-    .infer = infer_var_handle,
-    .cost = cost_zero,
-};
-
-const struct fl_op_desc fl__desc_READ_VARIABLE_OP = {
-    .name = "ReadVariableOp",
-    .min_inputs = 1,
-    .max_inputs = 1,
-    .n_outputs = 1,
-    .flags = FL_OPF_STATEFUL,
-    .infer = infer_read_variable,
-    .cost = cost_zero,
-};
-
-/* ------------------------------------------------------------------------- */
 /* AssignAdd / AssignSub: ref += value (training graphs; tfprof registers    */
 /* them as E(in0)).                                                          */
 /* ------------------------------------------------------------------------- */
@@ -1961,26 +1502,6 @@ static fl_status cost_assign_update(fl_ctx *c, const fl_node *n, fl_cost *out) {
     return cost_update_of(c, n, 0, true, out);
 }
 
-const struct fl_op_desc fl__desc_ASSIGN_ADD = {
-    .name = "AssignAdd",
-    .min_inputs = 2,
-    .max_inputs = 2,
-    .n_outputs = 1,
-    .flags = FL_OPF_STATEFUL,
-    .infer = infer_assign_update,
-    .cost = cost_assign_update,
-};
-
-const struct fl_op_desc fl__desc_ASSIGN_SUB = {
-    .name = "AssignSub",
-    .min_inputs = 2,
-    .max_inputs = 2,
-    .n_outputs = 1,
-    .flags = FL_OPF_STATEFUL,
-    .infer = infer_assign_update,
-    .cost = cost_assign_update,
-};
-
 /* ------------------------------------------------------------------------- */
 /* AssignAddVariableOp / AssignSubVariableOp: resource += value, no outputs. */
 /* ------------------------------------------------------------------------- */
@@ -1994,26 +1515,6 @@ static fl_status infer_resource_update(fl_ctx *c, fl_node *n) {
 static fl_status cost_resource_update(fl_ctx *c, const fl_node *n, fl_cost *out) {
     return cost_update_of(c, n, 1, false, out);
 }
-
-const struct fl_op_desc fl__desc_ASSIGN_ADD_VARIABLE_OP = {
-    .name = "AssignAddVariableOp",
-    .min_inputs = 2,
-    .max_inputs = 2,
-    .n_outputs = 0,
-    .flags = FL_OPF_STATEFUL,
-    .infer = infer_resource_update,
-    .cost = cost_resource_update,
-};
-
-const struct fl_op_desc fl__desc_ASSIGN_SUB_VARIABLE_OP = {
-    .name = "AssignSubVariableOp",
-    .min_inputs = 2,
-    .max_inputs = 2,
-    .n_outputs = 0,
-    .flags = FL_OPF_STATEFUL,
-    .infer = infer_resource_update,
-    .cost = cost_resource_update,
-};
 
 /* ------------------------------------------------------------------------- */
 /* Scatter* (ref) and ResourceScatter*: var[indices, ...] op= updates         */
@@ -2128,36 +1629,6 @@ static fl_status cost_resource_scatter(fl_ctx *c, const fl_node *n, fl_cost *out
     }
     return cost_scatter_on(c, n, &var, out);
 }
-
-/* The scatter updates: 3 inputs, stateful; the ref forms output the ref. */
-#define STATEFUL_UPDATE_OP(E, NAME, NOUT, INFER, COST)                                             \
-    const struct fl_op_desc fl__desc_##E = {                                                       \
-        .name = NAME,                                                                              \
-        .min_inputs = 3,                                                                           \
-        .max_inputs = 3,                                                                           \
-        .n_outputs = NOUT,                                                                         \
-        .flags = FL_OPF_STATEFUL,                                                                  \
-        .infer = INFER,                                                                            \
-        .cost = COST,                                                                              \
-    }
-#define SCATTER_OP(E, NAME) STATEFUL_UPDATE_OP(E, NAME, 1, infer_scatter, cost_scatter)
-#define RESOURCE_SCATTER_OP(E, NAME)                                                               \
-    STATEFUL_UPDATE_OP(E, NAME, 0, infer_resource_scatter, cost_resource_scatter)
-
-SCATTER_OP(SCATTER_ADD, "ScatterAdd");
-SCATTER_OP(SCATTER_SUB, "ScatterSub");
-SCATTER_OP(SCATTER_MUL, "ScatterMul");
-SCATTER_OP(SCATTER_DIV, "ScatterDiv");
-SCATTER_OP(SCATTER_MAX, "ScatterMax");
-SCATTER_OP(SCATTER_MIN, "ScatterMin");
-SCATTER_OP(SCATTER_UPDATE, "ScatterUpdate");
-RESOURCE_SCATTER_OP(RESOURCE_SCATTER_ADD, "ResourceScatterAdd");
-RESOURCE_SCATTER_OP(RESOURCE_SCATTER_SUB, "ResourceScatterSub");
-RESOURCE_SCATTER_OP(RESOURCE_SCATTER_MUL, "ResourceScatterMul");
-RESOURCE_SCATTER_OP(RESOURCE_SCATTER_DIV, "ResourceScatterDiv");
-RESOURCE_SCATTER_OP(RESOURCE_SCATTER_MAX, "ResourceScatterMax");
-RESOURCE_SCATTER_OP(RESOURCE_SCATTER_MIN, "ResourceScatterMin");
-RESOURCE_SCATTER_OP(RESOURCE_SCATTER_UPDATE, "ResourceScatterUpdate");
 
 /* ------------------------------------------------------------------------- */
 /* ScatterNd* (ref) and ResourceScatterNd*: var[indices] op= updates, where   */
@@ -2296,17 +1767,60 @@ static fl_status cost_resource_scatter_nd(fl_ctx *c, const fl_node *n, fl_cost *
     return st != FL_OK ? st : cost_scatter_nd_on(c, n, &var, out);
 }
 
-#define SCATTER_ND_OP(E, NAME) STATEFUL_UPDATE_OP(E, NAME, 1, infer_scatter_nd, cost_scatter_nd)
-#define RESOURCE_SCATTER_ND_OP(E, NAME)                                                            \
-    STATEFUL_UPDATE_OP(E, NAME, 0, infer_resource_scatter_nd, cost_resource_scatter_nd)
+/* ------------------------------------------------------------------------- */
+/* Hook sets and descriptors (their rows: the core lists of ops.def)          */
+/* ------------------------------------------------------------------------- */
 
-SCATTER_ND_OP(SCATTER_ND_ADD, "ScatterNdAdd");
-SCATTER_ND_OP(SCATTER_ND_SUB, "ScatterNdSub");
-SCATTER_ND_OP(SCATTER_ND_MAX, "ScatterNdMax");
-SCATTER_ND_OP(SCATTER_ND_MIN, "ScatterNdMin");
-SCATTER_ND_OP(SCATTER_ND_UPDATE, "ScatterNdUpdate");
-RESOURCE_SCATTER_ND_OP(RESOURCE_SCATTER_ND_ADD, "ResourceScatterNdAdd");
-RESOURCE_SCATTER_ND_OP(RESOURCE_SCATTER_ND_SUB, "ResourceScatterNdSub");
-RESOURCE_SCATTER_ND_OP(RESOURCE_SCATTER_ND_MAX, "ResourceScatterNdMax");
-RESOURCE_SCATTER_ND_OP(RESOURCE_SCATTER_ND_MIN, "ResourceScatterNdMin");
-RESOURCE_SCATTER_ND_OP(RESOURCE_SCATTER_ND_UPDATE, "ResourceScatterNdUpdate");
+#define HOOKS_const                    .infer = infer_const, .cost = cost_zero
+#define HOOKS_placeholder              .infer = infer_placeholder, .cost = cost_zero
+#define HOOKS_placeholder_with_default .infer = infer_placeholder_with_default, .cost = cost_zero
+/* Forwarding ops that strip _ref (Identity and the non-Ref control flow). */
+#define HOOKS_forward .infer = infer_identity, .eval = eval_forward, .cost = cost_zero
+#define HOOKS_identity_n                                                                           \
+    .count_outputs = count_identity_n, .infer = infer_identity_n, .eval = eval_identity_n,         \
+    .cost = cost_zero
+#define HOOKS_no_op     .infer = infer_no_op, .cost = cost_zero
+#define HOOKS_switch_op .infer = infer_switch, .eval = eval_switch, .cost = cost_zero
+#define HOOKS_merge     .infer = infer_merge, .cost = cost_zero
+#define HOOKS_loop_cond .infer = infer_loop_cond, .eval = eval_forward, .cost = cost_zero
+/* Control-flow forwarding ops of the Ref* forms (dtype keeps _ref). */
+#define HOOKS_ref_forward .infer = infer_ref_forward, .eval = eval_forward, .cost = cost_zero
+/* Functional ops: no cost rule (see the comment at the top). */
+#define HOOKS_while_loop         .count_outputs = count_while, .infer = infer_while
+#define HOOKS_if_case            .count_outputs = count_tout, .infer = infer_if
+#define HOOKS_call               .count_outputs = count_tout, .infer = infer_call
+#define HOOKS_tensor_array       .infer = infer_tensor_array, .cost = cost_zero
+#define HOOKS_ta_read            .infer = infer_ta_read, .cost = cost_zero
+#define HOOKS_ta_flow            .infer = infer_ta_flow, .cost = cost_zero
+#define HOOKS_ta_gather          .infer = infer_ta_gather, .cost = cost_zero
+#define HOOKS_ta_size            .infer = infer_ta_size, .cost = cost_zero
+#define HOOKS_ta_close           .infer = infer_ta_close, .cost = cost_zero
+#define HOOKS_ta_concat          .infer = infer_ta_concat, .cost = cost_zero
+#define HOOKS_list_handle        .infer = infer_list_handle, .cost = cost_zero
+#define HOOKS_list_get_item      .infer = infer_list_get_item, .cost = cost_zero
+#define HOOKS_list_stack         .infer = infer_list_stack, .cost = cost_zero
+#define HOOKS_list_length        .infer = infer_list_length, .cost = cost_zero
+#define HOOKS_list_element_shape .infer = infer_list_element_shape, .cost = cost_zero
+#define HOOKS_random             .infer = infer_random, .cost = cost_random
+#define HOOKS_random_shuffle     .infer = infer_random_shuffle, .cost = cost_zero
+#define HOOKS_variable_v2        .infer = infer_variable_v2, .cost = cost_zero
+#define HOOKS_var_handle         .infer = infer_var_handle, .cost = cost_zero
+#define HOOKS_read_variable      .infer = infer_read_variable, .cost = cost_zero
+#define HOOKS_assign_update      .infer = infer_assign_update, .cost = cost_assign_update
+#define HOOKS_resource_update    .infer = infer_resource_update, .cost = cost_resource_update
+#define HOOKS_scatter            .infer = infer_scatter, .cost = cost_scatter
+#define HOOKS_resource_scatter   .infer = infer_resource_scatter, .cost = cost_resource_scatter
+#define HOOKS_scatter_nd         .infer = infer_scatter_nd, .cost = cost_scatter_nd
+#define HOOKS_resource_scatter_nd                                                                  \
+    .infer = infer_resource_scatter_nd, .cost = cost_resource_scatter_nd
+
+#define FL_OP FL_OP_DESC
+#include "ops/core/const.def"
+#include "ops/core/control_flow.def"
+#include "ops/core/functional.def"
+#include "ops/core/random.def"
+#include "ops/core/scatter.def"
+#include "ops/core/tensor_array.def"
+#include "ops/core/tensor_list.def"
+#include "ops/core/variables.def"
+#undef FL_OP

@@ -2729,125 +2729,30 @@ static fl_status cost_unary_composition(fl_ctx *c, const fl_node *n, fl_cost *ou
 }
 
 /* ------------------------------------------------------------------------- */
-/* Descriptors                                                                */
+/* Hook sets and descriptors (their rows: the ew lists of ops.def)            */
 /* ------------------------------------------------------------------------- */
 
-#define EW_DESC(E, NAME, MIN, MAX, FLAGS, INFER, EVAL)                                             \
-    const struct fl_op_desc fl__desc_##E = {.name = NAME,                                          \
-                                            .min_inputs = MIN,                                     \
-                                            .max_inputs = MAX,                                     \
-                                            .n_outputs = 1,                                        \
-                                            .flags = FLAGS,                                        \
-                                            .infer = INFER,                                        \
-                                            .eval = EVAL,                                          \
-                                            .cost = cost_ew};
+#define HOOKS_unary        .infer = infer_unary, .eval = eval_ew, .cost = cost_ew
+#define HOOKS_conj         .infer = infer_unary, .cost = cost_ew
+#define HOOKS_composition  .infer = infer_unary, .cost = cost_unary_composition
+#define HOOKS_like         .infer = infer_like, .cost = cost_ew
+#define HOOKS_cast         .infer = infer_cast, .eval = eval_ew, .cost = cost_ew
+#define HOOKS_binary       .infer = infer_binary, .eval = eval_binary, .cost = cost_ew
+#define HOOKS_grad         .infer = infer_binary, .cost = cost_ew
+#define HOOKS_select       .infer = infer_select, .eval = eval_ew, .cost = cost_ew
+#define HOOKS_select_v2    .infer = infer_select_v2, .eval = eval_ew, .cost = cost_ew
+#define HOOKS_add_n        .infer = infer_add_n, .eval = eval_ew, .cost = cost_ew
+#define HOOKS_accumulate_n .infer = infer_accumulate_n, .eval = eval_ew, .cost = cost_ew
+#define HOOKS_clip         .infer = infer_clip, .eval = eval_ew, .cost = cost_ew
+#define HOOKS_reduce       .infer = infer_reduce, .eval = eval_reduce, .cost = cost_ew
+#define HOOKS_arg          .infer = infer_arg, .eval = eval_arg, .cost = cost_ew
+#define HOOKS_cum          .infer = infer_cum, .eval = eval_cum, .cost = cost_ew
 
-#define UNARY(E, NAME)  EW_DESC(E, NAME, 1, 1, 0, infer_unary, eval_ew)
-#define BINARY(E, NAME) EW_DESC(E, NAME, 2, 2, 0, infer_binary, eval_binary)
-#define REDUCE(E, NAME) EW_DESC(E, NAME, 2, 2, 0, infer_reduce, eval_reduce)
-
-UNARY(ABS, "Abs")
-UNARY(NEG, "Neg")
-UNARY(EXP, "Exp")
-UNARY(EXPM1, "Expm1")
-UNARY(LOG, "Log")
-UNARY(LOG1P, "Log1p")
-UNARY(SQRT, "Sqrt")
-UNARY(RSQRT, "Rsqrt")
-UNARY(SQUARE, "Square")
-UNARY(RECIPROCAL, "Reciprocal")
-UNARY(INV, "Inv")
-UNARY(SIGMOID, "Sigmoid")
-UNARY(TANH, "Tanh")
-UNARY(RELU, "Relu")
-UNARY(RELU6, "Relu6")
-UNARY(ELU, "Elu")
-UNARY(SELU, "Selu")
-UNARY(LEAKY_RELU, "LeakyRelu")
-UNARY(SOFTPLUS, "Softplus")
-UNARY(SOFTSIGN, "Softsign")
-UNARY(GELU, "Gelu")
-UNARY(MKL_SWISH, "_MklSwish")
-UNARY(FLOOR, "Floor")
-UNARY(CEIL, "Ceil")
-UNARY(ROUND, "Round")
-UNARY(RINT, "Rint")
-UNARY(SIGN, "Sign")
-UNARY(SIN, "Sin")
-UNARY(COS, "Cos")
-UNARY(TAN, "Tan")
-EW_DESC(CONJ, "Conj", 1, 1, 0, infer_unary, NULL)
-/* _UnaryOpsComposition (the arithmetic optimizer's fusion of a unary chain):
- * T and shape of its input; FLOPs: the composed ops' own, summed. */
-const struct fl_op_desc fl__desc_UNARY_OPS_COMPOSITION = {.name = "_UnaryOpsComposition",
-                                                          .min_inputs = 1,
-                                                          .max_inputs = 1,
-                                                          .n_outputs = 1,
-                                                          .infer = infer_unary,
-                                                          .cost = cost_unary_composition};
-UNARY(ASIN, "Asin")
-UNARY(ACOS, "Acos")
-UNARY(ATAN, "Atan")
-UNARY(ERF, "Erf")
-UNARY(ERFC, "Erfc")
-UNARY(IS_NAN, "IsNan")
-UNARY(IS_INF, "IsInf")
-UNARY(IS_FINITE, "IsFinite")
-UNARY(LOGICAL_NOT, "LogicalNot")
-EW_DESC(CAST, "Cast", 1, 1, 0, infer_cast, eval_ew)
-EW_DESC(ZEROS_LIKE, "ZerosLike", 1, 1, FL_OPF_META, infer_like, NULL)
-EW_DESC(ONES_LIKE, "OnesLike", 1, 1, FL_OPF_META, infer_like, NULL)
-
-BINARY(ADD, "Add")
-BINARY(ADD_V2, "AddV2")
-BINARY(SUB, "Sub")
-BINARY(MUL, "Mul")
-BINARY(REAL_DIV, "RealDiv")
-BINARY(DIV, "Div")
-BINARY(DIV_NO_NAN, "DivNoNan")
-BINARY(XDIVY, "Xdivy")
-BINARY(XLOGY, "Xlogy")
-BINARY(XLOG1PY, "Xlog1py")
-BINARY(MUL_NO_NAN, "MulNoNan")
-BINARY(FLOOR_DIV, "FloorDiv")
-BINARY(FLOOR_MOD, "FloorMod")
-BINARY(MOD, "Mod")
-BINARY(TRUNCATE_DIV, "TruncateDiv")
-BINARY(TRUNCATE_MOD, "TruncateMod")
-BINARY(MAXIMUM, "Maximum")
-BINARY(MINIMUM, "Minimum")
-BINARY(POW, "Pow")
-BINARY(SQUARED_DIFFERENCE, "SquaredDifference")
-/* RsqrtGrad(y, dy) = dy * -0.5 * y^3; a training op, never on a shape path. */
-EW_DESC(RSQRT_GRAD, "RsqrtGrad", 2, 2, 0, infer_binary, NULL)
-/* ReluGrad(gradients, features) = gradients where features > 0, else 0; a
- * training op (the remapper's row 7 reads it), never on a shape path. */
-EW_DESC(RELU_GRAD, "ReluGrad", 2, 2, 0, infer_binary, NULL)
-BINARY(ATAN2, "Atan2")
-BINARY(GREATER, "Greater")
-BINARY(GREATER_EQUAL, "GreaterEqual")
-BINARY(LESS, "Less")
-BINARY(LESS_EQUAL, "LessEqual")
-BINARY(EQUAL, "Equal")
-BINARY(NOT_EQUAL, "NotEqual")
-BINARY(LOGICAL_AND, "LogicalAnd")
-BINARY(LOGICAL_OR, "LogicalOr")
-BINARY(PRELU, "Prelu")
-
-EW_DESC(SELECT, "Select", 3, 3, 0, infer_select, eval_ew)
-EW_DESC(SELECT_V2, "SelectV2", 3, 3, 0, infer_select_v2, eval_ew)
-EW_DESC(ADD_N, "AddN", 1, -1, 0, infer_add_n, eval_ew)
-EW_DESC(ACCUMULATE_NV2, "AccumulateNV2", 1, -1, 0, infer_accumulate_n, eval_ew)
-EW_DESC(CLIP_BY_VALUE, "ClipByValue", 3, 3, 0, infer_clip, eval_ew)
-
-REDUCE(SUM, "Sum")
-REDUCE(MEAN, "Mean")
-REDUCE(MAX, "Max")
-REDUCE(MIN, "Min")
-REDUCE(PROD, "Prod")
-REDUCE(ALL, "All")
-REDUCE(ANY, "Any")
-EW_DESC(ARG_MAX, "ArgMax", 2, 2, 0, infer_arg, eval_arg)
-EW_DESC(ARG_MIN, "ArgMin", 2, 2, 0, infer_arg, eval_arg)
-EW_DESC(CUMSUM, "Cumsum", 2, 2, 0, infer_cum, eval_cum)
-EW_DESC(CUMPROD, "Cumprod", 2, 2, 0, infer_cum, eval_cum)
+#define FL_OP FL_OP_DESC
+#include "ops/ew/binary.def"
+#include "ops/ew/cast.def"
+#include "ops/ew/nary.def"
+#include "ops/ew/reduce.def"
+#include "ops/ew/scan.def"
+#include "ops/ew/unary.def"
+#undef FL_OP

@@ -2222,86 +2222,70 @@ static fl_status cost_mkl_instance_norm(fl_ctx *c, const fl_node *n, fl_cost *ou
 }
 
 /* ------------------------------------------------------------------------- */
-/* Descriptors                                                                */
+/* Hook sets and descriptors (their rows: the nn lists of ops.def)            */
 /* ------------------------------------------------------------------------- */
 
-#define NN_OP(E, NAME, MIN, MAX, NOUT, INFER, COST)                                                \
-    const struct fl_op_desc fl__desc_##E = {                                                       \
-        .name = NAME,                                                                              \
-        .min_inputs = MIN,                                                                         \
-        .max_inputs = MAX,                                                                         \
-        .n_outputs = NOUT,                                                                         \
-        .flags = 0,                                                                                \
-        .infer = INFER,                                                                            \
-        .cost = COST,                                                                              \
-    }
+#define HOOKS_conv2d             .infer = infer_conv2d, .cost = cost_conv2d
+#define HOOKS_conv3d             .infer = infer_conv3d, .cost = cost_conv3d
+#define HOOKS_depthwise          .infer = infer_depthwise, .cost = cost_depthwise
+#define HOOKS_fused_conv2d       .infer = infer_fused_conv2d, .cost = cost_fused_conv2d
+#define HOOKS_fused_depthwise    .infer = infer_fused_depthwise, .cost = cost_fused_depthwise
+#define HOOKS_fused_conv3d       .infer = infer_fused_conv3d, .cost = cost_fused_conv3d
+#define HOOKS_conv2d_bp_input    .infer = infer_conv2d_bp_input, .cost = cost_conv2d_bp_input
+#define HOOKS_conv2d_bp_filter   .infer = infer_conv2d_bp_filter, .cost = cost_conv2d_bp_filter
+#define HOOKS_depthwise_bp_input .infer = infer_depthwise_bp_input, .cost = cost_depthwise_bp_input
+#define HOOKS_depthwise_bp_filter                                                                  \
+    .infer = infer_depthwise_bp_filter, .cost = cost_depthwise_bp_filter
+#define HOOKS_dilation2d        .infer = infer_dilation2d, .cost = cost_dilation2d
+#define HOOKS_max_pool          .infer = infer_max_pool, .cost = cost_pool_tfprof
+#define HOOKS_max_pool_v2       .infer = infer_max_pool_v2, .cost = cost_max_pool_v2
+#define HOOKS_avg_pool          .infer = infer_avg_pool, .cost = cost_pool_tfprof
+#define HOOKS_pool3d            .infer = infer_pool3d, .cost = cost_pool_plain
+#define HOOKS_max_pool_grad     .infer = infer_max_pool_grad, .cost = cost_max_pool_grad
+#define HOOKS_avg_pool_grad     .infer = infer_avg_pool_grad, .cost = cost_avg_pool_grad
+#define HOOKS_matmul            .infer = infer_matmul, .cost = cost_matmul
+#define HOOKS_quantized_matmul  .infer = infer_quantized_matmul, .cost = cost_quantized_matmul
+#define HOOKS_fused_matmul      .infer = infer_fused_matmul, .cost = cost_fused_matmul
+#define HOOKS_bmm               .infer = infer_bmm, .cost = cost_bmm
+#define HOOKS_bmm_v2            .infer = infer_bmm_v2, .cost = cost_bmm
+#define HOOKS_bmm_v3            .infer = infer_bmm_v3, .cost = cost_bmm
+#define HOOKS_fused_bmm         .infer = infer_fused_bmm, .cost = cost_fused_bmm
+#define HOOKS_einsum            .infer = infer_einsum, .cost = cost_einsum
+#define HOOKS_fbn               .infer = infer_fbn, .cost = cost_fbn
+#define HOOKS_fbn_v2            .infer = infer_fbn_v2, .cost = cost_fbn
+#define HOOKS_fbn_v3            .infer = infer_fbn_v3, .cost = cost_fbn
+#define HOOKS_fbn_ex            .infer = infer_fbn_v3, .cost = cost_fbn_ex
+#define HOOKS_fbn_grad          .infer = infer_fbn_grad, .cost = cost_fbn_grad
+#define HOOKS_fbn_grad_v2       .infer = infer_fbn_grad_v2, .cost = cost_fbn_grad
+#define HOOKS_fbn_grad_ex       .infer = infer_fbn_grad_ex, .cost = cost_fbn_grad_ex
+#define HOOKS_bias_add          .infer = infer_bias_add, .cost = cost_bias_add
+#define HOOKS_bias_add_v1       .infer = infer_bias_add_v1, .cost = cost_bias_add_v1
+#define HOOKS_bias_add_grad     .infer = infer_bias_add_grad, .cost = cost_bias_add_grad
+#define HOOKS_resize_bilinear   .infer = infer_resize_float, .cost = cost_resize_bilinear
+#define HOOKS_resize_nearest    .infer = infer_resize_nearest, .cost = cost_zero
+#define HOOKS_resize_bicubic    .infer = infer_resize_float, .cost = cost_resize_bicubic
+#define HOOKS_crop_and_resize   .infer = infer_crop_and_resize, .cost = cost_crop_and_resize
+#define HOOKS_depth_to_space    .infer = infer_depth_to_space, .cost = cost_zero
+#define HOOKS_space_to_depth    .infer = infer_space_to_depth, .cost = cost_zero
+#define HOOKS_softmax           .infer = infer_softmax, .cost = cost_softmax
+#define HOOKS_log_softmax       .infer = infer_softmax, .cost = cost_log_softmax
+#define HOOKS_l2_loss           .infer = infer_l2_loss, .cost = cost_l2_loss
+#define HOOKS_lrn               .infer = infer_lrn, .cost = cost_lrn
+#define HOOKS_mkl_layer_norm    .infer = infer_mkl_norm, .cost = cost_mkl_layer_norm
+#define HOOKS_mkl_instance_norm .infer = infer_mkl_norm, .cost = cost_mkl_instance_norm
+#define HOOKS_compare_cast      .infer = infer_compare_cast, .cost = cost_compare_cast
+#define HOOKS_hash_bucket       .infer = infer_tensor_to_hash_bucket, .cost = cost_tensor_to_hash_bucket
+#define HOOKS_mish              .infer = infer_mish, .cost = cost_mish
 
-NN_OP(CONV2D, "Conv2D", 2, 2, 1, infer_conv2d, cost_conv2d);
-NN_OP(CONV3D, "Conv3D", 2, 2, 1, infer_conv3d, cost_conv3d);
-NN_OP(DEPTHWISE_CONV2D_NATIVE, "DepthwiseConv2dNative", 2, 2, 1, infer_depthwise, cost_depthwise);
-NN_OP(FUSED_CONV2D, "_FusedConv2D", 2, -1, 1, infer_fused_conv2d, cost_fused_conv2d);
-NN_OP(FUSED_DEPTHWISE_CONV2D, "_FusedDepthwiseConv2dNative", 2, -1, 1, infer_fused_depthwise,
-      cost_fused_depthwise);
-NN_OP(TFJS_FUSED_DEPTHWISE_CONV2D, "FusedDepthwiseConv2dNative", 2, -1, 1, infer_fused_depthwise,
-      cost_fused_depthwise);
-NN_OP(FUSED_CONV3D, "_FusedConv3D", 2, -1, 1, infer_fused_conv3d, cost_fused_conv3d);
-NN_OP(CONV2D_BACKPROP_INPUT, "Conv2DBackpropInput", 3, 3, 1, infer_conv2d_bp_input,
-      cost_conv2d_bp_input);
-NN_OP(CONV2D_BACKPROP_FILTER, "Conv2DBackpropFilter", 3, 3, 1, infer_conv2d_bp_filter,
-      cost_conv2d_bp_filter);
-NN_OP(DEPTHWISE_CONV2D_BACKPROP_INPUT, "DepthwiseConv2dNativeBackpropInput", 3, 3, 1,
-      infer_depthwise_bp_input, cost_depthwise_bp_input);
-NN_OP(DEPTHWISE_CONV2D_BACKPROP_FILTER, "DepthwiseConv2dNativeBackpropFilter", 3, 3, 1,
-      infer_depthwise_bp_filter, cost_depthwise_bp_filter);
-NN_OP(DILATION2D, "Dilation2D", 2, 2, 1, infer_dilation2d, cost_dilation2d);
-NN_OP(MAX_POOL, "MaxPool", 1, 1, 1, infer_max_pool, cost_pool_tfprof);
-NN_OP(MAX_POOL_V2, "MaxPoolV2", 3, 3, 1, infer_max_pool_v2, cost_max_pool_v2);
-NN_OP(AVG_POOL, "AvgPool", 1, 1, 1, infer_avg_pool, cost_pool_tfprof);
-NN_OP(MAX_POOL3D, "MaxPool3D", 1, 1, 1, infer_pool3d, cost_pool_plain);
-NN_OP(AVG_POOL3D, "AvgPool3D", 1, 1, 1, infer_pool3d, cost_pool_plain);
-NN_OP(MAX_POOL_GRAD, "MaxPoolGrad", 3, 3, 1, infer_max_pool_grad, cost_max_pool_grad);
-NN_OP(AVG_POOL_GRAD, "AvgPoolGrad", 2, 2, 1, infer_avg_pool_grad, cost_avg_pool_grad);
-NN_OP(MATMUL, "MatMul", 2, 2, 1, infer_matmul, cost_matmul);
-NN_OP(QUANTIZED_MATMUL, "QuantizedMatMul", 6, 6, 3, infer_quantized_matmul, cost_quantized_matmul);
-NN_OP(FUSED_MATMUL, "_FusedMatMul", 2, -1, 1, infer_fused_matmul, cost_fused_matmul);
-NN_OP(BATCH_MATMUL, "BatchMatMul", 2, 2, 1, infer_bmm, cost_bmm);
-NN_OP(BATCH_MATMUL_V2, "BatchMatMulV2", 2, 2, 1, infer_bmm_v2, cost_bmm);
-NN_OP(BATCH_MATMUL_V3, "BatchMatMulV3", 2, 2, 1, infer_bmm_v3, cost_bmm);
-NN_OP(MKL_FUSED_BATCH_MATMUL_V2, "_MklFusedBatchMatMulV2", 2, -1, 1, infer_fused_bmm,
-      cost_fused_bmm);
-NN_OP(EINSUM, "Einsum", 1, -1, 1, infer_einsum, cost_einsum);
-NN_OP(FUSED_BATCH_NORM, "FusedBatchNorm", 5, 5, 5, infer_fbn, cost_fbn);
-NN_OP(FUSED_BATCH_NORM_V2, "FusedBatchNormV2", 5, 5, 5, infer_fbn_v2, cost_fbn);
-NN_OP(FUSED_BATCH_NORM_V3, "FusedBatchNormV3", 5, 5, 6, infer_fbn_v3, cost_fbn);
-NN_OP(FUSED_BATCH_NORM_EX, "_FusedBatchNormEx", 5, -1, 6, infer_fbn_v3, cost_fbn_ex);
-NN_OP(FUSED_BATCH_NORM_GRAD, "FusedBatchNormGrad", 5, 5, 5, infer_fbn_grad, cost_fbn_grad);
-NN_OP(FUSED_BATCH_NORM_GRAD_V2, "FusedBatchNormGradV2", 5, 5, 5, infer_fbn_grad_v2, cost_fbn_grad);
-NN_OP(FUSED_BATCH_NORM_GRAD_V3, "FusedBatchNormGradV3", 6, 6, 5, infer_fbn_grad_v2, cost_fbn_grad);
-NN_OP(FUSED_BATCH_NORM_GRAD_EX, "_FusedBatchNormGradEx", 8, 8, 6, infer_fbn_grad_ex,
-      cost_fbn_grad_ex);
-NN_OP(BIAS_ADD, "BiasAdd", 2, 2, 1, infer_bias_add, cost_bias_add);
-NN_OP(BIAS_ADD_V1, "BiasAddV1", 2, 2, 1, infer_bias_add_v1, cost_bias_add_v1);
-NN_OP(BIAS_ADD_GRAD, "BiasAddGrad", 1, 1, 1, infer_bias_add_grad, cost_bias_add_grad);
-NN_OP(RESIZE_BILINEAR, "ResizeBilinear", 2, 2, 1, infer_resize_float, cost_resize_bilinear);
-NN_OP(RESIZE_NEAREST_NEIGHBOR, "ResizeNearestNeighbor", 2, 2, 1, infer_resize_nearest, cost_zero);
-NN_OP(RESIZE_BICUBIC, "ResizeBicubic", 2, 2, 1, infer_resize_float, cost_resize_bicubic);
-NN_OP(CROP_AND_RESIZE, "CropAndResize", 4, 4, 1, infer_crop_and_resize, cost_crop_and_resize);
-NN_OP(LRN, "LRN", 1, 1, 1, infer_lrn, cost_lrn);
-NN_OP(SOFTMAX, "Softmax", 1, 1, 1, infer_softmax, cost_softmax);
-NN_OP(LOG_SOFTMAX, "LogSoftmax", 1, 1, 1, infer_softmax, cost_log_softmax);
-NN_OP(L2_LOSS, "L2Loss", 1, 1, 1, infer_l2_loss, cost_l2_loss);
-NN_OP(DEPTH_TO_SPACE, "DepthToSpace", 1, 1, 1, infer_depth_to_space, cost_zero);
-NN_OP(SPACE_TO_DEPTH, "SpaceToDepth", 1, 1, 1, infer_space_to_depth, cost_zero);
-NN_OP(EQUAL_WITH_CAST, "_EqualWithCast", 2, 2, 1, infer_compare_cast, cost_compare_cast);
-NN_OP(NOT_EQUAL_WITH_CAST, "_NotEqualWithCast", 2, 2, 1, infer_compare_cast, cost_compare_cast);
-NN_OP(GREATER_WITH_CAST, "_GreaterWithCast", 2, 2, 1, infer_compare_cast, cost_compare_cast);
-NN_OP(GREATER_EQUAL_WITH_CAST, "_GreaterEqualWithCast", 2, 2, 1, infer_compare_cast,
-      cost_compare_cast);
-NN_OP(LESS_WITH_CAST, "_LessWithCast", 2, 2, 1, infer_compare_cast, cost_compare_cast);
-NN_OP(LESS_EQUAL_WITH_CAST, "_LessEqualWithCast", 2, 2, 1, infer_compare_cast, cost_compare_cast);
-NN_OP(TENSOR_TO_HASH_BUCKET_FAST, "_TensorToHashBucketFast", 1, 1, 1, infer_tensor_to_hash_bucket,
-      cost_tensor_to_hash_bucket);
-NN_OP(MKL_FUSED_MISH, "_MklFusedMish", 1, 1, 1, infer_mish, cost_mish);
-NN_OP(MKL_LAYER_NORM, "_MklLayerNorm", 3, 3, 1, infer_mkl_norm, cost_mkl_layer_norm);
-NN_OP(MKL_FUSED_INSTANCE_NORM, "_MklFusedInstanceNorm", 3, 3, 1, infer_mkl_norm,
-      cost_mkl_instance_norm);
+#define FL_OP FL_OP_DESC
+#include "ops/nn/batchnorm.def"
+#include "ops/nn/bias.def"
+#include "ops/nn/conv.def"
+#include "ops/nn/einsum.def"
+#include "ops/nn/fused_ew.def"
+#include "ops/nn/image.def"
+#include "ops/nn/matmul.def"
+#include "ops/nn/norm.def"
+#include "ops/nn/pool.def"
+#include "ops/nn/softmax.def"
+#undef FL_OP

@@ -1748,124 +1748,52 @@ static int count_split(const fl_node *n, fl_diag *d) {
 }
 
 /* ------------------------------------------------------------------------- */
-/* Descriptors                                                                */
+/* Hook sets and descriptors (their rows: the onnx lists of ops.def)          */
 /* ------------------------------------------------------------------------- */
 
-#define ONNX_OP(E, NAME, MIN, MAX, NOUT, FLAGS, INFER, EVAL, COST)                                 \
-    const struct fl_op_desc fl__desc_##E = {                                                       \
-        .name = NAME,                                                                              \
-        .min_inputs = MIN,                                                                         \
-        .max_inputs = MAX,                                                                         \
-        .n_outputs = NOUT,                                                                         \
-        .flags = FLAGS,                                                                            \
-        .infer = INFER,                                                                            \
-        .eval = EVAL,                                                                              \
-        .cost = COST,                                                                              \
-    }
+#define HOOKS_absent            .infer = infer_absent, .cost = cost_zero
+#define HOOKS_identity          .infer = infer_same, .eval = eval_copy, .cost = cost_zero
+#define HOOKS_dropout           .infer = infer_dropout, .eval = eval_copy, .cost = cost_zero
+#define HOOKS_shape             .infer = infer_shape_op, .cost = cost_zero
+#define HOOKS_size              .infer = infer_size, .cost = cost_zero
+#define HOOKS_flatten           .infer = infer_flatten, .eval = eval_copy, .cost = cost_zero
+#define HOOKS_reshape           .infer = infer_reshape, .eval = eval_copy, .cost = cost_zero
+#define HOOKS_squeeze           .infer = infer_squeeze, .eval = eval_copy, .cost = cost_zero
+#define HOOKS_unsqueeze         .infer = infer_unsqueeze, .eval = eval_copy, .cost = cost_zero
+#define HOOKS_transpose         .infer = infer_transpose, .cost = cost_zero
+#define HOOKS_twin              .infer = infer_twin, .eval = eval_twin, .cost = cost_ew
+#define HOOKS_variadic          .infer = infer_variadic, .cost = cost_variadic
+#define HOOKS_prelu             .infer = infer_variadic, .cost = cost_ew2
+#define HOOKS_unary             .infer = infer_unary_twin, .cost = cost_ew
+#define HOOKS_clip              .infer = infer_same, .cost = cost_ew
+#define HOOKS_cast              .infer = infer_cast, .eval = eval_twin, .cost = cost_ew
+#define HOOKS_conv              .infer = infer_conv, .cost = cost_conv
+#define HOOKS_pool              .infer = infer_pool, .cost = cost_pool
+#define HOOKS_global_pool       .infer = infer_global_pool, .cost = cost_global_pool
+#define HOOKS_gemm              .infer = infer_gemm, .cost = cost_gemm
+#define HOOKS_matmul            .infer = infer_matmul, .cost = cost_matmul
+#define HOOKS_batch_norm        .infer = infer_batch_norm, .cost = cost_bn
+#define HOOKS_layer_norm        .infer = infer_layer_norm, .cost = cost_layer_norm
+#define HOOKS_softmax           .infer = infer_same, .cost = cost_softmax
+#define HOOKS_reduce            .infer = infer_reduce, .cost = cost_reduce
+#define HOOKS_concat            .infer = infer_concat, .eval = eval_concat, .cost = cost_zero
+#define HOOKS_split             .count_outputs = count_split, .infer = infer_split, .cost = cost_zero
+#define HOOKS_slice             .infer = infer_slice, .eval = eval_slice, .cost = cost_zero
+#define HOOKS_gather            .infer = infer_gather, .eval = eval_gather, .cost = cost_zero
+#define HOOKS_expand            .infer = infer_expand, .cost = cost_zero
+#define HOOKS_pad               .infer = infer_pad, .cost = cost_zero
+#define HOOKS_tile              .infer = infer_tile, .cost = cost_zero
+#define HOOKS_constant_of_shape .infer = infer_constant_of_shape, .cost = cost_zero
+#define HOOKS_range             .infer = infer_twin, .eval = eval_twin, .cost = cost_zero
 
-#define UNARY(E, NAME)      ONNX_OP(E, NAME, 1, 1, 1, 0, infer_unary_twin, NULL, cost_ew)
-#define UNARY_EVAL(E, NAME) ONNX_OP(E, NAME, 1, 1, 1, 0, infer_twin, eval_twin, cost_ew)
-#define BINARY(E, NAME)     ONNX_OP(E, NAME, 2, 2, 1, 0, infer_twin, eval_twin, cost_ew)
-#define ALIAS               FL_OPF_ALIAS
-
-ONNX_OP(ONNX_ABSENT, "onnx::_absent", 0, 0, 1, FL_OPF_NO_BYTES, infer_absent, NULL, cost_zero);
-/* convolution, pooling, normalisation */
-ONNX_OP(ONNX_CONV, "onnx::Conv", 2, 3, 1, 0, infer_conv, NULL, cost_conv);
-ONNX_OP(ONNX_MAX_POOL, "onnx::MaxPool", 1, 1, 2, 0, infer_pool, NULL, cost_pool);
-ONNX_OP(ONNX_AVERAGE_POOL, "onnx::AveragePool", 1, 1, 1, 0, infer_pool, NULL, cost_pool);
-ONNX_OP(ONNX_GLOBAL_AVERAGE_POOL, "onnx::GlobalAveragePool", 1, 1, 1, 0, infer_global_pool, NULL,
-        cost_global_pool);
-ONNX_OP(ONNX_GLOBAL_MAX_POOL, "onnx::GlobalMaxPool", 1, 1, 1, 0, infer_global_pool, NULL,
-        cost_global_pool);
-ONNX_OP(ONNX_BATCH_NORM, "onnx::BatchNormalization", 5, 5, 5, 0, infer_batch_norm, NULL, cost_bn);
-ONNX_OP(ONNX_LAYER_NORM, "onnx::LayerNormalization", 2, 3, 3, 0, infer_layer_norm, NULL,
-        cost_layer_norm);
-ONNX_OP(ONNX_SIMPLIFIED_LAYER_NORM, "onnx::SimplifiedLayerNormalization", 2, 2, 2, 0,
-        infer_layer_norm, NULL, cost_layer_norm);
-/* matrix products */
-ONNX_OP(ONNX_GEMM, "onnx::Gemm", 2, 3, 1, 0, infer_gemm, NULL, cost_gemm);
-ONNX_OP(ONNX_MATMUL, "onnx::MatMul", 2, 2, 1, 0, infer_matmul, NULL, cost_matmul);
-/* element-wise */
-BINARY(ONNX_ADD, "onnx::Add");
-BINARY(ONNX_SUB, "onnx::Sub");
-BINARY(ONNX_MUL, "onnx::Mul");
-BINARY(ONNX_DIV, "onnx::Div");
-BINARY(ONNX_POW, "onnx::Pow");
-BINARY(ONNX_EQUAL, "onnx::Equal");
-BINARY(ONNX_LESS, "onnx::Less");
-BINARY(ONNX_GREATER, "onnx::Greater");
-BINARY(ONNX_AND, "onnx::And");
-BINARY(ONNX_OR, "onnx::Or");
-UNARY_EVAL(ONNX_NOT, "onnx::Not");
-ONNX_OP(ONNX_WHERE, "onnx::Where", 3, 3, 1, 0, infer_twin, eval_twin, cost_ew);
-ONNX_OP(ONNX_SUM, "onnx::Sum", 1, -1, 1, 0, infer_variadic, NULL, cost_variadic);
-ONNX_OP(ONNX_MEAN, "onnx::Mean", 1, -1, 1, 0, infer_variadic, NULL, cost_variadic);
-ONNX_OP(ONNX_MAX, "onnx::Max", 1, -1, 1, 0, infer_variadic, NULL, cost_variadic);
-ONNX_OP(ONNX_MIN, "onnx::Min", 1, -1, 1, 0, infer_variadic, NULL, cost_variadic);
-ONNX_OP(ONNX_PRELU, "onnx::PRelu", 2, 2, 1, 0, infer_variadic, NULL, cost_ew2);
-UNARY_EVAL(ONNX_RELU, "onnx::Relu");
-UNARY_EVAL(ONNX_NEG, "onnx::Neg");
-UNARY_EVAL(ONNX_ABS, "onnx::Abs");
-UNARY_EVAL(ONNX_FLOOR, "onnx::Floor");
-UNARY_EVAL(ONNX_CEIL, "onnx::Ceil");
-UNARY_EVAL(ONNX_SQRT, "onnx::Sqrt");
-UNARY(ONNX_SIGMOID, "onnx::Sigmoid");
-UNARY(ONNX_TANH, "onnx::Tanh");
-UNARY(ONNX_ERF, "onnx::Erf");
-UNARY(ONNX_EXP, "onnx::Exp");
-UNARY(ONNX_LOG, "onnx::Log");
-UNARY(ONNX_RECIPROCAL, "onnx::Reciprocal");
-UNARY(ONNX_HARD_SIGMOID, "onnx::HardSigmoid");
-UNARY(ONNX_HARD_SWISH, "onnx::HardSwish");
-UNARY(ONNX_LEAKY_RELU, "onnx::LeakyRelu");
-UNARY(ONNX_ELU, "onnx::Elu");
-UNARY(ONNX_SELU, "onnx::Selu");
-UNARY(ONNX_SOFTPLUS, "onnx::Softplus");
-UNARY(ONNX_GELU, "onnx::Gelu");
-ONNX_OP(ONNX_CLIP, "onnx::Clip", 1, 3, 1, 0, infer_same, NULL, cost_ew);
-ONNX_OP(ONNX_CAST, "onnx::Cast", 1, 1, 1, 0, infer_cast, eval_twin, cost_ew);
-ONNX_OP(ONNX_SOFTMAX, "onnx::Softmax", 1, 1, 1, 0, infer_same, NULL, cost_softmax);
-ONNX_OP(ONNX_LOG_SOFTMAX, "onnx::LogSoftmax", 1, 1, 1, 0, infer_same, NULL, cost_softmax);
-/* reductions */
-ONNX_OP(ONNX_REDUCE_MEAN, "onnx::ReduceMean", 1, 2, 1, 0, infer_reduce, NULL, cost_reduce);
-ONNX_OP(ONNX_REDUCE_SUM, "onnx::ReduceSum", 1, 2, 1, 0, infer_reduce, NULL, cost_reduce);
-ONNX_OP(ONNX_REDUCE_MAX, "onnx::ReduceMax", 1, 2, 1, 0, infer_reduce, NULL, cost_reduce);
-ONNX_OP(ONNX_REDUCE_MIN, "onnx::ReduceMin", 1, 2, 1, 0, infer_reduce, NULL, cost_reduce);
-ONNX_OP(ONNX_REDUCE_PROD, "onnx::ReduceProd", 1, 2, 1, 0, infer_reduce, NULL, cost_reduce);
-/* data movement and metadata */
-ONNX_OP(ONNX_IDENTITY, "onnx::Identity", 1, 1, 1, ALIAS, infer_same, eval_copy, cost_zero);
-ONNX_OP(ONNX_DROPOUT, "onnx::Dropout", 1, 3, 2, ALIAS, infer_dropout, eval_copy, cost_zero);
-ONNX_OP(ONNX_SHAPE, "onnx::Shape", 1, 1, 1, FL_OPF_META, infer_shape_op, NULL, cost_zero);
-ONNX_OP(ONNX_SIZE, "onnx::Size", 1, 1, 1, FL_OPF_META, infer_size, NULL, cost_zero);
-ONNX_OP(ONNX_FLATTEN, "onnx::Flatten", 1, 1, 1, ALIAS, infer_flatten, eval_copy, cost_zero);
-ONNX_OP(ONNX_RESHAPE, "onnx::Reshape", 2, 2, 1, ALIAS, infer_reshape, eval_copy, cost_zero);
-ONNX_OP(ONNX_SQUEEZE, "onnx::Squeeze", 1, 2, 1, ALIAS, infer_squeeze, eval_copy, cost_zero);
-ONNX_OP(ONNX_UNSQUEEZE, "onnx::Unsqueeze", 1, 2, 1, ALIAS, infer_unsqueeze, eval_copy, cost_zero);
-ONNX_OP(ONNX_TRANSPOSE, "onnx::Transpose", 1, 1, 1, 0, infer_transpose, NULL, cost_zero);
-ONNX_OP(ONNX_CONCAT, "onnx::Concat", 1, -1, 1, 0, infer_concat, eval_concat, cost_zero);
-const struct fl_op_desc fl__desc_ONNX_SPLIT = {
-    .name = "onnx::Split",
-    .min_inputs = 1,
-    .max_inputs = 2,
-    .n_outputs = -1,
-    .count_outputs = count_split,
-    .infer = infer_split,
-    .cost = cost_zero,
-};
-ONNX_OP(ONNX_SLICE, "onnx::Slice", 1, 5, 1, 0, infer_slice, eval_slice, cost_zero);
-ONNX_OP(ONNX_GATHER, "onnx::Gather", 2, 2, 1, 0, infer_gather, eval_gather, cost_zero);
-ONNX_OP(ONNX_EXPAND, "onnx::Expand", 2, 2, 1, 0, infer_expand, NULL, cost_zero);
-ONNX_OP(ONNX_PAD, "onnx::Pad", 1, 4, 1, 0, infer_pad, NULL, cost_zero);
-ONNX_OP(ONNX_TILE, "onnx::Tile", 2, 2, 1, 0, infer_tile, NULL, cost_zero);
-ONNX_OP(ONNX_CONSTANT_OF_SHAPE, "onnx::ConstantOfShape", 1, 1, 1, 0, infer_constant_of_shape, NULL,
-        cost_zero);
-ONNX_OP(ONNX_RANGE, "onnx::Range", 3, 3, 1, 0, infer_twin, eval_twin, cost_zero);
-/* com.microsoft contrib ops written by ONNX Runtime's optimiser */
-ONNX_OP(ONNX_MS_FUSED_CONV, "com.microsoft::FusedConv", 2, 4, 1, 0, infer_conv, NULL, cost_conv);
-ONNX_OP(ONNX_MS_FUSED_GEMM, "com.microsoft::FusedGemm", 2, 3, 1, 0, infer_gemm, NULL, cost_gemm);
-ONNX_OP(ONNX_MS_FUSED_MATMUL, "com.microsoft::FusedMatMul", 2, 2, 1, 0, infer_matmul, NULL,
-        cost_matmul);
-UNARY(ONNX_MS_GELU, "com.microsoft::Gelu");
-UNARY(ONNX_MS_QUICK_GELU, "com.microsoft::QuickGelu");
-ONNX_OP(ONNX_MS_SKIP_LAYER_NORM, "com.microsoft::SkipLayerNormalization", 3, 5, 4, 0,
-        infer_layer_norm, NULL, cost_layer_norm);
+#define FL_OP FL_OP_DESC
+#include "ops/onnx/concat.def"
+#include "ops/onnx/conv.def"
+#include "ops/onnx/elementwise.def"
+#include "ops/onnx/matmul.def"
+#include "ops/onnx/norm.def"
+#include "ops/onnx/pad_tile.def"
+#include "ops/onnx/reduce.def"
+#include "ops/onnx/shape.def"
+#include "ops/onnx/slice.def"
+#undef FL_OP

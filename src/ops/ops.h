@@ -1,12 +1,15 @@
 /*
  * ops.h - the op registry: one descriptor per op type.
  *
- * ops.def is the only list of op types. It generates enum fl_op_kind, the name
- * lookup and the descriptor table. Each op's descriptor is defined, with
- * designated initializers, in the family file named in ops.def
- * (src/ops/<family>.c) as `const struct fl_op_desc fl__desc_<ENUM>`; a missing
- * descriptor fails to link. Adding an op: one line in ops.def and its
- * descriptor in the family file (hooks are usually shared within a family).
+ * ops.def is the only list of op types: one row per op, in the list of the
+ * family file that implements it (src/ops/FAMILY/FILE.def, included by
+ * ops.def), giving the op's kind, name, family, input and output counts,
+ * flags and hook set. The rows generate enum fl_op_kind, the name lookup and
+ * the descriptor table; each family file defines its ops' descriptors,
+ * `const struct fl_op_desc fl__desc_<ENUM>`, from its list and its hook sets
+ * (FL_OP_DESC, ops/common.h). Adding an op: a row in FILE.def and, unless an
+ * existing hook set fits, its hooks and a HOOKS_<set> macro in FILE.c
+ * (ops.def has the details).
  *
  * Hooks run during shape inference (infer, eval) and costing (cost), in
  * topological order, one node at a time, with every producer already done.
@@ -24,7 +27,7 @@
 
 typedef enum fl_op_kind {
     FL_OP_UNKNOWN = 0,
-#define FL_OP(e, name, family) FL_OP_##e,
+#define FL_OP(e, ...) FL_OP_##e,
 #include "ops/ops.def"
 #undef FL_OP
     FL_OP_COUNT
@@ -104,7 +107,7 @@ fl_op_kind fl__op_lookup(const char *name);
 /* Name of a kind ("Conv2D"); "?" for unknown. */
 const char *fl__op_name(int kind);
 
-#define FL_OP(e, name, family) extern const struct fl_op_desc fl__desc_##e;
+#define FL_OP(e, ...) extern const struct fl_op_desc fl__desc_##e;
 #include "ops/ops.def"
 #undef FL_OP
 

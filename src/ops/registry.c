@@ -9,31 +9,42 @@
 #include <string.h>
 
 static const struct fl_op_desc *const table[FL_OP_COUNT] = {
-#define FL_OP(e, name, family) [FL_OP_##e] = &fl__desc_##e,
+#define FL_OP(e, ...) [FL_OP_##e] = &fl__desc_##e,
 #include "ops/ops.def"
 #undef FL_OP
 };
 
 static const char *const names[FL_OP_COUNT] = {
     [FL_OP_UNKNOWN] = "?",
-#define FL_OP(e, name, family) [FL_OP_##e] = name,
+#define FL_OP(e, name, ...) [FL_OP_##e] = name,
 #include "ops/ops.def"
 #undef FL_OP
 };
 
-/* Lookup runs once per imported node: a scan over the ~350 names cost more
- * than decoding the node on large graphs. It uses an open-addressing hash
- * table (FNV-1a, linear probing; slots hold kinds, 0 empty) of at least four
- * slots per op, built at the first lookup. Building is lock-free: the thread
- * that moves `state` from EMPTY to BUILDING fills the slots and publishes them
- * with a release store of READY; lookups that see anything but READY (with
- * acquire) scan the names as before, so every thread gets the same answers
- * whatever the timing, and nothing needs linking with a thread library. Names
- * are unique in ops.def; were one not, the table keeps its first kind, as the
+/* Lookup runs once per imported node: a scan over the names cost more than
+ * decoding the node on large graphs. It uses an open-addressing hash table
+ * (FNV-1a, linear probing; slots hold kinds, 0 empty) of at least four slots
+ * per op, a power of two sized from FL_OP_COUNT, built at the first lookup
+ * (hashing the names takes microseconds: start-up does not notice it, see
+ * tests/bench/bench_startup.sh). Building is lock-free: the thread that moves
+ * `state` from EMPTY to BUILDING fills the slots and publishes them with a
+ * release store of READY; lookups that see anything but READY (with acquire)
+ * scan the names as before, so every thread gets the same answers whatever
+ * the timing, and nothing needs linking with a thread library. Names are
+ * unique in ops.def; were one not, the table keeps its first kind, as the
  * scan would. */
-#define SLOT_BITS 12
-#define N_SLOTS   (1u << SLOT_BITS)
-_Static_assert(FL_OP_COUNT * 4 <= N_SLOTS, "grow SLOT_BITS with ops.def");
+/* The smallest power of two >= n (n <= 65536). */
+#define POW2_AT_LEAST(n)                                                                           \
+    ((n) <= 1u << 9    ? 1u << 9                                                                   \
+     : (n) <= 1u << 10 ? 1u << 10                                                                  \
+     : (n) <= 1u << 11 ? 1u << 11                                                                  \
+     : (n) <= 1u << 12 ? 1u << 12                                                                  \
+     : (n) <= 1u << 13 ? 1u << 13                                                                  \
+     : (n) <= 1u << 14 ? 1u << 14                                                                  \
+     : (n) <= 1u << 15 ? 1u << 15                                                                  \
+                       : 1u << 16)
+#define N_SLOTS POW2_AT_LEAST(4u * FL_OP_COUNT)
+_Static_assert(4u * FL_OP_COUNT <= N_SLOTS, "more than 16384 ops: extend POW2_AT_LEAST");
 _Static_assert(FL_OP_COUNT <= UINT16_MAX, "slots hold kinds in 16 bits");
 
 enum { EMPTY, BUILDING, READY };

@@ -108,22 +108,10 @@ static fl_status cost_augru(fl_ctx *c, const fl_node *n, fl_cost *out) {
     return cost_gru_impl(c, n, out, true);
 }
 
-const struct fl_op_desc fl__desc_GRU_BLOCK_CELL = {
-    .name = "GRUBlockCell",
-    .min_inputs = 6,
-    .max_inputs = 6,
-    .n_outputs = 4,
-    .flags = 0,
-    .infer = infer_gru,
-    .cost = cost_gru,
-};
+/* Hook sets and descriptors (their rows: rnn/gru.def). */
+#define HOOKS_gru   .infer = infer_gru, .cost = cost_gru
+#define HOOKS_augru .infer = infer_augru, .cost = cost_augru
 
-const struct fl_op_desc fl__desc_AUGRU_BLOCK_CELL = {
-    .name = "AUGRUBlockCell",
-    .min_inputs = 7,
-    .max_inputs = 7,
-    .n_outputs = 4,
-    .flags = 0,
-    .infer = infer_augru,
-    .cost = cost_augru,
-};
+#define FL_OP FL_OP_DESC
+#include "ops/rnn/gru.def"
+#undef FL_OP

@@ -23,7 +23,7 @@ static const struct {
     const char *name;
     int kind;
 } defs[] = {
-#define FL_OP(e, name, family) {name, FL_OP_##e},
+#define FL_OP(e, name, ...) {name, FL_OP_##e},
 #include "ops/ops.def"
 #undef FL_OP
 };

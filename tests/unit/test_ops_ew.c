@@ -227,7 +227,7 @@ static void test_descriptors(void **state) {
         const char *family, *name;
         const struct fl_op_desc *desc;
     } all[] = {
-#define FL_OP(e, name, family) {#family, name, &fl__desc_##e},
+#define FL_OP(e, name, family, ...) {#family, name, &fl__desc_##e},
 #include "ops/ops.def"
 #undef FL_OP
     };
@@ -1404,7 +1404,7 @@ static void test_all_ops_unknown_inputs(void **state) {
         const struct fl_op_desc *desc;
         const char *family;
     } all[] = {
-#define FL_OP(e, name, family) {name, &fl__desc_##e, #family},
+#define FL_OP(e, name, family, ...) {name, &fl__desc_##e, #family},
 #include "ops/ops.def"
 #undef FL_OP
     };

@@ -137,7 +137,7 @@ static void test_descriptors(void **state) {
         const char *family, *name;
         const struct fl_op_desc *desc;
     } all[] = {
-#define FL_OP(e, name, family) {#family, name, &fl__desc_##e},
+#define FL_OP(e, name, family, ...) {#family, name, &fl__desc_##e},
 #include "ops/ops.def"
 #undef FL_OP
     };
@@ -1230,7 +1230,7 @@ static void test_robustness(void **state) {
         const char *family;
         const struct fl_op_desc *desc;
     } all[] = {
-#define FL_OP(e, name, family) {#family, &fl__desc_##e},
+#define FL_OP(e, name, family, ...) {#family, &fl__desc_##e},
 #include "ops/ops.def"
 #undef FL_OP
     };

@@ -247,43 +247,21 @@ static fl_status infer_bit_shift(fl_ctx *c, fl_node *n) {
 }
 
 /* ------------------------------------------------------------------------- */
-/* Descriptors                                                                */
+/* Hook sets and descriptors (their rows: onnxops/math.def)                   */
 /* ------------------------------------------------------------------------- */
 
-#define UNARY_TWIN(E, NAME) FL_OX_OP(E, NAME, 1, 1, 1, 0, infer_twin, eval_twin, cost_ew)
-#define UNARY_SAME(E, NAME) FL_OX_OP(E, NAME, 1, 1, 1, 0, fl__ox_infer_same, NULL, cost_ew)
-#define BINARY_INT(E, NAME)                                                                        \
-    FL_OX_OP(E, NAME, 2, 2, 1, 0, infer_bcast_same, eval_int_binary, cost_ew)
+#define HOOKS_twin       .infer = infer_twin, .eval = eval_twin, .cost = cost_ew
+#define HOOKS_same       .infer = fl__ox_infer_same, .cost = cost_ew
+#define HOOKS_bool_twin  .infer = infer_bool_same, .eval = eval_twin, .cost = cost_ew
+#define HOOKS_is_inf     .infer = infer_bool_same, .eval = eval_is_inf, .cost = cost_ew
+#define HOOKS_cast_like  .infer = infer_cast_like, .cost = cost_ew
+#define HOOKS_det        .infer = infer_det, .cost = cost_det
+#define HOOKS_mod        .infer = infer_mod, .eval = eval_mod, .cost = cost_ew
+#define HOOKS_compare    .infer = infer_bcast_bool, .eval = eval_twin, .cost = cost_ew
+#define HOOKS_xor        .infer = infer_bcast_bool, .eval = eval_int_binary, .cost = cost_ew
+#define HOOKS_bit_shift  .infer = infer_bit_shift, .eval = eval_int_binary, .cost = cost_ew
+#define HOOKS_int_binary .infer = infer_bcast_same, .eval = eval_int_binary, .cost = cost_ew
 
-UNARY_TWIN(ONNX_SIN, "onnx::Sin");
-UNARY_TWIN(ONNX_COS, "onnx::Cos");
-UNARY_TWIN(ONNX_TAN, "onnx::Tan");
-UNARY_TWIN(ONNX_ASIN, "onnx::Asin");
-UNARY_TWIN(ONNX_ACOS, "onnx::Acos");
-UNARY_TWIN(ONNX_ATAN, "onnx::Atan");
-UNARY_TWIN(ONNX_SIGN, "onnx::Sign");
-UNARY_TWIN(ONNX_ROUND, "onnx::Round");
-UNARY_TWIN(ONNX_SOFTSIGN, "onnx::Softsign");
-UNARY_SAME(ONNX_SINH, "onnx::Sinh");
-UNARY_SAME(ONNX_COSH, "onnx::Cosh");
-UNARY_SAME(ONNX_ASINH, "onnx::Asinh");
-UNARY_SAME(ONNX_ACOSH, "onnx::Acosh");
-UNARY_SAME(ONNX_ATANH, "onnx::Atanh");
-UNARY_SAME(ONNX_CELU, "onnx::Celu");
-UNARY_SAME(ONNX_THRESHOLDED_RELU, "onnx::ThresholdedRelu");
-UNARY_SAME(ONNX_SHRINK, "onnx::Shrink");
-UNARY_SAME(ONNX_MISH, "onnx::Mish");
-UNARY_SAME(ONNX_BITWISE_NOT, "onnx::BitwiseNot");
-FL_OX_OP(ONNX_IS_NAN, "onnx::IsNaN", 1, 1, 1, 0, infer_bool_same, eval_twin, cost_ew);
-FL_OX_OP(ONNX_IS_INF, "onnx::IsInf", 1, 1, 1, 0, infer_bool_same, eval_is_inf, cost_ew);
-FL_OX_OP(ONNX_CAST_LIKE, "onnx::CastLike", 2, 2, 1, 0, infer_cast_like, NULL, cost_ew);
-FL_OX_OP(ONNX_DET, "onnx::Det", 1, 1, 1, 0, infer_det, NULL, cost_det);
-FL_OX_OP(ONNX_MOD, "onnx::Mod", 2, 2, 1, 0, infer_mod, eval_mod, cost_ew);
-FL_OX_OP(ONNX_LESS_OR_EQUAL, "onnx::LessOrEqual", 2, 2, 1, 0, infer_bcast_bool, eval_twin, cost_ew);
-FL_OX_OP(ONNX_GREATER_OR_EQUAL, "onnx::GreaterOrEqual", 2, 2, 1, 0, infer_bcast_bool, eval_twin,
-         cost_ew);
-FL_OX_OP(ONNX_XOR, "onnx::Xor", 2, 2, 1, 0, infer_bcast_bool, eval_int_binary, cost_ew);
-FL_OX_OP(ONNX_BIT_SHIFT, "onnx::BitShift", 2, 2, 1, 0, infer_bit_shift, eval_int_binary, cost_ew);
-BINARY_INT(ONNX_BITWISE_AND, "onnx::BitwiseAnd");
-BINARY_INT(ONNX_BITWISE_OR, "onnx::BitwiseOr");
-BINARY_INT(ONNX_BITWISE_XOR, "onnx::BitwiseXor");
+#define FL_OP FL_OP_DESC
+#include "ops/onnxops/math.def"
+#undef FL_OP

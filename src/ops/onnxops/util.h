@@ -45,19 +45,6 @@ fl_status fl__ox_cost_per_in(fl_ctx *c, const fl_node *n, fl_cost *out, int64_t 
  * dtype of input 0. */
 fl_status fl__ox_infer_reduce(fl_ctx *c, fl_node *n);
 
-/* A descriptor of the ONNX families in src/ops/onnxops/. */
-#define FL_OX_OP(E, NAME, MIN, MAX, NOUT, FLAGS, INFER, EVAL, COST)                                \
-    const struct fl_op_desc fl__desc_##E = {                                                       \
-        .name = NAME,                                                                              \
-        .min_inputs = MIN,                                                                         \
-        .max_inputs = MAX,                                                                         \
-        .n_outputs = NOUT,                                                                         \
-        .flags = FLAGS,                                                                            \
-        .infer = INFER,                                                                            \
-        .eval = EVAL,                                                                              \
-        .cost = COST,                                                                              \
-    }
-
 /* Runs the hook of descriptor `desc` (infer when `eval` is false) on a copy
  * of n whose inputs are n's inputs `idx[0..n_idx)` (absent ones dropped from
  * the end): QLinearConv's x and w through Conv's inference. */
