@@ -40,6 +40,7 @@
 
 #include "graph/snapshot.h"
 #include "shape/infer.h"
+#include "util/check.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -62,9 +63,7 @@ void fl__pipeline_config_init(fl_pipeline_config *cfg) {
     cfg->opt.remapper_mode = FL_REMAPPER_STANDARD;
     cfg->opt.max_folded_bytes = 100 * 1024;
     cfg->opt.iterations = 2;
-#ifndef NDEBUG
-    cfg->verify = true;
-#endif
+    cfg->verify = fl__checks_on(); /* debug builds, FOLDLINE_VERIFY=1 (util/check.h) */
 }
 
 const char *fl__pipeline_pass_name(fl_pass_id id) {

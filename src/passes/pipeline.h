@@ -64,7 +64,8 @@ typedef struct fl_pass_failures {
 } fl_pass_failures;
 
 /* Defaults: all passes, no outputs given, CPU, standard remapper, 100 KiB
- * folding limit, 2 iterations, verification on in debug builds. */
+ * folding limit, 2 iterations, verification on in debug builds and with
+ * FOLDLINE_VERIFY=1 (util/check.h). */
 void fl__pipeline_config_init(fl_pipeline_config *cfg);
 
 /* The name of a pass ("pruning", "cse", ...). */

@@ -22,6 +22,7 @@
 #include "shape/infer.h"
 #include "testgraph.h"
 #include "testutil.h"
+#include "util/check.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -337,6 +338,7 @@ typedef enum hook_mode {
     HOOK_BREAK_DTYPE,   /* change a graph output's dtype: the outputs check fails */
     HOOK_OOM,           /* run out of memory */
     HOOK_CANCEL,        /* ask to stop: the stop callback answers yes */
+    HOOK_STALE_INDEX,   /* rename a node behind the name index: only the verifier sees it */
 } hook_mode;
 
 typedef struct hook_state {
@@ -357,6 +359,12 @@ static fl_status hook(fl_pass_ctx *pc, void *arg) {
     }
     h->calls++;
     fl_graph *g = pc->c->g;
+    if (h->mode == HOOK_STALE_INDEX) {
+        fl_node *i = fl__graph_find(g, "x");
+        assert_non_null(i);
+        i->name = fl__arena_strdup(pc->c->a, "renamed_behind_the_index");
+        return FL_OK;
+    }
     /* Rewrite first, as a pass that fails half-way would have. */
     fl_node *y = fl__graph_find(g, "y");
     fl_node *x = fl__graph_find(g, "x");
@@ -397,6 +405,8 @@ static fl_status hook(fl_pass_ctx *pc, void *arg) {
     case HOOK_CANCEL:
         h->stop = true;
         return fl__diag_check_stop(pc->c->d);
+    case HOOK_STALE_INDEX:
+        break;
     }
     return FL_OK;
 }
@@ -740,6 +750,29 @@ static void test_cancel_during_pass_fails(void **state) {
     run_result_free(&rr);
 }
 
+/* The verifier runs after every pass in fl_analyze whatever the build type:
+ * CTest sets FOLDLINE_VERIFY=1 (src/util/check.h), so a release build's
+ * suite checks as much as a debug build's. A pass that leaves the name index
+ * stale is rolled back with the verifier's message. */
+static void test_verifier_on_in_tests(void **state) {
+    (void)state;
+    assert_true(fl__checks_on());
+    fl_pipeline_config cfg;
+    fl__pipeline_config_init(&cfg);
+    assert_true(cfg.verify);
+    hook_state h = {"cse", HOOK_STALE_INDEX, 0, false};
+    fl_report *r = NULL;
+    assert_int_equal(analyze_with_hook(&h, &r), FL_OK);
+    assert_int_equal(h.calls, 2); /* both iterations: each rolled back */
+    int found = 0;
+    for (size_t i = 0; i < r->n_warnings; i++) {
+        found += strstr(r->warnings[i], "pass 'cse' failed and was skipped") != NULL &&
+                 strstr(r->warnings[i], "verifier: name index is stale") != NULL;
+    }
+    assert_int_equal(found, 1);
+    fl_report_free(r);
+}
+
 static void test_oom_during_pass_fails(void **state) {
     (void)state;
     hook_state h = {"remap", HOOK_OOM, 0, false};
@@ -804,6 +837,7 @@ int main(void) {
         cmocka_unit_test(test_analyze_succeeds_with_warning),
         cmocka_unit_test(test_cancel_during_pass_fails),
         cmocka_unit_test(test_oom_during_pass_fails),
+        cmocka_unit_test(test_verifier_on_in_tests),
         cmocka_unit_test(test_snapshot_respects_memory_limit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

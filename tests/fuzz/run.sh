@@ -1,0 +1,170 @@
+#!/usr/bin/env bash
+# Runs the libFuzzer targets of tests/fuzz/targets.txt, each for a bounded
+# time, and prints one line of figures per target. Any finding (crash, leak,
+# failed invariant, timeout, out-of-memory) fails the run; libFuzzer saves
+# the input as WORK/TARGET/crash-* (or leak-, timeout-, oom-) and its log is
+# printed. Replay a finding with the ordinary build's
+# build/tests/fuzz/TARGET_replay FILE, and keep it in tests/fuzz/regress/TARGET.
+#
+# usage: tests/fuzz/run.sh BUILD_DIR [--seconds N] [--work DIR] [--jobs N] [TARGET...]
+#   BUILD_DIR  a build configured with -DFL_FUZZ=ON -DCMAKE_C_COMPILER=clang
+#              (the targets are built here if they are not)
+#   --seconds  time per target (default 60)
+#   --work     where each target keeps its growing corpus and findings
+#              (default: a temporary directory, removed afterwards); a
+#              directory kept between runs makes long runs accumulate
+#   --jobs     libFuzzer worker processes per target (default 1)
+#   TARGET     run only these (default: every target in targets.txt)
+#
+# Seeds: the files the target's SEEDS globs name under tests/data (data/...)
+# and the shared corpus beside the checkout (corpus/..., ../shared/corpus;
+# without it the targets start from tests/data alone and say so), up to
+# FUZZ_MAX_SEED_BYTES (default 65536) each: small inputs keep executions fast.
+# "savedmodel" seeds are the GraphDef seeds wrapped in a SavedModel. A
+# dictionary of op, attribute and field names (from src/ops and the protos)
+# helps the mutator build plausible graphs. FUZZ_NO_BUILD=1: use the targets
+# as built (a long run fuzzing a fixed snapshot while the sources change).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+src=$(cd "$here/../.." && pwd)
+corpus="$src/../shared/corpus"
+
+build=""
+seconds=60
+work=""
+jobs=1
+targets=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --seconds) seconds="$2"; shift 2 ;;
+    --work) work="$2"; shift 2 ;;
+    --jobs) jobs="$2"; shift 2 ;;
+    -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
+    *) if [ -z "$build" ]; then build="$1"; else targets+=("$1"); fi; shift ;;
+  esac
+done
+[ -n "$build" ] || { echo "usage: tests/fuzz/run.sh BUILD_DIR [--seconds N] [--work DIR] [TARGET...]" >&2; exit 2; }
+build=$(cd "$build" && pwd)
+max_seed=${FUZZ_MAX_SEED_BYTES:-65536}
+
+cleanup=""
+if [ -z "$work" ]; then
+  work=$(mktemp -d)
+  cleanup="$work"
+fi
+trap '[ -n "$cleanup" ] && rm -rf "$cleanup"' EXIT
+mkdir -p "$work"
+
+# All targets, in file order, with their seed globs.
+declare -A seeds_of
+all=()
+while read -r name _src _importer globs; do
+  all+=("$name")
+  seeds_of[$name]="$globs"
+done < <(grep -E '^fuzz_' "$here/targets.txt")
+if [ ${#targets[@]} -eq 0 ]; then
+  targets=("${all[@]}")
+fi
+for t in "${targets[@]}"; do
+  [ -n "${seeds_of[$t]+x}" ] || { echo "run.sh: no target '$t' in targets.txt" >&2; exit 2; }
+done
+
+if [ "${FUZZ_NO_BUILD:-0}" != 1 ]; then
+  cmake --build "$build" -j2 --target "${targets[@]}" >/dev/null
+fi
+
+if [ ! -d "$corpus" ]; then
+  echo "run.sh: no shared corpus at $corpus: seeds from tests/data only"
+fi
+
+# The dictionary: quoted names in the op registry and field names of the
+# schemas, each once.
+dict="$work/names.dict"
+{
+  grep -rhoE '"[A-Za-z_][A-Za-z0-9_.]{1,40}"' "$src/src/ops" "$src/src/import" 2>/dev/null || true
+  grep -rhoE '^ *(repeated |optional )?[A-Za-z0-9_.]+ [a-z_0-9]+ = ' "$src/proto" 2>/dev/null |
+    awk '{print "\"" $(NF-2) "\""}' || true
+} | sort -u | grep -v '\\' >"$dict"
+
+# "savedmodel": a GraphDef seed wrapped as SavedModel{meta_graphs:
+# MetaGraphDef{meta_info_def{tags: "serve"}, graph_def}}.
+wrap_savedmodel() { # in out
+  python3 - "$1" "$2" <<'PY'
+import sys
+def varint(n):
+    out = bytearray()
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        out.append(b | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+def field(num, payload):
+    return varint(num << 3 | 2) + varint(len(payload)) + payload
+g = open(sys.argv[1], "rb").read()
+meta = field(1, field(4, b"serve")) + field(2, g)
+open(sys.argv[2], "wb").write(b"\x08\x01" + field(2, meta))
+PY
+}
+
+make_seeds() { # target dir
+  local t="$1" dir="$2" g f
+  mkdir -p "$dir"
+  for g in ${seeds_of[$t]}; do
+    case "$g" in
+      data/*) set -- "$src/tests/"$g ;;
+      corpus/*) set -- "$corpus/"${g#corpus/} ;;
+      savedmodel)
+        for f in "$src"/tests/data/*.pb "$corpus"/tf/*.pb; do
+          [ -f "$f" ] && [ "$(stat -c %s "$f")" -le "$max_seed" ] &&
+            wrap_savedmodel "$f" "$dir/sm-$(basename "$f")"
+        done
+        continue ;;
+      *) echo "run.sh: seed glob '$g' must start with data/ or corpus/" >&2; exit 2 ;;
+    esac
+    for f in "$@"; do
+      if [ -f "$f" ] && [ "$(stat -c %s "$f")" -le "$max_seed" ]; then
+        # folder-file: TF.js models are all called model.json
+        cp "$f" "$dir/$(basename "$(dirname "$f")")-$(basename "$f")"
+      fi
+    done
+  done
+  if [ -d "$here/regress/$t" ]; then cp "$here/regress/$t"/* "$dir/" 2>/dev/null || true; fi
+}
+
+status=0
+for t in "${targets[@]}"; do
+  tw="$work/$t"
+  mkdir -p "$tw/corpus"
+  rm -rf "$tw/seeds"
+  make_seeds "$t" "$tw/seeds"
+  log="$tw/last.log"
+  set +e
+  # -timeout: an input taking longer is a hang (a finding); -rss_limit_mb
+  # bounds one process; leak detection stays on (the default).
+  # With --jobs, libFuzzer writes each worker's log to fuzz-N.log in the
+  # current directory: run in the target's directory.
+  jobargs=()
+  if [ "$jobs" -gt 1 ]; then jobargs=(-jobs="$jobs" -workers="$jobs"); fi
+  (cd "$tw" && "$build/tests/fuzz/$t" -max_total_time="$seconds" -timeout=25 \
+    -rss_limit_mb=2560 -max_len="$max_seed" -dict="$dict" -print_final_stats=1 \
+    -artifact_prefix="$tw/" ${FUZZ_EXTRA_ARGS:-} "${jobargs[@]}" "$tw/corpus" "$tw/seeds") \
+    >"$log" 2>&1
+  rc=$?
+  set -e
+  if [ "$jobs" -gt 1 ]; then cat "$tw"/fuzz-*.log >>"$log" 2>/dev/null && rm -f "$tw"/fuzz-*.log; fi
+  execs=$(awk '/stat::number_of_executed_units/ {s += $2} END {print s + 0}' "$log")
+  rate=$(awk '/stat::average_exec_per_sec/ {s += $2} END {print s + 0}' "$log")
+  ninputs=$(find "$tw/corpus" -type f | wc -l)
+  findings=$(find "$tw" -maxdepth 1 -type f \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \) | wc -l)
+  printf '%-18s %12d executions in %ss (%d/s), corpus %d inputs, %d findings\n' \
+    "$t" "$execs" "$seconds" "$rate" "$ninputs" "$findings"
+  if [ "$rc" -ne 0 ] || [ "$findings" -ne 0 ]; then
+    echo "---- $t: libFuzzer exit $rc; findings in $tw (log: last 40 lines)"
+    tail -n 40 "$log"
+    status=1
+    cleanup="" # keep the findings
+  fi
+done
+exit "$status"
