@@ -14,7 +14,7 @@
  * Merge, ...), nodes inside v1 loops, Placeholders, devices containing "SPU".
  * Constants with stripped or undecoded contents are equal only to themselves.
  */
-#include "passes/pipeline.h"
+#include "passes/util.h"
 
 #include <string.h>
 
@@ -57,7 +57,7 @@ static bool dedupable(const fl_node *n) {
     if (n->desc->flags & (FL_OPF_STATEFUL | FL_OPF_CONTROL_FLOW | FL_OPF_FUNCTIONAL)) {
         return false;
     }
-    if (n->kind == FL_OP_PLACEHOLDER || n->kind == FL_OP_PLACEHOLDER_WITH_DEFAULT) {
+    if (fl__is_feed(n)) {
         return false;
     }
     return !(n->device && strstr(n->device, "SPU"));
@@ -205,7 +205,7 @@ static bool input_eq(const fl_input *a, const fl_input *b) {
 
 static uint64_t node_hash(const fl_node *n) {
     uint64_t h = str_hash(n->op, strlen(n->op));
-    const char *dev = n->device ? n->device : "";
+    const char *dev = fl__dev_of(n);
     h = mix(h, str_hash(dev, strlen(dev)));
     bool sym = commutative(n->kind) && n->n_inputs == 2;
     uint64_t ih = 0; /* the two inputs of a commutative op hash in either order */
@@ -238,10 +238,8 @@ static uint64_t node_hash(const fl_node *n) {
 }
 
 static bool node_eq(const fl_node *a, const fl_node *b) {
-    if (strcmp(a->op, b->op) != 0 ||
-        strcmp(a->device ? a->device : "", b->device ? b->device : "") ||
-        a->n_inputs != b->n_inputs || a->n_ctrl != b->n_ctrl || a->n_attrs != b->n_attrs ||
-        a->n_outputs != b->n_outputs) {
+    if (strcmp(a->op, b->op) != 0 || !fl__same_device(a, b) || a->n_inputs != b->n_inputs ||
+        a->n_ctrl != b->n_ctrl || a->n_attrs != b->n_attrs || a->n_outputs != b->n_outputs) {
         return false;
     }
     bool same = true;

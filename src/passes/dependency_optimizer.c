@@ -47,13 +47,9 @@
  *    AddPrefixToNodeName order; k counts the node's groups), and the node
  *    gets one control input on the NoOp.
  */
-#include "passes/pipeline.h"
+#include "passes/util.h"
 
 #include <string.h>
-
-static bool same_device(const fl_node *a, const fl_node *b) {
-    return strcmp(a->device ? a->device : "", b->device ? b->device : "") == 0;
-}
 
 static bool is_const_without_inputs(const fl_node *n) {
     return n->kind == FL_OP_CONST && n->n_inputs == 0 && n->n_ctrl == 0;
@@ -139,8 +135,7 @@ static fl_status to_noop(fl_pass_ctx *pc, fl_node *n, const fl_uses *u, bool *do
     if (n->desc->flags & (FL_OPF_STATEFUL | FL_OPF_CONTROL_FLOW | FL_OPF_FUNCTIONAL)) {
         return FL_OK;
     }
-    if (n->kind == FL_OP_NO_OP || n->kind == FL_OP_PLACEHOLDER ||
-        n->kind == FL_OP_PLACEHOLDER_WITH_DEFAULT || strcmp(n->op, "Assert") == 0 ||
+    if (n->kind == FL_OP_NO_OP || fl__is_feed(n) || strcmp(n->op, "Assert") == 0 ||
         strcmp(n->op, "CheckNumerics") == 0 || strcmp(n->op, "ControlTrigger") == 0 ||
         strncmp(n->name, "Submodel", 8) == 0 || !safe_to_remove_identity(n, u)) {
         return FL_OK;
@@ -182,10 +177,10 @@ static void tally_consumer(const fl_node *n, fl_node *c, tally *t) {
     if (!t->outs++) {
         t->first = c;
     }
-    t->cross_out += !same_device(c, n);
+    t->cross_out += !fl__same_device(c, n);
     for (int k = 0; k < n->n_inputs + n->n_ctrl; k++) {
         const fl_node *f = k < n->n_inputs ? n->inputs[k].node : n->ctrl[k - n->n_inputs];
-        t->cross_after += !same_device(f, c);
+        t->cross_after += !fl__same_device(f, c);
     }
 }
 
@@ -250,14 +245,14 @@ static bool bypass_beneficial(const fl_node *n, const fl_uses *u, bool multi_dev
         return true; /* nothing crosses a device */
     }
     const fl_node *in0 = n->n_inputs ? n->inputs[0].node : (n->n_ctrl ? n->ctrl[0] : NULL);
-    if ((in == 1 && t.outs > 1 && !same_device(in0, n)) ||
-        (in > 1 && t.outs == 1 && !same_device(t.first, n))) {
+    if ((in == 1 && t.outs > 1 && !fl__same_device(in0, n)) ||
+        (in > 1 && t.outs == 1 && !fl__same_device(t.first, n))) {
         return false;
     }
     size_t cross_in = 0;
     for (size_t k = 0; k < in; k++) {
         const fl_node *f = k < (size_t)n->n_inputs ? n->inputs[k].node : n->ctrl[k - n->n_inputs];
-        cross_in += !same_device(f, n);
+        cross_in += !fl__same_device(f, n);
     }
     return t.cross_after <= cross_in + t.cross_out;
 }
@@ -416,28 +411,24 @@ static fl_status transitive_reduction(fl_pass_ctx *pc) {
     return FL_OK;
 }
 
-static const char *dev_of(const fl_node *n) {
-    return n->device ? n->device : "";
-}
-
 /* GroupCrossDeviceControlEdges for node m (see the file comment). */
 static fl_status group_cross_device(fl_pass_ctx *pc, fl_node *m) {
     fl_graph *g = pc->c->g;
-    if (!*dev_of(m) || m->n_ctrl < 2) {
+    if (!*fl__dev_of(m) || m->n_ctrl < 2) {
         return FL_OK;
     }
     int groups = 0;
     for (int k = 0; k < m->n_ctrl; k++) {
-        const char *dv = dev_of(m->ctrl[k]);
-        if (!*dv || strcmp(dv, dev_of(m)) == 0) {
+        const char *dv = fl__dev_of(m->ctrl[k]);
+        if (!*dv || strcmp(dv, fl__dev_of(m)) == 0) {
             continue;
         }
         bool seen = false, more = false;
         for (int j = 0; j < k && !seen; j++) {
-            seen = strcmp(dev_of(m->ctrl[j]), dv) == 0;
+            seen = strcmp(fl__dev_of(m->ctrl[j]), dv) == 0;
         }
         for (int j = k + 1; j < m->n_ctrl && !more; j++) {
-            more = strcmp(dev_of(m->ctrl[j]), dv) == 0;
+            more = strcmp(fl__dev_of(m->ctrl[j]), dv) == 0;
         }
         if (seen || !more) {
             continue;
@@ -454,7 +445,7 @@ static fl_status group_cross_device(fl_pass_ctx *pc, fl_node *m) {
         int w = 0;
         for (int j = 0; j < m->n_ctrl; j++) {
             fl_node *c = m->ctrl[j];
-            if (j >= k && strcmp(dev_of(c), dv) == 0) {
+            if (j >= k && strcmp(fl__dev_of(c), dv) == 0) {
                 if (fl__node_add_ctrl(g, noop, c) != FL_OK) {
                     return fl__diag_oom(pc->c->d);
                 }
@@ -491,7 +482,7 @@ static fl_status dep_iteration(fl_pass_ctx *pc) {
      * bypass's device rules hold trivially. */
     bool multi_device = false;
     for (size_t i = 1; i < n && !multi_device; i++) {
-        multi_device = !same_device(order[i], order[0]);
+        multi_device = !fl__same_device(order[i], order[0]);
     }
     fl_uses u;
     fl_status st = fl__uses_build(g, &u, pc->c->d);

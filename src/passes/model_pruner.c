@@ -18,7 +18,7 @@
  * input instead, and inherit its control inputs; its control consumers
  * depend on its inputs instead.
  */
-#include "passes/pipeline.h"
+#include "passes/util.h"
 
 #include <string.h>
 
@@ -117,7 +117,7 @@ static bool removable(const fl_node *m, const fl_uses *u) {
     }
     for (int k = 0; k < m->n_inputs + m->n_ctrl; k++) {
         const fl_node *f = k < m->n_inputs ? m->inputs[k].node : m->ctrl[k - m->n_inputs];
-        if (strcmp(f->device ? f->device : "", m->device ? m->device : "") != 0) {
+        if (!fl__same_device(f, m)) {
             return false;
         }
         if (f->flags & FL_NODE_FUNC_CALL) {

@@ -1,6 +1,6 @@
 /*
  * pipeline.c - the pass driver (Grappler's MetaOptimizer on foldline's IR),
- * the ledger, and the rewriting helpers the pass files share.
+ * and the ledger (what the pass files share is in util.c).
  *
  * Order (grappler.md 1.2): pruning, cse, constfold, shape, arithmetic, remap,
  * dependency; the whole list runs cfg->opt.iterations times (default 2).
@@ -39,6 +39,7 @@
 #include "passes/pipeline.h"
 
 #include "graph/snapshot.h"
+#include "passes/util.h"
 #include "shape/infer.h"
 #include "util/check.h"
 
@@ -165,293 +166,6 @@ static fl_status ledger_add_record(fl_ledger *l, const fl_pass_record *r, fl_dia
 }
 
 /* ------------------------------------------------------------------------- */
-/* Shared rewriting helpers                                                   */
-/* ------------------------------------------------------------------------- */
-
-void fl__node_become(fl_graph *g, fl_node *n, const char *op) {
-    n->op = fl__arena_strdup(g->arena, op);
-    fl__op_bind(n);
-    n->func = NULL;
-    n->flags &= ~(uint32_t)FL_NODE_FUNC_CALL;
-    g->order = NULL;
-}
-
-static bool is_switch(const fl_node *n) {
-    return n->kind == FL_OP_SWITCH || n->kind == FL_OP_REF_SWITCH;
-}
-
-/* Grappler first looks for an Identity already reading the Switch, but
- * compares the Switch's own input with the port's name, which never
- * matches; so the anchor is always the ConstantFoldingCtrl node. */
-fl_node *fl__ctrl_anchor(fl_pass_ctx *pc, fl_input in) {
-    fl_graph *g = pc->c->g;
-    fl_node *sw = in.node;
-    if (!is_switch(sw)) {
-        return sw;
-    }
-    const char *name = fl__arena_printf(pc->c->a, "ConstantFoldingCtrl/%s_%d", sw->name, in.port);
-    if (!name) {
-        fl__diag_oom(pc->c->d);
-        return NULL;
-    }
-    fl_node *m = fl__graph_find(g, name);
-    if (m) {
-        return (m->flags & FL_NODE_REMOVED) ? sw : m;
-    }
-    const fl_attr *ta = fl__node_attr(sw, "T");
-    int t = ta && ta->kind == FL_ATTR_TYPE ? (int)ta->v.type : FL_DT_INVALID;
-    if (t == FL_DT_INVALID && in.port < sw->n_outputs) {
-        t = (int)fl_dtype_base(sw->outputs[in.port].dtype);
-    }
-    fl_attr tattr = fl__attr_make_type(g, "T", t);
-    m = tattr.name ? fl__op_add_op(g, name, "Identity", 1, &in, 1, pc->c->d) : NULL;
-    if (!m || fl__node_set_attr(g, m, &tattr) != FL_OK) {
-        fl__diag_oom(pc->c->d);
-        return NULL;
-    }
-    m->device = sw->device;
-    pc->added++;
-    return fl__infer_node(pc, m) == FL_OK ? m : NULL;
-}
-
-fl_status fl__add_ctrl_anchor(fl_pass_ctx *pc, fl_node *n, fl_input in) {
-    fl_node *a = fl__ctrl_anchor(pc, in);
-    if (!a) {
-        return pc->c->d->status != FL_OK ? pc->c->d->status : fl__diag_oom(pc->c->d);
-    }
-    return fl__node_add_ctrl(pc->c->g, n, a) == FL_OK ? FL_OK : fl__diag_oom(pc->c->d);
-}
-
-/* Moves n's data inputs but `except` to its control inputs (skipping
- * duplicates), through their anchors when `anchored`. The inputs are read
- * from a copy: making an anchor adds a node to the graph. */
-static fl_status inputs_to_ctrl(fl_pass_ctx *pc, fl_node *n, int except, bool anchored) {
-    fl_graph *g = pc->c->g;
-    int n_in = n->n_inputs;
-    fl_input *in = fl__arena_calloc(pc->c->a, (size_t)n_in + 1, sizeof(fl_input));
-    if (!in) {
-        return fl__diag_oom(pc->c->d);
-    }
-    memcpy(in, n->inputs, (size_t)n_in * sizeof(fl_input));
-    for (int i = 0; i < n_in; i++) {
-        if (i == except) {
-            continue;
-        }
-        fl_status st = anchored ? fl__add_ctrl_anchor(pc, n, in[i])
-                       : fl__node_add_ctrl(g, n, in[i].node) == FL_OK ? FL_OK
-                                                                      : fl__diag_oom(pc->c->d);
-        if (st != FL_OK) {
-            return st;
-        }
-    }
-    return FL_OK;
-}
-
-/* What becomes of a node's data inputs when it turns into a Const. */
-enum { CONST_DROP_INPUTS, CONST_PLAIN_CTRL, CONST_ANCHORED_CTRL };
-
-static fl_status make_const(fl_pass_ctx *pc, fl_node *n, const fl_value *v, int inputs) {
-    fl_graph *g = pc->c->g;
-    const fl_tensor *t = &n->outputs[0];
-    int rank = t->shape.rank;
-    int64_t dims[256];
-    for (int i = 0; i < rank; i++) {
-        dims[i] = t->shape.dims[i].k;
-    }
-    fl_attr value = fl__attr_make_tensor(g, "value", t->dtype, rank, dims, v);
-    fl_attr dtype = fl__attr_make_type(g, "dtype", t->dtype);
-    if (!value.v.tensor || !value.name || !dtype.name) {
-        return fl__diag_oom(pc->c->d);
-    }
-    if (inputs != CONST_DROP_INPUTS) {
-        fl_status st = inputs_to_ctrl(pc, n, -1, inputs == CONST_ANCHORED_CTRL);
-        if (st != FL_OK) {
-            return st;
-        }
-    }
-    /* A folded input's own control inputs stay as control inputs. */
-    for (int i = 0; i < n->n_inputs; i++) {
-        const fl_node *in = n->inputs[i].node;
-        for (int k = 0; k < in->n_ctrl; k++) {
-            if (fl__node_add_ctrl(g, n, in->ctrl[k]) != FL_OK) {
-                return fl__diag_oom(pc->c->d);
-            }
-        }
-    }
-    n->n_inputs = 0;
-    n->attrs = NULL;
-    n->n_attrs = 0;
-    fl__node_become(g, n, "Const");
-    if (fl__node_set_attr(g, n, &dtype) != FL_OK || fl__node_set_attr(g, n, &value) != FL_OK) {
-        return fl__diag_oom(pc->c->d);
-    }
-    if (!v) {
-        fl_attr sb =
-            fl__attr_make_int(g, "_stripped_content_bytes", (int64_t)value.v.tensor->content_bytes);
-        if (!sb.name || fl__node_set_attr(g, n, &sb) != FL_OK) {
-            return fl__diag_oom(pc->c->d);
-        }
-        n->flags |= FL_NODE_STRIPPED;
-    } else {
-        n->flags &= ~(uint32_t)FL_NODE_STRIPPED;
-    }
-    n->src = NULL;
-    n->outputs[0].value = v; /* later folds in the same sweep read it */
-    return FL_OK;
-}
-
-fl_status fl__node_make_const(fl_pass_ctx *pc, fl_node *n, const fl_value *v,
-                              bool keep_inputs_as_ctrl) {
-    return make_const(pc, n, v, keep_inputs_as_ctrl ? CONST_PLAIN_CTRL : CONST_DROP_INPUTS);
-}
-
-fl_status fl__node_make_const_anchored(fl_pass_ctx *pc, fl_node *n, const fl_value *v) {
-    return make_const(pc, n, v, CONST_ANCHORED_CTRL);
-}
-
-fl_status fl__node_make_identity(fl_pass_ctx *pc, fl_node *n, int keep) {
-    fl_graph *g = pc->c->g;
-    int dt = n->outputs[0].dtype;
-    if (dt == FL_DT_INVALID) {
-        dt = fl_node_in(n, keep)->dtype;
-    }
-    fl_attr t = fl__attr_make_type(g, "T", dt);
-    if (!t.name) {
-        return fl__diag_oom(pc->c->d);
-    }
-    fl_status st = inputs_to_ctrl(pc, n, keep, true);
-    if (st != FL_OK) {
-        return st;
-    }
-    fl_input in = n->inputs[keep];
-    if (fl__node_set_inputs(g, n, 1, &in) != FL_OK) {
-        return fl__diag_oom(pc->c->d);
-    }
-    /* The kept input must not stay as a control input as well. */
-    int w = 0;
-    for (int k = 0; k < n->n_ctrl; k++) {
-        if (n->ctrl[k] != in.node) {
-            n->ctrl[w++] = n->ctrl[k];
-        }
-    }
-    n->n_ctrl = w;
-    n->attrs = NULL;
-    n->n_attrs = 0;
-    fl__node_become(g, n, "Identity");
-    if (fl__node_set_attr(g, n, &t) != FL_OK) {
-        return fl__diag_oom(pc->c->d);
-    }
-    n->src = NULL;
-    return FL_OK;
-}
-
-bool fl__shape_same(const fl_shape *a, const fl_shape *b) {
-    if (a->rank < 0 || a->rank != b->rank) {
-        return false;
-    }
-    for (int i = 0; i < a->rank; i++) {
-        if (fl_sym_is_unknown(a->dims[i]) || fl_sym_is_unknown(b->dims[i]) ||
-            !fl__sym_eq(a->dims[i], b->dims[i])) {
-            return false;
-        }
-    }
-    return true;
-}
-
-fl_input fl__resolve(const fl_input *fwd, fl_input in) {
-    for (int guard = 0; guard < 1 << 20 && fwd[in.node->id].node; guard++) {
-        in = fwd[in.node->id];
-    }
-    return in;
-}
-
-fl_status fl__infer_node(fl_pass_ctx *pc, fl_node *n) {
-    fl_ctx *c = pc->c;
-    if (!n->desc) {
-        return FL_OK;
-    }
-    fl_status st = n->desc->infer(c, n);
-    if (st != FL_OK) {
-        return st;
-    }
-    for (int i = 0; i < n->n_inputs; i++) {
-        if (!fl_node_in(n, i)->value) {
-            return FL_OK;
-        }
-    }
-    if (n->desc->eval && !(n->desc->flags & FL_OPF_STATEFUL)) {
-        st = n->desc->eval(c, n);
-    }
-    return st;
-}
-
-bool *fl__consumed_snapshot(fl_pass_ctx *pc) {
-    fl_graph *g = pc->c->g;
-    bool *s = fl__arena_calloc(pc->c->a, g->n_nodes + 1, sizeof(bool));
-    if (!s) {
-        return NULL;
-    }
-    for (size_t i = 0; i < g->n_nodes; i++) {
-        const fl_node *n = g->nodes[i];
-        s[i] = n->n_ctrl_consumers > 0;
-        for (int k = 0; k < n->n_outputs && !s[i]; k++) {
-            s[i] = n->outputs[k].n_consumers > 0;
-        }
-    }
-    return s;
-}
-
-static bool side_effect_free(const fl_node *n) {
-    return n->desc &&
-           !(n->desc->flags & (FL_OPF_STATEFUL | FL_OPF_CONTROL_FLOW | FL_OPF_FUNCTIONAL)) &&
-           n->kind != FL_OP_PLACEHOLDER && n->kind != FL_OP_PLACEHOLDER_WITH_DEFAULT;
-}
-
-fl_status fl__remove_dead(fl_pass_ctx *pc, const bool *snap, size_t n_snap, const char *rule) {
-    fl_graph *g = pc->c->g;
-    size_t n = g->n_nodes;
-    uint32_t *uses = fl__arena_calloc(pc->c->a, n + 1, sizeof(uint32_t));
-    fl_node **stack = fl__arena_calloc(pc->c->a, n + 1, sizeof(fl_node *));
-    if (!uses || !stack) {
-        return fl__diag_oom(pc->c->d);
-    }
-    for (size_t i = 0; i < n; i++) {
-        const fl_node *m = g->nodes[i];
-        if (m->flags & FL_NODE_REMOVED) {
-            continue;
-        }
-        for (int k = 0; k < m->n_inputs; k++) {
-            uses[m->inputs[k].node->id]++;
-        }
-        for (int k = 0; k < m->n_ctrl; k++) {
-            uses[m->ctrl[k]->id]++;
-        }
-    }
-    size_t sp = 0;
-    for (size_t i = 0; i < n; i++) {
-        fl_node *m = g->nodes[i];
-        if (i < n_snap && snap[i] && !uses[i] && !(m->flags & FL_NODE_REMOVED) &&
-            !fl__preserved(m) && side_effect_free(m)) {
-            m->flags |= FL_NODE_REMOVED;
-            stack[sp++] = m;
-        }
-    }
-    while (sp) {
-        fl_node *m = stack[--sp];
-        fl__ledger_note(pc, rule, m, "%s left without consumers: removed", m->op);
-        for (int k = 0; k < m->n_inputs + m->n_ctrl; k++) {
-            fl_node *p = k < m->n_inputs ? m->inputs[k].node : m->ctrl[k - m->n_inputs];
-            if (--uses[p->id] == 0 && !(p->flags & FL_NODE_REMOVED) && !fl__preserved(p) &&
-                side_effect_free(p)) {
-                p->flags |= FL_NODE_REMOVED;
-                stack[sp++] = p;
-            }
-        }
-    }
-    return FL_OK;
-}
-
-/* ------------------------------------------------------------------------- */
 /* Outputs                                                                    */
 /* ------------------------------------------------------------------------- */
 
@@ -530,7 +244,7 @@ static fl_status mark_outputs(fl_ctx *c, const fl_pipeline_config *cfg, out_snap
     /* Feeds are preserved (not outputs: they are not checked as such). */
     for (size_t i = 0; i < g->n_nodes; i++) {
         fl_node *m = g->nodes[i];
-        if (m->kind == FL_OP_PLACEHOLDER || m->kind == FL_OP_PLACEHOLDER_WITH_DEFAULT) {
+        if (fl__is_feed(m)) {
             m->flags |= FL_NODE_PRESERVE;
         }
     }
@@ -650,8 +364,7 @@ static fl_status refresh(fl_ctx *c, const fl_options *opt, fl_cost_totals *t) {
         n->flags &= ~(uint32_t)FL_NODE_INCOMPLETE;
         /* A Placeholder with an output keeps it as "bound by the driver";
          * clear it so inference reads the attrs and the bindings again. */
-        if ((n->kind == FL_OP_PLACEHOLDER || n->kind == FL_OP_PLACEHOLDER_WITH_DEFAULT) &&
-            n->n_outputs > 0) {
+        if ((fl__is_feed(n)) && n->n_outputs > 0) {
             n->outputs[0].dtype = FL_DT_INVALID;
             n->outputs[0].shape.rank = -1;
             n->outputs[0].shape.dims = NULL;
@@ -891,32 +604,4 @@ fl_status fl__pipeline_run(fl_ctx *c, const fl_options *opt, const fl_pipeline_c
     }
     *after = cur;
     return c->a->failed ? fl__diag_oom(c->d) : FL_OK;
-}
-
-static char lower_ascii(char ch) {
-    return ch >= 'A' && ch <= 'Z' ? (char)(ch - 'A' + 'a') : ch;
-}
-
-fl_dev_type fl__node_device(const fl_node *n, fl_device target) {
-    const char *s = n->device ? n->device : "";
-    if (!*s) {
-        return target == FL_DEVICE_GPU ? FL_DEV_GPU : FL_DEV_CPU;
-    }
-    const char *t = strstr(s, "device:");
-    if (t) {
-        t += strlen("device:");
-    } else {
-        t = strrchr(s, '/');
-        t = t ? t + 1 : s;
-    }
-    if (strcspn(t, ":/") == 3) {
-        char a = lower_ascii(t[0]), b = lower_ascii(t[1]), c = lower_ascii(t[2]);
-        if (a == 'c' && b == 'p' && c == 'u') {
-            return FL_DEV_CPU;
-        }
-        if (a == 'g' && b == 'p' && c == 'u') {
-            return FL_DEV_GPU;
-        }
-    }
-    return FL_DEV_OTHER;
 }

@@ -12,7 +12,7 @@
  *     st = fl__pipeline_run(c, opt, &cfg, &led, &after);
  *
  * The graph must already be imported, sorted, inferred and costed (as
- * fl_analyze does). The helpers named fl__* are shared by the pass files only.
+ * fl_analyze does). What the pass files share is in passes/util.h.
  */
 #ifndef FL_PASSES_PIPELINE_H
 #define FL_PASSES_PIPELINE_H
@@ -103,78 +103,5 @@ fl_status fl__pipeline_run(fl_ctx *c, const fl_options *opt, const fl_pipeline_c
  * without an option in the public API; NULL (the default) switches it off. */
 typedef fl_status (*fl_pipeline_test_hook)(fl_pass_ctx *pc, void *arg);
 void fl__pipeline_set_test_hook(fl_pipeline_test_hook fn, void *arg);
-
-/* ---- helpers shared by the pass files ---- */
-
-/* True when n is a graph output or feed (FL_NODE_PRESERVE). */
-static inline bool fl__preserved(const fl_node *n) {
-    return (n->flags & FL_NODE_PRESERVE) != 0;
-}
-
-/* Turns n into an op of type `op` in place (name, inputs and outputs kept;
- * attrs untouched): sets op, kind and descriptor. */
-void fl__node_become(fl_graph *g, fl_node *n, const char *op);
-
-/* Grappler's ConstantFolding::AddControlDependency: the node a control
- * edge replacing data input `in` must come from. Normally in.node itself.
- * For an output of a Switch/RefSwitch, only one of whose outputs is alive,
- * a control edge on the Switch would fire on both branches: the Identity
- * ConstantFoldingCtrl/<switch>_<port> reading that port instead, created on
- * first use (the Switch's device, T = the Switch's T, else the port's base
- * dtype; shapes inferred) and reused after (a removed node of that name
- * gives the Switch itself). NULL on OOM, with pc->c->d failed. Constant
- * folding uses it where Grappler does (its header lists where), and the
- * dependency optimizer when it turns a node into a NoOp. */
-fl_node *fl__ctrl_anchor(fl_pass_ctx *pc, fl_input in);
-
-/* Adds fl__ctrl_anchor(pc, in) as a control input of n (fl__node_add_ctrl:
- * no duplicates). */
-fl_status fl__add_ctrl_anchor(fl_pass_ctx *pc, fl_node *n, fl_input in);
-
-/* Rewrites n in place into a Const holding `v` (or a stripped constant of
- * n's output dtype and shape when v is NULL, with _stripped_content_bytes):
- * data inputs become plain control inputs when keep_inputs_as_ctrl, else
- * they are dropped. n must have one output of known dtype and fully known
- * shape. */
-fl_status fl__node_make_const(fl_pass_ctx *pc, fl_node *n, const fl_value *v,
-                              bool keep_inputs_as_ctrl);
-
-/* fl__node_make_const keeping the data inputs as control inputs through
- * their anchors (fl__ctrl_anchor), in input order: Grappler's
- * ReplaceOperationWithConstantTensor. */
-fl_status fl__node_make_const_anchored(fl_pass_ctx *pc, fl_node *n, const fl_value *v);
-
-/* Rewrites n in place into Identity(n's data input `keep`); its other data
- * inputs become control inputs through their anchors (fl__ctrl_anchor), in
- * input order; attrs become {T}. Grappler's ReplaceOperationWithIdentity. */
-fl_status fl__node_make_identity(fl_pass_ctx *pc, fl_node *n, int keep);
-
-/* True when both shapes have the same known rank and every dim is known or
- * symbolic and equal. */
-bool fl__shape_same(const fl_shape *a, const fl_shape *b);
-
-/* A node's device type, as TensorFlow's DeviceNameUtils reads it: the
- * component after "device:" (or the last "/"-separated one, legacy
- * "/cpu:0"), up to its ':'. An empty device string is the pass target. */
-typedef enum fl_dev_type { FL_DEV_CPU, FL_DEV_GPU, FL_DEV_OTHER } fl_dev_type;
-fl_dev_type fl__node_device(const fl_node *n, fl_device target);
-
-/* Follows `fwd` (indexed by node id; node NULL = not forwarded) to the final
- * producer of an input. */
-fl_input fl__resolve(const fl_input *fwd, fl_input in);
-
-/* Calls n's infer hook, then its eval hook when every input has a value.
- * Used on nodes a pass creates whose inputs are constants. */
-fl_status fl__infer_node(fl_pass_ctx *pc, fl_node *n);
-
-/* Which nodes have consumers now (indexed by id; g->n_nodes entries), for
- * fl__remove_dead. */
-bool *fl__consumed_snapshot(fl_pass_ctx *pc);
-
-/* Removes the nodes the pass left without consumers: live, not preserved,
- * consumed in `snap`, free of side effects (registered, not stateful, not
- * control flow); then, transitively, their producers that end up the same
- * way. Each removal is noted under `rule`. */
-fl_status fl__remove_dead(fl_pass_ctx *pc, const bool *snap, size_t n_snap, const char *rule);
 
 #endif

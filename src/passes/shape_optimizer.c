@@ -13,7 +13,7 @@
  * rank is unknown, when a symbolic dim has no partner, or when the known
  * part of y is 0. Not applied to preserved nodes.
  */
-#include "passes/pipeline.h"
+#include "passes/util.h"
 
 #include <inttypes.h>
 #include <stdint.h>

@@ -26,6 +26,7 @@
 #include "import/import.h"
 #include "passes/pass.h"
 #include "passes/pipeline.h"
+#include "passes/util.h"
 #include "shape/infer.h"
 #include "testgraph.h"
 #include "testutil.h"

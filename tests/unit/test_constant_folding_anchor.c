@@ -1,7 +1,7 @@
 /*
  * test_constant_folding_anchor.c - Grappler's AddControlDependency in the
  * constant-folding rules whose control inputs come from the shared helpers
- * of src/passes/pipeline.c (fl__ctrl_anchor, fl__node_make_const_anchored,
+ * of src/passes/util.c (fl__ctrl_anchor, fl__node_make_const_anchored,
  * fl__node_make_identity): a data input read from a Switch port that a rule
  * turns into a control input becomes ^ConstantFoldingCtrl/<switch>_<port>,
  * an Identity of that port made once and reused, never ^<switch> (which

@@ -16,7 +16,7 @@
 #include <string.h>
 
 static bool add_can_optimize(const ao *a, const fl_node *n) {
-    if (!fl__ao_is_add(n) && n->kind != FL_OP_ADD_N) {
+    if (!fl__is_add(n) && n->kind != FL_OP_ADD_N) {
         return false;
     }
     if (fl__preserved(n) || (n->flags & FL_NODE_REMOVED) || fl__node_attr(n, ADD_OPS_TAG)) {
@@ -39,8 +39,7 @@ static bool add_absorbable(const ao *a, const fl_node *root, const fl_node *n) {
     if (!add_can_optimize(a, n)) {
         return false;
     }
-    const char *d1 = root->device ? root->device : "", *d2 = n->device ? n->device : "";
-    return strcmp(d1, d2) == 0 && a->uses[n->id] == 1 && fl__ao_inputs_bcast_to(n);
+    return fl__same_device(root, n) && a->uses[n->id] == 1 && fl__ao_inputs_bcast_to(n);
 }
 
 add_group *fl__ao_group_reset(ao *a) {
@@ -97,7 +96,7 @@ fl_status fl__ao_add_ops_rewrite(ao *a, fl_node *root, bool *fired) {
     if (st != FL_OK || gr->n_members == 0) {
         return st;
     }
-    int dt = fl__ao_attr_type(root, "T");
+    int dt = fl__attr_type(root, "T");
     if (dt == FL_DT_INVALID) {
         return FL_OK;
     }

@@ -8,7 +8,7 @@
 #define FL_PASSES_ARITH_ARITH_H
 
 #include "ops/common.h"
-#include "passes/pipeline.h"
+#include "passes/util.h"
 
 /* A tree of Add (or Mul) nodes that AddOpsRewrite or MinimizeBroadcasts
  * collects from a root. */
@@ -81,10 +81,6 @@ bool fl__ao_is_complex(int dt);
 
 bool fl__ao_is_op(const fl_node *n, const char *op);
 
-int fl__ao_attr_type(const fl_node *n, const char *name);
-
-bool fl__ao_attr_bool(const fl_node *n, const char *name);
-
 /* Whether n runs on CPU: its device type, or the target device when the
  * device string is empty (as the remapper). */
 bool fl__ao_on_cpu(const ao *a, const fl_node *n);
@@ -92,7 +88,11 @@ bool fl__ao_on_cpu(const ao *a, const fl_node *n);
 /* A Const whose value is known. */
 const fl_value *fl__ao_const_value(const fl_node *n);
 
-/* Every element of v is x (v of a real floating or integer dtype). */
+/* Every element of v is x (v of a real floating or integer dtype). Unlike
+ * fl__value_all_equal, which constant folding uses for Grappler's
+ * IsOnes/IsZeros and which holds for an empty value, an empty or complex
+ * value is never "all x" for the arithmetic stages (kept as the stages have
+ * always had it). */
 bool fl__ao_value_all(const fl_value *v, double x);
 
 bool fl__ao_shape_concrete(const fl_shape *s);
@@ -113,8 +113,6 @@ bool fl__ao_smaller(const fl_shape *l, const fl_shape *r);
 bool fl__ao_same_sig(const fl_shape *x, const fl_shape *y);
 
 bool fl__ao_involution(int kind, const char *op);
-
-bool fl__ao_is_add(const fl_node *n);
 
 /* Appendix A: value-preserving ops. */
 bool fl__ao_value_preserving(const fl_node *n);
@@ -158,8 +156,6 @@ fl_status fl__ao_convert_log1p(ao *a, fl_node *n, bool *fired);
 fl_status fl__ao_convert_expm1(ao *a, fl_node *n, bool *fired);
 
 fl_status fl__ao_max_or_min_of_monotonic(ao *a, fl_node *r, bool *fired);
-
-bool fl__ao_same_device(const fl_node *x, const fl_node *y);
 
 /* A node whose consumers may be moved to a replacement: not preserved, one
  * output (its control inputs are copied onto the replacement by the caller,

@@ -102,7 +102,7 @@ static fl_input forward_target(const ao *a, const fl_node *n, int group, const c
     if (group == 3) {
         const fl_node *in = n->inputs[0].node;
         if (n->n_inputs == 1 && fl__ao_idempotent(n) && strcmp(in->op, n->op) == 0 &&
-            fl__ao_same_device(in, n)) {
+            fl__same_device(in, n)) {
             *rule = "remove_idempotent";
             return n->inputs[0];
         }
@@ -122,8 +122,8 @@ static fl_input forward_target(const ao *a, const fl_node *n, int group, const c
         return in->inputs[0];
     }
     if (group == 0 && fl__ao_is_op(n, "Bitcast") && n->n_inputs == 1 &&
-        fl__ao_attr_type(n, "T") != FL_DT_INVALID &&
-        fl__ao_attr_type(n, "T") == fl__ao_attr_type(n, "type")) {
+        fl__attr_type(n, "T") != FL_DT_INVALID &&
+        fl__attr_type(n, "T") == fl__attr_type(n, "type")) {
         *rule = "remove_redundant_bitcast";
         return n->inputs[0];
     }

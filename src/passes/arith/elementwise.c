@@ -37,7 +37,7 @@ fl_status fl__ao_bitcast_of_bitcast(ao *a, fl_node *n, bool *fired) {
         return FL_OK;
     }
     fl_node *in = n->inputs[0].node;
-    int t = fl__ao_attr_type(in, "T");
+    int t = fl__attr_type(in, "T");
     if (!fl__ao_is_op(in, "Bitcast") || in->n_inputs != 1 || fl__preserved(in) ||
         t == FL_DT_INVALID) {
         return FL_OK;
@@ -58,7 +58,7 @@ fl_status fl__ao_bitcast_of_bitcast(ao *a, fl_node *n, bool *fired) {
 /* SimplifyAggregation of N copies of one tensor. */
 fl_status fl__ao_aggregation_of_copies(ao *a, fl_node *n, bool *fired) {
     bool agg = n->kind == FL_OP_ADD_N || n->kind == FL_OP_ADD_V2 || n->kind == FL_OP_ADD;
-    int dt = fl__ao_attr_type(n, "T");
+    int dt = fl__attr_type(n, "T");
     if (!agg || n->n_inputs < 2 || dt == FL_DT_VARIANT || dt == FL_DT_STRING ||
         dt == FL_DT_INVALID || !fl__ao_can_forward(a, n)) {
         return FL_OK;
@@ -217,7 +217,7 @@ fl_status fl__ao_convert_log1p(ao *a, fl_node *n, bool *fired) {
         return FL_OK;
     }
     fl_node *add = n->inputs[0].node;
-    if (!fl__ao_is_add(add) || add->n_inputs != 2) {
+    if (!fl__is_add(add) || add->n_inputs != 2) {
         return FL_OK;
     }
     for (int i = 0; i < 2; i++) {

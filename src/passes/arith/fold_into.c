@@ -71,8 +71,8 @@ fl_status fl__ao_fold_multiply_into_conv(ao *a, fl_node *conv, bool *fired) {
     if (scale->kind != FL_OP_CONST || scale->outputs[0].shape.rank != 0) {
         return FL_OK;
     }
-    int wdt = fl__ao_attr_type(w, "dtype");
-    if (wdt == FL_DT_INVALID || fl__ao_attr_type(scale, "dtype") != wdt) {
+    int wdt = fl__attr_type(w, "dtype");
+    if (wdt == FL_DT_INVALID || fl__attr_type(scale, "dtype") != wdt) {
         return FL_OK;
     }
     fl_input in[2] = {conv->inputs[1], mul->inputs[si]};
@@ -126,7 +126,7 @@ fl_status fl__ao_fold_transpose_into_matmul(ao *a, fl_node *n, bool *fired) {
     if (fl__graph_find(a->g, nm)) {
         return FL_OK;
     }
-    bool cplx = fl__ao_is_complex(fl__ao_attr_type(n, "T"));
+    bool cplx = fl__ao_is_complex(fl__attr_type(n, "T"));
     const char *only = !cplx ? NULL : batch ? "ConjugateTranspose" : "Transpose";
     bool fold[2];
     for (int k = 0; k < 2; k++) {
@@ -147,7 +147,8 @@ fl_status fl__ao_fold_transpose_into_matmul(ao *a, fl_node *n, bool *fired) {
         }
         fl_node *t = n->inputs[k].node;
         const char *f = flag[batch][k];
-        if (fl__ao_set_attr(a, c, fl__attr_make_bool(a->g, f, !fl__ao_attr_bool(n, f))) != FL_OK ||
+        if (fl__ao_set_attr(a, c, fl__attr_make_bool(a->g, f, !fl__attr_bool(n, f, false))) !=
+                FL_OK ||
             fl__ao_forward_ctrl(a, c, t) != FL_OK) {
             return fl__ao_oom(a);
         }

@@ -59,32 +59,6 @@ static void resolve_all(ao *a) {
     }
 }
 
-/* The distinct live nodes reading n (data or control), at most `max` of them
- * stored; returns how many there are. */
-static size_t consumers(ao *a, const fl_node *n, fl_node **out, size_t max) {
-    size_t c = 0;
-    for (size_t i = 0; i < a->g->n_nodes; i++) {
-        fl_node *m = a->g->nodes[i];
-        if (m->flags & FL_NODE_REMOVED) {
-            continue;
-        }
-        bool reads = false;
-        for (int k = 0; k < m->n_inputs && !reads; k++) {
-            reads = m->inputs[k].node == n;
-        }
-        for (int k = 0; k < m->n_ctrl && !reads; k++) {
-            reads = m->ctrl[k] == n;
-        }
-        if (reads) {
-            if (c < max) {
-                out[c] = m;
-            }
-            c++;
-        }
-    }
-    return c;
-}
-
 /* Distinct consumer nodes of n (GetOutputs(n).size()); the use counts give
  * the answer without a scan when there is at most one edge. */
 static size_t n_consumer_nodes(ao *a, const fl_node *n) {
@@ -92,7 +66,7 @@ static size_t n_consumer_nodes(ao *a, const fl_node *n) {
         return a->uses[n->id] + a->ctrl_uses[n->id];
     }
     fl_node *dummy[1];
-    return consumers(a, n, dummy, 0);
+    return fl__consumers_of(a->g, n, dummy, 0);
 }
 
 bool fl__ao_is_concat(const fl_node *n) {
@@ -117,7 +91,7 @@ static bool hoist_safe(ao *a, const fl_node *root, const hlink *l, int n) {
     }
     for (int i = 0; i < n; i++) {
         const fl_node *op = l[i].node;
-        if (!fl__ao_same_device(op, root) || strcmp(op->op, op0->op) != 0 || fl__preserved(op) ||
+        if (!fl__same_device(op, root) || strcmp(op->op, op0->op) != 0 || fl__preserved(op) ||
             op->n_inputs < 1 || op->n_outputs != 1) {
             return false;
         }
@@ -170,7 +144,7 @@ static int advance(ao *a, bool concat, const hlink *tails, int n, hlink *next) {
             continue;
         }
         fl_node *cons[HOIST_MAX];
-        size_t nc = consumers(a, t, cons, HOIST_MAX);
+        size_t nc = fl__consumers_of(a->g, t, cons, HOIST_MAX);
         if (nc > HOIST_MAX) {
             return -1;
         }
@@ -383,7 +357,7 @@ fl_status fl__ao_hoist_cwise_unary_chains(ao *a, fl_node *r) {
         }
         resolve_all(a);
         fl_node *cons[HOIST_MAX];
-        size_t nc = consumers(a, r, cons, HOIST_MAX);
+        size_t nc = fl__consumers_of(a->g, r, cons, HOIST_MAX);
         if (nc > HOIST_MAX) {
             return FL_OK;
         }

@@ -24,13 +24,13 @@ static bool min_bcast_tagged(const fl_node *n) {
 }
 
 static bool min_bcast_op(const fl_node *n) {
-    return (n->kind == FL_OP_MUL || fl__ao_is_add(n)) && n->n_inputs == 2 && n->n_outputs == 1;
+    return (n->kind == FL_OP_MUL || fl__is_add(n)) && n->n_inputs == 2 && n->n_outputs == 1;
 }
 
 static bool min_bcast_absorbable(const ao *a, const fl_node *root, const fl_node *n) {
     return strcmp(n->op, root->op) == 0 && min_bcast_op(n) && !fl__preserved(n) &&
            !(n->flags & FL_NODE_REMOVED) && !min_bcast_tagged(n) && n->n_ctrl == 0 &&
-           a->ctrl_uses[n->id] == 0 && fl__ao_same_device(root, n) && a->uses[n->id] == 1 &&
+           a->ctrl_uses[n->id] == 0 && fl__same_device(root, n) && a->uses[n->id] == 1 &&
            fl__shape_is_determined(&n->outputs[0].shape) && fl__ao_inputs_bcast_to(n);
 }
 

@@ -20,16 +20,6 @@ bool fl__ao_is_op(const fl_node *n, const char *op) {
     return strcmp(n->op, op) == 0;
 }
 
-int fl__ao_attr_type(const fl_node *n, const char *name) {
-    const fl_attr *at = fl__node_attr(n, name);
-    return at && at->kind == FL_ATTR_TYPE ? at->v.type : FL_DT_INVALID;
-}
-
-bool fl__ao_attr_bool(const fl_node *n, const char *name) {
-    const fl_attr *at = fl__node_attr(n, name);
-    return at && at->kind == FL_ATTR_B && at->v.b;
-}
-
 bool fl__ao_on_cpu(const ao *a, const fl_node *n) {
     return fl__node_device(n, a->pc->opt->device) == FL_DEV_CPU;
 }
@@ -43,16 +33,7 @@ const fl_value *fl__ao_const_value(const fl_node *n) {
 }
 
 bool fl__ao_value_all(const fl_value *v, double x) {
-    if (fl__ao_is_complex(v->dtype) || v->n < 1) {
-        return false;
-    }
-    for (int64_t i = 0; i < v->n; i++) {
-        double e;
-        if (!fl__value_f64(v, i, &e) || e != x) {
-            return false;
-        }
-    }
-    return true;
+    return !fl__ao_is_complex(v->dtype) && v->n >= 1 && fl__value_all_equal(v, x);
 }
 
 bool fl__ao_shape_concrete(const fl_shape *s) {
@@ -148,11 +129,6 @@ bool fl__ao_same_sig(const fl_shape *x, const fl_shape *y) {
 bool fl__ao_involution(int kind, const char *op) {
     return kind == FL_OP_NEG || kind == FL_OP_RECIPROCAL || kind == FL_OP_LOGICAL_NOT ||
            strcmp(op, "Conj") == 0 || strcmp(op, "Invert") == 0;
-}
-
-bool fl__ao_is_add(const fl_node *n) {
-    return n->kind == FL_OP_ADD_V2 ||
-           (n->kind == FL_OP_ADD && fl__ao_attr_type(n, "T") != FL_DT_STRING);
 }
 
 bool fl__ao_value_preserving(const fl_node *n) {

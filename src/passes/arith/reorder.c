@@ -159,8 +159,7 @@ fl_status fl__ao_reorder_cast_like(ao *a, fl_node *c, bool *fired) {
     fl_node *p = c->inputs[0].node;
     bool p_cast = cast_like(p);
     bool ok = (p_cast && reorderable_vp(c)) || (reorderable_vp(p) && cast_like(c));
-    if (!ok || fl__preserved(p) || !fl__ao_same_device(p, c) || p->n_inputs < 1 ||
-        p->n_outputs != 1) {
+    if (!ok || fl__preserved(p) || !fl__same_device(p, c) || p->n_inputs < 1 || p->n_outputs != 1) {
         return FL_OK;
     }
     const fl_node *cl = p_cast ? p : c;

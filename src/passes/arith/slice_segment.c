@@ -207,14 +207,14 @@ fl_status fl__ao_simplify_embedding_lookup(ao *a, fl_node *r, bool *fired) {
     }
     fl_node *g = r->inputs[0].node;
     if ((g->kind != FL_OP_GATHER && g->kind != FL_OP_GATHER_V2) || fl__preserved(g) ||
-        !fl__ao_same_device(g, r) || g->n_inputs < 2 ||
+        !fl__same_device(g, r) || g->n_inputs < 2 ||
         (g->kind == FL_OP_GATHER_V2 && (g->n_inputs < 3 || !axis0(g->inputs[2].node)))) {
         return FL_OK;
     }
     fl_node *u = g->inputs[1].node;
     bool v2 = fl__ao_is_op(u, "UniqueV2");
-    int t = fl__ao_attr_type(u, "T");
-    if ((!fl__ao_is_op(u, "Unique") && !v2) || fl__preserved(u) || !fl__ao_same_device(u, g) ||
+    int t = fl__attr_type(u, "T");
+    if ((!fl__ao_is_op(u, "Unique") && !v2) || fl__preserved(u) || !fl__same_device(u, g) ||
         u->n_inputs < 1 || g->inputs[1].port != 0 || t == FL_DT_INVALID ||
         (v2 && (u->n_inputs < 2 || !axis0(u->inputs[1].node)))) {
         return FL_OK;
@@ -239,7 +239,7 @@ fl_status fl__ao_remove_cast_into_segment_reduction(ao *a, fl_node *r, bool *fir
     static const char *const attrs[3] = {NULL, "Tidx", "Tsegmentids"};
     for (int k = 1; k <= 2; k++) {
         fl_node *c = r->inputs[k].node;
-        int src = fl__ao_attr_type(c, "SrcT");
+        int src = fl__attr_type(c, "SrcT");
         if (c->kind != FL_OP_CAST || c->n_inputs < 1 ||
             (src != FL_DT_INT32 && src != FL_DT_INT64)) {
             continue;

@@ -21,10 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool fl__ao_same_device(const fl_node *x, const fl_node *y) {
-    return strcmp(x->device ? x->device : "", y->device ? y->device : "") == 0;
-}
-
 bool fl__ao_replaceable(const fl_node *n) {
     return !fl__preserved(n) && n->n_outputs == 1;
 }
@@ -114,7 +110,7 @@ fl_status fl__ao_replace_pack_with_tile_reshape(ao *a, fl_node *n, bool *fired) 
         }
     }
     const fl_tensor *x = &in.node->outputs[0], *out = &n->outputs[0];
-    int dt = fl__ao_attr_type(n, "T");
+    int dt = fl__attr_type(n, "T");
     if (!fl__ao_shape_concrete(&x->shape) || !fl__ao_shape_concrete(&out->shape) ||
         x->shape.rank > 64 || out->shape.rank > 128 || dt == FL_DT_INVALID) {
         return FL_OK;
@@ -221,7 +217,7 @@ fl_status fl__ao_replace_mul_with_tile(ao *a, fl_node *n, bool *fired) {
     if (!grows) {
         return FL_OK; /* the shape does not change */
     }
-    int dt = fl__ao_attr_type(n, "T");
+    int dt = fl__attr_type(n, "T");
     fl_node *c = fl__ao_add_i32(a, cn, n->device, 1, mult, xs->rank);
     if (!c || fl__ao_forward_ctrl(a, c, ones) != FL_OK) {
         return fl__ao_oom(a);
@@ -277,14 +273,14 @@ fl_status fl__ao_reduce_upsampling_dims(ao *a, fl_node *n, bool *fired) {
     }
     fl_input rin[2] = {rs->inputs[0], {nshp, 0}};
     fl_node *nrs = fl__ao_add(a, nm[0], "Reshape", rs->device, 2, rin);
-    if (!nrs || fl__ao_set_type(a, nrs, "T", fl__ao_attr_type(rs, "T")) != FL_OK ||
-        fl__ao_set_type(a, nrs, "Tshape", fl__ao_attr_type(rs, "Tshape")) != FL_OK) {
+    if (!nrs || fl__ao_set_type(a, nrs, "T", fl__attr_type(rs, "T")) != FL_OK ||
+        fl__ao_set_type(a, nrs, "Tshape", fl__attr_type(rs, "Tshape")) != FL_OK) {
         return fl__ao_oom(a);
     }
     fl_input tin[2] = {{nrs, 0}, {nmul, 0}};
     fl_node *nt = fl__ao_add(a, nm[1], "Tile", tile->device, 2, tin);
-    if (!nt || fl__ao_set_type(a, nt, "T", fl__ao_attr_type(tile, "T")) != FL_OK ||
-        fl__ao_set_type(a, nt, "Tmultiples", fl__ao_attr_type(tile, "Tmultiples")) != FL_OK ||
+    if (!nt || fl__ao_set_type(a, nt, "T", fl__attr_type(tile, "T")) != FL_OK ||
+        fl__ao_set_type(a, nt, "Tmultiples", fl__attr_type(tile, "Tmultiples")) != FL_OK ||
         fl__ao_forward_ctrl(a, nt, tile) != FL_OK || fl__ao_forward_ctrl(a, nmul, mul) != FL_OK ||
         fl__ao_forward_ctrl(a, nrs, rs) != FL_OK || fl__ao_forward_ctrl(a, nshp, shp) != FL_OK) {
         return fl__ao_oom(a);

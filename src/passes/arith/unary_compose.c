@@ -37,7 +37,7 @@ static bool composable(const fl_node *n, int dt) {
 }
 
 static bool compose_ok(const ao *a, const fl_node *n, const bool *fused) {
-    return n->n_inputs == 1 && n->n_outputs == 1 && composable(n, fl__ao_attr_type(n, "T")) &&
+    return n->n_inputs == 1 && n->n_outputs == 1 && composable(n, fl__attr_type(n, "T")) &&
            !fl__preserved(n) && fl__ao_on_cpu(a, n) && !fused[n->id] && n->n_ctrl == 0 &&
            a->ctrl_uses[n->id] == 0;
 }
@@ -46,14 +46,14 @@ fl_status fl__ao_unary_ops_composition(ao *a, fl_node *root, bool *fused) {
     if ((root->flags & FL_NODE_REMOVED) || !compose_ok(a, root, fused)) {
         return FL_OK;
     }
-    int dt = fl__ao_attr_type(root, "T");
+    int dt = fl__attr_type(root, "T");
     fl_node *chain[256];
     int n = 0;
     chain[n++] = root;
     fl_node *last = root;
     while (n < 256) {
         fl_node *in = last->inputs[0].node;
-        if (fl__ao_attr_type(in, "T") != dt || a->uses[in->id] != 1 || !compose_ok(a, in, fused)) {
+        if (fl__attr_type(in, "T") != dt || a->uses[in->id] != 1 || !compose_ok(a, in, fused)) {
             break;
         }
         chain[n++] = in;

@@ -114,7 +114,7 @@ fl_status fl__cf_simplify_arith(fl_pass_ctx *pc, fl_node *n, bool *done) {
     bool is_mul = k == FL_OP_MUL || k == FL_OP_MUL_NO_NAN || k == FL_OP_LOGICAL_AND;
     bool is_matmul = k == FL_OP_MATMUL || k == FL_OP_BATCH_MATMUL || k == FL_OP_BATCH_MATMUL_V2 ||
                      k == FL_OP_BATCH_MATMUL_V3 || k == FL_OP_QUANTIZED_MATMUL;
-    bool is_add = fl__cf_is_add_op(n) || k == FL_OP_BIAS_ADD || k == FL_OP_LOGICAL_OR;
+    bool is_add = fl__is_add(n) || k == FL_OP_BIAS_ADD || k == FL_OP_LOGICAL_OR;
     bool is_sub = k == FL_OP_SUB;
     bool is_div =
         k == FL_OP_DIV || k == FL_OP_REAL_DIV || k == FL_OP_TRUNCATE_DIV || k == FL_OP_XDIVY;
@@ -142,7 +142,7 @@ fl_status fl__cf_simplify_arith(fl_pass_ctx *pc, fl_node *n, bool *done) {
         *done = true;
         return fl__cf_replace_unary_of_y(pc, n, "Neg");
     }
-    if (ym && is_div && x1 && fl__cf_float_or_complex(fl__cf_type_attr(n, "T"))) {
+    if (ym && is_div && x1 && fl__cf_float_or_complex(fl__attr_type(n, "T"))) {
         fl__ledger_note(pc, "ReplaceDivisionOfOnesByReciprocal", n, "%s(1, y) -> Reciprocal(y)",
                         n->op);
         *done = true;
@@ -205,10 +205,10 @@ fl_status fl__cf_simplify_arith(fl_pass_ctx *pc, fl_node *n, bool *done) {
 
 fl_status fl__cf_reduce_div_to_reciprocal_mul(fl_pass_ctx *pc, fl_node *n, bool *done) {
     if ((n->kind != FL_OP_DIV && n->kind != FL_OP_REAL_DIV && n->kind != FL_OP_XDIVY) ||
-        n->n_inputs < 2 || !fl__cf_is_const(n->inputs[1].node)) {
+        n->n_inputs < 2 || !fl__is_const(n->inputs[1].node)) {
         return FL_OK;
     }
-    int t = fl__cf_type_attr(n, "T");
+    int t = fl__attr_type(n, "T");
     if (t == FL_DT_INVALID || (n->kind == FL_OP_DIV && !fl__cf_float_or_complex(t))) {
         return FL_OK;
     }

@@ -8,9 +8,7 @@
 #define FL_PASSES_CONSTFOLD_CONSTFOLD_H
 
 #include "ops/common.h"
-#include "passes/pipeline.h"
-
-bool fl__cf_is_const(const fl_node *n);
+#include "passes/util.h"
 
 bool fl__cf_bad_dtype(int dt);
 
@@ -26,32 +24,13 @@ const fl_value *fl__cf_const_value(const fl_node *n, int i);
 
 int64_t fl__cf_ival(const fl_value *v, int64_t i);
 
-const char *fl__cf_dev_of(const fl_node *n);
-
-bool fl__cf_same_device(const fl_node *a, const fl_node *b);
-
 bool fl__cf_float_or_complex(int dt);
-
-int fl__cf_type_attr(const fl_node *n, const char *name);
-
-int64_t fl__cf_int_attr(const fl_node *n, const char *name, int64_t dflt);
-
-bool fl__cf_is_feed(const fl_node *n);
-
-/* Grappler's IsAdd: AddV2, or Add of a non-string type. */
-bool fl__cf_is_add_op(const fl_node *n);
 
 /* "ConstantFolding/<node><suffix>" (Grappler's OptimizedNodeName). */
 const char *fl__cf_cf_name(fl_pass_ctx *pc, const fl_node *n, const char *suffix);
 
 /* Data edges reading any output of n (Grappler's NumNonControlOutputs). */
 int fl__cf_data_uses(const fl_graph *g, const fl_node *n);
-
-/* Distinct live nodes reading n by a data or control edge; at most `cap`
- * are stored, the count is returned. */
-size_t fl__cf_consumers_of(const fl_graph *g, const fl_node *n, fl_node **out, size_t cap);
-
-bool fl__cf_has_ctrl(const fl_node *n, const fl_node *dep);
 
 void fl__cf_drop_ctrl(fl_node *n, const fl_node *dep);
 

@@ -82,7 +82,7 @@ fl_status fl__cf_materialize_ta_size(fl_pass_ctx *pc, fl_node *n, bool *done) {
         return FL_OK;
     }
     fl_node *size = arr->inputs[0].node;
-    if (!fl__cf_is_const(size) || (size->flags & FL_NODE_STRIPPED) || size->n_outputs != 1) {
+    if (!fl__is_const(size) || (size->flags & FL_NODE_STRIPPED) || size->n_outputs != 1) {
         return FL_OK;
     }
     const fl_value *v = size->outputs[0].value;
@@ -122,7 +122,7 @@ fl_status fl__cf_move_constants_past_enter(fl_pass_ctx *pc, fl_node *n, bool *do
     fl_graph *g = pc->c->g;
     const fl_attr *ic = fl__node_attr(n, "is_constant");
     if ((n->kind != FL_OP_ENTER && n->kind != FL_OP_REF_ENTER) || n->n_inputs < 1 || !ic ||
-        ic->kind != FL_ATTR_B || !ic->v.b || !fl__cf_is_const(n->inputs[0].node)) {
+        ic->kind != FL_ATTR_B || !ic->v.b || !fl__is_const(n->inputs[0].node)) {
         return FL_OK;
     }
     fl_node *c = n->inputs[0].node;
@@ -203,7 +203,7 @@ fl_status fl__cf_simplify_switch(fl_pass_ctx *pc, fl_node *n, bool *done) {
         return FL_OK;
     }
     fl_node *fan[2];
-    if (fl__cf_consumers_of(g, n, fan, 2) != 2) {
+    if (fl__consumers_of(g, n, fan, 2) != 2) {
         return FL_OK;
     }
     bool optimized = true;
@@ -422,7 +422,7 @@ fl_status fl__cf_remove_redundant_variable_update(fl_pass_ctx *pc, fl_node *n, b
     bool add_or_sub = strstr(n->op, "Add") || strstr(n->op, "Sub");
     const fl_node *delta = n->inputs[vi].node;
     if (!(add_or_sub ? fl__cf_is_zeros(delta) : fl__cf_is_ones(delta)) ||
-        (ref && (fl__preserved(n) || fl__cf_type_attr(n, "T") == FL_DT_INVALID))) {
+        (ref && (fl__preserved(n) || fl__attr_type(n, "T") == FL_DT_INVALID))) {
         return FL_OK;
     }
     fl_input in[3];
@@ -449,7 +449,7 @@ fl_status fl__cf_remove_redundant_variable_update(fl_pass_ctx *pc, fl_node *n, b
         n->n_inputs = 0;
         fl__node_become(g, n, "NoOp");
     } else {
-        int t = (int)fl_dtype_base(fl__cf_type_attr(n, "T"));
+        int t = (int)fl_dtype_base(fl__attr_type(n, "T"));
         fl__ledger_note(pc, "RemoveRedundantVariableUpdates", n, "%s by %s '%s' -> Identity", n->op,
                         what, delta->name);
         st = erase_regular_attrs(pc, n, NULL, 0);

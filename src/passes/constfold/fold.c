@@ -25,10 +25,6 @@
 #include <stdio.h>
 #include <string.h>
 
-bool fl__cf_is_const(const fl_node *n) {
-    return n->kind == FL_OP_CONST && !(n->flags & FL_NODE_REMOVED);
-}
-
 bool fl__cf_bad_dtype(int dt) {
     int b = dt > FL_DT_REF_OFFSET ? dt - FL_DT_REF_OFFSET : dt;
     return b == FL_DT_INVALID || b == FL_DT_STRING || b == FL_DT_RESOURCE || b == FL_DT_VARIANT;
@@ -157,7 +153,7 @@ fl_status fl__cf_try_fold(fl_pass_ctx *pc, fl_node *n, bool *done) {
     for (int i = 0; i < n->n_inputs; i++) {
         const fl_node *in = n->inputs[i].node;
         const fl_tensor *t = fl_node_in(n, i);
-        if (!fl__cf_is_const(in) || fl__cf_bad_dtype(t->dtype)) {
+        if (!fl__is_const(in) || fl__cf_bad_dtype(t->dtype)) {
             return FL_OK;
         }
         if (in->flags & FL_NODE_STRIPPED) {

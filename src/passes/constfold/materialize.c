@@ -149,7 +149,7 @@ static bool bcast_shape(const fl_node *m, int port, int64_t *out, int *rank, fl_
         *rank = s->rank;
         return true;
     }
-    if (!fl__cf_is_const(m) || (m->flags & FL_NODE_STRIPPED)) {
+    if (!fl__is_const(m) || (m->flags & FL_NODE_STRIPPED)) {
         return false;
     }
     const fl_value *v = m->outputs[port].value;
@@ -206,8 +206,8 @@ fl_status fl__cf_materialize_bcast_args(fl_pass_ctx *pc, fl_node *n, bool *done)
         return FL_OK;
     }
     const fl_node *s1 = n->inputs[0].node, *s2 = n->inputs[1].node;
-    if ((s1->kind != FL_OP_SHAPE && !fl__cf_is_const(s1)) ||
-        (s2->kind != FL_OP_SHAPE && !fl__cf_is_const(s2))) {
+    if ((s1->kind != FL_OP_SHAPE && !fl__is_const(s1)) ||
+        (s2->kind != FL_OP_SHAPE && !fl__is_const(s2))) {
         return FL_OK;
     }
     const char *f1 = fl__cf_cf_name(pc, n, "-folded-1"), *f2 = fl__cf_cf_name(pc, n, "-folded-2");
@@ -253,7 +253,7 @@ fl_status fl__cf_materialize_bcast_args(fl_pass_ctx *pc, fl_node *n, bool *done)
     if (!bcast_reduce_idx(a, ra, b, rb, idx[0], &ni[0], idx[1], &ni[1])) {
         return FL_OK;
     }
-    int t = fl__cf_type_attr(n, "T");
+    int t = fl__attr_type(n, "T");
     if ((t != FL_DT_INT32 && t != FL_DT_INT64) || may_refine_output(pc, n)) {
         return FL_OK;
     }
@@ -285,7 +285,7 @@ fl_status fl__cf_materialize_bcast_args(fl_pass_ctx *pc, fl_node *n, bool *done)
 
 fl_status fl__cf_materialize_reduction_indices(fl_pass_ctx *pc, fl_node *n, bool *done) {
     fl_graph *g = pc->c->g;
-    if (!fl__cf_is_reduction(n->kind) || n->n_inputs < 2 || fl__cf_is_const(n->inputs[1].node)) {
+    if (!fl__cf_is_reduction(n->kind) || n->n_inputs < 2 || fl__is_const(n->inputs[1].node)) {
         return FL_OK;
     }
     const fl_shape *in = &fl_node_in(n, 0)->shape;
@@ -299,7 +299,7 @@ fl_status fl__cf_materialize_reduction_indices(fl_pass_ctx *pc, fl_node *n, bool
     bool full = out_rank == 0 || n_idx == in->rank;
     if (!full) {
         fl_node *cons[64];
-        size_t nc = fl__cf_consumers_of(g, n, cons, 64);
+        size_t nc = fl__consumers_of(g, n, cons, 64);
         if (nc == 0 || nc > 64) {
             return FL_OK;
         }
@@ -347,7 +347,7 @@ fl_status fl__cf_materialize_constant_valued(fl_pass_ctx *pc, fl_node *n, bool *
         return FL_OK;
     }
     if (n->kind == FL_OP_FILL) {
-        if (n->n_inputs != 2 || !fl__cf_is_const(n->inputs[0].node) || !fl__cf_const_value(n, 1)) {
+        if (n->n_inputs != 2 || !fl__is_const(n->inputs[0].node) || !fl__cf_const_value(n, 1)) {
             return FL_OK;
         }
         const fl_value *v = n->outputs[0].value;

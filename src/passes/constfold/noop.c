@@ -117,7 +117,7 @@ static int noop_reduction(const fl_node *n, const fl_shape *x, const fl_shape *o
 static int noop_strided_slice(const fl_node *n, const fl_shape *x, const fl_value *p) {
     const fl_value *e = fl__cf_const_value(n, 2), *st = fl__cf_const_value(n, 3);
     if (n->n_inputs != 4 || !p || !e || !st || !x || x->rank < 0 ||
-        fl__cf_int_attr(n, "new_axis_mask", 0) || fl__cf_int_attr(n, "shrink_axis_mask", 0)) {
+        fl__attr_int(n, "new_axis_mask", 0) || fl__attr_int(n, "shrink_axis_mask", 0)) {
         return -1;
     }
     for (int j = 0; j < x->rank; j++) {
@@ -125,8 +125,8 @@ static int noop_strided_slice(const fl_node *n, const fl_shape *x, const fl_valu
             return -1;
         }
     }
-    int64_t bm = fl__cf_int_attr(n, "begin_mask", 0), em = fl__cf_int_attr(n, "end_mask", 0);
-    int64_t ell = fl__cf_int_attr(n, "ellipsis_mask", 0), ns = st->n;
+    int64_t bm = fl__attr_int(n, "begin_mask", 0), em = fl__attr_int(n, "end_mask", 0);
+    int64_t ell = fl__attr_int(n, "ellipsis_mask", 0), ns = st->n;
     /* Which input dims an ellipsis (given, or implied after the last
      * stride) covers. */
     int eidx = -1, n_exp = 0;

@@ -23,7 +23,7 @@ fl_status fl__cf_partial_identity_n(fl_pass_ctx *pc, fl_node *n, bool *done) {
     }
     size_t moved = 0;
     for (int i = 0; i < n->n_inputs && i < n->n_outputs; i++) {
-        if (fl__cf_is_const(n->inputs[i].node)) {
+        if (fl__is_const(n->inputs[i].node)) {
             moved += fl__graph_replace_uses(pc->c->g, n, i, n->inputs[i].node, n->inputs[i].port);
         }
     }
@@ -43,7 +43,7 @@ fl_status fl__cf_partial_addn(fl_pass_ctx *pc, fl_node *n, bool *done) {
     }
     int nc = 0;
     for (int i = 0; i < n->n_inputs; i++) {
-        nc += fl__cf_is_const(n->inputs[i].node);
+        nc += fl__is_const(n->inputs[i].node);
     }
     if (acc && nc == n->n_inputs) {
         /* AccumulateNV2 of constants -> AddN, which folds (Grappler: next round). */
@@ -77,7 +77,7 @@ fl_status fl__cf_partial_addn(fl_pass_ctx *pc, fl_node *n, bool *done) {
     }
     int k = 0, w = 0;
     for (int i = 0; i < n->n_inputs; i++) {
-        if (fl__cf_is_const(n->inputs[i].node)) {
+        if (fl__is_const(n->inputs[i].node)) {
             ci[k++] = n->inputs[i];
         }
     }
@@ -88,7 +88,7 @@ fl_status fl__cf_partial_addn(fl_pass_ctx *pc, fl_node *n, bool *done) {
     fl__node_del_attr(m, "shape"); /* the split of an AccumulateNV2 is an AddN */
     bool first = true;
     for (int i = 0; i < n->n_inputs; i++) {
-        if (!fl__cf_is_const(n->inputs[i].node)) {
+        if (!fl__is_const(n->inputs[i].node)) {
             keep[w++] = n->inputs[i];
         } else if (first) {
             keep[w++] = (fl_input){m, 0};
@@ -122,11 +122,11 @@ fl_status fl__cf_partial_concat(fl_pass_ctx *pc, fl_node *n, bool *done) {
     }
     int runs[64][2], n_runs = 0;
     for (int first = begin, last = begin; last < end && n_runs < 64; first = last) {
-        while (first < end && !fl__cf_is_const(n->inputs[first].node)) {
+        while (first < end && !fl__is_const(n->inputs[first].node)) {
             first++;
         }
         last = first + 1;
-        while (last < end && fl__cf_is_const(n->inputs[last].node)) {
+        while (last < end && fl__is_const(n->inputs[last].node)) {
             last++;
         }
         if (first < end && last - first > 1) {
@@ -212,12 +212,12 @@ fl_status fl__cf_merge_concat(fl_pass_ctx *pc, fl_node *n, bool *done) {
     fl_graph *g = pc->c->g;
     int64_t axis, paxis;
     fl_node *parent;
-    if (!concat_axis(n, &axis) || fl__cf_consumers_of(g, n, &parent, 1) != 1) {
+    if (!concat_axis(n, &axis) || fl__consumers_of(g, n, &parent, 1) != 1) {
         return FL_OK;
     }
     bool all_const = true;
     for (int i = 0; i < n->n_inputs - 1 && all_const; i++) {
-        all_const = fl__cf_is_const(n->inputs[i].node);
+        all_const = fl__is_const(n->inputs[i].node);
     }
     if (all_const || !concat_axis(parent, &paxis) || axis != paxis) {
         return FL_OK;
@@ -225,7 +225,7 @@ fl_status fl__cf_merge_concat(fl_pass_ctx *pc, fl_node *n, bool *done) {
     const char *task = NULL;
     size_t tl = 0;
     for (int i = 0; i < parent->n_inputs - 1; i++) {
-        const char *d = fl__cf_dev_of(parent->inputs[i].node);
+        const char *d = fl__dev_of(parent->inputs[i].node);
         if (!*d) {
             continue;
         }

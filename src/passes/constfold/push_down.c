@@ -29,35 +29,35 @@ static bool prepare_push_down(const fl_graph *g, const fl_node *parent, push_dow
         return false;
     }
     fl_node *l = parent->inputs[0].node, *r = parent->inputs[1].node;
-    bool lc = fl__cf_is_const(l), rc = fl__cf_is_const(r);
+    bool lc = fl__is_const(l), rc = fl__is_const(r);
     if (!lc && !rc) {
         return false;
     }
     x->left_child_const = lc;
     x->op_child = lc ? r : l;
     x->const_child = lc ? l : r;
-    if (!fl__cf_same_device(parent, x->op_child) || !fl__cf_same_device(parent, x->const_child)) {
+    if (!fl__same_device(parent, x->op_child) || !fl__same_device(parent, x->const_child)) {
         return false;
     }
     fl_node *c = x->op_child;
     if (c->n_inputs < 2 || fl__preserved(c) || fl__cf_data_uses(g, c) > 1) {
         return false;
     }
-    int t = fl__cf_type_attr(parent, "T");
+    int t = fl__attr_type(parent, "T");
     if (t == FL_DT_INVALID || t == FL_DT_BFLOAT16 || t == FL_DT_HALF) {
         return false;
     }
-    if (fl__cf_has_ctrl(x->const_child, c)) {
+    if (fl__has_ctrl_input(x->const_child, c)) {
         return false; /* the swap would close a cycle */
     }
     x->left_leaf = c->inputs[0].node;
     x->right_leaf = c->inputs[1].node;
-    x->left_leaf_const = fl__cf_is_const(x->left_leaf);
-    x->right_leaf_const = fl__cf_is_const(x->right_leaf);
+    x->left_leaf_const = fl__is_const(x->left_leaf);
+    x->right_leaf_const = fl__is_const(x->right_leaf);
     if (x->left_leaf_const && x->right_leaf_const) {
         return false; /* the child folds by itself */
     }
-    return fl__cf_same_device(parent, x->left_leaf) && fl__cf_same_device(parent, x->right_leaf);
+    return fl__same_device(parent, x->left_leaf) && fl__same_device(parent, x->right_leaf);
 }
 
 /* Dim of s as Grappler sees it: the size, or -1 when not a known number. */
@@ -66,7 +66,7 @@ static int64_t gdim(const fl_shape *s, int i) {
 }
 
 fl_status fl__cf_constant_push_down(fl_pass_ctx *pc, fl_node *n, bool *done) {
-    bool is_add = fl__cf_is_add_op(n), is_mul = n->kind == FL_OP_MUL, is_sub = n->kind == FL_OP_SUB,
+    bool is_add = fl__is_add(n), is_mul = n->kind == FL_OP_MUL, is_sub = n->kind == FL_OP_SUB,
          is_div = n->kind == FL_OP_DIV;
     if (!is_add && !is_mul && !is_sub && !is_div) {
         return FL_OK;
@@ -77,7 +77,7 @@ fl_status fl__cf_constant_push_down(fl_pass_ctx *pc, fl_node *n, bool *done) {
         return FL_OK;
     }
     fl_node *c = x.op_child;
-    bool c_add = fl__cf_is_add_op(c), c_mul = c->kind == FL_OP_MUL, c_sub = c->kind == FL_OP_SUB,
+    bool c_add = fl__is_add(c), c_mul = c->kind == FL_OP_MUL, c_sub = c->kind == FL_OP_SUB,
          c_div = c->kind == FL_OP_DIV;
     bool add_sub = (is_add || is_sub) && (c_add || c_sub);
     bool mul_div = (is_mul || is_div) && (c_mul || c_div);
@@ -85,13 +85,13 @@ fl_status fl__cf_constant_push_down(fl_pass_ctx *pc, fl_node *n, bool *done) {
         return FL_OK;
     }
     bool c_sym = c_add || c_mul;
-    if (!(sym && c_sym) && !fl__cf_float_or_complex(fl__cf_type_attr(n, "T"))) {
+    if (!(sym && c_sym) && !fl__cf_float_or_complex(fl__attr_type(n, "T"))) {
         return FL_OK;
     }
     /* The constant must not be larger than the leaf it trades places with
      * (checked against the shape Grappler reads, see the file header). */
     const fl_node *y_node = x.left_leaf_const ? x.left_leaf : x.right_leaf;
-    if (!fl__cf_is_const(y_node)) {
+    if (!fl__is_const(y_node)) {
         const fl_shape *cs = &fl_node_in(n, x.left_child_const ? 0 : 1)->shape;
         const fl_shape *xs = &fl_node_in(c, x.left_leaf_const ? 0 : 1)->shape;
         if (fl__shape_is_concrete(cs) && fl__shape_is_concrete(xs)) {
@@ -149,7 +149,7 @@ fl_status fl__cf_constant_push_down(fl_pass_ctx *pc, fl_node *n, bool *done) {
 
 fl_status fl__cf_constant_push_down_bias_add(fl_pass_ctx *pc, fl_node *n, bool *done) {
     bool parent_bias = n->kind == FL_OP_BIAS_ADD;
-    if (!parent_bias && !fl__cf_is_add_op(n)) {
+    if (!parent_bias && !fl__is_add(n)) {
         return FL_OK;
     }
     push_down x;
@@ -158,7 +158,7 @@ fl_status fl__cf_constant_push_down_bias_add(fl_pass_ctx *pc, fl_node *n, bool *
     }
     fl_node *c = x.op_child;
     bool child_bias = c->kind == FL_OP_BIAS_ADD;
-    if (!child_bias && !fl__cf_is_add_op(c)) {
+    if (!child_bias && !fl__is_add(c)) {
         return FL_OK;
     }
     const fl_tensor *p0 = fl_node_in(n, 0), *p1 = fl_node_in(n, 1);
@@ -179,7 +179,7 @@ fl_status fl__cf_constant_push_down_bias_add(fl_pass_ctx *pc, fl_node *n, bool *
     } else if (ct->shape.rank == 1 && ct->dtype == vt->dtype) {
         swap = vec;
     }
-    if (swap < 0 || fl__cf_is_const(c->inputs[swap].node)) {
+    if (swap < 0 || fl__is_const(c->inputs[swap].node)) {
         return FL_OK;
     }
     fl__ledger_note(pc, "ConstantPushDownBiasAdd", n, "constant '%s' swapped with '%s' of '%s'",
@@ -233,19 +233,19 @@ fl_status fl__cf_mul_conv_push_down(fl_pass_ctx *pc, fl_node *n, bool *done) {
         return FL_OK;
     }
     fl_node *l = n->inputs[0].node, *r = n->inputs[1].node;
-    bool lc = fl__cf_is_const(l), rc = fl__cf_is_const(r);
+    bool lc = fl__is_const(l), rc = fl__is_const(r);
     if (!lc && !rc) {
         return FL_OK;
     }
     fl_node *conv = lc ? r : l, *cst = lc ? l : r;
-    if ((conv->kind != FL_OP_CONV2D && conv->kind != FL_OP_CONV3D) || !fl__cf_same_device(n, l) ||
-        !fl__cf_same_device(n, r)) {
+    if ((conv->kind != FL_OP_CONV2D && conv->kind != FL_OP_CONV3D) || !fl__same_device(n, l) ||
+        !fl__same_device(n, r)) {
         return FL_OK;
     }
     if (conv->n_inputs < 2 || fl__cf_data_uses(g, conv) > 1 || fl__preserved(conv)) {
         return FL_OK;
     }
-    bool cl = fl__cf_is_const(conv->inputs[0].node), cr = fl__cf_is_const(conv->inputs[1].node);
+    bool cl = fl__is_const(conv->inputs[0].node), cr = fl__is_const(conv->inputs[1].node);
     if (cl == cr) {
         return FL_OK; /* no constant operand, or the conv folds by itself */
     }
@@ -269,7 +269,7 @@ fl_status fl__cf_mul_conv_push_down(fl_pass_ctx *pc, fl_node *n, bool *done) {
     }
     int ci = cl ? 0 : 1;
     fl_input wc = conv->inputs[ci];
-    if (fl__cf_has_ctrl(cst, conv)) {
+    if (fl__has_ctrl_input(cst, conv)) {
         fl__cf_drop_ctrl(cst, conv);
         if (fl__node_add_ctrl(g, cst, wc.node) != FL_OK) {
             return fl__diag_oom(pc->c->d);

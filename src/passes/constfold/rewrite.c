@@ -19,7 +19,7 @@
 #include <string.h>
 
 const fl_value *fl__cf_const_value(const fl_node *n, int i) {
-    if (i >= n->n_inputs || !fl__cf_is_const(n->inputs[i].node) ||
+    if (i >= n->n_inputs || !fl__is_const(n->inputs[i].node) ||
         (n->inputs[i].node->flags & FL_NODE_STRIPPED)) {
         return NULL;
     }
@@ -27,50 +27,12 @@ const fl_value *fl__cf_const_value(const fl_node *n, int i) {
     return v && fl__value_is_concrete(v) ? v : NULL;
 }
 
-/* True when every element of v equals x. */
-static bool all_equal(const fl_value *v, double x) {
-    for (int64_t i = 0; i < v->n; i++) {
-        double e;
-        if (!fl__value_f64(v, i, &e) || e != x) {
-            return false;
-        }
-    }
-    return true;
-}
-
 int64_t fl__cf_ival(const fl_value *v, int64_t i) {
     return fl__value_int(v, i).k;
 }
 
-const char *fl__cf_dev_of(const fl_node *n) {
-    return n->device ? n->device : "";
-}
-
-bool fl__cf_same_device(const fl_node *a, const fl_node *b) {
-    return strcmp(fl__cf_dev_of(a), fl__cf_dev_of(b)) == 0;
-}
-
 bool fl__cf_float_or_complex(int dt) {
     return fl__dtype_is_float(dt) || fl__dtype_is_complex(dt);
-}
-
-int fl__cf_type_attr(const fl_node *n, const char *name) {
-    const fl_attr *a = fl__node_attr(n, name);
-    return a && a->kind == FL_ATTR_TYPE ? a->v.type : FL_DT_INVALID;
-}
-
-int64_t fl__cf_int_attr(const fl_node *n, const char *name, int64_t dflt) {
-    const fl_attr *a = fl__node_attr(n, name);
-    return a && a->kind == FL_ATTR_I ? a->v.i : dflt;
-}
-
-bool fl__cf_is_feed(const fl_node *n) {
-    return n->kind == FL_OP_PLACEHOLDER || n->kind == FL_OP_PLACEHOLDER_WITH_DEFAULT;
-}
-
-bool fl__cf_is_add_op(const fl_node *n) {
-    return n->kind == FL_OP_ADD_V2 ||
-           (n->kind == FL_OP_ADD && fl__cf_type_attr(n, "T") != FL_DT_STRING);
 }
 
 const char *fl__cf_cf_name(fl_pass_ctx *pc, const fl_node *n, const char *suffix) {
@@ -89,39 +51,6 @@ int fl__cf_data_uses(const fl_graph *g, const fl_node *n) {
         }
     }
     return k;
-}
-
-size_t fl__cf_consumers_of(const fl_graph *g, const fl_node *n, fl_node **out, size_t cap) {
-    size_t k = 0;
-    for (size_t i = 0; i < g->n_nodes; i++) {
-        fl_node *m = g->nodes[i];
-        if (m->flags & FL_NODE_REMOVED) {
-            continue;
-        }
-        bool reads = false;
-        for (int j = 0; j < m->n_inputs && !reads; j++) {
-            reads = m->inputs[j].node == n;
-        }
-        for (int j = 0; j < m->n_ctrl && !reads; j++) {
-            reads = m->ctrl[j] == n;
-        }
-        if (reads) {
-            if (k < cap) {
-                out[k] = m;
-            }
-            k++;
-        }
-    }
-    return k;
-}
-
-bool fl__cf_has_ctrl(const fl_node *n, const fl_node *dep) {
-    for (int k = 0; k < n->n_ctrl; k++) {
-        if (n->ctrl[k] == dep) {
-            return true;
-        }
-    }
-    return false;
 }
 
 void fl__cf_drop_ctrl(fl_node *n, const fl_node *dep) {
@@ -279,14 +208,14 @@ fl_status fl__cf_settle(fl_pass_ctx *pc, fl_node *n) {
 }
 
 static bool value_all(const fl_node *m, double x) {
-    if (!fl__cf_is_const(m) || (m->flags & FL_NODE_STRIPPED) || m->n_outputs < 1) {
+    if (!fl__is_const(m) || (m->flags & FL_NODE_STRIPPED) || m->n_outputs < 1) {
         return false;
     }
     const fl_value *v = m->outputs[0].value;
     if (!v || !fl__value_is_concrete(v) || fl__dtype_is_complex(v->dtype)) {
         return false;
     }
-    return all_equal(v, x);
+    return fl__value_all_equal(v, x);
 }
 
 bool fl__cf_is_ones(const fl_node *m) {

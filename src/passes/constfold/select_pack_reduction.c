@@ -55,7 +55,7 @@ fl_status fl__cf_simplify_select(fl_pass_ctx *pc, fl_node *n, bool *done) {
 }
 
 fl_status fl__cf_simplify_pack(fl_pass_ctx *pc, fl_node *n, bool *done) {
-    if (n->kind != FL_OP_PACK || n->n_inputs != 1 || fl__cf_is_feed(n->inputs[0].node)) {
+    if (n->kind != FL_OP_PACK || n->n_inputs != 1 || fl__is_feed(n->inputs[0].node)) {
         return FL_OK;
     }
     const char *name = fl__cf_cf_name(pc, n, "_const_axis");
@@ -65,7 +65,7 @@ fl_status fl__cf_simplify_pack(fl_pass_ctx *pc, fl_node *n, bool *done) {
     if (fl__graph_find(pc->c->g, name)) {
         return FL_OK;
     }
-    int64_t axis = fl__cf_int_attr(n, "axis", 0);
+    int64_t axis = fl__attr_int(n, "axis", 0);
     fl_value *v = fl__cf_int_value(pc, FL_DT_INT32, 0, 1, &axis);
     fl_node *a = v ? fl__ctrl_anchor(pc, n->inputs[0]) : NULL;
     fl_node *c = a ? fl__cf_new_const(pc, name, v, n->device, a) : NULL;
@@ -109,8 +109,8 @@ fl_status fl__cf_simplify_reduction(fl_pass_ctx *pc, fl_node *n, bool *done) {
     const fl_value *idx = fl__cf_const_value(n, 1);
     const fl_shape *in = &fl_node_in(n, 0)->shape, *out = &n->outputs[0].shape;
     if (!idx || idx->n == 0 || !fl__shape_is_concrete(in) || !fl__shape_is_concrete(out) ||
-        fl__cf_elems(in) != 1 || fl__cf_elems(out) != 1 || fl__cf_int_attr(n, "keep_dims", 0) ||
-        fl__cf_type_attr(n, "T") == FL_DT_INVALID) {
+        fl__cf_elems(in) != 1 || fl__cf_elems(out) != 1 || fl__attr_int(n, "keep_dims", 0) ||
+        fl__attr_type(n, "T") == FL_DT_INVALID) {
         return FL_OK;
     }
     const fl_attr *kd = fl__node_attr(n, "keep_dims");

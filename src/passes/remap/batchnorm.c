@@ -27,10 +27,10 @@ static bool match_conv_bn(const rctx *r, const fl_node *bn, fl_node **conv) {
     if (!fl__rm_is_fused_batch_norm(bn) || bn->n_inputs < 5 || fl__rm_has_ctrl(r, bn)) {
         return false;
     }
-    if (!fl__rm_is_op(bn, "FusedBatchNorm") && fl__rm_attr_type(bn, "U") != FL_DT_FLOAT) {
+    if (!fl__rm_is_op(bn, "FusedBatchNorm") && fl__attr_type(bn, "U") != FL_DT_FLOAT) {
         return false;
     }
-    if (fl__rm_attr_bool(bn, "is_training", false) || fl__rm_fanout_beyond0(r, bn)) {
+    if (fl__attr_bool(bn, "is_training", false) || fl__rm_fanout_beyond0(r, bn)) {
         return false;
     }
     fl_node *c = fl__rm_in_node(bn, 0);
@@ -55,7 +55,7 @@ bool fl__rm_rewrite_conv_bn(rctx *r, fl_node *bn) {
     static const char *const ops[] = {"FusedBatchNorm"};
     fl__ledger_note(r->pc, "conv2d_batch_norm", bn, "Conv2D+%s -> _FusedConv2D", bn->op);
     if (!fl__rm_build_fused(r, bn, c, &bn->inputs[1], 4, ops, 1,
-                            fl__rm_attr_float(bn, "epsilon", 1e-4f), NULL)) {
+                            fl__attr_float(bn, "epsilon", 1e-4f), NULL)) {
         return false;
     }
     fl__rm_drop(r, c);
@@ -81,23 +81,11 @@ bool fl__rm_rewrite_conv_bn_act(rctx *r, fl_node *act) {
     fl__ledger_note(r->pc, "conv2d_batch_norm_activation", act, "Conv2D+%s+%s -> _FusedConv2D",
                     bn->op, act->op);
     if (!fl__rm_build_fused(r, act, c, &bn->inputs[1], 4, ops, 2,
-                            fl__rm_attr_float(bn, "epsilon", 1e-4f), act)) {
+                            fl__attr_float(bn, "epsilon", 1e-4f), act)) {
         return false;
     }
     fl__rm_drop(r, bn);
     fl__rm_drop(r, c);
-    return true;
-}
-
-bool fl__rm_shapes_equal(const fl_shape *a, const fl_shape *b) {
-    if (a->rank < 0 || a->rank != b->rank) {
-        return false;
-    }
-    for (int i = 0; i < a->rank; i++) {
-        if (fl_sym_is_unknown(a->dims[i]) || !fl__sym_eq(a->dims[i], b->dims[i])) {
-            return false;
-        }
-    }
     return true;
 }
 
@@ -106,7 +94,7 @@ bool fl__rm_shapes_equal(const fl_shape *a, const fl_shape *b) {
  * PERSISTENT set (pass option persistent_bn, off by default), NHWC, T half,
  * input 0 of rank 4 with a known channel count that is a multiple of 4. */
 static bool persistent_bn_ok(const rctx *r, const fl_node *bn, const char *fmt) {
-    if (!r->persistent_bn || strcmp(fmt, "NHWC") != 0 || fl__rm_attr_type(bn, "T") != FL_DT_HALF ||
+    if (!r->persistent_bn || strcmp(fmt, "NHWC") != 0 || fl__attr_type(bn, "T") != FL_DT_HALF ||
         bn->n_inputs < 1) {
         return false;
     }
@@ -128,12 +116,12 @@ static bool valid_bn_for_ex(const rctx *r, const fl_node *bn) {
     if (!r->onednn && !gpu) {
         return false;
     }
-    int t = fl__rm_attr_type(bn, "T");
+    int t = fl__attr_type(bn, "T");
     if (gpu ? (t != FL_DT_FLOAT && t != FL_DT_HALF) : (t != FL_DT_FLOAT && t != FL_DT_BFLOAT16)) {
         return false;
     }
     const fl_attr *tr = fl__node_attr(bn, "is_training");
-    const char *fmt = fl__rm_attr_str(bn, "data_format", NULL);
+    const char *fmt = fl__attr_str(bn, "data_format", NULL);
     if (!tr || tr->kind != FL_ATTR_B || !fmt) {
         return false;
     }
@@ -143,7 +131,7 @@ static bool valid_bn_for_ex(const rctx *r, const fl_node *bn) {
     if (tr->v.b && gpu && !persistent_bn_ok(r, bn, fmt)) {
         return false;
     }
-    if (!fl__rm_is_op(bn, "FusedBatchNorm") && fl__rm_attr_type(bn, "U") != FL_DT_FLOAT) {
+    if (!fl__rm_is_op(bn, "FusedBatchNorm") && fl__attr_type(bn, "U") != FL_DT_FLOAT) {
         return false;
     }
     return !fl__rm_has_ctrl(r, bn) && fl__rm_one_data_fanout0(r, bn) && !fl__rm_is_preserved(bn);
@@ -165,7 +153,7 @@ static bool match_bn_ex(const rctx *r, const fl_node *relu, fl_node **bn, fl_nod
         *bn = in0;
         return true;
     }
-    if (fl__rm_is_removed(in0) || !fl__rm_is_add(in0)) {
+    if (fl__rm_is_removed(in0) || !fl__is_add(in0)) {
         return false;
     }
     if (r->onednn && !fl__rm_on_gpu(r, relu)) {
@@ -173,7 +161,7 @@ static bool match_bn_ex(const rctx *r, const fl_node *relu, fl_node **bn, fl_nod
     }
     if (fl__rm_has_ctrl(r, in0) || !fl__rm_one_fanout0(r, in0) || fl__rm_is_preserved(in0) ||
         in0->n_inputs < 2 ||
-        !fl__rm_shapes_equal(&fl_node_in(in0, 0)->shape, &fl_node_in(in0, 1)->shape)) {
+        !fl__shape_same(&fl_node_in(in0, 0)->shape, &fl_node_in(in0, 1)->shape)) {
         return false;
     }
     for (int k = 0; k < 2; k++) {
@@ -218,8 +206,7 @@ bool fl__rm_rewrite_bn_ex(rctx *r, fl_node *relu) {
     fl__rm_copy_attr(r, f, bn, "data_format", NULL);
     fl__rm_copy_attr(r, f, bn, "epsilon", NULL);
     fl__rm_copy_attr(r, f, bn, "exponential_avg_factor", NULL);
-    int u =
-        fl__rm_is_op(bn, "FusedBatchNorm") ? fl__rm_attr_type(bn, "T") : fl__rm_attr_type(bn, "U");
+    int u = fl__rm_is_op(bn, "FusedBatchNorm") ? fl__attr_type(bn, "T") : fl__attr_type(bn, "U");
     if (r->onednn && !fl__rm_on_gpu(r, bn)) {
         u = FL_DT_FLOAT;
     }
@@ -261,16 +248,15 @@ bool fl__rm_rewrite_bn_grad_ex(rctx *r, fl_node *g) {
     if (!fl__rm_is_op(g, "FusedBatchNormGradV3")) {
         return false;
     }
-    if (fl__rm_has_ctrl(r, g) || !fl__rm_on_gpu(r, g) ||
-        !fl__rm_attr_bool(g, "is_training", false) || !fl__node_attr(g, "is_training") ||
-        g->n_inputs < 6) {
+    if (fl__rm_has_ctrl(r, g) || !fl__rm_on_gpu(r, g) || !fl__attr_bool(g, "is_training", false) ||
+        !fl__node_attr(g, "is_training") || g->n_inputs < 6) {
         return false;
     }
-    const char *fmt = fl__rm_attr_str(g, "data_format", NULL);
+    const char *fmt = fl__attr_str(g, "data_format", NULL);
     if (!fmt || !persistent_bn_ok(r, g, fmt)) {
         return false;
     }
-    if (fl__rm_attr_type(g, "U") != FL_DT_FLOAT) {
+    if (fl__attr_type(g, "U") != FL_DT_FLOAT) {
         return false;
     }
     fl_node *rg = fl__rm_in_node(g, 0);
@@ -305,7 +291,7 @@ bool fl__rm_rewrite_bn_grad_ex(rctx *r, fl_node *g) {
     fl__rm_copy_attr(r, f, g, "is_training", NULL);
     fl__rm_copy_attr(r, f, g, "data_format", NULL);
     fl__rm_copy_attr(r, f, g, "epsilon", NULL);
-    fl__rm_set_attr(r, f, fl__attr_make_type(r->g, "U", fl__rm_attr_type(g, "U")));
+    fl__rm_set_attr(r, f, fl__attr_make_type(r->g, "U", fl__attr_type(g, "U")));
     fl__rm_set_attr(r, f, fl__attr_make_str(r->g, "activation_mode", "Relu"));
     fl__rm_set_attr(r, f, fl__attr_make_int(r->g, "num_side_inputs", with_side ? 1 : 0));
     if (with_side) {
@@ -342,7 +328,7 @@ static fl_node *add_binary(rctx *r, const fl_node *bn, const char *suffix, const
  * device-gated. */
 bool fl__rm_rewrite_bn_decompose(rctx *r, fl_node *bn) {
     if (!fl__rm_is_fused_batch_norm(bn) || bn->n_inputs < 5 ||
-        fl__rm_attr_type(bn, "T") != FL_DT_FLOAT) {
+        fl__attr_type(bn, "T") != FL_DT_FLOAT) {
         return false;
     }
     const fl_attr *tr = fl__node_attr(bn, "is_training");
@@ -362,7 +348,7 @@ bool fl__rm_rewrite_bn_decompose(rctx *r, fl_node *bn) {
     const int t = FL_DT_FLOAT;
     fl_input x = bn->inputs[0], scale = bn->inputs[1], offset = bn->inputs[2], mean = bn->inputs[3],
              var = bn->inputs[4];
-    const char *fmt = fl__rm_attr_str(bn, "data_format", "NHWC");
+    const char *fmt = fl__attr_str(bn, "data_format", "NHWC");
     bool nchw = strcmp(fmt, "NCHW") == 0, ncdhw = strcmp(fmt, "NCDHW") == 0;
     if (nchw || ncdhw) {
         int64_t rank = nchw ? 4 : 5;
@@ -406,7 +392,7 @@ bool fl__rm_rewrite_bn_decompose(rctx *r, fl_node *bn) {
         fl__rm_fail_oom(r);
         return false;
     }
-    fl__value_set_f64(ev, 0, fl__rm_attr_float(bn, "epsilon", 1e-4f));
+    fl__value_set_f64(ev, 0, fl__attr_float(bn, "epsilon", 1e-4f));
     fl__rm_set_attr(r, eps, fl__attr_make_type(g, "dtype", t));
     fl__rm_set_attr(r, eps, fl__attr_make_tensor(g, "value", t, 0, NULL, ev));
     fl_node *vpe = add_binary(r, bn, "VarPlusEpsilon", "Add", var, (fl_input){eps, 0}, t);

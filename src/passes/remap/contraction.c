@@ -25,7 +25,7 @@ static bool is_conv_or_matmul(const fl_node *n) {
 
 /* Channels-last data_format, or none. */
 static bool channels_last(const fl_node *n) {
-    const char *f = fl__rm_attr_str(n, "data_format", NULL);
+    const char *f = fl__attr_str(n, "data_format", NULL);
     return !f || strcmp(f, "NHWC") == 0 || strcmp(f, "NDHWC") == 0;
 }
 
@@ -56,7 +56,7 @@ static bool shapes_broadcastable(const fl_shape *a, const fl_shape *b) {
  * the contraction's (4-D/5-D); the bias's last dim equals the channel count
  * and all its other dims are 1. */
 static bool is_bias_semantic_add(const rctx *r, const fl_node *add, int *bias_port) {
-    if (!r->onednn || !fl__rm_is_add(add) || add->n_inputs != 2 || !fl__rm_on_cpu(r, add)) {
+    if (!r->onednn || !fl__is_add(add) || add->n_inputs != 2 || !fl__rm_on_cpu(r, add)) {
         return false;
     }
     const fl_node *n0 = fl__rm_in_node(add, 0), *n1 = fl__rm_in_node(add, 1);
@@ -69,7 +69,7 @@ static bool is_bias_semantic_add(const rctx *r, const fl_node *add, int *bias_po
         !fl_sym_is_known(s1->dims[s1->rank - 1])) {
         return false;
     }
-    if (fl__rm_shapes_equal(s0, s1) || !shapes_broadcastable(s0, s1)) {
+    if (fl__shape_same(s0, s1) || !shapes_broadcastable(s0, s1)) {
         return false;
     }
     int port = is_conv_or_matmul(n0) ? 1 : 0;

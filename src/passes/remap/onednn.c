@@ -46,8 +46,8 @@ bool fl__rm_rewrite_contraction_bias_add(rctx *r, fl_node *root) {
         return false;
     }
     if (!fl__rm_is_op(add, "AddN") &&
-        !(fl__rm_is_add(add) &&
-          fl__rm_shapes_equal(&fl_node_in(add, 0)->shape, &fl_node_in(add, 1)->shape))) {
+        !(fl__is_add(add) &&
+          fl__shape_same(&fl_node_in(add, 0)->shape, &fl_node_in(add, 1)->shape))) {
         return false;
     }
     for (int side = 0; side < 2; side++) {
@@ -89,7 +89,7 @@ bool fl__rm_rewrite_swish(rctx *r, fl_node *mul) {
         !fl__rm_on_cpu(r, mul)) {
         return false;
     }
-    int t = fl__rm_attr_type(mul, "T");
+    int t = fl__attr_type(mul, "T");
     if (t != FL_DT_FLOAT && t != FL_DT_BFLOAT16) {
         return false;
     }
@@ -163,8 +163,7 @@ bool fl__rm_rewrite_conv_leakyrelu(rctx *r, fl_node *act) {
     fl__rm_set_attr(r, f, fl__attr_make_strs(r->g, "fused_ops", n_ops, ops));
     if (!mish) {
         fl__rm_set_attr(
-            r, f,
-            fl__attr_make_float(r->g, "leakyrelu_alpha", fl__rm_attr_float(act, "alpha", 0.2f)));
+            r, f, fl__attr_make_float(r->g, "leakyrelu_alpha", fl__attr_float(act, "alpha", 0.2f)));
     }
     fl__rm_drop(r, c);
     return true;

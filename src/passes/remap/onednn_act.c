@@ -58,7 +58,7 @@ bool fl__rm_rewrite_mul_maximum(rctx *r, fl_node *max) {
     if (!r->onednn || !fl__rm_is_op(max, "Maximum") || max->n_inputs != 2 || max->n_ctrl > 0) {
         return false;
     }
-    int t = fl__rm_attr_type(max, "T");
+    int t = fl__attr_type(max, "T");
     if (t != FL_DT_HALF && t != FL_DT_BFLOAT16 && t != FL_DT_FLOAT && t != FL_DT_DOUBLE) {
         return false;
     }
@@ -155,15 +155,15 @@ bool fl__rm_rewrite_conv_swish(rctx *r, fl_node *mul) {
             if (!tr || tr->kind != FL_ATTR_B || tr->v.b) {
                 continue;
             }
-            if (!fl__rm_is_op(y, "FusedBatchNorm") && (fl__rm_attr_type(y, "U") != FL_DT_FLOAT ||
-                                                       fl__rm_attr_type(y, "T") != FL_DT_FLOAT)) {
+            if (!fl__rm_is_op(y, "FusedBatchNorm") &&
+                (fl__attr_type(y, "U") != FL_DT_FLOAT || fl__attr_type(y, "T") != FL_DT_FLOAT)) {
                 continue;
             }
         }
         const char *ops[] = {bn ? "FusedBatchNorm" : "BiasAdd", "_MklSwish"};
         fl__ledger_note(r->pc, "conv2d_swish", mul, "Conv2D+%s+Sigmoid+Mul -> _FusedConv2D", y->op);
         fl_node *f = fl__rm_build_fused(r, mul, c, &y->inputs[1], bn ? 4 : 1, ops, 2,
-                                        bn ? fl__rm_attr_float(y, "epsilon", 1e-4f) : 0.0f, NULL);
+                                        bn ? fl__attr_float(y, "epsilon", 1e-4f) : 0.0f, NULL);
         if (!f) {
             return false;
         }
@@ -240,7 +240,7 @@ bool fl__rm_rewrite_hard_swish(rctx *r, fl_node *out) {
                 continue;
             }
             fl_node *add = fl__rm_in_node(relu6, 0);
-            if (!fl__rm_is_add(add) || add->n_inputs != 2) {
+            if (!fl__is_add(add) || add->n_inputs != 2) {
                 continue;
             }
             /* one of (inner's other operand, out's other operand) is x, the

@@ -106,7 +106,7 @@ static bool mul_by_const(const fl_node *m, double c, fl_node **y) {
 /* Add|AddV2(Erf(Mul(y, 0.707106)), 1); *erf, *mulc, *y set. */
 static bool erf_plus_one(const fl_node *a, bool v2_only, fl_node **erf, fl_node **mulc,
                          fl_node **y) {
-    if (!(v2_only ? fl__rm_is_op(a, "AddV2") : fl__rm_is_add(a)) || a->n_inputs != 2) {
+    if (!(v2_only ? fl__rm_is_op(a, "AddV2") : fl__is_add(a)) || a->n_inputs != 2) {
         return false;
     }
     for (int s = 0; s < 2; s++) {
@@ -258,7 +258,7 @@ bool fl__rm_rewrite_matmul_gelu_approx(rctx *r, fl_node *out) {
     const fl_attr *fo = fl__node_attr(m, "fused_ops");
     if (!fo || fo->kind != FL_ATTR_LIST || fo->n != 1 || fo->list_kind != FL_ATTR_S ||
         strcmp(fo->v.list.s[0].p, "BiasAdd") != 0 || m->n_inputs != 3 ||
-        (fl__rm_on_cpu(r, m) && fl__rm_attr_bool(m, "transpose_a", false))) {
+        (fl__rm_on_cpu(r, m) && fl__attr_bool(m, "transpose_a", false))) {
         return false;
     }
     if (!gelu_approx_const(c_sqrt, 0.797884) || !gelu_approx_const(c_one, 1.0) ||
@@ -337,7 +337,7 @@ bool fl__rm_rewrite_matmul_gelu_op(rctx *r, fl_node *out) {
     if (mm->n_inputs < 2 || !fl__rm_cpu_contraction_ok(r, mm)) {
         return false;
     }
-    bool approx = fl__rm_attr_bool(out, "approximate", false);
+    bool approx = fl__attr_bool(out, "approximate", false);
     const char *ops[] = {"BiasAdd", approx ? "GeluApproximate" : "GeluExact"};
     fl__ledger_note(r->pc, "matmul_bias_gelu_op", out, "MatMul+BiasAdd+Gelu(approximate=%s) -> %s",
                     approx ? "true" : "false", "_FusedMatMul");

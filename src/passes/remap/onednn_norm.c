@@ -17,10 +17,6 @@ static bool binary(const fl_node *n, const char *op1, const char *op2) {
     return n && (fl__rm_is_op(n, op1) || (op2 && fl__rm_is_op(n, op2))) && n->n_inputs == 2;
 }
 
-static bool is_const(const fl_node *n) {
-    return n && fl__rm_is_op(n, "Const");
-}
-
 /* Input i of n is output 0 of `m`. */
 static bool feeds(const fl_node *n, int i, const fl_node *m) {
     return i < n->n_inputs && n->inputs[i].node == m && n->inputs[i].port == 0;
@@ -58,7 +54,7 @@ static bool match_common_norm(const rctx *r, const fl_node *out, norm_match *m) 
             for (int t = 0; t < 2; t++) {
                 fl_node *rsqrt = fl__rm_in_node(mul1, t), *gamma = fl__rm_in_node(mul1, 1 - t);
                 if (!rsqrt || !fl__rm_is_op(rsqrt, "Rsqrt") || rsqrt->n_inputs != 1 ||
-                    !feeds(mul1, t, rsqrt) || !is_const(gamma)) {
+                    !feeds(mul1, t, rsqrt) || !fl__is_const(gamma)) {
                     continue;
                 }
                 fl_node *add = fl__rm_in_node(rsqrt, 0);
@@ -67,8 +63,8 @@ static bool match_common_norm(const rctx *r, const fl_node *out, norm_match *m) 
                 }
                 for (int u = 0; u < 2; u++) {
                     fl_node *mean0 = fl__rm_in_node(add, u), *eps = fl__rm_in_node(add, 1 - u);
-                    if (!binary(mean0, "Mean", NULL) || !feeds(add, u, mean0) || !is_const(eps) ||
-                        !is_const(fl__rm_in_node(mean0, 1))) {
+                    if (!binary(mean0, "Mean", NULL) || !feeds(add, u, mean0) ||
+                        !fl__is_const(eps) || !fl__is_const(fl__rm_in_node(mean0, 1))) {
                         continue;
                     }
                     fl_node *sqd = fl__rm_in_node(mean0, 0);
@@ -79,11 +75,12 @@ static bool match_common_norm(const rctx *r, const fl_node *out, norm_match *m) 
                     fl_node *mean1 = fl__rm_in_node(sqd, 1);
                     if (!binary(mean1, "Mean", NULL) || !feeds(sqd, 1, mean1) ||
                         !fl__rm_same_input(mean1->inputs[0], x) ||
-                        !is_const(fl__rm_in_node(mean1, 1))) {
+                        !fl__is_const(fl__rm_in_node(mean1, 1))) {
                         continue;
                     }
                     fl_node *beta = fl__rm_in_node(sub0, 0), *mul2 = fl__rm_in_node(sub0, 1);
-                    if (!is_const(beta) || !binary(mul2, "Mul", NULL) || !feeds(sub0, 1, mul2) ||
+                    if (!fl__is_const(beta) || !binary(mul2, "Mul", NULL) ||
+                        !feeds(sub0, 1, mul2) ||
                         !((feeds(mul2, 0, mul1) && feeds(mul2, 1, mean1)) ||
                           (feeds(mul2, 1, mul1) && feeds(mul2, 0, mean1)))) {
                         continue;
@@ -117,7 +114,7 @@ static bool match_common_norm(const rctx *r, const fl_node *out, norm_match *m) 
 /* Input i of n as a Const of int32/int64 values (at most cap). */
 static bool const_axes(const fl_node *n, int i, int64_t *out, int64_t cap, int64_t *len) {
     int dt = i < n->n_inputs ? fl_dtype_base(fl_node_in(n, i)->dtype) : FL_DT_INVALID;
-    return is_const(fl__rm_in_node(n, i)) && (dt == FL_DT_INT32 || dt == FL_DT_INT64) &&
+    return fl__is_const(fl__rm_in_node(n, i)) && (dt == FL_DT_INT32 || dt == FL_DT_INT64) &&
            fl__rm_int_input(n, i, out, cap, len);
 }
 
@@ -127,13 +124,13 @@ static bool const_axes(const fl_node *n, int i, int64_t *out, int64_t cap, int64
  * elements, [1,2] or [2,3] for 4-D, [1,2,3] or [2,3,4] for 5-D. */
 static bool match_instance_norm(const rctx *r, const fl_node *out, norm_match *m, int64_t *axes,
                                 int64_t *n_axes) {
-    if (!match_common_norm(r, out, m) || !fl__rm_attr_bool(m->mean1, "keep_dims", false) ||
+    if (!match_common_norm(r, out, m) || !fl__attr_bool(m->mean1, "keep_dims", false) ||
         !fl__rm_t_float_or_bf16(m->mean1)) {
         return false;
     }
     int rank = fl_node_in(m->mean1, 0)->shape.rank;
     if ((rank != 4 && rank != 5) ||
-        !fl__rm_shapes_equal(&m->gamma->outputs[0].shape, &m->beta->outputs[0].shape) ||
+        !fl__shape_same(&m->gamma->outputs[0].shape, &m->beta->outputs[0].shape) ||
         !const_axes(m->mean1, 1, axes, 3, n_axes) || *n_axes + 2 != rank) {
         return false;
     }
@@ -190,9 +187,9 @@ bool fl__rm_rewrite_instance_norm(rctx *r, fl_node *root) {
         const char *ops[] = {act->op};
         fl__rm_set_attr(r, f, fl__attr_make_strs(r->g, "fused_ops", 1, ops));
         if (fl__rm_is_op(act, "LeakyRelu")) {
-            fl__rm_set_attr(r, f,
-                            fl__attr_make_float(r->g, "leakyrelu_alpha",
-                                                fl__rm_attr_float(act, "alpha", 0.2f)));
+            fl__rm_set_attr(
+                r, f,
+                fl__attr_make_float(r->g, "leakyrelu_alpha", fl__attr_float(act, "alpha", 0.2f)));
         }
         fl__rm_drop(r, out);
     }
@@ -230,8 +227,8 @@ static bool match_layer_norm_keras(const rctx *r, const fl_node *out, fl_input *
             empty = fl__rm_in_node(bn, 3);
             if (!binary(pre, "Reshape", NULL) || !binary(f1, "Fill", NULL) ||
                 !binary(f2, "Fill", NULL) || !feeds(bn, 0, pre) || !feeds(bn, 1, f1) ||
-                !feeds(bn, 2, f2) || !is_const(fl__rm_in_node(f1, 1)) ||
-                !is_const(fl__rm_in_node(f2, 1)) || !is_const(empty) ||
+                !feeds(bn, 2, f2) || !fl__is_const(fl__rm_in_node(f1, 1)) ||
+                !fl__is_const(fl__rm_in_node(f2, 1)) || !fl__is_const(empty) ||
                 fl__rm_in_node(bn, 4) != empty) {
                 continue;
             }
@@ -296,7 +293,7 @@ static bool match_layer_norm_custom(const rctx *r, const fl_node *out, fl_input 
                 for (int u = 0; u < 2; u++) {
                     fl_node *ms = fl__rm_in_node(ae, u), *sq;
                     if (!binary(ms, "Mean", NULL) || !feeds(ae, u, ms) ||
-                        !is_const(fl__rm_in_node(ae, 1 - u))) {
+                        !fl__is_const(fl__rm_in_node(ae, 1 - u))) {
                         continue;
                     }
                     sq = fl__rm_in_node(ms, 0);
@@ -353,8 +350,8 @@ bool fl__rm_rewrite_layer_norm(rctx *r, fl_node *out) {
     } else if (match_common_norm(r, out, &m)) {
         int64_t ax, n_ax;
         int rank = fl_node_in(m.mean1, 0)->shape.rank;
-        if (!fl__rm_attr_bool(m.mean1, "keep_dims", false) ||
-            !const_axes(m.mean1, 1, &ax, 1, &n_ax) || n_ax != 1 || rank < 1 || ax != rank - 1) {
+        if (!fl__attr_bool(m.mean1, "keep_dims", false) || !const_axes(m.mean1, 1, &ax, 1, &n_ax) ||
+            n_ax != 1 || rank < 1 || ax != rank - 1) {
             return false;
         }
         x = m.x;
@@ -367,7 +364,7 @@ bool fl__rm_rewrite_layer_norm(rctx *r, fl_node *out) {
         return false;
     }
     const fl_shape *xs = &x.node->outputs[x.port].shape;
-    if (!fl__rm_shapes_equal(xs, &out->outputs[0].shape) || xs->rank < 2 || xs->rank > 3) {
+    if (!fl__shape_same(xs, &out->outputs[0].shape) || xs->rank < 2 || xs->rank > 3) {
         return false;
     }
     static const char *const what[] = {"", "Keras FusedBatchNormV3", "custom", "mean/variance"};

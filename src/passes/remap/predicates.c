@@ -25,7 +25,7 @@ bool fl__rm_is_preserved(const fl_node *n) {
     return (n->flags & FL_NODE_PRESERVE) != 0;
 }
 
-/* Device type (pipeline.h); an empty device string is the target device. */
+/* Device type (util.h); an empty device string is the target device. */
 static dev_kind node_device(const rctx *r, const fl_node *n) {
     fl_dev_type t = fl__node_device(n, r->target);
     return t == FL_DEV_CPU ? DEV_CPU : t == FL_DEV_GPU ? DEV_GPU : DEV_OTHER;
@@ -39,33 +39,13 @@ bool fl__rm_on_gpu(const rctx *r, const fl_node *n) {
     return node_device(r, n) == DEV_GPU;
 }
 
-int fl__rm_attr_type(const fl_node *n, const char *name) {
-    const fl_attr *a = fl__node_attr(n, name);
-    return a && a->kind == FL_ATTR_TYPE ? a->v.type : FL_DT_INVALID;
-}
-
-const char *fl__rm_attr_str(const fl_node *n, const char *name, const char *dflt) {
-    const fl_attr *a = fl__node_attr(n, name);
-    return a && a->kind == FL_ATTR_S ? a->v.s.p : dflt;
-}
-
-bool fl__rm_attr_bool(const fl_node *n, const char *name, bool dflt) {
-    const fl_attr *a = fl__node_attr(n, name);
-    return a && a->kind == FL_ATTR_B ? a->v.b : dflt;
-}
-
-float fl__rm_attr_float(const fl_node *n, const char *name, float dflt) {
-    const fl_attr *a = fl__node_attr(n, name);
-    return a && a->kind == FL_ATTR_F ? a->v.f : dflt;
-}
-
 bool fl__rm_same_t(const fl_node *a, const fl_node *b) {
-    int ta = fl__rm_attr_type(a, "T");
-    return ta != FL_DT_INVALID && ta == fl__rm_attr_type(b, "T");
+    int ta = fl__attr_type(a, "T");
+    return ta != FL_DT_INVALID && ta == fl__attr_type(b, "T");
 }
 
 bool fl__rm_t_float_or_bf16(const fl_node *n) {
-    int t = fl__rm_attr_type(n, "T");
+    int t = fl__attr_type(n, "T");
     return t == FL_DT_FLOAT || t == FL_DT_BFLOAT16;
 }
 
@@ -135,16 +115,14 @@ bool fl__rm_is_matmul(const fl_node *n) {
 bool fl__rm_is_conv3d(const fl_node *n) {
     return fl__rm_is_op(n, "Conv3D");
 }
-bool fl__rm_is_add(const fl_node *n) {
-    return fl__rm_is_op(n, "Add") || fl__rm_is_op(n, "AddV2");
-}
+
 bool fl__rm_is_fused_batch_norm(const fl_node *n) {
     return fl__rm_is_op(n, "FusedBatchNorm") || fl__rm_is_op(n, "FusedBatchNormV2") ||
            fl__rm_is_op(n, "FusedBatchNormV3");
 }
 
 bool fl__rm_cpu_dtype_ok(const rctx *r, const fl_node *c) {
-    int t = fl__rm_attr_type(c, "T");
+    int t = fl__attr_type(c, "T");
     if (r->onednn) {
         return t == FL_DT_FLOAT || t == FL_DT_BFLOAT16;
     }
@@ -158,7 +136,7 @@ bool fl__rm_cpu_dtype_ok(const rctx *r, const fl_node *c) {
 }
 
 bool fl__rm_cpu_format_ok(const rctx *r, const fl_node *c) {
-    const char *f = fl__rm_attr_str(c, "data_format", fl__rm_is_conv3d(c) ? "NDHWC" : "NHWC");
+    const char *f = fl__attr_str(c, "data_format", fl__rm_is_conv3d(c) ? "NDHWC" : "NHWC");
     if (fl__rm_is_conv3d(c)) {
         return strcmp(f, "NDHWC") == 0 || (r->onednn && strcmp(f, "NCDHW") == 0);
     }
@@ -186,10 +164,10 @@ bool fl__rm_gpu_contraction_ok(const rctx *r, const fl_node *c, const fl_node *a
     if (!act || !fl__rm_is_op(act, "Relu") || !fl__rm_is_conv2d(c) || !fl__rm_on_gpu(r, c)) {
         return false;
     }
-    if (fl__rm_attr_type(c, "T") != FL_DT_FLOAT) {
+    if (fl__attr_type(c, "T") != FL_DT_FLOAT) {
         return false;
     }
-    const char *f = fl__rm_attr_str(c, "data_format", "NHWC");
+    const char *f = fl__attr_str(c, "data_format", "NHWC");
     if (strcmp(f, "NHWC") != 0 && strcmp(f, "NCHW") != 0) {
         return false;
     }

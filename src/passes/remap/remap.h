@@ -10,7 +10,7 @@
 
 #include "ops/common.h"
 #include "passes/pass.h"
-#include "passes/pipeline.h"
+#include "passes/util.h"
 
 typedef struct rctx {
     fl_pass_ctx *pc;
@@ -33,15 +33,6 @@ bool fl__rm_is_preserved(const fl_node *n);
 bool fl__rm_on_cpu(const rctx *r, const fl_node *n);
 
 bool fl__rm_on_gpu(const rctx *r, const fl_node *n);
-
-/* Attr `name` of kind type, or FL_DT_INVALID. */
-int fl__rm_attr_type(const fl_node *n, const char *name);
-
-const char *fl__rm_attr_str(const fl_node *n, const char *name, const char *dflt);
-
-bool fl__rm_attr_bool(const fl_node *n, const char *name, bool dflt);
-
-float fl__rm_attr_float(const fl_node *n, const char *name, float dflt);
 
 /* HaveSameDataType: both carry attr T, and it is the same. */
 bool fl__rm_same_t(const fl_node *a, const fl_node *b);
@@ -79,8 +70,6 @@ bool fl__rm_is_depthwise(const fl_node *n);
 bool fl__rm_is_matmul(const fl_node *n);
 
 bool fl__rm_is_conv3d(const fl_node *n);
-
-bool fl__rm_is_add(const fl_node *n);
 
 bool fl__rm_is_fused_batch_norm(const fl_node *n);
 
@@ -153,8 +142,6 @@ bool fl__rm_rewrite_conv_squeeze_bias(rctx *r, fl_node *bias);
 bool fl__rm_rewrite_conv_bn(rctx *r, fl_node *bn);
 
 bool fl__rm_rewrite_conv_bn_act(rctx *r, fl_node *act);
-
-bool fl__rm_shapes_equal(const fl_shape *a, const fl_shape *b);
 
 bool fl__rm_rewrite_bn_ex(rctx *r, fl_node *relu);
 

@@ -139,7 +139,7 @@ void fl__rm_set_fused_attrs(rctx *r, fl_node *f, const char *const *ops, size_t 
     fl__rm_set_attr(r, f, fl__attr_make_float(g, "epsilon", epsilon));
     if (act && fl__rm_is_op(act, "LeakyRelu")) {
         fl__rm_set_attr(
-            r, f, fl__attr_make_float(g, "leakyrelu_alpha", fl__rm_attr_float(act, "alpha", 0.2f)));
+            r, f, fl__attr_make_float(g, "leakyrelu_alpha", fl__attr_float(act, "alpha", 0.2f)));
     }
 }
 

@@ -33,11 +33,11 @@ bool fl__rm_rewrite_comparison_cast(rctx *r, fl_node *cast) {
         fl__rm_has_ctrl(r, cmp) || !fl__rm_on_cpu(r, cmp)) {
         return false;
     }
-    int t = fl__rm_attr_type(cmp, "T");
+    int t = fl__attr_type(cmp, "T");
     if (t != FL_DT_FLOAT && t != FL_DT_BFLOAT16) {
         return false;
     }
-    if (fl__rm_attr_type(cast, "DstT") != t || fl__rm_attr_type(cast, "SrcT") != FL_DT_BOOL ||
+    if (fl__attr_type(cast, "DstT") != t || fl__attr_type(cast, "SrcT") != FL_DT_BOOL ||
         !fl__rm_one_data_fanout0(r, cmp) || fl__rm_is_preserved(cmp)) {
         return false;
     }
@@ -71,7 +71,7 @@ bool fl__rm_rewrite_tensor_to_hash_bucket(rctx *r, fl_node *hash) {
         fl__rm_has_ctrl(r, as) || !fl__rm_one_fanout0(r, as) || fl__rm_is_preserved(as)) {
         return false;
     }
-    int t = fl__rm_attr_type(as, "T");
+    int t = fl__attr_type(as, "T");
     if (t != FL_DT_INT8 && t != FL_DT_INT16 && t != FL_DT_INT32 && t != FL_DT_INT64) {
         return false;
     }
@@ -79,7 +79,7 @@ bool fl__rm_rewrite_tensor_to_hash_bucket(rctx *r, fl_node *hash) {
     if (w && (w->kind != FL_ATTR_I || w->v.i != -1)) {
         return false;
     }
-    const char *fill = fl__rm_attr_str(as, "fill", "");
+    const char *fill = fl__attr_str(as, "fill", "");
     if (fill[0]) {
         return false;
     }
@@ -137,7 +137,7 @@ bool fl__rm_rewrite_dilated_conv(rctx *r, fl_node *b2s) {
         fl__rm_is_preserved(c)) {
         return false;
     }
-    if (strcmp(fl__rm_attr_str(c, "data_format", "NHWC"), "NHWC") != 0) {
+    if (strcmp(fl__attr_str(c, "data_format", "NHWC"), "NHWC") != 0) {
         return false;
     }
     fl_node *s2b = fl__rm_in_node(c, 0);

@@ -1,0 +1,139 @@
+/*
+ * util.h - what the pass files share: node predicates and attr reads
+ * written once for every pass, and the rewriting steps several passes take
+ * (a node turned into a Const or an Identity in place, control anchors on
+ * Switch outputs, forwarding, re-inference of a new node, removal of what a
+ * pass left dead).
+ *
+ * Where passes differ on purpose, the variants carry their own names here
+ * or in the pass's private header, with the reason at the declaration.
+ */
+#ifndef FL_PASSES_UTIL_H
+#define FL_PASSES_UTIL_H
+
+#include "ops/common.h"
+#include "passes/pass.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- node predicates ---- */
+
+/* A node's device string, "" when unplaced. */
+static inline const char *fl__dev_of(const fl_node *n) {
+    return n->device ? n->device : "";
+}
+
+/* Same device string (both unplaced counts as the same), as Grappler
+ * compares NodeDef::device() verbatim. */
+bool fl__same_device(const fl_node *a, const fl_node *b);
+
+/* A live Const (Grappler's IsConstant; a node this pass run already removed
+ * is not one). False for NULL. */
+bool fl__is_const(const fl_node *n);
+
+/* Grappler's IsAdd: AddV2, or Add whose T is not string (Add also
+ * concatenates strings; AddV2 does not take them). */
+bool fl__is_add(const fl_node *n);
+
+/* A Placeholder or PlaceholderWithDefault (a feed). */
+bool fl__is_feed(const fl_node *n);
+
+/* True when n has `dep` among its control inputs. */
+bool fl__has_ctrl_input(const fl_node *n, const fl_node *dep);
+
+/* Distinct live nodes reading n by a data or control edge; at most `cap`
+ * are stored in out, the count is returned. O(nodes + edges). */
+size_t fl__consumers_of(const fl_graph *g, const fl_node *n, fl_node **out, size_t cap);
+
+/* ---- attrs ---- */
+
+/* Attr `name` of n when of the given kind, else the default (FL_DT_INVALID
+ * for a type). */
+int fl__attr_type(const fl_node *n, const char *name);
+int64_t fl__attr_int(const fl_node *n, const char *name, int64_t dflt);
+bool fl__attr_bool(const fl_node *n, const char *name, bool dflt);
+const char *fl__attr_str(const fl_node *n, const char *name, const char *dflt);
+float fl__attr_float(const fl_node *n, const char *name, float dflt);
+
+/* ---- values ---- */
+
+/* True when every element of v reads as x (vacuously true when v is
+ * empty; false when an element has no numeric reading). */
+bool fl__value_all_equal(const fl_value *v, double x);
+
+/* ---- rewriting steps ---- */
+
+/* True when n is a graph output or feed (FL_NODE_PRESERVE). */
+static inline bool fl__preserved(const fl_node *n) {
+    return (n->flags & FL_NODE_PRESERVE) != 0;
+}
+
+/* Turns n into an op of type `op` in place (name, inputs and outputs kept;
+ * attrs untouched): sets op, kind and descriptor. */
+void fl__node_become(fl_graph *g, fl_node *n, const char *op);
+
+/* Grappler's ConstantFolding::AddControlDependency: the node a control
+ * edge replacing data input `in` must come from. Normally in.node itself.
+ * For an output of a Switch/RefSwitch, only one of whose outputs is alive,
+ * a control edge on the Switch would fire on both branches: the Identity
+ * ConstantFoldingCtrl/<switch>_<port> reading that port instead, created on
+ * first use (the Switch's device, T = the Switch's T, else the port's base
+ * dtype; shapes inferred) and reused after (a removed node of that name
+ * gives the Switch itself). NULL on OOM, with pc->c->d failed. Constant
+ * folding uses it where Grappler does (its header lists where), and the
+ * dependency optimizer when it turns a node into a NoOp. */
+fl_node *fl__ctrl_anchor(fl_pass_ctx *pc, fl_input in);
+
+/* Adds fl__ctrl_anchor(pc, in) as a control input of n (fl__node_add_ctrl:
+ * no duplicates). */
+fl_status fl__add_ctrl_anchor(fl_pass_ctx *pc, fl_node *n, fl_input in);
+
+/* Rewrites n in place into a Const holding `v` (or a stripped constant of
+ * n's output dtype and shape when v is NULL, with _stripped_content_bytes):
+ * data inputs become plain control inputs when keep_inputs_as_ctrl, else
+ * they are dropped. n must have one output of known dtype and fully known
+ * shape. */
+fl_status fl__node_make_const(fl_pass_ctx *pc, fl_node *n, const fl_value *v,
+                              bool keep_inputs_as_ctrl);
+
+/* fl__node_make_const keeping the data inputs as control inputs through
+ * their anchors (fl__ctrl_anchor), in input order: Grappler's
+ * ReplaceOperationWithConstantTensor. */
+fl_status fl__node_make_const_anchored(fl_pass_ctx *pc, fl_node *n, const fl_value *v);
+
+/* Rewrites n in place into Identity(n's data input `keep`); its other data
+ * inputs become control inputs through their anchors (fl__ctrl_anchor), in
+ * input order; attrs become {T}. Grappler's ReplaceOperationWithIdentity. */
+fl_status fl__node_make_identity(fl_pass_ctx *pc, fl_node *n, int keep);
+
+/* True when both shapes have the same known rank and every dim is known or
+ * symbolic and equal. */
+bool fl__shape_same(const fl_shape *a, const fl_shape *b);
+
+/* A node's device type, as TensorFlow's DeviceNameUtils reads it: the
+ * component after "device:" (or the last "/"-separated one, legacy
+ * "/cpu:0"), up to its ':'. An empty device string is the pass target. */
+typedef enum fl_dev_type { FL_DEV_CPU, FL_DEV_GPU, FL_DEV_OTHER } fl_dev_type;
+fl_dev_type fl__node_device(const fl_node *n, fl_device target);
+
+/* Follows `fwd` (indexed by node id; node NULL = not forwarded) to the final
+ * producer of an input. */
+fl_input fl__resolve(const fl_input *fwd, fl_input in);
+
+/* Calls n's infer hook, then its eval hook when every input has a value.
+ * Used on nodes a pass creates whose inputs are constants. */
+fl_status fl__infer_node(fl_pass_ctx *pc, fl_node *n);
+
+/* Which nodes have consumers now (indexed by id; g->n_nodes entries), for
+ * fl__remove_dead. */
+bool *fl__consumed_snapshot(fl_pass_ctx *pc);
+
+/* Removes the nodes the pass left without consumers: live, not preserved,
+ * consumed in `snap`, free of side effects (registered, not stateful, not
+ * control flow); then, transitively, their producers that end up the same
+ * way. Each removal is noted under `rule`. */
+fl_status fl__remove_dead(fl_pass_ctx *pc, const bool *snap, size_t n_snap, const char *rule);
+
+#endif
