@@ -144,29 +144,43 @@ fl_status fl__ox_infer_reduce(fl_ctx *c, fl_node *n) {
     return fl__op_set_output(c, n, 0, fl__ox_in_dtype(n, 0), r, dims);
 }
 
-fl_status fl__ox_delegate(fl_ctx *c, fl_node *n, int kind, const int *idx, int n_idx) {
-    fl_input ins[16];
+/* A copy of n with kind `kind` and n's inputs idx[0..n_idx) (absent ones
+ * dropped from the end); ins holds the inputs. */
+static fl_status delegate_node(fl_ctx *c, const fl_node *n, int kind, const int *idx, int n_idx,
+                               fl_input *ins, fl_node *p) {
     if (n_idx > 16) {
         return fl__node_fail(c->d, FL_EINTERNAL, n, "too many delegated inputs");
     }
     int cnt = 0;
     for (int i = 0; i < n_idx; i++) {
-        if (idx[i] < n->n_inputs) {
-            ins[i] = n->inputs[idx[i]];
-            cnt = i + 1;
-        } else {
-            ins[i] = n->inputs[0]; /* never read: past cnt */
-        }
+        bool there = idx[i] < n->n_inputs;
+        ins[i] = n->inputs[there ? idx[i] : 0];
+        cnt = there ? i + 1 : cnt;
     }
-    fl_node p = *n;
-    p.kind = kind;
-    p.desc = fl__op_desc_of(kind);
-    p.inputs = ins;
-    p.n_inputs = cnt;
-    if (!p.desc || !p.desc->infer) {
+    *p = *n;
+    p->kind = kind;
+    p->desc = fl__op_desc_of(kind);
+    p->inputs = ins;
+    p->n_inputs = cnt;
+    if (!p->desc || !p->desc->infer || !p->desc->cost) {
         return fl__node_fail(c->d, FL_EINTERNAL, n, "no delegate op");
     }
-    return p.desc->infer(c, &p);
+    return FL_OK;
+}
+
+fl_status fl__ox_delegate(fl_ctx *c, fl_node *n, int kind, const int *idx, int n_idx) {
+    fl_input ins[16];
+    fl_node p;
+    fl_status st = delegate_node(c, n, kind, idx, n_idx, ins, &p);
+    return st == FL_OK ? p.desc->infer(c, &p) : st;
+}
+
+fl_status fl__ox_cost_delegate(fl_ctx *c, const fl_node *n, int kind, const int *idx, int n_idx,
+                               fl_cost *out) {
+    fl_input ins[16];
+    fl_node p;
+    fl_status st = delegate_node(c, n, kind, idx, n_idx, ins, &p);
+    return st == FL_OK ? p.desc->cost(c, &p, out) : st;
 }
 
 fl_status fl__ox_retype(fl_ctx *c, fl_node *n, int port, int dt) {

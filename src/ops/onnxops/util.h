@@ -50,6 +50,10 @@ fl_status fl__ox_infer_reduce(fl_ctx *c, fl_node *n);
  * the end): QLinearConv's x and w through Conv's inference. */
 fl_status fl__ox_delegate(fl_ctx *c, fl_node *n, int kind, const int *idx, int n_idx);
 
+/* As fl__ox_delegate for the cost hook of `kind`. */
+fl_status fl__ox_cost_delegate(fl_ctx *c, const fl_node *n, int kind, const int *idx, int n_idx,
+                               fl_cost *out);
+
 /* Output 0's dtype := dt, shape kept. */
 fl_status fl__ox_retype(fl_ctx *c, fl_node *n, int port, int dt);
 

@@ -1,0 +1,416 @@
+/*
+ * misc.c - ai.onnx losses, random generators, signal processing and
+ * quantization: NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss,
+ * Bernoulli, RandomUniform(Like), RandomNormal(Like), Multinomial, DFT,
+ * STFT, HannWindow, HammingWindow, BlackmanWindow, MelWeightMatrix,
+ * QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear, QLinearConv,
+ * ConvInteger, MatMulInteger, QLinearMatMul.
+ *
+ * Shapes: the losses give the target's shape (reduction none) or a scalar;
+ * SoftmaxCrossEntropyLoss's log_prob has the scores' shape. Random ops: the
+ * input's shape (*Like, Bernoulli) or attr shape, dtype from attr dtype
+ * (default: the input's, else float); Multinomial [batch, sample_size].
+ * DFT (opset 17): the input's shape with the last dim 2 (complex) and attr
+ * axis's dim dft_length (input 1, when known), onesided floor(L/2) + 1.
+ * STFT [batch, frames, bins, 2], frames = (len - frame_length) / frame_step
+ * + 1, bins = onesided ? frame_length/2 + 1 : frame_length. Windows [size]
+ * and MelWeightMatrix [dft_length/2 + 1, num_mel_bins] need their scalar
+ * inputs' values (unknown dims otherwise). Quantization ops keep x's shape;
+ * QLinearConv/ConvInteger take Conv's shape of (x, w), MatMulInteger and
+ * QLinearMatMul MatMul's of (a, b); output dtypes: QuantizeLinear and the
+ * QLinear* ops the zero point's (uint8 without one), DequantizeLinear the
+ * scale's, ConvInteger/MatMulInteger int32, DynamicQuantizeLinear uint8 with
+ * a float scale and a uint8 zero point (scalars).
+ *
+ * FLOP rules ("complete" convention, E(t) = element count):
+ *   NegativeLogLikelihoodLoss  E(target) * (1 + [weight given] +
+ *                        [reduction != none]) (negate, weigh, sum)
+ *   SoftmaxCrossEntropyLoss  5 * E(scores) (LogSoftmax, as Softmax) + the
+ *                        NLL count
+ *   random ops           E(out) (one draw per element); Bernoulli 2 * E(out)
+ *                        (draw and compare)
+ *   DFT                  5 * L * ceil(log2 L) per transformed vector (the
+ *                        usual radix-2 complex FFT count), L = dft_length
+ *   STFT                 frames * batch * (5 * L * ceil(log2 L) + L)  (an
+ *                        FFT per frame and the window's multiplies)
+ *   HannWindow, HammingWindow  4 * E(out) (2*pi*n/N, cos, scale, subtract);
+ *                        BlackmanWindow 7 * E(out) (two cosine terms)
+ *   MelWeightMatrix      4 * E(out) (two distances, a divide, a min)
+ *   QuantizeLinear 3 * E(x) (divide, round, add; saturation free);
+ *   DequantizeLinear 2 * E(x) (subtract, multiply); DynamicQuantizeLinear
+ *   5 * E(x) (min and max scans, then QuantizeLinear)
+ *   QLinearConv, ConvInteger, MatMulInteger, QLinearMatMul  Conv's/MatMul's
+ *                        rule (MACs of the integer products; integer
+ *                        operations are not yet counted apart from FLOPs)
+ */
+#include "ops/onnxops/util.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Known scalar (or one-element) input i as int64; false when unknown. */
+static bool scalar_in(const fl_node *n, int i, int64_t *out) {
+    const fl_value *v = fl__ox_absent(n, i) ? NULL : fl_op_in_value(n, i);
+    double d;
+    if (!v || v->n != 1 || !fl__value_f64(v, 0, &d) || !(fabs(d) < 9e15)) {
+        return false;
+    }
+    *out = (int64_t)d;
+    return true;
+}
+
+static fl_status red_attr(fl_ctx *c, const fl_node *n, bool *none) {
+    const char *red;
+    fl_status st = fl__attr_str_or(n, "reduction", "mean", &red, c->d);
+    if (st == FL_OK && strcmp(red, "none") && strcmp(red, "mean") && strcmp(red, "sum")) {
+        return fl__node_fail(c->d, FL_EINVAL, n, "attr 'reduction' is '%s' (none, mean, sum)", red);
+    }
+    *none = st == FL_OK && !strcmp(red, "none");
+    return st;
+}
+
+static fl_status infer_loss(fl_ctx *c, fl_node *n) {
+    bool none;
+    fl_status st = red_attr(c, n, &none);
+    if (st != FL_OK) {
+        return st;
+    }
+    const fl_tensor *x = fl_node_in(n, 0), *t = fl_node_in(n, 1);
+    int dt = fl_dtype_base(x->dtype);
+    st = none ? fl__op_set_output(c, n, 0, dt, t->shape.rank, t->shape.dims)
+              : fl__op_set_output(c, n, 0, dt, 0, NULL);
+    if (st == FL_OK && n->n_outputs > 1) {
+        st = fl__op_set_output(c, n, 1, dt, x->shape.rank, x->shape.dims);
+    }
+    return st;
+}
+
+static fl_status cost_loss(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    bool none;
+    fl_status st = red_attr(c, n, &none);
+    if (st != FL_OK) {
+        return st;
+    }
+    fl_arith k = {c, n, FL_OK};
+    int64_t per = 1 + !fl__ox_absent(n, 2) + !none;
+    fl_sym f = fl__ar_scale(&k, fl__ar_numel(&k, &fl_node_in(n, 1)->shape), per);
+    if (n->kind == FL_OP_ONNX_SCE_LOSS) {
+        f = fl__ar_add(&k, f, fl__ar_scale(&k, fl__ar_numel(&k, &fl_node_in(n, 0)->shape), 5));
+    }
+    return fl__ar_put_cost(&k, out, f, fl_sym_const(0));
+}
+
+/* ------------------------------------------------------------------------- */
+/* Random                                                                     */
+/* ------------------------------------------------------------------------- */
+
+static fl_status dtype_attr(fl_ctx *c, const fl_node *n, const char *name, int dflt, int *dt) {
+    int64_t t;
+    fl_status st = fl__attr_int_or(n, name, 0, &t, c->d);
+    if (st != FL_OK) {
+        return st;
+    }
+    *dt = t ? (int)fl__onnx_dtype((int32_t)t) : dflt;
+    if (t && (*dt == FL_DT_INVALID || t != (int32_t)t)) {
+        return fl__node_fail(c->d, FL_EINVAL, n, "attr '%s' holds unsupported data type %lld", name,
+                             (long long)t);
+    }
+    return FL_OK;
+}
+
+static fl_status infer_random_like(fl_ctx *c, fl_node *n) {
+    const fl_tensor *x = fl_node_in(n, 0);
+    int dt;
+    fl_status st = dtype_attr(c, n, "dtype", fl_dtype_base(x->dtype), &dt);
+    return st == FL_OK ? fl__op_set_output(c, n, 0, dt, x->shape.rank, x->shape.dims) : st;
+}
+
+static fl_status infer_random(fl_ctx *c, fl_node *n) {
+    int dt;
+    const int64_t *sh;
+    size_t ns;
+    fl_status st = dtype_attr(c, n, "dtype", FL_DT_FLOAT, &dt);
+    if (st == FL_OK) {
+        st = fl__attr_need_ints(n, "shape", &sh, &ns, c->d);
+    }
+    if (st != FL_OK) {
+        return st;
+    }
+    fl_sym d[256];
+    if (ns > 254) {
+        return fl__node_fail(c->d, FL_EINVAL, n, "attr 'shape' has rank %zu", ns);
+    }
+    for (size_t i = 0; i < ns; i++) {
+        if (sh[i] < 0) {
+            return fl__node_fail(c->d, FL_EINVAL, n, "attr 'shape' has negative dim %lld",
+                                 (long long)sh[i]);
+        }
+        d[i] = fl_sym_const(sh[i]);
+    }
+    return fl__op_set_output(c, n, 0, dt, (int)ns, d);
+}
+
+static fl_status infer_multinomial(fl_ctx *c, fl_node *n) {
+    const fl_shape *x = &fl_node_in(n, 0)->shape;
+    int dt;
+    int64_t ss;
+    fl_status st = dtype_attr(c, n, "dtype", FL_DT_INT32, &dt);
+    if (st == FL_OK) {
+        st = fl__attr_int_or(n, "sample_size", 1, &ss, c->d);
+    }
+    if (st == FL_OK && ss < 1) {
+        return fl__node_fail(c->d, FL_EINVAL, n, "attr 'sample_size' is %lld", (long long)ss);
+    }
+    fl_sym d[2] = {x->rank == 2 ? x->dims[0] : fl_sym_unknown(), fl_sym_const(ss)};
+    return st == FL_OK ? fl__op_set_output(c, n, 0, dt, 2, d) : st;
+}
+
+static fl_status cost_random(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    return fl__ox_cost_per_out(c, n, out, n->kind == FL_OP_ONNX_BERNOULLI ? 2 : 1);
+}
+
+/* ------------------------------------------------------------------------- */
+/* Signal                                                                     */
+/* ------------------------------------------------------------------------- */
+
+static int64_t fft_flops(int64_t len) {
+    int64_t lg = 0;
+    while (lg < 62 && ((int64_t)1 << lg) < len) {
+        lg++;
+    }
+    return 5 * len * lg;
+}
+
+static fl_status infer_dft(fl_ctx *c, fl_node *n) {
+    const fl_shape *x = &fl_node_in(n, 0)->shape;
+    int dt = fl__ox_in_dtype(n, 0);
+    int64_t a, inv, one;
+    fl_status st = fl__attr_int_or(n, "axis", 1, &a, c->d);
+    if (st == FL_OK) {
+        st = fl__attr_int_or(n, "inverse", 0, &inv, c->d);
+    }
+    if (st == FL_OK) {
+        st = fl__attr_int_or(n, "onesided", 0, &one, c->d);
+    }
+    if (st != FL_OK || x->rank < 0) {
+        return st != FL_OK ? st : fl__op_set_output(c, n, 0, dt, -1, NULL);
+    }
+    int ax;
+    if ((st = fl__ox_norm_axis(c, n, a, x->rank - 1, "attr 'axis'", &ax)) != FL_OK) {
+        return st;
+    }
+    fl_sym d[256];
+    memcpy(d, x->dims, (size_t)x->rank * sizeof(fl_sym));
+    int64_t len;
+    if (!fl__ox_absent(n, 1)) {
+        d[ax] = scalar_in(n, 1, &len) ? fl_sym_const(len) : fl_sym_unknown();
+    }
+    if (one) {
+        st = fl__op_floordiv(c, n, d[ax], fl_sym_const(2), &d[ax]);
+        if (st == FL_OK) {
+            st = fl__op_add(c, n, d[ax], fl_sym_const(1), &d[ax]);
+        }
+    }
+    d[x->rank - 1] = fl_sym_const(2);
+    return st == FL_OK ? fl__op_set_output(c, n, 0, dt, x->rank, d) : st;
+}
+
+static fl_status cost_dft(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    fl_arith k = {c, n, FL_OK};
+    const fl_shape *x = &fl_node_in(n, 0)->shape;
+    int64_t a = 1, len = -1;
+    fl_status st = fl__attr_int_or(n, "axis", 1, &a, c->d);
+    if (st != FL_OK) {
+        return st;
+    }
+    fl_sym f = fl_sym_unknown();
+    if (x->rank >= 2) {
+        int ax = (int)(a < 0 ? a + x->rank - 1 : a);
+        if (fl__ox_absent(n, 1) && ax >= 0 && ax < x->rank && fl_sym_is_known(x->dims[ax])) {
+            len = x->dims[ax].k;
+        } else if (!fl__ox_absent(n, 1)) {
+            (void)scalar_in(n, 1, &len);
+        }
+        if (len >= 0 && ax >= 0 && ax < x->rank - 1) {
+            fl_sym t = fl__ar_mul(&k, fl__ar_dims_prod(&k, x, 0, ax),
+                                  fl__ar_dims_prod(&k, x, ax + 1, x->rank - 1));
+            f = fl__ar_scale(&k, t, fft_flops(len));
+        }
+    }
+    return fl__ar_put_cost(&k, out, f, fl_sym_const(0));
+}
+
+static fl_status stft_dims(const fl_node *n, fl_sym *d, int64_t *flen) {
+    const fl_shape *x = &fl_node_in(n, 0)->shape;
+    int64_t step = -1, fl = -1;
+    *flen = -1;
+    d[0] = x->rank == 3 ? x->dims[0] : fl_sym_unknown();
+    d[1] = d[2] = fl_sym_unknown();
+    d[3] = fl_sym_const(2);
+    (void)scalar_in(n, 1, &step);
+    if (!fl__ox_absent(n, 2) && fl_node_in(n, 2)->shape.rank == 1 &&
+        fl_sym_is_known(fl_node_in(n, 2)->shape.dims[0])) {
+        fl = fl_node_in(n, 2)->shape.dims[0].k;
+    } else {
+        (void)scalar_in(n, 3, &fl);
+    }
+    if (fl > 0) {
+        *flen = fl;
+        if (x->rank == 3 && fl_sym_is_known(x->dims[1]) && step > 0 && x->dims[1].k >= fl) {
+            d[1] = fl_sym_const((x->dims[1].k - fl) / step + 1);
+        }
+    }
+    return FL_OK;
+}
+
+static fl_status infer_stft(fl_ctx *c, fl_node *n) {
+    int64_t one, fl;
+    fl_sym d[4];
+    fl_status st = fl__attr_int_or(n, "onesided", 1, &one, c->d);
+    if (st != FL_OK) {
+        return st;
+    }
+    stft_dims(n, d, &fl);
+    if (fl > 0) {
+        d[2] = fl_sym_const(one ? fl / 2 + 1 : fl);
+    }
+    return fl__op_set_output(c, n, 0, fl__ox_in_dtype(n, 0), 4, d);
+}
+
+static fl_status cost_stft(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    fl_arith k = {c, n, FL_OK};
+    fl_sym d[4];
+    int64_t fl;
+    stft_dims(n, d, &fl);
+    fl_sym f = fl_sym_unknown();
+    if (fl > 0) {
+        f = fl__ar_scale(&k, fl__ar_mul(&k, d[0], d[1]), fft_flops(fl) + fl);
+    }
+    return fl__ar_put_cost(&k, out, f, fl_sym_const(0));
+}
+
+static fl_status infer_window(fl_ctx *c, fl_node *n) {
+    int dt;
+    int64_t size;
+    fl_status st = dtype_attr(c, n, "output_datatype", FL_DT_FLOAT, &dt);
+    if (st != FL_OK) {
+        return st;
+    }
+    fl_sym d = fl_sym_unknown();
+    if (scalar_in(n, 0, &size)) {
+        if (size < 0) {
+            return fl__node_fail(c->d, FL_EINVAL, n, "input 'size' is %lld", (long long)size);
+        }
+        d = fl_sym_const(size);
+    }
+    return fl__op_set_output(c, n, 0, dt, 1, &d);
+}
+
+static fl_status infer_mel(fl_ctx *c, fl_node *n) {
+    int dt;
+    int64_t bins, len;
+    fl_status st = dtype_attr(c, n, "output_datatype", FL_DT_FLOAT, &dt);
+    if (st != FL_OK) {
+        return st;
+    }
+    fl_sym d[2] = {fl_sym_unknown(), fl_sym_unknown()};
+    if (scalar_in(n, 1, &len) && len >= 0) {
+        d[0] = fl_sym_const(len / 2 + 1);
+    }
+    if (scalar_in(n, 0, &bins) && bins >= 0) {
+        d[1] = fl_sym_const(bins);
+    }
+    return fl__op_set_output(c, n, 0, dt, 2, d);
+}
+
+static fl_status cost_gen(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    return fl__ox_cost_per_out(c, n, out, n->kind == FL_OP_ONNX_BLACKMAN_WINDOW ? 7 : 4);
+}
+
+/* ------------------------------------------------------------------------- */
+/* Quantization                                                               */
+/* ------------------------------------------------------------------------- */
+
+static fl_status infer_quantize(fl_ctx *c, fl_node *n) {
+    const fl_tensor *x = fl_node_in(n, 0);
+    int dt = fl__ox_absent(n, 2) ? FL_DT_UINT8 : fl__ox_in_dtype(n, 2);
+    int64_t od;
+    fl_status st = fl__attr_int_or(n, "output_dtype", 0, &od, c->d); /* opset 21 */
+    if (st == FL_OK && od) {
+        st = dtype_attr(c, n, "output_dtype", dt, &dt);
+    }
+    return st == FL_OK ? fl__op_set_output(c, n, 0, dt, x->shape.rank, x->shape.dims) : st;
+}
+
+static fl_status infer_dequantize(fl_ctx *c, fl_node *n) {
+    const fl_tensor *x = fl_node_in(n, 0);
+    return fl__op_set_output(c, n, 0, fl__ox_in_dtype(n, 1), x->shape.rank, x->shape.dims);
+}
+
+static fl_status infer_dyn_quantize(fl_ctx *c, fl_node *n) {
+    const fl_tensor *x = fl_node_in(n, 0);
+    fl_status st = fl__op_set_output(c, n, 0, FL_DT_UINT8, x->shape.rank, x->shape.dims);
+    if (st == FL_OK) {
+        st = fl__ox_set_out(c, n, 1, FL_DT_FLOAT, 0, NULL);
+    }
+    return st == FL_OK ? fl__ox_set_out(c, n, 2, FL_DT_UINT8, 0, NULL) : st;
+}
+
+static fl_status cost_quant(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    int64_t per = n->kind == FL_OP_ONNX_QUANTIZE_LINEAR     ? 3
+                  : n->kind == FL_OP_ONNX_DEQUANTIZE_LINEAR ? 2
+                                                            : 5;
+    return fl__ox_cost_per_in(c, n, out, per);
+}
+
+static const int qconv_idx[] = {0, 3, 8}, convi_idx[] = {0, 1}, qmm_idx[] = {0, 3};
+
+static fl_status infer_qlinear(fl_ctx *c, fl_node *n) {
+    fl_status st;
+    switch (n->kind) {
+    case FL_OP_ONNX_QLINEAR_CONV:
+        st = fl__ox_delegate(c, n, FL_OP_ONNX_CONV, qconv_idx, 3);
+        return st == FL_OK ? fl__ox_retype(c, n, 0, fl__ox_in_dtype(n, 7)) : st;
+    case FL_OP_ONNX_CONV_INTEGER:
+        st = fl__ox_delegate(c, n, FL_OP_ONNX_CONV, convi_idx, 2);
+        return st == FL_OK ? fl__ox_retype(c, n, 0, FL_DT_INT32) : st;
+    case FL_OP_ONNX_MATMUL_INTEGER:
+        st = fl__ox_delegate(c, n, FL_OP_ONNX_MATMUL, convi_idx, 2);
+        return st == FL_OK ? fl__ox_retype(c, n, 0, FL_DT_INT32) : st;
+    default: /* QLinearMatMul */
+        st = fl__ox_delegate(c, n, FL_OP_ONNX_MATMUL, qmm_idx, 2);
+        return st == FL_OK ? fl__ox_retype(c, n, 0, fl__ox_in_dtype(n, 7)) : st;
+    }
+}
+
+static fl_status cost_qlinear(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    switch (n->kind) {
+    case FL_OP_ONNX_QLINEAR_CONV:
+        return fl__ox_cost_delegate(c, n, FL_OP_ONNX_CONV, qconv_idx, 3, out);
+    case FL_OP_ONNX_CONV_INTEGER:
+        return fl__ox_cost_delegate(c, n, FL_OP_ONNX_CONV, convi_idx, 2, out);
+    case FL_OP_ONNX_MATMUL_INTEGER:
+        return fl__ox_cost_delegate(c, n, FL_OP_ONNX_MATMUL, convi_idx, 2, out);
+    default:
+        return fl__ox_cost_delegate(c, n, FL_OP_ONNX_MATMUL, qmm_idx, 2, out);
+    }
+}
+
+/* Hook sets and descriptors (their rows: onnxops/misc.def) */
+
+#define HOOKS_loss                    .infer = infer_loss, .cost = cost_loss
+#define HOOKS_random_like             .infer = infer_random_like, .cost = cost_random
+#define HOOKS_random                  .infer = infer_random, .cost = cost_random
+#define HOOKS_multinomial             .infer = infer_multinomial, .cost = cost_random
+#define HOOKS_dft                     .infer = infer_dft, .cost = cost_dft
+#define HOOKS_stft                    .infer = infer_stft, .cost = cost_stft
+#define HOOKS_window                  .infer = infer_window, .cost = cost_gen
+#define HOOKS_mel_weight_matrix       .infer = infer_mel, .cost = cost_gen
+#define HOOKS_quantize_linear         .infer = infer_quantize, .cost = cost_quant
+#define HOOKS_dequantize_linear       .infer = infer_dequantize, .cost = cost_quant
+#define HOOKS_dynamic_quantize_linear .infer = infer_dyn_quantize, .cost = cost_quant
+#define HOOKS_qlinear                 .infer = infer_qlinear, .cost = cost_qlinear
+
+#define FL_OP FL_OP_DESC
+#include "ops/onnxops/misc.def"
+#undef FL_OP

@@ -1,0 +1,602 @@
+/*
+ * nn.c - ai.onnx neural-network ops beyond onnx.c: ConvTranspose, LRN,
+ * InstanceNormalization, GroupNormalization, LpPool, MaxUnpool, Resize,
+ * Upsample, GridSample, RoiAlign, RNN, GRU, LSTM.
+ *
+ * Shapes (NCHW, channels first, as ONNX defines them):
+ *   ConvTranspose  [N, W.dim[1] * group, out...], out = attr output_shape
+ *                  when given, else SAME_UPPER/SAME_LOWER in * stride, else
+ *                  stride * (in - 1) + output_padding + (k - 1) * dilation
+ *                  + 1 - pad_begin - pad_end
+ *   LpPool         as MaxPool (onnx.c's window rules)
+ *   MaxUnpool      input 2 (output_shape) when its value is known, else
+ *                  (in - 1) * stride + k - pad_begin - pad_end
+ *   Resize         sizes (input 3) when given, else floor(in * scale) per
+ *                  axis (scales: input 2, or input 1 at opset 10); attr axes
+ *                  (opset 18) limits both to those axes; Upsample the same
+ *                  from its scales input (opset 9) or attr (opset 7). A scale
+ *                  on a symbolic dim keeps it symbolic only when the scale is
+ *                  a whole number; other products are unknown
+ *   GridSample     [N, C, grid.dims[1:-1]...]
+ *   RoiAlign       [num_rois, C, output_height, output_width]
+ *   RNN/GRU/LSTM   Y [seq, dirs, batch, hidden] (layout 0) or [batch, seq,
+ *                  dirs, hidden] (layout 1); Y_h (and LSTM's Y_c) [dirs,
+ *                  batch, hidden] or [batch, dirs, hidden]
+ *   LRN, InstanceNormalization, GroupNormalization keep their input's shape.
+ *
+ * FLOP rules ("complete" convention, E(t) = element count; MACs only for
+ * the conv/matmul family):
+ *   ConvTranspose   MACs = E(X) * W.dim[1] * prod(kernel) (every input
+ *                   element scattered through the kernel to M/group output
+ *                   channels); FLOPs = 2 * MACs + E(out) with bias B
+ *   RNN, GRU, LSTM  MACs = seq * batch * dirs * gates * hidden * (input +
+ *                   hidden), gates 1 / 3 / 4; FLOPs = 2 * MACs + seq * batch
+ *                   * dirs * hidden * e, e the element-wise work per hidden
+ *                   unit and step: RNN 4 (two bias adds, the input and
+ *                   recurrent sums' add, the activation), GRU 17 (z and r:
+ *                   4 each; h~: r*H, three adds, tanh = 5; H = (1-z)*h~ +
+ *                   z*H: 4), LSTM 21 (i, f, o, g: 4 each; C = f*C + i*g: 3;
+ *                   H = o*tanh(C): 2); bias adds counted whether B is given
+ *                   or not (absent B is zeros by definition); peepholes not
+ *                   counted
+ *   LRN             (2 * size + 3) * E(X): size squares and adds for the
+ *                   window sum, then bias + alpha/size * sum, the power and
+ *                   the divide
+ *   InstanceNormalization, GroupNormalization  8 * E(X): mean (add),
+ *                   variance (sub, square, add), normalise (sub, divide),
+ *                   scale and bias (mul, add); per-group sqrt/eps not counted
+ *   LpPool          2 * prod(kernel) * E(out) (|x|^p and the add per tap)
+ *   MaxUnpool       0 (data movement)
+ *   Resize, Upsample, GridSample  per output element: nearest 0; linear
+ *                   3 * (2^k - 1) (2^k - 1 one-dimensional lerps a + t(b - a)
+ *                   over k interpolated axes; k = 2 gives TensorFlow's
+ *                   ResizeBilinear 9); cubic 7 * (4^k - 1) / 3 (four taps:
+ *                   4 multiplies, 3 adds per 1-D interpolation). Resize's k
+ *                   counts the axes whose size changes; GridSample's k is
+ *                   its spatial rank
+ *   RoiAlign        10 * s * E(out), s = sampling_ratio^2 samples per bin
+ *                   (sampling_ratio 0, adaptive, counts 2 x 2 = 4), each a
+ *                   bilinear interpolation (9) and an add or max (1)
+ */
+#include "ops/onnxops/util.h"
+
+#include <math.h>
+#include <string.h>
+
+#define MAX_SP 8
+
+/* An ints attr with `want` entries (or absent: dflt each). */
+static fl_status ints_attr(fl_ctx *c, const fl_node *n, const char *name, int want, int64_t dflt,
+                           int64_t *out) {
+    const int64_t *v;
+    size_t k;
+    fl_status st = fl__attr_get_ints(n, name, &v, &k, c->d);
+    if (st == FL_ENOTFOUND) {
+        for (int i = 0; i < want; i++) {
+            out[i] = dflt;
+        }
+        return FL_OK;
+    }
+    if (st != FL_OK) {
+        return st;
+    }
+    if ((int)k != want) {
+        return fl__node_fail(c->d, FL_EINVAL, n, "attr '%s' has %zu entries, needs %d", name, k,
+                             want);
+    }
+    memcpy(out, v, (size_t)want * sizeof(int64_t));
+    return FL_OK;
+}
+
+/* ------------------------------------------------------------------------- */
+/* ConvTranspose                                                              */
+/* ------------------------------------------------------------------------- */
+
+typedef struct ct_params {
+    int ns;
+    int64_t k[MAX_SP], s[MAX_SP], d[MAX_SP], op[MAX_SP], pads[2 * MAX_SP], group;
+    const char *auto_pad;
+} ct_params;
+
+static fl_status ct_read(fl_ctx *c, const fl_node *n, const fl_shape *x, const fl_shape *w,
+                         ct_params *p) {
+    p->ns = x->rank >= 0 ? x->rank - 2 : (w->rank >= 0 ? w->rank - 2 : -1);
+    if (p->ns < 1 || p->ns > MAX_SP) {
+        return p->ns < 0 ? FL_ENOTFOUND
+                         : fl__node_fail(c->d, FL_EINVAL, n, "input X has rank %d", x->rank);
+    }
+    fl_status st = fl__attr_int_or(n, "group", 1, &p->group, c->d);
+    if (st == FL_OK && p->group < 1) {
+        return fl__node_fail(c->d, FL_EINVAL, n, "attr 'group' is %lld", (long long)p->group);
+    }
+    if (st == FL_OK) {
+        st = fl__attr_str_or(n, "auto_pad", "NOTSET", &p->auto_pad, c->d);
+    }
+    const int64_t *ks;
+    size_t nk;
+    fl_status kst = fl__attr_get_ints(n, "kernel_shape", &ks, &nk, c->d);
+    if (st == FL_OK && kst == FL_OK && (int)nk == p->ns) {
+        memcpy(p->k, ks, nk * sizeof(int64_t));
+    } else if (st == FL_OK && kst != FL_EINVAL && w->rank == p->ns + 2) {
+        for (int i = 0; i < p->ns; i++) {
+            p->k[i] = fl_sym_is_known(w->dims[i + 2]) ? w->dims[i + 2].k : -1;
+        }
+    } else if (st == FL_OK) {
+        return kst == FL_EINVAL ? kst : FL_ENOTFOUND;
+    }
+    if (st == FL_OK) {
+        st = ints_attr(c, n, "strides", p->ns, 1, p->s);
+    }
+    if (st == FL_OK) {
+        st = ints_attr(c, n, "dilations", p->ns, 1, p->d);
+    }
+    if (st == FL_OK) {
+        st = ints_attr(c, n, "output_padding", p->ns, 0, p->op);
+    }
+    if (st == FL_OK) {
+        st = ints_attr(c, n, "pads", 2 * p->ns, 0, p->pads);
+    }
+    for (int i = 0; st == FL_OK && i < p->ns; i++) {
+        if (p->s[i] < 1 || p->d[i] < 1 || p->op[i] < 0) {
+            return fl__node_fail(c->d, FL_EINVAL, n,
+                                 "attr strides/dilations/output_padding has a bad entry at %d", i);
+        }
+    }
+    return st;
+}
+
+static fl_status ct_dim(fl_ctx *c, const fl_node *n, const ct_params *p, int i, fl_sym in,
+                        fl_sym *out) {
+    if (strcmp(p->auto_pad, "SAME_UPPER") == 0 || strcmp(p->auto_pad, "SAME_LOWER") == 0) {
+        return fl__op_scale(c, n, in, p->s[i], out);
+    }
+    if (p->k[i] < 0) {
+        *out = fl_sym_unknown();
+        return FL_OK;
+    }
+    bool valid = strcmp(p->auto_pad, "VALID") == 0;
+    int64_t add = p->op[i] + (p->k[i] - 1) * p->d[i] + 1 -
+                  (valid ? 0 : p->pads[i] + p->pads[p->ns + i]) - p->s[i];
+    fl_sym t;
+    fl_status st = fl__op_scale(c, n, in, p->s[i], &t);
+    if (st == FL_OK) {
+        st = fl__op_add(c, n, t, fl_sym_const(add), out);
+    }
+    if (st == FL_OK && fl_sym_is_known(*out) && out->k < 0) {
+        return fl__node_fail(c->d, FL_EINVAL, n, "output dim %d would be %lld", i,
+                             (long long)out->k);
+    }
+    return st;
+}
+
+static fl_status infer_conv_transpose(fl_ctx *c, fl_node *n) {
+    const fl_shape *x = &fl_node_in(n, 0)->shape, *w = &fl_node_in(n, 1)->shape;
+    int dt = fl__ox_in_dtype(n, 0);
+    ct_params p;
+    fl_status st = ct_read(c, n, x, w, &p);
+    if (st == FL_ENOTFOUND) {
+        return fl__op_set_output(c, n, 0, dt, x->rank, NULL);
+    }
+    if (st != FL_OK) {
+        return st;
+    }
+    fl_sym dims[MAX_SP + 2];
+    dims[0] = x->rank >= 0 ? x->dims[0] : fl_sym_unknown();
+    dims[1] = fl_sym_unknown();
+    if (w->rank >= 2 && (st = fl__op_scale(c, n, w->dims[1], p.group, &dims[1])) != FL_OK) {
+        return st;
+    }
+    const int64_t *os;
+    size_t nos;
+    fl_status ost = fl__attr_get_ints(n, "output_shape", &os, &nos, c->d);
+    if (ost == FL_EINVAL) {
+        return ost;
+    }
+    for (int i = 0; i < p.ns && st == FL_OK; i++) {
+        if (ost == FL_OK && nos >= (size_t)p.ns) {
+            dims[2 + i] = fl_sym_const(os[nos - (size_t)p.ns + (size_t)i]);
+        } else if (x->rank >= 0) {
+            st = ct_dim(c, n, &p, i, x->dims[2 + i], &dims[2 + i]);
+        } else {
+            dims[2 + i] = fl_sym_unknown();
+        }
+    }
+    return st == FL_OK ? fl__op_set_output(c, n, 0, dt, p.ns + 2, dims) : st;
+}
+
+static fl_status cost_conv_transpose(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    fl_arith k = {c, n, FL_OK};
+    const fl_shape *x = &fl_node_in(n, 0)->shape, *w = &fl_node_in(n, 1)->shape;
+    fl_sym macs = fl_sym_unknown();
+    if (w->rank >= 3) {
+        macs = fl__ar_mul(&k, fl__ar_numel(&k, x), fl__ar_dims_prod(&k, w, 1, w->rank));
+    }
+    fl_sym f = fl__ar_scale(&k, macs, 2);
+    if (!fl__ox_absent(n, 2)) {
+        f = fl__ar_add(&k, f, fl__ar_numel(&k, &n->outputs[0].shape));
+    }
+    return fl__ar_put_cost(&k, out, f, macs);
+}
+
+/* ------------------------------------------------------------------------- */
+/* Normalisations, pools                                                      */
+/* ------------------------------------------------------------------------- */
+
+static fl_status infer_lrn(fl_ctx *c, fl_node *n) {
+    int64_t size;
+    fl_status st = fl__attr_need_int(n, "size", &size, c->d);
+    if (st == FL_OK && size < 1) {
+        return fl__node_fail(c->d, FL_EINVAL, n, "attr 'size' is %lld, must be >= 1",
+                             (long long)size);
+    }
+    return st == FL_OK ? fl__ox_infer_same(c, n) : st;
+}
+
+static fl_status cost_lrn(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    int64_t size = 1;
+    fl_status st = fl__attr_int_or(n, "size", 1, &size, c->d);
+    return st == FL_OK ? fl__ox_cost_per_in(c, n, out, 2 * size + 3) : st;
+}
+
+static fl_status infer_group_norm(fl_ctx *c, fl_node *n) {
+    int64_t g;
+    fl_status st = fl__attr_need_int(n, "num_groups", &g, c->d);
+    if (st == FL_OK && g < 1) {
+        return fl__node_fail(c->d, FL_EINVAL, n, "attr 'num_groups' is %lld", (long long)g);
+    }
+    return st == FL_OK ? fl__ox_infer_same(c, n) : st;
+}
+
+static fl_status cost_norm8(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    return fl__ox_cost_per_in(c, n, out, 8);
+}
+
+static fl_status infer_lp_pool(fl_ctx *c, fl_node *n) {
+    static const int idx[] = {0};
+    return fl__ox_delegate(c, n, FL_OP_ONNX_MAX_POOL, idx, 1);
+}
+
+static fl_status cost_lp_pool(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    const int64_t *ks;
+    size_t nk;
+    fl_status st = fl__attr_need_ints(n, "kernel_shape", &ks, &nk, c->d);
+    if (st != FL_OK) {
+        return st;
+    }
+    int64_t taps = 1;
+    for (size_t i = 0; i < nk; i++) {
+        taps *= ks[i] > 0 && ks[i] < 1000000 ? ks[i] : 1;
+    }
+    return fl__ox_cost_per_out(c, n, out, 2 * taps);
+}
+
+static fl_status infer_max_unpool(fl_ctx *c, fl_node *n) {
+    const fl_shape *x = &fl_node_in(n, 0)->shape;
+    int dt = fl__ox_in_dtype(n, 0);
+    if (!fl__ox_absent(n, 2)) {
+        fl_sym d[256];
+        int64_t *v, nv;
+        fl_status st = fl__op_in_int_vector(c, n, 2, &v, &nv);
+        if (st == FL_ENOTFOUND) {
+            return fl__op_set_output(c, n, 0, dt, x->rank, NULL);
+        }
+        if (st != FL_OK || nv > 256) {
+            return st != FL_OK ? st : fl__node_fail(c->d, FL_EINVAL, n, "output_shape too long");
+        }
+        for (int64_t i = 0; i < nv; i++) {
+            d[i] = fl_sym_const(v[i]);
+        }
+        return fl__op_set_output(c, n, 0, dt, (int)nv, d);
+    }
+    if (x->rank < 3 || x->rank > MAX_SP + 2) {
+        return fl__op_set_output(c, n, 0, dt, x->rank, NULL);
+    }
+    int ns = x->rank - 2;
+    int64_t k[MAX_SP], s[MAX_SP], p[2 * MAX_SP];
+    fl_status st = ints_attr(c, n, "kernel_shape", ns, -1, k);
+    if (st == FL_OK) {
+        st = ints_attr(c, n, "strides", ns, 1, s);
+    }
+    if (st == FL_OK) {
+        st = ints_attr(c, n, "pads", 2 * ns, 0, p);
+    }
+    fl_sym d[MAX_SP + 2] = {x->dims[0], x->dims[1]};
+    for (int i = 0; i < ns && st == FL_OK; i++) {
+        if (k[i] < 1 || s[i] < 1) {
+            return fl__node_fail(c->d, FL_EINVAL, n, "attr kernel_shape/strides entry %d", i);
+        }
+        fl_sym t;
+        st = fl__op_add(c, n, x->dims[2 + i], fl_sym_const(-1), &t);
+        if (st == FL_OK) {
+            st = fl__op_scale(c, n, t, s[i], &t);
+        }
+        if (st == FL_OK) {
+            st = fl__op_add(c, n, t, fl_sym_const(k[i] - p[i] - p[ns + i]), &d[2 + i]);
+        }
+    }
+    return st == FL_OK ? fl__op_set_output(c, n, 0, dt, x->rank, d) : st;
+}
+
+static fl_status cost_zero(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    fl_arith k = {c, n, FL_OK};
+    return fl__ar_put_cost(&k, out, fl_sym_const(0), fl_sym_const(0));
+}
+
+/* ------------------------------------------------------------------------- */
+/* Resize, Upsample, GridSample, RoiAlign                                     */
+/* ------------------------------------------------------------------------- */
+
+/* in * scale: exact for known dims (floor), and for symbolic dims times a
+ * whole number; else unknown. */
+static fl_status scale_dim(fl_ctx *c, const fl_node *n, fl_sym in, double scale, fl_sym *out) {
+    if (!(scale > 0) || scale > 1e9) {
+        return fl__node_fail(c->d, FL_EINVAL, n, "scale %g is not positive", scale);
+    }
+    if (fl_sym_is_known(in)) {
+        *out = fl_sym_const((int64_t)floor((double)in.k * scale + 1e-9 * scale));
+        return FL_OK;
+    }
+    if (scale == floor(scale)) {
+        return fl__op_scale(c, n, in, (int64_t)scale, out);
+    }
+    *out = fl_sym_unknown();
+    return FL_OK;
+}
+
+/* Resize/Upsample output from sizes (sizes_in) or scales (scales_in, or
+ * the `scales` attr when scales_in < 0). */
+static fl_status resize_shape(fl_ctx *c, fl_node *n, int scales_in, int sizes_in) {
+    const fl_shape *x = &fl_node_in(n, 0)->shape;
+    int dt = fl__ox_in_dtype(n, 0);
+    if (x->rank < 0 || x->rank > 254) {
+        return fl__op_set_output(c, n, 0, dt, -1, NULL);
+    }
+    const int64_t *axes = NULL;
+    size_t na = 0;
+    fl_status st = fl__attr_get_ints(n, "axes", &axes, &na, c->d);
+    if (st == FL_EINVAL) {
+        return st;
+    }
+    int ax[256];
+    int cnt = st == FL_OK ? (int)na : x->rank;
+    for (int i = 0; i < cnt; i++) {
+        ax[i] = i;
+        if (st == FL_OK && fl__ox_norm_axis(c, n, axes[i], x->rank, "attr 'axes'", &ax[i])) {
+            return c->d->status;
+        }
+    }
+    fl_sym d[256];
+    memcpy(d, x->dims, (size_t)x->rank * sizeof(fl_sym));
+    bool use_sizes = sizes_in >= 0 && !fl__ox_absent(n, sizes_in);
+    const fl_value *v = use_sizes ? fl_op_in_value(n, sizes_in)
+                        : scales_in >= 0 && !fl__ox_absent(n, scales_in)
+                            ? fl_op_in_value(n, scales_in)
+                            : NULL;
+    const float *fs = NULL;
+    size_t nfs = 0;
+    if (!use_sizes && scales_in < 0) {
+        const fl_attr *a = fl__node_attr(n, "scales");
+        if (!a || a->kind != FL_ATTR_LIST || (a->n && a->list_kind != FL_ATTR_F)) {
+            return fl__node_fail(c->d, FL_EINVAL, n, "attr 'scales' (floats) is missing");
+        }
+        fs = a->v.list.f;
+        nfs = a->n;
+    }
+    int64_t have = v ? v->n : (int64_t)nfs;
+    if (!v && !fs) {
+        return fl__op_set_output_rank(c, n, 0, dt, x->rank);
+    }
+    if (have != cnt) {
+        return fl__node_fail(c->d, FL_EINVAL, n, "%s has %lld entries for %d axes",
+                             use_sizes ? "input 'sizes'" : "scales", (long long)have, cnt);
+    }
+    for (int i = 0; i < cnt; i++) {
+        double e;
+        if (use_sizes) {
+            d[ax[i]] = fl__value_int(v, i);
+            if (fl_sym_is_known(d[ax[i]]) && d[ax[i]].k < 0) {
+                return fl__node_fail(c->d, FL_EINVAL, n, "input 'sizes' has negative entry %lld",
+                                     (long long)d[ax[i]].k);
+            }
+        } else if (v ? !fl__value_f64(v, i, &e) : (e = fs[i], false)) {
+            d[ax[i]] = fl_sym_unknown();
+        } else if ((st = scale_dim(c, n, x->dims[ax[i]], e, &d[ax[i]])) != FL_OK) {
+            return st;
+        }
+    }
+    return fl__op_set_output(c, n, 0, dt, x->rank, d);
+}
+
+static fl_status check_mode(fl_ctx *c, const fl_node *n, const char **mode) {
+    fl_status st = fl__attr_str_or(n, "mode", "nearest", mode, c->d);
+    if (st == FL_OK && strcmp(*mode, "nearest") && strcmp(*mode, "linear") &&
+        strcmp(*mode, "cubic") && strcmp(*mode, "bilinear") && strcmp(*mode, "bicubic")) {
+        return fl__node_fail(c->d, FL_EINVAL, n, "attr 'mode' is '%s'", *mode);
+    }
+    return st;
+}
+
+static fl_status infer_resize(fl_ctx *c, fl_node *n) {
+    const char *mode;
+    fl_status st = check_mode(c, n, &mode);
+    if (st != FL_OK) {
+        return st;
+    }
+    if (n->n_inputs == 2 && c->g->producer <= 10) { /* opset 10: X, scales */
+        return resize_shape(c, n, 1, -1);
+    }
+    return resize_shape(c, n, 2, 3);
+}
+
+static fl_status infer_upsample(fl_ctx *c, fl_node *n) {
+    const char *mode;
+    fl_status st = check_mode(c, n, &mode);
+    return st == FL_OK ? resize_shape(c, n, n->n_inputs > 1 ? 1 : -1, -1) : st;
+}
+
+/* Per-output-element FLOPs of interpolating over k axes. */
+static int64_t interp_cost(const char *mode, int k) {
+    int64_t p2 = (int64_t)1 << (k > 20 ? 20 : k), p4 = p2 * p2;
+    if (!strcmp(mode, "linear") || !strcmp(mode, "bilinear")) {
+        return 3 * (p2 - 1);
+    }
+    if (!strcmp(mode, "cubic") || !strcmp(mode, "bicubic")) {
+        return 7 * (p4 - 1) / 3;
+    }
+    return 0;
+}
+
+static fl_status cost_resize(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    const char *mode = "nearest";
+    const char *dflt = n->kind == FL_OP_ONNX_GRID_SAMPLE ? "bilinear" : "nearest";
+    fl_status st = fl__attr_str_or(n, "mode", dflt, &mode, c->d);
+    if (st != FL_OK) {
+        return st;
+    }
+    const fl_shape *x = &fl_node_in(n, 0)->shape, *y = &n->outputs[0].shape;
+    int k = 0;
+    if (n->kind == FL_OP_ONNX_GRID_SAMPLE) {
+        k = x->rank > 2 ? x->rank - 2 : 0;
+    } else {
+        for (int i = 0; i < x->rank && i < y->rank; i++) {
+            k += !fl__sym_eq(x->dims[i], y->dims[i]);
+        }
+    }
+    return fl__ox_cost_per_out(c, n, out, interp_cost(mode, k));
+}
+
+static fl_status infer_grid_sample(fl_ctx *c, fl_node *n) {
+    const fl_shape *x = &fl_node_in(n, 0)->shape, *g = &fl_node_in(n, 1)->shape;
+    int dt = fl__ox_in_dtype(n, 0);
+    if (g->rank < 3 || x->rank < 0 || g->rank > 254) {
+        return fl__op_set_output(c, n, 0, dt, x->rank, NULL);
+    }
+    if (g->rank != x->rank) {
+        return fl__node_fail(c->d, FL_EINVAL, n, "grid has rank %d, X rank %d", g->rank, x->rank);
+    }
+    fl_sym d[256] = {x->dims[0], x->dims[1]};
+    for (int i = 1; i < g->rank - 1; i++) {
+        d[i + 1] = g->dims[i];
+    }
+    return fl__op_set_output(c, n, 0, dt, x->rank, d);
+}
+
+static fl_status infer_roi_align(fl_ctx *c, fl_node *n) {
+    const fl_shape *x = &fl_node_in(n, 0)->shape, *r = &fl_node_in(n, 1)->shape;
+    int64_t oh, ow;
+    fl_status st = fl__attr_int_or(n, "output_height", 1, &oh, c->d);
+    if (st == FL_OK) {
+        st = fl__attr_int_or(n, "output_width", 1, &ow, c->d);
+    }
+    if (st == FL_OK && (oh < 1 || ow < 1)) {
+        return fl__node_fail(c->d, FL_EINVAL, n, "attr output_height/output_width must be >= 1");
+    }
+    if (st != FL_OK) {
+        return st;
+    }
+    fl_sym d[4] = {r->rank == 2 ? r->dims[0] : fl_sym_unknown(),
+                   x->rank == 4 ? x->dims[1] : fl_sym_unknown(), fl_sym_const(oh),
+                   fl_sym_const(ow)};
+    return fl__op_set_output(c, n, 0, fl__ox_in_dtype(n, 0), 4, d);
+}
+
+static fl_status cost_roi_align(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    int64_t s;
+    fl_status st = fl__attr_int_or(n, "sampling_ratio", 0, &s, c->d);
+    s = s > 0 && s < 1000 ? s : 2;
+    return st == FL_OK ? fl__ox_cost_per_out(c, n, out, 10 * s * s) : st;
+}
+
+/* ------------------------------------------------------------------------- */
+/* RNN, GRU, LSTM                                                             */
+/* ------------------------------------------------------------------------- */
+
+typedef struct rnn_dims {
+    fl_sym seq, batch, input, hidden;
+    int64_t dirs, gates, layout;
+} rnn_dims;
+
+static int gates_of(int kind) {
+    return kind == FL_OP_ONNX_LSTM ? 4 : kind == FL_OP_ONNX_GRU ? 3 : 1;
+}
+
+static fl_status rnn_read(fl_ctx *c, const fl_node *n, rnn_dims *r) {
+    const fl_shape *x = &fl_node_in(n, 0)->shape, *rr = &fl_node_in(n, 2)->shape;
+    const char *dir;
+    int64_t hs;
+    fl_status st = fl__attr_str_or(n, "direction", "forward", &dir, c->d);
+    if (st == FL_OK) {
+        st = fl__attr_int_or(n, "layout", 0, &r->layout, c->d);
+    }
+    if (st == FL_OK) {
+        st = fl__attr_int_or(n, "hidden_size", -1, &hs, c->d);
+    }
+    if (st != FL_OK) {
+        return st;
+    }
+    if (strcmp(dir, "forward") && strcmp(dir, "reverse") && strcmp(dir, "bidirectional")) {
+        return fl__node_fail(c->d, FL_EINVAL, n, "attr 'direction' is '%s'", dir);
+    }
+    if (r->layout != 0 && r->layout != 1) {
+        return fl__node_fail(c->d, FL_EINVAL, n, "attr 'layout' is %lld", (long long)r->layout);
+    }
+    r->dirs = strcmp(dir, "bidirectional") ? 1 : 2;
+    r->gates = gates_of(n->kind);
+    bool x3 = x->rank == 3;
+    r->seq = x3 ? x->dims[r->layout ? 1 : 0] : fl_sym_unknown();
+    r->batch = x3 ? x->dims[r->layout ? 0 : 1] : fl_sym_unknown();
+    r->input = x3 ? x->dims[2] : fl_sym_unknown();
+    r->hidden = hs > 0 ? fl_sym_const(hs) : rr->rank == 3 ? rr->dims[2] : fl_sym_unknown();
+    return FL_OK;
+}
+
+static fl_status infer_rnn(fl_ctx *c, fl_node *n) {
+    rnn_dims r;
+    fl_status st = rnn_read(c, n, &r);
+    if (st != FL_OK) {
+        return st;
+    }
+    int dt = fl__ox_in_dtype(n, 0);
+    fl_sym dir = fl_sym_const(r.dirs);
+    fl_sym y0[4] = {r.seq, dir, r.batch, r.hidden}, y1[4] = {r.batch, r.seq, dir, r.hidden};
+    fl_sym h0[3] = {dir, r.batch, r.hidden}, h1[3] = {r.batch, dir, r.hidden};
+    st = fl__ox_set_out(c, n, 0, dt, 4, r.layout ? y1 : y0);
+    for (int k = 1; k < n->n_outputs && st == FL_OK; k++) {
+        st = fl__op_set_output(c, n, k, dt, 3, r.layout ? h1 : h0);
+    }
+    return st;
+}
+
+static fl_status cost_rnn(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    rnn_dims r;
+    fl_status st = rnn_read(c, n, &r);
+    if (st != FL_OK) {
+        return st;
+    }
+    fl_arith k = {c, n, FL_OK};
+    fl_sym steps =
+        fl__ar_scale(&k, fl__ar_mul(&k, fl__ar_mul(&k, r.seq, r.batch), r.hidden), r.dirs);
+    fl_sym macs =
+        fl__ar_mul(&k, fl__ar_scale(&k, steps, r.gates), fl__ar_add(&k, r.input, r.hidden));
+    int64_t e = n->kind == FL_OP_ONNX_LSTM ? 21 : n->kind == FL_OP_ONNX_GRU ? 17 : 4;
+    fl_sym f = fl__ar_add(&k, fl__ar_scale(&k, macs, 2), fl__ar_scale(&k, steps, e));
+    return fl__ar_put_cost(&k, out, f, macs);
+}
+
+/* Hook sets and descriptors (their rows: onnxops/nn.def) */
+
+#define HOOKS_conv_transpose .infer = infer_conv_transpose, .cost = cost_conv_transpose
+#define HOOKS_lrn            .infer = infer_lrn, .cost = cost_lrn
+#define HOOKS_instance_norm  .infer = fl__ox_infer_same, .cost = cost_norm8
+#define HOOKS_group_norm     .infer = infer_group_norm, .cost = cost_norm8
+#define HOOKS_lp_pool        .infer = infer_lp_pool, .cost = cost_lp_pool
+#define HOOKS_max_unpool     .infer = infer_max_unpool, .cost = cost_zero
+#define HOOKS_resize         .infer = infer_resize, .cost = cost_resize
+#define HOOKS_upsample       .infer = infer_upsample, .cost = cost_resize
+#define HOOKS_grid_sample    .infer = infer_grid_sample, .cost = cost_resize
+#define HOOKS_roi_align      .infer = infer_roi_align, .cost = cost_roi_align
+#define HOOKS_rnn            .infer = infer_rnn, .cost = cost_rnn
+
+#define FL_OP FL_OP_DESC
+#include "ops/onnxops/nn.def"
+#undef FL_OP
