@@ -200,6 +200,12 @@ static void roof_node(fl_roofline_node *n, const Foldline__V1__RooflineNode *m) 
     n->time_s = m->time_s;
     n->upper_s = m->upper_s;
     n->bound = m->bound;
+    n->op_class = m->op_class;
+    n->bucket = m->bucket;
+    n->fixed_s = m->fixed_s;
+    n->compute_peak_s = m->compute_peak_s;
+    n->memory_peak_s = m->memory_peak_s;
+    n->executed = m->executed;
 }
 
 /* Fills g from m, taking its nodes from *np (advanced). */
@@ -217,6 +223,10 @@ roof_graph(fl_roofline_graph *g, const Foldline__V1__RooflineGraph *m, fl_roofli
     g->ops_memory_bound = m->ops_memory_bound;
     g->ops_overhead_bound = m->ops_overhead_bound;
     g->ops_costed = m->ops_costed;
+    g->calibrated = m->calibrated;
+    g->low_s = m->low_s;
+    g->high_s = m->high_s;
+    g->coverage = m->coverage;
     g->n_top = m->n_top;
     g->top = *np;
     for (size_t i = 0; i < m->n_top; i++) {

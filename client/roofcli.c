@@ -308,8 +308,20 @@ static double pct(double a, double b) {
 
 static void print_graph_text(FILE *f, const fl_roofline_graph *g, size_t top) {
     char b1[32], b2[32], b3[32], b4[32];
-    fprintf(f, "  time          %s  (roofline: max(compute, memory) + overhead per op)\n",
-            fmt_time(g->time_s, b1, sizeof b1));
+    if (g->calibrated && g->coverage > 0) {
+        char lo[32], hi[32];
+        fprintf(f, "  time          %s, %.0f %% interval %s-%s  (fitted efficiency table)\n",
+                fmt_time(g->time_s, b1, sizeof b1), 100 * g->coverage,
+                fmt_time(g->low_s, lo, sizeof lo), fmt_time(g->high_s, hi, sizeof hi));
+    } else if (g->calibrated) {
+        fprintf(f, "  time          %s  (efficiency table; the profile gives no interval)\n",
+                fmt_time(g->time_s, b1, sizeof b1));
+    } else {
+        fprintf(f,
+                "  time          %s  (upper-bound roofline: peaks only, the profile has no "
+                "efficiency table; a lower bound on time)\n",
+                fmt_time(g->time_s, b1, sizeof b1));
+    }
     fprintf(f, "  upper bound   %s  (Grappler's compute + memory + overhead, no overlap)\n",
             fmt_time(g->upper_s, b1, sizeof b1));
     fprintf(f,
@@ -323,8 +335,9 @@ static void print_graph_text(FILE *f, const fl_roofline_graph *g, size_t top) {
             " overhead-bound, of %" PRId64 " costed\n",
             g->ops_compute_bound, g->ops_memory_bound, g->ops_overhead_bound, g->ops_costed);
     if (g->n_top && top) {
-        fprintf(f, "  top ops by time\n    %-32s %-18s %10s %6s  %-8s %-12s %-10s %s\n", "node",
-                "op", "time", "share", "bound", "unit", "FLOP/byte", "level");
+        fprintf(f, "  top ops by time\n    %-32s %-18s %10s %6s  %-8s %-12s %-10s %-6s %s\n",
+                "node", "op", "time", "share", "bound", "unit", "FLOP/byte", "level",
+                "class (bucket)");
         for (size_t i = 0; i < g->n_top && i < top; i++) {
             const fl_roofline_node *n = &g->top[i];
             char ai[32];
@@ -335,9 +348,11 @@ static void print_graph_text(FILE *f, const fl_roofline_graph *g, size_t top) {
             }
             char unit[24];
             snprintf(unit, sizeof unit, "%s/%s", n->unit, n->dtype);
-            fprintf(f, "    %-32.32s %-18.18s %10s %5.1f%%  %-8s %-12s %-10s %s\n", n->name, n->op,
-                    fmt_time(n->time_s, b1, sizeof b1), pct(n->time_s, g->time_s), n->bound, unit,
-                    ai, n->level);
+            fprintf(f, "    %-32.32s %-18.18s %10s %5.1f%%  %-8s %-12s %-10s %-6s %s%s%s%s\n",
+                    n->name, n->op, fmt_time(n->time_s, b1, sizeof b1), pct(n->time_s, g->time_s),
+                    n->bound, unit, ai, n->level, n->op_class ? n->op_class : "",
+                    n->bucket && *n->bucket ? " (" : "", n->bucket ? n->bucket : "",
+                    n->bucket && *n->bucket ? ")" : "");
         }
     }
 }
@@ -386,6 +401,17 @@ static void json_node(FILE *f, const fl_roofline_node *n) {
     jnum(f, n->upper_s);
     fprintf(f, ", \"bound\": ");
     jstr(f, n->bound);
+    fprintf(f, ", \"class\": ");
+    jstr(f, n->op_class);
+    fprintf(f, ", \"bucket\": ");
+    jstr(f, n->bucket);
+    fprintf(f, ", \"fixed_s\": ");
+    jnum(f, n->fixed_s);
+    fprintf(f, ", \"compute_peak_s\": ");
+    jnum(f, n->compute_peak_s);
+    fprintf(f, ", \"memory_peak_s\": ");
+    jnum(f, n->memory_peak_s);
+    fprintf(f, ", \"executed\": %s", n->executed ? "true" : "false");
     fputc('}', f);
 }
 
@@ -404,6 +430,18 @@ static void json_graph(FILE *f, const fl_roofline_graph *g, const char *ind) {
     jnum(f, g->memory_s);
     fprintf(f, ", \"overhead_s\": ");
     jnum(f, g->overhead_s);
+    fprintf(f, ", \"calibrated\": %s, \"interval\": ", g->calibrated ? "true" : "false");
+    if (g->coverage > 0) {
+        fprintf(f, "{\"low_s\": ");
+        jnum(f, g->low_s);
+        fprintf(f, ", \"high_s\": ");
+        jnum(f, g->high_s);
+        fprintf(f, ", \"coverage\": ");
+        jnum(f, g->coverage);
+        fputc('}', f);
+    } else {
+        fputs("null", f);
+    }
     fprintf(f,
             ", \"ops_compute_bound\": %" PRId64 ", \"ops_memory_bound\": %" PRId64
             ", \"ops_overhead_bound\": %" PRId64 ", \"ops_costed\": %" PRId64 ",\n%s  \"top\": [",

@@ -454,6 +454,12 @@ static void fill_roof_node(Foldline__V1__RooflineNode *m, const fl_roofline_node
     m->time_s = n->time_s;
     m->upper_s = n->upper_s;
     m->bound = (char *)n->bound;
+    m->op_class = (char *)n->op_class;
+    m->bucket = (char *)n->bucket;
+    m->fixed_s = n->fixed_s;
+    m->compute_peak_s = n->compute_peak_s;
+    m->memory_peak_s = n->memory_peak_s;
+    m->executed = n->executed;
 }
 
 /* NULL for an absent graph (`after` when no passes ran) or OOM. */
@@ -475,6 +481,10 @@ static Foldline__V1__RooflineGraph *roof_graph(pool *p, const fl_roofline_graph 
     m->ops_memory_bound = g->ops_memory_bound;
     m->ops_overhead_bound = g->ops_overhead_bound;
     m->ops_costed = g->ops_costed;
+    m->calibrated = g->calibrated;
+    m->low_s = g->low_s;
+    m->high_s = g->high_s;
+    m->coverage = g->coverage;
     POOL_MSGS(p, m->top, g->n_top, Foldline__V1__RooflineNode, foldline__v1__roofline_node__init);
     m->n_top = g->n_top;
     for (size_t i = 0; m->top && i < g->n_top; i++) {
@@ -790,7 +800,24 @@ static void hash_profile(fl_hash *h, const fl_profile *p) {
         hash_double(h, p->efficiency[k].compute);
         hash_double(h, p->efficiency[k].memory);
         hash_str(h, p->efficiency[k].source);
+        const fl_eff_table *t = &p->table[k];
+        uint64_t nb = t->n_buckets, by = (uint64_t)t->by;
+        fl_hash_update(h, &nb, sizeof nb);
+        fl_hash_update(h, &by, sizeof by);
+        for (size_t i = 0; i < t->n_buckets; i++) {
+            hash_double(h, t->buckets[i].upto);
+            hash_double(h, t->buckets[i].compute);
+            hash_double(h, t->buckets[i].memory);
+            hash_double(h, t->buckets[i].fixed_s);
+            hash_str(h, t->buckets[i].source);
+        }
     }
+    uint8_t cal = p->calibrated;
+    fl_hash_update(h, &cal, 1);
+    hash_double(h, p->interval.low);
+    hash_double(h, p->interval.high);
+    hash_double(h, p->interval.coverage);
+    hash_str(h, p->interval.source);
 }
 
 /* The cache key: the graph bytes, the packed options (every field, the pass

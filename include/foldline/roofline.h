@@ -49,10 +49,43 @@ typedef enum fl_op_class {
     FL_CLASS_CONV,       /* Conv2D/3D and fused forms, backprops */
     FL_CLASS_DEPTHWISE,  /* depthwise convolutions */
     FL_CLASS_ELEMENTWISE,
-    FL_CLASS_REDUCTION, /* Sum/Mean/Max/..., Softmax, pooling, normalisation */
-    FL_CLASS_OTHER,     /* data movement and everything else */
+    FL_CLASS_REDUCTION,     /* Sum/Mean/Max/ArgMax/..., ONNX Reduce* */
+    FL_CLASS_OTHER,         /* ops that move no bytes (Reshape, Shape-like metadata, ...) */
+    FL_CLASS_POOLING,       /* MaxPool/AvgPool/GlobalAveragePool/... */
+    FL_CLASS_SOFTMAX,       /* Softmax, LogSoftmax, Hardmax, attention ops */
+    FL_CLASS_NORMALIZATION, /* batch/layer/instance/group normalisation, LRN */
+    FL_CLASS_DATA_MOVEMENT, /* ops without FLOPs that move bytes: Transpose, Concat, Gather... */
     FL_CLASS_COUNT
 } fl_op_class;
+
+/* What an efficiency table's size buckets measure. */
+typedef enum fl_size_key { FL_SIZE_FLOPS = 0, FL_SIZE_BYTES } fl_size_key;
+
+/* One size bucket of a class's efficiency table: ops of size <= upto (the
+ * last bucket: every larger op) reach `compute` of the unit's peak and
+ * `memory` of the level's bandwidth, and pay fixed_s per op on top. */
+typedef struct fl_eff_bucket {
+    double upto;     /* FLOPs or bytes (the table's `by`); 0 in the last bucket */
+    double compute;  /* fraction of peak, (0, 1] */
+    double memory;   /* fraction of bandwidth, (0, 1] */
+    double fixed_s;  /* seconds per op, >= 0 */
+    double samples;  /* ops a fit used (informational; 0 when not fitted) */
+    double residual; /* the fit's median |relative error| there (informational) */
+    const char *source;
+} fl_eff_bucket;
+
+typedef struct fl_eff_table {
+    fl_size_key by;
+    size_t n_buckets; /* 0: the class has no entry (peak, no fixed cost) */
+    const fl_eff_bucket *buckets;
+} fl_eff_table;
+
+/* The spread of the graph time a fit observed: the true time fell within
+ * [low x estimate, high x estimate] for `coverage` of the models checked. */
+typedef struct fl_interval {
+    double low, high, coverage; /* all 0 when the profile gives none */
+    const char *source;
+} fl_interval;
 
 /* One sourced figure; value 0 means "absent" (every present value is > 0). */
 typedef struct fl_figure {
@@ -82,15 +115,23 @@ typedef struct fl_profile {
     size_t n_levels;
     const fl_mem_level *levels; /* fastest (smallest) first; the last is main memory */
     fl_figure overhead;         /* seconds per dispatched op; value 0 when not given */
-    fl_efficiency efficiency[FL_CLASS_COUNT];
-    void *priv; /* owned memory */
+    fl_efficiency efficiency[FL_CLASS_COUNT]; /* the one-bucket form's figures (see table) */
+    void *priv;                               /* owned memory */
+    /* The efficiency section: per class, size buckets (the one-bucket form
+     * `class: {compute, memory, fixed, source}` is a table of one bucket).
+     * calibrated: the profile has an efficiency section; without one, its
+     * estimates are an upper-bound roofline (peaks: times are lower bounds). */
+    bool calibrated;
+    fl_eff_table table[FL_CLASS_COUNT];
+    fl_interval interval;
 } fl_profile;
 
 /* "fp32", "fp16", "bf16", "int8". */
 const char *fl_precision_name(fl_precision p);
 /* "vector", "matrix". */
 const char *fl_unit_name(fl_unit u);
-/* "matmul", "conv", "depthwise", "elementwise", "reduction", "other". */
+/* "matmul", "conv", "depthwise", "elementwise", "reduction", "other", "pooling",
+ * "softmax", "normalization", "data_movement". */
 const char *fl_op_class_name(fl_op_class c);
 
 /* Parses and validates a profile from `len` bytes of YAML; `path` names it in
@@ -152,6 +193,14 @@ typedef struct fl_roofline_node {
     double time_s;     /* max(compute, memory) + overhead */
     double upper_s;    /* compute + memory + overhead (Grappler's default, no overlap) */
     const char *bound; /* "compute" | "memory" | "overhead" | "none" */
+    /* The efficiency-table entry used, and the terms at efficiency 1. */
+    const char *op_class;  /* fl_op_class_name() */
+    const char *bucket;    /* "<= 1e+06 flops", "> 1e+08 bytes", "all"; "" without a table */
+    double fixed_s;        /* the bucket's per-op fixed cost (in time_s and upper_s) */
+    double compute_peak_s; /* flops / peak (no efficiency) */
+    double memory_peak_s;  /* bytes / bandwidth (no efficiency) */
+    bool executed; /* runs as a kernel (not Const, Placeholder, NoOp): with a calibrated profile
+                      it pays the dispatch overhead even when it moves no bytes */
 } fl_roofline_node;
 
 /* One graph's estimate on one profile. */
@@ -167,6 +216,12 @@ typedef struct fl_roofline_graph {
     const fl_roofline_node *top;
     size_t n_nodes; /* with fl_options.per_node: every costed op in file order */
     const fl_roofline_node *nodes;
+    /* calibrated: the profile has an efficiency table; otherwise time_s is an
+     * upper-bound roofline (peaks only: a lower bound on time). With the
+     * profile's interval, [low_s, high_s] holds the time with probability
+     * `coverage` as the fit measured it (all 0 without one). */
+    bool calibrated;
+    double low_s, high_s, coverage;
 } fl_roofline_graph;
 
 /* The estimates for one profile. */

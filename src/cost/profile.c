@@ -26,8 +26,9 @@ const char *const fl__profile_kinds[] = {"cpu", "gpu", "mobile-cpu", "mobile-gpu
 
 static const char *const prec_names[FL_PREC_COUNT] = {"fp32", "fp16", "bf16", "int8"};
 static const char *const unit_names[FL_UNIT_COUNT] = {"vector", "matrix"};
-static const char *const class_names[FL_CLASS_COUNT] = {"matmul",      "conv",      "depthwise",
-                                                        "elementwise", "reduction", "other"};
+static const char *const class_names[FL_CLASS_COUNT] = {
+    "matmul", "conv",    "depthwise", "elementwise",   "reduction",
+    "other",  "pooling", "softmax",   "normalization", "data_movement"};
 
 const char *fl_precision_name(fl_precision p) {
     return (unsigned)p < FL_PREC_COUNT ? prec_names[p] : "?";
@@ -336,10 +337,22 @@ static fl_status memory(pctx *p, yaml_node_t *n, const char *field, fl_profile *
     return FL_OK;
 }
 
-typedef struct eff_ctx {
-    fl_efficiency *e;
-    bool any;
-} eff_ctx;
+/* A finite number >= 0. */
+static fl_status nonneg(pctx *p, yaml_node_t *n, const char *field, double *out) {
+    const char *s;
+    fl_status st = scalar(p, n, field, &s);
+    if (st != FL_OK) {
+        return st;
+    }
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (!*s || *end || errno || !isfinite(v) || v < 0) {
+        return fail(p, n, field, "expected a number >= 0, got '%.40s'", s);
+    }
+    *out = v;
+    return FL_OK;
+}
 
 static fl_status eff_value(pctx *p, yaml_node_t *vn, const char *field, double *out) {
     fl_status st = number(p, vn, field, out);
@@ -349,21 +362,141 @@ static fl_status eff_value(pctx *p, yaml_node_t *vn, const char *field, double *
     return st;
 }
 
-static fl_status eff_pair(pctx *p, const char *key, yaml_node_t *kn, yaml_node_t *vn,
-                          const char *field, void *vctx) {
-    eff_ctx *ec = vctx;
-    if (strcmp(key, "compute") == 0) {
-        ec->any = true;
-        return eff_value(p, vn, field, &ec->e->compute);
+/* One bucket: compute, memory, fixed, upto, samples, residual, source. */
+typedef struct bucket_ctx {
+    fl_eff_bucket *b;
+    bool any, table; /* table: a bucket of a `buckets` list (upto, samples allowed) */
+} bucket_ctx;
+
+static fl_status bucket_pair(pctx *p, const char *key, yaml_node_t *kn, yaml_node_t *vn,
+                             const char *field, void *vctx) {
+    bucket_ctx *bc = vctx;
+    if (strcmp(key, "compute") == 0 || strcmp(key, "memory") == 0) {
+        bc->any = true;
+        return eff_value(p, vn, field, key[0] == 'c' ? &bc->b->compute : &bc->b->memory);
     }
-    if (strcmp(key, "memory") == 0) {
-        ec->any = true;
-        return eff_value(p, vn, field, &ec->e->memory);
+    if (strcmp(key, "fixed") == 0) {
+        bc->any = true;
+        return nonneg(p, vn, field, &bc->b->fixed_s);
     }
     if (strcmp(key, "source") == 0) {
-        return nonempty(p, vn, field, &ec->e->source);
+        return nonempty(p, vn, field, &bc->b->source);
     }
-    return fail(p, kn, field, "unknown key (expected compute, memory, source)");
+    if (bc->table && strcmp(key, "upto") == 0) {
+        return number(p, vn, field, &bc->b->upto);
+    }
+    if (bc->table && (strcmp(key, "samples") == 0 || strcmp(key, "residual") == 0)) {
+        return nonneg(p, vn, field, key[0] == 's' ? &bc->b->samples : &bc->b->residual);
+    }
+    return fail(p, kn, field,
+                bc->table ? "unknown key (expected upto, compute, memory, fixed, samples, "
+                            "residual, source)"
+                          : "unknown key (expected compute, memory, fixed, source; or by and "
+                            "buckets)");
+}
+
+static fl_status bucket(pctx *p, yaml_node_t *n, const char *field, bool table, fl_eff_bucket *b) {
+    b->compute = b->memory = 1.0;
+    bucket_ctx bc = {b, false, table};
+    fl_status st = each_pair(p, n, field, bucket_pair, &bc);
+    if (st != FL_OK) {
+        return st;
+    }
+    if (!bc.any) {
+        return fail(p, n, field, "needs 'compute', 'memory' or 'fixed'");
+    }
+    if (!b->source) {
+        return fail(p, n, field, "missing 'source' (every figure names where it comes from)");
+    }
+    return FL_OK;
+}
+
+/* The table form: {by: flops|bytes, buckets: [{upto, ...}, ..., {...}]}. */
+typedef struct table_ctx {
+    fl_eff_table *t;
+    bool have_by;
+    yaml_node_t *buckets;
+    const char *bfield;
+} table_ctx;
+
+static fl_status table_pair(pctx *p, const char *key, yaml_node_t *kn, yaml_node_t *vn,
+                            const char *field, void *vctx) {
+    table_ctx *tc = vctx;
+    if (strcmp(key, "by") == 0) {
+        const char *s;
+        fl_status st = scalar(p, vn, field, &s);
+        if (st != FL_OK) {
+            return st;
+        }
+        if (strcmp(s, "flops") != 0 && strcmp(s, "bytes") != 0) {
+            return fail(p, vn, field, "expected flops or bytes, got '%.20s'", s);
+        }
+        tc->t->by = s[1] == 'l' ? FL_SIZE_FLOPS : FL_SIZE_BYTES;
+        tc->have_by = true;
+        return FL_OK;
+    }
+    if (strcmp(key, "buckets") == 0) {
+        tc->buckets = vn;
+        tc->bfield = fl__arena_strdup(p->a, field);
+        return want_type(p, vn, YAML_SEQUENCE_NODE, field);
+    }
+    return fail(p, kn, field, "unknown key (expected by, buckets)");
+}
+
+static fl_status table(pctx *p, yaml_node_t *n, const char *field, fl_eff_table *t) {
+    table_ctx tc = {t, false, NULL, NULL};
+    fl_status st = each_pair(p, n, field, table_pair, &tc);
+    if (st != FL_OK) {
+        return st;
+    }
+    if (!tc.have_by || !tc.buckets) {
+        return fail(p, n, field, "a bucketed table needs 'by' (flops or bytes) and 'buckets'");
+    }
+    yaml_node_t *l = tc.buckets;
+    size_t cnt = (size_t)(l->data.sequence.items.top - l->data.sequence.items.start);
+    if (cnt == 0 || cnt > 64) {
+        return fail(p, l, tc.bfield, "needs 1 to 64 buckets, got %zu", cnt);
+    }
+    fl_eff_bucket *bs = fl__arena_calloc(p->a, cnt, sizeof(*bs));
+    if (!bs) {
+        snprintf(p->err, p->errlen, "%s: out of memory", p->path);
+        return FL_ENOMEM;
+    }
+    for (size_t i = 0; i < cnt; i++) {
+        yaml_node_t *item = node_at(p, l->data.sequence.items.start[i]);
+        char sub[300];
+        snprintf(sub, sizeof sub, "%s[%zu]", tc.bfield ? tc.bfield : field, i);
+        if ((st = bucket(p, item, sub, true, &bs[i])) != FL_OK) {
+            return st;
+        }
+        if (i + 1 < cnt && bs[i].upto == 0) {
+            return fail(p, item, sub, "missing 'upto' (only the last bucket is open-ended)");
+        }
+        if (i + 1 == cnt && bs[i].upto != 0) {
+            return fail(p, item, sub, "the last bucket has no 'upto' (it takes every larger op)");
+        }
+        if (i > 0 && i + 1 < cnt && bs[i].upto <= bs[i - 1].upto) {
+            return fail(p, item, sub, "'upto' must grow from bucket to bucket");
+        }
+    }
+    t->buckets = bs;
+    t->n_buckets = cnt;
+    return FL_OK;
+}
+
+static bool has_key(yaml_document_t *doc, yaml_node_t *map, const char *key) {
+    if (!map || map->type != YAML_MAPPING_NODE) {
+        return false;
+    }
+    for (yaml_node_pair_t *a = map->data.mapping.pairs.start; a < map->data.mapping.pairs.top;
+         a++) {
+        yaml_node_t *k = yaml_document_get_node(doc, a->key);
+        if (k && k->type == YAML_SCALAR_NODE && k->data.scalar.length == strlen(key) &&
+            memcmp(k->data.scalar.value, key, strlen(key)) == 0) {
+            return true;
+        }
+    }
+    return false;
 }
 
 static fl_status class_pair(pctx *p, const char *key, yaml_node_t *kn, yaml_node_t *vn,
@@ -372,26 +505,71 @@ static fl_status class_pair(pctx *p, const char *key, yaml_node_t *kn, yaml_node
     int c = lookup(class_names, FL_CLASS_COUNT, key);
     if (c < 0) {
         return fail(p, kn, field,
-                    "unknown op class (expected matmul, conv, depthwise, elementwise, reduction "
-                    "or other)");
+                    "unknown op class (expected matmul, conv, depthwise, elementwise, reduction, "
+                    "normalization, pooling, softmax, data_movement or other)");
     }
-    eff_ctx ec = {&pr->efficiency[c], false};
-    fl_status st = each_pair(p, vn, field, eff_pair, &ec);
+    pr->calibrated = true;
+    if (has_key(p->doc, vn, "buckets") || has_key(p->doc, vn, "by")) {
+        return table(p, vn, field, &pr->table[c]);
+    }
+    /* The one-bucket form. */
+    fl_eff_bucket *b = fl__arena_calloc(p->a, 1, sizeof(*b));
+    if (!b) {
+        snprintf(p->err, p->errlen, "%s: out of memory", p->path);
+        return FL_ENOMEM;
+    }
+    fl_status st = bucket(p, vn, field, false, b);
     if (st != FL_OK) {
         return st;
     }
-    if (!ec.any) {
-        return fail(p, vn, field, "needs 'compute' or 'memory' (or both)");
+    pr->table[c].by = FL_SIZE_FLOPS;
+    pr->table[c].buckets = b;
+    pr->table[c].n_buckets = 1;
+    pr->efficiency[c].compute = b->compute;
+    pr->efficiency[c].memory = b->memory;
+    pr->efficiency[c].source = b->source;
+    return FL_OK;
+}
+
+/* interval: {low, high, coverage, source}. */
+static fl_status interval_pair(pctx *p, const char *key, yaml_node_t *kn, yaml_node_t *vn,
+                               const char *field, void *ctx) {
+    fl_interval *iv = ctx;
+    if (strcmp(key, "low") == 0) {
+        return number(p, vn, field, &iv->low);
     }
-    if (!pr->efficiency[c].source) {
-        return fail(p, vn, field, "missing 'source' (every figure names where it comes from)");
+    if (strcmp(key, "high") == 0) {
+        return number(p, vn, field, &iv->high);
+    }
+    if (strcmp(key, "coverage") == 0) {
+        return number(p, vn, field, &iv->coverage);
+    }
+    if (strcmp(key, "source") == 0) {
+        return nonempty(p, vn, field, &iv->source);
+    }
+    return fail(p, kn, field, "unknown key (expected low, high, coverage, source)");
+}
+
+static fl_status interval(pctx *p, yaml_node_t *n, const char *field, fl_interval *iv) {
+    fl_status st = each_pair(p, n, field, interval_pair, iv);
+    if (st != FL_OK) {
+        return st;
+    }
+    if (iv->low == 0 || iv->high == 0 || iv->coverage == 0 || !iv->source) {
+        return fail(p, n, field, "needs low, high, coverage and source");
+    }
+    if (iv->low > 1 || iv->high < 1 || iv->coverage >= 1) {
+        return fail(p, n, field,
+                    "low and high multiply the estimate (low <= 1 <= high); coverage is a "
+                    "fraction below 1");
     }
     return FL_OK;
 }
 
-enum { K_SCHEMA, K_NAME, K_KIND, K_DESC, K_COMPUTE, K_MEMORY, K_OVERHEAD, K_EFF, K_COUNT };
-static const char *const top_keys[K_COUNT] = {"schema",  "name",   "kind",     "description",
-                                              "compute", "memory", "overhead", "efficiency"};
+enum { K_SCHEMA, K_NAME, K_KIND, K_DESC, K_COMPUTE, K_MEMORY, K_OVERHEAD, K_EFF, K_IV, K_COUNT };
+static const char *const top_keys[K_COUNT] = {"schema",      "name",       "kind",
+                                              "description", "compute",    "memory",
+                                              "overhead",    "efficiency", "interval"};
 
 typedef struct top_ctx {
     fl_profile *pr;
@@ -421,7 +599,7 @@ static fl_status top_pair(pctx *p, const char *key, yaml_node_t *kn, yaml_node_t
     if (k < 0) {
         return fail(p, kn, field,
                     "unknown key (expected schema, name, kind, description, compute, memory, "
-                    "overhead, efficiency)");
+                    "overhead, efficiency, interval)");
     }
     tc->seen[k] = true;
     fl_status st;
@@ -466,6 +644,8 @@ static fl_status top_pair(pctx *p, const char *key, yaml_node_t *kn, yaml_node_t
         return memory(p, vn, field, pr);
     case K_OVERHEAD:
         return figure(p, vn, field, "seconds", &pr->overhead);
+    case K_IV:
+        return interval(p, vn, field, &pr->interval);
     default:
         return each_pair(p, vn, field, class_pair, pr);
     }

@@ -31,12 +31,23 @@ static bool onnx_depthwise(const fl_node *n) {
     return s->rank >= 3 && fl_sym_is_known(s->dims[1]) && s->dims[1].k == 1;
 }
 
+static bool in_list(const char *op, const char *const *list) {
+    for (int i = 0; list[i]; i++) {
+        /* Exact names, or prefixes when longer than 4 characters (MaxPool3D,
+         * ReduceMean, FusedBatchNormV3, SkipLayerNormalization, ...). */
+        if (strcmp(op, list[i]) == 0 || (has_prefix(op, list[i]) && strlen(list[i]) > 4)) {
+            return true;
+        }
+    }
+    return false;
+}
+
 fl_op_class fl__roofline_op_class(const fl_node *n) {
     const char *op = n->op;
     if (strstr(op, "Depthwise")) {
         return FL_CLASS_DEPTHWISE;
     }
-    if (strstr(op, "Conv")) {
+    if (strstr(op, "Conv") && !strstr(op, "Convert")) {
         return onnx_depthwise(n) ? FL_CLASS_DEPTHWISE : FL_CLASS_CONV;
     }
     if (strstr(op, "MatMul") || has_prefix(op, "Einsum") || strstr(op, "Gemm")) {
@@ -49,23 +60,51 @@ fl_op_class fl__roofline_op_class(const fl_node *n) {
          strcmp(op, "Mean") == 0)) {
         return FL_CLASS_ELEMENTWISE;
     }
-    /* Exact names, or prefixes when longer than 4 characters (MaxPool3D,
-     * ReduceMean, FusedBatchNormV3, SkipLayerNormalization, ...). */
-    static const char *const red[] = {
-        "Sum", "Mean", "Max", "Min", "Prod", "ArgMax", "ArgMin", "All", "Any", "Softmax",
-        "LogSoftmax", "AvgPool", "MaxPool", "FusedBatchNorm", "LRN", "L2Loss", "EuclideanNorm",
-        /* ONNX (and ONNX Runtime's contrib ops) */
-        "Reduce", "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "GlobalLpPool", "LpPool",
-        "BatchNormalization", "InstanceNormalization", "GroupNormalization", "LpNormalization",
-        "MeanVarianceNormalization", "LayerNormalization", "SkipLayerNormalization",
-        "SimplifiedLayerNormalization", "SkipSimplifiedLayerNormalization", "Hardmax", NULL};
-    for (int i = 0; red[i]; i++) {
-        if (strcmp(op, red[i]) == 0 || (has_prefix(op, red[i]) && strlen(red[i]) > 4)) {
-            return FL_CLASS_REDUCTION;
-        }
+    static const char *const pool[] = {"AvgPool",
+                                       "MaxPool",
+                                       "AveragePool",
+                                       "GlobalAveragePool",
+                                       "GlobalMaxPool",
+                                       "GlobalLpPool",
+                                       "LpPool",
+                                       "MaxRoiPool",
+                                       NULL};
+    static const char *const soft[] = {"Softmax",   "LogSoftmax",         "Hardmax",
+                                       "Attention", "MultiHeadAttention", NULL};
+    static const char *const norm[] = {"FusedBatchNorm",
+                                       "LRN",
+                                       "BatchNormalization",
+                                       "InstanceNormalization",
+                                       "GroupNormalization",
+                                       "LpNormalization",
+                                       "MeanVarianceNormalization",
+                                       "LayerNormalization",
+                                       "SkipLayerNormalization",
+                                       "SimplifiedLayerNormalization",
+                                       "SkipSimplifiedLayerNormalization",
+                                       NULL};
+    static const char *const red[] = {"Sum",           "Mean",   "Max", "Min", "Prod",
+                                      "ArgMax",        "ArgMin", "All", "Any", "L2Loss",
+                                      "EuclideanNorm", "Reduce", NULL};
+    if (in_list(op, pool)) {
+        return FL_CLASS_POOLING;
+    }
+    if (in_list(op, soft)) {
+        return FL_CLASS_SOFTMAX;
+    }
+    if (in_list(op, norm)) {
+        return FL_CLASS_NORMALIZATION;
+    }
+    if (in_list(op, red)) {
+        return FL_CLASS_REDUCTION;
     }
     if (fl_sym_is_known(n->cost.flops) && n->cost.flops.k > 0) {
         return FL_CLASS_ELEMENTWISE;
+    }
+    const fl_cost *k = &n->cost;
+    if ((fl_sym_is_known(k->bytes_read) && k->bytes_read.k > 0) ||
+        (fl_sym_is_known(k->bytes_written) && k->bytes_written.k > 0)) {
+        return FL_CLASS_DATA_MOVEMENT;
     }
     return FL_CLASS_OTHER;
 }
@@ -126,6 +165,86 @@ static int cmp_time(const void *pa, const void *pb) {
     return a < b ? -1 : (a > b);
 }
 
+/* The bucket of table t an op of `flops` and `bytes` falls in (NULL when the
+ * class has no entry), and its label in buf. */
+static const fl_eff_bucket *bucket_for(const fl_eff_table *t, double flops, double bytes, char *buf,
+                                       size_t size) {
+    buf[0] = '\0';
+    if (!t->n_buckets) {
+        return NULL;
+    }
+    double v = t->by == FL_SIZE_FLOPS ? flops : bytes;
+    const char *unit = t->by == FL_SIZE_FLOPS ? "flops" : "bytes";
+    size_t i = 0;
+    while (i + 1 < t->n_buckets && v > t->buckets[i].upto) {
+        i++;
+    }
+    if (t->n_buckets == 1) {
+        snprintf(buf, size, "all");
+    } else if (i + 1 < t->n_buckets) {
+        snprintf(buf, size, "<= %.3g %s", t->buckets[i].upto, unit);
+    } else {
+        snprintf(buf, size, "> %.3g %s", t->buckets[i - 1].upto, unit);
+    }
+    return &t->buckets[i];
+}
+
+/* Bucket labels, interned per estimate (a table has at most 64 buckets per
+ * class): the strings live in the report arena. */
+typedef struct label_cache {
+    fl_arena *ra;
+    const char *s[FL_CLASS_COUNT][65];
+} label_cache;
+
+static const char *intern_label(label_cache *lc, fl_op_class c, const fl_eff_table *t,
+                                const fl_eff_bucket *b, const char *text) {
+    size_t i = b ? (size_t)(b - t->buckets) + 1 : 0;
+    if (!lc->s[c][i]) {
+        lc->s[c][i] = fl__arena_strdup(lc->ra, text);
+    }
+    return lc->s[c][i] ? lc->s[c][i] : "";
+}
+
+/* One op's terms on p:
+ *   compute = flops / (peak x eff.compute), memory = bytes / (bw x eff.memory)
+ *   time = overhead + fixed + max(compute, memory), upper = overhead + fixed +
+ *   compute + memory; overhead is charged to ops that do work, and with a
+ *   calibrated profile to every executed op. */
+static void estimate_node(const fl_profile *p, const fl_node *nd, fl_roofline_node *r,
+                          label_cache *lc) {
+    const fl_cost *k = &nd->cost;
+    double flops = (double)k->flops.k;
+    double bytes = (double)k->bytes_read.k + (double)k->bytes_written.k;
+    fl_op_class cls = fl__roofline_op_class(nd);
+    fl_unit unit;
+    fl_precision used;
+    /* Depthwise convolutions have MACs but no reduction over channels to
+     * feed a matrix unit (GEMM): they run on the vector unit. */
+    bool matrix = k->macs.k > 0 && cls != FL_CLASS_DEPTHWISE;
+    double peak = peak_for(p, matrix, fl__roofline_precision(nd), &unit, &used);
+    const fl_mem_level *lv = level_for(p, bytes);
+    char label[64];
+    const fl_eff_bucket *b = bucket_for(&p->table[cls], flops, bytes, label, sizeof label);
+    r->op_class = fl_op_class_name(cls);
+    r->bucket = intern_label(lc, cls, &p->table[cls], b, label);
+    r->unit = fl_unit_name(unit);
+    r->dtype = fl_precision_name(used);
+    r->level = lv->name;
+    r->flops = flops;
+    r->bytes = bytes;
+    r->intensity = bytes > 0 ? flops / bytes : -1;
+    r->compute_peak_s = flops / peak;
+    r->memory_peak_s = bytes / lv->bandwidth;
+    r->compute_s = r->compute_peak_s / (b ? b->compute : p->efficiency[cls].compute);
+    r->memory_s = r->memory_peak_s / (b ? b->memory : p->efficiency[cls].memory);
+    bool works = flops > 0 || bytes > 0;
+    r->overhead_s = (works || (p->calibrated && r->executed)) ? p->overhead.value : 0;
+    r->fixed_s = b && (works || r->executed) ? b->fixed_s : 0;
+    double m = r->compute_s >= r->memory_s ? r->compute_s : r->memory_s;
+    r->time_s = m + r->overhead_s + r->fixed_s;
+    r->upper_s = r->compute_s + r->memory_s + r->overhead_s + r->fixed_s;
+}
+
 fl_status fl__roofline_estimate(const fl_graph *g, const fl_profile *p, bool per_node, fl_arena *ra,
                                 fl_diag *d, fl_roofline_graph *out) {
     memset(out, 0, sizeof(*out));
@@ -134,6 +253,12 @@ fl_status fl__roofline_estimate(const fl_graph *g, const fl_profile *p, bool per
         return fl__diag_oom(d);
     }
     size_t n = 0;
+    label_cache *labels = calloc(1, sizeof(*labels));
+    if (!labels) {
+        free(all);
+        return fl__diag_oom(d);
+    }
+    labels->ra = ra;
     for (size_t i = 0; i < g->n_nodes; i++) {
         const fl_node *nd = g->nodes[i];
         const fl_cost *k = &nd->cost;
@@ -143,37 +268,20 @@ fl_status fl__roofline_estimate(const fl_graph *g, const fl_profile *p, bool per
         if (!fl_sym_is_known(k->flops) || !fl_sym_is_known(k->bytes_read) ||
             !fl_sym_is_known(k->bytes_written) || !fl_sym_is_known(k->macs)) {
             free(all);
+            free(labels);
             return fl__node_fail(d, FL_EUSAGE, nd,
                                  "roofline estimate needs known counts: bind every symbol");
         }
         fl_roofline_node *r = &all[n++];
         r->name = nd->name;
         r->op = nd->op;
-        double flops = (double)k->flops.k;
-        double bytes = (double)k->bytes_read.k + (double)k->bytes_written.k;
-        fl_op_class cls = fl__roofline_op_class(nd);
-        fl_unit unit;
-        fl_precision used;
-        /* Depthwise convolutions have MACs but no reduction over channels to
-         * feed a matrix unit (GEMM): they run on the vector unit. */
-        bool matrix = k->macs.k > 0 && cls != FL_CLASS_DEPTHWISE;
-        double peak = peak_for(p, matrix, fl__roofline_precision(nd), &unit, &used);
-        const fl_mem_level *lv = level_for(p, bytes);
-        r->unit = fl_unit_name(unit);
-        r->dtype = fl_precision_name(used);
-        r->level = lv->name;
-        r->flops = flops;
-        r->bytes = bytes;
-        r->intensity = bytes > 0 ? flops / bytes : -1;
-        r->compute_s = flops / (peak * p->efficiency[cls].compute);
-        r->memory_s = bytes / (lv->bandwidth * p->efficiency[cls].memory);
-        r->overhead_s = (flops > 0 || bytes > 0) ? p->overhead.value : 0;
+        r->executed = !(nd->desc && (nd->desc->flags & FL_OPF_NO_BYTES));
+        estimate_node(p, nd, r, labels);
         double m = r->compute_s >= r->memory_s ? r->compute_s : r->memory_s;
-        r->time_s = m + r->overhead_s;
-        r->upper_s = r->compute_s + r->memory_s + r->overhead_s;
+        double fixed = r->overhead_s + r->fixed_s;
         if (r->time_s == 0) {
             r->bound = "none";
-        } else if (r->overhead_s > m) {
+        } else if (fixed > m) {
             r->bound = "overhead";
             out->ops_overhead_bound++;
         } else if (r->compute_s >= r->memory_s) {
@@ -188,11 +296,18 @@ fl_status fl__roofline_estimate(const fl_graph *g, const fl_profile *p, bool per
         } else {
             out->memory_s += m;
         }
-        out->overhead_s += r->overhead_s;
+        out->overhead_s += fixed;
         out->time_s += r->time_s;
         out->upper_s += r->upper_s;
     }
     out->ops_costed = (int64_t)n;
+    free(labels);
+    out->calibrated = p->calibrated;
+    if (p->interval.coverage > 0) {
+        out->low_s = out->time_s * p->interval.low;
+        out->high_s = out->time_s * p->interval.high;
+        out->coverage = p->interval.coverage;
+    }
 
     /* Copy strings into the report arena; pick the top ops by time. */
     fl_roofline_node **order = calloc(n + 1, sizeof(*order));

@@ -45,6 +45,18 @@ check profile_misnamed 1 "gpu.yaml: name: profile 't4-copy' must be named after 
 check unknown_profile_hint 2 "a profile file is given by its path" -- "$bin" analyze "$m" --bind input.0=1 --profile nope
 check remote_profile_file 2 "a profile file is used in-process only" -- "$bin" --server 127.0.0.1:1 analyze "$m" --bind input.0=1 --profile "$tmp/more/t4-copy.yaml"
 
+# A profile with an efficiency table and an interval: the time comes with
+# its interval; a profile without one says it is an upper-bound roofline.
+sed 's/^name: t4$/name: t4-fitted/' "$(dirname "$0")/../../deploy/profiles/t4.yaml" >"$tmp/more/t4-fitted.yaml"
+cat >>"$tmp/more/t4-fitted.yaml" <<'EOF2'
+efficiency:
+  conv: {by: flops, buckets: [{upto: 1e6, compute: 0.5, memory: 0.5, fixed: 2e-6, source: test}, {compute: 0.25, memory: 0.5, source: test}]}
+interval: {low: 0.9, high: 1.25, coverage: 0.8, source: test}
+EOF2
+check fitted_interval 0 "80 % interval" -- "$bin" analyze "$m" --bind input.0=1 --passes none --profile "$tmp/more/t4-fitted.yaml"
+check fitted_bucket 0 "conv (<= 1e+06 flops)" -- "$bin" analyze "$m" --bind input.0=1 --passes none --profile "$tmp/more/t4-fitted.yaml"
+check uncalibrated_says_so 0 "upper-bound roofline: peaks only" -- "$bin" analyze "$m" --bind input.0=1 --passes none --profile t4
+
 # calibrate (short mode) writes a profile that loads and estimates; it is
 # named after its file, and --threads 1 says so in every source.
 mkdir -p "$tmp/cal"

@@ -57,6 +57,12 @@ static void test_good(void **state) {
     assert_true(p->efficiency[FL_CLASS_DEPTHWISE].compute == 0.25);
     assert_true(p->efficiency[FL_CLASS_DEPTHWISE].memory == 0.5);
     assert_true(p->efficiency[FL_CLASS_CONV].compute == 1.0);
+    /* The one-bucket form is a table of one bucket; no entry, no table. */
+    assert_true(p->calibrated);
+    assert_int_equal(p->table[FL_CLASS_DEPTHWISE].n_buckets, 1);
+    assert_true(p->table[FL_CLASS_DEPTHWISE].buckets[0].compute == 0.25);
+    assert_true(p->table[FL_CLASS_DEPTHWISE].buckets[0].fixed_s == 0);
+    assert_int_equal(p->table[FL_CLASS_CONV].n_buckets, 0);
     fl_profile_free(p);
 }
 
@@ -133,7 +139,37 @@ static void test_errors(void **state) {
     expect_edit_error(
         "depthwise:", "winograd:", "p.yaml:17: efficiency.winograd: unknown op class");
     expect_edit_error("{compute: 0.25, memory: 0.5, source: fit}", "{source: fit}",
-                      "efficiency.depthwise: needs 'compute' or 'memory'");
+                      "efficiency.depthwise: needs 'compute', 'memory' or 'fixed'");
+    expect_edit_error("{compute: 0.25, memory: 0.5, source: fit}",
+                      "{by: flops, buckets: [{upto: 10, compute: 0.5, source: a}, {upto: 20, "
+                      "compute: 0.5, source: b}]}",
+                      "efficiency.depthwise.buckets[1]: the last bucket has no 'upto'");
+    expect_edit_error(
+        "{compute: 0.25, memory: 0.5, source: fit}",
+        "{by: flops, buckets: [{compute: 0.5, source: a}, {compute: 0.5, source: b}]}",
+        "efficiency.depthwise.buckets[0]: missing 'upto'");
+    expect_edit_error("{compute: 0.25, memory: 0.5, source: fit}",
+                      "{by: flops, buckets: [{upto: 10, source: a}, {compute: 1, source: b}]}",
+                      "buckets[0]: needs 'compute', 'memory' or 'fixed'");
+    expect_edit_error("{compute: 0.25, memory: 0.5, source: fit}",
+                      "{by: flops, buckets: [{upto: 10, compute: 1, source: a}, {upto: 5, "
+                      "compute: 1, source: c}, {compute: 1, source: b}]}",
+                      "buckets[1]: 'upto' must grow");
+    expect_edit_error("{compute: 0.25, memory: 0.5, source: fit}",
+                      "{by: time, buckets: [{compute: 1, source: a}]}",
+                      "efficiency.depthwise.by: expected flops or bytes, got 'time'");
+    expect_edit_error("{compute: 0.25, memory: 0.5, source: fit}", "{by: flops}",
+                      "needs 'by' (flops or bytes) and 'buckets'");
+    expect_edit_error("{compute: 0.25, memory: 0.5, source: fit}",
+                      "{compute: 0.5, fixed: -1, source: a}",
+                      "efficiency.depthwise.fixed: expected a number >= 0, got '-1'");
+    expect_edit_error("{compute: 0.25, memory: 0.5, source: fit}",
+                      "{by: flops, buckets: [{compute: 1, fixed: 1e-6, source: a}]}\n"
+                      "interval: {low: 1.2, high: 2, coverage: 0.8, source: x}",
+                      "interval: low and high multiply the estimate");
+    expect_edit_error("{compute: 0.25, memory: 0.5, source: fit}",
+                      "{compute: 1, source: a}\ninterval: {low: 0.8, high: 2}",
+                      "interval: needs low, high, coverage and source");
 }
 
 static void write_file(const char *dir, const char *name, const char *text) {

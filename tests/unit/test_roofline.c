@@ -319,7 +319,7 @@ static void test_shipped_profiles(void **state) {
 /* ONNX graphs: Gemm is a matmul-class op on the matrix unit; a depthwise
  * Conv (group = C_in, weight dim 1 = 1) is class depthwise on the vector unit
  * (no channel reduction to feed a GEMM); a pointwise Conv is class conv on the
- * matrix unit; BatchNormalization is a reduction-class op; ONNX's variadic
+ * matrix unit; BatchNormalization is a normalization-class op; ONNX's variadic
  * Sum is element-wise (TensorFlow's Sum reduces). Each class gets its own
  * efficiency in this profile, so the times tell the class:
  *   x [1,8,6,6] -> dw Conv W [8,1,3,3] group 8 pads 1 -> [1,8,6,6]:
@@ -343,7 +343,7 @@ static const char onnx_profile_yaml[] = "schema: 1\n"
                                         "  matmul: {compute: 0.25, source: test}\n"
                                         "  conv: {compute: 0.5, source: test}\n"
                                         "  depthwise: {compute: 0.125, source: test}\n"
-                                        "  reduction: {memory: 0.5, source: test}\n"
+                                        "  normalization: {memory: 0.5, source: test}\n"
                                         "  elementwise: {memory: 0.25, source: test}\n";
 
 static void test_onnx_op_classes(void **state) {
@@ -404,6 +404,126 @@ static void test_onnx_op_classes(void **state) {
     assert_near(b->memory_s, b->bytes / (1e9 * 0.5));
     const fl_roofline_node *sm = rnode(r, "sum");
     assert_near(sm->memory_s, sm->bytes / (1e9 * 0.25));
+    assert_string_equal(d->op_class, "depthwise");
+    assert_string_equal(p->op_class, "conv");
+    assert_string_equal(f->op_class, "matmul");
+    assert_string_equal(b->op_class, "normalization");
+    assert_string_equal(sm->op_class, "elementwise");
+    assert_string_equal(rnode(r, "flat")->op_class, "other");
+    assert_string_equal(p->bucket, "all");
+    assert_true(r->roofline[0].before->calibrated);
+    fl_report_free(r);
+    fl_profile_free(pc);
+}
+
+/* The tiny ONNX graph of test_onnx_op_classes. */
+static uint8_t *class_graph(size_t *len) {
+    ob_model *m = ob_new(13);
+    ob_input(m, "x", OB_FLOAT, 4, (int64_t[]){1, 8, 6, 6}, NULL);
+    ob_init_f(m, "Wd", 4, (int64_t[]){8, 1, 3, 3}, true);
+    const char *bn[] = {"s", "b", "mu", "var"};
+    for (int i = 0; i < 4; i++) {
+        ob_init_f(m, bn[i], 1, (int64_t[]){8}, true);
+    }
+    ob_init_f(m, "Wp", 4, (int64_t[]){4, 8, 1, 1}, true);
+    ob_init_f(m, "Wf", 2, (int64_t[]){10, 144}, true);
+    Onnx__NodeProto *dw = ob_node(m, "Conv", "dw", "x,Wd", "d");
+    ob_attr_i(m, dw, "group", 8);
+    ob_attr_ints(m, dw, "pads", 4, (int64_t[]){1, 1, 1, 1});
+    ob_node(m, "BatchNormalization", "bn", "d,s,b,mu,var", "n");
+    ob_node(m, "Conv", "pw", "n,Wp", "p");
+    ob_node(m, "Flatten", "flat", "p", "f");
+    Onnx__NodeProto *fc = ob_node(m, "Gemm", "fc", "f,Wf", "y");
+    ob_attr_i(m, fc, "transB", 1);
+    ob_node(m, "Sum", "sum", "y,y", "z");
+    ob_output(m, "z");
+    uint8_t *buf = ob_pack(m, len);
+    ob_free(m);
+    return buf;
+}
+
+/* Bucketed efficiency tables: the bucket an op falls in by its FLOPs or bytes,
+ * the bucket's efficiencies and fixed cost, the dispatch overhead charged to
+ * every executed op (Flatten moves nothing but runs), classes without an
+ * entry at peak, and the interval applied to the graph time. */
+static const char table_yaml[] =
+    "schema: 1\nname: fitted\nkind: cpu\n"
+    "compute: {vector: {fp32: {peak: 1e9, source: t}}, matrix: {fp32: {peak: 4e9, source: t}}}\n"
+    "memory: [{name: DRAM, bandwidth: 1e9, source: t}]\n"
+    "overhead: {seconds: 1e-6, source: t}\n"
+    "efficiency:\n"
+    "  conv:\n"
+    "    by: flops\n"
+    "    buckets:\n"
+    "      - {upto: 2000, compute: 0.5, memory: 0.5, fixed: 4e-6, source: t}\n"
+    "      - {compute: 0.25, memory: 0.125, fixed: 2e-6, source: t}\n"
+    "  depthwise: {by: bytes, buckets: [{upto: 1e3, compute: 1, source: t},\n"
+    "                                   {compute: 0.125, fixed: 3e-6, source: t}]}\n"
+    "interval: {low: 0.5, high: 2, coverage: 0.8, source: t}\n";
+
+static void test_efficiency_table(void **state) {
+    (void)state;
+    char err[256];
+    fl_profile *pc = NULL;
+    if (fl_profile_parse(table_yaml, strlen(table_yaml), "fitted.yaml", &pc, err, sizeof err) !=
+        FL_OK) {
+        fail_msg("%s", err);
+    }
+    assert_true(pc->calibrated);
+    assert_int_equal(pc->table[FL_CLASS_CONV].n_buckets, 2);
+    size_t len;
+    uint8_t *buf = class_graph(&len);
+    fl_options o;
+    fl_options_init(&o);
+    o.per_node = true;
+    const fl_profile *ps[1] = {pc};
+    o.profiles = ps;
+    o.n_profiles = 1;
+    fl_report *r = NULL;
+    fl_status st = fl_analyze(buf, len, &o, &r);
+    free(buf);
+    if (st != FL_OK) {
+        fail_msg("analysis failed: %s", r && r->error ? r->error : "?");
+    }
+    /* pw: 2304 FLOPs > 2000: the second conv bucket. */
+    const fl_roofline_node *p = rnode(r, "pw");
+    assert_string_equal(p->bucket, "> 2e+03 flops");
+    assert_near(p->compute_peak_s, 2304 / 4e9);
+    assert_near(p->compute_s, 2304 / (4e9 * 0.25));
+    assert_near(p->memory_s, p->bytes / (1e9 * 0.125));
+    assert_near(p->fixed_s, 2e-6);
+    assert_near(p->overhead_s, 1e-6);
+    double m = p->compute_s > p->memory_s ? p->compute_s : p->memory_s;
+    assert_near(p->time_s, 1e-6 + 2e-6 + m);
+    assert_near(p->upper_s, 1e-6 + 2e-6 + p->compute_s + p->memory_s);
+    /* dw: 1152 + 288 + 1152 bytes > 1e3: the second depthwise bucket. */
+    const fl_roofline_node *d = rnode(r, "dw");
+    assert_near(d->bytes, 2592);
+    assert_string_equal(d->bucket, "> 1e+03 bytes");
+    assert_near(d->compute_s, 5184 / (1e9 * 0.125));
+    assert_near(d->memory_s, 2592 / 1e9);
+    assert_near(d->time_s, 1e-6 + 3e-6 + 5184 / (1e9 * 0.125));
+    /* fc: matmul has no entry: peak, no fixed cost, the dispatch overhead. */
+    const fl_roofline_node *f = rnode(r, "fc");
+    assert_string_equal(f->bucket, "");
+    assert_near(f->compute_s, 2880 / 4e9);
+    assert_near(f->fixed_s, 0);
+    /* Flatten moves nothing but runs: the dispatch overhead alone. */
+    const fl_roofline_node *fl = rnode(r, "flat");
+    assert_true(fl->executed);
+    assert_near(fl->time_s, 1e-6);
+    assert_string_equal(fl->bound, "overhead");
+    const fl_roofline_graph *g = r->roofline[0].before;
+    assert_true(g->calibrated);
+    assert_near(g->low_s, 0.5 * g->time_s);
+    assert_near(g->high_s, 2 * g->time_s);
+    assert_near(g->coverage, 0.8);
+    assert_near(g->compute_s + g->memory_s + g->overhead_s, g->time_s);
+    double sum = 0;
+    for (size_t i = 0; i < g->n_nodes; i++) {
+        sum += g->nodes[i].time_s;
+    }
+    assert_near(sum, g->time_s);
     fl_report_free(r);
     fl_profile_free(pc);
 }
@@ -413,6 +533,7 @@ int main(void) {
         cmocka_unit_test(test_exact_conv_chain), cmocka_unit_test(test_levels_and_dtypes),
         cmocka_unit_test(test_fused_vs_unfused), cmocka_unit_test(test_symbols),
         cmocka_unit_test(test_shipped_profiles), cmocka_unit_test(test_onnx_op_classes),
+        cmocka_unit_test(test_efficiency_table),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
