@@ -14,6 +14,8 @@ packages=(
   libonnx-testdata # ONNX's backend node cases for test_onnx_node (skipped without it)
   libjansson-dev # TF.js model.json
   libopenblas0 # `foldline calibrate` dlopens libopenblas.so.0; the build needs no BLAS
+  clang # libFuzzer targets (tests/fuzz) and sanitizer builds in .ci/run
+  clang-format # the style check in .ci/run
 )
 
 missing=()

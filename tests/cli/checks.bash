@@ -23,3 +23,37 @@ check() { # name expected_exit expected_output_substring -- command...
   fi
   pass=$((pass + 1))
 }
+
+# Checks that cannot run (a missing optional tool): say why. The script then
+# ends with `finish`, which exits 77 (CTest: "Skipped", the reasons in its
+# output) when everything that ran passed but something was skipped; with
+# FL_REQUIRE_ALL=1 (.ci/run) a skip is a failure.
+skipped=""
+skip_part() { # reason
+  echo "SKIP $1"
+  skipped="$skipped; $1"
+}
+
+# Whole-script skip: the reason, then exit 77 (1 with FL_REQUIRE_ALL=1).
+skip_all() { # reason
+  echo "SKIP $1"
+  if [ "${FL_REQUIRE_ALL:-0}" = 1 ]; then
+    echo "FL_REQUIRE_ALL=1: the skip is a failure"
+    exit 1
+  fi
+  exit 77
+}
+
+finish() {
+  echo "$pass passed, $fails failed"
+  [ "$fails" -eq 0 ] || exit 1
+  if [ -n "$skipped" ]; then
+    echo "skipped:${skipped#;}"
+    if [ "${FL_REQUIRE_ALL:-0}" = 1 ]; then
+      echo "FL_REQUIRE_ALL=1: the skips are failures"
+      exit 1
+    fi
+    exit 77
+  fi
+  exit 0
+}

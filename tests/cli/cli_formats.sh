@@ -8,11 +8,10 @@ set -u
 bin="$1"
 here=$(cd "$(dirname "$0")" && pwd)
 corpus="$here/../../../shared/corpus"
-if [ ! -d "$corpus/tfjs" ]; then
-  echo "SKIP cli_formats: $corpus/tfjs is absent"
-  exit 77
-fi
 . "$here/checks.bash"
+if [ ! -d "$corpus/tfjs" ]; then
+  skip_all "cli_formats: $corpus/tfjs is absent"
+fi
 
 m="$corpus/tfjs/antispoof"
 # 100,033,408 MACs per image: the twin GraphDef's figure (test_tfjs_corpus
@@ -34,5 +33,4 @@ check tfjs_short_shard 1 "needs bytes" -- "$bin" analyze "$tmp/short/model.json"
 printf '{"modelTopology": {"node": [' >"$tmp/bad.json"
 check tfjs_bad_json 1 "not valid JSON" -- "$bin" analyze "$tmp/bad.json"
 
-echo "$pass passed, $fails failed"
-[ "$fails" -eq 0 ]
+finish

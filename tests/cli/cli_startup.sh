@@ -40,7 +40,7 @@ if command -v readelf >/dev/null 2>&1; then
     pass=$((pass + 1))
   fi
 else
-  echo "readelf absent: NEEDED check skipped"
+  skip_part "readelf absent: NEEDED check"
 fi
 
 # 2. Nor indirectly (the whole load closure).
@@ -96,5 +96,4 @@ fi
 # 5. calibrate without OpenBLAS: a clear error before any measuring.
 check calibrate_without_openblas 3 "OpenBLAS, which cannot be loaded (tried $tmp/none/libopenblas.so.0:" -- env FOLDLINE_OPENBLAS="$tmp/none/libopenblas.so.0" "$bin" calibrate --short -o "$tmp/cal.yaml"
 
-echo "$pass passed, $fails failed"
-[ "$fails" -eq 0 ]
+finish

@@ -277,13 +277,13 @@ static void test_usage_and_bad_input(void **state) {
 static void test_fill_corpus_model(void **state) {
     (void)state;
     if (!fl_test_have_corpus("test_fill_corpus_model")) {
-        skip();
+        fl_test_skip();
     }
     char in[512], out[400];
     snprintf(in, sizeof in, "%s/onnx/resnet18.raw.stripped.onnx", FL_CORPUS_DIR);
     if (access(in, R_OK) != 0) {
         printf("skipped: %s not found\n", in);
-        skip();
+        fl_test_skip();
     }
     snprintf(out, sizeof out, "%s/resnet18.filled.onnx", DIR_);
     assert_int_equal(run_tool(in, out, NULL), 0);
@@ -306,5 +306,5 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_usage_and_bad_input),
         cmocka_unit_test(test_fill_corpus_model),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return fl_test_exit(cmocka_run_group_tests(tests, setup, teardown));
 }

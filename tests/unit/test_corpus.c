@@ -150,7 +150,7 @@ static int cmp_str(const void *a, const void *b) {
 static void test_corpus_tf(void **state) {
     (void)state;
     if (!fl_test_have_corpus("test_corpus_tf")) {
-        skip();
+        fl_test_skip();
     }
     const char *dir = FL_CORPUS_DIR "/tf";
     DIR *d = opendir(dir);
@@ -253,7 +253,7 @@ static void test_corpus_tf(void **state) {
 static void test_faceboxes_formula(void **state) {
     (void)state;
     if (!fl_test_have_corpus("test_faceboxes_formula")) {
-        skip();
+        fl_test_skip();
     }
     const char *path = FL_CORPUS_DIR "/tf/human-faceboxes.pb";
     fl_options o;
@@ -291,5 +291,5 @@ int main(void) {
         cmocka_unit_test(test_corpus_tf),
         cmocka_unit_test(test_faceboxes_formula),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return fl_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

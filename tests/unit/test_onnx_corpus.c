@@ -162,12 +162,12 @@ static int check_dir(const char *dir, seen_macs *seen, size_t *n_seen, size_t *n
 static void test_onnx_corpus(void **state) {
     (void)state;
     if (!fl_test_have_corpus("test_onnx_corpus")) {
-        skip();
+        fl_test_skip();
     }
     DIR *probe = opendir(FL_CORPUS_DIR "/onnx");
     if (!probe) {
         printf("SKIP test_onnx_corpus: %s/onnx is absent\n", FL_CORPUS_DIR);
-        skip();
+        fl_test_skip();
     }
     closedir(probe);
     static seen_macs seen[64];
@@ -197,5 +197,5 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_onnx_corpus),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return fl_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -1338,13 +1338,13 @@ static fl_status infer_all(fx *f) {
 static void test_grappler_while_loop(void **state) {
     (void)state;
     if (!fl_test_have_corpus("grappler while loop")) {
-        skip();
+        fl_test_skip();
     }
     size_t len;
     unsigned char *buf = fl_test_read_file(FL_CORPUS_DIR "/tf/grappler-while_loop.pb", &len);
     if (!buf) {
         printf("SKIP: grappler-while_loop.pb is absent\n");
-        skip();
+        fl_test_skip();
     }
     fx *f = fx_new();
     f->g->producer = 0;
@@ -1404,5 +1404,5 @@ int main(void) {
         cmocka_unit_test(test_no_op_and_flags),
         cmocka_unit_test(test_grappler_while_loop),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return fl_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

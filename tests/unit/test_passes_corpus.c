@@ -167,7 +167,7 @@ static void run_dir(const char *sub, int *failures, size_t *files) {
 static void test_corpus_pipeline(void **state) {
     (void)state;
     if (!fl_test_have_corpus("test_corpus_pipeline")) {
-        skip();
+        fl_test_skip();
     }
     int failures = 0;
     size_t files = 0;
@@ -182,5 +182,5 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_corpus_pipeline),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return fl_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

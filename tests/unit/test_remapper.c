@@ -781,7 +781,7 @@ static void dump_graph(const fl_graph *g, FILE *f) {
 static void test_corpus_roundtrip(void **state) {
     (void)state;
     if (!fl_test_have_corpus("remapper round trip")) {
-        skip();
+        fl_test_skip();
     }
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/tf-unfused", FL_CORPUS_DIR);
@@ -790,12 +790,12 @@ static void test_corpus_roundtrip(void **state) {
     FILE *mf = fopen(manifest, "r");
     if (!mf) {
         print_message("skip: %s absent\n", manifest);
-        skip();
+        fl_test_skip();
     }
     fclose(mf);
     if (system("python3 -c 'import json' >/dev/null 2>&1") != 0) {
         print_message("skip: python3 not available for the expectation check\n");
-        skip();
+        fl_test_skip();
     }
     char out[] = "/tmp/fl_remap_rt_XXXXXX";
     assert_non_null(mkdtemp(out));
@@ -880,5 +880,5 @@ int main(void) {
         T(test_corpus_roundtrip),
     };
 #undef T
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return fl_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -99,7 +99,7 @@ static void test_mutated_tiny_cnn(void **state) {
 static void test_mutated_corpus(void **state) {
     (void)state;
     if (!fl_test_have_corpus("test_mutated_corpus")) {
-        skip();
+        fl_test_skip();
     }
     const char *files[] = {"human-antispoof.pb", "grappler-while_loop.pb",
                            "grappler-function_functional_while.pb", "human-faceboxes.pb",
@@ -161,5 +161,5 @@ int main(void) {
         cmocka_unit_test(test_mutated_corpus),
         cmocka_unit_test(test_hostile_structures),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return fl_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

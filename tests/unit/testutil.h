@@ -17,7 +17,28 @@
 unsigned char *fl_test_read_file(const char *path, size_t *len);
 
 /* True when the shared corpus directory exists; otherwise prints why the
- * caller skips. */
+ * caller skips (with fl_test_skip). */
 int fl_test_have_corpus(const char *what);
+
+/* Skipping: print the reason ("SKIP what: why"), then fl_test_skip() ends the
+ * current test as skipped, and fl_test_exit() makes the binary exit 77, which
+ * CTest reports as "Skipped" (SKIP_RETURN_CODE, tests/CMakeLists.txt). With
+ * FL_REQUIRE_ALL=1 in the environment (.ci/run) a skip fails the test
+ * instead: CI runs everything or fails. */
+#define fl_test_skip()                                                                             \
+    do {                                                                                           \
+        if (fl_test_skip_allowed()) {                                                              \
+            skip();                                                                                \
+        } else {                                                                                   \
+            fail_msg("a test was skipped and FL_REQUIRE_ALL=1 forbids skips");                     \
+        }                                                                                          \
+    } while (0)
+
+/* Records a skip; false when FL_REQUIRE_ALL=1 forbids it. */
+int fl_test_skip_allowed(void);
+
+/* main's return value: `failed` (cmocka_run_group_tests) when a test failed,
+ * else 77 when one was skipped, else 0. */
+int fl_test_exit(int failed);
 
 #endif
