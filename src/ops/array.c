@@ -81,10 +81,6 @@
 /* Small helpers                                                              */
 /* ------------------------------------------------------------------------- */
 
-static const fl_shape *in_shape(const fl_node *n, int i) {
-    return &fl_node_in(n, i)->shape;
-}
-
 static void *alloc_n(fl_ctx *c, int64_t count, size_t size) {
     return fl__arena_calloc(c->a, (size_t)(count > 0 ? count : 1), size);
 }
@@ -244,18 +240,9 @@ static int64_t vec_len(const fl_node *n, int i) {
     return -1;
 }
 
-/* Checks that an input known to be rank-constrained has that rank. */
-static fl_status want_scalar(fl_ctx *c, const fl_node *n, int i, const char *name) {
-    int r = in_shape(n, i)->rank;
-    if (r > 0) {
-        return fl__node_fail(c->d, FL_EINVAL, n, "input '%s' must be a scalar, got rank %d", name,
-                             r);
-    }
-    return FL_OK;
-}
-
+/* Fails when input i has a known rank above 1 (WithRankAtMost 1). */
 static fl_status want_vector(fl_ctx *c, const fl_node *n, int i, const char *name) {
-    int r = in_shape(n, i)->rank;
+    int r = fl__op_in_shape(n, i)->rank;
     if (r > 1) {
         return fl__node_fail(c->d, FL_EINVAL, n, "input '%s' must be a vector, got rank %d", name,
                              r);
@@ -613,7 +600,7 @@ static fl_status pv_producer(fl_ctx *c, const fl_node *p, int port, int depth, f
         if (in >= p->n_inputs) {
             break;
         }
-        const fl_shape *s = in_shape(p, in);
+        const fl_shape *s = fl__op_in_shape(p, in);
         if (s->rank < 0 || s->rank > PV_MAX_LEN) {
             break;
         }
@@ -974,7 +961,7 @@ static fl_status eval_copy(fl_ctx *c, fl_node *n) {
 /* Output `port` := shape of input `in` as a vector, with its value when the
  * shape is determined. */
 static fl_status shape_out(fl_ctx *c, fl_node *n, int in, int port, int dt) {
-    const fl_shape *s = in_shape(n, in);
+    const fl_shape *s = fl__op_in_shape(n, in);
     fl_status st;
     if (s->rank < 0) {
         return fl__op_set_output_rank(c, n, port, dt, 1);
@@ -1049,13 +1036,13 @@ static fl_status infer_size(fl_ctx *c, fl_node *n) {
     fl_sym e;
     fl_status st = index_type_attr(c, n, "out_type", &dt);
     if (st == FL_OK) {
-        st = fl__op_num_elements(c, n, in_shape(n, 0), &e);
+        st = fl__op_num_elements(c, n, fl__op_in_shape(n, 0), &e);
     }
     return st != FL_OK ? st : scalar_out(c, n, 0, dt, e);
 }
 
 static fl_status infer_rank(fl_ctx *c, fl_node *n) {
-    int r = in_shape(n, 0)->rank;
+    int r = fl__op_in_shape(n, 0)->rank;
     return scalar_out(c, n, 0, FL_DT_INT32, r < 0 ? fl_sym_unknown() : fl_sym_const(r));
 }
 
@@ -1071,7 +1058,7 @@ static fl_status infer_reshape(fl_ctx *c, fl_node *n) {
     }
     fl_sym total;
     if (st == FL_OK) {
-        st = fl__op_num_elements(c, n, in_shape(n, 0), &total);
+        st = fl__op_num_elements(c, n, fl__op_in_shape(n, 0), &total);
     }
     if (st != FL_OK) {
         return st;
@@ -1159,7 +1146,7 @@ static fl_status infer_squeeze(fl_ctx *c, fl_node *n) {
     if (st != FL_OK) {
         return st;
     }
-    const fl_shape *s = in_shape(n, 0);
+    const fl_shape *s = fl__op_in_shape(n, 0);
     int r = s->rank;
     if (r < 0) {
         return fl__op_set_output(c, n, 0, dt, -1, NULL);
@@ -1216,7 +1203,7 @@ static fl_status infer_expand_dims(fl_ctx *c, fl_node *n) {
                              "input 'dim' must hold exactly one element, got %lld",
                              (long long)dv->n);
     }
-    const fl_shape *s = in_shape(n, 0);
+    const fl_shape *s = fl__op_in_shape(n, 0);
     int r = s->rank;
     if (r < 0) {
         return fl__op_set_output(c, n, 0, dt, -1, NULL);
@@ -1283,7 +1270,7 @@ static fl_status infer_transpose(fl_ctx *c, fl_node *n) {
     if (st != FL_OK) {
         return st;
     }
-    const fl_shape *s = in_shape(n, 0);
+    const fl_shape *s = fl__op_in_shape(n, 0);
     const fl_sym *perm;
     int64_t k;
     bool have;
@@ -1348,7 +1335,7 @@ static fl_status common_rank(fl_ctx *c, const fl_node *n, int first, int count, 
     *rank = -1;
     int at = -1;
     for (int i = first; i < first + count; i++) {
-        int r = in_shape(n, i)->rank;
+        int r = fl__op_in_shape(n, i)->rank;
         if (r < 0) {
             continue;
         }
@@ -1373,7 +1360,7 @@ static fl_status concat_infer(fl_ctx *c, fl_node *n, int axis_in, int first, int
         st = dtype_attr(c, n, "T", first, &dt);
     }
     if (st == FL_OK) {
-        st = want_scalar(c, n, axis_in, axis_name);
+        st = fl__op_want_scalar(c, n, axis_in, axis_name);
     }
     if (st == FL_OK) {
         st = common_rank(c, n, first, count, &r);
@@ -1404,7 +1391,7 @@ static fl_status concat_infer(fl_ctx *c, fl_node *n, int axis_in, int first, int
     }
     out[a] = fl_sym_const(0);
     for (int i = first; i < first + count; i++) {
-        const fl_shape *s = in_shape(n, i);
+        const fl_shape *s = fl__op_in_shape(n, i);
         if (s->rank < 0) {
             out[a] = fl_sym_unknown();
             continue;
@@ -1517,7 +1504,7 @@ static fl_status infer_pack(fl_ctx *c, fl_node *n) {
         return fl__diag_oom(c->d);
     }
     for (int i = 0; i < n->n_inputs; i++) {
-        const fl_shape *s = in_shape(n, i);
+        const fl_shape *s = fl__op_in_shape(n, i);
         for (int d = 0; d < s->rank && st == FL_OK; d++) {
             st = merge(c, n, m[d], s->dims[d], "the packed inputs", d, &m[d]);
         }
@@ -1624,7 +1611,7 @@ static fl_status infer_unpack(fl_ctx *c, fl_node *n) {
     if (st != FL_OK) {
         return st;
     }
-    const fl_shape *s = in_shape(n, 0);
+    const fl_shape *s = fl__op_in_shape(n, 0);
     int r = s->rank;
     if (r < 0) {
         return set_all_rank(c, n, dt, -1);
@@ -1703,12 +1690,12 @@ static fl_status infer_split(fl_ctx *c, fl_node *n) {
     int dt = FL_DT_INVALID;
     fl_status st = dtype_attr(c, n, "T", 1, &dt);
     if (st == FL_OK) {
-        st = want_scalar(c, n, 0, "split_dim");
+        st = fl__op_want_scalar(c, n, 0, "split_dim");
     }
     if (st != FL_OK) {
         return st;
     }
-    const fl_shape *s = in_shape(n, 1);
+    const fl_shape *s = fl__op_in_shape(n, 1);
     int64_t a;
     if (s->rank < 0 || !known_scalar(n, 0, &a)) {
         return set_all_rank(c, n, dt, s->rank);
@@ -1803,7 +1790,7 @@ static fl_status infer_split_v(fl_ctx *c, fl_node *n) {
     int dt = FL_DT_INVALID;
     fl_status st = dtype_attr(c, n, "T", 0, &dt);
     if (st == FL_OK) {
-        st = want_scalar(c, n, 2, "split_dim");
+        st = fl__op_want_scalar(c, n, 2, "split_dim");
     }
     if (st == FL_OK) {
         st = want_vector(c, n, 1, "size_splits");
@@ -1811,7 +1798,7 @@ static fl_status infer_split_v(fl_ctx *c, fl_node *n) {
     if (st != FL_OK) {
         return st;
     }
-    const fl_shape *s = in_shape(n, 0);
+    const fl_shape *s = fl__op_in_shape(n, 0);
     int64_t num = n->n_outputs;
     const fl_value *sv = int_value(n, 1);
     if (sv && (sv->rank > 1 || sv->n != num)) {
@@ -1921,7 +1908,7 @@ static fl_status infer_slice(fl_ctx *c, fl_node *n) {
     if (st != FL_OK) {
         return st;
     }
-    const fl_shape *s = in_shape(n, 0);
+    const fl_shape *s = fl__op_in_shape(n, 0);
     const fl_value *bv = vec_value(n, 1), *zv = vec_value(n, 2);
     int64_t r = s->rank;
     if (r < 0) {
@@ -2033,7 +2020,7 @@ static fl_status infer_strided_slice(fl_ctx *c, fl_node *n) {
     if (st != FL_OK) {
         return st;
     }
-    const fl_shape *s = in_shape(n, 0);
+    const fl_shape *s = fl__op_in_shape(n, 0);
     const fl_sym *sv;
     int64_t k;
     if (s->rank < 0 || !known_vec(n, 3, &sv, &k)) {
@@ -2129,7 +2116,7 @@ static fl_status gather_infer(fl_ctx *c, fl_node *n, bool have_axis, int64_t a, 
     if (st != FL_OK) {
         return st;
     }
-    const fl_shape *p = in_shape(n, 0), *ix = in_shape(n, 1);
+    const fl_shape *p = fl__op_in_shape(n, 0), *ix = fl__op_in_shape(n, 1);
     int pr = p->rank, ir = ix->rank;
     if (pr == 0) {
         return fl__node_fail(c->d, FL_EINVAL, n, "input 'params' must have rank >= 1, got 0");
@@ -2239,7 +2226,7 @@ static fl_status infer_gather_v2(fl_ctx *c, fl_node *n) {
     int64_t bd, a = 0;
     fl_status st = fl__attr_int_or(n, "batch_dims", 0, &bd, c->d);
     if (st == FL_OK) {
-        st = want_scalar(c, n, 2, "axis");
+        st = fl__op_want_scalar(c, n, 2, "axis");
     }
     if (st != FL_OK) {
         return st;
@@ -2262,7 +2249,7 @@ static fl_status infer_gather_nd(fl_ctx *c, fl_node *n) {
     if (st != FL_OK) {
         return st;
     }
-    const fl_shape *p = in_shape(n, 0), *ix = in_shape(n, 1);
+    const fl_shape *p = fl__op_in_shape(n, 0), *ix = fl__op_in_shape(n, 1);
     int pr = p->rank, ir = ix->rank;
     if (ir == 0) {
         return fl__node_fail(c->d, FL_EINVAL, n, "input 'indices' must have rank >= 1, got 0");
@@ -2359,7 +2346,7 @@ static fl_status pad_infer(fl_ctx *c, fl_node *n, int mode) {
     if (st != FL_OK) {
         return st;
     }
-    const fl_shape *s = in_shape(n, 0), *ps = in_shape(n, 1);
+    const fl_shape *s = fl__op_in_shape(n, 0), *ps = fl__op_in_shape(n, 1);
     int64_t r = s->rank;
     const fl_value *pv = int_value(n, 1);
     if (ps->rank >= 0 && ps->rank != 2) {
@@ -2489,7 +2476,7 @@ static fl_status eval_pad(fl_ctx *c, fl_node *n) {
 }
 
 static fl_status infer_pad_v2(fl_ctx *c, fl_node *n) {
-    fl_status st = want_scalar(c, n, 2, "constant_values");
+    fl_status st = fl__op_want_scalar(c, n, 2, "constant_values");
     return st != FL_OK ? st : pad_infer(c, n, PAD_CONST);
 }
 
@@ -2525,7 +2512,7 @@ static fl_status infer_tile(fl_ctx *c, fl_node *n) {
     if (st != FL_OK) {
         return st;
     }
-    const fl_shape *s = in_shape(n, 0);
+    const fl_shape *s = fl__op_in_shape(n, 0);
     const fl_value *mv = vec_value(n, 1);
     if (mv && s->rank >= 0 && mv->n != s->rank) {
         return fl__node_fail(c->d, FL_EINVAL, n,
@@ -2587,7 +2574,7 @@ static fl_status infer_fill(fl_ctx *c, fl_node *n) {
     int dt = FL_DT_INVALID;
     fl_status st = dtype_attr(c, n, "T", 1, &dt);
     if (st == FL_OK) {
-        st = want_scalar(c, n, 1, "value");
+        st = fl__op_want_scalar(c, n, 1, "value");
     }
     if (st == FL_OK) {
         st = want_vector(c, n, 0, "dims");
@@ -2635,7 +2622,7 @@ static fl_status infer_range(fl_ctx *c, fl_node *n) {
     int dt = FL_DT_INVALID;
     fl_status st = dtype_attr(c, n, "Tidx", 0, &dt);
     for (int i = 0; i < 3 && st == FL_OK; i++) {
-        st = want_scalar(c, n, i, names[i]);
+        st = fl__op_want_scalar(c, n, i, names[i]);
     }
     if (st != FL_OK) {
         return st;
@@ -2764,7 +2751,7 @@ static fl_status infer_broadcast_to(fl_ctx *c, fl_node *n) {
     if (st != FL_OK) {
         return st;
     }
-    const fl_shape *s = in_shape(n, 0);
+    const fl_shape *s = fl__op_in_shape(n, 0);
     if (s->rank > k) {
         return fl__node_fail(
             c->d, FL_EINVAL, n,
@@ -2913,7 +2900,7 @@ static fl_status infer_one_hot(fl_ctx *c, fl_node *n) {
         st = fl__attr_int_or(n, "axis", -1, &axis, c->d);
     }
     if (st == FL_OK) {
-        st = want_scalar(c, n, 1, "depth");
+        st = fl__op_want_scalar(c, n, 1, "depth");
     }
     if (st != FL_OK) {
         return st;
@@ -2929,7 +2916,7 @@ static fl_status infer_one_hot(fl_ctx *c, fl_node *n) {
         return fl__node_fail(c->d, FL_EINVAL, n, "input 'depth' must be non-negative, got %lld",
                              (long long)depth.k);
     }
-    const fl_shape *s = in_shape(n, 0);
+    const fl_shape *s = fl__op_in_shape(n, 0);
     int r = s->rank;
     if (r < 0) {
         return fl__op_set_output(c, n, 0, dt, -1, NULL);
@@ -2957,15 +2944,15 @@ static fl_status infer_sparse_to_dense(fl_ctx *c, fl_node *n) {
         st = want_vector(c, n, 1, "output_shape");
     }
     if (st == FL_OK) {
-        st = want_scalar(c, n, 3, "default_value");
+        st = fl__op_want_scalar(c, n, 3, "default_value");
     }
     if (st != FL_OK) {
         return st;
     }
-    if (in_shape(n, 0)->rank > 2) {
+    if (fl__op_in_shape(n, 0)->rank > 2) {
         return fl__node_fail(c->d, FL_EINVAL, n,
                              "input 'sparse_indices' must have rank <= 2, got %d",
-                             in_shape(n, 0)->rank);
+                             fl__op_in_shape(n, 0)->rank);
     }
     fl_sym *e;
     int64_t k;
@@ -3042,7 +3029,7 @@ static int64_t count_true(const fl_value *v) {
 }
 
 static fl_status infer_where(fl_ctx *c, fl_node *n) {
-    const fl_shape *s = in_shape(n, 0);
+    const fl_shape *s = fl__op_in_shape(n, 0);
     const fl_value *v = fl_op_in_value(n, 0);
     fl_sym dims[2] = {fl_sym_unknown(), s->rank >= 0 ? fl_sym_const(s->rank) : fl_sym_unknown()};
     fl_sym e;
@@ -3100,7 +3087,7 @@ static fl_status infer_reverse_v2(fl_ctx *c, fl_node *n) {
     if (st != FL_OK) {
         return st;
     }
-    const fl_shape *s = in_shape(n, 0);
+    const fl_shape *s = fl__op_in_shape(n, 0);
     const fl_value *av = vec_value(n, 1);
     if (av && s->rank >= 0) {
         bool *seen = alloc_n(c, s->rank, sizeof(bool));
@@ -3179,12 +3166,12 @@ static fl_status infer_topk_v2(fl_ctx *c, fl_node *n) {
         st = index_type_attr(c, n, "index_type", &it);
     }
     if (st == FL_OK) {
-        st = want_scalar(c, n, 1, "k");
+        st = fl__op_want_scalar(c, n, 1, "k");
     }
     if (st != FL_OK) {
         return st;
     }
-    const fl_shape *s = in_shape(n, 0);
+    const fl_shape *s = fl__op_in_shape(n, 0);
     if (s->rank == 0) {
         return fl__node_fail(c->d, FL_EINVAL, n, "input must have rank >= 1, got 0");
     }
@@ -3218,7 +3205,7 @@ static fl_status infer_topk_v2(fl_ctx *c, fl_node *n) {
 }
 
 static fl_status nms_infer(fl_ctx *c, fl_node *n, int version) {
-    const fl_shape *b = in_shape(n, 0), *sc = in_shape(n, 1);
+    const fl_shape *b = fl__op_in_shape(n, 0), *sc = fl__op_in_shape(n, 1);
     if (b->rank >= 0 && b->rank != 2) {
         return fl__node_fail(c->d, FL_EINVAL, n, "input 'boxes' must have rank 2, got %d", b->rank);
     }
@@ -3230,7 +3217,7 @@ static fl_status nms_infer(fl_ctx *c, fl_node *n, int version) {
         return fl__node_fail(c->d, FL_EINVAL, n, "input 'scores' must have rank 1, got %d",
                              sc->rank);
     }
-    fl_status st = want_scalar(c, n, 2, "max_output_size");
+    fl_status st = fl__op_want_scalar(c, n, 2, "max_output_size");
     bool pad = false;
     if (st == FL_OK && version >= 4) {
         st = fl__attr_bool_or(n, "pad_to_max_output_size", false, &pad, c->d);
@@ -3290,7 +3277,7 @@ static fl_status s2b_infer(fl_ctx *c, fl_node *n, bool to_batch) {
     if (st != FL_OK) {
         return st;
     }
-    const fl_shape *s = in_shape(n, 0);
+    const fl_shape *s = fl__op_in_shape(n, 0);
     const fl_value *bv = vec_value(n, 1), *pv = int_value(n, 2);
     int64_t M = bv ? bv->n : vec_len(n, 1);
     int r = s->rank;
@@ -3397,23 +3384,11 @@ static fl_status infer_batch_to_space_nd(fl_ctx *c, fl_node *n) {
 /* Cost                                                                       */
 /* ------------------------------------------------------------------------- */
 
-/* Data movement and metadata: 0 FLOPs, a real rule. */
-static fl_status cost_move(fl_ctx *c, const fl_node *n, fl_cost *out) {
-    (void)c;
-    (void)n;
-    out->flops = fl_sym_const(0);
-    out->tfprof_flops = fl_sym_const(0);
-    out->macs = fl_sym_const(0);
-    out->has_rule = true;
-    out->tfprof_rule = false;
-    return FL_OK;
-}
-
 /* Where, TopKV2: one comparison per input element. */
 static fl_status cost_per_input(fl_ctx *c, const fl_node *n, fl_cost *out) {
-    cost_move(c, n, out);
+    fl__op_cost_zero(c, n, out);
     fl_sym e;
-    fl_status st = fl__op_num_elements(c, n, in_shape(n, 0), &e);
+    fl_status st = fl__op_num_elements(c, n, fl__op_in_shape(n, 0), &e);
     if (st != FL_OK) {
         return st;
     }
@@ -3429,50 +3404,56 @@ static fl_status cost_per_input(fl_ctx *c, const fl_node *n, fl_cost *out) {
 /* Hook sets and descriptors (their rows: the array lists of ops.def)         */
 /* ------------------------------------------------------------------------- */
 
-#define HOOKS_shape               .infer = infer_shape, .cost = cost_move
-#define HOOKS_shape_n             .count_outputs = count_shape_n, .infer = infer_shape_n, .cost = cost_move
-#define HOOKS_size                .infer = infer_size, .cost = cost_move
-#define HOOKS_rank                .infer = infer_rank, .cost = cost_move
-#define HOOKS_reshape             .infer = infer_reshape, .eval = eval_copy, .cost = cost_move
-#define HOOKS_squeeze             .infer = infer_squeeze, .eval = eval_copy, .cost = cost_move
-#define HOOKS_expand_dims         .infer = infer_expand_dims, .eval = eval_copy, .cost = cost_move
-#define HOOKS_transpose           .infer = infer_transpose, .eval = eval_transpose, .cost = cost_move
-#define HOOKS_conjugate_transpose .infer = infer_transpose, .cost = cost_move
-#define HOOKS_reverse_v2          .infer = infer_reverse_v2, .eval = eval_reverse_v2, .cost = cost_move
-#define HOOKS_concat_v2           .infer = infer_concat_v2, .eval = eval_concat_v2, .cost = cost_move
-#define HOOKS_concat              .infer = infer_concat, .eval = eval_concat, .cost = cost_move
-#define HOOKS_pack                .infer = infer_pack, .eval = eval_pack, .cost = cost_move
+#define HOOKS_shape .infer = infer_shape, .cost = fl__op_cost_zero
+#define HOOKS_shape_n                                                                              \
+    .count_outputs = count_shape_n, .infer = infer_shape_n, .cost = fl__op_cost_zero
+#define HOOKS_size                .infer = infer_size, .cost = fl__op_cost_zero
+#define HOOKS_rank                .infer = infer_rank, .cost = fl__op_cost_zero
+#define HOOKS_reshape             .infer = infer_reshape, .eval = eval_copy, .cost = fl__op_cost_zero
+#define HOOKS_squeeze             .infer = infer_squeeze, .eval = eval_copy, .cost = fl__op_cost_zero
+#define HOOKS_expand_dims         .infer = infer_expand_dims, .eval = eval_copy, .cost = fl__op_cost_zero
+#define HOOKS_transpose           .infer = infer_transpose, .eval = eval_transpose, .cost = fl__op_cost_zero
+#define HOOKS_conjugate_transpose .infer = infer_transpose, .cost = fl__op_cost_zero
+#define HOOKS_reverse_v2                                                                           \
+    .infer = infer_reverse_v2, .eval = eval_reverse_v2, .cost = fl__op_cost_zero
+#define HOOKS_concat_v2 .infer = infer_concat_v2, .eval = eval_concat_v2, .cost = fl__op_cost_zero
+#define HOOKS_concat    .infer = infer_concat, .eval = eval_concat, .cost = fl__op_cost_zero
+#define HOOKS_pack      .infer = infer_pack, .eval = eval_pack, .cost = fl__op_cost_zero
 #define HOOKS_unpack                                                                               \
-    .count_outputs = count_unpack, .infer = infer_unpack, .eval = eval_unpack, .cost = cost_move
+    .count_outputs = count_unpack, .infer = infer_unpack, .eval = eval_unpack,                     \
+    .cost = fl__op_cost_zero
 #define HOOKS_split                                                                                \
-    .count_outputs = count_split, .infer = infer_split, .eval = eval_split, .cost = cost_move
+    .count_outputs = count_split, .infer = infer_split, .eval = eval_split, .cost = fl__op_cost_zero
 #define HOOKS_split_v                                                                              \
-    .count_outputs = count_split, .infer = infer_split_v, .eval = eval_split_v, .cost = cost_move
-#define HOOKS_slice .infer = infer_slice, .eval = eval_slice, .cost = cost_move
+    .count_outputs = count_split, .infer = infer_split_v, .eval = eval_split_v,                    \
+    .cost = fl__op_cost_zero
+#define HOOKS_slice .infer = infer_slice, .eval = eval_slice, .cost = fl__op_cost_zero
 #define HOOKS_strided_slice                                                                        \
-    .infer = infer_strided_slice, .eval = eval_strided_slice, .cost = cost_move
-#define HOOKS_gather       .infer = infer_gather, .eval = eval_gather, .cost = cost_move
-#define HOOKS_gather_v2    .infer = infer_gather_v2, .eval = eval_gather_v2, .cost = cost_move
-#define HOOKS_gather_nd    .infer = infer_gather_nd, .eval = eval_gather_nd, .cost = cost_move
-#define HOOKS_pad          .infer = infer_pad, .eval = eval_pad, .cost = cost_move
-#define HOOKS_pad_v2       .infer = infer_pad_v2, .eval = eval_pad_v2, .cost = cost_move
-#define HOOKS_mirror_pad   .infer = infer_mirror_pad, .eval = eval_mirror_pad, .cost = cost_move
-#define HOOKS_tile         .infer = infer_tile, .eval = eval_tile, .cost = cost_move
-#define HOOKS_fill         .infer = infer_fill, .eval = eval_fill, .cost = cost_move
-#define HOOKS_range        .infer = infer_range, .eval = eval_range, .cost = cost_move
-#define HOOKS_broadcast_to .infer = infer_broadcast_to, .eval = eval_broadcast_to, .cost = cost_move
+    .infer = infer_strided_slice, .eval = eval_strided_slice, .cost = fl__op_cost_zero
+#define HOOKS_gather    .infer = infer_gather, .eval = eval_gather, .cost = fl__op_cost_zero
+#define HOOKS_gather_v2 .infer = infer_gather_v2, .eval = eval_gather_v2, .cost = fl__op_cost_zero
+#define HOOKS_gather_nd .infer = infer_gather_nd, .eval = eval_gather_nd, .cost = fl__op_cost_zero
+#define HOOKS_pad       .infer = infer_pad, .eval = eval_pad, .cost = fl__op_cost_zero
+#define HOOKS_pad_v2    .infer = infer_pad_v2, .eval = eval_pad_v2, .cost = fl__op_cost_zero
+#define HOOKS_mirror_pad                                                                           \
+    .infer = infer_mirror_pad, .eval = eval_mirror_pad, .cost = fl__op_cost_zero
+#define HOOKS_tile  .infer = infer_tile, .eval = eval_tile, .cost = fl__op_cost_zero
+#define HOOKS_fill  .infer = infer_fill, .eval = eval_fill, .cost = fl__op_cost_zero
+#define HOOKS_range .infer = infer_range, .eval = eval_range, .cost = fl__op_cost_zero
+#define HOOKS_broadcast_to                                                                         \
+    .infer = infer_broadcast_to, .eval = eval_broadcast_to, .cost = fl__op_cost_zero
 #define HOOKS_broadcast_args                                                                       \
-    .infer = infer_broadcast_args, .eval = eval_broadcast_args, .cost = cost_move
-#define HOOKS_one_hot .infer = infer_one_hot, .cost = cost_move
+    .infer = infer_broadcast_args, .eval = eval_broadcast_args, .cost = fl__op_cost_zero
+#define HOOKS_one_hot .infer = infer_one_hot, .cost = fl__op_cost_zero
 #define HOOKS_sparse_to_dense                                                                      \
-    .infer = infer_sparse_to_dense, .eval = eval_sparse_to_dense, .cost = cost_move
+    .infer = infer_sparse_to_dense, .eval = eval_sparse_to_dense, .cost = fl__op_cost_zero
 #define HOOKS_where             .infer = infer_where, .eval = eval_where, .cost = cost_per_input
 #define HOOKS_topk_v2           .infer = infer_topk_v2, .cost = cost_per_input
 #define HOOKS_nms_v3            .infer = infer_nms_v3
 #define HOOKS_nms_v4            .infer = infer_nms_v4
 #define HOOKS_nms_v5            .infer = infer_nms_v5
-#define HOOKS_space_to_batch_nd .infer = infer_space_to_batch_nd, .cost = cost_move
-#define HOOKS_batch_to_space_nd .infer = infer_batch_to_space_nd, .cost = cost_move
+#define HOOKS_space_to_batch_nd .infer = infer_space_to_batch_nd, .cost = fl__op_cost_zero
+#define HOOKS_batch_to_space_nd .infer = infer_batch_to_space_nd, .cost = fl__op_cost_zero
 
 #define FL_OP FL_OP_DESC
 #include "ops/array/broadcast.def"

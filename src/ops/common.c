@@ -38,6 +38,34 @@ fl_status fl__op_scale(fl_ctx *c, const fl_node *n, fl_sym a, int64_t k, fl_sym 
     ARITH(fl__sym_mul(c->st, a, fl_sym_const(k), out), "product");
 }
 
+fl_sym fl__shape_dim(const fl_shape *s, int i) {
+    if (s->rank < 0 || i < -s->rank || i >= s->rank) {
+        return fl_sym_unknown();
+    }
+    return s->dims[i < 0 ? i + s->rank : i];
+}
+
+fl_status fl__op_want_scalar(fl_ctx *c, const fl_node *n, int i, const char *name) {
+    int r = i < n->n_inputs ? fl_node_in(n, i)->shape.rank : -1;
+    if (r > 0) {
+        return fl__node_fail(c->d, FL_EINVAL, n, "input '%s' must be a scalar, got rank %d", name,
+                             r);
+    }
+    return FL_OK;
+}
+
+fl_status fl__op_cost_zero(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    (void)c;
+    (void)n;
+    out->flops = fl_sym_const(0);
+    out->tfprof_flops = fl_sym_const(0);
+    out->macs = fl_sym_const(0);
+    out->has_rule = true;
+    out->tfprof_rule = false;
+    out->incomplete = false;
+    return FL_OK;
+}
+
 fl_status fl__op_num_elements(fl_ctx *c, const fl_node *n, const fl_shape *s, fl_sym *out) {
     if (s->rank < 0) {
         *out = fl_sym_unknown();

@@ -72,6 +72,24 @@ fl_status fl__op_broadcast(fl_ctx *c, const fl_node *n, const fl_shape *a, const
 fl_status fl__op_merge_dim(fl_ctx *c, const fl_node *n, fl_sym a, fl_sym b, const char *what,
                            fl_sym *out);
 
+/* Input i's shape. */
+static inline const fl_shape *fl__op_in_shape(const fl_node *n, int i) {
+    return &fl_node_in(n, i)->shape;
+}
+
+/* Dim i of s, a negative i counting from the end; unknown when the rank is
+ * unknown or i is out of range. */
+fl_sym fl__shape_dim(const fl_shape *s, int i);
+
+/* Fails unless input i (when the node has it) is a scalar or of unknown rank
+ * (TensorFlow's WithRank 0); `name` names the input. */
+fl_status fl__op_want_scalar(fl_ctx *c, const fl_node *n, int i, const char *name);
+
+/* The cost hook of ops that compute nothing (constants, data movement,
+ * metadata, control flow): 0 FLOPs, 0 tfprof FLOPs (no tfprof rule), 0 MACs,
+ * has_rule true: 0 is the real count, whatever the shapes. */
+fl_status fl__op_cost_zero(fl_ctx *c, const fl_node *n, fl_cost *out);
+
 /* Input i's value if it is known, else NULL. */
 static inline const fl_value *fl_op_in_value(const fl_node *n, int i) {
     return fl_node_in(n, i)->value;

@@ -401,18 +401,6 @@ static fl_status shape_from_input(fl_ctx *c, const fl_node *n, int i, bool scala
     return FL_OK;
 }
 
-/* Checks that input i is a scalar when its rank is known. */
-static fl_status need_scalar_input(fl_ctx *c, const fl_node *n, int i, const char *what) {
-    if (i < n->n_inputs) {
-        int r = fl_node_in(n, i)->shape.rank;
-        if (r > 0) {
-            return fl__node_fail(c->d, FL_EINVAL, n, "input '%s' must be a scalar, got rank %d",
-                                 what, r);
-        }
-    }
-    return FL_OK;
-}
-
 /* Ops through which a handle (TensorArray, TensorList, resource) flows
  * unchanged. */
 static bool forwards_handle(int kind) {
@@ -478,26 +466,9 @@ static const fl_node *trace_source(const fl_node *n, int in, int *port_out) {
 /* Costs                                                                      */
 /* ------------------------------------------------------------------------- */
 
-static void cost_clear(fl_cost *out) {
-    out->flops = fl_sym_const(0);
-    out->tfprof_flops = fl_sym_const(0);
-    out->macs = fl_sym_const(0);
-    out->has_rule = true;
-    out->tfprof_rule = false;
-    out->incomplete = false;
-}
-
-/* Ops that compute nothing: 0 is their real FLOP count. */
-static fl_status cost_zero(fl_ctx *c, const fl_node *n, fl_cost *out) {
-    (void)c;
-    (void)n;
-    cost_clear(out);
-    return FL_OK;
-}
-
 /* Random generators: one FLOP per output element. */
 static fl_status cost_random(fl_ctx *c, const fl_node *n, fl_cost *out) {
-    cost_clear(out);
+    fl__op_cost_zero(c, n, out);
     if (n->n_outputs < 1) {
         return FL_OK;
     }
@@ -739,7 +710,7 @@ static fl_status infer_no_op(fl_ctx *c, fl_node *n) {
 }
 
 static fl_status infer_switch(fl_ctx *c, fl_node *n) {
-    fl_status st = need_scalar_input(c, n, 1, "pred");
+    fl_status st = fl__op_want_scalar(c, n, 1, "pred");
     if (st != FL_OK) {
         return st;
     }
@@ -807,7 +778,7 @@ static fl_status infer_merge(fl_ctx *c, fl_node *n) {
 }
 
 static fl_status infer_loop_cond(fl_ctx *c, fl_node *n) {
-    fl_status st = need_scalar_input(c, n, 0, "input");
+    fl_status st = fl__op_want_scalar(c, n, 0, "input");
     if (st == FL_OK) {
         st = set_scalar(c, n, 0, FL_DT_BOOL);
     }
@@ -1044,7 +1015,7 @@ static fl_status infer_tensor_array(fl_ctx *c, fl_node *n) {
     int dt = FL_DT_INVALID;
     fl_status st = fl__attr_need_type(n, "dtype", &dt, c->d);
     if (st == FL_OK) {
-        st = need_scalar_input(c, n, 0, "size");
+        st = fl__op_want_scalar(c, n, 0, "size");
     }
     if (st != FL_OK) {
         return st;
@@ -1479,7 +1450,7 @@ static fl_status infer_assign_update(fl_ctx *c, fl_node *n) {
 /* One add or subtract per element of input `in`; with tfprof, tfprof counts
  * the same. */
 static fl_status cost_update_of(fl_ctx *c, const fl_node *n, int in, bool tfprof, fl_cost *out) {
-    cost_clear(out);
+    fl__op_cost_zero(c, n, out);
     fl_sym e;
     fl_status st = fl__op_num_elements(c, n, &fl_node_in(n, in)->shape, &e);
     if (st != FL_OK) {
@@ -1609,7 +1580,7 @@ static fl_status infer_resource_scatter(fl_ctx *c, fl_node *n) {
 /* E(indices) * prod(var.shape[1:]) (Grappler's PredictScatter); tfprof has
  * no rule. */
 static fl_status cost_scatter_on(fl_ctx *c, const fl_node *n, const fl_shape *var, fl_cost *out) {
-    cost_clear(out);
+    fl__op_cost_zero(c, n, out);
     fl_arith k = {c, n, FL_OK};
     fl_sym e = fl__ar_mul(&k, fl__ar_numel(&k, &fl_node_in(n, 1)->shape),
                           fl__ar_dims_prod(&k, var, 1, var->rank));
@@ -1747,7 +1718,7 @@ static fl_status infer_resource_scatter_nd(fl_ctx *c, fl_node *n) {
  * shape merged with indices.shape[:-1] + var.shape[K:]. */
 static fl_status cost_scatter_nd_on(fl_ctx *c, const fl_node *n, const fl_shape *var,
                                     fl_cost *out) {
-    cost_clear(out);
+    fl__op_cost_zero(c, n, out);
     fl_shape upd;
     fl_status st = check_scatter_nd(c, n, var, &upd);
     if (st != FL_OK) {
@@ -1771,41 +1742,42 @@ static fl_status cost_resource_scatter_nd(fl_ctx *c, const fl_node *n, fl_cost *
 /* Hook sets and descriptors (their rows: the core lists of ops.def)          */
 /* ------------------------------------------------------------------------- */
 
-#define HOOKS_const                    .infer = infer_const, .cost = cost_zero
-#define HOOKS_placeholder              .infer = infer_placeholder, .cost = cost_zero
-#define HOOKS_placeholder_with_default .infer = infer_placeholder_with_default, .cost = cost_zero
+#define HOOKS_const       .infer = infer_const, .cost = fl__op_cost_zero
+#define HOOKS_placeholder .infer = infer_placeholder, .cost = fl__op_cost_zero
+#define HOOKS_placeholder_with_default                                                             \
+    .infer = infer_placeholder_with_default, .cost = fl__op_cost_zero
 /* Forwarding ops that strip _ref (Identity and the non-Ref control flow). */
-#define HOOKS_forward .infer = infer_identity, .eval = eval_forward, .cost = cost_zero
+#define HOOKS_forward .infer = infer_identity, .eval = eval_forward, .cost = fl__op_cost_zero
 #define HOOKS_identity_n                                                                           \
     .count_outputs = count_identity_n, .infer = infer_identity_n, .eval = eval_identity_n,         \
-    .cost = cost_zero
-#define HOOKS_no_op     .infer = infer_no_op, .cost = cost_zero
-#define HOOKS_switch_op .infer = infer_switch, .eval = eval_switch, .cost = cost_zero
-#define HOOKS_merge     .infer = infer_merge, .cost = cost_zero
-#define HOOKS_loop_cond .infer = infer_loop_cond, .eval = eval_forward, .cost = cost_zero
+    .cost = fl__op_cost_zero
+#define HOOKS_no_op     .infer = infer_no_op, .cost = fl__op_cost_zero
+#define HOOKS_switch_op .infer = infer_switch, .eval = eval_switch, .cost = fl__op_cost_zero
+#define HOOKS_merge     .infer = infer_merge, .cost = fl__op_cost_zero
+#define HOOKS_loop_cond .infer = infer_loop_cond, .eval = eval_forward, .cost = fl__op_cost_zero
 /* Control-flow forwarding ops of the Ref* forms (dtype keeps _ref). */
-#define HOOKS_ref_forward .infer = infer_ref_forward, .eval = eval_forward, .cost = cost_zero
+#define HOOKS_ref_forward .infer = infer_ref_forward, .eval = eval_forward, .cost = fl__op_cost_zero
 /* Functional ops: no cost rule (see the comment at the top). */
 #define HOOKS_while_loop         .count_outputs = count_while, .infer = infer_while
 #define HOOKS_if_case            .count_outputs = count_tout, .infer = infer_if
 #define HOOKS_call               .count_outputs = count_tout, .infer = infer_call
-#define HOOKS_tensor_array       .infer = infer_tensor_array, .cost = cost_zero
-#define HOOKS_ta_read            .infer = infer_ta_read, .cost = cost_zero
-#define HOOKS_ta_flow            .infer = infer_ta_flow, .cost = cost_zero
-#define HOOKS_ta_gather          .infer = infer_ta_gather, .cost = cost_zero
-#define HOOKS_ta_size            .infer = infer_ta_size, .cost = cost_zero
-#define HOOKS_ta_close           .infer = infer_ta_close, .cost = cost_zero
-#define HOOKS_ta_concat          .infer = infer_ta_concat, .cost = cost_zero
-#define HOOKS_list_handle        .infer = infer_list_handle, .cost = cost_zero
-#define HOOKS_list_get_item      .infer = infer_list_get_item, .cost = cost_zero
-#define HOOKS_list_stack         .infer = infer_list_stack, .cost = cost_zero
-#define HOOKS_list_length        .infer = infer_list_length, .cost = cost_zero
-#define HOOKS_list_element_shape .infer = infer_list_element_shape, .cost = cost_zero
+#define HOOKS_tensor_array       .infer = infer_tensor_array, .cost = fl__op_cost_zero
+#define HOOKS_ta_read            .infer = infer_ta_read, .cost = fl__op_cost_zero
+#define HOOKS_ta_flow            .infer = infer_ta_flow, .cost = fl__op_cost_zero
+#define HOOKS_ta_gather          .infer = infer_ta_gather, .cost = fl__op_cost_zero
+#define HOOKS_ta_size            .infer = infer_ta_size, .cost = fl__op_cost_zero
+#define HOOKS_ta_close           .infer = infer_ta_close, .cost = fl__op_cost_zero
+#define HOOKS_ta_concat          .infer = infer_ta_concat, .cost = fl__op_cost_zero
+#define HOOKS_list_handle        .infer = infer_list_handle, .cost = fl__op_cost_zero
+#define HOOKS_list_get_item      .infer = infer_list_get_item, .cost = fl__op_cost_zero
+#define HOOKS_list_stack         .infer = infer_list_stack, .cost = fl__op_cost_zero
+#define HOOKS_list_length        .infer = infer_list_length, .cost = fl__op_cost_zero
+#define HOOKS_list_element_shape .infer = infer_list_element_shape, .cost = fl__op_cost_zero
 #define HOOKS_random             .infer = infer_random, .cost = cost_random
-#define HOOKS_random_shuffle     .infer = infer_random_shuffle, .cost = cost_zero
-#define HOOKS_variable_v2        .infer = infer_variable_v2, .cost = cost_zero
-#define HOOKS_var_handle         .infer = infer_var_handle, .cost = cost_zero
-#define HOOKS_read_variable      .infer = infer_read_variable, .cost = cost_zero
+#define HOOKS_random_shuffle     .infer = infer_random_shuffle, .cost = fl__op_cost_zero
+#define HOOKS_variable_v2        .infer = infer_variable_v2, .cost = fl__op_cost_zero
+#define HOOKS_var_handle         .infer = infer_var_handle, .cost = fl__op_cost_zero
+#define HOOKS_read_variable      .infer = infer_read_variable, .cost = fl__op_cost_zero
 #define HOOKS_assign_update      .infer = infer_assign_update, .cost = cost_assign_update
 #define HOOKS_resource_update    .infer = infer_resource_update, .cost = cost_resource_update
 #define HOOKS_scatter            .infer = infer_scatter, .cost = cost_scatter

@@ -1378,8 +1378,9 @@ static bool in_scalar_int(const fl_node *n, int i, int64_t *out) {
 }
 
 /* Input i must be a scalar (TensorFlow: WithRank 0); a 1-element vector is
- * accepted too (tfjs graphs). */
-static fl_status need_scalar_input(fl_ctx *c, const fl_node *n, int i, const char *name) {
+ * accepted too, as tfjs graphs give ArgMax's dimension and Cumsum's axis
+ * ([1]): unlike fl__op_want_scalar, on purpose. */
+static fl_status want_scalar_or_one(fl_ctx *c, const fl_node *n, int i, const char *name) {
     const fl_shape *s = &fl_node_in(n, i)->shape;
     if (s->rank < 0 || s->rank == 0) {
         return FL_OK;
@@ -2290,7 +2291,7 @@ static fl_status infer_arg(fl_ctx *c, fl_node *n) {
     int dt = FL_DT_INVALID;
     fl_status st = arg_output_type(c, n, &dt);
     if (st == FL_OK) {
-        st = need_scalar_input(c, n, 1, "dimension");
+        st = want_scalar_or_one(c, n, 1, "dimension");
     }
     if (st != FL_OK) {
         return st;
@@ -2419,7 +2420,7 @@ static fl_status infer_cum(fl_ctx *c, fl_node *n) {
         st = fl__attr_bool_or(n, "reverse", false, &b, c->d);
     }
     if (st == FL_OK) {
-        st = need_scalar_input(c, n, 1, "axis");
+        st = want_scalar_or_one(c, n, 1, "axis");
     }
     if (st != FL_OK) {
         return st;

@@ -107,25 +107,6 @@
 /* Small helpers                                                              */
 /* ------------------------------------------------------------------------- */
 
-/* Dim i of s (negative i counts from the end); unknown when out of range or
- * the rank is unknown. */
-static fl_sym dim_at(const fl_shape *s, int i) {
-    if (s->rank < 0) {
-        return fl_sym_unknown();
-    }
-    if (i < 0) {
-        i += s->rank;
-    }
-    if (i < 0 || i >= s->rank) {
-        return fl_sym_unknown();
-    }
-    return s->dims[i];
-}
-
-static const fl_shape *in_shape(const fl_node *n, int i) {
-    return &fl_node_in(n, i)->shape;
-}
-
 static const fl_shape *out_shape(const fl_node *n, int port) {
     return &n->outputs[port].shape;
 }
@@ -148,7 +129,7 @@ static fl_status attr_dtype(fl_ctx *c, const fl_node *n, const char *attr, int i
 
 /* Fails unless input i has rank `rank` or an unknown rank. */
 static fl_status need_rank(fl_ctx *c, const fl_node *n, int i, const char *what, int rank) {
-    const fl_shape *s = in_shape(n, i);
+    const fl_shape *s = fl__op_in_shape(n, i);
     if (s->rank >= 0 && s->rank != rank) {
         return fl__node_fail(c->d, FL_EINVAL, n, "input %d ('%s') must be %d-D, got rank %d", i,
                              what, rank, s->rank);
@@ -158,7 +139,7 @@ static fl_status need_rank(fl_ctx *c, const fl_node *n, int i, const char *what,
 
 static fl_status need_rank_at_least(fl_ctx *c, const fl_node *n, int i, const char *what,
                                     int rank) {
-    const fl_shape *s = in_shape(n, i);
+    const fl_shape *s = fl__op_in_shape(n, i);
     if (s->rank >= 0 && s->rank < rank) {
         return fl__node_fail(c->d, FL_EINVAL, n,
                              "input %d ('%s') must have rank at least %d, got rank %d", i, what,
@@ -593,9 +574,9 @@ static fl_status infer_conv_impl(fl_ctx *c, fl_node *n, unsigned kind) {
         (st = need_rank(c, n, 1, "filter", l.rank)) != FL_OK) {
         return st;
     }
-    const fl_shape *x = in_shape(n, 0), *f = in_shape(n, 1);
-    fl_sym in_c = dim_at(x, lay_c(&l));
-    fl_sym f_in = dim_at(f, ns), f_out = dim_at(f, ns + 1);
+    const fl_shape *x = fl__op_in_shape(n, 0), *f = fl__op_in_shape(n, 1);
+    fl_sym in_c = fl__shape_dim(x, lay_c(&l));
+    fl_sym f_in = fl__shape_dim(f, ns), f_out = fl__shape_dim(f, ns + 1);
     fl_sym dims[5], out_c;
     if (kind & CONV_DEPTHWISE) {
         fl_sym cin;
@@ -619,16 +600,17 @@ static fl_status infer_conv_impl(fl_ctx *c, fl_node *n, unsigned kind) {
         (st = get_padding_list(c, n, l.rank, pre)) != FL_OK) {
         return st;
     }
-    if ((st = fl__op_add(c, n, dim_at(x, 0), fl_sym_const(pre[0] + pre[1]), &dims[0])) != FL_OK) {
+    if ((st = fl__op_add(c, n, fl__shape_dim(x, 0), fl_sym_const(pre[0] + pre[1]), &dims[0])) !=
+        FL_OK) {
         return st;
     }
     dims[lay_c(&l)] = out_c;
     for (int i = 0; i < ns; i++) {
         int idx = lay_sp(&l, i);
-        fl_sym in = dim_at(x, idx);
+        fl_sym in = fl__shape_dim(x, idx);
         if ((st = fl__op_add(c, n, in, fl_sym_const(pre[2 * idx] + pre[2 * idx + 1]), &in)) !=
                 FL_OK ||
-            (st = window_dim(c, n, &w, idx, in, dim_at(f, i), &dims[idx])) != FL_OK) {
+            (st = window_dim(c, n, &w, idx, in, fl__shape_dim(f, i), &dims[idx])) != FL_OK) {
             return st;
         }
     }
@@ -658,7 +640,7 @@ static fl_status cost_conv_impl(fl_ctx *c, const fl_node *n, fl_cost *out, unsig
                                 bool tfprof_rule) {
     arith k = {c, n, FL_OK};
     int ns = (kind & CONV_3D) ? 3 : 2;
-    const fl_shape *f = in_shape(n, 1);
+    const fl_shape *f = fl__op_in_shape(n, 1);
     fl_sym e = a_numel(&k, out_shape(n, 0));
     /* Kh * Kw (* Kd), times Cin_f unless depthwise. */
     fl_sym taps = a_dims_prod(&k, f, 0, (kind & CONV_DEPTHWISE) ? ns : ns + 1);
@@ -702,7 +684,7 @@ static fl_status cost_fused_conv3d(fl_ctx *c, const fl_node *n, fl_cost *out) {
  * Leaves dims untouched when the value is unknown. */
 static fl_status sizes_input(fl_ctx *c, const fl_node *n, int i, const char *what, const layout *l,
                              bool two_ok, fl_sym *dims) {
-    const fl_shape *s = in_shape(n, i);
+    const fl_shape *s = fl__op_in_shape(n, i);
     if (s->rank >= 0 && s->rank != 1) {
         return fl__node_fail(c->d, FL_EINVAL, n, "input %d ('%s') must be 1-D, got rank %d", i,
                              what, s->rank);
@@ -755,8 +737,8 @@ static fl_status infer_backprop_input(fl_ctx *c, fl_node *n, bool depthwise) {
         return st;
     }
     fl_sym dims[4] = {fl_sym_unknown(), fl_sym_unknown(), fl_sym_unknown(), fl_sym_unknown()};
-    dims[0] = dim_at(in_shape(n, 2), 0);
-    dims[lay_c(&l)] = dim_at(in_shape(n, 1), 2);
+    dims[0] = fl__shape_dim(fl__op_in_shape(n, 2), 0);
+    dims[lay_c(&l)] = fl__shape_dim(fl__op_in_shape(n, 1), 2);
     if ((st = sizes_input(c, n, 0, "input_sizes", &l, !depthwise, dims)) != FL_OK) {
         return st;
     }
@@ -790,9 +772,9 @@ static fl_status infer_backprop_filter(fl_ctx *c, fl_node *n, bool depthwise) {
     }
     fl_sym dims[4] = {fl_sym_unknown(), fl_sym_unknown(), fl_sym_unknown(), fl_sym_unknown()};
     if (depthwise) {
-        dims[2] = dim_at(in_shape(n, 0), lay_c(&l));
+        dims[2] = fl__shape_dim(fl__op_in_shape(n, 0), lay_c(&l));
     } else {
-        dims[3] = dim_at(in_shape(n, 2), lay_c(&l));
+        dims[3] = fl__shape_dim(fl__op_in_shape(n, 2), lay_c(&l));
     }
     if ((st = sizes_input(c, n, 1, "filter_sizes", &l, false, dims)) != FL_OK) {
         return st;
@@ -825,17 +807,17 @@ static fl_sym tfprof_stride_product(const fl_node *n) {
 static fl_status cost_backprop(fl_ctx *c, const fl_node *n, fl_cost *out, bool depthwise,
                                bool filter_is_output) {
     arith k = {c, n, FL_OK};
-    const fl_shape *f = filter_is_output ? out_shape(n, 0) : in_shape(n, 1);
+    const fl_shape *f = filter_is_output ? out_shape(n, 0) : fl__op_in_shape(n, 1);
     fl_sym taps = f->rank == 4 ? a_dims_prod(&k, f, 0, depthwise ? 2 : 3) : fl_sym_unknown();
-    fl_sym macs = a_mul(&k, a_numel(&k, in_shape(n, 2)), taps);
+    fl_sym macs = a_mul(&k, a_numel(&k, fl__op_in_shape(n, 2)), taps);
     fl_sym flops = a_scale(&k, macs, 2);
     fl_sym tf = fl_sym_const(0);
     bool rule = !depthwise;
     if (rule && is_nhwc(n)) {
         /* tfprof: 2 * E(image) * E(filter) / (image[-1] * s_h * s_w), truncated. */
-        const fl_shape *img = filter_is_output ? in_shape(n, 0) : out_shape(n, 0);
+        const fl_shape *img = filter_is_output ? fl__op_in_shape(n, 0) : out_shape(n, 0);
         fl_sym num = a_scale(&k, a_mul(&k, a_numel(&k, img), a_numel(&k, f)), 2);
-        fl_sym den = a_mul(&k, dim_at(img, -1), tfprof_stride_product(n));
+        fl_sym den = a_mul(&k, fl__shape_dim(img, -1), tfprof_stride_product(n));
         tf = a_floordiv(&k, num, den);
     }
     return put_cost(&k, out, flops, tf, macs, rule);
@@ -870,16 +852,16 @@ static fl_status infer_dilation2d(fl_ctx *c, fl_node *n) {
         (st = need_rank(c, n, 1, "filter", 3)) != FL_OK) {
         return st;
     }
-    const fl_shape *x = in_shape(n, 0), *f = in_shape(n, 1);
+    const fl_shape *x = fl__op_in_shape(n, 0), *f = fl__op_in_shape(n, 1);
     fl_sym dims[4];
-    dims[0] = dim_at(x, 0);
-    if ((st = fl__op_merge_dim(c, n, dim_at(x, 3), dim_at(f, 2), "input depth and filter depth",
-                               &dims[3])) != FL_OK) {
+    dims[0] = fl__shape_dim(x, 0);
+    if ((st = fl__op_merge_dim(c, n, fl__shape_dim(x, 3), fl__shape_dim(f, 2),
+                               "input depth and filter depth", &dims[3])) != FL_OK) {
         return st;
     }
     for (int i = 0; i < 2; i++) {
-        if ((st = window_dim(c, n, &w, 1 + i, dim_at(x, 1 + i), dim_at(f, i), &dims[1 + i])) !=
-            FL_OK) {
+        if ((st = window_dim(c, n, &w, 1 + i, fl__shape_dim(x, 1 + i), fl__shape_dim(f, i),
+                             &dims[1 + i])) != FL_OK) {
             return st;
         }
     }
@@ -888,7 +870,7 @@ static fl_status infer_dilation2d(fl_ctx *c, fl_node *n) {
 
 static fl_status cost_dilation2d(fl_ctx *c, const fl_node *n, fl_cost *out) {
     arith k = {c, n, FL_OK};
-    const fl_shape *f = in_shape(n, 1);
+    const fl_shape *f = fl__op_in_shape(n, 1);
     fl_sym taps = f->rank == 3 ? a_dims_prod(&k, f, 0, 2) : fl_sym_unknown();
     fl_sym flops = a_scale(&k, a_mul(&k, a_numel(&k, out_shape(n, 0)), taps), 2);
     return put_cost(&k, out, flops, flops, fl_sym_const(0), true);
@@ -902,7 +884,7 @@ static fl_status cost_dilation2d(fl_ctx *c, const fl_node *n, fl_cost *out) {
 static fl_status pool_dims(fl_ctx *c, const fl_node *n, const layout *l, const window *w,
                            const fl_shape *x, fl_sym *dims) {
     for (int i = 0; i < l->rank; i++) {
-        fl_sym in = dim_at(x, i);
+        fl_sym in = fl__shape_dim(x, i);
         if (w->k[i] == 1 && w->s[i] == 1 && w->pad[2 * i] == 0 && w->pad[2 * i + 1] == 0) {
             dims[i] = in;
             continue;
@@ -942,7 +924,7 @@ static fl_status infer_pool_impl(fl_ctx *c, fl_node *n, int ns, bool explicit_ok
         return st;
     }
     fl_sym dims[5];
-    if ((st = pool_dims(c, n, &l, &w, in_shape(n, 0), dims)) != FL_OK) {
+    if ((st = pool_dims(c, n, &l, &w, fl__op_in_shape(n, 0), dims)) != FL_OK) {
         return st;
     }
     return fl__op_set_output(c, n, 0, dt, l.rank, dims);
@@ -1013,7 +995,7 @@ static fl_status infer_max_pool_v2(fl_ctx *c, fl_node *n) {
         return st;
     }
     fl_sym dims[4];
-    if ((st = pool_dims(c, n, &l, &w, in_shape(n, 0), dims)) != FL_OK) {
+    if ((st = pool_dims(c, n, &l, &w, fl__op_in_shape(n, 0), dims)) != FL_OK) {
         return st;
     }
     return fl__op_set_output(c, n, 0, dt, 4, dims);
@@ -1080,7 +1062,7 @@ static fl_status infer_max_pool_grad(fl_ctx *c, fl_node *n) {
         (st = need_rank(c, n, 2, "grad", 4)) != FL_OK) {
         return st;
     }
-    const fl_shape *x = in_shape(n, 0);
+    const fl_shape *x = fl__op_in_shape(n, 0);
     if (x->rank < 0) {
         return fl__op_set_output_rank(c, n, 0, dt, 4);
     }
@@ -1104,8 +1086,8 @@ static fl_status infer_avg_pool_grad(fl_ctx *c, fl_node *n) {
         return st;
     }
     fl_sym dims[4] = {fl_sym_unknown(), fl_sym_unknown(), fl_sym_unknown(), fl_sym_unknown()};
-    dims[0] = dim_at(in_shape(n, 1), 0);
-    dims[lay_c(&l)] = dim_at(in_shape(n, 1), lay_c(&l));
+    dims[0] = fl__shape_dim(fl__op_in_shape(n, 1), 0);
+    dims[lay_c(&l)] = fl__shape_dim(fl__op_in_shape(n, 1), lay_c(&l));
     if ((st = sizes_input(c, n, 0, "orig_input_shape", &l, false, dims)) != FL_OK) {
         return st;
     }
@@ -1114,7 +1096,7 @@ static fl_status infer_avg_pool_grad(fl_ctx *c, fl_node *n) {
 
 static fl_status cost_max_pool_grad(fl_ctx *c, const fl_node *n, fl_cost *out) {
     arith k = {c, n, FL_OK};
-    fl_sym e = a_numel(&k, in_shape(n, 1));
+    fl_sym e = a_numel(&k, fl__op_in_shape(n, 1));
     fl_sym flops = a_mul(&k, a_add(&k, pool_window(&k, n, false), fl_sym_const(1)), e);
     fl_sym tf = is_nhwc(n) ? flops : fl_sym_const(0);
     return put_cost(&k, out, flops, tf, fl_sym_const(0), true);
@@ -1122,7 +1104,7 @@ static fl_status cost_max_pool_grad(fl_ctx *c, const fl_node *n, fl_cost *out) {
 
 static fl_status cost_avg_pool_grad(fl_ctx *c, const fl_node *n, fl_cost *out) {
     arith k = {c, n, FL_OK};
-    fl_sym e = a_numel(&k, in_shape(n, 1));
+    fl_sym e = a_numel(&k, fl__op_in_shape(n, 1));
     fl_sym flops = a_scale(&k, a_mul(&k, pool_window(&k, n, false), e), 2);
     fl_sym tf = is_nhwc(n) ? flops : fl_sym_const(0);
     return put_cost(&k, out, flops, tf, fl_sym_const(0), true);
@@ -1141,11 +1123,11 @@ static fl_status matmul_dims(fl_ctx *c, const fl_node *n, fl_sym *m, fl_sym *ka,
         (st = fl__attr_bool_or(n, "transpose_b", false, &tb, c->d)) != FL_OK) {
         return st;
     }
-    const fl_shape *a = in_shape(n, 0), *b = in_shape(n, 1);
-    *m = dim_at(a, ta ? 1 : 0);
-    *ka = dim_at(a, ta ? 0 : 1);
-    *kb = dim_at(b, tb ? 1 : 0);
-    *nn = dim_at(b, tb ? 0 : 1);
+    const fl_shape *a = fl__op_in_shape(n, 0), *b = fl__op_in_shape(n, 1);
+    *m = fl__shape_dim(a, ta ? 1 : 0);
+    *ka = fl__shape_dim(a, ta ? 0 : 1);
+    *kb = fl__shape_dim(b, tb ? 1 : 0);
+    *nn = fl__shape_dim(b, tb ? 0 : 1);
     return FL_OK;
 }
 
@@ -1266,9 +1248,9 @@ static fl_status infer_bmm_impl(fl_ctx *c, fl_node *n, int version) {
         (st = need_rank_at_least(c, n, 1, "y", 2)) != FL_OK) {
         return st;
     }
-    const fl_shape *x = in_shape(n, 0), *y = in_shape(n, 1);
-    fl_sym m = dim_at(x, ax ? -1 : -2), kx = dim_at(x, ax ? -2 : -1);
-    fl_sym ky = dim_at(y, ay ? -1 : -2), nn = dim_at(y, ay ? -2 : -1), kk;
+    const fl_shape *x = fl__op_in_shape(n, 0), *y = fl__op_in_shape(n, 1);
+    fl_sym m = fl__shape_dim(x, ax ? -1 : -2), kx = fl__shape_dim(x, ax ? -2 : -1);
+    fl_sym ky = fl__shape_dim(y, ay ? -1 : -2), nn = fl__shape_dim(y, ay ? -2 : -1), kk;
     if ((st = fl__op_merge_dim(c, n, kx, ky, "inner dimensions of 'x' and 'y'", &kk)) != FL_OK) {
         return st;
     }
@@ -1326,13 +1308,13 @@ static fl_status cost_bmm_impl(fl_ctx *c, const fl_node *n, fl_cost *out, bool f
     if (st != FL_OK) {
         return st;
     }
-    const fl_shape *x = in_shape(n, 0), *y = in_shape(n, 1);
-    fl_sym kx = dim_at(x, ax ? -2 : -1), ky = dim_at(y, ay ? -1 : -2);
+    const fl_shape *x = fl__op_in_shape(n, 0), *y = fl__op_in_shape(n, 1);
+    fl_sym kx = fl__shape_dim(x, ax ? -2 : -1), ky = fl__shape_dim(y, ay ? -1 : -2);
     fl_sym kk = fl_sym_is_unknown(kx) ? ky : kx;
     fl_sym e = a_numel(&k, out_shape(n, 0));
     fl_sym macs = a_mul(&k, e, kk);
     /* tfprof reads attr transpose_a, which BatchMatMul ops lack: K = x[-1]. */
-    fl_sym tf = a_scale(&k, a_mul(&k, e, dim_at(x, -1)), 2);
+    fl_sym tf = a_scale(&k, a_mul(&k, e, fl__shape_dim(x, -1)), 2);
     fl_sym flops = a_scale(&k, macs, 2);
     if (fused) {
         flops = a_add(&k, flops, fused_extra(&k, n, e));
@@ -1428,7 +1410,7 @@ static fl_status einsum_sizes(fl_ctx *c, const fl_node *n, const einsum_eq *e, f
         seen[i] = false;
     }
     for (int o = 0; o < e->n_ops; o++) {
-        const fl_shape *s = in_shape(n, o);
+        const fl_shape *s = fl__op_in_shape(n, o);
         if (s->rank >= 0 && s->rank != e->len[o]) {
             return fl__node_fail(c->d, FL_EINVAL, n,
                                  "input %d has rank %d but attr 'equation' gives it %d subscripts",
@@ -1436,7 +1418,7 @@ static fl_status einsum_sizes(fl_ctx *c, const fl_node *n, const einsum_eq *e, f
         }
         for (int j = 0; j < e->len[o]; j++) {
             int l = e->lab[o][j];
-            fl_sym d = dim_at(s, j);
+            fl_sym d = fl__shape_dim(s, j);
             if (!seen[l]) {
                 seen[l] = true;
                 size[l] = d;
@@ -1561,8 +1543,8 @@ static fl_status infer_fbn_impl(fl_ctx *c, fl_node *n, bool has_u, int n_out) {
         return st;
     }
     static const char *const names[5] = {"x", "scale", "offset", "mean", "variance"};
-    const fl_shape *x = in_shape(n, 0);
-    fl_sym ch = dim_at(x, cl ? rank - 1 : 1);
+    const fl_shape *x = fl__op_in_shape(n, 0);
+    fl_sym ch = fl__shape_dim(x, cl ? rank - 1 : 1);
     for (int i = 1; i < 5; i++) {
         /* In training (with the default averaging factor 1) mean and variance
          * are unused and may be empty. */
@@ -1570,7 +1552,7 @@ static fl_status infer_fbn_impl(fl_ctx *c, fl_node *n, bool has_u, int n_out) {
             continue;
         }
         if ((st = need_rank(c, n, i, names[i], 1)) != FL_OK ||
-            (st = fl__op_merge_dim(c, n, ch, dim_at(in_shape(n, i), 0),
+            (st = fl__op_merge_dim(c, n, ch, fl__shape_dim(fl__op_in_shape(n, i), 0),
                                    "channel dim of 'x' and length of a per-channel input", &ch)) !=
                 FL_OK) {
             return st;
@@ -1578,7 +1560,7 @@ static fl_status infer_fbn_impl(fl_ctx *c, fl_node *n, bool has_u, int n_out) {
     }
     fl_sym dims[5];
     for (int i = 0; i < rank; i++) {
-        dims[i] = dim_at(x, i);
+        dims[i] = fl__shape_dim(x, i);
     }
     dims[cl ? rank - 1 : 1] = ch;
     st = fl__op_set_output(c, n, 0, dt, rank, dims);
@@ -1616,7 +1598,7 @@ static fl_status cost_fbn_impl(fl_ctx *c, const fl_node *n, fl_cost *out, bool e
     fl_sym e = a_numel(&k, out_shape(n, 0));
     fl_sym flops;
     if (training) {
-        fl_sym ch = dim_at(out_shape(n, 1), 0);
+        fl_sym ch = fl__shape_dim(out_shape(n, 1), 0);
         flops = a_add(&k, a_scale(&k, e, 4), a_scale(&k, ch, 11));
     } else {
         flops = a_scale(&k, e, 2);
@@ -1686,18 +1668,18 @@ static fl_status infer_fbn_grad_impl(fl_ctx *c, fl_node *n, bool has_u, bool ex)
         (st = need_rank(c, n, 1, "x", rank)) != FL_OK) {
         return st;
     }
-    const fl_shape *y = in_shape(n, 0), *x = in_shape(n, 1);
+    const fl_shape *y = fl__op_in_shape(n, 0), *x = fl__op_in_shape(n, 1);
     fl_sym dims[5];
     for (int i = 0; i < rank && st == FL_OK; i++) {
-        st = fl__op_merge_dim(c, n, dim_at(y, i), dim_at(x, i), "dims of 'y_backprop' and 'x'",
-                              &dims[i]);
+        st = fl__op_merge_dim(c, n, fl__shape_dim(y, i), fl__shape_dim(x, i),
+                              "dims of 'y_backprop' and 'x'", &dims[i]);
     }
     int cd = cl ? rank - 1 : 1;
     static const char *const names[5] = {"", "", "scale", "reserve_space_1", "reserve_space_2"};
     for (int i = 2; i < 5 && st == FL_OK; i++) {
         if ((st = need_rank(c, n, i, names[i], 1)) == FL_OK) {
             st =
-                fl__op_merge_dim(c, n, dims[cd], dim_at(in_shape(n, i), 0),
+                fl__op_merge_dim(c, n, dims[cd], fl__shape_dim(fl__op_in_shape(n, i), 0),
                                  "channel dim of 'x' and length of a per-channel input", &dims[cd]);
         }
     }
@@ -1736,7 +1718,7 @@ static fl_status infer_fbn_grad_ex(fl_ctx *c, fl_node *n) {
 static fl_status cost_fbn_grad_impl(fl_ctx *c, const fl_node *n, fl_cost *out, bool ex) {
     arith k = {c, n, FL_OK};
     fl_sym e = a_numel(&k, out_shape(n, 0));
-    fl_sym ch = dim_at(out_shape(n, 1), 0);
+    fl_sym ch = fl__shape_dim(out_shape(n, 1), 0);
     fl_sym flops = a_add(&k, a_scale(&k, e, ex ? 12 : 11), a_scale(&k, ch, 10));
     return put_cost(&k, out, flops, fl_sym_const(0), fl_sym_const(0), false);
 }
@@ -1782,7 +1764,7 @@ static fl_status infer_bias_add_impl(fl_ctx *c, fl_node *n, bool v1) {
         (st = need_rank(c, n, 1, "bias", 1)) != FL_OK) {
         return st;
     }
-    const fl_shape *x = in_shape(n, 0);
+    const fl_shape *x = fl__op_in_shape(n, 0);
     if (x->rank < 0) {
         return fl__op_set_output(c, n, 0, dt, -1, NULL);
     }
@@ -1794,7 +1776,7 @@ static fl_status infer_bias_add_impl(fl_ctx *c, fl_node *n, bool v1) {
         dims[i] = x->dims[i];
     }
     int ci = nchw ? 1 : x->rank - 1;
-    if ((st = fl__op_merge_dim(c, n, dims[ci], dim_at(in_shape(n, 1), 0),
+    if ((st = fl__op_merge_dim(c, n, dims[ci], fl__shape_dim(fl__op_in_shape(n, 1), 0),
                                "channel dim of 'value' and length of 'bias'", &dims[ci])) !=
         FL_OK) {
         return st;
@@ -1831,13 +1813,13 @@ static fl_status infer_bias_add_grad(fl_ctx *c, fl_node *n) {
         (st = need_rank_at_least(c, n, 0, "out_backprop", nchw ? 3 : 2)) != FL_OK) {
         return st;
     }
-    fl_sym ch = dim_at(in_shape(n, 0), nchw ? 1 : -1);
+    fl_sym ch = fl__shape_dim(fl__op_in_shape(n, 0), nchw ? 1 : -1);
     return fl__op_set_output(c, n, 0, dt, 1, &ch);
 }
 
 static fl_status cost_bias_add_grad(fl_ctx *c, const fl_node *n, fl_cost *out) {
     arith k = {c, n, FL_OK};
-    fl_sym f = a_sub(&k, a_numel(&k, in_shape(n, 0)), a_numel(&k, out_shape(n, 0)));
+    fl_sym f = a_sub(&k, a_numel(&k, fl__op_in_shape(n, 0)), a_numel(&k, out_shape(n, 0)));
     return put_cost(&k, out, f, f, fl_sym_const(0), true);
 }
 
@@ -1848,7 +1830,7 @@ static fl_status cost_bias_add_grad(fl_ctx *c, const fl_node *n, fl_cost *out) {
 /* Reads a 2-element size input (new height, new width) into hw[2]; leaves hw
  * untouched when unknown. */
 static fl_status size2_input(fl_ctx *c, const fl_node *n, int i, const char *what, fl_sym *hw) {
-    const fl_shape *s = in_shape(n, i);
+    const fl_shape *s = fl__op_in_shape(n, i);
     if (s->rank >= 0 && s->rank != 1) {
         return fl__node_fail(c->d, FL_EINVAL, n, "input %d ('%s') must be 1-D, got rank %d", i,
                              what, s->rank);
@@ -1889,8 +1871,8 @@ static fl_status infer_resize_impl(fl_ctx *c, fl_node *n, bool float_out) {
         (st = need_rank(c, n, 0, "images", 4)) != FL_OK) {
         return st;
     }
-    const fl_shape *x = in_shape(n, 0);
-    fl_sym dims[4] = {dim_at(x, 0), fl_sym_unknown(), fl_sym_unknown(), dim_at(x, 3)};
+    const fl_shape *x = fl__op_in_shape(n, 0);
+    fl_sym dims[4] = {fl__shape_dim(x, 0), fl_sym_unknown(), fl_sym_unknown(), fl__shape_dim(x, 3)};
     if ((st = size2_input(c, n, 1, "size", &dims[1])) != FL_OK) {
         return st;
     }
@@ -1916,10 +1898,6 @@ static fl_status cost_resize_bilinear(fl_ctx *c, const fl_node *n, fl_cost *out)
 static fl_status cost_resize_bicubic(fl_ctx *c, const fl_node *n, fl_cost *out) {
     return cost_per_out_elem(c, n, out, 35);
 }
-static fl_status cost_zero(fl_ctx *c, const fl_node *n, fl_cost *out) {
-    return cost_per_out_elem(c, n, out, 0);
-}
-
 static fl_status infer_crop_and_resize(fl_ctx *c, fl_node *n) {
     fl_status st;
     const char *method;
@@ -1935,14 +1913,15 @@ static fl_status infer_crop_and_resize(fl_ctx *c, fl_node *n) {
         (st = need_rank(c, n, 2, "box_ind", 1)) != FL_OK) {
         return st;
     }
-    const fl_shape *img = in_shape(n, 0), *boxes = in_shape(n, 1);
-    fl_sym four = dim_at(boxes, 1);
+    const fl_shape *img = fl__op_in_shape(n, 0), *boxes = fl__op_in_shape(n, 1);
+    fl_sym four = fl__shape_dim(boxes, 1);
     if (fl_sym_is_known(four) && four.k != 4) {
         return fl__node_fail(c->d, FL_EINVAL, n, "input 1 ('boxes') must have 4 columns, got %lld",
                              (long long)four.k);
     }
-    fl_sym dims[4] = {fl_sym_unknown(), fl_sym_unknown(), fl_sym_unknown(), dim_at(img, 3)};
-    if ((st = fl__op_merge_dim(c, n, dim_at(boxes, 0), dim_at(in_shape(n, 2), 0),
+    fl_sym dims[4] = {fl_sym_unknown(), fl_sym_unknown(), fl_sym_unknown(), fl__shape_dim(img, 3)};
+    if ((st = fl__op_merge_dim(c, n, fl__shape_dim(boxes, 0),
+                               fl__shape_dim(fl__op_in_shape(n, 2), 0),
                                "number of boxes in 'boxes' and 'box_ind'", &dims[0])) != FL_OK ||
         (st = size2_input(c, n, 3, "crop_size", &dims[1])) != FL_OK) {
         return st;
@@ -1976,7 +1955,7 @@ static fl_status infer_lrn(fl_ctx *c, fl_node *n) {
         return fl__node_fail(c->d, FL_EINVAL, n,
                              "attr 'depth_radius' must be non-negative, got %lld", (long long)r);
     }
-    const fl_shape *x = in_shape(n, 0);
+    const fl_shape *x = fl__op_in_shape(n, 0);
     if (x->rank < 0) {
         return fl__op_set_output_rank(c, n, 0, dt, 4);
     }
@@ -2003,13 +1982,13 @@ static fl_status infer_softmax(fl_ctx *c, fl_node *n) {
         (st = need_rank_at_least(c, n, 0, "logits", 1)) != FL_OK) {
         return st;
     }
-    const fl_shape *x = in_shape(n, 0);
+    const fl_shape *x = fl__op_in_shape(n, 0);
     return fl__op_set_output(c, n, 0, dt, x->rank, x->dims);
 }
 
 static fl_status cost_softmax_impl(fl_ctx *c, const fl_node *n, fl_cost *out, bool tfprof) {
     arith k = {c, n, FL_OK};
-    fl_sym f = a_scale(&k, a_numel(&k, in_shape(n, 0)), 5);
+    fl_sym f = a_scale(&k, a_numel(&k, fl__op_in_shape(n, 0)), 5);
     return put_cost(&k, out, f, tfprof ? f : fl_sym_const(0), fl_sym_const(0), tfprof);
 }
 
@@ -2031,7 +2010,7 @@ static fl_status infer_l2_loss(fl_ctx *c, fl_node *n) {
 
 static fl_status cost_l2_loss(fl_ctx *c, const fl_node *n, fl_cost *out) {
     arith k = {c, n, FL_OK};
-    fl_sym e = a_numel(&k, in_shape(n, 0));
+    fl_sym e = a_numel(&k, fl__op_in_shape(n, 0));
     fl_sym tf = a_sub(&k, a_scale(&k, e, 3), fl_sym_const(1));
     return put_cost(&k, out, a_scale(&k, e, 2), tf, fl_sym_const(0), true);
 }
@@ -2063,10 +2042,10 @@ static fl_status infer_space_depth(fl_ctx *c, fl_node *n, bool to_space) {
     if ((st = need_rank(c, n, 0, "input", 4)) != FL_OK) {
         return st;
     }
-    const fl_shape *x = in_shape(n, 0);
+    const fl_shape *x = fl__op_in_shape(n, 0);
     fl_sym dims[4];
     for (int i = 0; i < 4; i++) {
-        dims[i] = dim_at(x, i);
+        dims[i] = fl__shape_dim(x, i);
     }
     int ci = lay_c(&l);
     /* DepthToSpace: channels / b^2 and spatial * b; SpaceToDepth the reverse. */
@@ -2134,7 +2113,7 @@ static fl_status infer_compare_cast(fl_ctx *c, fl_node *n) {
     fl_shape out;
     fl_status st = attr_dtype(c, n, "T", 0, &dt);
     if (st == FL_OK) {
-        st = fl__op_broadcast(c, n, in_shape(n, 0), in_shape(n, 1), &out);
+        st = fl__op_broadcast(c, n, fl__op_in_shape(n, 0), fl__op_in_shape(n, 1), &out);
     }
     return st != FL_OK ? st : fl__op_set_output(c, n, 0, dt, out.rank, out.dims);
 }
@@ -2155,7 +2134,7 @@ static fl_status cost_compare_cast(fl_ctx *c, const fl_node *n, fl_cost *out) {
  * tensor; output int64 of the input's shape. FLOPs: the conversion (counted
  * as Cast is) and the hash, 1 each per element. */
 static fl_status infer_tensor_to_hash_bucket(fl_ctx *c, fl_node *n) {
-    const fl_shape *x = in_shape(n, 0);
+    const fl_shape *x = fl__op_in_shape(n, 0);
     return fl__op_set_output(c, n, 0, FL_DT_INT64, x->rank, x->dims);
 }
 static fl_status cost_tensor_to_hash_bucket(fl_ctx *c, const fl_node *n, fl_cost *out) {
@@ -2174,13 +2153,13 @@ static fl_status cost_mish(fl_ctx *c, const fl_node *n, fl_cost *out) {
 static fl_status infer_mkl_norm(fl_ctx *c, fl_node *n) {
     int dt = FL_DT_INVALID;
     fl_status st = attr_dtype(c, n, "T", 0, &dt);
-    const fl_shape *x = in_shape(n, 0);
+    const fl_shape *x = fl__op_in_shape(n, 0);
     return st != FL_OK ? st : fl__op_set_output(c, n, 0, dt, x->rank, x->dims);
 }
 
 static fl_status cost_mkl_layer_norm(fl_ctx *c, const fl_node *n, fl_cost *out) {
     arith k = {c, n, FL_OK};
-    const fl_shape *x = in_shape(n, 0);
+    const fl_shape *x = fl__op_in_shape(n, 0);
     fl_sym e = a_numel(&k, x);
     fl_sym rows = x->rank >= 1 ? a_dims_prod(&k, x, 0, x->rank - 1) : fl_sym_unknown();
     fl_sym f = a_add(&k, a_scale(&k, e, 7), a_scale(&k, rows, 3));
@@ -2189,7 +2168,7 @@ static fl_status cost_mkl_layer_norm(fl_ctx *c, const fl_node *n, fl_cost *out) 
 
 static fl_status cost_mkl_instance_norm(fl_ctx *c, const fl_node *n, fl_cost *out) {
     arith k = {c, n, FL_OK};
-    const fl_shape *x = in_shape(n, 0);
+    const fl_shape *x = fl__op_in_shape(n, 0);
     const int64_t *axes = NULL;
     size_t n_axes = 0;
     fl_status st = fl__attr_get_ints(n, "reduction_axes", &axes, &n_axes, c->d);
@@ -2211,7 +2190,7 @@ static fl_status cost_mkl_instance_norm(fl_ctx *c, const fl_node *n, fl_cost *ou
             gd[a] = fl_sym_const(1);
         }
         fl_shape gs = {x->rank, gd}, ms;
-        if ((st = fl__op_broadcast(c, n, &gs, in_shape(n, 1), &ms)) != FL_OK) {
+        if ((st = fl__op_broadcast(c, n, &gs, fl__op_in_shape(n, 1), &ms)) != FL_OK) {
             return st;
         }
         fl_sym g = a_numel(&k, &gs), m = a_numel(&k, &ms);
@@ -2262,11 +2241,11 @@ static fl_status cost_mkl_instance_norm(fl_ctx *c, const fl_node *n, fl_cost *ou
 #define HOOKS_bias_add_v1       .infer = infer_bias_add_v1, .cost = cost_bias_add_v1
 #define HOOKS_bias_add_grad     .infer = infer_bias_add_grad, .cost = cost_bias_add_grad
 #define HOOKS_resize_bilinear   .infer = infer_resize_float, .cost = cost_resize_bilinear
-#define HOOKS_resize_nearest    .infer = infer_resize_nearest, .cost = cost_zero
+#define HOOKS_resize_nearest    .infer = infer_resize_nearest, .cost = fl__op_cost_zero
 #define HOOKS_resize_bicubic    .infer = infer_resize_float, .cost = cost_resize_bicubic
 #define HOOKS_crop_and_resize   .infer = infer_crop_and_resize, .cost = cost_crop_and_resize
-#define HOOKS_depth_to_space    .infer = infer_depth_to_space, .cost = cost_zero
-#define HOOKS_space_to_depth    .infer = infer_space_to_depth, .cost = cost_zero
+#define HOOKS_depth_to_space    .infer = infer_depth_to_space, .cost = fl__op_cost_zero
+#define HOOKS_space_to_depth    .infer = infer_space_to_depth, .cost = fl__op_cost_zero
 #define HOOKS_softmax           .infer = infer_softmax, .cost = cost_softmax
 #define HOOKS_log_softmax       .infer = infer_softmax, .cost = cost_log_softmax
 #define HOOKS_l2_loss           .infer = infer_l2_loss, .cost = cost_l2_loss

@@ -83,10 +83,6 @@ static bool absent(const fl_node *n, int i) {
     return fl__ox_absent(n, i);
 }
 
-static const fl_shape *in_shape(const fl_node *n, int i) {
-    return &fl_node_in(n, i)->shape;
-}
-
 static int in_dtype(const fl_node *n, int i) {
     return fl__ox_in_dtype(n, i);
 }
@@ -220,11 +216,6 @@ static fl_status eval_copy(fl_ctx *c, fl_node *n) {
 /* Costs                                                                      */
 /* ------------------------------------------------------------------------- */
 
-static fl_status cost_zero(fl_ctx *c, const fl_node *n, fl_cost *out) {
-    fl_arith k = {c, n, FL_OK};
-    return fl__ar_put_cost(&k, out, fl_sym_const(0), fl_sym_const(0));
-}
-
 static fl_status cost_per_out(fl_ctx *c, const fl_node *n, fl_cost *out, int64_t per) {
     return fl__ox_cost_per_out(c, n, out, per);
 }
@@ -295,9 +286,9 @@ static fl_status infer_dropout(fl_ctx *c, fl_node *n) {
 /* ------------------------------------------------------------------------- */
 
 static fl_status infer_variadic(fl_ctx *c, fl_node *n) {
-    fl_shape acc = *in_shape(n, 0);
+    fl_shape acc = *fl__op_in_shape(n, 0);
     for (int i = 1; i < n->n_inputs; i++) {
-        fl_status st = fl__op_broadcast(c, n, &acc, in_shape(n, i), &acc);
+        fl_status st = fl__op_broadcast(c, n, &acc, fl__op_in_shape(n, i), &acc);
         if (st != FL_OK) {
             return st;
         }
@@ -313,7 +304,7 @@ static fl_status shape_from_input(fl_ctx *c, const fl_node *n, int i, fl_shape *
     int64_t len;
     fl_status st = fl__op_in_sym_vector(c, n, i, &v, &len);
     if (st == FL_ENOTFOUND) {
-        const fl_shape *s = in_shape(n, i);
+        const fl_shape *s = fl__op_in_shape(n, i);
         shape->rank = (s->rank == 1 && fl_sym_is_known(s->dims[0]) && s->dims[0].k <= 254)
                           ? (int)s->dims[0].k
                           : -1;
@@ -338,7 +329,7 @@ static fl_status infer_expand(fl_ctx *c, fl_node *n) {
     if (st != FL_OK) {
         return st;
     }
-    const fl_shape *x = in_shape(n, 0);
+    const fl_shape *x = fl__op_in_shape(n, 0);
     if (want.rank >= 0 && !want.dims) {
         int r = x->rank < 0 ? -1 : (x->rank > want.rank ? x->rank : want.rank);
         return fl__op_set_output_rank(c, n, 0, in_dtype(n, 0), r);
@@ -510,7 +501,7 @@ static fl_status window_dim(fl_ctx *c, const fl_node *n, const window *w, int i,
 }
 
 static fl_status infer_conv(fl_ctx *c, fl_node *n) {
-    const fl_shape *x = in_shape(n, 0), *w = in_shape(n, 1);
+    const fl_shape *x = fl__op_in_shape(n, 0), *w = fl__op_in_shape(n, 1);
     int rank = x->rank >= 0 ? x->rank : w->rank;
     int dt = in_dtype(n, 0);
     if (rank < 0) {
@@ -580,7 +571,7 @@ static bool has_activation(const fl_node *n) {
 
 static fl_status cost_conv(fl_ctx *c, const fl_node *n, fl_cost *out) {
     fl_arith k = {c, n, FL_OK};
-    const fl_shape *w = in_shape(n, 1);
+    const fl_shape *w = fl__op_in_shape(n, 1);
     fl_sym e = fl__ar_numel(&k, &n->outputs[0].shape);
     fl_sym per = fl__ar_dims_prod(&k, w, 1, w->rank); /* C_in/group * prod(kernel) */
     fl_sym macs = fl__ar_mul(&k, e, per);
@@ -593,7 +584,7 @@ static fl_status cost_conv(fl_ctx *c, const fl_node *n, fl_cost *out) {
 }
 
 static fl_status infer_pool(fl_ctx *c, fl_node *n) {
-    const fl_shape *x = in_shape(n, 0);
+    const fl_shape *x = fl__op_in_shape(n, 0);
     int dt = in_dtype(n, 0);
     if (x->rank < 0) {
         fl_status st = fl__op_set_output(c, n, 0, dt, -1, NULL);
@@ -637,7 +628,7 @@ static fl_status cost_pool(fl_ctx *c, const fl_node *n, fl_cost *out) {
 }
 
 static fl_status infer_global_pool(fl_ctx *c, fl_node *n) {
-    const fl_shape *x = in_shape(n, 0);
+    const fl_shape *x = fl__op_in_shape(n, 0);
     if (x->rank < 0) {
         return fl__op_set_output(c, n, 0, in_dtype(n, 0), -1, NULL);
     }
@@ -654,7 +645,7 @@ static fl_status infer_global_pool(fl_ctx *c, fl_node *n) {
 
 static fl_status cost_global_pool(fl_ctx *c, const fl_node *n, fl_cost *out) {
     fl_arith k = {c, n, FL_OK};
-    fl_sym ein = fl__ar_numel(&k, in_shape(n, 0));
+    fl_sym ein = fl__ar_numel(&k, fl__op_in_shape(n, 0));
     fl_sym f = ein;
     if (n->kind == FL_OP_ONNX_GLOBAL_MAX_POOL) {
         fl_sym eout = fl__ar_numel(&k, &n->outputs[0].shape);
@@ -678,13 +669,6 @@ static fl_status infer_batch_norm(fl_ctx *c, fl_node *n) {
 /* Gemm, MatMul                                                               */
 /* ------------------------------------------------------------------------- */
 
-static fl_sym dim_at(const fl_shape *s, int i) {
-    if (s->rank < 0 || i < -s->rank || i >= s->rank) {
-        return fl_sym_unknown();
-    }
-    return s->dims[i < 0 ? i + s->rank : i];
-}
-
 /* M, K, N of Gemm with transA/transB. */
 static fl_status gemm_dims(fl_ctx *c, const fl_node *n, fl_sym *m, fl_sym *kk, fl_sym *nn) {
     int64_t ta, tb;
@@ -693,7 +677,7 @@ static fl_status gemm_dims(fl_ctx *c, const fl_node *n, fl_sym *m, fl_sym *kk, f
         (st = fl__attr_int_or(n, "transB", 0, &tb, c->d)) != FL_OK) {
         return st;
     }
-    const fl_shape *a = in_shape(n, 0), *b = in_shape(n, 1);
+    const fl_shape *a = fl__op_in_shape(n, 0), *b = fl__op_in_shape(n, 1);
     for (int i = 0; i < 2; i++) {
         const fl_shape *s = i ? b : a;
         if (s->rank >= 0 && s->rank != 2) {
@@ -701,9 +685,9 @@ static fl_status gemm_dims(fl_ctx *c, const fl_node *n, fl_sym *m, fl_sym *kk, f
                                  i ? "B" : "A", s->rank);
         }
     }
-    *m = dim_at(a, ta ? 1 : 0);
-    *nn = dim_at(b, tb ? 0 : 1);
-    return fl__op_merge_dim(c, n, dim_at(a, ta ? 0 : 1), dim_at(b, tb ? 1 : 0),
+    *m = fl__shape_dim(a, ta ? 1 : 0);
+    *nn = fl__shape_dim(b, tb ? 0 : 1);
+    return fl__op_merge_dim(c, n, fl__shape_dim(a, ta ? 0 : 1), fl__shape_dim(b, tb ? 1 : 0),
                             "inner dimensions of 'A' and 'B'", kk);
 }
 
@@ -715,7 +699,7 @@ static fl_status infer_gemm(fl_ctx *c, fl_node *n) {
     }
     if (!absent(n, 2)) {
         fl_shape o = {2, dims}, b;
-        st = fl__op_broadcast(c, n, in_shape(n, 2), &o, &b); /* C must broadcast to [M, N] */
+        st = fl__op_broadcast(c, n, fl__op_in_shape(n, 2), &o, &b); /* C must broadcast to [M, N] */
         if (st != FL_OK) {
             return st;
         }
@@ -782,7 +766,7 @@ static fl_status fused_operand(fl_ctx *c, const fl_node *n, const fl_shape *s, i
 }
 
 static fl_status matmul_shape(fl_ctx *c, const fl_node *n, mm_shape *r) {
-    const fl_shape *a = in_shape(n, 0), *b = in_shape(n, 1);
+    const fl_shape *a = fl__op_in_shape(n, 0), *b = fl__op_in_shape(n, 1);
     int64_t ta = 0, tb = 0, tba = 0, tbb = 0;
     fl_status st;
     if (n->kind == FL_OP_ONNX_MS_FUSED_MATMUL &&
@@ -810,10 +794,10 @@ static fl_status matmul_shape(fl_ctx *c, const fl_node *n, mm_shape *r) {
     if (a->rank == 0 || b->rank == 0) {
         return fl__node_fail(c->d, FL_EINVAL, n, "MatMul inputs must have rank 1 or more");
     }
-    fl_sym am = a->rank == 1 ? fl_sym_const(1) : dim_at(a, ta ? -1 : -2);
-    fl_sym ak = a->rank == 1 ? a->dims[0] : dim_at(a, ta ? -2 : -1);
-    fl_sym bk = b->rank == 1 ? b->dims[0] : dim_at(b, tb ? -1 : -2);
-    fl_sym bn = b->rank == 1 ? fl_sym_const(1) : dim_at(b, tb ? -2 : -1);
+    fl_sym am = a->rank == 1 ? fl_sym_const(1) : fl__shape_dim(a, ta ? -1 : -2);
+    fl_sym ak = a->rank == 1 ? a->dims[0] : fl__shape_dim(a, ta ? -2 : -1);
+    fl_sym bk = b->rank == 1 ? b->dims[0] : fl__shape_dim(b, tb ? -1 : -2);
+    fl_sym bn = b->rank == 1 ? fl_sym_const(1) : fl__shape_dim(b, tb ? -2 : -1);
     if ((st = fl__op_merge_dim(c, n, ak, bk, "inner dimensions of 'A' and 'B'", &r->k)) != FL_OK) {
         return st;
     }
@@ -910,7 +894,7 @@ static fl_status infer_layer_norm(fl_ctx *c, fl_node *n) {
 
 static fl_status cost_layer_norm(fl_ctx *c, const fl_node *n, fl_cost *out) {
     fl_arith k = {c, n, FL_OK};
-    const fl_shape *x = in_shape(n, 0);
+    const fl_shape *x = fl__op_in_shape(n, 0);
     int64_t axis = -1;
     fl_status st = FL_OK;
     if (n->kind != FL_OP_ONNX_MS_SKIP_LAYER_NORM) {
@@ -948,7 +932,7 @@ static fl_status cost_layer_norm(fl_ctx *c, const fl_node *n, fl_cost *out) {
 /* ------------------------------------------------------------------------- */
 
 static fl_status infer_shape_op(fl_ctx *c, fl_node *n) {
-    const fl_shape *x = in_shape(n, 0);
+    const fl_shape *x = fl__op_in_shape(n, 0);
     if (x->rank < 0) {
         return fl__op_set_output_rank(c, n, 0, FL_DT_INT64, 1);
     }
@@ -985,7 +969,7 @@ static fl_status infer_shape_op(fl_ctx *c, fl_node *n) {
 
 static fl_status infer_size(fl_ctx *c, fl_node *n) {
     fl_sym e;
-    fl_status st = fl__op_num_elements(c, n, in_shape(n, 0), &e);
+    fl_status st = fl__op_num_elements(c, n, fl__op_in_shape(n, 0), &e);
     if (st == FL_OK) {
         st = fl__op_set_output(c, n, 0, FL_DT_INT64, 0, NULL);
     }
@@ -999,7 +983,7 @@ static fl_status infer_size(fl_ctx *c, fl_node *n) {
 }
 
 static fl_status infer_flatten(fl_ctx *c, fl_node *n) {
-    const fl_shape *x = in_shape(n, 0);
+    const fl_shape *x = fl__op_in_shape(n, 0);
     int64_t axis;
     fl_status st = fl__attr_int_or(n, "axis", 1, &axis, c->d);
     if (st != FL_OK) {
@@ -1022,7 +1006,7 @@ static fl_status infer_flatten(fl_ctx *c, fl_node *n) {
 }
 
 static fl_status infer_reshape(fl_ctx *c, fl_node *n) {
-    const fl_shape *x = in_shape(n, 0);
+    const fl_shape *x = fl__op_in_shape(n, 0);
     int dt = in_dtype(n, 0);
     fl_shape want;
     fl_status st = shape_from_input(c, n, 1, &want);
@@ -1097,7 +1081,7 @@ static fl_status infer_reshape(fl_ctx *c, fl_node *n) {
 }
 
 static fl_status infer_transpose(fl_ctx *c, fl_node *n) {
-    const fl_shape *x = in_shape(n, 0);
+    const fl_shape *x = fl__op_in_shape(n, 0);
     const int64_t *perm;
     size_t cnt;
     fl_status st = fl__attr_get_ints(n, "perm", &perm, &cnt, c->d);
@@ -1133,7 +1117,7 @@ static fl_status get_axes(fl_ctx *c, const fl_node *n, const int64_t **axes, int
 }
 
 static fl_status infer_unsqueeze(fl_ctx *c, fl_node *n) {
-    const fl_shape *x = in_shape(n, 0);
+    const fl_shape *x = fl__op_in_shape(n, 0);
     const int64_t *axes;
     int64_t na;
     bool found;
@@ -1170,7 +1154,7 @@ static fl_status infer_unsqueeze(fl_ctx *c, fl_node *n) {
 }
 
 static fl_status infer_squeeze(fl_ctx *c, fl_node *n) {
-    const fl_shape *x = in_shape(n, 0);
+    const fl_shape *x = fl__op_in_shape(n, 0);
     const int64_t *axes;
     int64_t na;
     bool found;
@@ -1220,7 +1204,7 @@ static fl_status infer_concat(fl_ctx *c, fl_node *n) {
     }
     int rank = -1;
     for (int i = 0; i < n->n_inputs; i++) {
-        int r = in_shape(n, i)->rank;
+        int r = fl__op_in_shape(n, i)->rank;
         if (r >= 0 && rank >= 0 && r != rank) {
             return fl__node_fail(c->d, FL_EINVAL, n, "inputs have ranks %d and %d", rank, r);
         }
@@ -1242,7 +1226,7 @@ static fl_status infer_concat(fl_ctx *c, fl_node *n) {
     }
     fl_arith k = {c, n, FL_OK};
     for (int i = 0; i < n->n_inputs; i++) {
-        const fl_shape *s = in_shape(n, i);
+        const fl_shape *s = fl__op_in_shape(n, i);
         for (int j = 0; j < rank; j++) {
             fl_sym v = s->rank >= 0 ? s->dims[j] : fl_sym_unknown();
             if (j == ax) {
@@ -1299,7 +1283,7 @@ static fl_status eval_concat(fl_ctx *c, fl_node *n) {
 }
 
 static fl_status infer_split(fl_ctx *c, fl_node *n) {
-    const fl_shape *x = in_shape(n, 0);
+    const fl_shape *x = fl__op_in_shape(n, 0);
     int dt = in_dtype(n, 0);
     int64_t axis;
     fl_status st = fl__attr_int_or(n, "axis", 0, &axis, c->d);
@@ -1462,7 +1446,7 @@ static int64_t clamp64(int64_t v, int64_t lo, int64_t hi) {
 }
 
 static fl_status slice_plan_of(fl_ctx *c, const fl_node *n, slice_plan *p, bool *ok) {
-    const fl_shape *x = in_shape(n, 0);
+    const fl_shape *x = fl__op_in_shape(n, 0);
     const fl_sym *starts, *ends;
     const int64_t *axes, *steps;
     int64_t cnt = 0;
@@ -1555,7 +1539,7 @@ static fl_status infer_slice(fl_ctx *c, fl_node *n) {
         return st;
     }
     if (!ok) {
-        int r = in_shape(n, 0)->rank;
+        int r = fl__op_in_shape(n, 0)->rank;
         return fl__op_set_output_rank(c, n, 0, in_dtype(n, 0), r);
     }
     return fl__op_set_output(c, n, 0, in_dtype(n, 0), p->rank, p->len);
@@ -1593,7 +1577,7 @@ static fl_status eval_slice(fl_ctx *c, fl_node *n) {
 }
 
 static fl_status infer_gather(fl_ctx *c, fl_node *n) {
-    const fl_shape *x = in_shape(n, 0), *ind = in_shape(n, 1);
+    const fl_shape *x = fl__op_in_shape(n, 0), *ind = fl__op_in_shape(n, 1);
     int64_t axis;
     fl_status st = fl__attr_int_or(n, "axis", 0, &axis, c->d);
     if (st != FL_OK) {
@@ -1676,7 +1660,7 @@ static fl_status infer_reduce(fl_ctx *c, fl_node *n) {
 
 static fl_status cost_reduce(fl_ctx *c, const fl_node *n, fl_cost *out) {
     fl_arith k = {c, n, FL_OK};
-    fl_sym ein = fl__ar_numel(&k, in_shape(n, 0));
+    fl_sym ein = fl__ar_numel(&k, fl__op_in_shape(n, 0));
     fl_sym f = ein;
     if (n->kind != FL_OP_ONNX_REDUCE_MEAN) {
         f = fl__ar_add(&k, ein, fl__ar_scale(&k, fl__ar_numel(&k, &n->outputs[0].shape), -1));
@@ -1685,7 +1669,7 @@ static fl_status cost_reduce(fl_ctx *c, const fl_node *n, fl_cost *out) {
 }
 
 static fl_status infer_pad(fl_ctx *c, fl_node *n) {
-    const fl_shape *x = in_shape(n, 0);
+    const fl_shape *x = fl__op_in_shape(n, 0);
     const int64_t *pads, *axes = NULL;
     int64_t np, na = 0;
     bool found, afound = false;
@@ -1720,7 +1704,7 @@ static fl_status infer_pad(fl_ctx *c, fl_node *n) {
 }
 
 static fl_status infer_tile(fl_ctx *c, fl_node *n) {
-    const fl_shape *x = in_shape(n, 0);
+    const fl_shape *x = fl__op_in_shape(n, 0);
     int64_t *rep, nr;
     fl_status st = fl__op_in_int_vector(c, n, 1, &rep, &nr);
     if (st == FL_ENOTFOUND || x->rank < 0) {
@@ -1751,16 +1735,16 @@ static int count_split(const fl_node *n, fl_diag *d) {
 /* Hook sets and descriptors (their rows: the onnx lists of ops.def)          */
 /* ------------------------------------------------------------------------- */
 
-#define HOOKS_absent            .infer = infer_absent, .cost = cost_zero
-#define HOOKS_identity          .infer = infer_same, .eval = eval_copy, .cost = cost_zero
-#define HOOKS_dropout           .infer = infer_dropout, .eval = eval_copy, .cost = cost_zero
-#define HOOKS_shape             .infer = infer_shape_op, .cost = cost_zero
-#define HOOKS_size              .infer = infer_size, .cost = cost_zero
-#define HOOKS_flatten           .infer = infer_flatten, .eval = eval_copy, .cost = cost_zero
-#define HOOKS_reshape           .infer = infer_reshape, .eval = eval_copy, .cost = cost_zero
-#define HOOKS_squeeze           .infer = infer_squeeze, .eval = eval_copy, .cost = cost_zero
-#define HOOKS_unsqueeze         .infer = infer_unsqueeze, .eval = eval_copy, .cost = cost_zero
-#define HOOKS_transpose         .infer = infer_transpose, .cost = cost_zero
+#define HOOKS_absent            .infer = infer_absent, .cost = fl__op_cost_zero
+#define HOOKS_identity          .infer = infer_same, .eval = eval_copy, .cost = fl__op_cost_zero
+#define HOOKS_dropout           .infer = infer_dropout, .eval = eval_copy, .cost = fl__op_cost_zero
+#define HOOKS_shape             .infer = infer_shape_op, .cost = fl__op_cost_zero
+#define HOOKS_size              .infer = infer_size, .cost = fl__op_cost_zero
+#define HOOKS_flatten           .infer = infer_flatten, .eval = eval_copy, .cost = fl__op_cost_zero
+#define HOOKS_reshape           .infer = infer_reshape, .eval = eval_copy, .cost = fl__op_cost_zero
+#define HOOKS_squeeze           .infer = infer_squeeze, .eval = eval_copy, .cost = fl__op_cost_zero
+#define HOOKS_unsqueeze         .infer = infer_unsqueeze, .eval = eval_copy, .cost = fl__op_cost_zero
+#define HOOKS_transpose         .infer = infer_transpose, .cost = fl__op_cost_zero
 #define HOOKS_twin              .infer = infer_twin, .eval = eval_twin, .cost = cost_ew
 #define HOOKS_variadic          .infer = infer_variadic, .cost = cost_variadic
 #define HOOKS_prelu             .infer = infer_variadic, .cost = cost_ew2
@@ -1776,15 +1760,15 @@ static int count_split(const fl_node *n, fl_diag *d) {
 #define HOOKS_layer_norm        .infer = infer_layer_norm, .cost = cost_layer_norm
 #define HOOKS_softmax           .infer = infer_same, .cost = cost_softmax
 #define HOOKS_reduce            .infer = infer_reduce, .cost = cost_reduce
-#define HOOKS_concat            .infer = infer_concat, .eval = eval_concat, .cost = cost_zero
-#define HOOKS_split             .count_outputs = count_split, .infer = infer_split, .cost = cost_zero
-#define HOOKS_slice             .infer = infer_slice, .eval = eval_slice, .cost = cost_zero
-#define HOOKS_gather            .infer = infer_gather, .eval = eval_gather, .cost = cost_zero
-#define HOOKS_expand            .infer = infer_expand, .cost = cost_zero
-#define HOOKS_pad               .infer = infer_pad, .cost = cost_zero
-#define HOOKS_tile              .infer = infer_tile, .cost = cost_zero
-#define HOOKS_constant_of_shape .infer = infer_constant_of_shape, .cost = cost_zero
-#define HOOKS_range             .infer = infer_twin, .eval = eval_twin, .cost = cost_zero
+#define HOOKS_concat            .infer = infer_concat, .eval = eval_concat, .cost = fl__op_cost_zero
+#define HOOKS_split             .count_outputs = count_split, .infer = infer_split, .cost = fl__op_cost_zero
+#define HOOKS_slice             .infer = infer_slice, .eval = eval_slice, .cost = fl__op_cost_zero
+#define HOOKS_gather            .infer = infer_gather, .eval = eval_gather, .cost = fl__op_cost_zero
+#define HOOKS_expand            .infer = infer_expand, .cost = fl__op_cost_zero
+#define HOOKS_pad               .infer = infer_pad, .cost = fl__op_cost_zero
+#define HOOKS_tile              .infer = infer_tile, .cost = fl__op_cost_zero
+#define HOOKS_constant_of_shape .infer = infer_constant_of_shape, .cost = fl__op_cost_zero
+#define HOOKS_range             .infer = infer_twin, .eval = eval_twin, .cost = fl__op_cost_zero
 
 #define FL_OP FL_OP_DESC
 #include "ops/onnx/concat.def"

@@ -37,17 +37,8 @@
  */
 #include "ops/common.h"
 
-static const fl_shape *in_shape(const fl_node *n, int i) {
-    return &fl_node_in(n, i)->shape;
-}
-
-/* Dim i of s; unknown when the rank is unknown or too small. */
-static fl_sym dim_at(const fl_shape *s, int i) {
-    return s->rank > i ? s->dims[i] : fl_sym_unknown();
-}
-
 static fl_status need_matrix(fl_ctx *c, const fl_node *n, int i, const char *what) {
-    const fl_shape *s = in_shape(n, i);
+    const fl_shape *s = fl__op_in_shape(n, i);
     if (s->rank >= 0 && s->rank != 2) {
         return fl__node_fail(c->d, FL_EINVAL, n, "input %d ('%s') must be 2-D, got rank %d", i,
                              what, s->rank);
@@ -69,7 +60,8 @@ static fl_status infer_gru_impl(fl_ctx *c, fl_node *n, bool au) {
         (au && (st = need_matrix(c, n, 2, "au_x")) != FL_OK)) {
         return st;
     }
-    fl_sym dims[2] = {dim_at(in_shape(n, 0), 0), dim_at(in_shape(n, 1), 1)};
+    fl_sym dims[2] = {fl__shape_dim(fl__op_in_shape(n, 0), 0),
+                      fl__shape_dim(fl__op_in_shape(n, 1), 1)};
     for (int port = 0; port < 4; port++) {
         if ((st = fl__op_set_output(c, n, port, dt, 2, dims)) != FL_OK) {
             return st;
@@ -88,14 +80,14 @@ static fl_status infer_augru(fl_ctx *c, fl_node *n) {
 
 static fl_status cost_gru_impl(fl_ctx *c, const fl_node *n, fl_cost *out, bool au) {
     fl_arith k = {c, n, FL_OK};
-    fl_sym b = dim_at(in_shape(n, 0), 0), i = dim_at(in_shape(n, 0), 1);
-    fl_sym h = dim_at(in_shape(n, 1), 1);
+    fl_sym b = fl__shape_dim(fl__op_in_shape(n, 0), 0), i = fl__shape_dim(fl__op_in_shape(n, 0), 1);
+    fl_sym h = fl__shape_dim(fl__op_in_shape(n, 1), 1);
     fl_sym bh = fl__ar_mul(&k, b, h);
     fl_sym bhk = fl__ar_mul(&k, bh, fl__ar_add(&k, i, h));
     fl_sym macs = fl__ar_scale(&k, bhk, 3);
     fl_sym flops = fl__ar_add(&k, fl__ar_scale(&k, bhk, 6), fl__ar_scale(&k, bh, 11));
     if (au) {
-        flops = fl__ar_add(&k, flops, fl__ar_add(&k, bh, fl__ar_numel(&k, in_shape(n, 2))));
+        flops = fl__ar_add(&k, flops, fl__ar_add(&k, bh, fl__ar_numel(&k, fl__op_in_shape(n, 2))));
     }
     return fl__ar_put_cost(&k, out, flops, macs);
 }
