@@ -17,5 +17,14 @@ int fl_cli_usage_error(const char *fmt, ...) {
 }
 
 int fl_cli_exit_of(fl_status st) {
-    return st == FL_ENOMEM ? EXIT_IO : st == FL_EUSAGE ? EXIT_USAGE : EXIT_BAD_MODEL;
+    switch (st) {
+    case FL_ENOMEM:
+        return EXIT_IO;
+    case FL_EUSAGE:
+        return EXIT_USAGE;
+    case FL_EUNSUPPORTED:
+        return EXIT_UNSUPPORTED;
+    default:
+        return EXIT_BAD_MODEL;
+    }
 }

@@ -335,13 +335,14 @@ static int parse_args(cli *c, int argc, char **argv) {
             if (strcmp(val, "cpu") != 0 && strcmp(val, "gpu") != 0) {
                 return fl_cli_usage_error("--device must be cpu or gpu, got '%s'", val);
             }
-            c->opt.device = strcmp(val, "gpu") == 0;
+            c->opt.device = strcmp(val, "gpu") == 0 ? FL_DEVICE_GPU : FL_DEVICE_CPU;
         } else if (strcmp(a, "--remapper") == 0) {
             NEED_VALUE();
             if (strcmp(val, "standard") != 0 && strcmp(val, "onednn") != 0) {
                 return fl_cli_usage_error("--remapper must be standard or onednn, got '%s'", val);
             }
-            c->opt.remapper_mode = strcmp(val, "onednn") == 0;
+            c->opt.remapper_mode =
+                strcmp(val, "onednn") == 0 ? FL_REMAPPER_ONEDNN : FL_REMAPPER_STANDARD;
         } else if (strcmp(a, "--cudnn-persistent-batchnorm") == 0) {
             c->opt.cudnn_persistent_batchnorm = true;
         } else if (c->optimize && strcmp(a, "-o") == 0) {

@@ -111,10 +111,11 @@ static bool build_options(const fl_options *o, req_parts *p) {
     m->outputs = (char **)o->output_names;
     m->n_outputs = o->n_output_names;
     m->return_optimized_graph = o->return_graph;
-    m->device =
-        o->device == 1 ? FOLDLINE__V1__DEVICE__DEVICE_GPU : FOLDLINE__V1__DEVICE__DEVICE_CPU;
-    m->remapper_mode = o->remapper_mode == 1 ? FOLDLINE__V1__REMAPPER_MODE__REMAPPER_MODE_ONEDNN
-                                             : FOLDLINE__V1__REMAPPER_MODE__REMAPPER_MODE_STANDARD;
+    m->device = o->device == FL_DEVICE_GPU ? FOLDLINE__V1__DEVICE__DEVICE_GPU
+                                           : FOLDLINE__V1__DEVICE__DEVICE_CPU;
+    m->remapper_mode = o->remapper_mode == FL_REMAPPER_ONEDNN
+                           ? FOLDLINE__V1__REMAPPER_MODE__REMAPPER_MODE_ONEDNN
+                           : FOLDLINE__V1__REMAPPER_MODE__REMAPPER_MODE_STANDARD;
     m->max_folded_bytes = o->max_folded_bytes;
     m->cudnn_persistent_batchnorm = o->cudnn_persistent_batchnorm;
     return true;
@@ -134,7 +135,10 @@ static grpc_byte_buffer *pack_bb(const ProtobufCMessage *m) {
 /* Reply -> fl_report                                                         */
 /* ------------------------------------------------------------------------- */
 
+/* A report and what it points to; remote_report_free finds the rest from the
+ * report (its first member). */
 typedef struct remote_mem {
+    fl_report report;
     Foldline__V1__AnalyzeReply *reply;
     fl_report_input *inputs;
     fl_report_op *ops, *unknown_ops;
@@ -163,26 +167,23 @@ static void remote_report_free(fl_report *r) {
     if (!r) {
         return;
     }
-    remote_mem *m = r->priv;
-    if (m) {
-        if (m->reply) {
-            foldline__v1__analyze_reply__free_unpacked(m->reply, NULL);
-        }
-        free(m->inputs);
-        free(m->ops);
-        free(m->unknown_ops);
-        free(m->nodes);
-        free(m->tensors);
-        free(m->roofline);
-        free(m->graphs);
-        free(m->roof_nodes);
-        free(m->passes);
-        free(m->ledger);
-        free(m->nodes_after);
-        free(m->tensors_after);
-        free(m);
+    remote_mem *m = (remote_mem *)r;
+    if (m->reply) {
+        foldline__v1__analyze_reply__free_unpacked(m->reply, NULL);
     }
-    free(r);
+    free(m->inputs);
+    free(m->ops);
+    free(m->unknown_ops);
+    free(m->nodes);
+    free(m->tensors);
+    free(m->roofline);
+    free(m->graphs);
+    free(m->roof_nodes);
+    free(m->passes);
+    free(m->ledger);
+    free(m->nodes_after);
+    free(m->tensors_after);
+    free(m);
 }
 
 static void roof_node(fl_roofline_node *n, const Foldline__V1__RooflineNode *m) {
@@ -382,15 +383,12 @@ static bool passes_from_reply(fl_report *r, remote_mem *m, const Foldline__V1__A
 
 /* Builds a report whose strings point into `rep` (which it takes). */
 static fl_report *report_from_reply(Foldline__V1__AnalyzeReply *rep) {
-    fl_report *r = calloc(1, sizeof *r);
     remote_mem *m = calloc(1, sizeof *m);
-    if (!r || !m) {
-        free(r);
-        free(m);
+    if (!m) {
         foldline__v1__analyze_reply__free_unpacked(rep, NULL);
         return NULL;
     }
-    r->priv = m;
+    fl_report *r = &m->report;
     m->reply = rep;
     size_t n_tensors = count_tensors(rep->nodes, rep->n_nodes);
     m->inputs = calloc(rep->n_inputs + 1, sizeof *m->inputs);

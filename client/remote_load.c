@@ -22,10 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifndef FL_VERSION_STRING
-#define FL_VERSION_STRING "unknown"
-#endif
-
 static const fl_remote_module *mod;
 
 #if defined(__SANITIZE_ADDRESS__) && !defined(__clang__)

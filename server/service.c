@@ -229,10 +229,10 @@ static bool pass_options(fl_call *c, const Foldline__V1__AnalyzeOptions *ro, poo
     o->return_graph = ro->return_optimized_graph;
     switch (ro->device) {
     case FOLDLINE__V1__DEVICE__DEVICE_CPU:
-        o->device = 0;
+        o->device = FL_DEVICE_CPU;
         break;
     case FOLDLINE__V1__DEVICE__DEVICE_GPU:
-        o->device = 1;
+        o->device = FL_DEVICE_GPU;
         break;
     default:
         fl_call_fail(c, GRPC_STATUS_INVALID_ARGUMENT, "options.device: unknown value %d",
@@ -241,10 +241,10 @@ static bool pass_options(fl_call *c, const Foldline__V1__AnalyzeOptions *ro, poo
     }
     switch (ro->remapper_mode) {
     case FOLDLINE__V1__REMAPPER_MODE__REMAPPER_MODE_STANDARD:
-        o->remapper_mode = 0;
+        o->remapper_mode = FL_REMAPPER_STANDARD;
         break;
     case FOLDLINE__V1__REMAPPER_MODE__REMAPPER_MODE_ONEDNN:
-        o->remapper_mode = 1;
+        o->remapper_mode = FL_REMAPPER_ONEDNN;
         break;
     default:
         fl_call_fail(c, GRPC_STATUS_INVALID_ARGUMENT, "options.remapper_mode: unknown value %d",

@@ -25,12 +25,21 @@
  * symbols (`text` holds its formula, `known` is false); with every symbol
  * bound it is an integer (`known`, `value`). Thread safety: fl_analyze may run
  * concurrently on different threads; a report is immutable once returned.
+ *
+ * Versioning: foldline/version.h has the headers' version (FL_VERSION_*);
+ * fl_version() and fl_version_number() give the library's. What may change
+ * between releases is README's "Changes and API/ABI policy": in short, within
+ * one major version a program keeps compiling and running, structs the
+ * library returns only grow at their end, and fl_options is always set up by
+ * fl_options_init().
  */
 #ifndef FOLDLINE_FOLDLINE_H
 #define FOLDLINE_FOLDLINE_H
 
+#include "foldline/export.h"
 #include "foldline/roofline.h"
 #include "foldline/status.h"
+#include "foldline/version.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -40,8 +49,13 @@
 extern "C" {
 #endif
 
-/* "0.1.0" */
-const char *fl_version(void);
+/* The library's version: "MAJOR.MINOR.PATCH" (FL_VERSION_STRING of the
+ * headers it was built with). */
+FL_EXTERN const char *fl_version(void);
+
+/* The library's FL_VERSION_NUMBER (MAJOR * 1000000 + MINOR * 1000 + PATCH). A
+ * program may check `fl_version_number() / 1000000 == FL_VERSION_MAJOR`. */
+FL_EXTERN int fl_version_number(void);
 
 typedef enum fl_format {
     FL_FORMAT_AUTO = 0,   /* sniff the bytes */
@@ -91,7 +105,24 @@ typedef struct fl_tensor_value_binding {
     size_t n_values;
 } fl_tensor_value_binding;
 
+/* The device the remapper's device-gated rules target. */
+typedef enum fl_device {
+    FL_DEVICE_CPU = 0, /* the default */
+    FL_DEVICE_GPU
+} fl_device;
+
+/* The remapper's rule set. */
+typedef enum fl_remapper_mode {
+    FL_REMAPPER_STANDARD = 0, /* TensorFlow's standard rules (the default) */
+    FL_REMAPPER_ONEDNN        /* plus the oneDNN (x86 CPU) rules of official TensorFlow builds */
+} fl_remapper_mode;
+
 typedef struct fl_options {
+    /* sizeof(fl_options) in the headers the caller was compiled with, set by
+     * fl_options_init(): a later library, whose fl_options has more fields
+     * at the end, uses its defaults for the fields the caller does not have.
+     * Leave it as fl_options_init() set it. */
+    size_t size;
     fl_format format;
     const char *saved_model_tag; /* NULL: "serve" (or the only meta graph) */
     const fl_input_binding *inputs;
@@ -124,8 +155,8 @@ typedef struct fl_options {
     size_t n_disabled_passes;
     const char *const *output_names; /* graph outputs; none given: nodes nothing consumes */
     size_t n_output_names;
-    int device;        /* remapper target: 0 = CPU (default), 1 = GPU */
-    int remapper_mode; /* 0 = standard rules (default), 1 = plus oneDNN rules */
+    fl_device device;               /* remapper target; default FL_DEVICE_CPU */
+    fl_remapper_mode remapper_mode; /* default FL_REMAPPER_STANDARD */
     /* TensorFlow run with TF_USE_CUDNN_BATCHNORM_SPATIAL_PERSISTENT=1: the
      * remapper's GPU batch-norm fusions of training graphs (_FusedBatchNormEx
      * in training mode, _FusedBatchNormGradEx) may fire. Off by default, as
@@ -157,20 +188,25 @@ typedef struct fl_options {
     size_t n_files;
 } fl_options;
 
-/* Fills defaults (no bindings, auto format, limits as documented above). */
-void fl_options_init(fl_options *o);
+/* Fills defaults (no bindings, auto format, limits as documented above) and
+ * `size`. Always start from it: later versions may add fields at the end. */
+#define fl_options_init(o) fl_options_init_size((o), sizeof(fl_options))
+
+/* fl_options_init() for an fl_options of `size` bytes (the caller's
+ * sizeof(fl_options)); fields beyond it are neither written nor read. */
+FL_EXTERN void fl_options_init_size(fl_options *o, size_t size);
 
 /* The format FL_FORMAT_AUTO resolves to for these bytes: TF.js (a JSON object with
  * "modelTopology"), ONNX, SavedModel or (otherwise) GraphDef, by the leading fields; never
  * FL_FORMAT_AUTO. */
-fl_format fl_detect_format(const void *bytes, size_t len);
+FL_EXTERN fl_format fl_detect_format(const void *bytes, size_t len);
 
 /* The other files a model refers to by name (TF.js: every weightsManifest
  * path, in order), each passed to fn. Returns how many, 0 for a format whose
  * models are one file, or -1 when the bytes cannot be read as `format`
  * (FL_FORMAT_AUTO: detected). */
-int fl_model_file_refs(const void *bytes, size_t len, fl_format format,
-                       void (*fn)(const char *name, void *arg), void *arg);
+FL_EXTERN int fl_model_file_refs(const void *bytes, size_t len, fl_format format,
+                                 void (*fn)(const char *name, void *arg), void *arg);
 
 /* An exact count: a known integer, or a formula in symbols. */
 typedef struct fl_quantity {
@@ -280,8 +316,6 @@ typedef struct fl_report {
     size_t n_nodes_detail; /* with per_node */
     const fl_report_node *nodes;
 
-    void *priv; /* owned memory */
-
     /* One result per fl_options.profiles entry, in that order. */
     size_t n_roofline;
     const fl_roofline_result *roofline;
@@ -304,10 +338,11 @@ typedef struct fl_report {
  * failure returns the status and, except on FL_ENOMEM before any memory could
  * be had, *out with only `error` set (a one-line message naming the node and
  * field at fault). The caller frees *out in both cases. */
-fl_status fl_analyze(const void *bytes, size_t len, const fl_options *opt, fl_report **out);
+FL_EXTERN fl_status fl_analyze(const void *bytes, size_t len, const fl_options *opt,
+                               fl_report **out);
 
 /* Releases a report (NULL is fine). */
-void fl_report_free(fl_report *r);
+FL_EXTERN void fl_report_free(fl_report *r);
 
 #ifdef __cplusplus
 }

@@ -21,6 +21,7 @@
 #ifndef FOLDLINE_ROOFLINE_H
 #define FOLDLINE_ROOFLINE_H
 
+#include "foldline/export.h"
 #include "foldline/status.h"
 
 #include <stdbool.h>
@@ -127,26 +128,26 @@ typedef struct fl_profile {
 } fl_profile;
 
 /* "fp32", "fp16", "bf16", "int8". */
-const char *fl_precision_name(fl_precision p);
+FL_EXTERN const char *fl_precision_name(fl_precision p);
 /* "vector", "matrix". */
-const char *fl_unit_name(fl_unit u);
+FL_EXTERN const char *fl_unit_name(fl_unit u);
 /* "matmul", "conv", "depthwise", "elementwise", "reduction", "other", "pooling",
  * "softmax", "normalization", "data_movement". */
-const char *fl_op_class_name(fl_op_class c);
+FL_EXTERN const char *fl_op_class_name(fl_op_class c);
 
 /* Parses and validates a profile from `len` bytes of YAML; `path` names it in
  * messages and is copied into the profile. On success returns FL_OK and *out
  * (free with fl_profile_free). On failure returns FL_EINVAL (or FL_ENOMEM),
  * *out NULL, and writes "PATH:LINE: FIELD: problem" into err. Never crashes
  * on any input. */
-fl_status fl_profile_parse(const char *text, size_t len, const char *path, fl_profile **out,
-                           char *err, size_t errlen);
+FL_EXTERN fl_status fl_profile_parse(const char *text, size_t len, const char *path,
+                                     fl_profile **out, char *err, size_t errlen);
 
 /* Reads and parses the file at `path` (FL_EIO when it cannot be read). */
-fl_status fl_profile_load(const char *path, fl_profile **out, char *err, size_t errlen);
+FL_EXTERN fl_status fl_profile_load(const char *path, fl_profile **out, char *err, size_t errlen);
 
 /* Releases a profile (NULL is fine). */
-void fl_profile_free(fl_profile *p);
+FL_EXTERN void fl_profile_free(fl_profile *p);
 
 /* A set of profiles loaded from a directory. */
 typedef struct fl_profile_set {
@@ -159,23 +160,25 @@ typedef struct fl_profile_set {
  * on the first invalid file (err names it), on a profile not named after its
  * file, on two files with the same `name` (err names both), or when the
  * directory cannot be read (FL_EIO). On failure *out is empty. */
-fl_status fl_profile_set_load(const char *dir, fl_profile_set *out, char *err, size_t errlen);
+FL_EXTERN fl_status fl_profile_set_load(const char *dir, fl_profile_set *out, char *err,
+                                        size_t errlen);
 
 /* Adds the profiles of `dir` to *s (which may hold profiles already, e.g. the
  * shipped ones), with the rules of fl_profile_set_load; a name already in the
  * set is an error naming both files. On failure *s is unchanged. */
-fl_status fl_profile_set_add_dir(fl_profile_set *s, const char *dir, char *err, size_t errlen);
+FL_EXTERN fl_status fl_profile_set_add_dir(fl_profile_set *s, const char *dir, char *err,
+                                           size_t errlen);
 
 /* Adds one loaded profile to *s, which then owns it. FL_EINVAL (err naming
  * both files) when the set has a profile of that name: the caller still owns
  * p then. */
-fl_status fl_profile_set_add(fl_profile_set *s, fl_profile *p, char *err, size_t errlen);
+FL_EXTERN fl_status fl_profile_set_add(fl_profile_set *s, fl_profile *p, char *err, size_t errlen);
 
 /* The profile called `name`, or NULL. */
-const fl_profile *fl_profile_set_find(const fl_profile_set *s, const char *name);
+FL_EXTERN const fl_profile *fl_profile_set_find(const fl_profile_set *s, const char *name);
 
 /* Releases every profile of the set and empties it. */
-void fl_profile_set_free(fl_profile_set *s);
+FL_EXTERN void fl_profile_set_free(fl_profile_set *s);
 
 /* One op's estimate on one profile. */
 typedef struct fl_roofline_node {

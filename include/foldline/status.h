@@ -7,6 +7,8 @@
 #ifndef FOLDLINE_STATUS_H
 #define FOLDLINE_STATUS_H
 
+#include "foldline/export.h"
+
 #define FL_STATUS_MAP(X)                                                                           \
     X(OK, 0, "success")                                                                            \
     X(EINVAL, -1, "invalid input")                                                                 \
@@ -27,9 +29,9 @@ typedef enum fl_status {
 } fl_status;
 
 /* "OK", "EINVAL", ... ; "UNKNOWN" for values outside the list. */
-const char *fl_status_name(fl_status s);
+FL_EXTERN const char *fl_status_name(fl_status s);
 
 /* A short English description of the status. */
-const char *fl_status_str(fl_status s);
+FL_EXTERN const char *fl_status_str(fl_status s);
 
 #endif

@@ -2,8 +2,8 @@
  * analyze.c - the public entry point: import, infer, cost, report.
  *
  * The analysis runs in one arena that is released before returning; the
- * report is copied into its own arena (report->priv) so that it outlives the
- * IR and can be handed to another thread.
+ * report is copied into its own arena (the report_mem the report heads) so
+ * that it outlives the IR and can be handed to another thread.
  */
 #include "cost/cost.h"
 #include "cost/roofline.h"
@@ -18,25 +18,47 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifndef FL_VERSION_STRING
-#define FL_VERSION_STRING "0.0.0"
-#endif
-
 const char *fl_version(void) {
     return FL_VERSION_STRING;
 }
 
-void fl_options_init(fl_options *o) {
-    memset(o, 0, sizeof(*o));
-    o->format = FL_FORMAT_AUTO;
-    o->max_nodes = 5000000;
-    o->max_value_elements = 1 << 20;
-    o->max_memory_bytes = (size_t)8 << 30;
+int fl_version_number(void) {
+    return FL_VERSION_NUMBER;
 }
 
+void fl_options_init_size(fl_options *o, size_t size) {
+    fl_options d;
+    memset(&d, 0, sizeof d);
+    d.format = FL_FORMAT_AUTO;
+    d.max_nodes = 5000000;
+    d.max_value_elements = 1 << 20;
+    d.max_memory_bytes = (size_t)8 << 30;
+    d.size = size < sizeof d ? size : sizeof d;
+    memcpy(o, &d, d.size);
+}
+
+/* The caller's options as this library's fl_options: the fields it has (by
+ * its `size`; 0 = a zeroed struct of this version) and defaults for those
+ * it was compiled without. */
+static void options_in(const fl_options *in, fl_options *out) {
+    fl_options_init(out);
+    if (in) {
+        size_t n = in->size && in->size < sizeof *out ? in->size : sizeof *out;
+        memcpy(out, in, n);
+        out->size = sizeof *out;
+    }
+}
+
+/* A report and the arena holding everything it points to; fl_report_free
+ * finds the arena from the report (its first member). */
 typedef struct report_mem {
+    fl_report report;
     fl_arena arena;
 } report_mem;
+
+static fl_arena *report_arena(fl_report *r) {
+    return &((report_mem *)r)->arena;
+}
 
 /* ------------------------------------------------------------------------- */
 /* Formatting into the report arena                                           */
@@ -198,20 +220,14 @@ static fl_report *report_new(void) {
         return NULL;
     }
     fl__arena_init(&m->arena, 0);
-    fl_report *r = fl__arena_zalloc(&m->arena, sizeof(*r));
-    if (!r) {
-        free(m);
-        return NULL;
-    }
-    r->priv = m;
-    return r;
+    return &m->report;
 }
 
 void fl_report_free(fl_report *r) {
     if (!r) {
         return;
     }
-    report_mem *m = r->priv;
+    report_mem *m = (report_mem *)r;
     fl__arena_free(&m->arena);
     free(m);
 }
@@ -274,7 +290,7 @@ static fl_status fill_totals(fl_ctx *c, fl_arena *ra, const fl_cost_totals *t, i
 
 static fl_status build_report(fl_ctx *c, const fl_options *opt, const char *format,
                               const fl_cost_totals *t, const fl_infer_result *ir, fl_report *r) {
-    fl_arena *ra = &((report_mem *)r->priv)->arena;
+    fl_arena *ra = report_arena(r);
     fl_graph *g = c->g;
     r->format = format;
     r->producer = g->producer;
@@ -487,7 +503,7 @@ static fl_status build_report(fl_ctx *c, const fl_options *opt, const char *form
  * report's before/after totals, pass records, ledger, and on request the
  * optimised GraphDef and the per-node list of the optimised graph. */
 static fl_status run_passes(fl_ctx *c, const fl_options *opt, fl_report *r) {
-    fl_arena *ra = &((report_mem *)r->priv)->arena;
+    fl_arena *ra = report_arena(r);
     fl_pipeline_config cfg;
     fl__pipeline_config_init(&cfg);
     cfg.passes = opt->passes;
@@ -495,8 +511,8 @@ static fl_status run_passes(fl_ctx *c, const fl_options *opt, fl_report *r) {
     cfg.n_disabled = opt->n_disabled_passes;
     cfg.outputs = opt->output_names;
     cfg.n_outputs = opt->n_output_names;
-    cfg.opt.device = opt->device == 1 ? FL_DEVICE_GPU : FL_DEVICE_CPU;
-    cfg.opt.remapper_mode = opt->remapper_mode == 1 ? FL_REMAPPER_ONEDNN : FL_REMAPPER_STANDARD;
+    cfg.opt.device = opt->device;
+    cfg.opt.remapper_mode = opt->remapper_mode;
     cfg.opt.persistent_bn = opt->cudnn_persistent_batchnorm;
     if (opt->max_folded_bytes > 0) {
         cfg.opt.max_folded_bytes = opt->max_folded_bytes;
@@ -620,19 +636,16 @@ int fl_model_file_refs(const void *bytes, size_t len, fl_format format,
 }
 
 fl_status fl_analyze(const void *bytes, size_t len, const fl_options *opt_in, fl_report **out) {
-    fl_options defaults;
-    if (!opt_in) {
-        fl_options_init(&defaults);
-        opt_in = &defaults;
-    }
-    const fl_options *opt = opt_in;
+    fl_options opt_all;
+    options_in(opt_in, &opt_all);
+    const fl_options *opt = &opt_all;
     *out = NULL;
     fl_report *r = report_new();
     if (!r) {
         return FL_ENOMEM;
     }
     *out = r;
-    fl_arena *ra = &((report_mem *)r->priv)->arena;
+    fl_arena *ra = report_arena(r);
 
     fl_arena arena;
     fl__arena_init(&arena, opt->max_memory_bytes);

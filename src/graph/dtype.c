@@ -116,3 +116,18 @@ fl_dtype fl__onnx_dtype(int32_t t) {
     }
     return map[t];
 }
+
+const char *fl__onnx_dtype_name(int32_t t) {
+    static const char *const names[] = {
+        "UNDEFINED",      "FLOAT",    "UINT8",        "INT8",           "UINT16",
+        "INT16",          "INT32",    "INT64",        "STRING",         "BOOL",
+        "FLOAT16",        "DOUBLE",   "UINT32",       "UINT64",         "COMPLEX64",
+        "COMPLEX128",     "BFLOAT16", "FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2",
+        "FLOAT8E5M2FNUZ", "UINT4",    "INT4",         "FLOAT4E2M1",     "FLOAT8E8M0",
+    };
+    return t >= 0 && (size_t)t < sizeof names / sizeof names[0] ? names[t] : NULL;
+}
+
+fl_status fl__onnx_dtype_error(int32_t t) {
+    return t <= 0 ? FL_EINVAL : FL_EUNSUPPORTED;
+}

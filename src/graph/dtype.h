@@ -8,6 +8,8 @@
 #ifndef FL_GRAPH_DTYPE_H
 #define FL_GRAPH_DTYPE_H
 
+#include "foldline/status.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -72,5 +74,14 @@ bool fl__dtype_is_complex(int dt);
 /* ONNX's TensorProto.DataType -> fl_dtype; FL_DT_INVALID when unsupported
  * (the ONNX importer and the ONNX ops' Cast/ConstantOfShape dtype attrs). */
 fl_dtype fl__onnx_dtype(int32_t onnx_type);
+
+/* ONNX's name of a TensorProto.DataType value ("FLOAT", "FLOAT4E2M1"), NULL
+ * for a value ONNX does not define (as far as we know). */
+const char *fl__onnx_dtype_name(int32_t onnx_type);
+
+/* Why an ONNX data type code has no fl_dtype: FL_EINVAL for UNDEFINED (0)
+ * and negative codes (the model is wrong), FL_EUNSUPPORTED for a type ONNX
+ * defines that foldline does not handle, or a code newer than it knows. */
+fl_status fl__onnx_dtype_error(int32_t onnx_type);
 
 #endif

@@ -157,6 +157,21 @@ static bool has_any_data(const Onnx__TensorProto *p) {
            p->n_int64_data || p->n_double_data || p->n_uint64_data;
 }
 
+/* A data type code without an fl_dtype: the model's fault (UNDEFINED) or
+ * a type foldline does not handle (FL_EUNSUPPORTED). */
+static fl_status dtype_fail(imp *im, const fl_node *node, const char *where, const char *field,
+                            int32_t t) {
+    const char *name = fl__onnx_dtype_name(t);
+    const char *leaf = strrchr(field, '.') ? strrchr(field, '.') + 1 : field;
+    fl_status st = fl__onnx_dtype_error(t);
+    if (st == FL_EINVAL) {
+        return fl__node_fail(im->d, st, node, "%s: %s %d is not a data type (field: %s)", where,
+                             leaf, (int)t, field);
+    }
+    return fl__node_fail(im->d, st, node, "%s: %s %d (%s) is not supported (field: %s)", where,
+                         leaf, (int)t, name ? name : "newer than this foldline knows", field);
+}
+
 /* Decodes a TensorProto into an fl_const. `node` and `field` name the place
  * for messages. *stripped is set when the content is absent (see above). */
 static fl_status decode_tensor(imp *im, const fl_node *node, const char *field,
@@ -169,12 +184,11 @@ static fl_status decode_tensor(imp *im, const fl_node *node, const char *field,
     *stripped = false;
     fl_dtype dt = fl__onnx_dtype(p->data_type);
     if (dt == FL_DT_INVALID) {
-        return fl__node_fail(im->d, FL_EINVAL, node,
-                             "%s: unsupported data_type %d (field: data_type)", field,
-                             (int)p->data_type);
+        return dtype_fail(im, node, field, "data_type", p->data_type);
     }
     if (p->n_dims > 254) {
-        return fl__node_fail(im->d, FL_EINVAL, node, "%s: more than 254 dims (field: dims)", field);
+        return fl__node_fail(im->d, FL_EUNSUPPORTED, node,
+                             "%s: more than 254 dims, foldline's limit (field: dims)", field);
     }
     int64_t n = 1;
     for (size_t i = 0; i < p->n_dims; i++) {
@@ -410,22 +424,26 @@ static fl_status import_inputs(imp *im, const Onnx__GraphProto *gp) {
         fl__op_bind_kind(n, FL_OP_PLACEHOLDER);
         n->src = vi;
         const Onnx__TypeProto *tp = vi->type;
-        if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type) {
+        if (!tp || tp->value_case == ONNX__TYPE_PROTO__VALUE__NOT_SET) {
             return fl__node_fail(im->d, FL_EINVAL, n,
-                                 "graph input is not a tensor (field: graph.input.type)");
+                                 "graph input has no type (field: graph.input.type)");
+        }
+        if (tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type) {
+            return fl__node_fail(im->d, FL_EUNSUPPORTED, n,
+                                 "graph input is not a tensor (a sequence, map, optional or "
+                                 "sparse tensor input is not supported; field: graph.input.type)");
         }
         const Onnx__TypeProto__Tensor *tt = tp->tensor_type;
         fl_dtype dt = fl__onnx_dtype(tt->elem_type);
         if (dt == FL_DT_INVALID) {
-            return fl__node_fail(im->d, FL_EINVAL, n,
-                                 "graph input has unsupported elem_type %d (field: "
-                                 "graph.input.type.tensor_type.elem_type)",
-                                 (int)tt->elem_type);
+            return dtype_fail(im, n, "graph input", "graph.input.type.tensor_type.elem_type",
+                              tt->elem_type);
         }
         const Onnx__TensorShapeProto *sp = tt->shape;
         int rank = sp ? (int)sp->n_dim : -1;
         if (rank > 254) {
-            return fl__node_fail(im->d, FL_EINVAL, n, "graph input has more than 254 dims");
+            return fl__node_fail(im->d, FL_EUNSUPPORTED, n,
+                                 "graph input has more than 254 dims, foldline's limit");
         }
         int64_t *lit = fl__arena_calloc(g->arena, rank > 0 ? (size_t)rank : 1, sizeof(int64_t));
         fl_str *names = fl__arena_calloc(g->arena, rank > 0 ? (size_t)rank : 1, sizeof(fl_str));
@@ -602,10 +620,16 @@ static fl_status import_constant(imp *im, fl_node *n, const Onnx__NodeProto *np)
             return fl__diag_oom(im->d);
         }
         k = t.v.tensor;
+    } else if (strcmp(an, "sparse_value") == 0 || strcmp(an, "value_string") == 0 ||
+               strcmp(an, "value_strings") == 0) {
+        return fl__node_fail(im->d, FL_EUNSUPPORTED, n,
+                             "Constant attr '%s' is not supported (value, value_float, "
+                             "value_floats, value_int, value_ints are; field: attribute)",
+                             an);
     } else {
         return fl__node_fail(im->d, FL_EINVAL, n,
-                             "Constant attr '%s' is not supported (value, value_float, "
-                             "value_floats, value_int, value_ints are)",
+                             "Constant attr '%s' is not one of ONNX's Constant attributes "
+                             "(field: attribute)",
                              an);
     }
     return make_const(im, n, k, stripped);
@@ -665,7 +689,7 @@ static fl_status import_node(imp *im, const Onnx__ModelProto *m, size_t idx,
                              domain);
     }
     if (!domain_supported(domain)) {
-        return fl__node_fail(im->d, FL_EINVAL, n,
+        return fl__node_fail(im->d, FL_EUNSUPPORTED, n,
                              "opset domain '%s' is not supported (ai.onnx and com.microsoft are; "
                              "field: domain)",
                              domain);
@@ -831,7 +855,7 @@ static fl_status import_graph(imp *im, const Onnx__ModelProto *m) {
                              "ONNX model imports no ai.onnx operator set (field: opset_import)");
     }
     if (opset < 7) {
-        return fl__diag_fail(d, FL_EINVAL,
+        return fl__diag_fail(d, FL_EUNSUPPORTED,
                              "ai.onnx opset %lld is not supported (7 and later are; field: "
                              "opset_import)",
                              (long long)opset);

@@ -16,25 +16,13 @@
 #define FL_PASSES_PASS_H
 
 #include "cost/cost.h"
+#include "foldline/foldline.h" /* fl_device, fl_remapper_mode */
 #include "graph/mutate.h"
 #include "ops/ops.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-/* Target device of the remapper's device-gated rules. */
-typedef enum fl_device {
-    FL_DEVICE_CPU = 0,
-    FL_DEVICE_GPU,
-} fl_device;
-
-/* Which remapper rule set: the standard rules, or those plus the oneDNN
- * (x86 CPU) rules of official TensorFlow builds. */
-typedef enum fl_remapper_mode {
-    FL_REMAPPER_STANDARD = 0,
-    FL_REMAPPER_ONEDNN,
-} fl_remapper_mode;
 
 typedef struct fl_pass_options {
     fl_device device;               /* default CPU */

@@ -6,6 +6,7 @@
 #include "ops/common.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,11 +26,11 @@ static fl_status binding_target(fl_ctx *c, const char *name, const char *what, f
                                 int *dtype, fl_shape_lit *decl) {
     fl_node *n = fl__graph_find(c->g, name);
     if (!n) {
-        return fl__diag_fail(c->d, FL_EINVAL,
+        return fl__diag_fail(c->d, FL_EUSAGE,
                              "%s binding names '%s', which is not a node of the graph", what, name);
     }
     if (!is_placeholder(n)) {
-        return fl__node_fail(c->d, FL_EINVAL, n,
+        return fl__node_fail(c->d, FL_EUSAGE, n,
                              "%s binding names a %s node; only Placeholder inputs can be bound",
                              what, n->op);
     }
@@ -55,7 +56,7 @@ static fl_status value_shape(fl_ctx *c, fl_node *n, const fl_tensor_value_bindin
     if (bound) {
         const fl_shape *s = &n->outputs[0].shape;
         if (!fl__shape_is_concrete(s)) {
-            return fl__node_fail(c->d, FL_EINVAL, n, "value binding needs a known input shape");
+            return fl__node_fail(c->d, FL_EUSAGE, n, "value binding needs a known input shape");
         }
         *rank = s->rank;
         for (int k = 0; k < s->rank; k++) {
@@ -68,7 +69,7 @@ static fl_status value_shape(fl_ctx *c, fl_node *n, const fl_tensor_value_bindin
         *rank = decl->rank;
         for (int k = 0; k < decl->rank; k++) {
             if (decl->dims[k] < 0) {
-                return fl__node_fail(c->d, FL_EINVAL, n,
+                return fl__node_fail(c->d, FL_EUSAGE, n,
                                      "value binding: dim %d of the input is not known; give the "
                                      "shape with an input binding",
                                      k);
@@ -81,7 +82,7 @@ static fl_status value_shape(fl_ctx *c, fl_node *n, const fl_tensor_value_bindin
         total = dims[k] && total > INT64_MAX / dims[k] ? INT64_MAX : total * dims[k];
     }
     if (total != (int64_t)b->n_values) {
-        return fl__node_fail(c->d, FL_EINVAL, n,
+        return fl__node_fail(c->d, FL_EUSAGE, n,
                              "value binding gives %zu values but the input's shape holds %lld",
                              b->n_values, (long long)total);
     }
@@ -111,10 +112,10 @@ static fl_status bind_value(fl_ctx *c, const fl_value_binding *sb,
                                  tb->n_values, (long long)c->max_value_elems);
         }
         if (!tb->values && tb->n_values) {
-            return fl__node_fail(c->d, FL_EINVAL, n, "value binding has no values");
+            return fl__node_fail(c->d, FL_EUSAGE, n, "value binding has no values");
         }
         if (decl.rank > 254) {
-            return fl__node_fail(c->d, FL_EINVAL, n, "value binding: input rank %d", decl.rank);
+            return fl__node_fail(c->d, FL_EUSAGE, n, "value binding: input rank %d", decl.rank);
         }
         st = value_shape(c, n, tb, bound[n->id], &decl, &rank, dims);
         if (st != FL_OK) {
@@ -122,14 +123,14 @@ static fl_status bind_value(fl_ctx *c, const fl_value_binding *sb,
         }
         count = (int64_t)tb->n_values;
     } else if (decl.rank > 0) {
-        return fl__node_fail(c->d, FL_EINVAL, n,
+        return fl__node_fail(c->d, FL_EUSAGE, n,
                              "value binding needs a scalar input; this one has rank %d", decl.rank);
     } else if (bound[n->id] && n->outputs[0].shape.rank != 0) {
-        return fl__node_fail(c->d, FL_EINVAL, n, "value binding needs a scalar input");
+        return fl__node_fail(c->d, FL_EUSAGE, n, "value binding needs a scalar input");
     }
     fl_value *v = fl__value_new(c->a, (fl_dtype)dtype, rank, dims);
     if (!v) {
-        return fl__node_fail(c->d, FL_EINVAL, n, "value binding: dtype %s cannot hold a number",
+        return fl__node_fail(c->d, FL_EUSAGE, n, "value binding: dtype %s cannot hold a number",
                              fl__dtype_name(dtype));
     }
     for (int64_t k = 0; k < count; k++) {
@@ -138,7 +139,7 @@ static fl_status bind_value(fl_ctx *c, const fl_value_binding *sb,
             fl__value_set_f64(v, k, x);
         } else if (x != x || x < -9007199254740992.0 || x > 9007199254740992.0 ||
                    x != (double)(int64_t)x) {
-            return fl__node_fail(c->d, FL_EINVAL, n,
+            return fl__node_fail(c->d, FL_EUSAGE, n,
                                  "value binding %g is not an integer but the input is %s", x,
                                  fl__dtype_name(dtype));
         } else {
@@ -171,10 +172,10 @@ static fl_status bind_inputs(fl_ctx *c, const fl_options *opt, bool *bound) {
             return st;
         }
         if (b->rank < 0 || b->rank > 254) {
-            return fl__node_fail(c->d, FL_EINVAL, n, "input binding has invalid rank %d", b->rank);
+            return fl__node_fail(c->d, FL_EUSAGE, n, "input binding has invalid rank %d", b->rank);
         }
         if (decl.rank >= 0 && decl.rank != b->rank) {
-            return fl__node_fail(c->d, FL_EINVAL, n,
+            return fl__node_fail(c->d, FL_EUSAGE, n,
                                  "input binding gives rank %d but the placeholder's shape has "
                                  "rank %d",
                                  b->rank, decl.rank);
@@ -182,10 +183,10 @@ static fl_status bind_inputs(fl_ctx *c, const fl_options *opt, bool *bound) {
         fl_sym dims[256];
         for (int k = 0; k < b->rank; k++) {
             if (b->dims[k] < 0) {
-                return fl__node_fail(c->d, FL_EINVAL, n, "input binding dim %d is negative", k);
+                return fl__node_fail(c->d, FL_EUSAGE, n, "input binding dim %d is negative", k);
             }
             if (decl.rank >= 0 && decl.dims[k] >= 0 && decl.dims[k] != b->dims[k]) {
-                return fl__node_fail(c->d, FL_EINVAL, n,
+                return fl__node_fail(c->d, FL_EUSAGE, n,
                                      "input binding gives dim %d = %lld but the placeholder "
                                      "declares %lld",
                                      k, (long long)b->dims[k], (long long)decl.dims[k]);
@@ -241,7 +242,7 @@ static fl_status subst_symbols(fl_ctx *c, const fl_options *opt, fl_node *n, con
             return fl__node_fail(c->d, st, n, "binding symbols: %s", fl_status_str(st));
         }
         if (fl_sym_is_known(r) && r.k < 0) {
-            return fl__node_fail(c->d, FL_EINVAL, n, "symbol binding makes dim %d negative", k);
+            return fl__node_fail(c->d, FL_EUSAGE, n, "symbol binding makes dim %d negative", k);
         }
         if (r.k == s.k && r.e == s.e) {
             continue;
@@ -362,6 +363,66 @@ static fl_status walk(fl_ctx *c, const fl_options *opt, const bool *bound, const
     return FL_OK;
 }
 
+/* The names of the graph's symbols, for a message: those bound (used) and
+ * those still free in the inputs' dims, each once, comma-separated. */
+typedef struct sym_names {
+    char buf[400];
+    size_t len, n;
+} sym_names;
+
+static void add_sym_name(const char *name, void *ctx) {
+    sym_names *l = ctx;
+    size_t nl = strlen(name);
+    for (const char *p = l->buf; (p = strstr(p, name)) != NULL; p += nl) {
+        bool starts = p == l->buf || p[-1] == ' ';
+        if (starts && (p[nl] == ',' || p[nl] == '\0')) {
+            return; /* listed already */
+        }
+    }
+    if (l->len + nl + 8 >= sizeof l->buf) {
+        if (!strstr(l->buf, ", ...")) {
+            strcpy(l->buf + l->len, ", ...");
+            l->len += 5;
+        }
+        return;
+    }
+    l->len +=
+        (size_t)snprintf(l->buf + l->len, sizeof l->buf - l->len, "%s%s", l->n ? ", " : "", name);
+    l->n++;
+}
+
+/* A symbol binding naming no symbol of the graph: a usage error that lists
+ * the graph's symbols (INPUT.AXIS for TensorFlow graphs, an ONNX model's
+ * dim_param names). */
+static fl_status unknown_symbol(fl_ctx *c, const char **names, const bool *used, size_t n,
+                                size_t bad) {
+    sym_names l = {{0}, 0, 0};
+    for (size_t j = 0; j < n; j++) {
+        if (used[j]) {
+            add_sym_name(names[j], &l);
+        }
+    }
+    for (size_t i = 0; i < c->g->n_nodes; i++) {
+        const fl_node *p = c->g->nodes[i];
+        if (!is_placeholder(p) || p->n_outputs < 1) {
+            continue;
+        }
+        for (int k = 0; k < p->outputs[0].shape.rank; k++) {
+            fl__sym_vars(p->outputs[0].shape.dims[k], add_sym_name, &l);
+        }
+    }
+    if (!l.n) {
+        return fl__diag_fail(c->d, FL_EUSAGE,
+                             "symbol binding names '%s', but the graph has no symbols (every "
+                             "input dimension is known)",
+                             names[bad]);
+    }
+    return fl__diag_fail(c->d, FL_EUSAGE,
+                         "symbol binding names '%s', which is not a symbol of the graph (its "
+                         "symbols: %s)",
+                         names[bad], l.buf);
+}
+
 fl_status fl__infer_shapes(fl_ctx *c, const fl_options *opt, fl_infer_result *res) {
     fl_graph *g = c->g;
     memset(res, 0, sizeof(*res));
@@ -380,7 +441,7 @@ fl_status fl__infer_shapes(fl_ctx *c, const fl_options *opt, fl_infer_result *re
         names[j] = opt->symbols[j].name;
         vals[j] = opt->symbols[j].value;
         if (vals[j] < 0) {
-            return fl__diag_fail(c->d, FL_EINVAL, "symbol binding %s=%lld is negative", names[j],
+            return fl__diag_fail(c->d, FL_EUSAGE, "symbol binding %s=%lld is negative", names[j],
                                  (long long)vals[j]);
         }
     }
@@ -442,10 +503,7 @@ fl_status fl__infer_shapes(fl_ctx *c, const fl_options *opt, fl_infer_result *re
 
     for (size_t j = 0; j < opt->n_symbols; j++) {
         if (!used[j]) {
-            return fl__diag_fail(c->d, FL_EINVAL,
-                                 "symbol binding names '%s', which is not a symbol of the graph "
-                                 "(symbols are named INPUT.AXIS, e.g. x.0)",
-                                 names[j]);
+            return unknown_symbol(c, names, used, opt->n_symbols, j);
         }
     }
     for (size_t i = 0; i < g->n_nodes; i++) {

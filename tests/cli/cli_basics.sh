@@ -20,9 +20,17 @@ check option_needs_value 2 "option --top needs a value" -- "$bin" analyze "$data
 check no_such_file 3 "cannot open '$tmp/none.pb'" -- "$bin" analyze "$tmp/none.pb"
 printf '\x0a\xff\xff\xff\xff\x0f\x01' >"$tmp/junk.pb"
 check junk_model 1 "not a valid binary tensorflow.GraphDef" -- "$bin" analyze "$tmp/junk.pb" --format graphdef
-check unbound_name 1 "input binding names 'nope', which is not a node of the graph" -- "$bin" analyze "$data/tiny_cnn.pb" --input nope=1
-check rank_mismatch 1 "input binding gives rank 2 but the placeholder's shape has rank 4" -- "$bin" analyze "$data/tiny_cnn.pb" --input input=1,2
-check unknown_symbol 1 "symbol binding names 'N'" -- "$bin" analyze "$data/tiny_cnn.pb" --bind N=8
+# Bindings that do not fit the model are usage errors (exit 2), like an
+# unbound symbol; an unknown symbol's message lists the model's symbols.
+check unbound_name 2 "input binding names 'nope', which is not a node of the graph" -- "$bin" analyze "$data/tiny_cnn.pb" --input nope=1
+check rank_mismatch 2 "input binding gives rank 2 but the placeholder's shape has rank 4" -- "$bin" analyze "$data/tiny_cnn.pb" --input input=1,2
+check unknown_symbol 2 "symbol binding names 'N', which is not a symbol of the graph (its symbols: input.0)" -- "$bin" analyze "$data/tiny_cnn.pb" --bind N=8
+check unknown_symbol_onnx 2 "symbol binding names 'x.0', which is not a symbol of the graph (its symbols: N)" -- "$bin" analyze "$data/tiny_cnn.onnx" --bind x.0=8
+check no_symbols 2 "symbol binding names 'input.0', but the graph has no symbols" -- "$bin" analyze "$data/tiny_cnn.pb" --input input=1,32,32,3 --bind input.0=8
+# A valid model using what foldline does not support: exit 5, naming it (a
+# ModelProto importing ai.onnx opset 6, written byte by byte).
+printf '\x08\x07\x3a\x03\x12\x01\x67\x42\x02\x10\x06' >"$tmp/opset6.onnx"
+check unsupported 5 "ai.onnx opset 6 is not supported" -- "$bin" analyze "$tmp/opset6.onnx"
 check summary 0 "608,636" -- "$bin" analyze "$data/tiny_cnn.pb" --input input=1,32,32,3
 check symbolic 0 "617852*input.0" -- "$bin" analyze "$data/tiny_cnn.pb"
 check bound_symbol 0 "4,869,088" -- "$bin" analyze "$data/tiny_cnn.pb" --bind input.0=8

@@ -3,9 +3,14 @@
 # prefix, then the installed CLI runs locally and, when the build has gRPC,
 # finds its remote-mode module in PREFIX/lib/foldline (as the container's
 # health check does) and talks to the installed foldlined.
+# The installed library too: a program (use_library.c) built with only the
+# installed header and `pkg-config --cflags --libs foldline` runs against the
+# installed libfoldline.so, whose SONAME is libfoldline.so.MAJOR and which
+# exports exactly the FL_EXTERN functions of the installed headers.
 # Usage: cli_install.sh FOLDLINE_BINARY TEST_DATA_DIR
 # (the build directory is the binary's; $CMAKE_COMMAND, when set, is the cmake
-# to install with.)
+# to install with; $CC the C compiler and $FL_SAN_FLAGS the sanitizer flags of
+# the build, for the program.)
 set -u
 bin="$1"
 data="$2"
@@ -32,6 +37,54 @@ ifl="$prefix/bin/foldline"
 check installed_version 0 "foldline 0." -- "$ifl" --version
 check installed_analyze 0 "617852*input.0" -- "$ifl" analyze "$data/tiny_cnn.pb" --passes none
 check installed_profiles 0 "xeon-8380" -- env FOLDLINE_PROFILES_DIR="$prefix/share/foldline/profiles" "$ifl" profiles
+
+# The library, as another program uses it.
+libdir=$(dirname "$(find "$prefix" -name 'libfoldline.so.*.*.*' | head -n 1)")
+pcdir="$libdir/pkgconfig"
+check pc_installed 0 "" -- test -f "$pcdir/foldline.pc"
+check header_installed 0 "" -- test -f "$prefix/include/foldline/version.h"
+major=$(sed -n 's/^#define FL_VERSION_MAJOR \([0-9]*\)$/\1/p' "$prefix/include/foldline/version.h")
+check soname 0 "libfoldline.so.$major]" -- readelf -d "$libdir/libfoldline.so"
+check so_versioned_file 0 "" -- test -f "$libdir/libfoldline.so.$("$ifl" --version | sed 's/^foldline //')"
+# Exports: every defined dynamic symbol is a public function (fl_, not the
+# internal fl__), and every function the headers declare FL_EXTERN is there.
+nm -D --defined-only "$libdir/libfoldline.so" | awk '{print $3}' | sort >"$tmp/exported"
+grep -ho '^FL_EXTERN [^(]*(' "$prefix"/include/foldline/*.h | sed 's/($//; s/.*[ *]//' | sort >"$tmp/declared"
+if [ -s "$tmp/declared" ] && cmp -s "$tmp/exported" "$tmp/declared"; then pass=$((pass + 1)); else
+  echo "FAIL exports: libfoldline.so exports other symbols than the FL_EXTERN functions:"
+  diff "$tmp/declared" "$tmp/exported" | head -n 20
+  fails=$((fails + 1))
+fi
+pkgc="${PKG_CONFIG:-pkg-config}"
+if flags=$(PKG_CONFIG_PATH="$pcdir" "$pkgc" --cflags --libs foldline 2>"$tmp/pc.err"); then
+  # shellcheck disable=SC2086 # the flags are words
+  if "${CC:-cc}" -std=c11 -Wall -Wextra -Werror -pedantic ${FL_SAN_FLAGS:-} \
+    "$(dirname "$0")/use_library.c" -o "$tmp/use_library" $flags 2>"$tmp/cc.err"; then
+    pass=$((pass + 1))
+    check library_run 0 "flops 617852 known 1 macs 295072" -- \
+      env LD_LIBRARY_PATH="$libdir" "$tmp/use_library" "$data/tiny_cnn.pb"
+    check library_version 0 "version $("$ifl" --version | sed 's/^foldline //')" -- \
+      env LD_LIBRARY_PATH="$libdir" "$tmp/use_library" "$data/tiny_cnn.pb"
+    # The options' enums reach the remapper: on the GPU only the
+    # Conv2D+BiasAdd+Relu fusion fires (19 -> 17 nodes, as `foldline analyze
+    # --device gpu`), on the CPU the MatMul fusions too (14).
+    check library_gpu 0 "gpu after nodes 17 passes 14" -- \
+      env LD_LIBRARY_PATH="$libdir" "$tmp/use_library" "$data/tiny_cnn.pb"
+    check library_cpu 0 "cpu after nodes 14" -- \
+      env LD_LIBRARY_PATH="$libdir" "$tmp/use_library" "$data/tiny_cnn.pb"
+    check library_error 0 "error EUSAGE: input binding names 'nope'" -- \
+      env LD_LIBRARY_PATH="$libdir" "$tmp/use_library" "$data/tiny_cnn.pb"
+    # The program found the installed library, not the build tree's.
+    check library_resolved 0 "$libdir/libfoldline.so.$major" -- \
+      env LD_LIBRARY_PATH="$libdir" ldd "$tmp/use_library"
+  else
+    echo "FAIL library_build: $(head -c 600 "$tmp/cc.err")"
+    fails=$((fails + 1))
+  fi
+else
+  echo "FAIL pkg_config: $(head -c 300 "$tmp/pc.err")"
+  fails=$((fails + 1))
+fi
 
 if [ -f "$build/foldline-remote.so" ]; then
   check module_installed 0 "" -- test -f "$prefix/lib/foldline/foldline-remote.so"

@@ -185,11 +185,12 @@ def case_same_output(s):
         check("same_output " + " ".join(v or ["(text)"]),
               lrc == rrc == 0 and lout == rout and lout,
               "local rc %d remote rc %d: %s" % (lrc, rrc, rerr[:300]))
-    # Errors too: same exit code and message.
+    # Errors too: same exit code and message (bindings that do not fit the
+    # model are usage errors, 2).
     for v in (["--input", "nope=1"], ["--input", "input=1,2"], ["--bind", "N=8"]):
         lrc, lout, lerr = cli("analyze", TINY, *v)
         rrc, rout, rerr = cli("analyze", TINY, *v, server=s.addr)
-        check("same_error " + " ".join(v), lrc == rrc == 1 and lerr == rerr,
+        check("same_error " + " ".join(v), lrc == rrc == 2 and lerr == rerr,
               "%d %r vs %d %r" % (lrc, lerr, rrc, rerr))
     # The engine's status travels in a trailer, so the exit codes that the
     # gRPC code alone cannot tell apart match too: memory (3), usage (2).
@@ -199,6 +200,14 @@ def case_same_output(s):
         rrc, rout, rerr = cli("analyze", big if want == 3 else TINY, *v, server=s.addr)
         check("same_exit " + " ".join(v), lrc == rrc == want and lerr == rerr,
               "%d %r vs %d %r" % (lrc, lerr, rrc, rerr))
+    # Something the model may do but foldline does not support (an ai.onnx
+    # opset before 7): EUNSUPPORTED, exit 5 on both sides.
+    op6 = write("opset6.onnx", bytes([0x08, 0x07, 0x3a, 0x03, 0x12, 0x01, 0x67, 0x42, 0x02,
+                                      0x10, 0x06]))
+    lrc, _, lerr = cli("analyze", op6)
+    rrc, _, rerr = cli("analyze", op6, server=s.addr)
+    check("same_exit unsupported", lrc == rrc == 5 and lerr == rerr and b"opset 6" in lerr,
+          "%d %r vs %d %r" % (lrc, lerr, rrc, rerr))
 
 
 def case_python_numbers(s):

@@ -7,6 +7,7 @@
 #include "testgraph.h"
 #include "testutil.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,7 +69,7 @@ static void test_value_binding(void **state) {
     /* A value for a non-scalar input is refused, naming the input. */
     fl_value_binding bad = {"x", 1.0};
     o.values = &bad;
-    tg_expect_error(g, &o, FL_EINVAL, "node 'x' (Placeholder): value binding needs a scalar");
+    tg_expect_error(g, &o, FL_EUSAGE, "node 'x' (Placeholder): value binding needs a scalar");
     tg_free(g);
 }
 
@@ -95,13 +96,13 @@ static void test_tensor_value_binding(void **state) {
     fl_input_binding in = {"shape", 1, (int64_t[]){2}};
     o.inputs = &in;
     o.n_inputs = 1;
-    tg_expect_error(g, &o, FL_EINVAL,
+    tg_expect_error(g, &o, FL_EUSAGE,
                     "node 'shape' (Placeholder): value binding gives 3 values but the input's "
                     "shape holds 2");
     o.n_inputs = 0;
     fl_tensor_value_binding frac = {"shape", (double[]){2, 1.5}, 2};
     o.tensor_values = &frac;
-    tg_expect_error(g, &o, FL_EINVAL,
+    tg_expect_error(g, &o, FL_EUSAGE,
                     "node 'shape' (Placeholder): value binding 1.5 is not an integer but the "
                     "input is int32");
     tg_free(g);
@@ -265,11 +266,50 @@ static void test_cancellation(void **state) {
     tg_free(g);
 }
 
+/* A program compiled against older headers, whose fl_options ended before
+ * `passes`: fl_options_init writes only its fields, fl_analyze reads only
+ * those (ASan would see an access beyond the short allocation) and uses the
+ * defaults for the rest (no passes). */
+static void test_options_from_older_headers(void **state) {
+    (void)state;
+    tg_graph *g = resize_by_ratio();
+    size_t len;
+    uint8_t *bytes = tg_pack(g, &len);
+    /* (volatile: the compiler must not see the allocation is short) */
+    volatile size_t short_size = offsetof(fl_options, passes);
+    size_t old_size = short_size;
+    fl_options *o = malloc(old_size);
+    assert_non_null(o);
+    fl_options_init_size(o, old_size);
+    assert_int_equal(o->size, old_size);
+    assert_int_equal(o->max_nodes, 5000000);
+    fl_value_binding half = {"ratio", 0.5};
+    o->values = &half;
+    o->n_values = 1;
+    o->per_node = true;
+    fl_report *r = NULL;
+    assert_int_equal(fl_analyze(bytes, len, o, &r), FL_OK);
+    assert_string_equal(tg_find(r, "resized")->outputs[0].shape, "[1,112,112,3]");
+    assert_false(r->optimized);
+    fl_report_free(r);
+    free(o);
+
+    /* A zeroed fl_options (size 0) is taken as one of this version. */
+    fl_options z;
+    memset(&z, 0, sizeof z);
+    z.max_nodes = 2;
+    assert_int_equal(fl_analyze(bytes, len, &z, &r), FL_ELIMIT);
+    fl_report_free(r);
+    free(bytes);
+    tg_free(g);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cancellation),
         cmocka_unit_test(test_value_binding),
         cmocka_unit_test(test_tensor_value_binding),
+        cmocka_unit_test(test_options_from_older_headers),
         cmocka_unit_test(test_symbolic_reshape_matmul),
         cmocka_unit_test(test_tfprof_quirks),
         cmocka_unit_test(test_unknown_rank_input_warns),

@@ -297,6 +297,8 @@ static void test_savedmodel(void **state) {
     tg_free(g);
 }
 
+/* Bindings that do not fit the graph are usage errors (the caller's options
+ * are wrong, not the model), each naming what is wrong. */
 static void test_binding_errors(void **state) {
     (void)state;
     tg_graph *g = tg_new();
@@ -306,21 +308,24 @@ static void test_binding_errors(void **state) {
     fl_input_binding in = {"nope", 2, (int64_t[]){1, 3}};
     o.inputs = &in;
     o.n_inputs = 1;
-    tg_expect_error(g, &o, FL_EINVAL, "input binding names 'nope', which is not a node");
+    tg_expect_error(g, &o, FL_EUSAGE, "input binding names 'nope', which is not a node");
     in.name = "x";
     in.dims = (int64_t[]){1, 4};
-    tg_expect_error(g, &o, FL_EINVAL,
+    tg_expect_error(g, &o, FL_EUSAGE,
                     "input binding gives dim 1 = 4 but the placeholder declares 3");
     in.rank = 3;
     in.dims = (int64_t[]){1, 3, 1};
-    tg_expect_error(g, &o, FL_EINVAL, "input binding gives rank 3");
+    tg_expect_error(g, &o, FL_EUSAGE, "input binding gives rank 3");
     in.name = "r";
-    tg_expect_error(g, &o, FL_EINVAL, "only Placeholder inputs can be bound");
+    tg_expect_error(g, &o, FL_EUSAGE, "only Placeholder inputs can be bound");
     o.n_inputs = 0;
     fl_symbol_binding sb = {"N", 8};
     o.symbols = &sb;
     o.n_symbols = 1;
-    tg_expect_error(g, &o, FL_EINVAL, "symbol binding names 'N', which is not a symbol");
+    /* The message lists the graph's symbols (x's free batch dim). */
+    tg_expect_error(g, &o, FL_EUSAGE,
+                    "symbol binding names 'N', which is not a symbol of the graph (its symbols: "
+                    "x.0)");
     tg_free(g);
 }
 

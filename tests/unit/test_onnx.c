@@ -437,10 +437,96 @@ static void test_error_duplicate_output_and_domain(void **state) {
     Onnx__NodeProto *n = ob_node(m, "Scaler", "scale", "x", "y");
     ob_domain(m, n, "ai.onnx.ml");
     ob_output(m, "y");
-    r = run_fail(m, FL_EINVAL);
+    r = run_fail(m, FL_EUNSUPPORTED); /* a valid model foldline cannot analyse */
     assert_non_null(strstr(r->error, "node 'scale'"));
     assert_non_null(strstr(r->error, "domain 'ai.onnx.ml' is not supported"));
     fl_report_free(r);
+    ob_free(m);
+}
+
+/* Expects the analysis of `m` to fail with `want` and an error containing
+ * `needle`; frees the model. */
+static void expect_fail(ob_model *m, fl_status want, const char *needle) {
+    fl_report *r = run_fail(m, want);
+    if (!strstr(r->error, needle)) {
+        fail_msg("error '%s' lacks '%s'", r->error, needle);
+    }
+    fl_report_free(r);
+    ob_free(m);
+}
+
+/* What ONNX allows but foldline does not handle is FL_EUNSUPPORTED; what
+ * ONNX itself forbids stays FL_EINVAL (the model is wrong). */
+static void test_error_unsupported(void **state) {
+    (void)state;
+    /* Data types ONNX defines (FLOAT4E2M1 = 23, FLOAT8E8M0 = 24) that we do
+     * not map, in an initializer and a graph input; UNDEFINED (0) is an error
+     * of the model. */
+    ob_model *m = ob_new(21);
+    ob_input(m, "x", OB_FLOAT, 1, (int64_t[]){4}, NULL);
+    ob_init_f(m, "w", 1, (int64_t[]){4}, true)->data_type = 23;
+    ob_node(m, "Add", "add", "x,w", "y");
+    ob_output(m, "y");
+    expect_fail(m, FL_EUNSUPPORTED, "initializer: data_type 23 (FLOAT4E2M1) is not supported");
+    m = ob_new(21);
+    ob_input(m, "x", 24, 1, (int64_t[]){4}, NULL);
+    ob_node(m, "Relu", "relu", "x", "y");
+    ob_output(m, "y");
+    expect_fail(m, FL_EUNSUPPORTED, "graph input: elem_type 24 (FLOAT8E8M0) is not supported");
+    m = ob_new(21);
+    ob_input(m, "x", 0, 1, (int64_t[]){4}, NULL);
+    ob_node(m, "Relu", "relu", "x", "y");
+    ob_output(m, "y");
+    expect_fail(m, FL_EINVAL, "elem_type 0 is not a data type");
+
+    /* Operator sets before 7. */
+    m = ob_new(6);
+    ob_input(m, "x", OB_FLOAT, 1, (int64_t[]){4}, NULL);
+    ob_node(m, "Relu", "relu", "x", "y");
+    ob_output(m, "y");
+    expect_fail(m, FL_EUNSUPPORTED, "ai.onnx opset 6 is not supported");
+
+    /* Constant's string and sparse forms are ONNX's; an attr of another name
+     * is not. */
+    m = ob_new(13);
+    ob_attr_s(m, ob_node(m, "Constant", "k", "", "c"), "value_string", "hi");
+    ob_output(m, "c");
+    expect_fail(m, FL_EUNSUPPORTED, "node 'k' (Constant): Constant attr 'value_string'");
+    m = ob_new(13);
+    ob_attr_i(m, ob_node(m, "Constant", "k", "", "c"), "value_bogus", 1);
+    ob_output(m, "c");
+    expect_fail(m, FL_EINVAL, "'value_bogus' is not one of ONNX's Constant attributes");
+
+    /* A sequence-typed graph input (the model is re-encoded with the input's
+     * type switched from tensor to sequence of that tensor). */
+    m = ob_new(13);
+    ob_input(m, "x", OB_FLOAT, 1, (int64_t[]){4}, NULL);
+    ob_node(m, "Relu", "relu", "x", "y");
+    ob_output(m, "y");
+    size_t len;
+    uint8_t *buf = ob_pack(m, &len);
+    Onnx__ModelProto *mp = onnx__model_proto__unpack(NULL, len, buf);
+    assert_non_null(mp);
+    free(buf);
+    Onnx__TypeProto *t = mp->graph->input[0]->type, elem = *t;
+    Onnx__TypeProto__Sequence seq;
+    onnx__type_proto__sequence__init(&seq);
+    seq.elem_type = &elem;
+    t->value_case = ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE;
+    t->sequence_type = &seq;
+    len = onnx__model_proto__get_packed_size(mp);
+    buf = malloc(len);
+    assert_non_null(buf);
+    onnx__model_proto__pack(mp, buf);
+    *t = elem; /* back, so that the unpacked message frees what it owns */
+    onnx__model_proto__free_unpacked(mp, NULL);
+    fl_options o;
+    fl_options_init(&o);
+    fl_report *r = NULL;
+    assert_int_equal(fl_analyze(buf, len, &o, &r), FL_EUNSUPPORTED);
+    assert_non_null(strstr(r->error, "node 'x' (Placeholder): graph input is not a tensor"));
+    fl_report_free(r);
+    free(buf);
     ob_free(m);
 }
 
@@ -505,6 +591,7 @@ int main(void) {
         cmocka_unit_test(test_error_missing_input),
         cmocka_unit_test(test_error_raw_data_size),
         cmocka_unit_test(test_error_duplicate_output_and_domain),
+        cmocka_unit_test(test_error_unsupported),
         cmocka_unit_test(test_error_limits_and_garbage),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
