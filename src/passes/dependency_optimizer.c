@@ -119,8 +119,8 @@ static bool safe_to_remove_identity(const fl_node *n, const fl_uses *u) {
     }
     const fl_node *in = n->inputs[0].node;
     if (in->kind == FL_OP_VARIABLE_V2 || in->kind == FL_OP_VAR_HANDLE_OP ||
-        strcmp(in->op, "_Recv") == 0 || strcmp(in->op, "VariableV2") == 0 ||
-        strcmp(in->op, "Variable") == 0) {
+        fl__is_pass_op(in, FL_POP_RECV) || in->kind == FL_OP_VARIABLE_V2 ||
+        fl__is_pass_op(in, FL_POP_VARIABLE)) {
         return false;
     }
     return !((in->kind == FL_OP_SWITCH || in->kind == FL_OP_REF_SWITCH) && u->ctrl_counts[n->id]);
@@ -135,8 +135,8 @@ static fl_status to_noop(fl_pass_ctx *pc, fl_node *n, const fl_uses *u, bool *do
     if (n->desc->flags & (FL_OPF_STATEFUL | FL_OPF_CONTROL_FLOW | FL_OPF_FUNCTIONAL)) {
         return FL_OK;
     }
-    if (n->kind == FL_OP_NO_OP || fl__is_feed(n) || strcmp(n->op, "Assert") == 0 ||
-        strcmp(n->op, "CheckNumerics") == 0 || strcmp(n->op, "ControlTrigger") == 0 ||
+    if (n->kind == FL_OP_NO_OP || fl__is_feed(n) || fl__is_pass_op(n, FL_POP_ASSERT) ||
+        fl__is_pass_op(n, FL_POP_CHECK_NUMERICS) || fl__is_pass_op(n, FL_POP_CONTROL_TRIGGER) ||
         strncmp(n->name, "Submodel", 8) == 0 || !safe_to_remove_identity(n, u)) {
         return FL_OK;
     }

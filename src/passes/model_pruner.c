@@ -98,7 +98,7 @@ static const char *trivial_rule(const fl_node *m, const fl_uses *u) {
                    ? "const_only_control_consumers"
                    : NULL;
     default:
-        if (strcmp(m->op, "AddN") == 0 && m->n_inputs <= 1) {
+        if (m->kind == FL_OP_ADD_N && m->n_inputs <= 1) {
             return m->n_inputs == 1 ? "addn_single_input" : NULL;
         }
         return NULL;

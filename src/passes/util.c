@@ -26,6 +26,38 @@ bool fl__is_feed(const fl_node *n) {
     return n->kind == FL_OP_PLACEHOLDER || n->kind == FL_OP_PLACEHOLDER_WITH_DEFAULT;
 }
 
+static const char *const pass_op_names[FL_POP_COUNT] = {
+#define FL_POP_NAME(e, name) [FL_POP_##e] = name,
+    FL_PASS_OPS(FL_POP_NAME)
+#undef FL_POP_NAME
+};
+
+bool fl__is_pass_op(const fl_node *n, fl_pass_op op) {
+    return strcmp(n->op, pass_op_names[op]) == 0;
+}
+
+const char *fl__pass_op_name(int op) {
+    return op >= 0 && op < FL_POP_COUNT ? pass_op_names[op] : "?";
+}
+
+bool fl__pass_op_in(const fl_node *n, const fl_pass_op *ops, size_t n_ops) {
+    for (size_t i = 0; i < n_ops; i++) {
+        if (fl__is_pass_op(n, ops[i])) {
+            return true;
+        }
+    }
+    return false;
+}
+
+bool fl__kind_in(int kind, const fl_op_kind *kinds, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        if ((int)kinds[i] == kind) {
+            return true;
+        }
+    }
+    return false;
+}
+
 bool fl__has_ctrl_input(const fl_node *n, const fl_node *dep) {
     for (int k = 0; k < n->n_ctrl; k++) {
         if (n->ctrl[k] == dep) {

@@ -79,8 +79,6 @@ fl_node *fl__ao_add_const(ao *a, const char *name, const char *device, const fl_
 
 bool fl__ao_is_complex(int dt);
 
-bool fl__ao_is_op(const fl_node *n, const char *op);
-
 /* Whether n runs on CPU: its device type, or the target device when the
  * device string is empty (as the remapper). */
 bool fl__ao_on_cpu(const ao *a, const fl_node *n);
@@ -112,7 +110,7 @@ bool fl__ao_smaller(const fl_shape *l, const fl_shape *r);
 
 bool fl__ao_same_sig(const fl_shape *x, const fl_shape *y);
 
-bool fl__ao_involution(int kind, const char *op);
+bool fl__ao_involution(const fl_node *n);
 
 /* Appendix A: value-preserving ops. */
 bool fl__ao_value_preserving(const fl_node *n);

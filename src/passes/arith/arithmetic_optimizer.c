@@ -116,12 +116,12 @@ static fl_input forward_target(const ao *a, const fl_node *n, int group, const c
         *rule = "remove_identity_transpose";
         return in->inputs[0];
     }
-    if (group == 0 && fl__ao_involution(n->kind, n->op) && n->n_inputs == 1 &&
-        strcmp(in->op, n->op) == 0 && in->n_inputs == 1 && n->inputs[0].port == 0) {
+    if (group == 0 && fl__ao_involution(n) && n->n_inputs == 1 && strcmp(in->op, n->op) == 0 &&
+        in->n_inputs == 1 && n->inputs[0].port == 0) {
         *rule = "remove_involution";
         return in->inputs[0];
     }
-    if (group == 0 && fl__ao_is_op(n, "Bitcast") && n->n_inputs == 1 &&
+    if (group == 0 && fl__is_pass_op(n, FL_POP_BITCAST) && n->n_inputs == 1 &&
         fl__attr_type(n, "T") != FL_DT_INVALID &&
         fl__attr_type(n, "T") == fl__attr_type(n, "type")) {
         *rule = "remove_redundant_bitcast";

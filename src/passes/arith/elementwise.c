@@ -33,12 +33,12 @@
 /* RemoveRedundantBitcast, the in-place half (the forward half is in
  * forward_target). */
 fl_status fl__ao_bitcast_of_bitcast(ao *a, fl_node *n, bool *fired) {
-    if (!fl__ao_is_op(n, "Bitcast") || n->n_inputs != 1) {
+    if (!fl__is_pass_op(n, FL_POP_BITCAST) || n->n_inputs != 1) {
         return FL_OK;
     }
     fl_node *in = n->inputs[0].node;
     int t = fl__attr_type(in, "T");
-    if (!fl__ao_is_op(in, "Bitcast") || in->n_inputs != 1 || fl__preserved(in) ||
+    if (!fl__is_pass_op(in, FL_POP_BITCAST) || in->n_inputs != 1 || fl__preserved(in) ||
         t == FL_DT_INVALID) {
         return FL_OK;
     }
@@ -271,9 +271,10 @@ fl_status fl__ao_max_or_min_of_monotonic(ao *a, fl_node *r, bool *fired) {
     bool arg = r->kind == FL_OP_ARG_MAX || r->kind == FL_OP_ARG_MIN;
     bool pool =
         r->kind == FL_OP_MAX_POOL || r->kind == FL_OP_MAX_POOL_V2 || r->kind == FL_OP_MAX_POOL3D;
-    bool red = r->kind == FL_OP_MAX || r->kind == FL_OP_MIN || fl__ao_is_op(r, "SegmentMax") ||
-               fl__ao_is_op(r, "SegmentMin") || fl__ao_is_op(r, "UnsortedSegmentMax") ||
-               fl__ao_is_op(r, "UnsortedSegmentMin");
+    bool red = r->kind == FL_OP_MAX || r->kind == FL_OP_MIN ||
+               fl__is_pass_op(r, FL_POP_SEGMENT_MAX) || fl__is_pass_op(r, FL_POP_SEGMENT_MIN) ||
+               fl__is_pass_op(r, FL_POP_UNSORTED_SEGMENT_MAX) ||
+               fl__is_pass_op(r, FL_POP_UNSORTED_SEGMENT_MIN);
     if ((!arg && !pool && !red) || fl__preserved(r) || r->n_inputs < 1 || r->n_outputs != 1 ||
         r->outputs[0].dtype == FL_DT_INVALID) {
         return FL_OK;

@@ -58,7 +58,7 @@ fl_status fl__ao_fold_multiply_into_conv(ao *a, fl_node *conv, bool *fired) {
         return FL_OK;
     }
     fl_node *mul = tail->inputs[0].node;
-    if ((mul->kind != FL_OP_MUL && !fl__ao_is_op(mul, "MulNoNan")) || mul->n_inputs != 2 ||
+    if ((mul->kind != FL_OP_MUL && mul->kind != FL_OP_MUL_NO_NAN) || mul->n_inputs != 2 ||
         fl__ao_n_uses(a, mul) != 1 || fl__preserved(mul)) {
         return FL_OK;
     }
@@ -95,8 +95,7 @@ fl_status fl__ao_fold_multiply_into_conv(ao *a, fl_node *conv, bool *fired) {
 
 /* perm of a Transpose-like node swaps only the two innermost dims. */
 static bool inner_matrix_transpose(const fl_node *t) {
-    if ((!fl__ao_is_op(t, "Transpose") && !fl__ao_is_op(t, "ConjugateTranspose")) ||
-        t->n_inputs != 2) {
+    if ((t->kind != FL_OP_TRANSPOSE && t->kind != FL_OP_CONJUGATE_TRANSPOSE) || t->n_inputs != 2) {
         return false;
     }
     const fl_value *p = fl__ao_const_value(t->inputs[1].node);
@@ -127,11 +126,11 @@ fl_status fl__ao_fold_transpose_into_matmul(ao *a, fl_node *n, bool *fired) {
         return FL_OK;
     }
     bool cplx = fl__ao_is_complex(fl__attr_type(n, "T"));
-    const char *only = !cplx ? NULL : batch ? "ConjugateTranspose" : "Transpose";
+    fl_op_kind only = !cplx ? FL_OP_UNKNOWN : batch ? FL_OP_CONJUGATE_TRANSPOSE : FL_OP_TRANSPOSE;
     bool fold[2];
     for (int k = 0; k < 2; k++) {
         const fl_node *t = n->inputs[k].node;
-        fold[k] = inner_matrix_transpose(t) && (!only || fl__ao_is_op(t, only));
+        fold[k] = inner_matrix_transpose(t) && (only == FL_OP_UNKNOWN || t->kind == (int)only);
     }
     if (!fold[0] && !fold[1]) {
         return FL_OK;

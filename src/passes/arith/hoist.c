@@ -70,11 +70,11 @@ static size_t n_consumer_nodes(ao *a, const fl_node *n) {
 }
 
 bool fl__ao_is_concat(const fl_node *n) {
-    return fl__ao_is_op(n, "Concat") || fl__ao_is_op(n, "ConcatV2");
+    return n->kind == FL_OP_CONCAT || n->kind == FL_OP_CONCAT_V2;
 }
 
 bool fl__ao_is_split(const fl_node *n) {
-    return fl__ao_is_op(n, "Split") || fl__ao_is_op(n, "SplitV");
+    return n->kind == FL_OP_SPLIT || n->kind == FL_OP_SPLIT_V;
 }
 
 /* OpsAreSafeToHoist: one more level of the chains can move. Beyond Grappler:
@@ -102,9 +102,9 @@ static bool hoist_safe(ao *a, const fl_node *root, const hlink *l, int n) {
             return false;
         }
         /* Relu / Relu6 the remapper can fuse into its producer stay */
-        if (fl__ao_is_op(op, "Relu") || fl__ao_is_op(op, "Relu6")) {
+        if (op->kind == FL_OP_RELU || op->kind == FL_OP_RELU6) {
             const fl_node *in = op->inputs[0].node;
-            if (fl__ao_is_op(in, "BiasAdd") || strncmp(in->op, "FusedBatchNorm", 14) == 0) {
+            if (in->kind == FL_OP_BIAS_ADD || strncmp(in->op, "FusedBatchNorm", 14) == 0) {
                 return false;
             }
         }
@@ -216,7 +216,7 @@ static void drop_chain(ao *a, fl_node *n, int len) {
  * chain is reused after the Concat, the others are removed. */
 static fl_status hoist_concat(ao *a, fl_node *c, const hlink *tails, int n, int prefix,
                               fl_node **ctrl, int n_ctrl) {
-    int first = fl__ao_is_op(c, "Concat") ? 1 : 0;
+    int first = c->kind == FL_OP_CONCAT ? 1 : 0;
     fl_node *heads[HOIST_MAX];
     for (int i = 0; i < n; i++) {
         heads[i] = c->inputs[tails[i].port].node;
@@ -276,7 +276,7 @@ static fl_status hoist_split(ao *a, fl_node *s, const hlink *tails, int n, int p
             return FL_OK;
         }
     }
-    int slot = fl__ao_is_op(s, "SplitV") ? 0 : 1;
+    int slot = s->kind == FL_OP_SPLIT_V ? 0 : 1;
     fl_input in = s->inputs[slot];
     fl_node *prev = NULL;
     for (int i = len; i-- > 0;) {
@@ -336,7 +336,7 @@ fl_status fl__ao_hoist_cwise_unary_chains(ao *a, fl_node *r) {
         if (!at || at->kind != FL_ATTR_I || (nn = at->v.i) <= 1 || nn > HOIST_MAX) {
             return FL_OK;
         }
-        int start = fl__ao_is_op(r, "Concat") ? 1 : 0;
+        int start = r->kind == FL_OP_CONCAT ? 1 : 0;
         if (start + nn > r->n_inputs) {
             return FL_OK;
         }

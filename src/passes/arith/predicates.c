@@ -16,10 +16,6 @@ bool fl__ao_is_complex(int dt) {
     return dt == FL_DT_COMPLEX64 || dt == FL_DT_COMPLEX128;
 }
 
-bool fl__ao_is_op(const fl_node *n, const char *op) {
-    return strcmp(n->op, op) == 0;
-}
-
 bool fl__ao_on_cpu(const ao *a, const fl_node *n) {
     return fl__node_device(n, a->pc->opt->device) == FL_DEV_CPU;
 }
@@ -126,50 +122,55 @@ bool fl__ao_same_sig(const fl_shape *x, const fl_shape *y) {
     return true;
 }
 
-bool fl__ao_involution(int kind, const char *op) {
-    return kind == FL_OP_NEG || kind == FL_OP_RECIPROCAL || kind == FL_OP_LOGICAL_NOT ||
-           strcmp(op, "Conj") == 0 || strcmp(op, "Invert") == 0;
+bool fl__ao_involution(const fl_node *n) {
+    return n->kind == FL_OP_NEG || n->kind == FL_OP_RECIPROCAL || n->kind == FL_OP_LOGICAL_NOT ||
+           n->kind == FL_OP_CONJ || fl__is_pass_op(n, FL_POP_INVERT);
 }
 
 bool fl__ao_value_preserving(const fl_node *n) {
-    static const char *const ops[] = {"CheckNumerics", "DebugGradientIdentity",
-                                      "DeepCopy",      "Enter",
-                                      "Exit",          "PreventGradient",
-                                      "Print",         "Snapshot",
-                                      "StopGradient",  "Identity",
-                                      "ExpandDims",    "Reshape",
-                                      "Squeeze",       "InvertPermutation",
-                                      "Reverse",       "ReverseV2",
-                                      "Roll",          "Transpose",
-                                      "DepthToSpace",  "SpaceToDepth",
-                                      "BatchToSpace",  "BatchToSpaceND",
-                                      "SpaceToBatch",  "SpaceToBatchND"};
-    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
-        if (strcmp(n->op, ops[i]) == 0) {
-            return true;
-        }
+    static const fl_op_kind ops[] = {FL_OP_ENTER,
+                                     FL_OP_EXIT,
+                                     FL_OP_PREVENT_GRADIENT,
+                                     FL_OP_SNAPSHOT,
+                                     FL_OP_STOP_GRADIENT,
+                                     FL_OP_IDENTITY,
+                                     FL_OP_EXPAND_DIMS,
+                                     FL_OP_RESHAPE,
+                                     FL_OP_SQUEEZE,
+                                     FL_OP_REVERSE_V2,
+                                     FL_OP_TRANSPOSE,
+                                     FL_OP_DEPTH_TO_SPACE,
+                                     FL_OP_SPACE_TO_DEPTH,
+                                     FL_OP_BATCH_TO_SPACE_ND,
+                                     FL_OP_SPACE_TO_BATCH_ND};
+    static const fl_pass_op ops_x[] = {
+        FL_POP_CHECK_NUMERICS, FL_POP_DEBUG_GRADIENT_IDENTITY, FL_POP_DEEP_COPY,
+        FL_POP_PRINT,          FL_POP_INVERT_PERMUTATION,      FL_POP_REVERSE,
+        FL_POP_ROLL,           FL_POP_BATCH_TO_SPACE,          FL_POP_SPACE_TO_BATCH};
+    if (fl__kind_in(n->kind, ops, sizeof ops / sizeof ops[0]) ||
+        fl__pass_op_in(n, ops_x, sizeof ops_x / sizeof ops_x[0])) {
+        return true;
     }
     return (n->kind == FL_OP_ADD_N && n->n_inputs == 1);
 }
 
 int fl__ao_monotonic(const fl_node *n) {
-    static const char *const up[] = {"Acosh", "Asin", "Asinh",    "Atan",     "Atanh", "Ceil",
-                                     "Elu",   "Erf",  "Exp",      "Expm1",    "Floor", "Log",
-                                     "Log1p", "Relu", "Relu6",    "Rint",     "Selu",  "Sigmoid",
-                                     "Sign",  "Sinh", "Softsign", "Softplus", "Sqrt",  "Tanh"};
-    static const char *const down[] = {"Acos", "Erfc", "Neg", "Rsqrt"};
+    static const fl_op_kind up[] = {FL_OP_ASIN,     FL_OP_ATAN,     FL_OP_CEIL,    FL_OP_ELU,
+                                    FL_OP_ERF,      FL_OP_EXP,      FL_OP_EXPM1,   FL_OP_FLOOR,
+                                    FL_OP_LOG,      FL_OP_LOG1P,    FL_OP_RELU,    FL_OP_RELU6,
+                                    FL_OP_RINT,     FL_OP_SELU,     FL_OP_SIGMOID, FL_OP_SIGN,
+                                    FL_OP_SOFTSIGN, FL_OP_SOFTPLUS, FL_OP_SQRT,    FL_OP_TANH};
+    static const fl_pass_op up_x[] = {FL_POP_ACOSH, FL_POP_ASINH, FL_POP_ATANH, FL_POP_SINH};
+    static const fl_op_kind down[] = {FL_OP_ACOS, FL_OP_ERFC, FL_OP_NEG, FL_OP_RSQRT};
     if (n->n_inputs != 1) {
         return 0;
     }
-    for (size_t i = 0; i < sizeof up / sizeof up[0]; i++) {
-        if (strcmp(n->op, up[i]) == 0) {
-            return 1;
-        }
+    if (fl__kind_in(n->kind, up, sizeof up / sizeof up[0]) ||
+        fl__pass_op_in(n, up_x, sizeof up_x / sizeof up_x[0])) {
+        return 1;
     }
-    for (size_t i = 0; i < sizeof down / sizeof down[0]; i++) {
-        if (strcmp(n->op, down[i]) == 0) {
-            return -1;
-        }
+    if (fl__kind_in(n->kind, down, sizeof down / sizeof down[0])) {
+        return -1;
     }
     return 0;
 }
@@ -244,12 +245,12 @@ fl_status fl__ao_input_to_ctrl(ao *a, fl_node *n, int k) {
 }
 
 bool fl__ao_idempotent(const fl_node *n) {
-    static const char *const ops[] = {"Identity", "Snapshot", "StopGradient", "PreventGradient",
-                                      "DebugGradientIdentity"};
-    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
-        if (strcmp(n->op, ops[i]) == 0) {
-            return true;
-        }
+    static const fl_op_kind ops[] = {FL_OP_IDENTITY, FL_OP_SNAPSHOT, FL_OP_STOP_GRADIENT,
+                                     FL_OP_PREVENT_GRADIENT};
+    static const fl_pass_op ops_x[] = {FL_POP_DEBUG_GRADIENT_IDENTITY};
+    if (fl__kind_in(n->kind, ops, sizeof ops / sizeof ops[0]) ||
+        fl__pass_op_in(n, ops_x, sizeof ops_x / sizeof ops_x[0])) {
+        return true;
     }
     return false;
 }

@@ -22,32 +22,39 @@
 #include <string.h>
 
 bool fl__ao_unary_elementwise(const fl_node *n) {
-    static const char *const ops[] = {
-        "Abs",        "Acos",       "Acosh",         "Asin",
-        "Asinh",      "Atan",       "Atanh",         "Ceil",
-        "ComplexAbs", "Conj",       "Cos",           "Cosh",
-        "Digamma",    "Elu",        "Erf",           "Erfc",
-        "Exp",        "Expm1",      "Floor",         "Inv",
-        "Invert",     "IsInf",      "IsNan",         "IsFinite",
-        "Lgamma",     "Log",        "Log1p",         "LogicalNot",
-        "Neg",        "Reciprocal", "Relu",          "Relu6",
-        "Rint",       "Round",      "Selu",          "Rsqrt",
-        "Sigmoid",    "Sign",       "Sin",           "Sinh",
-        "Softplus",   "Softsign",   "Sqrt",          "Square",
-        "Tan",        "Tanh",       "CheckNumerics", "DebugGradientIdentity",
-        "DeepCopy",   "Enter",      "Exit",          "PreventGradient",
-        "Print",      "Snapshot",   "StopGradient",  "Identity"};
-    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
-        if (strcmp(n->op, ops[i]) == 0) {
-            return true;
-        }
+    static const fl_op_kind ops[] = {
+        FL_OP_ABS,      FL_OP_ACOS,          FL_OP_ASIN,     FL_OP_ATAN,    FL_OP_CEIL,
+        FL_OP_CONJ,     FL_OP_COS,           FL_OP_ELU,      FL_OP_ERF,     FL_OP_ERFC,
+        FL_OP_EXP,      FL_OP_EXPM1,         FL_OP_FLOOR,    FL_OP_INV,     FL_OP_IS_INF,
+        FL_OP_IS_NAN,   FL_OP_IS_FINITE,     FL_OP_LOG,      FL_OP_LOG1P,   FL_OP_LOGICAL_NOT,
+        FL_OP_NEG,      FL_OP_RECIPROCAL,    FL_OP_RELU,     FL_OP_RELU6,   FL_OP_RINT,
+        FL_OP_ROUND,    FL_OP_SELU,          FL_OP_RSQRT,    FL_OP_SIGMOID, FL_OP_SIGN,
+        FL_OP_SIN,      FL_OP_SOFTPLUS,      FL_OP_SOFTSIGN, FL_OP_SQRT,    FL_OP_SQUARE,
+        FL_OP_TAN,      FL_OP_TANH,          FL_OP_ENTER,    FL_OP_EXIT,    FL_OP_PREVENT_GRADIENT,
+        FL_OP_SNAPSHOT, FL_OP_STOP_GRADIENT, FL_OP_IDENTITY};
+    static const fl_pass_op ops_x[] = {FL_POP_ACOSH,
+                                       FL_POP_ASINH,
+                                       FL_POP_ATANH,
+                                       FL_POP_COMPLEX_ABS,
+                                       FL_POP_COSH,
+                                       FL_POP_DIGAMMA,
+                                       FL_POP_INVERT,
+                                       FL_POP_LGAMMA,
+                                       FL_POP_SINH,
+                                       FL_POP_CHECK_NUMERICS,
+                                       FL_POP_DEBUG_GRADIENT_IDENTITY,
+                                       FL_POP_DEEP_COPY,
+                                       FL_POP_PRINT};
+    if (fl__kind_in(n->kind, ops, sizeof ops / sizeof ops[0]) ||
+        fl__pass_op_in(n, ops_x, sizeof ops_x / sizeof ops_x[0])) {
+        return true;
     }
     return n->kind == FL_OP_ADD_N && n->n_inputs == 1;
 }
 
 bool fl__ao_modifies_frame(const fl_node *n) {
-    return fl__ao_is_op(n, "Enter") || fl__ao_is_op(n, "Exit") || fl__ao_is_op(n, "RefEnter") ||
-           fl__ao_is_op(n, "RefExit");
+    return n->kind == FL_OP_ENTER || n->kind == FL_OP_EXIT || n->kind == FL_OP_REF_ENTER ||
+           n->kind == FL_OP_REF_EXIT;
 }
 
 /* RemoveRedundantReshapeOrBroadcastTo, the bypass half:
@@ -99,14 +106,13 @@ static bool cast_like(const fl_node *n) {
 /* Value-preserving ops whose kernels take any real number type (the new
  * input type of ReorderCastLikeAndValuePreserving must have a kernel). */
 static bool reorderable_vp(const fl_node *n) {
-    static const char *const ops[] = {
-        "Identity",     "Snapshot",       "StopGradient",  "PreventGradient", "Reshape",
-        "ExpandDims",   "Squeeze",        "Transpose",     "ReverseV2",       "DepthToSpace",
-        "SpaceToDepth", "BatchToSpaceND", "SpaceToBatchND"};
-    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
-        if (strcmp(n->op, ops[i]) == 0) {
-            return true;
-        }
+    static const fl_op_kind ops[] = {
+        FL_OP_IDENTITY,         FL_OP_SNAPSHOT,       FL_OP_STOP_GRADIENT,  FL_OP_PREVENT_GRADIENT,
+        FL_OP_RESHAPE,          FL_OP_EXPAND_DIMS,    FL_OP_SQUEEZE,        FL_OP_TRANSPOSE,
+        FL_OP_REVERSE_V2,       FL_OP_DEPTH_TO_SPACE, FL_OP_SPACE_TO_DEPTH, FL_OP_BATCH_TO_SPACE_ND,
+        FL_OP_SPACE_TO_BATCH_ND};
+    if (fl__kind_in(n->kind, ops, sizeof ops / sizeof ops[0])) {
+        return true;
     }
     return false;
 }
@@ -150,8 +156,8 @@ static bool on_cpu_or_gpu(const ao *a, const fl_node *n) {
 
 /* ReorderCastLikeAndValuePreserving (18). */
 fl_status fl__ao_reorder_cast_like(ao *a, fl_node *c, bool *fired) {
-    if ((!fl__ao_value_preserving(c) && !cast_like(c)) || fl__ao_is_op(c, "CheckNumerics") ||
-        !on_cpu_or_gpu(a, c) ||
+    if ((!fl__ao_value_preserving(c) && !cast_like(c)) ||
+        fl__is_pass_op(c, FL_POP_CHECK_NUMERICS) || !on_cpu_or_gpu(a, c) ||
         (fl__op_desc_of(c->kind) && (fl__op_desc_of(c->kind)->flags & FL_OPF_CONTROL_FLOW)) ||
         !fl__ao_replaceable(c) || c->n_inputs < 1) {
         return FL_OK;
@@ -212,7 +218,7 @@ fl_status fl__ao_reorder_cast_like(ao *a, fl_node *c, bool *fired) {
 /* SqrtDivToRsqrtMul (21). */
 fl_status fl__ao_sqrt_div_to_rsqrt_mul(ao *a, fl_node *n, bool *fired) {
     bool div = n->kind == FL_OP_DIV || n->kind == FL_OP_REAL_DIV || n->kind == FL_OP_TRUNCATE_DIV ||
-               fl__ao_is_op(n, "Xdivy");
+               n->kind == FL_OP_XDIVY;
     if (!div || n->n_inputs != 2) {
         return FL_OK;
     }
@@ -221,8 +227,8 @@ fl_status fl__ao_sqrt_div_to_rsqrt_mul(ao *a, fl_node *n, bool *fired) {
         return FL_OK;
     }
     fl__ledger_note(a->pc, "convert_sqrt_div_to_rsqrt_mul", n, "%s(x, Sqrt(y)) -> %s", n->op,
-                    fl__ao_is_op(n, "Xdivy") ? "MulNoNan(Rsqrt(y), x)" : "Mul(x, Rsqrt(y))");
-    if (fl__ao_is_op(n, "Xdivy")) {
+                    n->kind == FL_OP_XDIVY ? "MulNoNan(Rsqrt(y), x)" : "Mul(x, Rsqrt(y))");
+    if (n->kind == FL_OP_XDIVY) {
         fl_input sw[2] = {n->inputs[1], n->inputs[0]};
         fl_status st = fl__ao_set_inputs(a, n, 2, sw);
         if (st != FL_OK) {

@@ -183,15 +183,11 @@ fl_status fl__ao_remove_stack_slice_same_axis(ao *a, fl_node *n, bool *fired) {
 }
 
 static bool sparse_segment_reduction(const fl_node *n) {
-    static const char *const ops[] = {"SparseSegmentSum",   "SparseSegmentSumWithNumSegments",
-                                      "SparseSegmentMean",  "SparseSegmentMeanWithNumSegments",
-                                      "SparseSegmentSqrtN", "SparseSegmentSqrtNWithNumSegments"};
-    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
-        if (strcmp(n->op, ops[i]) == 0) {
-            return true;
-        }
-    }
-    return false;
+    static const fl_pass_op ops[] = {
+        FL_POP_SPARSE_SEGMENT_SUM,    FL_POP_SPARSE_SEGMENT_SUM_WITH_NUM_SEGMENTS,
+        FL_POP_SPARSE_SEGMENT_MEAN,   FL_POP_SPARSE_SEGMENT_MEAN_WITH_NUM_SEGMENTS,
+        FL_POP_SPARSE_SEGMENT_SQRT_N, FL_POP_SPARSE_SEGMENT_SQRT_N_WITH_NUM_SEGMENTS};
+    return fl__pass_op_in(n, ops, sizeof ops / sizeof ops[0]);
 }
 
 /* A scalar (one element) int32/int64 Const equal to 0. */
@@ -212,9 +208,9 @@ fl_status fl__ao_simplify_embedding_lookup(ao *a, fl_node *r, bool *fired) {
         return FL_OK;
     }
     fl_node *u = g->inputs[1].node;
-    bool v2 = fl__ao_is_op(u, "UniqueV2");
+    bool v2 = fl__is_pass_op(u, FL_POP_UNIQUE_V2);
     int t = fl__attr_type(u, "T");
-    if ((!fl__ao_is_op(u, "Unique") && !v2) || fl__preserved(u) || !fl__same_device(u, g) ||
+    if ((!fl__is_pass_op(u, FL_POP_UNIQUE) && !v2) || fl__preserved(u) || !fl__same_device(u, g) ||
         u->n_inputs < 1 || g->inputs[1].port != 0 || t == FL_DT_INVALID ||
         (v2 && (u->n_inputs < 2 || !axis0(u->inputs[1].node)))) {
         return FL_OK;

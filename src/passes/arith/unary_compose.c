@@ -14,24 +14,23 @@
 
 /* UnaryOpsComposition (28): the ops _UnaryOpsComposition supports for dt. */
 static bool composable(const fl_node *n, int dt) {
-    static const char *const all[] = {"Abs",   "Ceil",    "Cos",   "Expm1", "Exp",        "Floor",
-                                      "Inv",   "Log",     "Log1p", "Neg",   "Reciprocal", "Round",
-                                      "Rsqrt", "Sigmoid", "Sin",   "Sqrt",  "Square",     "Tanh",
-                                      "Elu",   "Relu",    "Relu6", "Selu"};
-    static const char *const no_half[] = {"Acos",  "Acosh", "Asin", "Asinh", "Atan",
-                                          "Atanh", "Cosh",  "Rint", "Sinh",  "Tan"};
+    static const fl_op_kind all[] = {
+        FL_OP_ABS,   FL_OP_CEIL,    FL_OP_COS,   FL_OP_EXPM1, FL_OP_EXP,        FL_OP_FLOOR,
+        FL_OP_INV,   FL_OP_LOG,     FL_OP_LOG1P, FL_OP_NEG,   FL_OP_RECIPROCAL, FL_OP_ROUND,
+        FL_OP_RSQRT, FL_OP_SIGMOID, FL_OP_SIN,   FL_OP_SQRT,  FL_OP_SQUARE,     FL_OP_TANH,
+        FL_OP_ELU,   FL_OP_RELU,    FL_OP_RELU6, FL_OP_SELU};
+    static const fl_op_kind no_half[] = {FL_OP_ACOS, FL_OP_ASIN, FL_OP_ATAN, FL_OP_RINT, FL_OP_TAN};
+    static const fl_pass_op no_half_x[] = {FL_POP_ACOSH, FL_POP_ASINH, FL_POP_ATANH, FL_POP_COSH,
+                                           FL_POP_SINH};
     if (dt != FL_DT_FLOAT && dt != FL_DT_DOUBLE && dt != FL_DT_HALF) {
         return false;
     }
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
-        if (strcmp(n->op, all[i]) == 0) {
-            return true;
-        }
+    if (fl__kind_in(n->kind, all, sizeof all / sizeof all[0])) {
+        return true;
     }
-    for (size_t i = 0; i < sizeof no_half / sizeof no_half[0]; i++) {
-        if (strcmp(n->op, no_half[i]) == 0) {
-            return dt != FL_DT_HALF;
-        }
+    if (fl__kind_in(n->kind, no_half, sizeof no_half / sizeof no_half[0]) ||
+        fl__pass_op_in(n, no_half_x, sizeof no_half_x / sizeof no_half_x[0])) {
+        return dt != FL_DT_HALF;
     }
     return false;
 }

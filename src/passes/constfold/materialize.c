@@ -202,7 +202,7 @@ static bool bcast_reduce_idx(const int64_t *a, int ra, const int64_t *b, int rb,
 
 fl_status fl__cf_materialize_bcast_args(fl_pass_ctx *pc, fl_node *n, bool *done) {
     fl_graph *g = pc->c->g;
-    if (strcmp(n->op, "BroadcastGradientArgs") != 0 || n->n_inputs != 2) {
+    if (!fl__is_pass_op(n, FL_POP_BROADCAST_GRADIENT_ARGS) || n->n_inputs != 2) {
         return FL_OK;
     }
     const fl_node *s1 = n->inputs[0].node, *s2 = n->inputs[1].node;

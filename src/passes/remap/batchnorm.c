@@ -27,7 +27,7 @@ static bool match_conv_bn(const rctx *r, const fl_node *bn, fl_node **conv) {
     if (!fl__rm_is_fused_batch_norm(bn) || bn->n_inputs < 5 || fl__rm_has_ctrl(r, bn)) {
         return false;
     }
-    if (!fl__rm_is_op(bn, "FusedBatchNorm") && fl__attr_type(bn, "U") != FL_DT_FLOAT) {
+    if (bn->kind != FL_OP_FUSED_BATCH_NORM && fl__attr_type(bn, "U") != FL_DT_FLOAT) {
         return false;
     }
     if (fl__attr_bool(bn, "is_training", false) || fl__rm_fanout_beyond0(r, bn)) {
@@ -68,7 +68,7 @@ bool fl__rm_rewrite_conv_bn(rctx *r, fl_node *bn) {
  * Conditions: no control edges on the activation; it shares T with the BN;
  * match_conv_bn; the BN has one consumer and is not preserved. */
 bool fl__rm_rewrite_conv_bn_act(rctx *r, fl_node *act) {
-    if (!fl__rm_is_activation(r, act) || fl__rm_is_op(act, "Sigmoid") || act->n_inputs < 1 ||
+    if (!fl__rm_is_activation(r, act) || act->kind == FL_OP_SIGMOID || act->n_inputs < 1 ||
         fl__rm_has_ctrl(r, act)) {
         return false;
     }
@@ -131,7 +131,7 @@ static bool valid_bn_for_ex(const rctx *r, const fl_node *bn) {
     if (tr->v.b && gpu && !persistent_bn_ok(r, bn, fmt)) {
         return false;
     }
-    if (!fl__rm_is_op(bn, "FusedBatchNorm") && fl__attr_type(bn, "U") != FL_DT_FLOAT) {
+    if (bn->kind != FL_OP_FUSED_BATCH_NORM && fl__attr_type(bn, "U") != FL_DT_FLOAT) {
         return false;
     }
     return !fl__rm_has_ctrl(r, bn) && fl__rm_one_data_fanout0(r, bn) && !fl__rm_is_preserved(bn);
@@ -143,7 +143,7 @@ static bool valid_bn_for_ex(const rctx *r, const fl_node *bn) {
  * not preserved, both operands of symbolically equal shape. */
 static bool match_bn_ex(const rctx *r, const fl_node *relu, fl_node **bn, fl_node **add,
                         fl_input *side) {
-    if (fl__rm_is_removed(relu) || !fl__rm_is_op(relu, "Relu") || relu->n_inputs < 1 ||
+    if (fl__rm_is_removed(relu) || relu->kind != FL_OP_RELU || relu->n_inputs < 1 ||
         fl__rm_has_ctrl(r, relu)) {
         return false;
     }
@@ -206,7 +206,7 @@ bool fl__rm_rewrite_bn_ex(rctx *r, fl_node *relu) {
     fl__rm_copy_attr(r, f, bn, "data_format", NULL);
     fl__rm_copy_attr(r, f, bn, "epsilon", NULL);
     fl__rm_copy_attr(r, f, bn, "exponential_avg_factor", NULL);
-    int u = fl__rm_is_op(bn, "FusedBatchNorm") ? fl__attr_type(bn, "T") : fl__attr_type(bn, "U");
+    int u = bn->kind == FL_OP_FUSED_BATCH_NORM ? fl__attr_type(bn, "T") : fl__attr_type(bn, "U");
     if (r->onednn && !fl__rm_on_gpu(r, bn)) {
         u = FL_DT_FLOAT;
     }
@@ -245,7 +245,7 @@ bool fl__rm_rewrite_bn_grad_ex(rctx *r, fl_node *g) {
     /* FusedBatchNormGrad/V2 match TensorFlow's conditions too (V1 only with
      * T float, so never), but have no reserve_space_3 (input 5), which
      * TensorFlow's rewrite reads regardless: not rewritten here. */
-    if (!fl__rm_is_op(g, "FusedBatchNormGradV3")) {
+    if (g->kind != FL_OP_FUSED_BATCH_NORM_GRAD_V3) {
         return false;
     }
     if (fl__rm_has_ctrl(r, g) || !fl__rm_on_gpu(r, g) || !fl__attr_bool(g, "is_training", false) ||
@@ -260,7 +260,7 @@ bool fl__rm_rewrite_bn_grad_ex(rctx *r, fl_node *g) {
         return false;
     }
     fl_node *rg = fl__rm_in_node(g, 0);
-    if (fl__rm_is_removed(rg) || !fl__rm_is_op(rg, "ReluGrad") || rg->n_inputs < 2 ||
+    if (fl__rm_is_removed(rg) || rg->kind != FL_OP_RELU_GRAD || rg->n_inputs < 2 ||
         fl__rm_has_ctrl(r, rg) || fl__rm_is_preserved(rg)) {
         return false;
     }

@@ -97,7 +97,7 @@ bool fl__rm_match_contraction_bias(const rctx *r, const fl_node *bias, fl_node *
                                    int *bias_port, bool check_device) {
     int port = 1;
     if (bias->n_inputs < 2 || fl__rm_has_ctrl(r, bias) ||
-        !(fl__rm_is_op(bias, "BiasAdd") || is_bias_semantic_add(r, bias, &port))) {
+        !(bias->kind == FL_OP_BIAS_ADD || is_bias_semantic_add(r, bias, &port))) {
         return false;
     }
     fl_node *c = fl__rm_in_node(bias, 1 - port);
@@ -155,11 +155,11 @@ bool fl__rm_rewrite_contraction_bias_act(rctx *r, fl_node *act) {
         !fl__rm_one_fanout0(r, bias) || !fl__rm_same_t(act, bias) || fl__rm_is_preserved(bias)) {
         return false;
     }
-    if (!fl__rm_is_matmul(c) && (fl__rm_is_op(act, "Tanh") || fl__rm_is_op(act, "Sigmoid"))) {
+    if (!fl__rm_is_matmul(c) && (act->kind == FL_OP_TANH || act->kind == FL_OP_SIGMOID)) {
         return false;
     }
     if (!(fl__rm_is_conv2d(c) || fl__rm_is_matmul(c) || (r->onednn && fl__rm_is_conv3d(c))) &&
-        fl__rm_is_op(act, "LeakyRelu")) {
+        act->kind == FL_OP_LEAKY_RELU) {
         return false;
     }
     if (!fl__rm_cpu_contraction_ok(r, c) && !fl__rm_gpu_contraction_ok(r, c, act)) {
@@ -184,11 +184,11 @@ bool fl__rm_rewrite_contraction_bias_act(rctx *r, fl_node *act) {
  * channel dim (3 for Conv2D, 4 for Conv3D); conv shares T with the BiasAdd;
  * conv CPU-compatible. */
 bool fl__rm_rewrite_conv_squeeze_bias(rctx *r, fl_node *bias) {
-    if (!fl__rm_is_op(bias, "BiasAdd") || bias->n_inputs < 2 || fl__rm_has_ctrl(r, bias)) {
+    if (bias->kind != FL_OP_BIAS_ADD || bias->n_inputs < 2 || fl__rm_has_ctrl(r, bias)) {
         return false;
     }
     fl_node *sq = fl__rm_in_node(bias, 0);
-    if (fl__rm_is_removed(sq) || !fl__rm_is_op(sq, "Squeeze") || sq->n_inputs < 1 ||
+    if (fl__rm_is_removed(sq) || sq->kind != FL_OP_SQUEEZE || sq->n_inputs < 1 ||
         fl__rm_has_ctrl(r, sq) || !fl__rm_one_fanout0(r, sq) || fl__rm_is_preserved(sq)) {
         return false;
     }

@@ -47,57 +47,58 @@
  * Source: remapper.cc of Intel-tensorflow/tensorflow (gru_scope), whose
  * rnn_ops.cc registers AUGRUBlockCell and adds bfloat16, lbr and training to
  * GRUBlockCell. */
-static const pat GRU_X = {"*", "tarV3", P_REMAIN, 0, NULL};
-static const pat GRU_H = {"*", "identity", P_REMAIN, 0, NULL};
-static const pat GRU_AXIS = {"*", "concat_axis", P_REMAIN, 0, NULL};
-static const pat GRU_CONCAT = {"ConcatV2", "concat_gru", P_REMOVE, 3,
+static const pat GRU_X = {PAT_ANY, "tarV3", P_REMAIN, 0, NULL};
+static const pat GRU_H = {PAT_ANY, "identity", P_REMAIN, 0, NULL};
+static const pat GRU_AXIS = {PAT_ANY, "concat_axis", P_REMAIN, 0, NULL};
+static const pat GRU_CONCAT = {FL_OP_CONCAT_V2, "concat_gru", P_REMOVE, 3,
                                (const pat *const[]){&GRU_X, &GRU_H, &GRU_AXIS}};
-static const pat GRU_RU_W = {"*", "ru_gates/mm_param", P_REMAIN, 0, NULL};
-static const pat GRU_RU_MM = {"MatMul", "ru_gates/mm", P_REMOVE, 2,
+static const pat GRU_RU_W = {PAT_ANY, "ru_gates/mm_param", P_REMAIN, 0, NULL};
+static const pat GRU_RU_MM = {FL_OP_MATMUL, "ru_gates/mm", P_REMOVE, 2,
                               (const pat *const[]){&GRU_CONCAT, &GRU_RU_W}};
-static const pat GRU_RU_B = {"*", "ru_gates/bias_data", P_REMAIN, 0, NULL};
-static const pat GRU_RU_BIAS = {"BiasAdd", "ru_gates/bias", P_REMOVE, 2,
+static const pat GRU_RU_B = {PAT_ANY, "ru_gates/bias_data", P_REMAIN, 0, NULL};
+static const pat GRU_RU_BIAS = {FL_OP_BIAS_ADD, "ru_gates/bias", P_REMOVE, 2,
                                 (const pat *const[]){&GRU_RU_MM, &GRU_RU_B}};
-static const pat GRU_RU_ACT = {"Sigmoid", "ru_gates/activation", P_REMOVE, 1,
+static const pat GRU_RU_ACT = {FL_OP_SIGMOID, "ru_gates/activation", P_REMOVE, 1,
                                (const pat *const[]){&GRU_RU_BIAS}};
-static const pat GRU_SPLIT_DIM = {"*", "Const_split", P_REMAIN, 0, NULL};
-static const pat GRU_SPLIT = {"Split", "ru_split", P_REMOVE, 2,
+static const pat GRU_SPLIT_DIM = {PAT_ANY, "Const_split", P_REMAIN, 0, NULL};
+static const pat GRU_SPLIT = {FL_OP_SPLIT, "ru_split", P_REMOVE, 2,
                               (const pat *const[]){&GRU_SPLIT_DIM, &GRU_RU_ACT}};
-static const pat GRU_RH = {"Mul", "lbrmul", P_REMOVE, 2, (const pat *const[]){&GRU_SPLIT, &GRU_H}};
-static const pat GRU_CONCAT1 = {"ConcatV2", "concat1", P_REMOVE, 3,
+static const pat GRU_RH = {FL_OP_MUL, "lbrmul", P_REMOVE, 2,
+                           (const pat *const[]){&GRU_SPLIT, &GRU_H}};
+static const pat GRU_CONCAT1 = {FL_OP_CONCAT_V2, "concat1", P_REMOVE, 3,
                                 (const pat *const[]){&GRU_X, &GRU_RH, &GRU_AXIS}};
-static const pat GRU_C_W = {"*", "c_gate/mm_param", P_REMAIN, 0, NULL};
-static const pat GRU_C_MM = {"MatMul", "c_gate/mm", P_REMOVE, 2,
+static const pat GRU_C_W = {PAT_ANY, "c_gate/mm_param", P_REMAIN, 0, NULL};
+static const pat GRU_C_MM = {FL_OP_MATMUL, "c_gate/mm", P_REMOVE, 2,
                              (const pat *const[]){&GRU_CONCAT1, &GRU_C_W}};
-static const pat GRU_C_B = {"*", "c_gate/bias_data", P_REMAIN, 0, NULL};
-static const pat GRU_C_BIAS = {"BiasAdd", "c_gate/bias", P_REMOVE, 2,
+static const pat GRU_C_B = {PAT_ANY, "c_gate/bias_data", P_REMAIN, 0, NULL};
+static const pat GRU_C_BIAS = {FL_OP_BIAS_ADD, "c_gate/bias", P_REMOVE, 2,
                                (const pat *const[]){&GRU_C_MM, &GRU_C_B}};
-static const pat GRU_C_ACT = {"Tanh", "c_gate/activation", P_REMOVE, 1,
+static const pat GRU_C_ACT = {FL_OP_TANH, "c_gate/activation", P_REMOVE, 1,
                               (const pat *const[]){&GRU_C_BIAS}};
-static const pat GRU_ONE = {"*", "Const_1", P_REMAIN, 0, NULL};
+static const pat GRU_ONE = {PAT_ANY, "Const_1", P_REMAIN, 0, NULL};
 /* GRU: u' is the Split */
-static const pat GRU_SUB1 = {"Sub", "ns_sub1", P_REMOVE, 2,
+static const pat GRU_SUB1 = {FL_OP_SUB, "ns_sub1", P_REMOVE, 2,
                              (const pat *const[]){&GRU_ONE, &GRU_SPLIT}};
-static const pat GRU_MUL2 = {"Mul", "ns_mul2", P_REMOVE, 2,
+static const pat GRU_MUL2 = {FL_OP_MUL, "ns_mul2", P_REMOVE, 2,
                              (const pat *const[]){&GRU_SPLIT, &GRU_H}};
-static const pat GRU_MUL1 = {"Mul", "ns_mul1", P_REMOVE, 2,
+static const pat GRU_MUL1 = {FL_OP_MUL, "ns_mul1", P_REMOVE, 2,
                              (const pat *const[]){&GRU_SUB1, &GRU_C_ACT}};
-static const pat GRU_OUT = {"AddV2", "output", P_REPLACE, 2,
+static const pat GRU_OUT = {FL_OP_ADD_V2, "output", P_REPLACE, 2,
                             (const pat *const[]){&GRU_MUL2, &GRU_MUL1}};
 /* AUGRU: u' = u * (1 - au_x) */
-static const pat AUGRU_AU = {"*", "attn_in", P_REMAIN, 0, NULL};
-static const pat AUGRU_ONE = {"*", "attn_1.0", P_REMAIN, 0, NULL};
-static const pat AUGRU_ASUB = {"Sub", "attn_sub", P_REMOVE, 2,
+static const pat AUGRU_AU = {PAT_ANY, "attn_in", P_REMAIN, 0, NULL};
+static const pat AUGRU_ONE = {PAT_ANY, "attn_1.0", P_REMAIN, 0, NULL};
+static const pat AUGRU_ASUB = {FL_OP_SUB, "attn_sub", P_REMOVE, 2,
                                (const pat *const[]){&AUGRU_ONE, &AUGRU_AU}};
-static const pat AUGRU_ATT = {"Mul", "au_atten", P_REMOVE, 2,
+static const pat AUGRU_ATT = {FL_OP_MUL, "au_atten", P_REMOVE, 2,
                               (const pat *const[]){&GRU_SPLIT, &AUGRU_ASUB}};
-static const pat AUGRU_SUB1 = {"Sub", "ns_sub1", P_REMOVE, 2,
+static const pat AUGRU_SUB1 = {FL_OP_SUB, "ns_sub1", P_REMOVE, 2,
                                (const pat *const[]){&GRU_ONE, &AUGRU_ATT}};
-static const pat AUGRU_MUL2 = {"Mul", "ns_mul2", P_REMOVE, 2,
+static const pat AUGRU_MUL2 = {FL_OP_MUL, "ns_mul2", P_REMOVE, 2,
                                (const pat *const[]){&AUGRU_ATT, &GRU_H}};
-static const pat AUGRU_MUL1 = {"Mul", "ns_mul1", P_REMOVE, 2,
+static const pat AUGRU_MUL1 = {FL_OP_MUL, "ns_mul1", P_REMOVE, 2,
                                (const pat *const[]){&AUGRU_SUB1, &GRU_C_ACT}};
-static const pat AUGRU_OUT = {"AddV2", "output", P_REPLACE, 2,
+static const pat AUGRU_OUT = {FL_OP_ADD_V2, "output", P_REPLACE, 2,
                               (const pat *const[]){&AUGRU_MUL2, &AUGRU_MUL1}};
 
 /* CheckValidGraph: the dtypes and the two parent/child pairs. */
@@ -121,7 +122,7 @@ static bool gru_valid(const rctx *r, const pmatch *m) {
 }
 
 bool fl__rm_rewrite_gru_cell(rctx *r, fl_node *root) {
-    if (!r->onednn || !fl__rm_is_op(root, "AddV2")) {
+    if (!r->onednn || root->kind != FL_OP_ADD_V2) {
         return false;
     }
     pmatch m;

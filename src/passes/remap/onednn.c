@@ -31,7 +31,7 @@ bool fl__rm_rewrite_contraction_bias_add(rctx *r, fl_node *root) {
     }
     fl_node *act = NULL, *add = root;
     if (fl__rm_is_activation(r, root)) {
-        if (fl__rm_is_op(root, "Tanh") || fl__rm_is_op(root, "Sigmoid")) {
+        if (root->kind == FL_OP_TANH || root->kind == FL_OP_SIGMOID) {
             return false;
         }
         act = root;
@@ -45,7 +45,7 @@ bool fl__rm_rewrite_contraction_bias_add(rctx *r, fl_node *root) {
     if (add->n_inputs != 2) {
         return false;
     }
-    if (!fl__rm_is_op(add, "AddN") &&
+    if (add->kind != FL_OP_ADD_N &&
         !(fl__is_add(add) &&
           fl__shape_same(&fl_node_in(add, 0)->shape, &fl_node_in(add, 1)->shape))) {
         return false;
@@ -59,7 +59,7 @@ bool fl__rm_rewrite_contraction_bias_add(rctx *r, fl_node *root) {
             continue;
         }
         if (fl__rm_is_depthwise(c) || (act && fl__rm_is_matmul(c)) ||
-            (act && fl__rm_is_op(act, "LeakyRelu") &&
+            (act && act->kind == FL_OP_LEAKY_RELU &&
              !(fl__rm_is_conv2d(c) || fl__rm_is_conv3d(c)))) {
             return false;
         }
@@ -85,7 +85,7 @@ bool fl__rm_rewrite_contraction_bias_add(rctx *r, fl_node *root) {
  * named after the Mul, input [x], T. Conditions: oneDNN; both on CPU; T
  * float/bf16; Sigmoid one consumer, not preserved; no control edges. */
 bool fl__rm_rewrite_swish(rctx *r, fl_node *mul) {
-    if (!r->onednn || !fl__rm_is_op(mul, "Mul") || mul->n_inputs != 2 || fl__rm_has_ctrl(r, mul) ||
+    if (!r->onednn || mul->kind != FL_OP_MUL || mul->n_inputs != 2 || fl__rm_has_ctrl(r, mul) ||
         !fl__rm_on_cpu(r, mul)) {
         return false;
     }
@@ -96,7 +96,7 @@ bool fl__rm_rewrite_swish(rctx *r, fl_node *mul) {
     for (int s = 0; s < 2; s++) {
         fl_node *sig = fl__rm_in_node(mul, s);
         fl_input x = mul->inputs[1 - s];
-        if (fl__rm_is_removed(sig) || !fl__rm_is_op(sig, "Sigmoid") || sig->n_inputs < 1 ||
+        if (fl__rm_is_removed(sig) || sig->kind != FL_OP_SIGMOID || sig->n_inputs < 1 ||
             fl__rm_has_ctrl(r, sig) || !fl__rm_one_fanout0(r, sig) || fl__rm_is_preserved(sig) ||
             !fl__rm_on_cpu(r, sig)) {
             continue;
@@ -127,14 +127,13 @@ bool fl__rm_rewrite_swish(rctx *r, fl_node *mul) {
  * the fused conv has no control edges, no consumer but the activation and
  * is not preserved (TensorFlow deletes it unconditionally). */
 bool fl__rm_rewrite_conv_leakyrelu(rctx *r, fl_node *act) {
-    bool mish = fl__rm_is_op(act, "_MklFusedMish");
-    if (!r->onednn || !(fl__rm_is_op(act, "LeakyRelu") || mish) || act->n_inputs < 1 ||
+    bool mish = act->kind == FL_OP_MKL_FUSED_MISH;
+    if (!r->onednn || !(act->kind == FL_OP_LEAKY_RELU || mish) || act->n_inputs < 1 ||
         fl__rm_has_ctrl(r, act)) {
         return false;
     }
     fl_node *c = fl__rm_in_node(act, 0);
-    if (fl__rm_is_removed(c) ||
-        !(fl__rm_is_op(c, "_FusedConv2D") || fl__rm_is_op(c, "_FusedConv3D")) ||
+    if (fl__rm_is_removed(c) || !(c->kind == FL_OP_FUSED_CONV2D || c->kind == FL_OP_FUSED_CONV3D) ||
         act->inputs[0].port != 0 || c->n_inputs < 2 || c->n_inputs > 8 || fl__rm_has_ctrl(r, c) ||
         !fl__rm_one_fanout0(r, c) || fl__rm_fanout_beyond0(r, c) || fl__rm_is_preserved(c)) {
         return false;

@@ -37,10 +37,10 @@ bool fl__rm_same_input(fl_input a, fl_input b) {
 }
 
 bool fl__rm_const_scalar(const fl_node *n, bool through_cast, bool scalar_only, double *v) {
-    if (through_cast && fl__rm_is_op(n, "Cast") && n->n_inputs == 1) {
+    if (through_cast && n->kind == FL_OP_CAST && n->n_inputs == 1) {
         n = fl__rm_in_node(n, 0);
     }
-    if (!n || !fl__rm_is_op(n, "Const") || n->n_outputs < 1) {
+    if (!n || n->kind != FL_OP_CONST || n->n_outputs < 1) {
         return false;
     }
     const fl_value *val = n->outputs[0].value;
@@ -55,7 +55,7 @@ bool fl__rm_const_scalar(const fl_node *n, bool through_cast, bool scalar_only, 
  * Conditions: oneDNN; Maximum T half/bf16/float/double, no control inputs;
  * alpha a scalar Const (or Cast of one) >= 0; the Mul fl__rm_removable. */
 bool fl__rm_rewrite_mul_maximum(rctx *r, fl_node *max) {
-    if (!r->onednn || !fl__rm_is_op(max, "Maximum") || max->n_inputs != 2 || max->n_ctrl > 0) {
+    if (!r->onednn || max->kind != FL_OP_MAXIMUM || max->n_inputs != 2 || max->n_ctrl > 0) {
         return false;
     }
     int t = fl__attr_type(max, "T");
@@ -65,7 +65,7 @@ bool fl__rm_rewrite_mul_maximum(rctx *r, fl_node *max) {
     for (int s = 0; s < 2; s++) {
         fl_node *mul = fl__rm_in_node(max, s);
         fl_input x = max->inputs[1 - s];
-        if (!fl__rm_is_op(mul, "Mul") || mul->n_inputs != 2 ||
+        if (mul->kind != FL_OP_MUL || mul->n_inputs != 2 ||
             !fl__rm_removable(r, mul, (const fl_node *[]){max}, 1)) {
             continue;
         }
@@ -93,15 +93,15 @@ bool fl__rm_rewrite_mul_maximum(rctx *r, fl_node *max) {
  * _MklFusedMish named after the Mul, input [x], T. Conditions: oneDNN; Mul on
  * CPU, T float/bf16, no control inputs; Tanh and Softplus fl__rm_removable. */
 bool fl__rm_rewrite_mish(rctx *r, fl_node *mul) {
-    if (!r->onednn || !fl__rm_is_op(mul, "Mul") || mul->n_inputs != 2 || mul->n_ctrl > 0 ||
+    if (!r->onednn || mul->kind != FL_OP_MUL || mul->n_inputs != 2 || mul->n_ctrl > 0 ||
         !fl__rm_on_cpu(r, mul) || !fl__rm_t_float_or_bf16(mul)) {
         return false;
     }
     for (int s = 0; s < 2; s++) {
         fl_node *tanh = fl__rm_in_node(mul, s), *sp = fl__rm_in_node(tanh, 0);
         fl_input x = mul->inputs[1 - s];
-        if (!fl__rm_is_op(tanh, "Tanh") || !sp || !fl__rm_is_op(sp, "Softplus") ||
-            sp->n_inputs != 1 || !fl__rm_same_input(sp->inputs[0], x) ||
+        if (tanh->kind != FL_OP_TANH || !sp || sp->kind != FL_OP_SOFTPLUS || sp->n_inputs != 1 ||
+            !fl__rm_same_input(sp->inputs[0], x) ||
             !fl__rm_removable(r, tanh, (const fl_node *[]){mul}, 1) ||
             !fl__rm_removable(r, sp, (const fl_node *[]){tanh}, 1)) {
             continue;
@@ -128,18 +128,18 @@ bool fl__rm_rewrite_mish(rctx *r, fl_node *mul) {
  * fl__rm_removable; Conv2D CPU-compatible; BN: is_training present and false, V2/V3
  * with U and T float. */
 bool fl__rm_rewrite_conv_swish(rctx *r, fl_node *mul) {
-    if (!r->onednn || !fl__rm_is_op(mul, "Mul") || mul->n_inputs != 2 || mul->n_ctrl > 0 ||
+    if (!r->onednn || mul->kind != FL_OP_MUL || mul->n_inputs != 2 || mul->n_ctrl > 0 ||
         !fl__rm_on_cpu(r, mul) || !fl__rm_t_float_or_bf16(mul)) {
         return false;
     }
     for (int s = 0; s < 2; s++) {
         fl_node *sig = fl__rm_in_node(mul, s), *y = fl__rm_in_node(mul, 1 - s);
-        if (!fl__rm_is_op(sig, "Sigmoid") || sig->n_inputs != 1 || sig->inputs[0].node != y ||
+        if (sig->kind != FL_OP_SIGMOID || sig->n_inputs != 1 || sig->inputs[0].node != y ||
             sig->inputs[0].port != 0 || mul->inputs[1 - s].port != 0) {
             continue;
         }
         bool bn = fl__rm_is_fused_batch_norm(y);
-        if (!(fl__rm_is_op(y, "BiasAdd") || bn) || y->n_inputs != (bn ? 5 : 2)) {
+        if (!(y->kind == FL_OP_BIAS_ADD || bn) || y->n_inputs != (bn ? 5 : 2)) {
             continue;
         }
         fl_node *c = fl__rm_in_node(y, 0);
@@ -155,7 +155,7 @@ bool fl__rm_rewrite_conv_swish(rctx *r, fl_node *mul) {
             if (!tr || tr->kind != FL_ATTR_B || tr->v.b) {
                 continue;
             }
-            if (!fl__rm_is_op(y, "FusedBatchNorm") &&
+            if (y->kind != FL_OP_FUSED_BATCH_NORM &&
                 (fl__attr_type(y, "U") != FL_DT_FLOAT || fl__attr_type(y, "T") != FL_DT_FLOAT)) {
                 continue;
             }
@@ -184,12 +184,12 @@ bool fl__rm_rewrite_conv_swish(rctx *r, fl_node *mul) {
  * addition: TensorFlow's matcher would also fl__rm_drop a Pad with other
  * consumers... it does not: the matcher keeps kRemove nodes exclusive). */
 bool fl__rm_rewrite_pad_conv3d(rctx *r, fl_node *c) {
-    if (!r->onednn || !(fl__rm_is_conv3d(c) || fl__rm_is_op(c, "_FusedConv3D")) ||
-        c->n_inputs < 2 || c->n_ctrl > 0 || !fl__rm_on_cpu(r, c) || !fl__rm_t_float_or_bf16(c)) {
+    if (!r->onednn || !(fl__rm_is_conv3d(c) || c->kind == FL_OP_FUSED_CONV3D) || c->n_inputs < 2 ||
+        c->n_ctrl > 0 || !fl__rm_on_cpu(r, c) || !fl__rm_t_float_or_bf16(c)) {
         return false;
     }
     fl_node *pad = fl__rm_in_node(c, 0);
-    if (!fl__rm_is_op(pad, "Pad") || pad->n_inputs != 2 || !fl__rm_same_t(c, pad) ||
+    if (pad->kind != FL_OP_PAD || pad->n_inputs != 2 || !fl__rm_same_t(c, pad) ||
         !fl__rm_removable(r, pad, (const fl_node *[]){c}, 1)) {
         return false;
     }
@@ -226,17 +226,17 @@ bool fl__rm_rewrite_pad_conv3d(rctx *r, fl_node *c) {
  * 0.16666 (within 1e-2); the inner nodes and constants fl__rm_removable, the BiasAdd
  * with at most its two uses in the pattern; the conv CPU-compatible. */
 bool fl__rm_rewrite_hard_swish(rctx *r, fl_node *out) {
-    if (!r->onednn || !fl__rm_is_op(out, "Mul") || out->n_inputs != 2 || fl__rm_has_ctrl(r, out)) {
+    if (!r->onednn || out->kind != FL_OP_MUL || out->n_inputs != 2 || fl__rm_has_ctrl(r, out)) {
         return false;
     }
     for (int s = 0; s < 2; s++) {
         fl_node *inner = fl__rm_in_node(out, s);
-        if (!fl__rm_is_op(inner, "Mul") || inner->n_inputs != 2) {
+        if (inner->kind != FL_OP_MUL || inner->n_inputs != 2) {
             continue;
         }
         for (int q = 0; q < 2; q++) {
             fl_node *relu6 = fl__rm_in_node(inner, q);
-            if (!fl__rm_is_op(relu6, "Relu6") || relu6->n_inputs != 1) {
+            if (relu6->kind != FL_OP_RELU6 || relu6->n_inputs != 1) {
                 continue;
             }
             fl_node *add = fl__rm_in_node(relu6, 0);

@@ -25,17 +25,17 @@
  * the BatchMatMulV2 on CPU with T float/bf16 and a rank-4 output; the addend
  * rank 4 with dim 1 equal to 1. */
 bool fl__rm_rewrite_fused_batch_matmul(rctx *r, fl_node *root) {
-    if (!r->onednn || !fl__rm_is_op(root, "AddV2") || root->n_inputs != 2 || root->n_ctrl > 0) {
+    if (!r->onednn || root->kind != FL_OP_ADD_V2 || root->n_inputs != 2 || root->n_ctrl > 0) {
         return false;
     }
     for (int s = 0; s < 2; s++) {
         fl_node *mul = fl__rm_in_node(root, s);
-        if (!fl__rm_is_op(mul, "Mul") || mul->n_inputs != 2) {
+        if (mul->kind != FL_OP_MUL || mul->n_inputs != 2) {
             continue;
         }
         for (int q = 0; q < 2; q++) {
             fl_node *bmm = fl__rm_in_node(mul, q);
-            if (!fl__rm_is_op(bmm, "BatchMatMulV2") || bmm->n_inputs != 2 ||
+            if (bmm->kind != FL_OP_BATCH_MATMUL_V2 || bmm->n_inputs != 2 ||
                 !fl__rm_removable(r, mul, (const fl_node *[]){root}, 1) ||
                 !fl__rm_removable(r, bmm, (const fl_node *[]){mul}, 1)) {
                 continue;
@@ -84,17 +84,17 @@ bool fl__rm_rewrite_fused_batch_matmul(rctx *r, fl_node *root) {
  * the pattern, not preserved); MatMul CPU-compatible. */
 static bool gelu_const(const fl_node *n, double want) {
     double v;
-    return n && (fl__rm_is_op(n, "Const") || fl__rm_is_op(n, "Cast")) &&
+    return n && (n->kind == FL_OP_CONST || n->kind == FL_OP_CAST) &&
            fl__rm_const_scalar(n, true, false, &v) && fabs(v - want) <= 1e-2;
 }
 
 /* Mul(y, c) with y a BiasAdd (commutative); *y set. */
 static bool mul_by_const(const fl_node *m, double c, fl_node **y) {
-    if (!fl__rm_is_op(m, "Mul") || m->n_inputs != 2) {
+    if (m->kind != FL_OP_MUL || m->n_inputs != 2) {
         return false;
     }
     for (int s = 0; s < 2; s++) {
-        if (fl__rm_is_op(fl__rm_in_node(m, s), "BiasAdd") && m->inputs[s].port == 0 &&
+        if (fl__rm_in_node(m, s)->kind == FL_OP_BIAS_ADD && m->inputs[s].port == 0 &&
             gelu_const(fl__rm_in_node(m, 1 - s), c)) {
             *y = fl__rm_in_node(m, s);
             return true;
@@ -106,13 +106,12 @@ static bool mul_by_const(const fl_node *m, double c, fl_node **y) {
 /* Add|AddV2(Erf(Mul(y, 0.707106)), 1); *erf, *mulc, *y set. */
 static bool erf_plus_one(const fl_node *a, bool v2_only, fl_node **erf, fl_node **mulc,
                          fl_node **y) {
-    if (!(v2_only ? fl__rm_is_op(a, "AddV2") : fl__is_add(a)) || a->n_inputs != 2) {
+    if (!(v2_only ? a->kind == FL_OP_ADD_V2 : fl__is_add(a)) || a->n_inputs != 2) {
         return false;
     }
     for (int s = 0; s < 2; s++) {
         fl_node *e = fl__rm_in_node(a, s);
-        if (fl__rm_is_op(e, "Erf") && e->n_inputs == 1 &&
-            gelu_const(fl__rm_in_node(a, 1 - s), 1.0) &&
+        if (e->kind == FL_OP_ERF && e->n_inputs == 1 && gelu_const(fl__rm_in_node(a, 1 - s), 1.0) &&
             mul_by_const(fl__rm_in_node(e, 0), 0.707106, y)) {
             *erf = e;
             *mulc = fl__rm_in_node(e, 0);
@@ -123,17 +122,17 @@ static bool erf_plus_one(const fl_node *a, bool v2_only, fl_node **erf, fl_node 
 }
 
 bool fl__rm_rewrite_matmul_gelu_exact(rctx *r, fl_node *out) {
-    if (!r->onednn || !fl__rm_is_op(out, "Mul") || out->n_inputs != 2 || out->n_ctrl > 0) {
+    if (!r->onednn || out->kind != FL_OP_MUL || out->n_inputs != 2 || out->n_ctrl > 0) {
         return false;
     }
     for (int s = 0; s < 2; s++) {
         fl_node *a = fl__rm_in_node(out, s), *b = fl__rm_in_node(out, 1 - s);
         fl_node *erf, *mulc, *y = NULL, *y2 = NULL, *half = NULL, *plus = NULL;
         /* form 1: Mul(Mul(AddV2(erf..), 0.5), y) */
-        if (fl__rm_is_op(a, "Mul") && a->n_inputs == 2) {
+        if (a->kind == FL_OP_MUL && a->n_inputs == 2) {
             for (int q = 0; q < 2 && !y2; q++) {
                 if (erf_plus_one(fl__rm_in_node(a, q), true, &erf, &mulc, &y) &&
-                    gelu_const(fl__rm_in_node(a, 1 - q), 0.5) && fl__rm_is_op(b, "BiasAdd") &&
+                    gelu_const(fl__rm_in_node(a, 1 - q), 0.5) && b->kind == FL_OP_BIAS_ADD &&
                     out->inputs[1 - s].port == 0) {
                     y2 = b;
                     half = a;
@@ -199,7 +198,7 @@ bool fl__rm_rewrite_matmul_gelu_exact(rctx *r, fl_node *out) {
  * No dtype check (TensorFlow's: m was already fused for a compatible T). */
 static bool gelu_approx_const(const fl_node *n, double want) {
     double v;
-    if (!n || !fl__rm_is_op(n, "Const") || !fl__rm_const_scalar(n, false, false, &v)) {
+    if (!n || n->kind != FL_OP_CONST || !fl__rm_const_scalar(n, false, false, &v)) {
         return false;
     }
     int dt = n->outputs[0].value->dtype;
@@ -209,14 +208,13 @@ static bool gelu_approx_const(const fl_node *n, double want) {
 
 /* A binary `op` reading node a-op `op_a` and b-op `op_b` in either order:
  * the operand of op_a in *a, of op_b in *b (port 0 both). */
-static bool binary_of(const fl_node *n, const char *op, const char *op_a, const char *op_b,
-                      fl_node **a, fl_node **b) {
-    if (!n || !fl__rm_is_op(n, op) || n->n_inputs != 2) {
+static bool binary_of(const fl_node *n, int op, int op_a, int op_b, fl_node **a, fl_node **b) {
+    if (!n || n->kind != op || n->n_inputs != 2) {
         return false;
     }
     for (int s = 0; s < 2; s++) {
         fl_node *x = fl__rm_in_node(n, s), *y = fl__rm_in_node(n, 1 - s);
-        if (fl__rm_is_op(x, op_a) && fl__rm_is_op(y, op_b) && n->inputs[s].port == 0 &&
+        if (x->kind == op_a && y->kind == op_b && n->inputs[s].port == 0 &&
             n->inputs[1 - s].port == 0) {
             *a = x;
             *b = y;
@@ -228,11 +226,14 @@ static bool binary_of(const fl_node *n, const char *op, const char *op_a, const 
 
 bool fl__rm_rewrite_matmul_gelu_approx(rctx *r, fl_node *out) {
     fl_node *half, *m, *plus, *c_half, *tanh_, *c_one, *msq, *c_sqrt, *addm, *m2, *cube;
-    if (!r->onednn || out->n_ctrl > 0 || !binary_of(out, "Mul", "Mul", "_FusedMatMul", &half, &m) ||
-        !binary_of(half, "Mul", "AddV2", "Const", &plus, &c_half) ||
-        !binary_of(plus, "AddV2", "Tanh", "Const", &tanh_, &c_one) || tanh_->n_inputs != 1 ||
-        !binary_of(fl__rm_in_node(tanh_, 0), "Mul", "AddV2", "Const", &addm, &c_sqrt) ||
-        !binary_of(addm, "AddV2", "_FusedMatMul", "Mul", &m2, &cube) || m2 != m) {
+    if (!r->onednn || out->n_ctrl > 0 ||
+        !binary_of(out, FL_OP_MUL, FL_OP_MUL, FL_OP_FUSED_MATMUL, &half, &m) ||
+        !binary_of(half, FL_OP_MUL, FL_OP_ADD_V2, FL_OP_CONST, &plus, &c_half) ||
+        !binary_of(plus, FL_OP_ADD_V2, FL_OP_TANH, FL_OP_CONST, &tanh_, &c_one) ||
+        tanh_->n_inputs != 1 ||
+        !binary_of(fl__rm_in_node(tanh_, 0), FL_OP_MUL, FL_OP_ADD_V2, FL_OP_CONST, &addm,
+                   &c_sqrt) ||
+        !binary_of(addm, FL_OP_ADD_V2, FL_OP_FUSED_MATMUL, FL_OP_MUL, &m2, &cube) || m2 != m) {
         return false;
     }
     msq = fl__rm_in_node(tanh_, 0);
@@ -240,18 +241,17 @@ bool fl__rm_rewrite_matmul_gelu_approx(rctx *r, fl_node *out) {
     fl_node *inner = NULL, *sq_or_pow = NULL, *c_emp = NULL, *c_three = NULL, *x;
     if (gpu) {
         /* Mul(Pow(m, three), c_emp) */
-        if (!binary_of(cube, "Mul", "Pow", "Const", &sq_or_pow, &c_emp) ||
+        if (!binary_of(cube, FL_OP_MUL, FL_OP_POW, FL_OP_CONST, &sq_or_pow, &c_emp) ||
             sq_or_pow->n_inputs != 2 || fl__rm_in_node(sq_or_pow, 0) != m ||
-            sq_or_pow->inputs[0].port != 0 ||
-            !fl__rm_is_op(fl__rm_in_node(sq_or_pow, 1), "Const")) {
+            sq_or_pow->inputs[0].port != 0 || fl__rm_in_node(sq_or_pow, 1)->kind != FL_OP_CONST) {
             return false;
         }
         c_three = fl__rm_in_node(sq_or_pow, 1);
     } else {
         /* Mul(Mul(c_emp, m), Square(m)) */
-        if (!binary_of(cube, "Mul", "Mul", "Square", &inner, &sq_or_pow) ||
+        if (!binary_of(cube, FL_OP_MUL, FL_OP_MUL, FL_OP_SQUARE, &inner, &sq_or_pow) ||
             sq_or_pow->n_inputs != 1 || fl__rm_in_node(sq_or_pow, 0) != m ||
-            !binary_of(inner, "Mul", "Const", "_FusedMatMul", &c_emp, &x) || x != m) {
+            !binary_of(inner, FL_OP_MUL, FL_OP_CONST, FL_OP_FUSED_MATMUL, &c_emp, &x) || x != m) {
             return false;
         }
     }
@@ -322,15 +322,15 @@ bool fl__rm_rewrite_matmul_gelu_approx(rctx *r, fl_node *out) {
  * cuDNN runtime fusion, the GPU routes, are off.
  * Not line-verified: none of the remapper.cc versions we could read has this
  * form (see the header). */
-static const pat GELU_MM = {"MatMul", "matmul", P_REMOVE, 0, NULL};
-static const pat GELU_BIAS_IN = {"*", "bias", P_REMAIN, 0, NULL};
-static const pat GELU_BIAS = {"BiasAdd", "bias_add", P_REMOVE, 2,
+static const pat GELU_MM = {FL_OP_MATMUL, "matmul", P_REMOVE, 0, NULL};
+static const pat GELU_BIAS_IN = {PAT_ANY, "bias", P_REMAIN, 0, NULL};
+static const pat GELU_BIAS = {FL_OP_BIAS_ADD, "bias_add", P_REMOVE, 2,
                               (const pat *const[]){&GELU_MM, &GELU_BIAS_IN}};
-static const pat GELU_OP = {"Gelu", "output", P_REPLACE, 1, (const pat *const[]){&GELU_BIAS}};
+static const pat GELU_OP = {FL_OP_GELU, "output", P_REPLACE, 1, (const pat *const[]){&GELU_BIAS}};
 
 bool fl__rm_rewrite_matmul_gelu_op(rctx *r, fl_node *out) {
     pmatch m;
-    if (!r->onednn || !fl__rm_is_op(out, "Gelu") || !fl__rm_pm_run(r, &GELU_OP, out, &m)) {
+    if (!r->onednn || out->kind != FL_OP_GELU || !fl__rm_pm_run(r, &GELU_OP, out, &m)) {
         return false;
     }
     fl_node *mm = fl__rm_pm_get(&m, "matmul"), *bias = fl__rm_pm_get(&m, "bias_add");

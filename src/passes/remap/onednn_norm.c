@@ -11,10 +11,10 @@
 #include <stdio.h>
 #include <string.h>
 
-/* A node of op op1 (or op2, which may be NULL) with exactly two data
+/* A node of op op1 (or op2; FL_OP_UNKNOWN: none) with exactly two data
  * inputs. */
-static bool binary(const fl_node *n, const char *op1, const char *op2) {
-    return n && (fl__rm_is_op(n, op1) || (op2 && fl__rm_is_op(n, op2))) && n->n_inputs == 2;
+static bool binary(const fl_node *n, int op1, int op2) {
+    return n && (n->kind == op1 || (op2 != FL_OP_UNKNOWN && n->kind == op2)) && n->n_inputs == 2;
 }
 
 /* Input i of n is output 0 of `m`. */
@@ -36,50 +36,50 @@ typedef struct norm_match {
 } norm_match;
 
 static bool match_common_norm(const rctx *r, const fl_node *out, norm_match *m) {
-    if (!binary(out, "Add", "AddV2")) {
+    if (!binary(out, FL_OP_ADD, FL_OP_ADD_V2)) {
         return false;
     }
     for (int s = 0; s < 2; s++) {
         fl_node *mul0 = fl__rm_in_node(out, s), *sub0 = fl__rm_in_node(out, 1 - s);
-        if (!binary(mul0, "Mul", NULL) || !binary(sub0, "Sub", NULL) || !feeds(out, s, mul0) ||
-            !feeds(out, 1 - s, sub0)) {
+        if (!binary(mul0, FL_OP_MUL, FL_OP_UNKNOWN) || !binary(sub0, FL_OP_SUB, FL_OP_UNKNOWN) ||
+            !feeds(out, s, mul0) || !feeds(out, 1 - s, sub0)) {
             continue;
         }
         for (int q = 0; q < 2; q++) {
             fl_input x = mul0->inputs[q];
             fl_node *mul1 = fl__rm_in_node(mul0, 1 - q);
-            if (!binary(mul1, "Mul", NULL) || !feeds(mul0, 1 - q, mul1)) {
+            if (!binary(mul1, FL_OP_MUL, FL_OP_UNKNOWN) || !feeds(mul0, 1 - q, mul1)) {
                 continue;
             }
             for (int t = 0; t < 2; t++) {
                 fl_node *rsqrt = fl__rm_in_node(mul1, t), *gamma = fl__rm_in_node(mul1, 1 - t);
-                if (!rsqrt || !fl__rm_is_op(rsqrt, "Rsqrt") || rsqrt->n_inputs != 1 ||
+                if (!rsqrt || rsqrt->kind != FL_OP_RSQRT || rsqrt->n_inputs != 1 ||
                     !feeds(mul1, t, rsqrt) || !fl__is_const(gamma)) {
                     continue;
                 }
                 fl_node *add = fl__rm_in_node(rsqrt, 0);
-                if (!binary(add, "Add", "AddV2") || !feeds(rsqrt, 0, add)) {
+                if (!binary(add, FL_OP_ADD, FL_OP_ADD_V2) || !feeds(rsqrt, 0, add)) {
                     continue;
                 }
                 for (int u = 0; u < 2; u++) {
                     fl_node *mean0 = fl__rm_in_node(add, u), *eps = fl__rm_in_node(add, 1 - u);
-                    if (!binary(mean0, "Mean", NULL) || !feeds(add, u, mean0) ||
+                    if (!binary(mean0, FL_OP_MEAN, FL_OP_UNKNOWN) || !feeds(add, u, mean0) ||
                         !fl__is_const(eps) || !fl__is_const(fl__rm_in_node(mean0, 1))) {
                         continue;
                     }
                     fl_node *sqd = fl__rm_in_node(mean0, 0);
-                    if (!binary(sqd, "SquaredDifference", NULL) || !feeds(mean0, 0, sqd) ||
-                        !fl__rm_same_input(sqd->inputs[0], x)) {
+                    if (!binary(sqd, FL_OP_SQUARED_DIFFERENCE, FL_OP_UNKNOWN) ||
+                        !feeds(mean0, 0, sqd) || !fl__rm_same_input(sqd->inputs[0], x)) {
                         continue;
                     }
                     fl_node *mean1 = fl__rm_in_node(sqd, 1);
-                    if (!binary(mean1, "Mean", NULL) || !feeds(sqd, 1, mean1) ||
+                    if (!binary(mean1, FL_OP_MEAN, FL_OP_UNKNOWN) || !feeds(sqd, 1, mean1) ||
                         !fl__rm_same_input(mean1->inputs[0], x) ||
                         !fl__is_const(fl__rm_in_node(mean1, 1))) {
                         continue;
                     }
                     fl_node *beta = fl__rm_in_node(sub0, 0), *mul2 = fl__rm_in_node(sub0, 1);
-                    if (!fl__is_const(beta) || !binary(mul2, "Mul", NULL) ||
+                    if (!fl__is_const(beta) || !binary(mul2, FL_OP_MUL, FL_OP_UNKNOWN) ||
                         !feeds(sub0, 1, mul2) ||
                         !((feeds(mul2, 0, mul1) && feeds(mul2, 1, mean1)) ||
                           (feeds(mul2, 1, mul1) && feeds(mul2, 0, mean1)))) {
@@ -156,7 +156,7 @@ bool fl__rm_rewrite_instance_norm(rctx *r, fl_node *root) {
         return false;
     }
     fl_node *act = NULL, *out = root;
-    if (fl__rm_is_op(root, "Relu") || fl__rm_is_op(root, "LeakyRelu")) {
+    if (root->kind == FL_OP_RELU || root->kind == FL_OP_LEAKY_RELU) {
         act = root;
         out = fl__rm_in_node(root, 0);
         if (root->n_inputs != 1 || fl__rm_has_ctrl(r, root) || !feeds(root, 0, out) ||
@@ -186,7 +186,7 @@ bool fl__rm_rewrite_instance_norm(rctx *r, fl_node *root) {
     if (act) {
         const char *ops[] = {act->op};
         fl__rm_set_attr(r, f, fl__attr_make_strs(r->g, "fused_ops", 1, ops));
-        if (fl__rm_is_op(act, "LeakyRelu")) {
+        if (act->kind == FL_OP_LEAKY_RELU) {
             fl__rm_set_attr(
                 r, f,
                 fl__attr_make_float(r->g, "leakyrelu_alpha", fl__attr_float(act, "alpha", 0.2f)));
@@ -208,16 +208,16 @@ static bool match_layer_norm_keras(const rctx *r, const fl_node *out, fl_input *
                                    fl_input *beta, fl_node **nodes) {
     for (int s = 0; s < 2; s++) {
         fl_node *scale = fl__rm_in_node(out, 1 - s);
-        if (!binary(scale, "Mul", NULL) || !feeds(out, 1 - s, scale)) {
+        if (!binary(scale, FL_OP_MUL, FL_OP_UNKNOWN) || !feeds(out, 1 - s, scale)) {
             continue;
         }
         for (int q = 0; q < 2; q++) {
             fl_node *post = fl__rm_in_node(scale, q);
-            if (!binary(post, "Reshape", NULL) || !feeds(scale, q, post)) {
+            if (!binary(post, FL_OP_RESHAPE, FL_OP_UNKNOWN) || !feeds(scale, q, post)) {
                 continue;
             }
             fl_node *bn = fl__rm_in_node(post, 0), *pre, *f1, *f2, *empty;
-            if (!bn || !fl__rm_is_op(bn, "FusedBatchNormV3") || bn->n_inputs != 5 ||
+            if (!bn || bn->kind != FL_OP_FUSED_BATCH_NORM_V3 || bn->n_inputs != 5 ||
                 !feeds(post, 0, bn)) {
                 continue;
             }
@@ -225,11 +225,11 @@ static bool match_layer_norm_keras(const rctx *r, const fl_node *out, fl_input *
             f1 = fl__rm_in_node(bn, 1);
             f2 = fl__rm_in_node(bn, 2);
             empty = fl__rm_in_node(bn, 3);
-            if (!binary(pre, "Reshape", NULL) || !binary(f1, "Fill", NULL) ||
-                !binary(f2, "Fill", NULL) || !feeds(bn, 0, pre) || !feeds(bn, 1, f1) ||
-                !feeds(bn, 2, f2) || !fl__is_const(fl__rm_in_node(f1, 1)) ||
-                !fl__is_const(fl__rm_in_node(f2, 1)) || !fl__is_const(empty) ||
-                fl__rm_in_node(bn, 4) != empty) {
+            if (!binary(pre, FL_OP_RESHAPE, FL_OP_UNKNOWN) ||
+                !binary(f1, FL_OP_FILL, FL_OP_UNKNOWN) || !binary(f2, FL_OP_FILL, FL_OP_UNKNOWN) ||
+                !feeds(bn, 0, pre) || !feeds(bn, 1, f1) || !feeds(bn, 2, f2) ||
+                !fl__is_const(fl__rm_in_node(f1, 1)) || !fl__is_const(fl__rm_in_node(f2, 1)) ||
+                !fl__is_const(empty) || fl__rm_in_node(bn, 4) != empty) {
                 continue;
             }
             const fl_attr *tr = fl__node_attr(bn, "is_training");
@@ -266,39 +266,38 @@ static bool match_layer_norm_custom(const rctx *r, const fl_node *out, fl_input 
                                     fl_input *beta, fl_node **nodes) {
     for (int s = 0; s < 2; s++) {
         fl_node *mul = fl__rm_in_node(out, 1 - s);
-        if (!binary(mul, "Mul", NULL) || !feeds(out, 1 - s, mul)) {
+        if (!binary(mul, FL_OP_MUL, FL_OP_UNKNOWN) || !feeds(out, 1 - s, mul)) {
             continue;
         }
         for (int q = 0; q < 2; q++) {
             fl_node *d = fl__rm_in_node(mul, q), *scale = fl__rm_in_node(mul, 1 - q);
-            if (!binary(d, "Sub", NULL) || !binary(scale, "Mul", NULL) || !feeds(mul, q, d) ||
-                !feeds(mul, 1 - q, scale)) {
+            if (!binary(d, FL_OP_SUB, FL_OP_UNKNOWN) || !binary(scale, FL_OP_MUL, FL_OP_UNKNOWN) ||
+                !feeds(mul, q, d) || !feeds(mul, 1 - q, scale)) {
                 continue;
             }
             fl_node *mean = fl__rm_in_node(d, 1);
-            if (!binary(mean, "Mean", NULL) || !feeds(d, 1, mean) ||
+            if (!binary(mean, FL_OP_MEAN, FL_OP_UNKNOWN) || !feeds(d, 1, mean) ||
                 !fl__rm_same_input(mean->inputs[0], d->inputs[0])) {
                 continue;
             }
             for (int t = 0; t < 2; t++) {
                 fl_node *rs = fl__rm_in_node(scale, t);
-                if (!rs || !fl__rm_is_op(rs, "Rsqrt") || rs->n_inputs != 1 ||
-                    !feeds(scale, t, rs)) {
+                if (!rs || rs->kind != FL_OP_RSQRT || rs->n_inputs != 1 || !feeds(scale, t, rs)) {
                     continue;
                 }
                 fl_node *ae = fl__rm_in_node(rs, 0);
-                if (!binary(ae, "AddV2", NULL) || !feeds(rs, 0, ae)) {
+                if (!binary(ae, FL_OP_ADD_V2, FL_OP_UNKNOWN) || !feeds(rs, 0, ae)) {
                     continue;
                 }
                 for (int u = 0; u < 2; u++) {
                     fl_node *ms = fl__rm_in_node(ae, u), *sq;
-                    if (!binary(ms, "Mean", NULL) || !feeds(ae, u, ms) ||
+                    if (!binary(ms, FL_OP_MEAN, FL_OP_UNKNOWN) || !feeds(ae, u, ms) ||
                         !fl__is_const(fl__rm_in_node(ae, 1 - u))) {
                         continue;
                     }
                     sq = fl__rm_in_node(ms, 0);
-                    if (!sq || !fl__rm_is_op(sq, "Square") || sq->n_inputs != 1 ||
-                        !feeds(ms, 0, sq) || !feeds(sq, 0, d)) {
+                    if (!sq || sq->kind != FL_OP_SQUARE || sq->n_inputs != 1 || !feeds(ms, 0, sq) ||
+                        !feeds(sq, 0, d)) {
                         continue;
                     }
                     if (!fl__rm_removable(r, mul, (const fl_node *[]){out}, 1) ||
@@ -333,17 +332,17 @@ static bool match_layer_norm_custom(const rctx *r, const fl_node *out, fl_input 
  * output of symbolically equal shape, rank 2 or 3; the matched inner nodes
  * fl__rm_removable. No placement or dtype check (as TensorFlow). */
 bool fl__rm_rewrite_layer_norm(rctx *r, fl_node *out) {
-    if (!r->onednn || !binary(out, "Add", "AddV2")) {
+    if (!r->onednn || !binary(out, FL_OP_ADD, FL_OP_ADD_V2)) {
         return false;
     }
     fl_input x = {NULL, 0}, gamma = {NULL, 0}, beta = {NULL, 0};
     fl_node *nodes[9];
     int n_nodes = 0, pattern = 0;
     norm_match m;
-    if (fl__rm_is_op(out, "AddV2") && match_layer_norm_keras(r, out, &x, &gamma, &beta, nodes)) {
+    if (out->kind == FL_OP_ADD_V2 && match_layer_norm_keras(r, out, &x, &gamma, &beta, nodes)) {
         n_nodes = 6;
         pattern = 1;
-    } else if (fl__rm_is_op(out, "AddV2") &&
+    } else if (out->kind == FL_OP_ADD_V2 &&
                match_layer_norm_custom(r, out, &x, &gamma, &beta, nodes)) {
         n_nodes = 8;
         pattern = 2;

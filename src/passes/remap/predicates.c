@@ -13,10 +13,6 @@
 
 typedef enum dev_kind { DEV_CPU, DEV_GPU, DEV_OTHER } dev_kind;
 
-bool fl__rm_is_op(const fl_node *n, const char *op) {
-    return strcmp(n->op, op) == 0;
-}
-
 bool fl__rm_is_removed(const fl_node *n) {
     return (n->flags & FL_NODE_REMOVED) != 0;
 }
@@ -76,7 +72,7 @@ bool fl__rm_one_data_fanout0(const rctx *r, const fl_node *n) {
     size_t k, cnt = 0;
     const fl_use *u = fl__uses_of(&r->uses, n, 0, &k);
     for (size_t i = 0; i < k; i++) {
-        if (!fl__rm_is_op(u[i].node, "Shape") && !fl__rm_is_op(u[i].node, "Rank")) {
+        if (u[i].node->kind != FL_OP_SHAPE && u[i].node->kind != FL_OP_RANK) {
             cnt++;
         }
     }
@@ -100,25 +96,25 @@ bool fl__rm_known_input(const fl_node *n, int i) {
     if (i >= n->n_inputs) {
         return false;
     }
-    return fl_node_in(n, i)->value != NULL || fl__rm_is_op(n->inputs[i].node, "Const");
+    return fl_node_in(n, i)->value != NULL || n->inputs[i].node->kind == FL_OP_CONST;
 }
 
 bool fl__rm_is_conv2d(const fl_node *n) {
-    return fl__rm_is_op(n, "Conv2D");
+    return n->kind == FL_OP_CONV2D;
 }
 bool fl__rm_is_depthwise(const fl_node *n) {
-    return fl__rm_is_op(n, "DepthwiseConv2dNative");
+    return n->kind == FL_OP_DEPTHWISE_CONV2D_NATIVE;
 }
 bool fl__rm_is_matmul(const fl_node *n) {
-    return fl__rm_is_op(n, "MatMul");
+    return n->kind == FL_OP_MATMUL;
 }
 bool fl__rm_is_conv3d(const fl_node *n) {
-    return fl__rm_is_op(n, "Conv3D");
+    return n->kind == FL_OP_CONV3D;
 }
 
 bool fl__rm_is_fused_batch_norm(const fl_node *n) {
-    return fl__rm_is_op(n, "FusedBatchNorm") || fl__rm_is_op(n, "FusedBatchNormV2") ||
-           fl__rm_is_op(n, "FusedBatchNormV3");
+    return n->kind == FL_OP_FUSED_BATCH_NORM || n->kind == FL_OP_FUSED_BATCH_NORM_V2 ||
+           n->kind == FL_OP_FUSED_BATCH_NORM_V3;
 }
 
 bool fl__rm_cpu_dtype_ok(const rctx *r, const fl_node *c) {
@@ -161,7 +157,7 @@ bool fl__rm_cpu_contraction_ok(const rctx *r, const fl_node *c) {
 }
 
 bool fl__rm_gpu_contraction_ok(const rctx *r, const fl_node *c, const fl_node *act) {
-    if (!act || !fl__rm_is_op(act, "Relu") || !fl__rm_is_conv2d(c) || !fl__rm_on_gpu(r, c)) {
+    if (!act || act->kind != FL_OP_RELU || !fl__rm_is_conv2d(c) || !fl__rm_on_gpu(r, c)) {
         return false;
     }
     if (fl__attr_type(c, "T") != FL_DT_FLOAT) {
@@ -182,9 +178,9 @@ bool fl__rm_gpu_contraction_ok(const rctx *r, const fl_node *c, const fl_node *a
 }
 
 bool fl__rm_is_activation(const rctx *r, const fl_node *n) {
-    if (fl__rm_is_op(n, "Relu") || fl__rm_is_op(n, "Relu6") || fl__rm_is_op(n, "Elu") ||
-        fl__rm_is_op(n, "LeakyRelu")) {
+    if (n->kind == FL_OP_RELU || n->kind == FL_OP_RELU6 || n->kind == FL_OP_ELU ||
+        n->kind == FL_OP_LEAKY_RELU) {
         return true;
     }
-    return r->onednn && (fl__rm_is_op(n, "Tanh") || fl__rm_is_op(n, "Sigmoid"));
+    return r->onednn && (n->kind == FL_OP_TANH || n->kind == FL_OP_SIGMOID);
 }

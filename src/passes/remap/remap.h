@@ -24,8 +24,6 @@ typedef struct rctx {
     fl_status st; /* first failure (OOM) */
 } rctx;
 
-bool fl__rm_is_op(const fl_node *n, const char *op);
-
 bool fl__rm_is_removed(const fl_node *n);
 
 bool fl__rm_is_preserved(const fl_node *n);
@@ -199,8 +197,11 @@ typedef enum pat_status { P_REMAIN, P_REMOVE, P_REPLACE } pat_status;
 
 #define PM_MAX 32 /* labels of a pattern (AUGRU: 27) */
 
+/* A pattern node's op: an FL_OP_ kind, or PAT_ANY (any op). */
+#define PAT_ANY FL_OP_UNKNOWN
+
 typedef struct pat {
-    const char *op; /* "*", "Op" or "OpA|OpB" */
+    fl_op_kind op; /* PAT_ANY or the kind to match */
     const char *label;
     pat_status status;
     int n_in; /* inputs the node must have (0: not checked) */

@@ -137,7 +137,7 @@ void fl__rm_set_fused_attrs(rctx *r, fl_node *f, const char *const *ops, size_t 
     fl__rm_set_attr(r, f, fl__attr_make_strs(g, "fused_ops", n_ops, ops));
     fl__rm_set_attr(r, f, fl__attr_make_int(g, "num_args", num_args));
     fl__rm_set_attr(r, f, fl__attr_make_float(g, "epsilon", epsilon));
-    if (act && fl__rm_is_op(act, "LeakyRelu")) {
+    if (act && act->kind == FL_OP_LEAKY_RELU) {
         fl__rm_set_attr(
             r, f, fl__attr_make_float(g, "leakyrelu_alpha", fl__attr_float(act, "alpha", 0.2f)));
     }

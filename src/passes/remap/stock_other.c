@@ -12,9 +12,8 @@
 #include <string.h>
 
 static bool is_comparison(const fl_node *n) {
-    return fl__rm_is_op(n, "Equal") || fl__rm_is_op(n, "NotEqual") || fl__rm_is_op(n, "Greater") ||
-           fl__rm_is_op(n, "GreaterEqual") || fl__rm_is_op(n, "Less") ||
-           fl__rm_is_op(n, "LessEqual");
+    return n->kind == FL_OP_EQUAL || n->kind == FL_OP_NOT_EQUAL || n->kind == FL_OP_GREATER ||
+           n->kind == FL_OP_GREATER_EQUAL || n->kind == FL_OP_LESS || n->kind == FL_OP_LESS_EQUAL;
 }
 
 /* Pattern (table row 10): comparison -> Cast  =>  "_<Comparison>WithCast"
@@ -24,7 +23,7 @@ static bool is_comparison(const fl_node *n) {
  * SrcT=bool and DstT=T; at most one data consumer of the comparison (Shape,
  * Rank ignored); comparison not preserved. */
 bool fl__rm_rewrite_comparison_cast(rctx *r, fl_node *cast) {
-    if (!fl__rm_is_op(cast, "Cast") || fl__rm_has_ctrl(r, cast) || !fl__rm_on_cpu(r, cast) ||
+    if (cast->kind != FL_OP_CAST || fl__rm_has_ctrl(r, cast) || !fl__rm_on_cpu(r, cast) ||
         cast->n_inputs != 1) {
         return false;
     }
@@ -62,12 +61,12 @@ bool fl__rm_rewrite_comparison_cast(rctx *r, fl_node *cast) {
  * either; AsString T int8/16/32/64, width -1 (default), fill "" (default),
  * one consumer, not preserved. */
 bool fl__rm_rewrite_tensor_to_hash_bucket(rctx *r, fl_node *hash) {
-    if (!fl__rm_is_op(hash, "StringToHashBucketFast") || hash->n_inputs < 1 ||
+    if (!fl__is_pass_op(hash, FL_POP_STRING_TO_HASH_BUCKET_FAST) || hash->n_inputs < 1 ||
         fl__rm_has_ctrl(r, hash)) {
         return false;
     }
     fl_node *as = fl__rm_in_node(hash, 0);
-    if (fl__rm_is_removed(as) || !fl__rm_is_op(as, "AsString") || as->n_inputs < 1 ||
+    if (fl__rm_is_removed(as) || !fl__is_pass_op(as, FL_POP_AS_STRING) || as->n_inputs < 1 ||
         fl__rm_has_ctrl(r, as) || !fl__rm_one_fanout0(r, as) || fl__rm_is_preserved(as)) {
         return false;
     }
@@ -128,7 +127,7 @@ bool fl__rm_int_input(const fl_node *n, int i, int64_t *out, int64_t cap, int64_
  * crops may be any known values (TensorFlow: Const nodes). Not
  * device-gated. */
 bool fl__rm_rewrite_dilated_conv(rctx *r, fl_node *b2s) {
-    if (!fl__rm_is_op(b2s, "BatchToSpaceND") || b2s->n_inputs < 3 || fl__rm_has_ctrl(r, b2s)) {
+    if (b2s->kind != FL_OP_BATCH_TO_SPACE_ND || b2s->n_inputs < 3 || fl__rm_has_ctrl(r, b2s)) {
         return false;
     }
     fl_node *c = fl__rm_in_node(b2s, 0);
@@ -141,7 +140,7 @@ bool fl__rm_rewrite_dilated_conv(rctx *r, fl_node *b2s) {
         return false;
     }
     fl_node *s2b = fl__rm_in_node(c, 0);
-    if (fl__rm_is_removed(s2b) || !fl__rm_is_op(s2b, "SpaceToBatchND") || s2b->n_inputs < 3 ||
+    if (fl__rm_is_removed(s2b) || s2b->kind != FL_OP_SPACE_TO_BATCH_ND || s2b->n_inputs < 3 ||
         fl__rm_has_ctrl(r, s2b) || !fl__rm_one_fanout0(r, s2b) || fl__rm_is_preserved(s2b)) {
         return false;
     }

@@ -13,8 +13,8 @@
 /* The rules below are written, as in remapper.cc, as op-type patterns
  * matched by the generic matcher of grappler/utils/pattern_utils.cc. Its
  * semantics, reproduced here:
- *  - a pattern node matches a graph node of one of its op types ("*": any;
- *    "A|B": either); a node that is not kRemain must have no control input
+ *  - a pattern node matches a graph node of its op type (PAT_ANY: any);
+ *    a node that is not kRemain must have no control input
  *    or control use;
  *  - a label names one node: a label met again must be the same node;
  *  - a pattern node with inputs requires exactly that many data inputs and
@@ -27,31 +27,15 @@
  *    have no data use outside the matched nodes (IsSafeNodesToRemove).
  * A node removed by an earlier rewrite of this run, or added by one, does not
  * take part (their uses are not in the use lists). */
-/* Whether op is one of the '|'-separated names of `pattern` ("*": any). */
-static bool pat_op_is(const char *pattern, const char *op) {
-    if (strcmp(pattern, "*") == 0) {
-        return true;
-    }
-    size_t len = strlen(op);
-    for (const char *p = pattern; *p;) {
-        const char *bar = strchr(p, '|');
-        size_t k = bar ? (size_t)(bar - p) : strlen(p);
-        if (k == len && strncmp(p, op, k) == 0) {
-            return true;
-        }
-        p += k + (bar ? 1 : 0);
-    }
-    return false;
+/* Whether a node of kind `kind` fits pattern op `op`. */
+static bool pat_op_is(fl_op_kind op, int kind) {
+    return op == PAT_ANY || (int)op == kind;
 }
 
-static bool pat_commutative(const char *pattern) {
-    static const char *const ops[] = {"Add", "AddV2", "Mul", "Maximum", "SquaredDifference"};
-    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
-        if (pat_op_is(pattern, ops[i]) && strcmp(pattern, "*") != 0) {
-            return true;
-        }
-    }
-    return false;
+static bool pat_commutative(fl_op_kind op) {
+    static const fl_op_kind ops[] = {FL_OP_ADD, FL_OP_ADD_V2, FL_OP_MUL, FL_OP_MAXIMUM,
+                                     FL_OP_SQUARED_DIFFERENCE};
+    return op != PAT_ANY && fl__kind_in(op, ops, sizeof ops / sizeof ops[0]);
 }
 
 fl_node *fl__rm_pm_get(const pmatch *m, const char *label) {
@@ -74,7 +58,7 @@ static bool pm_has_node(const pmatch *m, const fl_node *n) {
 
 static bool pm_match(const rctx *r, const pat *p, fl_node *n, pmatch *m) {
     if (!n || fl__rm_is_removed(n) || (p->status != P_REMAIN && fl__rm_has_ctrl(r, n)) ||
-        !pat_op_is(p->op, n->op)) {
+        !pat_op_is(p->op, n->kind)) {
         return false;
     }
     fl_node *bound = fl__rm_pm_get(m, p->label);
@@ -104,7 +88,7 @@ static bool pm_match(const rctx *r, const pat *p, fl_node *n, pmatch *m) {
     }
     int first = 0;
     if (p->n_in == 2 && pat_commutative(p->op)) {
-        const char *g0 = fl__rm_in_node(n, 0)->op, *g1 = fl__rm_in_node(n, 1)->op;
+        int g0 = fl__rm_in_node(n, 0)->kind, g1 = fl__rm_in_node(n, 1)->kind;
         if ((!pat_op_is(p->in[0]->op, g0) && pat_op_is(p->in[1]->op, g0)) ||
             (!pat_op_is(p->in[1]->op, g1) && pat_op_is(p->in[0]->op, g1))) {
             first = 1;

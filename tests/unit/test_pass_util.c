@@ -1,0 +1,180 @@
+/*
+ * test_pass_util.c - what the pass files share (src/passes/util.c):
+ *  - the op types the passes match by name (FL_PASS_OPS) are exactly the
+ *    ones the registry does not know: each is absent from ops.def, so that
+ *    one added to the registry fails here until its matches move to its
+ *    FL_OP_ kind; names distinct; fl__is_pass_op / fl__pass_op_in compare
+ *    the op type exactly;
+ *  - fl__is_add is Grappler's IsAdd: AddV2 of any T, Add of any T but
+ *    string, nothing else;
+ *  - fl__is_const: a live Const only (not a removed one, not NULL);
+ *  - fl__same_device: an unplaced node ("" or no string) matches only an
+ *    unplaced one, device strings compare verbatim;
+ *  - fl__shape_same: false on an unknown rank or an unknown dim on either
+ *    side, true for equal known and symbolic dims;
+ *  - fl__value_all_equal holds for an empty value (constant folding's
+ *    IsOnes/IsZeros), fl__kind_in and the attr readers' defaults.
+ */
+#include "passes/util.h"
+#include "testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const pass_ops[] = {
+#define NAME(e, name) name,
+    FL_PASS_OPS(NAME)
+#undef NAME
+};
+#define N_PASS_OPS (sizeof pass_ops / sizeof pass_ops[0])
+
+static void pass_ops_are_unregistered(void **state) {
+    (void)state;
+    assert_int_equal(N_PASS_OPS, FL_POP_COUNT);
+    for (size_t i = 0; i < N_PASS_OPS; i++) {
+        if (fl__op_lookup(pass_ops[i]) != FL_OP_UNKNOWN) {
+            fail_msg("%s is registered now: match it on its FL_OP_ kind", pass_ops[i]);
+        }
+        assert_string_equal(fl__pass_op_name((int)i), pass_ops[i]);
+        for (size_t j = 0; j < i; j++) {
+            assert_true(strcmp(pass_ops[i], pass_ops[j]) != 0);
+        }
+    }
+    assert_string_equal(fl__pass_op_name(FL_POP_COUNT), "?");
+    assert_string_equal(fl__pass_op_name(-1), "?");
+}
+
+static void pass_op_matches_exactly(void **state) {
+    (void)state;
+    fl_node n = {0};
+    n.op = "Bitcast";
+    assert_true(fl__is_pass_op(&n, FL_POP_BITCAST));
+    assert_false(fl__is_pass_op(&n, FL_POP_UNIQUE));
+    n.op = "BitcastX";
+    assert_false(fl__is_pass_op(&n, FL_POP_BITCAST));
+    n.op = "bitcast";
+    assert_false(fl__is_pass_op(&n, FL_POP_BITCAST));
+    n.op = "UniqueV2";
+    const fl_pass_op uniq[] = {FL_POP_UNIQUE, FL_POP_UNIQUE_V2};
+    assert_true(fl__pass_op_in(&n, uniq, 2));
+    assert_false(fl__pass_op_in(&n, uniq, 1));
+    const fl_op_kind kinds[] = {FL_OP_MUL, FL_OP_ADD_V2};
+    assert_true(fl__kind_in(FL_OP_ADD_V2, kinds, 2));
+    assert_false(fl__kind_in(FL_OP_ADD, kinds, 2));
+    assert_false(fl__kind_in(FL_OP_UNKNOWN, kinds, 2));
+}
+
+/* A node of `kind` whose T attr is `t` (none when t < 0). */
+static fl_node typed_node(int kind, fl_attr *attr, int t) {
+    fl_node n = {0};
+    n.kind = kind;
+    n.op = fl__op_name(kind);
+    if (t >= 0) {
+        memset(attr, 0, sizeof *attr);
+        attr->name = "T";
+        attr->kind = FL_ATTR_TYPE;
+        attr->v.type = t;
+        n.attrs = attr;
+        n.n_attrs = 1;
+    }
+    return n;
+}
+
+static void is_add_is_grapplers(void **state) {
+    (void)state;
+    fl_attr a;
+    fl_node n = typed_node(FL_OP_ADD_V2, &a, FL_DT_FLOAT);
+    assert_true(fl__is_add(&n));
+    n = typed_node(FL_OP_ADD, &a, FL_DT_FLOAT);
+    assert_true(fl__is_add(&n));
+    n = typed_node(FL_OP_ADD, &a, FL_DT_INT32);
+    assert_true(fl__is_add(&n));
+    n = typed_node(FL_OP_ADD, &a, -1); /* no T: not known to be a string */
+    assert_true(fl__is_add(&n));
+    n = typed_node(FL_OP_ADD, &a, FL_DT_STRING);
+    assert_false(fl__is_add(&n));
+    n = typed_node(FL_OP_ADD_N, &a, FL_DT_FLOAT);
+    assert_false(fl__is_add(&n));
+    n = typed_node(FL_OP_MUL, &a, FL_DT_FLOAT);
+    assert_false(fl__is_add(&n));
+    assert_int_equal(fl__attr_type(&n, "T"), FL_DT_FLOAT);
+    assert_int_equal(fl__attr_type(&n, "U"), FL_DT_INVALID);
+    assert_int_equal(fl__attr_int(&n, "T", 7), 7); /* wrong kind: the default */
+    assert_true(fl__attr_bool(&n, "T", true));
+    assert_string_equal(fl__attr_str(&n, "data_format", "NHWC"), "NHWC");
+}
+
+static void is_const_live_only(void **state) {
+    (void)state;
+    fl_attr a;
+    fl_node n = typed_node(FL_OP_CONST, &a, -1);
+    assert_true(fl__is_const(&n));
+    n.flags |= FL_NODE_REMOVED;
+    assert_false(fl__is_const(&n));
+    assert_false(fl__is_const(NULL));
+    n = typed_node(FL_OP_IDENTITY, &a, -1);
+    assert_false(fl__is_const(&n));
+}
+
+static void same_device_verbatim(void **state) {
+    (void)state;
+    fl_node a = {0}, b = {0};
+    assert_true(fl__same_device(&a, &b));
+    b.device = "";
+    assert_true(fl__same_device(&a, &b));
+    assert_string_equal(fl__dev_of(&a), "");
+    b.device = "/device:CPU:0";
+    assert_false(fl__same_device(&a, &b));
+    a.device = "/device:CPU:0";
+    assert_true(fl__same_device(&a, &b));
+    a.device = "/cpu:0";
+    assert_false(fl__same_device(&a, &b));
+}
+
+static void shape_same_needs_known_dims(void **state) {
+    (void)state;
+    fl_sym d1[2] = {fl_sym_const(2), fl_sym_const(3)};
+    fl_sym d2[2] = {fl_sym_const(2), fl_sym_const(3)};
+    fl_sym du[2] = {fl_sym_const(2), fl_sym_unknown()};
+    fl_shape a = {2, d1}, b = {2, d2}, u = {2, du}, r = {-1, NULL}, s1 = {1, d1};
+    assert_true(fl__shape_same(&a, &b));
+    assert_false(fl__shape_same(&a, &u));
+    assert_false(fl__shape_same(&u, &a));
+    assert_false(fl__shape_same(&u, &u));
+    assert_false(fl__shape_same(&r, &r));
+    assert_false(fl__shape_same(&a, &s1));
+}
+
+static void value_all_equal_vacuous_on_empty(void **state) {
+    (void)state;
+    fl_arena ar;
+    fl__arena_init(&ar, 1 << 20);
+    int64_t zero = 0, three = 3;
+    fl_value *e = fl__value_new(&ar, FL_DT_FLOAT, 1, &zero);
+    fl_value *v = fl__value_new(&ar, FL_DT_FLOAT, 1, &three);
+    assert_non_null(e);
+    assert_non_null(v);
+    assert_true(fl__value_all_equal(e, 1.0));
+    for (int64_t i = 0; i < 3; i++) {
+        fl__value_set_f64(v, i, 1.0);
+    }
+    assert_true(fl__value_all_equal(v, 1.0));
+    assert_false(fl__value_all_equal(v, 0.0));
+    fl__value_set_f64(v, 2, 0.5);
+    assert_false(fl__value_all_equal(v, 1.0));
+    fl__arena_free(&ar);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(pass_ops_are_unregistered),
+        cmocka_unit_test(pass_op_matches_exactly),
+        cmocka_unit_test(is_add_is_grapplers),
+        cmocka_unit_test(is_const_live_only),
+        cmocka_unit_test(same_device_verbatim),
+        cmocka_unit_test(shape_same_needs_known_dims),
+        cmocka_unit_test(value_all_equal_vacuous_on_empty),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
