@@ -1,0 +1,164 @@
+/*
+ * const.c - Const and placeholders (core family).
+ *
+ * Shapes
+ *  - Const: dtype from attr "dtype", shape and value from attr "value". No
+ *    value when the content was stripped from the file, is a string, or was
+ *    too large to decode.
+ *  - Placeholder: an output the driver has already bound (from the caller's
+ *    input shapes) is kept. Otherwise attr "shape", where every -1 dim becomes
+ *    the symbol "<node name>.<axis>" ("x.0" for the batch of placeholder x);
+ *    an unknown rank stays unknown. TensorFlow's legacy rule applies: with
+ *    GraphDef producer <= 21 a scalar shape attr means "unknown shape".
+ *  - PlaceholderWithDefault: the default input's shape, with the dims that
+ *    attr "shape" fixes taken from the attr. No value (it can be fed).
+ *
+ * FLOP rules ("complete" convention): 0 FLOPs with has_rule true (they
+ * create tensors; 0 is the real count, not a missing one); tfprof registers
+ * none of them (0, tfprof_rule false). No MACs.
+ */
+#include "ops/core/core.h"
+
+static fl_status infer_const(fl_ctx *c, fl_node *n) {
+    int dt = FL_DT_INVALID;
+    fl_status st = fl__attr_need_type(n, "dtype", &dt, c->d);
+    if (st != FL_OK) {
+        return st;
+    }
+    const fl_const *k = NULL;
+    st = fl__attr_get_tensor(n, "value", &k, c->d);
+    if (st == FL_ENOTFOUND) {
+        return fl__node_fail(c->d, FL_EINVAL, n, "missing required attr 'value' (tensor)");
+    }
+    if (st != FL_OK) {
+        return st;
+    }
+    if (!k) {
+        fl__core_put_value(n, 0, NULL);
+        return fl__op_set_output(c, n, 0, dt, -1, NULL);
+    }
+    if (k->dtype != FL_DT_INVALID && fl_dtype_base(k->dtype) != fl_dtype_base(dt)) {
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "attr 'value' holds %s data but attr 'dtype' is %s",
+                             fl__dtype_name(k->dtype), fl__dtype_name(dt));
+    }
+    fl_shape s;
+    st = fl__core_shape_from_lit(c, n, &k->shape, "attr 'value'", &s);
+    if (st == FL_OK) {
+        st = fl__core_set_shape(c, n, 0, dt, &s);
+    }
+    if (st != FL_OK) {
+        return st;
+    }
+    bool stripped = (n->flags & FL_NODE_STRIPPED) || k->stripped;
+    fl__core_put_value(n, 0, stripped ? NULL : k->value);
+    return FL_OK;
+}
+
+static fl_status infer_placeholder(fl_ctx *c, fl_node *n) {
+    fl_tensor *t = &n->outputs[0];
+    if (t->shape.rank >= 0 || t->dtype != FL_DT_INVALID) {
+        return FL_OK; /* bound by the driver */
+    }
+    int dt = FL_DT_INVALID;
+    fl_status st = fl__attr_need_type(n, "dtype", &dt, c->d);
+    if (st != FL_OK) {
+        return st;
+    }
+    fl_shape_lit lit;
+    st = fl__attr_get_shape(n, "shape", &lit, c->d);
+    if (st == FL_ENOTFOUND) {
+        return fl__op_set_output(c, n, 0, dt, -1, NULL);
+    }
+    if (st != FL_OK) {
+        return st;
+    }
+    /* TensorFlow cannot tell a scalar shape attr from "unknown" in graphs of
+     * producer version 21 or older, and reads it as unknown. */
+    if (lit.rank < 0 || (lit.rank == 0 && c->g->producer <= 21)) {
+        return fl__op_set_output(c, n, 0, dt, -1, NULL);
+    }
+    fl_shape s;
+    st = fl__core_shape_from_lit(c, n, &lit, "attr 'shape'", &s);
+    if (st != FL_OK) {
+        return st;
+    }
+    /* A free dim is the symbol INPUT.AXIS, or the name the file gave it
+     * (ONNX's dim_param, kept by the importer in attr _dim_names: one string
+     * per dim, empty for "no name"). */
+    const fl_attr *names = fl__node_attr(n, "_dim_names");
+    if (names && (names->kind != FL_ATTR_LIST || names->list_kind != FL_ATTR_S ||
+                  names->n != (size_t)s.rank)) {
+        names = NULL;
+    }
+    for (int i = 0; i < s.rank; i++) {
+        if (!fl_sym_is_unknown(s.dims[i])) {
+            continue;
+        }
+        char *name = names && names->v.list.s[i].len ? (char *)names->v.list.s[i].p
+                                                     : fl__arena_printf(c->a, "%s.%d", n->name, i);
+        if (!name) {
+            return fl__diag_oom(c->d);
+        }
+        st = fl__sym_var(c->st, name, &s.dims[i]);
+        if (st != FL_OK) {
+            return fl__diag_oom(c->d);
+        }
+    }
+    return fl__core_set_shape(c, n, 0, dt, &s);
+}
+
+static fl_status infer_placeholder_with_default(fl_ctx *c, fl_node *n) {
+    int dt = FL_DT_INVALID;
+    fl_status st = fl__attr_need_type(n, "dtype", &dt, c->d);
+    if (st != FL_OK) {
+        return st;
+    }
+    const fl_tensor *in = fl_node_in(n, 0);
+    fl_shape_lit lit;
+    st = fl__attr_get_shape(n, "shape", &lit, c->d);
+    if (st == FL_ENOTFOUND) {
+        lit.rank = -1;
+        lit.dims = NULL;
+    } else if (st != FL_OK) {
+        return st;
+    }
+    fl__core_put_value(n, 0, NULL);
+    if (lit.rank < 0) {
+        return fl__op_set_output(c, n, 0, dt, in->shape.rank, in->shape.dims);
+    }
+    fl_shape s;
+    st = fl__core_shape_from_lit(c, n, &lit, "attr 'shape'", &s);
+    if (st != FL_OK) {
+        return st;
+    }
+    if (in->shape.rank >= 0) {
+        if (in->shape.rank != s.rank) {
+            return fl__node_fail(c->d, FL_EINVAL, n,
+                                 "attr 'shape' has rank %d but input 'input' has rank %d", s.rank,
+                                 in->shape.rank);
+        }
+        for (int i = 0; i < s.rank; i++) {
+            fl_sym a = s.dims[i], b = in->shape.dims[i];
+            if (fl_sym_is_unknown(a)) {
+                s.dims[i] = b;
+            } else if (fl_sym_is_known(b) && b.k != a.k) {
+                return fl__node_fail(c->d, FL_EINVAL, n,
+                                     "attr 'shape' has dim %lld at axis %d but input 'input' has "
+                                     "%lld",
+                                     (long long)a.k, i, (long long)b.k);
+            }
+        }
+    }
+    return fl__core_set_shape(c, n, 0, dt, &s);
+}
+
+/* Hook sets and descriptors (their rows: core/const.def). */
+#define HOOKS_const       .infer = infer_const, .cost = fl__op_cost_zero
+#define HOOKS_placeholder .infer = infer_placeholder, .cost = fl__op_cost_zero
+#define HOOKS_placeholder_with_default                                                             \
+    .infer = infer_placeholder_with_default, .cost = fl__op_cost_zero
+
+#define FL_OP FL_OP_DESC
+#include "ops/core/const.def"
+#undef FL_OP
