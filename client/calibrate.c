@@ -899,7 +899,7 @@ int fl_cmd_calibrate(int argc, char **argv) {
     }
     if (o.out_path) {
         fprintf(stderr,
-                "calibrate: wrote %s (profile '%s', %d threads: vector fp32 %.3g FLOP/s, sgemm "
+                "calibrate: wrote %s (profile '%s', %d thread(s): vector fp32 %.3g FLOP/s, sgemm "
                 "%.3g FLOP/s, L2 %.3g B/s, L3 %.3g B/s, DRAM %.3g B/s, dispatch %.3g s)\n",
                 o.out_path, name, c.nthreads, c.vec, c.mat32, c.bw_l2, c.bw_l3, c.bw_dram,
                 c.ovh.p10);

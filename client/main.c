@@ -39,6 +39,7 @@ static const char usage_text[] =
     "       foldline --server HOST:PORT [remote options] health [SERVICE]\n"
     "       foldline profiles [--profiles-dir DIR] [--sources] [--json]\n"
     "       foldline calibrate [-o FILE] [--threads N] [--short] [--name NAME]\n"
+    "       foldline fit --profile BASE -o OUT.yaml [--bind SYM=N] MODEL.onnx=TRACE.json...\n"
     "       foldline --help | --version\n"
     "\n"
     "Analyse the cost of a TensorFlow graph: shapes, FLOPs, MACs and bytes per op.\n"
@@ -798,6 +799,9 @@ int main(int argc, char **argv) {
     }
     if (strcmp(cmd, "calibrate") == 0) {
         return fl_cmd_calibrate(argc - 2, argv + 2);
+    }
+    if (strcmp(cmd, "fit") == 0) {
+        return fl_cmd_fit(argc - 2, argv + 2);
     }
     if (strncmp(cmd, "--", 2) == 0 && parse_remote_option(cmd) == 0) {
         return main_remote(argc, argv);

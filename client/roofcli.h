@@ -77,6 +77,10 @@ void fl_print_profiles(const fl_profile_set *set, const char *dir, bool json, bo
 /* `foldline calibrate [-o FILE] [--threads N] [--short] [--name NAME]`. */
 int fl_cmd_calibrate(int argc, char **argv);
 
+/* `foldline fit --profile BASE -o OUT.yaml [--bind SYM=N] MODEL=TRACE...`
+ * (client/fit.c). */
+int fl_cmd_fit(int argc, char **argv);
+
 /* A file written whole or not at all: fl_outfile_open (path NULL: stdout)
  * gives a stream on a temporary file beside `path`; fl_outfile_commit
  * renames it over `path` once everything was written; fl_outfile_abort (or a

@@ -27,6 +27,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -234,6 +235,72 @@ typedef struct fl_roofline_result {
     const fl_roofline_graph *after;  /* the rewritten graph; NULL unless the passes ran */
     double speedup;                  /* before.time_s / after.time_s; 0 without `after` */
 } fl_roofline_result;
+
+/* ------------------------------------------------------------------------- */
+/* Fitting an efficiency table to measured kernel times (`foldline fit`)      */
+/* ------------------------------------------------------------------------- */
+
+/* One op of a traced model, as the base profile sees it. */
+typedef struct fl_fit_op {
+    fl_op_class cls;
+    double flops, bytes;        /* the bucket keys */
+    double compute_s, memory_s; /* at efficiency 1 (fl_roofline_node's *_peak_s) */
+    bool executed;              /* runs as a kernel (pays the dispatch overhead) */
+    double measured_s;          /* the runtime's median kernel time; < 0: not traced */
+} fl_fit_op;
+
+/* One traced model: every costed op (traced or not) and the trace's totals. */
+typedef struct fl_fit_model {
+    const char *name;
+    size_t n_ops;
+    const fl_fit_op *ops;
+    double measured_s;   /* median whole-run time; 0 when the trace has none */
+    double kernel_sum_s; /* sum of the median times of every kernel of the trace */
+    size_t n_kernels;    /* kernels per run in the trace */
+} fl_fit_model;
+
+/* What fl_fit found. Tables and arrays are owned (fl_fit_result_free). */
+typedef struct fl_fit_result {
+    fl_eff_table table[FL_CLASS_COUNT]; /* classes without samples: n_buckets 0 */
+    double overhead_s;                  /* per-op dispatch: median over models of
+                                           (run - sum of kernels) / kernels */
+    bool have_overhead;                 /* some model had a whole-run time */
+    fl_interval interval;               /* leave-one-model-out; coverage 0 with < 3 models */
+    int64_t samples[FL_CLASS_COUNT];    /* traced ops per class */
+    double residual[FL_CLASS_COUNT];    /* in-sample median |predicted - measured| / measured */
+    /* When kernels ran faster than the base profile's peaks allow (a base
+     * calibrated low, e.g. on a loaded host), every compute peak (memory
+     * bandwidth) is raised by this factor, the 98th percentile of (time at
+     * efficiency 1) / measured over compute- (memory-) bound ops; 1 otherwise.
+     * Efficiencies are relative to the raised figures. */
+    double compute_scale, memory_scale;
+    size_t n_models;
+    double *predicted_s; /* per model: the whole model with the fitted table */
+    double *cv_s;        /* per model: the same, fitted without that model (0 if < 3) */
+} fl_fit_result;
+
+/* Fits, per op class, size buckets (decades of FLOPs for matmul, conv and
+ * depthwise, of bytes for the other classes, merged until each holds at
+ * least 6 ops), a fixed cost per class and per bucket the compute and memory
+ * efficiencies: the fixed cost is chosen on a grid below the class's fastest
+ * op, the efficiencies are medians of (time at efficiency 1) / (measured -
+ * fixed) over the bucket's compute- and memory-bound ops, bounded to
+ * [1e-4, 1]; the fixed cost minimising the summed relative error wins.
+ * Deterministic. FL_EINVAL (err says why) when no op is traced or a time is
+ * not finite and > 0. */
+fl_status fl_fit(const fl_fit_model *models, size_t n_models, fl_fit_result *out, char *err,
+                 size_t errlen);
+
+void fl_fit_result_free(fl_fit_result *r);
+
+/* The predicted time of one op with a fitted result (the roofline's rule). */
+double fl_fit_predict_op(const fl_fit_result *r, const fl_fit_op *op);
+
+/* Writes `base` as a profile named `name` with the fit's efficiency section,
+ * dispatch overhead (when measured) and interval; every fitted figure's
+ * source is `source` plus its sample count. Returns 0, -1 on a write error. */
+int fl_fit_write_profile(FILE *f, const fl_profile *base, const char *name, const fl_fit_result *r,
+                         const char *source);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,571 @@
+/*
+ * fit.c - `foldline fit --profile BASE -o OUT.yaml MODEL=TRACE...`: fits the
+ * efficiency tables of a profile to a runtime's measured per-node times.
+ *
+ * A trace is ONNX Runtime's profiling output (SessionOptions.enableProfiling):
+ * a JSON array (or {"traceEvents": [...]}) of Chrome trace events. Kernel
+ * events have cat "Node", a name "<node>_kernel_time", dur in microseconds
+ * and args.op_name / args.output_type_shape; "model_run" events (cat
+ * "Session") time whole runs. Per node the median over the runs is used; a
+ * median of 0 (below the trace's 1 us resolution) counts as 0.5 us.
+ *
+ * Each model is analysed as given (no passes) on BASE, and every kernel is
+ * matched to an op: by node name and op type (ONNX Runtime keeps the model's
+ * node names when it does not rewrite the graph), else by op type (ORT's
+ * Fused* forms match their base op) and output shape, in graph order. A
+ * name match whose output shape differs is an error (a trace of another input
+ * size). The fit itself is fl_fit (src/cost/fit.c); OUT is BASE's figures
+ * plus the fitted section, written atomically after it was parsed back; BASE
+ * is never written.
+ */
+#include "cli.h"
+#include "roofcli.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+typedef struct kernel {
+    char *name; /* node name (the event name without "_kernel_time") */
+    const char *op;
+    char shape[96]; /* first output, "[1,64,112,112]"; "" when absent */
+    double *durs;   /* microseconds, one per run */
+    size_t n_durs, cap;
+    double median_s;
+    int matched; /* 0, or 1 + the op index */
+} kernel;
+
+typedef struct trace {
+    json_t *root;
+    kernel *k;
+    size_t n;
+    double run_s; /* median model_run, 0 when absent */
+    double gap_s; /* median over runs of (model_run - the kernels inside it) */
+    size_t n_runs;
+} trace;
+
+static int cmp_d(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median_of(double *v, size_t n) {
+    qsort(v, n, sizeof(double), cmp_d);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static void trace_free(trace *t) {
+    for (size_t i = 0; i < t->n; i++) {
+        free(t->k[i].durs);
+        free(t->k[i].name);
+    }
+    free(t->k);
+    json_decref(t->root);
+    memset(t, 0, sizeof(*t));
+}
+
+/* "[1,64,112,112]" from [{"float": [1, 64, 112, 112]}, ...]. */
+static void shape_text(json_t *shapes, char *buf, size_t size) {
+    buf[0] = '\0';
+    json_t *first = json_is_array(shapes) ? json_array_get(shapes, 0) : NULL;
+    if (!json_is_object(first) || json_object_size(first) != 1) {
+        return;
+    }
+    json_t *dims = json_object_iter_value(json_object_iter(first));
+    if (!json_is_array(dims)) {
+        return;
+    }
+    size_t o = (size_t)snprintf(buf, size, "[");
+    for (size_t i = 0; i < json_array_size(dims) && o < size; i++) {
+        json_t *d = json_array_get(dims, i);
+        o += (size_t)snprintf(buf + o, size - o, "%s%lld", i ? "," : "",
+                              json_is_integer(d) ? (long long)json_integer_value(d) : -1LL);
+    }
+    if (o < size) {
+        snprintf(buf + o, size - o, "]");
+    }
+}
+
+static kernel *find_kernel(trace *t, const char *name) {
+    for (size_t i = 0; i < t->n; i++) { /* the last one first: events of a node come together */
+        kernel *k = &t->k[t->n - 1 - i];
+        if (strcmp(k->name, name) == 0) {
+            return k;
+        }
+    }
+    return NULL;
+}
+
+/* One "Node" event into t. 0 or an exit status (message printed). */
+static int add_kernel(trace *t, const char *path, size_t idx, json_t *ev, const char *name) {
+    json_t *args = json_object_get(ev, "args"), *dur = json_object_get(ev, "dur");
+    const char *op = json_string_value(json_object_get(args, "op_name"));
+    if (!json_is_number(dur) || json_number_value(dur) < 0 || !isfinite(json_number_value(dur))) {
+        fprintf(stderr, "foldline: fit: %s: event %zu (%s): 'dur' is not a number >= 0\n", path,
+                idx, name);
+        return EXIT_BAD_MODEL;
+    }
+    if (!op) {
+        fprintf(stderr, "foldline: fit: %s: event %zu (%s): no args.op_name\n", path, idx, name);
+        return EXIT_BAD_MODEL;
+    }
+    size_t nlen = strlen(name) - strlen("_kernel_time");
+    char nb[1024];
+    snprintf(nb, sizeof nb, "%.*s", (int)nlen, name);
+    kernel *k = find_kernel(t, nb);
+    if (!k) {
+        kernel *nk = realloc(t->k, (t->n + 1) * sizeof(*nk));
+        if (!nk) {
+            return EXIT_IO;
+        }
+        t->k = nk;
+        k = &t->k[t->n];
+        memset(k, 0, sizeof(*k));
+        if (!(k->name = strdup(nb))) {
+            return EXIT_IO;
+        }
+        t->n++;
+        k->op = op; /* owned by root */
+        shape_text(json_object_get(args, "output_type_shape"), k->shape, sizeof k->shape);
+    }
+    if (k->n_durs == k->cap) {
+        size_t nc = k->cap ? 2 * k->cap : 8;
+        double *nd = realloc(k->durs, nc * sizeof(double));
+        if (!nd) {
+            return EXIT_IO;
+        }
+        k->durs = nd;
+        k->cap = nc;
+    }
+    k->durs[k->n_durs++] = json_number_value(dur);
+    return 0;
+}
+
+/* Reads and checks a trace. 0 or an exit status (message printed). */
+static int trace_load(const char *path, trace *t) {
+    memset(t, 0, sizeof(*t));
+    json_error_t je;
+    t->root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    if (!t->root) {
+        struct stat st;
+        bool missing = stat(path, &st) != 0;
+        fprintf(stderr, "foldline: fit: %s:%d:%d: %s\n", path, je.line, je.column,
+                missing ? strerror(errno) : je.text);
+        return missing ? EXIT_IO : EXIT_BAD_MODEL;
+    }
+    json_t *evs = json_is_object(t->root) ? json_object_get(t->root, "traceEvents") : t->root;
+    if (!json_is_array(evs)) {
+        fprintf(stderr,
+                "foldline: fit: %s: not an ONNX Runtime profile (expected a JSON array of trace "
+                "events)\n",
+                path);
+        return EXIT_BAD_MODEL;
+    }
+    size_t ne = json_array_size(evs);
+    double *runs = calloc(ne + 1, sizeof(double)), *run_ts = calloc(ne + 1, sizeof(double));
+    double *k_ts = calloc(ne + 1, sizeof(double)), *k_dur = calloc(ne + 1, sizeof(double));
+    size_t nk = 0;
+    if (!runs || !run_ts || !k_ts || !k_dur) {
+        free(runs), free(run_ts), free(k_ts), free(k_dur);
+        return EXIT_IO;
+    }
+    int rc = 0;
+    for (size_t i = 0; i < json_array_size(evs) && !rc; i++) {
+        json_t *ev = json_array_get(evs, i);
+        const char *cat = json_string_value(json_object_get(ev, "cat"));
+        const char *name = json_string_value(json_object_get(ev, "name"));
+        if (!cat || !name) {
+            continue;
+        }
+        size_t nl = strlen(name);
+        if (strcmp(cat, "Node") == 0 && nl > 12 && strcmp(name + nl - 12, "_kernel_time") == 0) {
+            rc = add_kernel(t, path, i, ev, name);
+            k_ts[nk] = json_number_value(json_object_get(ev, "ts"));
+            k_dur[nk++] = json_number_value(json_object_get(ev, "dur"));
+        } else if (strcmp(cat, "Session") == 0 && strcmp(name, "model_run") == 0) {
+            json_t *dur = json_object_get(ev, "dur");
+            if (json_is_number(dur) && json_number_value(dur) > 0) {
+                run_ts[t->n_runs] = json_number_value(json_object_get(ev, "ts"));
+                runs[t->n_runs++] = json_number_value(dur);
+            }
+        }
+    }
+    if (!rc && t->n_runs) {
+        /* per run: its time minus the kernels that started inside it */
+        double *g = calloc(t->n_runs + 1, sizeof(double));
+        for (size_t r = 0; g && r < t->n_runs; r++) {
+            double sum = 0;
+            for (size_t k = 0; k < nk; k++) {
+                sum += k_ts[k] >= run_ts[r] && k_ts[k] <= run_ts[r] + runs[r] ? k_dur[k] : 0;
+            }
+            g[r] = runs[r] - sum > 0 ? runs[r] - sum : 0;
+        }
+        t->gap_s = g ? median_of(g, t->n_runs) * 1e-6 : 0;
+        free(g);
+        t->run_s = median_of(runs, t->n_runs) * 1e-6;
+    }
+    free(runs), free(run_ts), free(k_ts), free(k_dur);
+    if (rc) {
+        return rc;
+    }
+    if (!t->n) {
+        fprintf(stderr,
+                "foldline: fit: %s: no kernel events (cat \"Node\", name \"..._kernel_time\"): "
+                "is this ONNX Runtime's profiling output (enableProfiling)?\n",
+                path);
+        return EXIT_BAD_MODEL;
+    }
+    bool any = false;
+    for (size_t i = 0; i < t->n; i++) {
+        double m = median_of(t->k[i].durs, t->k[i].n_durs);
+        any |= m > 0;
+        t->k[i].median_s = (m > 0 ? m : 0.5) * 1e-6;
+    }
+    if (!any) {
+        fprintf(stderr, "foldline: fit: %s: every kernel time is 0\n", path);
+        return EXIT_BAD_MODEL;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Matching kernels to ops                                                    */
+/* ------------------------------------------------------------------------- */
+
+static bool same_op(const char *kop, const char *op) {
+    return strcmp(kop, op) == 0 || (strncmp(kop, "Fused", 5) == 0 && strcmp(kop + 5, op) == 0);
+}
+
+static const char *out_shape(const fl_report *r, const char *name) {
+    for (size_t i = 0; i < r->n_nodes_detail; i++) {
+        if (strcmp(r->nodes[i].name, name) == 0) {
+            return r->nodes[i].n_outputs ? r->nodes[i].outputs[0].shape : "";
+        }
+    }
+    return "";
+}
+
+typedef struct match_count {
+    size_t by_name, by_shape;
+} match_count;
+
+/* Sets ops[i].measured_s from the kernels; 0 or an exit status. */
+static int match(const fl_report *r, const fl_roofline_graph *g, trace *t, fl_fit_op *ops,
+                 const char *tpath, const char *mpath, match_count *mc) {
+    memset(mc, 0, sizeof(*mc));
+    for (size_t i = 0; i < g->n_nodes; i++) {
+        const fl_roofline_node *n = &g->nodes[i];
+        kernel *k = find_kernel(t, n->name);
+        if (!k || k->matched || !same_op(k->op, n->op)) {
+            continue;
+        }
+        const char *s = out_shape(r, n->name);
+        if (k->shape[0] && s[0] && strcmp(k->shape, s) != 0) {
+            fprintf(stderr,
+                    "foldline: fit: %s: node %s (%s): traced output %s but %s gives %s (a trace "
+                    "of another model or input size?)\n",
+                    tpath, n->name, n->op, k->shape, mpath, s);
+            return EXIT_BAD_MODEL;
+        }
+        k->matched = (int)i + 1;
+        ops[i].measured_s = k->median_s;
+        mc->by_name++;
+    }
+    for (size_t j = 0; j < t->n; j++) { /* the rest by op and output shape, in order */
+        kernel *k = &t->k[j];
+        for (size_t i = 0; !k->matched && i < g->n_nodes; i++) {
+            const fl_roofline_node *n = &g->nodes[i];
+            if (ops[i].measured_s < 0 && same_op(k->op, n->op) && k->shape[0] &&
+                strcmp(k->shape, out_shape(r, n->name)) == 0) {
+                k->matched = (int)i + 1;
+                ops[i].measured_s = k->median_s;
+                mc->by_shape++;
+            }
+        }
+    }
+    if (!mc->by_name && !mc->by_shape) {
+        fprintf(stderr,
+                "foldline: fit: %s: no kernel matches an op of %s (by node name, or by op type "
+                "and output shape): a trace of another model?\n",
+                tpath, mpath);
+        return EXIT_BAD_MODEL;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------------- */
+/* The command                                                                */
+/* ------------------------------------------------------------------------- */
+
+typedef struct fit_cli {
+    fl_roof_cli roof; /* --profile BASE */
+    const char *out;
+    char **pairs;
+    size_t n_pairs;
+    fl_symbol_binding *binds;
+    size_t n_binds;
+} fit_cli;
+
+static int parse_fit(fit_cli *c, int argc, char **argv) {
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        int r = strcmp(a, "--profile") == 0 ? fl_roof_cli_option(&c->roof, argc, argv, &i) : 0;
+        if (r == 2) {
+            return EXIT_USAGE;
+        } else if (r == 1) {
+            continue;
+        }
+        if ((strcmp(a, "-o") == 0 || strcmp(a, "--bind") == 0) && i + 1 >= argc) {
+            return fl_cli_usage_error("fit: option %s needs a value", a);
+        }
+        if (strcmp(a, "-o") == 0) {
+            c->out = argv[++i];
+        } else if (strcmp(a, "--bind") == 0) {
+            char *v = argv[++i], *eq = strrchr(v, '='), *end;
+            long long n = eq ? strtoll(eq + 1, &end, 10) : -1;
+            if (!eq || eq == v || !eq[1] || *end || n < 0) {
+                return fl_cli_usage_error("fit: --bind expects SYM=N, got '%s'", v);
+            }
+            *eq = '\0';
+            fl_symbol_binding *nb = realloc(c->binds, (c->n_binds + 1) * sizeof(*nb));
+            if (!nb) {
+                return EXIT_IO;
+            }
+            c->binds = nb;
+            c->binds[c->n_binds].name = v;
+            c->binds[c->n_binds++].value = n;
+        } else if (a[0] != '-' && strchr(a, '=') && strchr(a, '=') != a && strchr(a, '=')[1]) {
+            char **np = realloc(c->pairs, (c->n_pairs + 1) * sizeof(char *));
+            if (!np) {
+                return EXIT_IO;
+            }
+            c->pairs = np;
+            c->pairs[c->n_pairs++] = argv[i];
+        } else {
+            return fl_cli_usage_error("fit: unexpected argument '%s' (fit takes --profile BASE, "
+                                      "-o OUT.yaml, --bind SYM=N and MODEL=TRACE.json pairs)",
+                                      a);
+        }
+    }
+    if (c->roof.n_names != 1 || strcmp(c->roof.names[0], "all") == 0) {
+        return fl_cli_usage_error("%s", "fit: give one base profile: --profile NAME|FILE.yaml");
+    }
+    if (!c->out) {
+        return fl_cli_usage_error("%s", "fit: -o OUT.yaml is required (the base profile is never "
+                                        "written)");
+    }
+    if (!c->n_pairs) {
+        return fl_cli_usage_error("%s", "fit: give at least one MODEL.onnx=TRACE.json");
+    }
+    return 0;
+}
+
+/* The model file's bytes (NULL with the error printed). */
+static unsigned char *read_model(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    unsigned char *buf = NULL;
+    long n = -1;
+    if (f && fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
+        buf = malloc((size_t)n + 1);
+        if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+            free(buf);
+            buf = NULL;
+        }
+    }
+    if (!buf) {
+        fprintf(stderr, "foldline: fit: cannot read '%s': %s\n", path,
+                f ? "read error" : strerror(errno));
+    }
+    if (f) {
+        fclose(f);
+    }
+    *len = buf ? (size_t)n : 0;
+    return buf;
+}
+
+/* Analyses one model and matches its trace into m (ops malloc'd). */
+static int load_pair(fit_cli *c, const fl_options *base_opt, char *pair, fl_fit_model *m) {
+    char *eq = strchr(pair, '=');
+    *eq = '\0';
+    const char *mpath = pair, *tpath = eq + 1;
+    m->name = mpath;
+    trace t;
+    int rc = trace_load(tpath, &t);
+    size_t len = 0;
+    unsigned char *buf = rc ? NULL : read_model(mpath, &len);
+    if (!rc && !buf) {
+        rc = EXIT_IO;
+    }
+    fl_report *r = NULL;
+    if (!rc) {
+        fl_options o = *base_opt;
+        o.symbols = c->binds;
+        o.n_symbols = c->n_binds;
+        fl_status st = fl_analyze(buf, len, &o, &r);
+        if (st != FL_OK) {
+            fprintf(stderr, "foldline: fit: %s: %s\n", mpath,
+                    r && r->error ? r->error : fl_status_str(st));
+            rc = fl_cli_exit_of(st);
+        }
+    }
+    free(buf);
+    const fl_roofline_graph *g = rc ? NULL : r->roofline[0].before;
+    fl_fit_op *ops = g ? calloc(g->n_nodes + 1, sizeof(*ops)) : NULL;
+    if (!rc && !ops) {
+        rc = EXIT_IO;
+    }
+    for (size_t i = 0; !rc && i < g->n_nodes; i++) {
+        const fl_roofline_node *n = &g->nodes[i];
+        fl_op_class cls = FL_CLASS_OTHER;
+        for (int k = 0; k < FL_CLASS_COUNT; k++) {
+            cls = strcmp(fl_op_class_name((fl_op_class)k), n->op_class) == 0 ? (fl_op_class)k : cls;
+        }
+        ops[i] = (fl_fit_op){cls,         n->flops, n->bytes, n->compute_peak_s, n->memory_peak_s,
+                             n->executed, -1};
+    }
+    match_count mc = {0, 0};
+    if (!rc) {
+        rc = match(r, g, &t, ops, tpath, mpath, &mc);
+    }
+    if (!rc) {
+        m->ops = ops;
+        m->n_ops = g->n_nodes;
+        m->measured_s = t.run_s;
+        m->kernel_sum_s = t.run_s - t.gap_s; /* so that the per-kernel gap is gap_s / kernels */
+        m->n_kernels = t.n;
+        printf("  %-40s %5zu kernels, %5zu matched (%zu by name, %zu by op and shape), run %.4g "
+               "ms\n",
+               tpath, t.n, mc.by_name + mc.by_shape, mc.by_name, mc.by_shape, t.run_s * 1e3);
+    } else {
+        free(ops);
+    }
+    fl_report_free(r);
+    trace_free(&t);
+    return rc;
+}
+
+static void print_result(const fl_fit_result *res, const fl_fit_model *models, size_t n) {
+    printf("dispatch overhead %.3g us per kernel%s\n", res->overhead_s * 1e6,
+           res->have_overhead ? "" : " (the traces have no model_run events: base overhead kept)");
+    printf("  %-14s %6s %8s  %s\n", "class", "ops", "buckets", "median |error| (in-sample)");
+    for (int c = 0; c < FL_CLASS_COUNT; c++) {
+        if (res->samples[c]) {
+            printf("  %-14s %6lld %8zu  %.1f %%\n", fl_op_class_name((fl_op_class)c),
+                   (long long)res->samples[c], res->table[c].n_buckets, 100 * res->residual[c]);
+        }
+    }
+    printf("  %-40s %10s %10s %16s\n", "model", "measured", "fitted", "left-out fit");
+    for (size_t m = 0; m < n; m++) {
+        printf("  %-40.40s %7.4g ms %7.4g ms %13.4g ms\n", models[m].name,
+               models[m].measured_s * 1e3, res->predicted_s[m] * 1e3, res->cv_s[m] * 1e3);
+    }
+    if (res->interval.coverage > 0) {
+        printf("interval (leave-one-model-out, 80 %%): %.3g-%.3g x the estimate\n",
+               res->interval.low, res->interval.high);
+    } else {
+        printf("no interval: fewer than 3 traces with whole-run times\n");
+    }
+}
+
+/* Writes OUT atomically after parsing the text back. */
+static int write_out(fit_cli *c, const fl_profile *base, const fl_fit_result *res, size_t n) {
+    char name[128], err[768], date[32], src[512];
+    const char *slash = strrchr(c->out, '/'), *b = slash ? slash + 1 : c->out;
+    size_t bl = strlen(b);
+    bl -= bl > 5 && strcmp(b + bl - 5, ".yaml") == 0  ? 5
+          : bl > 4 && strcmp(b + bl - 4, ".yml") == 0 ? 4
+                                                      : 0;
+    snprintf(name, sizeof name, "%.*s", (int)bl, b);
+    time_t now = time(NULL);
+    struct tm tmv;
+    gmtime_r(&now, &tmv);
+    strftime(date, sizeof date, "%Y-%m-%d", &tmv);
+    snprintf(src, sizeof src, "fitted %s by foldline fit to %zu ONNX Runtime trace%s on %s", date,
+             n, n == 1 ? "" : "s", base->name);
+    fl_outfile o;
+    if (fl_outfile_open(&o, c->out, err, sizeof err) != 0) {
+        fprintf(stderr, "foldline: fit: %s\n", err);
+        return EXIT_IO;
+    }
+    fprintf(o.f, "# Written by foldline fit %s from profile %s and %zu trace%s.\n", date,
+            base->path, n, n == 1 ? "" : "s");
+    if (fl_fit_write_profile(o.f, base, name, res, src) != 0 || fflush(o.f) != 0) {
+        fprintf(stderr, "foldline: fit: cannot write '%s'\n", c->out);
+        fl_outfile_abort(&o);
+        return EXIT_IO;
+    }
+    fl_profile *back = NULL;
+    if (fl_profile_load(o.tmp, &back, err, sizeof err) != FL_OK) {
+        fprintf(stderr, "foldline: fit: the fitted profile does not load back: %s\n", err);
+        fl_outfile_abort(&o);
+        return EXIT_BAD_MODEL;
+    }
+    fl_profile_free(back);
+    if (fl_outfile_commit(&o, err, sizeof err) != 0) {
+        fprintf(stderr, "foldline: fit: %s\n", err);
+        return EXIT_IO;
+    }
+    printf("wrote %s (profile '%s')\n", c->out, name);
+    return 0;
+}
+
+int fl_cmd_fit(int argc, char **argv) {
+    fit_cli c;
+    memset(&c, 0, sizeof c);
+    fl_options opt;
+    fl_options_init(&opt);
+    int rc = parse_fit(&c, argc, argv);
+    if (!rc) {
+        rc = fl_roof_cli_prepare(&c.roof, &opt);
+    }
+    const fl_profile *base = rc ? NULL : opt.profiles[0];
+    struct stat so, sb;
+    if (!rc && stat(c.out, &so) == 0 && stat(base->path, &sb) == 0 && so.st_dev == sb.st_dev &&
+        so.st_ino == sb.st_ino) {
+        rc =
+            fl_cli_usage_error("fit: -o %s is the base profile, which fit never overwrites", c.out);
+    }
+    opt.per_node = true;
+    opt.passes = "none";
+    fl_fit_model *models = rc ? NULL : calloc(c.n_pairs + 1, sizeof(*models));
+    rc = rc ? rc : models ? 0 : EXIT_IO;
+    if (!rc) {
+        printf("fit: base profile %s (%s), %zu trace%s\n", base->name, base->path, c.n_pairs,
+               c.n_pairs == 1 ? "" : "s");
+    }
+    size_t loaded = 0;
+    for (; !rc && loaded < c.n_pairs; loaded++) {
+        rc = load_pair(&c, &opt, c.pairs[loaded], &models[loaded]);
+    }
+    fl_fit_result res;
+    memset(&res, 0, sizeof res);
+    if (!rc) {
+        char err[512];
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        fl_status st = fl_fit(models, c.n_pairs, &res, err, sizeof err);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        if (st != FL_OK) {
+            fprintf(stderr, "foldline: fit: %s\n", err);
+            rc = st == FL_ENOMEM ? EXIT_IO : EXIT_BAD_MODEL;
+        } else {
+            printf("fitted in %.1f ms; ", 1e3 * (double)(t1.tv_sec - t0.tv_sec) +
+                                              1e-6 * (double)(t1.tv_nsec - t0.tv_nsec));
+            print_result(&res, models, c.n_pairs);
+            rc = write_out(&c, base, &res, c.n_pairs);
+        }
+    }
+    for (size_t i = 0; models && i < loaded; i++) {
+        free((void *)models[i].ops);
+    }
+    free(models);
+    fl_fit_result_free(&res);
+    free(c.pairs);
+    free(c.binds);
+    fl_roof_cli_free(&c.roof);
+    return rc;
+}

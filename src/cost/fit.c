@@ -1,0 +1,577 @@
+/*
+ * fit.c - fits a profile's efficiency tables to measured kernel times
+ * (fl_fit, declared with the model it fits in include/foldline/roofline.h)
+ * and writes the fitted profile as YAML.
+ *
+ * Per class: size buckets from decades of the size key, a fixed cost per op
+ * from a grid below the fastest op of the class, and per bucket the median
+ * compute and memory efficiencies given that fixed cost. Medians make the fit
+ * robust to the few kernels a shared host slows down; every efficiency is
+ * bounded to [1e-4, 1]; nothing depends on the order of equal values, so the
+ * same traces give the same table.
+ */
+#include "foldline/roofline.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MIN_BUCKET  6  /* ops per bucket before a decade is merged into the next */
+#define FIXED_STEPS 24 /* fixed-cost candidates: tmin x j / FIXED_STEPS */
+#define EFF_MIN     1e-4
+
+static int cmp_dbl(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median of v[0..n) (reorders v); 0 when n == 0. */
+static double median(double *v, size_t n) {
+    if (!n) {
+        return 0;
+    }
+    qsort(v, n, sizeof(double), cmp_dbl);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* Linear-interpolation quantile of sorted v. */
+static double quantile(const double *v, size_t n, double q) {
+    double pos = q * (double)(n - 1);
+    size_t lo = (size_t)floor(pos), hi = (size_t)ceil(pos);
+    return v[lo] + (v[hi] - v[lo]) * (pos - (double)lo);
+}
+
+static double clampe(double e) {
+    return e < EFF_MIN ? EFF_MIN : e > 1 ? 1 : e;
+}
+
+static fl_size_key key_of(fl_op_class c) {
+    return c == FL_CLASS_MATMUL || c == FL_CLASS_CONV || c == FL_CLASS_DEPTHWISE ? FL_SIZE_FLOPS
+                                                                                 : FL_SIZE_BYTES;
+}
+
+static double size_of(const fl_fit_op *o, fl_size_key k) {
+    return k == FL_SIZE_FLOPS ? o->flops : o->bytes;
+}
+
+static const fl_eff_bucket *find_bucket(const fl_eff_table *t, double v) {
+    if (!t->n_buckets) {
+        return NULL;
+    }
+    size_t i = 0;
+    while (i + 1 < t->n_buckets && v > t->buckets[i].upto) {
+        i++;
+    }
+    return &t->buckets[i];
+}
+
+/* The scales of the result being fitted or used (see fl_fit_result). */
+typedef struct scales {
+    double c, m;
+} scales;
+
+static double terms_s(const fl_eff_bucket *b, const fl_fit_op *o, scales sc) {
+    double c = o->compute_s / sc.c / (b ? b->compute : 1);
+    double m = o->memory_s / sc.m / (b ? b->memory : 1);
+    return c > m ? c : m;
+}
+
+double fl_fit_predict_op(const fl_fit_result *r, const fl_fit_op *o) {
+    const fl_eff_table *t = &r->table[o->cls];
+    const fl_eff_bucket *b = find_bucket(t, size_of(o, t->by));
+    bool runs = o->executed || o->flops > 0 || o->bytes > 0;
+    scales sc = {r->compute_scale > 0 ? r->compute_scale : 1,
+                 r->memory_scale > 0 ? r->memory_scale : 1};
+    double t_op = terms_s(b, o, sc);
+    if (runs) {
+        t_op += (r->have_overhead ? r->overhead_s : 0) + (b ? b->fixed_s : 0);
+    }
+    return t_op;
+}
+
+/* ------------------------------------------------------------------------- */
+/* One class                                                                  */
+/* ------------------------------------------------------------------------- */
+
+typedef struct sample {
+    const fl_fit_op *op;
+    double size;
+    int bucket;
+} sample;
+
+static int cmp_sample(const void *a, const void *b) {
+    const sample *x = a, *y = b;
+    if (x->size != y->size) {
+        return x->size < y->size ? -1 : 1;
+    }
+    /* equal sizes: by the op's times, so equal inputs in any order fit alike */
+    if (x->op->measured_s != y->op->measured_s) {
+        return x->op->measured_s < y->op->measured_s ? -1 : 1;
+    }
+    return (x->op->compute_s > y->op->compute_s) - (x->op->compute_s < y->op->compute_s);
+}
+
+/* The decade of a size: d with 10^d < size <= 10^(d+1) (buckets hold the
+ * sizes up to and including their `upto`). */
+static double decade(double size) {
+    return size > 0 ? ceil(log10(size)) - 1 : -99;
+}
+
+/* Buckets from decades of the (sorted) sizes: a decade joins the next until
+ * the bucket holds MIN_BUCKET ops; a short tail joins the last bucket, which
+ * is open-ended. Returns the bucket count; sets s[i].bucket and upto[]. */
+static size_t make_buckets(sample *s, size_t n, double *upto) {
+    size_t nb = 0, start = 0;
+    for (size_t i = 0; i < n; i++) {
+        double d = decade(s[i].size);
+        bool decade_ends = i + 1 == n || decade(s[i + 1].size) != d;
+        if (decade_ends && i + 1 - start >= MIN_BUCKET && i + 1 < n) {
+            upto[nb] = pow(10, d + 1);
+            for (size_t k = start; k <= i; k++) {
+                s[k].bucket = (int)nb;
+            }
+            nb++;
+            start = i + 1;
+        }
+    }
+    if (start < n || nb == 0) {
+        if (start < n && n - start < MIN_BUCKET && nb > 0) {
+            nb--; /* a short tail joins the previous bucket */
+        }
+        for (size_t k = 0; k < n; k++) {
+            if (s[k].bucket < 0 || s[k].bucket >= (int)nb) {
+                s[k].bucket = (int)nb;
+            }
+        }
+        nb++;
+    }
+    upto[nb - 1] = 0;
+    return nb;
+}
+
+/* Efficiencies of every bucket for fixed cost f; compute-bound ops (by the
+ * terms at efficiency 1, or by bounds[] when given) set `compute`, the others
+ * `memory`; a bucket without one kind takes the other's value. Returns the
+ * summed relative error. */
+static double fit_effs(const sample *s, size_t n, size_t nb, double f, const bool *bounds,
+                       fl_eff_bucket *b, double *scratch, scales sc) {
+    for (size_t k = 0; k < nb; k++) {
+        size_t nc = 0, nm = 0;
+        double *vc = scratch, *vm = scratch + n;
+        for (size_t i = 0; i < n; i++) {
+            if (s[i].bucket != (int)k) {
+                continue;
+            }
+            const fl_fit_op *o = s[i].op;
+            double left = o->measured_s - f, xc = o->compute_s / sc.c, xm = o->memory_s / sc.m;
+            bool comp = bounds ? bounds[i] : xc >= xm;
+            if (comp) {
+                vc[nc++] = xc / left;
+            } else {
+                vm[nm++] = xm / left;
+            }
+        }
+        double ec = nc ? clampe(median(vc, nc)) : 0, em = nm ? clampe(median(vm, nm)) : 0;
+        b[k].compute = nc ? ec : (nm ? em : 1);
+        b[k].memory = nm ? em : (nc ? ec : 1);
+        b[k].fixed_s = f;
+    }
+    double err = 0;
+    for (size_t i = 0; i < n; i++) {
+        const fl_fit_op *o = s[i].op;
+        double p = f + terms_s(&b[s[i].bucket], o, sc);
+        err += fabs(p - o->measured_s) / o->measured_s;
+    }
+    return err;
+}
+
+/* Fits class table t from its n samples (n > 0). */
+static fl_status fit_class(sample *s, size_t n, fl_size_key key, scales sc, fl_eff_table *t,
+                           double *residual) {
+    qsort(s, n, sizeof(*s), cmp_sample);
+    for (size_t i = 0; i < n; i++) {
+        s[i].bucket = -1;
+    }
+    double *upto = calloc(n + 1, sizeof(double));
+    fl_eff_bucket *best = calloc(n + 1, sizeof(*best)), *cur = calloc(n + 1, sizeof(*cur));
+    double *scratch = calloc(2 * n + 1, sizeof(double));
+    bool *bounds = calloc(n + 1, sizeof(bool));
+    if (!upto || !best || !cur || !scratch || !bounds) {
+        free(upto), free(best), free(cur), free(scratch), free(bounds);
+        return FL_ENOMEM;
+    }
+    size_t nb = make_buckets(s, n, upto);
+    double tmin = s[0].op->measured_s;
+    for (size_t i = 1; i < n; i++) {
+        tmin = s[i].op->measured_s < tmin ? s[i].op->measured_s : tmin;
+    }
+    double best_err = INFINITY;
+    for (int j = 0; j < FIXED_STEPS; j++) {
+        double err = fit_effs(s, n, nb, tmin * j / FIXED_STEPS, NULL, cur, scratch, sc);
+        if (err < best_err) {
+            best_err = err;
+            memcpy(best, cur, nb * sizeof(*best));
+        }
+    }
+    /* Once more with each op's bound as the fit sees it. */
+    for (size_t i = 0; i < n; i++) {
+        const fl_eff_bucket *b = &best[s[i].bucket];
+        bounds[i] = s[i].op->compute_s / sc.c / b->compute >= s[i].op->memory_s / sc.m / b->memory;
+    }
+    if (fit_effs(s, n, nb, best[0].fixed_s, bounds, cur, scratch, sc) < best_err) {
+        memcpy(best, cur, nb * sizeof(*best));
+    }
+    for (size_t k = 0; k < nb; k++) {
+        size_t m = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (s[i].bucket == (int)k) {
+                double p = best[k].fixed_s + terms_s(&best[k], s[i].op, sc);
+                scratch[m++] = fabs(p - s[i].op->measured_s) / s[i].op->measured_s;
+            }
+        }
+        best[k].samples = (double)m;
+        best[k].residual = median(scratch, m);
+        best[k].upto = upto[k];
+    }
+    for (size_t i = 0; i < n; i++) {
+        double p = best[s[i].bucket].fixed_s + terms_s(&best[s[i].bucket], s[i].op, sc);
+        scratch[i] = fabs(p - s[i].op->measured_s) / s[i].op->measured_s;
+    }
+    *residual = median(scratch, n);
+    t->by = key;
+    t->n_buckets = nb;
+    t->buckets = best;
+    free(upto), free(cur), free(scratch), free(bounds);
+    return FL_OK;
+}
+
+/* ------------------------------------------------------------------------- */
+/* The whole fit                                                              */
+/* ------------------------------------------------------------------------- */
+
+static void free_tables(fl_fit_result *r) {
+    for (int c = 0; c < FL_CLASS_COUNT; c++) {
+        free((void *)r->table[c].buckets);
+        r->table[c].buckets = NULL;
+        r->table[c].n_buckets = 0;
+    }
+}
+
+void fl_fit_result_free(fl_fit_result *r) {
+    if (!r) {
+        return;
+    }
+    free_tables(r);
+    free(r->predicted_s);
+    free(r->cv_s);
+    memset(r, 0, sizeof(*r));
+}
+
+static double predict_model(const fl_fit_result *r, const fl_fit_model *m) {
+    double t = 0;
+    for (size_t i = 0; i < m->n_ops; i++) {
+        t += fl_fit_predict_op(r, &m->ops[i]);
+    }
+    return t;
+}
+
+/* The 98th percentile of x over the traced ops where pick(op) (1 when none). */
+static double q98_ratio(const fl_fit_model *models, size_t n_models, long skip, bool compute) {
+    size_t n = 0, cap = 0;
+    for (size_t m = 0; m < n_models; m++) {
+        cap += models[m].n_ops;
+    }
+    double *v = calloc(cap + 1, sizeof(double));
+    if (!v) {
+        return 1;
+    }
+    for (size_t m = 0; m < n_models; m++) {
+        for (size_t i = 0; (long)m != skip && i < models[m].n_ops; i++) {
+            const fl_fit_op *o = &models[m].ops[i];
+            bool cb = o->compute_s >= o->memory_s;
+            if (o->measured_s > 0 && cb == compute && (compute ? o->compute_s : o->memory_s) > 0) {
+                v[n++] = (compute ? o->compute_s : o->memory_s) / o->measured_s;
+            }
+        }
+    }
+    double q = 1;
+    if (n) {
+        qsort(v, n, sizeof(double), cmp_dbl);
+        q = quantile(v, n, 0.98);
+    }
+    free(v);
+    return q > 1 ? q : 1;
+}
+
+static void peak_scales(const fl_fit_model *models, size_t n_models, long skip, fl_fit_result *r) {
+    r->compute_scale = q98_ratio(models, n_models, skip, true);
+    r->memory_scale = q98_ratio(models, n_models, skip, false);
+}
+
+/* Tables and overhead from the models, leaving out model `skip` (-1: none). */
+static fl_status fit_tables(const fl_fit_model *models, size_t n_models, long skip,
+                            fl_fit_result *r) {
+    size_t total = 0;
+    for (size_t m = 0; m < n_models; m++) {
+        total += (long)m == skip ? 0 : models[m].n_ops;
+    }
+    sample *s = calloc(total + 1, sizeof(*s));
+    double *gaps = calloc(n_models + 1, sizeof(double));
+    if (!s || !gaps) {
+        free(s), free(gaps);
+        return FL_ENOMEM;
+    }
+    size_t ng = 0;
+    for (size_t m = 0; m < n_models; m++) {
+        const fl_fit_model *md = &models[m];
+        if ((long)m != skip && md->measured_s > 0 && md->n_kernels > 0) {
+            double g = (md->measured_s - md->kernel_sum_s) / (double)md->n_kernels;
+            gaps[ng++] = g > 0 ? g : 0;
+        }
+    }
+    r->have_overhead = ng > 0;
+    r->overhead_s = median(gaps, ng);
+    free(gaps);
+    peak_scales(models, n_models, skip, r);
+    scales sc = {r->compute_scale, r->memory_scale};
+    fl_status st = FL_OK;
+    for (int c = 0; c < FL_CLASS_COUNT && st == FL_OK; c++) {
+        size_t n = 0;
+        for (size_t m = 0; m < n_models; m++) {
+            for (size_t i = 0; (long)m != skip && i < models[m].n_ops; i++) {
+                const fl_fit_op *o = &models[m].ops[i];
+                if (o->cls == (fl_op_class)c && o->measured_s > 0) {
+                    s[n].op = o;
+                    s[n].size = size_of(o, key_of((fl_op_class)c));
+                    n++;
+                }
+            }
+        }
+        r->samples[c] = (int64_t)n;
+        if (n) {
+            st = fit_class(s, n, key_of((fl_op_class)c), sc, &r->table[c], &r->residual[c]);
+        }
+    }
+    free(s);
+    return st;
+}
+
+static fl_status check_models(const fl_fit_model *models, size_t n_models, char *err,
+                              size_t errlen) {
+    size_t traced = 0;
+    for (size_t m = 0; m < n_models; m++) {
+        for (size_t i = 0; i < models[m].n_ops; i++) {
+            double t = models[m].ops[i].measured_s;
+            if (!(t < 0) && !(isfinite(t) && t > 0)) { /* < 0: not traced */
+                snprintf(err, errlen, "%s: op %zu: measured time %g s is not a positive number",
+                         models[m].name, i, t);
+                return FL_EINVAL;
+            }
+            traced += t > 0;
+        }
+        if (!(isfinite(models[m].measured_s) && models[m].measured_s >= 0)) {
+            snprintf(err, errlen, "%s: whole-run time %g s is not a number >= 0", models[m].name,
+                     models[m].measured_s);
+            return FL_EINVAL;
+        }
+    }
+    if (!traced) {
+        snprintf(err, errlen, "no traced op to fit (no trace event matched an op of its model)");
+        return FL_EINVAL;
+    }
+    return FL_OK;
+}
+
+/* Leave-one-model-out: each model predicted by a fit without it; the
+ * interval holds the 10th to 90th percentile of measured / predicted. */
+static fl_status cross_validate(const fl_fit_model *models, size_t n_models, fl_fit_result *r) {
+    size_t nm = 0;
+    double *ratio = calloc(n_models + 1, sizeof(double));
+    if (!ratio) {
+        return FL_ENOMEM;
+    }
+    for (size_t m = 0; m < n_models; m++) {
+        fl_fit_result cv;
+        memset(&cv, 0, sizeof cv);
+        fl_status st = fit_tables(models, n_models, (long)m, &cv);
+        if (st != FL_OK) {
+            free_tables(&cv);
+            free(ratio);
+            return st;
+        }
+        r->cv_s[m] = predict_model(&cv, &models[m]);
+        free_tables(&cv);
+        if (models[m].measured_s > 0 && r->cv_s[m] > 0) {
+            ratio[nm++] = models[m].measured_s / r->cv_s[m];
+        }
+    }
+    if (nm >= 3) {
+        qsort(ratio, nm, sizeof(double), cmp_dbl);
+        double lo = quantile(ratio, nm, 0.1), hi = quantile(ratio, nm, 0.9);
+        r->interval.low = lo < 1 ? lo : 1;
+        r->interval.high = hi > 1 ? hi : 1;
+        r->interval.coverage = 0.8;
+    }
+    free(ratio);
+    return FL_OK;
+}
+
+fl_status fl_fit(const fl_fit_model *models, size_t n_models, fl_fit_result *out, char *err,
+                 size_t errlen) {
+    memset(out, 0, sizeof(*out));
+    fl_status st = check_models(models, n_models, err, errlen);
+    if (st != FL_OK) {
+        return st;
+    }
+    out->n_models = n_models;
+    out->predicted_s = calloc(n_models + 1, sizeof(double));
+    out->cv_s = calloc(n_models + 1, sizeof(double));
+    if (!out->predicted_s || !out->cv_s) {
+        st = FL_ENOMEM;
+    }
+    if (st == FL_OK) {
+        st = fit_tables(models, n_models, -1, out);
+    }
+    for (size_t m = 0; st == FL_OK && m < n_models; m++) {
+        out->predicted_s[m] = predict_model(out, &models[m]);
+    }
+    if (st == FL_OK && n_models >= 3) {
+        st = cross_validate(models, n_models, out);
+    }
+    if (st != FL_OK) {
+        snprintf(err, errlen, "out of memory fitting %zu models", n_models);
+        fl_fit_result_free(out);
+    }
+    return st;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Writing the fitted profile                                                 */
+/* ------------------------------------------------------------------------- */
+
+/* A YAML double-quoted string. */
+static void yq(FILE *f, const char *s) {
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        if (*p == '"' || *p == '\\') {
+            fputc('\\', f);
+            fputc(*p, f);
+        } else if (*p < 0x20) {
+            fprintf(f, "\\x%02x", *p);
+        } else {
+            fputc(*p, f);
+        }
+    }
+    fputc('"', f);
+}
+
+/* A base figure's source, with the fit's raise when there was one. */
+static void scaled_source(FILE *f, const char *src, double scale) {
+    char buf[1024];
+    if (scale > 1) {
+        snprintf(buf, sizeof buf,
+                 "%s; x%.3g by foldline fit: the traced kernels ran up to that much faster (98th "
+                 "percentile), so the base figure was low",
+                 src, scale);
+        yq(f, buf);
+    } else {
+        yq(f, src);
+    }
+}
+
+static void write_base(FILE *f, const fl_profile *base, const char *name, const fl_fit_result *r) {
+    fprintf(f, "schema: 1\nname: ");
+    yq(f, name);
+    fprintf(f, "\nkind: %s\ndescription: ", base->kind);
+    char desc[512];
+    snprintf(desc, sizeof desc, "%s; efficiency fitted by foldline fit", base->description);
+    yq(f, desc);
+    fprintf(f, "\ncompute:\n");
+    for (int u = 0; u < FL_UNIT_COUNT; u++) {
+        bool any = false;
+        for (int d = 0; d < FL_PREC_COUNT; d++) {
+            const fl_figure *fg = &base->peak[u][d];
+            if (fg->value <= 0) {
+                continue;
+            }
+            if (!any) {
+                fprintf(f, "  %s:\n", fl_unit_name((fl_unit)u));
+                any = true;
+            }
+            fprintf(f, "    %s: {peak: %.9g, source: ", fl_precision_name((fl_precision)d),
+                    fg->value * r->compute_scale);
+            scaled_source(f, fg->source, r->compute_scale);
+            fprintf(f, "}\n");
+        }
+    }
+    fprintf(f, "memory:\n");
+    for (size_t i = 0; i < base->n_levels; i++) {
+        const fl_mem_level *l = &base->levels[i];
+        fprintf(f, "  - {name: ");
+        yq(f, l->name);
+        fprintf(f, ", bandwidth: %.9g", l->bandwidth * r->memory_scale);
+        if (l->capacity > 0) {
+            fprintf(f, ", capacity: %.9g", l->capacity);
+        }
+        fprintf(f, ", source: ");
+        scaled_source(f, l->source, r->memory_scale);
+        fprintf(f, "}\n");
+    }
+}
+
+int fl_fit_write_profile(FILE *f, const fl_profile *base, const char *name, const fl_fit_result *r,
+                         const char *source) {
+    char src[1024];
+    write_base(f, base, name, r);
+    if (r->have_overhead) {
+        snprintf(src, sizeof src,
+                 "%s: median over the traces of (whole run - sum of kernel times) / kernels",
+                 source);
+        fprintf(f, "overhead: {seconds: %.6g, source: ", r->overhead_s);
+        yq(f, src);
+        fprintf(f, "}\n");
+    } else if (base->overhead.value > 0) {
+        fprintf(f, "overhead: {seconds: %.9g, source: ", base->overhead.value);
+        yq(f, base->overhead.source);
+        fprintf(f, "}\n");
+    }
+    fprintf(f, "efficiency:\n");
+    bool any = false;
+    for (int c = 0; c < FL_CLASS_COUNT; c++) {
+        const fl_eff_table *t = &r->table[c];
+        if (!t->n_buckets) {
+            continue;
+        }
+        any = true;
+        fprintf(f, "  %s:\n    by: %s\n    buckets:\n", fl_op_class_name((fl_op_class)c),
+                t->by == FL_SIZE_FLOPS ? "flops" : "bytes");
+        for (size_t k = 0; k < t->n_buckets; k++) {
+            const fl_eff_bucket *b = &t->buckets[k];
+            fprintf(f, "      - {");
+            if (k + 1 < t->n_buckets) {
+                fprintf(f, "upto: %.6g, ", b->upto);
+            }
+            fprintf(f,
+                    "compute: %.6g, memory: %.6g, fixed: %.6g, samples: %.0f, residual: %.4g, "
+                    "source: ",
+                    b->compute, b->memory, b->fixed_s, b->samples, b->residual);
+            snprintf(src, sizeof src, "%s: %.0f traced ops", source, b->samples);
+            yq(f, src);
+            fprintf(f, "}\n");
+        }
+    }
+    if (!any) { /* cannot happen after a successful fit: a class has samples */
+        return -1;
+    }
+    if (r->interval.coverage > 0) {
+        snprintf(src, sizeof src,
+                 "%s: 10th-90th percentile of measured / predicted whole-model time, each model "
+                 "predicted by a fit without it (%zu models)",
+                 source, r->n_models);
+        fprintf(f, "interval: {low: %.4g, high: %.4g, coverage: %.2g, source: ", r->interval.low,
+                r->interval.high, r->interval.coverage);
+        yq(f, src);
+        fprintf(f, "}\n");
+    }
+    return ferror(f) ? -1 : 0;
+}

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# `foldline fit`: fits a profile's efficiency tables to ONNX Runtime traces
+# (hand-written here in ORT's profiling format) of tests/data/tiny_cnn.onnx;
+# the fitted profile loads and estimates with an interval; the base profile
+# is left as it was; bad traces and options are refused naming file and
+# problem.
+# Usage: cli_fit.sh FOLDLINE_BINARY TEST_DATA_DIR
+set -u
+bin="$1"
+data="$2"
+# shellcheck source=checks.bash
+source "$(dirname "$0")/checks.bash"
+
+m="$data/tiny_cnn.onnx"
+base="$(dirname "$0")/../../deploy/profiles/xeon-8380.yaml"
+cp "$base" "$tmp/base.yaml"
+
+# A trace of RUNS runs: kernel times (us) per node, each run 40 us longer than
+# its kernels (dispatch). $1 = output file, $2 = a factor on every time.
+trace() {
+  python3 - "$1" "$2" <<'PY'
+import json, sys
+out, f = sys.argv[1], float(sys.argv[2])
+nodes = [("conv1", "Conv", [1, 8, 32, 32], 40), ("bn1", "BatchNormalization", [1, 8, 32, 32], 12),
+         ("relu1", "Relu", [1, 8, 32, 32], 6), ("pool1", "MaxPool", [1, 8, 16, 16], 9),
+         ("conv2", "Conv", [1, 16, 8, 8], 15), ("relu2", "Relu", [1, 16, 8, 8], 2),
+         ("gap", "GlobalAveragePool", [1, 16, 1, 1], 3), ("flatten", "Flatten", [1, 16], 1),
+         ("fc", "Gemm", [1, 10], 2), ("softmax", "Softmax", [1, 10], 2)]
+ev, ts = [], 0
+for run in range(5):
+    start = ts
+    for name, op, shape, us in nodes:
+        d = round(us * f * (1 + 0.01 * run))
+        ev.append({"cat": "Node", "name": name + "_kernel_time", "ts": ts, "dur": d, "ph": "X",
+                   "args": {"op_name": op, "output_type_shape": [{"float": shape}]}})
+        ts += d + 4
+    ev.append({"cat": "Session", "name": "model_run", "ts": start, "dur": ts - start, "ph": "X", "args": {}})
+    ts += 10
+json.dump(ev, open(out, "w"))
+PY
+}
+
+if ! command -v python3 >/dev/null 2>&1; then
+  echo "python3 absent: the traces cannot be written"
+  exit 77
+fi
+trace "$tmp/t1.json" 1
+trace "$tmp/t2.json" 1.1
+trace "$tmp/t3.json" 0.9
+check fit 0 "wrote $tmp/fitted.yaml (profile 'fitted')" -- "$bin" fit --profile "$tmp/base.yaml" -o "$tmp/fitted.yaml" --bind N=1 "$m=$tmp/t1.json" "$m=$tmp/t2.json" "$m=$tmp/t3.json"
+check fit_matched 0 "10 matched (10 by name, 0 by op and shape)" -- "$bin" fit --profile "$tmp/base.yaml" -o "$tmp/fitted.yaml" --bind N=1 "$m=$tmp/t1.json" "$m=$tmp/t2.json" "$m=$tmp/t3.json"
+check fit_interval_printed 0 "interval (leave-one-model-out, 80 %)" -- "$bin" fit --profile "$tmp/base.yaml" -o "$tmp/fitted.yaml" --bind N=1 "$m=$tmp/t1.json" "$m=$tmp/t2.json" "$m=$tmp/t3.json"
+if cmp -s "$base" "$tmp/base.yaml"; then pass=$((pass + 1)); else echo "FAIL base_untouched"; fails=$((fails + 1)); fi
+check fitted_loads 0 "% interval" -- "$bin" analyze "$m" --bind N=1 --passes none --profile "$tmp/fitted.yaml"
+check fitted_classes 0 "conv (" -- "$bin" analyze "$m" --bind N=1 --passes none --profile "$tmp/fitted.yaml"
+mkdir -p "$tmp/fitdir"
+cp "$tmp/fitted.yaml" "$tmp/fitdir/"
+check fitted_sources 0 "fitted " -- "$bin" profiles --profiles-dir "$tmp/fitdir" --sources
+check fit_one_trace 0 "no interval: fewer than 3 traces" -- "$bin" fit --profile xeon-8380 -o "$tmp/one.yaml" --bind N=1 "$m=$tmp/t1.json"
+# The fitted kernels: conv1 took 40 us, so its estimate on the fitted profile
+# is its kernel time plus the dispatch overhead, within the fit's accuracy.
+"$bin" analyze "$m" --bind N=1 --passes none --per-node --json --profile "$tmp/one.yaml" >"$tmp/one.json"
+if python3 - "$tmp/one.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+g = d["roofline"][0]["before"]
+assert g["calibrated"] is True, g
+n = {x["name"]: x for x in g["nodes"]}
+# 40 us kernel + 4 us of dispatch per kernel (the trace's gaps): 44 us, to 15 %.
+assert abs(n["conv1"]["time_s"] - 44e-6) < 0.15 * 44e-6, n["conv1"]
+assert n["conv1"]["class"] == "conv" and n["bn1"]["class"] == "normalization"
+assert n["flatten"]["executed"] is True and n["flatten"]["time_s"] > 0
+PY
+then pass=$((pass + 1)); else echo "FAIL fitted_estimate"; fails=$((fails + 1)); fi
+
+# Bad input: each error names the file and the problem.
+head -c 300 "$tmp/t1.json" >"$tmp/cut.json"
+check fit_truncated 1 "$tmp/cut.json:1:" -- "$bin" fit --profile xeon-8380 -o "$tmp/x.yaml" --bind N=1 "$m=$tmp/cut.json"
+echo "not json" >"$tmp/text.json"
+check fit_not_json 1 "$tmp/text.json:1:" -- "$bin" fit --profile xeon-8380 -o "$tmp/x.yaml" --bind N=1 "$m=$tmp/text.json"
+echo '{"a": 1}' >"$tmp/obj.json"
+check fit_not_trace 1 "not an ONNX Runtime profile" -- "$bin" fit --profile xeon-8380 -o "$tmp/x.yaml" --bind N=1 "$m=$tmp/obj.json"
+echo '[]' >"$tmp/empty.json"
+check fit_no_kernels 1 "$tmp/empty.json: no kernel events" -- "$bin" fit --profile xeon-8380 -o "$tmp/x.yaml" --bind N=1 "$m=$tmp/empty.json"
+trace "$tmp/zero.json" 0
+check fit_zero 1 "$tmp/zero.json: every kernel time is 0" -- "$bin" fit --profile xeon-8380 -o "$tmp/x.yaml" --bind N=1 "$m=$tmp/zero.json"
+sed 's/"dur": 40/"dur": "40"/' "$tmp/t1.json" >"$tmp/strdur.json"
+check fit_bad_dur 1 "(conv1_kernel_time): 'dur' is not a number >= 0" -- "$bin" fit --profile xeon-8380 -o "$tmp/x.yaml" --bind N=1 "$m=$tmp/strdur.json"
+sed 's/"conv1_kernel_time"/"other_kernel_time"/; s/_kernel_time"/x_kernel_time"/g; s/"Conv"/"Tanh"/g; s/"Gemm"/"Tanh"/g; s/"Relu"/"Tanh"/g; s/"BatchNormalization"/"Tanh"/g; s/"MaxPool"/"Tanh"/g; s/"GlobalAveragePool"/"Tanh"/g; s/"Flatten"/"Tanh"/g; s/"Softmax"/"Tanh"/g' "$tmp/t1.json" >"$tmp/other.json"
+check fit_other_model 1 "$tmp/other.json: no kernel matches an op of $m" -- "$bin" fit --profile xeon-8380 -o "$tmp/x.yaml" --bind N=1 "$m=$tmp/other.json"
+sed 's/\[1, 8, 32, 32\]/[1, 8, 64, 64]/g' "$tmp/t1.json" >"$tmp/bigger.json"
+check fit_other_size 1 "node conv1 (Conv): traced output [1,8,64,64] but $m gives [1,8,32,32]" -- "$bin" fit --profile xeon-8380 -o "$tmp/x.yaml" --bind N=1 "$m=$tmp/bigger.json"
+check fit_missing_trace 3 "$tmp/none.json" -- "$bin" fit --profile xeon-8380 -o "$tmp/x.yaml" --bind N=1 "$m=$tmp/none.json"
+check fit_missing_model 3 "cannot read '$tmp/none.onnx'" -- "$bin" fit --profile xeon-8380 -o "$tmp/x.yaml" "$tmp/none.onnx=$tmp/t1.json"
+check fit_no_out 2 "fit: -o OUT.yaml is required" -- "$bin" fit --profile xeon-8380 "$m=$tmp/t1.json"
+check fit_no_pairs 2 "fit: give at least one MODEL.onnx=TRACE.json" -- "$bin" fit --profile xeon-8380 -o "$tmp/x.yaml"
+check fit_no_base 2 "fit: give one base profile" -- "$bin" fit -o "$tmp/x.yaml" "$m=$tmp/t1.json"
+check fit_over_base 2 "is the base profile, which fit never overwrites" -- "$bin" fit --profile "$tmp/base.yaml" -o "$tmp/base.yaml" --bind N=1 "$m=$tmp/t1.json"
+check fit_unbound 2 "unbound" -- "$bin" fit --profile xeon-8380 -o "$tmp/x.yaml" "$m=$tmp/t1.json"
+check fit_bad_arg 2 "fit: unexpected argument '--fast'" -- "$bin" fit --fast
+if [ -e "$tmp/x.yaml" ]; then echo "FAIL fit_failed_wrote: a failed fit left $tmp/x.yaml"; fails=$((fails + 1)); else pass=$((pass + 1)); fi
+if ls "$tmp"/*.tmp.* >/dev/null 2>&1; then echo "FAIL fit_temp_left"; fails=$((fails + 1)); else pass=$((pass + 1)); fi
+
+echo "$pass passed, $fails failed"
+[ "$fails" -eq 0 ]

@@ -1,0 +1,243 @@
+/*
+ * test_fit.c - fl_fit (src/cost/fit.c) on synthetic traces whose kernel
+ * times follow the model exactly (time = fixed + max(compute / eff_c,
+ * memory / eff_m)): the efficiencies, fixed costs, buckets and dispatch
+ * overhead are recovered; the fit does not depend on the order of the ops;
+ * bad input is refused with a message; and the written profile loads back
+ * with the fitted figures.
+ */
+#include "foldline/roofline.h"
+#include "testutil.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define REL(a, b) (fabs((double)(a) - (double)(b)) <= 1e-9 * fabs((double)(b)))
+
+/* Conv ops: 14 per decade in (1e6, 1e7] and (1e7, 1e8] FLOPs; 10 of each
+ * compute-bound (memory terms a tenth of the compute terms) at efficiency
+ * 0.5 in the first decade and 0.25 in the second, 4 memory-bound at memory
+ * efficiency 0.8; every op pays `fixed`. The fixed cost is one of the fit's
+ * grid points (the fastest op's time x j / 24) when the fastest op takes
+ * exactly 24 x fixed: op 0 is given 23 x fixed of work. */
+static size_t make_ops(fl_fit_op *ops, double fixed) {
+    size_t n = 0;
+    for (int d = 0; d < 2; d++) {
+        double eff = d == 0 ? 0.5 : 0.25;
+        for (int i = 0; i < 14; i++) {
+            double flops = (d == 0 ? 1e6 : 1e7) * (1.05 + 0.6 * i);
+            double xc = flops / 1e10;
+            fl_fit_op *o = &ops[n++];
+            o->cls = FL_CLASS_CONV;
+            o->flops = flops;
+            o->executed = true;
+            if (i < 10) { /* compute-bound */
+                o->compute_s = xc;
+                o->memory_s = xc / 10;
+                o->bytes = flops / 100;
+                o->measured_s = fixed + xc / eff;
+            } else { /* memory-bound at 0.8 */
+                o->compute_s = xc / 10;
+                o->memory_s = xc;
+                o->bytes = flops;
+                o->measured_s = fixed + xc / 0.8;
+            }
+        }
+    }
+    /* The fastest op: 23 x fixed of work at efficiency 0.5, 24 x fixed in all. */
+    fl_fit_op *o = &ops[0];
+    o->compute_s = 23 * fixed * 0.5;
+    o->memory_s = o->compute_s / 10;
+    o->measured_s = fixed + o->compute_s / 0.5;
+    return n;
+}
+
+static void test_recovers(void **state) {
+    (void)state;
+    fl_fit_op ops[64];
+    memset(ops, 0, sizeof ops);
+    double fixed = 1e-6;
+    size_t n = make_ops(ops, fixed);
+    /* Whole runs: the kernels plus 3 us of dispatch per kernel. */
+    double sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        sum += ops[i].measured_s;
+    }
+    fl_fit_model m = {"synthetic", n, ops, sum + 3e-6 * (double)n, sum, n};
+    fl_fit_result r;
+    char err[256];
+    assert_int_equal(fl_fit(&m, 1, &r, err, sizeof err), FL_OK);
+    assert_true(r.have_overhead);
+    assert_true(REL(r.overhead_s, 3e-6));
+    assert_true(r.compute_scale == 1 && r.memory_scale == 1);
+    const fl_eff_table *t = &r.table[FL_CLASS_CONV];
+    assert_int_equal(t->by, FL_SIZE_FLOPS);
+    assert_int_equal(t->n_buckets, 2);
+    assert_true(t->buckets[0].upto == 1e7);
+    assert_true(t->buckets[1].upto == 0);
+    if (!REL(t->buckets[0].compute, 0.5) || !REL(t->buckets[1].compute, 0.25) ||
+        !REL(t->buckets[0].memory, 0.8) || !REL(t->buckets[1].memory, 0.8) ||
+        !REL(t->buckets[0].fixed_s, fixed) || !REL(t->buckets[1].fixed_s, fixed)) {
+        fail_msg("recovered %g/%g/%g and %g/%g/%g", t->buckets[0].compute, t->buckets[0].memory,
+                 t->buckets[0].fixed_s, t->buckets[1].compute, t->buckets[1].memory,
+                 t->buckets[1].fixed_s);
+    }
+    assert_int_equal(r.samples[FL_CLASS_CONV], (int64_t)n);
+    assert_true(r.residual[FL_CLASS_CONV] < 1e-9);
+    assert_int_equal(r.table[FL_CLASS_MATMUL].n_buckets, 0);
+    /* The prediction of each op is its measured kernel time plus dispatch. */
+    for (size_t i = 0; i < n; i++) {
+        double p = fl_fit_predict_op(&r, &ops[i]);
+        if (!REL(p, ops[i].measured_s + 3e-6)) {
+            fail_msg("op %zu: predicted %.17g, measured %.17g + 3e-6", i, p, ops[i].measured_s);
+        }
+    }
+    assert_true(REL(r.predicted_s[0], m.measured_s));
+    assert_true(r.interval.coverage == 0); /* one model: no cross-validation */
+
+    /* Reversed order: the same table. */
+    fl_fit_op rev[64];
+    for (size_t i = 0; i < n; i++) {
+        rev[i] = ops[n - 1 - i];
+    }
+    fl_fit_model m2 = {"reversed", n, rev, m.measured_s, sum, n};
+    fl_fit_result r2;
+    assert_int_equal(fl_fit(&m2, 1, &r2, err, sizeof err), FL_OK);
+    for (size_t k = 0; k < 2; k++) {
+        assert_true(r2.table[FL_CLASS_CONV].buckets[k].compute == t->buckets[k].compute);
+        assert_true(r2.table[FL_CLASS_CONV].buckets[k].memory == t->buckets[k].memory);
+        assert_true(r2.table[FL_CLASS_CONV].buckets[k].fixed_s == t->buckets[k].fixed_s);
+    }
+    fl_fit_result_free(&r2);
+    fl_fit_result_free(&r);
+}
+
+/* Three models: cross-validation predicts each from the other two; with
+ * exact traces every left-out prediction is exact, so the interval is 1-1. */
+static void test_cross_validation(void **state) {
+    (void)state;
+    fl_fit_op ops[3][64];
+    fl_fit_model ms[3];
+    memset(ops, 0, sizeof ops);
+    for (int k = 0; k < 3; k++) {
+        size_t n = make_ops(ops[k], 1e-6);
+        double sum = 0;
+        for (size_t i = 0; i < n; i++) {
+            sum += ops[k][i].measured_s;
+        }
+        ms[k] = (fl_fit_model){"m", n, ops[k], sum + 2e-6 * (double)n, sum, n};
+    }
+    fl_fit_result r;
+    char err[256];
+    assert_int_equal(fl_fit(ms, 3, &r, err, sizeof err), FL_OK);
+    assert_true(r.interval.coverage == 0.8);
+    if (!REL(r.interval.low, 1) || !REL(r.interval.high, 1)) {
+        fail_msg("interval %.17g-%.17g", r.interval.low, r.interval.high);
+    }
+    for (int k = 0; k < 3; k++) {
+        assert_true(REL(r.cv_s[k], ms[k].measured_s));
+    }
+    fl_fit_result_free(&r);
+}
+
+/* Kernels faster than the base's peak: the peaks are raised (98th
+ * percentile of the excess), efficiencies stay within (0, 1]. */
+static void test_low_base(void **state) {
+    (void)state;
+    fl_fit_op ops[64];
+    memset(ops, 0, sizeof ops);
+    size_t n = make_ops(ops, 1e-6);
+    for (size_t i = 0; i < n; i++) { /* the base thought the device 4x slower */
+        ops[i].compute_s *= 4;
+        ops[i].memory_s *= 4;
+    }
+    fl_fit_model m = {"m", n, ops, 0, 0, 0};
+    fl_fit_result r;
+    char err[256];
+    assert_int_equal(fl_fit(&m, 1, &r, err, sizeof err), FL_OK);
+    assert_true(r.compute_scale > 1 && r.memory_scale > 1);
+    assert_false(r.have_overhead);
+    for (size_t k = 0; k < r.table[FL_CLASS_CONV].n_buckets; k++) {
+        assert_true(r.table[FL_CLASS_CONV].buckets[k].compute <= 1);
+        assert_true(r.table[FL_CLASS_CONV].buckets[k].memory <= 1);
+    }
+    fl_fit_result_free(&r);
+}
+
+static void test_bad_input(void **state) {
+    (void)state;
+    fl_fit_op ops[2] = {{FL_CLASS_CONV, 1e6, 1e3, 1e-4, 1e-6, true, -1},
+                        {FL_CLASS_CONV, 1e6, 1e3, 1e-4, 1e-6, true, -1}};
+    fl_fit_model m = {"untraced.onnx", 2, ops, 0, 0, 0};
+    fl_fit_result r;
+    char err[256];
+    assert_int_equal(fl_fit(&m, 1, &r, err, sizeof err), FL_EINVAL);
+    assert_non_null(strstr(err, "no traced op to fit"));
+    ops[1].measured_s = NAN;
+    assert_int_equal(fl_fit(&m, 1, &r, err, sizeof err), FL_EINVAL);
+    if (!strstr(err, "untraced.onnx: op 1: measured time nan s is not a positive")) {
+        fail_msg("%s", err);
+    }
+    ops[1].measured_s = 0;
+    assert_int_equal(fl_fit(&m, 1, &r, err, sizeof err), FL_EINVAL);
+    assert_non_null(strstr(err, "op 1: measured time 0 s"));
+}
+
+/* The written profile loads back with the fitted figures and the base's. */
+static void test_write(void **state) {
+    (void)state;
+    static const char base_yaml[] =
+        "schema: 1\nname: base\nkind: cpu\ndescription: a base\n"
+        "compute: {vector: {fp32: {peak: 1e10, source: \"measured \\\"here\\\"\"}}}\n"
+        "memory: [{name: DRAM, bandwidth: 1e10, source: m}]\n";
+    fl_profile *base = NULL;
+    char err[512];
+    assert_int_equal(
+        fl_profile_parse(base_yaml, strlen(base_yaml), "base.yaml", &base, err, sizeof err), FL_OK);
+    fl_fit_op ops[64];
+    memset(ops, 0, sizeof ops);
+    size_t n = make_ops(ops, 1e-6);
+    double sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        sum += ops[i].measured_s;
+    }
+    fl_fit_model m = {"m", n, ops, sum + 3e-6 * (double)n, sum, n};
+    fl_fit_result r;
+    assert_int_equal(fl_fit(&m, 1, &r, err, sizeof err), FL_OK);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    assert_non_null(f);
+    assert_int_equal(fl_fit_write_profile(f, base, "fitted", &r, "fitted by a test"), 0);
+    fclose(f);
+    fl_profile *back = NULL;
+    if (fl_profile_parse(text, len, "fitted.yaml", &back, err, sizeof err) != FL_OK) {
+        fail_msg("%s\n%s", err, text);
+    }
+    assert_string_equal(back->name, "fitted");
+    assert_true(back->calibrated);
+    assert_true(back->peak[FL_UNIT_VECTOR][FL_PREC_FP32].value == 1e10);
+    assert_string_equal(back->peak[FL_UNIT_VECTOR][FL_PREC_FP32].source, "measured \"here\"");
+    assert_true(REL(back->overhead.value, 3e-6));
+    const fl_eff_table *t = &back->table[FL_CLASS_CONV];
+    assert_int_equal(t->n_buckets, 2);
+    assert_true(REL(t->buckets[0].compute, 0.5) && REL(t->buckets[1].compute, 0.25));
+    assert_true(REL(t->buckets[0].fixed_s, 1e-6));
+    assert_true(t->buckets[0].samples == 14);
+    assert_non_null(strstr(t->buckets[0].source, "fitted by a test: 14 traced ops"));
+    fl_profile_free(back);
+    free(text);
+    fl_fit_result_free(&r);
+    fl_profile_free(base);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_recovers), cmocka_unit_test(test_cross_validation),
+        cmocka_unit_test(test_low_base), cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_write),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
