@@ -12,6 +12,8 @@
 
 typedef struct entry {
     fl_hash key;
+    unsigned char *key_bytes; /* the graph bytes then the rest: compared on a hit */
+    size_t key_len, graph_len;
     struct entry *next_in_bucket;
     struct entry *prev, *next; /* recency list */
     size_t len;
@@ -48,6 +50,44 @@ void fl_hash_update(fl_hash *h, const void *data, size_t len) {
     h->b = b;
 }
 
+void fl_key_init(fl_cache_key *k, const void *graph, size_t len) {
+    memset(k, 0, sizeof *k);
+    fl_hash_init(&k->hash);
+    uint64_t n = len;
+    fl_hash_update(&k->hash, &n, sizeof n);
+    fl_hash_update(&k->hash, graph, len);
+    k->graph = graph;
+    k->graph_len = len;
+}
+
+void fl_key_add(fl_cache_key *k, const void *data, size_t len) {
+    if (k->failed || len == 0) {
+        return;
+    }
+    if (k->rest_len + len > k->rest_cap) {
+        size_t nc = k->rest_cap ? k->rest_cap : 256;
+        while (nc < k->rest_len + len) {
+            nc *= 2;
+        }
+        unsigned char *nb = realloc(k->rest, nc);
+        if (!nb) {
+            k->failed = true;
+            return;
+        }
+        k->rest = nb;
+        k->rest_cap = nc;
+    }
+    memcpy(k->rest + k->rest_len, data, len);
+    k->rest_len += len;
+    fl_hash_update(&k->hash, data, len);
+}
+
+void fl_key_free(fl_cache_key *k) {
+    free(k->rest);
+    k->rest = NULL;
+    k->rest_len = k->rest_cap = 0;
+}
+
 static size_t bucket_of(const fl_hash *k) {
     return (size_t)(k->a ^ (k->b >> 7)) & (N_BUCKETS - 1);
 }
@@ -82,9 +122,16 @@ static void push_front(fl_cache *c, entry *e) {
     }
 }
 
-static entry *find(fl_cache *c, const fl_hash *k) {
-    for (entry *e = c->buckets[bucket_of(k)]; e; e = e->next_in_bucket) {
-        if (e->key.a == k->a && e->key.b == k->b) {
+static bool same_key(const entry *e, const fl_cache_key *k) {
+    return e->key.a == k->hash.a && e->key.b == k->hash.b && e->graph_len == k->graph_len &&
+           e->key_len == k->graph_len + k->rest_len &&
+           (k->graph_len == 0 || memcmp(e->key_bytes, k->graph, k->graph_len) == 0) &&
+           (k->rest_len == 0 || memcmp(e->key_bytes + k->graph_len, k->rest, k->rest_len) == 0);
+}
+
+static entry *find(fl_cache *c, const fl_cache_key *k) {
+    for (entry *e = c->buckets[bucket_of(&k->hash)]; e; e = e->next_in_bucket) {
+        if (same_key(e, k)) {
             return e;
         }
     }
@@ -98,9 +145,10 @@ static void remove_entry(fl_cache *c, entry *e) {
     }
     *pp = e->next_in_bucket;
     unlink_lru(c, e);
-    c->bytes -= e->len;
+    c->bytes -= e->len + e->key_len;
     c->entries--;
     free(e->data);
+    free(e->key_bytes);
     free(e);
 }
 
@@ -132,7 +180,11 @@ void fl_cache_free(fl_cache *c) {
     free(c);
 }
 
-bool fl_cache_get(fl_cache *c, const fl_hash *key, unsigned char **out, size_t *len) {
+bool fl_cache_get(fl_cache *c, const fl_cache_key *key, unsigned char **out, size_t *len) {
+    *out = NULL;
+    if (key->failed) {
+        return false;
+    }
     uv_mutex_lock(&c->mu);
     entry *e = find(c, key);
     unsigned char *copy = NULL;
@@ -155,19 +207,31 @@ bool fl_cache_get(fl_cache *c, const fl_hash *key, unsigned char **out, size_t *
     return copy != NULL;
 }
 
-void fl_cache_put(fl_cache *c, const fl_hash *key, const unsigned char *data, size_t len) {
-    if (len > c->max_bytes) {
+void fl_cache_put(fl_cache *c, const fl_cache_key *key, const unsigned char *data, size_t len) {
+    size_t klen = key->graph_len + key->rest_len;
+    if (key->failed || klen < key->graph_len || len > c->max_bytes || klen > c->max_bytes - len) {
         return;
     }
     entry *e = calloc(1, sizeof *e);
     unsigned char *copy = malloc(len ? len : 1);
-    if (!e || !copy) {
+    unsigned char *kb = malloc(klen ? klen : 1);
+    if (!e || !copy || !kb) {
         free(e);
         free(copy);
+        free(kb);
         return;
     }
     memcpy(copy, data, len);
-    e->key = *key;
+    if (key->graph_len) {
+        memcpy(kb, key->graph, key->graph_len);
+    }
+    if (key->rest_len) {
+        memcpy(kb + key->graph_len, key->rest, key->rest_len);
+    }
+    e->key = key->hash;
+    e->key_bytes = kb;
+    e->key_len = klen;
+    e->graph_len = key->graph_len;
     e->data = copy;
     e->len = len;
     uv_mutex_lock(&c->mu);
@@ -175,14 +239,14 @@ void fl_cache_put(fl_cache *c, const fl_hash *key, const unsigned char *data, si
     if (old) {
         remove_entry(c, old); /* two workers raced on the same request */
     }
-    while (c->tail && c->bytes + len > c->max_bytes) {
+    while (c->tail && c->bytes + len + klen > c->max_bytes) {
         remove_entry(c, c->tail);
     }
-    size_t b = bucket_of(key);
+    size_t b = bucket_of(&key->hash);
     e->next_in_bucket = c->buckets[b];
     c->buckets[b] = e;
     push_front(c, e);
-    c->bytes += len;
+    c->bytes += len + klen;
     c->entries++;
     uv_mutex_unlock(&c->mu);
 }

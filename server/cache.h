@@ -1,12 +1,12 @@
 /*
- * cache.h - foldlined's result cache: packed AnalyzeReply bytes keyed by a
- * 128-bit hash of the graph bytes and the request options, least recently
- * used entries evicted first, bounded by the bytes it holds. Thread-safe (one
- * mutex): pool threads look up and insert.
+ * cache.h - foldlined's result cache: packed AnalyzeReply bytes keyed by the
+ * request (the graph bytes, then the options and profile contents serialised
+ * by the caller), least recently used entries evicted first, bounded by the
+ * bytes it holds (replies and keys). Thread-safe (one mutex): pool threads
+ * look up and insert.
  *
- * The hash is not cryptographic. Two different requests with the same
- * 128-bit key would share a reply; with two independent 64-bit hashes of
- * every byte that is not a practical concern for non-adversarial callers.
+ * A 128-bit hash picks the entry; a hit also compares the whole key, so two
+ * different requests never share a reply, whatever their hashes.
  */
 #ifndef FL_SERVER_CACHE_H
 #define FL_SERVER_CACHE_H
@@ -25,6 +25,25 @@ typedef struct fl_hash {
 void fl_hash_init(fl_hash *h);
 void fl_hash_update(fl_hash *h, const void *data, size_t len);
 
+/* A request's key: the graph bytes (referenced, not copied: they must
+ * outlive the get/put calls) and every other input of the analysis,
+ * appended with fl_key_add (copied). A key whose building failed (out of
+ * memory) is never looked up or stored: the request is analysed uncached. */
+typedef struct fl_cache_key {
+    fl_hash hash;
+    const unsigned char *graph;
+    size_t graph_len;
+    unsigned char *rest;
+    size_t rest_len, rest_cap;
+    bool failed;
+} fl_cache_key;
+
+/* Starts a key with the graph bytes. */
+void fl_key_init(fl_cache_key *k, const void *graph, size_t len);
+/* Appends `len` bytes (an option, a profile figure) to the key. */
+void fl_key_add(fl_cache_key *k, const void *data, size_t len);
+void fl_key_free(fl_cache_key *k);
+
 /* A cache holding at most `max_bytes` of replies; NULL when out of memory. */
 fl_cache *fl_cache_new(size_t max_bytes);
 
@@ -33,12 +52,13 @@ void fl_cache_free(fl_cache *c);
 
 /* On a hit returns true and a malloc'd copy of the reply in *out / *len (the
  * caller frees it); counts a hit or a miss. */
-bool fl_cache_get(fl_cache *c, const fl_hash *key, unsigned char **out, size_t *len);
+bool fl_cache_get(fl_cache *c, const fl_cache_key *key, unsigned char **out, size_t *len);
 
 /* Stores a copy of `len` bytes under `key`, evicting the least recently used
- * entries to stay within the bound. Replies larger than the bound, or an
- * allocation failure, leave the cache unchanged. */
-void fl_cache_put(fl_cache *c, const fl_hash *key, const unsigned char *data, size_t len);
+ * entries to stay within the bound (which counts the reply and the key's
+ * bytes). Entries larger than the bound, a failed key, or an allocation
+ * failure leave the cache unchanged. */
+void fl_cache_put(fl_cache *c, const fl_cache_key *key, const unsigned char *data, size_t len);
 
 typedef struct fl_cache_counters {
     uint64_t hits, misses, bytes, entries;

@@ -11,42 +11,54 @@
  * Exit status: 0 after a clean shutdown (SIGTERM/SIGINT), 1 when the server
  * could not start, 2 on a usage error or an invalid profile file.
  */
+#include "foldline/foldline.h"
 #include "foldline/roofline.h"
 #include "server.h"
 
+#ifndef FL_DEFAULT_PROFILES_DIR
+#define FL_DEFAULT_PROFILES_DIR "deploy/profiles"
+#endif
+#define FL_DEFAULT_PROFILES_DIR_TEXT FL_DEFAULT_PROFILES_DIR
+
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static const char usage_text[] =
     "usage: foldlined --listen ADDR [options]\n"
+    "       foldlined --help | --version\n"
     "\n"
     "Serves foldline.v1.CostModel and grpc.health.v1.Health over gRPC.\n"
-    "ADDR is HOST:PORT (127.0.0.1:0 picks a free port and logs it).\n"
     "\n"
-    "options:\n"
-    "  --threads N              analysis threads (default 4)\n"
-    "  --max-message-bytes B    largest gRPC message accepted (default 268435456)\n"
-    "  --max-graph-bytes B      largest graph sent through AnalyzeStream (default 2147483648)\n"
-    "  --max-nodes N            nodes per graph, ceiling for requests (default 5000000)\n"
-    "  --max-memory-mb M        analysis memory per request, ceiling (default 8192)\n"
+    "options (default in parentheses):\n"
+    "  --listen ADDR            HOST:PORT, [IPv6]:PORT or unix:PATH (required; port 0 picks a\n"
+    "                           free port, logged and written to --port-file)\n"
+    "  --threads N              analysis threads (4)\n"
+    "  --max-message-bytes B    largest gRPC message accepted (268435456)\n"
+    "  --max-graph-bytes B      largest graph sent through AnalyzeStream (2147483648)\n"
+    "  --max-nodes N            nodes per graph, ceiling for requests (5000000)\n"
+    "  --max-memory-mb M        analysis memory per request, ceiling (8192)\n"
     "  --max-queued N           analyses queued or running; beyond: RESOURCE_EXHAUSTED (64)\n"
-    "  --cache-mb M             result cache size, 0 = off (default 64)\n"
-    "  --grace-ms MS            on SIGTERM, time in-flight calls get (default 5000)\n"
-    "  --tls-cert F --tls-key F serve TLS with this PEM certificate chain and key\n"
+    "  --cache-mb M             result cache size, 0 = off (64)\n"
+    "  --grace-ms MS            on SIGTERM, time in-flight calls get (5000)\n"
+    "  --tls-cert F --tls-key F serve TLS with this PEM certificate chain and key (plaintext)\n"
     "  --auth-token-file F      require 'authorization: Bearer TOKEN' (token = F's first line)\n"
-    "                           on every call\n"
-    "  --health-auth MODE       'required' (default): Health/Check needs the token too;\n"
-    "                           'open': Health/Check is answered without it (probes)\n"
-    "  --port-file F            write the bound port to F once listening\n"
-    "  --profiles-dir D         device profiles for roofline estimates (default:\n"
-    "                           $FOLDLINE_PROFILES_DIR, else the build's deploy/profiles)\n"
-    "  --metrics-listen ADDR    serve Prometheus counters at http://ADDR/metrics (plain HTTP)\n";
-
-#ifndef FL_DEFAULT_PROFILES_DIR
-#define FL_DEFAULT_PROFILES_DIR "deploy/profiles"
-#endif
+    "                           on every call (no token)\n"
+    "  --health-auth MODE       'required': Health/Check needs the token too; 'open':\n"
+    "                           Health/Check is answered without it, for probes (required)\n"
+    "  --port-file F            once listening, write the gRPC port to F's first line and,\n"
+    "                           with --metrics-listen, the metrics port to its second (none)\n"
+    "  --profiles-dir D         device profiles for roofline estimates ($FOLDLINE_PROFILES_DIR,\n"
+    "                           else " FL_DEFAULT_PROFILES_DIR_TEXT ")\n"
+    "  --metrics-listen ADDR    serve Prometheus counters at http://ADDR/metrics, plain HTTP;\n"
+    "                           HOST:PORT, port 0 picks one (off)\n"
+    "  --version                print the version and exit\n"
+    "\n"
+    "Logs go to stderr, one JSON object per line: one per call, and gRPC's own messages as\n"
+    "{\"grpc_log\":...}. Exit status: 0 after SIGTERM/SIGINT and a clean shutdown, 1 when the\n"
+    "server could not start, 2 on a usage error or an invalid profile file.\n";
 
 /* Loads the profile set: --profiles-dir, else $FOLDLINE_PROFILES_DIR, else
  * the build's default (the CLI's lookup). An invalid file, or a directory
@@ -94,6 +106,21 @@ static bool parse_pos(const char *s, int64_t min, int64_t max, int64_t *out) {
     return true;
 }
 
+/* HOST:PORT ([V6]:PORT) with a numeric port, or unix:PATH: gRPC would read
+ * a bare host as port 443. */
+static bool listen_addr_ok(const char *a) {
+    if (strncmp(a, "unix:", 5) == 0 || strncmp(a, "unix-abstract:", 14) == 0) {
+        return a[strcspn(a, ":") + 1] != '\0';
+    }
+    const char *colon = strrchr(a, ':');
+    if (!colon || colon == a || !colon[1] || (strchr(a, ':') != colon && a[0] != '[') ||
+        (a[0] == '[' && colon[-1] != ']')) {
+        return false;
+    }
+    int64_t port;
+    return parse_pos(colon + 1, 0, 65535, &port);
+}
+
 /* Reads the token: the file's first line, without its line end. */
 static char *read_token(const char *path) {
     FILE *f = fopen(path, "r");
@@ -135,6 +162,10 @@ int main(int argc, char **argv) {
         int64_t n = 0;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             fputs(usage_text, stdout);
+            return 0;
+        }
+        if (strcmp(a, "--version") == 0) {
+            printf("foldlined %s\n", fl_version());
             return 0;
         }
         if (a[0] != '-' || a[1] != '-') {
@@ -210,9 +241,15 @@ int main(int argc, char **argv) {
     if (!cfg.listen) {
         return usage_error("--listen ADDR is required", NULL);
     }
+    if (!listen_addr_ok(cfg.listen)) {
+        return usage_error("--listen expects HOST:PORT, [IPv6]:PORT or unix:PATH, got", cfg.listen);
+    }
     if (!cfg.tls_cert != !cfg.tls_key) {
         return usage_error("--tls-cert and --tls-key go together", NULL);
     }
+    /* A peer closing a metrics connection must not kill the server: writes
+     * then fail with EPIPE, which the code handles. */
+    signal(SIGPIPE, SIG_IGN);
     fl_profile_set profiles = {0};
     int prc = load_profiles(profiles_dir, &profiles, &cfg.profiles_dir);
     if (prc) {

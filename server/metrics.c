@@ -313,7 +313,7 @@ static bool parse_addr(const char *addr, struct sockaddr_storage *out) {
     return uv_ip4_addr(host, (int)port, (struct sockaddr_in *)out) == 0;
 }
 
-int fl_metrics_start(fl_srv *s, const char *addr) {
+int fl_metrics_start(fl_srv *s, const char *addr, int *port_out) {
     struct sockaddr_storage sa;
     memset(&sa, 0, sizeof sa);
     if (!parse_addr(addr, &sa)) {
@@ -345,7 +345,11 @@ int fl_metrics_start(fl_srv *s, const char *addr) {
         port = ntohs(bound.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&bound)->sin6_port
                                                  : ((struct sockaddr_in *)&bound)->sin_port);
     }
-    fprintf(stderr, "foldlined: metrics on http://%s/metrics (port %d)\n", addr, port);
+    /* A URL one can paste: the port bound (0 picks one), not the one asked for. */
+    const char *colon = strrchr(addr, ':');
+    fprintf(stderr, "foldlined: metrics on http://%.*s:%d/metrics\n", (int)(colon - addr), addr,
+            port);
+    *port_out = port;
     return 0;
 }
 

@@ -21,6 +21,7 @@
 #include <grpc/grpc_security.h>
 #include <grpc/slice.h>
 #include <grpc/support/alloc.h>
+#include <grpc/support/log.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -612,6 +613,43 @@ static void on_signal(uv_signal_t *sig, int signum) {
 /* Start-up                                                                   */
 /* ------------------------------------------------------------------------- */
 
+/* gRPC's own log lines, as JSON objects like every other line of the log
+ * ({"grpc_log":"...","severity":"ERROR","file":"...","line":N}). The last
+ * error is kept for start-up messages (a port in use). */
+static uv_mutex_t log_mu;
+static char last_grpc_error[512];
+
+static void json_escaped(FILE *f, const char *s) {
+    for (; s && *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\') {
+            fprintf(f, "\\%c", ch);
+        } else if (ch < 0x20) {
+            fprintf(f, "\\u%04x", ch);
+        } else {
+            fputc(ch, f);
+        }
+    }
+}
+
+static void grpc_log_json(gpr_log_func_args *a) {
+    const char *sev = a->severity == GPR_LOG_SEVERITY_ERROR  ? "ERROR"
+                      : a->severity == GPR_LOG_SEVERITY_INFO ? "INFO"
+                                                             : "DEBUG";
+    uv_mutex_lock(&log_mu);
+    if (a->severity == GPR_LOG_SEVERITY_ERROR) {
+        snprintf(last_grpc_error, sizeof last_grpc_error, "%s", a->message ? a->message : "");
+    }
+    flockfile(stderr);
+    fputs("{\"grpc_log\":\"", stderr);
+    json_escaped(stderr, a->message);
+    fprintf(stderr, "\",\"severity\":\"%s\",\"file\":\"", sev);
+    json_escaped(stderr, a->file);
+    fprintf(stderr, "\",\"line\":%d}\n", a->line);
+    funlockfile(stderr);
+    uv_mutex_unlock(&log_mu);
+}
+
 static char *read_small_file(const char *path, size_t *len) {
     FILE *f = fopen(path, "rb");
     if (!f) {
@@ -663,6 +701,10 @@ static int start(fl_srv *s) {
     grpc_channel_args ca = {.num_args = 3, .args = args};
     s->server = grpc_server_create(&ca, NULL);
     s->cq = grpc_completion_queue_create_for_next(NULL);
+    if (!s->server || !s->cq) {
+        fprintf(stderr, "foldlined: cannot create the gRPC server\n");
+        return -1;
+    }
     grpc_server_register_completion_queue(s->server, s->cq, NULL);
     for (int m = 0; m < FL_M_GENERIC; m++) {
         s->method_handles[m] = grpc_server_register_method(
@@ -670,6 +712,10 @@ static int start(fl_srv *s) {
             m == FL_M_ANALYZE_STREAM ? GRPC_SRM_PAYLOAD_NONE
                                      : GRPC_SRM_PAYLOAD_READ_INITIAL_BYTE_BUFFER,
             0);
+        if (!s->method_handles[m]) {
+            fprintf(stderr, "foldlined: cannot register %s\n", method_paths[m]);
+            return -1;
+        }
     }
     grpc_server_credentials *creds = make_creds(&s->cfg);
     if (!creds) {
@@ -678,19 +724,38 @@ static int start(fl_srv *s) {
     int port = grpc_server_add_http2_port(s->server, s->cfg.listen, creds);
     grpc_server_credentials_release(creds);
     if (port == 0) {
-        fprintf(stderr, "foldlined: cannot listen on '%s' (address in use or invalid)\n",
+        uv_mutex_lock(&log_mu);
+        bool in_use = strstr(last_grpc_error, "in use") != NULL;
+        uv_mutex_unlock(&log_mu);
+        fprintf(stderr,
+                in_use ? "foldlined: cannot listen on '%s': the port is in use (another "
+                         "foldlined, or another server); pick another port or stop that one\n"
+                       : "foldlined: cannot listen on '%s': the address is invalid or cannot be "
+                         "bound on this host (gRPC's reason is in the log line above)\n",
                 s->cfg.listen);
         return -1;
+    }
+    if (port < 0) { /* unix: sockets have no port */
+        port = 0;
     }
     grpc_server_start(s->server);
     fprintf(stderr, "foldlined: listening on %s (port %d)%s%s\n", s->cfg.listen, port,
             s->cfg.tls_cert ? ", TLS" : "", s->cfg.token ? ", token required" : "");
-    if (s->cfg.metrics_listen && fl_metrics_start(s, s->cfg.metrics_listen) != 0) {
+    int metrics_port = 0;
+    if (s->cfg.metrics_listen && fl_metrics_start(s, s->cfg.metrics_listen, &metrics_port) != 0) {
         return -1;
     }
     if (s->cfg.port_file) {
+        /* Line 1: the gRPC port; line 2 (with --metrics-listen): the metrics port. */
         FILE *f = fopen(s->cfg.port_file, "w");
-        if (!f || fprintf(f, "%d\n", port) < 0 || fclose(f) != 0) {
+        bool ok = f && fprintf(f, "%d\n", port) >= 0;
+        if (ok && s->cfg.metrics_listen) {
+            ok = fprintf(f, "%d\n", metrics_port) >= 0;
+        }
+        if (f && fclose(f) != 0) {
+            ok = false;
+        }
+        if (!ok) {
             fprintf(stderr, "foldlined: cannot write %s\n", s->cfg.port_file);
             return -1;
         }
@@ -718,17 +783,31 @@ int fl_srv_run(const fl_srv_config *cfg) {
         s->cache = fl_cache_new(cfg->cache_bytes);
     }
     s->loop = uv_default_loop();
-    uv_mutex_init(&s->mu);
-    uv_async_init(s->loop, &s->wake, on_wake);
+    int uerr = 0;
+    if (!s->loop || (uerr = uv_mutex_init(&s->mu)) != 0 || (uerr = uv_mutex_init(&log_mu)) != 0) {
+        fprintf(stderr, "foldlined: cannot set up the event loop: %s\n",
+                uerr ? uv_strerror(uerr) : "no loop");
+        fl_cache_free(s->cache);
+        free(s->cfg.token);
+        free(s);
+        return 1;
+    }
+    /* Handles: each set-up call checked; a failure there is fatal before
+     * anything runs (nothing to unwind but the process). */
+    if ((uerr = uv_async_init(s->loop, &s->wake, on_wake)) != 0 ||
+        (uerr = uv_timer_init(s->loop, &s->grace)) != 0 ||
+        (uerr = uv_signal_init(s->loop, &s->sigterm)) != 0 ||
+        (uerr = uv_signal_init(s->loop, &s->sigint)) != 0 ||
+        (uerr = uv_signal_start(&s->sigterm, on_signal, SIGTERM)) != 0 ||
+        (uerr = uv_signal_start(&s->sigint, on_signal, SIGINT)) != 0) {
+        fprintf(stderr, "foldlined: cannot set up the event loop: %s\n", uv_strerror(uerr));
+        exit(1);
+    }
     s->wake.data = s;
-    uv_timer_init(s->loop, &s->grace);
     s->grace.data = s;
-    uv_signal_init(s->loop, &s->sigterm);
-    uv_signal_init(s->loop, &s->sigint);
     s->sigterm.data = s->sigint.data = s;
-    uv_signal_start(&s->sigterm, on_signal, SIGTERM);
-    uv_signal_start(&s->sigint, on_signal, SIGINT);
 
+    gpr_set_log_function(grpc_log_json);
     grpc_init();
     int rc = 0;
     if (start(s) != 0) {

@@ -180,9 +180,9 @@ void fl_call_fail(fl_call *c, grpc_status_code code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /* The Prometheus endpoint (metrics.c), on the loop: starts listening on
- * `addr` (0, or -1 with a message on stderr); closes the listener and every
- * connection (in close_all); frees what is left after uv_run returned. */
-int fl_metrics_start(fl_srv *s, const char *addr);
+ * `addr` (0 and the bound port in *port, or -1 with a message on stderr); closes the listener and
+ * every connection (in close_all); frees what is left after uv_run returned. */
+int fl_metrics_start(fl_srv *s, const char *addr, int *port);
 void fl_metrics_close(fl_srv *s);
 void fl_metrics_free(fl_srv *s);
 

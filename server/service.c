@@ -761,21 +761,21 @@ static bool decode(fl_call *c, request *q) {
     return true;
 }
 
-static void hash_str(fl_hash *h, const char *str) {
+static void hash_str(fl_cache_key *h, const char *str) {
     uint64_t n = str ? strlen(str) + 1 : 0; /* NULL and "" differ */
-    fl_hash_update(h, &n, sizeof n);
+    fl_key_add(h, &n, sizeof n);
     if (n) {
-        fl_hash_update(h, str, (size_t)n);
+        fl_key_add(h, str, (size_t)n);
     }
 }
 
-static void hash_double(fl_hash *h, double v) {
-    fl_hash_update(h, &v, sizeof v);
+static void hash_double(fl_cache_key *h, double v) {
+    fl_key_add(h, &v, sizeof v);
 }
 
 /* Every figure of a profile that can reach a reply: a profile file edited
  * (and the server restarted) gives another key. */
-static void hash_profile(fl_hash *h, const fl_profile *p) {
+static void hash_profile(fl_cache_key *h, const fl_profile *p) {
     hash_str(h, p->name);
     hash_str(h, p->kind);
     hash_str(h, p->description);
@@ -787,7 +787,7 @@ static void hash_profile(fl_hash *h, const fl_profile *p) {
         }
     }
     uint64_t nl = p->n_levels;
-    fl_hash_update(h, &nl, sizeof nl);
+    fl_key_add(h, &nl, sizeof nl);
     for (size_t i = 0; i < p->n_levels; i++) {
         hash_str(h, p->levels[i].name);
         hash_double(h, p->levels[i].bandwidth);
@@ -802,8 +802,8 @@ static void hash_profile(fl_hash *h, const fl_profile *p) {
         hash_str(h, p->efficiency[k].source);
         const fl_eff_table *t = &p->table[k];
         uint64_t nb = t->n_buckets, by = (uint64_t)t->by;
-        fl_hash_update(h, &nb, sizeof nb);
-        fl_hash_update(h, &by, sizeof by);
+        fl_key_add(h, &nb, sizeof nb);
+        fl_key_add(h, &by, sizeof by);
         for (size_t i = 0; i < t->n_buckets; i++) {
             hash_double(h, t->buckets[i].upto);
             hash_double(h, t->buckets[i].compute);
@@ -813,7 +813,7 @@ static void hash_profile(fl_hash *h, const fl_profile *p) {
         }
     }
     uint8_t cal = p->calibrated;
-    fl_hash_update(h, &cal, 1);
+    fl_key_add(h, &cal, 1);
     hash_double(h, p->interval.low);
     hash_double(h, p->interval.high);
     hash_double(h, p->interval.coverage);
@@ -822,22 +822,23 @@ static void hash_profile(fl_hash *h, const fl_profile *p) {
 
 /* The cache key: the graph bytes, the packed options (every field, the pass
  * selection and the other pass options included), then the contents of the
- * selected profiles. */
-static void cache_key(const request *q, const fl_options *o, fl_hash *h) {
-    fl_hash_init(h);
-    uint64_t len = q->len;
-    fl_hash_update(h, &len, sizeof len);
-    fl_hash_update(h, q->graph, q->len);
+ * selected profiles; compared in full on a hit (cache.h). */
+static void cache_key(const request *q, const fl_options *o, fl_cache_key *h) {
+    fl_key_init(h, q->graph, q->len);
+    uint64_t has_options = q->options != NULL;
+    fl_key_add(h, &has_options, sizeof has_options);
     if (q->options) {
         size_t n = foldline__v1__analyze_options__get_packed_size(q->options);
         unsigned char stack[512];
         unsigned char *buf = n <= sizeof stack ? stack : malloc(n);
-        if (buf) {
-            foldline__v1__analyze_options__pack(q->options, buf);
-            fl_hash_update(h, buf, n);
-            if (buf != stack) {
-                free(buf);
-            }
+        if (!buf) {
+            h->failed = true; /* never a key without the options: no caching */
+            return;
+        }
+        foldline__v1__analyze_options__pack(q->options, buf);
+        fl_key_add(h, buf, n);
+        if (buf != stack) {
+            free(buf);
         }
     }
     for (size_t i = 0; i < o->n_profiles; i++) {
@@ -847,7 +848,7 @@ static void cache_key(const request *q, const fl_options *o, fl_hash *h) {
 
 /* Encodes the report as the reply and stores it in the cache: the cache
  * entry is the node count (8 bytes) followed by the packed reply. */
-static void encode_reply(fl_call *c, const fl_report *r, const fl_hash *key) {
+static void encode_reply(fl_call *c, const fl_report *r, const fl_cache_key *key) {
     pool p = {0};
     Foldline__V1__AnalyzeReply m = FOLDLINE__V1__ANALYZE_REPLY__INIT;
     if (!reply_from_report(&p, r, &m)) {
@@ -883,7 +884,8 @@ void fl_svc_analyze_work(fl_call *c) {
     request q;
     memset(&q, 0, sizeof q);
     pool p = {0};
-    fl_hash key;
+    fl_cache_key key;
+    memset(&key, 0, sizeof key);
     fl_options opt;
     if (!decode(c, &q) || !options_from_request(c, q.options, &p, &opt)) {
         goto done;
@@ -933,6 +935,7 @@ void fl_svc_analyze_work(fl_call *c) {
     }
     fl_report_free(r);
 done:
+    fl_key_free(&key);
     pool_free(&p);
     request_free(&q);
 }

@@ -81,7 +81,9 @@ class Server:
             if self.proc.poll() is not None:
                 raise RuntimeError("foldlined exited: " + self.log_text())
             time.sleep(0.05)
-        self.port = int(open(self.port_file).read())
+        lines = open(self.port_file).read().split()
+        self.port = int(lines[0])
+        self.metrics_port = int(lines[1]) if len(lines) > 1 else None
         self.addr = "127.0.0.1:%d" % self.port
 
     def log_text(self):
@@ -598,7 +600,31 @@ def case_cache_and_stats(s):
 def case_startup_errors(s):
     """A taken port and bad options fail at start, naming the problem."""
     p = subprocess.run([FOLDLINED, "--listen", s.addr], capture_output=True, timeout=20)
-    check("port_in_use_exit_1", p.returncode == 1 and b"cannot listen" in p.stderr, p.stderr[:300])
+    check("port_in_use_exit_1", p.returncode == 1 and b"cannot listen" in p.stderr and
+          b"the port is in use" in p.stderr, p.stderr[:300])
+    # Every line of the log is ours or a JSON object: gRPC's own messages
+    # (here the bind error) come as {"grpc_log": ...}.
+    for line in p.stderr.decode().splitlines():
+        if not line.startswith("foldlined: "):
+            try:
+                ok = "grpc_log" in json.loads(line)
+            except ValueError:
+                ok = False
+            check("log_line_is_json", ok, line[:200])
+    # A host without a port would be read by gRPC as port 443: refused.
+    p = subprocess.run([FOLDLINED, "--listen", "localhost"], capture_output=True, timeout=20)
+    check("listen_without_port_exit_2", p.returncode == 2 and b"HOST:PORT" in p.stderr,
+          p.stderr[:300])
+    p = subprocess.run([FOLDLINED, "--version"], capture_output=True, timeout=20)
+    check("version", p.returncode == 0 and re.match(rb"foldlined \d+\.\d+\.\d+\n$", p.stdout),
+          p.stdout[:100])
+    p = subprocess.run([FOLDLINED, "--help"], capture_output=True, timeout=20)
+    opts = set(re.findall(rb"  (--[a-z-]+)", p.stdout))
+    check("help_lists_options", p.returncode == 0 and {
+        b"--listen", b"--threads", b"--max-message-bytes", b"--max-graph-bytes", b"--max-nodes",
+        b"--max-memory-mb", b"--max-queued", b"--cache-mb", b"--grace-ms", b"--tls-cert",
+        b"--auth-token-file", b"--health-auth", b"--port-file", b"--profiles-dir",
+        b"--metrics-listen", b"--version"} <= opts, p.stdout[:200])
     p = subprocess.run([FOLDLINED, "--listen", "127.0.0.1:0", "--threads", "0"],
                        capture_output=True, timeout=20)
     check("bad_option_exit_2", p.returncode == 2 and b"--threads" in p.stderr, p.stderr[:300])
@@ -852,13 +878,16 @@ def raw_http(port, data, close_write=True):
 def case_metrics():
     """--metrics-listen: Prometheus text over plain HTTP/1.1 on the loop."""
     s = Server("--metrics-listen", "127.0.0.1:0")
-    m = re.search(r"metrics on \S+ \(port (\d+)\)", s.log_text())
-    check("metrics_listening", m is not None, s.log_text()[-300:])
+    # The log line is a URL one can paste (the bound port, not 0), and the
+    # port file's second line is the same port.
+    m = re.search(r"metrics on (http://127\.0\.0\.1:(\d+)/metrics)\n", s.log_text())
+    check("metrics_listening", m is not None and int(m.group(2)) == s.metrics_port,
+          s.log_text()[-300:])
     if not m:
         s.stop()
         return
-    port = int(m.group(1))
-    url = "http://127.0.0.1:%d/metrics" % port
+    port = int(m.group(2))
+    url = m.group(1)
 
     def scrape():
         with urllib.request.urlopen(url, timeout=10) as r:

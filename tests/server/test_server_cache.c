@@ -1,7 +1,8 @@
 /*
  * test_server_cache.c - foldlined's LRU result cache (server/cache.c): hits
- * return the stored bytes, the bound is kept by evicting least recently used
- * entries, counters count, the hash separates what it must.
+ * return the stored bytes, the bound (replies and keys) is kept by evicting
+ * least recently used entries, counters count, the hash separates what it
+ * must, and a hit needs the whole key to match, not only its hash.
  */
 #include "cache.h"
 
@@ -17,15 +18,15 @@
 #include <cmocka.h>
 // clang-format on
 
-static fl_hash key_of(const char *s) {
-    fl_hash h;
-    fl_hash_init(&h);
-    fl_hash_update(&h, s, strlen(s));
-    return h;
+/* A key whose "graph" is the string s (no other part). */
+static fl_cache_key key_of(const char *s) {
+    fl_cache_key k;
+    fl_key_init(&k, s, strlen(s));
+    return k;
 }
 
 static bool has(fl_cache *c, const char *k) {
-    fl_hash h = key_of(k);
+    fl_cache_key h = key_of(k);
     unsigned char *out = NULL;
     size_t len = 0;
     bool hit = fl_cache_get(c, &h, &out, &len);
@@ -34,7 +35,7 @@ static bool has(fl_cache *c, const char *k) {
 }
 
 static void put(fl_cache *c, const char *k, size_t len) {
-    fl_hash h = key_of(k);
+    fl_cache_key h = key_of(k);
     unsigned char *buf = calloc(1, len);
     assert_non_null(buf);
     memset(buf, k[0], len);
@@ -46,7 +47,7 @@ static void hit_returns_bytes(void **state) {
     (void)state;
     fl_cache *c = fl_cache_new(1000);
     assert_non_null(c);
-    fl_hash h = key_of("graph-a");
+    fl_cache_key h = key_of("graph-a");
     fl_cache_put(c, &h, (const unsigned char *)"reply", 5);
     unsigned char *out = NULL;
     size_t len = 0;
@@ -60,20 +61,20 @@ static void hit_returns_bytes(void **state) {
     assert_int_equal(cc.hits, 1);
     assert_int_equal(cc.misses, 1);
     assert_int_equal(cc.entries, 1);
-    assert_int_equal(cc.bytes, 5);
+    assert_int_equal(cc.bytes, 5 + 7); /* the reply and its key */
     fl_cache_free(c);
 }
 
-/* Bound 300 bytes, entries of 100: the fourth insert evicts the least
- * recently used one, which a lookup refreshes. */
+/* Bound 300 bytes, entries of 100 (99 of reply, 1 of key): the fourth
+ * insert evicts the least recently used one, which a lookup refreshes. */
 static void evicts_least_recently_used(void **state) {
     (void)state;
     fl_cache *c = fl_cache_new(300);
-    put(c, "a", 100);
-    put(c, "b", 100);
-    put(c, "c", 100);
+    put(c, "a", 99);
+    put(c, "b", 99);
+    put(c, "c", 99);
     assert_true(has(c, "a")); /* a is now the most recent; b the least */
-    put(c, "d", 100);
+    put(c, "d", 99);
     assert_false(has(c, "b"));
     assert_true(has(c, "a"));
     assert_true(has(c, "c"));
@@ -103,14 +104,18 @@ static void same_key_replaces(void **state) {
     fl_cache_counters cc;
     fl_cache_read_counters(c, &cc);
     assert_int_equal(cc.entries, 1);
-    assert_int_equal(cc.bytes, 20);
+    assert_int_equal(cc.bytes, 20 + 1);
     fl_cache_free(c);
 }
 
 /* Concatenation boundaries and single-byte changes give different keys. */
 static void hash_separates(void **state) {
     (void)state;
-    fl_hash a = key_of("graph1"), b = key_of("graph2"), c;
+    fl_hash a, b, c;
+    fl_hash_init(&a);
+    fl_hash_update(&a, "graph1", 6);
+    fl_hash_init(&b);
+    fl_hash_update(&b, "graph2", 6);
     assert_false(a.a == b.a && a.b == b.b);
     fl_hash_init(&c);
     fl_hash_update(&c, "graph", 5);
@@ -118,11 +123,56 @@ static void hash_separates(void **state) {
     assert_true(a.a == c.a && a.b == c.b); /* streaming = one shot */
 }
 
+/* Two requests whose hashes collide (forced here) but whose bytes differ
+ * never share a reply: in the graph, in the options, or in where the graph
+ * ends and the options begin. */
+static void full_key_compared(void **state) {
+    (void)state;
+    fl_cache *c = fl_cache_new(1000);
+    fl_cache_key k1, k2, k3, k4;
+    fl_key_init(&k1, "graph", 5);
+    fl_key_add(&k1, "opts-A", 6);
+    fl_key_init(&k2, "graph", 5);
+    fl_key_add(&k2, "opts-B", 6);
+    fl_key_init(&k3, "graphX", 6);
+    fl_key_add(&k3, "opts-A", 6);
+    fl_key_init(&k4, "grap", 4);
+    fl_key_add(&k4, "hopts-A", 7);
+    k2.hash = k3.hash = k4.hash = k1.hash;
+    fl_cache_put(c, &k1, (const unsigned char *)"reply-1", 7);
+    unsigned char *out = NULL;
+    size_t len = 0;
+    assert_false(fl_cache_get(c, &k2, &out, &len));
+    assert_false(fl_cache_get(c, &k3, &out, &len));
+    assert_false(fl_cache_get(c, &k4, &out, &len));
+    assert_null(out);
+    fl_cache_key k1b;
+    fl_key_init(&k1b, "graph", 5);
+    fl_key_add(&k1b, "opts-A", 6);
+    assert_true(fl_cache_get(c, &k1b, &out, &len));
+    assert_memory_equal(out, "reply-1", 7);
+    free(out);
+    /* The colliding key replaces nothing: both entries live side by side. */
+    fl_cache_put(c, &k2, (const unsigned char *)"reply-2", 7);
+    fl_cache_counters cc;
+    fl_cache_read_counters(c, &cc);
+    assert_int_equal(cc.entries, 2);
+    /* A key whose building failed is neither stored nor looked up. */
+    k1b.failed = true;
+    assert_false(fl_cache_get(c, &k1b, &out, &len));
+    fl_key_free(&k1);
+    fl_key_free(&k2);
+    fl_key_free(&k3);
+    fl_key_free(&k4);
+    fl_key_free(&k1b);
+    fl_cache_free(c);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(hit_returns_bytes),       cmocka_unit_test(evicts_least_recently_used),
         cmocka_unit_test(too_large_is_not_stored), cmocka_unit_test(same_key_replaces),
-        cmocka_unit_test(hash_separates),
+        cmocka_unit_test(hash_separates),          cmocka_unit_test(full_key_compared),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
