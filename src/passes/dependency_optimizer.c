@@ -156,7 +156,7 @@ static fl_status to_noop(fl_pass_ctx *pc, fl_node *n, const fl_uses *u, bool *do
     n->attrs = NULL;
     n->n_attrs = 0;
     n->src = NULL;
-    fl__node_become(g, n, "NoOp");
+    fl__node_become(g, n, fl__op_name(FL_OP_NO_OP));
     pc->rewritten++;
     *done = true;
     return FL_OK;
@@ -437,7 +437,8 @@ static fl_status group_cross_device(fl_pass_ctx *pc, fl_node *m) {
         char *base =
             fl__arena_printf(g->arena, "GroupCrossDeviceControlEdges_%d/%s", groups++, m->name);
         const char *name = base ? fl__graph_unique_name(g, base) : NULL;
-        fl_node *noop = name ? fl__op_add_op(g, name, "NoOp", 0, NULL, 0, pc->c->d) : NULL;
+        fl_node *noop =
+            name ? fl__op_add_op(g, name, fl__op_name(FL_OP_NO_OP), 0, NULL, 0, pc->c->d) : NULL;
         if (!noop) {
             return fl__diag_oom(pc->c->d);
         }

@@ -153,7 +153,7 @@ fl_status fl__pass_shape_optimizer(fl_pass_ctx *pc) {
         m->attrs = NULL;
         m->n_attrs = 0;
         m->src = NULL;
-        fl__node_become(g, m, "Size");
+        fl__node_become(g, m, fl__op_name(FL_OP_SIZE));
         if (fl__node_set_attr(g, m, &at) != FL_OK || fl__node_set_attr(g, m, &ao) != FL_OK) {
             return fl__diag_oom(pc->c->d);
         }

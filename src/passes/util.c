@@ -162,7 +162,8 @@ fl_node *fl__ctrl_anchor(fl_pass_ctx *pc, fl_input in) {
         t = (int)fl_dtype_base(sw->outputs[in.port].dtype);
     }
     fl_attr tattr = fl__attr_make_type(g, "T", t);
-    m = tattr.name ? fl__op_add_op(g, name, "Identity", 1, &in, 1, pc->c->d) : NULL;
+    m = tattr.name ? fl__op_add_op(g, name, fl__op_name(FL_OP_IDENTITY), 1, &in, 1, pc->c->d)
+                   : NULL;
     if (!m || fl__node_set_attr(g, m, &tattr) != FL_OK) {
         fl__diag_oom(pc->c->d);
         return NULL;
@@ -239,7 +240,7 @@ static fl_status make_const(fl_pass_ctx *pc, fl_node *n, const fl_value *v, int 
     n->n_inputs = 0;
     n->attrs = NULL;
     n->n_attrs = 0;
-    fl__node_become(g, n, "Const");
+    fl__node_become(g, n, fl__op_name(FL_OP_CONST));
     if (fl__node_set_attr(g, n, &dtype) != FL_OK || fl__node_set_attr(g, n, &value) != FL_OK) {
         return fl__diag_oom(pc->c->d);
     }
@@ -295,7 +296,7 @@ fl_status fl__node_make_identity(fl_pass_ctx *pc, fl_node *n, int keep) {
     n->n_ctrl = w;
     n->attrs = NULL;
     n->n_attrs = 0;
-    fl__node_become(g, n, "Identity");
+    fl__node_become(g, n, fl__op_name(FL_OP_IDENTITY));
     if (fl__node_set_attr(g, n, &t) != FL_OK) {
         return fl__diag_oom(pc->c->d);
     }

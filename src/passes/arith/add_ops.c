@@ -170,7 +170,8 @@ fl_status fl__ao_add_ops_rewrite(ao *a, fl_node *root, bool *fired) {
         char pre[64];
         snprintf(pre, sizeof pre, "AddOpsRewrite_Leaf_%zu", j);
         const char *nm = fl__ao_opt_name(a, root->name, n_sig == 1 ? "AddOpsRewrite" : pre);
-        fl_node *addn = fl__ao_add(a, nm, "AddN", root->device, (int)cnt, leaf_in);
+        fl_node *addn =
+            fl__ao_add(a, nm, fl__op_name(FL_OP_ADD_N), root->device, (int)cnt, leaf_in);
         if (!addn || fl__ao_set_attr(a, addn, fl__attr_make_type(a->g, "T", dt)) != FL_OK ||
             fl__ao_set_attr(a, addn, fl__attr_make_int(a->g, "N", (int64_t)cnt)) != FL_OK ||
             tag(a, addn) != FL_OK) {
@@ -185,7 +186,7 @@ fl_status fl__ao_add_ops_rewrite(ao *a, fl_node *root, bool *fired) {
         snprintf(pre, sizeof pre, "AddOpsRewrite_Internal_%zu", j - 1);
         const char *nm = fl__ao_opt_name(a, root->name, j + 1 == n_sig ? "AddOpsRewrite" : pre);
         fl_input in[2] = {result, leaves[j]};
-        fl_node *add = fl__ao_add(a, nm, "AddV2", root->device, 2, in);
+        fl_node *add = fl__ao_add(a, nm, fl__op_name(FL_OP_ADD_V2), root->device, 2, in);
         if (!add || fl__ao_set_attr(a, add, fl__attr_make_type(a->g, "T", dt)) != FL_OK ||
             tag(a, add) != FL_OK) {
             return fl__ao_oom(a);

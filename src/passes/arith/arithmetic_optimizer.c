@@ -156,13 +156,13 @@ static fl_status rewrite(ao *a, fl_node *n, bool *fired) {
         fl__ledger_note(a->pc, "replace_mul_with_square", n, "Mul(x, x) -> Square(x)");
         fl_input x = n->inputs[0];
         *fired = true;
-        return fl__ao_become(a, n, "Square", 1, &x);
+        return fl__ao_become(a, n, fl__op_name(FL_OP_SQUARE), 1, &x);
     }
     if ((n->kind == FL_OP_ADD || n->kind == FL_OP_ADD_V2 || n->kind == FL_OP_SUB) &&
         n->n_inputs == 2 && n->inputs[1].node->kind == FL_OP_NEG &&
         n->inputs[1].node->n_inputs == 1 && (int)fl_node_in(n, 1)->dtype == dt &&
         dt != FL_DT_STRING) {
-        const char *op = n->kind == FL_OP_SUB ? "AddV2" : "Sub";
+        const char *op = n->kind == FL_OP_SUB ? fl__op_name(FL_OP_ADD_V2) : fl__op_name(FL_OP_SUB);
         fl_input in[2] = {n->inputs[0], n->inputs[1].node->inputs[0]};
         fl__ledger_note(a->pc, "remove_negation", n, "%s(x, Neg(y)) -> %s(x, y)", n->op, op);
         *fired = true;
@@ -174,14 +174,14 @@ static fl_status rewrite(ao *a, fl_node *n, bool *fired) {
         fl__ledger_note(a->pc, "fuse_squared_diff", n,
                         "Square(Sub(a, b)) -> SquaredDifference(a, b)");
         *fired = true;
-        return fl__ao_become(a, n, "SquaredDifference", 2, in);
+        return fl__ao_become(a, n, fl__op_name(FL_OP_SQUARED_DIFFERENCE), 2, in);
     }
     if (n->kind == FL_OP_LOG && in0->kind == FL_OP_SOFTMAX && in0->n_inputs == 1 &&
         fl__ao_absorbable(a, in0)) {
         fl_input x = in0->inputs[0];
         fl__ledger_note(a->pc, "convert_log_softmax", n, "Log(Softmax(x)) -> LogSoftmax(x)");
         *fired = true;
-        return fl__ao_become(a, n, "LogSoftmax", 1, &x);
+        return fl__ao_become(a, n, fl__op_name(FL_OP_LOG_SOFTMAX), 1, &x);
     }
     const char *inv = n->kind == FL_OP_LOGICAL_NOT ? fl__ao_inverse_cmp(in0->kind) : NULL;
     if (inv && in0->n_inputs == 2 && fl__ao_absorbable(a, in0)) {

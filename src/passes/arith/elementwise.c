@@ -94,7 +94,7 @@ fl_status fl__ao_aggregation_of_copies(ao *a, fl_node *n, bool *fired) {
         return fl__ao_oom(a);
     }
     fl_input in[2] = {{c, 0}, x};
-    fl_node *mul = fl__ao_add(a, mn, "Mul", n->device, 2, in);
+    fl_node *mul = fl__ao_add(a, mn, fl__op_name(FL_OP_MUL), n->device, 2, in);
     if (!mul || fl__ao_set_attr(a, mul, fl__attr_make_type(a->g, "T", dt)) != FL_OK) {
         return fl__ao_oom(a);
     }
@@ -120,11 +120,11 @@ fl_status fl__ao_convert_pow(ao *a, fl_node *n, bool *fired) {
     if (!fl__value_f64(c, 0, &e) || !fl__ao_value_all(c, e)) {
         return FL_OK;
     }
-    const char *op = e == 2.0    ? "Square"
-                     : e == 0.5  ? "Sqrt"
-                     : e == -0.5 ? "Rsqrt"
-                     : e == -1.0 ? "Reciprocal"
-                     : e == 1.0  ? "Identity"
+    const char *op = e == 2.0    ? fl__op_name(FL_OP_SQUARE)
+                     : e == 0.5  ? fl__op_name(FL_OP_SQRT)
+                     : e == -0.5 ? fl__op_name(FL_OP_RSQRT)
+                     : e == -1.0 ? fl__op_name(FL_OP_RECIPROCAL)
+                     : e == 1.0  ? fl__op_name(FL_OP_IDENTITY)
                                  : NULL;
     fl_graph *g = a->g;
     if (op) {
@@ -145,7 +145,7 @@ fl_status fl__ao_convert_pow(ao *a, fl_node *n, bool *fired) {
         }
         fl_node *sq = fl__graph_find(g, nm);
         if (!sq) {
-            sq = fl__ao_add(a, nm, "Square", n->device, 1, &n->inputs[0]);
+            sq = fl__ao_add(a, nm, fl__op_name(FL_OP_SQUARE), n->device, 1, &n->inputs[0]);
             if (!sq || fl__ao_set_attr(a, sq, fl__attr_make_type(g, "T", x->dtype)) != FL_OK ||
                 fl__ao_forward_ctrl(a, sq, n) != FL_OK) {
                 return fl__ao_oom(a);
@@ -154,7 +154,7 @@ fl_status fl__ao_convert_pow(ao *a, fl_node *n, bool *fired) {
         fl__ledger_note(a->pc, "convert_pow", n, "Pow(x, 3) -> Mul(x, Square(x))");
         fl_node *y = n->inputs[1].node;
         fl__ao_set_input(a, n, 1, (fl_input){sq, 0});
-        fl__node_become(g, n, "Mul");
+        fl__node_become(g, n, fl__op_name(FL_OP_MUL));
         n->src = NULL;
         a->pc->rewritten++;
         *fired = true;
@@ -230,7 +230,7 @@ fl_status fl__ao_convert_log1p(ao *a, fl_node *n, bool *fired) {
         fl_node *y = add->inputs[j].node;
         fl__ledger_note(a->pc, "convert_log1p", n, "Log(Add(x, 1)) -> Log1p(x)");
         fl__ao_set_input(a, n, 0, add->inputs[i]);
-        fl__node_become(a->g, n, "Log1p");
+        fl__node_become(a->g, n, fl__op_name(FL_OP_LOG1P));
         n->src = NULL;
         a->pc->rewritten++;
         *fired = true;
@@ -259,7 +259,7 @@ fl_status fl__ao_convert_expm1(ao *a, fl_node *n, bool *fired) {
     if (st != FL_OK) {
         return st;
     }
-    fl__node_become(a->g, n, "Expm1");
+    fl__node_become(a->g, n, fl__op_name(FL_OP_EXPM1));
     n->src = NULL;
     a->pc->rewritten++;
     *fired = true;
@@ -324,7 +324,7 @@ fl_status fl__ao_max_or_min_of_monotonic(ao *a, fl_node *r, bool *fired) {
         f->attrs = NULL;
         f->n_attrs = 0;
         f->src = NULL;
-        fl__node_become(a->g, f, "Identity");
+        fl__node_become(a->g, f, fl__op_name(FL_OP_IDENTITY));
         return fl__ao_set_attr(a, f, fl__attr_make_type(a->g, "T", dt));
     }
     return FL_OK;

@@ -181,7 +181,8 @@ fl_status fl__ao_fold_conjugate_into_transpose(ao *a, fl_node *n, bool *fired) {
         c->kind != FL_OP_CONJ || c->n_inputs != 1 || in->n_inputs < 1) {
         return FL_OK;
     }
-    const char *op = t->kind == FL_OP_TRANSPOSE ? "ConjugateTranspose" : "Transpose";
+    const char *op = t->kind == FL_OP_TRANSPOSE ? fl__op_name(FL_OP_CONJUGATE_TRANSPOSE)
+                                                : fl__op_name(FL_OP_TRANSPOSE);
     fl_node *nt = fl__ao_copy(a, nm, t);
     if (!nt) {
         return fl__ao_oom(a);

@@ -178,17 +178,17 @@ int fl__ao_monotonic(const fl_node *n) {
 const char *fl__ao_inverse_cmp(int kind) {
     switch (kind) {
     case FL_OP_EQUAL:
-        return "NotEqual";
+        return fl__op_name(FL_OP_NOT_EQUAL);
     case FL_OP_NOT_EQUAL:
-        return "Equal";
+        return fl__op_name(FL_OP_EQUAL);
     case FL_OP_LESS:
-        return "GreaterEqual";
+        return fl__op_name(FL_OP_GREATER_EQUAL);
     case FL_OP_LESS_EQUAL:
-        return "Greater";
+        return fl__op_name(FL_OP_GREATER);
     case FL_OP_GREATER:
-        return "LessEqual";
+        return fl__op_name(FL_OP_LESS_EQUAL);
     case FL_OP_GREATER_EQUAL:
-        return "Less";
+        return fl__op_name(FL_OP_LESS);
     default:
         return NULL;
     }

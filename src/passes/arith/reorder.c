@@ -234,12 +234,12 @@ fl_status fl__ao_sqrt_div_to_rsqrt_mul(ao *a, fl_node *n, bool *fired) {
         if (st != FL_OK) {
             return st;
         }
-        fl__node_become(a->g, n, "MulNoNan");
+        fl__node_become(a->g, n, fl__op_name(FL_OP_MUL_NO_NAN));
     } else {
-        fl__node_become(a->g, n, "Mul");
+        fl__node_become(a->g, n, fl__op_name(FL_OP_MUL));
     }
     n->src = NULL;
-    fl__node_become(a->g, y, "Rsqrt");
+    fl__node_become(a->g, y, fl__op_name(FL_OP_RSQRT));
     y->src = NULL;
     a->pc->rewritten += 2;
     *fired = true;

@@ -156,7 +156,7 @@ fl_status fl__ao_remove_stack_slice_same_axis(ao *a, fl_node *n, bool *fired) {
     }
     fl_node *out;
     if (!expand) {
-        out = fl__ao_add(a, on, "Identity", n->device, 1, &src);
+        out = fl__ao_add(a, on, fl__op_name(FL_OP_IDENTITY), n->device, 1, &src);
         if (!out || fl__ao_set_type(a, out, "T", dt) != FL_OK) {
             return fl__ao_oom(a);
         }
@@ -167,7 +167,7 @@ fl_status fl__ao_remove_stack_slice_same_axis(ao *a, fl_node *n, bool *fired) {
             return fl__ao_oom(a);
         }
         fl_input ein[2] = {src, {axc, 0}};
-        out = fl__ao_add(a, on, "ExpandDims", n->device, 2, ein);
+        out = fl__ao_add(a, on, fl__op_name(FL_OP_EXPAND_DIMS), n->device, 2, ein);
         if (!out || fl__ao_set_type(a, out, "T", dt) != FL_OK ||
             fl__ao_set_type(a, out, "Tdim", FL_DT_INT32) != FL_OK) {
             return fl__ao_oom(a);

@@ -206,7 +206,7 @@ fl_node *fl__ao_copy(ao *a, const char *name, const fl_node *n) {
 }
 
 fl_node *fl__ao_add_const(ao *a, const char *name, const char *device, const fl_value *v) {
-    fl_node *c = fl__ao_add(a, name, "Const", device, 0, NULL);
+    fl_node *c = fl__ao_add(a, name, fl__op_name(FL_OP_CONST), device, 0, NULL);
     if (!c || fl__ao_set_attr(a, c, fl__attr_make_type(a->g, "dtype", v->dtype)) != FL_OK) {
         return NULL;
     }

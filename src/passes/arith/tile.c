@@ -152,7 +152,7 @@ fl_status fl__ao_replace_pack_with_tile_reshape(ao *a, fl_node *n, bool *fired) 
         return fl__ao_oom(a);
     }
     fl_input tin[2] = {in, {mc, 0}};
-    fl_node *tile = fl__ao_add(a, nm[1], "Tile", n->device, 2, tin);
+    fl_node *tile = fl__ao_add(a, nm[1], fl__op_name(FL_OP_TILE), n->device, 2, tin);
     if (!tile || fl__ao_set_type(a, tile, "T", dt) != FL_OK ||
         fl__ao_set_type(a, tile, "Tmultiples", FL_DT_INT32) != FL_OK) {
         return fl__ao_oom(a);
@@ -167,7 +167,7 @@ fl_status fl__ao_replace_pack_with_tile_reshape(ao *a, fl_node *n, bool *fired) 
         return fl__ao_oom(a);
     }
     fl_input rin[2] = {{tile, 0}, {sc, 0}};
-    fl_node *rs = fl__ao_add(a, nm[3], "Reshape", n->device, 2, rin);
+    fl_node *rs = fl__ao_add(a, nm[3], fl__op_name(FL_OP_RESHAPE), n->device, 2, rin);
     if (!rs || fl__ao_set_type(a, rs, "T", dt) != FL_OK ||
         fl__ao_set_type(a, rs, "Tshape", FL_DT_INT32) != FL_OK) {
         return fl__ao_oom(a);
@@ -223,7 +223,7 @@ fl_status fl__ao_replace_mul_with_tile(ao *a, fl_node *n, bool *fired) {
         return fl__ao_oom(a);
     }
     fl_input tin[2] = {n->inputs[0], {c, 0}};
-    fl_node *tile = fl__ao_add(a, tn, "Tile", n->device, 2, tin);
+    fl_node *tile = fl__ao_add(a, tn, fl__op_name(FL_OP_TILE), n->device, 2, tin);
     if (!tile || fl__ao_set_type(a, tile, "T", dt == FL_DT_INVALID ? FL_DT_FLOAT : dt) != FL_OK ||
         fl__ao_set_type(a, tile, "Tmultiples", FL_DT_INT32) != FL_OK) {
         return fl__ao_oom(a);
@@ -272,13 +272,13 @@ fl_status fl__ao_reduce_upsampling_dims(ao *a, fl_node *n, bool *fired) {
         return fl__ao_oom(a);
     }
     fl_input rin[2] = {rs->inputs[0], {nshp, 0}};
-    fl_node *nrs = fl__ao_add(a, nm[0], "Reshape", rs->device, 2, rin);
+    fl_node *nrs = fl__ao_add(a, nm[0], fl__op_name(FL_OP_RESHAPE), rs->device, 2, rin);
     if (!nrs || fl__ao_set_type(a, nrs, "T", fl__attr_type(rs, "T")) != FL_OK ||
         fl__ao_set_type(a, nrs, "Tshape", fl__attr_type(rs, "Tshape")) != FL_OK) {
         return fl__ao_oom(a);
     }
     fl_input tin[2] = {{nrs, 0}, {nmul, 0}};
-    fl_node *nt = fl__ao_add(a, nm[1], "Tile", tile->device, 2, tin);
+    fl_node *nt = fl__ao_add(a, nm[1], fl__op_name(FL_OP_TILE), tile->device, 2, tin);
     if (!nt || fl__ao_set_type(a, nt, "T", fl__attr_type(tile, "T")) != FL_OK ||
         fl__ao_set_type(a, nt, "Tmultiples", fl__attr_type(tile, "Tmultiples")) != FL_OK ||
         fl__ao_forward_ctrl(a, nt, tile) != FL_OK || fl__ao_forward_ctrl(a, nmul, mul) != FL_OK ||

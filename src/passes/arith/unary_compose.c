@@ -77,7 +77,8 @@ fl_status fl__ao_unary_ops_composition(ao *a, fl_node *root, bool *fused) {
         fused[chain[i]->id] = true;
         names[i] = chain[n - 1 - i]->op;
     }
-    fl_node *c = fl__ao_add(a, nm, "_UnaryOpsComposition", root->device, 1, &last->inputs[0]);
+    fl_node *c = fl__ao_add(a, nm, fl__op_name(FL_OP_UNARY_OPS_COMPOSITION), root->device, 1,
+                            &last->inputs[0]);
     fl_attr on = fl__attr_make_strs(a->g, "op_names", (size_t)n, names);
     if (!c || fl__ao_set_type(a, c, "T", dt) != FL_OK || !on.name ||
         fl__ao_set_attr(a, c, on) != FL_OK) {

@@ -67,8 +67,8 @@ static fl_status quantized_matmul_by_zero(fl_pass_ctx *pc, fl_node *n, bool *don
         return FL_OK;
     }
     fl_value *zeros = fl__cf_filled_value(pc, out->dtype, &out->shape, 0.0);
-    const char *names[2] = {fl__cf_cf_name(pc, n, "-quantized_matmul_min_out"),
-                            fl__cf_cf_name(pc, n, "-quantized_matmul_max_out")};
+    const char *names[2] = {fl__cf_name(pc, n, "-quantized_matmul_min_out"),
+                            fl__cf_name(pc, n, "-quantized_matmul_max_out")};
     if (!zeros || !names[0] || !names[1]) {
         return pc->c->a->failed ? fl__diag_oom(pc->c->d) : FL_OK;
     }
@@ -212,14 +212,15 @@ fl_status fl__cf_reduce_div_to_reciprocal_mul(fl_pass_ctx *pc, fl_node *n, bool 
     if (t == FL_DT_INVALID || (n->kind == FL_OP_DIV && !fl__cf_float_or_complex(t))) {
         return FL_OK;
     }
-    const char *name = fl__cf_cf_name(pc, n, "_recip");
+    const char *name = fl__cf_name(pc, n, "_recip");
     if (!name) {
         return fl__diag_oom(pc->c->d);
     }
     if (fl__graph_find(pc->c->g, name)) {
         return FL_OK;
     }
-    fl_node *r = fl__op_add_op(pc->c->g, name, "Reciprocal", 1, &n->inputs[1], 1, pc->c->d);
+    fl_node *r =
+        fl__op_add_op(pc->c->g, name, fl__op_name(FL_OP_RECIPROCAL), 1, &n->inputs[1], 1, pc->c->d);
     if (!r || fl__cf_set_type_attr(pc, r, "T", t) != FL_OK) {
         return fl__diag_oom(pc->c->d);
     }
@@ -231,7 +232,7 @@ fl_status fl__cf_reduce_div_to_reciprocal_mul(fl_pass_ctx *pc, fl_node *n, bool 
                         "Xdivy(x, const '%s') -> MulNoNan(Reciprocal, x)", n->inputs[1].node->name);
         n->inputs[1] = n->inputs[0];
         n->inputs[0] = (fl_input){r, 0};
-        fl__node_become(pc->c->g, n, "MulNoNan");
+        fl__node_become(pc->c->g, n, fl__op_name(FL_OP_MUL_NO_NAN));
         n->src = NULL;
         pc->rewritten++;
         *done = true;
@@ -240,7 +241,7 @@ fl_status fl__cf_reduce_div_to_reciprocal_mul(fl_pass_ctx *pc, fl_node *n, bool 
     fl__ledger_note(pc, "ReduceDivToReciprocalMul", n, "%s(x, const '%s') -> Mul(x, Reciprocal)",
                     n->op, n->inputs[1].node->name);
     n->inputs[1] = (fl_input){r, 0};
-    fl__node_become(pc->c->g, n, "Mul");
+    fl__node_become(pc->c->g, n, fl__op_name(FL_OP_MUL));
     n->src = NULL;
     pc->rewritten++;
     *done = true;

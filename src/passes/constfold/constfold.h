@@ -27,7 +27,7 @@ int64_t fl__cf_ival(const fl_value *v, int64_t i);
 bool fl__cf_float_or_complex(int dt);
 
 /* "ConstantFolding/<node><suffix>" (Grappler's OptimizedNodeName). */
-const char *fl__cf_cf_name(fl_pass_ctx *pc, const fl_node *n, const char *suffix);
+const char *fl__cf_name(fl_pass_ctx *pc, const fl_node *n, const char *suffix);
 
 /* Data edges reading any output of n (Grappler's NumNonControlOutputs). */
 int fl__cf_data_uses(const fl_graph *g, const fl_node *n);

@@ -101,7 +101,7 @@ fl_status fl__cf_materialize_ta_size(fl_pass_ctx *pc, fl_node *n, bool *done) {
         return st;
     }
     n->n_inputs = 0;
-    fl__node_become(g, n, "Const");
+    fl__node_become(g, n, fl__op_name(FL_OP_CONST));
     n->flags &= ~(uint32_t)FL_NODE_STRIPPED;
     n->src = NULL;
     n->outputs[0].dtype = size->outputs[0].dtype;
@@ -126,7 +126,7 @@ fl_status fl__cf_move_constants_past_enter(fl_pass_ctx *pc, fl_node *n, bool *do
         return FL_OK;
     }
     fl_node *c = n->inputs[0].node;
-    const char *name = fl__cf_cf_name(pc, c, "_enter");
+    const char *name = fl__cf_name(pc, c, "_enter");
     if (!name) {
         return fl__diag_oom(pc->c->d);
     }
@@ -146,7 +146,7 @@ fl_status fl__cf_move_constants_past_enter(fl_pass_ctx *pc, fl_node *n, bool *do
     if (!any) {
         return FL_OK;
     }
-    fl_node *k = fl__cf_new_op_like(pc, name, "Const", c, 0, NULL);
+    fl_node *k = fl__cf_new_op_like(pc, name, fl__op_name(FL_OP_CONST), c, 0, NULL);
     if (!k || fl__node_add_ctrl(g, k, n) != FL_OK) {
         return fl__diag_oom(pc->c->d);
     }
@@ -194,8 +194,8 @@ fl_status fl__cf_simplify_switch(fl_pass_ctx *pc, fl_node *n, bool *done) {
         n->inputs[0].node != n->inputs[1].node || n->inputs[0].port != n->inputs[1].port) {
         return FL_OK;
     }
-    const char *fname = fl__cf_cf_name(pc, n, "_const_false");
-    const char *tname = fl__cf_cf_name(pc, n, "_const_true");
+    const char *fname = fl__cf_name(pc, n, "_const_false");
+    const char *tname = fl__cf_name(pc, n, "_const_true");
     if (!fname || !tname) {
         return fl__diag_oom(pc->c->d);
     }
@@ -364,7 +364,7 @@ fl_status fl__cf_simplify_case(fl_pass_ctx *pc, fl_node *n, bool *done) {
     }
     n->attrs = attrs;
     n->n_attrs = w;
-    fl__node_become(g, n, "PartitionedCall");
+    fl__node_become(g, n, fl__op_name(FL_OP_PARTITIONED_CALL));
     n->src = NULL;
     pc->rewritten++;
     *done = true;
@@ -447,7 +447,7 @@ fl_status fl__cf_remove_redundant_variable_update(fl_pass_ctx *pc, fl_node *n, b
             st = fl__add_ctrl_anchor(pc, n, in[i]);
         }
         n->n_inputs = 0;
-        fl__node_become(g, n, "NoOp");
+        fl__node_become(g, n, fl__op_name(FL_OP_NO_OP));
     } else {
         int t = (int)fl_dtype_base(fl__attr_type(n, "T"));
         fl__ledger_note(pc, "RemoveRedundantVariableUpdates", n, "%s by %s '%s' -> Identity", n->op,
@@ -460,7 +460,7 @@ fl_status fl__cf_remove_redundant_variable_update(fl_pass_ctx *pc, fl_node *n, b
             st = fl__add_ctrl_anchor(pc, n, in[i]);
         }
         n->n_inputs = 1;
-        fl__node_become(g, n, "Identity");
+        fl__node_become(g, n, fl__op_name(FL_OP_IDENTITY));
     }
     for (int k = 0; k < n_old && st == FL_OK; k++) {
         st = fl__node_add_ctrl(g, n, old_ctrl[k]) == FL_OK ? FL_OK : fl__diag_oom(pc->c->d);

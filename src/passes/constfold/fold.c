@@ -87,7 +87,8 @@ static fl_status fold_multi(fl_pass_ctx *pc, fl_node *n) {
         char base[600];
         snprintf(base, sizeof base, "ConstantFolding/%.400s-folded-%d", n->name, k);
         const char *name = fl__graph_unique_name(g, base);
-        fl_node *c = name ? fl__op_add_op(g, name, "Const", 0, NULL, 1, pc->c->d) : NULL;
+        fl_node *c =
+            name ? fl__op_add_op(g, name, fl__op_name(FL_OP_CONST), 0, NULL, 1, pc->c->d) : NULL;
         if (!c) {
             return fl__diag_oom(pc->c->d);
         }

@@ -97,7 +97,7 @@ fl_status fl__cf_materialize_shape_n(fl_pass_ctx *pc, fl_node *n, bool *done) {
         }
         char suffix[48];
         snprintf(suffix, sizeof suffix, "-matshapes-%d", p);
-        const char *name = fl__cf_cf_name(pc, n, suffix);
+        const char *name = fl__cf_name(pc, n, suffix);
         if (!name) {
             return fl__diag_oom(pc->c->d);
         }
@@ -210,7 +210,7 @@ fl_status fl__cf_materialize_bcast_args(fl_pass_ctx *pc, fl_node *n, bool *done)
         (s2->kind != FL_OP_SHAPE && !fl__is_const(s2))) {
         return FL_OK;
     }
-    const char *f1 = fl__cf_cf_name(pc, n, "-folded-1"), *f2 = fl__cf_cf_name(pc, n, "-folded-2");
+    const char *f1 = fl__cf_name(pc, n, "-folded-1"), *f2 = fl__cf_name(pc, n, "-folded-2");
     if (!f1 || !f2) {
         return fl__diag_oom(pc->c->d);
     }
@@ -262,7 +262,7 @@ fl_status fl__cf_materialize_bcast_args(fl_pass_ctx *pc, fl_node *n, bool *done)
     for (int j = 0; j < 2; j++) {
         char suffix[32];
         snprintf(suffix, sizeof suffix, "-bcastargs-%d", j);
-        const char *name = fl__cf_cf_name(pc, n, suffix);
+        const char *name = fl__cf_name(pc, n, suffix);
         if (!name) {
             return fl__diag_oom(pc->c->d);
         }
@@ -311,7 +311,7 @@ fl_status fl__cf_materialize_reduction_indices(fl_pass_ctx *pc, fl_node *n, bool
             }
         }
     }
-    const char *name = fl__cf_cf_name(pc, n, "-reduction_indices");
+    const char *name = fl__cf_name(pc, n, "-reduction_indices");
     if (!name) {
         return fl__diag_oom(pc->c->d);
     }

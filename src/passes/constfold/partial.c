@@ -55,7 +55,7 @@ fl_status fl__cf_partial_addn(fl_pass_ctx *pc, fl_node *n, bool *done) {
             return st;
         }
         fl__node_del_attr(n, "shape");
-        fl__node_become(pc->c->g, n, "AddN");
+        fl__node_become(pc->c->g, n, fl__op_name(FL_OP_ADD_N));
         n->src = NULL;
         pc->rewritten++;
         *done = true;
@@ -66,7 +66,7 @@ fl_status fl__cf_partial_addn(fl_pass_ctx *pc, fl_node *n, bool *done) {
     }
     char suffix[48];
     snprintf(suffix, sizeof suffix, "_partial_split_%d", nc);
-    const char *name = fl__cf_cf_name(pc, n, suffix);
+    const char *name = fl__cf_name(pc, n, suffix);
     fl_input *ci = fl__arena_calloc(pc->c->a, (size_t)n->n_inputs, sizeof(fl_input));
     fl_input *keep = fl__arena_calloc(pc->c->a, (size_t)n->n_inputs, sizeof(fl_input));
     if (!name || !ci || !keep) {
@@ -81,7 +81,7 @@ fl_status fl__cf_partial_addn(fl_pass_ctx *pc, fl_node *n, bool *done) {
             ci[k++] = n->inputs[i];
         }
     }
-    fl_node *m = fl__cf_new_op_like(pc, name, "AddN", n, k, ci);
+    fl_node *m = fl__cf_new_op_like(pc, name, fl__op_name(FL_OP_ADD_N), n, k, ci);
     if (!m || fl__cf_set_int_attr(pc, m, "N", k) != FL_OK) {
         return fl__diag_oom(pc->c->d);
     }
@@ -148,7 +148,7 @@ fl_status fl__cf_partial_concat(fl_pass_ctx *pc, fl_node *n, bool *done) {
                     n_runs);
     for (int r = 0; r < n_runs; r++) {
         int first = runs[r][0], len = runs[r][1] - first;
-        const char *name = fl__cf_cf_name(pc, n, "_partial_split");
+        const char *name = fl__cf_name(pc, n, "_partial_split");
         do {
             name = name ? fl__arena_printf(pc->c->a, "%s_%d", name, first) : NULL;
         } while (name && fl__graph_find(g, name));
@@ -157,7 +157,7 @@ fl_status fl__cf_partial_concat(fl_pass_ctx *pc, fl_node *n, bool *done) {
         }
         memcpy(in, &n->inputs[first], (size_t)len * sizeof(fl_input));
         in[len] = n->inputs[axis];
-        fl_node *m = fl__cf_new_op_like(pc, name, "ConcatV2", n, len + 1, in);
+        fl_node *m = fl__cf_new_op_like(pc, name, fl__op_name(FL_OP_CONCAT_V2), n, len + 1, in);
         if (!m || fl__cf_set_int_attr(pc, m, "N", len) != FL_OK) {
             return fl__diag_oom(pc->c->d);
         }
@@ -277,7 +277,7 @@ fl_status fl__cf_merge_concat(fl_pass_ctx *pc, fl_node *n, bool *done) {
     n->attrs = NULL;
     n->n_attrs = 0;
     n->n_outputs = 0;
-    fl__node_become(g, n, "NoOp");
+    fl__node_become(g, n, fl__op_name(FL_OP_NO_OP));
     n->src = NULL;
     pc->rewritten += 2;
     *done = true;

@@ -130,8 +130,8 @@ fl_status fl__cf_constant_push_down(fl_pass_ctx *pc, fl_node *n, bool *done) {
         bool neg_c = !sym && !x.left_child_const;
         bool neg_x = (!c_sym && x.left_leaf_const) != child_neg;
         bool neg_y = (!c_sym && !x.left_leaf_const) != child_neg;
-        const char *sym_op = is_add || is_sub ? "Add" : "Mul";
-        const char *nonsym_op = is_add || is_sub ? "Sub" : "Div";
+        const char *sym_op = is_add || is_sub ? fl__op_name(FL_OP_ADD) : fl__op_name(FL_OP_MUL);
+        const char *nonsym_op = is_add || is_sub ? fl__op_name(FL_OP_SUB) : fl__op_name(FL_OP_DIV);
         fl__node_become(pc->c->g, n, neg_x || (neg_c && neg_y) ? nonsym_op : sym_op);
         n->inputs[0] = neg_x ? in_op : in_x;
         n->inputs[1] = neg_x ? in_x : in_op;

@@ -35,7 +35,7 @@ bool fl__cf_float_or_complex(int dt) {
     return fl__dtype_is_float(dt) || fl__dtype_is_complex(dt);
 }
 
-const char *fl__cf_cf_name(fl_pass_ctx *pc, const fl_node *n, const char *suffix) {
+const char *fl__cf_name(fl_pass_ctx *pc, const fl_node *n, const char *suffix) {
     return fl__arena_printf(pc->c->a, "ConstantFolding/%s%s", n->name, suffix);
 }
 
@@ -156,7 +156,7 @@ fl_value *fl__cf_filled_value(fl_pass_ctx *pc, int dtype, const fl_shape *s, dou
 fl_node *fl__cf_new_const(fl_pass_ctx *pc, const char *name, const fl_value *v, const char *device,
                           fl_node *ctrl) {
     fl_graph *g = pc->c->g;
-    fl_node *c = fl__op_add_op(g, name, "Const", 0, NULL, 1, pc->c->d);
+    fl_node *c = fl__op_add_op(g, name, fl__op_name(FL_OP_CONST), 0, NULL, 1, pc->c->d);
     fl_sym *dims = fl__arena_calloc(pc->c->a, (size_t)v->rank + 1, sizeof(fl_sym));
     if (!c || !dims) {
         fl__diag_oom(pc->c->d);
@@ -280,7 +280,7 @@ fl_status fl__cf_replace_with_broadcast_to(fl_pass_ctx *pc, fl_node *n, int keep
     }
     char suffix[64];
     snprintf(suffix, sizeof suffix, "-broadcastto_shape-%d", keep);
-    const char *name = fl__cf_cf_name(pc, n, suffix);
+    const char *name = fl__cf_name(pc, n, suffix);
     if (!name) {
         return fl__diag_oom(pc->c->d);
     }
@@ -344,7 +344,7 @@ fl_status fl__cf_replace_with_broadcast_to(fl_pass_ctx *pc, fl_node *n, int keep
     if (fl__node_set_attr(g, n, &tattr) != FL_OK || fl__node_set_attr(g, n, &iattr) != FL_OK) {
         return fl__diag_oom(pc->c->d);
     }
-    fl__node_become(g, n, "BroadcastTo");
+    fl__node_become(g, n, fl__op_name(FL_OP_BROADCAST_TO));
     n->src = NULL;
     fl__ledger_note(pc, rule, n, "broadcasting input %d -> BroadcastTo(%s, %s)", keep,
                     n->inputs[0].node->name, c->name);

@@ -45,7 +45,7 @@ fl_status fl__cf_simplify_select(fl_pass_ctx *pc, fl_node *n, bool *done) {
             return st;
         }
         fl__cf_drop_ctrl(n, in.node);
-        fl__node_become(pc->c->g, n, "Identity");
+        fl__node_become(pc->c->g, n, fl__op_name(FL_OP_IDENTITY));
         n->src = NULL;
         pc->rewritten++;
         *done = true;
@@ -58,7 +58,7 @@ fl_status fl__cf_simplify_pack(fl_pass_ctx *pc, fl_node *n, bool *done) {
     if (n->kind != FL_OP_PACK || n->n_inputs != 1 || fl__is_feed(n->inputs[0].node)) {
         return FL_OK;
     }
-    const char *name = fl__cf_cf_name(pc, n, "_const_axis");
+    const char *name = fl__cf_name(pc, n, "_const_axis");
     if (!name) {
         return fl__diag_oom(pc->c->d);
     }
@@ -81,7 +81,7 @@ fl_status fl__cf_simplify_pack(fl_pass_ctx *pc, fl_node *n, bool *done) {
     fl__node_del_attr(n, "axis");
     fl__node_del_attr(n, "N");
     fl_status st = fl__cf_set_type_attr(pc, n, "Tdim", FL_DT_INT32);
-    fl__node_become(pc->c->g, n, "ExpandDims");
+    fl__node_become(pc->c->g, n, fl__op_name(FL_OP_EXPAND_DIMS));
     n->src = NULL;
     pc->rewritten++;
     *done = true;
@@ -117,7 +117,7 @@ fl_status fl__cf_simplify_reduction(fl_pass_ctx *pc, fl_node *n, bool *done) {
     if (kd && kd->kind == FL_ATTR_B && kd->v.b) {
         return FL_OK;
     }
-    const char *name = fl__cf_cf_name(pc, n, "_shape_const");
+    const char *name = fl__cf_name(pc, n, "_shape_const");
     if (!name) {
         return fl__diag_oom(pc->c->d);
     }
@@ -138,7 +138,7 @@ fl_status fl__cf_simplify_reduction(fl_pass_ctx *pc, fl_node *n, bool *done) {
     fl__node_del_attr(n, "keep_dims");
     fl__node_del_attr(n, "Tidx");
     fl_status st = fl__cf_set_type_attr(pc, n, "Tshape", FL_DT_INT32);
-    fl__node_become(pc->c->g, n, "Reshape");
+    fl__node_become(pc->c->g, n, fl__op_name(FL_OP_RESHAPE));
     n->src = NULL;
     pc->rewritten++;
     *done = true;

@@ -196,7 +196,8 @@ bool fl__rm_rewrite_bn_ex(rctx *r, fl_node *relu) {
     if (add) {
         in[5] = side;
     }
-    fl_node *f = fl__rm_replace_root(r, bn, "_FusedBatchNormEx", bn->device, add ? 6 : 5, in, 6);
+    fl_node *f = fl__rm_replace_root(r, bn, fl__op_name(FL_OP_FUSED_BATCH_NORM_EX), bn->device,
+                                     add ? 6 : 5, in, 6);
     if (!f) {
         return false;
     }
@@ -214,7 +215,8 @@ bool fl__rm_rewrite_bn_ex(rctx *r, fl_node *relu) {
     fl__rm_set_attr(r, f, fl__attr_make_str(g, "activation_mode", "Relu"));
     fl__rm_set_attr(r, f, fl__attr_make_int(g, "num_side_inputs", add ? 1 : 0));
     fl_input id_in = {f, 0};
-    fl_node *id = fl__rm_replace_root(r, relu, "Identity", bn->device, 1, &id_in, 1);
+    fl_node *id =
+        fl__rm_replace_root(r, relu, fl__op_name(FL_OP_IDENTITY), bn->device, 1, &id_in, 1);
     if (!id) {
         return false;
     }
@@ -283,7 +285,8 @@ bool fl__rm_rewrite_bn_grad_ex(rctx *r, fl_node *g) {
     fl_input in[8] = {rg->inputs[0], g->inputs[1], g->inputs[2],      g->inputs[3],
                       g->inputs[4],  g->inputs[5], fwd_bn->inputs[2], rg->inputs[1]};
     const char *dev = g->device;
-    fl_node *f = fl__rm_replace_root(r, g, "_FusedBatchNormGradEx", dev, 8, in, 6);
+    fl_node *f =
+        fl__rm_replace_root(r, g, fl__op_name(FL_OP_FUSED_BATCH_NORM_GRAD_EX), dev, 8, in, 6);
     if (!f) {
         return false;
     }
@@ -296,7 +299,7 @@ bool fl__rm_rewrite_bn_grad_ex(rctx *r, fl_node *g) {
     fl__rm_set_attr(r, f, fl__attr_make_int(r->g, "num_side_inputs", with_side ? 1 : 0));
     if (with_side) {
         fl_input id_in = {f, 5};
-        fl_node *id = fl__rm_replace_root(r, rg, "Identity", dev, 1, &id_in, 1);
+        fl_node *id = fl__rm_replace_root(r, rg, fl__op_name(FL_OP_IDENTITY), dev, 1, &id_in, 1);
         if (!id) {
             return false;
         }
@@ -354,9 +357,10 @@ bool fl__rm_rewrite_bn_decompose(rctx *r, fl_node *bn) {
         int64_t rank = nchw ? 4 : 5;
         fl_value *sv = fl__value_new(g->arena, FL_DT_INT32, 1, &rank);
         char *shape_name = fl__arena_printf(g->arena, "%sShape", fmt);
-        fl_node *shape = sv && shape_name ? fl__rm_add_extra(r, bn->name, shape_name, "Const",
-                                                             bn->device, 0, NULL)
-                                          : NULL;
+        fl_node *shape = sv && shape_name
+                             ? fl__rm_add_extra(r, bn->name, shape_name, fl__op_name(FL_OP_CONST),
+                                                bn->device, 0, NULL)
+                             : NULL;
         if (!shape) {
             fl__rm_fail_oom(r);
             return false;
@@ -375,8 +379,9 @@ bool fl__rm_rewrite_bn_decompose(rctx *r, fl_node *bn) {
         for (int k = 0; k < 4; k++) {
             char *nm = fl__arena_printf(g->arena, "%sShaped%s", fmt, what[k]);
             fl_input in[2] = {*vecs[k], {shape, 0}};
-            fl_node *rs =
-                nm ? fl__rm_add_extra(r, bn->name, nm, "Reshape", bn->device, 2, in) : NULL;
+            fl_node *rs = nm ? fl__rm_add_extra(r, bn->name, nm, fl__op_name(FL_OP_RESHAPE),
+                                                bn->device, 2, in)
+                             : NULL;
             if (!rs) {
                 fl__rm_fail_oom(r);
                 return false;
@@ -387,7 +392,9 @@ bool fl__rm_rewrite_bn_decompose(rctx *r, fl_node *bn) {
         }
     }
     fl_value *ev = fl__value_new(g->arena, FL_DT_FLOAT, 0, NULL);
-    fl_node *eps = ev ? fl__rm_add_extra(r, bn->name, "Const", "Const", bn->device, 0, NULL) : NULL;
+    fl_node *eps =
+        ev ? fl__rm_add_extra(r, bn->name, "Const", fl__op_name(FL_OP_CONST), bn->device, 0, NULL)
+           : NULL;
     if (!eps) {
         fl__rm_fail_oom(r);
         return false;
@@ -395,23 +402,31 @@ bool fl__rm_rewrite_bn_decompose(rctx *r, fl_node *bn) {
     fl__value_set_f64(ev, 0, fl__attr_float(bn, "epsilon", 1e-4f));
     fl__rm_set_attr(r, eps, fl__attr_make_type(g, "dtype", t));
     fl__rm_set_attr(r, eps, fl__attr_make_tensor(g, "value", t, 0, NULL, ev));
-    fl_node *vpe = add_binary(r, bn, "VarPlusEpsilon", "Add", var, (fl_input){eps, 0}, t);
-    fl_node *inv =
-        vpe ? fl__rm_add_extra(r, bn->name, "Inv", "Rsqrt", bn->device, 1, &(fl_input){vpe, 0})
-            : NULL;
+    fl_node *vpe =
+        add_binary(r, bn, "VarPlusEpsilon", fl__op_name(FL_OP_ADD), var, (fl_input){eps, 0}, t);
+    fl_node *inv = vpe ? fl__rm_add_extra(r, bn->name, "Inv", fl__op_name(FL_OP_RSQRT), bn->device,
+                                          1, &(fl_input){vpe, 0})
+                       : NULL;
     if (!inv) {
         return false;
     }
     fl__rm_set_attr(r, inv, fl__attr_make_type(g, "T", t));
-    fl_node *scaled = add_binary(r, bn, "Scaled", "Mul", (fl_input){inv, 0}, scale, t);
-    fl_node *mul = scaled ? add_binary(r, bn, "Mul", "Mul", x, (fl_input){scaled, 0}, t) : NULL;
-    fl_node *mul2 = mul ? add_binary(r, bn, "Mul2", "Mul", mean, (fl_input){scaled, 0}, t) : NULL;
-    fl_node *off = mul2 ? add_binary(r, bn, "Offset", "Sub", offset, (fl_input){mul2, 0}, t) : NULL;
+    fl_node *scaled =
+        add_binary(r, bn, "Scaled", fl__op_name(FL_OP_MUL), (fl_input){inv, 0}, scale, t);
+    fl_node *mul =
+        scaled ? add_binary(r, bn, "Mul", fl__op_name(FL_OP_MUL), x, (fl_input){scaled, 0}, t)
+               : NULL;
+    fl_node *mul2 =
+        mul ? add_binary(r, bn, "Mul2", fl__op_name(FL_OP_MUL), mean, (fl_input){scaled, 0}, t)
+            : NULL;
+    fl_node *off =
+        mul2 ? add_binary(r, bn, "Offset", fl__op_name(FL_OP_SUB), offset, (fl_input){mul2, 0}, t)
+             : NULL;
     if (!off) {
         return false;
     }
     fl_input in[2] = {{mul, 0}, {off, 0}};
-    fl_node *root = fl__rm_replace_root(r, bn, "Add", bn->device, 2, in, 1);
+    fl_node *root = fl__rm_replace_root(r, bn, fl__op_name(FL_OP_ADD), bn->device, 2, in, 1);
     if (!root) {
         return false;
     }

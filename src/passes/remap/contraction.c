@@ -221,7 +221,8 @@ bool fl__rm_rewrite_conv_squeeze_bias(rctx *r, fl_node *bias) {
         return false;
     }
     fl_input sq_in = {f, 0};
-    fl_node *nsq = fl__rm_replace_root(r, bias, "Squeeze", sq->device, 1, &sq_in, 1);
+    fl_node *nsq =
+        fl__rm_replace_root(r, bias, fl__op_name(FL_OP_SQUEEZE), sq->device, 1, &sq_in, 1);
     if (!nsq) {
         return false;
     }

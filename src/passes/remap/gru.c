@@ -133,7 +133,7 @@ bool fl__rm_rewrite_gru_cell(rctx *r, fl_node *root) {
             return false;
         }
     }
-    const char *op = au ? "AUGRUBlockCell" : "GRUBlockCell";
+    const char *op = au ? fl__op_name(FL_OP_AUGRU_BLOCK_CELL) : fl__op_name(FL_OP_GRU_BLOCK_CELL);
     const fl_node *concat = fl__rm_pm_get(&m, "concat_gru");
     fl_input in[7];
     int k = 0;

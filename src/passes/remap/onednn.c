@@ -105,7 +105,8 @@ bool fl__rm_rewrite_swish(rctx *r, fl_node *mul) {
             continue;
         }
         fl__ledger_note(r->pc, "swish", mul, "Mul(x, Sigmoid(x)) -> _MklSwish");
-        fl_node *f = fl__rm_replace_root(r, mul, "_MklSwish", mul->device, 1, &x, 1);
+        fl_node *f =
+            fl__rm_replace_root(r, mul, fl__op_name(FL_OP_MKL_SWISH), mul->device, 1, &x, 1);
         if (!f) {
             return false;
         }

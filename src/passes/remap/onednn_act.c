@@ -76,7 +76,8 @@ bool fl__rm_rewrite_mul_maximum(rctx *r, fl_node *max) {
                 continue;
             }
             fl__ledger_note(r->pc, "mul_maximum", max, "Maximum(x, Mul(x, alpha)) -> LeakyRelu");
-            fl_node *f = fl__rm_replace_root(r, max, "LeakyRelu", max->device, 1, &x, 1);
+            fl_node *f =
+                fl__rm_replace_root(r, max, fl__op_name(FL_OP_LEAKY_RELU), max->device, 1, &x, 1);
             if (!f) {
                 return false;
             }
@@ -107,7 +108,8 @@ bool fl__rm_rewrite_mish(rctx *r, fl_node *mul) {
             continue;
         }
         fl__ledger_note(r->pc, "mish", mul, "Mul(x, Tanh(Softplus(x))) -> _MklFusedMish");
-        fl_node *f = fl__rm_replace_root(r, mul, "_MklFusedMish", mul->device, 1, &x, 1);
+        fl_node *f =
+            fl__rm_replace_root(r, mul, fl__op_name(FL_OP_MKL_FUSED_MISH), mul->device, 1, &x, 1);
         if (!f) {
             return false;
         }
@@ -202,7 +204,7 @@ bool fl__rm_rewrite_pad_conv3d(rctx *r, fl_node *c) {
     int k = c->n_inputs < 8 ? c->n_inputs : 8;
     memcpy(in, c->inputs, (size_t)k * sizeof(fl_input));
     in[0] = pad->inputs[0];
-    fl_node *f = fl__rm_replace_root(r, c, "_FusedConv3D", c->device, k, in, 1);
+    fl_node *f = fl__rm_replace_root(r, c, fl__op_name(FL_OP_FUSED_CONV3D), c->device, k, in, 1);
     if (!f) {
         return false;
     }

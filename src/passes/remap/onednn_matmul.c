@@ -53,8 +53,8 @@ bool fl__rm_rewrite_fused_batch_matmul(rctx *r, fl_node *root) {
                             "BatchMatMulV2+Mul+AddV2 -> _MklFusedBatchMatMulV2");
             fl_input in[4] = {bmm->inputs[0], bmm->inputs[1], mul->inputs[1 - q],
                               root->inputs[1 - s]};
-            fl_node *f =
-                fl__rm_replace_root(r, root, "_MklFusedBatchMatMulV2", bmm->device, 4, in, 1);
+            fl_node *f = fl__rm_replace_root(r, root, fl__op_name(FL_OP_MKL_FUSED_BATCH_MATMUL_V2),
+                                             bmm->device, 4, in, 1);
             if (!f) {
                 return false;
             }
@@ -282,7 +282,7 @@ bool fl__rm_rewrite_matmul_gelu_approx(rctx *r, fl_node *out) {
     fl__ledger_note(r->pc, "matmul_bias_gelu_approximate", out,
                     "_FusedMatMul[BiasAdd]+Gelu(tanh) -> _FusedMatMul");
     fl_input in[3] = {m->inputs[0], m->inputs[1], m->inputs[2]};
-    fl_node *f = fl__rm_replace_root(r, out, "_FusedMatMul", m->device, 3, in, 1);
+    fl_node *f = fl__rm_replace_root(r, out, fl__op_name(FL_OP_FUSED_MATMUL), m->device, 3, in, 1);
     if (!f) {
         return false;
     }

@@ -172,7 +172,8 @@ bool fl__rm_rewrite_instance_norm(rctx *r, fl_node *root) {
     fl__ledger_note(r->pc, "instance_norm", root, "instance-norm ops%s%s -> _MklFusedInstanceNorm",
                     act ? "+" : "", act ? act->op : "");
     fl_input in[3] = {m.x, {m.gamma, 0}, {m.beta, 0}};
-    fl_node *f = fl__rm_replace_root(r, root, "_MklFusedInstanceNorm", out->device, 3, in, 1);
+    fl_node *f = fl__rm_replace_root(r, root, fl__op_name(FL_OP_MKL_FUSED_INSTANCE_NORM),
+                                     out->device, 3, in, 1);
     if (!f) {
         return false;
     }
@@ -369,7 +370,8 @@ bool fl__rm_rewrite_layer_norm(rctx *r, fl_node *out) {
     static const char *const what[] = {"", "Keras FusedBatchNormV3", "custom", "mean/variance"};
     fl__ledger_note(r->pc, "layer_norm", out, "%s layer-norm ops -> _MklLayerNorm", what[pattern]);
     fl_input in[3] = {x, gamma, beta};
-    fl_node *f = fl__rm_replace_root(r, out, "_MklLayerNorm", out->device, 3, in, 1);
+    fl_node *f =
+        fl__rm_replace_root(r, out, fl__op_name(FL_OP_MKL_LAYER_NORM), out->device, 3, in, 1);
     if (!f) {
         return false;
     }

@@ -84,8 +84,8 @@ bool fl__rm_rewrite_tensor_to_hash_bucket(rctx *r, fl_node *hash) {
     }
     fl__ledger_note(r->pc, "tensor_to_hash_bucket", hash,
                     "AsString+StringToHashBucketFast -> _TensorToHashBucketFast");
-    fl_node *f =
-        fl__rm_replace_root(r, hash, "_TensorToHashBucketFast", hash->device, 1, as->inputs, 1);
+    fl_node *f = fl__rm_replace_root(r, hash, fl__op_name(FL_OP_TENSOR_TO_HASH_BUCKET_FAST),
+                                     hash->device, 1, as->inputs, 1);
     if (!f) {
         return false;
     }
