@@ -17,6 +17,10 @@
  *  - every other node keeps its op_type as op and is looked up in the
  *    registry under its qualified name (ops.def: "onnx::Conv",
  *    "com.microsoft::FusedConv"; the default domain is "" or "ai.onnx").
+ *    An op no family registers, of a domain we do not model, is imported
+ *    as an unknown op with a warning naming op, domain and opset version
+ *    (inference leaves its outputs unknown and the report counts it);
+ *    an ai.onnx opset outside 7..21 is read with a warning;
  *    Its data inputs are resolved by ONNX value name to (node, port); an
  *    empty input name is an absent optional input: trailing ones are
  *    dropped, one followed by a present input reads the output of one shared
@@ -34,6 +38,9 @@
 #include "import/pbutil.h"
 #include "onnx/onnx.pb-c.h"
 #include "ops/ops.h"
+
+/* The newest ai.onnx opset whose operator definitions are modelled. */
+#define FL_ONNX_MAX_OPSET 21
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -647,7 +654,20 @@ static fl_op_kind lookup_op(const char *domain, const char *op_type) {
 }
 
 static bool domain_supported(const char *domain) {
-    return !*domain || strcmp(domain, "ai.onnx") == 0 || strcmp(domain, "com.microsoft") == 0;
+    return !*domain || strcmp(domain, "ai.onnx") == 0 || strcmp(domain, "com.microsoft") == 0 ||
+           strcmp(domain, "ai.onnx.ml") == 0 || strcmp(domain, "ai.onnx.preview.training") == 0;
+}
+
+/* The opset version the model imports for `domain` (-1 when none). */
+static int64_t domain_version(const Onnx__ModelProto *m, const char *domain) {
+    bool dflt = !*domain || strcmp(domain, "ai.onnx") == 0;
+    for (size_t i = 0; i < m->n_opset_import; i++) {
+        const char *d = m->opset_import[i]->domain ? m->opset_import[i]->domain : "";
+        if (strcmp(d, domain) == 0 || (dflt && (!*d || strcmp(d, "ai.onnx") == 0))) {
+            return m->opset_import[i]->version;
+        }
+    }
+    return -1;
 }
 
 static bool domain_imported(const Onnx__ModelProto *m, const char *domain) {
@@ -688,11 +708,15 @@ static fl_status import_node(imp *im, const Onnx__ModelProto *m, size_t idx,
                              "domain)",
                              domain);
     }
-    if (!domain_supported(domain)) {
-        return fl__node_fail(im->d, FL_EUNSUPPORTED, n,
-                             "opset domain '%s' is not supported (ai.onnx and com.microsoft are; "
-                             "field: domain)",
-                             domain);
+    fl_op_kind kind = lookup_op(domain, op_type);
+    if (!kind && !domain_supported(domain)) {
+        /* Analysed as an unknown op (outputs unknown, counted in the report's
+         * unknown ops), as an unregistered op of a modelled domain is. */
+        fl__diag_warn(im->d,
+                      "node '%s': op '%s' of domain '%s' (opset %lld) is not modelled (ai.onnx, "
+                      "ai.onnx.ml, ai.onnx.preview.training and com.microsoft are); counted as an "
+                      "unknown op",
+                      n->name, op_type, domain, (long long)domain_version(m, domain));
     }
     if (np->n_output == 0) {
         return fl__node_fail(im->d, FL_EINVAL, n, "node has no outputs (field: output)");
@@ -713,7 +737,7 @@ static fl_status import_node(imp *im, const Onnx__ModelProto *m, size_t idx,
                                  np->n_output);
         }
     } else {
-        fl__op_bind_kind(n, lookup_op(domain, op_type));
+        fl__op_bind_kind(n, kind);
         n->attrs =
             fl__arena_calloc(g->arena, np->n_attribute ? np->n_attribute : 1, sizeof(fl_attr));
         if (!n->attrs) {
@@ -842,23 +866,35 @@ static fl_status import_graph(imp *im, const Onnx__ModelProto *m) {
                              "%lld nodes (field: graph.node)",
                              (long long)total, (long long)im->o->max_nodes);
     }
-    /* The default opset must be imported and one whose operators we model. */
+    /* The default opset, when imported, should be one whose operators we
+     * model. */
     int64_t opset = -1;
+    bool has_default = false;
     for (size_t i = 0; i < m->n_opset_import; i++) {
         const char *dm = m->opset_import[i]->domain ? m->opset_import[i]->domain : "";
         if (!*dm || strcmp(dm, "ai.onnx") == 0) {
             opset = m->opset_import[i]->version;
+            has_default = true;
         }
     }
-    if (opset < 0) {
+    if (m->n_opset_import == 0) {
         return fl__diag_fail(d, FL_EINVAL,
-                             "ONNX model imports no ai.onnx operator set (field: opset_import)");
+                             "ONNX model imports no operator set (field: opset_import)");
     }
-    if (opset < 7) {
-        return fl__diag_fail(d, FL_EUNSUPPORTED,
-                             "ai.onnx opset %lld is not supported (7 and later are; field: "
-                             "opset_import)",
+    /* A model may import only other domains (ai.onnx.preview.training,
+     * ai.onnx.ml); an ai.onnx node then fails as of an undeclared domain. */
+    if (has_default && opset < 1) {
+        return fl__diag_fail(d, FL_EINVAL, "ai.onnx opset %lld is not valid (field: opset_import)",
                              (long long)opset);
+    }
+    if (has_default && (opset < 7 || opset > FL_ONNX_MAX_OPSET)) {
+        /* Operators are read with their definitions from opset 7 on (attrs
+         * that became inputs are taken from either place); a definition
+         * that changed beyond what we model may be misread. */
+        fl__diag_warn(d,
+                      "ai.onnx opset %lld is outside the modelled opsets 7..%d: operators are "
+                      "read with their opset %s definitions",
+                      (long long)opset, FL_ONNX_MAX_OPSET, opset < 7 ? "7" : "21");
     }
     im->g->producer = (int)(opset > 1000000 ? 1000000 : opset);
     if (!vmap_init(&im->values, (size_t)total + 16)) {

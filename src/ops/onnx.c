@@ -281,6 +281,18 @@ static fl_status infer_dropout(fl_ctx *c, fl_node *n) {
     return st;
 }
 
+/* Dropout is the identity only in inference: with a training_mode input
+ * that is (or may be) true its output is random, so no value. */
+static fl_status eval_dropout(fl_ctx *c, fl_node *n) {
+    if (!absent(n, 2)) {
+        const fl_value *t = fl_op_in_value(n, 2);
+        if (!t || t->n != 1 || !t->ints || !fl_sym_is_known(t->ints[0]) || t->ints[0].k != 0) {
+            return FL_OK;
+        }
+    }
+    return eval_copy(c, n);
+}
+
 /* ------------------------------------------------------------------------- */
 /* Broadcasting: variadic ops, Expand                                         */
 /* ------------------------------------------------------------------------- */
@@ -1737,7 +1749,7 @@ static int count_split(const fl_node *n, fl_diag *d) {
 
 #define HOOKS_absent            .infer = infer_absent, .cost = fl__op_cost_zero
 #define HOOKS_identity          .infer = infer_same, .eval = eval_copy, .cost = fl__op_cost_zero
-#define HOOKS_dropout           .infer = infer_dropout, .eval = eval_copy, .cost = fl__op_cost_zero
+#define HOOKS_dropout           .infer = infer_dropout, .eval = eval_dropout, .cost = fl__op_cost_zero
 #define HOOKS_shape             .infer = infer_shape_op, .cost = fl__op_cost_zero
 #define HOOKS_size              .infer = infer_size, .cost = fl__op_cost_zero
 #define HOOKS_flatten           .infer = infer_flatten, .eval = eval_copy, .cost = fl__op_cost_zero

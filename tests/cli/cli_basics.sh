@@ -28,9 +28,10 @@ check unknown_symbol 2 "symbol binding names 'N', which is not a symbol of the g
 check unknown_symbol_onnx 2 "symbol binding names 'x.0', which is not a symbol of the graph (its symbols: N)" -- "$bin" analyze "$data/tiny_cnn.onnx" --bind x.0=8
 check no_symbols 2 "symbol binding names 'input.0', but the graph has no symbols" -- "$bin" analyze "$data/tiny_cnn.pb" --input input=1,32,32,3 --bind input.0=8
 # A valid model using what foldline does not support: exit 5, naming it (a
-# ModelProto importing ai.onnx opset 6, written byte by byte).
-printf '\x08\x07\x3a\x03\x12\x01\x67\x42\x02\x10\x06' >"$tmp/opset6.onnx"
-check unsupported 5 "ai.onnx opset 6 is not supported" -- "$bin" analyze "$tmp/opset6.onnx"
+# ModelProto importing ai.onnx opset 13 whose graph input x has elem_type 24,
+# FLOAT8E8M0, written byte by byte).
+printf '\x08\x07\x3a\x0e\x12\x01\x67\x5a\x09\x0a\x01\x78\x12\x04\x0a\x02\x08\x18\x42\x02\x10\x0d' >"$tmp/fp8.onnx"
+check unsupported 5 "elem_type 24 (FLOAT8E8M0) is not supported" -- "$bin" analyze "$tmp/fp8.onnx"
 check summary 0 "608,636" -- "$bin" analyze "$data/tiny_cnn.pb" --input input=1,32,32,3
 check symbolic 0 "617852*input.0" -- "$bin" analyze "$data/tiny_cnn.pb"
 check bound_symbol 0 "4,869,088" -- "$bin" analyze "$data/tiny_cnn.pb" --bind input.0=8

@@ -242,6 +242,13 @@ void ob_attr_ints(ob_model *m, Onnx__NodeProto *n, const char *name, size_t cnt,
     memcpy(a->ints, v, cnt * sizeof(int64_t));
 }
 
+void ob_attr_floats(ob_model *m, Onnx__NodeProto *n, const char *name, size_t cnt, const float *v) {
+    Onnx__AttributeProto *a = ob_attr(m, n, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS);
+    a->n_floats = cnt;
+    a->floats = ob_alloc(m, (cnt ? cnt : 1) * sizeof(float));
+    memcpy(a->floats, v, cnt * sizeof(float));
+}
+
 void ob_attr_tensor_i64(ob_model *m, Onnx__NodeProto *n, const char *name, int rank,
                         const int64_t *dims, const int64_t *vals) {
     Onnx__AttributeProto *a = ob_attr(m, n, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR);

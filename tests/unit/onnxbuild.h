@@ -53,6 +53,7 @@ void ob_attr_i(ob_model *m, Onnx__NodeProto *n, const char *name, int64_t v);
 void ob_attr_f(ob_model *m, Onnx__NodeProto *n, const char *name, float v);
 void ob_attr_s(ob_model *m, Onnx__NodeProto *n, const char *name, const char *v);
 void ob_attr_ints(ob_model *m, Onnx__NodeProto *n, const char *name, size_t cnt, const int64_t *v);
+void ob_attr_floats(ob_model *m, Onnx__NodeProto *n, const char *name, size_t cnt, const float *v);
 /* A tensor attr (e.g. Constant's value) holding int64 values. */
 void ob_attr_tensor_i64(ob_model *m, Onnx__NodeProto *n, const char *name, int rank,
                         const int64_t *dims, const int64_t *vals);
