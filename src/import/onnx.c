@@ -30,8 +30,10 @@
  * name, else its op type; made unique with a _N suffix.
  *
  * Attributes: INT/FLOAT/STRING become i/f/s, INTS/FLOATS/STRINGS lists, TENSOR
- * a tensor attr; graph and sparse/type attributes are kept as empty attrs
- * (control-flow bodies are not analysed).
+ * a tensor attr; a graph attribute (control-flow bodies are not analysed)
+ * becomes the declared shapes and dtypes of its outputs (attrs NAME,
+ * NAME.types, NAME.cond_kept: see graph_attr); sparse/type attributes are
+ * kept as empty attrs.
  */
 #include "graph/mutate.h"
 #include "import/import.h"
@@ -507,6 +509,74 @@ static fl_status import_inputs(imp *im, const Onnx__GraphProto *gp) {
     return FL_OK;
 }
 
+/* A graph attr (If's branches, Loop's and Scan's body) is not analysed; it
+ * is kept as the declared types of the subgraph's outputs: attr NAME lists
+ * their shapes (-1 for a dim without value, rank -1 without a shape or for a
+ * non-tensor), attr NAME.types their dtypes (invalid for a non-tensor), so
+ * the control-flow ops type their outputs from them; types[1] gets
+ * NAME.cond_kept. */
+static fl_status graph_attr(imp *im, const Onnx__AttributeProto *p, fl_attr *out, fl_attr *types) {
+    fl_arena *a = im->g->arena;
+    const Onnx__GraphProto *sg = p->g;
+    size_t no = sg ? sg->n_output : 0;
+    fl_shape_lit *shapes = fl__arena_calloc(a, no ? no : 1, sizeof(fl_shape_lit));
+    int *dts = fl__arena_calloc(a, no ? no : 1, sizeof(int));
+    char *tname = fl__arena_printf(a, "%s.types", p->name);
+    if (!shapes || !dts || !tname) {
+        return fl__diag_oom(im->d);
+    }
+    for (size_t i = 0; i < no; i++) {
+        const Onnx__TypeProto *tp = sg->output[i]->type;
+        const Onnx__TypeProto__Tensor *tt =
+            tp && tp->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE ? tp->tensor_type : NULL;
+        dts[i] = tt ? (int)fl__onnx_dtype(tt->elem_type) : FL_DT_INVALID;
+        shapes[i].rank = tt && tt->shape && tt->shape->n_dim <= 254 ? (int)tt->shape->n_dim : -1;
+        int64_t *d =
+            fl__arena_calloc(a, shapes[i].rank > 0 ? (size_t)shapes[i].rank : 1, sizeof(int64_t));
+        if (!d) {
+            return fl__diag_oom(im->d);
+        }
+        for (int k = 0; k < shapes[i].rank; k++) {
+            const Onnx__TensorShapeProto__Dimension *dm = tt->shape->dim[k];
+            d[k] = dm->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
+                           dm->dim_value >= 0
+                       ? dm->dim_value
+                       : -1;
+        }
+        shapes[i].dims = d;
+    }
+    out->kind = FL_ATTR_LIST;
+    out->list_kind = no ? FL_ATTR_SHAPE : FL_ATTR_NONE;
+    out->n = no;
+    out->v.list.shape = shapes;
+    memset(types, 0, sizeof *types);
+    types->name = tname;
+    types->kind = FL_ATTR_LIST;
+    types->list_kind = no ? FL_ATTR_TYPE : FL_ATTR_NONE;
+    types->n = no;
+    types->v.list.type = dts;
+    /* NAME.cond_kept (Loop bodies): output 0, the condition, is input 1
+     * passed on unchanged (directly or through an Identity), so the loop
+     * runs its trip count M whenever it starts. */
+    bool kept = false;
+    if (sg && sg->n_output && sg->n_input > 1 && sg->output[0]->name && sg->input[1]->name) {
+        const char *co = sg->output[0]->name, *ci = sg->input[1]->name;
+        kept = strcmp(co, ci) == 0;
+        for (size_t i = 0; i < sg->n_node && !kept; i++) {
+            const Onnx__NodeProto *bn = sg->node[i];
+            kept = bn->op_type && strcmp(bn->op_type, "Identity") == 0 && bn->n_output == 1 &&
+                   bn->n_input == 1 && strcmp(bn->output[0], co) == 0 &&
+                   strcmp(bn->input[0], ci) == 0;
+        }
+    }
+    char *kname = fl__arena_printf(a, "%s.cond_kept", p->name);
+    if (!kname) {
+        return fl__diag_oom(im->d);
+    }
+    types[1] = fl__attr_make_int(im->g, kname, kept);
+    return FL_OK;
+}
+
 /* Attribute conversion. */
 static fl_status convert_attr(imp *im, fl_node *n, const Onnx__AttributeProto *p, fl_attr *out) {
     fl_arena *a = im->g->arena;
@@ -738,8 +808,8 @@ static fl_status import_node(imp *im, const Onnx__ModelProto *m, size_t idx,
         }
     } else {
         fl__op_bind_kind(n, kind);
-        n->attrs =
-            fl__arena_calloc(g->arena, np->n_attribute ? np->n_attribute : 1, sizeof(fl_attr));
+        /* room for each graph attr's NAME.types and NAME.cond_kept */
+        n->attrs = fl__arena_calloc(g->arena, 3 * np->n_attribute + 1, sizeof(fl_attr));
         if (!n->attrs) {
             return fl__diag_oom(im->d);
         }
@@ -749,13 +819,18 @@ static fl_status import_node(imp *im, const Onnx__ModelProto *m, size_t idx,
                 return fl__node_fail(im->d, FL_EINVAL, n,
                                      "attribute %zu has no name (field: attribute.name)", k);
             }
-            for (size_t j = 0; j < k; j++) {
+            for (int j = 0; j < n->n_attrs; j++) {
                 if (strcmp(n->attrs[j].name, at->name) == 0) {
                     return fl__node_fail(im->d, FL_EINVAL, n,
                                          "attr '%s' appears twice (field: attribute)", at->name);
                 }
             }
-            st = convert_attr(im, n, at, &n->attrs[k]);
+            st = convert_attr(im, n, at, &n->attrs[n->n_attrs]);
+            if (st == FL_OK && (at->type == ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH ||
+                                (!at->has_type && at->g))) {
+                n->n_attrs += 2;
+                st = graph_attr(im, at, &n->attrs[n->n_attrs - 2], &n->attrs[n->n_attrs - 1]);
+            }
             if (st != FL_OK) {
                 return st;
             }

@@ -1,0 +1,245 @@
+/*
+ * control.c - ai.onnx control flow: If, Loop, Scan. Their bodies are not
+ * analysed (issue: their ops' costs are not counted); the outputs are typed
+ * from the bodies' declared output types, which the importer keeps as attrs
+ * BODY (shapes, -1 for a dim without value), BODY.types (dtypes) and
+ * BODY.cond_kept (src/import/onnx.c).
+ *
+ * Shapes:
+ *   If    the branch chosen by a known cond; else both branches' declared
+ *         outputs merged: equal dims stay, differing or undeclared dims are
+ *         unknown, differing ranks give an unknown rank
+ *   Loop  final loop-carried values: the body's declared output where it
+ *         gives a dim, else the initial value's dim (ranks must agree, else
+ *         the declared shape); scan outputs: [trips, declared dims...] with
+ *         trips = M (input 0's value) when the loop cannot stop early (no
+ *         cond input, or a known true cond that the body passes on
+ *         unchanged), else unknown
+ *   Scan  (opset 9+) final states as Loop's; scan output j: the body's
+ *         output with the sequence length (scan input 0's dim along
+ *         scan_input_axes[0]) inserted at scan_output_axes[j]; (opset 8)
+ *         every tensor has a leading batch dim: states [batch, ...], scan
+ *         outputs [batch, seq, ...]
+ *
+ * FLOP rules: 0 for the op itself, with a rule: the bodies' work is not
+ * counted yet (a known gap, never a silent count: the body's ops are not in
+ * the graph, so they are neither counted nor listed).
+ */
+#include "ops/onnxops/util.h"
+
+#include <stdio.h>
+#include <string.h>
+
+typedef struct body {
+    const fl_shape_lit *shapes;
+    const int *types;
+    size_t n;
+    bool cond_kept;
+} body;
+
+static fl_status get_body(fl_ctx *c, const fl_node *n, const char *name, body *b) {
+    char tn[64], kn[64];
+    snprintf(tn, sizeof tn, "%s.types", name);
+    snprintf(kn, sizeof kn, "%s.cond_kept", name);
+    const fl_attr *s = fl__node_attr(n, name), *t = fl__node_attr(n, tn);
+    if (!s || !t || s->kind != FL_ATTR_LIST || t->kind != FL_ATTR_LIST || s->n != t->n) {
+        return fl__node_fail(c->d, FL_EINVAL, n, "attr '%s' (a graph) is missing", name);
+    }
+    int64_t kept = 0;
+    fl_status st = fl__attr_int_or(n, kn, 0, &kept, c->d);
+    b->shapes = s->v.list.shape;
+    b->types = t->v.list.type;
+    b->n = s->n;
+    b->cond_kept = kept != 0;
+    return st;
+}
+
+/* Output port := body output i's declared type, with unknown dims taken
+ * from `init` (a same-rank initial value) when given. */
+static fl_status set_declared(fl_ctx *c, fl_node *n, int port, const body *b, size_t i,
+                              const fl_tensor *init) {
+    if (i >= b->n) {
+        return fl__node_fail(c->d, FL_EINVAL, n, "the body has %zu outputs, output %d needs more",
+                             b->n, port);
+    }
+    const fl_shape_lit *s = &b->shapes[i];
+    int dt = b->types[i] != FL_DT_INVALID ? b->types[i] : (init ? (int)init->dtype : 0);
+    if (s->rank < 0) {
+        return init ? fl__op_set_output(c, n, port, dt, init->shape.rank, init->shape.dims)
+                    : fl__op_set_output(c, n, port, dt, -1, NULL);
+    }
+    fl_sym d[256];
+    bool fill = init && init->shape.rank == s->rank;
+    for (int k = 0; k < s->rank && k < 256; k++) {
+        d[k] = s->dims[k] >= 0 ? fl_sym_const(s->dims[k])
+               : fill          ? init->shape.dims[k]
+                               : fl_sym_unknown();
+    }
+    return fl__op_set_output(c, n, port, dt, s->rank, d);
+}
+
+static bool known_bool(const fl_node *n, int i, bool *v) {
+    const fl_value *x = fl__ox_absent(n, i) ? NULL : fl_op_in_value(n, i);
+    if (!x || x->n != 1 || !x->ints || !fl_sym_is_known(x->ints[0])) {
+        return false;
+    }
+    *v = x->ints[0].k != 0;
+    return true;
+}
+
+static fl_status infer_if(fl_ctx *c, fl_node *n) {
+    body t, e;
+    fl_status st = get_body(c, n, "then_branch", &t);
+    if (st == FL_OK) {
+        st = get_body(c, n, "else_branch", &e);
+    }
+    if (st != FL_OK) {
+        return st;
+    }
+    bool cond;
+    if (known_bool(n, 0, &cond)) {
+        for (int k = 0; k < n->n_outputs && st == FL_OK; k++) {
+            st = set_declared(c, n, k, cond ? &t : &e, (size_t)k, NULL);
+        }
+        return st;
+    }
+    for (int k = 0; k < n->n_outputs && st == FL_OK; k++) {
+        if ((size_t)k >= t.n || (size_t)k >= e.n) {
+            return fl__node_fail(c->d, FL_EINVAL, n, "a branch has fewer than %d outputs", k + 1);
+        }
+        const fl_shape_lit *a = &t.shapes[k], *b = &e.shapes[k];
+        int dt = t.types[k] != FL_DT_INVALID ? t.types[k] : e.types[k];
+        if (a->rank < 0 || a->rank != b->rank) {
+            st = fl__op_set_output(c, n, k, dt, -1, NULL);
+            continue;
+        }
+        fl_sym d[256];
+        for (int i = 0; i < a->rank && i < 256; i++) {
+            d[i] = a->dims[i] >= 0 && a->dims[i] == b->dims[i] ? fl_sym_const(a->dims[i])
+                                                               : fl_sym_unknown();
+        }
+        st = fl__op_set_output(c, n, k, dt, a->rank, d);
+    }
+    return st;
+}
+
+/* Inserts `len` at `axis` of body output i's declared shape. */
+static fl_status set_scanned(fl_ctx *c, fl_node *n, int port, const body *b, size_t i, fl_sym lead,
+                             fl_sym len, int64_t axis) {
+    if (i >= b->n) {
+        return fl__node_fail(c->d, FL_EINVAL, n, "the body has %zu outputs, output %d needs more",
+                             b->n, port);
+    }
+    const fl_shape_lit *s = &b->shapes[i];
+    if (s->rank < 0 || s->rank > 250) {
+        return fl__op_set_output(c, n, port, b->types[i], -1, NULL);
+    }
+    bool batch = !fl_sym_is_unknown(lead) || axis < 0;
+    int r = s->rank + 1 + (batch ? 1 : 0), off = batch ? 1 : 0;
+    int64_t ax = axis < 0 ? 0 : axis;
+    if (ax > s->rank) {
+        return fl__node_fail(c->d, FL_EINVAL, n, "attr 'scan_output_axes' %lld is out of range",
+                             (long long)ax);
+    }
+    fl_sym d[256];
+    if (batch) {
+        d[0] = lead;
+    }
+    for (int k = 0, j = 0; k < s->rank + 1; k++) {
+        if (k == ax) {
+            d[off + k] = len;
+            continue;
+        }
+        d[off + k] = s->dims[j] >= 0 ? fl_sym_const(s->dims[j]) : fl_sym_unknown();
+        j++;
+    }
+    return fl__op_set_output(c, n, port, b->types[i], r, d);
+}
+
+static fl_status infer_loop(fl_ctx *c, fl_node *n) {
+    body b;
+    fl_status st = get_body(c, n, "body", &b);
+    if (st != FL_OK) {
+        return st;
+    }
+    int carried = n->n_inputs - 2;
+    if (carried < 0 || n->n_outputs < carried) {
+        return fl__node_fail(c->d, FL_EINVAL, n, "has %d inputs and %d outputs", n->n_inputs,
+                             n->n_outputs);
+    }
+    for (int k = 0; k < carried && st == FL_OK; k++) {
+        st = set_declared(c, n, k, &b, (size_t)(1 + k), fl_node_in(n, 2 + k));
+    }
+    fl_sym trips = fl_sym_unknown();
+    const fl_value *m = fl__ox_absent(n, 0) ? NULL : fl_op_in_value(n, 0);
+    bool cond = true;
+    bool runs_m = fl__ox_absent(n, 1) || (known_bool(n, 1, &cond) && cond && b.cond_kept);
+    if (m && m->n == 1 && m->ints && fl_sym_is_known(m->ints[0]) && runs_m) {
+        trips = fl_sym_const(m->ints[0].k);
+    }
+    for (int k = carried; k < n->n_outputs && st == FL_OK; k++) {
+        st = set_scanned(c, n, k, &b, (size_t)(1 + k), fl_sym_unknown(), trips, 0);
+    }
+    return st;
+}
+
+static fl_status infer_scan(fl_ctx *c, fl_node *n) {
+    body b;
+    int64_t nscan;
+    fl_status st = get_body(c, n, "body", &b);
+    if (st == FL_OK) {
+        st = fl__attr_need_int(n, "num_scan_inputs", &nscan, c->d);
+    }
+    if (st != FL_OK) {
+        return st;
+    }
+    bool v8 = c->g->producer > 0 && c->g->producer < 9; /* opset 8: sequence_lens first */
+    int first = v8 ? 1 : 0;
+    int states = n->n_inputs - first - (int)nscan;
+    if (nscan < 1 || states < 0 || n->n_outputs < states) {
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "attr 'num_scan_inputs' %lld does not fit %d inputs", (long long)nscan,
+                             n->n_inputs);
+    }
+    const fl_shape *s0 = &fl_node_in(n, first + states)->shape;
+    const int64_t *in_axes = NULL, *out_axes = NULL;
+    size_t nia = 0, noa = 0;
+    if (fl__attr_get_ints(n, "scan_input_axes", &in_axes, &nia, c->d) == FL_EINVAL ||
+        fl__attr_get_ints(n, "scan_output_axes", &out_axes, &noa, c->d) == FL_EINVAL) {
+        return c->d->status;
+    }
+    int ax = v8 ? 1 : (nia ? (int)in_axes[0] : 0);
+    if (s0->rank >= 0 && ax < 0) {
+        ax += s0->rank;
+    }
+    fl_sym len = s0->rank > ax && ax >= 0 ? s0->dims[ax] : fl_sym_unknown();
+    fl_sym lead = v8 && s0->rank > 0 ? s0->dims[0] : fl_sym_unknown();
+    for (int k = 0; k < states && st == FL_OK; k++) {
+        st = v8 ? set_scanned(c, n, k, &b, (size_t)k, fl_sym_unknown(), lead, 0)
+                : set_declared(c, n, k, &b, (size_t)k, fl_node_in(n, first + k));
+    }
+    for (int k = states; k < n->n_outputs && st == FL_OK; k++) {
+        size_t j = (size_t)(k - states);
+        int64_t oa = v8 ? -1 : j < noa ? out_axes[j] : 0;
+        st = set_scanned(c, n, k, &b, (size_t)k, lead, len, oa);
+    }
+    return st;
+}
+
+static fl_status cost_zero(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    fl_arith k = {c, n, FL_OK};
+    return fl__ar_put_cost(&k, out, fl_sym_const(0), fl_sym_const(0));
+}
+
+static int count_given(const fl_node *n, fl_diag *d) {
+    (void)d;
+    return n->n_outputs > 0 ? n->n_outputs : -1; /* the file's output list decides */
+}
+
+#define HOOKS_onnx_if   .count_outputs = count_given, .infer = infer_if, .cost = cost_zero
+#define HOOKS_onnx_loop .count_outputs = count_given, .infer = infer_loop, .cost = cost_zero
+#define HOOKS_onnx_scan .count_outputs = count_given, .infer = infer_scan, .cost = cost_zero
+
+#define FL_OP FL_OP_DESC
+#include "ops/onnxops/control.def"
+#undef FL_OP
