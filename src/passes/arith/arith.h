@@ -32,6 +32,10 @@ typedef struct ao {
     add_group grp;
 } ao;
 
+#define ADD_OPS_TAG "_grappler_ArithmeticOptimizer_AddOpsRewriteStage"
+
+/* ---- state.c ---- */
+
 fl_status fl__ao_oom(ao *a);
 
 fl_status fl__ao_init(ao *a, fl_pass_ctx *pc);
@@ -76,6 +80,8 @@ fl_node *fl__ao_copy(ao *a, const char *name, const fl_node *n);
 
 /* A scalar or shaped Const node holding `v` (dtype v->dtype). */
 fl_node *fl__ao_add_const(ao *a, const char *name, const char *device, const fl_value *v);
+
+/* ---- predicates.c ---- */
 
 bool fl__ao_is_complex(int dt);
 
@@ -129,31 +135,10 @@ fl_status fl__ao_become(ao *a, fl_node *n, const char *op, int n_in, const fl_in
 /* Turns data input k of n into a control input on its node. */
 fl_status fl__ao_input_to_ctrl(ao *a, fl_node *n, int k);
 
-#define ADD_OPS_TAG "_grappler_ArithmeticOptimizer_AddOpsRewriteStage"
+/* Idempotent ops (Appendix A) free of side effects. */
+bool fl__ao_idempotent(const fl_node *n);
 
-bool fl__ao_inputs_bcast_to(const fl_node *n);
-
-add_group *fl__ao_group_reset(ao *a);
-
-fl_status fl__ao_group_push(ao *a, void **arr, size_t *n, size_t *cap, size_t elem, const void *x);
-
-fl_status fl__ao_add_ops_rewrite(ao *a, fl_node *root, bool *fired);
-
-fl_status fl__ao_fold_multiply_into_conv(ao *a, fl_node *conv, bool *fired);
-
-fl_status fl__ao_fold_transpose_into_matmul(ao *a, fl_node *n, bool *fired);
-
-fl_status fl__ao_bitcast_of_bitcast(ao *a, fl_node *n, bool *fired);
-
-fl_status fl__ao_aggregation_of_copies(ao *a, fl_node *n, bool *fired);
-
-fl_status fl__ao_convert_pow(ao *a, fl_node *n, bool *fired);
-
-fl_status fl__ao_convert_log1p(ao *a, fl_node *n, bool *fired);
-
-fl_status fl__ao_convert_expm1(ao *a, fl_node *n, bool *fired);
-
-fl_status fl__ao_max_or_min_of_monotonic(ao *a, fl_node *r, bool *fired);
+/* ---- tile.c ---- */
 
 /* A node whose consumers may be moved to a replacement: not preserved, one
  * output (its control inputs are copied onto the replacement by the caller,
@@ -186,6 +171,40 @@ fl_status fl__ao_replace_mul_with_tile(ao *a, fl_node *n, bool *fired);
 
 fl_status fl__ao_reduce_upsampling_dims(ao *a, fl_node *n, bool *fired);
 
+/* ---- add_ops.c ---- */
+
+bool fl__ao_inputs_bcast_to(const fl_node *n);
+
+add_group *fl__ao_group_reset(ao *a);
+
+fl_status fl__ao_group_push(ao *a, void **arr, size_t *n, size_t *cap, size_t elem, const void *x);
+
+fl_status fl__ao_add_ops_rewrite(ao *a, fl_node *root, bool *fired);
+
+/* ---- fold_into.c ---- */
+
+fl_status fl__ao_fold_multiply_into_conv(ao *a, fl_node *conv, bool *fired);
+
+fl_status fl__ao_fold_transpose_into_matmul(ao *a, fl_node *n, bool *fired);
+
+fl_status fl__ao_fold_conjugate_into_transpose(ao *a, fl_node *n, bool *fired);
+
+/* ---- elementwise.c ---- */
+
+fl_status fl__ao_bitcast_of_bitcast(ao *a, fl_node *n, bool *fired);
+
+fl_status fl__ao_aggregation_of_copies(ao *a, fl_node *n, bool *fired);
+
+fl_status fl__ao_convert_pow(ao *a, fl_node *n, bool *fired);
+
+fl_status fl__ao_convert_log1p(ao *a, fl_node *n, bool *fired);
+
+fl_status fl__ao_convert_expm1(ao *a, fl_node *n, bool *fired);
+
+fl_status fl__ao_max_or_min_of_monotonic(ao *a, fl_node *r, bool *fired);
+
+/* ---- reorder.c ---- */
+
 /* Appendix A: unary element-wise (including the value+order+shape preserving
  * ops). */
 bool fl__ao_unary_elementwise(const fl_node *n);
@@ -198,8 +217,7 @@ fl_status fl__ao_reorder_cast_like(ao *a, fl_node *c, bool *fired);
 
 fl_status fl__ao_sqrt_div_to_rsqrt_mul(ao *a, fl_node *n, bool *fired);
 
-/* Idempotent ops (Appendix A) free of side effects. */
-bool fl__ao_idempotent(const fl_node *n);
+/* ---- slice_segment.c ---- */
 
 fl_status fl__ao_remove_stack_slice_same_axis(ao *a, fl_node *n, bool *fired);
 
@@ -207,9 +225,11 @@ fl_status fl__ao_simplify_embedding_lookup(ao *a, fl_node *r, bool *fired);
 
 fl_status fl__ao_remove_cast_into_segment_reduction(ao *a, fl_node *r, bool *fired);
 
-fl_status fl__ao_fold_conjugate_into_transpose(ao *a, fl_node *n, bool *fired);
+/* ---- min_bcast.c ---- */
 
 fl_status fl__ao_minimize_broadcasts(ao *a, fl_node *root, bool *claimed);
+
+/* ---- hoist.c ---- */
 
 bool fl__ao_is_concat(const fl_node *n);
 
@@ -217,6 +237,8 @@ bool fl__ao_is_split(const fl_node *n);
 
 /* HoistCWiseUnaryChains (20), on a Concat/ConcatV2 or a Split/SplitV. */
 fl_status fl__ao_hoist_cwise_unary_chains(ao *a, fl_node *r);
+
+/* ---- unary_compose.c ---- */
 
 fl_status fl__ao_unary_ops_composition(ao *a, fl_node *root, bool *fused);
 

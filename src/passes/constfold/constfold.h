@@ -10,6 +10,8 @@
 #include "ops/common.h"
 #include "passes/util.h"
 
+/* ---- fold.c ---- */
+
 bool fl__cf_bad_dtype(int dt);
 
 uint64_t fl__cf_tensor_bytes(const fl_tensor *t);
@@ -17,6 +19,8 @@ uint64_t fl__cf_tensor_bytes(const fl_tensor *t);
 fl_status fl__cf_try_fold(fl_pass_ctx *pc, fl_node *n, bool *done);
 
 fl_status fl__cf_try_materialize(fl_pass_ctx *pc, fl_node *n, bool *done);
+
+/* ---- rewrite.c ---- */
 
 /* The value of data input i when it is a non-stripped Const with concrete
  * contents, else NULL. */
@@ -88,19 +92,27 @@ fl_status fl__cf_replace_unary_of_y(fl_pass_ctx *pc, fl_node *n, const char *op)
 fl_status fl__cf_replace_with_broadcast_to(fl_pass_ctx *pc, fl_node *n, int keep, const char *rule,
                                            bool *done);
 
-fl_status fl__cf_simplify_arith(fl_pass_ctx *pc, fl_node *n, bool *done);
+/* ---- noop.c ---- */
 
 /* Rule 3, ops that leave their input unchanged for these parameters. Returns
  * the data input to keep, or -1. */
 int fl__cf_noop_input(const fl_node *n, const char **rule);
 
+/* ---- arith.c ---- */
+
+fl_status fl__cf_simplify_arith(fl_pass_ctx *pc, fl_node *n, bool *done);
+
 fl_status fl__cf_reduce_div_to_reciprocal_mul(fl_pass_ctx *pc, fl_node *n, bool *done);
+
+/* ---- push_down.c ---- */
 
 fl_status fl__cf_constant_push_down(fl_pass_ctx *pc, fl_node *n, bool *done);
 
 fl_status fl__cf_constant_push_down_bias_add(fl_pass_ctx *pc, fl_node *n, bool *done);
 
 fl_status fl__cf_mul_conv_push_down(fl_pass_ctx *pc, fl_node *n, bool *done);
+
+/* ---- partial.c ---- */
 
 fl_status fl__cf_partial_identity_n(fl_pass_ctx *pc, fl_node *n, bool *done);
 
@@ -109,6 +121,8 @@ fl_status fl__cf_partial_addn(fl_pass_ctx *pc, fl_node *n, bool *done);
 fl_status fl__cf_partial_concat(fl_pass_ctx *pc, fl_node *n, bool *done);
 
 fl_status fl__cf_merge_concat(fl_pass_ctx *pc, fl_node *n, bool *done);
+
+/* ---- select_pack_reduction.c ---- */
 
 fl_status fl__cf_simplify_select(fl_pass_ctx *pc, fl_node *n, bool *done);
 
@@ -120,6 +134,8 @@ int64_t fl__cf_elems(const fl_shape *s);
 
 fl_status fl__cf_simplify_reduction(fl_pass_ctx *pc, fl_node *n, bool *done);
 
+/* ---- materialize.c ---- */
+
 fl_status fl__cf_materialize_shape_n(fl_pass_ctx *pc, fl_node *n, bool *done);
 
 fl_status fl__cf_materialize_bcast_args(fl_pass_ctx *pc, fl_node *n, bool *done);
@@ -127,6 +143,8 @@ fl_status fl__cf_materialize_bcast_args(fl_pass_ctx *pc, fl_node *n, bool *done)
 fl_status fl__cf_materialize_reduction_indices(fl_pass_ctx *pc, fl_node *n, bool *done);
 
 fl_status fl__cf_materialize_constant_valued(fl_pass_ctx *pc, fl_node *n, bool *done);
+
+/* ---- control_flow.c ---- */
 
 fl_status fl__cf_materialize_ta_size(fl_pass_ctx *pc, fl_node *n, bool *done);
 

@@ -36,7 +36,7 @@ static bool match_conv_bn(const rctx *r, const fl_node *bn, fl_node **conv) {
     fl_node *c = fl__rm_in_node(bn, 0);
     if (fl__rm_is_removed(c) || !fl__rm_is_conv2d(c) || c->n_inputs < 2 || !fl__rm_on_cpu(r, c) ||
         !fl__rm_same_t(bn, c) || !fl__rm_cpu_dtype_ok(r, c) || !fl__rm_cpu_format_ok(r, c) ||
-        fl__rm_has_ctrl(r, c) || !fl__rm_one_fanout0(r, c) || fl__rm_is_preserved(c)) {
+        fl__rm_has_ctrl(r, c) || !fl__rm_one_fanout0(r, c) || fl__preserved(c)) {
         return false;
     }
     *conv = c;
@@ -74,7 +74,7 @@ bool fl__rm_rewrite_conv_bn_act(rctx *r, fl_node *act) {
     }
     fl_node *bn = fl__rm_in_node(act, 0), *c;
     if (fl__rm_is_removed(bn) || !fl__rm_same_t(act, bn) || !match_conv_bn(r, bn, &c) ||
-        !fl__rm_one_fanout0(r, bn) || fl__rm_is_preserved(bn)) {
+        !fl__rm_one_fanout0(r, bn) || fl__preserved(bn)) {
         return false;
     }
     const char *ops[] = {"FusedBatchNorm", act->op};
@@ -134,7 +134,7 @@ static bool valid_bn_for_ex(const rctx *r, const fl_node *bn) {
     if (bn->kind != FL_OP_FUSED_BATCH_NORM && fl__attr_type(bn, "U") != FL_DT_FLOAT) {
         return false;
     }
-    return !fl__rm_has_ctrl(r, bn) && fl__rm_one_data_fanout0(r, bn) && !fl__rm_is_preserved(bn);
+    return !fl__rm_has_ctrl(r, bn) && fl__rm_one_data_fanout0(r, bn) && !fl__preserved(bn);
 }
 
 /* FindFusedBatchNormEx: root Relu without control edges over a valid BN
@@ -159,7 +159,7 @@ static bool match_bn_ex(const rctx *r, const fl_node *relu, fl_node **bn, fl_nod
     if (r->onednn && !fl__rm_on_gpu(r, relu)) {
         return false;
     }
-    if (fl__rm_has_ctrl(r, in0) || !fl__rm_one_fanout0(r, in0) || fl__rm_is_preserved(in0) ||
+    if (fl__rm_has_ctrl(r, in0) || !fl__rm_one_fanout0(r, in0) || fl__preserved(in0) ||
         in0->n_inputs < 2 ||
         !fl__shape_same(&fl_node_in(in0, 0)->shape, &fl_node_in(in0, 1)->shape)) {
         return false;
@@ -263,7 +263,7 @@ bool fl__rm_rewrite_bn_grad_ex(rctx *r, fl_node *g) {
     }
     fl_node *rg = fl__rm_in_node(g, 0);
     if (fl__rm_is_removed(rg) || rg->kind != FL_OP_RELU_GRAD || rg->n_inputs < 2 ||
-        fl__rm_has_ctrl(r, rg) || fl__rm_is_preserved(rg)) {
+        fl__rm_has_ctrl(r, rg) || fl__preserved(rg)) {
         return false;
     }
     fl_node *fwd_bn, *fwd_add;

@@ -103,7 +103,7 @@ bool fl__rm_match_contraction_bias(const rctx *r, const fl_node *bias, fl_node *
     fl_node *c = fl__rm_in_node(bias, 1 - port);
     if (!c || fl__rm_is_removed(c) || !is_contraction(r, c) || c->n_inputs < 2 ||
         !fl__rm_same_t(bias, c) || fl__rm_has_ctrl(r, c) || !fl__rm_one_fanout0(r, c) ||
-        fl__rm_is_preserved(c)) {
+        fl__preserved(c)) {
         return false;
     }
     if (check_device && !fl__rm_cpu_contraction_ok(r, c) &&
@@ -152,7 +152,7 @@ bool fl__rm_rewrite_contraction_bias_act(rctx *r, fl_node *act) {
     fl_node *bias = fl__rm_in_node(act, 0), *c;
     int port;
     if (fl__rm_is_removed(bias) || !fl__rm_match_contraction_bias(r, bias, &c, &port, false) ||
-        !fl__rm_one_fanout0(r, bias) || !fl__rm_same_t(act, bias) || fl__rm_is_preserved(bias)) {
+        !fl__rm_one_fanout0(r, bias) || !fl__rm_same_t(act, bias) || fl__preserved(bias)) {
         return false;
     }
     if (!fl__rm_is_matmul(c) && (act->kind == FL_OP_TANH || act->kind == FL_OP_SIGMOID)) {
@@ -189,7 +189,7 @@ bool fl__rm_rewrite_conv_squeeze_bias(rctx *r, fl_node *bias) {
     }
     fl_node *sq = fl__rm_in_node(bias, 0);
     if (fl__rm_is_removed(sq) || sq->kind != FL_OP_SQUEEZE || sq->n_inputs < 1 ||
-        fl__rm_has_ctrl(r, sq) || !fl__rm_one_fanout0(r, sq) || fl__rm_is_preserved(sq)) {
+        fl__rm_has_ctrl(r, sq) || !fl__rm_one_fanout0(r, sq) || fl__preserved(sq)) {
         return false;
     }
     fl_node *c = fl__rm_in_node(sq, 0);
@@ -209,7 +209,7 @@ bool fl__rm_rewrite_conv_squeeze_bias(rctx *r, fl_node *bias) {
         }
     }
     if (!fl__rm_same_t(c, bias) || fl__rm_has_ctrl(r, c) || !fl__rm_one_fanout0(r, c) ||
-        fl__rm_is_preserved(c) || !fl__rm_cpu_contraction_ok(r, c)) {
+        fl__preserved(c) || !fl__rm_cpu_contraction_ok(r, c)) {
         return false;
     }
     static const char *const ops[] = {"BiasAdd"};

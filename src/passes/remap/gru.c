@@ -114,7 +114,7 @@ static bool gru_valid(const rctx *r, const pmatch *m) {
     static const char *const kids[] = {"ns_mul1", "ns_mul2"};
     for (size_t i = 0; i < 2; i++) {
         const fl_node *k = fl__rm_pm_get(m, kids[i]);
-        if (fl__rm_fanout(r, k, 0) != 1 || !fl__rm_same_t(out, k) || fl__rm_is_preserved(k)) {
+        if (fl__rm_fanout(r, k, 0) != 1 || !fl__rm_same_t(out, k) || fl__preserved(k)) {
             return false;
         }
     }

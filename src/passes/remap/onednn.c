@@ -37,7 +37,7 @@ bool fl__rm_rewrite_contraction_bias_add(rctx *r, fl_node *root) {
         act = root;
         add = fl__rm_in_node(root, 0);
         if (!add || fl__rm_is_removed(add) || fl__rm_has_ctrl(r, add) ||
-            !fl__rm_one_fanout0(r, add) || fl__rm_is_preserved(add) || !fl__rm_on_cpu(r, add) ||
+            !fl__rm_one_fanout0(r, add) || fl__preserved(add) || !fl__rm_on_cpu(r, add) ||
             !fl__rm_t_float_or_bf16(add)) {
             return false;
         }
@@ -54,8 +54,7 @@ bool fl__rm_rewrite_contraction_bias_add(rctx *r, fl_node *root) {
         fl_node *bias = fl__rm_in_node(add, side), *c;
         int port;
         if (fl__rm_is_removed(bias) || !fl__rm_match_contraction_bias(r, bias, &c, &port, false) ||
-            !fl__rm_one_fanout0(r, bias) || fl__rm_is_preserved(bias) ||
-            !fl__rm_same_t(bias, add)) {
+            !fl__rm_one_fanout0(r, bias) || fl__preserved(bias) || !fl__rm_same_t(bias, add)) {
             continue;
         }
         if (fl__rm_is_depthwise(c) || (act && fl__rm_is_matmul(c)) ||
@@ -97,7 +96,7 @@ bool fl__rm_rewrite_swish(rctx *r, fl_node *mul) {
         fl_node *sig = fl__rm_in_node(mul, s);
         fl_input x = mul->inputs[1 - s];
         if (fl__rm_is_removed(sig) || sig->kind != FL_OP_SIGMOID || sig->n_inputs < 1 ||
-            fl__rm_has_ctrl(r, sig) || !fl__rm_one_fanout0(r, sig) || fl__rm_is_preserved(sig) ||
+            fl__rm_has_ctrl(r, sig) || !fl__rm_one_fanout0(r, sig) || fl__preserved(sig) ||
             !fl__rm_on_cpu(r, sig)) {
             continue;
         }
@@ -136,7 +135,7 @@ bool fl__rm_rewrite_conv_leakyrelu(rctx *r, fl_node *act) {
     fl_node *c = fl__rm_in_node(act, 0);
     if (fl__rm_is_removed(c) || !(c->kind == FL_OP_FUSED_CONV2D || c->kind == FL_OP_FUSED_CONV3D) ||
         act->inputs[0].port != 0 || c->n_inputs < 2 || c->n_inputs > 8 || fl__rm_has_ctrl(r, c) ||
-        !fl__rm_one_fanout0(r, c) || fl__rm_fanout_beyond0(r, c) || fl__rm_is_preserved(c)) {
+        !fl__rm_one_fanout0(r, c) || fl__rm_fanout_beyond0(r, c) || fl__preserved(c)) {
         return false;
     }
     const fl_attr *fo = fl__node_attr(c, "fused_ops");

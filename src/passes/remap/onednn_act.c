@@ -12,8 +12,7 @@
 #include <string.h>
 
 bool fl__rm_removable(const rctx *r, const fl_node *n, const fl_node *const *inside, int k) {
-    if (!n || fl__rm_is_removed(n) || fl__rm_has_ctrl(r, n) || fl__rm_is_preserved(n) ||
-        n->id >= r->n0) {
+    if (!n || fl__rm_is_removed(n) || fl__rm_has_ctrl(r, n) || fl__preserved(n) || n->id >= r->n0) {
         return false;
     }
     for (int p = 0; p < n->n_outputs; p++) {
@@ -268,7 +267,7 @@ bool fl__rm_rewrite_hard_swish(rctx *r, fl_node *out) {
                     !fl__rm_removable(r, relu6, (const fl_node *[]){inner}, 1) ||
                     !fl__rm_removable(r, add, (const fl_node *[]){relu6}, 1) ||
                     !fl__rm_match_contraction_bias(r, bias, &c, &port, false) ||
-                    fl__rm_is_preserved(bias) || fl__rm_fanout(r, bias, 0) > 2 ||
+                    fl__preserved(bias) || fl__rm_fanout(r, bias, 0) > 2 ||
                     !fl__rm_removable(r, bias, users, 3) || !fl__rm_same_t(inner, bias) ||
                     !(fl__rm_is_conv2d(c) || fl__rm_is_depthwise(c)) ||
                     !fl__rm_cpu_contraction_ok(r, c)) {

@@ -11,28 +11,16 @@
 #include <stdio.h>
 #include <string.h>
 
-typedef enum dev_kind { DEV_CPU, DEV_GPU, DEV_OTHER } dev_kind;
-
 bool fl__rm_is_removed(const fl_node *n) {
     return (n->flags & FL_NODE_REMOVED) != 0;
 }
 
-bool fl__rm_is_preserved(const fl_node *n) {
-    return (n->flags & FL_NODE_PRESERVE) != 0;
-}
-
-/* Device type (util.h); an empty device string is the target device. */
-static dev_kind node_device(const rctx *r, const fl_node *n) {
-    fl_dev_type t = fl__node_device(n, r->target);
-    return t == FL_DEV_CPU ? DEV_CPU : t == FL_DEV_GPU ? DEV_GPU : DEV_OTHER;
-}
-
 bool fl__rm_on_cpu(const rctx *r, const fl_node *n) {
-    return node_device(r, n) == DEV_CPU;
+    return fl__node_device(n, r->target) == FL_DEV_CPU;
 }
 
 bool fl__rm_on_gpu(const rctx *r, const fl_node *n) {
-    return node_device(r, n) == DEV_GPU;
+    return fl__node_device(n, r->target) == FL_DEV_GPU;
 }
 
 bool fl__rm_same_t(const fl_node *a, const fl_node *b) {

@@ -24,10 +24,35 @@ typedef struct rctx {
     fl_status st; /* first failure (OOM) */
 } rctx;
 
+typedef enum pat_status { P_REMAIN, P_REMOVE, P_REPLACE } pat_status;
+
+#define PM_MAX 32 /* labels of a pattern (AUGRU: 27) */
+
+/* A pattern node's op: an FL_OP_ kind, or PAT_ANY (any op). */
+#define PAT_ANY FL_OP_UNKNOWN
+
+typedef struct pat {
+    fl_op_kind op; /* PAT_ANY or the kind to match */
+    const char *label;
+    pat_status status;
+    int n_in; /* inputs the node must have (0: not checked) */
+    const struct pat *const *in;
+} pat;
+
+typedef struct pmatch {
+    const char *label[PM_MAX];
+    fl_node *node[PM_MAX];
+    int n_labels;
+    fl_node *removed[PM_MAX];
+    int n_removed;
+} pmatch;
+
+/* ---- predicates.c ---- */
+
 bool fl__rm_is_removed(const fl_node *n);
 
-bool fl__rm_is_preserved(const fl_node *n);
-
+/* n placed on CPU / on GPU (fl__node_device; an empty device string is the
+ * pass's target device). */
 bool fl__rm_on_cpu(const rctx *r, const fl_node *n);
 
 bool fl__rm_on_gpu(const rctx *r, const fl_node *n);
@@ -90,6 +115,8 @@ bool fl__rm_gpu_contraction_ok(const rctx *r, const fl_node *c, const fl_node *a
  * oneDNN). */
 bool fl__rm_is_activation(const rctx *r, const fl_node *n);
 
+/* ---- rewrite.c ---- */
+
 void fl__rm_fail_oom(rctx *r);
 
 /* Sets `name` on dst to src's attr of that name, or to *dflt when src lacks
@@ -128,6 +155,16 @@ fl_node *fl__rm_build_fused(rctx *r, fl_node *root, const fl_node *c, const fl_i
                             int n_args, const char *const *ops, size_t n_ops, float epsilon,
                             const fl_node *act);
 
+/* ---- subgraph.c ---- */
+
+/* The node bound to `label`, or NULL. */
+fl_node *fl__rm_pm_get(const pmatch *m, const char *label);
+
+/* GetMatchedNodes: the match, then IsSafeNodesToRemove. */
+bool fl__rm_pm_run(const rctx *r, const pat *p, fl_node *root, pmatch *m);
+
+/* ---- contraction.c ---- */
+
 bool fl__rm_match_contraction_bias(const rctx *r, const fl_node *bias, fl_node **contraction,
                                    int *bias_port, bool check_device);
 
@@ -136,6 +173,8 @@ bool fl__rm_rewrite_contraction_bias(rctx *r, fl_node *bias);
 bool fl__rm_rewrite_contraction_bias_act(rctx *r, fl_node *act);
 
 bool fl__rm_rewrite_conv_squeeze_bias(rctx *r, fl_node *bias);
+
+/* ---- batchnorm.c ---- */
 
 bool fl__rm_rewrite_conv_bn(rctx *r, fl_node *bn);
 
@@ -147,6 +186,8 @@ bool fl__rm_rewrite_bn_grad_ex(rctx *r, fl_node *g);
 
 bool fl__rm_rewrite_bn_decompose(rctx *r, fl_node *bn);
 
+/* ---- stock_other.c ---- */
+
 bool fl__rm_rewrite_comparison_cast(rctx *r, fl_node *cast);
 
 bool fl__rm_rewrite_tensor_to_hash_bucket(rctx *r, fl_node *hash);
@@ -157,11 +198,15 @@ bool fl__rm_int_input(const fl_node *n, int i, int64_t *out, int64_t cap, int64_
 
 bool fl__rm_rewrite_dilated_conv(rctx *r, fl_node *b2s);
 
+/* ---- onednn.c ---- */
+
 bool fl__rm_rewrite_contraction_bias_add(rctx *r, fl_node *root);
 
 bool fl__rm_rewrite_swish(rctx *r, fl_node *mul);
 
 bool fl__rm_rewrite_conv_leakyrelu(rctx *r, fl_node *act);
+
+/* ---- onednn_act.c ---- */
 
 /* The subgraph matcher's removal check for an intermediate node: no control
  * edges, not preserved, every data use (any port) by one of `inside`. */
@@ -183,47 +228,24 @@ bool fl__rm_rewrite_pad_conv3d(rctx *r, fl_node *c);
 
 bool fl__rm_rewrite_hard_swish(rctx *r, fl_node *out);
 
+/* ---- onednn_matmul.c ---- */
+
 bool fl__rm_rewrite_fused_batch_matmul(rctx *r, fl_node *root);
 
 bool fl__rm_rewrite_matmul_gelu_exact(rctx *r, fl_node *out);
 
 bool fl__rm_rewrite_matmul_gelu_approx(rctx *r, fl_node *out);
 
+bool fl__rm_rewrite_matmul_gelu_op(rctx *r, fl_node *out);
+
+/* ---- onednn_norm.c ---- */
+
 bool fl__rm_rewrite_instance_norm(rctx *r, fl_node *root);
 
 bool fl__rm_rewrite_layer_norm(rctx *r, fl_node *out);
 
-typedef enum pat_status { P_REMAIN, P_REMOVE, P_REPLACE } pat_status;
-
-#define PM_MAX 32 /* labels of a pattern (AUGRU: 27) */
-
-/* A pattern node's op: an FL_OP_ kind, or PAT_ANY (any op). */
-#define PAT_ANY FL_OP_UNKNOWN
-
-typedef struct pat {
-    fl_op_kind op; /* PAT_ANY or the kind to match */
-    const char *label;
-    pat_status status;
-    int n_in; /* inputs the node must have (0: not checked) */
-    const struct pat *const *in;
-} pat;
-
-typedef struct pmatch {
-    const char *label[PM_MAX];
-    fl_node *node[PM_MAX];
-    int n_labels;
-    fl_node *removed[PM_MAX];
-    int n_removed;
-} pmatch;
-
-/* The node bound to `label`, or NULL. */
-fl_node *fl__rm_pm_get(const pmatch *m, const char *label);
-
-/* GetMatchedNodes: the match, then IsSafeNodesToRemove. */
-bool fl__rm_pm_run(const rctx *r, const pat *p, fl_node *root, pmatch *m);
+/* ---- gru.c ---- */
 
 bool fl__rm_rewrite_gru_cell(rctx *r, fl_node *root);
-
-bool fl__rm_rewrite_matmul_gelu_op(rctx *r, fl_node *out);
 
 #endif

@@ -37,7 +37,7 @@ bool fl__rm_rewrite_comparison_cast(rctx *r, fl_node *cast) {
         return false;
     }
     if (fl__attr_type(cast, "DstT") != t || fl__attr_type(cast, "SrcT") != FL_DT_BOOL ||
-        !fl__rm_one_data_fanout0(r, cmp) || fl__rm_is_preserved(cmp)) {
+        !fl__rm_one_data_fanout0(r, cmp) || fl__preserved(cmp)) {
         return false;
     }
     char *op = fl__arena_printf(r->g->arena, "_%sWithCast", cmp->op);
@@ -67,7 +67,7 @@ bool fl__rm_rewrite_tensor_to_hash_bucket(rctx *r, fl_node *hash) {
     }
     fl_node *as = fl__rm_in_node(hash, 0);
     if (fl__rm_is_removed(as) || !fl__is_pass_op(as, FL_POP_AS_STRING) || as->n_inputs < 1 ||
-        fl__rm_has_ctrl(r, as) || !fl__rm_one_fanout0(r, as) || fl__rm_is_preserved(as)) {
+        fl__rm_has_ctrl(r, as) || !fl__rm_one_fanout0(r, as) || fl__preserved(as)) {
         return false;
     }
     int t = fl__attr_type(as, "T");
@@ -132,8 +132,7 @@ bool fl__rm_rewrite_dilated_conv(rctx *r, fl_node *b2s) {
     }
     fl_node *c = fl__rm_in_node(b2s, 0);
     if (fl__rm_is_removed(c) || !(fl__rm_is_conv2d(c) || (r->onednn && fl__rm_is_depthwise(c))) ||
-        c->n_inputs < 2 || fl__rm_has_ctrl(r, c) || !fl__rm_one_fanout0(r, c) ||
-        fl__rm_is_preserved(c)) {
+        c->n_inputs < 2 || fl__rm_has_ctrl(r, c) || !fl__rm_one_fanout0(r, c) || fl__preserved(c)) {
         return false;
     }
     if (strcmp(fl__attr_str(c, "data_format", "NHWC"), "NHWC") != 0) {
@@ -141,7 +140,7 @@ bool fl__rm_rewrite_dilated_conv(rctx *r, fl_node *b2s) {
     }
     fl_node *s2b = fl__rm_in_node(c, 0);
     if (fl__rm_is_removed(s2b) || s2b->kind != FL_OP_SPACE_TO_BATCH_ND || s2b->n_inputs < 3 ||
-        fl__rm_has_ctrl(r, s2b) || !fl__rm_one_fanout0(r, s2b) || fl__rm_is_preserved(s2b)) {
+        fl__rm_has_ctrl(r, s2b) || !fl__rm_one_fanout0(r, s2b) || fl__preserved(s2b)) {
         return false;
     }
     int64_t bs1[4], bs2[4], pad[4], crop[4], n1, n2, np, nc;

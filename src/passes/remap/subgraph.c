@@ -110,7 +110,7 @@ bool fl__rm_pm_run(const rctx *r, const pat *p, fl_node *root, pmatch *m) {
     }
     for (int i = 0; i < m->n_removed; i++) {
         const fl_node *n = m->removed[i];
-        if (fl__rm_is_preserved(n) || n->id >= r->n0) {
+        if (fl__preserved(n) || n->id >= r->n0) {
             return false;
         }
         for (int port = 0; port < n->n_outputs; port++) {
