@@ -51,7 +51,7 @@ static const char usage_text[] =
     "  --bind SYM=N             bind a symbol (an unknown input dim, named INPUT.AXIS)\n"
     "  --value NAME=X[,Y...]    give input NAME the value X, or a small tensor X,Y,... (shapes\n"
     "                           computed from it: Reshape's shape, Resize's sizes, axes)\n"
-    "  --format graphdef|savedmodel|onnx|tfjs   file format (default: detected)\n"
+    "  --format graphdef|savedmodel|onnx|tfjs|tflite   file format (default: detected)\n"
     "  --tag TAG                SavedModel meta graph tag (default: serve)\n"
     "  --per-node               list every node with its shapes and counts\n"
     "  --json                   print a JSON document (see README)\n"
@@ -315,9 +315,11 @@ static int parse_args(cli *c, int argc, char **argv) {
                 c->opt.format = FL_FORMAT_ONNX;
             } else if (strcmp(val, "tfjs") == 0) {
                 c->opt.format = FL_FORMAT_TFJS;
+            } else if (strcmp(val, "tflite") == 0) {
+                c->opt.format = FL_FORMAT_TFLITE;
             } else {
                 return fl_cli_usage_error(
-                    "--format must be graphdef, savedmodel, onnx or tfjs, got '%s'", val);
+                    "--format must be graphdef, savedmodel, onnx, tfjs or tflite, got '%s'", val);
             }
         } else if (strcmp(a, "--tag") == 0) {
             NEED_VALUE();

@@ -398,6 +398,10 @@ void fl_print_passes_text(FILE *f, const fl_report *r) {
     }
     if (!r->n_ledger) {
         fprintf(f, "\nledger    no rule fired\n");
+    } else if (!r->n_passes) { /* no pass ran (a TFLite model): the entries say why */
+        for (size_t i = 0; i < r->n_ledger; i++) {
+            fprintf(f, "\nledger    %s\n", r->ledger[i].detail);
+        }
     } else {
         fprintf(f, "\nledger    %zu rule firing(s) in %zu pass run(s)\n", r->n_ledger, fired);
     }

@@ -62,7 +62,8 @@ typedef enum fl_format {
     FL_FORMAT_GRAPHDEF,   /* binary tensorflow.GraphDef (frozen graph .pb) */
     FL_FORMAT_SAVEDMODEL, /* binary tensorflow.SavedModel (saved_model.pb) */
     FL_FORMAT_ONNX,       /* binary onnx.ModelProto (.onnx) */
-    FL_FORMAT_TFJS        /* TensorFlow.js graph model (model.json; shards in fl_options.files) */
+    FL_FORMAT_TFJS,       /* TensorFlow.js graph model (model.json; shards in fl_options.files) */
+    FL_FORMAT_TFLITE      /* TensorFlow Lite flatbuffer (.tflite, file identifier TFL3) */
 } fl_format;
 
 /* One file of a model made of several: its name as the model refers to it
@@ -196,7 +197,8 @@ typedef struct fl_options {
  * sizeof(fl_options)); fields beyond it are neither written nor read. */
 FL_EXTERN void fl_options_init_size(fl_options *o, size_t size);
 
-/* The format FL_FORMAT_AUTO resolves to for these bytes: TF.js (a JSON object with
+/* The format FL_FORMAT_AUTO resolves to for these bytes: TFLite (the TFL3
+ * file identifier), TF.js (a JSON object with
  * "modelTopology"), ONNX, SavedModel or (otherwise) GraphDef, by the leading fields; never
  * FL_FORMAT_AUTO. */
 FL_EXTERN fl_format fl_detect_format(const void *bytes, size_t len);

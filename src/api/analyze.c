@@ -502,6 +502,36 @@ static fl_status build_report(fl_ctx *c, const fl_options *opt, const char *form
 /* Runs the passes opt->passes selects over the analysed graph and fills the
  * report's before/after totals, pass records, ledger, and on request the
  * optimised GraphDef and the per-node list of the optimised graph. */
+/* The ledger entry of a TFLite model: no pass was run. */
+static fl_status note_passes_not_applicable(fl_ctx *c, fl_report *r) {
+    fl_arena *ra = &((report_mem *)r->priv)->arena;
+    fl_report_ledger_entry *es = fl__arena_calloc(ra, r->n_ledger + 1, sizeof(*es));
+    if (!es) {
+        return fl__diag_oom(c->d);
+    }
+    es[0].pass = "none";
+    es[0].rule = "not_applicable";
+    es[0].node = "";
+    es[0].detail = "Grappler's passes do not apply to a TFLite model (already converted and "
+                   "optimised by the TFLite converter): none was run, after = before";
+    if (r->n_ledger) {
+        memcpy(es + 1, r->ledger, r->n_ledger * sizeof(*es));
+    }
+    r->ledger = es;
+    r->n_ledger++;
+    /* The JSON and proto carry ledger entries per pass: a warning too. */
+    const char **w = fl__arena_calloc(ra, r->n_warnings + 1, sizeof(char *));
+    if (!w) {
+        return fl__diag_oom(c->d);
+    }
+    if (r->n_warnings) {
+        memcpy(w, r->warnings, r->n_warnings * sizeof(char *));
+    }
+    w[r->n_warnings++] = es[0].detail;
+    r->warnings = w;
+    return FL_OK;
+}
+
 static fl_status run_passes(fl_ctx *c, const fl_options *opt, fl_report *r) {
     fl_arena *ra = report_arena(r);
     fl_pipeline_config cfg;
@@ -618,7 +648,8 @@ static fl_status run_passes(fl_ctx *c, const fl_options *opt, fl_report *r) {
 }
 
 fl_format fl_detect_format(const void *bytes, size_t len) {
-    return fl__import_sniff_tfjs(bytes, len)         ? FL_FORMAT_TFJS
+    return fl__import_sniff_tflite(bytes, len)       ? FL_FORMAT_TFLITE
+           : fl__import_sniff_tfjs(bytes, len)       ? FL_FORMAT_TFJS
            : fl__import_sniff_onnx(bytes, len)       ? FL_FORMAT_ONNX
            : fl__import_sniff_savedmodel(bytes, len) ? FL_FORMAT_SAVEDMODEL
                                                      : FL_FORMAT_GRAPHDEF;
@@ -667,16 +698,17 @@ fl_status fl_analyze(const void *bytes, size_t len, const fl_options *opt_in, fl
     fl_import_opts io = {opt->max_nodes, opt->max_value_elements, opt->saved_model_tag};
     fl_import_files files = {opt->files, opt->n_files};
     if (st == FL_OK) {
-        st = fmt == FL_FORMAT_TFJS         ? fl__import_tfjs(g, bytes, len, &io, &files, &d)
+        st = fmt == FL_FORMAT_TFLITE       ? fl__import_tflite(g, bytes, len, &io, &d)
+             : fmt == FL_FORMAT_TFJS       ? fl__import_tfjs(g, bytes, len, &io, &files, &d)
              : fmt == FL_FORMAT_ONNX       ? fl__import_onnx(g, bytes, len, &io, &d)
              : fmt == FL_FORMAT_SAVEDMODEL ? fl__import_savedmodel(g, bytes, len, &io, &d)
                                            : fl__import_graphdef(g, bytes, len, &io, &d);
     }
-    if (st == FL_OK && fmt == FL_FORMAT_ONNX && opt->return_graph) {
+    if (st == FL_OK && (fmt == FL_FORMAT_ONNX || fmt == FL_FORMAT_TFLITE) && opt->return_graph) {
         st = fl__diag_fail(&d, FL_EUSAGE,
                            "writing an optimised graph back is implemented for TensorFlow graphs "
-                           "only; an ONNX model can be analysed (foldline analyze) "
-                           "but not written");
+                           "only; an %s model can be analysed (foldline analyze) but not written",
+                           fmt == FL_FORMAT_ONNX ? "ONNX" : "TFLite");
     }
     fl_infer_result ir = {0, 0};
     if (st == FL_OK) {
@@ -694,7 +726,8 @@ fl_status fl_analyze(const void *bytes, size_t len, const fl_options *opt_in, fl
     }
     if (st == FL_OK) {
         st = build_report(&c, opt,
-                          fmt == FL_FORMAT_TFJS         ? "tfjs"
+                          fmt == FL_FORMAT_TFLITE       ? "tflite"
+                          : fmt == FL_FORMAT_TFJS       ? "tfjs"
                           : fmt == FL_FORMAT_ONNX       ? "onnx"
                           : fmt == FL_FORMAT_SAVEDMODEL ? "savedmodel"
                                                         : "graphdef",
@@ -707,7 +740,14 @@ fl_status fl_analyze(const void *bytes, size_t len, const fl_options *opt_in, fl
         st = fl__diag_check_stop(&d);
     }
     if (st == FL_OK && opt->passes) {
-        st = run_passes(&c, opt, r);
+        /* A TFLite model was already converted (and optimised) by the TFLite
+         * converter: Grappler's passes do not apply; the ledger says so. */
+        fl_options no_passes = *opt;
+        no_passes.passes = "none";
+        st = run_passes(&c, fmt == FL_FORMAT_TFLITE ? &no_passes : opt, r);
+        if (st == FL_OK && fmt == FL_FORMAT_TFLITE) {
+            st = note_passes_not_applicable(&c, r);
+        }
         if (st == FL_OK && opt->n_profiles) {
             st = fl__roofline_report_after(&c, opt, ra, r);
         }

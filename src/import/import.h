@@ -70,4 +70,12 @@ int fl__import_sniff_tfjs(const uint8_t *buf, size_t len);
 int fl__import_tfjs_refs(const uint8_t *buf, size_t len, void (*fn)(const char *name, void *arg),
                          void *arg);
 
+/* Parses a TensorFlow Lite flatbuffer (schema TFL3) into g; see
+ * src/import/tflite.c for the mapping to the IR. */
+fl_status fl__import_tflite(fl_graph *g, const uint8_t *buf, size_t len, const fl_import_opts *o,
+                            fl_diag *d);
+
+/* 1 when bytes 4-7 are the TFLite file identifier "TFL3", else 0. */
+int fl__import_sniff_tflite(const uint8_t *buf, size_t len);
+
 #endif
