@@ -504,7 +504,7 @@ static fl_status build_report(fl_ctx *c, const fl_options *opt, const char *form
  * optimised GraphDef and the per-node list of the optimised graph. */
 /* The ledger entry of a TFLite model: no pass was run. */
 static fl_status note_passes_not_applicable(fl_ctx *c, fl_report *r) {
-    fl_arena *ra = &((report_mem *)r->priv)->arena;
+    fl_arena *ra = report_arena(r);
     fl_report_ledger_entry *es = fl__arena_calloc(ra, r->n_ledger + 1, sizeof(*es));
     if (!es) {
         return fl__diag_oom(c->d);

@@ -576,7 +576,7 @@ static fl_status check_indices(tfl *t, uint32_t oi, fl_fb_vec ins, fl_fb_vec out
         bool is_in = k < ins.n;
         int32_t idx =
             is_in ? fl__fb_vec_i32(&t->r, ins, k) : fl__fb_vec_i32(&t->r, outs, k - ins.n);
-        if (idx < (is_in ? -1 : 0) || (uint32_t)idx >= t->tensors.n) {
+        if (idx < (is_in ? -1 : 0) || (idx >= 0 && (uint32_t)idx >= t->tensors.n)) {
             return fl__diag_fail(t->d, FL_EINVAL,
                                  "operator %u of subgraph %d names tensor %d of %u (field: "
                                  "subgraphs[%d].operators[%u].%s)",
