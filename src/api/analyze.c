@@ -79,9 +79,12 @@ static const char *shape_text(fl_arena *ra, const fl_shape *s) {
     if (s->rank < 0) {
         return "?";
     }
+    /* Every failure here marks the report arena failed: fl_analyze then
+     * fails with FL_ENOMEM instead of answering with a "?" shape. */
     size_t cap = 64, len = 0;
-    char *buf = malloc(cap);
+    char *buf = fl__alloc_should_fail() ? NULL : malloc(cap);
     if (!buf) {
+        ra->failed = true;
         return "?";
     }
     buf[len++] = '[';
@@ -92,10 +95,13 @@ static const char *shape_text(fl_arena *ra, const fl_shape *s) {
         char *heap = NULL;
         if (need >= sizeof tmp) {
             heap = malloc(need + 1);
-            if (heap) {
-                fl__sym_format(s->dims[i], heap, need + 1);
-                piece = heap;
+            if (!heap) {
+                free(buf);
+                ra->failed = true;
+                return "?";
             }
+            fl__sym_format(s->dims[i], heap, need + 1);
+            piece = heap;
         }
         size_t pl = strlen(piece);
         if (len + pl + 4 > cap) {
@@ -106,6 +112,7 @@ static const char *shape_text(fl_arena *ra, const fl_shape *s) {
             if (!nb) {
                 free(heap);
                 free(buf);
+                ra->failed = true;
                 return "?";
             }
             buf = nb;
@@ -607,8 +614,11 @@ static fl_status run_passes(fl_ctx *c, const fl_options *opt, fl_report *r) {
             }
         }
         const fl_cost_totals *b = &p->before, *a = &p->after;
-        st = fill_totals(c, ra, b, b->nodes_with_rule + b->nodes_without_rule + b->nodes_incomplete,
-                         &ps[i].before);
+        if (st == FL_OK) { /* keep a failure to copy `failed` */
+            st = fill_totals(c, ra, b,
+                             b->nodes_with_rule + b->nodes_without_rule + b->nodes_incomplete,
+                             &ps[i].before);
+        }
         if (st == FL_OK) {
             st = fill_totals(c, ra, a,
                              a->nodes_with_rule + a->nodes_without_rule + a->nodes_incomplete,
@@ -752,7 +762,10 @@ fl_status fl_analyze(const void *bytes, size_t len, const fl_options *opt_in, fl
             st = fl__roofline_report_after(&c, opt, ra, r);
         }
     }
-    if (st == FL_OK && arena.failed) {
+    /* An allocation that failed anywhere, the report's arena included (a
+     * string copied after the passes), fails the analysis: never FL_OK with
+     * a field missing. */
+    if (st == FL_OK && (arena.failed || ra->failed)) {
         st = fl__diag_oom(&d);
     }
     if (st != FL_OK) {

@@ -3,6 +3,8 @@
  */
 #include "graph/mutate.h"
 
+#include "util/check.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -269,6 +271,14 @@ const char *fl__graph_unique_name(fl_graph *g, const char *base) {
 }
 
 fl_status fl__node_set_inputs(fl_graph *g, fl_node *n, int n_inputs, const fl_input *inputs) {
+    /* IR invariants (util/check.h): an input is a live node of this graph
+     * read at one of its ports (-1 would be a control edge, kept apart). */
+    for (int i = 0; i < n_inputs; i++) {
+        FL_DCHECK(inputs[i].node && inputs[i].node != n);
+        FL_DCHECK(!(inputs[i].node->flags & FL_NODE_REMOVED));
+        FL_DCHECK(inputs[i].port >= 0 &&
+                  (inputs[i].node->n_outputs == 0 || inputs[i].port < inputs[i].node->n_outputs));
+    }
     fl_input *copy =
         fl__arena_calloc(g->arena, n_inputs > 0 ? (size_t)n_inputs : 1, sizeof(fl_input));
     if (!copy) {
@@ -302,6 +312,7 @@ fl_node *fl__graph_add_op(fl_graph *g, const char *name, const char *op, int n_i
 }
 
 fl_status fl__node_add_ctrl(fl_graph *g, fl_node *n, fl_node *dep) {
+    FL_DCHECK(dep && dep != n && !(dep->flags & FL_NODE_REMOVED));
     for (int k = 0; k < n->n_ctrl; k++) {
         if (n->ctrl[k] == dep) {
             return FL_OK;

@@ -127,7 +127,11 @@ bool fl__value_all_equal(const fl_value *v, double x) {
 }
 
 void fl__node_become(fl_graph *g, fl_node *n, const char *op) {
-    n->op = fl__arena_strdup(g->arena, op);
+    char *copy = fl__arena_strdup(g->arena, op);
+    if (!copy) {
+        return; /* out of memory: the arena's failure fails the pass; n is as it was */
+    }
+    n->op = copy;
     fl__op_bind(n);
     n->func = NULL;
     n->flags &= ~(uint32_t)FL_NODE_FUNC_CALL;

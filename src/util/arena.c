@@ -35,8 +35,24 @@ void fl__arena_free(fl_arena *a) {
     a->reserved = 0;
 }
 
+static bool (*fail_hook)(void *arg);
+static void *fail_hook_arg;
+
+void fl__arena_set_fail_hook(bool (*fail)(void *arg), void *arg) {
+    fail_hook = fail;
+    fail_hook_arg = arg;
+}
+
+bool fl__alloc_should_fail(void) {
+    return fail_hook && fail_hook(fail_hook_arg);
+}
+
 void *fl__arena_alloc(fl_arena *a, size_t size) {
     if (a->failed) {
+        return NULL;
+    }
+    if (fail_hook && fail_hook(fail_hook_arg)) {
+        a->failed = true;
         return NULL;
     }
     if (size == 0) {

@@ -57,6 +57,15 @@ char *fl__arena_strdup(fl_arena *a, const char *s);
 /* printf into arena memory. */
 char *fl__arena_printf(fl_arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Tests only: when set, `fail(arg)` is asked before every allocation of
+ * every arena (and the engine's other allocations that count as such); true
+ * makes that allocation fail as if memory were exhausted. NULL (the
+ * default): never. Not thread-safe: set it only while no analysis runs. */
+void fl__arena_set_fail_hook(bool (*fail)(void *arg), void *arg);
+
+/* Asks the hook above (false when none): for allocations outside arenas. */
+bool fl__alloc_should_fail(void);
+
 /* Grows an array held in the arena: returns a new array of `new_n` elements with
  * the first `old_n` copied from `old` (the old memory is simply abandoned). */
 void *fl__arena_grow(fl_arena *a, void *old, size_t old_n, size_t new_n, size_t elem);

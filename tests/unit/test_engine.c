@@ -6,6 +6,7 @@
 #include "formula.h"
 #include "testgraph.h"
 #include "testutil.h"
+#include "util/arena.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -304,9 +305,109 @@ static void test_options_from_older_headers(void **state) {
     tg_free(g);
 }
 
+/* Counts the engine's allocations; fails the `fail_at`-th (only that one;
+ * 0: none). */
+typedef struct alloc_counter {
+    long calls, fail_at;
+} alloc_counter;
+
+static bool fail_kth(void *arg) {
+    alloc_counter *a = arg;
+    return ++a->calls == a->fail_at;
+}
+
+/* Every pass has something to do: an Identity (pruning), Mul by one and a
+ * foldable Neg(AddV2(c1, c2)) (constant folding, arithmetic), a NoOp with a
+ * control edge (dependency), two outputs. */
+static tg_graph *busy_graph(void) {
+    tg_graph *t = tg_new();
+    tg_placeholder(t, "x", 1, 2, (int64_t[]){-1, 16});
+    tg_const_f32(t, "one", 0, NULL, (float[]){1}, 0);
+    tg_const_f32(t, "c1", 1, (int64_t[]){16}, NULL, 0);
+    tg_const_f32(t, "c2", 1, (int64_t[]){16}, NULL, 0);
+    tg_attr_type(tg_add(t, "i", "Identity", "x", NULL), "T", 1);
+    tg_attr_type(tg_add(t, "m", "Mul", "i", "one", NULL), "T", 1);
+    tg_attr_type(tg_add(t, "s", "AddV2", "c1", "c2", NULL), "T", 1);
+    tg_attr_type(tg_add(t, "k", "Neg", "s", NULL), "T", 1);
+    tg_attr_type(tg_add(t, "a", "AddV2", "m", "k", NULL), "T", 1);
+    tg_add(t, "dep", "NoOp", NULL);
+    tg_attr_type(tg_add(t, "y", "Neg", "a", "^dep", NULL), "T", 1);
+    tg_attr_type(tg_add(t, "z", "Relu", "m", NULL), "T", 1);
+    return t;
+}
+
+/* Running out of memory at any one allocation - in the import, inference,
+ * costs, any pass, the optimised graph's encoding, or the report built
+ * after the passes - fails the analysis with FL_ENOMEM and a message: never
+ * FL_OK with a field missing or a "?" in place of a value. (The first
+ * allocation is the report's own: that failure leaves no report, as
+ * documented.) */
+/* Fails each allocation in turn (every step-th) for options `o`. */
+static void oom_at_each_allocation(const uint8_t *bytes, size_t len, const fl_options *o) {
+    alloc_counter none = {0, 0};
+    fl__arena_set_fail_hook(fail_kth, &none);
+    fl_report *r = NULL;
+    assert_int_equal(fl_analyze(bytes, len, o, &r), FL_OK);
+    fl__arena_set_fail_hook(NULL, NULL);
+    assert_true(r->optimized && r->n_ledger > 0);
+    fl_report_free(r);
+    long total = none.calls;
+    assert_true(total > 100);
+    int failed = 0;
+    for (long k = 1; k <= total; k += 1 + total / 500) {
+        alloc_counter a = {0, k};
+        fl__arena_set_fail_hook(fail_kth, &a);
+        r = NULL;
+        fl_status st = fl_analyze(bytes, len, o, &r);
+        fl__arena_set_fail_hook(NULL, NULL);
+        if (st != FL_ENOMEM) {
+            print_error("allocation %ld of %ld failed, the analysis returned %s\n", k, total,
+                        fl_status_name(st));
+            failed++;
+        } else if (k > 1) {
+            assert_non_null(r);
+            assert_non_null(r->error);
+            assert_non_null(strstr(r->error, "memory"));
+        }
+        fl_report_free(r);
+    }
+    /* The last allocations of all: the end of the report. */
+    for (long k = total; k > total - 8 && k > 1; k--) {
+        alloc_counter a = {0, k};
+        fl__arena_set_fail_hook(fail_kth, &a);
+        r = NULL;
+        fl_status st = fl_analyze(bytes, len, o, &r);
+        fl__arena_set_fail_hook(NULL, NULL);
+        if (st != FL_ENOMEM) {
+            print_error("allocation %ld of %ld (the end) failed, the analysis returned %s\n", k,
+                        total, fl_status_name(st));
+            failed++;
+        }
+        fl_report_free(r);
+    }
+    assert_int_equal(failed, 0);
+}
+
+static void test_out_of_memory_everywhere(void **state) {
+    (void)state;
+    tg_graph *g = busy_graph();
+    size_t len;
+    uint8_t *bytes = tg_pack(g, &len);
+    fl_options o;
+    fl_options_init(&o);
+    o.passes = "default";
+    oom_at_each_allocation(bytes, len, &o); /* the report ends with the ledger */
+    o.per_node = true;
+    o.return_graph = true;
+    oom_at_each_allocation(bytes, len, &o); /* ... with the optimised graph */
+    free(bytes);
+    tg_free(g);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cancellation),
+        cmocka_unit_test(test_out_of_memory_everywhere),
         cmocka_unit_test(test_value_binding),
         cmocka_unit_test(test_tensor_value_binding),
         cmocka_unit_test(test_options_from_older_headers),
