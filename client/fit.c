@@ -9,6 +9,11 @@
  * "Session") time whole runs. Per node the median over the runs is used; a
  * median of 0 (below the trace's 1 us resolution) counts as 0.5 us.
  *
+ * MODEL=TRACE@MS gives the model's untraced latency (ms): the dispatch
+ * overhead is then (MS - the kernels' medians) / kernels, since ORT's
+ * profiler adds its own cost between traced kernels; without it the traced
+ * runs' gaps are used.
+ *
  * Each model is analysed as given (no passes) on BASE, and every kernel is
  * matched to an op: by node name and op type (ONNX Runtime keeps the model's
  * node names when it does not rewrite the graph), else by op type (ORT's
@@ -46,6 +51,8 @@ typedef struct trace {
     double run_s; /* median model_run, 0 when absent */
     double gap_s; /* median over runs of (model_run - the kernels inside it) */
     size_t n_runs;
+    size_t hint;     /* the kernel after the last one looked up: runs repeat the order */
+    kernel **sorted; /* by name, for the look-ups of the ops */
 } trace;
 
 static int cmp_d(const void *a, const void *b) {
@@ -64,6 +71,7 @@ static void trace_free(trace *t) {
         free(t->k[i].name);
     }
     free(t->k);
+    free(t->sorted);
     json_decref(t->root);
     memset(t, 0, sizeof(*t));
 }
@@ -90,11 +98,25 @@ static void shape_text(json_t *shapes, char *buf, size_t size) {
     }
 }
 
+static int cmp_kernel(const void *a, const void *b) {
+    return strcmp((*(kernel *const *)a)->name, (*(kernel *const *)b)->name);
+}
+
+/* The kernel of that node name: by the sorted index once the trace is
+ * loaded, else trying the next kernel in order first (every run repeats the
+ * same sequence), then all of them. */
 static kernel *find_kernel(trace *t, const char *name) {
-    for (size_t i = 0; i < t->n; i++) { /* the last one first: events of a node come together */
-        kernel *k = &t->k[t->n - 1 - i];
-        if (strcmp(k->name, name) == 0) {
-            return k;
+    if (t->sorted) {
+        kernel key, *kp = &key, **hit;
+        key.name = (char *)name;
+        hit = bsearch(&kp, t->sorted, t->n, sizeof(kernel *), cmp_kernel);
+        return hit ? *hit : NULL;
+    }
+    for (size_t i = 0; i < t->n; i++) {
+        size_t j = (t->hint + i) % t->n;
+        if (strcmp(t->k[j].name, name) == 0) {
+            t->hint = j + 1;
+            return &t->k[j];
         }
     }
     return NULL;
@@ -219,6 +241,14 @@ static int trace_load(const char *path, trace *t) {
                 path);
         return EXIT_BAD_MODEL;
     }
+    t->sorted = calloc(t->n, sizeof(kernel *));
+    if (!t->sorted) {
+        return EXIT_IO;
+    }
+    for (size_t i = 0; i < t->n; i++) {
+        t->sorted[i] = &t->k[i];
+    }
+    qsort(t->sorted, t->n, sizeof(kernel *), cmp_kernel);
     bool any = false;
     for (size_t i = 0; i < t->n; i++) {
         double m = median_of(t->k[i].durs, t->k[i].n_durs);
@@ -347,7 +377,7 @@ static int parse_fit(fit_cli *c, int argc, char **argv) {
             c->pairs[c->n_pairs++] = argv[i];
         } else {
             return fl_cli_usage_error("fit: unexpected argument '%s' (fit takes --profile BASE, "
-                                      "-o OUT.yaml, --bind SYM=N and MODEL=TRACE.json pairs)",
+                                      "-o OUT.yaml, --bind SYM=N and MODEL=TRACE.json[@MS] pairs)",
                                       a);
         }
     }
@@ -392,6 +422,21 @@ static int load_pair(fit_cli *c, const fl_options *base_opt, char *pair, fl_fit_
     char *eq = strchr(pair, '=');
     *eq = '\0';
     const char *mpath = pair, *tpath = eq + 1;
+    /* MODEL=TRACE@MS: the untraced whole-run latency, measured apart (the
+     * profiler's own cost between kernels inflates traced runs). */
+    double latency_s = 0;
+    char *at = strrchr(eq + 1, '@');
+    if (at) {
+        char *end;
+        errno = 0;
+        double ms = strtod(at + 1, &end);
+        if (errno || *end || !at[1] || !(ms > 0) || !isfinite(ms)) {
+            return fl_cli_usage_error("fit: '%s': the latency after '@' must be milliseconds > 0",
+                                      at + 1);
+        }
+        *at = '\0';
+        latency_s = ms * 1e-3;
+    }
     m->name = mpath;
     trace t;
     int rc = trace_load(tpath, &t);
@@ -434,8 +479,14 @@ static int load_pair(fit_cli *c, const fl_options *base_opt, char *pair, fl_fit_
     if (!rc) {
         m->ops = ops;
         m->n_ops = g->n_nodes;
-        m->measured_s = t.run_s;
-        m->kernel_sum_s = t.run_s - t.gap_s; /* so that the per-kernel gap is gap_s / kernels */
+        double ksum = 0;
+        for (size_t i = 0; i < t.n; i++) {
+            ksum += t.k[i].median_s;
+        }
+        /* the per-kernel dispatch gap: (latency - kernels) / kernels, or the
+         * traced runs' own gaps when no latency was given */
+        m->measured_s = latency_s > 0 ? latency_s : t.run_s;
+        m->kernel_sum_s = latency_s > 0 ? ksum : t.run_s - t.gap_s;
         m->n_kernels = t.n;
         printf("  %-40s %5zu kernels, %5zu matched (%zu by name, %zu by op and shape), run %.4g "
                "ms\n",

@@ -39,7 +39,7 @@ static const char usage_text[] =
     "       foldline --server HOST:PORT [remote options] health [SERVICE]\n"
     "       foldline profiles [--profiles-dir DIR] [--sources] [--json]\n"
     "       foldline calibrate [-o FILE] [--threads N] [--short] [--name NAME]\n"
-    "       foldline fit --profile BASE -o OUT.yaml [--bind SYM=N] MODEL.onnx=TRACE.json...\n"
+    "       foldline fit --profile BASE -o OUT.yaml [--bind SYM=N] MODEL.onnx=TRACE.json[@MS]...\n"
     "       foldline --help | --version\n"
     "\n"
     "Analyse the cost of a TensorFlow graph: shapes, FLOPs, MACs and bytes per op.\n"

@@ -5,8 +5,23 @@
 # rank correlation and the median predicted/measured ratio.
 #
 #   tests/bench/validate_roofline.sh [BUILD_DIR] [--profile FILE.yaml]
-#        [--models NAME,NAME...] [--runs N] [--warmup N] [--budget SECONDS]
-#        [--all-level] [--json FILE] [--keep]
+#        [--threads N] [--cv] [--models NAME,NAME...] [--runs N] [--warmup N]
+#        [--budget SECONDS] [--all-level] [--json FILE] [--keep]
+#
+# --threads N: calibrate with N threads (`foldline calibrate --threads N`) and
+# run ORT with N intra-op threads. On a shared host --threads 1 gives the
+# trustworthy figures.
+#
+# --cv (default threads 1): how `foldline fit` does on models it never saw.
+# Every model is run in ORT (graphOptimizationLevel disabled) with profiling
+# (tests/bench/ort_trace.mjs: one per-node trace and the untraced median
+# latency per model); then, leaving each model out in turn, a profile is
+# fitted to the other models' traces and the left-out model is predicted
+# (tests/bench/validate_fit.mjs). Prints per model the measured, before-fit
+# and after-fit times with the fitted 80 % interval; MAPE, the share within
+# +-10 %, Spearman and Kendall before and after fitting; per op class the
+# median |error| of each op's predicted kernel time against its traced one;
+# and the wall time of `foldline fit` on all the traces.
 #
 # BUILD_DIR (default: build-validate in the checkout, git-ignored) is
 # configured and built (Release) when it has no foldline or fl_onnxfill yet.
@@ -40,10 +55,14 @@ budget=4
 levels="disabled,extended"
 json_out=""
 keep=0
+threads_opt=""
+cv=0
 
 while [ $# -gt 0 ]; do
     case "$1" in
     --profile) profile=$2; shift 2 ;;
+    --threads) threads_opt=$2; shift 2 ;;
+    --cv) cv=1; shift ;;
     --models) models=$2; shift 2 ;;
     --runs) runs=$2; shift 2 ;;
     --warmup) warmup=$2; shift 2 ;;
@@ -51,7 +70,7 @@ while [ $# -gt 0 ]; do
     --all-level) levels="disabled,extended,all"; shift ;;
     --json) json_out=$2; shift 2 ;;
     --keep) keep=1; shift ;;
-    -h|--help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,47p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "validate_roofline: unknown option $1" >&2; exit 2 ;;
     *) build=$1; shift ;;
     esac
@@ -105,13 +124,16 @@ if [ -n "$profile" ]; then
     [ -f "$profile" ] || { echo "validate_roofline: no profile $profile" >&2; exit 2; }
     cp "$profile" "$work/profiles/host.yaml"
 else
-    echo "validate_roofline: calibrating this host (foldline calibrate)"
-    "$foldline" calibrate -o "$work/profiles/host.yaml" 2>"$work/calibrate.log" ||
-        { cat "$work/calibrate.log" >&2; exit 1; }
+    [ "$cv" = 1 ] && [ -z "$threads_opt" ] && threads_opt=1
+    echo "validate_roofline: calibrating this host (foldline calibrate${threads_opt:+ --threads $threads_opt})"
+    "$foldline" calibrate ${threads_opt:+--threads "$threads_opt"} -o "$work/profiles/host.yaml" \
+        2>"$work/calibrate.log" || { cat "$work/calibrate.log" >&2; exit 1; }
 fi
 pname=$(sed -n 's/^name: *//p' "$work/profiles/host.yaml" | head -n1 | tr -d '"')
 threads=$(grep -o '[0-9][0-9]* threads\{0,1\}' "$work/profiles/host.yaml" | head -n1 | cut -d' ' -f1 || true)
-if [ -z "$threads" ]; then
+if [ -n "$threads_opt" ]; then
+    threads=$threads_opt
+elif [ -z "$threads" ]; then
     threads=$(nproc)
     echo "validate_roofline: the profile does not say how many threads it measured; using $threads"
 fi
@@ -143,6 +165,31 @@ for n in "${names[@]}"; do
     entries="$entries${entries:+,}
   {\"name\": \"$n\", \"analyze\": \"$stripped\", \"run\": \"$run\"$ext_json}"
 done
+
+if [ "$cv" = 1 ]; then
+    echo "validate_roofline: tracing ${#names[@]} models in ONNX Runtime ($threads thread(s)); load: $(cut -d' ' -f1-3 /proc/loadavg)"
+    pairs=()
+    for n in "${names[@]}"; do
+        if [ -f "$corpus/$n.raw.onnx" ]; then pairs+=("$n=$corpus/$n.raw.onnx"); else pairs+=("$n=$work/models/$n.raw.onnx"); fi
+    done
+    mkdir -p "$work/traces"
+    node "$here/ort_trace.mjs" --ort-dir "$ortdir" --out "$work/traces" --threads "$threads" \
+        --warmup "$warmup" --runs "$runs" "${pairs[@]}" >"$work/traces.jsonl"
+    python3 - "$work" "$foldline" "$corpus" "$threads" <<'PY'
+import json, sys
+work, foldline, corpus, threads = sys.argv[1:5]
+rows = [json.loads(l) for l in open(f"{work}/traces.jsonl")]
+plan = {"foldline": foldline, "base": f"{work}/profiles/host.yaml", "work": work,
+        "threads": int(threads),
+        "models": [{"name": r["name"], "model": f"{corpus}/{r['name']}.raw.stripped.onnx",
+                    "trace": r["trace"], "median_ms": r["median_ms"], "p10_ms": r["p10_ms"],
+                    "p90_ms": r["p90_ms"]} for r in rows]}
+json.dump(plan, open(f"{work}/cv-plan.json", "w"))
+PY
+    node "$here/validate_fit.mjs" --plan "$work/cv-plan.json"
+    echo "validate_roofline: load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+    exit 0
+fi
 
 levels_json=$(echo "$levels" | sed 's/[^,]*/"&"/g')
 cat >"$work/plan.json" <<EOF

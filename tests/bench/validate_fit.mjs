@@ -1,0 +1,133 @@
+// validate_fit.mjs - the cross-validation half of tests/bench/validate_roofline.sh
+// (--cv): how well `foldline fit` predicts ONNX Runtime on models it never saw.
+//
+//   node validate_fit.mjs --plan PLAN.json
+//
+// PLAN.json: {"foldline", "base": "calibrated profile file", "work": "dir",
+//   "threads": 1, "models": [{"name", "model": "runnable .onnx",
+//   "trace": "ORT profile", "median_ms": untraced median, "p10_ms", "p90_ms"}]}
+//
+// For every model M: `foldline fit` on the traces of all the other models,
+// then `foldline analyze M --passes none` on that fitted profile (leave one
+// model out). Whole-model predictions are compared with ORT's untraced median
+// latency: before fitting (the calibrated peaks) and after; per node, each
+// op's predicted kernel time (time - dispatch overhead) with its median
+// kernel time in M's trace, per op class. Prints MAPE, the share within
+// +-10 %, Spearman and Kendall, and the median time of `fit` on all traces.
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+
+const args = process.argv.slice(2);
+const plan = JSON.parse(readFileSync(args[args.indexOf('--plan') + 1], 'utf8'));
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b), n = s.length;
+  return n === 0 ? NaN : n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+};
+function ranks(xs) {
+  const idx = xs.map((v, i) => [v, i]).sort((a, b) => a[0] - b[0]);
+  const r = new Array(xs.length);
+  for (let i = 0; i < idx.length;) {
+    let j = i;
+    while (j + 1 < idx.length && idx[j + 1][0] === idx[i][0]) j++;
+    for (let k = i; k <= j; k++) r[idx[k][1]] = (i + j) / 2 + 1;
+    i = j + 1;
+  }
+  return r;
+}
+function pearson(a, b) {
+  const n = a.length, ma = a.reduce((s, v) => s + v, 0) / n, mb = b.reduce((s, v) => s + v, 0) / n;
+  let ab = 0, aa = 0, bb = 0;
+  for (let i = 0; i < n; i++) { ab += (a[i] - ma) * (b[i] - mb); aa += (a[i] - ma) ** 2; bb += (b[i] - mb) ** 2; }
+  return aa > 0 && bb > 0 ? ab / Math.sqrt(aa * bb) : NaN;
+}
+function kendall(a, b) {
+  let c = 0, d = 0, ta = 0, tb = 0;
+  for (let i = 0; i < a.length; i++) for (let j = i + 1; j < a.length; j++) {
+    const x = Math.sign(a[i] - a[j]), y = Math.sign(b[i] - b[j]);
+    if (x === 0 && y === 0) continue;
+    if (x === 0) ta++; else if (y === 0) tb++; else if (x === y) c++; else d++;
+  }
+  const den = Math.sqrt((c + d + ta) * (c + d + tb));
+  return den > 0 ? (c - d) / den : NaN;
+}
+function stats(pred, meas) {
+  const ape = pred.map((p, i) => Math.abs(p - meas[i]) / meas[i]);
+  return { n: pred.length, mape: 100 * ape.reduce((s, v) => s + v, 0) / ape.length,
+    within10: 100 * ape.filter((e) => e <= 0.1).length / ape.length,
+    spearman: pearson(ranks(pred), ranks(meas)), kendall: kendall(pred, meas),
+    ratio: median(pred.map((p, i) => p / meas[i])) };
+}
+const f2 = (x) => (Number.isFinite(x) ? x.toFixed(2) : 'n/a');
+const pad = (s, n) => String(s).padEnd(n), lpad = (s, n) => String(s).padStart(n);
+
+function analyze(model, profile) {
+  const out = execFileSync(plan.foldline, ['analyze', model, '--passes', 'none', '--per-node',
+    '--json', '--profile', profile], { maxBuffer: 512 << 20 }).toString();
+  return JSON.parse(out).roofline[0].before;
+}
+function fit(out, models) {
+  const argv = ['fit', '--profile', plan.base, '-o', out,
+    ...models.map((m) => `${m.model}=${m.trace}@${m.median_ms}`)];
+  const t0 = performance.now();
+  execFileSync(plan.foldline, argv, { maxBuffer: 64 << 20 });
+  return performance.now() - t0;
+}
+function kernels(trace) {
+  const ev = JSON.parse(readFileSync(trace, 'utf8'));
+  const k = new Map();
+  for (const e of Array.isArray(ev) ? ev : ev.traceEvents) {
+    if (e.cat === 'Node' && e.name.endsWith('_kernel_time')) {
+      const n = e.name.slice(0, -12);
+      if (!k.has(n)) k.set(n, []);
+      k.get(n).push(e.dur * 1e-6);
+    }
+  }
+  return new Map([...k].map(([n, d]) => [n, Math.max(median(d), 0.5e-6)]));
+}
+
+const rows = [], nodeErr = new Map(), nodeTime = new Map();
+for (const m of plan.models) {
+  const others = plan.models.filter((o) => o !== m);
+  const out = `${plan.work}/lomo-${m.name}.yaml`;
+  fit(out, others);
+  const before = analyze(m.model, plan.base), after = analyze(m.model, out);
+  rows.push({ name: m.name, meas: m.median_ms, before: before.time_s * 1e3, after: after.time_s * 1e3,
+    low: after.interval ? after.interval.low_s * 1e3 : NaN,
+    high: after.interval ? after.interval.high_s * 1e3 : NaN });
+  const k = kernels(m.trace);
+  for (const n of after.nodes) {
+    const t = k.get(n.name);
+    if (t === undefined) continue;
+    const p = n.time_s - n.overhead_s;
+    if (!nodeErr.has(n.class)) { nodeErr.set(n.class, []); nodeTime.set(n.class, 0); }
+    nodeErr.get(n.class).push(Math.abs(p - t) / t);
+    nodeTime.set(n.class, nodeTime.get(n.class) + t);
+  }
+  console.error(`  ${pad(m.name, 26)} measured ${f2(m.median_ms)} ms, before ${f2(before.time_s * 1e3)}, after ${f2(after.time_s * 1e3)}`);
+}
+
+console.log(`\n== leave-one-model-out: foldline fit on the other ${plan.models.length - 1} traces, ` +
+  `ORT ${plan.threads} thread(s), graphOptimizationLevel disabled, untraced median`);
+console.log(`${pad('model', 26)} ${lpad('meas ms', 9)} ${lpad('before', 9)} ${lpad('after', 9)} ${lpad('80% interval', 17)} ${lpad('ratio', 6)}`);
+for (const r of rows) {
+  console.log(`${pad(r.name, 26)} ${lpad(f2(r.meas), 9)} ${lpad(f2(r.before), 9)} ${lpad(f2(r.after), 9)} ` +
+    `${lpad(`${f2(r.low)}-${f2(r.high)}`, 17)} ${lpad(f2(r.after / r.meas), 6)}`);
+}
+const meas = rows.map((r) => r.meas), inside = rows.filter((r) => r.meas >= r.low && r.meas <= r.high).length;
+for (const [label, key] of [['before fitting (peaks)', 'before'], ['after fitting (unseen)', 'after']]) {
+  const s = stats(rows.map((r) => r[key]), meas);
+  console.log(`summary ${pad(label, 24)} n=${s.n}  MAPE ${f2(s.mape)}%  within 10% ${f2(s.within10)}%  ` +
+    `Spearman ${f2(s.spearman)}  Kendall ${f2(s.kendall)}  median ratio ${f2(s.ratio)}`);
+}
+console.log(`measured latency inside the 80 % interval: ${inside} of ${rows.length}`);
+console.log(`\nper node (unseen models): |predicted kernel - traced kernel| / traced, by class (by traced time)`);
+const classes = [...nodeTime].sort((a, b) => b[1] - a[1]);
+for (const [c, t] of classes) {
+  console.log(`  ${pad(c, 14)} ${lpad(nodeErr.get(c).length, 6)} ops  ${lpad(f2(t * 1e3), 10)} ms traced  ` +
+    `median |error| ${lpad(f2(100 * median(nodeErr.get(c))), 7)}%`);
+}
+const times = [];
+for (let i = 0; i < 5; i++) times.push(fit(`${plan.work}/all.yaml`, plan.models));
+console.log(`\nfoldline fit on all ${plan.models.length} traces: median ${f2(median(times))} ms wall (5 runs, analyses included)`);
