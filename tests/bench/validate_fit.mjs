@@ -129,5 +129,5 @@ for (const [c, t] of classes) {
     `median |error| ${lpad(f2(100 * median(nodeErr.get(c))), 7)}%`);
 }
 const times = [];
-for (let i = 0; i < 5; i++) times.push(fit(`${plan.work}/all.yaml`, plan.models));
+for (let i = 0; i < 5; i++) times.push(fit(`${plan.work}/fit-all.yaml`, plan.models));
 console.log(`\nfoldline fit on all ${plan.models.length} traces: median ${f2(median(times))} ms wall (5 runs, analyses included)`);
