@@ -216,6 +216,16 @@ static void test_bad_attrs(void **state) {
     assert_non_null(strstr(r->error, "node 'rs' (Resize): input 'sizes' has negative entry -2"));
     fl_report_free(r);
     ob_free(m);
+    /* More Resize axes than dims. */
+    m = ob_new(18);
+    ob_input(m, "x", OB_FLOAT, 2, (int64_t[]){4, 8}, NULL);
+    ob_init_i64(m, "sizes", 1, (int64_t[]){3}, (int64_t[]){4, 4, 4});
+    ob_attr_ints(m, ob_node(m, "Resize", "rs", "x,,,sizes", "y"), "axes", 3, (int64_t[]){0, 1, 1});
+    ob_output(m, "y");
+    r = run(m, FL_EINVAL);
+    assert_non_null(strstr(r->error, "node 'rs' (Resize): attr 'axes' has 3 entries for rank 2"));
+    fl_report_free(r);
+    ob_free(m);
 }
 
 static bool has_warning(const fl_report *r, const char *text) {

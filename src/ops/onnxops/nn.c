@@ -358,6 +358,10 @@ static fl_status resize_shape(fl_ctx *c, fl_node *n, int scales_in, int sizes_in
         return st;
     }
     int ax[256];
+    if (st == FL_OK && na > (size_t)x->rank) {
+        return fl__node_fail(c->d, FL_EINVAL, n, "attr 'axes' has %zu entries for rank %d", na,
+                             x->rank);
+    }
     int cnt = st == FL_OK ? (int)na : x->rank;
     for (int i = 0; i < cnt; i++) {
         ax[i] = i;

@@ -8,7 +8,7 @@
  * then run here: greedy by descending score, ties by index, a box
  * suppressed when its IoU with a kept box exceeds iou_threshold, scores
  * kept when above score_threshold, at most max_output_boxes_per_class per
- * batch and class), else that dim is unknown. Unique: Y, indices, counts
+ * batch and class; up to 1e8 box pairs), else that dim is unknown. Unique: Y, indices, counts
  * have the unique count U (flattened without attr axis, slices along it
  * with), inverse_indices the input's element count (or axis length).
  * TfIdfVectorizer: float [max(ngram_indexes) + 1], with the batch dim of a
@@ -32,6 +32,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define NMS_MAX_PAIRS 1e8
 
 static fl_status cost_zero(fl_ctx *c, const fl_node *n, fl_cost *out) {
     fl_arith k = {c, n, FL_OK};
@@ -136,7 +138,10 @@ static bool nms_read(fl_ctx *c, const fl_node *n, nms_in *p) {
     p->nb = p->boxes->dims[0];
     p->ns = p->boxes->dims[1];
     p->nc = p->scores->dims[1];
-    if (p->scores->dims[0] != p->nb || p->scores->dims[2] != p->ns || p->ns > 100000) {
+    /* The selection tests box pairs: at most NMS_MAX_PAIRS of them are run
+     * here; beyond that the count is left unknown. */
+    if (p->scores->dims[0] != p->nb || p->scores->dims[2] != p->ns || p->ns > 100000 ||
+        (double)p->nb * (double)p->nc * (double)p->ns * (double)p->ns > NMS_MAX_PAIRS) {
         return false;
     }
     double d;

@@ -408,12 +408,12 @@ static fl_status einsum_parse(fl_ctx *c, const fl_node *n, einsum *es) {
     }
     es->out_rank = 0;
     if (!arrow) {
-        for (int i = 0; es->has_ell && i < es->ell.rank; i++) {
+        for (int i = 0; es->has_ell && i < es->ell.rank && i < 200; i++) {
             es->out[es->out_rank++] = es->ell.dims[i];
         }
         for (int li = 0; li < 52; li++) { /* alphabetical, upper case first as in ASCII */
             int l = li < 26 ? 26 + li : li - 26;
-            if (es->count[l] == 1) {
+            if (es->count[l] == 1 && es->out_rank < 250) {
                 es->out[es->out_rank++] = es->label[l];
             }
         }
@@ -422,7 +422,7 @@ static fl_status einsum_parse(fl_ctx *c, const fl_node *n, einsum *es) {
     for (const char *p = arrow + 2; *p; p++) {
         int li = label_idx(*p);
         if (*p == '.' && p[1] == '.' && p[2] == '.') {
-            for (int i = 0; es->has_ell && i < es->ell.rank; i++) {
+            for (int i = 0; es->has_ell && i < es->ell.rank && es->out_rank < 250; i++) {
                 es->out[es->out_rank++] = es->ell.dims[i];
             }
             p += 2;
