@@ -272,6 +272,38 @@ static bool is_back_edge_into(const fl_node *src, bool dst_is_merge) {
     return dst_is_merge && is_next_iteration(src);
 }
 
+/* The sort stopped short: some node is on a cycle (or downstream of one).
+ * Names a node on the cycle, found by walking predecessors that are still
+ * blocked (indeg != 0). */
+static fl_status cycle_error(const fl_graph *g, const uint32_t *indeg, fl_diag *d) {
+    size_t n = g->n_nodes, bad = 0;
+    while (bad < n && indeg[bad] == 0) {
+        bad++;
+    }
+    fl_node *m = g->nodes[bad];
+    for (size_t steps = 0; steps < n; steps++) {
+        fl_node *pred = NULL;
+        for (int k = 0; k < m->n_inputs && !pred; k++) {
+            fl_node *src = m->inputs[k].node;
+            if (!is_back_edge(src, m) && indeg[src->id] != 0) {
+                pred = src;
+            }
+        }
+        for (int k = 0; k < m->n_ctrl && !pred; k++) {
+            if (indeg[m->ctrl[k]->id] != 0) {
+                pred = m->ctrl[k];
+            }
+        }
+        if (!pred) {
+            break;
+        }
+        m = pred;
+    }
+    return fl__node_fail(d, FL_EINVAL, m,
+                         "graph has a cycle through this node that is not a while-loop "
+                         "(only NextIteration -> Merge edges may close a cycle; field: input)");
+}
+
 fl_status fl__graph_toposort(fl_graph *g, fl_diag *d) {
     size_t n = g->n_nodes;
     uint32_t *indeg = calloc(n ? n : 1, sizeof(uint32_t));
@@ -363,34 +395,7 @@ fl_status fl__graph_toposort(fl_graph *g, fl_diag *d) {
     }
     fl_status st = FL_OK;
     if (tail != n) {
-        /* Some node is on a cycle (or downstream of one): name a node that is
-         * on the cycle by walking predecessors that are still blocked. */
-        size_t bad = 0;
-        while (bad < n && indeg[bad] == 0) {
-            bad++;
-        }
-        fl_node *m = g->nodes[bad];
-        for (size_t steps = 0; steps < n; steps++) {
-            fl_node *pred = NULL;
-            for (int k = 0; k < m->n_inputs && !pred; k++) {
-                fl_node *src = m->inputs[k].node;
-                if (!is_back_edge(src, m) && indeg[src->id] != 0) {
-                    pred = src;
-                }
-            }
-            for (int k = 0; k < m->n_ctrl && !pred; k++) {
-                if (indeg[m->ctrl[k]->id] != 0) {
-                    pred = m->ctrl[k];
-                }
-            }
-            if (!pred) {
-                break;
-            }
-            m = pred;
-        }
-        st = fl__node_fail(d, FL_EINVAL, m,
-                           "graph has a cycle through this node that is not a while-loop "
-                           "(only NextIteration -> Merge edges may close a cycle; field: input)");
+        st = cycle_error(g, indeg, d);
     } else {
         g->order = order;
     }
