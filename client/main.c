@@ -80,8 +80,12 @@ static const char usage_text[] =
     "  -o FILE                  (optimize) where to write the optimised GraphDef\n"
     "\n"
     "remote options (analyse on a foldlined server; the output is the same):\n"
-    "  --server HOST:PORT       send the model to this server\n"
+    "  --server TARGET          send the model to this server: HOST:PORT or any gRPC target\n"
+    "                           (dns:///NAME:PORT, ipv4:A:P,B:P, unix:PATH); calls are spread\n"
+    "                           round-robin over every address and retried on UNAVAILABLE\n"
     "  --token-file F           bearer token (F's first line) for a server that needs one\n"
+    "  --tls                    use TLS, the server's certificate checked against the system\n"
+    "                           CA store\n"
     "  --tls-ca F               use TLS; F is the PEM CA certificate the server's is signed by\n"
     "  --timeout-ms N           deadline of the call (default none)\n"
     "  --strip-weights [BYTES]  drop constant contents above BYTES (default 1024) before\n"
@@ -687,7 +691,7 @@ static int cmd_analyze(int argc, char **argv) {
 static int parse_remote_option(const char *a) {
     return strcmp(a, "--server") == 0 || strcmp(a, "--token-file") == 0 ||
                    strcmp(a, "--tls-ca") == 0 || strcmp(a, "--timeout-ms") == 0 ||
-                   strcmp(a, "--strip-weights") == 0
+                   strcmp(a, "--strip-weights") == 0 || strcmp(a, "--tls") == 0
                ? 0
                : -1;
 }
@@ -734,6 +738,11 @@ static int main_remote(int argc, char **argv) {
             }
             continue;
         }
+        if (strcmp(a, "--tls") == 0) { /* no value */
+            remote.tls = true;
+            i++;
+            continue;
+        }
         if (!v) {
             return fl_cli_usage_error("option %s needs a value", a);
         }
@@ -755,9 +764,9 @@ static int main_remote(int argc, char **argv) {
     }
     int rc;
     if (!remote.server) {
-        rc = fl_cli_usage_error("%s",
-                                "--token-file, --tls-ca, --timeout-ms and --strip-weights need "
-                                "--server HOST:PORT");
+        rc = fl_cli_usage_error(
+            "%s", "--token-file, --tls, --tls-ca, --timeout-ms and --strip-weights need "
+                  "--server HOST:PORT");
     } else if (i < argc && strcmp(argv[i], "profiles") == 0) {
         rc = cmd_remote_profiles(argc - i - 1, argv + i + 1);
     } else if (i < argc && strcmp(argv[i], "health") == 0) {

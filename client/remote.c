@@ -572,21 +572,58 @@ static int run_batch(call_state *s, const grpc_op *ops, size_t n) {
     return ev.type == GRPC_OP_COMPLETE && ev.success;
 }
 
-static bool open_call(call_state *s, const fl_remote_options *ro, const char *method, char *err,
-                      size_t errlen) {
-    grpc_channel_credentials *creds;
+/* The channel's service config: calls spread round-robin over every address
+ * the target resolves to (a headless Service's pods, ipv4:A:P,B:P), and the
+ * idempotent calls retried on UNAVAILABLE (a replica killed, restarting or
+ * draining) with gRPC's own retry policy: up to 5 attempts, backoff 50 ms
+ * doubling to 1 s. A call is retried only before the server has answered
+ * (our server sends its headers with the reply) and while its request fits
+ * the retry buffer (RETRY_BUFFER_BYTES: every unary Analyze; a streamed
+ * graph above it is sent once). */
+#define RETRY_BUFFER_BYTES (16 << 20)
+static const char service_config[] =
+    "{\"loadBalancingConfig\":[{\"round_robin\":{}}],"
+    "\"methodConfig\":[{\"name\":["
+    "{\"service\":\"foldline.v1.CostModel\",\"method\":\"Analyze\"},"
+    "{\"service\":\"foldline.v1.CostModel\",\"method\":\"AnalyzeStream\"},"
+    "{\"service\":\"foldline.v1.CostModel\",\"method\":\"ListProfiles\"},"
+    "{\"service\":\"grpc.health.v1.Health\",\"method\":\"Check\"}],"
+    "\"retryPolicy\":{\"maxAttempts\":5,\"initialBackoff\":\"0.05s\",\"maxBackoff\":\"1s\","
+    "\"backoffMultiplier\":2,\"retryableStatusCodes\":[\"UNAVAILABLE\"]}}]}";
+
+/* The system CA store (Debian's ca-certificates bundle); NULL: gRPC's default. */
+#define SYSTEM_CA_FILE "/etc/ssl/certs/ca-certificates.crt"
+
+static grpc_channel_credentials *channel_creds(const fl_remote_options *ro, char *err,
+                                               size_t errlen) {
+    if (!ro->tls_ca && !ro->tls) {
+        return grpc_insecure_credentials_create();
+    }
+    char *pem = NULL;
     if (ro->tls_ca) {
-        char *pem = read_text_file(ro->tls_ca);
+        pem = read_text_file(ro->tls_ca);
         if (!pem) {
             snprintf(err, errlen, "cannot read --tls-ca file '%s'", ro->tls_ca);
-            return false;
+            return NULL;
         }
-        creds = grpc_ssl_credentials_create(pem, NULL, NULL, NULL);
-        free(pem);
     } else {
-        creds = grpc_insecure_credentials_create();
+        pem = read_text_file(SYSTEM_CA_FILE); /* NULL: gRPC's own default roots */
     }
-    grpc_arg args[2];
+    grpc_channel_credentials *creds = grpc_ssl_credentials_create(pem, NULL, NULL, NULL);
+    free(pem);
+    if (!creds) {
+        snprintf(err, errlen, "cannot set up TLS credentials");
+    }
+    return creds;
+}
+
+static bool open_call(call_state *s, const fl_remote_options *ro, const char *method, char *err,
+                      size_t errlen) {
+    grpc_channel_credentials *creds = channel_creds(ro, err, errlen);
+    if (!creds) {
+        return false;
+    }
+    grpc_arg args[5];
     memset(args, 0, sizeof args);
     args[0].type = GRPC_ARG_INTEGER;
     args[0].key = (char *)GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH;
@@ -594,10 +631,23 @@ static bool open_call(call_state *s, const fl_remote_options *ro, const char *me
     args[1].type = GRPC_ARG_INTEGER;
     args[1].key = (char *)GRPC_ARG_MAX_SEND_MESSAGE_LENGTH;
     args[1].value.integer = -1;
-    grpc_channel_args ca = {.num_args = 2, .args = args};
+    args[2].type = GRPC_ARG_STRING;
+    args[2].key = (char *)GRPC_ARG_SERVICE_CONFIG;
+    args[2].value.string = (char *)service_config;
+    args[3].type = GRPC_ARG_INTEGER;
+    args[3].key = (char *)GRPC_ARG_ENABLE_RETRIES;
+    args[3].value.integer = 1;
+    args[4].type = GRPC_ARG_INTEGER;
+    args[4].key = (char *)GRPC_ARG_PER_RPC_RETRY_BUFFER_SIZE;
+    args[4].value.integer = RETRY_BUFFER_BYTES;
+    grpc_channel_args ca = {.num_args = 5, .args = args};
     s->ch = grpc_channel_create(ro->server, creds, &ca);
     grpc_channel_credentials_release(creds);
     s->cq = grpc_completion_queue_create_for_next(NULL);
+    if (!s->ch || !s->cq) {
+        snprintf(err, errlen, "cannot create a gRPC channel to '%s'", ro->server);
+        return false;
+    }
     gpr_timespec deadline = gpr_inf_future(GPR_CLOCK_REALTIME);
     if (ro->timeout_ms > 0) {
         deadline = gpr_time_add(gpr_now(GPR_CLOCK_MONOTONIC),
@@ -618,6 +668,16 @@ static bool open_call(call_state *s, const fl_remote_options *ro, const char *me
         free(v);
     }
     return true;
+}
+
+/* A plaintext call to a TLS server ends with UNAVAILABLE "Socket closed" (the
+ * server drops the connection it cannot read): say what to try. */
+static const char *tls_hint(const fl_remote_options *ro, grpc_status_code st, const char *msg) {
+    if (st == GRPC_STATUS_UNAVAILABLE && !ro->tls && !ro->tls_ca && msg &&
+        (strstr(msg, "Socket closed") || strstr(msg, "Connection reset"))) {
+        return " (if the server uses TLS, add --tls, or --tls-ca FILE for a private CA)";
+    }
+    return "";
 }
 
 /* The server marks the engine's usage errors with "foldline-error: usage". */
@@ -757,7 +817,8 @@ static fl_remote_failure remote_analyze(const fl_remote_options *ro, const void 
             *engine = est;
             fail = FL_REMOTE_ENGINE;
         } else {
-            snprintf(err, errlen, "%s: %s", status_name(s.status), msg ? msg : "");
+            snprintf(err, errlen, "%s: %s%s", status_name(s.status), msg ? msg : "",
+                     tls_hint(ro, s.status, msg));
         }
         gpr_free(msg);
         goto done;
@@ -801,7 +862,8 @@ static ProtobufCMessage *unary_call(const fl_remote_options *ro, const char *met
         grpc_slice all;
         if (s.status != GRPC_STATUS_OK) {
             char *msg = grpc_slice_to_c_string(s.details);
-            snprintf(err, errlen, "%s: %s", status_name(s.status), msg ? msg : "");
+            snprintf(err, errlen, "%s: %s%s", status_name(s.status), msg ? msg : "",
+                     tls_hint(ro, s.status, msg));
             gpr_free(msg);
         } else if (reply_bytes(s.reply, &all, err, errlen)) {
             rep = protobuf_c_message_unpack(reply_type, NULL, GRPC_SLICE_LENGTH(all),

@@ -15,9 +15,10 @@
 #include <stdint.h>
 
 typedef struct fl_remote_options {
-    const char *server;  /* HOST:PORT */
+    const char *server;  /* a gRPC target: HOST:PORT, dns:///NAME:PORT, ipv4:A:P,B:P, unix:PATH */
     const char *token;   /* bearer token, or NULL */
     const char *tls_ca;  /* PEM file with the CA that signed the server's cert; NULL = plain */
+    bool tls;            /* TLS with the system CA store (tls_ca unset) */
     int64_t timeout_ms;  /* per call; 0 = none */
     size_t stream_above; /* graphs larger than this go through AnalyzeStream */
     size_t chunk_bytes;  /* bytes per AnalyzeStream message */

@@ -517,7 +517,31 @@ def case_deploy_command_lines():
     grace = int(ctr["args"][ctr["args"].index("--grace-ms") + 1]) / 1000
     check("deploy_k8s_grace_within_termination",
           grace < dep["spec"]["template"]["spec"]["terminationGracePeriodSeconds"])
+    # Client-side balancing: a headless Service over the Deployment's pods,
+    # called as a dns:/// target (here through localhost's DNS entry).
+    rc, _, err = cli("analyze", TINY, server="dns:///localhost:%d" % s.port,
+                     extra=["--token-file", tok])
+    check("deploy_k8s_dns_target", rc == 0, err[:200])
     check("deploy_k8s_exit_0", s.stop() == 0)
+    labels = dep["spec"]["template"]["metadata"]["labels"]
+    headless = [d for d in docs if d["kind"] == "Service" and d["spec"].get("clusterIP") == "None"]
+    check("deploy_k8s_headless_service", len(headless) == 1 and
+          headless[0]["spec"]["selector"] == labels and
+          headless[0]["spec"]["ports"][0]["port"] == 50051)
+    hpa = [d for d in docs if d["kind"] == "HorizontalPodAutoscaler"]
+    check("deploy_k8s_hpa_on_cpu", len(hpa) == 1 and
+          hpa[0]["spec"]["scaleTargetRef"]["name"] == dep["metadata"]["name"] and
+          hpa[0]["spec"]["metrics"][0]["resource"]["name"] == "cpu" and
+          hpa[0]["spec"]["minReplicas"] >= 2)
+    pdb = [d for d in docs if d["kind"] == "PodDisruptionBudget"]
+    check("deploy_k8s_pdb", len(pdb) == 1 and
+          pdb[0]["spec"]["selector"]["matchLabels"] == labels)
+    spread = dep["spec"]["template"]["spec"].get("topologySpreadConstraints", [])
+    check("deploy_k8s_topology_spread", {c["topologyKey"] for c in spread} ==
+          {"kubernetes.io/hostname", "topology.kubernetes.io/zone"})
+    text = open(os.path.join(root, "deploy", "k8s", "foldlined.yaml")).read()
+    check("deploy_k8s_documents_dns_target",
+          "--server dns:///%s." % headless[0]["metadata"]["name"] in text if headless else False)
 
     unit = open(os.path.join(root, "deploy", "systemd", "foldlined.service")).read()
     unit = unit.replace("\\\n", " ")
@@ -587,6 +611,13 @@ def case_tls():
     _, lout, _ = cli("analyze", TINY, "--json")
     rc, rout, err = cli("analyze", TINY, "--json", server=s.addr, extra=["--tls-ca", crt])
     check("tls_cli_same_output", rc == 0 and rout == lout, err[:300])
+    # A plaintext client gets a hint; --tls uses the system CA store, which
+    # does not hold this self-signed certificate: the handshake fails.
+    rc, _, err = cli("analyze", TINY, server=s.addr)
+    check("tls_plaintext_hint", rc == 3 and b"add --tls" in err, err[:300])
+    rc, _, err = cli("analyze", TINY, server=s.addr, extra=["--tls"])
+    check("tls_system_store_rejects_self_signed", rc == 3 and b"UNAVAILABLE" in err and
+          b"add --tls" not in err, err[:300])
     check("tls_server_exit_0", s.stop() == 0)
 
 

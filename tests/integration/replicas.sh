@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# Three foldlined replicas behind one gRPC target (ipv4:A,B,C): the CLI
+# spreads calls round-robin over them and retries on UNAVAILABLE (its
+# service config, client/remote.c). Under 16 concurrent clients (each a loop
+# of `foldline --server TARGET analyze`), one replica is
+#   1. killed with SIGKILL: its queued and running calls die with the
+#      connection; they are retried on the others;
+#   2. drained with SIGTERM: it stops taking calls, finishes its own, exits 0.
+# Both times every call must succeed with the same output as local mode.
+# The replicas run one analysis thread each, so calls queue on them and a
+# kill always finds some in flight (checked: the killed replica had calls).
+# The signal goes to the first address's replica, the busiest: each CLI
+# process is a new channel, whose first call goes to the first replica
+# that connects.
+# Usage: replicas.sh FOLDLINED FOLDLINE DATA_DIR
+set -u
+foldlined="$1"
+foldline="$2"
+data="$3"
+tmp=$(mktemp -d)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+  wait 2>/dev/null
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+fails=0
+fail() { echo "FAIL $*"; fails=$((fails + 1)); }
+
+# A chain of 10,000 Relu nodes (a GraphDef written here, protobuf by hand):
+# each analysis takes long enough (tens of ms) that calls are always in
+# flight on the replica that gets the signal.
+model="$tmp/chain.pb"
+if ! command -v python3 >/dev/null 2>&1; then
+  echo "SKIP: python3 is needed to write the test graph"
+  [ "${FL_REQUIRE_ALL:-0}" = 1 ] && exit 1
+  exit 77
+fi
+python3 - "$model" <<'PY' || { echo "cannot write the chain graph (python3)"; exit 1; }
+import sys
+def varint(n):
+    out = bytearray()
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        out.append(b | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+def ld(num, payload):
+    return varint(num << 3 | 2) + varint(len(payload)) + payload
+def attr(key, value):  # NodeDef.attr (5): map entry {key 1, value 2}
+    return ld(5, ld(1, key.encode()) + ld(2, value))
+float_type = varint(6 << 3) + varint(1)  # AttrValue.type = DT_FLOAT
+shape = ld(7, ld(2, varint(1 << 3) + varint(1)) + ld(2, varint(1 << 3) + varint(64)))
+nodes = [ld(1, ld(1, b"x") + ld(2, b"Placeholder") + attr("dtype", float_type) + attr("shape", shape))]
+prev = b"x"
+for i in range(10000):
+    name = b"r%d" % i
+    nodes.append(ld(1, ld(1, name) + ld(2, b"Relu") + ld(3, prev) + attr("T", float_type)))
+    prev = name
+open(sys.argv[1], "wb").write(b"".join(nodes))
+PY
+"$foldline" analyze "$model" --json >"$tmp/expected.json" || { echo "local analysis failed"; exit 1; }
+
+start_replica() { # name -> sets port_NAME, pid_NAME
+  local n="$1"
+  "$foldlined" --listen 127.0.0.1:0 --port-file "$tmp/$n.port" --threads 1 --grace-ms 5000 \
+    --cache-mb 0 2>"$tmp/$n.log" &
+  local pid=$!
+  pids+=("$pid")
+  for _ in $(seq 200); do
+    [ -s "$tmp/$n.port" ] && break
+    sleep 0.05
+  done
+  eval "pid_$n=$pid port_$n=$(head -n 1 "$tmp/$n.port")"
+}
+
+# client WORKER TARGET: loops until $tmp/stop exists, one line per call.
+client() {
+  local w="$1" target="$2" i=0
+  while [ ! -e "$tmp/stop" ]; do
+    i=$((i + 1))
+    if "$foldline" --server "$target" --timeout-ms 30000 analyze "$model" --json \
+      >"$tmp/out.$w" 2>"$tmp/err.$w" && cmp -s "$tmp/out.$w" "$tmp/expected.json"; then
+      echo ok >>"$tmp/calls.$w"
+    else
+      echo "fail: $(head -c 300 "$tmp/err.$w")" >>"$tmp/calls.$w"
+    fi
+  done
+}
+
+calls_in_log() { grep -c "\"method\":\"Analyze" "$tmp/$1.log"; }
+
+# scenario NAME SIGNAL: three replicas, 16 clients, the first replica gets
+# SIGNAL once every replica has answered calls, the clients go on 3 s more.
+scenario() {
+  local name="$1" sig="$2"
+  rm -f "$tmp"/stop "$tmp"/calls.* "$tmp"/*.port
+  start_replica a
+  start_replica b
+  start_replica c
+  local target="ipv4:127.0.0.1:$port_a,127.0.0.1:$port_b,127.0.0.1:$port_c"
+  local cpids=()
+  for w in $(seq 16); do
+    client "$w" "$target" &
+    cpids+=($!)
+  done
+  for _ in $(seq 300); do
+    [ "$(calls_in_log a)" -gt 2 ] && [ "$(calls_in_log b)" -gt 2 ] && [ "$(calls_in_log c)" -gt 2 ] && break
+    sleep 0.05
+  done
+  local before
+  before=$(calls_in_log a)
+  kill "-$sig" "$pid_a"
+  local t0=$SECONDS rc=0
+  if [ "$sig" = TERM ]; then
+    wait "$pid_a"
+    rc=$?
+  fi
+  local took=$((SECONDS - t0))
+  sleep 3
+  touch "$tmp/stop"
+  wait "${cpids[@]}"
+  local total ok bad
+  total=$(cat "$tmp"/calls.* | wc -l)
+  ok=$(cat "$tmp"/calls.* | grep -c '^ok$')
+  bad=$((total - ok))
+  echo "$name: $total calls by 16 clients, $bad failed; replica a answered $before before SIG$sig" \
+    "(b: $(calls_in_log b), c: $(calls_in_log c) in all)$([ "$sig" = TERM ] && echo ", drained in $took s")"
+  [ "$bad" -eq 0 ] || { fail "$name: $bad failed calls"; grep -h '^fail' "$tmp"/calls.* | sort | uniq -c | head -5; }
+  [ "$total" -ge 48 ] || fail "$name: only $total calls"
+  [ "$before" -gt 0 ] || fail "$name: replica a had answered no call before the signal"
+  if [ "$sig" = TERM ]; then
+    [ "$rc" -eq 0 ] || fail "$name: the drained replica exited $rc"
+  fi
+  for p in "$pid_b" "$pid_c"; do kill -TERM "$p"; wait "$p" || fail "$name: a replica did not exit 0"; done
+}
+
+scenario kill_one KILL
+scenario drain_one TERM
+[ "$fails" -eq 0 ] && echo "replicas: every call succeeded"
+[ "$fails" -eq 0 ]
