@@ -177,9 +177,18 @@ fl_status fl__op_merge_dim(fl_ctx *c, const fl_node *n, fl_sym a, fl_sym b, cons
         return fl__node_fail(c->d, FL_EINVAL, n, "%s disagree: %lld vs %lld", what, (long long)a.k,
                              (long long)b.k);
     }
-    /* Equal, or at least one symbolic: prefer a known value, else a. */
-    *out = fl_sym_is_known(b) ? b : a;
-    return FL_OK;
+    /* Equal, or at least one symbolic: the two must be one size, so a
+     * symbol among them is an alias of the other side (sym.h). Prefer a
+     * known value, else the representative symbol. */
+    fl_status st = fl__op_unify(c, n, a, b);
+    *out = fl__sym_resolve(fl_sym_is_known(b) ? b : a);
+    return st;
+}
+
+fl_status fl__op_unify(fl_ctx *c, const fl_node *n, fl_sym a, fl_sym b) {
+    bool oom = false;
+    fl__sym_alias(c->st, a, b, n ? n->name : "", &oom);
+    return oom ? fl__diag_oom(c->d) : FL_OK;
 }
 
 fl_status fl__op_broadcast(fl_ctx *c, const fl_node *n, const fl_shape *a, const fl_shape *b,

@@ -66,6 +66,12 @@ void fl__op_set_value(fl_node *n, int port, const fl_value *v);
 fl_status fl__op_broadcast(fl_ctx *c, const fl_node *n, const fl_shape *a, const fl_shape *b,
                            fl_shape *out);
 
+/* Records that dims a and b are one size (node n needs them equal): a
+ * symbol among them becomes an alias of the other side (fl__sym_alias), and
+ * shape inference runs again with the alias replaced at the inputs. Call it
+ * only where the op requires equality (not where 1 broadcasts). */
+fl_status fl__op_unify(fl_ctx *c, const fl_node *n, fl_sym a, fl_sym b);
+
 /* Merges two descriptions of the same dim (e.g. MatMul's inner dims): a known
  * value wins over unknown; two different known values fail with FL_EINVAL
  * (message names `what`). */

@@ -11,6 +11,9 @@
 #include <string.h>
 
 #define MAX_LOOP_ROUNDS 4
+/* How often inference is redone because it found symbols to be one size:
+ * each round can only merge symbols, so a handful suffices. */
+#define MAX_ALIAS_ROUNDS 8
 
 char *fl__infer_symbol_name(fl_arena *a, const char *name, int axis) {
     return fl__arena_printf(a, "%s.%d", name, axis);
@@ -214,10 +217,23 @@ static fl_status bind_inputs(fl_ctx *c, const fl_options *opt, bool *bound) {
     return FL_OK;
 }
 
-/* Substitutes the user's symbol bindings into a placeholder's output dims. */
-static fl_status subst_symbols(fl_ctx *c, const fl_options *opt, fl_node *n, const char **names,
-                               const int64_t *vals, bool *used) {
-    if (!opt->n_symbols || n->n_outputs < 1) {
+/* The user's symbol bindings (--bind), extended with what the equations
+ * found so far imply (sym.h): a binding of an aliased symbol also binds the
+ * symbol it is an alias of. */
+typedef struct symbinds {
+    const char **names;
+    int64_t *vals;
+    size_t *origin; /* per entry: the user binding it comes from */
+    size_t n;       /* entries: the user's first, then the implied ones */
+    size_t n_user;
+    bool *used; /* per user binding: it named a symbol of the graph */
+} symbinds;
+
+/* Substitutes the equations and the bindings into a placeholder's output
+ * dims: the only place symbols are made, so the rest of the walk sees one
+ * symbol per size. */
+static fl_status subst_symbols(fl_ctx *c, fl_node *n, const symbinds *sb) {
+    if (n->n_outputs < 1) {
         return FL_OK;
     }
     fl_tensor *t = &n->outputs[0];
@@ -227,19 +243,21 @@ static fl_status subst_symbols(fl_ctx *c, const fl_options *opt, fl_node *n, con
         if (!fl_sym_is_symbolic(s)) {
             continue;
         }
-        for (size_t j = 0; j < opt->n_symbols; j++) {
+        fl_sym r = fl__sym_resolve(s);
+        for (size_t j = 0; j < sb->n; j++) {
             fl_sym v;
-            if (fl__sym_var(c->st, names[j], &v) != FL_OK) {
+            if (fl__sym_var(c->st, sb->names[j], &v) != FL_OK) {
                 return fl__diag_oom(c->d);
             }
-            if (fl__sym_eq(v, s)) {
-                used[j] = true;
+            if (fl__sym_eq(v, s) || fl__sym_eq(fl__sym_resolve(v), r)) {
+                sb->used[sb->origin[j]] = true;
             }
         }
-        fl_sym r;
-        fl_status st = fl__sym_subst(c->st, s, opt->n_symbols, names, vals, &r);
-        if (st != FL_OK) {
-            return fl__node_fail(c->d, st, n, "binding symbols: %s", fl_status_str(st));
+        if (sb->n && fl_sym_is_symbolic(r)) {
+            fl_status st = fl__sym_subst(c->st, r, sb->n, sb->names, sb->vals, &r);
+            if (st != FL_OK) {
+                return fl__node_fail(c->d, st, n, "binding symbols: %s", fl_status_str(st));
+            }
         }
         if (fl_sym_is_known(r) && r.k < 0) {
             return fl__node_fail(c->d, FL_EUSAGE, n, "symbol binding makes dim %d negative", k);
@@ -262,6 +280,80 @@ static fl_status subst_symbols(fl_ctx *c, const fl_options *opt, fl_node *n, con
         t->shape.dims[k] = r;
     }
     return FL_OK;
+}
+
+/* The node that proved symbol `name` equal to something, for messages. */
+static const char *alias_why(const fl_symtab *st, const char *name) {
+    for (size_t i = 0; i < fl__sym_n_aliases(st); i++) {
+        const char *nm, *why;
+        fl_sym v;
+        fl__sym_alias_at(st, i, &nm, &v, &why);
+        if (strcmp(nm, name) == 0) {
+            return why;
+        }
+    }
+    return "";
+}
+
+/* Rebuilds the implied entries of sb from the user's bindings and the
+ * equations known now. Fails when a binding contradicts them. */
+static fl_status imply_bindings(fl_ctx *c, symbinds *sb) {
+    sb->n = sb->n_user;
+    for (size_t j = 0; j < sb->n_user; j++) {
+        fl_sym v;
+        if (fl__sym_var(c->st, sb->names[j], &v) != FL_OK) {
+            return fl__diag_oom(c->d);
+        }
+        fl_sym r = fl__sym_resolve(v);
+        int64_t k;
+        if (fl__sym_fixed(v, &k) && k != sb->vals[j]) {
+            const char *rn = fl__sym_var_name(r);
+            const char *why = alias_why(c->st, rn ? rn : sb->names[j]);
+            return fl__diag_fail(c->d, FL_EUSAGE,
+                                 "symbol binding %s=%lld contradicts the graph: node '%s' needs "
+                                 "%s to be %lld",
+                                 sb->names[j], (long long)sb->vals[j], why, sb->names[j],
+                                 (long long)k);
+        }
+        if (fl__sym_eq(r, v)) {
+            continue;
+        }
+        const char *why = alias_why(c->st, sb->names[j]);
+        const char *rn = fl__sym_var_name(r);
+        for (size_t i = 0; rn && i < sb->n; i++) {
+            if (strcmp(sb->names[i], rn) == 0 && sb->vals[i] != sb->vals[j]) {
+                return fl__diag_fail(c->d, FL_EUSAGE,
+                                     "symbol bindings %s=%lld and %s=%lld disagree: node '%s' "
+                                     "needs %s and %s to be equal",
+                                     sb->names[i], (long long)sb->vals[i], sb->names[j],
+                                     (long long)sb->vals[j], why, rn, sb->names[j]);
+            }
+        }
+        if (rn) {
+            sb->names[sb->n] = rn;
+            sb->vals[sb->n] = sb->vals[j];
+            sb->origin[sb->n++] = j;
+        }
+    }
+    return FL_OK;
+}
+
+/* Says what the equations recorded since `from` mean for the user. */
+static void note_aliases(fl_ctx *c, size_t from) {
+    for (size_t i = from; i < fl__sym_n_aliases(c->st); i++) {
+        const char *nm, *why;
+        fl_sym v;
+        fl__sym_alias_at(c->st, i, &nm, &v, &why);
+        if (fl_sym_is_known(v)) {
+            fl__diag_warn(c->d, "symbol %s is %lld: node '%s' needs it to be", nm, (long long)v.k,
+                          why);
+        } else if (fl__sym_var_name(v)) {
+            fl__diag_warn(c->d,
+                          "symbols %s and %s are one size (node '%s' needs them equal): %s is "
+                          "reported as %s, and binding either binds both",
+                          fl__sym_var_name(v), nm, why, nm, fl__sym_var_name(v));
+        }
+    }
 }
 
 static bool all_inputs_valued(const fl_node *n) {
@@ -307,8 +399,7 @@ static bool shapes_equal(const fl_shape *a, const fl_shape *b) {
 }
 
 /* One walk over the order. */
-static fl_status walk(fl_ctx *c, const fl_options *opt, const bool *bound, const char **names,
-                      const int64_t *vals, bool *used) {
+static fl_status walk(fl_ctx *c, const bool *bound, const symbinds *sb) {
     fl_graph *g = c->g;
     for (size_t i = 0; i < g->n_nodes; i++) {
         fl_node *n = g->order[i];
@@ -333,7 +424,7 @@ static fl_status walk(fl_ctx *c, const fl_options *opt, const bool *bound, const
             return st;
         }
         if (is_placeholder(n)) {
-            st = subst_symbols(c, opt, n, names, vals, used);
+            st = subst_symbols(c, n, sb);
             if (st != FL_OK) {
                 return st;
             }
@@ -423,51 +514,15 @@ static fl_status unknown_symbol(fl_ctx *c, const char **names, const bool *used,
                          names[bad], l.buf);
 }
 
-fl_status fl__infer_shapes(fl_ctx *c, const fl_options *opt, fl_infer_result *res) {
+/* Walks until the loop headers' shapes stop changing (at most
+ * MAX_LOOP_ROUNDS walks; then loop-carried shapes become unknown). */
+static fl_status walk_loops(fl_ctx *c, const bool *bound, const symbinds *sb, size_t n_merge,
+                            fl_shape *prev) {
     fl_graph *g = c->g;
-    memset(res, 0, sizeof(*res));
-    fl_status st = g->order ? FL_OK : fl__graph_toposort(g, c->d);
-    if (st != FL_OK) {
-        return st;
-    }
-    bool *bound = fl__arena_calloc(c->a, g->n_nodes + 1, sizeof(bool));
-    bool *used = fl__arena_calloc(c->a, opt->n_symbols + 1, sizeof(bool));
-    const char **names = fl__arena_calloc(c->a, opt->n_symbols + 1, sizeof(char *));
-    int64_t *vals = fl__arena_calloc(c->a, opt->n_symbols + 1, sizeof(int64_t));
-    if (!bound || !used || !names || !vals) {
-        return fl__diag_oom(c->d);
-    }
-    for (size_t j = 0; j < opt->n_symbols; j++) {
-        names[j] = opt->symbols[j].name;
-        vals[j] = opt->symbols[j].value;
-        if (vals[j] < 0) {
-            return fl__diag_fail(c->d, FL_EUSAGE, "symbol binding %s=%lld is negative", names[j],
-                                 (long long)vals[j]);
-        }
-    }
-    st = bind_inputs(c, opt, bound);
-    if (st != FL_OK) {
-        return st;
-    }
-
-    /* Loop headers: iterate until Merge outputs are stable. */
-    size_t n_merge = 0;
-    for (size_t i = 0; i < g->n_nodes; i++) {
-        if (g->nodes[i]->flags & FL_NODE_BACK_EDGE) {
-            n_merge++;
-        }
-    }
-    fl_shape *prev = fl__arena_calloc(c->a, n_merge + 1, sizeof(fl_shape));
-    if (!prev) {
-        return fl__diag_oom(c->d);
-    }
     for (int round = 0;; round++) {
-        st = walk(c, opt, bound, names, vals, used);
-        if (st != FL_OK) {
+        fl_status st = walk(c, bound, sb);
+        if (st != FL_OK || !n_merge) {
             return st;
-        }
-        if (!n_merge) {
-            break;
         }
         bool changed = false;
         size_t m = 0;
@@ -482,7 +537,7 @@ fl_status fl__infer_shapes(fl_ctx *c, const fl_options *opt, fl_infer_result *re
             prev[m++] = n->outputs[0].shape;
         }
         if (!changed) {
-            break;
+            return FL_OK;
         }
         if (round + 1 >= MAX_LOOP_ROUNDS) {
             /* Still changing: give up on exact loop-carried shapes. */
@@ -497,15 +552,14 @@ fl_status fl__infer_shapes(fl_ctx *c, const fl_options *opt, fl_infer_result *re
                           "loop-carried shapes did not settle after %d rounds; they are "
                           "treated as unknown",
                           MAX_LOOP_ROUNDS);
-            break;
+            return FL_OK;
         }
     }
+}
 
-    for (size_t j = 0; j < opt->n_symbols; j++) {
-        if (!used[j]) {
-            return unknown_symbol(c, names, used, opt->n_symbols, j);
-        }
-    }
+/* Counts what the walk left unknown and warns about unbound unknown ranks. */
+static void summarise(fl_ctx *c, fl_infer_result *res) {
+    fl_graph *g = c->g;
     for (size_t i = 0; i < g->n_nodes; i++) {
         fl_node *n = g->nodes[i];
         if (n->kind == FL_OP_PLACEHOLDER && n->n_outputs > 0 && n->outputs[0].shape.rank < 0 &&
@@ -527,5 +581,107 @@ fl_status fl__infer_shapes(fl_ctx *c, const fl_options *opt, fl_infer_result *re
             res->n_incomplete++;
         }
     }
+}
+
+/* Reads the user's symbol bindings into sb (room for the implied ones). */
+static fl_status init_bindings(fl_ctx *c, const fl_options *opt, symbinds *sb) {
+    size_t n = opt->n_symbols;
+    sb->names = fl__arena_calloc(c->a, 2 * n + 1, sizeof(char *));
+    sb->vals = fl__arena_calloc(c->a, 2 * n + 1, sizeof(int64_t));
+    sb->origin = fl__arena_calloc(c->a, 2 * n + 1, sizeof(size_t));
+    sb->used = fl__arena_calloc(c->a, n + 1, sizeof(bool));
+    if (!sb->names || !sb->vals || !sb->origin || !sb->used) {
+        return fl__diag_oom(c->d);
+    }
+    sb->n = sb->n_user = n;
+    for (size_t j = 0; j < n; j++) {
+        sb->names[j] = opt->symbols[j].name;
+        sb->vals[j] = opt->symbols[j].value;
+        sb->origin[j] = j;
+        if (sb->vals[j] < 0) {
+            return fl__diag_fail(c->d, FL_EUSAGE, "symbol binding %s=%lld is negative",
+                                 sb->names[j], (long long)sb->vals[j]);
+        }
+    }
+    return FL_OK;
+}
+
+/* With symbol bindings, a first walk without them finds which symbols are
+ * one size, so that a binding of either binds both (and two bindings the
+ * graph contradicts are reported as such, not as the node where their values
+ * met). Placeholders keep the symbols it gives them; the bindings are
+ * substituted on the next walk. A failure here is not the analysis's: the
+ * walks with bindings decide. */
+static fl_status discover_equations(fl_ctx *c, const bool *bound, const symbinds *sb) {
+    fl_status failed = c->d->status;
+    char *msg = c->d->msg;
+    symbinds none = *sb;
+    none.n = 0;
+    fl_status st = FL_OK;
+    for (int round = 0; round < MAX_ALIAS_ROUNDS && st == FL_OK; round++) {
+        size_t merges = fl__sym_n_merges(c->st);
+        st = walk(c, bound, &none);
+        if (fl__sym_n_merges(c->st) == merges) {
+            break;
+        }
+    }
+    if (st == FL_ENOMEM || st == FL_ECANCELED) {
+        return st;
+    }
+    c->d->status = failed;
+    c->d->msg = msg;
+    return FL_OK;
+}
+
+fl_status fl__infer_shapes(fl_ctx *c, const fl_options *opt, fl_infer_result *res) {
+    fl_graph *g = c->g;
+    memset(res, 0, sizeof(*res));
+    fl_status st = g->order ? FL_OK : fl__graph_toposort(g, c->d);
+    if (st != FL_OK) {
+        return st;
+    }
+    bool *bound = fl__arena_calloc(c->a, g->n_nodes + 1, sizeof(bool));
+    symbinds sb = {0};
+    if (!bound) {
+        return fl__diag_oom(c->d);
+    }
+    if ((st = init_bindings(c, opt, &sb)) != FL_OK || (st = bind_inputs(c, opt, bound)) != FL_OK) {
+        return st;
+    }
+    /* Loop headers: iterate until Merge outputs are stable. */
+    size_t n_merge = 0;
+    for (size_t i = 0; i < g->n_nodes; i++) {
+        if (g->nodes[i]->flags & FL_NODE_BACK_EDGE) {
+            n_merge++;
+        }
+    }
+    fl_shape *prev = fl__arena_calloc(c->a, n_merge + 1, sizeof(fl_shape));
+    if (!prev) {
+        return fl__diag_oom(c->d);
+    }
+    if (sb.n_user && (st = discover_equations(c, bound, &sb)) != FL_OK) {
+        return st;
+    }
+    /* Symbols found to be one size (sym.h's equations): infer again with
+     * them merged at the inputs until no new equation appears. */
+    for (int round = 0;; round++) {
+        size_t known = fl__sym_n_aliases(c->st), merges = fl__sym_n_merges(c->st);
+        if ((st = imply_bindings(c, &sb)) != FL_OK) {
+            return st;
+        }
+        if ((st = walk_loops(c, bound, &sb, n_merge, prev)) != FL_OK) {
+            return st;
+        }
+        note_aliases(c, known);
+        if (fl__sym_n_merges(c->st) == merges || round + 1 >= MAX_ALIAS_ROUNDS) {
+            break;
+        }
+    }
+    for (size_t j = 0; j < sb.n_user; j++) {
+        if (!sb.used[j]) {
+            return unknown_symbol(c, sb.names, sb.used, sb.n_user, j);
+        }
+    }
+    summarise(c, res);
     return FL_OK;
 }

@@ -362,7 +362,12 @@ static const sym_atom *intern_atom(fl_symtab *t, sym_atom_kind kind, const char 
     n->self = NULL;
     n->mark = 0;
     n->memo = fl_sym_unknown();
+    n->aliased = false;
+    n->alias = fl_sym_const(0);
+    n->fixed = false;
+    n->fixed_k = 0;
     if (kind == SYM_VAR) {
+        n->seq = t->n_vars++;
         n->name = fl__arena_strdup(t->arena, name);
         if (!n->name) {
             return NULL;

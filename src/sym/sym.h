@@ -117,6 +117,48 @@ bool fl__sym_eq(fl_sym a, fl_sym b);
 fl_status fl__sym_subst(fl_symtab *t, fl_sym s, size_t n, const char *const *names,
                         const int64_t *values, fl_sym *out);
 
+/* ------------------------------------------------------------------------- */
+/* Equations between variables (sym_alias.c)                                  */
+/*                                                                            */
+/* Shape inference proves some dimensions equal: the non-concatenated dims   */
+/* of a Concat, a MatMul's inner dims, a convolution's input depth and its   */
+/* filter's. Two variables found equal become one (the one created first    */
+/* represents both, so the input met first names the symbol): the driver     */
+/* (shape/infer.c) infers again with the alias replaced at the inputs, so    */
+/* the totals carry one symbol where the graph has one size. A variable      */
+/* found equal to a known value is "fixed": that checks bindings and is      */
+/* reported, but is not substituted (sym_alias.c says why).                  */
+/* ------------------------------------------------------------------------- */
+
+/* The variable's name when s is exactly one variable (1*v), else NULL. */
+const char *fl__sym_var_name(fl_sym s);
+
+/* Records that a equals b because of `why` (copied: a node's name). Only an
+ * equation with a variable on one side (after resolving both sides) is
+ * recorded: variable = variable (the later one becomes an alias of the
+ * earlier) or variable = known value (the variable is fixed; a second,
+ * different value for it is not recorded: the binding check reports such
+ * contradictions). Returns true when something new was recorded; false when
+ * it adds nothing, or on OOM with *oom set. */
+bool fl__sym_alias(fl_symtab *t, fl_sym a, fl_sym b, const char *why, bool *oom);
+
+/* s with its alias chain followed: the representative variable; s itself
+ * when it is not an aliased variable. */
+fl_sym fl__sym_resolve(fl_sym s);
+
+/* How many equations fl__sym_alias has recorded in t; how many of them
+ * merged two variables. */
+size_t fl__sym_n_aliases(const fl_symtab *t);
+size_t fl__sym_n_merges(const fl_symtab *t);
+
+/* True, with *k, when the variable s (or its representative) is fixed. */
+bool fl__sym_fixed(fl_sym s, int64_t *k);
+
+/* Equation i (recording order): the aliased variable's name, what it equals
+ * (resolved now: a known value or the representative variable) and why. */
+void fl__sym_alias_at(const fl_symtab *t, size_t i, const char **name, fl_sym *value,
+                      const char **why);
+
 /* Writes the canonical text of s into buf (always NUL-terminated when size>0)
  * and returns the length it needed (like snprintf). Known: "42"; unknown: "?".
  * Symbolic: terms highest total degree first (ties: lexicographic in atom

@@ -58,6 +58,11 @@ typedef struct sym_atom {
     const fl_expr *self; /* the polynomial 1*atom, made on first use */
     uint64_t mark;       /* epoch of the last walk that visited this atom */
     fl_sym memo;         /* fl__sym_subst: value under walk `mark` */
+    uint32_t seq;        /* SYM_VAR: creation order in its table (0 first) */
+    bool aliased;        /* SYM_VAR: an earlier variable it equals (sym_alias.c) */
+    fl_sym alias;        /* when aliased: that variable */
+    bool fixed;          /* SYM_VAR: a known value it equals */
+    int64_t fixed_k;     /* when fixed: that value */
 } sym_atom;
 
 typedef struct sym_factor {
@@ -104,6 +109,11 @@ struct fl_symtab {
     const sym_mono *one; /* the empty monomial */
     sym_chunk *scr;      /* current scratch chunk */
     uint64_t epoch;      /* walk counter for sym_atom.mark */
+    uint32_t n_vars;     /* variables interned so far (sym_atom.seq) */
+    /* Equations recorded by fl__sym_alias, in order (sym_alias.c). */
+    struct sym_alias_rec *aliases;
+    size_t n_aliases, cap_aliases;
+    size_t n_merges; /* of them, variable = variable */
 };
 
 /* The table owning symbolic expression e. */

@@ -198,7 +198,9 @@ fl_status fl__array_merge(fl_ctx *c, const fl_node *n, fl_sym a, fl_sym b, const
     } else {
         *out = b;
     }
-    return FL_OK;
+    fl_status st = fl__op_unify(c, n, a, b);
+    *out = fl__sym_resolve(*out);
+    return st;
 }
 
 int fl__array_count_attr(const fl_node *n, fl_diag *d, const char *name, int64_t min) {
