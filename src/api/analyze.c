@@ -214,7 +214,10 @@ static void add_sym(const char *name, void *ctx) {
         l->names = nn;
         l->cap = nc;
     }
-    l->names[l->n++] = fl__arena_strdup(l->ra, name);
+    const char *copy = fl__arena_strdup(l->ra, name);
+    if (copy) { /* out of memory: the report's arena says so afterwards */
+        l->names[l->n++] = copy;
+    }
 }
 
 /* ------------------------------------------------------------------------- */

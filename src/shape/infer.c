@@ -610,26 +610,19 @@ static fl_status init_bindings(fl_ctx *c, const fl_options *opt, symbinds *sb) {
  * one size, so that a binding of either binds both (and two bindings the
  * graph contradicts are reported as such, not as the node where their values
  * met). Placeholders keep the symbols it gives them; the bindings are
- * substituted on the next walk. A failure here is not the analysis's: the
- * walks with bindings decide. */
+ * substituted on the next walk. Inference with symbols fails only where it
+ * would fail with any binding (unknown sizes give unknown results, never an
+ * error), so a failure here is the analysis's. */
 static fl_status discover_equations(fl_ctx *c, const bool *bound, const symbinds *sb) {
-    fl_status failed = c->d->status;
-    char *msg = c->d->msg;
     symbinds none = *sb;
     none.n = 0;
-    fl_status st = FL_OK;
-    for (int round = 0; round < MAX_ALIAS_ROUNDS && st == FL_OK; round++) {
+    for (int round = 0; round < MAX_ALIAS_ROUNDS; round++) {
         size_t merges = fl__sym_n_merges(c->st);
-        st = walk(c, bound, &none);
-        if (fl__sym_n_merges(c->st) == merges) {
-            break;
+        fl_status st = walk(c, bound, &none);
+        if (st != FL_OK || fl__sym_n_merges(c->st) == merges) {
+            return st;
         }
     }
-    if (st == FL_ENOMEM || st == FL_ECANCELED) {
-        return st;
-    }
-    c->d->status = failed;
-    c->d->msg = msg;
     return FL_OK;
 }
 
