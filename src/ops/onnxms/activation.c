@@ -1,0 +1,104 @@
+/*
+ * activation.c - ONNX Runtime contrib operators (domain com.microsoft) that
+ * fuse a bias add with an activation or a residual add, as ORT's optimiser
+ * writes them into transformer graphs: BiasGelu, FastGelu, BiasAdd.
+ *
+ * Shapes (ORT's contrib op schemas):
+ *   BiasGelu(A, B)        out = Gelu(A + B): A's shape and dtype; B is 1-D,
+ *                         its length A's last dim
+ *   FastGelu(X, bias?)    out = Gelu_tanh(X + bias): X's shape and dtype;
+ *                         the optional bias 1-D, X's last dim
+ *   BiasAdd(X, bias, skip) out = X + bias + skip: X is 3-D (N, S, C), bias
+ *                         1-D (C), skip (N, S, C)
+ * A bias whose rank or length disagrees fails naming the node and input.
+ *
+ * FLOP rules ("complete" convention, E = element count of the output, no
+ * MACs): each fused op counts what its unfused chain counts in foldline, so
+ * that ORT's optimised graph and the raw graph have the same totals where the
+ * raw graph spells the activation as one op:
+ *   BiasGelu     2 * E   (Add E + Gelu E; an activation counts 1 per element,
+ *                         as Gelu, Relu, Sigmoid in onnx.c)
+ *   FastGelu     1 * E, + E when the bias is given (the tanh approximation is
+ *                         one activation, as Gelu with approximate="tanh")
+ *   BiasAdd      2 * E   (two adds)
+ * A raw graph that writes Gelu out as Div, Erf, Add, Mul, Mul counts 5 * E
+ * there and 1 * E once fused: FLOPs can differ between the two forms; MACs
+ * (none here) cannot.
+ */
+#include "ops/onnxops/util.h"
+
+#include <stdio.h>
+
+/* Input i (when given) is 1-D and its length merges with X's last dim. */
+static fl_status check_bias(fl_ctx *c, const fl_node *n, int i, const char *name) {
+    if (fl__ox_absent(n, i)) {
+        return FL_OK;
+    }
+    const fl_shape *x = fl__op_in_shape(n, 0);
+    const fl_shape *b = fl__op_in_shape(n, i);
+    if (b->rank < 0) {
+        return FL_OK;
+    }
+    if (b->rank != 1) {
+        return fl__node_fail(c->d, FL_EINVAL, n, "input %d (%s) has rank %d, want 1 (1-D bias)", i,
+                             name, b->rank);
+    }
+    if (x->rank < 1) {
+        return x->rank == 0 ? fl__node_fail(c->d, FL_EINVAL, n,
+                                            "input 0 is a scalar; a bias "
+                                            "needs a last dim")
+                            : FL_OK;
+    }
+    fl_sym m;
+    char what[64];
+    snprintf(what, sizeof what, "input %d (%s) and input 0's last dim", i, name);
+    return fl__op_merge_dim(c, n, x->dims[x->rank - 1], b->dims[0], what, &m);
+}
+
+static fl_status infer_bias_act(fl_ctx *c, fl_node *n) {
+    fl_status st = check_bias(c, n, 1, n->kind == FL_OP_ONNX_MS_BIAS_GELU ? "B" : "bias");
+    return st == FL_OK ? fl__ox_infer_same(c, n) : st;
+}
+
+static fl_status cost_bias_act(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    return fl__ox_cost_per_out(c, n, out, fl__ox_absent(n, 1) ? 1 : 2);
+}
+
+/* BiasAdd: X (N, S, C) + bias (C) + skip (N, S, C). */
+static fl_status infer_bias_add(fl_ctx *c, fl_node *n) {
+    const fl_shape *x = fl__op_in_shape(n, 0);
+    const fl_shape *skip = fl__op_in_shape(n, 2);
+    if (x->rank >= 0 && x->rank != 3) {
+        return fl__node_fail(c->d, FL_EINVAL, n, "input 0 (X) has rank %d, want 3 (N, S, C)",
+                             x->rank);
+    }
+    fl_status st = check_bias(c, n, 1, "bias");
+    if (st != FL_OK) {
+        return st;
+    }
+    if (x->rank == 3 && skip->rank >= 0) {
+        if (skip->rank != 3) {
+            return fl__node_fail(c->d, FL_EINVAL, n,
+                                 "input 2 (skip) has rank %d, want 3 like input 0 (X)", skip->rank);
+        }
+        for (int i = 0; i < 3 && st == FL_OK; i++) {
+            fl_sym m;
+            st = fl__op_merge_dim(c, n, x->dims[i], skip->dims[i], "input 2 (skip) and input 0 (X)",
+                                  &m);
+        }
+    }
+    return st == FL_OK ? fl__ox_infer_same(c, n) : st;
+}
+
+static fl_status cost_bias_add(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    return fl__ox_cost_per_out(c, n, out, 2);
+}
+
+/* clang-format off */
+#define HOOKS_bias_act .infer = infer_bias_act, .cost = cost_bias_act
+#define HOOKS_bias_add .infer = infer_bias_add, .cost = cost_bias_add
+/* clang-format on */
+
+#define FL_OP FL_OP_DESC
+#include "ops/onnxms/activation.def"
+#undef FL_OP

@@ -1,0 +1,165 @@
+/*
+ * attention.c - ONNX Runtime's contrib attention (domain com.microsoft):
+ * Attention, the BERT/GPT-2 self-attention with its merged Q/K/V input
+ * projection.
+ *
+ * Shapes (ORT's contrib op schema): input (B, S, H_in), weights (H_in, Hq +
+ * Hk + Hv), bias (Hq + Hk + Hv, optional), mask_index (optional), past (2,
+ * B, N, P, Hq / N, optional), attention_bias (optional). Hq, Hk, Hv come from
+ * attr qkv_hidden_sizes, else weights' second dim split in three equal parts.
+ * N = attr num_heads (required, > 0, dividing Hq and Hv). Outputs: output
+ * (B, S, Hv), present (2, B, N, T, Hq / N) with T = P + S (P = 0 without
+ * past). A missing or bad num_heads, qkv_hidden_sizes not three positive
+ * ints summing to weights' second dim, or an input of the wrong rank fails
+ * naming the node and the attribute or input.
+ *
+ * FLOP rule ("complete" convention; attention counted in full): with D_q =
+ * Hq / N and D_v = Hv / N,
+ *   MACs  = B * S * H_in * (Hq + Hk + Hv)      the Q/K/V projection
+ *         + B * N * S * T * D_q                Q K^T
+ *         + B * N * S * T * D_v                the weighted sum of V
+ *   FLOPs = 2 * MACs
+ *         + B * S * (Hq + Hk + Hv)             when bias is given
+ *         + B * N * S * T * (1 + 5)            the scale and Softmax (5 per
+ *                                              element, as onnx::Softmax)
+ *         + B * N * S * T                      when mask_index or
+ *                                              attention_bias is given (the
+ *                                              mask add)
+ * which is what the unfused chain (MatMul, Add, MatMul, Div, Add, Softmax,
+ * MatMul) counts. A causal mask (unidirectional = 1) halves nothing: the
+ * kernels compute the full S x T score matrix and mask it, and the count is
+ * the same with and without it.
+ */
+#include "ops/onnxops/util.h"
+
+#include <stdio.h>
+
+typedef struct att_dims {
+    fl_sym b, s, h_in, hq, hk, hv, p, t;
+    int64_t heads;
+} att_dims;
+
+/* Reads num_heads, the hidden sizes and the sequence lengths. */
+static fl_status att_read(fl_ctx *c, const fl_node *n, att_dims *a) {
+    const fl_shape *x = fl__op_in_shape(n, 0);
+    const fl_shape *w = fl__op_in_shape(n, 1);
+    fl_status st = fl__attr_need_int(n, "num_heads", &a->heads, c->d);
+    if (st != FL_OK) {
+        return st;
+    }
+    if (a->heads <= 0) {
+        return fl__node_fail(c->d, FL_EINVAL, n, "attr 'num_heads' is %lld, want > 0",
+                             (long long)a->heads);
+    }
+    if (x->rank >= 0 && x->rank != 3) {
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "input 0 (input) has rank %d, want 3 (batch, sequence, hidden)",
+                             x->rank);
+    }
+    if (w->rank >= 0 && w->rank != 2) {
+        return fl__node_fail(c->d, FL_EINVAL, n, "input 1 (weights) has rank %d, want 2", w->rank);
+    }
+    a->b = fl__shape_dim(x, 0);
+    a->s = fl__shape_dim(x, 1);
+    fl_sym wcols = fl__shape_dim(w, 1);
+    if ((st = fl__op_merge_dim(c, n, fl__shape_dim(x, 2), fl__shape_dim(w, 0),
+                               "input 0 (input)'s last dim and input 1 (weights)'s first",
+                               &a->h_in)) != FL_OK) {
+        return st;
+    }
+    const int64_t *sizes;
+    size_t cnt;
+    st = fl__attr_get_ints(n, "qkv_hidden_sizes", &sizes, &cnt, c->d);
+    if (st == FL_OK) {
+        if (cnt != 3 || sizes[0] <= 0 || sizes[1] <= 0 || sizes[2] <= 0) {
+            return fl__node_fail(c->d, FL_EINVAL, n,
+                                 "attr 'qkv_hidden_sizes' must be three positive ints");
+        }
+        int64_t sum = sizes[0] + sizes[1] + sizes[2];
+        if (fl_sym_is_known(wcols) && wcols.k != sum) {
+            return fl__node_fail(c->d, FL_EINVAL, n,
+                                 "attr 'qkv_hidden_sizes' sums to %lld, input 1 (weights) has "
+                                 "%lld columns",
+                                 (long long)sum, (long long)wcols.k);
+        }
+        a->hq = fl_sym_const(sizes[0]);
+        a->hk = fl_sym_const(sizes[1]);
+        a->hv = fl_sym_const(sizes[2]);
+    } else if (st == FL_ENOTFOUND) {
+        st = FL_OK;
+        if (fl_sym_is_known(wcols) && wcols.k % 3 != 0) {
+            return fl__node_fail(c->d, FL_EINVAL, n,
+                                 "input 1 (weights) has %lld columns, not three equal Q/K/V "
+                                 "parts (attr 'qkv_hidden_sizes' absent)",
+                                 (long long)wcols.k);
+        }
+        a->hq = a->hk = a->hv =
+            fl_sym_is_known(wcols) ? fl_sym_const(wcols.k / 3) : fl_sym_unknown();
+    } else {
+        return st;
+    }
+    if ((fl_sym_is_known(a->hq) && a->hq.k % a->heads != 0) ||
+        (fl_sym_is_known(a->hv) && a->hv.k % a->heads != 0)) {
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "attr 'num_heads' %lld does not divide the Q and V hidden sizes "
+                             "(%lld, %lld)",
+                             (long long)a->heads, (long long)a->hq.k, (long long)a->hv.k);
+    }
+    a->p = fl_sym_const(0);
+    if (!fl__ox_absent(n, 4)) {
+        const fl_shape *past = fl__op_in_shape(n, 4);
+        if (past->rank >= 0 && past->rank != 5) {
+            return fl__node_fail(c->d, FL_EINVAL, n,
+                                 "input 4 (past) has rank %d, want 5 (2, batch, heads, past "
+                                 "sequence, head size)",
+                                 past->rank);
+        }
+        a->p = fl__shape_dim(past, 3);
+    }
+    return fl__op_add(c, n, a->p, a->s, &a->t);
+}
+
+static fl_status infer_attention(fl_ctx *c, fl_node *n) {
+    att_dims a;
+    fl_status st = att_read(c, n, &a);
+    if (st != FL_OK) {
+        return st;
+    }
+    int dt = fl__ox_in_dtype(n, 0);
+    if ((st = fl__op_set_output(c, n, 0, dt, 3, (fl_sym[]){a.b, a.s, a.hv})) != FL_OK) {
+        return st;
+    }
+    fl_sym d = fl_sym_is_known(a.hq) ? fl_sym_const(a.hq.k / a.heads) : fl_sym_unknown();
+    return fl__ox_set_out(c, n, 1, dt, 5,
+                          (fl_sym[]){fl_sym_const(2), a.b, fl_sym_const(a.heads), a.t, d});
+}
+
+static fl_status cost_attention(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    att_dims a;
+    fl_status st = att_read(c, n, &a);
+    if (st != FL_OK) {
+        return st;
+    }
+    fl_arith k = {c, n, FL_OK};
+    fl_sym rows = fl__ar_mul(&k, a.b, a.s);
+    fl_sym cols = fl__ar_add(&k, fl__ar_add(&k, a.hq, a.hk), a.hv);
+    fl_sym proj = fl__ar_mul(&k, fl__ar_mul(&k, rows, a.h_in), cols);
+    fl_sym st_ = fl__ar_mul(&k, rows, a.t); /* B * S * T */
+    fl_sym attn = fl__ar_mul(&k, st_, fl__ar_add(&k, a.hq, a.hv));
+    fl_sym macs = fl__ar_add(&k, proj, attn);
+    int64_t per_score = 6 + (!fl__ox_absent(n, 3) || !fl__ox_absent(n, 5));
+    fl_sym scores = fl__ar_scale(&k, st_, a.heads);
+    fl_sym flops = fl__ar_add(&k, fl__ar_scale(&k, macs, 2), fl__ar_scale(&k, scores, per_score));
+    if (!fl__ox_absent(n, 2)) {
+        flops = fl__ar_add(&k, flops, fl__ar_mul(&k, rows, cols));
+    }
+    return fl__ar_put_cost(&k, out, flops, macs);
+}
+
+/* clang-format off */
+#define HOOKS_attention .infer = infer_attention, .cost = cost_attention
+/* clang-format on */
+
+#define FL_OP FL_OP_DESC
+#include "ops/onnxms/attention.def"
+#undef FL_OP

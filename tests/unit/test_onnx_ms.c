@@ -1,0 +1,368 @@
+/*
+ * test_onnx_ms.c - ONNX Runtime's contrib operators (com.microsoft) of
+ * src/ops/onnxms/: exact shapes and counts derived by hand from each family
+ * file's stated rule, and bad inputs failing with the node and input named.
+ */
+#include "foldline/foldline.h"
+#include "onnxbuild.h"
+#include "testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static fl_report *run(ob_model *m, fl_status want) {
+    size_t len;
+    uint8_t *buf = ob_pack(m, &len);
+    fl_options o;
+    fl_options_init(&o);
+    o.per_node = true;
+    fl_report *r = NULL;
+    fl_status st = fl_analyze(buf, len, &o, &r);
+    free(buf);
+    if (st != want) {
+        printf("status %d: %s\n", st, r && r->error ? r->error : "?");
+    }
+    assert_int_equal(st, want);
+    return r;
+}
+
+static const fl_report_node *node_named(const fl_report *r, const char *name) {
+    for (size_t i = 0; i < r->n_nodes_detail; i++) {
+        if (strcmp(r->nodes[i].name, name) == 0) {
+            return &r->nodes[i];
+        }
+    }
+    fail_msg("no node '%s'", name);
+    return NULL;
+}
+
+static void assert_cost(const fl_report_node *n, int64_t flops, int64_t macs) {
+    assert_true(n->flops.known && n->macs.known);
+    assert_int_equal(n->flops.value, flops);
+    assert_int_equal(n->macs.value, macs);
+    assert_true(n->has_rule);
+    assert_false(n->incomplete);
+}
+
+/* A com.microsoft node. */
+static Onnx__NodeProto *ms_node(ob_model *m, const char *op, const char *name, const char *in,
+                                const char *out) {
+    Onnx__NodeProto *n = ob_node(m, op, name, in, out);
+    ob_domain(m, n, "com.microsoft");
+    return n;
+}
+
+static ob_model *ms_model(void) {
+    ob_model *m = ob_new(17);
+    ob_opset(m, "com.microsoft", 1);
+    return m;
+}
+
+/* BiasGelu A [2,5,8] + B [8]: out [2,5,8], E = 80; Add 80 + Gelu 80 = 160
+ * FLOPs. FastGelu with a bias: 160; without: 80. BiasAdd X [2,5,8] + bias
+ * [8] + skip [2,5,8]: two adds, 160. None has MACs. */
+static void test_bias_activations(void **state) {
+    (void)state;
+    ob_model *m = ms_model();
+    ob_input(m, "a", OB_FLOAT, 3, (int64_t[]){2, 5, 8}, NULL);
+    ob_input(m, "s", OB_FLOAT, 3, (int64_t[]){2, 5, 8}, NULL);
+    ob_init_f(m, "b", 1, (int64_t[]){8}, false);
+    ms_node(m, "BiasGelu", "bg", "a,b", "y1");
+    ms_node(m, "FastGelu", "fg", "a,b", "y2");
+    ms_node(m, "FastGelu", "fg1", "a", "y3");
+    ms_node(m, "BiasAdd", "ba", "a,b,s", "y4");
+    ob_output(m, "y1");
+    ob_output(m, "y2");
+    ob_output(m, "y3");
+    ob_output(m, "y4");
+    fl_report *r = run(m, FL_OK);
+    assert_int_equal(r->n_unknown_ops, 0);
+    const char *names[] = {"bg", "fg", "fg1", "ba"};
+    const int64_t flops[] = {160, 160, 80, 160};
+    for (int i = 0; i < 4; i++) {
+        const fl_report_node *n = node_named(r, names[i]);
+        assert_string_equal(n->outputs[0].shape, "[2,5,8]");
+        assert_string_equal(n->outputs[0].dtype, "float");
+        assert_cost(n, flops[i], 0);
+    }
+    fl_report_free(r);
+    ob_free(m);
+}
+
+/* Symbolic rows: A [n,16] + B [16] through BiasGelu: [n,16], 2 * 16 * n =
+ * 32*n FLOPs. */
+static void test_bias_gelu_symbolic(void **state) {
+    (void)state;
+    ob_model *m = ms_model();
+    ob_input(m, "a", OB_FLOAT, 2, (int64_t[]){-1, 16}, (const char *[]){"n", NULL});
+    ob_init_f(m, "b", 1, (int64_t[]){16}, false);
+    ms_node(m, "BiasGelu", "bg", "a,b", "y");
+    ob_output(m, "y");
+    fl_report *r = run(m, FL_OK);
+    const fl_report_node *n = node_named(r, "bg");
+    assert_string_equal(n->outputs[0].shape, "[n,16]");
+    assert_string_equal(n->flops.text, "32*n");
+    fl_report_free(r);
+    ob_free(m);
+}
+
+/* SkipSimplifiedLayerNormalization input [2,3,8] + skip [2,3,8], gamma [8]:
+ * E = 48, R = 6 rows. Without bias: skip add 48 + RMS norm 4 * 48 + 2 * 6 =
+ * 48 + 192 + 12 = 252. With bias [8]: + 48 = 300. Outputs: output and
+ * input_skip_bias_sum [2,3,8], mean/inv_std_var [2,3,1] float. */
+static void test_skip_simplified_layer_norm(void **state) {
+    (void)state;
+    ob_model *m = ms_model();
+    ob_input(m, "x", OB_FLOAT, 3, (int64_t[]){2, 3, 8}, NULL);
+    ob_input(m, "s", OB_FLOAT, 3, (int64_t[]){2, 3, 8}, NULL);
+    ob_init_f(m, "g", 1, (int64_t[]){8}, false);
+    ob_init_f(m, "b", 1, (int64_t[]){8}, false);
+    ms_node(m, "SkipSimplifiedLayerNormalization", "ln", "x,s,g", "y,mean,inv,sum");
+    ms_node(m, "SkipSimplifiedLayerNormalization", "lnb", "x,s,g,b", "y2");
+    ob_output(m, "y");
+    ob_output(m, "sum");
+    ob_output(m, "y2");
+    fl_report *r = run(m, FL_OK);
+    const fl_report_node *n = node_named(r, "ln");
+    assert_string_equal(n->outputs[0].shape, "[2,3,8]");
+    assert_string_equal(n->outputs[1].shape, "[2,3,1]");
+    assert_string_equal(n->outputs[2].shape, "[2,3,1]");
+    assert_string_equal(n->outputs[2].dtype, "float");
+    assert_string_equal(n->outputs[3].shape, "[2,3,8]");
+    assert_cost(n, 252, 0);
+    const fl_report_node *nb = node_named(r, "lnb");
+    assert_string_equal(nb->outputs[0].shape, "[2,3,8]");
+    assert_cost(nb, 300, 0);
+    fl_report_free(r);
+    ob_free(m);
+}
+
+/* A bias or gamma whose length is not the last dim, a bias of rank 2, an
+ * input of the wrong rank: errors naming node and input. */
+static void test_bad_inputs(void **state) {
+    (void)state;
+    struct {
+        const char *op, *in;
+        int brank;
+        int64_t bdims[2];
+        const char *want;
+    } cases[] = {
+        {"BiasGelu", "a,b", 1, {7, 0}, "node 'bad' (BiasGelu): input 1 (B) and input 0's last dim"},
+        {"FastGelu", "a,b", 2, {1, 8}, "node 'bad' (FastGelu): input 1 (bias) has rank 2, want 1"},
+        {"BiasAdd", "a2,b,a2", 1, {8, 0}, "node 'bad' (BiasAdd): input 0 (X) has rank 2, want 3"},
+        {"SkipSimplifiedLayerNormalization",
+         "a,a,b",
+         1,
+         {9, 0},
+         "node 'bad' (SkipSimplifiedLayerNormalization): input 2 (gamma)'s last dim"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ob_model *m = ms_model();
+        ob_input(m, "a", OB_FLOAT, 3, (int64_t[]){2, 5, 8}, NULL);
+        ob_input(m, "a2", OB_FLOAT, 2, (int64_t[]){5, 8}, NULL);
+        ob_init_f(m, "b", cases[i].brank, cases[i].bdims, false);
+        ms_node(m, cases[i].op, "bad", cases[i].in, "y");
+        ob_output(m, "y");
+        fl_report *r = run(m, FL_EINVAL);
+        printf("%s\n", r->error);
+        assert_non_null(strstr(r->error, cases[i].want));
+        fl_report_free(r);
+        ob_free(m);
+    }
+}
+
+/* Attention, input [2,4,8], weights [8,24] (Hq = Hk = Hv = 8), bias [24],
+ * num_heads 2 (head size 4), no past: T = S = 4. output [2,4,8], present
+ * [2,2,2,4,4].
+ *   projection MACs  2 * 4 * 8 * 24           = 1536
+ *   Q K^T + weighted sum  B*N*S*T*(4 + 4) = 2*2*4*4*8 = 512
+ *   MACs = 2048; scores B*N*S*T = 64
+ *   FLOPs = 2 * 2048 + bias 2 * 4 * 24 + 6 * 64 = 4096 + 192 + 384 = 4672
+ * With past [2,2,2,3,4] (P = 3, T = 7) and a mask [2,7]:
+ *   MACs = 1536 + 2*2*4*7*8 = 1536 + 896 = 2432; scores 2*2*4*7 = 112
+ *   FLOPs = 4864 + 192 + 7 * 112 = 5840; present [2,2,2,7,4]. */
+static void test_attention(void **state) {
+    (void)state;
+    ob_model *m = ms_model();
+    ob_input(m, "x", OB_FLOAT, 3, (int64_t[]){2, 4, 8}, NULL);
+    ob_input(m, "past", OB_FLOAT, 5, (int64_t[]){2, 2, 2, 3, 4}, NULL);
+    ob_input(m, "mask", OB_INT32, 2, (int64_t[]){2, 7}, NULL);
+    ob_init_f(m, "w", 2, (int64_t[]){8, 24}, false);
+    ob_init_f(m, "b", 1, (int64_t[]){24}, false);
+    ob_attr_i(m, ms_node(m, "Attention", "att", "x,w,b", "y,present"), "num_heads", 2);
+    ob_attr_i(m, ms_node(m, "Attention", "attp", "x,w,b,mask,past", "y2,present2"), "num_heads", 2);
+    ob_output(m, "y");
+    ob_output(m, "present");
+    ob_output(m, "y2");
+    ob_output(m, "present2");
+    fl_report *r = run(m, FL_OK);
+    const fl_report_node *a = node_named(r, "att");
+    assert_string_equal(a->outputs[0].shape, "[2,4,8]");
+    assert_string_equal(a->outputs[1].shape, "[2,2,2,4,4]");
+    assert_cost(a, 4672, 2048);
+    const fl_report_node *p = node_named(r, "attp");
+    assert_string_equal(p->outputs[0].shape, "[2,4,8]");
+    assert_string_equal(p->outputs[1].shape, "[2,2,2,7,4]");
+    assert_cost(p, 5840, 2432);
+    fl_report_free(r);
+    ob_free(m);
+}
+
+/* Attention over a symbolic sequence s, input [1,s,8], weights [8,24], no
+ * bias, num_heads 2, unidirectional (a causal mask counts the full score
+ * matrix): MACs = s * 8 * 24 + s * s * (8 + 8) = 16*s^2 + 192*s; bound at
+ * s = 5: 400 + 960 = 1360. qkv_hidden_sizes (8, 8, 16) with weights [8,32]:
+ * output [1,s,16]. */
+static void test_attention_symbolic(void **state) {
+    (void)state;
+    ob_model *m = ms_model();
+    ob_input(m, "x", OB_FLOAT, 3, (int64_t[]){1, -1, 8}, (const char *[]){NULL, "s", NULL});
+    ob_init_f(m, "w", 2, (int64_t[]){8, 24}, false);
+    ob_init_f(m, "w2", 2, (int64_t[]){8, 32}, false);
+    Onnx__NodeProto *n = ms_node(m, "Attention", "att", "x,w", "y");
+    ob_attr_i(m, n, "num_heads", 2);
+    ob_attr_i(m, n, "unidirectional", 1);
+    n = ms_node(m, "Attention", "att2", "x,w2", "y2");
+    ob_attr_i(m, n, "num_heads", 2);
+    ob_attr_ints(m, n, "qkv_hidden_sizes", 3, (int64_t[]){8, 8, 16});
+    ob_output(m, "y");
+    ob_output(m, "y2");
+    fl_report *r = run(m, FL_OK);
+    const fl_report_node *a = node_named(r, "att");
+    assert_string_equal(a->outputs[0].shape, "[1,s,8]");
+    assert_string_equal(a->macs.text, "16*s^2 + 192*s");
+    assert_string_equal(node_named(r, "att2")->outputs[0].shape, "[1,s,16]");
+    fl_report_free(r);
+    ob_free(m);
+
+    m = ms_model();
+    ob_input(m, "x", OB_FLOAT, 3, (int64_t[]){1, 5, 8}, NULL);
+    ob_init_f(m, "w", 2, (int64_t[]){8, 24}, false);
+    ob_attr_i(m, ms_node(m, "Attention", "att", "x,w", "y"), "num_heads", 2);
+    ob_output(m, "y");
+    r = run(m, FL_OK);
+    assert_int_equal(node_named(r, "att")->macs.value, 1360);
+    fl_report_free(r);
+    ob_free(m);
+}
+
+/* Attention's bad attributes: each error names the node and attribute. */
+static void test_attention_bad_attrs(void **state) {
+    (void)state;
+    struct {
+        int64_t heads; /* 0: absent */
+        int n_sizes;
+        const char *want;
+    } cases[] = {
+        {0, 0, "node 'bad' (Attention): missing required attr 'num_heads'"},
+        {-2, 0, "node 'bad' (Attention): attr 'num_heads' is -2, want > 0"},
+        {3, 0, "node 'bad' (Attention): attr 'num_heads' 3 does not divide"},
+        {2, 3,
+         "node 'bad' (Attention): attr 'qkv_hidden_sizes' sums to 36, input 1 (weights) "
+         "has 24 columns"},
+        {2, 2, "node 'bad' (Attention): attr 'qkv_hidden_sizes' must be three positive ints"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ob_model *m = ms_model();
+        ob_input(m, "x", OB_FLOAT, 3, (int64_t[]){2, 4, 8}, NULL);
+        ob_init_f(m, "w", 2, (int64_t[]){8, 24}, false);
+        Onnx__NodeProto *n = ms_node(m, "Attention", "bad", "x,w", "y");
+        if (cases[i].heads) {
+            ob_attr_i(m, n, "num_heads", cases[i].heads);
+        }
+        if (cases[i].n_sizes) {
+            ob_attr_ints(m, n, "qkv_hidden_sizes", (size_t)cases[i].n_sizes,
+                         (int64_t[]){12, 12, 12});
+        }
+        ob_output(m, "y");
+        fl_report *r = run(m, FL_EINVAL);
+        printf("%s\n", r->error);
+        assert_non_null(strstr(r->error, cases[i].want));
+        fl_report_free(r);
+        ob_free(m);
+    }
+}
+
+/* MatMulNBits, A [2,3,64] float, K 64, N 32, bits 4, block_size 32: B
+ * [32, ceil(64/32) = 2, 32*4/8 = 16] uint8, scales [64]: Y [2,3,32].
+ * Rows R = 6: MACs = 6 * 32 * 64 = 12288; FLOPs = 2 * 12288 + dequant 2 *
+ * 32 * 64 = 24576 + 4096 = 28672; with bias [32]: + 6 * 32 = 28864. Bytes
+ * at the stored widths: A 6*64*4 = 1536, B 32*2*16 = 1024 (two int4 per
+ * byte), scales 64*4 = 256, Y 6*32*4 = 768: 3584 (+ bias 128 = 3712). */
+static void test_matmul_nbits(void **state) {
+    (void)state;
+    ob_model *m = ms_model();
+    ob_input(m, "a", OB_FLOAT, 3, (int64_t[]){2, 3, 64}, NULL);
+    ob_input(m, "b", 2 /* uint8 */, 3, (int64_t[]){32, 2, 16}, NULL);
+    ob_init_f(m, "sc", 1, (int64_t[]){64}, false);
+    ob_init_f(m, "bias", 1, (int64_t[]){32}, false);
+    const char *ins[] = {"a,b,sc", "a,b,sc,,,bias"};
+    const char *names[] = {"mm", "mmb"};
+    for (int i = 0; i < 2; i++) {
+        Onnx__NodeProto *n = ms_node(m, "MatMulNBits", names[i], ins[i], i ? "y2" : "y");
+        ob_attr_i(m, n, "K", 64);
+        ob_attr_i(m, n, "N", 32);
+        ob_attr_i(m, n, "bits", 4);
+        ob_attr_i(m, n, "block_size", 32);
+    }
+    ob_output(m, "y");
+    ob_output(m, "y2");
+    fl_report *r = run(m, FL_OK);
+    const fl_report_node *a = node_named(r, "mm");
+    assert_string_equal(a->outputs[0].shape, "[2,3,32]");
+    assert_cost(a, 28672, 12288);
+    assert_int_equal(a->bytes.value, 3584);
+    const fl_report_node *b = node_named(r, "mmb");
+    assert_cost(b, 28864, 12288);
+    assert_int_equal(b->bytes.value, 3712);
+    fl_report_free(r);
+    ob_free(m);
+}
+
+/* MatMulNBits' bad attributes and a B of the wrong packing. */
+static void test_matmul_nbits_bad(void **state) {
+    (void)state;
+    struct {
+        int64_t k, bits, block, bdim2;
+        const char *want;
+    } cases[] = {
+        {0, 4, 32, 16, "node 'bad' (MatMulNBits): attr 'K' is 0, want > 0"},
+        {64, 9, 32, 16, "node 'bad' (MatMulNBits): attr 'bits' is 9, want 2..8"},
+        {64, 4, 24, 16, "node 'bad' (MatMulNBits): attr 'block_size' is 24"},
+        {64, 4, 32, 32, "node 'bad' (MatMulNBits): input 1 (B)"},
+        {48, 4, 32, 16, "node 'bad' (MatMulNBits): input 0 (A)'s last dim and attr 'K'"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ob_model *m = ms_model();
+        ob_input(m, "a", OB_FLOAT, 2, (int64_t[]){3, 64}, NULL);
+        ob_input(m, "b", 2, 3, (int64_t[]){32, 2, cases[i].bdim2}, NULL);
+        ob_init_f(m, "sc", 1, (int64_t[]){64}, false);
+        Onnx__NodeProto *n = ms_node(m, "MatMulNBits", "bad", "a,b,sc", "y");
+        ob_attr_i(m, n, "K", cases[i].k);
+        ob_attr_i(m, n, "N", 32);
+        ob_attr_i(m, n, "bits", cases[i].bits);
+        ob_attr_i(m, n, "block_size", cases[i].block);
+        ob_output(m, "y");
+        fl_report *r = run(m, FL_EINVAL);
+        printf("%s\n", r->error);
+        assert_non_null(strstr(r->error, cases[i].want));
+        fl_report_free(r);
+        ob_free(m);
+    }
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bias_activations),
+        cmocka_unit_test(test_bias_gelu_symbolic),
+        cmocka_unit_test(test_skip_simplified_layer_norm),
+        cmocka_unit_test(test_bad_inputs),
+        cmocka_unit_test(test_attention),
+        cmocka_unit_test(test_attention_symbolic),
+        cmocka_unit_test(test_attention_bad_attrs),
+        cmocka_unit_test(test_matmul_nbits),
+        cmocka_unit_test(test_matmul_nbits_bad),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
