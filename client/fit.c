@@ -11,8 +11,10 @@
  *
  * MODEL=TRACE@MS gives the model's untraced latency (ms): the dispatch
  * overhead is then (MS - the kernels' medians) / kernels, since ORT's
- * profiler adds its own cost between traced kernels; without it the traced
- * runs' gaps are used.
+ * profiler adds its own cost between traced kernels, bounded by the traced
+ * runs' gaps (an upper bound, profiler included: a latency measured on a
+ * loaded host must not become a huge per-kernel cost); without @MS the
+ * traced runs' gaps are used.
  *
  * Each model is analysed as given (no passes) on BASE, and every kernel is
  * matched to an op: by node name and op type (ONNX Runtime keeps the model's
@@ -486,7 +488,13 @@ static int load_pair(fit_cli *c, const fl_options *base_opt, char *pair, fl_fit_
         /* the per-kernel dispatch gap: (latency - kernels) / kernels, or the
          * traced runs' own gaps when no latency was given */
         m->measured_s = latency_s > 0 ? latency_s : t.run_s;
-        m->kernel_sum_s = latency_s > 0 ? ksum : t.run_s - t.gap_s;
+        m->kernel_sum_s = t.run_s - t.gap_s;
+        if (latency_s > 0) { /* at most the traced gap, which includes the profiler's cost:
+                                a noisy latency must not turn into a huge per-kernel cost */
+            double gap = latency_s - ksum;
+            gap = gap < 0 ? 0 : gap > t.gap_s ? t.gap_s : gap;
+            m->kernel_sum_s = latency_s - gap;
+        }
         m->n_kernels = t.n;
         printf("  %-40s %5zu kernels, %5zu matched (%zu by name, %zu by op and shape), run %.4g "
                "ms\n",
