@@ -193,6 +193,7 @@ typedef struct cli {
     const char *passes; /* --passes as given; NULL when absent */
     const char **disabled, **outputs;
     size_t n_disabled, n_outputs;
+    fl_cli_files side; /* the model's other files (TF.js shards), mapped */
 } cli;
 
 /* --value NAME=X (a scalar) or NAME=X,Y,... (a small tensor; "X," is a
@@ -437,6 +438,7 @@ static int parse_args(cli *c, int argc, char **argv) {
 }
 
 static void cli_free(cli *c) {
+    fl_cli_files_free(&c->side);
     for (size_t i = 0; i < c->n_inputs; i++) {
         free((void *)c->inputs[i].dims);
     }
@@ -582,6 +584,18 @@ static int run_command(int argc, char **argv, bool optimize) {
         cli_free(&c);
         return EXIT_IO;
     }
+    /* A TF.js model's shards, from beside it; not sent with --strip-weights
+     * (the server then knows every weight's shape and dtype, no value). */
+    bool strip_side = remote.server && remote_strip >= 0;
+    if (!strip_side &&
+        fl_cli_files_load(&c.side, c.model, buf, len, c.opt.format, err, sizeof err) != 0) {
+        fprintf(stderr, "foldline: %s\n", err);
+        free(buf);
+        cli_free(&c);
+        return EXIT_IO;
+    }
+    c.opt.files = c.side.files;
+    c.opt.n_files = c.side.n;
     fl_report *r = NULL;
     if (remote.server) {
         remote.profiles = c.roof.names;
@@ -641,25 +655,14 @@ static int run_command(int argc, char **argv, bool optimize) {
         }
         return rc;
     }
-    fl_cli_files side;
-    if (fl_cli_files_load(&side, c.model, buf, len, c.opt.format, err, sizeof err) != 0) {
-        fprintf(stderr, "foldline: %s\n", err);
-        free(buf);
-        cli_free(&c);
-        return EXIT_IO;
-    }
-    c.opt.files = side.files;
-    c.opt.n_files = side.n;
     if (c.roof.n_sweep) {
         rc = fl_roof_cli_sweep(&c.roof, buf, len, &c.opt, c.json, c.model, NULL);
         free(buf);
-        fl_cli_files_free(&side);
         cli_free(&c);
         return rc;
     }
     fl_status st = fl_analyze(buf, len, &c.opt, &r);
     free(buf);
-    fl_cli_files_free(&side);
     if (st != FL_OK) {
         fprintf(stderr, "foldline: %s: %s\n", c.model,
                 r && r->error ? r->error : fl_status_str(st));

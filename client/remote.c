@@ -57,8 +57,10 @@ static bool build_options(const fl_options *o, req_parts *p) {
     m->format = o->format == FL_FORMAT_GRAPHDEF ? FOLDLINE__V1__GRAPH_FORMAT__GRAPH_FORMAT_GRAPHDEF
                 : o->format == FL_FORMAT_SAVEDMODEL
                     ? FOLDLINE__V1__GRAPH_FORMAT__GRAPH_FORMAT_SAVEDMODEL
-                : o->format == FL_FORMAT_ONNX ? FOLDLINE__V1__GRAPH_FORMAT__GRAPH_FORMAT_ONNX
-                                              : FOLDLINE__V1__GRAPH_FORMAT__GRAPH_FORMAT_AUTO;
+                : o->format == FL_FORMAT_ONNX   ? FOLDLINE__V1__GRAPH_FORMAT__GRAPH_FORMAT_ONNX
+                : o->format == FL_FORMAT_TFJS   ? FOLDLINE__V1__GRAPH_FORMAT__GRAPH_FORMAT_TFJS
+                : o->format == FL_FORMAT_TFLITE ? FOLDLINE__V1__GRAPH_FORMAT__GRAPH_FORMAT_TFLITE
+                                                : FOLDLINE__V1__GRAPH_FORMAT__GRAPH_FORMAT_AUTO;
     m->saved_model_tag = (char *)(o->saved_model_tag ? o->saved_model_tag : "");
     p->inputs = calloc(o->n_inputs + 1, sizeof *p->inputs);
     p->input_ptrs = calloc(o->n_inputs + 1, sizeof *p->input_ptrs);
@@ -751,8 +753,25 @@ static fl_remote_failure remote_analyze(const fl_remote_options *ro, const void 
     parts.options.n_profiles = ro->n_profiles;
     call_state s;
     call_state_init(&s);
-    bool stream = len > ro->stream_above;
+    /* The model's other files (TF.js shards): in the request, or streamed
+     * after the model's bytes, each under its name. */
+    size_t total = len;
+    Foldline__V1__ModelFile *mf = calloc(opt->n_files + 1, sizeof *mf);
+    Foldline__V1__ModelFile **mfp = calloc(opt->n_files + 1, sizeof *mfp);
     fl_remote_failure fail = FL_REMOTE_TRANSPORT;
+    if (!mf || !mfp) {
+        snprintf(err, errlen, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < opt->n_files; i++) {
+        foldline__v1__model_file__init(&mf[i]);
+        mf[i].name = (char *)opt->files[i].name;
+        mf[i].data.data = (uint8_t *)opt->files[i].bytes;
+        mf[i].data.len = opt->files[i].len;
+        mfp[i] = &mf[i];
+        total += opt->files[i].len;
+    }
+    bool stream = total > ro->stream_above;
     if (!open_call(&s, ro,
                    stream ? "/foldline.v1.CostModel/AnalyzeStream"
                           : "/foldline.v1.CostModel/Analyze",
@@ -766,23 +785,31 @@ static fl_remote_failure remote_analyze(const fl_remote_options *ro, const void 
         req.graph.data = (uint8_t *)bytes;
         req.graph.len = len;
         req.options = &parts.options;
+        req.files = mfp;
+        req.n_files = opt->n_files;
         unary_exchange(&s, &req.base);
     } else {
         /* Initial metadata, then one message at a time (gRPC allows one send
          * in flight); a failed send means the server already answered. */
         bool ok = run_batch(&s, ops, n);
-        for (size_t off = 0; ok && off < len; off += ro->chunk_bytes) {
-            Foldline__V1__AnalyzeChunk ch = FOLDLINE__V1__ANALYZE_CHUNK__INIT;
-            ch.options = off == 0 ? &parts.options : NULL;
-            ch.graph_chunk.data = (uint8_t *)bytes + off;
-            ch.graph_chunk.len = len - off < ro->chunk_bytes ? len - off : ro->chunk_bytes;
-            grpc_byte_buffer *bb = pack_bb(&ch.base);
-            grpc_op send;
-            memset(&send, 0, sizeof send);
-            send.op = GRPC_OP_SEND_MESSAGE;
-            send.data.send_message.send_message = bb;
-            ok = run_batch(&s, &send, 1);
-            grpc_byte_buffer_destroy(bb);
+        /* File -1 is the model itself; then each other file by name. */
+        for (long fi = -1; ok && fi < (long)opt->n_files; fi++) {
+            const uint8_t *data = fi < 0 ? bytes : opt->files[fi].bytes;
+            size_t dlen = fi < 0 ? len : opt->files[fi].len;
+            for (size_t off = 0; ok && off < dlen; off += ro->chunk_bytes) {
+                Foldline__V1__AnalyzeChunk ch = FOLDLINE__V1__ANALYZE_CHUNK__INIT;
+                ch.options = fi < 0 && off == 0 ? &parts.options : NULL;
+                ch.file_name = fi < 0 ? "" : (char *)opt->files[fi].name;
+                ch.graph_chunk.data = (uint8_t *)data + off;
+                ch.graph_chunk.len = dlen - off < ro->chunk_bytes ? dlen - off : ro->chunk_bytes;
+                grpc_byte_buffer *bb = pack_bb(&ch.base);
+                grpc_op send;
+                memset(&send, 0, sizeof send);
+                send.op = GRPC_OP_SEND_MESSAGE;
+                send.data.send_message.send_message = bb;
+                ok = run_batch(&s, &send, 1);
+                grpc_byte_buffer_destroy(bb);
+            }
         }
         memset(ops, 0, sizeof ops);
         n = 0;
@@ -843,6 +870,8 @@ static fl_remote_failure remote_analyze(const fl_remote_options *ro, const void 
 done:
     call_state_free(&s);
     req_parts_free(&parts);
+    free(mf);
+    free(mfp);
     grpc_shutdown();
     return fail;
 }

@@ -287,6 +287,12 @@ static bool options_from_request(fl_call *c, const Foldline__V1__AnalyzeOptions 
     case FOLDLINE__V1__GRAPH_FORMAT__GRAPH_FORMAT_ONNX:
         o->format = FL_FORMAT_ONNX;
         break;
+    case FOLDLINE__V1__GRAPH_FORMAT__GRAPH_FORMAT_TFJS:
+        o->format = FL_FORMAT_TFJS;
+        break;
+    case FOLDLINE__V1__GRAPH_FORMAT__GRAPH_FORMAT_TFLITE:
+        o->format = FL_FORMAT_TFLITE;
+        break;
     default:
         fl_call_fail(c, GRPC_STATUS_INVALID_ARGUMENT, "options.format: unknown value %d",
                      (int)ro->format);
@@ -692,6 +698,9 @@ typedef struct request {
     const unsigned char *graph;
     size_t len;
     const Foldline__V1__AnalyzeOptions *options;
+    fl_file *files; /* the model's other files (bytes borrowed or in `joined`) */
+    size_t n_files;
+    bool stream_names; /* files[].name strdup'd (AnalyzeStream) */
 } request;
 
 static void request_free(request *q) {
@@ -702,6 +711,104 @@ static void request_free(request *q) {
         foldline__v1__analyze_chunk__free_unpacked(q->first, NULL);
     }
     free(q->joined);
+    for (size_t i = 0; q->stream_names && q->files && i < q->n_files; i++) {
+        free((char *)q->files[i].name);
+    }
+    free(q->files);
+}
+
+/* The index of the stream's file `name` in q->files (added, its name
+ * copied, when new), or -1 past the limit or out of memory. */
+static long stream_file(request *q, const char *name, size_t max) {
+    for (size_t i = 0; i < q->n_files; i++) {
+        if (strcmp(q->files[i].name, name) == 0) {
+            return (long)i;
+        }
+    }
+    char *copy = q->n_files < max ? strdup(name) : NULL;
+    if (!copy) {
+        return -1;
+    }
+    q->files[q->n_files].name = copy;
+    return (long)q->n_files++;
+}
+
+/* AnalyzeStream: every chunk unpacked and kept, then the model's bytes and
+ * each named file's joined in `joined` (their sum is the stream's size). */
+static bool decode_stream(fl_call *c, request *q) {
+    size_t n = c->n_chunks;
+    Foldline__V1__AnalyzeChunk **chs = calloc(n + 1, sizeof(*chs));
+    size_t *sizes = calloc(n + 1, sizeof(size_t));
+    long *which = calloc(n + 1, sizeof(long));
+    q->files = calloc(n + 1, sizeof(fl_file));
+    q->stream_names = true;
+    q->joined = malloc(c->stream_bytes > 0 ? (size_t)c->stream_bytes : 1);
+    bool ok = chs && sizes && which && q->files && q->joined;
+    if (!ok) {
+        fl_call_fail(c, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory joining %" PRId64 " bytes",
+                     c->stream_bytes);
+    }
+    for (size_t i = 0; ok && i < n; i++) {
+        grpc_slice s = read_all(c->chunks[i]);
+        grpc_byte_buffer_destroy(c->chunks[i]);
+        c->chunks[i] = NULL;
+        chs[i] = foldline__v1__analyze_chunk__unpack(NULL, GRPC_SLICE_LENGTH(s),
+                                                     GRPC_SLICE_START_PTR(s));
+        grpc_slice_unref(s);
+        if (!chs[i]) {
+            fl_call_fail(c, GRPC_STATUS_INVALID_ARGUMENT,
+                         "stream message %zu is not a valid foldline.v1.AnalyzeChunk", i);
+            ok = false;
+            break;
+        }
+        const char *fname = chs[i]->file_name ? chs[i]->file_name : "";
+        which[i] = *fname ? stream_file(q, fname, 1024) : -2;
+        if (which[i] == -1) {
+            fl_call_fail(c, GRPC_STATUS_INVALID_ARGUMENT,
+                         "the stream names more than 1024 files, or memory ran out (field: "
+                         "file_name)");
+            ok = false;
+        } else if (which[i] >= 0) {
+            sizes[which[i]] += chs[i]->graph_chunk.len;
+        } else {
+            q->len += chs[i]->graph_chunk.len;
+        }
+    }
+    /* The model's bytes first, then each file's, in `joined`. */
+    size_t at = q->len, model_at = 0;
+    for (size_t k = 0; ok && k < q->n_files; k++) {
+        q->files[k].bytes = q->joined + at;
+        at += sizes[k];
+    }
+    for (size_t i = 0; ok && i < n; i++) {
+        const ProtobufCBinaryData *b = &chs[i]->graph_chunk;
+        if (which[i] >= 0) {
+            fl_file *f = &q->files[which[i]];
+            memcpy((unsigned char *)f->bytes + f->len, b->data, b->len);
+            f->len += b->len;
+        } else {
+            memcpy(q->joined + model_at, b->data, b->len);
+            model_at += b->len;
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (i == 0 && chs[0]) {
+            q->first = chs[0];
+            q->options = chs[0]->options;
+        } else if (chs[i]) {
+            foldline__v1__analyze_chunk__free_unpacked(chs[i], NULL);
+        }
+    }
+    c->n_chunks = 0;
+    free(chs);
+    free(sizes);
+    free(which);
+    if (ok && q->len == 0) {
+        fl_call_fail(c, GRPC_STATUS_INVALID_ARGUMENT, "the stream carried no graph bytes");
+        ok = false;
+    }
+    q->graph = q->joined;
+    return ok;
 }
 
 /* Decodes the unary request or the stream's chunks, releasing the call's
@@ -722,43 +829,21 @@ static bool decode(fl_call *c, request *q) {
         q->graph = q->unary->graph.data;
         q->len = q->unary->graph.len;
         q->options = q->unary->options;
-        return true;
-    }
-    q->joined = malloc(c->stream_bytes > 0 ? (size_t)c->stream_bytes : 1);
-    if (!q->joined) {
-        fl_call_fail(c, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory joining %" PRId64 " bytes",
-                     c->stream_bytes);
-        return false;
-    }
-    for (size_t i = 0; i < c->n_chunks; i++) {
-        grpc_slice s = read_all(c->chunks[i]);
-        grpc_byte_buffer_destroy(c->chunks[i]);
-        c->chunks[i] = NULL;
-        Foldline__V1__AnalyzeChunk *ch = foldline__v1__analyze_chunk__unpack(
-            NULL, GRPC_SLICE_LENGTH(s), GRPC_SLICE_START_PTR(s));
-        grpc_slice_unref(s);
-        if (!ch) {
-            fl_call_fail(c, GRPC_STATUS_INVALID_ARGUMENT,
-                         "stream message %zu is not a valid foldline.v1.AnalyzeChunk", i);
+        q->files = calloc(q->unary->n_files + 1, sizeof(fl_file));
+        if (!q->files) {
+            fl_call_fail(c, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory");
             return false;
         }
-        /* The chunk's payload is at most its message's size, so the sum fits. */
-        memcpy(q->joined + q->len, ch->graph_chunk.data, ch->graph_chunk.len);
-        q->len += ch->graph_chunk.len;
-        if (i == 0) {
-            q->first = ch;
-            q->options = ch->options;
-        } else {
-            foldline__v1__analyze_chunk__free_unpacked(ch, NULL);
+        for (size_t i = 0; i < q->unary->n_files; i++) {
+            const Foldline__V1__ModelFile *f = q->unary->files[i];
+            q->files[i].name = f->name ? f->name : "";
+            q->files[i].bytes = f->data.data;
+            q->files[i].len = f->data.len;
         }
+        q->n_files = q->unary->n_files;
+        return true;
     }
-    c->n_chunks = 0;
-    if (q->len == 0) {
-        fl_call_fail(c, GRPC_STATUS_INVALID_ARGUMENT, "the stream carried no graph bytes");
-        return false;
-    }
-    q->graph = q->joined;
-    return true;
+    return decode_stream(c, q);
 }
 
 static void hash_str(fl_cache_key *h, const char *str) {
@@ -825,6 +910,14 @@ static void hash_profile(fl_cache_key *h, const fl_profile *p) {
  * selected profiles; compared in full on a hit (cache.h). */
 static void cache_key(const request *q, const fl_options *o, fl_cache_key *h) {
     fl_key_init(h, q->graph, q->len);
+    uint64_t n_files = q->n_files; /* the model's other files, names and bytes */
+    fl_key_add(h, &n_files, sizeof n_files);
+    for (size_t i = 0; i < q->n_files; i++) {
+        hash_str(h, q->files[i].name);
+        uint64_t flen = q->files[i].len;
+        fl_key_add(h, &flen, sizeof flen);
+        fl_key_add(h, q->files[i].bytes, q->files[i].len);
+    }
     uint64_t has_options = q->options != NULL;
     fl_key_add(h, &has_options, sizeof has_options);
     if (q->options) {
@@ -903,6 +996,8 @@ void fl_svc_analyze_work(fl_call *c) {
     fl_report *r = NULL;
     opt.should_stop = should_stop;
     opt.stop_arg = c;
+    opt.files = q.files;
+    opt.n_files = q.n_files;
     fl_status st = fl_analyze(q.graph, q.len, &opt, &r);
     if (r && st == FL_OK) {
         c->nodes = r->n_nodes;

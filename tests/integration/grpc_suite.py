@@ -13,6 +13,7 @@ Every server is killed at exit, whatever happens.
 import atexit
 import concurrent.futures
 import json
+import struct
 import os
 import signal
 import subprocess
@@ -383,6 +384,65 @@ def case_oversize_and_stream():
     check("cli_strip_weights_onnx_same_output", lrc == rrc == 0 and lout == rout and
           json.loads(last)["bytes"] < os.path.getsize(TINY_ONNX) - 4000, last + rerr.decode()[:300])
     check("oversize_server_exit_0", s.stop() == 0)
+
+
+def tfjs_model():
+    """A TF.js graph model whose Reshape target is a weight: x [2,3] reshaped
+    to [3,2] by the weight 's', then MatMul by 'w' [2,4]: 3*4*2 = 24 MACs
+    with the shard; without it the reshape's shape is unknown (MACs 0)."""
+    dim = lambda *d: {"dim": [{"size": str(x)} for x in d]}
+    const = lambda n, t, *d: {"name": n, "op": "Const", "attr": {
+        "dtype": {"type": t}, "value": {"tensor": {"dtype": t, "tensorShape": dim(*d)}}}}
+    topo = {"node": [
+        {"name": "x", "op": "Placeholder", "attr": {"dtype": {"type": "DT_FLOAT"},
+                                                    "shape": {"shape": dim(2, 3)}}},
+        const("s", "DT_INT32", 2), const("w", "DT_FLOAT", 2, 4),
+        {"name": "r", "op": "Reshape", "input": ["x", "s"],
+         "attr": {"T": {"type": "DT_FLOAT"}, "Tshape": {"type": "DT_INT32"}}},
+        {"name": "out", "op": "MatMul", "input": ["r", "w"], "attr": {"T": {"type": "DT_FLOAT"}}}]}
+    manifest = [{"paths": ["group1-shard1of1.bin"], "weights": [
+        {"name": "s", "shape": [2], "dtype": "int32"},
+        {"name": "w", "shape": [2, 4], "dtype": "float32"}]}]
+    shard = struct.pack("<2i8f", 3, 2, *range(8))
+    return json.dumps({"format": "graph-model", "modelTopology": topo,
+                       "weightsManifest": manifest}).encode(), shard
+
+
+def case_formats(s):
+    """TFLite and TF.js over the wire: the CLI's remote answer equals the
+    local one; a TF.js model's shard travels as a named file (unary and
+    streamed); --strip-weights leaves the shard behind."""
+    tfl = os.path.join(DATA, "tiny.tflite")
+    lrc, lout, _ = cli("analyze", tfl, "--json")
+    rrc, rout, rerr = cli("analyze", tfl, "--json", server=s.addr)
+    check("tflite_same_output", lrc == rrc == 0 and lout == rout, rerr[:300])
+    check("tflite_macs", rrc == 0 and json.loads(rout)["totals"]["macs"] == 7596)
+    model, shard = tfjs_model()
+    d = os.path.join(TMP, "tfjs")
+    os.makedirs(d, exist_ok=True)
+    path = write("tfjs/model.json", model)
+    write("tfjs/group1-shard1of1.bin", shard)
+    lrc, lout, _ = cli("analyze", path, "--json")
+    rrc, rout, rerr = cli("analyze", path, "--json", server=s.addr)
+    check("tfjs_same_output", lrc == rrc == 0 and lout == rout, rerr[:300])
+    check("tfjs_macs_with_shard", rrc == 0 and json.loads(rout)["totals"]["macs"] == 24, rout[:300])
+    rrc, rout, rerr = cli("analyze", path, "--json", server=s.addr, extra=["--strip-weights"])
+    check("tfjs_strip_weights", rrc == 0 and json.loads(rout)["totals"]["macs"] == 0, rout[:300])
+    stub = pb_grpc.CostModelStub(s.channel())
+    opts = pb.AnalyzeOptions(format=pb.GRAPH_FORMAT_TFJS)
+    rep = stub.Analyze(pb.AnalyzeRequest(graph=model, options=opts, files=[
+        pb.ModelFile(name="group1-shard1of1.bin", data=shard)]), timeout=20)
+    check("python_tfjs_unary_files", rep.totals.macs.value == 24, str(rep.totals.macs))
+
+    def chunks():
+        yield pb.AnalyzeChunk(options=opts, graph_chunk=model[:50])
+        yield pb.AnalyzeChunk(file_name="group1-shard1of1.bin", graph_chunk=shard[:5])
+        yield pb.AnalyzeChunk(graph_chunk=model[50:])
+        yield pb.AnalyzeChunk(file_name="group1-shard1of1.bin", graph_chunk=shard[5:])
+    rep = stub.AnalyzeStream(chunks(), timeout=20)
+    check("python_tfjs_stream_files", rep.totals.macs.value == 24, str(rep.totals.macs))
+    rep = stub.Analyze(pb.AnalyzeRequest(graph=model, options=opts), timeout=20)
+    check("python_tfjs_no_files", rep.totals.macs.value == 0, str(rep.totals.macs))
 
 
 def case_concurrent(s):
@@ -994,7 +1054,7 @@ def main():
         for case in (case_same_output, case_python_numbers, case_health, case_status_codes,
                      case_cache_and_stats, case_concurrent, case_startup_errors,
                      case_roofline_same_output, case_roofline_python, case_passes_same_output,
-                     case_passes_python, case_list_profiles):
+                     case_passes_python, case_list_profiles, case_formats):
             run(case, s)
     finally:
         rc = s.stop()
