@@ -437,6 +437,21 @@ static int parse_args(cli *c, int argc, char **argv) {
     return 0;
 }
 
+/* A TF.js model's shards, from beside it, into c->opt.files; not sent with
+ * --strip-weights (the server then knows every weight's shape and dtype, no
+ * value). false with a message on stderr when one cannot be read. */
+static bool load_side(cli *c, bool remote_mode, const void *buf, size_t len) {
+    char err[512];
+    if (!(remote_mode && remote_strip >= 0) &&
+        fl_cli_files_load(&c->side, c->model, buf, len, c->opt.format, err, sizeof err) != 0) {
+        fprintf(stderr, "foldline: %s\n", err);
+        return false;
+    }
+    c->opt.files = c->side.files;
+    c->opt.n_files = c->side.n;
+    return true;
+}
+
 static void cli_free(cli *c) {
     fl_cli_files_free(&c->side);
     for (size_t i = 0; i < c->n_inputs; i++) {
@@ -584,18 +599,11 @@ static int run_command(int argc, char **argv, bool optimize) {
         cli_free(&c);
         return EXIT_IO;
     }
-    /* A TF.js model's shards, from beside it; not sent with --strip-weights
-     * (the server then knows every weight's shape and dtype, no value). */
-    bool strip_side = remote.server && remote_strip >= 0;
-    if (!strip_side &&
-        fl_cli_files_load(&c.side, c.model, buf, len, c.opt.format, err, sizeof err) != 0) {
-        fprintf(stderr, "foldline: %s\n", err);
+    if (!load_side(&c, remote.server != NULL, buf, len)) {
         free(buf);
         cli_free(&c);
         return EXIT_IO;
     }
-    c.opt.files = c.side.files;
-    c.opt.n_files = c.side.n;
     fl_report *r = NULL;
     if (remote.server) {
         remote.profiles = c.roof.names;

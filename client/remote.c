@@ -738,6 +738,52 @@ static bool reply_bytes(grpc_byte_buffer *reply, grpc_slice *out, char *err, siz
     return true;
 }
 
+/* The model's other files as ModelFile messages (borrowing opt's bytes),
+ * adding their sizes to *total. false when memory runs out. */
+static bool model_files(const fl_options *opt, Foldline__V1__ModelFile **mf,
+                        Foldline__V1__ModelFile ***mfp, size_t *total) {
+    *mf = calloc(opt->n_files + 1, sizeof **mf);
+    *mfp = calloc(opt->n_files + 1, sizeof **mfp);
+    if (!*mf || !*mfp) {
+        return false;
+    }
+    for (size_t i = 0; i < opt->n_files; i++) {
+        foldline__v1__model_file__init(&(*mf)[i]);
+        (*mf)[i].name = (char *)opt->files[i].name;
+        (*mf)[i].data.data = (uint8_t *)opt->files[i].bytes;
+        (*mf)[i].data.len = opt->files[i].len;
+        (*mfp)[i] = &(*mf)[i];
+        *total += opt->files[i].len;
+    }
+    return true;
+}
+
+/* AnalyzeStream's messages: the model's bytes (the first chunk with the
+ * options), then each other file's under its name; stops at the first failed
+ * send (the server already answered). */
+static void send_chunks(call_state *s, const fl_remote_options *ro, req_parts *parts,
+                        const void *bytes, size_t len, const fl_options *opt) {
+    bool ok = true;
+    for (long fi = -1; ok && fi < (long)opt->n_files; fi++) {
+        const uint8_t *data = fi < 0 ? bytes : opt->files[fi].bytes;
+        size_t dlen = fi < 0 ? len : opt->files[fi].len;
+        for (size_t off = 0; ok && off < dlen; off += ro->chunk_bytes) {
+            Foldline__V1__AnalyzeChunk ch = FOLDLINE__V1__ANALYZE_CHUNK__INIT;
+            ch.options = fi < 0 && off == 0 ? &parts->options : NULL;
+            ch.file_name = fi < 0 ? "" : (char *)opt->files[fi].name;
+            ch.graph_chunk.data = (uint8_t *)data + off;
+            ch.graph_chunk.len = dlen - off < ro->chunk_bytes ? dlen - off : ro->chunk_bytes;
+            grpc_byte_buffer *bb = pack_bb(&ch.base);
+            grpc_op send;
+            memset(&send, 0, sizeof send);
+            send.op = GRPC_OP_SEND_MESSAGE;
+            send.data.send_message.send_message = bb;
+            ok = run_batch(s, &send, 1);
+            grpc_byte_buffer_destroy(bb);
+        }
+    }
+}
+
 static fl_remote_failure remote_analyze(const fl_remote_options *ro, const void *bytes, size_t len,
                                         const fl_options *opt, fl_report **out, fl_status *engine,
                                         char *err, size_t errlen) {
@@ -756,20 +802,11 @@ static fl_remote_failure remote_analyze(const fl_remote_options *ro, const void 
     /* The model's other files (TF.js shards): in the request, or streamed
      * after the model's bytes, each under its name. */
     size_t total = len;
-    Foldline__V1__ModelFile *mf = calloc(opt->n_files + 1, sizeof *mf);
-    Foldline__V1__ModelFile **mfp = calloc(opt->n_files + 1, sizeof *mfp);
+    Foldline__V1__ModelFile *mf = NULL, **mfp = NULL;
     fl_remote_failure fail = FL_REMOTE_TRANSPORT;
-    if (!mf || !mfp) {
+    if (!model_files(opt, &mf, &mfp, &total)) {
         snprintf(err, errlen, "out of memory");
         goto done;
-    }
-    for (size_t i = 0; i < opt->n_files; i++) {
-        foldline__v1__model_file__init(&mf[i]);
-        mf[i].name = (char *)opt->files[i].name;
-        mf[i].data.data = (uint8_t *)opt->files[i].bytes;
-        mf[i].data.len = opt->files[i].len;
-        mfp[i] = &mf[i];
-        total += opt->files[i].len;
     }
     bool stream = total > ro->stream_above;
     if (!open_call(&s, ro,
@@ -792,24 +829,8 @@ static fl_remote_failure remote_analyze(const fl_remote_options *ro, const void 
         /* Initial metadata, then one message at a time (gRPC allows one send
          * in flight); a failed send means the server already answered. */
         bool ok = run_batch(&s, ops, n);
-        /* File -1 is the model itself; then each other file by name. */
-        for (long fi = -1; ok && fi < (long)opt->n_files; fi++) {
-            const uint8_t *data = fi < 0 ? bytes : opt->files[fi].bytes;
-            size_t dlen = fi < 0 ? len : opt->files[fi].len;
-            for (size_t off = 0; ok && off < dlen; off += ro->chunk_bytes) {
-                Foldline__V1__AnalyzeChunk ch = FOLDLINE__V1__ANALYZE_CHUNK__INIT;
-                ch.options = fi < 0 && off == 0 ? &parts.options : NULL;
-                ch.file_name = fi < 0 ? "" : (char *)opt->files[fi].name;
-                ch.graph_chunk.data = (uint8_t *)data + off;
-                ch.graph_chunk.len = dlen - off < ro->chunk_bytes ? dlen - off : ro->chunk_bytes;
-                grpc_byte_buffer *bb = pack_bb(&ch.base);
-                grpc_op send;
-                memset(&send, 0, sizeof send);
-                send.op = GRPC_OP_SEND_MESSAGE;
-                send.data.send_message.send_message = bb;
-                ok = run_batch(&s, &send, 1);
-                grpc_byte_buffer_destroy(bb);
-            }
+        if (ok) {
+            send_chunks(&s, ro, &parts, bytes, len, opt);
         }
         memset(ops, 0, sizeof ops);
         n = 0;

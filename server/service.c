@@ -274,30 +274,20 @@ static bool options_from_request(fl_call *c, const Foldline__V1__AnalyzeOptions 
     if (!ro) {
         return true;
     }
-    switch (ro->format) {
-    case FOLDLINE__V1__GRAPH_FORMAT__GRAPH_FORMAT_AUTO:
-        o->format = FL_FORMAT_AUTO;
-        break;
-    case FOLDLINE__V1__GRAPH_FORMAT__GRAPH_FORMAT_GRAPHDEF:
-        o->format = FL_FORMAT_GRAPHDEF;
-        break;
-    case FOLDLINE__V1__GRAPH_FORMAT__GRAPH_FORMAT_SAVEDMODEL:
-        o->format = FL_FORMAT_SAVEDMODEL;
-        break;
-    case FOLDLINE__V1__GRAPH_FORMAT__GRAPH_FORMAT_ONNX:
-        o->format = FL_FORMAT_ONNX;
-        break;
-    case FOLDLINE__V1__GRAPH_FORMAT__GRAPH_FORMAT_TFJS:
-        o->format = FL_FORMAT_TFJS;
-        break;
-    case FOLDLINE__V1__GRAPH_FORMAT__GRAPH_FORMAT_TFLITE:
-        o->format = FL_FORMAT_TFLITE;
-        break;
-    default:
+    static const fl_format formats[] = {
+        [FOLDLINE__V1__GRAPH_FORMAT__GRAPH_FORMAT_AUTO] = FL_FORMAT_AUTO,
+        [FOLDLINE__V1__GRAPH_FORMAT__GRAPH_FORMAT_GRAPHDEF] = FL_FORMAT_GRAPHDEF,
+        [FOLDLINE__V1__GRAPH_FORMAT__GRAPH_FORMAT_SAVEDMODEL] = FL_FORMAT_SAVEDMODEL,
+        [FOLDLINE__V1__GRAPH_FORMAT__GRAPH_FORMAT_ONNX] = FL_FORMAT_ONNX,
+        [FOLDLINE__V1__GRAPH_FORMAT__GRAPH_FORMAT_TFJS] = FL_FORMAT_TFJS,
+        [FOLDLINE__V1__GRAPH_FORMAT__GRAPH_FORMAT_TFLITE] = FL_FORMAT_TFLITE,
+    };
+    if ((int)ro->format < 0 || (size_t)ro->format >= sizeof formats / sizeof formats[0]) {
         fl_call_fail(c, GRPC_STATUS_INVALID_ARGUMENT, "options.format: unknown value %d",
                      (int)ro->format);
         return false;
     }
+    o->format = formats[ro->format];
     if (ro->saved_model_tag && *ro->saved_model_tag) {
         o->saved_model_tag = ro->saved_model_tag;
     }
