@@ -183,6 +183,32 @@ static void test_ml_linear_regressor(void **state) {
     ob_free(m);
 }
 
+/* Opset 18-20 ops: Col2Im X [1,8,4] with image [3,3], block [2,2]: C = 8 /
+ * 4 = 2 -> [1,2,3,3], E(X) = 32 adds. AffineGrid theta [2,2,3], size
+ * [2,3,4,5] -> grid [2,4,5,2]: 4 * 80 = 320 FLOPs. */
+static void test_opset18_20(void **state) {
+    (void)state;
+    ob_model *m = ob_new(20);
+    ob_input(m, "x", OB_FLOAT, 3, (int64_t[]){1, 8, 4}, NULL);
+    ob_init_i64(m, "img", 1, (int64_t[]){2}, (int64_t[]){3, 3});
+    ob_init_i64(m, "blk", 1, (int64_t[]){2}, (int64_t[]){2, 2});
+    ob_node(m, "Col2Im", "c2i", "x,img,blk", "y");
+    ob_input(m, "theta", OB_FLOAT, 3, (int64_t[]){2, 2, 3}, NULL);
+    ob_init_i64(m, "size", 1, (int64_t[]){4}, (int64_t[]){2, 3, 4, 5});
+    ob_node(m, "AffineGrid", "ag", "theta,size", "grid");
+    ob_output(m, "y");
+    ob_output(m, "grid");
+    fl_report *r = run(m, FL_OK);
+    const fl_report_node *c2i = node_named(r, "c2i");
+    assert_string_equal(c2i->outputs[0].shape, "[1,2,3,3]");
+    assert_cost(c2i, 32, 0);
+    const fl_report_node *ag = node_named(r, "ag");
+    assert_string_equal(ag->outputs[0].shape, "[2,4,5,2]");
+    assert_cost(ag, 320, 0);
+    fl_report_free(r);
+    ob_free(m);
+}
+
 /* Malformed attributes fail naming node and attribute. */
 static void test_bad_attrs(void **state) {
     (void)state;
@@ -269,6 +295,7 @@ int main(void) {
         cmocka_unit_test(test_resize_topk),
         cmocka_unit_test(test_mod_symbolic_nonzero),
         cmocka_unit_test(test_ml_linear_regressor),
+        cmocka_unit_test(test_opset18_20),
         cmocka_unit_test(test_bad_attrs),
         cmocka_unit_test(test_unknown_domain_and_opset),
     };
