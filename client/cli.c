@@ -6,12 +6,22 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+static const char *command;
+
+void fl_cli_set_command(const char *cmd) {
+    command = cmd;
+}
+
 int fl_cli_usage_error(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     fprintf(stderr, "foldline: ");
     vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n(see foldline --help)\n");
+    if (command) {
+        fprintf(stderr, "\n(see foldline help %s)\n", command);
+    } else {
+        fprintf(stderr, "\n(see foldline --help)\n");
+    }
     va_end(ap);
     return EXIT_USAGE;
 }

@@ -17,9 +17,13 @@
  * type, an ONNX domain or opset, an input kind...): the message names it. */
 #define EXIT_UNSUPPORTED 5
 
-/* Prints "foldline: MESSAGE" and a pointer to --help on stderr; returns
+/* Prints "foldline: MESSAGE" and a pointer to the help (of the command
+ * being run, when there is one) on stderr; returns
  * EXIT_USAGE so callers can `return fl_cli_usage_error(...)`. */
 int fl_cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The command usage errors point to (`foldline help CMD`); NULL: --help. */
+void fl_cli_set_command(const char *cmd);
 
 /* The exit status for an analysis that failed with `st`, the same in local
  * and remote mode: out of memory EXIT_IO, a usage error EXIT_USAGE,

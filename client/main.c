@@ -268,146 +268,189 @@ static int parse_input_arg(cli *c, char *arg) {
     return 0;
 }
 
-static int parse_args(cli *c, int argc, char **argv) {
-    c->inputs = calloc((size_t)argc, sizeof(*c->inputs));
-    c->symbols = calloc((size_t)argc, sizeof(*c->symbols));
-    c->values = calloc((size_t)argc, sizeof(*c->values));
-    c->tvalues = calloc((size_t)argc, sizeof(*c->tvalues));
-    c->disabled = calloc((size_t)argc + 1, sizeof(char *));
-    c->outputs = calloc((size_t)argc + 1, sizeof(char *));
-    if (!c->inputs || !c->symbols || !c->values || !c->tvalues || !c->disabled || !c->outputs) {
-        return fl_cli_usage_error("%s", "out of memory");
-    }
-    for (int i = 0; i < argc; i++) {
-        char *a = argv[i];
-        const char *val = (i + 1 < argc) ? argv[i + 1] : NULL;
-        int roof_rc;
-#define NEED_VALUE()                                                                               \
-    do {                                                                                           \
-        if (!val) {                                                                                \
-            return fl_cli_usage_error("option %s needs a value", a);                               \
-        }                                                                                          \
-        i++;                                                                                       \
-    } while (0)
-        if (strcmp(a, "--input") == 0) {
-            NEED_VALUE();
-            int rc = parse_input_arg(c, argv[i]);
-            if (rc) {
-                return rc;
-            }
-        } else if (strcmp(a, "--bind") == 0) {
-            NEED_VALUE();
-            char *name, *rest;
-            int64_t v;
-            if (!split_eq(argv[i], &name, &rest) || !parse_i64(rest, &v) || v < 0) {
-                return fl_cli_usage_error("--bind expects SYMBOL=N with N >= 0, got '%s'", val);
-            }
-            c->symbols[c->n_symbols].name = name;
-            c->symbols[c->n_symbols++].value = v;
-        } else if (strcmp(a, "--value") == 0) {
-            NEED_VALUE();
-            int rc = parse_value_arg(c, argv[i]);
-            if (rc) {
-                return rc;
-            }
-        } else if (strcmp(a, "--format") == 0) {
-            NEED_VALUE();
-            if (strcmp(val, "graphdef") == 0) {
-                c->opt.format = FL_FORMAT_GRAPHDEF;
-            } else if (strcmp(val, "savedmodel") == 0) {
-                c->opt.format = FL_FORMAT_SAVEDMODEL;
-            } else if (strcmp(val, "onnx") == 0) {
-                c->opt.format = FL_FORMAT_ONNX;
-            } else if (strcmp(val, "tfjs") == 0) {
-                c->opt.format = FL_FORMAT_TFJS;
-            } else if (strcmp(val, "tflite") == 0) {
-                c->opt.format = FL_FORMAT_TFLITE;
-            } else {
-                return fl_cli_usage_error(
-                    "--format must be graphdef, savedmodel, onnx, tfjs or tflite, got '%s'", val);
-            }
-        } else if (strcmp(a, "--tag") == 0) {
-            NEED_VALUE();
-            c->opt.saved_model_tag = val;
-        } else if (strcmp(a, "--passes") == 0) {
-            NEED_VALUE();
-            c->passes = val;
-        } else if (strcmp(a, "--disable") == 0) {
-            NEED_VALUE();
-            c->disabled[c->n_disabled++] = val;
-        } else if (strcmp(a, "--output") == 0) {
-            NEED_VALUE();
-            c->outputs[c->n_outputs++] = val;
-        } else if (strcmp(a, "--device") == 0) {
-            NEED_VALUE();
-            if (strcmp(val, "cpu") != 0 && strcmp(val, "gpu") != 0) {
-                return fl_cli_usage_error("--device must be cpu or gpu, got '%s'", val);
-            }
-            c->opt.device = strcmp(val, "gpu") == 0 ? FL_DEVICE_GPU : FL_DEVICE_CPU;
-        } else if (strcmp(a, "--remapper") == 0) {
-            NEED_VALUE();
-            if (strcmp(val, "standard") != 0 && strcmp(val, "onednn") != 0) {
-                return fl_cli_usage_error("--remapper must be standard or onednn, got '%s'", val);
-            }
-            c->opt.remapper_mode =
-                strcmp(val, "onednn") == 0 ? FL_REMAPPER_ONEDNN : FL_REMAPPER_STANDARD;
-        } else if (strcmp(a, "--cudnn-persistent-batchnorm") == 0) {
-            c->opt.cudnn_persistent_batchnorm = true;
-        } else if (c->optimize && strcmp(a, "-o") == 0) {
-            NEED_VALUE();
-            c->out_path = val;
-        } else if (strcmp(a, "--per-node") == 0) {
-            c->opt.per_node = true;
-        } else if (strcmp(a, "--json") == 0) {
-            c->json = true;
-        } else if (strcmp(a, "--top") == 0) {
-            NEED_VALUE();
-            if (!parse_i64(val, &c->top) || c->top < 0) {
-                return fl_cli_usage_error("--top expects a non-negative integer, got '%s'", val);
-            }
-        } else if (strcmp(a, "--max-nodes") == 0) {
-            NEED_VALUE();
-            if (!parse_i64(val, &c->opt.max_nodes) || c->opt.max_nodes <= 0) {
-                return fl_cli_usage_error("--max-nodes expects a positive integer, got '%s'", val);
-            }
-        } else if (strcmp(a, "--max-value-elements") == 0) {
-            NEED_VALUE();
-            if (!parse_i64(val, &c->opt.max_value_elements) || c->opt.max_value_elements < 0) {
-                return fl_cli_usage_error("--max-value-elements expects an integer >= 0, got '%s'",
-                                          val);
-            }
-        } else if (strcmp(a, "--max-folded-bytes") == 0) {
-            NEED_VALUE();
-            if (!parse_i64(val, &c->opt.max_folded_bytes) || c->opt.max_folded_bytes < 1) {
-                return fl_cli_usage_error("--max-folded-bytes expects an integer >= 1, got '%s'",
-                                          val);
-            }
-        } else if (strcmp(a, "--max-memory-mb") == 0) {
-            NEED_VALUE();
-            int64_t mb;
-            if (!parse_i64(val, &mb) || mb < 0 || mb > (int64_t)(SIZE_MAX >> 21)) {
-                return fl_cli_usage_error("--max-memory-mb expects an integer >= 0, got '%s'", val);
-            }
-            c->opt.max_memory_bytes = (size_t)mb << 20;
-        } else if ((roof_rc = fl_roof_cli_option(&c->roof, argc, argv, &i)) != 0) {
-            if (roof_rc == 2) {
-                return EXIT_USAGE;
-            }
-        } else if (a[0] == '-' && a[1]) {
-            return fl_cli_usage_error("unknown option '%s'", a);
-        } else if (!c->model) {
-            c->model = a;
-        } else {
-            return fl_cli_usage_error("unexpected argument '%s' (one MODEL only)", a);
+/* The rewrite passes' names, as the engine knows them (src/passes/pipeline.c):
+ * checked here so that a typo fails before the model is read. */
+static const char *const pass_names[] = {"pruning",    "cse",   "constfold", "shape",
+                                         "arithmetic", "remap", "dependency"};
+#define PASS_NAMES "pruning, cse, constfold, shape, arithmetic, remap, dependency"
+
+static bool is_pass_name(const char *s, size_t len) {
+    for (size_t k = 0; k < sizeof pass_names / sizeof pass_names[0]; k++) {
+        if (strlen(pass_names[k]) == len && strncmp(pass_names[k], s, len) == 0) {
+            return true;
         }
-#undef NEED_VALUE
     }
+    return false;
+}
+
+/* --passes LIST: default, all, none, or a comma list of pass names. */
+static int check_passes(const char *list) {
+    if (strcmp(list, "default") == 0 || strcmp(list, "all") == 0 || strcmp(list, "none") == 0) {
+        return 0;
+    }
+    for (const char *p = list;; p++) {
+        size_t len = strcspn(p, ",");
+        if (!is_pass_name(p, len)) {
+            /* The engine's wording (src/passes/pipeline.c), as a server says it. */
+            return fl_cli_usage_error(
+                "--passes: unknown pass '%.*s' (passes: " PASS_NAMES ", or none)", (int)len, p);
+        }
+        p += len;
+        if (!*p) {
+            return 0;
+        }
+    }
+}
+
+/* --disable NAME: one pass name. */
+static int check_disabled(const char *name) {
+    if (is_pass_name(name, strlen(name))) {
+        return 0;
+    }
+    return fl_cli_usage_error("--disable: unknown pass '%s' (the passes: " PASS_NAMES "%s)", name,
+                              strcmp(name, "remapper") == 0
+                                  ? "; the remapper's rule set is chosen with --remapper "
+                                    "standard|onednn"
+                                  : "");
+}
+
+/* --bind SYMBOL=N, quoting the part that is wrong. */
+static int parse_bind_arg(cli *c, char *arg) {
+    char *name, *rest;
+    int64_t v;
+    if (!split_eq(arg, &name, &rest)) {
+        return fl_cli_usage_error("--bind expects SYMBOL=N, got '%s'", arg);
+    }
+    if (!parse_i64(rest, &v) || v < 0) {
+        return fl_cli_usage_error("--bind %s: '%s' is not an integer >= 0 (that fits 64 bits)",
+                                  name, rest);
+    }
+    c->symbols[c->n_symbols].name = name;
+    c->symbols[c->n_symbols++].value = v;
+    return 0;
+}
+
+/* The rewrite passes' options. Returns 1 when `a` is one (value consumed),
+ * 0 when not, or an exit status after a usage error. */
+static int parse_pass_option(cli *c, const char *a, const char *val, int *i) {
+    bool takes_value = strcmp(a, "--passes") == 0 || strcmp(a, "--disable") == 0 ||
+                       strcmp(a, "--output") == 0 || strcmp(a, "--device") == 0 ||
+                       strcmp(a, "--remapper") == 0;
+    if (strcmp(a, "--cudnn-persistent-batchnorm") == 0) {
+        c->opt.cudnn_persistent_batchnorm = true;
+        return 1;
+    }
+    if (!takes_value) {
+        return 0;
+    }
+    if (!val) {
+        return fl_cli_usage_error("option %s needs a value", a);
+    }
+    ++*i;
+    int rc = 0;
+    if (strcmp(a, "--passes") == 0) {
+        c->passes = val;
+        rc = check_passes(val);
+    } else if (strcmp(a, "--disable") == 0) {
+        c->disabled[c->n_disabled++] = val;
+        rc = check_disabled(val);
+    } else if (strcmp(a, "--output") == 0) {
+        c->outputs[c->n_outputs++] = val;
+    } else if (strcmp(a, "--device") == 0) {
+        if (strcmp(val, "cpu") != 0 && strcmp(val, "gpu") != 0) {
+            return fl_cli_usage_error("--device must be cpu or gpu, got '%s'", val);
+        }
+        c->opt.device = strcmp(val, "gpu") == 0 ? FL_DEVICE_GPU : FL_DEVICE_CPU;
+    } else {
+        if (strcmp(val, "standard") != 0 && strcmp(val, "onednn") != 0) {
+            return fl_cli_usage_error("--remapper must be standard or onednn, got '%s'", val);
+        }
+        c->opt.remapper_mode =
+            strcmp(val, "onednn") == 0 ? FL_REMAPPER_ONEDNN : FL_REMAPPER_STANDARD;
+    }
+    return rc ? rc : 1;
+}
+
+/* --top and the limits; as parse_pass_option. */
+static int parse_limit_option(cli *c, const char *a, const char *val, int *i) {
+    int64_t *dst = strcmp(a, "--top") == 0                  ? &c->top
+                   : strcmp(a, "--max-nodes") == 0          ? &c->opt.max_nodes
+                   : strcmp(a, "--max-value-elements") == 0 ? &c->opt.max_value_elements
+                   : strcmp(a, "--max-folded-bytes") == 0   ? &c->opt.max_folded_bytes
+                                                            : NULL;
+    int64_t mb, least = strcmp(a, "--max-nodes") == 0 || strcmp(a, "--max-folded-bytes") == 0;
+    if (!dst && strcmp(a, "--max-memory-mb") != 0) {
+        return 0;
+    }
+    if (!val) {
+        return fl_cli_usage_error("option %s needs a value", a);
+    }
+    ++*i;
+    if (dst) {
+        if (!parse_i64(val, dst) || *dst < least) {
+            return fl_cli_usage_error("%s expects an integer >= %d, got '%s'", a, (int)least, val);
+        }
+        return 1;
+    }
+    if (!parse_i64(val, &mb) || mb < 0 || mb > (int64_t)(SIZE_MAX >> 21)) {
+        return fl_cli_usage_error("--max-memory-mb expects an integer >= 0, got '%s'", val);
+    }
+    c->opt.max_memory_bytes = (size_t)mb << 20;
+    return 1;
+}
+
+/* --format NAME. */
+static int parse_format(cli *c, const char *val) {
+    static const char *const names[] = {"graphdef", "savedmodel", "onnx", "tfjs", "tflite"};
+    static const fl_format formats[] = {FL_FORMAT_GRAPHDEF, FL_FORMAT_SAVEDMODEL, FL_FORMAT_ONNX,
+                                        FL_FORMAT_TFJS, FL_FORMAT_TFLITE};
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+        if (strcmp(val, names[k]) == 0) {
+            c->opt.format = formats[k];
+            return 0;
+        }
+    }
+    return fl_cli_usage_error(
+        "--format must be graphdef, savedmodel, onnx, tfjs or tflite, got '%s'", val);
+}
+
+/* 0 when `a` is one of the remote options (which go before the command). */
+static int parse_remote_option(const char *a);
+
+/* An argument no option parser took: the model, or a usage error. */
+static int parse_other(cli *c, const char *a) {
+    if (a[0] == '-' && a[1] && parse_remote_option(a) == 0) {
+        return fl_cli_usage_error("%s is an option of remote mode: it goes before the command "
+                                  "(foldline --server HOST:PORT [remote options] %s MODEL ...)",
+                                  a, c->optimize ? "optimize" : "analyze");
+    }
+    if (a[0] == '-' && a[1]) {
+        return fl_cli_usage_error("unknown option '%s'", a);
+    }
+    if (c->model) {
+        return fl_cli_usage_error("unexpected argument '%s' (one MODEL only)", a);
+    }
+    c->model = a;
+    return 0;
+}
+
+/* What the options together must satisfy, and the options the engine gets. */
+static int finish_args(cli *c) {
     if (!c->model) {
         return fl_cli_usage_error("%s", c->optimize ? "optimize needs a MODEL file"
                                                     : "analyze needs a MODEL file");
     }
     if (c->optimize && !c->out_path) {
         return fl_cli_usage_error("%s", "optimize needs -o OUT.pb");
+    }
+    if (c->optimize && (c->roof.n_names || c->roof.n_sweep)) {
+        return fl_cli_usage_error("optimize takes no %s (time estimates are analyze's: foldline "
+                                  "analyze MODEL --profile NAME)",
+                                  c->roof.n_sweep ? "--sweep" : "--profile");
+    }
+    if (c->optimize && c->opt.per_node && !c->json) {
+        return fl_cli_usage_error("%s", "optimize --per-node lists the nodes in its --json output "
+                                        "only (or use analyze --per-node)");
     }
     size_t model_len = strlen(c->model);
     if (c->opt.format == FL_FORMAT_AUTO && model_len > 5 &&
@@ -450,6 +493,55 @@ static bool load_side(cli *c, bool remote_mode, const void *buf, size_t len) {
     c->opt.files = c->side.files;
     c->opt.n_files = c->side.n;
     return true;
+}
+
+static int parse_args(cli *c, int argc, char **argv) {
+    c->inputs = calloc((size_t)argc, sizeof(*c->inputs));
+    c->symbols = calloc((size_t)argc, sizeof(*c->symbols));
+    c->values = calloc((size_t)argc, sizeof(*c->values));
+    c->tvalues = calloc((size_t)argc, sizeof(*c->tvalues));
+    c->disabled = calloc((size_t)argc + 1, sizeof(char *));
+    c->outputs = calloc((size_t)argc + 1, sizeof(char *));
+    if (!c->inputs || !c->symbols || !c->values || !c->tvalues || !c->disabled || !c->outputs) {
+        return fl_cli_usage_error("%s", "out of memory");
+    }
+    for (int i = 0; i < argc; i++) {
+        char *a = argv[i];
+        const char *val = (i + 1 < argc) ? argv[i + 1] : NULL;
+        bool binding = strcmp(a, "--input") == 0 || strcmp(a, "--bind") == 0 ||
+                       strcmp(a, "--value") == 0 || strcmp(a, "--format") == 0 ||
+                       strcmp(a, "--tag") == 0 || (c->optimize && strcmp(a, "-o") == 0);
+        int rc;
+        if (binding && !val) {
+            return fl_cli_usage_error("option %s needs a value", a);
+        } else if (binding) {
+            char *v = argv[++i];
+            rc = strcmp(a, "--input") == 0    ? parse_input_arg(c, v)
+                 : strcmp(a, "--bind") == 0   ? parse_bind_arg(c, v)
+                 : strcmp(a, "--value") == 0  ? parse_value_arg(c, v)
+                 : strcmp(a, "--format") == 0 ? parse_format(c, v)
+                                              : 0;
+            if (strcmp(a, "--tag") == 0) {
+                c->opt.saved_model_tag = v;
+            } else if (strcmp(a, "-o") == 0) {
+                c->out_path = v;
+            }
+        } else if (strcmp(a, "--per-node") == 0 || strcmp(a, "--json") == 0) {
+            *(a[2] == 'p' ? &c->opt.per_node : &c->json) = true;
+            rc = 0;
+        } else if ((rc = parse_pass_option(c, a, val, &i)) != 0 ||
+                   (rc = parse_limit_option(c, a, val, &i)) != 0) {
+            rc = rc == 1 ? 0 : rc;
+        } else if ((rc = fl_roof_cli_option(&c->roof, argc, argv, &i)) != 0) {
+            rc = rc == 2 ? EXIT_USAGE : 0;
+        } else {
+            rc = parse_other(c, a);
+        }
+        if (rc) {
+            return rc;
+        }
+    }
+    return finish_args(c);
 }
 
 static void cli_free(cli *c) {
@@ -565,28 +657,51 @@ static int write_optimized(const cli *c, const fl_report *r) {
     return 0;
 }
 
-static int run_command(int argc, char **argv, bool optimize) {
-    cli c;
-    memset(&c, 0, sizeof c);
-    fl_options_init(&c.opt);
-    c.top = 10;
-    c.optimize = optimize;
-    int rc = parse_args(&c, argc, argv);
-    if (rc == 0 && optimize && c.roof.n_sweep) {
+/* With --strip-weights: drops large constant contents before sending
+ * (unchanged when the model cannot be stripped: the server names the
+ * problem). */
+static void strip_for_remote(unsigned char **buf, size_t *len, fl_format format) {
+    if (remote_strip < 0) {
+        return;
+    }
+    size_t slen = 0;
+    unsigned char *sbuf = fl_strip_weights(*buf, *len, format, remote_strip, &slen);
+    if (sbuf) {
+        free(*buf);
+        *buf = sbuf;
+        *len = slen;
+    }
+}
+
+/* Parses a command's arguments and checks what needs the profiles or the
+ * server's module; 0 or the exit status. */
+static int prepare_command(cli *c, int argc, char **argv, bool optimize) {
+    memset(c, 0, sizeof *c);
+    fl_options_init(&c->opt);
+    c->top = 10;
+    c->optimize = optimize;
+    int rc = parse_args(c, argc, argv);
+    if (rc == 0 && optimize && c->roof.n_sweep) {
         rc = fl_cli_usage_error("%s", "optimize takes no --sweep");
     }
     if (rc == 0) { /* remotely, the server resolves the names */
-        rc = remote.server ? fl_roof_cli_check_remote(&c.roof)
-                           : fl_roof_cli_prepare(&c.roof, &c.opt);
+        rc = remote.server ? fl_roof_cli_check_remote(&c->roof)
+                           : fl_roof_cli_prepare(&c->roof, &c->opt);
     }
-    if (rc == 0 && remote.server && c.n_tvalues) { /* the wire's ValueBinding is a scalar */
+    if (rc == 0 && remote.server && c->n_tvalues) { /* the wire's ValueBinding is a scalar */
         rc = fl_cli_usage_error("--value %s: tensor values are not sent to a server yet; "
                                 "analyse locally",
-                                c.tvalues[0].name);
+                                c->tvalues[0].name);
     }
     if (rc == 0 && remote.server) { /* loads gRPC: only now, after the usage checks */
         rc = fl_remote_require();
     }
+    return rc;
+}
+
+static int run_command(int argc, char **argv, bool optimize) {
+    cli c;
+    int rc = prepare_command(&c, argc, argv, optimize);
     if (rc) {
         cli_free(&c);
         return rc;
@@ -610,15 +725,7 @@ static int run_command(int argc, char **argv, bool optimize) {
         remote.n_profiles = c.roof.n_names;
     }
     if (remote.server && c.roof.n_sweep) {
-        if (remote_strip >= 0) {
-            size_t slen = 0;
-            unsigned char *sbuf = fl_strip_weights(buf, len, c.opt.format, remote_strip, &slen);
-            if (sbuf) {
-                free(buf);
-                buf = sbuf;
-                len = slen;
-            }
-        }
+        strip_for_remote(&buf, &len, c.opt.format);
         fl_roof_backend be = {remote_sweep_analyze, fl_remote_report_free, NULL};
         rc = fl_roof_cli_sweep(&c.roof, buf, len, &c.opt, c.json, c.model, &be);
         free(buf);
@@ -626,15 +733,7 @@ static int run_command(int argc, char **argv, bool optimize) {
         return rc;
     }
     if (remote.server) {
-        if (remote_strip >= 0) {
-            size_t slen = 0;
-            unsigned char *sbuf = fl_strip_weights(buf, len, c.opt.format, remote_strip, &slen);
-            if (sbuf) { /* else: sent unchanged, the server names the problem */
-                free(buf);
-                buf = sbuf;
-                len = slen;
-            }
-        }
+        strip_for_remote(&buf, &len, c.opt.format);
         fl_status est = FL_OK;
         fl_remote_failure rf =
             fl_remote_analyze(&remote, buf, len, &c.opt, &r, &est, err, sizeof err);
@@ -774,6 +873,7 @@ static int main_remote(int argc, char **argv) {
         i += 2;
     }
     int rc;
+    fl_cli_set_command(i < argc ? argv[i] : NULL);
     if (!remote.server) {
         rc = fl_cli_usage_error(
             "%s", "--token-file, --tls, --tls-ca, --timeout-ms and --strip-weights need "
@@ -796,19 +896,69 @@ static int main_remote(int argc, char **argv) {
     return rc;
 }
 
+/* `foldline help COMMAND` and `foldline COMMAND --help|-h`: the command's
+ * usage (analyze and optimize: the whole text, which lists their options). */
+static const char *const command_help[][2] = {
+    {"profiles", "usage: foldline profiles [--profiles-dir DIR] [--sources] [--json]\n"
+                 "       foldline --server HOST:PORT [remote options] profiles [--sources] "
+                 "[--json]\n\n"
+                 "List the device profiles with their key figures (--sources: every figure "
+                 "with its\nsource).\n"},
+    {"calibrate", "usage: foldline calibrate [-o FILE] [--threads N] [--short] [--name NAME]\n\n"
+                  "Measure this host and write a device profile (see README, \"Calibration\").\n"},
+    {"fit", "usage: foldline fit --profile BASE -o OUT.yaml [--bind SYM=N] "
+            "MODEL.onnx=TRACE.json[@MS]...\n\n"
+            "Fit a profile's efficiency tables to measured traces (see README).\n"},
+    {"health", "usage: foldline --server HOST:PORT [remote options] health [SERVICE]\n\n"
+               "Ask a foldlined server's Health/Check; exit 0 when it is SERVING, 3 "
+               "otherwise.\n"},
+};
+
+static int print_help(const char *cmd) {
+    for (size_t k = 0; cmd && k < sizeof command_help / sizeof command_help[0]; k++) {
+        if (strcmp(cmd, command_help[k][0]) == 0) {
+            fputs(command_help[k][1], stdout);
+            return 0;
+        }
+    }
+    if (cmd && strcmp(cmd, "analyze") != 0 && strcmp(cmd, "optimize") != 0) {
+        return fl_cli_usage_error("help: unknown command '%s' (the commands: analyze, optimize, "
+                                  "profiles, calibrate, fit, health)",
+                                  cmd);
+    }
+    fputs(usage_text, stdout);
+    return 0;
+}
+
+/* --help or -h among a command's arguments. */
+static bool wants_help(int argc, char **argv) {
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) {
         fputs(usage_text, stderr);
         return EXIT_USAGE;
     }
     const char *cmd = argv[1];
-    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
-        fputs(usage_text, stdout);
-        return 0;
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+        return print_help(NULL);
+    }
+    if (strcmp(cmd, "help") == 0) {
+        return print_help(argc > 2 ? argv[2] : NULL);
     }
     if (strcmp(cmd, "--version") == 0) {
         printf("foldline %s\n", fl_version());
         return 0;
+    }
+    fl_cli_set_command(cmd[0] == '-' ? NULL : cmd);
+    if (cmd[0] != '-' && wants_help(argc - 2, argv + 2)) {
+        return print_help(cmd);
     }
     if (strcmp(cmd, "analyze") == 0) {
         return cmd_analyze(argc - 2, argv + 2);
@@ -825,8 +975,20 @@ int main(int argc, char **argv) {
     if (strcmp(cmd, "fit") == 0) {
         return fl_cmd_fit(argc - 2, argv + 2);
     }
+    if (strcmp(cmd, "health") == 0) {
+        return fl_cli_usage_error("%s", "health asks a server: foldline --server HOST:PORT "
+                                        "health [SERVICE]");
+    }
     if (strncmp(cmd, "--", 2) == 0 && parse_remote_option(cmd) == 0) {
         return main_remote(argc, argv);
     }
-    return fl_cli_usage_error("unknown command '%s'", cmd);
+    if (cmd[0] == '-') {
+        return fl_cli_usage_error("%s before the command: only --server and the remote options "
+                                  "go there; options of analyze and optimize go after the "
+                                  "command (foldline analyze MODEL %s)",
+                                  cmd, cmd);
+    }
+    return fl_cli_usage_error("unknown command '%s' (the commands: analyze, optimize, profiles, "
+                              "calibrate, fit, health)",
+                              cmd);
 }

@@ -340,9 +340,15 @@ void fl_print_text(FILE *f, const fl_report *r, const char *model_path, size_t t
     }
     fputc('\n', f);
 
-    if (r->n_ops && top) {
+    /* Op types that count no FLOPs (sorted last) are not "top ops". */
+    size_t n_costly = 0;
+    while (n_costly < r->n_ops &&
+           !(r->ops[n_costly].flops.known && r->ops[n_costly].flops.value == 0)) {
+        n_costly++;
+    }
+    if (n_costly && top) {
         fprintf(f, "\ntop ops by FLOPs\n  %-28s %7s  %s\n", "op", "count", "FLOPs");
-        for (size_t i = 0; i < r->n_ops && i < top; i++) {
+        for (size_t i = 0; i < n_costly && i < top; i++) {
             fprintf(f, "  %-28s %7" PRId64 "  %s\n", r->ops[i].op, r->ops[i].count,
                     grouped(&r->ops[i].flops, b1, sizeof b1));
         }
@@ -403,7 +409,8 @@ void fl_print_passes_text(FILE *f, const fl_report *r) {
             fprintf(f, "\nledger    %s\n", r->ledger[i].detail);
         }
     } else {
-        fprintf(f, "\nledger    %zu rule firing(s) in %zu pass run(s)\n", r->n_ledger, fired);
+        fprintf(f, "\nledger    %zu rule firing(s) in %zu of %zu pass run(s)\n", r->n_ledger, fired,
+                r->n_passes);
     }
     for (size_t i = 0; i < r->n_passes && failed; i++) {
         const fl_report_pass *p = &r->passes[i];

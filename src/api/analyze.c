@@ -679,6 +679,30 @@ int fl_model_file_refs(const void *bytes, size_t len, fl_format format,
     return 0;
 }
 
+/* The report's one-line error for a failed analysis (NULL: out of memory). */
+static const char *error_message(const fl_diag *d, const fl_options *opt, fl_arena *ra) {
+    fl_status st = d->status;
+    if (d->status == FL_ENOMEM && opt->max_memory_bytes) {
+        return fl__arena_printf(ra, "analysis needs more than the memory limit of %zu bytes",
+                                opt->max_memory_bytes);
+    } else if (d->status == FL_EOVERFLOW && opt->n_symbols) {
+        size_t big = 0;
+        for (size_t k = 1; k < opt->n_symbols; k++) {
+            big = opt->symbols[k].value > opt->symbols[big].value ? k : big;
+        }
+        /* Counts are exact 64-bit integers: a large symbol binding is the
+         * likely cause (the symbolic analysis keeps the formula). */
+        return fl__arena_printf(ra,
+                                "%s (with the symbol binding %s=%lld: counts are exact "
+                                "64-bit integers, so the bound values must keep them "
+                                "below 2^63)",
+                                d->msg ? d->msg : fl_status_str(st), opt->symbols[big].name,
+                                (long long)opt->symbols[big].value);
+    } else {
+        return fl__arena_strdup(ra, d->msg ? d->msg : fl_status_str(st));
+    }
+}
+
 fl_status fl_analyze(const void *bytes, size_t len, const fl_options *opt_in, fl_report **out) {
     fl_options opt_all;
     options_in(opt_in, &opt_all);
@@ -775,13 +799,7 @@ fl_status fl_analyze(const void *bytes, size_t len, const fl_options *opt_in, fl
         if (d.status == FL_OK) {
             d.status = st;
         }
-        if (d.status == FL_ENOMEM && opt->max_memory_bytes) {
-            r->error =
-                fl__arena_printf(ra, "analysis needs more than the memory limit of %zu bytes",
-                                 opt->max_memory_bytes);
-        } else {
-            r->error = fl__arena_strdup(ra, d.msg ? d.msg : fl_status_str(st));
-        }
+        r->error = error_message(&d, opt, ra);
         if (!r->error) {
             r->error = "out of memory";
         }

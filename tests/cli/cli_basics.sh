@@ -15,7 +15,7 @@ check unknown_option 2 "unknown option '--bogus'" -- "$bin" analyze "$data/tiny_
 check missing_model 2 "analyze needs a MODEL file" -- "$bin" analyze
 check bad_input_syntax 2 "--input expects NAME=D0,D1" -- "$bin" analyze "$data/tiny_cnn.pb" --input nodims
 check bad_dim 2 "dimension 'x' is not a non-negative integer" -- "$bin" analyze "$data/tiny_cnn.pb" --input input=1,x
-check bad_bind 2 "--bind expects SYMBOL=N" -- "$bin" analyze "$data/tiny_cnn.pb" --bind N=-3
+check bad_bind 2 "--bind N: '-3' is not an integer >= 0" -- "$bin" analyze "$data/tiny_cnn.pb" --bind N=-3
 check option_needs_value 2 "option --top needs a value" -- "$bin" analyze "$data/tiny_cnn.pb" --top
 check no_such_file 3 "cannot open '$tmp/none.pb'" -- "$bin" analyze "$tmp/none.pb"
 printf '\x0a\xff\xff\xff\xff\x0f\x01' >"$tmp/junk.pb"
@@ -42,7 +42,7 @@ check bad_folded_limit 2 "--max-folded-bytes expects an integer >= 1, got '0'" -
 check onnx_symbolic 0 "295072*N" -- "$bin" analyze "$data/tiny_cnn.onnx"
 check onnx_bound 0 "1,180,288" -- "$bin" analyze "$data/tiny_cnn.onnx" --bind N=4
 check onnx_optimize 2 "an ONNX model can be analysed (foldline analyze) but not written" -- "$bin" optimize "$data/tiny_cnn.onnx" -o "$tmp/x.onnx"
-check health_needs_server 2 "unknown command 'health'" -- "$bin" health
+check health_needs_server 2 "health asks a server: foldline --server HOST:PORT health" -- "$bin" health
 
 # The JSON document parses and carries the documented keys and exact totals.
 "$bin" analyze "$data/tiny_cnn.pb" --input input=1,32,32,3 --json --per-node >"$tmp/out.json" 2>"$tmp/err"

@@ -818,7 +818,7 @@ def case_passes_same_output(s):
               "local rc %d remote rc %d: %s %s" % (lrc, rrc, lerr[:200], rerr[:300]))
     out_pb = os.path.join(TMP, "optimized.pb")
     for v in ([], ["--input", "input=1,32,32,3", "--json"], ["--passes", "none"],
-              ["--passes", "constfold,remap", "--output", "probs", "--per-node"]):
+              ["--passes", "constfold,remap", "--output", "probs", "--per-node", "--json"]):
         lrc, lout, lerr = cli("optimize", TINY, "-o", out_pb, *v)
         local = open(out_pb, "rb").read() if lrc == 0 else b""
         os.unlink(out_pb) if os.path.exists(out_pb) else None
