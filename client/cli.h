@@ -16,6 +16,8 @@
 /* The model is valid but uses something foldline does not support (a data
  * type, an ONNX domain or opset, an input kind...): the message names it. */
 #define EXIT_UNSUPPORTED 5
+/* --require-complete and the answer is partial (fl_report.complete false). */
+#define EXIT_PARTIAL 4
 
 /* Prints "foldline: MESSAGE" and a pointer to the help (of the command
  * being run, when there is one) on stderr; returns

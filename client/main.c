@@ -7,7 +7,8 @@
  *
  * Exit status: 0 on success, 1 when the model is bad (the message names the
  * node and field), 2 on usage errors, 3 when a file cannot be read (or, in
- * remote mode, the server cannot be reached or the remote module loaded).
+ * remote mode, the server cannot be reached or the remote module loaded), 4
+ * with --require-complete when the answer is partial.
  *
  * Remote mode (--server) lives in the module foldline-remote.so, loaded only
  * when it runs (remote_load.c); calibrate loads OpenBLAS when it runs. So the
@@ -55,6 +56,8 @@ static const char usage_text[] =
     "  --tag TAG                SavedModel meta graph tag (default: serve)\n"
     "  --per-node               list every node with its shapes and counts\n"
     "  --json                   print a JSON document (see README)\n"
+    "  --summary                print a compact JSON record (a few KB for any model)\n"
+    "  --require-complete       exit 4 when the totals leave nodes out (printed as usual)\n"
     "  --top N                  op types listed in the summary (default 10)\n"
     "  --max-nodes N            refuse graphs with more nodes (default 5000000)\n"
     "  --max-value-elements N   largest tensor evaluated for shapes (default 1048576)\n"
@@ -186,6 +189,8 @@ typedef struct cli {
     fl_tensor_value_binding *tvalues;
     size_t n_inputs, n_symbols, n_values, n_tvalues;
     bool json;
+    bool summary;          /* --summary: the compact JSON record */
+    bool require_complete; /* --require-complete: exit 4 on a partial answer */
     int64_t top;
     fl_roof_cli roof; /* --profile, --profiles-dir, --sweep */
     bool optimize;    /* `foldline optimize`: -o is accepted and required */
@@ -495,6 +500,19 @@ static bool load_side(cli *c, bool remote_mode, const void *buf, size_t len) {
     return true;
 }
 
+/* The output flags (no value): true when `a` is one, recorded in c. */
+static bool output_flag(cli *c, const char *a) {
+    bool *flag = strcmp(a, "--per-node") == 0           ? &c->opt.per_node
+                 : strcmp(a, "--json") == 0             ? &c->json
+                 : strcmp(a, "--summary") == 0          ? &c->summary
+                 : strcmp(a, "--require-complete") == 0 ? &c->require_complete
+                                                        : NULL;
+    if (flag) {
+        *flag = true;
+    }
+    return flag != NULL;
+}
+
 static int parse_args(cli *c, int argc, char **argv) {
     c->inputs = calloc((size_t)argc, sizeof(*c->inputs));
     c->symbols = calloc((size_t)argc, sizeof(*c->symbols));
@@ -526,9 +544,8 @@ static int parse_args(cli *c, int argc, char **argv) {
             } else if (strcmp(a, "-o") == 0) {
                 c->out_path = v;
             }
-        } else if (strcmp(a, "--per-node") == 0 || strcmp(a, "--json") == 0) {
-            *(a[2] == 'p' ? &c->opt.per_node : &c->json) = true;
-            rc = 0;
+        } else if (output_flag(c, a)) {
+            rc = 0; /* --per-node, --json, --summary, --require-complete */
         } else if ((rc = parse_pass_option(c, a, val, &i)) != 0 ||
                    (rc = parse_limit_option(c, a, val, &i)) != 0) {
             rc = rc == 1 ? 0 : rc;
@@ -647,7 +664,9 @@ static int write_optimized(const cli *c, const fl_report *r) {
         fprintf(stderr, "foldline: cannot write '%s': %s\n", c->out_path, strerror(errno));
         return EXIT_IO;
     }
-    if (c->json) {
+    if (c->summary) {
+        fl_print_summary(stdout, r, c->model);
+    } else if (c->json) {
         fl_print_json(stdout, r, c->model);
     } else {
         printf("wrote     %s (%zu bytes, %" PRId64 " nodes; %" PRId64 " before)\n", c->out_path,
@@ -699,6 +718,29 @@ static int prepare_command(cli *c, int argc, char **argv, bool optimize) {
     return rc;
 }
 
+/* Prints the report as asked (writing the graph for optimize); the exit
+ * status: EXIT_PARTIAL with --require-complete when it is partial. */
+static int print_report(const cli *c, const fl_report *r) {
+    int rc = 0;
+    if (c->optimize) {
+        rc = write_optimized(c, r);
+    } else if (c->summary) {
+        fl_print_summary(stdout, r, c->model);
+    } else if (c->json) {
+        fl_print_json(stdout, r, c->model);
+    } else {
+        fl_print_text(stdout, r, c->model, (size_t)c->top);
+    }
+    if (rc == 0 && c->require_complete && !r->complete) {
+        fprintf(stderr,
+                "foldline: %s: the answer is partial: the totals leave out the FLOPs of %" PRId64
+                " of %" PRId64 " nodes (--require-complete)\n",
+                c->model, r->nodes_excluded, r->n_nodes);
+        rc = EXIT_PARTIAL;
+    }
+    return rc;
+}
+
 static int run_command(int argc, char **argv, bool optimize) {
     cli c;
     int rc = prepare_command(&c, argc, argv, optimize);
@@ -727,7 +769,9 @@ static int run_command(int argc, char **argv, bool optimize) {
     if (remote.server && c.roof.n_sweep) {
         strip_for_remote(&buf, &len, c.opt.format);
         fl_roof_backend be = {remote_sweep_analyze, fl_remote_report_free, NULL};
-        rc = fl_roof_cli_sweep(&c.roof, buf, len, &c.opt, c.json, c.model, &be);
+        c.roof.summary = c.summary;
+        c.roof.require_complete = c.require_complete;
+        rc = fl_roof_cli_sweep(&c.roof, buf, len, &c.opt, c.json || c.summary, c.model, &be);
         free(buf);
         cli_free(&c);
         return rc;
@@ -747,13 +791,7 @@ static int run_command(int argc, char **argv, bool optimize) {
             cli_free(&c);
             return rf == FL_REMOTE_ENGINE ? fl_cli_exit_of(est) : EXIT_IO;
         }
-        if (optimize) { /* the server sent the optimised graph back */
-            rc = write_optimized(&c, r);
-        } else if (c.json) {
-            fl_print_json(stdout, r, c.model);
-        } else {
-            fl_print_text(stdout, r, c.model, (size_t)c.top);
-        }
+        rc = print_report(&c, r); /* optimize: the server sent the graph back */
         fl_remote_report_free(r);
         cli_free(&c);
         if (rc == 0 && (fflush(stdout) != 0 || ferror(stdout))) {
@@ -763,7 +801,9 @@ static int run_command(int argc, char **argv, bool optimize) {
         return rc;
     }
     if (c.roof.n_sweep) {
-        rc = fl_roof_cli_sweep(&c.roof, buf, len, &c.opt, c.json, c.model, NULL);
+        c.roof.summary = c.summary;
+        c.roof.require_complete = c.require_complete;
+        rc = fl_roof_cli_sweep(&c.roof, buf, len, &c.opt, c.json || c.summary, c.model, NULL);
         free(buf);
         cli_free(&c);
         return rc;
@@ -777,13 +817,7 @@ static int run_command(int argc, char **argv, bool optimize) {
         cli_free(&c);
         return fl_cli_exit_of(st);
     }
-    if (optimize) {
-        rc = write_optimized(&c, r);
-    } else if (c.json) {
-        fl_print_json(stdout, r, c.model);
-    } else {
-        fl_print_text(stdout, r, c.model, (size_t)c.top);
-    }
+    rc = print_report(&c, r);
     fl_report_free(r);
     cli_free(&c);
     if (rc == 0 && (fflush(stdout) != 0 || ferror(stdout))) {

@@ -3,13 +3,16 @@
  *
  * Both renderings read only the public report, so local and remote mode print
  * the same bytes for the same report. The JSON layout is documented in
- * README.md ("JSON output"); keys are only ever added, never renamed.
+ * README.md ("JSON output", schema FL_JSON_SCHEMA_VERSION): within a schema
+ * version keys are only ever added; a change of a key's meaning or shape
+ * bumps the version.
  */
 #include "print.h"
 
 #include "roofcli.h"
 
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -47,12 +50,24 @@ static void json_str(FILE *f, const char *s) {
     fputc('"', f);
 }
 
-/* A count: a JSON integer when known, its formula as a string when symbolic. */
+/* A count, always an object: {"value": N} when known, {"formula": "..."}
+ * when it depends on free symbols ("?" when undetermined). */
 static void json_q(FILE *f, const fl_quantity *q) {
     if (q->known) {
-        fprintf(f, "%" PRId64, q->value);
+        fprintf(f, "{\"value\": %" PRId64 "}", q->value);
     } else {
+        fputs("{\"formula\": ", f);
         json_str(f, q->text);
+        fputc('}', f);
+    }
+}
+
+/* tfprof's convention means nothing for ONNX models: null there. */
+static void json_tfprof(FILE *f, const fl_report *r, const fl_quantity *q) {
+    if (r->format && strcmp(r->format, "onnx") == 0) {
+        fputs("null", f);
+    } else {
+        json_q(f, q);
     }
 }
 
@@ -67,8 +82,16 @@ static void json_strs(FILE *f, const char *const *v, size_t n) {
     fputc(']', f);
 }
 
+static void json_opt_str(FILE *f, const char *s) {
+    if (s) {
+        json_str(f, s);
+    } else {
+        fputs("null", f);
+    }
+}
+
 /* One node record of the `nodes` and `nodes_after` lists. */
-static void json_node(FILE *f, const fl_report_node *n) {
+static void json_node(FILE *f, const fl_report *r, const fl_report_node *n) {
     fprintf(f, "{\"name\": ");
     json_str(f, n->name);
     fprintf(f, ", \"op\": ");
@@ -84,7 +107,7 @@ static void json_node(FILE *f, const fl_report_node *n) {
     fprintf(f, "], \"flops\": ");
     json_q(f, &n->flops);
     fprintf(f, ", \"tfprof_flops\": ");
-    json_q(f, &n->tfprof_flops);
+    json_tfprof(f, r, &n->tfprof_flops);
     fprintf(f, ", \"macs\": ");
     json_q(f, &n->macs);
     fprintf(f, ", \"bytes\": ");
@@ -93,29 +116,37 @@ static void json_node(FILE *f, const fl_report_node *n) {
             n->incomplete ? "true" : "false");
 }
 
-static void json_totals(FILE *f, const fl_totals *t) {
+/* A totals object; `brief` (--summary) leaves out bytes_read and
+ * bytes_written (bytes is their sum). */
+static void json_totals_as(FILE *f, const fl_report *r, const fl_totals *t, bool brief) {
     fprintf(f, "{\"flops\": ");
     json_q(f, &t->flops);
     fprintf(f, ", \"tfprof_flops\": ");
-    json_q(f, &t->tfprof_flops);
+    json_tfprof(f, r, &t->tfprof_flops);
     fprintf(f, ", \"macs\": ");
     json_q(f, &t->macs);
     fprintf(f, ", \"bytes\": ");
     json_q(f, &t->bytes);
-    fprintf(f, ", \"bytes_read\": ");
-    json_q(f, &t->bytes_read);
-    fprintf(f, ", \"bytes_written\": ");
-    json_q(f, &t->bytes_written);
+    if (!brief) {
+        fprintf(f, ", \"bytes_read\": ");
+        json_q(f, &t->bytes_read);
+        fprintf(f, ", \"bytes_written\": ");
+        json_q(f, &t->bytes_written);
+    }
     fprintf(f, ", \"nodes\": %" PRId64 "}", t->nodes);
+}
+
+static void json_totals(FILE *f, const fl_report *r, const fl_totals *t) {
+    json_totals_as(f, r, t, false);
 }
 
 /* The rewrite passes' blocks: before, after, passes (with their ledger
  * entries) and, with --per-node, nodes_after. */
 static void json_passes(FILE *f, const fl_report *r) {
     fprintf(f, ",\n  \"before\": ");
-    json_totals(f, &r->before);
+    json_totals(f, r, &r->before);
     fprintf(f, ",\n  \"after\": ");
-    json_totals(f, &r->after);
+    json_totals(f, r, &r->after);
     fprintf(f, ",\n  \"passes\": [");
     for (size_t i = 0; i < r->n_passes; i++) {
         const fl_report_pass *p = &r->passes[i];
@@ -125,15 +156,11 @@ static void json_passes(FILE *f, const fl_report *r) {
                 ", \"iteration\": %d, \"nodes_removed\": %" PRId64 ", \"nodes_added\": %" PRId64
                 ", \"nodes_rewritten\": %" PRId64 ",\n     \"before\": ",
                 p->iteration, p->nodes_removed, p->nodes_added, p->nodes_rewritten);
-        json_totals(f, &p->before);
+        json_totals(f, r, &p->before);
         fprintf(f, ",\n     \"after\": ");
-        json_totals(f, &p->after);
+        json_totals(f, r, &p->after);
         fprintf(f, ",\n     \"failed\": ");
-        if (p->failed) {
-            json_str(f, p->failed);
-        } else {
-            fputs("null", f);
-        }
+        json_opt_str(f, p->failed);
         fprintf(f, ",\n     \"rules\": [");
         for (size_t k = 0; k < p->n_entries && p->first_entry + k < r->n_ledger; k++) {
             const fl_report_ledger_entry *e = &r->ledger[p->first_entry + k];
@@ -152,26 +179,137 @@ static void json_passes(FILE *f, const fl_report *r) {
         fprintf(f, ",\n  \"nodes_after\": [");
         for (size_t i = 0; i < r->n_nodes_after; i++) {
             fprintf(f, "%s\n    ", i ? "," : "");
-            json_node(f, &r->nodes_after[i]);
+            json_node(f, r, &r->nodes_after[i]);
         }
         fprintf(f, "%s]", r->n_nodes_after ? "\n  " : "");
     }
 }
 
-void fl_print_json(FILE *f, const fl_report *r, const char *model_path) {
-    fprintf(f, "{\n  \"foldline_version\": ");
+/* A JSON number for a double, exactly (%.17g round-trips). */
+static void json_double(FILE *f, double v) {
+    fprintf(f, "%.17g", v);
+}
+
+/* The options the analysis ran with (fl_report_options). */
+static void json_options(FILE *f, const fl_report_options *o, bool profiles) {
+    fprintf(f, "{\"format\": ");
+    json_str(f, o->format);
+    fprintf(f, ", \"saved_model_tag\": ");
+    json_opt_str(f, o->saved_model_tag);
+    fprintf(f, ",\n              \"inputs\": [");
+    for (size_t i = 0; i < o->n_inputs; i++) {
+        fprintf(f, "%s{\"name\": ", i ? ", " : "");
+        json_str(f, o->inputs[i].name);
+        fprintf(f, ", \"dims\": [");
+        for (int k = 0; k < o->inputs[i].rank; k++) {
+            fprintf(f, "%s%" PRId64, k ? ", " : "", o->inputs[i].dims[k]);
+        }
+        fprintf(f, "]}");
+    }
+    fprintf(f, "], \"symbols\": [");
+    for (size_t i = 0; i < o->n_symbols; i++) {
+        fprintf(f, "%s{\"name\": ", i ? ", " : "");
+        json_str(f, o->symbols[i].name);
+        fprintf(f, ", \"value\": %" PRId64 "}", o->symbols[i].value);
+    }
+    fprintf(f, "], \"values\": [");
+    for (size_t i = 0; i < o->n_values; i++) {
+        fprintf(f, "%s{\"name\": ", i ? ", " : "");
+        json_str(f, o->values[i].name);
+        fprintf(f, ", \"value\": ");
+        json_double(f, o->values[i].value);
+        fputc('}', f);
+    }
+    fprintf(f, "],\n              \"pass_selection\": ");
+    json_str(f, o->pass_selection);
+    fprintf(f, ", \"passes\": ");
+    json_strs(f, o->passes, o->n_passes);
+    fprintf(f, ", \"disabled_passes\": ");
+    json_strs(f, o->disabled_passes, o->n_disabled_passes);
+    fprintf(f, ", \"outputs\": ");
+    json_strs(f, o->output_names, o->n_output_names);
+    fprintf(f, ",\n              \"device\": ");
+    json_str(f, o->device);
+    fprintf(f, ", \"remapper_mode\": ");
+    json_str(f, o->remapper_mode);
+    fprintf(f, ", \"cudnn_persistent_batchnorm\": %s,\n              \"limits\": ",
+            o->cudnn_persistent_batchnorm ? "true" : "false");
+    fprintf(f,
+            "{\"max_nodes\": %" PRId64 ", \"max_value_elements\": %" PRId64
+            ", \"max_memory_bytes\": %" PRId64 ", \"max_folded_bytes\": %" PRId64 "}",
+            o->max_nodes, o->max_value_elements, o->max_memory_bytes, o->max_folded_bytes);
+    if (!profiles) { /* --summary: the hashes are in its roofline lines */
+        fputc('}', f);
+        return;
+    }
+    fprintf(f, ",\n              \"profiles\": [");
+    for (size_t i = 0; i < o->n_profiles; i++) {
+        fprintf(f, "%s{\"name\": ", i ? ", " : "");
+        json_str(f, o->profiles[i].name);
+        fprintf(f, ", \"hash\": ");
+        json_str(f, o->profiles[i].hash);
+        fputc('}', f);
+    }
+    fprintf(f, "]}");
+}
+
+/* The keys every record starts with: versions, graph, completeness,
+ * coverage, symbols, totals and options. */
+static void json_head(FILE *f, const fl_report *r, const char *model_path, bool summary) {
+    bool onnx = r->format && strcmp(r->format, "onnx") == 0;
+    fprintf(f, "{\n  \"schema_version\": %d,\n  \"foldline_version\": ", FL_JSON_SCHEMA_VERSION);
     json_str(f, fl_version());
-    fprintf(f, ",\n  \"flop_conventions\": {\"flops\": \"complete\", \"tfprof_flops\": "
-               "\"tfprof\", \"flops_per_mac\": 2},\n");
+    fprintf(f, ",\n  \"flop_conventions\": {\"flops\": \"complete\", \"tfprof_flops\": ");
+    fprintf(f, "%s, \"flops_per_mac\": 2},\n", onnx ? "null" : "\"tfprof\"");
     fprintf(f, "  \"graph\": {\"path\": ");
     json_str(f, model_path);
     fprintf(f, ", \"format\": ");
     json_str(f, r->format);
+    fprintf(f, ", \"producer\": ");
+    if (onnx) {
+        fputs("null, \"producer_name\": ", f);
+        json_opt_str(f, r->producer_name);
+        fputs(", \"producer_version\": ", f);
+        json_opt_str(f, r->producer_version);
+        if (r->opset > 0) {
+            fprintf(f, ", \"opset\": %" PRId64, r->opset);
+        } else {
+            fputs(", \"opset\": null", f);
+        }
+    } else {
+        fprintf(f, "%d, \"producer_name\": null, \"producer_version\": null, \"opset\": null",
+                r->producer);
+    }
+    fprintf(f, ",\n            \"nodes\": %" PRId64 ", \"initializers\": ", r->n_nodes);
+    if (onnx) {
+        fprintf(f, "%" PRId64, r->n_initializers);
+    } else {
+        fputs("null", f);
+    }
+    fprintf(f, ", \"functions\": %" PRId64 ", \"function_nodes\": %" PRId64 "},\n", r->n_functions,
+            r->n_function_nodes);
+    fprintf(f, "  \"complete\": %s,\n", r->complete ? "true" : "false");
     fprintf(f,
-            ", \"producer\": %d, \"nodes\": %" PRId64 ", \"functions\": %" PRId64
-            ", \"function_nodes\": %" PRId64 "},\n",
-            r->producer, r->n_nodes, r->n_functions, r->n_function_nodes);
-    fprintf(f, "  \"inputs\": [");
+            "  \"coverage\": {\"nodes_with_rule\": %" PRId64 ", \"nodes_without_rule\": %" PRId64
+            ", \"nodes_incomplete\": %" PRId64 ", \"nodes_excluded\": %" PRId64
+            ", \"bytes_share_without_rule\": ",
+            r->nodes_with_rule, r->nodes_without_rule, r->nodes_incomplete, r->nodes_excluded);
+    if (r->bytes_share_without_rule < 0) {
+        fputs("null", f);
+    } else {
+        fprintf(f, "%.6f", r->bytes_share_without_rule);
+    }
+    fprintf(f, "},\n  \"symbols\": ");
+    json_strs(f, r->symbols, r->n_symbols);
+    fprintf(f, ",\n  \"totals\": ");
+    json_totals_as(f, r, &r->totals, summary);
+    fprintf(f, ",\n  \"options\": ");
+    json_options(f, &r->options, !summary);
+}
+
+void fl_print_json(FILE *f, const fl_report *r, const char *model_path) {
+    json_head(f, r, model_path, false);
+    fprintf(f, ",\n  \"inputs\": [");
     for (size_t i = 0; i < r->n_inputs; i++) {
         fprintf(f, "%s\n    {\"name\": ", i ? "," : "");
         json_str(f, r->inputs[i].name);
@@ -183,38 +321,14 @@ void fl_print_json(FILE *f, const fl_report *r, const char *model_path) {
     }
     fprintf(f, "%s],\n  \"outputs\": ", r->n_inputs ? "\n  " : "");
     json_strs(f, r->outputs, r->n_outputs);
-    fprintf(f, ",\n  \"symbols\": ");
-    json_strs(f, r->symbols, r->n_symbols);
-    fprintf(f, ",\n  \"totals\": {\"flops\": ");
-    json_q(f, &r->totals.flops);
-    fprintf(f, ", \"tfprof_flops\": ");
-    json_q(f, &r->totals.tfprof_flops);
-    fprintf(f, ", \"macs\": ");
-    json_q(f, &r->totals.macs);
-    fprintf(f, ", \"bytes\": ");
-    json_q(f, &r->totals.bytes);
-    fprintf(f, ", \"bytes_read\": ");
-    json_q(f, &r->totals.bytes_read);
-    fprintf(f, ", \"bytes_written\": ");
-    json_q(f, &r->totals.bytes_written);
-    fprintf(f, ", \"nodes\": %" PRId64 "},\n", r->totals.nodes);
-    fprintf(f,
-            "  \"coverage\": {\"nodes_with_rule\": %" PRId64 ", \"nodes_without_rule\": %" PRId64
-            ", \"nodes_incomplete\": %" PRId64 ", \"bytes_share_without_rule\": ",
-            r->nodes_with_rule, r->nodes_without_rule, r->nodes_incomplete);
-    if (r->bytes_share_without_rule < 0) {
-        fputs("null", f);
-    } else {
-        fprintf(f, "%.6f", r->bytes_share_without_rule);
-    }
-    fprintf(f, "},\n  \"ops\": [");
+    fprintf(f, ",\n  \"ops\": [");
     for (size_t i = 0; i < r->n_ops; i++) {
         fprintf(f, "%s\n    {\"op\": ", i ? "," : "");
         json_str(f, r->ops[i].op);
         fprintf(f, ", \"count\": %" PRId64 ", \"flops\": ", r->ops[i].count);
         json_q(f, &r->ops[i].flops);
         fprintf(f, ", \"tfprof_flops\": ");
-        json_q(f, &r->ops[i].tfprof_flops);
+        json_tfprof(f, r, &r->ops[i].tfprof_flops);
         fputc('}', f);
     }
     fprintf(f, "%s],\n  \"unknown_ops\": [", r->n_ops ? "\n  " : "");
@@ -231,7 +345,7 @@ void fl_print_json(FILE *f, const fl_report *r, const char *model_path) {
         fprintf(f, ",\n  \"nodes\": [");
         for (size_t i = 0; i < r->n_nodes_detail; i++) {
             fprintf(f, "%s\n    ", i ? "," : "");
-            json_node(f, &r->nodes[i]);
+            json_node(f, r, &r->nodes[i]);
         }
         fprintf(f, "%s]", r->n_nodes_detail ? "\n  " : "");
     }
@@ -239,6 +353,45 @@ void fl_print_json(FILE *f, const fl_report *r, const char *model_path) {
         json_passes(f, r);
     }
     fprintf(f, "\n}\n");
+}
+
+void fl_print_summary(FILE *f, const fl_report *r, const char *model_path) {
+    json_head(f, r, model_path, true);
+    size_t failed = 0;
+    for (size_t i = 0; i < r->n_passes; i++) {
+        failed += r->passes[i].failed != NULL;
+    }
+    fprintf(f,
+            ",\n  \"counts\": {\"inputs\": %zu, \"outputs\": %zu, \"op_types\": %zu, "
+            "\"unknown_op_types\": %zu, \"warnings\": %zu, \"pass_runs\": %zu, "
+            "\"passes_failed\": %zu, \"rule_firings\": %zu}",
+            r->n_inputs, r->n_outputs, r->n_ops, r->n_unknown_ops, r->n_warnings, r->n_passes,
+            failed, r->n_ledger);
+    if (r->optimized) { /* `before` is `totals` */
+        fprintf(f, ",\n  \"after\": ");
+        json_totals_as(f, r, &r->after, true);
+    }
+    /* Times to 4 significant digits: an estimate, not a count. */
+    fprintf(f, ",\n  \"roofline\": [");
+    for (size_t i = 0; i < r->n_roofline; i++) {
+        const fl_roofline_result *res = &r->roofline[i];
+        const char *hash = i < r->options.n_profiles ? r->options.profiles[i].hash : NULL;
+        fprintf(f, "%s\n    {\"profile\": ", i ? "," : "");
+        json_str(f, res->profile);
+        fprintf(f, ", \"hash\": ");
+        json_opt_str(f, hash);
+        fprintf(f, ", \"time_s\": %.4g, \"after_time_s\": ", res->before->time_s);
+        if (res->after) {
+            fprintf(f, "%.4g, \"speedup\": %.4g}", res->after->time_s, res->speedup);
+        } else {
+            fputs("null, \"speedup\": null}", f);
+        }
+    }
+    fprintf(f, "%s]\n}\n", r->n_roofline ? "\n  " : "");
+}
+
+void fl_print_json_str(FILE *f, const char *s) {
+    json_str(f, s);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -288,10 +441,52 @@ static const char *scaled(const fl_quantity *q, const char *unit, char *buf, siz
     return buf;
 }
 
+/* The first lines of a partial answer: what the totals leave out. */
+static void partial_banner(FILE *f, const fl_report *r) {
+    if (r->complete) {
+        return;
+    }
+    int64_t unknown = 0;
+    for (size_t i = 0; i < r->n_unknown_ops; i++) {
+        unknown += r->unknown_ops[i].count;
+    }
+    fprintf(f,
+            "PARTIAL   the totals leave out the FLOPs of %" PRId64 " of %" PRId64 " nodes (%" PRId64
+            " without a FLOP rule, %" PRId64 " incomplete",
+            r->nodes_excluded, r->n_nodes, r->nodes_without_rule, r->nodes_incomplete);
+    if (unknown) {
+        fprintf(f, "; %" PRId64 " of unknown op types", unknown);
+    }
+    fprintf(f, ")\n          (see coverage and warnings; --require-complete exits 4)\n");
+}
+
+/* "model PATH (graphdef, producer 1205)" or, for ONNX, "(onnx, pytorch
+ * 2.1.0, opset 13)". */
+static void model_line(FILE *f, const fl_report *r, const char *model_path) {
+    fprintf(f, "model     %s (%s", model_path, r->format);
+    if (r->format && strcmp(r->format, "onnx") == 0) {
+        if (r->producer_name) {
+            fprintf(f, ", %s%s%s", r->producer_name, r->producer_version ? " " : "",
+                    r->producer_version ? r->producer_version : "");
+        }
+        if (r->opset > 0) {
+            fprintf(f, ", opset %" PRId64, r->opset);
+        }
+        fputs(")\n", f);
+    } else {
+        fprintf(f, ", producer %d)\n", r->producer);
+    }
+}
+
 void fl_print_text(FILE *f, const fl_report *r, const char *model_path, size_t top) {
     char b1[64], b2[64];
-    fprintf(f, "model     %s (%s, producer %d)\n", model_path, r->format, r->producer);
+    bool onnx = r->format && strcmp(r->format, "onnx") == 0;
+    partial_banner(f, r);
+    model_line(f, r, model_path);
     fprintf(f, "nodes     %" PRId64, r->n_nodes);
+    if (onnx) {
+        fprintf(f, " operators (+%" PRId64 " initializers)", r->n_initializers);
+    }
     if (r->n_functions) {
         fprintf(f, " (+%" PRId64 " in %" PRId64 " library functions, not costed)",
                 r->n_function_nodes, r->n_functions);
@@ -320,8 +515,10 @@ void fl_print_text(FILE *f, const fl_report *r, const char *model_path, size_t t
     fprintf(f, "\ntotals\n");
     fprintf(f, "  FLOPs         %s%s\n", grouped(&r->totals.flops, b1, sizeof b1),
             scaled(&r->totals.flops, "FLOP", b2, sizeof b2));
-    fprintf(f, "  tfprof FLOPs  %s%s\n", grouped(&r->totals.tfprof_flops, b1, sizeof b1),
-            scaled(&r->totals.tfprof_flops, "FLOP", b2, sizeof b2));
+    if (!onnx) { /* tfprof's convention means nothing for ONNX */
+        fprintf(f, "  tfprof FLOPs  %s%s\n", grouped(&r->totals.tfprof_flops, b1, sizeof b1),
+                scaled(&r->totals.tfprof_flops, "FLOP", b2, sizeof b2));
+    }
     fprintf(f, "  MACs          %s%s\n", grouped(&r->totals.macs, b1, sizeof b1),
             scaled(&r->totals.macs, "MAC", b2, sizeof b2));
     fprintf(f, "  bytes         %s%s\n", grouped(&r->totals.bytes, b1, sizeof b1),
@@ -375,8 +572,11 @@ void fl_print_text(FILE *f, const fl_report *r, const char *model_path, size_t t
                 fprintf(f, " %s%s", n->outputs[k].dtype, n->outputs[k].shape);
             }
             fprintf(f, "  flops=%s", n->flops.text);
-            fprintf(f, " tfprof=%s macs=%s bytes=%s%s\n", n->tfprof_flops.text, n->macs.text,
-                    n->bytes.text, n->incomplete ? " (incomplete)" : "");
+            if (!onnx) {
+                fprintf(f, " tfprof=%s", n->tfprof_flops.text);
+            }
+            fprintf(f, " macs=%s bytes=%s%s\n", n->macs.text, n->bytes.text,
+                    n->incomplete ? " (incomplete)" : "");
         }
     }
     if (r->optimized) {
@@ -390,8 +590,10 @@ void fl_print_passes_text(FILE *f, const fl_report *r) {
     fprintf(f, "\nrewrite passes (Grappler order)\n  %-13s %24s  %24s\n", "", "before", "after");
     fprintf(f, "  %-13s %24s  %24s\n", "FLOPs", grouped(&a->flops, b1, sizeof b1),
             grouped(&z->flops, b2, sizeof b2));
-    fprintf(f, "  %-13s %24s  %24s\n", "tfprof FLOPs", grouped(&a->tfprof_flops, b1, sizeof b1),
-            grouped(&z->tfprof_flops, b2, sizeof b2));
+    if (!r->format || strcmp(r->format, "onnx") != 0) {
+        fprintf(f, "  %-13s %24s  %24s\n", "tfprof FLOPs", grouped(&a->tfprof_flops, b1, sizeof b1),
+                grouped(&z->tfprof_flops, b2, sizeof b2));
+    }
     fprintf(f, "  %-13s %24s  %24s\n", "MACs", grouped(&a->macs, b1, sizeof b1),
             grouped(&z->macs, b2, sizeof b2));
     fprintf(f, "  %-13s %24s  %24s\n", "bytes", grouped(&a->bytes, b1, sizeof b1),

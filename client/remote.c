@@ -1,7 +1,8 @@
 /*
  * remote.c - the CLI's remote mode (see remote.h): fl_options -> AnalyzeRequest
  * (or a stream of AnalyzeChunk for large graphs), a blocking gRPC call through
- * the C core, and AnalyzeReply -> an fl_report the printers read.
+ * the C core, and AnalyzeReply -> an fl_report the printers read (through
+ * common/report_pb.c, the mapping the server encodes with).
  *
  * This file is the module foldline-remote.so (built only when gRPC is
  * available), not part of the foldline executable: the CLI dlopens it when
@@ -9,8 +10,9 @@
  * (remote_module.h; the loader is remote_load.c).
  */
 #include "foldline/v1/cost_model.pb-c.h"
-#include "grpc/health/v1/health.pb-c.h"
+#include "grpc_health/v1/health.pb-c.h"
 #include "remote_module.h"
+#include "report_pb.h"
 
 #include <grpc/byte_buffer.h>
 #include <grpc/byte_buffer_reader.h>
@@ -37,7 +39,7 @@ typedef struct req_parts {
     Foldline__V1__InputShape *inputs, **input_ptrs;
     Foldline__V1__SymbolBinding *symbols, **symbol_ptrs;
     Foldline__V1__ValueBinding *values, **value_ptrs;
-    char *passes[1]; /* the pass selection, always sent */
+    int *passes, *disabled; /* Foldline__V1__Pass values */
 } req_parts;
 
 static void req_parts_free(req_parts *p) {
@@ -47,6 +49,64 @@ static void req_parts_free(req_parts *p) {
     free(p->symbol_ptrs);
     free(p->values);
     free(p->value_ptrs);
+    free(p->passes);
+    free(p->disabled);
+}
+
+/* The Pass value of `name` (len bytes); false when it names no pass. */
+static bool pass_value(const char *name, size_t len, int *out) {
+    char buf[64];
+    if (len == 0 || len >= sizeof buf) {
+        return false;
+    }
+    memcpy(buf, name, len);
+    buf[len] = '\0';
+    return fl_pb_enum_value(&foldline__v1__pass__descriptor, "PASS_", buf, out) &&
+           *out != FOLDLINE__V1__PASS__PASS_UNSPECIFIED;
+}
+
+/* The CLI's pass selection (a comma list, "default", "none" or NULL) and
+ * disabled passes as the request's enums. A name that is no pass is the
+ * engine's usage error, with its words (err), as locally. */
+static bool build_passes(const fl_options *o, req_parts *p, char *err, size_t errlen) {
+    Foldline__V1__AnalyzeOptions *m = &p->options;
+    const char *s = o->passes;
+    p->passes = calloc(s ? strlen(s) + 1 : 1, sizeof(int));
+    p->disabled = calloc(o->n_disabled_passes + 1, sizeof(int));
+    if (!p->passes || !p->disabled) {
+        snprintf(err, errlen, "out of memory");
+        return false;
+    }
+    if (!s || strcmp(s, "none") == 0) {
+        m->pass_selection = FOLDLINE__V1__PASS_SELECTION__PASS_SELECTION_NONE;
+    } else if (strcmp(s, "default") == 0 || strcmp(s, "all") == 0) {
+        m->pass_selection = FOLDLINE__V1__PASS_SELECTION__PASS_SELECTION_DEFAULT;
+    } else {
+        m->pass_selection = FOLDLINE__V1__PASS_SELECTION__PASS_SELECTION_LIST;
+        while (*s) {
+            size_t len = strcspn(s, ",");
+            if (!pass_value(s, len, &p->passes[m->n_passes])) {
+                snprintf(err, errlen,
+                         "unknown pass '%.*s' (passes: pruning, cse, constfold, shape, "
+                         "arithmetic, remap, dependency, or none)",
+                         (int)len, s);
+                return false;
+            }
+            m->n_passes++;
+            s += len + (s[len] == ',');
+        }
+    }
+    m->passes = (Foldline__V1__Pass *)p->passes;
+    for (size_t i = 0; i < o->n_disabled_passes; i++) {
+        const char *d = o->disabled_passes[i];
+        if (!pass_value(d, strlen(d), &p->disabled[i])) {
+            snprintf(err, errlen, "cannot disable unknown pass '%s'", d);
+            return false;
+        }
+    }
+    m->disabled_passes = (Foldline__V1__Pass *)p->disabled;
+    m->n_disabled_passes = o->n_disabled_passes;
+    return true;
 }
 
 static bool build_options(const fl_options *o, req_parts *p) {
@@ -102,14 +162,6 @@ static bool build_options(const fl_options *o, req_parts *p) {
     p->limits.max_value_elements = o->max_value_elements;
     p->limits.max_memory_bytes = o->max_memory_bytes;
     m->limits = &p->limits;
-    /* The CLI's pass selection goes out explicitly, so the server's default
-     * never decides: no pass stage (NULL) is "none", which the server reads
-     * as the CLI does. */
-    p->passes[0] = (char *)(o->passes ? o->passes : "none");
-    m->passes = p->passes;
-    m->n_passes = 1;
-    m->disabled_passes = (char **)o->disabled_passes;
-    m->n_disabled_passes = o->n_disabled_passes;
     m->outputs = (char **)o->output_names;
     m->n_outputs = o->n_output_names;
     m->return_optimized_graph = o->return_graph;
@@ -131,339 +183,6 @@ static grpc_byte_buffer *pack_bb(const ProtobufCMessage *m) {
     grpc_byte_buffer *bb = grpc_raw_byte_buffer_create(&s, 1);
     grpc_slice_unref(s);
     return bb;
-}
-
-/* ------------------------------------------------------------------------- */
-/* Reply -> fl_report                                                         */
-/* ------------------------------------------------------------------------- */
-
-/* A report and what it points to; remote_report_free finds the rest from the
- * report (its first member). */
-typedef struct remote_mem {
-    fl_report report;
-    Foldline__V1__AnalyzeReply *reply;
-    fl_report_input *inputs;
-    fl_report_op *ops, *unknown_ops;
-    fl_report_node *nodes;
-    fl_report_tensor *tensors;
-    fl_roofline_result *roofline;
-    fl_roofline_graph *graphs;    /* before and after of each result */
-    fl_roofline_node *roof_nodes; /* top and nodes of every graph */
-    fl_report_pass *passes;
-    fl_report_ledger_entry *ledger;
-    fl_report_node *nodes_after;
-    fl_report_tensor *tensors_after;
-} remote_mem;
-
-static fl_quantity quantity(const Foldline__V1__Quantity *q) {
-    fl_quantity r = {false, 0, "?"};
-    if (q) {
-        r.known = q->known;
-        r.value = q->value;
-        r.text = q->text;
-    }
-    return r;
-}
-
-static void remote_report_free(fl_report *r) {
-    if (!r) {
-        return;
-    }
-    remote_mem *m = (remote_mem *)r;
-    if (m->reply) {
-        foldline__v1__analyze_reply__free_unpacked(m->reply, NULL);
-    }
-    free(m->inputs);
-    free(m->ops);
-    free(m->unknown_ops);
-    free(m->nodes);
-    free(m->tensors);
-    free(m->roofline);
-    free(m->graphs);
-    free(m->roof_nodes);
-    free(m->passes);
-    free(m->ledger);
-    free(m->nodes_after);
-    free(m->tensors_after);
-    free(m);
-}
-
-static void roof_node(fl_roofline_node *n, const Foldline__V1__RooflineNode *m) {
-    n->name = m->name;
-    n->op = m->op;
-    n->unit = m->unit;
-    n->dtype = m->dtype;
-    n->level = m->level;
-    n->flops = m->flops;
-    n->bytes = m->bytes;
-    n->intensity = m->intensity;
-    n->compute_s = m->compute_s;
-    n->memory_s = m->memory_s;
-    n->overhead_s = m->overhead_s;
-    n->time_s = m->time_s;
-    n->upper_s = m->upper_s;
-    n->bound = m->bound;
-    n->op_class = m->op_class;
-    n->bucket = m->bucket;
-    n->fixed_s = m->fixed_s;
-    n->compute_peak_s = m->compute_peak_s;
-    n->memory_peak_s = m->memory_peak_s;
-    n->executed = m->executed;
-}
-
-/* Fills g from m, taking its nodes from *np (advanced). */
-static const fl_roofline_graph *
-roof_graph(fl_roofline_graph *g, const Foldline__V1__RooflineGraph *m, fl_roofline_node **np) {
-    if (!m) {
-        return NULL;
-    }
-    g->time_s = m->time_s;
-    g->upper_s = m->upper_s;
-    g->compute_s = m->compute_s;
-    g->memory_s = m->memory_s;
-    g->overhead_s = m->overhead_s;
-    g->ops_compute_bound = m->ops_compute_bound;
-    g->ops_memory_bound = m->ops_memory_bound;
-    g->ops_overhead_bound = m->ops_overhead_bound;
-    g->ops_costed = m->ops_costed;
-    g->calibrated = m->calibrated;
-    g->low_s = m->low_s;
-    g->high_s = m->high_s;
-    g->coverage = m->coverage;
-    g->n_top = m->n_top;
-    g->top = *np;
-    for (size_t i = 0; i < m->n_top; i++) {
-        roof_node((*np)++, m->top[i]);
-    }
-    if (m->has_nodes) {
-        g->n_nodes = m->n_nodes;
-        g->nodes = *np;
-        for (size_t i = 0; i < m->n_nodes; i++) {
-            roof_node((*np)++, m->nodes[i]);
-        }
-        (*np)++; /* a distinct non-NULL address even when empty */
-    }
-    return g;
-}
-
-/* The reply's roofline array into r (memory in m). False on OOM. */
-static bool roofline_from_reply(fl_report *r, remote_mem *m,
-                                const Foldline__V1__AnalyzeReply *rep) {
-    size_t n_nodes = 0;
-    for (size_t i = 0; i < rep->n_roofline; i++) {
-        const Foldline__V1__RooflineGraph *gs[2] = {rep->roofline[i]->before,
-                                                    rep->roofline[i]->after};
-        for (int k = 0; k < 2; k++) {
-            if (gs[k]) {
-                n_nodes += gs[k]->n_top + gs[k]->n_nodes + 1;
-            }
-        }
-    }
-    m->roofline = calloc(rep->n_roofline + 1, sizeof *m->roofline);
-    m->graphs = calloc(2 * rep->n_roofline + 1, sizeof *m->graphs);
-    m->roof_nodes = calloc(n_nodes + 1, sizeof *m->roof_nodes);
-    if (!m->roofline || !m->graphs || !m->roof_nodes) {
-        return false;
-    }
-    fl_roofline_node *np = m->roof_nodes;
-    for (size_t i = 0; i < rep->n_roofline; i++) {
-        const Foldline__V1__Roofline *rl = rep->roofline[i];
-        m->roofline[i].profile = rl->profile;
-        m->roofline[i].before = rl->before ? roof_graph(&m->graphs[2 * i], rl->before, &np)
-                                           : &m->graphs[2 * i]; /* never NULL for printers */
-        m->roofline[i].after = roof_graph(&m->graphs[2 * i + 1], rl->after, &np);
-        m->roofline[i].speedup = rl->speedup;
-    }
-    r->n_roofline = rep->n_roofline;
-    r->roofline = m->roofline;
-    return true;
-}
-
-static fl_totals totals(const Foldline__V1__Totals *t) {
-    fl_totals r;
-    memset(&r, 0, sizeof r);
-    r.flops = quantity(t ? t->flops : NULL);
-    r.tfprof_flops = quantity(t ? t->tfprof_flops : NULL);
-    r.macs = quantity(t ? t->macs : NULL);
-    r.bytes = quantity(t ? t->bytes : NULL);
-    r.bytes_read = quantity(t ? t->bytes_read : NULL);
-    r.bytes_written = quantity(t ? t->bytes_written : NULL);
-    r.nodes = t ? t->nodes : 0;
-    return r;
-}
-
-/* Counts the output tensors of n node details. */
-static size_t count_tensors(Foldline__V1__NodeDetail *const *v, size_t n) {
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        k += v[i]->n_outputs;
-    }
-    return k;
-}
-
-/* Fills nodes[0..n) from the reply's node details, their tensors in tp. */
-static void nodes_from_reply(fl_report_node *nodes, fl_report_tensor *tp,
-                             Foldline__V1__NodeDetail *const *v, size_t n) {
-    for (size_t i = 0; i < n; i++) {
-        const Foldline__V1__NodeDetail *nd = v[i];
-        fl_report_node *nn = &nodes[i];
-        nn->name = nd->name;
-        nn->op = nd->op;
-        nn->n_outputs = nd->n_outputs;
-        nn->outputs = tp;
-        for (size_t k = 0; k < nd->n_outputs; k++) {
-            tp->dtype = nd->outputs[k]->dtype;
-            tp->shape = nd->outputs[k]->shape;
-            tp++;
-        }
-        nn->flops = quantity(nd->flops);
-        nn->tfprof_flops = quantity(nd->tfprof_flops);
-        nn->macs = quantity(nd->macs);
-        nn->bytes = quantity(nd->bytes);
-        nn->has_rule = nd->has_rule;
-        nn->incomplete = nd->incomplete;
-    }
-}
-
-/* The rewrite passes' fields into r (memory in m); the ledger is the pass
- * records' rules in order. False on OOM. */
-static bool passes_from_reply(fl_report *r, remote_mem *m, const Foldline__V1__AnalyzeReply *rep) {
-    if (!rep->totals_before) {
-        return true; /* no pass stage ran */
-    }
-    size_t n_entries = 0;
-    for (size_t i = 0; i < rep->n_passes; i++) {
-        n_entries += rep->passes[i]->n_rules;
-    }
-    m->passes = calloc(rep->n_passes + 1, sizeof *m->passes);
-    m->ledger = calloc(n_entries + 1, sizeof *m->ledger);
-    m->nodes_after = calloc(rep->n_nodes_after + 1, sizeof *m->nodes_after);
-    m->tensors_after =
-        calloc(count_tensors(rep->nodes_after, rep->n_nodes_after) + 1, sizeof *m->tensors_after);
-    if (!m->passes || !m->ledger || !m->nodes_after || !m->tensors_after) {
-        return false;
-    }
-    size_t e = 0;
-    for (size_t i = 0; i < rep->n_passes; i++) {
-        const Foldline__V1__PassRecord *pr = rep->passes[i];
-        fl_report_pass *ps = &m->passes[i];
-        ps->pass = pr->name;
-        ps->iteration = pr->iteration;
-        ps->nodes_removed = pr->nodes_removed;
-        ps->nodes_added = pr->nodes_added;
-        ps->nodes_rewritten = pr->nodes_rewritten;
-        ps->failed = pr->failed && pr->failed[0] ? pr->failed : NULL;
-        ps->before = totals(pr->before);
-        ps->after = totals(pr->after);
-        ps->first_entry = e;
-        ps->n_entries = pr->n_rules;
-        for (size_t k = 0; k < pr->n_rules; k++, e++) {
-            m->ledger[e].pass = pr->name;
-            m->ledger[e].rule = pr->rules[k]->rule;
-            m->ledger[e].node = pr->rules[k]->node;
-            m->ledger[e].detail = pr->rules[k]->detail;
-        }
-    }
-    r->optimized = true;
-    r->before = totals(rep->totals_before);
-    r->after = totals(rep->totals_after);
-    r->n_passes = rep->n_passes;
-    r->passes = m->passes;
-    r->n_ledger = n_entries;
-    r->ledger = m->ledger;
-    if (rep->has_nodes_after) {
-        nodes_from_reply(m->nodes_after, m->tensors_after, rep->nodes_after, rep->n_nodes_after);
-        r->n_nodes_after = rep->n_nodes_after;
-        r->nodes_after = m->nodes_after;
-    }
-    if (rep->optimized_graph.data) {
-        r->graph_bytes = rep->optimized_graph.data;
-        r->graph_len = rep->optimized_graph.len;
-    }
-    return true;
-}
-
-/* Builds a report whose strings point into `rep` (which it takes). */
-static fl_report *report_from_reply(Foldline__V1__AnalyzeReply *rep) {
-    remote_mem *m = calloc(1, sizeof *m);
-    if (!m) {
-        foldline__v1__analyze_reply__free_unpacked(rep, NULL);
-        return NULL;
-    }
-    fl_report *r = &m->report;
-    m->reply = rep;
-    size_t n_tensors = count_tensors(rep->nodes, rep->n_nodes);
-    m->inputs = calloc(rep->n_inputs + 1, sizeof *m->inputs);
-    m->ops = calloc(rep->n_ops + 1, sizeof *m->ops);
-    m->unknown_ops = calloc(rep->n_unknown_ops + 1, sizeof *m->unknown_ops);
-    m->nodes = calloc(rep->n_nodes + 1, sizeof *m->nodes);
-    m->tensors = calloc(n_tensors + 1, sizeof *m->tensors);
-    if (!m->inputs || !m->ops || !m->unknown_ops || !m->nodes || !m->tensors) {
-        remote_report_free(r);
-        return NULL;
-    }
-    const Foldline__V1__GraphInfo *g = rep->graph;
-    r->format = g ? g->format : "";
-    r->producer = g ? g->producer : 0;
-    r->n_nodes = g ? g->nodes : 0;
-    r->n_functions = g ? g->functions : 0;
-    r->n_function_nodes = g ? g->function_nodes : 0;
-    for (size_t i = 0; i < rep->n_inputs; i++) {
-        m->inputs[i].name = rep->inputs[i]->name;
-        m->inputs[i].dtype = rep->inputs[i]->dtype;
-        m->inputs[i].shape = rep->inputs[i]->shape;
-    }
-    r->n_inputs = rep->n_inputs;
-    r->inputs = m->inputs;
-    r->n_outputs = rep->n_outputs;
-    r->outputs = (const char *const *)rep->outputs;
-    r->n_symbols = rep->n_symbols;
-    r->symbols = (const char *const *)rep->symbols;
-    const Foldline__V1__Totals *t = rep->totals;
-    if (t) {
-        r->totals.flops = quantity(t->flops);
-        r->totals.tfprof_flops = quantity(t->tfprof_flops);
-        r->totals.macs = quantity(t->macs);
-        r->totals.bytes = quantity(t->bytes);
-        r->totals.bytes_read = quantity(t->bytes_read);
-        r->totals.bytes_written = quantity(t->bytes_written);
-        r->totals.nodes = t->nodes;
-    }
-    const Foldline__V1__Coverage *cv = rep->coverage;
-    if (cv) {
-        r->nodes_with_rule = cv->nodes_with_rule;
-        r->nodes_without_rule = cv->nodes_without_rule;
-        r->nodes_incomplete = cv->nodes_incomplete;
-        r->bytes_share_without_rule = cv->bytes_share_without_rule;
-    }
-    for (size_t i = 0; i < rep->n_ops; i++) {
-        m->ops[i].op = rep->ops[i]->op;
-        m->ops[i].count = rep->ops[i]->count;
-        m->ops[i].flops = quantity(rep->ops[i]->flops);
-        m->ops[i].tfprof_flops = quantity(rep->ops[i]->tfprof_flops);
-    }
-    r->n_ops = rep->n_ops;
-    r->ops = m->ops;
-    for (size_t i = 0; i < rep->n_unknown_ops; i++) {
-        m->unknown_ops[i].op = rep->unknown_ops[i]->op;
-        m->unknown_ops[i].count = rep->unknown_ops[i]->count;
-        m->unknown_ops[i].flops = quantity(rep->unknown_ops[i]->flops);
-        m->unknown_ops[i].tfprof_flops = quantity(rep->unknown_ops[i]->tfprof_flops);
-    }
-    r->n_unknown_ops = rep->n_unknown_ops;
-    r->unknown_ops = m->unknown_ops;
-    r->n_warnings = rep->n_warnings;
-    r->warnings = (const char *const *)rep->warnings;
-    if (rep->has_nodes) {
-        nodes_from_reply(m->nodes, m->tensors, rep->nodes, rep->n_nodes);
-        r->n_nodes_detail = rep->n_nodes;
-        r->nodes = m->nodes;
-    }
-    if (!roofline_from_reply(r, m, rep) || !passes_from_reply(r, m, rep)) {
-        remote_report_free(r);
-        return NULL;
-    }
-    return r;
 }
 
 /* ------------------------------------------------------------------------- */
@@ -795,6 +514,13 @@ static fl_remote_failure remote_analyze(const fl_remote_options *ro, const void 
         snprintf(err, errlen, "out of memory");
         return FL_REMOTE_TRANSPORT;
     }
+    /* The pass selection goes out explicitly, so the server's default never
+     * decides. */
+    if (!build_passes(opt, &parts, err, errlen)) {
+        req_parts_free(&parts);
+        *engine = FL_EUSAGE;
+        return strcmp(err, "out of memory") == 0 ? FL_REMOTE_TRANSPORT : FL_REMOTE_ENGINE;
+    }
     parts.options.profiles = (char **)ro->profiles;
     parts.options.n_profiles = ro->n_profiles;
     call_state s;
@@ -882,7 +608,7 @@ static fl_remote_failure remote_analyze(const fl_remote_options *ro, const void 
         snprintf(err, errlen, "INTERNAL: the reply is not a valid foldline.v1.AnalyzeReply");
         goto done;
     }
-    *out = report_from_reply(rep);
+    *out = fl_report_from_pb(rep);
     if (!*out) {
         snprintf(err, errlen, "out of memory");
         goto done;
@@ -956,12 +682,18 @@ static void remote_profiles_free(fl_profile_set *set, char *dir) {
     memset(set, 0, sizeof *set);
 }
 
-static int enum_index(const char *s, const char *(*name)(int), int n) {
+/* The engine's index of a proto enum value, matched by name. */
+static int enum_index(const ProtobufCEnumDescriptor *e, const char *prefix, int v,
+                      const char *(*name)(int), int n) {
+    fl_pb_arena a = {0};
+    const char *s = fl_pb_enum_name(&a, e, prefix, v);
     for (int i = 0; i < n; i++) {
         if (s && strcmp(s, name(i)) == 0) {
+            fl_pb_arena_free(&a);
             return i;
         }
     }
+    fl_pb_arena_free(&a);
     return -1;
 }
 
@@ -1011,8 +743,10 @@ static bool set_from_reply(Foldline__V1__ListProfilesReply *rep, fl_profile_set 
         p->kind = m->kind;
         p->description = m->description;
         for (size_t k = 0; k < m->n_peak; k++) {
-            int u = enum_index(m->peak[k]->unit, unit_name_i, FL_UNIT_COUNT);
-            int d = enum_index(m->peak[k]->dtype, prec_name_i, FL_PREC_COUNT);
+            int u = enum_index(&foldline__v1__unit__descriptor, "UNIT_", m->peak[k]->unit,
+                               unit_name_i, FL_UNIT_COUNT);
+            int d = enum_index(&foldline__v1__precision__descriptor, "PRECISION_",
+                               m->peak[k]->dtype, prec_name_i, FL_PREC_COUNT);
             if (u >= 0 && d >= 0) {
                 p->peak[u][d].value = m->peak[k]->flops_per_s;
                 p->peak[u][d].source = m->peak[k]->source;
@@ -1023,10 +757,10 @@ static bool set_from_reply(Foldline__V1__ListProfilesReply *rep, fl_profile_set 
         for (size_t k = 0; k < m->n_memory; k++, lv++) {
             lv->name = m->memory[k]->name;
             lv->bandwidth = m->memory[k]->bandwidth;
-            lv->capacity = m->memory[k]->capacity;
+            lv->capacity = m->memory[k]->_capacity_case ? m->memory[k]->capacity : 0;
             lv->source = m->memory[k]->source;
         }
-        p->overhead.value = m->overhead_s;
+        p->overhead.value = m->_overhead_s_case ? m->overhead_s : 0;
         p->overhead.source = m->overhead_source;
         p->priv = rp; /* remote_profiles_free finds the memory through it */
         ptrs[i] = p;
@@ -1109,7 +843,7 @@ const fl_remote_module foldline_remote_module = {
     .remote_options_size = (uint32_t)sizeof(fl_remote_options),
     .init = remote_init,
     .analyze = remote_analyze,
-    .report_free = remote_report_free,
+    .report_free = fl_report_pb_free,
     .list_profiles = remote_list_profiles,
     .profiles_free = remote_profiles_free,
     .health = remote_health,

@@ -6,6 +6,7 @@
 #include "roofcli.h"
 
 #include "cli.h"
+#include "print.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -520,17 +521,20 @@ int fl_roof_cli_sweep(fl_roof_cli *rc, const unsigned char *buf, size_t len, fl_
     o.n_symbols = opt->n_symbols + 1;
     b[opt->n_symbols].name = rc->sweep_sym;
     if (json) {
-        printf("{\n  \"foldline_version\": ");
-        jstr(stdout, fl_version());
-        printf(",\n  \"graph\": {\"path\": ");
-        jstr(stdout, model);
-        printf("},\n  \"sweep\": {\"symbol\": ");
-        jstr(stdout, rc->sweep_sym);
-        printf(", \"points\": [");
+        printf("{\n\"schema_version\": %d,\n\"foldline_version\": ", FL_JSON_SCHEMA_VERSION);
+        fl_print_json_str(stdout, fl_version());
+        printf(",\n\"sweep\": {\"symbol\": ");
+        fl_print_json_str(stdout, rc->sweep_sym);
+        printf(", \"values\": [");
+        for (size_t i = 0; i < rc->n_sweep; i++) {
+            printf("%s%" PRId64, i ? ", " : "", rc->sweep_vals[i]);
+        }
+        printf("]},\n\"results\": [\n");
     } else if (!be) {
         sweep_header(rc, model, opt->n_profiles, opt_profile_name, opt);
     }
     int ret = 0;
+    size_t partial = 0;
     for (size_t i = 0; i < rc->n_sweep; i++) {
         b[opt->n_symbols].value = rc->sweep_vals[i];
         fl_report *r = NULL;
@@ -555,22 +559,14 @@ int fl_roof_cli_sweep(fl_roof_cli *rc, const unsigned char *buf, size_t len, fl_
                 break;
             }
         }
+        if (!r->complete) {
+            partial++;
+        }
         if (json) {
-            printf("%s\n    {\"value\": %" PRId64 ", \"flops\": ", i ? "," : "", rc->sweep_vals[i]);
-            if (r->totals.flops.known) {
-                printf("%" PRId64, r->totals.flops.value);
-            } else {
-                jstr(stdout, r->totals.flops.text);
+            if (i) {
+                printf(",\n");
             }
-            printf(", \"bytes\": ");
-            if (r->totals.bytes.known) {
-                printf("%" PRId64, r->totals.bytes.value);
-            } else {
-                jstr(stdout, r->totals.bytes.text);
-            }
-            printf(", \"roofline\": ");
-            fl_print_roofline_json(stdout, r, "    ");
-            printf("}");
+            (rc->summary ? fl_print_summary : fl_print_json)(stdout, r, model);
         } else {
             printf("  %-12" PRId64 " %-24s", rc->sweep_vals[i], r->totals.flops.text);
             for (size_t k = 0; k < r->n_roofline; k++) {
@@ -590,9 +586,15 @@ int fl_roof_cli_sweep(fl_roof_cli *rc, const unsigned char *buf, size_t len, fl_
         }
     }
     if (json && ret == 0) {
-        printf("\n  ]}\n}\n");
+        printf("]\n}\n");
     }
     free(b);
+    if (ret == 0 && partial && rc->require_complete) {
+        fprintf(stderr,
+                "foldline: %s: %zu of %zu sweep points are partial answers (--require-complete)\n",
+                model, partial, rc->n_sweep);
+        ret = EXIT_PARTIAL;
+    }
     return ret;
 }
 

@@ -24,6 +24,8 @@ typedef struct fl_roof_cli {
     fl_profile_set set;
     const fl_profile **selected;
     size_t n_selected;
+    bool summary;          /* --summary: the sweep's records are summaries */
+    bool require_complete; /* --require-complete: exit 4 when a point is partial */
 } fl_roof_cli;
 
 /* The shipped profiles directory: $FOLDLINE_PROFILES_DIR, else the build's
@@ -61,8 +63,9 @@ typedef struct fl_roof_backend {
 } fl_roof_backend;
 
 /* Runs the analysis once per --sweep value (binding the swept symbol) and
- * prints a table (or JSON). `be` NULL: fl_analyze in-process. Returns the
- * exit status. */
+ * prints a table, or with `json` one document: the swept symbol and values
+ * and the list of the records `analyze --json` (or --summary) prints, one
+ * per value. `be` NULL: fl_analyze in-process. Returns the exit status. */
 int fl_roof_cli_sweep(fl_roof_cli *rc, const unsigned char *buf, size_t len, fl_options *opt,
                       bool json, const char *model, const fl_roof_backend *be);
 

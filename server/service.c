@@ -3,12 +3,13 @@
  * engine API, encode the reply, map the engine's status to a gRPC code.
  *
  * Nothing here analyses anything itself: the analysis is fl_analyze(). The
- * reply mirrors fl_report field by field (proto/foldline/v1/cost_model.proto)
- * so the CLI's remote mode can rebuild the report and print the same bytes.
+ * reply is the report in its wire form (common/report_pb.c, the mapping the
+ * CLI's remote mode reads it back with), so both print the same bytes.
  */
 #include "foldline/foldline.h"
 #include "foldline/v1/cost_model.pb-c.h"
-#include "grpc/health/v1/health.pb-c.h"
+#include "grpc_health/v1/health.pb-c.h"
+#include "report_pb.h"
 #include "server.h"
 
 #include <grpc/byte_buffer.h>
@@ -186,44 +187,95 @@ void fl_svc_stats(fl_call *c) {
 /* Request -> fl_options                                                      */
 /* ------------------------------------------------------------------------- */
 
-/* Joins n strings with commas into the pool; NULL on OOM. */
-static char *join_commas(pool *p, char *const *v, size_t n) {
-    size_t len = 1;
-    for (size_t i = 0; i < n; i++) {
-        len += strlen(v[i] ? v[i] : "") + 1;
+/* Pass names ("cse", ...) from a repeated Pass field into the pool; NULL
+ * with the call failed when a value is not a pass. */
+static const char **pass_names(fl_call *c, pool *p, const int *v, size_t n, const char *field) {
+    const char **names = pool_alloc(p, (n + 1) * sizeof(char *));
+    fl_pb_arena a = {0};
+    for (size_t i = 0; names && i < n; i++) {
+        const char *nm = fl_pb_enum_name(&a, &foldline__v1__pass__descriptor, "PASS_", v[i]);
+        if (!nm || v[i] == FOLDLINE__V1__PASS__PASS_UNSPECIFIED || strcmp(nm, "?") == 0) {
+            fl_call_fail(c, GRPC_STATUS_INVALID_ARGUMENT, "options.%s[%zu]: %d is not a pass",
+                         field, i, v[i]);
+            fl_pb_arena_free(&a);
+            return NULL;
+        }
+        char *copy = pool_alloc(p, strlen(nm) + 1);
+        if (!copy) {
+            break;
+        }
+        memcpy(copy, nm, strlen(nm) + 1);
+        names[i] = copy;
     }
-    char *s = pool_alloc(p, len);
-    if (!s) {
+    fl_pb_arena_free(&a);
+    if (!names || p->failed) {
+        fl_call_fail(c, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory decoding the options");
         return NULL;
     }
-    for (size_t i = 0; i < n; i++) {
-        if (i) {
-            strcat(s, ",");
-        }
-        strcat(s, v[i] ? v[i] : "");
-    }
-    return s;
+    return names;
 }
 
-/* The rewrite passes' options (fields 8, 9, 11 to 15). The pass names
- * themselves are checked by the engine, whose usage error is the CLI's.
- * Returns false with the call failed. */
-static bool pass_options(fl_call *c, const Foldline__V1__AnalyzeOptions *ro, pool *p,
-                         fl_options *o) {
-    if (ro->n_passes) {
-        o->passes = join_commas(p, ro->passes, ro->n_passes);
-        if (!o->passes) {
-            fl_call_fail(c, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory decoding the options");
-            return false;
-        }
+/* The pass selection (fields 17 to 19) as the engine's comma list. */
+static bool pass_selection(fl_call *c, const Foldline__V1__AnalyzeOptions *ro, pool *p,
+                           fl_options *o) {
+    const char **dis = pass_names(c, p, (const int *)ro->disabled_passes, ro->n_disabled_passes,
+                                  "disabled_passes");
+    if (!dis) {
+        return false;
+    }
+    o->disabled_passes = dis;
+    o->n_disabled_passes = ro->n_disabled_passes;
+    switch (ro->pass_selection) {
+    case FOLDLINE__V1__PASS_SELECTION__PASS_SELECTION_DEFAULT:
+        o->passes = "default";
+        return true;
+    case FOLDLINE__V1__PASS_SELECTION__PASS_SELECTION_NONE:
         /* As `foldline analyze --passes none`: no pass stage at all, unless
          * the (unchanged) graph is asked for, as `foldline optimize` does. */
-        if (strcmp(o->passes, "none") == 0 && !ro->return_optimized_graph) {
-            o->passes = NULL;
-        }
+        o->passes = ro->return_optimized_graph ? "none" : NULL;
+        return true;
+    case FOLDLINE__V1__PASS_SELECTION__PASS_SELECTION_LIST:
+        break;
+    default:
+        fl_call_fail(c, GRPC_STATUS_INVALID_ARGUMENT, "options.pass_selection: unknown value %d",
+                     (int)ro->pass_selection);
+        return false;
     }
-    o->disabled_passes = (const char *const *)ro->disabled_passes;
-    o->n_disabled_passes = ro->n_disabled_passes;
+    if (!ro->n_passes) {
+        fl_call_fail(c, GRPC_STATUS_INVALID_ARGUMENT,
+                     "options.passes: empty, but pass_selection is PASS_SELECTION_LIST");
+        return false;
+    }
+    const char **names = pass_names(c, p, (const int *)ro->passes, ro->n_passes, "passes");
+    if (!names) {
+        return false;
+    }
+    size_t len = 1;
+    for (size_t i = 0; i < ro->n_passes; i++) {
+        len += strlen(names[i]) + 1;
+    }
+    char *list = pool_alloc(p, len);
+    if (!list) {
+        fl_call_fail(c, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory decoding the options");
+        return false;
+    }
+    for (size_t i = 0; i < ro->n_passes; i++) {
+        if (i) {
+            strcat(list, ",");
+        }
+        strcat(list, names[i]);
+    }
+    o->passes = list;
+    return true;
+}
+
+/* The rewrite passes' options (fields 9, 11, 13 to 19). Returns false with
+ * the call failed. */
+static bool pass_options(fl_call *c, const Foldline__V1__AnalyzeOptions *ro, pool *p,
+                         fl_options *o) {
+    if (!pass_selection(c, ro, p, o)) {
+        return false;
+    }
     o->output_names = (const char *const *)ro->outputs;
     o->n_output_names = ro->n_outputs;
     o->return_graph = ro->return_optimized_graph;
@@ -398,22 +450,6 @@ static bool options_from_request(fl_call *c, const Foldline__V1__AnalyzeOptions 
     return true;
 }
 
-/* ------------------------------------------------------------------------- */
-/* fl_report -> AnalyzeReply                                                  */
-/* ------------------------------------------------------------------------- */
-
-static Foldline__V1__Quantity *quantity(pool *p, const fl_quantity *q) {
-    Foldline__V1__Quantity *m = pool_alloc(p, sizeof *m);
-    if (!m) {
-        return NULL;
-    }
-    foldline__v1__quantity__init(m);
-    m->known = q->known;
-    m->value = q->value;
-    m->text = (char *)q->text;
-    return m;
-}
-
 /* Pointer arrays of n sub-messages, each zeroed and initialised by `init`. */
 #define POOL_MSGS(p, arr, n, type, init)                                                           \
     do {                                                                                           \
@@ -425,256 +461,6 @@ static Foldline__V1__Quantity *quantity(pool *p, const fl_quantity *q) {
             }                                                                                      \
         }                                                                                          \
     } while (0)
-
-static void fill_op(pool *p, Foldline__V1__OpSummary *m, const fl_report_op *o, bool counts) {
-    m->op = (char *)o->op;
-    m->count = o->count;
-    if (counts) {
-        m->flops = quantity(p, &o->flops);
-        m->tfprof_flops = quantity(p, &o->tfprof_flops);
-    }
-}
-
-static void fill_roof_node(Foldline__V1__RooflineNode *m, const fl_roofline_node *n) {
-    m->name = (char *)n->name;
-    m->op = (char *)n->op;
-    m->unit = (char *)n->unit;
-    m->dtype = (char *)n->dtype;
-    m->level = (char *)n->level;
-    m->flops = n->flops;
-    m->bytes = n->bytes;
-    m->intensity = n->intensity;
-    m->compute_s = n->compute_s;
-    m->memory_s = n->memory_s;
-    m->overhead_s = n->overhead_s;
-    m->time_s = n->time_s;
-    m->upper_s = n->upper_s;
-    m->bound = (char *)n->bound;
-    m->op_class = (char *)n->op_class;
-    m->bucket = (char *)n->bucket;
-    m->fixed_s = n->fixed_s;
-    m->compute_peak_s = n->compute_peak_s;
-    m->memory_peak_s = n->memory_peak_s;
-    m->executed = n->executed;
-}
-
-/* NULL for an absent graph (`after` when no passes ran) or OOM. */
-static Foldline__V1__RooflineGraph *roof_graph(pool *p, const fl_roofline_graph *g) {
-    if (!g) {
-        return NULL;
-    }
-    Foldline__V1__RooflineGraph *m = pool_alloc(p, sizeof *m);
-    if (!m) {
-        return NULL;
-    }
-    foldline__v1__roofline_graph__init(m);
-    m->time_s = g->time_s;
-    m->upper_s = g->upper_s;
-    m->compute_s = g->compute_s;
-    m->memory_s = g->memory_s;
-    m->overhead_s = g->overhead_s;
-    m->ops_compute_bound = g->ops_compute_bound;
-    m->ops_memory_bound = g->ops_memory_bound;
-    m->ops_overhead_bound = g->ops_overhead_bound;
-    m->ops_costed = g->ops_costed;
-    m->calibrated = g->calibrated;
-    m->low_s = g->low_s;
-    m->high_s = g->high_s;
-    m->coverage = g->coverage;
-    POOL_MSGS(p, m->top, g->n_top, Foldline__V1__RooflineNode, foldline__v1__roofline_node__init);
-    m->n_top = g->n_top;
-    for (size_t i = 0; m->top && i < g->n_top; i++) {
-        if (m->top[i]) {
-            fill_roof_node(m->top[i], &g->top[i]);
-        }
-    }
-    m->has_nodes = g->nodes != NULL;
-    POOL_MSGS(p, m->nodes, g->n_nodes, Foldline__V1__RooflineNode,
-              foldline__v1__roofline_node__init);
-    m->n_nodes = g->n_nodes;
-    for (size_t i = 0; m->nodes && i < g->n_nodes; i++) {
-        if (m->nodes[i]) {
-            fill_roof_node(m->nodes[i], &g->nodes[i]);
-        }
-    }
-    return m;
-}
-
-static Foldline__V1__Totals *totals(pool *p, const fl_totals *r) {
-    Foldline__V1__Totals *t = pool_alloc(p, sizeof *t);
-    if (!t) {
-        return NULL;
-    }
-    foldline__v1__totals__init(t);
-    t->flops = quantity(p, &r->flops);
-    t->tfprof_flops = quantity(p, &r->tfprof_flops);
-    t->macs = quantity(p, &r->macs);
-    t->bytes = quantity(p, &r->bytes);
-    t->bytes_read = quantity(p, &r->bytes_read);
-    t->bytes_written = quantity(p, &r->bytes_written);
-    t->nodes = r->nodes;
-    return t;
-}
-
-/* n NodeDetail messages from n report nodes; NULL on OOM. */
-static Foldline__V1__NodeDetail **node_details(pool *p, const fl_report_node *nodes, size_t n) {
-    Foldline__V1__NodeDetail **v;
-    POOL_MSGS(p, v, n, Foldline__V1__NodeDetail, foldline__v1__node_detail__init);
-    for (size_t i = 0; v && i < n; i++) {
-        Foldline__V1__NodeDetail *nd = v[i];
-        const fl_report_node *nn = &nodes[i];
-        if (!nd) {
-            continue;
-        }
-        nd->name = (char *)nn->name;
-        nd->op = (char *)nn->op;
-        POOL_MSGS(p, nd->outputs, nn->n_outputs, Foldline__V1__Tensor, foldline__v1__tensor__init);
-        nd->n_outputs = nn->n_outputs;
-        for (size_t k = 0; nd->outputs && k < nn->n_outputs; k++) {
-            if (nd->outputs[k]) {
-                nd->outputs[k]->dtype = (char *)nn->outputs[k].dtype;
-                nd->outputs[k]->shape = (char *)nn->outputs[k].shape;
-            }
-        }
-        nd->flops = quantity(p, &nn->flops);
-        nd->tfprof_flops = quantity(p, &nn->tfprof_flops);
-        nd->macs = quantity(p, &nn->macs);
-        nd->bytes = quantity(p, &nn->bytes);
-        nd->has_rule = nn->has_rule;
-        nd->incomplete = nn->incomplete;
-    }
-    return v;
-}
-
-/* The rewrite passes' fields (r->optimized): totals before and after, one
- * PassRecord per pass with its slice of the ledger, nodes_after and the
- * optimised graph. */
-static void passes_to_reply(pool *p, const fl_report *r, Foldline__V1__AnalyzeReply *m) {
-    m->totals_before = totals(p, &r->before);
-    m->totals_after = totals(p, &r->after);
-    POOL_MSGS(p, m->passes, r->n_passes, Foldline__V1__PassRecord, foldline__v1__pass_record__init);
-    m->n_passes = r->n_passes;
-    for (size_t i = 0; m->passes && i < r->n_passes; i++) {
-        Foldline__V1__PassRecord *pr = m->passes[i];
-        const fl_report_pass *ps = &r->passes[i];
-        if (!pr) {
-            continue;
-        }
-        pr->name = (char *)ps->pass;
-        pr->iteration = ps->iteration;
-        pr->nodes_removed = ps->nodes_removed;
-        pr->nodes_added = ps->nodes_added;
-        pr->nodes_rewritten = ps->nodes_rewritten;
-        if (ps->failed) {
-            pr->failed = (char *)ps->failed;
-        }
-        pr->before = totals(p, &ps->before);
-        pr->after = totals(p, &ps->after);
-        size_t ne = ps->first_entry < r->n_ledger ? r->n_ledger - ps->first_entry : 0;
-        ne = ps->n_entries < ne ? ps->n_entries : ne;
-        POOL_MSGS(p, pr->rules, ne, Foldline__V1__LedgerEntry, foldline__v1__ledger_entry__init);
-        pr->n_rules = ne;
-        for (size_t k = 0; pr->rules && k < ne; k++) {
-            const fl_report_ledger_entry *e = &r->ledger[ps->first_entry + k];
-            if (pr->rules[k]) {
-                pr->rules[k]->rule = (char *)e->rule;
-                pr->rules[k]->node = (char *)e->node;
-                pr->rules[k]->detail = (char *)e->detail;
-            }
-        }
-    }
-    m->has_nodes_after = r->nodes_after != NULL;
-    m->nodes_after = node_details(p, r->nodes_after, r->n_nodes_after);
-    m->n_nodes_after = r->n_nodes_after;
-    m->optimized_graph.data = (uint8_t *)r->graph_bytes;
-    m->optimized_graph.len = r->graph_bytes ? r->graph_len : 0;
-}
-
-/* Builds the reply in `p` (strings point into `r`). Returns false on OOM. */
-static bool reply_from_report(pool *p, const fl_report *r, Foldline__V1__AnalyzeReply *m) {
-    m->foldline_version = (char *)fl_version();
-    Foldline__V1__GraphInfo *g = pool_alloc(p, sizeof *g);
-    Foldline__V1__Totals *t = pool_alloc(p, sizeof *t);
-    Foldline__V1__Coverage *cv = pool_alloc(p, sizeof *cv);
-    if (!g || !t || !cv) {
-        return false;
-    }
-    foldline__v1__graph_info__init(g);
-    g->format = (char *)r->format;
-    g->producer = r->producer;
-    g->nodes = r->n_nodes;
-    g->functions = r->n_functions;
-    g->function_nodes = r->n_function_nodes;
-    m->graph = g;
-
-    POOL_MSGS(p, m->inputs, r->n_inputs, Foldline__V1__Input, foldline__v1__input__init);
-    m->n_inputs = r->n_inputs;
-    for (size_t i = 0; m->inputs && i < r->n_inputs; i++) {
-        if (m->inputs[i]) {
-            m->inputs[i]->name = (char *)r->inputs[i].name;
-            m->inputs[i]->dtype = (char *)r->inputs[i].dtype;
-            m->inputs[i]->shape = (char *)r->inputs[i].shape;
-        }
-    }
-    m->outputs = (char **)r->outputs;
-    m->n_outputs = r->n_outputs;
-    m->symbols = (char **)r->symbols;
-    m->n_symbols = r->n_symbols;
-
-    foldline__v1__totals__init(t);
-    t->flops = quantity(p, &r->totals.flops);
-    t->tfprof_flops = quantity(p, &r->totals.tfprof_flops);
-    t->macs = quantity(p, &r->totals.macs);
-    t->bytes = quantity(p, &r->totals.bytes);
-    t->bytes_read = quantity(p, &r->totals.bytes_read);
-    t->bytes_written = quantity(p, &r->totals.bytes_written);
-    t->nodes = r->totals.nodes;
-    m->totals = t;
-
-    foldline__v1__coverage__init(cv);
-    cv->nodes_with_rule = r->nodes_with_rule;
-    cv->nodes_without_rule = r->nodes_without_rule;
-    cv->nodes_incomplete = r->nodes_incomplete;
-    cv->bytes_share_without_rule = r->bytes_share_without_rule;
-    m->coverage = cv;
-
-    POOL_MSGS(p, m->ops, r->n_ops, Foldline__V1__OpSummary, foldline__v1__op_summary__init);
-    m->n_ops = r->n_ops;
-    for (size_t i = 0; m->ops && i < r->n_ops; i++) {
-        if (m->ops[i]) {
-            fill_op(p, m->ops[i], &r->ops[i], true);
-        }
-    }
-    POOL_MSGS(p, m->unknown_ops, r->n_unknown_ops, Foldline__V1__OpSummary,
-              foldline__v1__op_summary__init);
-    m->n_unknown_ops = r->n_unknown_ops;
-    for (size_t i = 0; m->unknown_ops && i < r->n_unknown_ops; i++) {
-        if (m->unknown_ops[i]) {
-            fill_op(p, m->unknown_ops[i], &r->unknown_ops[i], false);
-        }
-    }
-    m->warnings = (char **)r->warnings;
-    m->n_warnings = r->n_warnings;
-
-    m->has_nodes = r->nodes != NULL;
-    m->nodes = node_details(p, r->nodes, r->n_nodes_detail);
-    m->n_nodes = r->n_nodes_detail;
-    POOL_MSGS(p, m->roofline, r->n_roofline, Foldline__V1__Roofline, foldline__v1__roofline__init);
-    m->n_roofline = r->n_roofline;
-    for (size_t i = 0; m->roofline && i < r->n_roofline; i++) {
-        Foldline__V1__Roofline *rl = m->roofline[i];
-        if (rl) {
-            rl->profile = (char *)r->roofline[i].profile;
-            rl->before = roof_graph(p, r->roofline[i].before);
-            rl->after = roof_graph(p, r->roofline[i].after);
-            rl->speedup = r->roofline[i].speedup;
-        }
-    }
-    if (r->optimized) {
-        passes_to_reply(p, r, m);
-    }
-    return !p->failed;
-}
 
 /* ------------------------------------------------------------------------- */
 /* Analyze (pool thread)                                                      */
@@ -932,24 +718,27 @@ static void cache_key(const request *q, const fl_options *o, fl_cache_key *h) {
 /* Encodes the report as the reply and stores it in the cache: the cache
  * entry is the node count (8 bytes) followed by the packed reply. */
 static void encode_reply(fl_call *c, const fl_report *r, const fl_cache_key *key) {
-    pool p = {0};
+    fl_pb_arena a = {0};
     Foldline__V1__AnalyzeReply m = FOLDLINE__V1__ANALYZE_REPLY__INIT;
-    if (!reply_from_report(&p, r, &m)) {
-        pool_free(&p);
-        fl_call_fail(c, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory encoding the reply");
+    char err[256];
+    if (!fl_report_to_pb(r, fl_version(), &a, &m, err, sizeof err)) {
+        bool oom = a.failed;
+        fl_pb_arena_free(&a);
+        fl_call_fail(c, oom ? GRPC_STATUS_RESOURCE_EXHAUSTED : GRPC_STATUS_INTERNAL,
+                     "encoding the reply: %s", err);
         return;
     }
     size_t len = foldline__v1__analyze_reply__get_packed_size(&m);
     unsigned char *buf = malloc(len + 8);
     if (!buf) {
-        pool_free(&p);
+        fl_pb_arena_free(&a);
         fl_call_fail(c, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory encoding the reply");
         return;
     }
     int64_t nodes = r->n_nodes;
     memcpy(buf, &nodes, 8);
     foldline__v1__analyze_reply__pack(&m, buf + 8);
-    pool_free(&p);
+    fl_pb_arena_free(&a);
     if (c->srv->cache) {
         fl_cache_put(c->srv->cache, key, buf, len + 8);
     }
@@ -1061,9 +850,14 @@ void fl_svc_list_profiles(fl_call *c) {
                 if (fg->value <= 0) {
                     continue;
                 }
-                if (m->peak[k]) {
-                    m->peak[k]->unit = (char *)fl_unit_name((fl_unit)u);
-                    m->peak[k]->dtype = (char *)fl_precision_name((fl_precision)d);
+                int ue = 0, de = 0;
+                if (m->peak[k] &&
+                    fl_pb_enum_value(&foldline__v1__unit__descriptor, "UNIT_",
+                                     fl_unit_name((fl_unit)u), &ue) &&
+                    fl_pb_enum_value(&foldline__v1__precision__descriptor, "PRECISION_",
+                                     fl_precision_name((fl_precision)d), &de)) {
+                    m->peak[k]->unit = (Foldline__V1__Unit)ue;
+                    m->peak[k]->dtype = (Foldline__V1__Precision)de;
                     m->peak[k]->flops_per_s = fg->value;
                     m->peak[k]->source = (char *)(fg->source ? fg->source : "");
                 }
@@ -1077,11 +871,17 @@ void fl_svc_list_profiles(fl_call *c) {
             if (m->memory[l]) {
                 m->memory[l]->name = (char *)pr->levels[l].name;
                 m->memory[l]->bandwidth = pr->levels[l].bandwidth;
-                m->memory[l]->capacity = pr->levels[l].capacity;
+                if (pr->levels[l].capacity > 0) {
+                    m->memory[l]->_capacity_case = FOLDLINE__V1__PROFILE_MEMORY___CAPACITY_CAPACITY;
+                    m->memory[l]->capacity = pr->levels[l].capacity;
+                }
                 m->memory[l]->source = (char *)(pr->levels[l].source ? pr->levels[l].source : "");
             }
         }
-        m->overhead_s = pr->overhead.value;
+        if (pr->overhead.value > 0) {
+            m->_overhead_s_case = FOLDLINE__V1__PROFILE___OVERHEAD_S_OVERHEAD_S;
+            m->overhead_s = pr->overhead.value;
+        }
         m->overhead_source = (char *)(pr->overhead.source ? pr->overhead.source : "");
     }
     if (p.failed) {

@@ -227,9 +227,15 @@ typedef struct fl_totals {
     int64_t nodes;
 } fl_totals;
 
+/* A tensor's shape, as text and typed. Each dim is a count: known (an
+ * integer), a formula in symbols ("x.0", "2*x.0"), or unknown (known false,
+ * text "?"). `shape` is "[" + the dims' texts joined with "," + "]", or "?"
+ * when the rank is unknown (rank -1, dims NULL). */
 typedef struct fl_report_tensor {
     const char *dtype; /* "float", "int32", ... ; "unknown" */
     const char *shape; /* "[1,224,224,3]", "[x.0,112,112,32]", "[?,10]", "?" (unknown rank) */
+    int rank;          /* -1: unknown */
+    const fl_quantity *dims;
 } fl_report_tensor;
 
 typedef struct fl_report_node {
@@ -252,8 +258,49 @@ typedef struct fl_report_op {
 typedef struct fl_report_input {
     const char *name;
     const char *dtype;
-    const char *shape;
+    const char *shape; /* as fl_report_tensor.shape */
+    int rank;          /* -1: unknown */
+    const fl_quantity *dims;
 } fl_report_input;
+
+/* A profile an estimate used, with a hash of its contents: 16 hex digits of
+ * FNV-1a 64 over its name, kind, description and every figure and source
+ * (fl_report_options.profiles). */
+typedef struct fl_report_profile {
+    const char *name;
+    const char *hash;
+} fl_report_profile;
+
+/* The options the analysis ran with, as the engine applied them (limits
+ * after defaults and, on a server, its ceilings), so a stored report says
+ * how to reproduce it. */
+typedef struct fl_report_options {
+    const char *format;          /* requested: "auto" | "graphdef" | "savedmodel" | "onnx" */
+    const char *saved_model_tag; /* NULL: the default */
+    size_t n_inputs;             /* input shape bindings, as given */
+    const fl_input_binding *inputs;
+    size_t n_symbols; /* symbol bindings, as given */
+    const fl_symbol_binding *symbols;
+    size_t n_values; /* value bindings, as given */
+    const fl_value_binding *values;
+    /* "default" (every pass), "none" (no pass stage) or "list" (`passes`). */
+    const char *pass_selection;
+    size_t n_passes;
+    const char *const *passes;
+    size_t n_disabled_passes;
+    const char *const *disabled_passes;
+    size_t n_output_names; /* graph outputs named for the passes */
+    const char *const *output_names;
+    const char *device;        /* "cpu" | "gpu" */
+    const char *remapper_mode; /* "standard" | "onednn" */
+    bool cudnn_persistent_batchnorm;
+    int64_t max_nodes;
+    int64_t max_value_elements;
+    int64_t max_memory_bytes; /* 0: unlimited */
+    int64_t max_folded_bytes; /* effective (the default is 102400) */
+    size_t n_profiles;        /* in fl_options.profiles order */
+    const fl_report_profile *profiles;
+} fl_report_options;
 
 /* What one pass did in one meta-iteration (fl_options.passes). */
 typedef struct fl_report_pass {
@@ -284,14 +331,24 @@ typedef struct fl_report {
 
     /* Graph info. */
     const char *format; /* "graphdef" | "savedmodel" | "onnx" */
-    int producer;       /* GraphDef versions.producer */
+    int producer;       /* GraphDef versions.producer; 0 for ONNX */
+    /* ONNX: ModelProto.producer_name and producer_version ("pytorch",
+     * "2.1.0"; NULL when absent or for TensorFlow), the ai.onnx opset
+     * imported (0 for TensorFlow) and the graph's initializers, which are
+     * not nodes: n_nodes counts operators only (graph inputs neither). */
+    const char *producer_name;
+    const char *producer_version;
+    int64_t opset;
+    int64_t n_initializers;
     int64_t n_nodes;
     int64_t n_functions;      /* library functions */
     int64_t n_function_nodes; /* nodes inside them (not analysed, as tfprof) */
     size_t n_inputs;
     const fl_report_input *inputs; /* Placeholders, after bindings */
     size_t n_outputs;
-    const char *const *outputs; /* nodes with no consumers, by name */
+    /* TensorFlow: nodes with no consumers, by name; ONNX: the graph's
+     * declared outputs (value names), in order. */
+    const char *const *outputs;
     size_t n_symbols;
     const char *const *symbols; /* free symbols remaining in the totals */
 
@@ -306,6 +363,17 @@ typedef struct fl_report {
      * total is symbolic. */
     double bytes_share_without_rule;
 
+    /* Complete: the totals count every node. True when no node lacks a FLOP
+     * rule (unknown op types included) and no node is incomplete; symbolic
+     * totals are complete (exact formulas). Nodes inside library functions
+     * are not costed by convention (as tfprof) and do not make a report
+     * partial; the graph info counts them. */
+    bool complete;
+    /* Nodes whose FLOPs the totals do not hold: nodes_without_rule +
+     * nodes_incomplete (0 when complete). Bytes of nodes without a rule are
+     * counted (bytes_share_without_rule); an incomplete node counts nothing. */
+    int64_t nodes_excluded;
+
     size_t n_unknown_ops; /* op types the registry does not know, with node counts */
     const fl_report_op *unknown_ops;
 
@@ -317,6 +385,9 @@ typedef struct fl_report {
 
     size_t n_nodes_detail; /* with per_node */
     const fl_report_node *nodes;
+
+    /* The options used (always filled on success). */
+    fl_report_options options;
 
     /* One result per fl_options.profiles entry, in that order. */
     size_t n_roofline;
@@ -339,7 +410,8 @@ typedef struct fl_report {
 /* Analyses `len` bytes of a model. On success returns FL_OK and *out. On
  * failure returns the status and, except on FL_ENOMEM before any memory could
  * be had, *out with only `error` set (a one-line message naming the node and
- * field at fault). The caller frees *out in both cases. */
+ * field at fault). The caller frees *out in both cases. A graph without a
+ * node (ONNX: without an operator) is invalid (FL_EINVAL), not 0 FLOPs. */
 FL_EXTERN fl_status fl_analyze(const void *bytes, size_t len, const fl_options *opt,
                                fl_report **out);
 

@@ -5,6 +5,7 @@
  * report is copied into its own arena (the report_mem the report heads) so
  * that it outlives the IR and can be handed to another thread.
  */
+#include "api/report.h"
 #include "cost/cost.h"
 #include "cost/roofline.h"
 #include "export/graphdef_write.h"
@@ -61,166 +62,6 @@ static fl_arena *report_arena(fl_report *r) {
 }
 
 /* ------------------------------------------------------------------------- */
-/* Formatting into the report arena                                           */
-/* ------------------------------------------------------------------------- */
-
-static fl_quantity quantity(fl_arena *ra, fl_sym s) {
-    fl_quantity q;
-    q.known = fl_sym_is_known(s);
-    q.value = q.known ? s.k : 0;
-    q.text = fl__sym_to_str(ra, s);
-    if (!q.text) {
-        q.text = "?";
-    }
-    return q;
-}
-
-static const char *shape_text(fl_arena *ra, const fl_shape *s) {
-    if (s->rank < 0) {
-        return "?";
-    }
-    /* Every failure here marks the report arena failed: fl_analyze then
-     * fails with FL_ENOMEM instead of answering with a "?" shape. */
-    size_t cap = 64, len = 0;
-    char *buf = fl__alloc_should_fail() ? NULL : malloc(cap);
-    if (!buf) {
-        ra->failed = true;
-        return "?";
-    }
-    buf[len++] = '[';
-    for (int i = 0; i < s->rank; i++) {
-        char tmp[256];
-        size_t need = fl__sym_format(s->dims[i], tmp, sizeof tmp);
-        char *piece = tmp;
-        char *heap = NULL;
-        if (need >= sizeof tmp) {
-            heap = malloc(need + 1);
-            if (!heap) {
-                free(buf);
-                ra->failed = true;
-                return "?";
-            }
-            fl__sym_format(s->dims[i], heap, need + 1);
-            piece = heap;
-        }
-        size_t pl = strlen(piece);
-        if (len + pl + 4 > cap) {
-            while (len + pl + 4 > cap) {
-                cap *= 2;
-            }
-            char *nb = realloc(buf, cap);
-            if (!nb) {
-                free(heap);
-                free(buf);
-                ra->failed = true;
-                return "?";
-            }
-            buf = nb;
-        }
-        if (i) {
-            buf[len++] = ',';
-        }
-        memcpy(buf + len, piece, pl);
-        len += pl;
-        free(heap);
-    }
-    buf[len++] = ']';
-    buf[len] = '\0';
-    char *r = fl__arena_strndup(ra, buf, len);
-    free(buf);
-    return r ? r : "?";
-}
-
-static const char *dtype_text(int dt) {
-    return dt == FL_DT_INVALID ? "unknown" : fl__dtype_name(dt);
-}
-
-/* ------------------------------------------------------------------------- */
-/* Per-op summary                                                             */
-/* ------------------------------------------------------------------------- */
-
-typedef struct op_acc {
-    const char *op;
-    int64_t count;
-    fl_sym flops, tfprof;
-    double sort_key; /* flops with symbols at 1, for ordering */
-} op_acc;
-
-static int op_cmp(const void *pa, const void *pb) {
-    const op_acc *a = pa, *b = pb;
-    if (a->sort_key != b->sort_key) {
-        return a->sort_key < b->sort_key ? 1 : -1;
-    }
-    return strcmp(a->op, b->op);
-}
-
-typedef struct var_names {
-    const char *names[32];
-    size_t n;
-} var_names;
-
-static void note_var(const char *name, void *ctx) {
-    var_names *v = ctx;
-    if (v->n < 32) {
-        v->names[v->n++] = name;
-    }
-}
-
-/* A number to order op types by FLOPs: a symbolic count is evaluated with
- * every symbol at 1 (ordering only; the report keeps the formula). */
-static double sort_value(fl_ctx *c, fl_sym s) {
-    if (fl_sym_is_known(s)) {
-        return (double)s.k;
-    }
-    if (fl_sym_is_unknown(s)) {
-        return 0;
-    }
-    var_names v = {{0}, 0};
-    fl__sym_vars(s, note_var, &v);
-    int64_t ones[32];
-    for (size_t i = 0; i < 32; i++) {
-        ones[i] = 1;
-    }
-    fl_sym r;
-    if (fl__sym_subst(c->st, s, v.n, v.names, ones, &r) == FL_OK && fl_sym_is_known(r)) {
-        return (double)r.k;
-    }
-    return 0;
-}
-
-/* ------------------------------------------------------------------------- */
-/* Symbols of the totals                                                      */
-/* ------------------------------------------------------------------------- */
-
-typedef struct sym_list {
-    fl_arena *ra;
-    const char **names;
-    size_t n, cap;
-} sym_list;
-
-static void add_sym(const char *name, void *ctx) {
-    sym_list *l = ctx;
-    for (size_t i = 0; i < l->n; i++) {
-        if (strcmp(l->names[i], name) == 0) {
-            return;
-        }
-    }
-    if (l->n == l->cap) {
-        size_t nc = l->cap ? l->cap * 2 : 8;
-        const char **nn = fl__arena_grow(l->ra, (void *)l->names, l->n, nc, sizeof(char *));
-        if (!nn) {
-            return;
-        }
-        l->names = nn;
-        l->cap = nc;
-    }
-    const char *copy = fl__arena_strdup(l->ra, name);
-    if (copy) { /* out of memory: the report's arena says so afterwards */
-        l->names[l->n++] = copy;
-    }
-}
-
-/* ------------------------------------------------------------------------- */
 /* Report                                                                     */
 /* ------------------------------------------------------------------------- */
 
@@ -240,269 +81,6 @@ void fl_report_free(fl_report *r) {
     report_mem *m = (report_mem *)r;
     fl__arena_free(&m->arena);
     free(m);
-}
-
-/* Every node of c->g with its shapes and counts, in graph order. */
-static fl_status node_list(fl_ctx *c, fl_arena *ra, const fl_report_node **out, size_t *n_out) {
-    fl_graph *g = c->g;
-    fl_report_node *nodes = fl__arena_calloc(ra, g->n_nodes + 1, sizeof(*nodes));
-    if (!nodes) {
-        return fl__diag_oom(c->d);
-    }
-    for (size_t i = 0; i < g->n_nodes; i++) {
-        const fl_node *n = g->nodes[i];
-        fl_report_node *rn = &nodes[i];
-        rn->name = fl__arena_strdup(ra, n->name);
-        rn->op = fl__arena_strdup(ra, n->op);
-        rn->n_outputs = (size_t)n->n_outputs;
-        fl_report_tensor *ts = fl__arena_calloc(ra, rn->n_outputs + 1, sizeof(*ts));
-        if (!ts) {
-            return fl__diag_oom(c->d);
-        }
-        for (int k = 0; k < n->n_outputs; k++) {
-            ts[k].dtype = dtype_text(n->outputs[k].dtype);
-            ts[k].shape = shape_text(ra, &n->outputs[k].shape);
-        }
-        rn->outputs = ts;
-        fl_sym b;
-        if (fl__sym_add(c->st, n->cost.bytes_read, n->cost.bytes_written, &b) != FL_OK) {
-            b = fl_sym_unknown();
-        }
-        rn->flops = quantity(ra, n->cost.flops);
-        rn->tfprof_flops = quantity(ra, n->cost.tfprof_flops);
-        rn->macs = quantity(ra, n->cost.macs);
-        rn->bytes = quantity(ra, b);
-        rn->has_rule = n->cost.has_rule;
-        rn->incomplete = n->cost.incomplete;
-    }
-    *out = nodes;
-    *n_out = g->n_nodes;
-    return FL_OK;
-}
-
-/* Cost totals as report quantities; `nodes` is the graph's node count. */
-static fl_status fill_totals(fl_ctx *c, fl_arena *ra, const fl_cost_totals *t, int64_t nodes,
-                             fl_totals *out) {
-    fl_sym bytes;
-    fl_status st = fl__op_add(c, NULL, t->bytes_read, t->bytes_written, &bytes);
-    if (st != FL_OK) {
-        return st;
-    }
-    out->flops = quantity(ra, t->flops);
-    out->tfprof_flops = quantity(ra, t->tfprof_flops);
-    out->macs = quantity(ra, t->macs);
-    out->bytes = quantity(ra, bytes);
-    out->bytes_read = quantity(ra, t->bytes_read);
-    out->bytes_written = quantity(ra, t->bytes_written);
-    out->nodes = nodes;
-    return FL_OK;
-}
-
-static fl_status build_report(fl_ctx *c, const fl_options *opt, const char *format,
-                              const fl_cost_totals *t, const fl_infer_result *ir, fl_report *r) {
-    fl_arena *ra = report_arena(r);
-    fl_graph *g = c->g;
-    r->format = format;
-    r->producer = g->producer;
-    r->n_nodes = (int64_t)g->n_nodes;
-    r->n_functions = (int64_t)g->n_funcs;
-    for (size_t i = 0; i < g->n_funcs; i++) {
-        r->n_function_nodes += g->funcs[i].n_nodes;
-    }
-
-    /* Inputs and outputs. */
-    size_t n_in = 0, n_out = 0;
-    for (size_t i = 0; i < g->n_nodes; i++) {
-        const fl_node *n = g->nodes[i];
-        if (n->kind == FL_OP_PLACEHOLDER) {
-            n_in++;
-        }
-        bool consumed = n->n_ctrl_consumers > 0;
-        for (int k = 0; k < n->n_outputs && !consumed; k++) {
-            consumed = n->outputs[k].n_consumers > 0;
-        }
-        if (!consumed) {
-            n_out++;
-        }
-    }
-    fl_report_input *ins = fl__arena_calloc(ra, n_in + 1, sizeof(*ins));
-    const char **outs = fl__arena_calloc(ra, n_out + 1, sizeof(char *));
-    if (!ins || !outs) {
-        return fl__diag_oom(c->d);
-    }
-    for (size_t i = 0; i < g->n_nodes; i++) {
-        const fl_node *n = g->nodes[i];
-        if (n->kind == FL_OP_PLACEHOLDER && n->n_outputs > 0) {
-            fl_report_input *in = &ins[r->n_inputs++];
-            in->name = fl__arena_strdup(ra, n->name);
-            in->dtype = dtype_text(n->outputs[0].dtype);
-            in->shape = shape_text(ra, &n->outputs[0].shape);
-        }
-        bool consumed = n->n_ctrl_consumers > 0;
-        for (int k = 0; k < n->n_outputs && !consumed; k++) {
-            consumed = n->outputs[k].n_consumers > 0;
-        }
-        if (!consumed) {
-            outs[r->n_outputs++] = fl__arena_strdup(ra, n->name);
-        }
-    }
-    r->inputs = ins;
-    r->outputs = outs;
-
-    /* Totals. */
-    fl_sym bytes;
-    fl_status st = fl__op_add(c, NULL, t->bytes_read, t->bytes_written, &bytes);
-    if (st != FL_OK) {
-        return st;
-    }
-    r->totals.flops = quantity(ra, t->flops);
-    r->totals.tfprof_flops = quantity(ra, t->tfprof_flops);
-    r->totals.macs = quantity(ra, t->macs);
-    r->totals.bytes = quantity(ra, bytes);
-    r->totals.bytes_read = quantity(ra, t->bytes_read);
-    r->totals.bytes_written = quantity(ra, t->bytes_written);
-    r->totals.nodes = (int64_t)g->n_nodes;
-    r->nodes_with_rule = t->nodes_with_rule;
-    r->nodes_without_rule = t->nodes_without_rule;
-    r->nodes_incomplete = t->nodes_incomplete;
-    if (fl_sym_is_known(bytes) && fl_sym_is_known(t->bytes_without_rule)) {
-        r->bytes_share_without_rule =
-            bytes.k ? (double)t->bytes_without_rule.k / (double)bytes.k : 0.0;
-    } else {
-        r->bytes_share_without_rule = -1;
-    }
-
-    sym_list sl = {ra, NULL, 0, 0};
-    fl__sym_vars(t->flops, add_sym, &sl);
-    fl__sym_vars(t->tfprof_flops, add_sym, &sl);
-    fl__sym_vars(t->macs, add_sym, &sl);
-    fl__sym_vars(bytes, add_sym, &sl);
-    r->symbols = sl.names;
-    r->n_symbols = sl.n;
-
-    /* Per op type, and unknown ops. */
-    op_acc *acc = calloc(FL_OP_COUNT + g->n_nodes + 1, sizeof(op_acc));
-    op_acc *unk = calloc(g->n_nodes + 1, sizeof(op_acc));
-    if (!acc || !unk) {
-        free(acc);
-        free(unk);
-        return fl__diag_oom(c->d);
-    }
-    size_t n_acc = 0, n_unk = 0;
-    for (size_t i = 0; i < g->n_nodes && st == FL_OK; i++) {
-        const fl_node *n = g->nodes[i];
-        op_acc *a = NULL;
-        for (size_t k = 0; k < n_acc; k++) {
-            if (strcmp(acc[k].op, n->op) == 0) {
-                a = &acc[k];
-                break;
-            }
-        }
-        if (!a) {
-            a = &acc[n_acc++];
-            a->op = n->op;
-            a->flops = a->tfprof = fl_sym_const(0);
-        }
-        a->count++;
-        if (!n->cost.incomplete) {
-            st = fl__op_add(c, n, a->flops, n->cost.flops, &a->flops);
-            if (st == FL_OK) {
-                st = fl__op_add(c, n, a->tfprof, n->cost.tfprof_flops, &a->tfprof);
-            }
-        }
-        if (!n->desc && !n->func) {
-            op_acc *u = NULL;
-            for (size_t k = 0; k < n_unk; k++) {
-                if (strcmp(unk[k].op, n->op) == 0) {
-                    u = &unk[k];
-                    break;
-                }
-            }
-            if (!u) {
-                u = &unk[n_unk++];
-                u->op = n->op;
-                u->flops = u->tfprof = fl_sym_const(0);
-            }
-            u->count++;
-        }
-    }
-    (void)ir;
-    if (st == FL_OK) {
-        for (size_t k = 0; k < n_acc; k++) {
-            acc[k].sort_key = sort_value(c, acc[k].flops);
-        }
-        qsort(acc, n_acc, sizeof(op_acc), op_cmp);
-        qsort(unk, n_unk, sizeof(op_acc), op_cmp);
-        fl_report_op *ops = fl__arena_calloc(ra, n_acc + 1, sizeof(*ops));
-        fl_report_op *uops = fl__arena_calloc(ra, n_unk + 1, sizeof(*uops));
-        if (!ops || !uops) {
-            st = fl__diag_oom(c->d);
-        } else {
-            for (size_t k = 0; k < n_acc; k++) {
-                ops[k].op = fl__arena_strdup(ra, acc[k].op);
-                ops[k].count = acc[k].count;
-                ops[k].flops = quantity(ra, acc[k].flops);
-                ops[k].tfprof_flops = quantity(ra, acc[k].tfprof);
-            }
-            for (size_t k = 0; k < n_unk; k++) {
-                uops[k].op = fl__arena_strdup(ra, unk[k].op);
-                uops[k].count = unk[k].count;
-                uops[k].flops = quantity(ra, fl_sym_const(0));
-                uops[k].tfprof_flops = uops[k].flops;
-            }
-            r->ops = ops;
-            r->n_ops = n_acc;
-            r->unknown_ops = uops;
-            r->n_unknown_ops = n_unk;
-        }
-    }
-    free(acc);
-    free(unk);
-    if (st != FL_OK) {
-        return st;
-    }
-
-    /* Per node. */
-    if (opt->per_node) {
-        st = node_list(c, ra, &r->nodes, &r->n_nodes_detail);
-        if (st != FL_OK) {
-            return st;
-        }
-    }
-
-    /* Warnings: the engine's, plus a summary of what the totals leave out. */
-    size_t n_extra = 2;
-    const char **w = fl__arena_calloc(ra, c->d->n_warnings + n_extra + 1, sizeof(char *));
-    if (!w) {
-        return fl__diag_oom(c->d);
-    }
-    size_t nw = 0;
-    if (n_unk) {
-        w[nw++] = fl__arena_printf(ra,
-                                   "%lld node(s) have op types foldline does not know; their "
-                                   "outputs have unknown shapes and they count 0 FLOPs",
-                                   (long long)ir->n_unknown_nodes);
-    }
-    if (t->nodes_incomplete) {
-        w[nw++] = fl__arena_printf(ra,
-                                   "%lld node(s) have counts that depend on undetermined "
-                                   "dimensions; the totals exclude them",
-                                   (long long)t->nodes_incomplete);
-    }
-    for (size_t i = 0; i < c->d->n_warnings; i++) {
-        w[nw++] = fl__arena_strdup(ra, c->d->warnings[i]);
-    }
-    if (c->d->n_warnings_dropped) {
-        const char **w2 = fl__arena_grow(ra, (void *)w, nw, nw + 1, sizeof(char *));
-        if (w2) {
-            w = w2;
-            w[nw++] =
-                fl__arena_printf(ra, "%zu more warning(s) not shown", c->d->n_warnings_dropped);
-        }
-    }
-    r->warnings = w;
-    r->n_warnings = nw;
-    return ra->failed ? fl__diag_oom(c->d) : FL_OK;
 }
 
 /* ------------------------------------------------------------------------- */
@@ -592,7 +170,7 @@ static fl_status run_passes(fl_ctx *c, const fl_options *opt, fl_report *r) {
     }
     r->optimized = true;
     r->before = r->totals;
-    st = fill_totals(c, ra, &after, (int64_t)c->g->n_nodes, &r->after);
+    st = fl__report_totals(c, ra, &after, &r->after);
     if (st != FL_OK) {
         return st;
     }
@@ -616,16 +194,11 @@ static fl_status run_passes(fl_ctx *c, const fl_options *opt, fl_report *r) {
                 st = ps[i].failed ? FL_OK : fl__diag_oom(c->d);
             }
         }
-        const fl_cost_totals *b = &p->before, *a = &p->after;
         if (st == FL_OK) { /* keep a failure to copy `failed` */
-            st = fill_totals(c, ra, b,
-                             b->nodes_with_rule + b->nodes_without_rule + b->nodes_incomplete,
-                             &ps[i].before);
+            st = fl__report_totals(c, ra, &p->before, &ps[i].before);
         }
         if (st == FL_OK) {
-            st = fill_totals(c, ra, a,
-                             a->nodes_with_rule + a->nodes_without_rule + a->nodes_incomplete,
-                             &ps[i].after);
+            st = fl__report_totals(c, ra, &p->after, &ps[i].after);
         }
     }
     for (size_t i = 0; i < led.n_entries; i++) {
@@ -639,7 +212,7 @@ static fl_status run_passes(fl_ctx *c, const fl_options *opt, fl_report *r) {
     r->ledger = es;
     r->n_ledger = led.n_entries;
     if (st == FL_OK && opt->per_node) {
-        st = node_list(c, ra, &r->nodes_after, &r->n_nodes_after);
+        st = fl__report_nodes(c, ra, &r->nodes_after, &r->n_nodes_after);
     }
     if (st == FL_OK && opt->return_graph) {
         uint8_t *buf = NULL;
@@ -747,6 +320,10 @@ fl_status fl_analyze(const void *bytes, size_t len, const fl_options *opt_in, fl
                            "only; an %s model can be analysed (foldline analyze) but not written",
                            fmt == FL_FORMAT_ONNX ? "ONNX" : "TFLite");
     }
+    if (st == FL_OK && g->n_nodes == 0) {
+        st = fl__diag_fail(&d, FL_EINVAL,
+                           "the graph has no nodes: nothing to analyse (field: node)");
+    }
     fl_infer_result ir = {0, 0};
     if (st == FL_OK) {
         st = fl__graph_toposort(g, &d);
@@ -762,13 +339,13 @@ fl_status fl_analyze(const void *bytes, size_t len, const fl_options *opt_in, fl
         st = fl__cost_graph(&c, &totals);
     }
     if (st == FL_OK) {
-        st = build_report(&c, opt,
+        st = fl__report_build(&c, opt,
                           fmt == FL_FORMAT_TFLITE       ? "tflite"
-                          : fmt == FL_FORMAT_TFJS       ? "tfjs"
-                          : fmt == FL_FORMAT_ONNX       ? "onnx"
-                          : fmt == FL_FORMAT_SAVEDMODEL ? "savedmodel"
-                                                        : "graphdef",
-                          &totals, &ir, r);
+                              : fmt == FL_FORMAT_TFJS       ? "tfjs"
+                              : fmt == FL_FORMAT_ONNX       ? "onnx"
+                              : fmt == FL_FORMAT_SAVEDMODEL ? "savedmodel"
+                                                            : "graphdef",
+                              &totals, &ir, ra, r);
     }
     if (st == FL_OK && opt->n_profiles) {
         st = fl__roofline_report(&c, opt, ra, r);

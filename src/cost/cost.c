@@ -53,6 +53,11 @@ static bool incomplete_sym(fl_sym s) {
     return fl_sym_is_unknown(s);
 }
 
+bool fl__cost_is_value_node(const fl_node *n) {
+    return n->kind == FL_OP_PLACEHOLDER || n->kind == FL_OP_ONNX_ABSENT ||
+           (n->kind == FL_OP_CONST && strcmp(n->op, "Const") == 0);
+}
+
 fl_status fl__cost_graph(fl_ctx *c, fl_cost_totals *t) {
     fl_graph *g = c->g;
     memset(t, 0, sizeof(*t));
@@ -80,6 +85,9 @@ fl_status fl__cost_graph(fl_ctx *c, fl_cost_totals *t) {
         }
         if ((st = node_bytes(c, n)) != FL_OK) {
             return st;
+        }
+        if (fl__cost_is_value_node(n)) {
+            t->nodes_values++;
         }
         if (k->incomplete) {
             t->nodes_incomplete++;

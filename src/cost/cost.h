@@ -19,7 +19,15 @@ typedef struct fl_cost_totals {
     fl_sym flops, tfprof_flops, macs, bytes_read, bytes_written;
     fl_sym bytes_without_rule; /* bytes moved by nodes without a FLOP rule */
     int64_t nodes_with_rule, nodes_without_rule, nodes_incomplete;
+    /* Of all nodes, those that hold values rather than compute: Placeholder,
+     * Const with op "Const" (a TensorFlow constant, an ONNX initializer, a
+     * folded constant) and ONNX's absent-input marker. The report counts
+     * ONNX nodes as ONNX does, operators only: the other counts minus these. */
+    int64_t nodes_values;
 } fl_cost_totals;
+
+/* A node that holds a value rather than computing (see nodes_values). */
+bool fl__cost_is_value_node(const fl_node *n);
 
 /* Fills n->cost for every node and sums the totals over nodes whose counts are
  * complete. Fails only on overflow or OOM (with c->d naming the node). */

@@ -233,6 +233,19 @@ struct fl_graph {
     int producer;    /* versions.producer */
     const void *src; /* the GraphDef (protobuf-c), or NULL */
 
+    /* ONNX only (the importer sets them; zero for TensorFlow): the model's
+     * producer name and version (NULL when absent), the ai.onnx opset, the
+     * counts of initializers and graph inputs, and the declared graph
+     * outputs (value names) in order. */
+    struct fl_onnx_info {
+        bool is_onnx;
+        const char *producer_name, *producer_version;
+        int64_t opset;
+        int64_t n_initializers;
+        const char **outputs;
+        size_t n_outputs;
+    } onnx;
+
     /* Buffers of the last fl__uses_build (graph/mutate.h), reused by the next
      * build once released (fl__uses_release): the pass driver releases them
      * after every pass, so the passes of a pipeline share one set. */

@@ -971,7 +971,18 @@ static fl_status import_graph(imp *im, const Onnx__ModelProto *m) {
                       "read with their opset %s definitions",
                       (long long)opset, FL_ONNX_MAX_OPSET, opset < 7 ? "7" : "21");
     }
-    im->g->producer = (int)(opset > 1000000 ? 1000000 : opset);
+    /* versions.producer is TensorFlow's; an ONNX model says who made it and
+     * which opset it uses in fields of its own. */
+    im->g->producer = 0;
+    im->g->onnx.is_onnx = true;
+    im->g->onnx.opset = has_default ? opset : 0; /* 0: only other domains */
+    im->g->onnx.n_initializers = (int64_t)gp->n_initializer;
+    if (m->producer_name && *m->producer_name) {
+        im->g->onnx.producer_name = fl__arena_strdup(im->g->arena, m->producer_name);
+    }
+    if (m->producer_version && *m->producer_version) {
+        im->g->onnx.producer_version = fl__arena_strdup(im->g->arena, m->producer_version);
+    }
     if (!vmap_init(&im->values, (size_t)total + 16)) {
         return fl__diag_oom(d);
     }
@@ -986,6 +997,15 @@ static fl_status import_graph(imp *im, const Onnx__ModelProto *m) {
     for (size_t i = 0; i < gp->n_node && st == FL_OK; i++) {
         st = resolve_inputs(im, im->g->nodes[first + i], gp->node[i]);
     }
+    if (st == FL_OK && gp->n_node == 0) {
+        return fl__diag_fail(d, FL_EINVAL,
+                             "the graph has no operator nodes: nothing to analyse (field: "
+                             "graph.node)");
+    }
+    im->g->onnx.outputs = fl__arena_calloc(im->g->arena, gp->n_output + 1, sizeof(char *));
+    if (st == FL_OK && !im->g->onnx.outputs) {
+        st = fl__diag_oom(d);
+    }
     for (size_t i = 0; i < gp->n_output && st == FL_OK; i++) {
         const char *v = gp->output[i]->name;
         if (!v || !vmap_find(&im->values, v)) {
@@ -993,6 +1013,8 @@ static fl_status import_graph(imp *im, const Onnx__ModelProto *m) {
                                "graph output '%s' is not produced by any node (field: "
                                "graph.output)",
                                v ? v : "");
+        } else {
+            im->g->onnx.outputs[im->g->onnx.n_outputs++] = v; /* lives in the arena */
         }
     }
     return st;

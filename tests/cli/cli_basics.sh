@@ -50,23 +50,45 @@ if command -v python3 >/dev/null 2>&1; then
   if python3 - "$tmp/out.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-for k in ["foldline_version", "graph", "inputs", "outputs", "symbols", "totals", "coverage",
-          "ops", "unknown_ops", "warnings", "nodes"]:
+for k in ["schema_version", "foldline_version", "graph", "complete", "inputs", "outputs",
+          "symbols", "totals", "coverage", "options", "ops", "unknown_ops", "warnings", "nodes"]:
     assert k in d, k
+assert d["schema_version"] == 2 and d["complete"] is True, d["schema_version"]
 t = d["totals"]
-assert t["tfprof_flops"] == 608636, t
-assert t["flops"] == 617852, t
-assert t["macs"] == 295072, t
-assert t["bytes"] == t["bytes_read"] + t["bytes_written"]
+assert t["tfprof_flops"] == {"value": 608636}, t
+assert t["flops"] == {"value": 617852}, t
+assert t["macs"] == {"value": 295072}, t
+assert t["bytes"]["value"] == t["bytes_read"]["value"] + t["bytes_written"]["value"]
 conv = [n for n in d["nodes"] if n["name"] == "conv1/Conv2D"][0]
 assert conv["outputs"][0]["shape"] == "[1,32,32,8]", conv
-assert conv["macs"] == 221184, conv
+assert conv["macs"] == {"value": 221184}, conv
 assert d["inputs"] == [{"name": "input", "dtype": "float", "shape": "[1,32,32,3]"}], d["inputs"]
 assert d["outputs"] == ["probs"], d["outputs"]
+# Every count, everywhere, is one object shape: {"value": int} or {"formula": str}.
+def counts(x):
+    if isinstance(x, dict):
+        for k, v in x.items():
+            if k in ("flops", "tfprof_flops", "macs", "bytes", "bytes_read", "bytes_written") \
+                    and isinstance(v, dict):
+                yield v
+            else:
+                yield from counts(v)
+    elif isinstance(x, list):
+        for v in x:
+            yield from counts(v)
+cs = [c for k, v in d.items() if k != "roofline" for c in counts(v)]
+assert len(cs) > 100 and all(list(c) in (["value"], ["formula"]) for c in cs), cs[:3]
+assert all(isinstance(c.get("value", 0), int) for c in cs)
+o = d["options"]
+assert o["inputs"] == [{"name": "input", "dims": [1, 32, 32, 3]}], o
+assert (o["device"], o["remapper_mode"], o["pass_selection"]) == ("cpu", "standard", "default"), o
+assert o["limits"] == {"max_nodes": 5000000, "max_value_elements": 1048576,
+                       "max_memory_bytes": 8 << 30, "max_folded_bytes": 102400}, o["limits"]
+assert d["graph"]["producer"] == 1205 and d["graph"]["opset"] is None, d["graph"]
 PY
   then pass=$((pass + 1)); else echo "FAIL json"; fails=$((fails + 1)); fi
   "$bin" analyze "$data/tiny_cnn.pb" --json >"$tmp/sym.json"
-  if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['totals']['flops']=='617852*input.0', d['totals']; assert d['symbols']==['input.0']" "$tmp/sym.json"; then
+  if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['totals']['flops']=={'formula': '617852*input.0'}, d['totals']; assert d['symbols']==['input.0'] and d['complete'] is True" "$tmp/sym.json"; then
     pass=$((pass + 1)); else echo "FAIL json_symbolic"; fails=$((fails + 1)); fi
 else
   skip_part "python3 absent: JSON parse checks"
@@ -90,7 +112,7 @@ if command -v python3 >/dev/null 2>&1; then
 import json, sys
 p = json.load(open(sys.argv[1]))
 r = json.load(open(sys.argv[2]))
-assert p["before"]["flops"] == p["totals"]["flops"] == 617852, p["before"]
+assert p["before"]["flops"] == p["totals"]["flops"] == {"value": 617852}, p["before"]
 for k in ["flops", "tfprof_flops", "macs", "bytes", "nodes"]:
     assert p["after"][k] == r["totals"][k], (k, p["after"], r["totals"])
 assert [x["pass"] for x in p["passes"][:7]] == ["pruning", "cse", "constfold", "shape",
@@ -120,11 +142,67 @@ d = json.load(open(sys.argv[1]))
 n = json.load(open(sys.argv[2]))
 assert d["before"] == dict(d["totals"], nodes=19) and d["after"]["nodes"] == 14, d["after"]
 assert "before" not in n and "after" not in n and "passes" not in n, sorted(n)
-assert {k: v for k, v in d.items() if k not in ("before", "after", "passes")} == n
+assert {k: v for k, v in d.items() if k not in ("before", "after", "passes", "options")} == \
+    {k: v for k, v in n.items() if k != "options"}
+assert (d["options"]["pass_selection"], n["options"]["pass_selection"]) == ("default", "none")
 PY
   then pass=$((pass + 1)); else echo "FAIL json_default_passes"; fails=$((fails + 1)); fi
 else
   skip_part "python3 absent: JSON passes check"
+fi
+
+# Partial answers say so. A graph of one node of an op type nobody knows
+# (GraphDef: node {name: "x" op: "Frobnicate"}): the text starts with a
+# banner, the JSON says complete false and what is excluded, and
+# --require-complete exits 4 (after printing). An empty graph is an error.
+printf '\x0a\x0f\x0a\x01x\x12\x0aFrobnicate' >"$tmp/unknown.pb"
+check partial_banner 0 "PARTIAL   the totals leave out the FLOPs of 1 of 1 nodes (0 without a FLOP rule, 1 incomplete; 1 of unknown op types)" -- "$bin" analyze "$tmp/unknown.pb"
+check partial_require_complete 4 "the answer is partial: the totals leave out the FLOPs of 1 of 1 nodes" -- "$bin" analyze "$tmp/unknown.pb" --require-complete
+check complete_require_complete 0 "617852*input.0" -- "$bin" analyze "$data/tiny_cnn.pb" --require-complete
+: >"$tmp/empty.pb"
+check empty_graph 1 "the graph has no nodes: nothing to analyse" -- "$bin" analyze "$tmp/empty.pb"
+if "$bin" analyze "$data/tiny_cnn.pb" | head -n 1 | grep -q '^model '; then pass=$((pass + 1)); else
+  echo "FAIL complete_no_banner"; fails=$((fails + 1)); fi
+# ONNX in ONNX terms: producer and opset, operators (initializers apart),
+# graph output names, no tfprof line.
+check onnx_header 0 "(onnx, opset " -- "$bin" analyze "$data/tiny_cnn.onnx"
+"$bin" analyze "$data/tiny_cnn.onnx" --passes none >"$tmp/onnx.txt" 2>&1
+if ! grep -q "tfprof" "$tmp/onnx.txt" && grep -q "^nodes     [0-9]* operators (+[0-9]* initializers)" "$tmp/onnx.txt"; then
+  pass=$((pass + 1)); else echo "FAIL onnx_terms: $(head -c 400 "$tmp/onnx.txt")"; fails=$((fails + 1)); fi
+if command -v python3 >/dev/null 2>&1; then
+  "$bin" analyze "$tmp/unknown.pb" --json >"$tmp/partial.json"
+  "$bin" analyze "$data/tiny_cnn.onnx" --json --per-node >"$tmp/onnx.json"
+  "$bin" analyze "$data/tiny_cnn.pb" --summary --bind input.0=2 --profile all >"$tmp/summary.json"
+  if python3 - "$tmp/partial.json" "$tmp/onnx.json" "$tmp/summary.json" "$data/tiny_cnn.onnx" <<'PY'
+import json, os, sys
+p = json.load(open(sys.argv[1]))
+assert p["complete"] is False and p["coverage"]["nodes_excluded"] == 1, p["coverage"]
+assert p["unknown_ops"] == [{"op": "Frobnicate", "count": 1}], p["unknown_ops"]
+o = json.load(open(sys.argv[2]))
+g = o["graph"]
+assert g["format"] == "onnx" and g["producer"] is None and g["opset"] >= 7, g
+# Independently of foldline: count the ModelProto's operators and
+# initializers with the protobuf runtime when it is there.
+try:
+    sys.path.insert(0, os.environ.get("FL_PY_STUBS", ""))
+    import onnx.onnx_pb2 as opb  # generated from proto/ by the integration suite only
+except Exception:
+    opb = None
+if opb:
+    m = opb.ModelProto()
+    m.ParseFromString(open(sys.argv[4], "rb").read())
+    assert g["nodes"] == len(m.graph.node) and g["initializers"] == len(m.graph.initializer), g
+    assert o["outputs"] == [x.name for x in m.graph.output], o["outputs"]
+assert g["nodes"] == len(o["nodes"]) == o["totals"]["nodes"], (g, len(o["nodes"]))
+assert all(n["op"] not in ("Const", "Placeholder") for n in o["nodes"]), [n["op"] for n in o["nodes"]]
+assert o["flop_conventions"]["tfprof_flops"] is None and o["totals"]["tfprof_flops"] is None
+assert all(n["tfprof_flops"] is None for n in o["nodes"])
+s = json.load(open(sys.argv[3]))
+assert s["schema_version"] == 2 and s["complete"] is True and len(s["roofline"]) >= 10, s.keys()
+assert all(len(r["hash"]) == 16 and r["speedup"] > 1 for r in s["roofline"]), s["roofline"][0]
+assert os.path.getsize(sys.argv[3]) < 4096, os.path.getsize(sys.argv[3])
+PY
+  then pass=$((pass + 1)); else echo "FAIL json_partial_onnx_summary"; fails=$((fails + 1)); fi
 fi
 
 finish

@@ -106,8 +106,11 @@ PY
   if python3 -c "
 import json,sys
 d=json.load(open(sys.argv[1]))
-p=d['sweep']['points']
-assert [x['value'] for x in p]==[1,8], p
+assert d['schema_version']==2 and d['sweep']=={'symbol': 'input.0', 'values': [1, 8]}, d['sweep']
+p=d['results']
+# each result is the record analyze --json prints, with the swept binding
+assert [x['options']['symbols'] for x in p]==[[{'name': 'input.0', 'value': v}] for v in (1, 8)]
+assert p[1]['totals']['flops']['value'] == 8 * p[0]['totals']['flops']['value'] == 8 * 617852
 assert p[1]['roofline'][0]['before']['time_s'] > p[0]['roofline'][0]['before']['time_s']
 # the passes run at every point: tiny_cnn's fusions make each point faster
 for x in p:

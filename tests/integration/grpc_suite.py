@@ -28,14 +28,13 @@ import urllib.request
 
 FOLDLINED, FOLDLINE, DATA, STUBS = sys.argv[1:5]
 sys.path.insert(0, STUBS)
-sys.path.insert(0, os.path.join(STUBS, "health"))
 
 import grpc  # noqa: E402
 import yaml  # noqa: E402
 from foldline.v1 import cost_model_pb2 as pb  # noqa: E402
 from foldline.v1 import cost_model_pb2_grpc as pb_grpc  # noqa: E402
-import health_pb2  # noqa: E402
-import health_pb2_grpc  # noqa: E402
+from grpc_health.v1 import health_pb2  # noqa: E402
+from grpc_health.v1 import health_pb2_grpc  # noqa: E402
 from tensorflow import graph_pb2  # noqa: E402
 
 TMP = tempfile.mkdtemp(prefix="fl-grpc-")
@@ -184,12 +183,26 @@ def analyze_req(graph, **kw):
 def case_same_output(s):
     """The C CLI prints the same bytes locally and remotely."""
     variants = [[], ["--json"], ["--per-node"], ["--json", "--per-node"],
-                ["--input", "input=1,32,32,3", "--json"], ["--bind", "input.0=8", "--top", "3"]]
+                ["--input", "input=1,32,32,3", "--json"], ["--bind", "input.0=8", "--top", "3"],
+                ["--summary"], ["--summary", "--bind", "input.0=2", "--profile", "all"],
+                ["--json", "--sweep", "input.0=1,4", "--profile", "t4"],
+                ["--summary", "--sweep", "input.0=1,4"], ["--require-complete"]]
     for v in variants:
         lrc, lout, lerr = cli("analyze", TINY, *v)
         rrc, rout, rerr = cli("analyze", TINY, *v, server=s.addr)
         check("same_output " + " ".join(v or ["(text)"]),
               lrc == rrc == 0 and lout == rout and lout,
+              "local rc %d remote rc %d: %s" % (lrc, rrc, rerr[:300]))
+    # ONNX and a partial answer (an op type nobody knows): the same bytes, the
+    # same banner, the same exit 4 with --require-complete.
+    unknown = write("unknown.pb", b"\x0a\x0f\x0a\x01x\x12\x0aFrobnicate")
+    for m, v, want in ((TINY_ONNX, [], 0), (TINY_ONNX, ["--json", "--per-node"], 0),
+                       (TINY_ONNX, ["--summary"], 0), (unknown, [], 0), (unknown, ["--json"], 0),
+                       (unknown, ["--require-complete"], 4)):
+        lrc, lout, lerr = cli("analyze", m, *v)
+        rrc, rout, rerr = cli("analyze", m, *v, server=s.addr)
+        check("same_output %s %s" % (os.path.basename(m), " ".join(v)),
+              lrc == rrc == want and lout == rout and lerr == rerr and lout,
               "local rc %d remote rc %d: %s" % (lrc, rrc, rerr[:300]))
     # Errors too: same exit code and message (bindings that do not fit the
     # model are usage errors, 2).
@@ -226,17 +239,42 @@ def case_python_numbers(s):
     rc, out, _ = cli("analyze", TINY, "--input", "input=1,32,32,3", "--json", "--per-node")
     d = json.loads(out)
     t = rep.totals
-    got = {"flops": t.flops.value, "tfprof_flops": t.tfprof_flops.value, "macs": t.macs.value,
-           "bytes": t.bytes.value, "bytes_read": t.bytes_read.value,
-           "bytes_written": t.bytes_written.value, "nodes": t.nodes}
+    got = totals_dict(t)
     check("python_totals", got == d["totals"] and t.flops.known, "%r vs %r" % (got, d["totals"]))
     check("python_per_node", rep.has_nodes and len(rep.nodes) == len(d["nodes"]) and
           [n.name for n in rep.nodes] == [n["name"] for n in d["nodes"]])
     conv = [n for n in rep.nodes if n.name == "conv1/Conv2D"][0]
-    check("python_node_detail", conv.macs.value == 221184 and conv.outputs[0].shape == "[1,32,32,8]")
+    shape = conv.outputs[0].shape
+    check("python_node_detail", conv.macs.value == 221184 and not shape.unknown_rank and
+          [d.value for d in shape.dims] == [1, 32, 32, 8] and
+          all(d.WhichOneof("size") == "value" for d in shape.dims), str(shape))
+    # The reply says whether the answer is whole, and with which options.
+    check("python_complete_and_options", rep.complete and rep.coverage.nodes_excluded == 0 and
+          rep.coverage.HasField("bytes_share_without_rule") and
+          [(i.name, list(i.dims)) for i in rep.options.inputs] == [("input", [1, 32, 32, 3])] and
+          rep.options.pass_selection == pb.PASS_SELECTION_DEFAULT and
+          rep.options.max_nodes == 5000000 and rep.graph.format == pb.GRAPH_FORMAT_GRAPHDEF and
+          rep.graph.producer == 1205 and not rep.graph.HasField("opset"), str(rep.options))
     sym = stub.Analyze(analyze_req(graph), timeout=10)
     check("python_symbolic", not sym.totals.flops.known and sym.totals.flops.text == "617852*input.0"
           and list(sym.symbols) == ["input.0"], str(sym.totals.flops))
+    d0 = sym.inputs[0].shape.dims[0]
+    check("python_symbolic_dim", d0.WhichOneof("size") == "symbolic" and d0.symbolic == "input.0" and
+          not sym.coverage.HasField("bytes_share_without_rule"), str(sym.inputs[0]))
+    # ONNX in ONNX terms: operators, initializers, opset, graph output names.
+    onnx = stub.Analyze(analyze_req(open(TINY_ONNX, "rb").read(), per_node=True), timeout=10)
+    rc, out, _ = cli("analyze", TINY_ONNX, "--json", "--per-node")
+    od = json.loads(out)
+    check("python_onnx_graph", rc == 0 and onnx.graph.format == pb.GRAPH_FORMAT_ONNX and
+          onnx.graph.HasField("opset") and onnx.graph.opset == od["graph"]["opset"] and
+          onnx.graph.initializers == od["graph"]["initializers"] > 0 and
+          onnx.graph.nodes == len(onnx.nodes) == od["graph"]["nodes"] and
+          list(onnx.outputs) == od["outputs"] and od["totals"]["tfprof_flops"] is None,
+          str(onnx.graph))
+    # An empty graph is an error, not 0 FLOPs.
+    code, det, _ = code_of(lambda: stub.Analyze(analyze_req(b""), timeout=10))
+    check("python_empty_graph", code == grpc.StatusCode.INVALID_ARGUMENT and "no nodes" in det,
+          "%s %s" % (code, det))
 
 
 def case_health(s):
@@ -778,7 +816,8 @@ def case_roofline_python(s):
     check("roofline_unbound_invalid_argument", code == grpc.StatusCode.INVALID_ARGUMENT and
           "unbound: input.0" in det, "%s %s" % (code, det))
     rep = stub.Analyze(analyze_req(graph, symbols=[pb.SymbolBinding(name="input.0", value=2)],
-                                   profiles=["t4", "l4"], per_node=True, passes=["none"]),
+                                   profiles=["t4", "l4"], per_node=True,
+                                   pass_selection=pb.PASS_SELECTION_NONE),
                        timeout=10)
     rc, out, _ = cli("analyze", TINY, "--bind", "input.0=2", "--profile", "t4", "--profile", "l4",
                      "--json", "--per-node", "--passes", "none")
@@ -789,14 +828,27 @@ def case_roofline_python(s):
         ok = ok and b.time_s == jb["time_s"] and b.upper_s == jb["upper_s"] and \
             b.ops_costed == jb["ops_costed"] and len(b.top) == len(jb["top"]) and \
             b.has_nodes and [n.name for n in b.nodes] == [n["name"] for n in jb["nodes"]] and \
-            not r.HasField("after") and j["after"] is None
+            not r.HasField("after") and j["after"] is None and not r.HasField("speedup") and \
+            [pb.Bound.Name(n.bound) for n in b.nodes] == \
+            ["BOUND_" + n["bound"].upper() for n in jb["nodes"]] and \
+            [pb.Unit.Name(n.unit) for n in b.nodes] == ["UNIT_" + n["unit"].upper() for n in jb["nodes"]] and \
+            [n.intensity if n.HasField("intensity") else None for n in b.nodes] == \
+            [n["intensity"] for n in jb["nodes"]]
+    hashes = [(p.name, len(p.hash)) for p in rep.options.profiles]
+    ok = ok and hashes == [("t4", 16), ("l4", 16)]
     check("roofline_python_fields", ok, str(rep.roofline[0].before.time_s if rep.roofline else None))
 
 
+def count_dict(q):
+    """A Quantity as the JSON writes a count."""
+    return {"value": q.value} if q.known else {"formula": q.text}
+
+
 def totals_dict(t):
-    return {"flops": t.flops.value, "tfprof_flops": t.tfprof_flops.value, "macs": t.macs.value,
-            "bytes": t.bytes.value, "bytes_read": t.bytes_read.value,
-            "bytes_written": t.bytes_written.value, "nodes": t.nodes}
+    return {"flops": count_dict(t.flops), "tfprof_flops": count_dict(t.tfprof_flops),
+            "macs": count_dict(t.macs), "bytes": count_dict(t.bytes),
+            "bytes_read": count_dict(t.bytes_read), "bytes_written": count_dict(t.bytes_written),
+            "nodes": t.nodes}
 
 
 def case_passes_same_output(s):
@@ -812,7 +864,7 @@ def case_passes_same_output(s):
     for v in variants:
         lrc, lout, lerr = cli("analyze", TINY, *v)
         rrc, rout, rerr = cli("analyze", TINY, *v, server=s.addr)
-        has = b"rewrite passes (Grappler order)" in lout or b'"passes": [' in lout
+        has = b"rewrite passes (Grappler order)" in lout or b'\n  "passes": [' in lout
         check("passes_same_output " + " ".join(v or ["(default)"]),
               lrc == rrc == 0 and lout == rout and has == ("none" not in v),
               "local rc %d remote rc %d: %s %s" % (lrc, rrc, lerr[:200], rerr[:300]))
@@ -845,14 +897,26 @@ def case_passes_python(s):
     # The local usage error's message, without "foldline: MODEL: ".
     _, _, lerr = cli("analyze", TINY, "--passes", "pruning,bogus")
     want = lerr.decode().splitlines()[0].split(": ", 2)[-1]
-    code, det, _ = code_of(lambda: stub.Analyze(analyze_req(graph, passes=["pruning", "bogus"]),
-                                                timeout=10))
+    check("passes_unknown_local", "'bogus'" in want, want)
+    # Pass names are an enum: a value that is no pass, or a list without
+    # passes, is INVALID_ARGUMENT naming the field.
+    code, det, _ = code_of(lambda: stub.Analyze(analyze_req(
+        graph, pass_selection=pb.PASS_SELECTION_LIST, passes=[pb.PASS_PRUNING, 99]), timeout=10))
     check("passes_unknown_invalid_argument", code == grpc.StatusCode.INVALID_ARGUMENT and
-          det == want and "'bogus'" in det, "%s %r vs %r" % (code, det, want))
-    code, det, _ = code_of(lambda: stub.Analyze(analyze_req(graph, disabled_passes=["nope"]),
+          "options.passes[1]: 99 is not a pass" in det, "%s %r" % (code, det))
+    code, det, _ = code_of(lambda: stub.Analyze(analyze_req(graph, disabled_passes=[0]),
                                                 timeout=10))
-    check("passes_unknown_disabled", code == grpc.StatusCode.INVALID_ARGUMENT and "'nope'" in det,
+    check("passes_unknown_disabled", code == grpc.StatusCode.INVALID_ARGUMENT and
+          "disabled_passes[0]" in det, "%s %s" % (code, det))
+    code, det, _ = code_of(lambda: stub.Analyze(analyze_req(
+        graph, pass_selection=pb.PASS_SELECTION_LIST), timeout=10))
+    check("passes_empty_list", code == grpc.StatusCode.INVALID_ARGUMENT and "empty" in det,
           "%s %s" % (code, det))
+    lst = stub.Analyze(analyze_req(graph, pass_selection=pb.PASS_SELECTION_LIST,
+                                   passes=[pb.PASS_CSE, pb.PASS_REMAP]), timeout=10)
+    check("passes_python_list", [pb.Pass.Name(p.name) for p in lst.passes][:2] ==
+          ["PASS_CSE", "PASS_REMAP"] and list(lst.options.passes) == [pb.PASS_CSE, pb.PASS_REMAP] and
+          not any(p.HasField("failed") for p in lst.passes), str([p.name for p in lst.passes]))
     code, det, _ = code_of(lambda: stub.Analyze(analyze_req(graph, max_folded_bytes=-1),
                                                 timeout=10))
     check("passes_bad_max_folded_bytes", code == grpc.StatusCode.INVALID_ARGUMENT and
@@ -865,7 +929,8 @@ def case_passes_python(s):
           totals_dict(rep.totals_before) == d["before"] == totals_dict(rep.totals) and
           totals_dict(rep.totals_after) == d["after"] and d["after"]["nodes"] < d["before"]["nodes"],
           "%r vs %r" % (totals_dict(rep.totals_after), d.get("after")))
-    got = [(p.name, p.iteration, p.nodes_removed, p.nodes_added, p.nodes_rewritten,
+    got = [(pb.Pass.Name(p.name)[5:].lower(), p.iteration, p.nodes_removed, p.nodes_added,
+            p.nodes_rewritten,
             totals_dict(p.before), totals_dict(p.after),
             [(e.rule, e.node, e.detail) for e in p.rules]) for p in rep.passes]
     want = [(p["pass"], p["iteration"], p["nodes_removed"], p["nodes_added"], p["nodes_rewritten"],
@@ -876,12 +941,12 @@ def case_passes_python(s):
           ("contraction_bias_activation", "conv1/Relu") in [(e.rule, e.node) for e in ledger],
           "%r" % [(e.rule, e.node) for e in ledger])
     check("passes_python_nodes_after", rep.has_nodes_after and
-          [(n.name, n.op, n.flops.value) for n in rep.nodes_after] ==
+          [(n.name, n.op, count_dict(n.flops)) for n in rep.nodes_after] ==
           [(n["name"], n["op"], n["flops"]) for n in d["nodes_after"]] and
           not rep.optimized_graph)
     # "none": the graph as given, no pass fields. A distinct cache entry.
-    none = stub.Analyze(analyze_req(graph, inputs=inputs, per_node=True, passes=["none"]),
-                        timeout=10)
+    none = stub.Analyze(analyze_req(graph, inputs=inputs, per_node=True,
+                                    pass_selection=pb.PASS_SELECTION_NONE), timeout=10)
     check("passes_python_none", not none.HasField("totals_before") and
           not none.HasField("totals_after") and not none.passes and not none.has_nodes_after and
           totals_dict(none.totals) == totals_dict(rep.totals))
@@ -903,9 +968,12 @@ def case_list_profiles(s):
     _, out, _ = cli("profiles", "--json")
     d = json.loads(out)
     got = [{"name": p.name, "kind": p.kind, "path": p.path,
-            "peak": [(k.unit, k.dtype, k.flops_per_s, k.source) for k in p.peak],
-            "memory": [(m.name, m.bandwidth, m.capacity or None, m.source) for m in p.memory],
-            "overhead_s": p.overhead_s or None} for p in rep.profiles]
+            "peak": [(pb.Unit.Name(k.unit)[5:].lower(), pb.Precision.Name(k.dtype)[10:].lower(),
+                      k.flops_per_s, k.source) for k in p.peak],
+            "memory": [(m.name, m.bandwidth, m.capacity if m.HasField("capacity") else None,
+                        m.source) for m in p.memory],
+            "overhead_s": p.overhead_s if p.HasField("overhead_s") else None}
+           for p in rep.profiles]
     want = [{"name": p["name"], "kind": p["kind"], "path": p["path"],
              "peak": [(k["unit"], k["dtype"], k["flops_per_s"], k["source"]) for k in p["peak"]],
              "memory": [(m["name"], m["bandwidth"], m["capacity"], m["source"])
@@ -1054,6 +1122,9 @@ def run(case, *args):
 
 
 def main():
+    # The stubs generated as README says do not shadow grpcio.
+    check("stubs_do_not_shadow_grpcio", hasattr(grpc, "insecure_channel") and
+          not os.path.abspath(grpc.__file__).startswith(os.path.abspath(STUBS)), grpc.__file__)
     s = Server()
     try:
         for case in (case_same_output, case_python_numbers, case_health, case_status_codes,

@@ -27,14 +27,17 @@ if [ -z "$py" ]; then
   exit 77
 fi
 
-proto="$src/proto"
-mkdir -p "$tmp/stubs/health"
-(cd "$proto" && "$py" -m grpc_tools.protoc -I. --python_out="$tmp/stubs" \
-  --grpc_python_out="$tmp/stubs" foldline/v1/cost_model.proto tensorflow/*.proto) || exit 1
-# The health stubs go to their own top-level module: a generated grpc/ package
-# would shadow grpcio's.
-(cd "$proto/grpc/health/v1" && "$py" -m grpc_tools.protoc -I. --python_out="$tmp/stubs/health" \
-  --grpc_python_out="$tmp/stubs/health" health.proto) || exit 1
+# The client stubs, generated exactly as README.md ("Generating a client")
+# says: both service protocols in one command, into one directory. health
+# lives at proto/grpc_health/v1, so the stubs are the package grpc_health
+# and `import grpc` is still grpcio (the suite checks it).
+mkdir -p "$tmp/stubs"
+(cd "$src" && "$py" -m grpc_tools.protoc -I proto --python_out="$tmp/stubs" \
+  --grpc_python_out="$tmp/stubs" proto/foldline/v1/cost_model.proto \
+  proto/grpc_health/v1/health.proto) || exit 1
+# The TensorFlow messages the suite builds graphs with (test-only).
+(cd "$src" && "$py" -m grpc_tools.protoc -I proto --python_out="$tmp/stubs" \
+  proto/tensorflow/*.proto) || exit 1
 
 TMPDIR="$tmp" "$py" "$src/tests/integration/grpc_suite.py" "$foldlined" "$foldline" "$src/tests/data" \
   "$tmp/stubs"

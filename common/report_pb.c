@@ -1,0 +1,946 @@
+/*
+ * report_pb.c - fl_report <-> foldline.v1.AnalyzeReply (see report_pb.h).
+ *
+ * One table per message lists its fields: the proto field's name, how the
+ * report holds the value (the kind) and where (offsetof in the report's
+ * struct). Two walkers read the tables, one per direction, through
+ * protobuf-c's descriptors (a field's offset, presence and repetition), so
+ * the two directions cannot disagree. What a table cannot say (the ledger
+ * slices of the pass records) is one hook per direction.
+ *
+ * Presence: an absent proto3 value is a one-member oneof (`_intensity`); the
+ * report's convention for the same absence is the row's kind (a negative
+ * double, a NULL string, a NULL array).
+ */
+#include "report_pb.h"
+
+#include <ctype.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------- */
+/* Arena                                                                      */
+/* ------------------------------------------------------------------------- */
+
+struct fl_pb_block {
+    struct fl_pb_block *next;
+    size_t used, size;
+    max_align_t data[];
+};
+
+void *fl_pb_alloc(fl_pb_arena *a, size_t size) {
+    size = (size + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
+    if (size == 0) {
+        size = sizeof(max_align_t);
+    }
+    if (!a->head || a->head->size - a->head->used < size) {
+        size_t bs = size > 65536 ? size : 65536;
+        struct fl_pb_block *b = malloc(sizeof *b + bs);
+        if (!b) {
+            a->failed = true;
+            return NULL;
+        }
+        b->next = a->head;
+        b->used = 0;
+        b->size = bs;
+        a->head = b;
+    }
+    void *r = (char *)a->head->data + a->head->used;
+    a->head->used += size;
+    memset(r, 0, size);
+    return r;
+}
+
+void fl_pb_arena_free(fl_pb_arena *a) {
+    while (a->head) {
+        struct fl_pb_block *n = a->head->next;
+        free(a->head);
+        a->head = n;
+    }
+    a->failed = false;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Enums                                                                      */
+/* ------------------------------------------------------------------------- */
+
+const char *fl_pb_enum_name(fl_pb_arena *a, const ProtobufCEnumDescriptor *e, const char *prefix,
+                            int value) {
+    const ProtobufCEnumValue *v = protobuf_c_enum_descriptor_get_value(e, value);
+    size_t pl = strlen(prefix);
+    if (!v || strncmp(v->name, prefix, pl) != 0) {
+        return "?";
+    }
+    const char *src = v->name + pl;
+    size_t n = strlen(src);
+    char *s = fl_pb_alloc(a, n + 1);
+    for (size_t i = 0; s && i < n; i++) {
+        s[i] = (char)tolower((unsigned char)src[i]);
+    }
+    return s;
+}
+
+bool fl_pb_enum_value(const ProtobufCEnumDescriptor *e, const char *prefix, const char *name,
+                      int *value) {
+    char buf[128];
+    size_t pl = strlen(prefix), n = name ? strlen(name) : 0;
+    if (!n || pl + n >= sizeof buf) {
+        return false;
+    }
+    memcpy(buf, prefix, pl);
+    for (size_t i = 0; i < n; i++) {
+        buf[pl + i] = (char)toupper((unsigned char)name[i]);
+    }
+    buf[pl + n] = '\0';
+    const ProtobufCEnumValue *v = protobuf_c_enum_descriptor_get_value_by_name(e, buf);
+    if (!v) {
+        return false;
+    }
+    *value = v->value;
+    return true;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Tables                                                                     */
+/* ------------------------------------------------------------------------- */
+
+typedef enum kind {
+    K_I64,        /* int64_t */
+    K_INT,        /* int */
+    K_BOOL,       /* bool */
+    K_DOUBLE,     /* double */
+    K_OPT_DOUBLE, /* double; negative = absent */
+    K_OPT_POS,    /* double; <= 0 = absent */
+    K_STR,        /* const char * (NULL sent as "") */
+    K_OPT_STR,    /* const char *; NULL = absent */
+    K_OPT_I64,    /* int64_t; 0 = absent */
+    K_ENUM,       /* const char * name <-> enum (aux: the value prefix) */
+    K_ENUMS,      /* const char *const * + size_t count <-> repeated enum */
+    K_STRS,       /* const char *const * + size_t count <-> repeated string */
+    K_I64S,       /* const int64_t * + int count <-> repeated int64 */
+    K_QTY,        /* fl_quantity <-> Quantity */
+    K_MSG,        /* a struct at off (cond: a bool gating presence) <-> message */
+    K_PTR,        /* const T * (NULL = absent) <-> message */
+    K_ARR,        /* const T * + size_t count <-> repeated message (aux: presence flag) */
+    K_BYTES,      /* const uint8_t * + size_t len <-> bytes */
+    K_SHAPE,      /* const char *shape, int rank, const fl_quantity *dims <-> Shape */
+    K_HOOK,       /* filled by the message's hook */
+    K_VERSION,    /* the sender's version (to_pb only) */
+} kind;
+
+typedef struct msg_map msg_map;
+
+typedef struct row {
+    const char *field; /* the proto field's name */
+    kind k;
+    size_t off;  /* the value (first of a pair) */
+    size_t off2; /* the count (K_ARR, K_STRS, K_ENUMS, K_I64S, K_BYTES), rank (K_SHAPE) */
+    size_t off3; /* K_SHAPE: dims; K_MSG: the bool gating presence + 1 (0 = none) */
+    const msg_map *sub;
+    const char *aux; /* K_ENUM(S): value prefix; K_ARR: presence flag field */
+    const ProtobufCEnumDescriptor *en;
+} row;
+
+struct msg_map {
+    const ProtobufCMessageDescriptor *desc;
+    size_t size; /* sizeof the report struct (array elements) */
+    const row *rows;
+    size_t n_rows;
+};
+
+#define N(a)                        (sizeof(a) / sizeof((a)[0]))
+#define MAP(name, desc, type, rows) static const msg_map name = {&desc, sizeof(type), rows, N(rows)}
+#define R(field, k, type, member)                                                                  \
+    { field, k, offsetof(type, member), 0, 0, NULL, NULL, NULL }
+#define RP(field, k, type, member, count)                                                          \
+    { field, k, offsetof(type, member), offsetof(type, count), 0, NULL, NULL, NULL }
+#define RE(field, type, member, en, prefix)                                                        \
+    { field, K_ENUM, offsetof(type, member), 0, 0, NULL, prefix, &en }
+#define RES(field, type, member, count, en, prefix)                                                \
+    { field, K_ENUMS, offsetof(type, member), offsetof(type, count), 0, NULL, prefix, &en }
+#define RM(field, type, member, sub)                                                               \
+    { field, K_MSG, offsetof(type, member), 0, 0, &sub, NULL, NULL }
+#define RMC(field, type, member, sub, cond)                                                        \
+    { field, K_MSG, offsetof(type, member), 0, offsetof(type, cond) + 1, &sub, NULL, NULL }
+#define RPTR(field, type, member, sub)                                                             \
+    { field, K_PTR, offsetof(type, member), 0, 0, &sub, NULL, NULL }
+#define RA(field, type, member, count, sub, flag)                                                  \
+    { field, K_ARR, offsetof(type, member), offsetof(type, count), 0, &sub, flag, NULL }
+#define RSHAPE(field, type)                                                                        \
+    {                                                                                              \
+        field, K_SHAPE, offsetof(type, shape), offsetof(type, rank), offsetof(type, dims), NULL,   \
+            NULL, NULL                                                                             \
+    }
+#define RX(field, k)                                                                               \
+    { field, k, 0, 0, 0, NULL, NULL, NULL }
+/* A message whose fields are the enclosing struct's own (offset 0). */
+#define RSELF(field, sub)                                                                          \
+    { field, K_MSG, 0, 0, 0, &sub, NULL, NULL }
+
+static const row quantity_rows[] = {
+    R("known", K_BOOL, fl_quantity, known),
+    R("value", K_I64, fl_quantity, value),
+    R("text", K_STR, fl_quantity, text),
+};
+MAP(quantity_map, foldline__v1__quantity__descriptor, fl_quantity, quantity_rows);
+
+static const row totals_rows[] = {
+    {"flops", K_QTY, offsetof(fl_totals, flops), 0, 0, &quantity_map, NULL, NULL},
+    {"tfprof_flops", K_QTY, offsetof(fl_totals, tfprof_flops), 0, 0, &quantity_map, NULL, NULL},
+    {"macs", K_QTY, offsetof(fl_totals, macs), 0, 0, &quantity_map, NULL, NULL},
+    {"bytes", K_QTY, offsetof(fl_totals, bytes), 0, 0, &quantity_map, NULL, NULL},
+    {"bytes_read", K_QTY, offsetof(fl_totals, bytes_read), 0, 0, &quantity_map, NULL, NULL},
+    {"bytes_written", K_QTY, offsetof(fl_totals, bytes_written), 0, 0, &quantity_map, NULL, NULL},
+    R("nodes", K_I64, fl_totals, nodes),
+};
+MAP(totals_map, foldline__v1__totals__descriptor, fl_totals, totals_rows);
+
+#define RQ(field, type, member)                                                                    \
+    { field, K_QTY, offsetof(type, member), 0, 0, &quantity_map, NULL, NULL }
+
+/* GraphInfo and Coverage: fields of fl_report itself. */
+static const row graph_rows[] = {
+    RE("format", fl_report, format, foldline__v1__graph_format__descriptor, "GRAPH_FORMAT_"),
+    R("producer", K_INT, fl_report, producer),
+    R("producer_name", K_OPT_STR, fl_report, producer_name),
+    R("producer_version", K_OPT_STR, fl_report, producer_version),
+    R("opset", K_OPT_I64, fl_report, opset),
+    R("initializers", K_OPT_I64, fl_report, n_initializers),
+    R("nodes", K_I64, fl_report, n_nodes),
+    R("functions", K_I64, fl_report, n_functions),
+    R("function_nodes", K_I64, fl_report, n_function_nodes),
+};
+MAP(graph_map, foldline__v1__graph_info__descriptor, fl_report, graph_rows);
+
+static const row coverage_rows[] = {
+    R("nodes_with_rule", K_I64, fl_report, nodes_with_rule),
+    R("nodes_without_rule", K_I64, fl_report, nodes_without_rule),
+    R("nodes_incomplete", K_I64, fl_report, nodes_incomplete),
+    R("bytes_share_without_rule", K_OPT_DOUBLE, fl_report, bytes_share_without_rule),
+    R("nodes_excluded", K_I64, fl_report, nodes_excluded),
+};
+MAP(coverage_map, foldline__v1__coverage__descriptor, fl_report, coverage_rows);
+
+static const row input_rows[] = {
+    R("name", K_STR, fl_report_input, name),
+    R("dtype", K_STR, fl_report_input, dtype),
+    RSHAPE("shape", fl_report_input),
+};
+MAP(input_map, foldline__v1__input__descriptor, fl_report_input, input_rows);
+
+static const row tensor_rows[] = {
+    R("dtype", K_STR, fl_report_tensor, dtype),
+    RSHAPE("shape", fl_report_tensor),
+};
+MAP(tensor_map, foldline__v1__tensor__descriptor, fl_report_tensor, tensor_rows);
+
+static const row node_rows[] = {
+    R("name", K_STR, fl_report_node, name),
+    R("op", K_STR, fl_report_node, op),
+    RA("outputs", fl_report_node, outputs, n_outputs, tensor_map, NULL),
+    RQ("flops", fl_report_node, flops),
+    RQ("tfprof_flops", fl_report_node, tfprof_flops),
+    RQ("macs", fl_report_node, macs),
+    RQ("bytes", fl_report_node, bytes),
+    R("has_rule", K_BOOL, fl_report_node, has_rule),
+    R("incomplete", K_BOOL, fl_report_node, incomplete),
+};
+MAP(node_map, foldline__v1__node_detail__descriptor, fl_report_node, node_rows);
+
+static const row op_rows[] = {
+    R("op", K_STR, fl_report_op, op),
+    R("count", K_I64, fl_report_op, count),
+    RQ("flops", fl_report_op, flops),
+    RQ("tfprof_flops", fl_report_op, tfprof_flops),
+};
+MAP(op_map, foldline__v1__op_summary__descriptor, fl_report_op, op_rows);
+
+static const row input_binding_rows[] = {
+    R("name", K_STR, fl_input_binding, name),
+    RP("dims", K_I64S, fl_input_binding, dims, rank),
+};
+MAP(input_binding_map, foldline__v1__input_shape__descriptor, fl_input_binding, input_binding_rows);
+
+static const row symbol_binding_rows[] = {
+    R("name", K_STR, fl_symbol_binding, name),
+    R("value", K_I64, fl_symbol_binding, value),
+};
+MAP(symbol_binding_map, foldline__v1__symbol_binding__descriptor, fl_symbol_binding,
+    symbol_binding_rows);
+
+static const row value_binding_rows[] = {
+    R("name", K_STR, fl_value_binding, name),
+    R("value", K_DOUBLE, fl_value_binding, value),
+};
+MAP(value_binding_map, foldline__v1__value_binding__descriptor, fl_value_binding,
+    value_binding_rows);
+
+static const row profile_used_rows[] = {
+    R("name", K_STR, fl_report_profile, name),
+    R("hash", K_STR, fl_report_profile, hash),
+};
+MAP(profile_used_map, foldline__v1__profile_used__descriptor, fl_report_profile, profile_used_rows);
+
+static const row options_rows[] = {
+    RE("format", fl_report_options, format, foldline__v1__graph_format__descriptor,
+       "GRAPH_FORMAT_"),
+    R("saved_model_tag", K_OPT_STR, fl_report_options, saved_model_tag),
+    RA("inputs", fl_report_options, inputs, n_inputs, input_binding_map, NULL),
+    RA("symbols", fl_report_options, symbols, n_symbols, symbol_binding_map, NULL),
+    RA("values", fl_report_options, values, n_values, value_binding_map, NULL),
+    RE("pass_selection", fl_report_options, pass_selection,
+       foldline__v1__pass_selection__descriptor, "PASS_SELECTION_"),
+    RES("passes", fl_report_options, passes, n_passes, foldline__v1__pass__descriptor, "PASS_"),
+    RES("disabled_passes", fl_report_options, disabled_passes, n_disabled_passes,
+        foldline__v1__pass__descriptor, "PASS_"),
+    RP("outputs", K_STRS, fl_report_options, output_names, n_output_names),
+    RE("device", fl_report_options, device, foldline__v1__device__descriptor, "DEVICE_"),
+    RE("remapper_mode", fl_report_options, remapper_mode, foldline__v1__remapper_mode__descriptor,
+       "REMAPPER_MODE_"),
+    R("cudnn_persistent_batchnorm", K_BOOL, fl_report_options, cudnn_persistent_batchnorm),
+    R("max_nodes", K_I64, fl_report_options, max_nodes),
+    R("max_value_elements", K_I64, fl_report_options, max_value_elements),
+    R("max_memory_bytes", K_I64, fl_report_options, max_memory_bytes),
+    R("max_folded_bytes", K_I64, fl_report_options, max_folded_bytes),
+    RA("profiles", fl_report_options, profiles, n_profiles, profile_used_map, NULL),
+};
+MAP(options_map, foldline__v1__options_used__descriptor, fl_report_options, options_rows);
+
+static const row roof_node_rows[] = {
+    R("name", K_STR, fl_roofline_node, name),
+    R("op", K_STR, fl_roofline_node, op),
+    RE("unit", fl_roofline_node, unit, foldline__v1__unit__descriptor, "UNIT_"),
+    RE("dtype", fl_roofline_node, dtype, foldline__v1__precision__descriptor, "PRECISION_"),
+    R("level", K_STR, fl_roofline_node, level),
+    R("flops", K_DOUBLE, fl_roofline_node, flops),
+    R("bytes", K_DOUBLE, fl_roofline_node, bytes),
+    R("intensity", K_OPT_DOUBLE, fl_roofline_node, intensity),
+    R("compute_s", K_DOUBLE, fl_roofline_node, compute_s),
+    R("memory_s", K_DOUBLE, fl_roofline_node, memory_s),
+    R("overhead_s", K_DOUBLE, fl_roofline_node, overhead_s),
+    R("time_s", K_DOUBLE, fl_roofline_node, time_s),
+    R("upper_s", K_DOUBLE, fl_roofline_node, upper_s),
+    RE("bound", fl_roofline_node, bound, foldline__v1__bound__descriptor, "BOUND_"),
+    R("op_class", K_STR, fl_roofline_node, op_class),
+    R("bucket", K_STR, fl_roofline_node, bucket),
+    R("fixed_s", K_DOUBLE, fl_roofline_node, fixed_s),
+    R("compute_peak_s", K_DOUBLE, fl_roofline_node, compute_peak_s),
+    R("memory_peak_s", K_DOUBLE, fl_roofline_node, memory_peak_s),
+    R("executed", K_BOOL, fl_roofline_node, executed),
+};
+MAP(roof_node_map, foldline__v1__roofline_node__descriptor, fl_roofline_node, roof_node_rows);
+
+static const row roof_graph_rows[] = {
+    R("time_s", K_DOUBLE, fl_roofline_graph, time_s),
+    R("upper_s", K_DOUBLE, fl_roofline_graph, upper_s),
+    R("compute_s", K_DOUBLE, fl_roofline_graph, compute_s),
+    R("memory_s", K_DOUBLE, fl_roofline_graph, memory_s),
+    R("overhead_s", K_DOUBLE, fl_roofline_graph, overhead_s),
+    R("ops_compute_bound", K_I64, fl_roofline_graph, ops_compute_bound),
+    R("ops_memory_bound", K_I64, fl_roofline_graph, ops_memory_bound),
+    R("ops_overhead_bound", K_I64, fl_roofline_graph, ops_overhead_bound),
+    R("ops_costed", K_I64, fl_roofline_graph, ops_costed),
+    RA("top", fl_roofline_graph, top, n_top, roof_node_map, NULL),
+    RA("nodes", fl_roofline_graph, nodes, n_nodes, roof_node_map, "has_nodes"),
+    RX("has_nodes", K_HOOK), /* the presence flag of `nodes` */
+    R("calibrated", K_BOOL, fl_roofline_graph, calibrated),
+    R("low_s", K_OPT_POS, fl_roofline_graph, low_s),
+    R("high_s", K_OPT_POS, fl_roofline_graph, high_s),
+    R("coverage", K_OPT_POS, fl_roofline_graph, coverage),
+};
+MAP(roof_graph_map, foldline__v1__roofline_graph__descriptor, fl_roofline_graph, roof_graph_rows);
+
+static const row roofline_rows[] = {
+    R("profile", K_STR, fl_roofline_result, profile),
+    RPTR("before", fl_roofline_result, before, roof_graph_map),
+    RPTR("after", fl_roofline_result, after, roof_graph_map),
+    R("speedup", K_OPT_POS, fl_roofline_result, speedup),
+};
+MAP(roofline_map, foldline__v1__roofline__descriptor, fl_roofline_result, roofline_rows);
+
+static const row pass_rows[] = {
+    RE("name", fl_report_pass, pass, foldline__v1__pass__descriptor, "PASS_"),
+    R("iteration", K_INT, fl_report_pass, iteration),
+    R("nodes_removed", K_I64, fl_report_pass, nodes_removed),
+    R("nodes_added", K_I64, fl_report_pass, nodes_added),
+    R("nodes_rewritten", K_I64, fl_report_pass, nodes_rewritten),
+    RM("before", fl_report_pass, before, totals_map),
+    RM("after", fl_report_pass, after, totals_map),
+    RX("rules", K_HOOK), /* its slice of fl_report.ledger: ledger_to_pb/ledger_from_pb */
+    R("failed", K_OPT_STR, fl_report_pass, failed),
+};
+MAP(pass_map, foldline__v1__pass_record__descriptor, fl_report_pass, pass_rows);
+
+static const row ledger_rows[] = {
+    R("rule", K_STR, fl_report_ledger_entry, rule),
+    R("node", K_STR, fl_report_ledger_entry, node),
+    R("detail", K_STR, fl_report_ledger_entry, detail),
+};
+MAP(ledger_map, foldline__v1__ledger_entry__descriptor, fl_report_ledger_entry, ledger_rows);
+
+static const row reply_rows[] = {
+    RX("foldline_version", K_VERSION),
+    RSELF("graph", graph_map),
+    RA("inputs", fl_report, inputs, n_inputs, input_map, NULL),
+    RP("outputs", K_STRS, fl_report, outputs, n_outputs),
+    RP("symbols", K_STRS, fl_report, symbols, n_symbols),
+    RM("totals", fl_report, totals, totals_map),
+    R("complete", K_BOOL, fl_report, complete),
+    RSELF("coverage", coverage_map),
+    RA("ops", fl_report, ops, n_ops, op_map, NULL),
+    RA("unknown_ops", fl_report, unknown_ops, n_unknown_ops, op_map, NULL),
+    RP("warnings", K_STRS, fl_report, warnings, n_warnings),
+    RA("nodes", fl_report, nodes, n_nodes_detail, node_map, "has_nodes"),
+    RX("has_nodes", K_HOOK),
+    RM("options", fl_report, options, options_map),
+    RA("roofline", fl_report, roofline, n_roofline, roofline_map, NULL),
+    RMC("totals_before", fl_report, before, totals_map, optimized),
+    RMC("totals_after", fl_report, after, totals_map, optimized),
+    RA("passes", fl_report, passes, n_passes, pass_map, NULL),
+    RP("optimized_graph", K_BYTES, fl_report, graph_bytes, graph_len),
+    RA("nodes_after", fl_report, nodes_after, n_nodes_after, node_map, "has_nodes_after"),
+    RX("has_nodes_after", K_HOOK),
+};
+MAP(reply_map, foldline__v1__analyze_reply__descriptor, fl_report, reply_rows);
+
+/* The messages the mapping reaches through sub-tables without a row of
+ * their own (Shape and Dim are written by K_SHAPE; LedgerEntry by the
+ * ledger hooks). */
+static const msg_map *const all_maps[] = {
+    &reply_map,         &graph_map,          &coverage_map,      &totals_map,       &quantity_map,
+    &input_map,         &tensor_map,         &node_map,          &op_map,           &options_map,
+    &input_binding_map, &symbol_binding_map, &value_binding_map, &profile_used_map, &roofline_map,
+    &roof_graph_map,    &roof_node_map,      &pass_map,          &ledger_map,
+};
+
+/* ------------------------------------------------------------------------- */
+/* Field access                                                               */
+/* ------------------------------------------------------------------------- */
+
+#define AT(base, off, type)  ((type *)((char *)(base) + (off)))
+#define CAT(base, off, type) ((const type *)((const char *)(base) + (off)))
+
+static const ProtobufCFieldDescriptor *field_of(const msg_map *m, const row *r) {
+    return protobuf_c_message_descriptor_get_field_by_name(m->desc, r->field);
+}
+
+/* Marks a one-member oneof as set (no-op for other fields). */
+static void set_present(ProtobufCMessage *msg, const ProtobufCFieldDescriptor *f) {
+    if (f->flags & PROTOBUF_C_FIELD_FLAG_ONEOF) {
+        *AT(msg, f->quantifier_offset, uint32_t) = f->id;
+    }
+}
+
+static bool is_present(const ProtobufCMessage *msg, const ProtobufCFieldDescriptor *f) {
+    if (f->flags & PROTOBUF_C_FIELD_FLAG_ONEOF) {
+        return *CAT(msg, f->quantifier_offset, uint32_t) == f->id;
+    }
+    return true;
+}
+
+static const row *row_named(const msg_map *m, const char *field) {
+    for (size_t i = 0; i < m->n_rows; i++) {
+        if (strcmp(m->rows[i].field, field) == 0) {
+            return &m->rows[i];
+        }
+    }
+    return NULL;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Report -> proto                                                            */
+/* ------------------------------------------------------------------------- */
+
+typedef struct enc {
+    fl_pb_arena *a;
+    const char *version;
+    char *err;
+    size_t errlen;
+    bool failed;
+} enc;
+
+static bool enc_fail(enc *e, const char *what, const char *name) {
+    if (!e->failed) {
+        snprintf(e->err, e->errlen, "%s: no value for '%s'", what, name ? name : "(null)");
+    }
+    e->failed = true;
+    return false;
+}
+
+static ProtobufCMessage *new_msg(enc *e, const ProtobufCMessageDescriptor *d) {
+    ProtobufCMessage *m = fl_pb_alloc(e->a, d->sizeof_message);
+    if (m) {
+        protobuf_c_message_init(d, m);
+    }
+    return m;
+}
+
+static bool to_msg(enc *e, const msg_map *m, const void *src, ProtobufCMessage *dst);
+
+static void shape_to_pb(enc *e, const void *src, const row *r, ProtobufCMessage **out) {
+    Foldline__V1__Shape *s = (Foldline__V1__Shape *)new_msg(e, &foldline__v1__shape__descriptor);
+    if (!s) {
+        return;
+    }
+    int rank = *CAT(src, r->off2, int);
+    const fl_quantity *dims = *CAT(src, r->off3, const fl_quantity *);
+    s->unknown_rank = rank < 0 || !dims;
+    if (!s->unknown_rank && rank > 0) {
+        s->dims = fl_pb_alloc(e->a, (size_t)rank * sizeof(*s->dims));
+        for (int i = 0; s->dims && i < rank; i++) {
+            Foldline__V1__Dim *d = (Foldline__V1__Dim *)new_msg(e, &foldline__v1__dim__descriptor);
+            if (!d) {
+                return;
+            }
+            if (dims[i].known) {
+                d->size_case = FOLDLINE__V1__DIM__SIZE_VALUE;
+                d->value = dims[i].value;
+            } else if (dims[i].text && strcmp(dims[i].text, "?") != 0) {
+                d->size_case = FOLDLINE__V1__DIM__SIZE_SYMBOLIC;
+                d->symbolic = (char *)dims[i].text;
+            }
+            s->dims[s->n_dims++] = d;
+        }
+    }
+    *out = &s->base;
+}
+
+/* A repeated message field from count elements of size m->size at `arr`. */
+static void arr_to_pb(enc *e, const msg_map *m, const void *arr, size_t n,
+                      const ProtobufCFieldDescriptor *f, ProtobufCMessage *dst) {
+    ProtobufCMessage **v = fl_pb_alloc(e->a, (n + 1) * sizeof(*v));
+    for (size_t i = 0; v && i < n; i++) {
+        v[i] = new_msg(e, m->desc);
+        if (!v[i] || !to_msg(e, m, (const char *)arr + i * m->size, v[i])) {
+            return;
+        }
+    }
+    *AT(dst, f->quantifier_offset, size_t) = v ? n : 0;
+    *AT(dst, f->offset, ProtobufCMessage **) = v;
+}
+
+static bool enums_to_pb(enc *e, const row *r, const void *src, const ProtobufCFieldDescriptor *f,
+                        ProtobufCMessage *dst) {
+    const char *const *names = *CAT(src, r->off, const char *const *);
+    size_t n = *CAT(src, r->off2, size_t);
+    int *v = fl_pb_alloc(e->a, (n + 1) * sizeof(int));
+    for (size_t i = 0; v && i < n; i++) {
+        if (!fl_pb_enum_value(r->en, r->aux, names[i], &v[i])) {
+            return enc_fail(e, r->field, names[i]);
+        }
+    }
+    *AT(dst, f->quantifier_offset, size_t) = v ? n : 0;
+    *AT(dst, f->offset, int *) = v;
+    return true;
+}
+
+/* One row: the value at src + r->off into dst's field f. */
+static bool row_to_pb(enc *e, const row *r, const void *src, const ProtobufCFieldDescriptor *f,
+                      ProtobufCMessage *dst) {
+    void *slot = AT(dst, f->offset, void);
+    const void *val = CAT(src, r->off, void);
+    switch (r->k) {
+    case K_I64:
+        *(int64_t *)slot = *(const int64_t *)val;
+        break;
+    case K_INT:
+        *(int32_t *)slot = *(const int *)val;
+        break;
+    case K_BOOL:
+        *(protobuf_c_boolean *)slot = *(const bool *)val;
+        break;
+    case K_DOUBLE:
+        *(double *)slot = *(const double *)val;
+        break;
+    case K_OPT_DOUBLE:
+    case K_OPT_POS: {
+        double d = *(const double *)val;
+        if (r->k == K_OPT_DOUBLE ? d >= 0 : d > 0) {
+            *(double *)slot = d;
+            set_present(dst, f);
+        }
+        break;
+    }
+    case K_OPT_I64:
+        if (*(const int64_t *)val) {
+            *(int64_t *)slot = *(const int64_t *)val;
+            set_present(dst, f);
+        }
+        break;
+    case K_STR:
+        *(const char **)slot = *(const char *const *)val ? *(const char *const *)val : "";
+        break;
+    case K_OPT_STR:
+        if (*(const char *const *)val) {
+            *(const char **)slot = *(const char *const *)val;
+            set_present(dst, f);
+        }
+        break;
+    case K_ENUM: {
+        int v;
+        if (!fl_pb_enum_value(r->en, r->aux, *(const char *const *)val, &v)) {
+            return enc_fail(e, r->field, *(const char *const *)val);
+        }
+        *(int *)slot = v;
+        break;
+    }
+    case K_ENUMS:
+        return enums_to_pb(e, r, src, f, dst);
+    case K_STRS:
+        memcpy(slot, val, sizeof(char **));
+        *AT(dst, f->quantifier_offset, size_t) = *CAT(src, r->off2, size_t);
+        break;
+    case K_I64S: {
+        int n = *CAT(src, r->off2, int);
+        *(const int64_t **)slot = *(const int64_t *const *)val;
+        *AT(dst, f->quantifier_offset, size_t) = n > 0 ? (size_t)n : 0;
+        break;
+    }
+    case K_BYTES: {
+        ProtobufCBinaryData *b = slot;
+        b->data = (uint8_t *)*(const uint8_t *const *)val;
+        b->len = b->data ? *CAT(src, r->off2, size_t) : 0;
+        break;
+    }
+    case K_QTY:
+    case K_MSG:
+    case K_PTR: {
+        if (r->k == K_MSG && r->off3 && !*CAT(src, r->off3 - 1, bool)) {
+            break;
+        }
+        const void *sv = r->k == K_PTR ? *(const void *const *)val : val;
+        if (!sv) {
+            break;
+        }
+        ProtobufCMessage *sub = new_msg(e, r->sub->desc);
+        if (!sub || !to_msg(e, r->sub, sv, sub)) {
+            break;
+        }
+        *(ProtobufCMessage **)slot = sub;
+        break;
+    }
+    case K_ARR: {
+        const void *arr = *(const void *const *)val;
+        if (r->aux) {
+            const ProtobufCFieldDescriptor *pf =
+                protobuf_c_message_descriptor_get_field_by_name(dst->descriptor, r->aux);
+            *AT(dst, pf->offset, protobuf_c_boolean) = arr != NULL;
+        }
+        arr_to_pb(e, r->sub, arr, arr ? *CAT(src, r->off2, size_t) : 0, f, dst);
+        break;
+    }
+    case K_SHAPE:
+        shape_to_pb(e, src, r, (ProtobufCMessage **)slot);
+        break;
+    case K_VERSION:
+        *(const char **)slot = e->version ? e->version : "";
+        break;
+    case K_HOOK:
+        break;
+    }
+    return !e->failed;
+}
+
+static bool to_msg(enc *e, const msg_map *m, const void *src, ProtobufCMessage *dst) {
+    for (size_t i = 0; i < m->n_rows && !e->failed; i++) {
+        const ProtobufCFieldDescriptor *f = field_of(m, &m->rows[i]);
+        if (f && !row_to_pb(e, &m->rows[i], src, f, dst)) {
+            return false;
+        }
+    }
+    return !e->failed && !e->a->failed;
+}
+
+/* Each pass record's slice of the ledger. */
+static void ledger_to_pb(enc *e, const fl_report *r, Foldline__V1__AnalyzeReply *m) {
+    const ProtobufCFieldDescriptor *f = protobuf_c_message_descriptor_get_field_by_name(
+        &foldline__v1__pass_record__descriptor, "rules");
+    for (size_t i = 0; i < m->n_passes && i < r->n_passes; i++) {
+        const fl_report_pass *p = &r->passes[i];
+        size_t n = p->first_entry < r->n_ledger ? r->n_ledger - p->first_entry : 0;
+        n = p->n_entries < n ? p->n_entries : n;
+        arr_to_pb(e, &ledger_map, r->ledger + (n ? p->first_entry : 0), n, f, &m->passes[i]->base);
+    }
+}
+
+bool fl_report_to_pb(const fl_report *r, const char *version, fl_pb_arena *a,
+                     Foldline__V1__AnalyzeReply *m, char *err, size_t errlen) {
+    enc e = {a, version, err, errlen, false};
+    if (!to_msg(&e, &reply_map, r, &m->base)) {
+        if (!e.failed) {
+            snprintf(err, errlen, "out of memory");
+        }
+        return false;
+    }
+    ledger_to_pb(&e, r, m);
+    if (a->failed) {
+        snprintf(err, errlen, "out of memory");
+        return false;
+    }
+    return true;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Proto -> report                                                            */
+/* ------------------------------------------------------------------------- */
+
+/* A report built from a reply: the report first, so a report pointer is
+ * the holder's. */
+typedef struct holder {
+    fl_report r;
+    fl_pb_arena a;
+    Foldline__V1__AnalyzeReply *m;
+} holder;
+
+static void from_msg(fl_pb_arena *a, const msg_map *m, const ProtobufCMessage *src, void *dst);
+
+static fl_quantity unknown_quantity(void) {
+    fl_quantity q = {false, 0, "?"};
+    return q;
+}
+
+static void shape_from_pb(fl_pb_arena *a, const Foldline__V1__Shape *s, void *dst, const row *r) {
+    const char **text = AT(dst, r->off, const char *);
+    int *rank = AT(dst, r->off2, int);
+    const fl_quantity **dims = AT(dst, r->off3, const fl_quantity *);
+    *text = "?";
+    *rank = -1;
+    *dims = NULL;
+    if (!s || s->unknown_rank) {
+        return;
+    }
+    fl_quantity *d = fl_pb_alloc(a, (s->n_dims + 1) * sizeof(*d));
+    size_t len = 3;
+    for (size_t i = 0; d && i < s->n_dims; i++) {
+        const Foldline__V1__Dim *dm = s->dims[i];
+        if (dm->size_case == FOLDLINE__V1__DIM__SIZE_VALUE) {
+            char *t = fl_pb_alloc(a, 24);
+            if (t) {
+                snprintf(t, 24, "%lld", (long long)dm->value);
+            }
+            d[i] = (fl_quantity){true, dm->value, t ? t : "?"};
+        } else if (dm->size_case == FOLDLINE__V1__DIM__SIZE_SYMBOLIC) {
+            d[i] = (fl_quantity){false, 0, dm->symbolic};
+        } else {
+            d[i] = unknown_quantity();
+        }
+        len += strlen(d[i].text) + 1;
+    }
+    char *buf = fl_pb_alloc(a, len);
+    if (!d || !buf) {
+        return;
+    }
+    size_t o = 0;
+    buf[o++] = '[';
+    for (size_t i = 0; i < s->n_dims; i++) {
+        o += (size_t)snprintf(buf + o, len - o, "%s%s", i ? "," : "", d[i].text);
+    }
+    buf[o++] = ']';
+    buf[o] = '\0';
+    *text = buf;
+    *rank = (int)s->n_dims;
+    *dims = d;
+}
+
+/* A repeated message into a new array; `present` false gives NULL. */
+static void *arr_from_pb(fl_pb_arena *a, const msg_map *m, ProtobufCMessage *const *v, size_t n,
+                         bool present) {
+    if (!present) {
+        return NULL;
+    }
+    char *arr = fl_pb_alloc(a, (n + 1) * m->size); /* non-NULL also when empty */
+    for (size_t i = 0; arr && i < n; i++) {
+        from_msg(a, m, v[i], arr + i * m->size);
+    }
+    return arr;
+}
+
+static void row_from_pb(fl_pb_arena *a, const row *r, const ProtobufCMessage *src,
+                        const ProtobufCFieldDescriptor *f, void *dst) {
+    const void *slot = CAT(src, f->offset, void);
+    void *val = AT(dst, r->off, void);
+    bool present = is_present(src, f);
+    switch (r->k) {
+    case K_I64:
+        *(int64_t *)val = *(const int64_t *)slot;
+        break;
+    case K_INT:
+        *(int *)val = *(const int32_t *)slot;
+        break;
+    case K_BOOL:
+        *(bool *)val = *(const protobuf_c_boolean *)slot;
+        break;
+    case K_DOUBLE:
+        *(double *)val = *(const double *)slot;
+        break;
+    case K_OPT_DOUBLE:
+        *(double *)val = present ? *(const double *)slot : -1;
+        break;
+    case K_OPT_POS:
+        *(double *)val = present ? *(const double *)slot : 0;
+        break;
+    case K_OPT_I64:
+        *(int64_t *)val = present ? *(const int64_t *)slot : 0;
+        break;
+    case K_STR:
+        *(const char **)val = *(const char *const *)slot ? *(const char *const *)slot : "";
+        break;
+    case K_OPT_STR:
+        *(const char **)val = present ? *(const char *const *)slot : NULL;
+        break;
+    case K_ENUM:
+        *(const char **)val = fl_pb_enum_name(a, r->en, r->aux, *(const int *)slot);
+        break;
+    case K_ENUMS: {
+        size_t n = *CAT(src, f->quantifier_offset, size_t);
+        const char **names = fl_pb_alloc(a, (n + 1) * sizeof(char *));
+        for (size_t i = 0; names && i < n; i++) {
+            names[i] = fl_pb_enum_name(a, r->en, r->aux, (*(const int *const *)slot)[i]);
+        }
+        memcpy(val, &names, sizeof names);
+        *AT(dst, r->off2, size_t) = names ? n : 0;
+        break;
+    }
+    case K_STRS:
+        memcpy(val, slot, sizeof(char **));
+        *AT(dst, r->off2, size_t) = *CAT(src, f->quantifier_offset, size_t);
+        break;
+    case K_I64S:
+        *(const int64_t **)val = *(const int64_t *const *)slot;
+        *AT(dst, r->off2, int) = (int)*CAT(src, f->quantifier_offset, size_t);
+        break;
+    case K_BYTES: {
+        const ProtobufCBinaryData *b = slot;
+        *(const uint8_t **)val = b->len ? b->data : NULL;
+        *AT(dst, r->off2, size_t) = b->len;
+        break;
+    }
+    case K_QTY:
+    case K_MSG:
+    case K_PTR: {
+        const ProtobufCMessage *sub = *(const ProtobufCMessage *const *)slot;
+        if (r->k == K_MSG && r->off3) {
+            *AT(dst, r->off3 - 1, bool) = sub != NULL;
+        }
+        if (r->k == K_QTY && !sub) {
+            *(fl_quantity *)val = unknown_quantity();
+        } else if (r->k == K_PTR) {
+            void *p = sub ? fl_pb_alloc(a, r->sub->size) : NULL;
+            if (p) {
+                from_msg(a, r->sub, sub, p);
+            }
+            *(void **)val = p;
+        } else if (sub) {
+            from_msg(a, r->sub, sub, val);
+        }
+        break;
+    }
+    case K_ARR: {
+        bool has = true;
+        if (r->aux) {
+            const ProtobufCFieldDescriptor *pf =
+                protobuf_c_message_descriptor_get_field_by_name(src->descriptor, r->aux);
+            has = *CAT(src, pf->offset, protobuf_c_boolean);
+        }
+        size_t n = *CAT(src, f->quantifier_offset, size_t);
+        *(void **)val = arr_from_pb(a, r->sub, *(ProtobufCMessage *const *const *)slot, n, has);
+        *AT(dst, r->off2, size_t) = has ? n : 0;
+        break;
+    }
+    case K_SHAPE:
+        shape_from_pb(a, *(const Foldline__V1__Shape *const *)slot, dst, r);
+        break;
+    case K_VERSION:
+    case K_HOOK:
+        break;
+    }
+}
+
+static void from_msg(fl_pb_arena *a, const msg_map *m, const ProtobufCMessage *src, void *dst) {
+    for (size_t i = 0; i < m->n_rows; i++) {
+        const ProtobufCFieldDescriptor *f = field_of(m, &m->rows[i]);
+        if (f) {
+            row_from_pb(a, &m->rows[i], src, f, dst);
+        }
+    }
+}
+
+/* The flat ledger: every pass record's rules in order. */
+static void ledger_from_pb(fl_pb_arena *a, const Foldline__V1__AnalyzeReply *m, fl_report *r) {
+    size_t n = 0;
+    for (size_t i = 0; i < m->n_passes; i++) {
+        n += m->passes[i]->n_rules;
+    }
+    fl_report_ledger_entry *es = fl_pb_alloc(a, (n + 1) * sizeof(*es));
+    fl_report_pass *ps = (fl_report_pass *)r->passes;
+    if (!es || (m->n_passes && !ps)) {
+        return;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < m->n_passes; i++) {
+        ps[i].first_entry = k;
+        ps[i].n_entries = m->passes[i]->n_rules;
+        for (size_t j = 0; j < m->passes[i]->n_rules; j++, k++) {
+            from_msg(a, &ledger_map, &m->passes[i]->rules[j]->base, &es[k]);
+            es[k].pass = ps[i].pass;
+        }
+    }
+    r->ledger = es;
+    r->n_ledger = n;
+}
+
+fl_report *fl_report_from_pb(Foldline__V1__AnalyzeReply *m) {
+    holder *h = calloc(1, sizeof(*h));
+    if (!h) {
+        foldline__v1__analyze_reply__free_unpacked(m, NULL);
+        return NULL;
+    }
+    h->m = m;
+    from_msg(&h->a, &reply_map, &m->base, &h->r);
+    ledger_from_pb(&h->a, m, &h->r);
+    if (h->a.failed) {
+        fl_report_pb_free(&h->r);
+        return NULL;
+    }
+    return &h->r;
+}
+
+void fl_report_pb_free(fl_report *r) {
+    if (!r) {
+        return;
+    }
+    holder *h = (holder *)r;
+    fl_pb_arena_free(&h->a);
+    if (h->m) {
+        foldline__v1__analyze_reply__free_unpacked(h->m, NULL);
+    }
+    free(h);
+}
+
+/* ------------------------------------------------------------------------- */
+/* Self-check                                                                 */
+/* ------------------------------------------------------------------------- */
+
+const char *fl_report_pb_check(void) {
+    static char what[160];
+    for (size_t i = 0; i < N(all_maps); i++) {
+        const msg_map *m = all_maps[i];
+        for (size_t k = 0; k < m->desc->n_fields; k++) {
+            if (!row_named(m, m->desc->fields[k].name)) {
+                snprintf(what, sizeof what, "%s.%s (no row)", m->desc->short_name,
+                         m->desc->fields[k].name);
+                return what;
+            }
+        }
+        for (size_t k = 0; k < m->n_rows; k++) {
+            if (!field_of(m, &m->rows[k])) {
+                snprintf(what, sizeof what, "%s.%s (no such field)", m->desc->short_name,
+                         m->rows[k].field);
+                return what;
+            }
+        }
+    }
+    return NULL;
+}
