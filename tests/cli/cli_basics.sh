@@ -8,7 +8,7 @@ data="$2"
 source "$(dirname "$0")/checks.bash"
 
 check help 0 "usage: foldline analyze" -- "$bin" --help
-check version 0 "foldline 0." -- "$bin" --version
+check version 0 "foldline 1." -- "$bin" --version
 check no_args 2 "usage" -- "$bin"
 check unknown_command 2 "unknown command 'frobnicate'" -- "$bin" frobnicate
 check unknown_option 2 "unknown option '--bogus'" -- "$bin" analyze "$data/tiny_cnn.pb" --bogus
