@@ -374,11 +374,21 @@ static const row pass_rows[] = {
 MAP(pass_map, foldline__v1__pass_record__descriptor, fl_report_pass, pass_rows);
 
 static const row ledger_rows[] = {
+    R("rule", K_STR, fl_report_ledger_entry, rule), R("node", K_STR, fl_report_ledger_entry, node),
+    R("detail", K_STR, fl_report_ledger_entry, detail),
+    RX("pass", K_HOOK), /* a pass record's rules: the record's pass */
+};
+MAP(ledger_map, foldline__v1__ledger_entry__descriptor, fl_report_ledger_entry, ledger_rows);
+
+/* Entries outside every pass record (AnalyzeReply.other_ledger). */
+static const row other_ledger_rows[] = {
     R("rule", K_STR, fl_report_ledger_entry, rule),
     R("node", K_STR, fl_report_ledger_entry, node),
     R("detail", K_STR, fl_report_ledger_entry, detail),
+    R("pass", K_STR, fl_report_ledger_entry, pass),
 };
-MAP(ledger_map, foldline__v1__ledger_entry__descriptor, fl_report_ledger_entry, ledger_rows);
+MAP(other_ledger_map, foldline__v1__ledger_entry__descriptor, fl_report_ledger_entry,
+    other_ledger_rows);
 
 static const row reply_rows[] = {
     RX("foldline_version", K_VERSION),
@@ -402,6 +412,7 @@ static const row reply_rows[] = {
     RP("optimized_graph", K_BYTES, fl_report, graph_bytes, graph_len),
     RA("nodes_after", fl_report, nodes_after, n_nodes_after, node_map, "has_nodes_after"),
     RX("has_nodes_after", K_HOOK),
+    RX("other_ledger", K_HOOK), /* ledger_to_pb / ledger_from_pb */
 };
 MAP(reply_map, foldline__v1__analyze_reply__descriptor, fl_report, reply_rows);
 
@@ -409,10 +420,13 @@ MAP(reply_map, foldline__v1__analyze_reply__descriptor, fl_report, reply_rows);
  * their own (Shape and Dim are written by K_SHAPE; LedgerEntry by the
  * ledger hooks). */
 static const msg_map *const all_maps[] = {
-    &reply_map,         &graph_map,          &coverage_map,      &totals_map,       &quantity_map,
-    &input_map,         &tensor_map,         &node_map,          &op_map,           &options_map,
-    &input_binding_map, &symbol_binding_map, &value_binding_map, &profile_used_map, &roofline_map,
-    &roof_graph_map,    &roof_node_map,      &pass_map,          &ledger_map,
+    &reply_map,         &graph_map,         &coverage_map,
+    &totals_map,        &quantity_map,      &input_map,
+    &tensor_map,        &node_map,          &op_map,
+    &options_map,       &input_binding_map, &symbol_binding_map,
+    &value_binding_map, &profile_used_map,  &roofline_map,
+    &roof_graph_map,    &roof_node_map,     &pass_map,
+    &ledger_map,        &other_ledger_map,
 };
 
 /* ------------------------------------------------------------------------- */
@@ -663,6 +677,22 @@ static void ledger_to_pb(enc *e, const fl_report *r, Foldline__V1__AnalyzeReply 
         n = p->n_entries < n ? p->n_entries : n;
         arr_to_pb(e, &ledger_map, r->ledger + (n ? p->first_entry : 0), n, f, &m->passes[i]->base);
     }
+    /* The entries no pass record covers, in order. */
+    fl_report_ledger_entry *other = fl_pb_alloc(e->a, (r->n_ledger + 1) * sizeof(*other));
+    size_t n_other = 0;
+    for (size_t k = 0; other && k < r->n_ledger; k++) {
+        bool covered = false;
+        for (size_t i = 0; i < r->n_passes && !covered; i++) {
+            const fl_report_pass *p = &r->passes[i];
+            covered = k >= p->first_entry && k - p->first_entry < p->n_entries;
+        }
+        if (!covered) {
+            other[n_other++] = r->ledger[k];
+        }
+    }
+    const ProtobufCFieldDescriptor *of = protobuf_c_message_descriptor_get_field_by_name(
+        &foldline__v1__analyze_reply__descriptor, "other_ledger");
+    arr_to_pb(e, &other_ledger_map, other, n_other, of, &m->base);
 }
 
 bool fl_report_to_pb(const fl_report *r, const char *version, fl_pb_arena *a,
@@ -867,9 +897,10 @@ static void from_msg(fl_pb_arena *a, const msg_map *m, const ProtobufCMessage *s
     }
 }
 
-/* The flat ledger: every pass record's rules in order. */
+/* The flat ledger: the entries outside the pass records (other_ledger),
+ * then every pass record's rules in order. */
 static void ledger_from_pb(fl_pb_arena *a, const Foldline__V1__AnalyzeReply *m, fl_report *r) {
-    size_t n = 0;
+    size_t n = m->n_other_ledger;
     for (size_t i = 0; i < m->n_passes; i++) {
         n += m->passes[i]->n_rules;
     }
@@ -879,6 +910,9 @@ static void ledger_from_pb(fl_pb_arena *a, const Foldline__V1__AnalyzeReply *m, 
         return;
     }
     size_t k = 0;
+    for (; k < m->n_other_ledger; k++) { /* the entries outside the records come first */
+        from_msg(a, &other_ledger_map, &m->other_ledger[k]->base, &es[k]);
+    }
     for (size_t i = 0; i < m->n_passes; i++) {
         ps[i].first_entry = k;
         ps[i].n_entries = m->passes[i]->n_rules;

@@ -340,7 +340,7 @@ fl_status fl_analyze(const void *bytes, size_t len, const fl_options *opt_in, fl
     }
     if (st == FL_OK) {
         st = fl__report_build(&c, opt,
-                          fmt == FL_FORMAT_TFLITE       ? "tflite"
+                              fmt == FL_FORMAT_TFLITE       ? "tflite"
                               : fmt == FL_FORMAT_TFJS       ? "tfjs"
                               : fmt == FL_FORMAT_ONNX       ? "onnx"
                               : fmt == FL_FORMAT_SAVEDMODEL ? "savedmodel"

@@ -240,7 +240,10 @@ static void add_sym(const char *name, void *ctx) {
         l->names = nn;
         l->cap = nc;
     }
-    l->names[l->n++] = fl__arena_strdup(l->ra, name);
+    const char *copy = fl__arena_strdup(l->ra, name);
+    if (copy) { /* else the arena is marked failed: the analysis fails */
+        l->names[l->n++] = copy;
+    }
 }
 
 /* ------------------------------------------------------------------------- */
@@ -308,7 +311,7 @@ fl_status fl__report_totals(fl_ctx *c, fl_arena *ra, const fl_cost_totals *t, fl
 static fl_status graph_info(fl_ctx *c, fl_arena *ra, const char *format, fl_report *r) {
     const fl_graph *g = c->g;
     r->format = format;
-    r->producer = g->producer;
+    r->producer = g->onnx.is_onnx ? 0 : g->producer; /* ONNX: g->producer is the opset */
     r->producer_name = g->onnx.producer_name ? fl__arena_strdup(ra, g->onnx.producer_name) : NULL;
     r->producer_version =
         g->onnx.producer_version ? fl__arena_strdup(ra, g->onnx.producer_version) : NULL;

@@ -971,9 +971,10 @@ static fl_status import_graph(imp *im, const Onnx__ModelProto *m) {
                       "read with their opset %s definitions",
                       (long long)opset, FL_ONNX_MAX_OPSET, opset < 7 ? "7" : "21");
     }
-    /* versions.producer is TensorFlow's; an ONNX model says who made it and
-     * which opset it uses in fields of its own. */
-    im->g->producer = 0;
+    /* The ops read the opset from g->producer; the report takes it from
+     * g->onnx (versions.producer is TensorFlow's: an ONNX model says who made
+     * it and which opset it uses in fields of its own). */
+    im->g->producer = (int)(opset > 1000000 ? 1000000 : opset);
     im->g->onnx.is_onnx = true;
     im->g->onnx.opset = has_default ? opset : 0; /* 0: only other domains */
     im->g->onnx.n_initializers = (int64_t)gp->n_initializer;

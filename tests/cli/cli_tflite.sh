@@ -33,7 +33,7 @@ for m in "$corpus"/tflite/*.tflite; do
   # Copied without its extension: detection by the TFL3 identifier.
   cp "$m" "$tmp/model"
   "$bin" analyze "$tmp/model" --json >"$tmp/r.json" 2>"$tmp/err"
-  got=$(json_get "$tmp/r.json" "r['totals']['macs']")
+  got=$(json_get "$tmp/r.json" "r['totals']['macs']['value']")
   unknown=$(json_get "$tmp/r.json" "len(r['unknown_ops'])")
   fmt=$(json_get "$tmp/r.json" "r['graph']['format']")
   mismatch=$(json_get "$tmp/r.json" "sum('inferred shape' in w for w in r['warnings'])")
@@ -52,10 +52,10 @@ done
 # Cross-format twins (MANIFEST's twin column), batch bound to 1.
 twin() { # tflite pb
   local a b
-  a=$("$bin" analyze "$corpus/tflite/$1" --json --passes none | "$py" -c "import json,sys; print(json.load(sys.stdin)['totals']['macs'])")
+  a=$("$bin" analyze "$corpus/tflite/$1" --json --passes none | "$py" -c "import json,sys; q=json.load(sys.stdin)['totals']['macs']; print(q.get('value', q.get('formula')))")
   b=$("$bin" analyze "$corpus/tf/$2" --json --passes none | "$py" -c "
 import json,sys,re
-r=json.load(sys.stdin); m=str(r['totals']['macs']); print(re.sub(r'\*?[A-Za-z_][\w.]*', '', m) or m)")
+q=json.load(sys.stdin)['totals']['macs']; m=str(q.get('value', q.get('formula'))); print(re.sub(r'\*?[A-Za-z_][\w.]*', '', m) or m)")
   check "twin_$1" 0 "" -- test "$a" = "$b"
 }
 twin face_detection_short_range.tflite human-facemesh-detection-short.pb

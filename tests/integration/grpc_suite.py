@@ -198,7 +198,9 @@ def case_same_output(s):
     unknown = write("unknown.pb", b"\x0a\x0f\x0a\x01x\x12\x0aFrobnicate")
     for m, v, want in ((TINY_ONNX, [], 0), (TINY_ONNX, ["--json", "--per-node"], 0),
                        (TINY_ONNX, ["--summary"], 0), (unknown, [], 0), (unknown, ["--json"], 0),
-                       (unknown, ["--require-complete"], 4)):
+                       (unknown, ["--require-complete"], 4),
+                       (os.path.join(DATA, "tiny.tflite"), [], 0),
+                       (os.path.join(DATA, "tiny.tflite"), ["--json"], 0)):
         lrc, lout, lerr = cli("analyze", m, *v)
         rrc, rout, rerr = cli("analyze", m, *v, server=s.addr)
         check("same_output %s %s" % (os.path.basename(m), " ".join(v)),

@@ -359,7 +359,8 @@ static bool check_model(const char *path) {
     fl_options_init(&o);
     o.per_node = true;
     o.passes = "default";
-    o.return_graph = fl_detect_format(bytes, len) != FL_FORMAT_ONNX;
+    fl_format fmt = fl_detect_format(bytes, len);
+    o.return_graph = fmt == FL_FORMAT_GRAPHDEF || fmt == FL_FORMAT_SAVEDMODEL;
     const char *disabled[] = {"dependency"};
     o.disabled_passes = disabled;
     o.n_disabled_passes = 1;
@@ -400,7 +401,7 @@ static int has_suffix(const char *s, const char *suf) {
     return n >= k && strcmp(s + n - k, suf) == 0;
 }
 
-/* Every .pb and .onnx file of dir; returns how many analysed. */
+/* Every .pb, .onnx and .tflite file of dir; returns how many analysed. */
 static int check_dir(const char *dir) {
     DIR *d = opendir(dir);
     if (!d) {
@@ -410,7 +411,8 @@ static int check_dir(const char *dir) {
     struct dirent *e;
     char path[4096];
     while ((e = readdir(d)) != NULL) {
-        if (!has_suffix(e->d_name, ".pb") && !has_suffix(e->d_name, ".onnx")) {
+        if (!has_suffix(e->d_name, ".pb") && !has_suffix(e->d_name, ".onnx") &&
+            !has_suffix(e->d_name, ".tflite")) {
             continue;
         }
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
