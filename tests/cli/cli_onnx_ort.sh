@@ -24,7 +24,8 @@ summary() { # model [options...]
 import json, sys
 r = json.load(sys.stdin)
 syms = " ".join(sorted(s["name"] if isinstance(s, dict) else str(s) for s in r.get("symbols", [])))
-print(r["totals"]["macs"], len(r["unknown_ops"]), syms or "-")'
+q = r["totals"]["macs"]  # a count: {"value": N} or {"formula": "..."}
+print(q.get("value", q.get("formula")), len(r["unknown_ops"]), syms or "-")'
 }
 
 n=0
