@@ -658,6 +658,12 @@ static fl_status add_operator(tfl *t, uint32_t oi, fl_node **out) {
     }
     n->attrs = attrs;
     n->n_attrs = na;
+    if (n->desc && n->desc->n_outputs >= 0 && outs.n < (uint32_t)n->desc->n_outputs) {
+        return fl__node_fail(t->d, FL_EINVAL, n,
+                             "operator has %u outputs, the op defines %d (field: "
+                             "subgraphs[%d].operators[%u].outputs)",
+                             outs.n, n->desc->n_outputs, t->sg, oi);
+    }
     if (fl__node_alloc_outputs(t->g, n, (int)outs.n) != FL_OK) {
         return fl__diag_oom(t->d);
     }
