@@ -5,45 +5,12 @@
  */
 #include "foldline/foldline.h"
 #include "onnxbuild.h"
+#include "onnxcheck.h"
 #include "testutil.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static fl_report *run(ob_model *m, fl_status want) {
-    size_t len;
-    uint8_t *buf = ob_pack(m, &len);
-    fl_options o;
-    fl_options_init(&o);
-    o.per_node = true;
-    fl_report *r = NULL;
-    fl_status st = fl_analyze(buf, len, &o, &r);
-    free(buf);
-    if (st != want) {
-        printf("status %d: %s\n", st, r && r->error ? r->error : "?");
-    }
-    assert_int_equal(st, want);
-    return r;
-}
-
-static const fl_report_node *node_named(const fl_report *r, const char *name) {
-    for (size_t i = 0; i < r->n_nodes_detail; i++) {
-        if (strcmp(r->nodes[i].name, name) == 0) {
-            return &r->nodes[i];
-        }
-    }
-    fail_msg("no node '%s'", name);
-    return NULL;
-}
-
-static void assert_cost(const fl_report_node *n, int64_t flops, int64_t macs) {
-    assert_true(n->flops.known && n->macs.known);
-    assert_int_equal(n->flops.value, flops);
-    assert_int_equal(n->macs.value, macs);
-    assert_true(n->has_rule);
-    assert_false(n->incomplete);
-}
 
 /* A com.microsoft node. */
 static Onnx__NodeProto *ms_node(ob_model *m, const char *op, const char *name, const char *in,
@@ -76,15 +43,15 @@ static void test_bias_activations(void **state) {
     ob_output(m, "y2");
     ob_output(m, "y3");
     ob_output(m, "y4");
-    fl_report *r = run(m, FL_OK);
+    fl_report *r = oc_run(m, FL_OK);
     assert_int_equal(r->n_unknown_ops, 0);
     const char *names[] = {"bg", "fg", "fg1", "ba"};
     const int64_t flops[] = {160, 160, 80, 160};
     for (int i = 0; i < 4; i++) {
-        const fl_report_node *n = node_named(r, names[i]);
+        const fl_report_node *n = oc_node(r, names[i]);
         assert_string_equal(n->outputs[0].shape, "[2,5,8]");
         assert_string_equal(n->outputs[0].dtype, "float");
-        assert_cost(n, flops[i], 0);
+        oc_assert_cost(n, flops[i], 0);
     }
     fl_report_free(r);
     ob_free(m);
@@ -99,8 +66,8 @@ static void test_bias_gelu_symbolic(void **state) {
     ob_init_f(m, "b", 1, (int64_t[]){16}, false);
     ms_node(m, "BiasGelu", "bg", "a,b", "y");
     ob_output(m, "y");
-    fl_report *r = run(m, FL_OK);
-    const fl_report_node *n = node_named(r, "bg");
+    fl_report *r = oc_run(m, FL_OK);
+    const fl_report_node *n = oc_node(r, "bg");
     assert_string_equal(n->outputs[0].shape, "[n,16]");
     assert_string_equal(n->flops.text, "32*n");
     fl_report_free(r);
@@ -123,17 +90,17 @@ static void test_skip_simplified_layer_norm(void **state) {
     ob_output(m, "y");
     ob_output(m, "sum");
     ob_output(m, "y2");
-    fl_report *r = run(m, FL_OK);
-    const fl_report_node *n = node_named(r, "ln");
+    fl_report *r = oc_run(m, FL_OK);
+    const fl_report_node *n = oc_node(r, "ln");
     assert_string_equal(n->outputs[0].shape, "[2,3,8]");
     assert_string_equal(n->outputs[1].shape, "[2,3,1]");
     assert_string_equal(n->outputs[2].shape, "[2,3,1]");
     assert_string_equal(n->outputs[2].dtype, "float");
     assert_string_equal(n->outputs[3].shape, "[2,3,8]");
-    assert_cost(n, 252, 0);
-    const fl_report_node *nb = node_named(r, "lnb");
+    oc_assert_cost(n, 252, 0);
+    const fl_report_node *nb = oc_node(r, "lnb");
     assert_string_equal(nb->outputs[0].shape, "[2,3,8]");
-    assert_cost(nb, 300, 0);
+    oc_assert_cost(nb, 300, 0);
     fl_report_free(r);
     ob_free(m);
 }
@@ -164,7 +131,7 @@ static void test_bad_inputs(void **state) {
         ob_init_f(m, "b", cases[i].brank, cases[i].bdims, false);
         ms_node(m, cases[i].op, "bad", cases[i].in, "y");
         ob_output(m, "y");
-        fl_report *r = run(m, FL_EINVAL);
+        fl_report *r = oc_run(m, FL_EINVAL);
         printf("%s\n", r->error);
         assert_non_null(strstr(r->error, cases[i].want));
         fl_report_free(r);
@@ -196,15 +163,15 @@ static void test_attention(void **state) {
     ob_output(m, "present");
     ob_output(m, "y2");
     ob_output(m, "present2");
-    fl_report *r = run(m, FL_OK);
-    const fl_report_node *a = node_named(r, "att");
+    fl_report *r = oc_run(m, FL_OK);
+    const fl_report_node *a = oc_node(r, "att");
     assert_string_equal(a->outputs[0].shape, "[2,4,8]");
     assert_string_equal(a->outputs[1].shape, "[2,2,2,4,4]");
-    assert_cost(a, 4672, 2048);
-    const fl_report_node *p = node_named(r, "attp");
+    oc_assert_cost(a, 4672, 2048);
+    const fl_report_node *p = oc_node(r, "attp");
     assert_string_equal(p->outputs[0].shape, "[2,4,8]");
     assert_string_equal(p->outputs[1].shape, "[2,2,2,7,4]");
-    assert_cost(p, 5840, 2432);
+    oc_assert_cost(p, 5840, 2432);
     fl_report_free(r);
     ob_free(m);
 }
@@ -228,11 +195,11 @@ static void test_attention_symbolic(void **state) {
     ob_attr_ints(m, n, "qkv_hidden_sizes", 3, (int64_t[]){8, 8, 16});
     ob_output(m, "y");
     ob_output(m, "y2");
-    fl_report *r = run(m, FL_OK);
-    const fl_report_node *a = node_named(r, "att");
+    fl_report *r = oc_run(m, FL_OK);
+    const fl_report_node *a = oc_node(r, "att");
     assert_string_equal(a->outputs[0].shape, "[1,s,8]");
     assert_string_equal(a->macs.text, "16*s^2 + 192*s");
-    assert_string_equal(node_named(r, "att2")->outputs[0].shape, "[1,s,16]");
+    assert_string_equal(oc_node(r, "att2")->outputs[0].shape, "[1,s,16]");
     fl_report_free(r);
     ob_free(m);
 
@@ -241,8 +208,8 @@ static void test_attention_symbolic(void **state) {
     ob_init_f(m, "w", 2, (int64_t[]){8, 24}, false);
     ob_attr_i(m, ms_node(m, "Attention", "att", "x,w", "y"), "num_heads", 2);
     ob_output(m, "y");
-    r = run(m, FL_OK);
-    assert_int_equal(node_named(r, "att")->macs.value, 1360);
+    r = oc_run(m, FL_OK);
+    assert_int_equal(oc_node(r, "att")->macs.value, 1360);
     fl_report_free(r);
     ob_free(m);
 }
@@ -276,7 +243,7 @@ static void test_attention_bad_attrs(void **state) {
                          (int64_t[]){12, 12, 12});
         }
         ob_output(m, "y");
-        fl_report *r = run(m, FL_EINVAL);
+        fl_report *r = oc_run(m, FL_EINVAL);
         printf("%s\n", r->error);
         assert_non_null(strstr(r->error, cases[i].want));
         fl_report_free(r);
@@ -308,13 +275,13 @@ static void test_matmul_nbits(void **state) {
     }
     ob_output(m, "y");
     ob_output(m, "y2");
-    fl_report *r = run(m, FL_OK);
-    const fl_report_node *a = node_named(r, "mm");
+    fl_report *r = oc_run(m, FL_OK);
+    const fl_report_node *a = oc_node(r, "mm");
     assert_string_equal(a->outputs[0].shape, "[2,3,32]");
-    assert_cost(a, 28672, 12288);
+    oc_assert_cost(a, 28672, 12288);
     assert_int_equal(a->bytes.value, 3584);
-    const fl_report_node *b = node_named(r, "mmb");
-    assert_cost(b, 28864, 12288);
+    const fl_report_node *b = oc_node(r, "mmb");
+    oc_assert_cost(b, 28864, 12288);
     assert_int_equal(b->bytes.value, 3712);
     fl_report_free(r);
     ob_free(m);
@@ -344,7 +311,7 @@ static void test_matmul_nbits_bad(void **state) {
         ob_attr_i(m, n, "bits", cases[i].bits);
         ob_attr_i(m, n, "block_size", cases[i].block);
         ob_output(m, "y");
-        fl_report *r = run(m, FL_EINVAL);
+        fl_report *r = oc_run(m, FL_EINVAL);
         printf("%s\n", r->error);
         assert_non_null(strstr(r->error, cases[i].want));
         fl_report_free(r);

@@ -7,45 +7,12 @@
  */
 #include "foldline/foldline.h"
 #include "onnxbuild.h"
+#include "onnxcheck.h"
 #include "testutil.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static fl_report *run(ob_model *m, fl_status want) {
-    size_t len;
-    uint8_t *buf = ob_pack(m, &len);
-    fl_options o;
-    fl_options_init(&o);
-    o.per_node = true;
-    fl_report *r = NULL;
-    fl_status st = fl_analyze(buf, len, &o, &r);
-    free(buf);
-    if (st != want) {
-        printf("status %d: %s\n", st, r && r->error ? r->error : "?");
-    }
-    assert_int_equal(st, want);
-    return r;
-}
-
-static const fl_report_node *node_named(const fl_report *r, const char *name) {
-    for (size_t i = 0; i < r->n_nodes_detail; i++) {
-        if (strcmp(r->nodes[i].name, name) == 0) {
-            return &r->nodes[i];
-        }
-    }
-    fail_msg("no node '%s'", name);
-    return NULL;
-}
-
-static void assert_cost(const fl_report_node *n, int64_t flops, int64_t macs) {
-    assert_true(n->flops.known && n->macs.known);
-    assert_int_equal(n->flops.value, flops);
-    assert_int_equal(n->macs.value, macs);
-    assert_true(n->has_rule);
-    assert_false(n->incomplete);
-}
 
 /* ConvTranspose X [1,4,5,5], W [4,2,3,3], stride 2, pads 1, output_padding
  * 1, bias: out = 2 * (5 - 1) + 1 + (3 - 1) + 1 - 2 = 10 -> Y [1,2,10,10].
@@ -62,10 +29,10 @@ static void test_conv_transpose(void **state) {
     ob_attr_ints(m, n, "pads", 4, (int64_t[]){1, 1, 1, 1});
     ob_attr_ints(m, n, "output_padding", 2, (int64_t[]){1, 1});
     ob_output(m, "y");
-    fl_report *r = run(m, FL_OK);
-    const fl_report_node *ct = node_named(r, "ct");
+    fl_report *r = oc_run(m, FL_OK);
+    const fl_report_node *ct = oc_node(r, "ct");
     assert_string_equal(ct->outputs[0].shape, "[1,2,10,10]");
-    assert_cost(ct, 3800, 1800);
+    oc_assert_cost(ct, 3800, 1800);
     fl_report_free(r);
     ob_free(m);
 }
@@ -82,12 +49,12 @@ static void test_lstm(void **state) {
     Onnx__NodeProto *n = ob_node(m, "LSTM", "lstm", "x,w,r", "y,yh,yc");
     ob_attr_i(m, n, "hidden_size", 16);
     ob_output(m, "y");
-    fl_report *r = run(m, FL_OK);
-    const fl_report_node *l = node_named(r, "lstm");
+    fl_report *r = oc_run(m, FL_OK);
+    const fl_report_node *l = oc_node(r, "lstm");
     assert_string_equal(l->outputs[0].shape, "[7,1,2,16]");
     assert_string_equal(l->outputs[1].shape, "[1,2,16]");
     assert_string_equal(l->outputs[2].shape, "[1,2,16]");
-    assert_cost(l, 51296, 23296);
+    oc_assert_cost(l, 51296, 23296);
     fl_report_free(r);
     ob_free(m);
 }
@@ -106,11 +73,11 @@ static void test_einsum(void **state) {
     ob_attr_s(m, ob_node(m, "Einsum", "e2", "c,d", "z"), "equation", "ij,jk");
     ob_output(m, "y");
     ob_output(m, "z");
-    fl_report *r = run(m, FL_OK);
-    const fl_report_node *e = node_named(r, "e");
+    fl_report *r = oc_run(m, FL_OK);
+    const fl_report_node *e = oc_node(r, "e");
     assert_string_equal(e->outputs[0].shape, "[2,3,5]");
-    assert_cost(e, 240, 120);
-    assert_string_equal(node_named(r, "e2")->outputs[0].shape, "[3,5]");
+    oc_assert_cost(e, 240, 120);
+    assert_string_equal(oc_node(r, "e2")->outputs[0].shape, "[3,5]");
     fl_report_free(r);
     ob_free(m);
 }
@@ -129,14 +96,14 @@ static void test_resize_topk(void **state) {
     ob_node(m, "TopK", "topk", "t,k", "v,i");
     ob_output(m, "y");
     ob_output(m, "v");
-    fl_report *r = run(m, FL_OK);
-    const fl_report_node *rs = node_named(r, "rs");
+    fl_report *r = oc_run(m, FL_OK);
+    const fl_report_node *rs = oc_node(r, "rs");
     assert_string_equal(rs->outputs[0].shape, "[1,3,8,8]");
-    assert_cost(rs, 1728, 0);
-    const fl_report_node *tk = node_named(r, "topk");
+    oc_assert_cost(rs, 1728, 0);
+    const fl_report_node *tk = oc_node(r, "topk");
     assert_string_equal(tk->outputs[0].shape, "[2,3]");
     assert_string_equal(tk->outputs[1].dtype, "int64");
-    assert_cost(tk, 40, 0);
+    oc_assert_cost(tk, 40, 0);
     fl_report_free(r);
     ob_free(m);
 }
@@ -153,11 +120,11 @@ static void test_mod_symbolic_nonzero(void **state) {
     ob_node(m, "NonZero", "nz", "k", "idx");
     ob_output(m, "z");
     ob_output(m, "idx");
-    fl_report *r = run(m, FL_OK);
-    const fl_report_node *md = node_named(r, "mod");
+    fl_report *r = oc_run(m, FL_OK);
+    const fl_report_node *md = oc_node(r, "mod");
     assert_string_equal(md->outputs[0].shape, "[n,4]");
     assert_string_equal(md->flops.text, "4*n");
-    assert_string_equal(node_named(r, "nz")->outputs[0].shape, "[2,3]");
+    assert_string_equal(oc_node(r, "nz")->outputs[0].shape, "[2,3]");
     fl_report_free(r);
     ob_free(m);
 }
@@ -174,10 +141,10 @@ static void test_ml_linear_regressor(void **state) {
     ob_attr_floats(m, n, "coefficients", 6, (float[]){1, 2, 3, 4, 5, 6});
     ob_attr_i(m, n, "targets", 2);
     ob_output(m, "y");
-    fl_report *r = run(m, FL_OK);
-    const fl_report_node *l = node_named(r, "lin");
+    fl_report *r = oc_run(m, FL_OK);
+    const fl_report_node *l = oc_node(r, "lin");
     assert_string_equal(l->outputs[0].shape, "[5,2]");
-    assert_cost(l, 70, 30);
+    oc_assert_cost(l, 70, 30);
     assert_int_equal(r->n_unknown_ops, 0);
     fl_report_free(r);
     ob_free(m);
@@ -198,13 +165,13 @@ static void test_opset18_20(void **state) {
     ob_node(m, "AffineGrid", "ag", "theta,size", "grid");
     ob_output(m, "y");
     ob_output(m, "grid");
-    fl_report *r = run(m, FL_OK);
-    const fl_report_node *c2i = node_named(r, "c2i");
+    fl_report *r = oc_run(m, FL_OK);
+    const fl_report_node *c2i = oc_node(r, "c2i");
     assert_string_equal(c2i->outputs[0].shape, "[1,2,3,3]");
-    assert_cost(c2i, 32, 0);
-    const fl_report_node *ag = node_named(r, "ag");
+    oc_assert_cost(c2i, 32, 0);
+    const fl_report_node *ag = oc_node(r, "ag");
     assert_string_equal(ag->outputs[0].shape, "[2,4,5,2]");
-    assert_cost(ag, 320, 0);
+    oc_assert_cost(ag, 320, 0);
     fl_report_free(r);
     ob_free(m);
 }
@@ -226,7 +193,7 @@ static void test_bad_attrs(void **state) {
         ob_input(m, "x", OB_FLOAT, 2, (int64_t[]){4, 8}, NULL);
         ob_attr_i(m, ob_node(m, cases[i].op, "bad", "x", "y"), cases[i].attr, cases[i].v);
         ob_output(m, "y");
-        fl_report *r = run(m, FL_EINVAL);
+        fl_report *r = oc_run(m, FL_EINVAL);
         printf("%s\n", r->error);
         assert_non_null(strstr(r->error, cases[i].want));
         fl_report_free(r);
@@ -238,7 +205,7 @@ static void test_bad_attrs(void **state) {
     ob_init_i64(m, "sizes", 1, (int64_t[]){2}, (int64_t[]){4, -2});
     ob_node(m, "Resize", "rs", "x,,,sizes", "y");
     ob_output(m, "y");
-    fl_report *r = run(m, FL_EINVAL);
+    fl_report *r = oc_run(m, FL_EINVAL);
     assert_non_null(strstr(r->error, "node 'rs' (Resize): input 'sizes' has negative entry -2"));
     fl_report_free(r);
     ob_free(m);
@@ -248,7 +215,7 @@ static void test_bad_attrs(void **state) {
     ob_init_i64(m, "sizes", 1, (int64_t[]){3}, (int64_t[]){4, 4, 4});
     ob_attr_ints(m, ob_node(m, "Resize", "rs", "x,,,sizes", "y"), "axes", 3, (int64_t[]){0, 1, 1});
     ob_output(m, "y");
-    r = run(m, FL_EINVAL);
+    r = oc_run(m, FL_EINVAL);
     assert_non_null(strstr(r->error, "node 'rs' (Resize): attr 'axes' has 3 entries for rank 2"));
     fl_report_free(r);
     ob_free(m);
@@ -276,13 +243,13 @@ static void test_unknown_domain_and_opset(void **state) {
     ob_node(m, "Relu", "relu", "x", "z");
     ob_output(m, "y");
     ob_output(m, "z");
-    fl_report *r = run(m, FL_OK);
+    fl_report *r = oc_run(m, FL_OK);
     assert_true(has_warning(r, "node 'frob': op 'Frobnicate' of domain 'com.example' (opset 2) "
                                "is not modelled"));
     assert_true(has_warning(r, "ai.onnx opset 6 is outside the modelled opsets 7..21"));
     assert_int_equal(r->n_unknown_ops, 1);
     assert_string_equal(r->unknown_ops[0].op, "Frobnicate");
-    assert_string_equal(node_named(r, "relu")->outputs[0].shape, "[4]");
+    assert_string_equal(oc_node(r, "relu")->outputs[0].shape, "[4]");
     fl_report_free(r);
     ob_free(m);
 }

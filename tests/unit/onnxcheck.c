@@ -1,0 +1,44 @@
+/*
+ * onnxcheck.c - see onnxcheck.h.
+ */
+#include "onnxcheck.h"
+
+#include "testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+fl_report *oc_run(ob_model *m, fl_status want) {
+    size_t len;
+    uint8_t *buf = ob_pack(m, &len);
+    fl_options o;
+    fl_options_init(&o);
+    o.per_node = true;
+    fl_report *r = NULL;
+    fl_status st = fl_analyze(buf, len, &o, &r);
+    free(buf);
+    if (st != want) {
+        printf("status %d: %s\n", st, r && r->error ? r->error : "?");
+    }
+    assert_int_equal(st, want);
+    return r;
+}
+
+const fl_report_node *oc_node(const fl_report *r, const char *name) {
+    for (size_t i = 0; i < r->n_nodes_detail; i++) {
+        if (strcmp(r->nodes[i].name, name) == 0) {
+            return &r->nodes[i];
+        }
+    }
+    fail_msg("no node '%s'", name);
+    return NULL;
+}
+
+void oc_assert_cost(const fl_report_node *n, int64_t flops, int64_t macs) {
+    assert_true(n->flops.known && n->macs.known);
+    assert_int_equal(n->flops.value, flops);
+    assert_int_equal(n->macs.value, macs);
+    assert_true(n->has_rule);
+    assert_false(n->incomplete);
+}

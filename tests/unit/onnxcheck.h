@@ -1,0 +1,23 @@
+/*
+ * onnxcheck.h - running and checking small ONNX models built with onnxbuild
+ * in the ONNX op-family tests (test_onnx_ops, test_onnx_ms).
+ */
+#ifndef FL_TEST_ONNXCHECK_H
+#define FL_TEST_ONNXCHECK_H
+
+#include "foldline/foldline.h"
+#include "onnxbuild.h"
+
+#include <stdint.h>
+
+/* Packs m, analyses it with per-node detail and asserts the status is
+ * `want` (printing the error otherwise). The caller frees the report. */
+fl_report *oc_run(ob_model *m, fl_status want);
+
+/* The per-node entry called `name`; fails the test when absent. */
+const fl_report_node *oc_node(const fl_report *r, const char *name);
+
+/* Asserts n has a rule, is complete, and counts exactly flops and macs. */
+void oc_assert_cost(const fl_report_node *n, int64_t flops, int64_t macs);
+
+#endif
