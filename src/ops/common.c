@@ -393,18 +393,34 @@ fl_value *fl__op_new_value(fl_ctx *c, fl_node *n, int port) {
 
 fl_sym fl__ar_add(fl_arith *k, fl_sym a, fl_sym b) {
     fl_sym r = fl_sym_unknown();
-    if (k->st == FL_OK && !fl_sym_is_unknown(a) && !fl_sym_is_unknown(b)) {
+    if (k->st == FL_OK) {
         k->st = fl__op_add(k->c, k->n, a, b, &r);
+    }
+    return r;
+}
+
+fl_sym fl__ar_sub(fl_arith *k, fl_sym a, fl_sym b) {
+    fl_sym r = fl_sym_unknown();
+    if (k->st == FL_OK) {
+        k->st = fl__op_sub(k->c, k->n, a, b, &r);
     }
     return r;
 }
 
 fl_sym fl__ar_mul(fl_arith *k, fl_sym a, fl_sym b) {
     fl_sym r = fl_sym_unknown();
-    if (k->st == FL_OK && !fl_sym_is_unknown(a) && !fl_sym_is_unknown(b)) {
+    if (k->st == FL_OK) {
         k->st = fl__op_mul(k->c, k->n, a, b, &r);
     }
     return r;
+}
+
+fl_sym fl__ar_int_prod(fl_arith *k, const int64_t *v, size_t cnt) {
+    fl_sym acc = fl_sym_const(1);
+    for (size_t i = 0; i < cnt; i++) {
+        acc = fl__ar_mul(k, acc, fl_sym_const(v[i]));
+    }
+    return acc;
 }
 
 fl_sym fl__ar_scale(fl_arith *k, fl_sym a, int64_t m) {
@@ -427,18 +443,29 @@ fl_sym fl__ar_dims_prod(fl_arith *k, const fl_shape *s, int from, int to) {
 }
 
 fl_status fl__ar_put_cost(fl_arith *k, fl_cost *out, fl_sym flops, fl_sym macs) {
+    return fl__ar_put_cost_tf(k, out, flops, fl_sym_const(0), macs, false);
+}
+
+fl_status fl__ar_put_cost_tf(fl_arith *k, fl_cost *out, fl_sym flops, fl_sym tfprof, fl_sym macs,
+                             bool tfprof_rule) {
     if (k->st != FL_OK) {
         return k->st;
     }
     out->has_rule = true;
-    out->tfprof_rule = false;
-    out->tfprof_flops = fl_sym_const(0);
-    if (fl_sym_is_unknown(flops) || fl_sym_is_unknown(macs)) {
+    out->tfprof_rule = tfprof_rule;
+    if (fl_sym_is_unknown(flops) || fl_sym_is_unknown(tfprof) || fl_sym_is_unknown(macs)) {
         out->incomplete = true;
-        out->flops = out->macs = fl_sym_const(0);
+        out->flops = out->tfprof_flops = out->macs = fl_sym_const(0);
         return FL_OK;
     }
     out->flops = flops;
+    out->tfprof_flops = tfprof;
     out->macs = macs;
     return FL_OK;
+}
+
+void fl__ar_no_rule(fl_cost *out) {
+    out->has_rule = false;
+    out->tfprof_rule = false;
+    out->flops = out->tfprof_flops = out->macs = fl_sym_const(0);
 }

@@ -142,8 +142,12 @@ typedef struct fl_arith {
 } fl_arith;
 
 fl_sym fl__ar_add(fl_arith *k, fl_sym a, fl_sym b);
+fl_sym fl__ar_sub(fl_arith *k, fl_sym a, fl_sym b);
+/* 0 times anything (an unknown included) is 0: an empty tensor costs nothing. */
 fl_sym fl__ar_mul(fl_arith *k, fl_sym a, fl_sym b);
 fl_sym fl__ar_scale(fl_arith *k, fl_sym a, int64_t m);
+/* Product of the integers v[0..cnt). */
+fl_sym fl__ar_int_prod(fl_arith *k, const int64_t *v, size_t cnt);
 /* Element count of s (unknown for an unknown rank). */
 fl_sym fl__ar_numel(fl_arith *k, const fl_shape *s);
 /* Product of dims [from, to) of s; unknown when out of range. */
@@ -151,5 +155,11 @@ fl_sym fl__ar_dims_prod(fl_arith *k, const fl_shape *s, int from, int to);
 /* Stores a complete-convention cost (tfprof 0, no tfprof rule). A count
  * that is unknown makes the node incomplete (counts 0). Returns k->st. */
 fl_status fl__ar_put_cost(fl_arith *k, fl_cost *out, fl_sym flops, fl_sym macs);
+/* As fl__ar_put_cost with a tfprof-convention count: `tfprof_rule` says
+ * whether tfprof registers a rule for the op (tfprof is its count then). */
+fl_status fl__ar_put_cost_tf(fl_arith *k, fl_cost *out, fl_sym flops, fl_sym tfprof, fl_sym macs,
+                             bool tfprof_rule);
+/* No counting rule for the node (it is reported as such): all counts 0. */
+void fl__ar_no_rule(fl_cost *out);
 
 #endif
