@@ -180,6 +180,26 @@ static unsigned char *read_file(const char *path, size_t *len, char *err, size_t
     return buf;
 }
 
+/* Opens the model: a folder means its model.json (TF.js) or saved_model.pb;
+ * a file is mapped (files.h). 0, or EXIT_IO after the message. */
+static int open_model(fl_cli_model *m, const char *path) {
+    struct stat st;
+    char joined[4096];
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        snprintf(joined, sizeof joined, "%s/model.json", path); /* a TF.js model's folder */
+        if (stat(joined, &st) != 0) {
+            snprintf(joined, sizeof joined, "%s/saved_model.pb", path);
+        }
+        path = joined;
+    }
+    char err[1024];
+    if (fl_cli_model_open(m, path, err, sizeof err) != 0) {
+        fprintf(stderr, "foldline: %s\n", err);
+        return EXIT_IO;
+    }
+    return 0;
+}
+
 typedef struct cli {
     const char *model;
     fl_options opt;
@@ -679,17 +699,26 @@ static int write_optimized(const cli *c, const fl_report *r) {
 /* With --strip-weights: drops large constant contents before sending
  * (unchanged when the model cannot be stripped: the server names the
  * problem). */
-static void strip_for_remote(unsigned char **buf, size_t *len, fl_format format) {
+static void strip_for_remote(fl_cli_model *m, fl_format format) {
     if (remote_strip < 0) {
         return;
     }
     size_t slen = 0;
-    unsigned char *sbuf = fl_strip_weights(*buf, *len, format, remote_strip, &slen);
+    unsigned char *sbuf = fl_strip_weights(m->bytes, m->len, format, remote_strip, &slen);
     if (sbuf) {
-        free(*buf);
-        *buf = sbuf;
-        *len = slen;
+        fl_cli_model_replace(m, sbuf, slen);
     }
+}
+
+/* 0 when the mapped model did not change during the analysis, else EXIT_IO
+ * after the message (the result is not printed). */
+static int model_unchanged(const fl_cli_model *m) {
+    char err[1024];
+    if (fl_cli_model_check(m, err, sizeof err) != 0) {
+        fprintf(stderr, "foldline: %s\n", err);
+        return EXIT_IO;
+    }
+    return 0;
 }
 
 /* Parses a command's arguments and checks what needs the profiles or the
@@ -748,16 +777,10 @@ static int run_command(int argc, char **argv, bool optimize) {
         cli_free(&c);
         return rc;
     }
-    char err[512];
-    size_t len = 0;
-    unsigned char *buf = read_file(c.model, &len, err, sizeof err);
-    if (!buf) {
-        fprintf(stderr, "foldline: %s\n", err);
-        cli_free(&c);
-        return EXIT_IO;
-    }
-    if (!load_side(&c, remote.server != NULL, buf, len)) {
-        free(buf);
+    char err[1024];
+    fl_cli_model m;
+    if (open_model(&m, c.model) != 0 || !load_side(&c, remote.server != NULL, m.bytes, m.len)) {
+        fl_cli_model_close(&m);
         cli_free(&c);
         return EXIT_IO;
     }
@@ -767,21 +790,21 @@ static int run_command(int argc, char **argv, bool optimize) {
         remote.n_profiles = c.roof.n_names;
     }
     if (remote.server && c.roof.n_sweep) {
-        strip_for_remote(&buf, &len, c.opt.format);
+        strip_for_remote(&m, c.opt.format);
         fl_roof_backend be = {remote_sweep_analyze, fl_remote_report_free, NULL};
         c.roof.summary = c.summary;
         c.roof.require_complete = c.require_complete;
-        rc = fl_roof_cli_sweep(&c.roof, buf, len, &c.opt, c.json || c.summary, c.model, &be);
-        free(buf);
+        rc = fl_roof_cli_sweep(&c.roof, m.bytes, m.len, &c.opt, c.json || c.summary, c.model, &be);
+        fl_cli_model_close(&m);
         cli_free(&c);
         return rc;
     }
     if (remote.server) {
-        strip_for_remote(&buf, &len, c.opt.format);
+        strip_for_remote(&m, c.opt.format);
         fl_status est = FL_OK;
         fl_remote_failure rf =
-            fl_remote_analyze(&remote, buf, len, &c.opt, &r, &est, err, sizeof err);
-        free(buf);
+            fl_remote_analyze(&remote, m.bytes, m.len, &c.opt, &r, &est, err, sizeof err);
+        fl_cli_model_close(&m);
         if (rf != FL_REMOTE_OK) {
             if (rf == FL_REMOTE_ENGINE) {
                 fprintf(stderr, "foldline: %s: %s\n", c.model, err);
@@ -803,13 +826,20 @@ static int run_command(int argc, char **argv, bool optimize) {
     if (c.roof.n_sweep) {
         c.roof.summary = c.summary;
         c.roof.require_complete = c.require_complete;
-        rc = fl_roof_cli_sweep(&c.roof, buf, len, &c.opt, c.json || c.summary, c.model, NULL);
-        free(buf);
+        rc = fl_roof_cli_sweep(&c.roof, m.bytes, m.len, &c.opt, c.json || c.summary, c.model, NULL);
+        rc = rc == 0 ? model_unchanged(&m) : rc;
+        fl_cli_model_close(&m);
         cli_free(&c);
         return rc;
     }
-    fl_status st = fl_analyze(buf, len, &c.opt, &r);
-    free(buf);
+    fl_status st = fl_analyze(m.bytes, m.len, &c.opt, &r);
+    if (model_unchanged(&m) != 0) {
+        fl_cli_model_close(&m);
+        fl_report_free(r);
+        cli_free(&c);
+        return EXIT_IO;
+    }
+    fl_cli_model_close(&m);
     if (st != FL_OK) {
         fprintf(stderr, "foldline: %s: %s\n", c.model,
                 r && r->error ? r->error : fl_status_str(st));

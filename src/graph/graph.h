@@ -61,6 +61,7 @@ typedef struct fl_value {
     int64_t n;           /* element count = product of dims */
     const fl_sym *ints;  /* integer/bool dtypes: n elements, else NULL */
     const void *raw;     /* float/complex dtypes: n * fl__dtype_size bytes, else NULL */
+    bool view;           /* raw points into the model's bytes (read only when used) */
 } fl_value;
 
 /* One output of a node. */
@@ -366,6 +367,13 @@ bool fl__value_is_concrete(const fl_value *v);
  * zero-filled. The caller fills it before attaching it to a tensor. NULL on
  * OOM, or when the element count overflows. */
 fl_value *fl__value_new(fl_arena *a, fl_dtype dtype, int rank, const int64_t *dims);
+
+/* A float/complex value whose elements are the little-endian bytes at
+ * `bytes` (n * element size of them, any alignment), borrowed from the
+ * model's input, which outlives the graph: nothing is copied or read here.
+ * NULL for integer/bool/string dtypes, on overflow or when memory runs out. */
+fl_value *fl__value_view(fl_arena *a, fl_dtype dtype, int rank, const int64_t *dims,
+                         const void *bytes);
 
 /* Encodes a double as element i of a float value of its dtype (rounding to
  * nearest-even for half/bfloat16/float). */

@@ -16,8 +16,9 @@ static bool holds_ints(fl_dtype dt) {
     return fl__dtype_is_integer(dt) || fl_dtype_base(dt) == FL_DT_BOOL;
 }
 
-fl_value *fl__value_new(fl_arena *a, fl_dtype dtype, int rank, const int64_t *dims) {
-    dtype = fl_dtype_base(dtype);
+/* The header of a value: dtype, a copy of dims, the element count; NULL when
+ * the count overflows or memory runs out. */
+static fl_value *value_head(fl_arena *a, fl_dtype dtype, int rank, const int64_t *dims) {
     int64_t n = 1;
     for (int i = 0; i < rank; i++) {
         if (dims[i] < 0 || (dims[i] && n > INT64_MAX / dims[i])) {
@@ -37,6 +38,16 @@ fl_value *fl__value_new(fl_arena *a, fl_dtype dtype, int rank, const int64_t *di
     v->rank = rank;
     v->dims = d;
     v->n = n;
+    return v;
+}
+
+fl_value *fl__value_new(fl_arena *a, fl_dtype dtype, int rank, const int64_t *dims) {
+    dtype = fl_dtype_base(dtype);
+    fl_value *v = value_head(a, dtype, rank, dims);
+    if (!v) {
+        return NULL;
+    }
+    int64_t n = v->n;
     if (holds_ints(dtype)) {
         v->ints = fl__arena_calloc(a, (size_t)(n ? n : 1), sizeof(fl_sym));
         if (!v->ints) {
@@ -51,6 +62,20 @@ fl_value *fl__value_new(fl_arena *a, fl_dtype dtype, int rank, const int64_t *di
         if (!v->raw) {
             return NULL;
         }
+    }
+    return v;
+}
+
+fl_value *fl__value_view(fl_arena *a, fl_dtype dtype, int rank, const int64_t *dims,
+                         const void *bytes) {
+    dtype = fl_dtype_base(dtype);
+    if (holds_ints(dtype) || fl__dtype_size(dtype) == 0 || !bytes) {
+        return NULL;
+    }
+    fl_value *v = value_head(a, dtype, rank, dims);
+    if (v) {
+        v->raw = bytes;
+        v->view = true;
     }
     return v;
 }

@@ -92,6 +92,32 @@ static bool is_unsigned(fl_dtype dt) {
     }
 }
 
+/* The bytes of a float/complex tensor's n elements when the file stores them
+ * as the value holds them (little-endian, one after the other):
+ * tensor_content, or a float_val/double_val/scomplex_val/dcomplex_val run
+ * with every element written out. NULL when they need decoding. */
+static const void *typed_in_place(const Tensorflow__TensorProto *p, fl_dtype dt, int64_t n) {
+    if (fl__dtype_is_integer(dt) || dt == FL_DT_BOOL || n <= 0) {
+        return NULL;
+    }
+    if (p->tensor_content.len) {
+        return p->tensor_content.data;
+    }
+    size_t k = (size_t)n;
+    switch (dt) {
+    case FL_DT_FLOAT:
+        return p->n_float_val == k ? p->float_val : NULL;
+    case FL_DT_DOUBLE:
+        return p->n_double_val == k ? p->double_val : NULL;
+    case FL_DT_COMPLEX64:
+        return p->n_scomplex_val == 2 * k ? p->scomplex_val : NULL;
+    case FL_DT_COMPLEX128:
+        return p->n_dcomplex_val == 2 * k ? p->dcomplex_val : NULL;
+    default:
+        return NULL;
+    }
+}
+
 /* Number of typed *_val entries of p for dtype dt, and a reader for entry i. */
 static size_t typed_count(const Tensorflow__TensorProto *p, fl_dtype dt) {
     switch (dt) {
@@ -122,6 +148,88 @@ static size_t typed_count(const Tensorflow__TensorProto *p, fl_dtype dt) {
         }
         return 0;
     }
+}
+
+/* Decodes the elements of a tensor whose bytes need it (integers, float16,
+ * a typed run shorter than the shape) into a value of its own. */
+static fl_status decode_value(conv *cv, const Tensorflow__TensorProto *p, fl_const *c,
+                              size_t n_typed) {
+    fl_arena *a = cv->g->arena;
+    fl_dtype dt = c->dtype;
+    int64_t n = c->n;
+    size_t es = fl__dtype_size(dt);
+    fl_value *v = fl__value_new(a, dt, c->shape.rank, c->shape.dims);
+    if (!v) {
+        if (a->failed) {
+            return fl__diag_oom(cv->d);
+        }
+        return FL_OK;
+    }
+    const uint8_t *raw = p->tensor_content.data;
+    bool sgn = !is_unsigned(dt);
+    fl_sym *ints = (fl_sym *)v->ints;
+    uint8_t *bytes = (uint8_t *)v->raw;
+    for (int64_t i = 0; i < n; i++) {
+        /* Typed fields shorter than the shape repeat their last value; no
+         * values at all means zeros. */
+        size_t j = n_typed ? ((size_t)i < n_typed ? (size_t)i : n_typed - 1) : 0;
+        if (raw) {
+            if (ints) {
+                ints[i] = fl_sym_const(fl__pb_read_le(raw + (size_t)i * es, es, sgn));
+            } else {
+                memcpy(bytes + (size_t)i * es, raw + (size_t)i * es, es);
+            }
+            continue;
+        }
+        if (!n_typed) {
+            continue; /* zero-filled */
+        }
+        switch (dt) {
+        case FL_DT_FLOAT:
+            memcpy(bytes + 4 * i, &p->float_val[j], 4);
+            break;
+        case FL_DT_DOUBLE:
+            memcpy(bytes + 8 * i, &p->double_val[j], 8);
+            break;
+        case FL_DT_HALF:
+        case FL_DT_BFLOAT16: {
+            uint16_t h = (uint16_t)p->half_val[j];
+            memcpy(bytes + 2 * i, &h, 2);
+            break;
+        }
+        case FL_DT_COMPLEX64:
+            memcpy(bytes + 8 * i, &p->scomplex_val[2 * j], 8);
+            break;
+        case FL_DT_COMPLEX128:
+            memcpy(bytes + 16 * i, &p->dcomplex_val[2 * j], 16);
+            break;
+        case FL_DT_INT64:
+            ints[i] = fl_sym_const(p->int64_val[j]);
+            break;
+        case FL_DT_BOOL:
+            ints[i] = fl_sym_const(p->bool_val[j] ? 1 : 0);
+            break;
+        case FL_DT_UINT32:
+            ints[i] = fl_sym_const((int64_t)p->uint32_val[j]);
+            break;
+        case FL_DT_UINT64:
+            ints[i] = fl_sym_const((int64_t)p->uint64_val[j]);
+            break;
+        default:
+            if (ints) {
+                /* int_val holds int32, int16, int8, uint8, uint16, qint*: keep
+                 * the value as the narrower type reads it. */
+                int64_t x = p->int_val[j];
+                if (es < 4) {
+                    x = fl__pb_read_le((const uint8_t *)&(uint32_t){(uint32_t)x}, es, sgn);
+                }
+                ints[i] = fl_sym_const(x);
+            }
+            break;
+        }
+    }
+    c->value = v;
+    return FL_OK;
 }
 
 /* Decodes a TensorProto. `stripped_bytes` >= 0 marks a constant whose content
@@ -204,78 +312,12 @@ static fl_status tensor(conv *cv, const Tensorflow__TensorProto *p, int64_t stri
     if (n > cv->o->max_value_elems) {
         return FL_OK; /* shape and dtype known; contents not decoded */
     }
-    fl_value *v = fl__value_new(a, dt, c->shape.rank, c->shape.dims);
-    if (!v) {
-        if (a->failed) {
-            return fl__diag_oom(cv->d);
-        }
-        return FL_OK;
+    const void *in_place = typed_in_place(p, dt, n);
+    if (in_place) { /* a view of the model's bytes: read only when used */
+        c->value = fl__value_view(a, dt, c->shape.rank, c->shape.dims, in_place);
+        return c->value || !a->failed ? FL_OK : fl__diag_oom(cv->d);
     }
-    const uint8_t *raw = p->tensor_content.data;
-    bool sgn = !is_unsigned(dt);
-    fl_sym *ints = (fl_sym *)v->ints;
-    uint8_t *bytes = (uint8_t *)v->raw;
-    for (int64_t i = 0; i < n; i++) {
-        /* Typed fields shorter than the shape repeat their last value; no
-         * values at all means zeros. */
-        size_t j = n_typed ? ((size_t)i < n_typed ? (size_t)i : n_typed - 1) : 0;
-        if (raw) {
-            if (ints) {
-                ints[i] = fl_sym_const(fl__pb_read_le(raw + (size_t)i * es, es, sgn));
-            } else {
-                memcpy(bytes + (size_t)i * es, raw + (size_t)i * es, es);
-            }
-            continue;
-        }
-        if (!n_typed) {
-            continue; /* zero-filled */
-        }
-        switch (dt) {
-        case FL_DT_FLOAT:
-            memcpy(bytes + 4 * i, &p->float_val[j], 4);
-            break;
-        case FL_DT_DOUBLE:
-            memcpy(bytes + 8 * i, &p->double_val[j], 8);
-            break;
-        case FL_DT_HALF:
-        case FL_DT_BFLOAT16: {
-            uint16_t h = (uint16_t)p->half_val[j];
-            memcpy(bytes + 2 * i, &h, 2);
-            break;
-        }
-        case FL_DT_COMPLEX64:
-            memcpy(bytes + 8 * i, &p->scomplex_val[2 * j], 8);
-            break;
-        case FL_DT_COMPLEX128:
-            memcpy(bytes + 16 * i, &p->dcomplex_val[2 * j], 16);
-            break;
-        case FL_DT_INT64:
-            ints[i] = fl_sym_const(p->int64_val[j]);
-            break;
-        case FL_DT_BOOL:
-            ints[i] = fl_sym_const(p->bool_val[j] ? 1 : 0);
-            break;
-        case FL_DT_UINT32:
-            ints[i] = fl_sym_const((int64_t)p->uint32_val[j]);
-            break;
-        case FL_DT_UINT64:
-            ints[i] = fl_sym_const((int64_t)p->uint64_val[j]);
-            break;
-        default:
-            if (ints) {
-                /* int_val holds int32, int16, int8, uint8, uint16, qint*: keep
-                 * the value as the narrower type reads it. */
-                int64_t x = p->int_val[j];
-                if (es < 4) {
-                    x = fl__pb_read_le((const uint8_t *)&(uint32_t){(uint32_t)x}, es, sgn);
-                }
-                ints[i] = fl_sym_const(x);
-            }
-            break;
-        }
-    }
-    c->value = v;
-    return FL_OK;
+    return decode_value(cv, p, c, n_typed);
 }
 
 /* ------------------------------------------------------------------------- */

@@ -166,6 +166,27 @@ static bool has_any_data(const Onnx__TensorProto *p) {
            p->n_int64_data || p->n_double_data || p->n_uint64_data;
 }
 
+/* The bytes of a float/complex tensor's elements when the file stores them
+ * as the value holds them (little-endian, element after element): raw_data,
+ * or float_data/double_data for float, double and the complex types. NULL
+ * when they need decoding (integers become fl_sym, float16 and bfloat16
+ * travel in int32_data). */
+static const void *typed_in_place(const Onnx__TensorProto *p, fl_dtype dt) {
+    if (fl__dtype_is_integer(dt) || dt == FL_DT_BOOL) {
+        return NULL;
+    }
+    if (p->raw_data.len) {
+        return p->raw_data.data;
+    }
+    if ((dt == FL_DT_FLOAT || dt == FL_DT_COMPLEX64) && p->n_float_data) {
+        return p->float_data;
+    }
+    if ((dt == FL_DT_DOUBLE || dt == FL_DT_COMPLEX128) && p->n_double_data) {
+        return p->double_data;
+    }
+    return NULL;
+}
+
 /* A data type code without an fl_dtype: the model's fault (UNDEFINED) or
  * a type foldline does not handle (FL_EUNSUPPORTED). */
 static fl_status dtype_fail(imp *im, const fl_node *node, const char *where, const char *field,
@@ -179,6 +200,67 @@ static fl_status dtype_fail(imp *im, const fl_node *node, const char *where, con
     }
     return fl__node_fail(im->d, st, node, "%s: %s %d (%s) is not supported (field: %s)", where,
                          leaf, (int)t, name ? name : "newer than this foldline knows", field);
+}
+
+/* Decodes the elements of a tensor whose bytes need it (integers, float16
+ * and bfloat16 in int32_data) into a value of its own. */
+static fl_status decode_value(imp *im, const Onnx__TensorProto *p, fl_const *c) {
+    fl_arena *a = im->g->arena;
+    fl_dtype dt = c->dtype;
+    int64_t n = c->n;
+    size_t es = fl__dtype_size(dt);
+    fl_value *v = fl__value_new(a, dt, c->shape.rank, c->shape.dims);
+    if (!v) {
+        return a->failed ? fl__diag_oom(im->d) : FL_OK;
+    }
+    fl_sym *ints = (fl_sym *)v->ints;
+    uint8_t *bytes = (uint8_t *)v->raw;
+    const uint8_t *raw = p->raw_data.len ? p->raw_data.data : NULL;
+    bool sgn = !dt_unsigned(dt);
+    for (int64_t i = 0; i < n; i++) {
+        if (raw) {
+            if (ints) {
+                ints[i] = fl_sym_const(fl__pb_read_le(raw + (size_t)i * es, es, sgn));
+            } else {
+                memcpy(bytes + (size_t)i * es, raw + (size_t)i * es, es);
+            }
+            continue;
+        }
+        switch (dt) {
+        case FL_DT_FLOAT:
+            memcpy(bytes + 4 * i, &p->float_data[i], 4);
+            break;
+        case FL_DT_COMPLEX64:
+            memcpy(bytes + 8 * i, &p->float_data[2 * i], 8);
+            break;
+        case FL_DT_DOUBLE:
+            memcpy(bytes + 8 * i, &p->double_data[i], 8);
+            break;
+        case FL_DT_COMPLEX128:
+            memcpy(bytes + 16 * i, &p->double_data[2 * i], 16);
+            break;
+        case FL_DT_INT64:
+            ints[i] = fl_sym_const(p->int64_data[i]);
+            break;
+        case FL_DT_UINT32:
+        case FL_DT_UINT64:
+            ints[i] = fl_sym_const((int64_t)p->uint64_data[i]);
+            break;
+        default:
+            if (ints) {
+                /* int32_data holds int32 and the narrower ints and bool: keep
+                 * the value as the narrow type reads it. */
+                uint32_t u = (uint32_t)p->int32_data[i];
+                ints[i] = fl_sym_const(fl__pb_read_le((const uint8_t *)&u, es, sgn));
+            } else {
+                uint16_t h = (uint16_t)p->int32_data[i]; /* float16/bfloat16 bits */
+                memcpy(bytes + (size_t)i * es, &h, es < 2 ? es : 2);
+            }
+            break;
+        }
+    }
+    c->value = v;
+    return FL_OK;
 }
 
 /* Decodes a TensorProto into an fl_const. `node` and `field` name the place
@@ -276,58 +358,16 @@ static fl_status decode_tensor(imp *im, const fl_node *node, const char *field,
     if (n > im->o->max_value_elems || dt_packed4(dt) || es == 0) {
         return FL_OK; /* shape and dtype known; contents not decoded */
     }
-    fl_value *v = fl__value_new(a, dt, c->shape.rank, c->shape.dims);
-    if (!v) {
-        return a->failed ? fl__diag_oom(im->d) : FL_OK;
-    }
-    fl_sym *ints = (fl_sym *)v->ints;
-    uint8_t *bytes = (uint8_t *)v->raw;
-    const uint8_t *raw = p->raw_data.len ? p->raw_data.data : NULL;
-    bool sgn = !dt_unsigned(dt);
-    for (int64_t i = 0; i < n; i++) {
-        if (raw) {
-            if (ints) {
-                ints[i] = fl_sym_const(fl__pb_read_le(raw + (size_t)i * es, es, sgn));
-            } else {
-                memcpy(bytes + (size_t)i * es, raw + (size_t)i * es, es);
-            }
-            continue;
+    const void *in_place = typed_in_place(p, dt);
+    if (in_place) { /* a view of the model's bytes: read only when used */
+        fl_value *w = fl__value_view(a, dt, c->shape.rank, c->shape.dims, in_place);
+        if (!w && a->failed) {
+            return fl__diag_oom(im->d);
         }
-        switch (dt) {
-        case FL_DT_FLOAT:
-            memcpy(bytes + 4 * i, &p->float_data[i], 4);
-            break;
-        case FL_DT_COMPLEX64:
-            memcpy(bytes + 8 * i, &p->float_data[2 * i], 8);
-            break;
-        case FL_DT_DOUBLE:
-            memcpy(bytes + 8 * i, &p->double_data[i], 8);
-            break;
-        case FL_DT_COMPLEX128:
-            memcpy(bytes + 16 * i, &p->double_data[2 * i], 16);
-            break;
-        case FL_DT_INT64:
-            ints[i] = fl_sym_const(p->int64_data[i]);
-            break;
-        case FL_DT_UINT32:
-        case FL_DT_UINT64:
-            ints[i] = fl_sym_const((int64_t)p->uint64_data[i]);
-            break;
-        default:
-            if (ints) {
-                /* int32_data holds int32 and the narrower ints and bool: keep
-                 * the value as the narrow type reads it. */
-                uint32_t u = (uint32_t)p->int32_data[i];
-                ints[i] = fl_sym_const(fl__pb_read_le((const uint8_t *)&u, es, sgn));
-            } else {
-                uint16_t h = (uint16_t)p->int32_data[i]; /* float16/bfloat16 bits */
-                memcpy(bytes + (size_t)i * es, &h, es < 2 ? es : 2);
-            }
-            break;
-        }
+        c->value = w;
+        return FL_OK;
     }
-    c->value = v;
-    return FL_OK;
+    return decode_value(im, p, c);
 }
 
 /* ------------------------------------------------------------------------- */

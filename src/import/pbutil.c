@@ -3,26 +3,25 @@
  */
 #include "import/pbutil.h"
 
-static void *pb_alloc(void *data, size_t size) {
-    return fl__arena_alloc((fl_arena *)data, size);
-}
-
-static void pb_free(void *data, void *p) {
-    (void)data;
-    (void)p; /* released with the arena */
-}
+#include "import/pbwire.h"
 
 void *fl__pb_unpack(fl_graph *g, const ProtobufCMessageDescriptor *desc, const uint8_t *buf,
                     size_t len, const char *what, fl_diag *d) {
-    ProtobufCAllocator alloc = {pb_alloc, pb_free, g->arena};
-    ProtobufCMessage *m = protobuf_c_message_unpack(desc, &alloc, len, buf);
+    fl_pbwire_error e;
+    ProtobufCMessage *m = fl__pbwire_unpack(g->arena, desc, buf, len, &e);
     if (!m) {
-        if (g->arena->failed) {
+        if (e.oom || g->arena->failed) {
             fl__diag_oom(d);
+        } else if (e.field) {
+            fl__diag_fail(d, FL_EINVAL,
+                          "not a valid binary %s (%zu bytes could not be decoded as protobuf: "
+                          "%s, in field '%s' of %s at byte %zu)",
+                          what, len, e.what, e.field, e.message, e.offset);
         } else {
             fl__diag_fail(d, FL_EINVAL,
-                          "not a valid binary %s (%zu bytes could not be decoded as protobuf)",
-                          what, len);
+                          "not a valid binary %s (%zu bytes could not be decoded as protobuf: "
+                          "%s, in %s at byte %zu)",
+                          what, len, e.what, e.message, e.offset);
         }
     }
     return m;

@@ -12,9 +12,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Unpacks `len` bytes as a message of type `desc`, allocating in g's arena
- * (released with it). NULL with d failed when the bytes do not decode ("not a
- * valid binary WHAT (N bytes could not be decoded as protobuf)") or memory
+/* Unpacks `len` bytes as a message of type `desc` with the zero-copy reader
+ * (pbwire.h: bytes fields are views into buf, which must outlive the
+ * messages), allocating in g's arena (released with it). NULL with d failed
+ * when the bytes do not decode ("not a valid binary WHAT (N bytes could not
+ * be decoded as protobuf: WHY, in field 'F' of TYPE at byte K)") or memory
  * runs out. */
 void *fl__pb_unpack(fl_graph *g, const ProtobufCMessageDescriptor *desc, const uint8_t *buf,
                     size_t len, const char *what, fl_diag *d);

@@ -127,7 +127,7 @@ double fl__ew_round_dt(int dt, double x) {
     case FL_DT_BFLOAT16: {
         unsigned char buf[8] = {0};
         int64_t one = 1;
-        fl_value t = {fl_dtype_base(dt), 0, &one, 1, NULL, buf};
+        fl_value t = {fl_dtype_base(dt), 0, &one, 1, NULL, buf, false};
         double r = x;
         fl__value_set_f64(&t, 0, x);
         fl__value_f64(&t, 0, &r);

@@ -1,0 +1,482 @@
+/*
+ * pbwire.c - see pbwire.h.
+ *
+ * Each message is read in two passes over its bytes: the first checks every
+ * tag, wire type and length and counts the elements of each repeated field
+ * (and the occurrences of each singular message field); the second allocates
+ * arrays of exactly that size and fills them. A singular message field met
+ * more than once is decoded from the concatenation of its occurrences, which
+ * is what merging means in the encoding (rare: only then are bytes copied).
+ */
+#include "import/pbwire.h"
+
+#include <string.h>
+
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "packed fixed-width runs are read in place: a little-endian host is assumed"
+#endif
+
+enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2, WT_I32 = 5 };
+
+typedef struct wdec {
+    fl_arena *a;
+    const uint8_t *base; /* start of the input, for offsets in errors */
+    fl_pbwire_error *err;
+} wdec;
+
+/* Per-field state of one message being decoded. */
+typedef struct fslot {
+    size_t count;       /* repeated: elements; singular: occurrences */
+    size_t fill;        /* pass 2: elements written so far */
+    size_t runs;        /* occurrences (packed runs and single values) */
+    const uint8_t *run; /* the first packed run */
+    uint8_t *cat;       /* singular message met more than once: the occurrences joined */
+    size_t cat_len;
+} fslot;
+
+static bool fail(wdec *w, const ProtobufCMessageDescriptor *d, const ProtobufCFieldDescriptor *f,
+                 const uint8_t *at, const char *what) {
+    if (!w->err->what) {
+        w->err->message = d ? d->name : NULL;
+        w->err->field = f ? f->name : NULL;
+        w->err->offset = (size_t)(at - w->base);
+        w->err->what = what;
+    }
+    return false;
+}
+
+static bool oom(wdec *w) {
+    w->err->oom = 1;
+    w->err->what = "out of memory";
+    return false;
+}
+
+static bool rd_varint(const uint8_t **p, const uint8_t *end, uint64_t *out) {
+    const uint8_t *q = *p;
+    uint64_t v = 0;
+    for (int shift = 0; shift < 64 && q < end; shift += 7) {
+        uint8_t b = *q++;
+        v |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) {
+            *out = v;
+            *p = q;
+            return true;
+        }
+    }
+    return false;
+}
+
+static size_t elem_size(ProtobufCType t) {
+    switch (t) {
+    case PROTOBUF_C_TYPE_INT64:
+    case PROTOBUF_C_TYPE_SINT64:
+    case PROTOBUF_C_TYPE_SFIXED64:
+    case PROTOBUF_C_TYPE_UINT64:
+    case PROTOBUF_C_TYPE_FIXED64:
+    case PROTOBUF_C_TYPE_DOUBLE:
+        return 8;
+    case PROTOBUF_C_TYPE_BOOL:
+        return sizeof(protobuf_c_boolean);
+    case PROTOBUF_C_TYPE_STRING:
+        return sizeof(char *);
+    case PROTOBUF_C_TYPE_BYTES:
+        return sizeof(ProtobufCBinaryData);
+    case PROTOBUF_C_TYPE_MESSAGE:
+        return sizeof(void *);
+    default:
+        return 4;
+    }
+}
+
+/* The wire type a field's values use when not packed. */
+static int field_wt(ProtobufCType t) {
+    switch (t) {
+    case PROTOBUF_C_TYPE_SFIXED32:
+    case PROTOBUF_C_TYPE_FIXED32:
+    case PROTOBUF_C_TYPE_FLOAT:
+        return WT_I32;
+    case PROTOBUF_C_TYPE_SFIXED64:
+    case PROTOBUF_C_TYPE_FIXED64:
+    case PROTOBUF_C_TYPE_DOUBLE:
+        return WT_I64;
+    case PROTOBUF_C_TYPE_STRING:
+    case PROTOBUF_C_TYPE_BYTES:
+    case PROTOBUF_C_TYPE_MESSAGE:
+        return WT_LEN;
+    default:
+        return WT_VARINT;
+    }
+}
+
+/* One tag and its payload: for WT_LEN the bytes, else the value's bytes. */
+typedef struct wfield {
+    uint32_t id;
+    int wt;
+    const uint8_t *tag; /* where the tag starts */
+    const uint8_t *p;   /* payload */
+    size_t len;
+    uint64_t v; /* WT_VARINT: the value; WT_I32/WT_I64: little-endian bits */
+} wfield;
+
+static uint64_t rd_le(const uint8_t *p, size_t n) {
+    uint64_t v = 0;
+    for (size_t i = 0; i < n; i++) {
+        v |= (uint64_t)p[i] << (8 * i);
+    }
+    return v;
+}
+
+static bool next_field(wdec *w, const ProtobufCMessageDescriptor *d, const uint8_t **p,
+                       const uint8_t *end, wfield *f) {
+    f->tag = *p;
+    uint64_t key;
+    if (!rd_varint(p, end, &key)) {
+        return fail(w, d, NULL, f->tag, "a tag is cut short or longer than 10 bytes");
+    }
+    if ((key >> 3) == 0 || (key >> 3) > 0x1fffffff) {
+        return fail(w, d, NULL, f->tag, "field number 0 or above 2^29-1");
+    }
+    f->id = (uint32_t)(key >> 3);
+    f->wt = (int)(key & 7);
+    switch (f->wt) {
+    case WT_VARINT:
+        f->p = *p;
+        if (!rd_varint(p, end, &f->v)) {
+            return fail(w, d, NULL, f->tag, "a varint is cut short or longer than 10 bytes");
+        }
+        f->len = (size_t)(*p - f->p);
+        return true;
+    case WT_I64:
+    case WT_I32: {
+        size_t n = f->wt == WT_I64 ? 8 : 4;
+        if ((size_t)(end - *p) < n) {
+            return fail(w, d, NULL, f->tag, "a fixed-width value runs past the end");
+        }
+        f->p = *p;
+        f->len = n;
+        f->v = rd_le(*p, n);
+        *p += n;
+        return true;
+    }
+    case WT_LEN: {
+        uint64_t n;
+        if (!rd_varint(p, end, &n)) {
+            return fail(w, d, NULL, f->tag, "a length is cut short");
+        }
+        if (n > (uint64_t)(end - *p)) {
+            return fail(w, d, protobuf_c_message_descriptor_get_field(d, f->id), f->tag,
+                        "a length points past the end of its message");
+        }
+        f->p = *p;
+        f->len = (size_t)n;
+        *p += n;
+        return true;
+    }
+    default:
+        return fail(w, d, NULL, f->tag, "wire type 3, 4, 6 or 7 (groups are not supported)");
+    }
+}
+
+/* Elements in a packed run of a scalar type, or (size_t)-1 when malformed. */
+static size_t packed_count(ProtobufCType t, const uint8_t *p, size_t len) {
+    int wt = field_wt(t);
+    if (wt == WT_I32 || wt == WT_I64) {
+        size_t es = wt == WT_I32 ? 4 : 8;
+        return len % es ? (size_t)-1 : len / es;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < len; i++) {
+        n += !(p[i] & 0x80);
+    }
+    return len && (p[len - 1] & 0x80) ? (size_t)-1 : n;
+}
+
+static bool is_packable(ProtobufCType t) {
+    return t != PROTOBUF_C_TYPE_STRING && t != PROTOBUF_C_TYPE_BYTES &&
+           t != PROTOBUF_C_TYPE_MESSAGE;
+}
+
+/* Pass 1: checks the message's fields and counts repeated elements. */
+static bool count_fields(wdec *w, const ProtobufCMessageDescriptor *d, const uint8_t *p,
+                         const uint8_t *end, fslot *slots, size_t *n_unknown) {
+    wfield f;
+    while (p < end) {
+        if (!next_field(w, d, &p, end, &f)) {
+            return false;
+        }
+        const ProtobufCFieldDescriptor *fd = protobuf_c_message_descriptor_get_field(d, f.id);
+        if (!fd) {
+            (*n_unknown)++;
+            continue;
+        }
+        fslot *s = &slots[fd - d->fields];
+        int want = field_wt(fd->type);
+        if (fd->label == PROTOBUF_C_LABEL_REPEATED && f.wt == WT_LEN && is_packable(fd->type)) {
+            size_t k = packed_count(fd->type, f.p, f.len);
+            if (k == (size_t)-1) {
+                return fail(w, d, fd, f.tag,
+                            "a packed run's length is not a whole number of "
+                            "values");
+            }
+            s->count += k;
+            s->run = s->runs++ ? s->run : f.p;
+            continue;
+        }
+        if (f.wt != want) {
+            return fail(w, d, fd, f.tag, "the wire type does not match the field's type");
+        }
+        s->count++;
+        s->runs += 2; /* a single value: never a view */
+    }
+    return true;
+}
+
+static ProtobufCMessage *decode(wdec *w, const ProtobufCMessageDescriptor *d, const uint8_t *p,
+                                size_t len, int depth);
+
+/* Stores a scalar of fd's type from a varint or fixed-width value. */
+static void put_scalar(const ProtobufCFieldDescriptor *fd, void *dst, uint64_t v) {
+    switch (fd->type) {
+    case PROTOBUF_C_TYPE_SINT32: {
+        uint32_t u = (uint32_t)v;
+        int32_t x = (int32_t)(u >> 1) ^ -(int32_t)(u & 1);
+        memcpy(dst, &x, 4);
+        break;
+    }
+    case PROTOBUF_C_TYPE_SINT64: {
+        int64_t x = (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+        memcpy(dst, &x, 8);
+        break;
+    }
+    case PROTOBUF_C_TYPE_BOOL: {
+        protobuf_c_boolean b = v != 0;
+        memcpy(dst, &b, sizeof b);
+        break;
+    }
+    default:
+        if (elem_size(fd->type) == 8) {
+            memcpy(dst, &v, 8);
+        } else {
+            uint32_t u = (uint32_t)v;
+            memcpy(dst, &u, 4);
+        }
+        break;
+    }
+}
+
+/* A length-delimited value of a string, bytes or message field. */
+static bool put_len(wdec *w, const ProtobufCFieldDescriptor *fd, void *dst, const wfield *f,
+                    int depth) {
+    if (fd->type == PROTOBUF_C_TYPE_STRING) {
+        char *s = fl__arena_alloc(w->a, f->len + 1);
+        if (!s) {
+            return oom(w);
+        }
+        memcpy(s, f->p, f->len);
+        s[f->len] = '\0';
+        memcpy(dst, &s, sizeof s);
+        return true;
+    }
+    if (fd->type == PROTOBUF_C_TYPE_BYTES) {
+        ProtobufCBinaryData b = {f->len, f->len ? (uint8_t *)(uintptr_t)f->p : NULL};
+        memcpy(dst, &b, sizeof b);
+        return true;
+    }
+    ProtobufCMessage *m = decode(w, fd->descriptor, f->p, f->len, depth + 1);
+    if (!m) {
+        return false;
+    }
+    memcpy(dst, &m, sizeof m);
+    return true;
+}
+
+/* Appends a packed run to a repeated field's array. */
+static void put_packed(const ProtobufCFieldDescriptor *fd, uint8_t *arr, fslot *s,
+                       const wfield *f) {
+    size_t es = elem_size(fd->type);
+    int wt = field_wt(fd->type);
+    if (wt != WT_VARINT) {
+        size_t k = f->len / (wt == WT_I32 ? 4 : 8);
+        if (arr + s->fill * es != f->p) {
+            memcpy(arr + s->fill * es, f->p, f->len); /* little-endian host */
+        }
+        s->fill += k;
+        return;
+    }
+    const uint8_t *q = f->p, *end = f->p + f->len;
+    uint64_t v;
+    while (q < end && rd_varint(&q, end, &v)) {
+        put_scalar(fd, arr + s->fill * es, v);
+        s->fill++;
+    }
+}
+
+/* Pass 2 for one known field occurrence. */
+static bool fill_field(wdec *w, ProtobufCMessage *m, const ProtobufCFieldDescriptor *fd, fslot *s,
+                       const wfield *f, int depth) {
+    uint8_t *base = (uint8_t *)m;
+    if (fd->label == PROTOBUF_C_LABEL_REPEATED) {
+        uint8_t *arr;
+        memcpy(&arr, base + fd->offset, sizeof arr);
+        size_t es = elem_size(fd->type);
+        if (f->wt == WT_LEN && is_packable(fd->type)) {
+            put_packed(fd, arr, s, f);
+            return true;
+        }
+        if (f->wt == WT_LEN) {
+            if (!put_len(w, fd, arr + s->fill * es, f, depth)) {
+                return false;
+            }
+        } else {
+            put_scalar(fd, arr + s->fill * es, f->v);
+        }
+        s->fill++;
+        return true;
+    }
+    if (fd->type == PROTOBUF_C_TYPE_MESSAGE && s->count > 1) {
+        uint8_t *cat = fl__arena_alloc(w->a, s->cat_len + f->len + 1);
+        if (!cat) {
+            return oom(w);
+        }
+        if (s->cat_len) {
+            memcpy(cat, s->cat, s->cat_len);
+        }
+        memcpy(cat + s->cat_len, f->p, f->len);
+        s->cat = cat;
+        s->cat_len += f->len;
+        if (++s->fill < s->count) {
+            return true; /* decoded once the last occurrence is met */
+        }
+        wfield joined = *f;
+        joined.p = cat;
+        joined.len = s->cat_len;
+        if (!put_len(w, fd, base + fd->offset, &joined, depth)) {
+            return false;
+        }
+    } else if (f->wt == WT_LEN) {
+        if (!put_len(w, fd, base + fd->offset, f, depth)) {
+            return false;
+        }
+    } else {
+        put_scalar(fd, base + fd->offset, f->v);
+    }
+    if (fd->flags & PROTOBUF_C_FIELD_FLAG_ONEOF) {
+        uint32_t id = fd->id;
+        memcpy(base + fd->quantifier_offset, &id, sizeof id);
+    } else if (fd->label == PROTOBUF_C_LABEL_OPTIONAL && fd->type != PROTOBUF_C_TYPE_STRING &&
+               fd->type != PROTOBUF_C_TYPE_MESSAGE) {
+        protobuf_c_boolean has = 1;
+        memcpy(base + fd->quantifier_offset, &has, sizeof has);
+    }
+    return true;
+}
+
+/* Allocates the arrays of repeated fields (pass 1's counts). */
+static bool alloc_repeated(wdec *w, const ProtobufCMessageDescriptor *d, ProtobufCMessage *m,
+                           fslot *slots) {
+    uint8_t *base = (uint8_t *)m;
+    for (unsigned i = 0; i < d->n_fields; i++) {
+        const ProtobufCFieldDescriptor *fd = &d->fields[i];
+        if (fd->label != PROTOBUF_C_LABEL_REPEATED || slots[i].count == 0) {
+            continue;
+        }
+        size_t es = elem_size(fd->type);
+        if (slots[i].count > SIZE_MAX / es) {
+            return oom(w);
+        }
+        void *arr;
+        if (slots[i].runs == 1 && field_wt(fd->type) != WT_VARINT &&
+            (uintptr_t)slots[i].run % es == 0) {
+            arr = (void *)(uintptr_t)slots[i].run; /* one aligned run: a view */
+        } else {
+            arr = fl__arena_alloc(w->a, slots[i].count * es);
+        }
+        if (!arr) {
+            return oom(w);
+        }
+        memcpy(base + fd->offset, &arr, sizeof arr);
+        memcpy(base + fd->quantifier_offset, &slots[i].count, sizeof(size_t));
+    }
+    return true;
+}
+
+static bool fill_fields(wdec *w, const ProtobufCMessageDescriptor *d, ProtobufCMessage *m,
+                        const uint8_t *p, const uint8_t *end, fslot *slots, int depth) {
+    wfield f;
+    while (p < end) {
+        if (!next_field(w, d, &p, end, &f)) {
+            return false;
+        }
+        const ProtobufCFieldDescriptor *fd = protobuf_c_message_descriptor_get_field(d, f.id);
+        if (fd) {
+            if (!fill_field(w, m, fd, &slots[fd - d->fields], &f, depth)) {
+                return false;
+            }
+            continue;
+        }
+        ProtobufCMessageUnknownField *u = &m->unknown_fields[m->n_unknown_fields++];
+        u->tag = f.id;
+        u->wire_type = (ProtobufCWireType)f.wt;
+        u->len = f.len;
+        u->data = (uint8_t *)(uintptr_t)f.p;
+    }
+    return true;
+}
+
+static bool check_required(wdec *w, const ProtobufCMessageDescriptor *d, const uint8_t *at,
+                           const fslot *slots) {
+    for (unsigned i = 0; i < d->n_fields; i++) {
+        if (d->fields[i].label == PROTOBUF_C_LABEL_REQUIRED && slots[i].runs == 0) {
+            return fail(w, d, &d->fields[i], at, "a required field is missing");
+        }
+    }
+    return true;
+}
+
+static ProtobufCMessage *decode(wdec *w, const ProtobufCMessageDescriptor *d, const uint8_t *p,
+                                size_t len, int depth) {
+    if (depth > FL_PBWIRE_MAX_DEPTH) {
+        fail(w, d, NULL, p, "messages nest deeper than 100 levels");
+        return NULL;
+    }
+    fslot local[32];
+    fslot *slots = local;
+    if (d->n_fields > 32) {
+        slots = fl__arena_alloc(w->a, d->n_fields * sizeof(fslot));
+        if (!slots) {
+            oom(w);
+            return NULL;
+        }
+    }
+    memset(slots, 0, (d->n_fields ? d->n_fields : 1) * sizeof(fslot));
+    const uint8_t *end = p + len;
+    size_t n_unknown = 0;
+    if (!count_fields(w, d, p, end, slots, &n_unknown) || !check_required(w, d, p, slots)) {
+        return NULL;
+    }
+    ProtobufCMessage *m = fl__arena_alloc(w->a, d->sizeof_message);
+    if (!m) {
+        oom(w);
+        return NULL;
+    }
+    d->message_init(m);
+    if (n_unknown) {
+        m->unknown_fields = fl__arena_calloc(w->a, n_unknown, sizeof(*m->unknown_fields));
+        if (!m->unknown_fields) {
+            oom(w);
+            return NULL;
+        }
+    }
+    if (!alloc_repeated(w, d, m, slots) || !fill_fields(w, d, m, p, end, slots, depth)) {
+        return NULL;
+    }
+    return m;
+}
+
+ProtobufCMessage *fl__pbwire_unpack(fl_arena *a, const ProtobufCMessageDescriptor *desc,
+                                    const uint8_t *buf, size_t len, fl_pbwire_error *err) {
+    memset(err, 0, sizeof *err);
+    static const uint8_t empty[1];
+    wdec w = {a, buf ? buf : empty, err};
+    return decode(&w, desc, buf ? buf : empty, buf ? len : 0, 0);
+}

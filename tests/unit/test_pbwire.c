@@ -1,0 +1,340 @@
+/*
+ * test_pbwire.c - the zero-copy wire reader (src/import/pbwire.c).
+ *
+ * The reference is protobuf-c's own unpacker: on every model of tests/data
+ * and the corpus, and on every truncation of a small model, both readers
+ * must agree (both fail, or both succeed and protobuf-c packs the two
+ * results to the same bytes). Payloads must be views into the input. The
+ * malformed inputs are written byte by byte with the field numbers of
+ * onnx.proto (ModelProto.graph 7, GraphProto.node 1 / initializer 5,
+ * NodeProto.attribute 5, AttributeProto.g 6, TensorProto.dims 1 /
+ * data_type 2 / float_data 4 / raw_data 9).
+ */
+#include "import/pbwire.h"
+#include "onnx/onnx.pb-c.h"
+#include "tensorflow/graph.pb-c.h"
+#include "tensorflow/saved_model.pb-c.h"
+#include "testutil.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- writing protobuf bytes ---------------------------------------------- */
+
+typedef struct wbuf {
+    uint8_t b[8192];
+    size_t n;
+} wbuf;
+
+static void w_varint(wbuf *w, uint64_t v) {
+    while (v >= 0x80) {
+        w->b[w->n++] = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    w->b[w->n++] = (uint8_t)v;
+}
+
+static void w_tag(wbuf *w, uint32_t field, int wt) {
+    w_varint(w, ((uint64_t)field << 3) | (uint64_t)wt);
+}
+
+static void w_bytes(wbuf *w, uint32_t field, const void *p, size_t len) {
+    w_tag(w, field, 2);
+    w_varint(w, len);
+    memcpy(w->b + w->n, p, len);
+    w->n += len;
+}
+
+/* ---- comparing with protobuf-c --------------------------------------------- */
+
+static uint8_t *pack(const ProtobufCMessage *m, size_t *len) {
+    *len = protobuf_c_message_get_packed_size(m);
+    uint8_t *out = malloc(*len ? *len : 1);
+    assert_non_null(out);
+    assert_int_equal(protobuf_c_message_pack(m, out), *len);
+    return out;
+}
+
+/* 1 when both readers succeed with equal messages, 0 when both fail; fails
+ * the test when they disagree. */
+static int agree(const ProtobufCMessageDescriptor *d, const uint8_t *buf, size_t len,
+                 const char *what) {
+    ProtobufCMessage *ref = protobuf_c_message_unpack(d, NULL, len, buf);
+    fl_arena a;
+    fl__arena_init(&a, (size_t)1 << 30);
+    fl_pbwire_error e;
+    ProtobufCMessage *m = fl__pbwire_unpack(&a, d, buf, len, &e);
+    if (!ref || !m) {
+        if (ref || m) {
+            print_error("%s (%zu bytes): protobuf-c %s, pbwire %s (%s at %zu)\n", what, len,
+                        ref ? "accepts" : "rejects", m ? "accepts" : "rejects", m ? "" : e.what,
+                        m ? (size_t)0 : e.offset);
+        }
+        assert_true(!ref && !m);
+        fl__arena_free(&a);
+        return 0;
+    }
+    size_t la, lb;
+    uint8_t *pa = pack(ref, &la), *pb = pack(m, &lb);
+    if (la != lb || memcmp(pa, pb, la) != 0) {
+        print_error("%s: the two readers' messages pack differently (%zu vs %zu bytes)\n", what, la,
+                    lb);
+        fail();
+    }
+    free(pa);
+    free(pb);
+    protobuf_c_message_free_unpacked(ref, NULL);
+    fl__arena_free(&a);
+    return 1;
+}
+
+static const ProtobufCMessageDescriptor *desc_for(const char *name) {
+    size_t n = strlen(name);
+    if (n > 5 && strcmp(name + n - 5, ".onnx") == 0) {
+        return &onnx__model_proto__descriptor;
+    }
+    if (strcmp(name, "saved_model.pb") == 0) {
+        return &tensorflow__saved_model__descriptor;
+    }
+    return n > 3 && strcmp(name + n - 3, ".pb") == 0 ? &tensorflow__graph_def__descriptor : NULL;
+}
+
+static int agree_dir(const char *dir) {
+    DIR *dp = opendir(dir);
+    if (!dp) {
+        return 0;
+    }
+    int n = 0;
+    struct dirent *de;
+    while ((de = readdir(dp))) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+        const ProtobufCMessageDescriptor *d = desc_for(de->d_name);
+        if (!d) {
+            continue;
+        }
+        size_t len;
+        unsigned char *buf = fl_test_read_file(path, &len);
+        assert_non_null(buf);
+        n += agree(d, buf, len, path);
+        free(buf);
+    }
+    closedir(dp);
+    return n;
+}
+
+static void test_agrees_on_test_models(void **state) {
+    (void)state;
+    assert_int_equal(agree_dir(FL_TEST_DATA_DIR), 2); /* tiny_cnn.pb, tiny_cnn.onnx */
+}
+
+static void test_agrees_on_corpus(void **state) {
+    (void)state;
+    if (!fl_test_have_corpus("pbwire corpus agreement")) {
+        fl_test_skip();
+        return;
+    }
+    static const char *dirs[] = {"tf", "tf-unfused", "onnx", "onnx/ort-extended"};
+    int n = 0;
+    for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", FL_CORPUS_DIR, dirs[i]);
+        n += agree_dir(path);
+    }
+    print_message("pbwire: %d corpus models decode as protobuf-c decodes them\n", n);
+    assert_true(n > 50);
+}
+
+/* Every prefix of a model: both readers fail or agree. */
+static void test_agrees_on_truncations(void **state) {
+    (void)state;
+    size_t len;
+    unsigned char *buf = fl_test_read_file(FL_TEST_DATA_DIR "/tiny_cnn.onnx", &len);
+    assert_non_null(buf);
+    int ok = 0;
+    for (size_t k = 0; k <= len; k++) {
+        ok += agree(&onnx__model_proto__descriptor, buf, k, "tiny_cnn.onnx prefix");
+    }
+    assert_true(ok >= 2); /* the empty message and the whole file at least */
+    free(buf);
+    buf = fl_test_read_file(FL_TEST_DATA_DIR "/tiny_cnn.pb", &len);
+    assert_non_null(buf);
+    for (size_t k = 0; k <= len; k++) {
+        agree(&tensorflow__graph_def__descriptor, buf, k, "tiny_cnn.pb prefix");
+    }
+    free(buf);
+}
+
+/* ---- views ----------------------------------------------------------------- */
+
+static void test_payloads_are_views(void **state) {
+    (void)state;
+    static const float vals[4] = {1.5f, -2.0f, 0.25f, 3.0f};
+    for (int shift = 0; shift < 4; shift++) {
+        /* a TensorProto: dims [4], data_type 1, float_data packed; then a
+         * second one with the same floats in raw_data */
+        _Alignas(16) uint8_t mem[256];
+        wbuf w = {{0}, 0};
+        w.n = (size_t)shift; /* moves the float run's alignment */
+        w_tag(&w, 1, 0);
+        w_varint(&w, 4);
+        w_tag(&w, 2, 0);
+        w_varint(&w, 1);
+        w_bytes(&w, 4, vals, sizeof vals);
+        size_t run_at = w.n - sizeof vals;
+        w_bytes(&w, 9, vals, sizeof vals);
+        size_t raw_at = w.n - sizeof vals;
+        memcpy(mem, w.b, w.n);
+        fl_arena a;
+        fl__arena_init(&a, 1 << 20);
+        fl_pbwire_error e;
+        Onnx__TensorProto *t = (Onnx__TensorProto *)fl__pbwire_unpack(
+            &a, &onnx__tensor_proto__descriptor, mem + shift, w.n - (size_t)shift, &e);
+        assert_non_null(t);
+        assert_int_equal(t->n_float_data, 4);
+        assert_memory_equal(t->float_data, vals, sizeof vals);
+        assert_ptr_equal(t->raw_data.data, mem + raw_at);
+        assert_int_equal(t->raw_data.len, sizeof vals);
+        if ((uintptr_t)(mem + run_at) % 4 == 0) {
+            assert_ptr_equal((void *)t->float_data, mem + run_at); /* aligned: a view */
+        } else {
+            assert_ptr_not_equal((void *)t->float_data, mem + run_at); /* decoded copy */
+        }
+        fl__arena_free(&a);
+    }
+}
+
+/* ---- malformed input ----------------------------------------------------- */
+
+static void expect_fail(const ProtobufCMessageDescriptor *d, const wbuf *w, const char *field,
+                        const char *what) {
+    fl_arena a;
+    fl__arena_init(&a, 1 << 20);
+    fl_pbwire_error e;
+    assert_null(fl__pbwire_unpack(&a, d, w->b, w->n, &e));
+    assert_non_null(e.what);
+    if (!strstr(e.what, what)) {
+        print_error("error '%s' does not say '%s'\n", e.what, what);
+        fail();
+    }
+    if (field) {
+        assert_non_null(e.field);
+        assert_string_equal(e.field, field);
+    }
+    fl__arena_free(&a);
+    /* protobuf-c refuses the same bytes */
+    ProtobufCMessage *ref = protobuf_c_message_unpack(d, NULL, w->n, w->b);
+    assert_null(ref);
+}
+
+static void test_length_past_end(void **state) {
+    (void)state;
+    wbuf w = {{0}, 0};
+    w_tag(&w, 9, 2);
+    w_varint(&w, 1000); /* raw_data of 1000 bytes, 3 present */
+    w.b[w.n++] = 1;
+    w.b[w.n++] = 2;
+    w.b[w.n++] = 3;
+    expect_fail(&onnx__tensor_proto__descriptor, &w, "raw_data", "past the end");
+    /* inside a graph: the inner message's field is named, at its offset */
+    wbuf g = {{0}, 0};
+    w_bytes(&g, 5, w.b, w.n); /* GraphProto.initializer */
+    expect_fail(&onnx__graph_proto__descriptor, &g, "raw_data", "past the end");
+}
+
+static void test_bad_wire_types(void **state) {
+    (void)state;
+    wbuf w = {{0}, 0};
+    w_bytes(&w, 2, "ab", 2); /* data_type (an enum) as bytes */
+    expect_fail(&onnx__tensor_proto__descriptor, &w, "data_type", "wire type");
+    wbuf grp = {{0}, 0};
+    w_tag(&grp, 1, 3); /* a group */
+    expect_fail(&onnx__tensor_proto__descriptor, &grp, NULL, "groups");
+    wbuf z = {{0}, 0};
+    w_tag(&z, 0, 0); /* field 0 */
+    w_varint(&z, 1);
+    expect_fail(&onnx__tensor_proto__descriptor, &z, NULL, "field number 0");
+    wbuf run = {{0}, 0};
+    w_bytes(&run, 4, "abcde", 5); /* packed floats of 5 bytes */
+    expect_fail(&onnx__tensor_proto__descriptor, &run, "float_data", "whole number");
+    wbuf vi = {{0}, 0};
+    w_tag(&vi, 2, 0);
+    for (int i = 0; i < 11; i++) {
+        vi.b[vi.n++] = 0xff; /* a varint of 11 bytes */
+    }
+    vi.b[vi.n++] = 0;
+    expect_fail(&onnx__tensor_proto__descriptor, &vi, NULL, "varint");
+}
+
+/* AttributeProto.g -> GraphProto.node -> NodeProto.attribute -> ...: `levels`
+ * rounds of three messages, built inside out. */
+static void nest(wbuf *out, int levels) {
+    wbuf cur = {{0}, 0}, next;
+    for (int i = 0; i < levels; i++) {
+        next.n = 0;
+        w_bytes(&next, 5, cur.b, cur.n); /* NodeProto.attribute */
+        cur = next;
+        next.n = 0;
+        w_bytes(&next, 1, cur.b, cur.n); /* GraphProto.node */
+        cur = next;
+        next.n = 0;
+        w_bytes(&next, 6, cur.b, cur.n); /* AttributeProto.g */
+        cur = next;
+    }
+    *out = cur;
+}
+
+static void test_nesting_limit(void **state) {
+    (void)state;
+    wbuf *w = malloc(sizeof *w);
+    assert_non_null(w);
+    nest(w, 33); /* 99 levels below the attribute: accepted */
+    assert_int_equal(agree(&onnx__attribute_proto__descriptor, w->b, w->n, "nest 33"), 1);
+    nest(w, 34); /* 102 levels */
+    fl_arena a;
+    fl__arena_init(&a, 1 << 20);
+    fl_pbwire_error e;
+    assert_null(fl__pbwire_unpack(&a, &onnx__attribute_proto__descriptor, w->b, w->n, &e));
+    assert_non_null(strstr(e.what, "deeper than 100"));
+    fl__arena_free(&a);
+    free(w);
+}
+
+/* A singular message met twice merges; unknown fields are kept. */
+static void test_merge_and_unknown(void **state) {
+    (void)state;
+    wbuf g1 = {{0}, 0}, g2 = {{0}, 0}, n = {{0}, 0}, m = {{0}, 0};
+    w_bytes(&n, 4, "Relu", 4); /* NodeProto.op_type */
+    w_bytes(&g1, 2, "first", 5);
+    w_bytes(&g1, 1, n.b, n.n);
+    w_bytes(&g2, 1, n.b, n.n);
+    w_tag(&g2, 999, 0); /* an unknown field */
+    w_varint(&g2, 42);
+    w_bytes(&m, 7, g1.b, g1.n);
+    w_bytes(&m, 7, g2.b, g2.n);
+    assert_int_equal(agree(&onnx__model_proto__descriptor, m.b, m.n, "merge"), 1);
+    fl_arena a;
+    fl__arena_init(&a, 1 << 20);
+    fl_pbwire_error e;
+    Onnx__ModelProto *mp =
+        (Onnx__ModelProto *)fl__pbwire_unpack(&a, &onnx__model_proto__descriptor, m.b, m.n, &e);
+    assert_non_null(mp);
+    assert_string_equal(mp->graph->name, "first");
+    assert_int_equal(mp->graph->n_node, 2);
+    assert_string_equal(mp->graph->node[1]->op_type, "Relu");
+    assert_int_equal(mp->graph->base.n_unknown_fields, 1);
+    assert_int_equal(mp->graph->base.unknown_fields[0].tag, 999);
+    fl__arena_free(&a);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_agrees_on_test_models), cmocka_unit_test(test_agrees_on_corpus),
+        cmocka_unit_test(test_agrees_on_truncations), cmocka_unit_test(test_payloads_are_views),
+        cmocka_unit_test(test_length_past_end),       cmocka_unit_test(test_bad_wire_types),
+        cmocka_unit_test(test_nesting_limit),         cmocka_unit_test(test_merge_and_unknown),
+    };
+    return fl_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
+}
