@@ -339,6 +339,9 @@ fl_status fl_analyze(const void *bytes, size_t len, const fl_options *opt_in, fl
         st = fl__cost_graph(&c, &totals);
     }
     if (st == FL_OK) {
+        st = fl__cost_conds(&c);
+    }
+    if (st == FL_OK) {
         st = fl__report_build(&c, opt,
                               fmt == FL_FORMAT_TFLITE       ? "tflite"
                               : fmt == FL_FORMAT_TFJS       ? "tfjs"

@@ -33,4 +33,9 @@ bool fl__cost_is_value_node(const fl_node *n);
  * complete. Fails only on overflow or OOM (with c->d naming the node). */
 fl_status fl__cost_graph(fl_ctx *c, fl_cost_totals *t);
 
+/* After fl__cost_graph: one warning per v1 cond (Switch nodes sharing a
+ * predicate that is not a loop's) stating what each branch costs; the totals
+ * count both branches (cond.c states the rule). */
+fl_status fl__cost_conds(fl_ctx *c);
+
 #endif

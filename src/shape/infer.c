@@ -23,6 +23,13 @@ static bool is_placeholder(const fl_node *n) {
     return n->kind == FL_OP_PLACEHOLDER || n->kind == FL_OP_PLACEHOLDER_WITH_DEFAULT;
 }
 
+/* Nodes that make symbols: the inputs (INPUT.AXIS) and the Merge of a cond,
+ * whose dims that differ between branches are NODE.AXIS (control_flow.c). */
+static bool makes_symbols(const fl_node *n) {
+    return is_placeholder(n) || ((n->kind == FL_OP_MERGE || n->kind == FL_OP_REF_MERGE) &&
+                                 !(n->flags & FL_NODE_BACK_EDGE));
+}
+
 /* Finds the placeholder a binding names and reads its dtype and declared
  * shape. `what` is "input" or "value" for messages. */
 static fl_status binding_target(fl_ctx *c, const char *name, const char *what, fl_node **out,
@@ -229,9 +236,9 @@ typedef struct symbinds {
     bool *used; /* per user binding: it named a symbol of the graph */
 } symbinds;
 
-/* Substitutes the equations and the bindings into a placeholder's output
- * dims: the only place symbols are made, so the rest of the walk sees one
- * symbol per size. */
+/* Substitutes the equations and the bindings into a placeholder's (or cond
+ * Merge's) output dims: the only places symbols are made, so the rest of the
+ * walk sees one symbol per size. */
 static fl_status subst_symbols(fl_ctx *c, fl_node *n, const symbinds *sb) {
     if (n->n_outputs < 1) {
         return FL_OK;
@@ -423,7 +430,7 @@ static fl_status walk(fl_ctx *c, const bool *bound, const symbinds *sb) {
             }
             return st;
         }
-        if (is_placeholder(n)) {
+        if (makes_symbols(n)) {
             st = subst_symbols(c, n, sb);
             if (st != FL_OK) {
                 return st;
@@ -495,7 +502,7 @@ static fl_status unknown_symbol(fl_ctx *c, const char **names, const bool *used,
     }
     for (size_t i = 0; i < c->g->n_nodes; i++) {
         const fl_node *p = c->g->nodes[i];
-        if (!is_placeholder(p) || p->n_outputs < 1) {
+        if (!makes_symbols(p) || p->n_outputs < 1) {
             continue;
         }
         for (int k = 0; k < p->outputs[0].shape.rank; k++) {

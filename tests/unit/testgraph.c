@@ -92,6 +92,14 @@ tg_node *tg_add(tg_graph *g, const char *name, const char *op, ...) {
     return n;
 }
 
+void tg_input(tg_node *n, const char *in) {
+    fl_arena *a = &current->arena;
+    char **v = must(fl__arena_calloc(a, n->nd.n_input + 2, sizeof(char *)));
+    memcpy(v, n->nd.input, n->nd.n_input * sizeof(char *));
+    v[n->nd.n_input++] = must(fl__arena_strdup(a, in));
+    n->nd.input = v;
+}
+
 static Tensorflow__AttrValue *new_attr(tg_node *n, const char *key) {
     fl_arena *a = &current->arena;
     Tensorflow__NodeDef__AttrEntry *e = must(fl__arena_zalloc(a, sizeof(*e)));

@@ -35,6 +35,10 @@ void tg_free(tg_graph *g);
  * by NULL. */
 tg_node *tg_add(tg_graph *g, const char *name, const char *op, ...);
 
+/* Appends an input ("a:1", "^ctrl") to a node made earlier (a Const
+ * anchored by a control edge). */
+void tg_input(tg_node *n, const char *in);
+
 void tg_attr_int(tg_node *n, const char *key, int64_t v);
 void tg_attr_float(tg_node *n, const char *key, float v);
 void tg_attr_bool(tg_node *n, const char *key, int v);

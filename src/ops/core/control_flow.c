@@ -7,11 +7,19 @@
  *  - Identity, Snapshot, StopGradient, PreventGradient, IdentityN, Enter,
  *    Exit, NextIteration, Switch (both outputs), LoopCond (bool scalar): the
  *    input's dtype (without _ref, except for the Ref* forms), shape and value.
- *  - Merge: the inputs inferred so far (a loop's NextIteration input is not
- *    inferred on the first visit) merged dim by dim: dims that agree are kept,
- *    others are unknown, different ranks give unknown rank. The driver visits
- *    the loop again when the back edge changes. A value only when every input
- *    is inferred and all values are equal. value_index: int32 scalar.
+ *  - Merge of a loop (a NextIteration input): the inputs inferred so far (the
+ *    back edge is not inferred on the first visit) merged dim by dim: dims
+ *    that agree are kept, others are unknown, different ranks give unknown
+ *    rank. The driver visits the loop again when the back edge changes.
+ *  - Merge of a cond (no NextIteration input; tf.cond's join of the branches
+ *    a Switch feeds, whose predicate the analysis cannot know): every input
+ *    counts, a branch output with unknown rank included. The most specific
+ *    shape all inputs fit: dims that agree are kept; dims known (or symbolic)
+ *    on every input but different become the fresh symbol NODE.AXIS (the
+ *    size depends on the branch taken; --bind NODE.AXIS=N picks one); a dim
+ *    unknown on any input is unknown; different ranks give unknown rank.
+ *  - Both: a value only when every input is inferred and all values are
+ *    equal. value_index: int32 scalar.
  *
  * FLOP rules ("complete" convention): 0 FLOPs with has_rule true (they
  * forward tensors; 0 is the real count); tfprof registers none of them (0,
@@ -152,15 +160,39 @@ static bool values_equal(const fl_value *a, const fl_value *b) {
     return false;
 }
 
+/* A cond Merge's dims that differ between its inputs (unknown in `acc` but
+ * not unknown on any input): the fresh symbol NODE.AXIS each. */
+static fl_status cond_merge_symbols(fl_ctx *c, fl_node *n, fl_shape *acc) {
+    for (int k = 0; k < acc->rank; k++) {
+        if (!fl_sym_is_unknown(acc->dims[k])) {
+            continue;
+        }
+        bool all_sized = true;
+        for (int i = 0; i < n->n_inputs && all_sized; i++) {
+            const fl_tensor *t = fl_node_in(n, i);
+            all_sized = t->shape.rank == acc->rank && !fl_sym_is_unknown(t->shape.dims[k]);
+        }
+        if (!all_sized) {
+            continue;
+        }
+        const char *name = fl__arena_printf(c->a, "%s.%d", n->name, k);
+        if (!name || fl__sym_var(c->st, name, &acc->dims[k]) != FL_OK) {
+            return fl__diag_oom(c->d);
+        }
+    }
+    return FL_OK;
+}
+
 static fl_status infer_merge(fl_ctx *c, fl_node *n) {
     int dt = FL_DT_INVALID;
     fl_shape acc = {-2, NULL};
     bool all = true, same = true;
     const fl_value *val = NULL;
     bool first = true;
+    bool cond = !(n->flags & FL_NODE_BACK_EDGE);
     for (int i = 0; i < n->n_inputs; i++) {
         const fl_tensor *t = fl_node_in(n, i);
-        if (fl__core_not_inferred(t)) {
+        if (fl__core_not_inferred(t) && !cond) {
             all = false;
             continue;
         }
@@ -186,6 +218,12 @@ static fl_status infer_merge(fl_ctx *c, fl_node *n) {
     }
     if (acc.rank == -2) {
         acc.rank = -1;
+    }
+    if (cond && n->n_inputs > 1 && acc.rank > 0) {
+        fl_status st = cond_merge_symbols(c, n, &acc);
+        if (st != FL_OK) {
+            return st;
+        }
     }
     fl_status st = fl__core_set_shape(c, n, 0, dt, &acc);
     if (st == FL_OK) {
