@@ -7,6 +7,8 @@
  *
  * One sweep in topological order; for each node the first rule that fires.
  * Rule names in the ledger are Grappler's function names where it has one.
+ *  0. constant_to_initializer (onnx_constant.c): an ONNX Constant node ->
+ *     an initializer (ONNX graphs only).
  *  1. materialize_shape (fold.c): Shape/Size/Rank whose value shape
  *     inference knows as plain numbers -> Const in place.
  *  2. materializations (3.3; materialize.c, TensorArraySizeV3 in
@@ -171,7 +173,10 @@ fl_status fl__pass_constant_folding(fl_pass_ctx *pc) {
             continue;
         }
         bool done = false;
-        fl_status st = fl__cf_try_materialize(pc, n, &done);
+        fl_status st = fl__cf_onnx_constant(pc, n, &done);
+        if (st == FL_OK && !done) {
+            st = fl__cf_try_materialize(pc, n, &done);
+        }
         if (st == FL_OK && !done) {
             st = materialize_more(pc, n, &done);
         }

@@ -20,6 +20,9 @@ fl_status fl__cf_try_fold(fl_pass_ctx *pc, fl_node *n, bool *done);
 
 fl_status fl__cf_try_materialize(fl_pass_ctx *pc, fl_node *n, bool *done);
 
+/* Rule 0 (onnx_constant.c): an ONNX Constant node -> an initializer. */
+fl_status fl__cf_onnx_constant(fl_pass_ctx *pc, fl_node *n, bool *done);
+
 /* ---- rewrite.c ---- */
 
 /* The value of data input i when it is a non-stripped Const with concrete

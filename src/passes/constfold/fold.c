@@ -1,9 +1,10 @@
 /*
  * fold.c - constant folding's rules 1 and 3 (grappler.md 3.2) and the
  * foldability test they share.
- *  1. materialize_shape: Shape/Size/Rank whose value shape inference knows as
- *     plain numbers -> Const in place; the data input becomes a control input
- *     (through its anchor). Not for a Shape of a shape with a leading 0, as
+ *  1. materialize_shape: Shape/Size/Rank (and ONNX Shape/Size) whose value
+ *     shape inference knows as plain numbers -> Const in place; the data
+ *     input becomes a control input (through its anchor; ONNX: dropped, ONNX
+ *     has no control edges). Not for a Shape of a shape with a leading 0, as
  *     Grappler.
  *  3. fold: every data input is a Const -> the node's values, computed by the
  *     op's eval hook during shape inference, become a Const in place (one
@@ -213,7 +214,8 @@ fl_status fl__cf_try_fold(fl_pass_ctx *pc, fl_node *n, bool *done) {
 /* Rule 1. */
 fl_status fl__cf_try_materialize(fl_pass_ctx *pc, fl_node *n, bool *done) {
     *done = false;
-    if ((n->kind != FL_OP_SHAPE && n->kind != FL_OP_SIZE && n->kind != FL_OP_RANK) ||
+    bool onnx = n->kind == FL_OP_ONNX_SHAPE || n->kind == FL_OP_ONNX_SIZE;
+    if ((n->kind != FL_OP_SHAPE && n->kind != FL_OP_SIZE && n->kind != FL_OP_RANK && !onnx) ||
         n->n_inputs != 1 || n->n_outputs != 1) {
         return FL_OK;
     }
@@ -229,5 +231,7 @@ fl_status fl__cf_try_materialize(fl_pass_ctx *pc, fl_node *n, bool *done) {
     fl__ledger_note(pc, "materialize_shape", n, "%s of a fully known shape -> Const", n->op);
     pc->rewritten++;
     *done = true;
-    return fl__node_make_const_anchored(pc, n, t->value);
+    /* ONNX has no control edges: the input is simply no longer read. */
+    return onnx ? fl__node_make_const(pc, n, t->value, false)
+                : fl__node_make_const_anchored(pc, n, t->value);
 }

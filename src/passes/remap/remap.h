@@ -248,4 +248,41 @@ bool fl__rm_rewrite_layer_norm(rctx *r, fl_node *out);
 
 bool fl__rm_rewrite_gru_cell(rctx *r, fl_node *root);
 
+/* ---- onnx_batchnorm.c (ONNX graphs; the helpers the onnx_*.c files share) ---- */
+
+/* Highest rank of a constant the ONNX rules rebuild. */
+#define FL_RM_ONNX_MAX_RANK 32
+
+/* fl__rm_replace_root for an ONNX operator of registry kind `kind` (its op
+ * type the name after "DOMAIN::"), one output; the new node keeps root's
+ * NodeProto as src (the ONNX writer names its outputs after root's). */
+fl_node *fl__rm_onnx_replace(rctx *r, fl_node *root, int kind, int n_inputs,
+                             const fl_input *inputs);
+
+/* Copies every attr of src onto dst. */
+void fl__rm_onnx_copy_attrs(rctx *r, fl_node *dst, const fl_node *src);
+
+/* A live Const (initializer or Constant node) of fully known shape. */
+bool fl__rm_onnx_const(const fl_node *n);
+
+/* The content of a Const, NULL when stripped, unknown or not concrete. */
+const fl_value *fl__rm_onnx_value(const fl_node *n);
+
+/* Drops n (a node of the graph when the pass began) when its only use was
+ * the one just rewritten away: not preserved, no control edges. */
+void fl__rm_onnx_drop_if_unused(rctx *r, fl_node *n);
+
+/* A new Const <owner>/<suffix> of dtype and shape holding v (NULL: a
+ * stripped constant), inferred. NULL on failure (r->st set). */
+fl_node *fl__rm_onnx_new_const(rctx *r, const fl_node *owner, const char *suffix, int dtype,
+                               int rank, const int64_t *dims, const fl_value *v);
+
+/* Conv + BatchNormalization -> Conv (rule conv2d_batch_norm). */
+bool fl__rm_onnx_conv_bn(rctx *r, fl_node *bn);
+
+/* ---- onnx_contraction.c ---- */
+
+/* The remapper's rules on an ONNX graph, rooted at n; true when one fired. */
+bool fl__rm_onnx_rewrite(rctx *r, fl_node *n);
+
 #endif

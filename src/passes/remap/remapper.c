@@ -7,8 +7,9 @@
  * contraction.c, 4-7 and 9 in batchnorm.c, 8, 10 and 11 in stock_other.c;
  * oneDNN rows 13-15 and 23 in onednn.c, 16, 18, 19, 21 and 22 in
  * onednn_act.c, 17 and 20 in onednn_matmul.c, 24 and 25 in onednn_norm.c,
- * 12 in gru.c), each with its pattern, conditions and the names it gives
- * in the comment at the rule.
+ * 12 in gru.c; on ONNX graphs the same rules over ONNX operators in
+ * onnx_contraction.c and onnx_batchnorm.c), each with its pattern, conditions and the names it
+ * gives in the comment at the rule.
  *
  * Driver (as remapper.cc): nodes are visited in reverse topological order, so
  * the longest pattern rooted at the last node wins; a node consumed by an
@@ -72,6 +73,9 @@
 
 /* Tries the rules rooted at n in remapper.cc's order; true when one fired. */
 static bool remap_node(rctx *r, fl_node *n) {
+    if (r->g->onnx.is_onnx) {
+        return fl__rm_onnx_rewrite(r, n); /* ONNX operators: onnx_contraction.c */
+    }
     if (r->onednn) {
         if (fl__rm_rewrite_gru_cell(r, n) || fl__rm_rewrite_contraction_bias_add(r, n) ||
             fl__rm_rewrite_conv_leakyrelu(r, n) || fl__rm_rewrite_pad_conv3d(r, n) ||

@@ -1,0 +1,391 @@
+/*
+ * test_onnx_passes.c - Grappler's rules over ONNX operators: small ONNX
+ * models built here, run through the whole pass pipeline; the rewritten
+ * operators (exact names, op types, inputs and attrs), the folded constants'
+ * values (derived by hand in the comments), the ledger, and FLOPs/MACs before
+ * and after (derived from the FLOP rules of src/ops/onnx.c's header).
+ */
+#include "cost/cost.h"
+#include "import/import.h"
+#include "onnxbuild.h"
+#include "passes/pipeline.h"
+#include "shape/infer.h"
+#include "testutil.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct run {
+    fl_arena arena;
+    fl_diag d;
+    fl_graph *g;
+    fl_ctx c;
+    fl_options opt;
+    fl_ledger led;
+    fl_cost_totals before, after;
+    char dump[4096];
+} run;
+
+/* Imports m, infers, costs, runs the default pipeline (verifier on). */
+static run *run_model(ob_model *m, int64_t max_folded_bytes) {
+    size_t len;
+    uint8_t *buf = ob_pack(m, &len);
+    run *r = calloc(1, sizeof(*r));
+    assert_non_null(r);
+    fl__arena_init(&r->arena, 0);
+    fl__diag_init(&r->d, &r->arena);
+    r->g = fl__graph_new(&r->arena);
+    r->c = (fl_ctx){r->g, r->g->syms, &r->arena, &r->d, 1 << 20};
+    fl_options_init(&r->opt);
+    fl__ledger_init(&r->led, &r->arena);
+    fl_infer_result ir = {0, 0};
+    fl_import_opts io = {1000000, 1 << 20, NULL};
+    fl_status st = fl__import_onnx(r->g, buf, len, &io, &r->d);
+    if (st == FL_OK) {
+        st = fl__graph_toposort(r->g, &r->d);
+    }
+    if (st == FL_OK) {
+        st = fl__infer_shapes(&r->c, &r->opt, &ir);
+    }
+    if (st == FL_OK) {
+        st = fl__cost_graph(&r->c, &r->before);
+    }
+    fl_pipeline_config cfg;
+    fl__pipeline_config_init(&cfg);
+    cfg.verify = true;
+    if (max_folded_bytes) {
+        cfg.opt.max_folded_bytes = max_folded_bytes;
+    }
+    if (st == FL_OK) {
+        st = fl__pipeline_run(&r->c, &r->opt, &cfg, &r->led, &r->after);
+    }
+    free(buf);
+    if (st != FL_OK) {
+        fail_msg("pipeline failed: %s", r->d.msg ? r->d.msg : fl_status_str(st));
+    }
+    return r;
+}
+
+static void run_free(run *r) {
+    fl__arena_free(&r->arena);
+    free(r);
+}
+
+/* The operators (not initializers or inputs) in topological order, as
+ * "name=Op(in,in)" joined by "; "; an input from port p > 0 is "name:p". */
+static const char *dump_ops(run *r) {
+    fl_graph *g = r->g;
+    assert_int_equal(fl__graph_toposort(g, &r->d), FL_OK);
+    size_t at = 0;
+    r->dump[0] = '\0';
+    for (size_t i = 0; i < g->n_nodes; i++) {
+        const fl_node *n = g->order[i];
+        if (fl__cost_is_value_node(n)) {
+            continue;
+        }
+        at += (size_t)snprintf(r->dump + at, sizeof r->dump - at, "%s%s=%s(", at ? "; " : "",
+                               n->name, n->op);
+        for (int k = 0; k < n->n_inputs; k++) {
+            const fl_input *in = &n->inputs[k];
+            at += (size_t)snprintf(r->dump + at, sizeof r->dump - at, "%s%s", k ? "," : "",
+                                   in->node->name);
+            if (in->port) {
+                at += (size_t)snprintf(r->dump + at, sizeof r->dump - at, ":%d", in->port);
+            }
+        }
+        at += (size_t)snprintf(r->dump + at, sizeof r->dump - at, ")");
+        assert_true(at < sizeof r->dump);
+    }
+    return r->dump;
+}
+
+static bool fired(const run *r, const char *rule, const char *node) {
+    for (size_t i = 0; i < r->led.n_entries; i++) {
+        const fl_ledger_entry *e = &r->led.entries[i];
+        if (strcmp(e->rule, rule) == 0 && (!node || strcmp(e->node, node) == 0)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static fl_node *need(const run *r, const char *name) {
+    fl_node *n = fl__graph_find(r->g, name);
+    if (!n) {
+        fail_msg("no node '%s'", name);
+    }
+    return n;
+}
+
+static int64_t known(fl_sym s) {
+    assert_true(fl_sym_is_known(s));
+    return s.k;
+}
+
+/* A float initializer holding vals (little-endian raw_data). */
+static void init_vals(ob_model *m, const char *name, int rank, const int64_t *dims,
+                      const float *vals, size_t n) {
+    Onnx__TensorProto *t = ob_init_f(m, name, rank, dims, false);
+    assert_int_equal(t->raw_data.len, n * 4);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t u;
+        memcpy(&u, &vals[i], 4);
+        for (int b = 0; b < 4; b++) {
+            t->raw_data.data[i * 4 + (size_t)b] = (uint8_t)(u >> (8 * b));
+        }
+    }
+}
+
+static void expect_values(const run *r, const char *name, const float *want, int64_t n) {
+    const fl_node *k = need(r, name);
+    assert_int_equal(k->kind, FL_OP_CONST);
+    assert_false(k->flags & FL_NODE_STRIPPED);
+    const fl_value *v = k->outputs[0].value;
+    assert_non_null(v);
+    assert_int_equal(v->n, n);
+    for (int64_t i = 0; i < n; i++) {
+        double x;
+        assert_true(fl__value_f64(v, i, &x));
+        if (x != (double)want[i]) {
+            fail_msg("%s[%lld] = %g, want %g", name, (long long)i, x, (double)want[i]);
+        }
+    }
+}
+
+/* x[1,2,4,4] -> Conv(W[2,2,1,1], B) -> BatchNormalization(epsilon 1), the
+ * values of test_conv_bn_relu_values; the batch norm's output is `n`. */
+static ob_model *conv_bn_model(void) {
+    ob_model *m = ob_new(13);
+    ob_input(m, "x", OB_FLOAT, 4, (int64_t[]){1, 2, 4, 4}, NULL);
+    init_vals(m, "w", 4, (int64_t[]){2, 2, 1, 1}, (float[]){1, 2, 3, 4}, 4);
+    init_vals(m, "b", 1, (int64_t[]){2}, (float[]){0.5f, -1}, 2);
+    init_vals(m, "scale", 1, (int64_t[]){2}, (float[]){2, 0.5f}, 2);
+    init_vals(m, "bias", 1, (int64_t[]){2}, (float[]){1, 0}, 2);
+    init_vals(m, "mean", 1, (int64_t[]){2}, (float[]){0.5f, 1}, 2);
+    init_vals(m, "var", 1, (int64_t[]){2}, (float[]){3, 15}, 2);
+    ob_node(m, "Conv", "conv", "x,w,b", "c");
+    Onnx__NodeProto *bn = ob_node(m, "BatchNormalization", "bn", "c,scale,bias,mean,var", "n");
+    ob_attr_f(m, bn, "epsilon", 1.0f);
+    return m;
+}
+
+/* Conv + BatchNormalization + Relu with weights: f = scale / sqrt(var + 1) =
+ * [2/2, 0.5/4] = [1, 0.125]; W' = [1*1, 2*1, 3*0.125, 4*0.125] =
+ * [1, 2, 0.375, 0.5]; B' = (B - mean) * f + bias = [(0.5-0.5)*1 + 1,
+ * (-1-1)*0.125 + 0] = [1, -0.25]. One FusedConv named after the Relu.
+ * FLOPs before: Conv 2*MACs + E = 2*(32*2*1) + 32 = 160, BN 2*32, Relu 32:
+ * 256; after: FusedConv 128 + 32 bias + 32 activation = 192. MACs 64. */
+static void test_conv_bn_relu_values(void **state) {
+    (void)state;
+    ob_model *m = conv_bn_model();
+    ob_node(m, "Relu", "relu", "n", "y");
+    ob_output(m, "y");
+    run *r = run_model(m, 0);
+    assert_string_equal(dump_ops(r), "relu=FusedConv(x,bn/folded_weights,bn/folded_bias)");
+    assert_true(fired(r, "conv2d_batch_norm", "bn"));
+    assert_true(fired(r, "contraction_bias_activation", "relu"));
+    fl_node *f = need(r, "relu");
+    assert_int_equal(f->kind, FL_OP_ONNX_MS_FUSED_CONV);
+    assert_string_equal(fl__node_attr(f, "activation")->v.s.p, "Relu");
+    expect_values(r, "bn/folded_weights", (float[]){1, 2, 0.375f, 0.5f}, 4);
+    expect_values(r, "bn/folded_bias", (float[]){1, -0.25f}, 2);
+    assert_null(fl__graph_find(r->g, "w")); /* the old weights are gone */
+    assert_int_equal(known(r->before.flops), 256);
+    assert_int_equal(known(r->after.flops), 192);
+    assert_int_equal(known(r->before.macs), 64);
+    assert_int_equal(known(r->after.macs), 64);
+    run_free(r);
+    ob_free(m);
+}
+
+/* Stripped weights: the rule fires on shapes alone; the folded constants
+ * are stripped of the weights' shapes. Clip(0, 6) from two Constant nodes
+ * fuses as activation Clip with activation_params [0, 6]; the Constants
+ * become initializers and go with the Clip. FLOPs as above: Clip counts 1 per
+ * element like Relu (before 256, after 192). */
+static void test_conv_bn_clip_stripped(void **state) {
+    (void)state;
+    ob_model *m = ob_new(13);
+    ob_input(m, "x", OB_FLOAT, 4, (int64_t[]){1, 2, 4, 4}, NULL);
+    ob_init_f(m, "w", 4, (int64_t[]){2, 2, 1, 1}, true);
+    ob_init_f(m, "scale", 1, (int64_t[]){2}, true);
+    ob_init_f(m, "bias", 1, (int64_t[]){2}, true);
+    ob_init_f(m, "mean", 1, (int64_t[]){2}, true);
+    ob_init_f(m, "var", 1, (int64_t[]){2}, true);
+    ob_node(m, "Conv", "conv", "x,w", "c");
+    ob_node(m, "BatchNormalization", "bn", "c,scale,bias,mean,var", "n");
+    init_vals(m, "lo", 0, NULL, (float[]){0}, 1);
+    init_vals(m, "hi", 0, NULL, (float[]){6}, 1);
+    ob_node(m, "Clip", "clip", "n,lo,hi", "y");
+    ob_output(m, "y");
+    run *r = run_model(m, 0);
+    assert_string_equal(dump_ops(r), "clip=FusedConv(x,bn/folded_weights,bn/folded_bias)");
+    assert_true(fired(r, "conv2d_batch_norm", "bn"));
+    assert_true(fired(r, "contraction_bias_activation", "clip"));
+    fl_node *w = need(r, "bn/folded_weights");
+    assert_true(w->flags & FL_NODE_STRIPPED);
+    assert_int_equal(w->outputs[0].shape.rank, 4);
+    assert_int_equal(known(w->outputs[0].shape.dims[1]), 2);
+    assert_true(need(r, "bn/folded_bias")->flags & FL_NODE_STRIPPED);
+    const fl_attr *p = fl__node_attr(need(r, "clip"), "activation_params");
+    assert_non_null(p);
+    assert_int_equal(p->n, 2);
+    assert_true(p->v.list.f[0] == 0.0f && p->v.list.f[1] == 6.0f);
+    /* Conv without bias: 2*64 = 128; BN 64; Clip 32 -> 224. After: the
+     * folded bias is added (+32) and Clip fused (+32): 192. */
+    assert_int_equal(known(r->before.flops), 224);
+    assert_int_equal(known(r->after.flops), 192);
+    run_free(r);
+    ob_free(m);
+}
+
+/* Weights over --max-folded-bytes (8 here; W holds 16 bytes): the folded
+ * weights are a stripped constant of W's shape, the bias is still computed
+ * ([1, -0.25] as in test_conv_bn_relu_values), the BN's output `n` is the
+ * graph output and the Conv takes the batch norm's name. */
+static void test_conv_bn_over_limit(void **state) {
+    (void)state;
+    ob_model *m = conv_bn_model();
+    ob_output(m, "n");
+    run *r = run_model(m, 8);
+    assert_string_equal(dump_ops(r), "bn=Conv(x,bn/folded_weights,bn/folded_bias)");
+    assert_true(need(r, "bn/folded_weights")->flags & FL_NODE_STRIPPED);
+    expect_values(r, "bn/folded_bias", (float[]){1, -0.25f}, 2);
+    run_free(r);
+    ob_free(m);
+}
+
+/* The batch norm is not folded when the Conv's output has another reader,
+ * nor in training mode. */
+static void test_conv_bn_negative(void **state) {
+    (void)state;
+    ob_model *m = ob_new(14);
+    ob_input(m, "x", OB_FLOAT, 4, (int64_t[]){1, 2, 4, 4}, NULL);
+    ob_init_f(m, "w", 4, (int64_t[]){2, 2, 1, 1}, true);
+    ob_init_f(m, "s", 1, (int64_t[]){2}, true);
+    ob_node(m, "Conv", "conv", "x,w", "c");
+    ob_node(m, "BatchNormalization", "bn", "c,s,s,s,s", "n");
+    ob_node(m, "Add", "add", "c,n", "y");
+    ob_output(m, "y");
+    run *r = run_model(m, 0);
+    assert_string_equal(dump_ops(r), "conv=Conv(x,w); bn=BatchNormalization(conv,s,s,s,s); "
+                                     "add=Add(conv,bn)");
+    assert_false(fired(r, "conv2d_batch_norm", NULL));
+    run_free(r);
+    ob_free(m);
+}
+
+/* MatMul(x[4,8], W[8,3]) + c[3] -> Gemm, then Gemm + LeakyRelu ->
+ * FusedGemm(activation LeakyRelu, activation_alpha 0.1) named after the
+ * LeakyRelu. FLOPs: MatMul 2*4*3*8 = 192, Add 12, LeakyRelu 12: 216 before;
+ * FusedGemm 192 + 12 (C) + 12 (activation): 216 after. MACs 96. */
+static void test_matmul_add_gemm_act(void **state) {
+    (void)state;
+    ob_model *m = ob_new(13);
+    ob_input(m, "x", OB_FLOAT, 2, (int64_t[]){4, 8}, NULL);
+    ob_init_f(m, "w", 2, (int64_t[]){8, 3}, true);
+    ob_init_f(m, "c", 1, (int64_t[]){3}, false);
+    ob_node(m, "MatMul", "mm", "x,w", "p");
+    ob_node(m, "Add", "add", "c,p", "q");
+    Onnx__NodeProto *a = ob_node(m, "LeakyRelu", "act", "q", "y");
+    ob_attr_f(m, a, "alpha", 0.1f);
+    ob_output(m, "y");
+    run *r = run_model(m, 0);
+    assert_string_equal(dump_ops(r), "act=FusedGemm(x,w,c)");
+    assert_true(fired(r, "contraction_bias", "add"));
+    assert_true(fired(r, "contraction_bias_activation", "act"));
+    fl_node *f = need(r, "act");
+    assert_int_equal(f->kind, FL_OP_ONNX_MS_FUSED_GEMM);
+    assert_string_equal(fl__node_attr(f, "activation")->v.s.p, "LeakyRelu");
+    assert_true(fl__node_attr(f, "activation_alpha")->v.f == 0.1f);
+    assert_int_equal(known(r->before.flops), 216);
+    assert_int_equal(known(r->after.flops), 216);
+    assert_int_equal(known(r->after.macs), 96);
+    run_free(r);
+    ob_free(m);
+}
+
+/* A 3-D MatMul is not a Gemm: unchanged. */
+static void test_matmul_3d_kept(void **state) {
+    (void)state;
+    ob_model *m = ob_new(13);
+    ob_input(m, "x", OB_FLOAT, 3, (int64_t[]){2, 4, 8}, NULL);
+    ob_init_f(m, "w", 2, (int64_t[]){8, 3}, true);
+    ob_init_f(m, "c", 1, (int64_t[]){3}, false);
+    ob_node(m, "MatMul", "mm", "x,w", "p");
+    ob_node(m, "Add", "add", "p,c", "y");
+    ob_output(m, "y");
+    run *r = run_model(m, 0);
+    assert_string_equal(dump_ops(r), "mm=MatMul(x,w); add=Add(mm,c)");
+    run_free(r);
+    ob_free(m);
+}
+
+/* Mul(x, Sigmoid(x)) -> QuickGelu(x, alpha 1). FLOPs 2*E = 2*24 before,
+ * QuickGelu 1*E = 24 after. */
+static void test_swish_quick_gelu(void **state) {
+    (void)state;
+    ob_model *m = ob_new(13);
+    ob_input(m, "x", OB_FLOAT, 2, (int64_t[]){4, 6}, NULL);
+    ob_node(m, "Sigmoid", "sig", "x", "s");
+    ob_node(m, "Mul", "mul", "s,x", "y");
+    ob_output(m, "y");
+    run *r = run_model(m, 0);
+    assert_string_equal(dump_ops(r), "mul=QuickGelu(x)");
+    assert_true(fired(r, "swish", "mul"));
+    assert_true(fl__node_attr(need(r, "mul"), "alpha")->v.f == 1.0f);
+    assert_int_equal(known(r->before.flops), 48);
+    assert_int_equal(known(r->after.flops), 24);
+    run_free(r);
+    ob_free(m);
+}
+
+/* A Shape chain feeding Reshape (as torch exports x.view(x.size(0), -1)):
+ * Shape(x[2,3,4]) -> Gather(index 0) -> Unsqueeze(axes [0]) -> Concat with
+ * Constant [-1] -> Reshape. After: Reshape(x, <Const [2, -1]>) alone; the
+ * Constant became an initializer, the Shape was materialized, the rest
+ * folded. */
+static void test_shape_chain_folds(void **state) {
+    (void)state;
+    ob_model *m = ob_new(13);
+    ob_input(m, "x", OB_FLOAT, 3, (int64_t[]){2, 3, 4}, NULL);
+    Onnx__NodeProto *k0 = ob_node(m, "Constant", "k0", "", "i0");
+    ob_attr_tensor_i64(m, k0, "value", 0, NULL, (int64_t[]){0});
+    Onnx__NodeProto *km = ob_node(m, "Constant", "km", "", "m1");
+    ob_attr_tensor_i64(m, km, "value", 1, (int64_t[]){1}, (int64_t[]){-1});
+    ob_init_i64(m, "axes", 1, (int64_t[]){1}, (int64_t[]){0});
+    ob_node(m, "Shape", "shape", "x", "s");
+    ob_node(m, "Gather", "gather", "s,i0", "g");
+    ob_node(m, "Unsqueeze", "unsq", "g,axes", "u");
+    Onnx__NodeProto *cc = ob_node(m, "Concat", "concat", "u,m1", "t");
+    ob_attr_i(m, cc, "axis", 0);
+    ob_node(m, "Reshape", "reshape", "x,t", "y");
+    ob_output(m, "y");
+    run *r = run_model(m, 0);
+    assert_string_equal(dump_ops(r), "reshape=Reshape(x,concat)");
+    assert_true(fired(r, "constant_to_initializer", "k0"));
+    assert_true(fired(r, "materialize_shape", "shape"));
+    assert_true(fired(r, "fold", "concat"));
+    const fl_value *v = need(r, "concat")->outputs[0].value;
+    assert_non_null(v);
+    assert_int_equal(v->n, 2);
+    assert_int_equal(known(fl__value_int(v, 0)), 2);
+    assert_int_equal(known(fl__value_int(v, 1)), -1);
+    run_free(r);
+    ob_free(m);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_conv_bn_relu_values), cmocka_unit_test(test_conv_bn_clip_stripped),
+        cmocka_unit_test(test_conv_bn_over_limit),  cmocka_unit_test(test_conv_bn_negative),
+        cmocka_unit_test(test_matmul_add_gemm_act), cmocka_unit_test(test_matmul_3d_kept),
+        cmocka_unit_test(test_swish_quick_gelu),    cmocka_unit_test(test_shape_chain_folds),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
