@@ -130,7 +130,7 @@ fl_status fl__op_window_out(fl_ctx *c, const fl_node *n, fl_sym in, int64_t k, i
 fl_value *fl__op_new_value(fl_ctx *c, fl_node *n, int port);
 
 /* ------------------------------------------------------------------------- */
-/* Sticky arithmetic for cost hooks (first added for src/ops/onnx.c): after
+/* Sticky arithmetic for cost hooks (shared by every family): after
  * the first failure every result is unknown and `st` keeps the failure, so a
  * hook computes its whole formula and checks once.                          */
 /* ------------------------------------------------------------------------- */

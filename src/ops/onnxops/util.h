@@ -1,5 +1,5 @@
 /*
- * util.h - helpers shared by the ONNX op families (src/ops/onnx.c and the
+ * util.h - helpers shared by the ONNX op families (src/ops/onnx/ and the
  * files of src/ops/onnxops/): absent optional inputs, axes, the TensorFlow
  * twin hooks and the per-element cost rules.
  */

@@ -1,0 +1,107 @@
+/*
+ * onnx/norm.c - BatchNormalization, LayerNormalization and its variants,
+ * Softmax/LogSoftmax (rules in onnx.h).
+ */
+#include "ops/onnx/onnx.h"
+
+#include <string.h>
+
+static fl_status cost_softmax(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    return fl__ox_cost_per_out(c, n, out, 5);
+}
+
+static fl_status cost_bn(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    return fl__ox_cost_per_out(c, n, out, 2);
+}
+
+static fl_status infer_batch_norm(fl_ctx *c, fl_node *n) {
+    const fl_tensor *x = fl_node_in(n, 0);
+    fl_status st =
+        fl__op_set_output(c, n, 0, fl_dtype_base(x->dtype), x->shape.rank, x->shape.dims);
+    fl_sym ch = x->shape.rank >= 2 ? x->shape.dims[1] : fl_sym_unknown();
+    for (int k = 1; k < n->n_outputs && st == FL_OK; k++) {
+        st = fl__op_set_output(c, n, k, fl_dtype_base(x->dtype), 1, &ch);
+    }
+    return st;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Normalisations                                                             */
+/* ------------------------------------------------------------------------- */
+
+/* Output 0 like X; further outputs (mean, inverse std dev) X.shape[:axis]
+ * followed by ones. */
+static fl_status infer_layer_norm(fl_ctx *c, fl_node *n) {
+    const fl_tensor *x = fl_node_in(n, 0);
+    int64_t axis = -1;
+    fl_status st = fl__attr_int_or(n, "axis", -1, &axis, c->d);
+    if (st != FL_OK) {
+        return st;
+    }
+    st = fl__op_set_output(c, n, 0, fl_dtype_base(x->dtype), x->shape.rank, x->shape.dims);
+    if (st != FL_OK || n->n_outputs < 2) {
+        return st;
+    }
+    fl_sym dims[256];
+    int ax = 0;
+    if (x->shape.rank >= 0) {
+        if ((st = fl__ox_norm_axis(c, n, axis, x->shape.rank, "attr 'axis'", &ax)) != FL_OK) {
+            return st;
+        }
+        for (int i = 0; i < x->shape.rank; i++) {
+            dims[i] = i < ax ? x->shape.dims[i] : fl_sym_const(1);
+        }
+    }
+    for (int k = 1; k < n->n_outputs && st == FL_OK; k++) {
+        /* SkipLayerNormalization's 4th output is the sum input + skip (+ bias). */
+        bool full = n->kind == FL_OP_ONNX_MS_SKIP_LAYER_NORM && k == 3;
+        int dt = (full || n->kind == FL_OP_ONNX_MS_SKIP_LAYER_NORM) ? fl_dtype_base(x->dtype)
+                                                                    : FL_DT_FLOAT;
+        st = fl__op_set_output(c, n, k, dt, x->shape.rank, full ? x->shape.dims : dims);
+    }
+    return st;
+}
+
+static fl_status cost_layer_norm(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    fl_arith k = {c, n, FL_OK};
+    const fl_shape *x = fl__op_in_shape(n, 0);
+    int64_t axis = -1;
+    fl_status st = FL_OK;
+    if (n->kind != FL_OP_ONNX_MS_SKIP_LAYER_NORM) {
+        st = fl__attr_int_or(n, "axis", -1, &axis, c->d);
+    }
+    int ax = 0;
+    if (st == FL_OK && x->rank >= 0) {
+        st = fl__ox_norm_axis(c, n, axis, x->rank, "attr 'axis'", &ax);
+    }
+    if (st != FL_OK) {
+        return st;
+    }
+    fl_sym e = fl__ar_numel(&k, x);
+    fl_sym rows = x->rank >= 0 ? fl__ar_dims_prod(&k, x, 0, ax) : fl_sym_unknown();
+    int64_t per;
+    switch (n->kind) {
+    case FL_OP_ONNX_SIMPLIFIED_LAYER_NORM:
+        per = 4;
+        break;
+    case FL_OP_ONNX_MS_SKIP_LAYER_NORM:
+        /* skip add, layer norm with gamma, optional beta (input 3) and
+         * bias (input 4) */
+        per = 1 + 6 + !fl__ox_absent(n, 3) + !fl__ox_absent(n, 4);
+        break;
+    default:
+        per = 6 + !fl__ox_absent(n, 2);
+        break;
+    }
+    fl_sym f = fl__ar_add(&k, fl__ar_scale(&k, e, per), fl__ar_scale(&k, rows, 2));
+    return fl__ar_put_cost(&k, out, f, fl_sym_const(0));
+}
+
+/* Hook sets and descriptors (their rows: norm.def). */
+#define HOOKS_batch_norm .infer = infer_batch_norm, .cost = cost_bn
+#define HOOKS_layer_norm .infer = infer_layer_norm, .cost = cost_layer_norm
+#define HOOKS_softmax    .infer = fl__ox_infer_same, .cost = cost_softmax
+
+#define FL_OP FL_OP_DESC
+#include "ops/onnx/norm.def"
+#undef FL_OP
