@@ -234,6 +234,12 @@ struct fl_graph {
     int producer;    /* versions.producer */
     const void *src; /* the GraphDef (protobuf-c), or NULL */
 
+    /* Set by shape inference during its first walk over the graph: a
+     * loop's NextIteration -> Merge inputs are not inferred yet, and Merge
+     * leaves them out. Otherwise a Merge counts every input, an unknown one
+     * included. */
+    bool infer_first_round;
+
     /* ONNX only (the importer sets them; zero for TensorFlow): the model's
      * producer name and version (NULL when absent), the ai.onnx opset, the
      * counts of initializers and graph inputs, and the declared graph

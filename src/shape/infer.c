@@ -522,12 +522,17 @@ static fl_status unknown_symbol(fl_ctx *c, const char **names, const bool *used,
 }
 
 /* Walks until the loop headers' shapes stop changing (at most
- * MAX_LOOP_ROUNDS walks; then loop-carried shapes become unknown). */
+ * MAX_LOOP_ROUNDS walks; then loop-carried shapes become unknown). The first
+ * walk leaves the back edges out of the Merges (not inferred yet); later
+ * walks count them, so a loop-carried tensor that is unknown at the end of
+ * the body makes the header unknown, never the entry's shape alone. */
 static fl_status walk_loops(fl_ctx *c, const bool *bound, const symbinds *sb, size_t n_merge,
                             fl_shape *prev) {
     fl_graph *g = c->g;
     for (int round = 0;; round++) {
+        c->g->infer_first_round = round == 0;
         fl_status st = walk(c, bound, sb);
+        c->g->infer_first_round = false;
         if (st != FL_OK || !n_merge) {
             return st;
         }
@@ -625,7 +630,9 @@ static fl_status discover_equations(fl_ctx *c, const bool *bound, const symbinds
     none.n = 0;
     for (int round = 0; round < MAX_ALIAS_ROUNDS; round++) {
         size_t merges = fl__sym_n_merges(c->st);
+        c->g->infer_first_round = round == 0;
         fl_status st = walk(c, bound, &none);
+        c->g->infer_first_round = false;
         if (st != FL_OK || fl__sym_n_merges(c->st) == merges) {
             return st;
         }

@@ -7,10 +7,12 @@
  *  - Identity, Snapshot, StopGradient, PreventGradient, IdentityN, Enter,
  *    Exit, NextIteration, Switch (both outputs), LoopCond (bool scalar): the
  *    input's dtype (without _ref, except for the Ref* forms), shape and value.
- *  - Merge of a loop (a NextIteration input): the inputs inferred so far (the
- *    back edge is not inferred on the first visit) merged dim by dim: dims
- *    that agree are kept, others are unknown, different ranks give unknown
- *    rank. The driver visits the loop again when the back edge changes.
+ *  - Merge of a loop (a NextIteration input): the inputs merged dim by dim:
+ *    dims that agree are kept, others are unknown, different ranks give
+ *    unknown rank; an input of unknown rank (an unknown op's output in the
+ *    body, say) gives unknown rank. Only the NextIteration input on the
+ *    driver's first round (fl_graph.infer_first_round) is left out: it is
+ *    not inferred yet; the driver visits the loop again with it.
  *  - Merge of a cond (no NextIteration input; tf.cond's join of the branches
  *    a Switch feeds, whose predicate the analysis cannot know): every input
  *    counts, a branch output with unknown rank included. The most specific
@@ -192,7 +194,7 @@ static fl_status infer_merge(fl_ctx *c, fl_node *n) {
     bool cond = !(n->flags & FL_NODE_BACK_EDGE);
     for (int i = 0; i < n->n_inputs; i++) {
         const fl_tensor *t = fl_node_in(n, i);
-        if (fl__core_not_inferred(t) && !cond) {
+        if (c->g->infer_first_round && (n->inputs[i].node->flags & FL_NODE_OP_NEXT_ITERATION)) {
             all = false;
             continue;
         }

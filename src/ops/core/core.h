@@ -67,8 +67,9 @@ static inline void fl__core_put_value(fl_node *n, int port, const fl_value *v) {
     }
 }
 
-/* A tensor the driver has not inferred yet (a loop back edge on the first
- * visit of its Merge). */
+/* A tensor the driver has not inferred yet: a TensorList/TensorArray write
+ * later in the order. (A Merge's back edge is told by fl_graph.infer_first_round,
+ * not by its contents: an input inferred as unknown looks the same.) */
 static inline bool fl__core_not_inferred(const fl_tensor *t) {
     return t->dtype == FL_DT_INVALID && t->shape.rank < 0;
 }
