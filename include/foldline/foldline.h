@@ -204,7 +204,9 @@ FL_EXTERN void fl_options_init_size(fl_options *o, size_t size);
 FL_EXTERN fl_format fl_detect_format(const void *bytes, size_t len);
 
 /* The other files a model refers to by name (TF.js: every weightsManifest
- * path, in order), each passed to fn. Returns how many, 0 for a format whose
+ * path, in order; ONNX: each external data `location` of the main graph's
+ * initializers and Constant nodes, once, relative to the model's directory),
+ * each passed to fn. Returns how many, 0 for a format whose
  * models are one file, or -1 when the bytes cannot be read as `format`
  * (FL_FORMAT_AUTO: detected). */
 FL_EXTERN int fl_model_file_refs(const void *bytes, size_t len, fl_format format,

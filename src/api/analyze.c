@@ -249,6 +249,9 @@ int fl_model_file_refs(const void *bytes, size_t len, fl_format format,
     if (format == FL_FORMAT_TFJS) {
         return fl__import_tfjs_refs(bytes, len, fn, arg);
     }
+    if (format == FL_FORMAT_ONNX) {
+        return fl__import_onnx_refs(bytes, len, fn, arg);
+    }
     return 0;
 }
 
@@ -310,7 +313,7 @@ fl_status fl_analyze(const void *bytes, size_t len, const fl_options *opt_in, fl
     if (st == FL_OK) {
         st = fmt == FL_FORMAT_TFLITE       ? fl__import_tflite(g, bytes, len, &io, &d)
              : fmt == FL_FORMAT_TFJS       ? fl__import_tfjs(g, bytes, len, &io, &files, &d)
-             : fmt == FL_FORMAT_ONNX       ? fl__import_onnx(g, bytes, len, &io, &d)
+             : fmt == FL_FORMAT_ONNX       ? fl__import_onnx_files(g, bytes, len, &io, &files, &d)
              : fmt == FL_FORMAT_SAVEDMODEL ? fl__import_savedmodel(g, bytes, len, &io, &d)
                                            : fl__import_graphdef(g, bytes, len, &io, &d);
     }

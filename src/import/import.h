@@ -40,6 +40,22 @@ int fl__import_sniff_savedmodel(const uint8_t *buf, size_t len);
 fl_status fl__import_onnx(fl_graph *g, const uint8_t *buf, size_t len, const fl_import_opts *o,
                           fl_diag *d);
 
+/* The other files of a model made of several (TF.js shards, ONNX external
+ * data), borrowed. */
+typedef struct fl_import_files {
+    const fl_file *files;
+    size_t n;
+} fl_import_files;
+
+/* fl__import_onnx with the files external data is read from (onnx_ext.h). */
+fl_status fl__import_onnx_files(fl_graph *g, const uint8_t *buf, size_t len,
+                                const fl_import_opts *o, const fl_import_files *files, fl_diag *d);
+
+/* Calls fn for each external data location an ONNX model names (once
+ * each); the count, or -1 when the bytes are not a ModelProto. */
+int fl__import_onnx_refs(const uint8_t *buf, size_t len, void (*fn)(const char *name, void *arg),
+                         void *arg);
+
 /* 1 when the bytes look like an ONNX ModelProto (a top-level field 7 or 8),
  * else 0. Check it before fl__import_sniff_savedmodel. */
 int fl__import_sniff_onnx(const uint8_t *buf, size_t len);
@@ -50,12 +66,6 @@ int fl__import_sniff_onnx(const uint8_t *buf, size_t len);
 struct Tensorflow__GraphDef;
 fl_status fl__import_graphdef_msg(fl_graph *g, const struct Tensorflow__GraphDef *gd,
                                   const fl_import_opts *o, fl_diag *d);
-
-/* The other files of a model made of several (TF.js shards), borrowed. */
-typedef struct fl_import_files {
-    const fl_file *files;
-    size_t n;
-} fl_import_files;
 
 /* Parses a TF.js graph model (model.json) into g; weight shards come from
  * `files` by the manifest's paths. See src/import/tfjs.c. */

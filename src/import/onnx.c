@@ -37,7 +37,9 @@
  */
 #include "graph/mutate.h"
 #include "import/import.h"
+#include "import/onnx_ext.h"
 #include "import/pbutil.h"
+#include "import/pbwire.h"
 #include "onnx/onnx.pb-c.h"
 #include "ops/ops.h"
 
@@ -126,6 +128,7 @@ typedef struct imp {
     const fl_import_opts *o;
     vmap values;
     fl_node *absent; /* shared node for absent optional inputs, created lazily */
+    fl_onnx_ext ext; /* external data files and the ranges read from them */
 } imp;
 
 static bool dt_unsigned(fl_dtype dt) {
@@ -263,6 +266,29 @@ static fl_status decode_value(imp *im, const Onnx__TensorProto *p, fl_const *c) 
     return FL_OK;
 }
 
+/* A tensor whose bytes live in an external file: *p becomes a copy whose
+ * raw_data is a view of the file's range (onnx_ext.h), or stays as it is
+ * when the file was not given. */
+static fl_status external_view(imp *im, const fl_node *node, const Onnx__TensorProto **p,
+                               uint64_t want) {
+    const uint8_t *bytes = NULL;
+    fl_status st = fl__onnx_ext_resolve(&im->ext, im->g, im->d, node, *p, want, &bytes);
+    if (st != FL_OK || !bytes) {
+        return st;
+    }
+    Onnx__TensorProto *q = fl__arena_alloc(im->g->arena, sizeof *q);
+    if (!q) {
+        return fl__diag_oom(im->d);
+    }
+    *q = **p;
+    q->raw_data.data = (uint8_t *)(uintptr_t)bytes;
+    q->raw_data.len = (size_t)want;
+    q->has_data_location = 0;
+    q->data_location = ONNX__TENSOR_PROTO__DATA_LOCATION__DEFAULT;
+    *p = q;
+    return FL_OK;
+}
+
 /* Decodes a TensorProto into an fl_const. `node` and `field` name the place
  * for messages. *stripped is set when the content is absent (see above). */
 static fl_status decode_tensor(imp *im, const fl_node *node, const char *field,
@@ -309,6 +335,14 @@ static fl_status decode_tensor(imp *im, const fl_node *node, const char *field,
 
     bool external =
         p->has_data_location && p->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
+    if (external && dt != FL_DT_STRING && es) {
+        fl_status st =
+            external_view(im, node, &p, dt_packed4(dt) ? ((uint64_t)n + 1) / 2 : (uint64_t)n * es);
+        if (st != FL_OK) {
+            return st;
+        }
+        external = p->has_data_location; /* false once resolved to a view */
+    }
     if (external || (n > 0 && dt != FL_DT_STRING && !has_any_data(p))) {
         c->stripped = true;
         *stripped = true;
@@ -1061,18 +1095,75 @@ static fl_status import_graph(imp *im, const Onnx__ModelProto *m) {
     return st;
 }
 
-fl_status fl__import_onnx(fl_graph *g, const uint8_t *buf, size_t len, const fl_import_opts *o,
-                          fl_diag *d) {
+fl_status fl__import_onnx_files(fl_graph *g, const uint8_t *buf, size_t len,
+                                const fl_import_opts *o, const fl_import_files *files, fl_diag *d) {
     Onnx__ModelProto *m =
         fl__pb_unpack(g, &onnx__model_proto__descriptor, buf, len, "ONNX ModelProto", d);
     if (!m) {
         return d->status;
     }
     g->src = NULL; /* not a GraphDef: nothing to write back */
-    imp im = {g, d, o, {NULL, 0, 0}, NULL};
+    imp im = {g, d, o, {NULL, 0, 0}, NULL, {files, NULL, 0, 0, NULL, 0}};
     fl_status st = import_graph(&im, m);
+    if (st == FL_OK) {
+        st = fl__onnx_ext_check_overlap(&im.ext, d);
+    }
+    fl__onnx_ext_free(&im.ext);
     free(im.values.slots);
     return st;
+}
+
+fl_status fl__import_onnx(fl_graph *g, const uint8_t *buf, size_t len, const fl_import_opts *o,
+                          fl_diag *d) {
+    return fl__import_onnx_files(g, buf, len, o, NULL, d);
+}
+
+/* Calls fn once for each external data location of the main graph's
+ * initializers and Constant nodes. */
+static void tensor_ref(const Onnx__TensorProto *t, const char **seen, size_t *n_seen, size_t cap,
+                       void (*fn)(const char *name, void *arg), void *arg) {
+    if (!t || !t->has_data_location ||
+        t->data_location != ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL) {
+        return;
+    }
+    for (size_t i = 0; i < t->n_external_data; i++) {
+        const Onnx__StringStringEntryProto *e = t->external_data[i];
+        if (!e->key || strcmp(e->key, "location") != 0 || !e->value || !*e->value) {
+            continue;
+        }
+        for (size_t k = 0; k < *n_seen; k++) {
+            if (strcmp(seen[k], e->value) == 0) {
+                return;
+            }
+        }
+        if (*n_seen < cap) {
+            seen[(*n_seen)++] = e->value;
+            fn(e->value, arg);
+        }
+        return;
+    }
+}
+
+int fl__import_onnx_refs(const uint8_t *buf, size_t len, void (*fn)(const char *name, void *arg),
+                         void *arg) {
+    fl_arena a;
+    fl__arena_init(&a, (size_t)1 << 30);
+    fl_pbwire_error e;
+    const Onnx__ModelProto *m = (const Onnx__ModelProto *)fl__pbwire_unpack(
+        &a, &onnx__model_proto__descriptor, buf, len, &e);
+    const Onnx__GraphProto *gp = m ? m->graph : NULL;
+    size_t cap = gp ? gp->n_initializer + gp->n_node : 0, n = 0;
+    const char **seen = cap ? fl__arena_calloc(&a, cap, sizeof(char *)) : NULL;
+    for (size_t i = 0; seen && i < gp->n_initializer; i++) {
+        tensor_ref(gp->initializer[i], seen, &n, cap, fn, arg);
+    }
+    for (size_t i = 0; seen && i < gp->n_node; i++) {
+        for (size_t k = 0; k < gp->node[i]->n_attribute; k++) {
+            tensor_ref(gp->node[i]->attribute[k]->t, seen, &n, cap, fn, arg);
+        }
+    }
+    fl__arena_free(&a);
+    return m ? (int)n : -1;
 }
 
 /* ------------------------------------------------------------------------- */
