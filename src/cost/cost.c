@@ -53,12 +53,35 @@ static bool incomplete_sym(fl_sym s) {
     return fl_sym_is_unknown(s);
 }
 
+/* n's own counts (n->cost), from its shapes. */
+static fl_status cost_node(fl_ctx *c, fl_node *n) {
+    fl_cost *k = &n->cost;
+    fl_sym zero = fl_sym_const(0);
+    memset(k, 0, sizeof(*k));
+    k->flops = k->tfprof_flops = k->macs = zero;
+    if (n->desc && n->desc->cost) {
+        fl_status st = n->desc->cost(c, n, k);
+        if (st != FL_OK) {
+            return st;
+        }
+        if (incomplete_sym(k->flops) || incomplete_sym(k->tfprof_flops) ||
+            incomplete_sym(k->macs)) {
+            k->incomplete = true;
+        }
+    }
+    return node_bytes(c, n);
+}
+
 bool fl__cost_is_value_node(const fl_node *n) {
     return n->kind == FL_OP_PLACEHOLDER || n->kind == FL_OP_ONNX_ABSENT ||
            (n->kind == FL_OP_CONST && strcmp(n->op, "Const") == 0);
 }
 
 fl_status fl__cost_graph(fl_ctx *c, fl_cost_totals *t) {
+    return fl__cost_graph_some(c, t, NULL);
+}
+
+fl_status fl__cost_graph_some(fl_ctx *c, fl_cost_totals *t, const uint8_t *recost) {
     fl_graph *g = c->g;
     memset(t, 0, sizeof(*t));
     fl_sym zero = fl_sym_const(0);
@@ -70,21 +93,11 @@ fl_status fl__cost_graph(fl_ctx *c, fl_cost_totals *t) {
             return c->d->status;
         }
         fl_cost *k = &n->cost;
-        memset(k, 0, sizeof(*k));
-        k->flops = k->tfprof_flops = k->macs = zero;
         fl_status st;
-        if (n->desc && n->desc->cost) {
-            st = n->desc->cost(c, n, k);
-            if (st != FL_OK) {
+        if (!recost || recost[n->id]) {
+            if ((st = cost_node(c, n)) != FL_OK) {
                 return st;
             }
-            if (incomplete_sym(k->flops) || incomplete_sym(k->tfprof_flops) ||
-                incomplete_sym(k->macs)) {
-                k->incomplete = true;
-            }
-        }
-        if ((st = node_bytes(c, n)) != FL_OK) {
-            return st;
         }
         if (fl__cost_is_value_node(n)) {
             t->nodes_values++;

@@ -38,4 +38,9 @@ fl_status fl__cost_graph(fl_ctx *c, fl_cost_totals *t);
  * count both branches (cond.c states the rule). */
 fl_status fl__cost_conds(fl_ctx *c);
 
+/* As fl__cost_graph, but only the nodes whose recost[id] is set get their
+ * counts computed again (recost NULL: all); the others keep n->cost. The
+ * totals sum every node. */
+fl_status fl__cost_graph_some(fl_ctx *c, fl_cost_totals *t, const uint8_t *recost);
+
 #endif

@@ -28,6 +28,8 @@ void fl__graph_snapshot_free(fl_graph_snapshot *s) {
     free(s->index);
     free(s->order);
     free(s->funcs);
+    free(s->at);
+    free(s->slots);
     fl__graph_snapshot_init(s);
 }
 
@@ -64,9 +66,55 @@ static void write_back(void *dst, const void *src, size_t bytes) {
     }
 }
 
+static size_t slot_of(const fl_node *n, size_t n_slots) {
+    uint64_t x = (uint64_t)(uintptr_t)n;
+    x ^= x >> 29;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 32;
+    return (size_t)x & (n_slots - 1);
+}
+
+/* The per-node offsets and the address table, sized for n nodes (cleared).
+ * Left out (n_slots 0: every node then compares as changed) when a pool
+ * holds more than 2^32 - 1 elements. */
+static fl_status index_reserve(fl_graph_snapshot *s, size_t n, const size_t need[10],
+                               size_t max_bytes, size_t bytes, fl_diag *d) {
+    s->n_slots = 0;
+    for (int b = 0; b < 10; b++) {
+        if (need[b] >= UINT32_MAX || n >= UINT32_MAX / 2) {
+            return FL_OK;
+        }
+    }
+    size_t slots = 16;
+    while (slots < 2 * n + 2) {
+        slots *= 2;
+    }
+    size_t cap_at = n <= s->cap_at ? s->cap_at : n + n / 2;
+    if (max_bytes && bytes + cap_at * sizeof(*s->at) + slots * sizeof(uint32_t) > max_bytes) {
+        return fl__diag_oom(d);
+    }
+    if (cap_at != s->cap_at) {
+        void *np = realloc(s->at, cap_at * sizeof(*s->at));
+        if (!np) {
+            return fl__diag_oom(d);
+        }
+        s->at = np;
+        s->cap_at = cap_at;
+    }
+    void *ns = realloc(s->slots, slots * sizeof(uint32_t));
+    if (!ns) {
+        return fl__diag_oom(d);
+    }
+    s->slots = ns;
+    memset(s->slots, 0, slots * sizeof(uint32_t));
+    s->n_slots = slots;
+    return FL_OK;
+}
+
 fl_status fl__graph_snapshot_take(fl_graph_snapshot *s, const fl_graph *g, size_t max_bytes,
                                   fl_diag *d) {
     s->taken = false;
+    fl_status st;
     size_t need[10] = {0};
     need[B_NODES] = need[B_PTRS] = g->n_nodes;
     for (size_t i = 0; i < g->n_nodes; i++) {
@@ -110,7 +158,11 @@ fl_status fl__graph_snapshot_take(fl_graph_snapshot *s, const fl_graph *g, size_
         *p = np;
         s->cap[b] = want[b];
     }
-    s->bytes = bytes;
+    st = index_reserve(s, g->n_nodes, need, max_bytes, bytes, d);
+    if (st != FL_OK) {
+        return st;
+    }
+    s->bytes = bytes + s->cap_at * sizeof(*s->at) + s->n_slots * sizeof(uint32_t);
 
     s->head = *g;
     s->n_nodes = g->n_nodes;
@@ -119,6 +171,15 @@ fl_status fl__graph_snapshot_take(fl_graph_snapshot *s, const fl_graph *g, size_
         const fl_node *n = g->nodes[i];
         s->node_ptrs[i] = g->nodes[i];
         s->nodes[i] = *n;
+        if (s->n_slots) {
+            s->at[i] =
+                (struct fl_snapshot_at){(uint32_t)oi, (uint32_t)oa, (uint32_t)oo, (uint32_t)od};
+            size_t h = slot_of(n, s->n_slots);
+            while (s->slots[h]) {
+                h = (h + 1) & (s->n_slots - 1);
+            }
+            s->slots[h] = (uint32_t)i + 1;
+        }
         if (n->n_inputs > 0) {
             memcpy(s->inputs + oi, n->inputs, (size_t)n->n_inputs * sizeof(fl_input));
             oi += (size_t)n->n_inputs;
@@ -200,4 +261,125 @@ void fl__graph_snapshot_restore(const fl_graph_snapshot *s, fl_graph *g) {
     if (g->funcs && g->n_funcs) {
         write_back(g->funcs, s->funcs, g->n_funcs * sizeof(fl_function));
     }
+}
+
+/* ------------------------------------------------------------------------- */
+/* Comparing                                                                  */
+/* ------------------------------------------------------------------------- */
+
+/* The index of n in s, or -1. */
+static long find(const fl_graph_snapshot *s, const fl_node *n) {
+    if (!s->taken || !s->n_slots) {
+        return -1;
+    }
+    size_t h = slot_of(n, s->n_slots);
+    while (s->slots[h]) {
+        uint32_t i = s->slots[h] - 1;
+        if (s->node_ptrs[i] == n) {
+            return (long)i;
+        }
+        h = (h + 1) & (s->n_slots - 1);
+    }
+    return -1;
+}
+
+bool fl__value_same(const fl_value *a, const fl_value *b) {
+    if (a == b) {
+        return true;
+    }
+    if (!a || !b || a->dtype != b->dtype || a->rank != b->rank || a->n != b->n) {
+        return false;
+    }
+    for (int i = 0; i < a->rank; i++) {
+        if (a->dims[i] != b->dims[i]) {
+            return false;
+        }
+    }
+    if (a->ints && b->ints) {
+        for (int64_t i = 0; i < a->n; i++) {
+            fl_sym x = a->ints[i], y = b->ints[i];
+            if (fl_sym_is_unknown(x) != fl_sym_is_unknown(y) ||
+                (!fl_sym_is_unknown(x) && !fl__sym_eq(x, y))) {
+                return false;
+            }
+        }
+        return true;
+    }
+    if (a->raw && b->raw) {
+        return memcmp(a->raw, b->raw, (size_t)a->n * fl__dtype_size(a->dtype)) == 0;
+    }
+    return !a->ints && !b->ints && !a->raw && !b->raw;
+}
+
+static bool dims_same(const fl_sym *a, const fl_sym *b, int rank) {
+    for (int i = 0; i < rank; i++) {
+        if (fl_sym_is_unknown(a[i]) != fl_sym_is_unknown(b[i]) ||
+            (!fl_sym_is_unknown(a[i]) && !fl__sym_eq(a[i], b[i]))) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static bool outputs_differ_at(const fl_graph_snapshot *s, long i, const fl_node *n) {
+    const fl_node *o = &s->nodes[i];
+    if (o->n_outputs != n->n_outputs) {
+        return true;
+    }
+    if (n->n_outputs <= 0 || !n->outputs || !o->outputs) {
+        return n->n_outputs > 0 && (!n->outputs) != (!o->outputs);
+    }
+    const fl_tensor *saved = s->outputs + s->at[i].outputs;
+    const fl_sym *dims = s->dims + s->at[i].dims;
+    for (int k = 0; k < n->n_outputs; k++) {
+        const fl_tensor *a = &saved[k], *b = &n->outputs[k];
+        if (a->dtype != b->dtype || a->shape.rank != b->shape.rank) {
+            return true;
+        }
+        if (a->shape.rank > 0 && a->shape.dims) {
+            if (!b->shape.dims || !dims_same(dims, b->shape.dims, a->shape.rank)) {
+                return true;
+            }
+            dims += a->shape.rank;
+        } else if (b->shape.rank > 0 && b->shape.dims) {
+            return true;
+        }
+        if (!fl__value_same(a->value, b->value)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+bool fl__graph_snapshot_outputs_differ(const fl_graph_snapshot *s, const fl_node *n) {
+    long i = find(s, n);
+    return i < 0 || outputs_differ_at(s, i, n);
+}
+
+bool fl__graph_snapshot_changed(const fl_graph_snapshot *s, const fl_node *n,
+                                bool *outputs_differ) {
+    long i = find(s, n);
+    if (i < 0) {
+        *outputs_differ = true;
+        return true;
+    }
+    *outputs_differ = outputs_differ_at(s, i, n);
+    const fl_node *o = &s->nodes[i];
+    const uint32_t kept = FL_NODE_STRIPPED | FL_NODE_BACK_EDGE | FL_NODE_IN_LOOP |
+                          FL_NODE_FUNC_CALL | FL_NODE_OP_NEXT_ITERATION | FL_NODE_OP_MERGE;
+    if (o->op != n->op || o->kind != n->kind || o->desc != n->desc || o->func != n->func ||
+        o->name != n->name || o->device != n->device || o->n_inputs != n->n_inputs ||
+        o->inputs != n->inputs || o->n_attrs != n->n_attrs || o->attrs != n->attrs ||
+        o->outputs != n->outputs || (o->flags & kept) != (n->flags & kept)) {
+        return true;
+    }
+    if (n->n_inputs > 0 &&
+        memcmp(n->inputs, s->inputs + s->at[i].inputs, (size_t)n->n_inputs * sizeof(fl_input))) {
+        return true;
+    }
+    if (n->n_attrs > 0 && n->attrs &&
+        memcmp(n->attrs, s->attrs + s->at[i].attrs, (size_t)n->n_attrs * sizeof(fl_attr))) {
+        return true;
+    }
+    return false;
 }

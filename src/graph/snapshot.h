@@ -51,6 +51,13 @@ typedef struct fl_graph_snapshot {
     fl_function *funcs;
     size_t cap[10]; /* capacities of the buffers above, in elements */
     size_t bytes;   /* bytes the buffers hold */
+    /* Per saved node: where its arrays start in the pools; and a table from
+     * node address to its index (open addressing, slots hold index + 1). */
+    struct fl_snapshot_at {
+        uint32_t inputs, attrs, outputs, dims;
+    } * at;
+    uint32_t *slots;
+    size_t n_slots, cap_at; /* n_slots: a power of two, 0 while absent */
 } fl_graph_snapshot;
 
 /* An empty snapshot (holds no memory). */
@@ -66,6 +73,22 @@ fl_status fl__graph_snapshot_take(fl_graph_snapshot *s, const fl_graph *g, size_
 /* Puts g back into the state s saved (s must have been taken of g). s stays
  * valid: it may be restored again. Allocates nothing. */
 void fl__graph_snapshot_restore(const fl_graph_snapshot *s, fl_graph *g);
+
+/* Comparing the graph with a snapshot, to bring only what a rewrite changed
+ * up to date. fl__graph_snapshot_changed: n was not in the graph at take,
+ * or its op, kind, descriptor, function, name, device, inputs, attrs or
+ * output array differ from then (control inputs are not compared: they
+ * order execution and change no shape or count). Sets *outputs_differ when
+ * its outputs' dtypes, shapes or values differ from those saved (a rewrite
+ * may set them itself); a new node gives true there too. O(the node's
+ * inputs, attrs and outputs). fl__graph_snapshot_outputs_differ: only the
+ * latter test (after re-inference: did n's results change?). Values are
+ * compared by content. */
+bool fl__graph_snapshot_changed(const fl_graph_snapshot *s, const fl_node *n, bool *outputs_differ);
+bool fl__graph_snapshot_outputs_differ(const fl_graph_snapshot *s, const fl_node *n);
+
+/* Two values with the same dtype, shape and elements (NULL equals NULL). */
+bool fl__value_same(const fl_value *a, const fl_value *b);
 
 /* Releases the buffers; s is empty again (fl__graph_snapshot_init). */
 void fl__graph_snapshot_free(fl_graph_snapshot *s);

@@ -23,10 +23,11 @@ static uint64_t mix(uint64_t h, uint64_t x) {
     return h;
 }
 
-static uint64_t str_hash(const char *s, size_t len) {
+static uint64_t str_hash(const void *p, size_t len) {
+    const unsigned char *s = p;
     uint64_t h = 1469598103934665603ull;
     for (size_t i = 0; i < len; i++) {
-        h ^= (unsigned char)s[i];
+        h ^= s[i];
         h *= 1099511628211ull;
     }
     return h;
@@ -203,6 +204,33 @@ static bool input_eq(const fl_input *a, const fl_input *b) {
     return a->node == b->node && a->port == b->port;
 }
 
+/* A hash consistent with const_eq: a constant equal only to itself (stripped,
+ * undecoded) hashes its address; otherwise dtype, shape and the first
+ * elements. Without it every stripped constant of a model lands in one
+ * probe chain, and CSE turns quadratic in the number of initializers. */
+static uint64_t const_hash(const fl_const *c) {
+    if (!c) {
+        return 0;
+    }
+    if (c->stripped || !c->value) {
+        return mix(0x5eedull, (uint64_t)(uintptr_t)c);
+    }
+    uint64_t h = mix((uint64_t)c->dtype, (uint64_t)c->shape.rank);
+    for (int i = 0; i < c->shape.rank; i++) {
+        h = mix(h, (uint64_t)c->shape.dims[i]);
+    }
+    const fl_value *v = c->value;
+    if (v->ints) {
+        for (int64_t i = 0; i < v->n && i < 16; i++) {
+            h = mix(h, fl_sym_is_known(v->ints[i]) ? (uint64_t)v->ints[i].k : 0x5ull);
+        }
+    } else if (v->raw) {
+        size_t bytes = (size_t)v->n * fl__dtype_size(v->dtype);
+        h = mix(h, str_hash(v->raw, bytes < 64 ? bytes : 64));
+    }
+    return h;
+}
+
 static uint64_t node_hash(const fl_node *n) {
     uint64_t h = str_hash(n->op, strlen(n->op));
     const char *dev = fl__dev_of(n);
@@ -231,6 +259,10 @@ static uint64_t node_hash(const fl_node *n) {
             x = mix(x, (uint64_t)a->v.i);
         } else if (a->kind == FL_ATTR_TYPE) {
             x = mix(x, (uint64_t)a->v.type);
+        } else if (a->kind == FL_ATTR_TENSOR) {
+            x = mix(x, const_hash(a->v.tensor));
+        } else if (a->kind == FL_ATTR_S) {
+            x = mix(x, str_hash(a->v.s.p, a->v.s.len));
         }
         ah += x;
     }

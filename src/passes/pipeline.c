@@ -10,11 +10,16 @@
  * the user's input and symbol bindings still apply after every pass.
  *
  * After each pass that fired a rule: fl__graph_compact, shape inference with
- * the same bindings (the order is cleared, so inference re-sorts), costing,
- * and the outputs check (every output still exists with at least its
- * outputs, their dtypes and shapes); after every pass a record with before and after
- * totals, node counts and the pass's ledger slice. With cfg->verify the
- * verifier runs after every pass.
+ * the same bindings, costing, and the outputs check (every output still
+ * exists with at least its outputs, their dtypes and shapes); after every
+ * pass a record with before and after totals, node counts and the pass's
+ * ledger slice. Inference and costing are incremental: the snapshot taken
+ * before the pass tells which nodes it changed, and only those and the
+ * consumers of nodes whose outputs came out different are inferred and
+ * costed again (fl__infer_refresh; the whole inference where that does not
+ * apply: loops, symbol bindings). With cfg->verify the verifier runs after
+ * every pass, and the incremental result is checked against the whole
+ * inference and costing (an internal error naming the node if they differ).
  *
  * Failures (Grappler's semantics; foldline used to fail the whole analysis):
  * MetaOptimizer logs an optimizer's error and goes on with the graph as it
@@ -351,17 +356,11 @@ static void node_set_diff(const fl_graph *g, const node_set *s, int64_t *removed
     *added = (int64_t)(live - kept);
 }
 
-/* Compacts, re-infers and re-costs after a pass. Warnings that inference
- * already gave for the original graph are not repeated. */
-static fl_status refresh(fl_ctx *c, const fl_options *opt, fl_cost_totals *t) {
-    fl_graph *g = c->g;
-    fl_status st = fl__graph_compact(g, c->d);
-    if (st != FL_OK) {
-        return st;
-    }
+/* Infers and costs the whole graph again (the order is cleared, so inference
+ * re-sorts). */
+static void clear_feeds(fl_graph *g) {
     for (size_t i = 0; i < g->n_nodes; i++) {
         fl_node *n = g->nodes[i];
-        n->flags &= ~(uint32_t)FL_NODE_INCOMPLETE;
         /* A Placeholder with an output keeps it as "bound by the driver";
          * clear it so inference reads the attrs and the bindings again. */
         if ((fl__is_feed(n)) && n->n_outputs > 0) {
@@ -371,19 +370,144 @@ static fl_status refresh(fl_ctx *c, const fl_options *opt, fl_cost_totals *t) {
             n->outputs[0].value = NULL;
         }
     }
-    size_t nw = c->d->n_warnings, nd = c->d->n_warnings_dropped;
+}
+
+static fl_status refresh_whole(fl_ctx *c, const fl_options *opt, fl_cost_totals *t) {
+    fl_graph *g = c->g;
+    for (size_t i = 0; i < g->n_nodes; i++) {
+        g->nodes[i]->flags &= ~(uint32_t)FL_NODE_INCOMPLETE;
+    }
+    clear_feeds(g);
     fl_infer_result ir;
     g->order = NULL;
-    st = fl__infer_shapes(c, opt, &ir);
+    fl_status st = fl__infer_shapes(c, opt, &ir);
+    if (st != FL_OK) {
+        return st;
+    }
+    return fl__cost_graph(c, t);
+}
+
+static bool sym_same(fl_sym a, fl_sym b) {
+    return fl_sym_is_unknown(a) ? fl_sym_is_unknown(b) : !fl_sym_is_unknown(b) && fl__sym_eq(a, b);
+}
+
+static bool cost_same(const fl_cost *a, const fl_cost *b) {
+    return sym_same(a->flops, b->flops) && sym_same(a->tfprof_flops, b->tfprof_flops) &&
+           sym_same(a->macs, b->macs) && sym_same(a->bytes_read, b->bytes_read) &&
+           sym_same(a->bytes_written, b->bytes_written) && a->has_rule == b->has_rule &&
+           a->tfprof_rule == b->tfprof_rule && a->incomplete == b->incomplete;
+}
+
+static bool tensor_same(const fl_tensor *a, const fl_tensor *b) {
+    if (a->dtype != b->dtype || a->shape.rank != b->shape.rank ||
+        !fl__value_same(a->value, b->value)) {
+        return false;
+    }
+    for (int j = 0; j < a->shape.rank; j++) {
+        if (!sym_same(a->shape.dims[j], b->shape.dims[j])) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The verifier's check of the incremental update: the whole inference and
+ * costing, run after it, must give every node the same outputs and counts
+ * (and the same totals). */
+static fl_status check_incremental(fl_ctx *c, const fl_options *opt, const fl_cost_totals *t) {
+    fl_graph *g = c->g;
+    size_t n = g->n_nodes, n_out = 0;
+    for (size_t i = 0; i < n; i++) {
+        n_out += g->nodes[i]->n_outputs > 0 ? (size_t)g->nodes[i]->n_outputs : 0;
+    }
+    fl_cost *costs = malloc((n + 1) * sizeof(fl_cost));
+    fl_tensor *outs = malloc((n_out + 1) * sizeof(fl_tensor));
+    fl_node **nodes = malloc((n + 1) * sizeof(fl_node *));
+    if (!costs || !outs || !nodes) {
+        free(costs);
+        free(outs);
+        free(nodes);
+        return fl__diag_oom(c->d);
+    }
+    for (size_t i = 0, o = 0; i < n; i++) {
+        fl_node *m = g->nodes[i];
+        nodes[i] = m;
+        costs[i] = m->cost;
+        for (int k = 0; k < m->n_outputs; k++) {
+            outs[o++] = m->outputs[k];
+        }
+    }
+    fl_cost_totals whole;
+    fl_status st = refresh_whole(c, opt, &whole);
+    for (size_t i = 0, o = 0; st == FL_OK && i < n; i++) {
+        fl_node *m = nodes[i];
+        bool same = cost_same(&costs[i], &m->cost);
+        for (int k = 0; k < m->n_outputs; k++, o++) {
+            same = same && tensor_same(&outs[o], &m->outputs[k]);
+        }
+        if (!same) {
+            st = fl__node_fail(c->d, FL_EINTERNAL, m,
+                               "internal error: incremental re-inference after the pass differs "
+                               "from the whole inference");
+        }
+    }
+    if (st == FL_OK && !(sym_same(t->flops, whole.flops) && sym_same(t->macs, whole.macs) &&
+                         sym_same(t->bytes_read, whole.bytes_read) &&
+                         sym_same(t->bytes_written, whole.bytes_written) &&
+                         t->nodes_incomplete == whole.nodes_incomplete)) {
+        st = fl__diag_fail(c->d, FL_EINTERNAL,
+                           "internal error: incremental totals after the pass differ from the "
+                           "whole costing");
+    }
+    free(costs);
+    free(outs);
+    free(nodes);
+    return st;
+}
+
+/* Compacts, re-infers and re-costs after a pass: only what the pass changed
+ * and what that changes downstream (fl__infer_refresh, against `before`, the
+ * snapshot taken before the pass), or the whole graph when the incremental
+ * update does not apply. With `verify` the incremental result is checked
+ * against the whole one. Warnings that inference already gave for the
+ * original graph are not repeated. */
+static fl_status refresh(fl_ctx *c, const fl_options *opt, const fl_graph_snapshot *before,
+                         bool verify, fl_cost_totals *t) {
+    fl_graph *g = c->g;
+    fl_status st = fl__graph_compact(g, c->d);
+    if (st != FL_OK) {
+        return st;
+    }
+    size_t nw = c->d->n_warnings, nd = c->d->n_warnings_dropped;
+    uint8_t *redone = NULL;
+    st = fl__infer_refresh(c, opt, before, &redone);
+    if (st == FL_OK && !redone) {
+        for (size_t i = 0; i < g->n_nodes; i++) {
+            g->nodes[i]->flags &= ~(uint32_t)FL_NODE_INCOMPLETE;
+        }
+        fl_infer_result ir;
+        g->order = NULL;
+        clear_feeds(g);
+        st = fl__infer_shapes(c, opt, &ir);
+    }
     c->d->n_warnings = nw;
     c->d->n_warnings_dropped = nd;
     if (st != FL_OK) {
         if (c->d->msg) {
             c->d->msg = fl__arena_printf(c->a, "re-inferring after the pass: %s", c->d->msg);
         }
+        free(redone);
         return st;
     }
-    return fl__cost_graph(c, t);
+    bool incremental = redone != NULL;
+    st = fl__cost_graph_some(c, t, redone);
+    free(redone);
+    if (st == FL_OK && incremental && verify) {
+        st = check_incremental(c, opt, t);
+        c->d->n_warnings = nw;
+        c->d->n_warnings_dropped = nd;
+    }
+    return st;
 }
 
 /* The test hook (pipeline.h), per thread. */
@@ -401,7 +525,8 @@ void fl__pipeline_set_test_hook(fl_pipeline_test_hook fn, void *arg) {
  * the pass's: the caller rolls the graph back. */
 static fl_status run_pass(fl_ctx *c, const fl_options *opt, const fl_pipeline_config *cfg,
                           fl_ledger *led, int p, const out_snap *snaps, size_t n_snaps,
-                          node_set *set0, fl_pass_record *rec, fl_cost_totals *cur, bool *changed) {
+                          const fl_graph_snapshot *before, node_set *set0, fl_pass_record *rec,
+                          fl_cost_totals *cur, bool *changed) {
     fl_graph *g = c->g;
     fl_status st = node_set_take(c, set0);
     if (st != FL_OK) {
@@ -423,7 +548,7 @@ static fl_status run_pass(fl_ctx *c, const fl_options *opt, const fl_pipeline_co
     *changed =
         led->n_entries > rec->first_entry || pc.rewritten || rec->nodes_removed || rec->nodes_added;
     if (*changed) {
-        st = refresh(c, opt, cur);
+        st = refresh(c, opt, before, cfg->verify, cur);
         if (st == FL_OK) {
             st = check_outputs(c, snaps, n_snaps, "the pass");
         }
@@ -516,7 +641,7 @@ static fl_status run_guarded(fl_ctx *c, const fl_options *opt, const fl_pipeline
     rec.first_entry = led->n_entries;
     fl_cost_totals next = *cur;
     bool changed = true;
-    st = run_pass(c, opt, cfg, led, p, snaps, n_snaps, set0, &rec, &next, &changed);
+    st = run_pass(c, opt, cfg, led, p, snaps, n_snaps, snap, set0, &rec, &next, &changed);
     c->a->limit = limit;
     *current = st != FL_OK || !changed;
     if (st != FL_OK) {

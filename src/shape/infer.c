@@ -30,6 +30,10 @@ static bool makes_symbols(const fl_node *n) {
                                  !(n->flags & FL_NODE_BACK_EDGE));
 }
 
+bool fl__infer_makes_symbols(const fl_node *n) {
+    return makes_symbols(n);
+}
+
 /* Finds the placeholder a binding names and reads its dtype and declared
  * shape. `what` is "input" or "value" for messages. */
 static fl_status binding_target(fl_ctx *c, const char *name, const char *what, fl_node **out,
@@ -405,6 +409,55 @@ static bool shapes_equal(const fl_shape *a, const fl_shape *b) {
     return true;
 }
 
+fl_status fl__infer_one(fl_ctx *c, fl_node *n) {
+    if (!n->desc) {
+        infer_opaque(n);
+        return FL_OK;
+    }
+    for (int k = 0; k < n->n_outputs; k++) {
+        n->outputs[k].value = NULL;
+    }
+    fl_status st = n->desc->infer(c, n);
+    if (st != FL_OK) {
+        if (c->d->status == FL_OK) {
+            fl__node_fail(c->d, st, n, "shape inference failed");
+        }
+        return st;
+    }
+    return FL_OK;
+}
+
+/* Evaluates n when every input value is known and its op can. */
+static fl_status eval_node(fl_ctx *c, fl_node *n) {
+    if (n->desc->eval && !(n->desc->flags & FL_OPF_STATEFUL) && n->n_inputs > 0 &&
+        all_inputs_valued(n)) {
+        /* A failing evaluation (an index out of range in a branch that
+         * never runs, an unsupported dtype) leaves the value unknown and is
+         * reported as a warning: evaluation only sharpens shapes. */
+        fl_status saved = c->d->status;
+        char *saved_msg = c->d->msg;
+        fl_status st = n->desc->eval(c, n);
+        if (st != FL_OK) {
+            const char *why = c->d->msg ? c->d->msg : fl_status_str(st);
+            c->d->status = saved;
+            c->d->msg = saved_msg;
+            if (st == FL_ENOMEM) {
+                return fl__diag_oom(c->d);
+            }
+            fl__diag_warn(c->d, "constant evaluation skipped: %s", why);
+            for (int k = 0; k < n->n_outputs; k++) {
+                n->outputs[k].value = NULL;
+            }
+        }
+    }
+    return FL_OK;
+}
+
+fl_status fl__infer_node_again(fl_ctx *c, fl_node *n) {
+    fl_status st = fl__infer_one(c, n);
+    return st == FL_OK && n->desc ? eval_node(c, n) : st;
+}
+
 /* One walk over the order. */
 static fl_status walk(fl_ctx *c, const bool *bound, const symbinds *sb) {
     fl_graph *g = c->g;
@@ -416,19 +469,12 @@ static fl_status walk(fl_ctx *c, const bool *bound, const symbinds *sb) {
         if (bound[n->id]) {
             continue;
         }
-        if (!n->desc) {
-            infer_opaque(n);
-            continue;
-        }
-        for (int k = 0; k < n->n_outputs; k++) {
-            n->outputs[k].value = NULL;
-        }
-        fl_status st = n->desc->infer(c, n);
+        fl_status st = fl__infer_one(c, n);
         if (st != FL_OK) {
-            if (c->d->status == FL_OK) {
-                fl__node_fail(c->d, st, n, "shape inference failed");
-            }
             return st;
+        }
+        if (!n->desc) {
+            continue;
         }
         if (makes_symbols(n)) {
             st = subst_symbols(c, n, sb);
@@ -436,26 +482,8 @@ static fl_status walk(fl_ctx *c, const bool *bound, const symbinds *sb) {
                 return st;
             }
         }
-        if (n->desc->eval && !(n->desc->flags & FL_OPF_STATEFUL) && n->n_inputs > 0 &&
-            all_inputs_valued(n)) {
-            /* A failing evaluation (an index out of range in a branch that
-             * never runs, an unsupported dtype) leaves the value unknown and is
-             * reported as a warning: evaluation only sharpens shapes. */
-            fl_status saved = c->d->status;
-            char *saved_msg = c->d->msg;
-            st = n->desc->eval(c, n);
-            if (st != FL_OK) {
-                const char *why = c->d->msg ? c->d->msg : fl_status_str(st);
-                c->d->status = saved;
-                c->d->msg = saved_msg;
-                if (st == FL_ENOMEM) {
-                    return fl__diag_oom(c->d);
-                }
-                fl__diag_warn(c->d, "constant evaluation skipped: %s", why);
-                for (int k = 0; k < n->n_outputs; k++) {
-                    n->outputs[k].value = NULL;
-                }
-            }
+        if ((st = eval_node(c, n)) != FL_OK) {
+            return st;
         }
     }
     return FL_OK;

@@ -11,6 +11,7 @@
 #define FL_SHAPE_INFER_H
 
 #include "foldline/foldline.h"
+#include "graph/snapshot.h"
 #include "ops/ops.h"
 
 typedef struct fl_infer_result {
@@ -22,6 +23,28 @@ typedef struct fl_infer_result {
  * the binding) on graphs TensorFlow would reject or on bindings that name no
  * input, do not fit an input's declared shape, or name no symbol. */
 fl_status fl__infer_shapes(fl_ctx *c, const fl_options *opt, fl_infer_result *res);
+
+/* Infers one node from its inputs as the walk does (placeholders excepted:
+ * they take bindings): fl__infer_one runs its shape function (an op the
+ * registry does not know gets unknown outputs), fl__infer_node_again also
+ * evaluates it when its inputs' values are known. */
+fl_status fl__infer_one(fl_ctx *c, fl_node *n);
+/* n makes symbols (an input's INPUT.AXIS, a cond Merge's NODE.AXIS): the
+ * whole inference infers it, with the bindings and equations. */
+bool fl__infer_makes_symbols(const fl_node *n);
+fl_status fl__infer_node_again(fl_ctx *c, fl_node *n);
+
+/* Brings shapes up to date after a rewrite of c->g that `before` (a
+ * snapshot taken before it, graph/snapshot.h) describes: only the nodes the
+ * rewrite changed, and the consumers of every node whose outputs came out
+ * different, are inferred again, in topological order; the other nodes keep
+ * theirs. c->g must be compacted. On success *redone is a malloc'd mask by
+ * node id of the nodes inferred again (to cost them again, the caller frees
+ * it); it is NULL when the graph needs the whole inference instead (loops,
+ * symbol bindings, a changed placeholder, a new symbol equation): the caller
+ * then runs fl__infer_shapes. */
+fl_status fl__infer_refresh(fl_ctx *c, const fl_options *opt, const fl_graph_snapshot *before,
+                            uint8_t **redone);
 
 /* The symbol name of dim `axis` of placeholder `name`: "name.axis". */
 char *fl__infer_symbol_name(fl_arena *a, const char *name, int axis);

@@ -10,6 +10,7 @@
  *
  * With files, only those graphs are timed.
  */
+#include "chain.h"
 #include "testgraph.h"
 #include "testutil.h"
 
@@ -70,36 +71,10 @@ static void bench_file(const char *name, int runs) {
     free(buf);
 }
 
-/* A chain of n nodes: blocks of Conv2D(1x1) -> BiasAdd -> Relu sharing one
- * weight and one bias constant, on a [1,8,8,16] input. */
+/* The chain of chain.h, n nodes. */
 static void bench_chain(long n, int runs) {
-    tg_graph *g = tg_new();
-    tg_placeholder(g, "x", 1, 4, (int64_t[]){1, 8, 8, 16});
-    tg_const_f32(g, "w", 4, (int64_t[]){1, 1, 16, 16}, NULL, 0);
-    tg_const_f32(g, "b", 1, (int64_t[]){16}, NULL, 0);
-    char prev[32] = "x", name[32];
-    for (long i = 3; i < n; i++) {
-        snprintf(name, sizeof name, "n%ld", i);
-        tg_node *m;
-        switch (i % 3) {
-        case 0:
-            m = tg_add(g, name, "Conv2D", prev, "w", NULL);
-            tg_attr_ints(m, "strides", 4, (int64_t[]){1, 1, 1, 1});
-            tg_attr_str(m, "padding", "SAME");
-            break;
-        case 1:
-            m = tg_add(g, name, "BiasAdd", prev, "b", NULL);
-            break;
-        default:
-            m = tg_add(g, name, "Relu", prev, NULL);
-            break;
-        }
-        tg_attr_type(m, "T", 1);
-        memcpy(prev, name, sizeof prev);
-    }
     size_t len;
-    uint8_t *buf = tg_pack(g, &len);
-    tg_free(g);
+    uint8_t *buf = chain_graphdef(n, &len);
     char label[64];
     snprintf(label, sizeof label, "synthetic chain %ld nodes", n);
     bench_bytes(label, buf, len, runs);
@@ -110,6 +85,17 @@ int main(int argc, char **argv) {
     int runs = argc > 1 ? atoi(argv[1]) : 7;
     if (runs < 1) {
         runs = 1;
+    }
+    if (argc == 4 && strcmp(argv[1], "--write-chain") == 0) {
+        size_t len;
+        uint8_t *buf = chain_graphdef(atol(argv[2]), &len);
+        FILE *f = fopen(argv[3], "wb");
+        if (!f || fwrite(buf, 1, len, f) != len || fclose(f) != 0) {
+            fprintf(stderr, "cannot write %s\n", argv[3]);
+            return 1;
+        }
+        free(buf);
+        return 0;
     }
     printf("foldline %s analysis benchmark (median of %d runs)\n", fl_version(), runs);
     if (argc > 2) {

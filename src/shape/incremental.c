@@ -1,0 +1,125 @@
+/*
+ * incremental.c - shapes and costs brought up to date after a rewrite,
+ * visiting only what it changed; see fl__infer_refresh in infer.h.
+ *
+ * A node is inferred again when the snapshot taken before the rewrite says
+ * it changed (new, or a different op, attrs, inputs or output array), when
+ * the rewrite set its outputs itself, or when an input's producer came out
+ * of its own re-inference with different outputs. Everything else keeps the
+ * dtypes, shapes, values and counts it had: they are functions of the same
+ * op, attrs and input tensors, so the whole inference would recompute them
+ * equal. The caller costs the re-inferred nodes again
+ * (fl__cost_graph_some with the mask this returns).
+ *
+ * The whole inference is used instead (*done false) when its extra rounds
+ * could matter: a graph with loop headers (loop-carried shapes iterate), or
+ * symbol bindings (the equation discovery walks), or a changed placeholder
+ * (bindings). When re-inference finds two symbols equal, the caller also
+ * runs the whole inference, which repeats with the alias at the inputs.
+ */
+#include "graph/mutate.h"
+#include "graph/snapshot.h"
+#include "ops/common.h"
+#include "shape/infer.h"
+
+#include <stdlib.h>
+
+/* The whole inference is needed for this graph and these options. */
+static bool needs_whole(const fl_graph *g, const fl_options *opt) {
+    if (opt->n_symbols) {
+        return true;
+    }
+    for (size_t i = 0; i < g->n_nodes; i++) {
+        if (g->nodes[i]->flags & FL_NODE_BACK_EDGE) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Marks in `redo` the nodes the rewrite changed (2: also their outputs).
+ * False when a node that makes symbols changed: the whole inference's. */
+static bool changed_nodes(const fl_graph *g, const fl_graph_snapshot *before, uint8_t *redo) {
+    for (size_t i = 0; i < g->n_nodes; i++) {
+        const fl_node *n = g->nodes[i];
+        bool outs;
+        bool ch = fl__graph_snapshot_changed(before, n, &outs);
+        if ((ch || outs) && fl__infer_makes_symbols(n)) {
+            return false;
+        }
+        redo[i] = ch || outs ? (outs ? 2 : 1) : 0;
+    }
+    return true;
+}
+
+/* Re-infers, in topological order, the nodes marked in `redo` and those
+ * reading a node whose outputs differ now; marks every node inferred in
+ * redo (for costing). Stops with *whole set at a node that makes symbols. */
+static fl_status propagate(fl_ctx *c, const fl_graph_snapshot *before, uint8_t *redo,
+                           uint8_t *differs, bool *whole) {
+    fl_graph *g = c->g;
+    for (size_t i = 0; i < g->n_nodes; i++) {
+        fl_node *n = g->order[i];
+        if (fl_diag_poll(c->d) != FL_OK) {
+            return c->d->status;
+        }
+        bool again = redo[n->id] != 0;
+        for (int k = 0; k < n->n_inputs && !again; k++) {
+            again = differs[n->inputs[k].node->id];
+        }
+        if (!again) {
+            continue;
+        }
+        if (fl__infer_makes_symbols(n)) {
+            *whole = true;
+            return FL_OK;
+        }
+        fl_status st = fl__infer_node_again(c, n);
+        if (st != FL_OK) {
+            return st;
+        }
+        redo[n->id] = 1;
+        differs[n->id] = fl__graph_snapshot_outputs_differ(before, n);
+    }
+    return FL_OK;
+}
+
+fl_status fl__infer_refresh(fl_ctx *c, const fl_options *opt, const fl_graph_snapshot *before,
+                            uint8_t **redone) {
+    fl_graph *g = c->g;
+    *redone = NULL;
+    if (!before || !before->taken || !before->n_slots || needs_whole(g, opt)) {
+        return FL_OK;
+    }
+    size_t n = g->n_nodes;
+    uint8_t *redo = calloc(n + 1, 2);
+    if (!redo) {
+        return fl__diag_oom(c->d);
+    }
+    uint8_t *differs = redo + n + 1;
+    if (!changed_nodes(g, before, redo)) {
+        free(redo);
+        return FL_OK;
+    }
+    fl_status st = g->order ? FL_OK : fl__graph_toposort(g, c->d);
+    size_t merges = fl__sym_n_merges(c->st);
+    bool whole = false;
+    if (st == FL_OK) {
+        st = propagate(c, before, redo, differs, &whole);
+    }
+    if (st != FL_OK || whole || fl__sym_n_merges(c->st) != merges) {
+        free(redo);
+        return st; /* new equations: the whole inference (*redone NULL) */
+    }
+    for (size_t i = 0; i < n; i++) {
+        fl_node *m = g->nodes[i];
+        m->flags &= ~(uint32_t)FL_NODE_INCOMPLETE;
+        for (int k = 0; k < m->n_outputs; k++) {
+            if (!fl__shape_is_determined(&m->outputs[k].shape)) {
+                m->flags |= FL_NODE_INCOMPLETE;
+            }
+        }
+    }
+    *redone = redo;
+    return FL_OK;
+}
