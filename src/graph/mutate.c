@@ -135,20 +135,53 @@ size_t fl__uses_total(const fl_uses *u, const fl_node *n) {
 /* Edges                                                                      */
 /* ------------------------------------------------------------------------- */
 
+/* Redirects m's data inputs reading (from, from_port); returns how many. */
+static size_t replace_in(fl_node *m, const fl_node *from, int from_port, fl_node *to, int to_port) {
+    size_t changed = 0;
+    for (int k = 0; k < m->n_inputs; k++) {
+        if (m->inputs[k].node == from && m->inputs[k].port == from_port) {
+            m->inputs[k].node = to;
+            m->inputs[k].port = to_port;
+            changed++;
+        }
+    }
+    return changed;
+}
+
+/* Moves m's control edges on `from` to `to` (dropped when to is NULL, a
+ * self edge, or already present); returns how many changed. */
+static size_t replace_ctrl_in(fl_node *m, const fl_node *from, fl_node *to) {
+    size_t changed = 0;
+    int w = 0;
+    for (int k = 0; k < m->n_ctrl; k++) {
+        fl_node *c = m->ctrl[k];
+        if (c == from) {
+            changed++;
+            c = to;
+            for (int j = 0; c && j < w; j++) {
+                if (m->ctrl[j] == c) {
+                    c = NULL;
+                }
+            }
+            if (c == m) {
+                c = NULL;
+            }
+        }
+        if (c) {
+            m->ctrl[w++] = c;
+        }
+    }
+    m->n_ctrl = w;
+    return changed;
+}
+
 size_t fl__graph_replace_uses(fl_graph *g, const fl_node *from, int from_port, fl_node *to,
                               int to_port) {
     size_t changed = 0;
     for (size_t i = 0; i < g->n_nodes; i++) {
         fl_node *m = g->nodes[i];
-        if (m->flags & FL_NODE_REMOVED) {
-            continue;
-        }
-        for (int k = 0; k < m->n_inputs; k++) {
-            if (m->inputs[k].node == from && m->inputs[k].port == from_port) {
-                m->inputs[k].node = to;
-                m->inputs[k].port = to_port;
-                changed++;
-            }
+        if (!(m->flags & FL_NODE_REMOVED)) {
+            changed += replace_in(m, from, from_port, to, to_port);
         }
     }
     g->order = NULL;
@@ -159,32 +192,113 @@ size_t fl__graph_replace_ctrl_uses(fl_graph *g, const fl_node *from, fl_node *to
     size_t changed = 0;
     for (size_t i = 0; i < g->n_nodes; i++) {
         fl_node *m = g->nodes[i];
-        if (m->flags & FL_NODE_REMOVED) {
-            continue;
+        if (!(m->flags & FL_NODE_REMOVED)) {
+            changed += replace_ctrl_in(m, from, to);
         }
-        int w = 0;
-        for (int k = 0; k < m->n_ctrl; k++) {
-            fl_node *c = m->ctrl[k];
-            if (c == from) {
-                changed++;
-                c = to;
-                /* Drop it when absent, a self edge, or already present. */
-                for (int j = 0; c && j < w; j++) {
-                    if (m->ctrl[j] == c) {
-                        c = NULL;
-                    }
-                }
-                if (c == m) {
-                    c = NULL;
-                }
-            }
-            if (c) {
-                m->ctrl[w++] = c;
-            }
-        }
-        m->n_ctrl = w;
     }
     g->order = NULL;
+    return changed;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Edge index                                                                 */
+/* ------------------------------------------------------------------------- */
+
+/* Records `reader` as reading node `of`. */
+static fl_status index_add(fl_edge_index *x, const fl_node *of, fl_node *reader, fl_diag *d) {
+    fl_arena *a = x->g->arena;
+    if (of->id >= x->cap_head) {
+        size_t nc = x->g->n_nodes + x->g->n_nodes / 4 + 16;
+        nc = nc > of->id ? nc : (size_t)of->id + 16;
+        uint32_t *nh = fl__arena_grow(a, x->head, x->cap_head, nc, sizeof(uint32_t));
+        if (!nh) {
+            return fl__diag_oom(d);
+        }
+        memset(nh + x->cap_head, 0, (nc - x->cap_head) * sizeof(uint32_t));
+        x->head = nh;
+        x->cap_head = nc;
+    }
+    if (x->n_e == x->cap_e) {
+        size_t nc = x->cap_e ? x->cap_e * 2 : 64;
+        struct fl_edge_entry *ne = fl__arena_grow(a, x->e, x->n_e, nc, sizeof(*ne));
+        if (!ne || nc >= UINT32_MAX) {
+            return fl__diag_oom(d);
+        }
+        x->e = ne;
+        x->cap_e = nc;
+    }
+    x->e[x->n_e] = (struct fl_edge_entry){reader, x->head[of->id]};
+    x->head[of->id] = (uint32_t)++x->n_e;
+    return FL_OK;
+}
+
+fl_status fl__edge_index_note(fl_edge_index *x, fl_node *m, fl_diag *d) {
+    for (int k = 0; k < m->n_inputs; k++) {
+        if (index_add(x, m->inputs[k].node, m, d) != FL_OK) {
+            return d->status;
+        }
+    }
+    for (int k = 0; k < m->n_ctrl; k++) {
+        if (index_add(x, m->ctrl[k], m, d) != FL_OK) {
+            return d->status;
+        }
+    }
+    return FL_OK;
+}
+
+fl_status fl__edge_index_build(fl_graph *g, fl_edge_index *x, fl_diag *d) {
+    memset(x, 0, sizeof(*x));
+    x->g = g;
+    size_t edges = 0;
+    for (size_t i = 0; i < g->n_nodes; i++) {
+        const fl_node *m = g->nodes[i];
+        edges += (size_t)m->n_inputs + (size_t)m->n_ctrl;
+    }
+    x->cap_head = g->n_nodes + g->n_nodes / 4 + 16;
+    x->cap_e = edges + edges / 4 + 64;
+    x->head = fl__arena_calloc(g->arena, x->cap_head, sizeof(uint32_t));
+    x->e = fl__arena_alloc(g->arena, x->cap_e * sizeof(*x->e));
+    if (!x->head || !x->e || x->cap_e >= UINT32_MAX) {
+        return fl__diag_oom(d);
+    }
+    for (size_t i = 0; i < g->n_nodes; i++) {
+        fl_node *m = g->nodes[i];
+        if (!(m->flags & FL_NODE_REMOVED) && fl__edge_index_note(x, m, d) != FL_OK) {
+            return d->status;
+        }
+    }
+    return FL_OK;
+}
+
+size_t fl__edge_index_replace_uses(fl_edge_index *x, const fl_node *from, int from_port,
+                                   fl_node *to, int to_port, fl_diag *d) {
+    size_t changed = 0;
+    uint32_t at = from->id < x->cap_head ? x->head[from->id] : 0;
+    for (; at; at = x->e[at - 1].next) {
+        fl_node *m = x->e[at - 1].reader;
+        size_t k = m->flags & FL_NODE_REMOVED ? 0 : replace_in(m, from, from_port, to, to_port);
+        if (k && index_add(x, to, m, d) != FL_OK) {
+            break;
+        }
+        changed += k;
+    }
+    x->g->order = NULL;
+    return changed;
+}
+
+size_t fl__edge_index_replace_ctrl_uses(fl_edge_index *x, const fl_node *from, fl_node *to,
+                                        fl_diag *d) {
+    size_t changed = 0;
+    uint32_t at = from->id < x->cap_head ? x->head[from->id] : 0;
+    for (; at; at = x->e[at - 1].next) {
+        fl_node *m = x->e[at - 1].reader;
+        size_t k = m->flags & FL_NODE_REMOVED ? 0 : replace_ctrl_in(m, from, to);
+        if (k && to && index_add(x, to, m, d) != FL_OK) {
+            break;
+        }
+        changed += k;
+    }
+    x->g->order = NULL;
     return changed;
 }
 

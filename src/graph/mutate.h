@@ -63,6 +63,34 @@ size_t fl__graph_replace_uses(fl_graph *g, const fl_node *from, int from_port, f
  * to is NULL). Returns how many changed. */
 size_t fl__graph_replace_ctrl_uses(fl_graph *g, const fl_node *from, fl_node *to);
 
+/* A reverse index of data and control edges, for a rewrite that replaces
+ * many nodes (each fl__graph_replace_uses walks the whole graph; through the
+ * index a replacement visits only the nodes that read the replaced one).
+ * It lists, per node, nodes that may read it: a superset (an entry goes
+ * stale when its edge is moved, and is skipped then), never missing one as
+ * long as the rewrite creates edges only through fl__edge_index_note (a node
+ * it added, or whose inputs or control inputs it set) and the two replace
+ * functions below. Memory from g's arena; valid until the next compaction.
+ * The full-walk and indexed replacements change the same edges and return
+ * the same counts. */
+typedef struct fl_edge_index {
+    fl_graph *g;
+    uint32_t *head; /* per node id: 1 + its first entry, 0 when none */
+    struct fl_edge_entry {
+        fl_node *reader;
+        uint32_t next; /* 1 + the next entry of the same node, 0 at the end */
+    } * e;
+    size_t cap_head, n_e, cap_e;
+} fl_edge_index;
+
+fl_status fl__edge_index_build(fl_graph *g, fl_edge_index *x, fl_diag *d);
+/* Records m as a reader of every node of its inputs and control inputs. */
+fl_status fl__edge_index_note(fl_edge_index *x, fl_node *m, fl_diag *d);
+size_t fl__edge_index_replace_uses(fl_edge_index *x, const fl_node *from, int from_port,
+                                   fl_node *to, int to_port, fl_diag *d);
+size_t fl__edge_index_replace_ctrl_uses(fl_edge_index *x, const fl_node *from, fl_node *to,
+                                        fl_diag *d);
+
 /* Marks n removed (FL_NODE_REMOVED). Its uses must be redirected before the
  * next compaction, or compaction fails naming it. */
 void fl__graph_remove_node(fl_node *n);

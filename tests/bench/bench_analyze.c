@@ -86,17 +86,6 @@ int main(int argc, char **argv) {
     if (runs < 1) {
         runs = 1;
     }
-    if (argc == 4 && strcmp(argv[1], "--write-chain") == 0) {
-        size_t len;
-        uint8_t *buf = chain_graphdef(atol(argv[2]), &len);
-        FILE *f = fopen(argv[3], "wb");
-        if (!f || fwrite(buf, 1, len, f) != len || fclose(f) != 0) {
-            fprintf(stderr, "cannot write %s\n", argv[3]);
-            return 1;
-        }
-        free(buf);
-        return 0;
-    }
     printf("foldline %s analysis benchmark (median of %d runs)\n", fl_version(), runs);
     if (argc > 2) {
         for (int i = 2; i < argc; i++) {

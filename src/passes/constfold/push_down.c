@@ -23,8 +23,11 @@ typedef struct push_down {
 } push_down;
 
 /* PrepareConstantPushDown: parent(C, op_child(leaf, leaf)) with exactly one
- * constant child... */
-static bool prepare_push_down(const fl_graph *g, const fl_node *parent, push_down *x) {
+ * constant child... The op child's single use (Grappler's NumNonControlOutputs
+ * == 1) is left to the callers, after their tests of its kind: counting uses
+ * walks the graph, so testing it first made the pass quadratic on a long
+ * chain of nodes the rules never apply to... */
+static bool prepare_push_down(const fl_node *parent, push_down *x) {
     if (parent->n_inputs != 2) {
         return false;
     }
@@ -40,7 +43,7 @@ static bool prepare_push_down(const fl_graph *g, const fl_node *parent, push_dow
         return false;
     }
     fl_node *c = x->op_child;
-    if (c->n_inputs < 2 || fl__preserved(c) || fl__cf_data_uses(g, c) > 1) {
+    if (c->n_inputs < 2 || fl__preserved(c)) {
         return false;
     }
     int t = fl__attr_type(parent, "T");
@@ -73,7 +76,7 @@ fl_status fl__cf_constant_push_down(fl_pass_ctx *pc, fl_node *n, bool *done) {
     }
     bool sym = is_add || is_mul;
     push_down x;
-    if (!prepare_push_down(pc->c->g, n, &x)) {
+    if (!prepare_push_down(n, &x)) {
         return FL_OK;
     }
     fl_node *c = x.op_child;
@@ -81,7 +84,7 @@ fl_status fl__cf_constant_push_down(fl_pass_ctx *pc, fl_node *n, bool *done) {
          c_div = c->kind == FL_OP_DIV;
     bool add_sub = (is_add || is_sub) && (c_add || c_sub);
     bool mul_div = (is_mul || is_div) && (c_mul || c_div);
-    if (!add_sub && !mul_div) {
+    if ((!add_sub && !mul_div) || fl__cf_data_uses(pc->c->g, c) > 1) {
         return FL_OK;
     }
     bool c_sym = c_add || c_mul;
@@ -153,12 +156,12 @@ fl_status fl__cf_constant_push_down_bias_add(fl_pass_ctx *pc, fl_node *n, bool *
         return FL_OK;
     }
     push_down x;
-    if (!prepare_push_down(pc->c->g, n, &x) || (x.left_child_const && parent_bias)) {
+    if (!prepare_push_down(n, &x) || (x.left_child_const && parent_bias)) {
         return FL_OK;
     }
     fl_node *c = x.op_child;
     bool child_bias = c->kind == FL_OP_BIAS_ADD;
-    if (!child_bias && !fl__is_add(c)) {
+    if ((!child_bias && !fl__is_add(c)) || fl__cf_data_uses(pc->c->g, c) > 1) {
         return FL_OK;
     }
     const fl_tensor *p0 = fl_node_in(n, 0), *p1 = fl_node_in(n, 1);
@@ -242,11 +245,11 @@ fl_status fl__cf_mul_conv_push_down(fl_pass_ctx *pc, fl_node *n, bool *done) {
         !fl__same_device(n, r)) {
         return FL_OK;
     }
-    if (conv->n_inputs < 2 || fl__cf_data_uses(g, conv) > 1 || fl__preserved(conv)) {
+    if (conv->n_inputs < 2 || fl__preserved(conv)) {
         return FL_OK;
     }
     bool cl = fl__is_const(conv->inputs[0].node), cr = fl__is_const(conv->inputs[1].node);
-    if (cl == cr) {
+    if (cl == cr || fl__cf_data_uses(g, conv) > 1) {
         return FL_OK; /* no constant operand, or the conv folds by itself */
     }
     if (!fl__shape_same(&n->outputs[0].shape, &conv->outputs[0].shape)) {

@@ -371,7 +371,8 @@ bool fl__rm_rewrite_bn_decompose(rctx *r, fl_node *bn) {
         }
         fl__rm_set_attr(r, shape, fl__attr_make_type(g, "dtype", FL_DT_INT32));
         fl__rm_set_attr(r, shape, fl__attr_make_tensor(g, "value", FL_DT_INT32, 1, &rank, sv));
-        if (fl__node_add_ctrl(g, shape, scale.node) != FL_OK) {
+        if (fl__node_add_ctrl(g, shape, scale.node) != FL_OK ||
+            fl__edge_index_note(&r->edges, shape, r->d) != FL_OK) {
             fl__rm_fail_oom(r);
         }
         fl_input *vecs[4] = {&scale, &offset, &mean, &var};

@@ -17,7 +17,8 @@ typedef struct rctx {
     fl_graph *g;
     fl_diag *d;
     fl_uses uses;
-    size_t n0; /* nodes when the use lists were built; later ids are new nodes */
+    fl_edge_index edges; /* who reads whom: replacing a root visits its readers only */
+    size_t n0;           /* nodes when the use lists were built; later ids are new nodes */
     bool onednn;
     bool persistent_bn; /* TF_USE_CUDNN_BATCHNORM_SPATIAL_PERSISTENT=1 */
     fl_device target;

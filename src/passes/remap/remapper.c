@@ -118,7 +118,8 @@ fl_status fl__pass_remapper(fl_pass_ctx *pc) {
         return fl__diag_oom(c->d);
     }
     memcpy(order, g->order, r.n0 * sizeof(*order));
-    if ((st = fl__uses_build(g, &r.uses, c->d)) != FL_OK) {
+    if ((st = fl__uses_build(g, &r.uses, c->d)) != FL_OK ||
+        (st = fl__edge_index_build(g, &r.edges, c->d)) != FL_OK) {
         return st;
     }
     bool changed = false;

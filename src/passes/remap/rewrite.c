@@ -6,8 +6,9 @@
  * Renaming. A fused node must carry the name of the node it replaces. The
  * mutation API has no rename, so replace_root() adds the new node under a
  * temporary unique name, redirects the old node's uses and control uses to
- * it, marks the old node removed and then sets the new node's name to the old
- * one. Until the fl__graph_compact() at the end of the pass the name index
+ * it (through the pass's edge index, which every new node and edge is noted
+ * in: mutate.h), marks the old node removed and then sets the new node's
+ * name to the old one. Until the fl__graph_compact() at the end of the pass the name index
  * still maps that name to the removed node (so no later fl__graph_unique_name
  * can hand the name out again); compaction rebuilds the index from the live
  * nodes, where the name is unique again. The pass looks nodes up by pointer,
@@ -54,13 +55,16 @@ fl_node *fl__rm_replace_root(rctx *r, fl_node *root, const char *op, const char 
     nn->device = device ? device : "";
     int ports = root->n_outputs < n_outputs ? root->n_outputs : n_outputs;
     for (int p = 0; p < ports; p++) {
-        fl__graph_replace_uses(r->g, root, p, nn, p);
+        fl__edge_index_replace_uses(&r->edges, root, p, nn, p, r->d);
     }
-    fl__graph_replace_ctrl_uses(r->g, root, nn);
+    fl__edge_index_replace_ctrl_uses(&r->edges, root, nn, r->d);
     for (int k = 0; k < root->n_ctrl; k++) {
         if (fl__node_add_ctrl(r->g, nn, root->ctrl[k]) != FL_OK) {
             fl__rm_fail_oom(r);
         }
+    }
+    if (fl__edge_index_note(&r->edges, nn, r->d) != FL_OK) {
+        fl__rm_fail_oom(r);
     }
     nn->flags |= root->flags & FL_NODE_PRESERVE;
     fl__graph_remove_node(root);
@@ -85,6 +89,10 @@ fl_node *fl__rm_add_extra(rctx *r, const char *prefix, const char *suffix, const
     }
     nn->device = device ? device : "";
     r->pc->added++;
+    if (fl__edge_index_note(&r->edges, nn, r->d) != FL_OK) {
+        fl__rm_fail_oom(r);
+        return NULL;
+    }
     return nn;
 }
 

@@ -1,0 +1,172 @@
+/*
+ * bench_scaling.c - how analysis time and memory grow with the graph, and
+ * the fixed cost of a tiny graph. Not a test: it prints figures.
+ *
+ *   bench_scaling [runs]              tiny_cnn, then chains of 10k, 100k, 1M
+ *   bench_scaling [runs] N...         chains of N nodes only (e.g. 10000000)
+ *   bench_scaling --write-chain N F   writes the chain of N nodes to F (.pb)
+ *
+ * The chain is chain.h's Conv2D/BiasAdd/Relu chain. Each chain size is
+ * measured in a child process per mode (no passes, the default passes), so
+ * that the child's peak RSS is its own: the line gives the median wall and
+ * CPU time of `runs` analyses (CPU time is the trustworthy figure on a
+ * loaded host), nanoseconds per node, and the peak RSS above the one the
+ * child had with the model's bytes in memory, per node. tiny_cnn
+ * (tests/data) is analysed with the default passes in batches of 200; the
+ * median batch gives microseconds per analysis.
+ */
+#include "chain.h"
+#include "foldline/foldline.h"
+#include "testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static double clock_s(clockid_t id) {
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int cmp_d(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static long max_rss_kb(void) {
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_maxrss;
+}
+
+/* One analysis; false (message printed) when it fails. */
+static bool analyze(const uint8_t *buf, size_t len, const char *passes, int64_t *nodes_after) {
+    fl_options o;
+    fl_options_init(&o);
+    o.passes = passes;
+    o.max_nodes = 20000000;
+    fl_report *r = NULL;
+    fl_status st = fl_analyze(buf, len, &o, &r);
+    if (st != FL_OK) {
+        printf("analysis failed: %s\n", r && r->error ? r->error : "?");
+        fl_report_free(r);
+        return false;
+    }
+    if (nodes_after) {
+        *nodes_after = passes ? r->after.nodes : r->n_nodes;
+    }
+    fl_report_free(r);
+    return true;
+}
+
+/* The child's part: `runs` analyses of the chain of n nodes in one mode. */
+static int chain_child(long n, const char *passes, int runs) {
+    size_t len;
+    uint8_t *buf = chain_graphdef(n, &len);
+    long rss0 = max_rss_kb();
+    double wall[16], cpu[16];
+    int64_t after = 0;
+    runs = runs > 16 ? 16 : runs;
+    for (int i = 0; i < runs; i++) {
+        double w0 = clock_s(CLOCK_MONOTONIC), c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+        if (!analyze(buf, len, passes, &after)) {
+            return 1;
+        }
+        wall[i] = clock_s(CLOCK_MONOTONIC) - w0;
+        cpu[i] = clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
+    }
+    long rss1 = max_rss_kb();
+    qsort(wall, (size_t)runs, sizeof(double), cmp_d);
+    qsort(cpu, (size_t)runs, sizeof(double), cmp_d);
+    printf("chain %8ld nodes %-8s -> %8lld nodes  wall %9.1f ms  cpu %9.1f ms  %6.0f ns/node (cpu) "
+           " peak rss +%7.1f MB  %5.0f B/node  (%d runs)\n",
+           n, passes ? passes : "none", (long long)after, wall[runs / 2] * 1e3, cpu[runs / 2] * 1e3,
+           cpu[runs / 2] * 1e9 / (double)n, (double)(rss1 - rss0) / 1024.0,
+           (double)(rss1 - rss0) * 1024.0 / (double)n, runs);
+    free(buf);
+    return 0;
+}
+
+static void chain(long n, int runs) {
+    const char *modes[2] = {NULL, "default"};
+    for (int m = 0; m < 2; m++) {
+        fflush(stdout);
+        pid_t pid = fork();
+        if (pid == 0) {
+            _exit(chain_child(n, modes[m], n >= 1000000 ? 1 + (runs > 1) : runs));
+        }
+        int status = 0;
+        if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
+            WEXITSTATUS(status) != 0) {
+            printf("chain %ld nodes %s: the measuring process failed\n", n,
+                   modes[m] ? modes[m] : "none");
+        }
+    }
+}
+
+/* tiny_cnn with the default passes: microseconds per analysis. */
+static void tiny(int runs) {
+    size_t len;
+    unsigned char *buf = fl_test_read_file(FL_SOURCE_DIR "/tests/data/tiny_cnn.pb", &len);
+    if (!buf) {
+        printf("tiny_cnn.pb cannot be read\n");
+        return;
+    }
+    const char *modes[2] = {NULL, "default"};
+    for (int m = 0; m < 2; m++) {
+        double wall[32], cpu[32];
+        int batches = runs * 3 > 32 ? 32 : runs * 3;
+        int64_t after = 0;
+        for (int b = 0; b < batches; b++) {
+            double w0 = clock_s(CLOCK_MONOTONIC), c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+            for (int i = 0; i < 200; i++) {
+                if (!analyze(buf, len, modes[m], &after)) {
+                    free(buf);
+                    return;
+                }
+            }
+            wall[b] = (clock_s(CLOCK_MONOTONIC) - w0) / 200;
+            cpu[b] = (clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0) / 200;
+        }
+        qsort(wall, (size_t)batches, sizeof(double), cmp_d);
+        qsort(cpu, (size_t)batches, sizeof(double), cmp_d);
+        printf("tiny_cnn.pb (19 nodes) %-8s -> %3lld nodes  wall %7.1f us  cpu %7.1f us per "
+               "analysis (median of %d batches of 200)\n",
+               modes[m] ? modes[m] : "none", (long long)after, wall[batches / 2] * 1e6,
+               cpu[batches / 2] * 1e6, batches);
+    }
+    free(buf);
+}
+
+int main(int argc, char **argv) {
+    if (argc == 4 && strcmp(argv[1], "--write-chain") == 0) {
+        size_t len;
+        uint8_t *buf = chain_graphdef(atol(argv[2]), &len);
+        FILE *f = fopen(argv[3], "wb");
+        if (!f || fwrite(buf, 1, len, f) != len || fclose(f) != 0) {
+            fprintf(stderr, "cannot write %s\n", argv[3]);
+            return 1;
+        }
+        free(buf);
+        return 0;
+    }
+    int runs = argc > 1 ? atoi(argv[1]) : 5;
+    runs = runs < 1 ? 1 : runs;
+    printf("foldline %s scaling benchmark (single thread)\n", fl_version());
+    if (argc > 2) {
+        for (int i = 2; i < argc; i++) {
+            chain(atol(argv[i]), runs);
+        }
+        return 0;
+    }
+    tiny(runs);
+    chain(10000, runs);
+    chain(100000, runs);
+    chain(1000000, runs);
+    return 0;
+}
