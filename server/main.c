@@ -143,6 +143,76 @@ static char *read_token(const char *path) {
     return strdup(buf);
 }
 
+/* Applies option `a` with value `v` to cfg; 0 when taken, else the exit code
+ * of a usage error (printed). */
+static int apply_option(fl_srv_config *cfg, const char *a, const char *v, const char **token_file,
+                        const char **profiles_dir) {
+    int64_t n = 0;
+    if (strcmp(a, "--listen") == 0) {
+        cfg->listen = v;
+    } else if (strcmp(a, "--threads") == 0) {
+        if (!parse_pos(v, 1, 1024, &n)) {
+            return usage_error("--threads expects 1..1024, got", v);
+        }
+        cfg->threads = (int)n;
+    } else if (strcmp(a, "--max-message-bytes") == 0) {
+        if (!parse_pos(v, 1024, INT32_MAX, &n)) {
+            return usage_error("--max-message-bytes expects 1024..2147483647, got", v);
+        }
+        cfg->max_message_bytes = n;
+    } else if (strcmp(a, "--max-graph-bytes") == 0) {
+        if (!parse_pos(v, 1, INT64_MAX, &n)) {
+            return usage_error("--max-graph-bytes expects a positive integer, got", v);
+        }
+        cfg->max_graph_bytes = n;
+    } else if (strcmp(a, "--max-nodes") == 0) {
+        if (!parse_pos(v, 1, INT64_MAX, &n)) {
+            return usage_error("--max-nodes expects a positive integer, got", v);
+        }
+        cfg->max_nodes = n;
+    } else if (strcmp(a, "--max-memory-mb") == 0) {
+        if (!parse_pos(v, 0, (int64_t)(SIZE_MAX >> 21), &n)) {
+            return usage_error("--max-memory-mb expects an integer >= 0, got", v);
+        }
+        cfg->max_memory_bytes = (size_t)n << 20;
+    } else if (strcmp(a, "--max-queued") == 0) {
+        if (!parse_pos(v, 1, 1 << 20, &n)) {
+            return usage_error("--max-queued expects 1..1048576, got", v);
+        }
+        cfg->max_queued = (int)n;
+    } else if (strcmp(a, "--cache-mb") == 0) {
+        if (!parse_pos(v, 0, (int64_t)(SIZE_MAX >> 21), &n)) {
+            return usage_error("--cache-mb expects an integer >= 0, got", v);
+        }
+        cfg->cache_bytes = (size_t)n << 20;
+    } else if (strcmp(a, "--grace-ms") == 0) {
+        if (!parse_pos(v, 0, 3600000, &n)) {
+            return usage_error("--grace-ms expects 0..3600000, got", v);
+        }
+        cfg->grace_ms = (int)n;
+    } else if (strcmp(a, "--tls-cert") == 0) {
+        cfg->tls_cert = v;
+    } else if (strcmp(a, "--tls-key") == 0) {
+        cfg->tls_key = v;
+    } else if (strcmp(a, "--auth-token-file") == 0) {
+        *token_file = v;
+    } else if (strcmp(a, "--health-auth") == 0) {
+        if (strcmp(v, "open") != 0 && strcmp(v, "required") != 0) {
+            return usage_error("--health-auth expects 'required' or 'open', got", v);
+        }
+        cfg->health_open = strcmp(v, "open") == 0;
+    } else if (strcmp(a, "--port-file") == 0) {
+        cfg->port_file = v;
+    } else if (strcmp(a, "--profiles-dir") == 0) {
+        *profiles_dir = v;
+    } else if (strcmp(a, "--metrics-listen") == 0) {
+        cfg->metrics_listen = v;
+    } else {
+        return usage_error("unknown option", a);
+    }
+    return 0;
+}
+
 int main(int argc, char **argv) {
     fl_srv_config cfg = {
         .threads = 4,
@@ -159,7 +229,6 @@ int main(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int64_t n = 0;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             fputs(usage_text, stdout);
             return 0;
@@ -175,67 +244,9 @@ int main(int argc, char **argv) {
             return usage_error("option needs a value:", a);
         }
         i++;
-        if (strcmp(a, "--listen") == 0) {
-            cfg.listen = v;
-        } else if (strcmp(a, "--threads") == 0) {
-            if (!parse_pos(v, 1, 1024, &n)) {
-                return usage_error("--threads expects 1..1024, got", v);
-            }
-            cfg.threads = (int)n;
-        } else if (strcmp(a, "--max-message-bytes") == 0) {
-            if (!parse_pos(v, 1024, INT32_MAX, &n)) {
-                return usage_error("--max-message-bytes expects 1024..2147483647, got", v);
-            }
-            cfg.max_message_bytes = n;
-        } else if (strcmp(a, "--max-graph-bytes") == 0) {
-            if (!parse_pos(v, 1, INT64_MAX, &n)) {
-                return usage_error("--max-graph-bytes expects a positive integer, got", v);
-            }
-            cfg.max_graph_bytes = n;
-        } else if (strcmp(a, "--max-nodes") == 0) {
-            if (!parse_pos(v, 1, INT64_MAX, &n)) {
-                return usage_error("--max-nodes expects a positive integer, got", v);
-            }
-            cfg.max_nodes = n;
-        } else if (strcmp(a, "--max-memory-mb") == 0) {
-            if (!parse_pos(v, 0, (int64_t)(SIZE_MAX >> 21), &n)) {
-                return usage_error("--max-memory-mb expects an integer >= 0, got", v);
-            }
-            cfg.max_memory_bytes = (size_t)n << 20;
-        } else if (strcmp(a, "--max-queued") == 0) {
-            if (!parse_pos(v, 1, 1 << 20, &n)) {
-                return usage_error("--max-queued expects 1..1048576, got", v);
-            }
-            cfg.max_queued = (int)n;
-        } else if (strcmp(a, "--cache-mb") == 0) {
-            if (!parse_pos(v, 0, (int64_t)(SIZE_MAX >> 21), &n)) {
-                return usage_error("--cache-mb expects an integer >= 0, got", v);
-            }
-            cfg.cache_bytes = (size_t)n << 20;
-        } else if (strcmp(a, "--grace-ms") == 0) {
-            if (!parse_pos(v, 0, 3600000, &n)) {
-                return usage_error("--grace-ms expects 0..3600000, got", v);
-            }
-            cfg.grace_ms = (int)n;
-        } else if (strcmp(a, "--tls-cert") == 0) {
-            cfg.tls_cert = v;
-        } else if (strcmp(a, "--tls-key") == 0) {
-            cfg.tls_key = v;
-        } else if (strcmp(a, "--auth-token-file") == 0) {
-            token_file = v;
-        } else if (strcmp(a, "--health-auth") == 0) {
-            if (strcmp(v, "open") != 0 && strcmp(v, "required") != 0) {
-                return usage_error("--health-auth expects 'required' or 'open', got", v);
-            }
-            cfg.health_open = strcmp(v, "open") == 0;
-        } else if (strcmp(a, "--port-file") == 0) {
-            cfg.port_file = v;
-        } else if (strcmp(a, "--profiles-dir") == 0) {
-            profiles_dir = v;
-        } else if (strcmp(a, "--metrics-listen") == 0) {
-            cfg.metrics_listen = v;
-        } else {
-            return usage_error("unknown option", a);
+        int rc = apply_option(&cfg, a, v, &token_file, &profiles_dir);
+        if (rc) {
+            return rc;
         }
     }
     if (!cfg.listen) {

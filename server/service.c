@@ -313,36 +313,9 @@ static bool pass_options(fl_call *c, const Foldline__V1__AnalyzeOptions *ro, poo
     return true;
 }
 
-/* Fills `o` from the request options; arrays are allocated in `p` and point
- * into `ro`, which must outlive the analysis. Returns false with the call
- * failed INVALID_ARGUMENT when an option is bad. */
-static bool options_from_request(fl_call *c, const Foldline__V1__AnalyzeOptions *ro, pool *p,
-                                 fl_options *o) {
-    const fl_srv_config *cfg = &c->srv->cfg;
-    fl_options_init(o);
-    o->max_nodes = cfg->max_nodes;
-    o->max_memory_bytes = cfg->max_memory_bytes;
-    o->passes = "default"; /* what `foldline analyze` runs unless told otherwise */
-    if (!ro) {
-        return true;
-    }
-    static const fl_format formats[] = {
-        [FOLDLINE__V1__GRAPH_FORMAT__GRAPH_FORMAT_AUTO] = FL_FORMAT_AUTO,
-        [FOLDLINE__V1__GRAPH_FORMAT__GRAPH_FORMAT_GRAPHDEF] = FL_FORMAT_GRAPHDEF,
-        [FOLDLINE__V1__GRAPH_FORMAT__GRAPH_FORMAT_SAVEDMODEL] = FL_FORMAT_SAVEDMODEL,
-        [FOLDLINE__V1__GRAPH_FORMAT__GRAPH_FORMAT_ONNX] = FL_FORMAT_ONNX,
-        [FOLDLINE__V1__GRAPH_FORMAT__GRAPH_FORMAT_TFJS] = FL_FORMAT_TFJS,
-        [FOLDLINE__V1__GRAPH_FORMAT__GRAPH_FORMAT_TFLITE] = FL_FORMAT_TFLITE,
-    };
-    if ((int)ro->format < 0 || (size_t)ro->format >= sizeof formats / sizeof formats[0]) {
-        fl_call_fail(c, GRPC_STATUS_INVALID_ARGUMENT, "options.format: unknown value %d",
-                     (int)ro->format);
-        return false;
-    }
-    o->format = formats[ro->format];
-    if (ro->saved_model_tag && *ro->saved_model_tag) {
-        o->saved_model_tag = ro->saved_model_tag;
-    }
+/* --inputs, --bind and --value from the request; arrays in `p`. */
+static bool bindings_from_request(fl_call *c, const Foldline__V1__AnalyzeOptions *ro, pool *p,
+                                  fl_options *o) {
     fl_input_binding *in = pool_alloc(p, (ro->n_inputs + 1) * sizeof *in);
     fl_symbol_binding *sy = pool_alloc(p, (ro->n_symbols + 1) * sizeof *sy);
     fl_value_binding *va = pool_alloc(p, (ro->n_values + 1) * sizeof *va);
@@ -395,58 +368,106 @@ static bool options_from_request(fl_call *c, const Foldline__V1__AnalyzeOptions 
     o->n_symbols = ro->n_symbols;
     o->values = va;
     o->n_values = ro->n_values;
-    o->per_node = ro->per_node;
-    if (ro->n_profiles) {
-        const fl_profile_set *set = cfg->profiles;
-        size_t cap = ro->n_profiles + set->n;
-        const fl_profile **sel = pool_alloc(p, (cap + 1) * sizeof *sel);
-        if (!sel) {
-            fl_call_fail(c, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory decoding the options");
-            return false;
-        }
-        size_t n = 0;
-        for (size_t i = 0; i < ro->n_profiles; i++) {
-            const char *name = ro->profiles[i] ? ro->profiles[i] : "";
-            if (strcmp(name, "all") == 0) {
-                for (size_t k = 0; k < set->n && n < cap; k++) {
-                    sel[n++] = set->profiles[k];
-                }
-                continue;
-            }
-            const fl_profile *pr = fl_profile_set_find(set, name);
-            if (!pr) {
-                fl_call_fail(c, GRPC_STATUS_NOT_FOUND,
-                             "no profile named '%.200s' on this server (ListProfiles lists them: "
-                             "foldline --server HOST:PORT profiles)",
-                             name);
-                return false;
-            }
-            if (n < cap) {
-                sel[n++] = pr;
-            }
-        }
-        o->profiles = sel;
-        o->n_profiles = n;
+    return true;
+}
+
+/* The profiles named in the request ("all": every profile this server has). */
+static bool profiles_from_request(fl_call *c, const Foldline__V1__AnalyzeOptions *ro, pool *p,
+                                  fl_options *o) {
+    if (!ro->n_profiles) {
+        return true;
     }
-    if (!pass_options(c, ro, p, o)) {
+    const fl_srv_config *cfg = &c->srv->cfg;
+    const fl_profile_set *set = cfg->profiles;
+    size_t cap = ro->n_profiles + set->n;
+    const fl_profile **sel = pool_alloc(p, (cap + 1) * sizeof *sel);
+    if (!sel) {
+        fl_call_fail(c, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory decoding the options");
         return false;
     }
-    if (ro->limits) {
-        const Foldline__V1__Limits *l = ro->limits;
-        if (l->max_nodes <= 0 || l->max_value_elements < 0) {
-            fl_call_fail(c, GRPC_STATUS_INVALID_ARGUMENT,
-                         "options.limits: max_nodes must be > 0 and max_value_elements >= 0 "
-                         "(got %" PRId64 " and %" PRId64 ")",
-                         l->max_nodes, l->max_value_elements);
+    size_t n = 0;
+    for (size_t i = 0; i < ro->n_profiles; i++) {
+        const char *name = ro->profiles[i] ? ro->profiles[i] : "";
+        if (strcmp(name, "all") == 0) {
+            for (size_t k = 0; k < set->n && n < cap; k++) {
+                sel[n++] = set->profiles[k];
+            }
+            continue;
+        }
+        const fl_profile *pr = fl_profile_set_find(set, name);
+        if (!pr) {
+            fl_call_fail(c, GRPC_STATUS_NOT_FOUND,
+                         "no profile named '%.200s' on this server (ListProfiles lists them)",
+                         name);
             return false;
         }
-        o->max_nodes = l->max_nodes < cfg->max_nodes ? l->max_nodes : cfg->max_nodes;
-        o->max_value_elements = l->max_value_elements;
-        if (l->max_memory_bytes &&
-            (cfg->max_memory_bytes == 0 || l->max_memory_bytes < (uint64_t)cfg->max_memory_bytes)) {
-            o->max_memory_bytes = (size_t)l->max_memory_bytes;
+        if (n < cap) {
+            sel[n++] = pr;
         }
     }
+    o->profiles = sel;
+    o->n_profiles = n;
+    return true;
+}
+
+/* The request's limits, never above the server's. */
+static bool limits_from_request(fl_call *c, const Foldline__V1__AnalyzeOptions *ro, fl_options *o) {
+    if (!ro->limits) {
+        return true;
+    }
+    const fl_srv_config *cfg = &c->srv->cfg;
+    const Foldline__V1__Limits *l = ro->limits;
+    if (l->max_nodes <= 0 || l->max_value_elements < 0) {
+        fl_call_fail(c, GRPC_STATUS_INVALID_ARGUMENT,
+                     "options.limits: max_nodes must be > 0 and max_value_elements >= 0 "
+                     "(got %" PRId64 " and %" PRId64 ")",
+                     l->max_nodes, l->max_value_elements);
+        return false;
+    }
+    o->max_nodes = l->max_nodes < cfg->max_nodes ? l->max_nodes : cfg->max_nodes;
+    o->max_value_elements = l->max_value_elements;
+    if (l->max_memory_bytes &&
+        (cfg->max_memory_bytes == 0 || l->max_memory_bytes < (uint64_t)cfg->max_memory_bytes)) {
+        o->max_memory_bytes = (size_t)l->max_memory_bytes;
+    }
+    return true;
+}
+
+/* Fills `o` from the request options; arrays are allocated in `p` and point
+ * into `ro`, which must outlive the analysis. Returns false with the call
+ * failed INVALID_ARGUMENT when an option is bad. */
+static bool options_from_request(fl_call *c, const Foldline__V1__AnalyzeOptions *ro, pool *p,
+                                 fl_options *o) {
+    const fl_srv_config *cfg = &c->srv->cfg;
+    fl_options_init(o);
+    o->max_nodes = cfg->max_nodes;
+    o->max_memory_bytes = cfg->max_memory_bytes;
+    o->passes = "default"; /* what `foldline analyze` runs unless told otherwise */
+    if (!ro) {
+        return true;
+    }
+    static const fl_format formats[] = {
+        [FOLDLINE__V1__GRAPH_FORMAT__GRAPH_FORMAT_AUTO] = FL_FORMAT_AUTO,
+        [FOLDLINE__V1__GRAPH_FORMAT__GRAPH_FORMAT_GRAPHDEF] = FL_FORMAT_GRAPHDEF,
+        [FOLDLINE__V1__GRAPH_FORMAT__GRAPH_FORMAT_SAVEDMODEL] = FL_FORMAT_SAVEDMODEL,
+        [FOLDLINE__V1__GRAPH_FORMAT__GRAPH_FORMAT_ONNX] = FL_FORMAT_ONNX,
+        [FOLDLINE__V1__GRAPH_FORMAT__GRAPH_FORMAT_TFJS] = FL_FORMAT_TFJS,
+        [FOLDLINE__V1__GRAPH_FORMAT__GRAPH_FORMAT_TFLITE] = FL_FORMAT_TFLITE,
+    };
+    if ((int)ro->format < 0 || (size_t)ro->format >= sizeof formats / sizeof formats[0]) {
+        fl_call_fail(c, GRPC_STATUS_INVALID_ARGUMENT, "options.format: unknown value %d",
+                     (int)ro->format);
+        return false;
+    }
+    o->format = formats[ro->format];
+    if (ro->saved_model_tag && *ro->saved_model_tag) {
+        o->saved_model_tag = ro->saved_model_tag;
+    }
+    if (!bindings_from_request(c, ro, p, o) || !profiles_from_request(c, ro, p, o) ||
+        !pass_options(c, ro, p, o) || !limits_from_request(c, ro, o)) {
+        return false;
+    }
+    o->per_node = ro->per_node;
     return true;
 }
 
