@@ -6,8 +6,10 @@
  * a JSON array (or {"traceEvents": [...]}) of Chrome trace events. Kernel
  * events have cat "Node", a name "<node>_kernel_time", dur in microseconds
  * and args.op_name / args.output_type_shape; "model_run" events (cat
- * "Session") time whole runs. Per node the median over the runs is used; a
- * median of 0 (below the trace's 1 us resolution) counts as 0.5 us.
+ * "Session") time whole runs. Per node the median over the runs is used
+ * (--quantile Q: that quantile instead, e.g. 0.1 on a shared host, where most
+ * runs of a long kernel are slowed by other processes); a time of 0 (below
+ * the trace's 1 us resolution) counts as 0.5 us.
  *
  * MODEL=TRACE@MS gives the model's untraced latency (ms): the dispatch
  * overhead is then (MS - the kernels' medians) / kernels, since ORT's
@@ -65,6 +67,14 @@ static int cmp_d(const void *a, const void *b) {
 static double median_of(double *v, size_t n) {
     qsort(v, n, sizeof(double), cmp_d);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* The q-quantile (linear interpolation) of v[0..n), n > 0 (reorders v). */
+static double quantile_of(double *v, size_t n, double q) {
+    qsort(v, n, sizeof(double), cmp_d);
+    double pos = q * (double)(n - 1);
+    size_t lo = (size_t)floor(pos), hi = (size_t)ceil(pos);
+    return v[lo] + (v[hi] - v[lo]) * (pos - (double)lo);
 }
 
 static void trace_free(trace *t) {
@@ -170,7 +180,7 @@ static int add_kernel(trace *t, const char *path, size_t idx, json_t *ev, const 
 }
 
 /* Reads and checks a trace. 0 or an exit status (message printed). */
-static int trace_load(const char *path, trace *t) {
+static int trace_load(const char *path, double q, trace *t) {
     memset(t, 0, sizeof(*t));
     json_error_t je;
     t->root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
@@ -253,7 +263,8 @@ static int trace_load(const char *path, trace *t) {
     qsort(t->sorted, t->n, sizeof(kernel *), cmp_kernel);
     bool any = false;
     for (size_t i = 0; i < t->n; i++) {
-        double m = median_of(t->k[i].durs, t->k[i].n_durs);
+        double m = q == 0.5 ? median_of(t->k[i].durs, t->k[i].n_durs)
+                            : quantile_of(t->k[i].durs, t->k[i].n_durs, q);
         any |= m > 0;
         t->k[i].median_s = (m > 0 ? m : 0.5) * 1e-6;
     }
@@ -340,6 +351,7 @@ typedef struct fit_cli {
     size_t n_pairs;
     fl_symbol_binding *binds;
     size_t n_binds;
+    double quantile; /* of each kernel's times over the runs; 0.5 by default */
 } fit_cli;
 
 static int parse_fit(fit_cli *c, int argc, char **argv) {
@@ -351,11 +363,21 @@ static int parse_fit(fit_cli *c, int argc, char **argv) {
         } else if (r == 1) {
             continue;
         }
-        if ((strcmp(a, "-o") == 0 || strcmp(a, "--bind") == 0) && i + 1 >= argc) {
+        if ((strcmp(a, "-o") == 0 || strcmp(a, "--bind") == 0 || strcmp(a, "--quantile") == 0) &&
+            i + 1 >= argc) {
             return fl_cli_usage_error("fit: option %s needs a value", a);
         }
         if (strcmp(a, "-o") == 0) {
             c->out = argv[++i];
+        } else if (strcmp(a, "--quantile") == 0) {
+            char *end;
+            const char *v = argv[++i];
+            double q = strtod(v, &end);
+            if (end == v || *end || !(q > 0 && q < 1)) {
+                return fl_cli_usage_error("fit: --quantile expects a number in (0, 1), got '%s'",
+                                          v);
+            }
+            c->quantile = q;
         } else if (strcmp(a, "--bind") == 0) {
             char *v = argv[++i], *eq = strrchr(v, '='), *end;
             long long n = eq ? strtoll(eq + 1, &end, 10) : -1;
@@ -379,7 +401,8 @@ static int parse_fit(fit_cli *c, int argc, char **argv) {
             c->pairs[c->n_pairs++] = argv[i];
         } else {
             return fl_cli_usage_error("fit: unexpected argument '%s' (fit takes --profile BASE, "
-                                      "-o OUT.yaml, --bind SYM=N and MODEL=TRACE.json[@MS] pairs)",
+                                      "-o OUT.yaml, --bind SYM=N, --quantile Q and "
+                                      "MODEL=TRACE.json[@MS] pairs)",
                                       a);
         }
     }
@@ -441,7 +464,7 @@ static int load_pair(fit_cli *c, const fl_options *base_opt, char *pair, fl_fit_
     }
     m->name = mpath;
     trace t;
-    int rc = trace_load(tpath, &t);
+    int rc = trace_load(tpath, c->quantile, &t);
     size_t len = 0;
     unsigned char *buf = rc ? NULL : read_model(mpath, &len);
     if (!rc && !buf) {
@@ -509,7 +532,9 @@ static int load_pair(fit_cli *c, const fl_options *base_opt, char *pair, fl_fit_
 
 static void print_result(const fl_fit_result *res, const fl_fit_model *models, size_t n) {
     printf("dispatch overhead %.3g us per kernel%s\n", res->overhead_s * 1e6,
-           res->have_overhead ? "" : " (the traces have no model_run events: base overhead kept)");
+           !res->have_overhead    ? " (the traces have no model_run events: base overhead kept)"
+           : res->overhead_s <= 0 ? " (the runs took no longer than their kernels: none written)"
+                                  : "");
     printf("  %-14s %6s %8s  %s\n", "class", "ops", "buckets", "median |error| (in-sample)");
     for (int c = 0; c < FL_CLASS_COUNT; c++) {
         if (res->samples[c]) {
@@ -543,8 +568,12 @@ static int write_out(fit_cli *c, const fl_profile *base, const fl_fit_result *re
     struct tm tmv;
     gmtime_r(&now, &tmv);
     strftime(date, sizeof date, "%Y-%m-%d", &tmv);
-    snprintf(src, sizeof src, "fitted %s by foldline fit to %zu ONNX Runtime trace%s on %s", date,
-             n, n == 1 ? "" : "s", base->name);
+    char q[64] = "";
+    if (c->quantile != 0.5) {
+        snprintf(q, sizeof q, " (kernel times: %.3g quantile of the runs)", c->quantile);
+    }
+    snprintf(src, sizeof src, "fitted %s by foldline fit to %zu ONNX Runtime trace%s on %s%s", date,
+             n, n == 1 ? "" : "s", base->name, q);
     fl_outfile o;
     if (fl_outfile_open(&o, c->out, err, sizeof err) != 0) {
         fprintf(stderr, "foldline: fit: %s\n", err);
@@ -575,6 +604,7 @@ static int write_out(fit_cli *c, const fl_profile *base, const fl_fit_result *re
 int fl_cmd_fit(int argc, char **argv) {
     fit_cli c;
     memset(&c, 0, sizeof c);
+    c.quantile = 0.5;
     fl_options opt;
     fl_options_init(&opt);
     int rc = parse_fit(&c, argc, argv);

@@ -40,7 +40,8 @@ static const char usage_text[] =
     "       foldline --server HOST:PORT [remote options] health [SERVICE]\n"
     "       foldline profiles [--profiles-dir DIR] [--sources] [--json]\n"
     "       foldline calibrate [-o FILE] [--threads N] [--short] [--name NAME]\n"
-    "       foldline fit --profile BASE -o OUT.yaml [--bind SYM=N] MODEL.onnx=TRACE.json[@MS]...\n"
+    "       foldline fit --profile BASE -o OUT.yaml [--bind SYM=N] [--quantile Q]\n"
+    "                    MODEL.onnx=TRACE.json[@MS]...\n"
     "       foldline --help | --version\n"
     "\n"
     "Analyse the cost of a TensorFlow graph: shapes, FLOPs, MACs and bytes per op.\n"
@@ -970,7 +971,7 @@ static const char *const command_help[][2] = {
                  "with its\nsource).\n"},
     {"calibrate", "usage: foldline calibrate [-o FILE] [--threads N] [--short] [--name NAME]\n\n"
                   "Measure this host and write a device profile (see README, \"Calibration\").\n"},
-    {"fit", "usage: foldline fit --profile BASE -o OUT.yaml [--bind SYM=N] "
+    {"fit", "usage: foldline fit --profile BASE -o OUT.yaml [--bind SYM=N] [--quantile Q] "
             "MODEL.onnx=TRACE.json[@MS]...\n\n"
             "Fit a profile's efficiency tables to measured traces (see README).\n"},
     {"health", "usage: foldline --server HOST:PORT [remote options] health [SERVICE]\n\n"

@@ -281,13 +281,15 @@ typedef struct fl_fit_result {
 
 /* Fits, per op class, size buckets (decades of FLOPs for matmul, conv and
  * depthwise, of bytes for the other classes, merged until each holds at
- * least 6 ops), a fixed cost per class and per bucket the compute and memory
- * efficiencies: the fixed cost is chosen on a grid below the class's fastest
- * op, the efficiencies are medians of (time at efficiency 1) / (measured -
- * fixed) over the bucket's compute- and memory-bound ops, bounded to
- * [1e-4, 1]; the fixed cost minimising the summed relative error wins.
- * Deterministic. FL_EINVAL (err says why) when no op is traced or a time is
- * not finite and > 0. */
+ * least 6 ops) and per bucket a fixed cost and the compute and memory
+ * efficiencies: the fixed cost is chosen on a grid (below the class's
+ * fastest op, below the bucket's fastest op, and from there up to the
+ * bucket's median time), the efficiencies are medians of (time at efficiency
+ * 1) / (measured - fixed) over the bucket's compute- and memory-bound ops,
+ * bounded to [1e-4, 1]; the fixed cost minimising the bucket's summed
+ * relative error wins. A model's measured_s below its kernels' sum gives an
+ * overhead of 0. Deterministic. FL_EINVAL (err says why) when no op is
+ * traced or a time is not finite and > 0. */
 fl_status fl_fit(const fl_fit_model *models, size_t n_models, fl_fit_result *out, char *err,
                  size_t errlen);
 

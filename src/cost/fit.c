@@ -3,9 +3,9 @@
  * (fl_fit, declared with the model it fits in include/foldline/roofline.h)
  * and writes the fitted profile as YAML.
  *
- * Per class: size buckets from decades of the size key, a fixed cost per op
- * from a grid below the fastest op of the class, and per bucket the median
- * compute and memory efficiencies given that fixed cost. Medians make the fit
+ * Per class: size buckets from decades of the size key; per bucket a fixed
+ * cost per op from a grid (see search_fixed) and the median compute and
+ * memory efficiencies given that fixed cost. Medians make the fit
  * robust to the few kernels a shared host slows down; every efficiency is
  * bounded to [1e-4, 1]; nothing depends on the order of equal values, so the
  * same traces give the same table.
@@ -17,7 +17,7 @@
 #include <string.h>
 
 #define MIN_BUCKET  6  /* ops per bucket before a decade is merged into the next */
-#define FIXED_STEPS 24 /* fixed-cost candidates: tmin x j / FIXED_STEPS */
+#define FIXED_STEPS 24 /* fixed-cost candidates per bucket: 3 x FIXED_STEPS + 1 */
 #define EFF_MIN     1e-4
 
 static int cmp_dbl(const void *a, const void *b) {
@@ -149,12 +149,12 @@ static size_t make_buckets(sample *s, size_t n, double *upto) {
     return nb;
 }
 
-/* Efficiencies of every bucket for fixed cost f; compute-bound ops (by the
- * terms at efficiency 1, or by bounds[] when given) set `compute`, the others
- * `memory`; a bucket without one kind takes the other's value. Returns the
- * summed relative error. */
-static double fit_effs(const sample *s, size_t n, size_t nb, double f, const bool *bounds,
-                       fl_eff_bucket *b, double *scratch, scales sc) {
+/* Efficiencies of every bucket for fixed costs f[bucket]; compute-bound ops
+ * (by the terms at efficiency 1, or by bounds[] when given) set `compute`,
+ * the others `memory`; a bucket without one kind takes the other's value.
+ * err[bucket] receives the bucket's summed relative error. */
+static void fit_effs(const sample *s, size_t n, size_t nb, const double *f, const bool *bounds,
+                     fl_eff_bucket *b, double *scratch, scales sc, double *err) {
     for (size_t k = 0; k < nb; k++) {
         size_t nc = 0, nm = 0;
         double *vc = scratch, *vm = scratch + n;
@@ -163,7 +163,10 @@ static double fit_effs(const sample *s, size_t n, size_t nb, double f, const boo
                 continue;
             }
             const fl_fit_op *o = s[i].op;
-            double left = o->measured_s - f, xc = o->compute_s / sc.c, xm = o->memory_s / sc.m;
+            double left = o->measured_s - f[k], xc = o->compute_s / sc.c, xm = o->memory_s / sc.m;
+            if (left <= 0) {
+                continue; /* all fixed cost: says nothing about the efficiencies */
+            }
             bool comp = bounds ? bounds[i] : xc >= xm;
             if (comp) {
                 vc[nc++] = xc / left;
@@ -174,15 +177,105 @@ static double fit_effs(const sample *s, size_t n, size_t nb, double f, const boo
         double ec = nc ? clampe(median(vc, nc)) : 0, em = nm ? clampe(median(vm, nm)) : 0;
         b[k].compute = nc ? ec : (nm ? em : 1);
         b[k].memory = nm ? em : (nc ? ec : 1);
-        b[k].fixed_s = f;
+        b[k].fixed_s = f[k];
+        err[k] = 0;
     }
-    double err = 0;
     for (size_t i = 0; i < n; i++) {
         const fl_fit_op *o = s[i].op;
-        double p = f + terms_s(&b[s[i].bucket], o, sc);
-        err += fabs(p - o->measured_s) / o->measured_s;
+        int k = s[i].bucket;
+        double p = f[k] + terms_s(&b[k], o, sc);
+        err[k] += fabs(p - o->measured_s) / o->measured_s;
     }
-    return err;
+}
+
+/* Working memory of one class's fit (n samples, nb <= n buckets). */
+typedef struct class_work {
+    double *upto, *scratch, *tmin, *tmed, *f, *err, *best_err;
+    fl_eff_bucket *best, *cur;
+    bool *bounds;
+} class_work;
+
+static void work_free(class_work *w) {
+    free(w->upto), free(w->scratch), free(w->tmin), free(w->tmed), free(w->f), free(w->err);
+    free(w->best_err), free(w->cur), free(w->bounds);
+}
+
+static bool work_alloc(class_work *w, size_t n) {
+    w->upto = calloc(n + 1, sizeof(double));
+    w->scratch = calloc(2 * n + 1, sizeof(double));
+    w->tmin = calloc(n + 1, sizeof(double));
+    w->tmed = calloc(n + 1, sizeof(double));
+    w->f = calloc(n + 1, sizeof(double));
+    w->err = calloc(n + 1, sizeof(double));
+    w->best_err = calloc(n + 1, sizeof(double));
+    w->best = calloc(n + 1, sizeof(fl_eff_bucket));
+    w->cur = calloc(n + 1, sizeof(fl_eff_bucket));
+    w->bounds = calloc(n + 1, sizeof(bool));
+    if (w->upto && w->scratch && w->tmin && w->tmed && w->f && w->err && w->best_err && w->best &&
+        w->cur && w->bounds) {
+        return true;
+    }
+    work_free(w);
+    free(w->best);
+    return false;
+}
+
+/* Keeps, per bucket, the candidate of w->cur with the smaller error. */
+static void keep_better(class_work *w, size_t nb) {
+    for (size_t k = 0; k < nb; k++) {
+        if (w->err[k] < w->best_err[k]) {
+            w->best_err[k] = w->err[k];
+            w->best[k] = w->cur[k];
+        }
+    }
+}
+
+/* Per bucket: the fixed cost on a grid below the bucket's fastest op with the
+ * least summed relative error (buckets are independent given their fixed
+ * costs), then once more with each op's bound as that fit sees it. */
+static void search_fixed(const sample *s, size_t n, size_t nb, scales sc, class_work *w) {
+    for (size_t k = 0; k < nb; k++) {
+        w->best_err[k] = INFINITY;
+    }
+    /* The grid, per bucket: the class's fastest time x j / FIXED_STEPS (one
+     * fixed cost for the class is among the candidates), the bucket's own
+     * fastest time x j / FIXED_STEPS, then on up to the bucket's median time
+     * (a bucket of ops that are mostly fixed cost, e.g. ops that move no
+     * bytes, is not held below its fastest op). */
+    double cmin = INFINITY;
+    for (size_t k = 0; k < nb; k++) {
+        size_t m = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (s[i].bucket == (int)k) {
+                w->scratch[m++] = s[i].op->measured_s;
+            }
+        }
+        w->tmed[k] = median(w->scratch, m);
+        w->tmin[k] = w->scratch[0]; /* median() sorted them */
+        cmin = w->tmin[k] < cmin ? w->tmin[k] : cmin;
+    }
+    for (int j = 0; j <= 3 * FIXED_STEPS; j++) {
+        for (size_t k = 0; k < nb; k++) {
+            double lo = w->tmin[k], hi = w->tmed[k];
+            int g = j / FIXED_STEPS, i = j % FIXED_STEPS;
+            w->f[k] = g == 0   ? cmin * i / FIXED_STEPS
+                      : g == 1 ? lo * i / FIXED_STEPS
+                      : g == 2 ? lo + (hi - lo) * i / FIXED_STEPS
+                               : hi;
+        }
+        fit_effs(s, n, nb, w->f, NULL, w->cur, w->scratch, sc, w->err);
+        keep_better(w, nb);
+    }
+    for (size_t i = 0; i < n; i++) {
+        const fl_eff_bucket *b = &w->best[s[i].bucket];
+        w->bounds[i] =
+            s[i].op->compute_s / sc.c / b->compute >= s[i].op->memory_s / sc.m / b->memory;
+    }
+    for (size_t k = 0; k < nb; k++) {
+        w->f[k] = w->best[k].fixed_s;
+    }
+    fit_effs(s, n, nb, w->f, w->bounds, w->cur, w->scratch, sc, w->err);
+    keep_better(w, nb);
 }
 
 /* Fits class table t from its n samples (n > 0). */
@@ -192,35 +285,15 @@ static fl_status fit_class(sample *s, size_t n, fl_size_key key, scales sc, fl_e
     for (size_t i = 0; i < n; i++) {
         s[i].bucket = -1;
     }
-    double *upto = calloc(n + 1, sizeof(double));
-    fl_eff_bucket *best = calloc(n + 1, sizeof(*best)), *cur = calloc(n + 1, sizeof(*cur));
-    double *scratch = calloc(2 * n + 1, sizeof(double));
-    bool *bounds = calloc(n + 1, sizeof(bool));
-    if (!upto || !best || !cur || !scratch || !bounds) {
-        free(upto), free(best), free(cur), free(scratch), free(bounds);
+    class_work w;
+    memset(&w, 0, sizeof w);
+    if (!work_alloc(&w, n)) {
         return FL_ENOMEM;
     }
-    size_t nb = make_buckets(s, n, upto);
-    double tmin = s[0].op->measured_s;
-    for (size_t i = 1; i < n; i++) {
-        tmin = s[i].op->measured_s < tmin ? s[i].op->measured_s : tmin;
-    }
-    double best_err = INFINITY;
-    for (int j = 0; j < FIXED_STEPS; j++) {
-        double err = fit_effs(s, n, nb, tmin * j / FIXED_STEPS, NULL, cur, scratch, sc);
-        if (err < best_err) {
-            best_err = err;
-            memcpy(best, cur, nb * sizeof(*best));
-        }
-    }
-    /* Once more with each op's bound as the fit sees it. */
-    for (size_t i = 0; i < n; i++) {
-        const fl_eff_bucket *b = &best[s[i].bucket];
-        bounds[i] = s[i].op->compute_s / sc.c / b->compute >= s[i].op->memory_s / sc.m / b->memory;
-    }
-    if (fit_effs(s, n, nb, best[0].fixed_s, bounds, cur, scratch, sc) < best_err) {
-        memcpy(best, cur, nb * sizeof(*best));
-    }
+    size_t nb = make_buckets(s, n, w.upto);
+    search_fixed(s, n, nb, sc, &w);
+    fl_eff_bucket *best = w.best;
+    double *scratch = w.scratch;
     for (size_t k = 0; k < nb; k++) {
         size_t m = 0;
         for (size_t i = 0; i < n; i++) {
@@ -231,7 +304,7 @@ static fl_status fit_class(sample *s, size_t n, fl_size_key key, scales sc, fl_e
         }
         best[k].samples = (double)m;
         best[k].residual = median(scratch, m);
-        best[k].upto = upto[k];
+        best[k].upto = w.upto[k];
     }
     for (size_t i = 0; i < n; i++) {
         double p = best[s[i].bucket].fixed_s + terms_s(&best[s[i].bucket], s[i].op, sc);
@@ -241,7 +314,7 @@ static fl_status fit_class(sample *s, size_t n, fl_size_key key, scales sc, fl_e
     t->by = key;
     t->n_buckets = nb;
     t->buckets = best;
-    free(upto), free(cur), free(scratch), free(bounds);
+    work_free(&w);
     return FL_OK;
 }
 
@@ -523,14 +596,14 @@ int fl_fit_write_profile(FILE *f, const fl_profile *base, const char *name, cons
                          const char *source) {
     char src[1024];
     write_base(f, base, name, r);
-    if (r->have_overhead) {
+    if (r->have_overhead && r->overhead_s > 0) {
         snprintf(src, sizeof src,
                  "%s: median over the traces of (whole run - sum of kernel times) / kernels",
                  source);
         fprintf(f, "overhead: {seconds: %.6g, source: ", r->overhead_s);
         yq(f, src);
         fprintf(f, "}\n");
-    } else if (base->overhead.value > 0) {
+    } else if (!r->have_overhead && base->overhead.value > 0) {
         fprintf(f, "overhead: {seconds: %.9g, source: ", base->overhead.value);
         yq(f, base->overhead.source);
         fprintf(f, "}\n");

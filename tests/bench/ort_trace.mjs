@@ -7,7 +7,8 @@
 //        [--runs 15] [--level disabled] NAME=MODEL.onnx [NAME=MODEL.onnx ...]
 //
 // Writes OUT/NAME.trace.json and prints one JSON line per model:
-// {"name", "median_ms", "p10_ms", "p90_ms", "runs", "trace"}.
+// {"name", "median_ms", "p10_ms", "p90_ms", "cpu_median_ms", "runs", "trace"}
+// (wall-time quantiles and the median CPU time of the untraced runs).
 import { createRequire } from 'node:module';
 import { readdirSync, renameSync, rmSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
@@ -59,19 +60,34 @@ async function session(path, profiling, prefix) {
   });
 }
 
+// All sessions are open at once and every round runs each model once
+// untraced and once traced, so a change of the host's load over the
+// benchmark hits every model alike instead of the models measured during it.
+// Besides wall time, each untraced run's CPU time (process.cpuUsage, every
+// thread of the process) is recorded: with one intra-op thread it is the
+// run's own work, without the time the scheduler gave other processes.
+const cpuMs = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1e3; };
+const entries = [];
 for (const [name, path] of models) {
   const prefix = `${opt.out}/${name}.ortprof`;
   const traced = await session(path, true, prefix);
   const plain = await session(path, false, prefix);
-  const feeds = feedsOf(plain);
-  for (let i = 0; i < opt.warmup; i++) { await plain.run(feeds); await traced.run(feeds); }
-  const times = [];
-  for (let i = 0; i < opt.runs; i++) {
-    const t0 = performance.now();
-    await plain.run(feeds);
-    times.push(performance.now() - t0);
-    await traced.run(feeds); // interleaved: load changes hit both alike
+  entries.push({ name, prefix, traced, plain, feeds: feedsOf(plain), times: [], cpu: [] });
+}
+for (const e of entries) {
+  for (let i = 0; i < opt.warmup; i++) { await e.plain.run(e.feeds); await e.traced.run(e.feeds); }
+}
+for (let i = 0; i < opt.runs; i++) {
+  for (const e of entries) {
+    const c0 = cpuMs(), t0 = performance.now();
+    await e.plain.run(e.feeds);
+    e.times.push(performance.now() - t0);
+    e.cpu.push(cpuMs() - c0);
+    await e.traced.run(e.feeds);
   }
+}
+for (const e of entries) {
+  const { name, traced, plain, times, cpu } = e;
   traced.endProfiling(); // writes OUT/NAME.ortprof_DATE.json (the binding returns no name)
   const written = readdirSync(opt.out).filter((f) => f.startsWith(`${name}.ortprof`)).sort();
   if (!written.length) throw new Error(`${name}: ONNX Runtime wrote no profile`);
@@ -81,5 +97,5 @@ for (const [name, path] of models) {
   await traced.release();
   await plain.release();
   console.log(JSON.stringify({ name, median_ms: quantile(times, 0.5), p10_ms: quantile(times, 0.1),
-    p90_ms: quantile(times, 0.9), runs: times.length, trace }));
+    p90_ms: quantile(times, 0.9), cpu_median_ms: quantile(cpu, 0.5), runs: times.length, trace }));
 }

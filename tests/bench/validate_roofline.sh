@@ -183,7 +183,8 @@ plan = {"foldline": foldline, "base": f"{work}/profiles/host.yaml", "work": work
         "threads": int(threads),
         "models": [{"name": r["name"], "model": f"{corpus}/{r['name']}.raw.stripped.onnx",
                     "trace": r["trace"], "median_ms": r["median_ms"], "p10_ms": r["p10_ms"],
-                    "p90_ms": r["p90_ms"]} for r in rows]}
+                    "p90_ms": r["p90_ms"],
+                    "cpu_median_ms": r.get("cpu_median_ms", 0)} for r in rows]}
 json.dump(plan, open(f"{work}/cv-plan.json", "w"))
 PY
     node "$here/validate_fit.mjs" --plan "$work/cv-plan.json"

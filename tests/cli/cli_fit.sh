@@ -79,6 +79,12 @@ then pass=$((pass + 1)); else echo "FAIL fitted_estimate"; fails=$((fails + 1));
 # the 4 us the traced runs show between kernels (their bound).
 check fit_latency 0 "dispatch overhead 2 us per kernel" -- "$bin" fit --profile xeon-8380 -o "$tmp/lat.yaml" --bind N=1 "$m=$tmp/t1.json@0.113"
 check fit_latency_bounded 0 "dispatch overhead 4 us per kernel" -- "$bin" fit --profile xeon-8380 -o "$tmp/lat.yaml" --bind N=1 "$m=$tmp/t1.json@0.193"
+# --quantile 0.25: each kernel's time is run 1 of 5 (times x 1.01, rounded),
+# 92 us in all: a 113 us run leaves 2.1 us per kernel; the sources say so.
+check fit_quantile 0 "dispatch overhead 2.1 us per kernel" -- "$bin" fit --profile xeon-8380 -o "$tmp/q.yaml" --quantile 0.25 --bind N=1 "$m=$tmp/t1.json@0.113"
+check fit_quantile_source 0 "(kernel times: 0.25 quantile of the runs)" -- cat "$tmp/q.yaml"
+check fit_quantile_bad 2 "fit: --quantile expects a number in (0, 1), got '1'" -- "$bin" fit --profile xeon-8380 -o "$tmp/q.yaml" --quantile 1 "$m=$tmp/t1.json"
+check fit_quantile_missing 2 "fit: option --quantile needs a value" -- "$bin" fit --profile xeon-8380 -o "$tmp/q.yaml" "$m=$tmp/t1.json" --quantile
 check fit_latency_bad 2 "fit: 'x': the latency after '@' must be milliseconds > 0" -- "$bin" fit --profile xeon-8380 -o "$tmp/lat.yaml" --bind N=1 "$m=$tmp/t1.json@x"
 
 # Bad input: each error names the file and the problem.

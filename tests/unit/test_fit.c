@@ -233,11 +233,119 @@ static void test_write(void **state) {
     fl_profile_free(base);
 }
 
+/* Each bucket has its own fixed cost: decade 1's ops pay 4 us instead of
+ * 1 us (its fastest op takes 24 x 4 us, so 4 us is on that bucket's grid);
+ * both fixed costs and the efficiencies are recovered exactly. */
+static void test_fixed_per_bucket(void **state) {
+    (void)state;
+    fl_fit_op ops[64];
+    memset(ops, 0, sizeof ops);
+    size_t n = make_ops(ops, 1e-6);
+    double tmin = INFINITY;
+    size_t fastest = 0;
+    for (size_t i = 14; i < n; i++) {
+        ops[i].measured_s += 3e-6;
+        if (ops[i].measured_s < tmin) {
+            tmin = ops[i].measured_s;
+            fastest = i;
+        }
+    }
+    /* Decade 1's fastest op: 23 x 4 us of work at efficiency 0.25. */
+    fl_fit_op *o = &ops[fastest];
+    o->compute_s = 23 * 4e-6 * 0.25;
+    o->memory_s = o->compute_s / 10;
+    o->measured_s = 4e-6 + o->compute_s / 0.25;
+    assert_true(fastest == 14); /* compute-bound (i < 10 in its decade) */
+    fl_fit_model m = {"m", n, ops, 0, 0, 0};
+    fl_fit_result r;
+    char err[256];
+    assert_int_equal(fl_fit(&m, 1, &r, err, sizeof err), FL_OK);
+    const fl_eff_table *t = &r.table[FL_CLASS_CONV];
+    assert_int_equal(t->n_buckets, 2);
+    if (!REL(t->buckets[0].fixed_s, 1e-6) || !REL(t->buckets[1].fixed_s, 4e-6) ||
+        !REL(t->buckets[0].compute, 0.5) || !REL(t->buckets[1].compute, 0.25) ||
+        !REL(t->buckets[1].memory, 0.8)) {
+        fail_msg("recovered fixed %g/%g, compute %g/%g, memory %g", t->buckets[0].fixed_s,
+                 t->buckets[1].fixed_s, t->buckets[0].compute, t->buckets[1].compute,
+                 t->buckets[1].memory);
+    }
+    assert_true(r.residual[FL_CLASS_CONV] < 1e-9);
+    fl_fit_result_free(&r);
+}
+
+/* Ops with no bytes and no FLOPs (Reshape-like) take only their fixed cost:
+ * it is the median of their times, not held below the fastest one. */
+static void test_fixed_only(void **state) {
+    (void)state;
+    fl_fit_op ops[7];
+    memset(ops, 0, sizeof ops);
+    for (int i = 0; i < 7; i++) {
+        ops[i].cls = FL_CLASS_OTHER;
+        ops[i].executed = true;
+        ops[i].measured_s = (1.0 + 0.1 * i) * 1e-6; /* 1.0 .. 1.6 us, median 1.3 us */
+    }
+    fl_fit_model m = {"m", 7, ops, 0, 0, 0};
+    fl_fit_result r;
+    char err[256];
+    assert_int_equal(fl_fit(&m, 1, &r, err, sizeof err), FL_OK);
+    /* The summed relative error sum |f - t| / t falls while the weights 1/t
+     * of the times below f sum to less than those above: from 1.2 to 1.3 us
+     * it still falls (1/1.0 + 1/1.1 + 1/1.2 = 2.742 < 1/1.3 + ... + 1/1.6 =
+     * 2.775), so the best grid point is the top one, the median 1.3 us. */
+    double f = r.table[FL_CLASS_OTHER].buckets[0].fixed_s;
+    if (!REL(f, 1.3e-6)) {
+        fail_msg("fixed %.17g", f);
+    }
+    fl_fit_result_free(&r);
+}
+
+/* Whole runs faster than the sum of their kernels (a latency measured apart
+ * while the traced kernels were slowed): the fitted overhead is 0 and the
+ * written profile has none (a profile's overhead must be > 0). */
+static void test_zero_overhead(void **state) {
+    (void)state;
+    static const char base_yaml[] = "schema: 1\nname: base\nkind: cpu\ndescription: a base\n"
+                                    "compute: {vector: {fp32: {peak: 1e10, source: s}}}\n"
+                                    "memory: [{name: DRAM, bandwidth: 1e10, source: m}]\n"
+                                    "overhead: {seconds: 5e-6, source: calibrated}\n";
+    fl_profile *base = NULL;
+    char err[512];
+    assert_int_equal(
+        fl_profile_parse(base_yaml, strlen(base_yaml), "base.yaml", &base, err, sizeof err), FL_OK);
+    fl_fit_op ops[64];
+    memset(ops, 0, sizeof ops);
+    size_t n = make_ops(ops, 1e-6);
+    double sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        sum += ops[i].measured_s;
+    }
+    fl_fit_model m = {"m", n, ops, 0.5 * sum, sum, n};
+    fl_fit_result r;
+    assert_int_equal(fl_fit(&m, 1, &r, err, sizeof err), FL_OK);
+    assert_true(r.have_overhead && r.overhead_s == 0);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    assert_non_null(f);
+    assert_int_equal(fl_fit_write_profile(f, base, "fitted", &r, "fitted by a test"), 0);
+    fclose(f);
+    fl_profile *back = NULL;
+    if (fl_profile_parse(text, len, "fitted.yaml", &back, err, sizeof err) != FL_OK) {
+        fail_msg("%s\n%s", err, text);
+    }
+    assert_true(back->overhead.value == 0); /* not the base's 5 us: the fit measured none */
+    fl_profile_free(back);
+    free(text);
+    fl_fit_result_free(&r);
+    fl_profile_free(base);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_recovers), cmocka_unit_test(test_cross_validation),
-        cmocka_unit_test(test_low_base), cmocka_unit_test(test_bad_input),
-        cmocka_unit_test(test_write),
+        cmocka_unit_test(test_recovers),   cmocka_unit_test(test_cross_validation),
+        cmocka_unit_test(test_low_base),   cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_write),      cmocka_unit_test(test_fixed_per_bucket),
+        cmocka_unit_test(test_fixed_only), cmocka_unit_test(test_zero_overhead),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

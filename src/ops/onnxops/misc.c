@@ -152,7 +152,7 @@ static fl_status infer_random(fl_ctx *c, fl_node *n) {
 
 static fl_status infer_multinomial(fl_ctx *c, fl_node *n) {
     const fl_shape *x = &fl_node_in(n, 0)->shape;
-    int dt;
+    int dt = FL_DT_INT32;
     int64_t ss;
     fl_status st = dtype_attr(c, n, "dtype", FL_DT_INT32, &dt);
     if (st == FL_OK) {
