@@ -664,6 +664,7 @@ typedef struct remote_profiles {
     Foldline__V1__ListProfilesReply *reply;
     fl_profile *profiles;
     fl_mem_level *levels;
+    fl_eff_bucket *buckets;
 } remote_profiles;
 
 static void remote_profiles_free(fl_profile_set *set, char *dir) {
@@ -676,6 +677,7 @@ static void remote_profiles_free(fl_profile_set *set, char *dir) {
         foldline__v1__list_profiles_reply__free_unpacked(rp->reply, NULL);
         free(rp->profiles);
         free(rp->levels);
+        free(rp->buckets);
         free(rp);
     }
     free(set->profiles);
@@ -705,11 +707,64 @@ static const char *prec_name_i(int i) {
     return host->precision_name((fl_precision)i);
 }
 
+static size_t n_buckets_of(const Foldline__V1__Profile *m) {
+    size_t n = 0;
+    for (size_t e = 0; e < m->n_efficiency; e++) {
+        n += m->efficiency[e]->n_buckets;
+    }
+    return n;
+}
+
+/* A profile's efficiency tables and interval from m; buckets are taken from
+ * *next. A class the client does not know is left out. */
+static void efficiency_from(const Foldline__V1__Profile *m, fl_profile *p, fl_eff_bucket **next) {
+    for (int c = 0; c < FL_CLASS_COUNT; c++) {
+        p->efficiency[c].compute = 1.0;
+        p->efficiency[c].memory = 1.0;
+    }
+    p->calibrated = m->calibrated;
+    for (size_t e = 0; e < m->n_efficiency; e++) {
+        const Foldline__V1__ProfileEfficiency *pe = m->efficiency[e];
+        int c = 0;
+        while (c < FL_CLASS_COUNT && strcmp(host->op_class_name((fl_op_class)c), pe->op_class)) {
+            c++;
+        }
+        if (c == FL_CLASS_COUNT || pe->n_buckets == 0) {
+            continue;
+        }
+        fl_eff_bucket *b = *next;
+        *next += pe->n_buckets;
+        for (size_t k = 0; k < pe->n_buckets; k++) {
+            const Foldline__V1__ProfileBucket *pb = pe->buckets[k];
+            b[k] = (fl_eff_bucket){pb->_upto_case ? pb->upto : 0,
+                                   pb->compute,
+                                   pb->memory,
+                                   pb->fixed_s,
+                                   pb->samples,
+                                   pb->residual,
+                                   pb->source};
+        }
+        p->table[c].by = strcmp(pe->by, "flops") == 0 ? FL_SIZE_FLOPS : FL_SIZE_BYTES;
+        p->table[c].n_buckets = pe->n_buckets;
+        p->table[c].buckets = b;
+        if (pe->n_buckets == 1) {
+            p->efficiency[c].compute = b[0].compute;
+            p->efficiency[c].memory = b[0].memory;
+            p->efficiency[c].source = b[0].source;
+        }
+    }
+    if (m->interval) {
+        p->interval = (fl_interval){m->interval->low, m->interval->high, m->interval->coverage,
+                                    m->interval->source};
+    }
+}
+
 /* Builds the set; false on OOM or a malformed reply (err set). */
 static bool set_from_reply(Foldline__V1__ListProfilesReply *rep, fl_profile_set *out, char *err,
                            size_t errlen) {
-    size_t n_levels = 0;
+    size_t n_levels = 0, n_buckets = 0;
     for (size_t i = 0; i < rep->n_profiles; i++) {
+        n_buckets += n_buckets_of(rep->profiles[i]);
         if (rep->profiles[i]->n_memory == 0) {
             snprintf(err, errlen, "INTERNAL: profile '%s' has no memory level",
                      rep->profiles[i]->name);
@@ -722,11 +777,13 @@ static bool set_from_reply(Foldline__V1__ListProfilesReply *rep, fl_profile_set 
     if (rp) {
         rp->profiles = calloc(rep->n_profiles + 1, sizeof *rp->profiles);
         rp->levels = calloc(n_levels + 1, sizeof *rp->levels);
+        rp->buckets = calloc(n_buckets + 1, sizeof *rp->buckets);
     }
-    if (!rp || !ptrs || !rp->profiles || !rp->levels) {
+    if (!rp || !ptrs || !rp->profiles || !rp->levels || !rp->buckets) {
         if (rp) {
             free(rp->profiles);
             free(rp->levels);
+            free(rp->buckets);
         }
         free(rp);
         free(ptrs);
@@ -735,6 +792,7 @@ static bool set_from_reply(Foldline__V1__ListProfilesReply *rep, fl_profile_set 
     }
     rp->reply = rep;
     fl_mem_level *lv = rp->levels;
+    fl_eff_bucket *bk = rp->buckets;
     for (size_t i = 0; i < rep->n_profiles; i++) {
         const Foldline__V1__Profile *m = rep->profiles[i];
         fl_profile *p = &rp->profiles[i];
@@ -762,6 +820,7 @@ static bool set_from_reply(Foldline__V1__ListProfilesReply *rep, fl_profile_set 
         }
         p->overhead.value = m->_overhead_s_case ? m->overhead_s : 0;
         p->overhead.source = m->overhead_source;
+        efficiency_from(m, p, &bk);
         p->priv = rp; /* remote_profiles_free finds the memory through it */
         ptrs[i] = p;
     }
@@ -771,6 +830,7 @@ static bool set_from_reply(Foldline__V1__ListProfilesReply *rep, fl_profile_set 
         foldline__v1__list_profiles_reply__free_unpacked(rep, NULL);
         free(rp->profiles);
         free(rp->levels);
+        free(rp->buckets);
         free(rp);
     }
     return true;

@@ -59,7 +59,8 @@ int fl_remote_require(void) {
 #include <dlfcn.h>
 #include <unistd.h>
 
-static const fl_remote_host host_fns = {fl_status_name, fl_unit_name, fl_precision_name};
+static const fl_remote_host host_fns = {fl_status_name, fl_unit_name, fl_precision_name,
+                                        fl_op_class_name};
 
 /* "DIR/foldline-remote.so", malloc'd. */
 static char *module_path(const char *dir) {

@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define FL_REMOTE_MODULE_ABI    2u
+#define FL_REMOTE_MODULE_ABI    3u
 #define FL_REMOTE_MODULE_SYMBOL "foldline_remote_module" /* remote.c defines it */
 #define FL_REMOTE_MODULE_FILE   "foldline-remote.so"
 
@@ -32,6 +32,7 @@ typedef struct fl_remote_host {
     const char *(*status_name)(fl_status s);
     const char *(*unit_name)(fl_unit u);
     const char *(*precision_name)(fl_precision p);
+    const char *(*op_class_name)(fl_op_class c);
 } fl_remote_host;
 
 typedef struct fl_remote_module {

@@ -646,6 +646,85 @@ int fl_cmd_profiles(int argc, char **argv) {
     return 0;
 }
 
+/* A profile's efficiency section and interval as JSON members. */
+static void json_efficiency(const fl_profile *p) {
+    printf(", \"calibrated\": %s, \"efficiency\": [", p->calibrated ? "true" : "false");
+    bool first = true;
+    for (int c = 0; c < FL_CLASS_COUNT; c++) {
+        const fl_eff_table *t = &p->table[c];
+        if (!t->n_buckets) {
+            continue;
+        }
+        printf("%s{\"class\": \"%s\", \"by\": \"%s\", \"buckets\": [", first ? "" : ", ",
+               fl_op_class_name((fl_op_class)c), t->by == FL_SIZE_FLOPS ? "flops" : "bytes");
+        first = false;
+        for (size_t k = 0; k < t->n_buckets; k++) {
+            const fl_eff_bucket *b = &t->buckets[k];
+            printf("%s{\"upto\": ", k ? ", " : "");
+            if (k + 1 < t->n_buckets) {
+                printf("%.9g", b->upto);
+            } else {
+                printf("null");
+            }
+            printf(", \"compute\": %.9g, \"memory\": %.9g, \"fixed_s\": %.9g, \"samples\": %.9g, "
+                   "\"residual\": %.9g, \"source\": ",
+                   b->compute, b->memory, b->fixed_s, b->samples, b->residual);
+            jstr(stdout, b->source);
+            putchar('}');
+        }
+        printf("]}");
+    }
+    printf("], \"interval\": ");
+    if (p->interval.coverage > 0) {
+        printf("{\"low\": %.9g, \"high\": %.9g, \"coverage\": %.9g, \"source\": ", p->interval.low,
+               p->interval.high, p->interval.coverage);
+        jstr(stdout, p->interval.source);
+        putchar('}');
+    } else {
+        printf("null");
+    }
+}
+
+/* A profile's efficiency section as text: a summary line, or with `verbose`
+ * every bucket with its source. Nothing for an uncalibrated profile. */
+static void text_efficiency(const fl_profile *p, bool verbose) {
+    char b1[32];
+    if (!p->calibrated) {
+        return;
+    }
+    int nc = 0;
+    for (int c = 0; c < FL_CLASS_COUNT; c++) {
+        nc += p->table[c].n_buckets > 0;
+    }
+    printf("      efficiency table: %d class%s", nc, nc == 1 ? "" : "es");
+    if (p->interval.coverage > 0) {
+        printf(", %.0f %% interval %.3g-%.3g x the estimate", 100 * p->interval.coverage,
+               p->interval.low, p->interval.high);
+    }
+    printf("\n");
+    for (int c = 0; verbose && c < FL_CLASS_COUNT; c++) {
+        const fl_eff_table *t = &p->table[c];
+        for (size_t k = 0; k < t->n_buckets; k++) {
+            const fl_eff_bucket *b = &t->buckets[k];
+            char range[48];
+            const char *unit = t->by == FL_SIZE_FLOPS ? "flops" : "bytes";
+            if (t->n_buckets == 1) {
+                snprintf(range, sizeof range, "all");
+            } else if (k + 1 < t->n_buckets) {
+                snprintf(range, sizeof range, "<= %.3g %s", b->upto, unit);
+            } else {
+                snprintf(range, sizeof range, "> %.3g %s", t->buckets[k - 1].upto, unit);
+            }
+            printf("      %s %s: compute %.3g, memory %.3g, fixed %s: %s\n",
+                   fl_op_class_name((fl_op_class)c), range, b->compute, b->memory,
+                   fmt_time(b->fixed_s, b1, sizeof b1), b->source ? b->source : "");
+        }
+    }
+    if (verbose && p->interval.coverage > 0) {
+        printf("      interval: %s\n", p->interval.source ? p->interval.source : "");
+    }
+}
+
 void fl_print_profiles(const fl_profile_set *set, const char *dir, bool json, bool verbose) {
     char b1[32], b2[32], b3[32];
     if (json) {
@@ -706,6 +785,7 @@ void fl_print_profiles(const fl_profile_set *set, const char *dir, bool json, bo
             } else {
                 printf("null");
             }
+            json_efficiency(p);
             printf("}");
             continue;
         }
@@ -745,6 +825,7 @@ void fl_print_profiles(const fl_profile_set *set, const char *dir, bool json, bo
                        p->overhead.source);
             }
         }
+        text_efficiency(p, verbose);
     }
     if (json) {
         printf("%s]}\n", set->n ? "\n" : "");

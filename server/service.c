@@ -839,6 +839,61 @@ done:
 /* ListProfiles (loop thread)                                                 */
 /* ------------------------------------------------------------------------- */
 
+/* A profile's efficiency section and interval into m (strings point into pr). */
+static void profile_efficiency(pool *p, Foldline__V1__Profile *m, const fl_profile *pr) {
+    m->calibrated = pr->calibrated;
+    size_t nt = 0;
+    for (int k = 0; k < FL_CLASS_COUNT; k++) {
+        nt += pr->table[k].n_buckets > 0;
+    }
+    POOL_MSGS(p, m->efficiency, nt, Foldline__V1__ProfileEfficiency,
+              foldline__v1__profile_efficiency__init);
+    m->n_efficiency = m->efficiency ? nt : 0;
+    size_t e = 0;
+    for (int k = 0; m->efficiency && k < FL_CLASS_COUNT; k++) {
+        const fl_eff_table *t = &pr->table[k];
+        if (!t->n_buckets) {
+            continue;
+        }
+        Foldline__V1__ProfileEfficiency *pe = m->efficiency[e++];
+        if (!pe) {
+            continue;
+        }
+        pe->op_class = (char *)fl_op_class_name((fl_op_class)k);
+        pe->by = t->by == FL_SIZE_FLOPS ? "flops" : "bytes";
+        POOL_MSGS(p, pe->buckets, t->n_buckets, Foldline__V1__ProfileBucket,
+                  foldline__v1__profile_bucket__init);
+        pe->n_buckets = pe->buckets ? t->n_buckets : 0;
+        for (size_t b = 0; pe->buckets && b < t->n_buckets; b++) {
+            Foldline__V1__ProfileBucket *pb = pe->buckets[b];
+            const fl_eff_bucket *eb = &t->buckets[b];
+            if (!pb) {
+                continue;
+            }
+            if (b + 1 < t->n_buckets) {
+                pb->_upto_case = FOLDLINE__V1__PROFILE_BUCKET___UPTO_UPTO;
+                pb->upto = eb->upto;
+            }
+            pb->compute = eb->compute;
+            pb->memory = eb->memory;
+            pb->fixed_s = eb->fixed_s;
+            pb->samples = eb->samples;
+            pb->residual = eb->residual;
+            pb->source = (char *)(eb->source ? eb->source : "");
+        }
+    }
+    if (pr->interval.coverage > 0) {
+        m->interval = pool_alloc(p, sizeof(*m->interval));
+        if (m->interval) {
+            foldline__v1__profile_interval__init(m->interval);
+            m->interval->low = pr->interval.low;
+            m->interval->high = pr->interval.high;
+            m->interval->coverage = pr->interval.coverage;
+            m->interval->source = (char *)(pr->interval.source ? pr->interval.source : "");
+        }
+    }
+}
+
 void fl_svc_list_profiles(fl_call *c) {
     const fl_profile_set *set = c->srv->cfg.profiles;
     pool p = {0};
@@ -904,6 +959,7 @@ void fl_svc_list_profiles(fl_call *c) {
             m->overhead_s = pr->overhead.value;
         }
         m->overhead_source = (char *)(pr->overhead.source ? pr->overhead.source : "");
+        profile_efficiency(&p, m, pr);
     }
     if (p.failed) {
         fl_call_fail(c, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory encoding the reply");

@@ -56,6 +56,11 @@ check fitted_classes 0 "conv (" -- "$bin" analyze "$m" --bind N=1 --passes none 
 mkdir -p "$tmp/fitdir"
 cp "$tmp/fitted.yaml" "$tmp/fitdir/"
 check fitted_sources 0 "fitted " -- "$bin" profiles --profiles-dir "$tmp/fitdir" --sources
+# Seven classes traced: matmul (Gemm), conv, elementwise (Relu), other
+# (Flatten), pooling (MaxPool, GlobalAveragePool), softmax, normalization.
+check fitted_listed 0 "efficiency table: 7 classes, 80 % interval" -- "$bin" profiles --profiles-dir "$tmp/fitdir"
+check fitted_listed_buckets 0 "conv all: compute " -- "$bin" profiles --profiles-dir "$tmp/fitdir" --sources
+check fitted_listed_json 0 '"calibrated": true, "efficiency": [{"class": "matmul", "by": "flops", "buckets": [{"upto": null, "compute": ' -- "$bin" profiles --profiles-dir "$tmp/fitdir" --json
 check fit_one_trace 0 "no interval: fewer than 3 traces" -- "$bin" fit --profile xeon-8380 -o "$tmp/one.yaml" --bind N=1 "$m=$tmp/t1.json"
 # The fitted kernels: conv1 took 40 us, so its estimate on the fitted profile
 # is its kernel time plus the dispatch overhead, within the fit's accuracy.

@@ -1028,6 +1028,59 @@ def case_profiles_dir():
           p.stderr[:300])
 
 
+FITTED_YAML = """schema: 1
+name: fitted
+kind: cpu
+description: a fitted profile
+compute: {vector: {fp32: {peak: 1.0e11, source: "vec"}}}
+memory: [{name: DRAM, bandwidth: 2.0e10, source: "dram"}]
+overhead: {seconds: 3.0e-6, source: "gaps"}
+efficiency:
+  conv:
+    by: flops
+    buckets:
+      - {upto: 1.0e7, compute: 0.5, memory: 0.8, fixed: 1.0e-6, samples: 14, residual: 0.02, source: "c1"}
+      - {compute: 0.25, memory: 0.75, fixed: 4.0e-6, samples: 9, residual: 0.05, source: "c2"}
+  pooling: {compute: 0.1, memory: 0.2, source: "p"}
+interval: {low: 0.8, high: 1.25, coverage: 0.8, source: "cv"}
+"""
+
+
+def case_profiles_calibrated():
+    """A server's fitted profile: ListProfiles carries its efficiency tables
+    and interval (the figures of the file), and the CLI prints the server's
+    profiles as it prints the same directory locally."""
+    d = os.path.join(TMP, "profiles-fitted")
+    os.makedirs(d, exist_ok=True)
+    open(os.path.join(d, "fitted.yaml"), "w").write(FITTED_YAML)
+    s = Server("--profiles-dir", d)
+    rep = pb_grpc.CostModelStub(s.channel()).ListProfiles(pb.ListProfilesRequest(), timeout=10)
+    p = rep.profiles[0] if len(rep.profiles) == 1 else None
+    eff = [(e.op_class, e.by, [(b.upto if b.HasField("upto") else None, b.compute, b.memory,
+                                b.fixed_s, b.samples, b.residual, b.source) for b in e.buckets])
+           for e in p.efficiency] if p else None
+    want = [("conv", "flops", [(1.0e7, 0.5, 0.8, 1.0e-6, 14, 0.02, "c1"),
+                               (None, 0.25, 0.75, 4.0e-6, 9, 0.05, "c2")]),
+            ("pooling", "flops", [(None, 0.1, 0.2, 0, 0, 0, "p")])]
+    check("list_profiles_efficiency", p is not None and p.calibrated and eff == want, str(eff))
+    check("list_profiles_interval", p is not None and p.HasField("interval") and
+          (p.interval.low, p.interval.high, p.interval.coverage, p.interval.source) ==
+          (0.8, 1.25, 0.8, "cv"), str(p.interval if p else None))
+    env = {"FOLDLINE_PROFILES_DIR": d}
+    for v in (["--json"], ["--sources"], []):
+        lrc, lout, _ = cli("profiles", *v, env=env)
+        rrc, rout, rerr = cli("profiles", *v, server=s.addr)
+        check("list_profiles_fitted_same_output " + " ".join(v or ["(text)"]),
+              lrc == rrc == 0 and lout == rout and b"efficiency" in lout, rerr[:300])
+    _, lout, _ = cli("analyze", TINY, "--bind", "input.0=1", "--profile",
+                     os.path.join(d, "fitted.yaml"), "--json", "--per-node")
+    rc, rout, err = cli("analyze", TINY, "--bind", "input.0=1", "--profile", "fitted", "--json",
+                        "--per-node", server=s.addr)
+    check("analyze_fitted_same_output", rc == 0 and rout == lout and b'"calibrated": true' in rout,
+          err[:300])
+    s.stop()
+
+
 def raw_http(port, data, close_write=True):
     """Sends raw bytes to the metrics port; returns what comes back."""
     with socket.create_connection(("127.0.0.1", port), timeout=10) as c:
@@ -1140,7 +1193,8 @@ def main():
     check("server_log_one_line_per_request", s.log_text().count('"method":') >= 20)
     for case in (case_deadline, case_queue_full, case_server_node_ceiling,
                  case_oversize_and_stream, case_token, case_tls, case_sigterm_in_flight,
-                 case_stop_midway, case_deploy_command_lines, case_profiles_dir, case_metrics):
+                 case_stop_midway, case_deploy_command_lines, case_profiles_dir, case_metrics,
+                 case_profiles_calibrated):
         run(case)
     print("%d passed, %d failed" % (RESULTS["pass"], RESULTS["fail"]))
     return 1 if RESULTS["fail"] else 0
