@@ -10,6 +10,7 @@
 #include "print.h"
 
 #include "roofcli.h"
+#include "textfmt.h"
 
 #include <inttypes.h>
 #include <stdbool.h>
@@ -588,16 +589,21 @@ void fl_print_passes_text(FILE *f, const fl_report *r) {
     char b1[64], b2[64];
     const fl_totals *a = &r->before, *z = &r->after;
     fprintf(f, "\nrewrite passes (Grappler order)\n  %-13s %24s  %24s\n", "", "before", "after");
-    fprintf(f, "  %-13s %24s  %24s\n", "FLOPs", grouped(&a->flops, b1, sizeof b1),
-            grouped(&z->flops, b2, sizeof b2));
+    const char *cells[2];
+    cells[0] = grouped(&a->flops, b1, sizeof b1);
+    cells[1] = grouped(&z->flops, b2, sizeof b2);
+    fl_text_row(f, "  ", "FLOPs", 13, cells, 2, 24);
     if (!r->format || strcmp(r->format, "onnx") != 0) {
-        fprintf(f, "  %-13s %24s  %24s\n", "tfprof FLOPs", grouped(&a->tfprof_flops, b1, sizeof b1),
-                grouped(&z->tfprof_flops, b2, sizeof b2));
+        cells[0] = grouped(&a->tfprof_flops, b1, sizeof b1);
+        cells[1] = grouped(&z->tfprof_flops, b2, sizeof b2);
+        fl_text_row(f, "  ", "tfprof FLOPs", 13, cells, 2, 24);
     }
-    fprintf(f, "  %-13s %24s  %24s\n", "MACs", grouped(&a->macs, b1, sizeof b1),
-            grouped(&z->macs, b2, sizeof b2));
-    fprintf(f, "  %-13s %24s  %24s\n", "bytes", grouped(&a->bytes, b1, sizeof b1),
-            grouped(&z->bytes, b2, sizeof b2));
+    cells[0] = grouped(&a->macs, b1, sizeof b1);
+    cells[1] = grouped(&z->macs, b2, sizeof b2);
+    fl_text_row(f, "  ", "MACs", 13, cells, 2, 24);
+    cells[0] = grouped(&a->bytes, b1, sizeof b1);
+    cells[1] = grouped(&z->bytes, b2, sizeof b2);
+    fl_text_row(f, "  ", "bytes", 13, cells, 2, 24);
     fprintf(f, "  %-13s %24" PRId64 "  %24" PRId64 "\n", "nodes", a->nodes, z->nodes);
     size_t fired = 0, failed = 0;
     for (size_t i = 0; i < r->n_passes; i++) {

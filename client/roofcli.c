@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "print.h"
+#include "textfmt.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -336,11 +337,20 @@ static void print_graph_text(FILE *f, const fl_roofline_graph *g, size_t top) {
             " overhead-bound, of %" PRId64 " costed\n",
             g->ops_compute_bound, g->ops_memory_bound, g->ops_overhead_bound, g->ops_costed);
     if (g->n_top && top) {
-        fprintf(f, "  top ops by time\n    %-32s %-18s %10s %6s  %-8s %-12s %-10s %-6s %s\n",
+        size_t rows = g->n_top < top ? g->n_top : top;
+        const char *names[64] = {0};
+        rows = rows > 64 ? 64 : rows;
+        for (size_t i = 0; i < rows; i++) {
+            names[i] = g->top[i].name;
+        }
+        int nw = (int)fl_text_name_width(names, rows, 8, 44);
+        fprintf(f, "  top ops by time\n    %-*s %-18s %10s %6s  %-8s %-12s %-10s %-6s %s\n", nw,
                 "node", "op", "time", "share", "bound", "unit", "FLOP/byte", "level",
                 "class (bucket)");
-        for (size_t i = 0; i < g->n_top && i < top; i++) {
+        for (size_t i = 0; i < rows; i++) {
             const fl_roofline_node *n = &g->top[i];
+            char name[64];
+            fl_text_abbrev(names, rows, i, (size_t)nw, name, sizeof name);
             char ai[32];
             if (n->intensity < 0) {
                 snprintf(ai, sizeof ai, "-");
@@ -349,16 +359,53 @@ static void print_graph_text(FILE *f, const fl_roofline_graph *g, size_t top) {
             }
             char unit[24];
             snprintf(unit, sizeof unit, "%s/%s", n->unit, n->dtype);
-            fprintf(f, "    %-32.32s %-18.18s %10s %5.1f%%  %-8s %-12s %-10s %-6s %s%s%s%s\n",
-                    n->name, n->op, fmt_time(n->time_s, b1, sizeof b1), pct(n->time_s, g->time_s),
-                    n->bound, unit, ai, n->level, n->op_class ? n->op_class : "",
+            fprintf(f, "    %-*s %-18.18s %10s %5.1f%%  %-8s %-12s %-10s %-6s %s%s%s%s\n", nw, name,
+                    n->op, fmt_time(n->time_s, b1, sizeof b1), pct(n->time_s, g->time_s), n->bound,
+                    unit, ai, n->level, n->op_class ? n->op_class : "",
                     n->bucket && *n->bucket ? " (" : "", n->bucket ? n->bucket : "",
                     n->bucket && *n->bucket ? ")" : "");
         }
     }
 }
 
+/* The dominant bound of a graph's estimate: the largest of the three shares. */
+static const char *main_bound(const fl_roofline_graph *g) {
+    if (g->compute_s >= g->memory_s && g->compute_s >= g->overhead_s) {
+        return "compute";
+    }
+    return g->memory_s >= g->overhead_s ? "memory" : "overhead";
+}
+
+/* One line per profile, before the per-profile sections, when there are
+ * several (`--profile all`). */
+static void print_roofline_summary(FILE *f, const fl_report *r) {
+    const char *names[64] = {0};
+    size_t n = r->n_roofline < 64 ? r->n_roofline : 64;
+    for (size_t i = 0; i < n; i++) {
+        names[i] = r->roofline[i].profile;
+    }
+    int nw = (int)fl_text_name_width(names, n, 7, 32);
+    fprintf(f, "\nroofline summary (%zu profiles; details below)\n", r->n_roofline);
+    fprintf(f, "  %-*s %10s %10s %9s  %-8s %s\n", nw, "profile", "before", "after", "speed-up",
+            "bound", "estimate");
+    for (size_t i = 0; i < n; i++) {
+        const fl_roofline_result *res = &r->roofline[i];
+        char name[40], b1[32], b2[32], sp[16];
+        fl_text_abbrev(names, n, i, (size_t)nw, name, sizeof name);
+        const fl_roofline_graph *g = res->after ? res->after : res->before;
+        snprintf(sp, sizeof sp, "%.3gx", res->speedup);
+        fprintf(f, "  %-*s %10s %10s %9s  %-8s %s\n", nw, name,
+                fmt_time(res->before->time_s, b1, sizeof b1),
+                res->after ? fmt_time(res->after->time_s, b2, sizeof b2) : "n/a",
+                res->after ? sp : "n/a", main_bound(g),
+                g->calibrated ? "efficiency table" : "upper-bound roofline");
+    }
+}
+
 void fl_print_roofline_text(FILE *f, const fl_report *r, size_t top) {
+    if (r->n_roofline > 1) {
+        print_roofline_summary(f, r);
+    }
     for (size_t i = 0; i < r->n_roofline; i++) {
         const fl_roofline_result *res = &r->roofline[i];
         fprintf(f, "\nroofline on %s (before rewriting)\n", res->profile);
