@@ -227,7 +227,7 @@ int fl_cli_model_open(fl_cli_model *m, const char *path, char *err, size_t errle
             m->len = (size_t)m->st.st_size;
             m->mapped = true;
             posix_madvise(p, m->len, POSIX_MADV_RANDOM); /* no read-ahead of weights */
-            m->fd = fd; /* kept to check the size again */
+            m->fd = fd;                                  /* kept to check the size again */
             snprintf(bus_path, sizeof bus_path, "%s", path);
             struct sigaction sa;
             memset(&sa, 0, sizeof sa);
