@@ -354,6 +354,27 @@ typedef struct fit_cli {
     double quantile; /* of each kernel's times over the runs; 0.5 by default */
 } fit_cli;
 
+/* The profile name an output file gives: its base name without .yaml/.yml. */
+static void out_name(const char *out, char *name, size_t size) {
+    const char *slash = strrchr(out, '/'), *b = slash ? slash + 1 : out;
+    size_t bl = strlen(b);
+    bl -= bl > 5 && strcmp(b + bl - 5, ".yaml") == 0  ? 5
+          : bl > 4 && strcmp(b + bl - 4, ".yml") == 0 ? 4
+                                                      : 0;
+    snprintf(name, size, "%.*s", (int)bl, b);
+}
+
+/* Whether `name` is a valid profile name (as a profile file requires). */
+static bool name_ok(const char *name) {
+    size_t n = strlen(name);
+    bool ok = n > 0 && n <= 64 && strcmp(name, "all") != 0;
+    for (const char *p = name; ok && *p; p++) {
+        ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+             *p == '-' || *p == '_' || *p == '.';
+    }
+    return ok;
+}
+
 static int parse_fit(fit_cli *c, int argc, char **argv) {
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
@@ -415,6 +436,13 @@ static int parse_fit(fit_cli *c, int argc, char **argv) {
     }
     if (!c->n_pairs) {
         return fl_cli_usage_error("%s", "fit: give at least one MODEL.onnx=TRACE.json");
+    }
+    char name[128];
+    out_name(c->out, name, sizeof name);
+    if (!name_ok(name)) {
+        return fl_cli_usage_error("fit: -o %s: the profile is named after its file, and '%s' is "
+                                  "not a valid name (1-64 of A-Z a-z 0-9 . _ -, not 'all')",
+                                  c->out, name);
     }
     return 0;
 }
@@ -558,12 +586,7 @@ static void print_result(const fl_fit_result *res, const fl_fit_model *models, s
 /* Writes OUT atomically after parsing the text back. */
 static int write_out(fit_cli *c, const fl_profile *base, const fl_fit_result *res, size_t n) {
     char name[128], err[768], date[32], src[512];
-    const char *slash = strrchr(c->out, '/'), *b = slash ? slash + 1 : c->out;
-    size_t bl = strlen(b);
-    bl -= bl > 5 && strcmp(b + bl - 5, ".yaml") == 0  ? 5
-          : bl > 4 && strcmp(b + bl - 4, ".yml") == 0 ? 4
-                                                      : 0;
-    snprintf(name, sizeof name, "%.*s", (int)bl, b);
+    out_name(c->out, name, sizeof name);
     time_t now = time(NULL);
     struct tm tmv;
     gmtime_r(&now, &tmv);

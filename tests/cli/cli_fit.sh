@@ -116,6 +116,8 @@ check fit_no_pairs 2 "fit: give at least one MODEL.onnx=TRACE.json" -- "$bin" fi
 check fit_no_base 2 "fit: give one base profile" -- "$bin" fit -o "$tmp/x.yaml" "$m=$tmp/t1.json"
 check fit_over_base 2 "is the base profile, which fit never overwrites" -- "$bin" fit --profile "$tmp/base.yaml" -o "$tmp/base.yaml" --bind N=1 "$m=$tmp/t1.json"
 check fit_unbound 2 "unbound" -- "$bin" fit --profile xeon-8380 -o "$tmp/x.yaml" "$m=$tmp/t1.json"
+check fit_out_all 2 "fit: -o $tmp/all.yaml: the profile is named after its file, and 'all' is not a valid name" -- "$bin" fit --profile xeon-8380 -o "$tmp/all.yaml" --bind N=1 "$m=$tmp/t1.json"
+check fit_out_bad_name 2 "and 'a b' is not a valid name" -- "$bin" fit --profile xeon-8380 -o "$tmp/a b.yaml" --bind N=1 "$m=$tmp/t1.json"
 check fit_bad_arg 2 "fit: unexpected argument '--fast'" -- "$bin" fit --fast
 if [ -e "$tmp/x.yaml" ]; then echo "FAIL fit_failed_wrote: a failed fit left $tmp/x.yaml"; fails=$((fails + 1)); else pass=$((pass + 1)); fi
 if ls "$tmp"/*.tmp.* >/dev/null 2>&1; then echo "FAIL fit_temp_left"; fails=$((fails + 1)); else pass=$((pass + 1)); fi
