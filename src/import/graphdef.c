@@ -622,6 +622,18 @@ static bool parse_input(const char *s, size_t *name_off, size_t *name_len, long 
 /* GraphDef                                                                   */
 /* ------------------------------------------------------------------------- */
 
+/* Calls of library functions inlined (funcinline.c), then the library read:
+ * *gd becomes the graph with the calls inlined, which g keeps as its source. */
+static fl_status library(fl_graph *g, const Tensorflow__GraphDef **gd, const fl_import_opts *o,
+                         fl_diag *d) {
+    fl_status st = fl__inline_calls(g->arena, *gd, o, d, gd);
+    if (st != FL_OK) {
+        return st;
+    }
+    g->src = *gd;
+    return functions(g, (*gd)->library, d);
+}
+
 fl_status fl__import_graphdef_msg(fl_graph *g, const Tensorflow__GraphDef *gd,
                                   const fl_import_opts *o, fl_diag *d) {
     fl_arena *a = g->arena;
@@ -631,8 +643,7 @@ fl_status fl__import_graphdef_msg(fl_graph *g, const Tensorflow__GraphDef *gd,
                              gd->n_node, (long long)o->max_nodes);
     }
     g->producer = gd->versions ? gd->versions->producer : 0;
-    g->src = gd;
-    fl_status st = functions(g, gd->library, d);
+    fl_status st = library(g, &gd, o, d);
     if (st != FL_OK) {
         return st;
     }

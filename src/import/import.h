@@ -67,6 +67,16 @@ struct Tensorflow__GraphDef;
 fl_status fl__import_graphdef_msg(fl_graph *g, const struct Tensorflow__GraphDef *gd,
                                   const fl_import_opts *o, fl_diag *d);
 
+/* Replaces the calls of library functions in gd (PartitionedCall,
+ * StatefulPartitionedCall, a node whose op is a function's name) by their
+ * bodies, as Grappler's function optimizer inlines them (funcinline.c states
+ * the naming and what is left as a call). *out is gd when nothing was
+ * inlined, else a copy in `a` sharing everything but the node list. */
+struct fl_arena;
+fl_status fl__inline_calls(struct fl_arena *a, const struct Tensorflow__GraphDef *gd,
+                           const fl_import_opts *o, fl_diag *d,
+                           const struct Tensorflow__GraphDef **out);
+
 /* Parses a TF.js graph model (model.json) into g; weight shards come from
  * `files` by the manifest's paths. See src/import/tfjs.c. */
 fl_status fl__import_tfjs(fl_graph *g, const uint8_t *buf, size_t len, const fl_import_opts *o,

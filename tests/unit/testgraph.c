@@ -141,6 +141,21 @@ void tg_attr_type(tg_node *n, const char *key, int dtype) {
     a->type = (Tensorflow__DataType)dtype;
 }
 
+void tg_attr_func(tg_node *n, const char *key, const char *fn) {
+    Tensorflow__AttrValue *a = new_attr(n, key);
+    Tensorflow__NameAttrList *f = must(fl__arena_zalloc(&current->arena, sizeof(*f)));
+    tensorflow__name_attr_list__init(f);
+    f->name = must(fl__arena_strdup(&current->arena, fn));
+    a->value_case = TENSORFLOW__ATTR_VALUE__VALUE_FUNC;
+    a->func = f;
+}
+
+void tg_attr_placeholder(tg_node *n, const char *key, const char *name) {
+    Tensorflow__AttrValue *a = new_attr(n, key);
+    a->value_case = TENSORFLOW__ATTR_VALUE__VALUE_PLACEHOLDER;
+    a->placeholder = must(fl__arena_strdup(&current->arena, name));
+}
+
 void tg_attr_str(tg_node *n, const char *key, const char *v) {
     Tensorflow__AttrValue *a = new_attr(n, key);
     a->value_case = TENSORFLOW__ATTR_VALUE__VALUE_S;
@@ -342,6 +357,53 @@ tg_node *tg_placeholder(tg_graph *g, const char *name, int dtype, int rank, cons
     tg_attr_type(n, "dtype", dtype);
     tg_attr_shape(n, "shape", rank, dims);
     return n;
+}
+
+static Tensorflow__OpDef__ArgDef **arg_defs(tg_graph *g, size_t n, const char *const *names,
+                                            const int *types) {
+    Tensorflow__OpDef__ArgDef **v = must(fl__arena_calloc(&g->arena, n + 1, sizeof(*v)));
+    for (size_t i = 0; i < n; i++) {
+        v[i] = must(fl__arena_zalloc(&g->arena, sizeof(**v)));
+        tensorflow__op_def__arg_def__init(v[i]);
+        v[i]->name = dup(g, names[i]);
+        v[i]->type = (Tensorflow__DataType)types[i];
+    }
+    return v;
+}
+
+void tg_function(tg_graph *g, tg_graph *body, const char *name, size_t n_in,
+                 const char *const *in_names, const int *in_types, size_t n_out,
+                 const char *const *out_names, const int *out_types, const char *const *rets) {
+    fl_arena *a = &g->arena;
+    Tensorflow__FunctionDef *f = must(fl__arena_zalloc(a, sizeof(*f)));
+    tensorflow__function_def__init(f);
+    Tensorflow__OpDef *sig = must(fl__arena_zalloc(a, sizeof(*sig)));
+    tensorflow__op_def__init(sig);
+    sig->name = dup(g, name);
+    sig->n_input_arg = n_in;
+    sig->input_arg = arg_defs(g, n_in, in_names, in_types);
+    sig->n_output_arg = n_out;
+    sig->output_arg = arg_defs(g, n_out, out_names, out_types);
+    f->signature = sig;
+    f->n_node_def = body->gd.n_node;
+    f->node_def = body->gd.node;
+    f->n_ret = n_out;
+    f->ret = must(fl__arena_calloc(a, n_out + 1, sizeof(*f->ret)));
+    for (size_t i = 0; i < n_out; i++) {
+        f->ret[i] = must(fl__arena_zalloc(a, sizeof(**f->ret)));
+        tensorflow__function_def__ret_entry__init(f->ret[i]);
+        f->ret[i]->key = dup(g, out_names[i]);
+        f->ret[i]->value = dup(g, rets[i]);
+    }
+    if (!g->gd.library) {
+        g->gd.library = must(fl__arena_zalloc(a, sizeof(*g->gd.library)));
+        tensorflow__function_def_library__init(g->gd.library);
+    }
+    Tensorflow__FunctionDefLibrary *lib = g->gd.library;
+    lib->function = must(
+        fl__arena_grow(a, lib->function, lib->n_function, lib->n_function + 1, sizeof(void *)));
+    lib->function[lib->n_function++] = f;
+    current = g;
 }
 
 uint8_t *tg_pack(tg_graph *g, size_t *len) {

@@ -45,6 +45,9 @@ void tg_attr_bool(tg_node *n, const char *key, int v);
 void tg_attr_type(tg_node *n, const char *key, int dtype);
 void tg_attr_str(tg_node *n, const char *key, const char *v);
 void tg_attr_shape(tg_node *n, const char *key, int rank, const int64_t *dims);
+/* attr func {name: fn}; an attr placeholder ("$name" in a function body). */
+void tg_attr_func(tg_node *n, const char *key, const char *fn);
+void tg_attr_placeholder(tg_node *n, const char *key, const char *name);
 void tg_attr_ints(tg_node *n, const char *key, size_t count, const int64_t *v);
 void tg_attr_strs(tg_node *n, const char *key, size_t count, const char *const *v);
 void tg_attr_types(tg_node *n, const char *key, size_t count, const int *v);
@@ -73,6 +76,14 @@ tg_node *tg_const_i32_vals(tg_graph *g, const char *name, int rank, const int64_
 /* A Placeholder of dtype float with the given shape (-1 = unknown dim; rank
  * -1 = unknown rank). */
 tg_node *tg_placeholder(tg_graph *g, const char *name, int dtype, int rank, const int64_t *dims);
+
+/* Adds a function to g's library: its body is the nodes added to `body`
+ * (inputs in FunctionDef form: "arg", "node:out_arg:k", "^node"; keep `body`
+ * until g is freed), its input args in_names/in_types, its output args
+ * out_names/out_types returning rets ("node:out_arg:k" or an arg name). */
+void tg_function(tg_graph *g, tg_graph *body, const char *name, size_t n_in,
+                 const char *const *in_names, const int *in_types, size_t n_out,
+                 const char *const *out_names, const int *out_types, const char *const *rets);
 
 /* Sets the GraphDef's versions.producer. */
 void tg_producer(tg_graph *g, int producer);

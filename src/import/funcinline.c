@@ -1,0 +1,641 @@
+/*
+ * funcinline.c - calls of library functions replaced by their bodies, as
+ * Grappler's function optimizer inlines them, so their outputs get shapes and
+ * their nodes a cost; see import.h.
+ *
+ * A call is a PartitionedCall or StatefulPartitionedCall whose attr `f` names
+ * a function of the library, or a node whose op is a library function's
+ * name. Call C of function F becomes:
+ *  - per input arg A: an Identity "C/A" reading the call's input (the call's
+ *    control inputs go to every one of them);
+ *  - per body node N: "C/N", its inputs renamed: an arg A is "C/A"; an output
+ *    "N:ARG:K" is "C/N:P", P being the flat port of output arg ARG's K-th
+ *    tensor (ops with several output args: the table below; a function's
+ *    from its signature; any other op has one output arg, P = K);
+ *  - an IdentityN "C" over the function's returns in signature order (attr T
+ *    from them), with the control returns as control inputs, so consumers of
+ *    "C:K" and "^C" read the body.
+ * Calls inside inlined bodies are inlined in turn, at most MAX_DEPTH deep (a
+ * function that calls itself stops there). A call is left as it is, with a
+ * warning naming it, when its function takes attrs (a body with attr
+ * placeholders), has list-valued args, names an output this file cannot
+ * place, or a new name would collide with an existing node. While, If and
+ * Case keep their bodies in the library (not costed).
+ */
+#include "import/import.h"
+#include "import/pbutil.h"
+#include "tensorflow/graph.pb-c.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_DEPTH 16
+
+/* Output args of ops with more than one (all single tensors). */
+typedef struct out_args {
+    const char *op;
+    const char *names[6];
+} out_args;
+
+static const out_args multi_out[] = {
+    {"Switch", {"output_false", "output_true"}},
+    {"RefSwitch", {"output_false", "output_true"}},
+    {"Merge", {"output", "value_index"}},
+    {"RefMerge", {"output", "value_index"}},
+    {"FusedBatchNorm", {"y", "batch_mean", "batch_variance", "reserve_space_1", "reserve_space_2"}},
+    {"FusedBatchNormV2",
+     {"y", "batch_mean", "batch_variance", "reserve_space_1", "reserve_space_2"}},
+    {"FusedBatchNormV3",
+     {"y", "batch_mean", "batch_variance", "reserve_space_1", "reserve_space_2",
+      "reserve_space_3"}},
+    {"_FusedBatchNormEx",
+     {"y", "batch_mean", "batch_variance", "reserve_space_1", "reserve_space_2",
+      "reserve_space_3"}},
+    {"Unique", {"y", "idx"}},
+    {"UniqueV2", {"y", "idx"}},
+    {"UniqueWithCounts", {"y", "idx", "count"}},
+    {"TopK", {"values", "indices"}},
+    {"TopKV2", {"values", "indices"}},
+    {"QuantizeV2", {"output", "output_min", "output_max"}},
+    {"MaxPoolWithArgmax", {"output", "argmax"}},
+    {"NonMaxSuppressionV4", {"selected_indices", "valid_outputs"}},
+    {"NonMaxSuppressionV5", {"selected_indices", "selected_scores", "valid_outputs"}},
+    {"Svd", {"s", "u", "v"}},
+    {"Qr", {"q", "r"}},
+    {"BroadcastGradientArgs", {"r0", "r1"}},
+    {"SparseSegmentSumWithNumSegments", {"output"}},
+};
+
+typedef struct inl {
+    fl_arena *a;
+    fl_diag *d;
+    const Tensorflow__FunctionDefLibrary *lib;
+    int64_t max_nodes;
+    /* Node names in use: open addressing over arena strings. */
+    const char **names;
+    size_t names_cap, names_n;
+    /* The graph being built. */
+    Tensorflow__NodeDef **nodes;
+    size_t n_nodes, cap_nodes;
+    size_t inlined, skipped;
+} inl;
+
+static uint64_t hash_str(const char *s) {
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++) {
+        h = (h ^ (uint8_t)*s) * 1099511628211ull;
+    }
+    return h;
+}
+
+static bool name_used(const inl *x, const char *s) {
+    for (size_t i = hash_str(s) & (x->names_cap - 1); x->names[i];
+         i = (i + 1) & (x->names_cap - 1)) {
+        if (strcmp(x->names[i], s) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static fl_status name_add(inl *x, const char *s) {
+    if (2 * (x->names_n + 1) > x->names_cap) {
+        size_t cap = x->names_cap ? 2 * x->names_cap : 1024;
+        const char **nn = fl__arena_calloc(x->a, cap, sizeof(char *));
+        if (!nn) {
+            return fl__diag_oom(x->d);
+        }
+        for (size_t i = 0; i < x->names_cap; i++) {
+            if (x->names[i]) {
+                size_t j = hash_str(x->names[i]) & (cap - 1);
+                while (nn[j]) {
+                    j = (j + 1) & (cap - 1);
+                }
+                nn[j] = x->names[i];
+            }
+        }
+        x->names = nn;
+        x->names_cap = cap;
+    }
+    size_t i = hash_str(s) & (x->names_cap - 1);
+    while (x->names[i]) {
+        i = (i + 1) & (x->names_cap - 1);
+    }
+    x->names[i] = s;
+    x->names_n++;
+    return FL_OK;
+}
+
+static fl_status push(inl *x, Tensorflow__NodeDef *nd) {
+    if ((int64_t)x->n_nodes >= x->max_nodes) {
+        return fl__diag_fail(x->d, FL_ELIMIT,
+                             "graph has more than %lld nodes with its function calls inlined "
+                             "(field: library)",
+                             (long long)x->max_nodes);
+    }
+    if (x->n_nodes == x->cap_nodes) {
+        size_t cap = x->cap_nodes ? 2 * x->cap_nodes : 64;
+        Tensorflow__NodeDef **v = fl__arena_grow(x->a, x->nodes, x->n_nodes, cap, sizeof(*v));
+        if (!v) {
+            return fl__diag_oom(x->d);
+        }
+        x->nodes = v;
+        x->cap_nodes = cap;
+    }
+    x->nodes[x->n_nodes++] = nd;
+    return FL_OK;
+}
+
+static const Tensorflow__FunctionDef *find_fn(const inl *x, const char *name) {
+    if (!x->lib || !name) {
+        return NULL;
+    }
+    for (size_t i = 0; i < x->lib->n_function; i++) {
+        const Tensorflow__FunctionDef *f = x->lib->function[i];
+        if (f->signature && f->signature->name && strcmp(f->signature->name, name) == 0) {
+            return f;
+        }
+    }
+    return NULL;
+}
+
+static const Tensorflow__AttrValue *node_attr(const Tensorflow__NodeDef *nd, const char *key) {
+    for (size_t k = 0; k < nd->n_attr; k++) {
+        if (nd->attr[k]->key && strcmp(nd->attr[k]->key, key) == 0) {
+            return nd->attr[k]->value;
+        }
+    }
+    return NULL;
+}
+
+/* The function node nd calls, or NULL. */
+static const Tensorflow__FunctionDef *called(const inl *x, const Tensorflow__NodeDef *nd) {
+    if (nd->op && (strcmp(nd->op, "PartitionedCall") == 0 ||
+                   strcmp(nd->op, "StatefulPartitionedCall") == 0)) {
+        const Tensorflow__AttrValue *f = node_attr(nd, "f");
+        if (f && f->value_case == TENSORFLOW__ATTR_VALUE__VALUE_FUNC && f->func) {
+            return find_fn(x, f->func->name);
+        }
+        return NULL;
+    }
+    return find_fn(x, nd->op);
+}
+
+/* Why F cannot be inlined here (NULL: it can). */
+static const char *not_inlinable(const inl *x, const Tensorflow__FunctionDef *f) {
+    const Tensorflow__OpDef *s = f->signature;
+    if (s->n_attr) {
+        return "the function takes attrs";
+    }
+    for (size_t i = 0; i < s->n_input_arg + s->n_output_arg; i++) {
+        const Tensorflow__OpDef__ArgDef *a =
+            i < s->n_input_arg ? s->input_arg[i] : s->output_arg[i - s->n_input_arg];
+        if ((a->number_attr && a->number_attr[0]) || (a->type_list_attr && a->type_list_attr[0]) ||
+            !a->name || !a->name[0]) {
+            return "an argument is a list or unnamed";
+        }
+    }
+    for (size_t i = 0; i < f->n_node_def; i++) {
+        const Tensorflow__NodeDef *nd = f->node_def[i];
+        if (!nd->name || !nd->name[0] || !nd->op || !nd->op[0]) {
+            return "a body node has no name or op";
+        }
+        for (size_t k = 0; k < nd->n_attr; k++) {
+            const Tensorflow__AttrValue *v = nd->attr[k]->value;
+            if (v && v->value_case == TENSORFLOW__ATTR_VALUE__VALUE_PLACEHOLDER) {
+                return "a body node's attr is a placeholder";
+            }
+        }
+    }
+    (void)x;
+    return NULL;
+}
+
+/* Flat output port of output arg `arg`, tensor k, of body node nd; -1 when
+ * it cannot be placed. */
+static long out_port(const inl *x, const Tensorflow__NodeDef *nd, const char *arg, long k) {
+    const Tensorflow__FunctionDef *f = called(x, nd);
+    if (f) {
+        for (size_t i = 0; i < f->signature->n_output_arg; i++) {
+            if (strcmp(f->signature->output_arg[i]->name, arg) == 0) {
+                return k == 0 ? (long)i : -1;
+            }
+        }
+        return -1;
+    }
+    for (size_t t = 0; t < sizeof multi_out / sizeof multi_out[0]; t++) {
+        if (strcmp(multi_out[t].op, nd->op) != 0) {
+            continue;
+        }
+        for (int i = 0; i < 6 && multi_out[t].names[i]; i++) {
+            if (strcmp(multi_out[t].names[i], arg) == 0) {
+                return k == 0 ? i : -1;
+            }
+        }
+        return -1;
+    }
+    return k;
+}
+
+typedef struct body {
+    const char *prefix; /* "C/" */
+    const Tensorflow__FunctionDef *f;
+} body;
+
+static const Tensorflow__NodeDef *body_node(const body *b, const char *name, size_t len) {
+    for (size_t i = 0; i < b->f->n_node_def; i++) {
+        const char *nm = b->f->node_def[i]->name;
+        if (strlen(nm) == len && strncmp(nm, name, len) == 0) {
+            return b->f->node_def[i];
+        }
+    }
+    return NULL;
+}
+
+static bool is_arg(const body *b, const char *name, size_t len) {
+    const Tensorflow__OpDef *s = b->f->signature;
+    for (size_t i = 0; i < s->n_input_arg; i++) {
+        if (strlen(s->input_arg[i]->name) == len &&
+            strncmp(s->input_arg[i]->name, name, len) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* A body input string ("arg", "node:out:k", "^node") in graph terms; NULL
+ * (with *why) when it names nothing this can place. */
+static char *rename_input(const inl *x, const body *b, const char *in, const char **why) {
+    bool ctrl = in[0] == '^';
+    const char *s = in + ctrl;
+    const char *c1 = strchr(s, ':');
+    size_t len = c1 ? (size_t)(c1 - s) : strlen(s);
+    if (!c1) {
+        if (!is_arg(b, s, len) && !body_node(b, s, len)) {
+            *why = "an input names neither an argument nor a body node";
+            return NULL;
+        }
+        return fl__arena_printf(x->a, "%s%s%s", ctrl ? "^" : "", b->prefix, s);
+    }
+    const Tensorflow__NodeDef *src = body_node(b, s, len);
+    const char *c2 = strchr(c1 + 1, ':');
+    if (ctrl || !src || !c2 || !c2[1]) {
+        *why = "an input is not of the form node:output:index";
+        return NULL;
+    }
+    char arg[256];
+    size_t al = (size_t)(c2 - c1 - 1);
+    if (al >= sizeof arg) {
+        *why = "an output arg name is too long";
+        return NULL;
+    }
+    memcpy(arg, c1 + 1, al);
+    arg[al] = '\0';
+    char *end;
+    long k = strtol(c2 + 1, &end, 10);
+    long port = *end || k < 0 || k > 65535 ? -1 : out_port(x, src, arg, k);
+    if (port < 0) {
+        *why = "an input names an output this importer cannot place";
+        return NULL;
+    }
+    return fl__arena_printf(x->a, "%s%.*s:%ld", b->prefix, (int)len, s, port);
+}
+
+static Tensorflow__NodeDef *new_node(inl *x, const char *name, const char *op, size_t n_in) {
+    Tensorflow__NodeDef *nd = fl__arena_zalloc(x->a, sizeof(*nd));
+    char **in = fl__arena_calloc(x->a, n_in + 1, sizeof(char *));
+    if (!nd || !in || !name) {
+        return NULL;
+    }
+    tensorflow__node_def__init(nd);
+    nd->name = (char *)name;
+    nd->op = (char *)op;
+    nd->input = in;
+    return nd;
+}
+
+/* attr `key` := type or list(type). */
+static Tensorflow__NodeDef__AttrEntry *type_attr(inl *x, const char *key, const int *types,
+                                                 size_t n, bool list) {
+    Tensorflow__NodeDef__AttrEntry *e = fl__arena_zalloc(x->a, sizeof(*e));
+    Tensorflow__AttrValue *v = fl__arena_zalloc(x->a, sizeof(*v));
+    if (!e || !v) {
+        return NULL;
+    }
+    tensorflow__node_def__attr_entry__init(e);
+    tensorflow__attr_value__init(v);
+    e->key = (char *)key;
+    e->value = v;
+    if (!list) {
+        v->value_case = TENSORFLOW__ATTR_VALUE__VALUE_TYPE;
+        v->type = (Tensorflow__DataType)types[0];
+        return e;
+    }
+    Tensorflow__AttrValue__ListValue *l = fl__arena_zalloc(x->a, sizeof(*l));
+    Tensorflow__DataType *t = fl__arena_calloc(x->a, n + 1, sizeof(*t));
+    if (!l || !t) {
+        return NULL;
+    }
+    tensorflow__attr_value__list_value__init(l);
+    for (size_t i = 0; i < n; i++) {
+        t[i] = (Tensorflow__DataType)types[i];
+    }
+    l->n_type = n;
+    l->type = t;
+    v->value_case = TENSORFLOW__ATTR_VALUE__VALUE_LIST;
+    v->list = l;
+    return e;
+}
+
+static fl_status with_attr(inl *x, Tensorflow__NodeDef *nd, Tensorflow__NodeDef__AttrEntry *e) {
+    Tensorflow__NodeDef__AttrEntry **v = fl__arena_calloc(x->a, 2, sizeof(*v));
+    if (!e || !v) {
+        return fl__diag_oom(x->d);
+    }
+    v[0] = e;
+    nd->attr = v;
+    nd->n_attr = 1;
+    return FL_OK;
+}
+
+/* Whether every name call C's expansion makes ("C/A", "C/N") is free. */
+static bool names_free(const inl *x, const body *b) {
+    const Tensorflow__OpDef *s = b->f->signature;
+    char buf[1024];
+    for (size_t i = 0; i < s->n_input_arg + b->f->n_node_def; i++) {
+        const char *nm =
+            i < s->n_input_arg ? s->input_arg[i]->name : b->f->node_def[i - s->n_input_arg]->name;
+        if ((size_t)snprintf(buf, sizeof buf, "%s%s", b->prefix, nm) >= sizeof buf ||
+            name_used(x, buf)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The input Identities "C/A" of call nd. */
+static fl_status push_args(inl *x, const body *b, const Tensorflow__NodeDef *nd, size_t n_data) {
+    const Tensorflow__OpDef *s = b->f->signature;
+    for (size_t i = 0; i < s->n_input_arg; i++) {
+        Tensorflow__NodeDef *id =
+            new_node(x, fl__arena_printf(x->a, "%s%s", b->prefix, s->input_arg[i]->name),
+                     "Identity", 1 + nd->n_input - n_data);
+        if (!id) {
+            return fl__diag_oom(x->d);
+        }
+        id->input[id->n_input++] = nd->input[i];
+        for (size_t k = n_data; k < nd->n_input; k++) {
+            id->input[id->n_input++] = nd->input[k];
+        }
+        id->device = nd->device;
+        int t = (int)s->input_arg[i]->type;
+        fl_status st = with_attr(x, id, type_attr(x, "T", &t, 1, false));
+        if (st == FL_OK) {
+            st = push(x, id);
+        }
+        if (st != FL_OK) {
+            return st;
+        }
+    }
+    return FL_OK;
+}
+
+/* The body nodes "C/N", inputs renamed. *why set when one cannot be. */
+static fl_status push_body(inl *x, const body *b, const char **why) {
+    for (size_t i = 0; i < b->f->n_node_def && !*why; i++) {
+        const Tensorflow__NodeDef *src = b->f->node_def[i];
+        Tensorflow__NodeDef *nd = fl__arena_zalloc(x->a, sizeof(*nd));
+        char **in = fl__arena_calloc(x->a, src->n_input + 1, sizeof(char *));
+        if (!nd || !in) {
+            return fl__diag_oom(x->d);
+        }
+        *nd = *src;
+        nd->name = fl__arena_printf(x->a, "%s%s", b->prefix, src->name);
+        nd->input = in;
+        for (size_t k = 0; k < src->n_input && !*why; k++) {
+            in[k] = rename_input(x, b, src->input[k] ? src->input[k] : "", why);
+            if (!in[k] && !*why) {
+                return fl__diag_oom(x->d);
+            }
+        }
+        if (!nd->name) {
+            return fl__diag_oom(x->d);
+        }
+        fl_status st = *why ? FL_OK : push(x, nd);
+        if (st != FL_OK) {
+            return st;
+        }
+    }
+    return FL_OK;
+}
+
+static const char *ret_of(const Tensorflow__FunctionDef *f, const char *arg) {
+    for (size_t i = 0; i < f->n_ret; i++) {
+        if (f->ret[i]->key && strcmp(f->ret[i]->key, arg) == 0) {
+            return f->ret[i]->value;
+        }
+    }
+    return NULL;
+}
+
+/* The IdentityN "C" over the returns, the control returns as control
+ * inputs. */
+static fl_status push_rets(inl *x, const body *b, const Tensorflow__NodeDef *call,
+                           const char **why) {
+    const Tensorflow__OpDef *s = b->f->signature;
+    Tensorflow__NodeDef *id =
+        new_node(x, call->name, "IdentityN", s->n_output_arg + b->f->n_control_ret);
+    int *types = fl__arena_calloc(x->a, s->n_output_arg + 1, sizeof(int));
+    if (!id || !types) {
+        return fl__diag_oom(x->d);
+    }
+    id->device = call->device;
+    for (size_t i = 0; i < s->n_output_arg; i++) {
+        const char *r = ret_of(b->f, s->output_arg[i]->name);
+        if (!r) {
+            *why = "an output arg has no return value";
+            return FL_OK;
+        }
+        char *in = rename_input(x, b, r, why);
+        if (!in) {
+            return *why ? FL_OK : fl__diag_oom(x->d);
+        }
+        id->input[id->n_input++] = in;
+        types[i] = (int)s->output_arg[i]->type;
+    }
+    for (size_t i = 0; i < b->f->n_control_ret; i++) {
+        const char *v = b->f->control_ret[i]->value;
+        if (!v || !body_node(b, v, strlen(v))) {
+            *why = "a control return names no body node";
+            return FL_OK;
+        }
+        id->input[id->n_input++] = fl__arena_printf(x->a, "^%s%s", b->prefix, v);
+    }
+    fl_status st = with_attr(x, id, type_attr(x, "T", types, s->n_output_arg, true));
+    return st == FL_OK ? push(x, id) : st;
+}
+
+static size_t data_inputs(const Tensorflow__NodeDef *nd) {
+    size_t n = 0;
+    while (n < nd->n_input && nd->input[n] && nd->input[n][0] != '^') {
+        n++;
+    }
+    return n;
+}
+
+/* Appends call nd expanded (or nd itself, with a warning, when it cannot be). */
+static fl_status expand(inl *x, const Tensorflow__NodeDef *nd, const Tensorflow__FunctionDef *f) {
+    body b = {fl__arena_printf(x->a, "%s/", nd->name), f};
+    if (!b.prefix) {
+        return fl__diag_oom(x->d);
+    }
+    const char *why = not_inlinable(x, f);
+    size_t n_data = data_inputs(nd);
+    if (!why && n_data != f->signature->n_input_arg) {
+        why = "the call's input count differs from the function's";
+    }
+    if (!why && !names_free(x, &b)) {
+        why = "a body node's new name is taken";
+    }
+    size_t n0 = x->n_nodes;
+    fl_status st = FL_OK;
+    if (!why && (st = push_args(x, &b, nd, n_data)) == FL_OK &&
+        (st = push_body(x, &b, &why)) == FL_OK && !why) {
+        st = push_rets(x, &b, nd, &why);
+    }
+    if (st != FL_OK) {
+        return st;
+    }
+    if (why) {
+        x->n_nodes = n0;
+        x->skipped++;
+        fl__diag_warn(x->d,
+                      "node '%s' calls function '%s', which is not inlined (%s): its outputs "
+                      "have no shapes and its body is not costed",
+                      nd->name, f->signature->name, why);
+        return push(x, (Tensorflow__NodeDef *)nd);
+    }
+    for (size_t i = n0; i < x->n_nodes; i++) {
+        if (strcmp(x->nodes[i]->name, nd->name) != 0 &&
+            (st = name_add(x, x->nodes[i]->name)) != FL_OK) {
+            return st;
+        }
+    }
+    x->inlined++;
+    return FL_OK;
+}
+
+/* Marks function `name` of the library and what its body refers to. */
+static void mark_fn(const inl *x, const char *name, bool *used, int depth);
+
+static void mark_node(const inl *x, const Tensorflow__NodeDef *nd, bool *used, int depth) {
+    mark_fn(x, nd->op, used, depth);
+    for (size_t k = 0; k < nd->n_attr; k++) {
+        const Tensorflow__AttrValue *v = nd->attr[k]->value;
+        if (v && v->value_case == TENSORFLOW__ATTR_VALUE__VALUE_FUNC && v->func) {
+            mark_fn(x, v->func->name, used, depth);
+        } else if (v && v->value_case == TENSORFLOW__ATTR_VALUE__VALUE_LIST && v->list) {
+            for (size_t j = 0; j < v->list->n_func; j++) {
+                mark_fn(x, v->list->func[j]->name, used, depth);
+            }
+        }
+    }
+}
+
+static void mark_fn(const inl *x, const char *name, bool *used, int depth) {
+    const Tensorflow__FunctionDef *f = find_fn(x, name);
+    if (!f || depth > 64) {
+        return;
+    }
+    size_t i = 0;
+    while (x->lib->function[i] != f) {
+        i++;
+    }
+    if (used[i]) {
+        return;
+    }
+    used[i] = true;
+    for (size_t k = 0; k < f->n_node_def; k++) {
+        mark_node(x, f->node_def[k], used, depth + 1);
+    }
+}
+
+/* The library without the functions nothing refers to any more (those only
+ * inlined calls used), so the report counts the bodies left uncosted. */
+static fl_status prune_library(inl *x, Tensorflow__NodeDef **nodes, size_t n,
+                               Tensorflow__GraphDef *ng) {
+    const Tensorflow__FunctionDefLibrary *lib = x->lib;
+    bool *used = fl__arena_calloc(x->a, lib->n_function + 1, sizeof(bool));
+    Tensorflow__FunctionDefLibrary *nl = fl__arena_zalloc(x->a, sizeof(*nl));
+    Tensorflow__FunctionDef **fs = fl__arena_calloc(x->a, lib->n_function + 1, sizeof(*fs));
+    if (!used || !nl || !fs) {
+        return fl__diag_oom(x->d);
+    }
+    for (size_t i = 0; i < n; i++) {
+        mark_node(x, nodes[i], used, 0);
+    }
+    *nl = *lib;
+    nl->n_function = 0;
+    for (size_t i = 0; i < lib->n_function; i++) {
+        if (used[i]) {
+            fs[nl->n_function++] = lib->function[i];
+        }
+    }
+    nl->function = fs;
+    ng->library = nl;
+    return FL_OK;
+}
+
+fl_status fl__inline_calls(fl_arena *a, const Tensorflow__GraphDef *gd, const fl_import_opts *o,
+                           fl_diag *d, const Tensorflow__GraphDef **out) {
+    *out = gd;
+    if (!gd->library || !gd->library->n_function) {
+        return FL_OK;
+    }
+    inl x = {a, d, gd->library, o->max_nodes, NULL, 0, 0, NULL, 0, 0, 0, 0};
+    for (size_t i = 0; i < gd->n_node; i++) {
+        if (gd->node[i]->name) {
+            fl_status st = name_add(&x, gd->node[i]->name);
+            if (st != FL_OK) {
+                return st;
+            }
+        }
+    }
+    Tensorflow__NodeDef **cur = gd->node;
+    size_t n_cur = gd->n_node;
+    for (int depth = 0; depth < MAX_DEPTH; depth++) {
+        x.nodes = NULL;
+        x.n_nodes = x.cap_nodes = 0;
+        size_t before = x.inlined;
+        for (size_t i = 0; i < n_cur; i++) {
+            if (fl_diag_poll(d) != FL_OK) {
+                return d->status;
+            }
+            /* A node without a name is the importer's error to report. */
+            const Tensorflow__FunctionDef *f =
+                cur[i]->name && cur[i]->name[0] ? called(&x, cur[i]) : NULL;
+            fl_status st = f && f->signature ? expand(&x, cur[i], f) : push(&x, cur[i]);
+            if (st != FL_OK) {
+                return st;
+            }
+        }
+        cur = x.nodes;
+        n_cur = x.n_nodes;
+        if (x.inlined == before) {
+            break;
+        }
+    }
+    if (!x.inlined) {
+        return FL_OK;
+    }
+    Tensorflow__GraphDef *ng = fl__arena_zalloc(a, sizeof(*ng));
+    if (!ng) {
+        return fl__diag_oom(d);
+    }
+    *ng = *gd;
+    ng->node = cur;
+    ng->n_node = n_cur;
+    *out = ng;
+    return prune_library(&x, cur, n_cur, ng);
+}
