@@ -46,6 +46,8 @@ typedef struct fl_pass_record {
     const char *pass;
     int iteration;
     int64_t nodes_removed, nodes_added, nodes_rewritten;
+    int64_t nodes_reinferred; /* inferred and costed again after it (the whole graph, or
+                               * what the incremental update visited); 0: unchanged */
     fl_cost_totals before, after;
     size_t first_entry, n_entries; /* slice of the ledger's entries */
 } fl_pass_record;

@@ -472,7 +472,7 @@ static fl_status check_incremental(fl_ctx *c, const fl_options *opt, const fl_co
  * against the whole one. Warnings that inference already gave for the
  * original graph are not repeated. */
 static fl_status refresh(fl_ctx *c, const fl_options *opt, const fl_graph_snapshot *before,
-                         bool verify, fl_cost_totals *t) {
+                         bool verify, fl_cost_totals *t, int64_t *reinferred) {
     fl_graph *g = c->g;
     fl_status st = fl__graph_compact(g, c->d);
     if (st != FL_OK) {
@@ -500,6 +500,13 @@ static fl_status refresh(fl_ctx *c, const fl_options *opt, const fl_graph_snapsh
         return st;
     }
     bool incremental = redone != NULL;
+    *reinferred = (int64_t)g->n_nodes;
+    if (redone) {
+        *reinferred = 0;
+        for (size_t i = 0; i < g->n_nodes; i++) {
+            *reinferred += redone[i] != 0;
+        }
+    }
     st = fl__cost_graph_some(c, t, redone);
     free(redone);
     if (st == FL_OK && incremental && verify) {
@@ -548,7 +555,7 @@ static fl_status run_pass(fl_ctx *c, const fl_options *opt, const fl_pipeline_co
     *changed =
         led->n_entries > rec->first_entry || pc.rewritten || rec->nodes_removed || rec->nodes_added;
     if (*changed) {
-        st = refresh(c, opt, before, cfg->verify, cur);
+        st = refresh(c, opt, before, cfg->verify, cur, &rec->nodes_reinferred);
         if (st == FL_OK) {
             st = check_outputs(c, snaps, n_snaps, "the pass");
         }
@@ -661,7 +668,7 @@ static fl_status run_guarded(fl_ctx *c, const fl_options *opt, const fl_pipeline
         d->n_warnings = d_nw;
         d->n_warnings_dropped = d_nd;
         led->n_entries = rec.first_entry;
-        rec.nodes_removed = rec.nodes_added = rec.nodes_rewritten = 0;
+        rec.nodes_removed = rec.nodes_added = rec.nodes_rewritten = rec.nodes_reinferred = 0;
         next = *cur;
         st = note_failure(c, cfg, pass_names[p], it, err, why, led->n_passes);
         if (st != FL_OK) {

@@ -175,12 +175,58 @@ static void test_attrs(void **state) {
     teardown_f(&f);
 }
 
+/* The edge index finds the readers a whole-graph walk finds, also those
+ * noted after it was built, and skips the entries its own moves left stale:
+ * the same edges change and the counts are the walk's. */
+static void test_edge_index(void **state) {
+    (void)state;
+    fixture f;
+    build(&f);
+    fl_edge_index x;
+    assert_int_equal(fl__edge_index_build(f.g, &x, &f.d), FL_OK);
+    fl_node *a = fl__graph_find(f.g, "a"), *b = fl__graph_find(f.g, "b");
+    fl_node *c = fl__graph_find(f.g, "c"), *d = fl__graph_find(f.g, "d");
+    fl_node *dep = fl__graph_find(f.g, "dep"), *xn = fl__graph_find(f.g, "x");
+    /* A node added after the build and noted: e = Relu(a), after ^dep. */
+    fl_input in = {a, 0};
+    fl_node *e = fl__op_add_op(f.g, "e", "Relu", 1, &in, 1, &f.d);
+    assert_non_null(e);
+    assert_int_equal(fl__node_add_ctrl(f.g, e, dep), FL_OK);
+    assert_int_equal(fl__edge_index_note(&x, e, &f.d), FL_OK);
+    /* a is read by b, by d twice and by e: 4 inputs move to c (which
+     * nothing read). */
+    assert_int_equal(fl__edge_index_replace_uses(&x, a, 0, c, 0, &f.d), 4);
+    assert_ptr_equal(b->inputs[0].node, c);
+    assert_ptr_equal(d->inputs[0].node, c);
+    assert_ptr_equal(d->inputs[1].node, c);
+    assert_ptr_equal(e->inputs[0].node, c);
+    /* The stale entries of a find nothing more. */
+    assert_int_equal(fl__edge_index_replace_uses(&x, a, 0, b, 0, &f.d), 0);
+    /* The moved readers are c's now: back to a through the index. */
+    assert_int_equal(fl__edge_index_replace_uses(&x, c, 0, a, 0, &f.d), 4);
+    assert_ptr_equal(b->inputs[0].node, a);
+    assert_ptr_equal(e->inputs[0].node, a);
+    assert_ptr_equal(a->inputs[0].node, xn);
+    /* Control edges: dep's go to b (c and e); then b's to NULL (dropped). */
+    assert_int_equal(fl__edge_index_replace_ctrl_uses(&x, dep, b, &f.d), 2);
+    assert_ptr_equal(c->ctrl[0], b);
+    assert_ptr_equal(e->ctrl[0], b);
+    assert_int_equal(fl__edge_index_replace_ctrl_uses(&x, b, NULL, &f.d), 2);
+    assert_int_equal(c->n_ctrl, 0);
+    assert_int_equal(e->n_ctrl, 0);
+    /* The whole-graph walk agrees that nothing reads dep or c now. */
+    assert_int_equal(fl__graph_replace_ctrl_uses(f.g, dep, NULL), 0);
+    assert_int_equal(fl__graph_replace_uses(f.g, c, 0, a, 0), 0);
+    teardown_f(&f);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_uses),
         cmocka_unit_test(test_bypass_and_compact),
         cmocka_unit_test(test_compact_refuses_dangling),
         cmocka_unit_test(test_control_edges),
+        cmocka_unit_test(test_edge_index),
         cmocka_unit_test(test_rename_and_unique_names),
         cmocka_unit_test(test_attrs),
     };

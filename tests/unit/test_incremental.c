@@ -1,0 +1,142 @@
+/*
+ * test_incremental.c - after a pass, the pipeline infers and costs again
+ * only the nodes the pass changed and the consumers of nodes whose outputs
+ * came out different (src/shape/incremental.c), with the same result as the
+ * whole inference (the verifier compares them node by node: cfg.verify).
+ *
+ * The graph: x [4] -> i (Identity) -> r1 .. r50 (Relu) -> s = Sum over axis
+ * 0 (a scalar, the graph's output), and a second input x2 [8]. Pruning
+ * removes i (r1 then reads x, same shape: one node inferred again). A test
+ * hook that moves r1 onto x2 changes every Relu's shape but not the output's:
+ * r1 .. r50 and s are inferred again, with [8] shapes and 8 FLOPs per Relu.
+ */
+#include "import/import.h"
+#include "passes/pipeline.h"
+#include "shape/infer.h"
+#include "testgraph.h"
+#include "testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RELUS 50
+
+typedef struct fixture {
+    fl_arena arena;
+    fl_diag d;
+    fl_graph *g;
+    fl_ctx c;
+    fl_options opt;
+} fixture;
+
+static void setup_f(fixture *f) {
+    tg_graph *t = tg_new();
+    tg_placeholder(t, "x", 1, 1, (int64_t[]){4});
+    tg_placeholder(t, "x2", 1, 1, (int64_t[]){8});
+    tg_attr_type(tg_add(t, "i", "Identity", "x", NULL), "T", 1);
+    char prev[16] = "i", name[16];
+    for (int k = 1; k <= RELUS; k++) {
+        snprintf(name, sizeof name, "r%d", k);
+        tg_attr_type(tg_add(t, name, "Relu", prev, NULL), "T", 1);
+        memcpy(prev, name, sizeof prev);
+    }
+    tg_const_int(t, "axis", 3, 1, (int64_t[]){1}, (int64_t[]){0});
+    tg_node *s = tg_add(t, "s", "Sum", prev, "axis", NULL);
+    tg_attr_type(s, "T", 1);
+    tg_attr_type(s, "Tidx", 3);
+    tg_attr_bool(s, "keep_dims", 0);
+    size_t len;
+    uint8_t *buf = tg_pack(t, &len);
+    tg_free(t);
+    fl__arena_init(&f->arena, 0);
+    fl__diag_init(&f->d, &f->arena);
+    f->g = fl__graph_new(&f->arena);
+    f->c = (fl_ctx){f->g, f->g->syms, &f->arena, &f->d, 1 << 20};
+    fl_options_init(&f->opt);
+    fl_import_opts io = {1000, 1 << 20, NULL};
+    assert_int_equal(fl__import_graphdef(f->g, buf, len, &io, &f->d), FL_OK);
+    free(buf);
+    assert_int_equal(fl__graph_toposort(f->g, &f->d), FL_OK);
+    fl_infer_result ir;
+    assert_int_equal(fl__infer_shapes(&f->c, &f->opt, &ir), FL_OK);
+    fl_cost_totals t0;
+    assert_int_equal(fl__cost_graph(&f->c, &t0), FL_OK);
+}
+
+/* Runs `passes` once (one iteration) with the verifier on; returns the
+ * ledger (its records) and the totals after. */
+static void run(fixture *f, const char *passes, fl_ledger *led, fl_cost_totals *after) {
+    fl_pipeline_config cfg;
+    fl__pipeline_config_init(&cfg);
+    cfg.verify = true;
+    cfg.passes = passes;
+    cfg.opt.iterations = 1;
+    cfg.outputs = (const char *[]){"s"};
+    cfg.n_outputs = 1;
+    fl_pass_failures fails = {NULL, 0, 0};
+    cfg.failures = &fails;
+    fl__ledger_init(led, &f->arena);
+    assert_int_equal(fl__pipeline_run(&f->c, &f->opt, &cfg, led, after), FL_OK);
+    assert_int_equal(fails.n, 0);
+}
+
+static int64_t flops(const fl_cost_totals *t) {
+    assert_true(fl_sym_is_known(t->flops));
+    return t->flops.k;
+}
+
+/* Pruning bypasses the Identity: r1 is the only node inferred again. */
+static void test_bypass_reinfers_one(void **state) {
+    (void)state;
+    fixture f;
+    setup_f(&f);
+    fl_ledger led;
+    fl_cost_totals after;
+    run(&f, "pruning", &led, &after);
+    assert_int_equal(led.n_passes, 1);
+    assert_int_equal(led.passes[0].nodes_removed, 1);
+    assert_int_equal(led.passes[0].nodes_reinferred, 1);
+    assert_null(fl__graph_find(f.g, "i"));
+    /* 50 Relus of 4 elements, and Sum's 3 additions. */
+    assert_int_equal(flops(&after), RELUS * 4 + 3);
+    fl__arena_free(&f.arena);
+}
+
+/* A rewrite that changes a shape: the change travels down the chain. */
+static fl_status move_to_x2(fl_pass_ctx *pc, void *arg) {
+    (void)arg;
+    fl_node *r1 = fl__graph_find(pc->c->g, "r1");
+    fl_node *x2 = fl__graph_find(pc->c->g, "x2");
+    r1->inputs[0] = (fl_input){x2, 0};
+    pc->rewritten++;
+    return FL_OK;
+}
+
+static void test_shape_change_travels(void **state) {
+    (void)state;
+    fixture f;
+    setup_f(&f);
+    fl_ledger led;
+    fl_cost_totals after;
+    fl__pipeline_set_test_hook(move_to_x2, NULL);
+    run(&f, "shape", &led, &after);
+    fl__pipeline_set_test_hook(NULL, NULL);
+    assert_int_equal(led.n_passes, 1);
+    /* r1 .. r50 and s; i, x, x2 and the axis keep theirs. */
+    assert_int_equal(led.passes[0].nodes_reinferred, RELUS + 1);
+    const fl_node *last = fl__graph_find(f.g, "r50");
+    assert_int_equal(last->outputs[0].shape.rank, 1);
+    assert_int_equal(last->outputs[0].shape.dims[0].k, 8);
+    assert_int_equal(flops(&led.passes[0].before), RELUS * 4 + 3);
+    assert_int_equal(flops(&after), RELUS * 8 + 7);
+    fl__arena_free(&f.arena);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bypass_reinfers_one),
+        cmocka_unit_test(test_shape_change_travels),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
