@@ -120,6 +120,29 @@ static fl_status note_passes_not_applicable(fl_ctx *c, fl_report *r) {
     return FL_OK;
 }
 
+/* The last totals formatted for the report: a pass record's "before" is
+ * the previous one's "after", and a pass that changed nothing has equal
+ * ones, so most records reuse the formatted strings (formatting symbolic
+ * counts is most of a tiny graph's report). */
+typedef struct totals_memo_t {
+    bool set;
+    fl_cost_totals t;
+    fl_totals out;
+} totals_memo_t;
+
+static fl_status totals_memo(fl_ctx *c, fl_arena *ra, totals_memo_t *m, const fl_cost_totals *t,
+                             fl_totals *out) {
+    if (m->set && memcmp(&m->t, t, sizeof(*t)) == 0) {
+        *out = m->out;
+        return FL_OK;
+    }
+    fl_status st = fl__report_totals(c, ra, t, out);
+    if (st == FL_OK) {
+        *m = (totals_memo_t){true, *t, *out};
+    }
+    return st;
+}
+
 static fl_status run_passes(fl_ctx *c, const fl_options *opt, fl_report *r) {
     fl_arena *ra = report_arena(r);
     fl_pipeline_config cfg;
@@ -179,6 +202,8 @@ static fl_status run_passes(fl_ctx *c, const fl_options *opt, fl_report *r) {
     if (!ps || !es) {
         return fl__diag_oom(c->d);
     }
+    totals_memo_t memo;
+    memset(&memo, 0, sizeof memo);
     for (size_t i = 0; i < led.n_passes && st == FL_OK; i++) {
         const fl_pass_record *p = &led.passes[i];
         ps[i].pass = fl__arena_strdup(ra, p->pass);
@@ -195,10 +220,10 @@ static fl_status run_passes(fl_ctx *c, const fl_options *opt, fl_report *r) {
             }
         }
         if (st == FL_OK) { /* keep a failure to copy `failed` */
-            st = fl__report_totals(c, ra, &p->before, &ps[i].before);
+            st = totals_memo(c, ra, &memo, &p->before, &ps[i].before);
         }
         if (st == FL_OK) {
-            st = fl__report_totals(c, ra, &p->after, &ps[i].after);
+            st = totals_memo(c, ra, &memo, &p->after, &ps[i].after);
         }
     }
     for (size_t i = 0; i < led.n_entries; i++) {

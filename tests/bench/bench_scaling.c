@@ -3,7 +3,8 @@
  * the fixed cost of a tiny graph. Not a test: it prints figures.
  *
  *   bench_scaling [runs]              tiny_cnn, then chains of 10k, 100k, 1M
- *   bench_scaling [runs] N...         chains of N nodes only (e.g. 10000000)
+ *   bench_scaling [runs] N|tiny...    chains of N nodes only (e.g. 10000000),
+ *                                     or tiny_cnn
  *   bench_scaling --write-chain N F   writes the chain of N nodes to F (.pb)
  *
  * The chain is chain.h's Conv2D/BiasAdd/Relu chain. Each chain size is
@@ -98,7 +99,9 @@ static void chain(long n, int runs) {
         fflush(stdout);
         pid_t pid = fork();
         if (pid == 0) {
-            _exit(chain_child(n, modes[m], n >= 1000000 ? 1 + (runs > 1) : runs));
+            int rc = chain_child(n, modes[m], n >= 1000000 ? 1 + (runs > 1) : runs);
+            fflush(stdout); /* _exit does not flush */
+            _exit(rc);
         }
         int status = 0;
         if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
@@ -160,7 +163,11 @@ int main(int argc, char **argv) {
     printf("foldline %s scaling benchmark (single thread)\n", fl_version());
     if (argc > 2) {
         for (int i = 2; i < argc; i++) {
-            chain(atol(argv[i]), runs);
+            if (strcmp(argv[i], "tiny") == 0) {
+                tiny(runs);
+            } else {
+                chain(atol(argv[i]), runs);
+            }
         }
         return 0;
     }
