@@ -25,7 +25,7 @@ static fl_status node_bytes(fl_ctx *c, fl_node *n) {
     uint32_t fl = n->desc ? n->desc->flags : 0;
     fl_sym rd = fl_sym_const(0), wr = fl_sym_const(0), b;
     fl_status st;
-    if (!(fl & (FL_OPF_NO_BYTES | FL_OPF_ALIAS))) {
+    if (!(fl & (FL_OPF_NO_BYTES | FL_OPF_ALIAS)) && !n->cost.per_load) {
         if (!(fl & FL_OPF_META)) {
             for (int i = 0; i < n->n_inputs; i++) {
                 if ((st = tensor_bytes(c, n, fl_node_in(n, i), &b)) != FL_OK ||

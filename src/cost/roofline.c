@@ -275,7 +275,7 @@ fl_status fl__roofline_estimate(const fl_graph *g, const fl_profile *p, bool per
         fl_roofline_node *r = &all[n++];
         r->name = nd->name;
         r->op = nd->op;
-        r->executed = !(nd->desc && (nd->desc->flags & FL_OPF_NO_BYTES));
+        r->executed = !(nd->desc && (nd->desc->flags & FL_OPF_NO_BYTES)) && !nd->cost.per_load;
         estimate_node(p, nd, r, labels);
         double m = r->compute_s >= r->memory_s ? r->compute_s : r->memory_s;
         double fixed = r->overhead_s + r->fixed_s;

@@ -176,6 +176,8 @@ typedef struct fl_cost {
     bool has_rule;        /* the op has a real FLOP rule in the complete convention */
     bool tfprof_rule;     /* tfprof registers the op */
     bool incomplete;      /* a count depends on an unknown dimension: not summed */
+    bool per_load;        /* runs once, when the model is prepared (TFLite's DEQUANTIZE of a
+                           * constant): no per-inference bytes or dispatch */
 } fl_cost;
 
 struct fl_node {

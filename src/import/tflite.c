@@ -861,7 +861,7 @@ static void note_dequantize(tfl *t) {
         fl__diag_warn(t->d,
                       "%lld DEQUANTIZE ops widen %lld constant weight elements: counted as a "
                       "per-load cost (once, when the interpreter prepares the model), not "
-                      "per inference: 0 FLOPs here",
+                      "per inference: 0 FLOPs and 0 bytes here",
                       (long long)ops, (long long)elems);
     }
 }

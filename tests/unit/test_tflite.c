@@ -11,6 +11,10 @@
  *   RESHAPE -> [1,36]: 0; DEQUANTIZE of the float16 weights: per-load, 0
  *   FULLY_CONNECTED [1,36] x [10,36]^T, no bias: MACs 360, FLOPs 720
  *   Total MACs 7,596, FLOPs 15,704.
+ *   Bytes (float32 activations and weights read, outputs written): conv
+ *   768 + 432 + 16 read, 1,024 written = 2,240; depthwise 1,024 + 144 read,
+ *   144 written = 1,312; FC 144 + 1,440 (the widened weights) read, 40
+ *   written = 1,624; the DEQUANTIZE moves nothing per inference: 5,176.
  * Damaged copies (root offset out of range, a vtable larger than the file, a
  * vector longer than the file, a buffer shorter than its tensor, every
  * truncation, byte substitutions at every offset) must fail with a message
@@ -81,6 +85,9 @@ static void test_tiny(void **state) {
     assert_int_equal(node(r, "conv_out")->macs.value, 6912);
     assert_string_equal(node(r, "dw_out")->outputs[0].shape, "[1,3,3,4]");
     assert_int_equal(node(r, "dw_out")->flops.value, 648);
+    assert_int_equal(node(r, "fc_w")->bytes.value, 0); /* per-load */
+    assert_int_equal(node(r, "logits")->bytes.value, 1624);
+    assert_int_equal(r->totals.bytes.value, 5176);
     assert_string_equal(node(r, "flat")->outputs[0].shape, "[1,36]");
     assert_string_equal(node(r, "logits")->outputs[0].shape, "[1,10]");
     assert_string_equal(node(r, "fc_w16")->outputs[0].dtype, "half");

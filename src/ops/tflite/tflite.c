@@ -541,11 +541,13 @@ static fl_status infer_convert(fl_ctx *c, fl_node *n) {
     return check_all(c, n, fl__op_set_output(c, n, 0, dt, x->rank, x->dims));
 }
 
-/* A DEQUANTIZE of a constant runs once when the model is prepared: no
- * per-inference cost. */
+/* A DEQUANTIZE (or DENSIFY) of a constant runs once when the model is
+ * prepared: no per-inference FLOPs, bytes or dispatch (its consumers read
+ * the widened weights, and count those bytes). */
 static fl_status cost_convert(fl_ctx *c, const fl_node *n, fl_cost *out) {
     if ((n->kind == FL_OP_TFL_DEQUANTIZE || n->kind == FL_OP_TFL_DENSIFY) && n->n_inputs > 0 &&
         n->inputs[0].node->kind == FL_OP_CONST) {
+        out->per_load = true;
         return cost_zero(c, n, out);
     }
     return n->kind == FL_OP_TFL_CAST ? cost_zero(c, n, out) : cost_ew(c, n, out);
