@@ -9,6 +9,7 @@
 #include "cost/cost.h"
 #include "cost/roofline.h"
 #include "export/graphdef_write.h"
+#include "export/onnx_write.h"
 #include "foldline/foldline.h"
 #include "import/import.h"
 #include "ops/common.h"
@@ -242,7 +243,8 @@ static fl_status run_passes(fl_ctx *c, const fl_options *opt, fl_report *r) {
     if (st == FL_OK && opt->return_graph) {
         uint8_t *buf = NULL;
         size_t len = 0;
-        st = fl__graphdef_write(c->g, &buf, &len, c->d);
+        st = c->g->onnx.is_onnx ? fl__onnx_write(c->g, &buf, &len, c->d)
+                                : fl__graphdef_write(c->g, &buf, &len, c->d);
         if (st == FL_OK) {
             uint8_t *copy = fl__arena_alloc(ra, len ? len : 1);
             if (!copy) {
@@ -342,11 +344,11 @@ fl_status fl_analyze(const void *bytes, size_t len, const fl_options *opt_in, fl
              : fmt == FL_FORMAT_SAVEDMODEL ? fl__import_savedmodel(g, bytes, len, &io, &d)
                                            : fl__import_graphdef(g, bytes, len, &io, &d);
     }
-    if (st == FL_OK && (fmt == FL_FORMAT_ONNX || fmt == FL_FORMAT_TFLITE) && opt->return_graph) {
+    if (st == FL_OK && fmt == FL_FORMAT_TFLITE && opt->return_graph) {
         st = fl__diag_fail(&d, FL_EUSAGE,
-                           "writing an optimised graph back is implemented for TensorFlow graphs "
-                           "only; an %s model can be analysed (foldline analyze) but not written",
-                           fmt == FL_FORMAT_ONNX ? "ONNX" : "TFLite");
+                           "writing an optimised graph back is implemented for TensorFlow and ONNX "
+                           "graphs only; a TFLite model can be analysed (foldline analyze) but not "
+                           "written");
     }
     if (st == FL_OK && g->n_nodes == 0) {
         st = fl__diag_fail(&d, FL_EINVAL,

@@ -253,6 +253,7 @@ struct fl_graph {
         int64_t n_initializers;
         const char **outputs;
         size_t n_outputs;
+        const void *model; /* the imported ModelProto (protobuf-c), for write-back */
     } onnx;
 
     /* Buffers of the last fl__uses_build (graph/mutate.h), reused by the next

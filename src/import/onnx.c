@@ -1102,7 +1102,8 @@ fl_status fl__import_onnx_files(fl_graph *g, const uint8_t *buf, size_t len,
     if (!m) {
         return d->status;
     }
-    g->src = NULL; /* not a GraphDef: nothing to write back */
+    g->src = NULL;     /* not a GraphDef */
+    g->onnx.model = m; /* written back by export/onnx_write.c */
     imp im = {g, d, o, {NULL, 0, 0}, NULL, {files, NULL, 0, 0, NULL, 0}};
     fl_status st = import_graph(&im, m);
     if (st == FL_OK) {

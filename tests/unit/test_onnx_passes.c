@@ -6,6 +6,7 @@
  * and after (derived from the FLOP rules of src/ops/onnx.c's header).
  */
 #include "cost/cost.h"
+#include "export/onnx_write.h"
 #include "import/import.h"
 #include "onnxbuild.h"
 #include "passes/pipeline.h"
@@ -28,6 +29,7 @@ typedef struct run {
     fl_options opt;
     fl_ledger led;
     fl_cost_totals before, after;
+    uint8_t *buf; /* the model's bytes: the import reads them in place */
     char dump[4096];
 } run;
 
@@ -64,7 +66,7 @@ static run *run_model(ob_model *m, int64_t max_folded_bytes) {
     if (st == FL_OK) {
         st = fl__pipeline_run(&r->c, &r->opt, &cfg, &r->led, &r->after);
     }
-    free(buf);
+    r->buf = buf;
     if (st != FL_OK) {
         fail_msg("pipeline failed: %s", r->d.msg ? r->d.msg : fl_status_str(st));
     }
@@ -73,6 +75,7 @@ static run *run_model(ob_model *m, int64_t max_folded_bytes) {
 
 static void run_free(run *r) {
     fl__arena_free(&r->arena);
+    free(r->buf);
     free(r);
 }
 
@@ -306,6 +309,39 @@ static void test_matmul_add_gemm_act(void **state) {
     assert_int_equal(known(r->before.flops), 216);
     assert_int_equal(known(r->after.flops), 216);
     assert_int_equal(known(r->after.macs), 96);
+    /* Written back: one com.microsoft FusedGemm reading the graph input and
+     * both initializers, producing the graph output y; com.microsoft
+     * imported. */
+    uint8_t *out;
+    size_t len;
+    assert_int_equal(fl__onnx_write(r->g, &out, &len, &r->d), FL_OK);
+    Onnx__ModelProto *mp = onnx__model_proto__unpack(NULL, len, out);
+    assert_non_null(mp);
+    assert_int_equal(mp->graph->n_node, 1);
+    const Onnx__NodeProto *np = mp->graph->node[0];
+    assert_string_equal(np->op_type, "FusedGemm");
+    assert_string_equal(np->domain, "com.microsoft");
+    assert_int_equal(np->n_input, 3);
+    assert_string_equal(np->input[0], "x");
+    assert_string_equal(np->input[1], "w");
+    assert_string_equal(np->input[2], "c");
+    assert_int_equal(np->n_output, 1);
+    assert_string_equal(np->output[0], "y");
+    assert_int_equal(mp->graph->n_initializer, 2);
+    assert_string_equal(mp->graph->output[0]->name, "y");
+    bool ms = false, alpha = false, act = false;
+    for (size_t i = 0; i < mp->n_opset_import; i++) {
+        ms |= strcmp(mp->opset_import[i]->domain, "com.microsoft") == 0;
+    }
+    for (size_t i = 0; i < np->n_attribute; i++) {
+        const Onnx__AttributeProto *at = np->attribute[i];
+        alpha |= strcmp(at->name, "activation_alpha") == 0 && at->f == 0.1f;
+        act |= strcmp(at->name, "activation") == 0 && at->s.len == 9 &&
+               memcmp(at->s.data, "LeakyRelu", 9) == 0;
+    }
+    assert_true(ms && alpha && act);
+    onnx__model_proto__free_unpacked(mp, NULL);
+    free(out);
     run_free(r);
     ob_free(m);
 }
