@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Grappler's passes on ONNX CNNs against ONNX Runtime's 'extended' level. For
-# every CNN of the shared corpus (onnx/NAME.raw.stripped.onnx: the exports
+# Grappler's passes on ONNX CNNs (and ViT) against ONNX Runtime's 'extended'
+# level. For every CNN of the shared corpus, and vit_b_16, (onnx/NAME.raw.stripped.onnx: the exports
 # with their BatchNormalization nodes, Constant nodes and Shape chains) and
 # its ORT-optimised twin (onnx/ort-extended/): after foldline's default passes
 #  - no BatchNormalization is left (in these exports every one follows a
@@ -8,9 +8,9 @@
 #  - the operator count is within 1.15x of ORT's graph's,
 #  - FLOPs after the passes are within 1% of foldline's FLOPs on ORT's graph
 #    (analysed as given, --passes none), and MACs are equal.
-# The transformer-style models (convnext_tiny, vit_b_16, the tiny encoder)
-# are printed for information only: LayerNorm/Gelu/attention recognition is
-# not done, so their counts stay above ORT's.
+# The tiny transformer encoder is printed for information only: attention
+# is not recognised (nor ORT's Reshape-wrapped 3-D Gemms), so its operator
+# count stays 1.19x ORT's.
 # Exit 77 (skipped) when the corpus is absent.
 # Usage: cli_onnx_passes.sh FOLDLINE_BINARY TEST_DATA_DIR
 set -u
@@ -36,8 +36,8 @@ bn = sum(1 for n in nodes if n["op"] == "BatchNormalization")
 print(t["nodes"] if "nodes" in t else r["after"]["nodes"], v(t["flops"]), v(t["macs"]), bn)' "$which"
 }
 
-cnns="alexnet efficientnet_b0 googlenet mobilenet_v2 mobilenet_v3_small resnet18 shufflenet_v2_x1_0 squeezenet1_0 vgg16"
-info="convnext_tiny tiny_transformer_encoder vit_b_16"
+cnns="alexnet convnext_tiny efficientnet_b0 googlenet mobilenet_v2 mobilenet_v3_small resnet18 shufflenet_v2_x1_0 squeezenet1_0 vgg16 vit_b_16"
+info="tiny_transformer_encoder"
 n=0
 for name in $cnns $info; do
   raw="$corpus/onnx/$name.raw.stripped.onnx"
@@ -71,5 +71,5 @@ sys.exit(0 if ok else 1)' "$ops1" "$ops2" "$f1" "$f2" "$m1" "$m2" "$bn1"; then
   fi
   n=$((n + 1))
 done
-[ "$n" -ge 9 ] || { echo "FAIL: only $n CNNs compared"; fails=$((fails + 1)); }
+[ "$n" -ge 11 ] || { echo "FAIL: only $n models compared"; fails=$((fails + 1)); }
 finish

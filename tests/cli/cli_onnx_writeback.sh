@@ -3,7 +3,8 @@
 # ONNX Runtime loads and runs it with the original's outputs. For corpus
 # models with their weights (mobilenet_v3_small and the tiny transformer
 # encoder as exported; resnet18, efficientnet_b0, mobilenet_v2,
-# shufflenet_v2_x1_0, googlenet and squeezenet1_0 filled with fl_onnxfill's
+# shufflenet_v2_x1_0, googlenet, squeezenet1_0 and convnext_tiny (Gelu and
+# LayerNormalization fused) filled with fl_onnxfill's
 # seeded values):
 #  - the written model re-analysed as given (--passes none) has the
 #    operator count, FLOPs and MACs the optimize run reported after its
@@ -67,7 +68,7 @@ fill="$build/tests/fl_onnxfill"
 if [ "$have_corpus" = 0 ]; then
   :
 elif [ -x "$fill" ]; then
-  for m in resnet18 efficientnet_b0 mobilenet_v2 shufflenet_v2_x1_0 googlenet squeezenet1_0; do
+  for m in resnet18 efficientnet_b0 mobilenet_v2 shufflenet_v2_x1_0 googlenet squeezenet1_0 convnext_tiny; do
     if "$fill" "$corpus/$m.raw.stripped.onnx" "$tmp/$m.onnx" >/dev/null 2>&1; then
       models+=("$tmp/$m.onnx")
     else

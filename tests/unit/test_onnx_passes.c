@@ -416,12 +416,135 @@ static void test_shape_chain_folds(void **state) {
     ob_free(m);
 }
 
+/* Exact Gelu as torch writes it at opset 13, in both Mul orders:
+ * x * 0.5 * (1 + erf(x / sqrt 2)) -> com.microsoft::Gelu(x) named after the
+ * last Mul. FLOPs: Div, Erf, Add, Mul, Mul at 1 per element: 5 * 24 = 120
+ * before; Gelu 1 per element: 24 after. */
+static void test_gelu_exact(void **state) {
+    (void)state;
+    for (int half_first = 0; half_first < 2; half_first++) {
+        ob_model *m = ob_new(13);
+        ob_input(m, "x", OB_FLOAT, 2, (int64_t[]){4, 6}, NULL);
+        init_vals(m, "s2", 0, NULL, (float[]){1.4142135f}, 1);
+        init_vals(m, "one", 0, NULL, (float[]){1}, 1);
+        init_vals(m, "half", 0, NULL, (float[]){0.5f}, 1);
+        ob_node(m, "Div", "div", "x,s2", "d");
+        ob_node(m, "Erf", "erf", "d", "e");
+        ob_node(m, "Add", "add", "one,e", "a");
+        if (half_first) {
+            ob_node(m, "Mul", "mul1", "half,x", "h");
+            ob_node(m, "Mul", "mul2", "a,h", "y");
+        } else {
+            ob_node(m, "Mul", "mul1", "x,a", "h");
+            ob_node(m, "Mul", "mul2", "h,half", "y");
+        }
+        ob_output(m, "y");
+        run *r = run_model(m, 0);
+        assert_string_equal(dump_ops(r), "mul2=Gelu(x)");
+        assert_true(fired(r, "gelu_exact", "mul2"));
+        assert_int_equal(need(r, "mul2")->kind, FL_OP_ONNX_MS_GELU);
+        assert_int_equal(known(r->before.flops), 120);
+        assert_int_equal(known(r->after.flops), 24);
+        run_free(r);
+        ob_free(m);
+    }
+}
+
+/* A Gelu-like chain with the wrong constant (Div by 2) is left alone. */
+static void test_gelu_wrong_constant(void **state) {
+    (void)state;
+    ob_model *m = ob_new(13);
+    ob_input(m, "x", OB_FLOAT, 2, (int64_t[]){4, 6}, NULL);
+    init_vals(m, "s2", 0, NULL, (float[]){2}, 1);
+    init_vals(m, "one", 0, NULL, (float[]){1}, 1);
+    init_vals(m, "half", 0, NULL, (float[]){0.5f}, 1);
+    ob_node(m, "Div", "div", "x,s2", "d");
+    ob_node(m, "Erf", "erf", "d", "e");
+    ob_node(m, "Add", "add", "e,one", "a");
+    ob_node(m, "Mul", "mul1", "x,a", "h");
+    ob_node(m, "Mul", "mul2", "h,half", "y");
+    ob_output(m, "y");
+    run *r = run_model(m, 0);
+    assert_false(fired(r, "gelu_exact", NULL));
+    assert_string_equal(dump_ops(r), "div=Div(x,s2); erf=Erf(div); add=Add(erf,one); "
+                                     "mul1=Mul(x,add); mul2=Mul(mul1,half)");
+    run_free(r);
+    ob_free(m);
+}
+
+/* Layer norm over the last axis as torch writes it at opset 13 ->
+ * LayerNormalization(x, gamma, beta), axis -1, epsilon 1e-5. x [2,3,8]:
+ * E = 48, R = 6 rows. FLOPs before: ReduceMean E, Sub E, Pow E, ReduceMean
+ * E, Add R, Sqrt R, Div E, Mul E, Add E = 7 * 48 + 2 * 6 = 348; after,
+ * LayerNormalization with a bias counts its decomposition: 348. */
+static void test_layer_norm(void **state) {
+    (void)state;
+    ob_model *m = ob_new(13);
+    ob_input(m, "x", OB_FLOAT, 3, (int64_t[]){2, 3, 8}, NULL);
+    init_vals(m, "two", 0, NULL, (float[]){2}, 1);
+    init_vals(m, "eps", 0, NULL, (float[]){1e-5f}, 1);
+    ob_init_f(m, "gamma", 1, (int64_t[]){8}, true);
+    ob_init_f(m, "beta", 1, (int64_t[]){8}, true);
+    Onnx__NodeProto *m1 = ob_node(m, "ReduceMean", "mean1", "x", "m");
+    ob_attr_ints(m, m1, "axes", 1, (int64_t[]){-1});
+    ob_node(m, "Sub", "sub", "x,m", "d");
+    ob_node(m, "Pow", "pow", "d,two", "p");
+    Onnx__NodeProto *m2 = ob_node(m, "ReduceMean", "mean2", "p", "v");
+    ob_attr_ints(m, m2, "axes", 1, (int64_t[]){2});
+    ob_node(m, "Add", "add_eps", "v,eps", "a");
+    ob_node(m, "Sqrt", "sqrt", "a", "s");
+    ob_node(m, "Div", "div", "d,s", "n");
+    ob_node(m, "Mul", "mul", "gamma,n", "g");
+    ob_node(m, "Add", "add", "g,beta", "y");
+    ob_output(m, "y");
+    run *r = run_model(m, 0);
+    assert_string_equal(dump_ops(r), "add=LayerNormalization(x,gamma,beta)");
+    assert_true(fired(r, "layer_norm", "add"));
+    fl_node *ln = need(r, "add");
+    assert_int_equal(ln->kind, FL_OP_ONNX_LAYER_NORM);
+    assert_true(fl__node_attr(ln, "epsilon")->v.f == 1e-5f);
+    assert_int_equal(fl__node_attr(ln, "axis")->v.i, -1);
+    assert_int_equal(known(r->before.flops), 348);
+    assert_int_equal(known(r->after.flops), 348);
+    run_free(r);
+    ob_free(m);
+}
+
+/* The mean over another axis is not a layer norm over the last one. */
+static void test_layer_norm_other_axis(void **state) {
+    (void)state;
+    ob_model *m = ob_new(13);
+    ob_input(m, "x", OB_FLOAT, 3, (int64_t[]){2, 3, 8}, NULL);
+    init_vals(m, "two", 0, NULL, (float[]){2}, 1);
+    init_vals(m, "eps", 0, NULL, (float[]){1e-5f}, 1);
+    ob_init_f(m, "gamma", 1, (int64_t[]){8}, true);
+    ob_init_f(m, "beta", 1, (int64_t[]){8}, true);
+    Onnx__NodeProto *m1 = ob_node(m, "ReduceMean", "mean1", "x", "m");
+    ob_attr_ints(m, m1, "axes", 1, (int64_t[]){1});
+    ob_node(m, "Sub", "sub", "x,m", "d");
+    ob_node(m, "Pow", "pow", "d,two", "p");
+    Onnx__NodeProto *m2 = ob_node(m, "ReduceMean", "mean2", "p", "v");
+    ob_attr_ints(m, m2, "axes", 1, (int64_t[]){1});
+    ob_node(m, "Add", "add_eps", "v,eps", "a");
+    ob_node(m, "Sqrt", "sqrt", "a", "s");
+    ob_node(m, "Div", "div", "d,s", "n");
+    ob_node(m, "Mul", "mul", "gamma,n", "g");
+    ob_node(m, "Add", "add", "g,beta", "y");
+    ob_output(m, "y");
+    run *r = run_model(m, 0);
+    assert_false(fired(r, "layer_norm", NULL));
+    run_free(r);
+    ob_free(m);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_conv_bn_relu_values), cmocka_unit_test(test_conv_bn_clip_stripped),
         cmocka_unit_test(test_conv_bn_over_limit),  cmocka_unit_test(test_conv_bn_negative),
         cmocka_unit_test(test_matmul_add_gemm_act), cmocka_unit_test(test_matmul_3d_kept),
         cmocka_unit_test(test_swish_quick_gelu),    cmocka_unit_test(test_shape_chain_folds),
+        cmocka_unit_test(test_gelu_exact),          cmocka_unit_test(test_gelu_wrong_constant),
+        cmocka_unit_test(test_layer_norm),          cmocka_unit_test(test_layer_norm_other_axis),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

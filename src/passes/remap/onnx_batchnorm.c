@@ -43,7 +43,10 @@ fl_node *fl__rm_onnx_replace(rctx *r, fl_node *root, int kind, int n_inputs,
                              const fl_input *inputs) {
     const char *q = fl__op_name(kind);
     const char *sep = strstr(q, "::");
-    fl_node *f = fl__rm_replace_root(r, root, sep ? sep + 2 : q, root->device, n_inputs, inputs, 1);
+    const struct fl_op_desc *desc = fl__op_desc_of(kind);
+    int n_out = desc && desc->n_outputs > 0 ? desc->n_outputs : 1;
+    fl_node *f =
+        fl__rm_replace_root(r, root, sep ? sep + 2 : q, root->device, n_inputs, inputs, n_out);
     if (f) {
         fl__op_bind_kind(f, kind);
         f->src = root->src;

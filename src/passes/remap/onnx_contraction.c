@@ -4,7 +4,8 @@
  * order they are tried in on an ONNX graph (fl__rm_onnx_rewrite). The fused
  * nodes are operators ONNX Runtime executes (com.microsoft FusedConv and
  * FusedGemm, ai.onnx Gemm, com.microsoft QuickGelu), so the optimised graph
- * written back loads there. Ledger names are the TensorFlow rules'.
+ * written back loads there. Ledger names are the TensorFlow rules'. The
+ * Gelu and layer-norm subgraph rules are in onnx_norm.c.
  *
  *  contraction_bias_activation / fused_conv_activation (rows 2 and 13):
  *    act(Conv(X, W[, B]))  =>  com.microsoft::FusedConv(X, W[, B]) named
@@ -248,5 +249,6 @@ bool fl__rm_onnx_rewrite(rctx *r, fl_node *n) {
         }
     }
     return fuse_conv_act(r, n, false) || fuse_gemm_act(r, n) || matmul_add_to_gemm(r, n) ||
-           swish(r, n) || fl__rm_onnx_conv_bn(r, n);
+           swish(r, n) || fl__rm_onnx_gelu(r, n) || fl__rm_onnx_layer_norm(r, n) ||
+           fl__rm_onnx_conv_bn(r, n);
 }

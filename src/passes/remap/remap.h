@@ -255,8 +255,8 @@ bool fl__rm_rewrite_gru_cell(rctx *r, fl_node *root);
 #define FL_RM_ONNX_MAX_RANK 32
 
 /* fl__rm_replace_root for an ONNX operator of registry kind `kind` (its op
- * type the name after "DOMAIN::"), one output; the new node keeps root's
- * NodeProto as src (the ONNX writer names its outputs after root's). */
+ * type the name after "DOMAIN::"), outputs as its descriptor fixes (else one); the new node keeps
+ * root's NodeProto as src (the ONNX writer names its outputs after root's). */
 fl_node *fl__rm_onnx_replace(rctx *r, fl_node *root, int kind, int n_inputs,
                              const fl_input *inputs);
 
@@ -280,6 +280,14 @@ fl_node *fl__rm_onnx_new_const(rctx *r, const fl_node *owner, const char *suffix
 
 /* Conv + BatchNormalization -> Conv (rule conv2d_batch_norm). */
 bool fl__rm_onnx_conv_bn(rctx *r, fl_node *bn);
+
+/* ---- onnx_norm.c ---- */
+
+/* Exact Gelu subgraph -> com.microsoft::Gelu (rule gelu_exact). */
+bool fl__rm_onnx_gelu(rctx *r, fl_node *root);
+
+/* Layer-norm subgraph -> LayerNormalization (rule layer_norm). */
+bool fl__rm_onnx_layer_norm(rctx *r, fl_node *root);
 
 /* ---- onnx_contraction.c ---- */
 
