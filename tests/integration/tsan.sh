@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# foldlined and the CLI's remote mode under ThreadSanitizer: builds both in
+# BUILD (configured here with -DFL_TSAN=ON) and runs the gRPC integration
+# suite (tests/integration/grpc_suite.py: every method, 16 concurrent clients,
+# streamed uploads, cancellation, deadlines, SIGTERM with calls in flight)
+# against them. Any TSan report in our processes fails the stage: the reports
+# are printed, with the suite's own result. Suppressions (tsan.supp) cover
+# only libraries we do not build (gRPC, Abseil, OpenSSL, glibc's loader).
+#
+# usage: tests/integration/tsan.sh [BUILD]   (default build-tsan)
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+src=$(cd "$here/../.." && pwd)
+build=${1:-build-tsan}
+cd "$src"
+
+cmake -S . -B "$build" -DFL_TSAN=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFL_BUILD_TESTS=OFF >/dev/null
+cmake --build "$build" -j2 --target foldlined foldline_cli >/dev/null
+
+reports=$(mktemp -d)
+trap 'rm -rf "$reports"' EXIT
+# exitcode 66: a process with a report exits 66 (the suite notices too);
+# halt_on_error=0: every report of a run is collected, not only the first.
+export TSAN_OPTIONS="suppressions=$here/tsan.supp log_path=$reports/tsan exitcode=66 halt_on_error=0 second_deadlock_stack=1"
+start=$(date +%s)
+rc=0
+bash "$here/run_grpc_suite.sh" "$build/server/foldlined" "$build/foldline" "$src" >"$reports/suite.log" 2>&1 || rc=$?
+secs=$(($(date +%s) - start))
+n=$(cat "$reports"/tsan.* 2>/dev/null | grep -c "^WARNING: ThreadSanitizer" || true)
+grep -E "^(FAIL|[0-9]+ passed)" "$reports/suite.log" || true
+echo "tsan: gRPC suite in ${secs} s, exit $rc, $n ThreadSanitizer report(s)"
+if [ "$n" -gt 0 ]; then
+  cat "$reports"/tsan.*
+fi
+if [ "$rc" -ne 0 ] || [ "$n" -gt 0 ]; then
+  [ "$rc" -ne 0 ] && tail -40 "$reports/suite.log"
+  echo "tsan: FAILED" >&2
+  exit 1
+fi
