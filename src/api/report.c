@@ -169,11 +169,11 @@ static fl_report_op *ops_out(fl_arena *ra, const op_acc *acc, size_t n, bool cou
 /* r->ops (per op type, by FLOPs) and r->unknown_ops. */
 static fl_status op_summary(fl_ctx *c, fl_arena *ra, fl_report *r) {
     fl_graph *g = c->g;
-    op_acc *acc = calloc(g->n_nodes + 1, sizeof(op_acc));
-    op_acc *unk = calloc(g->n_nodes + 1, sizeof(op_acc));
+    op_acc *acc = fl__arena_scratch(c->a, g->n_nodes + 1, sizeof(op_acc));
+    op_acc *unk = fl__arena_scratch(c->a, g->n_nodes + 1, sizeof(op_acc));
     if (!acc || !unk) {
-        free(acc);
-        free(unk);
+        fl__arena_scratch_free(c->a, acc);
+        fl__arena_scratch_free(c->a, unk);
         return fl__diag_oom(c->d);
     }
     size_t n_acc = 0, n_unk = 0;
@@ -209,8 +209,8 @@ static fl_status op_summary(fl_ctx *c, fl_arena *ra, fl_report *r) {
             st = fl__diag_oom(c->d);
         }
     }
-    free(acc);
-    free(unk);
+    fl__arena_scratch_free(c->a, acc);
+    fl__arena_scratch_free(c->a, unk);
     return st;
 }
 

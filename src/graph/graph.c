@@ -306,11 +306,11 @@ static fl_status cycle_error(const fl_graph *g, const uint32_t *indeg, fl_diag *
 
 fl_status fl__graph_toposort(fl_graph *g, fl_diag *d) {
     size_t n = g->n_nodes;
-    uint32_t *indeg = calloc(n ? n : 1, sizeof(uint32_t));
-    uint32_t *off = calloc(n + 1, sizeof(uint32_t));
+    uint32_t *indeg = fl__arena_scratch(g->arena, n ? n : 1, sizeof(uint32_t));
+    uint32_t *off = fl__arena_scratch(g->arena, n + 1, sizeof(uint32_t));
     if (!indeg || !off) {
-        free(indeg);
-        free(off);
+        fl__arena_scratch_free(g->arena, indeg);
+        fl__arena_scratch_free(g->arena, off);
         return fl__diag_oom(d);
     }
     /* Successor lists in CSR form: count, prefix-sum, fill. */
@@ -343,14 +343,14 @@ fl_status fl__graph_toposort(fl_graph *g, fl_diag *d) {
             n_edges++;
         }
     }
-    uint32_t *succ = malloc((n_edges ? n_edges : 1) * sizeof(uint32_t));
-    uint32_t *queue = malloc((n ? n : 1) * sizeof(uint32_t));
+    uint32_t *succ = fl__arena_scratch(g->arena, n_edges ? n_edges : 1, sizeof(uint32_t));
+    uint32_t *queue = fl__arena_scratch(g->arena, n ? n : 1, sizeof(uint32_t));
     fl_node **order = fl__arena_calloc(g->arena, n ? n : 1, sizeof(fl_node *));
     if (!succ || !queue || !order) {
-        free(indeg);
-        free(off);
-        free(succ);
-        free(queue);
+        fl__arena_scratch_free(g->arena, indeg);
+        fl__arena_scratch_free(g->arena, off);
+        fl__arena_scratch_free(g->arena, succ);
+        fl__arena_scratch_free(g->arena, queue);
         return fl__diag_oom(d);
     }
     uint32_t acc = 0;
@@ -399,10 +399,10 @@ fl_status fl__graph_toposort(fl_graph *g, fl_diag *d) {
     } else {
         g->order = order;
     }
-    free(indeg);
-    free(off);
-    free(succ);
-    free(queue);
+    fl__arena_scratch_free(g->arena, indeg);
+    fl__arena_scratch_free(g->arena, off);
+    fl__arena_scratch_free(g->arena, succ);
+    fl__arena_scratch_free(g->arena, queue);
     return st;
 }
 

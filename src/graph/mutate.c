@@ -85,9 +85,9 @@ fl_status fl__uses_build(fl_graph *g, fl_uses *u, fl_diag *d) {
         acc += c;
     }
     u->uses = uses_buf(a, cached, (void **)&uc->uses, &uc->cap_uses, total + 1, sizeof(fl_use));
-    uint32_t *fill = calloc(ports + 1, sizeof(uint32_t));
+    uint32_t *fill = fl__arena_scratch(a, ports + 1, sizeof(uint32_t));
     if (!u->uses || !fill) {
-        free(fill);
+        fl__arena_scratch_free(a, fill);
         return fl__diag_oom(d);
     }
     for (size_t i = 0; i < n; i++) {
@@ -103,7 +103,7 @@ fl_status fl__uses_build(fl_graph *g, fl_uses *u, fl_diag *d) {
             slot->input = k;
         }
     }
-    free(fill);
+    fl__arena_scratch_free(a, fill);
     uc->busy = true;
     return FL_OK;
 }

@@ -159,3 +159,51 @@ void *fl__arena_grow(fl_arena *a, void *old, size_t old_n, size_t new_n, size_t 
     }
     return p;
 }
+
+/* Scratch blocks carry their size in front (16 bytes keep the alignment). */
+typedef union scratch_head {
+    size_t size;
+    max_align_t align;
+} scratch_head;
+
+static bool hook_scratch; /* the allocation the hook is asked about is scratch */
+
+bool fl__alloc_hook_is_scratch(void) {
+    return hook_scratch;
+}
+
+void *fl__arena_scratch(fl_arena *a, size_t n, size_t size) {
+    if (a->failed) {
+        return NULL;
+    }
+    hook_scratch = true;
+    bool fail = fail_hook && fail_hook(fail_hook_arg);
+    hook_scratch = false;
+    size_t bytes = n * size;
+    if (fail || (size && n > SIZE_MAX / size) || bytes > SIZE_MAX / 2) {
+        a->failed = true;
+        return NULL;
+    }
+    size_t total = sizeof(scratch_head) + (bytes ? bytes : 1);
+    if (a->limit && (a->reserved > a->limit || total > a->limit - a->reserved)) {
+        a->failed = true;
+        return NULL;
+    }
+    scratch_head *h = calloc(1, total);
+    if (!h) {
+        a->failed = true;
+        return NULL;
+    }
+    h->size = total;
+    a->reserved += total;
+    return h + 1;
+}
+
+void fl__arena_scratch_free(fl_arena *a, void *p) {
+    if (!p) {
+        return;
+    }
+    scratch_head *h = (scratch_head *)p - 1;
+    a->reserved -= h->size < a->reserved ? h->size : a->reserved;
+    free(h);
+}

@@ -70,4 +70,19 @@ bool fl__alloc_should_fail(void);
  * the first `old_n` copied from `old` (the old memory is simply abandoned). */
 void *fl__arena_grow(fl_arena *a, void *old, size_t old_n, size_t new_n, size_t elem);
 
+/* Scratch memory of one step (a sort's queues, the report's accumulators),
+ * n * size bytes, zero: freed by the caller with fl__arena_scratch_free as
+ * soon as the step is done, and counted against the arena's limit while it
+ * is held (arena->reserved), so an analysis's memory limit covers it as it
+ * covers arena memory. Asks the test hook like any allocation. NULL (and
+ * a->failed, sticky) on overflow, past the limit or out of memory. */
+void *fl__arena_scratch(fl_arena *a, size_t n, size_t size);
+
+/* Frees scratch memory of `a` (NULL: nothing). */
+void fl__arena_scratch_free(fl_arena *a, void *p);
+
+/* Tests only: whether the allocation the fail hook is being asked about is
+ * scratch memory (fl__arena_scratch). */
+bool fl__alloc_hook_is_scratch(void);
+
 #endif

@@ -306,14 +306,54 @@ static void test_options_from_older_headers(void **state) {
 }
 
 /* Counts the engine's allocations; fails the `fail_at`-th (only that one;
- * 0: none). */
+ * 0: none). Remembers which were scratch memory (fl__arena_scratch). */
+#define MAX_SCRATCH 4096
 typedef struct alloc_counter {
     long calls, fail_at;
+    long scratch[MAX_SCRATCH];
+    size_t n_scratch;
 } alloc_counter;
 
 static bool fail_kth(void *arg) {
     alloc_counter *a = arg;
-    return ++a->calls == a->fail_at;
+    ++a->calls;
+    if (fl__alloc_hook_is_scratch() && a->n_scratch < MAX_SCRATCH) {
+        a->scratch[a->n_scratch++] = a->calls;
+    }
+    return a->calls == a->fail_at;
+}
+
+/* Scratch memory counts against the arena's limit while it is held, and no
+ * longer once freed; past the limit it fails like arena memory (sticky). */
+static void test_scratch_memory_limit(void **state) {
+    (void)state;
+    fl_arena a;
+    fl__arena_init(&a, 1u << 20);
+    unsigned char *p = fl__arena_scratch(&a, 600, 1024);
+    assert_non_null(p);
+    assert_int_equal(p[0] | p[600 * 1024 - 1], 0); /* zero */
+    assert_true(a.reserved >= 600 * 1024);
+    fl__arena_scratch_free(&a, p);
+    assert_int_equal(a.reserved, 0);
+    p = fl__arena_scratch(&a, 600, 1024); /* room again once freed */
+    assert_non_null(p);
+    assert_null(fl__arena_alloc(&a, 600 * 1024)); /* arena memory sees it */
+    assert_true(a.failed);
+    fl__arena_scratch_free(&a, p);
+    fl__arena_free(&a);
+
+    fl__arena_init(&a, 1u << 20);
+    void *q = fl__arena_alloc(&a, 700 * 1024);
+    assert_non_null(q);
+    assert_null(fl__arena_scratch(&a, 400, 1024)); /* ... and the other way */
+    assert_true(a.failed);
+    assert_null(fl__arena_scratch(&a, 1, 1)); /* sticky */
+    fl__arena_free(&a);
+
+    fl__arena_init(&a, 0);
+    assert_null(fl__arena_scratch(&a, SIZE_MAX / 2, 4)); /* n * size overflows */
+    assert_true(a.failed);
+    fl__arena_free(&a);
 }
 
 /* Every pass has something to do: an Identity (pruning), Mul by one and a
@@ -344,7 +384,8 @@ static tg_graph *busy_graph(void) {
  * documented.) */
 /* Fails each allocation in turn (every step-th) for options `o`. */
 static void oom_at_each_allocation(const uint8_t *bytes, size_t len, const fl_options *o) {
-    alloc_counter none = {0, 0};
+    static alloc_counter none;
+    memset(&none, 0, sizeof none);
     fl__arena_set_fail_hook(fail_kth, &none);
     fl_report *r = NULL;
     assert_int_equal(fl_analyze(bytes, len, o, &r), FL_OK);
@@ -355,7 +396,7 @@ static void oom_at_each_allocation(const uint8_t *bytes, size_t len, const fl_op
     assert_true(total > 100);
     int failed = 0;
     for (long k = 1; k <= total; k += 1 + total / 500) {
-        alloc_counter a = {0, k};
+        alloc_counter a = {0, k, {0}, 0};
         fl__arena_set_fail_hook(fail_kth, &a);
         r = NULL;
         fl_status st = fl_analyze(bytes, len, o, &r);
@@ -371,9 +412,26 @@ static void oom_at_each_allocation(const uint8_t *bytes, size_t len, const fl_op
         }
         fl_report_free(r);
     }
+    /* Every scratch allocation (sorts, use lists, the report's op table,
+     * constant reductions) in the passes and the report: each one fails in
+     * turn. */
+    assert_true(none.n_scratch > 0 && none.n_scratch < MAX_SCRATCH);
+    for (size_t j = 0; j < none.n_scratch; j++) {
+        alloc_counter a = {0, none.scratch[j], {0}, 0};
+        fl__arena_set_fail_hook(fail_kth, &a);
+        r = NULL;
+        fl_status st = fl_analyze(bytes, len, o, &r);
+        fl__arena_set_fail_hook(NULL, NULL);
+        if (st != FL_ENOMEM || !r || !r->error || !strstr(r->error, "memory")) {
+            print_error("scratch allocation %ld of %ld failed, the analysis returned %s\n",
+                        none.scratch[j], total, fl_status_name(st));
+            failed++;
+        }
+        fl_report_free(r);
+    }
     /* The last allocations of all: the end of the report. */
     for (long k = total; k > total - 8 && k > 1; k--) {
-        alloc_counter a = {0, k};
+        alloc_counter a = {0, k, {0}, 0};
         fl__arena_set_fail_hook(fail_kth, &a);
         r = NULL;
         fl_status st = fl_analyze(bytes, len, o, &r);
@@ -408,6 +466,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cancellation),
         cmocka_unit_test(test_out_of_memory_everywhere),
+        cmocka_unit_test(test_scratch_memory_limit),
         cmocka_unit_test(test_value_binding),
         cmocka_unit_test(test_tensor_value_binding),
         cmocka_unit_test(test_options_from_older_headers),

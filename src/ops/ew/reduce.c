@@ -185,11 +185,11 @@ static fl_status eval_reduce(fl_ctx *c, fl_node *n) {
     o.kind = n->kind;
     o.in_dt = fl_dtype_base(x->dtype);
     o.out_dt = fl_dtype_base(v->dtype);
-    ew_num *acc = calloc(v->n ? (size_t)v->n : 1, sizeof(ew_num));
-    bool *seen = calloc(v->n ? (size_t)v->n : 1, sizeof(bool));
+    ew_num *acc = fl__arena_scratch(c->a, v->n ? (size_t)v->n : 1, sizeof(ew_num));
+    bool *seen = fl__arena_scratch(c->a, v->n ? (size_t)v->n : 1, sizeof(bool));
     if (!acc || !seen) {
-        free(acc);
-        free(seen);
+        fl__arena_scratch_free(c->a, acc);
+        fl__arena_scratch_free(c->a, seen);
         return fl__diag_oom(c->d);
     }
     int comb = reduce_combine_kind(n->kind);
@@ -237,8 +237,8 @@ static fl_status eval_reduce(fl_ctx *c, fl_node *n) {
             ok = fl__ew_put_num(v, i, &acc[i]);
         }
     }
-    free(seen);
-    free(acc);
+    fl__arena_scratch_free(c->a, seen);
+    fl__arena_scratch_free(c->a, acc);
     if (ok) {
         fl__op_set_value(n, 0, v);
     }
