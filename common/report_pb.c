@@ -499,7 +499,7 @@ static void shape_to_pb(enc *e, const void *src, const row *r, ProtobufCMessage 
         return;
     }
     int rank = *CAT(src, r->off2, int);
-    const fl_quantity *dims = *CAT(src, r->off3, const fl_quantity *);
+    const fl_quantity *dims = *CAT(src, r->off3, fl_quantity *);
     s->unknown_rank = rank < 0 || !dims;
     if (!s->unknown_rank && rank > 0) {
         s->dims = fl_pb_alloc(e->a, (size_t)rank * sizeof(*s->dims));
@@ -537,7 +537,7 @@ static void arr_to_pb(enc *e, const msg_map *m, const void *arr, size_t n,
 
 static bool enums_to_pb(enc *e, const row *r, const void *src, const ProtobufCFieldDescriptor *f,
                         ProtobufCMessage *dst) {
-    const char *const *names = *CAT(src, r->off, const char *const *);
+    const char *const *names = *CAT(src, r->off, char *const *);
     size_t n = *CAT(src, r->off2, size_t);
     int *v = fl_pb_alloc(e->a, (n + 1) * sizeof(int));
     for (size_t i = 0; v && i < n; i++) {
