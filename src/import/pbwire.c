@@ -112,8 +112,9 @@ static int field_wt(ProtobufCType t) {
 typedef struct wfield {
     uint32_t id;
     int wt;
-    const uint8_t *tag; /* where the tag starts */
-    const uint8_t *p;   /* payload */
+    const uint8_t *tag;  /* where the tag starts */
+    const uint8_t *body; /* just after the tag (a length's varint first) */
+    const uint8_t *p;    /* payload */
     size_t len;
     uint64_t v; /* WT_VARINT: the value; WT_I32/WT_I64: little-endian bits */
 } wfield;
@@ -138,6 +139,7 @@ static bool next_field(wdec *w, const ProtobufCMessageDescriptor *d, const uint8
     }
     f->id = (uint32_t)(key >> 3);
     f->wt = (int)(key & 7);
+    f->body = *p;
     switch (f->wt) {
     case WT_VARINT:
         f->p = *p;
@@ -295,6 +297,9 @@ static void put_packed(const ProtobufCFieldDescriptor *fd, uint8_t *arr, fslot *
                        const wfield *f) {
     size_t es = elem_size(fd->type);
     int wt = field_wt(fd->type);
+    if (f->len == 0) {
+        return; /* an empty run: nothing to add (the array may be NULL) */
+    }
     if (wt != WT_VARINT) {
         size_t k = f->len / (wt == WT_I32 ? 4 : 8);
         if (arr + s->fill * es != f->p) {
@@ -417,8 +422,10 @@ static bool fill_fields(wdec *w, const ProtobufCMessageDescriptor *d, ProtobufCM
         ProtobufCMessageUnknownField *u = &m->unknown_fields[m->n_unknown_fields++];
         u->tag = f.id;
         u->wire_type = (ProtobufCWireType)f.wt;
-        u->len = f.len;
-        u->data = (uint8_t *)(uintptr_t)f.p;
+        /* protobuf-c keeps what follows the tag, a length-delimited field's
+         * length included (its packer writes the tag and then these bytes). */
+        u->len = (size_t)(f.p + f.len - f.body);
+        u->data = (uint8_t *)(uintptr_t)f.body;
     }
     return true;
 }

@@ -302,7 +302,8 @@ static void test_nesting_limit(void **state) {
     free(w);
 }
 
-/* A singular message met twice merges; unknown fields are kept. */
+/* A singular message met twice merges; unknown fields are kept, and
+ * protobuf-c packs them back to the same bytes (agree()). */
 static void test_merge_and_unknown(void **state) {
     (void)state;
     wbuf g1 = {{0}, 0}, g2 = {{0}, 0}, n = {{0}, 0}, m = {{0}, 0};
@@ -310,8 +311,12 @@ static void test_merge_and_unknown(void **state) {
     w_bytes(&g1, 2, "first", 5);
     w_bytes(&g1, 1, n.b, n.n);
     w_bytes(&g2, 1, n.b, n.n);
-    w_tag(&g2, 999, 0); /* an unknown field */
+    w_tag(&g2, 999, 0); /* unknown fields: a varint, */
     w_varint(&g2, 42);
+    w_bytes(&g2, 998, "xyz", 3); /* length-delimited (packed again with its length), */
+    w_tag(&g2, 997, 5);          /* fixed32 */
+    memcpy(g2.b + g2.n, "\x04\x03\x02\x01", 4);
+    g2.n += 4;
     w_bytes(&m, 7, g1.b, g1.n);
     w_bytes(&m, 7, g2.b, g2.n);
     assert_int_equal(agree(&onnx__model_proto__descriptor, m.b, m.n, "merge"), 1);
@@ -324,8 +329,9 @@ static void test_merge_and_unknown(void **state) {
     assert_string_equal(mp->graph->name, "first");
     assert_int_equal(mp->graph->n_node, 2);
     assert_string_equal(mp->graph->node[1]->op_type, "Relu");
-    assert_int_equal(mp->graph->base.n_unknown_fields, 1);
+    assert_int_equal(mp->graph->base.n_unknown_fields, 3);
     assert_int_equal(mp->graph->base.unknown_fields[0].tag, 999);
+    assert_int_equal(mp->graph->base.unknown_fields[1].tag, 998);
     fl__arena_free(&a);
 }
 
