@@ -17,6 +17,7 @@
 #include "cli.h"
 #include "files.h"
 #include "foldline/foldline.h"
+#include "llm.h"
 #include "print.h"
 #include "remote.h"
 #include "roofcli.h"
@@ -69,6 +70,9 @@ static const char usage_text[] =
     "  --profiles-dir DIR       more profiles, added to the shipped ones (repeatable; shipped:\n"
     "                           $FOLDLINE_PROFILES_DIR, else deploy/profiles)\n"
     "  --sweep SYM=V1,V2,...    re-run the analysis (and estimates) for each value of SYM\n"
+    "  --prompt N, --context N  LLM view of a decoder (KV-cache inputs or a sequence\n"
+    "                           symbol): prefill of N tokens, decode at a context of N\n"
+    "                           (defaults 128 and 1024); --no-llm leaves it out\n"
     "\n"
     "rewrite passes (Grappler's order; analyze prints the totals before/after and the\n"
     "ledger after the analysis of the graph as given):\n"
@@ -215,6 +219,7 @@ typedef struct cli {
     bool require_complete; /* --require-complete: exit 4 on a partial answer */
     int64_t top;
     fl_roof_cli roof; /* --profile, --profiles-dir, --sweep */
+    fl_llm_cli llm;   /* --prompt, --context, --no-llm */
     bool optimize;    /* `foldline optimize`: -o is accepted and required */
     const char *out_path;
     const char *passes; /* --passes as given; NULL when absent */
@@ -571,7 +576,8 @@ static int parse_args(cli *c, int argc, char **argv) {
         } else if ((rc = parse_pass_option(c, a, val, &i)) != 0 ||
                    (rc = parse_limit_option(c, a, val, &i)) != 0) {
             rc = rc == 1 ? 0 : rc;
-        } else if ((rc = fl_roof_cli_option(&c->roof, argc, argv, &i)) != 0) {
+        } else if ((rc = fl_roof_cli_option(&c->roof, argc, argv, &i)) != 0 ||
+                   (rc = fl_llm_cli_option(&c->llm, argc, argv, &i)) != 0) {
             rc = rc == 2 ? EXIT_USAGE : 0;
         } else {
             rc = parse_other(c, a);
@@ -749,6 +755,11 @@ static int prepare_command(cli *c, int argc, char **argv, bool optimize) {
     return rc;
 }
 
+/* The LLM view follows the text report of `analyze` (llm.h). */
+static bool show_llm(const cli *c) {
+    return !c->optimize && !c->json && !c->summary && !c->llm.off;
+}
+
 /* Prints the report as asked (writing the graph for optimize); the exit
  * status: EXIT_PARTIAL with --require-complete when it is partial. */
 static int print_report(const cli *c, const fl_report *r) {
@@ -806,8 +817,8 @@ static int run_command(int argc, char **argv, bool optimize) {
         fl_status est = FL_OK;
         fl_remote_failure rf =
             fl_remote_analyze(&remote, m.bytes, m.len, &c.opt, &r, &est, err, sizeof err);
-        fl_cli_model_close(&m);
         if (rf != FL_REMOTE_OK) {
+            fl_cli_model_close(&m);
             if (rf == FL_REMOTE_ENGINE) {
                 fprintf(stderr, "foldline: %s: %s\n", c.model, err);
             } else {
@@ -817,6 +828,11 @@ static int run_command(int argc, char **argv, bool optimize) {
             return rf == FL_REMOTE_ENGINE ? fl_cli_exit_of(est) : EXIT_IO;
         }
         rc = print_report(&c, r); /* optimize: the server sent the graph back */
+        if (rc == 0 && show_llm(&c)) {
+            fl_roof_backend be = {remote_sweep_analyze, fl_remote_report_free, NULL};
+            rc = fl_llm_view(stdout, &c.llm, r, m.bytes, m.len, &c.opt, &be, c.model);
+        }
+        fl_cli_model_close(&m);
         fl_remote_report_free(r);
         cli_free(&c);
         if (rc == 0 && (fflush(stdout) != 0 || ferror(stdout))) {
@@ -841,8 +857,8 @@ static int run_command(int argc, char **argv, bool optimize) {
         cli_free(&c);
         return EXIT_IO;
     }
-    fl_cli_model_close(&m);
     if (st != FL_OK) {
+        fl_cli_model_close(&m);
         fprintf(stderr, "foldline: %s: %s\n", c.model,
                 r && r->error ? r->error : fl_status_str(st));
         fl_report_free(r);
@@ -850,6 +866,10 @@ static int run_command(int argc, char **argv, bool optimize) {
         return fl_cli_exit_of(st);
     }
     rc = print_report(&c, r);
+    if (rc == 0 && show_llm(&c)) {
+        rc = fl_llm_view(stdout, &c.llm, r, m.bytes, m.len, &c.opt, NULL, c.model);
+    }
+    fl_cli_model_close(&m);
     fl_report_free(r);
     cli_free(&c);
     if (rc == 0 && (fflush(stdout) != 0 || ferror(stdout))) {

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# The LLM view of `analyze` on a GPT-2-style decoder with a KV cache
+# (tests/data/tiny_decoder.onnx, written by tests/tools/export_tiny_decoder.py
+# with Debian's python3-torch; this test needs only the file). Its closed-form
+# MACs (see the exporter): B*S*(6656 + 64*T), T = past + seq; KV cache 2 * 2
+# layers * 16 floats = 256 bytes per token and sequence.
+# Usage: cli_llm.sh FOLDLINE_BINARY TEST_DATA_DIR
+set -u
+bin="$1"
+data="$2"
+# shellcheck source=checks.bash
+source "$(dirname "$0")/checks.bash"
+m="$data/tiny_decoder.onnx"
+
+# The symbolic MACs are the closed form: 64*B*P*S + 64*B*S^2 + 6656*B*S.
+check formula 0 "MACs          64*batch*past*seq + 64*batch*seq^2 + 6656*batch*seq" -- \
+  "$bin" analyze "$m" --passes none
+
+# field FILE PHASE COLUMN: a column of the view's row for PHASE.
+field() { awk -v p="$2" -v c="$3" '$1 == p && NF == 6 { print $c }' "$1"; }
+expect() { # name got want
+  if [ "$2" = "$3" ]; then pass=$((pass + 1)); else
+    echo "FAIL $1: got '$2', want '$3'"; fails=$((fails + 1)); fi
+}
+
+"$bin" analyze "$m" --prompt 8 --context 32 >"$tmp/v" 2>&1
+expect view_exit $? 0
+# prefill: B=1, S=8, T=8: 8*(6656 + 512) = 57344 MACs over 8 tokens.
+expect prefill_tokens "$(field "$tmp/v" prefill 2)" 8
+expect prefill_macs "$(field "$tmp/v" prefill 4)" 7168.0
+# decode at context 32: S=1, T=32: 6656 + 2048 = 8704 MACs for 1 token.
+expect decode_tokens "$(field "$tmp/v" decode 2)" 1
+expect decode_macs "$(field "$tmp/v" decode 4)" 8704.0
+check kv 0 "KV cache  256 bytes per token of context (4 inputs), 8192 bytes at context 32" -- \
+  "$bin" analyze "$m" --prompt 8 --context 32
+check roles 0 "LLM view  prompt 8, context 32 (--prompt, --context); seq = seq, past = past, batch = 1" -- \
+  "$bin" analyze "$m" --prompt 8 --context 32
+
+# --bind batch=4: 4 sequences; per token the same, the cache 4 times larger.
+"$bin" analyze "$m" --prompt 8 --context 32 --bind batch=4 >"$tmp/b" 2>&1
+expect batch_tokens "$(field "$tmp/b" prefill 2)" 32
+expect batch_macs "$(field "$tmp/b" prefill 4)" 7168.0
+check batch_kv 0 "KV cache  1024 bytes per token of context (4 inputs), 32768 bytes at context 32" -- \
+  "$bin" analyze "$m" --prompt 8 --context 32 --bind batch=4
+
+# Defaults (prompt 128, context 1024), --no-llm, JSON untouched, bad values.
+check defaults 0 "LLM view  prompt 128, context 1024" -- "$bin" analyze "$m"
+"$bin" analyze "$m" --no-llm >"$tmp/n" 2>&1
+expect no_llm "$(grep -c 'LLM view' "$tmp/n")" 0
+"$bin" analyze "$m" --json >"$tmp/j" 2>&1
+expect json_has_no_view "$(grep -c 'LLM view' "$tmp/j")" 0
+check bad_prompt 2 "--prompt expects an integer >= 1, got '0'" -- "$bin" analyze "$m" --prompt 0
+check bad_context 2 "--context must be at least 2" -- "$bin" analyze "$m" --context 1
+# A graph without a sequence symbol or a KV cache shows no view.
+"$bin" analyze "$data/tiny_cnn.onnx" >"$tmp/c" 2>&1
+expect cnn_no_view "$(grep -c 'LLM view' "$tmp/c")" 0
+
+finish
