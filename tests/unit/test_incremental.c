@@ -23,6 +23,7 @@
 #define RELUS 50
 
 typedef struct fixture {
+    uint8_t *bytes; /* the graph's values are views into them: kept to the end */
     fl_arena arena;
     fl_diag d;
     fl_graph *g;
@@ -56,12 +57,17 @@ static void setup_f(fixture *f) {
     fl_options_init(&f->opt);
     fl_import_opts io = {1000, 1 << 20, NULL};
     assert_int_equal(fl__import_graphdef(f->g, buf, len, &io, &f->d), FL_OK);
-    free(buf);
+    f->bytes = buf;
     assert_int_equal(fl__graph_toposort(f->g, &f->d), FL_OK);
     fl_infer_result ir;
     assert_int_equal(fl__infer_shapes(&f->c, &f->opt, &ir), FL_OK);
     fl_cost_totals t0;
     assert_int_equal(fl__cost_graph(&f->c, &t0), FL_OK);
+}
+
+static void teardown_f(fixture *f) {
+    fl__arena_free(&f->arena);
+    free(f->bytes);
 }
 
 /* Runs `passes` once (one iteration) with the verifier on; returns the
@@ -100,7 +106,7 @@ static void test_bypass_reinfers_one(void **state) {
     assert_null(fl__graph_find(f.g, "i"));
     /* 50 Relus of 4 elements, and Sum's 3 additions. */
     assert_int_equal(flops(&after), RELUS * 4 + 3);
-    fl__arena_free(&f.arena);
+    teardown_f(&f);
 }
 
 /* A rewrite that changes a shape: the change travels down the chain. */
@@ -130,7 +136,7 @@ static void test_shape_change_travels(void **state) {
     assert_int_equal(last->outputs[0].shape.dims[0].k, 8);
     assert_int_equal(flops(&led.passes[0].before), RELUS * 4 + 3);
     assert_int_equal(flops(&after), RELUS * 8 + 7);
-    fl__arena_free(&f.arena);
+    teardown_f(&f);
 }
 
 int main(void) {
