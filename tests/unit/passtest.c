@@ -23,7 +23,12 @@ static fl_status import_analysed(pt_run *r, const uint8_t *buf, size_t len, size
     fl_options_init(&r->opt);
     fl__ledger_init(&r->led, &r->arena);
     fl_infer_result ir = {0, 0};
-    fl_status st = fl__import_graphdef(r->g, buf, len, &io, &r->d);
+    /* The graph's payloads are views into its bytes: the run's arena keeps a
+     * copy, so callers may free theirs. */
+    uint8_t *own = fl__arena_alloc(&r->arena, len ? len : 1);
+    assert_non_null(own);
+    memcpy(own, buf, len);
+    fl_status st = fl__import_graphdef(r->g, own, len, &io, &r->d);
     if (st == FL_OK) {
         st = fl__graph_toposort(r->g, &r->d);
     }

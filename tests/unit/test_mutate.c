@@ -34,8 +34,8 @@ static void build(fixture *f) {
     fl__diag_init(&f->d, &f->arena);
     f->g = fl__graph_new(&f->arena);
     fl_import_opts o = {1000, 1 << 16, NULL};
-    assert_int_equal(fl__import_graphdef(f->g, buf, len, &o, &f->d), FL_OK);
-    free(buf);
+    const uint8_t *own = tg_keep(&f->arena, buf, len);
+    assert_int_equal(fl__import_graphdef(f->g, own, len, &o, &f->d), FL_OK);
     assert_int_equal(fl__graph_toposort(f->g, &f->d), FL_OK);
 }
 

@@ -42,10 +42,10 @@ static void run_graph(run *r, tg_graph *tg) {
     r->g = fl__graph_new(&r->a);
     assert_non_null(r->g);
     size_t len;
-    uint8_t *buf = tg_pack(tg, &len);
+    uint8_t *packed = tg_pack(tg, &len);
+    const uint8_t *buf = tg_keep(&r->a, packed, len);
     fl_import_opts o = {100000, 1 << 20, NULL};
     r->st = fl__import_graphdef(r->g, buf, len, &o, &r->d);
-    free(buf);
     if (r->st == FL_OK) {
         fl_options opt;
         fl_options_init(&opt);

@@ -13,6 +13,7 @@
 #include "import/import.h"
 #include "ops/common.h"
 #include "ops/ops.h"
+#include "testgraph.h"
 #include "testutil.h"
 
 #include <stdio.h>
@@ -1373,8 +1374,8 @@ static void test_grappler_while_loop(void **state) {
     fx *f = fx_new();
     f->g->producer = 0;
     fl_import_opts o = {.max_nodes = 100000, .max_value_elems = 1 << 16, .tag = NULL};
-    fl_status st = fl__import_graphdef(f->g, buf, len, &o, &f->d);
-    free(buf);
+    /* Payloads are views into the bytes: the fixture's arena keeps them. */
+    fl_status st = fl__import_graphdef(f->g, tg_keep(&f->a, buf, len), len, &o, &f->d);
     assert_int_equal(st, FL_OK);
     assert_int_equal(fl__graph_toposort(f->g, &f->d), FL_OK);
     /* Visit in order until nothing changes (the driver's loop iteration):

@@ -73,8 +73,8 @@ static void setup_f(fixture *f) {
     f->c = (fl_ctx){f->g, f->g->syms, &f->arena, &f->d, 1 << 20};
     fl_options_init(&f->opt);
     fl_import_opts io = {1000, 1 << 20, NULL};
-    assert_int_equal(fl__import_graphdef(f->g, buf, len, &io, &f->d), FL_OK);
-    free(buf);
+    const uint8_t *own = tg_keep(&f->arena, buf, len);
+    assert_int_equal(fl__import_graphdef(f->g, own, len, &io, &f->d), FL_OK);
     assert_int_equal(fl__graph_toposort(f->g, &f->d), FL_OK);
     fl_infer_result ir;
     assert_int_equal(fl__infer_shapes(&f->c, &f->opt, &ir), FL_OK);

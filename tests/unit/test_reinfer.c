@@ -160,8 +160,8 @@ static void load(fixture *f, int blocks) {
     f->g = fl__graph_new(&f->arena);
     assert_non_null(f->g);
     fl_import_opts io = {100000, 1 << 16, NULL};
-    assert_int_equal(fl__import_graphdef(f->g, buf, len, &io, &f->d), FL_OK);
-    free(buf);
+    const uint8_t *own = tg_keep(&f->arena, buf, len);
+    assert_int_equal(fl__import_graphdef(f->g, own, len, &io, &f->d), FL_OK);
     assert_int_equal(fl__graph_toposort(f->g, &f->d), FL_OK);
 }
 

@@ -406,6 +406,14 @@ void tg_function(tg_graph *g, tg_graph *body, const char *name, size_t n_in,
     current = g;
 }
 
+const uint8_t *tg_keep(struct fl_arena *a, uint8_t *buf, size_t len) {
+    uint8_t *own = fl__arena_alloc(a, len ? len : 1);
+    assert_non_null(own);
+    memcpy(own, buf, len);
+    free(buf);
+    return own;
+}
+
 uint8_t *tg_pack(tg_graph *g, size_t *len) {
     size_t n = tensorflow__graph_def__get_packed_size(&g->gd);
     uint8_t *buf = must(malloc(n ? n : 1));

@@ -94,6 +94,12 @@ uint8_t *tg_pack(tg_graph *g, size_t *len);
 /* Packs as a SavedModel holding one meta graph tagged `tag`. */
 uint8_t *tg_pack_savedmodel(tg_graph *g, const char *tag, size_t *len);
 
+struct fl_arena;
+/* A copy of buf[len] in arena `a` (buf is freed): an imported graph's tensor
+ * payloads are views into the bytes it came from, so those bytes must live
+ * as long as the graph's arena. */
+const uint8_t *tg_keep(struct fl_arena *a, uint8_t *buf, size_t len);
+
 /* Packs, analyses with opt (NULL: defaults with per_node on), asserts
  * success, returns the report. */
 fl_report *tg_analyze(tg_graph *g, const fl_options *opt);
