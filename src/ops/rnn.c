@@ -32,8 +32,8 @@
  * The concatenations and the split move data only (0).
  *
  * tfprof convention: tfprof registers neither op, so tfprof_flops is 0 and
- * tfprof_rule false (as for the _Fused* ops, flops.md). Bytes come from the
- * cost model (every input read, the four outputs written).
+ * tfprof_rule false (as for the _Fused* ops: tfprof registers no statistics for them). Bytes come
+ * from the cost model (every input read, the four outputs written).
  */
 #include "ops/common.h"
 

@@ -1,5 +1,6 @@
 /*
- * cse.c - Grappler's CommonSubgraphElimination (grappler.md 5.3).
+ * cse.c - Grappler's CommonSubgraphElimination
+ * (grappler/optimizers/common_subgraph_elimination.cc).
  *
  * Rule common_subgraph: two nodes with the same op, the same device, the same
  * data inputs (ports included; in either order for commutative binary ops),

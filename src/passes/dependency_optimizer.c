@@ -1,7 +1,7 @@
 /*
- * dependency_optimizer.c - Grappler's DependencyOptimizer (grappler.md 5.2)
- * with its two internal iterations (the second runs when the first changed
- * something), and cross-device control edges grouped per device only (newer
+ * dependency_optimizer.c - Grappler's DependencyOptimizer
+ * (grappler/optimizers/dependency_optimizer.cc) with its two internal iterations (the second runs
+ * when the first changed something), and cross-device control edges grouped per device only (newer
  * TensorFlow also groups per host).
  *
  * Before the sweep:

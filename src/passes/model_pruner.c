@@ -1,5 +1,5 @@
 /*
- * model_pruner.c - Grappler's ModelPruner (grappler.md 1.3).
+ * model_pruner.c - Grappler's ModelPruner (grappler/optimizers/model_pruner.cc).
  *
  * Two steps:
  *  1. Dead code: with outputs known, every node outside the transitive fan-in

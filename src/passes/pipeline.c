@@ -2,8 +2,8 @@
  * pipeline.c - the pass driver (Grappler's MetaOptimizer on foldline's IR),
  * and the ledger (what the pass files share is in util.c).
  *
- * Order (grappler.md 1.2): pruning, cse, constfold, shape, arithmetic, remap,
- * dependency; the whole list runs cfg->opt.iterations times (default 2).
+ * Order (MetaOptimizer's default, grappler/optimizers/meta_optimizer.cc): pruning, cse, constfold,
+ * shape, arithmetic, remap, dependency; the whole list runs cfg->opt.iterations times (default 2).
  * Before the first pass the graph outputs are marked FL_NODE_PRESERVE: the
  * nodes named by cfg->outputs, or else every node nothing consumes. Feeds
  * (Placeholders) are preserved too, as Grappler preserves feed nodes, so that

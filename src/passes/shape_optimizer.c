@@ -1,5 +1,5 @@
 /*
- * shape_optimizer.c - Grappler's ShapeOptimizer (grappler.md 1.3), rule (1).
+ * shape_optimizer.c - Grappler's ShapeOptimizer (grappler/optimizers/shape_optimizer.cc), rule (1).
  *
  * prod_of_shape: Prod(Shape(x), axes) with keep_dims false whose axes (a
  * Const) reduce the whole shape vector -> Size(x) in place, out_type the

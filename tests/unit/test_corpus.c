@@ -55,16 +55,13 @@ static void expect_formula_matches(const fl_report *sym, const fl_report *con, s
     assert_int_equal(eval_q(&sym->totals.bytes, n, names, vals), con->totals.bytes.value);
 }
 
-/* tiny_cnn (tests/data) by hand, batch 1, from flops.md:
- *   conv1  Conv2D out [1,32,32,8]: 2*8192*3*3*3      = 442368 (MACs 221184)
- *   BiasAdd E(in)=8192; Relu 8192 (complete only)
- *   pool1  MaxPool 2x2 out [1,16,16,8]: 4*2048       = 8192
- *   conv2  Conv2D s2 out [1,8,8,16]: 2*1024*3*3*8    = 147456 (MACs 73728)
- *   BiasAdd 1024; Relu6 1024 (complete only)
- *   gap    Mean E(in)                                = 1024
- *   fc     MatMul 2*16*10 = 320 (MACs 160); BiasAdd 10; Softmax 5*10 = 50
- * tfprof = 442368+8192+8192+147456+1024+1024+320+10+50 = 608636
- * complete = tfprof + 8192 + 1024                     = 617852
+/* tiny_cnn (tests/data) by hand, batch 1, from tfprof's rules
+ * (tensorflow/python/profiler/internal/flops_registry.py): conv1  Conv2D out [1,32,32,8]:
+ * 2*8192*3*3*3      = 442368 (MACs 221184) BiasAdd E(in)=8192; Relu 8192 (complete only) pool1
+ * MaxPool 2x2 out [1,16,16,8]: 4*2048       = 8192 conv2  Conv2D s2 out [1,8,8,16]: 2*1024*3*3*8 =
+ * 147456 (MACs 73728) BiasAdd 1024; Relu6 1024 (complete only) gap    Mean E(in) = 1024 fc MatMul
+ * 2*16*10 = 320 (MACs 160); BiasAdd 10; Softmax 5*10 = 50 tfprof =
+ * 442368+8192+8192+147456+1024+1024+320+10+50 = 608636 complete = tfprof + 8192 + 1024 = 617852
  * MACs = 221184 + 73728 + 160                         = 295072 */
 static void test_tiny_cnn_batch1(void **state) {
     (void)state;
@@ -180,7 +177,7 @@ static void test_corpus_tf(void **state) {
                      "inputs' free dims).\n"
                      "# Checked by hand: foolmarks-cifar-cnn (tfprof 11296380 per image: three "
                      "VALID 3x3 convs, 2x2 pools,\n"
-                     "# 512x1024 and 1024x10 dense, summed per flops.md); human-antispoof "
+                     "# 512x1024 and 1024x10 dense, summed per tfprof's rules); human-antispoof "
                      "(tfprof 1143808 per image, from the .pbtxt);\n"
                      "# human-faceboxes (formula = concrete analyses at 256x384 and 512x512, "
                      "test_faceboxes_formula).\n"

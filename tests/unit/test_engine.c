@@ -148,9 +148,9 @@ static void test_symbolic_reshape_matmul(void **state) {
     tg_free(g);
 }
 
-/* tfprof quirks (flops.md): AddN counts control inputs among its inputs;
- * RsqrtGrad is 4*E(out); AssignAdd is E(ref); activations are 0 in tfprof
- * and 1 per element in the complete convention. */
+/* tfprof quirks (tensorflow/python/profiler/internal/flops_registry.py): AddN counts control inputs
+ * among its inputs; RsqrtGrad is 4*E(out); AssignAdd is E(ref); activations are 0 in tfprof and 1
+ * per element in the complete convention. */
 static void test_tfprof_quirks(void **state) {
     (void)state;
     tg_graph *g = tg_new();

@@ -1,7 +1,7 @@
 /*
- * arithmetic_optimizer.c - Grappler's ArithmeticOptimizer (grappler.md 4),
- * the default-on stages that are exact on foldline's IR: the pass's entry
- * point, the order of the stages, and the small stages that only forward a
+ * arithmetic_optimizer.c - Grappler's ArithmeticOptimizer
+ * (grappler/optimizers/arithmetic_optimizer.cc), the default-on stages that are exact on foldline's
+ * IR: the pass's entry point, the order of the stages, and the small stages that only forward a
  * node or rewrite it in place. The other stages live in the files of
  * passes/arith/, one per stage or family, each with its rules in its header.
  *

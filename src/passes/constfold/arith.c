@@ -1,6 +1,6 @@
 /*
  * arith.c - constant folding's SimplifyArithmeticOperations and
- * ReduceDivToReciprocalMul (grappler.md 3.4).
+ * ReduceDivToReciprocalMul (constant_folding.cc, SimplifyNode).
  *  - SimplifyArithmeticOperations: 1*y, 0+y, x*1, x/1, x+0, x-0 -> Identity
  *    (multiply_by_one / add_zero; "multiplication" is Mul, MulNoNan,
  *    LogicalAnd, "division" Div, RealDiv, TruncateDiv, Xdivy; BroadcastTo

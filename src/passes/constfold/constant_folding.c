@@ -1,9 +1,8 @@
 /*
- * constant_folding.c - Grappler's ConstantFolding (grappler.md 3), the parts
- * foldline can do exactly: the pass's entry point and the order its rules
- * run in. Each rule family lives in its own file of passes/constfold/, whose
- * header states the rules (pattern, conditions, names of the nodes it adds)
- * and where foldline deliberately differs from Grappler.
+ * constant_folding.c - Grappler's ConstantFolding (grappler/optimizers/constant_folding.cc), the
+ * parts foldline can do exactly: the pass's entry point and the order its rules run in. Each rule
+ * family lives in its own file of passes/constfold/, whose header states the rules (pattern,
+ * conditions, names of the nodes it adds) and where foldline deliberately differs from Grappler.
  *
  * One sweep in topological order; for each node the first rule that fires.
  * Rule names in the ledger are Grappler's function names where it has one.

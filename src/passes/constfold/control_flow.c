@@ -1,6 +1,6 @@
 /*
  * control_flow.c - constant folding's rules on v1 control flow, tensor
- * arrays, Case and variable updates (grappler.md 3.3, 3.4):
+ * arrays, Case and variable updates (constant_folding.cc: MaterializeShapes, SimplifyNode):
  *  - TensorArraySizeV3 (MaterializeShapes): the handle's producer has a
  *    Const int32 size input whose first element is not 0 and no true
  *    dynamic_size -> a copy of that Const in place, control inputs

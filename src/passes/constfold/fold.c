@@ -1,5 +1,5 @@
 /*
- * fold.c - constant folding's rules 1 and 3 (grappler.md 3.2) and the
+ * fold.c - constant folding's rules 1 and 3 (constant_folding.cc: IsFoldable, FoldGraph) and the
  * foldability test they share.
  *  1. materialize_shape: Shape/Size/Rank (and ONNX Shape/Size) whose value
  *     shape inference knows as plain numbers -> Const in place; the data

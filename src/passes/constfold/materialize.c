@@ -1,6 +1,6 @@
 /*
- * materialize.c - constant folding's materializations (grappler.md 3.3),
- * tried after materialize_shape (fold.c):
+ * materialize.c - constant folding's materializations (constant_folding.cc: MaterializeShapes and
+ * its kin), tried after materialize_shape (fold.c):
  *  - MaterializeShapes, ShapeN: each consumed port of a known shape reads
  *    ConstantFolding/<n>-matshapes-<p>, control input ^n (TensorArraySizeV3
  *    is in control_flow.c);

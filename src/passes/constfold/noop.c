@@ -1,6 +1,6 @@
 /*
  * noop.c - the constant folding simplifications that find a node leaving
- * its input unchanged (grappler.md 3.4, in SimplifyNode order), rewritten
+ * its input unchanged (constant_folding.cc, in SimplifyNode's order), rewritten
  * in place into Identity(input) with the other data inputs as control
  * inputs through their anchors (ReplaceOperationWithIdentity):
  *  - split_one: Split/SplitV with one piece;

@@ -1,5 +1,5 @@
 /*
- * partial.c - constant folding's partial folds (grappler.md 3.4):
+ * partial.c - constant folding's partial folds (constant_folding.cc, SimplifyNode):
  *  - PartialConstPropThroughIdentityN: consumers of an IdentityN output
  *    whose input is a Const read the Const (an IdentityN without control
  *    inputs; preserved ones too: the node and its outputs stay).

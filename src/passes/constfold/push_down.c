@@ -1,6 +1,6 @@
 /*
  * push_down.c - constant folding's ConstantPushDown, ConstantPushDownBiasAdd
- * and MulConvPushDown (grappler.md 3.4).
+ * and MulConvPushDown (constant_folding.cc, SimplifyNode).
  *  - ConstantPushDown: Add/AddV2/Sub/Mul/Div trees with sign tracking;
  *    Sub/Div only for float/complex; not bf16/half; child single-use, not
  *    preserved; same devices; the constant not larger than the leaf.

@@ -1,6 +1,6 @@
 /*
  * select_pack_reduction.c - constant folding's SimplifySelect, SimplifyPack
- * and SimplifyReduction (grappler.md 3.4).
+ * and SimplifyReduction (constant_folding.cc, SimplifyNode).
  *  - SimplifySelect: a Select/SelectV2 whose condition is all true or all
  *    false -> Identity of the live branch, or BroadcastTo.
  *  - SimplifyPack: one input -> ExpandDims with ConstantFolding/<n>_const_axis,

@@ -1,7 +1,25 @@
 /*
  * remapper.c - Grappler's remapper on foldline's IR: pattern-based fusion of
- * contraction + bias + activation chains (and the other rules of
- * shared/reference/grappler.md section 2) into TensorFlow's fused kernels.
+ * contraction + bias + activation chains (and the other patterns of
+ * TensorFlow's grappler/optimizers/remapper.cc) into TensorFlow's fused
+ * kernels. Rows, our numbering of remapper.cc's patterns (root = last op):
+ *   stock:  1 contraction (Conv2D, DepthwiseConv2dNative, MatMul, Conv3D) +
+ *           BiasAdd; 2 row 1 + Relu/Relu6/Elu/LeakyRelu; 3 Conv2D + Squeeze +
+ *           BiasAdd; 4 Conv2D + FusedBatchNorm*; 5 row 4 + activation;
+ *           6 FusedBatchNorm* (+ side-input Add) + Relu -> _FusedBatchNormEx;
+ *           7 ReluGrad + FusedBatchNormGrad* -> _FusedBatchNormGradEx;
+ *           8 AsString + StringToHashBucketFast; 9 an inference
+ *           FusedBatchNorm decomposed into primitives; 10 comparison + Cast
+ *           -> _<Comparison>WithCast; 11 SpaceToBatchND + Conv2D +
+ *           BatchToSpaceND -> a dilated conv
+ *   oneDNN: 12 GRU/AUGRU cells; 13 Conv + BiasAdd + Add/AddN + activation;
+ *           14 Conv2D/_FusedConv2D + LeakyRelu|_MklFusedMish; 15 contraction
+ *           + BiasAdd + Add/AddN; 16 Pad + Conv3D; 17 MatMul + BiasAdd + Gelu
+ *           (exact or approximate); 18 Conv + BiasAdd + HardSwish; 19 Mish;
+ *           20 BatchMatMulV2 + Mul + AddV2; 21 Maximum(x, Mul(x, a)) ->
+ *           LeakyRelu; 22 Conv2D + BiasAdd/BN + Swish; 23 Mul(x, Sigmoid(x))
+ *           -> _MklSwish; 24 LayerNorm forms -> _MklLayerNorm; 25 instance
+ *           norm (+ Relu/LeakyRelu) -> _MklFusedInstanceNorm
  * This file is the entry point and the order the rules are tried in; the
  * rules live in the files of passes/remap/ (standard rows 1-3 in
  * contraction.c, 4-7 and 9 in batchnorm.c, 8, 10 and 11 in stock_other.c;
@@ -48,9 +66,8 @@
  * fork): it is written as the Gelu-exact rule is (rewrite_matmul_gelu_op
  * says which conditions that gives) and is the one rule here not checked
  * line by line against TensorFlow. Not done:
- *  - the conv1x1 + depthwise fusion (Findconv1x1Depthwise): it is not in
- *    shared/reference/grappler.md's table; it appears only in Intel's fork of
- *    remapper.cc, not in TensorFlow's.
+ *  - the conv1x1 + depthwise fusion (Findconv1x1Depthwise): it appears only
+ *    in Intel's fork of remapper.cc, not in TensorFlow's.
  * Row 7 (_FusedBatchNormGradEx) and row 6 in training mode need
  * TF_USE_CUDNN_BATCHNORM_SPATIAL_PERSISTENT=1, off by default: with the pass
  * option persistent_bn (the CLI's --cudnn-persistent-batchnorm) they fire as
