@@ -111,6 +111,8 @@ static void json_node(FILE *f, const fl_report *r, const fl_report_node *n) {
     json_tfprof(f, r, &n->tfprof_flops);
     fprintf(f, ", \"macs\": ");
     json_q(f, &n->macs);
+    fprintf(f, ", \"int_ops\": ");
+    json_q(f, &n->int_ops);
     fprintf(f, ", \"bytes\": ");
     json_q(f, &n->bytes);
     fprintf(f, ", \"has_rule\": %s, \"incomplete\": %s}", n->has_rule ? "true" : "false",
@@ -126,6 +128,8 @@ static void json_totals_as(FILE *f, const fl_report *r, const fl_totals *t, bool
     json_tfprof(f, r, &t->tfprof_flops);
     fprintf(f, ", \"macs\": ");
     json_q(f, &t->macs);
+    fprintf(f, ", \"int_ops\": ");
+    json_q(f, &t->int_ops);
     fprintf(f, ", \"bytes\": ");
     json_q(f, &t->bytes);
     if (!brief) {
@@ -330,6 +334,8 @@ void fl_print_json(FILE *f, const fl_report *r, const char *model_path) {
         json_q(f, &r->ops[i].flops);
         fprintf(f, ", \"tfprof_flops\": ");
         json_tfprof(f, r, &r->ops[i].tfprof_flops);
+        fprintf(f, ", \"int_ops\": ");
+        json_q(f, &r->ops[i].int_ops);
         fputc('}', f);
     }
     fprintf(f, "%s],\n  \"unknown_ops\": [", r->n_ops ? "\n  " : "");
@@ -400,6 +406,11 @@ void fl_print_json_str(FILE *f, const char *s) {
 /* ------------------------------------------------------------------------- */
 
 /* Groups digits in threes: 1234567 -> "1,234,567". */
+/* A count known to be 0 (an absent integer-op count reads as unknown). */
+static bool is_zero(const fl_quantity *q) {
+    return q->known && q->value == 0;
+}
+
 static const char *grouped(const fl_quantity *q, char *buf, size_t size) {
     if (!q->known) {
         return q->text;
@@ -522,6 +533,10 @@ void fl_print_text(FILE *f, const fl_report *r, const char *model_path, size_t t
     }
     fprintf(f, "  MACs          %s%s\n", grouped(&r->totals.macs, b1, sizeof b1),
             scaled(&r->totals.macs, "MAC", b2, sizeof b2));
+    if (!is_zero(&r->totals.int_ops)) { /* quantized ops: integer work apart */
+        fprintf(f, "  integer ops   %s%s\n", grouped(&r->totals.int_ops, b1, sizeof b1),
+                scaled(&r->totals.int_ops, "op", b2, sizeof b2));
+    }
     fprintf(f, "  bytes         %s%s\n", grouped(&r->totals.bytes, b1, sizeof b1),
             scaled(&r->totals.bytes, "B", b2, sizeof b2));
     fprintf(f, "    read        %s\n", grouped(&r->totals.bytes_read, b1, sizeof b1));
@@ -541,14 +556,18 @@ void fl_print_text(FILE *f, const fl_report *r, const char *model_path, size_t t
     /* Op types that count no FLOPs (sorted last) are not "top ops". */
     size_t n_costly = 0;
     while (n_costly < r->n_ops &&
-           !(r->ops[n_costly].flops.known && r->ops[n_costly].flops.value == 0)) {
+           !(is_zero(&r->ops[n_costly].flops) && is_zero(&r->ops[n_costly].int_ops))) {
         n_costly++;
     }
     if (n_costly && top) {
         fprintf(f, "\ntop ops by FLOPs\n  %-28s %7s  %s\n", "op", "count", "FLOPs");
         for (size_t i = 0; i < n_costly && i < top; i++) {
-            fprintf(f, "  %-28s %7" PRId64 "  %s\n", r->ops[i].op, r->ops[i].count,
+            fprintf(f, "  %-28s %7" PRId64 "  %s", r->ops[i].op, r->ops[i].count,
                     grouped(&r->ops[i].flops, b1, sizeof b1));
+            if (!is_zero(&r->ops[i].int_ops)) {
+                fprintf(f, " (+ %s integer ops)", grouped(&r->ops[i].int_ops, b1, sizeof b1));
+            }
+            fputc('\n', f);
         }
     }
     fl_print_roofline_text(f, r, top);
@@ -576,6 +595,9 @@ void fl_print_text(FILE *f, const fl_report *r, const char *model_path, size_t t
             if (!onnx) {
                 fprintf(f, " tfprof=%s", n->tfprof_flops.text);
             }
+            if (!is_zero(&n->int_ops)) {
+                fprintf(f, " int_ops=%s", n->int_ops.text);
+            }
             fprintf(f, " macs=%s bytes=%s%s\n", n->macs.text, n->bytes.text,
                     n->incomplete ? " (incomplete)" : "");
         }
@@ -601,6 +623,11 @@ void fl_print_passes_text(FILE *f, const fl_report *r) {
     cells[0] = grouped(&a->macs, b1, sizeof b1);
     cells[1] = grouped(&z->macs, b2, sizeof b2);
     fl_text_row(f, "  ", "MACs", 13, cells, 2, 24);
+    if (!is_zero(&a->int_ops) || !is_zero(&z->int_ops)) {
+        cells[0] = grouped(&a->int_ops, b1, sizeof b1);
+        cells[1] = grouped(&z->int_ops, b2, sizeof b2);
+        fl_text_row(f, "  ", "integer ops", 13, cells, 2, 24);
+    }
     cells[0] = grouped(&a->bytes, b1, sizeof b1);
     cells[1] = grouped(&z->bytes, b2, sizeof b2);
     fl_text_row(f, "  ", "bytes", 13, cells, 2, 24);

@@ -190,6 +190,7 @@ static const row totals_rows[] = {
     {"flops", K_QTY, offsetof(fl_totals, flops), 0, 0, &quantity_map, NULL, NULL},
     {"tfprof_flops", K_QTY, offsetof(fl_totals, tfprof_flops), 0, 0, &quantity_map, NULL, NULL},
     {"macs", K_QTY, offsetof(fl_totals, macs), 0, 0, &quantity_map, NULL, NULL},
+    {"int_ops", K_QTY, offsetof(fl_totals, int_ops), 0, 0, &quantity_map, NULL, NULL},
     {"bytes", K_QTY, offsetof(fl_totals, bytes), 0, 0, &quantity_map, NULL, NULL},
     {"bytes_read", K_QTY, offsetof(fl_totals, bytes_read), 0, 0, &quantity_map, NULL, NULL},
     {"bytes_written", K_QTY, offsetof(fl_totals, bytes_written), 0, 0, &quantity_map, NULL, NULL},
@@ -243,6 +244,7 @@ static const row node_rows[] = {
     RQ("flops", fl_report_node, flops),
     RQ("tfprof_flops", fl_report_node, tfprof_flops),
     RQ("macs", fl_report_node, macs),
+    RQ("int_ops", fl_report_node, int_ops),
     RQ("bytes", fl_report_node, bytes),
     R("has_rule", K_BOOL, fl_report_node, has_rule),
     R("incomplete", K_BOOL, fl_report_node, incomplete),
@@ -250,10 +252,9 @@ static const row node_rows[] = {
 MAP(node_map, foldline__v1__node_detail__descriptor, fl_report_node, node_rows);
 
 static const row op_rows[] = {
-    R("op", K_STR, fl_report_op, op),
-    R("count", K_I64, fl_report_op, count),
-    RQ("flops", fl_report_op, flops),
-    RQ("tfprof_flops", fl_report_op, tfprof_flops),
+    R("op", K_STR, fl_report_op, op),     R("count", K_I64, fl_report_op, count),
+    RQ("flops", fl_report_op, flops),     RQ("tfprof_flops", fl_report_op, tfprof_flops),
+    RQ("int_ops", fl_report_op, int_ops),
 };
 MAP(op_map, foldline__v1__op_summary__descriptor, fl_report_op, op_rows);
 

@@ -223,6 +223,11 @@ typedef struct fl_totals {
     fl_quantity flops;        /* "complete" convention */
     fl_quantity tfprof_flops; /* tfprof's registered statistics */
     fl_quantity macs;
+    /* Integer operations of quantized ops (QLinearConv, MatMulInteger, a
+     * TFLite CONV_2D on int8 tensors, ...): integer products and sums (2 per
+     * integer multiply-accumulate) and zero-point arithmetic. Counted apart:
+     * never in flops or macs. */
+    fl_quantity int_ops;
     fl_quantity bytes; /* read + written */
     fl_quantity bytes_read;
     fl_quantity bytes_written;
@@ -245,7 +250,7 @@ typedef struct fl_report_node {
     const char *op;
     size_t n_outputs;
     const fl_report_tensor *outputs;
-    fl_quantity flops, tfprof_flops, macs, bytes;
+    fl_quantity flops, tfprof_flops, macs, int_ops, bytes;
     bool has_rule;   /* a real cost rule exists for the op */
     bool incomplete; /* counts depend on an unknown dim: excluded from totals */
 } fl_report_node;
@@ -255,6 +260,7 @@ typedef struct fl_report_op {
     int64_t count;
     fl_quantity flops;
     fl_quantity tfprof_flops;
+    fl_quantity int_ops;
 } fl_report_op;
 
 typedef struct fl_report_input {
@@ -379,7 +385,7 @@ typedef struct fl_report {
     size_t n_unknown_ops; /* op types the registry does not know, with node counts */
     const fl_report_op *unknown_ops;
 
-    size_t n_ops; /* per op type, sorted by FLOPs descending (then name) */
+    size_t n_ops; /* per op type, by FLOPs + int_ops descending (then name) */
     const fl_report_op *ops;
 
     size_t n_warnings;

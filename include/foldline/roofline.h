@@ -188,7 +188,7 @@ typedef struct fl_roofline_node {
     const char *unit;  /* "matrix" | "vector" */
     const char *dtype; /* precision used: "fp32" | "fp16" | "bf16" | "int8" */
     const char *level; /* memory level the working set was served from */
-    double flops;      /* complete-convention FLOPs */
+    double flops;      /* complete-convention FLOPs + int_ops (the work) */
     double bytes;      /* read + written */
     double intensity;  /* FLOP per byte; -1 when the op moves no bytes */
     double compute_s;  /* flops / (peak x efficiency) */

@@ -96,8 +96,8 @@ static int64_t reported_nodes(const fl_graph *g, const fl_cost_totals *t) {
 typedef struct op_acc {
     const char *op;
     int64_t count;
-    fl_sym flops, tfprof;
-    double sort_key; /* flops with symbols at 1, for ordering */
+    fl_sym flops, tfprof, int_ops;
+    double sort_key; /* flops + int_ops with symbols at 1, for ordering */
 } op_acc;
 
 static int op_cmp(const void *pa, const void *pb) {
@@ -151,7 +151,7 @@ static op_acc *acc_find(op_acc *acc, size_t *n, const char *op) {
     }
     op_acc *a = &acc[(*n)++];
     a->op = op;
-    a->flops = a->tfprof = fl_sym_const(0);
+    a->flops = a->tfprof = a->int_ops = fl_sym_const(0);
     return a;
 }
 
@@ -162,6 +162,7 @@ static fl_report_op *ops_out(fl_arena *ra, const op_acc *acc, size_t n, bool cou
         ops[k].count = acc[k].count;
         ops[k].flops = quantity(ra, counts ? acc[k].flops : fl_sym_const(0));
         ops[k].tfprof_flops = quantity(ra, counts ? acc[k].tfprof : fl_sym_const(0));
+        ops[k].int_ops = quantity(ra, counts ? acc[k].int_ops : fl_sym_const(0));
     }
     return ops;
 }
@@ -190,6 +191,9 @@ static fl_status op_summary(fl_ctx *c, fl_arena *ra, fl_report *r) {
             if (st == FL_OK) {
                 st = fl__op_add(c, n, a->tfprof, n->cost.tfprof_flops, &a->tfprof);
             }
+            if (st == FL_OK) {
+                st = fl__op_add(c, n, a->int_ops, n->cost.int_ops, &a->int_ops);
+            }
         }
         if (!n->desc && !n->func) {
             acc_find(unk, &n_unk, n->op)->count++;
@@ -197,7 +201,7 @@ static fl_status op_summary(fl_ctx *c, fl_arena *ra, fl_report *r) {
     }
     if (st == FL_OK) {
         for (size_t k = 0; k < n_acc; k++) {
-            acc[k].sort_key = sort_value(c, acc[k].flops);
+            acc[k].sort_key = sort_value(c, acc[k].flops) + sort_value(c, acc[k].int_ops);
         }
         qsort(acc, n_acc, sizeof(op_acc), op_cmp);
         qsort(unk, n_unk, sizeof(op_acc), op_cmp);
@@ -282,6 +286,7 @@ fl_status fl__report_nodes(fl_ctx *c, fl_arena *ra, const fl_report_node **out, 
         rn->flops = quantity(ra, n->cost.flops);
         rn->tfprof_flops = quantity(ra, n->cost.tfprof_flops);
         rn->macs = quantity(ra, n->cost.macs);
+        rn->int_ops = quantity(ra, n->cost.int_ops);
         rn->bytes = quantity(ra, b);
         rn->has_rule = n->cost.has_rule;
         rn->incomplete = n->cost.incomplete;
@@ -300,6 +305,7 @@ fl_status fl__report_totals(fl_ctx *c, fl_arena *ra, const fl_cost_totals *t, fl
     out->flops = quantity(ra, t->flops);
     out->tfprof_flops = quantity(ra, t->tfprof_flops);
     out->macs = quantity(ra, t->macs);
+    out->int_ops = quantity(ra, t->int_ops);
     out->bytes = quantity(ra, bytes);
     out->bytes_read = quantity(ra, t->bytes_read);
     out->bytes_written = quantity(ra, t->bytes_written);
@@ -381,6 +387,7 @@ static fl_status totals_coverage(fl_ctx *c, fl_arena *ra, const fl_cost_totals *
     fl__sym_vars(t->flops, add_sym, &sl);
     fl__sym_vars(t->tfprof_flops, add_sym, &sl);
     fl__sym_vars(t->macs, add_sym, &sl);
+    fl__sym_vars(t->int_ops, add_sym, &sl);
     fl__sym_vars(bytes, add_sym, &sl);
     r->symbols = sl.names;
     r->n_symbols = sl.n;

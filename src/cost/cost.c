@@ -7,7 +7,22 @@
 
 #include <string.h>
 
-/* Size in bytes of a tensor, unknown when its shape or dtype is. */
+/* Elements per byte of a sub-byte dtype as ONNX and TFLite store it (packed:
+ * int4/uint4 two per byte, int2/uint2 four); 1 otherwise, and for TensorFlow
+ * graphs, whose int4 tensors hold one element per byte. */
+static int64_t packed_per_byte(const fl_ctx *c, const fl_node *n, int dt) {
+    bool packs = c->g->onnx.is_onnx || strncmp(n->op, "tflite::", 8) == 0;
+    dt = fl_dtype_base(dt);
+    if (!packs) {
+        return 1;
+    }
+    return dt == FL_DT_INT4 || dt == FL_DT_UINT4   ? 2
+           : dt == FL_DT_INT2 || dt == FL_DT_UINT2 ? 4
+                                                   : 1;
+}
+
+/* Size in bytes of a tensor, unknown when its shape or dtype is; sub-byte
+ * elements at their packed width, ceil(E / per byte). */
 static fl_status tensor_bytes(fl_ctx *c, const fl_node *n, const fl_tensor *t, fl_sym *out) {
     if (t->dtype == FL_DT_INVALID) {
         *out = fl_sym_unknown();
@@ -17,6 +32,10 @@ static fl_status tensor_bytes(fl_ctx *c, const fl_node *n, const fl_tensor *t, f
     fl_status st = fl__op_num_elements(c, n, &t->shape, &e);
     if (st != FL_OK) {
         return st;
+    }
+    int64_t per = packed_per_byte(c, n, t->dtype);
+    if (per > 1) {
+        return fl__op_ceildiv(c, n, e, fl_sym_const(per), out);
     }
     return fl__op_scale(c, n, e, (int64_t)fl__dtype_size(t->dtype), out);
 }
@@ -58,14 +77,14 @@ static fl_status cost_node(fl_ctx *c, fl_node *n) {
     fl_cost *k = &n->cost;
     fl_sym zero = fl_sym_const(0);
     memset(k, 0, sizeof(*k));
-    k->flops = k->tfprof_flops = k->macs = zero;
+    k->flops = k->tfprof_flops = k->macs = k->int_ops = zero;
     if (n->desc && n->desc->cost) {
         fl_status st = n->desc->cost(c, n, k);
         if (st != FL_OK) {
             return st;
         }
         if (incomplete_sym(k->flops) || incomplete_sym(k->tfprof_flops) ||
-            incomplete_sym(k->macs)) {
+            incomplete_sym(k->macs) || incomplete_sym(k->int_ops)) {
             k->incomplete = true;
         }
     }
@@ -86,7 +105,7 @@ fl_status fl__cost_graph_some(fl_ctx *c, fl_cost_totals *t, const uint8_t *recos
     memset(t, 0, sizeof(*t));
     fl_sym zero = fl_sym_const(0);
     t->flops = t->tfprof_flops = t->macs = t->bytes_read = t->bytes_written = zero;
-    t->bytes_without_rule = zero;
+    t->bytes_without_rule = t->int_ops = zero;
     for (size_t i = 0; i < g->n_nodes; i++) {
         fl_node *n = g->order ? g->order[i] : g->nodes[i];
         if (fl_diag_poll(c->d) != FL_OK) {
@@ -114,6 +133,7 @@ fl_status fl__cost_graph_some(fl_ctx *c, fl_cost_totals *t, const uint8_t *recos
         if ((st = fl__op_add(c, n, t->flops, k->flops, &t->flops)) != FL_OK ||
             (st = fl__op_add(c, n, t->tfprof_flops, k->tfprof_flops, &t->tfprof_flops)) != FL_OK ||
             (st = fl__op_add(c, n, t->macs, k->macs, &t->macs)) != FL_OK ||
+            (st = fl__op_add(c, n, t->int_ops, k->int_ops, &t->int_ops)) != FL_OK ||
             (st = fl__op_add(c, n, t->bytes_read, k->bytes_read, &t->bytes_read)) != FL_OK ||
             (st = fl__op_add(c, n, t->bytes_written, k->bytes_written, &t->bytes_written)) !=
                 FL_OK) {

@@ -17,6 +17,7 @@
 
 typedef struct fl_cost_totals {
     fl_sym flops, tfprof_flops, macs, bytes_read, bytes_written;
+    fl_sym int_ops;            /* integer operations of quantized ops (fl_cost.int_ops) */
     fl_sym bytes_without_rule; /* bytes moved by nodes without a FLOP rule */
     int64_t nodes_with_rule, nodes_without_rule, nodes_incomplete;
     /* Of all nodes, those that hold values rather than compute: Placeholder,

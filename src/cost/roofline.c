@@ -213,14 +213,19 @@ static const char *intern_label(label_cache *lc, fl_op_class c, const fl_eff_tab
 static void estimate_node(const fl_profile *p, const fl_node *nd, fl_roofline_node *r,
                           label_cache *lc) {
     const fl_cost *k = &nd->cost;
-    double flops = (double)k->flops.k;
+    /* The work: FLOPs and a quantized op's integer operations, at the peak
+     * of the op's dtype (int8 for an int8 output). */
+    double flops = (double)k->flops.k + (double)k->int_ops.k;
     double bytes = (double)k->bytes_read.k + (double)k->bytes_written.k;
     fl_op_class cls = fl__roofline_op_class(nd);
     fl_unit unit;
     fl_precision used;
     /* Depthwise convolutions have MACs but no reduction over channels to
-     * feed a matrix unit (GEMM): they run on the vector unit. */
-    bool matrix = k->macs.k > 0 && cls != FL_CLASS_DEPTHWISE;
+     * feed a matrix unit (GEMM): they run on the vector unit. Integer
+     * contractions (QLinearConv, MatMulInteger) have int_ops, no MACs. */
+    bool contraction =
+        k->macs.k > 0 || (k->int_ops.k > 0 && (cls == FL_CLASS_CONV || cls == FL_CLASS_MATMUL));
+    bool matrix = contraction && cls != FL_CLASS_DEPTHWISE;
     double peak = peak_for(p, matrix, fl__roofline_precision(nd), &unit, &used);
     const fl_mem_level *lv = level_for(p, bytes);
     char label[64];
@@ -266,7 +271,8 @@ fl_status fl__roofline_estimate(const fl_graph *g, const fl_profile *p, bool per
             continue;
         }
         if (!fl_sym_is_known(k->flops) || !fl_sym_is_known(k->bytes_read) ||
-            !fl_sym_is_known(k->bytes_written) || !fl_sym_is_known(k->macs)) {
+            !fl_sym_is_known(k->bytes_written) || !fl_sym_is_known(k->macs) ||
+            !fl_sym_is_known(k->int_ops)) {
             free(all);
             free(labels);
             return fl__node_fail(d, FL_EUSAGE, nd,

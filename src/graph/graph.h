@@ -171,6 +171,7 @@ typedef struct fl_cost {
     fl_sym flops;         /* "complete" convention */
     fl_sym tfprof_flops;  /* tfprof's registered statistics; 0 when unregistered */
     fl_sym macs;          /* multiply-accumulates of conv/matmul-family ops */
+    fl_sym int_ops;       /* integer operations of quantized ops (not in flops/macs) */
     fl_sym bytes_read;    /* data inputs, by dtype size */
     fl_sym bytes_written; /* outputs */
     bool has_rule;        /* the op has a real FLOP rule in the complete convention */

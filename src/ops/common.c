@@ -469,3 +469,18 @@ void fl__ar_no_rule(fl_cost *out) {
     out->tfprof_rule = false;
     out->flops = out->tfprof_flops = out->macs = fl_sym_const(0);
 }
+
+fl_status fl__ar_put_int_cost(fl_arith *k, fl_cost *out, fl_sym flops, fl_sym macs,
+                              fl_sym int_ops) {
+    fl_status st = fl__ar_put_cost(k, out, flops, macs);
+    if (st != FL_OK || out->incomplete) {
+        return st;
+    }
+    if (fl_sym_is_unknown(int_ops)) {
+        out->incomplete = true;
+        out->flops = out->macs = out->int_ops = fl_sym_const(0);
+        return FL_OK;
+    }
+    out->int_ops = int_ops;
+    return FL_OK;
+}

@@ -161,5 +161,9 @@ fl_status fl__ar_put_cost_tf(fl_arith *k, fl_cost *out, fl_sym flops, fl_sym tfp
                              bool tfprof_rule);
 /* No counting rule for the node (it is reported as such): all counts 0. */
 void fl__ar_no_rule(fl_cost *out);
+/* As fl__ar_put_cost, with the integer operations of a quantized op
+ * (fl_cost.int_ops: integer products and sums, 2 per integer MAC, and
+ * zero-point arithmetic; never in flops or macs). */
+fl_status fl__ar_put_int_cost(fl_arith *k, fl_cost *out, fl_sym flops, fl_sym macs, fl_sym int_ops);
 
 #endif

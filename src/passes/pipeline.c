@@ -451,10 +451,11 @@ static fl_status check_incremental(fl_ctx *c, const fl_options *opt, const fl_co
                                "from the whole inference");
         }
     }
-    if (st == FL_OK && !(sym_same(t->flops, whole.flops) && sym_same(t->macs, whole.macs) &&
-                         sym_same(t->bytes_read, whole.bytes_read) &&
-                         sym_same(t->bytes_written, whole.bytes_written) &&
-                         t->nodes_incomplete == whole.nodes_incomplete)) {
+    if (st == FL_OK &&
+        !(sym_same(t->flops, whole.flops) && sym_same(t->macs, whole.macs) &&
+          sym_same(t->int_ops, whole.int_ops) && sym_same(t->bytes_read, whole.bytes_read) &&
+          sym_same(t->bytes_written, whole.bytes_written) &&
+          t->nodes_incomplete == whole.nodes_incomplete)) {
         st = fl__diag_fail(c->d, FL_EINTERNAL,
                            "internal error: incremental totals after the pass differ from the "
                            "whole costing");

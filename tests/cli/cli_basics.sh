@@ -8,7 +8,9 @@ data="$2"
 source "$(dirname "$0")/checks.bash"
 
 check help 0 "usage: foldline analyze" -- "$bin" --help
-check version 0 "foldline 1." -- "$bin" --version
+# The project's version (CMakeLists.txt), as --version prints it.
+version=$(sed -n 's/^project(foldline VERSION \([0-9.]*\) .*/\1/p' "$(dirname "$0")/../../CMakeLists.txt")
+check version 0 "foldline $version" -- "$bin" --version
 check no_args 2 "usage" -- "$bin"
 check unknown_command 2 "unknown command 'frobnicate'" -- "$bin" frobnicate
 check unknown_option 2 "unknown option '--bogus'" -- "$bin" analyze "$data/tiny_cnn.pb" --bogus

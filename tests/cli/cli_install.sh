@@ -34,7 +34,8 @@ if ! "$cmake" --install "$build" --prefix "$prefix" >"$tmp/install.log" 2>&1; th
   exit 1
 fi
 ifl="$prefix/bin/foldline"
-check installed_version 0 "foldline 1." -- "$ifl" --version
+version=$(sed -n 's/^project(foldline VERSION \([0-9.]*\) .*/\1/p' "$(dirname "$0")/../../CMakeLists.txt")
+check installed_version 0 "foldline $version" -- "$ifl" --version
 check installed_analyze 0 "617852*input.0" -- "$ifl" analyze "$data/tiny_cnn.pb" --passes none
 check installed_profiles 0 "xeon-8380" -- env FOLDLINE_PROFILES_DIR="$prefix/share/foldline/profiles" "$ifl" profiles
 

@@ -460,6 +460,13 @@ def case_formats(s):
     rrc, rout, rerr = cli("analyze", tfl, "--json", server=s.addr)
     check("tflite_same_output", lrc == rrc == 0 and lout == rout, rerr[:300])
     check("tflite_macs", rrc == 0 and json.loads(rout)["totals"]["macs"] == {"value": 7596})
+    # The integer-op count travels too (Totals/NodeDetail/OpSummary.int_ops).
+    q8 = os.path.join(DATA, "tiny_int8.tflite")
+    lrc, lout, _ = cli("analyze", q8, "--json", "--per-node")
+    rrc, rout, rerr = cli("analyze", q8, "--json", "--per-node", server=s.addr)
+    check("tflite_int8_same_output", lrc == rrc == 0 and lout == rout, rerr[:300])
+    check("tflite_int8_int_ops",
+          rrc == 0 and json.loads(rout)["totals"]["int_ops"] == {"value": 17094}, rout[:300])
     model, shard = tfjs_model()
     d = os.path.join(TMP, "tfjs")
     os.makedirs(d, exist_ok=True)
@@ -850,7 +857,8 @@ def count_dict(q):
 
 def totals_dict(t):
     return {"flops": count_dict(t.flops), "tfprof_flops": count_dict(t.tfprof_flops),
-            "macs": count_dict(t.macs), "bytes": count_dict(t.bytes),
+            "macs": count_dict(t.macs), "int_ops": count_dict(t.int_ops),
+            "bytes": count_dict(t.bytes),
             "bytes_read": count_dict(t.bytes_read), "bytes_written": count_dict(t.bytes_written),
             "nodes": t.nodes}
 

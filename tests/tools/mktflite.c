@@ -13,8 +13,14 @@
  * The CONV_2D code is given in builtin_code with deprecated_builtin_code 0,
  * the others in deprecated_builtin_code only: the reader takes the larger.
  *
- * usage: fl_mktflite OUT.tflite
+ * With --int8, tests/data/tiny_int8.tflite: the same graph fully quantized
+ * (activations and weights int8, the bias int32, as TFLite's integer
+ * kernels take them); FULLY_CONNECTED reads the int8 weights [10,36]
+ * directly and the DEQUANTIZE's float copy is left unused.
+ *
+ * usage: fl_mktflite [--int8] OUT.tflite
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -120,7 +126,7 @@ typedef struct tensor {
     uint32_t buffer;
 } tensor;
 
-static const tensor tensors[] = {
+static tensor tensors[] = {
     {"x", 0, 4, {1, 8, 8, 3}, 0},    {"conv_w", 0, 4, {4, 3, 3, 3}, 1},
     {"conv_b", 0, 1, {4}, 2},        {"conv_out", 0, 4, {1, 8, 8, 4}, 0},
     {"dw_w", 0, 4, {1, 3, 3, 4}, 3}, {"dw_out", 0, 4, {1, 3, 3, 4}, 0},
@@ -140,7 +146,7 @@ typedef struct op {
 } op;
 
 /* Opcodes: 0 CONV_2D, 1 DEPTHWISE_CONV_2D, 2 RESHAPE, 3 DEQUANTIZE, 4 FC. */
-static const op ops[] = {
+static op ops[] = {
     /* Conv2DOptions: padding SAME(0), stride_w, stride_h, act RELU(1) */
     {0, 3, 1, {0, 1, 2}, {3}, 1, 4, {0, 1, 1, 1}},
     /* DepthwiseConv2DOptions: padding VALID(1), stride_w 2, stride_h 2,
@@ -152,10 +158,24 @@ static const op ops[] = {
     {4, 3, 1, {7, 9, -1}, {10}, 8, 1, {0}},
 };
 
+/* The --int8 variant: int8 activations and weights (type 9), FC on the
+ * int8 weights. */
+static void make_int8(void) {
+    static const int types[] = {9, 9, 2, 9, 9, 9, 2, 9, 9, 0, 9};
+    for (int i = 0; i < N_TENSORS; i++) {
+        tensors[i].type = types[i];
+    }
+    ops[4].in[1] = 8;
+}
+
 int main(int argc, char **argv) {
-    if (argc != 2) {
-        fprintf(stderr, "usage: fl_mktflite OUT.tflite\n");
+    bool int8 = argc == 3 && strcmp(argv[1], "--int8") == 0;
+    if (argc != 2 && !int8) {
+        fprintf(stderr, "usage: fl_mktflite [--int8] OUT.tflite\n");
         return 2;
+    }
+    if (int8) {
+        make_int8();
     }
     put32(0);
     memcpy(buf + len, "TFL3", 4);
@@ -219,8 +239,12 @@ int main(int argc, char **argv) {
     }
     const int32_t shape[2] = {1, 36};
     const void *data[6] = {NULL, conv_w, conv_b, dw_w, shape, fc_w};
-    const size_t sizes[6] = {0,           sizeof conv_w, sizeof conv_b,
-                             sizeof dw_w, sizeof shape,  sizeof fc_w};
+    size_t sizes[6] = {0, sizeof conv_w, sizeof conv_b, sizeof dw_w, sizeof shape, sizeof fc_w};
+    if (int8) { /* one byte per weight (the leading bytes of the float data) */
+        sizes[1] = 108;
+        sizes[3] = 36;
+        sizes[5] = 360;
+    }
     for (int i = 0; i < 6; i++) {
         size_t f = table(1, (const int[]){data[i] != NULL}, bv + 4 * (size_t)i);
         if (data[i]) {
@@ -239,9 +263,10 @@ int main(int argc, char **argv) {
         string(m, names[k]);
     }
     string(sd + 8, "serving_default");
-    FILE *out = fopen(argv[1], "wb");
+    const char *path = argv[argc - 1];
+    FILE *out = fopen(path, "wb");
     if (!out || fwrite(buf, 1, len, out) != len || fclose(out) != 0) {
-        perror(argv[1]);
+        perror(path);
         return 1;
     }
     return 0;

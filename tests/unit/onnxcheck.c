@@ -42,3 +42,9 @@ void oc_assert_cost(const fl_report_node *n, int64_t flops, int64_t macs) {
     assert_true(n->has_rule);
     assert_false(n->incomplete);
 }
+
+void oc_assert_int(const fl_report_node *n, int64_t flops, int64_t int_ops) {
+    oc_assert_cost(n, flops, 0);
+    assert_true(n->int_ops.known);
+    assert_int_equal(n->int_ops.value, int_ops);
+}

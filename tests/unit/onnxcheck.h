@@ -20,4 +20,8 @@ const fl_report_node *oc_node(const fl_report *r, const char *name);
 /* Asserts n has a rule, is complete, and counts exactly flops and macs. */
 void oc_assert_cost(const fl_report_node *n, int64_t flops, int64_t macs);
 
+/* Asserts n has a rule, is complete, counts 0 MACs, exactly flops FLOPs and
+ * int_ops integer operations. */
+void oc_assert_int(const fl_report_node *n, int64_t flops, int64_t int_ops);
+
 #endif

@@ -253,10 +253,13 @@ static void test_attention_bad_attrs(void **state) {
 
 /* MatMulNBits, A [2,3,64] float, K 64, N 32, bits 4, block_size 32: B
  * [32, ceil(64/32) = 2, 32*4/8 = 16] uint8, scales [64]: Y [2,3,32].
- * Rows R = 6: MACs = 6 * 32 * 64 = 12288; FLOPs = 2 * 12288 + dequant 2 *
- * 32 * 64 = 24576 + 4096 = 28672; with bias [32]: + 6 * 32 = 28864. Bytes
- * at the stored widths: A 6*64*4 = 1536, B 32*2*16 = 1024 (two int4 per
- * byte), scales 64*4 = 256, Y 6*32*4 = 768: 3584 (+ bias 128 = 3712). */
+ * Rows R = 6: MACs = 6 * 32 * 64 = 12288; FLOPs = 2 * 12288 + the scale's
+ * multiply 32 * 64 = 24576 + 2048 = 26624; with bias [32]: + 6 * 32 =
+ * 26816; int_ops = the zero point's subtraction 32 * 64 = 2048 (absent:
+ * 8, still subtracted). With float zero points [64] the subtraction is
+ * float: FLOPs 24576 + 2 * 2048 = 28672, int_ops 0. Bytes at the stored
+ * widths: A 6*64*4 = 1536, B 32*2*16 = 1024 (two int4 per byte), scales
+ * 64*4 = 256, Y 6*32*4 = 768: 3584 (+ bias 128 = 3712). */
 static void test_matmul_nbits(void **state) {
     (void)state;
     ob_model *m = ms_model();
@@ -264,10 +267,12 @@ static void test_matmul_nbits(void **state) {
     ob_input(m, "b", 2 /* uint8 */, 3, (int64_t[]){32, 2, 16}, NULL);
     ob_init_f(m, "sc", 1, (int64_t[]){64}, false);
     ob_init_f(m, "bias", 1, (int64_t[]){32}, false);
-    const char *ins[] = {"a,b,sc", "a,b,sc,,,bias"};
-    const char *names[] = {"mm", "mmb"};
-    for (int i = 0; i < 2; i++) {
-        Onnx__NodeProto *n = ms_node(m, "MatMulNBits", names[i], ins[i], i ? "y2" : "y");
+    ob_init_f(m, "zpf", 1, (int64_t[]){64}, false);
+    const char *ins[] = {"a,b,sc", "a,b,sc,,,bias", "a,b,sc,zpf"};
+    const char *names[] = {"mm", "mmb", "mmz"};
+    const char *outs[] = {"y", "y2", "y3"};
+    for (int i = 0; i < 3; i++) {
+        Onnx__NodeProto *n = ms_node(m, "MatMulNBits", names[i], ins[i], outs[i]);
         ob_attr_i(m, n, "K", 64);
         ob_attr_i(m, n, "N", 32);
         ob_attr_i(m, n, "bits", 4);
@@ -275,14 +280,21 @@ static void test_matmul_nbits(void **state) {
     }
     ob_output(m, "y");
     ob_output(m, "y2");
+    ob_output(m, "y3");
     fl_report *r = oc_run(m, FL_OK);
     const fl_report_node *a = oc_node(r, "mm");
     assert_string_equal(a->outputs[0].shape, "[2,3,32]");
-    oc_assert_cost(a, 28672, 12288);
+    oc_assert_cost(a, 26624, 12288);
+    assert_int_equal(a->int_ops.value, 2048);
     assert_int_equal(a->bytes.value, 3584);
     const fl_report_node *b = oc_node(r, "mmb");
-    oc_assert_cost(b, 28864, 12288);
+    oc_assert_cost(b, 26816, 12288);
+    assert_int_equal(b->int_ops.value, 2048);
     assert_int_equal(b->bytes.value, 3712);
+    const fl_report_node *z = oc_node(r, "mmz");
+    oc_assert_cost(z, 28672, 12288);
+    assert_true(z->int_ops.known);
+    assert_int_equal(z->int_ops.value, 0);
     fl_report_free(r);
     ob_free(m);
 }

@@ -15,6 +15,7 @@
  *   768 + 432 + 16 read, 1,024 written = 2,240; depthwise 1,024 + 144 read,
  *   144 written = 1,312; FC 144 + 1,440 (the widened weights) read, 40
  *   written = 1,624; the DEQUANTIZE moves nothing per inference: 5,176.
+ * tiny_int8.tflite: the same graph quantized (test_int8).
  * Damaged copies (root offset out of range, a vtable larger than the file, a
  * vector longer than the file, a buffer shorter than its tensor, every
  * truncation, byte substitutions at every offset) must fail with a message
@@ -101,6 +102,45 @@ static void test_tiny(void **state) {
     }
     assert_true(dq);
     fl_report_free(r);
+}
+
+/* tiny_int8.tflite (fl_mktflite --int8): the same graph on int8 tensors,
+ * int32 bias. TFLite's integer kernels; per tflite.c's rule int_ops = 2 *
+ * MACs + E(out) * (bias + activation + 3: requantize multiply and shift,
+ * output zero point) + E(in) (input zero point), int8 weights symmetric:
+ *   CONV_2D   2 * 6,912 + 256 * (1 + 1 + 3) + 192 = 15,296
+ *   DEPTHWISE 2 * 324 + 36 * 3 + 256 = 1,012
+ *   FC        2 * 360 + 10 * 3 + 36 = 786
+ *   int_ops 17,094; FLOPs and MACs 0 (the unused DEQUANTIZE: per-load 0).
+ * Bytes at one byte per int8 element: CONV_2D reads 192 + 108 + 16 (int32
+ * bias), writes 256: 572; DEPTHWISE 256 + 36 + 36 = 328; FC 36 + 360 + 10 =
+ * 406. */
+static void test_int8(void **state) {
+    (void)state;
+    size_t len;
+    unsigned char *b = fl_test_read_file(FL_TEST_DATA_DIR "/tiny_int8.tflite", &len);
+    assert_non_null(b);
+    fl_report *r = NULL;
+    assert_int_equal(run(b, len, &r), FL_OK);
+    assert_int_equal(r->n_unknown_ops, 0);
+    assert_true(r->totals.int_ops.known);
+    assert_int_equal(r->totals.int_ops.value, 17094);
+    assert_int_equal(r->totals.macs.value, 0);
+    assert_int_equal(r->totals.flops.value, 0);
+    const char *names[] = {"conv_out", "dw_out", "logits"};
+    const int64_t iops[] = {15296, 1012, 786}, bytes[] = {572, 328, 406};
+    for (int i = 0; i < 3; i++) {
+        const fl_report_node *n = node(r, names[i]);
+        assert_string_equal(n->outputs[0].dtype, "int8");
+        assert_int_equal(n->int_ops.value, iops[i]);
+        assert_int_equal(n->flops.value, 0);
+        assert_int_equal(n->macs.value, 0);
+        assert_int_equal(n->bytes.value, bytes[i]);
+        assert_false(n->incomplete);
+    }
+    assert_int_equal(r->after.int_ops.value, 17094);
+    fl_report_free(r);
+    free(b);
 }
 
 static void expect_error(unsigned char *b, size_t len, const char *needle) {
@@ -200,6 +240,7 @@ static void test_mutations(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tiny),
+        cmocka_unit_test(test_int8),
         cmocka_unit_test(test_damaged),
         cmocka_unit_test(test_mutations),
     };

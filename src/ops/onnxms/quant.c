@@ -14,11 +14,15 @@
  *
  * FLOP rule ("complete" convention), R = E(A) / K rows: what the unfused
  * chain DequantizeLinear(B) -> MatMul (-> Add bias) counts:
- *   MACs  = R * N * K
- *   FLOPs = 2 * MACs + 2 * N * K (the weight's dequantisation, subtract and
- *           multiply, as onnx::DequantizeLinear) + R * N with a bias
- * The report has no separate integer-op total yet: these MACs are in the
- * MAC/FLOP totals.
+ *   MACs    = R * N * K (the product is a float one: A is float)
+ *   FLOPs   = 2 * MACs + N * K (the weight's dequantisation multiply by its
+ *             scale) + R * N with a bias
+ *   int_ops = N * K (the zero point's subtraction from the stored integers,
+ *             as onnx::DequantizeLinear counts it; an absent zero point is
+ *             2^(bits-1) and still subtracted). A zero_points input of A's
+ *             float type makes that subtraction float: FLOPs + N * K instead.
+ * accuracy_level (ORT may quantize A to int8 at level 4) is an execution
+ * choice, not the op's definition: the product is counted as float.
  */
 #include "ops/onnxops/util.h"
 
@@ -108,12 +112,14 @@ static fl_status cost_matmul_nbits(fl_ctx *c, const fl_node *n, fl_cost *out) {
     fl_sym rows = x->rank >= 1 ? fl__ar_dims_prod(&k, x, 0, x->rank - 1) : fl_sym_unknown();
     fl_sym rn = fl__ar_scale(&k, rows, a.n);
     fl_sym macs = fl__ar_scale(&k, rn, a.k);
-    fl_sym dq = fl__ar_scale(&k, fl__ar_mul(&k, fl_sym_const(a.n), fl_sym_const(a.k)), 2);
-    fl_sym flops = fl__ar_add(&k, fl__ar_scale(&k, macs, 2), dq);
+    fl_sym nk = fl__ar_mul(&k, fl_sym_const(a.n), fl_sym_const(a.k));
+    bool float_zp = !fl__ox_absent(n, 3) && fl__dtype_is_float(fl__ox_in_dtype(n, 3));
+    fl_sym flops =
+        fl__ar_add(&k, fl__ar_scale(&k, macs, 2), fl__ar_scale(&k, nk, float_zp ? 2 : 1));
     if (!fl__ox_absent(n, 5)) {
         flops = fl__ar_add(&k, flops, rn);
     }
-    return fl__ar_put_cost(&k, out, flops, macs);
+    return fl__ar_put_int_cost(&k, out, flops, macs, float_zp ? fl_sym_const(0) : nk);
 }
 
 /* clang-format off */

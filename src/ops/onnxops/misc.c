@@ -36,12 +36,29 @@
  *   HannWindow, HammingWindow  4 * E(out) (2*pi*n/N, cos, scale, subtract);
  *                        BlackmanWindow 7 * E(out) (two cosine terms)
  *   MelWeightMatrix      4 * E(out) (two distances, a divide, a min)
- *   QuantizeLinear 3 * E(x) (divide, round, add; saturation free);
- *   DequantizeLinear 2 * E(x) (subtract, multiply); DynamicQuantizeLinear
- *   5 * E(x) (min and max scans, then QuantizeLinear)
- *   QLinearConv, ConvInteger, MatMulInteger, QLinearMatMul  Conv's/MatMul's
- *                        rule (MACs of the integer products; integer
- *                        operations are not yet counted apart from FLOPs)
+ *
+ * Quantization: arithmetic on integer operands counts in int_ops (the
+ * report's integer-op total), never in FLOPs or MACs; arithmetic on float
+ * operands (scales) counts in FLOPs. Each op is counted as its definition
+ * reads, saturation free, the scale quotients (per tensor or per channel,
+ * not per element) free:
+ *   QuantizeLinear  y = round(x / scale) + zp: FLOPs 2 * E(x) (divide,
+ *                        round), int_ops E(x) (the zero point's add); to a
+ *                        float8 y, 3 * E(x) FLOPs
+ *   DequantizeLinear  y = (x - zp) * scale: int_ops E(x), FLOPs E(x); from
+ *                        a float8 x, 2 * E(x) FLOPs
+ *   DynamicQuantizeLinear  FLOPs 4 * E(x) (min and max scans, divide,
+ *                        round), int_ops E(x) (zero point)
+ *   MatMulInteger, ConvInteger  (a - a_zp) . (b - b_zp): int_ops 2 * M +
+ *                        E(a) + E(b), M = MatMul's/Conv's MACs of (a, b),
+ *                        the zero points' subtractions once per element
+ *                        (an absent zero point is 0 and still subtracted,
+ *                        as the definition reads); 0 FLOPs, 0 MACs
+ *   QLinearMatMul, QLinearConv  as MatMulInteger/ConvInteger, + E(y) for
+ *                        the int32 bias (QLinearConv's B, when given) and
+ *                        E(y) for y's zero point (int_ops); FLOPs 2 * E(y)
+ *                        (the accumulator times x_scale * w_scale /
+ *                        y_scale, rounded); 0 MACs
  */
 #include "ops/onnxops/util.h"
 
@@ -356,11 +373,30 @@ static fl_status infer_dyn_quantize(fl_ctx *c, fl_node *n) {
     return st == FL_OK ? fl__ox_set_out(c, n, 2, FL_DT_UINT8, 0, NULL) : st;
 }
 
+/* QuantizeLinear: divide, round (float), + zero point (integer when y is);
+ * DequantizeLinear: - zero point (integer when x is), multiply (float);
+ * DynamicQuantizeLinear: min and max scans, then QuantizeLinear to uint8. */
 static fl_status cost_quant(fl_ctx *c, const fl_node *n, fl_cost *out) {
-    int64_t per = n->kind == FL_OP_ONNX_QUANTIZE_LINEAR     ? 3
-                  : n->kind == FL_OP_ONNX_DEQUANTIZE_LINEAR ? 2
-                                                            : 5;
-    return fl__ox_cost_per_in(c, n, out, per);
+    fl_arith k = {c, n, FL_OK};
+    fl_sym e = fl__ar_numel(&k, &fl_node_in(n, 0)->shape);
+    bool integer;
+    int64_t fl;
+    switch (n->kind) {
+    case FL_OP_ONNX_QUANTIZE_LINEAR:
+        integer = fl__dtype_is_integer(n->outputs[0].dtype);
+        fl = integer ? 2 : 3;
+        break;
+    case FL_OP_ONNX_DEQUANTIZE_LINEAR:
+        integer = fl__dtype_is_integer(fl__ox_in_dtype(n, 0));
+        fl = integer ? 1 : 2;
+        break;
+    default:
+        integer = true;
+        fl = 4;
+        break;
+    }
+    return fl__ar_put_int_cost(&k, out, fl__ar_scale(&k, e, fl), fl_sym_const(0),
+                               integer ? e : fl_sym_const(0));
 }
 
 static const int qconv_idx[] = {0, 3, 8}, convi_idx[] = {0, 1}, qmm_idx[] = {0, 3};
@@ -383,17 +419,32 @@ static fl_status infer_qlinear(fl_ctx *c, fl_node *n) {
     }
 }
 
+/* Integer operations of the quantized contractions (see the header). */
 static fl_status cost_qlinear(fl_ctx *c, const fl_node *n, fl_cost *out) {
-    switch (n->kind) {
-    case FL_OP_ONNX_QLINEAR_CONV:
-        return fl__ox_cost_delegate(c, n, FL_OP_ONNX_CONV, qconv_idx, 3, out);
-    case FL_OP_ONNX_CONV_INTEGER:
-        return fl__ox_cost_delegate(c, n, FL_OP_ONNX_CONV, convi_idx, 2, out);
-    case FL_OP_ONNX_MATMUL_INTEGER:
-        return fl__ox_cost_delegate(c, n, FL_OP_ONNX_MATMUL, convi_idx, 2, out);
-    default:
-        return fl__ox_cost_delegate(c, n, FL_OP_ONNX_MATMUL, qmm_idx, 2, out);
+    bool conv = n->kind == FL_OP_ONNX_QLINEAR_CONV || n->kind == FL_OP_ONNX_CONV_INTEGER;
+    bool qlinear = n->kind == FL_OP_ONNX_QLINEAR_CONV || n->kind == FL_OP_ONNX_QLINEAR_MATMUL;
+    const int *idx = n->kind == FL_OP_ONNX_QLINEAR_CONV     ? qconv_idx
+                     : n->kind == FL_OP_ONNX_QLINEAR_MATMUL ? qmm_idx
+                                                            : convi_idx;
+    fl_cost base = {0};
+    fl_status st =
+        fl__ox_cost_delegate(c, n, conv ? FL_OP_ONNX_CONV : FL_OP_ONNX_MATMUL, idx, 2, &base);
+    if (st != FL_OK) {
+        return st;
     }
+    fl_arith k = {c, n, FL_OK};
+    fl_sym macs = base.incomplete ? fl_sym_unknown() : base.macs;
+    fl_sym y = fl__ar_numel(&k, &n->outputs[0].shape);
+    fl_sym zp = fl__ar_add(&k, fl__ar_numel(&k, &fl_node_in(n, idx[0])->shape),
+                           fl__ar_numel(&k, &fl_node_in(n, idx[1])->shape));
+    fl_sym iops = fl__ar_add(&k, fl__ar_scale(&k, macs, 2), zp);
+    int64_t per_y = qlinear ? 1 : 0; /* + y_zero_point */
+    if (n->kind == FL_OP_ONNX_QLINEAR_CONV && !fl__ox_absent(n, 8)) {
+        per_y++; /* + the int32 bias */
+    }
+    iops = fl__ar_add(&k, iops, fl__ar_scale(&k, y, per_y));
+    fl_sym flops = fl__ar_scale(&k, y, qlinear ? 2 : 0);
+    return fl__ar_put_int_cost(&k, out, flops, fl_sym_const(0), iops);
 }
 
 /* Hook sets and descriptors (their rows: onnxops/misc.def) */

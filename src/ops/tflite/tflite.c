@@ -35,8 +35,19 @@
  *  - TFLite_Detection_PostProcess: E(boxes) + E(scores) (decode and
  *    threshold once per input element; NMS's data-dependent work is not
  *    counted); MaxPoolingWithArgmax2D as MAX_POOL_2D; MaxUnpooling2D E(out).
- * Quantized operands (int8/uint8/int16) are counted the same way; the bytes
- * follow their real element width.
+ * Quantized CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED (input and
+ * weights int8, uint8 or int16; TFLite's integer kernels): the same products,
+ * sums, bias and activation as above count as integer ops (int_ops, not
+ * FLOPs or MACs), plus what the integer kernel adds: the input's zero point
+ * once per input element (E(in)), the weights' zero point once per weight
+ * when they are uint8 (int8 weights are symmetric: zero point 0 by TFLite's
+ * quantization spec), and per output element the requantization (a
+ * fixed-point multiply and a rounding shift) and the output's zero point:
+ *   int_ops = 2 * MACs + E(out) * (bias + activation + 3) + E(in)
+ *             [+ E(w) for uint8 weights];  FLOPs = MACs = 0.
+ * Float input with int8 weights (hybrid quantization) counts as float. Other
+ * operators on quantized tensors are counted as their float rule; the bytes
+ * follow their real element width (int4 packs two per byte).
  */
 #include "ops/common.h"
 
@@ -216,13 +227,29 @@ static fl_status infer_dwconv(fl_ctx *c, fl_node *n) {
     return infer_conv_like(c, n, true);
 }
 
-/* 2 * MACs + E(out) per bias and fused activation. */
+/* A quantized activation: int8, uint8 or int16 (16x8). */
+static bool quantized_type(int dt) {
+    dt = fl_dtype_base(dt);
+    return dt == FL_DT_INT8 || dt == FL_DT_UINT8 || dt == FL_DT_INT16;
+}
+
+/* 2 * MACs + E(out) per bias and fused activation; on quantized input and
+ * weights the same work and the integer kernel's extra steps go to int_ops
+ * (see the header). */
 static fl_status put_conv(fl_arith *k, const fl_node *n, fl_cost *out, fl_sym e, fl_sym macs,
                           int bias_input) {
     fl_sym flops = fl__ar_scale(k, macs, 2);
     int extra = act_factor(n) + (bias_input >= 0 && !absent(n, bias_input));
     flops = fl__ar_add(k, flops, fl__ar_scale(k, e, extra));
-    return put(k, out, flops, macs);
+    if (!quantized_type(in_dtype(n, 0)) || !quantized_type(in_dtype(n, 1))) {
+        return put(k, out, flops, macs);
+    }
+    fl_sym iops = fl__ar_add(k, flops, fl__ar_scale(k, e, 3)); /* requantize, zero point */
+    iops = fl__ar_add(k, iops, fl__ar_numel(k, in_shape(n, 0)));
+    if (fl_dtype_base(in_dtype(n, 1)) == FL_DT_UINT8) {
+        iops = fl__ar_add(k, iops, fl__ar_numel(k, in_shape(n, 1)));
+    }
+    return fl__ar_put_int_cost(k, out, fl_sym_const(0), fl_sym_const(0), iops);
 }
 
 static fl_status cost_conv(fl_ctx *c, const fl_node *n, fl_cost *out) {
