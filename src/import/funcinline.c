@@ -90,6 +90,9 @@ static uint64_t hash_str(const char *s) {
 }
 
 static bool name_used(const inl *x, const char *s) {
+    if (!x->names_cap) {
+        return false;
+    }
     for (size_t i = hash_str(s) & (x->names_cap - 1); x->names[i];
          i = (i + 1) & (x->names_cap - 1)) {
         if (strcmp(x->names[i], s) == 0) {
