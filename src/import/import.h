@@ -7,6 +7,10 @@
  * contents whose size disagrees with shape and dtype, node-count limits. Every
  * failure is an FL_EINVAL (or FL_ELIMIT) in `d` naming the node and the field.
  * They do no shape inference and no costing.
+ *
+ * The input bytes are borrowed for the graph's whole life: tensor payloads
+ * (constants' values, the messages' bytes fields) are views into them
+ * (src/import/pbwire.h), so keep them unchanged until the graph is freed.
  */
 #ifndef FL_IMPORT_IMPORT_H
 #define FL_IMPORT_IMPORT_H
