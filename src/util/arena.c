@@ -176,9 +176,12 @@ void *fl__arena_scratch(fl_arena *a, size_t n, size_t size) {
     if (a->failed) {
         return NULL;
     }
-    hook_scratch = true;
-    bool fail = fail_hook && fail_hook(fail_hook_arg);
-    hook_scratch = false;
+    bool fail = false;
+    if (fail_hook) { /* tests only, one thread (arena.h): no write otherwise */
+        hook_scratch = true;
+        fail = fail_hook(fail_hook_arg);
+        hook_scratch = false;
+    }
     size_t bytes = n * size;
     if (fail || (size && n > SIZE_MAX / size) || bytes > SIZE_MAX / 2) {
         a->failed = true;
