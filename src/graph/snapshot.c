@@ -330,7 +330,8 @@ static bool outputs_differ_at(const fl_graph_snapshot *s, long i, const fl_node 
         return n->n_outputs > 0 && (!n->outputs) != (!o->outputs);
     }
     const fl_tensor *saved = s->outputs + s->at[i].outputs;
-    const fl_sym *dims = s->dims + s->at[i].dims;
+    /* No dims saved at all (scalars only): NULL, never NULL + 0. */
+    const fl_sym *dims = s->dims ? s->dims + s->at[i].dims : NULL;
     for (int k = 0; k < n->n_outputs; k++) {
         const fl_tensor *a = &saved[k], *b = &n->outputs[k];
         if (a->dtype != b->dtype || a->shape.rank != b->shape.rank) {
