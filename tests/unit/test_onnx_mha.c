@@ -1,0 +1,267 @@
+/*
+ * test_onnx_mha.c - ONNX Runtime's contrib attention and embedding ops of
+ * src/ops/onnxms/mha.c and embed.c (MultiHeadAttention, GroupQueryAttention,
+ * RotaryEmbedding, EmbedLayerNormalization, GatherBlockQuantized): shapes
+ * and counts derived by hand from each family file's stated rule (attention
+ * in full: R = B*N*S*T scores, MACs R*(D + Dv), FLOPs 2*MACs + 6*R + ...),
+ * KV-cache shapes with a symbolic past, and bad attributes naming the node.
+ */
+#include "foldline/foldline.h"
+#include "onnxbuild.h"
+#include "onnxcheck.h"
+#include "testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static Onnx__NodeProto *ms_node(ob_model *m, const char *op, const char *name, const char *in,
+                                const char *out) {
+    Onnx__NodeProto *n = ob_node(m, op, name, in, out);
+    ob_domain(m, n, "com.microsoft");
+    return n;
+}
+
+static ob_model *ms_model(void) {
+    ob_model *m = ob_new(17);
+    ob_opset(m, "com.microsoft", 1);
+    return m;
+}
+
+/* MultiHeadAttention, num_heads 2: query (2,4,16), key (2,6,16), value
+ * (2,6,8): D = 8, Dv = 4, S = 4, T = L = 6; output (2,4,8). R = 2*2*4*6 =
+ * 96; MACs = 96*8 + 96*4 = 1152; FLOPs = 2304 + 6*96 = 2880; with bias
+ * (40): + B*S*N*D 128 + B*L*N*(D + Dv) 288 = 3296.
+ * Packed QKV query (2,5,2,3,8): S = L = 5, D = Dv = 8, output (2,5,16); R =
+ * 2*2*5*5 = 100; MACs 1600; FLOPs 3200 + 600 = 3800. */
+static void test_mha(void **state) {
+    (void)state;
+    ob_model *m = ms_model();
+    ob_input(m, "q", OB_FLOAT, 3, (int64_t[]){2, 4, 16}, NULL);
+    ob_input(m, "k", OB_FLOAT, 3, (int64_t[]){2, 6, 16}, NULL);
+    ob_input(m, "v", OB_FLOAT, 3, (int64_t[]){2, 6, 8}, NULL);
+    ob_input(m, "qkv", OB_FLOAT, 5, (int64_t[]){2, 5, 2, 3, 8}, NULL);
+    ob_init_f(m, "bias", 1, (int64_t[]){40}, false);
+    const char *names[] = {"mha", "mha_bias", "packed"};
+    const char *ins[] = {"q,k,v", "q,k,v,bias", "qkv"};
+    const char *outs[] = {"y1", "y2", "y3"};
+    for (int i = 0; i < 3; i++) {
+        Onnx__NodeProto *n = ms_node(m, "MultiHeadAttention", names[i], ins[i], outs[i]);
+        ob_attr_i(m, n, "num_heads", 2);
+        ob_output(m, outs[i]);
+    }
+    fl_report *r = oc_run(m, FL_OK);
+    assert_int_equal(r->n_unknown_ops, 0);
+    const fl_report_node *a = oc_node(r, "mha");
+    assert_string_equal(a->outputs[0].shape, "[2,4,8]");
+    oc_assert_cost(a, 2880, 1152);
+    oc_assert_cost(oc_node(r, "mha_bias"), 3296, 1152);
+    const fl_report_node *p = oc_node(r, "packed");
+    assert_string_equal(p->outputs[0].shape, "[2,5,16]");
+    oc_assert_cost(p, 3800, 1600);
+    fl_report_free(r);
+    ob_free(m);
+}
+
+/* A decode step with a KV cache of symbolic length: query, key, value
+ * (1,1,16), num_heads 4 (D = Dv = 4), past_key/past_value (1,4,past,4):
+ * present (1,4,past + 1,4); R = 4*(past + 1); MACs = 8*R = 32*past + 32;
+ * FLOPs = 16*R + 6*R = 88*past + 88. */
+static void test_mha_past(void **state) {
+    (void)state;
+    ob_model *m = ms_model();
+    const char *const pp[] = {NULL, NULL, "past", NULL};
+    ob_input(m, "q", OB_FLOAT, 3, (int64_t[]){1, 1, 16}, NULL);
+    ob_input(m, "pk", OB_FLOAT, 4, (int64_t[]){1, 4, -1, 4}, pp);
+    ob_input(m, "pv", OB_FLOAT, 4, (int64_t[]){1, 4, -1, 4}, pp);
+    Onnx__NodeProto *n = ms_node(m, "MultiHeadAttention", "mha", "q,q,q,,,,pk,pv", "y,k2,v2");
+    ob_attr_i(m, n, "num_heads", 4);
+    ob_output(m, "y");
+    ob_output(m, "k2");
+    ob_output(m, "v2");
+    fl_report *r = oc_run(m, FL_OK);
+    const fl_report_node *a = oc_node(r, "mha");
+    assert_string_equal(a->outputs[0].shape, "[1,1,16]");
+    assert_string_equal(a->outputs[1].shape, "[1,4,past + 1,4]");
+    assert_string_equal(a->outputs[2].shape, "[1,4,past + 1,4]");
+    assert_string_equal(a->macs.text, "32*past + 32");
+    assert_string_equal(a->flops.text, "88*past + 88");
+    fl_report_free(r);
+    ob_free(m);
+}
+
+/* GroupQueryAttention, num_heads 4, kv_num_heads 2: query (1,3,32) (D = 8),
+ * key/value (1,3,16), past (1,2,5,8), total_sequence_length 8: T = 8,
+ * present (1,2,max(5, 8) = 8,8); R = 4*3*8 = 96; MACs = 96*16 = 1536;
+ * FLOPs = 3072 + 576 = 3648. A shared buffer, past (1,2,10,8) and total 7:
+ * present keeps 10, T = 7: R = 84, MACs 1344, FLOPs 2688 + 504 = 3192. */
+static void test_gqa(void **state) {
+    (void)state;
+    ob_model *m = ms_model();
+    ob_input(m, "q", OB_FLOAT, 3, (int64_t[]){1, 3, 32}, NULL);
+    ob_input(m, "k", OB_FLOAT, 3, (int64_t[]){1, 3, 16}, NULL);
+    ob_input(m, "pk", OB_FLOAT, 4, (int64_t[]){1, 2, 5, 8}, NULL);
+    ob_input(m, "pk10", OB_FLOAT, 4, (int64_t[]){1, 2, 10, 8}, NULL);
+    ob_input(m, "seqlens", OB_INT32, 1, (int64_t[]){1}, NULL);
+    ob_init_i64(m, "t8", 0, NULL, (int64_t[]){8});
+    ob_init_i64(m, "t7", 0, NULL, (int64_t[]){7});
+    const char *names[] = {"gqa", "shared"};
+    const char *ins[] = {"q,k,k,pk,pk,seqlens,t8", "q,k,k,pk10,pk10,seqlens,t7"};
+    const char *outs[] = {"y1,pk1,pv1", "y2,pk2,pv2"};
+    for (int i = 0; i < 2; i++) {
+        Onnx__NodeProto *n = ms_node(m, "GroupQueryAttention", names[i], ins[i], outs[i]);
+        ob_attr_i(m, n, "num_heads", 4);
+        ob_attr_i(m, n, "kv_num_heads", 2);
+    }
+    ob_output(m, "y1");
+    ob_output(m, "pk1");
+    ob_output(m, "y2");
+    ob_output(m, "pk2");
+    fl_report *r = oc_run(m, FL_OK);
+    const fl_report_node *a = oc_node(r, "gqa");
+    assert_string_equal(a->outputs[0].shape, "[1,3,32]");
+    assert_string_equal(a->outputs[1].shape, "[1,2,8,8]");
+    oc_assert_cost(a, 3648, 1536);
+    const fl_report_node *b = oc_node(r, "shared");
+    assert_string_equal(b->outputs[1].shape, "[1,2,10,8]");
+    oc_assert_cost(b, 3192, 1344);
+    fl_report_free(r);
+    ob_free(m);
+}
+
+/* GQA with packed QKV (1, s, (4 + 2*2)*8 = 64), no past, rotary with
+ * cos_cache (16,4) (Dr = 8), total_sequence_length unknown: T = s, present
+ * (1,2,s,8); R = 4*s^2; MACs = 64*s^2; FLOPs = 128*s^2 + 24*s^2 + rotary
+ * 3*(4*s + 2*s)*8 = 152*s^2 + 144*s. */
+static void test_gqa_packed_rotary(void **state) {
+    (void)state;
+    ob_model *m = ms_model();
+    ob_input(m, "qkv", OB_FLOAT, 3, (int64_t[]){1, -1, 64}, (const char *[]){NULL, "s", NULL});
+    ob_input(m, "seqlens", OB_INT32, 1, (int64_t[]){1}, NULL);
+    ob_input(m, "total", OB_INT32, 0, NULL, NULL);
+    ob_init_f(m, "cos", 2, (int64_t[]){16, 4}, false);
+    Onnx__NodeProto *n =
+        ms_node(m, "GroupQueryAttention", "gqa", "qkv,,,,,seqlens,total,cos,cos", "y,pk,pv");
+    ob_attr_i(m, n, "num_heads", 4);
+    ob_attr_i(m, n, "kv_num_heads", 2);
+    ob_attr_i(m, n, "do_rotary", 1);
+    ob_output(m, "y");
+    ob_output(m, "pk");
+    fl_report *r = oc_run(m, FL_OK);
+    const fl_report_node *a = oc_node(r, "gqa");
+    assert_string_equal(a->outputs[0].shape, "[1,s,32]");
+    assert_string_equal(a->outputs[1].shape, "[1,2,s,8]");
+    assert_string_equal(a->macs.text, "64*s^2");
+    assert_string_equal(a->flops.text, "152*s^2 + 144*s");
+    fl_report_free(r);
+    ob_free(m);
+}
+
+/* Bad attributes name the node and the attribute or input. */
+static void test_attention_bad(void **state) {
+    (void)state;
+    struct {
+        const char *op;
+        int64_t heads, kv_heads;
+        const char *want;
+    } cases[] = {
+        {"GroupQueryAttention", 4, 3, "node 'bad' (GroupQueryAttention): attr 'kv_num_heads' 3"},
+        {"GroupQueryAttention", 4, 0, "node 'bad' (GroupQueryAttention): attr 'kv_num_heads' is 0"},
+        {"MultiHeadAttention", 3, 0,
+         "node 'bad' (MultiHeadAttention): input 0 (query)'s hidden "
+         "size 16 is not a multiple of 3 heads"},
+        {"MultiHeadAttention", -1, 0, "node 'bad' (MultiHeadAttention): attr 'num_heads' is -1"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ob_model *m = ms_model();
+        ob_input(m, "q", OB_FLOAT, 3, (int64_t[]){1, 3, 16}, NULL);
+        ob_input(m, "k", OB_FLOAT, 3, (int64_t[]){1, 3, 16}, NULL);
+        ob_input(m, "sl", OB_INT32, 1, (int64_t[]){1}, NULL);
+        ob_input(m, "t", OB_INT32, 0, NULL, NULL);
+        bool gqa = cases[i].op[0] == 'G';
+        Onnx__NodeProto *n = ms_node(m, cases[i].op, "bad", gqa ? "q,k,k,,,sl,t" : "q,k,k", "y");
+        ob_attr_i(m, n, "num_heads", cases[i].heads);
+        if (gqa) {
+            ob_attr_i(m, n, "kv_num_heads", cases[i].kv_heads);
+        }
+        ob_output(m, "y");
+        fl_report *r = oc_run(m, FL_EINVAL);
+        if (!strstr(r->error, cases[i].want)) {
+            fail_msg("error '%s' lacks '%s'", r->error, cases[i].want);
+        }
+        fl_report_free(r);
+        ob_free(m);
+    }
+}
+
+/* RotaryEmbedding (2,3,32), num_heads 4 (D = 8), cos_cache (10,2): Dr = 4
+ * (partial rotation), rows 2*3*4 = 24: FLOPs 3*24*4 = 288. (1,2,5,8) with
+ * cos_cache (5,4): Dr 8, rows 10: 240. */
+static void test_rotary(void **state) {
+    (void)state;
+    ob_model *m = ms_model();
+    ob_input(m, "x", OB_FLOAT, 3, (int64_t[]){2, 3, 32}, NULL);
+    ob_input(m, "x4", OB_FLOAT, 4, (int64_t[]){1, 2, 5, 8}, NULL);
+    ob_input(m, "pos", OB_INT64, 2, (int64_t[]){2, 3}, NULL);
+    ob_init_f(m, "c2", 2, (int64_t[]){10, 2}, false);
+    ob_init_f(m, "c4", 2, (int64_t[]){5, 4}, false);
+    Onnx__NodeProto *n = ms_node(m, "RotaryEmbedding", "rot", "x,pos,c2,c2", "y");
+    ob_attr_i(m, n, "num_heads", 4);
+    ms_node(m, "RotaryEmbedding", "rot4", "x4,pos,c4,c4", "y4");
+    ob_output(m, "y");
+    ob_output(m, "y4");
+    fl_report *r = oc_run(m, FL_OK);
+    const fl_report_node *a = oc_node(r, "rot");
+    assert_string_equal(a->outputs[0].shape, "[2,3,32]");
+    oc_assert_cost(a, 288, 0);
+    oc_assert_cost(oc_node(r, "rot4"), 240, 0);
+    fl_report_free(r);
+    ob_free(m);
+}
+
+/* EmbedLayerNormalization: input_ids (2,7), segment ids, word (100,16),
+ * position (32,16), segment (2,16), gamma, beta, mask (2,7): output
+ * (2,7,16), mask_index (2) int32. E = 224, rows 14: (1 + 1 + 6 + 1) * 224 +
+ * 2 * 14 + 14 = 2058. GatherBlockQuantized of uint8 data (100,8), bits 4
+ * (unpacked (100,16)), indices (2,3): output (2,3,16) float, E = 96: FLOPs
+ * 96, int_ops 96. */
+static void test_embed(void **state) {
+    (void)state;
+    ob_model *m = ms_model();
+    ob_input(m, "ids", OB_INT32, 2, (int64_t[]){2, 7}, NULL);
+    ob_init_f(m, "word", 2, (int64_t[]){100, 16}, true);
+    ob_init_f(m, "pos", 2, (int64_t[]){32, 16}, true);
+    ob_init_f(m, "seg", 2, (int64_t[]){2, 16}, true);
+    ob_init_f(m, "gamma", 1, (int64_t[]){16}, true);
+    ob_input(m, "data", 2 /* uint8 */, 2, (int64_t[]){100, 8}, NULL);
+    ob_input(m, "idx", OB_INT64, 2, (int64_t[]){2, 3}, NULL);
+    ob_init_f(m, "scales", 2, (int64_t[]){100, 1}, true);
+    ms_node(m, "EmbedLayerNormalization", "eln", "ids,ids,word,pos,seg,gamma,gamma,ids", "y,mi");
+    Onnx__NodeProto *g = ms_node(m, "GatherBlockQuantized", "gbq", "data,idx,scales", "e");
+    ob_attr_i(m, g, "block_size", 16);
+    ob_output(m, "y");
+    ob_output(m, "mi");
+    ob_output(m, "e");
+    fl_report *r = oc_run(m, FL_OK);
+    const fl_report_node *e = oc_node(r, "eln");
+    assert_string_equal(e->outputs[0].shape, "[2,7,16]");
+    assert_string_equal(e->outputs[1].shape, "[2]");
+    assert_string_equal(e->outputs[1].dtype, "int32");
+    oc_assert_cost(e, 2058, 0);
+    const fl_report_node *q = oc_node(r, "gbq");
+    assert_string_equal(q->outputs[0].shape, "[2,3,16]");
+    assert_string_equal(q->outputs[0].dtype, "float");
+    oc_assert_int(q, 96, 96);
+    fl_report_free(r);
+    ob_free(m);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_mha),           cmocka_unit_test(test_mha_past),
+        cmocka_unit_test(test_gqa),           cmocka_unit_test(test_gqa_packed_rotary),
+        cmocka_unit_test(test_attention_bad), cmocka_unit_test(test_rotary),
+        cmocka_unit_test(test_embed),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
