@@ -18,29 +18,6 @@ typedef struct window {
     bool ceil_mode;
 } window;
 
-/* Reads list attr `name` of ns (or 2 * ns for pads) entries, or fills dflt. */
-static fl_status window_list(fl_ctx *c, const fl_node *n, const char *name, int want, int64_t dflt,
-                             int64_t *out) {
-    const int64_t *v;
-    size_t cnt;
-    fl_status st = fl__attr_get_ints(n, name, &v, &cnt, c->d);
-    if (st == FL_ENOTFOUND) {
-        for (int i = 0; i < want; i++) {
-            out[i] = dflt;
-        }
-        return FL_OK;
-    }
-    if (st != FL_OK) {
-        return st;
-    }
-    if ((int)cnt != want) {
-        return fl__node_fail(c->d, FL_EINVAL, n, "attr '%s' has %zu entries, expects %d", name, cnt,
-                             want);
-    }
-    memcpy(out, v, (size_t)want * sizeof(int64_t));
-    return FL_OK;
-}
-
 /* Window attrs for `ns` spatial dims; the kernel from attr kernel_shape or,
  * for convolutions, from the weight's dims 2.. (`w`; NULL for pools). */
 static fl_status get_window(fl_ctx *c, const fl_node *n, int ns, const fl_shape *w, window *out) {
@@ -65,12 +42,12 @@ static fl_status get_window(fl_ctx *c, const fl_node *n, int ns, const fl_shape 
             out->k[i] = fl_sym_is_known(kd) ? kd.k : -1;
         }
     }
-    if ((st = window_list(c, n, "strides", ns, 1, out->s)) != FL_OK ||
-        (st = window_list(c, n, "dilations", ns, 1, out->d)) != FL_OK) {
+    if ((st = fl__ox_ints_attr(c, n, "strides", ns, 1, out->s)) != FL_OK ||
+        (st = fl__ox_ints_attr(c, n, "dilations", ns, 1, out->d)) != FL_OK) {
         return st;
     }
     int64_t pads[2 * MAX_SPATIAL];
-    if ((st = window_list(c, n, "pads", 2 * ns, 0, pads)) != FL_OK) {
+    if ((st = fl__ox_ints_attr(c, n, "pads", 2 * ns, 0, pads)) != FL_OK) {
         return st;
     }
     for (int i = 0; i < ns; i++) {

@@ -65,29 +65,6 @@
 
 #define MAX_SP 8
 
-/* An ints attr with `want` entries (or absent: dflt each). */
-static fl_status ints_attr(fl_ctx *c, const fl_node *n, const char *name, int want, int64_t dflt,
-                           int64_t *out) {
-    const int64_t *v;
-    size_t k;
-    fl_status st = fl__attr_get_ints(n, name, &v, &k, c->d);
-    if (st == FL_ENOTFOUND) {
-        for (int i = 0; i < want; i++) {
-            out[i] = dflt;
-        }
-        return FL_OK;
-    }
-    if (st != FL_OK) {
-        return st;
-    }
-    if ((int)k != want) {
-        return fl__node_fail(c->d, FL_EINVAL, n, "attr '%s' has %zu entries, needs %d", name, k,
-                             want);
-    }
-    memcpy(out, v, (size_t)want * sizeof(int64_t));
-    return FL_OK;
-}
-
 /* ------------------------------------------------------------------------- */
 /* ConvTranspose                                                              */
 /* ------------------------------------------------------------------------- */
@@ -125,16 +102,16 @@ static fl_status ct_read(fl_ctx *c, const fl_node *n, const fl_shape *x, const f
         return kst == FL_EINVAL ? kst : FL_ENOTFOUND;
     }
     if (st == FL_OK) {
-        st = ints_attr(c, n, "strides", p->ns, 1, p->s);
+        st = fl__ox_ints_attr(c, n, "strides", p->ns, 1, p->s);
     }
     if (st == FL_OK) {
-        st = ints_attr(c, n, "dilations", p->ns, 1, p->d);
+        st = fl__ox_ints_attr(c, n, "dilations", p->ns, 1, p->d);
     }
     if (st == FL_OK) {
-        st = ints_attr(c, n, "output_padding", p->ns, 0, p->op);
+        st = fl__ox_ints_attr(c, n, "output_padding", p->ns, 0, p->op);
     }
     if (st == FL_OK) {
-        st = ints_attr(c, n, "pads", 2 * p->ns, 0, p->pads);
+        st = fl__ox_ints_attr(c, n, "pads", 2 * p->ns, 0, p->pads);
     }
     for (int i = 0; st == FL_OK && i < p->ns; i++) {
         if (p->s[i] < 1 || p->d[i] < 1 || p->op[i] < 0) {
@@ -293,12 +270,12 @@ static fl_status infer_max_unpool(fl_ctx *c, fl_node *n) {
     }
     int ns = x->rank - 2;
     int64_t k[MAX_SP], s[MAX_SP], p[2 * MAX_SP];
-    fl_status st = ints_attr(c, n, "kernel_shape", ns, -1, k);
+    fl_status st = fl__ox_ints_attr(c, n, "kernel_shape", ns, -1, k);
     if (st == FL_OK) {
-        st = ints_attr(c, n, "strides", ns, 1, s);
+        st = fl__ox_ints_attr(c, n, "strides", ns, 1, s);
     }
     if (st == FL_OK) {
-        st = ints_attr(c, n, "pads", 2 * ns, 0, p);
+        st = fl__ox_ints_attr(c, n, "pads", 2 * ns, 0, p);
     }
     fl_sym d[MAX_SP + 2] = {x->dims[0], x->dims[1]};
     for (int i = 0; i < ns && st == FL_OK; i++) {

@@ -3,12 +3,36 @@
  */
 #include "ops/onnxops/util.h"
 
+#include <string.h>
+
 bool fl__ox_absent(const fl_node *n, int i) {
     return i >= n->n_inputs || n->inputs[i].node->kind == FL_OP_ONNX_ABSENT;
 }
 
 int fl__ox_in_dtype(const fl_node *n, int i) {
     return fl__ox_absent(n, i) ? FL_DT_INVALID : (int)fl_dtype_base(fl_node_in(n, i)->dtype);
+}
+
+fl_status fl__ox_ints_attr(fl_ctx *c, const fl_node *n, const char *name, int want, int64_t dflt,
+                           int64_t *out) {
+    const int64_t *v;
+    size_t cnt;
+    fl_status st = fl__attr_get_ints(n, name, &v, &cnt, c->d);
+    if (st == FL_ENOTFOUND) {
+        for (int i = 0; i < want; i++) {
+            out[i] = dflt;
+        }
+        return FL_OK;
+    }
+    if (st != FL_OK) {
+        return st;
+    }
+    if ((int)cnt != want) {
+        return fl__node_fail(c->d, FL_EINVAL, n, "attr '%s' has %zu entries, expects %d", name, cnt,
+                             want);
+    }
+    memcpy(out, v, (size_t)want * sizeof(int64_t));
+    return FL_OK;
 }
 
 fl_status fl__ox_norm_axis(fl_ctx *c, const fl_node *n, int64_t axis, int rank, const char *what,

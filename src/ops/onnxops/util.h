@@ -15,6 +15,11 @@ bool fl__ox_absent(const fl_node *n, int i);
 /* Base dtype of input i; FL_DT_INVALID when absent. */
 int fl__ox_in_dtype(const fl_node *n, int i);
 
+/* Reads ints attr `name`, which must have `want` entries, into out; when it
+ * is absent, every entry is `dflt`. */
+fl_status fl__ox_ints_attr(fl_ctx *c, const fl_node *n, const char *name, int want, int64_t dflt,
+                           int64_t *out);
+
 /* Normalises `axis` against `rank`; fails naming `what` when out of range. */
 fl_status fl__ox_norm_axis(fl_ctx *c, const fl_node *n, int64_t axis, int rank, const char *what,
                            int *out);
