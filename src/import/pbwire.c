@@ -22,6 +22,10 @@ typedef struct wdec {
     fl_arena *a;
     const uint8_t *base; /* start of the input, for offsets in errors */
     fl_pbwire_error *err;
+    const uint8_t *end; /* end of the input */
+    size_t joined_at;   /* while decoding a repeated singular message's joined
+                         * occurrences (a copy, outside the input): the input
+                         * offset of its last occurrence, which errors name */
 } wdec;
 
 /* Per-field state of one message being decoded. */
@@ -39,7 +43,7 @@ static bool fail(wdec *w, const ProtobufCMessageDescriptor *d, const ProtobufCFi
     if (!w->err->what) {
         w->err->message = d ? d->name : NULL;
         w->err->field = f ? f->name : NULL;
-        w->err->offset = (size_t)(at - w->base);
+        w->err->offset = at >= w->base && at <= w->end ? (size_t)(at - w->base) : w->joined_at;
         w->err->what = what;
     }
     return false;
@@ -355,7 +359,13 @@ static bool fill_field(wdec *w, ProtobufCMessage *m, const ProtobufCFieldDescrip
         wfield joined = *f;
         joined.p = cat;
         joined.len = s->cat_len;
-        if (!put_len(w, fd, base + fd->offset, &joined, depth)) {
+        size_t outer = w->joined_at;
+        if (f->tag >= w->base && f->tag <= w->end) {
+            w->joined_at = (size_t)(f->tag - w->base);
+        }
+        bool ok = put_len(w, fd, base + fd->offset, &joined, depth);
+        w->joined_at = outer;
+        if (!ok) {
             return false;
         }
     } else if (f->wt == WT_LEN) {
@@ -484,6 +494,6 @@ ProtobufCMessage *fl__pbwire_unpack(fl_arena *a, const ProtobufCMessageDescripto
                                     const uint8_t *buf, size_t len, fl_pbwire_error *err) {
     memset(err, 0, sizeof *err);
     static const uint8_t empty[1];
-    wdec w = {a, buf ? buf : empty, err};
+    wdec w = {a, buf ? buf : empty, err, (buf ? buf : empty) + (buf ? len : 0), 0};
     return decode(&w, desc, buf ? buf : empty, buf ? len : 0, 0);
 }
