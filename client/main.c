@@ -14,7 +14,9 @@
  * when it runs (remote_load.c); calibrate loads OpenBLAS when it runs. So the
  * local commands start with libc, libm, protobuf-c and libyaml alone.
  */
+#include "analysis.h"
 #include "cli.h"
+#include "diff.h"
 #include "files.h"
 #include "foldline/foldline.h"
 #include "llm.h"
@@ -43,6 +45,7 @@ static const char usage_text[] =
     "       foldline calibrate [-o FILE] [--threads N] [--short] [--name NAME]\n"
     "       foldline fit --profile BASE -o OUT.yaml [--bind SYM=N] [--quantile Q]\n"
     "                    MODEL.onnx=TRACE.json[@MS]...\n"
+    "       foldline diff BASE NEW [options] [--fail-on METRIC:+N%]... [--json]\n"
     "       foldline --help | --version\n"
     "\n"
     "Analyse the cost of a TensorFlow graph: shapes, FLOPs, MACs and bytes per op.\n"
@@ -879,6 +882,122 @@ static int run_command(int argc, char **argv, bool optimize) {
     return rc;
 }
 
+/* Reads c->model and analyses it, locally or on the server (no --sweep);
+ * 0 with *out (freed with release_report), or the exit status after a
+ * message. For the commands built on analyze (analysis.h). */
+static int analyze_model(cli *c, fl_report **out) {
+    char err[1024];
+    fl_cli_model m;
+    *out = NULL;
+    if (open_model(&m, c->model) != 0 || !load_side(c, remote.server != NULL, m.bytes, m.len)) {
+        fl_cli_model_close(&m);
+        return EXIT_IO;
+    }
+    fl_report *r = NULL;
+    fl_status st = FL_OK;
+    if (remote.server) {
+        remote.profiles = c->roof.names;
+        remote.n_profiles = c->roof.n_names;
+        strip_for_remote(&m, c->opt.format);
+        fl_remote_failure rf =
+            fl_remote_analyze(&remote, m.bytes, m.len, &c->opt, &r, &st, err, sizeof err);
+        fl_cli_model_close(&m);
+        if (rf != FL_REMOTE_OK) {
+            fprintf(stderr, "foldline: %s: %s\n", rf == FL_REMOTE_ENGINE ? c->model : remote.server,
+                    err);
+            return rf == FL_REMOTE_ENGINE ? fl_cli_exit_of(st) : EXIT_IO;
+        }
+        *out = r;
+        return 0;
+    }
+    st = fl_analyze(m.bytes, m.len, &c->opt, &r);
+    int rc = model_unchanged(&m);
+    fl_cli_model_close(&m);
+    if (rc == 0 && st != FL_OK) {
+        fprintf(stderr, "foldline: %s: %s\n", c->model,
+                r && r->error ? r->error : fl_status_str(st));
+        rc = fl_cli_exit_of(st);
+    }
+    if (rc) {
+        fl_report_free(r);
+        return rc;
+    }
+    *out = r;
+    return 0;
+}
+
+static void release_report(fl_report *r) {
+    if (remote.server) {
+        fl_remote_report_free(r);
+    } else {
+        fl_report_free(r);
+    }
+}
+
+/* An analysis for the other commands (analysis.h). */
+struct fl_cli_analysis {
+    cli c;
+    fl_report *r;
+    char **argv; /* copies: the parser cuts bindings at their '=' */
+    int argc;
+};
+
+int fl_cli_analysis_run(int argc, char **argv, fl_cli_analysis **out) {
+    fl_cli_analysis *a = calloc(1, sizeof *a);
+    *out = NULL;
+    if (a && (a->argv = calloc((size_t)argc + 1, sizeof(char *))) != NULL) {
+        for (a->argc = 0; a->argc < argc; a->argc++) {
+            if (!(a->argv[a->argc] = strdup(argv[a->argc]))) {
+                break;
+            }
+        }
+    }
+    if (!a || a->argc < argc) {
+        fl_cli_analysis_free(a);
+        fprintf(stderr, "foldline: out of memory\n");
+        return EXIT_IO;
+    }
+    int rc = prepare_command(&a->c, argc, a->argv, false);
+    if (rc == 0 && a->c.roof.n_sweep) {
+        rc = fl_cli_usage_error("%s", "--sweep is an option of analyze");
+    }
+    if (rc == 0) {
+        rc = analyze_model(&a->c, &a->r);
+    }
+    if (rc) {
+        fl_cli_analysis_free(a);
+        return rc;
+    }
+    *out = a;
+    return 0;
+}
+
+const fl_report *fl_cli_analysis_report(const fl_cli_analysis *a) {
+    return a->r;
+}
+
+const fl_profile *fl_cli_analysis_profile(const fl_cli_analysis *a, size_t i) {
+    return i < a->c.opt.n_profiles ? a->c.opt.profiles[i] : NULL;
+}
+
+void fl_cli_analysis_free(fl_cli_analysis *a) {
+    if (a) {
+        if (a->r) {
+            release_report(a->r);
+        }
+        cli_free(&a->c);
+        for (int i = 0; i < a->argc; i++) {
+            free(a->argv[i]);
+        }
+        free(a->argv);
+        free(a);
+    }
+}
+
+bool fl_cli_remote_mode(void) {
+    return remote.server != NULL;
+}
+
 static int cmd_analyze(int argc, char **argv) {
     return run_command(argc, argv, false);
 }
@@ -968,13 +1087,14 @@ static int main_remote(int argc, char **argv) {
         rc = cmd_remote_profiles(argc - i - 1, argv + i + 1);
     } else if (i < argc && strcmp(argv[i], "health") == 0) {
         rc = cmd_remote_health(argc - i - 1, argv + i + 1);
+    } else if (i < argc && strcmp(argv[i], "diff") == 0) {
+        rc = fl_cmd_diff(argc - i - 1, argv + i + 1);
     } else if (i < argc && strcmp(argv[i], "optimize") == 0) {
         rc = run_command(argc - i - 1, argv + i + 1, true);
     } else if (i >= argc || strcmp(argv[i], "analyze") != 0) {
-        rc = fl_cli_usage_error(
-            "%s",
-            "expected the command 'analyze', 'optimize', 'profiles' or 'health' after the remote "
-            "options");
+        rc = fl_cli_usage_error("%s", "expected the command 'analyze', 'optimize', 'diff', "
+                                      "'profiles' or 'health' after the remote "
+                                      "options");
     } else {
         rc = cmd_analyze(argc - i - 1, argv + i + 1);
     }
@@ -995,6 +1115,11 @@ static const char *const command_help[][2] = {
     {"fit", "usage: foldline fit --profile BASE -o OUT.yaml [--bind SYM=N] [--quantile Q] "
             "MODEL.onnx=TRACE.json[@MS]...\n\n"
             "Fit a profile's efficiency tables to measured traces (see README).\n"},
+    {"diff", "usage: foldline diff BASE NEW [analyze options] [--fail-on METRIC:+N%] [--json]\n\n"
+             "Compare two models' costs (totals, op types, time per --profile, nodes by name).\n"
+             "--bind SYM=N binds SYM in the models that have it. --fail-on METRIC:+N% (or -N%,\n"
+             "+N) exits 1 when METRIC moved more; metrics: " FL_DIFF_METRICS ".\n"
+             "Exit 0, 1 (a threshold exceeded, or a bad model), 2 usage, 3 I/O.\n"},
     {"health", "usage: foldline --server HOST:PORT [remote options] health [SERVICE]\n\n"
                "Ask a foldlined server's Health/Check; exit 0 when it is SERVING, 3 "
                "otherwise.\n"},
@@ -1009,7 +1134,7 @@ static int print_help(const char *cmd) {
     }
     if (cmd && strcmp(cmd, "analyze") != 0 && strcmp(cmd, "optimize") != 0) {
         return fl_cli_usage_error("help: unknown command '%s' (the commands: analyze, optimize, "
-                                  "profiles, calibrate, fit, health)",
+                                  "profiles, calibrate, fit, health, diff)",
                                   cmd);
     }
     fputs(usage_text, stdout);
@@ -1061,6 +1186,9 @@ int main(int argc, char **argv) {
     if (strcmp(cmd, "fit") == 0) {
         return fl_cmd_fit(argc - 2, argv + 2);
     }
+    if (strcmp(cmd, "diff") == 0) {
+        return fl_cmd_diff(argc - 2, argv + 2);
+    }
     if (strcmp(cmd, "health") == 0) {
         return fl_cli_usage_error("%s", "health asks a server: foldline --server HOST:PORT "
                                         "health [SERVICE]");
@@ -1075,6 +1203,6 @@ int main(int argc, char **argv) {
                                   cmd, cmd);
     }
     return fl_cli_usage_error("unknown command '%s' (the commands: analyze, optimize, profiles, "
-                              "calibrate, fit, health)",
+                              "calibrate, fit, health, diff)",
                               cmd);
 }

@@ -291,8 +291,10 @@ static void json_head(FILE *f, const fl_report *r, const char *model_path, bool 
     } else {
         fputs("null", f);
     }
-    fprintf(f, ", \"functions\": %" PRId64 ", \"function_nodes\": %" PRId64 "},\n", r->n_functions,
-            r->n_function_nodes);
+    fprintf(f,
+            ", \"functions\": %" PRId64 ", \"function_nodes\": %" PRId64 ", \"params\": %" PRId64
+            "},\n",
+            r->n_functions, r->n_function_nodes, r->params);
     fprintf(f, "  \"complete\": %s,\n", r->complete ? "true" : "false");
     fprintf(f,
             "  \"coverage\": {\"nodes_with_rule\": %" PRId64 ", \"nodes_without_rule\": %" PRId64

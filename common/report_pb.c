@@ -212,6 +212,7 @@ static const row graph_rows[] = {
     R("nodes", K_I64, fl_report, n_nodes),
     R("functions", K_I64, fl_report, n_functions),
     R("function_nodes", K_I64, fl_report, n_function_nodes),
+    R("params", K_I64, fl_report, params),
 };
 MAP(graph_map, foldline__v1__graph_info__descriptor, fl_report, graph_rows);
 

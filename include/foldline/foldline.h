@@ -413,6 +413,13 @@ typedef struct fl_report {
     size_t graph_len;
     size_t n_nodes_after; /* with per_node: every node of the optimised graph */
     const fl_report_node *nodes_after;
+
+    /* Parameters of the graph as given: the elements of its constant
+     * tensors (TensorFlow Const nodes, ONNX initializers and Constant
+     * operators, TFLite buffers) of a floating-point or 4/8/16-bit integer
+     * type. 32/64-bit integer, bool and string constants (shapes, axes,
+     * indices, quantized models' int32 biases) are not counted. */
+    int64_t params;
 } fl_report;
 
 /* Analyses `len` bytes of a model. On success returns FL_OK and *out. On

@@ -313,6 +313,50 @@ fl_status fl__report_totals(fl_ctx *c, fl_arena *ra, const fl_cost_totals *t, fl
     return FL_OK;
 }
 
+/* Whether constants of type `dt` count as parameters (fl_report.params). */
+static bool is_param_dtype(fl_dtype dt) {
+    switch (dt) {
+    case FL_DT_INT32:
+    case FL_DT_INT64:
+    case FL_DT_UINT32:
+    case FL_DT_UINT64:
+    case FL_DT_QINT32:
+    case FL_DT_BOOL:
+    case FL_DT_STRING:
+    case FL_DT_RESOURCE:
+    case FL_DT_VARIANT:
+    case FL_DT_INVALID:
+        return false;
+    default:
+        return true;
+    }
+}
+
+/* fl_report.params: the elements of the constant tensors of parameter
+ * types (saturating at INT64_MAX). */
+static int64_t count_params(const fl_graph *g) {
+    int64_t total = 0;
+    for (size_t i = 0; i < g->n_nodes; i++) {
+        const fl_node *n = g->nodes[i];
+        if (n->kind != FL_OP_CONST || n->n_outputs < 1 ||
+            !is_param_dtype(fl_dtype_base(n->outputs[0].dtype))) {
+            continue;
+        }
+        const fl_shape *s = &n->outputs[0].shape;
+        int64_t elems = s->rank >= 0 ? 1 : 0;
+        for (int d = 0; d < s->rank && elems; d++) {
+            if (!fl_sym_is_known(s->dims[d]) || s->dims[d].k < 0 ||
+                (s->dims[d].k && elems > INT64_MAX / s->dims[d].k)) {
+                elems = 0;
+                break;
+            }
+            elems *= s->dims[d].k;
+        }
+        total = elems > INT64_MAX - total ? INT64_MAX : total + elems;
+    }
+    return total;
+}
+
 /* Graph info, inputs and outputs. */
 static fl_status graph_info(fl_ctx *c, fl_arena *ra, const char *format, fl_report *r) {
     const fl_graph *g = c->g;
@@ -323,6 +367,7 @@ static fl_status graph_info(fl_ctx *c, fl_arena *ra, const char *format, fl_repo
         g->onnx.producer_version ? fl__arena_strdup(ra, g->onnx.producer_version) : NULL;
     r->opset = g->onnx.opset;
     r->n_initializers = g->onnx.n_initializers;
+    r->params = count_params(g);
     r->n_functions = (int64_t)g->n_funcs;
     for (size_t i = 0; i < g->n_funcs; i++) {
         r->n_function_nodes += g->funcs[i].n_nodes;

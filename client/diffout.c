@@ -1,0 +1,538 @@
+/*
+ * diffout.c - `foldline diff`'s output: totals (as given and after the
+ * passes), estimated time per profile, per-op-type counts, nodes added,
+ * removed and changed, and the --fail-on checks; as text or JSON (README,
+ * "Comparing two models"; schema in schema/foldline.schema.json).
+ */
+#include "diffout.h"
+
+#include "cli.h"
+#include "print.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One op type on one side: summed over its nodes the totals count. */
+typedef struct op_side {
+    bool present;
+    int64_t count;
+    int64_t flops, macs, bytes;
+    bool symbolic; /* some node's count is a formula: sums not shown */
+} op_side;
+
+typedef struct op_row {
+    const char *op;
+    op_side s[2];
+} op_row;
+
+typedef struct node_cmp {
+    const char **removed, **added;
+    const fl_report_node **changed_a, **changed_b;
+    size_t n_removed, n_added, n_changed, n_common;
+} node_cmp;
+
+static int str_cmp(const void *x, const void *y) {
+    return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+static int row_cmp_name(const void *key, const void *row) {
+    return strcmp((const char *)key, ((const op_row *)row)->op);
+}
+
+/* Ordered by the larger FLOPs of the two sides, then by name. */
+static int row_cmp_flops(const void *x, const void *y) {
+    const op_row *a = x, *b = y;
+    int64_t fa = a->s[0].flops > a->s[1].flops ? a->s[0].flops : a->s[1].flops;
+    int64_t fb = b->s[0].flops > b->s[1].flops ? b->s[0].flops : b->s[1].flops;
+    if (fa != fb) {
+        return fa < fb ? 1 : -1;
+    }
+    return strcmp(a->op, b->op);
+}
+
+/* Adds report r's op types and node sums as side `k` of rows (sorted by
+ * name). */
+static void fill_side(op_row *rows, size_t n, const fl_report *r, int k) {
+    for (size_t i = 0; i < r->n_ops; i++) {
+        op_row *row = bsearch(r->ops[i].op, rows, n, sizeof *rows, row_cmp_name);
+        if (row) {
+            row->s[k].present = true;
+            row->s[k].count = r->ops[i].count;
+        }
+    }
+    for (size_t i = 0; i < r->n_nodes_detail; i++) {
+        const fl_report_node *nd = &r->nodes[i];
+        op_row *row = bsearch(nd->op, rows, n, sizeof *rows, row_cmp_name);
+        if (!row || nd->incomplete) {
+            continue;
+        }
+        op_side *s = &row->s[k];
+        if (!nd->flops.known || !nd->macs.known || !nd->bytes.known) {
+            s->symbolic = true;
+            continue;
+        }
+        s->flops += nd->flops.value;
+        s->macs += nd->macs.value;
+        s->bytes += nd->bytes.value;
+    }
+}
+
+/* The op types of both reports, each with both sides. */
+static op_row *op_rows(const fl_report *a, const fl_report *b, size_t *n_out) {
+    size_t cap = a->n_ops + b->n_ops;
+    const char **names = calloc(cap + 1, sizeof(char *));
+    op_row *rows = calloc(cap + 1, sizeof(op_row));
+    if (!names || !rows) {
+        free(names);
+        free(rows);
+        return NULL;
+    }
+    for (size_t i = 0; i < a->n_ops; i++) {
+        names[i] = a->ops[i].op;
+    }
+    for (size_t i = 0; i < b->n_ops; i++) {
+        names[a->n_ops + i] = b->ops[i].op;
+    }
+    qsort(names, cap, sizeof(char *), str_cmp);
+    size_t n = 0;
+    for (size_t i = 0; i < cap; i++) {
+        if (n == 0 || strcmp(rows[n - 1].op, names[i]) != 0) {
+            rows[n++].op = names[i];
+        }
+    }
+    free(names);
+    fill_side(rows, n, a, 0);
+    fill_side(rows, n, b, 1);
+    qsort(rows, n, sizeof *rows, row_cmp_flops);
+    *n_out = n;
+    return rows;
+}
+
+static int node_ptr_cmp(const void *x, const void *y) {
+    const fl_report_node *a = *(const fl_report_node *const *)x;
+    const fl_report_node *b = *(const fl_report_node *const *)y;
+    return strcmp(a->name, b->name);
+}
+
+static const fl_report_node **sorted_nodes(const fl_report *r) {
+    const fl_report_node **v = calloc(r->n_nodes_detail + 1, sizeof(*v));
+    if (v) {
+        for (size_t i = 0; i < r->n_nodes_detail; i++) {
+            v[i] = &r->nodes[i];
+        }
+        qsort(v, r->n_nodes_detail, sizeof(*v), node_ptr_cmp);
+    }
+    return v;
+}
+
+/* Nodes by name: in BASE only (removed), in NEW only (added), in both with
+ * another op type (changed). */
+static bool compare_nodes(const fl_report *a, const fl_report *b, node_cmp *c) {
+    const fl_report_node **x = sorted_nodes(a), **y = sorted_nodes(b);
+    size_t na = a->n_nodes_detail, nb = b->n_nodes_detail;
+    c->removed = calloc(na + 1, sizeof(char *));
+    c->added = calloc(nb + 1, sizeof(char *));
+    c->changed_a = calloc(na + 1, sizeof(*c->changed_a));
+    c->changed_b = calloc(na + 1, sizeof(*c->changed_b));
+    bool ok = x && y && c->removed && c->added && c->changed_a && c->changed_b;
+    size_t i = 0, j = 0;
+    while (ok && (i < na || j < nb)) {
+        int d = i == na ? 1 : j == nb ? -1 : strcmp(x[i]->name, y[j]->name);
+        if (d < 0) {
+            c->removed[c->n_removed++] = x[i++]->name;
+        } else if (d > 0) {
+            c->added[c->n_added++] = y[j++]->name;
+        } else {
+            c->n_common++;
+            if (strcmp(x[i]->op, y[j]->op) != 0) {
+                c->changed_a[c->n_changed] = x[i];
+                c->changed_b[c->n_changed++] = y[j];
+            }
+            i++;
+            j++;
+        }
+    }
+    free(x);
+    free(y);
+    return ok;
+}
+
+static void node_cmp_free(node_cmp *c) {
+    free(c->removed);
+    free(c->added);
+    free(c->changed_a);
+    free(c->changed_b);
+}
+
+/* ------------------------------------------------------------------------- */
+/* JSON                                                                       */
+/* ------------------------------------------------------------------------- */
+
+static void json_count(FILE *f, const fl_quantity *q) {
+    if (q->known) {
+        fprintf(f, "{\"value\": %" PRId64 "}", q->value);
+    } else {
+        fputs("{\"formula\": ", f);
+        fl_print_json_str(f, q->text);
+        fputc('}', f);
+    }
+}
+
+static void json_percent(FILE *f, double base, double delta) {
+    if (base != 0) {
+        fprintf(f, "%.6g", delta / fabs(base) * 100.0);
+    } else if (delta == 0) {
+        fputs("0", f);
+    } else {
+        fputs("null", f);
+    }
+}
+
+/* {"base": COUNT, "new": COUNT, "delta": N|null, "percent": X|null} */
+static void json_delta(FILE *f, const fl_quantity *a, const fl_quantity *b) {
+    fputs("{\"base\": ", f);
+    json_count(f, a);
+    fputs(", \"new\": ", f);
+    json_count(f, b);
+    if (a->known && b->known) {
+        fprintf(f, ", \"delta\": %" PRId64 ", \"percent\": ", b->value - a->value);
+        json_percent(f, (double)a->value, (double)(b->value - a->value));
+        fputc('}', f);
+    } else if (strcmp(a->text, b->text) == 0) { /* the same polynomial */
+        fputs(", \"delta\": 0, \"percent\": 0}", f);
+    } else {
+        fputs(", \"delta\": null, \"percent\": null}", f);
+    }
+}
+
+static fl_quantity known_q(int64_t v) {
+    fl_quantity q = {true, v, ""};
+    return q;
+}
+
+static void json_totals(FILE *f, const fl_totals *a, const fl_totals *b, const fl_report *ra,
+                        const fl_report *rb) {
+    const char *names[] = {"flops", "macs", "bytes", "bytes_read", "bytes_written"};
+    const fl_quantity *qa[] = {&a->flops, &a->macs, &a->bytes, &a->bytes_read, &a->bytes_written};
+    const fl_quantity *qb[] = {&b->flops, &b->macs, &b->bytes, &b->bytes_read, &b->bytes_written};
+    fputc('{', f);
+    for (size_t k = 0; k < 5; k++) {
+        fprintf(f, "%s\"%s\": ", k ? ",\n             " : "", names[k]);
+        json_delta(f, qa[k], qb[k]);
+    }
+    fl_quantity na = known_q(a->nodes), nb = known_q(b->nodes);
+    fputs(",\n             \"nodes\": ", f);
+    json_delta(f, &na, &nb);
+    if (ra && rb) {
+        fl_quantity pa = known_q(ra->params), pb = known_q(rb->params);
+        fputs(",\n             \"params\": ", f);
+        json_delta(f, &pa, &pb);
+    }
+    fputc('}', f);
+}
+
+static void json_time(FILE *f, const fl_roofline_graph *a, const fl_roofline_graph *b) {
+    if (!a || !b) {
+        fputs("null", f);
+        return;
+    }
+    fprintf(f, "{\"base_s\": %.17g, \"new_s\": %.17g, \"delta_s\": %.17g, \"percent\": ", a->time_s,
+            b->time_s, b->time_s - a->time_s);
+    json_percent(f, a->time_s, b->time_s - a->time_s);
+    fputc('}', f);
+}
+
+static void json_side_head(FILE *f, const char *path, const fl_report *r) {
+    fputs("{\"path\": ", f);
+    fl_print_json_str(f, path);
+    fputs(", \"format\": ", f);
+    fl_print_json_str(f, r->format);
+    fprintf(f,
+            ", \"nodes\": %" PRId64 ", \"params\": %" PRId64 ", \"complete\": %s, \"symbols\": [",
+            r->n_nodes, r->params, r->complete ? "true" : "false");
+    for (size_t i = 0; i < r->n_symbols; i++) {
+        fprintf(f, "%s", i ? ", " : "");
+        fl_print_json_str(f, r->symbols[i]);
+    }
+    fputs("]}", f);
+}
+
+static void json_op_side(FILE *f, const op_side *s) {
+    if (!s->present) {
+        fputs("null", f);
+    } else if (s->symbolic) {
+        fprintf(f, "{\"count\": %" PRId64 ", \"flops\": null, \"macs\": null, \"bytes\": null}",
+                s->count);
+    } else {
+        fprintf(f,
+                "{\"count\": %" PRId64 ", \"flops\": %" PRId64 ", \"macs\": %" PRId64
+                ", \"bytes\": %" PRId64 "}",
+                s->count, s->flops, s->macs, s->bytes);
+    }
+}
+
+static void json_ops(FILE *f, const op_row *rows, size_t n) {
+    fputs("  \"ops\": [", f);
+    for (size_t i = 0; i < n; i++) {
+        fputs(i ? ",\n    {\"op\": " : "\n    {\"op\": ", f);
+        fl_print_json_str(f, rows[i].op);
+        fputs(", \"base\": ", f);
+        json_op_side(f, &rows[i].s[0]);
+        fputs(", \"new\": ", f);
+        json_op_side(f, &rows[i].s[1]);
+        fputc('}', f);
+    }
+    fputs(n ? "\n  ],\n" : "],\n", f);
+}
+
+static void json_names(FILE *f, const char *key, const char *const *v, size_t n) {
+    fprintf(f, ",\n            \"%s\": [", key);
+    for (size_t i = 0; i < n; i++) {
+        fputs(i ? ", " : "", f);
+        fl_print_json_str(f, v[i]);
+    }
+    fputc(']', f);
+}
+
+static void json_nodes(FILE *f, const fl_report *a, const fl_report *b, const node_cmp *c) {
+    fprintf(f,
+            "  \"nodes\": {\"base\": %zu, \"new\": %zu, \"common\": %zu, \"removed_count\": %zu, "
+            "\"added_count\": %zu",
+            a->n_nodes_detail, b->n_nodes_detail, c->n_common, c->n_removed, c->n_added);
+    json_names(f, "removed", c->removed, c->n_removed);
+    json_names(f, "added", c->added, c->n_added);
+    fputs(",\n            \"changed\": [", f);
+    for (size_t i = 0; i < c->n_changed; i++) {
+        fputs(i ? ", {\"name\": " : "{\"name\": ", f);
+        fl_print_json_str(f, c->changed_a[i]->name);
+        fputs(", \"base_op\": ", f);
+        fl_print_json_str(f, c->changed_a[i]->op);
+        fputs(", \"new_op\": ", f);
+        fl_print_json_str(f, c->changed_b[i]->op);
+        fputc('}', f);
+    }
+    fputs("]},\n", f);
+}
+
+static void json_checks(FILE *f, const fl_diff_result *res) {
+    fputs("  \"fail_on\": [", f);
+    for (size_t i = 0; i < res->n_checks; i++) {
+        const fl_diff_check *c = &res->checks[i];
+        fputs(i ? ",\n    {\"metric\": " : "\n    {\"metric\": ", f);
+        fl_print_json_str(f, c->metric);
+        fputs(", \"threshold\": ", f);
+        fl_print_json_str(f, c->threshold->spec);
+        fprintf(f, ", \"base\": %.17g, \"new\": %.17g, \"percent\": ", c->base, c->new_value);
+        json_percent(f, c->base, c->new_value - c->base);
+        fprintf(f, ", \"exceeded\": %s}", c->exceeded ? "true" : "false");
+    }
+    fprintf(f, "%s  \"exceeded\": %s\n}\n", res->n_checks ? "\n  ],\n" : "],\n",
+            res->exceeded ? "true" : "false");
+}
+
+static void print_json(FILE *f, const fl_diff_result *res, const fl_report *a, const fl_report *b,
+                       const op_row *rows, size_t n_rows, const node_cmp *c) {
+    fprintf(f, "{\n  \"schema_version\": %d,\n  \"foldline_version\": ", FL_JSON_SCHEMA_VERSION);
+    fl_print_json_str(f, fl_version());
+    fputs(",\n  \"kind\": \"diff\",\n  \"base\": ", f);
+    json_side_head(f, res->base_path, a);
+    fputs(",\n  \"new\": ", f);
+    json_side_head(f, res->new_path, b);
+    fputs(",\n  \"totals\": ", f);
+    json_totals(f, &a->totals, &b->totals, a, b);
+    fputs(",\n  \"after\": ", f);
+    if (a->optimized && b->optimized) {
+        json_totals(f, &a->after, &b->after, NULL, NULL);
+    } else {
+        fputs("null", f);
+    }
+    fputs(",\n  \"time\": [", f);
+    for (size_t i = 0; i < a->n_roofline && i < b->n_roofline; i++) {
+        fputs(i ? ",\n    {\"profile\": " : "\n    {\"profile\": ", f);
+        fl_print_json_str(f, a->roofline[i].profile);
+        fputs(", \"before\": ", f);
+        json_time(f, a->roofline[i].before, b->roofline[i].before);
+        fputs(", \"after\": ", f);
+        json_time(f, a->roofline[i].after, b->roofline[i].after);
+        fputc('}', f);
+    }
+    fputs(a->n_roofline ? "\n  ],\n" : "],\n", f);
+    json_ops(f, rows, n_rows);
+    json_nodes(f, a, b, c);
+    json_checks(f, res);
+}
+
+/* ------------------------------------------------------------------------- */
+/* Text                                                                       */
+/* ------------------------------------------------------------------------- */
+
+static void text_percent(FILE *f, double base, double delta) {
+    if (base != 0) {
+        fprintf(f, "  %+9.2f%%", delta / fabs(base) * 100.0);
+    } else {
+        fputs(delta == 0 ? "      0.00%" : "        new", f);
+    }
+}
+
+static void text_row(FILE *f, const char *label, const fl_quantity *a, const fl_quantity *b) {
+    fprintf(f, "  %-14s %18s %18s", label, a->text, b->text);
+    if (a->known && b->known) {
+        fprintf(f, " %+18" PRId64, b->value - a->value);
+        text_percent(f, (double)a->value, (double)(b->value - a->value));
+        fputc('\n', f);
+    } else {
+        fprintf(f, " %18s\n",
+                a->text && b->text && strcmp(a->text, b->text) == 0 ? "0" : "(symbolic)");
+    }
+}
+
+static void text_totals(FILE *f, const fl_totals *a, const fl_totals *b, const fl_report *ra,
+                        const fl_report *rb) {
+    text_row(f, "FLOPs", &a->flops, &b->flops);
+    text_row(f, "MACs", &a->macs, &b->macs);
+    text_row(f, "bytes", &a->bytes, &b->bytes);
+    char na[24], nb[24];
+    snprintf(na, sizeof na, "%" PRId64, a->nodes);
+    snprintf(nb, sizeof nb, "%" PRId64, b->nodes);
+    fl_quantity qa = {true, a->nodes, na}, qb = {true, b->nodes, nb};
+    text_row(f, "nodes", &qa, &qb);
+    if (ra && rb) {
+        snprintf(na, sizeof na, "%" PRId64, ra->params);
+        snprintf(nb, sizeof nb, "%" PRId64, rb->params);
+        fl_quantity pa = {true, ra->params, na}, pb = {true, rb->params, nb};
+        text_row(f, "params", &pa, &pb);
+    }
+}
+
+static void text_time_row(FILE *f, const char *profile, const char *when,
+                          const fl_roofline_graph *a, const fl_roofline_graph *b) {
+    if (!a || !b) {
+        return;
+    }
+    char label[96];
+    snprintf(label, sizeof label, "%s%s", profile, when);
+    fprintf(f, "  %-28s %13.6g s %13.6g s %+15.6g s", label, a->time_s, b->time_s,
+            b->time_s - a->time_s);
+    text_percent(f, a->time_s, b->time_s - a->time_s);
+    fputc('\n', f);
+}
+
+static void text_op_side(FILE *f, const op_side *s) {
+    if (!s->present) {
+        fprintf(f, " %6s %16s", "-", "-");
+    } else if (s->symbolic) {
+        fprintf(f, " %6" PRId64 " %16s", s->count, "(symbolic)");
+    } else {
+        fprintf(f, " %6" PRId64 " %16" PRId64, s->count, s->flops);
+    }
+}
+
+static void text_ops(FILE *f, const op_row *rows, size_t n) {
+    fprintf(f, "\nop types                   %6s %16s %6s %16s\n", "base", "FLOPs", "new", "FLOPs");
+    for (size_t i = 0; i < n; i++) {
+        const op_side *x = &rows[i].s[0], *y = &rows[i].s[1];
+        bool same = x->present == y->present && x->count == y->count &&
+                    x->symbolic == y->symbolic && x->flops == y->flops;
+        if (same) {
+            continue; /* unchanged op types are left out of the text */
+        }
+        fprintf(f, "  %-24.24s", rows[i].op);
+        text_op_side(f, x);
+        text_op_side(f, y);
+        fputc('\n', f);
+    }
+}
+
+/* Up to 10 names, then how many more. */
+static void text_names(FILE *f, const char *label, const char *const *v, size_t n) {
+    if (!n) {
+        return;
+    }
+    fprintf(f, "  %-9s ", label);
+    for (size_t i = 0; i < n && i < 10; i++) {
+        fprintf(f, "%s%s", i ? ", " : "", v[i]);
+    }
+    if (n > 10) {
+        fprintf(f, " (and %zu more; --json lists all)", n - 10);
+    }
+    fputc('\n', f);
+}
+
+static void text_head(FILE *f, const char *label, const char *path, const fl_report *r) {
+    fprintf(f, "%-9s %s (%s, %" PRId64 " %s, %" PRId64 " params)%s\n", label, path, r->format,
+            r->n_nodes, strcmp(r->format, "onnx") == 0 ? "operators" : "nodes", r->params,
+            r->complete ? "" : " PARTIAL: the totals leave nodes out");
+    if (r->n_symbols) {
+        fprintf(f, "%-9s", "");
+        for (size_t i = 0; i < r->n_symbols; i++) {
+            fprintf(f, "%s%s", i ? ", " : " symbols ", r->symbols[i]);
+        }
+        fputc('\n', f);
+    }
+}
+
+static void text_checks(FILE *f, const fl_diff_result *res) {
+    for (size_t i = 0; i < res->n_checks; i++) {
+        const fl_diff_check *c = &res->checks[i];
+        fprintf(f, "%-9s %s:%s  %.6g -> %.6g", i ? "" : "\nfail-on", c->metric, c->threshold->spec,
+                c->base, c->new_value);
+        text_percent(f, c->base, c->new_value - c->base);
+        fprintf(f, "  %s\n", c->exceeded ? "EXCEEDED" : "ok");
+    }
+}
+
+static void print_text(FILE *f, const fl_diff_result *res, const fl_report *a, const fl_report *b,
+                       const op_row *rows, size_t n_rows, const node_cmp *c) {
+    text_head(f, "base", res->base_path, a);
+    text_head(f, "new", res->new_path, b);
+    fprintf(f, "\n%-16s %18s %18s %18s %11s\n", "", "base", "new", "delta", "%");
+    text_totals(f, &a->totals, &b->totals, a, b);
+    if (a->optimized && b->optimized) {
+        fputs("after the rewrite passes\n", f);
+        text_totals(f, &a->after, &b->after, NULL, NULL);
+    }
+    if (a->n_roofline && b->n_roofline) {
+        fputs("\nestimated time\n", f);
+    }
+    for (size_t i = 0; i < a->n_roofline && i < b->n_roofline; i++) {
+        text_time_row(f, a->roofline[i].profile, "", a->roofline[i].before, b->roofline[i].before);
+        text_time_row(f, a->roofline[i].profile, " (after)", a->roofline[i].after,
+                      b->roofline[i].after);
+    }
+    text_ops(f, rows, n_rows);
+    fprintf(f,
+            "\nnodes     %zu in base, %zu in new: %zu in common, %zu removed, %zu added, %zu with "
+            "another op\n",
+            a->n_nodes_detail, b->n_nodes_detail, c->n_common, c->n_removed, c->n_added,
+            c->n_changed);
+    text_names(f, "removed", c->removed, c->n_removed);
+    text_names(f, "added", c->added, c->n_added);
+    for (size_t i = 0; i < c->n_changed && i < 10; i++) {
+        fprintf(f, "  %-9s %s: %s -> %s\n", i ? "" : "changed", c->changed_a[i]->name,
+                c->changed_a[i]->op, c->changed_b[i]->op);
+    }
+    text_checks(f, res);
+}
+
+int fl_diff_print(FILE *f, const fl_diff_result *res, const fl_report *a, const fl_report *b,
+                  bool json) {
+    size_t n_rows = 0;
+    op_row *rows = op_rows(a, b, &n_rows);
+    node_cmp c = {0};
+    if (!rows || !compare_nodes(a, b, &c)) {
+        free(rows);
+        node_cmp_free(&c);
+        fprintf(stderr, "foldline: out of memory\n");
+        return EXIT_IO;
+    }
+    if (json) {
+        print_json(f, res, a, b, rows, n_rows, &c);
+    } else {
+        print_text(f, res, a, b, rows, n_rows, &c);
+    }
+    free(rows);
+    node_cmp_free(&c);
+    return 0;
+}
