@@ -903,8 +903,8 @@ static int analyze_model(cli *c, fl_report **out) {
             fl_remote_analyze(&remote, m.bytes, m.len, &c->opt, &r, &st, err, sizeof err);
         fl_cli_model_close(&m);
         if (rf != FL_REMOTE_OK) {
-            fprintf(stderr, "foldline: %s: %s\n", rf == FL_REMOTE_ENGINE ? c->model : remote.server,
-                    err);
+            fprintf(stderr, "foldline: %s%s: %s\n", rf == FL_REMOTE_ENGINE ? "" : "server ",
+                    rf == FL_REMOTE_ENGINE ? c->model : remote.server, err);
             return rf == FL_REMOTE_ENGINE ? fl_cli_exit_of(st) : EXIT_IO;
         }
         *out = r;
