@@ -15,6 +15,7 @@
  * local commands start with libc, libm, protobuf-c and libyaml alone.
  */
 #include "analysis.h"
+#include "card.h"
 #include "cli.h"
 #include "diff.h"
 #include "files.h"
@@ -22,7 +23,9 @@
 #include "llm.h"
 #include "print.h"
 #include "remote.h"
+#include "report.h"
 #include "roofcli.h"
+#include "schema.h"
 #include "strip.h"
 
 #include <errno.h>
@@ -46,6 +49,9 @@ static const char usage_text[] =
     "       foldline fit --profile BASE -o OUT.yaml [--bind SYM=N] [--quantile Q]\n"
     "                    MODEL.onnx=TRACE.json[@MS]...\n"
     "       foldline diff BASE NEW [options] [--fail-on METRIC:+N%]... [--json]\n"
+    "       foldline card MODEL [options] [--format md|json]\n"
+    "       foldline report MODEL [options] [--sweep SYM=V1,V2,...] -o OUT.html\n"
+    "       foldline schema\n"
     "       foldline --help | --version\n"
     "\n"
     "Analyse the cost of a TensorFlow graph: shapes, FLOPs, MACs and bytes per op.\n"
@@ -1089,12 +1095,17 @@ static int main_remote(int argc, char **argv) {
         rc = cmd_remote_health(argc - i - 1, argv + i + 1);
     } else if (i < argc && strcmp(argv[i], "diff") == 0) {
         rc = fl_cmd_diff(argc - i - 1, argv + i + 1);
+    } else if (i < argc && strcmp(argv[i], "card") == 0) {
+        rc = fl_cmd_card(argc - i - 1, argv + i + 1);
+    } else if (i < argc && strcmp(argv[i], "report") == 0) {
+        rc = fl_cmd_report(argc - i - 1, argv + i + 1);
     } else if (i < argc && strcmp(argv[i], "optimize") == 0) {
         rc = run_command(argc - i - 1, argv + i + 1, true);
     } else if (i >= argc || strcmp(argv[i], "analyze") != 0) {
-        rc = fl_cli_usage_error("%s", "expected the command 'analyze', 'optimize', 'diff', "
-                                      "'profiles' or 'health' after the remote "
-                                      "options");
+        rc = fl_cli_usage_error(
+            "%s", "expected the command 'analyze', 'optimize', 'diff', 'card', 'report', "
+                  "'profiles' or 'health' after the remote "
+                  "options");
     } else {
         rc = cmd_analyze(argc - i - 1, argv + i + 1);
     }
@@ -1120,6 +1131,17 @@ static const char *const command_help[][2] = {
              "--bind SYM=N binds SYM in the models that have it. --fail-on METRIC:+N% (or -N%,\n"
              "+N) exits 1 when METRIC moved more; metrics: " FL_DIFF_METRICS ".\n"
              "Exit 0, 1 (a threshold exceeded, or a bad model), 2 usage, 3 I/O.\n"},
+    {"card", "usage: foldline card MODEL [analyze options] [--profile NAME|FILE|all] "
+             "[--format md|json]\n\n"
+             "A model-card section: parameters, FLOPs/MACs/bytes as formulas and at the --bind\n"
+             "values (free symbols not bound: 1), latency per --profile with its source.\n"
+             "The model's format is --model-format here.\n"},
+    {"report", "usage: foldline report MODEL [analyze options] [--profile NAME|FILE|all] "
+               "[--sweep SYM=V1,V2,...] -o OUT.html\n\n"
+               "One self-contained HTML page: summary, roofline chart per profile, top ops,\n"
+               "pass ledger, sweep chart (see README, \"HTML report\").\n"},
+    {"schema", "usage: foldline schema\n\n"
+               "Print the JSON Schema (draft 2020-12) of foldline's JSON documents.\n"},
     {"health", "usage: foldline --server HOST:PORT [remote options] health [SERVICE]\n\n"
                "Ask a foldlined server's Health/Check; exit 0 when it is SERVING, 3 "
                "otherwise.\n"},
@@ -1134,7 +1156,7 @@ static int print_help(const char *cmd) {
     }
     if (cmd && strcmp(cmd, "analyze") != 0 && strcmp(cmd, "optimize") != 0) {
         return fl_cli_usage_error("help: unknown command '%s' (the commands: analyze, optimize, "
-                                  "profiles, calibrate, fit, health, diff)",
+                                  "profiles, calibrate, fit, health, diff, card, report, schema)",
                                   cmd);
     }
     fputs(usage_text, stdout);
@@ -1189,6 +1211,15 @@ int main(int argc, char **argv) {
     if (strcmp(cmd, "diff") == 0) {
         return fl_cmd_diff(argc - 2, argv + 2);
     }
+    if (strcmp(cmd, "card") == 0) {
+        return fl_cmd_card(argc - 2, argv + 2);
+    }
+    if (strcmp(cmd, "report") == 0) {
+        return fl_cmd_report(argc - 2, argv + 2);
+    }
+    if (strcmp(cmd, "schema") == 0) {
+        return fl_cmd_schema(argc - 2, argv + 2);
+    }
     if (strcmp(cmd, "health") == 0) {
         return fl_cli_usage_error("%s", "health asks a server: foldline --server HOST:PORT "
                                         "health [SERVICE]");
@@ -1203,6 +1234,6 @@ int main(int argc, char **argv) {
                                   cmd, cmd);
     }
     return fl_cli_usage_error("unknown command '%s' (the commands: analyze, optimize, profiles, "
-                              "calibrate, fit, health, diff)",
+                              "calibrate, fit, health, diff, card, report, schema)",
                               cmd);
 }

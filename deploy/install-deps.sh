@@ -17,6 +17,8 @@ packages=(
   libopenblas0 # `foldline calibrate` dlopens libopenblas.so.0; the build needs no BLAS
   clang # libFuzzer targets (tests/fuzz) and sanitizer builds in .ci/run
   clang-format # the style check in .ci/run
+  python3-jsonschema # tests/cli/cli_schema: the JSON documents against `foldline schema`
+  chromium # tests/cli/cli_report: the HTML report rendered headless (skipped without it)
 )
 
 missing=()

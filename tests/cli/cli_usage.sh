@@ -46,7 +46,7 @@ done
 check help_same 0 "" -- cmp -s <("$bin" help profiles) <("$bin" profiles --help)
 check help_top_h 0 "usage: foldline analyze" -- "$bin" -h
 check help_unknown 2 "help: unknown command 'bogus' (the commands: analyze, optimize, profiles" -- "$bin" help bogus
-check unknown_command_lists 2 "(the commands: analyze, optimize, profiles, calibrate, fit, health, diff)" -- "$bin" frobnicate
+check unknown_command_lists 2 "(the commands: analyze, optimize, profiles, calibrate, fit, health, diff, card, report, schema)" -- "$bin" frobnicate
 
 # Text summary: op types that count no FLOPs are not listed as top ops
 # (tiny_cnn: 8 op types with FLOPs, the Reshape/Const/Identity/... count 0),
