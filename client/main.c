@@ -22,6 +22,7 @@
 #include "foldline/foldline.h"
 #include "llm.h"
 #include "print.h"
+#include "progress.h"
 #include "remote.h"
 #include "report.h"
 #include "roofcli.h"
@@ -234,7 +235,8 @@ typedef struct cli {
     const char *passes; /* --passes as given; NULL when absent */
     const char **disabled, **outputs;
     size_t n_disabled, n_outputs;
-    fl_cli_files side; /* the model's other files (TF.js shards), mapped */
+    fl_cli_files side;    /* the model's other files (TF.js shards), mapped */
+    fl_progress progress; /* on stderr when it is a terminal (progress.h) */
 } cli;
 
 /* --value NAME=X (a scalar) or NAME=X,Y,... (a small tensor; "X," is a
@@ -599,6 +601,7 @@ static int parse_args(cli *c, int argc, char **argv) {
 }
 
 static void cli_free(cli *c) {
+    fl_progress_end(&c->progress);
     fl_cli_files_free(&c->side);
     for (size_t i = 0; i < c->n_inputs; i++) {
         free((void *)c->inputs[i].dims);
@@ -746,6 +749,9 @@ static int prepare_command(cli *c, int argc, char **argv, bool optimize) {
     c->top = 10;
     c->optimize = optimize;
     int rc = parse_args(c, argc, argv);
+    fl_progress_begin(&c->progress, c->model);
+    c->opt.should_stop = fl_progress_tick;
+    c->opt.stop_arg = &c->progress;
     if (rc == 0 && optimize && c->roof.n_sweep) {
         rc = fl_cli_usage_error("%s", "optimize takes no --sweep");
     }
