@@ -513,6 +513,9 @@ static void print_text(FILE *f, const fl_diff_result *res, const fl_report *a, c
         fprintf(f, "  %-9s %s: %s -> %s\n", i ? "" : "changed", c->changed_a[i]->name,
                 c->changed_a[i]->op, c->changed_b[i]->op);
     }
+    if (c->n_changed > 10) {
+        fprintf(f, "  %-9s (and %zu more; --json lists all)\n", "", c->n_changed - 10);
+    }
     text_checks(f, res);
 }
 
