@@ -9,6 +9,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+ob_model *oc_ms_model(void) {
+    ob_model *m = ob_new(17);
+    ob_opset(m, "com.microsoft", 1);
+    return m;
+}
+
+Onnx__NodeProto *oc_ms_node(ob_model *m, const char *op, const char *name, const char *in,
+                            const char *out) {
+    Onnx__NodeProto *n = ob_node(m, op, name, in, out);
+    ob_domain(m, n, "com.microsoft");
+    return n;
+}
+
 fl_report *oc_run(ob_model *m, fl_status want) {
     size_t len;
     uint8_t *buf = ob_pack(m, &len);

@@ -12,6 +12,13 @@
 
 /* Packs m, analyses it with per-node detail and asserts the status is
  * `want` (printing the error otherwise). The caller frees the report. */
+/* A model at opset 17 that imports com.microsoft opset 1. */
+ob_model *oc_ms_model(void);
+
+/* A com.microsoft node (ob_node's arguments). */
+Onnx__NodeProto *oc_ms_node(ob_model *m, const char *op, const char *name, const char *in,
+                            const char *out);
+
 fl_report *oc_run(ob_model *m, fl_status want);
 
 /* The per-node entry called `name`; fails the test when absent. */

@@ -15,19 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static Onnx__NodeProto *ms_node(ob_model *m, const char *op, const char *name, const char *in,
-                                const char *out) {
-    Onnx__NodeProto *n = ob_node(m, op, name, in, out);
-    ob_domain(m, n, "com.microsoft");
-    return n;
-}
-
-static ob_model *ms_model(void) {
-    ob_model *m = ob_new(17);
-    ob_opset(m, "com.microsoft", 1);
-    return m;
-}
-
 /* MultiHeadAttention, num_heads 2: query (2,4,16), key (2,6,16), value
  * (2,6,8): D = 8, Dv = 4, S = 4, T = L = 6; output (2,4,8). R = 2*2*4*6 =
  * 96; MACs = 96*8 + 96*4 = 1152; FLOPs = 2304 + 6*96 = 2880; with bias
@@ -36,7 +23,7 @@ static ob_model *ms_model(void) {
  * 2*2*5*5 = 100; MACs 1600; FLOPs 3200 + 600 = 3800. */
 static void test_mha(void **state) {
     (void)state;
-    ob_model *m = ms_model();
+    ob_model *m = oc_ms_model();
     ob_input(m, "q", OB_FLOAT, 3, (int64_t[]){2, 4, 16}, NULL);
     ob_input(m, "k", OB_FLOAT, 3, (int64_t[]){2, 6, 16}, NULL);
     ob_input(m, "v", OB_FLOAT, 3, (int64_t[]){2, 6, 8}, NULL);
@@ -46,7 +33,7 @@ static void test_mha(void **state) {
     const char *ins[] = {"q,k,v", "q,k,v,bias", "qkv"};
     const char *outs[] = {"y1", "y2", "y3"};
     for (int i = 0; i < 3; i++) {
-        Onnx__NodeProto *n = ms_node(m, "MultiHeadAttention", names[i], ins[i], outs[i]);
+        Onnx__NodeProto *n = oc_ms_node(m, "MultiHeadAttention", names[i], ins[i], outs[i]);
         ob_attr_i(m, n, "num_heads", 2);
         ob_output(m, outs[i]);
     }
@@ -69,12 +56,12 @@ static void test_mha(void **state) {
  * FLOPs = 16*R + 6*R = 88*past + 88. */
 static void test_mha_past(void **state) {
     (void)state;
-    ob_model *m = ms_model();
+    ob_model *m = oc_ms_model();
     const char *const pp[] = {NULL, NULL, "past", NULL};
     ob_input(m, "q", OB_FLOAT, 3, (int64_t[]){1, 1, 16}, NULL);
     ob_input(m, "pk", OB_FLOAT, 4, (int64_t[]){1, 4, -1, 4}, pp);
     ob_input(m, "pv", OB_FLOAT, 4, (int64_t[]){1, 4, -1, 4}, pp);
-    Onnx__NodeProto *n = ms_node(m, "MultiHeadAttention", "mha", "q,q,q,,,,pk,pv", "y,k2,v2");
+    Onnx__NodeProto *n = oc_ms_node(m, "MultiHeadAttention", "mha", "q,q,q,,,,pk,pv", "y,k2,v2");
     ob_attr_i(m, n, "num_heads", 4);
     ob_output(m, "y");
     ob_output(m, "k2");
@@ -97,7 +84,7 @@ static void test_mha_past(void **state) {
  * present keeps 10, T = 7: R = 84, MACs 1344, FLOPs 2688 + 504 = 3192. */
 static void test_gqa(void **state) {
     (void)state;
-    ob_model *m = ms_model();
+    ob_model *m = oc_ms_model();
     ob_input(m, "q", OB_FLOAT, 3, (int64_t[]){1, 3, 32}, NULL);
     ob_input(m, "k", OB_FLOAT, 3, (int64_t[]){1, 3, 16}, NULL);
     ob_input(m, "pk", OB_FLOAT, 4, (int64_t[]){1, 2, 5, 8}, NULL);
@@ -109,7 +96,7 @@ static void test_gqa(void **state) {
     const char *ins[] = {"q,k,k,pk,pk,seqlens,t8", "q,k,k,pk10,pk10,seqlens,t7"};
     const char *outs[] = {"y1,pk1,pv1", "y2,pk2,pv2"};
     for (int i = 0; i < 2; i++) {
-        Onnx__NodeProto *n = ms_node(m, "GroupQueryAttention", names[i], ins[i], outs[i]);
+        Onnx__NodeProto *n = oc_ms_node(m, "GroupQueryAttention", names[i], ins[i], outs[i]);
         ob_attr_i(m, n, "num_heads", 4);
         ob_attr_i(m, n, "kv_num_heads", 2);
     }
@@ -135,13 +122,13 @@ static void test_gqa(void **state) {
  * 3*(4*s + 2*s)*8 = 152*s^2 + 144*s. */
 static void test_gqa_packed_rotary(void **state) {
     (void)state;
-    ob_model *m = ms_model();
+    ob_model *m = oc_ms_model();
     ob_input(m, "qkv", OB_FLOAT, 3, (int64_t[]){1, -1, 64}, (const char *[]){NULL, "s", NULL});
     ob_input(m, "seqlens", OB_INT32, 1, (int64_t[]){1}, NULL);
     ob_input(m, "total", OB_INT32, 0, NULL, NULL);
     ob_init_f(m, "cos", 2, (int64_t[]){16, 4}, false);
     Onnx__NodeProto *n =
-        ms_node(m, "GroupQueryAttention", "gqa", "qkv,,,,,seqlens,total,cos,cos", "y,pk,pv");
+        oc_ms_node(m, "GroupQueryAttention", "gqa", "qkv,,,,,seqlens,total,cos,cos", "y,pk,pv");
     ob_attr_i(m, n, "num_heads", 4);
     ob_attr_i(m, n, "kv_num_heads", 2);
     ob_attr_i(m, n, "do_rotary", 1);
@@ -173,13 +160,13 @@ static void test_attention_bad(void **state) {
         {"MultiHeadAttention", -1, 0, "node 'bad' (MultiHeadAttention): attr 'num_heads' is -1"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        ob_model *m = ms_model();
+        ob_model *m = oc_ms_model();
         ob_input(m, "q", OB_FLOAT, 3, (int64_t[]){1, 3, 16}, NULL);
         ob_input(m, "k", OB_FLOAT, 3, (int64_t[]){1, 3, 16}, NULL);
         ob_input(m, "sl", OB_INT32, 1, (int64_t[]){1}, NULL);
         ob_input(m, "t", OB_INT32, 0, NULL, NULL);
         bool gqa = cases[i].op[0] == 'G';
-        Onnx__NodeProto *n = ms_node(m, cases[i].op, "bad", gqa ? "q,k,k,,,sl,t" : "q,k,k", "y");
+        Onnx__NodeProto *n = oc_ms_node(m, cases[i].op, "bad", gqa ? "q,k,k,,,sl,t" : "q,k,k", "y");
         ob_attr_i(m, n, "num_heads", cases[i].heads);
         if (gqa) {
             ob_attr_i(m, n, "kv_num_heads", cases[i].kv_heads);
@@ -199,15 +186,15 @@ static void test_attention_bad(void **state) {
  * cos_cache (5,4): Dr 8, rows 10: 240. */
 static void test_rotary(void **state) {
     (void)state;
-    ob_model *m = ms_model();
+    ob_model *m = oc_ms_model();
     ob_input(m, "x", OB_FLOAT, 3, (int64_t[]){2, 3, 32}, NULL);
     ob_input(m, "x4", OB_FLOAT, 4, (int64_t[]){1, 2, 5, 8}, NULL);
     ob_input(m, "pos", OB_INT64, 2, (int64_t[]){2, 3}, NULL);
     ob_init_f(m, "c2", 2, (int64_t[]){10, 2}, false);
     ob_init_f(m, "c4", 2, (int64_t[]){5, 4}, false);
-    Onnx__NodeProto *n = ms_node(m, "RotaryEmbedding", "rot", "x,pos,c2,c2", "y");
+    Onnx__NodeProto *n = oc_ms_node(m, "RotaryEmbedding", "rot", "x,pos,c2,c2", "y");
     ob_attr_i(m, n, "num_heads", 4);
-    ms_node(m, "RotaryEmbedding", "rot4", "x4,pos,c4,c4", "y4");
+    oc_ms_node(m, "RotaryEmbedding", "rot4", "x4,pos,c4,c4", "y4");
     ob_output(m, "y");
     ob_output(m, "y4");
     fl_report *r = oc_run(m, FL_OK);
@@ -227,7 +214,7 @@ static void test_rotary(void **state) {
  * 96, int_ops 96. */
 static void test_embed(void **state) {
     (void)state;
-    ob_model *m = ms_model();
+    ob_model *m = oc_ms_model();
     ob_input(m, "ids", OB_INT32, 2, (int64_t[]){2, 7}, NULL);
     ob_init_f(m, "word", 2, (int64_t[]){100, 16}, true);
     ob_init_f(m, "pos", 2, (int64_t[]){32, 16}, true);
@@ -236,8 +223,8 @@ static void test_embed(void **state) {
     ob_input(m, "data", 2 /* uint8 */, 2, (int64_t[]){100, 8}, NULL);
     ob_input(m, "idx", OB_INT64, 2, (int64_t[]){2, 3}, NULL);
     ob_init_f(m, "scales", 2, (int64_t[]){100, 1}, true);
-    ms_node(m, "EmbedLayerNormalization", "eln", "ids,ids,word,pos,seg,gamma,gamma,ids", "y,mi");
-    Onnx__NodeProto *g = ms_node(m, "GatherBlockQuantized", "gbq", "data,idx,scales", "e");
+    oc_ms_node(m, "EmbedLayerNormalization", "eln", "ids,ids,word,pos,seg,gamma,gamma,ids", "y,mi");
+    Onnx__NodeProto *g = oc_ms_node(m, "GatherBlockQuantized", "gbq", "data,idx,scales", "e");
     ob_attr_i(m, g, "block_size", 16);
     ob_output(m, "y");
     ob_output(m, "mi");

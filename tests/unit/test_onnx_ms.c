@@ -12,33 +12,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A com.microsoft node. */
-static Onnx__NodeProto *ms_node(ob_model *m, const char *op, const char *name, const char *in,
-                                const char *out) {
-    Onnx__NodeProto *n = ob_node(m, op, name, in, out);
-    ob_domain(m, n, "com.microsoft");
-    return n;
-}
-
-static ob_model *ms_model(void) {
-    ob_model *m = ob_new(17);
-    ob_opset(m, "com.microsoft", 1);
-    return m;
-}
-
 /* BiasGelu A [2,5,8] + B [8]: out [2,5,8], E = 80; Add 80 + Gelu 80 = 160
  * FLOPs. FastGelu with a bias: 160; without: 80. BiasAdd X [2,5,8] + bias
  * [8] + skip [2,5,8]: two adds, 160. None has MACs. */
 static void test_bias_activations(void **state) {
     (void)state;
-    ob_model *m = ms_model();
+    ob_model *m = oc_ms_model();
     ob_input(m, "a", OB_FLOAT, 3, (int64_t[]){2, 5, 8}, NULL);
     ob_input(m, "s", OB_FLOAT, 3, (int64_t[]){2, 5, 8}, NULL);
     ob_init_f(m, "b", 1, (int64_t[]){8}, false);
-    ms_node(m, "BiasGelu", "bg", "a,b", "y1");
-    ms_node(m, "FastGelu", "fg", "a,b", "y2");
-    ms_node(m, "FastGelu", "fg1", "a", "y3");
-    ms_node(m, "BiasAdd", "ba", "a,b,s", "y4");
+    oc_ms_node(m, "BiasGelu", "bg", "a,b", "y1");
+    oc_ms_node(m, "FastGelu", "fg", "a,b", "y2");
+    oc_ms_node(m, "FastGelu", "fg1", "a", "y3");
+    oc_ms_node(m, "BiasAdd", "ba", "a,b,s", "y4");
     ob_output(m, "y1");
     ob_output(m, "y2");
     ob_output(m, "y3");
@@ -61,10 +47,10 @@ static void test_bias_activations(void **state) {
  * 32*n FLOPs. */
 static void test_bias_gelu_symbolic(void **state) {
     (void)state;
-    ob_model *m = ms_model();
+    ob_model *m = oc_ms_model();
     ob_input(m, "a", OB_FLOAT, 2, (int64_t[]){-1, 16}, (const char *[]){"n", NULL});
     ob_init_f(m, "b", 1, (int64_t[]){16}, false);
-    ms_node(m, "BiasGelu", "bg", "a,b", "y");
+    oc_ms_node(m, "BiasGelu", "bg", "a,b", "y");
     ob_output(m, "y");
     fl_report *r = oc_run(m, FL_OK);
     const fl_report_node *n = oc_node(r, "bg");
@@ -80,13 +66,13 @@ static void test_bias_gelu_symbolic(void **state) {
  * input_skip_bias_sum [2,3,8], mean/inv_std_var [2,3,1] float. */
 static void test_skip_simplified_layer_norm(void **state) {
     (void)state;
-    ob_model *m = ms_model();
+    ob_model *m = oc_ms_model();
     ob_input(m, "x", OB_FLOAT, 3, (int64_t[]){2, 3, 8}, NULL);
     ob_input(m, "s", OB_FLOAT, 3, (int64_t[]){2, 3, 8}, NULL);
     ob_init_f(m, "g", 1, (int64_t[]){8}, false);
     ob_init_f(m, "b", 1, (int64_t[]){8}, false);
-    ms_node(m, "SkipSimplifiedLayerNormalization", "ln", "x,s,g", "y,mean,inv,sum");
-    ms_node(m, "SkipSimplifiedLayerNormalization", "lnb", "x,s,g,b", "y2");
+    oc_ms_node(m, "SkipSimplifiedLayerNormalization", "ln", "x,s,g", "y,mean,inv,sum");
+    oc_ms_node(m, "SkipSimplifiedLayerNormalization", "lnb", "x,s,g,b", "y2");
     ob_output(m, "y");
     ob_output(m, "sum");
     ob_output(m, "y2");
@@ -125,11 +111,11 @@ static void test_bad_inputs(void **state) {
          "node 'bad' (SkipSimplifiedLayerNormalization): input 2 (gamma)'s last dim"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        ob_model *m = ms_model();
+        ob_model *m = oc_ms_model();
         ob_input(m, "a", OB_FLOAT, 3, (int64_t[]){2, 5, 8}, NULL);
         ob_input(m, "a2", OB_FLOAT, 2, (int64_t[]){5, 8}, NULL);
         ob_init_f(m, "b", cases[i].brank, cases[i].bdims, false);
-        ms_node(m, cases[i].op, "bad", cases[i].in, "y");
+        oc_ms_node(m, cases[i].op, "bad", cases[i].in, "y");
         ob_output(m, "y");
         fl_report *r = oc_run(m, FL_EINVAL);
         printf("%s\n", r->error);
@@ -151,14 +137,15 @@ static void test_bad_inputs(void **state) {
  *   FLOPs = 4864 + 192 + 7 * 112 = 5840; present [2,2,2,7,4]. */
 static void test_attention(void **state) {
     (void)state;
-    ob_model *m = ms_model();
+    ob_model *m = oc_ms_model();
     ob_input(m, "x", OB_FLOAT, 3, (int64_t[]){2, 4, 8}, NULL);
     ob_input(m, "past", OB_FLOAT, 5, (int64_t[]){2, 2, 2, 3, 4}, NULL);
     ob_input(m, "mask", OB_INT32, 2, (int64_t[]){2, 7}, NULL);
     ob_init_f(m, "w", 2, (int64_t[]){8, 24}, false);
     ob_init_f(m, "b", 1, (int64_t[]){24}, false);
-    ob_attr_i(m, ms_node(m, "Attention", "att", "x,w,b", "y,present"), "num_heads", 2);
-    ob_attr_i(m, ms_node(m, "Attention", "attp", "x,w,b,mask,past", "y2,present2"), "num_heads", 2);
+    ob_attr_i(m, oc_ms_node(m, "Attention", "att", "x,w,b", "y,present"), "num_heads", 2);
+    ob_attr_i(m, oc_ms_node(m, "Attention", "attp", "x,w,b,mask,past", "y2,present2"), "num_heads",
+              2);
     ob_output(m, "y");
     ob_output(m, "present");
     ob_output(m, "y2");
@@ -183,14 +170,14 @@ static void test_attention(void **state) {
  * output [1,s,16]. */
 static void test_attention_symbolic(void **state) {
     (void)state;
-    ob_model *m = ms_model();
+    ob_model *m = oc_ms_model();
     ob_input(m, "x", OB_FLOAT, 3, (int64_t[]){1, -1, 8}, (const char *[]){NULL, "s", NULL});
     ob_init_f(m, "w", 2, (int64_t[]){8, 24}, false);
     ob_init_f(m, "w2", 2, (int64_t[]){8, 32}, false);
-    Onnx__NodeProto *n = ms_node(m, "Attention", "att", "x,w", "y");
+    Onnx__NodeProto *n = oc_ms_node(m, "Attention", "att", "x,w", "y");
     ob_attr_i(m, n, "num_heads", 2);
     ob_attr_i(m, n, "unidirectional", 1);
-    n = ms_node(m, "Attention", "att2", "x,w2", "y2");
+    n = oc_ms_node(m, "Attention", "att2", "x,w2", "y2");
     ob_attr_i(m, n, "num_heads", 2);
     ob_attr_ints(m, n, "qkv_hidden_sizes", 3, (int64_t[]){8, 8, 16});
     ob_output(m, "y");
@@ -203,10 +190,10 @@ static void test_attention_symbolic(void **state) {
     fl_report_free(r);
     ob_free(m);
 
-    m = ms_model();
+    m = oc_ms_model();
     ob_input(m, "x", OB_FLOAT, 3, (int64_t[]){1, 5, 8}, NULL);
     ob_init_f(m, "w", 2, (int64_t[]){8, 24}, false);
-    ob_attr_i(m, ms_node(m, "Attention", "att", "x,w", "y"), "num_heads", 2);
+    ob_attr_i(m, oc_ms_node(m, "Attention", "att", "x,w", "y"), "num_heads", 2);
     ob_output(m, "y");
     r = oc_run(m, FL_OK);
     assert_int_equal(oc_node(r, "att")->macs.value, 1360);
@@ -231,10 +218,10 @@ static void test_attention_bad_attrs(void **state) {
         {2, 2, "node 'bad' (Attention): attr 'qkv_hidden_sizes' must be three positive ints"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        ob_model *m = ms_model();
+        ob_model *m = oc_ms_model();
         ob_input(m, "x", OB_FLOAT, 3, (int64_t[]){2, 4, 8}, NULL);
         ob_init_f(m, "w", 2, (int64_t[]){8, 24}, false);
-        Onnx__NodeProto *n = ms_node(m, "Attention", "bad", "x,w", "y");
+        Onnx__NodeProto *n = oc_ms_node(m, "Attention", "bad", "x,w", "y");
         if (cases[i].heads) {
             ob_attr_i(m, n, "num_heads", cases[i].heads);
         }
@@ -262,7 +249,7 @@ static void test_attention_bad_attrs(void **state) {
  * 64*4 = 256, Y 6*32*4 = 768: 3584 (+ bias 128 = 3712). */
 static void test_matmul_nbits(void **state) {
     (void)state;
-    ob_model *m = ms_model();
+    ob_model *m = oc_ms_model();
     ob_input(m, "a", OB_FLOAT, 3, (int64_t[]){2, 3, 64}, NULL);
     ob_input(m, "b", 2 /* uint8 */, 3, (int64_t[]){32, 2, 16}, NULL);
     ob_init_f(m, "sc", 1, (int64_t[]){64}, false);
@@ -272,7 +259,7 @@ static void test_matmul_nbits(void **state) {
     const char *names[] = {"mm", "mmb", "mmz"};
     const char *outs[] = {"y", "y2", "y3"};
     for (int i = 0; i < 3; i++) {
-        Onnx__NodeProto *n = ms_node(m, "MatMulNBits", names[i], ins[i], outs[i]);
+        Onnx__NodeProto *n = oc_ms_node(m, "MatMulNBits", names[i], ins[i], outs[i]);
         ob_attr_i(m, n, "K", 64);
         ob_attr_i(m, n, "N", 32);
         ob_attr_i(m, n, "bits", 4);
@@ -313,11 +300,11 @@ static void test_matmul_nbits_bad(void **state) {
         {48, 4, 32, 16, "node 'bad' (MatMulNBits): input 0 (A)'s last dim and attr 'K'"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        ob_model *m = ms_model();
+        ob_model *m = oc_ms_model();
         ob_input(m, "a", OB_FLOAT, 2, (int64_t[]){3, 64}, NULL);
         ob_input(m, "b", 2, 3, (int64_t[]){32, 2, cases[i].bdim2}, NULL);
         ob_init_f(m, "sc", 1, (int64_t[]){64}, false);
-        Onnx__NodeProto *n = ms_node(m, "MatMulNBits", "bad", "a,b,sc", "y");
+        Onnx__NodeProto *n = oc_ms_node(m, "MatMulNBits", "bad", "a,b,sc", "y");
         ob_attr_i(m, n, "K", cases[i].k);
         ob_attr_i(m, n, "N", 32);
         ob_attr_i(m, n, "bits", cases[i].bits);
