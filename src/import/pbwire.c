@@ -296,6 +296,21 @@ static bool put_len(wdec *w, const ProtobufCFieldDescriptor *fd, void *dst, cons
     return true;
 }
 
+/* A singular message met several times is their merge. Known fields merge
+ * as the occurrences joined decode (repeated ones concatenated, the last
+ * scalar wins); unknown fields are kept from the last occurrence only (the
+ * bytes from `last` on), as protobuf-c's merge keeps them, so both readers
+ * give the same message. */
+static void keep_last_unknown(ProtobufCMessage *m, const uint8_t *last) {
+    size_t k = 0;
+    for (size_t i = 0; i < m->n_unknown_fields; i++) {
+        if (m->unknown_fields[i].data >= last) {
+            m->unknown_fields[k++] = m->unknown_fields[i];
+        }
+    }
+    m->n_unknown_fields = k;
+}
+
 /* Appends a packed run to a repeated field's array. */
 static void put_packed(const ProtobufCFieldDescriptor *fd, uint8_t *arr, fslot *s,
                        const wfield *f) {
@@ -368,6 +383,9 @@ static bool fill_field(wdec *w, ProtobufCMessage *m, const ProtobufCFieldDescrip
         if (!ok) {
             return false;
         }
+        ProtobufCMessage *jm;
+        memcpy(&jm, base + fd->offset, sizeof jm);
+        keep_last_unknown(jm, cat + s->cat_len - f->len);
     } else if (f->wt == WT_LEN) {
         if (!put_len(w, fd, base + fd->offset, f, depth)) {
             return false;
