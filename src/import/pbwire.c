@@ -138,8 +138,11 @@ static bool next_field(wdec *w, const ProtobufCMessageDescriptor *d, const uint8
     if (!rd_varint(p, end, &key)) {
         return fail(w, d, NULL, f->tag, "a tag is cut short or longer than 10 bytes");
     }
-    if ((key >> 3) == 0 || (key >> 3) > 0x1fffffff) {
-        return fail(w, d, NULL, f->tag, "field number 0 or above 2^29-1");
+    if (key > 0xffffffffu) {
+        return fail(w, d, NULL, f->tag, PBWIRE_WIDE_TAG);
+    }
+    if ((key >> 3) == 0) {
+        return fail(w, d, NULL, f->tag, PBWIRE_ZERO_TAG);
     }
     f->id = (uint32_t)(key >> 3);
     f->wt = (int)(key & 7);

@@ -29,6 +29,14 @@
 
 /* Why a decode failed: the message type and field (NULL when the tag is not
  * a field), the byte offset in the input and what is wrong. */
+/* The rejection of a key wider than 32 bits (a field number far above
+ * 2^29-1). protobuf-c reads keys as 32-bit values and keeps the low bits of
+ * such a key, so it may accept what this reader rejects. */
+#define PBWIRE_WIDE_TAG "a tag wider than 32 bits (field number above 2^29-1)"
+/* The rejection of field number 0, which protobuf-c takes as an unknown
+ * field. */
+#define PBWIRE_ZERO_TAG "field number 0"
+
 typedef struct fl_pbwire_error {
     const char *message; /* full name of the message type being read */
     const char *field;   /* the field's name, or NULL */

@@ -7,8 +7,9 @@
  * Invariants checked (an abort is a finding):
  *   - no crash, leak or undefined behaviour (the build's sanitizers): every
  *     length is checked before a read, nesting is bounded;
- *   - whatever protobuf-c accepts, pbwire accepts, and protobuf-c packs the
- *     two messages to the same bytes;
+ *   - when both readers accept the input, protobuf-c packs the two messages
+ *     to the same bytes (pbwire may reject invalid input protobuf-c takes:
+ *     see the comment at the rejection);
  *   - a rejection names what is wrong at an offset inside the input.
  */
 #include "fuzz.h"
@@ -52,8 +53,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         fuzz_require(e.what && *e.what, "a rejection without a reason");
         fuzz_require(e.oom || e.offset <= len, "error offset %zu past the input (%zu bytes)",
                      e.offset, len);
-        fuzz_require(!ref || e.oom, "protobuf-c accepts what pbwire rejects (%s at byte %zu)",
-                     e.what, e.offset);
+        /* No check that protobuf-c rejects it too: this reader is stricter
+         * than protobuf-c on invalid input (protobuf-c wraps a key wider
+         * than 32 bits, takes field number 0 as an unknown field, and reads
+         * a bool whatever its wire type). That valid input is accepted is
+         * test_pbwire's part: every corpus model re-packs identically. */
     } else if (ref) {
         size_t la, lb;
         uint8_t *pa = pack(ref, &la), *pb = pack(m, &lb);
