@@ -21,6 +21,7 @@ reports=$(mktemp -d)
 trap 'rm -rf "$reports"' EXIT
 # exitcode 66: a process with a report exits 66 (the suite notices too);
 # halt_on_error=0: every report of a run is collected, not only the first.
+export FL_TSAN_RUN=1 # grpc_suite.py: see concurrent_16_cli
 export TSAN_OPTIONS="suppressions=$here/tsan.supp log_path=$reports/tsan exitcode=66 halt_on_error=0 second_deadlock_stack=1"
 run_suite() {
   start=$(date +%s)
