@@ -45,6 +45,24 @@ fl_sym fl__shape_dim(const fl_shape *s, int i) {
     return s->dims[i < 0 ? i + s->rank : i];
 }
 
+fl_status fl__op_attr_dtype(fl_ctx *c, const fl_node *n, const char *attr, int in, int *dt) {
+    int t;
+    fl_status st = fl__attr_get_type(n, attr, &t, c->d);
+    if (st == FL_OK) {
+        if (!fl__dtype_valid(t)) {
+            return fl__node_fail(c->d, FL_EINVAL, n, "attr '%s' holds invalid DataType %d", attr,
+                                 t);
+        }
+        *dt = fl_dtype_base(t);
+        return FL_OK;
+    }
+    if (st != FL_ENOTFOUND) {
+        return st;
+    }
+    *dt = (in >= 0 && in < n->n_inputs) ? fl_dtype_base(fl_node_in(n, in)->dtype) : FL_DT_INVALID;
+    return FL_OK;
+}
+
 fl_status fl__op_want_scalar(fl_ctx *c, const fl_node *n, int i, const char *name) {
     int r = i < n->n_inputs ? fl_node_in(n, i)->shape.rank : -1;
     if (r > 0) {

@@ -87,6 +87,12 @@ static inline const fl_shape *fl__op_in_shape(const fl_node *n, int i) {
  * unknown or i is out of range. */
 fl_sym fl__shape_dim(const fl_shape *s, int i);
 
+/* A TensorFlow dtype: type attr `attr`, else data input `in`'s dtype (FL_DT_INVALID when the
+ * node has no such input). A ref dtype is dereferenced: an op whose OpDef declares a plain T
+ * output never outputs a ref (only the Ref* forms and output_ref ops do, and they set their
+ * dtype themselves). An attr holding no valid DataType fails naming the attr. */
+fl_status fl__op_attr_dtype(fl_ctx *c, const fl_node *n, const char *attr, int in, int *dt);
+
 /* Fails unless input i (when the node has it) is a scalar or of unknown rank
  * (TensorFlow's WithRank 0); `name` names the input. */
 fl_status fl__op_want_scalar(fl_ctx *c, const fl_node *n, int i, const char *name);

@@ -1285,6 +1285,21 @@ static void test_variables(void **state) {
     assert_true(v->desc->flags & FL_OPF_STATEFUL);
     check_zero_cost(f, v);
 
+    /* Ops of every family dereference a ref input: Transpose (array), Relu (nn), Neg (ew) of
+     * the variable output plain float, as their OpDefs declare a T output. */
+    fl_node *perm = src_ints(f, "perm", false, 2, (fl_sym[]){K(1), K(0)});
+    const char *readers[][2] = {{"tr", "Transpose"}, {"relu", "Relu"}, {"neg", "Neg"}};
+    for (size_t i = 0; i < sizeof readers / sizeof readers[0]; i++) {
+        fl_node *r = mk(f, readers[i][0], readers[i][1]);
+        in(r, v, 0);
+        if (i == 0) {
+            in(r, perm, 0);
+        }
+        finish(f, r);
+        run_ok(f, r);
+        check(&r->outputs[0], FL_DT_FLOAT, 2, (int64_t[]){3, 3});
+    }
+
     fl_node *h = mk(f, "h", "VarHandleOp");
     a_type(h, "dtype", FL_DT_FLOAT);
     a_shape(f, h, "shape", 2, (int64_t[]){128, -1});
@@ -1308,6 +1323,26 @@ static void test_variables(void **state) {
     finish(f, bad);
     expect_fail(f, bad, "missing required attr 'shape'");
     fx_free(f);
+}
+
+/* A type attr holding no DataType is an error naming the attr, in every family. */
+static void test_invalid_type_attr(void **state) {
+    (void)state;
+    const char *typed[] = {"Transpose", "Relu", "Neg"};
+    for (size_t i = 0; i < sizeof typed / sizeof typed[0]; i++) {
+        fx *f = fx_new();
+        fl_node *x = src(f, "x", FL_DT_FLOAT, 2, (int64_t[]){3, 3});
+        fl_node *perm = src_ints(f, "perm", false, 2, (fl_sym[]){K(1), K(0)});
+        fl_node *r = mk(f, "r", typed[i]);
+        in(r, x, 0);
+        if (i == 0) {
+            in(r, perm, 0);
+        }
+        a_type(r, "T", 77);
+        finish(f, r);
+        expect_fail(f, r, "attr 'T' holds invalid DataType 77");
+        fx_free(f);
+    }
 }
 
 static void test_no_op_and_flags(void **state) {
@@ -1428,6 +1463,7 @@ int main(void) {
         cmocka_unit_test(test_tensor_list),
         cmocka_unit_test(test_random),
         cmocka_unit_test(test_variables),
+        cmocka_unit_test(test_invalid_type_attr),
         cmocka_unit_test(test_no_op_and_flags),
         cmocka_unit_test(test_grappler_while_loop),
     };

@@ -44,9 +44,6 @@ void fl__array_copy_elems(fl_value *dst, int64_t di, const fl_value *src, int64_
 
 int fl__array_count_attr(const fl_node *n, fl_diag *d, const char *name, int64_t min);
 
-/* Output dtype: attr `attr`, or (absent) the dtype of input `in`. */
-fl_status fl__array_dtype_attr(fl_ctx *c, const fl_node *n, const char *attr, int in, int *dt);
-
 /* Output 0 := input 0's elements in order (Reshape, Squeeze, ExpandDims). */
 fl_status fl__array_eval_copy(fl_ctx *c, fl_node *n);
 

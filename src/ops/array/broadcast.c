@@ -14,7 +14,7 @@
 
 static fl_status infer_broadcast_to(fl_ctx *c, fl_node *n) {
     int dt = FL_DT_INVALID;
-    fl_status st = fl__array_dtype_attr(c, n, "T", 0, &dt);
+    fl_status st = fl__op_attr_dtype(c, n, "T", 0, &dt);
     if (st == FL_OK) {
         st = fl__array_want_vector(c, n, 1, "shape");
     }
@@ -121,7 +121,7 @@ static fl_status broadcast_args(fl_ctx *c, const fl_node *n, const fl_value *a, 
 
 static fl_status infer_broadcast_args(fl_ctx *c, fl_node *n) {
     int dt = FL_DT_INVALID;
-    fl_status st = fl__array_dtype_attr(c, n, "T", 0, &dt);
+    fl_status st = fl__op_attr_dtype(c, n, "T", 0, &dt);
     if (st == FL_OK) {
         st = fl__array_want_vector(c, n, 0, "s0");
     }

@@ -25,16 +25,6 @@ bool fl__array_is_known(fl_sym s, int64_t k) {
     return fl_sym_is_known(s) && s.k == k;
 }
 
-/* Output dtype: attr `attr`, or (absent) the dtype of input `in`. */
-fl_status fl__array_dtype_attr(fl_ctx *c, const fl_node *n, const char *attr, int in, int *dt) {
-    fl_status st = fl__attr_get_type(n, attr, dt, c->d);
-    if (st == FL_ENOTFOUND) {
-        *dt = (in >= 0 && in < n->n_inputs) ? (int)fl_node_in(n, in)->dtype : FL_DT_INVALID;
-        return FL_OK;
-    }
-    return st;
-}
-
 /* An index-type attr (out_type, index_type): int32 (default) or int64. */
 fl_status fl__array_index_type_attr(fl_ctx *c, const fl_node *n, const char *attr, int *dt) {
     fl_status st = fl__attr_get_type(n, attr, dt, c->d);

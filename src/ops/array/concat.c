@@ -55,7 +55,7 @@ static fl_status concat_infer(fl_ctx *c, fl_node *n, int axis_in, int first, int
     int dt, r;
     fl_status st = check_N(c, n, count);
     if (st == FL_OK) {
-        st = fl__array_dtype_attr(c, n, "T", first, &dt);
+        st = fl__op_attr_dtype(c, n, "T", first, &dt);
     }
     if (st == FL_OK) {
         st = fl__op_want_scalar(c, n, axis_in, axis_name);
@@ -182,7 +182,7 @@ static fl_status infer_pack(fl_ctx *c, fl_node *n) {
     int64_t axis;
     fl_status st = check_N(c, n, n->n_inputs);
     if (st == FL_OK) {
-        st = fl__array_dtype_attr(c, n, "T", 0, &dt);
+        st = fl__op_attr_dtype(c, n, "T", 0, &dt);
     }
     if (st == FL_OK) {
         st = fl__attr_int_or(n, "axis", 0, &axis, c->d);
@@ -293,7 +293,7 @@ static fl_status outputs_without(fl_ctx *c, fl_node *n, int dt, const fl_shape *
 static fl_status infer_unpack(fl_ctx *c, fl_node *n) {
     int dt = FL_DT_INVALID;
     int64_t axis;
-    fl_status st = fl__array_dtype_attr(c, n, "T", 0, &dt);
+    fl_status st = fl__op_attr_dtype(c, n, "T", 0, &dt);
     if (st == FL_OK) {
         st = fl__attr_int_or(n, "axis", 0, &axis, c->d);
     }

@@ -13,7 +13,7 @@
 
 static fl_status gather_infer(fl_ctx *c, fl_node *n, bool have_axis, int64_t a, int64_t bd) {
     int dt = FL_DT_INVALID;
-    fl_status st = fl__array_dtype_attr(c, n, "Tparams", 0, &dt);
+    fl_status st = fl__op_attr_dtype(c, n, "Tparams", 0, &dt);
     if (st != FL_OK) {
         return st;
     }
@@ -148,7 +148,7 @@ static fl_status eval_gather_v2(fl_ctx *c, fl_node *n) {
 
 static fl_status infer_gather_nd(fl_ctx *c, fl_node *n) {
     int dt = FL_DT_INVALID;
-    fl_status st = fl__array_dtype_attr(c, n, "Tparams", 0, &dt);
+    fl_status st = fl__op_attr_dtype(c, n, "Tparams", 0, &dt);
     if (st != FL_OK) {
         return st;
     }

@@ -15,7 +15,7 @@
 static fl_status infer_one_hot(fl_ctx *c, fl_node *n) {
     int dt = FL_DT_INVALID;
     int64_t axis;
-    fl_status st = fl__array_dtype_attr(c, n, "T", 2, &dt);
+    fl_status st = fl__op_attr_dtype(c, n, "T", 2, &dt);
     if (st == FL_OK) {
         st = fl__attr_int_or(n, "axis", -1, &axis, c->d);
     }
@@ -59,7 +59,7 @@ static fl_status infer_one_hot(fl_ctx *c, fl_node *n) {
 
 static fl_status infer_sparse_to_dense(fl_ctx *c, fl_node *n) {
     int dt = FL_DT_INVALID;
-    fl_status st = fl__array_dtype_attr(c, n, "T", 2, &dt);
+    fl_status st = fl__op_attr_dtype(c, n, "T", 2, &dt);
     if (st == FL_OK) {
         st = fl__array_want_vector(c, n, 1, "output_shape");
     }

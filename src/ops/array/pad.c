@@ -36,7 +36,7 @@ static fl_status mirror_mode(fl_ctx *c, const fl_node *n, int *mode) {
 
 static fl_status pad_infer(fl_ctx *c, fl_node *n, int mode) {
     int dt = FL_DT_INVALID;
-    fl_status st = fl__array_dtype_attr(c, n, "T", 0, &dt);
+    fl_status st = fl__op_attr_dtype(c, n, "T", 0, &dt);
     if (st != FL_OK) {
         return st;
     }

@@ -23,7 +23,7 @@ static bool scalar_f64(const fl_node *n, int i, double *out) {
 static fl_status infer_range(fl_ctx *c, fl_node *n) {
     static const char *const names[3] = {"start", "limit", "delta"};
     int dt = FL_DT_INVALID;
-    fl_status st = fl__array_dtype_attr(c, n, "Tidx", 0, &dt);
+    fl_status st = fl__op_attr_dtype(c, n, "Tidx", 0, &dt);
     for (int i = 0; i < 3 && st == FL_OK; i++) {
         st = fl__op_want_scalar(c, n, i, names[i]);
     }

@@ -35,7 +35,7 @@ static const char *syms_text(fl_ctx *c, const fl_sym *e, int64_t k) {
 
 static fl_status infer_reshape(fl_ctx *c, fl_node *n) {
     int dt = FL_DT_INVALID;
-    fl_status st = fl__array_dtype_attr(c, n, "T", 0, &dt);
+    fl_status st = fl__op_attr_dtype(c, n, "T", 0, &dt);
     if (st == FL_OK) {
         st = fl__array_want_vector(c, n, 1, "shape");
     }
@@ -110,7 +110,7 @@ static fl_status infer_reshape(fl_ctx *c, fl_node *n) {
 
 static fl_status infer_squeeze(fl_ctx *c, fl_node *n) {
     int dt = FL_DT_INVALID;
-    fl_status st = fl__array_dtype_attr(c, n, "T", 0, &dt);
+    fl_status st = fl__op_attr_dtype(c, n, "T", 0, &dt);
     if (st != FL_OK) {
         return st;
     }
@@ -176,7 +176,7 @@ static fl_status infer_squeeze(fl_ctx *c, fl_node *n) {
 
 static fl_status infer_expand_dims(fl_ctx *c, fl_node *n) {
     int dt = FL_DT_INVALID;
-    fl_status st = fl__array_dtype_attr(c, n, "T", 0, &dt);
+    fl_status st = fl__op_attr_dtype(c, n, "T", 0, &dt);
     if (st != FL_OK) {
         return st;
     }

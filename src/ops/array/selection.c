@@ -108,7 +108,7 @@ static fl_status cost_per_input(fl_ctx *c, const fl_node *n, fl_cost *out) {
 
 static fl_status infer_topk_v2(fl_ctx *c, fl_node *n) {
     int dt, it;
-    fl_status st = fl__array_dtype_attr(c, n, "T", 0, &dt);
+    fl_status st = fl__op_attr_dtype(c, n, "T", 0, &dt);
     if (st == FL_OK) {
         st = fl__array_index_type_attr(c, n, "index_type", &it);
     }
@@ -171,7 +171,7 @@ static fl_status nms_infer(fl_ctx *c, fl_node *n, int version) {
     }
     int dt = FL_DT_FLOAT;
     if (st == FL_OK && version == 5) {
-        st = fl__array_dtype_attr(c, n, "T", 1, &dt);
+        st = fl__op_attr_dtype(c, n, "T", 1, &dt);
     }
     if (st != FL_OK) {
         return st;

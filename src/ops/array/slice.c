@@ -14,7 +14,7 @@
 
 static fl_status infer_slice(fl_ctx *c, fl_node *n) {
     int dt = FL_DT_INVALID;
-    fl_status st = fl__array_dtype_attr(c, n, "T", 0, &dt);
+    fl_status st = fl__op_attr_dtype(c, n, "T", 0, &dt);
     if (st == FL_OK) {
         st = fl__array_want_vector(c, n, 1, "begin");
     }
@@ -129,7 +129,7 @@ static fl_status eval_slice(fl_ctx *c, fl_node *n) {
 static fl_status infer_strided_slice(fl_ctx *c, fl_node *n) {
     int dt = FL_DT_INVALID;
     ss_masks m;
-    fl_status st = fl__array_dtype_attr(c, n, "T", 0, &dt);
+    fl_status st = fl__op_attr_dtype(c, n, "T", 0, &dt);
     if (st == FL_OK) {
         st = fl__array_ss_read_masks(c, n, &m);
     }

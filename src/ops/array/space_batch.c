@@ -14,7 +14,7 @@
 static fl_status s2b_infer(fl_ctx *c, fl_node *n, bool to_batch) {
     const char *pname = to_batch ? "paddings" : "crops";
     int dt = FL_DT_INVALID;
-    fl_status st = fl__array_dtype_attr(c, n, "T", 0, &dt);
+    fl_status st = fl__op_attr_dtype(c, n, "T", 0, &dt);
     if (st == FL_OK) {
         st = fl__array_want_vector(c, n, 1, "block_shape");
     }

@@ -34,7 +34,7 @@ static fl_status split_axis(fl_ctx *c, const fl_node *n, int64_t *a, int r) {
 
 static fl_status infer_split(fl_ctx *c, fl_node *n) {
     int dt = FL_DT_INVALID;
-    fl_status st = fl__array_dtype_attr(c, n, "T", 1, &dt);
+    fl_status st = fl__op_attr_dtype(c, n, "T", 1, &dt);
     if (st == FL_OK) {
         st = fl__op_want_scalar(c, n, 0, "split_dim");
     }
@@ -135,7 +135,7 @@ static fl_status eval_split(fl_ctx *c, fl_node *n) {
 
 static fl_status infer_split_v(fl_ctx *c, fl_node *n) {
     int dt = FL_DT_INVALID;
-    fl_status st = fl__array_dtype_attr(c, n, "T", 0, &dt);
+    fl_status st = fl__op_attr_dtype(c, n, "T", 0, &dt);
     if (st == FL_OK) {
         st = fl__op_want_scalar(c, n, 2, "split_dim");
     }

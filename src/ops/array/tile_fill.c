@@ -13,7 +13,7 @@
 
 static fl_status infer_tile(fl_ctx *c, fl_node *n) {
     int dt = FL_DT_INVALID;
-    fl_status st = fl__array_dtype_attr(c, n, "T", 0, &dt);
+    fl_status st = fl__op_attr_dtype(c, n, "T", 0, &dt);
     if (st == FL_OK) {
         st = fl__array_want_vector(c, n, 1, "multiples");
     }
@@ -80,7 +80,7 @@ static fl_status eval_tile(fl_ctx *c, fl_node *n) {
 
 static fl_status infer_fill(fl_ctx *c, fl_node *n) {
     int dt = FL_DT_INVALID;
-    fl_status st = fl__array_dtype_attr(c, n, "T", 1, &dt);
+    fl_status st = fl__op_attr_dtype(c, n, "T", 1, &dt);
     if (st == FL_OK) {
         st = fl__op_want_scalar(c, n, 1, "value");
     }

@@ -46,7 +46,7 @@ static fl_status read_perm(fl_ctx *c, const fl_node *n, int r, const fl_sym **pe
 
 static fl_status infer_transpose(fl_ctx *c, fl_node *n) {
     int dt = FL_DT_INVALID;
-    fl_status st = fl__array_dtype_attr(c, n, "T", 0, &dt);
+    fl_status st = fl__op_attr_dtype(c, n, "T", 0, &dt);
     if (st != FL_OK) {
         return st;
     }
@@ -109,7 +109,7 @@ static fl_status eval_transpose(fl_ctx *c, fl_node *n) {
 
 static fl_status infer_reverse_v2(fl_ctx *c, fl_node *n) {
     int dt = FL_DT_INVALID;
-    fl_status st = fl__array_dtype_attr(c, n, "T", 0, &dt);
+    fl_status st = fl__op_attr_dtype(c, n, "T", 0, &dt);
     if (st == FL_OK) {
         st = fl__array_want_vector(c, n, 1, "axis");
     }

@@ -251,37 +251,40 @@ static bool int_binop(fl_symtab *st, int kind, int dt, fl_sym a, fl_sym b, fl_sy
     return fl__ew_sym_ok(s, *r);
 }
 
-/* Comparison of two elements; *res is 0 or 1. */
+/* The result of comparison `kind` given the sign of a - b. */
+static int cmp_of_sign(int kind, int sign) {
+    switch (kind) {
+    case FL_OP_GREATER:
+        return sign > 0;
+    case FL_OP_GREATER_EQUAL:
+        return sign >= 0;
+    case FL_OP_LESS:
+        return sign < 0;
+    case FL_OP_LESS_EQUAL:
+        return sign <= 0;
+    case FL_OP_EQUAL:
+        return sign == 0;
+    default:
+        return sign != 0;
+    }
+}
+
+/* Comparison of two elements; *res is 0 or 1. A NaN operand compares unordered: only
+ * NotEqual holds. */
 bool fl__ew_cmp_apply(const ew_op *o, int kind, const ew_num *a, const ew_num *b, int *res) {
+    int sign; /* sign of a - b */
     if (a->f || b->f) {
         double x, y;
         if (!fl__ew_num_f(a, o->in_dt, &x) || !fl__ew_num_f(b, o->in_dt, &y)) {
             return false;
         }
-        switch (kind) {
-        case FL_OP_GREATER:
-            *res = x > y;
-            break;
-        case FL_OP_GREATER_EQUAL:
-            *res = x >= y;
-            break;
-        case FL_OP_LESS:
-            *res = x < y;
-            break;
-        case FL_OP_LESS_EQUAL:
-            *res = x <= y;
-            break;
-        case FL_OP_EQUAL:
-            *res = x == y;
-            break;
-        default:
-            *res = x != y;
-            break;
+        if (isnan(x) || isnan(y)) {
+            *res = kind != FL_OP_EQUAL && kind != FL_OP_GREATER && kind != FL_OP_GREATER_EQUAL &&
+                   kind != FL_OP_LESS && kind != FL_OP_LESS_EQUAL;
+            return true;
         }
-        return true;
-    }
-    int sign; /* sign of a - b */
-    if (fl_sym_is_known(a->s) && fl_sym_is_known(b->s)) {
+        sign = x > y ? 1 : x < y ? -1 : 0;
+    } else if (fl_sym_is_known(a->s) && fl_sym_is_known(b->s)) {
         int64_t x = fl__ew_wrap_int(o->in_dt, (uint64_t)a->s.k),
                 y = fl__ew_wrap_int(o->in_dt, (uint64_t)b->s.k);
         if (fl__ew_is_u64(o->in_dt)) {
@@ -297,26 +300,7 @@ bool fl__ew_cmp_apply(const ew_op *o, int kind, const ew_num *a, const ew_num *b
         }
         sign = d.k > 0 ? 1 : d.k < 0 ? -1 : 0;
     }
-    switch (kind) {
-    case FL_OP_GREATER:
-        *res = sign > 0;
-        break;
-    case FL_OP_GREATER_EQUAL:
-        *res = sign >= 0;
-        break;
-    case FL_OP_LESS:
-        *res = sign < 0;
-        break;
-    case FL_OP_LESS_EQUAL:
-        *res = sign <= 0;
-        break;
-    case FL_OP_EQUAL:
-        *res = sign == 0;
-        break;
-    default:
-        *res = sign != 0;
-        break;
-    }
+    *res = cmp_of_sign(kind, sign);
     return true;
 }
 

@@ -23,7 +23,7 @@
 static fl_status infer_binary(fl_ctx *c, fl_node *n) {
     const fl_tensor *x = fl_node_in(n, 0), *y = fl_node_in(n, 1);
     int dt = FL_DT_INVALID;
-    fl_status st = fl__ew_dtype_of(c, n, "T", 0, &dt);
+    fl_status st = fl__op_attr_dtype(c, n, "T", 0, &dt);
     if (st != FL_OK) {
         return st;
     }

@@ -226,25 +226,6 @@ fl_status fl__ew_eval(fl_ctx *c, fl_node *n) {
     return ew_run(c, n, &o);
 }
 
-/* Dtype from type attr `attr`, else from data input `in`'s dtype. */
-fl_status fl__ew_dtype_of(fl_ctx *c, const fl_node *n, const char *attr, int in, int *dt) {
-    int t;
-    fl_status st = fl__attr_get_type(n, attr, &t, c->d);
-    if (st == FL_OK) {
-        if (!fl__dtype_valid(t)) {
-            return fl__node_fail(c->d, FL_EINVAL, n, "attr '%s' holds invalid DataType %d", attr,
-                                 t);
-        }
-        *dt = fl_dtype_base(t);
-        return FL_OK;
-    }
-    if (st != FL_ENOTFOUND) {
-        return st;
-    }
-    *dt = (in >= 0 && in < n->n_inputs) ? fl_dtype_base(fl_node_in(n, in)->dtype) : FL_DT_INVALID;
-    return FL_OK;
-}
-
 /* Merges two shapes that must be equal (unknown parts are filled from the
  * other side). */
 fl_status fl__ew_merge_shapes(fl_ctx *c, const fl_node *n, const fl_shape *a, const fl_shape *b,

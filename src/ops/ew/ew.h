@@ -93,9 +93,6 @@ bool fl__ew_un_apply(const ew_op *o, const ew_num *a, ew_num *r);
  * error condition). */
 bool fl__ew_bcast_incompatible(const fl_shape *a, const fl_shape *b);
 
-/* Dtype from type attr `attr`, else from data input `in`'s dtype. */
-fl_status fl__ew_dtype_of(fl_ctx *c, const fl_node *n, const char *attr, int in, int *dt);
-
 fl_status fl__ew_eval(fl_ctx *c, fl_node *n);
 
 /* A known scalar or 1-element integer value of input i. */

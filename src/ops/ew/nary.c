@@ -21,7 +21,7 @@
 static fl_status infer_select(fl_ctx *c, fl_node *n) {
     const fl_shape *cond = &fl_node_in(n, 0)->shape;
     int dt = FL_DT_INVALID;
-    fl_status st = fl__ew_dtype_of(c, n, "T", 1, &dt);
+    fl_status st = fl__op_attr_dtype(c, n, "T", 1, &dt);
     if (st != FL_OK) {
         return st;
     }
@@ -59,7 +59,7 @@ static fl_status infer_select(fl_ctx *c, fl_node *n) {
 
 static fl_status infer_select_v2(fl_ctx *c, fl_node *n) {
     int dt = FL_DT_INVALID;
-    fl_status st = fl__ew_dtype_of(c, n, "T", 1, &dt);
+    fl_status st = fl__op_attr_dtype(c, n, "T", 1, &dt);
     if (st != FL_OK) {
         return st;
     }
@@ -87,7 +87,7 @@ static fl_status infer_add_n(fl_ctx *c, fl_node *n) {
         return st;
     }
     int dt = FL_DT_INVALID;
-    st = fl__ew_dtype_of(c, n, "T", 0, &dt);
+    st = fl__op_attr_dtype(c, n, "T", 0, &dt);
     if (st != FL_OK) {
         return st;
     }
@@ -142,7 +142,7 @@ static fl_status infer_accumulate_n(fl_ctx *c, fl_node *n) {
 static fl_status infer_clip(fl_ctx *c, fl_node *n) {
     const fl_tensor *t = fl_node_in(n, 0);
     int dt = FL_DT_INVALID;
-    fl_status st = fl__ew_dtype_of(c, n, "T", 0, &dt);
+    fl_status st = fl__op_attr_dtype(c, n, "T", 0, &dt);
     if (st != FL_OK) {
         return st;
     }

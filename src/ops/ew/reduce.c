@@ -51,7 +51,7 @@ static fl_status infer_reduce(fl_ctx *c, fl_node *n) {
     const fl_shape *x = &fl_node_in(n, 0)->shape;
     const fl_shape *axs = &fl_node_in(n, 1)->shape;
     int dt = FL_DT_INVALID;
-    fl_status st = fl__ew_dtype_of(c, n, "T", 0, &dt);
+    fl_status st = fl__op_attr_dtype(c, n, "T", 0, &dt);
     if (st != FL_OK) {
         return st;
     }

@@ -16,7 +16,7 @@ static fl_status infer_cum(fl_ctx *c, fl_node *n) {
     const fl_tensor *x = fl_node_in(n, 0);
     int dt = FL_DT_INVALID;
     bool b;
-    fl_status st = fl__ew_dtype_of(c, n, "T", 0, &dt);
+    fl_status st = fl__op_attr_dtype(c, n, "T", 0, &dt);
     if (st == FL_OK) {
         st = fl__attr_bool_or(n, "exclusive", false, &b, c->d);
     }

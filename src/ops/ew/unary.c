@@ -27,7 +27,7 @@
 static fl_status infer_unary(fl_ctx *c, fl_node *n) {
     const fl_tensor *x = fl_node_in(n, 0);
     int dt = FL_DT_INVALID;
-    fl_status st = fl__ew_dtype_of(c, n, "T", 0, &dt);
+    fl_status st = fl__op_attr_dtype(c, n, "T", 0, &dt);
     if (st != FL_OK) {
         return st;
     }
@@ -52,7 +52,7 @@ static fl_status infer_unary(fl_ctx *c, fl_node *n) {
 static fl_status infer_like(fl_ctx *c, fl_node *n) {
     const fl_tensor *x = fl_node_in(n, 0);
     int dt = FL_DT_INVALID;
-    fl_status st = fl__ew_dtype_of(c, n, "T", 0, &dt);
+    fl_status st = fl__op_attr_dtype(c, n, "T", 0, &dt);
     if (st == FL_OK) {
         st = fl__op_set_output(c, n, 0, dt, x->shape.rank, x->shape.dims);
     }

@@ -11,6 +11,23 @@
 /* Batch normalisation                                                        */
 /* ------------------------------------------------------------------------- */
 
+/* data_format: 4-D NHWC/NCHW, and 5-D NDHWC/NCDHW for the V3 forms (has_u); *cl is channels-last.
+ */
+static fl_status bn_format(fl_ctx *c, const fl_node *n, const char *f, bool has_u, int *rank,
+                           bool *cl) {
+    if (strcmp(f, "NHWC") == 0 || strcmp(f, "NCHW") == 0) {
+        *rank = 4;
+        *cl = f[1] == 'H';
+    } else if (has_u && (strcmp(f, "NDHWC") == 0 || strcmp(f, "NCDHW") == 0)) {
+        *rank = 5;
+        *cl = f[1] == 'D';
+    } else {
+        return fl__node_fail(c->d, FL_EINVAL, n, "attr 'data_format' has unsupported value '%s'",
+                             f);
+    }
+    return FL_OK;
+}
+
 /* FusedBatchNorm (v1: every output T), V2/V3/_FusedBatchNormEx (statistics
  * of type U); n_out 5 or 6 (the sixth, reserve_space_3, has unknown shape). */
 static fl_status infer_fbn_impl(fl_ctx *c, fl_node *n, bool has_u, int n_out) {
@@ -19,9 +36,9 @@ static fl_status infer_fbn_impl(fl_ctx *c, fl_node *n, bool has_u, int n_out) {
     bool training;
     float eaf;
     const char *f;
-    if ((st = fl__nn_attr_dtype(c, n, "T", 0, &dt)) != FL_OK ||
-        (st = (has_u ? fl__nn_attr_dtype(c, n, "U", 1, &du)
-                     : fl__nn_attr_dtype(c, n, "T", 0, &du))) != FL_OK ||
+    if ((st = fl__op_attr_dtype(c, n, "T", 0, &dt)) != FL_OK ||
+        (st = (has_u ? fl__op_attr_dtype(c, n, "U", 1, &du)
+                     : fl__op_attr_dtype(c, n, "T", 0, &du))) != FL_OK ||
         (st = fl__attr_bool_or(n, "is_training", true, &training, c->d)) != FL_OK ||
         (st = fl__attr_float_or(n, "exponential_avg_factor", 1.0f, &eaf, c->d)) != FL_OK ||
         (st = fl__attr_str_or(n, "data_format", "NHWC", &f, c->d)) != FL_OK) {
@@ -29,15 +46,8 @@ static fl_status infer_fbn_impl(fl_ctx *c, fl_node *n, bool has_u, int n_out) {
     }
     int rank;
     bool cl;
-    if (strcmp(f, "NHWC") == 0 || strcmp(f, "NCHW") == 0) {
-        rank = 4;
-        cl = f[1] == 'H';
-    } else if (has_u && (strcmp(f, "NDHWC") == 0 || strcmp(f, "NCDHW") == 0)) {
-        rank = 5;
-        cl = f[1] == 'D';
-    } else {
-        return fl__node_fail(c->d, FL_EINVAL, n, "attr 'data_format' has unsupported value '%s'",
-                             f);
+    if ((st = bn_format(c, n, f, has_u, &rank, &cl)) != FL_OK) {
+        return st;
     }
     if ((st = fl__nn_need_rank(c, n, 0, "x", rank)) != FL_OK) {
         return st;
@@ -136,13 +146,13 @@ static fl_status infer_fbn_grad_impl(fl_ctx *c, fl_node *n, bool has_u, bool ex)
     int dt, du;
     const char *f;
     int64_t side = 0;
-    if ((st = fl__nn_attr_dtype(c, n, "T", 0, &dt)) != FL_OK ||
+    if ((st = fl__op_attr_dtype(c, n, "T", 0, &dt)) != FL_OK ||
         (st = fl__attr_str_or(n, "data_format", "NHWC", &f, c->d)) != FL_OK ||
         (ex && (st = fl__attr_int_or(n, "num_side_inputs", 0, &side, c->d)) != FL_OK)) {
         return st;
     }
     if (has_u) {
-        if ((st = fl__nn_attr_dtype(c, n, "U", 2, &du)) != FL_OK) {
+        if ((st = fl__op_attr_dtype(c, n, "U", 2, &du)) != FL_OK) {
             return st;
         }
     } else {
@@ -150,15 +160,8 @@ static fl_status infer_fbn_grad_impl(fl_ctx *c, fl_node *n, bool has_u, bool ex)
     }
     int rank;
     bool cl;
-    if (strcmp(f, "NHWC") == 0 || strcmp(f, "NCHW") == 0) {
-        rank = 4;
-        cl = f[1] == 'H';
-    } else if (has_u && (strcmp(f, "NDHWC") == 0 || strcmp(f, "NCDHW") == 0)) {
-        rank = 5;
-        cl = f[1] == 'D';
-    } else {
-        return fl__node_fail(c->d, FL_EINVAL, n, "attr 'data_format' has unsupported value '%s'",
-                             f);
+    if ((st = bn_format(c, n, f, has_u, &rank, &cl)) != FL_OK) {
+        return st;
     }
     if (side < 0 || side > 1) {
         return fl__node_fail(c->d, FL_EINVAL, n,

@@ -35,7 +35,7 @@ static fl_status infer_bias_add_impl(fl_ctx *c, fl_node *n, bool v1) {
     int dt = FL_DT_INVALID;
     bool nchw;
     if ((st = bias_format(c, n, v1, &nchw)) != FL_OK ||
-        (st = fl__nn_attr_dtype(c, n, "T", 0, &dt)) != FL_OK ||
+        (st = fl__op_attr_dtype(c, n, "T", 0, &dt)) != FL_OK ||
         (st = fl__nn_need_rank_at_least(c, n, 0, "value", nchw ? 3 : 2)) != FL_OK ||
         (st = fl__nn_need_rank(c, n, 1, "bias", 1)) != FL_OK) {
         return st;
@@ -86,7 +86,7 @@ static fl_status infer_bias_add_grad(fl_ctx *c, fl_node *n) {
     int dt = FL_DT_INVALID;
     bool nchw;
     if ((st = bias_format(c, n, false, &nchw)) != FL_OK ||
-        (st = fl__nn_attr_dtype(c, n, "T", 0, &dt)) != FL_OK ||
+        (st = fl__op_attr_dtype(c, n, "T", 0, &dt)) != FL_OK ||
         (st = fl__nn_need_rank_at_least(c, n, 0, "out_backprop", nchw ? 3 : 2)) != FL_OK) {
         return st;
     }

@@ -15,18 +15,6 @@ static bool is_known_val(fl_sym s, int64_t v) {
     return fl_sym_is_known(s) && s.k == v;
 }
 
-/* Element type from attr `attr`; when absent, input `in`'s type (ref types
- * folded). */
-fl_status fl__nn_attr_dtype(fl_ctx *c, const fl_node *n, const char *attr, int in, int *dt) {
-    fl_status st = fl__attr_get_type(n, attr, dt, c->d);
-    if (st == FL_ENOTFOUND) {
-        *dt = (in >= 0 && in < n->n_inputs) ? (int)fl_dtype_base(fl_node_in(n, in)->dtype)
-                                            : FL_DT_INVALID;
-        return FL_OK;
-    }
-    return st;
-}
-
 /* Fails unless input i has rank `rank` or an unknown rank. */
 fl_status fl__nn_need_rank(fl_ctx *c, const fl_node *n, int i, const char *what, int rank) {
     const fl_shape *s = fl__op_in_shape(n, i);

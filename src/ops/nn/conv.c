@@ -51,7 +51,7 @@ static fl_status infer_conv_impl(fl_ctx *c, fl_node *n, unsigned kind) {
         (st = fl__nn_get_window(c, n, l.rank, W_DILATIONS | (ns == 2 ? W_EXPLICIT : 0), &w)) !=
             FL_OK ||
         (st = fl__nn_check_conv_window(c, n, &l, &w, "dilations")) != FL_OK ||
-        (st = fl__nn_attr_dtype(c, n, "T", 0, &dt)) != FL_OK) {
+        (st = fl__op_attr_dtype(c, n, "T", 0, &dt)) != FL_OK) {
         return st;
     }
     if ((kind & CONV_FUSED) && (st = fl__nn_check_fused(c, n, 2)) != FL_OK) {
@@ -208,22 +208,36 @@ fl_status fl__nn_sizes_input(fl_ctx *c, const fl_node *n, int i, const char *wha
     return FL_OK;
 }
 
-static fl_status infer_backprop_input(fl_ctx *c, fl_node *n, bool depthwise) {
-    layout l = {0};
+/* What the two backprop ops share: layout, window and dtype checks, an unknown output while the
+ * layout is unknown (*done), and rank 4 for the two tensor inputs, input `dt_in`'s dtype being
+ * the output's. */
+static fl_status backprop_prelude(fl_ctx *c, fl_node *n, int dt_in, int ranked, const char *name,
+                                  layout *l, int *dt, bool *done) {
     window w;
     fl_status st;
-    int dt = FL_DT_INVALID;
-    if ((st = fl__nn_get_layout(c, n, 2, &l)) != FL_OK ||
+    *done = false;
+    if ((st = fl__nn_get_layout(c, n, 2, l)) != FL_OK ||
         (st = fl__nn_get_window(c, n, 4, W_DILATIONS | W_EXPLICIT, &w)) != FL_OK ||
-        (st = fl__nn_check_conv_window(c, n, &l, &w, "dilations")) != FL_OK ||
-        (st = fl__nn_attr_dtype(c, n, "T", 1, &dt)) != FL_OK) {
+        (st = fl__nn_check_conv_window(c, n, l, &w, "dilations")) != FL_OK ||
+        (st = fl__op_attr_dtype(c, n, "T", dt_in, dt)) != FL_OK) {
         return st;
     }
-    if (!l.ok) {
-        return fl__op_set_output(c, n, 0, dt, -1, NULL);
+    if (!l->ok) {
+        *done = true;
+        return fl__op_set_output(c, n, 0, *dt, -1, NULL);
     }
-    if ((st = fl__nn_need_rank(c, n, 1, "filter", 4)) != FL_OK ||
-        (st = fl__nn_need_rank(c, n, 2, "out_backprop", 4)) != FL_OK) {
+    if ((st = fl__nn_need_rank(c, n, ranked, name, 4)) != FL_OK) {
+        return st;
+    }
+    return fl__nn_need_rank(c, n, 2, "out_backprop", 4);
+}
+
+static fl_status infer_backprop_input(fl_ctx *c, fl_node *n, bool depthwise) {
+    layout l = {0};
+    int dt = FL_DT_INVALID;
+    bool done;
+    fl_status st = backprop_prelude(c, n, 1, 1, "filter", &l, &dt, &done);
+    if (st != FL_OK || done) {
         return st;
     }
     fl_sym dims[4] = {fl_sym_unknown(), fl_sym_unknown(), fl_sym_unknown(), fl_sym_unknown()};
@@ -244,20 +258,10 @@ static fl_status infer_depthwise_bp_input(fl_ctx *c, fl_node *n) {
 
 static fl_status infer_backprop_filter(fl_ctx *c, fl_node *n, bool depthwise) {
     layout l = {0};
-    window w;
-    fl_status st;
     int dt = FL_DT_INVALID;
-    if ((st = fl__nn_get_layout(c, n, 2, &l)) != FL_OK ||
-        (st = fl__nn_get_window(c, n, 4, W_DILATIONS | W_EXPLICIT, &w)) != FL_OK ||
-        (st = fl__nn_check_conv_window(c, n, &l, &w, "dilations")) != FL_OK ||
-        (st = fl__nn_attr_dtype(c, n, "T", 0, &dt)) != FL_OK) {
-        return st;
-    }
-    if (!l.ok) {
-        return fl__op_set_output(c, n, 0, dt, -1, NULL);
-    }
-    if ((st = fl__nn_need_rank(c, n, 0, "input", 4)) != FL_OK ||
-        (st = fl__nn_need_rank(c, n, 2, "out_backprop", 4)) != FL_OK) {
+    bool done;
+    fl_status st = backprop_prelude(c, n, 0, 0, "input", &l, &dt, &done);
+    if (st != FL_OK || done) {
         return st;
     }
     fl_sym dims[4] = {fl_sym_unknown(), fl_sym_unknown(), fl_sym_unknown(), fl_sym_unknown()};
@@ -338,7 +342,7 @@ static fl_status infer_dilation2d(fl_ctx *c, fl_node *n) {
     int dt = FL_DT_INVALID;
     if ((st = fl__nn_get_window(c, n, 4, W_RATES, &w)) != FL_OK ||
         (st = fl__nn_check_conv_window(c, n, &l, &w, "rates")) != FL_OK ||
-        (st = fl__nn_attr_dtype(c, n, "T", 0, &dt)) != FL_OK ||
+        (st = fl__op_attr_dtype(c, n, "T", 0, &dt)) != FL_OK ||
         (st = fl__nn_need_rank(c, n, 0, "input", 4)) != FL_OK ||
         (st = fl__nn_need_rank(c, n, 1, "filter", 3)) != FL_OK) {
         return st;

@@ -125,7 +125,7 @@ static fl_status infer_einsum(fl_ctx *c, fl_node *n) {
     einsum_eq e;
     bool ok;
     fl_status st;
-    if ((st = fl__nn_attr_dtype(c, n, "T", 0, &dt)) != FL_OK ||
+    if ((st = fl__op_attr_dtype(c, n, "T", 0, &dt)) != FL_OK ||
         (st = einsum_get(c, n, &e, &ok)) != FL_OK) {
         return st;
     }

@@ -17,7 +17,7 @@
 static fl_status infer_compare_cast(fl_ctx *c, fl_node *n) {
     int dt = FL_DT_INVALID;
     fl_shape out;
-    fl_status st = fl__nn_attr_dtype(c, n, "T", 0, &dt);
+    fl_status st = fl__op_attr_dtype(c, n, "T", 0, &dt);
     if (st == FL_OK) {
         st = fl__op_broadcast(c, n, fl__op_in_shape(n, 0), fl__op_in_shape(n, 1), &out);
     }

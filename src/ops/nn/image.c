@@ -51,7 +51,7 @@ static fl_status size2_input(fl_ctx *c, const fl_node *n, int i, const char *wha
 static fl_status infer_resize_impl(fl_ctx *c, fl_node *n, bool float_out) {
     fl_status st;
     int dt = FL_DT_FLOAT;
-    if ((!float_out && (st = fl__nn_attr_dtype(c, n, "T", 0, &dt)) != FL_OK) ||
+    if ((!float_out && (st = fl__op_attr_dtype(c, n, "T", 0, &dt)) != FL_OK) ||
         (st = fl__nn_need_rank(c, n, 0, "images", 4)) != FL_OK) {
         return st;
     }
@@ -132,7 +132,7 @@ static fl_status infer_space_depth(fl_ctx *c, fl_node *n, bool to_space) {
     int dt = FL_DT_INVALID;
     int64_t b;
     if ((st = fl__nn_get_layout(c, n, 2, &l)) != FL_OK ||
-        (st = fl__nn_attr_dtype(c, n, "T", 0, &dt)) != FL_OK ||
+        (st = fl__op_attr_dtype(c, n, "T", 0, &dt)) != FL_OK ||
         (st = fl__attr_need_int(n, "block_size", &b, c->d)) != FL_OK) {
         return st;
     }

@@ -32,7 +32,7 @@ static fl_status infer_matmul_impl(fl_ctx *c, fl_node *n, bool fused) {
     fl_status st;
     int dt = FL_DT_INVALID;
     fl_sym m, ka, kb, nn, kk;
-    if ((st = fl__nn_attr_dtype(c, n, "T", 0, &dt)) != FL_OK ||
+    if ((st = fl__op_attr_dtype(c, n, "T", 0, &dt)) != FL_OK ||
         (st = fl__nn_need_rank(c, n, 0, "a", 2)) != FL_OK ||
         (st = fl__nn_need_rank(c, n, 1, "b", 2)) != FL_OK) {
         return st;
@@ -140,8 +140,8 @@ static fl_status infer_bmm_impl(fl_ctx *c, fl_node *n, int version) {
     fl_status st;
     int dt = FL_DT_INVALID;
     bool ax, ay;
-    if ((st = (version == 3 ? fl__nn_attr_dtype(c, n, "Tout", 0, &dt)
-                            : fl__nn_attr_dtype(c, n, "T", 0, &dt))) != FL_OK ||
+    if ((st = (version == 3 ? fl__op_attr_dtype(c, n, "Tout", 0, &dt)
+                            : fl__op_attr_dtype(c, n, "T", 0, &dt))) != FL_OK ||
         (st = bmm_adj(c, n, &ax, &ay)) != FL_OK ||
         (st = fl__nn_need_rank_at_least(c, n, 0, "x", 2)) != FL_OK ||
         (st = fl__nn_need_rank_at_least(c, n, 1, "y", 2)) != FL_OK) {

@@ -133,10 +133,6 @@ static inline const fl_shape *fl__nn_out_shape(const fl_node *n, int port) {
     return &n->outputs[port].shape;
 }
 
-/* Element type from attr `attr`; when absent, input `in`'s type (ref types
- * folded). */
-fl_status fl__nn_attr_dtype(fl_ctx *c, const fl_node *n, const char *attr, int in, int *dt);
-
 /* Fails unless input i has rank `rank` or an unknown rank. */
 fl_status fl__nn_need_rank(fl_ctx *c, const fl_node *n, int i, const char *what, int rank);
 

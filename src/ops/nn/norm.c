@@ -14,7 +14,7 @@ static fl_status infer_lrn(fl_ctx *c, fl_node *n) {
     fl_status st;
     int dt = FL_DT_INVALID;
     int64_t r;
-    if ((st = fl__nn_attr_dtype(c, n, "T", 0, &dt)) != FL_OK ||
+    if ((st = fl__op_attr_dtype(c, n, "T", 0, &dt)) != FL_OK ||
         (st = fl__attr_int_or(n, "depth_radius", 5, &r, c->d)) != FL_OK ||
         (st = fl__nn_need_rank(c, n, 0, "input", 4)) != FL_OK) {
         return st;
@@ -46,7 +46,7 @@ static fl_status cost_lrn(fl_ctx *c, const fl_node *n, fl_cost *out) {
 /* _MklLayerNorm / _MklFusedInstanceNorm (oneDNN): output like x, dtype T. */
 static fl_status infer_mkl_norm(fl_ctx *c, fl_node *n) {
     int dt = FL_DT_INVALID;
-    fl_status st = fl__nn_attr_dtype(c, n, "T", 0, &dt);
+    fl_status st = fl__op_attr_dtype(c, n, "T", 0, &dt);
     const fl_shape *x = fl__op_in_shape(n, 0);
     return st != FL_OK ? st : fl__op_set_output(c, n, 0, dt, x->rank, x->dims);
 }

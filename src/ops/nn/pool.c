@@ -46,7 +46,7 @@ static fl_status infer_pool_impl(fl_ctx *c, fl_node *n, int ns, bool explicit_ok
         (st = fl__nn_get_window(c, n, l.rank, W_KSIZE | (explicit_ok ? W_EXPLICIT : 0), &w)) !=
             FL_OK ||
         (st = check_pool_batch(c, n, &w)) != FL_OK ||
-        (st = fl__nn_attr_dtype(c, n, "T", 0, &dt)) != FL_OK) {
+        (st = fl__op_attr_dtype(c, n, "T", 0, &dt)) != FL_OK) {
         return st;
     }
     if (!l.ok) {
@@ -109,7 +109,7 @@ static fl_status infer_max_pool_v2(fl_ctx *c, fl_node *n) {
     bool have_k, have_s;
     if ((st = fl__nn_get_layout(c, n, 2, &l)) != FL_OK ||
         (st = fl__nn_get_window(c, n, 4, W_NO_STRIDES, &w)) != FL_OK ||
-        (st = fl__nn_attr_dtype(c, n, "T", 0, &dt)) != FL_OK ||
+        (st = fl__op_attr_dtype(c, n, "T", 0, &dt)) != FL_OK ||
         (st = pool_v2_input(c, n, 1, "ksize", w.k, &have_k)) != FL_OK ||
         (st = pool_v2_input(c, n, 2, "strides", w.s, &have_s)) != FL_OK) {
         return st;
@@ -183,7 +183,7 @@ static fl_status infer_max_pool_grad(fl_ctx *c, fl_node *n) {
     int dt = FL_DT_INVALID;
     if ((st = fl__nn_get_layout(c, n, 2, &l)) != FL_OK ||
         (st = fl__nn_get_window(c, n, 4, W_KSIZE | W_EXPLICIT, &w)) != FL_OK ||
-        (st = fl__nn_attr_dtype(c, n, "T", 0, &dt)) != FL_OK) {
+        (st = fl__op_attr_dtype(c, n, "T", 0, &dt)) != FL_OK) {
         return st;
     }
     if (!l.ok) {
@@ -208,7 +208,7 @@ static fl_status infer_avg_pool_grad(fl_ctx *c, fl_node *n) {
     int dt = FL_DT_INVALID;
     if ((st = fl__nn_get_layout(c, n, 2, &l)) != FL_OK ||
         (st = fl__nn_get_window(c, n, 4, W_KSIZE, &w)) != FL_OK ||
-        (st = fl__nn_attr_dtype(c, n, "T", 1, &dt)) != FL_OK) {
+        (st = fl__op_attr_dtype(c, n, "T", 1, &dt)) != FL_OK) {
         return st;
     }
     if (!l.ok) {

@@ -13,7 +13,7 @@
 static fl_status infer_softmax(fl_ctx *c, fl_node *n) {
     fl_status st;
     int dt = FL_DT_INVALID;
-    if ((st = fl__nn_attr_dtype(c, n, "T", 0, &dt)) != FL_OK ||
+    if ((st = fl__op_attr_dtype(c, n, "T", 0, &dt)) != FL_OK ||
         (st = fl__nn_need_rank_at_least(c, n, 0, "logits", 1)) != FL_OK) {
         return st;
     }
@@ -36,7 +36,7 @@ static fl_status cost_log_softmax(fl_ctx *c, const fl_node *n, fl_cost *out) {
 
 static fl_status infer_l2_loss(fl_ctx *c, fl_node *n) {
     int dt = FL_DT_INVALID;
-    fl_status st = fl__nn_attr_dtype(c, n, "T", 0, &dt);
+    fl_status st = fl__op_attr_dtype(c, n, "T", 0, &dt);
     if (st != FL_OK) {
         return st;
     }
