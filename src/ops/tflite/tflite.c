@@ -49,7 +49,7 @@
  * operators on quantized tensors are counted as their float rule; the bytes
  * follow their real element width (int4 packs two per byte).
  */
-#include "ops/common.h"
+#include "ops/tflite/tfl.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -156,6 +156,14 @@ static fl_status check_all(fl_ctx *c, fl_node *n, fl_status st) {
         st = check_stored(c, n, p);
     }
     return st;
+}
+
+fl_status fl__tfl_from_stored(fl_ctx *c, fl_node *n, int port) {
+    return from_stored(c, n, port);
+}
+
+fl_status fl__tfl_check_all(fl_ctx *c, fl_node *n, fl_status st) {
+    return check_all(c, n, st);
 }
 
 static const char *str_attr(const fl_node *n, const char *name, const char *dflt) {
@@ -639,6 +647,9 @@ static fl_status infer_reshape(fl_ctx *c, fl_node *n) {
     if (st == FL_EINVAL) {
         return st;
     }
+    if (st == FL_ENOTFOUND && (st = fl__tfl_reshape_sym(c, n)) != FL_ENOTFOUND) {
+        return st;
+    }
     if (st != FL_OK || cnt > 64) {
         return check_all(c, n, from_stored(c, n, 0));
     }
@@ -868,7 +879,15 @@ static fl_status cost_unpool(fl_ctx *c, const fl_node *n, fl_cost *out) {
 #define HOOKS_unary   .count_outputs = count_outputs, .infer = infer_unary, .cost = cost_ew
 #define HOOKS_convert .count_outputs = count_outputs, .infer = infer_convert, .cost = cost_convert
 #define HOOKS_reduce  .count_outputs = count_outputs, .infer = infer_reduce, .cost = cost_reduce
-#define HOOKS_reshape .count_outputs = count_outputs, .infer = infer_reshape, .cost = cost_zero
+#define HOOKS_reshape                                                                              \
+    .count_outputs = count_outputs, .infer = infer_reshape, .eval = fl__tfl_eval_twin,             \
+    .cost = cost_zero
+#define HOOKS_twin                                                                                 \
+    .count_outputs = count_outputs, .infer = fl__tfl_infer_twin, .eval = fl__tfl_eval_twin,        \
+    .cost = cost_stored
+#define HOOKS_gather                                                                               \
+    .count_outputs = count_outputs, .infer = fl__tfl_infer_gather, .eval = fl__tfl_eval_gather,    \
+    .cost = cost_zero
 #define HOOKS_concat  .count_outputs = count_outputs, .infer = infer_concat, .cost = cost_zero
 #define HOOKS_pad     .count_outputs = count_outputs, .infer = infer_pad, .cost = cost_zero
 #define HOOKS_resize  .count_outputs = count_outputs, .infer = infer_resize, .cost = cost_resize

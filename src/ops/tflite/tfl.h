@@ -1,0 +1,42 @@
+/*
+ * tflite/tfl.h - what the TFLite operator files share (fl__tfl_*): the
+ * check of an inferred shape against the one the file stores, and the hooks
+ * of array.c (data movement through TensorFlow's descriptors, GATHER) and
+ * rnn.c (recurrent cells).
+ */
+#ifndef FL_OPS_TFLITE_TFL_H
+#define FL_OPS_TFLITE_TFL_H
+
+#include "ops/common.h"
+
+/* Output `port` from the shape and type the file stores. */
+fl_status fl__tfl_from_stored(fl_ctx *c, fl_node *n, int port);
+
+/* Passes st through, then compares every output with its stored shape: a
+ * known dim that differs is a warning naming the tensor (the stored shape is
+ * then used); an unknown dim takes the stored one. */
+fl_status fl__tfl_check_all(fl_ctx *c, fl_node *n, fl_status st);
+
+/* Operators whose semantics are TensorFlow's (SLICE, STRIDED_SLICE,
+ * TRANSPOSE, SPLIT, PACK, ...): shape inference and evaluation by the
+ * TensorFlow descriptor, then the stored-shape check. */
+fl_status fl__tfl_infer_twin(fl_ctx *c, fl_node *n);
+fl_status fl__tfl_eval_twin(fl_ctx *c, fl_node *n);
+
+/* GATHER (axis and batch_dims options) and EMBEDDING_LOOKUP (ids, params):
+ * TensorFlow's GatherV2 with the axis as an input. */
+fl_status fl__tfl_infer_gather(fl_ctx *c, fl_node *n);
+fl_status fl__tfl_eval_gather(fl_ctx *c, fl_node *n);
+
+/* RESHAPE whose shape input holds symbolic elements (a Shape -> StridedSlice
+ * -> Pack chain over a free batch dim): TensorFlow's Reshape. FL_ENOTFOUND
+ * when input 1 has no such value. */
+fl_status fl__tfl_reshape_sym(fl_ctx *c, fl_node *n);
+
+/* Recurrent cells (RNN, UNIDIRECTIONAL_SEQUENCE_RNN, LSTM,
+ * UNIDIRECTIONAL_SEQUENCE_LSTM): shapes from the input and weights; costs
+ * from the weight matrices (rnn.c's header). */
+fl_status fl__tfl_infer_rnn(fl_ctx *c, fl_node *n);
+fl_status fl__tfl_cost_rnn(fl_ctx *c, const fl_node *n, fl_cost *out);
+
+#endif

@@ -1,0 +1,223 @@
+/*
+ * test_tflite_shapes.c - TFLite data-movement builtins inferred from their
+ * inputs and options (through TensorFlow's descriptors), on models written
+ * in memory by tflbuild.h, with a free batch dim.
+ *
+ * The model (x's batch dim is free: shape_signature -1, symbol "x.0" = N):
+ *   x [N,4,6] float32
+ *   t   = TRANSPOSE(x, [0,2,1])                       -> [N,6,4]
+ *   s   = SHAPE(x)                                    -> [3] = {N,4,6}
+ *   b   = STRIDED_SLICE(s, [0], [1], [1]), shrink 1   -> [] = N
+ *   ps  = PACK(b, 24), axis 0                         -> [2] = {N,24}
+ *   r   = RESHAPE(t, ps)                              -> [N,24]
+ *   g   = GATHER(t, [0,2,5]), axis 1                  -> [N,3,4]
+ *   sp0, sp1 = SPLIT(2, g), num_splits 2              -> [N,3,2] each
+ *   sl  = SLICE(g, [0,1,0], [-1,2,4])                 -> [N,2,4]
+ *   y   = FULLY_CONNECTED(r, w [5,24]), no bias       -> [N,5]
+ * The file stores -1 for every free dim (shape_signature): operators taking
+ * the stored shapes would leave it unknown, and the FC's MACs with it.
+ * MACs: FC E(out) * in = 5N * 24 = 120N; FLOPs 240N. With N bound to 3:
+ * 360 MACs, 720 FLOPs. No other operator computes (data movement: 0).
+ */
+#include "foldline/foldline.h"
+#include "testutil.h"
+#include "tflbuild.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The tables below leave trailing fields (no data, no options) implicit. */
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
+/* Builtin codes and option types of schema TFL3. */
+enum {
+    C_FC = 9,
+    C_RESHAPE = 22,
+    C_GATHER = 36,
+    C_TRANSPOSE = 39,
+    C_STRIDED_SLICE = 45,
+    C_SPLIT = 49,
+    C_SLICE = 65,
+    C_SHAPE = 77,
+    C_PACK = 83,
+    O_FC = 8,
+    O_GATHER = 23,
+    O_STRIDED_SLICE = 32,
+    O_SPLIT = 35,
+    O_SHAPE = 55,
+    O_PACK = 59,
+};
+
+static const int32_t perm[] = {0, 2, 1}, zero1[] = {0}, one1[] = {1}, c24[] = {24},
+                     idx[] = {0, 2, 5}, two[] = {2}, sbeg[] = {0, 1, 0}, ssize[] = {-1, 2, 4};
+static float fcw[120];
+
+/* Tensors; `sl_stored` is the stored shape of sl's output. */
+static tb_tensor tensors[] = {
+    {"x", TB_FLOAT32, 3, {-1, 4, 6}},
+    {"perm", TB_INT32, 1, {3}, perm, sizeof perm},
+    {"t", TB_FLOAT32, 3, {-1, 6, 4}},
+    {"s", TB_INT32, 1, {3}},
+    {"b", TB_INT32, 0, {0}},
+    {"c24", TB_INT32, 0, {0}, c24, sizeof c24},
+    {"ps", TB_INT32, 1, {2}},
+    {"r", TB_FLOAT32, 2, {-1, 24}},
+    {"idx", TB_INT32, 1, {3}, idx, sizeof idx},
+    {"g", TB_FLOAT32, 3, {-1, 3, 4}},
+    {"two", TB_INT32, 0, {0}, two, sizeof two},
+    {"sp0", TB_FLOAT32, 3, {-1, 3, 2}},
+    {"sp1", TB_FLOAT32, 3, {-1, 3, 2}},
+    {"sbeg", TB_INT32, 1, {3}, sbeg, sizeof sbeg},
+    {"ssize", TB_INT32, 1, {3}, ssize, sizeof ssize},
+    {"sl", TB_FLOAT32, 3, {-1, 2, 4}},
+    {"w", TB_FLOAT32, 2, {5, 24}, fcw, sizeof fcw},
+    {"y", TB_FLOAT32, 2, {-1, 5}},
+    {"zero1", TB_INT32, 1, {1}, zero1, sizeof zero1},
+    {"one1", TB_INT32, 1, {1}, one1, sizeof one1},
+};
+
+static const int codes[] = {C_TRANSPOSE, C_SHAPE, C_STRIDED_SLICE, C_PACK, C_RESHAPE,
+                            C_GATHER,    C_SPLIT, C_SLICE,         C_FC};
+
+static const tb_op ops[] = {
+    {0, 2, {0, 1}, 1, {2}},
+    /* ShapeOptions: out_type INT32 */
+    {1, 1, {0}, 1, {3}, O_SHAPE, 1, {{TB_INT32}}},
+    /* StridedSliceOptions: begin_mask, end_mask, ellipsis_mask,
+     * new_axis_mask, shrink_axis_mask 1 */
+    {2, 4, {3, 18, 19, 19}, 1, {4}, O_STRIDED_SLICE, 5, {{0}, {0}, {0}, {0}, {1}}},
+    /* PackOptions: values_count 2, axis 0 */
+    {3, 2, {4, 5}, 1, {6}, O_PACK, 2, {{2}, {0}}},
+    {4, 2, {2, 6}, 1, {7}},
+    /* GatherOptions: axis 1, batch_dims 0 */
+    {5, 2, {2, 8}, 1, {9}, O_GATHER, 2, {{1}, {0}}},
+    /* SplitOptions: num_splits 2 */
+    {6, 2, {10, 9}, 2, {11, 12}, O_SPLIT, 1, {{2}}},
+    {7, 3, {9, 13, 14}, 1, {15}},
+    /* FullyConnectedOptions: activation NONE */
+    {8, 3, {7, 16, -1}, 1, {17}, O_FC, 1, {{0}}},
+};
+
+static unsigned char *build(size_t *len) {
+    tb w;
+    tb_subgraph sg = {"main",       (int)(sizeof tensors / sizeof tensors[0]), tensors, 1, {0}, 3,
+                      {17, 11, 15}, (int)(sizeof ops / sizeof ops[0]),         ops};
+    tb_model(&w, (int)(sizeof codes / sizeof codes[0]), codes, 1, &sg);
+    *len = w.len;
+    return w.b;
+}
+
+static fl_status run(const unsigned char *b, size_t len, const fl_symbol_binding *sym,
+                     fl_report **r) {
+    fl_options o;
+    fl_options_init(&o);
+    o.per_node = true;
+    o.symbols = sym;
+    o.n_symbols = sym ? 1 : 0;
+    return fl_analyze(b, len, &o, r);
+}
+
+static const fl_report_node *node(const fl_report *r, const char *name) {
+    for (size_t i = 0; i < r->n_nodes_detail; i++) {
+        if (strcmp(r->nodes[i].name, name) == 0) {
+            return &r->nodes[i];
+        }
+    }
+    fail_msg("no node %s", name);
+    return NULL;
+}
+
+static void expect_shape(const fl_report *r, const char *name, int port, const char *want) {
+    const fl_report_node *n = node(r, name);
+    assert_true(port < (int)n->n_outputs);
+    if (strcmp(n->outputs[port].shape, want) != 0) {
+        fail_msg("%s:%d has shape %s, want %s", name, port, n->outputs[port].shape, want);
+    }
+}
+
+static bool warned(const fl_report *r, const char *needle) {
+    for (size_t i = 0; i < r->n_warnings; i++) {
+        if (strstr(r->warnings[i], needle)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static void test_free_batch(void **state) {
+    (void)state;
+    size_t len;
+    unsigned char *b = build(&len);
+    fl_report *r = NULL;
+    assert_int_equal(run(b, len, NULL, &r), FL_OK);
+    assert_int_equal(r->n_unknown_ops, 0);
+    expect_shape(r, "t", 0, "[x.0,6,4]");
+    expect_shape(r, "s", 0, "[3]");
+    expect_shape(r, "b", 0, "[]");
+    expect_shape(r, "ps", 0, "[2]");
+    expect_shape(r, "r", 0, "[x.0,24]");
+    expect_shape(r, "g", 0, "[x.0,3,4]");
+    expect_shape(r, "sp0", 0, "[x.0,3,2]");
+    expect_shape(r, "sp0", 1, "[x.0,3,2]");
+    expect_shape(r, "sl", 0, "[x.0,2,4]");
+    expect_shape(r, "y", 0, "[x.0,5]");
+    assert_string_equal(r->totals.macs.text, "120*x.0");
+    assert_string_equal(r->totals.flops.text, "240*x.0");
+    assert_false(warned(r, "the file stores"));
+    fl_report_free(r);
+
+    fl_symbol_binding n3 = {"x.0", 3};
+    assert_int_equal(run(b, len, &n3, &r), FL_OK);
+    expect_shape(r, "r", 0, "[3,24]");
+    expect_shape(r, "sl", 0, "[3,2,4]");
+    assert_true(r->totals.macs.known);
+    assert_int_equal(r->totals.macs.value, 360);
+    assert_int_equal(r->totals.flops.value, 720);
+    fl_report_free(r);
+    free(b);
+}
+
+/* A stored shape that disagrees with the inferred one: a warning naming the
+ * tensor; the file's shape is used. */
+static void test_stored_disagrees(void **state) {
+    (void)state;
+    tensors[15].shape[1] = 3; /* sl stored [N,3,4]; SLICE size 2 gives [N,2,4] */
+    size_t len;
+    unsigned char *b = build(&len);
+    tensors[15].shape[1] = 2;
+    fl_report *r = NULL;
+    assert_int_equal(run(b, len, NULL, &r), FL_OK);
+    assert_true(warned(r, "tensor 'sl': inferred shape [-1,2,4] but the file stores [-1,3,4]"));
+    expect_shape(r, "sl", 0, "[?,3,4]");
+    fl_report_free(r);
+    free(b);
+}
+
+/* A TensorFlow shape function that rejects the node: a warning naming the
+ * tensor, the stored shapes, no failure (TRANSPOSE by a perm of the wrong
+ * length). */
+static void test_rejected(void **state) {
+    (void)state;
+    tensors[1].shape[0] = 2;
+    tensors[1].nbytes = 8;
+    size_t len;
+    unsigned char *b = build(&len);
+    tensors[1].shape[0] = 3;
+    tensors[1].nbytes = sizeof perm;
+    fl_report *r = NULL;
+    assert_int_equal(run(b, len, NULL, &r), FL_OK);
+    assert_true(warned(r, "tensor 't': shapes not inferred from the inputs and options"));
+    expect_shape(r, "t", 0, "[?,6,4]");
+    fl_report_free(r);
+    free(b);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_free_batch),
+        cmocka_unit_test(test_stored_disagrees),
+        cmocka_unit_test(test_rejected),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
