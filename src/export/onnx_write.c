@@ -232,11 +232,35 @@ static Onnx__AttributeProto *attr_msg(owctx *w, const fl_node *n, const fl_attr 
     return NULL;
 }
 
+/* True when every int, float and string attr of the IR is in the
+ * NodeProto with that value (a node a pass rebuilt with the same op type,
+ * e.g. a Gemm whose transB changed, is written from the IR). */
+static bool proto_attrs_current(const Onnx__NodeProto *np, const fl_node *n) {
+    for (int i = 0; i < n->n_attrs; i++) {
+        const fl_attr *a = &n->attrs[i];
+        if (a->name[0] == '_' || a->kind == FL_ATTR_NONE) {
+            continue;
+        }
+        const Onnx__AttributeProto *p = NULL;
+        for (size_t j = 0; j < np->n_attribute && !p; j++) {
+            p = strcmp(np->attribute[j]->name, a->name) == 0 ? np->attribute[j] : NULL;
+        }
+        if (!p || (a->kind == FL_ATTR_I && p->i != a->v.i) ||
+            (a->kind == FL_ATTR_F && p->f != a->v.f) ||
+            (a->kind == FL_ATTR_S &&
+             (p->s.len != a->v.s.len ||
+              (a->v.s.len && memcmp(p->s.data, a->v.s.p, a->v.s.len) != 0)))) {
+            return false;
+        }
+    }
+    return true;
+}
+
 /* The node's attributes: its NodeProto's when it keeps its imported op
- * type, else converted from the IR. */
+ * type and attr values, else converted from the IR. */
 static bool node_attrs(owctx *w, const fl_node *n, Onnx__NodeProto *out) {
     const Onnx__NodeProto *np = node_proto(n);
-    if (np && np->op_type && strcmp(np->op_type, n->op) == 0) {
+    if (np && np->op_type && strcmp(np->op_type, n->op) == 0 && proto_attrs_current(np, n)) {
         out->n_attribute = np->n_attribute;
         out->attribute = np->attribute;
         return true;

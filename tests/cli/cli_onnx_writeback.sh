@@ -2,7 +2,8 @@
 # `foldline optimize x.onnx -o y.onnx` writes the optimised ONNX graph, and
 # ONNX Runtime loads and runs it with the original's outputs. For corpus
 # models with their weights (mobilenet_v3_small and the tiny transformer
-# encoder as exported; resnet18, efficientnet_b0, mobilenet_v2,
+# encoder as exported (its attention as com.microsoft FusedMatMul with
+# transBatch/alpha, SkipLayerNormalization, Reshape-wrapped Gemms); resnet18, efficientnet_b0, mobilenet_v2,
 # shufflenet_v2_x1_0, googlenet, squeezenet1_0 and convnext_tiny (Gelu and
 # LayerNormalization fused) filled with fl_onnxfill's
 # seeded values):

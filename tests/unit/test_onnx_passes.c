@@ -346,8 +346,25 @@ static void test_matmul_add_gemm_act(void **state) {
     ob_free(m);
 }
 
-/* A 3-D MatMul is not a Gemm: unchanged. */
-static void test_matmul_3d_kept(void **state) {
+/* The int64 elements of constant `name`, as "a,b,c". */
+static const char *int_values(const run *r, const char *name, char *buf, size_t cap) {
+    const fl_value *v = need(r, name)->outputs[0].value;
+    assert_non_null(v);
+    size_t at = 0;
+    buf[0] = '\0';
+    for (int64_t i = 0; i < v->n; i++) {
+        at += (size_t)snprintf(buf + at, cap - at, "%s%lld", i ? "," : "",
+                               (long long)known(fl__value_int(v, i)));
+        assert_true(at < cap);
+    }
+    return buf;
+}
+
+/* A 3-D MatMul(x[2,4,8], W[8,3]) + c[3] (ONNX Runtime's MatMulAddFusion):
+ * Reshape(x, [8, 8]) -> Gemm(., W, c) -> Reshape(., [2, 4, 3]), the last
+ * named after the Add. FLOPs: MatMul 2*2*4*3*8 = 384 + Add 24 = 408 before;
+ * Gemm 2*8*3*8 + 24 (C) = 408 after; MACs 192 both. */
+static void test_matmul_add_nd_gemm(void **state) {
     (void)state;
     ob_model *m = ob_new(13);
     ob_input(m, "x", OB_FLOAT, 3, (int64_t[]){2, 4, 8}, NULL);
@@ -357,7 +374,224 @@ static void test_matmul_3d_kept(void **state) {
     ob_node(m, "Add", "add", "p,c", "y");
     ob_output(m, "y");
     run *r = run_model(m, 0);
+    assert_string_equal(dump_ops(r), "add/gemm_input=Reshape(x,add/gemm_input_shape); "
+                                     "add/gemm=Gemm(add/gemm_input,w,c); "
+                                     "add=Reshape(add/gemm,add/gemm_output_shape)");
+    assert_true(fired(r, "contraction_bias", "add"));
+    char buf[64];
+    assert_string_equal(int_values(r, "add/gemm_input_shape", buf, sizeof buf), "8,8");
+    assert_string_equal(int_values(r, "add/gemm_output_shape", buf, sizeof buf), "2,4,3");
+    assert_int_equal(known(r->before.flops), 408);
+    assert_int_equal(known(r->after.flops), 408);
+    assert_int_equal(known(r->before.macs), 192);
+    assert_int_equal(known(r->after.macs), 192);
+    run_free(r);
+    ob_free(m);
+}
+
+/* With a symbolic dim in x the Reshape targets are not constants (ONNX
+ * Runtime leaves it too): unchanged. */
+static void test_matmul_3d_symbolic_kept(void **state) {
+    (void)state;
+    ob_model *m = ob_new(13);
+    ob_input(m, "x", OB_FLOAT, 3, (int64_t[]){-1, 4, 8}, (const char *const[]){"N", NULL, NULL});
+    ob_init_f(m, "w", 2, (int64_t[]){8, 3}, true);
+    ob_init_f(m, "c", 1, (int64_t[]){3}, false);
+    ob_node(m, "MatMul", "mm", "x,w", "p");
+    ob_node(m, "Add", "add", "p,c", "y");
+    ob_output(m, "y");
+    run *r = run_model(m, 0);
     assert_string_equal(dump_ops(r), "mm=MatMul(x,w); add=Add(mm,c)");
+    run_free(r);
+    ob_free(m);
+}
+
+/* The written node named `name` and its attribute `attr`. */
+static const Onnx__AttributeProto *written_attr(const Onnx__ModelProto *mp, const char *name,
+                                                const char *attr) {
+    for (size_t i = 0; i < mp->graph->n_node; i++) {
+        const Onnx__NodeProto *np = mp->graph->node[i];
+        for (size_t j = 0; strcmp(np->name, name) == 0 && j < np->n_attribute; j++) {
+            if (strcmp(np->attribute[j]->name, attr) == 0) {
+                return np->attribute[j];
+            }
+        }
+    }
+    fail_msg("no written attr %s.%s", name, attr);
+    return NULL;
+}
+
+/* Attention scores as torch exports them: q, k [S=3, H=2, D=4];
+ * MatMul(Div(Transpose(q, [1,0,2]), 2), Transpose(k, [1,2,0])) ->
+ * com.microsoft::FusedMatMul(q, k), transBatchA 1, transBatchB 1, transB 1,
+ * alpha 0.5 (ONNX Runtime's graph of the tiny transformer has the same).
+ * Output [2,3,3]; MACs 2*3*3*4 = 72 before and after; FLOPs: Div 24 +
+ * MatMul 144 = 168 before, FusedMatMul 144 + 18 (alpha) = 162 after. The
+ * written node carries those attributes. */
+static void test_fused_matmul_transpose_scale(void **state) {
+    (void)state;
+    ob_model *m = ob_new(13);
+    ob_input(m, "q", OB_FLOAT, 3, (int64_t[]){3, 2, 4}, NULL);
+    ob_input(m, "k", OB_FLOAT, 3, (int64_t[]){3, 2, 4}, NULL);
+    init_vals(m, "two", 0, NULL, (float[]){2}, 1);
+    Onnx__NodeProto *t1 = ob_node(m, "Transpose", "tq", "q", "a");
+    ob_attr_ints(m, t1, "perm", 3, (int64_t[]){1, 0, 2});
+    ob_node(m, "Div", "div", "a,two", "b");
+    Onnx__NodeProto *t2 = ob_node(m, "Transpose", "tk", "k", "c");
+    ob_attr_ints(m, t2, "perm", 3, (int64_t[]){1, 2, 0});
+    ob_node(m, "MatMul", "mm", "b,c", "y");
+    ob_output(m, "y");
+    run *r = run_model(m, 0);
+    assert_string_equal(dump_ops(r), "mm=FusedMatMul(q,k)");
+    assert_true(fired(r, "matmul_transpose_fusion", "mm"));
+    assert_true(fired(r, "matmul_scale_fusion", "mm"));
+    fl_node *f = need(r, "mm");
+    assert_int_equal(f->kind, FL_OP_ONNX_MS_FUSED_MATMUL);
+    assert_int_equal(fl__node_attr(f, "transA")->v.i, 0);
+    assert_int_equal(fl__node_attr(f, "transB")->v.i, 1);
+    assert_int_equal(fl__node_attr(f, "transBatchA")->v.i, 1);
+    assert_int_equal(fl__node_attr(f, "transBatchB")->v.i, 1);
+    assert_true(fl__node_attr(f, "alpha")->v.f == 0.5f);
+    assert_int_equal(known(f->outputs[0].shape.dims[0]), 2);
+    assert_int_equal(known(f->outputs[0].shape.dims[2]), 3);
+    assert_int_equal(known(r->before.macs), 72);
+    assert_int_equal(known(r->after.macs), 72);
+    assert_int_equal(known(r->before.flops), 168);
+    assert_int_equal(known(r->after.flops), 162);
+    uint8_t *out;
+    size_t len;
+    assert_int_equal(fl__onnx_write(r->g, &out, &len, &r->d), FL_OK);
+    Onnx__ModelProto *mp = onnx__model_proto__unpack(NULL, len, out);
+    assert_non_null(mp);
+    assert_int_equal(mp->graph->n_node, 1);
+    assert_string_equal(mp->graph->node[0]->domain, "com.microsoft");
+    assert_string_equal(mp->graph->node[0]->output[0], "y");
+    assert_int_equal(written_attr(mp, "mm", "transBatchA")->i, 1);
+    assert_int_equal(written_attr(mp, "mm", "transB")->i, 1);
+    assert_true(written_attr(mp, "mm", "alpha")->f == 0.5f);
+    onnx__model_proto__free_unpacked(mp, NULL);
+    free(out);
+    run_free(r);
+    ob_free(m);
+}
+
+/* An output scale Mul(0.25, MatMul(t, b)) folds (the root is the Mul); a
+ * Transpose [1,2,0] of a 3-D operand against a 2-D one has no FusedMatMul
+ * form (transBatch needs both operands of one rank) and stays. */
+static void test_fused_matmul_output_scale(void **state) {
+    (void)state;
+    ob_model *m = ob_new(13);
+    ob_input(m, "a0", OB_FLOAT, 3, (int64_t[]){4, 2, 3}, NULL);
+    ob_init_f(m, "b", 2, (int64_t[]){4, 5}, true);
+    init_vals(m, "quarter", 0, NULL, (float[]){0.25f}, 1);
+    Onnx__NodeProto *t = ob_node(m, "Transpose", "t", "a0", "a");
+    ob_attr_ints(m, t, "perm", 3, (int64_t[]){1, 2, 0});
+    ob_node(m, "MatMul", "mm", "a,b", "p");
+    ob_node(m, "Mul", "mul", "quarter,p", "y");
+    ob_output(m, "y");
+    run *r = run_model(m, 0);
+    assert_string_equal(dump_ops(r), "t=Transpose(a0); mul=FusedMatMul(t,b)");
+    assert_true(fired(r, "matmul_scale_fusion", "mul"));
+    assert_false(fired(r, "matmul_transpose_fusion", NULL));
+    fl_node *f = need(r, "mul");
+    assert_true(fl__node_attr(f, "alpha")->v.f == 0.25f);
+    assert_int_equal(fl__node_attr(f, "transBatchA")->v.i, 0);
+    assert_int_equal(known(r->before.macs), 2 * 3 * 5 * 4);
+    assert_int_equal(known(r->after.macs), 2 * 3 * 5 * 4);
+    run_free(r);
+    ob_free(m);
+}
+
+/* LayerNormalization(Add(a, Add(c, b))) with c a bias [8] ->
+ * com.microsoft::SkipLayerNormalization(a, b, gamma, beta, c), epsilon the
+ * LayerNormalization's (1e-3). a, b [2,3,8]: E = 48, R = 6; FLOPs before:
+ * Add 48 + Add 48 + LayerNormalization 6*48 + 2*6 + 48 (beta) = 444; after:
+ * SkipLayerNormalization 48 (skip) + 48 (bias) + 348 = 444. An Add whose
+ * operands differ in shape (a broadcast bias) is no skip connection. */
+static void test_skip_layer_norm(void **state) {
+    (void)state;
+    for (int broadcast = 0; broadcast < 2; broadcast++) {
+        ob_model *m = ob_new(17);
+        ob_input(m, "a", OB_FLOAT, 3, (int64_t[]){2, 3, 8}, NULL);
+        ob_input(m, "b", OB_FLOAT, 3, (int64_t[]){2, 3, 8}, NULL);
+        ob_init_f(m, "c", 1, (int64_t[]){8}, true);
+        ob_init_f(m, "gamma", 1, (int64_t[]){8}, true);
+        ob_init_f(m, "beta", 1, (int64_t[]){8}, true);
+        if (broadcast) {
+            ob_node(m, "Add", "add", "a,c", "s");
+        } else {
+            ob_node(m, "Add", "bias", "c,b", "bb");
+            ob_node(m, "Add", "add", "a,bb", "s");
+        }
+        Onnx__NodeProto *ln = ob_node(m, "LayerNormalization", "ln", "s,gamma,beta", "y");
+        ob_attr_f(m, ln, "epsilon", 1e-3f);
+        ob_output(m, "y");
+        run *r = run_model(m, 0);
+        if (broadcast) {
+            assert_string_equal(dump_ops(r), "add=Add(a,c); ln=LayerNormalization(add,gamma,beta)");
+            assert_false(fired(r, "skip_layer_norm_fusion", NULL));
+        } else {
+            assert_string_equal(dump_ops(r), "ln=SkipLayerNormalization(a,b,gamma,beta,c)");
+            assert_true(fired(r, "skip_layer_norm_fusion", "ln"));
+            fl_node *f = need(r, "ln");
+            assert_int_equal(f->kind, FL_OP_ONNX_MS_SKIP_LAYER_NORM);
+            assert_true(fl__node_attr(f, "epsilon")->v.f == 1e-3f);
+            assert_int_equal(known(r->before.flops), 444);
+            assert_int_equal(known(r->after.flops), 444);
+        }
+        run_free(r);
+        ob_free(m);
+    }
+}
+
+/* com.microsoft::Gelu(Add(x[2,4], b[4])) -> BiasGelu(x, b); FLOPs Add 8 +
+ * Gelu 8 before, BiasGelu 2 * 8 after. */
+static void test_bias_gelu(void **state) {
+    (void)state;
+    ob_model *m = ob_new(13);
+    ob_opset(m, "com.microsoft", 1);
+    ob_input(m, "x", OB_FLOAT, 2, (int64_t[]){2, 4}, NULL);
+    ob_init_f(m, "b", 1, (int64_t[]){4}, true);
+    ob_node(m, "Add", "add", "b,x", "s");
+    Onnx__NodeProto *g = ob_node(m, "Gelu", "gelu", "s", "y");
+    ob_domain(m, g, "com.microsoft");
+    ob_output(m, "y");
+    run *r = run_model(m, 0);
+    assert_string_equal(dump_ops(r), "gelu=BiasGelu(x,b)");
+    assert_true(fired(r, "bias_gelu_fusion", "gelu"));
+    assert_int_equal(need(r, "gelu")->kind, FL_OP_ONNX_MS_BIAS_GELU);
+    assert_int_equal(known(r->before.flops), 16);
+    assert_int_equal(known(r->after.flops), 16);
+    run_free(r);
+    ob_free(m);
+}
+
+/* Gemm(x, Transpose(w), c) -> Gemm(x, w, c) with transB 1; the written
+ * Gemm carries transB 1 (not the imported NodeProto's attrs). */
+static void test_gemm_transpose(void **state) {
+    (void)state;
+    ob_model *m = ob_new(13);
+    ob_input(m, "x", OB_FLOAT, 2, (int64_t[]){4, 8}, NULL);
+    ob_input(m, "w", OB_FLOAT, 2, (int64_t[]){3, 8}, NULL);
+    ob_init_f(m, "c", 1, (int64_t[]){3}, false);
+    ob_node(m, "Transpose", "t", "w", "wt");
+    Onnx__NodeProto *g = ob_node(m, "Gemm", "gemm", "x,wt,c", "y");
+    ob_attr_f(m, g, "beta", 0.5f);
+    ob_output(m, "y");
+    run *r = run_model(m, 0);
+    assert_string_equal(dump_ops(r), "gemm=Gemm(x,w,c)");
+    assert_true(fired(r, "gemm_transpose_fusion", "gemm"));
+    assert_int_equal(fl__node_attr(need(r, "gemm"), "transB")->v.i, 1);
+    assert_int_equal(known(r->after.macs), 4 * 3 * 8);
+    uint8_t *out;
+    size_t len;
+    assert_int_equal(fl__onnx_write(r->g, &out, &len, &r->d), FL_OK);
+    Onnx__ModelProto *mp = onnx__model_proto__unpack(NULL, len, out);
+    assert_non_null(mp);
+    assert_int_equal(written_attr(mp, "gemm", "transB")->i, 1);
+    assert_true(written_attr(mp, "gemm", "beta")->f == 0.5f);
+    onnx__model_proto__free_unpacked(mp, NULL);
+    free(out);
     run_free(r);
     ob_free(m);
 }
@@ -539,12 +773,24 @@ static void test_layer_norm_other_axis(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_conv_bn_relu_values), cmocka_unit_test(test_conv_bn_clip_stripped),
-        cmocka_unit_test(test_conv_bn_over_limit),  cmocka_unit_test(test_conv_bn_negative),
-        cmocka_unit_test(test_matmul_add_gemm_act), cmocka_unit_test(test_matmul_3d_kept),
-        cmocka_unit_test(test_swish_quick_gelu),    cmocka_unit_test(test_shape_chain_folds),
-        cmocka_unit_test(test_gelu_exact),          cmocka_unit_test(test_gelu_wrong_constant),
-        cmocka_unit_test(test_layer_norm),          cmocka_unit_test(test_layer_norm_other_axis),
+        cmocka_unit_test(test_conv_bn_relu_values),
+        cmocka_unit_test(test_conv_bn_clip_stripped),
+        cmocka_unit_test(test_conv_bn_over_limit),
+        cmocka_unit_test(test_conv_bn_negative),
+        cmocka_unit_test(test_matmul_add_gemm_act),
+        cmocka_unit_test(test_matmul_add_nd_gemm),
+        cmocka_unit_test(test_matmul_3d_symbolic_kept),
+        cmocka_unit_test(test_fused_matmul_transpose_scale),
+        cmocka_unit_test(test_fused_matmul_output_scale),
+        cmocka_unit_test(test_skip_layer_norm),
+        cmocka_unit_test(test_bias_gelu),
+        cmocka_unit_test(test_gemm_transpose),
+        cmocka_unit_test(test_swish_quick_gelu),
+        cmocka_unit_test(test_shape_chain_folds),
+        cmocka_unit_test(test_gelu_exact),
+        cmocka_unit_test(test_gelu_wrong_constant),
+        cmocka_unit_test(test_layer_norm),
+        cmocka_unit_test(test_layer_norm_other_axis),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

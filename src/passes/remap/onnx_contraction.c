@@ -27,7 +27,9 @@
  *  contraction_bias (row 1, MatMul):
  *    Add(MatMul(A, B), C) (either operand order) with A and B of rank 2, B
  *    a constant, C a constant of rank <= 2 that broadcasts to the product's
- *    [M, N] one way  =>  Gemm(A, B, C) named after the Add.
+ *    [M, N] one way  =>  Gemm(A, B, C) named after the Add. With A of
+ *    another rank and static shapes, ONNX Runtime's MatMulAddFusion form:
+ *    Reshape + Gemm + Reshape (matmul_add_nd says which conditions).
  *  swish (oneDNN row 21's neighbour, FindSigmoidAndMul):
  *    Mul(x, Sigmoid(x)) (either order)  =>  com.microsoft::QuickGelu(x),
  *    alpha=1, named after the Mul; the Sigmoid read only by the Mul.
@@ -182,6 +184,97 @@ static bool gemm_c_ok(const fl_shape *c, fl_sym m, fl_sym n) {
     return true;
 }
 
+/* ONNX Runtime leaves an N-D MatMul + Add alone when the MatMul reads the
+ * attention's output projection: Reshape(Transpose(MatMul(Softmax(..), v))). */
+static bool attention_projection(const fl_node *mm) {
+    static const int chain[] = {FL_OP_ONNX_RESHAPE, FL_OP_ONNX_TRANSPOSE, FL_OP_ONNX_MATMUL,
+                                FL_OP_ONNX_SOFTMAX};
+    const fl_node *n = mm;
+    for (size_t i = 0; i < sizeof chain / sizeof chain[0]; i++) {
+        n = fl__rm_in_node(n, 0);
+        if (!n || n->kind != chain[i]) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* A new int64 initializer <owner>/<suffix> holding v[0..n). */
+static fl_node *shape_const(rctx *r, const fl_node *owner, const char *suffix, int64_t n,
+                            const int64_t *v) {
+    fl_value *val = fl__value_new(r->g->arena, FL_DT_INT64, 1, &n);
+    if (!val) {
+        fl__rm_fail_oom(r);
+        return NULL;
+    }
+    fl_sym *e = (fl_sym *)val->ints;
+    for (int64_t i = 0; i < n; i++) {
+        e[i] = fl_sym_const(v[i]);
+    }
+    return fl__rm_onnx_new_const(r, owner, suffix, FL_DT_INT64, 1, &n, val);
+}
+
+/* A new ONNX operator <owner>/<suffix> of registry kind `kind`. */
+static fl_node *extra_op(rctx *r, const fl_node *owner, const char *suffix, int kind, int n_in,
+                         const fl_input *in) {
+    const char *q = fl__op_name(kind);
+    fl_node *n =
+        fl__rm_add_extra(r, owner->name, suffix, strstr(q, "::") + 2, owner->device, n_in, in);
+    if (n) {
+        fl__op_bind_kind(n, kind);
+    }
+    return n;
+}
+
+/* contraction_bias on an N-D operand (ONNX Runtime's MatMulAddFusion):
+ * Add(MatMul(A, B), C), A of rank != 2 with every dim known ([..., K], M
+ * the product of the others), B 2-D [K, N] with K and N known, C 1-D [N],
+ * float or half  =>  Reshape(Gemm(Reshape(A, [M, K]), B, C), A's dims with
+ * the last one N): the outer Reshape named after the Add, the Gemm
+ * <add>/gemm, the inner Reshape <add>/gemm_input (shapes <add>/gemm_input_shape,
+ * <add>/gemm_output_shape). Not when A is the attention's output
+ * projection (see attention_projection). */
+static bool matmul_add_nd(rctx *r, fl_node *add, fl_node *mm, int ci) {
+    const fl_tensor *a = fl_node_in(mm, 0), *b = fl_node_in(mm, 1);
+    fl_input c = add->inputs[ci];
+    const fl_shape *cs = &fl_node_in(add, ci)->shape;
+    int rank = a->shape.rank;
+    if (rank < 1 || rank == 2 || rank > FL_RM_ONNX_MAX_RANK || b->shape.rank != 2 ||
+        !fl__shape_is_concrete(&a->shape) || !fl__shape_is_concrete(&b->shape) ||
+        (a->dtype != FL_DT_FLOAT && a->dtype != FL_DT_HALF) || b->dtype != a->dtype ||
+        cs->rank != 1 || !fl_sym_is_known(cs->dims[0]) || cs->dims[0].k != b->shape.dims[1].k ||
+        fl_node_in(add, ci)->dtype != a->dtype || attention_projection(mm)) {
+        return false;
+    }
+    int64_t m = 1, kk = b->shape.dims[0].k, nn = b->shape.dims[1].k, out[FL_RM_ONNX_MAX_RANK];
+    for (int i = 0; i < rank; i++) {
+        out[i] = a->shape.dims[i].k;
+        m *= i < rank - 1 ? out[i] : 1;
+    }
+    if (out[rank - 1] != kk) {
+        return false;
+    }
+    out[rank - 1] = nn;
+    fl__ledger_note(r->pc, "contraction_bias", add,
+                    "MatMul+Add (rank %d) -> Reshape + Gemm + Reshape", rank);
+    fl_node *s_in = shape_const(r, add, "gemm_input_shape", 2, (int64_t[]){m, kk});
+    fl_node *s_out = shape_const(r, add, "gemm_output_shape", rank, out);
+    if (!s_in || !s_out) {
+        return false;
+    }
+    fl_node *r_in = extra_op(r, add, "gemm_input", FL_OP_ONNX_RESHAPE, 2,
+                             (fl_input[]){mm->inputs[0], {s_in, 0}});
+    fl_node *gemm = r_in ? extra_op(r, add, "gemm", FL_OP_ONNX_GEMM, 3,
+                                    (fl_input[]){{r_in, 0}, mm->inputs[1], c})
+                         : NULL;
+    if (!gemm ||
+        !fl__rm_onnx_replace(r, add, FL_OP_ONNX_RESHAPE, 2, (fl_input[]){{gemm, 0}, {s_out, 0}})) {
+        return false;
+    }
+    fl__rm_drop(r, mm);
+    return r->st == FL_OK;
+}
+
 static bool matmul_add_to_gemm(rctx *r, fl_node *add) {
     if (add->kind != FL_OP_ONNX_ADD || add->n_inputs != 2 || fl__rm_has_ctrl(r, add)) {
         return false;
@@ -189,6 +282,9 @@ static bool matmul_add_to_gemm(rctx *r, fl_node *add) {
     for (int k = 0; k < 2; k++) {
         fl_node *mm = absorbable(r, add, k, FL_OP_ONNX_MATMUL, false);
         fl_node *cn = fl__rm_in_node(add, 1 - k);
+        if (mm && mm->n_inputs == 2 && matmul_add_nd(r, add, mm, 1 - k)) {
+            return true;
+        }
         if (!mm || mm->n_inputs != 2 || !fl__rm_onnx_const(cn) || add->inputs[1 - k].port != 0) {
             continue;
         }
@@ -250,5 +346,7 @@ bool fl__rm_onnx_rewrite(rctx *r, fl_node *n) {
     }
     return fuse_conv_act(r, n, false) || fuse_gemm_act(r, n) || matmul_add_to_gemm(r, n) ||
            swish(r, n) || fl__rm_onnx_gelu(r, n) || fl__rm_onnx_layer_norm(r, n) ||
-           fl__rm_onnx_conv_bn(r, n);
+           fl__rm_onnx_conv_bn(r, n) || fl__rm_onnx_skip_layer_norm(r, n) ||
+           fl__rm_onnx_bias_gelu(r, n) || fl__rm_onnx_fused_matmul(r, n) ||
+           fl__rm_onnx_gemm_transpose(r, n);
 }

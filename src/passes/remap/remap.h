@@ -289,6 +289,22 @@ bool fl__rm_onnx_gelu(rctx *r, fl_node *root);
 /* Layer-norm subgraph -> LayerNormalization (rule layer_norm). */
 bool fl__rm_onnx_layer_norm(rctx *r, fl_node *root);
 
+/* ---- onnx_ort.c ---- */
+
+/* MatMul + Transpose / scale -> com.microsoft::FusedMatMul
+ * (matmul_transpose_fusion, matmul_scale_fusion). */
+bool fl__rm_onnx_fused_matmul(rctx *r, fl_node *root);
+
+/* Add + LayerNormalization -> com.microsoft::SkipLayerNormalization. */
+bool fl__rm_onnx_skip_layer_norm(rctx *r, fl_node *ln);
+
+/* Add + Gelu -> com.microsoft::BiasGelu (bias_gelu_fusion). */
+bool fl__rm_onnx_bias_gelu(rctx *r, fl_node *gelu);
+
+/* Gemm(Transpose(a), ...) -> Gemm with transA/transB flipped
+ * (gemm_transpose_fusion). */
+bool fl__rm_onnx_gemm_transpose(rctx *r, fl_node *gemm);
+
 /* ---- onnx_contraction.c ---- */
 
 /* The remapper's rules on an ONNX graph, rooted at n; true when one fired. */

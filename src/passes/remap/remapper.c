@@ -26,7 +26,8 @@
  * oneDNN rows 13-15 and 23 in onednn.c, 16, 18, 19, 21 and 22 in
  * onednn_act.c, 17 and 20 in onednn_matmul.c, 24 and 25 in onednn_norm.c,
  * 12 in gru.c; on ONNX graphs the same rules over ONNX operators in
- * onnx_contraction.c and onnx_batchnorm.c), each with its pattern, conditions and the names it
+ * onnx_contraction.c, onnx_batchnorm.c and onnx_norm.c, and ONNX Runtime's
+ * transformer fusions in onnx_ort.c), each with its pattern, conditions and the names it
  * gives in the comment at the rule.
  *
  * Driver (as remapper.cc): nodes are visited in reverse topological order, so
