@@ -128,6 +128,38 @@ fl_precision fl__roofline_precision(const fl_node *n) {
     }
 }
 
+/* The precision of an op's integer work (int_ops): int8 when its first
+ * integer input (its quantized operand; else its output) is 8 bits or
+ * narrower, the profile's int8 peaks counting those ops; a wider integer
+ * operand (int16, int32) has no integer peak in the profile schema and runs
+ * as fp32 work, as does integer work on a profile without an int8 peak
+ * (stated in README). */
+static fl_precision int_precision(const fl_node *n) {
+    int dt = FL_DT_INVALID;
+    for (int i = 0; i < n->n_inputs && dt == FL_DT_INVALID; i++) {
+        const fl_tensor *t = fl_node_in(n, i);
+        if (t && fl__dtype_is_integer(t->dtype)) {
+            dt = fl_dtype_base(t->dtype);
+        }
+    }
+    if (dt == FL_DT_INVALID && n->n_outputs > 0) {
+        dt = fl_dtype_base(n->outputs[0].dtype);
+    }
+    switch (dt) {
+    case FL_DT_INT8:
+    case FL_DT_UINT8:
+    case FL_DT_QINT8:
+    case FL_DT_QUINT8:
+    case FL_DT_INT4:
+    case FL_DT_UINT4:
+    case FL_DT_INT2:
+    case FL_DT_UINT2:
+        return FL_PREC_INT8;
+    default:
+        return FL_PREC_FP32;
+    }
+}
+
 /* Peak for (unit, dtype) with the documented fallbacks: the matrix unit only
  * when the profile lists it for the dtype; the vector unit for the dtype,
  * else vector fp32 (required in every profile). */
@@ -213,20 +245,34 @@ static const char *intern_label(label_cache *lc, fl_op_class c, const fl_eff_tab
 static void estimate_node(const fl_profile *p, const fl_node *nd, fl_roofline_node *r,
                           label_cache *lc) {
     const fl_cost *k = &nd->cost;
-    /* The work: FLOPs and a quantized op's integer operations, at the peak
-     * of the op's dtype (int8 for an int8 output). */
-    double flops = (double)k->flops.k + (double)k->int_ops.k;
+    /* The work: FLOPs at the peak of the op's float dtype (fp32 for an
+     * integer output: its float work is requantization), a quantized op's
+     * integer operations at its integer peak (int_precision). */
+    double fl = (double)k->flops.k, iops = (double)k->int_ops.k;
+    double flops = fl + iops;
     double bytes = (double)k->bytes_read.k + (double)k->bytes_written.k;
     fl_op_class cls = fl__roofline_op_class(nd);
-    fl_unit unit;
-    fl_precision used;
+    fl_unit unit, iunit;
+    fl_precision used, iused, prec = fl__roofline_precision(nd);
     /* Depthwise convolutions have MACs but no reduction over channels to
      * feed a matrix unit (GEMM): they run on the vector unit. Integer
      * contractions (QLinearConv, MatMulInteger) have int_ops, no MACs. */
-    bool contraction =
-        k->macs.k > 0 || (k->int_ops.k > 0 && (cls == FL_CLASS_CONV || cls == FL_CLASS_MATMUL));
-    bool matrix = contraction && cls != FL_CLASS_DEPTHWISE;
-    double peak = peak_for(p, matrix, fl__roofline_precision(nd), &unit, &used);
+    bool depthwise = cls == FL_CLASS_DEPTHWISE;
+    bool imatrix = iops > 0 && (cls == FL_CLASS_CONV || cls == FL_CLASS_MATMUL) && !depthwise;
+    double peak = peak_for(p, k->macs.k > 0 && !depthwise,
+                           prec == FL_PREC_INT8 ? FL_PREC_FP32 : prec, &unit, &used);
+    /* A profile without any int8 peak times integer work as fp32 work on the
+     * same unit (not peak_for's vector fp32 fallback). */
+    fl_precision ip = int_precision(nd);
+    if (p->peak[FL_UNIT_MATRIX][ip].value <= 0 && p->peak[FL_UNIT_VECTOR][ip].value <= 0) {
+        ip = FL_PREC_FP32;
+    }
+    double ipeak = peak_for(p, imatrix, ip, &iunit, &iused);
+    double compute = fl / peak + iops / ipeak;
+    if (iops / ipeak > fl / peak) { /* the unit and dtype of the larger term */
+        unit = iunit;
+        used = iused;
+    }
     const fl_mem_level *lv = level_for(p, bytes);
     char label[64];
     const fl_eff_bucket *b = bucket_for(&p->table[cls], flops, bytes, label, sizeof label);
@@ -238,7 +284,7 @@ static void estimate_node(const fl_profile *p, const fl_node *nd, fl_roofline_no
     r->flops = flops;
     r->bytes = bytes;
     r->intensity = bytes > 0 ? flops / bytes : -1;
-    r->compute_peak_s = flops / peak;
+    r->compute_peak_s = compute;
     r->memory_peak_s = bytes / lv->bandwidth;
     r->compute_s = r->compute_peak_s / (b ? b->compute : p->efficiency[cls].compute);
     r->memory_s = r->memory_peak_s / (b ? b->memory : p->efficiency[cls].memory);

@@ -9,7 +9,8 @@
  *    input shapes) is kept. Otherwise attr "shape", where every -1 dim becomes
  *    the symbol "<node name>.<axis>" ("x.0" for the batch of placeholder x);
  *    an unknown rank stays unknown. TensorFlow's legacy rule applies: with
- *    GraphDef producer <= 21 a scalar shape attr means "unknown shape".
+ *    GraphDef producer <= 21 a scalar shape attr means "unknown shape" (not
+ *    to ONNX graph inputs: an empty shape there is a scalar).
  *  - PlaceholderWithDefault: the default input's shape, with the dims that
  *    attr "shape" fixes taken from the attr. No value (it can be fed).
  *
@@ -74,8 +75,10 @@ static fl_status infer_placeholder(fl_ctx *c, fl_node *n) {
         return st;
     }
     /* TensorFlow cannot tell a scalar shape attr from "unknown" in graphs of
-     * producer version 21 or older, and reads it as unknown. */
-    if (lit.rank < 0 || (lit.rank == 0 && c->g->producer <= 21)) {
+     * producer version 21 or older, and reads it as unknown. ONNX says what
+     * it means: a shape with no dims is a scalar (g->producer holds the
+     * opset there, not a GraphDef version). */
+    if (lit.rank < 0 || (lit.rank == 0 && !c->g->onnx.is_onnx && c->g->producer <= 21)) {
         return fl__op_set_output(c, n, 0, dt, -1, NULL);
     }
     fl_shape s;

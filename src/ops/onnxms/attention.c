@@ -1,7 +1,7 @@
 /*
  * attention.c - ONNX Runtime's contrib attention (domain com.microsoft):
  * Attention, the BERT/GPT-2 self-attention with its merged Q/K/V input
- * projection.
+ * projection, and QAttention, its form with an int8/uint8 projection.
  *
  * Shapes (ORT's contrib op schema): input (B, S, H_in), weights (H_in, Hq +
  * Hk + Hv), bias (Hq + Hk + Hv, optional), mask_index (optional), past (2,
@@ -29,6 +29,22 @@
  * MatMul) counts. A causal mask (unidirectional = 1) halves nothing: the
  * kernels compute the full S x T score matrix and mask it, and the count is
  * the same with and without it.
+ *
+ * QAttention: input (B, S, H_in) int8/uint8, weight (H_in, 3 * H) int8/uint8,
+ * bias (3 * H) float (required), input_scale, weight_scale, mask_index,
+ * input_zero_point, weight_zero_point, past (2, B, N, P, H / N) at input 8
+ * (ORT's contrib op schema; no qkv_hidden_sizes: Q, K and V are H wide).
+ * Outputs: output (B, S, H) and present (2, B, N, P + S, H / N) of bias's
+ * float type. The projection is an integer product (onnx::MatMulInteger's
+ * rule, src/ops/onnxops/misc.c), the rest float as ORT's kernels run it
+ * (the int32 projection dequantized, then the float attention above):
+ *   int_ops = 2 * B * S * H_in * 3H + E(input) + E(weight)  (the product
+ *             and the zero points' subtractions, an absent zero point is 0
+ *             and still subtracted)
+ *   MACs    = B * N * S * T * (D + D)           Q K^T and the weighted sum
+ *   FLOPs   = 2 * MACs + B * S * 3H * 2          (the dequantization's
+ *             multiply by input_scale * weight_scale and the bias add)
+ *           + B * N * S * T * 6 (+ 1 with mask_index)   as Attention's
  */
 #include "ops/onnxops/util.h"
 
@@ -106,13 +122,14 @@ static fl_status att_read(fl_ctx *c, const fl_node *n, att_dims *a) {
                              (long long)a->heads, (long long)a->hq.k, (long long)a->hv.k);
     }
     a->p = fl_sym_const(0);
-    if (!fl__ox_absent(n, 4)) {
-        const fl_shape *past = fl__op_in_shape(n, 4);
+    int past_in = n->kind == FL_OP_ONNX_MS_QATTENTION ? 8 : 4;
+    if (!fl__ox_absent(n, past_in)) {
+        const fl_shape *past = fl__op_in_shape(n, past_in);
         if (past->rank >= 0 && past->rank != 5) {
             return fl__node_fail(c->d, FL_EINVAL, n,
-                                 "input 4 (past) has rank %d, want 5 (2, batch, heads, past "
+                                 "input %d (past) has rank %d, want 5 (2, batch, heads, past "
                                  "sequence, head size)",
-                                 past->rank);
+                                 past_in, past->rank);
         }
         a->p = fl__shape_dim(past, 3);
     }
@@ -125,7 +142,8 @@ static fl_status infer_attention(fl_ctx *c, fl_node *n) {
     if (st != FL_OK) {
         return st;
     }
-    int dt = fl__ox_in_dtype(n, 0);
+    bool q = n->kind == FL_OP_ONNX_MS_QATTENTION;
+    int dt = fl__ox_in_dtype(n, q ? 2 : 0);
     if ((st = fl__op_set_output(c, n, 0, dt, 3, (fl_sym[]){a.b, a.s, a.hv})) != FL_OK) {
         return st;
     }
@@ -146,9 +164,18 @@ static fl_status cost_attention(fl_ctx *c, const fl_node *n, fl_cost *out) {
     fl_sym proj = fl__ar_mul(&k, fl__ar_mul(&k, rows, a.h_in), cols);
     fl_sym st_ = fl__ar_mul(&k, rows, a.t); /* B * S * T */
     fl_sym attn = fl__ar_mul(&k, st_, fl__ar_add(&k, a.hq, a.hv));
+    fl_sym scores = fl__ar_scale(&k, st_, a.heads);
+    if (n->kind == FL_OP_ONNX_MS_QATTENTION) {
+        fl_sym zp = fl__ar_add(&k, fl__ar_numel(&k, &fl_node_in(n, 0)->shape),
+                               fl__ar_numel(&k, &fl_node_in(n, 1)->shape));
+        fl_sym iops = fl__ar_add(&k, fl__ar_scale(&k, proj, 2), zp);
+        fl_sym flops = fl__ar_add(&k, fl__ar_scale(&k, attn, 2),
+                                  fl__ar_scale(&k, fl__ar_mul(&k, rows, cols), 2));
+        flops = fl__ar_add(&k, flops, fl__ar_scale(&k, scores, 6 + !fl__ox_absent(n, 5)));
+        return fl__ar_put_int_cost(&k, out, flops, attn, iops);
+    }
     fl_sym macs = fl__ar_add(&k, proj, attn);
     int64_t per_score = 6 + (!fl__ox_absent(n, 3) || !fl__ox_absent(n, 5));
-    fl_sym scores = fl__ar_scale(&k, st_, a.heads);
     fl_sym flops = fl__ar_add(&k, fl__ar_scale(&k, macs, 2), fl__ar_scale(&k, scores, per_score));
     if (!fl__ox_absent(n, 2)) {
         flops = fl__ar_add(&k, flops, fl__ar_mul(&k, rows, cols));

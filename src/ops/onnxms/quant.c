@@ -1,19 +1,20 @@
 /*
  * quant.c - ONNX Runtime contrib operators (domain com.microsoft) on
- * block-quantized weights: MatMulNBits, the 2..8-bit weight-only matmul of
- * quantized LLM graphs.
+ * quantized operands: MatMulNBits, the 2..8-bit weight-only matmul of
+ * quantized LLM graphs, and the integer contractions QGemm, QOrderedMatMul
+ * and MatMulInteger16.
  *
- * Shapes (ORT's contrib op schema): A (..., K), B (N, k_blocks, blob_size)
- * uint8 with k_blocks = ceil(K / block_size) and blob_size = block_size *
- * bits / 8 (int4 weights pack two per byte: the bytes moved are the stored
- * uint8 tensor's, the real element width), scales, zero_points, g_idx and
- * bias (N) optional. Attrs K, N, block_size required, bits default 4. Output
- * Y (..., N), A's dtype. K or N not positive, block_size not a power of two
- * >= 16, bits outside 2..8, A's last dim not K, or B's dims not (N, k_blocks,
- * blob_size) fail naming the node and the attribute or input.
+ * MatMulNBits shapes (ORT's contrib op schema): A (..., K), B (N, k_blocks,
+ * blob_size) uint8 with k_blocks = ceil(K / block_size) and blob_size =
+ * block_size * bits / 8 (int4 weights pack two per byte: the bytes moved are
+ * the stored uint8 tensor's, the real element width), scales, zero_points,
+ * g_idx and bias (N) optional. Attrs K, N, block_size required, bits default
+ * 4. Output Y (..., N), A's dtype. K or N not positive, block_size not a
+ * power of two >= 16, bits outside 2..8, A's last dim not K, or B's dims not
+ * (N, k_blocks, blob_size) fail naming the node and the attribute or input.
  *
- * FLOP rule ("complete" convention), R = E(A) / K rows: what the unfused
- * chain DequantizeLinear(B) -> MatMul (-> Add bias) counts:
+ * MatMulNBits FLOP rule ("complete" convention), R = E(A) / K rows: what the
+ * unfused chain DequantizeLinear(B) -> MatMul (-> Add bias) counts:
  *   MACs    = R * N * K (the product is a float one: A is float)
  *   FLOPs   = 2 * MACs + N * K (the weight's dequantisation multiply by its
  *             scale) + R * N with a bias
@@ -23,6 +24,32 @@
  *             float type makes that subtraction float: FLOPs + N * K instead.
  * accuracy_level (ORT may quantize A to int8 at level 4) is an execution
  * choice, not the op's definition: the product is counted as float.
+ *
+ * The integer contractions follow onnx::MatMulInteger's rule (the header of
+ * src/ops/onnxops/misc.c): integer multiply-accumulates count 2 int_ops each
+ * (M = the integer MACs), never MACs or FLOPs; a zero point's subtraction
+ * counts once per element of its operand (an absent one is 0 and still
+ * subtracted, as the definition reads); float arithmetic on the int32
+ * accumulator (scales) counts in FLOPs, the per-tensor scale quotients free.
+ *   MatMulInteger16  A, B int16/uint16 (no zero points), numpy matmul shape;
+ *                    Y int32 (uint32 when both are uint16). int_ops 2 * M.
+ *   QGemm            A (M, K) (transA: (K, M)), a_scale, a_zero_point, B
+ *                    (K, N) (transB: (N, K)), b_scale, b_zero_point, C int32
+ *                    (optional), y_scale, y_zero_point (optional); Y (M, N)
+ *                    of y_zero_point's type, float without one (ORT's type
+ *                    rule). A or B not 2-D fails naming the input.
+ *                    int_ops = 2 * M + E(A) + E(B) (zero points) + E(Y) with
+ *                    C (the int32 add) + E(Y) when quantized (y's zero
+ *                    point); FLOPs = E(Y) (the accumulator times alpha *
+ *                    a_scale * b_scale) + E(Y) when quantized (the divide by
+ *                    y_scale folds into that multiply; the rounding counts).
+ *   QOrderedMatMul   Y = alpha * A.B + bias + beta * C, int8 (symmetric: no
+ *                    zero points), A (batch?, M, K), B (batch?, K, N) as the
+ *                    CUDA kernel reads them (ranks 2 or 3, else a failure
+ *                    naming the input), Y A's shape with its last dim N,
+ *                    int8. int_ops 2 * M; FLOPs 2 * E(Y) (scale, round) +
+ *                    E(Y) with bias + 2 * E(Y) with C (its scale, the add).
+ *                    order_A/order_B/order_Y are memory layouts: no count.
  */
 #include "ops/onnxops/util.h"
 
@@ -122,8 +149,74 @@ static fl_status cost_matmul_nbits(fl_ctx *c, const fl_node *n, fl_cost *out) {
     return fl__ar_put_int_cost(&k, out, flops, macs, float_zp ? fl_sym_const(0) : nk);
 }
 
+/* Integer contractions (rules in the header). */
+
+static const int mm16_idx[] = {0, 1}, qgemm_idx[] = {0, 3}, qord_idx[] = {0, 2};
+
+static fl_status infer_int_contraction(fl_ctx *c, fl_node *n) {
+    fl_status st;
+    if (n->kind == FL_OP_ONNX_MS_QORDERED_MATMUL) {
+        const char *names[] = {"input 0 (A)", "input 2 (B)"};
+        for (int i = 0; i < 2; i++) {
+            int r = fl__op_in_shape(n, qord_idx[i])->rank;
+            if (r >= 0 && r != 2 && r != 3) {
+                return fl__node_fail(c->d, FL_EINVAL, n, "%s has rank %d, want 2 or 3", names[i],
+                                     r);
+            }
+        }
+        st = fl__ox_delegate(c, n, FL_OP_ONNX_MATMUL, qord_idx, 2);
+        return st == FL_OK ? fl__ox_retype(c, n, 0, FL_DT_INT8) : st;
+    }
+    if (n->kind == FL_OP_ONNX_MS_QGEMM) {
+        const char *names[] = {"input 0 (A)", "input 3 (B)"};
+        for (int i = 0; i < 2; i++) {
+            int r = fl__op_in_shape(n, qgemm_idx[i])->rank;
+            if (r >= 0 && r != 2) {
+                return fl__node_fail(c->d, FL_EINVAL, n, "%s has rank %d, want 2", names[i], r);
+            }
+        }
+        st = fl__ox_delegate(c, n, FL_OP_ONNX_GEMM, qgemm_idx, 2);
+        int dt = fl__ox_absent(n, 8) ? FL_DT_FLOAT : fl__ox_in_dtype(n, 8);
+        return st == FL_OK ? fl__ox_retype(c, n, 0, dt) : st;
+    }
+    st = fl__ox_delegate(c, n, FL_OP_ONNX_MATMUL, mm16_idx, 2);
+    bool u32 = fl__ox_in_dtype(n, 0) == FL_DT_UINT16 && fl__ox_in_dtype(n, 1) == FL_DT_UINT16;
+    return st == FL_OK ? fl__ox_retype(c, n, 0, u32 ? FL_DT_UINT32 : FL_DT_INT32) : st;
+}
+
+static fl_status cost_int_contraction(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    bool gemm = n->kind == FL_OP_ONNX_MS_QGEMM;
+    const int *idx = gemm                                       ? qgemm_idx
+                     : n->kind == FL_OP_ONNX_MS_QORDERED_MATMUL ? qord_idx
+                                                                : mm16_idx;
+    fl_cost base = {0};
+    fl_status st =
+        fl__ox_cost_delegate(c, n, gemm ? FL_OP_ONNX_GEMM : FL_OP_ONNX_MATMUL, idx, 2, &base);
+    if (st != FL_OK) {
+        return st;
+    }
+    fl_arith k = {c, n, FL_OK};
+    fl_sym macs = base.incomplete ? fl_sym_unknown() : base.macs;
+    fl_sym y = fl__ar_numel(&k, &n->outputs[0].shape);
+    fl_sym iops = fl__ar_scale(&k, macs, 2);
+    int64_t flops_per_y = 0, iops_per_y = 0;
+    if (gemm) {
+        bool quantized = !fl__ox_absent(n, 8);
+        iops = fl__ar_add(&k, iops,
+                          fl__ar_add(&k, fl__ar_numel(&k, &fl_node_in(n, 0)->shape),
+                                     fl__ar_numel(&k, &fl_node_in(n, 3)->shape)));
+        iops_per_y = !fl__ox_absent(n, 6) + quantized;
+        flops_per_y = 1 + quantized;
+    } else if (n->kind == FL_OP_ONNX_MS_QORDERED_MATMUL) {
+        flops_per_y = 2 + !fl__ox_absent(n, 5) + 2 * !fl__ox_absent(n, 6);
+    }
+    iops = fl__ar_add(&k, iops, fl__ar_scale(&k, y, iops_per_y));
+    return fl__ar_put_int_cost(&k, out, fl__ar_scale(&k, y, flops_per_y), fl_sym_const(0), iops);
+}
+
 /* clang-format off */
-#define HOOKS_matmul_nbits .infer = infer_matmul_nbits, .cost = cost_matmul_nbits
+#define HOOKS_matmul_nbits      .infer = infer_matmul_nbits, .cost = cost_matmul_nbits
+#define HOOKS_int_contraction   .infer = infer_int_contraction, .cost = cost_int_contraction
 /* clang-format on */
 
 #define FL_OP FL_OP_DESC
