@@ -58,34 +58,48 @@ fl_graph *fl__graph_new(fl_arena *a) {
     return g;
 }
 
-static bool index_insert(fl_graph *g, fl_node *n) {
+typedef struct fl_name_slot name_slot;
+
+/* Puts (n, h) into the first empty slot of its probe chain. */
+static void slot_put(name_slot *t, size_t mask, fl_node *n, uint64_t h) {
+    size_t j = h & mask;
+    while (t[j].node) {
+        j = (j + 1) & mask;
+    }
+    t[j].node = n;
+    t[j].hash = h;
+}
+
+/* The slot holding `name` (hash h), or the empty slot ending its chain. */
+static size_t slot_find(const fl_graph *g, const char *name, uint64_t h) {
+    size_t mask = g->index_size - 1, j = h & mask;
+    const name_slot *t = g->index;
+    while (t[j].node && (t[j].hash != h || strcmp(t[j].node->name, name) != 0)) {
+        j = (j + 1) & mask;
+    }
+    return j;
+}
+
+static bool index_insert(fl_graph *g, fl_node *n, uint64_t h) {
     if ((g->n_nodes + 1) * 2 > g->index_size) {
         size_t ns = g->index_size ? g->index_size * 2 : 64;
         while ((g->n_nodes + 1) * 2 > ns) {
             ns *= 2;
         }
-        fl_node **ni = fl__arena_calloc(g->arena, ns, sizeof(*ni));
+        name_slot *ni = fl__arena_calloc(g->arena, ns, sizeof(*ni));
         if (!ni) {
             return false;
         }
+        /* The slots carry their hashes: growing reads no name. */
         for (size_t i = 0; i < g->index_size; i++) {
-            fl_node *m = g->index[i];
-            if (m) {
-                size_t j = hash_str(m->name) & (ns - 1);
-                while (ni[j]) {
-                    j = (j + 1) & (ns - 1);
-                }
-                ni[j] = m;
+            if (g->index[i].node) {
+                slot_put(ni, ns - 1, g->index[i].node, g->index[i].hash);
             }
         }
         g->index = ni;
         g->index_size = ns;
     }
-    size_t j = hash_str(n->name) & (g->index_size - 1);
-    while (g->index[j]) {
-        j = (j + 1) & (g->index_size - 1);
-    }
-    g->index[j] = n;
+    slot_put(g->index, g->index_size - 1, n, h);
     return true;
 }
 
@@ -99,7 +113,7 @@ fl_status fl__graph_reindex(fl_graph *g, fl_diag *d) {
     while ((n + 1) * 2 > ns) {
         ns *= 2;
     }
-    fl_node **ni = g->index;
+    name_slot *ni = g->index;
     if (ni && g->index_size == ns) {
         memset(ni, 0, ns * sizeof(*ni));
     } else {
@@ -110,16 +124,15 @@ fl_status fl__graph_reindex(fl_graph *g, fl_diag *d) {
         g->index = ni;
         g->index_size = ns;
     }
-    size_t mask = ns - 1;
     for (size_t i = 0; i < n; i++) {
         fl_node *m = g->nodes[i];
-        size_t j = hash_str(m->name) & mask;
-        for (; ni[j]; j = (j + 1) & mask) {
-            if (strcmp(ni[j]->name, m->name) == 0) {
-                return fl__node_fail(d, FL_EINTERNAL, m, "two live nodes share this name");
-            }
+        uint64_t h = hash_str(m->name);
+        size_t j = slot_find(g, m->name, h);
+        if (ni[j].node) {
+            return fl__node_fail(d, FL_EINTERNAL, m, "two live nodes share this name");
         }
-        ni[j] = m;
+        ni[j].node = m;
+        ni[j].hash = h;
     }
     return FL_OK;
 }
@@ -138,32 +151,28 @@ fl_status fl__graph_rename(fl_graph *g, fl_node *n, const char *name, fl_diag *d
     }
     /* Delete n's slot with backward-shift deletion, so probe chains stay
      * intact, then insert it under the new name. */
+    name_slot *t = g->index;
     size_t mask = g->index_size - 1;
     size_t j = hash_str(n->name) & mask;
-    while (g->index[j] && g->index[j] != n) {
+    while (t[j].node && t[j].node != n) {
         j = (j + 1) & mask;
     }
-    if (!g->index[j]) {
+    if (!t[j].node) {
         return fl__node_fail(d, FL_EINTERNAL, n, "node missing from the name index");
     }
-    g->index[j] = NULL;
-    for (size_t k = (j + 1) & mask; g->index[k]; k = (k + 1) & mask) {
-        fl_node *m = g->index[k];
-        size_t home = hash_str(m->name) & mask;
-        /* Move m back into the hole if its home is not in (j, k]. */
+    t[j].node = NULL;
+    for (size_t k = (j + 1) & mask; t[k].node; k = (k + 1) & mask) {
+        size_t home = t[k].hash & mask;
+        /* Move the entry back into the hole if its home is not in (j, k]. */
         bool between = j <= k ? (home > j && home <= k) : (home > j || home <= k);
         if (!between) {
-            g->index[j] = m;
-            g->index[k] = NULL;
+            t[j] = t[k];
+            t[k].node = NULL;
             j = k;
         }
     }
     n->name = copy;
-    size_t h = hash_str(copy) & mask;
-    while (g->index[h]) {
-        h = (h + 1) & mask;
-    }
-    g->index[h] = n;
+    slot_put(t, mask, n, hash_str(copy));
     return FL_OK;
 }
 
@@ -171,14 +180,7 @@ fl_node *fl__graph_find(const fl_graph *g, const char *name) {
     if (!g->index_size) {
         return NULL;
     }
-    size_t j = hash_str(name) & (g->index_size - 1);
-    while (g->index[j]) {
-        if (strcmp(g->index[j]->name, name) == 0) {
-            return g->index[j];
-        }
-        j = (j + 1) & (g->index_size - 1);
-    }
-    return NULL;
+    return g->index[slot_find(g, name, hash_str(name))].node;
 }
 
 const fl_function *fl__graph_find_function(const fl_graph *g, const char *name) {
@@ -191,7 +193,8 @@ const fl_function *fl__graph_find_function(const fl_graph *g, const char *name) 
 }
 
 fl_node *fl__graph_add_node(fl_graph *g, const char *name, const char *op, fl_diag *d) {
-    if (fl__graph_find(g, name)) {
+    uint64_t h = hash_str(name);
+    if (g->index_size && g->index[slot_find(g, name, h)].node) {
         fl__diag_fail(d, FL_EINVAL, "duplicate node name '%s' (field: node.name)", name);
         return NULL;
     }
@@ -213,7 +216,7 @@ fl_node *fl__graph_add_node(fl_graph *g, const char *name, const char *op, fl_di
     n->name = fl__arena_strdup(g->arena, name);
     n->op = fl__arena_strdup(g->arena, op);
     n->device = "";
-    if (!n->name || !n->op || !index_insert(g, n)) {
+    if (!n->name || !n->op || !index_insert(g, n, h)) {
         fl__diag_oom(d);
         return NULL;
     }
@@ -445,8 +448,12 @@ static const char *const kind_names[FL_ATTR_COUNT] = {
 };
 
 const fl_attr *fl__node_attr(const fl_node *n, const char *name) {
+    /* The first characters are compared inline: most attrs of a node differ
+     * there, and every op asks for several attrs of every node. */
+    char c0 = name[0];
     for (int i = 0; i < n->n_attrs; i++) {
-        if (strcmp(n->attrs[i].name, name) == 0) {
+        const char *a = n->attrs[i].name;
+        if (a[0] == c0 && (c0 == '\0' || strcmp(a + 1, name + 1) == 0)) {
             return &n->attrs[i];
         }
     }

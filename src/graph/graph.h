@@ -225,8 +225,14 @@ struct fl_graph {
     size_t n_nodes;
     size_t cap_nodes;
 
-    /* name -> node, open addressing; size is a power of two */
-    fl_node **index;
+    /* name -> node, open addressing with linear probing; size is a power of
+     * two. Each slot keeps its name's hash (0 in an empty slot), so that a
+     * probe past another name, and a lookup of an absent name, read no node
+     * and no string. */
+    struct fl_name_slot {
+        fl_node *node; /* NULL: empty */
+        uint64_t hash;
+    } * index;
     size_t index_size;
 
     fl_node **order; /* topological order, after fl__graph_toposort */

@@ -9,8 +9,9 @@
 enum { B_NODES, B_PTRS, B_INPUTS, B_CTRL, B_ATTRS, B_OUTPUTS, B_DIMS, B_INDEX, B_ORDER, B_FUNCS };
 
 static const size_t elem_size[10] = {
-    sizeof(fl_node),   sizeof(fl_node *), sizeof(fl_input),  sizeof(fl_node *), sizeof(fl_attr),
-    sizeof(fl_tensor), sizeof(fl_sym),    sizeof(fl_node *), sizeof(fl_node *), sizeof(fl_function),
+    sizeof(fl_node),   sizeof(fl_node *),   sizeof(fl_input), sizeof(fl_node *),
+    sizeof(fl_attr),   sizeof(fl_tensor),   sizeof(fl_sym),   sizeof(struct fl_name_slot),
+    sizeof(fl_node *), sizeof(fl_function),
 };
 
 void fl__graph_snapshot_init(fl_graph_snapshot *s) {
@@ -205,7 +206,7 @@ fl_status fl__graph_snapshot_take(fl_graph_snapshot *s, const fl_graph *g, size_
         }
     }
     if (need[B_INDEX]) {
-        memcpy(s->index, g->index, need[B_INDEX] * sizeof(fl_node *));
+        memcpy(s->index, g->index, need[B_INDEX] * sizeof(*s->index));
     }
     if (need[B_ORDER]) {
         memcpy(s->order, g->order, need[B_ORDER] * sizeof(fl_node *));
@@ -253,7 +254,7 @@ void fl__graph_snapshot_restore(const fl_graph_snapshot *s, fl_graph *g) {
         }
     }
     if (g->index && g->index_size) {
-        write_back(g->index, s->index, g->index_size * sizeof(fl_node *));
+        write_back(g->index, s->index, g->index_size * sizeof(*s->index));
     }
     if (g->order && s->n_nodes) {
         write_back(g->order, s->order, s->n_nodes * sizeof(fl_node *));

@@ -46,7 +46,7 @@ typedef struct fl_graph_snapshot {
     fl_attr *attrs;
     fl_tensor *outputs;
     fl_sym *dims;
-    fl_node **index;
+    struct fl_name_slot *index;
     fl_node **order;
     fl_function *funcs;
     size_t cap[10]; /* capacities of the buffers above, in elements */

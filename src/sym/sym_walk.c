@@ -196,9 +196,14 @@ static void put_str(outbuf *o, const char *s) {
 }
 
 static void put_u64(outbuf *o, uint64_t v) {
+    /* Digits from the right (the report formats every count: no printf). */
     char tmp[24];
-    int n = snprintf(tmp, sizeof(tmp), "%" PRIu64, v);
-    put(o, tmp, (size_t)n);
+    size_t i = sizeof(tmp);
+    do {
+        tmp[--i] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    put(o, tmp + i, sizeof(tmp) - i);
 }
 
 static void put_i64(outbuf *o, int64_t v) {

@@ -202,7 +202,7 @@ static void expect_index(const fl_graph *g) {
     }
     size_t live = 0;
     for (size_t i = 0; i < g->index_size; i++) {
-        live += g->index[i] != NULL;
+        live += g->index[i].node != NULL;
     }
     assert_int_equal(live, g->n_nodes);
 }

@@ -232,7 +232,7 @@ static void test_reindex_in_place(void **state) {
     }
     fl_node *m29 = fl__graph_find(f.g, "m29");
     fl__graph_replace_uses(f.g, m29, 0, y28, 0);
-    fl_node **index0 = f.g->index;
+    struct fl_name_slot *index0 = f.g->index;
     assert_int_equal(fl__graph_compact(f.g, &f.d), FL_OK);
     assert_ptr_equal(f.g->index, index0);
     assert_int_equal(f.g->n_nodes, n0 - 3);
