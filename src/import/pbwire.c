@@ -4,9 +4,14 @@
  * Each message is read in two passes over its bytes: the first checks every
  * tag, wire type and length and counts the elements of each repeated field
  * (and the occurrences of each singular message field); the second allocates
- * arrays of exactly that size and fills them. A singular message field met
- * more than once is decoded from the concatenation of its occurrences, which
- * is what merging means in the encoding (rare: only then are bytes copied).
+ * arrays of exactly that size and fills them.
+ *
+ * A singular message field met more than once is merged as protobuf-c's
+ * unpacker merges it (the reference the importers were written against, and
+ * fuzz_pbwire's), which is not everywhere the protobuf encoding's "parse the
+ * occurrences joined": each occurrence is decoded on its own, then the
+ * occurrences merge field by field (merge_all below). A member of a oneof
+ * never merges: its last occurrence replaces the earlier ones.
  */
 #include "import/pbwire.h"
 
@@ -23,19 +28,15 @@ typedef struct wdec {
     const uint8_t *base; /* start of the input, for offsets in errors */
     fl_pbwire_error *err;
     const uint8_t *end; /* end of the input */
-    size_t joined_at;   /* while decoding a repeated singular message's joined
-                         * occurrences (a copy, outside the input): the input
-                         * offset of its last occurrence, which errors name */
 } wdec;
 
 /* Per-field state of one message being decoded. */
 typedef struct fslot {
-    size_t count;       /* repeated: elements; singular: occurrences */
-    size_t fill;        /* pass 2: elements written so far */
-    size_t runs;        /* occurrences (packed runs and single values) */
-    const uint8_t *run; /* the first packed run */
-    uint8_t *cat;       /* singular message met more than once: the occurrences joined */
-    size_t cat_len;
+    size_t count;           /* repeated: elements; singular: occurrences */
+    size_t fill;            /* pass 2: elements written so far */
+    size_t runs;            /* occurrences (packed runs and single values) */
+    const uint8_t *run;     /* the first packed run */
+    ProtobufCMessage **occ; /* singular message met more than once: each occurrence */
 } fslot;
 
 static bool fail(wdec *w, const ProtobufCMessageDescriptor *d, const ProtobufCFieldDescriptor *f,
@@ -43,7 +44,7 @@ static bool fail(wdec *w, const ProtobufCMessageDescriptor *d, const ProtobufCFi
     if (!w->err->what) {
         w->err->message = d ? d->name : NULL;
         w->err->field = f ? f->name : NULL;
-        w->err->offset = at >= w->base && at <= w->end ? (size_t)(at - w->base) : w->joined_at;
+        w->err->offset = at >= w->base && at <= w->end ? (size_t)(at - w->base) : 0;
         w->err->what = what;
     }
     return false;
@@ -299,21 +300,6 @@ static bool put_len(wdec *w, const ProtobufCFieldDescriptor *fd, void *dst, cons
     return true;
 }
 
-/* A singular message met several times is their merge. Known fields merge
- * as the occurrences joined decode (repeated ones concatenated, the last
- * scalar wins); unknown fields are kept from the last occurrence only (the
- * bytes from `last` on), as protobuf-c's merge keeps them, so both readers
- * give the same message. */
-static void keep_last_unknown(ProtobufCMessage *m, const uint8_t *last) {
-    size_t k = 0;
-    for (size_t i = 0; i < m->n_unknown_fields; i++) {
-        if (m->unknown_fields[i].data >= last) {
-            m->unknown_fields[k++] = m->unknown_fields[i];
-        }
-    }
-    m->n_unknown_fields = k;
-}
-
 /* Appends a packed run to a repeated field's array. */
 static void put_packed(const ProtobufCFieldDescriptor *fd, uint8_t *arr, fslot *s,
                        const wfield *f) {
@@ -338,6 +324,234 @@ static void put_packed(const ProtobufCFieldDescriptor *fd, uint8_t *arr, fslot *
     }
 }
 
+/* ---- a singular message met several times: protobuf-c's merge ----------- */
+
+static uint8_t *field_at(ProtobufCMessage *m, size_t offset) {
+    return (uint8_t *)m + offset;
+}
+
+/* Whether m has a non-repeated field, as protobuf-c's merge reads it: the
+ * has_ flag or oneof case when there is one. A proto3 scalar has neither
+ * (its quantifier offset is 0, where protobuf-c reads the message's first
+ * word, never 0), so it counts as present in every occurrence and the last
+ * occurrence's value stays, even when that occurrence did not carry it. */
+static bool present(ProtobufCMessage *m, const ProtobufCFieldDescriptor *fd) {
+    uint32_t q = 1;
+    if (fd->quantifier_offset) {
+        memcpy(&q, field_at(m, fd->quantifier_offset), sizeof q);
+    }
+    return q != 0;
+}
+
+/* Whether the merge of an earlier into a later occurrence keeps the earlier
+ * value of a non-repeated field (e, l: the field's bytes in each). A message
+ * is kept when only the earlier one is set (two set messages merge: the
+ * caller's part); a string when the earlier one is not the field's default
+ * and the later one is; bytes when the earlier value has data (an empty one
+ * has none) and the later has none or the default's; any other type when
+ * the earlier occurrence has it and the later does not. */
+static bool earlier_wins(const ProtobufCFieldDescriptor *fd, const uint8_t *e, const uint8_t *l,
+                         bool e_set, bool l_set) {
+    switch (fd->type) {
+    case PROTOBUF_C_TYPE_MESSAGE: {
+        const void *em, *lm;
+        memcpy(&em, e, sizeof em);
+        memcpy(&lm, l, sizeof lm);
+        return em && !lm;
+    }
+    case PROTOBUF_C_TYPE_BYTES: {
+        ProtobufCBinaryData eb, lb;
+        memcpy(&eb, e, sizeof eb);
+        memcpy(&lb, l, sizeof lb);
+        const ProtobufCBinaryData *def = fd->default_value;
+        return eb.data && (!def || eb.data != def->data) &&
+               (!lb.data || (def && lb.data == def->data));
+    }
+    case PROTOBUF_C_TYPE_STRING: {
+        const char *es, *ls;
+        memcpy(&es, e, sizeof es);
+        memcpy(&ls, l, sizeof ls);
+        return (const void *)es != fd->default_value && (const void *)ls == fd->default_value;
+    }
+    default:
+        return e_set && !l_set;
+    }
+}
+
+/* A repeated field: the occurrences' elements concatenated, in order. */
+static bool merge_repeated(wdec *w, const ProtobufCFieldDescriptor *fd, ProtobufCMessage **ms,
+                           size_t k) {
+    size_t es = elem_size(fd->type), total = 0, nonempty = 0, last = 0;
+    for (size_t j = 0; j < k; j++) {
+        size_t n;
+        memcpy(&n, field_at(ms[j], fd->quantifier_offset), sizeof n);
+        if (n) {
+            if (n > SIZE_MAX / es - total) {
+                return oom(w);
+            }
+            total += n;
+            nonempty++;
+            last = j;
+        }
+    }
+    if (nonempty == 0) {
+        return true;
+    }
+    uint8_t *arr;
+    memcpy(&arr, field_at(ms[last], fd->offset), sizeof arr);
+    if (nonempty > 1) {
+        arr = fl__arena_alloc(w->a, total * es);
+        if (!arr) {
+            return oom(w);
+        }
+        size_t at = 0;
+        for (size_t j = 0; j < k; j++) {
+            size_t n;
+            const uint8_t *p;
+            memcpy(&n, field_at(ms[j], fd->quantifier_offset), sizeof n);
+            memcpy(&p, field_at(ms[j], fd->offset), sizeof p);
+            if (n) {
+                memcpy(arr + at * es, p, n * es);
+                at += n;
+            }
+        }
+    }
+    memcpy(field_at(ms[k - 1], fd->offset), &arr, sizeof arr);
+    memcpy(field_at(ms[k - 1], fd->quantifier_offset), &total, sizeof total);
+    return true;
+}
+
+/* A oneof (fd: its first member in the descriptor). A later occurrence that
+ * sets it replaces it whole, even with the same member (no merge); one that
+ * does not keeps the earlier member when earlier_wins() says so, else the
+ * oneof ends unset. When neither sets it, protobuf-c's merge looks up field
+ * number 0 and rejects the input; here the oneof stays unset. */
+static void merge_oneof(const ProtobufCMessageDescriptor *d, const ProtobufCFieldDescriptor *fd,
+                        ProtobufCMessage **ms, size_t k) {
+    size_t acc = 0;
+    for (size_t j = 1; j < k; j++) {
+        uint32_t c, c_acc;
+        memcpy(&c, field_at(ms[j], fd->quantifier_offset), sizeof c);
+        memcpy(&c_acc, field_at(ms[acc], fd->quantifier_offset), sizeof c_acc);
+        const ProtobufCFieldDescriptor *fe =
+            c || !c_acc ? NULL : protobuf_c_message_descriptor_get_field(d, c_acc);
+        if (!fe || !earlier_wins(fe, field_at(ms[acc], fe->offset), field_at(ms[j], fe->offset),
+                                 true, false)) {
+            acc = j;
+        }
+    }
+    uint32_t c;
+    memcpy(&c, field_at(ms[acc], fd->quantifier_offset), sizeof c);
+    const ProtobufCFieldDescriptor *fe = protobuf_c_message_descriptor_get_field(d, c);
+    if (acc != k - 1 && fe) {
+        /* the last occurrence has it unset: its case and value are 0 */
+        memcpy(field_at(ms[k - 1], fe->offset), field_at(ms[acc], fe->offset), elem_size(fe->type));
+        memcpy(field_at(ms[k - 1], fd->quantifier_offset), &c, sizeof c);
+    }
+}
+
+static bool merge_all(wdec *w, const ProtobufCMessageDescriptor *d, ProtobufCMessage **ms,
+                      size_t k);
+
+/* A singular message field: the occurrences that set it, merged. */
+static bool merge_sub(wdec *w, const ProtobufCFieldDescriptor *fd, ProtobufCMessage **ms,
+                      size_t k) {
+    size_t n = 0;
+    ProtobufCMessage *sub = NULL;
+    for (size_t j = 0; j < k; j++) {
+        memcpy(&sub, field_at(ms[j], fd->offset), sizeof sub);
+        n += sub != NULL;
+    }
+    ProtobufCMessage **subs = NULL;
+    if (n > 1 && !(subs = fl__arena_alloc(w->a, n * sizeof *subs))) {
+        return oom(w);
+    }
+    size_t i = 0;
+    for (size_t j = 0; j < k && n; j++) {
+        ProtobufCMessage *m;
+        memcpy(&m, field_at(ms[j], fd->offset), sizeof m);
+        if (m) {
+            sub = m;
+            if (subs) {
+                subs[i++] = m;
+            }
+        }
+    }
+    if (n > 1 && !merge_all(w, fd->descriptor, subs, n)) {
+        return false;
+    }
+    if (n) {
+        memcpy(field_at(ms[k - 1], fd->offset), &sub, sizeof sub);
+    }
+    return true;
+}
+
+static bool first_of_oneof(const ProtobufCMessageDescriptor *d, unsigned i) {
+    for (unsigned j = 0; j < i; j++) {
+        if ((d->fields[j].flags & PROTOBUF_C_FIELD_FLAG_ONEOF) &&
+            d->fields[j].quantifier_offset == d->fields[i].quantifier_offset) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Merges the k occurrences ms[0..k-1] of a message into ms[k-1], as
+ * protobuf-c merges each earlier one into the next: repeated fields
+ * concatenate, singular messages merge, other fields follow earlier_wins(),
+ * and unknown fields are the last occurrence's only. */
+static bool merge_all(wdec *w, const ProtobufCMessageDescriptor *d, ProtobufCMessage **ms,
+                      size_t k) {
+    for (unsigned i = 0; i < d->n_fields; i++) {
+        const ProtobufCFieldDescriptor *fd = &d->fields[i];
+        if (fd->label == PROTOBUF_C_LABEL_REPEATED) {
+            if (!merge_repeated(w, fd, ms, k)) {
+                return false;
+            }
+        } else if (fd->flags & PROTOBUF_C_FIELD_FLAG_ONEOF) {
+            if (first_of_oneof(d, i)) {
+                merge_oneof(d, fd, ms, k);
+            }
+        } else if (fd->type == PROTOBUF_C_TYPE_MESSAGE) {
+            if (!merge_sub(w, fd, ms, k)) {
+                return false;
+            }
+        } else {
+            size_t acc = 0;
+            for (size_t j = 1; j < k; j++) {
+                if (!earlier_wins(fd, field_at(ms[acc], fd->offset), field_at(ms[j], fd->offset),
+                                  present(ms[acc], fd), present(ms[j], fd))) {
+                    acc = j;
+                }
+            }
+            if (acc != k - 1) {
+                memcpy(field_at(ms[k - 1], fd->offset), field_at(ms[acc], fd->offset),
+                       elem_size(fd->type));
+                if (fd->quantifier_offset) {
+                    memcpy(field_at(ms[k - 1], fd->quantifier_offset),
+                           field_at(ms[acc], fd->quantifier_offset), sizeof(uint32_t));
+                }
+            }
+        }
+    }
+    return true;
+}
+
+/* Pass 2 for one occurrence of a singular message field met several times:
+ * decoded on its own, merged with the others at the last one. */
+static bool put_occurrence(wdec *w, const ProtobufCFieldDescriptor *fd, fslot *s, const wfield *f,
+                           int depth) {
+    if (!s->occ && !(s->occ = fl__arena_alloc(w->a, s->count * sizeof *s->occ))) {
+        return oom(w);
+    }
+    ProtobufCMessage *m = decode(w, fd->descriptor, f->p, f->len, depth + 1);
+    if (!m) {
+        return false;
+    }
+    s->occ[s->fill++] = m;
+    return true;
+}
+
 /* Pass 2 for one known field occurrence. */
 static bool fill_field(wdec *w, ProtobufCMessage *m, const ProtobufCFieldDescriptor *fd, fslot *s,
                        const wfield *f, int depth) {
@@ -360,35 +574,19 @@ static bool fill_field(wdec *w, ProtobufCMessage *m, const ProtobufCFieldDescrip
         s->fill++;
         return true;
     }
-    if (fd->type == PROTOBUF_C_TYPE_MESSAGE && s->count > 1) {
-        uint8_t *cat = fl__arena_alloc(w->a, s->cat_len + f->len + 1);
-        if (!cat) {
-            return oom(w);
-        }
-        if (s->cat_len) {
-            memcpy(cat, s->cat, s->cat_len);
-        }
-        memcpy(cat + s->cat_len, f->p, f->len);
-        s->cat = cat;
-        s->cat_len += f->len;
-        if (++s->fill < s->count) {
-            return true; /* decoded once the last occurrence is met */
-        }
-        wfield joined = *f;
-        joined.p = cat;
-        joined.len = s->cat_len;
-        size_t outer = w->joined_at;
-        if (f->tag >= w->base && f->tag <= w->end) {
-            w->joined_at = (size_t)(f->tag - w->base);
-        }
-        bool ok = put_len(w, fd, base + fd->offset, &joined, depth);
-        w->joined_at = outer;
-        if (!ok) {
+    if (fd->type == PROTOBUF_C_TYPE_MESSAGE && s->count > 1 &&
+        !(fd->flags & PROTOBUF_C_FIELD_FLAG_ONEOF)) {
+        if (!put_occurrence(w, fd, s, f, depth)) {
             return false;
         }
-        ProtobufCMessage *jm;
-        memcpy(&jm, base + fd->offset, sizeof jm);
-        keep_last_unknown(jm, cat + s->cat_len - f->len);
+        if (s->fill < s->count) {
+            return true; /* merged once the last occurrence is met */
+        }
+        ProtobufCMessage *merged = s->occ[s->count - 1];
+        if (!merge_all(w, fd->descriptor, s->occ, s->count)) {
+            return false;
+        }
+        memcpy(base + fd->offset, &merged, sizeof merged);
     } else if (f->wt == WT_LEN) {
         if (!put_len(w, fd, base + fd->offset, f, depth)) {
             return false;
@@ -515,6 +713,6 @@ ProtobufCMessage *fl__pbwire_unpack(fl_arena *a, const ProtobufCMessageDescripto
                                     const uint8_t *buf, size_t len, fl_pbwire_error *err) {
     memset(err, 0, sizeof *err);
     static const uint8_t empty[1];
-    wdec w = {a, buf ? buf : empty, err, (buf ? buf : empty) + (buf ? len : 0), 0};
+    wdec w = {a, buf ? buf : empty, err, (buf ? buf : empty) + (buf ? len : 0)};
     return decode(&w, desc, buf ? buf : empty, buf ? len : 0, 0);
 }

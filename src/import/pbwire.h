@@ -11,10 +11,13 @@
  * nothing reads is never touched: its pages are not faulted in when the
  * input is a mapped file.
  *
- * Semantics follow the protobuf encoding: last value wins for a singular
- * scalar, occurrences of a singular message merge, repeated scalars may be
- * packed or not (or both), unknown fields are kept. Nesting is limited to
- * FL_PBWIRE_MAX_DEPTH messages; groups (wire types 3 and 4) are invalid.
+ * Semantics are protobuf-c's unpacker's (the importers' reference): last
+ * value wins for a singular scalar, repeated scalars may be packed or not
+ * (or both), unknown fields are kept, and occurrences of a singular message
+ * merge as protobuf-c merges them, which is not always the encoding's
+ * "decode them joined" (see pbwire.c: a proto3 scalar is the last
+ * occurrence's, a oneof member is replaced, not merged). Nesting is limited
+ * to FL_PBWIRE_MAX_DEPTH messages; groups (wire types 3 and 4) are invalid.
  */
 #ifndef FL_IMPORT_PBWIRE_H
 #define FL_IMPORT_PBWIRE_H

@@ -335,12 +335,159 @@ static void test_merge_and_unknown(void **state) {
     fl__arena_free(&a);
 }
 
+/* ---- merging as protobuf-c does ------------------------------------------ */
+
+static void w_int(wbuf *w, uint32_t field, uint64_t v) {
+    w_tag(w, field, 0);
+    w_varint(w, v);
+}
+
+/* The AttrValue of NodeDef{attr{key "a", value V1, value V2}} inside a
+ * GraphDef g (GraphDef.node 1, NodeDef.attr 5, AttrEntry key 1 / value 2),
+ * after checking that both readers agree on g. */
+static Tensorflow__AttrValue *attr_of_two(fl_arena *a, wbuf *g, const wbuf *v1, const wbuf *v2,
+                                          const char *what) {
+    wbuf e = {{0}, 0}, n = {{0}, 0};
+    w_bytes(&e, 1, "a", 1);
+    w_bytes(&e, 2, v1->b, v1->n);
+    w_bytes(&e, 2, v2->b, v2->n);
+    w_bytes(&n, 5, e.b, e.n);
+    g->n = 0;
+    w_bytes(g, 1, n.b, n.n);
+    assert_int_equal(agree(&tensorflow__graph_def__descriptor, g->b, g->n, what), 1);
+    fl_pbwire_error err;
+    Tensorflow__GraphDef *gd = (Tensorflow__GraphDef *)fl__pbwire_unpack(
+        a, &tensorflow__graph_def__descriptor, g->b, g->n, &err);
+    assert_non_null(gd);
+    assert_int_equal(gd->n_node, 1);
+    assert_int_equal(gd->node[0]->n_attr, 1);
+    return gd->node[0]->attr[0]->value;
+}
+
+/* protobuf-c merges a singular message met twice field by field, earlier
+ * occurrence into later (protobuf-c.c merge_messages), which differs from
+ * decoding the occurrences joined: a proto3 scalar is the later
+ * occurrence's, set or not; a oneof set in the later occurrence replaces the
+ * earlier one whole, and a oneof string or empty bytes of the earlier one
+ * does not carry over; empty bytes in the later occurrence keep the earlier
+ * data. A oneof member met twice in one message is its last occurrence. */
+static void test_merge_as_protobuf_c(void **state) {
+    (void)state;
+    fl_arena a;
+    fl__arena_init(&a, 1 << 20);
+    fl_pbwire_error err;
+    wbuf v1 = {{0}, 0}, v2 = {{0}, 0}, g = {{0}, 0}, t = {{0}, 0};
+    /* GraphDef.versions twice (VersionDef producer 1, min_consumer 2,
+     * bad_consumers 3) */
+    w_int(&v1, 1, 5);
+    w_int(&v1, 3, 1);
+    w_int(&v2, 2, 3);
+    w_int(&v2, 3, 2);
+    w_bytes(&g, 4, v1.b, v1.n);
+    w_bytes(&g, 4, v2.b, v2.n);
+    assert_int_equal(agree(&tensorflow__graph_def__descriptor, g.b, g.n, "versions twice"), 1);
+    Tensorflow__GraphDef *gd = (Tensorflow__GraphDef *)fl__pbwire_unpack(
+        &a, &tensorflow__graph_def__descriptor, g.b, g.n, &err);
+    assert_non_null(gd);
+    assert_int_equal(gd->versions->producer, 0); /* the later occurrence has none */
+    assert_int_equal(gd->versions->min_consumer, 3);
+    assert_int_equal(gd->versions->n_bad_consumers, 2);
+    assert_int_equal(gd->versions->bad_consumers[0], 1);
+    assert_int_equal(gd->versions->bad_consumers[1], 2);
+
+    /* AttrValue.list (a oneof member): twice in one value, then in each of
+     * two values: the last list only (ListValue.i 3) */
+    v1.n = v2.n = t.n = 0;
+    w_int(&t, 3, 1);
+    w_bytes(&v1, 1, t.b, t.n);
+    t.n = 0;
+    w_int(&t, 3, 2);
+    w_bytes(&v1, 1, t.b, t.n);
+    w_bytes(&v2, 1, t.b, t.n);
+    Tensorflow__AttrValue *av = attr_of_two(&a, &g, &v1, &v2, "list in two values");
+    assert_int_equal(av->value_case, TENSORFLOW__ATTR_VALUE__VALUE_LIST);
+    assert_int_equal(av->list->n_i, 1);
+    assert_int_equal(av->list->i[0], 2);
+    Tensorflow__AttrValue *one = (Tensorflow__AttrValue *)fl__pbwire_unpack(
+        &a, &tensorflow__attr_value__descriptor, v1.b, v1.n, &err);
+    assert_non_null(one);
+    assert_int_equal(one->list->n_i, 1); /* twice in one value: the last */
+    assert_int_equal(one->list->i[0], 2);
+
+    /* an earlier oneof carries over a later value that leaves it unset when
+     * it is an int (AttrValue.i 3), not a string (placeholder 9) or empty
+     * bytes (s 2) */
+    v1.n = v2.n = 0;
+    w_int(&v1, 3, 7);
+    av = attr_of_two(&a, &g, &v1, &v2, "i then nothing");
+    assert_int_equal(av->value_case, TENSORFLOW__ATTR_VALUE__VALUE_I);
+    assert_int_equal(av->i, 7);
+    v1.n = 0;
+    w_bytes(&v1, 9, "x", 1);
+    av = attr_of_two(&a, &g, &v1, &v2, "placeholder then nothing");
+    assert_int_equal(av->value_case, TENSORFLOW__ATTR_VALUE__VALUE__NOT_SET);
+    v1.n = 0;
+    w_bytes(&v1, 2, "", 0);
+    av = attr_of_two(&a, &g, &v1, &v2, "empty s then nothing");
+    assert_int_equal(av->value_case, TENSORFLOW__ATTR_VALUE__VALUE__NOT_SET);
+
+    /* AttributeProto.t twice (onnx, proto2): raw_data "abcd", then empty */
+    v1.n = v2.n = t.n = 0;
+    w_bytes(&v1, 9, "abcd", 4);
+    w_bytes(&v2, 9, "", 0);
+    w_bytes(&t, 5, v1.b, v1.n);
+    w_bytes(&t, 5, v2.b, v2.n);
+    assert_int_equal(agree(&onnx__attribute_proto__descriptor, t.b, t.n, "raw_data twice"), 1);
+    Onnx__AttributeProto *ap = (Onnx__AttributeProto *)fl__pbwire_unpack(
+        &a, &onnx__attribute_proto__descriptor, t.b, t.n, &err);
+    assert_non_null(ap);
+    assert_true(ap->t->has_raw_data);
+    assert_int_equal(ap->t->raw_data.len, 4);
+    assert_memory_equal(ap->t->raw_data.data, "abcd", 4);
+    fl__arena_free(&a);
+}
+
+/* Two values that both leave the oneof unset: protobuf-c 1.4's merge looks
+ * up the oneof's field number 0 and rejects the input; this reader takes the
+ * oneof as unset (what the encoding says). When protobuf-c accepts it, the
+ * two must still agree. */
+static void test_merge_oneof_unset_in_both(void **state) {
+    (void)state;
+    fl_arena a;
+    fl__arena_init(&a, 1 << 20);
+    wbuf v1 = {{0}, 0}, g = {{0}, 0}, e = {{0}, 0}, n = {{0}, 0};
+    w_bytes(&e, 1, "a", 1);
+    w_bytes(&e, 2, v1.b, v1.n);
+    w_bytes(&e, 2, v1.b, v1.n);
+    w_bytes(&n, 5, e.b, e.n);
+    w_bytes(&g, 1, n.b, n.n);
+    fl_pbwire_error err;
+    Tensorflow__GraphDef *gd = (Tensorflow__GraphDef *)fl__pbwire_unpack(
+        &a, &tensorflow__graph_def__descriptor, g.b, g.n, &err);
+    assert_non_null(gd);
+    assert_int_equal(gd->node[0]->attr[0]->value->value_case,
+                     TENSORFLOW__ATTR_VALUE__VALUE__NOT_SET);
+    ProtobufCMessage *ref =
+        protobuf_c_message_unpack(&tensorflow__graph_def__descriptor, NULL, g.n, g.b);
+    if (ref) {
+        protobuf_c_message_free_unpacked(ref, NULL);
+        assert_int_equal(agree(&tensorflow__graph_def__descriptor, g.b, g.n, "unset twice"), 1);
+    }
+    fl__arena_free(&a);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_agrees_on_test_models), cmocka_unit_test(test_agrees_on_corpus),
-        cmocka_unit_test(test_agrees_on_truncations), cmocka_unit_test(test_payloads_are_views),
-        cmocka_unit_test(test_length_past_end),       cmocka_unit_test(test_bad_wire_types),
-        cmocka_unit_test(test_nesting_limit),         cmocka_unit_test(test_merge_and_unknown),
+        cmocka_unit_test(test_agrees_on_test_models),
+        cmocka_unit_test(test_agrees_on_corpus),
+        cmocka_unit_test(test_agrees_on_truncations),
+        cmocka_unit_test(test_payloads_are_views),
+        cmocka_unit_test(test_length_past_end),
+        cmocka_unit_test(test_bad_wire_types),
+        cmocka_unit_test(test_nesting_limit),
+        cmocka_unit_test(test_merge_and_unknown),
+        cmocka_unit_test(test_merge_as_protobuf_c),
+        cmocka_unit_test(test_merge_oneof_unset_in_both),
     };
     return fl_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }
