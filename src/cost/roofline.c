@@ -299,14 +299,15 @@ static void estimate_node(const fl_profile *p, const fl_node *nd, fl_roofline_no
 fl_status fl__roofline_estimate(const fl_graph *g, const fl_profile *p, bool per_node, fl_arena *ra,
                                 fl_diag *d, fl_roofline_graph *out) {
     memset(out, 0, sizeof(*out));
-    fl_roofline_node *all = calloc(g->n_nodes + 1, sizeof(*all));
+    fl_arena *sa = g->arena; /* scratch, counted against the analysis's memory limit */
+    fl_roofline_node *all = fl__arena_scratch(sa, g->n_nodes + 1, sizeof(*all));
     if (!all) {
         return fl__diag_oom(d);
     }
     size_t n = 0;
-    label_cache *labels = calloc(1, sizeof(*labels));
+    label_cache *labels = fl__arena_scratch(sa, 1, sizeof(*labels));
     if (!labels) {
-        free(all);
+        fl__arena_scratch_free(sa, all);
         return fl__diag_oom(d);
     }
     labels->ra = ra;
@@ -319,8 +320,8 @@ fl_status fl__roofline_estimate(const fl_graph *g, const fl_profile *p, bool per
         if (!fl_sym_is_known(k->flops) || !fl_sym_is_known(k->bytes_read) ||
             !fl_sym_is_known(k->bytes_written) || !fl_sym_is_known(k->macs) ||
             !fl_sym_is_known(k->int_ops)) {
-            free(all);
-            free(labels);
+            fl__arena_scratch_free(sa, all);
+            fl__arena_scratch_free(sa, labels);
             return fl__node_fail(d, FL_EUSAGE, nd,
                                  "roofline estimate needs known counts: bind every symbol");
         }
@@ -353,7 +354,7 @@ fl_status fl__roofline_estimate(const fl_graph *g, const fl_profile *p, bool per
         out->upper_s += r->upper_s;
     }
     out->ops_costed = (int64_t)n;
-    free(labels);
+    fl__arena_scratch_free(sa, labels);
     out->calibrated = p->calibrated;
     if (p->interval.coverage > 0) {
         out->low_s = out->time_s * p->interval.low;
@@ -362,12 +363,12 @@ fl_status fl__roofline_estimate(const fl_graph *g, const fl_profile *p, bool per
     }
 
     /* Copy strings into the report arena; pick the top ops by time. */
-    fl_roofline_node **order = calloc(n + 1, sizeof(*order));
+    fl_roofline_node **order = fl__arena_scratch(sa, n + 1, sizeof(*order));
     fl_roofline_node *top = fl__arena_calloc(ra, FL_ROOFLINE_TOP + 1, sizeof(*top));
     fl_roofline_node *nodes = per_node ? fl__arena_calloc(ra, n + 1, sizeof(*nodes)) : NULL;
     if (!order || !top || (per_node && !nodes)) {
-        free(order);
-        free(all);
+        fl__arena_scratch_free(sa, order);
+        fl__arena_scratch_free(sa, all);
         return fl__diag_oom(d);
     }
     for (size_t i = 0; i < n; i++) {
@@ -386,8 +387,8 @@ fl_status fl__roofline_estimate(const fl_graph *g, const fl_profile *p, bool per
             top[nt++] = *order[i];
         }
     }
-    free(order);
-    free(all);
+    fl__arena_scratch_free(sa, order);
+    fl__arena_scratch_free(sa, all);
     out->top = top;
     out->n_top = nt;
     out->nodes = nodes;

@@ -713,7 +713,7 @@ fl_status fl__import_graphdef_msg(fl_graph *g, const Tensorflow__GraphDef *gd,
 
     /* Sweep 2: inputs (split and resolved), remembering the largest port
      * referenced for ops whose output count only their consumers tell. */
-    int *max_port = calloc(g->n_nodes ? g->n_nodes : 1, sizeof(int));
+    int *max_port = fl__arena_scratch(g->arena, g->n_nodes, sizeof(int));
     if (!max_port) {
         return fl__diag_oom(d);
     }
@@ -842,7 +842,7 @@ fl_status fl__import_graphdef_msg(fl_graph *g, const Tensorflow__GraphDef *gd,
             }
         }
     }
-    free(max_port);
+    fl__arena_scratch_free(g->arena, max_port);
     return st;
 }
 

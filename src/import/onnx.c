@@ -78,12 +78,12 @@ static uint64_t hash_str(const char *s) {
     return h;
 }
 
-static bool vmap_init(vmap *m, size_t expect) {
+static bool vmap_init(vmap *m, fl_arena *a, size_t expect) {
     size_t size = 64;
     while (size < expect * 2 + 2) {
         size *= 2;
     }
-    m->slots = calloc(size, sizeof(vslot));
+    m->slots = fl__arena_scratch(a, size, sizeof(vslot));
     m->size = size;
     m->used = 0;
     return m->slots != NULL;
@@ -1058,7 +1058,7 @@ static fl_status import_graph(imp *im, const Onnx__ModelProto *m) {
     if (m->producer_version && *m->producer_version) {
         im->g->onnx.producer_version = fl__arena_strdup(im->g->arena, m->producer_version);
     }
-    if (!vmap_init(&im->values, (size_t)total + 16)) {
+    if (!vmap_init(&im->values, im->g->arena, (size_t)total + 16)) {
         return fl__diag_oom(d);
     }
     fl_status st = import_initializers(im, gp);
@@ -1104,13 +1104,13 @@ fl_status fl__import_onnx_files(fl_graph *g, const uint8_t *buf, size_t len,
     }
     g->src = NULL;     /* not a GraphDef */
     g->onnx.model = m; /* written back by export/onnx_write.c */
-    imp im = {g, d, o, {NULL, 0, 0}, NULL, {files, NULL, 0, 0, NULL, 0}};
+    imp im = {g, d, o, {NULL, 0, 0}, NULL, {files, NULL, 0, 0, NULL, 0, NULL}};
     fl_status st = import_graph(&im, m);
     if (st == FL_OK) {
         st = fl__onnx_ext_check_overlap(&im.ext, d);
     }
     fl__onnx_ext_free(&im.ext);
-    free(im.values.slots);
+    fl__arena_scratch_free(g->arena, im.values.slots);
     return st;
 }
 

@@ -115,11 +115,12 @@ static void warn_missing(fl_onnx_ext *x, fl_graph *g, fl_diag *d, const fl_node 
                   loc);
 }
 
-static fl_status add_range(fl_onnx_ext *x, fl_diag *d, const fl_file *f, uint64_t off, uint64_t len,
-                           const fl_node *node) {
+static fl_status add_range(fl_onnx_ext *x, fl_graph *g, fl_diag *d, const fl_file *f, uint64_t off,
+                           uint64_t len, const fl_node *node) {
     if (x->n == x->cap) {
         size_t nc = x->cap ? x->cap * 2 : 64;
-        fl_onnx_ext_range *r = realloc(x->ranges, nc * sizeof *r);
+        x->scratch = g->arena;
+        fl_onnx_ext_range *r = fl__arena_scratch_grow(g->arena, x->ranges, x->n, nc, sizeof *r);
         if (!r) {
             return fl__diag_oom(d);
         }
@@ -185,7 +186,7 @@ fl_status fl__onnx_ext_resolve(fl_onnx_ext *x, fl_graph *g, fl_diag *d, const fl
                              (unsigned long long)len, k.location, (unsigned long long)want);
     }
     *bytes = (const uint8_t *)f->bytes + off;
-    return len ? add_range(x, d, f, off, len, node) : FL_OK;
+    return len ? add_range(x, g, d, f, off, len, node) : FL_OK;
 }
 
 static int cmp_range(const void *a, const void *b) {
@@ -217,7 +218,9 @@ fl_status fl__onnx_ext_check_overlap(fl_onnx_ext *x, fl_diag *d) {
 }
 
 void fl__onnx_ext_free(fl_onnx_ext *x) {
-    free(x->ranges);
+    if (x->scratch) {
+        fl__arena_scratch_free(x->scratch, x->ranges);
+    }
     x->ranges = NULL;
     x->n = x->cap = 0;
 }

@@ -26,10 +26,11 @@ typedef struct fl_onnx_ext_range {
 
 typedef struct fl_onnx_ext {
     const fl_import_files *files; /* may be NULL */
-    fl_onnx_ext_range *ranges;    /* malloc'd; fl__onnx_ext_free */
+    fl_onnx_ext_range *ranges;    /* scratch of `scratch`; fl__onnx_ext_free */
     size_t n, cap;
     const char **warned; /* locations already warned about (arena) */
     size_t n_warned;
+    fl_arena *scratch; /* the graph's arena, once a range is held */
 } fl_onnx_ext;
 
 /* Resolves tensor p's external data of `want` bytes. *bytes is the view, or

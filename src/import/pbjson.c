@@ -444,7 +444,7 @@ static ProtobufCMessage *read_msg(rd *r, const ProtobufCMessageDescriptor *desc,
 
 ProtobufCMessage *fl__pbjson_read(fl_arena *a, const ProtobufCMessageDescriptor *desc,
                                   const json_t *j, const char *path, fl_diag *d) {
-    rd *r = calloc(1, sizeof *r);
+    rd *r = fl__arena_scratch(a, 1, sizeof *r);
     if (!r) {
         fl__diag_oom(d);
         return NULL;
@@ -454,6 +454,6 @@ ProtobufCMessage *fl__pbjson_read(fl_arena *a, const ProtobufCMessageDescriptor 
     snprintf(r->path, sizeof r->path, "%s", path);
     r->path_len = strlen(r->path);
     ProtobufCMessage *m = read_msg(r, desc, j);
-    free(r);
+    fl__arena_scratch_free(a, r);
     return m;
 }

@@ -613,11 +613,11 @@ static fl_status import_weights(fl_graph *g, Tensorflow__GraphDef *gd, const jso
                                 const fl_import_files *o, fl_diag *d) {
     wctx w = {g->arena, d, gd, NULL, NULL};
     size_t n = gd->n_node;
-    w.sorted = malloc((n ? n : 1) * sizeof(named));
-    w.has_weight = calloc(n ? n : 1, sizeof(bool));
+    w.sorted = fl__arena_scratch(g->arena, n, sizeof(named));
+    w.has_weight = fl__arena_scratch(g->arena, n, sizeof(bool));
     if (!w.sorted || !w.has_weight) {
-        free(w.sorted);
-        free(w.has_weight);
+        fl__arena_scratch_free(g->arena, w.sorted);
+        fl__arena_scratch_free(g->arena, w.has_weight);
         return fl__diag_oom(d);
     }
     for (size_t i = 0; i < n; i++) {
@@ -638,8 +638,8 @@ static fl_status import_weights(fl_graph *g, Tensorflow__GraphDef *gd, const jso
     if (st == FL_OK) {
         st = unweighted_consts(&w);
     }
-    free(w.sorted);
-    free(w.has_weight);
+    fl__arena_scratch_free(g->arena, w.sorted);
+    fl__arena_scratch_free(g->arena, w.has_weight);
     return st;
 }
 

@@ -815,9 +815,10 @@ static fl_status import_subgraph(tfl *t, int sg) {
                              "subgraphs[%d].operators)",
                              (long long)t->o->max_nodes, sg);
     }
-    t->prod = calloc(t->tensors.n ? t->tensors.n : 1, sizeof(fl_node *));
-    t->port = calloc(t->tensors.n ? t->tensors.n : 1, sizeof(int));
-    fl_node **nodes = calloc(t->ops.n ? t->ops.n : 1, sizeof(fl_node *));
+    fl_arena *a = t->g->arena;
+    t->prod = fl__arena_scratch(a, t->tensors.n, sizeof(fl_node *));
+    t->port = fl__arena_scratch(a, t->tensors.n, sizeof(int));
+    fl_node **nodes = fl__arena_scratch(a, t->ops.n, sizeof(fl_node *));
     fl_status st = t->prod && t->port && nodes && t->prefix ? FL_OK : fl__diag_oom(t->d);
     for (uint32_t i = 0; i < inputs.n && st == FL_OK; i++) {
         int32_t idx = fl__fb_vec_i32(r, inputs, i);
@@ -836,9 +837,9 @@ static fl_status import_subgraph(tfl *t, int sg) {
     for (uint32_t i = 0; i < t->ops.n && st == FL_OK; i++) {
         st = link_inputs(t, i, nodes[i]);
     }
-    free(t->prod);
-    free(t->port);
-    free(nodes);
+    fl__arena_scratch_free(a, t->prod);
+    fl__arena_scratch_free(a, t->port);
+    fl__arena_scratch_free(a, nodes);
     t->prod = NULL;
     t->port = NULL;
     return st;

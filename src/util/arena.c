@@ -202,6 +202,17 @@ void *fl__arena_scratch(fl_arena *a, size_t n, size_t size) {
     return h + 1;
 }
 
+void *fl__arena_scratch_grow(fl_arena *a, void *p, size_t old_n, size_t new_n, size_t size) {
+    unsigned char *q = fl__arena_scratch(a, new_n, size);
+    if (q && p && old_n) {
+        memcpy(q, p, (old_n < new_n ? old_n : new_n) * size);
+    }
+    if (q) {
+        fl__arena_scratch_free(a, p);
+    }
+    return q;
+}
+
 void fl__arena_scratch_free(fl_arena *a, void *p) {
     if (!p) {
         return;

@@ -81,6 +81,11 @@ void *fl__arena_scratch(fl_arena *a, size_t n, size_t size);
 /* Frees scratch memory of `a` (NULL: nothing). */
 void fl__arena_scratch_free(fl_arena *a, void *p);
 
+/* Grows scratch array p (NULL: none yet) of old_n elements to new_n, the
+ * first old_n kept and the rest zero. On failure NULL, and p stays the
+ * caller's to free. */
+void *fl__arena_scratch_grow(fl_arena *a, void *p, size_t old_n, size_t new_n, size_t size);
+
 /* Tests only: whether the allocation the fail hook is being asked about is
  * scratch memory (fl__arena_scratch). */
 bool fl__alloc_hook_is_scratch(void);

@@ -3,6 +3,7 @@
  * in the test: bindings (shapes, symbols, scalar values), symbolic counts
  * against concrete ones, and tfprof's registered statistics with their quirks.
  */
+#include "foldline/roofline.h"
 #include "formula.h"
 #include "testgraph.h"
 #include "testutil.h"
@@ -446,6 +447,37 @@ static void oom_at_each_allocation(const uint8_t *bytes, size_t len, const fl_op
     assert_int_equal(failed, 0);
 }
 
+/* A roofline profile: one compute peak, one memory level. */
+static fl_profile *small_profile(void) {
+    static const char yaml[] = "schema: 1\n"
+                               "name: small\n"
+                               "kind: cpu\n"
+                               "compute:\n"
+                               "  vector:\n"
+                               "    fp32: {peak: 1e9, source: test}\n"
+                               "memory:\n"
+                               "  - {name: DRAM, bandwidth: 1e9, source: test}\n"
+                               "overhead: {seconds: 1e-6, source: test}\n";
+    fl_profile *p = NULL;
+    char err[256];
+    if (fl_profile_parse(yaml, strlen(yaml), "small.yaml", &p, err, sizeof err) != FL_OK) {
+        fail_msg("%s", err);
+    }
+    return p;
+}
+
+/* Scratch allocations of one analysis (the fail hook counting, none failed). */
+static size_t scratch_count(const uint8_t *bytes, size_t len, const fl_options *o) {
+    static alloc_counter c;
+    memset(&c, 0, sizeof c);
+    fl__arena_set_fail_hook(fail_kth, &c);
+    fl_report *r = NULL;
+    assert_int_equal(fl_analyze(bytes, len, o, &r), FL_OK);
+    fl__arena_set_fail_hook(NULL, NULL);
+    fl_report_free(r);
+    return c.n_scratch;
+}
+
 static void test_out_of_memory_everywhere(void **state) {
     (void)state;
     tg_graph *g = busy_graph();
@@ -458,14 +490,66 @@ static void test_out_of_memory_everywhere(void **state) {
     o.per_node = true;
     o.return_graph = true;
     oom_at_each_allocation(bytes, len, &o); /* ... with the optimised graph */
+    /* ... with roofline estimates before and after the passes, whose three
+     * buffers (the nodes' estimates, the class labels, the order by time)
+     * are scratch memory under the analysis's limit: 2 x 3 more */
+    fl_profile *p = small_profile();
+    const fl_profile *ps[1] = {p};
+    fl_symbol_binding batch = {"x.0", 4}; /* a roofline needs known counts */
+    o.symbols = &batch;
+    o.n_symbols = 1;
+    size_t without = scratch_count(bytes, len, &o);
+    o.profiles = ps;
+    o.n_profiles = 1;
+    assert_int_equal(scratch_count(bytes, len, &o), without + 6);
+    oom_at_each_allocation(bytes, len, &o);
+    fl_profile_free(p);
     free(bytes);
     tg_free(g);
+}
+
+/* Each importer's buffers are scratch memory, counted against the memory
+ * limit; each failing in turn fails the import with FL_ENOMEM. (ONNX
+ * external data ranges: test_onnx_external.) */
+static void test_out_of_memory_in_importers(void **state) {
+    (void)state;
+    tg_graph *g = busy_graph();
+    size_t len;
+    uint8_t *bytes = tg_pack(g, &len);
+    /* GraphDef: the largest output port read of each node */
+    assert_true(fl_test_import_scratch_oom(FL_FORMAT_GRAPHDEF, bytes, len, NULL, 0) >= 1);
+    free(bytes);
+    tg_free(g);
+    /* ONNX: the value-name table */
+    bytes = fl_test_read_file(FL_TEST_DATA_DIR "/tiny_cnn.onnx", &len);
+    assert_non_null(bytes);
+    assert_true(fl_test_import_scratch_oom(FL_FORMAT_ONNX, bytes, len, NULL, 0) >= 1);
+    free(bytes);
+    /* TFLite: each subgraph's tensor producers, ports and nodes */
+    bytes = fl_test_read_file(FL_TEST_DATA_DIR "/tiny.tflite", &len);
+    assert_non_null(bytes);
+    assert_true(fl_test_import_scratch_oom(FL_FORMAT_TFLITE, bytes, len, NULL, 0) >= 3);
+    free(bytes);
+    /* TF.js: the JSON reader's state, the weights' name index and marks,
+     * then the GraphDef's port table */
+    static const char json[] =
+        "{\"format\":\"graph-model\",\"modelTopology\":{\"node\":["
+        "{\"name\":\"x\",\"op\":\"Placeholder\",\"attr\":{\"dtype\":{\"type\":"
+        "\"DT_FLOAT\"},\"shape\":{\"shape\":{\"dim\":[{\"size\":\"2\"},{\"size\":\"3\"}]}}}},"
+        "{\"name\":\"w\",\"op\":\"Const\",\"attr\":{\"dtype\":{\"type\":\"DT_FLOAT\"}}},"
+        "{\"name\":\"y\",\"op\":\"MatMul\",\"input\":[\"x\",\"w\"],\"attr\":{\"T\":"
+        "{\"type\":\"DT_FLOAT\"}}}]},\"weightsManifest\":[{\"paths\":[\"s.bin\"],"
+        "\"weights\":[{\"name\":\"w\",\"shape\":[3,4],\"dtype\":\"float32\"}]}]}";
+    float w[12] = {0};
+    fl_file shard = {"s.bin", w, sizeof w};
+    assert_true(fl_test_import_scratch_oom(FL_FORMAT_TFJS, json, strlen(json), &shard, 1) >= 4);
 }
 
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cancellation),
         cmocka_unit_test(test_out_of_memory_everywhere),
+        cmocka_unit_test(test_out_of_memory_in_importers),
         cmocka_unit_test(test_scratch_memory_limit),
         cmocka_unit_test(test_value_binding),
         cmocka_unit_test(test_tensor_value_binding),

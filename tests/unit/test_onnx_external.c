@@ -205,11 +205,27 @@ static void test_file_refs(void **state) {
     free(buf);
 }
 
+/* The resolved ranges (checked for overlap at the end of the import) are
+ * scratch memory under the memory limit, with the value-name table: each
+ * failing in turn fails the import with FL_ENOMEM. */
+static void test_out_of_memory(void **state) {
+    (void)state;
+    size_t len;
+    uint8_t *buf = model(S_EXT, W_EXT, &len);
+    fl_file f = {"w.bin", data, 2 * PAGE};
+    assert_true(fl_test_import_scratch_oom(FL_FORMAT_ONNX, buf, len, &f, 1) >= 2);
+    free(buf);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_values_read_from_the_file),  cmocka_unit_test(test_file_not_given),
-        cmocka_unit_test(test_no_length_reads_to_the_end), cmocka_unit_test(test_bad_ranges),
-        cmocka_unit_test(test_location_outside_model_dir), cmocka_unit_test(test_file_refs),
+        cmocka_unit_test(test_values_read_from_the_file),
+        cmocka_unit_test(test_file_not_given),
+        cmocka_unit_test(test_no_length_reads_to_the_end),
+        cmocka_unit_test(test_bad_ranges),
+        cmocka_unit_test(test_location_outside_model_dir),
+        cmocka_unit_test(test_file_refs),
+        cmocka_unit_test(test_out_of_memory),
     };
     return fl_test_exit(cmocka_run_group_tests(tests, setup, teardown));
 }

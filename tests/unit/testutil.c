@@ -3,6 +3,11 @@
  */
 #include "testutil.h"
 
+#include "graph/graph.h"
+#include "import/import.h"
+#include "util/arena.h"
+#include "util/diag.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,4 +70,61 @@ int fl_test_exit(int failed) {
         return 77;
     }
     return 0;
+}
+
+/* The fail hook of fl_test_import_scratch_oom: counts every allocation,
+ * remembers which were scratch, fails the fail_at-th (0: none). */
+#define MAX_IMPORT_SCRATCH 256
+typedef struct scratch_counter {
+    long calls, fail_at;
+    long at[MAX_IMPORT_SCRATCH];
+    size_t n_scratch;
+} scratch_counter;
+
+static bool count_scratch(void *arg) {
+    scratch_counter *c = arg;
+    ++c->calls;
+    if (fl__alloc_hook_is_scratch() && c->n_scratch < MAX_IMPORT_SCRATCH) {
+        c->at[c->n_scratch++] = c->calls;
+    }
+    return c->calls == c->fail_at;
+}
+
+static fl_status import_once(int fmt, const void *buf, size_t len, const fl_file *files,
+                             size_t n_files, scratch_counter *c) {
+    fl_arena a;
+    fl__arena_init(&a, (size_t)1 << 30);
+    fl_diag d;
+    fl__diag_init(&d, &a);
+    fl__arena_set_fail_hook(count_scratch, c);
+    fl_graph *g = fl__graph_new(&a);
+    fl_import_opts io = {1000000, 1 << 20, NULL};
+    fl_import_files fs = {files, n_files};
+    const uint8_t *b = buf;
+    fl_status st = !g                        ? FL_ENOMEM
+                   : fmt == FL_FORMAT_TFLITE ? fl__import_tflite(g, b, len, &io, &d)
+                   : fmt == FL_FORMAT_TFJS   ? fl__import_tfjs(g, b, len, &io, &fs, &d)
+                   : fmt == FL_FORMAT_ONNX   ? fl__import_onnx_files(g, b, len, &io, &fs, &d)
+                                             : fl__import_graphdef(g, b, len, &io, &d);
+    fl__arena_set_fail_hook(NULL, NULL);
+    fl__arena_free(&a);
+    return st;
+}
+
+size_t fl_test_import_scratch_oom(int fmt, const void *buf, size_t len, const fl_file *files,
+                                  size_t n_files) {
+    static scratch_counter none, c;
+    memset(&none, 0, sizeof none);
+    assert_int_equal(import_once(fmt, buf, len, files, n_files, &none), FL_OK);
+    assert_true(none.n_scratch < MAX_IMPORT_SCRATCH);
+    for (size_t j = 0; j < none.n_scratch; j++) {
+        memset(&c, 0, sizeof c);
+        c.fail_at = none.at[j];
+        fl_status st = import_once(fmt, buf, len, files, n_files, &c);
+        if (st != FL_ENOMEM) {
+            fail_msg("scratch allocation %zu of %zu (call %ld) failed, the import returned %s",
+                     j + 1, none.n_scratch, none.at[j], fl_status_name(st));
+        }
+    }
+    return none.n_scratch;
 }

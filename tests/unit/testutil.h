@@ -37,6 +37,15 @@ int fl_test_have_corpus(const char *what);
 /* Records a skip; false when FL_REQUIRE_ALL=1 forbids it. */
 int fl_test_skip_allowed(void);
 
+/* Imports `len` bytes of format `fmt` (with `files` for ONNX external data
+ * and TF.js shards) into a fresh graph once, counting the scratch
+ * allocations (util/arena.h fl__arena_scratch) the importer makes, then
+ * fails each of them in turn: the import must return FL_ENOMEM every time.
+ * Returns the count. The first import must succeed. */
+struct fl_file;
+size_t fl_test_import_scratch_oom(int fmt, const void *buf, size_t len, const struct fl_file *files,
+                                  size_t n_files);
+
 /* main's return value: `failed` (cmocka_run_group_tests) when a test failed,
  * else 77 when one was skipped, else 0. */
 int fl_test_exit(int failed);
