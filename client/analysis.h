@@ -21,8 +21,9 @@ int fl_cli_analysis_run(int argc, char **argv, fl_cli_analysis **out);
 
 const fl_report *fl_cli_analysis_report(const fl_cli_analysis *a);
 
-/* The i-th profile the estimates used (fl_report.roofline[i]); NULL in
- * remote mode, where the server resolved the names. */
+/* The i-th profile the estimates used (fl_report.roofline[i]); in remote
+ * mode the server's profile of that name (ListProfiles), NULL when the
+ * server has none of that name. */
 const fl_profile *fl_cli_analysis_profile(const fl_cli_analysis *a, size_t i);
 
 void fl_cli_analysis_free(fl_cli_analysis *a);

@@ -38,8 +38,8 @@ static bool parse_threshold(const char *s, fl_diff_threshold *t) {
 
 /* Whether `name` is a metric (the profile of time@NAME is checked later). */
 static bool is_metric_name(const char *name) {
-    static const char *const names[] = {"flops",         "macs",   "bytes", "bytes_read",
-                                        "bytes_written", "params", "nodes", "time"};
+    static const char *const names[] = {"flops",         "macs",   "int_ops", "bytes", "bytes_read",
+                                        "bytes_written", "params", "nodes",   "time"};
     if (strncmp(name, "after.", 6) == 0) {
         name += 6;
     }
@@ -281,6 +281,8 @@ bool fl_diff_metric(const fl_report *r, const char *metric, fl_diff_value *out) 
         *out = quantity_value(&t->flops);
     } else if (strcmp(m, "macs") == 0) {
         *out = quantity_value(&t->macs);
+    } else if (strcmp(m, "int_ops") == 0) {
+        *out = quantity_value(&t->int_ops);
     } else if (strcmp(m, "bytes") == 0) {
         *out = quantity_value(&t->bytes);
     } else if (strcmp(m, "bytes_read") == 0) {

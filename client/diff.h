@@ -13,8 +13,8 @@
 
 /* The metrics --fail-on knows, as listed in its usage error. */
 #define FL_DIFF_METRICS                                                                            \
-    "flops, macs, bytes, bytes_read, bytes_written, params, nodes, time, time@PROFILE (each "      \
-    "also as after.METRIC: after the rewrite passes)"
+    "flops, macs, int_ops, bytes, bytes_read, bytes_written, params, nodes, time, time@PROFILE "   \
+    "(each also as after.METRIC: after the rewrite passes)"
 
 /* One side's value of a metric: a known number, or a formula (symbolic). */
 typedef struct fl_diff_value {

@@ -18,7 +18,7 @@
 typedef struct op_side {
     bool present;
     int64_t count;
-    int64_t flops, macs, bytes;
+    int64_t flops, macs, int_ops, bytes;
     bool symbolic; /* some node's count is a formula: sums not shown */
 } op_side;
 
@@ -69,12 +69,13 @@ static void fill_side(op_row *rows, size_t n, const fl_report *r, int k) {
             continue;
         }
         op_side *s = &row->s[k];
-        if (!nd->flops.known || !nd->macs.known || !nd->bytes.known) {
+        if (!nd->flops.known || !nd->macs.known || !nd->int_ops.known || !nd->bytes.known) {
             s->symbolic = true;
             continue;
         }
         s->flops += nd->flops.value;
         s->macs += nd->macs.value;
+        s->int_ops += nd->int_ops.value;
         s->bytes += nd->bytes.value;
     }
 }
@@ -214,11 +215,13 @@ static fl_quantity known_q(int64_t v) {
 
 static void json_totals(FILE *f, const fl_totals *a, const fl_totals *b, const fl_report *ra,
                         const fl_report *rb) {
-    const char *names[] = {"flops", "macs", "bytes", "bytes_read", "bytes_written"};
-    const fl_quantity *qa[] = {&a->flops, &a->macs, &a->bytes, &a->bytes_read, &a->bytes_written};
-    const fl_quantity *qb[] = {&b->flops, &b->macs, &b->bytes, &b->bytes_read, &b->bytes_written};
+    const char *names[] = {"flops", "macs", "int_ops", "bytes", "bytes_read", "bytes_written"};
+    const fl_quantity *qa[] = {&a->flops, &a->macs,       &a->int_ops,
+                               &a->bytes, &a->bytes_read, &a->bytes_written};
+    const fl_quantity *qb[] = {&b->flops, &b->macs,       &b->int_ops,
+                               &b->bytes, &b->bytes_read, &b->bytes_written};
     fputc('{', f);
-    for (size_t k = 0; k < 5; k++) {
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
         fprintf(f, "%s\"%s\": ", k ? ",\n             " : "", names[k]);
         json_delta(f, qa[k], qb[k]);
     }
@@ -263,13 +266,15 @@ static void json_op_side(FILE *f, const op_side *s) {
     if (!s->present) {
         fputs("null", f);
     } else if (s->symbolic) {
-        fprintf(f, "{\"count\": %" PRId64 ", \"flops\": null, \"macs\": null, \"bytes\": null}",
+        fprintf(f,
+                "{\"count\": %" PRId64
+                ", \"flops\": null, \"macs\": null, \"int_ops\": null, \"bytes\": null}",
                 s->count);
     } else {
         fprintf(f,
                 "{\"count\": %" PRId64 ", \"flops\": %" PRId64 ", \"macs\": %" PRId64
-                ", \"bytes\": %" PRId64 "}",
-                s->count, s->flops, s->macs, s->bytes);
+                ", \"int_ops\": %" PRId64 ", \"bytes\": %" PRId64 "}",
+                s->count, s->flops, s->macs, s->int_ops, s->bytes);
     }
 }
 
@@ -392,6 +397,10 @@ static void text_totals(FILE *f, const fl_totals *a, const fl_totals *b, const f
                         const fl_report *rb) {
     text_row(f, "FLOPs", &a->flops, &b->flops);
     text_row(f, "MACs", &a->macs, &b->macs);
+    if (!(a->int_ops.known && a->int_ops.value == 0 && b->int_ops.known &&
+          b->int_ops.value == 0)) { /* integer ops of quantized ops: shown when there are any */
+        text_row(f, "int ops", &a->int_ops, &b->int_ops);
+    }
     text_row(f, "bytes", &a->bytes, &b->bytes);
     char na[24], nb[24];
     snprintf(na, sizeof na, "%" PRId64, a->nodes);

@@ -3,14 +3,13 @@
  * named past or cache) or a sequence symbol, the cost per token of prefill
  * (past = 0, seq = prompt) and decode (seq = 1 at a context), the KV-cache
  * bytes per token and at the context, and each phase's arithmetic intensity
- * (FLOPs per byte moved). Each phase is one more analysis with those
- * bindings, in-process or on the server.
+ * (FLOPs per byte moved). The engine computes it (fl_report.llm), locally
+ * or on the server; this prints it and maps the CLI's options.
  */
 #ifndef FL_CLIENT_LLM_H
 #define FL_CLIENT_LLM_H
 
 #include "foldline/foldline.h"
-#include "roofcli.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -26,11 +25,13 @@ typedef struct fl_llm_cli {
  * one (value consumed), 0 when not ours, 2 on a bad value (printed). */
 int fl_llm_cli_option(fl_llm_cli *lc, int argc, char **argv, int *i);
 
-/* Prints the view after the report `base` of the graph (nothing when the
- * graph has neither a KV cache nor a sequence symbol). opt: the options of
- * `base`; be: NULL for in-process analyses. Returns 0 or an exit status
- * (the failure printed). */
-int fl_llm_view(FILE *f, const fl_llm_cli *lc, const fl_report *base, const unsigned char *buf,
-                size_t len, const fl_options *opt, const fl_roof_backend *be, const char *model);
+/* The fl_options fields of the view as lc asks: on unless --no-llm. */
+void fl_llm_cli_apply(const fl_llm_cli *lc, fl_options *o);
+
+/* Prints the view of r (r->llm) after its text report; nothing without. */
+void fl_llm_view(FILE *f, const fl_report *r);
+
+/* Prints r->llm as a JSON value (null without a view). */
+void fl_llm_json(FILE *f, const fl_report *r);
 
 #endif

@@ -770,11 +770,6 @@ static int prepare_command(cli *c, int argc, char **argv, bool optimize) {
     return rc;
 }
 
-/* The LLM view follows the text report of `analyze` (llm.h). */
-static bool show_llm(const cli *c) {
-    return !c->optimize && !c->json && !c->summary && !c->llm.off;
-}
-
 /* Prints the report as asked (writing the graph for optimize); the exit
  * status: EXIT_PARTIAL with --require-complete when it is partial. */
 static int print_report(const cli *c, const fl_report *r) {
@@ -787,6 +782,7 @@ static int print_report(const cli *c, const fl_report *r) {
         fl_print_json(stdout, r, c->model);
     } else {
         fl_print_text(stdout, r, c->model, (size_t)c->top);
+        fl_llm_view(stdout, r); /* when the engine computed it (fl_options.llm) */
     }
     if (rc == 0 && c->require_complete && !r->complete) {
         fprintf(stderr,
@@ -804,6 +800,9 @@ static int run_command(int argc, char **argv, bool optimize) {
     if (rc) {
         cli_free(&c);
         return rc;
+    }
+    if (!optimize) { /* the LLM view of a decoder (llm.h) */
+        fl_llm_cli_apply(&c.llm, &c.opt);
     }
     char err[1024];
     fl_cli_model m;
@@ -843,10 +842,6 @@ static int run_command(int argc, char **argv, bool optimize) {
             return rf == FL_REMOTE_ENGINE ? fl_cli_exit_of(est) : EXIT_IO;
         }
         rc = print_report(&c, r); /* optimize: the server sent the graph back */
-        if (rc == 0 && show_llm(&c)) {
-            fl_roof_backend be = {remote_sweep_analyze, fl_remote_report_free, NULL};
-            rc = fl_llm_view(stdout, &c.llm, r, m.bytes, m.len, &c.opt, &be, c.model);
-        }
         fl_cli_model_close(&m);
         fl_remote_report_free(r);
         cli_free(&c);
@@ -881,9 +876,6 @@ static int run_command(int argc, char **argv, bool optimize) {
         return fl_cli_exit_of(st);
     }
     rc = print_report(&c, r);
-    if (rc == 0 && show_llm(&c)) {
-        rc = fl_llm_view(stdout, &c.llm, r, m.bytes, m.len, &c.opt, NULL, c.model);
-    }
     fl_cli_model_close(&m);
     fl_report_free(r);
     cli_free(&c);
@@ -952,7 +944,28 @@ struct fl_cli_analysis {
     fl_report *r;
     char **argv; /* copies: the parser cuts bindings at their '=' */
     int argc;
+    /* Remote mode: the server's profiles (ListProfiles), so that a card or
+     * report names and draws the profiles the server estimated with, as
+     * local mode does with its own. */
+    fl_profile_set server_profiles;
+    char *server_dir;
+    bool has_server_profiles;
 };
+
+/* Remote mode, estimates asked: fetches the server's profiles once. */
+static int fetch_server_profiles(fl_cli_analysis *a) {
+    if (!remote.server || !a->r->n_roofline) {
+        return 0;
+    }
+    char err[1024];
+    if (fl_remote_list_profiles(&remote, &a->server_profiles, &a->server_dir, err, sizeof err) !=
+        FL_REMOTE_OK) {
+        fprintf(stderr, "foldline: server %s: %s\n", remote.server, err);
+        return EXIT_IO;
+    }
+    a->has_server_profiles = true;
+    return 0;
+}
 
 int fl_cli_analysis_run(int argc, char **argv, fl_cli_analysis **out) {
     fl_cli_analysis *a = calloc(1, sizeof *a);
@@ -976,6 +989,9 @@ int fl_cli_analysis_run(int argc, char **argv, fl_cli_analysis **out) {
     if (rc == 0) {
         rc = analyze_model(&a->c, &a->r);
     }
+    if (rc == 0) {
+        rc = fetch_server_profiles(a);
+    }
     if (rc) {
         fl_cli_analysis_free(a);
         return rc;
@@ -989,13 +1005,24 @@ const fl_report *fl_cli_analysis_report(const fl_cli_analysis *a) {
 }
 
 const fl_profile *fl_cli_analysis_profile(const fl_cli_analysis *a, size_t i) {
-    return i < a->c.opt.n_profiles ? a->c.opt.profiles[i] : NULL;
+    if (!a->has_server_profiles) {
+        return i < a->c.opt.n_profiles ? a->c.opt.profiles[i] : NULL;
+    }
+    for (size_t k = 0; i < a->r->n_roofline && k < a->server_profiles.n; k++) {
+        if (strcmp(a->server_profiles.profiles[k]->name, a->r->roofline[i].profile) == 0) {
+            return a->server_profiles.profiles[k];
+        }
+    }
+    return NULL;
 }
 
 void fl_cli_analysis_free(fl_cli_analysis *a) {
     if (a) {
         if (a->r) {
             release_report(a->r);
+        }
+        if (a->has_server_profiles) {
+            fl_remote_profiles_free(&a->server_profiles, a->server_dir);
         }
         cli_free(&a->c);
         for (int i = 0; i < a->argc; i++) {

@@ -9,6 +9,7 @@
  */
 #include "print.h"
 
+#include "llm.h"
 #include "roofcli.h"
 #include "textfmt.h"
 
@@ -350,6 +351,8 @@ void fl_print_json(FILE *f, const fl_report *r, const char *model_path) {
     json_strs(f, r->warnings, r->n_warnings);
     fprintf(f, ",\n  \"roofline\": ");
     fl_print_roofline_json(f, r, "");
+    fprintf(f, ",\n  \"llm\": ");
+    fl_llm_json(f, r);
     if (r->nodes) {
         fprintf(f, ",\n  \"nodes\": [");
         for (size_t i = 0; i < r->n_nodes_detail; i++) {
@@ -396,7 +399,9 @@ void fl_print_summary(FILE *f, const fl_report *r, const char *model_path) {
             fputs("null, \"speedup\": null}", f);
         }
     }
-    fprintf(f, "%s]\n}\n", r->n_roofline ? "\n  " : "");
+    fprintf(f, "%s],\n  \"llm\": ", r->n_roofline ? "\n  " : "");
+    fl_llm_json(f, r);
+    fprintf(f, "\n}\n");
 }
 
 void fl_print_json_str(FILE *f, const char *s) {

@@ -36,6 +36,7 @@ static const fl_remote_host *host;
 typedef struct req_parts {
     Foldline__V1__AnalyzeOptions options;
     Foldline__V1__Limits limits;
+    Foldline__V1__LlmOptions llm;
     Foldline__V1__InputShape *inputs, **input_ptrs;
     Foldline__V1__SymbolBinding *symbols, **symbol_ptrs;
     Foldline__V1__ValueBinding *values, **value_ptrs;
@@ -172,6 +173,13 @@ static bool build_options(const fl_options *o, req_parts *p) {
                            : FOLDLINE__V1__REMAPPER_MODE__REMAPPER_MODE_STANDARD;
     m->max_folded_bytes = o->max_folded_bytes;
     m->cudnn_persistent_batchnorm = o->cudnn_persistent_batchnorm;
+    if (o->llm) {
+        foldline__v1__llm_options__init(&p->llm);
+        p->llm.enabled = true;
+        p->llm.prompt = o->llm_prompt;
+        p->llm.context = o->llm_context;
+        m->llm = &p->llm;
+    }
     return true;
 }
 

@@ -535,23 +535,42 @@ void fl_print_roofline_json(FILE *f, const fl_report *r, const char *indent) {
 /* Sweep                                                                      */
 /* ------------------------------------------------------------------------- */
 
-static void sweep_header(const fl_roof_cli *rc, const char *model, size_t n,
-                         const char *(*name)(const void *, size_t), const void *arg) {
-    printf("sweep of %s over %s (times: the graph as given -> after the rewrite passes)\n"
-           "  %-12s %-24s",
-           rc->sweep_sym, model, rc->sweep_sym, "FLOPs");
-    for (size_t k = 0; k < n; k++) {
-        printf(" %24.24s", name(arg, k));
+/* The table's head, from the first point's report: its profiles and, for
+ * a decoder, the LLM view's columns (prompt and context of that view). */
+static void sweep_header(const fl_roof_cli *rc, const char *model, const fl_report *r) {
+    printf("sweep of %s over %s (times: the graph as given -> after the rewrite passes",
+           rc->sweep_sym, model);
+    if (r->llm) {
+        printf("; LLM view at prompt %" PRId64 ", context %" PRId64, r->llm->prompt,
+               r->llm->context);
+    }
+    printf(")\n  %-12s %-24s", rc->sweep_sym, "FLOPs");
+    for (size_t k = 0; k < r->n_roofline; k++) {
+        printf(" %24.24s", r->roofline[k].profile);
+    }
+    if (r->llm) {
+        printf(" %18s %18s %14s", "prefill FLOPs/tok", "decode FLOPs/tok", "KV bytes/tok");
     }
     printf("\n");
 }
 
-static const char *opt_profile_name(const void *arg, size_t k) {
-    return ((const fl_options *)arg)->profiles[k]->name;
-}
-
-static const char *report_profile_name(const void *arg, size_t k) {
-    return ((const fl_report *)arg)->roofline[k].profile;
+/* One point's row: FLOPs, the time per profile, the LLM view's figures. */
+static void sweep_row(int64_t value, const fl_report *r, bool llm) {
+    printf("  %-12" PRId64 " %-24s", value, r->totals.flops.text);
+    for (size_t k = 0; k < r->n_roofline; k++) {
+        char tb[32], ta[32], cell[80];
+        const fl_roofline_result *res = &r->roofline[k];
+        snprintf(cell, sizeof cell, "%s -> %s", fmt_time(res->before->time_s, tb, sizeof tb),
+                 res->after ? fmt_time(res->after->time_s, ta, sizeof ta) : "n/a");
+        printf(" %24s", cell);
+    }
+    if (llm && r->llm) {
+        printf(" %18.1f %18.1f %14.0f", r->llm->prefill.flops_per_token,
+               r->llm->decode.flops_per_token, r->llm->kv_bytes_per_token);
+    } else if (llm) {
+        printf(" %18s %18s %14s", "n/a", "n/a", "n/a");
+    }
+    printf("\n");
 }
 
 int fl_roof_cli_sweep(fl_roof_cli *rc, const unsigned char *buf, size_t len, fl_options *opt,
@@ -577,9 +596,8 @@ int fl_roof_cli_sweep(fl_roof_cli *rc, const unsigned char *buf, size_t len, fl_
             printf("%s%" PRId64, i ? ", " : "", rc->sweep_vals[i]);
         }
         printf("]},\n\"results\": [\n");
-    } else if (!be) {
-        sweep_header(rc, model, opt->n_profiles, opt_profile_name, opt);
     }
+    bool llm = false; /* the first point has the LLM view's columns */
     int ret = 0;
     size_t partial = 0;
     for (size_t i = 0; i < rc->n_sweep; i++) {
@@ -592,9 +610,6 @@ int fl_roof_cli_sweep(fl_roof_cli *rc, const unsigned char *buf, size_t len, fl_
                 fprintf(stderr, "foldline: %s: %s=%" PRId64 ": %s\n", model, rc->sweep_sym,
                         rc->sweep_vals[i], err);
                 break;
-            }
-            if (!json && i == 0) {
-                sweep_header(rc, model, r->n_roofline, report_profile_name, r);
             }
         } else {
             fl_status st = fl_analyze(buf, len, &o, &r);
@@ -609,22 +624,17 @@ int fl_roof_cli_sweep(fl_roof_cli *rc, const unsigned char *buf, size_t len, fl_
         if (!r->complete) {
             partial++;
         }
+        if (!json && i == 0) {
+            sweep_header(rc, model, r);
+            llm = r->llm != NULL;
+        }
         if (json) {
             if (i) {
                 printf(",\n");
             }
             (rc->summary ? fl_print_summary : fl_print_json)(stdout, r, model);
         } else {
-            printf("  %-12" PRId64 " %-24s", rc->sweep_vals[i], r->totals.flops.text);
-            for (size_t k = 0; k < r->n_roofline; k++) {
-                char tb[32], ta[32], cell[80];
-                const fl_roofline_result *res = &r->roofline[k];
-                snprintf(cell, sizeof cell, "%s -> %s",
-                         fmt_time(res->before->time_s, tb, sizeof tb),
-                         res->after ? fmt_time(res->after->time_s, ta, sizeof ta) : "n/a");
-                printf(" %24s", cell);
-            }
-            printf("\n");
+            sweep_row(rc->sweep_vals[i], r, llm);
         }
         if (be) {
             be->free_report(r);

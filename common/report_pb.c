@@ -392,6 +392,38 @@ static const row other_ledger_rows[] = {
 MAP(other_ledger_map, foldline__v1__ledger_entry__descriptor, fl_report_ledger_entry,
     other_ledger_rows);
 
+static const row llm_phase_rows[] = {
+    R("past", K_I64, fl_llm_phase, past),
+    R("seq", K_I64, fl_llm_phase, seq),
+    R("tokens", K_I64, fl_llm_phase, tokens),
+    R("flops", K_I64, fl_llm_phase, flops),
+    R("macs", K_I64, fl_llm_phase, macs),
+    R("int_ops", K_I64, fl_llm_phase, int_ops),
+    R("bytes", K_I64, fl_llm_phase, bytes),
+    R("kv_bytes", K_I64, fl_llm_phase, kv_bytes),
+    R("flops_per_token", K_DOUBLE, fl_llm_phase, flops_per_token),
+    R("macs_per_token", K_DOUBLE, fl_llm_phase, macs_per_token),
+    R("bytes_per_token", K_DOUBLE, fl_llm_phase, bytes_per_token),
+    R("intensity", K_DOUBLE, fl_llm_phase, intensity),
+};
+MAP(llm_phase_map, foldline__v1__llm_phase__descriptor, fl_llm_phase, llm_phase_rows);
+
+static const row llm_rows[] = {
+    R("prompt", K_I64, fl_report_llm, prompt),
+    R("context", K_I64, fl_report_llm, context),
+    R("seq_symbol", K_STR, fl_report_llm, seq_symbol),
+    R("past_symbol", K_OPT_STR, fl_report_llm, past_symbol),
+    R("token_input", K_OPT_STR, fl_report_llm, token_input),
+    RP("total_symbols", K_STRS, fl_report_llm, total_symbols, n_total_symbols),
+    RP("other_symbols", K_STRS, fl_report_llm, other_symbols, n_other_symbols),
+    R("kv_inputs", K_I64, fl_report_llm, kv_inputs),
+    RM("prefill", fl_report_llm, prefill, llm_phase_map),
+    RM("decode", fl_report_llm, decode, llm_phase_map),
+    R("kv_bytes_per_token", K_DOUBLE, fl_report_llm, kv_bytes_per_token),
+    R("kv_bytes_at_context", K_DOUBLE, fl_report_llm, kv_bytes_at_context),
+};
+MAP(llm_map, foldline__v1__llm_view__descriptor, fl_report_llm, llm_rows);
+
 static const row reply_rows[] = {
     RX("foldline_version", K_VERSION),
     RSELF("graph", graph_map),
@@ -415,6 +447,7 @@ static const row reply_rows[] = {
     RA("nodes_after", fl_report, nodes_after, n_nodes_after, node_map, "has_nodes_after"),
     RX("has_nodes_after", K_HOOK),
     RX("other_ledger", K_HOOK), /* ledger_to_pb / ledger_from_pb */
+    RPTR("llm", fl_report, llm, llm_map),
 };
 MAP(reply_map, foldline__v1__analyze_reply__descriptor, fl_report, reply_rows);
 

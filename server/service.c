@@ -468,6 +468,18 @@ static bool options_from_request(fl_call *c, const Foldline__V1__AnalyzeOptions 
         return false;
     }
     o->per_node = ro->per_node;
+    if (ro->llm && ro->llm->enabled) {
+        if (ro->llm->prompt < 0 || ro->llm->context < 0 || ro->llm->context == 1) {
+            fl_call_fail(c, GRPC_STATUS_INVALID_ARGUMENT,
+                         "options.llm: prompt %" PRId64 " and context %" PRId64
+                         " must be >= 1 and >= 2 (0: the defaults 128 and 1024)",
+                         ro->llm->prompt, ro->llm->context);
+            return false;
+        }
+        o->llm = true;
+        o->llm_prompt = ro->llm->prompt;
+        o->llm_context = ro->llm->context;
+    }
     return true;
 }
 

@@ -187,6 +187,14 @@ typedef struct fl_options {
      * the names a model refers to. */
     const fl_file *files;
     size_t n_files;
+
+    /* The LLM view of a decoder (fl_report.llm): when set and the graph has
+     * a KV cache or a sequence symbol, the graph is analysed twice more,
+     * once per phase of generation (prefill of llm_prompt tokens, decode of
+     * one token at a context of llm_context). Off by default. */
+    bool llm;
+    int64_t llm_prompt;  /* prefill tokens per sequence; 0: 128 */
+    int64_t llm_context; /* decode context (past + the new token); 0: 1024; else >= 2 */
 } fl_options;
 
 /* Fills defaults (no bindings, auto format, limits as documented above) and
@@ -333,6 +341,46 @@ typedef struct fl_report_ledger_entry {
     const char *detail;
 } fl_report_ledger_entry;
 
+/* One phase of the LLM view: the graph as given analysed with the phase's
+ * bindings (every symbol bound; no passes, no profiles). */
+typedef struct fl_llm_phase {
+    int64_t past;                        /* the past symbol's value (0 without a KV cache) */
+    int64_t seq;                         /* the sequence symbol's value */
+    int64_t tokens;                      /* tokens the phase accounts for (see fl_report_llm) */
+    int64_t flops, macs, int_ops, bytes; /* the phase's totals */
+    int64_t kv_bytes;                    /* bytes of the KV-cache inputs */
+    /* Per token (the totals over `tokens`) and the arithmetic intensity
+     * (flops over bytes; 0 when nothing moves). */
+    double flops_per_token, macs_per_token, bytes_per_token, intensity;
+} fl_llm_phase;
+
+/* The LLM view of a decoder (fl_options.llm). Roles come from the graph as
+ * given: KV-cache inputs are inputs of rank >= 3 whose name contains "past"
+ * or "cache"; the past symbol is the dim before the last of the first of
+ * them; the sequence symbol is a symbol whose name contains "seq" (and not
+ * "past"), else dim 1 of the first rank-2 input that is not a KV input. A
+ * symbol naming "total" (or both "past" and "seq") is bound to past + seq;
+ * every other free symbol to 1 unless fl_options.symbols binds it.
+ * Prefill: past = 0, seq = prompt; its tokens are the elements of the
+ * sequence input (batch x seq). Decode with a KV cache: seq = 1, past =
+ * context - 1; without one, seq = context (the context is recomputed); its
+ * tokens are the new tokens (the sequence input's elements over seq). */
+typedef struct fl_report_llm {
+    int64_t prompt, context;
+    const char *seq_symbol;
+    const char *past_symbol; /* NULL: no KV cache */
+    const char *token_input; /* the sequence input; NULL: tokens = seq */
+    size_t n_total_symbols;  /* bound to past + seq */
+    const char *const *total_symbols;
+    size_t n_other_symbols; /* free symbols bound to 1 */
+    const char *const *other_symbols;
+    int64_t kv_inputs; /* KV-cache inputs */
+    fl_llm_phase prefill, decode;
+    /* KV-cache bytes per token of context (decode's kv_bytes over context -
+     * 1) and at the context (that times the context); 0 without a cache. */
+    double kv_bytes_per_token, kv_bytes_at_context;
+} fl_report_llm;
+
 typedef struct fl_report {
     /* Set when fl_analyze failed: one line naming the problem. */
     const char *error;
@@ -420,6 +468,11 @@ typedef struct fl_report {
      * type. 32/64-bit integer, bool and string constants (shapes, axes,
      * indices, quantized models' int32 biases) are not counted. */
     int64_t params;
+
+    /* With fl_options.llm, for a graph with a KV cache or a sequence
+     * symbol: the LLM view. NULL otherwise, and when a phase's analysis
+     * failed (a warning then says why). */
+    const fl_report_llm *llm;
 } fl_report;
 
 /* Analyses `len` bytes of a model. On success returns FL_OK and *out. On

@@ -5,6 +5,7 @@
  * report is copied into its own arena (the report_mem the report heads) so
  * that it outlives the IR and can be handed to another thread.
  */
+#include "api/llm.h"
 #include "api/report.h"
 #include "cost/cost.h"
 #include "cost/roofline.h"
@@ -317,6 +318,11 @@ fl_status fl_analyze(const void *bytes, size_t len, const fl_options *opt_in, fl
     }
     *out = r;
     fl_arena *ra = report_arena(r);
+    const char *bad = opt->llm ? fl__llm_check(opt) : NULL;
+    if (bad) {
+        r->error = bad; /* a static string */
+        return FL_EUSAGE;
+    }
 
     fl_arena arena;
     fl__arena_init(&arena, opt->max_memory_bytes);
@@ -416,5 +422,8 @@ fl_status fl_analyze(const void *bytes, size_t len, const fl_options *opt_in, fl
         st = d.status;
     }
     fl__arena_free(&arena);
+    if (st == FL_OK && opt->llm) { /* after the analysis's memory is released */
+        st = fl__llm_view(bytes, len, opt, ra, r);
+    }
     return st;
 }

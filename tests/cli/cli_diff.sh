@@ -27,7 +27,7 @@ def eq(what, got, want):
         errs.append("%s: got %r, want %r" % (what, got, want))
 eq("after present", d["after"] is None, "after" not in a)
 for block in ("totals", "after") if "after" in a else ("totals",):
-    for k in ("flops", "macs", "bytes", "bytes_read", "bytes_written"):
+    for k in ("flops", "macs", "int_ops", "bytes", "bytes_read", "bytes_written"):
         x, y = a[block][k], b[block][k]
         eq(block + "." + k + ".base", d[block][k]["base"], x)
         eq(block + "." + k + ".new", d[block][k]["new"], y)
@@ -88,6 +88,23 @@ BASE_OPTS="--bind input.0=4" NEW_OPTS="--bind N=4" diff_vs_analyze tiny_cross_ba
 diff_vs_analyze tiny_symbolic "$pb" "$onnx"
 diff_vs_analyze tiny_same "$pb" "$pb"
 
+# Integer ops: a float TFLite model against an int8 one (int8 CONV_2D and
+# FULLY_CONNECTED count integer ops, never FLOPs): the delta is the int8
+# model's analyze total, the gate fires just above it and not at it.
+tfl="$data/tiny.tflite"
+int8="$data/tiny_int8.tflite"
+diff_vs_analyze tflite_int_ops "$tfl" "$int8"
+"$bin" analyze "$int8" --json --no-llm >"$tmp/i8.json"
+iops=$("$py" -c "import json,sys; print(json.load(open(sys.argv[1]))['totals']['int_ops']['value'])" "$tmp/i8.json")
+"$bin" diff "$tfl" "$int8" --json >"$tmp/d.json"
+check int_ops_delta 0 "0 $iops $iops" -- json_get "$tmp/d.json" '"%s %s %s" % (d["totals"]["int_ops"]["base"]["value"], d["totals"]["int_ops"]["new"]["value"], d["totals"]["int_ops"]["delta"])'
+check int_ops_nonzero 0 "" -- test "$iops" -gt 0
+check int_ops_text 0 "int ops" -- "$bin" diff "$tfl" "$int8"
+check int_ops_gate_at 0 "" -- "$bin" diff "$tfl" "$int8" --fail-on "int_ops:+$iops"
+check int_ops_gate_below 1 "" -- "$bin" diff "$tfl" "$int8" --fail-on "int_ops:+$((iops - 1))"
+check int_ops_gate_after 1 "" -- "$bin" diff "$tfl" "$int8" --fail-on "after.int_ops:+$((iops - 1))"
+check int_ops_ops_sum 0 "$iops" -- json_get "$tmp/d.json" 'sum((o["new"] or {}).get("int_ops") or 0 for o in d["ops"])'
+
 # Parameters from the architecture (mkmodels.c): GraphDef conv1 3x3x3x8 + 8,
 # conv2 3x3x8x16 + 16, fc 16x10 + 10 = 1562 (the int32 reduction indices of
 # Mean are not parameters); ONNX the same plus BatchNormalization's four
@@ -143,7 +160,7 @@ check fail_time_below 1 "time@a100-80gb" -- "$bin" diff "$pb" "$onnx" "${b[@]}" 
 check fail_time_above 0 "" -- "$bin" diff "$pb" "$onnx" "${b[@]}" --profile a100-80gb --fail-on "time@a100-80gb:${tpct#* }%"
 
 # --- usage errors (exit 2) and I/O ------------------------------------------
-check unknown_metric 2 "the metrics: flops, macs, bytes" -- "$bin" diff "$pb" "$onnx" --fail-on latency:+5%
+check unknown_metric 2 "the metrics: flops, macs, int_ops, bytes" -- "$bin" diff "$pb" "$onnx" --fail-on latency:+5%
 check bad_threshold 2 "is not a threshold" -- "$bin" diff "$pb" "$onnx" --fail-on flops:+five%
 check no_colon 2 "METRIC:+N%" -- "$bin" diff "$pb" "$onnx" --fail-on flops
 check one_model 2 "diff needs BASE and NEW" -- "$bin" diff "$pb"

@@ -47,8 +47,29 @@ check batch_kv 0 "KV cache  1024 bytes per token of context (4 inputs), 32768 by
 check defaults 0 "LLM view  prompt 128, context 1024" -- "$bin" analyze "$m"
 "$bin" analyze "$m" --no-llm >"$tmp/n" 2>&1
 expect no_llm "$(grep -c 'LLM view' "$tmp/n")" 0
-"$bin" analyze "$m" --json >"$tmp/j" 2>&1
-expect json_has_no_view "$(grep -c 'LLM view' "$tmp/j")" 0
+# JSON: the same figures as the text (the closed form at P=0, S=8 and at
+# context 32), the roles, and null with --no-llm or for a graph that is not
+# a decoder.
+jq_py() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
+"$bin" analyze "$m" --json --prompt 8 --context 32 >"$tmp/j" 2>&1
+expect json_prefill "$(jq_py "$tmp/j" 'd["llm"]["prefill"]["macs_per_token"], d["llm"]["prefill"]["macs"], d["llm"]["prefill"]["tokens"]')" "7168 {'value': 57344} 8"
+expect json_decode "$(jq_py "$tmp/j" 'd["llm"]["decode"]["macs_per_token"], d["llm"]["decode"]["past"], d["llm"]["decode"]["seq"]')" "8704 31 1"
+expect json_kv "$(jq_py "$tmp/j" 'd["llm"]["kv_bytes_per_token"], d["llm"]["kv_bytes_at_context"], d["llm"]["decode"]["kv_bytes"]')" "256 8192 7936"
+expect json_roles "$(jq_py "$tmp/j" 'd["llm"]["seq_symbol"], d["llm"]["past_symbol"], d["llm"]["token_input"], d["llm"]["other_symbols"]')" "seq past input_ids ['batch']"
+"$bin" analyze "$m" --summary --prompt 8 --context 32 >"$tmp/s" 2>&1
+expect summary_llm "$(jq_py "$tmp/s" 'd["llm"]["decode"]["macs_per_token"]')" "8704"
+"$bin" analyze "$m" --json --no-llm >"$tmp/jn" 2>&1
+expect json_no_llm "$(jq_py "$tmp/jn" 'd["llm"]')" "None"
+"$bin" analyze "$data/tiny_cnn.onnx" --json >"$tmp/jc" 2>&1
+expect json_cnn_null "$(jq_py "$tmp/jc" 'd["llm"]')" "None"
+# --sweep over batch: the view per point (the decode row of the view at
+# --bind batch=4 above; the cache 256 bytes per token per sequence) in the
+# table and in each record.
+"$bin" analyze "$m" --prompt 8 --context 32 --sweep batch=1,4 >"$tmp/sw" 2>&1
+expect sweep_cols "$(awk '$1 == "4" { print $(NF-1), $NF }' "$tmp/sw")" "$(field "$tmp/b" decode 3) 1024"
+expect sweep_head "$(grep -c 'LLM view at prompt 8, context 32' "$tmp/sw")" 1
+"$bin" analyze "$m" --prompt 8 --context 32 --sweep batch=1,4 --json >"$tmp/swj" 2>&1
+expect sweep_json "$(jq_py "$tmp/swj" '[r["llm"]["prefill"]["macs_per_token"] for r in d["results"]], [r["llm"]["kv_bytes_per_token"] for r in d["results"]]')" "[7168, 7168] [256, 1024]"
 check bad_prompt 2 "--prompt expects an integer >= 1, got '0'" -- "$bin" analyze "$m" --prompt 0
 check bad_context 2 "--context must be at least 2" -- "$bin" analyze "$m" --context 1
 # A graph without a sequence symbol or a KV cache shows no view.

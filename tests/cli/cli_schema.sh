@@ -84,10 +84,35 @@ a = json.loads(json.dumps(d)); a["totals"]["flops"] = "617852*input.0"; json.dum
 b = json.loads(json.dumps(d)); del b["complete"]; json.dump(b, open(t + "/bad2.json", "w"))
 c = json.loads(json.dumps(d)); c["totals"]["macs"] = {"value": 1, "formula": "x"}; json.dump(c, open(t + "/bad3.json", "w"))
 e = json.loads(json.dumps(d)); e["schema_version"] = 3; json.dump(e, open(t + "/bad4.json", "w"))
+# Closed objects: a key the schema does not name is an error, at the top
+# (unevaluatedProperties beside the shared head) and inside.
+f = json.loads(json.dumps(d)); f["flopz"] = 1; json.dump(f, open(t + "/bad5.json", "w"))
+g = json.loads(json.dumps(d)); g["totals"]["flopz"] = {"value": 1}; json.dump(g, open(t + "/bad6.json", "w"))
+h = json.loads(json.dumps(d)); h["options"]["limits"]["max_flopz"] = 1; json.dump(h, open(t + "/bad7.json", "w"))
 PYEOF
-for k in 1 2 3 4; do
+for k in 1 2 3 4 5 6 7; do
   check "invalid_$k" 1 "0 of 1 record" -- "$py" "$validate" "$tmp/schema.json" record "$tmp/bad$k.json"
 done
+
+# The LLM view of a decoder (tests/data/tiny_decoder.onnx) in a record, a
+# summary and a sweep; an unknown key inside it is an error too.
+dec="$data/tiny_decoder.onnx"
+llm_rec=$(doc analyze "$dec" --json --prompt 8 --context 32)
+valid record data_llm_record "$llm_rec"
+valid summary data_llm_summary "$(doc analyze "$dec" --summary)"
+valid sweep data_llm_sweep "$(doc analyze "$dec" --sweep batch=1,2 --json --prompt 8 --context 32)"
+check llm_present 0 "16173.875" -- "$py" -c "import json,sys; print(json.load(open(sys.argv[1]))['llm']['prefill']['flops_per_token'])" "$llm_rec"
+"$py" -c "import json,sys; d=json.load(open(sys.argv[1])); d['llm']['decode']['tokenz'] = 1; json.dump(d, open(sys.argv[2], 'w'))" "$llm_rec" "$tmp/bad8.json"
+check invalid_8 1 "0 of 1 record" -- "$py" "$validate" "$tmp/schema.json" record "$tmp/bad8.json"
+# Summaries, sweeps and diffs are closed as well.
+"$py" - "$tmp" "$(doc analyze "$pb" --summary)" "$(doc diff "$pb" "$onnx" --json)" <<'PYEOF'
+import json, sys
+t = sys.argv[1]
+s = json.load(open(sys.argv[2])); s["extra"] = True; json.dump(s, open(t + "/bad9.json", "w"))
+d = json.load(open(sys.argv[3])); d["base"]["extra"] = True; json.dump(d, open(t + "/bad10.json", "w"))
+PYEOF
+check invalid_summary_key 1 "0 of 1 summary" -- "$py" "$validate" "$tmp/schema.json" summary "$tmp/bad9.json"
+check invalid_diff_key 1 "0 of 1 diff" -- "$py" "$validate" "$tmp/schema.json" diff "$tmp/bad10.json"
 
 # Every corpus model: its record (with per-node detail and the passes) and
 # its summary.

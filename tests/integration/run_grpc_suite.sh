@@ -2,11 +2,13 @@
 # Runs tests/integration/grpc_suite.py: generates the Python stubs from proto/
 # into a temporary directory, then calls the suite with a Python 3 that has
 # Debian's grpcio and grpc-tools.
-# Usage: run_grpc_suite.sh FOLDLINED FOLDLINE SOURCE_DIR
+# Usage: run_grpc_suite.sh FOLDLINED FOLDLINE SOURCE_DIR [SUITE]
+# SUITE: the script under tests/integration (default grpc_suite.py).
 set -u
 foldlined="$1"
 foldline="$2"
 src="$3"
+suite="${4:-grpc_suite.py}"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -39,5 +41,5 @@ mkdir -p "$tmp/stubs"
 (cd "$src" && "$py" -m grpc_tools.protoc -I proto --python_out="$tmp/stubs" \
   proto/tensorflow/*.proto) || exit 1
 
-TMPDIR="$tmp" "$py" "$src/tests/integration/grpc_suite.py" "$foldlined" "$foldline" "$src/tests/data" \
+TMPDIR="$tmp" "$py" "$src/tests/integration/$suite" "$foldlined" "$foldline" "$src/tests/data" \
   "$tmp/stubs"

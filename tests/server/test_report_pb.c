@@ -251,6 +251,42 @@ static void eq_passes(const fl_report *a, const fl_report *b) {
     eq_nodes("nodes_after", a->nodes_after, a->n_nodes_after, b->nodes_after, b->n_nodes_after);
 }
 
+static void eq_phase(const char *what, const fl_llm_phase *a, const fl_llm_phase *b) {
+    eq_i64(what, a->past, b->past);
+    eq_i64(what, a->seq, b->seq);
+    eq_i64(what, a->tokens, b->tokens);
+    eq_i64(what, a->flops, b->flops);
+    eq_i64(what, a->macs, b->macs);
+    eq_i64(what, a->int_ops, b->int_ops);
+    eq_i64(what, a->bytes, b->bytes);
+    eq_i64(what, a->kv_bytes, b->kv_bytes);
+    eq_dbl(what, a->flops_per_token, b->flops_per_token);
+    eq_dbl(what, a->macs_per_token, b->macs_per_token);
+    eq_dbl(what, a->bytes_per_token, b->bytes_per_token);
+    eq_dbl(what, a->intensity, b->intensity);
+}
+
+static void eq_llm(const fl_report_llm *a, const fl_report_llm *b) {
+    eq_i64("llm", a == NULL, b == NULL);
+    if (!a || !b) {
+        return;
+    }
+    eq_i64("llm.prompt", a->prompt, b->prompt);
+    eq_i64("llm.context", a->context, b->context);
+    eq_str("llm.seq_symbol", a->seq_symbol, b->seq_symbol);
+    eq_str("llm.past_symbol", a->past_symbol, b->past_symbol);
+    eq_str("llm.token_input", a->token_input, b->token_input);
+    eq_strs("llm.total_symbols", a->total_symbols, a->n_total_symbols, b->total_symbols,
+            b->n_total_symbols);
+    eq_strs("llm.other_symbols", a->other_symbols, a->n_other_symbols, b->other_symbols,
+            b->n_other_symbols);
+    eq_i64("llm.kv_inputs", a->kv_inputs, b->kv_inputs);
+    eq_phase("llm.prefill", &a->prefill, &b->prefill);
+    eq_phase("llm.decode", &a->decode, &b->decode);
+    eq_dbl("llm.kv_bytes_per_token", a->kv_bytes_per_token, b->kv_bytes_per_token);
+    eq_dbl("llm.kv_bytes_at_context", a->kv_bytes_at_context, b->kv_bytes_at_context);
+}
+
 static void eq_report(const fl_report *a, const fl_report *b) {
     eq_str("format", a->format, b->format);
     eq_i64("producer", a->producer, b->producer);
@@ -290,6 +326,7 @@ static void eq_report(const fl_report *a, const fl_report *b) {
         eq_dbl("roofline.speedup", a->roofline[i].speedup, b->roofline[i].speedup);
     }
     eq_passes(a, b);
+    eq_llm(a->llm, b->llm);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -343,6 +380,7 @@ static void round_trip(const fl_report *r) {
 }
 
 static fl_profile_set profiles;
+static int n_llm; /* reports with an LLM view */
 
 /* Analyses one model with everything the reply can carry and round-trips
  * the report; a second time with every shipped profile and every free
@@ -359,6 +397,9 @@ static bool check_model(const char *path) {
     fl_options_init(&o);
     o.per_node = true;
     o.passes = "default";
+    o.llm = true; /* the view of a decoder (tests/data/tiny_decoder.onnx) */
+    o.llm_prompt = 8;
+    o.llm_context = 32;
     fl_format fmt = fl_detect_format(bytes, len);
     o.return_graph = fmt == FL_FORMAT_GRAPHDEF || fmt == FL_FORMAT_SAVEDMODEL;
     const char *disabled[] = {"dependency"};
@@ -367,6 +408,7 @@ static bool check_model(const char *path) {
     fl_report *r = NULL;
     bool ok = fl_analyze(bytes, len, &o, &r) == FL_OK;
     fl_symbol_binding bind[16];
+    n_llm += ok && r->llm;
     if (ok) {
         round_trip(r);
         if (r->n_symbols <= 16 && profiles.n) { /* every free symbol bound to 2 */
@@ -456,6 +498,10 @@ int main(int argc, char **argv) {
         analysed = check_dir(FL_TEST_DATA_DIR);
         if (analysed < 2) {
             printf("FAIL only %d models of %s analysed\n", analysed, FL_TEST_DATA_DIR);
+            failures++;
+        }
+        if (n_llm < 1) { /* tiny_decoder.onnx has one */
+            printf("FAIL no report with an LLM view among %s\n", FL_TEST_DATA_DIR);
             failures++;
         }
     }

@@ -1,0 +1,313 @@
+/*
+ * llm.c - the LLM view of a decoder (fl_options.llm, fl_report.llm): the
+ * cost per token of the two phases of generation, each one more analysis of
+ * the graph as given with the phase's bindings. The roles of the symbols are
+ * read from the report of the graph as given (foldline.h, fl_report_llm).
+ */
+#include "api/llm.h"
+
+#include "util/arena.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#define MAX_SYMS 64
+
+const char *fl__llm_check(const fl_options *opt) {
+    if (opt->llm_prompt < 0) {
+        return "llm_prompt must be >= 1 (0: the default 128)";
+    }
+    if (opt->llm_context < 0 || opt->llm_context == 1) {
+        return "llm_context must be at least 2 for the decode phase (0: the default 1024)";
+    }
+    return NULL;
+}
+
+/* `word` (lower case) occurs in s, ignoring case. */
+static bool has(const char *s, const char *word) {
+    for (; *s; s++) {
+        size_t i = 0;
+        while (word[i] && tolower((unsigned char)s[i]) == word[i]) {
+            i++;
+        }
+        if (!word[i]) {
+            return true;
+        }
+    }
+    return false;
+}
+
+typedef struct roles {
+    const char *past, *seq;
+    const char *total[MAX_SYMS];
+    size_t n_total;
+    const char *seq_input; /* its elements are the tokens of a step */
+    int64_t n_kv;
+} roles;
+
+static bool is_kv(const fl_report_input *in) {
+    return in->rank >= 3 && (has(in->name, "past") || has(in->name, "cache"));
+}
+
+/* A dim that is one free symbol of r (the symbol's own string). */
+static const char *sym_dim(const fl_report *r, const fl_quantity *q) {
+    for (size_t i = 0; !q->known && i < r->n_symbols; i++) {
+        if (strcmp(q->text, r->symbols[i]) == 0) {
+            return r->symbols[i];
+        }
+    }
+    return NULL;
+}
+
+static void find_roles(const fl_report *r, roles *x) {
+    memset(x, 0, sizeof *x);
+    for (size_t i = 0; i < r->n_inputs; i++) {
+        const fl_report_input *in = &r->inputs[i];
+        if (is_kv(in)) {
+            x->n_kv++;
+            if (!x->past) {
+                x->past = sym_dim(r, &in->dims[in->rank - 2]);
+            }
+        }
+    }
+    for (size_t i = 0; i < r->n_symbols; i++) {
+        const char *s = r->symbols[i];
+        if (s == x->past) {
+            continue;
+        }
+        if (has(s, "total") || (has(s, "past") && has(s, "seq"))) {
+            if (x->n_total < MAX_SYMS) {
+                x->total[x->n_total++] = s;
+            }
+        } else if (!x->seq && has(s, "seq") && !has(s, "past")) {
+            x->seq = s;
+        }
+    }
+    for (size_t i = 0; i < r->n_inputs; i++) {
+        const fl_report_input *in = &r->inputs[i];
+        if (is_kv(in) || in->rank != 2) {
+            continue;
+        }
+        const char *s = sym_dim(r, &in->dims[1]);
+        if (s && s != x->past && (!x->seq || s == x->seq)) {
+            x->seq = s;
+            x->seq_input = in->name;
+            break;
+        }
+    }
+}
+
+static bool is_total(const roles *x, const char *s) {
+    for (size_t k = 0; k < x->n_total; k++) {
+        if (s == x->total[k]) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The bindings of one phase: the caller's, then past/seq/total, then 1 for
+ * every other free symbol of base. */
+static size_t phase_bindings(const fl_report *base, const fl_options *opt, const roles *x,
+                             int64_t past, int64_t seq, fl_symbol_binding *b) {
+    size_t n = 0;
+    for (size_t i = 0; i < opt->n_symbols; i++) {
+        b[n++] = opt->symbols[i];
+    }
+    for (size_t i = 0; i < base->n_symbols; i++) {
+        const char *s = base->symbols[i];
+        b[n].name = s;
+        b[n++].value = s == x->past ? past : s == x->seq ? seq : is_total(x, s) ? past + seq : 1;
+    }
+    return n;
+}
+
+static size_t dtype_size(const char *dt) {
+    static const struct {
+        const char *name;
+        size_t size;
+    } t[] = {{"float", 4}, {"float16", 2}, {"bfloat16", 2}, {"double", 8}, {"int8", 1},
+             {"uint8", 1}, {"int16", 2},   {"uint16", 2},   {"int32", 4},  {"uint32", 4},
+             {"int64", 8}, {"uint64", 8},  {"bool", 1}};
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        if (strcmp(dt, t[i].name) == 0) {
+            return t[i].size;
+        }
+    }
+    return 0;
+}
+
+/* Elements of input `name` (all dims known), or -1. */
+static int64_t input_elems(const fl_report *r, const char *name, size_t *bytes_each) {
+    for (size_t i = 0; i < r->n_inputs; i++) {
+        const fl_report_input *in = &r->inputs[i];
+        if (strcmp(in->name, name) != 0 || in->rank < 0) {
+            continue;
+        }
+        int64_t e = 1;
+        for (int k = 0; k < in->rank; k++) {
+            if (!in->dims[k].known || in->dims[k].value < 0 ||
+                (in->dims[k].value && e > INT64_MAX / in->dims[k].value)) {
+                return -1;
+            }
+            e *= in->dims[k].value;
+        }
+        *bytes_each = dtype_size(in->dtype);
+        return e;
+    }
+    return -1;
+}
+
+static double per(int64_t v, int64_t tokens) {
+    return tokens > 0 ? (double)v / (double)tokens : 0.0;
+}
+
+/* The phase's figures from its report r. */
+static void phase_fill(const fl_report *r, const roles *x, bool decode, fl_llm_phase *p) {
+    size_t es = 0;
+    int64_t elems = x->seq_input ? input_elems(r, x->seq_input, &es) : -1;
+    int64_t tokens = elems > 0 ? elems : p->seq;
+    p->tokens = decode && p->seq > 0 ? tokens / p->seq : tokens;
+    p->flops = r->totals.flops.value;
+    p->macs = r->totals.macs.value;
+    p->int_ops = r->totals.int_ops.known ? r->totals.int_ops.value : 0;
+    p->bytes = r->totals.bytes.value;
+    p->kv_bytes = 0;
+    for (size_t i = 0; i < r->n_inputs; i++) {
+        int64_t e = is_kv(&r->inputs[i]) ? input_elems(r, r->inputs[i].name, &es) : -1;
+        p->kv_bytes += e > 0 ? e * (int64_t)es : 0;
+    }
+    p->flops_per_token = per(p->flops, p->tokens);
+    p->macs_per_token = per(p->macs, p->tokens);
+    p->bytes_per_token = per(p->bytes, p->tokens);
+    p->intensity = p->bytes > 0 ? (double)p->flops / (double)p->bytes : 0.0;
+}
+
+/* Analyses one phase; on failure writes why into err and returns false
+ * (*canceled when the caller's should_stop ended it). */
+static bool run_phase(const void *bytes, size_t len, const fl_options *opt, const fl_report *base,
+                      const roles *x, bool decode, fl_llm_phase *p, char *err, size_t err_size,
+                      bool *canceled) {
+    fl_symbol_binding b[MAX_SYMS * 2];
+    if (opt->n_symbols + base->n_symbols > sizeof b / sizeof b[0]) {
+        snprintf(err, err_size, "more than %zu symbols", sizeof b / sizeof b[0]);
+        return false;
+    }
+    fl_options o = *opt;
+    o.symbols = b;
+    o.n_symbols = phase_bindings(base, opt, x, p->past, p->seq, b);
+    o.per_node = false;
+    o.passes = NULL;
+    o.n_profiles = 0;
+    o.profiles = NULL;
+    o.return_graph = false;
+    o.llm = false;
+    fl_report *r = NULL;
+    fl_status st = fl_analyze(bytes, len, &o, &r);
+    bool ok = st == FL_OK;
+    *canceled = st == FL_ECANCELED;
+    if (!ok) {
+        snprintf(err, err_size, "%s", r && r->error ? r->error : fl_status_str(st));
+    } else if (!r->totals.flops.known || !r->totals.macs.known || !r->totals.bytes.known) {
+        snprintf(err, err_size, "its totals are not numbers (FLOPs %s)", r->totals.flops.text);
+        ok = false;
+    } else {
+        phase_fill(r, x, decode, p);
+    }
+    fl_report_free(r);
+    return ok;
+}
+
+/* Appends one warning to the report's list. */
+static void add_warning(fl_arena *ra, fl_report *r, const char *w) {
+    const char **v = fl__arena_calloc(ra, r->n_warnings + 1, sizeof *v);
+    if (!v) {
+        return;
+    }
+    for (size_t i = 0; i < r->n_warnings; i++) {
+        v[i] = r->warnings[i];
+    }
+    v[r->n_warnings] = fl__arena_strdup(ra, w);
+    r->warnings = v;
+    r->n_warnings++;
+}
+
+/* The symbols of base with no role, in order. */
+static void other_symbols(fl_arena *ra, const fl_report *base, const roles *x, fl_report_llm *v) {
+    const char **o = fl__arena_calloc(ra, base->n_symbols + 1, sizeof *o);
+    const char **t = fl__arena_calloc(ra, x->n_total + 1, sizeof *t);
+    if (!o || !t) {
+        return;
+    }
+    for (size_t i = 0; i < base->n_symbols; i++) {
+        const char *s = base->symbols[i];
+        if (s != x->seq && s != x->past && !is_total(x, s)) {
+            o[v->n_other_symbols++] = s;
+        }
+    }
+    for (size_t i = 0; i < x->n_total; i++) {
+        t[i] = x->total[i];
+    }
+    v->other_symbols = o;
+    v->total_symbols = t;
+    v->n_total_symbols = x->n_total;
+}
+
+static fl_status view(const void *bytes, size_t len, const fl_options *opt, fl_arena *ra,
+                      fl_report *r) {
+    roles x;
+    find_roles(r, &x);
+    if (!x.seq || (x.n_kv && !x.past)) {
+        return FL_OK; /* not a decoder as far as the names tell */
+    }
+    fl_report_llm *v = fl__arena_zalloc(ra, sizeof *v);
+    if (!v) {
+        return FL_ENOMEM;
+    }
+    v->prompt = opt->llm_prompt ? opt->llm_prompt : 128;
+    v->context = opt->llm_context ? opt->llm_context : 1024;
+    v->seq_symbol = x.seq;
+    v->past_symbol = x.past;
+    v->token_input = x.seq_input;
+    v->kv_inputs = x.n_kv;
+    other_symbols(ra, r, &x, v);
+    v->prefill.seq = v->prompt;
+    v->decode.past = x.n_kv ? v->context - 1 : 0;
+    v->decode.seq = x.n_kv ? 1 : v->context;
+    char err[1024];
+    const char *failed = NULL;
+    bool canceled = false;
+    if (!run_phase(bytes, len, opt, r, &x, false, &v->prefill, err, sizeof err, &canceled)) {
+        failed = "prefill";
+    } else if (!run_phase(bytes, len, opt, r, &x, true, &v->decode, err, sizeof err, &canceled)) {
+        failed = "decode";
+    }
+    if (canceled) {
+        return FL_ECANCELED;
+    }
+    if (failed) {
+        const fl_llm_phase *p = failed[0] == 'p' ? &v->prefill : &v->decode;
+        char *w = fl__arena_printf(
+            ra, "LLM view left out: its %s phase (%s=%" PRId64 ", %s=%" PRId64 ") failed: %s",
+            failed, x.seq, p->seq, x.past ? x.past : "past", p->past, err);
+        add_warning(ra, r, w ? w : "LLM view left out");
+        return ra->failed ? FL_ENOMEM : FL_OK;
+    }
+    if (x.n_kv) {
+        v->kv_bytes_per_token = (double)v->decode.kv_bytes / (double)(v->context - 1);
+        v->kv_bytes_at_context = v->kv_bytes_per_token * (double)v->context;
+    }
+    r->llm = v;
+    return ra->failed ? FL_ENOMEM : FL_OK;
+}
+
+fl_status fl__llm_view(const void *bytes, size_t len, const fl_options *opt, fl_arena *ra,
+                       fl_report *r) {
+    fl_status st = view(bytes, len, opt, ra, r);
+    if (st != FL_OK) { /* the report then carries the error only, as any failure */
+        r->error = st == FL_ENOMEM ? "out of memory" : fl_status_str(st);
+    }
+    return st;
+}
