@@ -335,6 +335,33 @@ static void test_reshape_shape_chain(void **state) {
     ob_free(m);
 }
 
+/* torch's F.pad export: the pads are a [rank, 2] int64 table of (begin, end) rows, transposed
+ * and flattened into ONNX's all-begins-then-all-ends order. Transpose must evaluate (with perm
+ * [1,0] and with no perm: reversed dims) so the Pad's output is known: X [N,5,6], rows (0,0),
+ * (1,2), (3,4) -> pads [0,1,3,0,2,4] -> [N,8,13]. */
+static void test_transpose_evaluates_pads(void **state) {
+    (void)state;
+    for (int with_perm = 0; with_perm < 2; with_perm++) {
+        ob_model *m = ob_new(13);
+        ob_input(m, "x", OB_FLOAT, 3, (int64_t[]){-1, 5, 6}, (const char *const[]){"N", 0, 0});
+        ob_init_i64(m, "rows", 2, (int64_t[]){3, 2}, (int64_t[]){0, 0, 1, 2, 3, 4});
+        ob_init_i64(m, "flat", 1, (int64_t[]){1}, (int64_t[]){-1});
+        Onnx__NodeProto *t = ob_node(m, "Transpose", "tr", "rows", "cols");
+        if (with_perm) {
+            ob_attr_ints(m, t, "perm", 2, (int64_t[]){1, 0});
+        }
+        ob_node(m, "Reshape", "flatten", "cols,flat", "pads");
+        ob_node(m, "Pad", "pad", "x,pads", "y");
+        ob_output(m, "y");
+        fl_report *r = run_ok(m);
+        assert_string_equal(node_named(r, "tr")->outputs[0].shape, "[2,3]");
+        assert_string_equal(node_named(r, "pad")->outputs[0].shape, "[N,8,13]");
+        assert_int_equal(r->nodes_incomplete, 0);
+        fl_report_free(r);
+        ob_free(m);
+    }
+}
+
 /* Slice (opset 13 inputs): X [10,20]; axis 0 from 1 to 100 (clamped to 10)
  * step 2 -> 5; axis 1 from -5 (15) to the end -> 5. A reversed slice of the
  * whole axis 1 (start -1, end INT64_MIN, step -1) keeps 20. */
@@ -604,6 +631,7 @@ int main(void) {
         cmocka_unit_test(test_matmul_batched),
         cmocka_unit_test(test_fused_matmul),
         cmocka_unit_test(test_reshape_shape_chain),
+        cmocka_unit_test(test_transpose_evaluates_pads),
         cmocka_unit_test(test_slice),
         cmocka_unit_test(test_absent_optional_input),
         cmocka_unit_test(test_error_missing_input),

@@ -100,6 +100,10 @@ fl_status fl__array_set_all_rank(fl_ctx *c, fl_node *n, int dt, int64_t r);
 /* Output `port`: known rank with unknown dims, or unknown rank when r < 0. */
 fl_status fl__array_set_rank(fl_ctx *c, fl_node *n, int port, int dt, int64_t r);
 
+/* Output 0's value: input 0's value with its dims permuted by perm (k entries, one per dim;
+ * out dim i is in dim perm[i]). No value (FL_OK) when the input has none or perm does not fit. */
+fl_status fl__array_eval_permute(fl_ctx *c, fl_node *n, const int64_t *perm, int64_t k);
+
 bool fl__array_usable(const fl_value *v);
 
 /* Length of the 1-D tensor feeding input i when known (from its value or

@@ -73,15 +73,15 @@ static fl_status infer_transpose(fl_ctx *c, fl_node *n) {
     return fl__op_set_output(c, n, 0, dt, (int)k, out);
 }
 
-static fl_status eval_transpose(fl_ctx *c, fl_node *n) {
+fl_status fl__array_eval_permute(fl_ctx *c, fl_node *n, const int64_t *perm, int64_t k) {
     const fl_value *src = fl_op_in_value(n, 0);
-    if (!fl__array_usable(src)) {
+    if (!fl__array_usable(src) || k != src->rank) {
         return FL_OK;
     }
-    const fl_sym *perm;
-    int64_t k;
-    if (!fl__array_known_vec(n, 1, &perm, &k) || k != src->rank) {
-        return FL_OK;
+    for (int64_t i = 0; i < k; i++) {
+        if (perm[i] < 0 || perm[i] >= k) {
+            return FL_OK;
+        }
     }
     fl_status st;
     fl_value *v = fl__array_out_value(c, n, 0, src, &st);
@@ -95,16 +95,29 @@ static fl_status eval_transpose(fl_ctx *c, fl_node *n) {
         return fl__diag_oom(c->d);
     }
     for (int i = 0; i < v->rank; i++) {
-        if (perm[i].k < 0 || perm[i].k >= k) {
-            return FL_OK;
-        }
-        os[i] = is[perm[i].k];
+        os[i] = is[perm[i]];
         for (int64_t o = 0; o < v->dims[i]; o++) {
             maps[i][o] = o;
         }
     }
     return fl__array_finish(n, 0, v,
                             fl__array_fill_mapped(c, v, src, v->rank, v->dims, maps, os, NULL));
+}
+
+static fl_status eval_transpose(fl_ctx *c, fl_node *n) {
+    const fl_sym *perm;
+    int64_t k;
+    if (!fl__array_known_vec(n, 1, &perm, &k)) {
+        return FL_OK;
+    }
+    int64_t *p = fl__array_alloc_n(c, k > 0 ? k : 1, sizeof(int64_t));
+    if (!p) {
+        return fl__diag_oom(c->d);
+    }
+    for (int64_t i = 0; i < k; i++) {
+        p[i] = perm[i].k;
+    }
+    return fl__array_eval_permute(c, n, p, k);
 }
 
 static fl_status infer_reverse_v2(fl_ctx *c, fl_node *n) {

@@ -2,6 +2,7 @@
  * onnx/shape.c - the absent-input marker, Identity, Dropout, Shape, Size,
  * Flatten, Reshape, Squeeze, Unsqueeze, Transpose (rules in onnx.h).
  */
+#include "ops/array/array.h"
 #include "ops/onnx/onnx.h"
 
 #include <string.h>
@@ -223,6 +224,29 @@ static fl_status infer_transpose(fl_ctx *c, fl_node *n) {
     return fl__op_set_output(c, n, 0, fl__ox_in_dtype(n, 0), rank, dims);
 }
 
+/* Constant evaluation (Shape chains permute int64 values, as torch's Pad export does with its
+ * pads): the TensorFlow Transpose's element map, perm from the attr or reversed dims. */
+static fl_status eval_transpose(fl_ctx *c, fl_node *n) {
+    const fl_value *x = fl_op_in_value(n, 0);
+    if (!x || x->rank < 0 || x->rank > 254) {
+        return FL_OK;
+    }
+    const int64_t *perm;
+    size_t cnt;
+    fl_status st = fl__attr_get_ints(n, "perm", &perm, &cnt, c->d);
+    if (st == FL_OK) {
+        return fl__array_eval_permute(c, n, perm, (int64_t)cnt);
+    }
+    if (st != FL_ENOTFOUND) {
+        return st;
+    }
+    int64_t rev[256];
+    for (int i = 0; i < x->rank; i++) {
+        rev[i] = x->rank - 1 - i;
+    }
+    return fl__array_eval_permute(c, n, rev, x->rank);
+}
+
 /* Unsqueeze/Squeeze axes: input 1 or attr 'axes'. */
 static fl_status get_axes(fl_ctx *c, const fl_node *n, const int64_t **axes, int64_t *cnt,
                           bool *found) {
@@ -321,7 +345,7 @@ static fl_status infer_squeeze(fl_ctx *c, fl_node *n) {
 #define HOOKS_squeeze .infer = infer_squeeze, .eval = fl__onnx_eval_copy, .cost = fl__op_cost_zero
 #define HOOKS_unsqueeze                                                                            \
     .infer = infer_unsqueeze, .eval = fl__onnx_eval_copy, .cost = fl__op_cost_zero
-#define HOOKS_transpose .infer = infer_transpose, .cost = fl__op_cost_zero
+#define HOOKS_transpose .infer = infer_transpose, .eval = eval_transpose, .cost = fl__op_cost_zero
 
 #define FL_OP FL_OP_DESC
 #include "ops/onnx/shape.def"

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# torchvision's swin_t as torch exports it (tests/data/swin_t.stripped.onnx.gz,
+# written by tests/tools/export_swin_t.py; this test needs only the file): the
+# shifted-window padding is a Shape -> Mod -> Concat -> Slice -> Transpose ->
+# Pad chain, so every window's shapes hang on evaluating that chain. Every node
+# must be costed, and the MACs must equal the closed form (see the exporter),
+# computed here from the architecture, not from foldline:
+#   4,490,566,656 per image.
+# Usage: cli_swin.sh FOLDLINE_BINARY TEST_DATA_DIR
+set -u
+bin="$1"
+data="$2"
+# shellcheck source=checks.bash
+source "$(dirname "$0")/checks.bash"
+gzip -dc "$data/swin_t.stripped.onnx.gz" >"$tmp/swin_t.onnx" || { echo "FAIL gunzip"; exit 1; }
+m="$tmp/swin_t.onnx"
+
+# Closed form: patch embedding, 12*N*C^2 + 2*N*M^2*C per block, patch merging
+# 2*N*C^2 after stages 1-3, the 768 -> 1000 head.
+macs=$((56 * 56 * 96 * 3 * 16))
+for stage in "96 2 56" "192 2 28" "384 6 14" "768 2 7"; do
+  read -r C D H <<<"$stage"
+  N=$((H * H))
+  macs=$((macs + D * (12 * N * C * C + 2 * N * 49 * C)))
+  [ "$C" -ne 768 ] && macs=$((macs + 2 * N * C * C))
+done
+macs=$((macs + 768 * 1000))
+
+# Symbolic batch: complete, and the per-image MACs times batch.
+check complete_symbolic 0 "coverage  7100 of 7100 nodes have a cost rule" -- \
+  "$bin" analyze "$m" --passes none --require-complete
+check macs_symbolic 0 "MACs          ${macs}*batch" -- "$bin" analyze "$m" --passes none
+
+# Bound batches, before and after the passes (a rewrite changes no MAC).
+json_macs() { # file -> "before after" MACs
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+print(d["before"]["macs"]["value"], d["after"]["macs"]["value"], d["complete"],
+      d["coverage"]["nodes_incomplete"])' "$1"
+}
+for b in 1 3; do
+  "$bin" analyze "$m" --bind batch=$b --json >"$tmp/b$b.json" 2>"$tmp/b$b.err"
+  rc=$?
+  got=$(json_macs "$tmp/b$b.json" 2>&1)
+  want="$((macs * b)) $((macs * b)) True 0"
+  if [ $rc -eq 0 ] && [ "$got" = "$want" ]; then pass=$((pass + 1)); else
+    echo "FAIL batch_$b: exit $rc, got '$got', want '$want'; $(head -c 300 "$tmp/b$b.err")"
+    fails=$((fails + 1))
+  fi
+done
+finish
