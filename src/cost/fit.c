@@ -19,6 +19,7 @@
 #define MIN_BUCKET  6  /* ops per bucket before a decade is merged into the next */
 #define FIXED_STEPS 24 /* fixed-cost candidates per bucket: 3 x FIXED_STEPS + 1 */
 #define EFF_MIN     1e-4
+#define PARSIMONY   0.01 /* a fixed cost within 1 % of the best error: the least is kept */
 
 static int cmp_dbl(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
@@ -190,14 +191,14 @@ static void fit_effs(const sample *s, size_t n, size_t nb, const double *f, cons
 
 /* Working memory of one class's fit (n samples, nb <= n buckets). */
 typedef struct class_work {
-    double *upto, *scratch, *tmin, *tmed, *f, *err, *best_err;
+    double *upto, *scratch, *tmin, *tmed, *f, *err, *best_err, *limit;
     fl_eff_bucket *best, *cur;
     bool *bounds;
 } class_work;
 
 static void work_free(class_work *w) {
     free(w->upto), free(w->scratch), free(w->tmin), free(w->tmed), free(w->f), free(w->err);
-    free(w->best_err), free(w->cur), free(w->bounds);
+    free(w->best_err), free(w->cur), free(w->bounds), free(w->limit);
 }
 
 static bool work_alloc(class_work *w, size_t n) {
@@ -211,8 +212,9 @@ static bool work_alloc(class_work *w, size_t n) {
     w->best = calloc(n + 1, sizeof(fl_eff_bucket));
     w->cur = calloc(n + 1, sizeof(fl_eff_bucket));
     w->bounds = calloc(n + 1, sizeof(bool));
+    w->limit = calloc(n + 1, sizeof(double));
     if (w->upto && w->scratch && w->tmin && w->tmed && w->f && w->err && w->best_err && w->best &&
-        w->cur && w->bounds) {
+        w->cur && w->bounds && w->limit) {
         return true;
     }
     work_free(w);
@@ -230,6 +232,22 @@ static void keep_better(class_work *w, size_t nb) {
     }
 }
 
+/* Grid point j of every bucket's fixed cost into w->f: the class's fastest
+ * time x j / FIXED_STEPS (one fixed cost for the class is among the
+ * candidates), the bucket's own fastest time x j / FIXED_STEPS, then on up to
+ * the bucket's median time (a bucket of ops that are mostly fixed cost, e.g.
+ * ops that move no bytes, is not held below its fastest op). */
+static void grid_point(class_work *w, size_t nb, int j, double cmin) {
+    for (size_t k = 0; k < nb; k++) {
+        double lo = w->tmin[k], hi = w->tmed[k];
+        int g = j / FIXED_STEPS, i = j % FIXED_STEPS;
+        w->f[k] = g == 0   ? cmin * i / FIXED_STEPS
+                  : g == 1 ? lo * i / FIXED_STEPS
+                  : g == 2 ? lo + (hi - lo) * i / FIXED_STEPS
+                           : hi;
+    }
+}
+
 /* Per bucket: the fixed cost on a grid below the bucket's fastest op with the
  * least summed relative error (buckets are independent given their fixed
  * costs), then once more with each op's bound as that fit sees it. */
@@ -237,11 +255,6 @@ static void search_fixed(const sample *s, size_t n, size_t nb, scales sc, class_
     for (size_t k = 0; k < nb; k++) {
         w->best_err[k] = INFINITY;
     }
-    /* The grid, per bucket: the class's fastest time x j / FIXED_STEPS (one
-     * fixed cost for the class is among the candidates), the bucket's own
-     * fastest time x j / FIXED_STEPS, then on up to the bucket's median time
-     * (a bucket of ops that are mostly fixed cost, e.g. ops that move no
-     * bytes, is not held below its fastest op). */
     double cmin = INFINITY;
     for (size_t k = 0; k < nb; k++) {
         size_t m = 0;
@@ -255,16 +268,30 @@ static void search_fixed(const sample *s, size_t n, size_t nb, scales sc, class_
         cmin = w->tmin[k] < cmin ? w->tmin[k] : cmin;
     }
     for (int j = 0; j <= 3 * FIXED_STEPS; j++) {
-        for (size_t k = 0; k < nb; k++) {
-            double lo = w->tmin[k], hi = w->tmed[k];
-            int g = j / FIXED_STEPS, i = j % FIXED_STEPS;
-            w->f[k] = g == 0   ? cmin * i / FIXED_STEPS
-                      : g == 1 ? lo * i / FIXED_STEPS
-                      : g == 2 ? lo + (hi - lo) * i / FIXED_STEPS
-                               : hi;
-        }
+        grid_point(w, nb, j, cmin);
         fit_effs(s, n, nb, w->f, NULL, w->cur, w->scratch, sc, w->err);
         keep_better(w, nb);
+    }
+    /* The least fixed cost that fits within PARSIMONY of the best: ops of
+     * one size cannot tell a fixed cost from a slower rate, and a fixed
+     * cost taken from such a bucket would be charged to every other size. */
+    for (size_t k = 0; k < nb; k++) {
+        w->limit[k] = -1; /* ops without work: only a fixed cost explains them */
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (s[i].op->compute_s > 0 || s[i].op->memory_s > 0) {
+            w->limit[s[i].bucket] = w->best_err[s[i].bucket] * (1 + PARSIMONY);
+        }
+    }
+    for (int j = 0; j <= 3 * FIXED_STEPS; j++) {
+        grid_point(w, nb, j, cmin);
+        fit_effs(s, n, nb, w->f, NULL, w->cur, w->scratch, sc, w->err);
+        for (size_t k = 0; k < nb; k++) {
+            if (w->err[k] <= w->limit[k] && w->cur[k].fixed_s < w->best[k].fixed_s) {
+                w->best_err[k] = w->err[k];
+                w->best[k] = w->cur[k];
+            }
+        }
     }
     for (size_t i = 0; i < n; i++) {
         const fl_eff_bucket *b = &w->best[s[i].bucket];
@@ -362,7 +389,11 @@ static double q98_ratio(const fl_fit_model *models, size_t n_models, long skip, 
         for (size_t i = 0; (long)m != skip && i < models[m].n_ops; i++) {
             const fl_fit_op *o = &models[m].ops[i];
             bool cb = o->compute_s >= o->memory_s;
-            if (o->measured_s > 0 && cb == compute && (compute ? o->compute_s : o->memory_s) > 0) {
+            /* data movement's strided copies are costed at a line per
+             * element (an upper bound): their excess says nothing of the
+             * base's bandwidth */
+            if (o->measured_s > 0 && cb == compute && (compute ? o->compute_s : o->memory_s) > 0 &&
+                o->cls != FL_CLASS_DATA_MOVEMENT) {
                 v[n++] = (compute ? o->compute_s : o->memory_s) / o->measured_s;
             }
         }

@@ -250,8 +250,13 @@ static void estimate_node(const fl_profile *p, const fl_node *nd, fl_roofline_no
      * integer operations at its integer peak (int_precision). */
     double fl = (double)k->flops.k, iops = (double)k->int_ops.k;
     double flops = fl + iops;
-    double bytes = (double)k->bytes_read.k + (double)k->bytes_written.k;
     fl_op_class cls = fl__roofline_op_class(nd);
+    /* The time terms follow what the kernel computes and moves (traffic.c):
+     * its extra vector work (transcendental functions) runs with the FLOPs. */
+    fl_traffic tr;
+    fl__roofline_traffic(nd, cls, &tr);
+    double bytes = tr.bytes;
+    fl += tr.work - flops;
     fl_unit unit, iunit;
     fl_precision used, iused, prec = fl__roofline_precision(nd);
     /* Depthwise convolutions have MACs but no reduction over channels to
@@ -286,6 +291,14 @@ static void estimate_node(const fl_profile *p, const fl_node *nd, fl_roofline_no
     r->intensity = bytes > 0 ? flops / bytes : -1;
     r->compute_peak_s = compute;
     r->memory_peak_s = bytes / lv->bandwidth;
+    if (tr.line_bytes > 0) { /* strided: the cache level serving it carries whole lines */
+        const fl_mem_level *c = lv;
+        if (lv == &p->levels[p->n_levels - 1] && p->n_levels > 1) {
+            c = &p->levels[p->n_levels - 2];
+        }
+        double t = tr.line_bytes / c->bandwidth;
+        r->memory_peak_s = t > r->memory_peak_s ? t : r->memory_peak_s;
+    }
     r->compute_s = r->compute_peak_s / (b ? b->compute : p->efficiency[cls].compute);
     r->memory_s = r->memory_peak_s / (b ? b->memory : p->efficiency[cls].memory);
     bool works = flops > 0 || bytes > 0;

@@ -33,6 +33,19 @@ fl_op_class fl__roofline_op_class(const fl_node *n);
  * anything else -> fp32. */
 fl_precision fl__roofline_precision(const fl_node *n);
 
+/* What a kernel computes and moves, as the time terms use it (traffic.c):
+ * `work` operations (FLOPs + integer ops, plus FL_TRANSCENDENTAL_OPS per
+ * element of a transcendental element-wise op or a Softmax), `bytes` moved
+ * (the counts' read + written, except that Slice/Gather-like ops read only
+ * the elements they copy), and `line_bytes` > 0 for a Transpose that moves
+ * the innermost axis: the traffic of its strided side in cache lines plus the
+ * other side's bytes, which the cache level serving it carries. */
+typedef struct fl_traffic {
+    double work, bytes, line_bytes;
+} fl_traffic;
+
+void fl__roofline_traffic(const fl_node *n, fl_op_class cls, fl_traffic *t);
+
 /* Estimates graph g on profile p into *out, with strings and arrays in `ra`.
  * Incomplete nodes are skipped (as in the totals). per_node fills out->nodes.
  * Fails with FL_EUSAGE (d names the node) when a node's counts are symbolic:

@@ -528,12 +528,113 @@ static void test_efficiency_table(void **state) {
     fl_profile_free(pc);
 }
 
+/* What a kernel computes and moves (src/cost/traffic.c), on the handmade
+ * profile (vector fp32 1e9; L2 100,000 B at 1e10 B/s, DRAM 1e9 B/s):
+ *   x [1,4,8,16] f32: 512 elements, 2048 B; y [1,128,128] f32: 64 KiB.
+ *   ts Transpose x perm [0,1,3,2]: the innermost axis moves (runs of one
+ *     element): per element a 64-B line on the strided side + 4 B on the
+ *     other: 512 x 68 = 34,816 B at L2 (working set 4096 B) -> 3.4816 us.
+ *   tb Transpose x perm [0,2,1,3]: runs of 16 elements = 64 B: contiguous,
+ *     4096 B at L2.
+ *   tu Transpose x perm [1,0,2,3]: only the size-1 axis moves: a copy.
+ *   tl Transpose y perm [0,2,1]: working set 131,072 B > L2: DRAM carries
+ *     the bytes (131.072 us), L2 the lines (16384 x 68 B / 1e10 = 111.41 us):
+ *     the larger, 131.072 us.
+ *   sl Slice x axis 1 [0, 2): reads the 1024 B it copies out, writes 1024 B,
+ *     and the three 8-B index inputs: 2072 B (the count says 2048 + 24 + 1024).
+ *   erf, sm (Softmax): 16 vector operations per element on top of the FLOPs;
+ *   relu: the FLOPs. */
+static void test_kernel_traffic(void **state) {
+    (void)state;
+    ob_model *m = ob_new(13);
+    ob_input(m, "x", OB_FLOAT, 4, (int64_t[]){1, 4, 8, 16}, NULL);
+    ob_input(m, "y", OB_FLOAT, 3, (int64_t[]){1, 128, 128}, NULL);
+    ob_init_i64(m, "s0", 1, (int64_t[]){1}, (int64_t[]){0});
+    ob_init_i64(m, "s2", 1, (int64_t[]){1}, (int64_t[]){2});
+    ob_init_i64(m, "ax", 1, (int64_t[]){1}, (int64_t[]){1});
+    ob_attr_ints(m, ob_node(m, "Transpose", "ts", "x", "a"), "perm", 4, (int64_t[]){0, 1, 3, 2});
+    ob_attr_ints(m, ob_node(m, "Transpose", "tb", "x", "b"), "perm", 4, (int64_t[]){0, 2, 1, 3});
+    ob_attr_ints(m, ob_node(m, "Transpose", "tu", "x", "c"), "perm", 4, (int64_t[]){1, 0, 2, 3});
+    ob_attr_ints(m, ob_node(m, "Transpose", "tl", "y", "d"), "perm", 3, (int64_t[]){0, 2, 1});
+    ob_node(m, "Slice", "sl", "x,s0,s2,ax", "e");
+    ob_node(m, "Erf", "erf", "x", "f");
+    ob_node(m, "Softmax", "sm", "x", "g");
+    ob_node(m, "Relu", "relu", "x", "h");
+    const char *outs[] = {"a", "b", "c", "d", "e", "f", "g", "h"};
+    for (int i = 0; i < 8; i++) {
+        ob_output(m, outs[i]);
+    }
+    size_t len;
+    uint8_t *buf = ob_pack(m, &len);
+    ob_free(m);
+    fl_options o;
+    fl_options_init(&o);
+    o.per_node = true;
+    const fl_profile *ps[1] = {P};
+    o.profiles = ps;
+    o.n_profiles = 1;
+    fl_report *r = NULL;
+    fl_status st = fl_analyze(buf, len, &o, &r);
+    free(buf);
+    if (st != FL_OK) {
+        fail_msg("analysis failed: %s", r && r->error ? r->error : "?");
+    }
+    const fl_roofline_node *ts = rnode(r, "ts");
+    assert_near(ts->bytes, 4096);
+    assert_string_equal(ts->level, "L2");
+    assert_near(ts->memory_peak_s, 512 * 68 / 1e10);
+    assert_near(rnode(r, "tb")->memory_peak_s, 4096 / 1e10);
+    assert_near(rnode(r, "tu")->memory_peak_s, 4096 / 1e10);
+    const fl_roofline_node *tl = rnode(r, "tl");
+    assert_string_equal(tl->level, "DRAM");
+    assert_near(tl->memory_peak_s, 131072 / 1e9);
+    const fl_roofline_node *sl = rnode(r, "sl");
+    assert_near(sl->bytes, 2072);
+    assert_near(sl->memory_peak_s, 2072 / 1e10);
+    const fl_roofline_node *erf = rnode(r, "erf");
+    assert_near(erf->compute_peak_s, (erf->flops + 16 * 512) / 1e9);
+    const fl_roofline_node *sm = rnode(r, "sm");
+    assert_true(sm->flops > 0);
+    assert_near(sm->compute_peak_s, (sm->flops + 16 * 512) / 1e9);
+    assert_string_equal(sm->bound, "compute");
+    const fl_roofline_node *relu = rnode(r, "relu");
+    assert_near(relu->flops, 512);
+    assert_near(relu->compute_peak_s, 512 / 1e9);
+    /* the report's counts stay those of the op definitions */
+    bool seen = false;
+    for (size_t i = 0; i < r->n_nodes_detail; i++) {
+        if (strcmp(r->nodes[i].name, "sl") == 0) {
+            assert_int_equal(r->nodes[i].bytes.value, 2048 + 24 + 1024);
+            seen = true;
+        }
+    }
+    assert_true(seen);
+    fl_report_free(r);
+}
+
+/* TensorFlow's Transpose takes its permutation as a constant input:
+ * x [4,16] f32 perm [1,0]: strided, 64 elements x 68 B at L2. */
+static void test_kernel_traffic_tf(void **state) {
+    (void)state;
+    tg_graph *g = tg_new();
+    tg_placeholder(g, "x", 1, 2, (int64_t[]){4, 16});
+    tg_const_int(g, "perm", 3, 1, (int64_t[]){2}, (int64_t[]){1, 0});
+    tg_node *t = tg_add(g, "t", "Transpose", "x", "perm", NULL);
+    tg_attr_type(t, "T", 1);
+    tg_attr_type(t, "Tperm", 3);
+    fl_report *r = analyze(g, FL_OK);
+    tg_free(g);
+    assert_near(rnode(r, "t")->memory_peak_s, 64 * 68 / 1e10);
+    fl_report_free(r);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_exact_conv_chain), cmocka_unit_test(test_levels_and_dtypes),
-        cmocka_unit_test(test_fused_vs_unfused), cmocka_unit_test(test_symbols),
-        cmocka_unit_test(test_shipped_profiles), cmocka_unit_test(test_onnx_op_classes),
-        cmocka_unit_test(test_efficiency_table),
+        cmocka_unit_test(test_exact_conv_chain),  cmocka_unit_test(test_levels_and_dtypes),
+        cmocka_unit_test(test_fused_vs_unfused),  cmocka_unit_test(test_symbols),
+        cmocka_unit_test(test_shipped_profiles),  cmocka_unit_test(test_onnx_op_classes),
+        cmocka_unit_test(test_efficiency_table),  cmocka_unit_test(test_kernel_traffic),
+        cmocka_unit_test(test_kernel_traffic_tf),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,0 +1,181 @@
+/*
+ * traffic.c - what a kernel really computes and moves, for the roofline's
+ * time terms (fl__roofline_traffic, stated in roofline.h).
+ *
+ * The counts of the report follow the ops' definitions (every input read,
+ * every output written, one FLOP per element of an element-wise op). A
+ * kernel's time follows what it does, which differs for a few kinds of op:
+ *
+ * - Slice, Gather and their relatives read only the elements they copy out
+ *   (Grappler's OpLevelCostEstimator counts their data input as the output's
+ *   size for the same reason).
+ * - A Transpose that moves the innermost axis copies elements one by one
+ *   with a stride on one side: every element of that side touches its own
+ *   cache line, so the cache level that serves it carries a line per
+ *   contiguous run instead of the run's bytes (a hierarchical roofline's
+ *   cache term). A Transpose that keeps the innermost axis in place, or only
+ *   moves axes of size 1, copies contiguous runs and costs its bytes.
+ * - Transcendental element-wise functions (exp, erf, tanh, sigmoid, pow, ...)
+ *   and the exponentials of Softmax are evaluated by polynomial or rational
+ *   approximations of many vector operations per element: their compute term
+ *   counts FL_TRANSCENDENTAL_OPS operations per element.
+ */
+#include "cost/roofline.h"
+
+#include <string.h>
+
+/* Vector operations per element of a transcendental function (the range
+ * reduction and polynomial of a vectorised exp, erf or tanh are of this
+ * order). A fitted profile's compute efficiency absorbs the exact figure. */
+#define FL_TRANSCENDENTAL_OPS 16.0
+/* Bytes per cache line. */
+#define FL_LINE_BYTES 64.0
+
+static const fl_tensor *in_tensor(const fl_node *n, int i) {
+    if (i >= n->n_inputs || !n->inputs[i].node) {
+        return NULL;
+    }
+    const fl_node *p = n->inputs[i].node;
+    int port = n->inputs[i].port;
+    return port >= 0 && port < p->n_outputs ? &p->outputs[port] : NULL;
+}
+
+/* Element count of a tensor with a known shape; -1 otherwise. */
+static double elements(const fl_tensor *t) {
+    if (!t || t->shape.rank < 0) {
+        return -1;
+    }
+    double n = 1;
+    for (int i = 0; i < t->shape.rank; i++) {
+        if (!fl_sym_is_known(t->shape.dims[i])) {
+            return -1;
+        }
+        n *= (double)t->shape.dims[i].k;
+    }
+    return n;
+}
+
+static double tensor_bytes(const fl_tensor *t) {
+    double n = elements(t);
+    return n > 0 ? n * (double)fl__dtype_size(fl_dtype_base(t->dtype)) : 0;
+}
+
+static bool op_is(const char *op, const char *const *list) {
+    for (int i = 0; list[i]; i++) {
+        if (strcmp(op, list[i]) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool transcendental(const char *op) {
+    static const char *const t[] = {
+        "Exp",  "Expm1",    "Log",      "Log1p", "Erf",        "Erfc",      "Tanh", "Sigmoid",
+        "Pow",  "Sin",      "Cos",      "Tan",   "Asin",       "Acos",      "Atan", "Sinh",
+        "Cosh", "Asinh",    "Acosh",    "Atanh", "Softplus",   "Elu",       "Selu", "Celu",
+        "Gelu", "FastGelu", "BiasGelu", "Mish",  "LogSigmoid", "QuickGelu", NULL};
+    return op_is(op, t);
+}
+
+/* The permutation of a Transpose (ONNX attribute, or TensorFlow's constant
+ * second input); the reverse order when ONNX gives none. false when unknown. */
+static bool transpose_perm(const fl_node *n, int rank, int64_t *perm) {
+    const fl_attr *a = fl__node_attr(n, "perm");
+    if (a && a->kind == FL_ATTR_LIST && a->list_kind == FL_ATTR_I && (int)a->n == rank) {
+        for (int i = 0; i < rank; i++) {
+            perm[i] = a->v.list.i[i];
+        }
+        return true;
+    }
+    const fl_tensor *pt = in_tensor(n, 1);
+    if (pt && pt->value && pt->value->ints && pt->value->n == rank) {
+        for (int i = 0; i < rank; i++) {
+            if (!fl_sym_is_known(pt->value->ints[i])) {
+                return false;
+            }
+            perm[i] = pt->value->ints[i].k;
+        }
+        return true;
+    }
+    if (!a && n->n_inputs == 1) {
+        for (int i = 0; i < rank; i++) {
+            perm[i] = rank - 1 - i;
+        }
+        return true;
+    }
+    return false;
+}
+
+/* Elements per contiguous run a Transpose copies: the input's trailing
+ * axes (size-1 axes left out) that stay, in order, the output's innermost
+ * ones. -1 when the shape or permutation is unknown. */
+static double transpose_run(const fl_node *n) {
+    const fl_tensor *x = in_tensor(n, 0);
+    if (!x || x->shape.rank < 1 || x->shape.rank > 16 || elements(x) < 0) {
+        return -1;
+    }
+    int r = x->shape.rank;
+    int64_t perm[16], keep[16], pos[16];
+    if (!transpose_perm(n, r, perm)) {
+        return -1;
+    }
+    /* input axes of size > 1, renumbered in input order */
+    int m = 0;
+    for (int i = 0; i < r; i++) {
+        pos[i] = -1;
+        if (x->shape.dims[i].k > 1) {
+            pos[i] = m++;
+        }
+    }
+    int k = 0;
+    for (int i = 0; i < r; i++) {
+        if (perm[i] < 0 || perm[i] >= r) {
+            return -1;
+        }
+        if (pos[perm[i]] >= 0) {
+            keep[k++] = perm[i];
+        }
+    }
+    double run = 1;
+    for (int j = k - 1; j >= 0 && pos[keep[j]] == j; j--) {
+        run *= (double)x->shape.dims[keep[j]].k;
+    }
+    return run;
+}
+
+void fl__roofline_traffic(const fl_node *n, fl_op_class cls, fl_traffic *t) {
+    const fl_cost *k = &n->cost;
+    t->work = (double)k->flops.k + (double)k->int_ops.k;
+    t->bytes = (double)k->bytes_read.k + (double)k->bytes_written.k;
+    t->line_bytes = 0;
+    const fl_tensor *y = n->n_outputs > 0 ? &n->outputs[0] : NULL;
+    const char *op = n->op;
+    if ((cls == FL_CLASS_ELEMENTWISE && transcendental(op)) || cls == FL_CLASS_SOFTMAX) {
+        double e = elements(y);
+        t->work += e > 0 ? FL_TRANSCENDENTAL_OPS * e : 0;
+        return;
+    }
+    static const char *const touch[] = {
+        "Slice",          "StridedSlice", "Gather",         "GatherV2",
+        "GatherElements", "GatherND",     "ResourceGather", NULL};
+    if (op_is(op, touch) && y && n->n_outputs == 1) {
+        /* the data input is read where it is copied out; the others fully */
+        double out = tensor_bytes(y), other = 0;
+        for (int i = 1; i < n->n_inputs; i++) {
+            other += tensor_bytes(in_tensor(n, i));
+        }
+        if (out > 0 && 2 * out + other < t->bytes) {
+            t->bytes = 2 * out + other;
+        }
+        return;
+    }
+    if (strcmp(op, "Transpose") == 0 && y) {
+        double run = transpose_run(n), e = elements(y);
+        double esz = (double)fl__dtype_size(fl_dtype_base(y->dtype));
+        if (run > 0 && e > 0 && esz > 0 && run * esz < FL_LINE_BYTES) {
+            /* the strided side: a line per run; the other side: its bytes */
+            t->line_bytes = e / run * FL_LINE_BYTES + e * esz;
+        }
+    }
+}
