@@ -21,6 +21,7 @@
 #include <grpc/slice.h>
 #include <grpc/support/alloc.h>
 #include <grpc/support/time.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -667,20 +668,18 @@ static ProtobufCMessage *unary_call(const fl_remote_options *ro, const char *met
 /* ListProfiles                                                               */
 /* ------------------------------------------------------------------------- */
 
-/* The profiles built from a ListProfilesReply; strings point into it. */
+/* The profiles built from a ListProfilesReply (strings point into it) and
+ * the set's array of pointers to them: the set's `profiles` is `ptrs`, so
+ * the set leads to the memory it holds without a pointer in the profiles. */
 typedef struct remote_profiles {
     Foldline__V1__ListProfilesReply *reply;
     fl_profile *profiles;
     fl_mem_level *levels;
     fl_eff_bucket *buckets;
+    fl_profile *ptrs[]; /* n + 1 */
 } remote_profiles;
 
-static void remote_profiles_free(fl_profile_set *set, char *dir) {
-    free(dir);
-    if (!set->profiles) {
-        return;
-    }
-    remote_profiles *rp = set->n ? set->profiles[0]->priv : NULL;
+static void remote_block_free(remote_profiles *rp) {
     if (rp) {
         foldline__v1__list_profiles_reply__free_unpacked(rp->reply, NULL);
         free(rp->profiles);
@@ -688,7 +687,14 @@ static void remote_profiles_free(fl_profile_set *set, char *dir) {
         free(rp->buckets);
         free(rp);
     }
-    free(set->profiles);
+}
+
+static void remote_profiles_free(fl_profile_set *set, char *dir) {
+    free(dir);
+    if (set->profiles) {
+        remote_block_free(
+            (remote_profiles *)(void *)((char *)set->profiles - offsetof(remote_profiles, ptrs)));
+    }
     memset(set, 0, sizeof *set);
 }
 
@@ -780,25 +786,24 @@ static bool set_from_reply(Foldline__V1__ListProfilesReply *rep, fl_profile_set 
         }
         n_levels += rep->profiles[i]->n_memory;
     }
-    remote_profiles *rp = calloc(1, sizeof *rp);
-    fl_profile **ptrs = calloc(rep->n_profiles + 1, sizeof *ptrs);
+    remote_profiles *rp = calloc(1, sizeof *rp + (rep->n_profiles + 1) * sizeof(fl_profile *));
     if (rp) {
         rp->profiles = calloc(rep->n_profiles + 1, sizeof *rp->profiles);
         rp->levels = calloc(n_levels + 1, sizeof *rp->levels);
         rp->buckets = calloc(n_buckets + 1, sizeof *rp->buckets);
     }
-    if (!rp || !ptrs || !rp->profiles || !rp->levels || !rp->buckets) {
+    if (!rp || !rp->profiles || !rp->levels || !rp->buckets) {
         if (rp) {
             free(rp->profiles);
             free(rp->levels);
             free(rp->buckets);
         }
         free(rp);
-        free(ptrs);
         snprintf(err, errlen, "out of memory");
         return false;
     }
     rp->reply = rep;
+    fl_profile **ptrs = rp->ptrs;
     fl_mem_level *lv = rp->levels;
     fl_eff_bucket *bk = rp->buckets;
     for (size_t i = 0; i < rep->n_profiles; i++) {
@@ -829,18 +834,10 @@ static bool set_from_reply(Foldline__V1__ListProfilesReply *rep, fl_profile_set 
         p->overhead.value = m->_overhead_s_case ? m->overhead_s : 0;
         p->overhead.source = m->overhead_source;
         efficiency_from(m, p, &bk);
-        p->priv = rp; /* remote_profiles_free finds the memory through it */
         ptrs[i] = p;
     }
     out->n = rep->n_profiles;
-    out->profiles = ptrs;
-    if (!out->n) { /* nothing points at rp: release it now */
-        foldline__v1__list_profiles_reply__free_unpacked(rep, NULL);
-        free(rp->profiles);
-        free(rp->levels);
-        free(rp->buckets);
-        free(rp);
-    }
+    out->profiles = ptrs; /* remote_profiles_free finds rp from it */
     return true;
 }
 

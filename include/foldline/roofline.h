@@ -108,6 +108,8 @@ typedef struct fl_efficiency {
     const char *source;
 } fl_efficiency;
 
+/* A loaded profile: the library owns its memory (fl_profile_free, or the
+ * set that holds it); a program never copies or allocates one. */
 typedef struct fl_profile {
     const char *path; /* the file it was loaded from */
     const char *name; /* unique within a directory: what --profile selects */
@@ -118,7 +120,6 @@ typedef struct fl_profile {
     const fl_mem_level *levels; /* fastest (smallest) first; the last is main memory */
     fl_figure overhead;         /* seconds per dispatched op; value 0 when not given */
     fl_efficiency efficiency[FL_CLASS_COUNT]; /* the one-bucket form's figures (see table) */
-    void *priv;                               /* owned memory */
     /* The efficiency section: per class, size buckets (the one-bucket form
      * `class: {compute, memory, fixed, source}` is a table of one bucket).
      * calibrated: the profile has an efficiency section; without one, its

@@ -678,6 +678,14 @@ static fl_status walk(pctx *p, fl_profile *pr) {
 /* Public entry points                                                        */
 /* ------------------------------------------------------------------------- */
 
+/* A parsed profile and the memory it owns: fl_profile_parse hands out
+ * &block->profile, fl_profile_free releases the block. The public struct
+ * carries no pointer to it. */
+typedef struct profile_block {
+    fl_profile profile; /* first: a profile's address is its block's */
+    fl_arena arena;     /* its strings, levels and tables */
+} profile_block;
+
 fl_status fl_profile_parse(const char *text, size_t len, const char *path, fl_profile **out,
                            char *err, size_t errlen) {
     char dummy[8];
@@ -690,19 +698,14 @@ fl_status fl_profile_parse(const char *text, size_t len, const char *path, fl_pr
     if (!path) {
         path = "<profile>";
     }
-    fl_arena *a = malloc(sizeof(*a));
-    if (!a) {
+    profile_block *blk = calloc(1, sizeof(*blk));
+    if (!blk) {
         snprintf(err, errlen, "%s: out of memory", path);
         return FL_ENOMEM;
     }
+    fl_arena *a = &blk->arena;
     fl__arena_init(a, 0);
-    fl_profile *pr = fl__arena_zalloc(a, sizeof(*pr));
-    if (!pr) {
-        free(a);
-        snprintf(err, errlen, "%s: out of memory", path);
-        return FL_ENOMEM;
-    }
-    pr->priv = a;
+    fl_profile *pr = &blk->profile;
     pr->path = fl__arena_strdup(a, path);
     pr->description = "";
     for (int c = 0; c < FL_CLASS_COUNT; c++) {
@@ -795,9 +798,9 @@ void fl_profile_free(fl_profile *p) {
     if (!p) {
         return;
     }
-    fl_arena *a = p->priv;
-    fl__arena_free(a);
-    free(a);
+    profile_block *blk = (profile_block *)p; /* the profile is the block's first member */
+    fl__arena_free(&blk->arena);
+    free(blk);
 }
 
 static int str_cmp(const void *a, const void *b) {
