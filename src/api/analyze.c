@@ -145,10 +145,12 @@ static fl_status totals_memo(fl_ctx *c, fl_arena *ra, totals_memo_t *m, const fl
     return st;
 }
 
-static fl_status run_passes(fl_ctx *c, const fl_options *opt, fl_report *r) {
+static fl_status run_passes(fl_ctx *c, const fl_options *opt, const fl_cost_totals *costed,
+                            fl_report *r) {
     fl_arena *ra = report_arena(r);
     fl_pipeline_config cfg;
     fl__pipeline_config_init(&cfg);
+    cfg.costed = costed; /* the graph as analysed: costed once, not again */
     cfg.passes = opt->passes;
     cfg.disabled = opt->disabled_passes;
     cfg.n_disabled = opt->n_disabled_passes;
@@ -397,7 +399,7 @@ fl_status fl_analyze(const void *bytes, size_t len, const fl_options *opt_in, fl
          * converter: Grappler's passes do not apply; the ledger says so. */
         fl_options no_passes = *opt;
         no_passes.passes = "none";
-        st = run_passes(&c, fmt == FL_FORMAT_TFLITE ? &no_passes : opt, r);
+        st = run_passes(&c, fmt == FL_FORMAT_TFLITE ? &no_passes : opt, &totals, r);
         if (st == FL_OK && fmt == FL_FORMAT_TFLITE) {
             st = note_passes_not_applicable(&c, r);
         }

@@ -719,8 +719,9 @@ fl_status fl__pipeline_run(fl_ctx *c, const fl_options *opt, const fl_pipeline_c
         return st;
     }
     fl_cost_totals cur;
-    st = fl__cost_graph(c, &cur);
-    if (st != FL_OK) {
+    if (cfg->costed) {
+        cur = *cfg->costed;
+    } else if ((st = fl__cost_graph(c, &cur)) != FL_OK) {
         return st;
     }
     fl_graph_snapshot snap;

@@ -40,6 +40,10 @@ typedef struct fl_pipeline_config {
     size_t n_outputs;
     fl_pass_options opt; /* device, remapper mode, folding limit, iterations */
     bool verify;         /* fl__graph_verify after every pass (tests, debug builds) */
+    /* In: when set, every node is costed already (fl__cost_graph) and these
+     * are the totals it gave: the driver does not cost the graph again
+     * before the first pass. NULL: the driver costs it. */
+    const fl_cost_totals *costed;
     /* Out: when set, the driver appends one entry per pass that failed and
      * was skipped (see fl__pipeline_run); when NULL, each becomes a warning
      * of c->d instead. */

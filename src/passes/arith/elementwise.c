@@ -58,8 +58,11 @@ fl_status fl__ao_bitcast_of_bitcast(ao *a, fl_node *n, bool *fired) {
 /* SimplifyAggregation of N copies of one tensor. */
 fl_status fl__ao_aggregation_of_copies(ao *a, fl_node *n, bool *fired) {
     bool agg = n->kind == FL_OP_ADD_N || n->kind == FL_OP_ADD_V2 || n->kind == FL_OP_ADD;
+    if (!agg || n->n_inputs < 2) {
+        return FL_OK; /* before the attr lookup: this runs on every node */
+    }
     int dt = fl__attr_type(n, "T");
-    if (!agg || n->n_inputs < 2 || dt == FL_DT_VARIANT || dt == FL_DT_STRING ||
+    if (dt == FL_DT_VARIANT || dt == FL_DT_STRING ||
         dt == FL_DT_INVALID || !fl__ao_can_forward(a, n)) {
         return FL_OK;
     }
