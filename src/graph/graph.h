@@ -263,6 +263,16 @@ struct fl_graph {
         const void *model; /* the imported ModelProto (protobuf-c), for write-back */
     } onnx;
 
+    /* The attr array fl__node_set_attr last grew, with room for `cap`
+     * attrs: appending to the same node again, while it still has the `n`
+     * attrs left there, writes in place. A fused node gets its attrs one at
+     * a time; copying the array for each was quadratic in time and memory. */
+    struct fl_attr_tail {
+        const fl_node *node;
+        fl_attr *attrs;
+        int n, cap;
+    } attr_tail;
+
     /* Buffers of the last fl__uses_build (graph/mutate.h), reused by the next
      * build once released (fl__uses_release): the pass driver releases them
      * after every pass, so the passes of a pipeline share one set. */

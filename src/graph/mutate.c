@@ -450,13 +450,25 @@ fl_status fl__node_set_attr(fl_graph *g, fl_node *n, const fl_attr *a) {
             return FL_OK;
         }
     }
-    fl_attr *na = fl__arena_grow(g->arena, n->attrs, (size_t)n->n_attrs, (size_t)n->n_attrs + 1,
-                                 sizeof(fl_attr));
+    struct fl_attr_tail *t = &g->attr_tail;
+    /* In place only into the array grown here for this node, holding the
+     * attrs it had then: slots past n->n_attrs belong to no one (a copy of
+     * the node taken earlier reads fewer attrs; a node whose array was
+     * replaced or shortened since gets a new one). */
+    if (t->node == n && t->attrs == n->attrs && t->n == n->n_attrs && n->n_attrs < t->cap) {
+        n->attrs[n->n_attrs++] = *a;
+        t->n = n->n_attrs;
+        return FL_OK;
+    }
+    int cap = n->n_attrs < 2 ? 4 : 2 * n->n_attrs;
+    fl_attr *na =
+        fl__arena_grow(g->arena, n->attrs, (size_t)n->n_attrs, (size_t)cap, sizeof(fl_attr));
     if (!na) {
         return FL_ENOMEM;
     }
     na[n->n_attrs++] = *a;
     n->attrs = na;
+    *t = (struct fl_attr_tail){n, na, n->n_attrs, cap};
     return FL_OK;
 }
 

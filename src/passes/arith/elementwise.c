@@ -62,8 +62,8 @@ fl_status fl__ao_aggregation_of_copies(ao *a, fl_node *n, bool *fired) {
         return FL_OK; /* before the attr lookup: this runs on every node */
     }
     int dt = fl__attr_type(n, "T");
-    if (dt == FL_DT_VARIANT || dt == FL_DT_STRING ||
-        dt == FL_DT_INVALID || !fl__ao_can_forward(a, n)) {
+    if (dt == FL_DT_VARIANT || dt == FL_DT_STRING || dt == FL_DT_INVALID ||
+        !fl__ao_can_forward(a, n)) {
         return FL_OK;
     }
     for (int k = 1; k < n->n_inputs; k++) {
