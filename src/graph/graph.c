@@ -183,6 +183,62 @@ fl_node *fl__graph_find(const fl_graph *g, const char *name) {
     return g->index[slot_find(g, name, hash_str(name))].node;
 }
 
+struct fl_intern_table {
+    struct fl_intern_slot {
+        const char *s; /* NULL: empty */
+        uint64_t hash;
+    } * slots;
+    size_t size, n; /* size: a power of two */
+};
+
+const char *fl__graph_intern(fl_graph *g, const char *s) {
+    struct fl_intern_table *t = g->interned;
+    if (!t) {
+        t = g->interned = fl__arena_zalloc(g->arena, sizeof(*t));
+        if (!t) {
+            return NULL;
+        }
+    }
+    uint64_t h = hash_str(s);
+    if (t->size) {
+        for (size_t j = h & (t->size - 1); t->slots[j].s; j = (j + 1) & (t->size - 1)) {
+            if (t->slots[j].hash == h && strcmp(t->slots[j].s, s) == 0) {
+                return t->slots[j].s;
+            }
+        }
+    }
+    if ((t->n + 1) * 2 > t->size) {
+        size_t ns = t->size ? t->size * 2 : 64;
+        struct fl_intern_slot *sl = fl__arena_calloc(g->arena, ns, sizeof(*sl));
+        if (!sl) {
+            return NULL;
+        }
+        for (size_t i = 0; i < t->size; i++) {
+            if (t->slots[i].s) {
+                size_t j = t->slots[i].hash & (ns - 1);
+                while (sl[j].s) {
+                    j = (j + 1) & (ns - 1);
+                }
+                sl[j] = t->slots[i];
+            }
+        }
+        t->slots = sl;
+        t->size = ns;
+    }
+    char *copy = fl__arena_strdup(g->arena, s);
+    if (!copy) {
+        return NULL;
+    }
+    size_t j = h & (t->size - 1);
+    while (t->slots[j].s) {
+        j = (j + 1) & (t->size - 1);
+    }
+    t->slots[j].s = copy;
+    t->slots[j].hash = h;
+    t->n++;
+    return copy;
+}
+
 const fl_function *fl__graph_find_function(const fl_graph *g, const char *name) {
     for (size_t i = 0; i < g->n_funcs; i++) {
         if (strcmp(g->funcs[i].name, name) == 0) {

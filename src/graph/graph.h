@@ -263,6 +263,11 @@ struct fl_graph {
         const void *model; /* the imported ModelProto (protobuf-c), for write-back */
     } onnx;
 
+    /* Strings shared through fl__graph_intern (attr names of rewritten
+     * nodes); behind a pointer, so that restoring a snapshot of the graph
+     * header keeps the table whole. NULL until the first call. */
+    struct fl_intern_table *interned;
+
     /* The attr array fl__node_set_attr last grew, with room for `cap`
      * attrs: appending to the same node again, while it still has the `n`
      * attrs left there, writes in place. A fused node gets its attrs one at
@@ -311,6 +316,11 @@ fl_status fl__graph_reindex(fl_graph *g, fl_diag *d);
 /* Renames n (the new name is copied); O(1). Fails with FL_EINTERNAL if the
  * name belongs to another node. */
 fl_status fl__graph_rename(fl_graph *g, fl_node *n, const char *name, fl_diag *d);
+
+/* A copy of `s` in g's arena, the same one for every call with an equal
+ * string: for short strings that repeat over many nodes (attr names), which
+ * then take no memory per node and stay in cache. NULL on OOM. */
+const char *fl__graph_intern(fl_graph *g, const char *s);
 
 /* The node called `name`, or NULL. */
 fl_node *fl__graph_find(const fl_graph *g, const char *name);

@@ -489,7 +489,7 @@ void fl__node_del_attr(fl_node *n, const char *name) {
 static fl_attr attr_named(fl_graph *g, const char *name, fl_attr_kind kind) {
     fl_attr a;
     memset(&a, 0, sizeof a);
-    a.name = fl__arena_strdup(g->arena, name);
+    a.name = fl__graph_intern(g, name); /* names repeat on every rewritten node */
     a.kind = kind;
     return a;
 }
