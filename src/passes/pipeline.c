@@ -347,9 +347,13 @@ static void node_set_diff(const fl_graph *g, const node_set *s, int64_t *removed
     }
     size_t kept = 0;
     for (size_t i = 0; i < s->n; i++) {
-        kept += (s->p[i]->flags & FL_NODE_MARK) != 0;
+        uint32_t *f = &s->p[i]->flags;
+        kept += (*f & FL_NODE_MARK) != 0;
+        *f &= ~(uint32_t)FL_NODE_MARK;
     }
-    for (size_t i = 0; i < g->n_nodes; i++) {
+    /* Marks are left only on the live nodes that s lacks: none when the
+     * pass added no node (most passes), and then no third walk. */
+    for (size_t i = 0; live > kept && i < g->n_nodes; i++) {
         g->nodes[i]->flags &= ~(uint32_t)FL_NODE_MARK;
     }
     *removed = (int64_t)(s->n - kept);

@@ -147,6 +147,13 @@ static fl_status eval_again(fl_pass_ctx *pc, fl_node *n) {
 fl_status fl__cf_try_fold(fl_pass_ctx *pc, fl_node *n, bool *done) {
     *done = false;
     fl_status st;
+    /* Every input a constant, tested first: it is the cheap test that fails
+     * on almost every node (foldable_op reads the op's and attrs' strings). */
+    for (int i = 0; i < n->n_inputs; i++) {
+        if (!fl__is_const(n->inputs[i].node)) {
+            return FL_OK;
+        }
+    }
     if (!foldable_op(n)) {
         return FL_OK;
     }
