@@ -455,8 +455,15 @@ static double gemm_rate(sgemm_fn sgemm, int n, int trials) {
 /* Dispatch overhead                                                          */
 /* ------------------------------------------------------------------------- */
 
+/* One line per step on stderr, only when it is a terminal (a person
+ * waiting); piped or redirected, calibrate prints its result line only. */
 static void progress(const char *what) {
-    fprintf(stderr, "calibrate: %s\n", what);
+    static double t0;
+    double t = now_s();
+    t0 = t0 > 0 ? t0 : t;
+    if (isatty(STDERR_FILENO) == 1) {
+        fprintf(stderr, "calibrate: [%5.1f s] %s\n", t - t0, what);
+    }
 }
 
 /* Runtimes such as ONNX Runtime, oneDNN and OpenMP keep their workers
@@ -883,7 +890,8 @@ int fl_cmd_calibrate(int argc, char **argv) {
     pool_stop(&p);
     progress("dispatch overhead: spinning thread-pool hand-off...");
     c.ovh = dispatch_s(c.nthreads, o.shortm ? 200 : 20000);
-    snprintf(msg, sizeof msg, "done in %.1f s", now_s() - t_start);
+    double took = now_s() - t_start;
+    snprintf(msg, sizeof msg, "done in %.1f s", took);
     progress(msg);
 
     fl_outfile out;
@@ -899,9 +907,10 @@ int fl_cmd_calibrate(int argc, char **argv) {
     }
     if (o.out_path) {
         fprintf(stderr,
-                "calibrate: wrote %s (profile '%s', %d thread(s): vector fp32 %.3g FLOP/s, sgemm "
-                "%.3g FLOP/s, L2 %.3g B/s, L3 %.3g B/s, DRAM %.3g B/s, dispatch %.3g s)\n",
-                o.out_path, name, c.nthreads, c.vec, c.mat32, c.bw_l2, c.bw_l3, c.bw_dram,
+                "calibrate: wrote %s in %.1f s (profile '%s', %d thread(s): vector fp32 %.3g "
+                "FLOP/s, sgemm %.3g FLOP/s, L2 %.3g B/s, L3 %.3g B/s, DRAM %.3g B/s, dispatch "
+                "%.3g s)\n",
+                o.out_path, took, name, c.nthreads, c.vec, c.mat32, c.bw_l2, c.bw_l3, c.bw_dram,
                 c.ovh.p10);
     }
     return 0;

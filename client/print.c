@@ -614,6 +614,22 @@ void fl_print_text(FILE *f, const fl_report *r, const char *model_path, size_t t
     }
 }
 
+/* The ledger's rule column: as wide as the longest rule name it shows (the
+ * first LEDGER_SHOWN entries of each pass), at least 26. */
+#define LEDGER_SHOWN 12
+static int ledger_rule_width(const fl_report *r) {
+    size_t w = 26;
+    for (size_t i = 0; i < r->n_passes; i++) {
+        const fl_report_pass *p = &r->passes[i];
+        for (size_t k = 0; k < p->n_entries && k < LEDGER_SHOWN; k++) {
+            size_t e = p->first_entry + k;
+            size_t n = e < r->n_ledger ? strlen(r->ledger[e].rule) : 0;
+            w = n > w ? n : w;
+        }
+    }
+    return w > 64 ? 64 : (int)w;
+}
+
 void fl_print_passes_text(FILE *f, const fl_report *r) {
     char b1[64], b2[64];
     const fl_totals *a = &r->before, *z = &r->after;
@@ -661,6 +677,7 @@ void fl_print_passes_text(FILE *f, const fl_report *r) {
                     p->pass, p->iteration + 1, p->failed);
         }
     }
+    int w = ledger_rule_width(r);
     for (size_t i = 0; i < r->n_passes; i++) {
         const fl_report_pass *p = &r->passes[i];
         if (!p->n_entries) {
@@ -671,12 +688,12 @@ void fl_print_passes_text(FILE *f, const fl_report *r) {
                 grouped(&p->before.flops, b1, sizeof b1));
         fprintf(f, " -> %s\n", grouped(&p->after.flops, b2, sizeof b2));
         for (size_t k = 0; k < p->n_entries && p->first_entry + k < r->n_ledger; k++) {
-            if (k == 12) {
+            if (k == LEDGER_SHOWN) {
                 fprintf(f, "    ... %zu more (--json lists every firing)\n", p->n_entries - k);
                 break;
             }
             const fl_report_ledger_entry *e = &r->ledger[p->first_entry + k];
-            fprintf(f, "    %-26s %s: %s\n", e->rule, e->node, e->detail);
+            fprintf(f, "    %-*s  %s: %s\n", w, e->rule, e->node, e->detail);
         }
     }
 }

@@ -106,7 +106,11 @@ check bad_pass 2 "unknown pass 'bogus'" -- "$bin" analyze "$data/tiny_cnn.pb" --
 check bad_output 2 "output 'nope' names no node" -- "$bin" optimize "$data/tiny_cnn.pb" -o "$tmp/x.pb" --output nope
 check passes_table 0 "rewrite passes (Grappler order)" -- "$bin" analyze "$data/tiny_cnn.pb" --passes default
 check passes_by_default 0 "rewrite passes (Grappler order)" -- "$bin" analyze "$data/tiny_cnn.pb"
-check ledger_by_default 0 "contraction_bias_activation conv1/Relu: Conv2D+BiasAdd+Relu -> _FusedConv2D" -- "$bin" analyze "$data/tiny_cnn.pb" --input input=1,32,32,3
+check ledger_by_default 0 "contraction_bias_activation  conv1/Relu: Conv2D+BiasAdd+Relu -> _FusedConv2D" -- "$bin" analyze "$data/tiny_cnn.pb" --input input=1,32,32,3
+# The rule column is as wide as its longest name (27 here): every node name
+# starts in one column (the 34th: 4 spaces, 27, 2 spaces).
+"$bin" analyze "$data/tiny_cnn.pb" --input input=1,32,32,3 >"$tmp/ledger.txt"
+check ledger_aligned 0 "1 34" -- sh -c "grep -E '^    contraction_bias' '$tmp/ledger.txt' | awk '{ print index(\$0, \$2) }' | sort -u | awk '{ n++; c = \$1 } END { print n, c }'"
 check optimize 0 "wrote     $tmp/opt.pb" -- "$bin" optimize "$data/tiny_cnn.pb" -o "$tmp/opt.pb" --input input=1,32,32,3
 "$bin" analyze "$data/tiny_cnn.pb" --input input=1,32,32,3 --passes default --json >"$tmp/pj.json" 2>/dev/null
 "$bin" analyze "$tmp/opt.pb" --input input=1,32,32,3 --json >"$tmp/rj.json" 2>/dev/null

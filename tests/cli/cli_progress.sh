@@ -17,6 +17,10 @@ FOLDLINE_PROGRESS_AFTER_MS=0 "$bin" analyze "$pb" >/dev/null 2>"$tmp/err"
 check file_quiet 0 "" -- test ! -s "$tmp/err"
 FOLDLINE_PROGRESS_AFTER_MS=0 "$bin" diff "$pb" "$onnx" 2>&1 >/dev/null | cat >"$tmp/err"
 check pipe_quiet 0 "" -- test ! -s "$tmp/err"
+# calibrate, redirected: its result line only (no step lines).
+"$bin" calibrate --short --threads 1 -o "$tmp/cal.yaml" 2>"$tmp/cerr" >/dev/null
+check calibrate_quiet 0 "1" -- sh -c "grep -c . '$tmp/cerr'"
+check calibrate_result 0 "calibrate: wrote $tmp/cal.yaml in " -- cat "$tmp/cerr"
 
 command -v script >/dev/null || { skip_part "terminal checks: util-linux script is absent"; finish; }
 tty_run() { # COMMAND: run under a pseudo-terminal, its terminal output in $tmp/tty
@@ -27,6 +31,10 @@ check tty_shows 0 "foldline: analysing tiny_cnn.pb: " -- cat "$tmp/tty"
 check tty_cleared 0 "" -- sh -c "tail -c 4 '$tmp/tty' | od -An -c | grep -q '033   \[   K'"
 tty_run "FOLDLINE_PROGRESS_AFTER_MS=0 '$bin' diff '$pb' '$onnx' >/dev/null"
 check tty_diff_steps 0 "(analysis 2)" -- cat "$tmp/tty"
+# calibrate on a terminal: a line per step with the time spent.
+tty_run "'$bin' calibrate --short --threads 1 -o '$tmp/cal2.yaml' >/dev/null"
+check tty_calibrate_steps 0 "s] dispatch overhead: spinning thread-pool hand-off..." -- cat "$tmp/tty"
+check tty_calibrate_matrix 0 "s] matrix peak: OpenBLAS sgemm" -- cat "$tmp/tty"
 # A small model is done well before the default second: nothing shown.
 tty_run "'$bin' analyze '$pb' >/dev/null"
 check tty_fast_quiet 0 "" -- test ! -s "$tmp/tty"

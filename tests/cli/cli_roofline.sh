@@ -60,7 +60,7 @@ check uncalibrated_says_so 0 "upper-bound roofline: peaks only" -- "$bin" analyz
 # calibrate (short mode) writes a profile that loads and estimates; it is
 # named after its file, and --threads 1 says so in every source.
 mkdir -p "$tmp/cal"
-check calibrate 0 "calibrate: done" -- "$bin" calibrate --short --threads 1 -o "$tmp/cal/host.yaml"
+check calibrate 0 "calibrate: wrote $tmp/cal/host.yaml in " -- "$bin" calibrate --short --threads 1 -o "$tmp/cal/host.yaml"
 check calibrated_loads 0 "host " -- "$bin" profiles --profiles-dir "$tmp/cal" --sources
 check calibrated_marked 0 "calibrated " -- cat "$tmp/cal/host.yaml"
 check calibrated_threads 0 "(foldline calibrate --short: indicative only, 1 thread): " -- cat "$tmp/cal/host.yaml"
