@@ -634,9 +634,198 @@ static fl_status library(fl_graph *g, const Tensorflow__GraphDef **gd, const fl_
     return functions(g, (*gd)->library, d);
 }
 
+/* A stripped constant announces itself with _stripped_content_bytes: its
+ * value (the byte count), or -1 when the node has none. */
+static fl_status stripped_bytes(const Tensorflow__NodeDef *nd, fl_node *n, fl_diag *d,
+                                int64_t *out) {
+    *out = -1;
+    for (size_t k = 0; k < nd->n_attr; k++) {
+        const Tensorflow__NodeDef__AttrEntry *e = nd->attr[k];
+        if (e->key && strcmp(e->key, "_stripped_content_bytes") == 0) {
+            if (!e->value || e->value->value_case != TENSORFLOW__ATTR_VALUE__VALUE_I ||
+                e->value->i < 0) {
+                return fl__node_fail(d, FL_EINVAL, n,
+                                     "attr '_stripped_content_bytes' must be a "
+                                     "non-negative int");
+            }
+            *out = e->value->i;
+            n->flags |= FL_NODE_STRIPPED;
+        }
+    }
+    return FL_OK;
+}
+
+/* Sweep 1 for one node: the node and its attrs. */
+static fl_status add_node(fl_graph *g, const Tensorflow__NodeDef *nd, size_t i,
+                          const fl_import_opts *o, fl_diag *d) {
+    if (!nd->name || !nd->name[0]) {
+        return fl__diag_fail(d, FL_EINVAL, "node %zu has an empty name (field: name)", i);
+    }
+    if (!nd->op || !nd->op[0]) {
+        return fl__diag_fail(d, FL_EINVAL, "node '%s' has an empty op (field: op)", nd->name);
+    }
+    fl_node *n = fl__op_add_node(g, nd->name, nd->op, d);
+    if (!n) {
+        return d->status;
+    }
+    n->src = nd;
+    n->device = nd->device ? nd->device : "";
+    if (n->kind == FL_OP_UNKNOWN) {
+        n->func = fl__graph_find_function(g, nd->op);
+        if (n->func) {
+            n->flags |= FL_NODE_FUNC_CALL;
+        }
+    }
+    int64_t stripped;
+    fl_status st = stripped_bytes(nd, n, d, &stripped);
+    if (st != FL_OK) {
+        return st;
+    }
+    n->n_attrs = (int)nd->n_attr;
+    n->attrs = fl__arena_calloc(g->arena, nd->n_attr ? nd->n_attr : 1, sizeof(fl_attr));
+    if (!n->attrs) {
+        return fl__diag_oom(d);
+    }
+    for (size_t k = 0; k < nd->n_attr; k++) {
+        const Tensorflow__NodeDef__AttrEntry *e = nd->attr[k];
+        const char *key = e->key ? e->key : "";
+        for (size_t j = 0; j < k; j++) {
+            if (strcmp(n->attrs[j].name, key) == 0) {
+                return fl__node_fail(d, FL_EINVAL, n, "attr '%s' appears twice (field: attr)", key);
+            }
+        }
+        char field[300];
+        snprintf(field, sizeof field, "attr '%.200s'", key);
+        conv cv = {g, d, o, n, field};
+        st = attr(&cv, key, e->value, strcmp(key, "value") == 0 ? stripped : -1, &n->attrs[k]);
+        if (st != FL_OK) {
+            return st;
+        }
+    }
+    return FL_OK;
+}
+
+/* Sweep 2 for one node: its inputs, split and resolved; max_port (by node
+ * id) keeps the largest port read of each node, for ops whose output count
+ * only their consumers tell. */
+static fl_status node_inputs(fl_graph *g, const Tensorflow__NodeDef *nd, fl_node *n, int *max_port,
+                             fl_diag *d) {
+    size_t n_data = 0, n_ctrl = 0;
+    for (size_t k = 0; k < nd->n_input; k++) {
+        if (nd->input[k] && nd->input[k][0] == '^') {
+            n_ctrl++;
+        } else {
+            n_data++;
+        }
+    }
+    n->inputs = fl__arena_calloc(g->arena, n_data ? n_data : 1, sizeof(fl_input));
+    n->ctrl = fl__arena_calloc(g->arena, n_ctrl ? n_ctrl : 1, sizeof(fl_node *));
+    if (!n->inputs || !n->ctrl) {
+        return fl__diag_oom(d);
+    }
+    for (size_t k = 0; k < nd->n_input; k++) {
+        const char *s = nd->input[k];
+        size_t off, len;
+        long port;
+        if (!parse_input(s, &off, &len, &port)) {
+            return fl__node_fail(d, FL_EINVAL, n,
+                                 "malformed input '%s' (field: input[%zu]; expected 'name', "
+                                 "'name:port' or '^name')",
+                                 s ? s : "", k);
+        }
+        if (port >= 0 && n->n_ctrl > 0) {
+            return fl__node_fail(d, FL_EINVAL, n,
+                                 "data input '%s' follows a control input (field: input[%zu])", s,
+                                 k);
+        }
+        char buf[512];
+        const char *name = s + off;
+        if (len < sizeof buf) {
+            memcpy(buf, s + off, len);
+            buf[len] = '\0';
+            name = buf;
+        } else if (!(name = fl__arena_strndup(g->arena, s + off, len))) {
+            return fl__diag_oom(d);
+        }
+        fl_node *src = fl__graph_find(g, name);
+        if (!src) {
+            return fl__node_fail(d, FL_EINVAL, n,
+                                 "input '%s' names a node that does not exist (field: "
+                                 "input[%zu])",
+                                 s, k);
+        }
+        if (port < 0) {
+            n->ctrl[n->n_ctrl++] = src;
+        } else {
+            n->inputs[n->n_inputs].node = src;
+            n->inputs[n->n_inputs].port = (int)port;
+            n->n_inputs++;
+            if (port > max_port[src->id]) {
+                max_port[src->id] = (int)port;
+            }
+        }
+    }
+    return FL_OK;
+}
+
+/* Sweep 3 for one node: its data input count checked against its op, and its
+ * outputs allocated (an unknown op: as many as its consumers read, at least
+ * one). */
+static fl_status node_outputs(fl_graph *g, fl_node *n, int max_port, fl_diag *d) {
+    int cnt;
+    if (n->desc) {
+        if (n->n_inputs < n->desc->min_inputs ||
+            (n->desc->max_inputs >= 0 && n->n_inputs > n->desc->max_inputs)) {
+            if (n->desc->max_inputs < 0) {
+                return fl__node_fail(d, FL_EINVAL, n,
+                                     "expects at least %d data inputs, got %d (field: input)",
+                                     n->desc->min_inputs, n->n_inputs);
+            }
+            return fl__node_fail(d, FL_EINVAL, n,
+                                 "expects %d to %d data inputs, got %d (field: input)",
+                                 n->desc->min_inputs, n->desc->max_inputs, n->n_inputs);
+        }
+        cnt = n->desc->n_outputs >= 0 ? n->desc->n_outputs : n->desc->count_outputs(n, d);
+        if (cnt < 0) {
+            return d->status != FL_OK ? d->status
+                                      : fl__node_fail(d, FL_EINVAL, n,
+                                                      "cannot tell the number of outputs from "
+                                                      "its attrs (field: attr)");
+        }
+    } else if (n->func) {
+        cnt = function_outputs(n->func, n);
+        if (cnt < 0) {
+            return fl__node_fail(d, FL_EINVAL, n,
+                                 "call of function '%s' lacks the attrs that size its outputs "
+                                 "(field: attr)",
+                                 n->func->name);
+        }
+    } else {
+        cnt = max_port + 1; /* unknown op: at least one output */
+    }
+    return fl__node_alloc_outputs(g, n, cnt) != FL_OK ? fl__diag_oom(d) : FL_OK;
+}
+
+/* Every input reads an output its producer has. */
+static fl_status check_ports(const fl_graph *g, fl_diag *d) {
+    for (size_t i = 0; i < g->n_nodes; i++) {
+        fl_node *n = g->nodes[i];
+        for (int k = 0; k < n->n_inputs; k++) {
+            const fl_input *in = &n->inputs[k];
+            if (in->port >= in->node->n_outputs) {
+                return fl__node_fail(d, FL_EINVAL, n,
+                                     "input %d reads output %d of '%s' (%s), which has %d "
+                                     "output%s (field: input)",
+                                     k, in->port, in->node->name, in->node->op, in->node->n_outputs,
+                                     in->node->n_outputs == 1 ? "" : "s");
+            }
+        }
+    }
+    return FL_OK;
+}
+
 fl_status fl__import_graphdef_msg(fl_graph *g, const Tensorflow__GraphDef *gd,
                                   const fl_import_opts *o, fl_diag *d) {
-    fl_arena *a = g->arena;
     if ((int64_t)gd->n_node > o->max_nodes) {
         return fl__diag_fail(d, FL_ELIMIT,
                              "graph has %zu nodes, above the limit of %lld (field: node)",
@@ -647,200 +836,30 @@ fl_status fl__import_graphdef_msg(fl_graph *g, const Tensorflow__GraphDef *gd,
     if (st != FL_OK) {
         return st;
     }
-
     /* Sweep 1: nodes and attrs. */
     for (size_t i = 0; i < gd->n_node; i++) {
-        const Tensorflow__NodeDef *nd = gd->node[i];
         if (fl_diag_poll(d) != FL_OK) {
             return d->status;
         }
-        if (!nd->name || !nd->name[0]) {
-            return fl__diag_fail(d, FL_EINVAL, "node %zu has an empty name (field: name)", i);
-        }
-        if (!nd->op || !nd->op[0]) {
-            return fl__diag_fail(d, FL_EINVAL, "node '%s' has an empty op (field: op)", nd->name);
-        }
-        fl_node *n = fl__op_add_node(g, nd->name, nd->op, d);
-        if (!n) {
-            return d->status;
-        }
-        n->src = nd;
-        n->device = nd->device ? nd->device : "";
-        if (n->kind == FL_OP_UNKNOWN) {
-            n->func = fl__graph_find_function(g, nd->op);
-            if (n->func) {
-                n->flags |= FL_NODE_FUNC_CALL;
-            }
-        }
-        /* A stripped constant announces itself with _stripped_content_bytes. */
-        int64_t stripped = -1;
-        for (size_t k = 0; k < nd->n_attr; k++) {
-            const Tensorflow__NodeDef__AttrEntry *e = nd->attr[k];
-            if (e->key && strcmp(e->key, "_stripped_content_bytes") == 0) {
-                if (!e->value || e->value->value_case != TENSORFLOW__ATTR_VALUE__VALUE_I ||
-                    e->value->i < 0) {
-                    return fl__node_fail(d, FL_EINVAL, n,
-                                         "attr '_stripped_content_bytes' must be a "
-                                         "non-negative int");
-                }
-                stripped = e->value->i;
-                n->flags |= FL_NODE_STRIPPED;
-            }
-        }
-        n->n_attrs = (int)nd->n_attr;
-        n->attrs = fl__arena_calloc(a, nd->n_attr ? nd->n_attr : 1, sizeof(fl_attr));
-        if (!n->attrs) {
-            return fl__diag_oom(d);
-        }
-        for (size_t k = 0; k < nd->n_attr; k++) {
-            const Tensorflow__NodeDef__AttrEntry *e = nd->attr[k];
-            const char *key = e->key ? e->key : "";
-            for (size_t j = 0; j < k; j++) {
-                if (strcmp(n->attrs[j].name, key) == 0) {
-                    return fl__node_fail(d, FL_EINVAL, n, "attr '%s' appears twice (field: attr)",
-                                         key);
-                }
-            }
-            char field[300];
-            snprintf(field, sizeof field, "attr '%.200s'", key);
-            conv cv = {g, d, o, n, field};
-            st = attr(&cv, key, e->value, strcmp(key, "value") == 0 ? stripped : -1, &n->attrs[k]);
-            if (st != FL_OK) {
-                return st;
-            }
+        st = add_node(g, gd->node[i], i, o, d);
+        if (st != FL_OK) {
+            return st;
         }
     }
-
-    /* Sweep 2: inputs (split and resolved), remembering the largest port
-     * referenced for ops whose output count only their consumers tell. */
+    /* Sweep 2: inputs. */
     int *max_port = fl__arena_scratch(g->arena, g->n_nodes, sizeof(int));
     if (!max_port) {
         return fl__diag_oom(d);
     }
-    st = FL_OK;
     for (size_t i = 0; i < gd->n_node && st == FL_OK; i++) {
-        const Tensorflow__NodeDef *nd = gd->node[i];
-        fl_node *n = g->nodes[i];
-        size_t n_data = 0, n_ctrl = 0;
-        for (size_t k = 0; k < nd->n_input; k++) {
-            if (nd->input[k] && nd->input[k][0] == '^') {
-                n_ctrl++;
-            } else {
-                n_data++;
-            }
-        }
-        n->inputs = fl__arena_calloc(a, n_data ? n_data : 1, sizeof(fl_input));
-        n->ctrl = fl__arena_calloc(a, n_ctrl ? n_ctrl : 1, sizeof(fl_node *));
-        if (!n->inputs || !n->ctrl) {
-            st = fl__diag_oom(d);
-            break;
-        }
-        for (size_t k = 0; k < nd->n_input; k++) {
-            const char *s = nd->input[k];
-            size_t off, len;
-            long port;
-            if (!parse_input(s, &off, &len, &port)) {
-                st = fl__node_fail(d, FL_EINVAL, n,
-                                   "malformed input '%s' (field: input[%zu]; expected 'name', "
-                                   "'name:port' or '^name')",
-                                   s ? s : "", k);
-                break;
-            }
-            if (port >= 0 && n->n_ctrl > 0) {
-                st = fl__node_fail(d, FL_EINVAL, n,
-                                   "data input '%s' follows a control input (field: input[%zu])", s,
-                                   k);
-                break;
-            }
-            char buf[512];
-            const char *name = s + off;
-            if (len < sizeof buf) {
-                memcpy(buf, s + off, len);
-                buf[len] = '\0';
-                name = buf;
-            } else {
-                name = fl__arena_strndup(a, s + off, len);
-                if (!name) {
-                    st = fl__diag_oom(d);
-                    break;
-                }
-            }
-            fl_node *src = fl__graph_find(g, name);
-            if (!src) {
-                st = fl__node_fail(d, FL_EINVAL, n,
-                                   "input '%s' names a node that does not exist (field: "
-                                   "input[%zu])",
-                                   s, k);
-                break;
-            }
-            if (port < 0) {
-                n->ctrl[n->n_ctrl++] = src;
-            } else {
-                n->inputs[n->n_inputs].node = src;
-                n->inputs[n->n_inputs].port = (int)port;
-                n->n_inputs++;
-                if (port > max_port[src->id]) {
-                    max_port[src->id] = (int)port;
-                }
-            }
-        }
+        st = node_inputs(g, gd->node[i], g->nodes[i], max_port, d);
     }
-
     /* Sweep 3: output counts, then port and arity checks. */
     for (size_t i = 0; i < g->n_nodes && st == FL_OK; i++) {
-        fl_node *n = g->nodes[i];
-        int cnt;
-        if (n->desc) {
-            if (n->n_inputs < n->desc->min_inputs ||
-                (n->desc->max_inputs >= 0 && n->n_inputs > n->desc->max_inputs)) {
-                if (n->desc->max_inputs < 0) {
-                    st = fl__node_fail(d, FL_EINVAL, n,
-                                       "expects at least %d data inputs, got %d (field: input)",
-                                       n->desc->min_inputs, n->n_inputs);
-                } else {
-                    st = fl__node_fail(d, FL_EINVAL, n,
-                                       "expects %d to %d data inputs, got %d (field: input)",
-                                       n->desc->min_inputs, n->desc->max_inputs, n->n_inputs);
-                }
-                break;
-            }
-            cnt = n->desc->n_outputs >= 0 ? n->desc->n_outputs : n->desc->count_outputs(n, d);
-            if (cnt < 0) {
-                st = d->status != FL_OK ? d->status
-                                        : fl__node_fail(d, FL_EINVAL, n,
-                                                        "cannot tell the number of outputs from "
-                                                        "its attrs (field: attr)");
-                break;
-            }
-        } else if (n->func) {
-            cnt = function_outputs(n->func, n);
-            if (cnt < 0) {
-                st = fl__node_fail(d, FL_EINVAL, n,
-                                   "call of function '%s' lacks the attrs that size its outputs "
-                                   "(field: attr)",
-                                   n->func->name);
-                break;
-            }
-        } else {
-            cnt = max_port[i] + 1; /* unknown op: at least one output */
-        }
-        if (fl__node_alloc_outputs(g, n, cnt) != FL_OK) {
-            st = fl__diag_oom(d);
-        }
+        st = node_outputs(g, g->nodes[i], max_port[i], d);
     }
-    for (size_t i = 0; i < g->n_nodes && st == FL_OK; i++) {
-        fl_node *n = g->nodes[i];
-        for (int k = 0; k < n->n_inputs; k++) {
-            const fl_input *in = &n->inputs[k];
-            if (in->port >= in->node->n_outputs) {
-                st = fl__node_fail(d, FL_EINVAL, n,
-                                   "input %d reads output %d of '%s' (%s), which has %d output%s "
-                                   "(field: input)",
-                                   k, in->port, in->node->name, in->node->op, in->node->n_outputs,
-                                   in->node->n_outputs == 1 ? "" : "s");
-                break;
-            }
-        }
+    if (st == FL_OK) {
+        st = check_ports(g, d);
     }
     fl__arena_scratch_free(g->arena, max_port);
     return st;
