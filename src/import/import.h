@@ -55,6 +55,11 @@ typedef struct fl_import_files {
 fl_status fl__import_onnx_files(fl_graph *g, const uint8_t *buf, size_t len,
                                 const fl_import_opts *o, const fl_import_files *files, fl_diag *d);
 
+/* The side file (ONNX external data, a TF.js shard) a model names by `path`:
+ * the file of that exact name, else the first of the same base name; NULL
+ * when none (or no files). */
+const fl_file *fl__import_find_file(const fl_import_files *o, const char *path);
+
 /* Calls fn for each external data location an ONNX model names (once
  * each); the count, or -1 when the bytes are not a ModelProto. */
 int fl__import_onnx_refs(const uint8_t *buf, size_t len, void (*fn)(const char *name, void *arg),

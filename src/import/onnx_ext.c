@@ -6,8 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The side file named `path`: exact name, else the same base name. */
-static const fl_file *find_file(const fl_import_files *o, const char *path) {
+const fl_file *fl__import_find_file(const fl_import_files *o, const char *path) {
     if (!o) {
         return NULL;
     }
@@ -164,7 +163,7 @@ fl_status fl__onnx_ext_resolve(fl_onnx_ext *x, fl_graph *g, fl_diag *d, const fl
                              "%llu (field: external_data.length)",
                              (unsigned long long)len, (unsigned long long)want);
     }
-    const fl_file *f = find_file(x->files, k.location);
+    const fl_file *f = fl__import_find_file(x->files, k.location);
     if (!f) {
         warn_missing(x, g, d, node, k.location);
         return FL_OK; /* a stripped constant */

@@ -3,6 +3,8 @@
  */
 #include "import/pbjson.h"
 
+#include "import/pbutil.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -282,29 +284,6 @@ static fl_status read_elem(rd *r, const ProtobufCFieldDescriptor *f, const json_
     return bad(r, "field type not supported");
 }
 
-static size_t elem_size(ProtobufCType t) {
-    switch (t) {
-    case PROTOBUF_C_TYPE_INT64:
-    case PROTOBUF_C_TYPE_SINT64:
-    case PROTOBUF_C_TYPE_SFIXED64:
-    case PROTOBUF_C_TYPE_UINT64:
-    case PROTOBUF_C_TYPE_FIXED64:
-    case PROTOBUF_C_TYPE_DOUBLE:
-        return 8;
-    case PROTOBUF_C_TYPE_BOOL:
-        return sizeof(protobuf_c_boolean);
-    case PROTOBUF_C_TYPE_ENUM:
-        return sizeof(int);
-    case PROTOBUF_C_TYPE_STRING:
-    case PROTOBUF_C_TYPE_MESSAGE:
-        return sizeof(void *);
-    case PROTOBUF_C_TYPE_BYTES:
-        return sizeof(ProtobufCBinaryData);
-    default:
-        return 4;
-    }
-}
-
 /* A map field (repeated XEntry {key = 1; value = 2}) from a JSON object. */
 static fl_status read_map(rd *r, const ProtobufCFieldDescriptor *f, const json_t *j, void *base) {
     const ProtobufCMessageDescriptor *ed = f->descriptor;
@@ -355,7 +334,7 @@ static fl_status read_field(rd *r, const ProtobufCFieldDescriptor *f, const json
         if (!json_is_array(j)) {
             return bad(r, "expected an array");
         }
-        size_t n = json_array_size(j), es = elem_size(f->type);
+        size_t n = json_array_size(j), es = fl__pb_elem_size(f->type);
         uint8_t *arr = fl__arena_calloc(r->a, n ? n : 1, es);
         if (!arr) {
             return fl__diag_oom(r->d);

@@ -37,3 +37,24 @@ int64_t fl__pb_read_le(const uint8_t *p, size_t size, bool is_signed) {
     }
     return (int64_t)v;
 }
+
+size_t fl__pb_elem_size(ProtobufCType t) {
+    switch (t) {
+    case PROTOBUF_C_TYPE_INT64:
+    case PROTOBUF_C_TYPE_SINT64:
+    case PROTOBUF_C_TYPE_SFIXED64:
+    case PROTOBUF_C_TYPE_UINT64:
+    case PROTOBUF_C_TYPE_FIXED64:
+    case PROTOBUF_C_TYPE_DOUBLE:
+        return 8;
+    case PROTOBUF_C_TYPE_BOOL:
+        return sizeof(protobuf_c_boolean);
+    case PROTOBUF_C_TYPE_STRING:
+    case PROTOBUF_C_TYPE_MESSAGE:
+        return sizeof(void *);
+    case PROTOBUF_C_TYPE_BYTES:
+        return sizeof(ProtobufCBinaryData);
+    default:
+        return 4; /* 32-bit integers, floats and enums */
+    }
+}

@@ -1,6 +1,7 @@
 /*
  * pbutil.h - what the importers share about protobuf-c: unpacking a file's
- * bytes into the graph's arena, and little-endian element reads.
+ * bytes into the graph's arena, little-endian element reads, the size of a
+ * field's value in the generated structs.
  */
 #ifndef FL_IMPORT_PBUTIL_H
 #define FL_IMPORT_PBUTIL_H
@@ -24,5 +25,9 @@ void *fl__pb_unpack(fl_graph *g, const ProtobufCMessageDescriptor *desc, const u
 /* The little-endian integer of `size` (1..8) bytes at p, sign-extended when
  * is_signed. */
 int64_t fl__pb_read_le(const uint8_t *p, size_t size, bool is_signed);
+
+/* The bytes one value of type t takes in a protobuf-c struct (an element of
+ * a repeated field's array, or a singular field). */
+size_t fl__pb_elem_size(ProtobufCType t);
 
 #endif

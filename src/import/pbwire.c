@@ -15,6 +15,8 @@
  */
 #include "import/pbwire.h"
 
+#include "import/pbutil.h"
+
 #include <string.h>
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -69,28 +71,6 @@ static bool rd_varint(const uint8_t **p, const uint8_t *end, uint64_t *out) {
         }
     }
     return false;
-}
-
-static size_t elem_size(ProtobufCType t) {
-    switch (t) {
-    case PROTOBUF_C_TYPE_INT64:
-    case PROTOBUF_C_TYPE_SINT64:
-    case PROTOBUF_C_TYPE_SFIXED64:
-    case PROTOBUF_C_TYPE_UINT64:
-    case PROTOBUF_C_TYPE_FIXED64:
-    case PROTOBUF_C_TYPE_DOUBLE:
-        return 8;
-    case PROTOBUF_C_TYPE_BOOL:
-        return sizeof(protobuf_c_boolean);
-    case PROTOBUF_C_TYPE_STRING:
-        return sizeof(char *);
-    case PROTOBUF_C_TYPE_BYTES:
-        return sizeof(ProtobufCBinaryData);
-    case PROTOBUF_C_TYPE_MESSAGE:
-        return sizeof(void *);
-    default:
-        return 4;
-    }
 }
 
 /* The wire type a field's values use when not packed. */
@@ -264,7 +244,7 @@ static void put_scalar(const ProtobufCFieldDescriptor *fd, void *dst, uint64_t v
         break;
     }
     default:
-        if (elem_size(fd->type) == 8) {
+        if (fl__pb_elem_size(fd->type) == 8) {
             memcpy(dst, &v, 8);
         } else {
             uint32_t u = (uint32_t)v;
@@ -303,7 +283,7 @@ static bool put_len(wdec *w, const ProtobufCFieldDescriptor *fd, void *dst, cons
 /* Appends a packed run to a repeated field's array. */
 static void put_packed(const ProtobufCFieldDescriptor *fd, uint8_t *arr, fslot *s,
                        const wfield *f) {
-    size_t es = elem_size(fd->type);
+    size_t es = fl__pb_elem_size(fd->type);
     int wt = field_wt(fd->type);
     if (f->len == 0) {
         return; /* an empty run: nothing to add (the array may be NULL) */
@@ -381,7 +361,7 @@ static bool earlier_wins(const ProtobufCFieldDescriptor *fd, const uint8_t *e, c
 /* A repeated field: the occurrences' elements concatenated, in order. */
 static bool merge_repeated(wdec *w, const ProtobufCFieldDescriptor *fd, ProtobufCMessage **ms,
                            size_t k) {
-    size_t es = elem_size(fd->type), total = 0, nonempty = 0, last = 0;
+    size_t es = fl__pb_elem_size(fd->type), total = 0, nonempty = 0, last = 0;
     for (size_t j = 0; j < k; j++) {
         size_t n;
         memcpy(&n, field_at(ms[j], fd->quantifier_offset), sizeof n);
@@ -445,7 +425,8 @@ static void merge_oneof(const ProtobufCMessageDescriptor *d, const ProtobufCFiel
     const ProtobufCFieldDescriptor *fe = protobuf_c_message_descriptor_get_field(d, c);
     if (acc != k - 1 && fe) {
         /* the last occurrence has it unset: its case and value are 0 */
-        memcpy(field_at(ms[k - 1], fe->offset), field_at(ms[acc], fe->offset), elem_size(fe->type));
+        memcpy(field_at(ms[k - 1], fe->offset), field_at(ms[acc], fe->offset),
+               fl__pb_elem_size(fe->type));
         memcpy(field_at(ms[k - 1], fd->quantifier_offset), &c, sizeof c);
     }
 }
@@ -526,7 +507,7 @@ static bool merge_all(wdec *w, const ProtobufCMessageDescriptor *d, ProtobufCMes
             }
             if (acc != k - 1) {
                 memcpy(field_at(ms[k - 1], fd->offset), field_at(ms[acc], fd->offset),
-                       elem_size(fd->type));
+                       fl__pb_elem_size(fd->type));
                 if (fd->quantifier_offset) {
                     memcpy(field_at(ms[k - 1], fd->quantifier_offset),
                            field_at(ms[acc], fd->quantifier_offset), sizeof(uint32_t));
@@ -559,7 +540,7 @@ static bool fill_field(wdec *w, ProtobufCMessage *m, const ProtobufCFieldDescrip
     if (fd->label == PROTOBUF_C_LABEL_REPEATED) {
         uint8_t *arr;
         memcpy(&arr, base + fd->offset, sizeof arr);
-        size_t es = elem_size(fd->type);
+        size_t es = fl__pb_elem_size(fd->type);
         if (f->wt == WT_LEN && is_packable(fd->type)) {
             put_packed(fd, arr, s, f);
             return true;
@@ -614,7 +595,7 @@ static bool alloc_repeated(wdec *w, const ProtobufCMessageDescriptor *d, Protobu
         if (fd->label != PROTOBUF_C_LABEL_REPEATED || slots[i].count == 0) {
             continue;
         }
-        size_t es = elem_size(fd->type);
+        size_t es = fl__pb_elem_size(fd->type);
         if (slots[i].count > SIZE_MAX / es) {
             return oom(w);
         }

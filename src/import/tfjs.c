@@ -67,29 +67,6 @@ typedef struct group_buf {
     uint64_t total;
 } group_buf;
 
-/* The given file a manifest path names: exact name, else the same base name. */
-static const fl_file *find_file(const fl_import_files *o, const char *path) {
-    for (size_t i = 0; i < o->n; i++) {
-        if (o->files[i].name && strcmp(o->files[i].name, path) == 0) {
-            return &o->files[i];
-        }
-    }
-    const char *base = strrchr(path, '/');
-    base = base ? base + 1 : path;
-    for (size_t i = 0; i < o->n; i++) {
-        const char *n = o->files[i].name;
-        if (!n) {
-            continue;
-        }
-        const char *nb = strrchr(n, '/');
-        nb = nb ? nb + 1 : n;
-        if (strcmp(nb, base) == 0) {
-            return &o->files[i];
-        }
-    }
-    return NULL;
-}
-
 /* Bytes [off, off + n) of the group: a view into one shard, or a copy into
  * the arena when the range straddles shards. */
 static const uint8_t *group_bytes(fl_arena *a, const group_buf *gb, uint64_t off, uint64_t n) {
@@ -491,7 +468,7 @@ static fl_status import_group(wctx *w, const json_t *grp, size_t gi, const fl_im
                                  "paths[%zu])",
                                  gi, i);
         }
-        const fl_file *f = find_file(o, json_string_value(p));
+        const fl_file *f = fl__import_find_file(o, json_string_value(p));
         if (!f) {
             missing++;
             first_missing = first_missing ? first_missing : json_string_value(p);
