@@ -306,24 +306,6 @@ static void test_options_from_older_headers(void **state) {
     tg_free(g);
 }
 
-/* Counts the engine's allocations; fails the `fail_at`-th (only that one;
- * 0: none). Remembers which were scratch memory (fl__arena_scratch). */
-#define MAX_SCRATCH 4096
-typedef struct alloc_counter {
-    long calls, fail_at;
-    long scratch[MAX_SCRATCH];
-    size_t n_scratch;
-} alloc_counter;
-
-static bool fail_kth(void *arg) {
-    alloc_counter *a = arg;
-    ++a->calls;
-    if (fl__alloc_hook_is_scratch() && a->n_scratch < MAX_SCRATCH) {
-        a->scratch[a->n_scratch++] = a->calls;
-    }
-    return a->calls == a->fail_at;
-}
-
 /* Scratch memory counts against the arena's limit while it is held, and no
  * longer once freed; past the limit it fails like arena memory (sticky). */
 static void test_scratch_memory_limit(void **state) {
@@ -385,9 +367,9 @@ static tg_graph *busy_graph(void) {
  * documented.) */
 /* Fails each allocation in turn (every step-th) for options `o`. */
 static void oom_at_each_allocation(const uint8_t *bytes, size_t len, const fl_options *o) {
-    static alloc_counter none;
+    static fl_test_alloc_counter none;
     memset(&none, 0, sizeof none);
-    fl__arena_set_fail_hook(fail_kth, &none);
+    fl__arena_set_fail_hook(fl_test_fail_kth, &none);
     fl_report *r = NULL;
     assert_int_equal(fl_analyze(bytes, len, o, &r), FL_OK);
     fl__arena_set_fail_hook(NULL, NULL);
@@ -397,8 +379,8 @@ static void oom_at_each_allocation(const uint8_t *bytes, size_t len, const fl_op
     assert_true(total > 100);
     int failed = 0;
     for (long k = 1; k <= total; k += 1 + total / 500) {
-        alloc_counter a = {0, k, {0}, 0};
-        fl__arena_set_fail_hook(fail_kth, &a);
+        fl_test_alloc_counter a = {0, k, {0}, 0};
+        fl__arena_set_fail_hook(fl_test_fail_kth, &a);
         r = NULL;
         fl_status st = fl_analyze(bytes, len, o, &r);
         fl__arena_set_fail_hook(NULL, NULL);
@@ -416,10 +398,10 @@ static void oom_at_each_allocation(const uint8_t *bytes, size_t len, const fl_op
     /* Every scratch allocation (sorts, use lists, the report's op table,
      * constant reductions) in the passes and the report: each one fails in
      * turn. */
-    assert_true(none.n_scratch > 0 && none.n_scratch < MAX_SCRATCH);
+    assert_true(none.n_scratch > 0 && none.n_scratch < FL_TEST_MAX_SCRATCH);
     for (size_t j = 0; j < none.n_scratch; j++) {
-        alloc_counter a = {0, none.scratch[j], {0}, 0};
-        fl__arena_set_fail_hook(fail_kth, &a);
+        fl_test_alloc_counter a = {0, none.scratch[j], {0}, 0};
+        fl__arena_set_fail_hook(fl_test_fail_kth, &a);
         r = NULL;
         fl_status st = fl_analyze(bytes, len, o, &r);
         fl__arena_set_fail_hook(NULL, NULL);
@@ -432,8 +414,8 @@ static void oom_at_each_allocation(const uint8_t *bytes, size_t len, const fl_op
     }
     /* The last allocations of all: the end of the report. */
     for (long k = total; k > total - 8 && k > 1; k--) {
-        alloc_counter a = {0, k, {0}, 0};
-        fl__arena_set_fail_hook(fail_kth, &a);
+        fl_test_alloc_counter a = {0, k, {0}, 0};
+        fl__arena_set_fail_hook(fl_test_fail_kth, &a);
         r = NULL;
         fl_status st = fl_analyze(bytes, len, o, &r);
         fl__arena_set_fail_hook(NULL, NULL);
@@ -468,9 +450,9 @@ static fl_profile *small_profile(void) {
 
 /* Scratch allocations of one analysis (the fail hook counting, none failed). */
 static size_t scratch_count(const uint8_t *bytes, size_t len, const fl_options *o) {
-    static alloc_counter c;
+    static fl_test_alloc_counter c;
     memset(&c, 0, sizeof c);
-    fl__arena_set_fail_hook(fail_kth, &c);
+    fl__arena_set_fail_hook(fl_test_fail_kth, &c);
     fl_report *r = NULL;
     assert_int_equal(fl_analyze(bytes, len, o, &r), FL_OK);
     fl__arena_set_fail_hook(NULL, NULL);

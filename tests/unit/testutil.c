@@ -72,31 +72,22 @@ int fl_test_exit(int failed) {
     return 0;
 }
 
-/* The fail hook of fl_test_import_scratch_oom: counts every allocation,
- * remembers which were scratch, fails the fail_at-th (0: none). */
-#define MAX_IMPORT_SCRATCH 256
-typedef struct scratch_counter {
-    long calls, fail_at;
-    long at[MAX_IMPORT_SCRATCH];
-    size_t n_scratch;
-} scratch_counter;
-
-static bool count_scratch(void *arg) {
-    scratch_counter *c = arg;
-    ++c->calls;
-    if (fl__alloc_hook_is_scratch() && c->n_scratch < MAX_IMPORT_SCRATCH) {
-        c->at[c->n_scratch++] = c->calls;
+bool fl_test_fail_kth(void *arg) {
+    fl_test_alloc_counter *a = arg;
+    ++a->calls;
+    if (fl__alloc_hook_is_scratch() && a->n_scratch < FL_TEST_MAX_SCRATCH) {
+        a->scratch[a->n_scratch++] = a->calls;
     }
-    return c->calls == c->fail_at;
+    return a->calls == a->fail_at;
 }
 
 static fl_status import_once(int fmt, const void *buf, size_t len, const fl_file *files,
-                             size_t n_files, scratch_counter *c) {
+                             size_t n_files, fl_test_alloc_counter *c) {
     fl_arena a;
     fl__arena_init(&a, (size_t)1 << 30);
     fl_diag d;
     fl__diag_init(&d, &a);
-    fl__arena_set_fail_hook(count_scratch, c);
+    fl__arena_set_fail_hook(fl_test_fail_kth, c);
     fl_graph *g = fl__graph_new(&a);
     fl_import_opts io = {1000000, 1 << 20, NULL};
     fl_import_files fs = {files, n_files};
@@ -113,17 +104,17 @@ static fl_status import_once(int fmt, const void *buf, size_t len, const fl_file
 
 size_t fl_test_import_scratch_oom(int fmt, const void *buf, size_t len, const fl_file *files,
                                   size_t n_files) {
-    static scratch_counter none, c;
+    static fl_test_alloc_counter none, c;
     memset(&none, 0, sizeof none);
     assert_int_equal(import_once(fmt, buf, len, files, n_files, &none), FL_OK);
-    assert_true(none.n_scratch < MAX_IMPORT_SCRATCH);
+    assert_true(none.n_scratch < FL_TEST_MAX_SCRATCH);
     for (size_t j = 0; j < none.n_scratch; j++) {
         memset(&c, 0, sizeof c);
-        c.fail_at = none.at[j];
+        c.fail_at = none.scratch[j];
         fl_status st = import_once(fmt, buf, len, files, n_files, &c);
         if (st != FL_ENOMEM) {
             fail_msg("scratch allocation %zu of %zu (call %ld) failed, the import returned %s",
-                     j + 1, none.n_scratch, none.at[j], fl_status_name(st));
+                     j + 1, none.n_scratch, none.scratch[j], fl_status_name(st));
         }
     }
     return none.n_scratch;

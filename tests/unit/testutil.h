@@ -8,6 +8,7 @@
 // clang-format off
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
@@ -36,6 +37,17 @@ int fl_test_have_corpus(const char *what);
 
 /* Records a skip; false when FL_REQUIRE_ALL=1 forbids it. */
 int fl_test_skip_allowed(void);
+
+/* A fail hook for util/arena.h's fl__arena_set_fail_hook (arg: a counter):
+ * counts the engine's allocations and fails the fail_at-th (only that one;
+ * 0: none); remembers which calls were scratch memory (fl__arena_scratch). */
+#define FL_TEST_MAX_SCRATCH 4096
+typedef struct fl_test_alloc_counter {
+    long calls, fail_at;
+    long scratch[FL_TEST_MAX_SCRATCH];
+    size_t n_scratch;
+} fl_test_alloc_counter;
+bool fl_test_fail_kth(void *arg);
 
 /* Imports `len` bytes of format `fmt` (with `files` for ONNX external data
  * and TF.js shards) into a fresh graph once, counting the scratch
