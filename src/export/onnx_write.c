@@ -13,7 +13,12 @@
  *    shapes there would describe the graph before the passes);
  *  - one initializer per live constant: the TensorProto it came from (an
  *    initializer's own; a Constant operator's value under the constant's
- *    value name), else built from its value (little-endian raw_data). In a
+ *    value name), else built from its value (little-endian raw_data). An
+ *    initializer whose data was in an external file given to the import is
+ *    written inline (raw_data: the file's bytes); the whole model must stay
+ *    under protobuf's 2 GiB message limit, else the write fails saying so
+ *    (external data is not written back). One whose file was not given is
+ *    written with its external reference unchanged, as a stripped one. In a
  *    weight-stripped model a stripped constant is written with dims and type
  *    only, as the importer reads a stripped file; in a model with its
  *    weights, a constant a pass made without computing its content (limits)
@@ -29,7 +34,10 @@
  * Value names: an output keeps the name its NodeProto gave it (a node a
  * pass built in place of another carries that node's NodeProto, see
  * passes/remap/onnx_batchnorm.c); graph inputs and initializers keep theirs;
- * a new node's output 0 is named after the node, port p > 0 "NODE:p".
+ * a new node's output 0 is named after the node, port p > 0 "NODE:p". A
+ * graph output whose producer a pass rebuilt without its NodeProto (folded
+ * into a constant in place) gets its declared name back
+ * (keep_output_names): a graph output may then be an initializer.
  * Control edges have no ONNX form and are dropped (ONNX orders by data).
  */
 #include "export/onnx_write.h"
@@ -354,6 +362,74 @@ static fl_status graph_body(owctx *w, Onnx__GraphProto *gp) {
     return FL_OK;
 }
 
+static bool produced(const Onnx__GraphProto *gp, const char *v) {
+    for (size_t i = 0; i < gp->n_initializer; i++) {
+        if (strcmp(gp->initializer[i]->name, v) == 0) {
+            return true;
+        }
+    }
+    for (size_t i = 0; i < gp->n_node; i++) {
+        for (size_t k = 0; k < gp->node[i]->n_output; k++) {
+            if (strcmp(gp->node[i]->output[k], v) == 0) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+/* Every use of value name `from` in gp (initializer and node inputs and
+ * outputs) becomes `to`. */
+static void rename_value(Onnx__GraphProto *gp, const char *from, const char *to) {
+    for (size_t i = 0; i < gp->n_initializer; i++) {
+        if (strcmp(gp->initializer[i]->name, from) == 0) {
+            gp->initializer[i]->name = (char *)to;
+        }
+    }
+    for (size_t i = 0; i < gp->n_node; i++) {
+        Onnx__NodeProto *m = gp->node[i];
+        for (size_t k = 0; k < m->n_input; k++) {
+            m->input[k] = strcmp(m->input[k], from) == 0 ? (char *)to : m->input[k];
+        }
+        for (size_t k = 0; k < m->n_output; k++) {
+            m->output[k] = strcmp(m->output[k], from) == 0 ? (char *)to : m->output[k];
+        }
+    }
+}
+
+/* A graph output the written graph does not produce under its name: a pass
+ * rebuilt its producer (constant folding turns a node into a constant in
+ * place, dropping its NodeProto, so the value took the node's name). The
+ * producer's NodeProto names the node the importer made of it; that node's
+ * value is renamed to the output's name. */
+static fl_status keep_output_names(owctx *w, const Onnx__GraphProto *src, Onnx__GraphProto *gp) {
+    for (size_t o = 0; o < src->n_output; o++) {
+        const char *v = src->output[o]->name;
+        if (produced(gp, v)) {
+            continue;
+        }
+        const fl_node *n = NULL;
+        int port = 0;
+        for (size_t i = 0; i < src->n_node && !n; i++) {
+            const Onnx__NodeProto *np = src->node[i];
+            for (size_t k = 0; k < np->n_output && !n; k++) {
+                if (strcmp(np->output[k], v) != 0) {
+                    continue;
+                }
+                const char *ir = np->name && *np->name ? np->name : np->output[0];
+                n = fl__graph_find(w->g, ir);
+                port = (int)k;
+            }
+        }
+        if (!n || port >= n->n_outputs || node_proto(n)) {
+            return fl__diag_fail(w->d, FL_EINTERNAL,
+                                 "graph output '%s' is not produced by the optimised graph", v);
+        }
+        rename_value(gp, value_name(w, n, port), v);
+    }
+    return FL_OK;
+}
+
 /* The imported graph inputs still present (feeds, live initializers). */
 static fl_status graph_inputs(owctx *w, const Onnx__GraphProto *src, Onnx__GraphProto *gp) {
     gp->input = fl__arena_calloc(w->a, src->n_input + 1, sizeof(*gp->input));
@@ -424,10 +500,17 @@ fl_status fl__onnx_write(fl_graph *g, uint8_t **out, size_t *len, fl_diag *d) {
     gp->value_info = NULL;
     m->graph = gp;
     if ((st = graph_body(&w, gp)) != FL_OK || (st = graph_inputs(&w, src->graph, gp)) != FL_OK ||
+        (st = keep_output_names(&w, src->graph, gp)) != FL_OK ||
         (st = opsets(&w, src, m)) != FL_OK) {
         return st;
     }
     size_t n = onnx__model_proto__get_packed_size(m);
+    if (n > (size_t)INT32_MAX) {
+        return fl__diag_fail(d, FL_EUNSUPPORTED,
+                             "the optimised model is %zu bytes, over protobuf's 2 GiB limit for "
+                             "one message; writing initializers as external data is not supported",
+                             n);
+    }
     uint8_t *buf = malloc(n ? n : 1);
     if (!buf) {
         return fl__diag_oom(d);

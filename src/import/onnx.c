@@ -267,8 +267,8 @@ static fl_status decode_value(imp *im, const Onnx__TensorProto *p, fl_const *c) 
 }
 
 /* A tensor whose bytes live in an external file: *p becomes a copy whose
- * raw_data is a view of the file's range (onnx_ext.h), or stays as it is
- * when the file was not given. */
+ * raw_data is a view of the file's range (onnx_ext.h) and which has no
+ * external data entries, or stays as it is when the file was not given. */
 static fl_status external_view(imp *im, const fl_node *node, const Onnx__TensorProto **p,
                                uint64_t want) {
     const uint8_t *bytes = NULL;
@@ -283,8 +283,11 @@ static fl_status external_view(imp *im, const fl_node *node, const Onnx__TensorP
     *q = **p;
     q->raw_data.data = (uint8_t *)(uintptr_t)bytes;
     q->raw_data.len = (size_t)want;
+    q->has_raw_data = 1;
     q->has_data_location = 0;
     q->data_location = ONNX__TENSOR_PROTO__DATA_LOCATION__DEFAULT;
+    q->n_external_data = 0;
+    q->external_data = NULL;
     *p = q;
     return FL_OK;
 }
@@ -342,6 +345,7 @@ static fl_status decode_tensor(imp *im, const fl_node *node, const char *field,
             return st;
         }
         external = p->has_data_location; /* false once resolved to a view */
+        c->src = p;                      /* the ONNX writer writes the bytes inline */
     }
     if (external || (n > 0 && dt != FL_DT_STRING && !has_any_data(p))) {
         c->stripped = true;

@@ -60,6 +60,17 @@ else
 fi
 
 models=("$data/tiny_cnn.onnx")
+# A weight in an external file and a graph output computed from constants
+# only (tests/cli/mk_onnx_ext.py, needs no corpus): written with the weight
+# inline (the written model is loaded from another directory, without
+# ext.bin) and the folded output still produced under its name k.
+mkdir -p "$tmp/src"
+if "$py" "$here/mk_onnx_ext.py" "$tmp/src"; then
+  models+=("$tmp/src/ext.onnx")
+else
+  echo "FAIL ext: mk_onnx_ext.py failed"
+  fails=$((fails + 1))
+fi
 have_corpus=1
 [ -d "$corpus" ] || { have_corpus=0; skip_part "$corpus is absent: only tests/data/tiny_cnn.onnx is written"; }
 for m in mobilenet_v3_small tiny_transformer_encoder; do
@@ -109,6 +120,15 @@ for m in "${models[@]}"; do
     fi
   fi
 done
+
+# The external weight was written inline: the written model names no file.
+if [ -f "$tmp/ext.opt.onnx" ] && ! grep -q "ext.bin" "$tmp/ext.opt.onnx"; then
+  echo "ok ext: written model holds its weight inline (no reference to ext.bin)"
+  pass=$((pass + 1))
+else
+  echo "FAIL ext: $tmp/ext.opt.onnx missing or still refers to ext.bin"
+  fails=$((fails + 1))
+fi
 
 # A stripped model is written stripped (its folded weights have no content).
 [ "$have_corpus" = 1 ] && check stripped_written 0 "wrote" -- "$bin" optimize "$corpus/resnet18.raw.stripped.onnx" -o "$tmp/s.onnx"

@@ -217,6 +217,53 @@ static void test_out_of_memory(void **state) {
     free(buf);
 }
 
+/* `foldline optimize` of a model with external data: the written model
+ * holds s and w inline (raw_data: the file's bytes, no external data
+ * entries), so it loads without the file. w's bytes here are 6 distinct
+ * floats at offset 4096 of a readable copy of the file. */
+static void test_written_inline(void **state) {
+    (void)state;
+    uint8_t file[PAGE + 24];
+    memcpy(file, data, 16);
+    const float w[6] = {1, 2, 3, 4, 5, 6};
+    memcpy(file + PAGE, w, sizeof w);
+    size_t len;
+    uint8_t *buf = model(S_EXT, W_EXT, &len);
+    fl_file f = {"w.bin", file, sizeof file};
+    fl_options o;
+    fl_options_init(&o);
+    o.format = FL_FORMAT_ONNX;
+    o.files = &f;
+    o.n_files = 1;
+    o.passes = "default";
+    o.return_graph = true;
+    fl_report *r = NULL;
+    assert_int_equal(fl_analyze(buf, len, &o, &r), FL_OK);
+    free(buf);
+    assert_non_null(r->graph_bytes);
+    Onnx__ModelProto *mp = onnx__model_proto__unpack(NULL, r->graph_len, r->graph_bytes);
+    assert_non_null(mp);
+    int seen = 0;
+    for (size_t i = 0; i < mp->graph->n_initializer; i++) {
+        const Onnx__TensorProto *t = mp->graph->initializer[i];
+        assert_false(t->has_data_location &&
+                     t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL);
+        assert_int_equal(t->n_external_data, 0);
+        if (strcmp(t->name, "w") == 0) {
+            assert_int_equal(t->raw_data.len, sizeof w);
+            assert_memory_equal(t->raw_data.data, w, sizeof w);
+            seen++;
+        } else if (strcmp(t->name, "s") == 0) {
+            assert_int_equal(t->raw_data.len, 16);
+            assert_memory_equal(t->raw_data.data, file, 16);
+            seen++;
+        }
+    }
+    assert_int_equal(seen, 2);
+    onnx__model_proto__free_unpacked(mp, NULL);
+    fl_report_free(r);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_values_read_from_the_file),
@@ -226,6 +273,7 @@ int main(void) {
         cmocka_unit_test(test_location_outside_model_dir),
         cmocka_unit_test(test_file_refs),
         cmocka_unit_test(test_out_of_memory),
+        cmocka_unit_test(test_written_inline),
     };
     return fl_test_exit(cmocka_run_group_tests(tests, setup, teardown));
 }

@@ -771,6 +771,44 @@ static void test_layer_norm_other_axis(void **state) {
     ob_free(m);
 }
 
+/* A graph output computed from constants only, y = c1 + c2 = [4, 7]:
+ * constant folding turns its producer into a constant in place (dropping its
+ * NodeProto); the written model still declares and produces y, as an
+ * initializer named y holding [4, 7], next to z = Relu(x). */
+static void test_output_folded_written(void **state) {
+    (void)state;
+    ob_model *m = ob_new(13);
+    ob_input(m, "x", OB_FLOAT, 1, (int64_t[]){2}, NULL);
+    init_vals(m, "c1", 1, (int64_t[]){2}, (float[]){1, 2}, 2);
+    init_vals(m, "c2", 1, (int64_t[]){2}, (float[]){3, 5}, 2);
+    ob_node(m, "Add", "add", "c1,c2", "y");
+    ob_node(m, "Relu", "relu", "x", "z");
+    ob_output(m, "y");
+    ob_output(m, "z");
+    run *r = run_model(m, 0);
+    assert_true(fired(r, "fold", "add"));
+    assert_string_equal(dump_ops(r), "relu=Relu(x)");
+    uint8_t *out;
+    size_t len;
+    assert_int_equal(fl__onnx_write(r->g, &out, &len, &r->d), FL_OK);
+    Onnx__ModelProto *mp = onnx__model_proto__unpack(NULL, len, out);
+    assert_non_null(mp);
+    assert_int_equal(mp->graph->n_initializer, 1);
+    const Onnx__TensorProto *t = mp->graph->initializer[0];
+    assert_string_equal(t->name, "y");
+    const float want[2] = {4, 7};
+    assert_int_equal(t->raw_data.len, sizeof want);
+    assert_memory_equal(t->raw_data.data, want, sizeof want);
+    assert_int_equal(mp->graph->n_node, 1);
+    assert_string_equal(mp->graph->node[0]->output[0], "z");
+    assert_int_equal(mp->graph->n_output, 2);
+    assert_string_equal(mp->graph->output[0]->name, "y");
+    onnx__model_proto__free_unpacked(mp, NULL);
+    free(out);
+    run_free(r);
+    ob_free(m);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_conv_bn_relu_values),
@@ -785,6 +823,7 @@ int main(void) {
         cmocka_unit_test(test_skip_layer_norm),
         cmocka_unit_test(test_bias_gelu),
         cmocka_unit_test(test_gemm_transpose),
+        cmocka_unit_test(test_output_folded_written),
         cmocka_unit_test(test_swish_quick_gelu),
         cmocka_unit_test(test_shape_chain_folds),
         cmocka_unit_test(test_gelu_exact),
