@@ -240,7 +240,7 @@ static Onnx__AttributeProto *attr_msg(owctx *w, const fl_node *n, const fl_attr 
     return NULL;
 }
 
-/* True when every int, float and string attr of the IR is in the
+/* True when every int, float, string and int/float list attr of the IR is in the
  * NodeProto with that value (a node a pass rebuilt with the same op type,
  * e.g. a Gemm whose transB changed, is written from the IR). */
 static bool proto_attrs_current(const Onnx__NodeProto *np, const fl_node *n) {
@@ -253,7 +253,13 @@ static bool proto_attrs_current(const Onnx__NodeProto *np, const fl_node *n) {
         for (size_t j = 0; j < np->n_attribute && !p; j++) {
             p = strcmp(np->attribute[j]->name, a->name) == 0 ? np->attribute[j] : NULL;
         }
+        bool ints = a->kind == FL_ATTR_LIST && a->list_kind == FL_ATTR_I;
+        bool flts = a->kind == FL_ATTR_LIST && a->list_kind == FL_ATTR_F;
         if (!p || (a->kind == FL_ATTR_I && p->i != a->v.i) ||
+            (ints && (p->n_ints != a->n ||
+                      (a->n && memcmp(p->ints, a->v.list.i, a->n * sizeof(int64_t)) != 0))) ||
+            (flts && (p->n_floats != a->n ||
+                      (a->n && memcmp(p->floats, a->v.list.f, a->n * sizeof(float)) != 0))) ||
             (a->kind == FL_ATTR_F && p->f != a->v.f) ||
             (a->kind == FL_ATTR_S &&
              (p->s.len != a->v.s.len ||

@@ -292,7 +292,7 @@ static void test_matmul_add_gemm_act(void **state) {
     ob_model *m = ob_new(13);
     ob_input(m, "x", OB_FLOAT, 2, (int64_t[]){4, 8}, NULL);
     ob_init_f(m, "w", 2, (int64_t[]){8, 3}, true);
-    ob_init_f(m, "c", 1, (int64_t[]){3}, false);
+    init_vals(m, "c", 1, (int64_t[]){3}, (float[]){1, 2, 3}, 3);
     ob_node(m, "MatMul", "mm", "x,w", "p");
     ob_node(m, "Add", "add", "c,p", "q");
     Onnx__NodeProto *a = ob_node(m, "LeakyRelu", "act", "q", "y");
@@ -369,7 +369,7 @@ static void test_matmul_add_nd_gemm(void **state) {
     ob_model *m = ob_new(13);
     ob_input(m, "x", OB_FLOAT, 3, (int64_t[]){2, 4, 8}, NULL);
     ob_init_f(m, "w", 2, (int64_t[]){8, 3}, true);
-    ob_init_f(m, "c", 1, (int64_t[]){3}, false);
+    init_vals(m, "c", 1, (int64_t[]){3}, (float[]){1, 2, 3}, 3);
     ob_node(m, "MatMul", "mm", "x,w", "p");
     ob_node(m, "Add", "add", "p,c", "y");
     ob_output(m, "y");
@@ -396,7 +396,7 @@ static void test_matmul_3d_symbolic_kept(void **state) {
     ob_model *m = ob_new(13);
     ob_input(m, "x", OB_FLOAT, 3, (int64_t[]){-1, 4, 8}, (const char *const[]){"N", NULL, NULL});
     ob_init_f(m, "w", 2, (int64_t[]){8, 3}, true);
-    ob_init_f(m, "c", 1, (int64_t[]){3}, false);
+    init_vals(m, "c", 1, (int64_t[]){3}, (float[]){1, 2, 3}, 3);
     ob_node(m, "MatMul", "mm", "x,w", "p");
     ob_node(m, "Add", "add", "p,c", "y");
     ob_output(m, "y");
@@ -573,7 +573,7 @@ static void test_gemm_transpose(void **state) {
     ob_model *m = ob_new(13);
     ob_input(m, "x", OB_FLOAT, 2, (int64_t[]){4, 8}, NULL);
     ob_input(m, "w", OB_FLOAT, 2, (int64_t[]){3, 8}, NULL);
-    ob_init_f(m, "c", 1, (int64_t[]){3}, false);
+    init_vals(m, "c", 1, (int64_t[]){3}, (float[]){1, 2, 3}, 3);
     ob_node(m, "Transpose", "t", "w", "wt");
     Onnx__NodeProto *g = ob_node(m, "Gemm", "gemm", "x,wt,c", "y");
     ob_attr_f(m, g, "beta", 0.5f);
@@ -809,6 +809,87 @@ static void test_output_folded_written(void **state) {
     ob_free(m);
 }
 
+/* Transposes over ONNX: [1,0,2] twice cancels (remove_identity_transpose);
+ * [1,2,0] twice merges into one Transpose with q[j] = p1[p2[j]] = [2,0,1]
+ * (x [2,3,4] -> [4,2,3] either way), written back with that perm; an
+ * identity permutation is removed. */
+static void test_onnx_transposes(void **state) {
+    (void)state;
+    static const int64_t perms[3][3] = {{1, 0, 2}, {1, 2, 0}, {0, 1, 2}};
+    static const char *const want[3] = {"relu=Relu(x)", "t2=Transpose(x); relu=Relu(t2)",
+                                        "relu=Relu(x)"};
+    for (int c = 0; c < 3; c++) {
+        ob_model *m = ob_new(13);
+        ob_input(m, "x", OB_FLOAT, 3, (int64_t[]){2, 3, 4}, NULL);
+        Onnx__NodeProto *t1 = ob_node(m, "Transpose", "t1", "x", "a");
+        ob_attr_ints(m, t1, "perm", 3, perms[c]);
+        const char *relu_in = "a";
+        if (c < 2) {
+            Onnx__NodeProto *t2 = ob_node(m, "Transpose", "t2", "a", "b");
+            ob_attr_ints(m, t2, "perm", 3, perms[c]);
+            relu_in = "b";
+        }
+        ob_node(m, "Relu", "relu", relu_in, "y");
+        ob_output(m, "y");
+        run *r = run_model(m, 0);
+        assert_string_equal(dump_ops(r), want[c]);
+        assert_true(fired(r, c == 1 ? "merge_transposes" : "remove_identity_transpose",
+                          c == 2 ? "t1" : "t2"));
+        if (c == 1) {
+            const fl_attr *p = fl__node_attr(need(r, "t2"), "perm");
+            assert_int_equal(p->n, 3);
+            assert_true(p->v.list.i[0] == 2 && p->v.list.i[1] == 0 && p->v.list.i[2] == 1);
+            assert_int_equal(known(need(r, "t2")->outputs[0].shape.dims[0]), 4);
+            uint8_t *out;
+            size_t len;
+            assert_int_equal(fl__onnx_write(r->g, &out, &len, &r->d), FL_OK);
+            Onnx__ModelProto *mp = onnx__model_proto__unpack(NULL, len, out);
+            assert_non_null(mp);
+            const Onnx__AttributeProto *wp = written_attr(mp, "t2", "perm");
+            assert_int_equal(wp->n_ints, 3);
+            assert_true(wp->ints[0] == 2 && wp->ints[1] == 0 && wp->ints[2] == 1);
+            assert_string_equal(mp->graph->node[0]->input[0], "x");
+            onnx__model_proto__free_unpacked(mp, NULL);
+            free(out);
+        }
+        run_free(r);
+        ob_free(m);
+    }
+}
+
+/* Mul(x, 1), Add(0, .), Neg(Neg(.)), Identity over ONNX: all removed, the
+ * Relu reads x. FLOPs before: Mul 6 + Add 6 + Neg 6 + Neg 6 + Relu 6 = 30;
+ * after: Relu 6. An Add of a zeros constant that broadcasts x [1,3] up to
+ * [2,3] changes the shape and stays. */
+static void test_onnx_neutral_elements(void **state) {
+    (void)state;
+    ob_model *m = ob_new(13);
+    ob_input(m, "x", OB_FLOAT, 2, (int64_t[]){2, 3}, NULL);
+    ob_input(m, "v", OB_FLOAT, 2, (int64_t[]){1, 3}, NULL);
+    init_vals(m, "one", 1, (int64_t[]){1}, (float[]){1}, 1);
+    init_vals(m, "zero", 1, (int64_t[]){3}, (float[]){0, 0, 0}, 3);
+    init_vals(m, "zeros23", 2, (int64_t[]){2, 3}, (float[]){0, 0, 0, 0, 0, 0}, 6);
+    ob_node(m, "Mul", "mul", "x,one", "a");
+    ob_node(m, "Add", "add", "zero,a", "b");
+    ob_node(m, "Neg", "neg1", "b", "c");
+    ob_node(m, "Neg", "neg2", "c", "d");
+    ob_node(m, "Identity", "id", "d", "e");
+    ob_node(m, "Relu", "relu", "e", "y");
+    ob_node(m, "Add", "bcast", "v,zeros23", "z");
+    ob_output(m, "y");
+    ob_output(m, "z");
+    run *r = run_model(m, 0);
+    assert_string_equal(dump_ops(r), "relu=Relu(x); bcast=Add(v,zeros23)");
+    assert_true(fired(r, "multiply_by_one", "mul"));
+    assert_true(fired(r, "add_zero", "add"));
+    assert_true(fired(r, "remove_involution", "neg2"));
+    assert_true(fired(r, "remove_identity", "id"));
+    assert_int_equal(known(r->before.flops), 30 + 6);
+    assert_int_equal(known(r->after.flops), 6 + 6);
+    run_free(r);
+    ob_free(m);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_conv_bn_relu_values),
@@ -824,6 +905,8 @@ int main(void) {
         cmocka_unit_test(test_bias_gelu),
         cmocka_unit_test(test_gemm_transpose),
         cmocka_unit_test(test_output_folded_written),
+        cmocka_unit_test(test_onnx_transposes),
+        cmocka_unit_test(test_onnx_neutral_elements),
         cmocka_unit_test(test_swish_quick_gelu),
         cmocka_unit_test(test_shape_chain_folds),
         cmocka_unit_test(test_gelu_exact),

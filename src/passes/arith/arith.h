@@ -189,6 +189,9 @@ fl_status fl__ao_fold_transpose_into_matmul(ao *a, fl_node *n, bool *fired);
 
 fl_status fl__ao_fold_conjugate_into_transpose(ao *a, fl_node *n, bool *fired);
 
+/* onnx.c: the forwarding and neutral-element rules over ONNX operators. */
+fl_status fl__ao_onnx(ao *a, fl_node *n, bool *fired);
+
 /* ---- elementwise.c ---- */
 
 fl_status fl__ao_bitcast_of_bitcast(ao *a, fl_node *n, bool *fired);

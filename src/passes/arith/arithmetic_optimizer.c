@@ -227,7 +227,8 @@ typedef fl_status (*stage_fn)(ao *a, fl_node *n, bool *fired);
 /* One node through the stages, in Grappler's order; the first that fires
  * wins. */
 static fl_status visit(ao *a, fl_node *m) {
-    static const stage_fn stages[] = {fl__ao_fold_conjugate_into_transpose,
+    static const stage_fn stages[] = {fl__ao_onnx,
+                                      fl__ao_fold_conjugate_into_transpose,
                                       fl__ao_fold_multiply_into_conv,
                                       fl__ao_fold_transpose_into_matmul,
                                       fwd_early,
