@@ -13,9 +13,9 @@
 # The tiny transformer encoder too (same checks, BatchNormalization-free):
 # its attention scores become com.microsoft FusedMatMul (Transpose and the
 # 1/sqrt(d) Div folded), its residual Add + LayerNormalization pairs
-# SkipLayerNormalization and its 3-D MatMul + Add Reshape-wrapped Gemms, as
-# ONNX Runtime's 'extended' level writes them; the ledger must name those
-# rules.
+# SkipLayerNormalization, its 3-D MatMul + Add Reshape-wrapped Gemms and
+# its q/k/v Slices one Split, as ONNX Runtime's 'extended' level writes
+# them; the ledger must name those rules.
 # Exit 77 (skipped) when the corpus is absent.
 # Usage: cli_onnx_passes.sh FOLDLINE_BINARY TEST_DATA_DIR
 set -u
@@ -79,7 +79,8 @@ done
 [ "$n" -ge 12 ] || { echo "FAIL: only $n models compared"; fails=$((fails + 1)); }
 
 # The transformer's rewrites are named after ONNX Runtime's transformers:
-# 4 layers, each with 2 attention MatMuls, 2 skip connections, 3 3-D Linears.
+# 4 layers, each with 2 attention MatMuls (one scaled), 2 skip connections,
+# and the q/k/v Slices of the packed in-projection (one Split).
 raw="$corpus/onnx/tiny_transformer_encoder.raw.stripped.onnx"
 check_rules() {
   "$bin" analyze "$raw" --per-node --json 2>"$tmp/err" | "$py" -c '
@@ -87,10 +88,13 @@ import collections, json, sys
 r = json.load(sys.stdin)
 c = collections.Counter(e["rule"] for p in r["passes"] for e in p["rules"])
 ops = collections.Counter(n["op"] for n in r["nodes_after"])
-want = {"matmul_transpose_fusion": 8, "matmul_scale_fusion": 4, "skip_layer_norm_fusion": 8}
+want = {"matmul_transpose_fusion": 8, "matmul_scale_fusion": 4, "skip_layer_norm_fusion": 8,
+        "gather_slice_to_split_fusion": 4}
 got = {k: c[k] for k in want}
-print("rules", got, "FusedMatMul", ops["FusedMatMul"], "SkipLayerNormalization", ops["SkipLayerNormalization"])
-sys.exit(0 if got == want and ops["FusedMatMul"] == 8 and ops["SkipLayerNormalization"] == 8 else 1)'
+fused = {k: ops[k] for k in ("FusedMatMul", "SkipLayerNormalization", "Split", "Slice")}
+print("rules", got, "operators", fused)
+ok = got == want and fused == {"FusedMatMul": 8, "SkipLayerNormalization": 8, "Split": 4, "Slice": 0}
+sys.exit(0 if ok else 1)'
 }
 if out=$(check_rules); then
   echo "ok tiny_transformer_encoder: $out"

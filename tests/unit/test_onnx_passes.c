@@ -890,6 +890,47 @@ static void test_onnx_neutral_elements(void **state) {
     ob_free(m);
 }
 
+/* Two Slices of x [2,6] on axis 1 (axes -1), [2, INT64_MAX) and [0, 2),
+ * reading x together with nothing else: one Split(x, [2, 4]) named after
+ * the slice of the lower range, its outputs in range order
+ * (gather_slice_to_split_fusion). With a gap ([0, 2) and [3, 6)) they stay
+ * Slices. */
+static void test_slices_to_split(void **state) {
+    (void)state;
+    for (int gap = 0; gap < 2; gap++) {
+        ob_model *m = ob_new(13);
+        ob_input(m, "x", OB_FLOAT, 2, (int64_t[]){2, 6}, NULL);
+        ob_init_i64(m, "b0", 1, (int64_t[]){1}, (int64_t[]){0});
+        ob_init_i64(m, "e0", 1, (int64_t[]){1}, (int64_t[]){2});
+        ob_init_i64(m, "b1", 1, (int64_t[]){1}, (int64_t[]){gap ? 3 : 2});
+        ob_init_i64(m, "e1", 1, (int64_t[]){1}, (int64_t[]){INT64_MAX});
+        ob_init_i64(m, "ax", 1, (int64_t[]){1}, (int64_t[]){-1});
+        ob_node(m, "Slice", "hi", "x,b1,e1,ax", "h");
+        ob_node(m, "Slice", "lo", "x,b0,e0,ax", "l");
+        ob_node(m, "Relu", "r1", "h", "y1");
+        ob_node(m, "Relu", "r2", "l", "y2");
+        ob_output(m, "y1");
+        ob_output(m, "y2");
+        run *r = run_model(m, 0);
+        if (gap) {
+            assert_false(fired(r, "gather_slice_to_split_fusion", NULL));
+            assert_string_equal(dump_ops(r), "hi=Slice(x,b1,e1,ax); lo=Slice(x,b0,e0,ax); "
+                                             "r1=Relu(hi); r2=Relu(lo)");
+        } else {
+            assert_string_equal(dump_ops(r), "lo/Split=Split(x,x/split_sizes); "
+                                             "r1=Relu(lo/Split:1); r2=Relu(lo/Split)");
+            assert_true(fired(r, "gather_slice_to_split_fusion", "lo"));
+            char buf[32];
+            assert_string_equal(int_values(r, "x/split_sizes", buf, sizeof buf), "2,4");
+            fl_node *sp = need(r, "lo/Split");
+            assert_int_equal(fl__node_attr(sp, "axis")->v.i, 1);
+            assert_int_equal(known(sp->outputs[1].shape.dims[1]), 4);
+        }
+        run_free(r);
+        ob_free(m);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_conv_bn_relu_values),
@@ -907,6 +948,7 @@ int main(void) {
         cmocka_unit_test(test_output_folded_written),
         cmocka_unit_test(test_onnx_transposes),
         cmocka_unit_test(test_onnx_neutral_elements),
+        cmocka_unit_test(test_slices_to_split),
         cmocka_unit_test(test_swish_quick_gelu),
         cmocka_unit_test(test_shape_chain_folds),
         cmocka_unit_test(test_gelu_exact),

@@ -47,10 +47,24 @@
  *    dims, the Add read only by the Gelu  =>  com.microsoft::BiasGelu(x, b)
  *    (FastGelu(x, b)) named after the Gelu. ONNX Runtime matches Add at
  *    opset 7 only; the Add of every opset computes the same and is taken.
+ *  gemm_transpose_fusion (GemmTransposeFusion): Gemm whose A or B is a
+ *    2-D Transpose (perm [1, 0] or absent) read only by it  =>  the Gemm
+ *    on the Transpose's input with transA / transB flipped.
+ *  gather_slice_to_split_fusion (GatherSliceToSplitFusion, its Slice
+ *    form): k >= 2 Slices that are every reader of a tensor x, each over one
+ *    constant axis (the same for all) with step 1 and constant starts/ends,
+ *    whose ranges (clamped to [0, d] as ONNX does) tile x's known dim d on
+ *    that axis without gap or overlap  =>  one Split(x) along that axis
+ *    named <first slice>/Split, sizes in range order (an int64 input
+ *    <x>/split_sizes from opset 13, else the 'split' attr); each Slice's
+ *    readers read the Split's output of its range. No Slice may be a graph
+ *    output.
  */
 #include "passes/remap/remap.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static bool float_dtype(int dt) {
@@ -397,4 +411,141 @@ bool fl__rm_onnx_gemm_transpose(rctx *r, fl_node *gemm) {
         }
     }
     return r->st == FL_OK;
+}
+
+#define SPLIT_MAX 64
+
+typedef struct slice_part {
+    fl_node *s;
+    int64_t b, e;
+} slice_part;
+
+/* Slice s of a rank-`rank` tensor over one constant axis with step 1:
+ * its axis (normalised) and range clamped to [0, d] as ONNX does for a
+ * positive step, d the dim on that axis (known). */
+static bool one_axis_slice(const fl_node *s, const fl_shape *x, int64_t *axis, slice_part *p) {
+    int64_t b, e, ax, st = 1, len;
+    if (s->kind != FL_OP_ONNX_SLICE || s->n_inputs < 4 || s->n_inputs > 5 ||
+        !fl__rm_int_input(s, 1, &b, 1, &len) || len != 1 || !fl__rm_int_input(s, 2, &e, 1, &len) ||
+        len != 1 || !fl__rm_int_input(s, 3, &ax, 1, &len) || len != 1) {
+        return false;
+    }
+    if (s->n_inputs == 5 && fl__rm_in_node(s, 4)->kind != FL_OP_ONNX_ABSENT &&
+        (!fl__rm_int_input(s, 4, &st, 1, &len) || len != 1)) {
+        return false;
+    }
+    ax += ax < 0 ? x->rank : 0;
+    if (st != 1 || ax < 0 || ax >= x->rank || !fl_sym_is_known(x->dims[ax])) {
+        return false;
+    }
+    int64_t d = x->dims[ax].k;
+    b = b < 0 ? (b < -d ? 0 : b + d) : (b > d ? d : b);
+    e = e < 0 ? (e < -d ? 0 : e + d) : (e > d ? d : e);
+    *axis = ax;
+    p->b = b;
+    p->e = e;
+    return b < e;
+}
+
+static int by_start(const void *x, const void *y) {
+    const slice_part *a = x, *b = y;
+    return (a->b > b->b) - (a->b < b->b);
+}
+
+/* The Slices reading output `port` of n when they are all its readers and
+ * tile one axis: their count (sorted by start in parts), the axis in *axis;
+ * 0 when not. */
+static int tiling_slices(const rctx *r, const fl_node *n, int port, slice_part *parts,
+                         int64_t *axis) {
+    size_t cnt;
+    const fl_use *u = fl__uses_of(&r->uses, n, port, &cnt);
+    const fl_shape *x = &n->outputs[port].shape;
+    if (cnt < 2 || cnt > SPLIT_MAX || x->rank < 1) {
+        return 0;
+    }
+    for (size_t i = 0; i < cnt; i++) {
+        int64_t ax;
+        fl_node *s = u[i].node;
+        if (u[i].input != 0 || fl__rm_is_removed(s) || s->id >= r->n0 || fl__preserved(s) ||
+            fl__rm_has_ctrl(r, s) || !one_axis_slice(s, x, &ax, &parts[i]) ||
+            (i > 0 && ax != *axis)) {
+            return 0;
+        }
+        parts[i].s = s;
+        *axis = ax;
+    }
+    qsort(parts, cnt, sizeof parts[0], by_start);
+    for (size_t i = 0; i < cnt; i++) {
+        int64_t want = i ? parts[i - 1].e : 0;
+        if (parts[i].b != want || (i > 0 && parts[i].s == parts[i - 1].s)) {
+            return 0;
+        }
+    }
+    return parts[cnt - 1].e == x->dims[*axis].k ? (int)cnt : 0;
+}
+
+/* Slices tiling an axis -> Split: see the header. */
+static bool slices_to_split(rctx *r, fl_node *n, int port) {
+    slice_part parts[SPLIT_MAX];
+    int64_t axis = 0, sizes[SPLIT_MAX];
+    int k = tiling_slices(r, n, port, parts, &axis);
+    if (k == 0) {
+        return false;
+    }
+    for (int i = 0; i < k; i++) {
+        sizes[i] = parts[i].e - parts[i].b;
+    }
+    fl__ledger_note(r->pc, "gather_slice_to_split_fusion", parts[0].s,
+                    "%d Slices tiling axis %lld of '%s' -> Split", k, (long long)axis, n->name);
+    fl_input in[2] = {{n, port}, {NULL, 0}};
+    int n_in = 1;
+    bool split_input = r->g->onnx.opset >= 13;
+    if (split_input) {
+        int64_t len = k;
+        fl_value *v = fl__value_new(r->g->arena, FL_DT_INT64, 1, &len);
+        if (!v) {
+            fl__rm_fail_oom(r);
+            return false;
+        }
+        for (int i = 0; i < k; i++) {
+            ((fl_sym *)v->ints)[i] = fl_sym_const(sizes[i]);
+        }
+        in[1].node = fl__rm_onnx_new_const(r, n, "split_sizes", FL_DT_INT64, 1, &len, v);
+        if (!in[1].node) {
+            return false;
+        }
+        n_in = 2;
+    }
+    char *base = fl__arena_printf(r->g->arena, "%s/Split", parts[0].s->name);
+    const char *name = base ? fl__graph_unique_name(r->g, base) : NULL;
+    fl_node *sp = name ? fl__op_add_op(r->g, name, "Split", n_in, in, k, r->d) : NULL;
+    if (!sp) {
+        fl__rm_fail_oom(r);
+        return false;
+    }
+    fl__op_bind_kind(sp, FL_OP_ONNX_SPLIT);
+    sp->device = n->device;
+    fl__rm_set_attr(r, sp, fl__attr_make_int(r->g, "axis", axis));
+    if (!split_input) {
+        fl__rm_set_attr(r, sp, fl__attr_make_ints(r->g, "split", (size_t)k, sizes));
+    }
+    if (fl__edge_index_note(&r->edges, sp, r->d) != FL_OK) {
+        fl__rm_fail_oom(r);
+        return false;
+    }
+    r->pc->added++;
+    for (int i = 0; i < k; i++) {
+        fl__edge_index_replace_uses(&r->edges, parts[i].s, 0, sp, i, r->d);
+        fl__rm_drop(r, parts[i].s);
+    }
+    return r->st == FL_OK;
+}
+
+bool fl__rm_onnx_slices_to_split(rctx *r, fl_node *n) {
+    for (int p = 0; p < n->n_outputs; p++) {
+        if (slices_to_split(r, n, p)) {
+            return true;
+        }
+    }
+    return false;
 }

@@ -305,6 +305,10 @@ bool fl__rm_onnx_bias_gelu(rctx *r, fl_node *gelu);
  * (gemm_transpose_fusion). */
 bool fl__rm_onnx_gemm_transpose(rctx *r, fl_node *gemm);
 
+/* Slices reading one tensor and tiling one axis -> Split
+ * (gather_slice_to_split_fusion); n: the tensor's producer. */
+bool fl__rm_onnx_slices_to_split(rctx *r, fl_node *n);
+
 /* ---- onnx_contraction.c ---- */
 
 /* The remapper's rules on an ONNX graph, rooted at n; true when one fired. */
