@@ -502,6 +502,26 @@ static void test_fused_matmul_output_scale(void **state) {
     ob_free(m);
 }
 
+/* gamma [1, 8] is a valid LayerNormalization scale (it broadcasts over the
+ * normalised axis) but not SkipLayerNormalization's 1-D gamma: no fusion. */
+static void test_skip_layer_norm_2d_gamma(void **state) {
+    (void)state;
+    ob_model *m = ob_new(17);
+    ob_input(m, "a", OB_FLOAT, 3, (int64_t[]){2, 3, 8}, NULL);
+    ob_input(m, "b", OB_FLOAT, 3, (int64_t[]){2, 3, 8}, NULL);
+    ob_init_f(m, "gamma", 2, (int64_t[]){1, 8}, true);
+    ob_init_f(m, "beta", 1, (int64_t[]){8}, true);
+    ob_node(m, "Add", "add", "a,b", "s");
+    ob_node(m, "LayerNormalization", "ln", "s,gamma,beta", "y");
+    ob_output(m, "y");
+    run *r = run_model(m, 0);
+    assert_string_equal(dump_ops(r), "add=Add(a,b); ln=LayerNormalization(add,gamma,beta)");
+    assert_false(fired(r, "skip_layer_norm_fusion", NULL));
+    assert_int_equal(r->d.n_warnings, 0); /* no pass failed (and was rolled back) */
+    run_free(r);
+    ob_free(m);
+}
+
 /* LayerNormalization(Add(a, Add(c, b))) with c a bias [8] ->
  * com.microsoft::SkipLayerNormalization(a, b, gamma, beta, c), epsilon the
  * LayerNormalization's (1e-3). a, b [2,3,8]: E = 48, R = 6; FLOPs before:
@@ -943,6 +963,7 @@ int main(void) {
         cmocka_unit_test(test_fused_matmul_transpose_scale),
         cmocka_unit_test(test_fused_matmul_output_scale),
         cmocka_unit_test(test_skip_layer_norm),
+        cmocka_unit_test(test_skip_layer_norm_2d_gamma),
         cmocka_unit_test(test_bias_gelu),
         cmocka_unit_test(test_gemm_transpose),
         cmocka_unit_test(test_output_folded_written),

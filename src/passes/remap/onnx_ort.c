@@ -33,7 +33,8 @@
  *  skip_layer_norm_fusion (SkipLayerNormFusion):
  *    LayerNormalization(Add(a, b), gamma[, beta]) normalising the last axis
  *    (axis -1 or rank-1), a and b 3-D of one shape (dims 1 and 2 known,
- *    dim 0 the same, possibly a symbol), float or half, the Add read only
+ *    dim 0 the same, possibly a symbol), gamma and beta 1-D of the hidden
+ *    size (SkipLayerNormalization's schema), float or half, the Add read only
  *    by the LayerNormalization and its mean/inv-std outputs unread  =>
  *    com.microsoft::SkipLayerNormalization(a, b, gamma, beta) named after
  *    the LayerNormalization, its epsilon (explicitly: SkipLayerNormalization's
@@ -294,6 +295,12 @@ static fl_node *skip_add(const rctx *r, const fl_node *ln) {
         !fl_sym_is_known(a->dims[2]) || (dt != FL_DT_FLOAT && dt != FL_DT_HALF) ||
         (axis != -1 && axis != 2)) {
         return NULL;
+    }
+    for (int i = 1; i < ln->n_inputs; i++) { /* SkipLayerNormalization: gamma, beta [hidden] */
+        const fl_shape *g = &fl_node_in(ln, i)->shape;
+        if (g->rank != 1 || !fl_sym_is_known(g->dims[0]) || g->dims[0].k != a->dims[2].k) {
+            return NULL;
+        }
     }
     return add;
 }
