@@ -718,5 +718,5 @@ fl_status fl__infer_shapes(fl_ctx *c, const fl_options *opt, fl_infer_result *re
         }
     }
     summarise(c, res);
-    return FL_OK;
+    return fl__infer_onnx_bodies(c, opt);
 }

@@ -46,6 +46,11 @@ fl_status fl__infer_node_again(fl_ctx *c, fl_node *n);
 fl_status fl__infer_refresh(fl_ctx *c, const fl_options *opt, const fl_graph_snapshot *before,
                             uint8_t **redone);
 
+/* Analyses and costs the bodies of the ONNX If/Loop/Scan nodes of c->g
+ * (src/shape/bodies.c), keeping their totals on each node (attr _body_cost)
+ * for its cost hook; fl__infer_shapes runs it last. */
+fl_status fl__infer_onnx_bodies(fl_ctx *c, const fl_options *opt);
+
 /* The symbol name of dim `axis` of placeholder `name`: "name.axis". */
 char *fl__infer_symbol_name(fl_arena *a, const char *name, int axis);
 

@@ -222,6 +222,11 @@ void ob_attr_i(ob_model *m, Onnx__NodeProto *n, const char *name, int64_t v) {
     a->i = v;
 }
 
+void ob_attr_graph(ob_model *m, Onnx__NodeProto *n, const char *name, ob_model *body) {
+    Onnx__AttributeProto *a = ob_attr(m, n, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH);
+    a->g = &body->graph;
+}
+
 void ob_attr_f(ob_model *m, Onnx__NodeProto *n, const char *name, float v) {
     Onnx__AttributeProto *a = ob_attr(m, n, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT);
     a->has_f = 1;
@@ -261,6 +266,11 @@ void ob_output(ob_model *m, const char *name) {
     onnx__value_info_proto__init(v);
     v->name = ob_strdup(m, name);
     m->outputs[m->graph.n_output++] = v;
+}
+
+void ob_output_typed(ob_model *m, const char *name, int elem_type, int rank, const int64_t *dims) {
+    ob_input(m, name, elem_type, rank, dims, NULL);
+    m->outputs[m->graph.n_output++] = m->inputs[--m->graph.n_input];
 }
 
 uint8_t *ob_pack(ob_model *m, size_t *len) {

@@ -51,6 +51,9 @@ Onnx__NodeProto *ob_node(ob_model *m, const char *op, const char *name, const ch
 void ob_domain(ob_model *m, Onnx__NodeProto *n, const char *domain);
 void ob_attr_i(ob_model *m, Onnx__NodeProto *n, const char *name, int64_t v);
 void ob_attr_f(ob_model *m, Onnx__NodeProto *n, const char *name, float v);
+/* A graph attr (If's branches, Loop's and Scan's body): body's graph,
+ * borrowed (free body after m is packed). */
+void ob_attr_graph(ob_model *m, Onnx__NodeProto *n, const char *name, ob_model *body);
 void ob_attr_s(ob_model *m, Onnx__NodeProto *n, const char *name, const char *v);
 void ob_attr_ints(ob_model *m, Onnx__NodeProto *n, const char *name, size_t cnt, const int64_t *v);
 void ob_attr_floats(ob_model *m, Onnx__NodeProto *n, const char *name, size_t cnt, const float *v);
@@ -59,6 +62,8 @@ void ob_attr_tensor_i64(ob_model *m, Onnx__NodeProto *n, const char *name, int r
                         const int64_t *dims, const int64_t *vals);
 /* Declares a graph output. */
 void ob_output(ob_model *m, const char *name);
+/* Declares a graph output with a tensor type (a body's declared outputs). */
+void ob_output_typed(ob_model *m, const char *name, int elem_type, int rank, const int64_t *dims);
 /* Serialises the model; the caller frees the buffer. */
 uint8_t *ob_pack(ob_model *m, size_t *len);
 void ob_free(ob_model *m);

@@ -21,9 +21,21 @@
  *         every tensor has a leading batch dim: states [batch, ...], scan
  *         outputs [batch, seq, ...]
  *
- * FLOP rules: 0 for the op itself, with a rule: the bodies' work is not
- * counted yet (a known gap, never a silent count: the body's ops are not in
- * the graph, so they are neither counted nor listed).
+ * FLOP rules: the bodies' work, analysed as stand-alone graphs by
+ * src/shape/bodies.c (outer-scope values visible) and kept as attr
+ * _body_cost; the op itself adds nothing:
+ *   If    then_branch + else_branch: an upper bound (one branch runs), with
+ *         a warning giving each branch's counts
+ *   Loop  body x M when M (input 0) is a known constant (an upper bound when
+ *         the body's condition ends the loop earlier), else body x 1 with a
+ *         warning that the trip count is unknown
+ *   Scan  body x the sequence length (the first scan input's dim along its
+ *         scan axis, symbolic when the dim is), x 1 with a warning when
+ *         unknown (opset 8's batched Scan is not analysed: 0)
+ * A body whose counts are not known numbers makes FLOPs, MACs and int_ops
+ * unknown (the node is incomplete, with a warning saying why); without the
+ * attr (the bodies were not analysed) they are 0. The bodies' bytes are not
+ * added: the node's bytes are its own inputs and outputs.
  */
 #include "ops/onnxops/util.h"
 
@@ -226,9 +238,62 @@ static fl_status infer_scan(fl_ctx *c, fl_node *n) {
     return st;
 }
 
-static fl_status cost_zero(fl_ctx *c, const fl_node *n, fl_cost *out) {
+/* The times the body runs, as the header states: If 1 (the branches are
+ * summed), Loop M's known value, Scan the sequence length; 1 when unknown. */
+static fl_sym trips(const fl_node *n) {
+    if (n->kind == FL_OP_ONNX_LOOP) {
+        const fl_value *m = n->n_inputs > 0 && !fl__ox_absent(n, 0) ? fl_op_in_value(n, 0) : NULL;
+        if (m && m->n == 1 && m->ints && fl_sym_is_known(m->ints[0]) && m->ints[0].k >= 0) {
+            return m->ints[0];
+        }
+        return fl_sym_const(1);
+    }
+    if (n->kind != FL_OP_ONNX_SCAN) {
+        return fl_sym_const(1);
+    }
+    int64_t k = 0, axis = 0;
+    const fl_attr *ns = fl__node_attr(n, "num_scan_inputs");
+    const fl_attr *ax = fl__node_attr(n, "scan_input_axes");
+    k = ns && ns->kind == FL_ATTR_I ? ns->v.i : 0;
+    if (ax && ax->kind == FL_ATTR_LIST && ax->list_kind == FL_ATTR_I && ax->n) {
+        axis = ax->v.list.i[0];
+    }
+    int first = n->n_inputs - (int)k;
+    if (k <= 0 || first < 0 || first >= n->n_inputs) {
+        return fl_sym_const(1);
+    }
+    const fl_shape *s = &fl_node_in(n, first)->shape;
+    if (s->rank > 0 && axis < 0) {
+        axis += s->rank;
+    }
+    if (s->rank <= 0 || axis < 0 || axis >= s->rank || fl_sym_is_unknown(s->dims[axis])) {
+        return fl_sym_const(1);
+    }
+    return s->dims[axis];
+}
+
+static fl_status cost_flow(fl_ctx *c, const fl_node *n, fl_cost *out) {
     fl_arith k = {c, n, FL_OK};
-    return fl__ar_put_cost(&k, out, fl_sym_const(0), fl_sym_const(0));
+    fl_sym f = fl_sym_const(0), m = f, io = f;
+    const fl_attr *a = fl__node_attr(n, "_body_cost");
+    if (a && a->kind == FL_ATTR_LIST && a->list_kind == FL_ATTR_I && a->n >= 1 &&
+        a->n == (size_t)(1 + 5 * a->v.list.i[0])) {
+        for (int64_t b = 0; b < a->v.list.i[0]; b++) {
+            const int64_t *e = &a->v.list.i[1 + 5 * b];
+            if (!e[0]) {
+                f = m = io = fl_sym_unknown();
+                break;
+            }
+            f = fl__ar_add(&k, f, fl_sym_const(e[1]));
+            m = fl__ar_add(&k, m, fl_sym_const(e[2]));
+            io = fl__ar_add(&k, io, fl_sym_const(e[3]));
+        }
+        fl_sym t = trips(n);
+        f = fl__ar_mul(&k, f, t);
+        m = fl__ar_mul(&k, m, t);
+        io = fl__ar_mul(&k, io, t);
+    }
+    return fl__ar_put_int_cost(&k, out, f, m, io);
 }
 
 static int count_given(const fl_node *n, fl_diag *d) {
@@ -236,9 +301,9 @@ static int count_given(const fl_node *n, fl_diag *d) {
     return n->n_outputs > 0 ? n->n_outputs : -1; /* the file's output list decides */
 }
 
-#define HOOKS_onnx_if   .count_outputs = count_given, .infer = infer_if, .cost = cost_zero
-#define HOOKS_onnx_loop .count_outputs = count_given, .infer = infer_loop, .cost = cost_zero
-#define HOOKS_onnx_scan .count_outputs = count_given, .infer = infer_scan, .cost = cost_zero
+#define HOOKS_onnx_if   .count_outputs = count_given, .infer = infer_if, .cost = cost_flow
+#define HOOKS_onnx_loop .count_outputs = count_given, .infer = infer_loop, .cost = cost_flow
+#define HOOKS_onnx_scan .count_outputs = count_given, .infer = infer_scan, .cost = cost_flow
 
 #define FL_OP FL_OP_DESC
 #include "ops/onnxops/control.def"

@@ -1,0 +1,375 @@
+/*
+ * onnx_body.c - the bodies of ONNX If, Loop and Scan as stand-alone models,
+ * so the shape layer can analyse and cost them (src/shape/bodies.c).
+ *
+ * A body is a GraphProto attr of the node (If: then_branch, else_branch;
+ * Loop and Scan: body). Its model has the outer model's opset imports, the
+ * body's nodes, initializers and outputs, and as graph inputs:
+ *   - the body's own inputs, typed from the outer node as the op defines
+ *     them: Loop (iteration_num int64 [], cond bool [], then the loop-carried
+ *     values as the Loop's inputs 2..), Scan opset 9+ (the states as the
+ *     Scan's first inputs, each scan input without its scan axis:
+ *     attr scan_input_axes, default 0); If has none;
+ *   - each outer-scope value the body (or a body nested in it) reads: an
+ *     outer initializer is copied in as an initializer (its values kept), an
+ *     outer Constant as an initializer of its value, anything else as an
+ *     input of the outer tensor's inferred dtype and shape (known dims only:
+ *     a symbolic dim is a dim without value in the body).
+ * The protos are the outer model's, borrowed; the packed model is the
+ * caller's to free.
+ */
+#include "graph/mutate.h"
+#include "import/import.h"
+#include "onnx/onnx.pb-c.h"
+#include "ops/ops.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Scratch allocations of one body model, freed together. */
+typedef struct scratch {
+    void **p;
+    size_t n, cap;
+    bool oom;
+} scratch;
+
+static void *sc_alloc(scratch *s, size_t size) {
+    if (s->oom) {
+        return NULL;
+    }
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 64;
+        void **p = realloc(s->p, cap * sizeof(void *));
+        if (!p) {
+            s->oom = true;
+            return NULL;
+        }
+        s->p = p;
+        s->cap = cap;
+    }
+    void *m = calloc(1, size ? size : 1);
+    if (!m) {
+        s->oom = true;
+        return NULL;
+    }
+    s->p[s->n++] = m;
+    return m;
+}
+
+static void sc_free(scratch *s) {
+    for (size_t i = 0; i < s->n; i++) {
+        free(s->p[i]);
+    }
+    free(s->p);
+}
+
+/* A list of names (borrowed strings). */
+typedef struct names {
+    const char **v;
+    size_t n, cap;
+} names;
+
+static bool has_name(const names *l, const char *s) {
+    for (size_t i = 0; i < l->n; i++) {
+        if (strcmp(l->v[i], s) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool add_name(names *l, const char *s) {
+    if (!s || !*s || has_name(l, s)) {
+        return true;
+    }
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 32;
+        const char **v = realloc(l->v, cap * sizeof(*v));
+        if (!v) {
+            return false;
+        }
+        l->v = v;
+        l->cap = cap;
+    }
+    l->v[l->n++] = s;
+    return true;
+}
+
+/* Names defined (def) and read (use) in gp and the graphs nested in it. */
+static bool scan_graph(const Onnx__GraphProto *gp, names *def, names *use, int depth) {
+    if (depth > 16) {
+        return true; /* deeper bodies are analysed from their own parent */
+    }
+    bool ok = true;
+    for (size_t i = 0; i < gp->n_input; i++) {
+        ok &= add_name(def, gp->input[i]->name);
+    }
+    for (size_t i = 0; i < gp->n_initializer; i++) {
+        ok &= add_name(def, gp->initializer[i]->name);
+    }
+    for (size_t i = 0; i < gp->n_node; i++) {
+        const Onnx__NodeProto *np = gp->node[i];
+        for (size_t k = 0; k < np->n_output; k++) {
+            ok &= add_name(def, np->output[k]);
+        }
+        for (size_t k = 0; k < np->n_input; k++) {
+            ok &= add_name(use, np->input[k]);
+        }
+        for (size_t a = 0; a < np->n_attribute; a++) {
+            if (np->attribute[a]->g) {
+                ok &= scan_graph(np->attribute[a]->g, def, use, depth + 1);
+            }
+        }
+    }
+    for (size_t i = 0; i < gp->n_output; i++) {
+        ok &= add_name(use, gp->output[i]->name);
+    }
+    return ok;
+}
+
+static int32_t onnx_elem_type(int dt) {
+    for (int32_t t = 1; t <= 25; t++) {
+        if (fl__onnx_dtype(t) == fl_dtype_base(dt) && dt != FL_DT_INVALID) {
+            return t;
+        }
+    }
+    return 0;
+}
+
+/* A graph input `name` of dtype dt and shape s (rank -1: no shape; `drop`
+ * >= 0 leaves that dim out). */
+static Onnx__ValueInfoProto *value_info(scratch *sc, const char *name, int dt, const fl_shape *s,
+                                        int drop) {
+    Onnx__ValueInfoProto *vi = sc_alloc(sc, sizeof *vi);
+    Onnx__TypeProto *tp = sc_alloc(sc, sizeof *tp);
+    Onnx__TypeProto__Tensor *tt = sc_alloc(sc, sizeof *tt);
+    if (!vi || !tp || !tt) {
+        return NULL;
+    }
+    onnx__value_info_proto__init(vi);
+    onnx__type_proto__init(tp);
+    onnx__type_proto__tensor__init(tt);
+    vi->name = (char *)name;
+    vi->type = tp;
+    tp->value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
+    tp->tensor_type = tt;
+    tt->has_elem_type = true;
+    tt->elem_type = onnx_elem_type(dt);
+    if (s->rank < 0) {
+        return vi;
+    }
+    Onnx__TensorShapeProto *sp = sc_alloc(sc, sizeof *sp);
+    Onnx__TensorShapeProto__Dimension **dims = sc_alloc(sc, (size_t)(s->rank + 1) * sizeof(*dims));
+    if (!sp || !dims) {
+        return NULL;
+    }
+    onnx__tensor_shape_proto__init(sp);
+    sp->dim = dims;
+    for (int k = 0; k < s->rank; k++) {
+        if (k == drop) {
+            continue;
+        }
+        Onnx__TensorShapeProto__Dimension *dm = sc_alloc(sc, sizeof *dm);
+        if (!dm) {
+            return NULL;
+        }
+        onnx__tensor_shape_proto__dimension__init(dm);
+        if (fl_sym_is_known(s->dims[k])) {
+            dm->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
+            dm->dim_value = s->dims[k].k;
+        }
+        dims[sp->n_dim++] = dm;
+    }
+    tt->shape = sp;
+    return vi;
+}
+
+static const fl_shape scalar = {0, NULL};
+
+/* The type of body input i from the outer node n (see the header). */
+static Onnx__ValueInfoProto *body_input(scratch *sc, const fl_graph *g, const fl_node *n,
+                                        const char *name, size_t i) {
+    if (n->kind == FL_OP_ONNX_LOOP) {
+        if (i < 2) {
+            return value_info(sc, name, i == 0 ? FL_DT_INT64 : FL_DT_BOOL, &scalar, -1);
+        }
+        const fl_tensor *t = (int)i < n->n_inputs ? fl_node_in(n, (int)i) : NULL;
+        return t ? value_info(sc, name, t->dtype, &t->shape, -1) : NULL;
+    }
+    /* Scan (opset 9+): states, then scan inputs without their scan axis. */
+    const fl_attr *ns = fl__node_attr(n, "num_scan_inputs");
+    int64_t n_scan = ns && ns->kind == FL_ATTR_I ? ns->v.i : 0;
+    if ((int)i >= n->n_inputs || n_scan < 0 || n_scan > n->n_inputs) {
+        return NULL;
+    }
+    const fl_tensor *t = fl_node_in(n, (int)i);
+    int64_t first_scan = n->n_inputs - n_scan;
+    if ((int64_t)i < first_scan) {
+        return value_info(sc, name, t->dtype, &t->shape, -1);
+    }
+    int64_t axis = 0;
+    const fl_attr *ax = fl__node_attr(n, "scan_input_axes");
+    size_t j = (size_t)((int64_t)i - first_scan);
+    if (ax && ax->kind == FL_ATTR_LIST && ax->list_kind == FL_ATTR_I && j < ax->n) {
+        axis = ax->v.list.i[j];
+    }
+    if (t->shape.rank >= 0 && axis < 0) {
+        axis += t->shape.rank;
+    }
+    if (t->shape.rank >= 0 && (axis < 0 || axis >= t->shape.rank)) {
+        return NULL;
+    }
+    (void)g;
+    return value_info(sc, name, t->dtype, &t->shape, (int)axis);
+}
+
+/* The outer value `name`: an initializer or a Constant's tensor (into
+ * *init), else a graph input typed from the outer tensor (into *in); false
+ * when g does not define it. */
+static bool outer_value(scratch *sc, const fl_graph *g, const char *name, Onnx__TensorProto **init,
+                        Onnx__ValueInfoProto **in) {
+    for (size_t i = 0; i < g->n_nodes; i++) {
+        const fl_node *o = g->nodes[i];
+        if (!o->src || o->kind == FL_OP_ONNX_ABSENT) {
+            continue;
+        }
+        if (o->kind == FL_OP_PLACEHOLDER) {
+            const Onnx__ValueInfoProto *vi = o->src;
+            if (vi->name && strcmp(vi->name, name) == 0) {
+                *in = value_info(sc, name, o->outputs[0].dtype, &o->outputs[0].shape, -1);
+                return true;
+            }
+            continue;
+        }
+        if (o->kind == FL_OP_CONST && strcmp(o->op, "Const") == 0) {
+            const Onnx__TensorProto *t = o->src;
+            if (t->name && strcmp(t->name, name) == 0) {
+                *init = (Onnx__TensorProto *)t;
+                return true;
+            }
+            continue;
+        }
+        const Onnx__NodeProto *np = o->src;
+        for (size_t k = 0; k < np->n_output && (int)k < o->n_outputs; k++) {
+            if (!np->output[k] || strcmp(np->output[k], name) != 0) {
+                continue;
+            }
+            for (size_t a = 0; o->kind == FL_OP_CONST && a < np->n_attribute; a++) {
+                if (np->attribute[a]->t && np->attribute[a]->name &&
+                    strcmp(np->attribute[a]->name, "value") == 0) {
+                    Onnx__TensorProto *copy = sc_alloc(sc, sizeof *copy);
+                    if (copy) {
+                        *copy = *np->attribute[a]->t;
+                        copy->name = (char *)name;
+                        *init = copy;
+                    }
+                    return true;
+                }
+            }
+            *in = value_info(sc, name, o->outputs[k].dtype, &o->outputs[k].shape, -1);
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Body `which` of n (the which-th graph attr) as a model. */
+static fl_status build_body(scratch *sc, const fl_graph *g, const fl_node *n,
+                            const Onnx__GraphProto *gp, Onnx__ModelProto *mp, fl_diag *d) {
+    const Onnx__ModelProto *outer = g->onnx.model;
+    names def = {0}, use = {0};
+    bool ok = scan_graph(gp, &def, &use, 0);
+    Onnx__GraphProto *sg = sc_alloc(sc, sizeof *sg);
+    size_t cap_in = gp->n_input + use.n + 1, cap_init = gp->n_initializer + use.n + 1;
+    Onnx__ValueInfoProto **ins = sc_alloc(sc, cap_in * sizeof(*ins));
+    Onnx__TensorProto **inits = sc_alloc(sc, cap_init * sizeof(*inits));
+    if (!ok || !sg || !ins || !inits) {
+        free(def.v);
+        free(use.v);
+        return fl__diag_oom(d);
+    }
+    onnx__graph_proto__init(sg);
+    sg->name = "body";
+    sg->n_node = gp->n_node;
+    sg->node = gp->node;
+    sg->n_output = gp->n_output;
+    sg->output = gp->output;
+    sg->input = ins;
+    sg->initializer = inits;
+    for (size_t i = 0; i < gp->n_initializer; i++) {
+        inits[sg->n_initializer++] = gp->initializer[i];
+    }
+    fl_status st = FL_OK;
+    for (size_t i = 0; i < gp->n_input && st == FL_OK; i++) {
+        Onnx__ValueInfoProto *vi = body_input(sc, g, n, gp->input[i]->name, i);
+        if (!vi) {
+            st = sc->oom ? fl__diag_oom(d)
+                         : fl__node_fail(d, FL_EINVAL, n,
+                                         "body input %zu ('%s') has no matching input of the node",
+                                         i, gp->input[i]->name ? gp->input[i]->name : "");
+        } else {
+            ins[sg->n_input++] = vi;
+        }
+    }
+    for (size_t i = 0; i < use.n && st == FL_OK; i++) {
+        if (has_name(&def, use.v[i])) {
+            continue;
+        }
+        Onnx__TensorProto *t = NULL;
+        Onnx__ValueInfoProto *vi = NULL;
+        if (!outer_value(sc, g, use.v[i], &t, &vi)) {
+            st = fl__node_fail(d, FL_EINVAL, n, "the body reads '%s', which no scope defines",
+                               use.v[i]);
+        } else if (t) {
+            inits[sg->n_initializer++] = t;
+        } else if (vi) {
+            ins[sg->n_input++] = vi;
+        } else {
+            st = fl__diag_oom(d);
+        }
+    }
+    free(def.v);
+    free(use.v);
+    onnx__model_proto__init(mp);
+    mp->has_ir_version = outer->has_ir_version;
+    mp->ir_version = outer->ir_version;
+    mp->n_opset_import = outer->n_opset_import;
+    mp->opset_import = outer->opset_import;
+    mp->graph = sg;
+    return st;
+}
+
+fl_status fl__onnx_body_model(const fl_graph *g, const fl_node *n, int which, const char **attr,
+                              uint8_t **buf, size_t *len, fl_diag *d) {
+    *buf = NULL;
+    *len = 0;
+    const Onnx__NodeProto *np = n->src;
+    if (!g->onnx.is_onnx || !g->onnx.model || !np) {
+        return FL_ENOTFOUND;
+    }
+    const Onnx__GraphProto *gp = NULL;
+    int seen = 0;
+    for (size_t a = 0; a < np->n_attribute && !gp; a++) {
+        if (np->attribute[a]->g && seen++ == which) {
+            gp = np->attribute[a]->g;
+            *attr = np->attribute[a]->name ? np->attribute[a]->name : "";
+        }
+    }
+    if (!gp) {
+        return FL_ENOTFOUND;
+    }
+    scratch sc = {0};
+    Onnx__ModelProto mp;
+    fl_status st = build_body(&sc, g, n, gp, &mp, d);
+    if (st == FL_OK) {
+        size_t size = onnx__model_proto__get_packed_size(&mp);
+        *buf = malloc(size ? size : 1);
+        if (!*buf) {
+            st = fl__diag_oom(d);
+        } else {
+            *len = onnx__model_proto__pack(&mp, *buf);
+        }
+    }
+    sc_free(&sc);
+    return st;
+}

@@ -1,0 +1,188 @@
+/*
+ * test_onnx_flow.c - the bodies of ONNX If, Loop and Scan analysed and
+ * costed (src/shape/bodies.c, src/import/onnx_body.c, the rule in the header
+ * of src/ops/onnxops/control.c): If counts both branches with a warning
+ * giving each; Loop the body times a known M, once with a warning when M is
+ * unknown; Scan the body times the sequence length (symbolic when it is);
+ * outer-scope values are visible in the bodies; a body whose counts are not
+ * known leaves the node incomplete, with a warning. Counts derived by hand
+ * (MatMul 2 FLOPs per MAC; Add, Mul, Relu 1 FLOP per output element).
+ */
+#include "foldline/foldline.h"
+#include "onnxbuild.h"
+#include "onnxcheck.h"
+#include "testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool has_warning(const fl_report *r, const char *a, const char *b) {
+    for (size_t i = 0; i < r->n_warnings; i++) {
+        if (strstr(r->warnings[i], a) && (!b || strstr(r->warnings[i], b))) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static void print_warnings(const fl_report *r) {
+    for (size_t i = 0; i < r->n_warnings; i++) {
+        printf("warning: %s\n", r->warnings[i]);
+    }
+}
+
+/* If on a data-dependent cond, x float [4,8], W [8,16] and z [4,16] from
+ * the outer graph: then_branch MatMul(x, W) -> [4,16]: 4*8*16 = 512 MACs,
+ * 1024 FLOPs; else_branch Relu(z), Add -> [4,16]: 64 + 64 = 128 FLOPs over
+ * 2 nodes. The If counts 1152 FLOPs and 512 MACs (both branches, an upper
+ * bound) and a warning gives each branch's counts. The branches declare
+ * their outputs' types, as exporters do (the If's output shape comes from
+ * those declarations). */
+static void test_if_both_branches(void **state) {
+    (void)state;
+    ob_model *m = ob_new(13);
+    ob_input(m, "x", OB_FLOAT, 2, (int64_t[]){4, 8}, NULL);
+    ob_input(m, "c", OB_BOOL, 0, NULL, NULL);
+    ob_init_f(m, "W", 2, (int64_t[]){8, 16}, false);
+    ob_input(m, "z", OB_FLOAT, 2, (int64_t[]){4, 16}, NULL);
+    ob_model *th = ob_new(13), *el = ob_new(13);
+    ob_node(th, "MatMul", "mm", "x,W", "t");
+    ob_output_typed(th, "t", OB_FLOAT, 2, (int64_t[]){4, 16});
+    ob_node(el, "Relu", "relu", "z", "e1");
+    ob_node(el, "Add", "add", "e1,e1", "e2");
+    ob_output_typed(el, "e2", OB_FLOAT, 2, (int64_t[]){4, 16});
+    Onnx__NodeProto *n = ob_node(m, "If", "branch", "c", "y");
+    ob_attr_graph(m, n, "then_branch", th);
+    ob_attr_graph(m, n, "else_branch", el);
+    ob_output(m, "y");
+    fl_report *r = oc_run(m, FL_OK);
+    print_warnings(r);
+    const fl_report_node *br = oc_node(r, "branch");
+    assert_string_equal(br->outputs[0].shape, "[4,16]");
+    oc_assert_cost(br, 1152, 512);
+    assert_int_equal(r->totals.flops.value, 1152);
+    assert_true(has_warning(r, "then_branch 1024 FLOPs, 512 MACs, 0 integer ops over 1 node(s)",
+                            "else_branch 128 FLOPs, 0 MACs, 0 integer ops over 2 node(s)"));
+    fl_report_free(r);
+    ob_free(m);
+    ob_free(th);
+    ob_free(el);
+}
+
+/* Loop with M = 5 (an initializer), no cond input, v float [3,4] carried,
+ * w float [3,4] from the outer graph: body v_out = Add(v_in, w) (12 FLOPs)
+ * and cond_out = Identity(cond_in) (0): 5 * 12 = 60 FLOPs. With M a graph
+ * input of unknown value: 12 (once) and a warning naming the node. */
+static ob_model *loop_body(void) {
+    ob_model *b = ob_new(13);
+    ob_input(b, "i", OB_INT64, 0, NULL, NULL);
+    ob_input(b, "cond_in", OB_BOOL, 0, NULL, NULL);
+    ob_input(b, "v_in", OB_FLOAT, 2, (int64_t[]){3, 4}, NULL);
+    ob_node(b, "Identity", "keep", "cond_in", "cond_out");
+    ob_node(b, "Add", "step", "v_in,w", "v_out");
+    ob_output(b, "cond_out");
+    ob_output(b, "v_out");
+    return b;
+}
+
+static void test_loop_trips(void **state) {
+    (void)state;
+    ob_model *body = loop_body();
+    for (int known = 1; known >= 0; known--) {
+        ob_model *m = ob_new(13);
+        if (known) {
+            ob_init_i64(m, "M", 0, NULL, (int64_t[]){5});
+        } else {
+            ob_input(m, "M", OB_INT64, 0, NULL, NULL);
+        }
+        ob_input(m, "v0", OB_FLOAT, 2, (int64_t[]){3, 4}, NULL);
+        ob_input(m, "w", OB_FLOAT, 2, (int64_t[]){3, 4}, NULL);
+        Onnx__NodeProto *n = ob_node(m, "Loop", "loop", "M,,v0", "v");
+        ob_attr_graph(m, n, "body", body);
+        ob_output(m, "v");
+        fl_report *r = oc_run(m, FL_OK);
+        print_warnings(r);
+        oc_assert_cost(oc_node(r, "loop"), known ? 60 : 12, 0);
+        assert_int_equal(has_warning(r, "node 'loop' (Loop): the trip count is unknown", NULL),
+                         !known);
+        fl_report_free(r);
+        ob_free(m);
+    }
+    ob_free(body);
+}
+
+/* Scan (opset 9+) over x float [6,4] (axis 0), state s float [4]: body
+ * s_out = Add(s_in, x_in) and y = Mul(x_in, x_in), 4 + 4 = 8 FLOPs a step,
+ * 6 steps: 48. Over x [n,4] (dim_param n): 8*n. */
+static void test_scan_length(void **state) {
+    (void)state;
+    ob_model *b = ob_new(13);
+    ob_input(b, "s_in", OB_FLOAT, 1, (int64_t[]){4}, NULL);
+    ob_input(b, "x_in", OB_FLOAT, 1, (int64_t[]){4}, NULL);
+    ob_node(b, "Add", "acc", "s_in,x_in", "s_out");
+    ob_node(b, "Mul", "sq", "x_in,x_in", "y_out");
+    ob_output_typed(b, "s_out", OB_FLOAT, 1, (int64_t[]){4});
+    ob_output_typed(b, "y_out", OB_FLOAT, 1, (int64_t[]){4});
+    for (int sym = 0; sym < 2; sym++) {
+        ob_model *m = ob_new(13);
+        ob_input(m, "s0", OB_FLOAT, 1, (int64_t[]){4}, NULL);
+        ob_input(m, "x", OB_FLOAT, 2, (int64_t[]){sym ? -1 : 6, 4},
+                 sym ? (const char *[]){"n", NULL} : NULL);
+        Onnx__NodeProto *n = ob_node(m, "Scan", "scan", "s0,x", "s,ys");
+        ob_attr_i(m, n, "num_scan_inputs", 1);
+        ob_attr_graph(m, n, "body", b);
+        ob_output(m, "s");
+        ob_output(m, "ys");
+        fl_report *r = oc_run(m, FL_OK);
+        print_warnings(r);
+        const fl_report_node *s = oc_node(r, "scan");
+        if (sym) {
+            assert_string_equal(s->flops.text, "8*n");
+        } else {
+            oc_assert_cost(s, 48, 0);
+        }
+        fl_report_free(r);
+        ob_free(m);
+    }
+    ob_free(b);
+}
+
+/* A loop-carried value of symbolic shape [b,4]: the body's Add has counts
+ * in a dim the body is not given as a number, so the Loop is incomplete
+ * (not a silent zero) and a warning says its body is not counted. */
+static void test_unknown_body(void **state) {
+    (void)state;
+    ob_model *b = ob_new(13);
+    ob_input(b, "i", OB_INT64, 0, NULL, NULL);
+    ob_input(b, "cond_in", OB_BOOL, 0, NULL, NULL);
+    ob_input(b, "v_in", OB_FLOAT, 2, (int64_t[]){-1, 4}, NULL);
+    ob_node(b, "Identity", "keep", "cond_in", "cond_out");
+    ob_node(b, "Add", "step", "v_in,v_in", "v_out");
+    ob_output(b, "cond_out");
+    ob_output(b, "v_out");
+    ob_model *m = ob_new(13);
+    ob_init_i64(m, "M", 0, NULL, (int64_t[]){5});
+    ob_input(m, "v0", OB_FLOAT, 2, (int64_t[]){-1, 4}, (const char *[]){"batch", NULL});
+    Onnx__NodeProto *n = ob_node(m, "Loop", "loop", "M,,v0", "v");
+    ob_attr_graph(m, n, "body", b);
+    ob_output(m, "v");
+    fl_report *r = oc_run(m, FL_OK);
+    print_warnings(r);
+    const fl_report_node *l = oc_node(r, "loop");
+    assert_true(l->incomplete);
+    assert_true(has_warning(r, "node 'loop' (Loop): its body is not counted", NULL));
+    fl_report_free(r);
+    ob_free(m);
+    ob_free(b);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_if_both_branches),
+        cmocka_unit_test(test_loop_trips),
+        cmocka_unit_test(test_scan_length),
+        cmocka_unit_test(test_unknown_body),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
