@@ -19,8 +19,10 @@
  * function that calls itself stops there). A call is left as it is, with a
  * warning naming it, when its function takes attrs (a body with attr
  * placeholders), has list-valued args, names an output this file cannot
- * place, or a new name would collide with an existing node. While, If and
- * Case keep their bodies in the library (not costed).
+ * place, or a new name would collide with an existing node. If and
+ * StatelessIf are lowered to Switch/Merge around calls of their branches
+ * (lower_if), so both branches are inlined and costed as a v1 cond; While,
+ * StatelessWhile and Case keep their bodies in the library (not costed).
  */
 #include "import/import.h"
 #include "import/pbutil.h"
@@ -529,6 +531,145 @@ static fl_status expand(inl *x, const Tensorflow__NodeDef *nd, const Tensorflow_
     return FL_OK;
 }
 
+/* Attr entry `key` := v (shared). */
+static Tensorflow__NodeDef__AttrEntry *entry(inl *x, const char *key, Tensorflow__AttrValue *v) {
+    Tensorflow__NodeDef__AttrEntry *e = fl__arena_zalloc(x->a, sizeof(*e));
+    if (e && v) {
+        tensorflow__node_def__attr_entry__init(e);
+        e->key = (char *)key;
+        e->value = v;
+    }
+    return e && v ? e : NULL;
+}
+
+/* Node `name` (op, inputs in[0..n), the If's control inputs after them,
+ * attrs e[0..ne)) pushed and its name taken. */
+static fl_status push_lowered(inl *x, const Tensorflow__NodeDef *nd, const char *name,
+                              const char *op, const char *const *in, size_t n,
+                              Tensorflow__NodeDef__AttrEntry **e, size_t ne) {
+    size_t n_data = data_inputs(nd);
+    Tensorflow__NodeDef *l = new_node(x, name, op, n + nd->n_input - n_data);
+    Tensorflow__NodeDef__AttrEntry **attrs = fl__arena_calloc(x->a, ne + 1, sizeof(*attrs));
+    if (!l || !attrs || !in[0]) {
+        return fl__diag_oom(x->d);
+    }
+    for (size_t i = 0; i < n; i++) {
+        l->input[l->n_input++] = (char *)in[i];
+    }
+    for (size_t k = n_data; k < nd->n_input; k++) {
+        l->input[l->n_input++] = nd->input[k];
+    }
+    for (size_t i = 0; i < ne; i++) {
+        if (!e[i]) {
+            return fl__diag_oom(x->d);
+        }
+        attrs[i] = e[i];
+    }
+    l->attr = attrs;
+    l->n_attr = ne;
+    l->device = nd->device;
+    fl_status st = push(x, l);
+    return st == FL_OK ? name_add(x, name) : st;
+}
+
+/* If / StatelessIf C(cond, in_0..in_n-1) lowered as TensorFlow's
+ * LowerFunctionalOpsPass lowers it: "C/switch_J" = Switch(in_J, cond), a
+ * PartitionedCall "C/then" of then_branch on the Switches' true outputs
+ * and "C/else" of else_branch on their false outputs (both inlined next),
+ * "C/merge_K" = Merge(C/then:K, C/else:K) per output and an IdentityN "C"
+ * over the Merges. The cond analysis (src/cost/cond.c) then counts both
+ * branches with its warning. *done false (nothing pushed) when the node
+ * does not have that form (no data input, a branch not in the library, a
+ * name taken). */
+static fl_status lower_if(inl *x, const Tensorflow__NodeDef *nd, bool *done) {
+    *done = false;
+    const Tensorflow__AttrValue *tb = node_attr(nd, "then_branch");
+    const Tensorflow__AttrValue *eb = node_attr(nd, "else_branch");
+    const Tensorflow__AttrValue *tin = node_attr(nd, "Tin"), *tout = node_attr(nd, "Tout");
+    size_t n_data = data_inputs(nd);
+    if (!tb || !eb || !tin || !tout || tb->value_case != TENSORFLOW__ATTR_VALUE__VALUE_FUNC ||
+        eb->value_case != TENSORFLOW__ATTR_VALUE__VALUE_FUNC || !tb->func || !eb->func ||
+        !find_fn(x, tb->func->name) || !find_fn(x, eb->func->name) ||
+        tin->value_case != TENSORFLOW__ATTR_VALUE__VALUE_LIST ||
+        tout->value_case != TENSORFLOW__ATTR_VALUE__VALUE_LIST || !tin->list || !tout->list ||
+        n_data < 2 || tin->list->n_type != n_data - 1 || tout->list->n_type == 0) {
+        return FL_OK;
+    }
+    size_t n_in = n_data - 1, n_out = tout->list->n_type;
+    char buf[1024];
+    for (size_t i = 0; i < n_in + n_out + 2; i++) {
+        if (i < n_in + n_out) {
+            snprintf(buf, sizeof buf, "%s/%s_%zu", nd->name, i < n_in ? "switch" : "merge",
+                     i < n_in ? i : i - n_in);
+        } else {
+            snprintf(buf, sizeof buf, "%s/%s", nd->name, i == n_in + n_out ? "then" : "else");
+        }
+        if (name_used(x, buf)) {
+            return FL_OK;
+        }
+    }
+    const char **then_in = fl__arena_calloc(x->a, n_in + 1, sizeof(char *));
+    const char **else_in = fl__arena_calloc(x->a, n_in + 1, sizeof(char *));
+    if (!then_in || !else_in) {
+        return fl__diag_oom(x->d);
+    }
+    fl_status st = FL_OK;
+    for (size_t j = 0; j < n_in && st == FL_OK; j++) {
+        const char *sw = fl__arena_printf(x->a, "%s/switch_%zu", nd->name, j);
+        int t = (int)tin->list->type[j];
+        Tensorflow__NodeDef__AttrEntry *e[1] = {type_attr(x, "T", &t, 1, false)};
+        st = push_lowered(x, nd, sw, "Switch", (const char *[]){nd->input[1 + j], nd->input[0]}, 2,
+                          e, 1);
+        then_in[j] = fl__arena_printf(x->a, "%s:1", sw);
+        else_in[j] = sw;
+    }
+    const char *side[2] = {"then", "else"};
+    for (int b = 0; b < 2 && st == FL_OK; b++) {
+        Tensorflow__NodeDef__AttrEntry *e[3] = {
+            entry(x, "f", (Tensorflow__AttrValue *)(b ? eb : tb)),
+            entry(x, "Tin", (Tensorflow__AttrValue *)tin),
+            entry(x, "Tout", (Tensorflow__AttrValue *)tout)};
+        st = push_lowered(x, nd, fl__arena_printf(x->a, "%s/%s", nd->name, side[b]),
+                          "PartitionedCall", b ? else_in : then_in, n_in, e, 3);
+    }
+    const char **merged = fl__arena_calloc(x->a, n_out + 1, sizeof(char *));
+    Tensorflow__AttrValue *two = fl__arena_zalloc(x->a, sizeof(*two));
+    if (!merged || !two) {
+        return fl__diag_oom(x->d);
+    }
+    tensorflow__attr_value__init(two);
+    two->value_case = TENSORFLOW__ATTR_VALUE__VALUE_I;
+    two->i = 2;
+    for (size_t k = 0; k < n_out && st == FL_OK; k++) {
+        merged[k] = fl__arena_printf(x->a, "%s/merge_%zu", nd->name, k);
+        int t = (int)tout->list->type[k];
+        Tensorflow__NodeDef__AttrEntry *e[2] = {type_attr(x, "T", &t, 1, false),
+                                                entry(x, "N", two)};
+        const char *in[2] = {fl__arena_printf(x->a, "%s/then:%zu", nd->name, k),
+                             fl__arena_printf(x->a, "%s/else:%zu", nd->name, k)};
+        st = in[1] ? push_lowered(x, nd, merged[k], "Merge", in, 2, e, 2) : fl__diag_oom(x->d);
+    }
+    if (st != FL_OK) {
+        return st;
+    }
+    Tensorflow__NodeDef__AttrEntry *e[1] = {entry(x, "T", (Tensorflow__AttrValue *)tout)};
+    Tensorflow__NodeDef *idn = new_node(x, nd->name, "IdentityN", n_out);
+    Tensorflow__NodeDef__AttrEntry **attrs = fl__arena_calloc(x->a, 2, sizeof(*attrs));
+    if (!idn || !attrs || !e[0]) {
+        return fl__diag_oom(x->d);
+    }
+    for (size_t k = 0; k < n_out; k++) {
+        idn->input[idn->n_input++] = (char *)merged[k];
+    }
+    attrs[0] = e[0];
+    idn->attr = attrs;
+    idn->n_attr = 1;
+    idn->device = nd->device;
+    *done = true;
+    x->inlined++;
+    return push(x, idn);
+}
+
 /* Marks function `name` of the library and what its body refers to. */
 static void mark_fn(const inl *x, const char *name, bool *used, int depth);
 
@@ -616,6 +757,17 @@ fl_status fl__inline_calls(fl_arena *a, const Tensorflow__GraphDef *gd, const fl
                 return d->status;
             }
             /* A node without a name is the importer's error to report. */
+            bool lowered = false;
+            if (cur[i]->name && cur[i]->name[0] && cur[i]->op &&
+                (strcmp(cur[i]->op, "If") == 0 || strcmp(cur[i]->op, "StatelessIf") == 0)) {
+                fl_status st = lower_if(&x, cur[i], &lowered);
+                if (st != FL_OK) {
+                    return st;
+                }
+            }
+            if (lowered) {
+                continue;
+            }
             const Tensorflow__FunctionDef *f =
                 cur[i]->name && cur[i]->name[0] ? called(&x, cur[i]) : NULL;
             fl_status st = f && f->signature ? expand(&x, cur[i], f) : push(&x, cur[i]);
