@@ -183,9 +183,11 @@ static fl_status cost_bodies(fl_ctx *c, const fl_options *opt, fl_node *n) {
         free(buf);
         nb++;
     }
-    if (st != FL_OK || nb == 0) {
+    if (st != FL_OK) {
         return st;
     }
+    /* The attr marks the node as done even without bodies (nb 0), so a
+     * later inference (after the passes) does not look again. */
     int64_t v[1 + 5 * MAX_BODIES];
     v[0] = (int64_t)nb;
     bool all = true;
@@ -206,7 +208,7 @@ static fl_status cost_bodies(fl_ctx *c, const fl_options *opt, fl_node *n) {
         return fl__diag_oom(c->d);
     }
     st = fl__node_set_attr(c->g, n, &a);
-    if (st == FL_OK && all) {
+    if (st == FL_OK && all && nb > 0) {
         warn_counts(c, n, b, nb);
     }
     return st;
