@@ -72,6 +72,25 @@ static bool incomplete_sym(fl_sym s) {
     return fl_sym_is_unknown(s);
 }
 
+/* A node that runs attr _repeat times per inference (FL_NODE_REPEATED):
+ * every count times that. */
+static fl_status repeat_cost(fl_ctx *c, fl_node *n) {
+    const fl_attr *a = fl__node_attr(n, "_repeat");
+    if (!a || a->kind != FL_ATTR_I || a->v.i < 0) {
+        return FL_OK;
+    }
+    fl_cost *k = &n->cost;
+    fl_sym *f[] = {&k->flops,   &k->tfprof_flops, &k->macs,
+                   &k->int_ops, &k->bytes_read,   &k->bytes_written};
+    fl_status st = FL_OK;
+    for (size_t i = 0; i < sizeof f / sizeof f[0] && st == FL_OK; i++) {
+        if (!fl_sym_is_unknown(*f[i])) {
+            st = fl__op_scale(c, n, *f[i], a->v.i, f[i]);
+        }
+    }
+    return st;
+}
+
 /* n's own counts (n->cost), from its shapes. */
 static fl_status cost_node(fl_ctx *c, fl_node *n) {
     fl_cost *k = &n->cost;
@@ -88,7 +107,8 @@ static fl_status cost_node(fl_ctx *c, fl_node *n) {
             k->incomplete = true;
         }
     }
-    return node_bytes(c, n);
+    fl_status st = node_bytes(c, n);
+    return st == FL_OK && (n->flags & FL_NODE_REPEATED) ? repeat_cost(c, n) : st;
 }
 
 bool fl__cost_is_value_node(const fl_node *n) {

@@ -164,6 +164,9 @@ enum fl_node_flags {
      * knows no op kinds. */
     FL_NODE_OP_NEXT_ITERATION = 1u << 6, /* NextIteration, RefNextIteration */
     FL_NODE_OP_MERGE = 1u << 7,          /* Merge, RefMerge */
+    /* Runs attr _repeat times per inference (a TFLite WHILE body with a
+     * known trip count): the cost model multiplies its counts. */
+    FL_NODE_REPEATED = 1u << 8,
 };
 
 /* Per-node cost, filled by the cost model (src/cost). */

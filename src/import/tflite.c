@@ -30,6 +30,7 @@
 #include "graph/mutate.h"
 #include "import/import.h"
 #include "import/tflite_fb.h"
+#include "import/tflite_loop.h"
 #include "import/tflite_schema.h"
 #include "ops/ops.h"
 
@@ -125,6 +126,7 @@ typedef struct tfl {
     fl_fb_vec tensors, ops;
     fl_node **prod;
     int *port;
+    fl_tfl_subgraph *sgs; /* per subgraph: nodes, inputs, outputs (WHILE trip counts) */
 } tfl;
 
 static fl_status file_bad(tfl *t, const char *where) {
@@ -794,6 +796,38 @@ static fl_status add_input(tfl *t, int32_t idx) {
     return FL_OK;
 }
 
+/* What fl__tfl_loops needs of the subgraph just imported: its nodes (from
+ * `first` on), its input nodes and its outputs' producers. */
+static fl_status record_subgraph(tfl *t, fl_fb_table s, fl_fb_vec inputs, size_t first) {
+    fl_fb_vec outputs = fl__fb_vec_field(&t->r, s, SG_OUTPUTS, 4);
+    if (t->r.bad) {
+        return file_bad(t, "a subgraph's outputs");
+    }
+    fl_tfl_subgraph *r = &t->sgs[t->sg];
+    size_t pl = strlen(t->prefix);
+    r->name = pl ? fl__arena_strndup(t->g->arena, t->prefix, pl - 1) : "main";
+    r->first = first;
+    r->end = t->g->n_nodes;
+    r->n_in = (int)inputs.n;
+    r->n_out = (int)outputs.n;
+    r->in = fl__arena_calloc(t->g->arena, inputs.n ? inputs.n : 1, sizeof(fl_node *));
+    r->out = fl__arena_calloc(t->g->arena, outputs.n ? outputs.n : 1, sizeof(fl_input));
+    if (!r->in || !r->out || !r->name) {
+        return fl__diag_oom(t->d);
+    }
+    for (uint32_t i = 0; i < inputs.n; i++) {
+        r->in[i] = t->prod[fl__fb_vec_i32(&t->r, inputs, i)]; /* checked on import */
+    }
+    for (uint32_t i = 0; i < outputs.n; i++) {
+        int32_t idx = fl__fb_vec_i32(&t->r, outputs, i);
+        if (idx >= 0 && (uint32_t)idx < t->tensors.n && t->prod[idx]) {
+            r->out[i].node = t->prod[idx];
+            r->out[i].port = t->port[idx];
+        }
+    }
+    return FL_OK;
+}
+
 static fl_status import_subgraph(tfl *t, int sg) {
     fl_fb_reader *r = &t->r;
     fl_fb_table s = fl__fb_vec_table(r, t->subgraphs, (uint32_t)sg);
@@ -815,6 +849,7 @@ static fl_status import_subgraph(tfl *t, int sg) {
                              "subgraphs[%d].operators)",
                              (long long)t->o->max_nodes, sg);
     }
+    size_t first = t->g->n_nodes;
     fl_arena *a = t->g->arena;
     t->prod = fl__arena_scratch(a, t->tensors.n, sizeof(fl_node *));
     t->port = fl__arena_scratch(a, t->tensors.n, sizeof(int));
@@ -836,6 +871,9 @@ static fl_status import_subgraph(tfl *t, int sg) {
     }
     for (uint32_t i = 0; i < t->ops.n && st == FL_OK; i++) {
         st = link_inputs(t, i, nodes[i]);
+    }
+    if (st == FL_OK) {
+        st = record_subgraph(t, s, inputs, first);
     }
     fl__arena_scratch_free(a, t->prod);
     fl__arena_scratch_free(a, t->port);
@@ -887,7 +925,8 @@ fl_status fl__import_tflite(fl_graph *g, const uint8_t *buf, size_t len, const f
         return fl__diag_fail(d, FL_EINVAL, "TFLite model has no subgraph (field: subgraphs)");
     }
     t.slots_left = len / 4 + 1024;
-    fl_status st = read_opcodes(&t);
+    t.sgs = fl__arena_calloc(g->arena, t.subgraphs.n, sizeof(fl_tfl_subgraph));
+    fl_status st = t.sgs ? read_opcodes(&t) : fl__diag_oom(d);
     for (uint32_t sg = 0; sg < t.subgraphs.n && st == FL_OK; sg++) {
         st = import_subgraph(&t, (int)sg);
     }
@@ -897,8 +936,10 @@ fl_status fl__import_tflite(fl_graph *g, const uint8_t *buf, size_t len, const f
     if (st == FL_OK && t.subgraphs.n > 1) {
         fl__diag_warn(d,
                       "the model has %u subgraphs: subgraphs 1..%u (control-flow bodies, "
-                      "initialisers) are analysed once each beside subgraph 0",
+                      "initialisers) are analysed beside subgraph 0, a WHILE's body and cond "
+                      "as many times as it runs them when its trip count is known, else once",
                       t.subgraphs.n, t.subgraphs.n - 1);
+        st = fl__tfl_loops(g, d, t.sgs, (int)t.subgraphs.n);
     }
     return st;
 }

@@ -213,11 +213,72 @@ static void test_rejected(void **state) {
     free(b);
 }
 
+/* Recurrent cells.
+ * UNIDIRECTIONAL_SEQUENCE_LSTM, batch major (time_major false), x [N,3,2]:
+ * T 3, I 2; C 4 (input-to-gate weights [4,2]), O 4 (recurrent weights
+ * [4,4]), 4 gates (input gate present), no peephole, no projection. Output
+ * [N,3,4]. Per step and batch row: MACs 4 * 4 * (2 + 4) = 96; other FLOPs
+ * C * (2 * 4 + 5) = 52. S = 3N: MACs 288N, FLOPs 2 * 288N + 3N * 52 = 732N.
+ * RNN x [2,3], weights [5,3], recurrent [5,5], TANH: output [2,5]; MACs
+ * B * U * (I + U) = 2 * 5 * 8 = 80; FLOPs 160 + B * 2U (bias, activation)
+ * = 180. */
+enum { C_RNN = 24, C_SEQ_LSTM = 44, O_RNN = 7, O_SEQ_LSTM = 71 };
+static float zeros[64];
+
+static void test_rnn_cells(void **state) {
+    (void)state;
+    const tb_tensor t[] = {
+        {"x", TB_FLOAT32, 3, {-1, 3, 2}},
+        {"wi", TB_FLOAT32, 2, {4, 2}, zeros, 32},
+        {"wr", TB_FLOAT32, 2, {4, 4}, zeros, 64},
+        {"bias", TB_FLOAT32, 1, {4}, zeros, 16},
+        {"h", TB_FLOAT32, 2, {1, 4}, NULL, 0, true},
+        {"cs", TB_FLOAT32, 2, {1, 4}, NULL, 0, true},
+        {"seq", TB_FLOAT32, 3, {-1, 3, 4}},
+        {"rx", TB_FLOAT32, 2, {2, 3}},
+        {"rw", TB_FLOAT32, 2, {5, 3}, zeros, 60},
+        {"rr", TB_FLOAT32, 2, {5, 5}, zeros, 100},
+        {"rb", TB_FLOAT32, 1, {5}, zeros, 20},
+        {"rh", TB_FLOAT32, 2, {2, 5}, NULL, 0, true},
+        {"rout", TB_FLOAT32, 2, {2, 5}},
+    };
+    const int rcodes[] = {C_SEQ_LSTM, C_RNN};
+    const tb_op o[] = {
+        /* UnidirectionalSequenceLSTMOptions: activation TANH, cell_clip,
+         * proj_clip, time_major false */
+        {0,
+         24,
+         {0, 1, 1, 1, 1, 2, 2, 2, 2, -1, -1, -1, 3, 3, 3, 3, -1, -1, 4, 5, -1, -1, -1, -1},
+         1,
+         {6},
+         O_SEQ_LSTM,
+         4,
+         {{4}, {0}, {0}, {0}}},
+        /* RNNOptions: activation TANH */
+        {1, 5, {7, 8, 9, 10, 11}, 1, {12}, O_RNN, 1, {{4}}},
+    };
+    tb_subgraph sg = {"main", 13, t, 2, {0, 7}, 2, {6, 12}, 2, o};
+    tb w;
+    tb_model(&w, 2, rcodes, 1, &sg);
+    fl_report *r = NULL;
+    assert_int_equal(run(w.b, w.len, NULL, &r), FL_OK);
+    expect_shape(r, "seq", 0, "[x.0,3,4]");
+    assert_string_equal(node(r, "seq")->macs.text, "288*x.0");
+    assert_string_equal(node(r, "seq")->flops.text, "732*x.0");
+    expect_shape(r, "rout", 0, "[2,5]");
+    assert_int_equal(node(r, "rout")->macs.value, 80);
+    assert_int_equal(node(r, "rout")->flops.value, 180);
+    assert_false(warned(r, "the file stores"));
+    fl_report_free(r);
+    free(w.b);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_free_batch),
         cmocka_unit_test(test_stored_disagrees),
         cmocka_unit_test(test_rejected),
+        cmocka_unit_test(test_rnn_cells),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

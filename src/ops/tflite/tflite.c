@@ -4,12 +4,14 @@
  *
  * Shapes. The conv/pool/matmul family, element-wise ops, reductions,
  * Reshape, Concatenation, Pad and Resize infer their outputs from their
- * inputs and options, as TFLite's kernels do in Prepare. Every operator then
+ * inputs and options, as TFLite's kernels do in Prepare; data movement with
+ * TensorFlow's semantics runs through TensorFlow's descriptors (array.c);
+ * recurrent cells in rnn.c. Every operator then
  * checks its result against the shape the file stores for that output
  * (attr _output_shapes): a known dim that disagrees is a warning naming the
  * tensor, and a dim inference leaves unknown takes the stored one. The other
- * operators (data movement, control flow, hash tables, ...) take the stored
- * shapes and types as their result.
+ * operators (control flow, hash tables, segment reductions, STABLEHLO_*,
+ * ...) take the stored shapes and types as their result.
  *
  * Costs (complete convention, as the TensorFlow ops: one FLOP per add or
  * multiply, so 2 per MAC):
@@ -31,7 +33,10 @@
  *  - data movement (reshape, transpose, gather, slice, concat, pad, ...): 0
  *    FLOPs with a rule; bytes moved are counted by the cost model.
  *  - control flow (WHILE, IF, CALL, CALL_ONCE): 0 themselves; their
- *    subgraphs are imported beside subgraph 0 and counted once each.
+ *    subgraphs are imported beside subgraph 0 and counted as often as they
+ *    run (a WHILE body times its trip count when the importer can derive it:
+ *    src/import/tflite_loop.c).
+ *  - RNN and LSTM cells: rnn.c.
  *  - TFLite_Detection_PostProcess: E(boxes) + E(scores) (decode and
  *    threshold once per input element; NMS's data-dependent work is not
  *    counted); MaxPoolingWithArgmax2D as MAX_POOL_2D; MaxUnpooling2D E(out).
@@ -782,10 +787,6 @@ static bool stored_is_compute(int kind) {
     case FL_OP_TFL_UNSORTED_SEGMENT_SUM:
     case FL_OP_TFL_UNSORTED_SEGMENT_MIN:
     case FL_OP_TFL_SVDF:
-    case FL_OP_TFL_RNN:
-    case FL_OP_TFL_LSTM:
-    case FL_OP_TFL_UNIDIRECTIONAL_SEQUENCE_RNN:
-    case FL_OP_TFL_UNIDIRECTIONAL_SEQUENCE_LSTM:
     case FL_OP_TFL_BIDIRECTIONAL_SEQUENCE_RNN:
     case FL_OP_TFL_BIDIRECTIONAL_SEQUENCE_LSTM:
     case FL_OP_TFL_RFFT2D:
@@ -807,9 +808,9 @@ static bool stored_is_compute(int kind) {
     }
 }
 
-/* Recurrent cells: 2 * MACs of their weight matrices per step is what the
- * kernels do; counted from the stored shapes as E(out) * (sum of the
- * weights' input sizes) per gate, approximated here as 2 * E(inputs). */
+/* The other computing operators (SVDF, the bidirectional sequence cells,
+ * segment reductions, ...): E(inputs), an approximation; RNN and LSTM cells
+ * have their own rule (rnn.c). */
 static fl_status cost_stored(fl_ctx *c, const fl_node *n, fl_cost *out) {
     if (!stored_is_compute(n->kind)) {
         return cost_zero(c, n, out);
@@ -885,6 +886,8 @@ static fl_status cost_unpool(fl_ctx *c, const fl_node *n, fl_cost *out) {
 #define HOOKS_twin                                                                                 \
     .count_outputs = count_outputs, .infer = fl__tfl_infer_twin, .eval = fl__tfl_eval_twin,        \
     .cost = cost_stored
+#define HOOKS_rnn                                                                                  \
+    .count_outputs = count_outputs, .infer = fl__tfl_infer_rnn, .cost = fl__tfl_cost_rnn
 #define HOOKS_gather                                                                               \
     .count_outputs = count_outputs, .infer = fl__tfl_infer_gather, .eval = fl__tfl_eval_gather,    \
     .cost = cost_zero

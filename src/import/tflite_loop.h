@@ -1,0 +1,29 @@
+/*
+ * tflite_loop.h - how often each TFLite subgraph runs per inference: WHILE
+ * trip counts derived from the cond and body subgraphs (tflite_loop.c).
+ */
+#ifndef FL_IMPORT_TFLITE_LOOP_H
+#define FL_IMPORT_TFLITE_LOOP_H
+
+#include "graph/graph.h"
+
+/* One imported subgraph. */
+typedef struct fl_tfl_subgraph {
+    const char *name;
+    size_t first, end; /* its nodes: g->nodes[first, end) */
+    int n_in, n_out;
+    fl_node **in;  /* its input nodes, in order (NULL: not imported) */
+    fl_input *out; /* the producers of its outputs ({NULL, 0}: none) */
+} fl_tfl_subgraph;
+
+/* Walks the control flow from subgraph 0: a WHILE whose trip count follows
+ * from its cond and body (a loop variable stepped by a constant in the body,
+ * compared with a constant in the cond, from a constant initial value) runs
+ * its body that many times and its cond once more; any other WHILE counts
+ * both once with a warning naming the op; IF and CALL pass their count on.
+ * Every node of a subgraph that runs other than once gets attr _repeat and
+ * FL_NODE_REPEATED (the cost model multiplies its counts). Subgraphs no
+ * control flow reaches (CALL_ONCE initialisers) are counted once. */
+fl_status fl__tfl_loops(fl_graph *g, fl_diag *d, const fl_tfl_subgraph *sg, int n_sg);
+
+#endif
