@@ -101,18 +101,18 @@ bool fl__base64_decode(fl_arena *a, const char *s, size_t len, ProtobufCBinaryDa
 /* ------------------------------------------------------------------------- */
 
 /* An integer field: a JSON integer, an integral real, or a decimal string. */
-static fl_status read_int(rd *r, const json_t *j, bool is_unsigned, int64_t lo, int64_t hi,
+static fl_status read_int(rd *r, const fl_json *j, bool is_unsigned, int64_t lo, int64_t hi,
                           uint64_t uhi, uint64_t *out) {
-    if (json_is_integer(j)) {
-        json_int_t v = json_integer_value(j);
+    if (fl__json_is(j, FL_JSON_INTEGER)) {
+        long long v = fl__json_int(j);
         if (is_unsigned ? (v < 0 || (uint64_t)v > uhi) : (v < lo || v > hi)) {
             return bad(r, "integer out of range");
         }
         *out = (uint64_t)v;
         return FL_OK;
     }
-    if (json_is_real(j)) {
-        double v = json_real_value(j);
+    if (fl__json_is(j, FL_JSON_REAL)) {
+        double v = j->v.r;
         if (v != floor(v) || v < -9.2e18 || v > 1.8e19) {
             return bad(r, "expected an integer");
         }
@@ -122,10 +122,10 @@ static fl_status read_int(rd *r, const json_t *j, bool is_unsigned, int64_t lo, 
         *out = is_unsigned ? (uint64_t)v : (uint64_t)(int64_t)v;
         return FL_OK;
     }
-    if (!json_is_string(j) || json_string_length(j) == 0 || json_string_length(j) > 24) {
+    if (!fl__json_is(j, FL_JSON_STRING) || fl__json_strlen(j) == 0 || fl__json_strlen(j) > 24) {
         return bad(r, "expected an integer or a decimal string");
     }
-    const char *s = json_string_value(j);
+    const char *s = fl__json_str(j);
     char *end = NULL;
     errno = 0;
     if (is_unsigned) {
@@ -147,13 +147,13 @@ static fl_status read_int(rd *r, const json_t *j, bool is_unsigned, int64_t lo, 
     return FL_OK;
 }
 
-static fl_status read_double(rd *r, const json_t *j, double *out) {
-    if (json_is_number(j)) {
-        *out = json_number_value(j);
+static fl_status read_double(rd *r, const fl_json *j, double *out) {
+    if (fl__json_is_number(j)) {
+        *out = fl__json_number(j);
         return FL_OK;
     }
-    if (json_is_string(j)) {
-        const char *s = json_string_value(j);
+    if (fl__json_is(j, FL_JSON_STRING)) {
+        const char *s = fl__json_str(j);
         if (strcmp(s, "NaN") == 0) {
             *out = NAN;
             return FL_OK;
@@ -176,10 +176,10 @@ static fl_status read_double(rd *r, const json_t *j, double *out) {
     return bad(r, "expected a number");
 }
 
-static ProtobufCMessage *read_msg(rd *r, const ProtobufCMessageDescriptor *desc, const json_t *j);
+static ProtobufCMessage *read_msg(rd *r, const ProtobufCMessageDescriptor *desc, const fl_json *j);
 
 /* Reads one element of field f from j into *slot (sized for f's type). */
-static fl_status read_elem(rd *r, const ProtobufCFieldDescriptor *f, const json_t *j, void *slot) {
+static fl_status read_elem(rd *r, const ProtobufCFieldDescriptor *f, const fl_json *j, void *slot) {
     uint64_t u = 0;
     double x = 0;
     fl_status st = FL_OK;
@@ -227,19 +227,19 @@ static fl_status read_elem(rd *r, const ProtobufCFieldDescriptor *f, const json_
         }
         return st;
     case PROTOBUF_C_TYPE_BOOL:
-        if (!json_is_boolean(j)) {
+        if (!(fl__json_is(j, FL_JSON_TRUE) || fl__json_is(j, FL_JSON_FALSE))) {
             return bad(r, "expected true or false");
         }
-        *(protobuf_c_boolean *)slot = json_is_true(j);
+        *(protobuf_c_boolean *)slot = fl__json_is(j, FL_JSON_TRUE);
         return FL_OK;
     case PROTOBUF_C_TYPE_ENUM: {
         const ProtobufCEnumDescriptor *ed = f->descriptor;
-        if (json_is_string(j)) {
+        if (fl__json_is(j, FL_JSON_STRING)) {
             const ProtobufCEnumValue *ev =
-                protobuf_c_enum_descriptor_get_value_by_name(ed, json_string_value(j));
+                protobuf_c_enum_descriptor_get_value_by_name(ed, fl__json_str(j));
             if (!ev) {
                 char msg[200];
-                snprintf(msg, sizeof msg, "'%.100s' is not a value of %s", json_string_value(j),
+                snprintf(msg, sizeof msg, "'%.100s' is not a value of %s", fl__json_str(j),
                          ed->name);
                 return bad(r, msg);
             }
@@ -253,10 +253,10 @@ static fl_status read_elem(rd *r, const ProtobufCFieldDescriptor *f, const json_
         return st;
     }
     case PROTOBUF_C_TYPE_STRING: {
-        if (!json_is_string(j)) {
+        if (!fl__json_is(j, FL_JSON_STRING)) {
             return bad(r, "expected a string");
         }
-        char *s = fl__arena_strndup(r->a, json_string_value(j), json_string_length(j));
+        char *s = fl__arena_strndup(r->a, fl__json_str(j), fl__json_strlen(j));
         if (!s) {
             return fl__diag_oom(r->d);
         }
@@ -264,10 +264,10 @@ static fl_status read_elem(rd *r, const ProtobufCFieldDescriptor *f, const json_
         return FL_OK;
     }
     case PROTOBUF_C_TYPE_BYTES:
-        if (!json_is_string(j)) {
+        if (!fl__json_is(j, FL_JSON_STRING)) {
             return bad(r, "expected a base64 string");
         }
-        if (!fl__base64_decode(r->a, json_string_value(j), json_string_length(j),
+        if (!fl__base64_decode(r->a, fl__json_str(j), fl__json_strlen(j),
                                (ProtobufCBinaryData *)slot)) {
             return r->a->failed ? fl__diag_oom(r->d) : bad(r, "invalid base64");
         }
@@ -285,22 +285,22 @@ static fl_status read_elem(rd *r, const ProtobufCFieldDescriptor *f, const json_
 }
 
 /* A map field (repeated XEntry {key = 1; value = 2}) from a JSON object. */
-static fl_status read_map(rd *r, const ProtobufCFieldDescriptor *f, const json_t *j, void *base) {
+static fl_status read_map(rd *r, const ProtobufCFieldDescriptor *f, const fl_json *j, void *base) {
     const ProtobufCMessageDescriptor *ed = f->descriptor;
     const ProtobufCFieldDescriptor *kf = protobuf_c_message_descriptor_get_field(ed, 1);
     const ProtobufCFieldDescriptor *vf = protobuf_c_message_descriptor_get_field(ed, 2);
     if (!kf || !vf || kf->type != PROTOBUF_C_TYPE_STRING) {
         return bad(r, "expected an array");
     }
-    size_t n = json_object_size(j);
+    size_t n = j->n;
     ProtobufCMessage **arr = fl__arena_calloc(r->a, n ? n : 1, sizeof(*arr));
     if (!arr) {
         return fl__diag_oom(r->d);
     }
     size_t i = 0;
-    const char *key;
-    json_t *v;
-    json_object_foreach((json_t *)j, key, v) {
+    for (size_t m = 0; m < n; m++) {
+        const char *key = j->v.members[m].key;
+        const fl_json *v = j->v.members[m].value;
         ProtobufCMessage *e = fl__arena_zalloc(r->a, ed->sizeof_message);
         char *k = fl__arena_strdup(r->a, key);
         if (!e || !k) {
@@ -321,27 +321,27 @@ static fl_status read_map(rd *r, const ProtobufCFieldDescriptor *f, const json_t
     return FL_OK;
 }
 
-static fl_status read_field(rd *r, const ProtobufCFieldDescriptor *f, const json_t *j,
+static fl_status read_field(rd *r, const ProtobufCFieldDescriptor *f, const fl_json *j,
                             ProtobufCMessage *m) {
     char *base = (char *)m;
-    if (json_is_null(j)) {
+    if (fl__json_is(j, FL_JSON_NULL)) {
         return FL_OK; /* null = the field's default */
     }
     if (f->label == PROTOBUF_C_LABEL_REPEATED) {
-        if (f->type == PROTOBUF_C_TYPE_MESSAGE && json_is_object(j)) {
+        if (f->type == PROTOBUF_C_TYPE_MESSAGE && fl__json_is(j, FL_JSON_OBJECT)) {
             return read_map(r, f, j, base);
         }
-        if (!json_is_array(j)) {
+        if (!fl__json_is(j, FL_JSON_ARRAY)) {
             return bad(r, "expected an array");
         }
-        size_t n = json_array_size(j), es = fl__pb_elem_size(f->type);
+        size_t n = fl__json_size(j), es = fl__pb_elem_size(f->type);
         uint8_t *arr = fl__arena_calloc(r->a, n ? n : 1, es);
         if (!arr) {
             return fl__diag_oom(r->d);
         }
         for (size_t i = 0; i < n; i++) {
             size_t old = push(r, 2, NULL, i);
-            fl_status st = read_elem(r, f, json_array_get(j, i), arr + i * es);
+            fl_status st = read_elem(r, f, fl__json_at(j, i), arr + i * es);
             pop(r, old);
             if (st != FL_OK) {
                 return st;
@@ -393,8 +393,8 @@ static const ProtobufCFieldDescriptor *field_by_key(const ProtobufCMessageDescri
     return NULL;
 }
 
-static ProtobufCMessage *read_msg(rd *r, const ProtobufCMessageDescriptor *desc, const json_t *j) {
-    if (!json_is_object(j)) {
+static ProtobufCMessage *read_msg(rd *r, const ProtobufCMessageDescriptor *desc, const fl_json *j) {
+    if (!fl__json_is(j, FL_JSON_OBJECT)) {
         bad(r, "expected an object");
         return NULL;
     }
@@ -404,9 +404,9 @@ static ProtobufCMessage *read_msg(rd *r, const ProtobufCMessageDescriptor *desc,
         return NULL;
     }
     desc->message_init(m);
-    const char *key;
-    json_t *v;
-    json_object_foreach((json_t *)j, key, v) {
+    for (size_t i = 0; i < j->n; i++) {
+        const char *key = j->v.members[i].key;
+        const fl_json *v = j->v.members[i].value;
         const ProtobufCFieldDescriptor *f = field_by_key(desc, key);
         if (!f) {
             continue; /* not in our schema: ignored */
@@ -422,7 +422,7 @@ static ProtobufCMessage *read_msg(rd *r, const ProtobufCMessageDescriptor *desc,
 }
 
 ProtobufCMessage *fl__pbjson_read(fl_arena *a, const ProtobufCMessageDescriptor *desc,
-                                  const json_t *j, const char *path, fl_diag *d) {
+                                  const fl_json *j, const char *path, fl_diag *d) {
     rd *r = fl__arena_scratch(a, 1, sizeof *r);
     if (!r) {
         fl__diag_oom(d);

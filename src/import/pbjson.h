@@ -15,8 +15,8 @@
 #define FL_IMPORT_PBJSON_H
 
 #include "graph/graph.h"
+#include "import/fjson.h"
 
-#include <jansson.h>
 #include <protobuf-c/protobuf-c.h>
 #include <stdint.h>
 
@@ -24,7 +24,7 @@
  * value in messages ("modelTopology"). NULL with d failed (FL_EINVAL naming
  * the field path and what is wrong, or FL_ENOMEM). */
 ProtobufCMessage *fl__pbjson_read(fl_arena *a, const ProtobufCMessageDescriptor *desc,
-                                  const json_t *j, const char *path, fl_diag *d);
+                                  const fl_json *j, const char *path, fl_diag *d);
 
 /* Decodes base64 (standard or URL-safe alphabet, padding optional) into the
  * arena. Returns false on a character outside the alphabet or a bad length. */

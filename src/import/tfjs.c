@@ -23,11 +23,11 @@
  * field; a weight that names no Const, a missing shard and a Const without a
  * weight are warnings (the analysis goes on with unknown values).
  */
+#include "import/fjson.h"
 #include "import/import.h"
 #include "import/pbjson.h"
 #include "tensorflow/graph.pb-c.h"
 
-#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -226,29 +226,29 @@ static fl_status wfail(wctx *w, const wspec *s, const char *what) {
     return fl__diag_fail(w->d, FL_EINVAL, "weight '%s': %s (field: %s)", s->name, what, s->field);
 }
 
-static fl_status parse_spec(wctx *w, const json_t *j, wspec *s) {
-    const json_t *name = json_object_get(j, "name"), *shape = json_object_get(j, "shape");
-    const json_t *dtype = json_object_get(j, "dtype"), *q = json_object_get(j, "quantization");
-    s->name = json_is_string(name) ? json_string_value(name) : "";
-    if (!json_is_string(name) || !s->name[0]) {
+static fl_status parse_spec(wctx *w, const fl_json *j, wspec *s) {
+    const fl_json *name = fl__json_get(j, "name"), *shape = fl__json_get(j, "shape");
+    const fl_json *dtype = fl__json_get(j, "dtype"), *q = fl__json_get(j, "quantization");
+    s->name = fl__json_is(name, FL_JSON_STRING) ? fl__json_str(name) : "";
+    if (!fl__json_is(name, FL_JSON_STRING) || !s->name[0]) {
         return wfail(w, s, "needs a non-empty string 'name'");
     }
-    if (!json_is_string(dtype) ||
-        (s->dtype = manifest_dtype(json_string_value(dtype), &s->dsize)) < 0) {
+    if (!fl__json_is(dtype, FL_JSON_STRING) ||
+        (s->dtype = manifest_dtype(fl__json_str(dtype), &s->dsize)) < 0) {
         return wfail(w, s, "'dtype' must be float32, int32, bool, complex64 or string");
     }
-    if (!json_is_array(shape) || json_array_size(shape) > 32) {
+    if (!fl__json_is(shape, FL_JSON_ARRAY) || fl__json_size(shape) > 32) {
         return wfail(w, s, "'shape' must be an array of at most 32 sizes");
     }
-    s->rank = (int)json_array_size(shape);
+    s->rank = (int)fl__json_size(shape);
     s->n = 1;
     for (int i = 0; i < s->rank; i++) {
-        const json_t *v = json_array_get(shape, (size_t)i);
-        if (!json_is_integer(v) || json_integer_value(v) < 0 ||
-            json_integer_value(v) > ((int64_t)1 << 40)) {
+        const fl_json *v = fl__json_at(shape, (size_t)i);
+        if (!fl__json_is(v, FL_JSON_INTEGER) || fl__json_int(v) < 0 ||
+            fl__json_int(v) > ((int64_t)1 << 40)) {
             return wfail(w, s, "'shape' sizes must be integers in [0, 2^40]");
         }
-        s->dims[i] = json_integer_value(v);
+        s->dims[i] = fl__json_int(v);
         if (s->dims[i] && s->n > ((int64_t)1 << 50) / s->dims[i]) {
             return wfail(w, s, "element count overflows");
         }
@@ -256,9 +256,9 @@ static fl_status parse_spec(wctx *w, const json_t *j, wspec *s) {
     }
     s->qtype = NULL;
     s->qsize = s->dsize;
-    if (q && !json_is_null(q)) {
-        const json_t *qd = json_object_get(q, "dtype");
-        const char *qt = json_is_string(qd) ? json_string_value(qd) : "";
+    if (q && !fl__json_is(q, FL_JSON_NULL)) {
+        const fl_json *qd = fl__json_get(q, "dtype");
+        const char *qt = fl__json_is(qd, FL_JSON_STRING) ? fl__json_str(qd) : "";
         bool affine = strcmp(qt, "uint8") == 0 || strcmp(qt, "uint16") == 0;
         if (!affine && strcmp(qt, "float16") != 0) {
             return wfail(w, s, "quantization dtype must be uint8, uint16 or float16");
@@ -270,14 +270,14 @@ static fl_status parse_spec(wctx *w, const json_t *j, wspec *s) {
         if (!affine && s->dtype != TENSORFLOW__DATA_TYPE__DT_FLOAT) {
             return wfail(w, s, "float16 quantization needs dtype float32");
         }
-        if (affine && (!json_is_number(json_object_get(q, "scale")) ||
-                       !json_is_number(json_object_get(q, "min")))) {
+        if (affine && (!fl__json_is_number(fl__json_get(q, "scale")) ||
+                       !fl__json_is_number(fl__json_get(q, "min")))) {
             return wfail(w, s, "uint8/uint16 quantization needs numbers 'scale' and 'min'");
         }
         s->qtype = qt;
         s->qsize = strcmp(qt, "uint8") == 0 ? 1 : 2;
-        s->scale = affine ? json_number_value(json_object_get(q, "scale")) : 0;
-        s->min = affine ? json_number_value(json_object_get(q, "min")) : 0;
+        s->scale = affine ? fl__json_number(fl__json_get(q, "scale")) : 0;
+        s->min = affine ? fl__json_number(fl__json_get(q, "min")) : 0;
     }
     return FL_OK;
 }
@@ -443,9 +443,9 @@ static fl_status string_value(wctx *w, const wspec *s, const group_buf *gb, uint
 }
 
 /* One manifest group: its shards, then each weight in order. */
-static fl_status import_group(wctx *w, const json_t *grp, size_t gi, const fl_import_files *o) {
-    const json_t *paths = json_object_get(grp, "paths"), *weights = json_object_get(grp, "weights");
-    if (!json_is_array(paths) || !json_is_array(weights)) {
+static fl_status import_group(wctx *w, const fl_json *grp, size_t gi, const fl_import_files *o) {
+    const fl_json *paths = fl__json_get(grp, "paths"), *weights = fl__json_get(grp, "weights");
+    if (!fl__json_is(paths, FL_JSON_ARRAY) || !fl__json_is(weights, FL_JSON_ARRAY)) {
         return fl__diag_fail(w->d, FL_EINVAL,
                              "a weights group needs arrays 'paths' and 'weights' (field: "
                              "weightsManifest[%zu])",
@@ -454,24 +454,24 @@ static fl_status import_group(wctx *w, const json_t *grp, size_t gi, const fl_im
     group_buf gb = {.n = 0, .total = 0};
     size_t missing = 0;
     const char *first_missing = NULL;
-    if (json_array_size(paths) > sizeof gb.files / sizeof gb.files[0]) {
+    if (fl__json_size(paths) > sizeof gb.files / sizeof gb.files[0]) {
         return fl__diag_fail(w->d, FL_ELIMIT,
                              "a weights group has %zu shards, above the limit of 64 (field: "
                              "weightsManifest[%zu].paths)",
-                             json_array_size(paths), gi);
+                             fl__json_size(paths), gi);
     }
-    for (size_t i = 0; i < json_array_size(paths); i++) {
-        const json_t *p = json_array_get(paths, i);
-        if (!json_is_string(p)) {
+    for (size_t i = 0; i < fl__json_size(paths); i++) {
+        const fl_json *p = fl__json_at(paths, i);
+        if (!fl__json_is(p, FL_JSON_STRING)) {
             return fl__diag_fail(w->d, FL_EINVAL,
                                  "shard paths must be strings (field: weightsManifest[%zu]."
                                  "paths[%zu])",
                                  gi, i);
         }
-        const fl_file *f = fl__import_find_file(o, json_string_value(p));
+        const fl_file *f = fl__import_find_file(o, fl__json_str(p));
         if (!f) {
             missing++;
-            first_missing = first_missing ? first_missing : json_string_value(p);
+            first_missing = first_missing ? first_missing : fl__json_str(p);
             continue;
         }
         gb.files[gb.n++] = f;
@@ -482,13 +482,13 @@ static fl_status import_group(wctx *w, const json_t *grp, size_t gi, const fl_im
         fl__diag_warn(w->d,
                       "shard '%s' of weights group %zu was not given (%zu of %zu missing): the "
                       "group's weights are unknown values",
-                      first_missing, gi, missing, json_array_size(paths));
+                      first_missing, gi, missing, fl__json_size(paths));
     }
     uint64_t off = 0;
-    for (size_t i = 0; i < json_array_size(weights); i++) {
+    for (size_t i = 0; i < fl__json_size(weights); i++) {
         wspec s;
         snprintf(s.field, sizeof s.field, "weightsManifest[%zu].weights[%zu]", gi, i);
-        fl_status st = parse_spec(w, json_array_get(weights, i), &s);
+        fl_status st = parse_spec(w, fl__json_at(weights, i), &s);
         if (st != FL_OK) {
             return st;
         }
@@ -586,7 +586,7 @@ static fl_status unweighted_consts(wctx *w) {
     return FL_OK;
 }
 
-static fl_status import_weights(fl_graph *g, Tensorflow__GraphDef *gd, const json_t *manifest,
+static fl_status import_weights(fl_graph *g, Tensorflow__GraphDef *gd, const fl_json *manifest,
                                 const fl_import_files *o, fl_diag *d) {
     wctx w = {g->arena, d, gd, NULL, NULL};
     size_t n = gd->n_node;
@@ -603,14 +603,14 @@ static fl_status import_weights(fl_graph *g, Tensorflow__GraphDef *gd, const jso
     }
     qsort(w.sorted, n, sizeof(named), cmp_name);
     fl_status st = FL_OK;
-    if (manifest && !json_is_null(manifest) && !json_is_array(manifest)) {
+    if (manifest && !fl__json_is(manifest, FL_JSON_NULL) && !fl__json_is(manifest, FL_JSON_ARRAY)) {
         st = fl__diag_fail(d, FL_EINVAL,
                            "'weightsManifest' must be an array (field: "
                            "weightsManifest)");
     }
-    for (size_t i = 0; st == FL_OK && json_is_array(manifest) && i < json_array_size(manifest);
-         i++) {
-        st = import_group(&w, json_array_get(manifest, i), i, o);
+    for (size_t i = 0;
+         st == FL_OK && fl__json_is(manifest, FL_JSON_ARRAY) && i < fl__json_size(manifest); i++) {
+        st = import_group(&w, fl__json_at(manifest, i), i, o);
     }
     if (st == FL_OK) {
         st = unweighted_consts(&w);
@@ -624,16 +624,14 @@ static fl_status import_weights(fl_graph *g, Tensorflow__GraphDef *gd, const jso
 /* model.json                                                                 */
 /* ------------------------------------------------------------------------- */
 
-static json_t *load_json(const uint8_t *buf, size_t len, fl_diag *d) {
-    json_error_t err;
-    json_t *root = json_loadb((const char *)buf, len, JSON_REJECT_DUPLICATES, &err);
+static const fl_json *load_json(fl_arena *a, const uint8_t *buf, size_t len, fl_diag *d) {
+    char err[200];
+    const fl_json *root = fl__json_parse(a, (const char *)buf, len, true, err, sizeof err);
     if (!root) {
-        fl__diag_fail(d, FL_EINVAL, "not valid JSON: %s (line %d, column %d)", err.text, err.line,
-                      err.column);
+        fl__diag_fail(d, a->failed ? FL_ENOMEM : FL_EINVAL, "not valid JSON: %s", err);
         return NULL;
     }
-    if (!json_is_object(root)) {
-        json_decref(root);
+    if (!fl__json_is(root, FL_JSON_OBJECT)) {
         fl__diag_fail(d, FL_EINVAL, "a TF.js model.json must be a JSON object");
         return NULL;
     }
@@ -642,23 +640,28 @@ static json_t *load_json(const uint8_t *buf, size_t len, fl_diag *d) {
 
 fl_status fl__import_tfjs(fl_graph *g, const uint8_t *buf, size_t len, const fl_import_opts *o,
                           const fl_import_files *files, fl_diag *d) {
-    json_t *root = load_json(buf, len, d);
+    /* The JSON tree lives in its own arena, dropped once the messages and
+     * the weights have been read out of it. */
+    fl_arena ja;
+    fl__arena_init(&ja, g->arena->limit);
+    const fl_json *root = load_json(&ja, buf, len, d);
     if (!root) {
+        fl__arena_free(&ja);
         return d->status;
     }
     fl_status st = FL_OK;
-    const json_t *fmt = json_object_get(root, "format");
-    const json_t *topo = json_object_get(root, "modelTopology");
-    if (json_is_string(fmt) && strcmp(json_string_value(fmt), "layers-model") == 0) {
+    const fl_json *fmt = fl__json_get(root, "format");
+    const fl_json *topo = fl__json_get(root, "modelTopology");
+    if (fl__json_is(fmt, FL_JSON_STRING) && strcmp(fl__json_str(fmt), "layers-model") == 0) {
         st = fl__diag_fail(d, FL_EINVAL,
                            "a TF.js layers model (Keras topology) is not a graph model; convert "
                            "it with tensorflowjs_converter --output_format tfjs_graph_model "
                            "(field: format)");
-    } else if (!json_is_object(topo)) {
+    } else if (!fl__json_is(topo, FL_JSON_OBJECT)) {
         st = fl__diag_fail(d, FL_EINVAL,
                            "model.json has no object 'modelTopology' (field: "
                            "modelTopology)");
-    } else if (!json_object_get(topo, "node") && json_object_get(topo, "class_name")) {
+    } else if (!fl__json_get(topo, "node") && fl__json_get(topo, "class_name")) {
         st = fl__diag_fail(d, FL_EINVAL,
                            "modelTopology is a Keras model config, not a GraphDef: a layers "
                            "model is not supported (field: modelTopology)");
@@ -671,15 +674,15 @@ fl_status fl__import_tfjs(fl_graph *g, const uint8_t *buf, size_t len, const fl_
     }
     if (st == FL_OK) {
         fl_import_files none = {NULL, 0};
-        st = import_weights(g, gd, json_object_get(root, "weightsManifest"), files ? files : &none,
-                            d);
+        st = import_weights(g, gd, fl__json_get(root, "weightsManifest"), files ? files : &none, d);
     }
-    const json_t *init = json_object_get(root, "modelInitializer");
-    if (st == FL_OK && json_is_object(init) && json_array_size(json_object_get(init, "node"))) {
+    const fl_json *init = fl__json_get(root, "modelInitializer");
+    if (st == FL_OK && fl__json_is(init, FL_JSON_OBJECT) &&
+        fl__json_size(fl__json_get(init, "node"))) {
         fl__diag_warn(d, "modelInitializer (%zu nodes that initialise tables) is not analysed",
-                      json_array_size(json_object_get(init, "node")));
+                      fl__json_size(fl__json_get(init, "node")));
     }
-    json_decref(root);
+    fl__arena_free(&ja);
     if (st != FL_OK) {
         return st;
     }
@@ -688,23 +691,26 @@ fl_status fl__import_tfjs(fl_graph *g, const uint8_t *buf, size_t len, const fl_
 
 int fl__import_tfjs_refs(const uint8_t *buf, size_t len, void (*fn)(const char *name, void *arg),
                          void *arg) {
-    json_error_t err;
-    json_t *root = json_loadb((const char *)buf, len, 0, &err);
+    char err[200];
+    fl_arena ja;
+    fl__arena_init(&ja, 0);
+    const fl_json *root = fl__json_parse(&ja, (const char *)buf, len, false, err, sizeof err);
     if (!root) {
+        fl__arena_free(&ja);
         return -1;
     }
-    const json_t *m = json_object_get(root, "weightsManifest");
+    const fl_json *m = fl__json_get(root, "weightsManifest");
     int count = 0;
-    for (size_t i = 0; json_is_array(m) && i < json_array_size(m); i++) {
-        const json_t *paths = json_object_get(json_array_get(m, i), "paths");
-        for (size_t k = 0; json_is_array(paths) && k < json_array_size(paths); k++) {
-            const json_t *p = json_array_get(paths, k);
-            if (json_is_string(p)) {
-                fn(json_string_value(p), arg);
+    for (size_t i = 0; fl__json_is(m, FL_JSON_ARRAY) && i < fl__json_size(m); i++) {
+        const fl_json *paths = fl__json_get(fl__json_at(m, i), "paths");
+        for (size_t k = 0; fl__json_is(paths, FL_JSON_ARRAY) && k < fl__json_size(paths); k++) {
+            const fl_json *p = fl__json_at(paths, k);
+            if (fl__json_is(p, FL_JSON_STRING)) {
+                fn(fl__json_str(p), arg);
                 count++;
             }
         }
     }
-    json_decref(root);
+    fl__arena_free(&ja);
     return count;
 }
