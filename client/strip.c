@@ -150,6 +150,8 @@ unsigned char *fl_strip_weights(const unsigned char *buf, size_t len, fl_format 
             out = pack(&m->base, out_len);
             onnx__model_proto__free_unpacked(m, NULL);
         }
+    } else if (fmt == FL_FORMAT_TFLITE) {
+        out = fl_strip_tflite(buf, len, threshold, out_len);
     } else if (fmt == FL_FORMAT_GRAPHDEF) {
         Tensorflow__GraphDef *g = tensorflow__graph_def__unpack(NULL, len, buf);
         if (g) {

@@ -18,7 +18,8 @@
  * the bytes do not decode (the caller sends them unchanged and lets the
  * server report the problem) or memory runs out. Constants inside library
  * functions are left alone. For ONNX, initializers and Constant values above
- * the threshold keep name, dims and data_type and lose their contents. */
+ * the threshold keep name, dims and data_type and lose their contents; for
+ * TFLite, buffers above it are emptied (fl_strip_tflite). */
 unsigned char *fl_strip_weights(const unsigned char *buf, size_t len, fl_format fmt,
                                 int64_t threshold, size_t *out_len);
 

@@ -220,6 +220,15 @@ FL_EXTERN fl_format fl_detect_format(const void *bytes, size_t len);
 FL_EXTERN int fl_model_file_refs(const void *bytes, size_t len, fl_format format,
                                  void (*fn)(const char *name, void *arg), void *arg);
 
+/* A TFLite model without the data of its buffers longer than `threshold`
+ * bytes (`--strip-weights`): a malloc'd copy (free() it), *out_len its size.
+ * The buffers stay, empty; their tensors keep name, type and shape, so an
+ * analysis of the copy counts the same FLOPs, MACs, bytes and parameters.
+ * NULL when the bytes are not a TFLite flatbuffer this version describes
+ * completely (a field it does not know, data stored outside the flatbuffer)
+ * or memory runs out: send the model whole then. */
+FL_EXTERN void *fl_strip_tflite(const void *bytes, size_t len, int64_t threshold, size_t *out_len);
+
 /* An exact count: a known integer, or a formula in symbols. */
 typedef struct fl_quantity {
     bool known;       /* value is exact */

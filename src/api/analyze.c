@@ -13,6 +13,7 @@
 #include "export/onnx_write.h"
 #include "foldline/foldline.h"
 #include "import/import.h"
+#include "import/tflite_strip.h"
 #include "ops/common.h"
 #include "passes/pipeline.h"
 #include "shape/infer.h"
@@ -283,6 +284,10 @@ int fl_model_file_refs(const void *bytes, size_t len, fl_format format,
         return fl__import_onnx_refs(bytes, len, fn, arg);
     }
     return 0;
+}
+
+void *fl_strip_tflite(const void *bytes, size_t len, int64_t threshold, size_t *out_len) {
+    return bytes && out_len ? fl__tflite_strip(bytes, len, threshold, out_len) : NULL;
 }
 
 /* The report's one-line error for a failed analysis (NULL: out of memory). */

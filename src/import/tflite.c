@@ -127,6 +127,8 @@ typedef struct tfl {
     fl_node **prod;
     int *port;
     fl_tfl_subgraph *sgs; /* per subgraph: nodes, inputs, outputs (WHILE trip counts) */
+    int64_t n_no_data;    /* tensors read without data or producer (stripped weights) */
+    const char *no_data;  /* the first of them */
 } tfl;
 
 static fl_status file_bad(tfl *t, const char *where) {
@@ -313,11 +315,8 @@ static fl_status producer(tfl *t, int32_t idx, fl_input *in) {
     if (st == FL_OK) {
         st = buffer_bytes(t, ti.buffer, ti.name, &p, &nb);
     }
-    if (st == FL_OK && !p && !ti.variable) {
-        fl__diag_warn(t->d,
-                      "tensor '%s' is read by an operator but has no data and no producer: "
-                      "its value is unknown",
-                      ti.name);
+    if (st == FL_OK && !p && !ti.variable && !t->n_no_data++) {
+        t->no_data = ti.name;
     }
     fl_node *n = NULL;
     if (st == FL_OK) {
@@ -932,6 +931,13 @@ fl_status fl__import_tflite(fl_graph *g, const uint8_t *buf, size_t len, const f
     }
     if (st == FL_OK) {
         note_dequantize(&t);
+    }
+    if (st == FL_OK && t.n_no_data) {
+        fl__diag_warn(d,
+                      "%lld tensors read by operators have no data and no producer (the first: "
+                      "'%s'; a weight-stripped model?): their values are unknown, their shapes "
+                      "and types are the file's",
+                      (long long)t.n_no_data, t.no_data);
     }
     if (st == FL_OK && t.subgraphs.n > 1) {
         fl__diag_warn(d,
