@@ -378,7 +378,9 @@ static const fl_json *array(jp *r) {
     if (!j || !items) {
         return oom(r);
     }
-    memcpy(items, r->stack + base, n * sizeof *items);
+    if (n) { /* an empty array may come before anything was gathered */
+        memcpy(items, r->stack + base, n * sizeof *items);
+    }
     r->sn = base;
     j->n = n;
     j->v.items = items;
