@@ -368,7 +368,9 @@ static uint32_t cut_before(const strip *s, const uint32_t *prefix, uint32_t x, b
 /* Sorts and checks the cuts (a data vector shared by two buffers is cut
  * once; overlapping ones fail); prefix[i] = bytes cut by cuts [0, i). */
 static uint32_t *prepare_cuts(strip *s) {
-    qsort(s->cuts, s->n_cuts, sizeof *s->cuts, cmp_cut);
+    if (s->n_cuts) { /* none: nothing above the threshold */
+        qsort(s->cuts, s->n_cuts, sizeof *s->cuts, cmp_cut);
+    }
     size_t m = 0;
     for (size_t i = 0; i < s->n_cuts; i++) {
         if (m && s->cuts[i].from == s->cuts[m - 1].from && s->cuts[i].to == s->cuts[m - 1].to) {
