@@ -56,9 +56,9 @@ static void skip_ws(jp *r) {
 }
 
 static bool push(jp *r, const void *x) {
-    if (r->sn == r->scap) {
+    if (r->sn == r->scap) { /* scratch: counted against the arena's limit */
         size_t cap = r->scap ? r->scap * 2 : 256;
-        const void **s = realloc((void *)r->stack, cap * sizeof *s);
+        const void **s = fl__arena_scratch_grow(r->a, (void *)r->stack, r->scap, cap, sizeof *s);
         if (!s) {
             return false;
         }
@@ -552,7 +552,7 @@ const fl_json *fl__json_parse(fl_arena *a, const char *buf, size_t len, bool rej
     if (root && r.p != r.end) {
         root = fail(&r, "end of file expected");
     }
-    free((void *)r.stack);
+    fl__arena_scratch_free(a, (void *)r.stack);
     return root;
 }
 

@@ -292,10 +292,11 @@ fl_status fl__tfl_loops(fl_graph *g, fl_diag *d, const fl_tfl_subgraph *sg, int 
     if (n_sg < 2) {
         return FL_OK;
     }
-    int64_t *count = calloc((size_t)n_sg, sizeof(int64_t));
-    bool *reached = calloc((size_t)n_sg, sizeof(bool));
-    int *queue = calloc((size_t)n_sg, sizeof(int));
-    bool *queued = calloc((size_t)n_sg, sizeof(bool));
+    fl_arena *a = g->arena; /* scratch: counted against the memory limit */
+    int64_t *count = fl__arena_scratch(a, (size_t)n_sg, sizeof(int64_t));
+    bool *reached = fl__arena_scratch(a, (size_t)n_sg, sizeof(bool));
+    int *queue = fl__arena_scratch(a, (size_t)n_sg, sizeof(int));
+    bool *queued = fl__arena_scratch(a, (size_t)n_sg, sizeof(bool));
     fl_status st = count && reached && queue && queued ? FL_OK : fl__diag_oom(d);
     int head = 0, tail = 0;
     if (st == FL_OK) {
@@ -321,9 +322,9 @@ fl_status fl__tfl_loops(fl_graph *g, fl_diag *d, const fl_tfl_subgraph *sg, int 
             st = mark(g, d, &sg[s], count[s]);
         }
     }
-    free(count);
-    free(reached);
-    free(queue);
-    free(queued);
+    fl__arena_scratch_free(a, count);
+    fl__arena_scratch_free(a, reached);
+    fl__arena_scratch_free(a, queue);
+    fl__arena_scratch_free(a, queued);
     return st;
 }
