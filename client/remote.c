@@ -512,9 +512,9 @@ static void send_chunks(call_state *s, const fl_remote_options *ro, req_parts *p
     }
 }
 
-static fl_remote_failure remote_analyze(const fl_remote_options *ro, const void *bytes, size_t len,
-                                        const fl_options *opt, fl_report **out, fl_status *engine,
-                                        char *err, size_t errlen) {
+static fl_remote_failure analyze_once(const fl_remote_options *ro, const void *bytes, size_t len,
+                                      const fl_options *opt, fl_report **out, fl_status *engine,
+                                      grpc_status_code *code, char *err, size_t errlen) {
     *out = NULL;
     *engine = FL_OK;
     req_parts parts;
@@ -579,6 +579,7 @@ static fl_remote_failure remote_analyze(const fl_remote_options *ro, const void 
             run_batch(&s, ops + 2, 1);
         }
     }
+    *code = s.status;
     if (s.status != GRPC_STATUS_OK) {
         char *msg = grpc_slice_to_c_string(s.details);
         /* The engine's verdict (printed and exited as local mode does): the
@@ -630,6 +631,35 @@ done:
     free(mfp);
     grpc_shutdown();
     return fail;
+}
+
+/* Analyze is a pure function of its request, so a call that ends UNAVAILABLE is sent again,
+ * up to ANALYZE_ATTEMPTS times in all, 100 ms then 200 ms apart, while --timeout-ms leaves time
+ * for it. gRPC's retry policy (service_config) covers a call the server has not answered yet;
+ * this covers one whose reply was under way when the connection went (a replica that drained
+ * and exited as its last reply was in flight: the headers arrived, so gRPC had committed the
+ * call, then the connection was reset). */
+#define ANALYZE_ATTEMPTS 3
+static fl_remote_failure remote_analyze(const fl_remote_options *ro, const void *bytes, size_t len,
+                                        const fl_options *opt, fl_report **out, fl_status *engine,
+                                        char *err, size_t errlen) {
+    gpr_timespec start = gpr_now(GPR_CLOCK_MONOTONIC);
+    int64_t backoff_ms = 100;
+    for (int attempt = 1;; attempt++) {
+        grpc_status_code code = GRPC_STATUS_OK; /* set once a call ran */
+        fl_remote_failure f = analyze_once(ro, bytes, len, opt, out, engine, &code, err, errlen);
+        if (f != FL_REMOTE_TRANSPORT || code != GRPC_STATUS_UNAVAILABLE ||
+            attempt == ANALYZE_ATTEMPTS) {
+            return f;
+        }
+        int64_t spent = gpr_time_to_millis(gpr_time_sub(gpr_now(GPR_CLOCK_MONOTONIC), start));
+        if (ro->timeout_ms > 0 && spent + backoff_ms >= ro->timeout_ms) {
+            return f;
+        }
+        gpr_sleep_until(gpr_time_add(gpr_now(GPR_CLOCK_MONOTONIC),
+                                     gpr_time_from_millis(backoff_ms, GPR_TIMESPAN)));
+        backoff_ms *= 2;
+    }
 }
 
 /* One unary call with an empty-metadata request `req` (plus the token):

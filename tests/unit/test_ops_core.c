@@ -13,6 +13,7 @@
 #include "import/import.h"
 #include "ops/common.h"
 #include "ops/ops.h"
+#include "tensorflow/graph.pb-c.h"
 #include "testgraph.h"
 #include "testutil.h"
 
@@ -415,7 +416,10 @@ static void test_placeholder_prebound_and_legacy(void **state) {
     finish(f, s);
     run_ok(f, s);
     check(&s->outputs[0], FL_DT_FLOAT, 0, NULL);
-    /* ...and "unknown" for GraphDef producer <= 21 (TensorFlow's legacy rule). */
+    /* ...and "unknown" for GraphDef producer <= 21 (TensorFlow's legacy rule), a graph
+     * imported from a GraphDef (g->src set: ONNX and TFLite graphs are never legacy). */
+    Tensorflow__GraphDef gd = TENSORFLOW__GRAPH_DEF__INIT;
+    f->g->src = &gd;
     f->g->producer = 21;
     s->outputs[0].dtype = FL_DT_INVALID;
     s->outputs[0].shape.rank = -1;

@@ -32,6 +32,7 @@
 
 /* Builtin codes and option types of schema TFL3. */
 enum {
+    C_ADD = 0,
     C_FC = 9,
     C_RESHAPE = 22,
     C_GATHER = 36,
@@ -273,12 +274,36 @@ static void test_rnn_cells(void **state) {
     free(w.b);
 }
 
+/* A scalar graph input (a tensor of rank 0) is a scalar, not an unknown rank: s [] + x [2,3]
+ * -> [2,3], 6 FLOPs. (The GraphDef rule "a scalar shape attr of producer <= 21 means unknown"
+ * is TensorFlow's, and the TFLite importer leaves the producer 0.) */
+static void test_scalar_input(void **state) {
+    (void)state;
+    const tb_tensor t[] = {
+        {"x", TB_FLOAT32, 2, {2, 3}},
+        {"s", TB_FLOAT32, 0, {0}},
+        {"y", TB_FLOAT32, 2, {2, 3}},
+    };
+    const int acodes[] = {C_ADD};
+    const tb_op o[] = {{0, 2, {0, 1}, 1, {2}}};
+    tb_subgraph sg = {"main", 3, t, 2, {0, 1}, 1, {2}, 1, o};
+    tb w;
+    tb_model(&w, 1, acodes, 1, &sg);
+    fl_report *r = NULL;
+    assert_int_equal(run(w.b, w.len, NULL, &r), FL_OK);
+    expect_shape(r, "s", 0, "[]");
+    expect_shape(r, "y", 0, "[2,3]");
+    assert_int_equal(node(r, "y")->flops.value, 6);
+    assert_int_equal(r->nodes_incomplete, 0);
+    fl_report_free(r);
+    free(w.b);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_free_batch),
-        cmocka_unit_test(test_stored_disagrees),
-        cmocka_unit_test(test_rejected),
-        cmocka_unit_test(test_rnn_cells),
+        cmocka_unit_test(test_free_batch),   cmocka_unit_test(test_stored_disagrees),
+        cmocka_unit_test(test_rejected),     cmocka_unit_test(test_rnn_cells),
+        cmocka_unit_test(test_scalar_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

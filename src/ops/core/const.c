@@ -74,11 +74,12 @@ static fl_status infer_placeholder(fl_ctx *c, fl_node *n) {
     if (st != FL_OK) {
         return st;
     }
-    /* TensorFlow cannot tell a scalar shape attr from "unknown" in graphs of
-     * producer version 21 or older, and reads it as unknown. ONNX says what
-     * it means: a shape with no dims is a scalar (g->producer holds the
-     * opset there, not a GraphDef version). */
-    if (lit.rank < 0 || (lit.rank == 0 && !c->g->onnx.is_onnx && c->g->producer <= 21)) {
+    /* TensorFlow cannot tell a scalar shape attr from "unknown" in GraphDefs of
+     * producer version 21 or older, and reads it as unknown. Other formats say
+     * what they mean: ONNX's and TFLite's importers give a scalar input a
+     * shape with no dims (and g->producer holds ONNX's opset, TFLite's 0, not
+     * a GraphDef version); only a GraphDef import sets g->src. */
+    if (lit.rank < 0 || (lit.rank == 0 && c->g->src && c->g->producer <= 21)) {
         return fl__op_set_output(c, n, 0, dt, -1, NULL);
     }
     fl_shape s;
