@@ -716,18 +716,25 @@ static int write_optimized(const cli *c, const fl_report *r) {
     return 0;
 }
 
-/* With --strip-weights: drops large constant contents before sending
- * (unchanged when the model cannot be stripped: the server names the
- * problem). */
-static void strip_for_remote(fl_cli_model *m, fl_format format) {
+/* With --strip-weights: drops large constant contents before sending. 0, or
+ * EXIT_BAD_MODEL after a message naming what is wrong with the model. */
+static int strip_for_remote(fl_cli_model *m, const char *path, fl_format format) {
     if (remote_strip < 0) {
-        return;
+        return 0;
     }
     size_t slen = 0;
-    unsigned char *sbuf = fl_strip_weights(m->bytes, m->len, format, remote_strip, &slen);
+    unsigned char *sbuf = NULL;
+    char err[1024];
+    int rc =
+        fl_strip_weights(m->bytes, m->len, format, remote_strip, &sbuf, &slen, err, sizeof err);
+    if (rc < 0) {
+        fprintf(stderr, "foldline: %s: --strip-weights: %s\n", path, err);
+        return EXIT_BAD_MODEL;
+    }
     if (sbuf) {
         fl_cli_model_replace(m, sbuf, slen);
     }
+    return 0;
 }
 
 /* 0 when the mapped model did not change during the analysis, else EXIT_IO
@@ -816,8 +823,13 @@ static int run_command(int argc, char **argv, bool optimize) {
         remote.profiles = c.roof.names;
         remote.n_profiles = c.roof.n_names;
     }
+    rc = remote.server ? strip_for_remote(&m, c.model, c.opt.format) : 0;
+    if (rc) {
+        fl_cli_model_close(&m);
+        cli_free(&c);
+        return rc;
+    }
     if (remote.server && c.roof.n_sweep) {
-        strip_for_remote(&m, c.opt.format);
         fl_roof_backend be = {remote_sweep_analyze, fl_remote_report_free, NULL};
         c.roof.summary = c.summary;
         c.roof.require_complete = c.require_complete;
@@ -827,7 +839,6 @@ static int run_command(int argc, char **argv, bool optimize) {
         return rc;
     }
     if (remote.server) {
-        strip_for_remote(&m, c.opt.format);
         fl_status est = FL_OK;
         fl_remote_failure rf =
             fl_remote_analyze(&remote, m.bytes, m.len, &c.opt, &r, &est, err, sizeof err);
@@ -902,7 +913,11 @@ static int analyze_model(cli *c, fl_report **out) {
     if (remote.server) {
         remote.profiles = c->roof.names;
         remote.n_profiles = c->roof.n_names;
-        strip_for_remote(&m, c->opt.format);
+        int src = strip_for_remote(&m, c->model, c->opt.format);
+        if (src) {
+            fl_cli_model_close(&m);
+            return src;
+        }
         fl_remote_failure rf =
             fl_remote_analyze(&remote, m.bytes, m.len, &c->opt, &r, &st, err, sizeof err);
         fl_cli_model_close(&m);

@@ -6,9 +6,12 @@
 #include "strip.h"
 
 #include "onnx/onnx.pb-c.h"
+#include "pbguard.h"
 #include "tensorflow/graph.pb-c.h"
 #include "tensorflow/saved_model.pb-c.h"
 
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -137,41 +140,104 @@ static unsigned char *pack(const ProtobufCMessage *m, size_t *out_len) {
     return buf;
 }
 
-unsigned char *fl_strip_weights(const unsigned char *buf, size_t len, fl_format fmt,
-                                int64_t threshold, size_t *out_len) {
-    if (fmt == FL_FORMAT_AUTO) {
+static const char *format_name(fl_format fmt) {
+    switch (fmt) {
+    case FL_FORMAT_GRAPHDEF:
+        return "tensorflow.GraphDef";
+    case FL_FORMAT_SAVEDMODEL:
+        return "tensorflow.SavedModel";
+    case FL_FORMAT_ONNX:
+        return "onnx.ModelProto";
+    default:
+        return "model";
+    }
+}
+
+/* The message `fmt` decoded after the wire-format limits (pbguard.h), or
+ * NULL with `err` set: over a limit, not decodable, or (auto-detected
+ * GraphDef) decodable but without a node or function, which is what any
+ * other file tends to decode as. */
+static ProtobufCMessage *unpack(const unsigned char *buf, size_t len, fl_format fmt, bool detected,
+                                char *err, size_t errlen) {
+    const ProtobufCMessageDescriptor *d = fmt == FL_FORMAT_ONNX ? &onnx__model_proto__descriptor
+                                          : fmt == FL_FORMAT_SAVEDMODEL
+                                              ? &tensorflow__saved_model__descriptor
+                                              : &tensorflow__graph_def__descriptor;
+    char why[768];
+    if (fl_pb_guard(d, buf, len, why, sizeof why) != 0) {
+        snprintf(err, errlen, "%s", why);
+        return NULL;
+    }
+    ProtobufCMessage *m = protobuf_c_message_unpack(d, NULL, len, buf);
+    const Tensorflow__GraphDef *g =
+        fmt == FL_FORMAT_GRAPHDEF ? (const Tensorflow__GraphDef *)m : NULL;
+    bool empty = g && g->n_node == 0 && (!g->library || g->library->n_function == 0);
+    if (m && !(detected && empty)) {
+        return m;
+    }
+    if (m) {
+        protobuf_c_message_free_unpacked(m, NULL);
+    }
+    if (detected) {
+        snprintf(err, errlen,
+                 "not a model foldline reads: not TFLite (no TFL3 identifier), TF.js (no "
+                 "model.json object), ONNX (no ModelProto graph), a SavedModel (no meta graph), "
+                 "nor a tensorflow.GraphDef (%s)",
+                 m ? "it decodes as one without any node" : "the bytes do not decode as one");
+    } else {
+        snprintf(err, errlen, "not a valid binary %s (the bytes do not decode as one)",
+                 format_name(fmt));
+    }
+    return NULL;
+}
+
+/* Strips the decoded message in place; -1 when memory runs out. */
+static int strip_message(ProtobufCMessage *m, fl_format fmt, int64_t threshold) {
+    if (fmt == FL_FORMAT_ONNX) {
+        strip_onnx_graph(((Onnx__ModelProto *)m)->graph, threshold);
+        return 0;
+    }
+    if (fmt == FL_FORMAT_GRAPHDEF) {
+        return strip_graph((Tensorflow__GraphDef *)m, threshold);
+    }
+    Tensorflow__SavedModel *sm = (Tensorflow__SavedModel *)m;
+    for (size_t i = 0; i < sm->n_meta_graphs; i++) {
+        if (strip_graph(sm->meta_graphs[i]->graph_def, threshold) != 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int fl_strip_weights(const unsigned char *buf, size_t len, fl_format fmt, int64_t threshold,
+                     unsigned char **out, size_t *out_len, char *err, size_t errlen) {
+    bool detected = fmt == FL_FORMAT_AUTO;
+    *out = NULL;
+    if (detected) {
         fmt = fl_detect_format(buf, len);
     }
-    unsigned char *out = NULL;
-    if (fmt == FL_FORMAT_ONNX) {
-        Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, len, buf);
-        if (m) {
-            strip_onnx_graph(m->graph, threshold);
-            out = pack(&m->base, out_len);
-            onnx__model_proto__free_unpacked(m, NULL);
-        }
-    } else if (fmt == FL_FORMAT_TFLITE) {
-        out = fl_strip_tflite(buf, len, threshold, out_len);
-    } else if (fmt == FL_FORMAT_GRAPHDEF) {
-        Tensorflow__GraphDef *g = tensorflow__graph_def__unpack(NULL, len, buf);
-        if (g) {
-            if (strip_graph(g, threshold) == 0) {
-                out = pack(&g->base, out_len);
-            }
-            tensorflow__graph_def__free_unpacked(g, NULL);
-        }
-    } else {
-        Tensorflow__SavedModel *sm = tensorflow__saved_model__unpack(NULL, len, buf);
-        if (sm) {
-            int rc = 0;
-            for (size_t i = 0; i < sm->n_meta_graphs && rc == 0; i++) {
-                rc = strip_graph(sm->meta_graphs[i]->graph_def, threshold);
-            }
-            if (rc == 0) {
-                out = pack(&sm->base, out_len);
-            }
-            tensorflow__saved_model__free_unpacked(sm, NULL);
-        }
+    if (fmt == FL_FORMAT_TFJS) {
+        return 1; /* model.json holds no weight: sent as it is, without its shards */
     }
-    return out;
+    if (fmt == FL_FORMAT_TFLITE) {
+        *out = fl_strip_tflite(buf, len, threshold, out_len);
+        return *out ? 0 : 1; /* a layout the schema walk does not know: sent whole */
+    }
+    if (fmt != FL_FORMAT_GRAPHDEF && fmt != FL_FORMAT_SAVEDMODEL && fmt != FL_FORMAT_ONNX) {
+        snprintf(err, errlen, "--strip-weights does not know format %d", (int)fmt);
+        return -1;
+    }
+    ProtobufCMessage *m = unpack(buf, len, fmt, detected, err, errlen);
+    if (!m) {
+        return -1;
+    }
+    if (strip_message(m, fmt, threshold) == 0) {
+        *out = pack(m, out_len);
+    }
+    protobuf_c_message_free_unpacked(m, NULL);
+    if (!*out) {
+        snprintf(err, errlen, "out of memory stripping the weights");
+        return -1;
+    }
+    return 0;
 }

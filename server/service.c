@@ -9,6 +9,7 @@
 #include "foldline/foldline.h"
 #include "foldline/v1/cost_model.pb-c.h"
 #include "grpc_health/v1/health.pb-c.h"
+#include "pbguard.h"
 #include "report_pb.h"
 #include "server.h"
 
@@ -561,6 +562,14 @@ static bool decode_stream(fl_call *c, request *q) {
         grpc_slice s = read_all(c->chunks[i]);
         grpc_byte_buffer_destroy(c->chunks[i]);
         c->chunks[i] = NULL;
+        char why[768];
+        if (fl_pb_guard(&foldline__v1__analyze_chunk__descriptor, GRPC_SLICE_START_PTR(s),
+                        GRPC_SLICE_LENGTH(s), why, sizeof why) != 0) {
+            grpc_slice_unref(s);
+            fl_call_fail(c, GRPC_STATUS_INVALID_ARGUMENT, "stream message %zu: %s", i, why);
+            ok = false;
+            break;
+        }
         chs[i] = foldline__v1__analyze_chunk__unpack(NULL, GRPC_SLICE_LENGTH(s),
                                                      GRPC_SLICE_START_PTR(s));
         grpc_slice_unref(s);
@@ -627,6 +636,13 @@ static bool decode(fl_call *c, request *q) {
         grpc_slice s = read_all(c->payload);
         grpc_byte_buffer_destroy(c->payload);
         c->payload = NULL;
+        char why[768];
+        if (fl_pb_guard(&foldline__v1__analyze_request__descriptor, GRPC_SLICE_START_PTR(s),
+                        GRPC_SLICE_LENGTH(s), why, sizeof why) != 0) {
+            grpc_slice_unref(s);
+            fl_call_fail(c, GRPC_STATUS_INVALID_ARGUMENT, "%s", why);
+            return false;
+        }
         q->unary = foldline__v1__analyze_request__unpack(NULL, GRPC_SLICE_LENGTH(s),
                                                          GRPC_SLICE_START_PTR(s));
         grpc_slice_unref(s);

@@ -56,6 +56,13 @@ if [ -s "$tmp/declared" ] && cmp -s "$tmp/exported" "$tmp/declared"; then pass=$
   diff "$tmp/declared" "$tmp/exported" | head -n 20
   fails=$((fails + 1))
 fi
+# The engine does not depend on jansson (only the CLI's `calibrate` fit reads
+# JSON with it): the shared library does not load it, calls no json_ function,
+# and foldline.pc does not require it.
+check no_jansson_needed 0 "" -- sh -c "! readelf -d '$libdir/libfoldline.so' | grep -q jansson"
+check no_jansson_symbols 0 "" -- sh -c "! nm -D --undefined-only '$libdir/libfoldline.so' | grep -q ' json_'"
+check no_jansson_pc 0 "" -- sh -c "! grep -q jansson '$pcdir/foldline.pc'"
+check no_jansson_static 0 "" -- sh -c "! nm -u '$build/libfoldline.a' 2>/dev/null | grep -q ' json_'"
 pkgc="${PKG_CONFIG:-pkg-config}"
 if flags=$(PKG_CONFIG_PATH="$pcdir" "$pkgc" --cflags --libs foldline 2>"$tmp/pc.err"); then
   # shellcheck disable=SC2086 # the flags are words

@@ -315,6 +315,32 @@ def case_status_codes(s):
     code, det, _ = code_of(lambda: raw(b"\x0a\xff\xff\xff\xff\x0f", timeout=10))
     check("invalid_argument_undecodable", code == grpc.StatusCode.INVALID_ARGUMENT and
           "not a valid foldline.v1.AnalyzeRequest" in det, "%s %s" % (code, det))
+    # A singular message field met more than 16 times is refused before
+    # protobuf-c's unpack, whose merges of the occurrences are quadratic (40,000
+    # `options` each carrying a profile name took 16 s): INVALID_ARGUMENT naming
+    # the field. 16 occurrences are merged as protobuf says.
+    one = pb.AnalyzeRequest(options=pb.AnalyzeOptions(profiles=["a"])).SerializeToString()
+    code, det, _ = code_of(lambda: raw(one * 40000, timeout=10))
+    check("invalid_argument_repeated_singular", code == grpc.StatusCode.INVALID_ARGUMENT and
+          "singular message field options occurs more than 16 times" in det,
+          "%s %s" % (code, det))
+    llm = pb.AnalyzeRequest(options=pb.AnalyzeOptions(llm=pb.LlmOptions())).SerializeToString()
+    code, det, _ = code_of(lambda: raw(llm * 17, timeout=10))
+    check("invalid_argument_repeated_nested", code == grpc.StatusCode.INVALID_ARGUMENT and
+          "field options occurs" in det, "%s %s" % (code, det))
+    sixteen = analyze_req(graph, inputs=[pb.InputShape(name="input", dims=[1, 32, 32, 3])]
+                          ).SerializeToString() + pb.AnalyzeRequest(
+        options=pb.AnalyzeOptions(per_node=True)).SerializeToString() * 15
+    rep = pb.AnalyzeReply.FromString(raw(sixteen, timeout=10))
+    check("sixteen_occurrences_merged", rep.totals.flops.known and
+          rep.totals.flops.value == 617852 and len(rep.nodes) > 0,
+          str(rep.totals.flops))
+    chunk = pb.AnalyzeChunk(options=pb.AnalyzeOptions(profiles=["a"])).SerializeToString()
+    raw_stream = ch.stream_unary("/foldline.v1.CostModel/AnalyzeStream")
+    code, det, _ = code_of(lambda: raw_stream(iter([chunk * 17]), timeout=10))
+    check("invalid_argument_repeated_in_stream", code == grpc.StatusCode.INVALID_ARGUMENT and
+          "stream message 0: foldline.v1.AnalyzeChunk: the singular message field options" in det,
+          "%s %s" % (code, det))
     code, det, _ = code_of(lambda: stub.Analyze(analyze_req(
         graph, limits=pb.Limits(max_nodes=3, max_value_elements=1000)), timeout=10))
     check("resource_exhausted_node_limit", code == grpc.StatusCode.RESOURCE_EXHAUSTED and

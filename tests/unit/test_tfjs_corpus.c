@@ -141,7 +141,11 @@ static int check_model(const char *name, int *with_shards) {
     assert_true(fl_model_file_refs(json, jlen, FL_FORMAT_AUTO, load_ref, &s) > 0);
     if (s.n == 0) { /* manifest only: the twin without weight values */
         size_t slen = 0;
-        unsigned char *stripped = fl_strip_weights(pb, plen, FL_FORMAT_GRAPHDEF, 0, &slen);
+        unsigned char *stripped = NULL;
+        char err[512];
+        assert_int_equal(
+            fl_strip_weights(pb, plen, FL_FORMAT_GRAPHDEF, 0, &stripped, &slen, err, sizeof err),
+            0);
         assert_non_null(stripped);
         free(pb);
         pb = stripped;
