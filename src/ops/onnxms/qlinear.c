@@ -1,0 +1,381 @@
+/*
+ * qlinear.c - ONNX Runtime contrib operators (domain com.microsoft) of
+ * QOperator-format quantized graphs beyond the contractions of quant.c:
+ * QLinearAdd, QLinearMul, QLinearSigmoid, QLinearLeakyRelu, QLinearSoftmax,
+ * QLinearGlobalAveragePool, QLinearAveragePool, QLinearReduceMean,
+ * QLinearConcat, QLinearWhere; the hybrid matmuls DynamicQuantizeMatMul and
+ * MatMulIntegerToFloat; the cuBLASLt-ordered int8 QOrderedGelu and
+ * QOrderedLayerNormalization.
+ *
+ * Shapes and types (ORT's contrib op schemas, docs/ContribOperators.md):
+ *   QLinearAdd/Mul   A, A_scale, A_zero_point?, B, B_scale, B_zero_point?,
+ *                    C_scale, C_zero_point?: C = numpy broadcast of A and B,
+ *                    A's type.
+ *   QLinearSigmoid, QLinearLeakyRelu (attr alpha), QLinearSoftmax (attrs
+ *                    opset required, axis: default 1 before opset 13, -1
+ *                    from 13; out of range fails naming it)  X, X_scale,
+ *                    X_zero_point?, Y_scale, Y_zero_point?: X's shape and
+ *                    type.
+ *   QLinearGlobalAveragePool  X, x_scale, x_zero_point, y_scale,
+ *                    y_zero_point, attr channels_last: X's shape with every
+ *                    spatial dim 1 (N, C, 1.. or N, 1.., C); rank >= 3.
+ *   QLinearAveragePool  as onnx::AveragePool (kernel_shape, strides, pads,
+ *                    auto_pad, ceil_mode) on X (inputs as QLinearSigmoid's);
+ *                    channels_last: X is (N, D1.., C) and so is Y.
+ *   QLinearReduceMean  attrs axes and keepdims required (a missing one fails
+ *                    naming it): onnx::ReduceMean's shape.
+ *   QLinearConcat    Y_scale, Y_zero_point, then (X_i, X_i_scale,
+ *                    X_i_zero_point) per tensor (an input count not 2 + 3k,
+ *                    k >= 1, fails): onnx::Concat of the X_i along attr axis
+ *                    (required), Y_zero_point's type.
+ *   QLinearWhere     condition, X, x_scale, x_zero_point, Y, y_scale,
+ *                    y_zero_point, z_scale, z_zero_point: the broadcast of
+ *                    condition, X and Y, z_zero_point's type.
+ *   DynamicQuantizeMatMul  A (float), B (int8/uint8), b_scale,
+ *                    b_zero_point?, bias?: numpy matmul of A and B, A's type.
+ *   MatMulIntegerToFloat  A, B, a_scale, b_scale, a_zero_point?,
+ *                    b_zero_point?, bias?: numpy matmul, a_scale's type.
+ *   QOrderedGelu     X, scale_X, scale_Y; QOrderedLayerNormalization X,
+ *                    scale_X, scale (gamma), B?, scale_Y (attr axis, default
+ *                    -1): X's shape, int8.
+ *
+ * Counting rule: each op as its definition reads, with the rules of
+ * src/ops/onnxops/misc.c's header (integer arithmetic in int_ops, never in
+ * FLOPs or MACs; float arithmetic in FLOPs; the per-tensor scale quotients
+ * free; an absent zero point is 0 and still subtracted or added). A
+ * dequantization (x - zp) * scale counts E(x) int_ops and E(x) FLOPs per
+ * operand element, a quantization round(y / scale) + zp 2 * E(y) FLOPs and
+ * E(y) int_ops per output element, and the float op between them what its
+ * onnx twin counts (onnx/onnx.h). ORT implements several of these with
+ * 256-entry lookup tables; the count is of the definition, not of a kernel.
+ * E(t) = element count, M = integer multiply-accumulates of the product.
+ *   QLinearAdd       int_ops E(A) + E(B) + E(C); FLOPs E(A) + E(B) (scales)
+ *                    + E(C) (add) + E(C) (round)
+ *   QLinearMul       ((A - zA) * (B - zB)) * (sA * sB / sC) + zC: int_ops
+ *                    E(A) + E(B) + 2 * E(C) (the integer product, zC);
+ *                    FLOPs 2 * E(C) (scale, round)
+ *   QLinearSigmoid, QLinearLeakyRelu  int_ops 2 * E; FLOPs 4 * E (dequantize,
+ *                    the activation 1, quantize 2)
+ *   QLinearSoftmax   int_ops 2 * E; FLOPs 8 * E (Softmax 5)
+ *   QLinearGlobalAveragePool, QLinearReduceMean  int_ops E(X) + E(Y); FLOPs
+ *                    E(X) + E(X) (the mean, as GlobalAveragePool/ReduceMean)
+ *                    + 2 * E(Y)
+ *   QLinearAveragePool  int_ops E(X) + E(Y); FLOPs E(X) + prod(kernel) *
+ *                    E(Y) (AveragePool) + 2 * E(Y)
+ *   QLinearConcat    requantizes each element: int_ops 2 * E(Y) (its zero
+ *                    point off, Y's on); FLOPs 2 * E(Y) (scale, round)
+ *   QLinearWhere     int_ops E(X) + E(Y) + E(Z); FLOPs E(X) + E(Y) + E(Z)
+ *                    (the select, as onnx::Where) + 2 * E(Z)
+ *   DynamicQuantizeMatMul  DynamicQuantizeLinear(A) (FLOPs 4 * E(A), int_ops
+ *                    E(A)), MatMulInteger (int_ops 2 * M + E(A) + E(B)),
+ *                    the accumulator times a_scale * b_scale (FLOPs E(Y)),
+ *                    + E(Y) FLOPs with bias: int_ops 2 * M + 2 * E(A) +
+ *                    E(B); FLOPs 4 * E(A) + E(Y) (+ E(Y))
+ *   MatMulIntegerToFloat  int_ops 2 * M + E(A) + E(B); FLOPs E(Y) (+ E(Y)
+ *                    with bias)
+ *   QOrderedGelu     symmetric int8 (no zero points): FLOPs 4 * E (X times
+ *                    its scale, Gelu 1, divide, round), 0 int_ops
+ *   QOrderedLayerNormalization  FLOPs E(X) + LayerNormalization's count (6 *
+ *                    E(X) + 2 * R, + E(X) with B) + 2 * E(X), 0 int_ops
+ */
+#include "ops/onnxops/util.h"
+
+/* Counts for "dequantize the operands, float op, quantize the output":
+ * integer ops ein (zero points off) + eout (zero point on), FLOPs ein
+ * (scales) + core + 2 * eout (divide, round). */
+static fl_status put_requant(fl_arith *k, fl_cost *out, fl_sym ein, fl_sym core, fl_sym eout) {
+    fl_sym flops = fl__ar_add(k, fl__ar_add(k, ein, core), fl__ar_scale(k, eout, 2));
+    return fl__ar_put_int_cost(k, out, flops, fl_sym_const(0), fl__ar_add(k, ein, eout));
+}
+
+static fl_sym numel_in(fl_arith *k, const fl_node *n, int i) {
+    return fl__ar_numel(k, fl__op_in_shape(n, i));
+}
+
+static fl_sym numel_out(fl_arith *k, const fl_node *n) {
+    return fl__ar_numel(k, &n->outputs[0].shape);
+}
+
+/* QLinearAdd, QLinearMul */
+
+static fl_status infer_qbinary(fl_ctx *c, fl_node *n) {
+    fl_shape out;
+    fl_status st = fl__op_broadcast(c, n, fl__op_in_shape(n, 0), fl__op_in_shape(n, 3), &out);
+    return st == FL_OK ? fl__op_set_output(c, n, 0, fl__ox_in_dtype(n, 0), out.rank, out.dims) : st;
+}
+
+static fl_status cost_qbinary(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    fl_arith k = {c, n, FL_OK};
+    fl_sym ein = fl__ar_add(&k, numel_in(&k, n, 0), numel_in(&k, n, 3));
+    fl_sym e = numel_out(&k, n);
+    if (n->kind == FL_OP_ONNX_MS_QLINEAR_ADD) {
+        /* 1/C_scale folds into the operands' scale quotients */
+        return fl__ar_put_int_cost(&k, out, fl__ar_add(&k, ein, fl__ar_scale(&k, e, 2)),
+                                   fl_sym_const(0), fl__ar_add(&k, ein, e));
+    }
+    return fl__ar_put_int_cost(&k, out, fl__ar_scale(&k, e, 2), fl_sym_const(0),
+                               fl__ar_add(&k, ein, fl__ar_scale(&k, e, 2)));
+}
+
+/* Element-wise requantized ops: QLinearSigmoid, QLinearLeakyRelu,
+ * QLinearSoftmax, QOrderedGelu, QOrderedLayerNormalization. */
+
+static fl_status softmax_axis(fl_ctx *c, const fl_node *n) {
+    int64_t opset, axis;
+    fl_status st = fl__attr_need_int(n, "opset", &opset, c->d);
+    if (st == FL_OK) {
+        st = fl__attr_int_or(n, "axis", opset < 13 ? 1 : -1, &axis, c->d);
+    }
+    int rank = fl__op_in_shape(n, 0)->rank, ax;
+    if (st == FL_OK && rank >= 0) {
+        st = fl__ox_norm_axis(c, n, axis, rank, "attr 'axis'", &ax);
+    }
+    return st;
+}
+
+static fl_status infer_qunary(fl_ctx *c, fl_node *n) {
+    fl_status st = FL_OK;
+    int dt = fl__ox_in_dtype(n, 0);
+    if (n->kind == FL_OP_ONNX_MS_QLINEAR_SOFTMAX) {
+        st = softmax_axis(c, n);
+    } else if (n->kind == FL_OP_ONNX_MS_QORDERED_GELU ||
+               n->kind == FL_OP_ONNX_MS_QORDERED_LAYER_NORM) {
+        dt = FL_DT_INT8;
+    }
+    const fl_shape *x = fl__op_in_shape(n, 0);
+    return st == FL_OK ? fl__op_set_output(c, n, 0, dt, x->rank, x->dims) : st;
+}
+
+static const int ln_idx[] = {0, 2, 3};
+
+static fl_status cost_qunary(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    fl_arith k = {c, n, FL_OK};
+    fl_sym e = numel_in(&k, n, 0);
+    switch (n->kind) {
+    case FL_OP_ONNX_MS_QORDERED_GELU:
+        return fl__ar_put_int_cost(&k, out, fl__ar_scale(&k, e, 4), fl_sym_const(0),
+                                   fl_sym_const(0));
+    case FL_OP_ONNX_MS_QORDERED_LAYER_NORM: {
+        fl_cost ln = {0};
+        fl_status st = fl__ox_cost_delegate(c, n, FL_OP_ONNX_LAYER_NORM, ln_idx, 3, &ln);
+        if (st != FL_OK) {
+            return st;
+        }
+        fl_sym core = ln.incomplete ? fl_sym_unknown() : ln.flops;
+        return fl__ar_put_int_cost(&k, out, fl__ar_add(&k, core, fl__ar_scale(&k, e, 3)),
+                                   fl_sym_const(0), fl_sym_const(0));
+    }
+    case FL_OP_ONNX_MS_QLINEAR_SOFTMAX:
+        return put_requant(&k, out, e, fl__ar_scale(&k, e, 5), e);
+    default:
+        return put_requant(&k, out, e, e, e);
+    }
+}
+
+/* QLinearGlobalAveragePool */
+
+static fl_status channels_last(fl_ctx *c, const fl_node *n, bool *last) {
+    int64_t v;
+    fl_status st = fl__attr_int_or(n, "channels_last", 0, &v, c->d);
+    *last = v != 0;
+    return st;
+}
+
+static fl_status infer_qglobal_pool(fl_ctx *c, fl_node *n) {
+    bool last;
+    fl_status st = channels_last(c, n, &last);
+    const fl_shape *x = fl__op_in_shape(n, 0);
+    int dt = fl__ox_in_dtype(n, 0);
+    if (st != FL_OK || x->rank < 0) {
+        return st == FL_OK ? fl__op_set_output(c, n, 0, dt, -1, NULL) : st;
+    }
+    if (x->rank < 3 || x->rank > 64) {
+        return fl__node_fail(c->d, FL_EINVAL, n, "input 0 (X) has rank %d, want 3 to 64", x->rank);
+    }
+    fl_sym dims[64];
+    int c_axis = last ? x->rank - 1 : 1;
+    for (int i = 0; i < x->rank; i++) {
+        dims[i] = i == 0 || i == c_axis ? x->dims[i] : fl_sym_const(1);
+    }
+    return fl__op_set_output(c, n, 0, dt, x->rank, dims);
+}
+
+static fl_status cost_qmean(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    fl_arith k = {c, n, FL_OK};
+    fl_sym e = numel_in(&k, n, 0);
+    return put_requant(&k, out, e, e, numel_out(&k, n));
+}
+
+/* QLinearAveragePool: onnx::AveragePool's shape, on a channels-first view
+ * of X when channels_last. */
+
+static const int x_idx[] = {0};
+
+static fl_status infer_qavg_pool(fl_ctx *c, fl_node *n) {
+    bool last;
+    fl_status st = channels_last(c, n, &last);
+    const fl_shape *x = fl__op_in_shape(n, 0);
+    if (st != FL_OK || !last || x->rank < 3) {
+        return st == FL_OK ? fl__ox_delegate(c, n, FL_OP_ONNX_AVERAGE_POOL, x_idx, 1) : st;
+    }
+    if (x->rank > 64) {
+        return fl__node_fail(c->d, FL_EINVAL, n, "input 0 (X) has rank %d, over 64", x->rank);
+    }
+    /* (N, D1.., C) -> (N, C, D1..) through a stand-in producer. */
+    fl_sym cf[64];
+    cf[0] = x->dims[0];
+    cf[1] = x->dims[x->rank - 1];
+    for (int i = 1; i < x->rank - 1; i++) {
+        cf[i + 1] = x->dims[i];
+    }
+    fl_tensor xin = *fl_node_in(n, 0), y = {0};
+    xin.shape.dims = cf;
+    xin.value = NULL;
+    fl_node src = {0};
+    src.name = n->name;
+    src.n_outputs = 1;
+    src.outputs = &xin;
+    fl_input in = {&src, 0};
+    fl_node p = *n;
+    p.kind = FL_OP_ONNX_AVERAGE_POOL;
+    p.desc = fl__op_desc_of(p.kind);
+    p.inputs = &in;
+    p.n_inputs = 1;
+    p.outputs = &y;
+    p.n_outputs = 1;
+    if ((st = p.desc->infer(c, &p)) != FL_OK || y.shape.rank < 0) {
+        return st == FL_OK ? fl__op_set_output(c, n, 0, y.dtype, -1, NULL) : st;
+    }
+    fl_sym dims[64];
+    dims[0] = y.shape.dims[0];
+    dims[x->rank - 1] = y.shape.dims[1];
+    for (int i = 1; i < x->rank - 1; i++) {
+        dims[i] = y.shape.dims[i + 1];
+    }
+    return fl__op_set_output(c, n, 0, y.dtype, x->rank, dims);
+}
+
+static fl_status cost_qavg_pool(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    fl_cost pool = {0};
+    fl_status st = fl__ox_cost_delegate(c, n, FL_OP_ONNX_AVERAGE_POOL, x_idx, 1, &pool);
+    if (st != FL_OK) {
+        return st;
+    }
+    fl_arith k = {c, n, FL_OK};
+    return put_requant(&k, out, numel_in(&k, n, 0), pool.incomplete ? fl_sym_unknown() : pool.flops,
+                       numel_out(&k, n));
+}
+
+/* QLinearReduceMean */
+
+static fl_status infer_qreduce_mean(fl_ctx *c, fl_node *n) {
+    const int64_t *axes;
+    size_t na;
+    int64_t keep;
+    fl_status st = fl__attr_need_ints(n, "axes", &axes, &na, c->d);
+    if (st == FL_OK) {
+        st = fl__attr_need_int(n, "keepdims", &keep, c->d);
+    }
+    return st == FL_OK ? fl__ox_delegate(c, n, FL_OP_ONNX_REDUCE_MEAN, x_idx, 1) : st;
+}
+
+/* QLinearConcat */
+
+static fl_status infer_qconcat(fl_ctx *c, fl_node *n) {
+    if (n->n_inputs < 5 || (n->n_inputs - 2) % 3 != 0) {
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "has %d inputs, want Y_scale, Y_zero_point and a (tensor, scale, "
+                             "zero point) triple per tensor",
+                             n->n_inputs);
+    }
+    int64_t axis;
+    fl_status st = fl__attr_need_int(n, "axis", &axis, c->d);
+    if (st != FL_OK) {
+        return st;
+    }
+    int cnt = (n->n_inputs - 2) / 3;
+    fl_input *ins = fl__arena_alloc(c->a, (size_t)cnt * sizeof(fl_input));
+    if (!ins) {
+        return fl__diag_oom(c->d);
+    }
+    for (int i = 0; i < cnt; i++) {
+        ins[i] = n->inputs[2 + 3 * i];
+    }
+    fl_node p = *n;
+    p.kind = FL_OP_ONNX_CONCAT;
+    p.desc = fl__op_desc_of(p.kind);
+    p.inputs = ins;
+    p.n_inputs = cnt;
+    st = p.desc->infer(c, &p);
+    return st == FL_OK ? fl__ox_retype(c, n, 0, fl__ox_in_dtype(n, 1)) : st;
+}
+
+static fl_status cost_qconcat(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    fl_arith k = {c, n, FL_OK};
+    fl_sym e2 = fl__ar_scale(&k, numel_out(&k, n), 2);
+    return fl__ar_put_int_cost(&k, out, e2, fl_sym_const(0), e2);
+}
+
+/* QLinearWhere */
+
+static fl_status infer_qwhere(fl_ctx *c, fl_node *n) {
+    fl_shape xy, out;
+    fl_status st = fl__op_broadcast(c, n, fl__op_in_shape(n, 1), fl__op_in_shape(n, 4), &xy);
+    if (st == FL_OK) {
+        st = fl__op_broadcast(c, n, fl__op_in_shape(n, 0), &xy, &out);
+    }
+    return st == FL_OK ? fl__op_set_output(c, n, 0, fl__ox_in_dtype(n, 8), out.rank, out.dims) : st;
+}
+
+static fl_status cost_qwhere(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    fl_arith k = {c, n, FL_OK};
+    fl_sym ein = fl__ar_add(&k, numel_in(&k, n, 1), numel_in(&k, n, 4));
+    fl_sym e = numel_out(&k, n);
+    return put_requant(&k, out, ein, e, e);
+}
+
+/* DynamicQuantizeMatMul, MatMulIntegerToFloat */
+
+static const int mm_idx[] = {0, 1};
+
+static fl_status infer_qhybrid_matmul(fl_ctx *c, fl_node *n) {
+    fl_status st = fl__ox_delegate(c, n, FL_OP_ONNX_MATMUL, mm_idx, 2);
+    int dt = n->kind == FL_OP_ONNX_MS_DYNAMIC_QUANTIZE_MATMUL ? fl__ox_in_dtype(n, 0)
+                                                              : fl__ox_in_dtype(n, 2);
+    return st == FL_OK ? fl__ox_retype(c, n, 0, dt) : st;
+}
+
+static fl_status cost_qhybrid_matmul(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    fl_cost base = {0};
+    fl_status st = fl__ox_cost_delegate(c, n, FL_OP_ONNX_MATMUL, mm_idx, 2, &base);
+    if (st != FL_OK) {
+        return st;
+    }
+    fl_arith k = {c, n, FL_OK};
+    bool dyn = n->kind == FL_OP_ONNX_MS_DYNAMIC_QUANTIZE_MATMUL;
+    fl_sym ea = numel_in(&k, n, 0);
+    fl_sym macs = base.incomplete ? fl_sym_unknown() : base.macs;
+    fl_sym iops = fl__ar_add(&k, fl__ar_scale(&k, macs, 2),
+                             fl__ar_add(&k, fl__ar_scale(&k, ea, dyn ? 2 : 1), numel_in(&k, n, 1)));
+    bool bias = !fl__ox_absent(n, dyn ? 4 : 6);
+    fl_sym flops = fl__ar_scale(&k, numel_out(&k, n), 1 + bias);
+    if (dyn) {
+        flops = fl__ar_add(&k, flops, fl__ar_scale(&k, ea, 4));
+    }
+    return fl__ar_put_int_cost(&k, out, flops, fl_sym_const(0), iops);
+}
+
+/* clang-format off */
+#define HOOKS_qbinary           .infer = infer_qbinary, .cost = cost_qbinary
+#define HOOKS_qunary            .infer = infer_qunary, .cost = cost_qunary
+#define HOOKS_qglobal_pool      .infer = infer_qglobal_pool, .cost = cost_qmean
+#define HOOKS_qavg_pool         .infer = infer_qavg_pool, .cost = cost_qavg_pool
+#define HOOKS_qreduce_mean      .infer = infer_qreduce_mean, .cost = cost_qmean
+#define HOOKS_qconcat           .infer = infer_qconcat, .cost = cost_qconcat
+#define HOOKS_qwhere            .infer = infer_qwhere, .cost = cost_qwhere
+#define HOOKS_qhybrid_matmul    .infer = infer_qhybrid_matmul, .cost = cost_qhybrid_matmul
+/* clang-format on */
+
+#define FL_OP FL_OP_DESC
+#include "ops/onnxms/qlinear.def"
+#undef FL_OP

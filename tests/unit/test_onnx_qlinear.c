@@ -1,0 +1,319 @@
+/*
+ * test_onnx_qlinear.c - ONNX Runtime's QOperator-format contrib ops
+ * (src/ops/onnxms/qlinear.c): QLinearAdd/Mul/Sigmoid/LeakyRelu/Softmax,
+ * the quantized pools, QLinearReduceMean, QLinearConcat, QLinearWhere,
+ * DynamicQuantizeMatMul, MatMulIntegerToFloat, QOrderedGelu and
+ * QOrderedLayerNormalization. Shapes from ORT's contrib op schemas; counts
+ * derived by hand from the rules in qlinear.c's header: a dequantization
+ * (x - zp) * s is 1 int_op + 1 FLOP per operand element, a quantization
+ * round(y / s) + zp 2 FLOPs + 1 int_op per output element, the float op in
+ * between as its onnx twin counts it.
+ */
+#include "foldline/foldline.h"
+#include "onnxbuild.h"
+#include "onnxcheck.h"
+#include "testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { U8 = 2, I8 = 3 };
+
+static void scalars(ob_model *m) {
+    ob_init_f(m, "s", 0, NULL, false);
+    ob_input(m, "zu", U8, 1, (int64_t[]){1}, NULL);
+    ob_input(m, "zi", I8, 1, (int64_t[]){1}, NULL);
+}
+
+/* Analyses m expecting FL_EINVAL with an error containing `want`; frees m. */
+static void want_error(ob_model *m, const char *want) {
+    fl_report *r = oc_run(m, FL_EINVAL);
+    if (!r || !r->error || !strstr(r->error, want)) {
+        fail_msg("error '%s' lacks '%s'", r && r->error ? r->error : "(none)", want);
+    }
+    fl_report_free(r);
+    ob_free(m);
+}
+
+static void assert_out(const fl_report_node *n, const char *shape, const char *dtype) {
+    assert_string_equal(n->outputs[0].shape, shape);
+    assert_string_equal(n->outputs[0].dtype, dtype);
+}
+
+/* QLinearAdd A uint8 [2,3,4] + B uint8 [4] -> C uint8 [2,3,4]: E(A) 24,
+ * E(B) 4, E(C) 24.
+ *   int_ops = 24 + 4 (zero points off) + 24 (C's on) = 52;
+ *   FLOPs = 24 + 4 (scales) + 24 (add) + 24 (round) = 76.
+ *   Bytes: A 24 + B 4 + 3 scales 12 + 3 zero points 3 read, C 24: 67.
+ * QLinearMul, same operands: int_ops = 28 + 24 (integer product) + 24 = 76;
+ *   FLOPs = 24 (times sA * sB / sC) + 24 (round) = 48.
+ * A zero point left out (absent) is still subtracted: same counts. */
+static void test_qlinear_binary(void **state) {
+    (void)state;
+    ob_model *m = oc_ms_model();
+    scalars(m);
+    ob_input(m, "a", U8, 3, (int64_t[]){2, 3, 4}, NULL);
+    ob_input(m, "b", U8, 1, (int64_t[]){4}, NULL);
+    ob_input(m, "c", U8, 2, (int64_t[]){3, 5}, NULL);
+    oc_ms_node(m, "QLinearAdd", "qadd", "a,s,zu,b,s,zu,s,zu", "y1");
+    oc_ms_node(m, "QLinearMul", "qmul", "a,s,zu,b,s,zu,s,zu", "y2");
+    oc_ms_node(m, "QLinearAdd", "qadd_nozp", "a,s,,b,s,,s", "y3");
+    ob_output(m, "y1");
+    ob_output(m, "y2");
+    ob_output(m, "y3");
+    fl_report *r = oc_run(m, FL_OK);
+    const fl_report_node *add = oc_node(r, "qadd");
+    assert_out(add, "[2,3,4]", "uint8");
+    oc_assert_int(add, 76, 52);
+    assert_true(add->bytes.known);
+    assert_int_equal(add->bytes.value, 24 + 4 + 12 + 3 + 24);
+    const fl_report_node *mul = oc_node(r, "qmul");
+    assert_out(mul, "[2,3,4]", "uint8");
+    oc_assert_int(mul, 48, 76);
+    oc_assert_int(oc_node(r, "qadd_nozp"), 76, 52);
+    assert_int_equal(r->totals.macs.value, 0);
+    fl_report_free(r);
+    /* Operands that do not broadcast fail naming the node. */
+    oc_ms_node(m, "QLinearAdd", "qadd_bad", "a,s,zu,c,s,zu,s,zu", "y4");
+    ob_output(m, "y4");
+    want_error(m, "node 'qadd_bad'");
+}
+
+/* X int8 [2,8], E = 16. QLinearSigmoid and QLinearLeakyRelu: int_ops 2 * 16
+ * = 32, FLOPs (1 + 1 + 2) * 16 = 64. QLinearSoftmax (opset 13, axis -1):
+ * FLOPs (1 + 5 + 2) * 16 = 128, int_ops 32. QOrderedGelu X int8 [2,4,8]
+ * (E 64): FLOPs 4 * 64 = 256, 0 int_ops. */
+static void test_qlinear_unary(void **state) {
+    (void)state;
+    ob_model *m = oc_ms_model();
+    scalars(m);
+    ob_input(m, "x", I8, 2, (int64_t[]){2, 8}, NULL);
+    ob_input(m, "x3", I8, 3, (int64_t[]){2, 4, 8}, NULL);
+    oc_ms_node(m, "QLinearSigmoid", "qsig", "x,s,zi,s,zi", "y1");
+    Onnx__NodeProto *n = oc_ms_node(m, "QLinearLeakyRelu", "qlrelu", "x,s,zi,s,zi", "y2");
+    ob_attr_f(m, n, "alpha", 0.1f);
+    n = oc_ms_node(m, "QLinearSoftmax", "qsm", "x,s,zi,s,zi", "y3");
+    ob_attr_i(m, n, "opset", 13);
+    oc_ms_node(m, "QOrderedGelu", "qgelu", "x3,s,s", "y4");
+    for (int i = 1; i <= 4; i++) {
+        char out[8];
+        snprintf(out, sizeof out, "y%d", i);
+        ob_output(m, out);
+    }
+    fl_report *r = oc_run(m, FL_OK);
+    assert_out(oc_node(r, "qsig"), "[2,8]", "int8");
+    oc_assert_int(oc_node(r, "qsig"), 64, 32);
+    oc_assert_int(oc_node(r, "qlrelu"), 64, 32);
+    assert_out(oc_node(r, "qsm"), "[2,8]", "int8");
+    oc_assert_int(oc_node(r, "qsm"), 128, 32);
+    assert_out(oc_node(r, "qgelu"), "[2,4,8]", "int8");
+    oc_assert_int(oc_node(r, "qgelu"), 256, 0);
+    fl_report_free(r);
+    /* Softmax axis 2 on a rank-2 X; opset missing. */
+    n = oc_ms_node(m, "QLinearSoftmax", "qsm_bad", "x,s,zi,s,zi", "y5");
+    ob_attr_i(m, n, "opset", 13);
+    ob_attr_i(m, n, "axis", 2);
+    ob_output(m, "y5");
+    want_error(m, "node 'qsm_bad' (QLinearSoftmax): attr 'axis' 2 is out of range for rank 2");
+    m = oc_ms_model();
+    scalars(m);
+    ob_input(m, "x", I8, 2, (int64_t[]){2, 8}, NULL);
+    oc_ms_node(m, "QLinearSoftmax", "qsm_noopset", "x,s,zi,s,zi", "y");
+    ob_output(m, "y");
+    want_error(m, "node 'qsm_noopset' (QLinearSoftmax): missing required attr 'opset'");
+}
+
+/* QOrderedLayerNormalization X int8 [2,4,8], gamma and B float [8], axis
+ * -1: E 64, R = 8 rows. LayerNormalization counts 6 * 64 + 2 * 8 + 64 (B) =
+ * 464; + 64 (X times its scale) + 2 * 64 (quantize) = 656 FLOPs, 0 int_ops.
+ * Without B: 400 + 192 = 592. Bytes of the first: X 64 + 2 scales 8 + gamma
+ * 32 + B 32 read, Y 64 written = 200. */
+static void test_qordered_layer_norm(void **state) {
+    (void)state;
+    ob_model *m = oc_ms_model();
+    scalars(m);
+    ob_input(m, "x", I8, 3, (int64_t[]){2, 4, 8}, NULL);
+    ob_input(m, "g", OB_FLOAT, 1, (int64_t[]){8}, NULL);
+    ob_input(m, "b", OB_FLOAT, 1, (int64_t[]){8}, NULL);
+    oc_ms_node(m, "QOrderedLayerNormalization", "qln", "x,s,g,b,s", "y1");
+    oc_ms_node(m, "QOrderedLayerNormalization", "qln_nob", "x,s,g,,s", "y2");
+    ob_output(m, "y1");
+    ob_output(m, "y2");
+    fl_report *r = oc_run(m, FL_OK);
+    const fl_report_node *ln = oc_node(r, "qln");
+    assert_out(ln, "[2,4,8]", "int8");
+    oc_assert_int(ln, 656, 0);
+    assert_int_equal(ln->bytes.value, 64 + 8 + 32 + 32 + 64);
+    oc_assert_int(oc_node(r, "qln_nob"), 592, 0);
+    fl_report_free(r);
+    ob_free(m);
+}
+
+/* QLinearGlobalAveragePool X uint8 [1,4,3,3] -> [1,4,1,1]: E(X) 36, E(Y) 4:
+ * int_ops 36 + 4 = 40, FLOPs 36 (scale) + 36 (the mean) + 8 = 80.
+ * channels_last X [1,3,3,4] -> [1,1,1,4], the same counts.
+ * QLinearAveragePool kernel [3,2], strides [3,2]: X [1,3,6,4] -> [1,3,2,2]
+ * ((6-3)/3+1, (4-2)/2+1); channels_last X [1,6,4,3] -> [1,2,2,3]. E(X) 72,
+ * E(Y) 12: int_ops 84, FLOPs 72 + 6 * 12 (AveragePool) + 24 = 168. */
+static void test_qlinear_pools(void **state) {
+    (void)state;
+    ob_model *m = oc_ms_model();
+    scalars(m);
+    ob_input(m, "x", U8, 4, (int64_t[]){1, 4, 3, 3}, NULL);
+    ob_input(m, "xl", U8, 4, (int64_t[]){1, 3, 3, 4}, NULL);
+    ob_input(m, "p", U8, 4, (int64_t[]){1, 3, 6, 4}, NULL);
+    ob_input(m, "pl", U8, 4, (int64_t[]){1, 6, 4, 3}, NULL);
+    oc_ms_node(m, "QLinearGlobalAveragePool", "gap", "x,s,zu,s,zu", "y1");
+    Onnx__NodeProto *n = oc_ms_node(m, "QLinearGlobalAveragePool", "gap_l", "xl,s,zu,s,zu", "y2");
+    ob_attr_i(m, n, "channels_last", 1);
+    const char *names[] = {"ap", "ap_l"}, *ins[] = {"p,s,zu,s,zu", "pl,s,zu,s,zu"};
+    const char *outs[] = {"y3", "y4"};
+    for (int i = 0; i < 2; i++) {
+        n = oc_ms_node(m, "QLinearAveragePool", names[i], ins[i], outs[i]);
+        ob_attr_ints(m, n, "kernel_shape", 2, (int64_t[]){3, 2});
+        ob_attr_ints(m, n, "strides", 2, (int64_t[]){3, 2});
+        ob_attr_i(m, n, "channels_last", i);
+    }
+    for (int i = 1; i <= 4; i++) {
+        char out[8];
+        snprintf(out, sizeof out, "y%d", i);
+        ob_output(m, out);
+    }
+    fl_report *r = oc_run(m, FL_OK);
+    assert_out(oc_node(r, "gap"), "[1,4,1,1]", "uint8");
+    oc_assert_int(oc_node(r, "gap"), 80, 40);
+    assert_out(oc_node(r, "gap_l"), "[1,1,1,4]", "uint8");
+    oc_assert_int(oc_node(r, "gap_l"), 80, 40);
+    assert_out(oc_node(r, "ap"), "[1,3,2,2]", "uint8");
+    oc_assert_int(oc_node(r, "ap"), 168, 84);
+    assert_out(oc_node(r, "ap_l"), "[1,2,2,3]", "uint8");
+    oc_assert_int(oc_node(r, "ap_l"), 168, 84);
+    fl_report_free(r);
+    ob_free(m);
+}
+
+/* QLinearReduceMean X int8 [2,3,4], axes [1], keepdims 0 -> [2,4]: E(X) 24,
+ * E(Y) 8: int_ops 32, FLOPs 24 + 24 (ReduceMean) + 16 = 64; keepdims 1 ->
+ * [2,1,4], the same counts. keepdims missing (required): an error. */
+static void test_qlinear_reduce_mean(void **state) {
+    (void)state;
+    ob_model *m = oc_ms_model();
+    scalars(m);
+    ob_input(m, "x", I8, 3, (int64_t[]){2, 3, 4}, NULL);
+    for (int keep = 0; keep < 2; keep++) {
+        Onnx__NodeProto *n = oc_ms_node(m, "QLinearReduceMean", keep ? "rm_keep" : "rm",
+                                        "x,s,zi,s,zi", keep ? "y2" : "y1");
+        ob_attr_ints(m, n, "axes", 1, (int64_t[]){1});
+        ob_attr_i(m, n, "keepdims", keep);
+        ob_output(m, keep ? "y2" : "y1");
+    }
+    fl_report *r = oc_run(m, FL_OK);
+    assert_out(oc_node(r, "rm"), "[2,4]", "int8");
+    oc_assert_int(oc_node(r, "rm"), 64, 32);
+    assert_out(oc_node(r, "rm_keep"), "[2,1,4]", "int8");
+    oc_assert_int(oc_node(r, "rm_keep"), 64, 32);
+    fl_report_free(r);
+    Onnx__NodeProto *n = oc_ms_node(m, "QLinearReduceMean", "rm_bad", "x,s,zi,s,zi", "y3");
+    ob_attr_ints(m, n, "axes", 1, (int64_t[]){1});
+    ob_output(m, "y3");
+    want_error(m, "node 'rm_bad' (QLinearReduceMean): missing required attr 'keepdims'");
+}
+
+/* QLinearConcat Y_scale, Y_zero_point, (a uint8 [2,3], s, zu), (b uint8
+ * [2,5], s, zu), axis 1 -> [2,8] uint8, E(Y) 16: int_ops 32, FLOPs 32.
+ * Bytes: s 4 + zu 1 + a 6 + 4 + 1 + b 10 + 4 + 1 read, Y 16: 47.
+ * Six inputs (a triple cut short) fail naming the node. */
+static void test_qlinear_concat(void **state) {
+    (void)state;
+    ob_model *m = oc_ms_model();
+    scalars(m);
+    ob_input(m, "a", U8, 2, (int64_t[]){2, 3}, NULL);
+    ob_input(m, "b", U8, 2, (int64_t[]){2, 5}, NULL);
+    Onnx__NodeProto *n = oc_ms_node(m, "QLinearConcat", "qc", "s,zu,a,s,zu,b,s,zu", "y");
+    ob_attr_i(m, n, "axis", 1);
+    ob_output(m, "y");
+    fl_report *r = oc_run(m, FL_OK);
+    const fl_report_node *qc = oc_node(r, "qc");
+    assert_out(qc, "[2,8]", "uint8");
+    oc_assert_int(qc, 32, 32);
+    assert_int_equal(qc->bytes.value, 4 + 1 + 6 + 4 + 1 + 10 + 4 + 1 + 16);
+    fl_report_free(r);
+    n = oc_ms_node(m, "QLinearConcat", "qc_bad", "s,zu,a,s,zu,b", "y2");
+    ob_attr_i(m, n, "axis", 1);
+    ob_output(m, "y2");
+    want_error(m, "node 'qc_bad' (QLinearConcat): has 6 inputs");
+}
+
+/* QLinearWhere cond bool [2,1,4], X int8 [3,4], Y int8 [4] -> Z int8
+ * [2,3,4]: E(Z) 24, E(X) 12, E(Y) 4: int_ops 12 + 4 + 24 = 40; FLOPs 16
+ * (scales) + 24 (select) + 48 (quantize) = 88. */
+static void test_qlinear_where(void **state) {
+    (void)state;
+    ob_model *m = oc_ms_model();
+    scalars(m);
+    ob_input(m, "c", OB_BOOL, 3, (int64_t[]){2, 1, 4}, NULL);
+    ob_input(m, "x", I8, 2, (int64_t[]){3, 4}, NULL);
+    ob_input(m, "y", I8, 1, (int64_t[]){4}, NULL);
+    oc_ms_node(m, "QLinearWhere", "qw", "c,x,s,zi,y,s,zi,s,zi", "z");
+    ob_output(m, "z");
+    fl_report *r = oc_run(m, FL_OK);
+    assert_out(oc_node(r, "qw"), "[2,3,4]", "int8");
+    oc_assert_int(oc_node(r, "qw"), 88, 40);
+    fl_report_free(r);
+    ob_free(m);
+}
+
+/* DynamicQuantizeMatMul A float [2,3,8], B int8 [8,5], b_scale, b_zero_point,
+ * bias float [5] -> Y float [2,3,5]: E(A) 48, E(B) 40, E(Y) 30, M = 6 * 5 *
+ * 8 = 240. int_ops 480 + 48 (A's zero point on) + 48 + 40 (off) = 616;
+ * FLOPs 4 * 48 (DynamicQuantizeLinear) + 30 (scales) + 30 (bias) = 252;
+ * without bias or zero point 222 FLOPs, int_ops the same.
+ * MatMulIntegerToFloat A uint8 [4,8], B int8 [8,6], a_scale, b_scale, zero
+ * points, bias float [6] -> float [4,6]: M = 192, int_ops 384 + 32 + 48 =
+ * 464, FLOPs 24 + 24 = 48; A [n,8] without bias: int_ops 2 * 48n + 8n + 48 =
+ * 104n + 48, FLOPs 6n. */
+static void test_hybrid_matmul(void **state) {
+    (void)state;
+    ob_model *m = oc_ms_model();
+    scalars(m);
+    ob_input(m, "a", OB_FLOAT, 3, (int64_t[]){2, 3, 8}, NULL);
+    ob_input(m, "b", I8, 2, (int64_t[]){8, 5}, NULL);
+    ob_input(m, "bias", OB_FLOAT, 1, (int64_t[]){5}, NULL);
+    ob_input(m, "au", U8, 2, (int64_t[]){4, 8}, NULL);
+    ob_input(m, "an", U8, 2, (int64_t[]){-1, 8}, (const char *[]){"n", NULL});
+    ob_input(m, "b6", I8, 2, (int64_t[]){8, 6}, NULL);
+    ob_input(m, "bias6", OB_FLOAT, 1, (int64_t[]){6}, NULL);
+    oc_ms_node(m, "DynamicQuantizeMatMul", "dqmm", "a,b,s,zi,bias", "y1");
+    oc_ms_node(m, "DynamicQuantizeMatMul", "dqmm_plain", "a,b,s", "y2");
+    oc_ms_node(m, "MatMulIntegerToFloat", "mmitf", "au,b6,s,s,zu,zi,bias6", "y3");
+    oc_ms_node(m, "MatMulIntegerToFloat", "mmitf_n", "an,b6,s,s", "y4");
+    for (int i = 1; i <= 4; i++) {
+        char out[8];
+        snprintf(out, sizeof out, "y%d", i);
+        ob_output(m, out);
+    }
+    fl_report *r = oc_run(m, FL_OK);
+    assert_out(oc_node(r, "dqmm"), "[2,3,5]", "float");
+    oc_assert_int(oc_node(r, "dqmm"), 252, 616);
+    oc_assert_int(oc_node(r, "dqmm_plain"), 222, 616);
+    assert_out(oc_node(r, "mmitf"), "[4,6]", "float");
+    oc_assert_int(oc_node(r, "mmitf"), 48, 464);
+    const fl_report_node *mn = oc_node(r, "mmitf_n");
+    assert_out(mn, "[n,6]", "float");
+    assert_string_equal(mn->int_ops.text, "104*n + 48");
+    assert_string_equal(mn->flops.text, "6*n");
+    assert_int_equal(r->totals.macs.value, 0);
+    fl_report_free(r);
+    ob_free(m);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_qlinear_binary),      cmocka_unit_test(test_qlinear_unary),
+        cmocka_unit_test(test_qordered_layer_norm), cmocka_unit_test(test_qlinear_pools),
+        cmocka_unit_test(test_qlinear_reduce_mean), cmocka_unit_test(test_qlinear_concat),
+        cmocka_unit_test(test_qlinear_where),       cmocka_unit_test(test_hybrid_matmul),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
