@@ -42,7 +42,7 @@ static fl_status tensor_bytes(fl_ctx *c, const fl_node *n, const fl_tensor *t, f
 
 static fl_status node_bytes(fl_ctx *c, fl_node *n) {
     uint32_t fl = n->desc ? n->desc->flags : 0;
-    fl_sym rd = fl_sym_const(0), wr = fl_sym_const(0), b;
+    fl_sym rd = n->cost.bytes_read, wr = n->cost.bytes_written, b; /* the hook's, 0 for most */
     fl_status st;
     if (!(fl & (FL_OPF_NO_BYTES | FL_OPF_ALIAS)) && !n->cost.per_load) {
         if (!(fl & FL_OPF_META)) {

@@ -8,7 +8,9 @@
  * FL_OPF_NO_BYTES), ops whose output aliases their input (Identity, Reshape,
  * Squeeze, ExpandDims, control flow: FL_OPF_ALIAS), and ops that read only
  * metadata (Shape, Size, Rank: FL_OPF_META, which write their output). A
- * stripped constant read by an op counts its full size.
+ * stripped constant read by an op counts its full size. Bytes a cost hook
+ * sets are added to these: an ONNX If/Loop/Scan's hook sets the bytes its
+ * bodies move (src/ops/onnxops/control.c).
  */
 #ifndef FL_COST_COST_H
 #define FL_COST_COST_H

@@ -60,14 +60,25 @@ fl_status fl__import_onnx_files(fl_graph *g, const uint8_t *buf, size_t len,
  * when none (or no files). */
 const fl_file *fl__import_find_file(const fl_import_files *o, const char *path);
 
+/* An index of an imported ONNX graph's value names -> (node, port), built
+ * once per graph in arena scratch memory (fl__onnx_values_free frees it).
+ * NULL on OOM, with d set. */
+typedef struct fl_onnx_values fl_onnx_values;
+fl_onnx_values *fl__onnx_values_new(const fl_graph *g, fl_diag *d);
+void fl__onnx_values_free(fl_onnx_values *v);
+/* The node and port that define value `name`; false when none. */
+bool fl__onnx_values_find(const fl_onnx_values *v, const char *name, const fl_node **node,
+                          int *port);
+
 /* Graph attr `which` (0, 1, ...) of ONNX node n (If's branches, Loop's and
  * Scan's body) as a stand-alone ModelProto (src/import/onnx_body.c): the
- * body's inputs typed from n's inputs, the outer values it reads as
- * initializers or typed inputs. *attr names the attr; *buf (malloc'd, the
- * caller frees it) holds the packed model. FL_ENOTFOUND when n has no such
- * attr or is not an imported ONNX node. */
-fl_status fl__onnx_body_model(const fl_graph *g, const fl_node *n, int which, const char **attr,
-                              uint8_t **buf, size_t *len, fl_diag *d);
+ * body's inputs typed from n's inputs, the outer values it reads (found in
+ * vals, g's index) as initializers or typed inputs. *attr names the attr;
+ * *buf (arena scratch of g->arena: the caller frees it with
+ * fl__arena_scratch_free) holds the packed model. FL_ENOTFOUND when n has
+ * no such attr or is not an imported ONNX node. */
+fl_status fl__onnx_body_model(const fl_graph *g, const fl_onnx_values *vals, const fl_node *n,
+                              int which, const char **attr, uint8_t **buf, size_t *len, fl_diag *d);
 
 /* Calls fn for each external data location an ONNX model names (once
  * each); the count, or -1 when the bytes are not a ModelProto. */

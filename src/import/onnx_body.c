@@ -15,19 +15,30 @@
  *     outer Constant as an initializer of its value, anything else as an
  *     input of the outer tensor's inferred dtype and shape (known dims only:
  *     a symbolic dim is a dim without value in the body).
- * The protos are the outer model's, borrowed; the packed model is the
- * caller's to free.
+ * A dim that is one symbol of the outer graph (a dim_param, INPUT.AXIS) is
+ * passed as a dim_param of that symbol's name, so the body's analysis, run
+ * with the outer symbol table, sees the same symbol. Any other dim that is
+ * not a known number (an expression such as 2*n, or unknown) is a dim
+ * without value.
+ * The protos are the outer model's, borrowed; the scratch memory (the
+ * model's messages, the packed bytes) is arena scratch, counted against
+ * the analysis's memory limit; the packed model is the caller's to free
+ * (fl__arena_scratch_free). Outer values are found through an index of
+ * the outer graph's value names built once per graph
+ * (fl__onnx_values_new).
  */
 #include "graph/mutate.h"
 #include "import/import.h"
 #include "onnx/onnx.pb-c.h"
 #include "ops/ops.h"
 
-#include <stdlib.h>
 #include <string.h>
 
-/* Scratch allocations of one body model, freed together. */
+/* Scratch allocations of one body model, freed together: arena scratch
+ * memory (util/arena.h), counted against the analysis's memory limit while
+ * the model is built. */
 typedef struct scratch {
+    fl_arena *a;
     void **p;
     size_t n, cap;
     bool oom;
@@ -39,7 +50,7 @@ static void *sc_alloc(scratch *s, size_t size) {
     }
     if (s->n == s->cap) {
         size_t cap = s->cap ? 2 * s->cap : 64;
-        void **p = realloc(s->p, cap * sizeof(void *));
+        void **p = fl__arena_scratch_grow(s->a, s->p, s->cap, cap, sizeof(void *));
         if (!p) {
             s->oom = true;
             return NULL;
@@ -47,7 +58,7 @@ static void *sc_alloc(scratch *s, size_t size) {
         s->p = p;
         s->cap = cap;
     }
-    void *m = calloc(1, size ? size : 1);
+    void *m = fl__arena_scratch(s->a, 1, size ? size : 1);
     if (!m) {
         s->oom = true;
         return NULL;
@@ -58,13 +69,14 @@ static void *sc_alloc(scratch *s, size_t size) {
 
 static void sc_free(scratch *s) {
     for (size_t i = 0; i < s->n; i++) {
-        free(s->p[i]);
+        fl__arena_scratch_free(s->a, s->p[i]);
     }
-    free(s->p);
+    fl__arena_scratch_free(s->a, s->p);
 }
 
 /* A list of names (borrowed strings). */
 typedef struct names {
+    fl_arena *a;
     const char **v;
     size_t n, cap;
 } names;
@@ -84,7 +96,7 @@ static bool add_name(names *l, const char *s) {
     }
     if (l->n == l->cap) {
         size_t cap = l->cap ? 2 * l->cap : 32;
-        const char **v = realloc(l->v, cap * sizeof(*v));
+        const char **v = fl__arena_scratch_grow(l->a, l->v, l->cap, cap, sizeof(*v));
         if (!v) {
             return false;
         }
@@ -174,9 +186,13 @@ static Onnx__ValueInfoProto *value_info(scratch *sc, const char *name, int dt, c
             return NULL;
         }
         onnx__tensor_shape_proto__dimension__init(dm);
+        const char *var = fl__sym_var_name(s->dims[k]);
         if (fl_sym_is_known(s->dims[k])) {
             dm->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
             dm->dim_value = s->dims[k].k;
+        } else if (var) {
+            dm->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM;
+            dm->dim_param = (char *)var;
         }
         dims[sp->n_dim++] = dm;
     }
@@ -223,69 +239,170 @@ static Onnx__ValueInfoProto *body_input(scratch *sc, const fl_graph *g, const fl
     return value_info(sc, name, t->dtype, &t->shape, (int)axis);
 }
 
+/* ------------------------------------------------------------------------- */
+/* Value names -> (node, port) of an imported graph                            */
+/* ------------------------------------------------------------------------- */
+
+struct fl_onnx_values {
+    fl_arena *a;
+    struct vslot {
+        const char *name; /* NULL: empty */
+        const fl_node *node;
+        int port;
+    } * slots;
+    size_t mask;
+};
+
+static uint64_t name_hash(const char *s) {
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++) {
+        h = (h ^ (uint8_t)*s) * 1099511628211ull;
+    }
+    return h;
+}
+
+/* The slot of `name`, or the empty slot ending its probe chain. */
+static struct vslot *vslot_of(const fl_onnx_values *v, const char *name) {
+    size_t j = (size_t)name_hash(name) & v->mask;
+    while (v->slots[j].name && strcmp(v->slots[j].name, name) != 0) {
+        j = (j + 1) & v->mask;
+    }
+    return &v->slots[j];
+}
+
+/* Defines `name` as (o, port) unless defined already (the first wins, as
+ * the graph's node order has it). */
+static void vput(fl_onnx_values *v, const char *name, const fl_node *o, int port) {
+    if (!name || !*name) {
+        return;
+    }
+    struct vslot *sl = vslot_of(v, name);
+    if (!sl->name) {
+        sl->name = name;
+        sl->node = o;
+        sl->port = port;
+    }
+}
+
+/* The value names node o defines: a graph input's or an initializer's
+ * name, else its NodeProto's outputs, into *out; how many. */
+static size_t node_values(const fl_node *o, const char *const **out, const char **one) {
+    if (!o->src || o->kind == FL_OP_ONNX_ABSENT) {
+        return 0;
+    }
+    if (o->kind == FL_OP_PLACEHOLDER) {
+        *one = ((const Onnx__ValueInfoProto *)o->src)->name;
+        *out = one;
+        return 1;
+    }
+    if (o->kind == FL_OP_CONST && strcmp(o->op, "Const") == 0) {
+        *one = ((const Onnx__TensorProto *)o->src)->name;
+        *out = one;
+        return 1;
+    }
+    const Onnx__NodeProto *np = o->src;
+    *out = (const char *const *)np->output;
+    return np->n_output < (size_t)o->n_outputs ? np->n_output : (size_t)o->n_outputs;
+}
+
+fl_onnx_values *fl__onnx_values_new(const fl_graph *g, fl_diag *d) {
+    size_t count = 0;
+    for (size_t i = 0; i < g->n_nodes; i++) {
+        const char *const *nm;
+        const char *one;
+        count += node_values(g->nodes[i], &nm, &one);
+    }
+    size_t size = 16;
+    while (size < 2 * count + 2) {
+        size *= 2;
+    }
+    fl_onnx_values *v = fl__arena_scratch(g->arena, 1, sizeof *v);
+    struct vslot *slots = v ? fl__arena_scratch(g->arena, size, sizeof *slots) : NULL;
+    if (!slots) {
+        fl__arena_scratch_free(g->arena, v);
+        fl__diag_oom(d);
+        return NULL;
+    }
+    v->a = g->arena;
+    v->slots = slots;
+    v->mask = size - 1;
+    for (size_t i = 0; i < g->n_nodes; i++) {
+        const char *const *nm;
+        const char *one;
+        size_t k = node_values(g->nodes[i], &nm, &one);
+        for (size_t j = 0; j < k; j++) {
+            vput(v, nm[j], g->nodes[i], (int)j);
+        }
+    }
+    return v;
+}
+
+void fl__onnx_values_free(fl_onnx_values *v) {
+    if (v) {
+        fl_arena *a = v->a;
+        fl__arena_scratch_free(a, v->slots);
+        fl__arena_scratch_free(a, v);
+    }
+}
+
+bool fl__onnx_values_find(const fl_onnx_values *v, const char *name, const fl_node **node,
+                          int *port) {
+    const struct vslot *sl = name ? vslot_of(v, name) : NULL;
+    if (!sl || !sl->name) {
+        return false;
+    }
+    *node = sl->node;
+    *port = sl->port;
+    return true;
+}
+
 /* The outer value `name`: an initializer or a Constant's tensor (into
  * *init), else a graph input typed from the outer tensor (into *in); false
  * when g does not define it. */
-static bool outer_value(scratch *sc, const fl_graph *g, const char *name, Onnx__TensorProto **init,
-                        Onnx__ValueInfoProto **in) {
-    for (size_t i = 0; i < g->n_nodes; i++) {
-        const fl_node *o = g->nodes[i];
-        if (!o->src || o->kind == FL_OP_ONNX_ABSENT) {
-            continue;
-        }
-        if (o->kind == FL_OP_PLACEHOLDER) {
-            const Onnx__ValueInfoProto *vi = o->src;
-            if (vi->name && strcmp(vi->name, name) == 0) {
-                *in = value_info(sc, name, o->outputs[0].dtype, &o->outputs[0].shape, -1);
-                return true;
-            }
-            continue;
-        }
-        if (o->kind == FL_OP_CONST && strcmp(o->op, "Const") == 0) {
-            const Onnx__TensorProto *t = o->src;
-            if (t->name && strcmp(t->name, name) == 0) {
-                *init = (Onnx__TensorProto *)t;
-                return true;
-            }
-            continue;
-        }
+static bool outer_value(scratch *sc, const fl_onnx_values *vals, const char *name,
+                        Onnx__TensorProto **init, Onnx__ValueInfoProto **in) {
+    const fl_node *o;
+    int k;
+    if (!fl__onnx_values_find(vals, name, &o, &k)) {
+        return false;
+    }
+    if (o->kind == FL_OP_CONST && strcmp(o->op, "Const") == 0) {
+        *init = (Onnx__TensorProto *)o->src;
+        return true;
+    }
+    if (o->kind == FL_OP_CONST) {
         const Onnx__NodeProto *np = o->src;
-        for (size_t k = 0; k < np->n_output && (int)k < o->n_outputs; k++) {
-            if (!np->output[k] || strcmp(np->output[k], name) != 0) {
-                continue;
-            }
-            for (size_t a = 0; o->kind == FL_OP_CONST && a < np->n_attribute; a++) {
-                if (np->attribute[a]->t && np->attribute[a]->name &&
-                    strcmp(np->attribute[a]->name, "value") == 0) {
-                    Onnx__TensorProto *copy = sc_alloc(sc, sizeof *copy);
-                    if (copy) {
-                        *copy = *np->attribute[a]->t;
-                        copy->name = (char *)name;
-                        *init = copy;
-                    }
-                    return true;
+        for (size_t a = 0; a < np->n_attribute; a++) {
+            if (np->attribute[a]->t && np->attribute[a]->name &&
+                strcmp(np->attribute[a]->name, "value") == 0) {
+                Onnx__TensorProto *copy = sc_alloc(sc, sizeof *copy);
+                if (copy) {
+                    *copy = *np->attribute[a]->t;
+                    copy->name = (char *)name;
+                    *init = copy;
                 }
+                return true;
             }
-            *in = value_info(sc, name, o->outputs[k].dtype, &o->outputs[k].shape, -1);
-            return true;
         }
     }
-    return false;
+    *in = value_info(sc, name, o->outputs[k].dtype, &o->outputs[k].shape, -1);
+    return true;
 }
 
 /* Body `which` of n (the which-th graph attr) as a model. */
-static fl_status build_body(scratch *sc, const fl_graph *g, const fl_node *n,
-                            const Onnx__GraphProto *gp, Onnx__ModelProto *mp, fl_diag *d) {
+static fl_status build_body(scratch *sc, const fl_graph *g, const fl_onnx_values *vals,
+                            const fl_node *n, const Onnx__GraphProto *gp, Onnx__ModelProto *mp,
+                            fl_diag *d) {
     const Onnx__ModelProto *outer = g->onnx.model;
-    names def = {0}, use = {0};
+    names def = {sc->a, NULL, 0, 0}, use = {sc->a, NULL, 0, 0};
     bool ok = scan_graph(gp, &def, &use, 0);
     Onnx__GraphProto *sg = sc_alloc(sc, sizeof *sg);
     size_t cap_in = gp->n_input + use.n + 1, cap_init = gp->n_initializer + use.n + 1;
     Onnx__ValueInfoProto **ins = sc_alloc(sc, cap_in * sizeof(*ins));
     Onnx__TensorProto **inits = sc_alloc(sc, cap_init * sizeof(*inits));
     if (!ok || !sg || !ins || !inits) {
-        free(def.v);
-        free(use.v);
+        fl__arena_scratch_free(sc->a, def.v);
+        fl__arena_scratch_free(sc->a, use.v);
         return fl__diag_oom(d);
     }
     onnx__graph_proto__init(sg);
@@ -317,7 +434,7 @@ static fl_status build_body(scratch *sc, const fl_graph *g, const fl_node *n,
         }
         Onnx__TensorProto *t = NULL;
         Onnx__ValueInfoProto *vi = NULL;
-        if (!outer_value(sc, g, use.v[i], &t, &vi)) {
+        if (!outer_value(sc, vals, use.v[i], &t, &vi)) {
             st = fl__node_fail(d, FL_EINVAL, n, "the body reads '%s', which no scope defines",
                                use.v[i]);
         } else if (t) {
@@ -328,8 +445,8 @@ static fl_status build_body(scratch *sc, const fl_graph *g, const fl_node *n,
             st = fl__diag_oom(d);
         }
     }
-    free(def.v);
-    free(use.v);
+    fl__arena_scratch_free(sc->a, def.v);
+    fl__arena_scratch_free(sc->a, use.v);
     onnx__model_proto__init(mp);
     mp->has_ir_version = outer->has_ir_version;
     mp->ir_version = outer->ir_version;
@@ -339,8 +456,9 @@ static fl_status build_body(scratch *sc, const fl_graph *g, const fl_node *n,
     return st;
 }
 
-fl_status fl__onnx_body_model(const fl_graph *g, const fl_node *n, int which, const char **attr,
-                              uint8_t **buf, size_t *len, fl_diag *d) {
+fl_status fl__onnx_body_model(const fl_graph *g, const fl_onnx_values *vals, const fl_node *n,
+                              int which, const char **attr, uint8_t **buf, size_t *len,
+                              fl_diag *d) {
     *buf = NULL;
     *len = 0;
     const Onnx__NodeProto *np = n->src;
@@ -358,12 +476,12 @@ fl_status fl__onnx_body_model(const fl_graph *g, const fl_node *n, int which, co
     if (!gp) {
         return FL_ENOTFOUND;
     }
-    scratch sc = {0};
+    scratch sc = {g->arena, NULL, 0, 0, false};
     Onnx__ModelProto mp;
-    fl_status st = build_body(&sc, g, n, gp, &mp, d);
+    fl_status st = build_body(&sc, g, vals, n, gp, &mp, d);
     if (st == FL_OK) {
         size_t size = onnx__model_proto__get_packed_size(&mp);
-        *buf = malloc(size ? size : 1);
+        *buf = fl__arena_scratch(g->arena, size ? size : 1, 1);
         if (!*buf) {
             st = fl__diag_oom(d);
         } else {

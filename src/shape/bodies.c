@@ -1,26 +1,30 @@
 /*
  * bodies.c - the bodies of ONNX If, Loop and Scan, analysed and costed.
  *
- * After the graph's shapes are inferred, each If/Loop/Scan body is built as
+ * When the graph's shapes are inferred, each If/Loop/Scan body is built as
  * a stand-alone model (src/import/onnx_body.c: its inputs typed from the
  * node's inputs, the outer-scope values it reads visible as initializers or
  * typed inputs), imported, inferred (bodies nested in it in turn, up to 8
- * levels) and costed. Its totals are kept on the node as attr _body_cost
- * (ints: per body known, FLOPs, MACs, int_ops, nodes) and the node's cost
- * hook adds them (src/ops/onnxops/control.c, where the rule is stated):
- *   If    both branches (an upper bound: one runs), with a warning giving
- *         each branch's counts, as a TensorFlow v1 cond (src/cost/cond.c);
- *   Loop  the body times the trip count M when M is a known constant (an
- *         upper bound when the body's condition can end the loop earlier),
- *         else once, with a warning naming the node;
- *   Scan  the body times the sequence length (the first scan input's dim
- *         along its scan axis), symbolic when that dim is; an unknown
- *         length counts the body once, with a warning.
- * A body whose counts are not known numbers (its shapes depend on dims the
- * outer graph does not give it as numbers, or it fails to analyse) leaves
- * the node incomplete, with a warning saying why: never a silent zero. The
- * body's bytes are not added (the node's bytes are its own inputs and
- * outputs).
+ * levels) and costed, with the outer graph's symbol table: a dim that is
+ * one symbol of the outer graph (a dim_param such as `batch`) is that same
+ * symbol in the body, so the body's shapes and counts are in the outer
+ * graph's terms. What the analysis gives is kept on the node, for its
+ * hooks (src/ops/onnxops/control.c, where the rules are stated):
+ *   _body_out   the analysed types of each body's outputs: the node's
+ *               outputs are typed from them (not only from the types the
+ *               bodies declare), and the graph is inferred again when
+ *               that changes them (up to MAX_ROUNDS times);
+ *   _body_cost  each body's FLOPs, MACs, int_ops, nodes and bytes read and
+ *               written: the node's counts (If both branches, Loop x M,
+ *               Scan x the sequence length), its bytes are its own inputs'
+ *               and outputs' plus its bodies';
+ *   _body_key   a hash of the body models, so a body is analysed again only
+ *               when what it sees changed.
+ * A body whose counts are not known numbers or expressions in the outer
+ * graph's symbols (a dim the outer graph gives as an expression such as
+ * 2*n, or not at all, becomes a symbol of the body's own), or that fails
+ * to analyse, leaves the node incomplete, with a warning saying why: never
+ * a silent zero. Warnings are given once, when the rounds are over.
  */
 #include "cost/cost.h"
 #include "graph/mutate.h"
@@ -29,35 +33,128 @@
 #include "shape/infer.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#define MAX_DEPTH  8
-#define MAX_BODIES 2
+#define MAX_DEPTH   8
+#define MAX_BODIES  2
+#define MAX_ROUNDS  4
+#define BODY_FIELDS 7 /* per body in _body_cost: known, FLOPs, MACs, int_ops, nodes, rd, wr */
 
 static _Thread_local int depth;
 
 typedef struct body_totals {
     bool known;
-    int64_t flops, macs, iops, nodes;
+    fl_sym flops, macs, iops, rd, wr;
+    int64_t nodes;
     const char *attr;
     char why[160];
+    /* The body's outputs, as the outer graph sees them (dims in symbols of
+     * the body's own: unknown). */
+    int n_out;
+    fl_tensor *outs;
 } body_totals;
 
-/* Imports, infers and costs one body model. Fails only on what must stop
- * the whole analysis (memory, limits, cancellation); a body that does not
- * analyse is `known` false with the reason in why. */
-static fl_status analyse(fl_ctx *c, const fl_options *opt, const uint8_t *buf, size_t len,
-                         body_totals *b) {
+/* The symbols of the outer graph: those of its inputs' dims. */
+typedef struct outer_syms {
+    const char **v;
+    size_t n, cap;
+    fl_arena *a;
+    bool oom, foreign;
+} outer_syms;
+
+static void add_sym(const char *name, void *arg) {
+    outer_syms *o = arg;
+    for (size_t i = 0; i < o->n; i++) {
+        if (strcmp(o->v[i], name) == 0) {
+            return;
+        }
+    }
+    if (o->n == o->cap) {
+        size_t cap = o->cap ? 2 * o->cap : 16;
+        const char **v = fl__arena_grow(o->a, o->v, o->n, cap, sizeof(*v));
+        if (!v) {
+            o->oom = true;
+            return;
+        }
+        o->v = v;
+        o->cap = cap;
+    }
+    o->v[o->n++] = name;
+}
+
+static void check_sym(const char *name, void *arg) {
+    outer_syms *o = arg;
+    for (size_t i = 0; i < o->n; i++) {
+        if (strcmp(o->v[i], name) == 0) {
+            return;
+        }
+    }
+    o->foreign = true;
+}
+
+/* s when it is a number or an expression in the outer graph's symbols,
+ * else unknown. */
+static fl_sym outer_only(outer_syms *o, fl_sym s) {
+    if (!fl_sym_is_symbolic(s)) {
+        return s;
+    }
+    o->foreign = false;
+    fl__sym_vars(s, check_sym, o);
+    return o->foreign ? fl_sym_unknown() : s;
+}
+
+/* The body graph's outputs (in order), their dims in the outer symbols. */
+static fl_status body_outputs(fl_ctx *c, fl_graph *sg, outer_syms *os, body_totals *b) {
+    b->n_out = (int)sg->onnx.n_outputs;
+    b->outs = fl__arena_calloc(c->a, sg->onnx.n_outputs + 1, sizeof(fl_tensor));
+    fl_onnx_values *vals = b->outs ? fl__onnx_values_new(sg, c->d) : NULL;
+    if (!vals) {
+        return fl__diag_oom(c->d);
+    }
+    fl_status st = FL_OK;
+    for (size_t i = 0; i < sg->onnx.n_outputs && st == FL_OK; i++) {
+        const fl_node *o;
+        int port;
+        fl_tensor *t = &b->outs[i];
+        t->shape.rank = -1;
+        if (!fl__onnx_values_find(vals, sg->onnx.outputs[i], &o, &port) || port >= o->n_outputs) {
+            continue;
+        }
+        const fl_tensor *src = &o->outputs[port];
+        t->dtype = src->dtype;
+        t->shape.rank = src->shape.rank;
+        if (src->shape.rank > 0) {
+            fl_sym *d = fl__arena_calloc(c->a, (size_t)src->shape.rank, sizeof(fl_sym));
+            if (!d) {
+                st = fl__diag_oom(c->d);
+                break;
+            }
+            for (int k = 0; k < src->shape.rank; k++) {
+                d[k] = outer_only(os, src->shape.dims[k]);
+            }
+            t->shape.dims = d;
+        }
+    }
+    fl__onnx_values_free(vals);
+    return st;
+}
+
+/* Imports, infers and costs one body model, with the outer symbol table.
+ * Fails only on what must stop the whole analysis (memory, limits,
+ * cancellation); a body that does not analyse is `known` false with the
+ * reason in why. */
+static fl_status analyse(fl_ctx *c, const fl_options *opt, outer_syms *os, const uint8_t *buf,
+                         size_t len, body_totals *b) {
     fl_graph *sg = fl__graph_new(c->a);
     if (!sg) {
         return fl__diag_oom(c->d);
     }
+    sg->syms = c->st;
     fl_diag d2;
     fl__diag_init(&d2, c->a);
     d2.stop = c->d->stop;
     d2.stop_arg = c->d->stop_arg;
-    fl_ctx c2 = {sg, sg->syms, c->a, &d2, c->max_value_elems};
+    fl_ctx c2 = {sg, c->st, c->a, &d2, c->max_value_elems};
     fl_import_opts io = {opt->max_nodes, opt->max_value_elements, NULL};
     fl_options o2 = *opt;
     o2.inputs = NULL;
@@ -88,18 +185,28 @@ static fl_status analyse(fl_ctx *c, const fl_options *opt, const uint8_t *buf, s
                  d2.msg ? d2.msg : fl_status_str(st));
         return FL_OK;
     }
+    if ((st = body_outputs(c, sg, os, b)) != FL_OK) {
+        return st;
+    }
     b->nodes = t.nodes_with_rule + t.nodes_without_rule - t.nodes_values;
-    if (t.nodes_incomplete || !fl_sym_is_known(t.flops) || !fl_sym_is_known(t.macs) ||
-        !fl_sym_is_known(t.int_ops)) {
+    fl_sym *f[] = {&t.flops, &t.macs, &t.int_ops, &t.bytes_read, &t.bytes_written};
+    bool known = !t.nodes_incomplete;
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
+        *f[i] = outer_only(os, *f[i]);
+        known = known && !fl_sym_is_unknown(*f[i]);
+    }
+    if (!known) {
         snprintf(b->why, sizeof b->why,
                  "%lld of its nodes have counts that depend on dims it does not know",
                  (long long)(t.nodes_incomplete ? t.nodes_incomplete : 1));
         return FL_OK;
     }
     b->known = true;
-    b->flops = t.flops.k;
-    b->macs = t.macs.k;
-    b->iops = t.int_ops.k;
+    b->flops = t.flops;
+    b->macs = t.macs;
+    b->iops = t.int_ops;
+    b->rd = t.bytes_read;
+    b->wr = t.bytes_written;
     return FL_OK;
 }
 
@@ -116,25 +223,31 @@ static bool known_int(const fl_node *n, int i, int64_t *out) {
     return fl_sym_is_known(v->ints[0]);
 }
 
-static void warn_counts(fl_ctx *c, const fl_node *n, const body_totals *b, size_t nb) {
+/* The warning about n's counts (*text empty: none). */
+static void count_warning(const fl_node *n, const body_totals *b, size_t nb, char *out,
+                          size_t size) {
     char text[512];
     size_t w = 0;
+    *out = '\0';
     for (size_t i = 0; i < nb && w < sizeof text; i++) {
+        char f[64], m[64], io[64];
+        fl__sym_format(b[i].flops, f, sizeof f);
+        fl__sym_format(b[i].macs, m, sizeof m);
+        fl__sym_format(b[i].iops, io, sizeof io);
         w += (size_t)snprintf(text + w, sizeof text - w,
-                              "%s%s %lld FLOPs, %lld MACs, %lld integer ops over %lld node(s)",
-                              i ? "; " : "", b[i].attr, (long long)b[i].flops, (long long)b[i].macs,
-                              (long long)b[i].iops, (long long)b[i].nodes);
+                              "%s%s %s FLOPs, %s MACs, %s integer ops over %lld node(s)",
+                              i ? "; " : "", b[i].attr, f, m, io, (long long)b[i].nodes);
     }
     if (n->kind == FL_OP_ONNX_IF) {
-        fl__node_warn(c->d, n, "the totals count both branches, though one runs: %s", text);
+        snprintf(out, size, "the totals count both branches, though one runs: %s", text);
         return;
     }
-    int64_t m;
-    if (n->kind == FL_OP_ONNX_LOOP && !(n->n_inputs > 0 && known_int(n, 0, &m))) {
-        fl__node_warn(c->d, n,
-                      "the trip count is unknown (input 0, M, is not a known constant): the "
-                      "body is counted once (%s)",
-                      text);
+    int64_t mv;
+    if (n->kind == FL_OP_ONNX_LOOP && !(n->n_inputs > 0 && known_int(n, 0, &mv))) {
+        snprintf(out, size,
+                 "the trip count is unknown (input 0, M, is not a known constant): the body is "
+                 "counted once (%s)",
+                 text);
         return;
     }
     if (n->kind == FL_OP_ONNX_SCAN) {
@@ -148,73 +261,222 @@ static void warn_counts(fl_ctx *c, const fl_node *n, const body_totals *b, size_
             axis += s->rank;
         }
         if (!s || s->rank <= 0 || axis < 0 || axis >= s->rank || fl_sym_is_unknown(s->dims[axis])) {
-            fl__node_warn(c->d, n, "the sequence length is unknown: the body is counted once (%s)",
-                          text);
+            snprintf(out, size, "the sequence length is unknown: the body is counted once (%s)",
+                     text);
         }
     }
 }
 
-/* Analyses n's bodies and keeps their totals in attr _body_cost. */
-static fl_status cost_bodies(fl_ctx *c, const fl_options *opt, fl_node *n) {
-    body_totals b[MAX_BODIES];
-    memset(b, 0, sizeof b);
-    size_t nb = 0;
-    fl_status st = FL_OK;
-    for (int which = 0; which < MAX_BODIES && st == FL_OK; which++) {
-        uint8_t *buf = NULL;
-        size_t len = 0;
+/* A tensor attr holding `n` symbolic integers (the hooks read them). */
+static fl_status set_syms(fl_ctx *c, fl_node *n, const char *name, const fl_sym *v, int64_t len) {
+    fl_value *val = fl__value_new(c->a, FL_DT_INT64, 1, &len);
+    if (!val) {
+        return fl__diag_oom(c->d);
+    }
+    memcpy((fl_sym *)val->ints, v, (size_t)len * sizeof(fl_sym));
+    fl_attr a = fl__attr_make_tensor(c->g, name, FL_DT_INT64, 1, &len, val);
+    if (!a.name || !a.v.tensor) {
+        return fl__diag_oom(c->d);
+    }
+    return fl__node_set_attr(c->g, n, &a);
+}
+
+/* Attrs _body_cost and _body_out from the analysed bodies. */
+static fl_status keep_results(fl_ctx *c, fl_node *n, const body_totals *b, size_t nb) {
+    fl_sym v[1 + BODY_FIELDS * MAX_BODIES];
+    v[0] = fl_sym_const((int64_t)nb);
+    int64_t len = 1;
+    for (size_t i = 0; i < nb; i++) {
+        fl_sym *e = &v[1 + BODY_FIELDS * i];
+        e[0] = fl_sym_const(b[i].known);
+        e[1] = b[i].known ? b[i].flops : fl_sym_const(0);
+        e[2] = b[i].known ? b[i].macs : fl_sym_const(0);
+        e[3] = b[i].known ? b[i].iops : fl_sym_const(0);
+        e[4] = fl_sym_const(b[i].nodes);
+        e[5] = b[i].known ? b[i].rd : fl_sym_const(0);
+        e[6] = b[i].known ? b[i].wr : fl_sym_const(0);
+    }
+    fl_status st = set_syms(c, n, "_body_cost", v, 1 + BODY_FIELDS * (int64_t)nb);
+    for (size_t i = 0; i < nb; i++) {
+        for (int k = 0; k < b[i].n_out; k++) {
+            len += 2 + (b[i].outs[k].shape.rank > 0 ? b[i].outs[k].shape.rank : 0);
+        }
+        len++;
+    }
+    fl_sym *o = st == FL_OK ? fl__arena_calloc(c->a, (size_t)len, sizeof(fl_sym)) : NULL;
+    if (st != FL_OK || !o) {
+        return st != FL_OK ? st : fl__diag_oom(c->d);
+    }
+    size_t at = 0;
+    o[at++] = fl_sym_const((int64_t)nb);
+    for (size_t i = 0; i < nb; i++) {
+        o[at++] = fl_sym_const(b[i].n_out);
+        for (int k = 0; k < b[i].n_out; k++) {
+            const fl_tensor *t = &b[i].outs[k];
+            o[at++] = fl_sym_const(t->dtype);
+            o[at++] = fl_sym_const(t->shape.rank);
+            for (int j = 0; j < t->shape.rank; j++) {
+                o[at++] = t->shape.dims[j];
+            }
+        }
+    }
+    return set_syms(c, n, "_body_out", o, len);
+}
+
+/* The warnings about n's bodies, kept until the rounds are over. */
+static fl_status keep_warnings(fl_ctx *c, fl_node *n, const body_totals *b, size_t nb) {
+    const char *w[MAX_BODIES + 1];
+    size_t nw = 0;
+    bool all = nb > 0;
+    char text[MAX_BODIES + 1][700];
+    for (size_t i = 0; i < nb; i++) {
+        if (!b[i].known) {
+            all = false;
+            snprintf(text[nw], sizeof text[nw], "its %s is not counted: %s", b[i].attr, b[i].why);
+            w[nw] = text[nw];
+            nw++;
+        }
+    }
+    if (all) {
+        count_warning(n, b, nb, text[nw], sizeof text[nw]);
+        if (text[nw][0]) {
+            w[nw] = text[nw];
+            nw++;
+        }
+    }
+    fl_attr a = fl__attr_make_strs(c->g, "_body_warn", nw, w);
+    if (!a.name || (nw && !a.v.list.s)) {
+        return fl__diag_oom(c->d);
+    }
+    return fl__node_set_attr(c->g, n, &a);
+}
+
+static uint64_t hash_bytes(uint64_t h, const uint8_t *p, size_t len) {
+    for (size_t i = 0; i < len; i++) {
+        h = (h ^ p[i]) * 1099511628211ull;
+    }
+    return h;
+}
+
+static bool same_types(const fl_tensor *a, const fl_tensor *b, int n) {
+    for (int k = 0; k < n; k++) {
+        if (a[k].dtype != b[k].dtype || a[k].shape.rank != b[k].shape.rank) {
+            return false;
+        }
+        for (int j = 0; j < a[k].shape.rank; j++) {
+            if (!fl__sym_eq(a[k].shape.dims[j], b[k].shape.dims[j]) &&
+                !(fl_sym_is_unknown(a[k].shape.dims[j]) && fl_sym_is_unknown(b[k].shape.dims[j]))) {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+/* The packed models of n's bodies (nb of them; a body that cannot be built
+ * has why set) and their key. */
+typedef struct body_models {
+    uint8_t *buf[MAX_BODIES];
+    size_t len[MAX_BODIES];
+    size_t nb;
+    uint64_t key;
+} body_models;
+
+static fl_status build_models(fl_ctx *c, const fl_onnx_values *vals, fl_node *n, body_totals *b,
+                              body_models *m) {
+    memset(m, 0, sizeof *m);
+    m->key = 1469598103934665603ull;
+    for (int which = 0; which < MAX_BODIES; which++) {
         fl_diag d2;
         fl__diag_init(&d2, c->a);
-        st = fl__onnx_body_model(c->g, n, which, &b[nb].attr, &buf, &len, &d2);
+        fl_status st = fl__onnx_body_model(c->g, vals, n, which, &b[m->nb].attr, &m->buf[m->nb],
+                                           &m->len[m->nb], &d2);
         if (st == FL_ENOTFOUND) {
-            st = FL_OK;
             break;
         }
         if (st == FL_ENOMEM) {
-            free(buf);
             return fl__diag_oom(c->d);
         }
         if (st != FL_OK) {
-            snprintf(b[nb].why, sizeof b[nb].why, "%s", d2.msg ? d2.msg : fl_status_str(st));
-            st = FL_OK;
-        } else {
-            st = analyse(c, opt, buf, len, &b[nb]);
+            snprintf(b[m->nb].why, sizeof b[m->nb].why, "%s", d2.msg ? d2.msg : fl_status_str(st));
         }
-        free(buf);
-        nb++;
+        uint8_t tag = (uint8_t)(st == FL_OK ? 1 + which : 0x80);
+        m->key = hash_bytes(hash_bytes(m->key, &tag, 1), m->buf[m->nb], m->len[m->nb]);
+        m->nb++;
     }
-    if (st != FL_OK) {
-        return st;
-    }
-    /* The attr marks the node as done even without bodies (nb 0), so a
-     * later inference (after the passes) does not look again. */
-    int64_t v[1 + 5 * MAX_BODIES];
-    v[0] = (int64_t)nb;
-    bool all = true;
-    for (size_t i = 0; i < nb; i++) {
-        int64_t *e = &v[1 + 5 * i];
-        e[0] = b[i].known;
-        e[1] = b[i].flops;
-        e[2] = b[i].macs;
-        e[3] = b[i].iops;
-        e[4] = b[i].nodes;
-        if (!b[i].known) {
-            all = false;
-            fl__node_warn(c->d, n, "its %s is not counted: %s", b[i].attr, b[i].why);
+    return FL_OK;
+}
+
+/* Analyses n's bodies when what they see changed since the last time (attr
+ * _body_key), keeps what they give on n (see the header) and infers n
+ * again from it; *changed when n's outputs changed. */
+static fl_status cost_bodies(fl_ctx *c, const fl_options *opt, const fl_onnx_values *vals,
+                             outer_syms *os, fl_node *n, bool *changed) {
+    body_totals b[MAX_BODIES];
+    memset(b, 0, sizeof b);
+    body_models m;
+    fl_status st = build_models(c, vals, n, b, &m);
+    const fl_attr *key = fl__node_attr(n, "_body_key");
+    bool seen = key && key->kind == FL_ATTR_I && (uint64_t)key->v.i == m.key &&
+                fl__node_attr(n, "_body_cost");
+    if (st == FL_OK && !seen) {
+        for (size_t i = 0; i < m.nb && st == FL_OK; i++) {
+            if (!b[i].why[0]) {
+                st = analyse(c, opt, os, m.buf[i], m.len[i], &b[i]);
+            }
+        }
+        fl_attr ka = fl__attr_make_int(c->g, "_body_key", (int64_t)m.key);
+        if (st == FL_OK) {
+            st = ka.name ? fl__node_set_attr(c->g, n, &ka) : fl__diag_oom(c->d);
+        }
+        if (st == FL_OK) {
+            st = keep_results(c, n, b, m.nb);
+        }
+        if (st == FL_OK) {
+            st = keep_warnings(c, n, b, m.nb);
+        }
+        fl_tensor *before =
+            st == FL_OK ? fl__arena_calloc(c->a, (size_t)n->n_outputs + 1, sizeof(fl_tensor))
+                        : NULL;
+        if (st == FL_OK && !before) {
+            st = fl__diag_oom(c->d);
+        }
+        if (st == FL_OK) {
+            memcpy(before, n->outputs, (size_t)n->n_outputs * sizeof(fl_tensor));
+            st = fl__infer_node_again(c, n);
+        }
+        if (st == FL_OK && !same_types(before, n->outputs, n->n_outputs)) {
+            *changed = true;
         }
     }
-    fl_attr a = fl__attr_make_ints(c->g, "_body_cost", 1 + 5 * nb, v);
-    if (!a.name) {
-        return fl__diag_oom(c->d);
-    }
-    st = fl__node_set_attr(c->g, n, &a);
-    if (st == FL_OK && all && nb > 0) {
-        warn_counts(c, n, b, nb);
+    for (size_t i = 0; i < m.nb; i++) {
+        fl__arena_scratch_free(c->g->arena, m.buf[i]);
     }
     return st;
 }
 
-fl_status fl__infer_onnx_bodies(fl_ctx *c, const fl_options *opt) {
+/* Gives the warnings kept on n once per analysis of its bodies. */
+static fl_status give_warnings(fl_ctx *c, fl_node *n) {
+    const fl_attr *w = fl__node_attr(n, "_body_warn"), *key = fl__node_attr(n, "_body_key");
+    const fl_attr *done = fl__node_attr(n, "_body_warned");
+    if (!w || !key || w->kind != FL_ATTR_LIST || key->kind != FL_ATTR_I ||
+        (done && done->kind == FL_ATTR_I && done->v.i == key->v.i)) {
+        return FL_OK;
+    }
+    for (size_t i = 0; i < w->n && w->list_kind == FL_ATTR_S; i++) {
+        fl__node_warn(c->d, n, "%s", w->v.list.s[i].p);
+    }
+    fl_attr a = fl__attr_make_int(c->g, "_body_warned", key->v.i);
+    return a.name ? fl__node_set_attr(c->g, n, &a) : fl__diag_oom(c->d);
+}
+
+static bool is_flow(const fl_graph *g, const fl_node *n) {
+    return n->kind == FL_OP_ONNX_IF || n->kind == FL_OP_ONNX_LOOP ||
+           (n->kind == FL_OP_ONNX_SCAN && g->producer >= 9);
+}
+
+fl_status fl__infer_onnx_bodies(fl_ctx *c, const fl_options *opt, int round, bool *again) {
+    *again = false;
     if (!c->g->onnx.is_onnx) {
         return FL_OK;
     }
@@ -225,14 +487,41 @@ fl_status fl__infer_onnx_bodies(fl_ctx *c, const fl_options *opt) {
     }
     depth++;
     fl_status st = FL_OK;
+    fl_onnx_values *vals = NULL;
+    outer_syms os = {NULL, 0, 0, c->a, false, false};
+    bool changed = false;
     for (size_t i = 0; i < c->g->n_nodes && st == FL_OK; i++) {
-        fl_node *n = c->g->nodes[i];
-        bool flow = n->kind == FL_OP_ONNX_IF || n->kind == FL_OP_ONNX_LOOP ||
-                    (n->kind == FL_OP_ONNX_SCAN && c->g->producer >= 9);
-        if (flow && !fl__node_attr(n, "_body_cost")) {
-            st = cost_bodies(c, opt, n);
+        fl_node *n = c->g->order ? c->g->order[i] : c->g->nodes[i];
+        if (!is_flow(c->g, n)) {
+            continue;
+        }
+        /* The outer graph's value names and symbols, once for all bodies. */
+        if (!vals) {
+            for (size_t j = 0; j < c->g->n_nodes; j++) {
+                const fl_node *p = c->g->nodes[j];
+                for (int k = 0; p->kind == FL_OP_PLACEHOLDER && k < p->n_outputs; k++) {
+                    for (int d = 0; d < p->outputs[k].shape.rank; d++) {
+                        fl__sym_vars(p->outputs[k].shape.dims[d], add_sym, &os);
+                    }
+                }
+            }
+            if (os.oom || !(vals = fl__onnx_values_new(c->g, c->d))) {
+                st = fl__diag_oom(c->d);
+                break;
+            }
+        }
+        st = cost_bodies(c, opt, vals, &os, n, &changed);
+    }
+    fl__onnx_values_free(vals);
+    depth--;
+    if (st == FL_OK && changed && round + 1 < MAX_ROUNDS) {
+        *again = true;
+        return FL_OK;
+    }
+    for (size_t i = 0; i < c->g->n_nodes && st == FL_OK; i++) {
+        if (is_flow(c->g, c->g->nodes[i])) {
+            st = give_warnings(c, c->g->nodes[i]);
         }
     }
-    depth--;
     return st;
 }

@@ -668,7 +668,7 @@ static fl_status discover_equations(fl_ctx *c, const bool *bound, const symbinds
     return FL_OK;
 }
 
-fl_status fl__infer_shapes(fl_ctx *c, const fl_options *opt, fl_infer_result *res) {
+static fl_status infer_all(fl_ctx *c, const fl_options *opt, fl_infer_result *res) {
     fl_graph *g = c->g;
     memset(res, 0, sizeof(*res));
     fl_status st = g->order ? FL_OK : fl__graph_toposort(g, c->d);
@@ -718,5 +718,23 @@ fl_status fl__infer_shapes(fl_ctx *c, const fl_options *opt, fl_infer_result *re
         }
     }
     summarise(c, res);
-    return fl__infer_onnx_bodies(c, opt);
+    return FL_OK;
+}
+
+fl_status fl__infer_shapes(fl_ctx *c, const fl_options *opt, fl_infer_result *res) {
+    /* ONNX control-flow bodies type their nodes' outputs: infer again while
+     * that changes them (src/shape/bodies.c bounds the rounds). */
+    for (int round = 0;; round++) {
+        bool again = false;
+        fl_status st = infer_all(c, opt, res);
+        if (st == FL_OK) {
+            st = fl__infer_onnx_bodies(c, opt, round, &again);
+        }
+        if (st != FL_OK || !again) {
+            return st;
+        }
+        for (size_t i = 0; i < c->g->n_nodes; i++) {
+            c->g->nodes[i]->flags &= ~(uint32_t)FL_NODE_INCOMPLETE;
+        }
+    }
 }

@@ -47,9 +47,11 @@ fl_status fl__infer_refresh(fl_ctx *c, const fl_options *opt, const fl_graph_sna
                             uint8_t **redone);
 
 /* Analyses and costs the bodies of the ONNX If/Loop/Scan nodes of c->g
- * (src/shape/bodies.c), keeping their totals on each node (attr _body_cost)
- * for its cost hook; fl__infer_shapes runs it last. */
-fl_status fl__infer_onnx_bodies(fl_ctx *c, const fl_options *opt);
+ * (src/shape/bodies.c), keeping their output types and totals on each node
+ * for its hooks; fl__infer_shapes runs it after each inference of the
+ * graph (`round` 0, 1, ...), and again while it sets *again (a node's
+ * outputs changed: the graph is to be inferred again). */
+fl_status fl__infer_onnx_bodies(fl_ctx *c, const fl_options *opt, int round, bool *again);
 
 /* The symbol name of dim `axis` of placeholder `name`: "name.axis". */
 char *fl__infer_symbol_name(fl_arena *a, const char *name, int axis);

@@ -1,9 +1,14 @@
 /*
- * control.c - ai.onnx control flow: If, Loop, Scan. Their bodies are not
- * analysed (issue: their ops' costs are not counted); the outputs are typed
- * from the bodies' declared output types, which the importer keeps as attrs
- * BODY (shapes, -1 for a dim without value), BODY.types (dtypes) and
- * BODY.cond_kept (src/import/onnx.c).
+ * control.c - ai.onnx control flow: If, Loop, Scan. The outputs are typed
+ * from the analysed bodies (attr _body_out, src/shape/bodies.c: dims in the
+ * outer graph's symbols, unknown where the body has only its own), each dim
+ * the analysis leaves unknown from the bodies' declared output types, which
+ * the importer keeps as attrs BODY (shapes, -1 for a dim without value),
+ * BODY.types (dtypes) and BODY.cond_kept (src/import/onnx.c). A
+ * loop-carried value takes an analysed dim only where it equals the
+ * initial value's (the body keeps it from one iteration to the next), and
+ * scan outputs take the analysed per-iteration types only when every
+ * loop-carried value keeps its type; else the declared dims.
  *
  * Shapes:
  *   If    the branch chosen by a known cond; else both branches' declared
@@ -32,10 +37,12 @@
  *   Scan  body x the sequence length (the first scan input's dim along its
  *         scan axis, symbolic when the dim is), x 1 with a warning when
  *         unknown (opset 8's batched Scan is not analysed: 0)
- * A body whose counts are not known numbers makes FLOPs, MACs and int_ops
- * unknown (the node is incomplete, with a warning saying why); without the
- * attr (the bodies were not analysed) they are 0. The bodies' bytes are not
- * added: the node's bytes are its own inputs and outputs.
+ * Counts in the outer graph's symbols stay symbolic. A body whose counts
+ * are not known (numbers or such formulas) makes FLOPs, MACs, int_ops and
+ * bytes unknown (the node is incomplete, with a warning saying why);
+ * without the attr (the bodies were not analysed) they are 0. Bytes: the
+ * node's own inputs and outputs (src/cost) plus the bodies' bytes read and
+ * written, times the same count as the FLOPs.
  */
 #include "ops/onnxops/util.h"
 
@@ -47,7 +54,63 @@ typedef struct body {
     const int *types;
     size_t n;
     bool cond_kept;
+    const fl_sym *out; /* the analysed outputs (attr _body_out), NULL: none */
+    size_t n_out;
 } body;
+
+/* The symbolic integers of tensor attr `name` (src/shape/bodies.c keeps the
+ * bodies' outputs and counts so); NULL when absent. */
+static const fl_sym *sym_attr(const fl_node *n, const char *name, size_t *len) {
+    const fl_attr *a = fl__node_attr(n, name);
+    if (!a || a->kind != FL_ATTR_TENSOR || !a->v.tensor || !a->v.tensor->value ||
+        !a->v.tensor->value->ints || a->v.tensor->value->n < 1) {
+        return NULL;
+    }
+    *len = (size_t)a->v.tensor->value->n;
+    return a->v.tensor->value->ints;
+}
+
+/* Finds body `which`'s analysed outputs in attr _body_out: [bodies, then per
+ * body: outputs, then per output: dtype, rank, dims...]. */
+static void analysed_outputs(const fl_node *n, int which, body *b) {
+    size_t len = 0, at = 1;
+    const fl_sym *v = sym_attr(n, "_body_out", &len);
+    b->out = NULL;
+    b->n_out = 0;
+    if (!v || which >= v[0].k) {
+        return;
+    }
+    for (int w = 0; at < len; w++) {
+        size_t count = (size_t)v[at].k, start = ++at;
+        for (size_t i = 0; i < count && at + 1 < len; i++) {
+            at += 2 + (size_t)(v[at + 1].k > 0 ? v[at + 1].k : 0);
+        }
+        if (at > len) {
+            return;
+        }
+        if (w == which) {
+            b->out = v + start;
+            b->n_out = count;
+            return;
+        }
+    }
+}
+
+/* Output i of the analysed body: its dtype, rank and dims; false when the
+ * body was not analysed or has no such output. */
+static bool analysed(const body *b, size_t i, int *dt, int *rank, const fl_sym **dims) {
+    if (!b->out || i >= b->n_out) {
+        return false;
+    }
+    const fl_sym *p = b->out;
+    for (size_t j = 0; j < i; j++) {
+        p += 2 + (p[1].k > 0 ? p[1].k : 0);
+    }
+    *dt = (int)p[0].k;
+    *rank = (int)p[1].k;
+    *dims = p + 2;
+    return true;
+}
 
 static fl_status get_body(fl_ctx *c, const fl_node *n, const char *name, body *b) {
     char tn[64], kn[64];
@@ -63,7 +126,43 @@ static fl_status get_body(fl_ctx *c, const fl_node *n, const char *name, body *b
     b->types = t->v.list.type;
     b->n = s->n;
     b->cond_kept = kept != 0;
+    analysed_outputs(n, strcmp(name, "else_branch") == 0 ? 1 : 0, b);
     return st;
+}
+
+/* Body output i's type: the analysed body's dims where they are not
+ * unknown, else the declared ones; rank -1 when neither gives one. With
+ * `init` (a loop-carried value's initial type), an analysed dim counts only
+ * where it equals init's (the value keeps it from one iteration to the
+ * next); where it differs, the declared dim, else unknown; where neither
+ * the analysis nor the declaration gives one, init's dim (as when the body
+ * is not analysed). */
+static int body_type(const body *b, size_t i, const fl_tensor *init, int *dt, fl_sym *d) {
+    const fl_shape_lit *s = i < b->n ? &b->shapes[i] : NULL;
+    int adt = FL_DT_INVALID, ar = -1;
+    const fl_sym *ad = NULL;
+    bool have = analysed(b, i, &adt, &ar, &ad) && ar <= 250;
+    if (have && init && init->shape.rank >= 0 && ar >= 0 && ar != init->shape.rank) {
+        have = false; /* the rank changes from one iteration to the next */
+    }
+    *dt = s && b->types[i] != FL_DT_INVALID ? b->types[i] : adt;
+    int r = have && ar >= 0 ? ar : s ? s->rank : -1;
+    if (r > 250) {
+        return -1;
+    }
+    bool decl = s && s->rank == r, fill = init && init->shape.rank == r;
+    for (int k = 0; k < r; k++) {
+        fl_sym dk = decl && s->dims[k] >= 0 ? fl_sym_const(s->dims[k]) : fl_sym_unknown();
+        fl_sym a = have && ar == r ? ad[k] : fl_sym_unknown();
+        if (!fl_sym_is_unknown(a) && (!fill || fl__sym_eq(a, init->shape.dims[k]))) {
+            d[k] = a;
+        } else if (!fl_sym_is_unknown(dk) || !fill || !fl_sym_is_unknown(a)) {
+            d[k] = dk;
+        } else {
+            d[k] = init->shape.dims[k];
+        }
+    }
+    return r;
 }
 
 /* Output port := body output i's declared type, with unknown dims taken
@@ -74,20 +173,17 @@ static fl_status set_declared(fl_ctx *c, fl_node *n, int port, const body *b, si
         return fl__node_fail(c->d, FL_EINVAL, n, "the body has %zu outputs, output %d needs more",
                              b->n, port);
     }
-    const fl_shape_lit *s = &b->shapes[i];
-    int dt = b->types[i] != FL_DT_INVALID ? b->types[i] : (init ? (int)init->dtype : 0);
-    if (s->rank < 0) {
+    fl_sym d[256];
+    int dt;
+    int r = body_type(b, i, init, &dt, d);
+    if (dt == FL_DT_INVALID && init) {
+        dt = init->dtype;
+    }
+    if (r < 0) {
         return init ? fl__op_set_output(c, n, port, dt, init->shape.rank, init->shape.dims)
                     : fl__op_set_output(c, n, port, dt, -1, NULL);
     }
-    fl_sym d[256];
-    bool fill = init && init->shape.rank == s->rank;
-    for (int k = 0; k < s->rank && k < 256; k++) {
-        d[k] = s->dims[k] >= 0 ? fl_sym_const(s->dims[k])
-               : fill          ? init->shape.dims[k]
-                               : fl_sym_unknown();
-    }
-    return fl__op_set_output(c, n, port, dt, s->rank, d);
+    return fl__op_set_output(c, n, port, dt, r, d);
 }
 
 static bool known_bool(const fl_node *n, int i, bool *v) {
@@ -119,18 +215,19 @@ static fl_status infer_if(fl_ctx *c, fl_node *n) {
         if ((size_t)k >= t.n || (size_t)k >= e.n) {
             return fl__node_fail(c->d, FL_EINVAL, n, "a branch has fewer than %d outputs", k + 1);
         }
-        const fl_shape_lit *a = &t.shapes[k], *b = &e.shapes[k];
-        int dt = t.types[k] != FL_DT_INVALID ? t.types[k] : e.types[k];
-        if (a->rank < 0 || a->rank != b->rank) {
+        fl_sym a[256], b[256];
+        int dta, dtb;
+        int ra = body_type(&t, (size_t)k, NULL, &dta, a),
+            rb = body_type(&e, (size_t)k, NULL, &dtb, b);
+        int dt = dta != FL_DT_INVALID ? dta : dtb;
+        if (ra < 0 || ra != rb) {
             st = fl__op_set_output(c, n, k, dt, -1, NULL);
             continue;
         }
-        fl_sym d[256];
-        for (int i = 0; i < a->rank && i < 256; i++) {
-            d[i] = a->dims[i] >= 0 && a->dims[i] == b->dims[i] ? fl_sym_const(a->dims[i])
-                                                               : fl_sym_unknown();
+        for (int i = 0; i < ra; i++) {
+            a[i] = fl__sym_eq(a[i], b[i]) ? a[i] : fl_sym_unknown();
         }
-        st = fl__op_set_output(c, n, k, dt, a->rank, d);
+        st = fl__op_set_output(c, n, k, dt, ra, a);
     }
     return st;
 }
@@ -142,14 +239,16 @@ static fl_status set_scanned(fl_ctx *c, fl_node *n, int port, const body *b, siz
         return fl__node_fail(c->d, FL_EINVAL, n, "the body has %zu outputs, output %d needs more",
                              b->n, port);
     }
-    const fl_shape_lit *s = &b->shapes[i];
-    if (s->rank < 0 || s->rank > 250) {
-        return fl__op_set_output(c, n, port, b->types[i], -1, NULL);
+    fl_sym e[256];
+    int dt;
+    int rank = body_type(b, i, NULL, &dt, e);
+    if (rank < 0 || rank > 250) {
+        return fl__op_set_output(c, n, port, dt, -1, NULL);
     }
     bool batch = !fl_sym_is_unknown(lead) || axis < 0;
-    int r = s->rank + 1 + (batch ? 1 : 0), off = batch ? 1 : 0;
+    int r = rank + 1 + (batch ? 1 : 0), off = batch ? 1 : 0;
     int64_t ax = axis < 0 ? 0 : axis;
-    if (ax > s->rank) {
+    if (ax > rank) {
         return fl__node_fail(c->d, FL_EINVAL, n, "attr 'scan_output_axes' %lld is out of range",
                              (long long)ax);
     }
@@ -157,15 +256,38 @@ static fl_status set_scanned(fl_ctx *c, fl_node *n, int port, const body *b, siz
     if (batch) {
         d[0] = lead;
     }
-    for (int k = 0, j = 0; k < s->rank + 1; k++) {
+    for (int k = 0, j = 0; k < rank + 1; k++) {
         if (k == ax) {
             d[off + k] = len;
             continue;
         }
-        d[off + k] = s->dims[j] >= 0 ? fl_sym_const(s->dims[j]) : fl_sym_unknown();
-        j++;
+        d[off + k] = e[j++];
     }
-    return fl__op_set_output(c, n, port, b->types[i], r, d);
+    return fl__op_set_output(c, n, port, dt, r, d);
+}
+
+/* Whether the analysed body keeps the types of the `count` loop-carried
+ * values (node inputs from first_in, body outputs from first_out): then
+ * every iteration is the analysed one, and its scan outputs' types hold
+ * for all; otherwise they come from the declarations only. */
+static bool invariant(const fl_node *n, const body *b, int first_in, size_t first_out, int count) {
+    for (int j = 0; j < count; j++) {
+        int dt, r;
+        const fl_sym *d;
+        const fl_shape *s = &fl_node_in(n, first_in + j)->shape;
+        if (!analysed(b, first_out + (size_t)j, &dt, &r, &d)) {
+            continue;
+        }
+        if (r != s->rank) {
+            return false;
+        }
+        for (int k = 0; k < r; k++) {
+            if (!fl__sym_eq(d[k], s->dims[k])) {
+                return false;
+            }
+        }
+    }
+    return true;
 }
 
 static fl_status infer_loop(fl_ctx *c, fl_node *n) {
@@ -188,6 +310,9 @@ static fl_status infer_loop(fl_ctx *c, fl_node *n) {
     bool runs_m = fl__ox_absent(n, 1) || (known_bool(n, 1, &cond) && cond && b.cond_kept);
     if (m && m->n == 1 && m->ints && fl_sym_is_known(m->ints[0]) && runs_m) {
         trips = fl_sym_const(m->ints[0].k);
+    }
+    if (!invariant(n, &b, 2, 1, carried)) {
+        b.out = NULL;
     }
     for (int k = carried; k < n->n_outputs && st == FL_OK; k++) {
         st = set_scanned(c, n, k, &b, (size_t)(1 + k), fl_sym_unknown(), trips, 0);
@@ -229,6 +354,9 @@ static fl_status infer_scan(fl_ctx *c, fl_node *n) {
     for (int k = 0; k < states && st == FL_OK; k++) {
         st = v8 ? set_scanned(c, n, k, &b, (size_t)k, fl_sym_unknown(), lead, 0)
                 : set_declared(c, n, k, &b, (size_t)k, fl_node_in(n, first + k));
+    }
+    if (v8 || !invariant(n, &b, first, 0, states)) {
+        b.out = NULL;
     }
     for (int k = states; k < n->n_outputs && st == FL_OK; k++) {
         size_t j = (size_t)(k - states);
@@ -272,26 +400,34 @@ static fl_sym trips(const fl_node *n) {
     return s->dims[axis];
 }
 
+/* Attr _body_cost (src/shape/bodies.c): [bodies, then per body: known,
+ * FLOPs, MACs, int_ops, nodes, bytes read, bytes written]. */
+#define BODY_FIELDS 7
+
 static fl_status cost_flow(fl_ctx *c, const fl_node *n, fl_cost *out) {
     fl_arith k = {c, n, FL_OK};
-    fl_sym f = fl_sym_const(0), m = f, io = f;
-    const fl_attr *a = fl__node_attr(n, "_body_cost");
-    if (a && a->kind == FL_ATTR_LIST && a->list_kind == FL_ATTR_I && a->n >= 1 &&
-        a->n == (size_t)(1 + 5 * a->v.list.i[0])) {
-        for (int64_t b = 0; b < a->v.list.i[0]; b++) {
-            const int64_t *e = &a->v.list.i[1 + 5 * b];
-            if (!e[0]) {
-                f = m = io = fl_sym_unknown();
+    fl_sym f = fl_sym_const(0), m = f, io = f, rd = f, wr = f;
+    size_t len = 0;
+    const fl_sym *v = sym_attr(n, "_body_cost", &len);
+    if (v && len == (size_t)(1 + BODY_FIELDS * v[0].k)) {
+        for (int64_t b = 0; b < v[0].k; b++) {
+            const fl_sym *e = &v[1 + BODY_FIELDS * b];
+            if (!e[0].k) {
+                f = m = io = rd = wr = fl_sym_unknown();
                 break;
             }
-            f = fl__ar_add(&k, f, fl_sym_const(e[1]));
-            m = fl__ar_add(&k, m, fl_sym_const(e[2]));
-            io = fl__ar_add(&k, io, fl_sym_const(e[3]));
+            f = fl__ar_add(&k, f, e[1]);
+            m = fl__ar_add(&k, m, e[2]);
+            io = fl__ar_add(&k, io, e[3]);
+            rd = fl__ar_add(&k, rd, e[5]);
+            wr = fl__ar_add(&k, wr, e[6]);
         }
         fl_sym t = trips(n);
         f = fl__ar_mul(&k, f, t);
         m = fl__ar_mul(&k, m, t);
         io = fl__ar_mul(&k, io, t);
+        out->bytes_read = fl__ar_mul(&k, rd, t);
+        out->bytes_written = fl__ar_mul(&k, wr, t);
     }
     return fl__ar_put_int_cost(&k, out, f, m, io);
 }
