@@ -43,7 +43,7 @@ static bool in_list(const char *op, const char *const *list) {
 }
 
 fl_op_class fl__roofline_op_class(const fl_node *n) {
-    const char *op = n->op;
+    const char *op = fl__roofline_op_name(n);
     if (strstr(op, "Depthwise")) {
         return FL_CLASS_DEPTHWISE;
     }

@@ -25,6 +25,11 @@
 #include "foldline/roofline.h"
 #include "ops/ops.h"
 
+/* The op type the classes and the kernel traffic rules go by: n->op, except
+ * that a TensorFlow Lite builtin takes the name of the TensorFlow or ONNX op
+ * that computes the same (CONV_2D -> Conv2D, LOGISTIC -> Sigmoid, TRANSPOSE ->
+ * Transpose, ...); a builtin without one keeps its own name (traffic.c). */
+const char *fl__roofline_op_name(const fl_node *n);
 /* The class an op's efficiency factor is looked up under. */
 fl_op_class fl__roofline_op_class(const fl_node *n);
 

@@ -19,9 +19,13 @@
  *   and the exponentials of Softmax are evaluated by polynomial or rational
  *   approximations of many vector operations per element: their compute term
  *   counts FL_TRANSCENDENTAL_OPS operations per element.
+ *
+ * TensorFlow Lite builtins go by the name of the TensorFlow or ONNX op that
+ * computes the same (fl__roofline_op_name), for these rules and the classes.
  */
 #include "cost/roofline.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* Vector operations per element of a transcendental function (the range
@@ -30,6 +34,77 @@
 #define FL_TRANSCENDENTAL_OPS 16.0
 /* Bytes per cache line. */
 #define FL_LINE_BYTES 64.0
+
+/* TensorFlow Lite builtin operators under the names of the TensorFlow or ONNX
+ * ops that compute the same thing, so that the op classes and the kernel
+ * traffic rules treat a TFLite graph as they treat its TensorFlow or ONNX
+ * form (schema_generated BuiltinOperator names; StableHLO ops by the HLO op
+ * they carry). Sorted by TFLite name. */
+static const char *const tflite_names[][2] = {
+    {"ARG_MAX", "ArgMax"},
+    {"ARG_MIN", "ArgMin"},
+    {"AVERAGE_POOL_2D", "AvgPool"},
+    {"BATCH_MATMUL", "BatchMatMulV2"},
+    {"CONV_2D", "Conv2D"},
+    {"CONV_3D", "Conv3D"},
+    {"CONV_3D_TRANSPOSE", "Conv3DBackpropInputV2"},
+    {"COS", "Cos"},
+    {"DEPTHWISE_CONV_2D", "DepthwiseConv2dNative"},
+    {"ELU", "Elu"},
+    {"EXP", "Exp"},
+    {"FULLY_CONNECTED", "MatMul"},
+    {"GATHER", "GatherV2"},
+    {"GATHER_ND", "GatherND"},
+    {"GELU", "Gelu"},
+    {"L2_NORMALIZATION", "LpNormalization"},
+    {"L2_POOL_2D", "LpPool"},
+    {"LOCAL_RESPONSE_NORMALIZATION", "LRN"},
+    {"LOG", "Log"},
+    {"LOGISTIC", "Sigmoid"},
+    {"LOG_SOFTMAX", "LogSoftmax"},
+    {"MAX_POOL_2D", "MaxPool"},
+    {"MEAN", "Mean"},
+    {"POW", "Pow"},
+    {"REDUCE_ALL", "All"},
+    {"REDUCE_ANY", "Any"},
+    {"REDUCE_MAX", "Max"},
+    {"REDUCE_MIN", "Min"},
+    {"REDUCE_PROD", "Prod"},
+    {"SIN", "Sin"},
+    {"SLICE", "Slice"},
+    {"SOFTMAX", "Softmax"},
+    {"STABLEHLO_CONVOLUTION", "Conv"},
+    {"STABLEHLO_COSINE", "Cos"},
+    {"STABLEHLO_DOT_GENERAL", "Einsum"},
+    {"STABLEHLO_DYNAMIC_SLICE", "Slice"},
+    {"STABLEHLO_EXPONENTIAL", "Exp"},
+    {"STABLEHLO_LOG", "Log"},
+    {"STABLEHLO_LOGISTIC", "Sigmoid"},
+    {"STABLEHLO_POWER", "Pow"},
+    {"STABLEHLO_REDUCE", "Reduce"},
+    {"STABLEHLO_SLICE", "Slice"},
+    {"STABLEHLO_TANH", "Tanh"},
+    {"STABLEHLO_TRANSPOSE", "Transpose"},
+    {"STRIDED_SLICE", "StridedSlice"},
+    {"SUM", "Sum"},
+    {"TANH", "Tanh"},
+    {"TRANSPOSE", "Transpose"},
+    {"TRANSPOSE_CONV", "Conv2DBackpropInput"},
+};
+
+static int cmp_tflite_name(const void *key, const void *row) {
+    return strcmp((const char *)key, *(const char *const *)row);
+}
+
+const char *fl__roofline_op_name(const fl_node *n) {
+    if (!n->desc || strncmp(n->desc->name, "tflite::", 8) != 0) {
+        return n->op;
+    }
+    const char *const(*row)[2] =
+        bsearch(n->desc->name + 8, tflite_names, sizeof tflite_names / sizeof tflite_names[0],
+                sizeof tflite_names[0], cmp_tflite_name);
+    return row ? (*row)[1] : n->op;
+}
 
 static const fl_tensor *in_tensor(const fl_node *n, int i) {
     if (i >= n->n_inputs || !n->inputs[i].node) {
@@ -150,7 +225,7 @@ void fl__roofline_traffic(const fl_node *n, fl_op_class cls, fl_traffic *t) {
     t->bytes = (double)k->bytes_read.k + (double)k->bytes_written.k;
     t->line_bytes = 0;
     const fl_tensor *y = n->n_outputs > 0 ? &n->outputs[0] : NULL;
-    const char *op = n->op;
+    const char *op = fl__roofline_op_name(n);
     if ((cls == FL_CLASS_ELEMENTWISE && transcendental(op)) || cls == FL_CLASS_SOFTMAX) {
         double e = elements(y);
         t->work += e > 0 ? FL_TRANSCENDENTAL_OPS * e : 0;

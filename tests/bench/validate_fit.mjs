@@ -1,7 +1,14 @@
 // validate_fit.mjs - the cross-validation half of tests/bench/validate_roofline.sh
 // (--cv): how well `foldline fit` predicts ONNX Runtime on models it never saw.
 //
-//   node validate_fit.mjs --plan PLAN.json
+//   node validate_fit.mjs --plan PLAN.json [--foldline BIN] [--work DIR]
+//        [--nodes OUT.jsonl]
+//
+// --foldline BIN: use BIN instead of the plan's foldline, and --work DIR: write
+// the fitted profiles to DIR instead of the plan's work directory (to compare
+// two builds on the same traces and the same truth). --nodes OUT.jsonl: one
+// line per traced node of every left-out model (model, name, op, class,
+// bucket, bound, predicted and traced kernel seconds), to look at the worst.
 //
 // PLAN.json: {"foldline", "base": "calibrated profile file", "work": "dir",
 //   "threads": 1, "models": [{"name", "model": "runnable .onnx",
@@ -25,11 +32,15 @@
 // kernel time in M's trace, per op class. Prints MAPE, the share within
 // +-10 %, Spearman and Kendall, and the median time of `fit` on all traces.
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 
 const args = process.argv.slice(2);
 const plan = JSON.parse(readFileSync(args[args.indexOf('--plan') + 1], 'utf8'));
+const opt = (name) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
+if (opt('--foldline')) plan.foldline = opt('--foldline');
+if (opt('--work')) plan.work = opt('--work');
+const nodesOut = opt('--nodes'), nodeRows = [];
 
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b), n = s.length;
@@ -122,6 +133,11 @@ for (const m of plan.models) {
     if (!nodeErr.has(n.class)) { nodeErr.set(n.class, []); nodeTime.set(n.class, 0); }
     nodeErr.get(n.class).push(Math.abs(p - t) / t);
     nodeTime.set(n.class, nodeTime.get(n.class) + t);
+    if (nodesOut) {
+      nodeRows.push(JSON.stringify({ model: m.name, name: n.name, op: n.op, class: n.class,
+        bucket: n.bucket, bound: n.bound, level: n.level, flops: n.flops, bytes: n.bytes,
+        pred_s: p, traced_s: t }));
+    }
   }
   console.error(`  ${pad(m.name, 26)} measured ${f2(truth(m))} ms, before ${f2(before.time_s * 1e3)}, after ${f2(after.time_s * 1e3)}`);
 }
@@ -152,6 +168,7 @@ for (const [c, t] of classes) {
   console.log(`  ${pad(c, 14)} ${lpad(nodeErr.get(c).length, 6)} ops  ${lpad(f2(t * 1e3), 10)} ms traced  ` +
     `median |error| ${lpad(f2(100 * median(nodeErr.get(c))), 7)}%`);
 }
+if (nodesOut) writeFileSync(nodesOut, nodeRows.join('\n') + '\n');
 const times = [];
 for (let i = 0; i < 5; i++) times.push(fit(`${plan.work}/fit-all.yaml`, plan.models));
 console.log(`\nfoldline fit on all ${plan.models.length} traces: median ${f2(median(times))} ms wall (5 runs, analyses included)`);

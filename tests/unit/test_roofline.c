@@ -3,17 +3,22 @@
  * public API: exact per-op figures on a hand-made profile, worked out in the
  * comments; unit and dtype routing; cache levels; fused vs unfused bytes;
  * symbols that must be bound; ONNX op classes (Gemm, depthwise Conv,
- * BatchNormalization, variadic Sum).
+ * BatchNormalization, variadic Sum); TensorFlow Lite builtins classed and
+ * costed as their TensorFlow/ONNX forms.
  */
 #include "cost/roofline.h"
 #include "onnxbuild.h"
 #include "testgraph.h"
 #include "testutil.h"
+#include "tflbuild.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The TFLite tables leave trailing fields (no data, no options) implicit. */
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 
 /* Vector fp32 1 GFLOP/s, vector fp16 2 GFLOP/s, matrix fp32 4 GFLOP/s;
  * L2 100,000 B at 10 GB/s, DRAM at 1 GB/s; 1 us overhead; conv at half of
@@ -628,13 +633,129 @@ static void test_kernel_traffic_tf(void **state) {
     fl_report_free(r);
 }
 
+/* TensorFlow Lite builtins get the class and the kernel traffic of the
+ * TensorFlow/ONNX op that computes the same. x [1,8,8,16] f32 (NHWC):
+ * - TRANSPOSE perm [0,3,1,2] (NHWC -> NCHW) moves the innermost axis: 1024
+ *   runs of one element, 1024 x 64 B lines + 4096 B at L2 (10 GB/s);
+ * - LOGISTIC: 16 vector operations per element on top of its FLOPs;
+ * - SLICE [1,4,8,16] of x: 2 x 2048 B + begin and size (2 x 16 B);
+ * - MAX_POOL_2D, CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED: pooling, conv,
+ *   depthwise (vector unit), matmul.
+ * The ONNX graph of the same Transpose, Sigmoid and Slice gets the same time
+ * terms. */
+static void test_tflite_names(void **state) {
+    (void)state;
+    static const int32_t perm[] = {0, 3, 1, 2}, beg[] = {0, 0, 0, 0}, size[] = {1, 4, 8, 16};
+    static float cw[16 * 9 * 16], dw[9 * 16], bias[16], fw[8 * 16];
+    const tb_tensor t[] = {
+        {"x", TB_FLOAT32, 4, {1, 8, 8, 16}},
+        {"perm", TB_INT32, 1, {4}, perm, sizeof perm},
+        {"tr", TB_FLOAT32, 4, {1, 16, 8, 8}},
+        {"lg", TB_FLOAT32, 4, {1, 8, 8, 16}},
+        {"beg", TB_INT32, 1, {4}, beg, sizeof beg},
+        {"size", TB_INT32, 1, {4}, size, sizeof size},
+        {"sl", TB_FLOAT32, 4, {1, 4, 8, 16}},
+        {"mp", TB_FLOAT32, 4, {1, 4, 4, 16}},
+        {"cw", TB_FLOAT32, 4, {16, 3, 3, 16}, cw, sizeof cw},
+        {"bias", TB_FLOAT32, 1, {16}, bias, sizeof bias},
+        {"cv", TB_FLOAT32, 4, {1, 8, 8, 16}},
+        {"dw", TB_FLOAT32, 4, {1, 3, 3, 16}, dw, sizeof dw},
+        {"dc", TB_FLOAT32, 4, {1, 8, 8, 16}},
+        {"y", TB_FLOAT32, 2, {4, 16}},
+        {"fw", TB_FLOAT32, 2, {8, 16}, fw, sizeof fw},
+        {"fc", TB_FLOAT32, 2, {4, 8}},
+    };
+    /* builtin codes TRANSPOSE 39, LOGISTIC 14, SLICE 65, MAX_POOL_2D 17,
+     * CONV_2D 3, DEPTHWISE_CONV_2D 4, FULLY_CONNECTED 9 */
+    const int codes[] = {39, 14, 65, 17, 3, 4, 9};
+    const tb_op ops[] = {
+        {0, 2, {0, 1}, 1, {2}},
+        {1, 1, {0}, 1, {3}},
+        {2, 3, {0, 4, 5}, 1, {6}},
+        /* Pool2DOptions (5): VALID, stride 2x2, filter 2x2, no activation */
+        {3, 1, {0}, 1, {7}, 5, 6, {{1}, {2}, {2}, {2}, {2}, {0}}},
+        /* Conv2DOptions (1): SAME, stride 1x1, no activation, dilation 1x1 */
+        {4, 3, {0, 8, 9}, 1, {10}, 1, 6, {{0}, {1}, {1}, {0}, {1}, {1}}},
+        /* DepthwiseConv2DOptions (2): SAME, stride 1x1, multiplier 1, no
+         * activation, dilation 1x1 */
+        {5, 3, {0, 11, 9}, 1, {12}, 2, 7, {{0}, {1}, {1}, {1}, {0}, {1}, {1}}},
+        /* FullyConnectedOptions (8): no activation; no bias */
+        {6, 3, {13, 14, -1}, 1, {15}, 8, 1, {{0}}},
+    };
+    tb w;
+    tb_subgraph sg = {"main",
+                      (int)(sizeof t / sizeof t[0]),
+                      t,
+                      2,
+                      {0, 13},
+                      7,
+                      {2, 3, 6, 7, 10, 12, 15},
+                      (int)(sizeof ops / sizeof ops[0]),
+                      ops};
+    tb_model(&w, (int)(sizeof codes / sizeof codes[0]), codes, 1, &sg);
+    fl_options o;
+    fl_options_init(&o);
+    o.per_node = true;
+    const fl_profile *ps[1] = {P};
+    o.profiles = ps;
+    o.n_profiles = 1;
+    fl_report *r = NULL;
+    fl_status st = fl_analyze(w.b, w.len, &o, &r);
+    free(w.b);
+    if (st != FL_OK) {
+        fail_msg("TFLite analysis failed: %s", r && r->error ? r->error : "?");
+    }
+    const fl_roofline_node *tr = rnode(r, "tr"), *lg = rnode(r, "lg"), *sl = rnode(r, "sl");
+    assert_string_equal(tr->op_class, "data_movement");
+    assert_string_equal(tr->level, "L2");
+    assert_near(tr->memory_peak_s, (1024 * 64 + 4096) / 1e10);
+    assert_string_equal(lg->op_class, "elementwise");
+    assert_true(lg->flops > 0);
+    assert_near(lg->compute_peak_s, (lg->flops + 16 * 1024) / 1e9);
+    assert_near(sl->bytes, 2 * 2048 + 32);
+    assert_string_equal(rnode(r, "mp")->op_class, "pooling");
+    assert_string_equal(rnode(r, "cv")->op_class, "conv");
+    assert_string_equal(rnode(r, "dc")->op_class, "depthwise");
+    assert_string_equal(rnode(r, "dc")->unit, "vector");
+    assert_string_equal(rnode(r, "fc")->op_class, "matmul");
+
+    ob_model *m = ob_new(13);
+    ob_input(m, "x", OB_FLOAT, 4, (int64_t[]){1, 8, 8, 16}, NULL);
+    ob_init_i64(m, "s0", 1, (int64_t[]){1}, (int64_t[]){0});
+    ob_init_i64(m, "s4", 1, (int64_t[]){1}, (int64_t[]){4});
+    ob_init_i64(m, "ax", 1, (int64_t[]){1}, (int64_t[]){1});
+    ob_attr_ints(m, ob_node(m, "Transpose", "otr", "x", "a"), "perm", 4, (int64_t[]){0, 3, 1, 2});
+    ob_node(m, "Sigmoid", "olg", "x", "b");
+    ob_node(m, "Slice", "osl", "x,s0,s4,ax", "c");
+    ob_output(m, "a");
+    ob_output(m, "b");
+    ob_output(m, "c");
+    size_t len;
+    uint8_t *buf = ob_pack(m, &len);
+    ob_free(m);
+    fl_report *ro = NULL;
+    st = fl_analyze(buf, len, &o, &ro);
+    free(buf);
+    if (st != FL_OK) {
+        fail_msg("ONNX analysis failed: %s", ro && ro->error ? ro->error : "?");
+    }
+    assert_near(rnode(ro, "otr")->memory_peak_s, tr->memory_peak_s);
+    const fl_roofline_node *olg = rnode(ro, "olg");
+    assert_string_equal(olg->op_class, "elementwise");
+    assert_near(olg->compute_peak_s, (olg->flops + 16 * 1024) / 1e9);
+    /* ONNX's Slice has three 8-byte index inputs */
+    assert_near(rnode(ro, "osl")->bytes, 2 * 2048 + 24);
+    fl_report_free(ro);
+    fl_report_free(r);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_exact_conv_chain),  cmocka_unit_test(test_levels_and_dtypes),
         cmocka_unit_test(test_fused_vs_unfused),  cmocka_unit_test(test_symbols),
         cmocka_unit_test(test_shipped_profiles),  cmocka_unit_test(test_onnx_op_classes),
         cmocka_unit_test(test_efficiency_table),  cmocka_unit_test(test_kernel_traffic),
-        cmocka_unit_test(test_kernel_traffic_tf),
+        cmocka_unit_test(test_kernel_traffic_tf), cmocka_unit_test(test_tflite_names),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
