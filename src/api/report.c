@@ -145,7 +145,7 @@ static double sort_value(fl_ctx *c, fl_sym s) {
 /* The entry of `op` in acc[0..*n), added when new. */
 static op_acc *acc_find(op_acc *acc, size_t *n, const char *op) {
     for (size_t k = 0; k < *n; k++) {
-        if (strcmp(acc[k].op, op) == 0) {
+        if (acc[k].op == op || strcmp(acc[k].op, op) == 0) {
             return &acc[k];
         }
     }

@@ -31,18 +31,32 @@ void fl__node_warn(fl_diag *d, const fl_node *n, const char *fmt, ...) {
 /* Nodes and the name index                                                  */
 /* ------------------------------------------------------------------------- */
 
+/* FNV's low bits cluster for names that differ only in their last
+ * characters ("n1000", "n1001"); mix before masking. */
+static uint64_t hash_mix(uint64_t h) {
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    return h;
+}
+
 static uint64_t hash_str(const char *s) {
     uint64_t h = 1469598103934665603ull; /* FNV-1a */
     for (; *s; s++) {
         h ^= (unsigned char)*s;
         h *= 1099511628211ull;
     }
-    /* FNV's low bits cluster for names that differ only in their last
-     * characters ("n1000", "n1001"); mix before masking. */
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdull;
-    h ^= h >> 33;
-    return h;
+    return hash_mix(h);
+}
+
+/* hash_str of the first len bytes of s. */
+static uint64_t hash_mem(const char *s, size_t len) {
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < len; i++) {
+        h ^= (unsigned char)s[i];
+        h *= 1099511628211ull;
+    }
+    return hash_mix(h);
 }
 
 fl_graph *fl__graph_new(fl_arena *a) {
@@ -80,10 +94,12 @@ static size_t slot_find(const fl_graph *g, const char *name, uint64_t h) {
     return j;
 }
 
-static bool index_insert(fl_graph *g, fl_node *n, uint64_t h) {
-    if ((g->n_nodes + 1) * 2 > g->index_size) {
+/* Makes the index large enough for n_nodes + extra nodes (load factor 1/2):
+ * one new table, the old entries moved by their stored hashes. */
+static bool index_reserve(fl_graph *g, size_t extra) {
+    if ((g->n_nodes + extra) * 2 > g->index_size) {
         size_t ns = g->index_size ? g->index_size * 2 : 64;
-        while ((g->n_nodes + 1) * 2 > ns) {
+        while ((g->n_nodes + extra) * 2 > ns) {
             ns *= 2;
         }
         name_slot *ni = fl__arena_calloc(g->arena, ns, sizeof(*ni));
@@ -99,12 +115,46 @@ static bool index_insert(fl_graph *g, fl_node *n, uint64_t h) {
         g->index = ni;
         g->index_size = ns;
     }
-    slot_put(g->index, g->index_size - 1, n, h);
     return true;
 }
 
+static bool nodes_reserve(fl_graph *g, size_t extra) {
+    if (g->n_nodes + extra > g->cap_nodes) {
+        size_t nc = g->cap_nodes ? g->cap_nodes * 2 : 64;
+        while (g->n_nodes + extra > nc) {
+            nc *= 2;
+        }
+        fl_node **nn = fl__arena_grow(g->arena, g->nodes, g->n_nodes, nc, sizeof(*nn));
+        if (!nn) {
+            return false;
+        }
+        g->nodes = nn;
+        g->cap_nodes = nc;
+    }
+    return true;
+}
+
+fl_status fl__graph_reserve(fl_graph *g, size_t extra, fl_diag *d) {
+    if (!nodes_reserve(g, extra) || !index_reserve(g, extra)) {
+        return fl__diag_oom(d);
+    }
+    return FL_OK;
+}
+
+void fl__graph_prefetch_name(const fl_graph *g, const char *name, size_t len) {
+#if defined(__GNUC__)
+    if (g->index_size) {
+        __builtin_prefetch(&g->index[hash_mem(name, len) & (g->index_size - 1)]);
+    }
+#else
+    (void)g;
+    (void)name;
+    (void)len;
+#endif
+}
+
 fl_status fl__graph_reindex(fl_graph *g, fl_diag *d) {
-    /* One table of the final size (index_insert's load factor), reused when
+    /* One table of the final size (index_reserve's load factor), reused when
      * the size has not changed: a compaction after every pass must not leave
      * a trail of doubling tables in the arena. Reusing the memory in place
      * is safe for snapshots, which write the whole table back on restore. */
@@ -248,37 +298,45 @@ const fl_function *fl__graph_find_function(const fl_graph *g, const char *name) 
     return NULL;
 }
 
-fl_node *fl__graph_add_node(fl_graph *g, const char *name, const char *op, fl_diag *d) {
+/* Adds a node; copy: name and op are copied into the arena, otherwise they
+ * are kept as given. One probe of the index serves the duplicate test and
+ * the insertion. */
+static fl_node *add_node(fl_graph *g, const char *name, const char *op, bool copy, fl_diag *d) {
     uint64_t h = hash_str(name);
-    if (g->index_size && g->index[slot_find(g, name, h)].node) {
-        fl__diag_fail(d, FL_EINVAL, "duplicate node name '%s' (field: node.name)", name);
+    if (!nodes_reserve(g, 1) || !index_reserve(g, 1)) {
+        fl__diag_oom(d);
         return NULL;
     }
-    if (g->n_nodes == g->cap_nodes) {
-        size_t nc = g->cap_nodes ? g->cap_nodes * 2 : 64;
-        fl_node **nn = fl__arena_grow(g->arena, g->nodes, g->n_nodes, nc, sizeof(*nn));
-        if (!nn) {
-            fl__diag_oom(d);
-            return NULL;
-        }
-        g->nodes = nn;
-        g->cap_nodes = nc;
+    size_t j = slot_find(g, name, h);
+    if (g->index[j].node) {
+        fl__diag_fail(d, FL_EINVAL, "duplicate node name '%s' (field: node.name)", name);
+        return NULL;
     }
     fl_node *n = fl__arena_zalloc(g->arena, sizeof(*n));
     if (!n) {
         fl__diag_oom(d);
         return NULL;
     }
-    n->name = fl__arena_strdup(g->arena, name);
-    n->op = fl__arena_strdup(g->arena, op);
+    n->name = copy ? fl__arena_strdup(g->arena, name) : name;
+    n->op = copy ? fl__arena_strdup(g->arena, op) : op;
     n->device = "";
-    if (!n->name || !n->op || !index_insert(g, n, h)) {
+    if (!n->name || !n->op) {
         fl__diag_oom(d);
         return NULL;
     }
+    g->index[j].node = n;
+    g->index[j].hash = h;
     n->id = (uint32_t)g->n_nodes;
     g->nodes[g->n_nodes++] = n;
     return n;
+}
+
+fl_node *fl__graph_add_node(fl_graph *g, const char *name, const char *op, fl_diag *d) {
+    return add_node(g, name, op, true, d);
+}
+
+fl_node *fl__graph_add_node_view(fl_graph *g, const char *name, const char *op, fl_diag *d) {
+    return add_node(g, name, op, false, d);
 }
 
 fl_status fl__node_alloc_outputs(fl_graph *g, fl_node *n, int n_outputs) {

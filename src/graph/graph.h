@@ -312,6 +312,20 @@ fl_graph *fl__graph_new(fl_arena *a);
  * op (fl__op_bind in ops/ops.h, or fl__op_add_node which does both). */
 fl_node *fl__graph_add_node(fl_graph *g, const char *name, const char *op, fl_diag *d);
 
+/* fl__graph_add_node without the copies: `name` and `op` must stay valid and
+ * unchanged as long as the graph (an importer's decoded message in g's
+ * arena). */
+fl_node *fl__graph_add_node_view(fl_graph *g, const char *name, const char *op, fl_diag *d);
+
+/* Room for `extra` more nodes in the node array and the name index, so that
+ * adding them grows neither (an importer that knows its node count: no
+ * trail of doubled tables in the arena). FL_ENOMEM on OOM. */
+fl_status fl__graph_reserve(fl_graph *g, size_t extra, fl_diag *d);
+
+/* A hint that the name (its first len bytes) is looked up soon: brings its
+ * slot of the name index towards the cache. No effect on results. */
+void fl__graph_prefetch_name(const fl_graph *g, const char *name, size_t len);
+
 /* Rebuilds the name index from g->nodes (after nodes were dropped or
  * renamed). Fails with FL_EINTERNAL if two nodes share a name. */
 fl_status fl__graph_reindex(fl_graph *g, fl_diag *d);

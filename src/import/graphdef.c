@@ -32,11 +32,12 @@ typedef struct conv {
     fl_diag *d;
     const fl_import_opts *o;
     const fl_node *node; /* node being converted, for messages */
-    const char *field;   /* "attr 'value'" etc., for messages */
+    const char *key;     /* the attr's name, for messages */
 } conv;
 
 static fl_status fail(conv *cv, const char *fmt, const char *detail) {
-    return fl__node_fail(cv->d, FL_EINVAL, cv->node, "%s: %s", cv->field, detail ? detail : fmt);
+    return fl__node_fail(cv->d, FL_EINVAL, cv->node, "attr '%.200s': %s", cv->key,
+                         detail ? detail : fmt);
 }
 
 static fl_status shape_lit(conv *cv, const Tensorflow__TensorShapeProto *p, bool allow_unknown,
@@ -66,7 +67,7 @@ static fl_status shape_lit(conv *cv, const Tensorflow__TensorShapeProto *p, bool
         if (s < -1 || (s == -1 && !allow_unknown)) {
             char buf[96];
             snprintf(buf, sizeof buf, "shape dim %zu has invalid size %lld", i, (long long)s);
-            return fl__node_fail(cv->d, FL_EINVAL, cv->node, "%s: %s", cv->field, buf);
+            return fl__node_fail(cv->d, FL_EINVAL, cv->node, "attr '%.200s': %s", cv->key, buf);
         }
         dims[i] = s;
     }
@@ -246,7 +247,7 @@ static fl_status tensor(conv *cv, const Tensorflow__TensorProto *p, int64_t stri
     if (!fl__dtype_valid(dt_raw) || dt_raw > FL_DT_REF_OFFSET) {
         char buf[64];
         snprintf(buf, sizeof buf, "tensor has invalid dtype %d", dt_raw);
-        return fl__node_fail(cv->d, FL_EINVAL, cv->node, "%s: %s", cv->field, buf);
+        return fl__node_fail(cv->d, FL_EINVAL, cv->node, "attr '%.200s': %s", cv->key, buf);
     }
     fl_dtype dt = (fl_dtype)dt_raw;
     c->dtype = dt;
@@ -297,13 +298,13 @@ static fl_status tensor(conv *cv, const Tensorflow__TensorProto *p, int64_t stri
                      "needs %llu",
                      p->tensor_content.len, (long long)n, fl__dtype_name(dt), es,
                      (unsigned long long)((uint64_t)n * es));
-            return fl__node_fail(cv->d, FL_EINVAL, cv->node, "%s: %s", cv->field, buf);
+            return fl__node_fail(cv->d, FL_EINVAL, cv->node, "attr '%.200s': %s", cv->key, buf);
         }
     } else if (n_typed > (size_t)n) {
         char buf[128];
         snprintf(buf, sizeof buf, "%zu typed values but the shape holds %lld elements", n_typed,
                  (long long)n);
-        return fl__node_fail(cv->d, FL_EINVAL, cv->node, "%s: %s", cv->field, buf);
+        return fl__node_fail(cv->d, FL_EINVAL, cv->node, "attr '%.200s': %s", cv->key, buf);
     } else if ((dt == FL_DT_COMPLEX64 && p->n_scomplex_val % 2) ||
                (dt == FL_DT_COMPLEX128 && p->n_dcomplex_val % 2)) {
         return fail(cv, "", "complex values must come in (real, imag) pairs");
@@ -664,9 +665,15 @@ static fl_status add_node(fl_graph *g, const Tensorflow__NodeDef *nd, size_t i,
     if (!nd->op || !nd->op[0]) {
         return fl__diag_fail(d, FL_EINVAL, "node '%s' has an empty op (field: op)", nd->name);
     }
-    fl_node *n = fl__op_add_node(g, nd->name, nd->op, d);
+    /* The decoded message lives in g's arena as long as the graph: the node
+     * keeps its name and op strings instead of copies. */
+    fl_node *n = fl__graph_add_node_view(g, nd->name, nd->op, d);
     if (!n) {
         return d->status;
+    }
+    fl__op_bind(n);
+    if (n->kind != FL_OP_UNKNOWN) {
+        n->op = fl__op_name(n->kind); /* the registry's equal string: one per op type */
     }
     n->src = nd;
     n->device = nd->device ? nd->device : "";
@@ -689,20 +696,40 @@ static fl_status add_node(fl_graph *g, const Tensorflow__NodeDef *nd, size_t i,
     for (size_t k = 0; k < nd->n_attr; k++) {
         const Tensorflow__NodeDef__AttrEntry *e = nd->attr[k];
         const char *key = e->key ? e->key : "";
+        /* Attr names are interned: every op's shape and cost rules look
+         * attrs up by name, and a few shared strings stay in cache where a
+         * copy per node in the decoded message would not. Equal names are
+         * the same pointer. */
+        const char *iname = fl__graph_intern(g, key);
+        if (!iname) {
+            return fl__diag_oom(d);
+        }
         for (size_t j = 0; j < k; j++) {
-            if (strcmp(n->attrs[j].name, key) == 0) {
+            if (n->attrs[j].name == iname) {
                 return fl__node_fail(d, FL_EINVAL, n, "attr '%s' appears twice (field: attr)", key);
             }
         }
-        char field[300];
-        snprintf(field, sizeof field, "attr '%.200s'", key);
-        conv cv = {g, d, o, n, field};
-        st = attr(&cv, key, e->value, strcmp(key, "value") == 0 ? stripped : -1, &n->attrs[k]);
+        conv cv = {g, d, o, n, key};
+        st = attr(&cv, iname, e->value, strcmp(key, "value") == 0 ? stripped : -1, &n->attrs[k]);
         if (st != FL_OK) {
             return st;
         }
     }
     return FL_OK;
+}
+
+/* How many nodes ahead the import sweeps fetch index slots. */
+#define PREFETCH_AHEAD 16
+
+/* The index slots of nd's input names, towards the cache (a hint only). */
+static void prefetch_inputs(const fl_graph *g, const Tensorflow__NodeDef *nd) {
+    for (size_t k = 0; k < nd->n_input; k++) {
+        size_t off, len;
+        long port;
+        if (parse_input(nd->input[k], &off, &len, &port)) {
+            fl__graph_prefetch_name(g, nd->input[k] + off, len);
+        }
+    }
 }
 
 /* Sweep 2 for one node: its inputs, split and resolved; max_port (by node
@@ -836,10 +863,20 @@ fl_status fl__import_graphdef_msg(fl_graph *g, const Tensorflow__GraphDef *gd,
     if (st != FL_OK) {
         return st;
     }
-    /* Sweep 1: nodes and attrs. */
+    /* Sweep 1: nodes and attrs. The node array and name index are sized
+     * once; each name's index slot is fetched a few nodes ahead, so that the
+     * cache misses of a large graph's lookups overlap. */
+    st = fl__graph_reserve(g, gd->n_node, d);
+    if (st != FL_OK) {
+        return st;
+    }
     for (size_t i = 0; i < gd->n_node; i++) {
         if (fl_diag_poll(d) != FL_OK) {
             return d->status;
+        }
+        if (i + PREFETCH_AHEAD < gd->n_node && gd->node[i + PREFETCH_AHEAD]->name) {
+            const char *ahead = gd->node[i + PREFETCH_AHEAD]->name;
+            fl__graph_prefetch_name(g, ahead, strlen(ahead));
         }
         st = add_node(g, gd->node[i], i, o, d);
         if (st != FL_OK) {
@@ -852,6 +889,9 @@ fl_status fl__import_graphdef_msg(fl_graph *g, const Tensorflow__GraphDef *gd,
         return fl__diag_oom(d);
     }
     for (size_t i = 0; i < gd->n_node && st == FL_OK; i++) {
+        if (i + PREFETCH_AHEAD < gd->n_node) {
+            prefetch_inputs(g, gd->node[i + PREFETCH_AHEAD]);
+        }
         st = node_inputs(g, gd->node[i], g->nodes[i], max_port, d);
     }
     /* Sweep 3: output counts, then port and arity checks. */

@@ -5,6 +5,7 @@
  *   bench_scaling [runs]              tiny_cnn, then chains of 10k, 100k, 1M
  *   bench_scaling [runs] N|tiny...    chains of N nodes only (e.g. 10000000),
  *                                     or tiny_cnn
+ *   bench_scaling [runs] none:N       the chain of N nodes without passes only
  *   bench_scaling --write-chain N F   writes the chain of N nodes to F (.pb)
  *
  * The chain is chain.h's Conv2D/BiasAdd/Relu chain. Each chain size is
@@ -93,9 +94,11 @@ static int chain_child(long n, const char *passes, int runs) {
     return 0;
 }
 
-static void chain(long n, int runs) {
+/* The chain of n nodes without passes, then (with_passes) with the default
+ * passes. */
+static void chain(long n, int runs, bool with_passes) {
     const char *modes[2] = {NULL, "default"};
-    for (int m = 0; m < 2; m++) {
+    for (int m = 0; m < (with_passes ? 2 : 1); m++) {
         fflush(stdout);
         pid_t pid = fork();
         if (pid == 0) {
@@ -165,15 +168,17 @@ int main(int argc, char **argv) {
         for (int i = 2; i < argc; i++) {
             if (strcmp(argv[i], "tiny") == 0) {
                 tiny(runs);
+            } else if (strncmp(argv[i], "none:", 5) == 0) {
+                chain(atol(argv[i] + 5), runs, false);
             } else {
-                chain(atol(argv[i]), runs);
+                chain(atol(argv[i]), runs, true);
             }
         }
         return 0;
     }
     tiny(runs);
-    chain(10000, runs);
-    chain(100000, runs);
-    chain(1000000, runs);
+    chain(10000, runs, true);
+    chain(100000, runs, true);
+    chain(1000000, runs, true);
     return 0;
 }
