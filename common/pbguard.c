@@ -13,10 +13,17 @@
 
 enum { WALK_OK = 0, WALK_STOP = 1, WALK_REJECT = -1 };
 
+/* The fields from the top message down to the one being walked; the path
+ * text is made only for a refusal. */
+typedef struct frame {
+    const char *name;
+    long index; /* element of a repeated field, or -1 */
+} frame;
+
 typedef struct guard {
     const char *top; /* the top message's full name */
-    char path[512];
-    size_t plen;
+    frame frames[FL_PB_MAX_DEPTH + 2];
+    unsigned n;
     char *err;
     size_t errlen;
 } guard;
@@ -34,24 +41,21 @@ static bool read_varint(const uint8_t **p, const uint8_t *end, uint64_t *v) {
     return false;
 }
 
-/* Appends ".name" (or "name" first) and "[index]" when index >= 0; a path
- * that does not fit ends in "...". */
-static void push(guard *g, const char *name, long index) {
-    size_t room = sizeof g->path - g->plen;
-    int n = index >= 0
-                ? snprintf(g->path + g->plen, room, "%s%s[%ld]", g->plen ? "." : "", name, index)
-                : snprintf(g->path + g->plen, room, "%s%s", g->plen ? "." : "", name);
-    if (n < 0 || (size_t)n >= room) {
-        memcpy(g->path + sizeof g->path - 4, "...", 4);
-        g->plen = sizeof g->path - 1;
-    } else {
-        g->plen += (size_t)n;
+/* "a.b[3].c" into out (ending in "..." when it does not fit). */
+static void path_text(const guard *g, char *out, size_t cap) {
+    size_t at = 0;
+    out[0] = '\0';
+    for (unsigned i = 0; i < g->n; i++) {
+        const frame *f = &g->frames[i];
+        int k = f->index >= 0
+                    ? snprintf(out + at, cap - at, "%s%s[%ld]", i ? "." : "", f->name, f->index)
+                    : snprintf(out + at, cap - at, "%s%s", i ? "." : "", f->name);
+        if (k < 0 || (size_t)k >= cap - at) {
+            memcpy(out + cap - 4, "...", 4);
+            return;
+        }
+        at += (size_t)k;
     }
-}
-
-static void pop(guard *g, size_t mark) {
-    g->plen = mark;
-    g->path[mark] = '\0';
 }
 
 /* Reads one field's key and skips its value unless it is length-delimited
@@ -84,13 +88,40 @@ static bool next_field(const uint8_t **p, const uint8_t *end, uint64_t *num, boo
     }
 }
 
+/* True when messages of type d hold no message field: nothing in them to
+ * count or to nest. */
+static bool is_leaf(const ProtobufCMessageDescriptor *d) {
+    for (unsigned i = 0; i < d->n_fields; i++) {
+        if (d->fields[i].type == PROTOBUF_C_TYPE_MESSAGE) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static int reject(guard *g, bool depth) {
+    char path[512];
+    path_text(g, path, sizeof path);
+    if (depth) {
+        snprintf(g->err, g->errlen,
+                 "%s: messages nested deeper than %d levels (at field %s); at most %d are accepted",
+                 g->top, FL_PB_MAX_DEPTH, path, FL_PB_MAX_DEPTH);
+    } else {
+        snprintf(g->err, g->errlen,
+                 "%s: the singular message field %s occurs more than %d times in one message; at "
+                 "most %d are accepted (each occurrence is merged into the earlier ones)",
+                 g->top, path, FL_PB_MAX_OCCURRENCES, FL_PB_MAX_OCCURRENCES);
+    }
+    return WALK_REJECT;
+}
+
 static int walk(guard *g, const ProtobufCMessageDescriptor *d, const uint8_t *p, const uint8_t *end,
                 unsigned depth) {
     if (depth > FL_PB_MAX_DEPTH) {
-        snprintf(g->err, g->errlen,
-                 "%s: messages nested deeper than %d levels (at field %s); at most %d are accepted",
-                 g->top, FL_PB_MAX_DEPTH, g->path, FL_PB_MAX_DEPTH);
-        return WALK_REJECT;
+        return reject(g, true);
+    }
+    if (depth < FL_PB_MAX_DEPTH && is_leaf(d)) {
+        return WALK_OK;
     }
     uint32_t small[64];
     uint32_t *count = d->n_fields <= 64 ? small : calloc(d->n_fields, sizeof *count);
@@ -115,20 +146,14 @@ static int walk(guard *g, const ProtobufCMessageDescriptor *d, const uint8_t *p,
         if (f && f->type == PROTOBUF_C_TYPE_MESSAGE) {
             uint32_t n = ++count[f - d->fields];
             bool repeated = f->label == PROTOBUF_C_LABEL_REPEATED;
-            size_t mark = g->plen;
-            push(g, f->name, repeated ? (long)n - 1 : -1);
+            g->frames[g->n++] = (frame){f->name, repeated ? (long)n - 1 : -1};
             if (!repeated && n > FL_PB_MAX_OCCURRENCES) {
-                snprintf(g->err, g->errlen,
-                         "%s: the singular message field %s occurs more than %d times in one "
-                         "message; at most %d are accepted (each occurrence is merged into the "
-                         "earlier ones)",
-                         g->top, g->path, FL_PB_MAX_OCCURRENCES, FL_PB_MAX_OCCURRENCES);
-                rc = WALK_REJECT;
+                rc = reject(g, false);
                 break;
             }
             rc = walk(g, f->descriptor, p, p + len, depth + 1);
             if (rc != WALK_REJECT) {
-                pop(g, mark);
+                g->n--;
             }
         }
         p += len;
@@ -141,7 +166,7 @@ static int walk(guard *g, const ProtobufCMessageDescriptor *d, const uint8_t *p,
 
 int fl_pb_guard(const ProtobufCMessageDescriptor *desc, const uint8_t *buf, size_t len, char *err,
                 size_t errlen) {
-    guard g = {desc->name, {0}, 0, err, errlen};
+    guard g = {desc->name, {{0}}, 0, err, errlen};
     if (errlen) {
         err[0] = '\0';
     }
