@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "print.h"
+#include "roofcli.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -76,6 +77,25 @@ void fl_llm_view(FILE *f, const fl_report *r) {
         fprintf(f, "  decode without a KV cache recomputes the context: %.1f FLOPs per new token\n",
                 v->decode.flops_per_token);
     }
+    fl_llm_roofline_text(f, v);
+}
+
+void fl_llm_roofline_text(FILE *f, const fl_report_llm *v) {
+    if (!v || !v->n_roofline) {
+        return;
+    }
+    fprintf(f, "  %-20s %26s %26s\n", "time per token", "prefill", "decode");
+    for (size_t i = 0; i < v->n_roofline; i++) {
+        const fl_llm_roofline *e = &v->roofline[i];
+        char t1[32], t2[32], c1[64], c2[64];
+        snprintf(c1, sizeof c1, "%s (%s)",
+                 fl_roof_cli_fmt_time(e->prefill.time_per_token_s, t1, sizeof t1),
+                 e->prefill.bound);
+        snprintf(c2, sizeof c2, "%s (%s)",
+                 fl_roof_cli_fmt_time(e->decode.time_per_token_s, t2, sizeof t2), e->decode.bound);
+        fprintf(f, "  %-20s %26s %26s%s\n", e->profile, c1, c2,
+                e->calibrated ? "" : "  (peaks only: a lower bound)");
+    }
 }
 
 static void json_phase(FILE *f, const fl_llm_phase *p) {
@@ -127,8 +147,24 @@ void fl_llm_json(FILE *f, const fl_report *r) {
     json_phase(f, &v->prefill);
     fputs(",\n          \"decode\": ", f);
     json_phase(f, &v->decode);
-    fprintf(f, ",\n          \"kv_bytes_per_token\": %.17g, \"kv_bytes_at_context\": %.17g}",
+    fprintf(f, ",\n          \"kv_bytes_per_token\": %.17g, \"kv_bytes_at_context\": %.17g",
             v->kv_bytes_per_token, v->kv_bytes_at_context);
+    fputs(",\n          \"roofline\": [", f);
+    for (size_t i = 0; i < v->n_roofline; i++) {
+        const fl_llm_roofline *e = &v->roofline[i];
+        fputs(i ? ",\n            {\"profile\": " : "\n            {\"profile\": ", f);
+        fl_print_json_str(f, e->profile);
+        fprintf(f, ", \"calibrated\": %s", e->calibrated ? "true" : "false");
+        const fl_llm_time *t[2] = {&e->prefill, &e->decode};
+        for (int k = 0; k < 2; k++) {
+            fprintf(f,
+                    ", \"%s\": {\"time_s\": %.17g, \"time_per_token_s\": %.17g, \"bound\": "
+                    "\"%s\"}",
+                    k ? "decode" : "prefill", t[k]->time_s, t[k]->time_per_token_s, t[k]->bound);
+        }
+        fputc('}', f);
+    }
+    fputs("]}", f);
 }
 
 void fl_llm_cli_apply(const fl_llm_cli *lc, fl_options *o) {

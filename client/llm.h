@@ -31,6 +31,10 @@ void fl_llm_cli_apply(const fl_llm_cli *lc, fl_options *o);
 /* Prints the view of r (r->llm) after its text report; nothing without. */
 void fl_llm_view(FILE *f, const fl_report *r);
 
+/* Prints the view's time per token per profile (a table; nothing without
+ * profiles). */
+void fl_llm_roofline_text(FILE *f, const fl_report_llm *v);
+
 /* Prints r->llm as a JSON value (null without a view). */
 void fl_llm_json(FILE *f, const fl_report *r);
 

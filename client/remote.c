@@ -174,6 +174,7 @@ static bool build_options(const fl_options *o, req_parts *p) {
                            : FOLDLINE__V1__REMAPPER_MODE__REMAPPER_MODE_STANDARD;
     m->max_folded_bytes = o->max_folded_bytes;
     m->cudnn_persistent_batchnorm = o->cudnn_persistent_batchnorm;
+    m->cli_option_names = o->option_names == FL_OPTION_NAMES_CLI; /* our flags, as locally */
     if (o->llm) {
         foldline__v1__llm_options__init(&p->llm);
         p->llm.enabled = true;

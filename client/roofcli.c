@@ -293,6 +293,10 @@ static const char *fmt_time(double s, char *buf, size_t size) {
     return buf;
 }
 
+const char *fl_roof_cli_fmt_time(double s, char *buf, size_t size) {
+    return fmt_time(s, buf, size);
+}
+
 static const char *fmt_rate(double v, const char *unit, char *buf, size_t size) {
     static const char *pre[] = {"", "K", "M", "G", "T", "P"};
     int i = 0;

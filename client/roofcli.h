@@ -100,6 +100,9 @@ int fl_outfile_commit(fl_outfile *o, char *err, size_t errlen);
 void fl_outfile_abort(fl_outfile *o);
 
 /* The roofline tables of the text summary (nothing when no profile). */
+/* A time as the roofline tables print it ("12.3 us"), into buf. */
+const char *fl_roof_cli_fmt_time(double s, char *buf, size_t size);
+
 void fl_print_roofline_text(FILE *f, const fl_report *r, size_t top);
 
 /* The JSON `roofline` array (the value only). */

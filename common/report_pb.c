@@ -408,6 +408,21 @@ static const row llm_phase_rows[] = {
 };
 MAP(llm_phase_map, foldline__v1__llm_phase__descriptor, fl_llm_phase, llm_phase_rows);
 
+static const row llm_time_rows[] = {
+    R("time_s", K_DOUBLE, fl_llm_time, time_s),
+    R("time_per_token_s", K_DOUBLE, fl_llm_time, time_per_token_s),
+    RE("bound", fl_llm_time, bound, foldline__v1__bound__descriptor, "BOUND_"),
+};
+MAP(llm_time_map, foldline__v1__llm_time__descriptor, fl_llm_time, llm_time_rows);
+
+static const row llm_roofline_rows[] = {
+    R("profile", K_STR, fl_llm_roofline, profile),
+    RM("prefill", fl_llm_roofline, prefill, llm_time_map),
+    RM("decode", fl_llm_roofline, decode, llm_time_map),
+    R("calibrated", K_BOOL, fl_llm_roofline, calibrated),
+};
+MAP(llm_roofline_map, foldline__v1__llm_roofline__descriptor, fl_llm_roofline, llm_roofline_rows);
+
 static const row llm_rows[] = {
     R("prompt", K_I64, fl_report_llm, prompt),
     R("context", K_I64, fl_report_llm, context),
@@ -421,6 +436,7 @@ static const row llm_rows[] = {
     RM("decode", fl_report_llm, decode, llm_phase_map),
     R("kv_bytes_per_token", K_DOUBLE, fl_report_llm, kv_bytes_per_token),
     R("kv_bytes_at_context", K_DOUBLE, fl_report_llm, kv_bytes_at_context),
+    RA("roofline", fl_report_llm, roofline, n_roofline, llm_roofline_map, NULL),
 };
 MAP(llm_map, foldline__v1__llm_view__descriptor, fl_report_llm, llm_rows);
 
@@ -461,7 +477,8 @@ static const msg_map *const all_maps[] = {
     &options_map,       &input_binding_map, &symbol_binding_map,
     &value_binding_map, &profile_used_map,  &roofline_map,
     &roof_graph_map,    &roof_node_map,     &pass_map,
-    &ledger_map,        &other_ledger_map,
+    &ledger_map,        &other_ledger_map,  &llm_map,
+    &llm_phase_map,     &llm_roofline_map,  &llm_time_map,
 };
 
 /* ------------------------------------------------------------------------- */

@@ -377,7 +377,7 @@ static void queue_analysis(fl_call *c) {
         s->stats.rejected_queue_full++;
         fl_call_fail(c, GRPC_STATUS_RESOURCE_EXHAUSTED,
                      "the server's queue is full (%d analyses queued or running, "
-                     "--max-queued); retry later",
+                     "foldlined's --max-queued); retry later",
                      s->cfg.max_queued);
         finish_call(c);
         return;
@@ -423,7 +423,7 @@ static void on_recv(fl_call *c, int success) {
     if (c->stream_bytes > c->srv->cfg.max_graph_bytes) {
         fl_call_fail(c, GRPC_STATUS_RESOURCE_EXHAUSTED,
                      "the streamed graph exceeds the server's limit of %" PRId64
-                     " bytes (--max-graph-bytes)",
+                     " bytes (foldlined's --max-graph-bytes)",
                      c->srv->cfg.max_graph_bytes);
         finish_call(c);
         return;

@@ -444,6 +444,8 @@ static bool options_from_request(fl_call *c, const Foldline__V1__AnalyzeOptions 
     o->max_nodes = cfg->max_nodes;
     o->max_memory_bytes = cfg->max_memory_bytes;
     o->passes = "default"; /* what `foldline analyze` runs unless told otherwise */
+    /* A gRPC client has no flags: messages name the request's fields. */
+    o->option_names = ro && ro->cli_option_names ? FL_OPTION_NAMES_CLI : FL_OPTION_NAMES_REQUEST;
     if (!ro) {
         return true;
     }

@@ -112,6 +112,13 @@ typedef enum fl_device {
     FL_DEVICE_GPU
 } fl_device;
 
+/* How the engine's messages name the options they suggest (fl_options.
+ * option_names). */
+typedef enum fl_option_names {
+    FL_OPTION_NAMES_CLI = 0, /* the foldline CLI's flags: "--bind SYM=N" (the default) */
+    FL_OPTION_NAMES_REQUEST  /* the fields of the gRPC request: "options.symbols" */
+} fl_option_names;
+
 /* The remapper's rule set. */
 typedef enum fl_remapper_mode {
     FL_REMAPPER_STANDARD = 0, /* TensorFlow's standard rules (the default) */
@@ -195,6 +202,11 @@ typedef struct fl_options {
     bool llm;
     int64_t llm_prompt;  /* prefill tokens per sequence; 0: 128 */
     int64_t llm_context; /* decode context (past + the new token); 0: 1024; else >= 2 */
+
+    /* How errors and warnings name an option to set (bind a symbol, raise
+     * a limit): as the CLI's flags (the default) or, for a server whose
+     * clients have no flags, as the AnalyzeRequest's fields. */
+    fl_option_names option_names;
 } fl_options;
 
 /* Fills defaults (no bindings, auto format, limits as documented above) and
@@ -363,6 +375,26 @@ typedef struct fl_llm_phase {
     double flops_per_token, macs_per_token, bytes_per_token, intensity;
 } fl_llm_phase;
 
+/* One phase's estimated time on one profile: the phase's graph (as given,
+ * its symbols bound as the phase binds them) estimated as fl_roofline_graph,
+ * and that per token. */
+typedef struct fl_llm_time {
+    double time_s;           /* the phase's fl_roofline_graph.time_s */
+    double time_per_token_s; /* time_s over the phase's tokens (0 without a token) */
+    /* "compute" | "memory" | "overhead": the largest of the estimate's
+     * compute_s, memory_s and overhead_s (ties in that order); "none" when
+     * time_s is 0. */
+    const char *bound;
+} fl_llm_time;
+
+/* The per-token roofline of the LLM view on one profile
+ * (fl_options.profiles). */
+typedef struct fl_llm_roofline {
+    const char *profile;
+    fl_llm_time prefill, decode;
+    bool calibrated; /* as fl_roofline_graph.calibrated */
+} fl_llm_roofline;
+
 /* The LLM view of a decoder (fl_options.llm). Roles come from the graph as
  * given: KV-cache inputs are inputs of rank >= 3 whose name contains "past"
  * or "cache"; the past symbol is the dim before the last of the first of
@@ -388,6 +420,13 @@ typedef struct fl_report_llm {
     /* KV-cache bytes per token of context (decode's kv_bytes over context -
      * 1) and at the context (that times the context); 0 without a cache. */
     double kv_bytes_per_token, kv_bytes_at_context;
+    /* With fl_options.profiles: each phase's time on each profile, in that
+     * order. Profiles need every symbol bound; with the view, symbols left
+     * free (past, seq, ...) leave the graph as given without an estimate
+     * (fl_report.roofline empty, a warning says so) and the phases, whose
+     * symbols are all bound, have theirs here. */
+    size_t n_roofline;
+    const fl_llm_roofline *roofline;
 } fl_report_llm;
 
 typedef struct fl_report {

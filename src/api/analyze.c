@@ -337,6 +337,7 @@ fl_status fl_analyze(const void *bytes, size_t len, const fl_options *opt_in, fl
     fl__diag_init(&d, &arena);
     d.stop = opt->should_stop;
     d.stop_arg = opt->stop_arg;
+    d.request_names = opt->option_names == FL_OPTION_NAMES_REQUEST;
     fl_status st = fl__diag_check_stop(&d);
     fl_graph *g = st == FL_OK ? fl__graph_new(&arena) : NULL;
     if (st == FL_OK && !g) {
@@ -359,9 +360,10 @@ fl_status fl_analyze(const void *bytes, size_t len, const fl_options *opt_in, fl
     }
     if (st == FL_OK && fmt == FL_FORMAT_TFLITE && opt->return_graph) {
         st = fl__diag_fail(&d, FL_EUSAGE,
-                           "writing an optimised graph back is implemented for TensorFlow and ONNX "
-                           "graphs only; a TFLite model can be analysed (foldline analyze) but not "
-                           "written");
+                           "%swriting an optimised graph back is implemented for TensorFlow and "
+                           "ONNX graphs only; a TFLite model can be analysed%s but not written",
+                           fl__diag_opt(&d, "", "options.return_optimized_graph: "),
+                           fl__diag_opt(&d, " (foldline analyze)", ""));
     }
     if (st == FL_OK && g->n_nodes == 0) {
         st = fl__diag_fail(&d, FL_EINVAL,
@@ -393,7 +395,9 @@ fl_status fl_analyze(const void *bytes, size_t len, const fl_options *opt_in, fl
                                                             : "graphdef",
                               &totals, &ir, ra, r);
     }
-    if (st == FL_OK && opt->n_profiles) {
+    /* A decoder's free symbols (past, seq) leave the estimate to the LLM
+     * view's phases (src/api/llm.c), whose symbols are all bound. */
+    if (st == FL_OK && opt->n_profiles && !(opt->llm && r->n_symbols && fl__llm_applies(r))) {
         st = fl__roofline_report(&c, opt, ra, r);
     }
     if (st == FL_OK) {

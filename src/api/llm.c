@@ -164,6 +164,30 @@ static double per(int64_t v, int64_t tokens) {
     return tokens > 0 ? (double)v / (double)tokens : 0.0;
 }
 
+/* The bound of a whole estimate: its largest share of time. */
+static const char *graph_bound(const fl_roofline_graph *g) {
+    if (!(g->time_s > 0)) {
+        return "none";
+    }
+    return g->compute_s >= g->memory_s && g->compute_s >= g->overhead_s ? "compute"
+           : g->memory_s >= g->overhead_s                               ? "memory"
+                                                                        : "overhead";
+}
+
+/* The phase's times from its report r into slot `decode` of each entry of
+ * rl (one per profile, r->n_roofline of them). */
+static void phase_times(const fl_report *r, const fl_llm_phase *p, bool decode,
+                        fl_llm_roofline *rl) {
+    for (size_t i = 0; rl && i < r->n_roofline; i++) {
+        const fl_roofline_graph *g = r->roofline[i].before;
+        fl_llm_time *t = decode ? &rl[i].decode : &rl[i].prefill;
+        t->time_s = g->time_s;
+        t->time_per_token_s = p->tokens > 0 ? g->time_s / (double)p->tokens : 0.0;
+        t->bound = graph_bound(g);
+        rl[i].calibrated = g->calibrated;
+    }
+}
+
 /* The phase's figures from its report r. */
 static void phase_fill(const fl_report *r, const roles *x, bool decode, fl_llm_phase *p) {
     size_t es = 0;
@@ -188,8 +212,8 @@ static void phase_fill(const fl_report *r, const roles *x, bool decode, fl_llm_p
 /* Analyses one phase; on failure writes why into err and returns false
  * (*canceled when the caller's should_stop ended it). */
 static bool run_phase(const void *bytes, size_t len, const fl_options *opt, const fl_report *base,
-                      const roles *x, bool decode, fl_llm_phase *p, char *err, size_t err_size,
-                      bool *canceled) {
+                      const roles *x, bool decode, fl_llm_phase *p, fl_llm_roofline *rl, char *err,
+                      size_t err_size, bool *canceled) {
     fl_symbol_binding b[MAX_SYMS * 2];
     if (opt->n_symbols + base->n_symbols > sizeof b / sizeof b[0]) {
         snprintf(err, err_size, "more than %zu symbols", sizeof b / sizeof b[0]);
@@ -200,8 +224,6 @@ static bool run_phase(const void *bytes, size_t len, const fl_options *opt, cons
     o.n_symbols = phase_bindings(base, opt, x, p->past, p->seq, b);
     o.per_node = false;
     o.passes = NULL;
-    o.n_profiles = 0;
-    o.profiles = NULL;
     o.return_graph = false;
     o.llm = false;
     fl_report *r = NULL;
@@ -215,6 +237,7 @@ static bool run_phase(const void *bytes, size_t len, const fl_options *opt, cons
         ok = false;
     } else {
         phase_fill(r, x, decode, p);
+        phase_times(r, p, decode, rl);
     }
     fl_report_free(r);
     return ok;
@@ -255,17 +278,56 @@ static void other_symbols(fl_arena *ra, const fl_report *base, const roles *x, f
     v->n_total_symbols = x->n_total;
 }
 
+static bool is_decoder(const roles *x) {
+    return x->seq && !(x->n_kv && !x->past);
+}
+
+bool fl__llm_applies(const fl_report *r) {
+    roles x;
+    find_roles(r, &x);
+    return is_decoder(&x);
+}
+
+/* The per-profile entries of v, named (their times filled by the phases). */
+static fl_status roofline_new(const fl_options *opt, fl_arena *ra, fl_report_llm *v) {
+    if (!opt->n_profiles) {
+        return FL_OK;
+    }
+    fl_llm_roofline *rl = fl__arena_calloc(ra, opt->n_profiles, sizeof *rl);
+    if (!rl) {
+        return FL_ENOMEM;
+    }
+    for (size_t i = 0; i < opt->n_profiles; i++) {
+        rl[i].profile = fl__arena_strdup(ra, opt->profiles[i]->name);
+        rl[i].prefill.bound = rl[i].decode.bound = "none";
+    }
+    v->roofline = rl;
+    v->n_roofline = opt->n_profiles;
+    return ra->failed ? FL_ENOMEM : FL_OK;
+}
+
+/* The symbols of r, comma-separated, into buf. */
+static void symbol_list(const fl_report *r, char *buf, size_t size) {
+    size_t o = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < r->n_symbols && o + 1 < size; i++) {
+        int w = snprintf(buf + o, size - o, "%s%s", i ? ", " : "", r->symbols[i]);
+        o += w > 0 ? (size_t)w : 0;
+    }
+}
+
 static fl_status view(const void *bytes, size_t len, const fl_options *opt, fl_arena *ra,
                       fl_report *r) {
     roles x;
     find_roles(r, &x);
-    if (!x.seq || (x.n_kv && !x.past)) {
+    if (!is_decoder(&x)) {
         return FL_OK; /* not a decoder as far as the names tell */
     }
     fl_report_llm *v = fl__arena_zalloc(ra, sizeof *v);
-    if (!v) {
+    if (!v || roofline_new(opt, ra, v) != FL_OK) {
         return FL_ENOMEM;
     }
+    fl_llm_roofline *rl = (fl_llm_roofline *)v->roofline;
     v->prompt = opt->llm_prompt ? opt->llm_prompt : 128;
     v->context = opt->llm_context ? opt->llm_context : 1024;
     v->seq_symbol = x.seq;
@@ -279,13 +341,26 @@ static fl_status view(const void *bytes, size_t len, const fl_options *opt, fl_a
     char err[1024];
     const char *failed = NULL;
     bool canceled = false;
-    if (!run_phase(bytes, len, opt, r, &x, false, &v->prefill, err, sizeof err, &canceled)) {
+    if (!run_phase(bytes, len, opt, r, &x, false, &v->prefill, rl, err, sizeof err, &canceled)) {
         failed = "prefill";
-    } else if (!run_phase(bytes, len, opt, r, &x, true, &v->decode, err, sizeof err, &canceled)) {
+    } else if (!run_phase(bytes, len, opt, r, &x, true, &v->decode, rl, err, sizeof err,
+                          &canceled)) {
         failed = "decode";
     }
     if (canceled) {
         return FL_ECANCELED;
+    }
+    bool deferred = opt->n_profiles && r->n_symbols; /* fl_analyze left its estimate out */
+    char list[512];
+    symbol_list(r, list, sizeof list);
+    if (failed && deferred) { /* no estimate at all: the roofline's usage error */
+        const char *e = fl__arena_printf(ra,
+                                         "a roofline estimate needs every symbol bound; unbound: "
+                                         "%s (the LLM view, which estimates each phase, failed in "
+                                         "its %s phase: %s)",
+                                         list, failed, err);
+        r->error = e ? e : "a roofline estimate needs every symbol bound";
+        return FL_EUSAGE;
     }
     if (failed) {
         const fl_llm_phase *p = failed[0] == 'p' ? &v->prefill : &v->decode;
@@ -294,6 +369,14 @@ static fl_status view(const void *bytes, size_t len, const fl_options *opt, fl_a
             failed, x.seq, p->seq, x.past ? x.past : "past", p->past, err);
         add_warning(ra, r, w ? w : "LLM view left out");
         return ra->failed ? FL_ENOMEM : FL_OK;
+    }
+    if (deferred) {
+        char *w = fl__arena_printf(ra,
+                                   "no roofline estimate of the graph as given: its symbols %s "
+                                   "are free; the LLM view estimates each phase (bind every "
+                                   "symbol for the whole graph's)",
+                                   list);
+        add_warning(ra, r, w ? w : "no roofline estimate of the graph as given");
     }
     if (x.n_kv) {
         v->kv_bytes_per_token = (double)v->decode.kv_bytes / (double)(v->context - 1);
@@ -306,7 +389,7 @@ static fl_status view(const void *bytes, size_t len, const fl_options *opt, fl_a
 fl_status fl__llm_view(const void *bytes, size_t len, const fl_options *opt, fl_arena *ra,
                        fl_report *r) {
     fl_status st = view(bytes, len, opt, ra, r);
-    if (st != FL_OK) { /* the report then carries the error only, as any failure */
+    if (st != FL_OK && (st != FL_EUSAGE || !r->error)) { /* the error only, as any failure */
         r->error = st == FL_ENOMEM ? "out of memory" : fl_status_str(st);
     }
     return st;

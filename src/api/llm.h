@@ -16,6 +16,9 @@ const char *fl__llm_check(const fl_options *opt);
  * phase that fails leaves the view out with a warning in r. Allocates in
  * the report's arena ra; FL_ENOMEM when that fails, FL_ECANCELED when
  * should_stop ended a phase (r->error set). */
+/* The graph of report r is a decoder as the view's roles tell. */
+bool fl__llm_applies(const fl_report *r);
+
 fl_status fl__llm_view(const void *bytes, size_t len, const fl_options *opt, fl_arena *ra,
                        fl_report *r);
 

@@ -422,9 +422,11 @@ fl_status fl__roofline_report(fl_ctx *c, const fl_options *opt, fl_arena *ra, fl
             o += (size_t)w;
         }
         return fl__diag_fail(c->d, FL_EUSAGE,
-                             "a roofline estimate needs every symbol bound; unbound: %s (bind "
-                             "with --bind SYM=N or --input, or sweep with --sweep SYM=v1,v2,...)",
-                             list);
+                             "a roofline estimate needs every symbol bound; unbound: %s (%s)", list,
+                             fl__diag_opt(c->d,
+                                          "bind with --bind SYM=N or --input, or sweep with "
+                                          "--sweep SYM=v1,v2,...",
+                                          "bind them with options.symbols or options.inputs"));
     }
     fl_roofline_result *res = fl__arena_calloc(ra, opt->n_profiles + 1, sizeof(*res));
     if (!res) {

@@ -129,10 +129,13 @@ static Onnx__TensorProto *tensor_msg(owctx *w, const fl_node *n, const char *nam
     t->dims = (int64_t *)c->shape.dims;
     const fl_value *v = c->value;
     if ((c->stripped || !v) && !w->model_stripped) {
-        fl__node_fail(w->d, FL_EINVAL, n,
-                      "this constant made by the passes has no computed content (its inputs "
-                      "exceed --max-value-elements or it exceeds --max-folded-bytes): raise "
-                      "those limits to write the model with its weights");
+        fl__node_fail(
+            w->d, FL_EINVAL, n,
+            "this constant made by the passes has no computed content (its inputs "
+            "exceed %s or it exceeds %s): raise those limits to write the model with "
+            "its weights",
+            fl__diag_opt(w->d, "--max-value-elements", "options.limits.max_value_elements"),
+            fl__diag_opt(w->d, "--max-folded-bytes", "options.max_folded_bytes"));
         return NULL;
     }
     if (c->stripped || !v) {

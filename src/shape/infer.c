@@ -606,8 +606,9 @@ static void summarise(fl_ctx *c, fl_infer_result *res) {
             n->outputs[0].n_consumers > 0) {
             fl__diag_warn(c->d,
                           "input '%s' has unknown rank: what depends on it is not counted; bind "
-                          "it with --input %s=D0,D1,...",
-                          n->name, n->name);
+                          "it with %s%s%s",
+                          n->name, fl__diag_opt(c->d, "--input ", "options.inputs (name '"),
+                          n->name, fl__diag_opt(c->d, "=D0,D1,...", "', dims)"));
         }
         if (!n->desc && !n->func) {
             res->n_unknown_nodes++;

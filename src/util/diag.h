@@ -32,11 +32,21 @@ typedef struct fl_diag {
     bool (*stop)(void *arg);
     void *stop_arg;
     unsigned polls;
+
+    /* Messages name options as the request's fields (fl_options.option_names
+     * FL_OPTION_NAMES_REQUEST) instead of the CLI's flags: fl__diag_opt. */
+    bool request_names;
 } fl_diag;
 
 #define FL_DIAG_POLL_EVERY 1024u
 
 void fl__diag_init(fl_diag *d, fl_arena *a);
+
+/* The wording of an option in a message: `cli` (a flag, "--bind SYM=N") or,
+ * with d->request_names, `request` (the request's field, "options.symbols"). */
+static inline const char *fl__diag_opt(const fl_diag *d, const char *cli, const char *request) {
+    return d && d->request_names ? request : cli;
+}
 
 /* Records an error (if none is recorded yet) and returns `st`, so callers can
  * write `return fl__diag_fail(d, FL_EINVAL, "...")`. Messages about a node go

@@ -72,6 +72,57 @@ expect sweep_head "$(grep -c 'LLM view at prompt 8, context 32' "$tmp/sw")" 1
 expect sweep_json "$(jq_py "$tmp/swj" '[r["llm"]["prefill"]["macs_per_token"] for r in d["results"]], [r["llm"]["kv_bytes_per_token"] for r in d["results"]]')" "[7168, 7168] [256, 1024]"
 check bad_prompt 2 "--prompt expects an integer >= 1, got '0'" -- "$bin" analyze "$m" --prompt 0
 check bad_context 2 "--context must be at least 2" -- "$bin" analyze "$m" --context 1
+# The time per token on each profile: each phase's time is the roofline of
+# the graph analysed at that phase's bindings (prefill: seq=8, past=0;
+# decode: seq=1, past=31; batch=1), over the phase's tokens (8 and 1); its
+# bound is the largest of that estimate's compute, memory and overhead time.
+# The graph as given, whose symbols are free, has no estimate of its own
+# (a warning says so) instead of failing as it does without the view.
+prof=(--profile t4 --profile epyc-9654 --profile raspberry-pi-4)
+"$bin" analyze "$m" --json --prompt 8 --context 32 "${prof[@]}" >"$tmp/rj" 2>&1
+expect roof_exit $? 0
+"$bin" analyze "$m" --json --no-llm --bind seq=8 --bind past=0 --bind batch=1 "${prof[@]}" >"$tmp/rp" 2>&1
+"$bin" analyze "$m" --json --no-llm --bind seq=1 --bind past=31 --bind batch=1 "${prof[@]}" >"$tmp/rd" 2>&1
+roof_cmp() {
+  python3 - "$tmp/rj" "$tmp/rp" "$tmp/rd" <<'PY'
+import json, sys
+v, p, d = (json.load(open(f)) for f in sys.argv[1:4])
+def bound(g):
+    if g["time_s"] <= 0:
+        return "none"
+    if g["compute_s"] >= g["memory_s"] and g["compute_s"] >= g["overhead_s"]:
+        return "compute"
+    return "memory" if g["memory_s"] >= g["overhead_s"] else "overhead"
+bad = []
+rl = v["llm"]["roofline"]
+if [e["profile"] for e in rl] != ["t4", "epyc-9654", "raspberry-pi-4"]:
+    bad.append("profiles %r" % [e["profile"] for e in rl])
+for e, gp, gd in zip(rl, p["roofline"], d["roofline"]):
+    for ph, g, tok in (("prefill", gp["before"], 8), ("decode", gd["before"], 1)):
+        want = {"time_s": g["time_s"], "time_per_token_s": g["time_s"] / tok, "bound": bound(g)}
+        if e[ph] != want:
+            bad.append("%s %s: %r, want %r" % (e["profile"], ph, e[ph], want))
+    if e["calibrated"] != gp["before"]["calibrated"]:
+        bad.append("calibrated")
+if v["roofline"] != [] or not any("no roofline estimate of the graph as given" in w for w in v["warnings"]):
+    bad.append("whole graph: %r %r" % (v["roofline"], v["warnings"]))
+# Bounds differ between profiles: both kinds are exercised.
+if {e[ph]["bound"] for e in rl for ph in ("prefill", "decode")} != {"memory", "overhead"}:
+    bad.append("bounds %r" % [(e[ph]["bound"]) for e in rl for ph in ("prefill", "decode")])
+print("; ".join(bad) or "ok")
+PY
+}
+expect roof_per_token "$(roof_cmp)" ok
+"$bin" analyze "$m" --prompt 8 --context 32 "${prof[@]}" >"$tmp/rt" 2>&1
+expect roof_text_rows "$(awk '$1 == "t4" || $1 == "epyc-9654" || $1 == "raspberry-pi-4"' "$tmp/rt" | grep -c ' per token\|(memory)\|(overhead)')" 3
+expect roof_text_head "$(grep -c '^  time per token  *prefill  *decode$' "$tmp/rt")" 1
+# Without the view, free symbols still fail a roofline estimate (exit 2).
+check roof_no_llm 2 "a roofline estimate needs every symbol bound; unbound: batch, past, seq" -- \
+  "$bin" analyze "$m" --no-llm --profile t4
+# Every symbol bound: the whole graph's estimate, and no view (no free seq).
+"$bin" analyze "$m" --json --bind seq=8 --bind past=0 --bind batch=1 --profile t4 >"$tmp/rb" 2>&1
+expect roof_bound_all "$(jq_py "$tmp/rb" 'len(d["roofline"]), d["llm"]')" "1 None"
+
 # A graph without a sequence symbol or a KV cache shows no view.
 "$bin" analyze "$data/tiny_cnn.onnx" >"$tmp/c" 2>&1
 expect cnn_no_view "$(grep -c 'LLM view' "$tmp/c")" 0

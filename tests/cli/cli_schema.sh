@@ -101,6 +101,9 @@ llm_rec=$(doc analyze "$dec" --json --prompt 8 --context 32)
 valid record data_llm_record "$llm_rec"
 valid summary data_llm_summary "$(doc analyze "$dec" --summary)"
 valid sweep data_llm_sweep "$(doc analyze "$dec" --sweep batch=1,2 --json --prompt 8 --context 32)"
+# revision 3: the view's time per token per profile.
+valid record data_llm_roofline_record "$(doc analyze "$dec" --json --profile t4 --profile epyc-9654)"
+valid summary data_llm_roofline_summary "$(doc analyze "$dec" --summary --profile t4)"
 check llm_present 0 "16173.875" -- "$py" -c "import json,sys; print(json.load(open(sys.argv[1]))['llm']['prefill']['flops_per_token'])" "$llm_rec"
 "$py" -c "import json,sys; d=json.load(open(sys.argv[1])); d['llm']['decode']['tokenz'] = 1; json.dump(d, open(sys.argv[2], 'w'))" "$llm_rec" "$tmp/bad8.json"
 check invalid_8 1 "0 of 1 record" -- "$py" "$validate" "$tmp/schema.json" record "$tmp/bad8.json"

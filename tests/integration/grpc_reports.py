@@ -42,6 +42,8 @@ def case_llm_same_output():
               ["--sweep", "batch=1,2", "--summary"]):
         same("llm_" + "_".join(a.strip("-") for a in v), base + v)
     same("llm_defaults", ["analyze", DECODER])
+    same("llm_roofline", base + ["--profile", "t4", "--profile", "epyc-9654"])
+    same("llm_roofline_json", base + ["--profile", "all", "--json"])
     same("llm_bad_context", base[:-1] + ["1"], want_rc=2)
 
 
@@ -72,6 +74,28 @@ def case_llm_python():
         llm=pb.LlmOptions(enabled=True, prompt=8, context=32))), timeout=30)
     check("py_llm_batch4", (rep4.llm.prefill.tokens, rep4.llm.prefill.macs_per_token,
                             rep4.llm.kv_bytes_per_token) == (32, 7168.0, 1024.0), str(rep4.llm)[:300])
+    # Per-token times: each phase's RooflineGraph.time_s at its bindings
+    # (analysed with those bound, no view), over its tokens.
+    rr = stub.Analyze(pb.AnalyzeRequest(graph=graph, options=pb.AnalyzeOptions(
+        profiles=["t4", "raspberry-pi-4"], llm=pb.LlmOptions(enabled=True, prompt=8, context=32))),
+        timeout=30)
+    got, want = [], []
+    for ph, past, seq, tok in (("prefill", 0, 8, 8), ("decode", 31, 1, 1)):
+        b = stub.Analyze(pb.AnalyzeRequest(graph=graph, options=pb.AnalyzeOptions(
+            profiles=["t4", "raspberry-pi-4"], symbols=[pb.SymbolBinding(name="past", value=past),
+                                                        pb.SymbolBinding(name="seq", value=seq),
+                                                        pb.SymbolBinding(name="batch", value=1)])),
+            timeout=30)
+        for e, r in zip(rr.llm.roofline, b.roofline):
+            t = getattr(e, ph)
+            g_ = r.before
+            bound = (pb.BOUND_COMPUTE if g_.compute_s >= g_.memory_s and g_.compute_s >= g_.overhead_s
+                     else pb.BOUND_MEMORY if g_.memory_s >= g_.overhead_s else pb.BOUND_OVERHEAD)
+            got.append((e.profile, t.time_s, t.time_per_token_s, t.bound))
+            want.append((r.profile, g_.time_s, g_.time_s / tok, bound))
+    check("py_llm_roofline", len(got) == 4 and got == want and len(rr.roofline) == 0 and
+          any("no roofline estimate of the graph as given" in w for w in rr.warnings),
+          "%r vs %r" % (got, want))
     # Not asked, or not a decoder: no view.
     off = stub.Analyze(pb.AnalyzeRequest(graph=graph), timeout=30)
     cnn = stub.Analyze(pb.AnalyzeRequest(graph=open(TINY_ONNX, "rb").read(), options=pb.AnalyzeOptions(
@@ -131,11 +155,63 @@ def case_report():
          files=[html])
 
 
+def unknown_rank_graph():
+    """x: a Placeholder without a shape (unknown rank) feeding a Relu."""
+    gd = g.graph_pb2.GraphDef()
+    gd.versions.producer = 1205
+    x = gd.node.add(name="x", op="Placeholder")
+    x.attr["dtype"].type = 1  # DT_FLOAT
+    r = gd.node.add(name="act", op="Relu", input=["x"])
+    r.attr["T"].type = 1
+    return gd.SerializeToString()
+
+
+def case_option_names():
+    """A gRPC client has no flags: the server's errors and warnings name the
+    request's fields. The CLI asks for its own flags' names
+    (cli_option_names), so local and remote print the same message."""
+    stub = pb_grpc.CostModelStub(g.grpc.insecure_channel(same.addr))
+    tiny = open(TINY, "rb").read()
+
+    def fails(name, req, want):
+        code, det, _ = g.code_of(lambda: stub.Analyze(req, timeout=30))
+        check(name, code == g.grpc.StatusCode.INVALID_ARGUMENT and want in det and "--" not in det,
+              "%s: %s" % (code, det))
+
+    # Unbound symbols under a roofline estimate.
+    fails("py_names_unbound", pb.AnalyzeRequest(graph=tiny, options=pb.AnalyzeOptions(
+        profiles=["t4"])), "unbound: input.0 (bind them with options.symbols or options.inputs)")
+    # The optimised graph of a TFLite model.
+    fails("py_names_tflite_writeback", pb.AnalyzeRequest(
+        graph=open(TFL, "rb").read(), options=pb.AnalyzeOptions(return_optimized_graph=True)),
+        "options.return_optimized_graph: writing an optimised graph back is implemented")
+    # A warning in a successful reply: an input of unknown rank.
+    ur = unknown_rank_graph()
+    rep = stub.Analyze(pb.AnalyzeRequest(graph=ur), timeout=30)
+    w = [x for x in rep.warnings if "unknown rank" in x]
+    check("py_names_warning", len(w) == 1 and "bind it with options.inputs (name 'x', dims)" in w[0]
+          and "--" not in w[0], str(list(rep.warnings)))
+    # With cli_option_names, the flags, as the CLI prints them locally.
+    code, det, _ = g.code_of(lambda: stub.Analyze(pb.AnalyzeRequest(graph=tiny, options=pb.AnalyzeOptions(
+        profiles=["t4"], cli_option_names=True)), timeout=30))
+    check("py_names_cli", code == g.grpc.StatusCode.INVALID_ARGUMENT and
+          "(bind with --bind SYM=N or --input, or sweep with --sweep SYM=v1,v2,...)" in det, det)
+    # The CLI: the same bytes locally and remotely, in flag words.
+    out = same("cli_names_warning", ["analyze", g.write("unknown_rank.pb", ur)])
+    check("cli_names_warning_flags", b"bind it with --input x=D0,D1,..." in out, out[-400:])
+    lrc, _, lerr = cli("analyze", TINY, "--profile", "t4")
+    rrc, _, rerr = cli("analyze", TINY, "--profile", "t4", server=same.addr)
+    check("cli_names_unbound", lrc == rrc == 2 and lerr == rerr and b"--bind SYM=N" in rerr,
+          "%r %r" % (lerr, rerr))
+    same("cli_names_tflite_writeback", ["optimize", TFL, "-o", os.path.join(g.TMP, "o.tflite")], 2)
+
+
 def main():
     s = g.Server()
     same.addr = s.addr
     try:
-        for case in (case_llm_same_output, case_llm_python, case_diff, case_card, case_report):
+        for case in (case_llm_same_output, case_llm_python, case_diff, case_card, case_report,
+                     case_option_names):
             g.run(case)
     finally:
         rc = s.stop()

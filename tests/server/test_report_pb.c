@@ -285,6 +285,19 @@ static void eq_llm(const fl_report_llm *a, const fl_report_llm *b) {
     eq_phase("llm.decode", &a->decode, &b->decode);
     eq_dbl("llm.kv_bytes_per_token", a->kv_bytes_per_token, b->kv_bytes_per_token);
     eq_dbl("llm.kv_bytes_at_context", a->kv_bytes_at_context, b->kv_bytes_at_context);
+    eq_i64("llm.roofline", (int64_t)a->n_roofline, (int64_t)b->n_roofline);
+    for (size_t i = 0; i < a->n_roofline && i < b->n_roofline; i++) {
+        const fl_llm_roofline *x = &a->roofline[i], *y = &b->roofline[i];
+        eq_str("llm.roofline.profile", x->profile, y->profile);
+        eq_i64("llm.roofline.calibrated", x->calibrated, y->calibrated);
+        const fl_llm_time *tx[2] = {&x->prefill, &x->decode}, *ty[2] = {&y->prefill, &y->decode};
+        for (int k = 0; k < 2; k++) {
+            eq_dbl("llm.roofline.time_s", tx[k]->time_s, ty[k]->time_s);
+            eq_dbl("llm.roofline.time_per_token_s", tx[k]->time_per_token_s,
+                   ty[k]->time_per_token_s);
+            eq_str("llm.roofline.bound", tx[k]->bound, ty[k]->bound);
+        }
+    }
 }
 
 static void eq_report(const fl_report *a, const fl_report *b) {
@@ -380,7 +393,8 @@ static void round_trip(const fl_report *r) {
 }
 
 static fl_profile_set profiles;
-static int n_llm; /* reports with an LLM view */
+static int n_llm;      /* reports with an LLM view */
+static int n_llm_roof; /* and with its per-token roofline */
 
 /* Analyses one model with everything the reply can carry and round-trips
  * the report; a second time with every shipped profile and every free
@@ -409,6 +423,20 @@ static bool check_model(const char *path) {
     bool ok = fl_analyze(bytes, len, &o, &r) == FL_OK;
     fl_symbol_binding bind[16];
     n_llm += ok && r->llm;
+    if (ok && r->llm && profiles.n) { /* the view's times: free symbols left free */
+        fl_report *rl = NULL;
+        fl_options ol = o;
+        ol.profiles = (const fl_profile *const *)profiles.profiles;
+        ol.n_profiles = profiles.n;
+        if (fl_analyze(bytes, len, &ol, &rl) != FL_OK || !rl->llm ||
+            rl->llm->n_roofline != profiles.n) {
+            fail("LLM view with profiles: %s", rl && rl->error ? rl->error : "no roofline");
+        } else {
+            n_llm_roof++;
+            round_trip(rl);
+        }
+        fl_report_free(rl);
+    }
     if (ok) {
         round_trip(r);
         if (r->n_symbols <= 16 && profiles.n) { /* every free symbol bound to 2 */
@@ -500,7 +528,7 @@ int main(int argc, char **argv) {
             printf("FAIL only %d models of %s analysed\n", analysed, FL_TEST_DATA_DIR);
             failures++;
         }
-        if (n_llm < 1) { /* tiny_decoder.onnx has one */
+        if (n_llm < 1 || n_llm_roof < 1) { /* tiny_decoder.onnx has one */
             printf("FAIL no report with an LLM view among %s\n", FL_TEST_DATA_DIR);
             failures++;
         }

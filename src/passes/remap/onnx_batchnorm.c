@@ -254,11 +254,14 @@ bool fl__rm_onnx_conv_bn(rctx *r, fl_node *bn) {
     bool over = false;
     const fl_value *wv = fold_weights(r, w, f, m, &over);
     const fl_value *bv = fold_bias(r, c, bn, f, m, dt);
-    fl__ledger_note(r->pc, "conv2d_batch_norm", bn,
-                    "Conv+BatchNormalization -> Conv (weights and bias absorb the batch norm%s)",
-                    wv     ? ""
-                    : over ? "; weights over --max-folded-bytes: folded weights not computed"
-                           : "; some constants stripped: folded values not computed");
+    fl__ledger_note(
+        r->pc, "conv2d_batch_norm", bn,
+        "Conv+BatchNormalization -> Conv (weights and bias absorb the batch norm%s%s%s)",
+        wv     ? ""
+        : over ? "; weights over "
+               : "; some constants stripped: folded values not computed",
+        wv || !over ? "" : fl__diag_opt(r->d, "--max-folded-bytes", "options.max_folded_bytes"),
+        wv || !over ? "" : ": folded weights not computed");
     fl_node *nw = fl__rm_onnx_new_const(r, bn, "folded_weights", dt, rank, wdims, wv);
     fl_node *nb = nw ? fl__rm_onnx_new_const(r, bn, "folded_bias", dt, 1, &m, bv) : NULL;
     if (!nb) {
