@@ -135,7 +135,7 @@ static fl_card_binding *bindings(const card_args *a, const fl_report *r, size_t 
 
 int fl_cmd_card(int argc, char **argv) {
     card_args a = {0};
-    fl_cli_analysis *formulas = NULL, *bound = NULL;
+    fl_cli_analysis *formulas = NULL, *bound = NULL, *view = NULL;
     fl_card_binding *b = NULL;
     size_t n_b = 0;
     int rc = parse_card_args(&a, argc, argv);
@@ -150,10 +150,20 @@ int fl_cmd_card(int argc, char **argv) {
     if (rc == 0) {
         rc = run_one(&a, false, b, n_b, NULL, 0, &bound);
     }
+    if (rc == 0 && fl_cli_analysis_report(formulas)->llm) {
+        /* The view needs its symbols free: the bindings given (the first
+         * a.n_binds of b) only, with the profiles for its times. */
+        static const char *const none[] = {"--passes", "none"};
+        rc = run_one(&a, false, b, (size_t)a.n_binds, none, 2, &view);
+    }
     if (rc == 0) {
-        fl_card card = {
-            a.model, fl_cli_analysis_report(formulas), fl_cli_analysis_report(bound), b, n_b,
-            bound};
+        fl_card card = {a.model,
+                        fl_cli_analysis_report(formulas),
+                        fl_cli_analysis_report(bound),
+                        b,
+                        n_b,
+                        bound,
+                        view ? fl_cli_analysis_report(view)->llm : NULL};
         if (a.json) {
             fl_card_print_json(stdout, &card);
         } else {
@@ -170,6 +180,7 @@ int fl_cmd_card(int argc, char **argv) {
     free(b);
     fl_cli_analysis_free(formulas);
     fl_cli_analysis_free(bound);
+    fl_cli_analysis_free(view);
     free(a.opts);
     free(a.binds);
     return rc;

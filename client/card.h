@@ -23,6 +23,10 @@ typedef struct fl_card {
     const fl_card_binding *bindings;
     size_t n_bindings;
     const fl_cli_analysis *analysis; /* of `bound`: its profiles */
+    /* A decoder's LLM view (src/api/llm.c) of the graph analysed with only
+     * the bindings given and the profiles: the phases and their times per
+     * token. NULL for other graphs and with --no-llm. */
+    const fl_report_llm *llm;
 } fl_card;
 
 /* `foldline card MODEL [analyze options] [--format md|json]`. */

@@ -3,6 +3,7 @@
  * the JSON's schema is the `card` document of schema/foldline.schema.json).
  */
 #include "card.h"
+#include "llm.h"
 #include "print.h"
 
 #include <inttypes.h>
@@ -181,6 +182,64 @@ static void md_latency(FILE *f, const fl_card *c) {
     }
 }
 
+static void md_llm_phase(FILE *f, const char *name, const fl_llm_phase *p) {
+    fprintf(f, "| %s | %" PRId64 " | %" PRId64 " | %" PRId64 " | ", name, p->tokens, p->past,
+            p->seq);
+    md_si(f, p->flops_per_token, "FLOP");
+    fputs(" | ", f);
+    md_si(f, p->macs_per_token, "MAC");
+    fputs(" | ", f);
+    md_si(f, p->bytes_per_token, "B");
+    fprintf(f, " | %.3g |\n", p->intensity);
+}
+
+/* The LLM view: cost per token of prefill and decode, the KV cache, and
+ * the time per token on each profile. */
+static void md_llm(FILE *f, const fl_card *c) {
+    const fl_report_llm *v = c->llm;
+    if (!v) {
+        return;
+    }
+    fprintf(f,
+            "\n### Generation (LLM view)\n\nPrefill of %" PRId64 " tokens and decode of one "
+            "token at a context of %" PRId64 " (`%s` is the sequence",
+            v->prompt, v->context, v->seq_symbol);
+    if (v->past_symbol) {
+        fprintf(f, ", `%s` the KV cache's past length", v->past_symbol);
+    }
+    for (size_t i = 0; i < v->n_other_symbols; i++) {
+        fprintf(f, "%s`%s` = 1", i ? ", " : "; ", v->other_symbols[i]);
+    }
+    fputs("), each counted on the graph as given.\n\n"
+          "| phase | tokens | past | seq | FLOPs/token | MACs/token | bytes/token | FLOPs/byte |\n"
+          "|---|---:|---:|---:|---:|---:|---:|---:|\n",
+          f);
+    md_llm_phase(f, "prefill", &v->prefill);
+    md_llm_phase(f, "decode", &v->decode);
+    if (v->past_symbol) {
+        fputs("\nKV cache: ", f);
+        md_si(f, v->kv_bytes_per_token, "B");
+        fprintf(f, " per token of context, ");
+        md_si(f, v->kv_bytes_at_context, "B");
+        fprintf(f, " at a context of %" PRId64 ".\n", v->context);
+    }
+    if (!v->n_roofline) {
+        return;
+    }
+    fputs("\n| device | prefill time/token | decode time/token | calibrated |\n"
+          "|---|---:|---:|---|\n",
+          f);
+    for (size_t i = 0; i < v->n_roofline; i++) {
+        const fl_llm_roofline *e = &v->roofline[i];
+        fprintf(f, "| %s | ", e->profile);
+        md_time(f, e->prefill.time_per_token_s);
+        fprintf(f, " (%s) | ", e->prefill.bound);
+        md_time(f, e->decode.time_per_token_s);
+        fprintf(f, " (%s) | %s |\n", e->decode.bound,
+                e->calibrated ? "yes" : "no: peak figures, a lower bound on time");
+    }
+}
+
 void fl_card_print_md(FILE *f, const fl_card *c) {
     const fl_report *x = c->formulas, *y = c->bound;
     md_head(f, c);
@@ -207,6 +266,7 @@ void fl_card_print_md(FILE *f, const fl_card *c) {
     }
     fputc('\n', f);
     md_latency(f, c);
+    md_llm(f, c);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -260,6 +320,8 @@ static void json_model(FILE *f, const fl_card *c) {
         fl_print_json_str(f, r->inputs[i].dtype);
         fputs(", \"shape\": ", f);
         fl_print_json_str(f, r->inputs[i].shape);
+        fputs(", \"dims\": ", f);
+        fl_print_json_dims(f, r->inputs[i].rank, r->inputs[i].dims);
         fputc('}', f);
     }
     fputs("], \"outputs\": [", f);
@@ -337,5 +399,11 @@ void fl_card_print_json(FILE *f, const fl_card *c) {
     for (size_t i = 0; i < c->bound->n_roofline; i++) {
         json_profile(f, c, i);
     }
-    fputs(c->bound->n_roofline ? "\n  ]\n}\n" : "]\n}\n", f);
+    fputs(c->bound->n_roofline ? "\n  ]" : "]", f);
+    if (c->llm) { /* the view as analyze --json prints it */
+        fl_report rv = {.llm = c->llm};
+        fputs(",\n  \"llm\": ", f);
+        fl_llm_json(f, &rv);
+    }
+    fputs("\n}\n", f);
 }

@@ -36,8 +36,35 @@ static bool parse_threshold(const char *s, fl_diff_threshold *t) {
     return *(end + t->percent) == '\0';
 }
 
+/* The LLM view's metrics: "kv_bytes_per_token", "prefill." or "decode."
+ * followed by flops_per_token, macs_per_token, bytes_per_token or
+ * time_per_token[@PROFILE]. Sets *phase (0 prefill, 1 decode, -1 KV) and
+ * *what (after the phase's dot). */
+static bool llm_metric(const char *name, int *phase, const char **what) {
+    if (strcmp(name, "kv_bytes_per_token") == 0) {
+        *phase = -1;
+        *what = name;
+        return true;
+    }
+    *phase = strncmp(name, "prefill.", 8) == 0 ? 0 : strncmp(name, "decode.", 7) == 0 ? 1 : -2;
+    if (*phase < 0) {
+        return false;
+    }
+    *what = name + (*phase ? 7 : 8);
+    if (strncmp(*what, "time_per_token", 14) == 0) {
+        return (*what)[14] == '\0' || ((*what)[14] == '@' && (*what)[15] != '\0');
+    }
+    return strcmp(*what, "flops_per_token") == 0 || strcmp(*what, "macs_per_token") == 0 ||
+           strcmp(*what, "bytes_per_token") == 0;
+}
+
 /* Whether `name` is a metric (the profile of time@NAME is checked later). */
 static bool is_metric_name(const char *name) {
+    int phase;
+    const char *what;
+    if (llm_metric(name, &phase, &what)) {
+        return true;
+    }
     static const char *const names[] = {"flops",         "macs",   "int_ops", "bytes", "bytes_read",
                                         "bytes_written", "params", "nodes",   "time"};
     if (strncmp(name, "after.", 6) == 0) {
@@ -183,9 +210,9 @@ static int probe_symbols(const fl_diff_args *d, const char *model, bool *keep) {
     }
     fl_diff_args p = probe_args(d, buf);
     p.n_binds = 0;
-    static const char *const extra[] = {"--passes", "none"};
+    static const char *const extra[] = {"--passes", "none", "--no-llm"};
     int argc = 0;
-    char **argv = side_argv(&p, model, NULL, extra, 2, &argc);
+    char **argv = side_argv(&p, model, NULL, extra, 3, &argc);
     int rc = argv ? 0 : EXIT_IO;
     if (argv) {
         fl_cli_analysis *a = NULL;
@@ -253,6 +280,36 @@ static fl_diff_value number_value(double x) {
     return v;
 }
 
+/* An LLM metric of r's view (llm_metric's phase and what); false when the
+ * view has no such profile. No view: not present. */
+static bool llm_value(const fl_report *r, int phase, const char *what, fl_diff_value *out) {
+    const fl_report_llm *v = r->llm;
+    if (!v) {
+        return true;
+    }
+    const fl_llm_phase *p = phase ? &v->decode : &v->prefill;
+    if (phase < 0) {
+        *out = number_value(v->kv_bytes_per_token);
+    } else if (strcmp(what, "flops_per_token") == 0) {
+        *out = number_value(p->flops_per_token);
+    } else if (strcmp(what, "macs_per_token") == 0) {
+        *out = number_value(p->macs_per_token);
+    } else if (strcmp(what, "bytes_per_token") == 0) {
+        *out = number_value(p->bytes_per_token);
+    } else {
+        const char *profile = what[14] == '@' ? what + 15 : NULL;
+        for (size_t i = 0; i < v->n_roofline; i++) {
+            if (!profile || strcmp(v->roofline[i].profile, profile) == 0) {
+                const fl_llm_time *t = phase ? &v->roofline[i].decode : &v->roofline[i].prefill;
+                *out = number_value(t->time_per_token_s);
+                return true;
+            }
+        }
+        return false;
+    }
+    return true;
+}
+
 /* time@NAME or time (the first profile) of one graph (before or after). */
 static bool time_value(const fl_report *r, const char *profile, bool after, fl_diff_value *out) {
     for (size_t i = 0; i < r->n_roofline; i++) {
@@ -271,6 +328,11 @@ bool fl_diff_metric(const fl_report *r, const char *metric, fl_diff_value *out) 
     const char *m = after ? metric + 6 : metric;
     const fl_totals *t = after ? &r->after : &r->totals;
     memset(out, 0, sizeof *out);
+    int phase;
+    const char *what;
+    if (!after && llm_metric(m, &phase, &what)) {
+        return llm_value(r, phase, what, out);
+    }
     if (strncmp(m, "time@", 5) == 0 || strcmp(m, "time") == 0) {
         return time_value(r, m[4] ? m + 5 : NULL, after, out);
     }
@@ -304,6 +366,13 @@ bool fl_diff_metric(const fl_report *r, const char *metric, fl_diff_value *out) 
 static int check_one(const fl_report *a, const fl_report *b, const char *metric,
                      fl_diff_threshold *t, fl_diff_check *out) {
     fl_diff_value va, vb;
+    int phase;
+    const char *what;
+    if (llm_metric(metric, &phase, &what) && (!a->llm || !b->llm)) {
+        return fl_cli_usage_error("--fail-on %s: %s has no LLM view (a decoder with a KV cache or "
+                                  "a sequence symbol, without --no-llm)",
+                                  metric, !a->llm ? "BASE" : "NEW");
+    }
     if (!fl_diff_metric(a, metric, &va) || !fl_diff_metric(b, metric, &vb)) {
         return fl_cli_usage_error("--fail-on %s: no such profile among the estimates (give it "
                                   "with --profile)",
@@ -333,27 +402,35 @@ static int check_one(const fl_report *a, const fl_report *b, const char *metric,
 /* Evaluates every --fail-on (time: once per profile). */
 static int check_thresholds(fl_diff_args *d, const fl_report *a, const fl_report *b,
                             fl_diff_result *res) {
-    res->checks = calloc(d->n_fails * (a->n_roofline + 1) + 1, sizeof(fl_diff_check));
+    size_t np = a->n_roofline + (a->llm ? a->llm->n_roofline : 0);
+    res->checks = calloc(d->n_fails * (np + 1) + 1, sizeof(fl_diff_check));
     if (!res->checks) {
         return EXIT_IO;
     }
     for (size_t i = 0; i < d->n_fails; i++) {
         fl_diff_threshold *t = &d->fails[i];
         const char *m = strncmp(t->metric, "after.", 6) == 0 ? t->metric + 6 : t->metric;
-        if (strcmp(m, "time") == 0 && a->n_roofline == 0) {
+        int phase;
+        const char *what;
+        /* time and PHASE.time_per_token: once per profile */
+        bool per_token = llm_metric(m, &phase, &what) && strcmp(what, "time_per_token") == 0;
+        size_t n_prof = per_token ? (a->llm ? a->llm->n_roofline : 0) : a->n_roofline;
+        bool each = strcmp(m, "time") == 0 || per_token;
+        if (each && n_prof == 0 && (!per_token || a->llm)) {
             return fl_cli_usage_error("--fail-on %s needs estimates: add --profile NAME",
                                       t->metric);
         }
-        size_t n = strcmp(m, "time") == 0 ? a->n_roofline : 1;
+        size_t n = each && n_prof ? n_prof : 1;
         for (size_t k = 0; k < n; k++) {
             fl_diff_check *c = &res->checks[res->n_checks];
             const char *metric = t->metric;
-            if (strcmp(m, "time") == 0) {
-                c->owned_metric = malloc(strlen(t->metric) + strlen(a->roofline[k].profile) + 2);
+            if (each && n_prof) {
+                const char *pn = per_token ? a->llm->roofline[k].profile : a->roofline[k].profile;
+                c->owned_metric = malloc(strlen(t->metric) + strlen(pn) + 2);
                 if (!c->owned_metric) {
                     return EXIT_IO;
                 }
-                sprintf(c->owned_metric, "%s@%s", t->metric, a->roofline[k].profile);
+                sprintf(c->owned_metric, "%s@%s", t->metric, pn);
                 metric = c->owned_metric;
             }
             int rc = check_one(a, b, metric, t, c);

@@ -7,6 +7,7 @@
 #include "diffout.h"
 
 #include "cli.h"
+#include "diff.h"
 #include "print.h"
 
 #include <inttypes.h>
@@ -165,6 +166,98 @@ static void node_cmp_free(node_cmp *c) {
     free(c->added);
     free(c->changed_a);
     free(c->changed_b);
+}
+
+/* ------------------------------------------------------------------------- */
+/* The LLM view: its metrics, named as --fail-on names them                   */
+/* ------------------------------------------------------------------------- */
+
+static const char *const llm_fixed[] = {"prefill.flops_per_token", "prefill.macs_per_token",
+                                        "prefill.bytes_per_token", "decode.flops_per_token",
+                                        "decode.macs_per_token",   "decode.bytes_per_token",
+                                        "kv_bytes_per_token"};
+#define N_LLM_FIXED (sizeof llm_fixed / sizeof llm_fixed[0])
+
+/* The profiles of the view's times: BASE's, else NEW's. */
+static const fl_report_llm *llm_times(const fl_report *a, const fl_report *b) {
+    return a->llm && a->llm->n_roofline ? a->llm : b->llm;
+}
+
+static size_t llm_n_metrics(const fl_report *a, const fl_report *b) {
+    const fl_report_llm *t = llm_times(a, b);
+    return N_LLM_FIXED + 2 * (t ? t->n_roofline : 0);
+}
+
+/* Metric i of the view's list ("decode.time_per_token@t4") into buf. */
+static const char *llm_metric_name(const fl_report *a, const fl_report *b, size_t i, char *buf,
+                                   size_t size) {
+    if (i < N_LLM_FIXED) {
+        return llm_fixed[i];
+    }
+    i -= N_LLM_FIXED;
+    snprintf(buf, size, "%s.time_per_token@%s", i % 2 ? "decode" : "prefill",
+             llm_times(a, b)->roofline[i / 2].profile);
+    return buf;
+}
+
+/* One side's value: NAN when it has none. */
+static double llm_side(const fl_report *r, const char *metric) {
+    fl_diff_value v;
+    if (!r->llm || !fl_diff_metric(r, metric, &v) || !v.present) {
+        return NAN;
+    }
+    return v.v;
+}
+
+static void json_num(FILE *f, double x) {
+    if (isnan(x)) {
+        fputs("null", f);
+    } else {
+        fprintf(f, "%.17g", x);
+    }
+}
+
+static void json_llm_side(FILE *f, const fl_report_llm *v) {
+    if (!v) {
+        fputs("null", f);
+    } else {
+        fprintf(f, "{\"prompt\": %" PRId64 ", \"context\": %" PRId64 "}", v->prompt, v->context);
+    }
+}
+
+/* "llm": null, or both sides' settings and each metric's delta. */
+static void json_llm(FILE *f, const fl_report *a, const fl_report *b) {
+    fputs("  \"llm\": ", f);
+    if (!a->llm && !b->llm) {
+        fputs("null,\n", f);
+        return;
+    }
+    fputs("{\"base\": ", f);
+    json_llm_side(f, a->llm);
+    fputs(", \"new\": ", f);
+    json_llm_side(f, b->llm);
+    fputs(", \"metrics\": [", f);
+    for (size_t i = 0; i < llm_n_metrics(a, b); i++) {
+        char buf[160];
+        const char *m = llm_metric_name(a, b, i, buf, sizeof buf);
+        double x = llm_side(a, m), y = llm_side(b, m);
+        fputs(i ? ",\n    {\"metric\": " : "\n    {\"metric\": ", f);
+        fl_print_json_str(f, m);
+        fputs(", \"base\": ", f);
+        json_num(f, x);
+        fputs(", \"new\": ", f);
+        json_num(f, y);
+        fputs(", \"delta\": ", f);
+        json_num(f, y - x);
+        fputs(", \"percent\": ", f);
+        if (isnan(x) || isnan(y) || (x == 0 && y != x)) {
+            fputs("null", f);
+        } else {
+            json_num(f, x != 0 ? (y - x) / fabs(x) * 100.0 : 0.0);
+        }
+        fputc('}', f);
+    }
+    fputs("\n  ]},\n", f);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -364,6 +457,7 @@ static void print_json(FILE *f, const fl_diff_result *res, const fl_report *a, c
         fputc('}', f);
     }
     fputs(a->n_roofline ? "\n  ],\n" : "],\n", f);
+    json_llm(f, a, b);
     json_ops(f, rows, n_rows);
     json_nodes(f, a, b, c);
     json_checks(f, res);
@@ -426,6 +520,40 @@ static void text_time_row(FILE *f, const char *profile, const char *when,
             b->time_s - a->time_s);
     text_percent(f, a->time_s, b->time_s - a->time_s);
     fputc('\n', f);
+}
+
+static void text_llm_side(FILE *f, const char *label, const fl_report_llm *v) {
+    if (v) {
+        fprintf(f, " %s prompt %" PRId64 ", context %" PRId64, label, v->prompt, v->context);
+    } else {
+        fprintf(f, " %s no view", label);
+    }
+}
+
+/* The view's per-token figures, base and new, named as --fail-on names them. */
+static void text_llm(FILE *f, const fl_report *a, const fl_report *b) {
+    if (!a->llm && !b->llm) {
+        return;
+    }
+    fputs("\nLLM view (per token):", f);
+    text_llm_side(f, "base", a->llm);
+    fputc(';', f);
+    text_llm_side(f, "new", b->llm);
+    fputc('\n', f);
+    for (size_t i = 0; i < llm_n_metrics(a, b); i++) {
+        char buf[160], xs[32], ys[32], ds[32];
+        const char *m = llm_metric_name(a, b, i, buf, sizeof buf);
+        double x = llm_side(a, m), y = llm_side(b, m);
+        bool t = i >= N_LLM_FIXED; /* a time: seconds */
+        snprintf(xs, sizeof xs, isnan(x) ? "-" : t ? "%.6g s" : "%.1f", x);
+        snprintf(ys, sizeof ys, isnan(y) ? "-" : t ? "%.6g s" : "%.1f", y);
+        snprintf(ds, sizeof ds, isnan(x) || isnan(y) ? "-" : t ? "%+.6g s" : "%+.1f", y - x);
+        fprintf(f, "  %-34s %16s %16s %16s", m, xs, ys, ds);
+        if (!isnan(x) && !isnan(y)) {
+            text_percent(f, x, y - x);
+        }
+        fputc('\n', f);
+    }
 }
 
 static void text_op_side(FILE *f, const op_side *s) {
@@ -510,6 +638,7 @@ static void print_text(FILE *f, const fl_diff_result *res, const fl_report *a, c
         text_time_row(f, a->roofline[i].profile, " (after)", a->roofline[i].after,
                       b->roofline[i].after);
     }
+    text_llm(f, a, b);
     text_ops(f, rows, n_rows);
     fprintf(f,
             "\nnodes     %zu in base, %zu in new: %zu in common, %zu removed, %zu added, %zu with "

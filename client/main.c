@@ -1001,6 +1001,7 @@ int fl_cli_analysis_run(int argc, char **argv, fl_cli_analysis **out) {
     if (rc == 0 && a->c.roof.n_sweep) {
         rc = fl_cli_usage_error("%s", "--sweep is an option of analyze");
     }
+    fl_llm_cli_apply(&a->c.llm, &a->c.opt); /* the LLM view of a decoder */
     if (rc == 0) {
         rc = analyze_model(&a->c, &a->r);
     }

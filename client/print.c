@@ -92,6 +92,26 @@ static void json_opt_str(FILE *f, const char *s) {
     }
 }
 
+void fl_print_json_dims(FILE *f, int rank, const fl_quantity *dims) {
+    if (rank < 0 || (rank > 0 && !dims)) {
+        fputs("null", f);
+        return;
+    }
+    fputc('[', f);
+    for (int k = 0; k < rank; k++) {
+        fputs(k ? ", " : "", f);
+        const fl_quantity *d = &dims[k];
+        if (d->known) {
+            fprintf(f, "%" PRId64, d->value);
+        } else if (d->text && strcmp(d->text, "?") != 0) {
+            json_str(f, d->text);
+        } else {
+            fputs("null", f);
+        }
+    }
+    fputc(']', f);
+}
+
 /* One node record of the `nodes` and `nodes_after` lists. */
 static void json_node(FILE *f, const fl_report *r, const fl_report_node *n) {
     fprintf(f, "{\"name\": ");
@@ -104,6 +124,8 @@ static void json_node(FILE *f, const fl_report *r, const fl_report_node *n) {
         json_str(f, n->outputs[k].dtype);
         fprintf(f, ", \"shape\": ");
         json_str(f, n->outputs[k].shape);
+        fprintf(f, ", \"dims\": ");
+        fl_print_json_dims(f, n->outputs[k].rank, n->outputs[k].dims);
         fputc('}', f);
     }
     fprintf(f, "], \"flops\": ");
@@ -325,6 +347,8 @@ void fl_print_json(FILE *f, const fl_report *r, const char *model_path) {
         json_str(f, r->inputs[i].dtype);
         fprintf(f, ", \"shape\": ");
         json_str(f, r->inputs[i].shape);
+        fprintf(f, ", \"dims\": ");
+        fl_print_json_dims(f, r->inputs[i].rank, r->inputs[i].dims);
         fputc('}', f);
     }
     fprintf(f, "%s],\n  \"outputs\": ", r->n_inputs ? "\n  " : "");

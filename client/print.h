@@ -24,6 +24,10 @@ void fl_print_summary(FILE *f, const fl_report *r, const char *model_path);
 /* A JSON string literal (quoted and escaped). */
 void fl_print_json_str(FILE *f, const char *s);
 
+/* A shape's typed form: [dim, ...], each an integer, a formula string
+ * ("x.0", "2*seq") or null (unknown); null for an unknown rank. */
+void fl_print_json_dims(FILE *f, int rank, const fl_quantity *dims);
+
 /* The human-readable summary; `top` op types by FLOPs are listed. */
 void fl_print_text(FILE *f, const fl_report *r, const char *model_path, size_t top);
 

@@ -609,6 +609,78 @@ static void sweep_section(FILE *f, const fl_html_report *h) {
 }
 
 /* ------------------------------------------------------------------------- */
+/* The LLM view                                                               */
+/* ------------------------------------------------------------------------- */
+
+static void llm_phase_row(FILE *f, const char *name, const fl_llm_phase *p) {
+    fprintf(f,
+            "<tr><th scope=\"row\">%s</th><td class=\"n\">%" PRId64 "</td><td class=\"n\">%" PRId64
+            "</td><td class=\"n\">%" PRId64 "</td><td class=\"n\">",
+            name, p->tokens, p->past, p->seq);
+    si(f, p->flops_per_token);
+    fputs("</td><td class=\"n\">", f);
+    si(f, p->macs_per_token);
+    fputs("</td><td class=\"n\">", f);
+    si(f, p->bytes_per_token);
+    fprintf(f, "</td><td class=\"n\">%.3g</td></tr>\n", p->intensity);
+}
+
+static void llm_time_cell(FILE *f, const fl_llm_time *t) {
+    fputs("<td class=\"n\">", f);
+    time_text(f, t->time_per_token_s);
+    fprintf(f, "</td><td>%s</td>", t->bound);
+}
+
+/* The cost per token of prefill and decode, the KV cache and the time per
+ * token per profile (a decoder's view; nothing for other graphs). */
+static void llm_section(FILE *f, const fl_report *r) {
+    const fl_report_llm *v = r->llm;
+    if (!v) {
+        return;
+    }
+    fprintf(f,
+            "<section id=\"llm\"><h2>LLM view</h2>\n<p>Prefill of %" PRId64
+            " tokens and decode of one token at a context of %" PRId64 " (<code>",
+            v->prompt, v->context);
+    esc(f, v->seq_symbol);
+    fputs("</code> is the sequence", f);
+    if (v->past_symbol) {
+        fputs(", <code>", f);
+        esc(f, v->past_symbol);
+        fputs("</code> the KV cache's past length", f);
+    }
+    fputs("), each counted on the graph as given.</p>\n<table><tr><th>phase</th><th>tokens</th>"
+          "<th>past</th><th>seq</th><th>FLOPs/token</th><th>MACs/token</th><th>bytes/token</th>"
+          "<th>FLOPs/byte</th></tr>\n",
+          f);
+    llm_phase_row(f, "prefill", &v->prefill);
+    llm_phase_row(f, "decode", &v->decode);
+    fputs("</table>\n", f);
+    if (v->past_symbol) {
+        fputs("<p>KV cache: ", f);
+        si(f, v->kv_bytes_per_token);
+        fputs("B per token of context, ", f);
+        si(f, v->kv_bytes_at_context);
+        fprintf(f, "B at a context of %" PRId64 ".</p>\n", v->context);
+    }
+    if (v->n_roofline) {
+        fputs("<table><tr><th>profile</th><th>prefill time/token</th><th>bound</th>"
+              "<th>decode time/token</th><th>bound</th></tr>\n",
+              f);
+        for (size_t i = 0; i < v->n_roofline; i++) {
+            fputs("<tr><th scope=\"row\">", f);
+            esc(f, v->roofline[i].profile);
+            fputs("</th>", f);
+            llm_time_cell(f, &v->roofline[i].prefill);
+            llm_time_cell(f, &v->roofline[i].decode);
+            fputs("</tr>\n", f);
+        }
+        fputs("</table>\n", f);
+    }
+    fputs("</section>\n", f);
+}
+
+/* ------------------------------------------------------------------------- */
 /* Page                                                                       */
 /* ------------------------------------------------------------------------- */
 
@@ -623,8 +695,14 @@ void fl_report_write_html(FILE *f, const fl_html_report *h) {
     esc(f, h->model);
     fprintf(f, "</code></h1><p class=\"muted\">foldline %s</p></header>\n", fl_version());
     summary(f, h, r);
+    llm_section(f, r);
     fputs("<section id=\"roofline\"><h2>Roofline</h2>\n", f);
-    if (!r->n_roofline) {
+    if (!r->n_roofline && r->llm && r->llm->n_roofline) {
+        fputs("<p>The graph's symbols are free, so it has no estimate as a whole: the LLM view "
+              "above estimates each phase. Bind every symbol (<code>--bind SYM=N</code>) for the "
+              "roofline charts.</p>\n",
+              f);
+    } else if (!r->n_roofline) {
         fputs("<p>No profile given: add <code>--profile NAME</code> (or <code>all</code>) for "
               "time estimates and roofline charts.</p>\n",
               f);

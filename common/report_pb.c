@@ -158,6 +158,10 @@ struct msg_map {
     { field, k, offsetof(type, member), offsetof(type, count), 0, NULL, NULL, NULL }
 #define RE(field, type, member, en, prefix)                                                        \
     { field, K_ENUM, offsetof(type, member), 0, 0, NULL, prefix, &en }
+/* An enum field beside a string field of the same member (sent from it;
+ * read only when set, so a sender without it leaves the string's value). */
+#define RE2(field, type, member, en, prefix)                                                       \
+    { field, K_ENUM, offsetof(type, member), 1, 0, NULL, prefix, &en }
 #define RES(field, type, member, count, en, prefix)                                                \
     { field, K_ENUMS, offsetof(type, member), offsetof(type, count), 0, NULL, prefix, &en }
 #define RM(field, type, member, sub)                                                               \
@@ -326,6 +330,8 @@ static const row roof_node_rows[] = {
     R("upper_s", K_DOUBLE, fl_roofline_node, upper_s),
     RE("bound", fl_roofline_node, bound, foldline__v1__bound__descriptor, "BOUND_"),
     R("op_class", K_STR, fl_roofline_node, op_class),
+    RE2("op_class_kind", fl_roofline_node, op_class, foldline__v1__op_class__descriptor,
+        "OP_CLASS_"),
     R("bucket", K_STR, fl_roofline_node, bucket),
     R("fixed_s", K_DOUBLE, fl_roofline_node, fixed_s),
     R("compute_peak_s", K_DOUBLE, fl_roofline_node, compute_peak_s),
@@ -647,6 +653,9 @@ static bool row_to_pb(enc *e, const row *r, const void *src, const ProtobufCFiel
     case K_ENUM: {
         int v;
         if (!fl_pb_enum_value(r->en, r->aux, *(const char *const *)val, &v)) {
+            if (r->off2) { /* the second form: the string field carries it */
+                break;
+            }
             return enc_fail(e, r->field, *(const char *const *)val);
         }
         *(int *)slot = v;
@@ -873,6 +882,9 @@ static void row_from_pb(fl_pb_arena *a, const row *r, const ProtobufCMessage *sr
         *(const char **)val = present ? *(const char *const *)slot : NULL;
         break;
     case K_ENUM:
+        if (r->off2 && *(const int *)slot == 0) {
+            break; /* a second form of a string field, absent: the string's value stands */
+        }
         *(const char **)val = fl_pb_enum_name(a, r->en, r->aux, *(const int *)slot);
         break;
     case K_ENUMS: {

@@ -65,7 +65,8 @@ assert t["bytes"]["value"] == t["bytes_read"]["value"] + t["bytes_written"]["val
 conv = [n for n in d["nodes"] if n["name"] == "conv1/Conv2D"][0]
 assert conv["outputs"][0]["shape"] == "[1,32,32,8]", conv
 assert conv["macs"] == {"value": 221184}, conv
-assert d["inputs"] == [{"name": "input", "dtype": "float", "shape": "[1,32,32,3]"}], d["inputs"]
+assert d["inputs"] == [{"name": "input", "dtype": "float", "shape": "[1,32,32,3]",
+                      "dims": [1, 32, 32, 3]}], d["inputs"]
 assert d["outputs"] == ["probs"], d["outputs"]
 # Every count, everywhere, is one object shape: {"value": int} or {"formula": str}.
 def counts(x):

@@ -55,6 +55,35 @@ check md_uncalibrated 0 "no: peak figures, a lower bound on time" -- "$bin" card
 check md_source 0 "\`epyc-9654.yaml\` (hash" -- "$bin" card "$pb" --profile epyc-9654
 check md_all_profiles 0 "| a100-80gb | gpu |" -- "$bin" card "$onnx" --profile all
 
+# A decoder's card carries its LLM view at the bindings given: the same
+# object as analyze --json prints for the model (phases, KV cache and the
+# time per token per profile), and a Markdown section with those figures.
+dec="$data/tiny_decoder.onnx"
+"$bin" analyze "$dec" --json --prompt 8 --context 32 --profile t4 >"$tmp/dec_a.json" 2>/dev/null
+"$bin" card "$dec" --format json --prompt 8 --context 32 --profile t4 >"$tmp/dec_c.json" 2>"$tmp/dec_c.err"
+check json_llm_same 0 "same" -- "$py" -c "
+import json
+a = json.load(open('$tmp/dec_a.json')); c = json.load(open('$tmp/dec_c.json'))
+assert c['llm'] == a['llm'], (c.get('llm'), a['llm'])
+assert [e['profile'] for e in c['llm']['roofline']] == ['t4']
+print('same')"
+"$bin" card "$dec" --prompt 8 --context 32 --profile t4 >"$tmp/dec_c.md" 2>&1
+want_md=$("$py" -c "
+import json
+v = json.load(open('$tmp/dec_a.json'))['llm']
+p = v['prefill']
+def t(s):
+    return '%.4g µs' % (s * 1e6) if 1e-6 <= s < 1e-3 else '%.4g ms' % (s * 1e3) if s >= 1e-3 else '%.4g ns' % (s * 1e9)
+e = v['roofline'][0]
+print('| prefill | %d | %d | %d |' % (p['tokens'], p['past'], p['seq']))
+print('| t4 | %s (%s) | %s (%s) |' % (t(e['prefill']['time_per_token_s']), e['prefill']['bound'], t(e['decode']['time_per_token_s']), e['decode']['bound']))")
+while IFS= read -r line; do
+  check "md_llm ${line:0:12}" 0 "$line" -- cat "$tmp/dec_c.md"
+done <<<"$want_md"
+check md_llm_head 0 "### Generation (LLM view)" -- cat "$tmp/dec_c.md"
+check json_no_llm 0 "False" -- sh -c "'$bin' card '$dec' --format json --no-llm | '$py' -c 'import json,sys; print(\"llm\" in json.load(sys.stdin))'"
+check json_cnn_no_llm 0 "False" -- sh -c "'$bin' card '$onnx' --format json | '$py' -c 'import json,sys; print(\"llm\" in json.load(sys.stdin))'"
+
 # A partial answer says so (a node of an unknown op type).
 printf '\x0a\x0f\x0a\x01x\x12\x0aFrobnicate' >"$tmp/unknown.pb"
 check md_partial 0 "**Partial:**" -- "$bin" card "$tmp/unknown.pb"

@@ -173,6 +173,63 @@ check bad_analyze_option 2 "unknown option '--frob'" -- "$bin" diff "$pb" "$onnx
 check missing_file 3 "cannot open" -- "$bin" diff "$pb" "$tmp/nope.onnx"
 check help 0 "usage: foldline diff BASE NEW" -- "$bin" diff --help
 
+# --- the LLM view -----------------------------------------------------------
+# The decoder against its own rewritten form (foldline optimize: the ORT
+# fusions change its FLOPs per token): every per-token delta equals the
+# difference of the two models' analyze --json views, and the gates fire
+# around the real delta.
+dec="$data/tiny_decoder.onnx"
+llm=(--prompt 8 --context 32)
+"$bin" optimize "$dec" -o "$tmp/dec_opt.onnx" >/dev/null 2>&1
+lprof=(--profile t4 --profile epyc-9654)
+"$bin" analyze "$dec" --json "${llm[@]}" "${lprof[@]}" >"$tmp/la.json" 2>/dev/null
+"$bin" analyze "$tmp/dec_opt.onnx" --json "${llm[@]}" "${lprof[@]}" >"$tmp/lb.json" 2>/dev/null
+"$bin" diff "$dec" "$tmp/dec_opt.onnx" --json "${llm[@]}" "${lprof[@]}" >"$tmp/ld.json" 2>"$tmp/ld.err"
+check llm_diff_exit 0 "" -- test -s "$tmp/ld.json"
+cat >"$tmp/llm_expect.py" <<'EOF2'
+import json, sys
+a, b, d = (json.load(open(f)) for f in sys.argv[1:4])
+va, vb = a["llm"], b["llm"]
+want = {}
+for ph in ("prefill", "decode"):
+    for k in ("flops_per_token", "macs_per_token", "bytes_per_token"):
+        want["%s.%s" % (ph, k)] = (va[ph][k], vb[ph][k])
+want["kv_bytes_per_token"] = (va["kv_bytes_per_token"], vb["kv_bytes_per_token"])
+for ea, eb in zip(va["roofline"], vb["roofline"]):
+    for ph in ("prefill", "decode"):
+        want["%s.time_per_token@%s" % (ph, ea["profile"])] = (ea[ph]["time_per_token_s"], eb[ph]["time_per_token_s"])
+got = {m["metric"]: (m["base"], m["new"]) for m in d["llm"]["metrics"]}
+errs = []
+if got != want:
+    errs.append("metrics %r != %r" % (got, want))
+for m in d["llm"]["metrics"]:
+    if m["delta"] != m["new"] - m["base"]:
+        errs.append("delta of " + m["metric"])
+if d["llm"]["base"] != {"prompt": 8, "context": 32} or d["llm"]["new"] != {"prompt": 8, "context": 32}:
+    errs.append("sides %r %r" % (d["llm"]["base"], d["llm"]["new"]))
+# The rewrite changes the prefill FLOPs per token (otherwise this tests nothing).
+if want["prefill.flops_per_token"][0] == want["prefill.flops_per_token"][1]:
+    errs.append("no change in prefill.flops_per_token")
+print("; ".join(errs) or "ok")
+EOF2
+check llm_diff_vs_analyze 0 "ok" -- "$py" "$tmp/llm_expect.py" "$tmp/la.json" "$tmp/lb.json" "$tmp/ld.json"
+# Gates: the prefill FLOPs per token fall by p % (from the two analyses):
+# -N% fires below p, not above; the time gate runs once per profile.
+pct=$("$py" -c "import json,sys; a=json.load(open(sys.argv[1]))['llm']['prefill']['flops_per_token']; b=json.load(open(sys.argv[2]))['llm']['prefill']['flops_per_token']; print('%.6f' % ((a-b)/a*100))" "$tmp/la.json" "$tmp/lb.json")
+lo=$("$py" -c "print('%.4f' % ($pct - 0.001))"); hi=$("$py" -c "print('%.4f' % ($pct + 0.001))")
+check llm_gate_fires 1 "EXCEEDED" -- "$bin" diff "$dec" "$tmp/dec_opt.onnx" "${llm[@]}" --fail-on "prefill.flops_per_token:-$lo%"
+check llm_gate_ok 0 "ok" -- "$bin" diff "$dec" "$tmp/dec_opt.onnx" "${llm[@]}" --fail-on "prefill.flops_per_token:-$hi%"
+"$bin" diff "$dec" "$tmp/dec_opt.onnx" "${llm[@]}" "${lprof[@]}" --json --fail-on decode.time_per_token:+1000% >"$tmp/lt.json" 2>&1
+check llm_time_gate_per_profile 0 "decode.time_per_token@t4 decode.time_per_token@epyc-9654" -- json_get "$tmp/lt.json" '" ".join(c["metric"] for c in d["fail_on"])'
+check llm_text 0 "prefill.flops_per_token" -- "$bin" diff "$dec" "$tmp/dec_opt.onnx" "${llm[@]}"
+# A side without a view: null there, and a gate on it is a usage error.
+"$bin" diff "$dec" "$onnx" --json "${llm[@]}" --bind N=1 >"$tmp/ln.json" 2>&1
+check llm_one_side 0 "None True" -- json_get "$tmp/ln.json" '"%s %s" % (d["llm"]["new"], all(m["new"] is None for m in d["llm"]["metrics"]))'
+check llm_gate_no_view 2 "NEW has no LLM view" -- "$bin" diff "$dec" "$onnx" "${llm[@]}" --bind N=1 --fail-on decode.flops_per_token:+5%
+"$bin" diff "$pb" "$onnx" --json >"$tmp/lnone.json" 2>&1
+check llm_none 0 "None" -- json_get "$tmp/lnone.json" 'd["llm"]'
+check llm_unknown_phase_metric 2 "the metrics:" -- "$bin" diff "$pb" "$onnx" --fail-on decode.latency:+5%
+
 # --- corpus pairs -----------------------------------------------------------
 if [ -d "$corpus/onnx" ] && [ -d "$corpus/tfjs" ]; then
   o="$corpus/onnx"

@@ -84,6 +84,27 @@ check empty_says 0 "nothing to draw" -- cat "$tmp/empty.html"
 check empty_no_svg 1 "" -- grep -q "<svg class=\"chart\"" "$tmp/empty.html"
 
 # Usage errors.
+# A decoder: the LLM view's section with each phase's time per token per
+# profile as analyze --json gives it (formatted as the page formats times);
+# the roofline section says why the whole graph has no chart.
+dec="$data/tiny_decoder.onnx"
+check llm_report 0 "" -- "$bin" report "$dec" --prompt 8 --context 32 --profile t4 --profile epyc-9654 -o "$tmp/dec.html"
+"$bin" analyze "$dec" --json --prompt 8 --context 32 --profile t4 --profile epyc-9654 >"$tmp/dec.json" 2>/dev/null
+python3 - "$tmp/dec.json" >"$tmp/dec_want" <<'PYEOF'
+import json, sys
+v = json.load(open(sys.argv[1]))["llm"]
+def t(s):
+    return "%.4g &#181;s" % (s * 1e6) if 1e-6 <= s < 1e-3 else "%.4g ms" % (s * 1e3) if s >= 1e-3 else "%.4g ns" % (s * 1e9)
+for e in v["roofline"]:
+    print('<tr><th scope="row">%s</th><td class="n">%s</td><td>%s</td><td class="n">%s</td><td>%s</td></tr>' % (
+        e["profile"], t(e["prefill"]["time_per_token_s"]), e["prefill"]["bound"],
+        t(e["decode"]["time_per_token_s"]), e["decode"]["bound"]))
+PYEOF
+check llm_report_rows 0 "2" -- sh -c "grep -cxF -f '$tmp/dec_want' '$tmp/dec.html'"
+check llm_report_section 0 '<section id="llm"><h2>LLM view</h2>' -- cat "$tmp/dec.html"
+check llm_report_no_chart_says 0 "the LLM view above estimates each phase" -- cat "$tmp/dec.html"
+check llm_report_cnn 1 "" -- grep -q 'id="llm"' "$tmp/tiny.html"
+
 check needs_out 2 "report needs -o OUT.html" -- "$bin" report "$pb"
 check needs_model 2 "report needs MODEL first" -- "$bin" report -o "$tmp/x.html"
 check no_json 2 "report takes no --json" -- "$bin" report "$pb" --json -o "$tmp/x.html"

@@ -104,6 +104,40 @@ valid sweep data_llm_sweep "$(doc analyze "$dec" --sweep batch=1,2 --json --prom
 # revision 3: the view's time per token per profile.
 valid record data_llm_roofline_record "$(doc analyze "$dec" --json --profile t4 --profile epyc-9654)"
 valid summary data_llm_roofline_summary "$(doc analyze "$dec" --summary --profile t4)"
+valid diff data_llm_diff "$(doc diff "$dec" "$dec" --json --profile t4 --fail-on decode.time_per_token:+5%)" "$(doc diff "$dec" "$onnx" --json --bind N=1)"
+valid card data_llm_card "$(doc card "$dec" --format json --profile t4)"
+
+# revision 3: shapes typed as `dims` beside the `shape` string: integers,
+# formula strings and null (unknown), null for an unknown rank. Each entry
+# equals the shape string's: the string is "[" + the dims joined by "," + "]",
+# a null dim written "?", an unknown rank "?".
+dims_rec=$(doc analyze "$dec" --json --per-node --passes none)
+# A GraphDef of one Placeholder `x` (DT_FLOAT) without a shape attribute.
+"$py" -c "
+import sys
+attr = b'\\x0a\\x05dtype' + b'\\x12\\x02\\x30\\x01'
+node = b'\\x0a\\x01x' + b'\\x12\\x0bPlaceholder' + b'\\x2a' + bytes([len(attr)]) + attr
+open(sys.argv[1], 'wb').write(b'\\x0a' + bytes([len(node)]) + node)" "$tmp/unknown_rank.pb"
+ur_rec=$(doc analyze "$tmp/unknown_rank.pb" --json --per-node)
+valid record data_dims "$dims_rec" "$ur_rec"
+check dims_match_shapes 0 "ok 41" -- "$py" -c "
+import json, sys
+n = 0
+for path in sys.argv[1:]:
+    d = json.load(open(path))
+    ts = d['inputs'] + [t for nd in d['nodes'] for t in nd['outputs']]
+    for t in ts:
+        dims = t['dims']
+        text = '?' if dims is None else '[' + ','.join('?' if x is None else str(x) for x in dims) + ']'
+        assert text == t['shape'], (t, text)
+        n += 1
+ur = json.load(open(sys.argv[2]))['inputs'][0]
+assert ur['dims'] is None and ur['shape'] == '?', ur
+dec = json.load(open(sys.argv[1]))
+ids = [i for i in dec['inputs'] if i['name'] == 'input_ids'][0]
+assert ids['dims'] == ['batch', 'seq'], ids
+assert any(isinstance(x, int) for i in dec['inputs'] for x in i['dims'] or [])
+print('ok', min(n, 41))" "$dims_rec" "$ur_rec"
 check llm_present 0 "16173.875" -- "$py" -c "import json,sys; print(json.load(open(sys.argv[1]))['llm']['prefill']['flops_per_token'])" "$llm_rec"
 "$py" -c "import json,sys; d=json.load(open(sys.argv[1])); d['llm']['decode']['tokenz'] = 1; json.dump(d, open(sys.argv[2], 'w'))" "$llm_rec" "$tmp/bad8.json"
 check invalid_8 1 "0 of 1 record" -- "$py" "$validate" "$tmp/schema.json" record "$tmp/bad8.json"
