@@ -314,6 +314,21 @@ static const char *error_message(const fl_diag *d, const fl_options *opt, fl_are
     }
 }
 
+static fl_status tflite_not_written(fl_diag *d) {
+    return fl__diag_fail(d, FL_EUSAGE,
+                         "%swriting an optimised graph back is implemented for TensorFlow and "
+                         "ONNX graphs only; a TFLite model can be analysed%s but not written",
+                         fl__diag_opt(d, "", "options.return_optimized_graph: "),
+                         fl__diag_opt(d, " (foldline analyze)", ""));
+}
+
+/* Whether the graph as given is estimated on the profiles: a decoder's free
+ * symbols (past, seq) leave the estimate to the LLM view's phases
+ * (src/api/llm.c), whose symbols are all bound. */
+static bool whole_estimate(const fl_options *opt, const fl_report *r) {
+    return opt->n_profiles && !(opt->llm && r->n_symbols && fl__llm_applies(r));
+}
+
 fl_status fl_analyze(const void *bytes, size_t len, const fl_options *opt_in, fl_report **out) {
     fl_options opt_all;
     options_in(opt_in, &opt_all);
@@ -359,11 +374,7 @@ fl_status fl_analyze(const void *bytes, size_t len, const fl_options *opt_in, fl
                                            : fl__import_graphdef(g, bytes, len, &io, &d);
     }
     if (st == FL_OK && fmt == FL_FORMAT_TFLITE && opt->return_graph) {
-        st = fl__diag_fail(&d, FL_EUSAGE,
-                           "%swriting an optimised graph back is implemented for TensorFlow and "
-                           "ONNX graphs only; a TFLite model can be analysed%s but not written",
-                           fl__diag_opt(&d, "", "options.return_optimized_graph: "),
-                           fl__diag_opt(&d, " (foldline analyze)", ""));
+        st = tflite_not_written(&d);
     }
     if (st == FL_OK && g->n_nodes == 0) {
         st = fl__diag_fail(&d, FL_EINVAL,
@@ -395,9 +406,7 @@ fl_status fl_analyze(const void *bytes, size_t len, const fl_options *opt_in, fl
                                                             : "graphdef",
                               &totals, &ir, ra, r);
     }
-    /* A decoder's free symbols (past, seq) leave the estimate to the LLM
-     * view's phases (src/api/llm.c), whose symbols are all bound. */
-    if (st == FL_OK && opt->n_profiles && !(opt->llm && r->n_symbols && fl__llm_applies(r))) {
+    if (st == FL_OK && whole_estimate(opt, r)) {
         st = fl__roofline_report(&c, opt, ra, r);
     }
     if (st == FL_OK) {
