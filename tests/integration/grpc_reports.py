@@ -46,6 +46,15 @@ def case_llm_same_output():
     same("llm_defaults", ["analyze", DECODER])
     same("llm_roofline", base + ["--profile", "t4", "--profile", "epyc-9654"])
     same("llm_roofline_json", base + ["--profile", "all", "--json"])
+    # diff, card and report compute the view too: the same bytes remotely.
+    lv = ["--prompt", "8", "--context", "32", "--profile", "t4", "--profile", "epyc-9654"]
+    same("llm_diff", ["diff", DECODER, DECODER] + lv)
+    same("llm_diff_json", ["diff", DECODER, DECODER, "--json"] + lv +
+         ["--fail-on", "decode.time_per_token:+5%"])
+    same("llm_card_md", ["card", DECODER] + lv)
+    same("llm_card_json", ["card", DECODER, "--format", "json"] + lv)
+    html = os.path.join(g.TMP, "llm.html")
+    same("llm_report", ["report", DECODER] + lv + ["-o", html], files=[html])
     same("llm_bad_context", base[:-1] + ["1"], want_rc=2)
 
 
