@@ -1,6 +1,6 @@
 /*
  * cardout.c - `foldline card`'s Markdown and JSON (README, "Model cards";
- * the JSON's schema is the `card` document of schema/foldline.schema.json).
+ * the JSON's schema is the `card` document of proto/json/foldline.schema.json).
  */
 #include "card.h"
 #include "llm.h"

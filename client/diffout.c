@@ -2,7 +2,7 @@
  * diffout.c - `foldline diff`'s output: totals (as given and after the
  * passes), estimated time per profile, per-op-type counts, nodes added,
  * removed and changed, and the --fail-on checks; as text or JSON (README,
- * "Comparing two models"; schema in schema/foldline.schema.json).
+ * "Comparing two models"; schema in proto/json/foldline.schema.json).
  */
 #include "diffout.h"
 

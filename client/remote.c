@@ -2,7 +2,7 @@
  * remote.c - the CLI's remote mode (see remote.h): fl_options -> AnalyzeRequest
  * (or a stream of AnalyzeChunk for large graphs), a blocking gRPC call through
  * the C core, and AnalyzeReply -> an fl_report the printers read (through
- * common/report_pb.c, the mapping the server encodes with).
+ * proto/glue/report_pb.c, the mapping the server encodes with).
  *
  * This file is the module foldline-remote.so (built only when gRPC is
  * available), not part of the foldline executable: the CLI dlopens it when

@@ -1,6 +1,6 @@
 /*
  * schema.c - `foldline schema`: prints the JSON Schema (draft 2020-12) of
- * the documents foldline prints (schema/foldline.schema.json, compiled in).
+ * the documents foldline prints (proto/json/foldline.schema.json, compiled in).
  */
 #include "schema.h"
 
@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Generated from schema/foldline.schema.json (schema/embed.cmake). */
+/* Generated from proto/json/foldline.schema.json (proto/json/embed.cmake). */
 extern const unsigned char fl_schema_json[];
 extern const size_t fl_schema_json_len;
 

@@ -3,7 +3,7 @@
  * engine API, encode the reply, map the engine's status to a gRPC code.
  *
  * Nothing here analyses anything itself: the analysis is fl_analyze(). The
- * reply is the report in its wire form (common/report_pb.c, the mapping the
+ * reply is the report in its wire form (proto/glue/report_pb.c, the mapping the
  * CLI's remote mode reads it back with), so both print the same bytes.
  */
 #include "foldline/foldline.h"

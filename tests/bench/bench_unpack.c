@@ -1,7 +1,7 @@
 /*
  * bench_unpack.c - protobuf-c's unpack of messages whose singular message
  * fields occur many times, before and after the wire-format limits of
- * common/pbguard.c, side by side in one run.
+ * proto/glue/pbguard.c, side by side in one run.
  *
  * "before" is what foldlined (AnalyzeRequest) and `--strip-weights`
  * (GraphDef) did: protobuf-c's unpack alone. "after" is what they do now:

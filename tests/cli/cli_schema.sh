@@ -12,7 +12,7 @@ bin="$1"
 data="$2"
 here=$(cd "$(dirname "$0")" && pwd)
 corpus="$here/../../../shared/corpus"
-schema_file="$here/../../schema/foldline.schema.json"
+schema_file="$here/../../proto/json/foldline.schema.json"
 . "$here/checks.bash"
 
 py=""

@@ -28,7 +28,7 @@ printf '\x12\x00' >"$tmp/empty.pb"
 check no_node 1 "nor a tensorflow.GraphDef (it decodes as one without any node)" -- \
   "${remote[@]}" analyze "$tmp/empty.pb"
 # node { name: "a" op: "NoOp" } and versions { producer: 5 } 17 times: over
-# the limit of 16 occurrences of a singular message field (common/pbguard.h).
+# the limit of 16 occurrences of a singular message field (proto/glue/pbguard.h).
 {
   printf '\x0a\x09\x0a\x01a\x12\x04NoOp'
   for _ in $(seq 17); do printf '\x22\x02\x08\x05'; done

@@ -1,5 +1,5 @@
 /*
- * test_report_pb.c - the report <-> AnalyzeReply mapping (common/report_pb.c)
+ * test_report_pb.c - the report <-> AnalyzeReply mapping (proto/glue/report_pb.c)
  * round-trips: report -> AnalyzeReply -> bytes -> AnalyzeReply -> report
  * gives a report equal to the engine's, field by field, on real reports.
  *

@@ -1,6 +1,6 @@
 /*
  * test_strip.c - the wire-format limits checked before protobuf-c unpacks a
- * message (common/pbguard.c) and the CLI's --strip-weights format handling
+ * message (proto/glue/pbguard.c) and the CLI's --strip-weights format handling
  * (client/strip.c). Inputs are written byte by byte here from the field
  * numbers of proto/tensorflow (GraphDef node = 1, versions = 4; NodeDef
  * name = 1, op = 2, attr = 5; AttrValue func = 10; NameAttrList attr = 2;

@@ -7,7 +7,7 @@ string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," bytes "${hex}")
 string(REGEX REPLACE "(0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,)" "\\1\n" bytes
        "${bytes}")
 file(WRITE "${OUT}.tmp"
-     "/* Generated from ${NAME_OF_IN} by schema/embed.cmake: do not edit. */\n"
+     "/* Generated from ${NAME_OF_IN} by proto/json/embed.cmake: do not edit. */\n"
      "#include <stddef.h>\n"
      "const unsigned char ${NAME}[] = {\n${bytes}0x00};\n"
      "const size_t ${NAME}_len = ${len};\n")

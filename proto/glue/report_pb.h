@@ -7,7 +7,7 @@
  * mode decodes them with fl_report_from_pb, so local and remote output are
  * the same bytes. Both directions read one table per message (report_pb.c):
  * a field added to the report and the proto is one table row. This folder
- * (common/) is compiled into the server and into the CLI's remote-mode
+ * (proto/glue/) is compiled into the server and into the CLI's remote-mode
  * module; it sees only the public headers and the generated messages, never
  * the engine, and calls no engine function.
  */
