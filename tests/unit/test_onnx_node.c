@@ -13,7 +13,14 @@
  * inferred, and every graph output must have the expected dtype and exactly
  * the expected shape. Where the engine evaluated an output's value, it must
  * equal the expected tensor (integers exactly, floats within a relative
- * 1e-3 or absolute 1e-5).
+ * 1e-3 or absolute 1e-5). Two conventions of the test data are read as
+ * ONNX's generator writes them: a UINT16 tensor for a value declared
+ * BFLOAT16 holds bfloat16 bits (numpy has no bfloat16), and an input tensor
+ * whose shape contradicts the input's declared one (CastLike's bfloat16
+ * cases give a [1] `like` for a declared [3,4]) is left to its declaration.
+ * (The FLOAT to BFLOAT16 casts of the 1.12 data expect truncated values;
+ * the engine rounds to nearest even, as ONNX's reference now does, so those
+ * two cases stay failures.)
  *
  * The test prints the pass count and the failing cases grouped by op, and
  * fails when the count falls below the floor committed in
@@ -153,13 +160,12 @@ static bool raw_elem(const uint8_t *p, int dt, int64_t i, double *out) {
     }
 }
 
-/* The tensor's elements as doubles (NULL when its type has no numeric
- * reading here: strings, complex, 4/8-bit floats). */
-static double *tensor_doubles(const Onnx__TensorProto *t, int64_t n) {
+/* The tensor's elements, read as ONNX type dt, as doubles (NULL when the
+ * type has no numeric reading here: strings, complex, 4/8-bit floats). */
+static double *tensor_doubles(const Onnx__TensorProto *t, int dt, int64_t n) {
     static const int8_t raw_size[] = {
         [1] = 4, [2] = 1,  [3] = 1,  [4] = 2,  [5] = 2,  [6] = 4, [7] = 8,
         [9] = 1, [10] = 2, [11] = 8, [12] = 4, [13] = 8, [16] = 2};
-    int dt = t->data_type;
     if (dt <= 0 || dt > 16 || !raw_size[dt] || n < 0) {
         return NULL;
     }
@@ -221,6 +227,37 @@ static double *tensor_doubles(const Onnx__TensorProto *t, int64_t n) {
 
 static bool is_tensor_vi(const Onnx__ValueInfoProto *v) {
     return v->type && v->type->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
+}
+
+/* The element type a test tensor holds for a value declared as `v`: its own
+ * data_type, except that ONNX's generator writes bfloat16 data (numpy has no
+ * bfloat16) as UINT16 tensors of the same bits: a UINT16 tensor for a value
+ * declared BFLOAT16 holds bfloat16 numbers. */
+static int data_type_for(const Onnx__ValueInfoProto *v, const Onnx__TensorProto *t) {
+    enum { UINT16 = 4, BFLOAT16 = 16 };
+    bool bf16 = is_tensor_vi(v) && v->type->tensor_type->elem_type == BFLOAT16;
+    return bf16 && t->data_type == UINT16 ? BFLOAT16 : t->data_type;
+}
+
+/* False when v declares a shape whose rank or fixed dims contradict t's (a
+ * few cases feed a [1] tensor to an input declared [3,4] that only its
+ * dtype matters for: CastLike's `like`). */
+static bool fits_declared(const Onnx__ValueInfoProto *v, const Onnx__TensorProto *t) {
+    const Onnx__TypeProto__Tensor *tt = is_tensor_vi(v) ? v->type->tensor_type : NULL;
+    if (!tt || !tt->shape) {
+        return true;
+    }
+    if (tt->shape->n_dim != t->n_dims) {
+        return false;
+    }
+    for (size_t i = 0; i < t->n_dims; i++) {
+        const Onnx__TensorShapeProto__Dimension *d = tt->shape->dim[i];
+        if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
+            d->dim_value != t->dims[i]) {
+            return false;
+        }
+    }
+    return true;
 }
 
 /* One case's inputs and outputs as read from test_data_set_0. */
@@ -288,12 +325,12 @@ static void proto_text(char *buf, size_t size, const Onnx__TensorProto *t) {
 
 /* Compares an evaluated value with the expected tensor; 1 equal, 0 differs,
  * -1 not comparable (symbolic elements, no numeric reading). */
-static int compare_value(const fl_value *v, const Onnx__TensorProto *t) {
+static int compare_value(const fl_value *v, const Onnx__TensorProto *t, int dt) {
     int64_t n = numel(t);
     if (v->n != n || !fl__value_is_concrete(v)) {
         return v->n != n ? 0 : -1;
     }
-    double *want = tensor_doubles(t, n);
+    double *want = tensor_doubles(t, dt, n);
     if (!want) {
         return -1;
     }
@@ -323,7 +360,7 @@ typedef struct case_result {
 /* Bindings for the inputs: every shape, and the contents of small tensors. */
 static int bind_all(const Onnx__GraphProto *gp, io_set *io, fl_options *o, fl_input_binding *ib,
                     fl_tensor_value_binding *vb, case_result *res) {
-    size_t nin = 0;
+    size_t nin = 0, nb = 0;
     for (size_t i = 0; i < gp->n_input && nin < io->n_in; i++) {
         bool init = false;
         for (size_t k = 0; k < gp->n_initializer; k++) {
@@ -332,19 +369,22 @@ static int bind_all(const Onnx__GraphProto *gp, io_set *io, fl_options *o, fl_in
         if (init) {
             continue;
         }
-        const Onnx__TensorProto *t = io->in[nin];
-        ib[nin].name = gp->input[i]->name;
-        ib[nin].rank = (int)t->n_dims;
-        ib[nin].dims = t->dims;
+        const Onnx__TensorProto *t = io->in[nin++];
+        if (!fits_declared(gp->input[i], t)) {
+            continue; /* bound by its declaration alone */
+        }
+        ib[nb].name = gp->input[i]->name;
+        ib[nb].rank = (int)t->n_dims;
+        ib[nb].dims = t->dims;
+        nb++;
         vb[o->n_tensor_values].name = gp->input[i]->name;
         int64_t n = numel(t);
-        double *xs = n <= VALUE_LIMIT ? tensor_doubles(t, n) : NULL;
+        double *xs = n <= VALUE_LIMIT ? tensor_doubles(t, data_type_for(gp->input[i], t), n) : NULL;
         if (xs) {
             vb[o->n_tensor_values].values = xs;
             vb[o->n_tensor_values].n_values = (size_t)n;
             o->n_tensor_values++;
         }
-        nin++;
     }
     if (nin != io->n_in) {
         snprintf(res->why, sizeof res->why, "%zu input tensors for %zu graph inputs", io->n_in,
@@ -352,7 +392,7 @@ static int bind_all(const Onnx__GraphProto *gp, io_set *io, fl_options *o, fl_in
         return -1;
     }
     o->inputs = ib;
-    o->n_inputs = nin;
+    o->n_inputs = nb;
     o->tensor_values = vb;
     return 0;
 }
@@ -371,8 +411,8 @@ static void check_outputs(const Onnx__GraphProto *gp, const fl_graph *g, const i
             break;
         }
         shape_text(got_s, sizeof got_s, t);
-        bool same =
-            t->dtype == fl__onnx_dtype(want->data_type) && t->shape.rank == (int)want->n_dims;
+        int want_dt = data_type_for(gp->output[k], want);
+        bool same = t->dtype == fl__onnx_dtype(want_dt) && t->shape.rank == (int)want->n_dims;
         for (int d = 0; same && d < t->shape.rank; d++) {
             same = fl_sym_is_known(t->shape.dims[d]) && t->shape.dims[d].k == want->dims[d];
         }
@@ -380,7 +420,7 @@ static void check_outputs(const Onnx__GraphProto *gp, const fl_graph *g, const i
             snprintf(res->why, sizeof res->why, "output %zu: got %s, want %s", k, got_s, want_s);
             res->pass = 0;
         } else if (t->value) {
-            int c = compare_value(t->value, want);
+            int c = compare_value(t->value, want, want_dt);
             if (c == 0) {
                 snprintf(res->why, sizeof res->why, "output %zu: evaluated value differs", k);
                 res->pass = 0;
