@@ -9,7 +9,8 @@
  * operators. A tensor dim of -1 is written as 1 in `shape` and -1 in
  * `shape_signature` (a free dim); a tensor with data gets a buffer of its
  * own. Option fields are given in schema order: a scalar, or an int32 vector
- * when `v` is set.
+ * when `v` is set, an int64 vector when `v64` is (BuiltinOptions2's
+ * StableHLO options, `opt2`).
  */
 #ifndef FL_TESTS_TFLBUILD_H
 #define FL_TESTS_TFLBUILD_H
@@ -34,18 +35,20 @@ typedef struct tb_tensor {
 typedef struct tb_field {
     int32_t i;
     int nv;
-    const int32_t *v; /* set: an int32 vector field */
+    const int32_t *v;   /* set: an int32 vector field */
+    const int64_t *v64; /* set: an int64 vector field of nv entries */
 } tb_field;
 
 typedef struct tb_op {
     int opcode; /* index into the model's codes */
     int n_in;
-    int32_t in[24];
+    int32_t in[48];
     int n_out;
     int32_t out[4];
     int opt_type; /* BuiltinOptions union type, 0: none */
     int n_opt;
     tb_field opt[8];
+    bool opt2; /* opt_type is a BuiltinOptions2 type (StableHLO options) */
 } tb_op;
 
 typedef struct tb_subgraph {
@@ -142,6 +145,18 @@ static inline void tb_vec_i32(tb *w, size_t field, int n, const int32_t *v) {
     }
 }
 
+static inline void tb_vec_i64(tb *w, size_t field, int n, const int64_t *v) {
+    while ((w->len + 4) % 8) {
+        tb_byte(w, 0); /* the elements start 8-aligned after the length */
+    }
+    tb_link(w, field);
+    tb_put32(w, (uint32_t)n);
+    for (int i = 0; i < n; i++) {
+        tb_put32(w, (uint32_t)(uint64_t)v[i]);
+        tb_put32(w, (uint32_t)((uint64_t)v[i] >> 32));
+    }
+}
+
 static inline void tb_string(tb *w, size_t field, const char *s) {
     tb_align(w, 4);
     tb_link(w, field);
@@ -199,17 +214,20 @@ static inline void tb_tensor_table(tb *w, size_t from, const tb_tensor *t, uint3
 
 static inline void tb_op_table(tb *w, size_t from, const tb_op *o) {
     /* Operator: opcode_index 0, inputs 1, outputs 2, builtin_options_type 3,
-     * builtin_options 4 */
-    size_t f = tb_table(w, 5, (const int[]){1, 1, 1, o->opt_type != 0, o->opt_type != 0}, from);
+     * builtin_options 4, ..., builtin_options_2_type 11, builtin_options_2 12 */
+    bool o1 = o->opt_type != 0 && !o->opt2, o2 = o->opt_type != 0 && o->opt2;
+    size_t f = tb_table(w, 13, (const int[]){1, 1, 1, o1, o1, 0, 0, 0, 0, 0, 0, o2, o2}, from);
     tb_set32(w, f, (uint32_t)o->opcode);
-    tb_set32(w, f + 12, (uint32_t)o->opt_type);
+    tb_set32(w, f + (o2 ? 44 : 12), (uint32_t)o->opt_type);
     tb_vec_i32(w, f + 4, o->n_in, o->in);
     tb_vec_i32(w, f + 8, o->n_out, o->out);
     if (o->opt_type) {
         int present[8] = {1, 1, 1, 1, 1, 1, 1, 1};
-        size_t of = tb_table(w, o->n_opt, present, f + 16);
+        size_t of = tb_table(w, o->n_opt, present, f + (o2 ? 48 : 16));
         for (int k = 0; k < o->n_opt; k++) {
-            if (o->opt[k].v) {
+            if (o->opt[k].v64) {
+                tb_vec_i64(w, of + 4 * (size_t)k, o->opt[k].nv, o->opt[k].v64);
+            } else if (o->opt[k].v) {
                 tb_vec_i32(w, of + 4 * (size_t)k, o->opt[k].nv, o->opt[k].v);
             } else {
                 tb_set32(w, of + 4 * (size_t)k, (uint32_t)o->opt[k].i);

@@ -9,9 +9,13 @@
  * recurrent cells in rnn.c. Every operator then
  * checks its result against the shape the file stores for that output
  * (attr _output_shapes): a known dim that disagrees is a warning naming the
- * tensor, and a dim inference leaves unknown takes the stored one. The other
- * operators (control flow, hash tables, segment reductions, STABLEHLO_*,
- * ...) take the stored shapes and types as their result.
+ * tensor, and a dim inference leaves unknown takes the stored one. Segment
+ * reductions infer [segments, data dims..] (the count from segment_ids'
+ * or num_segments' value); StableHLO's element-wise ops (ADD .. TANH,
+ * COMPARE, CONVERT, SELECT, CLAMP) their operand's shape, the shape ops
+ * of stablehlo.c theirs from operands and options. The other
+ * operators (control flow, hash tables, the other STABLEHLO_* ops, ...)
+ * take the stored shapes and types as their result.
  *
  * Costs (complete convention, as the TensorFlow ops: one FLOP per add or
  * multiply, so 2 per MAC):
@@ -24,6 +28,11 @@
  *  - element-wise: E(out) per op (SQUARED_DIFFERENCE, RSQRT, PRELU 2,
  *    HARD_SWISH 4: add, clamp, two multiplies; GELU 5, or 9 approximate, as
  *    TensorFlow's Gelu); the fused activation of ADD/SUB/MUL/DIV adds E(out).
+ *  - STABLEHLO_* element-wise: as their TFLite twins (RSQRT 2, CLAMP 2,
+ *    CONVERT 0 as CAST, SELECT 1).
+ *  - SEGMENT_SUM, UNSORTED_SEGMENT_SUM/PROD/MAX/MIN: E(data), one combine
+ *    per data element into its segment's accumulator (which starts at the
+ *    reduction's identity).
  *  - pools: kh * kw * E(out); reductions: E(in) (MEAN) or E(in) - E(out);
  *    SOFTMAX/LOG_SOFTMAX: 5 * E(in) (shift, exp, sum, normalise).
  *  - DEQUANTIZE of a constant (float16 or int8 weights): 0 per inference,
@@ -528,6 +537,8 @@ static int ew_factor(const fl_node *n) {
     case FL_OP_TFL_SQUARED_DIFFERENCE:
     case FL_OP_TFL_RSQRT:
     case FL_OP_TFL_PRELU:
+    case FL_OP_TFL_STABLEHLO_RSQRT:
+    case FL_OP_TFL_STABLEHLO_CLAMP: /* max, min */
         return 2;
     case FL_OP_TFL_HARD_SWISH:
         return 4;
@@ -590,7 +601,9 @@ static fl_status cost_convert(fl_ctx *c, const fl_node *n, fl_cost *out) {
         out->per_load = true;
         return cost_zero(c, n, out);
     }
-    return n->kind == FL_OP_TFL_CAST ? cost_zero(c, n, out) : cost_ew(c, n, out);
+    return n->kind == FL_OP_TFL_CAST || n->kind == FL_OP_TFL_STABLEHLO_CONVERT
+               ? cost_zero(c, n, out)
+               : cost_ew(c, n, out);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -781,14 +794,6 @@ static fl_status infer_stored(fl_ctx *c, fl_node *n) {
 static bool stored_is_compute(int kind) {
     switch (kind) {
     case FL_OP_TFL_CUMSUM:
-    case FL_OP_TFL_SEGMENT_SUM:
-    case FL_OP_TFL_UNSORTED_SEGMENT_PROD:
-    case FL_OP_TFL_UNSORTED_SEGMENT_MAX:
-    case FL_OP_TFL_UNSORTED_SEGMENT_SUM:
-    case FL_OP_TFL_UNSORTED_SEGMENT_MIN:
-    case FL_OP_TFL_SVDF:
-    case FL_OP_TFL_BIDIRECTIONAL_SEQUENCE_RNN:
-    case FL_OP_TFL_BIDIRECTIONAL_SEQUENCE_LSTM:
     case FL_OP_TFL_RFFT2D:
     case FL_OP_TFL_COMPLEX_ABS:
     case FL_OP_TFL_TOPK_V2:
@@ -808,9 +813,8 @@ static bool stored_is_compute(int kind) {
     }
 }
 
-/* The other computing operators (SVDF, the bidirectional sequence cells,
- * segment reductions, ...): E(inputs), an approximation; RNN and LSTM cells
- * have their own rule (rnn.c). */
+/* The other computing operators (CUMSUM, RFFT2D, TOPK_V2, ...): E(inputs),
+ * an approximation; RNN, LSTM and SVDF cells have their own rule (rnn.c). */
 static fl_status cost_stored(fl_ctx *c, const fl_node *n, fl_cost *out) {
     if (!stored_is_compute(n->kind)) {
         return cost_zero(c, n, out);
@@ -823,6 +827,60 @@ static fl_status cost_stored(fl_ctx *c, const fl_node *n, fl_cost *out) {
         }
     }
     return put(&k, out, e, fl_sym_const(0));
+}
+
+/* ------------------------------------------------------------------------- */
+/* Segment reductions                                                         */
+/* ------------------------------------------------------------------------- */
+
+/* SEGMENT_SUM (data, sorted segment_ids [d0]): [max id + 1, data dims 1..];
+ * UNSORTED_SEGMENT_* (data, segment_ids, num_segments): [num_segments, data
+ * dims rank(segment_ids)..]. A segment count whose value is unknown leaves
+ * dim 0 to the stored shape. */
+static fl_status infer_segment(fl_ctx *c, fl_node *n) {
+    const fl_shape *x = in_shape(n, 0), *ids = in_shape(n, 1);
+    bool sorted = n->kind == FL_OP_TFL_SEGMENT_SUM;
+    int from = sorted ? 1 : ids->rank;
+    if (x->rank < 1 || x->rank > 64 || from < 1 || from > x->rank) {
+        if (x->rank >= 0 && ids->rank > x->rank) {
+            fl__node_warn(c->d, n,
+                          "tensor '%s': segment_ids has rank %d, over data's %d; the file's "
+                          "shape is used",
+                          n->name, ids->rank, x->rank);
+        }
+        return check_all(c, n, fl__op_set_output(c, n, 0, in_dtype(n, 0), -1, NULL));
+    }
+    const fl_value *v = n->n_inputs > (sorted ? 1 : 2) ? fl_op_in_value(n, sorted ? 1 : 2) : NULL;
+    fl_sym dims[64];
+    dims[0] = fl_sym_unknown();
+    if (v && v->n > 0 && fl__value_is_concrete(v) && (sorted || v->n == 1)) {
+        double top = -1, d;
+        for (int64_t i = 0; i < v->n; i++) {
+            if (fl__value_f64(v, i, &d) && d > top) {
+                top = d;
+            }
+        }
+        dims[0] = fl_sym_const((int64_t)top + (sorted ? 1 : 0));
+    }
+    for (int i = from; i < x->rank; i++) {
+        dims[1 + i - from] = x->dims[i];
+    }
+    return check_all(c, n, fl__op_set_output(c, n, 0, in_dtype(n, 0), 1 + x->rank - from, dims));
+}
+
+/* One add (multiply, max, min) per data element into its segment. */
+static fl_status cost_segment(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    fl_arith k = {c, n, FL_OK};
+    return put(&k, out, fl__ar_numel(&k, in_shape(n, 0)), fl_sym_const(0));
+}
+
+/* STABLEHLO_SELECT (pred, on_true, on_false) and STABLEHLO_CLAMP (min,
+ * operand, max): input 1's shape (StableHLO does not broadcast; pred, min
+ * and max may be scalars). */
+static fl_status infer_operand1(fl_ctx *c, fl_node *n) {
+    const fl_shape *x = in_shape(n, 1);
+    int dt = stored_type(n, 0) != FL_DT_INVALID ? stored_type(n, 0) : in_dtype(n, 1);
+    return check_all(c, n, fl__op_set_output(c, n, 0, dt, x->rank, x->dims));
 }
 
 /* Control flow: the called subgraphs are imported and counted themselves. */
@@ -897,6 +955,10 @@ static fl_status cost_unpool(fl_ctx *c, const fl_node *n, fl_cost *out) {
 #define HOOKS_addn    .count_outputs = count_outputs, .infer = infer_unary, .cost = cost_addn
 #define HOOKS_control .count_outputs = count_outputs, .infer = infer_control, .cost = cost_zero
 #define HOOKS_stored  .count_outputs = count_outputs, .infer = infer_stored, .cost = cost_stored
+#define HOOKS_segment .count_outputs = count_outputs, .infer = infer_segment, .cost = cost_segment
+#define HOOKS_hlo                                                                                  \
+    .count_outputs = count_outputs, .infer = fl__tfl_infer_hlo, .cost = fl__tfl_cost_hlo
+#define HOOKS_operand1 .count_outputs = count_outputs, .infer = infer_operand1, .cost = cost_ew
 #define HOOKS_subgraph_input                                                                       \
     .count_outputs = count_outputs, .infer = infer_subgraph_input, .cost = cost_zero
 #define HOOKS_tconv_bias                                                                           \

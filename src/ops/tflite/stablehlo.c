@@ -1,0 +1,294 @@
+/*
+ * tflite/stablehlo.c - StableHLO operators of TFLite (STABLEHLO_*) whose
+ * result shape follows from their operands and options, as the StableHLO
+ * specification defines them:
+ *  - DOT_GENERAL (lhs, rhs; lhs/rhs_batching_dimensions,
+ *    lhs/rhs_contracting_dimensions): the batch dims (lhs order), then lhs's
+ *    other dims, then rhs's other dims. MACs = E(out) * prod(lhs contracting
+ *    dims); FLOPs 2 * MACs.
+ *  - CONCATENATE (operands.., dimension): operand 0's dims, the concatenated
+ *    dim summed.
+ *  - SLICE (operand; start_indices, limit_indices, strides): dim i =
+ *    ceil((limit_i - start_i) / stride_i).
+ *  - TRANSPOSE (operand; permutation): dim i = operand dim perm[i].
+ *  - PAD (operand, padding_value; edge_padding_low/high, interior_padding):
+ *    dim i = low_i + high_i + d_i + (d_i - 1) * interior_i (d_i > 0).
+ *  - DYNAMIC_SLICE (operand, start indices..; slice_sizes): slice_sizes.
+ *  - DYNAMIC_UPDATE_SLICE (operand, update, start indices..): the operand's.
+ * The data-movement ops count 0 FLOPs (bytes are the cost model's). Options
+ * that do not fit the operands' ranks (a permutation or index list of the
+ * wrong length, a dim out of range, a stride < 1) give a warning naming the
+ * tensor, and the file's shape is used. Every result is checked against the
+ * stored shapes (fl__tfl_check_all).
+ */
+#include "ops/tflite/tfl.h"
+
+#include <string.h>
+
+static const fl_shape *in_shape(const fl_node *n, int i) {
+    static const fl_shape unknown = {-1, NULL};
+    return i < n->n_inputs && n->inputs[i].node->kind != FL_OP_ONNX_ABSENT
+               ? &fl_node_in(n, i)->shape
+               : &unknown;
+}
+
+static int in_dtype(const fl_node *n, int i) {
+    return i < n->n_inputs ? (int)fl_node_in(n, i)->dtype : FL_DT_INVALID;
+}
+
+/* Option `name` as an int64 list of exactly `want` entries (want < 0: any);
+ * false (after a warning naming the tensor) otherwise. */
+static bool ints_opt(fl_ctx *c, const fl_node *n, const char *name, int want, const int64_t **v,
+                     size_t *cnt) {
+    *cnt = 0;
+    if (fl__attr_get_ints(n, name, v, cnt, c->d) != FL_OK) {
+        *v = NULL;
+        *cnt = 0;
+        if (want == 0) {
+            return true;
+        }
+    }
+    if (want >= 0 && (int64_t)*cnt != want) {
+        fl__node_warn(c->d, n,
+                      "tensor '%s': option %s has %zu entries for rank %d; the file's shape is "
+                      "used",
+                      n->name, name, *cnt, want);
+        return false;
+    }
+    return true;
+}
+
+/* A dim index list entry checked against rank (warning when out of range). */
+static bool dim_ok(fl_ctx *c, const fl_node *n, const char *name, int64_t d, int rank) {
+    if (d >= 0 && d < rank) {
+        return true;
+    }
+    fl__node_warn(c->d, n,
+                  "tensor '%s': option %s names dim %lld of a rank-%d operand; the file's shape "
+                  "is used",
+                  n->name, name, (long long)d, rank);
+    return false;
+}
+
+/* DOT_GENERAL: marks lhs/rhs dims used by batching or contraction. */
+static bool dot_dims(fl_ctx *c, const fl_node *n, const fl_shape *l, const fl_shape *r, bool *lused,
+                     bool *rused, int *nb) {
+    static const char *opts[4] = {"lhs_batching_dimensions", "rhs_batching_dimensions",
+                                  "lhs_contracting_dimensions", "rhs_contracting_dimensions"};
+    const int64_t *v[4];
+    size_t cnt[4];
+    for (int i = 0; i < 4; i++) {
+        if (!ints_opt(c, n, opts[i], -1, &v[i], &cnt[i])) {
+            return false;
+        }
+    }
+    if (cnt[0] != cnt[1] || cnt[2] != cnt[3]) {
+        fl__node_warn(c->d, n,
+                      "tensor '%s': lhs and rhs batching or contracting dimension lists differ "
+                      "in length; the file's shape is used",
+                      n->name);
+        return false;
+    }
+    for (int i = 0; i < 4; i++) {
+        const fl_shape *s = i % 2 ? r : l;
+        bool *used = i % 2 ? rused : lused;
+        for (size_t j = 0; j < cnt[i]; j++) {
+            if (!dim_ok(c, n, opts[i], v[i][j], s->rank)) {
+                return false;
+            }
+            used[v[i][j]] = true;
+        }
+    }
+    *nb = (int)cnt[0];
+    return true;
+}
+
+static fl_status infer_dot_general(fl_ctx *c, fl_node *n, fl_sym *dims, int *rank) {
+    const fl_shape *l = in_shape(n, 0), *r = in_shape(n, 1);
+    if (l->rank < 0 || r->rank < 0 || l->rank > 32 || r->rank > 32) {
+        return FL_ENOTFOUND;
+    }
+    bool lused[32] = {false}, rused[32] = {false};
+    int nb = 0;
+    if (!dot_dims(c, n, l, r, lused, rused, &nb)) {
+        return FL_ENOTFOUND;
+    }
+    const int64_t *lb;
+    size_t cnt;
+    ints_opt(c, n, "lhs_batching_dimensions", -1, &lb, &cnt);
+    int k = 0;
+    for (int i = 0; i < nb; i++) {
+        dims[k++] = l->dims[lb[i]];
+    }
+    for (int i = 0; i < l->rank; i++) {
+        if (!lused[i]) {
+            dims[k++] = l->dims[i];
+        }
+    }
+    for (int i = 0; i < r->rank; i++) {
+        if (!rused[i]) {
+            dims[k++] = r->dims[i];
+        }
+    }
+    *rank = k;
+    return FL_OK;
+}
+
+static fl_status infer_concat(fl_ctx *c, fl_node *n, fl_sym *dims, int *rank) {
+    const fl_shape *x = in_shape(n, 0);
+    const fl_attr *a = fl__node_attr(n, "dimension");
+    int64_t d = a && a->kind == FL_ATTR_I ? a->v.i : -1;
+    if (x->rank < 0 || x->rank > 64 || !dim_ok(c, n, "dimension", d, x->rank)) {
+        return FL_ENOTFOUND;
+    }
+    fl_arith k = {c, n, FL_OK};
+    memcpy(dims, x->dims, (size_t)x->rank * sizeof *dims);
+    for (int i = 1; i < n->n_inputs; i++) {
+        const fl_shape *s = in_shape(n, i);
+        dims[d] = s->rank == x->rank ? fl__ar_add(&k, dims[d], s->dims[d]) : fl_sym_unknown();
+    }
+    *rank = x->rank;
+    return k.st;
+}
+
+static fl_status infer_slice(fl_ctx *c, fl_node *n, fl_sym *dims, int *rank) {
+    const fl_shape *x = in_shape(n, 0);
+    const int64_t *b, *e, *s;
+    size_t nb, ne, ns;
+    if (x->rank < 0 || x->rank > 64 || !ints_opt(c, n, "start_indices", x->rank, &b, &nb) ||
+        !ints_opt(c, n, "limit_indices", x->rank, &e, &ne) ||
+        !ints_opt(c, n, "strides", x->rank, &s, &ns)) {
+        return FL_ENOTFOUND;
+    }
+    for (int i = 0; i < x->rank; i++) {
+        if (s[i] < 1 || b[i] < 0 || e[i] < b[i]) {
+            fl__node_warn(c->d, n,
+                          "tensor '%s': slice [%lld, %lld) step %lld of dim %d is not a valid "
+                          "StableHLO slice; the file's shape is used",
+                          n->name, (long long)b[i], (long long)e[i], (long long)s[i], i);
+            return FL_ENOTFOUND;
+        }
+        dims[i] = fl_sym_const((e[i] - b[i] + s[i] - 1) / s[i]);
+    }
+    *rank = x->rank;
+    return FL_OK;
+}
+
+static fl_status infer_transpose(fl_ctx *c, fl_node *n, fl_sym *dims, int *rank) {
+    const fl_shape *x = in_shape(n, 0);
+    const int64_t *p;
+    size_t np;
+    if (x->rank < 0 || x->rank > 64 || !ints_opt(c, n, "permutation", x->rank, &p, &np)) {
+        return FL_ENOTFOUND;
+    }
+    for (int i = 0; i < x->rank; i++) {
+        if (!dim_ok(c, n, "permutation", p[i], x->rank)) {
+            return FL_ENOTFOUND;
+        }
+        dims[i] = x->dims[p[i]];
+    }
+    *rank = x->rank;
+    return FL_OK;
+}
+
+static fl_status infer_pad(fl_ctx *c, fl_node *n, fl_sym *dims, int *rank) {
+    const fl_shape *x = in_shape(n, 0);
+    const int64_t *lo, *hi, *in;
+    size_t nl, nh, ni;
+    if (x->rank < 0 || x->rank > 64 || !ints_opt(c, n, "edge_padding_low", x->rank, &lo, &nl) ||
+        !ints_opt(c, n, "edge_padding_high", x->rank, &hi, &nh) ||
+        !ints_opt(c, n, "interior_padding", x->rank, &in, &ni)) {
+        return FL_ENOTFOUND;
+    }
+    fl_arith k = {c, n, FL_OK};
+    for (int i = 0; i < x->rank; i++) {
+        fl_sym d = x->dims[i];
+        fl_sym grown =
+            fl__ar_add(&k, d, fl__ar_scale(&k, fl__ar_add(&k, d, fl_sym_const(-1)), in[i]));
+        if (fl_sym_is_known(d) && d.k == 0) {
+            grown = fl_sym_const(0);
+        }
+        dims[i] = fl__ar_add(&k, grown, fl_sym_const(lo[i] + hi[i]));
+    }
+    *rank = x->rank;
+    return k.st;
+}
+
+static fl_status infer_dynamic_slice(fl_ctx *c, fl_node *n, fl_sym *dims, int *rank) {
+    const fl_shape *x = in_shape(n, 0);
+    const int64_t *sz;
+    size_t ns;
+    if (x->rank < 0 || x->rank > 64 || !ints_opt(c, n, "slice_sizes", x->rank, &sz, &ns)) {
+        return FL_ENOTFOUND;
+    }
+    for (int i = 0; i < x->rank; i++) {
+        dims[i] = fl_sym_const(sz[i]);
+    }
+    *rank = x->rank;
+    return FL_OK;
+}
+
+fl_status fl__tfl_infer_hlo(fl_ctx *c, fl_node *n) {
+    fl_sym dims[64];
+    int rank = -1, dt = in_dtype(n, 0);
+    fl_status st;
+    switch (n->kind) {
+    case FL_OP_TFL_STABLEHLO_DOT_GENERAL:
+        st = infer_dot_general(c, n, dims, &rank);
+        break;
+    case FL_OP_TFL_STABLEHLO_CONCATENATE:
+        st = infer_concat(c, n, dims, &rank);
+        break;
+    case FL_OP_TFL_STABLEHLO_SLICE:
+        st = infer_slice(c, n, dims, &rank);
+        break;
+    case FL_OP_TFL_STABLEHLO_TRANSPOSE:
+        st = infer_transpose(c, n, dims, &rank);
+        break;
+    case FL_OP_TFL_STABLEHLO_PAD:
+        st = infer_pad(c, n, dims, &rank);
+        break;
+    case FL_OP_TFL_STABLEHLO_DYNAMIC_SLICE:
+        st = infer_dynamic_slice(c, n, dims, &rank);
+        break;
+    default: { /* DYNAMIC_UPDATE_SLICE */
+        const fl_shape *x = in_shape(n, 0);
+        rank = x->rank > 64 ? -1 : x->rank;
+        if (rank > 0) {
+            memcpy(dims, x->dims, (size_t)rank * sizeof *dims);
+        }
+        st = FL_OK;
+        break;
+    }
+    }
+    if (st == FL_ENOTFOUND) {
+        st = FL_OK;
+        rank = -1;
+    }
+    if (st == FL_OK) {
+        st = fl__op_set_output(c, n, 0, dt, rank, dims);
+    }
+    for (int p = 1; p < n->n_outputs && st == FL_OK; p++) {
+        st = fl__tfl_from_stored(c, n, p);
+    }
+    return fl__tfl_check_all(c, n, st);
+}
+
+fl_status fl__tfl_cost_hlo(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    fl_arith k = {c, n, FL_OK};
+    if (n->kind != FL_OP_TFL_STABLEHLO_DOT_GENERAL) {
+        return fl__ar_put_cost(&k, out, fl_sym_const(0), fl_sym_const(0));
+    }
+    const fl_shape *l = in_shape(n, 0);
+    const int64_t *cd;
+    size_t cnt = 0;
+    if (fl__attr_get_ints(n, "lhs_contracting_dimensions", &cd, &cnt, c->d) != FL_OK) {
+        cnt = 0;
+    }
+    fl_sym macs = fl__ar_numel(&k, &n->outputs[0].shape);
+    for (size_t i = 0; i < cnt; i++) {
+        macs =
+            cd[i] >= 0 && cd[i] < l->rank ? fl__ar_mul(&k, macs, l->dims[cd[i]]) : fl_sym_unknown();
+    }
+    return fl__ar_put_cost(&k, out, fl__ar_scale(&k, macs, 2), macs);
+}
