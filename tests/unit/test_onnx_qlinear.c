@@ -2,8 +2,8 @@
  * test_onnx_qlinear.c - ONNX Runtime's QOperator-format contrib ops
  * (src/ops/onnxms/qlinear.c): QLinearAdd/Mul/Sigmoid/LeakyRelu/Softmax,
  * the quantized pools, QLinearReduceMean, QLinearConcat, QLinearWhere,
- * DynamicQuantizeMatMul, MatMulIntegerToFloat, QOrderedGelu and
- * QOrderedLayerNormalization. Shapes from ORT's contrib op schemas; counts
+ * DynamicQuantizeMatMul, MatMulIntegerToFloat, QOrderedGelu,
+ * QOrderedLayerNormalization and QOrderedAttention. Shapes from ORT's contrib op schemas; counts
  * derived by hand from the rules in qlinear.c's header: a dequantization
  * (x - zp) * s is 1 int_op + 1 FLOP per operand element, a quantization
  * round(y / s) + zp 2 FLOPs + 1 int_op per output element, the float op in
@@ -308,12 +308,53 @@ static void test_hybrid_matmul(void **state) {
     ob_free(m);
 }
 
+/* QOrderedAttention input int8 [2,3,4] (B 2, S 3, H_in 4), Q/K/V weights
+ * int8 [4,4] (Hq = Hk = Hv = 4), num_heads 2, mask_index [2] -> int8
+ * [2,3,4]. B * S = 6 rows; projections P = 6 * 12 = 72 elements, their
+ * products 72 * 4 = 288 MACs; B * S * S = 18, Q K^T and the weighted sum 18
+ * * (4 + 4) = 144 MACs; 36 scores.
+ *   int_ops = 2 * (288 + 144) = 864;
+ *   FLOPs = 3 * 72 + 36 * (10 + 1 mask) + 2 * 6 * 4 = 216 + 396 + 48 = 660;
+ *   without mask_index 624. num_heads 3 does not divide 4: an error. */
+static void test_qordered_attention(void **state) {
+    (void)state;
+    ob_model *m = oc_ms_model();
+    scalars(m);
+    ob_input(m, "x", I8, 3, (int64_t[]){2, 3, 4}, NULL);
+    ob_input(m, "w", I8, 2, (int64_t[]){4, 4}, NULL);
+    ob_input(m, "bias", OB_FLOAT, 1, (int64_t[]){4}, NULL);
+    ob_input(m, "mask", OB_INT32, 1, (int64_t[]){2}, NULL);
+    const char *names[] = {"qoa", "qoa_nomask"};
+    const char *ins[] = {"x,s,s,s,s,w,w,w,s,s,s,bias,bias,bias,s,s,s,mask",
+                         "x,s,s,s,s,w,w,w,s,s,s,bias,bias,bias,s,s,s"};
+    const char *outs[] = {"y1", "y2"};
+    for (int i = 0; i < 2; i++) {
+        Onnx__NodeProto *n = oc_ms_node(m, "QOrderedAttention", names[i], ins[i], outs[i]);
+        ob_attr_i(m, n, "num_heads", 2);
+        ob_attr_i(m, n, "order_input", 1);
+        ob_attr_i(m, n, "order_output", 1);
+        ob_attr_i(m, n, "order_weight", 0);
+        ob_output(m, outs[i]);
+    }
+    fl_report *r = oc_run(m, FL_OK);
+    assert_out(oc_node(r, "qoa"), "[2,3,4]", "int8");
+    oc_assert_int(oc_node(r, "qoa"), 660, 864);
+    oc_assert_int(oc_node(r, "qoa_nomask"), 624, 864);
+    fl_report_free(r);
+    Onnx__NodeProto *n = oc_ms_node(m, "QOrderedAttention", "qoa_bad", ins[1], "y3");
+    ob_attr_i(m, n, "num_heads", 3);
+    ob_output(m, "y3");
+    want_error(m, "node 'qoa_bad' (QOrderedAttention): attr 'num_heads' 3 does not divide input "
+                  "5 (Q_weight)'s 4 columns");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_qlinear_binary),      cmocka_unit_test(test_qlinear_unary),
         cmocka_unit_test(test_qordered_layer_norm), cmocka_unit_test(test_qlinear_pools),
         cmocka_unit_test(test_qlinear_reduce_mean), cmocka_unit_test(test_qlinear_concat),
         cmocka_unit_test(test_qlinear_where),       cmocka_unit_test(test_hybrid_matmul),
+        cmocka_unit_test(test_qordered_attention),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -39,6 +39,8 @@ enum {
     C_HLO_PAD = 195,
     C_HLO_DOT_GENERAL = 197,
     C_HLO_TRANSPOSE = 202,
+    C_HLO_REDUCE = 174,
+    C_HLO_REDUCE_WINDOW = 198,
     O_SVDF = 6,
     O_BIDI_LSTM = 69,
     O_BIDI_RNN = 70,
@@ -46,7 +48,9 @@ enum {
     O2_SLICE = 3,
     O2_DYNAMIC_SLICE = 9,
     O2_PAD = 10,
+    O2_REDUCE = 6,
     O2_DOT_GENERAL = 12,
+    O2_REDUCE_WINDOW = 13,
     O2_TRANSPOSE = 17,
     A_RELU = 1,
     A_TANH = 4,
@@ -384,6 +388,48 @@ static void test_stablehlo_shapes(void **state) {
     fl_report_free(r);
 }
 
+/* STABLEHLO_REDUCE x [6,8] over dimensions {1} -> [6], 48 FLOPs (each
+ * element combined once). STABLEHLO_REDUCE_WINDOW x [6,8], window {2,3},
+ * strides {2,2}, dilations 1, padding {{0,0},{1,0}}: dim 0 (6 - 2) / 2 + 1
+ * = 3, dim 1 (8 + 1 - 3) / 2 + 1 = 4 -> [3,4]; FLOPs 2 * 3 * 12 = 72. */
+static void test_stablehlo_reductions(void **state) {
+    (void)state;
+    static const int64_t red[] = {1}, win[] = {2, 3}, str[] = {2, 2}, one[] = {1, 1},
+                         pad[] = {0, 0, 1, 0};
+    static const float init[] = {0};
+    const tb_tensor t[] = {
+        {"x", TB_FLOAT32, 2, {6, 8}},
+        {"init", TB_FLOAT32, 0, {0}, init, sizeof init},
+        {"rd", TB_FLOAT32, 1, {-1}},
+        {"rw", TB_FLOAT32, 2, {-1, -1}},
+    };
+    const int codes[] = {C_HLO_REDUCE, C_HLO_REDUCE_WINDOW};
+    const tb_op o[] = {
+        {0, 2, {0, 1}, 1, {2}, O2_REDUCE, 1, {{0, 1, NULL, red}}, true},
+        {1,
+         2,
+         {0, 1},
+         1,
+         {3},
+         O2_REDUCE_WINDOW,
+         5,
+         {{0, 2, NULL, win},
+          {0, 2, NULL, str},
+          {0, 2, NULL, one},
+          {0, 2, NULL, one},
+          {0, 4, NULL, pad}},
+         true},
+    };
+    tb_subgraph sg = {"main", 4, t, 1, {0}, 2, {2, 3}, 2, o};
+    fl_report *r = run(&sg, 2, codes);
+    expect_shape(r, "rd", 0, "[6]");
+    assert_int_equal(node(r, "rd")->flops.value, 48);
+    expect_shape(r, "rw", 0, "[3,4]");
+    assert_int_equal(node(r, "rw")->flops.value, 72);
+    assert_int_equal(r->nodes_incomplete, 0);
+    fl_report_free(r);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_svdf),
@@ -392,6 +438,7 @@ int main(void) {
         cmocka_unit_test(test_segments),
         cmocka_unit_test(test_stablehlo_elementwise),
         cmocka_unit_test(test_stablehlo_shapes),
+        cmocka_unit_test(test_stablehlo_reductions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,8 +4,8 @@
  * QLinearAdd, QLinearMul, QLinearSigmoid, QLinearLeakyRelu, QLinearSoftmax,
  * QLinearGlobalAveragePool, QLinearAveragePool, QLinearReduceMean,
  * QLinearConcat, QLinearWhere; the hybrid matmuls DynamicQuantizeMatMul and
- * MatMulIntegerToFloat; the cuBLASLt-ordered int8 QOrderedGelu and
- * QOrderedLayerNormalization.
+ * MatMulIntegerToFloat; the cuBLASLt-ordered int8 QOrderedGelu,
+ * QOrderedLayerNormalization and QOrderedAttention.
  *
  * Shapes and types (ORT's contrib op schemas, docs/ContribOperators.md):
  *   QLinearAdd/Mul   A, A_scale, A_zero_point?, B, B_scale, B_zero_point?,
@@ -38,6 +38,15 @@
  *   QOrderedGelu     X, scale_X, scale_Y; QOrderedLayerNormalization X,
  *                    scale_X, scale (gamma), B?, scale_Y (attr axis, default
  *                    -1): X's shape, int8.
+ *   QOrderedAttention  input (B, S, H_in) int8, scale_input, scale_Q/K/V_gemm,
+ *                    Q/K/V_weight (H_in, Hq / Hk / Hv) int8 (inputs 5-7),
+ *                    their scales, Q/K/V_bias, scale_QKT_gemm?,
+ *                    scale_QKT_softmax?, scale_values_gemm, mask_index? (17),
+ *                    past? and attention_bias? (which ORT's schema says the
+ *                    op does not support: not read). attr num_heads N
+ *                    (required, > 0, dividing Hq and Hv): output (B, S, Hv)
+ *                    int8. An input of the wrong rank or a weight whose
+ *                    first dim is not H_in fails naming it.
  *
  * Counting rule: each op as its definition reads, with the rules of
  * src/ops/onnxops/misc.c's header (integer arithmetic in int_ops, never in
@@ -77,6 +86,17 @@
  *                    its scale, Gelu 1, divide, round), 0 int_ops
  *   QOrderedLayerNormalization  FLOPs E(X) + LayerNormalization's count (6 *
  *                    E(X) + 2 * R, + E(X) with B) + 2 * E(X), 0 int_ops
+ *   QOrderedAttention  every product an int8 GEMM (symmetric: no zero
+ *                    points), attention counted in full as Attention's
+ *                    (every query row against every key; unidirectional
+ *                    halves nothing); with P = B * S * (Hq + Hk + Hv), A =
+ *                    B * S * S * (Hq + Hv) and Sc = B * N * S * S scores:
+ *                    int_ops 2 * B * S * H_in * (Hq + Hk + Hv) (Q/K/V) + 2 *
+ *                    A (Q K^T and the weighted sum of V); FLOPs 3 * P (each
+ *                    projection's scale, bias, round) + 10 * Sc (Q K^T's
+ *                    scale and round, its dequantization, Softmax 5, the
+ *                    probabilities' quantization 2) + Sc with mask_index +
+ *                    2 * B * S * Hv (the output's scale and round); 0 MACs
  */
 #include "ops/onnxops/util.h"
 
@@ -365,6 +385,79 @@ static fl_status cost_qhybrid_matmul(fl_ctx *c, const fl_node *n, fl_cost *out) 
     return fl__ar_put_int_cost(&k, out, flops, fl_sym_const(0), iops);
 }
 
+/* QOrderedAttention */
+
+typedef struct qatt {
+    fl_sym b, s, h_in, hq, hk, hv;
+    int64_t heads;
+} qatt;
+
+static fl_status qatt_read(fl_ctx *c, const fl_node *n, qatt *a) {
+    fl_status st = fl__attr_need_int(n, "num_heads", &a->heads, c->d);
+    if (st != FL_OK) {
+        return st;
+    }
+    if (a->heads <= 0) {
+        return fl__node_fail(c->d, FL_EINVAL, n, "attr 'num_heads' is %lld, want > 0",
+                             (long long)a->heads);
+    }
+    const fl_shape *x = fl__op_in_shape(n, 0);
+    if (x->rank >= 0 && x->rank != 3) {
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "input 0 (input) has rank %d, want 3 (batch, sequence, hidden)",
+                             x->rank);
+    }
+    a->b = fl__shape_dim(x, 0);
+    a->s = fl__shape_dim(x, 1);
+    a->h_in = fl__shape_dim(x, 2);
+    static const char *what[3] = {"input 5 (Q_weight)", "input 6 (K_weight)", "input 7 (V_weight)"};
+    fl_sym *cols[3] = {&a->hq, &a->hk, &a->hv};
+    for (int i = 0; i < 3; i++) {
+        const fl_shape *w = fl__op_in_shape(n, 5 + i);
+        if (w->rank >= 0 && w->rank != 2) {
+            return fl__node_fail(c->d, FL_EINVAL, n, "%s has rank %d, want 2", what[i], w->rank);
+        }
+        fl_sym m;
+        if ((st = fl__op_merge_dim(c, n, a->h_in, fl__shape_dim(w, 0), what[i], &m)) != FL_OK) {
+            return st;
+        }
+        *cols[i] = fl__shape_dim(w, 1);
+    }
+    for (int i = 0; i < 3; i += 2) {
+        if (fl_sym_is_known(*cols[i]) && cols[i]->k % a->heads != 0) {
+            return fl__node_fail(c->d, FL_EINVAL, n,
+                                 "attr 'num_heads' %lld does not divide %s's %lld columns",
+                                 (long long)a->heads, what[i], (long long)cols[i]->k);
+        }
+    }
+    return FL_OK;
+}
+
+static fl_status infer_qordered_attention(fl_ctx *c, fl_node *n) {
+    qatt a;
+    fl_status st = qatt_read(c, n, &a);
+    return st == FL_OK ? fl__op_set_output(c, n, 0, FL_DT_INT8, 3, (fl_sym[]){a.b, a.s, a.hv}) : st;
+}
+
+static fl_status cost_qordered_attention(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    qatt a;
+    fl_status st = qatt_read(c, n, &a);
+    if (st != FL_OK) {
+        return st;
+    }
+    fl_arith k = {c, n, FL_OK};
+    fl_sym rows = fl__ar_mul(&k, a.b, a.s);
+    fl_sym proj = fl__ar_mul(&k, rows, fl__ar_add(&k, fl__ar_add(&k, a.hq, a.hk), a.hv));
+    fl_sym ss = fl__ar_mul(&k, rows, a.s); /* B * S * S */
+    fl_sym attn = fl__ar_mul(&k, ss, fl__ar_add(&k, a.hq, a.hv));
+    fl_sym iops = fl__ar_scale(&k, fl__ar_add(&k, fl__ar_mul(&k, proj, a.h_in), attn), 2);
+    fl_sym scores = fl__ar_scale(&k, ss, a.heads);
+    fl_sym flops = fl__ar_add(&k, fl__ar_scale(&k, proj, 3),
+                              fl__ar_scale(&k, scores, 10 + !fl__ox_absent(n, 17)));
+    flops = fl__ar_add(&k, flops, fl__ar_scale(&k, fl__ar_mul(&k, rows, a.hv), 2));
+    return fl__ar_put_int_cost(&k, out, flops, fl_sym_const(0), iops);
+}
+
 /* clang-format off */
 #define HOOKS_qbinary           .infer = infer_qbinary, .cost = cost_qbinary
 #define HOOKS_qunary            .infer = infer_qunary, .cost = cost_qunary
@@ -374,6 +467,7 @@ static fl_status cost_qhybrid_matmul(fl_ctx *c, const fl_node *n, fl_cost *out) 
 #define HOOKS_qconcat           .infer = infer_qconcat, .cost = cost_qconcat
 #define HOOKS_qwhere            .infer = infer_qwhere, .cost = cost_qwhere
 #define HOOKS_qhybrid_matmul    .infer = infer_qhybrid_matmul, .cost = cost_qhybrid_matmul
+#define HOOKS_qordered_attention .infer = infer_qordered_attention, .cost = cost_qordered_attention
 /* clang-format on */
 
 #define FL_OP FL_OP_DESC

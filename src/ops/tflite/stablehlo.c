@@ -15,6 +15,17 @@
  *    dim i = low_i + high_i + d_i + (d_i - 1) * interior_i (d_i > 0).
  *  - DYNAMIC_SLICE (operand, start indices..; slice_sizes): slice_sizes.
  *  - DYNAMIC_UPDATE_SLICE (operand, update, start indices..): the operand's.
+ *  - REDUCE (operands.., init values..; dimensions): each operand's dims
+ *    without the reduced ones; FLOPs E(operand) per operand (each element
+ *    combined into its accumulator, which starts at the init value).
+ *  - REDUCE_WINDOW (operands.., init values..; window_dimensions,
+ *    window_strides, base_dilations, window_dilations, padding [rank, 2]):
+ *    dim i = floor((P_i - W_i) / stride_i) + 1 (0 when P_i < W_i), P_i =
+ *    (d_i - 1) * base_dilation_i + 1 + low_i + high_i, W_i = (w_i - 1) *
+ *    window_dilation_i + 1; FLOPs prod(window) * E(out) per output (as a
+ *    pool).
+ *   The reduction bodies are subgraphs of their own, imported beside
+ *   subgraph 0 and counted once there, not per element.
  * The data-movement ops count 0 FLOPs (bytes are the cost model's). Options
  * that do not fit the operands' ranks (a permutation or index list of the
  * wrong length, a dim out of range, a stride < 1) give a warning naming the
@@ -228,7 +239,104 @@ static fl_status infer_dynamic_slice(fl_ctx *c, fl_node *n, fl_sym *dims, int *r
     return FL_OK;
 }
 
+/* REDUCE: operand `p`'s dims without the reduced ones. */
+static fl_status infer_reduce(fl_ctx *c, fl_node *n, int p, fl_sym *dims, int *rank) {
+    const fl_shape *x = in_shape(n, p);
+    const int64_t *red;
+    size_t nr;
+    if (x->rank < 0 || x->rank > 64 || !ints_opt(c, n, "dimensions", -1, &red, &nr)) {
+        return FL_ENOTFOUND;
+    }
+    bool gone[64] = {false};
+    for (size_t i = 0; i < nr; i++) {
+        if (!dim_ok(c, n, "dimensions", red[i], x->rank)) {
+            return FL_ENOTFOUND;
+        }
+        gone[red[i]] = true;
+    }
+    int k = 0;
+    for (int i = 0; i < x->rank; i++) {
+        if (!gone[i]) {
+            dims[k++] = x->dims[i];
+        }
+    }
+    *rank = k;
+    return FL_OK;
+}
+
+/* An optional per-dim option: `want` entries, or all `dflt` when absent. */
+static bool per_dim(fl_ctx *c, const fl_node *n, const char *name, int want, int64_t dflt,
+                    int64_t *out) {
+    const int64_t *v;
+    size_t cnt;
+    if (fl__attr_get_ints(n, name, &v, &cnt, c->d) != FL_OK || cnt == 0) {
+        for (int i = 0; i < want; i++) {
+            out[i] = dflt;
+        }
+        return true;
+    }
+    if (!ints_opt(c, n, name, want, &v, &cnt)) {
+        return false;
+    }
+    memcpy(out, v, (size_t)want * sizeof *out);
+    return true;
+}
+
+/* REDUCE_WINDOW: operand `p`'s windowed dims (the header's rule). */
+static fl_status infer_reduce_window(fl_ctx *c, fl_node *n, int p, fl_sym *dims, int *rank) {
+    const fl_shape *x = in_shape(n, p);
+    int r = x->rank;
+    int64_t win[32], str[32], bdil[32], wdil[32], pad[64];
+    if (r < 0 || r > 32 || !per_dim(c, n, "window_dimensions", r, 1, win) ||
+        !per_dim(c, n, "window_strides", r, 1, str) ||
+        !per_dim(c, n, "base_dilations", r, 1, bdil) ||
+        !per_dim(c, n, "window_dilations", r, 1, wdil) ||
+        !per_dim(c, n, "padding", 2 * r, 0, pad)) {
+        return FL_ENOTFOUND;
+    }
+    for (int i = 0; i < r; i++) {
+        fl_sym d = x->dims[i];
+        if (win[i] < 1 || str[i] < 1 || bdil[i] < 1 || wdil[i] < 1) {
+            fl__node_warn(c->d, n,
+                          "tensor '%s': window, strides and dilations of dim %d must be >= 1; "
+                          "the file's shape is used",
+                          n->name, i);
+            return FL_ENOTFOUND;
+        }
+        if (!fl_sym_is_known(d)) {
+            dims[i] = fl_sym_unknown();
+            continue;
+        }
+        int64_t padded = d.k ? (d.k - 1) * bdil[i] + 1 + pad[2 * i] + pad[2 * i + 1] : 0;
+        int64_t w = (win[i] - 1) * wdil[i] + 1;
+        dims[i] = fl_sym_const(padded >= w ? (padded - w) / str[i] + 1 : 0);
+    }
+    *rank = r;
+    return FL_OK;
+}
+
+/* Output `p` of a reduction from its operand. */
+static fl_status infer_reduction_out(fl_ctx *c, fl_node *n, int p) {
+    fl_sym dims[64];
+    int rank = -1;
+    fl_status st = n->kind == FL_OP_TFL_STABLEHLO_REDUCE
+                       ? infer_reduce(c, n, p, dims, &rank)
+                       : infer_reduce_window(c, n, p, dims, &rank);
+    if (st == FL_ENOTFOUND) {
+        st = FL_OK;
+        rank = -1;
+    }
+    return st == FL_OK ? fl__op_set_output(c, n, p, in_dtype(n, p), rank, dims) : st;
+}
+
 fl_status fl__tfl_infer_hlo(fl_ctx *c, fl_node *n) {
+    if (n->kind == FL_OP_TFL_STABLEHLO_REDUCE || n->kind == FL_OP_TFL_STABLEHLO_REDUCE_WINDOW) {
+        fl_status st = FL_OK;
+        for (int p = 0; p < n->n_outputs && st == FL_OK; p++) {
+            st = infer_reduction_out(c, n, p);
+        }
+        return fl__tfl_check_all(c, n, st);
+    }
     fl_sym dims[64];
     int rank = -1, dt = in_dtype(n, 0);
     fl_status st;
@@ -276,6 +384,24 @@ fl_status fl__tfl_infer_hlo(fl_ctx *c, fl_node *n) {
 
 fl_status fl__tfl_cost_hlo(fl_ctx *c, const fl_node *n, fl_cost *out) {
     fl_arith k = {c, n, FL_OK};
+    if (n->kind == FL_OP_TFL_STABLEHLO_REDUCE || n->kind == FL_OP_TFL_STABLEHLO_REDUCE_WINDOW) {
+        bool window = n->kind == FL_OP_TFL_STABLEHLO_REDUCE_WINDOW;
+        const int64_t *w = NULL;
+        size_t nw = 0;
+        if (window && fl__attr_get_ints(n, "window_dimensions", &w, &nw, c->d) != FL_OK) {
+            nw = 0;
+        }
+        fl_sym f = fl_sym_const(0);
+        for (int p = 0; p < n->n_outputs; p++) {
+            fl_sym e =
+                window ? fl__ar_numel(&k, &n->outputs[p].shape) : fl__ar_numel(&k, in_shape(n, p));
+            for (size_t i = 0; i < nw; i++) {
+                e = fl__ar_scale(&k, e, w[i]);
+            }
+            f = fl__ar_add(&k, f, e);
+        }
+        return fl__ar_put_cost(&k, out, f, fl_sym_const(0));
+    }
     if (n->kind != FL_OP_TFL_STABLEHLO_DOT_GENERAL) {
         return fl__ar_put_cost(&k, out, fl_sym_const(0), fl_sym_const(0));
     }

@@ -40,8 +40,9 @@ fl_status fl__tfl_infer_rnn(fl_ctx *c, fl_node *n);
 fl_status fl__tfl_cost_rnn(fl_ctx *c, const fl_node *n, fl_cost *out);
 
 /* StableHLO ops whose shape follows from operands and options (DOT_GENERAL,
- * CONCATENATE, SLICE, TRANSPOSE, PAD, DYNAMIC_SLICE, DYNAMIC_UPDATE_SLICE:
- * stablehlo.c's header); DOT_GENERAL's MACs, 0 for the others. */
+ * CONCATENATE, SLICE, TRANSPOSE, PAD, DYNAMIC_SLICE, DYNAMIC_UPDATE_SLICE,
+ * REDUCE, REDUCE_WINDOW: stablehlo.c's header); DOT_GENERAL's MACs, the
+ * reductions' combines, 0 for the others. */
 fl_status fl__tfl_infer_hlo(fl_ctx *c, fl_node *n);
 fl_status fl__tfl_cost_hlo(fl_ctx *c, const fl_node *n, fl_cost *out);
 
