@@ -52,6 +52,7 @@ static bool analyze(const uint8_t *buf, size_t len, const char *passes, int64_t 
     fl_options_init(&o);
     o.passes = passes;
     o.max_nodes = 20000000;
+    o.max_memory_bytes = 0; /* the 10M chain needs more than the default 8 GiB */
     fl_report *r = NULL;
     fl_status st = fl_analyze(buf, len, &o, &r);
     if (st != FL_OK) {
