@@ -19,6 +19,12 @@
  *   and the exponentials of Softmax are evaluated by polynomial or rational
  *   approximations of many vector operations per element: their compute term
  *   counts FL_TRANSCENDENTAL_OPS operations per element.
+ * - Division and square root (Div, Reciprocal, Sqrt, Rsqrt, FloorMod, ...)
+ *   issue at a fraction of the rate of a multiply or add: FL_DIVIDE_OPS
+ *   operations per element.
+ * - A windowed pooling kernel (MaxPool, AveragePool, LpPool; not the global
+ *   pools, which reduce contiguous planes) sets up every output's window:
+ *   FL_WINDOW_OPS operations per output on top of the window's taps.
  *
  * TensorFlow Lite builtins go by the name of the TensorFlow or ONNX op that
  * computes the same (fl__roofline_op_name), for these rules and the classes.
@@ -32,6 +38,17 @@
  * reduction and polynomial of a vectorised exp, erf or tanh are of this
  * order). A fitted profile's compute efficiency absorbs the exact figure. */
 #define FL_TRANSCENDENTAL_OPS 16.0
+/* Vector operations per output of a windowed pooling kernel on top of its
+ * window's taps: the window's bounds (clipped by the padding) and its start
+ * are worked out per output, and the taps are reduced one after the other, so
+ * a small window (1x1 to 3x3) costs about the same per output whatever its
+ * taps. */
+#define FL_WINDOW_OPS 16.0
+/* Vector operations per element of a division or square root: a vector
+ * divide or square root issues at a quarter to a tenth of the rate of a
+ * multiply or add on current x86 and Arm cores (vendors' instruction tables),
+ * and the element-wise kernels run at that rate. */
+#define FL_DIVIDE_OPS 8.0
 /* Bytes per cache line. */
 #define FL_LINE_BYTES 64.0
 
@@ -50,8 +67,11 @@ static const char *const tflite_names[][2] = {
     {"CONV_3D_TRANSPOSE", "Conv3DBackpropInputV2"},
     {"COS", "Cos"},
     {"DEPTHWISE_CONV_2D", "DepthwiseConv2dNative"},
+    {"DIV", "Div"},
     {"ELU", "Elu"},
     {"EXP", "Exp"},
+    {"FLOOR_DIV", "FloorDiv"},
+    {"FLOOR_MOD", "FloorMod"},
     {"FULLY_CONNECTED", "MatMul"},
     {"GATHER", "GatherV2"},
     {"GATHER_ND", "GatherND"},
@@ -70,11 +90,14 @@ static const char *const tflite_names[][2] = {
     {"REDUCE_MAX", "Max"},
     {"REDUCE_MIN", "Min"},
     {"REDUCE_PROD", "Prod"},
+    {"RSQRT", "Rsqrt"},
     {"SIN", "Sin"},
     {"SLICE", "Slice"},
     {"SOFTMAX", "Softmax"},
+    {"SQRT", "Sqrt"},
     {"STABLEHLO_CONVOLUTION", "Conv"},
     {"STABLEHLO_COSINE", "Cos"},
+    {"STABLEHLO_DIVIDE", "Div"},
     {"STABLEHLO_DOT_GENERAL", "Einsum"},
     {"STABLEHLO_DYNAMIC_SLICE", "Slice"},
     {"STABLEHLO_EXPONENTIAL", "Exp"},
@@ -153,6 +176,13 @@ static bool transcendental(const char *op) {
     return op_is(op, t);
 }
 
+static bool divide(const char *op) {
+    static const char *const d[] = {"Div",         "RealDiv",    "DivNoNan", "FloorDiv",
+                                    "TruncateDiv", "Reciprocal", "Sqrt",     "Rsqrt",
+                                    "FloorMod",    "Mod",        NULL};
+    return op_is(op, d);
+}
+
 /* The permutation of a Transpose (ONNX attribute, or TensorFlow's constant
  * second input); the reverse order when ONNX gives none. false when unknown. */
 static bool transpose_perm(const fl_node *n, int rank, int64_t *perm) {
@@ -229,6 +259,16 @@ void fl__roofline_traffic(const fl_node *n, fl_op_class cls, fl_traffic *t) {
     if ((cls == FL_CLASS_ELEMENTWISE && transcendental(op)) || cls == FL_CLASS_SOFTMAX) {
         double e = elements(y);
         t->work += e > 0 ? FL_TRANSCENDENTAL_OPS * e : 0;
+        return;
+    }
+    if (cls == FL_CLASS_POOLING && strncmp(op, "Global", 6) != 0) {
+        double e = elements(y);
+        t->work += e > 0 ? FL_WINDOW_OPS * e : 0;
+        return;
+    }
+    if (cls == FL_CLASS_ELEMENTWISE && divide(op)) {
+        double e = elements(y);
+        t->work += e > 0 ? FL_DIVIDE_OPS * e : 0;
         return;
     }
     static const char *const touch[] = {

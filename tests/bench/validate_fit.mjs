@@ -2,13 +2,14 @@
 // (--cv): how well `foldline fit` predicts ONNX Runtime on models it never saw.
 //
 //   node validate_fit.mjs --plan PLAN.json [--foldline BIN] [--work DIR]
-//        [--nodes OUT.jsonl]
+//        [--nodes OUT.jsonl] [--fit-runs N]
 //
 // --foldline BIN: use BIN instead of the plan's foldline, and --work DIR: write
 // the fitted profiles to DIR instead of the plan's work directory (to compare
 // two builds on the same traces and the same truth). --nodes OUT.jsonl: one
 // line per traced node of every left-out model (model, name, op, class,
 // bucket, bound, predicted and traced kernel seconds), to look at the worst.
+// --fit-runs N: time `foldline fit` on all traces N times (default 5; 0: not).
 //
 // PLAN.json: {"foldline", "base": "calibrated profile file", "work": "dir",
 //   "threads": 1, "models": [{"name", "model": "runnable .onnx",
@@ -170,5 +171,9 @@ for (const [c, t] of classes) {
 }
 if (nodesOut) writeFileSync(nodesOut, nodeRows.join('\n') + '\n');
 const times = [];
-for (let i = 0; i < 5; i++) times.push(fit(`${plan.work}/fit-all.yaml`, plan.models));
-console.log(`\nfoldline fit on all ${plan.models.length} traces: median ${f2(median(times))} ms wall (5 runs, analyses included)`);
+const fitRuns = Number(opt('--fit-runs') ?? 5);
+for (let i = 0; i < fitRuns; i++) times.push(fit(`${plan.work}/fit-all.yaml`, plan.models));
+if (fitRuns > 0) {
+  console.log(`\nfoldline fit on all ${plan.models.length} traces: median ${f2(median(times))} ms wall ` +
+    `(${fitRuns} runs, analyses included)`);
+}

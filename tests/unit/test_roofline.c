@@ -548,7 +548,10 @@ static void test_efficiency_table(void **state) {
  *   sl Slice x axis 1 [0, 2): reads the 1024 B it copies out, writes 1024 B,
  *     and the three 8-B index inputs: 2072 B (the count says 2048 + 24 + 1024).
  *   erf, sm (Softmax): 16 vector operations per element on top of the FLOPs;
- *   relu: the FLOPs. */
+ *   relu: the FLOPs.
+ *   div x/x: 512 FLOPs + 8 vector operations per element.
+ *   mp MaxPool 2x2 stride 2 -> [1,4,4,8]: 128 outputs x 4 taps + 16 window
+ *     operations per output; gap GlobalAveragePool: its FLOPs (no window). */
 static void test_kernel_traffic(void **state) {
     (void)state;
     ob_model *m = ob_new(13);
@@ -565,8 +568,13 @@ static void test_kernel_traffic(void **state) {
     ob_node(m, "Erf", "erf", "x", "f");
     ob_node(m, "Softmax", "sm", "x", "g");
     ob_node(m, "Relu", "relu", "x", "h");
-    const char *outs[] = {"a", "b", "c", "d", "e", "f", "g", "h"};
-    for (int i = 0; i < 8; i++) {
+    ob_node(m, "Div", "div", "x,x", "i");
+    Onnx__NodeProto *mp = ob_node(m, "MaxPool", "mp", "x", "j");
+    ob_attr_ints(m, mp, "kernel_shape", 2, (int64_t[]){2, 2});
+    ob_attr_ints(m, mp, "strides", 2, (int64_t[]){2, 2});
+    ob_node(m, "GlobalAveragePool", "gap", "x", "k");
+    const char *outs[] = {"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k"};
+    for (int i = 0; i < 11; i++) {
         ob_output(m, outs[i]);
     }
     size_t len;
@@ -605,6 +613,20 @@ static void test_kernel_traffic(void **state) {
     const fl_roofline_node *relu = rnode(r, "relu");
     assert_near(relu->flops, 512);
     assert_near(relu->compute_peak_s, 512 / 1e9);
+    /* a divide: 8 vector operations per element on top of its FLOP */
+    const fl_roofline_node *dv = rnode(r, "div");
+    assert_near(dv->flops, 512);
+    assert_near(dv->compute_peak_s, (512 + 8 * 512) / 1e9);
+    /* MaxPool 2x2 stride 2: 128 outputs of 4 taps, 16 operations of window
+     * setup per output; GlobalAveragePool keeps its FLOPs */
+    const fl_roofline_node *pool = rnode(r, "mp");
+    assert_string_equal(pool->op_class, "pooling");
+    assert_near(pool->flops, 128 * 4);
+    assert_near(pool->compute_peak_s, (128 * 4 + 16 * 128) / 1e9);
+    const fl_roofline_node *gap = rnode(r, "gap");
+    assert_string_equal(gap->op_class, "pooling");
+    assert_true(gap->flops > 0);
+    assert_near(gap->compute_peak_s, gap->flops / 1e9);
     /* the report's counts stay those of the op definitions */
     bool seen = false;
     for (size_t i = 0; i < r->n_nodes_detail; i++) {
@@ -639,8 +661,10 @@ static void test_kernel_traffic_tf(void **state) {
  *   runs of one element, 1024 x 64 B lines + 4096 B at L2 (10 GB/s);
  * - LOGISTIC: 16 vector operations per element on top of its FLOPs;
  * - SLICE [1,4,8,16] of x: 2 x 2048 B + begin and size (2 x 16 B);
- * - MAX_POOL_2D, CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED: pooling, conv,
- *   depthwise (vector unit), matmul.
+ * - MAX_POOL_2D 2x2 stride 2: 256 outputs, 16 operations of window setup
+ *   each on top of the taps;
+ * - CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED: conv, depthwise (vector
+ *   unit), matmul.
  * The ONNX graph of the same Transpose, Sigmoid and Slice gets the same time
  * terms. */
 static void test_tflite_names(void **state) {
@@ -713,7 +737,9 @@ static void test_tflite_names(void **state) {
     assert_true(lg->flops > 0);
     assert_near(lg->compute_peak_s, (lg->flops + 16 * 1024) / 1e9);
     assert_near(sl->bytes, 2 * 2048 + 32);
-    assert_string_equal(rnode(r, "mp")->op_class, "pooling");
+    const fl_roofline_node *tmp = rnode(r, "mp");
+    assert_string_equal(tmp->op_class, "pooling");
+    assert_near(tmp->compute_peak_s, (tmp->flops + 16 * 256) / 1e9);
     assert_string_equal(rnode(r, "cv")->op_class, "conv");
     assert_string_equal(rnode(r, "dc")->op_class, "depthwise");
     assert_string_equal(rnode(r, "dc")->unit, "vector");
