@@ -163,11 +163,14 @@ if (useCpu) {
     `${f2(median(rows.map((r) => r.wall / r.meas)))}`);
 }
 console.log(`measured latency inside the 80 % interval: ${inside} of ${rows.length}`);
-console.log(`\nper node (unseen models): |predicted kernel - traced kernel| / traced, by class (by traced time)`);
+console.log(`\nper node (unseen models): |predicted kernel - traced kernel| / traced, by class (by traced time); ` +
+  `the quartiles and the mean beside the median show when a class's errors split in two groups`);
 const classes = [...nodeTime].sort((a, b) => b[1] - a[1]);
 for (const [c, t] of classes) {
   console.log(`  ${pad(c, 14)} ${lpad(nodeErr.get(c).length, 6)} ops  ${lpad(f2(t * 1e3), 10)} ms traced  ` +
-    `median |error| ${lpad(f2(100 * median(nodeErr.get(c))), 7)}%`);
+    `median |error| ${lpad(f2(100 * median(nodeErr.get(c))), 7)}%  ` +
+    `(25-75 % ${f2(100 * quantile(nodeErr.get(c), 0.25))}-${f2(100 * quantile(nodeErr.get(c), 0.75))}%, ` +
+    `mean ${f2(100 * nodeErr.get(c).reduce((s, v) => s + v, 0) / nodeErr.get(c).length)}%)`);
 }
 if (nodesOut) writeFileSync(nodesOut, nodeRows.join('\n') + '\n');
 const times = [];
