@@ -191,8 +191,82 @@ static fl_status note_cond(fl_ctx *c, const succ *s, fl_node **sws, size_t n_sw,
     return FL_OK;
 }
 
+/* A TensorFlow Case lowered at import (src/import/funcinline.c: attr
+ * _lowered_branches, branch K inlined as "C/branch_K/..."): every branch is
+ * in the totals, as both branches of a cond; one warning gives each
+ * branch's counts. */
+static fl_status note_case(fl_ctx *c, const fl_node *n, int64_t nb) {
+    char *text = fl__arena_printf(c->a, "%s", "");
+    for (int64_t k = 0; k < nb && text; k++) {
+        const char *p = fl__arena_printf(c->a, "%s/branch_%lld/", n->name, (long long)k);
+        if (!p) {
+            return fl__diag_oom(c->d);
+        }
+        size_t len = strlen(p);
+        branch b = {fl_sym_const(0), fl_sym_const(0), 0, 0};
+        for (size_t i = 0; i < c->g->n_nodes; i++) {
+            const fl_node *m = c->g->nodes[i];
+            if (strncmp(m->name, p, len) != 0 || fl__cost_is_value_node(m)) {
+                continue;
+            }
+            b.nodes++;
+            if (m->cost.incomplete) {
+                b.incomplete++;
+                continue;
+            }
+            fl_status st = fl__op_add(c, m, b.flops, m->cost.flops, &b.flops);
+            if (st == FL_OK) {
+                st = fl__op_add(c, m, b.macs, m->cost.macs, &b.macs);
+            }
+            if (st != FL_OK) {
+                return st;
+            }
+        }
+        const char *f = fl__sym_to_str(c->a, b.flops), *m = fl__sym_to_str(c->a, b.macs);
+        const char *inc = b.incomplete ? fl__arena_printf(c->a,
+                                                          ", %lld of them with undetermined "
+                                                          "counts not included",
+                                                          (long long)b.incomplete)
+                                       : "";
+        text = f && m && inc ? fl__arena_printf(c->a,
+                                                "%s%sbranch %lld %s FLOPs, %s MACs over %lld "
+                                                "node(s)%s",
+                                                text, k ? "; " : "", (long long)k, f, m,
+                                                (long long)b.nodes, inc)
+                             : NULL;
+    }
+    if (!text) {
+        return fl__diag_oom(c->d);
+    }
+    fl__diag_warn(c->d,
+                  "Case '%s': the totals count all %lld branches, though one runs per step: %s",
+                  n->name, (long long)nb, text);
+    return FL_OK;
+}
+
+static fl_status note_cases(fl_ctx *c) {
+    size_t listed = 0;
+    for (size_t i = 0; i < c->g->n_nodes; i++) {
+        const fl_node *n = c->g->nodes[i];
+        const fl_attr *a = fl__node_attr(n, "_lowered_branches");
+        if (!a || a->kind != FL_ATTR_I || a->v.i < 1 || a->v.i > 4096 ||
+            listed++ >= MAX_CONDS_LISTED) {
+            continue;
+        }
+        fl_status st = note_case(c, n, a->v.i);
+        if (st != FL_OK) {
+            return st;
+        }
+    }
+    return FL_OK;
+}
+
 fl_status fl__cost_conds(fl_ctx *c) {
     fl_graph *g = c->g;
+    fl_status cs = note_cases(c);
+    if (cs != FL_OK) {
+        return cs;
+    }
     size_t n_sw = 0;
     for (size_t i = 0; i < g->n_nodes; i++) {
         n_sw += is_cond_switch(g->nodes[i]);

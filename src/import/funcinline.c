@@ -21,8 +21,11 @@
  * placeholders), has list-valued args, names an output this file cannot
  * place, or a new name would collide with an existing node. If and
  * StatelessIf are lowered to Switch/Merge around calls of their branches
- * (lower_if), so both branches are inlined and costed as a v1 cond; While,
- * StatelessWhile and Case keep their bodies in the library (not costed).
+ * (lower_if), so both branches are inlined and costed as a v1 cond; Case
+ * alike with one branch per function (lower_case); While and
+ * StatelessWhile keep their node, their cond and body inlined on the loop
+ * variables beside it (lower_while; src/import/tf_loop.c counts the trips
+ * of a counted loop).
  */
 #include "import/import.h"
 #include "import/pbutil.h"
@@ -670,6 +673,222 @@ static fl_status lower_if(inl *x, const Tensorflow__NodeDef *nd, bool *done) {
     return push(x, idn);
 }
 
+/* A string attr entry `key` := s (borrowed). */
+static Tensorflow__NodeDef__AttrEntry *str_attr(inl *x, const char *key, const char *s) {
+    Tensorflow__AttrValue *v = fl__arena_zalloc(x->a, sizeof(*v));
+    if (!v) {
+        return NULL;
+    }
+    tensorflow__attr_value__init(v);
+    v->value_case = TENSORFLOW__ATTR_VALUE__VALUE_S;
+    v->s.data = (uint8_t *)s;
+    v->s.len = strlen(s);
+    return entry(x, key, v);
+}
+
+/* nd again, its attrs `drop` (NULL-terminated) left out (the functions
+ * now called by calls of their own, so the library no longer counts them
+ * as left uncosted) and attrs add[0..n_add) added. */
+static fl_status push_kept(inl *x, const Tensorflow__NodeDef *nd, const char *const *drop,
+                           Tensorflow__NodeDef__AttrEntry **add, size_t n_add) {
+    Tensorflow__NodeDef *k = new_node(x, nd->name, nd->op, nd->n_input);
+    Tensorflow__NodeDef__AttrEntry **attrs =
+        fl__arena_calloc(x->a, nd->n_attr + n_add + 1, sizeof(*attrs));
+    if (!k || !attrs) {
+        return fl__diag_oom(x->d);
+    }
+    for (size_t i = 0; i < nd->n_input; i++) {
+        k->input[k->n_input++] = nd->input[i];
+    }
+    for (size_t i = 0; i < nd->n_attr; i++) {
+        const char *key = nd->attr[i]->key ? nd->attr[i]->key : "";
+        bool keep = true;
+        for (size_t j = 0; drop[j]; j++) {
+            keep = keep && strcmp(key, drop[j]) != 0;
+        }
+        if (keep) {
+            attrs[k->n_attr++] = nd->attr[i];
+        }
+    }
+    for (size_t i = 0; i < n_add; i++) {
+        if (!add[i]) {
+            return fl__diag_oom(x->d);
+        }
+        attrs[k->n_attr++] = add[i];
+    }
+    k->attr = attrs;
+    k->device = nd->device;
+    return push(x, k);
+}
+
+/* While / StatelessWhile W(in_0..in_n-1) becomes:
+ *   "W/while"  the While itself (attrs cond and body left out, so the
+ *              library does not count them as uncosted; _loop = "W",
+ *              _lowered_cond and _lowered_body name the functions): its
+ *              outputs keep TensorFlow's While shape rule (output_shapes,
+ *              else the inputs' shapes) and no value;
+ *   "W/cond"   a PartitionedCall of cond (Tout bool) and "W/body" of body on
+ *              W/while's outputs (inlined next): the loop variables as the
+ *              body sees them, typed and without values, so nothing of the
+ *              first iteration's values is folded into the body;
+ *   "W"        an IdentityN over W/while's outputs, with control inputs on
+ *              the two calls, so the consumers of W read the loop's result
+ *              and the bodies are no graph outputs.
+ * src/import/tf_loop.c derives the trip count of a counted loop; the cost
+ * model counts the body that many times (else once, with a warning). *done
+ * false (nothing pushed) when the node does not have that form. */
+static fl_status lower_while(inl *x, const Tensorflow__NodeDef *nd, bool *done) {
+    *done = false;
+    const Tensorflow__AttrValue *cb = node_attr(nd, "cond"), *bb = node_attr(nd, "body");
+    const Tensorflow__AttrValue *t = node_attr(nd, "T");
+    size_t n_data = data_inputs(nd);
+    if (!cb || !bb || !t || cb->value_case != TENSORFLOW__ATTR_VALUE__VALUE_FUNC ||
+        bb->value_case != TENSORFLOW__ATTR_VALUE__VALUE_FUNC || !cb->func || !bb->func ||
+        !find_fn(x, cb->func->name) || !find_fn(x, bb->func->name) ||
+        t->value_case != TENSORFLOW__ATTR_VALUE__VALUE_LIST || !t->list || n_data == 0 ||
+        t->list->n_type != n_data) {
+        return FL_OK;
+    }
+    const char *calls[3] = {fl__arena_printf(x->a, "%s/cond", nd->name),
+                            fl__arena_printf(x->a, "%s/body", nd->name),
+                            fl__arena_printf(x->a, "%s/while", nd->name)};
+    const char **vars = fl__arena_calloc(x->a, n_data + 2, sizeof(char *));
+    if (!calls[0] || !calls[1] || !calls[2] || !vars) {
+        return fl__diag_oom(x->d);
+    }
+    if (name_used(x, calls[0]) || name_used(x, calls[1]) || name_used(x, calls[2])) {
+        return FL_OK;
+    }
+    for (size_t k = 0; k < n_data; k++) {
+        if (!(vars[k] = fl__arena_printf(x->a, "%s:%zu", calls[2], k))) {
+            return fl__diag_oom(x->d);
+        }
+    }
+    Tensorflow__NodeDef__AttrEntry *add[3] = {str_attr(x, "_loop", nd->name),
+                                              str_attr(x, "_lowered_cond", cb->func->name),
+                                              str_attr(x, "_lowered_body", bb->func->name)};
+    Tensorflow__NodeDef w = *nd;
+    w.name = (char *)calls[2];
+    fl_status st = push_kept(x, &w, (const char *const[]){"cond", "body", NULL}, add, 3);
+    if (st == FL_OK) {
+        st = name_add(x, calls[2]);
+    }
+    int dt_bool = TENSORFLOW__DATA_TYPE__DT_BOOL;
+    for (int b = 0; b < 2 && st == FL_OK; b++) {
+        Tensorflow__NodeDef__AttrEntry *e[3] = {
+            entry(x, "f", (Tensorflow__AttrValue *)(b ? bb : cb)),
+            entry(x, "Tin", (Tensorflow__AttrValue *)t),
+            b ? entry(x, "Tout", (Tensorflow__AttrValue *)t)
+              : type_attr(x, "Tout", &dt_bool, 1, true)};
+        st = push_lowered(x, nd, calls[b], "PartitionedCall", vars, n_data, e, 3);
+    }
+    Tensorflow__NodeDef *idn = st == FL_OK ? new_node(x, nd->name, "IdentityN", n_data + 2) : NULL;
+    Tensorflow__NodeDef__AttrEntry **attrs = fl__arena_calloc(x->a, 2, sizeof(*attrs));
+    if (st == FL_OK &&
+        (!idn || !attrs || !(attrs[0] = entry(x, "T", (Tensorflow__AttrValue *)t)))) {
+        st = fl__diag_oom(x->d);
+    }
+    if (st != FL_OK) {
+        return st;
+    }
+    for (size_t k = 0; k < n_data; k++) {
+        idn->input[idn->n_input++] = (char *)vars[k];
+    }
+    idn->input[idn->n_input++] = fl__arena_printf(x->a, "^%s", calls[0]);
+    idn->input[idn->n_input++] = fl__arena_printf(x->a, "^%s", calls[1]);
+    if (!idn->input[n_data] || !idn->input[n_data + 1]) {
+        return fl__diag_oom(x->d);
+    }
+    idn->attr = attrs;
+    idn->n_attr = 1;
+    idn->device = nd->device;
+    *done = true;
+    x->inlined++;
+    return push(x, idn);
+}
+
+/* Case C(branch_index, in_0..in_n-1) lowered as an If (lower_if) with one
+ * branch per function: "C/branch_K" a PartitionedCall of branch K on the
+ * inputs (inlined next), "C/merge_J" = Merge of every branch's output J
+ * (the most specific shape all branches fit) and an IdentityN "C" over the
+ * Merges with attr _lowered_branches (the count). Every branch is costed:
+ * the totals count all of them, an upper bound as both branches of an If,
+ * and src/cost/cond.c gives each branch's counts in a warning. *done false
+ * (nothing pushed) when the node does not have that form. */
+static fl_status lower_case(inl *x, const Tensorflow__NodeDef *nd, bool *done) {
+    *done = false;
+    const Tensorflow__AttrValue *br = node_attr(nd, "branches"), *tin = node_attr(nd, "Tin");
+    const Tensorflow__AttrValue *tout = node_attr(nd, "Tout");
+    size_t n_data = data_inputs(nd);
+    if (!br || !tin || !tout || br->value_case != TENSORFLOW__ATTR_VALUE__VALUE_LIST || !br->list ||
+        br->list->n_func == 0 || br->list->n_func > 4096 ||
+        tin->value_case != TENSORFLOW__ATTR_VALUE__VALUE_LIST || !tin->list ||
+        tout->value_case != TENSORFLOW__ATTR_VALUE__VALUE_LIST || !tout->list ||
+        tout->list->n_type == 0 || tin->list->n_type + 1 != n_data || n_data < 2) {
+        return FL_OK;
+    }
+    size_t nb = br->list->n_func, n_out = tout->list->n_type;
+    const char **calls = fl__arena_calloc(x->a, nb + 1, sizeof(char *));
+    const char **merged = fl__arena_calloc(x->a, n_out + 1, sizeof(char *));
+    const char **in = fl__arena_calloc(x->a, nb + 1, sizeof(char *));
+    if (!calls || !merged || !in) {
+        return fl__diag_oom(x->d);
+    }
+    for (size_t k = 0; k < nb + n_out; k++) {
+        const char *nm = k < nb ? fl__arena_printf(x->a, "%s/branch_%zu", nd->name, k)
+                                : fl__arena_printf(x->a, "%s/merge_%zu", nd->name, k - nb);
+        if (!nm) {
+            return fl__diag_oom(x->d);
+        }
+        if (name_used(x, nm) ||
+            (k < nb && (!br->list->func[k] || !find_fn(x, br->list->func[k]->name)))) {
+            return FL_OK;
+        }
+        *(k < nb ? &calls[k] : &merged[k - nb]) = nm;
+    }
+    fl_status st = FL_OK;
+    for (size_t k = 0; k < nb && st == FL_OK; k++) {
+        Tensorflow__AttrValue *f = fl__arena_zalloc(x->a, sizeof(*f));
+        if (!f) {
+            return fl__diag_oom(x->d);
+        }
+        tensorflow__attr_value__init(f);
+        f->value_case = TENSORFLOW__ATTR_VALUE__VALUE_FUNC;
+        f->func = br->list->func[k];
+        Tensorflow__NodeDef__AttrEntry *e[3] = {entry(x, "f", f),
+                                                entry(x, "Tin", (Tensorflow__AttrValue *)tin),
+                                                entry(x, "Tout", (Tensorflow__AttrValue *)tout)};
+        st = push_lowered(x, nd, calls[k], "PartitionedCall", (const char *const *)nd->input + 1,
+                          n_data - 1, e, 3);
+    }
+    Tensorflow__AttrValue *count = fl__arena_zalloc(x->a, sizeof(*count));
+    if (!count) {
+        return fl__diag_oom(x->d);
+    }
+    tensorflow__attr_value__init(count);
+    count->value_case = TENSORFLOW__ATTR_VALUE__VALUE_I;
+    count->i = (int64_t)nb;
+    for (size_t j = 0; j < n_out && st == FL_OK; j++) {
+        int t = (int)tout->list->type[j];
+        for (size_t k = 0; k < nb; k++) {
+            if (!(in[k] = fl__arena_printf(x->a, "%s:%zu", calls[k], j))) {
+                return fl__diag_oom(x->d);
+            }
+        }
+        Tensorflow__NodeDef__AttrEntry *e[2] = {type_attr(x, "T", &t, 1, false),
+                                                entry(x, "N", count)};
+        st = push_lowered(x, nd, merged[j], "Merge", in, nb, e, 2);
+    }
+    Tensorflow__NodeDef__AttrEntry *e[2] = {entry(x, "T", (Tensorflow__AttrValue *)tout),
+                                            entry(x, "_lowered_branches", count)};
+    if (st == FL_OK) {
+        st = push_lowered(x, nd, nd->name, "IdentityN", merged, n_out, e, 2);
+    }
+    *done = st == FL_OK;
+    x->inlined += st == FL_OK;
+    return st;
+}
+
 /* Marks function `name` of the library and what its body refers to. */
 static void mark_fn(const inl *x, const char *name, bool *used, int depth);
 
@@ -731,6 +950,26 @@ static fl_status prune_library(inl *x, Tensorflow__NodeDef **nodes, size_t n,
     return FL_OK;
 }
 
+/* If, While and Case (and their Stateless forms) lowered; *done false when
+ * nd is none of them or does not have the form the lowering needs. */
+static fl_status lower_functional(inl *x, const Tensorflow__NodeDef *nd, bool *done) {
+    *done = false;
+    const char *op = nd->op;
+    if (!nd->name || !nd->name[0] || !op) {
+        return FL_OK; /* a node without a name is the importer's error to report */
+    }
+    if (strcmp(op, "If") == 0 || strcmp(op, "StatelessIf") == 0) {
+        return lower_if(x, nd, done);
+    }
+    if (strcmp(op, "While") == 0 || strcmp(op, "StatelessWhile") == 0) {
+        return lower_while(x, nd, done);
+    }
+    if (strcmp(op, "Case") == 0 || strcmp(op, "StatelessCase") == 0) {
+        return lower_case(x, nd, done);
+    }
+    return FL_OK;
+}
+
 fl_status fl__inline_calls(fl_arena *a, const Tensorflow__GraphDef *gd, const fl_import_opts *o,
                            fl_diag *d, const Tensorflow__GraphDef **out) {
     *out = gd;
@@ -758,19 +997,16 @@ fl_status fl__inline_calls(fl_arena *a, const Tensorflow__GraphDef *gd, const fl
             }
             /* A node without a name is the importer's error to report. */
             bool lowered = false;
-            if (cur[i]->name && cur[i]->name[0] && cur[i]->op &&
-                (strcmp(cur[i]->op, "If") == 0 || strcmp(cur[i]->op, "StatelessIf") == 0)) {
-                fl_status st = lower_if(&x, cur[i], &lowered);
-                if (st != FL_OK) {
-                    return st;
-                }
+            fl_status st = lower_functional(&x, cur[i], &lowered);
+            if (st != FL_OK) {
+                return st;
             }
             if (lowered) {
                 continue;
             }
             const Tensorflow__FunctionDef *f =
                 cur[i]->name && cur[i]->name[0] ? called(&x, cur[i]) : NULL;
-            fl_status st = f && f->signature ? expand(&x, cur[i], f) : push(&x, cur[i]);
+            st = f && f->signature ? expand(&x, cur[i], f) : push(&x, cur[i]);
             if (st != FL_OK) {
                 return st;
             }

@@ -902,7 +902,7 @@ fl_status fl__import_graphdef_msg(fl_graph *g, const Tensorflow__GraphDef *gd,
         st = check_ports(g, d);
     }
     fl__arena_scratch_free(g->arena, max_port);
-    return st;
+    return st == FL_OK ? fl__tf_loops(g, d) : st;
 }
 
 fl_status fl__import_graphdef(fl_graph *g, const uint8_t *buf, size_t len, const fl_import_opts *o,

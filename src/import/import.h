@@ -80,6 +80,11 @@ bool fl__onnx_values_find(const fl_onnx_values *v, const char *name, const fl_no
 fl_status fl__onnx_body_model(const fl_graph *g, const fl_onnx_values *vals, const fl_node *n,
                               int which, const char **attr, uint8_t **buf, size_t *len, fl_diag *d);
 
+/* The trip counts of the functional While loops funcinline.c lowered
+ * (src/import/tf_loop.c): attrs _body_trips and _cond_trips on a counted
+ * loop, a warning on every loop. */
+fl_status fl__tf_loops(fl_graph *g, fl_diag *d);
+
 /* Calls fn for each external data location an ONNX model names (once
  * each); the count, or -1 when the bytes are not a ModelProto. */
 int fl__import_onnx_refs(const uint8_t *buf, size_t len, void (*fn)(const char *name, void *arg),

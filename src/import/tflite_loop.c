@@ -30,6 +30,56 @@ typedef struct loop_ctx {
     char why[160];
 } loop_ctx;
 
+/* The ops the recognizer reads, TFLite's and TensorFlow's alike. */
+enum { OP_OTHER, OP_LT, OP_LE, OP_GT, OP_GE, OP_NE, OP_AND, OP_ADD, OP_SUB, OP_IDENTITY };
+
+static int op_of(const fl_node *n) {
+    switch (n ? n->kind : FL_OP_UNKNOWN) {
+    case FL_OP_TFL_LESS:
+    case FL_OP_LESS:
+        return OP_LT;
+    case FL_OP_TFL_LESS_EQUAL:
+    case FL_OP_LESS_EQUAL:
+        return OP_LE;
+    case FL_OP_TFL_GREATER:
+    case FL_OP_GREATER:
+        return OP_GT;
+    case FL_OP_TFL_GREATER_EQUAL:
+    case FL_OP_GREATER_EQUAL:
+        return OP_GE;
+    case FL_OP_TFL_NOT_EQUAL:
+    case FL_OP_NOT_EQUAL:
+        return OP_NE;
+    case FL_OP_TFL_LOGICAL_AND:
+    case FL_OP_LOGICAL_AND:
+        return OP_AND;
+    case FL_OP_TFL_ADD:
+    case FL_OP_ADD:
+    case FL_OP_ADD_V2:
+        return OP_ADD;
+    case FL_OP_TFL_SUB:
+    case FL_OP_SUB:
+        return OP_SUB;
+    case FL_OP_IDENTITY:
+        return OP_IDENTITY;
+    default:
+        return OP_OTHER;
+    }
+}
+
+/* Index of n among the subgraph's inputs, -1 if none. */
+static int input_index(const fl_tfl_subgraph *s, const fl_node *n);
+
+/* n past the Identity nodes a TensorFlow function puts between values (not
+ * past one of subgraph s's inputs: those are the loop variables). */
+static const fl_node *skip_identity(const fl_tfl_subgraph *s, const fl_node *n) {
+    for (int i = 0;
+         i < 64 && n && op_of(n) == OP_IDENTITY && n->n_inputs == 1 && input_index(s, n) < 0; i++) {
+        n = n->inputs[0].node;
+    }
+    return n;
+}
+
 static int64_t int_attr(const fl_node *n, const char *name, int64_t dflt) {
     const fl_attr *a = fl__node_attr(n, name);
     return a && a->kind == FL_ATTR_I ? a->v.i : dflt;
@@ -67,12 +117,13 @@ static bool initial(const loop_ctx *l, int k, int64_t *v) {
 /* A cond operand: a constant, or a loop variable the body does not change
  * with a constant initial value. */
 static bool limit_value(const loop_ctx *l, const fl_node *n, int64_t *v) {
+    n = skip_identity(l->cond, n);
     if (const_int(n, v)) {
         return true;
     }
     int j = input_index(l->cond, n);
     if (j < 0 || j >= l->body->n_out || j >= l->body->n_in || !l->body->in[j] ||
-        l->body->out[j].node != l->body->in[j]) {
+        skip_identity(l->body, l->body->out[j].node) != l->body->in[j]) {
         return false;
     }
     return initial(l, j, v);
@@ -80,18 +131,20 @@ static bool limit_value(const loop_ctx *l, const fl_node *n, int64_t *v) {
 
 /* The body's step of loop variable k: out_k = ADD(v_k, c) or SUB(v_k, c). */
 static bool step_of(const loop_ctx *l, int k, int64_t *step) {
-    const fl_node *b = k < l->body->n_out ? l->body->out[k].node : NULL;
+    const fl_node *b = k < l->body->n_out ? skip_identity(l->body, l->body->out[k].node) : NULL;
     const fl_node *v = k < l->body->n_in ? l->body->in[k] : NULL;
-    if (!b || !v || b->n_inputs != 2 || (b->kind != FL_OP_TFL_ADD && b->kind != FL_OP_TFL_SUB)) {
+    int op = op_of(b);
+    if (!b || !v || b->n_inputs != 2 || (op != OP_ADD && op != OP_SUB)) {
         return false;
     }
-    const fl_node *x = b->inputs[0].node, *y = b->inputs[1].node;
+    const fl_node *x = skip_identity(l->body, b->inputs[0].node);
+    const fl_node *y = skip_identity(l->body, b->inputs[1].node);
     int64_t c;
     if (x == v && const_int(y, &c)) {
-        *step = b->kind == FL_OP_TFL_SUB ? -c : c;
+        *step = op == OP_SUB ? -c : c;
         return c != INT64_MIN;
     }
-    if (b->kind == FL_OP_TFL_ADD && y == v && const_int(x, &c)) {
+    if (op == OP_ADD && y == v && const_int(x, &c)) {
         *step = c;
         return true;
     }
@@ -107,9 +160,9 @@ static bool trips(int op, int64_t i0, int64_t lim, int64_t s, int64_t *out) {
     }
     int64_t d = lim - i0;
     switch (op) {
-    case FL_OP_TFL_LESS:
-    case FL_OP_TFL_LESS_EQUAL: {
-        bool runs = op == FL_OP_TFL_LESS ? d > 0 : d >= 0;
+    case OP_LT:
+    case OP_LE: {
+        bool runs = op == OP_LT ? d > 0 : d >= 0;
         if (!runs) {
             *out = 0;
             return true;
@@ -117,14 +170,13 @@ static bool trips(int op, int64_t i0, int64_t lim, int64_t s, int64_t *out) {
         if (s < 0) {
             return false;
         }
-        *out = op == FL_OP_TFL_LESS ? (d + s - 1) / s : d / s + 1;
+        *out = op == OP_LT ? (d + s - 1) / s : d / s + 1;
         return true;
     }
-    case FL_OP_TFL_GREATER:
-    case FL_OP_TFL_GREATER_EQUAL:
-        return trips(op == FL_OP_TFL_GREATER ? FL_OP_TFL_LESS : FL_OP_TFL_LESS_EQUAL, -i0, -lim, -s,
-                     out);
-    case FL_OP_TFL_NOT_EQUAL:
+    case OP_GT:
+    case OP_GE:
+        return trips(op == OP_GT ? OP_LT : OP_LE, -i0, -lim, -s, out);
+    case OP_NE:
         if (d % s != 0 || d / s < 0) {
             return false;
         }
@@ -138,14 +190,14 @@ static bool trips(int op, int64_t i0, int64_t lim, int64_t s, int64_t *out) {
 /* The operator with its operands swapped (limit OP i as i OP' limit). */
 static int swapped(int op) {
     switch (op) {
-    case FL_OP_TFL_LESS:
-        return FL_OP_TFL_GREATER;
-    case FL_OP_TFL_GREATER:
-        return FL_OP_TFL_LESS;
-    case FL_OP_TFL_LESS_EQUAL:
-        return FL_OP_TFL_GREATER_EQUAL;
-    case FL_OP_TFL_GREATER_EQUAL:
-        return FL_OP_TFL_LESS_EQUAL;
+    case OP_LT:
+        return OP_GT;
+    case OP_GT:
+        return OP_LT;
+    case OP_LE:
+        return OP_GE;
+    case OP_GE:
+        return OP_LE;
     default:
         return op;
     }
@@ -157,7 +209,8 @@ static bool cmp_trips(loop_ctx *l, const fl_node *cmp, int64_t *out) {
         return false;
     }
     for (int side = 0; side < 2; side++) {
-        const fl_node *var = cmp->inputs[side].node, *other = cmp->inputs[1 - side].node;
+        const fl_node *var = skip_identity(l->cond, cmp->inputs[side].node);
+        const fl_node *other = cmp->inputs[1 - side].node;
         int k = input_index(l->cond, var);
         int64_t i0, lim, step;
         if (k < 0 || !step_of(l, k, &step)) {
@@ -168,7 +221,7 @@ static bool cmp_trips(loop_ctx *l, const fl_node *cmp, int64_t *out) {
                      "loop variable %d or its limit does not start from a constant", k);
             return false;
         }
-        int op = side == 0 ? cmp->kind : swapped(cmp->kind);
+        int op = side == 0 ? op_of(cmp) : swapped(op_of(cmp));
         if (!trips(op, i0, lim, step, out)) {
             snprintf(l->why, sizeof l->why,
                      "loop variable %d from %lld by %lld never meets its limit %lld", k,
@@ -184,14 +237,15 @@ static bool cmp_trips(loop_ctx *l, const fl_node *cmp, int64_t *out) {
 }
 
 static bool node_trips(loop_ctx *l, const fl_node *n, int depth, int64_t *out) {
-    switch (n ? n->kind : FL_OP_UNKNOWN) {
-    case FL_OP_TFL_LESS:
-    case FL_OP_TFL_LESS_EQUAL:
-    case FL_OP_TFL_GREATER:
-    case FL_OP_TFL_GREATER_EQUAL:
-    case FL_OP_TFL_NOT_EQUAL:
+    n = skip_identity(l->cond, n);
+    switch (op_of(n)) {
+    case OP_LT:
+    case OP_LE:
+    case OP_GT:
+    case OP_GE:
+    case OP_NE:
         return cmp_trips(l, n, out);
-    case FL_OP_TFL_LOGICAL_AND: {
+    case OP_AND: {
         int64_t a, b;
         if (depth > 8 || n->n_inputs != 2 || !node_trips(l, n->inputs[0].node, depth + 1, &a) ||
             !node_trips(l, n->inputs[1].node, depth + 1, &b)) {
@@ -204,6 +258,16 @@ static bool node_trips(loop_ctx *l, const fl_node *n, int depth, int64_t *out) {
         snprintf(l->why, sizeof l->why, "the cond's result is not a comparison of a counter");
         return false;
     }
+}
+
+bool fl__loop_trips(const fl_node *w, const fl_tfl_subgraph *cond, const fl_tfl_subgraph *body,
+                    int64_t *trips, char *why, size_t why_size) {
+    loop_ctx l = {w, cond, body, "the cond has no output"};
+    bool known = cond->n_out > 0 && node_trips(&l, cond->out[0].node, 0, trips);
+    if (!known && why_size) {
+        snprintf(why, why_size, "%s", l.why);
+    }
+    return known;
 }
 
 /* Adds `times` to subgraph s's count (saturating at INT64_MAX / 4). */
@@ -234,9 +298,9 @@ static void visit(fl_graph *g, fl_diag *d, const fl_tfl_subgraph *sg, int n_sg, 
             if (!valid_sg(ci, n_sg) || !valid_sg(bi, n_sg)) {
                 continue;
             }
-            loop_ctx l = {n, &sg[ci], &sg[bi], "the cond subgraph has no output"};
+            char why[160];
             int64_t t = 0;
-            bool known = sg[ci].n_out > 0 && node_trips(&l, sg[ci].out[0].node, 0, &t);
+            bool known = fl__loop_trips(n, &sg[ci], &sg[bi], &t, why, sizeof why);
             if (known) {
                 fl__node_warn(d, n,
                               "WHILE '%s': trip count %lld, derived from its cond subgraph "
@@ -247,7 +311,7 @@ static void visit(fl_graph *g, fl_diag *d, const fl_tfl_subgraph *sg, int n_sg, 
                 fl__node_warn(d, n,
                               "WHILE '%s': trip count unknown (%s): its body subgraph '%s' and "
                               "cond subgraph '%s' are counted once",
-                              n->name, l.why, sg[bi].name, sg[ci].name);
+                              n->name, why, sg[bi].name, sg[ci].name);
             }
             add_count(count, reached, bi, mul_cap(m, known ? t : 1));
             add_count(count, reached, ci, mul_cap(m, known ? t + 1 : 1));

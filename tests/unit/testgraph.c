@@ -150,6 +150,20 @@ void tg_attr_func(tg_node *n, const char *key, const char *fn) {
     a->func = f;
 }
 
+static Tensorflow__AttrValue__ListValue *new_list(tg_node *n, const char *key);
+
+void tg_attr_funcs(tg_node *n, const char *key, size_t count, const char *const *fns) {
+    Tensorflow__AttrValue__ListValue *l = new_list(n, key);
+    l->n_func = count;
+    l->func = must(fl__arena_calloc(&current->arena, count + 1, sizeof(*l->func)));
+    for (size_t i = 0; i < count; i++) {
+        Tensorflow__NameAttrList *f = must(fl__arena_zalloc(&current->arena, sizeof(*f)));
+        tensorflow__name_attr_list__init(f);
+        f->name = must(fl__arena_strdup(&current->arena, fns[i]));
+        l->func[i] = f;
+    }
+}
+
 void tg_attr_placeholder(tg_node *n, const char *key, const char *name) {
     Tensorflow__AttrValue *a = new_attr(n, key);
     a->value_case = TENSORFLOW__ATTR_VALUE__VALUE_PLACEHOLDER;

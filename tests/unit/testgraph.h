@@ -48,6 +48,8 @@ void tg_attr_shape(tg_node *n, const char *key, int rank, const int64_t *dims);
 /* attr func {name: fn}; an attr placeholder ("$name" in a function body). */
 void tg_attr_func(tg_node *n, const char *key, const char *fn);
 void tg_attr_placeholder(tg_node *n, const char *key, const char *name);
+/* A list(func) attr naming functions of the library (Case's branches). */
+void tg_attr_funcs(tg_node *n, const char *key, size_t count, const char *const *fns);
 void tg_attr_ints(tg_node *n, const char *key, size_t count, const int64_t *v);
 void tg_attr_strs(tg_node *n, const char *key, size_t count, const char *const *v);
 void tg_attr_types(tg_node *n, const char *key, size_t count, const int *v);

@@ -10,9 +10,13 @@
  *    attr Tout; shapes from _output_shapes when present, else unknown.
  *  - Case: as If (attr Tout; output_shapes, else _output_shapes).
  *
- * FLOP rules: none (NULL cost, has_rule false). Their work is in
- * function-library bodies, which foldline does not cost per call and tfprof
- * does not visit either (tensorflow/tensorflow#58829).
+ * FLOP rules: none (has_rule false), but a While lowered at import (attr
+ * _loop) counts 0 with a rule: its cond and body are nodes of the graph.
+ * Their work is in
+ * function-library bodies, which tfprof does not visit
+ * (tensorflow/tensorflow#58829); foldline's importer inlines and lowers
+ * them where it can (src/import/funcinline.c: calls, If, Case, While's cond
+ * and body), so the bodies' nodes are costed in the graph.
  */
 #include "ops/core/core.h"
 
@@ -169,9 +173,16 @@ static fl_status infer_call(fl_ctx *c, fl_node *n) {
     return set_typed_outputs(c, n, ts, shapes, "attr '_output_shapes'");
 }
 
+/* A While lowered at import (attr _loop: its cond and body are inlined
+ * beside it, their nodes costed in the graph) moves nothing itself: 0
+ * with a rule. Any other While has no rule (its work is in the library). */
+static fl_status cost_while(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    return fl__node_attr(n, "_loop") ? fl__op_cost_zero(c, n, out) : FL_OK;
+}
+
 /* Hook sets and descriptors (their rows: core/functional.def). */
 /* Functional ops: no cost rule (see the comment at the top). */
-#define HOOKS_while_loop .count_outputs = count_while, .infer = infer_while
+#define HOOKS_while_loop .count_outputs = count_while, .infer = infer_while, .cost = cost_while
 #define HOOKS_if_case    .count_outputs = count_tout, .infer = infer_if
 #define HOOKS_call       .count_outputs = count_tout, .infer = infer_call
 

@@ -1,0 +1,206 @@
+/*
+ * test_tf_while.c - TensorFlow's functional While / StatelessWhile and Case
+ * (TF 2 graphs, SavedModels) lowered at import (src/import/funcinline.c):
+ * a While's cond and body are inlined on the loop variables (typed, without
+ * values); a counted loop (src/import/tf_loop.c, the recognizer TFLite's
+ * WHILE uses) counts its body once per trip and its cond once more, any
+ * other loop counts them once with a warning saying the totals are a lower
+ * bound; a Case costs every branch (an upper bound, as both branches of an
+ * If), with a warning giving each branch's counts.
+ *
+ * Counts: MatMul [M,K]x[K,N] 2*M*K*N FLOPs, M*K*N MACs; AddV2, Less, Relu 1
+ * FLOP per output element; Identity, IdentityN, Const 0.
+ */
+#include "testgraph.h"
+#include "testutil.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define DT_FLOAT 1
+#define DT_INT32 3
+
+static bool warned(const fl_report *r, const char *a, const char *b) {
+    for (size_t i = 0; i < r->n_warnings; i++) {
+        if (strstr(r->warnings[i], a) && (!b || strstr(r->warnings[i], b))) {
+            return true;
+        }
+    }
+    for (size_t i = 0; i < r->n_warnings; i++) {
+        printf("warning: %s\n", r->warnings[i]);
+    }
+    return false;
+}
+
+/* cond C(i, x, n) = Less(i, LIM) with LIM a Const 5 in the cond (limit_var
+ * 0) or the loop variable n (limit_var 1: the body passes it on);
+ * body B(i, x, n) = (AddV2(i, 1), MatMul(x, w), n), w [16,16]. */
+static void loop_functions(tg_graph *g, tg_graph *cb, tg_graph *bb, int limit_var) {
+    const char *in[] = {"i", "x", "n"};
+    int types[] = {DT_INT32, DT_FLOAT, DT_INT32};
+    tg_const_int(cb, "lim", DT_INT32, 0, NULL, (int64_t[]){5});
+    tg_node *less = tg_add(cb, "less", "Less", "i", limit_var ? "n" : "lim:output:0", NULL);
+    tg_attr_type(less, "T", DT_INT32);
+    tg_function(g, cb, "C", 3, in, types, 1, (const char *[]){"ok"}, (int[]){10},
+                (const char *[]){"less:z:0"});
+    tg_const_int(bb, "one", DT_INT32, 0, NULL, (int64_t[]){1});
+    tg_attr_type(tg_add(bb, "inc", "AddV2", "i", "one:output:0", NULL), "T", DT_INT32);
+    tg_const_f32(bb, "w", 2, (int64_t[]){16, 16}, NULL, 0);
+    tg_attr_type(tg_add(bb, "mm", "MatMul", "x", "w:output:0", NULL), "T", DT_FLOAT);
+    tg_attr_type(tg_add(bb, "keep", "Identity", "n", NULL), "T", DT_INT32);
+    tg_function(g, bb, "B", 3, in, types, 3, (const char *[]){"i2", "y", "n2"}, types,
+                (const char *[]){"inc:z:0", "mm:product:0", "keep:output:0"});
+}
+
+/* While(i0 = 0, x [2,16], n) then out = loop:1 @ w3 [16,8]; n is a Const 5
+ * (known) or a Placeholder (unknown value). */
+static tg_graph *loop_graph(const char *op, tg_graph *cb, tg_graph *bb, int limit_var,
+                            int n_known) {
+    tg_graph *g = tg_new();
+    tg_producer(g, 1000);
+    loop_functions(g, cb, bb, limit_var);
+    tg_const_int(g, "i0", DT_INT32, 0, NULL, (int64_t[]){0});
+    tg_placeholder(g, "x", DT_FLOAT, 2, (int64_t[]){2, 16});
+    if (n_known) {
+        tg_const_int(g, "n", DT_INT32, 0, NULL, (int64_t[]){5});
+    } else {
+        tg_placeholder(g, "n", DT_INT32, 0, NULL);
+    }
+    tg_node *w = tg_add(g, "loop", op, "i0", "x", "n", NULL);
+    tg_attr_types(w, "T", 3, (int[]){DT_INT32, DT_FLOAT, DT_INT32});
+    tg_attr_func(w, "cond", "C");
+    tg_attr_func(w, "body", "B");
+    tg_const_f32(g, "w3", 2, (int64_t[]){16, 8}, NULL, 0);
+    tg_attr_type(tg_add(g, "out", "MatMul", "loop:1", "w3", NULL), "T", DT_FLOAT);
+    return g;
+}
+
+/* A counted loop, i from 0 by 1 while i < 5: 5 trips.
+ *   body a trip: inc 1 + mm 2*2*16*16 = 1024 FLOPs, 512 MACs
+ *   x 5:         5125 FLOPs (mm 5120), 2560 MACs
+ *   cond:        Less 1 FLOP x 6 = 6
+ *   out:         2*2*16*8 = 512 FLOPs, 256 MACs
+ *   totals       5125 + 6 + 512 = 5643 FLOPs, 2816 MACs.
+ * The same with the limit a loop variable the body passes on (n = 5). */
+static void run_counted(const char *op, int limit_var) {
+    tg_graph *cb = tg_new(), *bb = tg_new();
+    tg_graph *g = loop_graph(op, cb, bb, limit_var, 1);
+    fl_options opt;
+    fl_options_init(&opt);
+    opt.per_node = true;
+    opt.passes = "none";
+    fl_report *r = tg_analyze(g, &opt);
+    assert_string_equal(tg_find(r, "loop")->outputs[1].shape, "[2,16]");
+    assert_string_equal(tg_find(r, "out")->outputs[0].shape, "[2,8]");
+    assert_int_equal(tg_find(r, "loop/body/mm")->flops.value, 5120);
+    assert_int_equal(tg_find(r, "loop/body/mm")->macs.value, 2560);
+    assert_int_equal(tg_find(r, "loop/body/inc")->flops.value, 5);
+    assert_int_equal(tg_find(r, "loop/cond/less")->flops.value, 6);
+    assert_int_equal(tg_find(r, "out")->flops.value, 512);
+    assert_true(r->complete);
+    assert_int_equal(r->totals.flops.value, 5643);
+    assert_int_equal(r->totals.macs.value, 2816);
+    assert_true(warned(r, "While 'loop': trip count 5", "body 'B' counted 5 times, cond 6 times"));
+    /* C and B are inlined: no body is left uncosted. */
+    assert_int_equal(r->n_functions, 0);
+    fl_report_free(r);
+    /* The default passes leave the counts as they are (nothing folds: the
+     * body's loop variables have no values). */
+    r = tg_analyze(g, NULL);
+    assert_int_equal(r->totals.flops.value, 5643);
+    assert_int_equal(tg_find(r, "loop/body/mm")->flops.value, 5120);
+    fl_report_free(r);
+    tg_free(g);
+    tg_free(cb);
+    tg_free(bb);
+}
+
+static void test_while_counted(void **state) {
+    (void)state;
+    run_counted("While", 0);
+}
+
+static void test_stateless_while_counted(void **state) {
+    (void)state;
+    run_counted("StatelessWhile", 0);
+}
+
+static void test_while_limit_variable(void **state) {
+    (void)state;
+    run_counted("While", 1);
+}
+
+/* The limit a loop variable from a Placeholder: the trip count is unknown,
+ * the body and cond are counted once (1025 + 1) and the totals, 1025 + 1 +
+ * 512 = 1538 FLOPs and 512 + 256 = 768 MACs, are a lower bound. */
+static void test_while_unknown_trips(void **state) {
+    (void)state;
+    tg_graph *cb = tg_new(), *bb = tg_new();
+    tg_graph *g = loop_graph("While", cb, bb, 1, 0);
+    fl_report *r = tg_analyze(g, NULL);
+    assert_int_equal(tg_find(r, "loop/body/mm")->flops.value, 1024);
+    assert_int_equal(tg_find(r, "loop/cond/less")->flops.value, 1);
+    assert_int_equal(r->totals.flops.value, 1538);
+    assert_int_equal(r->totals.macs.value, 768);
+    assert_true(warned(r, "While 'loop': trip count unknown", "lower bound"));
+    assert_true(warned(r, "its body 'B' and cond 'C' are counted once", NULL));
+    fl_report_free(r);
+    tg_free(g);
+    tg_free(cb);
+    tg_free(bb);
+}
+
+/* Case(idx, x [2,16]) over three branches: P = MatMul(x, w) (1024 FLOPs,
+ * 512 MACs), Q = Relu(x) (32), R = x (0); idx a Placeholder. Every branch
+ * is counted (an upper bound: 1056 FLOPs, 512 MACs), and out = Case @ w3
+ * [16,8] adds 512 / 256: 1568 FLOPs, 768 MACs. */
+static void test_case(void **state) {
+    (void)state;
+    tg_graph *g = tg_new(), *p = tg_new(), *q = tg_new(), *rb = tg_new();
+    tg_producer(g, 1000);
+    const char *in[] = {"x"};
+    int ft[] = {DT_FLOAT};
+    tg_const_f32(p, "w", 2, (int64_t[]){16, 16}, NULL, 0);
+    tg_attr_type(tg_add(p, "mm", "MatMul", "x", "w:output:0", NULL), "T", DT_FLOAT);
+    tg_function(g, p, "P", 1, in, ft, 1, (const char *[]){"y"}, ft,
+                (const char *[]){"mm:product:0"});
+    tg_attr_type(tg_add(q, "act", "Relu", "x", NULL), "T", DT_FLOAT);
+    tg_function(g, q, "Q", 1, in, ft, 1, (const char *[]){"y"}, ft,
+                (const char *[]){"act:activations:0"});
+    tg_attr_type(tg_add(rb, "same", "Identity", "x", NULL), "T", DT_FLOAT);
+    tg_function(g, rb, "R", 1, in, ft, 1, (const char *[]){"y"}, ft,
+                (const char *[]){"same:output:0"});
+    tg_placeholder(g, "idx", DT_INT32, 0, NULL);
+    tg_placeholder(g, "x", DT_FLOAT, 2, (int64_t[]){2, 16});
+    tg_node *c = tg_add(g, "pick", "Case", "idx", "x", NULL);
+    tg_attr_types(c, "Tin", 1, ft);
+    tg_attr_types(c, "Tout", 1, ft);
+    tg_attr_funcs(c, "branches", 3, (const char *[]){"P", "Q", "R"});
+    tg_const_f32(g, "w3", 2, (int64_t[]){16, 8}, NULL, 0);
+    tg_attr_type(tg_add(g, "out", "MatMul", "pick", "w3", NULL), "T", DT_FLOAT);
+    fl_report *r = tg_analyze(g, NULL);
+    assert_int_equal(tg_find(r, "pick/branch_0/mm")->flops.value, 1024);
+    assert_int_equal(tg_find(r, "pick/branch_1/act")->flops.value, 32);
+    assert_int_equal(r->totals.flops.value, 1568);
+    assert_int_equal(r->totals.macs.value, 768);
+    assert_true(warned(r, "Case 'pick': the totals count all 3 branches",
+                       "branch 0 1024 FLOPs, 512 MACs over 2 node(s); branch 1 32 FLOPs, 0 MACs "
+                       "over 2 node(s); branch 2 0 FLOPs"));
+    assert_int_equal(r->n_functions, 0);
+    fl_report_free(r);
+    tg_free(g);
+    tg_free(p);
+    tg_free(q);
+    tg_free(rb);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_while_counted),
+        cmocka_unit_test(test_stateless_while_counted),
+        cmocka_unit_test(test_while_limit_variable),
+        cmocka_unit_test(test_while_unknown_trips),
+        cmocka_unit_test(test_case),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
