@@ -74,20 +74,34 @@ static void sc_free(scratch *s) {
     fl__arena_scratch_free(s->a, s->p);
 }
 
-/* A list of names (borrowed strings). */
+/* A set of names (borrowed strings) in insertion order, with a hash table
+ * of their indexes (slot: index + 1, 0 empty; twice the list's room). */
 typedef struct names {
     fl_arena *a;
     const char **v;
     size_t n, cap;
+    uint32_t *slots;
 } names;
 
-static bool has_name(const names *l, const char *s) {
-    for (size_t i = 0; i < l->n; i++) {
-        if (strcmp(l->v[i], s) == 0) {
-            return true;
-        }
+static uint64_t str_hash(const char *s) {
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++) {
+        h = (h ^ (uint8_t)*s) * 1099511628211ull;
     }
-    return false;
+    return h;
+}
+
+/* The slot of s, or the empty slot ending its probe chain. */
+static uint32_t *name_slot(const names *l, const char *s) {
+    size_t mask = 2 * l->cap - 1, j = (size_t)str_hash(s) & mask;
+    while (l->slots[j] && strcmp(l->v[l->slots[j] - 1], s) != 0) {
+        j = (j + 1) & mask;
+    }
+    return &l->slots[j];
+}
+
+static bool has_name(const names *l, const char *s) {
+    return l->cap && *name_slot(l, s) != 0;
 }
 
 static bool add_name(names *l, const char *s) {
@@ -96,15 +110,31 @@ static bool add_name(names *l, const char *s) {
     }
     if (l->n == l->cap) {
         size_t cap = l->cap ? 2 * l->cap : 32;
-        const char **v = fl__arena_scratch_grow(l->a, l->v, l->cap, cap, sizeof(*v));
-        if (!v) {
+        const char **v = cap < UINT32_MAX / 4
+                             ? fl__arena_scratch_grow(l->a, l->v, l->cap, cap, sizeof(*v))
+                             : NULL;
+        uint32_t *slots = v ? fl__arena_scratch(l->a, 2 * cap, sizeof(uint32_t)) : NULL;
+        if (v) {
+            l->v = v;
+        }
+        if (!slots) {
             return false;
         }
-        l->v = v;
+        fl__arena_scratch_free(l->a, l->slots);
+        l->slots = slots;
         l->cap = cap;
+        for (size_t i = 0; i < l->n; i++) {
+            *name_slot(l, l->v[i]) = (uint32_t)(i + 1);
+        }
     }
+    *name_slot(l, s) = (uint32_t)(l->n + 1);
     l->v[l->n++] = s;
     return true;
+}
+
+static void names_free(names *l) {
+    fl__arena_scratch_free(l->a, l->v);
+    fl__arena_scratch_free(l->a, l->slots);
 }
 
 /* Names defined (def) and read (use) in gp and the graphs nested in it. */
@@ -253,17 +283,9 @@ struct fl_onnx_values {
     size_t mask;
 };
 
-static uint64_t name_hash(const char *s) {
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++) {
-        h = (h ^ (uint8_t)*s) * 1099511628211ull;
-    }
-    return h;
-}
-
 /* The slot of `name`, or the empty slot ending its probe chain. */
 static struct vslot *vslot_of(const fl_onnx_values *v, const char *name) {
-    size_t j = (size_t)name_hash(name) & v->mask;
+    size_t j = (size_t)str_hash(name) & v->mask;
     while (v->slots[j].name && strcmp(v->slots[j].name, name) != 0) {
         j = (j + 1) & v->mask;
     }
@@ -394,15 +416,15 @@ static fl_status build_body(scratch *sc, const fl_graph *g, const fl_onnx_values
                             const fl_node *n, const Onnx__GraphProto *gp, Onnx__ModelProto *mp,
                             fl_diag *d) {
     const Onnx__ModelProto *outer = g->onnx.model;
-    names def = {sc->a, NULL, 0, 0}, use = {sc->a, NULL, 0, 0};
+    names def = {sc->a, NULL, 0, 0, NULL}, use = {sc->a, NULL, 0, 0, NULL};
     bool ok = scan_graph(gp, &def, &use, 0);
     Onnx__GraphProto *sg = sc_alloc(sc, sizeof *sg);
     size_t cap_in = gp->n_input + use.n + 1, cap_init = gp->n_initializer + use.n + 1;
     Onnx__ValueInfoProto **ins = sc_alloc(sc, cap_in * sizeof(*ins));
     Onnx__TensorProto **inits = sc_alloc(sc, cap_init * sizeof(*inits));
     if (!ok || !sg || !ins || !inits) {
-        fl__arena_scratch_free(sc->a, def.v);
-        fl__arena_scratch_free(sc->a, use.v);
+        names_free(&def);
+        names_free(&use);
         return fl__diag_oom(d);
     }
     onnx__graph_proto__init(sg);
@@ -445,8 +467,8 @@ static fl_status build_body(scratch *sc, const fl_graph *g, const fl_onnx_values
             st = fl__diag_oom(d);
         }
     }
-    fl__arena_scratch_free(sc->a, def.v);
-    fl__arena_scratch_free(sc->a, use.v);
+    names_free(&def);
+    names_free(&use);
     onnx__model_proto__init(mp);
     mp->has_ir_version = outer->has_ir_version;
     mp->ir_version = outer->ir_version;

@@ -13,7 +13,8 @@
  *   _body_out   the analysed types of each body's outputs: the node's
  *               outputs are typed from them (not only from the types the
  *               bodies declare), and the graph is inferred again when
- *               that changes them (up to MAX_ROUNDS times);
+ *               that changes them (up to MAX_ROUNDS times; fewer in
+ *               nested bodies);
  *   _body_cost  each body's FLOPs, MACs, int_ops, nodes and bytes read and
  *               written: the node's counts (If both branches, Loop x M,
  *               Scan x the sequence length), its bytes are its own inputs'
@@ -25,6 +26,16 @@
  * 2*n, or not at all, becomes a symbol of the body's own), or that fails
  * to analyse, leaves the node incomplete, with a warning saying why: never
  * a silent zero. Warnings are given once, when the rounds are over.
+ *
+ * Why ONNX bodies are costed here and not as TFLite's and TensorFlow's loop
+ * bodies are (nodes of the graph whose counts src/cost/cost.c multiplies):
+ * an ONNX body is a GraphProto attribute of its node, not part of the
+ * graph; importing its nodes into the outer IR would have the ONNX writer
+ * (src/export, `foldline optimize`) write them into the outer graph, and
+ * the passes rewrite them as outer nodes. And ONNX counts are symbolic (a
+ * Scan's length 8*n, a body over [batch,4]), where the repeat mechanism
+ * multiplies by a known integer. A symbolic repeat count in cost.c would let
+ * both share one mechanism.
  */
 #include "cost/cost.h"
 #include "graph/mutate.h"
@@ -514,7 +525,11 @@ fl_status fl__infer_onnx_bodies(fl_ctx *c, const fl_options *opt, int round, boo
     }
     fl__onnx_values_free(vals);
     depth--;
-    if (st == FL_OK && changed && round + 1 < MAX_ROUNDS) {
+    /* Rounds: MAX_ROUNDS for the model's graph, 2 for bodies one or two
+     * levels in, none deeper, so nested bodies cost at most 16 analyses
+     * each (not MAX_ROUNDS to the power of the depth). */
+    int rounds = depth == 0 ? MAX_ROUNDS : depth < 3 ? 2 : 1;
+    if (st == FL_OK && changed && round + 1 < rounds) {
         *again = true;
         return FL_OK;
     }
