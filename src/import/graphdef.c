@@ -662,6 +662,15 @@ static fl_status add_node(fl_graph *g, const Tensorflow__NodeDef *nd, size_t i,
     if (!nd->name || !nd->name[0]) {
         return fl__diag_fail(d, FL_EINVAL, "node %zu has an empty name (field: name)", i);
     }
+    /* An input names its node as "name", "name:port" or "^name": a name with
+     * a ':' or a leading '^' could not be read back (TensorFlow refuses such
+     * names too), and a function call's expansion "C/N" would inherit it. */
+    if (nd->name[0] == '^' || strchr(nd->name, ':')) {
+        return fl__diag_fail(d, FL_EINVAL,
+                             "node %zu has an invalid name '%s' (field: name; a node name has no "
+                             "':' and does not start with '^')",
+                             i, nd->name);
+    }
     if (!nd->op || !nd->op[0]) {
         return fl__diag_fail(d, FL_EINVAL, "node '%s' has an empty op (field: op)", nd->name);
     }

@@ -68,6 +68,25 @@ static void test_malformed_inputs(void **state) {
     }
 }
 
+/* A name an input cannot refer to: "name:port" and "^name" are input syntax. */
+static void test_invalid_node_names(void **state) {
+    (void)state;
+    const char *bad[] = {"a:1", "^a", "scope/a:b"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        tg_graph *g = tg_new();
+        tg_placeholder(g, "x", 1, 1, (int64_t[]){4});
+        relu_on(g, bad[i], "x");
+        fl_options o = opts();
+        char want[160];
+        snprintf(want, sizeof want,
+                 "node 1 has an invalid name '%s' (field: name; a node name has no ':' and does "
+                 "not start with '^')",
+                 bad[i]);
+        tg_expect_error(g, &o, FL_EINVAL, want);
+        tg_free(g);
+    }
+}
+
 static void test_data_after_control(void **state) {
     (void)state;
     tg_graph *g = tg_new();
@@ -334,6 +353,7 @@ int main(void) {
         cmocka_unit_test(test_missing_input_node),
         cmocka_unit_test(test_missing_output_port),
         cmocka_unit_test(test_malformed_inputs),
+        cmocka_unit_test(test_invalid_node_names),
         cmocka_unit_test(test_data_after_control),
         cmocka_unit_test(test_cycle_rejected),
         cmocka_unit_test(test_control_cycle_rejected),
