@@ -4,6 +4,7 @@
 #include "api/report.h"
 
 #include "ops/common.h"
+#include "util/hash.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -142,14 +143,27 @@ static double sort_value(fl_ctx *c, fl_sym s) {
     return 0;
 }
 
-/* The entry of `op` in acc[0..*n), added when new. */
-static op_acc *acc_find(op_acc *acc, size_t *n, const char *op) {
-    for (size_t k = 0; k < *n; k++) {
-        if (acc[k].op == op || strcmp(acc[k].op, op) == 0) {
-            return &acc[k];
+/* The entries per op type, in the order met, and a hash index of them
+ * (slots hold entry + 1; 0 is empty): a graph with many distinct op types
+ * costs one probe per node, not a scan of the types met so far. */
+typedef struct op_accs {
+    op_acc *e;
+    size_t n;
+    uint32_t *slot;
+    size_t mask;
+} op_accs;
+
+/* The entry of `op`, added when new. */
+static op_acc *acc_find(op_accs *t, const char *op) {
+    size_t j = (size_t)fl__hash_str(op) & t->mask;
+    for (; t->slot[j]; j = (j + 1) & t->mask) {
+        op_acc *a = &t->e[t->slot[j] - 1];
+        if (a->op == op || strcmp(a->op, op) == 0) {
+            return a;
         }
     }
-    op_acc *a = &acc[(*n)++];
+    op_acc *a = &t->e[t->n++];
+    t->slot[j] = (uint32_t)t->n;
     a->op = op;
     a->flops = a->tfprof = a->int_ops = fl_sym_const(0);
     return a;
@@ -167,24 +181,46 @@ static fl_report_op *ops_out(fl_arena *ra, const op_acc *acc, size_t n, bool cou
     return ops;
 }
 
+/* Two tables of n_nodes + 1 entries each, with their indexes. */
+static bool accs_new(fl_arena *a, size_t n_nodes, op_accs *t, size_t k) {
+    size_t cap = 16;
+    while (cap < 2 * (n_nodes + 1)) {
+        cap *= 2;
+    }
+    bool ok = n_nodes < UINT32_MAX;
+    for (size_t i = 0; i < k; i++) {
+        t[i] = (op_accs){NULL, 0, NULL, cap - 1};
+        if (ok) {
+            t[i].e = fl__arena_scratch(a, n_nodes + 1, sizeof(op_acc));
+            t[i].slot = fl__arena_scratch(a, cap, sizeof(uint32_t));
+            ok = t[i].e && t[i].slot;
+        }
+    }
+    return ok;
+}
+
+static void accs_free(fl_arena *a, op_accs *t, size_t k) {
+    for (size_t i = 0; i < k; i++) {
+        fl__arena_scratch_free(a, t[i].e);
+        fl__arena_scratch_free(a, t[i].slot);
+    }
+}
+
 /* r->ops (per op type, by FLOPs) and r->unknown_ops. */
 static fl_status op_summary(fl_ctx *c, fl_arena *ra, fl_report *r) {
     fl_graph *g = c->g;
-    op_acc *acc = fl__arena_scratch(c->a, g->n_nodes + 1, sizeof(op_acc));
-    op_acc *unk = fl__arena_scratch(c->a, g->n_nodes + 1, sizeof(op_acc));
-    if (!acc || !unk) {
-        fl__arena_scratch_free(c->a, acc);
-        fl__arena_scratch_free(c->a, unk);
+    op_accs t[2]; /* every op type; the unknown ones */
+    if (!accs_new(c->a, g->n_nodes, t, 2)) {
+        accs_free(c->a, t, 2);
         return fl__diag_oom(c->d);
     }
-    size_t n_acc = 0, n_unk = 0;
     fl_status st = FL_OK;
     for (size_t i = 0; i < g->n_nodes && st == FL_OK; i++) {
         const fl_node *n = g->nodes[i];
         if (!is_reported(g, n)) {
             continue;
         }
-        op_acc *a = acc_find(acc, &n_acc, n->op);
+        op_acc *a = acc_find(&t[0], n->op);
         a->count++;
         if (!n->cost.incomplete) {
             st = fl__op_add(c, n, a->flops, n->cost.flops, &a->flops);
@@ -196,10 +232,12 @@ static fl_status op_summary(fl_ctx *c, fl_arena *ra, fl_report *r) {
             }
         }
         if (!n->desc && !n->func) {
-            acc_find(unk, &n_unk, n->op)->count++;
+            acc_find(&t[1], n->op)->count++;
         }
     }
     if (st == FL_OK) {
+        op_acc *acc = t[0].e, *unk = t[1].e;
+        size_t n_acc = t[0].n, n_unk = t[1].n;
         for (size_t k = 0; k < n_acc; k++) {
             acc[k].sort_key = sort_value(c, acc[k].flops) + sort_value(c, acc[k].int_ops);
         }
@@ -213,8 +251,7 @@ static fl_status op_summary(fl_ctx *c, fl_arena *ra, fl_report *r) {
             st = fl__diag_oom(c->d);
         }
     }
-    fl__arena_scratch_free(c->a, acc);
-    fl__arena_scratch_free(c->a, unk);
+    accs_free(c->a, t, 2);
     return st;
 }
 

@@ -31,6 +31,7 @@
 #include "import/import.h"
 #include "onnx/onnx.pb-c.h"
 #include "ops/ops.h"
+#include "util/hash.h"
 
 #include <string.h>
 
@@ -83,17 +84,9 @@ typedef struct names {
     uint32_t *slots;
 } names;
 
-static uint64_t str_hash(const char *s) {
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++) {
-        h = (h ^ (uint8_t)*s) * 1099511628211ull;
-    }
-    return h;
-}
-
 /* The slot of s, or the empty slot ending its probe chain. */
 static uint32_t *name_slot(const names *l, const char *s) {
-    size_t mask = 2 * l->cap - 1, j = (size_t)str_hash(s) & mask;
+    size_t mask = 2 * l->cap - 1, j = (size_t)fl__hash_str(s) & mask;
     while (l->slots[j] && strcmp(l->v[l->slots[j] - 1], s) != 0) {
         j = (j + 1) & mask;
     }
@@ -285,7 +278,7 @@ struct fl_onnx_values {
 
 /* The slot of `name`, or the empty slot ending its probe chain. */
 static struct vslot *vslot_of(const fl_onnx_values *v, const char *name) {
-    size_t j = (size_t)str_hash(name) & v->mask;
+    size_t j = (size_t)fl__hash_str(name) & v->mask;
     while (v->slots[j].name && strcmp(v->slots[j].name, name) != 0) {
         j = (j + 1) & v->mask;
     }
