@@ -17,6 +17,14 @@
  *    size, still served at the geometric mean of the L3 and DRAM rates or
  *    better), and one well beyond the caches ("DRAM": twice the L3, at least
  *    256 MiB). Cache sizes come from sysfs, else from sysconf (CPUID).
+ *    Each level is the best of many short trials (24 MiB of triad per
+ *    thread, a fraction of a millisecond in cache) run in a time budget,
+ *    counting only trials during which every thread kept its CPU (thread CPU
+ *    time >= 98 % of wall time). A trial that was descheduled counts another
+ *    task's time slice and restarts with its caches evicted: with a few long
+ *    trials timed by the wall clock alone, a busy host measured the L2 below
+ *    the L3. A level still measured below a slower one is reported as a
+ *    busy host (a warning on stderr and in the profile).
  *  - overhead: the round trip of handing an op to spinning worker threads
  *    and joining them (10th percentile; the source says so and gives the
  *    median too), as runtimes dispatch consecutive ops: a lower bound for a
@@ -261,10 +269,21 @@ static void fma_thread(int idx, void *arg) {
 /* Triad bandwidth                                                            */
 /* ------------------------------------------------------------------------- */
 
+/* A trial walks TRIAL_BYTES of triad per thread (about 0.3 ms at L2 speed,
+ * well inside a scheduler time slice), continuing cyclically through the
+ * arrays where the previous trial stopped: a cache-sized working set is swept
+ * many times, a DRAM-sized one in consecutive chunks that were evicted since
+ * they were last touched. */
+#define TRIAL_BYTES ((size_t)24 << 20)
+
 typedef struct triad_job {
     float **a, **b, **c;
-    size_t n; /* elements per array per thread */
-    int reps;
+    size_t n;              /* elements per array per thread */
+    size_t step;           /* elements per thread per trial */
+    size_t *pos;           /* per thread: where the next trial starts */
+    double *t0, *t1, *cpu; /* per thread: wall start/end, thread CPU time */
+    _Atomic int arrived;
+    int nthreads;
 } triad_job;
 
 static void triad_plain(float *c, const float *a, const float *b, float s, size_t n) {
@@ -286,77 +305,135 @@ __attribute__((target("avx2"))) static void triad_avx2(float *c, const float *a,
 }
 #endif
 
+static double thread_cpu_s(void) {
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) {
+        return -1;
+    }
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void cpu_relax(void);
+
 static void triad_thread(int idx, void *arg) {
     triad_job *j = arg;
     float *a = j->a[idx], *b = j->b[idx], *c = j->c[idx];
 #ifdef FL_X86
     bool avx2 = __builtin_cpu_supports("avx2");
 #endif
-    for (int r = 0; r < j->reps; r++) {
+    /* Every thread starts together (the hand-off's wake-ups are not timed). */
+    atomic_fetch_add(&j->arrived, 1);
+    while (atomic_load(&j->arrived) < j->nthreads) {
+        cpu_relax();
+    }
+    double c0 = thread_cpu_s();
+    j->t0[idx] = now_s();
+    size_t left = j->step, pos = j->pos[idx];
+    for (int r = 0; left > 0; r++) {
+        size_t len = j->n - pos < left ? j->n - pos : left;
         float s = 1.0f + (float)r * 1e-6f;
 #ifdef FL_X86
         if (avx2) {
-            triad_avx2(c, a, b, s, j->n);
+            triad_avx2(c + pos, a + pos, b + pos, s, len);
         } else {
-            triad_plain(c, a, b, s, j->n);
+            triad_plain(c + pos, a + pos, b + pos, s, len);
         }
 #else
-        triad_plain(c, a, b, s, j->n);
+        triad_plain(c + pos, a + pos, b + pos, s, len);
 #endif
         __asm__ volatile("" : : "r"(c) : "memory");
+        left -= len;
+        pos = pos + len == j->n ? 0 : pos + len;
     }
+    j->t1[idx] = now_s();
+    j->cpu[idx] = thread_cpu_s() - c0;
+    j->pos[idx] = pos;
 }
 
-/* Bytes/s of the triad with `ws` bytes of working set per thread (3 arrays). */
-static double triad_bw(pool *p, size_t ws, int reps, int trials) {
-    int n = p->n;
-    size_t elems = ws / 3 / sizeof(float);
-    if (elems < 256) {
-        elems = 256;
-    }
-    float **a = calloc((size_t)n, sizeof(float *)), **b = calloc((size_t)n, sizeof(float *)),
-          **c = calloc((size_t)n, sizeof(float *));
-    double best = 0;
-    bool ok = a && b && c;
-    for (int i = 0; i < n && ok; i++) {
-        a[i] = malloc(elems * sizeof(float));
-        b[i] = malloc(elems * sizeof(float));
-        c[i] = malloc(elems * sizeof(float));
-        ok = a[i] && b[i] && c[i];
-        for (size_t k = 0; ok && k < elems; k++) {
-            a[i][k] = 1.0f;
-            b[i][k] = 2.0f;
-            c[i][k] = 0.0f;
+/* What a bandwidth measurement saw: trials run and those undisturbed. */
+typedef struct triad_stats {
+    int trials, clean;
+} triad_stats;
+
+/* One timed trial of j: bytes/s over every thread, and whether it ran
+ * undisturbed (each thread on its CPU for at least 98 % of the wall time,
+ * so not descheduled: on a busy host a preempted trial counts the other
+ * task's time slice and finds its caches evicted). */
+static double triad_trial(pool *p, triad_job *j, bool *clean) {
+    atomic_store(&j->arrived, 0);
+    pool_run(p, triad_thread, j);
+    double t0 = j->t0[0], t1 = j->t1[0];
+    *clean = true;
+    for (int i = 0; i < j->nthreads; i++) {
+        t0 = j->t0[i] < t0 ? j->t0[i] : t0;
+        t1 = j->t1[i] > t1 ? j->t1[i] : t1;
+        double wall = j->t1[i] - j->t0[i];
+        if (j->cpu[i] < 0 || j->cpu[i] < 0.98 * wall) {
+            *clean = false;
         }
     }
+    double dt = t1 - t0;
+    return dt > 0 ? 3.0 * (double)j->step * sizeof(float) * j->nthreads / dt : 0;
+}
+
+static float **alloc_arrays(int n, size_t elems, float v) {
+    float **x = calloc((size_t)n, sizeof(float *));
+    for (int i = 0; x && i < n; i++) {
+        x[i] = malloc(elems * sizeof(float));
+        for (size_t k = 0; x[i] && k < elems; k++) {
+            x[i][k] = v;
+        }
+    }
+    return x;
+}
+
+static void free_arrays(float **x, int n) {
+    for (int i = 0; x && i < n; i++) {
+        free(x[i]);
+    }
+    free(x);
+}
+
+/* Bytes/s of the triad with `ws` bytes of working set per thread (3 arrays):
+ * the best undisturbed trial among those run in `budget_s` seconds (at least
+ * 3, at most 1000); the best of all when none ran undisturbed (st says so). */
+static double triad_bw(pool *p, size_t ws, double budget_s, triad_stats *st) {
+    int n = p->n;
+    size_t elems = ws / 3 / sizeof(float);
+    elems = elems < 256 ? 256 : elems;
+    float **a = alloc_arrays(n, elems, 1.0f), **b = alloc_arrays(n, elems, 2.0f),
+          **c = alloc_arrays(n, elems, 0.0f);
+    size_t *pos = calloc((size_t)n, sizeof(size_t));
+    double *tt = calloc(3 * (size_t)n, sizeof(double));
+    bool ok = a && b && c && pos && tt;
+    for (int i = 0; ok && i < n; i++) {
+        ok = a[i] && b[i] && c[i];
+    }
+    double best = 0, best_any = 0;
+    memset(st, 0, sizeof(*st));
     if (ok) {
-        triad_job j = {a, b, c, elems, reps};
-        pool_run(p, triad_thread, &j); /* warm-up: pages touched, caches filled */
-        for (int t = 0; t < trials; t++) {
-            double t0 = now_s();
-            pool_run(p, triad_thread, &j);
-            double dt = now_s() - t0;
-            double bw = 3.0 * (double)elems * sizeof(float) * reps * n / dt;
-            if (bw > best) {
-                best = bw;
+        size_t step = TRIAL_BYTES / 3 / sizeof(float);
+        triad_job j = {a, b, c, elems, elems, pos, tt, tt + n, tt + 2 * n, 0, n};
+        bool clean;
+        triad_trial(p, &j, &clean); /* warm-up: pages touched, caches filled */
+        j.step = step > elems ? step : elems;
+        double t_end = now_s() + budget_s;
+        while (st->trials < 1000 && (st->trials < 3 || now_s() < t_end)) {
+            double bw = triad_trial(p, &j, &clean);
+            st->trials++;
+            best_any = bw > best_any ? bw : best_any;
+            if (clean) {
+                st->clean++;
+                best = bw > best ? bw : best;
             }
         }
     }
-    for (int i = 0; i < n; i++) {
-        if (a) {
-            free(a[i]);
-        }
-        if (b) {
-            free(b[i]);
-        }
-        if (c) {
-            free(c[i]);
-        }
-    }
-    free(a);
-    free(b);
-    free(c);
-    return best;
+    free_arrays(a, n);
+    free_arrays(b, n);
+    free_arrays(c, n);
+    free(pos);
+    free(tt);
+    return st->clean ? best : best_any;
 }
 
 /* ------------------------------------------------------------------------- */
@@ -704,6 +781,7 @@ typedef struct cal_figs {
     double vec, mat32, bw_l2, bw_l3, bw_dram;
     size_t l2, l3, l3_ws, l3_cap, dram_ws;
     bool has_l3;
+    triad_stats st_l2, st_l3, st_dram;
     dispatch_fig ovh;
 } cal_figs;
 
@@ -758,13 +836,13 @@ static void measure_l3(pool *p, bool shortm, size_t dram_total, cal_figs *f) {
     }
     snprintf(msg, sizeof msg, "bandwidth: L3 triad (L3 %zu KiB)...", f->l3 >> 10);
     progress(msg);
-    f->bw_l3 = triad_bw(p, f->l3_ws, shortm ? 4 : 100, 3);
+    f->bw_l3 = triad_bw(p, f->l3_ws, shortm ? 0.01 : 0.3, &f->st_l3);
     f->l3_cap = f->l3_ws * nt;
     double knee = sqrt(f->bw_l3 * f->bw_dram);
     for (size_t tot = 2 * f->l3_cap;
          !shortm && f->bw_l3 > f->bw_dram && tot <= f->l3 && tot < dram_total; tot *= 2) {
-        int reps = (int)(((size_t)128 << 20) / tot);
-        double bw = triad_bw(p, tot / nt, reps > 1 ? reps : 1, 2);
+        triad_stats st;
+        double bw = triad_bw(p, tot / nt, 0.1, &st);
         snprintf(msg, sizeof msg, "  %zu KiB in all: %.3g B/s", tot >> 10, bw);
         progress(msg);
         if (bw < knee) {
@@ -783,16 +861,43 @@ static void measure_memory(pool *p, bool shortm, cal_figs *f) {
         f->l2 = 256 << 10;
     }
     progress("bandwidth: L2-resident triad...");
-    f->bw_l2 = triad_bw(p, f->l2 / 2, shortm ? 20 : 400, 3);
+    f->bw_l2 = triad_bw(p, f->l2 / 2, shortm ? 0.01 : 0.3, &f->st_l2);
     f->l3 = cache_bytes(3);
     f->has_l3 = f->l3 > 2 * f->l2 * (size_t)f->nthreads;
     size_t dram_total = dram_total_bytes(f);
     f->dram_ws = shortm ? ((size_t)8 << 20) : dram_total / (size_t)f->nthreads;
     progress("bandwidth: DRAM triad...");
-    f->bw_dram = triad_bw(p, f->dram_ws, shortm ? 1 : 4, shortm ? 2 : 3);
+    f->bw_dram = triad_bw(p, f->dram_ws, shortm ? 0.01 : 0.5, &f->st_dram);
     if (f->has_l3) {
         measure_l3(p, shortm, dram_total, f);
     }
+}
+
+/* "best of 180 undisturbed 24 MiB trials (of 200)" for a source. */
+static const char *trials_text(const triad_stats *st, char *buf, size_t size) {
+    if (st->clean) {
+        snprintf(buf, size, "best of %d undisturbed %zu MiB trials (of %d)", st->clean,
+                 TRIAL_BYTES >> 20, st->trials);
+    } else {
+        snprintf(buf, size, "best of %d %zu MiB trials, none undisturbed: the host was busy",
+                 st->trials, TRIAL_BYTES >> 20);
+    }
+    return buf;
+}
+
+/* A faster level measured below a slower one is not the hardware (the
+ * hierarchy is monotone) but a busy host: the levels that are out of order,
+ * as "L2 < L3", or "" when the figures are monotone. */
+static const char *inversion(const cal_figs *c, char *buf, size_t size) {
+    buf[0] = '\0';
+    if (c->has_l3 && c->bw_l2 < c->bw_l3) {
+        snprintf(buf, size, "L2 %.3g < L3 %.3g B/s", c->bw_l2, c->bw_l3);
+    } else if (c->has_l3 && c->bw_l3 < c->bw_dram) {
+        snprintf(buf, size, "L3 %.3g < DRAM %.3g B/s", c->bw_l3, c->bw_dram);
+    } else if (c->bw_l2 < c->bw_dram) {
+        snprintf(buf, size, "L2 %.3g < DRAM %.3g B/s", c->bw_l2, c->bw_dram);
+    }
+    return buf;
 }
 
 /* The profile as YAML. Every figure's source says what was measured how. */
@@ -813,20 +918,29 @@ static void write_profile(FILE *f, const cal_figs *c, const char *name, const ch
         fprintf(f, "  matrix:\n");
         fprintf(f, "    fp32: {peak: %.4g, source: \"%s: OpenBLAS sgemm\"}\n", c->mat32, src);
     }
+    char tr[128], inv[96];
+    if (inversion(c, inv, sizeof inv)[0]) {
+        fprintf(f,
+                "# Warning: %s is not the hardware's order; the host was busy: calibrate "
+                "again when it is quiet.\n",
+                inv);
+    }
     fprintf(f, "memory:\n");
     fprintf(f,
             "  - {name: L2, bandwidth: %.4g, capacity: %zu, source: \"%s: triad, %zu KiB per "
-            "thread\"}\n",
-            c->bw_l2, c->l2 * (size_t)c->nthreads, src, c->l2 / 2 / 1024);
+            "thread, %s\"}\n",
+            c->bw_l2, c->l2 * (size_t)c->nthreads, src, c->l2 / 2 / 1024,
+            trials_text(&c->st_l2, tr, sizeof tr));
     if (c->has_l3) {
         fprintf(f,
                 "  - {name: L3, bandwidth: %.4g, capacity: %zu, source: \"%s: triad, %zu KiB per "
-                "thread; capacity: largest working set served at L3 speed (reported L3 %zu "
+                "thread, %s; capacity: largest working set served at L3 speed (reported L3 %zu "
                 "KiB)\"}\n",
-                c->bw_l3, c->l3_cap, src, c->l3_ws >> 10, c->l3 >> 10);
+                c->bw_l3, c->l3_cap, src, c->l3_ws >> 10, trials_text(&c->st_l3, tr, sizeof tr),
+                c->l3 >> 10);
     }
-    fprintf(f, "  - {name: DRAM, bandwidth: %.4g, source: \"%s: triad, %zu MiB per thread\"}\n",
-            c->bw_dram, src, c->dram_ws >> 20);
+    fprintf(f, "  - {name: DRAM, bandwidth: %.4g, source: \"%s: triad, %zu MiB per thread, %s\"}\n",
+            c->bw_dram, src, c->dram_ws >> 20, trials_text(&c->st_dram, tr, sizeof tr));
     if (c->nthreads > 1) {
         fprintf(f,
                 "overhead: {seconds: %.4g, source: \"%s: spinning thread-pool hand-off round "
@@ -904,6 +1018,13 @@ int fl_cmd_calibrate(int argc, char **argv) {
     if (fl_outfile_commit(&out, err, sizeof err) != 0) {
         fprintf(stderr, "foldline: calibrate: %s\n", err);
         return EXIT_IO;
+    }
+    char inv[96];
+    if (inversion(&c, inv, sizeof inv)[0]) {
+        fprintf(stderr,
+                "foldline: calibrate: warning: %s is not the hardware's order: the host was "
+                "busy; calibrate again when it is quiet\n",
+                inv);
     }
     if (o.out_path) {
         fprintf(stderr,

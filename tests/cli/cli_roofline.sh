@@ -67,6 +67,20 @@ check calibrated_threads 0 "(foldline calibrate --short: indicative only, 1 thre
 check calibrated_p10 0 "10th percentile of " -- cat "$tmp/cal/host.yaml"
 check calibrated_estimate 0 "roofline on host" -- "$bin" analyze "$m" --bind input.0=1 --profiles-dir "$tmp/cal" --profile host
 check calibrated_file 0 "roofline on host" -- "$bin" analyze "$m" --bind input.0=1 --profile "$tmp/cal/host.yaml"
+# Each bandwidth is the best of short trials during which the thread kept
+# its CPU, and the source says how many of how many; the L2 triad's working
+# set is half the L2 that sysfs reports (when it does).
+check calibrated_trials 0 "undisturbed 24 MiB trials (of " -- cat "$tmp/cal/host.yaml"
+for idx in /sys/devices/system/cpu/cpu0/cache/index*; do
+  [ "$(cat "$idx/level" 2>/dev/null)" = 2 ] || continue
+  l2=$(cat "$idx/size")
+  case "$l2" in
+    *K) half=$((${l2%K} / 2)) ;;
+    *M) half=$((${l2%M} * 512)) ;;
+    *) continue ;;
+  esac
+  check calibrated_l2_half 0 "triad, $half KiB per thread, best of " -- cat "$tmp/cal/host.yaml"
+done
 check calibrate_threads_bad 2 "--threads expects a number of threads from 1 to 1024, got '0'" -- "$bin" calibrate --threads 0
 check calibrate_threads_value 2 "calibrate: option --threads needs a value" -- "$bin" calibrate --threads
 check calibrate_unknown 2 "calibrate: unexpected argument '--fast'" -- "$bin" calibrate --fast
