@@ -327,6 +327,7 @@ static fl_node *add_node(fl_graph *g, const char *name, const char *op, bool cop
     g->index[j].node = n;
     g->index[j].hash = h;
     n->id = (uint32_t)g->n_nodes;
+    n->born = g->birth;
     g->nodes[g->n_nodes++] = n;
     return n;
 }

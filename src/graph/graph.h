@@ -185,7 +185,8 @@ typedef struct fl_cost {
 } fl_cost;
 
 struct fl_node {
-    uint32_t id; /* index in g->nodes */
+    uint32_t id;   /* index in g->nodes */
+    uint32_t born; /* g->birth when the node was added (the pass driver's count of pass runs) */
     const char *name;
     const char *op; /* op type as in the file */
     const char *device;
@@ -266,15 +267,20 @@ struct fl_graph {
         const void *model; /* the imported ModelProto (protobuf-c), for write-back */
     } onnx;
 
+    /* Stamped on every node added (fl_node.born): 0 while importing; the
+     * pass driver sets a new value before each pass, so the nodes a pass
+     * added are those with its stamp (no copy of the node set to compare). */
+    uint32_t birth;
+
     /* Strings shared through fl__graph_intern (attr names of rewritten
      * nodes); behind a pointer, so that restoring a snapshot of the graph
      * header keeps the table whole. NULL until the first call. */
     struct fl_intern_table *interned;
 
-    /* The attr array fl__node_set_attr last grew, with room for `cap`
-     * attrs: appending to the same node again, while it still has the `n`
-     * attrs left there, writes in place. A fused node gets its attrs one at
-     * a time; copying the array for each was quadratic in time and memory. */
+    /* The attr array fl__node_set_attr or fl__node_del_attr last made, with
+     * room for `cap` attrs: editing the same node again, while it still has
+     * the `n` attrs left there, writes in place. No snapshot holds it
+     * (taking one clears this). */
     struct fl_attr_tail {
         const fl_node *node;
         fl_attr *attrs;

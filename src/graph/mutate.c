@@ -443,43 +443,67 @@ fl_status fl__node_add_ctrl(fl_graph *g, fl_node *n, fl_node *dep) {
     return FL_OK;
 }
 
-fl_status fl__node_set_attr(fl_graph *g, fl_node *n, const fl_attr *a) {
-    for (int i = 0; i < n->n_attrs; i++) {
-        if (strcmp(n->attrs[i].name, a->name) == 0) {
-            n->attrs[i] = *a;
-            return FL_OK;
-        }
-    }
+/* n's attr array, writable, with room for `room` more attrs: in place only
+ * when it is the array last made here (g->attr_tail) for this node, still
+ * holding the attrs it held then; otherwise a copy (into which n's attrs
+ * move). An array any snapshot holds is never written: taking a snapshot
+ * forgets the tail (graph/snapshot.h), so its arrays are copied first. A
+ * fused node gets its attrs one at a time; copying the array for each was
+ * quadratic in time and memory, hence the spare room. NULL: out of memory. */
+static fl_attr *own_attrs(fl_graph *g, fl_node *n, int room) {
     struct fl_attr_tail *t = &g->attr_tail;
-    /* In place only into the array grown here for this node, holding the
-     * attrs it had then: slots past n->n_attrs belong to no one (a copy of
-     * the node taken earlier reads fewer attrs; a node whose array was
-     * replaced or shortened since gets a new one). */
-    if (t->node == n && t->attrs == n->attrs && t->n == n->n_attrs && n->n_attrs < t->cap) {
-        n->attrs[n->n_attrs++] = *a;
-        t->n = n->n_attrs;
-        return FL_OK;
+    if (t->node == n && t->attrs == n->attrs && t->n == n->n_attrs && n->n_attrs + room <= t->cap) {
+        return n->attrs;
     }
-    int cap = n->n_attrs < 2 ? 4 : 2 * n->n_attrs;
+    int need = n->n_attrs + room;
+    int cap = need < 4 ? 4 : 2 * need;
     fl_attr *na =
         fl__arena_grow(g->arena, n->attrs, (size_t)n->n_attrs, (size_t)cap, sizeof(fl_attr));
     if (!na) {
-        return FL_ENOMEM;
+        return NULL;
     }
-    na[n->n_attrs++] = *a;
     n->attrs = na;
     *t = (struct fl_attr_tail){n, na, n->n_attrs, cap};
+    return na;
+}
+
+static int attr_index(const fl_node *n, const char *name) {
+    for (int i = 0; i < n->n_attrs; i++) {
+        if (strcmp(n->attrs[i].name, name) == 0) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+fl_status fl__node_set_attr(fl_graph *g, fl_node *n, const fl_attr *a) {
+    int i = attr_index(n, a->name);
+    fl_attr *arr = own_attrs(g, n, i < 0);
+    if (!arr) {
+        return FL_ENOMEM;
+    }
+    if (i >= 0) {
+        arr[i] = *a;
+        return FL_OK;
+    }
+    arr[n->n_attrs++] = *a;
+    g->attr_tail.n = n->n_attrs;
     return FL_OK;
 }
 
-void fl__node_del_attr(fl_node *n, const char *name) {
-    for (int i = 0; i < n->n_attrs; i++) {
-        if (strcmp(n->attrs[i].name, name) == 0) {
-            memmove(&n->attrs[i], &n->attrs[i + 1], (size_t)(n->n_attrs - i - 1) * sizeof(fl_attr));
-            n->n_attrs--;
-            return;
-        }
+fl_status fl__node_del_attr(fl_graph *g, fl_node *n, const char *name) {
+    int i = attr_index(n, name);
+    if (i < 0) {
+        return FL_OK;
     }
+    fl_attr *arr = own_attrs(g, n, 0);
+    if (!arr) {
+        return FL_ENOMEM;
+    }
+    memmove(&arr[i], &arr[i + 1], (size_t)(n->n_attrs - i - 1) * sizeof(fl_attr));
+    n->n_attrs--;
+    g->attr_tail.n = n->n_attrs;
+    return FL_OK;
 }
 
 /* ------------------------------------------------------------------------- */

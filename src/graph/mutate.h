@@ -119,11 +119,14 @@ fl_status fl__node_set_inputs(fl_graph *g, fl_node *n, int n_inputs, const fl_in
 fl_status fl__node_add_ctrl(fl_graph *g, fl_node *n, fl_node *dep);
 
 /* Sets attr `a->name` on n, replacing an attr of that name (the attr is
- * copied shallowly: its arrays must live in g's arena or be static). */
+ * copied shallowly: its arrays must live in g's arena or be static). An attr
+ * array is not written in place once a snapshot may hold it: these two copy
+ * it first (graph/snapshot.h saves the array pointers, not their contents),
+ * so every edit of an attr array goes through them. FL_ENOMEM: n unchanged. */
 fl_status fl__node_set_attr(fl_graph *g, fl_node *n, const fl_attr *a);
 
 /* Removes attr `name` if present. */
-void fl__node_del_attr(fl_node *n, const char *name);
+fl_status fl__node_del_attr(fl_graph *g, fl_node *n, const char *name);
 
 /* Attr constructors (name copied into g's arena). */
 fl_attr fl__attr_make_int(fl_graph *g, const char *name, int64_t v);

@@ -6,12 +6,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { B_NODES, B_PTRS, B_INPUTS, B_CTRL, B_ATTRS, B_OUTPUTS, B_DIMS, B_INDEX, B_ORDER, B_FUNCS };
+enum { B_NODES, B_PTRS, B_INPUTS, B_CTRL, B_OUTPUTS, B_DIMS, B_INDEX, B_ORDER, B_FUNCS, B_COUNT };
 
-static const size_t elem_size[10] = {
-    sizeof(fl_node),   sizeof(fl_node *),   sizeof(fl_input), sizeof(fl_node *),
-    sizeof(fl_attr),   sizeof(fl_tensor),   sizeof(fl_sym),   sizeof(struct fl_name_slot),
-    sizeof(fl_node *), sizeof(fl_function),
+static const size_t elem_size[B_COUNT] = {
+    sizeof(fl_node),
+    sizeof(fl_node *),
+    sizeof(fl_input),
+    sizeof(fl_node *),
+    sizeof(fl_tensor),
+    sizeof(fl_sym),
+    sizeof(struct fl_name_slot),
+    sizeof(fl_node *),
+    sizeof(fl_function),
 };
 
 void fl__graph_snapshot_init(fl_graph_snapshot *s) {
@@ -23,7 +29,6 @@ void fl__graph_snapshot_free(fl_graph_snapshot *s) {
     free(s->node_ptrs);
     free(s->inputs);
     free(s->ctrl);
-    free(s->attrs);
     free(s->outputs);
     free(s->dims);
     free(s->index);
@@ -44,8 +49,6 @@ static void **buffer(fl_graph_snapshot *s, int b) {
         return (void **)&s->inputs;
     case B_CTRL:
         return (void **)&s->ctrl;
-    case B_ATTRS:
-        return (void **)&s->attrs;
     case B_OUTPUTS:
         return (void **)&s->outputs;
     case B_DIMS:
@@ -78,10 +81,10 @@ static size_t slot_of(const fl_node *n, size_t n_slots) {
 /* The per-node offsets and the address table, sized for n nodes (cleared).
  * Left out (n_slots 0: every node then compares as changed) when a pool
  * holds more than 2^32 - 1 elements. */
-static fl_status index_reserve(fl_graph_snapshot *s, size_t n, const size_t need[10],
+static fl_status index_reserve(fl_graph_snapshot *s, size_t n, const size_t need[B_COUNT],
                                size_t max_bytes, size_t bytes, fl_diag *d) {
     s->n_slots = 0;
-    for (int b = 0; b < 10; b++) {
+    for (int b = 0; b < B_COUNT; b++) {
         if (need[b] >= UINT32_MAX || n >= UINT32_MAX / 2) {
             return FL_OK;
         }
@@ -112,17 +115,19 @@ static fl_status index_reserve(fl_graph_snapshot *s, size_t n, const size_t need
     return FL_OK;
 }
 
-fl_status fl__graph_snapshot_take(fl_graph_snapshot *s, const fl_graph *g, size_t max_bytes,
-                                  fl_diag *d) {
+fl_status fl__graph_snapshot_take(fl_graph_snapshot *s, fl_graph *g, size_t max_bytes, fl_diag *d) {
     s->taken = false;
     fl_status st;
-    size_t need[10] = {0};
+    /* The attr arrays are saved by pointer: none may be written in place
+     * from now on (fl__node_set_attr and fl__node_del_attr copy an array
+     * before editing it unless it is the one they made last). */
+    g->attr_tail = (struct fl_attr_tail){NULL, NULL, 0, 0};
+    size_t need[B_COUNT] = {0};
     need[B_NODES] = need[B_PTRS] = g->n_nodes;
     for (size_t i = 0; i < g->n_nodes; i++) {
         const fl_node *n = g->nodes[i];
         need[B_INPUTS] += n->n_inputs > 0 ? (size_t)n->n_inputs : 0;
         need[B_CTRL] += n->n_ctrl > 0 ? (size_t)n->n_ctrl : 0;
-        need[B_ATTRS] += n->n_attrs > 0 && n->attrs ? (size_t)n->n_attrs : 0;
         if (n->n_outputs > 0 && n->outputs) {
             need[B_OUTPUTS] += (size_t)n->n_outputs;
             for (int k = 0; k < n->n_outputs; k++) {
@@ -139,15 +144,15 @@ fl_status fl__graph_snapshot_take(fl_graph_snapshot *s, const fl_graph *g, size_
      * then by half again, so that a graph growing by a few nodes per pass
      * does not reallocate every time. */
     size_t bytes = 0;
-    size_t want[10];
-    for (int b = 0; b < 10; b++) {
+    size_t want[B_COUNT];
+    for (int b = 0; b < B_COUNT; b++) {
         want[b] = need[b] <= s->cap[b] ? s->cap[b] : s->cap[b] ? need[b] + need[b] / 2 : need[b];
         bytes += want[b] * elem_size[b];
     }
     if (max_bytes && bytes > max_bytes) {
         return fl__diag_oom(d);
     }
-    for (int b = 0; b < 10; b++) {
+    for (int b = 0; b < B_COUNT; b++) {
         if (want[b] == s->cap[b]) {
             continue;
         }
@@ -167,14 +172,13 @@ fl_status fl__graph_snapshot_take(fl_graph_snapshot *s, const fl_graph *g, size_
 
     s->head = *g;
     s->n_nodes = g->n_nodes;
-    size_t oi = 0, oc = 0, oa = 0, oo = 0, od = 0;
+    size_t oi = 0, oc = 0, oo = 0, od = 0;
     for (size_t i = 0; i < g->n_nodes; i++) {
         const fl_node *n = g->nodes[i];
         s->node_ptrs[i] = g->nodes[i];
         s->nodes[i] = *n;
         if (s->n_slots) {
-            s->at[i] =
-                (struct fl_snapshot_at){(uint32_t)oi, (uint32_t)oa, (uint32_t)oo, (uint32_t)od};
+            s->at[i] = (struct fl_snapshot_at){(uint32_t)oi, (uint32_t)oo, (uint32_t)od};
             size_t h = slot_of(n, s->n_slots);
             while (s->slots[h]) {
                 h = (h + 1) & (s->n_slots - 1);
@@ -188,10 +192,6 @@ fl_status fl__graph_snapshot_take(fl_graph_snapshot *s, const fl_graph *g, size_
         if (n->n_ctrl > 0) {
             memcpy(s->ctrl + oc, n->ctrl, (size_t)n->n_ctrl * sizeof(fl_node *));
             oc += (size_t)n->n_ctrl;
-        }
-        if (n->n_attrs > 0 && n->attrs) {
-            memcpy(s->attrs + oa, n->attrs, (size_t)n->n_attrs * sizeof(fl_attr));
-            oa += (size_t)n->n_attrs;
         }
         if (n->n_outputs > 0 && n->outputs) {
             memcpy(s->outputs + oo, n->outputs, (size_t)n->n_outputs * sizeof(fl_tensor));
@@ -224,7 +224,7 @@ void fl__graph_snapshot_restore(const fl_graph_snapshot *s, fl_graph *g) {
     }
     *g = s->head;
     write_back(g->nodes, s->node_ptrs, s->n_nodes * sizeof(fl_node *));
-    size_t oi = 0, oc = 0, oa = 0, oo = 0, od = 0;
+    size_t oi = 0, oc = 0, oo = 0, od = 0;
     for (size_t i = 0; i < s->n_nodes; i++) {
         fl_node *n = s->node_ptrs[i];
         *n = s->nodes[i];
@@ -235,10 +235,6 @@ void fl__graph_snapshot_restore(const fl_graph_snapshot *s, fl_graph *g) {
         if (n->n_ctrl > 0) {
             write_back(n->ctrl, s->ctrl + oc, (size_t)n->n_ctrl * sizeof(fl_node *));
             oc += (size_t)n->n_ctrl;
-        }
-        if (n->n_attrs > 0 && n->attrs) {
-            write_back(n->attrs, s->attrs + oa, (size_t)n->n_attrs * sizeof(fl_attr));
-            oa += (size_t)n->n_attrs;
         }
         if (n->n_outputs > 0 && n->outputs) {
             /* The tensors first (they hold the dims pointers), then dims. */
@@ -377,10 +373,6 @@ bool fl__graph_snapshot_changed(const fl_graph_snapshot *s, const fl_node *n,
     }
     if (n->n_inputs > 0 &&
         memcmp(n->inputs, s->inputs + s->at[i].inputs, (size_t)n->n_inputs * sizeof(fl_input))) {
-        return true;
-    }
-    if (n->n_attrs > 0 && n->attrs &&
-        memcmp(n->attrs, s->attrs + s->at[i].attrs, (size_t)n->n_attrs * sizeof(fl_attr))) {
         return true;
     }
     return false;

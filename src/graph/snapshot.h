@@ -12,9 +12,13 @@
  *
  * What is saved: the graph header (node array, name index, order, functions,
  * counts), every node's struct (name, op, flags, cost, ...) and the contents
- * of its arrays: data inputs, control inputs, attrs (each fl_attr by value;
- * attr payloads are immutable and shared), outputs (dtype, shape dims, value
- * pointer; values are immutable and shared, consumer counts).
+ * of its arrays: data inputs, control inputs, outputs (dtype, shape dims,
+ * value pointer; values are immutable and shared, consumer counts). Attr
+ * arrays are saved by pointer only: once a snapshot may hold one it is never
+ * written (fl__node_set_attr and fl__node_del_attr, graph/mutate.h, edit a
+ * copy; take clears g->attr_tail, the one array they may still edit in
+ * place), so the array a node pointed to at take still holds what it held.
+ * Attrs were the largest of the copied arrays.
  *
  * Restoring writes that state back into the same memory: the node structs
  * and arrays the graph had at take time are never freed while the arena
@@ -43,18 +47,17 @@ typedef struct fl_graph_snapshot {
     fl_node **node_ptrs;
     fl_input *inputs; /* pools: every node's arrays, back to back in node order */
     fl_node **ctrl;
-    fl_attr *attrs;
     fl_tensor *outputs;
     fl_sym *dims;
     struct fl_name_slot *index;
     fl_node **order;
     fl_function *funcs;
-    size_t cap[10]; /* capacities of the buffers above, in elements */
-    size_t bytes;   /* bytes the buffers hold */
+    size_t cap[9]; /* capacities of the buffers above, in elements */
+    size_t bytes;  /* bytes the buffers hold */
     /* Per saved node: where its arrays start in the pools; and a table from
      * node address to its index (open addressing, slots hold index + 1). */
     struct fl_snapshot_at {
-        uint32_t inputs, attrs, outputs, dims;
+        uint32_t inputs, outputs, dims;
     } * at;
     uint32_t *slots;
     size_t n_slots, cap_at; /* n_slots: a power of two, 0 while absent */
@@ -66,9 +69,8 @@ void fl__graph_snapshot_init(fl_graph_snapshot *s);
 /* Saves g's state into s (replacing what s held). With max_bytes > 0 the
  * copy may not need more than that many bytes of buffers: larger, it fails
  * with FL_ENOMEM (d failed) and s holds no snapshot; likewise when malloc
- * fails. */
-fl_status fl__graph_snapshot_take(fl_graph_snapshot *s, const fl_graph *g, size_t max_bytes,
-                                  fl_diag *d);
+ * fails. Clears g->attr_tail (see above); nothing else of g is written. */
+fl_status fl__graph_snapshot_take(fl_graph_snapshot *s, fl_graph *g, size_t max_bytes, fl_diag *d);
 
 /* Puts g back into the state s saved (s must have been taken of g). s stays
  * valid: it may be restored again. Allocates nothing. */
@@ -76,14 +78,14 @@ void fl__graph_snapshot_restore(const fl_graph_snapshot *s, fl_graph *g);
 
 /* Comparing the graph with a snapshot, to bring only what a rewrite changed
  * up to date. fl__graph_snapshot_changed: n was not in the graph at take,
- * or its op, kind, descriptor, function, name, device, inputs, attrs or
- * output array differ from then (control inputs are not compared: they
- * order execution and change no shape or count). Sets *outputs_differ when
- * its outputs' dtypes, shapes or values differ from those saved (a rewrite
- * may set them itself); a new node gives true there too. O(the node's
- * inputs, attrs and outputs). fl__graph_snapshot_outputs_differ: only the
- * latter test (after re-inference: did n's results change?). Values are
- * compared by content. */
+ * or its op, kind, descriptor, function, name, device, inputs, attr array
+ * (pointer or count: an edited array is a new one) or output array differ
+ * from then (control inputs are not compared: they order execution and
+ * change no shape or count). Sets *outputs_differ when its outputs' dtypes,
+ * shapes or values differ from those saved (a rewrite may set them itself);
+ * a new node gives true there too. O(the node's inputs and outputs).
+ * fl__graph_snapshot_outputs_differ: only the latter test (after re-inference: did n's results
+ * change?). Values are compared by content. */
 bool fl__graph_snapshot_changed(const fl_graph_snapshot *s, const fl_node *n, bool *outputs_differ);
 bool fl__graph_snapshot_outputs_differ(const fl_graph_snapshot *s, const fl_node *n);
 

@@ -303,61 +303,30 @@ static fl_status check_outputs(fl_ctx *c, const out_snap *s, size_t n, const cha
 /* Driver                                                                     */
 /* ------------------------------------------------------------------------- */
 
-/* The live nodes before a pass, to count what it removed and added (node
- * memory is never reused, so a node pointer names one node for the whole
- * run, also when the pass compacts by itself). One buffer for the run,
- * grown with the graph: taking the set costs O(nodes) and no allocation. */
-typedef struct node_set {
-    fl_node **p;
-    size_t n, cap;
-} node_set;
+/* What a pass removed and added, from the live nodes before it (*live, the
+ * count, updated) and the birth stamp it ran under (fl_node.born): the
+ * added nodes are the live ones with that stamp, the rest of the live nodes
+ * were there before it (node memory is never reused, and a node keeps its
+ * stamp also when the pass compacts by itself). One walk over the nodes,
+ * no copy of the node set. */
+typedef struct pass_stamp {
+    uint32_t stamp; /* the last pass's birth stamp */
+    size_t live;    /* live nodes after it */
+} pass_stamp;
 
-static fl_status node_set_take(fl_ctx *c, node_set *s) {
-    fl_graph *g = c->g;
-    if (g->n_nodes > s->cap) {
-        size_t nc = g->n_nodes + g->n_nodes / 4 + 16;
-        fl_node **np = fl__arena_alloc(c->a, nc * sizeof(fl_node *));
-        if (!np) {
-            return fl__diag_oom(c->d);
-        }
-        s->p = np;
-        s->cap = nc;
-    }
-    size_t w = 0;
+static void count_added_removed(const fl_graph *g, uint32_t stamp, size_t *live, int64_t *removed,
+                                int64_t *added) {
+    size_t now = 0, born = 0;
     for (size_t i = 0; i < g->n_nodes; i++) {
-        if (!(g->nodes[i]->flags & FL_NODE_REMOVED)) {
-            s->p[w++] = g->nodes[i];
-        }
-    }
-    s->n = w;
-    return FL_OK;
-}
-
-/* How many nodes of s are no longer live (*removed) and how many live nodes
- * are not in s (*added): the live nodes are marked (FL_NODE_MARK), s is
- * checked against the marks, and the marks are cleared. O(nodes). */
-static void node_set_diff(const fl_graph *g, const node_set *s, int64_t *removed, int64_t *added) {
-    size_t live = 0;
-    for (size_t i = 0; i < g->n_nodes; i++) {
-        fl_node *m = g->nodes[i];
+        const fl_node *m = g->nodes[i];
         if (!(m->flags & FL_NODE_REMOVED)) {
-            m->flags |= FL_NODE_MARK;
-            live++;
+            now++;
+            born += m->born == stamp;
         }
     }
-    size_t kept = 0;
-    for (size_t i = 0; i < s->n; i++) {
-        uint32_t *f = &s->p[i]->flags;
-        kept += (*f & FL_NODE_MARK) != 0;
-        *f &= ~(uint32_t)FL_NODE_MARK;
-    }
-    /* Marks are left only on the live nodes that s lacks: none when the
-     * pass added no node (most passes), and then no third walk. */
-    for (size_t i = 0; live > kept && i < g->n_nodes; i++) {
-        g->nodes[i]->flags &= ~(uint32_t)FL_NODE_MARK;
-    }
-    *removed = (int64_t)(s->n - kept);
-    *added = (int64_t)(live - kept);
+    *removed = (int64_t)(*live - (now - born));
+    *added = (int64_t)born;
+    *live = now;
 }
 
 /* Infers and costs the whole graph again (the order is cleared, so inference
@@ -558,13 +527,11 @@ void fl__pipeline_set_test_hook(fl_pipeline_test_hook fn, void *arg) {
  * the pass's: the caller rolls the graph back. */
 static fl_status run_pass(fl_ctx *c, const fl_options *opt, const fl_pipeline_config *cfg,
                           fl_ledger *led, int p, const out_snap *snaps, size_t n_snaps,
-                          const fl_graph_snapshot *before, node_set *set0, fl_pass_record *rec,
+                          const fl_graph_snapshot *before, pass_stamp *ps, fl_pass_record *rec,
                           fl_cost_totals *cur, bool *changed) {
     fl_graph *g = c->g;
-    fl_status st = node_set_take(c, set0);
-    if (st != FL_OK) {
-        return st;
-    }
+    fl_status st;
+    g->birth = ++ps->stamp;
     fl_node **order0 = g->order; /* arena memory: stays valid after the pass */
     fl_pass_ctx pc = {c, &cfg->opt, led, pass_names[p], 0, 0, 0};
     st = pass_fns[p](&pc);
@@ -575,7 +542,7 @@ static fl_status run_pass(fl_ctx *c, const fl_options *opt, const fl_pipeline_co
     if (st != FL_OK) {
         return st;
     }
-    node_set_diff(g, set0, &rec->nodes_removed, &rec->nodes_added);
+    count_added_removed(g, ps->stamp, &ps->live, &rec->nodes_removed, &rec->nodes_added);
     rec->nodes_rewritten = pc.rewritten;
     /* A pass that fired no rule left the graph as it was: its shapes and
      * costs still hold (the common case in iteration 2). */
@@ -633,7 +600,7 @@ static fl_status note_failure(fl_ctx *c, const fl_pipeline_config *cfg, const ch
  * most passes fire nothing, and this roughly halves the copies. */
 static fl_status run_guarded(fl_ctx *c, const fl_options *opt, const fl_pipeline_config *cfg,
                              fl_ledger *led, int p, int it, const out_snap *snaps, size_t n_snaps,
-                             fl_graph_snapshot *snap, node_set *set0, bool *current,
+                             fl_graph_snapshot *snap, pass_stamp *ps, bool *current,
                              fl_cost_totals *cur) {
     fl_graph *g = c->g;
     fl_diag *d = c->d;
@@ -675,7 +642,8 @@ static fl_status run_guarded(fl_ctx *c, const fl_options *opt, const fl_pipeline
     rec.first_entry = led->n_entries;
     fl_cost_totals next = *cur;
     bool changed = true;
-    st = run_pass(c, opt, cfg, led, p, snaps, n_snaps, snap, set0, &rec, &next, &changed);
+    size_t live0 = ps->live;
+    st = run_pass(c, opt, cfg, led, p, snaps, n_snaps, snap, ps, &rec, &next, &changed);
     c->a->limit = limit;
     *current = st != FL_OK || !changed;
     if (st != FL_OK) {
@@ -690,6 +658,7 @@ static fl_status run_guarded(fl_ctx *c, const fl_options *opt, const fl_pipeline
         }
         const char *why = d->msg ? d->msg : fl_status_str(err);
         fl__graph_snapshot_restore(snap, g);
+        ps->live = live0;
         d->status = d_status;
         d->msg = d_msg;
         d->n_warnings = d_nw;
@@ -730,7 +699,8 @@ fl_status fl__pipeline_run(fl_ctx *c, const fl_options *opt, const fl_pipeline_c
     }
     fl_graph_snapshot snap;
     fl__graph_snapshot_init(&snap);
-    node_set set0 = {NULL, 0, 0};
+    /* mark_outputs cleared every removal mark: all nodes are live. */
+    pass_stamp ps = {g->birth, g->n_nodes};
     bool current = false;
     int iters = cfg->opt.iterations > 0 ? cfg->opt.iterations : 2;
     for (int it = 0; it < iters && st == FL_OK; it++) {
@@ -740,7 +710,7 @@ fl_status fl__pipeline_run(fl_ctx *c, const fl_options *opt, const fl_pipeline_c
             }
             st = fl__diag_check_stop(c->d);
             if (st == FL_OK) {
-                st = run_guarded(c, opt, cfg, led, p, it, snaps, n_snaps, &snap, &set0, &current,
+                st = run_guarded(c, opt, cfg, led, p, it, snaps, n_snaps, &snap, &ps, &current,
                                  &cur);
             }
         }

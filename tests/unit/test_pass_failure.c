@@ -227,7 +227,7 @@ static void mutate_everything(fixture *f) {
     assert_int_equal(fl__node_add_ctrl(g, a, r), FL_OK);
     fl_attr t = fl__attr_make_type(g, "T", 3);
     assert_int_equal(fl__node_set_attr(g, y, &t), FL_OK);
-    fl__node_del_attr(a, "T");
+    assert_int_equal(fl__node_del_attr(g, a, "T"), FL_OK);
     fl_attr extra = fl__attr_make_int(g, "extra", 42);
     assert_int_equal(fl__node_set_attr(g, a, &extra), FL_OK);
     y->outputs[0].shape.dims[1] = fl_sym_const(99);
@@ -311,6 +311,69 @@ static void test_snapshot_retake(void **state) {
     free(mid);
     free(back);
     fl__graph_snapshot_free(&s);
+    teardown_f(&f);
+}
+
+/* Attr arrays are saved by pointer, so no edit may write one a snapshot
+ * holds: fl__node_set_attr and fl__node_del_attr copy it first, and write in
+ * place only into the array they made since the last take (a fused node gets
+ * its attrs one at a time without a copy each). */
+static int attr_t(const fl_node *n) {
+    const fl_attr *a = fl__node_attr(n, "T");
+    return a && a->kind == FL_ATTR_TYPE ? a->v.type : -1;
+}
+
+static void test_snapshot_attr_arrays_not_written(void **state) {
+    (void)state;
+    fixture f;
+    setup_f(&f);
+    fl_graph *g = f.g;
+    fl_node *y = fl__graph_find(g, "y");
+    fl_graph_snapshot s;
+    fl__graph_snapshot_init(&s);
+    assert_int_equal(fl__graph_snapshot_take(&s, g, 0, &f.d), FL_OK);
+    fl_attr *p = y->attrs;
+    int n0 = y->n_attrs;
+    assert_true(n0 >= 1);
+    fl_attr saved[8];
+    assert_true(n0 <= 8);
+    memcpy(saved, p, (size_t)n0 * sizeof(fl_attr));
+    int t0 = attr_t(y);
+    assert_int_equal(t0, 1);
+
+    fl_attr t = fl__attr_make_type(g, "T", 3); /* replace: a copy */
+    assert_int_equal(fl__node_set_attr(g, y, &t), FL_OK);
+    fl_attr *q = y->attrs;
+    assert_ptr_not_equal(q, p);
+    assert_memory_equal(p, saved, (size_t)n0 * sizeof(fl_attr));
+    assert_int_equal(attr_t(y), 3);
+    fl_attr e = fl__attr_make_int(g, "extra", 7); /* the copy is edited in place */
+    assert_int_equal(fl__node_set_attr(g, y, &e), FL_OK);
+    assert_int_equal(fl__node_del_attr(g, y, "T"), FL_OK);
+    assert_ptr_equal(y->attrs, q);
+    assert_int_equal(y->n_attrs, n0);
+    assert_int_equal(attr_t(y), -1);
+
+    /* A second take: now q is held, and the next edit copies it. */
+    fl_graph_snapshot s2;
+    fl__graph_snapshot_init(&s2);
+    assert_int_equal(fl__graph_snapshot_take(&s2, g, 0, &f.d), FL_OK);
+    fl_attr q0 = q[0];
+    assert_int_equal(fl__node_del_attr(g, y, q0.name), FL_OK);
+    assert_ptr_not_equal(y->attrs, q);
+    assert_memory_equal(&q[0], &q0, sizeof(fl_attr));
+    fl__graph_snapshot_restore(&s2, g);
+    assert_ptr_equal(y->attrs, q);
+    assert_int_equal(y->n_attrs, n0);
+
+    fl__graph_snapshot_restore(&s, g);
+    assert_ptr_equal(y->attrs, p);
+    assert_int_equal(y->n_attrs, n0);
+    assert_memory_equal(p, saved, (size_t)n0 * sizeof(fl_attr));
+    assert_int_equal(attr_t(y), t0);
+    assert_int_equal(fl__graph_verify(g, &f.d), FL_OK);
+    fl__graph_snapshot_free(&s);
+    fl__graph_snapshot_free(&s2);
     teardown_f(&f);
 }
 
@@ -828,6 +891,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_snapshot_restore_exact),
         cmocka_unit_test(test_snapshot_retake),
+        cmocka_unit_test(test_snapshot_attr_arrays_not_written),
         cmocka_unit_test(test_snapshot_byte_limit),
         cmocka_unit_test(test_failed_pass_equals_disabled_pass),
         cmocka_unit_test(test_failure_without_message),

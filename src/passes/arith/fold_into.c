@@ -33,15 +33,6 @@ fl_status fl__ao_fold_multiply_into_conv(ao *a, fl_node *conv, bool *fired) {
     if (w->kind != FL_OP_CONST) {
         return FL_OK;
     }
-    char pre[600];
-    snprintf(pre, sizeof pre, "FoldMultiplyIntoConv_scaled_%.500s", conv->name);
-    const char *scaled_name = fl__ao_opt_name(a, w->name, pre);
-    if (!scaled_name) {
-        return fl__ao_oom(a);
-    }
-    if (fl__graph_find(a->g, scaled_name)) {
-        return FL_OK;
-    }
     /* tail of the value-preserving, single-consumer chain above the conv */
     fl_node *tail = conv;
     for (int guard = 0; guard < 1 << 16; guard++) {
@@ -73,6 +64,17 @@ fl_status fl__ao_fold_multiply_into_conv(ao *a, fl_node *conv, bool *fired) {
     }
     int wdt = fl__attr_type(w, "dtype");
     if (wdt == FL_DT_INVALID || fl__attr_type(scale, "dtype") != wdt) {
+        return FL_OK;
+    }
+    /* The name test (Grappler's first) last: it formats a name for every
+     * conv, and the tests above have no side effect to order after it. */
+    char pre[600];
+    snprintf(pre, sizeof pre, "FoldMultiplyIntoConv_scaled_%.500s", conv->name);
+    const char *scaled_name = fl__ao_opt_name(a, w->name, pre);
+    if (!scaled_name) {
+        return fl__ao_oom(a);
+    }
+    if (fl__graph_find(a->g, scaled_name)) {
         return FL_OK;
     }
     fl_input in[2] = {conv->inputs[1], mul->inputs[si]};

@@ -54,7 +54,9 @@ fl_status fl__cf_partial_addn(fl_pass_ctx *pc, fl_node *n, bool *done) {
         if (st != FL_OK) {
             return st;
         }
-        fl__node_del_attr(n, "shape");
+        if (fl__node_del_attr(pc->c->g, n, "shape") != FL_OK) {
+            return fl__diag_oom(pc->c->d);
+        }
         fl__node_become(pc->c->g, n, fl__op_name(FL_OP_ADD_N));
         n->src = NULL;
         pc->rewritten++;
@@ -85,7 +87,10 @@ fl_status fl__cf_partial_addn(fl_pass_ctx *pc, fl_node *n, bool *done) {
     if (!m || fl__cf_set_int_attr(pc, m, "N", k) != FL_OK) {
         return fl__diag_oom(pc->c->d);
     }
-    fl__node_del_attr(m, "shape"); /* the split of an AccumulateNV2 is an AddN */
+    /* the split of an AccumulateNV2 is an AddN */
+    if (fl__node_del_attr(pc->c->g, m, "shape") != FL_OK) {
+        return fl__diag_oom(pc->c->d);
+    }
     bool first = true;
     for (int i = 0; i < n->n_inputs; i++) {
         if (!fl__is_const(n->inputs[i].node)) {

@@ -78,8 +78,10 @@ fl_status fl__cf_simplify_pack(fl_pass_ctx *pc, fl_node *n, bool *done) {
     if (fl__node_set_inputs(pc->c->g, n, 2, in) != FL_OK) {
         return fl__diag_oom(pc->c->d);
     }
-    fl__node_del_attr(n, "axis");
-    fl__node_del_attr(n, "N");
+    if (fl__node_del_attr(pc->c->g, n, "axis") != FL_OK ||
+        fl__node_del_attr(pc->c->g, n, "N") != FL_OK) {
+        return fl__diag_oom(pc->c->d);
+    }
     fl_status st = fl__cf_set_type_attr(pc, n, "Tdim", FL_DT_INT32);
     fl__node_become(pc->c->g, n, fl__op_name(FL_OP_EXPAND_DIMS));
     n->src = NULL;
@@ -135,8 +137,10 @@ fl_status fl__cf_simplify_reduction(fl_pass_ctx *pc, fl_node *n, bool *done) {
     }
     fl__ledger_note(pc, "SimplifyReduction", n, "%s of a single element -> Reshape", n->op);
     n->inputs[1] = (fl_input){c, 0};
-    fl__node_del_attr(n, "keep_dims");
-    fl__node_del_attr(n, "Tidx");
+    if (fl__node_del_attr(pc->c->g, n, "keep_dims") != FL_OK ||
+        fl__node_del_attr(pc->c->g, n, "Tidx") != FL_OK) {
+        return fl__diag_oom(pc->c->d);
+    }
     fl_status st = fl__cf_set_type_attr(pc, n, "Tshape", FL_DT_INT32);
     fl__node_become(pc->c->g, n, fl__op_name(FL_OP_RESHAPE));
     n->src = NULL;
