@@ -77,8 +77,23 @@ bool fl__onnx_values_find(const fl_onnx_values *v, const char *name, const fl_no
  * *buf (arena scratch of g->arena: the caller frees it with
  * fl__arena_scratch_free) holds the packed model. FL_ENOTFOUND when n has
  * no such attr or is not an imported ONNX node. */
+/* A dim of n's inputs or of an outer value the body reads that is an
+ * expression in g's symbols (2*batch, seq + past) is passed as a dim_param
+ * naming a variable that stands for it, its canonical text in parentheses
+ * ("(2*batch)"): equal expressions get the same variable. `dims` (may be
+ * NULL: such dims are passed without value) receives those variables and
+ * their expressions, for the caller to substitute back into what the
+ * body's analysis gives (fl__sym_subst_syms); its arrays are arena scratch
+ * of g->arena, freed with fl__onnx_body_dims_free. */
+typedef struct fl_onnx_body_dims {
+    const char **names;
+    fl_sym *values;
+    size_t n, cap;
+} fl_onnx_body_dims;
 fl_status fl__onnx_body_model(const fl_graph *g, const fl_onnx_values *vals, const fl_node *n,
-                              int which, const char **attr, uint8_t **buf, size_t *len, fl_diag *d);
+                              int which, const char **attr, uint8_t **buf, size_t *len,
+                              fl_onnx_body_dims *dims, fl_diag *d);
+void fl__onnx_body_dims_free(const fl_graph *g, fl_onnx_body_dims *dims);
 
 /* The trip counts of the functional While loops funcinline.c lowered
  * (src/import/tf_loop.c): attrs _body_trips and _cond_trips on a counted

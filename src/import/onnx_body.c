@@ -17,8 +17,11 @@
  *     a symbolic dim is a dim without value in the body).
  * A dim that is one symbol of the outer graph (a dim_param, INPUT.AXIS) is
  * passed as a dim_param of that symbol's name, so the body's analysis, run
- * with the outer symbol table, sees the same symbol. Any other dim that is
- * not a known number (an expression such as 2*n, or unknown) is a dim
+ * with the outer symbol table, sees the same symbol. A dim that is an
+ * expression in the outer symbols (2*n, seq + past) is passed as a
+ * dim_param "(2*n)" naming a variable that stands for it (one per distinct
+ * expression), and the caller is told which expression each stands for, to
+ * substitute it back into the body's results. An unknown dim is a dim
  * without value.
  * The protos are the outer model's, borrowed; the scratch memory (the
  * model's messages, the packed bytes) is arena scratch, counted against
@@ -43,6 +46,7 @@ typedef struct scratch {
     void **p;
     size_t n, cap;
     bool oom;
+    fl_onnx_body_dims *dims; /* expression dims passed by name; NULL: none */
 } scratch;
 
 static void *sc_alloc(scratch *s, size_t size) {
@@ -171,6 +175,57 @@ static int32_t onnx_elem_type(int dt) {
     return 0;
 }
 
+/* The variable that stands for the expression dim e in the body, "(TEXT)",
+ * recorded in sc->dims (the same expression: the same name); NULL when e
+ * is not symbolic, there is no list, or on OOM (sc->oom). */
+static const char *expr_var(scratch *sc, fl_sym e) {
+    fl_onnx_body_dims *l = sc->dims;
+    if (!l || !fl_sym_is_symbolic(e) || sc->oom) {
+        return NULL;
+    }
+    for (size_t i = 0; i < l->n; i++) {
+        if (fl__sym_eq(l->values[i], e)) {
+            return l->names[i];
+        }
+    }
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 8;
+        const char **nm = fl__arena_scratch_grow(sc->a, l->names, l->cap, cap, sizeof(*nm));
+        if (nm) {
+            l->names = nm;
+        }
+        fl_sym *v = nm ? fl__arena_scratch_grow(sc->a, l->values, l->cap, cap, sizeof(*v)) : NULL;
+        if (!v) {
+            sc->oom = true;
+            return NULL;
+        }
+        l->values = v;
+        l->cap = cap;
+    }
+    size_t len = fl__sym_format(e, NULL, 0);
+    char *name = fl__arena_scratch(sc->a, len + 3, 1);
+    if (!name) {
+        sc->oom = true;
+        return NULL;
+    }
+    name[0] = '(';
+    fl__sym_format(e, name + 1, len + 1);
+    name[len + 1] = ')';
+    name[len + 2] = '\0';
+    l->names[l->n] = name;
+    l->values[l->n++] = e;
+    return name;
+}
+
+void fl__onnx_body_dims_free(const fl_graph *g, fl_onnx_body_dims *dims) {
+    for (size_t i = 0; i < dims->n; i++) {
+        fl__arena_scratch_free(g->arena, (void *)dims->names[i]);
+    }
+    fl__arena_scratch_free(g->arena, dims->names);
+    fl__arena_scratch_free(g->arena, dims->values);
+    memset(dims, 0, sizeof *dims);
+}
+
 /* A graph input `name` of dtype dt and shape s (rank -1: no shape; `drop`
  * >= 0 leaves that dim out). */
 static Onnx__ValueInfoProto *value_info(scratch *sc, const char *name, int dt, const fl_shape *s,
@@ -213,7 +268,7 @@ static Onnx__ValueInfoProto *value_info(scratch *sc, const char *name, int dt, c
         if (fl_sym_is_known(s->dims[k])) {
             dm->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
             dm->dim_value = s->dims[k].k;
-        } else if (var) {
+        } else if (var || (var = expr_var(sc, s->dims[k]))) {
             dm->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM;
             dm->dim_param = (char *)var;
         }
@@ -473,7 +528,7 @@ static fl_status build_body(scratch *sc, const fl_graph *g, const fl_onnx_values
 
 fl_status fl__onnx_body_model(const fl_graph *g, const fl_onnx_values *vals, const fl_node *n,
                               int which, const char **attr, uint8_t **buf, size_t *len,
-                              fl_diag *d) {
+                              fl_onnx_body_dims *dims, fl_diag *d) {
     *buf = NULL;
     *len = 0;
     const Onnx__NodeProto *np = n->src;
@@ -491,9 +546,12 @@ fl_status fl__onnx_body_model(const fl_graph *g, const fl_onnx_values *vals, con
     if (!gp) {
         return FL_ENOTFOUND;
     }
-    scratch sc = {g->arena, NULL, 0, 0, false};
+    scratch sc = {g->arena, NULL, 0, 0, false, dims};
     Onnx__ModelProto mp;
     fl_status st = build_body(&sc, g, vals, n, gp, &mp, d);
+    if (st == FL_OK && sc.oom) {
+        st = fl__diag_oom(d);
+    }
     if (st == FL_OK) {
         size_t size = onnx__model_proto__get_packed_size(&mp);
         *buf = fl__arena_scratch(g->arena, size ? size : 1, 1);

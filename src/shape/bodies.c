@@ -21,11 +21,16 @@
  *               and outputs' plus its bodies';
  *   _body_key   a hash of the body models, so a body is analysed again only
  *               when what it sees changed.
+ * A dim the outer graph gives as an expression (2*n, seq + past) is a
+ * variable of its own in the body, "(2*n)", and that expression is
+ * substituted back for it in the body's counts and output dims
+ * (fl__sym_subst_syms), so they too are in the outer graph's symbols
+ * (a body over [2*n,4] counts 8*n FLOPs for an Add, not "(2*n)"-many).
  * A body whose counts are not known numbers or expressions in the outer
- * graph's symbols (a dim the outer graph gives as an expression such as
- * 2*n, or not at all, becomes a symbol of the body's own), or that fails
- * to analyse, leaves the node incomplete, with a warning saying why: never
- * a silent zero. Warnings are given once, when the rounds are over.
+ * graph's symbols (a dim the outer graph does not know becomes a symbol of
+ * the body's own), or that fails to analyse, leaves the node incomplete,
+ * with a warning saying why: never a silent zero. Warnings are given once,
+ * when the rounds are over.
  *
  * Why ONNX bodies are costed here and not as TFLite's and TensorFlow's loop
  * bodies are (nodes of the graph whose counts src/cost/cost.c multiplies):
@@ -103,19 +108,35 @@ static void check_sym(const char *name, void *arg) {
     o->foreign = true;
 }
 
-/* s when it is a number or an expression in the outer graph's symbols,
- * else unknown. */
-static fl_sym outer_only(outer_syms *o, fl_sym s) {
+/* s in the outer graph's terms: the variables standing for the outer
+ * graph's expression dims replaced by those expressions (dims), then s when
+ * it is a number or an expression in the outer graph's symbols, else
+ * unknown. */
+static fl_status outer_only(outer_syms *o, const fl_onnx_body_dims *dims, fl_sym s, fl_sym *out) {
+    *out = fl_sym_unknown();
     if (!fl_sym_is_symbolic(s)) {
-        return s;
+        *out = s;
+        return FL_OK;
+    }
+    if (dims && dims->n) {
+        fl_status st = fl__sym_subst_syms(NULL, s, dims->n, dims->names, dims->values, &s);
+        if (st == FL_ENOMEM) {
+            return st;
+        }
+        if (st != FL_OK || !fl_sym_is_symbolic(s)) {
+            *out = st == FL_OK ? s : fl_sym_unknown();
+            return FL_OK;
+        }
     }
     o->foreign = false;
     fl__sym_vars(s, check_sym, o);
-    return o->foreign ? fl_sym_unknown() : s;
+    *out = o->foreign ? fl_sym_unknown() : s;
+    return FL_OK;
 }
 
 /* The body graph's outputs (in order), their dims in the outer symbols. */
-static fl_status body_outputs(fl_ctx *c, fl_graph *sg, outer_syms *os, body_totals *b) {
+static fl_status body_outputs(fl_ctx *c, fl_graph *sg, outer_syms *os,
+                              const fl_onnx_body_dims *dims, body_totals *b) {
     b->n_out = (int)sg->onnx.n_outputs;
     b->outs = fl__arena_calloc(c->a, sg->onnx.n_outputs + 1, sizeof(fl_tensor));
     fl_onnx_values *vals = b->outs ? fl__onnx_values_new(sg, c->d) : NULL;
@@ -140,8 +161,12 @@ static fl_status body_outputs(fl_ctx *c, fl_graph *sg, outer_syms *os, body_tota
                 st = fl__diag_oom(c->d);
                 break;
             }
-            for (int k = 0; k < src->shape.rank; k++) {
-                d[k] = outer_only(os, src->shape.dims[k]);
+            for (int k = 0; k < src->shape.rank && st == FL_OK; k++) {
+                st = outer_only(os, dims, src->shape.dims[k], &d[k]);
+            }
+            if (st != FL_OK) {
+                st = fl__diag_oom(c->d);
+                break;
             }
             t->shape.dims = d;
         }
@@ -155,7 +180,17 @@ static fl_status body_outputs(fl_ctx *c, fl_graph *sg, outer_syms *os, body_tota
  * cancellation); a body that does not analyse is `known` false with the
  * reason in why. */
 static fl_status analyse(fl_ctx *c, const fl_options *opt, outer_syms *os, const uint8_t *buf,
-                         size_t len, body_totals *b) {
+                         size_t len, const fl_onnx_body_dims *dims, body_totals *b) {
+    for (size_t i = 0; dims && i < dims->n; i++) {
+        os->foreign = false;
+        check_sym(dims->names[i], os);
+        if (!os->foreign) {
+            snprintf(b->why, sizeof b->why,
+                     "the name '%s' it gives an expression dim is a dim name of the graph",
+                     dims->names[i]);
+            return FL_OK;
+        }
+    }
     fl_graph *sg = fl__graph_new(c->a);
     if (!sg) {
         return fl__diag_oom(c->d);
@@ -196,14 +231,16 @@ static fl_status analyse(fl_ctx *c, const fl_options *opt, outer_syms *os, const
                  d2.msg ? d2.msg : fl_status_str(st));
         return FL_OK;
     }
-    if ((st = body_outputs(c, sg, os, b)) != FL_OK) {
+    if ((st = body_outputs(c, sg, os, dims, b)) != FL_OK) {
         return st;
     }
     b->nodes = t.nodes_with_rule + t.nodes_without_rule - t.nodes_values;
     fl_sym *f[] = {&t.flops, &t.macs, &t.int_ops, &t.bytes_read, &t.bytes_written};
     bool known = !t.nodes_incomplete;
     for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
-        *f[i] = outer_only(os, *f[i]);
+        if (outer_only(os, dims, *f[i], f[i]) != FL_OK) {
+            return fl__diag_oom(c->d);
+        }
         known = known && !fl_sym_is_unknown(*f[i]);
     }
     if (!known) {
@@ -389,6 +426,7 @@ static bool same_types(const fl_tensor *a, const fl_tensor *b, int n) {
 typedef struct body_models {
     uint8_t *buf[MAX_BODIES];
     size_t len[MAX_BODIES];
+    fl_onnx_body_dims dims[MAX_BODIES]; /* the expression dims each body gets */
     size_t nb;
     uint64_t key;
 } body_models;
@@ -401,7 +439,7 @@ static fl_status build_models(fl_ctx *c, const fl_onnx_values *vals, fl_node *n,
         fl_diag d2;
         fl__diag_init(&d2, c->a);
         fl_status st = fl__onnx_body_model(c->g, vals, n, which, &b[m->nb].attr, &m->buf[m->nb],
-                                           &m->len[m->nb], &d2);
+                                           &m->len[m->nb], &m->dims[m->nb], &d2);
         if (st == FL_ENOTFOUND) {
             break;
         }
@@ -433,7 +471,7 @@ static fl_status cost_bodies(fl_ctx *c, const fl_options *opt, const fl_onnx_val
     if (st == FL_OK && !seen) {
         for (size_t i = 0; i < m.nb && st == FL_OK; i++) {
             if (!b[i].why[0]) {
-                st = analyse(c, opt, os, m.buf[i], m.len[i], &b[i]);
+                st = analyse(c, opt, os, m.buf[i], m.len[i], &m.dims[i], &b[i]);
             }
         }
         fl_attr ka = fl__attr_make_int(c->g, "_body_key", (int64_t)m.key);
@@ -460,8 +498,9 @@ static fl_status cost_bodies(fl_ctx *c, const fl_options *opt, const fl_onnx_val
             *changed = true;
         }
     }
-    for (size_t i = 0; i < m.nb; i++) {
+    for (size_t i = 0; i < MAX_BODIES; i++) {
         fl__arena_scratch_free(c->g->arena, m.buf[i]);
+        fl__onnx_body_dims_free(c->g, &m.dims[i]);
     }
     return st;
 }

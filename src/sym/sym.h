@@ -117,6 +117,18 @@ bool fl__sym_eq(fl_sym a, fl_sym b);
 fl_status fl__sym_subst(fl_symtab *t, fl_sym s, size_t n, const char *const *names,
                         const int64_t *values, fl_sym *out);
 
+/* Substitutes expressions for variables: as fl__sym_subst, but each bound
+ * variable is replaced by values[i], a known, unknown or symbolic fl_sym of
+ * the same table as s. The substitution is simultaneous (a value is not
+ * substituted into again: x -> x + 1 in x*y gives x*y + y) and the result
+ * is canonical, atoms re-simplified with their new operands
+ * (ceil(H/2) with H -> 2*N is N). A bound variable that occurs in s and
+ * whose value is unknown makes the result unknown. FL_EOVERFLOW, FL_EINVAL
+ * (a divisor becomes 0; a value or t from another table; names/values NULL
+ * with n > 0) as fl__sym_subst; *out is unknown on error. `t` may be NULL. */
+fl_status fl__sym_subst_syms(fl_symtab *t, fl_sym s, size_t n, const char *const *names,
+                             const fl_sym *values, fl_sym *out);
+
 /* ------------------------------------------------------------------------- */
 /* Equations between variables (sym_alias.c)                                  */
 /*                                                                            */

@@ -18,8 +18,9 @@ typedef struct subst_ctx {
     fl_symtab *t;
     size_t n;
     const char *const *names;
-    const int64_t *values;
-    uint64_t epoch; /* atoms with mark == epoch hold their value in memo */
+    const int64_t *values; /* known values, or NULL: */
+    const fl_sym *syms;    /* values that are fl_syms (fl__sym_subst_syms) */
+    uint64_t epoch;        /* atoms with mark == epoch hold their value in memo */
 } subst_ctx;
 
 static fl_status subst_sym(subst_ctx *c, fl_sym s, fl_sym *out);
@@ -53,7 +54,7 @@ static fl_status subst_atom(subst_ctx *c, const sym_atom *atom, fl_sym *out) {
     if (atom->kind == SYM_VAR) {
         for (size_t i = 0; i < c->n; i++) {
             if (c->names[i] && strcmp(c->names[i], atom->name) == 0) {
-                *out = fl_sym_const(c->values[i]);
+                *out = c->syms ? c->syms[i] : fl_sym_const(c->values[i]);
                 bound = true;
                 break;
             }
@@ -165,7 +166,36 @@ fl_status fl__sym_subst(fl_symtab *t, fl_sym s, size_t n, const char *const *nam
     if (!t) {
         t = fl__symint_tab_of(s.e);
     }
-    subst_ctx c = {t, n, names, values, ++t->epoch};
+    subst_ctx c = {t, n, names, values, NULL, ++t->epoch};
+    fl_status st = subst_poly(&c, s.e, out);
+    if (st) {
+        *out = fl_sym_unknown();
+    }
+    return st;
+}
+
+fl_status fl__sym_subst_syms(fl_symtab *t, fl_sym s, size_t n, const char *const *names,
+                             const fl_sym *values, fl_sym *out) {
+    if (!fl_sym_is_symbolic(s)) {
+        *out = s;
+        return FL_OK;
+    }
+    if (n > 0 && (!names || !values)) {
+        *out = fl_sym_unknown();
+        return FL_EINVAL;
+    }
+    fl_symtab *own = fl__symint_tab_of(s.e);
+    if (t && t != own) {
+        *out = fl_sym_unknown();
+        return FL_EINVAL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (fl_sym_is_symbolic(values[i]) && fl__symint_tab_of(values[i].e) != own) {
+            *out = fl_sym_unknown();
+            return FL_EINVAL;
+        }
+    }
+    subst_ctx c = {own, n, names, NULL, values, ++own->epoch};
     fl_status st = subst_poly(&c, s.e, out);
     if (st) {
         *out = fl_sym_unknown();

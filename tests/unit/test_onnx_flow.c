@@ -188,11 +188,13 @@ static void test_symbolic_body(void **state) {
     ob_free(b);
 }
 
-/* The same body over [2*batch,4] (a Concat of v0 with itself): a dim the
- * outer graph gives as an expression is a dim without value in the body,
- * whose counts then depend on a symbol of its own: the Loop is incomplete
- * (not a silent zero) and a warning says its body is not counted. */
-static void test_unknown_body(void **state) {
+/* The same body over [2*batch,4] (a Concat of v0 with itself): the body
+ * sees a variable standing for 2*batch and its counts are given back in
+ * batch. Body Add [2*batch,4]: 8*batch FLOPs, reads 2 x 32*batch bytes and
+ * writes 32*batch: 96*batch a trip; x M = 5: 40*batch FLOPs, 480*batch
+ * bytes. The Loop's own: M 8, v2 32*batch read, v 32*batch written:
+ * 544*batch + 8 bytes in all. v keeps [2*batch,4]. */
+static void test_expression_body(void **state) {
     (void)state;
     ob_model *b = sym_body();
     ob_model *m = ob_new(13);
@@ -202,9 +204,133 @@ static void test_unknown_body(void **state) {
     ob_attr_i(m, c, "axis", 0);
     Onnx__NodeProto *n = ob_node(m, "Loop", "loop", "M,,v2", "v");
     ob_attr_graph(m, n, "body", b);
+    ob_node(m, "Relu", "after", "v", "out");
+    ob_output(m, "out");
+    fl_report *r = oc_run(m, FL_OK);
+    print_warnings(r);
+    const fl_report_node *l = oc_node(r, "loop");
+    assert_false(l->incomplete);
+    assert_string_equal(l->flops.text, "40*batch");
+    assert_string_equal(l->bytes.text, "544*batch + 8");
+    assert_string_equal(l->outputs[0].shape, "[2*batch,4]");
+    assert_string_equal(oc_node(r, "after")->flops.text, "8*batch");
+    assert_false(has_warning(r, "not counted", NULL));
+    fl_report_free(r);
+    ob_free(m);
+    ob_free(b);
+}
+
+/* An If whose branches read kv = Concat(past_kv [past,8], x [seq,8]), a
+ * [past + seq, 8] outer value, and W [8,16]. then: MatMul(kv, W):
+ * 128*(past + seq) MACs, 256*(past + seq) FLOPs; else: Relu(kv) 8*(past +
+ * seq) FLOPs, then the MatMul: 264*(past + seq). The If: 520*past +
+ * 520*seq FLOPs, 256*past + 256*seq MACs (both branches); its output
+ * [past + seq,16] from the undeclared branches, so the Relu after it
+ * counts 16*past + 16*seq. */
+static void test_expression_if(void **state) {
+    (void)state;
+    ob_model *th = ob_new(13), *el = ob_new(13);
+    ob_node(th, "MatMul", "mm", "kv,W", "t");
+    ob_output(th, "t");
+    ob_node(el, "Relu", "relu", "kv", "e1");
+    ob_node(el, "MatMul", "mm2", "e1,W", "e2");
+    ob_output(el, "e2");
+    ob_model *m = ob_new(13);
+    ob_input(m, "past_kv", OB_FLOAT, 2, (int64_t[]){-1, 8}, (const char *[]){"past", NULL});
+    ob_input(m, "x", OB_FLOAT, 2, (int64_t[]){-1, 8}, (const char *[]){"seq", NULL});
+    ob_input(m, "c", OB_BOOL, 0, NULL, NULL);
+    ob_init_f(m, "W", 2, (int64_t[]){8, 16}, false);
+    Onnx__NodeProto *cc = ob_node(m, "Concat", "cat", "past_kv,x", "kv");
+    ob_attr_i(m, cc, "axis", 0);
+    Onnx__NodeProto *n = ob_node(m, "If", "branch", "c", "y");
+    ob_attr_graph(m, n, "then_branch", th);
+    ob_attr_graph(m, n, "else_branch", el);
+    ob_node(m, "Relu", "after", "y", "out");
+    ob_output(m, "out");
+    fl_report *r = oc_run(m, FL_OK);
+    print_warnings(r);
+    const fl_report_node *br = oc_node(r, "branch");
+    assert_false(br->incomplete);
+    assert_string_equal(br->flops.text, "520*past + 520*seq");
+    assert_string_equal(br->macs.text, "256*past + 256*seq");
+    assert_string_equal(br->outputs[0].shape, "[past + seq,16]");
+    assert_string_equal(oc_node(r, "after")->flops.text, "16*past + 16*seq");
+    assert_true(has_warning(r, "then_branch 256*past + 256*seq FLOPs", NULL));
+    fl_report_free(r);
+    ob_free(m);
+    ob_free(th);
+    ob_free(el);
+}
+
+/* Nested: a Loop (M = 3) over v2 = Concat(v0, v0) [2*batch,4]; in its body
+ * (where v_in's first dim is a variable X standing for 2*batch) d =
+ * Concat(v_in, v_in) [2*X,4] is read by an If (on cond_in) whose branches
+ * Relu and Abs it: 8*X each, 16*X for the If, which sees a variable of its
+ * own for 2*X. The body: 16*X + Add(v_in, v_in) 4*X = 20*X = 40*batch a
+ * trip; x 3 = 120*batch. The scanned If output y is [3,4*batch,4]. */
+static void test_expression_nested(void **state) {
+    (void)state;
+    ob_model *th = ob_new(13), *el = ob_new(13);
+    ob_node(th, "Relu", "r", "d", "t");
+    ob_output(th, "t");
+    ob_node(el, "Abs", "a", "d", "e");
+    ob_output(el, "e");
+    ob_model *b = ob_new(13);
+    ob_input(b, "i", OB_INT64, 0, NULL, NULL);
+    ob_input(b, "cond_in", OB_BOOL, 0, NULL, NULL);
+    ob_input(b, "v_in", OB_FLOAT, 2, (int64_t[]){-1, 4}, NULL);
+    ob_node(b, "Identity", "keep", "cond_in", "cond_out");
+    Onnx__NodeProto *cb = ob_node(b, "Concat", "dbl", "v_in,v_in", "d");
+    ob_attr_i(b, cb, "axis", 0);
+    Onnx__NodeProto *inner = ob_node(b, "If", "pick", "cond_in", "y_out");
+    ob_attr_graph(b, inner, "then_branch", th);
+    ob_attr_graph(b, inner, "else_branch", el);
+    ob_node(b, "Add", "step", "v_in,v_in", "v_out");
+    ob_output(b, "cond_out");
+    ob_output(b, "v_out");
+    ob_output(b, "y_out");
+    ob_model *m = ob_new(13);
+    ob_init_i64(m, "M", 0, NULL, (int64_t[]){3});
+    ob_input(m, "v0", OB_FLOAT, 2, (int64_t[]){-1, 4}, (const char *[]){"batch", NULL});
+    Onnx__NodeProto *c = ob_node(m, "Concat", "twice", "v0,v0", "v2");
+    ob_attr_i(m, c, "axis", 0);
+    Onnx__NodeProto *n = ob_node(m, "Loop", "loop", "M,,v2", "v,y");
+    ob_attr_graph(m, n, "body", b);
+    ob_output(m, "v");
+    ob_output(m, "y");
+    fl_report *r = oc_run(m, FL_OK);
+    print_warnings(r);
+    const fl_report_node *l = oc_node(r, "loop");
+    assert_false(l->incomplete);
+    assert_string_equal(l->flops.text, "120*batch");
+    assert_string_equal(l->outputs[0].shape, "[2*batch,4]");
+    assert_string_equal(l->outputs[1].shape, "[3,4*batch,4]");
+    assert_string_equal(r->totals.flops.text, "120*batch");
+    fl_report_free(r);
+    ob_free(m);
+    ob_free(b);
+    ob_free(th);
+    ob_free(el);
+}
+
+/* A dim the outer graph does not know (a Reshape to a shape that is a graph
+ * input) is a dim without value in the body, whose counts then depend on a
+ * symbol of its own: the Loop is incomplete (not a silent zero) and a
+ * warning says its body is not counted. */
+static void test_unknown_body(void **state) {
+    (void)state;
+    ob_model *b = sym_body();
+    ob_model *m = ob_new(13);
+    ob_init_i64(m, "M", 0, NULL, (int64_t[]){5});
+    ob_input(m, "v0", OB_FLOAT, 2, (int64_t[]){-1, 4}, (const char *[]){"batch", NULL});
+    ob_input(m, "shape", OB_INT64, 1, (int64_t[]){2}, NULL);
+    ob_node(m, "Reshape", "reshape", "v0,shape", "v2");
+    Onnx__NodeProto *n = ob_node(m, "Loop", "loop", "M,,v2", "v");
+    ob_attr_graph(m, n, "body", b);
     ob_output(m, "v");
     fl_report *r = oc_run(m, FL_OK);
     print_warnings(r);
+    assert_string_equal(oc_node(r, "reshape")->outputs[0].shape, "[?,?]");
     const fl_report_node *l = oc_node(r, "loop");
     assert_true(l->incomplete);
     assert_true(has_warning(r, "node 'loop' (Loop): its body is not counted", NULL));
@@ -278,9 +404,11 @@ static void test_analysed_outputs(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_if_both_branches), cmocka_unit_test(test_loop_trips),
-        cmocka_unit_test(test_scan_length),      cmocka_unit_test(test_symbolic_body),
-        cmocka_unit_test(test_unknown_body),     cmocka_unit_test(test_analysed_outputs),
+        cmocka_unit_test(test_if_both_branches),  cmocka_unit_test(test_loop_trips),
+        cmocka_unit_test(test_scan_length),       cmocka_unit_test(test_symbolic_body),
+        cmocka_unit_test(test_unknown_body),      cmocka_unit_test(test_analysed_outputs),
+        cmocka_unit_test(test_expression_body),   cmocka_unit_test(test_expression_if),
+        cmocka_unit_test(test_expression_nested),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -825,6 +825,104 @@ static void test_random_identities(void **state) {
     }
 }
 
+/* Expressions for variables (fl__sym_subst_syms), against the results built
+ * by hand with the arithmetic operations. */
+static fl_sym SUBSTS(fl_sym s, size_t n, const char *const *names, const fl_sym *values) {
+    fl_sym r;
+    assert_int_equal(fl__sym_subst_syms(T, s, n, names, values, &r), FL_OK);
+    return r;
+}
+
+static void test_subst_syms(void **state) {
+    (void)state;
+    fl_sym N = V("N"), H = V("H"), W = V("W"), b = V("b"), x = V("x"), y = V("y");
+    /* 2*H*N + ceil(W/2), H -> 2*b, W -> 4*b + 1: 4*b*N + 2*b + 1
+     * (ceil((4*b + 1)/2) = 2*b + ceil(1/2)). */
+    fl_sym e = ADD(MUL(MUL(K(2), N), H), CDIV(W, K(2)));
+    fl_sym r = SUBSTS(e, 2, (const char *const[]){"H", "W"},
+                      (const fl_sym[]){MUL(K(2), b), ADD(MUL(K(4), b), K(1))});
+    assert_same(r, ADD(ADD(MUL(MUL(K(4), b), N), MUL(K(2), b)), K(1)));
+    assert_fmt(r, "4*N*b + 2*b + 1");
+    /* An atom simplifies with its new operand: ceil(H/2), H -> 2*N is N;
+     * floor((H + 3)/4), H -> 4*N + 1 is N + 1. */
+    assert_same(
+        SUBSTS(CDIV(H, K(2)), 1, (const char *const[]){"H"}, (const fl_sym[]){MUL(K(2), N)}), N);
+    assert_same(SUBSTS(FDIV(ADD(H, K(3)), K(4)), 1, (const char *const[]){"H"},
+                       (const fl_sym[]){ADD(MUL(K(4), N), K(1))}),
+                ADD(N, K(1)));
+    /* Simultaneous: x -> x + 1 in x*y is x*y + y; swapping x and y in
+     * x - 2*y gives y - 2*x. */
+    assert_same(SUBSTS(MUL(x, y), 1, (const char *const[]){"x"}, (const fl_sym[]){ADD(x, K(1))}),
+                ADD(MUL(x, y), y));
+    assert_same(
+        SUBSTS(SUB(x, MUL(K(2), y)), 2, (const char *const[]){"x", "y"}, (const fl_sym[]){y, x}),
+        SUB(y, MUL(K(2), x)));
+    /* Powers: (seq + past)^2 from N^2 with N -> seq + past. */
+    fl_sym seq = V("seq"), past = V("past");
+    fl_sym sp = ADD(seq, past);
+    assert_same(SUBSTS(MUL(N, N), 1, (const char *const[]){"N"}, (const fl_sym[]){sp}),
+                MUL(sp, sp));
+    /* Known values, mixed with expressions; a result that folds to a number. */
+    assert_known(SUBSTS(SUB(MUL(K(3), H), W), 2, (const char *const[]){"H", "W"},
+                        (const fl_sym[]){K(4), K(5)}),
+                 7);
+    assert_known(SUBSTS(SUB(H, W), 2, (const char *const[]){"H", "W"}, (const fl_sym[]){b, b}), 0);
+    /* Unbound variables: the same pointer back; an unknown value: unknown. */
+    assert_same(SUBSTS(e, 1, (const char *const[]){"Q"}, (const fl_sym[]){b}), e);
+    assert_true(fl_sym_is_unknown(
+        SUBSTS(e, 1, (const char *const[]){"H"}, (const fl_sym[]){fl_sym_unknown()})));
+    assert_same(SUBSTS(W, 1, (const char *const[]){"H"}, (const fl_sym[]){fl_sym_unknown()}), W);
+    /* Errors: a value of another table; a divisor that becomes 0. */
+    fl_arena other;
+    fl__arena_init(&other, 0);
+    fl_symtab *t2 = fl__symtab_new(&other);
+    fl_sym z;
+    assert_int_equal(fl__sym_var(t2, "z", &z), FL_OK);
+    assert_int_equal(fl__sym_subst_syms(T, e, 1, (const char *const[]){"H"}, &z, &r), FL_EINVAL);
+    assert_true(fl_sym_is_unknown(r));
+    fl__arena_free(&other);
+    assert_int_equal(fl__sym_subst_syms(T, FDIV(N, H), 1, (const char *const[]){"H"},
+                                        (const fl_sym[]){SUB(b, b)}, &r),
+                     FL_EINVAL);
+    assert_int_equal(fl__sym_subst_syms(T, e, 1, NULL, &z, &r), FL_EINVAL);
+}
+
+/* Random polynomials p(a, b, c) with nested floor/ceil/mod atoms and
+ * random expressions qa(b, c), qb(a, c): p with a -> qa, b -> qb, then
+ * evaluated at a point, equals p evaluated where a and b take qa's and
+ * qb's values at that point. */
+static void test_subst_syms_random(void **state) {
+    (void)state;
+    fl_sym vars[] = {V("a"), V("b"), V("c")};
+    const char *names[] = {"a", "b", "c"};
+    int compared = 0;
+    for (int iter = 0; iter < 200; iter++) {
+        fl_sym p = random_poly(vars, 3, 2);
+        fl_sym q[2] = {random_poly(vars, 3, 1), random_poly(vars, 3, 1)};
+        fl_sym r;
+        fl_status st = fl__sym_subst_syms(T, p, 2, names, q, &r);
+        if (st == FL_EINVAL || st == FL_EOVERFLOW) {
+            continue; /* a divisor became 0, or a coefficient too large */
+        }
+        assert_int_equal(st, FL_OK);
+        for (int k = 0; k < 6; k++) {
+            int64_t pt[] = {rnd(-9, 9), rnd(-9, 9), rnd(-9, 9)};
+            fl_sym qa = SUBST(q[0], 3, names, pt), qb = SUBST(q[1], 3, names, pt);
+            assert_true(fl_sym_is_known(qa) && fl_sym_is_known(qb));
+            int64_t at[] = {qa.k, qb.k, pt[2]};
+            fl_sym want, got;
+            fl_status sw = fl__sym_subst(T, p, 3, names, at, &want);
+            fl_status sg = fl__sym_subst(T, r, 3, names, pt, &got);
+            if (sw == FL_OK && sg == FL_OK) {
+                assert_true(fl_sym_is_known(want) && fl_sym_is_known(got));
+                assert_int_equal(got.k, want.k);
+                compared++;
+            }
+        }
+    }
+    assert_true(compared > 600); /* of 1200: the check is not vacuous */
+}
+
 static void test_arena_exhaustion(void **state) {
     (void)state;
     fl_arena small;
@@ -871,6 +969,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_symbolic_overflow, setup, teardown),
         cmocka_unit_test_setup_teardown(test_max_min, setup, teardown),
         cmocka_unit_test_setup_teardown(test_random_identities, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_subst_syms, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_subst_syms_random, setup, teardown),
         cmocka_unit_test_setup_teardown(test_arena_exhaustion, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
