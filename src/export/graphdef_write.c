@@ -10,6 +10,7 @@
 
 #include "graph/mutate.h"
 #include "tensorflow/graph.pb-c.h"
+#include "util/reserved.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -339,6 +340,12 @@ static Tensorflow__NodeDef *node_msg(wctx *w, const fl_node *n) {
         return NULL;
     }
     for (int i = 0; i < n->n_attrs + (add_stripped ? 1 : 0); i++) {
+        /* The engine's own attrs are not written (an import drops them),
+         * but for a lowered While's markers (src/import/reserved_attrs.c). */
+        if (i < n->n_attrs && fl__attr_reserved(n->attrs[i].name) &&
+            !fl__attr_loop_marker(n->attrs[i].name)) {
+            continue;
+        }
         Tensorflow__NodeDef__AttrEntry *e = wz(w, sizeof(*e));
         if (!e) {
             return NULL;

@@ -623,11 +623,15 @@ static bool parse_input(const char *s, size_t *name_off, size_t *name_len, long 
 /* GraphDef                                                                   */
 /* ------------------------------------------------------------------------- */
 
-/* Calls of library functions inlined (funcinline.c), then the library read:
- * *gd becomes the graph with the calls inlined, which g keeps as its source. */
+/* The attrs the engine reserves dropped (reserved_attrs.c), calls of library
+ * functions inlined (funcinline.c), then the library read: *gd becomes the
+ * graph with the calls inlined, which g keeps as its source. */
 static fl_status library(fl_graph *g, const Tensorflow__GraphDef **gd, const fl_import_opts *o,
                          fl_diag *d) {
-    fl_status st = fl__inline_calls(g->arena, *gd, o, d, gd);
+    fl_status st = fl__drop_reserved_attrs(g->arena, *gd, d, gd);
+    if (st == FL_OK) {
+        st = fl__inline_calls(g->arena, *gd, o, d, gd);
+    }
     if (st != FL_OK) {
         return st;
     }

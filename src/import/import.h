@@ -126,6 +126,12 @@ fl_status fl__inline_calls(struct fl_arena *a, const struct Tensorflow__GraphDef
                            const fl_import_opts *o, fl_diag *d,
                            const struct Tensorflow__GraphDef **out);
 
+/* gd without the attrs the engine reserves (src/util/reserved.h), each
+ * dropped with a warning naming its node (src/import/reserved_attrs.c):
+ * *out is gd when it has none, else a copy in `a` sharing the rest. */
+fl_status fl__drop_reserved_attrs(struct fl_arena *a, const struct Tensorflow__GraphDef *gd,
+                                  fl_diag *d, const struct Tensorflow__GraphDef **out);
+
 /* Parses a TF.js graph model (model.json) into g; weight shards come from
  * `files` by the manifest's paths. See src/import/tfjs.c. */
 fl_status fl__import_tfjs(fl_graph *g, const uint8_t *buf, size_t len, const fl_import_opts *o,

@@ -42,6 +42,7 @@
 #include "import/pbwire.h"
 #include "onnx/onnx.pb-c.h"
 #include "ops/ops.h"
+#include "util/reserved.h"
 
 /* The newest ai.onnx opset whose operator definitions are modelled. */
 #define FL_ONNX_MAX_OPSET 21
@@ -896,6 +897,13 @@ static fl_status import_node(imp *im, const Onnx__ModelProto *m, size_t idx,
             if (!at->name || !*at->name) {
                 return fl__node_fail(im->d, FL_EINVAL, n,
                                      "attribute %zu has no name (field: attribute.name)", k);
+            }
+            if (fl__attr_reserved(at->name) || fl__attr_reserved_suffix(at->name)) {
+                fl__node_warn(im->d, n,
+                              "attr '%s' is reserved for foldline's own use and was ignored "
+                              "(field: attribute)",
+                              at->name);
+                continue;
             }
             for (int j = 0; j < n->n_attrs; j++) {
                 if (strcmp(n->attrs[j].name, at->name) == 0) {

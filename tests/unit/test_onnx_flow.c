@@ -112,6 +112,52 @@ static void test_loop_trips(void **state) {
     ob_free(body);
 }
 
+/* Attributes the engine reserves (src/util/reserved.h: "_" names, and
+ * NAME.types / NAME.cond_kept beside a graph attr) are dropped from an ONNX
+ * node with a warning. Loop M = 5 with cond input c0 = Cast(1) (true), a
+ * body whose cond_out is Not(cond_in) and a scan output s: the loop may
+ * stop after any trip, so s has an unknown leading dim, [?,3,4], and so
+ * has Relu(s). A file-written "body.cond_kept" = 1 (placed before the body,
+ * so it would be found first) would claim the cond passes on unchanged,
+ * making s [5,3,4] and Relu 60 FLOPs. */
+static void test_reserved_attributes(void **state) {
+    (void)state;
+    ob_model *b = ob_new(13);
+    ob_input(b, "i", OB_INT64, 0, NULL, NULL);
+    ob_input(b, "cond_in", OB_BOOL, 0, NULL, NULL);
+    ob_input(b, "v_in", OB_FLOAT, 2, (int64_t[]){3, 4}, NULL);
+    ob_node(b, "Not", "flip", "cond_in", "cond_out");
+    ob_node(b, "Add", "step", "v_in,w", "v_out");
+    ob_node(b, "Identity", "scan", "v_out", "s_out");
+    ob_output(b, "cond_out");
+    ob_output(b, "v_out");
+    ob_output(b, "s_out");
+    ob_model *m = ob_new(13);
+    ob_init_i64(m, "M", 0, NULL, (int64_t[]){5});
+    ob_init_i64(m, "one", 0, NULL, (int64_t[]){1});
+    Onnx__NodeProto *c = ob_node(m, "Cast", "tobool", "one", "c0");
+    ob_attr_i(m, c, "to", OB_BOOL);
+    ob_input(m, "v0", OB_FLOAT, 2, (int64_t[]){3, 4}, NULL);
+    ob_input(m, "w", OB_FLOAT, 2, (int64_t[]){3, 4}, NULL);
+    Onnx__NodeProto *n = ob_node(m, "Loop", "loop", "M,c0,v0", "v,s");
+    ob_attr_i(m, n, "body.cond_kept", 1);
+    ob_attr_ints(m, n, "_body_trips", 1, (int64_t[]){5});
+    ob_attr_graph(m, n, "body", b);
+    ob_node(m, "Relu", "act", "s", "y");
+    ob_output(m, "v");
+    ob_output(m, "y");
+    fl_report *r = oc_run(m, FL_OK);
+    print_warnings(r);
+    assert_string_equal(oc_node(r, "loop")->outputs[1].shape, "[?,3,4]");
+    assert_string_equal(oc_node(r, "act")->outputs[0].shape, "[?,3,4]");
+    assert_false(r->complete);
+    assert_true(has_warning(r, "node 'loop' (Loop): attr 'body.cond_kept' is reserved", NULL));
+    assert_true(has_warning(r, "node 'loop' (Loop): attr '_body_trips' is reserved", NULL));
+    fl_report_free(r);
+    ob_free(m);
+    ob_free(b);
+}
+
 /* Scan (opset 9+) over x float [6,4] (axis 0), state s float [4]: body
  * s_out = Add(s_in, x_in) and y = Mul(x_in, x_in), 4 + 4 = 8 FLOPs a step,
  * 6 steps: 48. Over x [n,4] (dim_param n): 8*n. */
@@ -404,11 +450,11 @@ static void test_analysed_outputs(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_if_both_branches),  cmocka_unit_test(test_loop_trips),
-        cmocka_unit_test(test_scan_length),       cmocka_unit_test(test_symbolic_body),
-        cmocka_unit_test(test_unknown_body),      cmocka_unit_test(test_analysed_outputs),
-        cmocka_unit_test(test_expression_body),   cmocka_unit_test(test_expression_if),
-        cmocka_unit_test(test_expression_nested),
+        cmocka_unit_test(test_if_both_branches),    cmocka_unit_test(test_loop_trips),
+        cmocka_unit_test(test_reserved_attributes), cmocka_unit_test(test_scan_length),
+        cmocka_unit_test(test_symbolic_body),       cmocka_unit_test(test_unknown_body),
+        cmocka_unit_test(test_analysed_outputs),    cmocka_unit_test(test_expression_body),
+        cmocka_unit_test(test_expression_if),       cmocka_unit_test(test_expression_nested),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -194,6 +194,122 @@ static void test_case(void **state) {
     tg_free(rb);
 }
 
+/* The attrs the engine reserves (src/util/reserved.h) are dropped from a
+ * file, each with a warning naming the node: set on the While of the
+ * counted loop above (a trip count of 100, markers pointing at another
+ * prefix) and on body and graph nodes, they change nothing - the totals
+ * stay 5643 FLOPs / 2816 MACs, derived above from the 5 trips. */
+static void test_reserved_attrs_counted(void **state) {
+    (void)state;
+    tg_graph *cb = tg_new(), *bb = tg_new();
+    tg_graph *g = loop_graph("While", cb, bb, 0, 1);
+    tg_node *w = tg_find_node(g, "loop");
+    tg_attr_str(w, "_loop", "out");
+    tg_attr_int(w, "_body_trips", 100);
+    tg_attr_int(w, "_cond_trips", 100);
+    tg_attr_int(tg_find_node(g, "out"), "_repeat", 9);
+    tg_attr_int(tg_find_node(g, "out"), "_lowered_branches", 3);
+    tg_attr_int(tg_find_node(bb, "mm"), "_body_trips", 7);
+    fl_report *r = tg_analyze(g, NULL);
+    assert_int_equal(r->totals.flops.value, 5643);
+    assert_int_equal(r->totals.macs.value, 2816);
+    assert_true(warned(r, "While 'loop': trip count 5", NULL));
+    assert_true(warned(r,
+                       "node 'loop': attr '_loop' is reserved for foldline's own use and was "
+                       "ignored (field: attr)",
+                       NULL));
+    assert_true(warned(r, "node 'loop': attr '_body_trips' is reserved", NULL));
+    assert_true(warned(r, "node 'out': attr '_repeat' is reserved", NULL));
+    assert_true(warned(r, "function 'B', node 'mm': attr '_body_trips' is reserved", NULL));
+    assert_false(warned(r, "Case 'out'", NULL));
+    fl_report_free(r);
+    tg_free(g);
+    tg_free(cb);
+    tg_free(bb);
+}
+
+/* A loop whose trip count is unknown stays counted once (1538 FLOPs, 768
+ * MACs, a lower bound) whatever trip count the file writes on it. */
+static void test_reserved_attrs_unknown_trips(void **state) {
+    (void)state;
+    tg_graph *cb = tg_new(), *bb = tg_new();
+    tg_graph *g = loop_graph("While", cb, bb, 1, 0);
+    tg_attr_int(tg_find_node(g, "loop"), "_body_trips", 50);
+    tg_attr_int(tg_find_node(g, "loop"), "_cond_trips", 51);
+    fl_report *r = tg_analyze(g, NULL);
+    assert_int_equal(r->totals.flops.value, 1538);
+    assert_int_equal(r->totals.macs.value, 768);
+    assert_true(warned(r, "While 'loop': trip count unknown", "lower bound"));
+    fl_report_free(r);
+    tg_free(g);
+    tg_free(cb);
+    tg_free(bb);
+}
+
+/* The lowered form without a loop around it: a While "w/while" with _loop
+ * "w" (markers kept: the form the writer writes) and a trip count the file
+ * states, beside a MatMul "w/body/mm" [2,16]x[16,16] that no inlined body
+ * reads from it. No trip count is derived from the graph, so the MatMul
+ * counts once: 1024 FLOPs, 512 MACs. */
+static void test_reserved_attrs_fake_lowered(void **state) {
+    (void)state;
+    tg_graph *g = tg_new();
+    tg_producer(g, 1000);
+    tg_placeholder(g, "x", DT_FLOAT, 2, (int64_t[]){2, 16});
+    tg_node *w = tg_add(g, "w/while", "While", "x", NULL);
+    tg_attr_types(w, "T", 1, (int[]){DT_FLOAT});
+    tg_attr_str(w, "_loop", "w");
+    tg_attr_str(w, "_lowered_cond", "C");
+    tg_attr_str(w, "_lowered_body", "B");
+    tg_attr_int(w, "_body_trips", 10);
+    tg_attr_int(w, "_cond_trips", 11);
+    tg_const_f32(g, "k", 2, (int64_t[]){16, 16}, NULL, 0);
+    tg_attr_type(tg_add(g, "w/body/mm", "MatMul", "x", "k", NULL), "T", DT_FLOAT);
+    fl_options opt;
+    fl_options_init(&opt);
+    opt.per_node = true;
+    opt.passes = "none";
+    fl_report *r = tg_analyze(g, &opt);
+    assert_int_equal(tg_find(r, "w/body/mm")->flops.value, 1024);
+    assert_int_equal(r->totals.flops.value, 1024);
+    assert_int_equal(r->totals.macs.value, 512);
+    assert_true(warned(r, "node 'w/while': attr '_body_trips' is reserved", NULL));
+    assert_false(warned(r, "attr '_loop' is reserved", NULL));
+    fl_report_free(r);
+    tg_free(g);
+}
+
+/* The optimised graph of the counted loop (constant folding keeps its
+ * body) imports again as the same loop: its While keeps the lowered form's
+ * markers, the trip count is derived again, and the totals equal the
+ * report's "after", 5643 FLOPs, with no reserved attr written. */
+static void test_lowered_while_round_trip(void **state) {
+    (void)state;
+    tg_graph *cb = tg_new(), *bb = tg_new();
+    tg_graph *g = loop_graph("While", cb, bb, 0, 1);
+    fl_options opt;
+    fl_options_init(&opt);
+    opt.passes = "constfold";
+    opt.return_graph = true;
+    fl_report *r = tg_analyze(g, &opt);
+    assert_string_equal(r->after.flops.text, "5643");
+    assert_non_null(r->graph_bytes);
+    fl_options o2;
+    fl_options_init(&o2);
+    o2.passes = "none";
+    fl_report *again = NULL;
+    assert_int_equal(fl_analyze(r->graph_bytes, r->graph_len, &o2, &again), FL_OK);
+    assert_int_equal(again->totals.flops.value, 5643);
+    assert_int_equal(again->totals.macs.value, 2816);
+    assert_true(warned(again, "While 'loop': trip count 5", NULL));
+    assert_false(warned(again, "is reserved", NULL));
+    fl_report_free(again);
+    fl_report_free(r);
+    tg_free(g);
+    tg_free(cb);
+    tg_free(bb);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_while_counted),
@@ -201,6 +317,10 @@ int main(void) {
         cmocka_unit_test(test_while_limit_variable),
         cmocka_unit_test(test_while_unknown_trips),
         cmocka_unit_test(test_case),
+        cmocka_unit_test(test_reserved_attrs_counted),
+        cmocka_unit_test(test_reserved_attrs_unknown_trips),
+        cmocka_unit_test(test_reserved_attrs_fake_lowered),
+        cmocka_unit_test(test_lowered_while_round_trip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -64,6 +64,17 @@ static char *dup(tg_graph *g, const char *s) {
  * most recently passed to tg_add (tests build one graph at a time). */
 static tg_graph *current;
 
+tg_node *tg_find_node(tg_graph *g, const char *name) {
+    current = g;
+    for (size_t i = 0; i < g->gd.n_node; i++) {
+        if (strcmp(g->gd.node[i]->name, name) == 0) {
+            return (tg_node *)g->gd.node[i];
+        }
+    }
+    fail_msg("testgraph: no node '%s'", name);
+    return NULL;
+}
+
 tg_node *tg_add(tg_graph *g, const char *name, const char *op, ...) {
     current = g;
     tg_node *n = must(fl__arena_zalloc(&g->arena, sizeof(*n)));

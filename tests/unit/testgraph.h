@@ -34,6 +34,8 @@ void tg_free(tg_graph *g);
 /* Adds a node; the variadic list is its inputs ("a", "a:1", "^ctrl"), ended
  * by NULL. */
 tg_node *tg_add(tg_graph *g, const char *name, const char *op, ...);
+/* The node named `name` added to g (fails the test when there is none). */
+tg_node *tg_find_node(tg_graph *g, const char *name);
 
 /* Appends an input ("a:1", "^ctrl") to a node made earlier (a Const
  * anchored by a control edge). */
