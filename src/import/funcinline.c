@@ -447,13 +447,35 @@ static const char *ret_of(const Tensorflow__FunctionDef *f, const char *arg) {
     return NULL;
 }
 
+/* Whether a body node or a return reads argument `arg` (a body names an
+ * argument by its bare name, "arg" or "^arg"). */
+static bool arg_read(const body *b, const char *arg) {
+    for (size_t i = 0; i < b->f->n_node_def; i++) {
+        const Tensorflow__NodeDef *nd = b->f->node_def[i];
+        for (size_t k = 0; k < nd->n_input; k++) {
+            const char *in = nd->input[k] ? nd->input[k] : "";
+            if (strcmp(in + (in[0] == '^'), arg) == 0) {
+                return true;
+            }
+        }
+    }
+    for (size_t i = 0; i < b->f->n_ret; i++) {
+        if (b->f->ret[i]->value && strcmp(b->f->ret[i]->value, arg) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
 /* The IdentityN "C" over the returns, the control returns as control
- * inputs. */
+ * inputs, and a control input on each argument Identity "C/A" nothing in
+ * the body reads: the call consumed its input, so the Identity standing
+ * for it is consumed too, not left as an output of the graph. */
 static fl_status push_rets(inl *x, const body *b, const Tensorflow__NodeDef *call,
                            const char **why) {
     const Tensorflow__OpDef *s = b->f->signature;
-    Tensorflow__NodeDef *id =
-        new_node(x, call->name, "IdentityN", s->n_output_arg + b->f->n_control_ret);
+    Tensorflow__NodeDef *id = new_node(x, call->name, "IdentityN",
+                                       s->n_output_arg + b->f->n_control_ret + s->n_input_arg);
     int *types = fl__arena_calloc(x->a, s->n_output_arg + 1, sizeof(int));
     if (!id || !types) {
         return fl__diag_oom(x->d);
@@ -479,6 +501,13 @@ static fl_status push_rets(inl *x, const body *b, const Tensorflow__NodeDef *cal
             return FL_OK;
         }
         id->input[id->n_input++] = fl__arena_printf(x->a, "^%s%s", b->prefix, v);
+    }
+    for (size_t i = 0; i < s->n_input_arg; i++) {
+        if (!arg_read(b, s->input_arg[i]->name) &&
+            !(id->input[id->n_input++] =
+                  fl__arena_printf(x->a, "^%s%s", b->prefix, s->input_arg[i]->name))) {
+            return fl__diag_oom(x->d);
+        }
     }
     fl_status st = with_attr(x, id, type_attr(x, "T", types, s->n_output_arg, true));
     return st == FL_OK ? push(x, id) : st;

@@ -176,12 +176,60 @@ static void test_recursive_bounded(void **state) {
     tg_free(b);
 }
 
+/* G(x, unused, side) = Relu(x @ w), its arg `unused` read by no body node
+ * and `side` read only as a control input; the graph x, b, c -> call G ->
+ * MatMul "out". The graph's one sink is "out": the argument Identities are
+ * consumed (the call's IdentityN waits on call/unused), so the outputs are
+ * ["out"], the counts are those of the body and out, 2048 + 64 + 1024
+ * FLOPs, and the arguments keep their inputs' shapes. */
+static void test_unused_arg_not_output(void **state) {
+    (void)state;
+    tg_graph *g = tg_new();
+    tg_producer(g, 1000);
+    tg_graph *b = tg_new();
+    tg_const_f32(b, "w", 2, (int64_t[]){16, 32}, NULL, 0);
+    typed(tg_add(b, "mm", "MatMul", "x", "w:output:0", "^side", NULL));
+    typed(tg_add(b, "act", "Relu", "mm:product:0", NULL));
+    tg_function(g, b, "G", 3, (const char *[]){"x", "unused", "side"},
+                (int[]){DT_FLOAT, DT_FLOAT, DT_FLOAT}, 1, (const char *[]){"y"}, (int[]){DT_FLOAT},
+                (const char *[]){"act:activations:0"});
+    tg_placeholder(g, "x", DT_FLOAT, 2, (int64_t[]){2, 16});
+    tg_placeholder(g, "b", DT_FLOAT, 1, (int64_t[]){5});
+    tg_placeholder(g, "c", DT_FLOAT, 1, (int64_t[]){3});
+    tg_node *c = tg_add(g, "call", "PartitionedCall", "x", "b", "c", NULL);
+    tg_attr_types(c, "Tin", 3, (int[]){DT_FLOAT, DT_FLOAT, DT_FLOAT});
+    tg_attr_types(c, "Tout", 1, (int[]){DT_FLOAT});
+    tg_attr_func(c, "f", "G");
+    tg_const_f32(g, "w2", 2, (int64_t[]){32, 8}, NULL, 0);
+    typed(tg_add(g, "out", "MatMul", "call", "w2", NULL));
+    fl_options opt;
+    fl_options_init(&opt);
+    opt.per_node = true;
+    opt.passes = "none";
+    fl_report *r = tg_analyze(g, &opt);
+    assert_int_equal(r->n_outputs, 1);
+    assert_string_equal(r->outputs[0], "out");
+    assert_string_equal(tg_find(r, "call/unused")->outputs[0].shape, "[5]");
+    assert_string_equal(tg_find(r, "call/side")->outputs[0].shape, "[3]");
+    assert_int_equal(r->totals.flops.value, 2048 + 64 + 1024);
+    fl_report_free(r);
+    /* With the default passes too. */
+    r = tg_analyze(g, NULL);
+    assert_int_equal(r->n_outputs, 1);
+    assert_string_equal(r->outputs[0], "out");
+    assert_int_equal(r->totals.flops.value, 2048 + 64 + 1024);
+    fl_report_free(r);
+    tg_free(g);
+    tg_free(b);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_partitioned_call_inlined),
         cmocka_unit_test(test_nested_and_named_outputs),
         cmocka_unit_test(test_not_inlinable_warns),
         cmocka_unit_test(test_recursive_bounded),
+        cmocka_unit_test(test_unused_arg_not_output),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
