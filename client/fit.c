@@ -522,8 +522,8 @@ static int load_pair(fit_cli *c, const fl_options *base_opt, char *pair, fl_fit_
         for (int k = 0; k < FL_CLASS_COUNT; k++) {
             cls = strcmp(fl_op_class_name((fl_op_class)k), n->op_class) == 0 ? (fl_op_class)k : cls;
         }
-        ops[i] = (fl_fit_op){cls,         n->flops, n->bytes, n->compute_peak_s, n->memory_peak_s,
-                             n->executed, -1};
+        ops[i] = (fl_fit_op){cls,         n->flops, n->bytes,   n->compute_peak_s, n->memory_peak_s,
+                             n->executed, -1,       n->channels};
     }
     match_count mc = {0, 0};
     if (!rc) {
@@ -566,8 +566,13 @@ static void print_result(const fl_fit_result *res, const fl_fit_model *models, s
     printf("  %-14s %6s %8s  %s\n", "class", "ops", "buckets", "median |error| (in-sample)");
     for (int c = 0; c < FL_CLASS_COUNT; c++) {
         if (res->samples[c]) {
-            printf("  %-14s %6lld %8zu  %.1f %%\n", fl_op_class_name((fl_op_class)c),
+            printf("  %-14s %6lld %8zu  %.1f %%", fl_op_class_name((fl_op_class)c),
                    (long long)res->samples[c], res->table[c].n_buckets, 100 * res->residual[c]);
+            double pc = res->table[c].n_buckets ? res->table[c].buckets[0].per_channel_s : 0;
+            if (pc > 0) {
+                printf(", %.3g us per channel", pc * 1e6);
+            }
+            printf("\n");
         }
     }
     printf("  %-40s %10s %10s %16s\n", "model", "measured", "fitted", "left-out fit");

@@ -464,6 +464,10 @@ static void json_node(FILE *f, const fl_roofline_node *n) {
     fprintf(f, ", \"memory_peak_s\": ");
     jnum(f, n->memory_peak_s);
     fprintf(f, ", \"executed\": %s", n->executed ? "true" : "false");
+    fprintf(f, ", \"channels\": ");
+    jnum(f, n->channels);
+    fprintf(f, ", \"channel_time_s\": ");
+    jnum(f, n->channel_time_s);
     fputc('}', f);
 }
 
@@ -728,8 +732,8 @@ static void json_efficiency(const fl_profile *p) {
                 printf("null");
             }
             printf(", \"compute\": %.9g, \"memory\": %.9g, \"fixed_s\": %.9g, \"samples\": %.9g, "
-                   "\"residual\": %.9g, \"source\": ",
-                   b->compute, b->memory, b->fixed_s, b->samples, b->residual);
+                   "\"residual\": %.9g, \"per_channel_s\": %.9g, \"source\": ",
+                   b->compute, b->memory, b->fixed_s, b->samples, b->residual, b->per_channel_s);
             jstr(stdout, b->source);
             putchar('}');
         }
@@ -776,9 +780,13 @@ static void text_efficiency(const fl_profile *p, bool verbose) {
             } else {
                 snprintf(range, sizeof range, "> %.3g %s", t->buckets[k - 1].upto, unit);
             }
-            printf("      %s %s: compute %.3g, memory %.3g, fixed %s: %s\n",
+            printf("      %s %s: compute %.3g, memory %.3g, fixed %s",
                    fl_op_class_name((fl_op_class)c), range, b->compute, b->memory,
-                   fmt_time(b->fixed_s, b1, sizeof b1), b->source ? b->source : "");
+                   fmt_time(b->fixed_s, b1, sizeof b1));
+            if (b->per_channel_s > 0) {
+                printf(", per channel %s", fmt_time(b->per_channel_s, b1, sizeof b1));
+            }
+            printf(": %s\n", b->source ? b->source : "");
         }
     }
     if (verbose && p->interval.coverage > 0) {

@@ -722,6 +722,7 @@ static void hash_profile(fl_cache_key *h, const fl_profile *p) {
             hash_double(h, t->buckets[i].memory);
             hash_double(h, t->buckets[i].fixed_s);
             hash_str(h, t->buckets[i].source);
+            hash_double(h, t->buckets[i].per_channel_s);
         }
     }
     uint8_t cal = p->calibrated;
@@ -907,6 +908,7 @@ static void profile_efficiency(pool *p, Foldline__V1__Profile *m, const fl_profi
             pb->compute = eb->compute;
             pb->memory = eb->memory;
             pb->fixed_s = eb->fixed_s;
+            pb->per_channel_s = eb->per_channel_s;
             pb->samples = eb->samples;
             pb->residual = eb->residual;
             pb->source = (char *)(eb->source ? eb->source : "");

@@ -65,7 +65,9 @@ typedef enum fl_size_key { FL_SIZE_FLOPS = 0, FL_SIZE_BYTES } fl_size_key;
 
 /* One size bucket of a class's efficiency table: ops of size <= upto (the
  * last bucket: every larger op) reach `compute` of the unit's peak and
- * `memory` of the level's bandwidth, and pay fixed_s per op on top. */
+ * `memory` of the level's bandwidth, and pay fixed_s per op plus
+ * per_channel_s per channel group on top (depthwise convolutions: a runtime
+ * that runs one small kernel per channel pays its setup per channel). */
 typedef struct fl_eff_bucket {
     double upto;     /* FLOPs or bytes (the table's `by`); 0 in the last bucket */
     double compute;  /* fraction of peak, (0, 1] */
@@ -74,6 +76,7 @@ typedef struct fl_eff_bucket {
     double samples;  /* ops a fit used (informational; 0 when not fitted) */
     double residual; /* the fit's median |relative error| there (informational) */
     const char *source;
+    double per_channel_s; /* seconds per channel group of a depthwise op, >= 0 (0: none) */
 } fl_eff_bucket;
 
 typedef struct fl_eff_table {
@@ -204,8 +207,11 @@ typedef struct fl_roofline_node {
     double fixed_s;        /* the bucket's per-op fixed cost (in time_s and upper_s) */
     double compute_peak_s; /* flops / peak (no efficiency) */
     double memory_peak_s;  /* bytes / bandwidth (no efficiency) */
-    bool executed; /* runs as a kernel (not Const, Placeholder, NoOp): with a calibrated profile
-                      it pays the dispatch overhead even when it moves no bytes */
+    bool executed;   /* runs as a kernel (not Const, Placeholder, NoOp): with a calibrated profile
+                        it pays the dispatch overhead even when it moves no bytes */
+    double channels; /* a depthwise op's channel groups (ONNX group, TensorFlow's input
+                        channels); 0 for other ops */
+    double channel_time_s; /* channels x the bucket's per_channel_s (in time_s and upper_s) */
 } fl_roofline_node;
 
 /* One graph's estimate on one profile. */
@@ -248,6 +254,7 @@ typedef struct fl_fit_op {
     double compute_s, memory_s; /* at efficiency 1 (fl_roofline_node's *_peak_s) */
     bool executed;              /* runs as a kernel (pays the dispatch overhead) */
     double measured_s;          /* the runtime's median kernel time; < 0: not traced */
+    double channels;            /* a depthwise op's channel groups (fl_roofline_node) */
 } fl_fit_op;
 
 /* One traced model: every costed op (traced or not) and the trace's totals. */
@@ -288,7 +295,10 @@ typedef struct fl_fit_result {
  * bucket's median time), the efficiencies are medians of (time at efficiency
  * 1) / (measured - fixed) over the bucket's compute- and memory-bound ops,
  * bounded to [1e-4, 1]; the fixed cost minimising the bucket's summed
- * relative error wins. A model's measured_s below its kernels' sum gives an
+ * relative error wins. A class whose ops have channel groups (depthwise)
+ * also gets a per-channel time, the same in every bucket, on a grid below
+ * the least measured time per channel: the one minimising the class's summed
+ * relative error (the least within 1 % of it). A model's measured_s below its kernels' sum gives an
  * overhead of 0. Deterministic. FL_EINVAL (err says why) when no op is
  * traced or a time is not finite and > 0. */
 fl_status fl_fit(const fl_fit_model *models, size_t n_models, fl_fit_result *out, char *err,

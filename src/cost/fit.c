@@ -20,6 +20,7 @@
 #define FIXED_STEPS 24 /* fixed-cost candidates per bucket: 3 x FIXED_STEPS + 1 */
 #define EFF_MIN     1e-4
 #define PARSIMONY   0.01 /* a fixed cost within 1 % of the best error: the least is kept */
+#define CHAN_STEPS  24   /* per-channel candidates: the least time per channel x j / CHAN_STEPS */
 
 static int cmp_dbl(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
@@ -87,6 +88,9 @@ double fl_fit_predict_op(const fl_fit_result *r, const fl_fit_op *o) {
     if (runs) {
         t_op += (r->have_overhead ? r->overhead_s : 0) + (b ? b->fixed_s : 0);
     }
+    if (b && (o->flops > 0 || o->bytes > 0)) {
+        t_op += o->channels * b->per_channel_s;
+    }
     return t_op;
 }
 
@@ -98,6 +102,7 @@ typedef struct sample {
     const fl_fit_op *op;
     double size;
     int bucket;
+    double t; /* the measured time less the per-channel time being tried */
 } sample;
 
 static int cmp_sample(const void *a, const void *b) {
@@ -164,7 +169,7 @@ static void fit_effs(const sample *s, size_t n, size_t nb, const double *f, cons
                 continue;
             }
             const fl_fit_op *o = s[i].op;
-            double left = o->measured_s - f[k], xc = o->compute_s / sc.c, xm = o->memory_s / sc.m;
+            double left = s[i].t - f[k], xc = o->compute_s / sc.c, xm = o->memory_s / sc.m;
             if (left <= 0) {
                 continue; /* all fixed cost: says nothing about the efficiencies */
             }
@@ -185,7 +190,7 @@ static void fit_effs(const sample *s, size_t n, size_t nb, const double *f, cons
         const fl_fit_op *o = s[i].op;
         int k = s[i].bucket;
         double p = f[k] + terms_s(&b[k], o, sc);
-        err[k] += fabs(p - o->measured_s) / o->measured_s;
+        err[k] += fabs(p - s[i].t) / o->measured_s;
     }
 }
 
@@ -260,7 +265,7 @@ static void search_fixed(const sample *s, size_t n, size_t nb, scales sc, class_
         size_t m = 0;
         for (size_t i = 0; i < n; i++) {
             if (s[i].bucket == (int)k) {
-                w->scratch[m++] = s[i].op->measured_s;
+                w->scratch[m++] = s[i].t;
             }
         }
         w->tmed[k] = median(w->scratch, m);
@@ -305,6 +310,59 @@ static void search_fixed(const sample *s, size_t n, size_t nb, scales sc, class_
     keep_better(w, nb);
 }
 
+/* Sets every sample's time less pc per channel. */
+static void set_channel_time(sample *s, size_t n, double pc) {
+    for (size_t i = 0; i < n; i++) {
+        s[i].t = s[i].op->measured_s - pc * s[i].op->channels;
+    }
+}
+
+/* The class's summed relative error with the buckets search_fixed chose. */
+static double class_error(const class_work *w, size_t nb) {
+    double e = 0;
+    for (size_t k = 0; k < nb; k++) {
+        e += w->best_err[k];
+    }
+    return e;
+}
+
+/* The per-channel time of a class whose ops have channel groups, and its
+ * buckets in w->best: candidates are the least measured time per channel x
+ * j / CHAN_STEPS (a per-channel time cannot exceed any op's time), each
+ * fitted as search_fixed does; the least within PARSIMONY of the least
+ * summed relative error is kept (ops whose channels grow with their work
+ * cannot tell a per-channel time from a slower rate). 0 for other classes. */
+static double fit_per_channel(sample *s, size_t n, size_t nb, scales sc, class_work *w) {
+    double least = INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        const fl_fit_op *o = s[i].op;
+        if (o->channels > 0 && o->measured_s / o->channels < least) {
+            least = o->measured_s / o->channels;
+        }
+    }
+    set_channel_time(s, n, 0);
+    search_fixed(s, n, nb, sc, w);
+    if (!isfinite(least)) {
+        return 0;
+    }
+    double err[CHAN_STEPS], best = class_error(w, nb);
+    err[0] = best;
+    for (int j = 1; j < CHAN_STEPS; j++) {
+        set_channel_time(s, n, least * j / CHAN_STEPS);
+        search_fixed(s, n, nb, sc, w);
+        err[j] = class_error(w, nb);
+        best = err[j] < best ? err[j] : best;
+    }
+    int pick = 0;
+    while (pick + 1 < CHAN_STEPS && err[pick] > best * (1 + PARSIMONY)) {
+        pick++;
+    }
+    double pc = least * pick / CHAN_STEPS;
+    set_channel_time(s, n, pc);
+    search_fixed(s, n, nb, sc, w);
+    return pc;
+}
+
 /* Fits class table t from its n samples (n > 0). */
 static fl_status fit_class(sample *s, size_t n, fl_size_key key, scales sc, fl_eff_table *t,
                            double *residual) {
@@ -318,7 +376,7 @@ static fl_status fit_class(sample *s, size_t n, fl_size_key key, scales sc, fl_e
         return FL_ENOMEM;
     }
     size_t nb = make_buckets(s, n, w.upto);
-    search_fixed(s, n, nb, sc, &w);
+    double pc = fit_per_channel(s, n, nb, sc, &w);
     fl_eff_bucket *best = w.best;
     double *scratch = w.scratch;
     for (size_t k = 0; k < nb; k++) {
@@ -326,16 +384,17 @@ static fl_status fit_class(sample *s, size_t n, fl_size_key key, scales sc, fl_e
         for (size_t i = 0; i < n; i++) {
             if (s[i].bucket == (int)k) {
                 double p = best[k].fixed_s + terms_s(&best[k], s[i].op, sc);
-                scratch[m++] = fabs(p - s[i].op->measured_s) / s[i].op->measured_s;
+                scratch[m++] = fabs(p - s[i].t) / s[i].op->measured_s;
             }
         }
         best[k].samples = (double)m;
         best[k].residual = median(scratch, m);
         best[k].upto = w.upto[k];
+        best[k].per_channel_s = pc;
     }
     for (size_t i = 0; i < n; i++) {
         double p = best[s[i].bucket].fixed_s + terms_s(&best[s[i].bucket], s[i].op, sc);
-        scratch[i] = fabs(p - s[i].op->measured_s) / s[i].op->measured_s;
+        scratch[i] = fabs(p - s[i].t) / s[i].op->measured_s;
     }
     *residual = median(scratch, n);
     t->by = key;
@@ -472,6 +531,12 @@ static fl_status check_models(const fl_fit_model *models, size_t n_models, char 
                 return FL_EINVAL;
             }
             traced += t > 0;
+            double ch = models[m].ops[i].channels;
+            if (!(isfinite(ch) && ch >= 0)) {
+                snprintf(err, errlen, "%s: op %zu: channel groups %g is not a number >= 0",
+                         models[m].name, i, ch);
+                return FL_EINVAL;
+            }
         }
         if (!(isfinite(models[m].measured_s) && models[m].measured_s >= 0)) {
             snprintf(err, errlen, "%s: whole-run time %g s is not a number >= 0", models[m].name,
@@ -655,10 +720,12 @@ int fl_fit_write_profile(FILE *f, const fl_profile *base, const char *name, cons
             if (k + 1 < t->n_buckets) {
                 fprintf(f, "upto: %.6g, ", b->upto);
             }
-            fprintf(f,
-                    "compute: %.6g, memory: %.6g, fixed: %.6g, samples: %.0f, residual: %.4g, "
-                    "source: ",
-                    b->compute, b->memory, b->fixed_s, b->samples, b->residual);
+            fprintf(f, "compute: %.6g, memory: %.6g, fixed: %.6g, ", b->compute, b->memory,
+                    b->fixed_s);
+            if (b->per_channel_s > 0) {
+                fprintf(f, "per_channel: %.6g, ", b->per_channel_s);
+            }
+            fprintf(f, "samples: %.0f, residual: %.4g, source: ", b->samples, b->residual);
             snprintf(src, sizeof src, "%s: %.0f traced ops", source, b->samples);
             yq(f, src);
             fprintf(f, "}\n");

@@ -379,6 +379,10 @@ static fl_status bucket_pair(pctx *p, const char *key, yaml_node_t *kn, yaml_nod
         bc->any = true;
         return nonneg(p, vn, field, &bc->b->fixed_s);
     }
+    if (strcmp(key, "per_channel") == 0) {
+        bc->any = true;
+        return nonneg(p, vn, field, &bc->b->per_channel_s);
+    }
     if (strcmp(key, "source") == 0) {
         return nonempty(p, vn, field, &bc->b->source);
     }
@@ -389,10 +393,10 @@ static fl_status bucket_pair(pctx *p, const char *key, yaml_node_t *kn, yaml_nod
         return nonneg(p, vn, field, key[0] == 's' ? &bc->b->samples : &bc->b->residual);
     }
     return fail(p, kn, field,
-                bc->table ? "unknown key (expected upto, compute, memory, fixed, samples, "
-                            "residual, source)"
-                          : "unknown key (expected compute, memory, fixed, source; or by and "
-                            "buckets)");
+                bc->table ? "unknown key (expected upto, compute, memory, fixed, per_channel, "
+                            "samples, residual, source)"
+                          : "unknown key (expected compute, memory, fixed, per_channel, source; "
+                            "or by and buckets)");
 }
 
 static fl_status bucket(pctx *p, yaml_node_t *n, const char *field, bool table, fl_eff_bucket *b) {
@@ -403,7 +407,7 @@ static fl_status bucket(pctx *p, yaml_node_t *n, const char *field, bool table, 
         return st;
     }
     if (!bc.any) {
-        return fail(p, n, field, "needs 'compute', 'memory' or 'fixed'");
+        return fail(p, n, field, "needs 'compute', 'memory', 'fixed' or 'per_channel'");
     }
     if (!b->source) {
         return fail(p, n, field, "missing 'source' (every figure names where it comes from)");

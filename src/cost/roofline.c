@@ -31,6 +31,39 @@ static bool onnx_depthwise(const fl_node *n) {
     return s->rank >= 3 && fl_sym_is_known(s->dims[1]) && s->dims[1].k == 1;
 }
 
+/* A known dim `i` of input `in`'s shape, 0 when unknown or absent. */
+static double input_dim(const fl_node *n, int in, int i) {
+    if (in >= n->n_inputs || !n->inputs[in].node) {
+        return 0;
+    }
+    const fl_node *src = n->inputs[in].node;
+    int port = n->inputs[in].port;
+    if (port < 0 || port >= src->n_outputs) {
+        return 0;
+    }
+    const fl_shape *s = &src->outputs[port].shape;
+    if (i < 0) {
+        i += s->rank;
+    }
+    return i >= 0 && i < s->rank && fl_sym_is_known(s->dims[i]) ? (double)s->dims[i].k : 0;
+}
+
+/* The channel groups of a depthwise op: ONNX's `group`, else the input
+ * channels (TensorFlow's filter [kh, kw, in, multiplier] dim 2; TFLite's
+ * NHWC input's last dim). Runtimes that run a depthwise convolution as one
+ * small kernel per channel (ONNX Runtime's im2col + GEMM per group) pay its
+ * setup once per group. 0 when unknown. */
+static double channel_groups(const fl_node *n) {
+    const fl_attr *g = fl__node_attr(n, "group");
+    if (g && g->kind == FL_ATTR_I) {
+        return g->v.i > 1 ? (double)g->v.i : 0;
+    }
+    if (n->desc && strncmp(n->desc->name, "tflite::", 8) == 0) {
+        return input_dim(n, 0, -1);
+    }
+    return input_dim(n, 1, 2);
+}
+
 static bool in_list(const char *op, const char *const *list) {
     for (int i = 0; list[i]; i++) {
         /* Exact names, or prefixes when longer than 4 characters (MaxPool3D,
@@ -239,9 +272,10 @@ static const char *intern_label(label_cache *lc, fl_op_class c, const fl_eff_tab
 
 /* One op's terms on p:
  *   compute = flops / (peak x eff.compute), memory = bytes / (bw x eff.memory)
- *   time = overhead + fixed + max(compute, memory), upper = overhead + fixed +
- *   compute + memory; overhead is charged to ops that do work, and with a
- *   calibrated profile to every executed op. */
+ *   time = overhead + fixed + channels x per_channel + max(compute, memory),
+ *   upper = overhead + fixed + channels x per_channel + compute + memory;
+ *   overhead is charged to ops that do work, and with a calibrated profile
+ *   to every executed op; channels are a depthwise op's channel groups. */
 static void estimate_node(const fl_profile *p, const fl_node *nd, fl_roofline_node *r,
                           label_cache *lc) {
     const fl_cost *k = &nd->cost;
@@ -304,9 +338,11 @@ static void estimate_node(const fl_profile *p, const fl_node *nd, fl_roofline_no
     bool works = flops > 0 || bytes > 0;
     r->overhead_s = (works || (p->calibrated && r->executed)) ? p->overhead.value : 0;
     r->fixed_s = b && (works || r->executed) ? b->fixed_s : 0;
+    r->channels = depthwise ? channel_groups(nd) : 0;
+    r->channel_time_s = b && works ? r->channels * b->per_channel_s : 0;
     double m = r->compute_s >= r->memory_s ? r->compute_s : r->memory_s;
-    r->time_s = m + r->overhead_s + r->fixed_s;
-    r->upper_s = r->compute_s + r->memory_s + r->overhead_s + r->fixed_s;
+    r->time_s = m + r->overhead_s + r->fixed_s + r->channel_time_s;
+    r->upper_s = r->compute_s + r->memory_s + r->overhead_s + r->fixed_s + r->channel_time_s;
 }
 
 fl_status fl__roofline_estimate(const fl_graph *g, const fl_profile *p, bool per_node, fl_arena *ra,
@@ -344,7 +380,7 @@ fl_status fl__roofline_estimate(const fl_graph *g, const fl_profile *p, bool per
         r->executed = !(nd->desc && (nd->desc->flags & FL_OPF_NO_BYTES)) && !nd->cost.per_load;
         estimate_node(p, nd, r, labels);
         double m = r->compute_s >= r->memory_s ? r->compute_s : r->memory_s;
-        double fixed = r->overhead_s + r->fixed_s;
+        double fixed = r->overhead_s + r->fixed_s + r->channel_time_s;
         if (r->time_s == 0) {
             r->bound = "none";
         } else if (fixed > m) {

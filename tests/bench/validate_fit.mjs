@@ -136,7 +136,7 @@ for (const m of plan.models) {
     nodeTime.set(n.class, nodeTime.get(n.class) + t);
     if (nodesOut) {
       nodeRows.push(JSON.stringify({ model: m.name, name: n.name, op: n.op, class: n.class,
-        bucket: n.bucket, bound: n.bound, level: n.level, flops: n.flops, bytes: n.bytes,
+        bucket: n.bucket, bound: n.bound, level: n.level, flops: n.flops, bytes: n.bytes, channels: n.channels ?? 0,
         pred_s: p, traced_s: t }));
     }
   }

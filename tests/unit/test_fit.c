@@ -168,8 +168,8 @@ static void test_low_base(void **state) {
 
 static void test_bad_input(void **state) {
     (void)state;
-    fl_fit_op ops[2] = {{FL_CLASS_CONV, 1e6, 1e3, 1e-4, 1e-6, true, -1},
-                        {FL_CLASS_CONV, 1e6, 1e3, 1e-4, 1e-6, true, -1}};
+    fl_fit_op ops[2] = {{FL_CLASS_CONV, 1e6, 1e3, 1e-4, 1e-6, true, -1, 0},
+                        {FL_CLASS_CONV, 1e6, 1e3, 1e-4, 1e-6, true, -1, 0}};
     fl_fit_model m = {"untraced.onnx", 2, ops, 0, 0, 0};
     fl_fit_result r;
     char err[256];
@@ -231,6 +231,98 @@ static void test_write(void **state) {
     free(text);
     fl_fit_result_free(&r);
     fl_profile_free(base);
+}
+
+/* Depthwise ops whose time is a per-channel setup plus their work: 14 ops
+ * in (1e6, 1e7] FLOPs, compute-bound at efficiency 0.5 on a 1e10 peak, each
+ * paying 1e-7 s per channel group, with channel counts that do not follow
+ * the work (32 x 1..13, and 1000 for op 0). Op 0 has the least time per
+ * channel: (1000 x 1e-7 + 2 x 1.5e-4) / 1000 = 4e-7 s, so the grid's
+ * candidates are 4e-7 x j / 24 and 1e-7 is one of them (j = 6). The others:
+ * at least (416 x 1e-7 + 2 x 1.05e-4) / 416 = 6.0e-7 s per channel. The fit
+ * recovers 1e-7 s per channel, efficiency 0.5 and no fixed cost exactly;
+ * the fitted profile carries per_channel and loads back with it. The same
+ * ops without channel groups (conv) get no per-channel time. */
+static size_t make_depthwise(fl_fit_op *ops, fl_op_class cls) {
+    size_t n = 0;
+    for (int i = 0; i < 14; i++) {
+        fl_fit_op *o = &ops[n++];
+        double flops = i == 0 ? 1.5e6 : 1e6 * (1.05 + 0.6 * i);
+        o->cls = cls;
+        o->flops = flops;
+        o->compute_s = flops / 1e10;
+        o->memory_s = o->compute_s / 10;
+        o->bytes = flops / 100;
+        o->executed = true;
+        o->channels = i == 0 ? 1000 : 32 * (1 + (i * 7) % 13);
+        o->measured_s = o->channels * 1e-7 + o->compute_s / 0.5;
+        if (cls != FL_CLASS_DEPTHWISE) {
+            o->channels = 0;
+        }
+    }
+    return n;
+}
+
+static void test_per_channel(void **state) {
+    (void)state;
+    fl_fit_op ops[16];
+    memset(ops, 0, sizeof ops);
+    size_t n = make_depthwise(ops, FL_CLASS_DEPTHWISE);
+    fl_fit_model m = {"dw", n, ops, 0, 0, n};
+    fl_fit_result r;
+    char err[512];
+    assert_int_equal(fl_fit(&m, 1, &r, err, sizeof err), FL_OK);
+    const fl_eff_table *t = &r.table[FL_CLASS_DEPTHWISE];
+    assert_int_equal(t->n_buckets, 1);
+    const fl_eff_bucket *b = &t->buckets[0];
+    if (!REL(b->per_channel_s, 1e-7) || !REL(b->compute, 0.5) || b->fixed_s != 0) {
+        fail_msg("per channel %.17g, compute %.17g, fixed %.17g", b->per_channel_s, b->compute,
+                 b->fixed_s);
+    }
+    assert_true(r.residual[FL_CLASS_DEPTHWISE] < 1e-9);
+    for (size_t i = 0; i < n; i++) {
+        double p = fl_fit_predict_op(&r, &ops[i]);
+        if (!REL(p, ops[i].measured_s)) {
+            fail_msg("op %zu: predicted %.17g, measured %.17g", i, p, ops[i].measured_s);
+        }
+    }
+    static const char base_yaml[] = "schema: 1\nname: base\nkind: cpu\n"
+                                    "compute: {vector: {fp32: {peak: 1e10, source: m}}}\n"
+                                    "memory: [{name: DRAM, bandwidth: 1e10, source: m}]\n";
+    fl_profile *base = NULL, *back = NULL;
+    assert_int_equal(
+        fl_profile_parse(base_yaml, strlen(base_yaml), "base.yaml", &base, err, sizeof err), FL_OK);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    assert_non_null(f);
+    assert_int_equal(fl_fit_write_profile(f, base, "fitted", &r, "fitted by a test"), 0);
+    fclose(f);
+    if (fl_profile_parse(text, len, "fitted.yaml", &back, err, sizeof err) != FL_OK) {
+        fail_msg("%s\n%s", err, text);
+    }
+    assert_true(REL(back->table[FL_CLASS_DEPTHWISE].buckets[0].per_channel_s, 1e-7));
+    fl_profile_free(back);
+    fl_profile_free(base);
+    free(text);
+    fl_fit_result_free(&r);
+
+    /* Without channel groups the class gets none (and cannot fit exactly). */
+    memset(ops, 0, sizeof ops);
+    n = make_depthwise(ops, FL_CLASS_CONV);
+    assert_int_equal(fl_fit(&m, 1, &r, err, sizeof err), FL_OK);
+    assert_true(r.table[FL_CLASS_CONV].buckets[0].per_channel_s == 0);
+    if (!(r.residual[FL_CLASS_CONV] > 1e-3)) { /* about 1 % against < 1e-9 above */
+        fail_msg("residual %g", r.residual[FL_CLASS_CONV]);
+    }
+    fl_fit_result_free(&r);
+
+    /* A channel count that is not a number >= 0 is refused. */
+    memset(ops, 0, sizeof ops);
+    n = make_depthwise(ops, FL_CLASS_DEPTHWISE);
+    ops[3].channels = -1;
+    assert_int_equal(fl_fit(&m, 1, &r, err, sizeof err), FL_EINVAL);
+    assert_non_null(strstr(err, "dw: op 3: channel groups -1 is not a number >= 0"));
 }
 
 /* Each bucket has its own fixed cost: decade 1's ops pay 4 us instead of
@@ -405,6 +497,7 @@ static void test_scale_not_from_copies(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_recovers),
+        cmocka_unit_test(test_per_channel),
         cmocka_unit_test(test_cross_validation),
         cmocka_unit_test(test_low_base),
         cmocka_unit_test(test_bad_input),

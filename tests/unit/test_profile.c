@@ -38,6 +38,8 @@ static fl_profile *parse_ok(const char *y) {
     return p;
 }
 
+static char *edit(const char *from, const char *to);
+
 static void test_good(void **state) {
     (void)state;
     fl_profile *p = parse_ok(good);
@@ -63,6 +65,23 @@ static void test_good(void **state) {
     assert_true(p->table[FL_CLASS_DEPTHWISE].buckets[0].compute == 0.25);
     assert_true(p->table[FL_CLASS_DEPTHWISE].buckets[0].fixed_s == 0);
     assert_int_equal(p->table[FL_CLASS_CONV].n_buckets, 0);
+    assert_true(p->table[FL_CLASS_DEPTHWISE].buckets[0].per_channel_s == 0);
+    fl_profile_free(p);
+    /* A per-channel time: in a bucket of a table and in the one-bucket form. */
+    char *y = edit("{compute: 0.25, memory: 0.5, source: fit}",
+                   "{by: flops, buckets: [{upto: 1e6, compute: 0.5, per_channel: 3e-7, source: "
+                   "a}, {compute: 0.5, fixed: 1e-6, per_channel: 2.5e-7, source: b}]}");
+    p = parse_ok(y);
+    free(y);
+    assert_true(p->table[FL_CLASS_DEPTHWISE].buckets[0].per_channel_s == 3e-7);
+    assert_true(p->table[FL_CLASS_DEPTHWISE].buckets[1].per_channel_s == 2.5e-7);
+    assert_true(p->table[FL_CLASS_DEPTHWISE].buckets[1].fixed_s == 1e-6);
+    fl_profile_free(p);
+    y = edit("{compute: 0.25, memory: 0.5, source: fit}", "{per_channel: 4e-7, source: c}");
+    p = parse_ok(y);
+    free(y);
+    assert_true(p->table[FL_CLASS_DEPTHWISE].buckets[0].per_channel_s == 4e-7);
+    assert_true(p->table[FL_CLASS_DEPTHWISE].buckets[0].compute == 1.0);
     fl_profile_free(p);
 }
 
@@ -139,7 +158,7 @@ static void test_errors(void **state) {
     expect_edit_error(
         "depthwise:", "winograd:", "p.yaml:17: efficiency.winograd: unknown op class");
     expect_edit_error("{compute: 0.25, memory: 0.5, source: fit}", "{source: fit}",
-                      "efficiency.depthwise: needs 'compute', 'memory' or 'fixed'");
+                      "efficiency.depthwise: needs 'compute', 'memory', 'fixed' or 'per_channel'");
     expect_edit_error("{compute: 0.25, memory: 0.5, source: fit}",
                       "{by: flops, buckets: [{upto: 10, compute: 0.5, source: a}, {upto: 20, "
                       "compute: 0.5, source: b}]}",
@@ -150,7 +169,7 @@ static void test_errors(void **state) {
         "efficiency.depthwise.buckets[0]: missing 'upto'");
     expect_edit_error("{compute: 0.25, memory: 0.5, source: fit}",
                       "{by: flops, buckets: [{upto: 10, source: a}, {compute: 1, source: b}]}",
-                      "buckets[0]: needs 'compute', 'memory' or 'fixed'");
+                      "buckets[0]: needs 'compute', 'memory', 'fixed' or 'per_channel'");
     expect_edit_error("{compute: 0.25, memory: 0.5, source: fit}",
                       "{by: flops, buckets: [{upto: 10, compute: 1, source: a}, {upto: 5, "
                       "compute: 1, source: c}, {compute: 1, source: b}]}",
@@ -163,6 +182,10 @@ static void test_errors(void **state) {
     expect_edit_error("{compute: 0.25, memory: 0.5, source: fit}",
                       "{compute: 0.5, fixed: -1, source: a}",
                       "efficiency.depthwise.fixed: expected a number >= 0, got '-1'");
+    expect_edit_error("{compute: 0.25, memory: 0.5, source: fit}",
+                      "{by: flops, buckets: [{compute: 1, per_channel: -2e-7, source: a}]}",
+                      "efficiency.depthwise.buckets[0].per_channel: expected a number >= 0, got "
+                      "'-2e-7'");
     expect_edit_error("{compute: 0.25, memory: 0.5, source: fit}",
                       "{by: flops, buckets: [{compute: 1, fixed: 1e-6, source: a}]}\n"
                       "interval: {low: 1.2, high: 2, coverage: 0.8, source: x}",

@@ -448,7 +448,8 @@ static uint8_t *class_graph(size_t *len) {
 }
 
 /* Bucketed efficiency tables: the bucket an op falls in by its FLOPs or bytes,
- * the bucket's efficiencies and fixed cost, the dispatch overhead charged to
+ * the bucket's efficiencies, fixed cost and per-channel time (a depthwise
+ * op's channel groups), the dispatch overhead charged to
  * every executed op (Flatten moves nothing but runs), classes without an
  * entry at peak, and the interval applied to the graph time. */
 static const char table_yaml[] =
@@ -463,7 +464,8 @@ static const char table_yaml[] =
     "      - {upto: 2000, compute: 0.5, memory: 0.5, fixed: 4e-6, source: t}\n"
     "      - {compute: 0.25, memory: 0.125, fixed: 2e-6, source: t}\n"
     "  depthwise: {by: bytes, buckets: [{upto: 1e3, compute: 1, source: t},\n"
-    "                                   {compute: 0.125, fixed: 3e-6, source: t}]}\n"
+    "                                   {compute: 0.125, fixed: 3e-6, per_channel: 5e-7, "
+    "source: t}]}\n"
     "interval: {low: 0.5, high: 2, coverage: 0.8, source: t}\n";
 
 static void test_efficiency_table(void **state) {
@@ -507,7 +509,13 @@ static void test_efficiency_table(void **state) {
     assert_string_equal(d->bucket, "> 1e+03 bytes");
     assert_near(d->compute_s, 5184 / (1e9 * 0.125));
     assert_near(d->memory_s, 2592 / 1e9);
-    assert_near(d->time_s, 1e-6 + 3e-6 + 5184 / (1e9 * 0.125));
+    /* and its 8 channel groups (group = 8) pay 5e-7 s each. */
+    assert_near(d->channels, 8);
+    assert_near(d->channel_time_s, 8 * 5e-7);
+    assert_near(d->time_s, 1e-6 + 3e-6 + 8 * 5e-7 + 5184 / (1e9 * 0.125));
+    assert_near(d->upper_s, 1e-6 + 3e-6 + 8 * 5e-7 + 5184 / (1e9 * 0.125) + 2592 / 1e9);
+    assert_near(p->channels, 0); /* a dense conv has no channel term */
+    assert_near(p->channel_time_s, 0);
     /* fc: matmul has no entry: peak, no fixed cost, the dispatch overhead. */
     const fl_roofline_node *f = rnode(r, "fc");
     assert_string_equal(f->bucket, "");
@@ -743,6 +751,8 @@ static void test_tflite_names(void **state) {
     assert_string_equal(rnode(r, "cv")->op_class, "conv");
     assert_string_equal(rnode(r, "dc")->op_class, "depthwise");
     assert_string_equal(rnode(r, "dc")->unit, "vector");
+    /* its channel groups: the NHWC input's 16 channels (multiplier 1) */
+    assert_near(rnode(r, "dc")->channels, 16);
     assert_string_equal(rnode(r, "fc")->op_class, "matmul");
 
     ob_model *m = ob_new(13);
