@@ -185,12 +185,13 @@ typedef struct fl_cost {
 } fl_cost;
 
 struct fl_node {
-    uint32_t id;   /* index in g->nodes */
-    uint32_t born; /* g->birth when the node was added (the pass driver's count of pass runs) */
+    uint32_t id; /* index in g->nodes */
+    uint32_t n_ctrl_consumers;
     const char *name;
     const char *op; /* op type as in the file */
     const char *device;
     int kind;                       /* fl_op_kind; FL_OP_UNKNOWN when unregistered */
+    uint32_t snap_ix;               /* its index in the last snapshot taken (graph/snapshot.h) */
     const struct fl_op_desc *desc;  /* NULL when unregistered */
     const struct fl_function *func; /* op names a library function */
 
@@ -206,7 +207,9 @@ struct fl_node {
     fl_tensor *outputs;
 
     uint32_t flags; /* fl_node_flags */
-    uint32_t n_ctrl_consumers;
+    /* g->birth when the node was added (the pass driver's count of pass
+     * runs); beside flags, so that a walk reading both reads one line. */
+    uint32_t born;
     fl_cost cost;
     const void *src; /* the NodeDef it came from (protobuf-c message), or NULL */
 };

@@ -35,7 +35,6 @@ void fl__graph_snapshot_free(fl_graph_snapshot *s) {
     free(s->order);
     free(s->funcs);
     free(s->at);
-    free(s->slots);
     fl__graph_snapshot_init(s);
 }
 
@@ -70,31 +69,19 @@ static void write_back(void *dst, const void *src, size_t bytes) {
     }
 }
 
-static size_t slot_of(const fl_node *n, size_t n_slots) {
-    uint64_t x = (uint64_t)(uintptr_t)n;
-    x ^= x >> 29;
-    x *= 0xbf58476d1ce4e5b9ull;
-    x ^= x >> 32;
-    return (size_t)x & (n_slots - 1);
-}
-
-/* The per-node offsets and the address table, sized for n nodes (cleared).
- * Left out (n_slots 0: every node then compares as changed) when a pool
- * holds more than 2^32 - 1 elements. */
+/* The per-node offsets, sized for n nodes. Left out (indexed false: every
+ * node then compares as changed) when a pool holds more than 2^32 - 1
+ * elements. */
 static fl_status index_reserve(fl_graph_snapshot *s, size_t n, const size_t need[B_COUNT],
                                size_t max_bytes, size_t bytes, fl_diag *d) {
-    s->n_slots = 0;
+    s->indexed = false;
     for (int b = 0; b < B_COUNT; b++) {
         if (need[b] >= UINT32_MAX || n >= UINT32_MAX / 2) {
             return FL_OK;
         }
     }
-    size_t slots = 16;
-    while (slots < 2 * n + 2) {
-        slots *= 2;
-    }
     size_t cap_at = n <= s->cap_at ? s->cap_at : n + n / 2;
-    if (max_bytes && bytes + cap_at * sizeof(*s->at) + slots * sizeof(uint32_t) > max_bytes) {
+    if (max_bytes && bytes + cap_at * sizeof(*s->at) > max_bytes) {
         return fl__diag_oom(d);
     }
     if (cap_at != s->cap_at) {
@@ -105,13 +92,7 @@ static fl_status index_reserve(fl_graph_snapshot *s, size_t n, const size_t need
         s->at = np;
         s->cap_at = cap_at;
     }
-    void *ns = realloc(s->slots, slots * sizeof(uint32_t));
-    if (!ns) {
-        return fl__diag_oom(d);
-    }
-    s->slots = ns;
-    memset(s->slots, 0, slots * sizeof(uint32_t));
-    s->n_slots = slots;
+    s->indexed = true;
     return FL_OK;
 }
 
@@ -168,23 +149,19 @@ fl_status fl__graph_snapshot_take(fl_graph_snapshot *s, fl_graph *g, size_t max_
     if (st != FL_OK) {
         return st;
     }
-    s->bytes = bytes + s->cap_at * sizeof(*s->at) + s->n_slots * sizeof(uint32_t);
+    s->bytes = bytes + s->cap_at * sizeof(*s->at);
 
     s->head = *g;
     s->n_nodes = g->n_nodes;
     size_t oi = 0, oc = 0, oo = 0, od = 0;
     for (size_t i = 0; i < g->n_nodes; i++) {
-        const fl_node *n = g->nodes[i];
-        s->node_ptrs[i] = g->nodes[i];
-        s->nodes[i] = *n;
-        if (s->n_slots) {
+        fl_node *n = g->nodes[i];
+        s->node_ptrs[i] = n;
+        if (s->indexed) {
+            n->snap_ix = (uint32_t)i;
             s->at[i] = (struct fl_snapshot_at){(uint32_t)oi, (uint32_t)oo, (uint32_t)od};
-            size_t h = slot_of(n, s->n_slots);
-            while (s->slots[h]) {
-                h = (h + 1) & (s->n_slots - 1);
-            }
-            s->slots[h] = (uint32_t)i + 1;
         }
+        s->nodes[i] = *n;
         if (n->n_inputs > 0) {
             memcpy(s->inputs + oi, n->inputs, (size_t)n->n_inputs * sizeof(fl_input));
             oi += (size_t)n->n_inputs;
@@ -266,18 +243,11 @@ void fl__graph_snapshot_restore(const fl_graph_snapshot *s, fl_graph *g) {
 
 /* The index of n in s, or -1. */
 static long find(const fl_graph_snapshot *s, const fl_node *n) {
-    if (!s->taken || !s->n_slots) {
+    if (!s->taken || !s->indexed) {
         return -1;
     }
-    size_t h = slot_of(n, s->n_slots);
-    while (s->slots[h]) {
-        uint32_t i = s->slots[h] - 1;
-        if (s->node_ptrs[i] == n) {
-            return (long)i;
-        }
-        h = (h + 1) & (s->n_slots - 1);
-    }
-    return -1;
+    uint32_t i = n->snap_ix; /* a node added since, or an index another take set: not n's here */
+    return i < s->n_nodes && s->node_ptrs[i] == n ? (long)i : -1;
 }
 
 bool fl__value_same(const fl_value *a, const fl_value *b) {

@@ -54,13 +54,15 @@ typedef struct fl_graph_snapshot {
     fl_function *funcs;
     size_t cap[9]; /* capacities of the buffers above, in elements */
     size_t bytes;  /* bytes the buffers hold */
-    /* Per saved node: where its arrays start in the pools; and a table from
-     * node address to its index (open addressing, slots hold index + 1). */
+    /* Per saved node: where its arrays start in the pools (absent, indexed
+     * false, when a pool holds 2^32 - 1 elements or more: every node then
+     * compares as changed). A node's index is its fl_node.snap_ix, valid
+     * while node_ptrs[snap_ix] is that node. */
     struct fl_snapshot_at {
         uint32_t inputs, outputs, dims;
     } * at;
-    uint32_t *slots;
-    size_t n_slots, cap_at; /* n_slots: a power of two, 0 while absent */
+    size_t cap_at;
+    bool indexed;
 } fl_graph_snapshot;
 
 /* An empty snapshot (holds no memory). */
@@ -69,7 +71,8 @@ void fl__graph_snapshot_init(fl_graph_snapshot *s);
 /* Saves g's state into s (replacing what s held). With max_bytes > 0 the
  * copy may not need more than that many bytes of buffers: larger, it fails
  * with FL_ENOMEM (d failed) and s holds no snapshot; likewise when malloc
- * fails. Clears g->attr_tail (see above); nothing else of g is written. */
+ * fails. Clears g->attr_tail (see above) and sets every node's snap_ix
+ * (which the saved node structs hold too); nothing else of g is written. */
 fl_status fl__graph_snapshot_take(fl_graph_snapshot *s, fl_graph *g, size_t max_bytes, fl_diag *d);
 
 /* Puts g back into the state s saved (s must have been taken of g). s stays

@@ -88,7 +88,7 @@ fl_status fl__infer_refresh(fl_ctx *c, const fl_options *opt, const fl_graph_sna
                             uint8_t **redone) {
     fl_graph *g = c->g;
     *redone = NULL;
-    if (!before || !before->taken || !before->n_slots || needs_whole(g, opt)) {
+    if (!before || !before->taken || !before->indexed || needs_whole(g, opt)) {
         return FL_OK;
     }
     size_t n = g->n_nodes;
