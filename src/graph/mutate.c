@@ -302,8 +302,15 @@ size_t fl__edge_index_replace_ctrl_uses(fl_edge_index *x, const fl_node *from, f
     return changed;
 }
 
+static _Thread_local uint64_t removals;
+
 void fl__graph_remove_node(fl_node *n) {
+    removals += !(n->flags & FL_NODE_REMOVED);
     n->flags |= FL_NODE_REMOVED;
+}
+
+uint64_t fl__graph_removals(void) {
+    return removals;
 }
 
 /* ------------------------------------------------------------------------- */

@@ -92,8 +92,16 @@ size_t fl__edge_index_replace_ctrl_uses(fl_edge_index *x, const fl_node *from, f
                                         fl_diag *d);
 
 /* Marks n removed (FL_NODE_REMOVED). Its uses must be redirected before the
- * next compaction, or compaction fails naming it. */
+ * next compaction, or compaction fails naming it. Every removal goes through
+ * here (no code sets the flag itself): see fl__graph_removals. */
 void fl__graph_remove_node(fl_node *n);
+
+/* How many nodes fl__graph_remove_node has marked removed in this thread
+ * (a node marked already is not counted again). The pass driver compares it
+ * before and after a pass: a pass that removed nothing and left the node
+ * count as it was added and removed no node, and the walk that counts them
+ * is not needed. */
+uint64_t fl__graph_removals(void);
 
 /* Drops removed nodes and restores the invariants of graph.h. Fails with
  * FL_EINTERNAL (naming the nodes) if a live node still reads a removed one. */

@@ -533,6 +533,8 @@ static fl_status run_pass(fl_ctx *c, const fl_options *opt, const fl_pipeline_co
     fl_status st;
     g->birth = ++ps->stamp;
     fl_node **order0 = g->order; /* arena memory: stays valid after the pass */
+    size_t n0 = g->n_nodes;
+    uint64_t removals0 = fl__graph_removals();
     fl_pass_ctx pc = {c, &cfg->opt, led, pass_names[p], 0, 0, 0};
     st = pass_fns[p](&pc);
     if (st == FL_OK && test_hook) {
@@ -542,7 +544,18 @@ static fl_status run_pass(fl_ctx *c, const fl_options *opt, const fl_pipeline_co
     if (st != FL_OK) {
         return st;
     }
-    count_added_removed(g, ps->stamp, &ps->live, &rec->nodes_removed, &rec->nodes_added);
+    /* No removal and the same node count: nothing added or removed (a node
+     * added and compacted away implies a removal). `verify` counts anyway
+     * and checks that. */
+    bool quiet = g->n_nodes == n0 && fl__graph_removals() == removals0;
+    if (!quiet || cfg->verify) {
+        count_added_removed(g, ps->stamp, &ps->live, &rec->nodes_removed, &rec->nodes_added);
+        if (quiet && (rec->nodes_removed || rec->nodes_added)) {
+            return fl__diag_fail(c->d, FL_EINTERNAL,
+                                 "internal error: the pass removed or added nodes without "
+                                 "fl__graph_remove_node");
+        }
+    }
     rec->nodes_rewritten = pc.rewritten;
     /* A pass that fired no rule left the graph as it was: its shapes and
      * costs still hold (the common case in iteration 2). */

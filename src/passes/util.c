@@ -398,7 +398,7 @@ fl_status fl__remove_dead(fl_pass_ctx *pc, const bool *snap, size_t n_snap, cons
         fl_node *m = g->nodes[i];
         if (i < n_snap && snap[i] && !uses[i] && !(m->flags & FL_NODE_REMOVED) &&
             !fl__preserved(m) && side_effect_free(m)) {
-            m->flags |= FL_NODE_REMOVED;
+            fl__graph_remove_node(m);
             stack[sp++] = m;
         }
     }
@@ -409,7 +409,7 @@ fl_status fl__remove_dead(fl_pass_ctx *pc, const bool *snap, size_t n_snap, cons
             fl_node *p = k < m->n_inputs ? m->inputs[k].node : m->ctrl[k - m->n_inputs];
             if (--uses[p->id] == 0 && !(p->flags & FL_NODE_REMOVED) && !fl__preserved(p) &&
                 side_effect_free(p)) {
-                p->flags |= FL_NODE_REMOVED;
+                fl__graph_remove_node(p);
                 stack[sp++] = p;
             }
         }
