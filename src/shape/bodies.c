@@ -460,7 +460,7 @@ static fl_status build_models(fl_ctx *c, const fl_onnx_values *vals, fl_node *n,
  * _body_key), keeps what they give on n (see the header) and infers n
  * again from it; *changed when n's outputs changed. */
 static fl_status cost_bodies(fl_ctx *c, const fl_options *opt, const fl_onnx_values *vals,
-                             outer_syms *os, fl_node *n, bool *changed) {
+                             outer_syms *os, fl_node *n, bool *changed, bool *analysed) {
     body_totals b[MAX_BODIES];
     memset(b, 0, sizeof b);
     body_models m;
@@ -469,6 +469,7 @@ static fl_status cost_bodies(fl_ctx *c, const fl_options *opt, const fl_onnx_val
     bool seen = key && key->kind == FL_ATTR_I && (uint64_t)key->v.i == m.key &&
                 fl__node_attr(n, "_body_cost");
     if (st == FL_OK && !seen) {
+        *analysed = true;
         for (size_t i = 0; i < m.nb && st == FL_OK; i++) {
             if (!b[i].why[0]) {
                 st = analyse(c, opt, os, m.buf[i], m.len[i], &m.dims[i], &b[i]);
@@ -525,21 +526,13 @@ static bool is_flow(const fl_graph *g, const fl_node *n) {
            (n->kind == FL_OP_ONNX_SCAN && g->producer >= 9);
 }
 
-fl_status fl__infer_onnx_bodies(fl_ctx *c, const fl_options *opt, int round, bool *again) {
-    *again = false;
-    if (!c->g->onnx.is_onnx) {
-        return FL_OK;
-    }
-    if (depth >= MAX_DEPTH) {
-        fl__diag_warn(c->d, "control-flow bodies nested deeper than %d levels are not counted",
-                      MAX_DEPTH);
-        return FL_OK;
-    }
-    depth++;
+/* Analyses (when what they see changed) the bodies of every control-flow
+ * node of c->g, in order; *changed when a node's outputs changed. In
+ * `redo` (may be NULL), marks each node whose bodies were analysed again. */
+static fl_status all_bodies(fl_ctx *c, const fl_options *opt, uint8_t *redo, bool *changed) {
     fl_status st = FL_OK;
     fl_onnx_values *vals = NULL;
     outer_syms os = {NULL, 0, 0, c->a, false, false};
-    bool changed = false;
     for (size_t i = 0; i < c->g->n_nodes && st == FL_OK; i++) {
         fl_node *n = c->g->order ? c->g->order[i] : c->g->nodes[i];
         if (!is_flow(c->g, n)) {
@@ -560,9 +553,42 @@ fl_status fl__infer_onnx_bodies(fl_ctx *c, const fl_options *opt, int round, boo
                 break;
             }
         }
-        st = cost_bodies(c, opt, vals, &os, n, &changed);
+        bool analysed = false;
+        st = cost_bodies(c, opt, vals, &os, n, changed, &analysed);
+        if (redo && analysed) {
+            redo[n->id] = 1;
+        }
     }
     fl__onnx_values_free(vals);
+    return st;
+}
+
+fl_status fl__refresh_onnx_bodies(fl_ctx *c, const fl_options *opt, uint8_t *redo, bool *whole) {
+    *whole = false;
+    if (!c->g->onnx.is_onnx || depth >= MAX_DEPTH) {
+        return FL_OK;
+    }
+    depth++;
+    bool changed = false;
+    fl_status st = all_bodies(c, opt, redo, &changed);
+    depth--;
+    *whole = changed;
+    return st;
+}
+
+fl_status fl__infer_onnx_bodies(fl_ctx *c, const fl_options *opt, int round, bool *again) {
+    *again = false;
+    if (!c->g->onnx.is_onnx) {
+        return FL_OK;
+    }
+    if (depth >= MAX_DEPTH) {
+        fl__diag_warn(c->d, "control-flow bodies nested deeper than %d levels are not counted",
+                      MAX_DEPTH);
+        return FL_OK;
+    }
+    depth++;
+    bool changed = false;
+    fl_status st = all_bodies(c, opt, NULL, &changed);
     depth--;
     /* Rounds: MAX_ROUNDS for the model's graph, 2 for bodies one or two
      * levels in, none deeper, so nested bodies cost at most 16 analyses

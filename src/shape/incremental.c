@@ -16,6 +16,9 @@
  * symbol bindings (the equation discovery walks), or a changed placeholder
  * (bindings). When re-inference finds two symbols equal, the caller also
  * runs the whole inference, which repeats with the alias at the inputs.
+ * The bodies of ONNX If/Loop/Scan nodes are analysed again when what they
+ * see changed (fl__refresh_onnx_bodies); when that changes a node's outputs
+ * the whole inference runs (it infers the graph again from them).
  */
 #include "graph/mutate.h"
 #include "graph/snapshot.h"
@@ -106,6 +109,10 @@ fl_status fl__infer_refresh(fl_ctx *c, const fl_options *opt, const fl_graph_sna
     bool whole = false;
     if (st == FL_OK) {
         st = propagate(c, before, redo, differs, &whole);
+    }
+    if (st == FL_OK && !whole) {
+        /* ONNX bodies see the outer graph as it is now (bodies.c). */
+        st = fl__refresh_onnx_bodies(c, opt, redo, &whole);
     }
     if (st != FL_OK || whole || fl__sym_n_merges(c->st) != merges) {
         free(redo);

@@ -53,6 +53,14 @@ fl_status fl__infer_refresh(fl_ctx *c, const fl_options *opt, const fl_graph_sna
  * outputs changed: the graph is to be inferred again). */
 fl_status fl__infer_onnx_bodies(fl_ctx *c, const fl_options *opt, int round, bool *again);
 
+/* After an incremental re-inference (fl__infer_refresh): analyses again
+ * the bodies of the ONNX If/Loop/Scan nodes whose bodies see something
+ * different now (their inputs' or the outer values' types: the body
+ * models' key), re-infers those nodes from what the bodies give and marks
+ * them in `redo` (by node id) to be costed again; *whole when a node's
+ * outputs changed (the whole inference must then run). */
+fl_status fl__refresh_onnx_bodies(fl_ctx *c, const fl_options *opt, uint8_t *redo, bool *whole);
+
 /* The symbol name of dim `axis` of placeholder `name`: "name.axis". */
 char *fl__infer_symbol_name(fl_arena *a, const char *name, int axis);
 
