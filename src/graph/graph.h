@@ -167,6 +167,10 @@ enum fl_node_flags {
     /* Runs attr _repeat times per inference (a TFLite WHILE body with a
      * known trip count): the cost model multiplies its counts. */
     FL_NODE_REPEATED = 1u << 8,
+    /* ONNX: produces a declared graph output (which other nodes may read
+     * too); the pass driver preserves it. (Bits 8-9 of graph/mutate.h are the
+     * passes' marks.) */
+    FL_NODE_GRAPH_OUTPUT = 1u << 10,
 };
 
 /* Per-node cost, filled by the cost model (src/cost). */

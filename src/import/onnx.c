@@ -1095,13 +1095,15 @@ static fl_status import_graph(imp *im, const Onnx__ModelProto *m) {
     }
     for (size_t i = 0; i < gp->n_output && st == FL_OK; i++) {
         const char *v = gp->output[i]->name;
-        if (!v || !vmap_find(&im->values, v)) {
+        vslot *out = v ? vmap_find(&im->values, v) : NULL;
+        if (!out) {
             st = fl__diag_fail(d, FL_EINVAL,
                                "graph output '%s' is not produced by any node (field: "
                                "graph.output)",
                                v ? v : "");
         } else {
             im->g->onnx.outputs[im->g->onnx.n_outputs++] = v; /* lives in the arena */
+            out->node->flags |= FL_NODE_GRAPH_OUTPUT;
         }
     }
     return st;

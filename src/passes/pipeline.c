@@ -5,7 +5,8 @@
  * Order (MetaOptimizer's default, grappler/optimizers/meta_optimizer.cc): pruning, cse, constfold,
  * shape, arithmetic, remap, dependency; the whole list runs cfg->opt.iterations times (default 2).
  * Before the first pass the graph outputs are marked FL_NODE_PRESERVE: the
- * nodes named by cfg->outputs, or else every node nothing consumes. Feeds
+ * nodes named by cfg->outputs, or else every node nothing consumes and every
+ * producer of an ONNX model's declared output (which other nodes may read). Feeds
  * (Placeholders) are preserved too, as Grappler preserves feed nodes, so that
  * the user's input and symbol bindings still apply after every pass.
  *
@@ -204,7 +205,7 @@ static fl_status mark_outputs(fl_ctx *c, const fl_pipeline_config *cfg, out_snap
             for (int k = 0; k < m->n_outputs && !consumed; k++) {
                 consumed = m->outputs[k].n_consumers > 0;
             }
-            if (!consumed) {
+            if (!consumed || (m->flags & FL_NODE_GRAPH_OUTPUT)) {
                 m->flags |= FL_NODE_PRESERVE;
             }
         }

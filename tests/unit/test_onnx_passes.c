@@ -502,6 +502,74 @@ static void test_fused_matmul_output_scale(void **state) {
     ob_free(m);
 }
 
+/* A Transpose with other readers (ONNX Runtime's MatmulTransposeFusion
+ * folds it all the same and keeps it for them): k [2,4,3] -> kt =
+ * Transpose(k, [0,2,1]) [2,3,4], read by MatMul(q [2,5,3], kt) and by Relu.
+ * The MatMul becomes FusedMatMul(q, k) transB 1; kt stays for the Relu.
+ * MACs 2*5*4*3 = 120 before and after. FLOPs: MatMul 240 + Relu 24 = 264
+ * both (FusedMatMul with alpha 1 counts as the MatMul). */
+static void test_fused_matmul_shared_transpose(void **state) {
+    (void)state;
+    ob_model *m = ob_new(13);
+    ob_input(m, "q", OB_FLOAT, 3, (int64_t[]){2, 5, 3}, NULL);
+    ob_input(m, "k", OB_FLOAT, 3, (int64_t[]){2, 4, 3}, NULL);
+    Onnx__NodeProto *t = ob_node(m, "Transpose", "kt", "k", "ktv");
+    ob_attr_ints(m, t, "perm", 3, (int64_t[]){0, 2, 1});
+    ob_node(m, "MatMul", "mm", "q,ktv", "y");
+    ob_node(m, "Relu", "relu", "ktv", "z");
+    ob_output(m, "y");
+    ob_output(m, "z");
+    run *r = run_model(m, 0);
+    assert_string_equal(dump_ops(r), "kt=Transpose(k); mm=FusedMatMul(q,k); relu=Relu(kt)");
+    assert_true(fired(r, "matmul_transpose_fusion", "mm"));
+    fl_node *f = need(r, "mm");
+    assert_int_equal(fl__node_attr(f, "transA")->v.i, 0);
+    assert_int_equal(fl__node_attr(f, "transB")->v.i, 1);
+    assert_int_equal(fl__node_attr(f, "transBatchB")->v.i, 0);
+    assert_int_equal(known(f->outputs[0].shape.dims[1]), 5);
+    assert_int_equal(known(f->outputs[0].shape.dims[2]), 4);
+    assert_int_equal(known(r->before.macs), 120);
+    assert_int_equal(known(r->after.macs), 120);
+    assert_int_equal(known(r->before.flops), 264);
+    assert_int_equal(known(r->after.flops), 264);
+    run_free(r);
+    ob_free(m);
+}
+
+/* The same Transpose read by two MatMuls only: each folds it, and the last
+ * one drops it (no reader left). a = MatMul(q, kt) [2,5,4], b =
+ * MatMul(p [2,1,3], kt) [2,1,4]: MACs 120 + 24 = 144 before and after. A
+ * Transpose that is a graph output is never folded (ONNX Runtime skips it
+ * too): with kt also a declared output, read by both MatMuls, the pass
+ * driver preserves it and both MatMuls stay (it used to be dropped, the
+ * declared output lost). */
+static void test_fused_matmul_transpose_two_matmuls(void **state) {
+    (void)state;
+    for (int as_output = 0; as_output < 2; as_output++) {
+        ob_model *m = ob_new(13);
+        ob_input(m, "q", OB_FLOAT, 3, (int64_t[]){2, 5, 3}, NULL);
+        ob_input(m, "p", OB_FLOAT, 3, (int64_t[]){2, 1, 3}, NULL);
+        ob_input(m, "k", OB_FLOAT, 3, (int64_t[]){2, 4, 3}, NULL);
+        Onnx__NodeProto *t = ob_node(m, "Transpose", "kt", "k", "ktv");
+        ob_attr_ints(m, t, "perm", 3, (int64_t[]){0, 2, 1});
+        ob_node(m, "MatMul", "ma", "q,ktv", "a");
+        ob_node(m, "MatMul", "mb", "p,ktv", "b");
+        ob_output(m, "a");
+        ob_output(m, "b");
+        if (as_output) {
+            ob_output(m, "ktv");
+        }
+        run *r = run_model(m, 0);
+        assert_string_equal(dump_ops(r), as_output
+                                             ? "kt=Transpose(k); ma=MatMul(q,kt); mb=MatMul(p,kt)"
+                                             : "mb=FusedMatMul(p,k); ma=FusedMatMul(q,k)");
+        assert_int_equal(known(r->before.macs), 144);
+        assert_int_equal(known(r->after.macs), 144);
+        run_free(r);
+        ob_free(m);
+    }
+}
+
 /* gamma [1, 8] is a valid LayerNormalization scale (it broadcasts over the
  * normalised axis) but not SkipLayerNormalization's 1-D gamma: no fusion. */
 static void test_skip_layer_norm_2d_gamma(void **state) {
@@ -962,6 +1030,8 @@ int main(void) {
         cmocka_unit_test(test_matmul_3d_symbolic_kept),
         cmocka_unit_test(test_fused_matmul_transpose_scale),
         cmocka_unit_test(test_fused_matmul_output_scale),
+        cmocka_unit_test(test_fused_matmul_shared_transpose),
+        cmocka_unit_test(test_fused_matmul_transpose_two_matmuls),
         cmocka_unit_test(test_skip_layer_norm),
         cmocka_unit_test(test_skip_layer_norm_2d_gamma),
         cmocka_unit_test(test_bias_gelu),

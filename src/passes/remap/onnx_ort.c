@@ -28,8 +28,11 @@
  *    transBatchB and alpha (the product of the scales, in float), named
  *    after the root. Conditions: the operands float, double or half; every
  *    folded node read only inside the pattern, not a graph output, no
- *    control edges. ONNX Runtime also folds a Transpose that has other
- *    readers (keeping it for them); that saves no operator and is not done.
+ *    control edges - except a Transpose that is the MatMul's operand itself
+ *    (not behind a scale): read by other nodes too, it is folded all the
+ *    same and kept for them, as ONNX Runtime does; the last MatMul to fold
+ *    it (no live reader left) drops it. A Transpose that is a graph output
+ *    or has control edges is never folded.
  *  skip_layer_norm_fusion (SkipLayerNormFusion):
  *    LayerNormalization(Add(a, b), gamma[, beta]) normalising the last axis
  *    (axis -1 or rank-1), a and b 3-D of one shape (dims 1 and 2 known,
@@ -140,10 +143,58 @@ typedef struct mm_fold {
     fl_input in[2];
     int64_t t[2], tb[2];
     float alpha;
-    bool transposed, scaled;
+    bool transposed, scaled, kept; /* kept: a folded Transpose stays for other readers */
     fl_node *drop[16];
     int n_drop;
 } mm_fold;
+
+/* Whether a live node other than mm reads t (the edge index lists a
+ * superset of t's readers, including nodes this pass added). */
+static bool read_elsewhere(const rctx *r, const fl_node *t, const fl_node *mm) {
+    if (t->id >= r->edges.cap_head) {
+        return true;
+    }
+    for (uint32_t e = r->edges.head[t->id]; e; e = r->edges.e[e - 1].next) {
+        const fl_node *q = r->edges.e[e - 1].reader;
+        if (q == mm || fl__rm_is_removed(q)) {
+            continue;
+        }
+        for (int i = 0; i < q->n_inputs; i++) {
+            if (q->inputs[i].node == t) {
+                return true;
+            }
+        }
+        for (int i = 0; i < q->n_ctrl; i++) {
+            if (q->ctrl[i] == t) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+/* A Transpose directly under mm that other nodes read too (ONNX Runtime
+ * folds it and keeps it for them): folded into f's operand k, dropped when
+ * no live reader is left. */
+static bool fold_shared_transpose(const rctx *r, const fl_node *mm, mm_fold *f, int k) {
+    fl_node *p = f->in[k].node;
+    int64_t t, tb;
+    if (f->in[k].port != 0 || p->kind != FL_OP_ONNX_TRANSPOSE || p->n_inputs != 1 || f->t[k] ||
+        f->tb[k] || fl__rm_is_removed(p) || fl__rm_has_ctrl(r, p) || fl__preserved(p) ||
+        p->id >= r->n0 || !perm_flags(p, fl_node_in(mm, 1 - k)->shape.rank, &t, &tb)) {
+        return false;
+    }
+    f->t[k] = t;
+    f->tb[k] = tb;
+    f->transposed = true;
+    f->in[k] = p->inputs[0];
+    if (!read_elsewhere(r, p, mm)) {
+        f->drop[f->n_drop++] = p;
+    } else {
+        f->kept = true;
+    }
+    return true;
+}
 
 /* Folds the Transposes and scales feeding operand k of mm into f. */
 static void fold_operand(const rctx *r, const fl_node *mm, mm_fold *f, int k) {
@@ -153,7 +204,13 @@ static void fold_operand(const rctx *r, const fl_node *mm, mm_fold *f, int k) {
         int xi;
         float s;
         int64_t t, tb;
-        if (f->in[k].port != 0 || !fl__rm_removable(r, p, &user, 1)) {
+        if (f->in[k].port != 0) {
+            return;
+        }
+        if (!fl__rm_removable(r, p, &user, 1)) {
+            if (user == mm) {
+                fold_shared_transpose(r, mm, f, k);
+            }
             return;
         }
         if (p->kind == FL_OP_ONNX_TRANSPOSE && p->n_inputs == 1 && !f->t[k] && !f->tb[k] &&
@@ -226,7 +283,8 @@ bool fl__rm_onnx_fused_matmul(rctx *r, fl_node *root) {
     }
     if (f.transposed) {
         fl__ledger_note(r->pc, "matmul_transpose_fusion", root,
-                        "Transpose folded into %s -> com.microsoft.FusedMatMul", mm->op);
+                        "Transpose folded into %s -> com.microsoft.FusedMatMul%s", mm->op,
+                        f.kept ? " (the Transpose kept for its other readers)" : "");
     }
     if (f.scaled) {
         fl__ledger_note(
