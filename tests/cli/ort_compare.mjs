@@ -4,7 +4,8 @@
 // to the output's largest magnitude.
 // Usage: node ort_compare.mjs ORT_DIR A.onnx B.onnx INPUTS_JSON [RTOL]
 //   ORT_DIR      a directory with node_modules/onnxruntime-node
-//   INPUTS_JSON  [{"name": "input", "dtype": "float", "shape": [1,3,224,224]}, ...]
+//   INPUTS_JSON  [{"name": "input", "dtype": "float", "shape": [1,3,224,224]}, ...];
+//                an entry may give its "values" (row-major) instead of random ones
 // Prints one line per output; exit 0 when all match, 1 when not, 2 on error.
 import { createRequire } from "module";
 import path from "path";
@@ -23,6 +24,11 @@ function rand() { // xorshift32 in [-1, 1)
 
 function makeInput(spec) {
   const n = spec.shape.reduce((x, y) => x * y, 1);
+  if (spec.values) {
+    if (spec.values.length !== n) throw new Error(`input ${spec.name}: ${spec.values.length} values for ${n} elements`);
+    if (spec.dtype === "int64") return new ort.Tensor("int64", BigInt64Array.from(spec.values, BigInt), spec.shape);
+    return new ort.Tensor("float32", Float32Array.from(spec.values), spec.shape);
+  }
   if (spec.dtype === "float") {
     const d = new Float32Array(n);
     for (let i = 0; i < n; i++) d[i] = rand();
