@@ -10,6 +10,7 @@
 // line per traced node of every left-out model (model, name, op, class,
 // bucket, bound, predicted and traced kernel seconds), to look at the worst.
 // --fit-runs N: time `foldline fit` on all traces N times (default 5; 0: not).
+// --by-op CLASS: per op type of that class, the median and mean |error| too.
 //
 // PLAN.json: {"foldline", "base": "calibrated profile file", "work": "dir",
 //   "threads": 1, "models": [{"name", "model": "runnable .onnx",
@@ -117,7 +118,8 @@ function kernels(trace) {
   return new Map([...k].map(([n, d]) => [n, Math.max(quantile(d, kq), 0.5e-6)]));
 }
 
-const rows = [], nodeErr = new Map(), nodeTime = new Map();
+const rows = [], nodeErr = new Map(), nodeTime = new Map(), byOp = new Map();
+const byOpClass = opt('--by-op');
 for (const m of plan.models) {
   const others = plan.models.filter((o) => o !== m);
   const out = `${plan.work}/lomo-${m.name}.yaml`;
@@ -134,6 +136,11 @@ for (const m of plan.models) {
     if (!nodeErr.has(n.class)) { nodeErr.set(n.class, []); nodeTime.set(n.class, 0); }
     nodeErr.get(n.class).push(Math.abs(p - t) / t);
     nodeTime.set(n.class, nodeTime.get(n.class) + t);
+    if (n.class === byOpClass) {
+      if (!byOp.has(n.op)) byOp.set(n.op, { err: [], t: 0 });
+      byOp.get(n.op).err.push(Math.abs(p - t) / t);
+      byOp.get(n.op).t += t;
+    }
     if (nodesOut) {
       nodeRows.push(JSON.stringify({ model: m.name, name: n.name, op: n.op, class: n.class,
         bucket: n.bucket, bound: n.bound, level: n.level, flops: n.flops, bytes: n.bytes, channels: n.channels ?? 0,
@@ -171,6 +178,13 @@ for (const [c, t] of classes) {
     `median |error| ${lpad(f2(100 * median(nodeErr.get(c))), 7)}%  ` +
     `(25-75 % ${f2(100 * quantile(nodeErr.get(c), 0.25))}-${f2(100 * quantile(nodeErr.get(c), 0.75))}%, ` +
     `mean ${f2(100 * nodeErr.get(c).reduce((s, v) => s + v, 0) / nodeErr.get(c).length)}%)`);
+}
+if (byOpClass) {
+  console.log(`\n${byOpClass} by op type (unseen models, by traced time):`);
+  for (const [op, v] of [...byOp].sort((a, b) => b[1].t - a[1].t)) {
+    console.log(`  ${pad(op, 20)} ${lpad(v.err.length, 6)} ops  ${lpad(f2(v.t * 1e3), 10)} ms traced  ` +
+      `median |error| ${lpad(f2(100 * median(v.err)), 7)}%  mean ${f2(100 * v.err.reduce((s, e) => s + e, 0) / v.err.length)}%`);
+  }
 }
 if (nodesOut) writeFileSync(nodesOut, nodeRows.join('\n') + '\n');
 const times = [];
