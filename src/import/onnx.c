@@ -1216,6 +1216,13 @@ int fl__import_sniff_onnx(const uint8_t *buf, size_t len) {
         if ((field == 7 || field == 8) && wt == 2) {
             return 1;
         }
+        if (field == 1 && wt != 0) {
+            /* ModelProto's field 1 (ir_version) is a varint; a GraphDef's
+             * is its nodes, length-delimited. The ONNX reader refuses such
+             * bytes (the wire type does not match the field's type), and
+             * the walk would otherwise read every node of a GraphDef. */
+            return 0;
+        }
         switch (wt) {
         case 0:
             if (!rd_varint(buf, len, &pos, &v)) {

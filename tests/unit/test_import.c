@@ -240,6 +240,38 @@ static void test_not_protobuf(void **state) {
     fl_report_free(r);
 }
 
+/* Format detection: a top-level field 7 or 8 (length-delimited) makes bytes
+ * ONNX, unless a field 1 that is not a varint came first (a GraphDef's
+ * nodes; ModelProto's field 1 is ir_version, a varint). */
+static void test_format_sniff(void **state) {
+    (void)state;
+    const uint8_t onnx_like[] = {0x08, 0x08, 0x3a, 0x00}; /* ir_version 8, graph {} */
+    assert_int_equal(fl_detect_format(onnx_like, sizeof onnx_like), FL_FORMAT_ONNX);
+    const uint8_t opset_first[] = {0x42, 0x00, 0x08, 0x08};
+    assert_int_equal(fl_detect_format(opset_first, sizeof opset_first), FL_FORMAT_ONNX);
+    const uint8_t nodes_first[] = {0x0a, 0x00, 0x3a, 0x00}; /* node {}, then a field 7 */
+    assert_int_equal(fl_detect_format(nodes_first, sizeof nodes_first), FL_FORMAT_GRAPHDEF);
+
+    /* A GraphDef with an unknown top-level field 7 after its nodes is read as
+     * a GraphDef (the unknown field is skipped), not refused as ONNX. */
+    tg_graph *g = tg_new();
+    tg_placeholder(g, "x", 1, 1, (int64_t[]){4});
+    relu_on(g, "a", "x");
+    size_t len;
+    uint8_t *buf = tg_pack(g, &len);
+    uint8_t *more = realloc(buf, len + 4);
+    assert_non_null(more);
+    memcpy(more + len, (const uint8_t[]){0x3a, 0x02, 0x08, 0x01}, 4);
+    assert_int_equal(fl_detect_format(more, len + 4), FL_FORMAT_GRAPHDEF);
+    fl_report *r = NULL;
+    fl_options o = opts();
+    assert_int_equal(fl_analyze(more, len + 4, &o, &r), FL_OK);
+    assert_int_equal(tg_find(r, "a")->flops.value, 4);
+    fl_report_free(r);
+    free(more);
+    tg_free(g);
+}
+
 static void test_empty_graph(void **state) {
     (void)state;
     fl_report *r = NULL;
@@ -364,6 +396,7 @@ int main(void) {
         cmocka_unit_test(test_typed_values_repeat_last),
         cmocka_unit_test(test_stripped_constant),
         cmocka_unit_test(test_not_protobuf),
+        cmocka_unit_test(test_format_sniff),
         cmocka_unit_test(test_empty_graph),
         cmocka_unit_test(test_node_limit),
         cmocka_unit_test(test_wrong_input_count),
