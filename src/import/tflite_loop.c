@@ -352,6 +352,51 @@ static fl_status mark(fl_graph *g, fl_diag *d, const fl_tfl_subgraph *s, int64_t
     return FL_OK;
 }
 
+/* The bodies of STABLEHLO_REDUCE / REDUCE_WINDOW: each such node gets attr
+ * _body_nodes (the names of its body subgraph's nodes; the op's cost hook
+ * counts the body once per application, src/ops/tflite/stablehlo.c), and
+ * the body's nodes _repeat 0 (not counted again on their own). A body that
+ * control flow also runs (reached) is left as it is. `done` (n_sg entries,
+ * reused scratch) marks the bodies zeroed. */
+static fl_status reduce_bodies(fl_graph *g, fl_diag *d, const fl_tfl_subgraph *sg, int n_sg,
+                               const bool *reached, bool *done) {
+    memset(done, 0, (size_t)n_sg * sizeof *done);
+    fl_status st = FL_OK;
+    for (size_t i = 0; i < g->n_nodes && st == FL_OK; i++) {
+        fl_node *n = g->nodes[i];
+        if (n->kind != FL_OP_TFL_STABLEHLO_REDUCE && n->kind != FL_OP_TFL_STABLEHLO_REDUCE_WINDOW) {
+            continue;
+        }
+        int bi = (int)int_attr(n, "body_subgraph_index", -1);
+        if (!valid_sg(bi, n_sg) || reached[bi] || sg[bi].end <= sg[bi].first) {
+            continue;
+        }
+        size_t cnt = sg[bi].end - sg[bi].first;
+        const char **names = fl__arena_calloc(g->arena, cnt, sizeof(char *));
+        fl_attr *attrs = fl__arena_calloc(g->arena, (size_t)n->n_attrs + 1, sizeof(fl_attr));
+        if (!names || !attrs) {
+            return fl__diag_oom(d);
+        }
+        for (size_t j = 0; j < cnt; j++) {
+            names[j] = g->nodes[sg[bi].first + j]->name;
+        }
+        if (n->n_attrs) {
+            memcpy(attrs, n->attrs, (size_t)n->n_attrs * sizeof(fl_attr));
+        }
+        attrs[n->n_attrs] = fl__attr_make_strs(g, "_body_nodes", cnt, names);
+        if (!attrs[n->n_attrs].name) {
+            return fl__diag_oom(d);
+        }
+        n->attrs = attrs;
+        n->n_attrs++;
+        if (!done[bi]) {
+            done[bi] = true;
+            st = mark(g, d, &sg[bi], 0);
+        }
+    }
+    return st;
+}
+
 fl_status fl__tfl_loops(fl_graph *g, fl_diag *d, const fl_tfl_subgraph *sg, int n_sg) {
     if (n_sg < 2) {
         return FL_OK;
@@ -385,6 +430,9 @@ fl_status fl__tfl_loops(fl_graph *g, fl_diag *d, const fl_tfl_subgraph *sg, int 
         if (reached[s] && count[s] != 1) {
             st = mark(g, d, &sg[s], count[s]);
         }
+    }
+    if (st == FL_OK) {
+        st = reduce_bodies(g, d, sg, n_sg, reached, queued);
     }
     fl__arena_scratch_free(a, count);
     fl__arena_scratch_free(a, reached);

@@ -41,6 +41,8 @@ enum {
     C_HLO_TRANSPOSE = 202,
     C_HLO_REDUCE = 174,
     C_HLO_REDUCE_WINDOW = 198,
+    C_HLO_MULTIPLY = 165,
+    C_HLO_MAXIMUM = 166,
     O_SVDF = 6,
     O_BIDI_LSTM = 69,
     O_BIDI_RNN = 70,
@@ -58,9 +60,9 @@ enum {
 
 static float zeros[64];
 
-static fl_report *run(const tb_subgraph *sg, int n_codes, const int *codes) {
+static fl_report *run_sgs(const tb_subgraph *sg, int n_sg, int n_codes, const int *codes) {
     tb w;
-    tb_model(&w, n_codes, codes, 1, sg);
+    tb_model(&w, n_codes, codes, n_sg, sg);
     fl_options o;
     fl_options_init(&o);
     o.per_node = true;
@@ -71,6 +73,10 @@ static fl_report *run(const tb_subgraph *sg, int n_codes, const int *codes) {
         fail_msg("analysis failed: %s", r && r->error ? r->error : fl_status_str(st));
     }
     return r;
+}
+
+static fl_report *run(const tb_subgraph *sg, int n_codes, const int *codes) {
+    return run_sgs(sg, 1, n_codes, codes);
 }
 
 static const fl_report_node *node(const fl_report *r, const char *name) {
@@ -430,6 +436,87 @@ static void test_stablehlo_reductions(void **state) {
     fl_report_free(r);
 }
 
+/* Reductions with their bodies (subgraphs 1 and 2), counted once per
+ * application and not on their own. Body 1, a sum of squares: sq =
+ * MULTIPLY(x, x), out = ADD(acc, sq): 2 FLOPs an application. Body 2,
+ * MAXIMUM(acc, x): 1 FLOP.
+ *  - REDUCE x [6,8] over {1} with body 1: 48 applications (each element
+ *    combined into its accumulator once), 96 FLOPs;
+ *  - REDUCE xs [xs.0,8] over {1} with body 1: 8*xs.0 applications,
+ *    16*xs.0 FLOPs;
+ *  - REDUCE_WINDOW x [6,8] (the earlier test's window {2,3}, strides
+ *    {2,2}, padding {{0,0},{1,0}}: [3,4]) with body 2: 12 positions x 6
+ *    window elements = 72 applications, 72 FLOPs.
+ * The body nodes count 0 (they ran once, 2 + 1 FLOPs, before). Totals:
+ * 96 + 72 + 16*xs.0 = 16*xs.0 + 168. */
+static void test_stablehlo_reduction_bodies(void **state) {
+    (void)state;
+    static const int64_t red[] = {1}, win[] = {2, 3}, str[] = {2, 2}, one[] = {1, 1},
+                         pad[] = {0, 0, 1, 0};
+    static const float init[] = {0};
+    const tb_tensor t[] = {
+        {"x", TB_FLOAT32, 2, {6, 8}},   {"init", TB_FLOAT32, 0, {0}, init, sizeof init},
+        {"rd", TB_FLOAT32, 1, {-1}},    {"rw", TB_FLOAT32, 2, {-1, -1}},
+        {"xs", TB_FLOAT32, 2, {-1, 8}}, {"rs", TB_FLOAT32, 1, {-1}},
+    };
+    /* codes: 0 REDUCE, 1 REDUCE_WINDOW, 2 MULTIPLY, 3 ADD, 4 MAXIMUM */
+    const int codes[] = {C_HLO_REDUCE, C_HLO_REDUCE_WINDOW, C_HLO_MULTIPLY, C_HLO_ADD,
+                         C_HLO_MAXIMUM};
+    const tb_op o[] = {
+        {0, 2, {0, 1}, 1, {2}, O2_REDUCE, 2, {{0, 1, NULL, red}, {1, 0, NULL, NULL}}, true},
+        {0, 2, {4, 1}, 1, {5}, O2_REDUCE, 2, {{0, 1, NULL, red}, {1, 0, NULL, NULL}}, true},
+        {1,
+         2,
+         {0, 1},
+         1,
+         {3},
+         O2_REDUCE_WINDOW,
+         6,
+         {{0, 2, NULL, win},
+          {0, 2, NULL, str},
+          {0, 2, NULL, one},
+          {0, 2, NULL, one},
+          {0, 4, NULL, pad},
+          {2, 0, NULL, NULL}},
+         true},
+    };
+    const tb_tensor bt[] = {
+        {"acc", TB_FLOAT32, 0, {0}},
+        {"e", TB_FLOAT32, 0, {0}},
+        {"sq", TB_FLOAT32, 0, {0}},
+        {"sum", TB_FLOAT32, 0, {0}},
+    };
+    const tb_op bo[] = {
+        {2, 2, {1, 1}, 1, {2}, 0, 0, {{0}}, false},
+        {3, 2, {0, 2}, 1, {3}, 0, 0, {{0}}, false},
+    };
+    const tb_tensor mt[] = {
+        {"acc", TB_FLOAT32, 0, {0}},
+        {"e", TB_FLOAT32, 0, {0}},
+        {"mx", TB_FLOAT32, 0, {0}},
+    };
+    const tb_op mo[] = {
+        {4, 2, {0, 1}, 1, {2}, 0, 0, {{0}}, false},
+    };
+    const tb_subgraph sg[] = {
+        {"main", 6, t, 2, {0, 4}, 3, {2, 3, 5}, 3, o},
+        {"sumsq", 4, bt, 2, {0, 1}, 1, {3}, 2, bo},
+        {"max", 3, mt, 2, {0, 1}, 1, {2}, 1, mo},
+    };
+    fl_report *r = run_sgs(sg, 3, 5, codes);
+    expect_shape(r, "rd", 0, "[6]");
+    assert_int_equal(node(r, "rd")->flops.value, 96);
+    assert_string_equal(node(r, "rs")->flops.text, "16*xs.0");
+    expect_shape(r, "rw", 0, "[3,4]");
+    assert_int_equal(node(r, "rw")->flops.value, 72);
+    assert_int_equal(node(r, "sumsq/sq")->flops.value, 0);
+    assert_int_equal(node(r, "sumsq/sum")->flops.value, 0);
+    assert_int_equal(node(r, "max/mx")->flops.value, 0);
+    assert_string_equal(r->totals.flops.text, "16*xs.0 + 168");
+    assert_int_equal(r->nodes_incomplete, 0);
+    fl_report_free(r);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_svdf),
@@ -439,6 +526,7 @@ int main(void) {
         cmocka_unit_test(test_stablehlo_elementwise),
         cmocka_unit_test(test_stablehlo_shapes),
         cmocka_unit_test(test_stablehlo_reductions),
+        cmocka_unit_test(test_stablehlo_reduction_bodies),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

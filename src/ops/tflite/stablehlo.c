@@ -24,8 +24,17 @@
  *    (d_i - 1) * base_dilation_i + 1 + low_i + high_i, W_i = (w_i - 1) *
  *    window_dilation_i + 1; FLOPs prod(window) * E(out) per output (as a
  *    pool).
- *   The reduction bodies are subgraphs of their own, imported beside
- *   subgraph 0 and counted once there, not per element.
+ *   The reduction body (body_subgraph_index, a subgraph of its own,
+ *   imported beside subgraph 0) is counted once per application and not on
+ *   its own (its nodes get _repeat 0, src/import/tflite_loop.c): REDUCE
+ *   applies it E(operand 0) times (each element of the operands combined
+ *   into the accumulators, which start at the init values: n elements, n
+ *   applications, whatever the order the implementation picks), REDUCE_WINDOW
+ *   E(out 0) * prod(window) times (one per window position, padding
+ *   included); the node's FLOPs, MACs and integer ops are the body's times
+ *   that. Without a body (no valid index): the rules above, one FLOP per
+ *   combined element. Bytes are the node's own operands and results only:
+ *   a body combines scalars the kernel keeps in registers.
  * The data-movement ops count 0 FLOPs (bytes are the cost model's). Options
  * that do not fit the operands' ranks (a permutation or index list of the
  * wrong length, a dim out of range, a stride < 1) give a warning naming the
@@ -382,25 +391,73 @@ fl_status fl__tfl_infer_hlo(fl_ctx *c, fl_node *n) {
     return fl__tfl_check_all(c, n, st);
 }
 
+/* One application of n's body (attr _body_nodes): the sum of its nodes'
+ * counts; false when n has no body or a body node is not found. */
+static _Thread_local int body_depth;
+
+static bool body_cost(fl_ctx *c, const fl_node *n, fl_cost *one) {
+    const fl_attr *b = fl__node_attr(n, "_body_nodes");
+    if (!b || b->kind != FL_ATTR_LIST || b->list_kind != FL_ATTR_S || body_depth >= 8) {
+        return false;
+    }
+    one->flops = one->macs = one->int_ops = fl_sym_const(0);
+    fl_arith k = {c, n, FL_OK};
+    body_depth++;
+    bool ok = true;
+    for (size_t i = 0; i < b->n && ok && k.st == FL_OK; i++) {
+        const fl_node *m = fl__graph_find(c->g, b->v.list.s[i].p);
+        fl_cost mc;
+        memset(&mc, 0, sizeof mc);
+        mc.flops = mc.macs = mc.int_ops = fl_sym_const(0);
+        ok = m != NULL;
+        if (ok && m->desc && m->desc->cost) {
+            ok = m->desc->cost(c, m, &mc) == FL_OK;
+        }
+        if (ok) {
+            one->flops = fl__ar_add(&k, one->flops, mc.flops);
+            one->macs = fl__ar_add(&k, one->macs, mc.macs);
+            one->int_ops = fl__ar_add(&k, one->int_ops, mc.int_ops);
+        }
+    }
+    body_depth--;
+    return ok && k.st == FL_OK;
+}
+
+/* REDUCE / REDUCE_WINDOW: the body once per application (the header's
+ * rule), else (no body) one FLOP per combined element. */
+static fl_status cost_reduction(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    fl_arith k = {c, n, FL_OK};
+    bool window = n->kind == FL_OP_TFL_STABLEHLO_REDUCE_WINDOW;
+    const int64_t *w = NULL;
+    size_t nw = 0;
+    if (window && fl__attr_get_ints(n, "window_dimensions", &w, &nw, c->d) != FL_OK) {
+        nw = 0;
+    }
+    fl_cost one;
+    if (n->n_outputs > 0 && body_cost(c, n, &one)) {
+        fl_sym apps =
+            window ? fl__ar_numel(&k, &n->outputs[0].shape) : fl__ar_numel(&k, in_shape(n, 0));
+        apps = fl__ar_mul(&k, apps, fl__ar_int_prod(&k, w, nw));
+        return fl__ar_put_int_cost(&k, out, fl__ar_mul(&k, apps, one.flops),
+                                   fl__ar_mul(&k, apps, one.macs),
+                                   fl__ar_mul(&k, apps, one.int_ops));
+    }
+    fl_sym f = fl_sym_const(0);
+    for (int p = 0; p < n->n_outputs; p++) {
+        fl_sym e =
+            window ? fl__ar_numel(&k, &n->outputs[p].shape) : fl__ar_numel(&k, in_shape(n, p));
+        for (size_t i = 0; i < nw; i++) {
+            e = fl__ar_scale(&k, e, w[i]);
+        }
+        f = fl__ar_add(&k, f, e);
+    }
+    return fl__ar_put_cost(&k, out, f, fl_sym_const(0));
+}
+
 fl_status fl__tfl_cost_hlo(fl_ctx *c, const fl_node *n, fl_cost *out) {
     fl_arith k = {c, n, FL_OK};
     if (n->kind == FL_OP_TFL_STABLEHLO_REDUCE || n->kind == FL_OP_TFL_STABLEHLO_REDUCE_WINDOW) {
-        bool window = n->kind == FL_OP_TFL_STABLEHLO_REDUCE_WINDOW;
-        const int64_t *w = NULL;
-        size_t nw = 0;
-        if (window && fl__attr_get_ints(n, "window_dimensions", &w, &nw, c->d) != FL_OK) {
-            nw = 0;
-        }
-        fl_sym f = fl_sym_const(0);
-        for (int p = 0; p < n->n_outputs; p++) {
-            fl_sym e =
-                window ? fl__ar_numel(&k, &n->outputs[p].shape) : fl__ar_numel(&k, in_shape(n, p));
-            for (size_t i = 0; i < nw; i++) {
-                e = fl__ar_scale(&k, e, w[i]);
-            }
-            f = fl__ar_add(&k, f, e);
-        }
-        return fl__ar_put_cost(&k, out, f, fl_sym_const(0));
+        return cost_reduction(c, n, out);
     }
     if (n->kind != FL_OP_TFL_STABLEHLO_DOT_GENERAL) {
         return fl__ar_put_cost(&k, out, fl_sym_const(0), fl_sym_const(0));
