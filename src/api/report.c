@@ -541,10 +541,7 @@ typedef struct fnv {
 } fnv;
 
 static void fnv_bytes(fnv *f, const void *p, size_t n) {
-    const unsigned char *b = p;
-    for (size_t i = 0; i < n; i++) {
-        f->h = (f->h ^ b[i]) * 1099511628211ull;
-    }
+    f->h = fl__hash_step(f->h, p, n);
 }
 
 /* A string with its terminator (NULL and "" differ). */
@@ -575,7 +572,7 @@ static void fnv_double(fnv *f, double v) {
  * each bucket's bound, factors, fixed cost and source), whether it is
  * calibrated, and the interval. */
 static const char *profile_hash(fl_arena *ra, const fl_profile *p) {
-    fnv f = {14695981039346656037ull};
+    fnv f = {FL_HASH_INIT};
     fnv_str(&f, p->name);
     fnv_str(&f, p->kind);
     fnv_str(&f, p->description);

@@ -4,6 +4,8 @@
  */
 #include "graph/graph.h"
 
+#include "util/hash.h"
+
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,22 +43,12 @@ static uint64_t hash_mix(uint64_t h) {
 }
 
 static uint64_t hash_str(const char *s) {
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-    for (; *s; s++) {
-        h ^= (unsigned char)*s;
-        h *= 1099511628211ull;
-    }
-    return hash_mix(h);
+    return hash_mix(fl__hash_str(s));
 }
 
 /* hash_str of the first len bytes of s. */
 static uint64_t hash_mem(const char *s, size_t len) {
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < len; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 1099511628211ull;
-    }
-    return hash_mix(h);
+    return hash_mix(fl__hash_mem(s, len));
 }
 
 fl_graph *fl__graph_new(fl_arena *a) {

@@ -30,6 +30,7 @@
 #include "import/import.h"
 #include "import/pbutil.h"
 #include "tensorflow/graph.pb-c.h"
+#include "util/hash.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,19 +87,11 @@ typedef struct inl {
     size_t inlined, skipped;
 } inl;
 
-static uint64_t hash_str(const char *s) {
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++) {
-        h = (h ^ (uint8_t)*s) * 1099511628211ull;
-    }
-    return h;
-}
-
 static bool name_used(const inl *x, const char *s) {
     if (!x->names_cap) {
         return false;
     }
-    for (size_t i = hash_str(s) & (x->names_cap - 1); x->names[i];
+    for (size_t i = fl__hash_str(s) & (x->names_cap - 1); x->names[i];
          i = (i + 1) & (x->names_cap - 1)) {
         if (strcmp(x->names[i], s) == 0) {
             return true;
@@ -116,7 +109,7 @@ static fl_status name_add(inl *x, const char *s) {
         }
         for (size_t i = 0; i < x->names_cap; i++) {
             if (x->names[i]) {
-                size_t j = hash_str(x->names[i]) & (cap - 1);
+                size_t j = fl__hash_str(x->names[i]) & (cap - 1);
                 while (nn[j]) {
                     j = (j + 1) & (cap - 1);
                 }
@@ -126,7 +119,7 @@ static fl_status name_add(inl *x, const char *s) {
         x->names = nn;
         x->names_cap = cap;
     }
-    size_t i = hash_str(s) & (x->names_cap - 1);
+    size_t i = fl__hash_str(s) & (x->names_cap - 1);
     while (x->names[i]) {
         i = (i + 1) & (x->names_cap - 1);
     }

@@ -42,6 +42,7 @@
 #include "import/pbwire.h"
 #include "onnx/onnx.pb-c.h"
 #include "ops/ops.h"
+#include "util/hash.h"
 #include "util/reserved.h"
 
 /* The newest ai.onnx opset whose operator definitions are modelled. */
@@ -71,14 +72,6 @@ typedef struct vmap {
     size_t used;
 } vmap;
 
-static uint64_t hash_str(const char *s) {
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++) {
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    }
-    return h;
-}
-
 static bool vmap_init(vmap *m, fl_arena *a, size_t expect) {
     size_t size = 64;
     while (size < expect * 2 + 2) {
@@ -91,7 +84,7 @@ static bool vmap_init(vmap *m, fl_arena *a, size_t expect) {
 }
 
 static vslot *vmap_find(const vmap *m, const char *name) {
-    size_t i = (size_t)hash_str(name) & (m->size - 1);
+    size_t i = (size_t)fl__hash_str(name) & (m->size - 1);
     while (m->slots[i].name) {
         if (strcmp(m->slots[i].name, name) == 0) {
             return &m->slots[i];
@@ -103,7 +96,7 @@ static vslot *vmap_find(const vmap *m, const char *name) {
 
 /* Adds name -> (node, port); returns the existing slot instead when taken. */
 static vslot *vmap_put(vmap *m, const char *name, fl_node *node, int port, bool *added) {
-    size_t i = (size_t)hash_str(name) & (m->size - 1);
+    size_t i = (size_t)fl__hash_str(name) & (m->size - 1);
     while (m->slots[i].name) {
         if (strcmp(m->slots[i].name, name) == 0) {
             *added = false;

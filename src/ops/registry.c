@@ -3,6 +3,7 @@
  */
 #include "graph/mutate.h"
 #include "ops/ops.h"
+#include "util/hash.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -52,11 +53,8 @@ static atomic_int state = EMPTY;
 static uint16_t slots[N_SLOTS];
 
 static uint32_t hash(const char *s) {
-    uint32_t h = 2166136261u;
-    for (; *s; s++) {
-        h = (h ^ (unsigned char)*s) * 16777619u;
-    }
-    return h ^ (h >> 15);
+    uint64_t h = fl__hash_str(s);
+    return (uint32_t)(h ^ (h >> 32));
 }
 
 static void build(void) {

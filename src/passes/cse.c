@@ -16,6 +16,7 @@
  * Constants with stripped or undecoded contents are equal only to themselves.
  */
 #include "passes/util.h"
+#include "util/hash.h"
 
 #include <string.h>
 
@@ -25,13 +26,7 @@ static uint64_t mix(uint64_t h, uint64_t x) {
 }
 
 static uint64_t str_hash(const void *p, size_t len) {
-    const unsigned char *s = p;
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < len; i++) {
-        h ^= s[i];
-        h *= 1099511628211ull;
-    }
-    return h;
+    return fl__hash_step(FL_HASH_INIT, p, len);
 }
 
 static bool commutative(int kind) {

@@ -47,6 +47,7 @@
 #include "import/import.h"
 #include "ops/common.h"
 #include "shape/infer.h"
+#include "util/hash.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -399,13 +400,6 @@ static fl_status keep_warnings(fl_ctx *c, fl_node *n, const body_totals *b, size
     return fl__node_set_attr(c->g, n, &a);
 }
 
-static uint64_t hash_bytes(uint64_t h, const uint8_t *p, size_t len) {
-    for (size_t i = 0; i < len; i++) {
-        h = (h ^ p[i]) * 1099511628211ull;
-    }
-    return h;
-}
-
 static bool same_types(const fl_tensor *a, const fl_tensor *b, int n) {
     for (int k = 0; k < n; k++) {
         if (a[k].dtype != b[k].dtype || a[k].shape.rank != b[k].shape.rank) {
@@ -434,7 +428,7 @@ typedef struct body_models {
 static fl_status build_models(fl_ctx *c, const fl_onnx_values *vals, fl_node *n, body_totals *b,
                               body_models *m) {
     memset(m, 0, sizeof *m);
-    m->key = 1469598103934665603ull;
+    m->key = FL_HASH_INIT;
     for (int which = 0; which < MAX_BODIES; which++) {
         fl_diag d2;
         fl__diag_init(&d2, c->a);
@@ -450,7 +444,7 @@ static fl_status build_models(fl_ctx *c, const fl_onnx_values *vals, fl_node *n,
             snprintf(b[m->nb].why, sizeof b[m->nb].why, "%s", d2.msg ? d2.msg : fl_status_str(st));
         }
         uint8_t tag = (uint8_t)(st == FL_OK ? 1 + which : 0x80);
-        m->key = hash_bytes(hash_bytes(m->key, &tag, 1), m->buf[m->nb], m->len[m->nb]);
+        m->key = fl__hash_step(fl__hash_step(m->key, &tag, 1), m->buf[m->nb], m->len[m->nb]);
         m->nb++;
     }
     return FL_OK;

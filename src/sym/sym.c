@@ -6,6 +6,7 @@
  * sym_walk.c.
  */
 #include "sym/sym_int.h"
+#include "util/hash.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -52,11 +53,7 @@ static uint64_t mix(uint64_t h, uint64_t v) {
 }
 
 static uint64_t hash_str(const char *s) {
-    uint64_t h = 0xcbf29ce484222325ULL;
-    for (; *s; s++) {
-        h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-    }
-    return fmix(h);
+    return fmix(fl__hash_str(s));
 }
 
 static uint64_t hash_sym(fl_sym s) {

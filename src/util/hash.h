@@ -1,16 +1,37 @@
 /*
- * hash.h - the string hash the engine's lookup tables share: 64-bit FNV-1a.
- * Tables index by its low bits (a power-of-two mask).
+ * hash.h - the hash the engine's lookup tables and fingerprints share:
+ * 64-bit FNV-1a (offset basis 14695981039346656037, prime 1099511628211).
+ * Tables index by its low bits (a power-of-two mask); a table whose keys
+ * differ only in their last characters mixes the result first (graph.c,
+ * sym.c, registry.c).
  */
 #ifndef FL_UTIL_HASH_H
 #define FL_UTIL_HASH_H
 
+#include <stddef.h>
 #include <stdint.h>
 
+#define FL_HASH_INIT 14695981039346656037ull
+
+/* h continued over the n bytes at p (start with FL_HASH_INIT). */
+static inline uint64_t fl__hash_step(uint64_t h, const void *p, size_t n) {
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++) {
+        h = (h ^ b[i]) * 1099511628211ull;
+    }
+    return h;
+}
+
+/* The hash of the first len bytes of s. */
+static inline uint64_t fl__hash_mem(const char *s, size_t len) {
+    return fl__hash_step(FL_HASH_INIT, s, len);
+}
+
+/* The hash of the string s (its terminator left out). */
 static inline uint64_t fl__hash_str(const char *s) {
-    uint64_t h = 1469598103934665603ull;
+    uint64_t h = FL_HASH_INIT;
     for (; *s; s++) {
-        h = (h ^ (uint8_t)*s) * 1099511628211ull;
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
     }
     return h;
 }
