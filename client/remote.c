@@ -309,14 +309,17 @@ static int run_batch(call_state *s, const grpc_op *ops, size_t n) {
  * draining) with gRPC's own retry policy: up to 5 attempts, backoff 50 ms
  * doubling to 1 s. A call is retried only before the server has answered
  * (our server sends its headers with the reply) and while its request fits
- * the retry buffer (RETRY_BUFFER_BYTES: every unary Analyze; a streamed
- * graph above it is sent once). */
+ * the retry buffer (RETRY_BUFFER_BYTES: every unary Analyze). AnalyzeStream
+ * is left to remote_analyze's own attempts (a new call each): with gRPC
+ * 1.51, a streamed call that gRPC retried after a draining replica answered
+ * UNAVAILABLE stayed open past its deadline (the CLI hung; cancelling it
+ * then crashed in gRPC's retry code), while a new call fails or succeeds at
+ * once. */
 #define RETRY_BUFFER_BYTES (16 << 20)
 static const char service_config[] =
     "{\"loadBalancingConfig\":[{\"round_robin\":{}}],"
     "\"methodConfig\":[{\"name\":["
     "{\"service\":\"foldline.v1.CostModel\",\"method\":\"Analyze\"},"
-    "{\"service\":\"foldline.v1.CostModel\",\"method\":\"AnalyzeStream\"},"
     "{\"service\":\"foldline.v1.CostModel\",\"method\":\"ListProfiles\"},"
     "{\"service\":\"grpc.health.v1.Health\",\"method\":\"Check\"}],"
     "\"retryPolicy\":{\"maxAttempts\":5,\"initialBackoff\":\"0.05s\",\"maxBackoff\":\"1s\","

@@ -109,6 +109,13 @@ typedef struct fl_srv {
      * their next cancellation point (read by pool threads). */
     atomic_bool stop_work;
 
+    /* The calls with an analysis queued or running, oldest first (loop), and
+     * the mean wall time of an analysis (an exponential average over the
+     * finished ones, 0 before the first): at SIGTERM the queued calls the
+     * grace period cannot finish are handed back at once. */
+    struct fl_call *q_head, *q_tail;
+    double work_ms_avg;
+
     fl_cache *cache;
     fl_srv_stats stats;
     fl_metrics *metrics; /* --metrics-listen, or NULL */
@@ -137,6 +144,8 @@ typedef struct fl_call {
 
     uv_work_t work;
     uint64_t t_start_ns;
+    uint64_t work_ns;                /* the analysis' wall time (pool thread) */
+    struct fl_call *q_prev, *q_next; /* fl_srv's queue of analyses */
 
     /* Result, filled by the worker or the loop. */
     grpc_status_code status;

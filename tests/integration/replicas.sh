@@ -12,6 +12,7 @@
 # The signal goes to the first address's replica, the busiest: each CLI
 # process is a new channel, whose first call goes to the first replica
 # that connects.
+# 3. (drain_queue) one replica, queue longer than its grace: see below.
 # Usage: replicas.sh FOLDLINED FOLDLINE DATA_DIR
 set -u
 foldlined="$1"
@@ -137,7 +138,93 @@ scenario() {
   for p in "$pid_b" "$pid_c"; do kill -TERM "$p"; wait "$p" || fail "$name: a replica did not exit 0"; done
 }
 
+# drain_queue: one replica (one thread, 1 s grace) with more queued analyses
+# of a 100,000-node chain than half its grace period can finish (at the mean
+# analysis time it has measured). At SIGTERM it hands the surplus back at
+# once - UNAVAILABLE, "the analysis was not started", before the calls it
+# kept are done - finishes those and exits 0. Its clients have nowhere else
+# to go here, so exactly the handed-back calls fail, with that status, and
+# at once: the graph (3 MB) is streamed (AnalyzeStream), whose retry by
+# gRPC's policy used to keep the CLI waiting past its deadline.
+drain_queue() {
+  local big="$tmp/chain100k.pb"
+  python3 - "$big" <<'PY' || { fail "drain_queue: cannot write the graph"; return; }
+import sys
+def varint(n):
+    out = bytearray()
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        out.append(b | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+def ld(num, payload):
+    return varint(num << 3 | 2) + varint(len(payload)) + payload
+t = ld(5, ld(1, b"T") + ld(2, varint(6 << 3) + varint(1)))
+nodes = [ld(1, ld(1, b"x") + ld(2, b"Placeholder") + ld(5, ld(1, b"dtype") + ld(2, varint(6 << 3) + varint(1))))]
+prev = b"x"
+for i in range(100000):
+    name = b"r%d" % i
+    nodes.append(ld(1, ld(1, name) + ld(2, b"Relu") + ld(3, prev) + t))
+    prev = name
+open(sys.argv[1], "wb").write(b"".join(nodes))
+PY
+  rm -f "$tmp/q.port" "$tmp"/q.out.* "$tmp"/q.err.* "$tmp"/q.rc.*
+  "$foldlined" --listen 127.0.0.1:0 --port-file "$tmp/q.port" --threads 1 --grace-ms 1000 \
+    --cache-mb 0 --metrics-listen 127.0.0.1:0 2>"$tmp/q.log" &
+  local pid=$!
+  pids+=("$pid")
+  for _ in $(seq 200); do
+    [ -s "$tmp/q.port" ] && [ "$(wc -l <"$tmp/q.port")" -ge 2 ] && break
+    sleep 0.05
+  done
+  local port mport
+  port=$(sed -n 1p "$tmp/q.port")
+  mport=$(sed -n 2p "$tmp/q.port")
+  local cpids=()
+  for w in $(seq 12); do
+    ( "$foldline" --server "127.0.0.1:$port" --timeout-ms 120000 analyze "$big" --json \
+        >"$tmp/q.out.$w" 2>"$tmp/q.err.$w"; echo $? >"$tmp/q.rc.$w" ) &
+    cpids+=($!)
+  done
+  # SIGTERM once an analysis has finished (the server has its mean time)
+  # and at least 8 calls are in flight.
+  local inflight=0
+  for _ in $(seq 1200); do
+    inflight=$(python3 -c 'import sys, urllib.request
+for l in urllib.request.urlopen("http://127.0.0.1:%s/metrics" % sys.argv[1], timeout=5).read().decode().splitlines():
+    if l.startswith("foldlined_in_flight "): print(l.split()[1])' "$mport" 2>/dev/null)
+    [ "$(calls_in_log q)" -ge 1 ] && [ "${inflight:-0}" -ge 8 ] && break
+    sleep 0.05
+  done
+  kill -TERM "$pid"
+  wait "$pid"
+  local rc=$?
+  wait "${cpids[@]}"
+  local handed ok_lines unav_lines ok_clients bad_clients
+  handed=$(sed -n 's/^foldlined: \([0-9]*\) queued calls handed back.*/\1/p' "$tmp/q.log")
+  ok_lines=$(grep -c '"method":"Analyze[A-Za-z]*".*"status":"OK"' "$tmp/q.log")
+  unav_lines=$(grep -c '"method":"Analyze[A-Za-z]*".*"status":"UNAVAILABLE"' "$tmp/q.log")
+  ok_clients=$(cat "$tmp"/q.rc.* | grep -c '^0$')
+  bad_clients=$(grep -l 'UNAVAILABLE' "$tmp"/q.err.* 2>/dev/null | wc -l)
+  echo "drain_queue: $inflight calls in flight at SIGTERM; handed back ${handed:-0}; the server" \
+    "answered $ok_lines OK and $unav_lines UNAVAILABLE; clients $ok_clients ok," \
+    "$bad_clients UNAVAILABLE; exit $rc"
+  [ "${handed:-0}" -ge 1 ] || fail "drain_queue: no queued call was handed back"
+  # Answered before the grace period was over: between the "handed back"
+  # line and the "grace period over" one (when the calls kept outlast it).
+  local early
+  early=$(awk '/queued calls handed back/ { on = 1 } /grace period over/ { on = 0 }
+    on && /"method":"Analyze[A-Za-z]*".*"status":"UNAVAILABLE"/ { n++ } END { print n + 0 }' "$tmp/q.log")
+  [ "$early" -ge "${handed:-0}" ] || fail "drain_queue: $early of ${handed:-0} handed-back calls answered before the grace period was over"
+  [ "$unav_lines" -ge "${handed:-0}" ] || fail "drain_queue: $unav_lines UNAVAILABLE, ${handed:-0} handed back"
+  [ "$ok_lines" -ge 1 ] && [ "$ok_clients" -eq "$ok_lines" ] || fail "drain_queue: $ok_clients clients ok, $ok_lines OK answers"
+  [ "$bad_clients" -eq $((12 - ok_clients)) ] || fail "drain_queue: $bad_clients of the failed clients saw UNAVAILABLE"
+  [ "$rc" -eq 0 ] || fail "drain_queue: the replica exited $rc"
+}
+
 scenario kill_one KILL
 scenario drain_one TERM
+drain_queue
 [ "$fails" -eq 0 ] && echo "replicas: every call succeeded"
 [ "$fails" -eq 0 ]
