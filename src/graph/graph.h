@@ -166,11 +166,16 @@ enum fl_node_flags {
     FL_NODE_OP_MERGE = 1u << 7,          /* Merge, RefMerge */
     /* Runs attr _repeat times per inference (a TFLite WHILE body with a
      * known trip count): the cost model multiplies its counts. */
-    FL_NODE_REPEATED = 1u << 8,
+    FL_NODE_REPEATED = 1u << 11,
     /* ONNX: produces a declared graph output (which other nodes may read
-     * too); the pass driver preserves it. (Bits 8-9 of graph/mutate.h are the
-     * passes' marks.) */
+     * too); the pass driver preserves it. */
     FL_NODE_GRAPH_OUTPUT = 1u << 10,
+    /* Bits 8-9 are the passes' marks (graph/mutate.h), which checks at
+     * compile time that they meet none of these. */
+    FL_NODE_GRAPH_FLAGS = FL_NODE_STRIPPED | FL_NODE_BACK_EDGE | FL_NODE_IN_LOOP |
+                          FL_NODE_FUNC_CALL | FL_NODE_INCOMPLETE | FL_NODE_MARK |
+                          FL_NODE_OP_NEXT_ITERATION | FL_NODE_OP_MERGE | FL_NODE_REPEATED |
+                          FL_NODE_GRAPH_OUTPUT,
 };
 
 /* Per-node cost, filled by the cost model (src/cost). */

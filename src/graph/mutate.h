@@ -20,6 +20,8 @@ enum fl_node_mutate_flags {
     FL_NODE_REMOVED = 1u << 8,  /* dropped by the next fl__graph_compact */
     FL_NODE_PRESERVE = 1u << 9, /* a graph output or fetch: never removed or renamed */
 };
+_Static_assert(((FL_NODE_REMOVED | FL_NODE_PRESERVE) & FL_NODE_GRAPH_FLAGS) == 0,
+               "the passes' node marks share a bit with a graph flag (graph/graph.h)");
 
 /* One use of an output: data input `input` of node `node`. */
 typedef struct fl_use {
