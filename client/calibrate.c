@@ -3,13 +3,17 @@
  * loadable profile whose every figure is marked "calibrated DATE on HOST".
  *
  * Measurements (with --threads N threads at once, default every online CPU;
- * --threads 1 gives single-core figures; best of a few repetitions):
- *  - matrix fp32: a square SGEMM through OpenBLAS, 2*n^3 FLOPs per call. On
+ * --threads 1 gives single-core figures; each the best of many short
+ * trials, counting only the undisturbed ones: see best_trial):
+ *  - matrix fp32: a square SGEMM through OpenBLAS, 2*n^3 FLOPs per call
+ *    (n = 512 per thread, at most 2048: a few milliseconds per call). On
  *    a CPU this is the rate conv/matmul ops attain, whichever units the BLAS
  *    uses. (Debian's OpenBLAS is built without sbgemm, so BF16 and the other
  *    dtypes are not measured: they fall back as the roofline rules say.)
  *  - vector fp32: independent FMA chains on the widest vectors the CPU has
- *    (AVX-512, AVX2+FMA, or plain C), 2 FLOPs per lane per FMA.
+ *    (AVX-512, AVX2+FMA, or plain C), 2 FLOPs per lane per FMA, in trials of
+ *    about half a millisecond. Timed as three long trials by the wall clock
+ *    alone, a busy host read both compute peaks at a third of the quiet ones.
  *  - bandwidth: a triad c = a + s*b (3 streams counted, no write-allocate)
  *    with a working set of half the L2 per thread (the "L2" level), of twice
  *    the L2 per thread when the CPU has an L3 (the "L3" level, whose capacity
@@ -167,10 +171,23 @@ static void pool_stop(pool *p) {
 
 #define FMA_CHAINS 12
 
+/* Per-thread clocks of one trial on the pool (trial_begin/trial_end): wall
+ * start and end, thread CPU time; the threads start together behind a spin
+ * barrier, so the pool's wake-ups are not timed. */
+typedef struct trial_clock {
+    double *t0, *t1, *cpu;
+    _Atomic int arrived;
+    int nthreads;
+} trial_clock;
+
 typedef struct fma_job {
     long iters;
     _Atomic double sink;
+    trial_clock k;
 } fma_job;
+
+static double trial_begin(trial_clock *k, int idx);
+static void trial_end(trial_clock *k, int idx, double cpu0);
 
 #if defined(__GNUC__) && defined(__x86_64__)
 #define FL_X86 1
@@ -250,7 +267,7 @@ static void fma_thread(int idx, void *arg) {
     fma_job *j = arg;
     const char *isa;
     int lanes = fma_lanes(&isa);
-    double s;
+    double s, cpu0 = trial_begin(&j->k, idx);
 #ifdef FL_X86
     if (lanes == 16) {
         s = fma_avx512(j->iters);
@@ -262,6 +279,7 @@ static void fma_thread(int idx, void *arg) {
 #else
     s = fma_scalar(j->iters);
 #endif
+    trial_end(&j->k, idx, cpu0);
     atomic_store(&j->sink, s);
 }
 
@@ -278,12 +296,10 @@ static void fma_thread(int idx, void *arg) {
 
 typedef struct triad_job {
     float **a, **b, **c;
-    size_t n;              /* elements per array per thread */
-    size_t step;           /* elements per thread per trial */
-    size_t *pos;           /* per thread: where the next trial starts */
-    double *t0, *t1, *cpu; /* per thread: wall start/end, thread CPU time */
-    _Atomic int arrived;
-    int nthreads;
+    size_t n;    /* elements per array per thread */
+    size_t step; /* elements per thread per trial */
+    size_t *pos; /* per thread: where the next trial starts */
+    trial_clock k;
 } triad_job;
 
 static void triad_plain(float *c, const float *a, const float *b, float s, size_t n) {
@@ -315,19 +331,77 @@ static double thread_cpu_s(void) {
 
 static void cpu_relax(void);
 
+/* Waits for every thread of the trial, then starts this one's clocks;
+ * returns its thread CPU time (-1 without a thread CPU clock). */
+static double trial_begin(trial_clock *k, int idx) {
+    atomic_fetch_add(&k->arrived, 1);
+    while (atomic_load(&k->arrived) < k->nthreads) {
+        cpu_relax();
+    }
+    double cpu0 = thread_cpu_s();
+    k->t0[idx] = now_s();
+    return cpu0;
+}
+
+static void trial_end(trial_clock *k, int idx, double cpu0) {
+    k->t1[idx] = now_s();
+    double cpu1 = thread_cpu_s();
+    k->cpu[idx] = cpu0 >= 0 && cpu1 >= 0 ? cpu1 - cpu0 : -1; /* -1: no thread CPU clock */
+}
+
+/* The trial's wall time (first start to last end) and whether it ran
+ * undisturbed: each thread on its CPU for at least 98 % of its wall time,
+ * so not descheduled (on a busy host a preempted trial counts the other
+ * task's time slice and finds its caches evicted). Without a thread CPU
+ * clock every trial counts, as the best of all trials did before. */
+static double trial_wall(trial_clock *k, bool *clean) {
+    double t0 = k->t0[0], t1 = k->t1[0];
+    *clean = true;
+    for (int i = 0; i < k->nthreads; i++) {
+        t0 = k->t0[i] < t0 ? k->t0[i] : t0;
+        t1 = k->t1[i] > t1 ? k->t1[i] : t1;
+        if (k->cpu[i] >= 0 && k->cpu[i] < 0.98 * (k->t1[i] - k->t0[i])) {
+            *clean = false;
+        }
+    }
+    atomic_store(&k->arrived, 0);
+    return t1 - t0;
+}
+
+/* What a timed measurement saw: trials run and those undisturbed. */
+typedef struct trial_stats {
+    int trials, clean;
+} trial_stats;
+
+/* The best rate among trials of fn (rate per trial, *clean whether the
+ * trial ran undisturbed) run in `budget_s` seconds (at least 3, at most
+ * max_trials): the best undisturbed one, the best of all when none ran
+ * undisturbed (st says so). */
+static double best_trial(double (*fn)(void *ctx, bool *clean), void *ctx, int max_trials,
+                         double budget_s, trial_stats *st) {
+    double best = 0, best_any = 0;
+    memset(st, 0, sizeof(*st));
+    double t_end = now_s() + budget_s;
+    while (st->trials < max_trials && (st->trials < 3 || now_s() < t_end)) {
+        bool clean;
+        double r = fn(ctx, &clean);
+        st->trials++;
+        best_any = r > best_any ? r : best_any;
+        if (clean) {
+            st->clean++;
+            best = r > best ? r : best;
+        }
+    }
+    return st->clean ? best : best_any;
+}
+
 static void triad_thread(int idx, void *arg) {
     triad_job *j = arg;
     float *a = j->a[idx], *b = j->b[idx], *c = j->c[idx];
 #ifdef FL_X86
     bool avx2 = __builtin_cpu_supports("avx2");
 #endif
-    /* Every thread starts together (the hand-off's wake-ups are not timed). */
-    atomic_fetch_add(&j->arrived, 1);
-    while (atomic_load(&j->arrived) < j->nthreads) {
-        cpu_relax();
-    }
-    double c0 = thread_cpu_s();
-    j->t0[idx] = now_s();
+    double cpu0 = trial_begin(&j->k, idx);
     size_t left = j->step, pos = j->pos[idx];
     for (int r = 0; left > 0; r++) {
         size_t len = j->n - pos < left ? j->n - pos : left;
@@ -345,37 +419,21 @@ static void triad_thread(int idx, void *arg) {
         left -= len;
         pos = pos + len == j->n ? 0 : pos + len;
     }
-    j->t1[idx] = now_s();
-    double c1 = thread_cpu_s();
-    j->cpu[idx] = c0 >= 0 && c1 >= 0 ? c1 - c0 : -1; /* -1: no thread CPU clock */
+    trial_end(&j->k, idx, cpu0);
     j->pos[idx] = pos;
 }
 
-/* What a bandwidth measurement saw: trials run and those undisturbed. */
-typedef struct triad_stats {
-    int trials, clean;
-} triad_stats;
+typedef struct triad_ctx {
+    pool *p;
+    triad_job *j;
+} triad_ctx;
 
-/* One timed trial of j: bytes/s over every thread, and whether it ran
- * undisturbed (each thread on its CPU for at least 98 % of the wall time,
- * so not descheduled: on a busy host a preempted trial counts the other
- * task's time slice and finds its caches evicted). Without a thread CPU
- * clock every trial counts, as the best of all trials did before. */
-static double triad_trial(pool *p, triad_job *j, bool *clean) {
-    atomic_store(&j->arrived, 0);
-    pool_run(p, triad_thread, j);
-    double t0 = j->t0[0], t1 = j->t1[0];
-    *clean = true;
-    for (int i = 0; i < j->nthreads; i++) {
-        t0 = j->t0[i] < t0 ? j->t0[i] : t0;
-        t1 = j->t1[i] > t1 ? j->t1[i] : t1;
-        double wall = j->t1[i] - j->t0[i];
-        if (j->cpu[i] >= 0 && j->cpu[i] < 0.98 * wall) {
-            *clean = false;
-        }
-    }
-    double dt = t1 - t0;
-    return dt > 0 ? 3.0 * (double)j->step * sizeof(float) * j->nthreads / dt : 0;
+/* One timed trial of the triad: bytes/s over every thread. */
+static double triad_trial(void *ctx, bool *clean) {
+    triad_ctx *t = ctx;
+    pool_run(t->p, triad_thread, t->j);
+    double dt = trial_wall(&t->j->k, clean);
+    return dt > 0 ? 3.0 * (double)t->j->step * sizeof(float) * t->j->k.nthreads / dt : 0;
 }
 
 static float **alloc_arrays(int n, size_t elems, float v) {
@@ -399,7 +457,7 @@ static void free_arrays(float **x, int n) {
 /* Bytes/s of the triad with `ws` bytes of working set per thread (3 arrays):
  * the best undisturbed trial among those run in `budget_s` seconds (at least
  * 3, at most 1000); the best of all when none ran undisturbed (st says so). */
-static double triad_bw(pool *p, size_t ws, double budget_s, triad_stats *st) {
+static double triad_bw(pool *p, size_t ws, double budget_s, trial_stats *st) {
     int n = p->n;
     size_t elems = ws / 3 / sizeof(float);
     elems = elems < 256 ? 256 : elems;
@@ -411,31 +469,23 @@ static double triad_bw(pool *p, size_t ws, double budget_s, triad_stats *st) {
     for (int i = 0; ok && i < n; i++) {
         ok = a[i] && b[i] && c[i];
     }
-    double best = 0, best_any = 0;
+    double best = 0;
     memset(st, 0, sizeof(*st));
     if (ok) {
         size_t step = TRIAL_BYTES / 3 / sizeof(float);
-        triad_job j = {a, b, c, elems, elems, pos, tt, tt + n, tt + 2 * n, 0, n};
+        triad_job j = {a, b, c, elems, elems, pos, {tt, tt + n, tt + 2 * n, 0, n}};
+        triad_ctx ctx = {p, &j};
         bool clean;
-        triad_trial(p, &j, &clean); /* warm-up: pages touched, caches filled */
+        triad_trial(&ctx, &clean); /* warm-up: pages touched, caches filled */
         j.step = step > elems ? step : elems;
-        double t_end = now_s() + budget_s;
-        while (st->trials < 1000 && (st->trials < 3 || now_s() < t_end)) {
-            double bw = triad_trial(p, &j, &clean);
-            st->trials++;
-            best_any = bw > best_any ? bw : best_any;
-            if (clean) {
-                st->clean++;
-                best = bw > best ? bw : best;
-            }
-        }
+        best = best_trial(triad_trial, &ctx, 1000, budget_s, st);
     }
     free_arrays(a, n);
     free_arrays(b, n);
     free_arrays(c, n);
     free(pos);
     free(tt);
-    return st->clean ? best : best_any;
+    return best;
 }
 
 /* ------------------------------------------------------------------------- */
@@ -503,30 +553,57 @@ static sgemm_fn load_openblas(int nthreads) {
     return NULL;
 }
 
-static double gemm_rate(sgemm_fn sgemm, int n, int trials) {
-    size_t nn = (size_t)n * (size_t)n;
-    float *a = malloc(nn * sizeof(float)), *b = malloc(nn * sizeof(float)),
-          *c = malloc(nn * sizeof(float));
-    double best = 0;
-    if (a && b && c) {
-        for (size_t i = 0; i < nn; i++) {
-            a[i] = (float)(i % 7) * 0.25f;
-            b[i] = (float)(i % 5) * 0.5f;
-        }
-        for (int t = 0; t <= trials; t++) {
-            double t0 = now_s();
-            sgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_NO_TRANS, n, n, n, 1.0f, a, n, b, n, 0.0f,
-                  c, n);
-            double dt = now_s() - t0;
-            double rate = 2.0 * (double)n * (double)n * (double)n / dt;
-            if (t > 0 && rate > best) { /* the first call warms up */
-                best = rate;
-            }
-        }
+typedef struct gemm_job {
+    sgemm_fn sgemm;
+    int n, nthreads;
+    float *a, *b, *c;
+} gemm_job;
+
+static double process_cpu_s(void) {
+    struct timespec ts;
+    if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0) {
+        return -1;
     }
-    free(a);
-    free(b);
-    free(c);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* One timed n x n SGEMM: FLOP/s. OpenBLAS runs it on its own threads, so
+ * undisturbed here is the process's CPU time (our pool's threads sleep
+ * meanwhile) at least 98 % of nthreads times the wall time. */
+static double gemm_trial(void *ctx, bool *clean) {
+    gemm_job *g = ctx;
+    double c0 = process_cpu_s(), t0 = now_s();
+    g->sgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_NO_TRANS, g->n, g->n, g->n, 1.0f, g->a, g->n,
+             g->b, g->n, 0.0f, g->c, g->n);
+    double dt = now_s() - t0, c1 = process_cpu_s();
+    *clean = c0 < 0 || c1 < 0 || c1 - c0 >= 0.98 * g->nthreads * dt;
+    return dt > 0 ? 2.0 * (double)g->n * (double)g->n * (double)g->n / dt : 0;
+}
+
+/* FLOP/s of an n x n SGEMM: the best undisturbed call in `budget_s`
+ * seconds, after one call that warms up. */
+static double gemm_rate(sgemm_fn sgemm, int n, int nthreads, double budget_s, trial_stats *st) {
+    size_t nn = (size_t)n * (size_t)n;
+    gemm_job g = {sgemm,
+                  n,
+                  nthreads,
+                  malloc(nn * sizeof(float)),
+                  malloc(nn * sizeof(float)),
+                  malloc(nn * sizeof(float))};
+    double best = 0;
+    memset(st, 0, sizeof(*st));
+    if (g.a && g.b && g.c) {
+        for (size_t i = 0; i < nn; i++) {
+            g.a[i] = (float)(i % 7) * 0.25f;
+            g.b[i] = (float)(i % 5) * 0.5f;
+        }
+        bool clean;
+        gemm_trial(&g, &clean);
+        best = best_trial(gemm_trial, &g, 1000, budget_s, st);
+    }
+    free(g.a);
+    free(g.b);
+    free(g.c);
     return best;
 }
 
@@ -780,30 +857,47 @@ static int parse_cal(int argc, char **argv, cal_opts *o) {
 typedef struct cal_figs {
     int nthreads, lanes;
     const char *isa;
+    int gemm_n;
     double vec, mat32, bw_l2, bw_l3, bw_dram;
     size_t l2, l3, l3_ws, l3_cap, dram_ws;
     bool has_l3;
-    triad_stats st_l2, st_l3, st_dram;
+    trial_stats st_vec, st_mat, st_l2, st_l3, st_dram;
     dispatch_fig ovh;
 } cal_figs;
+
+/* One FMA trial: FMA_TRIAL_ITERS iterations of the chains per thread,
+ * about half a millisecond (well inside a time slice). */
+#define FMA_TRIAL_ITERS 200000L
+
+typedef struct fma_ctx {
+    pool *p;
+    fma_job *j;
+    int lanes;
+} fma_ctx;
+
+/* One timed FMA trial on every thread: FLOP/s. */
+static double fma_trial(void *ctx, bool *clean) {
+    fma_ctx *t = ctx;
+    pool_run(t->p, fma_thread, t->j);
+    double dt = trial_wall(&t->j->k, clean);
+    return dt > 0 ? 2.0 * FMA_CHAINS * t->lanes * (double)t->j->iters * t->j->k.nthreads / dt : 0;
+}
 
 static void measure_fma(pool *p, bool shortm, cal_figs *f) {
     char msg[160];
     f->lanes = fma_lanes(&f->isa);
     snprintf(msg, sizeof msg, "vector FMA peak (%s, %d threads)...", f->isa, f->nthreads);
     progress(msg);
-    fma_job fj;
-    fj.iters = shortm ? 20000 : 4000000;
-    atomic_init(&fj.sink, 0.0);
-    for (int tr = 0; tr < (shortm ? 2 : 3); tr++) {
-        double t0 = now_s();
-        pool_run(p, fma_thread, &fj);
-        double dt = now_s() - t0;
-        double r = 2.0 * FMA_CHAINS * f->lanes * (double)fj.iters * f->nthreads / dt;
-        if (r > f->vec) {
-            f->vec = r;
-        }
+    double *tt = calloc(3 * (size_t)p->n, sizeof(double));
+    if (!tt) {
+        return;
     }
+    fma_job fj = {FMA_TRIAL_ITERS, 0.0, {tt, tt + p->n, tt + 2 * p->n, 0, p->n}};
+    fma_ctx ctx = {p, &fj, f->lanes};
+    bool clean;
+    fma_trial(&ctx, &clean); /* warm-up: threads and vector units awake */
+    f->vec = best_trial(fma_trial, &ctx, 1000, shortm ? 0.01 : 0.2, &f->st_vec);
+    free(tt);
 }
 
 /* Main memory: well beyond every cache (twice the L3 when there is one, at
@@ -843,7 +937,7 @@ static void measure_l3(pool *p, bool shortm, size_t dram_total, cal_figs *f) {
     double knee = sqrt(f->bw_l3 * f->bw_dram);
     for (size_t tot = 2 * f->l3_cap;
          !shortm && f->bw_l3 > f->bw_dram && tot <= f->l3 && tot < dram_total; tot *= 2) {
-        triad_stats st;
+        trial_stats st;
         double bw = triad_bw(p, tot / nt, 0.1, &st);
         snprintf(msg, sizeof msg, "  %zu KiB in all: %.3g B/s", tot >> 10, bw);
         progress(msg);
@@ -875,14 +969,13 @@ static void measure_memory(pool *p, bool shortm, cal_figs *f) {
     }
 }
 
-/* "best of 180 undisturbed 24 MiB trials (of 200)" for a source. */
-static const char *trials_text(const triad_stats *st, char *buf, size_t size) {
+/* "best of 180 undisturbed 24 MiB trials (of 200)" for a source (what:
+ * "24 MiB trials"). */
+static const char *trials_text(const trial_stats *st, const char *what, char *buf, size_t size) {
     if (st->clean) {
-        snprintf(buf, size, "best of %d undisturbed %zu MiB trials (of %d)", st->clean,
-                 TRIAL_BYTES >> 20, st->trials);
+        snprintf(buf, size, "best of %d undisturbed %s (of %d)", st->clean, what, st->trials);
     } else {
-        snprintf(buf, size, "best of %d %zu MiB trials, none undisturbed: the host was busy",
-                 st->trials, TRIAL_BYTES >> 20);
+        snprintf(buf, size, "best of %d %s, none undisturbed: the host was busy", st->trials, what);
     }
     return buf;
 }
@@ -914,13 +1007,16 @@ static void write_profile(FILE *f, const cal_figs *c, const char *name, const ch
     fprintf(f, "schema: 1\nname: %s\nkind: cpu\n", name);
     fprintf(f, "description: \"%s, %d thread%s, measured by foldline calibrate%s\"\n", host,
             c->nthreads, pl, shortm ? " --short" : "");
+    char tr[128], inv[96], what[48];
     fprintf(f, "compute:\n  vector:\n");
-    fprintf(f, "    fp32: {peak: %.4g, source: \"%s: %s FMA chains\"}\n", c->vec, src, c->isa);
+    fprintf(f, "    fp32: {peak: %.4g, source: \"%s: %s FMA chains, %s\"}\n", c->vec, src, c->isa,
+            trials_text(&c->st_vec, "trials", tr, sizeof tr));
     if (c->mat32 > 0) {
         fprintf(f, "  matrix:\n");
-        fprintf(f, "    fp32: {peak: %.4g, source: \"%s: OpenBLAS sgemm\"}\n", c->mat32, src);
+        fprintf(f, "    fp32: {peak: %.4g, source: \"%s: OpenBLAS sgemm n=%d, %s\"}\n", c->mat32,
+                src, c->gemm_n, trials_text(&c->st_mat, "trials", tr, sizeof tr));
     }
-    char tr[128], inv[96];
+    snprintf(what, sizeof what, "%zu MiB trials", TRIAL_BYTES >> 20);
     if (inversion(c, inv, sizeof inv)[0]) {
         fprintf(f,
                 "# Warning: %s is not the hardware's order; the host was busy: calibrate "
@@ -932,17 +1028,17 @@ static void write_profile(FILE *f, const cal_figs *c, const char *name, const ch
             "  - {name: L2, bandwidth: %.4g, capacity: %zu, source: \"%s: triad, %zu KiB per "
             "thread, %s\"}\n",
             c->bw_l2, c->l2 * (size_t)c->nthreads, src, c->l2 / 2 / 1024,
-            trials_text(&c->st_l2, tr, sizeof tr));
+            trials_text(&c->st_l2, what, tr, sizeof tr));
     if (c->has_l3) {
         fprintf(f,
                 "  - {name: L3, bandwidth: %.4g, capacity: %zu, source: \"%s: triad, %zu KiB per "
                 "thread, %s; capacity: largest working set served at L3 speed (reported L3 %zu "
                 "KiB)\"}\n",
-                c->bw_l3, c->l3_cap, src, c->l3_ws >> 10, trials_text(&c->st_l3, tr, sizeof tr),
-                c->l3 >> 10);
+                c->bw_l3, c->l3_cap, src, c->l3_ws >> 10,
+                trials_text(&c->st_l3, what, tr, sizeof tr), c->l3 >> 10);
     }
     fprintf(f, "  - {name: DRAM, bandwidth: %.4g, source: \"%s: triad, %zu MiB per thread, %s\"}\n",
-            c->bw_dram, src, c->dram_ws >> 20, trials_text(&c->st_dram, tr, sizeof tr));
+            c->bw_dram, src, c->dram_ws >> 20, trials_text(&c->st_dram, what, tr, sizeof tr));
     if (c->nthreads > 1) {
         fprintf(f,
                 "overhead: {seconds: %.4g, source: \"%s: spinning thread-pool hand-off round "
@@ -998,10 +1094,11 @@ int fl_cmd_calibrate(int argc, char **argv) {
     double t_start = now_s();
     char msg[160];
     measure_fma(&p, o.shortm, &c);
-    int n = o.shortm ? 256 : 2048;
-    snprintf(msg, sizeof msg, "matrix peak: OpenBLAS sgemm n=%d, %d threads...", n, c.nthreads);
+    c.gemm_n = o.shortm ? 256 : 512 * c.nthreads < 2048 ? 512 * c.nthreads : 2048;
+    snprintf(msg, sizeof msg, "matrix peak: OpenBLAS sgemm n=%d, %d threads...", c.gemm_n,
+             c.nthreads);
     progress(msg);
-    c.mat32 = gemm_rate(sgemm, n, o.shortm ? 2 : 4);
+    c.mat32 = gemm_rate(sgemm, c.gemm_n, c.nthreads, o.shortm ? 0.01 : 0.3, &c.st_mat);
     measure_memory(&p, o.shortm, &c);
     pool_stop(&p);
     progress("dispatch overhead: spinning thread-pool hand-off...");

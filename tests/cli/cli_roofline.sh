@@ -71,6 +71,20 @@ check calibrated_file 0 "roofline on host" -- "$bin" analyze "$m" --bind input.0
 # its CPU, and the source says how many of how many; the L2 triad's working
 # set is half the L2 that sysfs reports (when it does).
 check calibrated_trials 0 "undisturbed 24 MiB trials (of " -- cat "$tmp/cal/host.yaml"
+# The compute peaks are timed the same way: the vector FMA and the sgemm
+# sources each say how many of how many trials ran undisturbed (or that none
+# did), and no more trials are undisturbed than were run.
+peak_re='(FMA chains|OpenBLAS sgemm n=256), best of [0-9]+ (undisturbed trials \(of [0-9]+\)|trials, none undisturbed: the host was busy)"'
+if [ "$(grep -cE "$peak_re" "$tmp/cal/host.yaml")" = 2 ]; then pass=$((pass + 1)); else
+  echo "FAIL calibrated_peak_trials: the vector and matrix sources do not both give their trials"
+  grep "fp32" "$tmp/cal/host.yaml"; fails=$((fails + 1))
+fi
+if grep -oE "best of [0-9]+ undisturbed trials \(of [0-9]+\)" "$tmp/cal/host.yaml" |
+  awk '{ gsub(/[()]/, ""); if ($3 + 0 < 1 || $3 + 0 > $7 + 0) bad = 1 } END { exit bad }'; then
+  pass=$((pass + 1))
+else
+  echo "FAIL calibrated_peak_counts: more undisturbed trials than trials run"; fails=$((fails + 1))
+fi
 for idx in /sys/devices/system/cpu/cpu0/cache/index*; do
   [ "$(cat "$idx/level" 2>/dev/null)" = 2 ] || continue
   l2=$(cat "$idx/size")
