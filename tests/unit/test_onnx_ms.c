@@ -1,7 +1,8 @@
 /*
  * test_onnx_ms.c - ONNX Runtime's contrib operators (com.microsoft) of
  * src/ops/onnxms/: exact shapes and counts derived by hand from each family
- * file's stated rule, and bad inputs failing with the node and input named.
+ * file's stated rule, and bad inputs failing with the node and input named
+ * (LongformerAttention and QOrderedLongformerAttention among them).
  */
 #include "foldline/foldline.h"
 #include "onnxbuild.h"
@@ -318,6 +319,161 @@ static void test_matmul_nbits_bad(void **state) {
     }
 }
 
+/* True when some warning contains both a and b. */
+static bool has_warning(const fl_report *r, const char *a, const char *b) {
+    for (size_t i = 0; i < r->n_warnings; i++) {
+        if (strstr(r->warnings[i], a) && strstr(r->warnings[i], b)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* A Longformer model: input [1,s,4] (s = `seq`, or the symbol s when seq
+ * < 0), weights, biases and mask; global flags [1,8] with tokens 0 and 5 set
+ * (`flags`), else a graph input without value. num_heads 2, window 2.
+ * `what` breaks it: 1 no window, 2 a mask of rank 1, 3 a weight [H, 2H]. */
+static ob_model *longformer_model(int64_t seq, bool flags, bool quant, int64_t hidden, int what) {
+    ob_model *m = oc_ms_model();
+    const char *sym[] = {NULL, "s", NULL};
+    int xt = quant ? 3 /* int8 */ : OB_FLOAT;
+    ob_input(m, "x", xt, 3, (int64_t[]){1, seq, hidden}, seq < 0 ? sym : NULL);
+    ob_input(m, "w", xt, 2, (int64_t[]){hidden, (what == 3 ? 2 : 3) * hidden}, NULL);
+    ob_init_f(m, "b", 1, (int64_t[]){3 * hidden}, false);
+    if (what == 2) {
+        ob_input(m, "mask", OB_FLOAT, 1, (int64_t[]){seq}, NULL);
+    } else {
+        ob_input(m, "mask", OB_FLOAT, 2, (int64_t[]){1, seq}, seq < 0 ? sym : NULL);
+    }
+    ob_init_f(m, "sc", 0, NULL, false);
+    if (flags) {
+        ob_init_i64(m, "g", 2, (int64_t[]){1, 8}, (int64_t[]){1, 0, 0, 0, 0, 1, 0, 0});
+    } else {
+        ob_input(m, "g", OB_INT32, 2, (int64_t[]){1, seq}, seq < 0 ? sym : NULL);
+    }
+    const char *in = quant ? "x,sc,w,sc,b,sc,sc,mask,w,sc,b,sc,g,sc" : "x,w,b,mask,w,b,g";
+    Onnx__NodeProto *n =
+        oc_ms_node(m, quant ? "QOrderedLongformerAttention" : "LongformerAttention", "lf", in, "y");
+    ob_attr_i(m, n, "num_heads", 2);
+    if (what != 1) {
+        ob_attr_i(m, n, "window", 2);
+    }
+    ob_output(m, "y");
+    return m;
+}
+
+/* LongformerAttention, B 1, S 8, H 4, N 2 (d 2), W 2.
+ * Band scores per head: query i attends keys max(i-2,0)..min(i+2,7): i = 0
+ * 3, i = 1 4, i = 2..5 5 each (20), i = 6 4, i = 7 3: 34 = 8 * 5 - 2 * 3
+ * (S * (2W + 1) - W * (W + 1)). Projections, local and global, over all 8
+ * tokens: 2 * 8 * 4 * 12 = 768 MACs; B * S * 3H = 96 projected elements
+ * each.
+ * Flags with G = 2 set: each adds its row and column, 2 * 8 * 2 = 32 scores
+ * per head, 34 + 32 = 66 per head, 132 scores; 2 * d = 4 MACs each: 528.
+ *   MACs = 768 + 528 = 1296; FLOPs = 2 * 1296 + 2 * 96 (biases) + 7 * 132
+ *   = 2592 + 192 + 924 = 3708.
+ * Flags without value: G counted 0 (warning): 68 scores, 272 MACs;
+ *   MACs = 1040; FLOPs = 2080 + 192 + 476 = 2748.
+ * Symbolic s, flags without value: band 5*s - 6 per head, projections
+ *   2 * s * 4 * 12 = 96*s, attention 2 * 2 * 2 * (5*s - 6) = 40*s - 48:
+ *   MACs 136*s - 48 (1040 at s = 8, as above); FLOPs 2 * (136*s - 48) + 24*s
+ *   + 7 * 2 * (5*s - 6) = 366*s - 180 (2748 at s = 8). */
+static void test_longformer_attention(void **state) {
+    (void)state;
+    ob_model *m = longformer_model(8, true, false, 4, 0);
+    fl_report *r = oc_run(m, FL_OK);
+    const fl_report_node *n = oc_node(r, "lf");
+    assert_string_equal(n->outputs[0].shape, "[1,8,4]");
+    assert_string_equal(n->outputs[0].dtype, "float");
+    oc_assert_cost(n, 3708, 1296);
+    assert_false(has_warning(r, "'lf'", "lower bound"));
+    fl_report_free(r);
+    ob_free(m);
+
+    m = longformer_model(8, false, false, 4, 0);
+    r = oc_run(m, FL_OK);
+    oc_assert_cost(oc_node(r, "lf"), 2748, 1040);
+    assert_true(has_warning(r, "'lf'", "input 6 (global) has no known value"));
+    assert_true(has_warning(r, "'lf'", "lower bound"));
+    fl_report_free(r);
+    ob_free(m);
+
+    m = longformer_model(-1, false, false, 4, 0);
+    r = oc_run(m, FL_OK);
+    n = oc_node(r, "lf");
+    assert_string_equal(n->outputs[0].shape, "[1,s,4]");
+    assert_string_equal(n->macs.text, "136*s - 48");
+    assert_string_equal(n->flops.text, "366*s - 180");
+    fl_report_free(r);
+    ob_free(m);
+}
+
+/* QOrderedLongformerAttention, the same shapes int8 (B 1, S 8, H 4, N 2,
+ * W 2): the two projections are int8 GEMMs, 2 * 768 = 1536 int_ops; the
+ * attention float: with G = 2, 132 scores, 528 MACs;
+ *   FLOPs = 2 * 528 + 7 * 132 + 2 * 3 * 96 (scale, bias, round of both
+ *   projections) + 2 * 96 (their dequantization) + 2 * 8 * 4 (output) =
+ *   1056 + 924 + 576 + 192 + 64 = 2812.
+ * Flags without value: 68 scores, 272 MACs; FLOPs 544 + 476 + 576 + 192 +
+ *   64 = 1852; int_ops 1536. */
+static void test_qordered_longformer_attention(void **state) {
+    (void)state;
+    ob_model *m = longformer_model(8, true, true, 4, 0);
+    fl_report *r = oc_run(m, FL_OK);
+    const fl_report_node *n = oc_node(r, "lf");
+    assert_string_equal(n->outputs[0].shape, "[1,8,4]");
+    assert_string_equal(n->outputs[0].dtype, "int8");
+    assert_true(n->has_rule && !n->incomplete);
+    assert_int_equal(n->macs.value, 528);
+    assert_int_equal(n->flops.value, 2812);
+    assert_int_equal(n->int_ops.value, 1536);
+    fl_report_free(r);
+    ob_free(m);
+
+    m = longformer_model(8, false, true, 4, 0);
+    r = oc_run(m, FL_OK);
+    n = oc_node(r, "lf");
+    assert_int_equal(n->macs.value, 272);
+    assert_int_equal(n->flops.value, 1852);
+    assert_int_equal(n->int_ops.value, 1536);
+    assert_true(has_warning(r, "'lf'", "input 12 (global) has no known value"));
+    fl_report_free(r);
+    ob_free(m);
+}
+
+/* Bad Longformer inputs fail naming the node and the attr or input: S 6
+ * not a multiple of 2W = 4; H 5 not divisible by num_heads 2; window
+ * absent; a mask of rank 1; a weight [4,8] (3H = 12 columns wanted). */
+static void test_longformer_bad(void **state) {
+    (void)state;
+    struct {
+        int64_t seq, hidden;
+        bool quant;
+        int what; /* 0 as built, 1 no window, 2 mask rank 1, 3 weight [4,8] */
+        const char *want;
+    } cases[] = {
+        {6, 4, false, 0,
+         "node 'lf' (LongformerAttention): input 0 (input)'s sequence length 6 is not a "
+         "multiple of 2 * attr 'window' (4)"},
+        {8, 5, true, 0,
+         "node 'lf' (QOrderedLongformerAttention): input 0 (input)'s hidden size 5 is not "
+         "divisible by attr 'num_heads' 2"},
+        {8, 4, false, 1, "node 'lf' (LongformerAttention): missing required attr 'window'"},
+        {8, 4, false, 2, "node 'lf' (LongformerAttention): input 3 (mask) has rank 1, want 2"},
+        {8, 4, true, 3,
+         "node 'lf' (QOrderedLongformerAttention): input 2 (weight) has dim 1 of 8, want 12"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ob_model *m =
+            longformer_model(cases[i].seq, false, cases[i].quant, cases[i].hidden, cases[i].what);
+        fl_report *r = oc_run(m, FL_EINVAL);
+        printf("%s\n", r->error);
+        assert_non_null(strstr(r->error, cases[i].want));
+        fl_report_free(r);
+        ob_free(m);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bias_activations),
@@ -329,6 +485,9 @@ int main(void) {
         cmocka_unit_test(test_attention_bad_attrs),
         cmocka_unit_test(test_matmul_nbits),
         cmocka_unit_test(test_matmul_nbits_bad),
+        cmocka_unit_test(test_longformer_attention),
+        cmocka_unit_test(test_qordered_longformer_attention),
+        cmocka_unit_test(test_longformer_bad),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
