@@ -891,6 +891,8 @@ static void profile_efficiency(pool *p, Foldline__V1__Profile *m, const fl_profi
             continue;
         }
         pe->op_class = (char *)fl_op_class_name((fl_op_class)k);
+        /* OpClass numbers fl_op_class from 1 (test_report_pb checks it). */
+        pe->op_class_kind = (Foldline__V1__OpClass)(k + 1);
         pe->by = t->by == FL_SIZE_FLOPS ? "flops" : "bytes";
         POOL_MSGS(p, pe->buckets, t->n_buckets, Foldline__V1__ProfileBucket,
                   foldline__v1__profile_bucket__init);

@@ -1128,6 +1128,10 @@ def case_profiles_calibrated():
             ("depthwise", "flops", [(None, 0.2, 1.0, 0, 0, 0, "d", 3.0e-7)]),
             ("pooling", "flops", [(None, 0.1, 0.2, 0, 0, 0, "p", 0)])]
     check("list_profiles_efficiency", p is not None and p.calibrated and eff == want, str(eff))
+    kinds = [(e.op_class, pb.OpClass.Name(e.op_class_kind)) for e in p.efficiency] if p else None
+    check("list_profiles_op_class_kind", kinds == [("conv", "OP_CLASS_CONV"),
+                                                   ("depthwise", "OP_CLASS_DEPTHWISE"),
+                                                   ("pooling", "OP_CLASS_POOLING")], str(kinds))
     check("list_profiles_interval", p is not None and p.HasField("interval") and
           (p.interval.low, p.interval.high, p.interval.coverage, p.interval.source) ==
           (0.8, 1.25, 0.8, "cv"), str(p.interval if p else None))
