@@ -182,6 +182,63 @@ typedef struct out_snap {
     fl_shape *shapes;
 } out_snap;
 
+/* A lowered While (src/import/funcinline.c: "W/while" with attrs _loop "W"
+ * and _lowered_body) runs its cond and body every iteration, but their
+ * results reach only the control inputs of the IdentityN "W": nothing reads
+ * them as data, so the dependency optimizer would turn the body into NoOps
+ * and prune it, and the totals after the passes would lose every iteration.
+ * TensorFlow lowers the loop after Grappler has run, so Grappler never sees
+ * the body in that form. The passes leave the lowered cond and body as they
+ * are: every node named "W/..." from which W's control inputs are reached
+ * is kept as feeds are (not checked as outputs), so the optimised graph
+ * still has the form the trip count is derived from when it is read again
+ * (src/import/tf_loop.c). */
+/* Marks n and, through data and control inputs, every node named
+ * "PREFIX/..." it is reached from; `stack` holds up to g->n_nodes nodes
+ * (each is pushed once: marked when pushed). */
+static void preserve_region(fl_node *n, const char *prefix, size_t len, fl_node **stack) {
+    size_t top = 0;
+    if ((n->flags & FL_NODE_PRESERVE) || strncmp(n->name, prefix, len) != 0 ||
+        n->name[len] != '/') {
+        return;
+    }
+    n->flags |= FL_NODE_PRESERVE;
+    stack[top++] = n;
+    while (top > 0) {
+        fl_node *m = stack[--top];
+        for (int k = 0; k < m->n_inputs + m->n_ctrl; k++) {
+            fl_node *p = k < m->n_inputs ? m->inputs[k].node : m->ctrl[k - m->n_inputs];
+            if (p && !(p->flags & FL_NODE_PRESERVE) && strncmp(p->name, prefix, len) == 0 &&
+                p->name[len] == '/') {
+                p->flags |= FL_NODE_PRESERVE;
+                stack[top++] = p;
+            }
+        }
+    }
+}
+
+static fl_status preserve_loop_bodies(fl_ctx *c) {
+    fl_graph *g = c->g;
+    fl_node **stack = NULL;
+    for (size_t i = 0; i < g->n_nodes; i++) {
+        const fl_attr *loop = fl__node_attr(g->nodes[i], "_loop");
+        if (!loop || loop->kind != FL_ATTR_S || !fl__node_attr(g->nodes[i], "_lowered_body")) {
+            continue;
+        }
+        fl_node *w = fl__graph_find(g, loop->v.s.p);
+        if (!w) {
+            continue;
+        }
+        if (!stack && !(stack = fl__arena_calloc(c->a, g->n_nodes + 1, sizeof(*stack)))) {
+            return fl__diag_oom(c->d);
+        }
+        for (int k = 0; k < w->n_ctrl; k++) {
+            preserve_region(w->ctrl[k], loop->v.s.p, loop->v.s.len, stack);
+        }
+    }
+    return FL_OK;
+}
+
 static fl_status mark_outputs(fl_ctx *c, const fl_pipeline_config *cfg, out_snap **snaps,
                               size_t *n_snaps) {
     fl_graph *g = c->g;
@@ -253,6 +310,10 @@ static fl_status mark_outputs(fl_ctx *c, const fl_pipeline_config *cfg, out_snap
         if (fl__is_feed(m)) {
             m->flags |= FL_NODE_PRESERVE;
         }
+    }
+    fl_status st = preserve_loop_bodies(c);
+    if (st) {
+        return st;
     }
     *snaps = s;
     *n_snaps = w;
