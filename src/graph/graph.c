@@ -760,6 +760,14 @@ fl_status fl__attr_need_int(const fl_node *n, const char *name, int64_t *out, fl
     return st;
 }
 
+fl_status fl__attr_need_pos_int(const fl_node *n, const char *name, int64_t *out, fl_diag *d) {
+    fl_status st = fl__attr_need_int(n, name, out, d);
+    if (st == FL_OK && *out <= 0) {
+        return fl__node_fail(d, FL_EINVAL, n, "attr '%s' is %lld, want > 0", name, (long long)*out);
+    }
+    return st;
+}
+
 fl_status fl__attr_need_type(const fl_node *n, const char *name, int *out, fl_diag *d) {
     fl_status st = fl__attr_get_type(n, name, out, d);
     if (st == FL_ENOTFOUND) {

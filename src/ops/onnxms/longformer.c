@@ -68,15 +68,6 @@ static lf_inputs lf_in(const fl_node *n) {
     return (lf_inputs){1, 2, 3, 4, 5, 6};
 }
 
-static fl_status need_pos(fl_ctx *c, const fl_node *n, const char *name, int64_t *v) {
-    fl_status st = fl__attr_need_int(n, name, v, c->d);
-    if (st == FL_OK && *v <= 0) {
-        return fl__node_fail(c->d, FL_EINVAL, n, "attr '%s' is %lld, want > 0", name,
-                             (long long)*v);
-    }
-    return st;
-}
-
 /* Input i has the given rank and its dims equal want[] (known ones). */
 static fl_status check_in(fl_ctx *c, const fl_node *n, int i, const char *what, int rank,
                           const fl_sym *want) {
@@ -97,8 +88,8 @@ static fl_status check_in(fl_ctx *c, const fl_node *n, int i, const char *what, 
 
 static fl_status lf_read(fl_ctx *c, const fl_node *n, lf_dims *a) {
     fl_status st;
-    if ((st = need_pos(c, n, "num_heads", &a->heads)) != FL_OK ||
-        (st = need_pos(c, n, "window", &a->window)) != FL_OK) {
+    if ((st = fl__attr_need_pos_int(n, "num_heads", &a->heads, c->d)) != FL_OK ||
+        (st = fl__attr_need_pos_int(n, "window", &a->window, c->d)) != FL_OK) {
         return st;
     }
     const fl_shape *x = fl__op_in_shape(n, 0);

@@ -75,15 +75,6 @@ static fl_status per_head(fl_ctx *c, const fl_node *n, fl_sym x, int64_t heads, 
     return FL_OK;
 }
 
-static fl_status heads_attr(fl_ctx *c, const fl_node *n, const char *name, int64_t *out) {
-    fl_status st = fl__attr_need_int(n, name, out, c->d);
-    if (st == FL_OK && *out <= 0) {
-        return fl__node_fail(c->d, FL_EINVAL, n, "attr '%s' is %lld, want > 0", name,
-                             (long long)*out);
-    }
-    return st;
-}
-
 /* Input i (when given and of known rank) has a rank in `ranks` (bit r set
  * for rank r). */
 static fl_status want_rank(fl_ctx *c, const fl_node *n, int i, const char *name, unsigned ranks) {
@@ -153,7 +144,7 @@ static fl_status mha_layout(fl_ctx *c, const fl_node *n, mha_dims *a, bool *bnsh
 }
 
 static fl_status mha_read(fl_ctx *c, const fl_node *n, mha_dims *a) {
-    fl_status st = heads_attr(c, n, "num_heads", &a->heads);
+    fl_status st = fl__attr_need_pos_int(n, "num_heads", &a->heads, c->d);
     bool bnsh_kv;
     if (st != FL_OK || (st = mha_layout(c, n, a, &bnsh_kv)) != FL_OK ||
         (st = want_rank(c, n, 6, "past_key", 1u << 4)) != FL_OK) {
@@ -262,8 +253,8 @@ static fl_status gqa_layout(fl_ctx *c, const fl_node *n, mha_dims *a) {
 
 static fl_status gqa_read(fl_ctx *c, const fl_node *n, mha_dims *a) {
     fl_status st;
-    if ((st = heads_attr(c, n, "num_heads", &a->heads)) != FL_OK ||
-        (st = heads_attr(c, n, "kv_num_heads", &a->kv_heads)) != FL_OK) {
+    if ((st = fl__attr_need_pos_int(n, "num_heads", &a->heads, c->d)) != FL_OK ||
+        (st = fl__attr_need_pos_int(n, "kv_num_heads", &a->kv_heads, c->d)) != FL_OK) {
         return st;
     }
     if (a->heads % a->kv_heads != 0) {
