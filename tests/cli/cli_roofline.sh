@@ -70,7 +70,8 @@ check calibrated_file 0 "roofline on host" -- "$bin" analyze "$m" --bind input.0
 # Each bandwidth is the best of short trials during which the thread kept
 # its CPU, and the source says how many of how many; the L2 triad's working
 # set is half the L2 that sysfs reports (when it does).
-check calibrated_trials 0 "undisturbed 24 MiB trials (of " -- cat "$tmp/cal/host.yaml"
+# On a busy host (CI) no trial may run undisturbed: the source then says so.
+check calibrated_trials 0 "" -- grep -qE "best of [0-9]+ (undisturbed 24 MiB trials \(of [0-9]+\)|24 MiB trials, none undisturbed: the host was busy)" "$tmp/cal/host.yaml"
 # The compute peaks are timed the same way: the vector FMA and the sgemm
 # sources each say how many of how many trials ran undisturbed (or that none
 # did), and no more trials are undisturbed than were run.
