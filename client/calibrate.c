@@ -28,7 +28,9 @@
  *    task's time slice and restarts with its caches evicted: with a few long
  *    trials timed by the wall clock alone, a busy host measured the L2 below
  *    the L3. A level still measured below a slower one is reported as a
- *    busy host (a warning on stderr and in the profile).
+ *    busy host (a warning on stderr and in the profile), as are a figure
+ *    none of whose trials ran undisturbed and compute peaks out of order
+ *    (cal_warnings).
  *  - overhead: the round trip of handing an op to spinning worker threads
  *    and joining them (10th percentile; the source says so and gives the
  *    median too), as runtimes dispatch consecutive ops: a lower bound for a
@@ -368,6 +370,10 @@ static double trial_wall(trial_clock *k, bool *clean) {
     return t1 - t0;
 }
 
+/* Set from FOLDLINE_CALIBRATE_TEST (parse_test_knob): every trial counts as
+ * disturbed, so that the busy-host fallback runs on any host. */
+static bool all_disturbed;
+
 /* What a timed measurement saw: trials run and those undisturbed. */
 typedef struct trial_stats {
     int trials, clean;
@@ -385,6 +391,7 @@ static double best_trial(double (*fn)(void *ctx, bool *clean), void *ctx, int ma
     while (st->trials < max_trials && (st->trials < 3 || now_s() < t_end)) {
         bool clean;
         double r = fn(ctx, &clean);
+        clean = clean && !all_disturbed;
         st->trials++;
         best_any = r > best_any ? r : best_any;
         if (clean) {
@@ -853,6 +860,50 @@ static int parse_cal(int argc, char **argv, cal_opts *o) {
     return 0;
 }
 
+/* A test knob, not for users (tests/cli/cli_roofline.sh): the environment
+ * variable FOLDLINE_CALIBRATE_TEST holds a comma-separated list of
+ *   disturbed                every trial counts as disturbed, so that the
+ *                            busy-host fallback (each figure the best of all
+ *                            its trials, and a warning) runs on any host;
+ *   vector=F, sgemm=F, l2=F, l3=F, dram=F
+ *                            that figure is F instead of what was measured,
+ *                            before the checks (cal_warnings) run.
+ * Anything else in it is a usage error. */
+typedef struct cal_test {
+    double fig[5]; /* vector, sgemm, l2, l3, dram; > 0: replaces the measured figure */
+} cal_test;
+
+static int parse_test_knob(cal_test *t) {
+    static const char *const keys[5] = {"vector", "sgemm", "l2", "l3", "dram"};
+    memset(t, 0, sizeof(*t));
+    all_disturbed = false;
+    const char *p = getenv("FOLDLINE_CALIBRATE_TEST");
+    while (p && *p) {
+        size_t n = strcspn(p, ","), eq = strcspn(p, "=,");
+        int k = 0;
+        while (k < 5 && !(eq == strlen(keys[k]) && strncmp(p, keys[k], eq) == 0)) {
+            k++;
+        }
+        char *end = NULL;
+        double v = 0;
+        if (k < 5 && p[eq] == '=') {
+            v = strtod(p + eq + 1, &end);
+        }
+        if (n == 9 && strncmp(p, "disturbed", 9) == 0) {
+            all_disturbed = true;
+        } else if (k < 5 && end == p + n && v > 0 && isfinite(v)) {
+            t->fig[k] = v;
+        } else {
+            return fl_cli_usage_error("calibrate: FOLDLINE_CALIBRATE_TEST: unknown item '%.*s' "
+                                      "(expected disturbed, vector=F, sgemm=F, l2=F, l3=F or "
+                                      "dram=F with F > 0)",
+                                      (int)n, p);
+        }
+        p += n + (p[n] == ',');
+    }
+    return 0;
+}
+
 /* Everything calibrate measures. */
 typedef struct cal_figs {
     int nthreads, lanes;
@@ -995,6 +1046,69 @@ static const char *inversion(const cal_figs *c, char *buf, size_t size) {
     return buf;
 }
 
+/* At most this many warnings (cal_warnings). */
+#define CAL_MAX_WARN 3
+
+/* The busy-host fallback: the figures none of whose trials ran undisturbed,
+ * as "the vector FMA peak, the L2 bandwidth" in buf ("" when none). */
+static const char *fallen_back(const cal_figs *c, char *buf, size_t size) {
+    const trial_stats *st[] = {&c->st_vec, &c->st_mat, &c->st_l2, &c->st_l3, &c->st_dram};
+    static const char *const what[] = {"the vector FMA peak", "the sgemm peak", "the L2 bandwidth",
+                                       "the L3 bandwidth", "the DRAM bandwidth"};
+    size_t o = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < 5; i++) {
+        if (st[i]->trials == 0 || st[i]->clean > 0 || (i == 3 && !c->has_l3)) {
+            continue;
+        }
+        int w = snprintf(buf + o, size - o, "%s%s", o ? ", " : "", what[i]);
+        o = w > 0 && (size_t)w < size - o ? o + (size_t)w : o;
+    }
+    return buf;
+}
+
+/* What is wrong with the figures, one sentence each in w (returns how many),
+ * every one naming the busy host it points to:
+ * - a measurement none of whose trials ran undisturbed (its figure is then
+ *   the best of all its trials);
+ * - a faster memory level measured below a slower one (inversion);
+ * - the compute peaks out of order: an SGEMM runs on the same FMA units the
+ *   vector peak measures, so it cannot beat that peak (5 % allowed for clock
+ *   changes between the two), and an SGEMM of n >= 256 reaches most of it
+ *   (OpenBLAS 80-90 % on one core here), so a quarter or less means its calls
+ *   ran on fewer CPUs than asked. Only with vector FMA chains: the plain C
+ *   fallback does not measure the vector units the BLAS uses. */
+static int cal_warnings(const cal_figs *c, char w[CAL_MAX_WARN][320]) {
+    int n = 0;
+    char buf[160];
+    if (fallen_back(c, buf, sizeof buf)[0]) {
+        snprintf(w[n++], sizeof w[0],
+                 "no trial of %s ran undisturbed: the host was busy; each is the best of all "
+                 "its trials: calibrate again when it is quiet",
+                 buf);
+    }
+    if (inversion(c, buf, sizeof buf)[0]) {
+        snprintf(w[n++], sizeof w[0],
+                 "%s is not the hardware's order: the host was busy; calibrate again when it is "
+                 "quiet",
+                 buf);
+    }
+    if (c->mat32 > 0 && c->lanes > 1 && c->mat32 > 1.05 * c->vec) {
+        snprintf(w[n++], sizeof w[0],
+                 "sgemm %.3g FLOP/s above the vector FMA peak %.3g FLOP/s is not the hardware's "
+                 "order (the BLAS runs on the FMA units that peak measures): the host was busy; "
+                 "calibrate again when it is quiet",
+                 c->mat32, c->vec);
+    } else if (c->mat32 > 0 && c->lanes > 1 && c->mat32 < 0.25 * c->vec) {
+        snprintf(w[n++], sizeof w[0],
+                 "sgemm %.3g FLOP/s is under a quarter of the vector FMA peak %.3g FLOP/s: its "
+                 "calls ran on fewer CPUs than asked (a single-threaded BLAS, or the host was "
+                 "busy); calibrate again when it is quiet",
+                 c->mat32, c->vec);
+    }
+    return n;
+}
+
 /* The profile as YAML. Every figure's source says what was measured how. */
 static void write_profile(FILE *f, const cal_figs *c, const char *name, const char *date,
                           const char *host, bool shortm) {
@@ -1007,7 +1121,10 @@ static void write_profile(FILE *f, const cal_figs *c, const char *name, const ch
     fprintf(f, "schema: 1\nname: %s\nkind: cpu\n", name);
     fprintf(f, "description: \"%s, %d thread%s, measured by foldline calibrate%s\"\n", host,
             c->nthreads, pl, shortm ? " --short" : "");
-    char tr[128], inv[96], what[48];
+    char tr[128], what[48], warn[CAL_MAX_WARN][320];
+    for (int i = 0, n = cal_warnings(c, warn); i < n; i++) {
+        fprintf(f, "# Warning: %s.\n", warn[i]);
+    }
     fprintf(f, "compute:\n  vector:\n");
     fprintf(f, "    fp32: {peak: %.4g, source: \"%s: %s FMA chains, %s\"}\n", c->vec, src, c->isa,
             trials_text(&c->st_vec, "trials", tr, sizeof tr));
@@ -1017,12 +1134,6 @@ static void write_profile(FILE *f, const cal_figs *c, const char *name, const ch
                 src, c->gemm_n, trials_text(&c->st_mat, "trials", tr, sizeof tr));
     }
     snprintf(what, sizeof what, "%zu MiB trials", TRIAL_BYTES >> 20);
-    if (inversion(c, inv, sizeof inv)[0]) {
-        fprintf(f,
-                "# Warning: %s is not the hardware's order; the host was busy: calibrate "
-                "again when it is quiet.\n",
-                inv);
-    }
     fprintf(f, "memory:\n");
     fprintf(f,
             "  - {name: L2, bandwidth: %.4g, capacity: %zu, source: \"%s: triad, %zu KiB per "
@@ -1053,9 +1164,22 @@ static void write_profile(FILE *f, const cal_figs *c, const char *name, const ch
     }
 }
 
+static void apply_test_knob(const cal_test *t, cal_figs *c) {
+    double *fig[5] = {&c->vec, &c->mat32, &c->bw_l2, &c->bw_l3, &c->bw_dram};
+    for (int k = 0; k < 5; k++) {
+        if (t->fig[k] > 0) {
+            *fig[k] = t->fig[k];
+        }
+    }
+}
+
 int fl_cmd_calibrate(int argc, char **argv) {
     cal_opts o;
+    cal_test knob;
     int urc = parse_cal(argc, argv, &o);
+    if (!urc) {
+        urc = parse_test_knob(&knob);
+    }
     if (urc) {
         return urc;
     }
@@ -1103,6 +1227,7 @@ int fl_cmd_calibrate(int argc, char **argv) {
     pool_stop(&p);
     progress("dispatch overhead: spinning thread-pool hand-off...");
     c.ovh = dispatch_s(c.nthreads, o.shortm ? 200 : 20000);
+    apply_test_knob(&knob, &c);
     double took = now_s() - t_start;
     snprintf(msg, sizeof msg, "done in %.1f s", took);
     progress(msg);
@@ -1118,12 +1243,9 @@ int fl_cmd_calibrate(int argc, char **argv) {
         fprintf(stderr, "foldline: calibrate: %s\n", err);
         return EXIT_IO;
     }
-    char inv[96];
-    if (inversion(&c, inv, sizeof inv)[0]) {
-        fprintf(stderr,
-                "foldline: calibrate: warning: %s is not the hardware's order: the host was "
-                "busy; calibrate again when it is quiet\n",
-                inv);
+    char warn[CAL_MAX_WARN][320];
+    for (int i = 0, n = cal_warnings(&c, warn); i < n; i++) {
+        fprintf(stderr, "foldline: calibrate: warning: %s\n", warn[i]);
     }
     if (o.out_path) {
         fprintf(stderr,

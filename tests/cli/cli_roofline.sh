@@ -96,6 +96,40 @@ for idx in /sys/devices/system/cpu/cpu0/cache/index*; do
   esac
   check calibrated_l2_half 0 "triad, $half KiB per thread, best of " -- cat "$tmp/cal/host.yaml"
 done
+# The busy-host fallback and the order checks, run on any host through
+# calibrate's test knob FOLDLINE_CALIBRATE_TEST (client/calibrate.c, not for
+# users): "disturbed" counts every trial as disturbed, so each figure is the
+# best of all its trials, every source says none was undisturbed, one warning
+# names them all, and the profile still loads and estimates. "NAME=F" puts F
+# in place of a measured figure before the checks: an SGEMM above the vector
+# FMA peak or under a quarter of it, and an L2 slower than the next level,
+# are warned about, in the profile too. Every warning is a line cli_progress
+# tolerates on a busy host.
+check cal_busy 0 "foldline: calibrate: warning: no trial of the vector FMA peak, the sgemm peak, the L2 bandwidth" -- env FOLDLINE_CALIBRATE_TEST=disturbed "$bin" calibrate --short --threads 1 -o "$tmp/cal/busy.yaml"
+busy_want=$((4 + $(grep -c "name: L3," "$tmp/cal/busy.yaml")))
+busy_got=$(grep -c ", none undisturbed: the host was busy" "$tmp/cal/busy.yaml")
+if [ "$busy_got" = "$busy_want" ] && ! grep -q " undisturbed .*(of " "$tmp/cal/busy.yaml"; then
+  pass=$((pass + 1))
+else
+  echo "FAIL cal_busy_sources: $busy_got of $busy_want sources say none was undisturbed"
+  cat "$tmp/cal/busy.yaml"; fails=$((fails + 1))
+fi
+check cal_busy_comment 0 "# Warning: no trial of the vector FMA peak" -- cat "$tmp/cal/busy.yaml"
+check cal_busy_estimates 0 "roofline on busy" -- "$bin" analyze "$m" --bind input.0=1 --profile "$tmp/cal/busy.yaml"
+check cal_sgemm_low 0 "is under a quarter of the vector FMA peak 1e+15 FLOP/s" -- env FOLDLINE_CALIBRATE_TEST=vector=1e15 "$bin" calibrate --short --threads 1 -o "$tmp/cal/low.yaml"
+check cal_sgemm_low_comment 0 "# Warning: sgemm " -- cat "$tmp/cal/low.yaml"
+check cal_sgemm_high 0 "above the vector FMA peak 1e+03 FLOP/s is not the hardware's order" -- env FOLDLINE_CALIBRATE_TEST=vector=1e3 "$bin" calibrate --short --threads 1 -o "$tmp/cal/high.yaml"
+check cal_l2_slow 0 "foldline: calibrate: warning: L2 5 < " -- env FOLDLINE_CALIBRATE_TEST=l2=5 "$bin" calibrate --short --threads 1 -o "$tmp/cal/slow.yaml"
+check cal_l2_slow_comment 0 "# Warning: L2 5 < " -- cat "$tmp/cal/slow.yaml"
+env FOLDLINE_CALIBRATE_TEST=disturbed,vector=1e3,l2=5 "$bin" calibrate --short --threads 1 -o "$tmp/cal/all.yaml" 2>"$tmp/cal/all.err"
+if [ "$(grep -c '^foldline: calibrate: warning: .* the host was busy' "$tmp/cal/all.err")" = 3 ] &&
+  ! grep -v -e '^calibrate: wrote ' -e '^foldline: calibrate: warning: .* the host was busy' "$tmp/cal/all.err"; then
+  pass=$((pass + 1))
+else
+  echo "FAIL cal_warnings_tolerated: not three warnings cli_progress accepts"; cat "$tmp/cal/all.err"; fails=$((fails + 1))
+fi
+check cal_knob_bad 2 "FOLDLINE_CALIBRATE_TEST: unknown item 'l4=3'" -- env FOLDLINE_CALIBRATE_TEST=disturbed,l4=3 "$bin" calibrate --short --threads 1 -o "$tmp/cal/bad.yaml"
+check cal_knob_zero 2 "FOLDLINE_CALIBRATE_TEST: unknown item 'sgemm=0'" -- env FOLDLINE_CALIBRATE_TEST=sgemm=0 "$bin" calibrate --short --threads 1 -o "$tmp/cal/bad.yaml"
 check calibrate_threads_bad 2 "--threads expects a number of threads from 1 to 1024, got '0'" -- "$bin" calibrate --threads 0
 check calibrate_threads_value 2 "calibrate: option --threads needs a value" -- "$bin" calibrate --threads
 check calibrate_unknown 2 "calibrate: unexpected argument '--fast'" -- "$bin" calibrate --fast
