@@ -352,9 +352,27 @@ static fl_status mark(fl_graph *g, fl_diag *d, const fl_tfl_subgraph *s, int64_t
     return FL_OK;
 }
 
-/* The bodies of STABLEHLO_REDUCE / REDUCE_WINDOW: each such node gets attr
+/* The option naming the subgraph a StableHLO op applies per element:
+ * REDUCE / REDUCE_WINDOW's body, SCATTER's update computation, SORT's
+ * comparator; NULL for other ops. */
+static const char *body_field(int kind) {
+    switch (kind) {
+    case FL_OP_TFL_STABLEHLO_REDUCE:
+    case FL_OP_TFL_STABLEHLO_REDUCE_WINDOW:
+        return "body_subgraph_index";
+    case FL_OP_TFL_STABLEHLO_SCATTER:
+        return "update_computation_subgraph_index";
+    case FL_OP_TFL_STABLEHLO_SORT:
+        return "comparator_subgraph_index";
+    default:
+        return NULL;
+    }
+}
+
+/* The bodies of STABLEHLO_REDUCE / REDUCE_WINDOW / SCATTER / SORT (body_field):
+ * each such node gets attr
  * _body_nodes (the names of its body subgraph's nodes; the op's cost hook
- * counts the body once per application, src/ops/tflite/stablehlo.c), and
+ * counts the body once per application, src/ops/tflite/stablehlo*.c), and
  * the body's nodes _repeat 0 (not counted again on their own). A body that
  * control flow also runs (reached) is left as it is. `done` (n_sg entries,
  * reused scratch) marks the bodies zeroed. */
@@ -364,10 +382,11 @@ static fl_status reduce_bodies(fl_graph *g, fl_diag *d, const fl_tfl_subgraph *s
     fl_status st = FL_OK;
     for (size_t i = 0; i < g->n_nodes && st == FL_OK; i++) {
         fl_node *n = g->nodes[i];
-        if (n->kind != FL_OP_TFL_STABLEHLO_REDUCE && n->kind != FL_OP_TFL_STABLEHLO_REDUCE_WINDOW) {
+        const char *field = body_field(n->kind);
+        if (!field) {
             continue;
         }
-        int bi = (int)int_attr(n, "body_subgraph_index", -1);
+        int bi = (int)int_attr(n, field, -1);
         if (!valid_sg(bi, n_sg) || reached[bi] || sg[bi].end <= sg[bi].first) {
             continue;
         }

@@ -10,7 +10,9 @@
  * `shape_signature` (a free dim); a tensor with data gets a buffer of its
  * own. Option fields are given in schema order: a scalar, or an int32 vector
  * when `v` is set, an int64 vector when `v64` is (BuiltinOptions2's
- * StableHLO options, `opt2`).
+ * StableHLO options, `opt2`), or left out (`absent`). An options table's
+ * fields take 8-byte slots, so an int64 scalar (written sign-extended) has
+ * room; narrower fields read their low bytes.
  */
 #ifndef FL_TESTS_TFLBUILD_H
 #define FL_TESTS_TFLBUILD_H
@@ -37,6 +39,7 @@ typedef struct tb_field {
     int nv;
     const int32_t *v;   /* set: an int32 vector field */
     const int64_t *v64; /* set: an int64 vector field of nv entries */
+    bool absent;        /* the field is left out of the table (its default) */
 } tb_field;
 
 typedef struct tb_op {
@@ -47,7 +50,7 @@ typedef struct tb_op {
     int32_t out[4];
     int opt_type; /* BuiltinOptions union type, 0: none */
     int n_opt;
-    tb_field opt[8];
+    tb_field opt[18];
     bool opt2; /* opt_type is a BuiltinOptions2 type (StableHLO options) */
 } tb_op;
 
@@ -111,18 +114,18 @@ static inline void tb_link(tb *w, size_t field) {
     tb_set32(w, field, (uint32_t)(w->len - field));
 }
 
-/* A table of n 4-byte slots (present[i] 0: absent) linked from `from`;
- * returns the position of slot 0 (slot i at + 4 * i). */
-static inline size_t tb_table(tb *w, int n, const int *present, size_t from) {
+/* A table of n slots of `slot` bytes (present[i] 0: absent) linked from
+ * `from`; returns the position of slot 0 (slot i at + slot * i). */
+static inline size_t tb_table_w(tb *w, int n, const int *present, size_t from, int slot) {
     tb_align(w, 4);
     size_t vt = w->len;
     size_t vt_len = 4 + 2 * (size_t)n;
     tb_byte(w, (uint8_t)vt_len);
     tb_byte(w, (uint8_t)(vt_len >> 8));
-    tb_byte(w, (uint8_t)(4 + 4 * n));
-    tb_byte(w, 0);
+    tb_byte(w, (uint8_t)(4 + slot * n));
+    tb_byte(w, (uint8_t)((4 + slot * n) >> 8));
     for (int i = 0; i < n; i++) {
-        uint16_t off = present[i] ? (uint16_t)(4 + 4 * i) : 0;
+        uint16_t off = present[i] ? (uint16_t)(4 + slot * i) : 0;
         tb_byte(w, (uint8_t)off);
         tb_byte(w, (uint8_t)(off >> 8));
     }
@@ -130,10 +133,14 @@ static inline size_t tb_table(tb *w, int n, const int *present, size_t from) {
     size_t t = w->len;
     tb_set32(w, from, (uint32_t)(t - from));
     tb_put32(w, (uint32_t)(t - vt));
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < n * slot / 4; i++) {
         tb_put32(w, 0);
     }
     return t + 4;
+}
+
+static inline size_t tb_table(tb *w, int n, const int *present, size_t from) {
+    return tb_table_w(w, n, present, from, 4);
 }
 
 static inline void tb_vec_i32(tb *w, size_t field, int n, const int32_t *v) {
@@ -222,15 +229,22 @@ static inline void tb_op_table(tb *w, size_t from, const tb_op *o) {
     tb_vec_i32(w, f + 4, o->n_in, o->in);
     tb_vec_i32(w, f + 8, o->n_out, o->out);
     if (o->opt_type) {
-        int present[8] = {1, 1, 1, 1, 1, 1, 1, 1};
-        size_t of = tb_table(w, o->n_opt, present, f + (o2 ? 48 : 16));
+        int present[18];
         for (int k = 0; k < o->n_opt; k++) {
-            if (o->opt[k].v64) {
-                tb_vec_i64(w, of + 4 * (size_t)k, o->opt[k].nv, o->opt[k].v64);
+            present[k] = !o->opt[k].absent;
+        }
+        size_t of = tb_table_w(w, o->n_opt, present, f + (o2 ? 48 : 16), 8);
+        for (int k = 0; k < o->n_opt; k++) {
+            size_t at = of + 8 * (size_t)k;
+            if (o->opt[k].absent) {
+                continue;
+            } else if (o->opt[k].v64) {
+                tb_vec_i64(w, at, o->opt[k].nv, o->opt[k].v64);
             } else if (o->opt[k].v) {
-                tb_vec_i32(w, of + 4 * (size_t)k, o->opt[k].nv, o->opt[k].v);
+                tb_vec_i32(w, at, o->opt[k].nv, o->opt[k].v);
             } else {
-                tb_set32(w, of + 4 * (size_t)k, (uint32_t)o->opt[k].i);
+                tb_set32(w, at, (uint32_t)o->opt[k].i);
+                tb_set32(w, at + 4, o->opt[k].i < 0 ? 0xffffffffu : 0);
             }
         }
     }

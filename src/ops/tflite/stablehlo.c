@@ -338,7 +338,30 @@ static fl_status infer_reduction_out(fl_ctx *c, fl_node *n, int p) {
     return st == FL_OK ? fl__op_set_output(c, n, p, in_dtype(n, p), rank, dims) : st;
 }
 
+bool fl__tfl_hlo_ints(fl_ctx *c, const fl_node *n, const char *name, int want, const int64_t **v,
+                      size_t *cnt) {
+    return ints_opt(c, n, name, want, v, cnt);
+}
+
+bool fl__tfl_hlo_dim_ok(fl_ctx *c, const fl_node *n, const char *name, int64_t d, int rank) {
+    return dim_ok(c, n, name, d, rank);
+}
+
+bool fl__tfl_hlo_per_dim(fl_ctx *c, const fl_node *n, const char *name, int want, int64_t dflt,
+                         int64_t *out) {
+    return per_dim(c, n, name, want, dflt, out);
+}
+
+static bool is_general(int kind) {
+    return kind == FL_OP_TFL_STABLEHLO_CONVOLUTION || kind == FL_OP_TFL_STABLEHLO_GATHER ||
+           kind == FL_OP_TFL_STABLEHLO_SCATTER || kind == FL_OP_TFL_STABLEHLO_SORT ||
+           kind == FL_OP_TFL_STABLEHLO_BROADCAST_IN_DIM || kind == FL_OP_TFL_STABLEHLO_IOTA;
+}
+
 fl_status fl__tfl_infer_hlo(fl_ctx *c, fl_node *n) {
+    if (is_general(n->kind)) {
+        return fl__tfl_infer_hlo_general(c, n);
+    }
     if (n->kind == FL_OP_TFL_STABLEHLO_REDUCE || n->kind == FL_OP_TFL_STABLEHLO_REDUCE_WINDOW) {
         fl_status st = FL_OK;
         for (int p = 0; p < n->n_outputs && st == FL_OK; p++) {
@@ -395,7 +418,7 @@ fl_status fl__tfl_infer_hlo(fl_ctx *c, fl_node *n) {
  * counts; false when n has no body or a body node is not found. */
 static _Thread_local int body_depth;
 
-static bool body_cost(fl_ctx *c, const fl_node *n, fl_cost *one) {
+bool fl__tfl_hlo_body(fl_ctx *c, const fl_node *n, fl_cost *one) {
     const fl_attr *b = fl__node_attr(n, "_body_nodes");
     if (!b || b->kind != FL_ATTR_LIST || b->list_kind != FL_ATTR_S || body_depth >= 8) {
         return false;
@@ -434,7 +457,7 @@ static fl_status cost_reduction(fl_ctx *c, const fl_node *n, fl_cost *out) {
         nw = 0;
     }
     fl_cost one;
-    if (n->n_outputs > 0 && body_cost(c, n, &one)) {
+    if (n->n_outputs > 0 && fl__tfl_hlo_body(c, n, &one)) {
         fl_sym apps =
             window ? fl__ar_numel(&k, &n->outputs[0].shape) : fl__ar_numel(&k, in_shape(n, 0));
         apps = fl__ar_mul(&k, apps, fl__ar_int_prod(&k, w, nw));
@@ -458,6 +481,9 @@ fl_status fl__tfl_cost_hlo(fl_ctx *c, const fl_node *n, fl_cost *out) {
     fl_arith k = {c, n, FL_OK};
     if (n->kind == FL_OP_TFL_STABLEHLO_REDUCE || n->kind == FL_OP_TFL_STABLEHLO_REDUCE_WINDOW) {
         return cost_reduction(c, n, out);
+    }
+    if (is_general(n->kind)) {
+        return fl__tfl_cost_hlo_general(c, n, out);
     }
     if (n->kind != FL_OP_TFL_STABLEHLO_DOT_GENERAL) {
         return fl__ar_put_cost(&k, out, fl_sym_const(0), fl_sym_const(0));

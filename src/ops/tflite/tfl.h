@@ -46,4 +46,23 @@ fl_status fl__tfl_cost_rnn(fl_ctx *c, const fl_node *n, fl_cost *out);
 fl_status fl__tfl_infer_hlo(fl_ctx *c, fl_node *n);
 fl_status fl__tfl_cost_hlo(fl_ctx *c, const fl_node *n, fl_cost *out);
 
+/* stablehlo.c's option readers, shared with stablehlo_general.c (each
+ * false after a warning naming the tensor): an int list of `want` entries
+ * (want < 0: any; absent: empty), a dim index within `rank`, a per-dim list
+ * of `want` entries defaulting to `dflt` when absent. */
+bool fl__tfl_hlo_ints(fl_ctx *c, const fl_node *n, const char *name, int want, const int64_t **v,
+                      size_t *cnt);
+bool fl__tfl_hlo_dim_ok(fl_ctx *c, const fl_node *n, const char *name, int64_t d, int rank);
+bool fl__tfl_hlo_per_dim(fl_ctx *c, const fl_node *n, const char *name, int want, int64_t dflt,
+                         int64_t *out);
+/* One application of n's body subgraph (attr _body_nodes, set by the
+ * importer for REDUCE, REDUCE_WINDOW, SCATTER and SORT): the sum of its
+ * nodes' FLOPs, MACs and int ops; false when n has no body. */
+bool fl__tfl_hlo_body(fl_ctx *c, const fl_node *n, fl_cost *one);
+
+/* CONVOLUTION, GATHER, SCATTER, SORT, BROADCAST_IN_DIM, IOTA
+ * (stablehlo_general.c's header): called by the two hooks above. */
+fl_status fl__tfl_infer_hlo_general(fl_ctx *c, fl_node *n);
+fl_status fl__tfl_cost_hlo_general(fl_ctx *c, const fl_node *n, fl_cost *out);
+
 #endif

@@ -13,7 +13,8 @@
  * reductions infer [segments, data dims..] (the count from segment_ids'
  * or num_segments' value); StableHLO's element-wise ops (ADD .. TANH,
  * COMPARE, CONVERT, SELECT, CLAMP) their operand's shape, the shape ops
- * of stablehlo.c theirs from operands and options. The other
+ * of stablehlo.c and stablehlo_general.c theirs from operands and options
+ * (BROADCAST_IN_DIM and IOTA: the stored shape, checked). The other
  * operators (control flow, hash tables, the other STABLEHLO_* ops, ...)
  * take the stored shapes and types as their result.
  *
