@@ -18,9 +18,11 @@
  * BFLOAT16 holds bfloat16 bits (numpy has no bfloat16), and an input tensor
  * whose shape contradicts the input's declared one (CastLike's bfloat16
  * cases give a [1] `like` for a declared [3,4]) is left to its declaration.
- * (The FLOAT to BFLOAT16 casts of the 1.12 data expect truncated values;
- * the engine rounds to nearest even, as ONNX's reference now does, so those
- * two cases stay failures.)
+ * The FLOAT to BFLOAT16 casts of the 1.12 data expect truncated values;
+ * the engine rounds to nearest even, as ONNX's later reference and test data
+ * do: such an output passes when every expected element is the input
+ * truncated and every evaluated one the input rounded to nearest even (both
+ * derived here from the input's bits), and is counted on a line of its own.
  *
  * The test prints the pass count and the failing cases grouped by op, and
  * fails when the count falls below the floor committed in
@@ -350,9 +352,55 @@ static int compare_value(const fl_value *v, const Onnx__TensorProto *t, int dt) 
     return r;
 }
 
+/* The bfloat16 bits of float x: truncated, or rounded to nearest even. */
+static uint16_t bf16_trunc(float x) {
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    return (uint16_t)(u >> 16);
+}
+
+static uint16_t bf16_rne(float x) {
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    return (uint16_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+
+/* True when an evaluated FLOAT->BFLOAT16 value differs from the expected one
+ * only by the rounding: every element of the expected tensor is the input
+ * truncated, every evaluated element is the input rounded to nearest even
+ * (NaN stays NaN), and the two rules differ somewhere. ONNX 1.12's generator
+ * truncated (it kept the high half of each float's bits); the Cast
+ * specification's floating-point narrowing and ONNX's later reference
+ * implementation and test data round to nearest even, as the engine does. */
+static bool bf16_rounding_only(const fl_value *v, const Onnx__TensorProto *want, int dt,
+                               const Onnx__TensorProto *in) {
+    enum { FLOAT = 1, BFLOAT16 = 16 };
+    int64_t n = numel(want);
+    if (dt != BFLOAT16 || !in || in->data_type != FLOAT || numel(in) != n || v->n != n) {
+        return false;
+    }
+    double *x = tensor_doubles(in, FLOAT, n), *w = tensor_doubles(want, dt, n);
+    bool ok = x && w, differ = false;
+    for (int64_t i = 0; ok && i < n; i++) {
+        double got;
+        ok = fl__value_f64(v, i, &got);
+        float xf = (float)x[i], gf = (float)got, wf = (float)w[i];
+        if (ok && isnan(xf)) {
+            ok = isnan(gf) && isnan(wf);
+        } else if (ok) {
+            ok = bf16_trunc(wf) == bf16_trunc(xf) && bf16_trunc(gf) == bf16_rne(xf);
+            differ |= bf16_trunc(xf) != bf16_rne(xf);
+        }
+    }
+    free(x);
+    free(w);
+    return ok && differ;
+}
+
 typedef struct case_result {
     int pass;           /* 1 pass, 0 fail, -1 not a tensor case */
     int values_checked; /* outputs whose evaluated value was compared */
+    int bf16_rounding;  /* outputs that differ only by bfloat16 rounding */
     char op[64];
     char why[400];
 } case_result;
@@ -421,7 +469,10 @@ static void check_outputs(const Onnx__GraphProto *gp, const fl_graph *g, const i
             res->pass = 0;
         } else if (t->value) {
             int c = compare_value(t->value, want, want_dt);
-            if (c == 0) {
+            if (c == 0 &&
+                bf16_rounding_only(t->value, want, want_dt, io->n_in ? io->in[0] : NULL)) {
+                res->bf16_rounding++;
+            } else if (c == 0) {
                 snprintf(res->why, sizeof res->why, "output %zu: evaluated value differs", k);
                 res->pass = 0;
             }
@@ -609,7 +660,7 @@ int main(void) {
     closedir(dh);
     qsort(names, n_names, sizeof(char *), cmp_str);
     failure *fails = calloc(n_names + 1, sizeof *fails);
-    size_t n_fail = 0, n_tensor = 0, n_pass = 0, n_values = 0;
+    size_t n_fail = 0, n_tensor = 0, n_pass = 0, n_values = 0, n_bf16 = 0;
     for (size_t i = 0; i < n_names; i++) {
         char dir[1100];
         snprintf(dir, sizeof dir, "%s/%s", root, names[i]);
@@ -620,6 +671,7 @@ int main(void) {
         }
         n_tensor++;
         n_values += (size_t)r.values_checked;
+        n_bf16 += (size_t)r.bf16_rounding;
         if (r.pass) {
             n_pass++;
         } else {
@@ -634,6 +686,9 @@ int main(void) {
            "(%.1f %%), %zu evaluated outputs equal the expected values; floor %ld\n",
            n_pass, n_tensor, n_tensor ? 100.0 * (double)n_pass / (double)n_tensor : 0.0, n_values,
            floor_v);
+    printf("onnx node cases: %zu evaluated outputs round FLOAT to BFLOAT16 to nearest even where "
+           "the data truncates (checked element by element against the input)\n",
+           n_bf16);
     for (size_t i = 0; i < n_fail; i++) {
         free((void *)fails[i].op);
         free((void *)fails[i].why);

@@ -177,6 +177,27 @@ static void test_opset18_20(void **state) {
 }
 
 /* Malformed attributes fail naming node and attribute. */
+/* CastLike's value is input 0 cast to input 1's dtype, as Cast: float
+ * [2.7, 3.2, 4.9] cast like int64 Shape(x) truncates toward zero to [2,3,4]
+ * (ONNX's reference casts with numpy's astype), so Reshape(x [24], that)
+ * gives [2,3,4]; without the value the Reshape's output would be [?,?,?]. */
+static void test_cast_like_value(void **state) {
+    (void)state;
+    ob_model *m = ob_new(15);
+    ob_input(m, "x", OB_FLOAT, 1, (int64_t[]){24}, NULL);
+    ob_attr_floats(m, ob_node(m, "Constant", "k", "", "kf"), "value_floats", 3,
+                   (float[]){2.7f, 3.2f, 4.9f});
+    ob_node(m, "Shape", "s", "x", "sx");
+    ob_node(m, "CastLike", "cl", "kf,sx", "dims");
+    ob_node(m, "Reshape", "r", "x,dims", "y");
+    ob_output(m, "y");
+    fl_report *r = oc_run(m, FL_OK);
+    assert_string_equal(oc_node(r, "cl")->outputs[0].shape, "[3]");
+    assert_string_equal(oc_node(r, "r")->outputs[0].shape, "[2,3,4]");
+    fl_report_free(r);
+    ob_free(m);
+}
+
 static void test_bad_attrs(void **state) {
     (void)state;
     struct {
@@ -263,6 +284,7 @@ int main(void) {
         cmocka_unit_test(test_mod_symbolic_nonzero),
         cmocka_unit_test(test_ml_linear_regressor),
         cmocka_unit_test(test_opset18_20),
+        cmocka_unit_test(test_cast_like_value),
         cmocka_unit_test(test_bad_attrs),
         cmocka_unit_test(test_unknown_domain_and_opset),
     };

@@ -12,7 +12,8 @@
  * TensorFlow op has exactly ONNX's semantics its eval hook runs (Sin, Cos,
  * Tan, Asin, Acos, Atan, Sign, Round (half to even in both), Softsign,
  * IsNaN, IsInf with both detect attrs 1, LessEqual, GreaterEqual, Mod as
- * FloorMod (fmod 0, the divisor's sign) or TruncateMod (fmod 1)); Xor,
+ * FloorMod (fmod 0, the divisor's sign) or TruncateMod (fmod 1), CastLike
+ * as Cast to the target's dtype); Xor,
  * BitShift and Bitwise* are evaluated here on integer values.
  *
  * FLOP rules ("complete" convention, E(t) = element count of t, no MACs):
@@ -100,6 +101,14 @@ static fl_status infer_cast_like(fl_ctx *c, fl_node *n) {
     const fl_tensor *x = fl_node_in(n, 0);
     int dt = fl__ox_in_dtype(n, 1);
     return fl__op_set_output(c, n, 0, dt, x->shape.rank, x->shape.dims);
+}
+
+/* CastLike's value: input 0 cast as Cast casts it (the target's dtype is the
+ * output's, set by infer_cast_like; its value is not needed). */
+static fl_status eval_cast_like(fl_ctx *c, fl_node *n) {
+    fl_node p = *n;
+    p.n_inputs = 1;
+    return fl__ox_twin(c, &p, FL_OP_CAST, true);
 }
 
 static fl_status infer_det(fl_ctx *c, fl_node *n) {
@@ -254,7 +263,7 @@ static fl_status infer_bit_shift(fl_ctx *c, fl_node *n) {
 #define HOOKS_same       .infer = fl__ox_infer_same, .cost = cost_ew
 #define HOOKS_bool_twin  .infer = infer_bool_same, .eval = eval_twin, .cost = cost_ew
 #define HOOKS_is_inf     .infer = infer_bool_same, .eval = eval_is_inf, .cost = cost_ew
-#define HOOKS_cast_like  .infer = infer_cast_like, .cost = cost_ew
+#define HOOKS_cast_like  .infer = infer_cast_like, .eval = eval_cast_like, .cost = cost_ew
 #define HOOKS_det        .infer = infer_det, .cost = cost_det
 #define HOOKS_mod        .infer = infer_mod, .eval = eval_mod, .cost = cost_ew
 #define HOOKS_compare    .infer = infer_bcast_bool, .eval = eval_twin, .cost = cost_ew
