@@ -441,6 +441,73 @@ static void test_qordered_longformer_attention(void **state) {
     ob_free(m);
 }
 
+/* The weights in ORT's format 0 (its kernels' input checks accept both):
+ * weight and global_weight (3, H, H), bias (5H: Q, K, V, global K, global
+ * V), global_bias (H: global Q). The same projections: B 1, S 8, H 4, N 2,
+ * W 2 with tokens 0 and 5 global count as test_longformer_attention's:
+ * MACs 768 + 528 = 1296; the bias adds are 5H + H = 6H = 24 per token, 192
+ * as format 1's 3H + 3H: FLOPs 3708. `what` breaks it: 1 a bias of 3H (12,
+ * format 1's), 2 a global_weight (H, 3H), 3 a weight of rank 4. */
+static ob_model *longformer_f0_model(bool quant, int what) {
+    ob_model *m = oc_ms_model();
+    int xt = quant ? 3 /* int8 */ : OB_FLOAT;
+    ob_input(m, "x", xt, 3, (int64_t[]){1, 8, 4}, NULL);
+    if (what == 3) {
+        ob_input(m, "w", xt, 4, (int64_t[]){1, 3, 4, 4}, NULL);
+    } else {
+        ob_input(m, "w", xt, 3, (int64_t[]){3, 4, 4}, NULL);
+    }
+    ob_input(m, "gw", xt, what == 2 ? 2 : 3, what == 2 ? (int64_t[]){4, 12} : (int64_t[]){3, 4, 4},
+             NULL);
+    ob_init_f(m, "b", 1, (int64_t[]){what == 1 ? 12 : 20}, false);
+    ob_init_f(m, "gb", 1, (int64_t[]){4}, false);
+    ob_input(m, "mask", OB_FLOAT, 2, (int64_t[]){1, 8}, NULL);
+    ob_init_f(m, "sc", 0, NULL, false);
+    ob_init_i64(m, "g", 2, (int64_t[]){1, 8}, (int64_t[]){1, 0, 0, 0, 0, 1, 0, 0});
+    const char *in = quant ? "x,sc,w,sc,b,sc,sc,mask,gw,sc,gb,sc,g,sc" : "x,w,b,mask,gw,gb,g";
+    Onnx__NodeProto *n =
+        oc_ms_node(m, quant ? "QOrderedLongformerAttention" : "LongformerAttention", "lf", in, "y");
+    ob_attr_i(m, n, "num_heads", 2);
+    ob_attr_i(m, n, "window", 2);
+    ob_output(m, "y");
+    return m;
+}
+
+static void test_longformer_format0(void **state) {
+    (void)state;
+    ob_model *m = longformer_f0_model(false, 0);
+    fl_report *r = oc_run(m, FL_OK);
+    const fl_report_node *n = oc_node(r, "lf");
+    assert_string_equal(n->outputs[0].shape, "[1,8,4]");
+    oc_assert_cost(n, 3708, 1296);
+    fl_report_free(r);
+    ob_free(m);
+    m = longformer_f0_model(true, 0); /* as test_qordered_longformer_attention */
+    r = oc_run(m, FL_OK);
+    n = oc_node(r, "lf");
+    assert_string_equal(n->outputs[0].dtype, "int8");
+    assert_int_equal(n->macs.value, 528);
+    assert_int_equal(n->flops.value, 2812);
+    assert_int_equal(n->int_ops.value, 1536);
+    fl_report_free(r);
+    ob_free(m);
+    static const char *const want[] = {
+        NULL,
+        "node 'lf' (LongformerAttention): input 2 (bias) has dim 0 of 12, want 20",
+        "node 'lf' (LongformerAttention): input 4 (global_weight) has rank 2, want 3",
+        "node 'lf' (LongformerAttention): input 1 (weight) has rank 4, want 2 (hidden, 3 * "
+        "hidden) or 3 (3, hidden, hidden)",
+    };
+    for (int what = 1; what <= 3; what++) {
+        m = longformer_f0_model(false, what);
+        r = oc_run(m, FL_EINVAL);
+        printf("%s\n", r->error);
+        assert_non_null(strstr(r->error, want[what]));
+        fl_report_free(r);
+        ob_free(m);
+    }
+}
+
 /* Bad Longformer inputs fail naming the node and the attr or input: S 6
  * not a multiple of 2W = 4; H 5 not divisible by num_heads 2; window
  * absent; a mask of rank 1; a weight [4,8] (3H = 12 columns wanted). */
@@ -487,6 +554,7 @@ int main(void) {
         cmocka_unit_test(test_matmul_nbits_bad),
         cmocka_unit_test(test_longformer_attention),
         cmocka_unit_test(test_qordered_longformer_attention),
+        cmocka_unit_test(test_longformer_format0),
         cmocka_unit_test(test_longformer_bad),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

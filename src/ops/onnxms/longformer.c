@@ -14,10 +14,18 @@
  *                    scale_global_weight, global_bias (3H),
  *                    scale_global_gemm, global (B, S), scale_output.
  *   attrs num_heads N (required, > 0, dividing H) and window W (required, >
- *   0, the one-sided window). Output (B, S, H), input's type. The schema asks
+ *   0, the one-sided window). Output (B, S, H), input's type. The weights
+ *   may also be in the form ORT's kernels call format 0 (their input checks,
+ *   shared by both ops): weight and global_weight (3, H, H), bias (5H: Q, K,
+ *   V, global K, global V), global_bias (H: global Q); the format is the
+ *   weight's rank, and both weights must have it. The counts do not depend
+ *   on the format (the same six projections and bias adds). The schema asks
  *   for S to be a multiple of 2W (the input padded): a known S that is not
  *   fails naming input 0, as do an input of the wrong rank, a weight or bias
- *   whose dims are not H / 3H and a mask or flags not (B, S).
+ *   whose dims are not those of its format and a mask or flags not (B, S).
+ *   ONNX Runtime's CPU execution provider has no kernel for either op (CUDA
+ *   only); tests/tools/longformer_ort.py checks these shapes and dtypes
+ *   against the type and shape inference ORT applies when it loads a model.
  *
  * Counting rule (the definition, not a kernel): with d = H / N,
  *   projections     the local and the global Q/K/V projections, both over all
@@ -86,6 +94,39 @@ static fl_status check_in(fl_ctx *c, const fl_node *n, int i, const char *what, 
     return FL_OK;
 }
 
+/* H times k, or unknown. */
+static fl_sym times(fl_sym h, int64_t k) {
+    return fl_sym_is_known(h) ? fl_sym_const(k * h.k) : fl_sym_unknown();
+}
+
+/* The weights and biases in either format, told by the weight's rank (the
+ * global weight's when the weight's is unknown; unchecked when both are). */
+static fl_status check_weights(fl_ctx *c, const fl_node *n, lf_inputs in, fl_sym h) {
+    int r = fl__op_in_shape(n, in.weight)->rank;
+    if (r < 0) {
+        r = fl__op_in_shape(n, in.gweight)->rank;
+    }
+    if (r < 0) {
+        return FL_OK;
+    }
+    if (r != 2 && r != 3) {
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "input %d (weight) has rank %d, want 2 (hidden, 3 * hidden) or 3 (3, "
+                             "hidden, hidden)",
+                             in.weight, r);
+    }
+    fl_sym h3 = times(h, 3), w1[2] = {h, h3}, w0[3] = {fl_sym_const(3), h, h};
+    fl_sym bias = r == 2 ? h3 : times(h, 5), gbias = r == 2 ? h3 : h;
+    const fl_sym *w = r == 2 ? w1 : w0;
+    fl_status st;
+    if ((st = check_in(c, n, in.weight, "weight", r, w)) != FL_OK ||
+        (st = check_in(c, n, in.bias, "bias", 1, &bias)) != FL_OK ||
+        (st = check_in(c, n, in.gweight, "global_weight", r, w)) != FL_OK) {
+        return st;
+    }
+    return check_in(c, n, in.gbias, "global_bias", 1, &gbias);
+}
+
 static fl_status lf_read(fl_ctx *c, const fl_node *n, lf_dims *a) {
     fl_status st;
     if ((st = fl__attr_need_pos_int(n, "num_heads", &a->heads, c->d)) != FL_OK ||
@@ -113,14 +154,10 @@ static fl_status lf_read(fl_ctx *c, const fl_node *n, lf_dims *a) {
                              "attr 'window' (%lld)",
                              (long long)a->s.k, (long long)(2 * a->window));
     }
-    fl_sym h3 = fl_sym_is_known(a->h) ? fl_sym_const(3 * a->h.k) : fl_sym_unknown();
     lf_inputs in = lf_in(n);
-    fl_sym wdims[2] = {a->h, h3}, bs[2] = {a->b, a->s};
-    if ((st = check_in(c, n, in.weight, "weight", 2, wdims)) != FL_OK ||
-        (st = check_in(c, n, in.bias, "bias", 1, &h3)) != FL_OK ||
-        (st = check_in(c, n, in.mask, "mask", 2, bs)) != FL_OK ||
-        (st = check_in(c, n, in.gweight, "global_weight", 2, wdims)) != FL_OK ||
-        (st = check_in(c, n, in.gbias, "global_bias", 1, &h3)) != FL_OK) {
+    fl_sym bs[2] = {a->b, a->s};
+    if ((st = check_weights(c, n, in, a->h)) != FL_OK ||
+        (st = check_in(c, n, in.mask, "mask", 2, bs)) != FL_OK) {
         return st;
     }
     return check_in(c, n, in.global, "global", 2, bs);
