@@ -1,0 +1,238 @@
+#!/usr/bin/env python3
+"""Checks foldline on int8 torchvision networks in both forms of a quantized
+ONNX graph (tests/data/quantized/, written by tests/tools/export_quantized.py;
+needs only the committed files and python3's standard library).
+
+Per network, three forms: torch's QDQ export (NAME.qdq), ONNX Runtime's
+'basic' graph of it (NAME.basic: folded, still QDQ) and its 'extended' graph
+(NAME.extended: the QOperator form, QLinearConv/QGemm/QLinearAdd/...). The
+expected figures come from NAME.layers.json, made by the exporter from torch
+forward hooks on the float network's Conv2d/Linear modules, not from foldline:
+  - every form is complete: no unknown op, no incomplete node;
+  - the QDQ forms' MACs are the hooks' sum times batch (symbolic and bound),
+    before and after the passes, and each float Conv/Gemm node (torch names
+    module a.b.c's node "/a/b/c/Conv") has that layer's MACs and output shape;
+  - the QOperator form has 0 MACs, and each QLinearConv/QGemm (ORT keeps the
+    node's name) has int_ops = 2*M + E(x) + E(w) + E(y) + E(y) with a bias
+    (the rule in src/ops/onnxops/misc.c's header and src/ops/onnxms/quant.c:
+    integer MACs twice, the zero points of x and w subtracted once per
+    element, y's zero point added, the int32 bias added), M the float layer's
+    MACs: the integer MACs of the quantized graph are the float MACs of the
+    QDQ graph; and it has the layer's output shape;
+  - every tensor name two forms both produce by a node has the same dtype and
+    shape in both (e.g. the QDQ form's QuantizeLinear outputs, which the
+    QOperator form's QLinearConv/QLinearAdd write).
+Tensor names come from the files themselves (a minimal protobuf reader below:
+ModelProto.graph 7, GraphProto.node 1 / output 12, NodeProto input 1 /
+output 2 / name 3 / op_type 4); foldline's --per-node list is in file order.
+
+usage: quantized_check.py FOLDLINE DATA_DIR SCRATCH_DIR
+Prints one FAIL line per failed check and a count; exits 1 on any failure.
+"""
+import gzip
+import json
+import math
+import os
+import subprocess
+import sys
+
+MODELS = ["mobilenet_v2", "resnet18", "googlenet"]
+FORMS = ["qdq", "basic", "extended"]
+BATCH = 2
+
+fails = []
+passed = 0
+
+
+def check(cond, what):
+    global passed
+    if cond:
+        passed += 1
+    else:
+        fails.append(what)
+        print("FAIL " + what)
+
+
+def fields(buf):
+    """(field number, wire type, value) of one protobuf message."""
+    i = 0
+    while i < len(buf):
+        key = 0
+        shift = 0
+        while True:
+            b = buf[i]
+            i += 1
+            key |= (b & 0x7F) << shift
+            shift += 7
+            if b < 0x80:
+                break
+        num, wt = key >> 3, key & 7
+        if wt == 0:
+            v = 0
+            shift = 0
+            while True:
+                b = buf[i]
+                i += 1
+                v |= (b & 0x7F) << shift
+                shift += 7
+                if b < 0x80:
+                    break
+        elif wt == 2:
+            n = 0
+            shift = 0
+            while True:
+                b = buf[i]
+                i += 1
+                n |= (b & 0x7F) << shift
+                shift += 7
+                if b < 0x80:
+                    break
+            v = buf[i:i + n]
+            i += n
+        elif wt == 1:
+            v, i = buf[i:i + 8], i + 8
+        elif wt == 5:
+            v, i = buf[i:i + 4], i + 4
+        else:
+            raise ValueError("wire type %d" % wt)
+        yield num, wt, v
+
+
+def onnx_nodes(data):
+    """[(name, op_type, [outputs])] of the main graph, in file order."""
+    graph = next(v for n, wt, v in fields(data) if n == 7 and wt == 2)
+    nodes = []
+    for num, wt, v in fields(graph):
+        if num == 1 and wt == 2:
+            node = {"outputs": [], "name": "", "op": ""}
+            for f, fwt, fv in fields(v):
+                if f == 2 and fwt == 2:
+                    node["outputs"].append(fv.decode())
+                elif f == 3 and fwt == 2:
+                    node["name"] = fv.decode()
+                elif f == 4 and fwt == 2:
+                    node["op"] = fv.decode()
+            nodes.append(node)
+    return nodes
+
+
+def analyze(binary, path, *args):
+    r = subprocess.run([binary, "analyze", path, "--json", "--require-complete"] + list(args),
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        return r.returncode, r.stderr[:300]
+    return 0, json.loads(r.stdout)
+
+
+def value(count):
+    return count.get("value") if isinstance(count, dict) else None
+
+
+def numel(dims):
+    return math.prod(dims)
+
+
+def node_name(layer):
+    return "/" + layer["module"].replace(".", "/") + "/" + layer["op"]
+
+
+def check_form(binary, model, form, path, layers):
+    """The checks of one file; returns {tensor name: (dtype, dims)}."""
+    tag = f"{model}.{form}"
+    with open(path, "rb") as f:
+        parsed = onnx_nodes(f.read())
+    rc, d = analyze(binary, path, "--bind", f"batch={BATCH}", "--per-node", "--passes", "none")
+    check(rc == 0, f"{tag}: analyze --require-complete: exit {rc}: {d if rc else ''}")
+    if rc != 0:
+        return {}
+    check(d["complete"] and d["unknown_ops"] == [] and d["coverage"]["nodes_incomplete"] == 0,
+          f"{tag}: not complete: {d['coverage']} unknown {d['unknown_ops']}")
+    nodes = d["nodes"]
+    check([n["name"] for n in nodes] == [n["name"] for n in parsed],
+          f"{tag}: --per-node lists {len(nodes)} nodes, the file {len(parsed)}")
+    if len(nodes) != len(parsed):
+        return {}
+    tensors = {}
+    for fn, pn in zip(nodes, parsed):
+        for out, name in zip(fn["outputs"], pn["outputs"]):
+            tensors[name] = (out["dtype"], out["dims"])
+    by_name = {n["name"]: n for n in nodes}
+    macs = sum(layer["macs"] for layer in layers)
+    if form != "extended":
+        check(value(d["totals"]["macs"]) == BATCH * macs,
+              f"{tag}: MACs {d['totals']['macs']}, want {BATCH * macs}")
+        check(sum(n["op"] in ("Conv", "Gemm") for n in nodes) == len(layers),
+              f"{tag}: Conv+Gemm nodes != {len(layers)} layers")
+    else:
+        check(value(d["totals"]["macs"]) == 0, f"{tag}: MACs {d['totals']['macs']}, want 0")
+        check(sum(n["op"] in ("QLinearConv", "QGemm") for n in nodes) == len(layers),
+              f"{tag}: QLinearConv+QGemm nodes != {len(layers)} layers")
+    for layer in layers:
+        name = node_name(layer)
+        n = by_name.get(name)
+        if n is None:
+            check(False, f"{tag}: no node {name}")
+            continue
+        y = [BATCH] + layer["y"][1:]
+        check(n["outputs"][0]["dims"] == y, f"{tag}: {name} output {n['outputs'][0]['dims']}, want {y}")
+        m = BATCH * layer["macs"]
+        if form != "extended":
+            check(n["op"] == layer["op"] and value(n["macs"]) == m,
+                  f"{tag}: {name} {n['op']} MACs {n['macs']}, want {layer['op']} {m}")
+            continue
+        ex = BATCH * numel(layer["x"][1:])
+        ey = BATCH * numel(layer["y"][1:])
+        want = 2 * m + ex + numel(layer["w"]) + ey + (ey if layer["bias"] else 0)
+        qop = "QLinearConv" if layer["op"] == "Conv" else "QGemm"
+        check(n["op"] == qop and value(n["int_ops"]) == want and value(n["macs"]) == 0,
+              f"{tag}: {name} {n['op']} int_ops {n['int_ops']} MACs {n['macs']}, want {qop} {want} 0")
+    return tensors
+
+
+def check_symbolic(binary, model, form, path, macs):
+    """Free batch: the MACs as a formula; after the default passes the same."""
+    tag = f"{model}.{form}"
+    rc, d = analyze(binary, path)
+    check(rc == 0, f"{tag}: analyze with passes: exit {rc}: {d if rc else ''}")
+    if rc != 0:
+        return
+    want = {"formula": f"{macs}*batch"} if form != "extended" else {"value": 0}
+    check(d["before"]["macs"] == want and d["after"]["macs"] == want,
+          f"{tag}: MACs before {d['before']['macs']} after {d['after']['macs']}, want {want}")
+    if form == "extended":  # nothing for the passes to fold: the integer work stays
+        check(d["before"]["int_ops"] == d["after"]["int_ops"],
+              f"{tag}: int_ops before {d['before']['int_ops']} after {d['after']['int_ops']}")
+
+
+def main():
+    binary, data, scratch = sys.argv[1:4]
+    for model in MODELS:
+        with open(os.path.join(data, f"{model}.layers.json")) as f:
+            doc = json.load(f)
+        layers = doc["layers"]
+        macs = sum(layer["macs"] for layer in layers)
+        # The hooks' own MAC figure of each layer, from its shapes.
+        for layer in layers:
+            k = numel(layer["w"][1:])  # in_channels / groups x kernel area, or in_features
+            check(layer["macs"] == numel(layer["y"]) * k, f"{model}: {layer['module']} MACs from shapes")
+        check(macs == doc["macs"], f"{model}: layer sum {macs} != {doc['macs']}")
+        shapes = {}
+        for form in FORMS:
+            path = os.path.join(scratch, f"{model}.{form}.onnx")
+            with gzip.open(os.path.join(data, f"{model}.{form}.stripped.onnx.gz"), "rb") as src:
+                with open(path, "wb") as dst:
+                    dst.write(src.read())
+            shapes[form] = check_form(binary, model, form, path, layers)
+            check_symbolic(binary, model, form, path, macs)
+        for a, b in (("qdq", "extended"), ("basic", "extended"), ("qdq", "basic")):
+            shared = set(shapes[a]) & set(shapes[b])
+            check(len(shared) >= len(layers), f"{model}: {a}/{b} share {len(shared)} tensor names")
+            bad = sorted(t for t in shared if shapes[a][t] != shapes[b][t])
+            check(not bad, f"{model}: {a}/{b}: {len(bad)} shared tensors differ, e.g. " +
+                  ", ".join(f"{t} {shapes[a][t]} vs {shapes[b][t]}" for t in bad[:3]))
+    print(f"{passed} passed, {len(fails)} failed")
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
