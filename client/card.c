@@ -152,9 +152,9 @@ int fl_cmd_card(int argc, char **argv) {
     }
     if (rc == 0 && fl_cli_analysis_report(formulas)->llm) {
         /* The view needs its symbols free: the bindings given (the first
-         * a.n_binds of b) only, with the profiles for its times. */
-        static const char *const none[] = {"--passes", "none"};
-        rc = run_one(&a, false, b, (size_t)a.n_binds, none, 2, &view);
+         * a.n_binds of b) only, with the profiles for its times and the
+         * passes for its figures after them (as analyze prints it). */
+        rc = run_one(&a, false, b, (size_t)a.n_binds, NULL, 0, &view);
     }
     if (rc == 0) {
         fl_card card = {a.model,

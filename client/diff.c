@@ -65,6 +65,9 @@ static bool is_metric_name(const char *name) {
     if (llm_metric(name, &phase, &what)) {
         return true;
     }
+    if (strncmp(name, "after.", 6) == 0 && llm_metric(name + 6, &phase, &what)) {
+        return phase >= 0; /* the passes leave the KV cache as it is */
+    }
     static const char *const names[] = {"flops",         "macs",   "int_ops", "bytes", "bytes_read",
                                         "bytes_written", "params", "nodes",   "time"};
     if (strncmp(name, "after.", 6) == 0) {
@@ -280,14 +283,20 @@ static fl_diff_value number_value(double x) {
     return v;
 }
 
-/* An LLM metric of r's view (llm_metric's phase and what); false when the
- * view has no such profile. No view: not present. */
-static bool llm_value(const fl_report *r, int phase, const char *what, fl_diff_value *out) {
+/* An LLM metric of r's view (llm_metric's phase and what; `after` the
+ * passes); false when the view has no such profile. No view (or no view
+ * after the passes): not present. */
+static bool llm_value(const fl_report *r, bool after, int phase, const char *what,
+                      fl_diff_value *out) {
     const fl_report_llm *v = r->llm;
-    if (!v) {
+    if (!v || (after && (!v->after || phase < 0))) {
         return true;
     }
-    const fl_llm_phase *p = phase ? &v->decode : &v->prefill;
+    const fl_llm_phase *p = after   ? (phase ? &v->after->decode : &v->after->prefill)
+                            : phase ? &v->decode
+                                    : &v->prefill;
+    const fl_llm_roofline *rl = after ? v->after->roofline : v->roofline;
+    size_t n_rl = after ? v->after->n_roofline : v->n_roofline;
     if (phase < 0) {
         *out = number_value(v->kv_bytes_per_token);
     } else if (strcmp(what, "flops_per_token") == 0) {
@@ -298,9 +307,9 @@ static bool llm_value(const fl_report *r, int phase, const char *what, fl_diff_v
         *out = number_value(p->bytes_per_token);
     } else {
         const char *profile = what[14] == '@' ? what + 15 : NULL;
-        for (size_t i = 0; i < v->n_roofline; i++) {
-            if (!profile || strcmp(v->roofline[i].profile, profile) == 0) {
-                const fl_llm_time *t = phase ? &v->roofline[i].decode : &v->roofline[i].prefill;
+        for (size_t i = 0; i < n_rl; i++) {
+            if (!profile || strcmp(rl[i].profile, profile) == 0) {
+                const fl_llm_time *t = phase ? &rl[i].decode : &rl[i].prefill;
                 *out = number_value(t->time_per_token_s);
                 return true;
             }
@@ -330,8 +339,8 @@ bool fl_diff_metric(const fl_report *r, const char *metric, fl_diff_value *out) 
     memset(out, 0, sizeof *out);
     int phase;
     const char *what;
-    if (!after && llm_metric(m, &phase, &what)) {
-        return llm_value(r, phase, what, out);
+    if (llm_metric(m, &phase, &what)) {
+        return llm_value(r, after, phase, what, out);
     }
     if (strncmp(m, "time@", 5) == 0 || strcmp(m, "time") == 0) {
         return time_value(r, m[4] ? m + 5 : NULL, after, out);
@@ -368,7 +377,8 @@ static int check_one(const fl_report *a, const fl_report *b, const char *metric,
     fl_diff_value va, vb;
     int phase;
     const char *what;
-    if (llm_metric(metric, &phase, &what) && (!a->llm || !b->llm)) {
+    const char *lm = strncmp(metric, "after.", 6) == 0 ? metric + 6 : metric;
+    if (llm_metric(lm, &phase, &what) && (!a->llm || !b->llm)) {
         return fl_cli_usage_error("--fail-on %s: %s has no LLM view (a decoder with a KV cache or "
                                   "a sequence symbol, without --no-llm)",
                                   metric, !a->llm ? "BASE" : "NEW");
@@ -399,6 +409,28 @@ static int check_one(const fl_report *a, const fl_report *b, const char *metric,
     return 0;
 }
 
+/* A model whose whole-graph estimate was left out: profiles were given, but
+ * its symbols are free and the LLM view estimated each phase instead. */
+static bool time_deferred(const fl_report *r) {
+    return r->n_roofline == 0 && r->llm && r->llm->n_roofline > 0;
+}
+
+/* The usage error of a time gate on such a model, naming its free symbols. */
+static int time_deferred_error(const char *metric, const char *side, const fl_report *r) {
+    char list[512];
+    size_t o = 0;
+    list[0] = '\0';
+    for (size_t i = 0; i < r->n_symbols && o + 1 < sizeof list; i++) {
+        int w = snprintf(list + o, sizeof list - o, "%s%s", i ? ", " : "", r->symbols[i]);
+        o += w > 0 ? (size_t)w : 0;
+    }
+    return fl_cli_usage_error("--fail-on %s: %s has no whole-graph time estimate: its symbols %s "
+                              "are free and a time needs every symbol bound; bind them with --bind "
+                              "SYM=N, or gate the LLM view's prefill.time_per_token or "
+                              "decode.time_per_token (each phase estimated at its bindings)",
+                              metric, side, list);
+}
+
 /* Evaluates every --fail-on (time: once per profile). */
 static int check_thresholds(fl_diff_args *d, const fl_report *a, const fl_report *b,
                             fl_diff_result *res) {
@@ -416,6 +448,11 @@ static int check_thresholds(fl_diff_args *d, const fl_report *a, const fl_report
         bool per_token = llm_metric(m, &phase, &what) && strcmp(what, "time_per_token") == 0;
         size_t n_prof = per_token ? (a->llm ? a->llm->n_roofline : 0) : a->n_roofline;
         bool each = strcmp(m, "time") == 0 || per_token;
+        bool whole_time = strcmp(m, "time") == 0 || strncmp(m, "time@", 5) == 0;
+        if (whole_time && (time_deferred(a) || time_deferred(b))) {
+            return time_deferred_error(t->metric, time_deferred(a) ? "BASE" : "NEW",
+                                       time_deferred(a) ? a : b);
+        }
         if (each && n_prof == 0 && (!per_token || a->llm)) {
             return fl_cli_usage_error("--fail-on %s needs estimates: add --profile NAME",
                                       t->metric);

@@ -183,19 +183,39 @@ static const fl_report_llm *llm_times(const fl_report *a, const fl_report *b) {
     return a->llm && a->llm->n_roofline ? a->llm : b->llm;
 }
 
-static size_t llm_n_metrics(const fl_report *a, const fl_report *b) {
+/* Either side has the view after the passes. */
+static bool llm_after(const fl_report *a, const fl_report *b) {
+    return (a->llm && a->llm->after) || (b->llm && b->llm->after);
+}
+
+/* Metrics of one block: the fixed ones and two times per profile. */
+static size_t llm_block(const fl_report *a, const fl_report *b) {
     const fl_report_llm *t = llm_times(a, b);
     return N_LLM_FIXED + 2 * (t ? t->n_roofline : 0);
 }
 
-/* Metric i of the view's list ("decode.time_per_token@t4") into buf. */
+/* The view's metrics, then with the passes the same named "after."
+ * (kv_bytes_per_token, which the passes do not change, left out). */
+static size_t llm_n_metrics(const fl_report *a, const fl_report *b) {
+    return llm_after(a, b) ? 2 * llm_block(a, b) - 1 : llm_block(a, b);
+}
+
+/* Metric i of the view's list ("decode.time_per_token@t4") into buf; *time
+ * when it is a time (seconds). */
 static const char *llm_metric_name(const fl_report *a, const fl_report *b, size_t i, char *buf,
-                                   size_t size) {
+                                   size_t size, bool *time) {
+    const char *pre = "";
+    if (i >= llm_block(a, b)) {
+        pre = "after.";
+        i = i - llm_block(a, b) + (i - llm_block(a, b) >= N_LLM_FIXED - 1 ? 1 : 0);
+    }
+    *time = i >= N_LLM_FIXED;
     if (i < N_LLM_FIXED) {
-        return llm_fixed[i];
+        snprintf(buf, size, "%s%s", pre, llm_fixed[i]);
+        return buf;
     }
     i -= N_LLM_FIXED;
-    snprintf(buf, size, "%s.time_per_token@%s", i % 2 ? "decode" : "prefill",
+    snprintf(buf, size, "%s%s.time_per_token@%s", pre, i % 2 ? "decode" : "prefill",
              llm_times(a, b)->roofline[i / 2].profile);
     return buf;
 }
@@ -239,7 +259,8 @@ static void json_llm(FILE *f, const fl_report *a, const fl_report *b) {
     fputs(", \"metrics\": [", f);
     for (size_t i = 0; i < llm_n_metrics(a, b); i++) {
         char buf[160];
-        const char *m = llm_metric_name(a, b, i, buf, sizeof buf);
+        bool t;
+        const char *m = llm_metric_name(a, b, i, buf, sizeof buf, &t);
         double x = llm_side(a, m), y = llm_side(b, m);
         fputs(i ? ",\n    {\"metric\": " : "\n    {\"metric\": ", f);
         fl_print_json_str(f, m);
@@ -542,9 +563,9 @@ static void text_llm(FILE *f, const fl_report *a, const fl_report *b) {
     fputc('\n', f);
     for (size_t i = 0; i < llm_n_metrics(a, b); i++) {
         char buf[160], xs[32], ys[32], ds[32];
-        const char *m = llm_metric_name(a, b, i, buf, sizeof buf);
+        bool t; /* a time: seconds */
+        const char *m = llm_metric_name(a, b, i, buf, sizeof buf, &t);
         double x = llm_side(a, m), y = llm_side(b, m);
-        bool t = i >= N_LLM_FIXED; /* a time: seconds */
         snprintf(xs, sizeof xs, isnan(x) ? "-" : t ? "%.6g s" : "%.1f", x);
         snprintf(ys, sizeof ys, isnan(y) ? "-" : t ? "%.6g s" : "%.1f", y);
         snprintf(ds, sizeof ds, isnan(x) || isnan(y) ? "-" : t ? "%+.6g s" : "%+.1f", y - x);
@@ -620,6 +641,21 @@ static void text_checks(FILE *f, const fl_diff_result *res) {
     }
 }
 
+/* Why a model with profiles has no estimated time: its symbols are free
+ * (the LLM view estimated each phase instead). */
+static void text_time_deferred(FILE *f, const char *side, const fl_report *r) {
+    if (r->n_roofline || !r->llm || !r->llm->n_roofline) {
+        return;
+    }
+    fprintf(f, "\nestimated time: none for %s: its symbols ", side);
+    for (size_t i = 0; i < r->n_symbols; i++) {
+        fprintf(f, "%s%s", i ? ", " : "", r->symbols[i]);
+    }
+    fputs(" are free (a time needs every symbol bound: --bind SYM=N); the LLM view has each "
+          "phase's time per token\n",
+          f);
+}
+
 static void print_text(FILE *f, const fl_diff_result *res, const fl_report *a, const fl_report *b,
                        const op_row *rows, size_t n_rows, const node_cmp *c) {
     text_head(f, "base", res->base_path, a);
@@ -638,6 +674,8 @@ static void print_text(FILE *f, const fl_diff_result *res, const fl_report *a, c
         text_time_row(f, a->roofline[i].profile, " (after)", a->roofline[i].after,
                       b->roofline[i].after);
     }
+    text_time_deferred(f, "base", a);
+    text_time_deferred(f, "new", b);
     text_llm(f, a, b);
     text_ops(f, rows, n_rows);
     fprintf(f,

@@ -69,24 +69,34 @@ void fl_llm_view(FILE *f, const fl_report *r) {
     row(f, "prefill", &v->prefill);
     if (v->past_symbol) {
         row(f, "decode", &v->decode);
+    }
+    if (v->after) {
+        fputs("  after the rewrite passes\n", f);
+        row(f, "prefill", &v->after->prefill);
+        if (v->past_symbol) {
+            row(f, "decode", &v->after->decode);
+        }
+    }
+    if (v->past_symbol) {
         fprintf(f,
                 "  KV cache  %.0f bytes per token of context (%" PRId64
                 " inputs), %.0f bytes at context %" PRId64 "\n",
                 v->kv_bytes_per_token, v->kv_inputs, v->kv_bytes_at_context, v->context);
     } else {
-        fprintf(f, "  decode without a KV cache recomputes the context: %.1f FLOPs per new token\n",
+        fprintf(f, "  decode without a KV cache recomputes the context: %.1f FLOPs per new token",
                 v->decode.flops_per_token);
+        if (v->after) {
+            fprintf(f, " (%.1f after the passes)", v->after->decode.flops_per_token);
+        }
+        fputc('\n', f);
     }
     fl_llm_roofline_text(f, v);
 }
 
-void fl_llm_roofline_text(FILE *f, const fl_report_llm *v) {
-    if (!v || !v->n_roofline) {
-        return;
-    }
-    fprintf(f, "  %-20s %26s %26s\n", "time per token", "prefill", "decode");
-    for (size_t i = 0; i < v->n_roofline; i++) {
-        const fl_llm_roofline *e = &v->roofline[i];
+static void roofline_table(FILE *f, const char *title, const fl_llm_roofline *rl, size_t n) {
+    fprintf(f, "  %-20s %26s %26s\n", title, "prefill", "decode");
+    for (size_t i = 0; i < n; i++) {
+        const fl_llm_roofline *e = &rl[i];
         char t1[32], t2[32], c1[64], c2[64];
         snprintf(c1, sizeof c1, "%s (%s)",
                  fl_roof_cli_fmt_time(e->prefill.time_per_token_s, t1, sizeof t1),
@@ -95,6 +105,17 @@ void fl_llm_roofline_text(FILE *f, const fl_report_llm *v) {
                  fl_roof_cli_fmt_time(e->decode.time_per_token_s, t2, sizeof t2), e->decode.bound);
         fprintf(f, "  %-20s %26s %26s%s\n", e->profile, c1, c2,
                 e->calibrated ? "" : "  (peaks only: a lower bound)");
+    }
+}
+
+void fl_llm_roofline_text(FILE *f, const fl_report_llm *v) {
+    if (!v || !v->n_roofline) {
+        return;
+    }
+    roofline_table(f, "time per token", v->roofline, v->n_roofline);
+    if (v->after && v->after->n_roofline) {
+        fputs("  after the rewrite passes\n", f);
+        roofline_table(f, "time per token", v->after->roofline, v->after->n_roofline);
     }
 }
 
@@ -126,6 +147,25 @@ static void json_opt(FILE *f, const char *s) {
     }
 }
 
+static void json_roofline(FILE *f, const fl_llm_roofline *rl, size_t n) {
+    fputc('[', f);
+    for (size_t i = 0; i < n; i++) {
+        const fl_llm_roofline *e = &rl[i];
+        fputs(i ? ",\n            {\"profile\": " : "\n            {\"profile\": ", f);
+        fl_print_json_str(f, e->profile);
+        fprintf(f, ", \"calibrated\": %s", e->calibrated ? "true" : "false");
+        const fl_llm_time *t[2] = {&e->prefill, &e->decode};
+        for (int k = 0; k < 2; k++) {
+            fprintf(f,
+                    ", \"%s\": {\"time_s\": %.17g, \"time_per_token_s\": %.17g, \"bound\": "
+                    "\"%s\"}",
+                    k ? "decode" : "prefill", t[k]->time_s, t[k]->time_per_token_s, t[k]->bound);
+        }
+        fputc('}', f);
+    }
+    fputc(']', f);
+}
+
 void fl_llm_json(FILE *f, const fl_report *r) {
     const fl_report_llm *v = r->llm;
     if (!v) {
@@ -149,22 +189,21 @@ void fl_llm_json(FILE *f, const fl_report *r) {
     json_phase(f, &v->decode);
     fprintf(f, ",\n          \"kv_bytes_per_token\": %.17g, \"kv_bytes_at_context\": %.17g",
             v->kv_bytes_per_token, v->kv_bytes_at_context);
-    fputs(",\n          \"roofline\": [", f);
-    for (size_t i = 0; i < v->n_roofline; i++) {
-        const fl_llm_roofline *e = &v->roofline[i];
-        fputs(i ? ",\n            {\"profile\": " : "\n            {\"profile\": ", f);
-        fl_print_json_str(f, e->profile);
-        fprintf(f, ", \"calibrated\": %s", e->calibrated ? "true" : "false");
-        const fl_llm_time *t[2] = {&e->prefill, &e->decode};
-        for (int k = 0; k < 2; k++) {
-            fprintf(f,
-                    ", \"%s\": {\"time_s\": %.17g, \"time_per_token_s\": %.17g, \"bound\": "
-                    "\"%s\"}",
-                    k ? "decode" : "prefill", t[k]->time_s, t[k]->time_per_token_s, t[k]->bound);
-        }
+    fputs(",\n          \"roofline\": ", f);
+    json_roofline(f, v->roofline, v->n_roofline);
+    fputs(",\n          \"after\": ", f);
+    if (v->after) {
+        fputs("{\"prefill\": ", f);
+        json_phase(f, &v->after->prefill);
+        fputs(",\n            \"decode\": ", f);
+        json_phase(f, &v->after->decode);
+        fputs(",\n            \"roofline\": ", f);
+        json_roofline(f, v->after->roofline, v->after->n_roofline);
         fputc('}', f);
+    } else {
+        fputs("null", f);
     }
-    fputs("]}", f);
+    fputc('}', f);
 }
 
 void fl_llm_cli_apply(const fl_llm_cli *lc, fl_options *o) {

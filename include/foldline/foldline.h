@@ -363,7 +363,7 @@ typedef struct fl_report_ledger_entry {
 } fl_report_ledger_entry;
 
 /* One phase of the LLM view: the graph as given analysed with the phase's
- * bindings (every symbol bound; no passes, no profiles). */
+ * bindings (every symbol bound); fl_llm_after holds it after the passes. */
 typedef struct fl_llm_phase {
     int64_t past;                        /* the past symbol's value (0 without a KV cache) */
     int64_t seq;                         /* the sequence symbol's value */
@@ -394,6 +394,17 @@ typedef struct fl_llm_roofline {
     fl_llm_time prefill, decode;
     bool calibrated; /* as fl_roofline_graph.calibrated */
 } fl_llm_roofline;
+
+/* The LLM view after the rewrite passes (fl_report_llm.after): each phase's
+ * graph, its symbols bound as the phase binds them, optimised with
+ * fl_options.passes as the graph as given is. past, seq, tokens and kv_bytes
+ * are the phase's own (the passes do not change the inputs); the totals,
+ * per-token figures and times are those of the optimised graph. */
+typedef struct fl_llm_after {
+    fl_llm_phase prefill, decode;
+    size_t n_roofline; /* fl_report_llm.n_roofline: one per profile, in order */
+    const fl_llm_roofline *roofline;
+} fl_llm_after;
 
 /* The LLM view of a decoder (fl_options.llm). Roles come from the graph as
  * given: KV-cache inputs are inputs of rank >= 3 whose name contains "past"
@@ -427,6 +438,9 @@ typedef struct fl_report_llm {
      * symbols are all bound, have theirs here. */
     size_t n_roofline;
     const fl_llm_roofline *roofline;
+    /* With fl_options.passes: the phases after the rewrite passes; NULL
+     * without passes. */
+    const fl_llm_after *after;
 } fl_report_llm;
 
 typedef struct fl_report {

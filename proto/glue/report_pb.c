@@ -431,6 +431,13 @@ static const row llm_roofline_rows[] = {
 };
 MAP(llm_roofline_map, foldline__v1__llm_roofline__descriptor, fl_llm_roofline, llm_roofline_rows);
 
+static const row llm_after_rows[] = {
+    RM("prefill", fl_llm_after, prefill, llm_phase_map),
+    RM("decode", fl_llm_after, decode, llm_phase_map),
+    RA("roofline", fl_llm_after, roofline, n_roofline, llm_roofline_map, NULL),
+};
+MAP(llm_after_map, foldline__v1__llm_after__descriptor, fl_llm_after, llm_after_rows);
+
 static const row llm_rows[] = {
     R("prompt", K_I64, fl_report_llm, prompt),
     R("context", K_I64, fl_report_llm, context),
@@ -445,6 +452,7 @@ static const row llm_rows[] = {
     R("kv_bytes_per_token", K_DOUBLE, fl_report_llm, kv_bytes_per_token),
     R("kv_bytes_at_context", K_DOUBLE, fl_report_llm, kv_bytes_at_context),
     RA("roofline", fl_report_llm, roofline, n_roofline, llm_roofline_map, NULL),
+    RPTR("after", fl_report_llm, after, llm_after_map),
 };
 MAP(llm_map, foldline__v1__llm_view__descriptor, fl_report_llm, llm_rows);
 
@@ -487,6 +495,7 @@ static const msg_map *const all_maps[] = {
     &roof_graph_map,    &roof_node_map,     &pass_map,
     &ledger_map,        &other_ledger_map,  &llm_map,
     &llm_phase_map,     &llm_roofline_map,  &llm_time_map,
+    &llm_after_map,
 };
 
 /* ------------------------------------------------------------------------- */

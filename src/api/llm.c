@@ -1,7 +1,8 @@
 /*
  * llm.c - the LLM view of a decoder (fl_options.llm, fl_report.llm): the
  * cost per token of the two phases of generation, each one more analysis of
- * the graph as given with the phase's bindings. The roles of the symbols are
+ * the graph as given with the phase's bindings (and the caller's passes,
+ * which give the phase's figures after them). The roles of the symbols are
  * read from the report of the graph as given (foldline.h, fl_report_llm).
  */
 #include "api/llm.h"
@@ -174,13 +175,16 @@ static const char *graph_bound(const fl_roofline_graph *g) {
                                                                         : "overhead";
 }
 
-/* The phase's times from its report r into slot `decode` of each entry of
- * rl (one per profile, r->n_roofline of them). */
-static void phase_times(const fl_report *r, const fl_llm_phase *p, bool decode,
+/* The phase's times from its report r (after the passes with `after`) into
+ * slot `decode` of each entry of rl (one per profile, r->n_roofline). */
+static void phase_times(const fl_report *r, const fl_llm_phase *p, bool decode, bool after,
                         fl_llm_roofline *rl) {
     for (size_t i = 0; rl && i < r->n_roofline; i++) {
-        const fl_roofline_graph *g = r->roofline[i].before;
+        const fl_roofline_graph *g = after ? r->roofline[i].after : r->roofline[i].before;
         fl_llm_time *t = decode ? &rl[i].decode : &rl[i].prefill;
+        if (!g) {
+            continue;
+        }
         t->time_s = g->time_s;
         t->time_per_token_s = p->tokens > 0 ? g->time_s / (double)p->tokens : 0.0;
         t->bound = graph_bound(g);
@@ -188,16 +192,18 @@ static void phase_times(const fl_report *r, const fl_llm_phase *p, bool decode,
     }
 }
 
-/* The phase's figures from its report r. */
-static void phase_fill(const fl_report *r, const roles *x, bool decode, fl_llm_phase *p) {
+/* The phase's figures from its report r: the totals t (r's own, or after
+ * the passes). */
+static void phase_fill(const fl_report *r, const fl_totals *t, const roles *x, bool decode,
+                       fl_llm_phase *p) {
     size_t es = 0;
     int64_t elems = x->seq_input ? input_elems(r, x->seq_input, &es) : -1;
     int64_t tokens = elems > 0 ? elems : p->seq;
     p->tokens = decode && p->seq > 0 ? tokens / p->seq : tokens;
-    p->flops = r->totals.flops.value;
-    p->macs = r->totals.macs.value;
-    p->int_ops = r->totals.int_ops.known ? r->totals.int_ops.value : 0;
-    p->bytes = r->totals.bytes.value;
+    p->flops = t->flops.value;
+    p->macs = t->macs.value;
+    p->int_ops = t->int_ops.known ? t->int_ops.value : 0;
+    p->bytes = t->bytes.value;
     p->kv_bytes = 0;
     for (size_t i = 0; i < r->n_inputs; i++) {
         int64_t e = is_kv(&r->inputs[i]) ? input_elems(r, r->inputs[i].name, &es) : -1;
@@ -209,21 +215,33 @@ static void phase_fill(const fl_report *r, const roles *x, bool decode, fl_llm_p
     p->intensity = p->bytes > 0 ? (double)p->flops / (double)p->bytes : 0.0;
 }
 
-/* Analyses one phase; on failure writes why into err and returns false
- * (*canceled when the caller's should_stop ended it). */
+static bool totals_known(const fl_totals *t) {
+    return t->flops.known && t->macs.known && t->bytes.known;
+}
+
+/* Where one phase's figures go: before the passes, and after them (pa and
+ * rla NULL without passes). */
+typedef struct phase_out {
+    fl_llm_phase *p, *pa;
+    fl_llm_roofline *rl, *rla;
+} phase_out;
+
+/* Analyses one phase (with the caller's passes); on failure writes why into
+ * err and returns false (*canceled when the caller's should_stop ended it). */
 static bool run_phase(const void *bytes, size_t len, const fl_options *opt, const fl_report *base,
-                      const roles *x, bool decode, fl_llm_phase *p, fl_llm_roofline *rl, char *err,
-                      size_t err_size, bool *canceled) {
+                      const roles *x, bool decode, const phase_out *out, char *err, size_t err_size,
+                      bool *canceled) {
     fl_symbol_binding b[MAX_SYMS * 2];
     if (opt->n_symbols + base->n_symbols > sizeof b / sizeof b[0]) {
         snprintf(err, err_size, "more than %zu symbols", sizeof b / sizeof b[0]);
         return false;
     }
+    fl_llm_phase *p = out->p;
     fl_options o = *opt;
     o.symbols = b;
     o.n_symbols = phase_bindings(base, opt, x, p->past, p->seq, b);
     o.per_node = false;
-    o.passes = NULL;
+    o.passes = out->pa ? opt->passes : NULL;
     o.return_graph = false;
     o.llm = false;
     fl_report *r = NULL;
@@ -232,12 +250,19 @@ static bool run_phase(const void *bytes, size_t len, const fl_options *opt, cons
     *canceled = st == FL_ECANCELED;
     if (!ok) {
         snprintf(err, err_size, "%s", r && r->error ? r->error : fl_status_str(st));
-    } else if (!r->totals.flops.known || !r->totals.macs.known || !r->totals.bytes.known) {
-        snprintf(err, err_size, "its totals are not numbers (FLOPs %s)", r->totals.flops.text);
+    } else if (!totals_known(&r->totals) || (out->pa && !totals_known(&r->after))) {
+        snprintf(err, err_size, "its totals are not numbers (FLOPs %s)",
+                 totals_known(&r->totals) ? r->after.flops.text : r->totals.flops.text);
         ok = false;
     } else {
-        phase_fill(r, x, decode, p);
-        phase_times(r, p, decode, rl);
+        phase_fill(r, &r->totals, x, decode, p);
+        phase_times(r, p, decode, false, out->rl);
+        if (out->pa) {
+            out->pa->past = p->past;
+            out->pa->seq = p->seq;
+            phase_fill(r, &r->after, x, decode, out->pa);
+            phase_times(r, out->pa, decode, true, out->rla);
+        }
     }
     fl_report_free(r);
     return ok;
@@ -288,21 +313,35 @@ bool fl__llm_applies(const fl_report *r) {
     return is_decoder(&x);
 }
 
-/* The per-profile entries of v, named (their times filled by the phases). */
-static fl_status roofline_new(const fl_options *opt, fl_arena *ra, fl_report_llm *v) {
+/* Per-profile entries, named (their times filled by the phases); NULL
+ * without profiles. */
+static fl_llm_roofline *roofline_new(const fl_options *opt, fl_arena *ra) {
     if (!opt->n_profiles) {
-        return FL_OK;
+        return NULL;
     }
     fl_llm_roofline *rl = fl__arena_calloc(ra, opt->n_profiles, sizeof *rl);
-    if (!rl) {
-        return FL_ENOMEM;
-    }
-    for (size_t i = 0; i < opt->n_profiles; i++) {
+    for (size_t i = 0; rl && i < opt->n_profiles; i++) {
         rl[i].profile = fl__arena_strdup(ra, opt->profiles[i]->name);
         rl[i].prefill.bound = rl[i].decode.bound = "none";
     }
+    return rl;
+}
+
+/* The view's entries: v's roofline, and v->after when the passes ran on the
+ * graph as given (`optimized`). */
+static fl_status view_new(const fl_options *opt, bool optimized, fl_arena *ra, fl_report_llm *v,
+                          fl_llm_after **after) {
+    fl_llm_roofline *rl = roofline_new(opt, ra);
     v->roofline = rl;
-    v->n_roofline = opt->n_profiles;
+    v->n_roofline = rl ? opt->n_profiles : 0;
+    *after = NULL;
+    if (optimized) {
+        *after = fl__arena_zalloc(ra, sizeof **after);
+        if (*after) {
+            (*after)->roofline = roofline_new(opt, ra);
+            (*after)->n_roofline = (*after)->roofline ? opt->n_profiles : 0;
+        }
+    }
     return ra->failed ? FL_ENOMEM : FL_OK;
 }
 
@@ -324,10 +363,14 @@ static fl_status view(const void *bytes, size_t len, const fl_options *opt, fl_a
         return FL_OK; /* not a decoder as far as the names tell */
     }
     fl_report_llm *v = fl__arena_zalloc(ra, sizeof *v);
-    if (!v || roofline_new(opt, ra, v) != FL_OK) {
+    fl_llm_after *after = NULL;
+    if (!v || view_new(opt, r->optimized, ra, v, &after) != FL_OK) {
         return FL_ENOMEM;
     }
     fl_llm_roofline *rl = (fl_llm_roofline *)v->roofline;
+    fl_llm_roofline *rla = after ? (fl_llm_roofline *)after->roofline : NULL;
+    phase_out pre = {&v->prefill, after ? &after->prefill : NULL, rl, rla};
+    phase_out dec = {&v->decode, after ? &after->decode : NULL, rl, rla};
     v->prompt = opt->llm_prompt ? opt->llm_prompt : 128;
     v->context = opt->llm_context ? opt->llm_context : 1024;
     v->seq_symbol = x.seq;
@@ -341,10 +384,9 @@ static fl_status view(const void *bytes, size_t len, const fl_options *opt, fl_a
     char err[1024];
     const char *failed = NULL;
     bool canceled = false;
-    if (!run_phase(bytes, len, opt, r, &x, false, &v->prefill, rl, err, sizeof err, &canceled)) {
+    if (!run_phase(bytes, len, opt, r, &x, false, &pre, err, sizeof err, &canceled)) {
         failed = "prefill";
-    } else if (!run_phase(bytes, len, opt, r, &x, true, &v->decode, rl, err, sizeof err,
-                          &canceled)) {
+    } else if (!run_phase(bytes, len, opt, r, &x, true, &dec, err, sizeof err, &canceled)) {
         failed = "decode";
     }
     if (canceled) {
@@ -382,6 +424,7 @@ static fl_status view(const void *bytes, size_t len, const fl_options *opt, fl_a
         v->kv_bytes_per_token = (double)v->decode.kv_bytes / (double)(v->context - 1);
         v->kv_bytes_at_context = v->kv_bytes_per_token * (double)v->context;
     }
+    v->after = after;
     r->llm = v;
     return ra->failed ? FL_ENOMEM : FL_OK;
 }

@@ -198,6 +198,14 @@ want["kv_bytes_per_token"] = (va["kv_bytes_per_token"], vb["kv_bytes_per_token"]
 for ea, eb in zip(va["roofline"], vb["roofline"]):
     for ph in ("prefill", "decode"):
         want["%s.time_per_token@%s" % (ph, ea["profile"])] = (ea[ph]["time_per_token_s"], eb[ph]["time_per_token_s"])
+# After the rewrite passes: the same from each view's "after" (no KV metric:
+# the passes leave the inputs as they are).
+for ph in ("prefill", "decode"):
+    for k in ("flops_per_token", "macs_per_token", "bytes_per_token"):
+        want["after.%s.%s" % (ph, k)] = (va["after"][ph][k], vb["after"][ph][k])
+for ea, eb in zip(va["after"]["roofline"], vb["after"]["roofline"]):
+    for ph in ("prefill", "decode"):
+        want["after.%s.time_per_token@%s" % (ph, ea["profile"])] = (ea[ph]["time_per_token_s"], eb[ph]["time_per_token_s"])
 got = {m["metric"]: (m["base"], m["new"]) for m in d["llm"]["metrics"]}
 errs = []
 if got != want:
@@ -221,6 +229,17 @@ check llm_gate_fires 1 "EXCEEDED" -- "$bin" diff "$dec" "$tmp/dec_opt.onnx" "${l
 check llm_gate_ok 0 "ok" -- "$bin" diff "$dec" "$tmp/dec_opt.onnx" "${llm[@]}" --fail-on "prefill.flops_per_token:-$hi%"
 "$bin" diff "$dec" "$tmp/dec_opt.onnx" "${llm[@]}" "${lprof[@]}" --json --fail-on decode.time_per_token:+1000% >"$tmp/lt.json" 2>&1
 check llm_time_gate_per_profile 0 "decode.time_per_token@t4 decode.time_per_token@epyc-9654" -- json_get "$tmp/lt.json" '" ".join(c["metric"] for c in d["fail_on"])'
+"$bin" diff "$dec" "$tmp/dec_opt.onnx" "${llm[@]}" "${lprof[@]}" --json --fail-on after.decode.time_per_token:+1000% --fail-on after.prefill.flops_per_token:+1000% >"$tmp/lta.json" 2>&1
+check llm_after_gates 0 "after.decode.time_per_token@t4 after.decode.time_per_token@epyc-9654 after.prefill.flops_per_token" -- json_get "$tmp/lta.json" '" ".join(c["metric"] for c in d["fail_on"])'
+check llm_after_kv_refused 2 "unknown metric 'after.kv_bytes_per_token'" -- "$bin" diff "$dec" "$tmp/dec_opt.onnx" "${llm[@]}" --fail-on after.kv_bytes_per_token:+5%
+# The decoder's symbols are free, so neither side has a whole-graph time:
+# the text says why and a time gate is a usage error naming the symbols
+# (the phases' times per token are the gates that apply); bound, the time
+# is there.
+check llm_time_why 0 "estimated time: none for base: its symbols batch, past, seq are free" -- "$bin" diff "$dec" "$tmp/dec_opt.onnx" "${llm[@]}" --profile t4
+check llm_time_gate_free 2 "BASE has no whole-graph time estimate: its symbols batch, past, seq are free" -- "$bin" diff "$dec" "$tmp/dec_opt.onnx" "${llm[@]}" --profile t4 --fail-on time:+5%
+check llm_time_at_gate_free 2 "BASE has no whole-graph time estimate" -- "$bin" diff "$dec" "$tmp/dec_opt.onnx" "${llm[@]}" --profile t4 --fail-on after.time@t4:+5%
+check llm_time_gate_bound 0 "time@t4:+1000%" -- "$bin" diff "$dec" "$tmp/dec_opt.onnx" --bind batch=1 --bind past=0 --bind seq=8 --profile t4 --fail-on time:+1000%
 check llm_text 0 "prefill.flops_per_token" -- "$bin" diff "$dec" "$tmp/dec_opt.onnx" "${llm[@]}"
 # A side without a view: null there, and a gate on it is a usage error.
 "$bin" diff "$dec" "$onnx" --json "${llm[@]}" --bind N=1 >"$tmp/ln.json" 2>&1

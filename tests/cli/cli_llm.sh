@@ -16,8 +16,12 @@ m="$data/tiny_decoder.onnx"
 check formula 0 "MACs          64*batch*past*seq + 64*batch*seq^2 + 6656*batch*seq" -- \
   "$bin" analyze "$m" --passes none
 
-# field FILE PHASE COLUMN: a column of the view's row for PHASE.
-field() { awk -v p="$2" -v c="$3" '$1 == p && NF == 6 { print $c }' "$1"; }
+# field FILE PHASE COLUMN: a column of the view's row for PHASE (before the
+# passes); field_after: the row under "after the rewrite passes".
+field() { awk -v p="$2" -v c="$3" '$1 == p && NF == 6 { print $c; exit }' "$1"; }
+field_after() {
+  awk -v p="$2" -v c="$3" '/^  after the rewrite passes$/ { a = 1 } a && $1 == p && NF == 6 { print $c; exit }' "$1"
+}
 expect() { # name got want
   if [ "$2" = "$3" ]; then pass=$((pass + 1)); else
     echo "FAIL $1: got '$2', want '$3'"; fails=$((fails + 1)); fi
@@ -31,6 +35,14 @@ expect prefill_macs "$(field "$tmp/v" prefill 4)" 7168.0
 # decode at context 32: S=1, T=32: 6656 + 2048 = 8704 MACs for 1 token.
 expect decode_tokens "$(field "$tmp/v" decode 2)" 1
 expect decode_macs "$(field "$tmp/v" decode 4)" 8704.0
+# After the rewrite passes (the default passes on each phase's graph): the
+# MACs are still the closed form (the passes fold shape arithmetic and fuse
+# MatMul + Add into Gemm, which keeps every multiply-accumulate).
+expect after_prefill_macs "$(field_after "$tmp/v" prefill 4)" 7168.0
+expect after_decode_macs "$(field_after "$tmp/v" decode 4)" 8704.0
+expect after_tokens "$(field_after "$tmp/v" prefill 2) $(field_after "$tmp/v" decode 2)" "8 1"
+"$bin" analyze "$m" --prompt 8 --context 32 --passes none >"$tmp/vn" 2>&1
+expect after_none "$(grep -c 'after the rewrite passes' "$tmp/vn")" 0
 check kv 0 "KV cache  256 bytes per token of context (4 inputs), 8192 bytes at context 32" -- \
   "$bin" analyze "$m" --prompt 8 --context 32
 check roles 0 "LLM view  prompt 8, context 32 (--prompt, --context); seq = seq, past = past, batch = 1" -- \
@@ -55,6 +67,7 @@ jq_py() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)
 expect json_prefill "$(jq_py "$tmp/j" 'd["llm"]["prefill"]["macs_per_token"], d["llm"]["prefill"]["macs"], d["llm"]["prefill"]["tokens"]')" "7168 {'value': 57344} 8"
 expect json_decode "$(jq_py "$tmp/j" 'd["llm"]["decode"]["macs_per_token"], d["llm"]["decode"]["past"], d["llm"]["decode"]["seq"]')" "8704 31 1"
 expect json_kv "$(jq_py "$tmp/j" 'd["llm"]["kv_bytes_per_token"], d["llm"]["kv_bytes_at_context"], d["llm"]["decode"]["kv_bytes"]')" "256 8192 7936"
+expect json_after_null "$("$bin" analyze "$m" --json --prompt 8 --context 32 --passes none | python3 -c 'import json,sys; print(json.load(sys.stdin)["llm"]["after"])')" "None"
 expect json_roles "$(jq_py "$tmp/j" 'd["llm"]["seq_symbol"], d["llm"]["past_symbol"], d["llm"]["token_input"], d["llm"]["other_symbols"]')" "seq past input_ids ['batch']"
 "$bin" analyze "$m" --summary --prompt 8 --context 32 >"$tmp/s" 2>&1
 expect summary_llm "$(jq_py "$tmp/s" 'd["llm"]["decode"]["macs_per_token"]')" "8704"
@@ -104,6 +117,24 @@ for e, gp, gd in zip(rl, p["roofline"], d["roofline"]):
             bad.append("%s %s: %r, want %r" % (e["profile"], ph, e[ph], want))
     if e["calibrated"] != gp["before"]["calibrated"]:
         bad.append("calibrated")
+# After the passes: each phase's graph optimised with the same passes, so
+# the after-estimate of the graph at the phase's bindings.
+for e, gp, gd in zip(v["llm"]["after"]["roofline"], p["roofline"], d["roofline"]):
+    for ph, g, tok in (("prefill", gp["after"], 8), ("decode", gd["after"], 1)):
+        want = {"time_s": g["time_s"], "time_per_token_s": g["time_s"] / tok, "bound": bound(g)}
+        if e[ph] != want:
+            bad.append("after %s %s: %r, want %r" % (e["profile"], ph, e[ph], want))
+for ph, r, tok in (("prefill", p, 8), ("decode", d, 1)):
+    a = v["llm"]["after"][ph]
+    for k in ("flops", "macs", "bytes"):
+        if a[k] != r["after"][k] or a[k + "_per_token"] != r["after"][k]["value"] / tok:
+            bad.append("after %s %s: %r, want %r" % (ph, k, a[k], r["after"][k]))
+    if a["tokens"] != tok or a["kv_bytes"] != v["llm"][ph]["kv_bytes"]:
+        bad.append("after %s tokens/kv %r" % (ph, a))
+# The passes make the phases cheaper here (shape arithmetic folded): the
+# comparison is not vacuous.
+if not v["llm"]["after"]["prefill"]["flops"]["value"] < v["llm"]["prefill"]["flops"]["value"]:
+    bad.append("after prefill not below before")
 if v["roofline"] != [] or not any("no roofline estimate of the graph as given" in w for w in v["warnings"]):
     bad.append("whole graph: %r %r" % (v["roofline"], v["warnings"]))
 # Bounds differ between profiles: both kinds are exercised.
@@ -114,8 +145,10 @@ PY
 }
 expect roof_per_token "$(roof_cmp)" ok
 "$bin" analyze "$m" --prompt 8 --context 32 "${prof[@]}" >"$tmp/rt" 2>&1
-expect roof_text_rows "$(awk '$1 == "t4" || $1 == "epyc-9654" || $1 == "raspberry-pi-4"' "$tmp/rt" | grep -c ' per token\|(memory)\|(overhead)')" 3
-expect roof_text_head "$(grep -c '^  time per token  *prefill  *decode$' "$tmp/rt")" 1
+# One row per profile before the passes and one after (under its heading).
+expect roof_text_rows "$(awk '$1 == "t4" || $1 == "epyc-9654" || $1 == "raspberry-pi-4"' "$tmp/rt" | grep -c ' per token\|(memory)\|(overhead)')" 6
+expect roof_text_head "$(grep -c '^  time per token  *prefill  *decode$' "$tmp/rt")" 2
+expect roof_text_after "$(grep -A1 '^  after the rewrite passes$' "$tmp/rt" | grep -c '^  time per token')" 1
 # Without the view, free symbols still fail a roofline estimate (exit 2).
 check roof_no_llm 2 "a roofline estimate needs every symbol bound; unbound: batch, past, seq" -- \
   "$bin" analyze "$m" --no-llm --profile t4

@@ -90,7 +90,7 @@ def case_llm_python():
     rr = stub.Analyze(pb.AnalyzeRequest(graph=graph, options=pb.AnalyzeOptions(
         profiles=["t4", "raspberry-pi-4"], llm=pb.LlmOptions(enabled=True, prompt=8, context=32))),
         timeout=30)
-    got, want = [], []
+    got, want, got_a, want_a = [], [], [], []
     for ph, past, seq, tok in (("prefill", 0, 8, 8), ("decode", 31, 1, 1)):
         b = stub.Analyze(pb.AnalyzeRequest(graph=graph, options=pb.AnalyzeOptions(
             profiles=["t4", "raspberry-pi-4"], symbols=[pb.SymbolBinding(name="past", value=past),
@@ -104,9 +104,25 @@ def case_llm_python():
                      else pb.BOUND_MEMORY if g_.memory_s >= g_.overhead_s else pb.BOUND_OVERHEAD)
             got.append((e.profile, t.time_s, t.time_per_token_s, t.bound))
             want.append((r.profile, g_.time_s, g_.time_s / tok, bound))
+        # After the passes: the phase's graph optimised (default passes) at
+        # its bindings, so the after-estimate of that bound analysis, and its
+        # MACs still the closed form (the passes keep every product).
+        for e, r in zip(rr.llm.after.roofline, b.roofline):
+            got_a.append((e.profile, getattr(e, ph).time_s, getattr(e, ph).time_per_token_s))
+            want_a.append((r.profile, r.after.time_s, r.after.time_s / tok))
+        pa = getattr(rr.llm.after, ph)
+        got_a.append((pa.tokens, pa.macs, pa.flops, pa.flops_per_token))
+        want_a.append((tok, tok * (6656 + 64 * (past + seq)), b.totals_after.flops.value,
+                       b.totals_after.flops.value / tok))
     check("py_llm_roofline", len(got) == 4 and got == want and len(rr.roofline) == 0 and
           any("no roofline estimate of the graph as given" in w for w in rr.warnings),
           "%r vs %r" % (got, want))
+    check("py_llm_after", rr.llm.HasField("after") and len(got_a) == 6 and got_a == want_a,
+          "%r vs %r" % (got_a, want_a))
+    nopass = stub.Analyze(pb.AnalyzeRequest(graph=graph, options=pb.AnalyzeOptions(
+        pass_selection=pb.PASS_SELECTION_NONE, llm=pb.LlmOptions(enabled=True, prompt=8,
+                                                                 context=32))), timeout=30)
+    check("py_llm_after_absent", nopass.HasField("llm") and not nopass.llm.HasField("after"))
     # Not asked, or not a decoder: no view.
     off = stub.Analyze(pb.AnalyzeRequest(graph=graph), timeout=30)
     cnn = stub.Analyze(pb.AnalyzeRequest(graph=open(TINY_ONNX, "rb").read(), options=pb.AnalyzeOptions(

@@ -268,6 +268,22 @@ static void eq_phase(const char *what, const fl_llm_phase *a, const fl_llm_phase
     eq_dbl(what, a->intensity, b->intensity);
 }
 
+static void eq_llm_roofline(const char *what, const fl_llm_roofline *a, size_t na,
+                            const fl_llm_roofline *b, size_t nb) {
+    eq_i64(what, (int64_t)na, (int64_t)nb);
+    for (size_t i = 0; i < na && i < nb; i++) {
+        const fl_llm_roofline *x = &a[i], *y = &b[i];
+        eq_str(what, x->profile, y->profile);
+        eq_i64(what, x->calibrated, y->calibrated);
+        const fl_llm_time *tx[2] = {&x->prefill, &x->decode}, *ty[2] = {&y->prefill, &y->decode};
+        for (int k = 0; k < 2; k++) {
+            eq_dbl(what, tx[k]->time_s, ty[k]->time_s);
+            eq_dbl(what, tx[k]->time_per_token_s, ty[k]->time_per_token_s);
+            eq_str(what, tx[k]->bound, ty[k]->bound);
+        }
+    }
+}
+
 static void eq_llm(const fl_report_llm *a, const fl_report_llm *b) {
     eq_i64("llm", a == NULL, b == NULL);
     if (!a || !b) {
@@ -287,18 +303,13 @@ static void eq_llm(const fl_report_llm *a, const fl_report_llm *b) {
     eq_phase("llm.decode", &a->decode, &b->decode);
     eq_dbl("llm.kv_bytes_per_token", a->kv_bytes_per_token, b->kv_bytes_per_token);
     eq_dbl("llm.kv_bytes_at_context", a->kv_bytes_at_context, b->kv_bytes_at_context);
-    eq_i64("llm.roofline", (int64_t)a->n_roofline, (int64_t)b->n_roofline);
-    for (size_t i = 0; i < a->n_roofline && i < b->n_roofline; i++) {
-        const fl_llm_roofline *x = &a->roofline[i], *y = &b->roofline[i];
-        eq_str("llm.roofline.profile", x->profile, y->profile);
-        eq_i64("llm.roofline.calibrated", x->calibrated, y->calibrated);
-        const fl_llm_time *tx[2] = {&x->prefill, &x->decode}, *ty[2] = {&y->prefill, &y->decode};
-        for (int k = 0; k < 2; k++) {
-            eq_dbl("llm.roofline.time_s", tx[k]->time_s, ty[k]->time_s);
-            eq_dbl("llm.roofline.time_per_token_s", tx[k]->time_per_token_s,
-                   ty[k]->time_per_token_s);
-            eq_str("llm.roofline.bound", tx[k]->bound, ty[k]->bound);
-        }
+    eq_llm_roofline("llm.roofline", a->roofline, a->n_roofline, b->roofline, b->n_roofline);
+    eq_i64("llm.after", a->after == NULL, b->after == NULL);
+    if (a->after && b->after) {
+        eq_phase("llm.after.prefill", &a->after->prefill, &b->after->prefill);
+        eq_phase("llm.after.decode", &a->after->decode, &b->after->decode);
+        eq_llm_roofline("llm.after.roofline", a->after->roofline, a->after->n_roofline,
+                        b->after->roofline, b->after->n_roofline);
     }
 }
 
@@ -459,7 +470,8 @@ static bool check_model(const char *path) {
         ol.profiles = (const fl_profile *const *)profiles.profiles;
         ol.n_profiles = profiles.n;
         if (fl_analyze(bytes, len, &ol, &rl) != FL_OK || !rl->llm ||
-            rl->llm->n_roofline != profiles.n) {
+            rl->llm->n_roofline != profiles.n || !rl->llm->after ||
+            rl->llm->after->n_roofline != profiles.n) {
             fail("LLM view with profiles: %s", rl && rl->error ? rl->error : "no roofline");
         } else {
             n_llm_roof++;
