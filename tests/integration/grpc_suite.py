@@ -731,17 +731,33 @@ def case_stop_midway():
     r = stub.Analyze(analyze_req(open(TINY, "rb").read()), timeout=30)
     check("stop_midway_thread_free", r.graph.nodes > 0 and r.totals.flops.text != "", str(r.graph))
     st = stub.Stats(pb.StatsRequest(), timeout=5)
-    check("stop_midway_counted", st.analyses_stopped == 1 and st.deadline_abandoned == 1,
-          "stopped=%d abandoned=%d" % (st.analyses_stopped, st.deadline_abandoned))
-    # A client that cancels (or disconnects) stops its analysis too.
+    # At its deadline the client resets the stream. The server holds the same
+    # deadline (the request's grpc-timeout) counted from when the headers
+    # arrived, so its copy runs late by their transit time, and the analysis
+    # stops at whichever the server sees first: its own deadline
+    # (DEADLINE_EXCEEDED, counted in deadline_abandoned) or the reset
+    # (CANCELLED: gRPC core too calls a reset that comes before the server's
+    # deadline a cancellation). On a loaded host the reset can come first, so
+    # the test accepts either cause, and requires one stop whose logged
+    # status and counters agree.
+    stops = [ln for ln in s.log_text().splitlines() if '"method":"Analyze"' in ln and
+             ('"status":"DEADLINE_EXCEEDED"' in ln or '"status":"CANCELLED"' in ln)]
+    by_deadline = len(stops) == 1 and '"status":"DEADLINE_EXCEEDED"' in stops[0]
+    check("stop_midway_counted", st.analyses_stopped == 1 and len(stops) == 1 and
+          st.deadline_abandoned == (1 if by_deadline else 0),
+          "stopped=%d abandoned=%d log=%s" % (st.analyses_stopped, st.deadline_abandoned, stops))
+    # A client that cancels (or disconnects) stops its analysis too: counted
+    # as stopped, not as a deadline.
+    abandoned = st.deadline_abandoned
     fut = stub.Analyze.future(analyze_req(huge), timeout=120)
     time.sleep(0.5)  # the analysis is running
     fut.cancel()
     r = stub.Analyze(analyze_req(open(TINY, "rb").read()), timeout=30)
     st = stub.Stats(pb.StatsRequest(), timeout=5)
-    check("stop_midway_client_cancel", st.analyses_stopped == 2 and st.deadline_abandoned == 1 and
-          r.graph.nodes > 0, "stopped=%d abandoned=%d" % (st.analyses_stopped,
-                                                         st.deadline_abandoned))
+    check("stop_midway_client_cancel", st.analyses_stopped == 2 and
+          st.deadline_abandoned == abandoned and r.graph.nodes > 0,
+          "stopped=%d abandoned=%d (before %d)" % (st.analyses_stopped, st.deadline_abandoned,
+                                                  abandoned))
     check("stop_midway_server_exit_0", s.stop() == 0)
     check("stop_midway_cancel_logged", '"status":"CANCELLED"' in s.log_text(), s.log_text()[-300:])
 
