@@ -201,6 +201,7 @@ static fl_status analyse(fl_ctx *c, const fl_options *opt, outer_syms *os, const
     fl__diag_init(&d2, c->a);
     d2.stop = c->d->stop;
     d2.stop_arg = c->d->stop_arg;
+    d2.request_names = c->d->request_names; /* the caller's wording of options */
     fl_ctx c2 = {sg, c->st, c->a, &d2, c->max_value_elems};
     fl_import_opts io = {opt->max_nodes, opt->max_value_elements, NULL};
     fl_options o2 = *opt;
@@ -432,6 +433,7 @@ static fl_status build_models(fl_ctx *c, const fl_onnx_values *vals, fl_node *n,
     for (int which = 0; which < MAX_BODIES; which++) {
         fl_diag d2;
         fl__diag_init(&d2, c->a);
+        d2.request_names = c->d->request_names;
         fl_status st = fl__onnx_body_model(c->g, vals, n, which, &b[m->nb].attr, &m->buf[m->nb],
                                            &m->len[m->nb], &m->dims[m->nb], &d2);
         if (st == FL_ENOTFOUND) {
