@@ -215,6 +215,7 @@ fl_status fl__graph_rename(fl_graph *g, fl_node *n, const char *name, fl_diag *d
     }
     n->name = copy;
     slot_put(t, mask, n, hash_str(copy));
+    fl__node_touch(g, n);
     return FL_OK;
 }
 
@@ -333,6 +334,7 @@ fl_node *fl__graph_add_node_view(fl_graph *g, const char *name, const char *op, 
 }
 
 fl_status fl__node_alloc_outputs(fl_graph *g, fl_node *n, int n_outputs) {
+    fl__node_touch(g, n);
     n->n_outputs = n_outputs;
     if (n_outputs == 0) {
         n->outputs = NULL;

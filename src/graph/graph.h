@@ -213,6 +213,10 @@ struct fl_node {
     fl_attr *attrs;
 
     int n_outputs;
+    /* g->birth when the node was last edited through graph/mutate.h (its
+     * edges, op, attrs, device or outputs set by a rewrite): with `born`,
+     * which nodes a pass touched, without comparing them to a copy. */
+    uint32_t edited;
     fl_tensor *outputs;
 
     uint32_t flags; /* fl_node_flags */
@@ -283,6 +287,13 @@ struct fl_graph {
      * pass driver sets a new value before each pass, so the nodes a pass
      * added are those with its stamp (no copy of the node set to compare). */
     uint32_t birth;
+
+    /* Counts the edits of fl__node_touch (graph/mutate.h), compactions and
+     * snapshot restores: equal before and after a stretch of work, no edge,
+     * op, attr or output array of an existing node changed in it (added and
+     * removed nodes are seen from n_nodes and fl__graph_removals). Never
+     * goes backwards, also across a snapshot restore. */
+    uint64_t edits;
 
     /* Strings shared through fl__graph_intern (attr names of rewritten
      * nodes); behind a pointer, so that restoring a snapshot of the graph
@@ -362,6 +373,18 @@ fl_node *fl__graph_find(const fl_graph *g, const char *name);
 
 /* The library function called `name`, or NULL. */
 const fl_function *fl__graph_find_function(const fl_graph *g, const char *name);
+
+/* Marks n edited by the current rewrite (fl_node.edited = g->birth) and
+ * counts the edit (g->edits). Every change of an existing node's edges, op,
+ * attrs, device, flags that inference reads, or output array or contents
+ * goes through a function that calls this (graph/mutate.h lists them; a
+ * rewrite that sets a field itself calls it after). The pass driver's
+ * verifier checks that every node differing from the snapshot taken before
+ * a pass was marked (or added) by it. */
+static inline void fl__node_touch(fl_graph *g, fl_node *n) {
+    n->edited = g->birth;
+    g->edits++;
+}
 
 /* Allocates n outputs for the node (dtype invalid, rank unknown). */
 fl_status fl__node_alloc_outputs(fl_graph *g, fl_node *n, int n_outputs);

@@ -136,12 +136,12 @@ size_t fl__uses_total(const fl_uses *u, const fl_node *n) {
 /* ------------------------------------------------------------------------- */
 
 /* Redirects m's data inputs reading (from, from_port); returns how many. */
-static size_t replace_in(fl_node *m, const fl_node *from, int from_port, fl_node *to, int to_port) {
+static size_t replace_in(fl_graph *g, fl_node *m, const fl_node *from, int from_port, fl_node *to,
+                         int to_port) {
     size_t changed = 0;
     for (int k = 0; k < m->n_inputs; k++) {
         if (m->inputs[k].node == from && m->inputs[k].port == from_port) {
-            m->inputs[k].node = to;
-            m->inputs[k].port = to_port;
+            fl__node_set_input(g, m, k, (fl_input){to, to_port});
             changed++;
         }
     }
@@ -150,7 +150,7 @@ static size_t replace_in(fl_node *m, const fl_node *from, int from_port, fl_node
 
 /* Moves m's control edges on `from` to `to` (dropped when to is NULL, a
  * self edge, or already present); returns how many changed. */
-static size_t replace_ctrl_in(fl_node *m, const fl_node *from, fl_node *to) {
+static size_t replace_ctrl_in(fl_graph *g, fl_node *m, const fl_node *from, fl_node *to) {
     size_t changed = 0;
     int w = 0;
     for (int k = 0; k < m->n_ctrl; k++) {
@@ -168,10 +168,10 @@ static size_t replace_ctrl_in(fl_node *m, const fl_node *from, fl_node *to) {
             }
         }
         if (c) {
-            m->ctrl[w++] = c;
+            fl__node_set_ctrl(g, m, w++, c);
         }
     }
-    m->n_ctrl = w;
+    fl__node_trim_ctrl(g, m, w);
     return changed;
 }
 
@@ -181,7 +181,7 @@ size_t fl__graph_replace_uses(fl_graph *g, const fl_node *from, int from_port, f
     for (size_t i = 0; i < g->n_nodes; i++) {
         fl_node *m = g->nodes[i];
         if (!(m->flags & FL_NODE_REMOVED)) {
-            changed += replace_in(m, from, from_port, to, to_port);
+            changed += replace_in(g, m, from, from_port, to, to_port);
         }
     }
     g->order = NULL;
@@ -193,7 +193,7 @@ size_t fl__graph_replace_ctrl_uses(fl_graph *g, const fl_node *from, fl_node *to
     for (size_t i = 0; i < g->n_nodes; i++) {
         fl_node *m = g->nodes[i];
         if (!(m->flags & FL_NODE_REMOVED)) {
-            changed += replace_ctrl_in(m, from, to);
+            changed += replace_ctrl_in(g, m, from, to);
         }
     }
     g->order = NULL;
@@ -276,7 +276,8 @@ size_t fl__edge_index_replace_uses(fl_edge_index *x, const fl_node *from, int fr
     uint32_t at = from->id < x->cap_head ? x->head[from->id] : 0;
     for (; at; at = x->e[at - 1].next) {
         fl_node *m = x->e[at - 1].reader;
-        size_t k = m->flags & FL_NODE_REMOVED ? 0 : replace_in(m, from, from_port, to, to_port);
+        size_t k =
+            m->flags & FL_NODE_REMOVED ? 0 : replace_in(x->g, m, from, from_port, to, to_port);
         if (k && index_add(x, to, m, d) != FL_OK) {
             break;
         }
@@ -292,7 +293,7 @@ size_t fl__edge_index_replace_ctrl_uses(fl_edge_index *x, const fl_node *from, f
     uint32_t at = from->id < x->cap_head ? x->head[from->id] : 0;
     for (; at; at = x->e[at - 1].next) {
         fl_node *m = x->e[at - 1].reader;
-        size_t k = m->flags & FL_NODE_REMOVED ? 0 : replace_ctrl_in(m, from, to);
+        size_t k = m->flags & FL_NODE_REMOVED ? 0 : replace_ctrl_in(x->g, m, from, to);
         if (k && to && index_add(x, to, m, d) != FL_OK) {
             break;
         }
@@ -336,11 +337,12 @@ fl_status fl__graph_compact(fl_graph *g, fl_diag *d) {
         int w = 0;
         for (int k = 0; k < m->n_ctrl; k++) {
             if (!(m->ctrl[k]->flags & FL_NODE_REMOVED)) {
-                m->ctrl[w++] = m->ctrl[k];
+                fl__node_set_ctrl(g, m, w++, m->ctrl[k]);
             }
         }
-        m->n_ctrl = w;
+        fl__node_trim_ctrl(g, m, w);
     }
+    g->edits++; /* ids change */
     size_t w = 0;
     for (size_t i = 0; i < g->n_nodes; i++) {
         fl_node *m = g->nodes[i];
@@ -411,6 +413,7 @@ fl_status fl__node_set_inputs(fl_graph *g, fl_node *n, int n_inputs, const fl_in
     n->inputs = copy;
     n->n_inputs = n_inputs;
     g->order = NULL;
+    fl__node_touch(g, n);
     return FL_OK;
 }
 
@@ -447,6 +450,7 @@ fl_status fl__node_add_ctrl(fl_graph *g, fl_node *n, fl_node *dep) {
     nc[n->n_ctrl++] = dep;
     n->ctrl = nc;
     g->order = NULL;
+    fl__node_touch(g, n);
     return FL_OK;
 }
 
@@ -489,6 +493,7 @@ fl_status fl__node_set_attr(fl_graph *g, fl_node *n, const fl_attr *a) {
     if (!arr) {
         return FL_ENOMEM;
     }
+    fl__node_touch(g, n);
     if (i >= 0) {
         arr[i] = *a;
         return FL_OK;
@@ -509,8 +514,56 @@ fl_status fl__node_del_attr(fl_graph *g, fl_node *n, const char *name) {
     }
     memmove(&arr[i], &arr[i + 1], (size_t)(n->n_attrs - i - 1) * sizeof(fl_attr));
     n->n_attrs--;
+    fl__node_touch(g, n);
     g->attr_tail.n = n->n_attrs;
     return FL_OK;
+}
+
+void fl__node_set_attrs(fl_graph *g, fl_node *n, int n_attrs, fl_attr *attrs) {
+    n->attrs = attrs;
+    n->n_attrs = n_attrs;
+    fl__node_touch(g, n);
+}
+
+void fl__node_set_input(fl_graph *g, fl_node *n, int k, fl_input in) {
+    FL_DCHECK(k >= 0 && k < n->n_inputs);
+    fl_input *at = &n->inputs[k];
+    if (at->node != in.node || at->port != in.port) {
+        *at = in;
+        fl__node_touch(g, n);
+    }
+}
+
+void fl__node_trim_inputs(fl_graph *g, fl_node *n, int count) {
+    FL_DCHECK(count >= 0 && count <= n->n_inputs);
+    if (count != n->n_inputs) {
+        n->n_inputs = count;
+        fl__node_touch(g, n);
+    }
+}
+
+void fl__node_set_ctrl(fl_graph *g, fl_node *n, int k, fl_node *dep) {
+    FL_DCHECK(k >= 0 && k < n->n_ctrl);
+    if (n->ctrl[k] != dep) {
+        n->ctrl[k] = dep;
+        fl__node_touch(g, n);
+    }
+}
+
+void fl__node_trim_ctrl(fl_graph *g, fl_node *n, int count) {
+    FL_DCHECK(count >= 0 && count <= n->n_ctrl);
+    if (count != n->n_ctrl) {
+        n->n_ctrl = count;
+        fl__node_touch(g, n);
+    }
+}
+
+void fl__node_clear_ctrl(fl_graph *g, fl_node *n) {
+    if (n->n_ctrl || n->ctrl) {
+        n->ctrl = NULL;
+        n->n_ctrl = 0;
+        fl__node_touch(g, n);
+    }
 }
 
 /* ------------------------------------------------------------------------- */

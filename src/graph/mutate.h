@@ -138,6 +138,25 @@ fl_status fl__node_set_attr(fl_graph *g, fl_node *n, const fl_attr *a);
 /* Removes attr `name` if present. */
 fl_status fl__node_del_attr(fl_graph *g, fl_node *n, const char *name);
 
+/* Gives n the attr array `attrs` (n_attrs of them; NULL with 0): a fresh
+ * array of g's arena or static, which nothing writes in place afterwards. */
+void fl__node_set_attrs(fl_graph *g, fl_node *n, int n_attrs, fl_attr *attrs);
+
+/* Edits of one edge or of an edge count, in place. Each marks n edited
+ * (fl__node_touch, graph.h) when the value changes and writes nothing when
+ * it does not (a sweep writing back what it read dirties no memory). They
+ * leave g->order as it is: a rewrite that changes edges clears it itself
+ * (the functions above that replace arrays do). Every edit of an existing
+ * node's inputs or control inputs goes through these or the functions above;
+ * fields a rewrite sets itself (outputs it computes, device, flags) are
+ * followed by fl__node_touch. */
+void fl__node_set_input(fl_graph *g, fl_node *n, int k, fl_input in); /* 0 <= k < n_inputs */
+void fl__node_trim_inputs(fl_graph *g, fl_node *n, int count);        /* count <= n_inputs */
+void fl__node_set_ctrl(fl_graph *g, fl_node *n, int k, fl_node *dep); /* 0 <= k < n_ctrl */
+void fl__node_trim_ctrl(fl_graph *g, fl_node *n, int count);          /* count <= n_ctrl */
+/* No control inputs (n->ctrl NULL). */
+void fl__node_clear_ctrl(fl_graph *g, fl_node *n);
+
 /* Attr constructors (name copied into g's arena). */
 fl_attr fl__attr_make_int(fl_graph *g, const char *name, int64_t v);
 fl_attr fl__attr_make_float(fl_graph *g, const char *name, float v);

@@ -3,6 +3,8 @@
  */
 #include "graph/snapshot.h"
 
+#include "graph/mutate.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -153,6 +155,7 @@ fl_status fl__graph_snapshot_take(fl_graph_snapshot *s, fl_graph *g, size_t max_
 
     s->head = *g;
     s->n_nodes = g->n_nodes;
+    s->stamp = g->birth + 1;
     size_t oi = 0, oc = 0, oo = 0, od = 0;
     for (size_t i = 0; i < g->n_nodes; i++) {
         fl_node *n = g->nodes[i];
@@ -199,7 +202,9 @@ void fl__graph_snapshot_restore(const fl_graph_snapshot *s, fl_graph *g) {
     if (!s->taken) {
         return;
     }
+    uint64_t edits = g->edits;
     *g = s->head;
+    g->edits = edits + 1; /* never backwards: counts compared across the restore differ */
     write_back(g->nodes, s->node_ptrs, s->n_nodes * sizeof(fl_node *));
     size_t oi = 0, oc = 0, oo = 0, od = 0;
     for (size_t i = 0; i < s->n_nodes; i++) {
@@ -346,4 +351,39 @@ bool fl__graph_snapshot_changed(const fl_graph_snapshot *s, const fl_node *n,
         return true;
     }
     return false;
+}
+
+/* What fl__graph_snapshot_changed compares, saved node o against n. */
+static bool fields_differ(const fl_node *o, const fl_node *n) {
+    const uint32_t kept = FL_NODE_STRIPPED | FL_NODE_BACK_EDGE | FL_NODE_IN_LOOP |
+                          FL_NODE_FUNC_CALL | FL_NODE_OP_NEXT_ITERATION | FL_NODE_OP_MERGE;
+    return o->op != n->op || o->kind != n->kind || o->desc != n->desc || o->func != n->func ||
+           o->name != n->name || o->device != n->device || o->n_inputs != n->n_inputs ||
+           o->inputs != n->inputs || o->n_attrs != n->n_attrs || o->attrs != n->attrs ||
+           o->outputs != n->outputs || o->n_ctrl != n->n_ctrl || o->ctrl != n->ctrl ||
+           (o->flags & kept) != (n->flags & kept);
+}
+
+const fl_node *fl__graph_snapshot_unmarked(const fl_graph_snapshot *s) {
+    if (!s->taken) {
+        return NULL;
+    }
+    size_t oi = 0, oc = 0;
+    for (size_t i = 0; i < s->n_nodes; i++) {
+        const fl_node *n = s->node_ptrs[i], *o = &s->nodes[i];
+        const fl_input *in = s->inputs + oi;
+        fl_node *const *ctrl = s->ctrl + oc;
+        oi += o->n_inputs > 0 ? (size_t)o->n_inputs : 0;
+        oc += o->n_ctrl > 0 ? (size_t)o->n_ctrl : 0;
+        if ((n->flags & FL_NODE_REMOVED) || fl__graph_snapshot_marked(s, n)) {
+            continue;
+        }
+        if (fields_differ(o, n) ||
+            (n->n_inputs > 0 && memcmp(n->inputs, in, (size_t)n->n_inputs * sizeof(*in))) ||
+            (n->n_ctrl > 0 && memcmp(n->ctrl, ctrl, (size_t)n->n_ctrl * sizeof(*ctrl))) ||
+            (s->indexed && outputs_differ_at(s, (long)i, n))) {
+            return n;
+        }
+    }
+    return NULL;
 }

@@ -63,6 +63,9 @@ typedef struct fl_graph_snapshot {
     } * at;
     size_t cap_at;
     bool indexed;
+    /* g->birth + 1 at take: a node stamped (fl_node.born or .edited) with
+     * this or a later value was added or edited since. */
+    uint32_t stamp;
 } fl_graph_snapshot;
 
 /* An empty snapshot (holds no memory). */
@@ -91,6 +94,18 @@ void fl__graph_snapshot_restore(const fl_graph_snapshot *s, fl_graph *g);
  * change?). Values are compared by content. */
 bool fl__graph_snapshot_changed(const fl_graph_snapshot *s, const fl_node *n, bool *outputs_differ);
 bool fl__graph_snapshot_outputs_differ(const fl_graph_snapshot *s, const fl_node *n);
+
+/* n was added or marked edited (fl__node_touch) since s was taken. */
+static inline bool fl__graph_snapshot_marked(const fl_graph_snapshot *s, const fl_node *n) {
+    return n->born >= s->stamp || n->edited >= s->stamp;
+}
+
+/* The check of the marks (the pass driver's verifier): the first node saved
+ * in s that is neither removed nor marked since the take, yet differs from
+ * its saved state in what fl__graph_snapshot_changed compares, in its
+ * control inputs or in its outputs' dtypes, shapes or values; NULL when
+ * there is none. O(nodes + edges). */
+const fl_node *fl__graph_snapshot_unmarked(const fl_graph_snapshot *s);
 
 /* Two values with the same dtype, shape and elements (NULL equals NULL). */
 bool fl__value_same(const fl_value *a, const fl_value *b);

@@ -300,11 +300,11 @@ static bool node_eq(const fl_node *a, const fl_node *b) {
 }
 
 /* Rewrites n's data and control inputs to representatives. */
-static void resolve_inputs(fl_node *n, fl_node *const *rep) {
+static void resolve_inputs(fl_graph *g, fl_node *n, fl_node *const *rep) {
     for (int i = 0; i < n->n_inputs; i++) {
         fl_node *r = rep[n->inputs[i].node->id];
         if (r) {
-            n->inputs[i].node = r;
+            fl__node_set_input(g, n, i, (fl_input){r, n->inputs[i].port});
         }
     }
     int w = 0;
@@ -315,10 +315,10 @@ static void resolve_inputs(fl_node *n, fl_node *const *rep) {
             dup = n->ctrl[j] == c;
         }
         if (!dup) {
-            n->ctrl[w++] = c;
+            fl__node_set_ctrl(g, n, w++, c);
         }
     }
-    n->n_ctrl = w;
+    fl__node_trim_ctrl(g, n, w);
 }
 
 fl_status fl__pass_common_subgraph_elimination(fl_pass_ctx *pc) {
@@ -337,7 +337,7 @@ fl_status fl__pass_common_subgraph_elimination(fl_pass_ctx *pc) {
     fl_node **order = g->order;
     for (size_t i = 0; i < n; i++) {
         fl_node *m = order[i];
-        resolve_inputs(m, rep);
+        resolve_inputs(g, m, rep);
         if (!dedupable(m)) {
             continue;
         }
@@ -363,7 +363,7 @@ fl_status fl__pass_common_subgraph_elimination(fl_pass_ctx *pc) {
     }
     for (size_t i = 0; i < n; i++) { /* loop back edges */
         if (!(g->nodes[i]->flags & FL_NODE_REMOVED)) {
-            resolve_inputs(g->nodes[i], rep);
+            resolve_inputs(g, g->nodes[i], rep);
         }
     }
     g->order = NULL;

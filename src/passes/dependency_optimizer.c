@@ -79,21 +79,21 @@ static void clean_ctrl(fl_pass_ctx *pc, fl_node *n) {
             pc->rewritten++;
             continue;
         }
-        n->ctrl[w++] = c;
+        fl__node_set_ctrl(pc->c->g, n, w++, c);
     }
-    n->n_ctrl = w;
+    fl__node_trim_ctrl(pc->c->g, n, w);
 }
 
 /* Drops control inputs on nodes this sweep removed (a bypass already gave
  * their consumers the removed node's own inputs). */
-static void drop_removed_ctrl(fl_node *n) {
+static void drop_removed_ctrl(fl_graph *g, fl_node *n) {
     int w = 0;
     for (int k = 0; k < n->n_ctrl; k++) {
         if (!(n->ctrl[k]->flags & FL_NODE_REMOVED)) {
-            n->ctrl[w++] = n->ctrl[k];
+            fl__node_set_ctrl(g, n, w++, n->ctrl[k]);
         }
     }
-    n->n_ctrl = w;
+    fl__node_trim_ctrl(g, n, w);
 }
 
 static bool data_consumed(const fl_node *n, const fl_uses *u) {
@@ -151,10 +151,9 @@ static fl_status to_noop(fl_pass_ctx *pc, fl_node *n, const fl_uses *u, bool *do
     }
     fl__ledger_note(pc, "convert_to_noop", n, "%s consumed only through control edges -> NoOp",
                     n->op);
-    n->n_inputs = 0;
+    fl__node_trim_inputs(g, n, 0);
     n->n_outputs = 0;
-    n->attrs = NULL;
-    n->n_attrs = 0;
+    fl__node_set_attrs(g, n, 0, NULL);
     n->src = NULL;
     fl__node_become(g, n, fl__op_name(FL_OP_NO_OP));
     pc->rewritten++;
@@ -401,9 +400,9 @@ static fl_status transitive_reduction(fl_pass_ctx *pc) {
                     pc->rewritten++;
                     continue;
                 }
-                t->ctrl[w++] = t->ctrl[k];
+                fl__node_set_ctrl(g, t, w++, t->ctrl[k]);
             }
-            t->n_ctrl = w;
+            fl__node_trim_ctrl(g, t, w);
         }
     }
 #undef TR_TARGET_OK
@@ -452,9 +451,9 @@ static fl_status group_cross_device(fl_pass_ctx *pc, fl_node *m) {
                 }
                 continue;
             }
-            m->ctrl[w++] = c;
+            fl__node_set_ctrl(g, m, w++, c);
         }
-        m->n_ctrl = w;
+        fl__node_trim_ctrl(g, m, w);
         if (fl__node_add_ctrl(g, m, noop) != FL_OK) {
             return fl__diag_oom(pc->c->d);
         }
@@ -497,9 +496,9 @@ static fl_status dep_iteration(fl_pass_ctx *pc) {
     for (size_t i = 0; i < n; i++) {
         fl_node *m = order[i];
         for (int k = 0; k < m->n_inputs; k++) {
-            m->inputs[k] = fl__resolve(fwd, m->inputs[k]);
+            fl__node_set_input(g, m, k, fl__resolve(fwd, m->inputs[k]));
         }
-        drop_removed_ctrl(m);
+        drop_removed_ctrl(g, m);
         if (is_const_without_inputs(m) && !fl__preserved(m) && fl__uses_total(&u, m) == 0) {
             fl__ledger_note(pc, "const_control_edge", m, "Const without consumers: removed");
             fl__graph_remove_node(m);
@@ -520,9 +519,9 @@ static fl_status dep_iteration(fl_pass_ctx *pc) {
             continue;
         }
         for (int k = 0; k < m->n_inputs; k++) {
-            m->inputs[k] = fl__resolve(fwd, m->inputs[k]);
+            fl__node_set_input(g, m, k, fl__resolve(fwd, m->inputs[k]));
         }
-        drop_removed_ctrl(m);
+        drop_removed_ctrl(g, m);
         clean_ctrl(pc, m); /* bypasses may have added redundant control edges */
     }
     for (size_t i = 0; i < n; i++) {

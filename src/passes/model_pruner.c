@@ -199,15 +199,15 @@ fl_status fl__pass_model_pruner(fl_pass_ctx *pc) {
             continue;
         }
         for (int k = 0; k < m->n_inputs; k++) {
-            m->inputs[k] = fl__resolve(fwd, m->inputs[k]);
+            fl__node_set_input(g, m, k, fl__resolve(fwd, m->inputs[k]));
         }
         int w = 0; /* control inputs on bypassed nodes were forwarded already */
         for (int k = 0; k < m->n_ctrl; k++) {
             if (!(m->ctrl[k]->flags & FL_NODE_REMOVED)) {
-                m->ctrl[w++] = m->ctrl[k];
+                fl__node_set_ctrl(g, m, w++, m->ctrl[k]);
             }
         }
-        m->n_ctrl = w;
+        fl__node_trim_ctrl(g, m, w);
         const char *rule = trivial_rule(m, &u);
         if (!rule || !removable(m, &u)) {
             continue;
@@ -222,7 +222,7 @@ fl_status fl__pass_model_pruner(fl_pass_ctx *pc) {
     for (size_t i = 0; i < g->n_nodes; i++) {
         fl_node *m = g->nodes[i];
         for (int k = 0; k < m->n_inputs; k++) {
-            m->inputs[k] = fl__resolve(fwd, m->inputs[k]);
+            fl__node_set_input(g, m, k, fl__resolve(fwd, m->inputs[k]));
         }
     }
     g->order = NULL;

@@ -606,6 +606,14 @@ static fl_status run_pass(fl_ctx *c, const fl_options *opt, const fl_pipeline_co
     if (st != FL_OK) {
         return st;
     }
+    /* Every node the pass changed must say so (fl_node.edited): what is
+     * brought up to date after it is found from the marks. */
+    const fl_node *unmarked = cfg->verify ? fl__graph_snapshot_unmarked(before) : NULL;
+    if (unmarked) {
+        return fl__node_fail(c->d, FL_EINTERNAL, unmarked,
+                             "internal error: the pass changed the node without marking it "
+                             "(graph/mutate.h)");
+    }
     /* No removal and the same node count: nothing added or removed (a node
      * added and compacted away implies a removal). `verify` counts anyway
      * and checks that. */

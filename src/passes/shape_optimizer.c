@@ -150,8 +150,7 @@ fl_status fl__pass_shape_optimizer(fl_pass_ctx *pc) {
             return fl__diag_oom(pc->c->d);
         }
         fl__ledger_note(pc, "prod_of_shape", m, "Prod(Shape('%s')) -> Size", x.node->name);
-        m->attrs = NULL;
-        m->n_attrs = 0;
+        fl__node_set_attrs(g, m, 0, NULL);
         m->src = NULL;
         fl__node_become(g, m, fl__op_name(FL_OP_SIZE));
         if (fl__node_set_attr(g, m, &at) != FL_OK || fl__node_set_attr(g, m, &ao) != FL_OK) {

@@ -139,6 +139,7 @@ void fl__node_become(fl_graph *g, fl_node *n, const char *op) {
     n->func = NULL;
     n->flags &= ~(uint32_t)FL_NODE_FUNC_CALL;
     g->order = NULL;
+    fl__node_touch(g, n);
 }
 
 static bool is_switch(const fl_node *n) {
@@ -244,9 +245,8 @@ static fl_status make_const(fl_pass_ctx *pc, fl_node *n, const fl_value *v, int 
             }
         }
     }
-    n->n_inputs = 0;
-    n->attrs = NULL;
-    n->n_attrs = 0;
+    fl__node_trim_inputs(g, n, 0);
+    fl__node_set_attrs(g, n, 0, NULL);
     fl__node_become(g, n, fl__op_name(FL_OP_CONST));
     if (fl__node_set_attr(g, n, &dtype) != FL_OK || fl__node_set_attr(g, n, &value) != FL_OK) {
         return fl__diag_oom(pc->c->d);
@@ -263,6 +263,7 @@ static fl_status make_const(fl_pass_ctx *pc, fl_node *n, const fl_value *v, int 
     }
     n->src = NULL;
     n->outputs[0].value = v; /* later folds in the same sweep read it */
+    fl__node_touch(g, n);
     return FL_OK;
 }
 
@@ -297,12 +298,11 @@ fl_status fl__node_make_identity(fl_pass_ctx *pc, fl_node *n, int keep) {
     int w = 0;
     for (int k = 0; k < n->n_ctrl; k++) {
         if (n->ctrl[k] != in.node) {
-            n->ctrl[w++] = n->ctrl[k];
+            fl__node_set_ctrl(g, n, w++, n->ctrl[k]);
         }
     }
-    n->n_ctrl = w;
-    n->attrs = NULL;
-    n->n_attrs = 0;
+    fl__node_trim_ctrl(g, n, w);
+    fl__node_set_attrs(g, n, 0, NULL);
     fl__node_become(g, n, fl__op_name(FL_OP_IDENTITY));
     if (fl__node_set_attr(g, n, &t) != FL_OK) {
         return fl__diag_oom(pc->c->d);
@@ -336,6 +336,7 @@ fl_status fl__infer_node(fl_pass_ctx *pc, fl_node *n) {
     if (!n->desc) {
         return FL_OK;
     }
+    fl__node_touch(c->g, n); /* its outputs are set here */
     fl_status st = n->desc->infer(c, n);
     if (st != FL_OK) {
         return st;

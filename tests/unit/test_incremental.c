@@ -114,7 +114,7 @@ static fl_status move_to_x2(fl_pass_ctx *pc, void *arg) {
     (void)arg;
     fl_node *r1 = fl__graph_find(pc->c->g, "r1");
     fl_node *x2 = fl__graph_find(pc->c->g, "x2");
-    r1->inputs[0] = (fl_input){x2, 0};
+    fl__node_set_input(pc->c->g, r1, 0, (fl_input){x2, 0});
     pc->rewritten++;
     return FL_OK;
 }

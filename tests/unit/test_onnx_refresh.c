@@ -96,7 +96,7 @@ static fl_status move_to_b(fl_pass_ctx *pc, void *arg) {
     fl_node *b = fl__graph_find(pc->c->g, "b");
     assert_non_null(loop);
     assert_non_null(b);
-    loop->inputs[2] = (fl_input){b, 0};
+    fl__node_set_input(pc->c->g, loop, 2, (fl_input){b, 0});
     pc->rewritten++;
     *done = true;
     return FL_OK;

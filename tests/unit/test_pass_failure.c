@@ -403,6 +403,9 @@ typedef enum hook_mode {
     HOOK_CANCEL,         /* ask to stop: the stop callback answers yes */
     HOOK_STALE_INDEX,    /* rename a node behind the name index: only the verifier sees it */
     HOOK_HIDDEN_REMOVAL, /* set a node's removal flag without fl__graph_remove_node */
+    HOOK_UNMARKED_INPUT, /* write a data input in place, not through graph/mutate.h */
+    HOOK_UNMARKED_CTRL,  /* drop a control input in place, not through graph/mutate.h */
+    HOOK_MARKED_INPUT,   /* the same edit as HOOK_UNMARKED_INPUT through the API */
 } hook_mode;
 
 typedef struct hook_state {
@@ -427,12 +430,40 @@ static fl_status hook(fl_pass_ctx *pc, void *arg) {
         fl_node *i = fl__graph_find(g, "x");
         assert_non_null(i);
         i->name = fl__arena_strdup(pc->c->a, "renamed_behind_the_index");
+        fl__node_touch(g, i); /* marked: only the index is stale */
         return FL_OK;
     }
     if (h->mode == HOOK_HIDDEN_REMOVAL) {
         fl_node *z = fl__graph_find(g, "z");
         assert_non_null(z);
         z->flags |= FL_NODE_REMOVED;
+        return FL_OK;
+    }
+    if (h->mode >= HOOK_UNMARKED_INPUT) {
+        /* z reads a new Identity of what it read (same dtype and shape), or
+         * y's control inputs become one on the placeholder x. */
+        fl_node *z = fl__graph_find(g, "z"), *y = fl__graph_find(g, "y");
+        assert_true(z && y && z->n_inputs == 1);
+        if (h->mode == HOOK_UNMARKED_CTRL) {
+            fl_node **ctrl = fl__arena_calloc(pc->c->a, 1, sizeof(*ctrl));
+            assert_non_null(ctrl);
+            ctrl[0] = fl__graph_find(g, "x");
+            y->ctrl = ctrl;
+            y->n_ctrl = 1;
+            return FL_OK;
+        }
+        fl_node *id = fl__op_add_op(g, fl__graph_unique_name(g, "z_in"), "Identity", 1,
+                                    &z->inputs[0], 1, pc->c->d);
+        assert_non_null(id);
+        fl_attr t = fl__attr_make_type(g, "T", 1);
+        assert_int_equal(fl__node_set_attr(g, id, &t), FL_OK);
+        if (h->mode == HOOK_UNMARKED_INPUT) {
+            z->inputs[0] = (fl_input){id, 0};
+        } else {
+            fl__node_set_input(g, z, 0, (fl_input){id, 0});
+            assert_int_equal(z->edited, g->birth);
+            fl__ledger_note(pc, "Rewire", z, "reads a new Identity");
+        }
         return FL_OK;
     }
     /* Rewrite first, as a pass that fails half-way would have. */
@@ -477,6 +508,9 @@ static fl_status hook(fl_pass_ctx *pc, void *arg) {
         return fl__diag_check_stop(pc->c->d);
     case HOOK_STALE_INDEX:
     case HOOK_HIDDEN_REMOVAL:
+    case HOOK_UNMARKED_INPUT:
+    case HOOK_UNMARKED_CTRL:
+    case HOOK_MARKED_INPUT:
         break;
     }
     return FL_OK;
@@ -681,6 +715,27 @@ static void test_broken_invariants_roll_back(void **state) {
     expect_same_as_disabled("shape", HOOK_HIDDEN_REMOVAL,
                             "internal error: the pass removed or added nodes without "
                             "fl__graph_remove_node");
+}
+
+/* An edit of an existing node's edges that bypasses graph/mutate.h leaves
+ * the node unmarked: the verifier compares every node with the snapshot
+ * taken before the pass and fails the pass (rolled back as if disabled).
+ * The same edit through fl__node_set_input marks the node and passes. */
+static void test_unmarked_edits_roll_back(void **state) {
+    (void)state;
+    expect_same_as_disabled("shape", HOOK_UNMARKED_INPUT,
+                            "node 'z' (Relu): internal error: the pass changed the node without "
+                            "marking it");
+    expect_same_as_disabled("cse", HOOK_UNMARKED_CTRL,
+                            "node 'y' (Neg): internal error: the pass changed the node without "
+                            "marking it");
+    hook_state h = {"shape", HOOK_MARKED_INPUT, 0, false};
+    run_result r = run_pipeline("default", NULL, 1, &h);
+    assert_int_equal(r.st, FL_OK);
+    assert_int_equal(h.calls, 1);
+    assert_null(strstr(r.failures, "failed and was skipped"));
+    assert_non_null(strstr(r.ledger, "shape/0: -0 +1 ~0 [Rewire(z) ]"));
+    run_result_free(&r);
 }
 
 /* The graph after a failed pass is exactly the graph before it, pointer for
@@ -910,6 +965,7 @@ int main(void) {
         cmocka_unit_test(test_failed_pass_equals_disabled_pass),
         cmocka_unit_test(test_failure_without_message),
         cmocka_unit_test(test_broken_invariants_roll_back),
+        cmocka_unit_test(test_unmarked_edits_roll_back),
         cmocka_unit_test(test_rollback_is_exact),
         cmocka_unit_test(test_failure_as_diag_warning),
         cmocka_unit_test(test_analyze_succeeds_with_warning),

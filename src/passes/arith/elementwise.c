@@ -324,8 +324,7 @@ fl_status fl__ao_max_or_min_of_monotonic(ao *a, fl_node *r, bool *fired) {
     *fired = true;
     if (arg) {
         int dt = r->outputs[0].dtype;
-        f->attrs = NULL;
-        f->n_attrs = 0;
+        fl__node_set_attrs(a->g, f, 0, NULL);
         f->src = NULL;
         fl__node_become(a->g, f, fl__op_name(FL_OP_IDENTITY));
         return fl__ao_set_attr(a, f, fl__attr_make_type(a->g, "T", dt));

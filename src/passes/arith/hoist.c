@@ -292,8 +292,7 @@ static fl_status hoist_split(ao *a, fl_node *s, const hlink *tails, int n, int p
                 return fl__ao_oom(a);
             }
             memcpy(at, tmpl[i]->attrs, (size_t)tmpl[i]->n_attrs * sizeof(fl_attr));
-            cp->attrs = at;
-            cp->n_attrs = tmpl[i]->n_attrs;
+            fl__node_set_attrs(a->g, cp, tmpl[i]->n_attrs, at);
         }
         if (!prev) {
             for (int j = 0; j < n_ctrl; j++) {

@@ -220,8 +220,7 @@ fl_status fl__ao_become(ao *a, fl_node *n, const char *op, int n_in, const fl_in
     if (st != FL_OK) {
         return st;
     }
-    n->attrs = NULL;
-    n->n_attrs = 0;
+    fl__node_set_attrs(g, n, 0, NULL);
     n->src = NULL;
     fl__node_become(g, n, op);
     if (fl__node_set_attr(g, n, &t) != FL_OK) {

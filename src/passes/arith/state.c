@@ -66,7 +66,7 @@ fl_status fl__ao_init(ao *a, fl_pass_ctx *pc) {
 
 void fl__ao_resolve_inputs(ao *a, fl_node *m) {
     for (int k = 0; k < m->n_inputs; k++) {
-        m->inputs[k] = fl__resolve(a->fwd, m->inputs[k]);
+        fl__node_set_input(a->g, m, k, fl__resolve(a->fwd, m->inputs[k]));
     }
 }
 
@@ -90,8 +90,8 @@ void fl__ao_remove(ao *a, fl_node *m) {
     for (int k = 0; k < m->n_ctrl; k++) {
         a->ctrl_uses[m->ctrl[k]->id]--;
     }
-    m->n_inputs = 0;
-    m->n_ctrl = 0;
+    fl__node_trim_inputs(a->g, m, 0);
+    fl__node_trim_ctrl(a->g, m, 0);
     fl__graph_remove_node(m);
     a->pc->removed++;
 }
@@ -110,7 +110,7 @@ void fl__ao_forward(ao *a, fl_node *m, fl_input to) {
 fl_status fl__ao_set_input(ao *a, fl_node *n, int k, fl_input in) {
     a->uses[n->inputs[k].node->id]--;
     a->uses[in.node->id]++;
-    n->inputs[k] = in;
+    fl__node_set_input(a->g, n, k, in);
     a->g->order = NULL;
     return FL_OK;
 }
@@ -196,8 +196,7 @@ fl_node *fl__ao_copy(ao *a, const char *name, const fl_node *n) {
             return NULL;
         }
         memcpy(at, n->attrs, (size_t)n->n_attrs * sizeof(fl_attr));
-        c->attrs = at;
-        c->n_attrs = n->n_attrs;
+        fl__node_set_attrs(a->g, c, n->n_attrs, at);
     }
     if (fl__ao_forward_ctrl(a, c, n) != FL_OK) {
         return NULL;

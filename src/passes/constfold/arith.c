@@ -230,8 +230,8 @@ fl_status fl__cf_reduce_div_to_reciprocal_mul(fl_pass_ctx *pc, fl_node *n, bool 
         /* Xdivy(x, c) -> MulNoNan(Reciprocal(c), x): 0 where x is 0. */
         fl__ledger_note(pc, "ReduceDivToReciprocalMul", n,
                         "Xdivy(x, const '%s') -> MulNoNan(Reciprocal, x)", n->inputs[1].node->name);
-        n->inputs[1] = n->inputs[0];
-        n->inputs[0] = (fl_input){r, 0};
+        fl__node_set_input(pc->c->g, n, 1, n->inputs[0]);
+        fl__node_set_input(pc->c->g, n, 0, (fl_input){r, 0});
         fl__node_become(pc->c->g, n, fl__op_name(FL_OP_MUL_NO_NAN));
         n->src = NULL;
         pc->rewritten++;
@@ -240,7 +240,7 @@ fl_status fl__cf_reduce_div_to_reciprocal_mul(fl_pass_ctx *pc, fl_node *n, bool 
     }
     fl__ledger_note(pc, "ReduceDivToReciprocalMul", n, "%s(x, const '%s') -> Mul(x, Reciprocal)",
                     n->op, n->inputs[1].node->name);
-    n->inputs[1] = (fl_input){r, 0};
+    fl__node_set_input(pc->c->g, n, 1, (fl_input){r, 0});
     fl__node_become(pc->c->g, n, fl__op_name(FL_OP_MUL));
     n->src = NULL;
     pc->rewritten++;

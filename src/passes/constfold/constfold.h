@@ -39,7 +39,7 @@ const char *fl__cf_name(fl_pass_ctx *pc, const fl_node *n, const char *suffix);
 /* Data edges reading any output of n (Grappler's NumNonControlOutputs). */
 int fl__cf_data_uses(const fl_graph *g, const fl_node *n);
 
-void fl__cf_drop_ctrl(fl_node *n, const fl_node *dep);
+void fl__cf_drop_ctrl(fl_graph *g, fl_node *n, const fl_node *dep);
 
 /* Replaces n's control inputs with `first` (in order), then its old ones,
  * then `last`, without duplicates. */

@@ -57,10 +57,10 @@ static fl_status erase_regular_attrs(fl_pass_ctx *pc, fl_node *n, const char *co
             drop = strcmp(n->attrs[i].name, also[k]) == 0;
         }
         if (!drop) {
-            n->attrs[w++] = n->attrs[i];
+            n->attrs[w++] = n->attrs[i]; /* the copy made above */
         }
     }
-    n->n_attrs = w;
+    fl__node_set_attrs(pc->c->g, n, w, n->attrs);
     return FL_OK;
 }
 
@@ -100,13 +100,14 @@ fl_status fl__cf_materialize_ta_size(fl_pass_ctx *pc, fl_node *n, bool *done) {
     if (st != FL_OK || (st = fl__cf_copy_attrs(pc, n, size)) != FL_OK) {
         return st;
     }
-    n->n_inputs = 0;
+    fl__node_trim_inputs(g, n, 0);
     fl__node_become(g, n, fl__op_name(FL_OP_CONST));
     n->flags &= ~(uint32_t)FL_NODE_STRIPPED;
     n->src = NULL;
     n->outputs[0].dtype = size->outputs[0].dtype;
     n->outputs[0].shape = size->outputs[0].shape;
     n->outputs[0].value = v;
+    fl__node_touch(g, n);
     pc->rewritten++;
     *done = true;
     return FL_OK;
@@ -164,7 +165,7 @@ fl_status fl__cf_move_constants_past_enter(fl_pass_ctx *pc, fl_node *n, bool *do
         }
         for (int j = 0; j < m->n_inputs; j++) {
             if (m->inputs[j].node == n && m->inputs[j].port == 0) {
-                m->inputs[j] = (fl_input){k, 0};
+                fl__node_set_input(g, m, j, (fl_input){k, 0});
                 k->outputs[0].n_consumers++;
                 moved++;
             }
@@ -236,7 +237,7 @@ fl_status fl__cf_simplify_switch(fl_pass_ctx *pc, fl_node *n, bool *done) {
         for (int j = 0; j < m->n_inputs; j++) {
             if (m->inputs[j].node == n) {
                 fl_node *c = m->inputs[j].port == 0 ? cf : ct;
-                m->inputs[j] = (fl_input){c, 0};
+                fl__node_set_input(g, m, j, (fl_input){c, 0});
                 c->outputs[0].n_consumers++;
                 moved++;
             }
@@ -362,8 +363,7 @@ fl_status fl__cf_simplify_case(fl_pass_ctx *pc, fl_node *n, bool *done) {
     if (fl__node_set_inputs(g, n, n_in, in) != FL_OK) {
         return fl__diag_oom(pc->c->d);
     }
-    n->attrs = attrs;
-    n->n_attrs = w;
+    fl__node_set_attrs(g, n, w, attrs);
     fl__node_become(g, n, fl__op_name(FL_OP_PARTITIONED_CALL));
     n->src = NULL;
     pc->rewritten++;
@@ -434,8 +434,7 @@ fl_status fl__cf_remove_redundant_variable_update(fl_pass_ctx *pc, fl_node *n, b
         return FL_OK;
     }
     memcpy(old_ctrl, n->ctrl, (size_t)n_old * sizeof(fl_node *));
-    n->ctrl = NULL;
-    n->n_ctrl = 0;
+    fl__node_clear_ctrl(g, n);
     fl_status st = FL_OK;
     const char *what = add_or_sub ? "zeros" : "ones";
     if (resource) {
@@ -446,7 +445,7 @@ fl_status fl__cf_remove_redundant_variable_update(fl_pass_ctx *pc, fl_node *n, b
         for (int i = 0; i < n_in && st == FL_OK; i++) {
             st = fl__add_ctrl_anchor(pc, n, in[i]);
         }
-        n->n_inputs = 0;
+        fl__node_trim_inputs(g, n, 0);
         fl__node_become(g, n, fl__op_name(FL_OP_NO_OP));
     } else {
         int t = (int)fl_dtype_base(fl__attr_type(n, "T"));
@@ -459,7 +458,7 @@ fl_status fl__cf_remove_redundant_variable_update(fl_pass_ctx *pc, fl_node *n, b
         for (int i = 1; i < n_in && st == FL_OK; i++) {
             st = fl__add_ctrl_anchor(pc, n, in[i]);
         }
-        n->n_inputs = 1;
+        fl__node_trim_inputs(g, n, 1);
         fl__node_become(g, n, fl__op_name(FL_OP_IDENTITY));
     }
     for (int k = 0; k < n_old && st == FL_OK; k++) {

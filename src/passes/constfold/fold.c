@@ -136,6 +136,7 @@ static fl_status eval_again(fl_pass_ctx *pc, fl_node *n) {
                 for (int j = 0; j < n->n_outputs; j++) {
                     n->outputs[j].value = NULL;
                 }
+                fl__node_touch(pc->c->g, n);
             }
             return FL_OK;
         }

@@ -333,7 +333,7 @@ fl_status fl__cf_materialize_reduction_indices(fl_pass_ctx *pc, fl_node *n, bool
     }
     fl__ledger_note(pc, "MaterializeReductionIndices", n,
                     "full reduction over computed indices -> Const indices '%s'", name);
-    n->inputs[1] = (fl_input){c, 0};
+    fl__node_set_input(g, n, 1, (fl_input){c, 0});
     n->src = NULL;
     g->order = NULL;
     pc->rewritten++;

@@ -167,7 +167,7 @@ fl_status fl__cf_partial_concat(fl_pass_ctx *pc, fl_node *n, bool *done) {
             return fl__diag_oom(pc->c->d);
         }
         added[r] = m;
-        n->inputs[first] = (fl_input){m, 0};
+        fl__node_set_input(g, n, first, (fl_input){m, 0});
         for (int i = first + 1; i < first + len; i++) {
             drop[i] = true;
         }
@@ -270,17 +270,15 @@ fl_status fl__cf_merge_concat(fl_pass_ctx *pc, fl_node *n, bool *done) {
     parent->src = NULL;
     /* The child becomes a NoOp on its old inputs (ReplaceOperationWithNoOp);
      * nothing reads it any more. */
-    n->n_ctrl = 0;
-    n->ctrl = NULL;
+    fl__node_clear_ctrl(g, n);
     for (int i = 0; i < n->n_inputs; i++) {
         fl_status st = fl__add_ctrl_anchor(pc, n, n->inputs[i]);
         if (st != FL_OK) {
             return st;
         }
     }
-    n->n_inputs = 0;
-    n->attrs = NULL;
-    n->n_attrs = 0;
+    fl__node_trim_inputs(g, n, 0);
+    fl__node_set_attrs(g, n, 0, NULL);
     n->n_outputs = 0;
     fl__node_become(g, n, fl__op_name(FL_OP_NO_OP));
     n->src = NULL;

@@ -124,10 +124,10 @@ fl_status fl__cf_constant_push_down(fl_pass_ctx *pc, fl_node *n, bool *done) {
                     "%s(%s, %s) with constant '%s' -> constant pushed into '%s'", n->op,
                     n->inputs[0].node->name, n->inputs[1].node->name, x.const_child->name, c->name);
     if (sym && c_sym) {
-        n->inputs[0] = in_x;
-        n->inputs[1] = in_op;
-        c->inputs[0] = in_c;
-        c->inputs[1] = in_y;
+        fl__node_set_input(pc->c->g, n, 0, in_x);
+        fl__node_set_input(pc->c->g, n, 1, in_op);
+        fl__node_set_input(pc->c->g, c, 0, in_c);
+        fl__node_set_input(pc->c->g, c, 1, in_y);
     } else {
         bool child_neg = !sym && x.left_child_const;
         bool neg_c = !sym && !x.left_child_const;
@@ -136,11 +136,11 @@ fl_status fl__cf_constant_push_down(fl_pass_ctx *pc, fl_node *n, bool *done) {
         const char *sym_op = is_add || is_sub ? fl__op_name(FL_OP_ADD) : fl__op_name(FL_OP_MUL);
         const char *nonsym_op = is_add || is_sub ? fl__op_name(FL_OP_SUB) : fl__op_name(FL_OP_DIV);
         fl__node_become(pc->c->g, n, neg_x || (neg_c && neg_y) ? nonsym_op : sym_op);
-        n->inputs[0] = neg_x ? in_op : in_x;
-        n->inputs[1] = neg_x ? in_x : in_op;
+        fl__node_set_input(pc->c->g, n, 0, neg_x ? in_op : in_x);
+        fl__node_set_input(pc->c->g, n, 1, neg_x ? in_x : in_op);
         fl__node_become(pc->c->g, c, neg_c != neg_y ? nonsym_op : sym_op);
-        c->inputs[0] = neg_c ? in_y : in_c;
-        c->inputs[1] = neg_c ? in_c : in_y;
+        fl__node_set_input(pc->c->g, c, 0, neg_c ? in_y : in_c);
+        fl__node_set_input(pc->c->g, c, 1, neg_c ? in_c : in_y);
     }
     n->src = NULL;
     c->src = NULL;
@@ -188,8 +188,8 @@ fl_status fl__cf_constant_push_down_bias_add(fl_pass_ctx *pc, fl_node *n, bool *
     fl__ledger_note(pc, "ConstantPushDownBiasAdd", n, "constant '%s' swapped with '%s' of '%s'",
                     x.const_child->name, c->inputs[swap].node->name, c->name);
     fl_input t = n->inputs[ci];
-    n->inputs[ci] = c->inputs[swap];
-    c->inputs[swap] = t;
+    fl__node_set_input(pc->c->g, n, ci, c->inputs[swap]);
+    fl__node_set_input(pc->c->g, c, swap, t);
     n->src = NULL;
     c->src = NULL;
     pc->c->g->order = NULL;
@@ -273,7 +273,7 @@ fl_status fl__cf_mul_conv_push_down(fl_pass_ctx *pc, fl_node *n, bool *done) {
     int ci = cl ? 0 : 1;
     fl_input wc = conv->inputs[ci];
     if (fl__has_ctrl_input(cst, conv)) {
-        fl__cf_drop_ctrl(cst, conv);
+        fl__cf_drop_ctrl(pc->c->g, cst, conv);
         if (fl__node_add_ctrl(g, cst, wc.node) != FL_OK) {
             return fl__diag_oom(pc->c->d);
         }
@@ -293,8 +293,8 @@ fl_status fl__cf_mul_conv_push_down(fl_pass_ctx *pc, fl_node *n, bool *done) {
         n->flags &= ~(uint32_t)FL_NODE_PRESERVE;
         conv->flags |= FL_NODE_PRESERVE;
     }
-    conv->inputs[ci] = (fl_input){n, 0};
-    n->inputs[lc ? 1 : 0] = wc;
+    fl__node_set_input(g, conv, ci, (fl_input){n, 0});
+    fl__node_set_input(g, n, lc ? 1 : 0, wc);
     n->src = NULL;
     conv->src = NULL;
     g->order = NULL;

@@ -53,14 +53,14 @@ int fl__cf_data_uses(const fl_graph *g, const fl_node *n) {
     return k;
 }
 
-void fl__cf_drop_ctrl(fl_node *n, const fl_node *dep) {
+void fl__cf_drop_ctrl(fl_graph *g, fl_node *n, const fl_node *dep) {
     int w = 0;
     for (int k = 0; k < n->n_ctrl; k++) {
         if (n->ctrl[k] != dep) {
-            n->ctrl[w++] = n->ctrl[k];
+            fl__node_set_ctrl(g, n, w++, n->ctrl[k]);
         }
     }
-    n->n_ctrl = w;
+    fl__node_trim_ctrl(g, n, w);
 }
 
 fl_status fl__cf_set_ctrl(fl_pass_ctx *pc, fl_node *n, fl_node *const *first, int n_first,
@@ -68,8 +68,7 @@ fl_status fl__cf_set_ctrl(fl_pass_ctx *pc, fl_node *n, fl_node *const *first, in
     fl_graph *g = pc->c->g;
     fl_node **old = n->ctrl;
     int n_old = n->n_ctrl;
-    n->ctrl = NULL;
-    n->n_ctrl = 0;
+    fl__node_clear_ctrl(g, n);
     for (int k = 0; k < n_first + n_old + n_last; k++) {
         fl_node *d = k < n_first           ? first[k]
                      : k < n_first + n_old ? old[k - n_first]
@@ -82,16 +81,14 @@ fl_status fl__cf_set_ctrl(fl_pass_ctx *pc, fl_node *n, fl_node *const *first, in
 }
 
 fl_status fl__cf_copy_attrs(fl_pass_ctx *pc, fl_node *n, const fl_node *src) {
-    n->n_attrs = 0;
-    n->attrs = NULL;
+    fl__node_set_attrs(pc->c->g, n, 0, NULL);
     if (src->n_attrs) {
         fl_attr *a = fl__arena_calloc(pc->c->a, (size_t)src->n_attrs, sizeof(fl_attr));
         if (!a) {
             return fl__diag_oom(pc->c->d);
         }
         memcpy(a, src->attrs, (size_t)src->n_attrs * sizeof(fl_attr));
-        n->attrs = a;
-        n->n_attrs = src->n_attrs;
+        fl__node_set_attrs(pc->c->g, n, src->n_attrs, a);
     }
     return FL_OK;
 }
@@ -339,8 +336,7 @@ fl_status fl__cf_replace_with_broadcast_to(fl_pass_ctx *pc, fl_node *n, int keep
     if (st != FL_OK) {
         return st;
     }
-    n->attrs = NULL;
-    n->n_attrs = 0;
+    fl__node_set_attrs(g, n, 0, NULL);
     if (fl__node_set_attr(g, n, &tattr) != FL_OK || fl__node_set_attr(g, n, &iattr) != FL_OK) {
         return fl__diag_oom(pc->c->d);
     }

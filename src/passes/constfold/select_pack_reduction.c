@@ -44,7 +44,7 @@ fl_status fl__cf_simplify_select(fl_pass_ctx *pc, fl_node *n, bool *done) {
         if (st != FL_OK) {
             return st;
         }
-        fl__cf_drop_ctrl(n, in.node);
+        fl__cf_drop_ctrl(pc->c->g, n, in.node);
         fl__node_become(pc->c->g, n, fl__op_name(FL_OP_IDENTITY));
         n->src = NULL;
         pc->rewritten++;
@@ -136,7 +136,7 @@ fl_status fl__cf_simplify_reduction(fl_pass_ctx *pc, fl_node *n, bool *done) {
         return fl__diag_oom(pc->c->d);
     }
     fl__ledger_note(pc, "SimplifyReduction", n, "%s of a single element -> Reshape", n->op);
-    n->inputs[1] = (fl_input){c, 0};
+    fl__node_set_input(pc->c->g, n, 1, (fl_input){c, 0});
     if (fl__node_del_attr(pc->c->g, n, "keep_dims") != FL_OK ||
         fl__node_del_attr(pc->c->g, n, "Tidx") != FL_OK) {
         return fl__diag_oom(pc->c->d);

@@ -161,7 +161,7 @@ bool fl__rm_rewrite_gru_cell(rctx *r, fl_node *root) {
         }
         for (int j = 0; j < u->n_inputs; j++) {
             if (u->inputs[j].node == f) {
-                u->inputs[j].port = 3;
+                fl__node_set_input(r->g, u, j, (fl_input){f, 3});
                 break;
             }
         }
