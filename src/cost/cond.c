@@ -264,6 +264,9 @@ static fl_status note_cases(fl_ctx *c) {
 fl_status fl__cost_conds(fl_ctx *c) {
     fl_graph *g = c->g;
     fl_status cs = note_cases(c);
+    if (cs == FL_OK) {
+        cs = fl__cost_loop_warnings(c);
+    }
     if (cs != FL_OK) {
         return cs;
     }

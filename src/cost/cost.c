@@ -4,6 +4,8 @@
 #include "cost/cost.h"
 
 #include "ops/common.h"
+#include "ops/core/core.h"
+#include "util/reserved.h"
 
 #include <string.h>
 
@@ -79,17 +81,99 @@ static bool incomplete_sym(fl_sym s) {
  * "W/while", attr _loop "W") carries _body_trips and _cond_trips, which
  * count every node named after its inlined body ("W/body/...") or cond
  * ("W/cond/..."), so nodes the passes make there (named after a node they
- * replace) count as often. Nested loops multiply. */
+ * replace) count as often. Nested loops multiply.
+ *
+ * A While whose limit the import could not read (attr _trip_form,
+ * src/util/reserved.h: `i CMP limit` from a constant start by a constant
+ * step, the limit the value of one of the While's inputs) is counted from
+ * that input's inferred value (fl__count_value): a known value gives the
+ * exact count, a symbolic one (a size computed from shapes, or the symbol
+ * named after an integer scalar graph input) the count as a formula,
+ *   i < L by s > 0: ceil((L - start) / s)    i <= L: floor((L - start) / s) + 1
+ *   i > L by s < 0: ceil((start - L) / -s)   i >= L: floor((start - L) / -s) + 1
+ *   i != L: (L - start) / s when that divides exactly,
+ * the cond once more. A known count below 0 is 0 (the loop does not run); a
+ * symbolic one assumes the loop runs (L at or past start in the step's
+ * direction: a binding gives the exact count either way). A step away from
+ * the limit, or a limit with no such value, leaves the loop counted once
+ * (fl__cost_loop_warnings says which). */
 typedef struct repeats {
     size_t n;
     const char **prefix;
     size_t *len;
-    int64_t *times;
+    fl_sym *times;
 } repeats;
 
 static int64_t int_attr(const fl_node *n, const char *name) {
     const fl_attr *a = fl__node_attr(n, name);
     return a && a->kind == FL_ATTR_I && a->v.i >= 0 ? a->v.i : -1;
+}
+
+static bool is_while(const fl_node *w) {
+    return w->kind == FL_OP_WHILE || w->kind == FL_OP_STATELESS_WHILE;
+}
+
+/* Attr _trip_form's {cmp, start, step, input}, NULL when w has none. */
+static const int64_t *trip_form(const fl_node *w) {
+    const fl_attr *a = fl__node_attr(w, "_trip_form");
+    return a && a->kind == FL_ATTR_LIST && a->list_kind == FL_ATTR_I && a->n == 4 &&
+                   a->v.list.i[0] >= FL_TRIP_LT && a->v.list.i[0] <= FL_TRIP_NE &&
+                   a->v.list.i[3] >= 0 && a->v.list.i[3] < w->n_inputs
+               ? a->v.list.i
+               : NULL;
+}
+
+/* The trips of form f up to limit lim (the header's rule). */
+static fl_sym form_trips(fl_ctx *c, const int64_t *f, fl_sym lim) {
+    int64_t cmp = f[0], start = f[1], step = f[2];
+    bool up = cmp != FL_TRIP_GT && cmp != FL_TRIP_GE;
+    fl_sym d, r = fl_sym_unknown();
+    int64_t big = INT64_C(1) << 52;
+    if (fl_sym_is_unknown(lim) || step == 0 || step < -big || step > big || start < -big ||
+        start > big ||
+        fl__sym_sub(c->st, up ? lim : fl_sym_const(start), up ? fl_sym_const(start) : lim, &d) !=
+            FL_OK) {
+        return r;
+    }
+    step = up ? step : -step; /* d and step now count in the loop's direction */
+    if (cmp == FL_TRIP_NE) {
+        bool exact = false;
+        if (fl__sym_div(c->st, d, fl_sym_const(step), &r, &exact) != FL_OK || !exact ||
+            (fl_sym_is_known(r) && r.k < 0)) {
+            r = fl_sym_unknown();
+        }
+        return r;
+    }
+    bool incl = cmp == FL_TRIP_LE || cmp == FL_TRIP_GE;
+    if (step < 0) { /* moving away: it ends only by not running */
+        return fl_sym_is_known(d) && (incl ? d.k < 0 : d.k <= 0) ? fl_sym_const(0) : r;
+    }
+    fl_status st = incl ? fl__sym_floordiv(c->st, d, fl_sym_const(step), &r)
+                        : fl__sym_ceildiv(c->st, d, fl_sym_const(step), &r);
+    if (st == FL_OK && incl) {
+        st = fl__sym_add(c->st, r, fl_sym_const(1), &r);
+    }
+    if (st != FL_OK) {
+        return fl_sym_unknown();
+    }
+    return fl_sym_is_known(r) && r.k < 0 ? fl_sym_const(0) : r;
+}
+
+/* How often While w's body runs: _body_trips, else its _trip_form's count;
+ * unknown when neither gives one. */
+static fl_status body_trips(fl_ctx *c, const fl_node *w, fl_sym *out) {
+    int64_t bt = int_attr(w, "_body_trips");
+    const int64_t *f = bt < 0 ? trip_form(w) : NULL;
+    fl_sym lim = fl_sym_unknown();
+    *out = bt >= 0 ? fl_sym_const(bt) : fl_sym_unknown();
+    if (f) {
+        fl_status st = fl__count_value(c, w, (int)f[3], &lim);
+        if (st != FL_OK) {
+            return st;
+        }
+        *out = form_trips(c, f, lim);
+    }
+    return FL_OK;
 }
 
 /* The prefixes of the graph's counted While loops (scratch memory). */
@@ -98,24 +182,31 @@ static fl_status repeats_build(fl_ctx *c, repeats *r) {
     size_t n = 0;
     for (size_t i = 0; i < c->g->n_nodes; i++) {
         const fl_node *w = c->g->nodes[i];
-        n += (w->kind == FL_OP_WHILE || w->kind == FL_OP_STATELESS_WHILE) &&
-             int_attr(w, "_body_trips") >= 0;
+        n += is_while(w) && (int_attr(w, "_body_trips") >= 0 || trip_form(w));
     }
     if (!n) {
         return FL_OK;
     }
     r->prefix = fl__arena_scratch(c->a, 2 * n, sizeof(char *));
     r->len = fl__arena_scratch(c->a, 2 * n, sizeof(size_t));
-    r->times = fl__arena_scratch(c->a, 2 * n, sizeof(int64_t));
+    r->times = fl__arena_scratch(c->a, 2 * n, sizeof(fl_sym));
     if (!r->prefix || !r->len || !r->times) {
         return fl__diag_oom(c->d);
     }
     for (size_t i = 0; i < c->g->n_nodes; i++) {
         const fl_node *w = c->g->nodes[i];
-        int64_t bt = int_attr(w, "_body_trips"), ct = int_attr(w, "_cond_trips");
         const fl_attr *loop = fl__node_attr(w, "_loop");
-        if ((w->kind != FL_OP_WHILE && w->kind != FL_OP_STATELESS_WHILE) || bt < 0 || ct < 0 ||
-            !loop || loop->kind != FL_ATTR_S) {
+        fl_sym bt = fl_sym_unknown(), ct;
+        fl_status st = is_while(w) ? body_trips(c, w, &bt) : FL_OK;
+        if (st != FL_OK) {
+            return st;
+        }
+        if (fl_sym_is_unknown(bt) || !loop || loop->kind != FL_ATTR_S) {
+            continue;
+        }
+        ct = int_attr(w, "_cond_trips") >= 0 ? fl_sym_const(int_attr(w, "_cond_trips"))
+                                             : fl_sym_unknown();
+        if (!fl_sym_is_known(ct) && fl__sym_add(c->st, bt, fl_sym_const(1), &ct) != FL_OK) {
             continue;
         }
         for (int side = 0; side < 2; side++) {
@@ -141,30 +232,44 @@ static int64_t mul_cap(int64_t a, int64_t b) {
     return a && b > INT64_MAX / 4 / a ? INT64_MAX / 4 : a * b;
 }
 
-/* How often n runs per inference. */
-static int64_t repeat_of(const repeats *r, const fl_node *n) {
-    int64_t t = 1;
+/* How often n runs per inference (known integers saturate at INT64_MAX /
+ * 4; a symbolic product that overflows is unknown). */
+static fl_sym repeat_of(fl_ctx *c, const repeats *r, const fl_node *n) {
+    fl_sym t = fl_sym_const(1);
     if (n->flags & FL_NODE_REPEATED) {
         int64_t k = int_attr(n, "_repeat");
-        t = k >= 0 ? k : 1;
+        t = fl_sym_const(k >= 0 ? k : 1);
     }
     for (size_t i = 0; i < r->n; i++) {
-        if (strncmp(n->name, r->prefix[i], r->len[i]) == 0) {
-            t = mul_cap(t, r->times[i]);
+        if (strncmp(n->name, r->prefix[i], r->len[i]) != 0) {
+            continue;
+        }
+        if (fl_sym_is_known(t) && fl_sym_is_known(r->times[i])) {
+            t = fl_sym_const(mul_cap(t.k, r->times[i].k));
+        } else if (fl__sym_mul(c->st, t, r->times[i], &t) != FL_OK) {
+            t = fl_sym_unknown();
         }
     }
     return t;
 }
 
 /* Every count of n times `times`. */
-static fl_status repeat_cost(fl_ctx *c, fl_node *n, int64_t times) {
+static fl_status repeat_cost(fl_ctx *c, fl_node *n, fl_sym times) {
     fl_cost *k = &n->cost;
     fl_sym *f[] = {&k->flops,   &k->tfprof_flops, &k->macs,
                    &k->int_ops, &k->bytes_read,   &k->bytes_written};
     fl_status st = FL_OK;
     for (size_t i = 0; i < sizeof f / sizeof f[0] && st == FL_OK; i++) {
-        if (!fl_sym_is_unknown(*f[i])) {
-            st = fl__op_scale(c, n, *f[i], times, f[i]);
+        if (fl_sym_is_unknown(*f[i])) {
+            continue;
+        }
+        if (fl_sym_is_known(times)) {
+            st = fl__op_scale(c, n, *f[i], times.k, f[i]);
+        } else if (fl_sym_is_unknown(times)) {
+            *f[i] = fl_sym_unknown();
+            k->incomplete = true;
+        } else {
+            st = fl__op_mul(c, n, *f[i], times, f[i]);
         }
     }
     return st;
@@ -187,8 +292,50 @@ static fl_status cost_node(fl_ctx *c, fl_node *n, const repeats *r) {
         }
     }
     fl_status st = node_bytes(c, n);
-    int64_t times = st == FL_OK ? repeat_of(r, n) : 1;
-    return times != 1 ? repeat_cost(c, n, times) : st;
+    fl_sym times = st == FL_OK ? repeat_of(c, r, n) : fl_sym_const(1);
+    return fl_sym_is_known(times) && times.k == 1 ? st : repeat_cost(c, n, times);
+}
+
+static const char *str_attr(const fl_node *n, const char *name) {
+    const fl_attr *a = fl__node_attr(n, name);
+    return a && a->kind == FL_ATTR_S ? a->v.s.p : "";
+}
+
+fl_status fl__cost_loop_warnings(fl_ctx *c) {
+    for (size_t i = 0; i < c->g->n_nodes; i++) {
+        const fl_node *w = c->g->nodes[i];
+        const int64_t *f = is_while(w) && int_attr(w, "_body_trips") < 0 ? trip_form(w) : NULL;
+        fl_sym bt, ct;
+        fl_status st = f ? body_trips(c, w, &bt) : FL_OK;
+        if (st != FL_OK) {
+            return st;
+        }
+        if (!f) {
+            continue;
+        }
+        const char *loop = str_attr(w, "_loop"), *body = str_attr(w, "_lowered_body");
+        const char *cond = str_attr(w, "_lowered_cond");
+        if (fl_sym_is_unknown(bt) || fl__sym_add(c->st, bt, fl_sym_const(1), &ct) != FL_OK) {
+            fl__node_warn(c->d, w,
+                          "While '%s': trip count unknown (its limit, input %lld of the loop, "
+                          "has no value the analysis knows, or the counter never meets it): its "
+                          "body '%s' and cond '%s' are counted once, so the totals are a lower "
+                          "bound",
+                          loop, (long long)f[3], body, cond);
+            continue;
+        }
+        char bs[128], cs[128];
+        fl__sym_format(bt, bs, sizeof bs);
+        fl__sym_format(ct, cs, sizeof cs);
+        fl__node_warn(c->d, w,
+                      "While '%s': trip count %s, from the value of its limit (input %lld of the "
+                      "loop): body '%s' counted %s times, cond %s times%s",
+                      loop, bs, (long long)f[3], body, bs, cs,
+                      fl_sym_is_known(bt) ? ""
+                                          : " (a formula in the graph's symbols, assuming the "
+                                            "loop runs; binding them gives the exact count)");
+    }
+    return FL_OK;
 }
 
 static fl_status sum_nodes(fl_ctx *c, fl_cost_totals *t, const uint8_t *recost, const repeats *r);

@@ -41,6 +41,11 @@ fl_status fl__cost_graph(fl_ctx *c, fl_cost_totals *t);
  * count both branches (cond.c states the rule). */
 fl_status fl__cost_conds(fl_ctx *c);
 
+/* Called by fl__cost_conds: one warning per While counted from its limit's
+ * inferred value (attr _trip_form, cost.c) stating the count, or that it is
+ * unknown and the loop counted once. */
+fl_status fl__cost_loop_warnings(fl_ctx *c);
+
 /* As fl__cost_graph, but only the nodes whose recost[id] is set get their
  * counts computed again (recost NULL: all); the others keep n->cost. The
  * totals sum every node. */

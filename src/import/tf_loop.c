@@ -13,7 +13,12 @@
  * over TensorFlow's ops): then W gets attrs _body_trips (T) and _cond_trips
  * (T + 1), and the cost model counts every node of the body (the nodes
  * named "W/body/...", nested calls and loops included) T times and of the
- * cond T + 1 times (src/cost/cost.c), a warning stating it. Otherwise the
+ * cond T + 1 times (src/cost/cost.c), a warning stating it. A counted
+ * loop whose limit is a loop variable without a constant initial value (a
+ * graph input, a size computed from shapes) gets attr _trip_form instead
+ * (src/util/reserved.h): the cost model counts its trips from the value
+ * inference gives that initial value, known or symbolic, or from the
+ * symbol named after the integer scalar input it comes from. Otherwise the
  * body and the cond are counted once, with a warning naming the loop and
  * saying the totals are then a lower bound.
  */
@@ -83,7 +88,16 @@ static fl_status one_loop(fl_graph *g, fl_node *w, fl_diag *d) {
     }
     int64_t t = 0;
     char why[160];
-    if (!fl__loop_trips(w, &cond, &body, &t, why, sizeof why) || t > INT64_MAX / 8) {
+    fl_loop_form form;
+    bool known = fl__loop_trips(w, &cond, &body, &t, why, sizeof why, &form);
+    if (!known && form.limit_input >= 0) {
+        /* Counted once the limit's value is inferred (src/cost/cost.c,
+         * which warns with the count). */
+        int64_t f[4] = {form.cmp, form.start, form.step, form.limit_input};
+        fl_attr a = fl__attr_make_ints(g, "_trip_form", 4, f);
+        return a.name ? fl__node_set_attr(g, w, &a) : fl__diag_oom(d);
+    }
+    if (!known || t > INT64_MAX / 8) {
         fl__node_warn(d, w,
                       "While '%s': trip count unknown (%s): its body '%s' and cond '%s' are "
                       "counted once, so the totals are a lower bound",

@@ -19,6 +19,7 @@
 
 #include "graph/mutate.h"
 #include "ops/ops.h"
+#include "util/reserved.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,7 @@
 typedef struct loop_ctx {
     const fl_node *w;
     const fl_tfl_subgraph *cond, *body;
+    fl_loop_form *form; /* NULL: not wanted */
     char why[160];
 } loop_ctx;
 
@@ -114,19 +116,40 @@ static bool initial(const loop_ctx *l, int k, int64_t *v) {
     return k < l->w->n_inputs && l->w->inputs[k].port == 0 && const_int(l->w->inputs[k].node, v);
 }
 
+/* The loop variable a cond operand is when the body passes it on
+ * unchanged; -1 otherwise. */
+static int invariant_var(const loop_ctx *l, const fl_node *n) {
+    int j = input_index(l->cond, skip_identity(l->cond, n));
+    if (j < 0 || j >= l->body->n_out || j >= l->body->n_in || !l->body->in[j] ||
+        skip_identity(l->body, l->body->out[j].node) != l->body->in[j]) {
+        return -1;
+    }
+    return j;
+}
+
 /* A cond operand: a constant, or a loop variable the body does not change
  * with a constant initial value. */
 static bool limit_value(const loop_ctx *l, const fl_node *n, int64_t *v) {
-    n = skip_identity(l->cond, n);
-    if (const_int(n, v)) {
+    if (const_int(skip_identity(l->cond, n), v)) {
         return true;
     }
-    int j = input_index(l->cond, n);
-    if (j < 0 || j >= l->body->n_out || j >= l->body->n_in || !l->body->in[j] ||
-        skip_identity(l->body, l->body->out[j].node) != l->body->in[j]) {
-        return false;
+    int j = invariant_var(l, n);
+    return j >= 0 && initial(l, j, v);
+}
+
+static int trip_cmp(int op) {
+    switch (op) {
+    case OP_LT:
+        return FL_TRIP_LT;
+    case OP_LE:
+        return FL_TRIP_LE;
+    case OP_GT:
+        return FL_TRIP_GT;
+    case OP_GE:
+        return FL_TRIP_GE;
+    default:
+        return FL_TRIP_NE;
     }
-    return initial(l, j, v);
 }
 
 /* The body's step of loop variable k: out_k = ADD(v_k, c) or SUB(v_k, c). */
@@ -216,12 +239,17 @@ static bool cmp_trips(loop_ctx *l, const fl_node *cmp, int64_t *out) {
         if (k < 0 || !step_of(l, k, &step)) {
             continue;
         }
+        int op = side == 0 ? op_of(cmp) : swapped(op_of(cmp));
         if (!initial(l, k, &i0) || !limit_value(l, other, &lim)) {
+            int j = invariant_var(l, other);
+            if (l->form && j >= 0 && j < l->w->n_inputs && initial(l, k, &i0)) {
+                fl_loop_form f = {trip_cmp(op), i0, step, j};
+                *l->form = f;
+            }
             snprintf(l->why, sizeof l->why,
                      "loop variable %d or its limit does not start from a constant", k);
             return false;
         }
-        int op = side == 0 ? op_of(cmp) : swapped(op_of(cmp));
         if (!trips(op, i0, lim, step, out)) {
             snprintf(l->why, sizeof l->why,
                      "loop variable %d from %lld by %lld never meets its limit %lld", k,
@@ -247,8 +275,13 @@ static bool node_trips(loop_ctx *l, const fl_node *n, int depth, int64_t *out) {
         return cmp_trips(l, n, out);
     case OP_AND: {
         int64_t a, b;
-        if (depth > 8 || n->n_inputs != 2 || !node_trips(l, n->inputs[0].node, depth + 1, &a) ||
-            !node_trips(l, n->inputs[1].node, depth + 1, &b)) {
+        fl_loop_form *form = l->form;
+        l->form = NULL; /* the smaller of two counts: no single form */
+        bool ok = depth <= 8 && n->n_inputs == 2 &&
+                  node_trips(l, n->inputs[0].node, depth + 1, &a) &&
+                  node_trips(l, n->inputs[1].node, depth + 1, &b);
+        l->form = form;
+        if (!ok) {
             return false;
         }
         *out = a < b ? a : b;
@@ -261,8 +294,11 @@ static bool node_trips(loop_ctx *l, const fl_node *n, int depth, int64_t *out) {
 }
 
 bool fl__loop_trips(const fl_node *w, const fl_tfl_subgraph *cond, const fl_tfl_subgraph *body,
-                    int64_t *trips, char *why, size_t why_size) {
-    loop_ctx l = {w, cond, body, "the cond has no output"};
+                    int64_t *trips, char *why, size_t why_size, fl_loop_form *form) {
+    loop_ctx l = {w, cond, body, form, "the cond has no output"};
+    if (form) {
+        form->limit_input = -1;
+    }
     bool known = cond->n_out > 0 && node_trips(&l, cond->out[0].node, 0, trips);
     if (!known && why_size) {
         snprintf(why, why_size, "%s", l.why);
@@ -300,7 +336,7 @@ static void visit(fl_graph *g, fl_diag *d, const fl_tfl_subgraph *sg, int n_sg, 
             }
             char why[160];
             int64_t t = 0;
-            bool known = fl__loop_trips(n, &sg[ci], &sg[bi], &t, why, sizeof why);
+            bool known = fl__loop_trips(n, &sg[ci], &sg[bi], &t, why, sizeof why, NULL);
             if (known) {
                 fl__node_warn(d, n,
                               "WHILE '%s': trip count %lld, derived from its cond subgraph "

@@ -26,13 +26,25 @@ typedef struct fl_tfl_subgraph {
  * control flow reaches (CALL_ONCE initialisers) are counted once. */
 fl_status fl__tfl_loops(fl_graph *g, fl_diag *d, const fl_tfl_subgraph *sg, int n_sg);
 
+/* A counted loop whose limit is a loop variable the body passes on
+ * unchanged but whose initial value (w's input `limit_input`) is not a
+ * constant: `i CMP limit` (CMP an fl_trip_cmp, src/util/reserved.h) from
+ * `start` by `step`. limit_input -1: no such loop. */
+typedef struct fl_loop_form {
+    int cmp;
+    int64_t start, step;
+    int limit_input;
+} fl_loop_form;
+
 /* The trip count of loop w whose cond and body are given as subgraphs (in:
  * the loop variables as each reads them, out: what each returns; w's data
  * inputs are the initial values), when it is a counted loop (the pattern
  * in tflite_loop.c's header, TFLite's and TensorFlow's ops alike, Identity
- * nodes between values skipped). Else false with the reason in why. Serves
- * TFLite's WHILE and TensorFlow's While (src/import/tf_loop.c). */
+ * nodes between values skipped). Else false with the reason in why, and,
+ * when `form` is not NULL, the loop's form when only its limit's value is
+ * missing (a single comparison, not a LOGICAL_AND). Serves TFLite's WHILE
+ * and TensorFlow's While (src/import/tf_loop.c). */
 bool fl__loop_trips(const fl_node *w, const fl_tfl_subgraph *cond, const fl_tfl_subgraph *body,
-                    int64_t *trips, char *why, size_t why_size);
+                    int64_t *trips, char *why, size_t why_size, fl_loop_form *form);
 
 #endif

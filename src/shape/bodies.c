@@ -46,6 +46,7 @@
 #include "graph/mutate.h"
 #include "import/import.h"
 #include "ops/common.h"
+#include "ops/core/core.h"
 #include "shape/infer.h"
 #include "util/hash.h"
 
@@ -260,21 +261,20 @@ static fl_status analyse(fl_ctx *c, const fl_options *opt, outer_syms *os, const
     return FL_OK;
 }
 
-/* Known scalar value of input i; false when absent or unknown. */
-static bool known_int(const fl_node *n, int i, int64_t *out) {
-    if (i >= n->n_inputs || fl_node_in(n, i)->dtype == FL_DT_INVALID) {
+/* Whether Loop n's M (input 0) counts its trips (control.c's rule: a
+ * value, known and not negative or symbolic, or an integer scalar input's
+ * symbol). */
+static bool counted_m(fl_ctx *c, const fl_node *n) {
+    fl_sym m = fl_sym_unknown();
+    if (n->n_inputs < 1 || fl_node_in(n, 0)->dtype == FL_DT_INVALID ||
+        n->inputs[0].node->kind == FL_OP_ONNX_ABSENT || fl__count_value(c, n, 0, &m) != FL_OK) {
         return false;
     }
-    const fl_value *v = fl_op_in_value(n, i);
-    if (!v || v->n != 1 || !v->ints) {
-        return false;
-    }
-    *out = v->ints[0].k;
-    return fl_sym_is_known(v->ints[0]);
+    return !fl_sym_is_unknown(m) && !(fl_sym_is_known(m) && m.k < 0);
 }
 
 /* The warning about n's counts (*text empty: none). */
-static void count_warning(const fl_node *n, const body_totals *b, size_t nb, char *out,
+static void count_warning(fl_ctx *c, const fl_node *n, const body_totals *b, size_t nb, char *out,
                           size_t size) {
     char text[512];
     size_t w = 0;
@@ -292,11 +292,10 @@ static void count_warning(const fl_node *n, const body_totals *b, size_t nb, cha
         snprintf(out, size, "the totals count both branches, though one runs: %s", text);
         return;
     }
-    int64_t mv;
-    if (n->kind == FL_OP_ONNX_LOOP && !(n->n_inputs > 0 && known_int(n, 0, &mv))) {
+    if (n->kind == FL_OP_ONNX_LOOP && !counted_m(c, n)) {
         snprintf(out, size,
-                 "the trip count is unknown (input 0, M, is not a known constant): the body is "
-                 "counted once (%s)",
+                 "the trip count is unknown (input 0, M, has no value the analysis knows): the "
+                 "body is counted once (%s)",
                  text);
         return;
     }
@@ -388,7 +387,7 @@ static fl_status keep_warnings(fl_ctx *c, fl_node *n, const body_totals *b, size
         }
     }
     if (all) {
-        count_warning(n, b, nb, text[nw], sizeof text[nw]);
+        count_warning(c, n, b, nb, text[nw], sizeof text[nw]);
         if (text[nw][0]) {
             w[nw] = text[nw];
             nw++;

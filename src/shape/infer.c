@@ -647,6 +647,31 @@ static fl_status init_bindings(fl_ctx *c, const fl_options *opt, symbinds *sb) {
     return FL_OK;
 }
 
+/* A symbol binding that names an integer scalar input binds that input's
+ * value, as a value binding does: a loop whose trip count depends on such
+ * an input counts it in the symbol named after the input
+ * (fl__count_value, src/ops/core/core.h). A value or shape binding of the
+ * same input wins. */
+static fl_status bind_value_symbols(fl_ctx *c, symbinds *sb, bool *bound) {
+    for (size_t j = 0; j < sb->n_user; j++) {
+        fl_node *n = fl__graph_find(c->g, sb->names[j]);
+        const fl_attr *dt = n ? fl__node_attr(n, "dtype") : NULL;
+        const fl_attr *sh = n ? fl__node_attr(n, "shape") : NULL;
+        if (!n || !is_placeholder(n) || !dt || dt->kind != FL_ATTR_TYPE ||
+            (dt->v.type != FL_DT_INT32 && dt->v.type != FL_DT_INT64) || !sh ||
+            sh->kind != FL_ATTR_SHAPE || sh->v.shape.rank != 0) {
+            continue;
+        }
+        sb->used[j] = true;
+        fl_value_binding vb = {sb->names[j], (double)sb->vals[j]};
+        fl_status st = bound[n->id] ? FL_OK : bind_value(c, &vb, NULL, bound);
+        if (st != FL_OK) {
+            return st;
+        }
+    }
+    return FL_OK;
+}
+
 /* With symbol bindings, a first walk without them finds which symbols are
  * one size, so that a binding of either binds both (and two bindings the
  * graph contradicts are reported as such, not as the node where their values
@@ -681,7 +706,8 @@ static fl_status infer_all(fl_ctx *c, const fl_options *opt, fl_infer_result *re
     if (!bound) {
         return fl__diag_oom(c->d);
     }
-    if ((st = init_bindings(c, opt, &sb)) != FL_OK || (st = bind_inputs(c, opt, bound)) != FL_OK) {
+    if ((st = init_bindings(c, opt, &sb)) != FL_OK || (st = bind_inputs(c, opt, bound)) != FL_OK ||
+        (st = bind_value_symbols(c, &sb, bound)) != FL_OK) {
         return st;
     }
     /* Loop headers: iterate until Merge outputs are stable. */

@@ -23,12 +23,20 @@ static inline bool fl__attr_loop_marker(const char *name) {
            strcmp(name, "_lowered_body") == 0;
 }
 
+/* Attr _trip_form on a lowered TensorFlow While (src/import/tf_loop.c): a
+ * counted loop `i CMP limit` whose limit is a loop variable without a
+ * constant initial value, as ints {CMP, start, step, the While's input
+ * holding the limit}; src/cost/cost.c counts the trips from that input's
+ * inferred value. CMP is one of: */
+enum fl_trip_cmp { FL_TRIP_LT, FL_TRIP_LE, FL_TRIP_GT, FL_TRIP_GE, FL_TRIP_NE };
+
 /* true when `name` is one of the engine's own attrs. */
 static inline bool fl__attr_reserved(const char *name) {
     static const char *const names[] = {
-        "_repeat",     "_loop",        "_lowered_cond", "_lowered_body", "_lowered_branches",
-        "_body_trips", "_cond_trips",  "_body_out",     "_body_cost",    "_body_key",
-        "_body_warn",  "_body_warned", "_dim_names",    "_quantized",    "_output_types",
+        "_repeat",           "_loop",       "_lowered_cond", "_lowered_body",
+        "_lowered_branches", "_body_trips", "_cond_trips",   "_body_out",
+        "_body_cost",        "_body_key",   "_body_warn",    "_body_warned",
+        "_dim_names",        "_quantized",  "_output_types", "_trip_form",
     };
     if (!name || name[0] != '_') {
         return false;

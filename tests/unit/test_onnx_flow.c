@@ -72,8 +72,11 @@ static void test_if_both_branches(void **state) {
 
 /* Loop with M = 5 (an initializer), no cond input, v float [3,4] carried,
  * w float [3,4] from the outer graph: body v_out = Add(v_in, w) (12 FLOPs)
- * and cond_out = Identity(cond_in) (0): 5 * 12 = 60 FLOPs. With M a graph
- * input of unknown value: 12 (once) and a warning naming the node. */
+ * and cond_out = Identity(cond_in) (0): 5 * 12 = 60 FLOPs. With M an int64
+ * scalar graph input: M trips, 12*M FLOPs, no warning; binding M = 5 (a
+ * symbol binding of the input's name sets its value) gives the 60 of the
+ * initializer. With M an input of shape [1] (no value, not a scalar): 12
+ * (once) and a warning naming the node. */
 static ob_model *loop_body(void) {
     ob_model *b = ob_new(13);
     ob_input(b, "i", OB_INT64, 0, NULL, NULL);
@@ -86,15 +89,31 @@ static ob_model *loop_body(void) {
     return b;
 }
 
+static fl_report *run_bound(ob_model *m, const char *sym, int64_t v) {
+    size_t len;
+    uint8_t *buf = ob_pack(m, &len);
+    fl_options o;
+    fl_options_init(&o);
+    o.per_node = true;
+    fl_symbol_binding b = {sym, v};
+    o.symbols = &b;
+    o.n_symbols = 1;
+    fl_report *r = NULL;
+    fl_status st = fl_analyze(buf, len, &o, &r);
+    free(buf);
+    assert_int_equal(st, FL_OK);
+    return r;
+}
+
 static void test_loop_trips(void **state) {
     (void)state;
     ob_model *body = loop_body();
-    for (int known = 1; known >= 0; known--) {
+    for (int kind = 0; kind < 3; kind++) { /* initializer, scalar input, [1] input */
         ob_model *m = ob_new(13);
-        if (known) {
+        if (kind == 0) {
             ob_init_i64(m, "M", 0, NULL, (int64_t[]){5});
         } else {
-            ob_input(m, "M", OB_INT64, 0, NULL, NULL);
+            ob_input(m, "M", OB_INT64, kind == 2, (int64_t[]){1}, NULL);
         }
         ob_input(m, "v0", OB_FLOAT, 2, (int64_t[]){3, 4}, NULL);
         ob_input(m, "w", OB_FLOAT, 2, (int64_t[]){3, 4}, NULL);
@@ -103,10 +122,23 @@ static void test_loop_trips(void **state) {
         ob_output(m, "v");
         fl_report *r = oc_run(m, FL_OK);
         print_warnings(r);
-        oc_assert_cost(oc_node(r, "loop"), known ? 60 : 12, 0);
+        const fl_report_node *l = oc_node(r, "loop");
+        if (kind == 1) {
+            assert_false(l->incomplete);
+            assert_string_equal(l->flops.text, "12*M");
+            assert_string_equal(r->totals.flops.text, "12*M");
+        } else {
+            oc_assert_cost(l, kind == 0 ? 60 : 12, 0);
+        }
         assert_int_equal(has_warning(r, "node 'loop' (Loop): the trip count is unknown", NULL),
-                         !known);
+                         kind == 2);
         fl_report_free(r);
+        if (kind == 1) {
+            r = run_bound(m, "M", 5);
+            oc_assert_cost(oc_node(r, "loop"), 60, 0);
+            assert_int_equal(r->totals.flops.value, 60);
+            fl_report_free(r);
+        }
         ob_free(m);
     }
     ob_free(body);

@@ -52,8 +52,13 @@ static void loop_functions(tg_graph *g, tg_graph *cb, tg_graph *bb, int limit_va
                 (const char *[]){"inc:z:0", "mm:product:0", "keep:output:0"});
 }
 
-/* While(i0 = 0, x [2,16], n) then out = loop:1 @ w3 [16,8]; n is a Const 5
- * (known) or a Placeholder (unknown value). */
+/* How loop_graph makes n. */
+enum { N_PLACEHOLDER, N_CONST, N_SIZE, N_VECTOR };
+
+/* While(i0 = 0, x [2,16], n) then out = loop:1 @ w3 [16,8]; n is a
+ * Placeholder int32 scalar (N_PLACEHOLDER, no value), a Const 5 (N_CONST),
+ * Size(s) of a Placeholder s [?,3] (N_SIZE: 3*s.0) or a Placeholder int32
+ * [1] (N_VECTOR: no value, not a scalar). */
 static tg_graph *loop_graph(const char *op, tg_graph *cb, tg_graph *bb, int limit_var,
                             int n_known) {
     tg_graph *g = tg_new();
@@ -61,10 +66,15 @@ static tg_graph *loop_graph(const char *op, tg_graph *cb, tg_graph *bb, int limi
     loop_functions(g, cb, bb, limit_var);
     tg_const_int(g, "i0", DT_INT32, 0, NULL, (int64_t[]){0});
     tg_placeholder(g, "x", DT_FLOAT, 2, (int64_t[]){2, 16});
-    if (n_known) {
+    if (n_known == N_CONST) {
         tg_const_int(g, "n", DT_INT32, 0, NULL, (int64_t[]){5});
+    } else if (n_known == N_SIZE) {
+        tg_placeholder(g, "s", DT_FLOAT, 2, (int64_t[]){-1, 3});
+        tg_node *sz = tg_add(g, "n", "Size", "s", NULL);
+        tg_attr_type(sz, "T", DT_FLOAT);
+        tg_attr_type(sz, "out_type", DT_INT32);
     } else {
-        tg_placeholder(g, "n", DT_INT32, 0, NULL);
+        tg_placeholder(g, "n", DT_INT32, n_known == N_VECTOR, (int64_t[]){1});
     }
     tg_node *w = tg_add(g, "loop", op, "i0", "x", "n", NULL);
     tg_attr_types(w, "T", 3, (int[]){DT_INT32, DT_FLOAT, DT_INT32});
@@ -84,7 +94,7 @@ static tg_graph *loop_graph(const char *op, tg_graph *cb, tg_graph *bb, int limi
  * The same with the limit a loop variable the body passes on (n = 5). */
 static void run_counted(const char *op, int limit_var) {
     tg_graph *cb = tg_new(), *bb = tg_new();
-    tg_graph *g = loop_graph(op, cb, bb, limit_var, 1);
+    tg_graph *g = loop_graph(op, cb, bb, limit_var, N_CONST);
     fl_options opt;
     fl_options_init(&opt);
     opt.per_node = true;
@@ -140,13 +150,91 @@ static void test_while_limit_variable(void **state) {
     run_counted("While", 1);
 }
 
-/* The limit a loop variable from a Placeholder: the trip count is unknown,
- * the body and cond are counted once (1025 + 1) and the totals, 1025 + 1 +
- * 512 = 1538 FLOPs and 512 + 256 = 768 MACs, are a lower bound. */
+/* The limit a loop variable from an int32 scalar Placeholder n: i from 0 by
+ * 1 while i < n runs n times (a symbol named after the input). Body a trip
+ * 1024 (mm) + 1 (inc) FLOPs, 512 MACs; cond Less n + 1 times; out 512
+ * FLOPs, 256 MACs: totals 1024*n + n + (n + 1) + 512 = 1026*n + 513 FLOPs,
+ * 512*n + 256 MACs, before and after the default passes. Binding n = 5
+ * (--bind n=5, as --value n=5 does) gives the counted loop's 5643 FLOPs and
+ * 2816 MACs (run_counted's derivation); --value n=5 as well. */
+static void test_while_symbolic_trips(void **state) {
+    (void)state;
+    tg_graph *cb = tg_new(), *bb = tg_new();
+    tg_graph *g = loop_graph("While", cb, bb, 1, N_PLACEHOLDER);
+    fl_options opt;
+    fl_options_init(&opt);
+    opt.per_node = true;
+    opt.passes = "default";
+    fl_report *r = tg_analyze(g, &opt);
+    assert_string_equal(tg_find(r, "loop/body/mm")->flops.text, "1024*n");
+    assert_string_equal(tg_find(r, "loop/body/inc")->flops.text, "n");
+    assert_string_equal(tg_find(r, "loop/cond/less")->flops.text, "n + 1");
+    assert_string_equal(r->before.flops.text, "1026*n + 513");
+    assert_string_equal(r->before.macs.text, "512*n + 256");
+    assert_string_equal(r->after.flops.text, "1026*n + 513");
+    assert_true(warned(r, "While 'loop': trip count n, from the value of its limit (input 2",
+                       "body 'B' counted n times, cond n + 1 times"));
+    assert_false(warned(r, "lower bound", NULL));
+    fl_report_free(r);
+    fl_symbol_binding sb = {"n", 5};
+    opt.symbols = &sb;
+    opt.n_symbols = 1;
+    r = tg_analyze(g, &opt);
+    assert_string_equal(r->before.flops.text, "5643");
+    assert_string_equal(r->before.macs.text, "2816");
+    assert_string_equal(r->after.flops.text, "5643");
+    assert_true(warned(r, "While 'loop': trip count 5", "cond 6 times"));
+    fl_report_free(r);
+    fl_value_binding vb = {"n", 5};
+    opt.symbols = NULL;
+    opt.n_symbols = 0;
+    opt.values = &vb;
+    opt.n_values = 1;
+    r = tg_analyze(g, &opt);
+    assert_string_equal(r->before.flops.text, "5643");
+    fl_report_free(r);
+    tg_free(g);
+    tg_free(cb);
+    tg_free(bb);
+}
+
+/* The limit n = Size(s), s [?,3]: n's value is 3*s.0, so the loop runs
+ * 3*s.0 times: mm 3072*s.0, inc 3*s.0, less 3*s.0 + 1; totals 3078*s.0 +
+ * 513 FLOPs, 1536*s.0 + 256 MACs. --bind s.0=2 (n = 6): 1025*6 + 7 + 512
+ * = 6669 FLOPs (= 3078*2 + 513), 512*6 + 256 = 3328 MACs. */
+static void test_while_shape_trips(void **state) {
+    (void)state;
+    tg_graph *cb = tg_new(), *bb = tg_new();
+    tg_graph *g = loop_graph("While", cb, bb, 1, N_SIZE);
+    fl_options opt;
+    fl_options_init(&opt);
+    opt.per_node = true;
+    fl_report *r = tg_analyze(g, &opt);
+    assert_string_equal(tg_find(r, "loop/body/mm")->flops.text, "3072*s.0");
+    assert_string_equal(tg_find(r, "loop/cond/less")->flops.text, "3*s.0 + 1");
+    assert_string_equal(r->totals.flops.text, "3078*s.0 + 513");
+    assert_string_equal(r->totals.macs.text, "1536*s.0 + 256");
+    fl_report_free(r);
+    fl_symbol_binding sb = {"s.0", 2};
+    opt.symbols = &sb;
+    opt.n_symbols = 1;
+    r = tg_analyze(g, &opt);
+    assert_int_equal(r->totals.flops.value, 6669);
+    assert_int_equal(r->totals.macs.value, 3328);
+    fl_report_free(r);
+    tg_free(g);
+    tg_free(cb);
+    tg_free(bb);
+}
+
+/* The limit from an int32 Placeholder of shape [1]: no value and not a
+ * scalar input, so the trip count is unknown, the body and cond are
+ * counted once (1025 + 1) and the totals, 1025 + 1 + 512 = 1538 FLOPs and
+ * 512 + 256 = 768 MACs, are a lower bound. */
 static void test_while_unknown_trips(void **state) {
     (void)state;
     tg_graph *cb = tg_new(), *bb = tg_new();
-    tg_graph *g = loop_graph("While", cb, bb, 1, 0);
+    tg_graph *g = loop_graph("While", cb, bb, 1, N_VECTOR);
     fl_report *r = tg_analyze(g, NULL);
     assert_int_equal(tg_find(r, "loop/body/mm")->flops.value, 1024);
     assert_int_equal(tg_find(r, "loop/cond/less")->flops.value, 1);
@@ -212,7 +300,7 @@ static void test_case(void **state) {
 static void test_reserved_attrs_counted(void **state) {
     (void)state;
     tg_graph *cb = tg_new(), *bb = tg_new();
-    tg_graph *g = loop_graph("While", cb, bb, 0, 1);
+    tg_graph *g = loop_graph("While", cb, bb, 0, N_CONST);
     tg_node *w = tg_find_node(g, "loop");
     tg_attr_str(w, "_loop", "out");
     tg_attr_int(w, "_body_trips", 100);
@@ -238,18 +326,32 @@ static void test_reserved_attrs_counted(void **state) {
     tg_free(bb);
 }
 
-/* A loop whose trip count is unknown stays counted once (1538 FLOPs, 768
- * MACs, a lower bound) whatever trip count the file writes on it. */
+/* A loop whose trip count is not a known number stays counted as the graph
+ * says, whatever the file writes on it: with an unknown limit once (1538
+ * FLOPs, 768 MACs, a lower bound), with a scalar input as its limit n times
+ * (1026*n + 513 FLOPs, test_while_symbolic_trips), never 50. */
 static void test_reserved_attrs_unknown_trips(void **state) {
     (void)state;
     tg_graph *cb = tg_new(), *bb = tg_new();
-    tg_graph *g = loop_graph("While", cb, bb, 1, 0);
+    tg_graph *g = loop_graph("While", cb, bb, 1, N_VECTOR);
     tg_attr_int(tg_find_node(g, "loop"), "_body_trips", 50);
     tg_attr_int(tg_find_node(g, "loop"), "_cond_trips", 51);
+    tg_attr_ints(tg_find_node(g, "loop"), "_trip_form", 4, (int64_t[]){0, 0, 1, 2});
     fl_report *r = tg_analyze(g, NULL);
     assert_int_equal(r->totals.flops.value, 1538);
     assert_int_equal(r->totals.macs.value, 768);
     assert_true(warned(r, "While 'loop': trip count unknown", "lower bound"));
+    assert_true(warned(r, "attr '_trip_form' is reserved", NULL));
+    fl_report_free(r);
+    tg_free(g);
+    tg_free(cb);
+    tg_free(bb);
+    cb = tg_new();
+    bb = tg_new();
+    g = loop_graph("While", cb, bb, 1, N_PLACEHOLDER);
+    tg_attr_int(tg_find_node(g, "loop"), "_body_trips", 50);
+    r = tg_analyze(g, NULL);
+    assert_string_equal(r->totals.flops.text, "1026*n + 513");
     fl_report_free(r);
     tg_free(g);
     tg_free(cb);
@@ -296,7 +398,7 @@ static void test_reserved_attrs_fake_lowered(void **state) {
 static void test_lowered_while_round_trip(void **state) {
     (void)state;
     tg_graph *cb = tg_new(), *bb = tg_new();
-    tg_graph *g = loop_graph("While", cb, bb, 0, 1);
+    tg_graph *g = loop_graph("While", cb, bb, 0, N_CONST);
     fl_options opt;
     fl_options_init(&opt);
     opt.passes = "constfold";
@@ -325,6 +427,8 @@ int main(void) {
         cmocka_unit_test(test_while_counted),
         cmocka_unit_test(test_stateless_while_counted),
         cmocka_unit_test(test_while_limit_variable),
+        cmocka_unit_test(test_while_symbolic_trips),
+        cmocka_unit_test(test_while_shape_trips),
         cmocka_unit_test(test_while_unknown_trips),
         cmocka_unit_test(test_case),
         cmocka_unit_test(test_reserved_attrs_counted),

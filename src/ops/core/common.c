@@ -283,3 +283,31 @@ const fl_node *fl__core_trace_source(const fl_node *n, int in, int *port_out) {
     }
     return NULL;
 }
+
+fl_status fl__count_value(fl_ctx *c, const fl_node *n, int in, fl_sym *out) {
+    *out = fl_sym_unknown();
+    if (in < 0 || in >= n->n_inputs) {
+        return FL_OK;
+    }
+    const fl_value *v = fl_op_in_value(n, in);
+    if (v) {
+        if (v->n == 1 && v->ints) {
+            *out = v->ints[0];
+        }
+        return FL_OK;
+    }
+    const fl_node *p = n->inputs[in].node;
+    int port = n->inputs[in].port;
+    for (int i = 0; i < 64 && p->kind == FL_OP_IDENTITY && port == 0 && p->n_inputs == 1; i++) {
+        port = p->inputs[0].port;
+        p = p->inputs[0].node;
+    }
+    if (p->kind != FL_OP_PLACEHOLDER || port != 0 || p->n_outputs < 1) {
+        return FL_OK;
+    }
+    const fl_tensor *t = &p->outputs[0];
+    if (t->value || t->shape.rank != 0 || (t->dtype != FL_DT_INT32 && t->dtype != FL_DT_INT64)) {
+        return FL_OK;
+    }
+    return fl__sym_var(c->st, p->name, out) == FL_OK ? FL_OK : fl__diag_oom(c->d);
+}

@@ -49,6 +49,14 @@ fl_status fl__core_prepend_dim(fl_ctx *c, fl_sym lead, const fl_shape *s, fl_sha
  * that node. NULL when the chain is broken or too long. */
 const fl_node *fl__core_trace_source(const fl_node *n, int in, int *port_out);
 
+/* The integer a scalar input `in` of n holds, for counting (a loop's limit
+ * or trip count): its inferred value when it has one, known or symbolic;
+ * else, when it comes (through Identity nodes) from an integer scalar
+ * Placeholder without a value, the symbol named after that input (a symbol
+ * binding of that name binds the input's value: src/shape/infer.c); else
+ * unknown. Fails only on memory exhaustion. */
+fl_status fl__count_value(fl_ctx *c, const fl_node *n, int in, fl_sym *out);
+
 static inline fl_status fl__core_set_shape(fl_ctx *c, fl_node *n, int port, int dtype,
                                            const fl_shape *s) {
     return fl__op_set_output(c, n, port, dtype, s->rank, s->dims);

@@ -17,7 +17,7 @@
  *   Loop  final loop-carried values: the body's declared output where it
  *         gives a dim, else the initial value's dim (ranks must agree, else
  *         the declared shape); scan outputs: [trips, declared dims...] with
- *         trips = M (input 0's value) when the loop cannot stop early (no
+ *         trips = M (as counted below) when the loop cannot stop early (no
  *         cond input, or a known true cond that the body passes on
  *         unchanged), else unknown
  *   Scan  (opset 9+) final states as Loop's; scan output j: the body's
@@ -31,9 +31,12 @@
  * _body_cost; the op itself adds nothing:
  *   If    then_branch + else_branch: an upper bound (one branch runs), with
  *         a warning giving each branch's counts
- *   Loop  body x M when M (input 0) is a known constant (an upper bound when
- *         the body's condition ends the loop earlier), else body x 1 with a
- *         warning that the trip count is unknown
+ *   Loop  body x M when M (input 0) has a value, known or symbolic (a size
+ *         computed from shapes), or is an integer scalar graph input (then
+ *         the symbol named after it, which a symbol binding of that name
+ *         sets); an upper bound when the body's condition ends the loop
+ *         earlier; else body x 1 with a warning that the trip count is
+ *         unknown
  *   Scan  body x the sequence length (the first scan input's dim along its
  *         scan axis, symbolic when the dim is), x 1 with a warning when
  *         unknown (opset 8's batched Scan is not analysed: 0)
@@ -44,6 +47,7 @@
  * node's own inputs and outputs (src/cost) plus the bodies' bytes read and
  * written, times the same count as the FLOPs.
  */
+#include "ops/core/core.h"
 #include "ops/onnxops/util.h"
 
 #include <stdio.h>
@@ -266,6 +270,18 @@ static fl_status set_scanned(fl_ctx *c, fl_node *n, int port, const body *b, siz
     return fl__op_set_output(c, n, port, dt, r, d);
 }
 
+/* Loop's M (input 0) as a count: its value, known or symbolic, or the
+ * symbol named after the integer scalar graph input it is
+ * (fl__count_value); unknown when absent, negative or otherwise. */
+static fl_status loop_m(fl_ctx *c, const fl_node *n, fl_sym *m) {
+    *m = fl_sym_unknown();
+    fl_status st = n->n_inputs > 0 && !fl__ox_absent(n, 0) ? fl__count_value(c, n, 0, m) : FL_OK;
+    if (fl_sym_is_known(*m) && m->k < 0) {
+        *m = fl_sym_unknown();
+    }
+    return st;
+}
+
 /* Whether the analysed body keeps the types of the `count` loop-carried
  * values (node inputs from first_in, body outputs from first_out): then
  * every iteration is the analysed one, and its scan outputs' types hold
@@ -305,11 +321,10 @@ static fl_status infer_loop(fl_ctx *c, fl_node *n) {
         st = set_declared(c, n, k, &b, (size_t)(1 + k), fl_node_in(n, 2 + k));
     }
     fl_sym trips = fl_sym_unknown();
-    const fl_value *m = fl__ox_absent(n, 0) ? NULL : fl_op_in_value(n, 0);
     bool cond = true;
     bool runs_m = fl__ox_absent(n, 1) || (known_bool(n, 1, &cond) && cond && b.cond_kept);
-    if (m && m->n == 1 && m->ints && fl_sym_is_known(m->ints[0]) && runs_m) {
-        trips = fl_sym_const(m->ints[0].k);
+    if (runs_m && (st = loop_m(c, n, &trips)) != FL_OK) {
+        return st;
     }
     if (!invariant(n, &b, 2, 1, carried)) {
         b.out = NULL;
@@ -367,14 +382,11 @@ static fl_status infer_scan(fl_ctx *c, fl_node *n) {
 }
 
 /* The times the body runs, as the header states: If 1 (the branches are
- * summed), Loop M's known value, Scan the sequence length; 1 when unknown. */
-static fl_sym trips(const fl_node *n) {
+ * summed), Loop M (loop_m), Scan the sequence length; 1 when unknown. */
+static fl_sym trips(fl_ctx *c, const fl_node *n) {
     if (n->kind == FL_OP_ONNX_LOOP) {
-        const fl_value *m = n->n_inputs > 0 && !fl__ox_absent(n, 0) ? fl_op_in_value(n, 0) : NULL;
-        if (m && m->n == 1 && m->ints && fl_sym_is_known(m->ints[0]) && m->ints[0].k >= 0) {
-            return m->ints[0];
-        }
-        return fl_sym_const(1);
+        fl_sym m;
+        return loop_m(c, n, &m) == FL_OK && !fl_sym_is_unknown(m) ? m : fl_sym_const(1);
     }
     if (n->kind != FL_OP_ONNX_SCAN) {
         return fl_sym_const(1);
@@ -422,7 +434,7 @@ static fl_status cost_flow(fl_ctx *c, const fl_node *n, fl_cost *out) {
             rd = fl__ar_add(&k, rd, e[5]);
             wr = fl__ar_add(&k, wr, e[6]);
         }
-        fl_sym t = trips(n);
+        fl_sym t = trips(c, n);
         f = fl__ar_mul(&k, f, t);
         m = fl__ar_mul(&k, m, t);
         io = fl__ar_mul(&k, io, t);
