@@ -522,8 +522,9 @@ static int load_pair(fit_cli *c, const fl_options *base_opt, char *pair, fl_fit_
         for (int k = 0; k < FL_CLASS_COUNT; k++) {
             cls = strcmp(fl_op_class_name((fl_op_class)k), n->op_class) == 0 ? (fl_op_class)k : cls;
         }
-        ops[i] = (fl_fit_op){cls,         n->flops, n->bytes,   n->compute_peak_s, n->memory_peak_s,
-                             n->executed, -1,       n->channels};
+        ops[i] =
+            (fl_fit_op){cls,         n->flops, n->bytes,    n->compute_peak_s, n->memory_peak_s,
+                        n->executed, -1,       n->channels, n->broadcast};
     }
     match_count mc = {0, 0};
     if (!rc) {
@@ -571,6 +572,10 @@ static void print_result(const fl_fit_result *res, const fl_fit_model *models, s
             double pc = res->table[c].n_buckets ? res->table[c].buckets[0].per_channel_s : 0;
             if (pc > 0) {
                 printf(", %.3g us per channel", pc * 1e6);
+            }
+            double bc = res->table[c].n_buckets ? res->table[c].buckets[0].broadcast_s : 0;
+            if (bc > 0) {
+                printf(", %.3g us per broadcast op", bc * 1e6);
             }
             printf("\n");
         }

@@ -791,7 +791,8 @@ static void efficiency_from(const Foldline__V1__Profile *m, fl_profile *p, fl_ef
                                    pb->samples,
                                    pb->residual,
                                    pb->source,
-                                   pb->per_channel_s};
+                                   pb->per_channel_s,
+                                   pb->broadcast_s};
         }
         p->table[c].by = strcmp(pe->by, "flops") == 0 ? FL_SIZE_FLOPS : FL_SIZE_BYTES;
         p->table[c].n_buckets = pe->n_buckets;

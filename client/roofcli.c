@@ -468,6 +468,9 @@ static void json_node(FILE *f, const fl_roofline_node *n) {
     jnum(f, n->channels);
     fprintf(f, ", \"channel_time_s\": ");
     jnum(f, n->channel_time_s);
+    fprintf(f, ", \"broadcast\": %s", n->broadcast ? "true" : "false");
+    fprintf(f, ", \"broadcast_time_s\": ");
+    jnum(f, n->broadcast_time_s);
     fputc('}', f);
 }
 
@@ -732,8 +735,10 @@ static void json_efficiency(const fl_profile *p) {
                 printf("null");
             }
             printf(", \"compute\": %.9g, \"memory\": %.9g, \"fixed_s\": %.9g, \"samples\": %.9g, "
-                   "\"residual\": %.9g, \"per_channel_s\": %.9g, \"source\": ",
-                   b->compute, b->memory, b->fixed_s, b->samples, b->residual, b->per_channel_s);
+                   "\"residual\": %.9g, \"per_channel_s\": %.9g, \"broadcast_s\": %.9g, "
+                   "\"source\": ",
+                   b->compute, b->memory, b->fixed_s, b->samples, b->residual, b->per_channel_s,
+                   b->broadcast_s);
             jstr(stdout, b->source);
             putchar('}');
         }
@@ -785,6 +790,9 @@ static void text_efficiency(const fl_profile *p, bool verbose) {
                    fmt_time(b->fixed_s, b1, sizeof b1));
             if (b->per_channel_s > 0) {
                 printf(", per channel %s", fmt_time(b->per_channel_s, b1, sizeof b1));
+            }
+            if (b->broadcast_s > 0) {
+                printf(", per broadcast op %s", fmt_time(b->broadcast_s, b1, sizeof b1));
             }
             printf(": %s\n", b->source ? b->source : "");
         }

@@ -723,6 +723,7 @@ static void hash_profile(fl_cache_key *h, const fl_profile *p) {
             hash_double(h, t->buckets[i].fixed_s);
             hash_str(h, t->buckets[i].source);
             hash_double(h, t->buckets[i].per_channel_s);
+            hash_double(h, t->buckets[i].broadcast_s);
         }
     }
     uint8_t cal = p->calibrated;
@@ -911,6 +912,7 @@ static void profile_efficiency(pool *p, Foldline__V1__Profile *m, const fl_profi
             pb->memory = eb->memory;
             pb->fixed_s = eb->fixed_s;
             pb->per_channel_s = eb->per_channel_s;
+            pb->broadcast_s = eb->broadcast_s;
             pb->samples = eb->samples;
             pb->residual = eb->residual;
             pb->source = (char *)(eb->source ? eb->source : "");

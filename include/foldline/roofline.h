@@ -67,7 +67,10 @@ typedef enum fl_size_key { FL_SIZE_FLOPS = 0, FL_SIZE_BYTES } fl_size_key;
  * last bucket: every larger op) reach `compute` of the unit's peak and
  * `memory` of the level's bandwidth, and pay fixed_s per op plus
  * per_channel_s per channel group on top (depthwise convolutions: a runtime
- * that runs one small kernel per channel pays its setup per channel). */
+ * that runs one small kernel per channel pays its setup per channel), and
+ * broadcast_s on top for a binary element-wise op with a broadcast operand
+ * (a runtime's broadcasting loop sets up per op what a same-shape or unary
+ * kernel does not). */
 typedef struct fl_eff_bucket {
     double upto;     /* FLOPs or bytes (the table's `by`); 0 in the last bucket */
     double compute;  /* fraction of peak, (0, 1] */
@@ -77,6 +80,7 @@ typedef struct fl_eff_bucket {
     double residual; /* the fit's median |relative error| there (informational) */
     const char *source;
     double per_channel_s; /* seconds per channel group of a depthwise op, >= 0 (0: none) */
+    double broadcast_s;   /* seconds per element-wise op with a broadcast operand, >= 0 */
 } fl_eff_bucket;
 
 typedef struct fl_eff_table {
@@ -211,7 +215,10 @@ typedef struct fl_roofline_node {
                         it pays the dispatch overhead even when it moves no bytes */
     double channels; /* a depthwise op's channel groups (ONNX group, TensorFlow's input
                         channels); 0 for other ops */
-    double channel_time_s; /* channels x the bucket's per_channel_s (in time_s and upper_s) */
+    double channel_time_s;   /* channels x the bucket's per_channel_s (in time_s and upper_s) */
+    bool broadcast;          /* an element-wise op with broadcasting semantics (Add, Mul, Where,
+                                ...) one of whose operands has fewer elements than its output */
+    double broadcast_time_s; /* the bucket's broadcast_s when broadcast (in time_s and upper_s) */
 } fl_roofline_node;
 
 /* One graph's estimate on one profile. */
@@ -255,6 +262,7 @@ typedef struct fl_fit_op {
     bool executed;              /* runs as a kernel (pays the dispatch overhead) */
     double measured_s;          /* the runtime's median kernel time; < 0: not traced */
     double channels;            /* a depthwise op's channel groups (fl_roofline_node) */
+    bool broadcast;             /* a broadcast element-wise op (fl_roofline_node) */
 } fl_fit_op;
 
 /* One traced model: every costed op (traced or not) and the trace's totals. */
@@ -298,7 +306,9 @@ typedef struct fl_fit_result {
  * relative error wins. A class whose ops have channel groups (depthwise)
  * also gets a per-channel time, the same in every bucket, on a grid below
  * the least measured time per channel: the one minimising the class's summed
- * relative error (the least within 1 % of it). A model's measured_s below its kernels' sum gives an
+ * relative error (the least within 1 % of it); a class with broadcast ops
+ * (element-wise) gets a broadcast time per such op the same way, below the
+ * least measured time of a broadcast op. A model's measured_s below its kernels' sum gives an
  * overhead of 0. Deterministic. FL_EINVAL (err says why) when no op is
  * traced or a time is not finite and > 0. */
 fl_status fl_fit(const fl_fit_model *models, size_t n_models, fl_fit_result *out, char *err,

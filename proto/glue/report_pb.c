@@ -339,6 +339,8 @@ static const row roof_node_rows[] = {
     R("executed", K_BOOL, fl_roofline_node, executed),
     R("channels", K_DOUBLE, fl_roofline_node, channels),
     R("channel_time_s", K_DOUBLE, fl_roofline_node, channel_time_s),
+    R("broadcast", K_BOOL, fl_roofline_node, broadcast),
+    R("broadcast_time_s", K_DOUBLE, fl_roofline_node, broadcast_time_s),
 };
 MAP(roof_node_map, foldline__v1__roofline_node__descriptor, fl_roofline_node, roof_node_rows);
 

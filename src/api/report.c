@@ -604,6 +604,7 @@ static const char *profile_hash(fl_arena *ra, const fl_profile *p) {
             fnv_double(&f, t->buckets[i].fixed_s);
             fnv_str(&f, t->buckets[i].source);
             fnv_double(&f, t->buckets[i].per_channel_s);
+            fnv_double(&f, t->buckets[i].broadcast_s);
         }
     }
     fnv_double(&f, p->calibrated ? 1 : 0);

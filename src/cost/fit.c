@@ -89,7 +89,7 @@ double fl_fit_predict_op(const fl_fit_result *r, const fl_fit_op *o) {
         t_op += (r->have_overhead ? r->overhead_s : 0) + (b ? b->fixed_s : 0);
     }
     if (b && (o->flops > 0 || o->bytes > 0)) {
-        t_op += o->channels * b->per_channel_s;
+        t_op += o->channels * b->per_channel_s + (o->broadcast ? b->broadcast_s : 0);
     }
     return t_op;
 }
@@ -102,7 +102,7 @@ typedef struct sample {
     const fl_fit_op *op;
     double size;
     int bucket;
-    double t; /* the measured time less the per-channel time being tried */
+    double t; /* the measured time less the per-unit time being tried */
 } sample;
 
 static int cmp_sample(const void *a, const void *b) {
@@ -310,10 +310,16 @@ static void search_fixed(const sample *s, size_t n, size_t nb, scales sc, class_
     keep_better(w, nb);
 }
 
-/* Sets every sample's time less pc per channel. */
-static void set_channel_time(sample *s, size_t n, double pc) {
+/* What a class-wide time is paid per: a depthwise op's channel groups, or
+ * one per broadcast element-wise op (the classes never have both). */
+static double units(const fl_fit_op *o) {
+    return o->channels + (o->broadcast ? 1 : 0);
+}
+
+/* Sets every sample's time less pc per unit. */
+static void set_unit_time(sample *s, size_t n, double pc) {
     for (size_t i = 0; i < n; i++) {
-        s[i].t = s[i].op->measured_s - pc * s[i].op->channels;
+        s[i].t = s[i].op->measured_s - pc * units(s[i].op);
     }
 }
 
@@ -326,21 +332,22 @@ static double class_error(const class_work *w, size_t nb) {
     return e;
 }
 
-/* The per-channel time of a class whose ops have channel groups, and its
- * buckets in w->best: candidates are the least measured time per channel x
- * j / CHAN_STEPS (a per-channel time cannot exceed any op's time), each
- * fitted as search_fixed does; the least within PARSIMONY of the least
- * summed relative error is kept (ops whose channels grow with their work
- * cannot tell a per-channel time from a slower rate). 0 for other classes. */
-static double fit_per_channel(sample *s, size_t n, size_t nb, scales sc, class_work *w) {
+/* The per-unit time (units()) of a class whose ops have channel groups or
+ * broadcast operands, and its buckets in w->best: candidates are the least
+ * measured time per unit x j / CHAN_STEPS (a per-unit time cannot exceed
+ * any op's time), each fitted as search_fixed does; the least within
+ * PARSIMONY of the least summed relative error is kept (ops whose units grow
+ * with their work cannot tell a per-unit time from a slower rate). 0 for
+ * other classes. */
+static double fit_unit_time(sample *s, size_t n, size_t nb, scales sc, class_work *w) {
     double least = INFINITY;
     for (size_t i = 0; i < n; i++) {
         const fl_fit_op *o = s[i].op;
-        if (o->channels > 0 && o->measured_s / o->channels < least) {
-            least = o->measured_s / o->channels;
+        if (units(o) > 0 && o->measured_s / units(o) < least) {
+            least = o->measured_s / units(o);
         }
     }
-    set_channel_time(s, n, 0);
+    set_unit_time(s, n, 0);
     search_fixed(s, n, nb, sc, w);
     if (!isfinite(least)) {
         return 0;
@@ -348,7 +355,7 @@ static double fit_per_channel(sample *s, size_t n, size_t nb, scales sc, class_w
     double err[CHAN_STEPS], best = class_error(w, nb);
     err[0] = best;
     for (int j = 1; j < CHAN_STEPS; j++) {
-        set_channel_time(s, n, least * j / CHAN_STEPS);
+        set_unit_time(s, n, least * j / CHAN_STEPS);
         search_fixed(s, n, nb, sc, w);
         err[j] = class_error(w, nb);
         best = err[j] < best ? err[j] : best;
@@ -358,7 +365,7 @@ static double fit_per_channel(sample *s, size_t n, size_t nb, scales sc, class_w
         pick++;
     }
     double pc = least * pick / CHAN_STEPS;
-    set_channel_time(s, n, pc);
+    set_unit_time(s, n, pc);
     search_fixed(s, n, nb, sc, w);
     return pc;
 }
@@ -376,7 +383,11 @@ static fl_status fit_class(sample *s, size_t n, fl_size_key key, scales sc, fl_e
         return FL_ENOMEM;
     }
     size_t nb = make_buckets(s, n, w.upto);
-    double pc = fit_per_channel(s, n, nb, sc, &w);
+    double pc = fit_unit_time(s, n, nb, sc, &w);
+    bool channels = false;
+    for (size_t i = 0; i < n; i++) {
+        channels = channels || s[i].op->channels > 0;
+    }
     fl_eff_bucket *best = w.best;
     double *scratch = w.scratch;
     for (size_t k = 0; k < nb; k++) {
@@ -390,7 +401,8 @@ static fl_status fit_class(sample *s, size_t n, fl_size_key key, scales sc, fl_e
         best[k].samples = (double)m;
         best[k].residual = median(scratch, m);
         best[k].upto = w.upto[k];
-        best[k].per_channel_s = pc;
+        best[k].per_channel_s = channels ? pc : 0;
+        best[k].broadcast_s = channels ? 0 : pc;
     }
     for (size_t i = 0; i < n; i++) {
         double p = best[s[i].bucket].fixed_s + terms_s(&best[s[i].bucket], s[i].op, sc);
@@ -724,6 +736,9 @@ int fl_fit_write_profile(FILE *f, const fl_profile *base, const char *name, cons
                     b->fixed_s);
             if (b->per_channel_s > 0) {
                 fprintf(f, "per_channel: %.6g, ", b->per_channel_s);
+            }
+            if (b->broadcast_s > 0) {
+                fprintf(f, "broadcast: %.6g, ", b->broadcast_s);
             }
             fprintf(f, "samples: %.0f, residual: %.4g, source: ", b->samples, b->residual);
             snprintf(src, sizeof src, "%s: %.0f traced ops", source, b->samples);

@@ -383,6 +383,10 @@ static fl_status bucket_pair(pctx *p, const char *key, yaml_node_t *kn, yaml_nod
         bc->any = true;
         return nonneg(p, vn, field, &bc->b->per_channel_s);
     }
+    if (strcmp(key, "broadcast") == 0) {
+        bc->any = true;
+        return nonneg(p, vn, field, &bc->b->broadcast_s);
+    }
     if (strcmp(key, "source") == 0) {
         return nonempty(p, vn, field, &bc->b->source);
     }
@@ -394,9 +398,9 @@ static fl_status bucket_pair(pctx *p, const char *key, yaml_node_t *kn, yaml_nod
     }
     return fail(p, kn, field,
                 bc->table ? "unknown key (expected upto, compute, memory, fixed, per_channel, "
-                            "samples, residual, source)"
-                          : "unknown key (expected compute, memory, fixed, per_channel, source; "
-                            "or by and buckets)");
+                            "broadcast, samples, residual, source)"
+                          : "unknown key (expected compute, memory, fixed, per_channel, "
+                            "broadcast, source; or by and buckets)");
 }
 
 static fl_status bucket(pctx *p, yaml_node_t *n, const char *field, bool table, fl_eff_bucket *b) {
@@ -407,7 +411,8 @@ static fl_status bucket(pctx *p, yaml_node_t *n, const char *field, bool table, 
         return st;
     }
     if (!bc.any) {
-        return fail(p, n, field, "needs 'compute', 'memory', 'fixed' or 'per_channel'");
+        return fail(p, n, field,
+                    "needs 'compute', 'memory', 'fixed', 'per_channel' or 'broadcast'");
     }
     if (!b->source) {
         return fail(p, n, field, "missing 'source' (every figure names where it comes from)");

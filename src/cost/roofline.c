@@ -272,10 +272,13 @@ static const char *intern_label(label_cache *lc, fl_op_class c, const fl_eff_tab
 
 /* One op's terms on p:
  *   compute = flops / (peak x eff.compute), memory = bytes / (bw x eff.memory)
- *   time = overhead + fixed + channels x per_channel + max(compute, memory),
- *   upper = overhead + fixed + channels x per_channel + compute + memory;
+ *   time = overhead + fixed + channels x per_channel [+ broadcast]
+ *          + max(compute, memory),
+ *   upper = overhead + fixed + channels x per_channel [+ broadcast]
+ *          + compute + memory;
  *   overhead is charged to ops that do work, and with a calibrated profile
- *   to every executed op; channels are a depthwise op's channel groups. */
+ *   to every executed op; channels are a depthwise op's channel groups;
+ *   broadcast is charged to an element-wise op with a broadcast operand. */
 static void estimate_node(const fl_profile *p, const fl_node *nd, fl_roofline_node *r,
                           label_cache *lc) {
     const fl_cost *k = &nd->cost;
@@ -340,9 +343,12 @@ static void estimate_node(const fl_profile *p, const fl_node *nd, fl_roofline_no
     r->fixed_s = b && (works || r->executed) ? b->fixed_s : 0;
     r->channels = depthwise ? channel_groups(nd) : 0;
     r->channel_time_s = b && works ? r->channels * b->per_channel_s : 0;
+    r->broadcast = fl__roofline_broadcast(nd, cls);
+    r->broadcast_time_s = b && works && r->broadcast ? b->broadcast_s : 0;
     double m = r->compute_s >= r->memory_s ? r->compute_s : r->memory_s;
-    r->time_s = m + r->overhead_s + r->fixed_s + r->channel_time_s;
-    r->upper_s = r->compute_s + r->memory_s + r->overhead_s + r->fixed_s + r->channel_time_s;
+    double fixed = r->overhead_s + r->fixed_s + r->channel_time_s + r->broadcast_time_s;
+    r->time_s = m + fixed;
+    r->upper_s = r->compute_s + r->memory_s + fixed;
 }
 
 fl_status fl__roofline_estimate(const fl_graph *g, const fl_profile *p, bool per_node, fl_arena *ra,
@@ -380,7 +386,7 @@ fl_status fl__roofline_estimate(const fl_graph *g, const fl_profile *p, bool per
         r->executed = !(nd->desc && (nd->desc->flags & FL_OPF_NO_BYTES)) && !nd->cost.per_load;
         estimate_node(p, nd, r, labels);
         double m = r->compute_s >= r->memory_s ? r->compute_s : r->memory_s;
-        double fixed = r->overhead_s + r->fixed_s + r->channel_time_s;
+        double fixed = r->overhead_s + r->fixed_s + r->channel_time_s + r->broadcast_time_s;
         if (r->time_s == 0) {
             r->bound = "none";
         } else if (fixed > m) {

@@ -51,6 +51,12 @@ typedef struct fl_traffic {
 
 void fl__roofline_traffic(const fl_node *n, fl_op_class cls, fl_traffic *t);
 
+/* Whether n, of class cls, is an element-wise op with broadcasting semantics
+ * (Add, Mul, Where, ...; TensorFlow's and TFLite's binary ops alike) one of
+ * whose operands (known shapes) has fewer elements than its output: it pays
+ * its bucket's broadcast_s (traffic.c). */
+bool fl__roofline_broadcast(const fl_node *n, fl_op_class cls);
+
 /* Estimates graph g on profile p into *out, with strings and arrays in `ra`.
  * Incomplete nodes are skipped (as in the totals). per_node fills out->nodes.
  * Fails with FL_EUSAGE (d names the node) when a node's counts are symbolic:

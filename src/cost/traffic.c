@@ -22,6 +22,11 @@
  * - Division and square root (Div, Reciprocal, Sqrt, Rsqrt, FloorMod, ...)
  *   issue at a fraction of the rate of a multiply or add: FL_DIVIDE_OPS
  *   operations per element.
+ * - An element-wise op with broadcasting semantics one of whose operands has
+ *   fewer elements than its output runs through the runtime's broadcasting
+ *   loop, which sets up per op what a unary or same-shape kernel does not:
+ *   fl__roofline_broadcast says which ops do (their fixed time is a profile
+ *   figure, the bucket's broadcast_s).
  * - A windowed pooling kernel (MaxPool, AveragePool, LpPool; not the global
  *   pools, which reduce contiguous planes) sets up every output's window:
  *   FL_WINDOW_OPS operations per output on top of the window's taps.
@@ -247,6 +252,83 @@ static double transpose_run(const fl_node *n) {
         run *= (double)x->shape.dims[keep[j]].k;
     }
     return run;
+}
+
+bool fl__roofline_broadcast(const fl_node *n, fl_op_class cls) {
+    /* ONNX's multidirectional and unidirectional broadcasting ops,
+     * TensorFlow's binary cwise ops, TFLite's binary builtins (those that
+     * fl__roofline_op_name does not rename). */
+    static const char *const ops[] = {"Add",
+                                      "AddV2",
+                                      "Sub",
+                                      "Mul",
+                                      "Div",
+                                      "RealDiv",
+                                      "DivNoNan",
+                                      "Pow",
+                                      "Max",
+                                      "Min",
+                                      "Maximum",
+                                      "Minimum",
+                                      "Mean",
+                                      "Sum",
+                                      "PRelu",
+                                      "Where",
+                                      "Select",
+                                      "SelectV2",
+                                      "SquaredDifference",
+                                      "FloorDiv",
+                                      "FloorMod",
+                                      "Mod",
+                                      "TruncateDiv",
+                                      "TruncateMod",
+                                      "And",
+                                      "Or",
+                                      "Xor",
+                                      "LogicalAnd",
+                                      "LogicalOr",
+                                      "Equal",
+                                      "NotEqual",
+                                      "Greater",
+                                      "GreaterEqual",
+                                      "GreaterOrEqual",
+                                      "Less",
+                                      "LessEqual",
+                                      "LessOrEqual",
+                                      "BitShift",
+                                      "BitwiseAnd",
+                                      "BitwiseOr",
+                                      "BitwiseXor",
+                                      "ADD",
+                                      "SUB",
+                                      "MUL",
+                                      "MAXIMUM",
+                                      "MINIMUM",
+                                      "SQUARED_DIFFERENCE",
+                                      "PRELU",
+                                      "SELECT",
+                                      "SELECT_V2",
+                                      "EQUAL",
+                                      "NOT_EQUAL",
+                                      "GREATER",
+                                      "GREATER_EQUAL",
+                                      "LESS",
+                                      "LESS_EQUAL",
+                                      "LOGICAL_AND",
+                                      "LOGICAL_OR",
+                                      NULL};
+    if (cls != FL_CLASS_ELEMENTWISE || n->n_outputs < 1 || n->n_inputs < 2 ||
+        !op_is(fl__roofline_op_name(n), ops)) {
+        return false;
+    }
+    double out = elements(&n->outputs[0]);
+    for (int i = 0; out > 0 && i < n->n_inputs; i++) {
+        double e = elements(in_tensor(n, i));
+        if (e >= 0 && e < out) {
+            return true;
+        }
+    }
+    return false;
 }
 
 void fl__roofline_traffic(const fl_node *n, fl_op_class cls, fl_traffic *t) {

@@ -1121,6 +1121,7 @@ efficiency:
       - {compute: 0.25, memory: 0.75, fixed: 4.0e-6, samples: 9, residual: 0.05, source: "c2"}
   pooling: {compute: 0.1, memory: 0.2, source: "p"}
   depthwise: {compute: 0.2, per_channel: 3.0e-7, source: "d"}
+  elementwise: {memory: 0.3, broadcast: 2.5e-6, source: "e"}
 interval: {low: 0.8, high: 1.25, coverage: 0.8, source: "cv"}
 """
 
@@ -1136,17 +1137,20 @@ def case_profiles_calibrated():
     rep = pb_grpc.CostModelStub(s.channel()).ListProfiles(pb.ListProfilesRequest(), timeout=10)
     p = rep.profiles[0] if len(rep.profiles) == 1 else None
     eff = [(e.op_class, e.by, [(b.upto if b.HasField("upto") else None, b.compute, b.memory,
-                                b.fixed_s, b.samples, b.residual, b.source, b.per_channel_s)
+                                b.fixed_s, b.samples, b.residual, b.source, b.per_channel_s,
+                                b.broadcast_s)
                                for b in e.buckets])
            for e in p.efficiency] if p else None
-    want = [("conv", "flops", [(1.0e7, 0.5, 0.8, 1.0e-6, 14, 0.02, "c1", 0),
-                               (None, 0.25, 0.75, 4.0e-6, 9, 0.05, "c2", 0)]),
-            ("depthwise", "flops", [(None, 0.2, 1.0, 0, 0, 0, "d", 3.0e-7)]),
-            ("pooling", "flops", [(None, 0.1, 0.2, 0, 0, 0, "p", 0)])]
+    want = [("conv", "flops", [(1.0e7, 0.5, 0.8, 1.0e-6, 14, 0.02, "c1", 0, 0),
+                               (None, 0.25, 0.75, 4.0e-6, 9, 0.05, "c2", 0, 0)]),
+            ("depthwise", "flops", [(None, 0.2, 1.0, 0, 0, 0, "d", 3.0e-7, 0)]),
+            ("elementwise", "flops", [(None, 1.0, 0.3, 0, 0, 0, "e", 0, 2.5e-6)]),
+            ("pooling", "flops", [(None, 0.1, 0.2, 0, 0, 0, "p", 0, 0)])]
     check("list_profiles_efficiency", p is not None and p.calibrated and eff == want, str(eff))
     kinds = [(e.op_class, pb.OpClass.Name(e.op_class_kind)) for e in p.efficiency] if p else None
     check("list_profiles_op_class_kind", kinds == [("conv", "OP_CLASS_CONV"),
                                                    ("depthwise", "OP_CLASS_DEPTHWISE"),
+                                                   ("elementwise", "OP_CLASS_ELEMENTWISE"),
                                                    ("pooling", "OP_CLASS_POOLING")], str(kinds))
     check("list_profiles_interval", p is not None and p.HasField("interval") and
           (p.interval.low, p.interval.high, p.interval.coverage, p.interval.source) ==

@@ -152,6 +152,8 @@ static void eq_roof_nodes(const char *what, const fl_roofline_node *a, size_t na
         eq_i64(what, a[i].executed, b[i].executed);
         eq_dbl(what, a[i].channels, b[i].channels);
         eq_dbl(what, a[i].channel_time_s, b[i].channel_time_s);
+        eq_i64(what, a[i].broadcast, b[i].broadcast);
+        eq_dbl(what, a[i].broadcast_time_s, b[i].broadcast_time_s);
     }
 }
 

@@ -168,8 +168,8 @@ static void test_low_base(void **state) {
 
 static void test_bad_input(void **state) {
     (void)state;
-    fl_fit_op ops[2] = {{FL_CLASS_CONV, 1e6, 1e3, 1e-4, 1e-6, true, -1, 0},
-                        {FL_CLASS_CONV, 1e6, 1e3, 1e-4, 1e-6, true, -1, 0}};
+    fl_fit_op ops[2] = {{FL_CLASS_CONV, 1e6, 1e3, 1e-4, 1e-6, true, -1, 0, false},
+                        {FL_CLASS_CONV, 1e6, 1e3, 1e-4, 1e-6, true, -1, 0, false}};
     fl_fit_model m = {"untraced.onnx", 2, ops, 0, 0, 0};
     fl_fit_result r;
     char err[256];
@@ -275,7 +275,8 @@ static void test_per_channel(void **state) {
     const fl_eff_table *t = &r.table[FL_CLASS_DEPTHWISE];
     assert_int_equal(t->n_buckets, 1);
     const fl_eff_bucket *b = &t->buckets[0];
-    if (!REL(b->per_channel_s, 1e-7) || !REL(b->compute, 0.5) || b->fixed_s != 0) {
+    if (!REL(b->per_channel_s, 1e-7) || !REL(b->compute, 0.5) || b->fixed_s != 0 ||
+        b->broadcast_s != 0) {
         fail_msg("per channel %.17g, compute %.17g, fixed %.17g", b->per_channel_s, b->compute,
                  b->fixed_s);
     }
@@ -323,6 +324,88 @@ static void test_per_channel(void **state) {
     ops[3].channels = -1;
     assert_int_equal(fl_fit(&m, 1, &r, err, sizeof err), FL_EINVAL);
     assert_non_null(strstr(err, "dw: op 3: channel groups -1 is not a number >= 0"));
+}
+
+/* Element-wise ops, memory-bound at 1e10 B/s (compute a tenth of it), of
+ * 15000 + 5000 i bytes (i = 0..13: one decade, one bucket), reaching 0.25 of
+ * the bandwidth; the even ones have a broadcast operand and pay 3e-6 s more.
+ * The broadcast-time grid: the least broadcast op (i = 0) takes 3e-6 +
+ * 15000 / (0.25 x 1e10) = 9e-6 s, so the candidates are 9e-6 x j / 24 and
+ * 3e-6 is one of them (j = 8). The fit recovers 3e-6 s per broadcast op,
+ * memory efficiency 0.25 and no fixed cost exactly, every op's time, and
+ * the fitted profile carries `broadcast` and loads back with it. The same
+ * ops without the broadcast flag get no broadcast time (and a residual). */
+static size_t make_broadcast(fl_fit_op *ops, bool flag) {
+    size_t n = 0;
+    for (int i = 0; i < 14; i++) {
+        fl_fit_op *o = &ops[n++];
+        o->cls = FL_CLASS_ELEMENTWISE;
+        o->bytes = 15000 + 5000 * i;
+        o->flops = o->bytes / 12;
+        o->memory_s = o->bytes / 1e10;
+        o->compute_s = o->memory_s / 10;
+        o->executed = true;
+        o->broadcast = i % 2 == 0;
+        o->measured_s = (o->broadcast ? 3e-6 : 0) + o->memory_s / 0.25;
+        o->broadcast = o->broadcast && flag;
+    }
+    return n;
+}
+
+static void test_broadcast(void **state) {
+    (void)state;
+    fl_fit_op ops[16];
+    memset(ops, 0, sizeof ops);
+    size_t n = make_broadcast(ops, true);
+    fl_fit_model m = {"bc", n, ops, 0, 0, n};
+    fl_fit_result r;
+    char err[512];
+    assert_int_equal(fl_fit(&m, 1, &r, err, sizeof err), FL_OK);
+    const fl_eff_table *t = &r.table[FL_CLASS_ELEMENTWISE];
+    assert_int_equal(t->n_buckets, 1);
+    const fl_eff_bucket *b = &t->buckets[0];
+    if (!REL(b->broadcast_s, 3e-6) || !REL(b->memory, 0.25) || b->fixed_s != 0 ||
+        b->per_channel_s != 0) {
+        fail_msg("broadcast %.17g, memory %.17g, fixed %.17g, per channel %.17g", b->broadcast_s,
+                 b->memory, b->fixed_s, b->per_channel_s);
+    }
+    assert_true(r.residual[FL_CLASS_ELEMENTWISE] < 1e-9);
+    for (size_t i = 0; i < n; i++) {
+        double p = fl_fit_predict_op(&r, &ops[i]);
+        if (!REL(p, ops[i].measured_s)) {
+            fail_msg("op %zu: predicted %.17g, measured %.17g", i, p, ops[i].measured_s);
+        }
+    }
+    static const char base_yaml[] = "schema: 1\nname: base\nkind: cpu\n"
+                                    "compute: {vector: {fp32: {peak: 1e10, source: m}}}\n"
+                                    "memory: [{name: DRAM, bandwidth: 1e10, source: m}]\n";
+    fl_profile *base = NULL, *back = NULL;
+    assert_int_equal(
+        fl_profile_parse(base_yaml, strlen(base_yaml), "base.yaml", &base, err, sizeof err), FL_OK);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    assert_non_null(f);
+    assert_int_equal(fl_fit_write_profile(f, base, "fitted", &r, "fitted by a test"), 0);
+    fclose(f);
+    if (fl_profile_parse(text, len, "fitted.yaml", &back, err, sizeof err) != FL_OK) {
+        fail_msg("%s\n%s", err, text);
+    }
+    assert_true(REL(back->table[FL_CLASS_ELEMENTWISE].buckets[0].broadcast_s, 3e-6));
+    assert_true(back->table[FL_CLASS_ELEMENTWISE].buckets[0].per_channel_s == 0);
+    fl_profile_free(back);
+    fl_profile_free(base);
+    free(text);
+    fl_fit_result_free(&r);
+
+    memset(ops, 0, sizeof ops);
+    n = make_broadcast(ops, false);
+    assert_int_equal(fl_fit(&m, 1, &r, err, sizeof err), FL_OK);
+    assert_true(r.table[FL_CLASS_ELEMENTWISE].buckets[0].broadcast_s == 0);
+    if (!(r.residual[FL_CLASS_ELEMENTWISE] > 1e-3)) {
+        fail_msg("residual %g", r.residual[FL_CLASS_ELEMENTWISE]);
+    }
+    fl_fit_result_free(&r);
 }
 
 /* Each bucket has its own fixed cost: decade 1's ops pay 4 us instead of
@@ -498,6 +581,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_recovers),
         cmocka_unit_test(test_per_channel),
+        cmocka_unit_test(test_broadcast),
         cmocka_unit_test(test_cross_validation),
         cmocka_unit_test(test_low_base),
         cmocka_unit_test(test_bad_input),

@@ -82,6 +82,23 @@ static void test_good(void **state) {
     free(y);
     assert_true(p->table[FL_CLASS_DEPTHWISE].buckets[0].per_channel_s == 4e-7);
     assert_true(p->table[FL_CLASS_DEPTHWISE].buckets[0].compute == 1.0);
+    assert_true(p->table[FL_CLASS_DEPTHWISE].buckets[0].broadcast_s == 0);
+    fl_profile_free(p);
+    /* A broadcast time: alone in the one-bucket form, and beside the rest. */
+    y = edit("{compute: 0.25, memory: 0.5, source: fit}", "{broadcast: 3e-6, source: c}");
+    p = parse_ok(y);
+    free(y);
+    assert_true(p->table[FL_CLASS_DEPTHWISE].buckets[0].broadcast_s == 3e-6);
+    assert_true(p->table[FL_CLASS_DEPTHWISE].buckets[0].memory == 1.0);
+    fl_profile_free(p);
+    y = edit("{compute: 0.25, memory: 0.5, source: fit}",
+             "{by: bytes, buckets: [{upto: 1e4, memory: 0.1, fixed: 2e-6, broadcast: 2.5e-6, "
+             "source: a}, {memory: 0.5, source: b}]}");
+    p = parse_ok(y);
+    free(y);
+    assert_true(p->table[FL_CLASS_DEPTHWISE].buckets[0].broadcast_s == 2.5e-6);
+    assert_true(p->table[FL_CLASS_DEPTHWISE].buckets[0].fixed_s == 2e-6);
+    assert_true(p->table[FL_CLASS_DEPTHWISE].buckets[1].broadcast_s == 0);
     fl_profile_free(p);
 }
 
@@ -157,8 +174,9 @@ static void test_errors(void **state) {
                       "efficiency.depthwise.compute: an efficiency is a fraction");
     expect_edit_error(
         "depthwise:", "winograd:", "p.yaml:17: efficiency.winograd: unknown op class");
-    expect_edit_error("{compute: 0.25, memory: 0.5, source: fit}", "{source: fit}",
-                      "efficiency.depthwise: needs 'compute', 'memory', 'fixed' or 'per_channel'");
+    expect_edit_error(
+        "{compute: 0.25, memory: 0.5, source: fit}", "{source: fit}",
+        "efficiency.depthwise: needs 'compute', 'memory', 'fixed', 'per_channel' or 'broadcast'");
     expect_edit_error("{compute: 0.25, memory: 0.5, source: fit}",
                       "{by: flops, buckets: [{upto: 10, compute: 0.5, source: a}, {upto: 20, "
                       "compute: 0.5, source: b}]}",
@@ -167,9 +185,10 @@ static void test_errors(void **state) {
         "{compute: 0.25, memory: 0.5, source: fit}",
         "{by: flops, buckets: [{compute: 0.5, source: a}, {compute: 0.5, source: b}]}",
         "efficiency.depthwise.buckets[0]: missing 'upto'");
-    expect_edit_error("{compute: 0.25, memory: 0.5, source: fit}",
-                      "{by: flops, buckets: [{upto: 10, source: a}, {compute: 1, source: b}]}",
-                      "buckets[0]: needs 'compute', 'memory', 'fixed' or 'per_channel'");
+    expect_edit_error(
+        "{compute: 0.25, memory: 0.5, source: fit}",
+        "{by: flops, buckets: [{upto: 10, source: a}, {compute: 1, source: b}]}",
+        "buckets[0]: needs 'compute', 'memory', 'fixed', 'per_channel' or 'broadcast'");
     expect_edit_error("{compute: 0.25, memory: 0.5, source: fit}",
                       "{by: flops, buckets: [{upto: 10, compute: 1, source: a}, {upto: 5, "
                       "compute: 1, source: c}, {compute: 1, source: b}]}",
@@ -186,6 +205,13 @@ static void test_errors(void **state) {
                       "{by: flops, buckets: [{compute: 1, per_channel: -2e-7, source: a}]}",
                       "efficiency.depthwise.buckets[0].per_channel: expected a number >= 0, got "
                       "'-2e-7'");
+    expect_edit_error("{compute: 0.25, memory: 0.5, source: fit}",
+                      "{compute: 1, broadcast: -1e-6, source: a}",
+                      "efficiency.depthwise.broadcast: expected a number >= 0, got '-1e-6'");
+    expect_edit_error("{compute: 0.25, memory: 0.5, source: fit}",
+                      "{compute: 1, broadcasts: 1e-6, source: a}",
+                      "unknown key (expected compute, memory, fixed, per_channel, broadcast, "
+                      "source; or by and buckets)");
     expect_edit_error("{compute: 0.25, memory: 0.5, source: fit}",
                       "{by: flops, buckets: [{compute: 1, fixed: 1e-6, source: a}]}\n"
                       "interval: {low: 1.2, high: 2, coverage: 0.8, source: x}",

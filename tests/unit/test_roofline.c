@@ -647,6 +647,86 @@ static void test_kernel_traffic(void **state) {
     fl_report_free(r);
 }
 
+/* A binary element-wise op one of whose operands has fewer elements than
+ * its output pays its bucket's broadcast time; unary ops, same-shape binary
+ * ops and Clip's scalar bounds do not. v [1,197,1], x [1,197,768] f32, eps a
+ * scalar, b [768], lo/hi scalars; elementwise: fixed 1e-6 s, broadcast 3e-6 s
+ * at the peaks (1e9 FLOP/s, 1e9 B/s), dispatch 1e-6 s.
+ * - eps_add = v + eps: 197 FLOPs, (197 + 1 + 197) x 4 = 1580 B: memory
+ *   1.58e-6 s; time 1e-6 + 1e-6 + 3e-6 + 1.58e-6 s, fixed terms above it;
+ * - bias = x + b and sub = x - v: broadcast; same = v + v, sqrt, clip: not. */
+static const char bcast_yaml[] =
+    "schema: 1\nname: bc\nkind: cpu\n"
+    "compute: {vector: {fp32: {peak: 1e9, source: t}}}\n"
+    "memory: [{name: DRAM, bandwidth: 1e9, source: t}]\n"
+    "overhead: {seconds: 1e-6, source: t}\n"
+    "efficiency:\n"
+    "  elementwise: {compute: 1, memory: 1, fixed: 1e-6, broadcast: 3e-6, source: t}\n";
+
+static void test_broadcast_time(void **state) {
+    (void)state;
+    char err[256];
+    fl_profile *pc = NULL;
+    if (fl_profile_parse(bcast_yaml, strlen(bcast_yaml), "bc.yaml", &pc, err, sizeof err) !=
+        FL_OK) {
+        fail_msg("%s", err);
+    }
+    ob_model *m = ob_new(13);
+    ob_input(m, "v", OB_FLOAT, 3, (int64_t[]){1, 197, 1}, NULL);
+    ob_input(m, "x", OB_FLOAT, 3, (int64_t[]){1, 197, 768}, NULL);
+    ob_init_f(m, "eps", 0, NULL, false);
+    ob_init_f(m, "lo", 0, NULL, false);
+    ob_init_f(m, "hi", 0, NULL, false);
+    ob_init_f(m, "b", 1, (int64_t[]){768}, false);
+    ob_node(m, "Add", "eps_add", "v,eps", "a");
+    ob_node(m, "Add", "bias", "x,b", "c");
+    ob_node(m, "Sub", "sub", "x,v", "d");
+    ob_node(m, "Add", "same", "v,v", "e");
+    ob_node(m, "Sqrt", "sqrt", "v", "f");
+    ob_node(m, "Clip", "clip", "v,lo,hi", "g");
+    const char *outs[] = {"a", "c", "d", "e", "f", "g"};
+    for (int i = 0; i < 6; i++) {
+        ob_output(m, outs[i]);
+    }
+    size_t len;
+    uint8_t *buf = ob_pack(m, &len);
+    ob_free(m);
+    fl_options o;
+    fl_options_init(&o);
+    o.per_node = true;
+    const fl_profile *ps[1] = {pc};
+    o.profiles = ps;
+    o.n_profiles = 1;
+    fl_report *r = NULL;
+    fl_status st = fl_analyze(buf, len, &o, &r);
+    free(buf);
+    if (st != FL_OK) {
+        fail_msg("analysis failed: %s", r && r->error ? r->error : "?");
+    }
+    const fl_roofline_node *a = rnode(r, "eps_add");
+    assert_true(a->broadcast);
+    assert_near(a->bytes, 1580);
+    assert_near(a->broadcast_time_s, 3e-6);
+    assert_near(a->fixed_s, 1e-6);
+    assert_near(a->time_s, 1e-6 + 1e-6 + 3e-6 + 1580 / 1e9);
+    assert_near(a->upper_s, 1e-6 + 1e-6 + 3e-6 + 1580 / 1e9 + 197 / 1e9);
+    assert_string_equal(a->bound, "overhead");
+    assert_true(rnode(r, "bias")->broadcast);
+    assert_near(rnode(r, "bias")->broadcast_time_s, 3e-6);
+    assert_true(rnode(r, "sub")->broadcast);
+    const char *plain[] = {"same", "sqrt", "clip"};
+    for (int i = 0; i < 3; i++) {
+        const fl_roofline_node *n = rnode(r, plain[i]);
+        if (n->broadcast || n->broadcast_time_s != 0) {
+            fail_msg("%s: broadcast %d, %g s", plain[i], n->broadcast, n->broadcast_time_s);
+        }
+        double mm = n->compute_s > n->memory_s ? n->compute_s : n->memory_s;
+        assert_near(n->time_s, 1e-6 + 1e-6 + mm);
+    }
+    fl_report_free(r);
+    fl_profile_free(pc);
+}
+
 /* TensorFlow's Transpose takes its permutation as a constant input:
  * x [4,16] f32 perm [1,0]: strided, 64 elements x 68 B at L2. */
 static void test_kernel_traffic_tf(void **state) {
@@ -657,9 +737,16 @@ static void test_kernel_traffic_tf(void **state) {
     tg_node *t = tg_add(g, "t", "Transpose", "x", "perm", NULL);
     tg_attr_type(t, "T", 1);
     tg_attr_type(t, "Tperm", 3);
+    tg_const_f32(g, "bias", 1, (int64_t[]){16}, NULL, 0);
+    tg_attr_type(tg_add(g, "add", "AddV2", "x", "bias", NULL), "T", 1);
     fl_report *r = analyze(g, FL_OK);
     tg_free(g);
     assert_near(rnode(r, "t")->memory_peak_s, 64 * 68 / 1e10);
+    /* AddV2 of x [4,16] and a [16] constant broadcasts (no time on a
+     * profile without a broadcast figure); the transpose does not. */
+    assert_true(rnode(r, "add")->broadcast);
+    assert_near(rnode(r, "add")->broadcast_time_s, 0);
+    assert_false(rnode(r, "t")->broadcast);
     fl_report_free(r);
 }
 
@@ -792,6 +879,7 @@ int main(void) {
         cmocka_unit_test(test_shipped_profiles),  cmocka_unit_test(test_onnx_op_classes),
         cmocka_unit_test(test_efficiency_table),  cmocka_unit_test(test_kernel_traffic),
         cmocka_unit_test(test_kernel_traffic_tf), cmocka_unit_test(test_tflite_names),
+        cmocka_unit_test(test_broadcast_time),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
