@@ -4,7 +4,9 @@
  * RotaryEmbedding, EmbedLayerNormalization, GatherBlockQuantized): shapes
  * and counts derived by hand from each family file's stated rule (attention
  * in full: R = B*N*S*T scores, MACs R*(D + Dv), FLOPs 2*MACs + 6*R + ...),
- * KV-cache shapes with a symbolic past, and bad attributes naming the node.
+ * KV-cache shapes with a symbolic past, and bad attributes naming the node;
+ * and ai.onnx's own transformer ops of opset 23/24 (Attention,
+ * RotaryEmbedding, RMSNormalization), counted by the same rules.
  */
 #include "foldline/foldline.h"
 #include "onnxbuild.h"
@@ -243,12 +245,162 @@ static void test_embed(void **state) {
     ob_free(m);
 }
 
+/* ai.onnx Attention (opset 23/24), 3-D GQA with a cache: q_num_heads 4,
+ * kv_num_heads 2, Q (2,3,32) (D = 8), K (2,5,16) (8 per head, L = 5), V
+ * (2,5,24) (Dv = 12), past_key (2,2,4,8), past_value (2,2,4,12): T = 4 + 5
+ * = 9. Y (2,3,4*12 = 48), present_key (2,2,9,8), present_value (2,2,9,12),
+ * qk_matmul_output (2,4,3,9). R = B*Nq*S*T = 2*4*3*9 = 216; MACs = 216 *
+ * (8 + 12) = 4320; FLOPs = 2*4320 + 6*216 = 9936. The same with is_causal
+ * and softcap 50: + R (the causal bias add) + 3R (softcap) = 8640 + 10*216
+ * = 10800.
+ * 4-D (heads from the dims): Q (1,2,4,8), K and V (1,2,6,8), attn_mask
+ * (4,6): Y (1,2,4,8); R = 1*2*4*6 = 48, MACs 48*16 = 768, FLOPs 1536 +
+ * 7*48 = 1872. Symbolic b and s, Q, K, V (b,2,s,8), is_causal: R = 2*b*s^2,
+ * MACs 32*b*s^2, FLOPs 64*b*s^2 + 7*2*b*s^2 = 78*b*s^2. */
+static void test_onnx_attention(void **state) {
+    (void)state;
+    ob_model *m = ob_new(24);
+    ob_input(m, "q", OB_FLOAT, 3, (int64_t[]){2, 3, 32}, NULL);
+    ob_input(m, "k", OB_FLOAT, 3, (int64_t[]){2, 5, 16}, NULL);
+    ob_input(m, "v", OB_FLOAT, 3, (int64_t[]){2, 5, 24}, NULL);
+    ob_input(m, "pk", OB_FLOAT, 4, (int64_t[]){2, 2, 4, 8}, NULL);
+    ob_input(m, "pv", OB_FLOAT, 4, (int64_t[]){2, 2, 4, 12}, NULL);
+    const char *const bs[] = {"b", NULL, "s", NULL};
+    ob_input(m, "q4", OB_FLOAT, 4, (int64_t[]){1, 2, 4, 8}, NULL);
+    ob_input(m, "k4", OB_FLOAT, 4, (int64_t[]){1, 2, 6, 8}, NULL);
+    ob_input(m, "mask", OB_FLOAT, 2, (int64_t[]){4, 6}, NULL);
+    ob_input(m, "qs", OB_FLOAT, 4, (int64_t[]){-1, 2, -1, 8}, bs);
+    Onnx__NodeProto *a = ob_node(m, "Attention", "gqa", "q,k,v,,pk,pv", "y,pko,pvo,qk");
+    Onnx__NodeProto *b = ob_node(m, "Attention", "causal", "q,k,v,,pk,pv", "y2");
+    for (int i = 0; i < 2; i++) {
+        ob_attr_i(m, i ? b : a, "q_num_heads", 4);
+        ob_attr_i(m, i ? b : a, "kv_num_heads", 2);
+    }
+    ob_attr_i(m, b, "is_causal", 1);
+    ob_attr_f(m, b, "softcap", 50.0f);
+    ob_node(m, "Attention", "mha4", "q4,k4,k4,mask", "y3");
+    ob_attr_i(m, ob_node(m, "Attention", "sym", "qs,qs,qs", "y4"), "is_causal", 1);
+    static const char *const outs[] = {"y", "pko", "pvo", "qk", "y2", "y3", "y4"};
+    for (int i = 0; i < 7; i++) {
+        ob_output(m, outs[i]);
+    }
+    fl_report *r = oc_run(m, FL_OK);
+    assert_int_equal(r->n_unknown_ops, 0);
+    const fl_report_node *g = oc_node(r, "gqa");
+    assert_string_equal(g->outputs[0].shape, "[2,3,48]");
+    assert_string_equal(g->outputs[1].shape, "[2,2,9,8]");
+    assert_string_equal(g->outputs[2].shape, "[2,2,9,12]");
+    assert_string_equal(g->outputs[3].shape, "[2,4,3,9]");
+    oc_assert_cost(g, 9936, 4320);
+    oc_assert_cost(oc_node(r, "causal"), 10800, 4320);
+    const fl_report_node *h = oc_node(r, "mha4");
+    assert_string_equal(h->outputs[0].shape, "[1,2,4,8]");
+    oc_assert_cost(h, 1872, 768);
+    const fl_report_node *s = oc_node(r, "sym");
+    assert_string_equal(s->outputs[0].shape, "[b,2,s,8]");
+    assert_string_equal(s->macs.text, "32*b*s^2");
+    assert_string_equal(s->flops.text, "78*b*s^2");
+    fl_report_free(r);
+    ob_free(m);
+}
+
+/* Bad ai.onnx Attention inputs fail naming the node and the attr or input:
+ * 3-D inputs without q_num_heads; 3 query heads for 2 key/value heads; a
+ * 4-D K beside a 3-D Q; Q's hidden size 32 for 3 heads. */
+static void test_onnx_attention_bad(void **state) {
+    (void)state;
+    struct {
+        int64_t qh, kvh;
+        bool k4;
+        const char *want;
+    } cases[] = {
+        {0, 2, false, "node 'bad' (Attention): attr 'q_num_heads' is required with 3-D Q, K and V"},
+        {6, 4, false, "node 'bad' (Attention): 6 query heads are not a multiple of 4 key/value"},
+        {4, 2, true,
+         "node 'bad' (Attention): input 1 (K) has rank 4 and an earlier input rank 3: Q, K and V "
+         "are all 3-D or all 4-D"},
+        {3, 1, false,
+         "node 'bad' (Attention): input 0 (Q)'s hidden size 32 is not a multiple of 3 heads"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ob_model *m = ob_new(23);
+        ob_input(m, "q", OB_FLOAT, 3, (int64_t[]){1, 3, cases[i].qh == 3 ? 32 : 24}, NULL);
+        if (cases[i].k4) {
+            ob_input(m, "k", OB_FLOAT, 4, (int64_t[]){1, 2, 3, 6}, NULL);
+        } else {
+            ob_input(m, "k", OB_FLOAT, 3, (int64_t[]){1, 3, 24}, NULL);
+        }
+        Onnx__NodeProto *n = ob_node(m, "Attention", "bad", "q,k,k", "y");
+        if (cases[i].qh) {
+            ob_attr_i(m, n, "q_num_heads", cases[i].qh);
+        }
+        ob_attr_i(m, n, "kv_num_heads", cases[i].kvh);
+        ob_output(m, "y");
+        fl_report *r = oc_run(m, FL_EINVAL);
+        if (!strstr(r->error, cases[i].want)) {
+            fail_msg("error '%s' lacks '%s'", r->error, cases[i].want);
+        }
+        fl_report_free(r);
+        ob_free(m);
+    }
+}
+
+/* ai.onnx RotaryEmbedding (opset 23: X, cos_cache, sin_cache,
+ * position_ids?) counts as com.microsoft's, 3 per rotated element: X
+ * (2,5,32), num_heads 4 (D = 8), cos_cache (16,4) with position_ids: Dr = 8,
+ * rows 2*5*4 = 40: 960; without position_ids, cos_cache (2,5,2): Dr = 4
+ * (partial), 480; X (2,4,5,8) with cos_cache (2,5,4): Dr 8, rows 40, 960.
+ * RMSNormalization (opset 23) X (2,3,8), scale (8): one output (2,3,8),
+ * 4*E + 2*rows: axis -1, rows 6: 4*48 + 12 = 204; axis 1, rows 2: 196. */
+static void test_onnx_rotary_rms(void **state) {
+    (void)state;
+    ob_model *m = ob_new(23);
+    ob_input(m, "x", OB_FLOAT, 3, (int64_t[]){2, 5, 32}, NULL);
+    ob_input(m, "x4", OB_FLOAT, 4, (int64_t[]){2, 4, 5, 8}, NULL);
+    ob_input(m, "pos", OB_INT64, 2, (int64_t[]){2, 5}, NULL);
+    ob_init_f(m, "c", 2, (int64_t[]){16, 4}, false);
+    ob_init_f(m, "cb", 3, (int64_t[]){2, 5, 2}, false);
+    ob_init_f(m, "cb4", 3, (int64_t[]){2, 5, 4}, false);
+    ob_input(m, "h", OB_FLOAT, 3, (int64_t[]){2, 3, 8}, NULL);
+    ob_init_f(m, "scale", 1, (int64_t[]){8}, false);
+    ob_init_f(m, "scale2", 2, (int64_t[]){3, 8}, false);
+    ob_attr_i(m, ob_node(m, "RotaryEmbedding", "rot", "x,c,c,pos", "y"), "num_heads", 4);
+    ob_attr_i(m, ob_node(m, "RotaryEmbedding", "rotb", "x,cb,cb", "y2"), "num_heads", 4);
+    ob_node(m, "RotaryEmbedding", "rot4", "x4,cb4,cb4", "y3");
+    ob_node(m, "RMSNormalization", "rms", "h,scale", "z");
+    ob_attr_i(m, ob_node(m, "RMSNormalization", "rms1", "h,scale2", "z1"), "axis", 1);
+    static const char *const outs[] = {"y", "y2", "y3", "z", "z1"};
+    for (int i = 0; i < 5; i++) {
+        ob_output(m, outs[i]);
+    }
+    fl_report *r = oc_run(m, FL_OK);
+    assert_int_equal(r->n_unknown_ops, 0);
+    const fl_report_node *a = oc_node(r, "rot");
+    assert_string_equal(a->outputs[0].shape, "[2,5,32]");
+    oc_assert_cost(a, 960, 0);
+    oc_assert_cost(oc_node(r, "rotb"), 480, 0);
+    oc_assert_cost(oc_node(r, "rot4"), 960, 0);
+    const fl_report_node *n = oc_node(r, "rms");
+    assert_int_equal(n->n_outputs, 1);
+    assert_string_equal(n->outputs[0].shape, "[2,3,8]");
+    oc_assert_cost(n, 204, 0);
+    oc_assert_cost(oc_node(r, "rms1"), 196, 0);
+    fl_report_free(r);
+    ob_free(m);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_mha),           cmocka_unit_test(test_mha_past),
-        cmocka_unit_test(test_gqa),           cmocka_unit_test(test_gqa_packed_rotary),
-        cmocka_unit_test(test_attention_bad), cmocka_unit_test(test_rotary),
+        cmocka_unit_test(test_mha),
+        cmocka_unit_test(test_mha_past),
+        cmocka_unit_test(test_gqa),
+        cmocka_unit_test(test_gqa_packed_rotary),
+        cmocka_unit_test(test_attention_bad),
+        cmocka_unit_test(test_rotary),
         cmocka_unit_test(test_embed),
+        cmocka_unit_test(test_onnx_attention),
+        cmocka_unit_test(test_onnx_attention_bad),
+        cmocka_unit_test(test_onnx_rotary_rms),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -198,6 +198,62 @@ static void test_cast_like_value(void **state) {
     ob_free(m);
 }
 
+/* Opset 24's Swish (x * sigmoid(alpha * x), one activation per element as
+ * QuickGelu): X (2,3,8), 48 FLOPs. TensorScatter (a KV cache written in
+ * place): past_cache (2,2,16,8), update (2,2,3,8) along axis -2,
+ * write_indices (2): present_cache (2,2,16,8), data movement (0 FLOPs, with
+ * a rule); an update (2,3,3,8) disagrees off the axis. com.microsoft's
+ * QuantizeLinear / DequantizeLinear count as ai.onnx's: x (4,6) float,
+ * int16 zero point: y int16, FLOPs 2*24 (divide, round), int_ops 24 (the
+ * zero point's add); back to float: FLOPs 24, int_ops 24. */
+static void test_opset24_and_ms_qdq(void **state) {
+    (void)state;
+    for (int bad = 0; bad < 2; bad++) {
+        ob_model *m = ob_new(24);
+        ob_opset(m, "com.microsoft", 1);
+        ob_input(m, "x", OB_FLOAT, 3, (int64_t[]){2, 3, 8}, NULL);
+        ob_input(m, "past", OB_FLOAT, 4, (int64_t[]){2, 2, 16, 8}, NULL);
+        ob_input(m, "upd", OB_FLOAT, 4, (int64_t[]){2, bad ? 3 : 2, 3, 8}, NULL);
+        ob_input(m, "wi", OB_INT64, 1, (int64_t[]){2}, NULL);
+        ob_input(m, "q", OB_FLOAT, 2, (int64_t[]){4, 6}, NULL);
+        ob_init_f(m, "sc", 0, NULL, false);
+        ob_input(m, "zp", 5 /* int16 */, 0, NULL, NULL);
+        ob_attr_f(m, ob_node(m, "Swish", "sw", "x", "y"), "alpha", 1.5f);
+        ob_node(m, "TensorScatter", "ts", "past,upd,wi", "pc");
+        Onnx__NodeProto *qn = ob_node(m, "QuantizeLinear", "ql", "q,sc,zp", "qi");
+        ob_domain(m, qn, "com.microsoft");
+        Onnx__NodeProto *dn = ob_node(m, "DequantizeLinear", "dq", "qi,sc,zp", "qf");
+        ob_domain(m, dn, "com.microsoft");
+        ob_output(m, "y");
+        ob_output(m, "pc");
+        ob_output(m, "qf");
+        if (bad) {
+            fl_report *r = oc_run(m, FL_EINVAL);
+            assert_non_null(strstr(r->error, "node 'ts' (TensorScatter): input 0 (past_cache) "
+                                             "and input 1 (update) disagree: 2 vs 3"));
+            fl_report_free(r);
+            ob_free(m);
+            continue;
+        }
+        fl_report *r = oc_run(m, FL_OK);
+        assert_int_equal(r->n_unknown_ops, 0);
+        const fl_report_node *sw = oc_node(r, "sw");
+        assert_string_equal(sw->outputs[0].shape, "[2,3,8]");
+        oc_assert_cost(sw, 48, 0);
+        const fl_report_node *ts = oc_node(r, "ts");
+        assert_string_equal(ts->outputs[0].shape, "[2,2,16,8]");
+        oc_assert_cost(ts, 0, 0);
+        const fl_report_node *ql = oc_node(r, "ql"), *dq = oc_node(r, "dq");
+        assert_string_equal(ql->outputs[0].dtype, "int16");
+        assert_string_equal(ql->outputs[0].shape, "[4,6]");
+        oc_assert_int(ql, 48, 24);
+        assert_string_equal(dq->outputs[0].dtype, "float");
+        oc_assert_int(dq, 24, 24);
+        fl_report_free(r);
+        ob_free(m);
+    }
+}
+
 static void test_bad_attrs(void **state) {
     (void)state;
     struct {
@@ -285,6 +341,7 @@ int main(void) {
         cmocka_unit_test(test_ml_linear_regressor),
         cmocka_unit_test(test_opset18_20),
         cmocka_unit_test(test_cast_like_value),
+        cmocka_unit_test(test_opset24_and_ms_qdq),
         cmocka_unit_test(test_bad_attrs),
         cmocka_unit_test(test_unknown_domain_and_opset),
     };

@@ -82,6 +82,7 @@ static fl_status cost_layer_norm(fl_ctx *c, const fl_node *n, fl_cost *out) {
     int64_t per;
     switch (n->kind) {
     case FL_OP_ONNX_SIMPLIFIED_LAYER_NORM:
+    case FL_OP_ONNX_RMS_NORM:
         per = 4;
         break;
     case FL_OP_ONNX_MS_SKIP_LAYER_NORM:

@@ -48,7 +48,8 @@
  *   GlobalAveragePool     E(in) (as Mean); GlobalMaxPool E(in) - E(out)
  *   BatchNormalization    2 * E(X) (inference: per-channel factors folded)
  *   element-wise unary/binary ops, activations (Relu, Sigmoid, Erf, Sqrt,
- *   HardSigmoid, HardSwish, Gelu, QuickGelu...), comparisons, Where, Clip,
+ *   HardSigmoid, HardSwish, Gelu, QuickGelu, Swish (opset 24, x *
+ *   sigmoid(alpha * x), as QuickGelu)...), comparisons, Where, Clip,
  *   Cast, Pow          1 * E(out); PRelu 2 * E(out);
  *   Sum/Max/Min (variadic) (inputs - 1) * E(out); Mean inputs * E(out)
  *   ReduceMean E(in); ReduceSum/Max/Min/Prod E(in) - E(out)
@@ -58,7 +59,9 @@
  *                         Mul E, Add E): 6 * E(X) + 2 * R, + E(X) with a
  *                         bias B; R = rows = E(X) / D, D = prod(X.shape[axis:])
  *   SimplifiedLayerNormalization (RMS norm: Pow, ReduceMean, Add eps, Sqrt,
- *                         Div, Mul)  4 * E(X) + 2 * R
+ *                         Div, Mul), RMSNormalization (opset 23, the same
+ *                         normalisation over axes axis..end, one output)
+ *                         4 * E(X) + 2 * R
  *   com.microsoft::SkipLayerNormalization  E(X) (skip add) + E(X) per bias
  *                         input + the LayerNormalization count over the last
  *                         axis

@@ -9,7 +9,10 @@
  *     cos_cache and sin_cache (max positions, Dr / 2); output the input's
  *     shape and dtype. D = the last dim (rank 4), else hidden / num_heads
  *     (attr), else Dr. Dr = attr rotary_embedding_dim when > 0, else 2 *
- *     cos_cache's dim 1, else D (partial rotation: Dr < D).
+ *     cos_cache's last dim, else D (partial rotation: Dr < D).
+ *     ai.onnx's RotaryEmbedding (opset 23; row here, same rule) orders its
+ *     inputs X, cos_cache, sin_cache, position_ids (optional; without it the
+ *     caches are (B, S, Dr / 2)).
  *   EmbedLayerNormalization  input_ids (B, S), segment_ids (optional),
  *     word_embedding (V, H), position_embedding (P, H), segment_embedding
  *     (optional), gamma (H), beta (optional), mask (B, S, optional),
@@ -45,7 +48,8 @@
 
 /* rows = E(input) / D and the rotated width Dr. */
 static fl_status rotary_read(fl_ctx *c, const fl_node *n, fl_sym *rows, fl_sym *dr) {
-    const fl_shape *x = fl__op_in_shape(n, 0), *cs = fl__op_in_shape(n, 2);
+    int cos_i = n->kind == FL_OP_ONNX_ROTARY_EMBEDDING ? 1 : 2;
+    const fl_shape *x = fl__op_in_shape(n, 0), *cs = fl__op_in_shape(n, cos_i);
     int64_t heads = 0, rot = 0;
     fl_status st;
     if ((st = fl__attr_int_or(n, "num_heads", 0, &heads, c->d)) != FL_OK ||
@@ -64,7 +68,7 @@ static fl_status rotary_read(fl_ctx *c, const fl_node *n, fl_sym *rows, fl_sym *
     }
     fl_arith k = {c, n, FL_OK};
     *dr = rot > 0         ? fl_sym_const(rot)
-          : cs->rank == 2 ? fl__ar_scale(&k, fl__shape_dim(cs, 1), 2)
+          : cs->rank >= 2 ? fl__ar_scale(&k, fl__shape_dim(cs, cs->rank - 1), 2)
           : x->rank == 4  ? fl__shape_dim(x, 3)
                           : fl_sym_unknown();
     if (x->rank == 4) {

@@ -46,6 +46,21 @@
  *         + RMS norms of Q and K with q_norm_weight/k_norm_weight (input 14,
  *           15): 4 * E + 2 * rows each, as onnx SimplifiedLayerNormalization.
  * A quantized KV cache's dequantisation is not counted.
+ *
+ * ai.onnx Attention (opset 23; 24 adds input 6, nonpad_kv_seqlen), ONNX's
+ * own scaled dot-product attention, written by exporters of opset 23 and
+ * later: Q, K and V all 3-D, Q (B, S, Nq*D), K (B, L, Nkv*D), V (B, L,
+ * Nkv*Dv) with attrs q_num_heads Nq and kv_num_heads Nkv (required then), or
+ * all 4-D, Q (B, Nq, S, D), K (B, Nkv, L, D), V (B, Nkv, L, Dv) (the head
+ * counts from the dims). Nq must be a multiple of Nkv (MHA, GQA, MQA).
+ * past_key/past_value (input 4, 5) (B, Nkv, P, D/Dv): T = P + L. Outputs:
+ * Y (B, S, Nq*Dv) for 3-D inputs, (B, Nq, S, Dv) for 4-D; present_key (B,
+ * Nkv, T, D) and present_value (B, Nkv, T, Dv) of K's and V's dtypes;
+ * qk_matmul_output (B, Nq, S, T). Counted as GQA: R = B * Nq * S * T,
+ *   MACs  = R * D + R * Dv
+ *   FLOPs = 2 * MACs + 6 * R + R with attn_mask (input 3), is_causal or
+ *           nonpad_kv_seqlen (input 6) (the bias add; a causal mask halves
+ *           nothing) + 3 * R with softcap > 0.
  */
 #include "ops/onnxops/util.h"
 
@@ -347,9 +362,171 @@ static fl_status cost_gqa(fl_ctx *c, const fl_node *n, fl_cost *out) {
     return fl__ar_put_cost(&k, out, flops, macs);
 }
 
+/* ------------------------------------------------------------------------- */
+/* ai.onnx Attention (opsets 23, 24)                                          */
+/* ------------------------------------------------------------------------- */
+
+/* Nq, Nkv may be dims of 4-D inputs, so symbols. */
+typedef struct oa_dims {
+    fl_sym b, s, l, p, t, d, dv, nq, nkv;
+    int rank;
+} oa_dims;
+
+/* attr `name` (0 when absent; negative fails). */
+static fl_status oa_attr_heads(fl_ctx *c, const fl_node *n, const char *name, int64_t *out) {
+    fl_status st = fl__attr_int_or(n, name, 0, out, c->d);
+    if (st == FL_OK && *out < 0) {
+        return fl__node_fail(c->d, FL_EINVAL, n, "attr '%s' is %lld, want > 0", name,
+                             (long long)*out);
+    }
+    return st;
+}
+
+static fl_status heads_fail(fl_ctx *c, const fl_node *n, int64_t nq, int64_t nkv) {
+    return fl__node_fail(c->d, FL_EINVAL, n,
+                         "%lld query heads are not a multiple of %lld key/value heads",
+                         (long long)nq, (long long)nkv);
+}
+
+/* 3-D Q (B, S, Nq*D), K (B, L, Nkv*D), V (B, L, Nkv*Dv); the head counts
+ * from the attrs, both required. */
+static fl_status oa_layout3(fl_ctx *c, const fl_node *n, oa_dims *a) {
+    int64_t qh, kvh;
+    fl_status st;
+    if ((st = oa_attr_heads(c, n, "q_num_heads", &qh)) != FL_OK ||
+        (st = oa_attr_heads(c, n, "kv_num_heads", &kvh)) != FL_OK) {
+        return st;
+    }
+    if (qh == 0 || kvh == 0) {
+        return fl__node_fail(c->d, FL_EINVAL, n, "attr '%s' is required with 3-D Q, K and V",
+                             qh == 0 ? "q_num_heads" : "kv_num_heads");
+    }
+    if (qh % kvh != 0) {
+        return heads_fail(c, n, qh, kvh);
+    }
+    const fl_shape *q = fl__op_in_shape(n, 0), *k = fl__op_in_shape(n, 1);
+    a->b = fl__shape_dim(q, 0);
+    a->s = fl__shape_dim(q, 1);
+    a->l = fl__shape_dim(k, 1);
+    a->nq = fl_sym_const(qh);
+    a->nkv = fl_sym_const(kvh);
+    fl_sym dk;
+    if ((st = per_head(c, n, fl__shape_dim(q, 2), qh, "input 0 (Q)'s hidden size", &a->d)) !=
+            FL_OK ||
+        (st = per_head(c, n, fl__shape_dim(k, 2), kvh, "input 1 (K)'s hidden size", &dk)) !=
+            FL_OK ||
+        (st = per_head(c, n, fl__shape_dim(fl__op_in_shape(n, 2), 2), kvh,
+                       "input 2 (V)'s hidden size", &a->dv)) != FL_OK) {
+        return st;
+    }
+    return fl__op_merge_dim(c, n, a->d, dk, "the head size of input 0 (Q) and input 1 (K)", &a->d);
+}
+
+/* 4-D Q (B, Nq, S, D), K (B, Nkv, L, D), V (B, Nkv, L, Dv). */
+static fl_status oa_layout4(fl_ctx *c, const fl_node *n, oa_dims *a) {
+    const fl_shape *q = fl__op_in_shape(n, 0), *k = fl__op_in_shape(n, 1);
+    a->b = fl__shape_dim(q, 0);
+    a->nq = fl__shape_dim(q, 1);
+    a->s = fl__shape_dim(q, 2);
+    a->nkv = fl__shape_dim(k, 1);
+    a->l = fl__shape_dim(k, 2);
+    a->dv = fl__shape_dim(fl__op_in_shape(n, 2), 3);
+    return fl__op_merge_dim(c, n, fl__shape_dim(q, 3), fl__shape_dim(k, 3),
+                            "the head size of input 0 (Q) and input 1 (K)", &a->d);
+}
+
+static fl_status oa_read(fl_ctx *c, const fl_node *n, oa_dims *a) {
+    static const char *const names[3] = {"Q", "K", "V"};
+    fl_status st;
+    a->rank = -1;
+    for (int i = 0; i < 3; i++) {
+        int r = fl__op_in_shape(n, i)->rank;
+        if ((st = want_rank(c, n, i, names[i], 1u << 3 | 1u << 4)) != FL_OK) {
+            return st;
+        }
+        if (r >= 0 && a->rank >= 0 && r != a->rank) {
+            return fl__node_fail(c->d, FL_EINVAL, n,
+                                 "input %d (%s) has rank %d and an earlier input rank %d: Q, K "
+                                 "and V are all 3-D or all 4-D",
+                                 i, names[i], r, a->rank);
+        }
+        a->rank = r >= 0 ? r : a->rank;
+    }
+    if (a->rank < 0) { /* no rank known: nothing known but the attrs' head counts */
+        int64_t qh, kvh;
+        fl_sym u = fl_sym_unknown();
+        *a = (oa_dims){u, u, u, u, u, u, u, u, u, -1};
+        if ((st = oa_attr_heads(c, n, "q_num_heads", &qh)) != FL_OK ||
+            (st = oa_attr_heads(c, n, "kv_num_heads", &kvh)) != FL_OK) {
+            return st;
+        }
+        a->nq = qh > 0 ? fl_sym_const(qh) : u;
+        a->nkv = kvh > 0 ? fl_sym_const(kvh) : u;
+    } else {
+        st = a->rank == 4 ? oa_layout4(c, n, a) : oa_layout3(c, n, a);
+    }
+    if (st != FL_OK || (st = want_rank(c, n, 4, "past_key", 1u << 4)) != FL_OK ||
+        (st = want_rank(c, n, 5, "past_value", 1u << 4)) != FL_OK) {
+        return st;
+    }
+    if (fl_sym_is_known(a->nq) && fl_sym_is_known(a->nkv) && a->nkv.k > 0 &&
+        a->nq.k % a->nkv.k != 0) {
+        return heads_fail(c, n, a->nq.k, a->nkv.k);
+    }
+    a->p = fl__ox_absent(n, 4) ? fl_sym_const(0) : fl__shape_dim(fl__op_in_shape(n, 4), 2);
+    return fl__op_add(c, n, a->p, a->l, &a->t);
+}
+
+static fl_status infer_onnx_attention(fl_ctx *c, fl_node *n) {
+    oa_dims a;
+    fl_status st = oa_read(c, n, &a);
+    if (st != FL_OK) {
+        return st;
+    }
+    int dt = fl__ox_in_dtype(n, 0);
+    if (a.rank < 0) {
+        st = fl__op_set_output(c, n, 0, dt, -1, NULL);
+    } else if (a.rank == 4) {
+        st = fl__op_set_output(c, n, 0, dt, 4, (fl_sym[]){a.b, a.nq, a.s, a.dv});
+    } else {
+        fl_sym h = fl_sym_unknown();
+        if (fl__op_mul(c, n, a.nq, a.dv, &h) != FL_OK) {
+            return c->d->status;
+        }
+        st = fl__op_set_output(c, n, 0, dt, 3, (fl_sym[]){a.b, a.s, h});
+    }
+    if (st != FL_OK ||
+        (st = fl__ox_set_out(c, n, 1, fl__ox_in_dtype(n, 1), 4,
+                             (fl_sym[]){a.b, a.nkv, a.t, a.d})) != FL_OK ||
+        (st = fl__ox_set_out(c, n, 2, fl__ox_in_dtype(n, 2), 4,
+                             (fl_sym[]){a.b, a.nkv, a.t, a.dv})) != FL_OK) {
+        return st;
+    }
+    return fl__ox_set_out(c, n, 3, dt, 4, (fl_sym[]){a.b, a.nq, a.s, a.t});
+}
+
+static fl_status cost_onnx_attention(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    oa_dims a;
+    int64_t causal = 0;
+    float softcap = 0;
+    fl_status st = oa_read(c, n, &a);
+    if (st != FL_OK || (st = fl__attr_int_or(n, "is_causal", 0, &causal, c->d)) != FL_OK ||
+        (st = fl__attr_float_or(n, "softcap", 0, &softcap, c->d)) != FL_OK) {
+        return st;
+    }
+    fl_arith k = {c, n, FL_OK};
+    fl_sym r = fl__ar_mul(&k, fl__ar_mul(&k, fl__ar_mul(&k, a.b, a.nq), a.s), a.t);
+    fl_sym macs = fl__ar_mul(&k, r, fl__ar_add(&k, a.d, a.dv));
+    bool masked = causal || !fl__ox_absent(n, 3) || !fl__ox_absent(n, 6);
+    int64_t per = 6 + masked + (softcap > 0 ? 3 : 0);
+    fl_sym flops = fl__ar_add(&k, fl__ar_scale(&k, macs, 2), fl__ar_scale(&k, r, per));
+    return fl__ar_put_cost(&k, out, flops, macs);
+}
+
 /* clang-format off */
 #define HOOKS_mha .infer = infer_mha, .cost = cost_mha
 #define HOOKS_gqa .infer = infer_gqa, .cost = cost_gqa
+#define HOOKS_onnx_attention .infer = infer_onnx_attention, .cost = cost_onnx_attention
 /* clang-format on */
 
 #define FL_OP FL_OP_DESC

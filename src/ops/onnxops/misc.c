@@ -37,6 +37,11 @@
  *                        BlackmanWindow 7 * E(out) (two cosine terms)
  *   MelWeightMatrix      4 * E(out) (two distances, a divide, a min)
  *
+ * com.microsoft's QuantizeLinear and DequantizeLinear (ORT's quantizer
+ * writes them for 16-bit and 4-bit QDQ models before opset 21 allowed those
+ * types) have the same inputs, attr axis, shapes, dtypes
+ * and counts as ai.onnx's.
+ *
  * Quantization: arithmetic on integer operands counts in int_ops (the
  * report's integer-op total), never in FLOPs or MACs; arithmetic on float
  * operands (scales) counts in FLOPs. Each op is counted as its definition
@@ -383,10 +388,12 @@ static fl_status cost_quant(fl_ctx *c, const fl_node *n, fl_cost *out) {
     int64_t fl;
     switch (n->kind) {
     case FL_OP_ONNX_QUANTIZE_LINEAR:
+    case FL_OP_ONNX_MS_QUANTIZE_LINEAR:
         integer = fl__dtype_is_integer(n->outputs[0].dtype);
         fl = integer ? 2 : 3;
         break;
     case FL_OP_ONNX_DEQUANTIZE_LINEAR:
+    case FL_OP_ONNX_MS_DEQUANTIZE_LINEAR:
         integer = fl__dtype_is_integer(fl__ox_in_dtype(n, 0));
         fl = integer ? 1 : 2;
         break;

@@ -1,7 +1,7 @@
 /*
- * recent.c - ai.onnx operators of opsets 18-20 beyond the other family
+ * recent.c - ai.onnx operators of opsets 18-24 beyond the other family
  * files: Col2Im, CenterCropPad, AffineGrid, StringConcat, RegexFullMatch,
- * StringSplit.
+ * StringSplit, TensorScatter.
  *
  * Shapes:
  *   Col2Im         [N, C, image_shape...], C = input.dim[1] / prod(block_shape)
@@ -13,14 +13,17 @@
  *   StringConcat   numpy broadcast, string; RegexFullMatch bool, X's shape;
  *   StringSplit    Y string X.shape + [unknown] (the most splits of any
  *                  element: a data-dependent size), Z int64 X's shape
+ *   TensorScatter  (opset 24, a KV cache updated in place) past_cache's
+ *                  shape and dtype; update of its rank, equal dims but
+ *                  along attr axis (default -2)
  * Unknown input values leave the dims they decide unknown.
  *
  * FLOP rules ("complete" convention, E(t) = element count):
  *   Col2Im         E(input) (each column element added into the image)
  *   AffineGrid     4 * E(out) for 2-D grids (per coordinate two multiplies
  *                  and two adds), 6 * E(out) for 3-D
- *   CenterCropPad, StringConcat, RegexFullMatch, StringSplit  0 (data
- *                  movement and string work, with a rule)
+ *   CenterCropPad, StringConcat, RegexFullMatch, StringSplit, TensorScatter
+ *                  0 (data movement and string work, with a rule)
  */
 #include "ops/onnxops/util.h"
 
@@ -164,6 +167,38 @@ static fl_status infer_string_split(fl_ctx *c, fl_node *n) {
     return st == FL_OK ? fl__ox_set_out(c, n, 1, FL_DT_INT64, x->rank, x->dims) : st;
 }
 
+/* TensorScatter(past_cache, update, write_indices?): past_cache's shape and
+ * dtype; update has its rank and its dims except along attr axis. */
+static fl_status infer_tensor_scatter(fl_ctx *c, fl_node *n) {
+    const fl_shape *x = &fl_node_in(n, 0)->shape, *u = &fl_node_in(n, 1)->shape;
+    int64_t axis;
+    int ax = 0;
+    fl_status st = fl__attr_int_or(n, "axis", -2, &axis, c->d);
+    if (st == FL_OK && x->rank >= 0) {
+        st = fl__ox_norm_axis(c, n, axis, x->rank, "attr 'axis'", &ax);
+    }
+    if (st != FL_OK) {
+        return st;
+    }
+    if (x->rank >= 0 && u->rank >= 0 && u->rank != x->rank) {
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "input 1 (update) has rank %d, input 0 (past_cache) %d", u->rank,
+                             x->rank);
+    }
+    fl_sym d[256];
+    for (int i = 0; i < x->rank && i < 256 && u->rank >= 0; i++) {
+        d[i] = x->dims[i];
+        if (i != ax &&
+            (st = fl__op_merge_dim(c, n, x->dims[i], u->dims[i],
+                                   "input 0 (past_cache) and input 1 (update)", &d[i])) != FL_OK) {
+            return st;
+        }
+    }
+    return fl__op_set_output(c, n, 0, fl__ox_in_dtype(n, 0), x->rank,
+                             u->rank >= 0 && x->rank <= 256 ? d : x->dims);
+}
+
+#define HOOKS_tensor_scatter  .infer = infer_tensor_scatter, .cost = cost_zero
 #define HOOKS_col2im          .infer = infer_col2im, .cost = cost_e_in
 #define HOOKS_center_crop_pad .infer = infer_center_crop_pad, .cost = cost_zero
 #define HOOKS_affine_grid     .infer = infer_affine_grid, .cost = cost_affine_grid
