@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""Writes the small ONNX models of tests/data/opset24/: one node each of the
+ai.onnx operators opsets 23 and 24 add (Attention, RotaryEmbedding,
+RMSNormalization, Swish, TensorScatter), every input a graph input with a
+fixed shape, every output declared without a shape. tests/cli/
+cli_onnx_opset24.sh runs them in ONNX Runtime and compares the output shapes
+with foldline's. The node attributes and shapes are those the unit tests
+(test_onnx_mha, test_onnx_ops) count by hand.
+
+Needs Debian's python3-onnx (the test suite reads the committed files).
+Usage: export_opset24_ops.py OUTDIR
+"""
+import os
+import sys
+
+import onnx
+from onnx import TensorProto as T
+from onnx import helper
+
+F, I64 = T.FLOAT, T.INT64
+
+
+def model(node, ins, opset):
+    graph = helper.make_graph(
+        [node], node.op_type,
+        [helper.make_tensor_value_info(n, t, d) for n, t, d in ins],
+        [helper.make_tensor_value_info(o, F, None) for o in node.output])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)],
+                             ir_version=10, producer_name="foldline-tests")
+
+
+MODELS = {
+    # 3-D GQA with a KV cache: 4 query heads, 2 key/value heads, D 8, Dv 12.
+    "attention_gqa_past": model(
+        helper.make_node("Attention", ["q", "k", "v", "", "pk", "pv"],
+                         ["y", "present_key", "present_value", "qk"],
+                         q_num_heads=4, kv_num_heads=2),
+        [("q", F, [2, 3, 32]), ("k", F, [2, 5, 16]), ("v", F, [2, 5, 24]),
+         ("pk", F, [2, 2, 4, 8]), ("pv", F, [2, 2, 4, 12])], 23),
+    "attention_causal_softcap": model(
+        helper.make_node("Attention", ["q", "k", "v"], ["y"], q_num_heads=4,
+                         kv_num_heads=2, is_causal=1, softcap=50.0),
+        [("q", F, [2, 3, 32]), ("k", F, [2, 3, 16]), ("v", F, [2, 3, 24])], 23),
+    # 4-D, the heads from the dims, a float mask (S, T).
+    "attention_4d_mask": model(
+        helper.make_node("Attention", ["q", "k", "v", "mask"], ["y"]),
+        [("q", F, [1, 2, 4, 8]), ("k", F, [1, 2, 6, 8]), ("v", F, [1, 2, 6, 8]),
+         ("mask", F, [4, 6])], 23),
+    "rotary_position_ids": model(
+        helper.make_node("RotaryEmbedding", ["x", "cos", "sin", "pos"], ["y"], num_heads=4),
+        [("x", F, [2, 5, 32]), ("cos", F, [16, 4]), ("sin", F, [16, 4]),
+         ("pos", I64, [2, 5])], 23),
+    "rotary_4d": model(
+        helper.make_node("RotaryEmbedding", ["x", "cos", "sin"], ["y"]),
+        [("x", F, [2, 4, 5, 8]), ("cos", F, [2, 5, 4]), ("sin", F, [2, 5, 4])], 23),
+    "rms_norm_axis1": model(
+        helper.make_node("RMSNormalization", ["x", "scale"], ["y"], axis=1),
+        [("x", F, [2, 3, 8]), ("scale", F, [3, 8])], 23),
+    "swish": model(helper.make_node("Swish", ["x"], ["y"], alpha=1.5),
+                   [("x", F, [2, 3, 8])], 24),
+    "tensor_scatter": model(
+        helper.make_node("TensorScatter", ["past", "update", "write_indices"], ["y"]),
+        [("past", F, [2, 2, 16, 8]), ("update", F, [2, 2, 3, 8]),
+         ("write_indices", I64, [2])], 24),
+}
+
+
+def main():
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    for name, m in MODELS.items():
+        onnx.save(m, os.path.join(out, name + ".onnx"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
