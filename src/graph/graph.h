@@ -318,7 +318,23 @@ struct fl_graph {
         struct fl_use *uses;
         size_t cap_nodes, cap_ports, cap_uses;
         bool busy; /* handed out and not released: a build allocates anew */
+        /* The buffers hold the lists of the graph as it was at g->edits ==
+         * edits with n_nodes nodes and fl__graph_removals() == removals:
+         * while those hold, no edge, output array or node changed since and
+         * the next build hands the same lists out again. */
+        bool valid;
+        uint64_t edits, removals;
+        size_t n_nodes;
     } uses_cache;
+
+    /* The same key for the last fl__graph_compact: while it holds, the
+     * graph is as that compaction left it and compacting again changes
+     * nothing (the remapper compacts, then the pass driver would again). */
+    struct fl_compact_key {
+        bool valid;
+        uint64_t edits, removals;
+        size_t n_nodes;
+    } compacted;
 };
 
 /* Records an error about node `n` and returns `st` (fl__diag_fail's rules):

@@ -37,11 +37,57 @@ static void *uses_buf(fl_arena *a, bool cached, void **buf, size_t *cap, size_t 
     return *buf;
 }
 
+/* The lists in the cache, for a graph that has not changed since. */
+static void uses_from_cache(fl_graph *g, fl_uses *u) {
+    struct fl_uses_cache *uc = &g->uses_cache;
+    memset(u, 0, sizeof(*u));
+    u->g = g;
+    u->port_base = uc->port_base;
+    u->ctrl_counts = uc->port_base + g->n_nodes + 1;
+    u->offsets = uc->offsets;
+    u->uses = uc->uses;
+    uc->busy = true;
+}
+
+static bool uses_same(const fl_uses *a, const fl_uses *b, size_t n) {
+    size_t ports = a->port_base[n];
+    return !memcmp(a->port_base, b->port_base, 2 * (n + 1) * sizeof(uint32_t)) &&
+           !memcmp(a->offsets, b->offsets, (ports + 1) * sizeof(uint32_t)) &&
+           !memcmp(a->uses, b->uses, a->offsets[ports] * sizeof(fl_use));
+}
+
+static fl_status uses_build_new(fl_graph *g, fl_uses *u, fl_diag *d);
+
 fl_status fl__uses_build(fl_graph *g, fl_uses *u, fl_diag *d) {
+    struct fl_uses_cache *uc = &g->uses_cache;
+    if (uc->busy || !uc->valid || uc->edits != g->edits || uc->n_nodes != g->n_nodes ||
+        uc->removals != fl__graph_removals()) {
+        return uses_build_new(g, u, d);
+    }
+    uses_from_cache(g, u);
+    if (!fl__checks_on()) {
+        return FL_OK;
+    }
+    /* Self-check: a build from scratch (into new memory: the cache is
+     * busy) gives the same lists, or an edit was not counted. */
+    fl_uses fresh;
+    fl_status st = uses_build_new(g, &fresh, d);
+    if (st == FL_OK && !uses_same(u, &fresh, g->n_nodes)) {
+        return fl__diag_fail(d, FL_EINTERNAL,
+                             "internal error: use lists kept since an earlier build differ from "
+                             "the graph's (an edit was not marked, graph/mutate.h)");
+    }
+    return st;
+}
+
+static fl_status uses_build_new(fl_graph *g, fl_uses *u, fl_diag *d) {
     fl_arena *a = g->arena;
     struct fl_uses_cache *uc = &g->uses_cache;
     bool cached = !uc->busy;
     size_t n = g->n_nodes;
+    if (cached) {
+        uc->valid = false; /* until the build below completes */
+    }
     memset(u, 0, sizeof(*u));
     u->g = g;
     /* port_base and ctrl_counts share one buffer of 2 * (n + 1). */
@@ -104,6 +150,12 @@ fl_status fl__uses_build(fl_graph *g, fl_uses *u, fl_diag *d) {
         }
     }
     fl__arena_scratch_free(a, fill);
+    if (cached) {
+        uc->valid = true;
+        uc->edits = g->edits;
+        uc->n_nodes = n;
+        uc->removals = fl__graph_removals();
+    }
     uc->busy = true;
     return FL_OK;
 }
@@ -319,6 +371,12 @@ uint64_t fl__graph_removals(void) {
 /* ------------------------------------------------------------------------- */
 
 fl_status fl__graph_compact(fl_graph *g, fl_diag *d) {
+    struct fl_compact_key *ck = &g->compacted;
+    if (ck->valid && ck->edits == g->edits && ck->n_nodes == g->n_nodes &&
+        ck->removals == fl__graph_removals()) {
+        g->order = NULL;
+        return FL_OK; /* as the last compaction left it */
+    }
     /* Every live node must read only live nodes. */
     for (size_t i = 0; i < g->n_nodes; i++) {
         fl_node *m = g->nodes[i];
@@ -374,6 +432,7 @@ fl_status fl__graph_compact(fl_graph *g, fl_diag *d) {
             m->ctrl[k]->n_ctrl_consumers++;
         }
     }
+    *ck = (struct fl_compact_key){true, g->edits, fl__graph_removals(), g->n_nodes};
     return FL_OK;
 }
 
@@ -525,27 +584,10 @@ void fl__node_set_attrs(fl_graph *g, fl_node *n, int n_attrs, fl_attr *attrs) {
     fl__node_touch(g, n);
 }
 
-void fl__node_set_input(fl_graph *g, fl_node *n, int k, fl_input in) {
-    FL_DCHECK(k >= 0 && k < n->n_inputs);
-    fl_input *at = &n->inputs[k];
-    if (at->node != in.node || at->port != in.port) {
-        *at = in;
-        fl__node_touch(g, n);
-    }
-}
-
 void fl__node_trim_inputs(fl_graph *g, fl_node *n, int count) {
     FL_DCHECK(count >= 0 && count <= n->n_inputs);
     if (count != n->n_inputs) {
         n->n_inputs = count;
-        fl__node_touch(g, n);
-    }
-}
-
-void fl__node_set_ctrl(fl_graph *g, fl_node *n, int k, fl_node *dep) {
-    FL_DCHECK(k >= 0 && k < n->n_ctrl);
-    if (n->ctrl[k] != dep) {
-        n->ctrl[k] = dep;
         fl__node_touch(g, n);
     }
 }

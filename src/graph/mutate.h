@@ -15,6 +15,7 @@
 #define FL_GRAPH_MUTATE_H
 
 #include "graph/graph.h"
+#include "util/check.h"
 
 enum fl_node_mutate_flags {
     FL_NODE_REMOVED = 1u << 8,  /* dropped by the next fl__graph_compact */
@@ -150,10 +151,23 @@ void fl__node_set_attrs(fl_graph *g, fl_node *n, int n_attrs, fl_attr *attrs);
  * node's inputs or control inputs goes through these or the functions above;
  * fields a rewrite sets itself (outputs it computes, device, flags) are
  * followed by fl__node_touch. */
-void fl__node_set_input(fl_graph *g, fl_node *n, int k, fl_input in); /* 0 <= k < n_inputs */
-void fl__node_trim_inputs(fl_graph *g, fl_node *n, int count);        /* count <= n_inputs */
-void fl__node_set_ctrl(fl_graph *g, fl_node *n, int k, fl_node *dep); /* 0 <= k < n_ctrl */
-void fl__node_trim_ctrl(fl_graph *g, fl_node *n, int count);          /* count <= n_ctrl */
+static inline void fl__node_set_input(fl_graph *g, fl_node *n, int k, fl_input in) {
+    FL_DCHECK(k >= 0 && k < n->n_inputs);
+    fl_input *at = &n->inputs[k];
+    if (at->node != in.node || at->port != in.port) {
+        *at = in;
+        fl__node_touch(g, n);
+    }
+}
+void fl__node_trim_inputs(fl_graph *g, fl_node *n, int count); /* count <= n_inputs */
+static inline void fl__node_set_ctrl(fl_graph *g, fl_node *n, int k, fl_node *dep) {
+    FL_DCHECK(k >= 0 && k < n->n_ctrl);
+    if (n->ctrl[k] != dep) {
+        n->ctrl[k] = dep;
+        fl__node_touch(g, n);
+    }
+}
+void fl__node_trim_ctrl(fl_graph *g, fl_node *n, int count); /* count <= n_ctrl */
 /* No control inputs (n->ctrl NULL). */
 void fl__node_clear_ctrl(fl_graph *g, fl_node *n);
 

@@ -41,10 +41,17 @@ static bool needs_whole(const fl_graph *g, const fl_options *opt) {
 }
 
 /* Marks in `redo` the nodes the rewrite changed (2: also their outputs).
- * False when a node that makes symbols changed: the whole inference's. */
+ * False when a node that makes symbols changed: the whole inference's.
+ * Only nodes added or marked edited since the snapshot (graph/mutate.h) are
+ * compared with it: every other node is as it was (the pass driver's
+ * verifier checks that after every pass). */
 static bool changed_nodes(const fl_graph *g, const fl_graph_snapshot *before, uint8_t *redo) {
     for (size_t i = 0; i < g->n_nodes; i++) {
         const fl_node *n = g->nodes[i];
+        if (!fl__graph_snapshot_marked(before, n)) {
+            redo[i] = 0;
+            continue;
+        }
         bool outs;
         bool ch = fl__graph_snapshot_changed(before, n, &outs);
         if ((ch || outs) && fl__infer_makes_symbols(n)) {

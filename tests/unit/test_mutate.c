@@ -65,6 +65,80 @@ static void test_uses(void **state) {
     teardown_f(&f);
 }
 
+/* Use lists are handed out again while the graph has not changed since
+ * they were built (no marked edit, no node added or removed); an edit
+ * through the API, a removal or a new node makes the next build new. */
+static void test_uses_kept_until_an_edit(void **state) {
+    (void)state;
+    fixture f;
+    build(&f);
+    fl_graph *g = f.g;
+    fl_node *a = fl__graph_find(g, "a"), *b = fl__graph_find(g, "b"), *c = fl__graph_find(g, "c");
+    fl_uses u1, u2;
+    size_t n;
+    assert_int_equal(fl__uses_build(g, &u1, &f.d), FL_OK);
+    fl__uses_release(g);
+    /* Writing back the value an input has is no edit. */
+    uint64_t edits = g->edits;
+    fl__node_set_input(g, c, 0, (fl_input){b, 0});
+    fl__node_set_ctrl(g, c, 0, fl__graph_find(g, "dep"));
+    fl__node_trim_ctrl(g, c, 1);
+    assert_int_equal(g->edits, edits);
+    assert_int_equal(fl__uses_build(g, &u2, &f.d), FL_OK);
+    assert_ptr_equal(u2.uses, u1.uses); /* kept, not rebuilt */
+    fl__uses_of(&u2, b, 0, &n);
+    assert_int_equal(n, 1);
+    fl__uses_release(g);
+    /* c reads a now: marked, and the next build sees it. */
+    uint32_t stamp = g->birth = 7;
+    fl__node_set_input(g, c, 0, (fl_input){a, 0});
+    assert_int_equal(c->edited, stamp);
+    assert_true(g->edits > edits);
+    assert_int_equal(fl__uses_build(g, &u2, &f.d), FL_OK);
+    fl__uses_of(&u2, b, 0, &n);
+    assert_int_equal(n, 0);
+    fl__uses_of(&u2, a, 0, &n);
+    assert_int_equal(n, 4); /* b, c and d twice */
+    fl__uses_release(g);
+    /* A removal alone (b reads a, nothing reads b) also invalidates them. */
+    fl__graph_remove_node(b);
+    assert_int_equal(fl__uses_build(g, &u2, &f.d), FL_OK);
+    fl__uses_of(&u2, a, 0, &n);
+    assert_int_equal(n, 3);
+    fl__uses_release(g);
+    /* An edit behind the API is found by the self-check (tests run with
+     * FOLDLINE_VERIFY=1): the kept lists differ from a new build. */
+    assert_int_equal(fl__uses_build(g, &u2, &f.d), FL_OK);
+    fl__uses_release(g);
+    c->inputs[0] = (fl_input){fl__graph_find(g, "x"), 0};
+    assert_int_equal(fl__uses_build(g, &u2, &f.d), FL_EINTERNAL);
+    assert_non_null(strstr(f.d.msg, "use lists kept since an earlier build differ"));
+    teardown_f(&f);
+}
+
+/* A compaction of a graph nothing changed since the last one is skipped
+ * (it counts no edit); any removal or marked edit makes it run. */
+static void test_compact_again_skipped(void **state) {
+    (void)state;
+    fixture f;
+    build(&f);
+    fl_graph *g = f.g;
+    assert_int_equal(fl__graph_compact(g, &f.d), FL_OK);
+    uint64_t edits = g->edits;
+    assert_int_equal(fl__graph_compact(g, &f.d), FL_OK);
+    assert_int_equal(g->edits, edits);
+    fl_node *a = fl__graph_find(g, "a"), *b = fl__graph_find(g, "b");
+    assert_int_equal(fl__graph_replace_uses(g, b, 0, a, 0), 1);
+    fl__graph_remove_node(b);
+    assert_int_equal(fl__graph_compact(g, &f.d), FL_OK);
+    assert_true(g->edits > edits);
+    assert_int_equal(g->n_nodes, 5);
+    assert_null(fl__graph_find(g, "b"));
+    assert_int_equal(a->outputs[0].n_consumers, 3);
+    assert_int_equal(fl__graph_verify(g, &f.d), FL_OK);
+    teardown_f(&f);
+}
+
 /* Bypass b: c reads a; remove b; compact renumbers and keeps the index. */
 static void test_bypass_and_compact(void **state) {
     (void)state;
@@ -223,6 +297,8 @@ static void test_edge_index(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_uses),
+        cmocka_unit_test(test_uses_kept_until_an_edit),
+        cmocka_unit_test(test_compact_again_skipped),
         cmocka_unit_test(test_bypass_and_compact),
         cmocka_unit_test(test_compact_refuses_dangling),
         cmocka_unit_test(test_control_edges),
