@@ -144,6 +144,47 @@ static void test_loop_trips(void **state) {
     ob_free(body);
 }
 
+/* Loop over an int64 scalar input M with no cond input (it runs M times),
+ * v [3,4] carried: body v_out = Add(v_in, w) 12 FLOPs, s_out = Relu(v_out)
+ * 12: 24*M for the Loop; the scan output s is [M,3,4], so Relu(s) after it
+ * counts 12*M; totals 36*M. With M = 5: 5 x 24 + 60 = 180, s [5,3,4]. */
+static void test_loop_scan_symbolic(void **state) {
+    (void)state;
+    ob_model *b = ob_new(13);
+    ob_input(b, "i", OB_INT64, 0, NULL, NULL);
+    ob_input(b, "cond_in", OB_BOOL, 0, NULL, NULL);
+    ob_input(b, "v_in", OB_FLOAT, 2, (int64_t[]){3, 4}, NULL);
+    ob_node(b, "Identity", "keep", "cond_in", "cond_out");
+    ob_node(b, "Add", "step", "v_in,w", "v_out");
+    ob_node(b, "Relu", "scan", "v_out", "s_out");
+    ob_output(b, "cond_out");
+    ob_output(b, "v_out");
+    ob_output(b, "s_out");
+    ob_model *m = ob_new(13);
+    ob_input(m, "M", OB_INT64, 0, NULL, NULL);
+    ob_input(m, "v0", OB_FLOAT, 2, (int64_t[]){3, 4}, NULL);
+    ob_input(m, "w", OB_FLOAT, 2, (int64_t[]){3, 4}, NULL);
+    Onnx__NodeProto *n = ob_node(m, "Loop", "loop", "M,,v0", "v,s");
+    ob_attr_graph(m, n, "body", b);
+    ob_node(m, "Relu", "act", "s", "y");
+    ob_output(m, "v");
+    ob_output(m, "y");
+    fl_report *r = oc_run(m, FL_OK);
+    print_warnings(r);
+    assert_string_equal(oc_node(r, "loop")->flops.text, "24*M");
+    assert_string_equal(oc_node(r, "loop")->outputs[1].shape, "[M,3,4]");
+    assert_string_equal(oc_node(r, "act")->flops.text, "12*M");
+    assert_string_equal(r->totals.flops.text, "36*M");
+    assert_true(r->complete);
+    fl_report_free(r);
+    r = run_bound(m, "M", 5);
+    assert_string_equal(oc_node(r, "loop")->outputs[1].shape, "[5,3,4]");
+    assert_int_equal(r->totals.flops.value, 180);
+    fl_report_free(r);
+    ob_free(m);
+    ob_free(b);
+}
+
 /* Attributes the engine reserves (src/util/reserved.h: "_" names, and
  * NAME.types / NAME.cond_kept beside a graph attr) are dropped from an ONNX
  * node with a warning. Loop M = 5 with cond input c0 = Cast(1) (true), a
@@ -482,11 +523,12 @@ static void test_analysed_outputs(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_if_both_branches),    cmocka_unit_test(test_loop_trips),
-        cmocka_unit_test(test_reserved_attributes), cmocka_unit_test(test_scan_length),
-        cmocka_unit_test(test_symbolic_body),       cmocka_unit_test(test_unknown_body),
-        cmocka_unit_test(test_analysed_outputs),    cmocka_unit_test(test_expression_body),
-        cmocka_unit_test(test_expression_if),       cmocka_unit_test(test_expression_nested),
+        cmocka_unit_test(test_if_both_branches),   cmocka_unit_test(test_loop_trips),
+        cmocka_unit_test(test_loop_scan_symbolic), cmocka_unit_test(test_reserved_attributes),
+        cmocka_unit_test(test_scan_length),        cmocka_unit_test(test_symbolic_body),
+        cmocka_unit_test(test_unknown_body),       cmocka_unit_test(test_analysed_outputs),
+        cmocka_unit_test(test_expression_body),    cmocka_unit_test(test_expression_if),
+        cmocka_unit_test(test_expression_nested),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

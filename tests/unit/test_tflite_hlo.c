@@ -123,7 +123,12 @@ static int n_warnings_about(const fl_report *r, const char *tensor) {
  *      has 4, so the options do not fit: a warning naming the tensor, the
  *      stored shape [1,4,4,6] used.
  *  c5: c1 whose file stores [1,5,5,6]: the inferred [1,4,4,6] disagrees,
- *      a warning, the stored shape used. */
+ *      a warning, the stored shape used.
+ *  c6: lhs [4,5,6] as [b,0,f], rhs [3,6,8] as [0,i,o], batch_group_count 2,
+ *      options otherwise absent (strides, dilations 1, padding 0,
+ *      feature_group_count 0 read as 1): batch 4 / 2 = 2, spatial 5 - 3 + 1
+ *      = 3, features 8 -> [2,3,8]; each of the 48 elements sums 6 input
+ *      features x 3 taps: 864 MACs. */
 static void test_convolution(void **state) {
     (void)state;
     static const int64_t s22[] = {2, 2}, p1111[] = {1, 1, 1, 1}, sp12[] = {1, 2}, s13[] = {1, 3},
@@ -142,6 +147,9 @@ static void test_convolution(void **state) {
         {"w4", TB_FLOAT32, 4, {3, 3, 3, 6}, zeros, 4 * 162},
         {"c4", TB_FLOAT32, 4, {1, 4, 4, 6}},
         {"c5", TB_FLOAT32, 4, {1, 5, 5, 6}},
+        {"xb", TB_FLOAT32, 3, {4, 5, 6}},
+        {"wb", TB_FLOAT32, 3, {3, 6, 8}, zeros, 4 * 144},
+        {"c6", TB_FLOAT32, 3, {-1, -1, -1}},
     };
     const int codes[] = {C_HLO_CONVOLUTION};
     /* fields: strides, padding, lhs_dil, rhs_dil, reversal, in_b, in_f,
@@ -202,9 +210,33 @@ static void test_convolution(void **state) {
          true},
         {0, 2, {0, 9}, 1, {10}, C1_OPTS},
         {0, 2, {0, 1}, 1, {11}, C1_OPTS},
+        {0,
+         2,
+         {12, 13},
+         1,
+         {14},
+         O2_CONVOLUTION,
+         16,
+         {ABSENT,
+          ABSENT,
+          ABSENT,
+          ABSENT,
+          ABSENT,
+          {0},
+          {2},
+          {0, 1, NULL, (const int64_t[]){1}},
+          {1},
+          {2},
+          V(sp0),
+          {0},
+          {2},
+          {0, 1, NULL, (const int64_t[]){1}},
+          ABSENT,
+          {2}},
+         true},
     };
 #undef C1_OPTS
-    tb_subgraph sg = {"main", 12, t, 3, {0, 3, 6}, 5, {2, 5, 8, 10, 11}, 5, o};
+    tb_subgraph sg = {"main", 15, t, 4, {0, 3, 6, 12}, 6, {2, 5, 8, 10, 11, 14}, 6, o};
     fl_report *r = run_sgs(&sg, 1, 1, codes);
     expect_shape(r, "c1", 0, "[1,4,4,6]");
     assert_int_equal(node(r, "c1")->macs.value, 3456);
@@ -222,6 +254,9 @@ static void test_convolution(void **state) {
     assert_int_equal(n_warnings_about(r, "c1"), 0);
     assert_int_equal(n_warnings_about(r, "c2"), 0);
     assert_int_equal(n_warnings_about(r, "c3"), 0);
+    expect_shape(r, "c6", 0, "[2,3,8]");
+    assert_int_equal(node(r, "c6")->macs.value, 864);
+    assert_int_equal(n_warnings_about(r, "c6"), 0);
     assert_int_equal(r->nodes_incomplete, 0);
     fl_report_free(r);
 }
