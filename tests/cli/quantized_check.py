@@ -3,25 +3,30 @@
 ONNX graph (tests/data/quantized/, written by tests/tools/export_quantized.py;
 needs only the committed files and python3's standard library).
 
-Per network, three forms: torch's QDQ export (NAME.qdq), ONNX Runtime's
-'basic' graph of it (NAME.basic: folded, still QDQ) and its 'extended' graph
-(NAME.extended: the QOperator form, QLinearConv/QGemm/QLinearAdd/...). The
+Per network, four forms: torch's QDQ export (NAME.qdq), ONNX Runtime's
+'basic' graph of it (NAME.basic: folded, still QDQ), its 'extended' graph
+(NAME.extended: the QOperator form, QLinearConv/QGemm/QLinearAdd/...) and its
+'all' graph (NAME.all: the QOperator form channels-last, com.microsoft
+QLinearConv with channels_last and NhwcMaxPool between two Transposes). The
 expected figures come from NAME.layers.json, made by the exporter from torch
 forward hooks on the float network's Conv2d/Linear modules, not from foldline:
   - every form is complete: no unknown op, no incomplete node;
   - the QDQ forms' MACs are the hooks' sum times batch (symbolic and bound),
     before and after the passes, and each float Conv/Gemm node (torch names
     module a.b.c's node "/a/b/c/Conv") has that layer's MACs and output shape;
-  - the QOperator form has 0 MACs, and each QLinearConv/QGemm (ORT keeps the
-    node's name) has int_ops = 2*M + E(x) + E(w) + E(y) + E(y) with a bias
+  - the QOperator forms have 0 MACs, and each QLinearConv/QGemm (ORT keeps the
+    node's name; in the 'all' form with a suffix "_token_N") has int_ops = 2*M + E(x) + E(w) + E(y) + E(y) with a bias
     (the rule in src/ops/onnxops/misc.c's header and src/ops/onnxms/quant.c:
     integer MACs twice, the zero points of x and w subtracted once per
     element, y's zero point added, the int32 bias added), M the float layer's
     MACs: the integer MACs of the quantized graph are the float MACs of the
-    QDQ graph; and it has the layer's output shape;
+    QDQ graph; and it has the layer's output shape (channels-last in 'all');
+  - the 'all' form's totals (int_ops, FLOPs) equal the 'extended' form's: a
+    layout changes no arithmetic (its two Transposes count none);
   - every tensor name two forms both produce by a node has the same dtype and
     shape in both (e.g. the QDQ form's QuantizeLinear outputs, which the
-    QOperator form's QLinearConv/QLinearAdd write).
+    QOperator form's QLinearConv/QLinearAdd write; ORT renames the tensors it
+    moves to channels-last).
 Tensor names come from the files themselves (a minimal protobuf reader below:
 ModelProto.graph 7, GraphProto.node 1 / output 12, NodeProto input 1 /
 output 2 / name 3 / op_type 4); foldline's --per-node list is in file order.
@@ -33,11 +38,13 @@ import gzip
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 
 MODELS = ["mobilenet_v2", "resnet18", "googlenet"]
-FORMS = ["qdq", "basic", "extended"]
+FORMS = ["qdq", "basic", "extended", "all"]
+QOPERATOR = ("extended", "all")
 BATCH = 2
 
 fails = []
@@ -144,21 +151,21 @@ def check_form(binary, model, form, path, layers):
     rc, d = analyze(binary, path, "--bind", f"batch={BATCH}", "--per-node", "--passes", "none")
     check(rc == 0, f"{tag}: analyze --require-complete: exit {rc}: {d if rc else ''}")
     if rc != 0:
-        return {}
+        return {}, None
     check(d["complete"] and d["unknown_ops"] == [] and d["coverage"]["nodes_incomplete"] == 0,
           f"{tag}: not complete: {d['coverage']} unknown {d['unknown_ops']}")
     nodes = d["nodes"]
     check([n["name"] for n in nodes] == [n["name"] for n in parsed],
           f"{tag}: --per-node lists {len(nodes)} nodes, the file {len(parsed)}")
     if len(nodes) != len(parsed):
-        return {}
+        return {}, None
     tensors = {}
     for fn, pn in zip(nodes, parsed):
         for out, name in zip(fn["outputs"], pn["outputs"]):
             tensors[name] = (out["dtype"], out["dims"])
-    by_name = {n["name"]: n for n in nodes}
+    by_name = {re.sub(r"_token_[0-9]+$", "", n["name"]): n for n in nodes}
     macs = sum(layer["macs"] for layer in layers)
-    if form != "extended":
+    if form not in QOPERATOR:
         check(value(d["totals"]["macs"]) == BATCH * macs,
               f"{tag}: MACs {d['totals']['macs']}, want {BATCH * macs}")
         check(sum(n["op"] in ("Conv", "Gemm") for n in nodes) == len(layers),
@@ -174,9 +181,11 @@ def check_form(binary, model, form, path, layers):
             check(False, f"{tag}: no node {name}")
             continue
         y = [BATCH] + layer["y"][1:]
+        if form == "all" and layer["op"] == "Conv":
+            y = [BATCH] + y[2:] + [y[1]]
         check(n["outputs"][0]["dims"] == y, f"{tag}: {name} output {n['outputs'][0]['dims']}, want {y}")
         m = BATCH * layer["macs"]
-        if form != "extended":
+        if form not in QOPERATOR:
             check(n["op"] == layer["op"] and value(n["macs"]) == m,
                   f"{tag}: {name} {n['op']} MACs {n['macs']}, want {layer['op']} {m}")
             continue
@@ -186,7 +195,7 @@ def check_form(binary, model, form, path, layers):
         qop = "QLinearConv" if layer["op"] == "Conv" else "QGemm"
         check(n["op"] == qop and value(n["int_ops"]) == want and value(n["macs"]) == 0,
               f"{tag}: {name} {n['op']} int_ops {n['int_ops']} MACs {n['macs']}, want {qop} {want} 0")
-    return tensors
+    return tensors, d["totals"]
 
 
 def check_symbolic(binary, model, form, path, macs):
@@ -196,10 +205,10 @@ def check_symbolic(binary, model, form, path, macs):
     check(rc == 0, f"{tag}: analyze with passes: exit {rc}: {d if rc else ''}")
     if rc != 0:
         return
-    want = {"formula": f"{macs}*batch"} if form != "extended" else {"value": 0}
+    want = {"formula": f"{macs}*batch"} if form not in QOPERATOR else {"value": 0}
     check(d["before"]["macs"] == want and d["after"]["macs"] == want,
           f"{tag}: MACs before {d['before']['macs']} after {d['after']['macs']}, want {want}")
-    if form == "extended":  # nothing for the passes to fold: the integer work stays
+    if form in QOPERATOR:  # nothing for the passes to fold: the integer work stays
         check(d["before"]["int_ops"] == d["after"]["int_ops"],
               f"{tag}: int_ops before {d['before']['int_ops']} after {d['after']['int_ops']}")
 
@@ -216,17 +225,23 @@ def main():
             k = numel(layer["w"][1:])  # in_channels / groups x kernel area, or in_features
             check(layer["macs"] == numel(layer["y"]) * k, f"{model}: {layer['module']} MACs from shapes")
         check(macs == doc["macs"], f"{model}: layer sum {macs} != {doc['macs']}")
-        shapes = {}
+        shapes, totals = {}, {}
         for form in FORMS:
             path = os.path.join(scratch, f"{model}.{form}.onnx")
             with gzip.open(os.path.join(data, f"{model}.{form}.stripped.onnx.gz"), "rb") as src:
                 with open(path, "wb") as dst:
                     dst.write(src.read())
-            shapes[form] = check_form(binary, model, form, path, layers)
+            shapes[form], totals[form] = check_form(binary, model, form, path, layers)
             check_symbolic(binary, model, form, path, macs)
-        for a, b in (("qdq", "extended"), ("basic", "extended"), ("qdq", "basic")):
+        ta, tb = totals["extended"], totals["all"]
+        check(ta and tb and ta["int_ops"] == tb["int_ops"] and ta["flops"] == tb["flops"],
+              f"{model}: totals extended {ta} vs all {tb}")
+        for a, b in (("qdq", "extended"), ("basic", "extended"), ("qdq", "basic"), ("extended", "all")):
             shared = set(shapes[a]) & set(shapes[b])
-            check(len(shared) >= len(layers), f"{model}: {a}/{b} share {len(shared)} tensor names")
+            # The NHWC transformer renames what it moves to channels-last: outside
+            # the two Transposes x's QuantizeLinear, the QGemm and y keep their names.
+            least = 3 if b == "all" else len(layers)
+            check(len(shared) >= least, f"{model}: {a}/{b} share {len(shared)} tensor names")
             bad = sorted(t for t in shared if shapes[a][t] != shapes[b][t])
             check(not bad, f"{model}: {a}/{b}: {len(bad)} shared tensors differ, e.g. " +
                   ", ".join(f"{t} {shapes[a][t]} vs {shapes[b][t]}" for t in bad[:3]))

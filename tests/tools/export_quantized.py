@@ -11,11 +11,15 @@ quantization, random weights):
      (QuantizeLinear/DequantizeLinear around float Conv and Gemm):
      NAME.qdq.onnx;
   3. with --ort-dir, ONNX Runtime's optimised graphs of that file at 'basic'
-     (constants folded, still QDQ: NAME.basic.onnx) and 'extended' (ORT's QDQ
+     (constants folded, still QDQ: NAME.basic.onnx), 'extended' (ORT's QDQ
      selectors turn every DQ -> op -> Q group into one integer operator, the
      QOperator form: QLinearConv, QGemm, com.microsoft QLinearAdd,
      QLinearConcat, QLinearGlobalAveragePool, MaxPool on uint8:
-     NAME.extended.onnx), written by tests/tools/ort_optimize.mjs;
+     NAME.extended.onnx) and 'all' (the same moved to channels-last by ORT's
+     NHWC transformer: com.microsoft QLinearConv with channels_last,
+     NhwcMaxPool, a Transpose at each end: NAME.all.onnx; ORT warns that
+     level-'all' files are meant for the machine that wrote them, which
+     changes nothing for these ops), written by tests/tools/ort_optimize.mjs;
   4. NAME.layers.json: every nn.Conv2d and nn.Linear of the float network as
      torch runs it (forward hooks, one image): module name, input, weight and
      output shapes, whether it has a bias once fuse_model has folded the
@@ -133,7 +137,7 @@ def export(name, out, ort_dir, stripped):
                       input_names=["x"], output_names=["y"],
                       dynamic_axes={"x": {0: "batch"}, "y": {0: "batch"}})
     if ort_dir:
-        for level in ("basic", "extended"):
+        for level in ("basic", "extended", "all"):
             paths[level] = os.path.join(out, f"{name}.{level}.onnx")
             subprocess.run(["node", os.path.join(HERE, "ort_optimize.mjs"), ort_dir, paths["qdq"], level,
                             paths[level]], check=True)

@@ -3,7 +3,8 @@
  * (src/ops/onnxms/qlinear.c): QLinearAdd/Mul/Sigmoid/LeakyRelu/Softmax,
  * the quantized pools, QLinearReduceMean, QLinearConcat, QLinearWhere,
  * DynamicQuantizeMatMul, MatMulIntegerToFloat, QOrderedGelu,
- * QOrderedLayerNormalization and QOrderedAttention. Shapes from ORT's contrib op schemas; counts
+ * QOrderedLayerNormalization and QOrderedAttention, the NHWC QLinearConv and
+ * NhwcMaxPool. Shapes from ORT's contrib op schemas; counts
  * derived by hand from the rules in qlinear.c's header: a dequantization
  * (x - zp) * s is 1 int_op + 1 FLOP per operand element, a quantization
  * round(y / s) + zp 2 FLOPs + 1 int_op per output element, the float op in
@@ -193,6 +194,65 @@ static void test_qlinear_pools(void **state) {
     ob_free(m);
 }
 
+/* The NHWC forms of ORT's layout transformer. com.microsoft QLinearConv
+ * counts as onnx::QLinearConv (test_onnx_quant derives its rule): x uint8
+ * [1,6,10,3] channels_last, w [4,3,3,3], no pads -> y [1,4,8,4] (H 6-3+1,
+ * W 10-3+1, then M): E(y) 128, M = 128 * 27 = 3456; int_ops 2 * 3456 +
+ * E(x) 180 + E(w) 108 + E(y) 128 = 7328 (+ 128 with the int32 bias = 7456);
+ * FLOPs 2 * 128 = 256. channels_last 0 on x [1,3,6,10]: y [1,4,4,8], the
+ * same counts. NhwcMaxPool x uint8 [1,6,4,3], kernel [3,2], strides [3,2]
+ * -> [1,2,2,3]: onnx::MaxPool's prod(kernel) * E(y) = 6 * 12 = 72 FLOPs.
+ * x with 5 channels for w's 3, and a pool without kernel_shape, fail naming
+ * the node. */
+static void test_nhwc_ops(void **state) {
+    (void)state;
+    ob_model *m = oc_ms_model();
+    scalars(m);
+    ob_input(m, "xl", U8, 4, (int64_t[]){1, 6, 10, 3}, NULL);
+    ob_input(m, "xf", U8, 4, (int64_t[]){1, 3, 6, 10}, NULL);
+    ob_input(m, "w", U8, 4, (int64_t[]){4, 3, 3, 3}, NULL);
+    ob_input(m, "bias", OB_INT32, 1, (int64_t[]){4}, NULL);
+    ob_input(m, "p", U8, 4, (int64_t[]){1, 6, 4, 3}, NULL);
+    const char *names[] = {"qc_l", "qc_lb", "qc_f"};
+    const char *ins[] = {"xl,s,zu,w,s,zu,s,zu", "xl,s,zu,w,s,zu,s,zu,bias", "xf,s,zu,w,s,zu,s,zu"};
+    const char *outs[] = {"y1", "y2", "y3"};
+    for (int i = 0; i < 3; i++) {
+        Onnx__NodeProto *n = oc_ms_node(m, "QLinearConv", names[i], ins[i], outs[i]);
+        ob_attr_i(m, n, "channels_last", i < 2);
+        ob_output(m, outs[i]);
+    }
+    Onnx__NodeProto *n = oc_ms_node(m, "NhwcMaxPool", "mp", "p", "y4");
+    ob_attr_ints(m, n, "kernel_shape", 2, (int64_t[]){3, 2});
+    ob_attr_ints(m, n, "strides", 2, (int64_t[]){3, 2});
+    ob_output(m, "y4");
+    fl_report *r = oc_run(m, FL_OK);
+    assert_out(oc_node(r, "qc_l"), "[1,4,8,4]", "uint8");
+    oc_assert_int(oc_node(r, "qc_l"), 256, 7328);
+    oc_assert_int(oc_node(r, "qc_lb"), 256, 7456);
+    assert_out(oc_node(r, "qc_f"), "[1,4,4,8]", "uint8");
+    oc_assert_int(oc_node(r, "qc_f"), 256, 7328);
+    const fl_report_node *mp = oc_node(r, "mp");
+    assert_out(mp, "[1,2,2,3]", "uint8");
+    oc_assert_int(mp, 72, 0);
+    assert_int_equal(r->totals.macs.value, 0);
+    fl_report_free(r);
+    ob_free(m);
+
+    m = oc_ms_model();
+    scalars(m);
+    ob_input(m, "x5", U8, 4, (int64_t[]){1, 6, 10, 5}, NULL);
+    ob_input(m, "w", U8, 4, (int64_t[]){4, 3, 3, 3}, NULL);
+    n = oc_ms_node(m, "QLinearConv", "qc_bad", "x5,s,zu,w,s,zu,s,zu", "y");
+    ob_attr_i(m, n, "channels_last", 1);
+    ob_output(m, "y");
+    want_error(m, "node 'qc_bad' (QLinearConv): input 'X' has 5 channels but 'W' expects 3");
+    m = oc_ms_model();
+    ob_input(m, "p", U8, 4, (int64_t[]){1, 6, 4, 3}, NULL);
+    oc_ms_node(m, "NhwcMaxPool", "mp_bad", "p", "y");
+    ob_output(m, "y");
+    want_error(m, "node 'mp_bad' (NhwcMaxPool): missing required attr 'kernel_shape'");
+}
+
 /* QLinearReduceMean X int8 [2,3,4], axes [1], keepdims 0 -> [2,4]: E(X) 24,
  * E(Y) 8: int_ops 32, FLOPs 24 + 24 (ReduceMean) + 16 = 64; keepdims 1 ->
  * [2,1,4], the same counts. keepdims missing (required): an error. */
@@ -354,7 +414,7 @@ int main(void) {
         cmocka_unit_test(test_qordered_layer_norm), cmocka_unit_test(test_qlinear_pools),
         cmocka_unit_test(test_qlinear_reduce_mean), cmocka_unit_test(test_qlinear_concat),
         cmocka_unit_test(test_qlinear_where),       cmocka_unit_test(test_hybrid_matmul),
-        cmocka_unit_test(test_qordered_attention),
+        cmocka_unit_test(test_qordered_attention),  cmocka_unit_test(test_nhwc_ops),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,9 +3,11 @@
  * QOperator-format quantized graphs beyond the contractions of quant.c:
  * QLinearAdd, QLinearMul, QLinearSigmoid, QLinearLeakyRelu, QLinearSoftmax,
  * QLinearGlobalAveragePool, QLinearAveragePool, QLinearReduceMean,
- * QLinearConcat, QLinearWhere; the hybrid matmuls DynamicQuantizeMatMul and
- * MatMulIntegerToFloat; the cuBLASLt-ordered int8 QOrderedGelu,
- * QOrderedLayerNormalization and QOrderedAttention.
+ * QLinearConcat, QLinearWhere; the NHWC forms ORT's layout transformer
+ * writes (level 'all'): com.microsoft QLinearConv and NhwcMaxPool; the hybrid
+ * matmuls DynamicQuantizeMatMul and MatMulIntegerToFloat; the
+ * cuBLASLt-ordered int8 QOrderedGelu, QOrderedLayerNormalization and
+ * QOrderedAttention.
  *
  * Shapes and types (ORT's contrib op schemas, docs/ContribOperators.md):
  *   QLinearAdd/Mul   A, A_scale, A_zero_point?, B, B_scale, B_zero_point?,
@@ -22,6 +24,12 @@
  *   QLinearAveragePool  as onnx::AveragePool (kernel_shape, strides, pads,
  *                    auto_pad, ceil_mode) on X (inputs as QLinearSigmoid's);
  *                    channels_last: X is (N, D1.., C) and so is Y.
+ *   QLinearConv (com.microsoft)  onnx::QLinearConv's inputs, attrs and
+ *                    shape; with channels_last (default 0) X is (N, D1..,
+ *                    C) and Y (N, D1.., M), W still (M, C/group, k1..).
+ *   NhwcMaxPool      onnx::MaxPool's attrs (kernel_shape required) on a
+ *                    channels-last X (N, D1.., C), int8 or uint8: Y (N,
+ *                    D1'.., C), X's type; no Indices output.
  *   QLinearReduceMean  attrs axes and keepdims required (a missing one fails
  *                    naming it): onnx::ReduceMean's shape.
  *   QLinearConcat    Y_scale, Y_zero_point, then (X_i, X_i_scale,
@@ -71,6 +79,9 @@
  *                    + 2 * E(Y)
  *   QLinearAveragePool  int_ops E(X) + E(Y); FLOPs E(X) + prod(kernel) *
  *                    E(Y) (AveragePool) + 2 * E(Y)
+ *   QLinearConv (com.microsoft), NhwcMaxPool  what onnx::QLinearConv and
+ *                    onnx::MaxPool count (src/ops/onnxops/misc.c,
+ *                    src/ops/onnx/onnx.h): the layout changes no count
  *   QLinearConcat    requantizes each element: int_ops 2 * E(Y) (its zero
  *                    point off, Y's on); FLOPs 2 * E(Y) (scale, round)
  *   QLinearWhere     int_ops E(X) + E(Y) + E(Z); FLOPs E(X) + E(Y) + E(Z)
@@ -226,28 +237,28 @@ static fl_status cost_qmean(fl_ctx *c, const fl_node *n, fl_cost *out) {
     return put_requant(&k, out, e, e, numel_out(&k, n));
 }
 
-/* QLinearAveragePool: onnx::AveragePool's shape, on a channels-first view
- * of X when channels_last. */
-
-static const int x_idx[] = {0};
-
-static fl_status infer_qavg_pool(fl_ctx *c, fl_node *n) {
-    bool last;
-    fl_status st = channels_last(c, n, &last);
+/* kind's shape on a channels-first view of input 0, (N, D1.., C) -> (N, C,
+ * D1..), the result moved back to (N, D1.., C'): the channels_last forms of
+ * QLinearAveragePool and QLinearConv, and NhwcMaxPool. The delegate reads n's
+ * first n_in inputs, input 0 replaced by the view; its failures are its own
+ * (rank, attrs). Rank unknown or under 3: the delegate on X as it is. */
+static fl_status infer_nhwc(fl_ctx *c, fl_node *n, int kind, int n_in) {
+    static const int all_idx[] = {0, 1, 2, 3, 4, 5, 6, 7, 8};
     const fl_shape *x = fl__op_in_shape(n, 0);
-    if (st != FL_OK || !last || x->rank < 3) {
-        return st == FL_OK ? fl__ox_delegate(c, n, FL_OP_ONNX_AVERAGE_POOL, x_idx, 1) : st;
+    n_in = n_in < n->n_inputs ? n_in : n->n_inputs;
+    if (x->rank < 3) {
+        return fl__ox_delegate(c, n, kind, all_idx, n_in);
     }
     if (x->rank > 64) {
         return fl__node_fail(c->d, FL_EINVAL, n, "input 0 (X) has rank %d, over 64", x->rank);
     }
-    /* (N, D1.., C) -> (N, C, D1..) through a stand-in producer. */
     fl_sym cf[64];
     cf[0] = x->dims[0];
     cf[1] = x->dims[x->rank - 1];
     for (int i = 1; i < x->rank - 1; i++) {
         cf[i + 1] = x->dims[i];
     }
+    /* The view comes from a stand-in producer. */
     fl_tensor xin = *fl_node_in(n, 0), y = {0};
     xin.shape.dims = cf;
     xin.value = NULL;
@@ -255,15 +266,20 @@ static fl_status infer_qavg_pool(fl_ctx *c, fl_node *n) {
     src.name = n->name;
     src.n_outputs = 1;
     src.outputs = &xin;
-    fl_input in = {&src, 0};
+    fl_input ins[9];
+    for (int i = 0; i < n_in; i++) {
+        ins[i] = n->inputs[i];
+    }
+    ins[0] = (fl_input){&src, 0};
     fl_node p = *n;
-    p.kind = FL_OP_ONNX_AVERAGE_POOL;
+    p.kind = kind;
     p.desc = fl__op_desc_of(p.kind);
-    p.inputs = &in;
-    p.n_inputs = 1;
+    p.inputs = ins;
+    p.n_inputs = n_in;
     p.outputs = &y;
     p.n_outputs = 1;
-    if ((st = p.desc->infer(c, &p)) != FL_OK || y.shape.rank < 0) {
+    fl_status st = p.desc->infer(c, &p);
+    if (st != FL_OK || y.shape.rank < 0) {
         return st == FL_OK ? fl__op_set_output(c, n, 0, y.dtype, -1, NULL) : st;
     }
     fl_sym dims[64];
@@ -275,6 +291,21 @@ static fl_status infer_qavg_pool(fl_ctx *c, fl_node *n) {
     return fl__op_set_output(c, n, 0, y.dtype, x->rank, dims);
 }
 
+/* QLinearAveragePool: onnx::AveragePool's shape, on a channels-first view
+ * of X when channels_last. */
+
+static const int x_idx[] = {0};
+
+static fl_status infer_qavg_pool(fl_ctx *c, fl_node *n) {
+    bool last;
+    fl_status st = channels_last(c, n, &last);
+    if (st != FL_OK) {
+        return st;
+    }
+    return last ? infer_nhwc(c, n, FL_OP_ONNX_AVERAGE_POOL, 1)
+                : fl__ox_delegate(c, n, FL_OP_ONNX_AVERAGE_POOL, x_idx, 1);
+}
+
 static fl_status cost_qavg_pool(fl_ctx *c, const fl_node *n, fl_cost *out) {
     fl_cost pool = {0};
     fl_status st = fl__ox_cost_delegate(c, n, FL_OP_ONNX_AVERAGE_POOL, x_idx, 1, &pool);
@@ -284,6 +315,35 @@ static fl_status cost_qavg_pool(fl_ctx *c, const fl_node *n, fl_cost *out) {
     fl_arith k = {c, n, FL_OK};
     return put_requant(&k, out, numel_in(&k, n, 0), pool.incomplete ? fl_sym_unknown() : pool.flops,
                        numel_out(&k, n));
+}
+
+/* com.microsoft QLinearConv: onnx::QLinearConv, X and Y channels-last
+ * when channels_last; NhwcMaxPool: onnx::MaxPool on a channels-last X. The
+ * counts are the delegates' (their rules need only E(Y), W and the kernel,
+ * the same in either layout). */
+
+static const int qconv_idx[] = {0, 1, 2, 3, 4, 5, 6, 7, 8};
+
+static fl_status infer_ms_qconv(fl_ctx *c, fl_node *n) {
+    bool last;
+    fl_status st = channels_last(c, n, &last);
+    if (st != FL_OK) {
+        return st;
+    }
+    return last ? infer_nhwc(c, n, FL_OP_ONNX_QLINEAR_CONV, 9)
+                : fl__ox_delegate(c, n, FL_OP_ONNX_QLINEAR_CONV, qconv_idx, 9);
+}
+
+static fl_status cost_ms_qconv(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    return fl__ox_cost_delegate(c, n, FL_OP_ONNX_QLINEAR_CONV, qconv_idx, 9, out);
+}
+
+static fl_status infer_nhwc_max_pool(fl_ctx *c, fl_node *n) {
+    return infer_nhwc(c, n, FL_OP_ONNX_MAX_POOL, 1);
+}
+
+static fl_status cost_nhwc_max_pool(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    return fl__ox_cost_delegate(c, n, FL_OP_ONNX_MAX_POOL, x_idx, 1, out);
 }
 
 /* QLinearReduceMean */
@@ -468,6 +528,8 @@ static fl_status cost_qordered_attention(fl_ctx *c, const fl_node *n, fl_cost *o
 #define HOOKS_qwhere            .infer = infer_qwhere, .cost = cost_qwhere
 #define HOOKS_qhybrid_matmul    .infer = infer_qhybrid_matmul, .cost = cost_qhybrid_matmul
 #define HOOKS_qordered_attention .infer = infer_qordered_attention, .cost = cost_qordered_attention
+#define HOOKS_ms_qconv          .infer = infer_ms_qconv, .cost = cost_ms_qconv
+#define HOOKS_nhwc_max_pool     .infer = infer_nhwc_max_pool, .cost = cost_nhwc_max_pool
 /* clang-format on */
 
 #define FL_OP FL_OP_DESC
