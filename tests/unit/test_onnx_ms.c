@@ -541,6 +541,92 @@ static void test_longformer_bad(void **state) {
     }
 }
 
+/* GroupNorm (com.microsoft, Stable Diffusion's UNet as ORT optimises it): X
+ * (2,4,4,8) NHWC, groups 4, E = 256: onnx GroupNormalization's 8 per element
+ * (2048) + SiLU 1 per element with activation 1: 2304; NCHW (2,8,4,4),
+ * channels_last 0, activation 0: 2048. SkipGroupNorm X (2,4,4,8), skip
+ * (2,8), bias (8), activation 1: + skip add + bias add: 11 * 256 = 2816,
+ * outputs Y and S (2,4,4,8). BiasSplitGelu X (2,16,20), bias (20): Y
+ * (2,16,10), E(Y) = 320: bias add 640 + Gelu 320 + multiply 320 = 1280. */
+static void test_group_norm_split_gelu(void **state) {
+    (void)state;
+    ob_model *m = oc_ms_model();
+    ob_input(m, "x", OB_FLOAT, 4, (int64_t[]){2, 4, 4, 8}, NULL);
+    ob_input(m, "xc", OB_FLOAT, 4, (int64_t[]){2, 8, 4, 4}, NULL);
+    ob_input(m, "skip", OB_FLOAT, 2, (int64_t[]){2, 8}, NULL);
+    ob_input(m, "h", OB_FLOAT, 3, (int64_t[]){2, 16, 20}, NULL);
+    ob_init_f(m, "g", 1, (int64_t[]){8}, false);
+    ob_init_f(m, "b20", 1, (int64_t[]){20}, false);
+    Onnx__NodeProto *a = oc_ms_node(m, "GroupNorm", "gn", "x,g,g", "y");
+    Onnx__NodeProto *b = oc_ms_node(m, "GroupNorm", "gnc", "xc,g,g", "yc");
+    Onnx__NodeProto *s = oc_ms_node(m, "SkipGroupNorm", "sgn", "x,g,g,skip,g", "ys,sum");
+    oc_ms_node(m, "BiasSplitGelu", "bsg", "h,b20", "z");
+    Onnx__NodeProto *all[] = {a, b, s};
+    for (int i = 0; i < 3; i++) {
+        ob_attr_i(m, all[i], "groups", 4);
+        ob_attr_i(m, all[i], "activation", i != 1);
+    }
+    ob_attr_i(m, b, "channels_last", 0);
+    static const char *const outs[] = {"y", "yc", "ys", "sum", "z"};
+    for (int i = 0; i < 5; i++) {
+        ob_output(m, outs[i]);
+    }
+    fl_report *r = oc_run(m, FL_OK);
+    assert_int_equal(r->n_unknown_ops, 0);
+    const fl_report_node *gn = oc_node(r, "gn");
+    assert_string_equal(gn->outputs[0].shape, "[2,4,4,8]");
+    oc_assert_cost(gn, 2304, 0);
+    oc_assert_cost(oc_node(r, "gnc"), 2048, 0);
+    const fl_report_node *sg = oc_node(r, "sgn");
+    assert_string_equal(sg->outputs[1].shape, "[2,4,4,8]");
+    oc_assert_cost(sg, 2816, 0);
+    const fl_report_node *z = oc_node(r, "bsg");
+    assert_string_equal(z->outputs[0].shape, "[2,16,10]");
+    oc_assert_cost(z, 1280, 0);
+    fl_report_free(r);
+    ob_free(m);
+}
+
+/* Bad GroupNorm / BiasSplitGelu inputs fail naming node and attr or input:
+ * 8 channels in 3 groups; a gamma of 6; activation 2; X of rank 3; an odd
+ * BiasSplitGelu width. */
+static void test_group_norm_bad(void **state) {
+    (void)state;
+    struct {
+        int64_t groups, gamma, act, rank, width;
+        const char *want;
+    } cases[] = {
+        {3, 8, 1, 4, 20,
+         "node 'gn' (GroupNorm): input 0 (X) has 8 channels, not a multiple of attr 'groups' 3"},
+        {4, 6, 1, 4, 20,
+         "node 'gn' (GroupNorm): the channels of input 0 (X) and input 1 (gamma) disagree: 8 vs 6"},
+        {4, 8, 2, 4, 20,
+         "node 'gn' (GroupNorm): attr 'activation' is 2, want 0 (none) or 1 (SiLU)"},
+        {4, 8, 1, 3, 20, "node 'gn' (GroupNorm): input 0 (X) has rank 3, want 4 (N, H, W, C)"},
+        {4, 8, 1, 4, 21,
+         "node 'bsg' (BiasSplitGelu): input 0 (X)'s last dim 21 is odd: BiasSplitGelu halves it"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ob_model *m = oc_ms_model();
+        ob_input(m, "x", OB_FLOAT, (int)cases[i].rank, (int64_t[]){2, 4, 4, 8}, NULL);
+        ob_input(m, "h", OB_FLOAT, 3, (int64_t[]){2, 16, cases[i].width}, NULL);
+        ob_init_f(m, "g", 1, (int64_t[]){cases[i].gamma}, false);
+        ob_init_f(m, "b", 1, (int64_t[]){cases[i].width}, false);
+        Onnx__NodeProto *n = oc_ms_node(m, "GroupNorm", "gn", "x,g,g", "y");
+        ob_attr_i(m, n, "groups", cases[i].groups);
+        ob_attr_i(m, n, "activation", cases[i].act);
+        oc_ms_node(m, "BiasSplitGelu", "bsg", "h,b", "z");
+        ob_output(m, "y");
+        ob_output(m, "z");
+        fl_report *r = oc_run(m, FL_EINVAL);
+        if (!strstr(r->error, cases[i].want)) {
+            fail_msg("error '%s' lacks '%s'", r->error, cases[i].want);
+        }
+        fl_report_free(r);
+        ob_free(m);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bias_activations),
@@ -555,6 +641,8 @@ int main(void) {
         cmocka_unit_test(test_longformer_attention),
         cmocka_unit_test(test_qordered_longformer_attention),
         cmocka_unit_test(test_longformer_format0),
+        cmocka_unit_test(test_group_norm_split_gelu),
+        cmocka_unit_test(test_group_norm_bad),
         cmocka_unit_test(test_longformer_bad),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,7 +1,8 @@
 /*
  * activation.c - ONNX Runtime contrib operators (domain com.microsoft) that
  * fuse a bias add with an activation or a residual add, as ORT's optimiser
- * writes them into transformer graphs: BiasGelu, FastGelu, BiasAdd.
+ * writes them into transformer and diffusion graphs: BiasGelu, FastGelu,
+ * BiasAdd, BiasSplitGelu.
  *
  * Shapes (ORT's contrib op schemas):
  *   BiasGelu(A, B)        out = Gelu(A + B): A's shape and dtype; B is 1-D,
@@ -10,6 +11,9 @@
  *                         the optional bias 1-D, X's last dim
  *   BiasAdd(X, bias, skip) out = X + bias + skip: X is 3-D (N, S, C), bias
  *                         1-D (C), skip (N, S, C)
+ *   BiasSplitGelu(X, bias) (X + bias)'s left half times Gelu of its right
+ *                         half along the last dim: X (N, S, D), bias (D), out
+ *                         (N, S, D / 2); an odd D fails
  * A bias whose rank or length disagrees fails naming the node and input.
  *
  * FLOP rules ("complete" convention, E = element count of the output, no
@@ -21,6 +25,8 @@
  *   FastGelu     1 * E, + E when the bias is given (the tanh approximation is
  *                         one activation, as Gelu with approximate="tanh")
  *   BiasAdd      2 * E   (two adds)
+ *   BiasSplitGelu  4 * E (the bias add over X, 2 * E; Gelu and the
+ *                         multiply, E each)
  * A raw graph that writes Gelu out as Div, Erf, Add, Mul, Mul counts 5 * E
  * there and 1 * E once fused: FLOPs can differ between the two forms; MACs
  * (none here) cannot.
@@ -95,6 +101,39 @@ static fl_status cost_bias_add(fl_ctx *c, const fl_node *n, fl_cost *out) {
 }
 
 /* clang-format off */
+/* BiasSplitGelu(X (N, S, D), bias (D)): X + bias split in halves along D,
+ * the left times Gelu of the right: (N, S, D / 2), D even. */
+static fl_status infer_bias_split_gelu(fl_ctx *c, fl_node *n) {
+    const fl_tensor *x = fl_node_in(n, 0);
+    fl_status st = check_bias(c, n, 1, "bias");
+    if (st != FL_OK || x->shape.rank < 0) {
+        return st != FL_OK ? st : fl__op_set_output(c, n, 0, fl_dtype_base(x->dtype), -1, NULL);
+    }
+    if (x->shape.rank != 3) {
+        return fl__node_fail(c->d, FL_EINVAL, n, "input 0 (X) has rank %d, want 3 (N, S, D)",
+                             x->shape.rank);
+    }
+    fl_sym d = x->shape.dims[2], h = fl_sym_unknown();
+    if (fl_sym_is_known(d) && d.k % 2 != 0) {
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "input 0 (X)'s last dim %lld is odd: BiasSplitGelu halves it",
+                             (long long)d.k);
+    }
+    bool exact = false;
+    if (!fl_sym_is_unknown(d) &&
+        (fl__sym_div(c->st, d, fl_sym_const(2), &h, &exact) != FL_OK || !exact)) {
+        h = fl_sym_unknown();
+    }
+    return fl__op_set_output(c, n, 0, fl_dtype_base(x->dtype), 3,
+                             (fl_sym[]){x->shape.dims[0], x->shape.dims[1], h});
+}
+
+/* The bias add over X (2 * E(out)), Gelu and the multiply (E(out) each). */
+static fl_status cost_bias_split_gelu(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    return fl__ox_cost_per_out(c, n, out, 4);
+}
+
+#define HOOKS_bias_split_gelu .infer = infer_bias_split_gelu, .cost = cost_bias_split_gelu
 #define HOOKS_bias_act .infer = infer_bias_act, .cost = cost_bias_act
 #define HOOKS_bias_add .infer = infer_bias_add, .cost = cost_bias_add
 /* clang-format on */

@@ -1,7 +1,8 @@
 /*
  * norm.c - ONNX Runtime contrib normalisations (domain com.microsoft):
  * SkipSimplifiedLayerNormalization, the residual add fused with an RMS norm
- * over the last axis, as ORT's optimiser writes it for LLaMA-style decoders.
+ * over the last axis, as ORT's optimiser writes it for LLaMA-style decoders;
+ * GroupNorm and SkipGroupNorm (diffusion UNets).
  * (SkipLayerNormalization and the default-domain SimplifiedLayerNormalization
  * are in src/ops/onnx.c.)
  *
@@ -17,6 +18,18 @@
  * the bias Add E when bias is given, and SimplifiedLayerNormalization over the
  * last axis 4 * E + 2 * R (Pow, ReduceMean, Add eps, Sqrt, Div, Mul with
  * gamma; see onnx.c): 5 * E + 2 * R, + E with bias.
+ *
+ * GroupNorm and SkipGroupNorm, the group normalisation of Stable Diffusion's
+ * UNet as ORT's transformer optimiser writes it: X (N, H, W, C) with attr
+ * channels_last 1 (the default), else (N, C, H, W); attrs groups (> 0,
+ * dividing C) and activation (0 none, 1 SiLU) required; gamma, beta (C).
+ * SkipGroupNorm adds skip ((N, H, W, C), (N, 1, 1, C) or (N, C)) and bias
+ * (C, optional) first; outputs Y and S (the sum), X's shape and dtype.
+ * FLOPs: onnx GroupNormalization's 8 * E(X), + E(X) with SiLU (one
+ * activation per element), SkipGroupNorm + E(X) for the skip add and + E(X)
+ * with bias. A channel count the groups do not divide, a gamma, beta or bias
+ * of another length, an X not 4-D and an activation other than 0 or 1 fail
+ * naming the node and the input or attr.
  */
 #include "ops/onnxops/util.h"
 
@@ -72,8 +85,82 @@ static fl_status cost_skip_rms_norm(fl_ctx *c, const fl_node *n, fl_cost *out) {
     return fl__ar_put_cost(&k, out, f, fl_sym_const(0));
 }
 
+/* ------------------------------------------------------------------------- */
+/* GroupNorm, SkipGroupNorm                                                   */
+/* ------------------------------------------------------------------------- */
+
+static const char *const gn_names[] = {"X", "gamma", "beta", "skip", "bias"};
+static const char *const gn_what[] = {"", "the channels of input 0 (X) and input 1 (gamma)",
+                                      "the channels of input 0 (X) and input 2 (beta)",
+                                      "the channels of input 0 (X) and input 3 (skip)",
+                                      "the channels of input 0 (X) and input 4 (bias)"};
+
+/* Input i (when given and of known rank) has a rank in [lo, hi] and its last
+ * dim merges with the channel count ch. */
+static fl_status gn_check_in(fl_ctx *c, const fl_node *n, int i, int lo, int hi, fl_sym ch) {
+    if (i >= n->n_inputs || fl__ox_absent(n, i) || fl__op_in_shape(n, i)->rank < 0) {
+        return FL_OK;
+    }
+    const fl_shape *s = fl__op_in_shape(n, i);
+    if (s->rank < lo || s->rank > hi) {
+        return fl__node_fail(c->d, FL_EINVAL, n, "input %d (%s) has rank %d, want %s", i,
+                             gn_names[i], s->rank, lo == hi ? "1 (C)" : "2 or 4");
+    }
+    fl_sym m;
+    return fl__op_merge_dim(c, n, ch, s->dims[s->rank - 1], gn_what[i], &m);
+}
+
+/* Attrs and shapes; *per the FLOPs per element of X (see the header). */
+static fl_status gn_read(fl_ctx *c, const fl_node *n, int64_t *per) {
+    int64_t groups, act, last;
+    fl_status st;
+    if ((st = fl__attr_need_pos_int(n, "groups", &groups, c->d)) != FL_OK ||
+        (st = fl__attr_need_int(n, "activation", &act, c->d)) != FL_OK ||
+        (st = fl__attr_int_or(n, "channels_last", 1, &last, c->d)) != FL_OK) {
+        return st;
+    }
+    if (act != 0 && act != 1) {
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "attr 'activation' is %lld, want 0 (none) or 1 (SiLU)",
+                             (long long)act);
+    }
+    const fl_shape *x = fl__op_in_shape(n, 0);
+    if (x->rank >= 0 && x->rank != 4) {
+        return fl__node_fail(c->d, FL_EINVAL, n, "input 0 (X) has rank %d, want 4 (%s)", x->rank,
+                             last ? "N, H, W, C" : "N, C, H, W");
+    }
+    fl_sym ch = x->rank == 4 ? x->dims[last ? 3 : 1] : fl_sym_unknown();
+    if (fl_sym_is_known(ch) && ch.k % groups != 0) {
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "input 0 (X) has %lld channels, not a multiple of attr 'groups' %lld",
+                             (long long)ch.k, (long long)groups);
+    }
+    bool skip = n->kind == FL_OP_ONNX_MS_SKIP_GROUP_NORM;
+    if ((st = gn_check_in(c, n, 1, 1, 1, ch)) != FL_OK ||
+        (st = gn_check_in(c, n, 2, 1, 1, ch)) != FL_OK ||
+        (skip && (st = gn_check_in(c, n, 3, 2, 4, last ? ch : fl_sym_unknown())) != FL_OK) ||
+        (skip && (st = gn_check_in(c, n, 4, 1, 1, ch)) != FL_OK)) {
+        return st;
+    }
+    *per = 8 + act + (skip ? 1 + !fl__ox_absent(n, 4) : 0);
+    return FL_OK;
+}
+
+static fl_status infer_group_norm(fl_ctx *c, fl_node *n) {
+    int64_t per;
+    fl_status st = gn_read(c, n, &per);
+    return st == FL_OK ? fl__ox_infer_same(c, n) : st;
+}
+
+static fl_status cost_group_norm(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    int64_t per;
+    fl_status st = gn_read(c, n, &per);
+    return st == FL_OK ? fl__ox_cost_per_in(c, n, out, per) : st;
+}
+
 /* clang-format off */
 #define HOOKS_skip_rms_norm .infer = infer_skip_rms_norm, .cost = cost_skip_rms_norm
+#define HOOKS_group_norm    .infer = infer_group_norm, .cost = cost_group_norm
 /* clang-format on */
 
 #define FL_OP FL_OP_DESC
