@@ -783,10 +783,12 @@ static void test_tflite_names(void **state) {
         {"y", TB_FLOAT32, 2, {4, 16}},
         {"fw", TB_FLOAT32, 2, {8, 16}, fw, sizeof fw},
         {"fc", TB_FLOAT32, 2, {4, 8}},
+        {"ad", TB_FLOAT32, 4, {1, 8, 8, 16}},
+        {"ae", TB_FLOAT32, 4, {1, 8, 8, 16}},
     };
     /* builtin codes TRANSPOSE 39, LOGISTIC 14, SLICE 65, MAX_POOL_2D 17,
-     * CONV_2D 3, DEPTHWISE_CONV_2D 4, FULLY_CONNECTED 9 */
-    const int codes[] = {39, 14, 65, 17, 3, 4, 9};
+     * CONV_2D 3, DEPTHWISE_CONV_2D 4, FULLY_CONNECTED 9, ADD 0 */
+    const int codes[] = {39, 14, 65, 17, 3, 4, 9, 0};
     const tb_op ops[] = {
         {0, 2, {0, 1}, 1, {2}},
         {1, 1, {0}, 1, {3}},
@@ -800,6 +802,9 @@ static void test_tflite_names(void **state) {
         {5, 3, {0, 11, 9}, 1, {12}, 2, 7, {{0}, {1}, {1}, {1}, {0}, {1}, {1}}},
         /* FullyConnectedOptions (8): no activation; no bias */
         {6, 3, {13, 14, -1}, 1, {15}, 8, 1, {{0}}},
+        /* ADD x + bias[16] (a broadcast), and x + x (same shape) */
+        {7, 2, {0, 9}, 1, {16}},
+        {7, 2, {0, 0}, 1, {17}},
     };
     tb w;
     tb_subgraph sg = {"main",
@@ -807,8 +812,8 @@ static void test_tflite_names(void **state) {
                       t,
                       2,
                       {0, 13},
-                      7,
-                      {2, 3, 6, 7, 10, 12, 15},
+                      8, /* at most 8: ae is read by no one */
+                      {2, 3, 6, 7, 10, 12, 15, 16},
                       (int)(sizeof ops / sizeof ops[0]),
                       ops};
     tb_model(&w, (int)(sizeof codes / sizeof codes[0]), codes, 1, &sg);
@@ -841,6 +846,10 @@ static void test_tflite_names(void **state) {
     /* its channel groups: the NHWC input's 16 channels (multiplier 1) */
     assert_near(rnode(r, "dc")->channels, 16);
     assert_string_equal(rnode(r, "fc")->op_class, "matmul");
+    /* ADD of a [16] bias over [1,8,8,16] broadcasts; x + x does not */
+    assert_string_equal(rnode(r, "ad")->op_class, "elementwise");
+    assert_true(rnode(r, "ad")->broadcast);
+    assert_false(rnode(r, "ae")->broadcast);
 
     ob_model *m = ob_new(13);
     ob_input(m, "x", OB_FLOAT, 4, (int64_t[]){1, 8, 8, 16}, NULL);
