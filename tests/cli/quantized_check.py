@@ -21,6 +21,8 @@ forward hooks on the float network's Conv2d/Linear modules, not from foldline:
     element, y's zero point added, the int32 bias added), M the float layer's
     MACs: the integer MACs of the quantized graph are the float MACs of the
     QDQ graph; and it has the layer's output shape (channels-last in 'all');
+  - each residual QLinearAdd and googlenet QLinearConcat has the shape and
+    counts its operands' layers give (check_joins);
   - the 'all' form's totals (int_ops, FLOPs) equal the 'extended' form's: a
     layout changes no arithmetic (its two Transposes count none);
   - every tensor name two forms both produce by a node has the same dtype and
@@ -195,7 +197,49 @@ def check_form(binary, model, form, path, layers):
         qop = "QLinearConv" if layer["op"] == "Conv" else "QGemm"
         check(n["op"] == qop and value(n["int_ops"]) == want and value(n["macs"]) == 0,
               f"{tag}: {name} {n['op']} int_ops {n['int_ops']} MACs {n['macs']}, want {qop} {want} 0")
+    if form in QOPERATOR:
+        check_joins(tag, form, nodes, layers)
     return tensors, d["totals"]
+
+
+def check_joins(tag, form, nodes, layers):
+    """The residual QLinearAdds and googlenet's QLinearConcats, from the hooks'
+    shapes: an Add "/P/Add" joins operands shaped as block P's last layer
+    output (E each of A, B and C): int_ops 3E, FLOPs 4E (qlinear.c: zero
+    points off A and B and on C; scales of A and B, the add, the rounding).
+    A Concat "/P/Concat" (axis 1) stacks the outputs of the last layer of each
+    branch "P.branchK": Y = (N, sum of their channels, H, W); int_ops and FLOPs
+    2 * E(Y) each (requantizing every element)."""
+    seen = 0
+    for n in nodes:
+        name = re.sub(r"_token_[0-9]+$", "", n["name"])
+        block = name.rsplit("/", 1)[0][1:].replace("/", ".")
+        if n["op"] == "QLinearAdd":
+            inside = [layer for layer in layers if layer["module"].startswith(block + ".")]
+            if not inside:
+                check(False, f"{tag}: {name}: no layer in block {block}")
+                continue
+            y = [BATCH] + inside[-1]["y"][1:]
+            e = numel(y)
+            want_i, want_f = 3 * e, 4 * e
+        elif n["op"] == "QLinearConcat":
+            last = {}
+            for layer in layers:
+                if layer["module"].startswith(block + ".branch"):
+                    last[layer["module"].split(".")[1]] = layer
+            ys = [layer["y"] for layer in last.values()]
+            y = [BATCH, sum(v[1] for v in ys)] + ys[0][2:]
+            want_i = want_f = 2 * numel(y)
+        else:
+            continue
+        seen += 1
+        if form == "all":
+            y = [y[0]] + y[2:] + [y[1]]
+        check(n["outputs"][0]["dims"] == y and value(n["int_ops"]) == want_i
+              and value(n["flops"]) == want_f,
+              f"{tag}: {name} {n['op']} {n['outputs'][0]['dims']} int_ops {n['int_ops']} FLOPs "
+              f"{n['flops']}, want {y} {want_i} {want_f}")
+    check(seen > 0, f"{tag}: no QLinearAdd/QLinearConcat")
 
 
 def check_symbolic(binary, model, form, path, macs):
