@@ -193,6 +193,15 @@ static void md_llm_phase(FILE *f, const char *name, const fl_llm_phase *p) {
     fprintf(f, " | %.3g |\n", p->intensity);
 }
 
+static void md_llm_time_row(FILE *f, const fl_llm_roofline *e, const char *when) {
+    fprintf(f, "| %s%s | ", e->profile, when);
+    md_time(f, e->prefill.time_per_token_s);
+    fprintf(f, " (%s) | ", e->prefill.bound);
+    md_time(f, e->decode.time_per_token_s);
+    fprintf(f, " (%s) | %s |\n", e->decode.bound,
+            e->calibrated ? "yes" : "no: peak figures, a lower bound on time");
+}
+
 /* The LLM view: cost per token of prefill and decode, the KV cache, and
  * the time per token on each profile. */
 static void md_llm(FILE *f, const fl_card *c) {
@@ -210,12 +219,19 @@ static void md_llm(FILE *f, const fl_card *c) {
     for (size_t i = 0; i < v->n_other_symbols; i++) {
         fprintf(f, "%s`%s` = 1", i ? ", " : "; ", v->other_symbols[i]);
     }
-    fputs("), each counted on the graph as given.\n\n"
-          "| phase | tokens | past | seq | FLOPs/token | MACs/token | bytes/token | FLOPs/byte |\n"
+    fputs(v->after ? "), each counted on the graph as given and after the graph rewrites (each "
+                     "phase's graph optimised at its bindings).\n\n"
+                   : "), each counted on the graph as given.\n\n",
+          f);
+    fputs("| phase | tokens | past | seq | FLOPs/token | MACs/token | bytes/token | FLOPs/byte |\n"
           "|---|---:|---:|---:|---:|---:|---:|---:|\n",
           f);
     md_llm_phase(f, "prefill", &v->prefill);
     md_llm_phase(f, "decode", &v->decode);
+    if (v->after) {
+        md_llm_phase(f, "prefill, after graph rewrites", &v->after->prefill);
+        md_llm_phase(f, "decode, after graph rewrites", &v->after->decode);
+    }
     if (v->past_symbol) {
         fputs("\nKV cache: ", f);
         md_si(f, v->kv_bytes_per_token, "B");
@@ -230,13 +246,10 @@ static void md_llm(FILE *f, const fl_card *c) {
           "|---|---:|---:|---|\n",
           f);
     for (size_t i = 0; i < v->n_roofline; i++) {
-        const fl_llm_roofline *e = &v->roofline[i];
-        fprintf(f, "| %s | ", e->profile);
-        md_time(f, e->prefill.time_per_token_s);
-        fprintf(f, " (%s) | ", e->prefill.bound);
-        md_time(f, e->decode.time_per_token_s);
-        fprintf(f, " (%s) | %s |\n", e->decode.bound,
-                e->calibrated ? "yes" : "no: peak figures, a lower bound on time");
+        md_llm_time_row(f, &v->roofline[i], "");
+        if (v->after && i < v->after->n_roofline) {
+            md_llm_time_row(f, &v->after->roofline[i], ", after graph rewrites");
+        }
     }
 }
 

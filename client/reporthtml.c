@@ -631,6 +631,15 @@ static void llm_time_cell(FILE *f, const fl_llm_time *t) {
     fprintf(f, "</td><td>%s</td>", t->bound);
 }
 
+static void llm_time_row(FILE *f, const fl_llm_roofline *e, const char *when) {
+    fputs("<tr><th scope=\"row\">", f);
+    esc(f, e->profile);
+    fprintf(f, "%s</th>", when);
+    llm_time_cell(f, &e->prefill);
+    llm_time_cell(f, &e->decode);
+    fputs("</tr>\n", f);
+}
+
 /* The cost per token of prefill and decode, the KV cache and the time per
  * token per profile (a decoder's view; nothing for other graphs). */
 static void llm_section(FILE *f, const fl_report *r) {
@@ -649,12 +658,20 @@ static void llm_section(FILE *f, const fl_report *r) {
         esc(f, v->past_symbol);
         fputs("</code> the KV cache's past length", f);
     }
-    fputs("), each counted on the graph as given.</p>\n<table><tr><th>phase</th><th>tokens</th>"
+    fputs(v->after ? "), each counted on the graph as given and after the rewrite passes (each "
+                     "phase's graph optimised at its bindings).</p>\n"
+                   : "), each counted on the graph as given.</p>\n",
+          f);
+    fputs("<table><tr><th>phase</th><th>tokens</th>"
           "<th>past</th><th>seq</th><th>FLOPs/token</th><th>MACs/token</th><th>bytes/token</th>"
           "<th>FLOPs/byte</th></tr>\n",
           f);
     llm_phase_row(f, "prefill", &v->prefill);
     llm_phase_row(f, "decode", &v->decode);
+    if (v->after) {
+        llm_phase_row(f, "prefill, after the passes", &v->after->prefill);
+        llm_phase_row(f, "decode, after the passes", &v->after->decode);
+    }
     fputs("</table>\n", f);
     if (v->past_symbol) {
         fputs("<p>KV cache: ", f);
@@ -668,12 +685,10 @@ static void llm_section(FILE *f, const fl_report *r) {
               "<th>decode time/token</th><th>bound</th></tr>\n",
               f);
         for (size_t i = 0; i < v->n_roofline; i++) {
-            fputs("<tr><th scope=\"row\">", f);
-            esc(f, v->roofline[i].profile);
-            fputs("</th>", f);
-            llm_time_cell(f, &v->roofline[i].prefill);
-            llm_time_cell(f, &v->roofline[i].decode);
-            fputs("</tr>\n", f);
+            llm_time_row(f, &v->roofline[i], "");
+            if (v->after && i < v->after->n_roofline) {
+                llm_time_row(f, &v->after->roofline[i], ", after the passes");
+            }
         }
         fputs("</table>\n", f);
     }

@@ -76,7 +76,15 @@ def t(s):
     return '%.4g µs' % (s * 1e6) if 1e-6 <= s < 1e-3 else '%.4g ms' % (s * 1e3) if s >= 1e-3 else '%.4g ns' % (s * 1e9)
 e = v['roofline'][0]
 print('| prefill | %d | %d | %d |' % (p['tokens'], p['past'], p['seq']))
-print('| t4 | %s (%s) | %s (%s) |' % (t(e['prefill']['time_per_token_s']), e['prefill']['bound'], t(e['decode']['time_per_token_s']), e['decode']['bound']))")
+print('| t4 | %s (%s) | %s (%s) |' % (t(e['prefill']['time_per_token_s']), e['prefill']['bound'], t(e['decode']['time_per_token_s']), e['decode']['bound']))
+# After the graph rewrites: the view's 'after' rows (each phase's graph
+# optimised at its bindings, as analyze --json gives them).
+a = v['after']
+def si(x, u):
+    return '%.4g k%s' % (x / 1e3, u) if x >= 1e3 else '%.4g %s' % (x, u)
+print('| decode, after graph rewrites | %d | %d | %d | %s |' % (a['decode']['tokens'], a['decode']['past'], a['decode']['seq'], si(a['decode']['flops_per_token'], 'FLOP')))
+e = a['roofline'][0]
+print('| t4, after graph rewrites | %s (%s) | %s (%s) |' % (t(e['prefill']['time_per_token_s']), e['prefill']['bound'], t(e['decode']['time_per_token_s']), e['decode']['bound']))")
 while IFS= read -r line; do
   check "md_llm ${line:0:12}" 0 "$line" -- cat "$tmp/dec_c.md"
 done <<<"$want_md"

@@ -95,12 +95,13 @@ import json, sys
 v = json.load(open(sys.argv[1]))["llm"]
 def t(s):
     return "%.4g &#181;s" % (s * 1e6) if 1e-6 <= s < 1e-3 else "%.4g ms" % (s * 1e3) if s >= 1e-3 else "%.4g ns" % (s * 1e9)
-for e in v["roofline"]:
-    print('<tr><th scope="row">%s</th><td class="n">%s</td><td>%s</td><td class="n">%s</td><td>%s</td></tr>' % (
-        e["profile"], t(e["prefill"]["time_per_token_s"]), e["prefill"]["bound"],
+# Each profile's row, then its row after the passes (the view's "after").
+for e, when in [(e, "") for e in v["roofline"]] + [(e, ", after the passes") for e in v["after"]["roofline"]]:
+    print('<tr><th scope="row">%s%s</th><td class="n">%s</td><td>%s</td><td class="n">%s</td><td>%s</td></tr>' % (
+        e["profile"], when, t(e["prefill"]["time_per_token_s"]), e["prefill"]["bound"],
         t(e["decode"]["time_per_token_s"]), e["decode"]["bound"]))
 PYEOF
-check llm_report_rows 0 "2" -- sh -c "grep -cxF -f '$tmp/dec_want' '$tmp/dec.html'"
+check llm_report_rows 0 "4" -- sh -c "grep -cxF -f '$tmp/dec_want' '$tmp/dec.html'"
 check llm_report_section 0 '<section id="llm"><h2>LLM view</h2>' -- cat "$tmp/dec.html"
 check llm_report_no_chart_says 0 "the LLM view above estimates each phase" -- cat "$tmp/dec.html"
 check llm_report_cnn 1 "" -- grep -q 'id="llm"' "$tmp/tiny.html"
