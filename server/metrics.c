@@ -142,6 +142,8 @@ static void body_metrics(const fl_srv *s, text *t) {
            s->stats.unimplemented);
     metric(t, "in_flight", "gauge", "Calls being handled now.", (uint64_t)s->active_calls);
     metric(t, "bytes_received_total", "counter", "Graph bytes received.", s->stats.bytes_received);
+    metric(t, "analyses_running", "gauge", "Analyses on a worker thread now.",
+           (uint64_t)atomic_load(&s->analyses_running));
     metric(t, "analyses_stopped_total", "counter",
            "Analyses stopped midway (deadline passed, or shutdown grace period over).",
            s->stats.analyses_stopped);

@@ -360,7 +360,9 @@ static void on_finished(fl_call *c) {
 static void work_cb(uv_work_t *w) {
     fl_call *c = w->data;
     uint64_t t0 = now_ns();
+    atomic_fetch_add(&c->srv->analyses_running, 1);
     fl_svc_analyze_work(c);
+    atomic_fetch_sub(&c->srv->analyses_running, 1);
     c->work_ns = now_ns() - t0;
 }
 

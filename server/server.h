@@ -108,6 +108,8 @@ typedef struct fl_srv {
     /* Set by the loop when the grace period is over: running analyses stop at
      * their next cancellation point (read by pool threads). */
     atomic_bool stop_work;
+    /* Analyses on a pool thread now (decoding, analysing or encoding). */
+    atomic_uint_fast64_t analyses_running;
 
     /* The calls with an analysis queued or running, oldest first (loop), and
      * the mean wall time of an analysis (an exponential average over the

@@ -172,6 +172,7 @@ void fl_svc_stats(fl_call *c) {
     r.unimplemented = s->stats.unimplemented;
     r.bytes_received = s->stats.bytes_received;
     r.analyses_stopped = s->stats.analyses_stopped;
+    r.analyses_running = (uint64_t)atomic_load(&s->analyses_running);
     r.in_flight = (uint64_t)s->active_calls;
     if (s->cache) {
         fl_cache_counters cc;

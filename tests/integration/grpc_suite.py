@@ -718,6 +718,17 @@ def case_deploy_command_lines():
     check("deploy_systemd_exit_0", s.stop() == 0)
 
 
+def wait_running(stub, timeout=60):
+    """Polls Stats until an analysis is on a worker thread (analyses_running);
+    False if none starts within `timeout` seconds."""
+    end = time.time() + timeout
+    while time.time() < end:
+        if stub.Stats(pb.StatsRequest(), timeout=5).analyses_running >= 1:
+            return True
+        time.sleep(0.01)
+    return False
+
+
 def case_stop_midway():
     """An analysis whose deadline passes while it runs stops at the engine's
     next cancellation point (the thread is free again, the work counted as
@@ -750,7 +761,9 @@ def case_stop_midway():
     # as stopped, not as a deadline.
     abandoned = st.deadline_abandoned
     fut = stub.Analyze.future(analyze_req(huge), timeout=120)
-    time.sleep(0.5)  # the analysis is running
+    # Cancelled before the request has arrived, the call would end without an
+    # analysis: wait until one is on the worker thread.
+    check("stop_midway_running", wait_running(stub), "no analysis started")
     fut.cancel()
     r = stub.Analyze(analyze_req(open(TINY, "rb").read()), timeout=30)
     st = stub.Stats(pb.StatsRequest(), timeout=5)
@@ -764,7 +777,7 @@ def case_stop_midway():
     s = Server("--threads", "1", "--cache-mb", "0", "--grace-ms", "300")
     stub = pb_grpc.CostModelStub(s.channel())
     fut = stub.Analyze.future(analyze_req(huge), timeout=120)
-    time.sleep(0.5)  # the analysis is running
+    check("stop_at_grace_running", wait_running(stub), "no analysis started")
     s.proc.send_signal(signal.SIGTERM)
     code = code_of(fut.result)[0]
     rc = s.proc.wait(timeout=60)
