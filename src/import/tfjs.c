@@ -29,6 +29,7 @@
 #include "tensorflow/graph.pb-c.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -562,13 +563,22 @@ static fl_status unweighted_consts(wctx *w) {
             continue; /* holds its value in the topology */
         }
         int64_t n = 1;
-        bool empty = false;
+        bool empty = false, huge = false;
         for (size_t k = 0; t->tensor_shape && k < t->tensor_shape->n_dim; k++) {
-            n = t->tensor_shape->dim[k]->size > 0 ? n * t->tensor_shape->dim[k]->size : n;
-            empty |= t->tensor_shape->dim[k]->size == 0;
+            int64_t size = t->tensor_shape->dim[k]->size;
+            huge |= size > 0 && n > INT64_MAX / 4 / size; /* its bytes not an int64 */
+            n = size > 0 && !huge ? n * size : n;
+            empty |= size == 0;
         }
         if (empty) {
             continue; /* zero elements: nothing to know */
+        }
+        if (huge) {
+            return fl__diag_fail(w->d, FL_EINVAL,
+                                 "node '%s': Const value's tensorShape has more elements than a "
+                                 "tensor can hold (field: modelTopology.node.attr.value.tensor."
+                                 "tensorShape)",
+                                 nd->name);
         }
         fl_status st = add_int_attr(w, nd, STRIPPED_ATTR, n * 4);
         if (st != FL_OK) {

@@ -274,6 +274,26 @@ static void test_errors(void **state) {
                                                   "\"dtype\":\"float32\",\"quantization\":{"
                                                   "\"dtype\":\"uint8\"}}]}]}";
     expect_error(nos, NULL, 0, "uint8/uint16 quantization needs numbers 'scale' and 'min'");
+    /* A Const without weight or value whose shape has more elements than
+     * int64 bytes can count (2^60 * 2^4: the product overflowed, found by
+     * fuzz_tfjs); 2^40 * 2^20 elements are still counted (4 << 60 bytes). */
+    const char *big = "{\"modelTopology\":{\"node\":[{\"name\":\"c\",\"op\":\"Const\",\"attr\":{"
+                      "\"dtype\":{\"type\":\"DT_FLOAT\"},\"value\":{\"tensor\":{\"dtype\":"
+                      "\"DT_FLOAT\",\"tensorShape\":{\"dim\":[{\"size\":\"1152921504606846976\"},"
+                      "{\"size\":\"16\"}]}}}}}]},\"weightsManifest\":[]}";
+    expect_error(big, NULL, 0,
+                 "node 'c': Const value's tensorShape has more elements than a tensor can hold "
+                 "(field: modelTopology.node.attr.value.tensor.tensorShape)");
+    fl_report *r = NULL;
+    const char *fits = "{\"modelTopology\":{\"node\":[{\"name\":\"c\",\"op\":\"Const\",\"attr\":{"
+                       "\"dtype\":{\"type\":\"DT_FLOAT\"},\"value\":{\"tensor\":{\"dtype\":"
+                       "\"DT_FLOAT\",\"tensorShape\":{\"dim\":[{\"size\":\"1099511627776\"},"
+                       "{\"size\":\"1048576\"}]}}}}}]},\"weightsManifest\":[]}";
+    fl_status st = run(fits, NULL, 0, &r);
+    if (st != FL_OK && r && r->error && strstr(r->error, "more elements than a tensor")) {
+        fail_msg("a 2^60-element Const was refused: %s", r->error);
+    }
+    fl_report_free(r);
 }
 
 static void test_sniff_and_refs(void **state) {
