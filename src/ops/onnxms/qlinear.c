@@ -296,14 +296,19 @@ static fl_status infer_nhwc(fl_ctx *c, fl_node *n, int kind, int n_in) {
 
 static const int x_idx[] = {0};
 
-static fl_status infer_qavg_pool(fl_ctx *c, fl_node *n) {
+/* The onnx twin `kind` of inputs idx[0..n_in), on channels-last operands
+ * when attr channels_last says so. */
+static fl_status infer_by_layout(fl_ctx *c, fl_node *n, int kind, const int *idx, int n_in) {
     bool last;
     fl_status st = channels_last(c, n, &last);
     if (st != FL_OK) {
         return st;
     }
-    return last ? infer_nhwc(c, n, FL_OP_ONNX_AVERAGE_POOL, 1)
-                : fl__ox_delegate(c, n, FL_OP_ONNX_AVERAGE_POOL, x_idx, 1);
+    return last ? infer_nhwc(c, n, kind, n_in) : fl__ox_delegate(c, n, kind, idx, n_in);
+}
+
+static fl_status infer_qavg_pool(fl_ctx *c, fl_node *n) {
+    return infer_by_layout(c, n, FL_OP_ONNX_AVERAGE_POOL, x_idx, 1);
 }
 
 static fl_status cost_qavg_pool(fl_ctx *c, const fl_node *n, fl_cost *out) {
@@ -325,13 +330,7 @@ static fl_status cost_qavg_pool(fl_ctx *c, const fl_node *n, fl_cost *out) {
 static const int qconv_idx[] = {0, 1, 2, 3, 4, 5, 6, 7, 8};
 
 static fl_status infer_ms_qconv(fl_ctx *c, fl_node *n) {
-    bool last;
-    fl_status st = channels_last(c, n, &last);
-    if (st != FL_OK) {
-        return st;
-    }
-    return last ? infer_nhwc(c, n, FL_OP_ONNX_QLINEAR_CONV, 9)
-                : fl__ox_delegate(c, n, FL_OP_ONNX_QLINEAR_CONV, qconv_idx, 9);
+    return infer_by_layout(c, n, FL_OP_ONNX_QLINEAR_CONV, qconv_idx, 9);
 }
 
 static fl_status cost_ms_qconv(fl_ctx *c, const fl_node *n, fl_cost *out) {

@@ -51,20 +51,13 @@
 
 #include <string.h>
 
-static const fl_shape *in_shape(const fl_node *n, int i) {
-    static const fl_shape unknown = {-1, NULL};
-    return i < n->n_inputs && n->inputs[i].node->kind != FL_OP_ONNX_ABSENT
-               ? &fl_node_in(n, i)->shape
-               : &unknown;
-}
-
 static bool present(const fl_node *n, int i) {
     return i < n->n_inputs && n->inputs[i].node->kind != FL_OP_ONNX_ABSENT;
 }
 
 /* Dim d of input i, unknown when the input or its rank is. */
 static fl_sym in_dim(const fl_node *n, int i, int d) {
-    const fl_shape *s = in_shape(n, i);
+    const fl_shape *s = fl__tfl_in_shape(n, i);
     return d < s->rank ? s->dims[d] : fl_sym_unknown();
 }
 
@@ -97,7 +90,7 @@ static int in_dtype(const fl_node *n) {
 
 /* SVDF (the header's rule). */
 static fl_status infer_svdf(fl_ctx *c, fl_node *n) {
-    const fl_shape *x = in_shape(n, 0);
+    const fl_shape *x = fl__tfl_in_shape(n, 0);
     fl_sym f = in_dim(n, 1, 0), u = fl_sym_unknown();
     const fl_attr *ra = fl__node_attr(n, "rank");
     int64_t rank = ra && ra->kind == FL_ATTR_I ? ra->v.i : 0;
@@ -140,7 +133,7 @@ static fl_sym bidi_units(const fl_node *n, bool bw) {
 }
 
 static fl_status infer_bidi(fl_ctx *c, fl_node *n) {
-    const fl_shape *x = in_shape(n, 0);
+    const fl_shape *x = fl__tfl_in_shape(n, 0);
     const fl_attr *ma = fl__node_attr(n, "merge_outputs");
     bool merge = ma && ma->kind == FL_ATTR_B && ma->v.b;
     fl_arith k = {c, n, FL_OK};
@@ -164,13 +157,13 @@ static fl_status infer_bidi(fl_ctx *c, fl_node *n) {
 
 /* Last dim of input i (the input width it feeds a cell). */
 static fl_sym width(const fl_node *n, int i) {
-    const fl_shape *s = in_shape(n, i);
+    const fl_shape *s = fl__tfl_in_shape(n, i);
     return s->rank >= 1 ? s->dims[s->rank - 1] : fl_sym_unknown();
 }
 
 static fl_status cost_bidi(fl_ctx *c, const fl_node *n, fl_cost *out) {
     fl_arith k = {c, n, FL_OK};
-    const fl_shape *x = in_shape(n, 0);
+    const fl_shape *x = fl__tfl_in_shape(n, 0);
     if (x->rank < 1) {
         return fl__ar_put_cost(&k, out, fl_sym_unknown(), fl_sym_unknown());
     }
@@ -218,7 +211,7 @@ fl_status fl__tfl_infer_rnn(fl_ctx *c, fl_node *n) {
     if (is_bidi(n)) {
         return infer_bidi(c, n);
     }
-    const fl_shape *x = in_shape(n, 0);
+    const fl_shape *x = fl__tfl_in_shape(n, 0);
     const fl_attr *kt = fl__node_attr(n, "kernel_type");
     int want = is_sequence(n) ? 3 : 2;
     if (n->n_outputs < 1 || (kt && kt->kind == FL_ATTR_I && kt->v.i != 0)) {
@@ -277,7 +270,7 @@ fl_status fl__tfl_cost_rnn(fl_ctx *c, const fl_node *n, fl_cost *out) {
         return cost_bidi(c, n, out);
     }
     fl_arith k = {c, n, FL_OK};
-    const fl_shape *x = in_shape(n, 0);
+    const fl_shape *x = fl__tfl_in_shape(n, 0);
     if (x->rank < 1) {
         return fl__ar_put_cost(&k, out, fl_sym_unknown(), fl_sym_unknown());
     }

@@ -45,17 +45,6 @@
 
 #include <string.h>
 
-static const fl_shape *in_shape(const fl_node *n, int i) {
-    static const fl_shape unknown = {-1, NULL};
-    return i < n->n_inputs && n->inputs[i].node->kind != FL_OP_ONNX_ABSENT
-               ? &fl_node_in(n, i)->shape
-               : &unknown;
-}
-
-static int in_dtype(const fl_node *n, int i) {
-    return i < n->n_inputs ? (int)fl_node_in(n, i)->dtype : FL_DT_INVALID;
-}
-
 /* Option `name` as an int64 list of exactly `want` entries (want < 0: any);
  * false (after a warning naming the tensor) otherwise. */
 static bool ints_opt(fl_ctx *c, const fl_node *n, const char *name, int want, const int64_t **v,
@@ -124,7 +113,7 @@ static bool dot_dims(fl_ctx *c, const fl_node *n, const fl_shape *l, const fl_sh
 }
 
 static fl_status infer_dot_general(fl_ctx *c, fl_node *n, fl_sym *dims, int *rank) {
-    const fl_shape *l = in_shape(n, 0), *r = in_shape(n, 1);
+    const fl_shape *l = fl__tfl_in_shape(n, 0), *r = fl__tfl_in_shape(n, 1);
     if (l->rank < 0 || r->rank < 0 || l->rank > 32 || r->rank > 32) {
         return FL_ENOTFOUND;
     }
@@ -155,7 +144,7 @@ static fl_status infer_dot_general(fl_ctx *c, fl_node *n, fl_sym *dims, int *ran
 }
 
 static fl_status infer_concat(fl_ctx *c, fl_node *n, fl_sym *dims, int *rank) {
-    const fl_shape *x = in_shape(n, 0);
+    const fl_shape *x = fl__tfl_in_shape(n, 0);
     const fl_attr *a = fl__node_attr(n, "dimension");
     int64_t d = a && a->kind == FL_ATTR_I ? a->v.i : -1;
     if (x->rank < 0 || x->rank > 64 || !dim_ok(c, n, "dimension", d, x->rank)) {
@@ -164,7 +153,7 @@ static fl_status infer_concat(fl_ctx *c, fl_node *n, fl_sym *dims, int *rank) {
     fl_arith k = {c, n, FL_OK};
     memcpy(dims, x->dims, (size_t)x->rank * sizeof *dims);
     for (int i = 1; i < n->n_inputs; i++) {
-        const fl_shape *s = in_shape(n, i);
+        const fl_shape *s = fl__tfl_in_shape(n, i);
         dims[d] = s->rank == x->rank ? fl__ar_add(&k, dims[d], s->dims[d]) : fl_sym_unknown();
     }
     *rank = x->rank;
@@ -172,7 +161,7 @@ static fl_status infer_concat(fl_ctx *c, fl_node *n, fl_sym *dims, int *rank) {
 }
 
 static fl_status infer_slice(fl_ctx *c, fl_node *n, fl_sym *dims, int *rank) {
-    const fl_shape *x = in_shape(n, 0);
+    const fl_shape *x = fl__tfl_in_shape(n, 0);
     const int64_t *b, *e, *s;
     size_t nb, ne, ns;
     if (x->rank < 0 || x->rank > 64 || !ints_opt(c, n, "start_indices", x->rank, &b, &nb) ||
@@ -195,7 +184,7 @@ static fl_status infer_slice(fl_ctx *c, fl_node *n, fl_sym *dims, int *rank) {
 }
 
 static fl_status infer_transpose(fl_ctx *c, fl_node *n, fl_sym *dims, int *rank) {
-    const fl_shape *x = in_shape(n, 0);
+    const fl_shape *x = fl__tfl_in_shape(n, 0);
     const int64_t *p;
     size_t np;
     if (x->rank < 0 || x->rank > 64 || !ints_opt(c, n, "permutation", x->rank, &p, &np)) {
@@ -212,7 +201,7 @@ static fl_status infer_transpose(fl_ctx *c, fl_node *n, fl_sym *dims, int *rank)
 }
 
 static fl_status infer_pad(fl_ctx *c, fl_node *n, fl_sym *dims, int *rank) {
-    const fl_shape *x = in_shape(n, 0);
+    const fl_shape *x = fl__tfl_in_shape(n, 0);
     const int64_t *lo, *hi, *in;
     size_t nl, nh, ni;
     if (x->rank < 0 || x->rank > 64 || !ints_opt(c, n, "edge_padding_low", x->rank, &lo, &nl) ||
@@ -235,7 +224,7 @@ static fl_status infer_pad(fl_ctx *c, fl_node *n, fl_sym *dims, int *rank) {
 }
 
 static fl_status infer_dynamic_slice(fl_ctx *c, fl_node *n, fl_sym *dims, int *rank) {
-    const fl_shape *x = in_shape(n, 0);
+    const fl_shape *x = fl__tfl_in_shape(n, 0);
     const int64_t *sz;
     size_t ns;
     if (x->rank < 0 || x->rank > 64 || !ints_opt(c, n, "slice_sizes", x->rank, &sz, &ns)) {
@@ -250,7 +239,7 @@ static fl_status infer_dynamic_slice(fl_ctx *c, fl_node *n, fl_sym *dims, int *r
 
 /* REDUCE: operand `p`'s dims without the reduced ones. */
 static fl_status infer_reduce(fl_ctx *c, fl_node *n, int p, fl_sym *dims, int *rank) {
-    const fl_shape *x = in_shape(n, p);
+    const fl_shape *x = fl__tfl_in_shape(n, p);
     const int64_t *red;
     size_t nr;
     if (x->rank < 0 || x->rank > 64 || !ints_opt(c, n, "dimensions", -1, &red, &nr)) {
@@ -293,7 +282,7 @@ static bool per_dim(fl_ctx *c, const fl_node *n, const char *name, int want, int
 
 /* REDUCE_WINDOW: operand `p`'s windowed dims (the header's rule). */
 static fl_status infer_reduce_window(fl_ctx *c, fl_node *n, int p, fl_sym *dims, int *rank) {
-    const fl_shape *x = in_shape(n, p);
+    const fl_shape *x = fl__tfl_in_shape(n, p);
     int r = x->rank;
     int64_t win[32], str[32], bdil[32], wdil[32], pad[64];
     if (r < 0 || r > 32 || !per_dim(c, n, "window_dimensions", r, 1, win) ||
@@ -335,7 +324,7 @@ static fl_status infer_reduction_out(fl_ctx *c, fl_node *n, int p) {
         st = FL_OK;
         rank = -1;
     }
-    return st == FL_OK ? fl__op_set_output(c, n, p, in_dtype(n, p), rank, dims) : st;
+    return st == FL_OK ? fl__op_set_output(c, n, p, fl__tfl_in_dtype(n, p), rank, dims) : st;
 }
 
 bool fl__tfl_hlo_ints(fl_ctx *c, const fl_node *n, const char *name, int want, const int64_t **v,
@@ -370,7 +359,7 @@ fl_status fl__tfl_infer_hlo(fl_ctx *c, fl_node *n) {
         return fl__tfl_check_all(c, n, st);
     }
     fl_sym dims[64];
-    int rank = -1, dt = in_dtype(n, 0);
+    int rank = -1, dt = fl__tfl_in_dtype(n, 0);
     fl_status st;
     switch (n->kind) {
     case FL_OP_TFL_STABLEHLO_DOT_GENERAL:
@@ -392,7 +381,7 @@ fl_status fl__tfl_infer_hlo(fl_ctx *c, fl_node *n) {
         st = infer_dynamic_slice(c, n, dims, &rank);
         break;
     default: { /* DYNAMIC_UPDATE_SLICE */
-        const fl_shape *x = in_shape(n, 0);
+        const fl_shape *x = fl__tfl_in_shape(n, 0);
         rank = x->rank > 64 ? -1 : x->rank;
         if (rank > 0) {
             memcpy(dims, x->dims, (size_t)rank * sizeof *dims);
@@ -458,8 +447,8 @@ static fl_status cost_reduction(fl_ctx *c, const fl_node *n, fl_cost *out) {
     }
     fl_cost one;
     if (n->n_outputs > 0 && fl__tfl_hlo_body(c, n, &one)) {
-        fl_sym apps =
-            window ? fl__ar_numel(&k, &n->outputs[0].shape) : fl__ar_numel(&k, in_shape(n, 0));
+        fl_sym apps = window ? fl__ar_numel(&k, &n->outputs[0].shape)
+                             : fl__ar_numel(&k, fl__tfl_in_shape(n, 0));
         apps = fl__ar_mul(&k, apps, fl__ar_int_prod(&k, w, nw));
         return fl__ar_put_int_cost(&k, out, fl__ar_mul(&k, apps, one.flops),
                                    fl__ar_mul(&k, apps, one.macs),
@@ -467,8 +456,8 @@ static fl_status cost_reduction(fl_ctx *c, const fl_node *n, fl_cost *out) {
     }
     fl_sym f = fl_sym_const(0);
     for (int p = 0; p < n->n_outputs; p++) {
-        fl_sym e =
-            window ? fl__ar_numel(&k, &n->outputs[p].shape) : fl__ar_numel(&k, in_shape(n, p));
+        fl_sym e = window ? fl__ar_numel(&k, &n->outputs[p].shape)
+                          : fl__ar_numel(&k, fl__tfl_in_shape(n, p));
         for (size_t i = 0; i < nw; i++) {
             e = fl__ar_scale(&k, e, w[i]);
         }
@@ -488,7 +477,7 @@ fl_status fl__tfl_cost_hlo(fl_ctx *c, const fl_node *n, fl_cost *out) {
     if (n->kind != FL_OP_TFL_STABLEHLO_DOT_GENERAL) {
         return fl__ar_put_cost(&k, out, fl_sym_const(0), fl_sym_const(0));
     }
-    const fl_shape *l = in_shape(n, 0);
+    const fl_shape *l = fl__tfl_in_shape(n, 0);
     const int64_t *cd;
     size_t cnt = 0;
     if (fl__attr_get_ints(n, "lhs_contracting_dimensions", &cd, &cnt, c->d) != FL_OK) {

@@ -73,17 +73,6 @@
 
 #include <string.h>
 
-static const fl_shape *in_shape(const fl_node *n, int i) {
-    static const fl_shape unknown = {-1, NULL};
-    return i < n->n_inputs && n->inputs[i].node->kind != FL_OP_ONNX_ABSENT
-               ? &fl_node_in(n, i)->shape
-               : &unknown;
-}
-
-static int in_dtype(const fl_node *n, int i) {
-    return i < n->n_inputs ? (int)fl_node_in(n, i)->dtype : FL_DT_INVALID;
-}
-
 static int64_t int_opt(const fl_ctx *c, const fl_node *n, const char *name, int64_t dflt) {
     int64_t v = dflt;
     if (fl__attr_get_int(n, name, &v, c->d) != FL_OK) {
@@ -218,7 +207,7 @@ static fl_status conv_spatial(fl_ctx *c, const fl_node *n, fl_sym d, int64_t k, 
 }
 
 static fl_status infer_conv(fl_ctx *c, fl_node *n, fl_sym *dims, int *rank) {
-    const fl_shape *l = in_shape(n, 0), *w = in_shape(n, 1);
+    const fl_shape *l = fl__tfl_in_shape(n, 0), *w = fl__tfl_in_shape(n, 1);
     conv_dn cd;
     if (l->rank < 0 || w->rank < 0) {
         return FL_ENOTFOUND;
@@ -244,7 +233,7 @@ static fl_status infer_conv(fl_ctx *c, fl_node *n, fl_sym *dims, int *rank) {
  * do not fit the kernel. */
 static fl_status cost_conv(fl_ctx *c, const fl_node *n, fl_cost *out) {
     fl_arith k = {c, n, FL_OK};
-    const fl_shape *w = in_shape(n, 1);
+    const fl_shape *w = fl__tfl_in_shape(n, 1);
     int64_t kif = int_opt(c, n, "kernel_input_feature_dimension", -1);
     const int64_t *ks = NULL;
     size_t nk = 0;
@@ -311,7 +300,7 @@ static bool gather_operand(fl_ctx *c, const fl_node *n, const fl_shape *x, const
 }
 
 static fl_status infer_gather(fl_ctx *c, fl_node *n, fl_sym *dims, int *rank) {
-    const fl_shape *x = in_shape(n, 0), *idx = in_shape(n, 1);
+    const fl_shape *x = fl__tfl_in_shape(n, 0), *idx = fl__tfl_in_shape(n, 1);
     gather_dn g;
     if (x->rank < 0 || idx->rank < 0 || x->rank > 32 || idx->rank > 32) {
         return FL_ENOTFOUND;
@@ -377,7 +366,7 @@ static int scatter_n(fl_ctx *c, const fl_node *n) {
 
 /* The rank the updates must have (the header's check). */
 static bool scatter_check(fl_ctx *c, const fl_node *n, int k) {
-    const fl_shape *idx = in_shape(n, k), *upd = in_shape(n, k + 1);
+    const fl_shape *idx = fl__tfl_in_shape(n, k), *upd = fl__tfl_in_shape(n, k + 1);
     const int64_t *uwd;
     size_t nu;
     if (!fl__tfl_hlo_ints(c, n, "update_window_dims", -1, &uwd, &nu)) {
@@ -406,10 +395,10 @@ static fl_status infer_same(fl_ctx *c, fl_node *n) {
             scatter_check(c, n, k);
         }
     } else {
-        const fl_shape *x = in_shape(n, 0);
+        const fl_shape *x = fl__tfl_in_shape(n, 0);
         int64_t d = int_opt(c, n, "dimension", 0);
         for (int i = 1; i < n->n_inputs && x->rank >= 0; i++) {
-            if (in_shape(n, i)->rank != x->rank) {
+            if (fl__tfl_in_shape(n, i)->rank != x->rank) {
                 k = 0;
                 warn_false(c, n, "the inputs of a sort differ in rank");
             }
@@ -425,9 +414,9 @@ static fl_status infer_same(fl_ctx *c, fl_node *n) {
     }
     fl_status st = FL_OK;
     for (int p = 0; p < n->n_outputs && st == FL_OK; p++) {
-        const fl_shape *s = in_shape(n, p);
+        const fl_shape *s = fl__tfl_in_shape(n, p);
         st = k > 0 && s->rank >= 0 && s->rank <= 64
-                 ? fl__op_set_output(c, n, p, in_dtype(n, p), s->rank, s->dims)
+                 ? fl__op_set_output(c, n, p, fl__tfl_in_dtype(n, p), s->rank, s->dims)
                  : fl__tfl_from_stored(c, n, p);
     }
     return st;
@@ -444,7 +433,7 @@ static int64_t ceil_log2(int64_t v) {
 
 /* SORT's comparisons (the header's count); unknown for a symbolic n. */
 static fl_sym sort_comparisons(fl_arith *k, const fl_node *n) {
-    const fl_shape *x = in_shape(n, 0);
+    const fl_shape *x = fl__tfl_in_shape(n, 0);
     int64_t d = 0;
     if (fl__attr_get_int(n, "dimension", &d, k->c->d) != FL_OK || x->rank < 1) {
         return fl_sym_unknown();
@@ -471,7 +460,7 @@ static fl_status cost_applied(fl_ctx *c, const fl_node *n, fl_cost *out) {
     int64_t each = 1;
     if (n->kind == FL_OP_TFL_STABLEHLO_SCATTER) {
         int nk = (n->n_inputs - 1) / 2;
-        apps = n->n_inputs >= 3 ? fl__ar_numel(&k, in_shape(n, nk + 1)) : fl_sym_unknown();
+        apps = n->n_inputs >= 3 ? fl__ar_numel(&k, fl__tfl_in_shape(n, nk + 1)) : fl_sym_unknown();
         each = nk;
     } else {
         apps = sort_comparisons(&k, n);
@@ -537,14 +526,14 @@ static fl_status infer_stored_checked(fl_ctx *c, fl_node *n) {
         fl__tfl_hlo_dim_ok(c, n, "iota_dimension", d, t->shape.rank);
         return FL_OK;
     }
-    const fl_shape *x = in_shape(n, 0);
+    const fl_shape *x = fl__tfl_in_shape(n, 0);
     fl_sym dims[64];
     int rank = t->shape.rank;
     memcpy(dims, t->shape.dims, (size_t)rank * sizeof *dims);
     if (x->rank < 0 || x->rank > 64 || !broadcast_check(c, n, x, dims, rank)) {
         return FL_OK;
     }
-    int dt = t->dtype != FL_DT_INVALID ? (int)t->dtype : in_dtype(n, 0);
+    int dt = t->dtype != FL_DT_INVALID ? (int)t->dtype : fl__tfl_in_dtype(n, 0);
     return fl__op_set_output(c, n, 0, dt, rank, dims);
 }
 
@@ -571,7 +560,7 @@ fl_status fl__tfl_infer_hlo_general(fl_ctx *c, fl_node *n) {
         if (st == FL_ENOTFOUND) {
             st = fl__tfl_from_stored(c, n, 0);
         } else if (st == FL_OK) {
-            st = fl__op_set_output(c, n, 0, in_dtype(n, 0), rank, dims);
+            st = fl__op_set_output(c, n, 0, fl__tfl_in_dtype(n, 0), rank, dims);
         }
         for (int p = 1; p < n->n_outputs && st == FL_OK; p++) {
             st = fl__tfl_from_stored(c, n, p);

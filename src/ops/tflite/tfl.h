@@ -65,4 +65,18 @@ bool fl__tfl_hlo_body(fl_ctx *c, const fl_node *n, fl_cost *one);
 fl_status fl__tfl_infer_hlo_general(fl_ctx *c, fl_node *n);
 fl_status fl__tfl_cost_hlo_general(fl_ctx *c, const fl_node *n, fl_cost *out);
 
+/* Input i's shape: unknown (rank -1) when the node has no input i or it is
+ * an absent optional input. */
+static inline const fl_shape *fl__tfl_in_shape(const fl_node *n, int i) {
+    static const fl_shape unknown = {-1, NULL};
+    return i < n->n_inputs && n->inputs[i].node->kind != FL_OP_ONNX_ABSENT
+               ? &fl_node_in(n, i)->shape
+               : &unknown;
+}
+
+/* Input i's dtype (FL_DT_INVALID when there is none). */
+static inline int fl__tfl_in_dtype(const fl_node *n, int i) {
+    return i < n->n_inputs ? (int)fl_node_in(n, i)->dtype : FL_DT_INVALID;
+}
+
 #endif
