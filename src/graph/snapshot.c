@@ -371,16 +371,20 @@ const fl_node *fl__graph_snapshot_unmarked(const fl_graph_snapshot *s) {
     size_t oi = 0, oc = 0;
     for (size_t i = 0; i < s->n_nodes; i++) {
         const fl_node *n = s->node_ptrs[i], *o = &s->nodes[i];
-        const fl_input *in = s->inputs + oi;
-        fl_node *const *ctrl = s->ctrl + oc;
+        /* Offsets, not pointers: the saved arrays are NULL when the graph had
+         * no inputs (or no control edges) at all. fields_differ runs first,
+         * so a memcmp below compares as many entries as were saved. */
+        size_t at_in = oi, at_ctrl = oc;
         oi += o->n_inputs > 0 ? (size_t)o->n_inputs : 0;
         oc += o->n_ctrl > 0 ? (size_t)o->n_ctrl : 0;
         if ((n->flags & FL_NODE_REMOVED) || fl__graph_snapshot_marked(s, n)) {
             continue;
         }
         if (fields_differ(o, n) ||
-            (n->n_inputs > 0 && memcmp(n->inputs, in, (size_t)n->n_inputs * sizeof(*in))) ||
-            (n->n_ctrl > 0 && memcmp(n->ctrl, ctrl, (size_t)n->n_ctrl * sizeof(*ctrl))) ||
+            (n->n_inputs > 0 &&
+             memcmp(n->inputs, s->inputs + at_in, (size_t)n->n_inputs * sizeof(fl_input))) ||
+            (n->n_ctrl > 0 &&
+             memcmp(n->ctrl, s->ctrl + at_ctrl, (size_t)n->n_ctrl * sizeof(fl_node *))) ||
             (s->indexed && outputs_differ_at(s, (long)i, n))) {
             return n;
         }
