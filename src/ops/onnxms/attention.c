@@ -59,13 +59,9 @@ typedef struct att_dims {
 static fl_status att_read(fl_ctx *c, const fl_node *n, att_dims *a) {
     const fl_shape *x = fl__op_in_shape(n, 0);
     const fl_shape *w = fl__op_in_shape(n, 1);
-    fl_status st = fl__attr_need_int(n, "num_heads", &a->heads, c->d);
+    fl_status st = fl__attr_need_pos_int(n, "num_heads", &a->heads, c->d);
     if (st != FL_OK) {
         return st;
-    }
-    if (a->heads <= 0) {
-        return fl__node_fail(c->d, FL_EINVAL, n, "attr 'num_heads' is %lld, want > 0",
-                             (long long)a->heads);
     }
     if (x->rank >= 0 && x->rank != 3) {
         return fl__node_fail(c->d, FL_EINVAL, n,
