@@ -201,7 +201,8 @@ static void test_qlinear_pools(void **state) {
  * E(x) 180 + E(w) 108 + E(y) 128 = 7328 (+ 128 with the int32 bias = 7456);
  * FLOPs 2 * 128 = 256. channels_last 0 on x [1,3,6,10]: y [1,4,4,8], the
  * same counts. NhwcMaxPool x uint8 [1,6,4,3], kernel [3,2], strides [3,2]
- * -> [1,2,2,3]: onnx::MaxPool's prod(kernel) * E(y) = 6 * 12 = 72 FLOPs.
+ * -> [1,2,2,3]: onnx::MaxPool's prod(kernel) * E(y) = 6 * 12 = 72
+ * comparisons, integer ones (uint8): 72 int_ops, 0 FLOPs.
  * x with 5 channels for w's 3, and a pool without kernel_shape, fail naming
  * the node. */
 static void test_nhwc_ops(void **state) {
@@ -233,7 +234,7 @@ static void test_nhwc_ops(void **state) {
     oc_assert_int(oc_node(r, "qc_f"), 256, 7328);
     const fl_report_node *mp = oc_node(r, "mp");
     assert_out(mp, "[1,2,2,3]", "uint8");
-    oc_assert_int(mp, 72, 0);
+    oc_assert_int(mp, 0, 72);
     assert_int_equal(r->totals.macs.value, 0);
     fl_report_free(r);
     ob_free(m);
@@ -251,6 +252,62 @@ static void test_nhwc_ops(void **state) {
     oc_ms_node(m, "NhwcMaxPool", "mp_bad", "p", "y");
     ob_output(m, "y");
     want_error(m, "node 'mp_bad' (NhwcMaxPool): missing required attr 'kernel_shape'");
+}
+
+/* Comparisons of integers are integer operations (src/ops/onnx/onnx.h):
+ * MaxPool x uint8 [1,2,5,5], kernel [3,3], strides [2,2] -> [1,2,2,2]:
+ * 9 * 8 = 72 comparisons: 72 int_ops, 0 FLOPs; the same pool on float x:
+ * 72 FLOPs, 0 int_ops. ReduceMax / ReduceMin over axis 1 of int8 / uint8
+ * [2,3,4] (keepdims 0) -> [2,4]: E(in) - E(out) = 24 - 8 = 16 int_ops.
+ * Max(int32 [2,3], int32 [3]) -> [2,3]: 6 int_ops; Min of three int32
+ * operands: (3 - 1) * 6 = 12; Max of two float [2,3]: 6 FLOPs. */
+static void test_integer_comparisons(void **state) {
+    (void)state;
+    ob_model *m = oc_ms_model();
+    ob_input(m, "xu", U8, 4, (int64_t[]){1, 2, 5, 5}, NULL);
+    ob_input(m, "xf", OB_FLOAT, 4, (int64_t[]){1, 2, 5, 5}, NULL);
+    ob_input(m, "ri", I8, 3, (int64_t[]){2, 3, 4}, NULL);
+    ob_input(m, "ru", U8, 3, (int64_t[]){2, 3, 4}, NULL);
+    ob_input(m, "a", OB_INT32, 2, (int64_t[]){2, 3}, NULL);
+    ob_input(m, "b", OB_INT32, 1, (int64_t[]){3}, NULL);
+    ob_input(m, "fa", OB_FLOAT, 2, (int64_t[]){2, 3}, NULL);
+    const char *pools[][2] = {{"mp_u8", "xu"}, {"mp_f", "xf"}};
+    for (int i = 0; i < 2; i++) {
+        char out[16];
+        snprintf(out, sizeof out, "y_%s", pools[i][0]);
+        Onnx__NodeProto *n = ob_node(m, "MaxPool", pools[i][0], pools[i][1], out);
+        ob_attr_ints(m, n, "kernel_shape", 2, (int64_t[]){3, 3});
+        ob_attr_ints(m, n, "strides", 2, (int64_t[]){2, 2});
+        ob_output(m, out);
+    }
+    Onnx__NodeProto *n = ob_node(m, "ReduceMax", "rmax", "ri", "y_rmax");
+    ob_attr_ints(m, n, "axes", 1, (int64_t[]){1});
+    ob_attr_i(m, n, "keepdims", 0);
+    n = ob_node(m, "ReduceMin", "rmin", "ru", "y_rmin");
+    ob_attr_ints(m, n, "axes", 1, (int64_t[]){1});
+    ob_attr_i(m, n, "keepdims", 0);
+    ob_node(m, "Max", "max_i", "a,b", "y_max_i");
+    ob_node(m, "Min", "min_i", "a,b,a", "y_min_i");
+    ob_node(m, "Max", "max_f", "fa,fa", "y_max_f");
+    const char *outs[] = {"y_rmax", "y_rmin", "y_max_i", "y_min_i", "y_max_f"};
+    for (size_t i = 0; i < sizeof outs / sizeof outs[0]; i++) {
+        ob_output(m, outs[i]);
+    }
+    fl_report *r = oc_run(m, FL_OK);
+    assert_out(oc_node(r, "mp_u8"), "[1,2,2,2]", "uint8");
+    oc_assert_int(oc_node(r, "mp_u8"), 0, 72);
+    oc_assert_int(oc_node(r, "mp_f"), 72, 0);
+    assert_out(oc_node(r, "rmax"), "[2,4]", "int8");
+    oc_assert_int(oc_node(r, "rmax"), 0, 16);
+    oc_assert_int(oc_node(r, "rmin"), 0, 16);
+    assert_out(oc_node(r, "max_i"), "[2,3]", "int32");
+    oc_assert_int(oc_node(r, "max_i"), 0, 6);
+    oc_assert_int(oc_node(r, "min_i"), 0, 12);
+    oc_assert_int(oc_node(r, "max_f"), 6, 0);
+    assert_int_equal(r->totals.int_ops.value, 72 + 16 + 16 + 6 + 12);
+    assert_int_equal(r->totals.flops.value, 72 + 6);
+    fl_report_free(r);
+    ob_free(m);
 }
 
 /* QLinearReduceMean X int8 [2,3,4], axes [1], keepdims 0 -> [2,4]: E(X) 24,
@@ -415,6 +472,7 @@ int main(void) {
         cmocka_unit_test(test_qlinear_reduce_mean), cmocka_unit_test(test_qlinear_concat),
         cmocka_unit_test(test_qlinear_where),       cmocka_unit_test(test_hybrid_matmul),
         cmocka_unit_test(test_qordered_attention),  cmocka_unit_test(test_nhwc_ops),
+        cmocka_unit_test(test_integer_comparisons),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

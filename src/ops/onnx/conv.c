@@ -236,6 +236,9 @@ static fl_status cost_pool(fl_ctx *c, const fl_node *n, fl_cost *out) {
     for (size_t i = 0; i < kn; i++) {
         f = fl__ar_scale(&k, f, ks[i]);
     }
+    if (n->kind == FL_OP_ONNX_MAX_POOL && fl__dtype_is_integer(fl__ox_in_dtype(n, 0))) {
+        return fl__ar_put_int_cost(&k, out, fl_sym_const(0), fl_sym_const(0), f);
+    }
     return fl__ar_put_cost(&k, out, f, fl_sym_const(0));
 }
 

@@ -73,6 +73,12 @@ static fl_status cost_ew2(fl_ctx *c, const fl_node *n, fl_cost *out) {
 /* Variadic Sum/Max/Min: (inputs - 1) * E(out); Mean one more (the divide). */
 static fl_status cost_variadic(fl_ctx *c, const fl_node *n, fl_cost *out) {
     int64_t per = n->n_inputs - (n->kind == FL_OP_ONNX_MEAN ? 0 : 1);
+    if ((n->kind == FL_OP_ONNX_MAX || n->kind == FL_OP_ONNX_MIN) &&
+        fl__dtype_is_integer(n->outputs[0].dtype)) {
+        fl_arith k = {c, n, FL_OK};
+        fl_sym f = fl__ar_scale(&k, fl__ar_numel(&k, &n->outputs[0].shape), per > 0 ? per : 0);
+        return fl__ar_put_int_cost(&k, out, fl_sym_const(0), fl_sym_const(0), f);
+    }
     return fl__ox_cost_per_out(c, n, out, per > 0 ? per : 0);
 }
 

@@ -46,6 +46,14 @@
  *                         when it is not 1)
  *   MaxPool, AveragePool  prod(kernel_shape) * E(out)
  *   GlobalAveragePool     E(in) (as Mean); GlobalMaxPool E(in) - E(out)
+ *   comparisons of integers: MaxPool (and com.microsoft::NhwcMaxPool, which
+ *                         counts as MaxPool), ReduceMax/ReduceMin and
+ *                         Max/Min (variadic) on an integer input (the uint8
+ *                         and int8 tensors of a quantized graph, int64
+ *                         shape values) count the same number in int_ops
+ *                         and 0 FLOPs: an integer max is no floating-point
+ *                         work, and the roofline times int_ops at the
+ *                         integer peak
  *   BatchNormalization    2 * E(X) (inference: per-channel factors folded)
  *   element-wise unary/binary ops, activations (Relu, Sigmoid, Erf, Sqrt,
  *   HardSigmoid, HardSwish, Gelu, QuickGelu, Swish (opset 24, x *

@@ -17,6 +17,10 @@ static fl_status cost_reduce(fl_ctx *c, const fl_node *n, fl_cost *out) {
     if (n->kind != FL_OP_ONNX_REDUCE_MEAN) {
         f = fl__ar_add(&k, ein, fl__ar_scale(&k, fl__ar_numel(&k, &n->outputs[0].shape), -1));
     }
+    if ((n->kind == FL_OP_ONNX_REDUCE_MAX || n->kind == FL_OP_ONNX_REDUCE_MIN) &&
+        fl__dtype_is_integer(fl__ox_in_dtype(n, 0))) {
+        return fl__ar_put_int_cost(&k, out, fl_sym_const(0), fl_sym_const(0), f);
+    }
     return fl__ar_put_cost(&k, out, f, fl_sym_const(0));
 }
 
