@@ -7,6 +7,7 @@
 #include "ops/core/core.h"
 #include "util/reserved.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* Elements per byte of a sub-byte dtype as ONNX and TFLite store it (packed:
@@ -92,7 +93,11 @@ static bool incomplete_sym(fl_sym s) {
  *   i < L by s > 0: ceil((L - start) / s)    i <= L: floor((L - start) / s) + 1
  *   i > L by s < 0: ceil((start - L) / -s)   i >= L: floor((start - L) / -s) + 1
  *   i != L: (L - start) / s when that divides exactly,
- * the cond once more. A known count below 0 is 0 (the loop does not run); a
+ * the cond once more. A TFLite WHILE (or STABLEHLO_WHILE) with _trip_form is
+ * counted alike; the nodes of its body and cond subgraphs name it in attr
+ * _trip_loops (with _trip_plus 1 for the cond's extra run; a node inside
+ * nested such loops names each, outermost first), on top of their integer
+ * _repeat. A known count below 0 is 0 (the loop does not run); a
  * symbolic one assumes the loop runs (L at or past start in the step's
  * direction: a binding gives the exact count either way). A step away from
  * the limit, or a limit with no such value, leaves the loop counted once
@@ -102,7 +107,14 @@ typedef struct repeats {
     const char **prefix;
     size_t *len;
     fl_sym *times;
+    size_t n_tfl; /* TFLite WHILEs with _trip_form: name, body trips */
+    const char **tfl_name;
+    fl_sym *tfl_trips;
 } repeats;
+
+static bool is_tfl_while(const fl_node *w) {
+    return w->kind == FL_OP_TFL_WHILE || w->kind == FL_OP_TFL_STABLEHLO_WHILE;
+}
 
 static int64_t int_attr(const fl_node *n, const char *name) {
     const fl_attr *a = fl__node_attr(n, name);
@@ -110,7 +122,7 @@ static int64_t int_attr(const fl_node *n, const char *name) {
 }
 
 static bool is_while(const fl_node *w) {
-    return w->kind == FL_OP_WHILE || w->kind == FL_OP_STATELESS_WHILE;
+    return w->kind == FL_OP_WHILE || w->kind == FL_OP_STATELESS_WHILE || is_tfl_while(w);
 }
 
 /* Attr _trip_form's {cmp, start, step, input}, NULL when w has none. */
@@ -190,7 +202,9 @@ static fl_status repeats_build(fl_ctx *c, repeats *r) {
     r->prefix = fl__arena_scratch(c->a, 2 * n, sizeof(char *));
     r->len = fl__arena_scratch(c->a, 2 * n, sizeof(size_t));
     r->times = fl__arena_scratch(c->a, 2 * n, sizeof(fl_sym));
-    if (!r->prefix || !r->len || !r->times) {
+    r->tfl_name = fl__arena_scratch(c->a, n, sizeof(char *));
+    r->tfl_trips = fl__arena_scratch(c->a, n, sizeof(fl_sym));
+    if (!r->prefix || !r->len || !r->times || !r->tfl_name || !r->tfl_trips) {
         return fl__diag_oom(c->d);
     }
     for (size_t i = 0; i < c->g->n_nodes; i++) {
@@ -200,6 +214,10 @@ static fl_status repeats_build(fl_ctx *c, repeats *r) {
         fl_status st = is_while(w) ? body_trips(c, w, &bt) : FL_OK;
         if (st != FL_OK) {
             return st;
+        }
+        if (is_tfl_while(w) && trip_form(w)) {
+            r->tfl_name[r->n_tfl] = w->name;
+            r->tfl_trips[r->n_tfl++] = bt;
         }
         if (fl_sym_is_unknown(bt) || !loop || loop->kind != FL_ATTR_S) {
             continue;
@@ -226,28 +244,62 @@ static void repeats_free(fl_ctx *c, repeats *r) {
     fl__arena_scratch_free(c->a, r->prefix);
     fl__arena_scratch_free(c->a, r->len);
     fl__arena_scratch_free(c->a, r->times);
+    fl__arena_scratch_free(c->a, r->tfl_name);
+    fl__arena_scratch_free(c->a, r->tfl_trips);
 }
 
 static int64_t mul_cap(int64_t a, int64_t b) {
     return a && b > INT64_MAX / 4 / a ? INT64_MAX / 4 : a * b;
 }
 
-/* How often n runs per inference (known integers saturate at INT64_MAX /
- * 4; a symbolic product that overflows is unknown). */
+/* t * times (known integers saturate at INT64_MAX / 4; a symbolic product
+ * that overflows is unknown). */
+static fl_sym times_mul(fl_ctx *c, fl_sym t, fl_sym times) {
+    if (fl_sym_is_known(t) && fl_sym_is_known(times)) {
+        return fl_sym_const(mul_cap(t.k, times.k));
+    }
+    return fl__sym_mul(c->st, t, times, &t) == FL_OK ? t : fl_sym_unknown();
+}
+
+/* The trips of the TFLite WHILEs n's attr _trip_loops names, each plus
+ * _trip_plus (a cond runs once more), into t. A loop whose count is
+ * unknown counts once (fl__cost_loop_warnings says so). */
+static fl_sym tfl_trips(fl_ctx *c, const repeats *r, const fl_node *n, fl_sym t) {
+    const fl_attr *l = fl__node_attr(n, "_trip_loops");
+    const fl_attr *p = fl__node_attr(n, "_trip_plus");
+    if (!l || !p || l->kind != FL_ATTR_LIST || l->list_kind != FL_ATTR_S ||
+        p->kind != FL_ATTR_LIST || p->list_kind != FL_ATTR_I || p->n != l->n) {
+        return t;
+    }
+    for (size_t i = 0; i < l->n; i++) {
+        for (size_t j = 0; j < r->n_tfl; j++) {
+            fl_sym bt = r->tfl_trips[j];
+            if (strcmp(l->v.list.s[i].p, r->tfl_name[j]) != 0 || fl_sym_is_unknown(bt)) {
+                continue;
+            }
+            if (p->v.list.i[i] && fl__sym_add(c->st, bt, fl_sym_const(1), &bt) != FL_OK) {
+                return fl_sym_unknown();
+            }
+            t = times_mul(c, t, bt);
+            break;
+        }
+    }
+    return t;
+}
+
+/* How often n runs per inference. */
 static fl_sym repeat_of(fl_ctx *c, const repeats *r, const fl_node *n) {
     fl_sym t = fl_sym_const(1);
     if (n->flags & FL_NODE_REPEATED) {
         int64_t k = int_attr(n, "_repeat");
         t = fl_sym_const(k >= 0 ? k : 1);
+        if (r->n_tfl) {
+            t = tfl_trips(c, r, n, t);
+        }
     }
     for (size_t i = 0; i < r->n; i++) {
-        if (strncmp(n->name, r->prefix[i], r->len[i]) != 0) {
-            continue;
-        }
-        if (fl_sym_is_known(t) && fl_sym_is_known(r->times[i])) {
-            t = fl_sym_const(mul_cap(t.k, r->times[i].k));
-        } else if (fl__sym_mul(c->st, t, r->times[i], &t) != FL_OK) {
-            t = fl_sym_unknown();
+        if (strncmp(n->name, r->prefix[i], r->len[i]) == 0) {
+            t = times_mul(c, t, r->times[i]);
         }
     }
     return t;
@@ -301,39 +353,49 @@ static const char *str_attr(const fl_node *n, const char *name) {
     return a && a->kind == FL_ATTR_S ? a->v.s.p : "";
 }
 
+/* The warning for loop w with attr _trip_form f whose body runs bt times
+ * (unknown: no count). */
+static void form_warning(fl_ctx *c, const fl_node *w, const int64_t *f, fl_sym bt) {
+    bool tfl = is_tfl_while(w);
+    const char *op = !tfl ? "While" : w->kind == FL_OP_TFL_WHILE ? "WHILE" : "STABLEHLO_WHILE";
+    const char *loop = tfl ? w->name : str_attr(w, "_loop"), *body = str_attr(w, "_lowered_body");
+    const char *cond = str_attr(w, "_lowered_cond"), *sub = tfl ? " subgraph" : "";
+    fl_sym ct;
+    if (fl_sym_is_unknown(bt) || fl__sym_add(c->st, bt, fl_sym_const(1), &ct) != FL_OK) {
+        fl__node_warn(c->d, w,
+                      "%s '%s': trip count unknown (its limit, input %lld of the loop, has no "
+                      "value the analysis knows, or the counter never meets it): its body%s '%s' "
+                      "and cond%s '%s' are counted once, so the totals are a lower bound",
+                      op, loop, (long long)f[3], sub, body, sub, cond);
+        return;
+    }
+    char bs[128], cs[128], cn[160] = "";
+    fl__sym_format(bt, bs, sizeof bs);
+    fl__sym_format(ct, cs, sizeof cs);
+    if (tfl) {
+        snprintf(cn, sizeof cn, " subgraph '%s'", cond);
+    }
+    fl__node_warn(c->d, w,
+                  "%s '%s': trip count %s, from the value of its limit (input %lld of the loop): "
+                  "body%s '%s' counted %s times, cond%s %s times%s",
+                  op, loop, bs, (long long)f[3], sub, body, bs, cn, cs,
+                  fl_sym_is_known(bt) ? ""
+                                      : " (a formula in the graph's symbols, assuming the loop "
+                                        "runs; binding them gives the exact count)");
+}
+
 fl_status fl__cost_loop_warnings(fl_ctx *c) {
     for (size_t i = 0; i < c->g->n_nodes; i++) {
         const fl_node *w = c->g->nodes[i];
         const int64_t *f = is_while(w) && int_attr(w, "_body_trips") < 0 ? trip_form(w) : NULL;
-        fl_sym bt, ct;
+        fl_sym bt;
         fl_status st = f ? body_trips(c, w, &bt) : FL_OK;
         if (st != FL_OK) {
             return st;
         }
-        if (!f) {
-            continue;
+        if (f) {
+            form_warning(c, w, f, bt);
         }
-        const char *loop = str_attr(w, "_loop"), *body = str_attr(w, "_lowered_body");
-        const char *cond = str_attr(w, "_lowered_cond");
-        if (fl_sym_is_unknown(bt) || fl__sym_add(c->st, bt, fl_sym_const(1), &ct) != FL_OK) {
-            fl__node_warn(c->d, w,
-                          "While '%s': trip count unknown (its limit, input %lld of the loop, "
-                          "has no value the analysis knows, or the counter never meets it): its "
-                          "body '%s' and cond '%s' are counted once, so the totals are a lower "
-                          "bound",
-                          loop, (long long)f[3], body, cond);
-            continue;
-        }
-        char bs[128], cs[128];
-        fl__sym_format(bt, bs, sizeof bs);
-        fl__sym_format(ct, cs, sizeof cs);
-        fl__node_warn(c->d, w,
-                      "While '%s': trip count %s, from the value of its limit (input %lld of the "
-                      "loop): body '%s' counted %s times, cond %s times%s",
-                      loop, bs, (long long)f[3], body, bs, cs,
-                      fl_sym_is_known(bt) ? ""
-                                          : " (a formula in the graph's symbols, assuming the "
-                                            "loop runs; binding them gives the exact count)");
     }
     return FL_OK;
 }

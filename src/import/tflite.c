@@ -943,7 +943,8 @@ fl_status fl__import_tflite(fl_graph *g, const uint8_t *buf, size_t len, const f
         fl__diag_warn(d,
                       "the model has %u subgraphs: subgraphs 1..%u (control-flow bodies, "
                       "initialisers) are analysed beside subgraph 0, a WHILE's body and cond "
-                      "as many times as it runs them when its trip count is known, else once",
+                      "as many times as it runs them when its trip count is known or follows "
+                      "from its limit's value, else once",
                       t.subgraphs.n, t.subgraphs.n - 1);
         st = fl__tfl_loops(g, d, t.sgs, (int)t.subgraphs.n);
     }

@@ -12,8 +12,18 @@
  * The loop runs while the comparison holds: for i < L stepping s > 0,
  * ceil((L - i0) / s) times (0 when i0 >= L); i <= L: floor((L - i0) / s) +
  * 1; > and >= alike with s < 0; != when L - i0 is a non-negative multiple of
- * s. Anything else (a step that never reaches the limit, a value the file
- * does not hold) is an unknown trip count.
+ * s. STABLEHLO_WHILE alike, its cond a STABLEHLO_COMPARE (direction LT, LE,
+ * GT, GE, NE) or STABLEHLO_AND of two, its body's step a STABLEHLO_ADD or
+ * STABLEHLO_SUBTRACT.
+ *
+ * A loop of that form whose limit is a loop variable without a constant
+ * initial value (a graph input, a size computed from shapes) gets attr
+ * _trip_form, and the nodes of its body and cond attrs _trip_loops /
+ * _trip_plus naming it: src/cost/cost.c counts them from the limit's
+ * inferred value (a formula in the graph's symbols, exact under a binding).
+ * Anything else (a step that never reaches the limit, a limit that is not a
+ * loop variable) is an unknown trip count: counted once, with a warning
+ * that the totals are a lower bound.
  */
 #include "import/tflite_loop.h"
 
@@ -35,8 +45,26 @@ typedef struct loop_ctx {
 /* The ops the recognizer reads, TFLite's and TensorFlow's alike. */
 enum { OP_OTHER, OP_LT, OP_LE, OP_GT, OP_GE, OP_NE, OP_AND, OP_ADD, OP_SUB, OP_IDENTITY };
 
+static int64_t int_attr(const fl_node *n, const char *name, int64_t dflt);
+
+/* STABLEHLO_COMPARE's comparison_direction (schema enum
+ * StablehloComparisonDirection: EQ, NE, GE, GT, LE, LT). */
+static int hlo_compare(const fl_node *n) {
+    static const int ops[] = {OP_OTHER, OP_NE, OP_GE, OP_GT, OP_LE, OP_LT};
+    int64_t dir = int_attr(n, "comparison_direction", 0);
+    return dir >= 0 && dir < 6 ? ops[dir] : OP_OTHER;
+}
+
 static int op_of(const fl_node *n) {
     switch (n ? n->kind : FL_OP_UNKNOWN) {
+    case FL_OP_TFL_STABLEHLO_COMPARE:
+        return hlo_compare(n);
+    case FL_OP_TFL_STABLEHLO_AND:
+        return OP_AND;
+    case FL_OP_TFL_STABLEHLO_ADD:
+        return OP_ADD;
+    case FL_OP_TFL_STABLEHLO_SUBTRACT:
+        return OP_SUB;
     case FL_OP_TFL_LESS:
     case FL_OP_LESS:
         return OP_LT;
@@ -306,11 +334,49 @@ bool fl__loop_trips(const fl_node *w, const fl_tfl_subgraph *cond, const fl_tfl_
     return known;
 }
 
-/* Adds `times` to subgraph s's count (saturating at INT64_MAX / 4). */
-static void add_count(int64_t *count, bool *reached, int s, int64_t times) {
+/* The loops with a symbolic trip count a subgraph runs inside (outermost
+ * first): WHILE w[i]'s body (plus[i] 0) or cond (plus[i] 1: its trips + 1).
+ * mixed: reached by more than one op while one of them has such loops. */
+enum { MAX_SYM_LOOPS = 8 };
+typedef struct sym_path {
+    int n;
+    bool mixed;
+    const fl_node *w[MAX_SYM_LOOPS];
+    int64_t plus[MAX_SYM_LOOPS];
+} sym_path;
+
+typedef struct walk {
+    fl_graph *g;
+    fl_diag *d;
+    const fl_tfl_subgraph *sg;
+    int n_sg;
+    int64_t *count;
+    bool *reached;
+    sym_path *path;
+} walk;
+
+/* Adds `times` runs of subgraph t, inside the symbolic loops of `from` and
+ * (w not NULL) WHILE w's body or cond, to t's count (saturating at
+ * INT64_MAX / 4). */
+static void add_count(walk *k, int t, int64_t times, const sym_path *from, const fl_node *w,
+                      int64_t plus) {
     int64_t cap = INT64_MAX / 4;
-    count[s] = count[s] > cap - times ? cap : count[s] + times;
-    reached[s] = true;
+    sym_path p = *from;
+    p.mixed = false;
+    if (w && p.n < MAX_SYM_LOOPS) {
+        p.w[p.n] = w;
+        p.plus[p.n++] = plus;
+    } else if (w) {
+        p.mixed = true; /* nested deeper than the path holds */
+    }
+    if (k->reached[t] && (k->path[t].n || p.n || from->mixed)) {
+        k->path[t].mixed = true;
+    } else if (!k->reached[t]) {
+        k->path[t] = p;
+        k->path[t].mixed = p.mixed || from->mixed;
+    }
+    k->count[t] = k->count[t] > cap - times ? cap : k->count[t] + times;
+    k->reached[t] = true;
 }
 
 static int64_t mul_cap(int64_t a, int64_t b) {
@@ -322,67 +388,130 @@ static bool valid_sg(int idx, int n_sg) {
     return idx > 0 && idx < n_sg;
 }
 
+static bool is_while(int kind) {
+    return kind == FL_OP_TFL_WHILE || kind == FL_OP_TFL_STABLEHLO_WHILE;
+}
+
+/* Appends attrs to n (arena copies). */
+static fl_status add_attrs(fl_graph *g, fl_diag *d, fl_node *n, int cnt, const fl_attr *more) {
+    fl_attr *attrs = fl__arena_calloc(g->arena, (size_t)n->n_attrs + (size_t)cnt, sizeof(fl_attr));
+    if (!attrs) {
+        return fl__diag_oom(d);
+    }
+    if (n->n_attrs) {
+        memcpy(attrs, n->attrs, (size_t)n->n_attrs * sizeof(fl_attr));
+    }
+    for (int i = 0; i < cnt; i++) {
+        if (!more[i].name) {
+            return fl__diag_oom(d);
+        }
+        attrs[n->n_attrs + i] = more[i];
+    }
+    n->attrs = attrs;
+    n->n_attrs += cnt;
+    return FL_OK;
+}
+
+/* WHILE n counted from its limit's inferred value (src/cost/cost.c): attr
+ * _trip_form {cmp, start, step, input}, and its subgraphs' names as
+ * _lowered_body / _lowered_cond for the cost model's warning. */
+static fl_status mark_form(walk *k, fl_node *n, const fl_loop_form *f, int ci, int bi) {
+    int64_t v[4] = {f->cmp, f->start, f->step, f->limit_input};
+    fl_attr a[3] = {fl__attr_make_ints(k->g, "_trip_form", 4, v),
+                    fl__attr_make_str(k->g, "_lowered_body", k->sg[bi].name),
+                    fl__attr_make_str(k->g, "_lowered_cond", k->sg[ci].name)};
+    return add_attrs(k->g, k->d, n, 3, a);
+}
+
+/* A WHILE (or STABLEHLO_WHILE) n run count[s] times: its body and cond
+ * subgraphs' counts. */
+static fl_status visit_while(walk *k, int s, fl_node *n) {
+    int ci = (int)int_attr(n, "cond_subgraph_index", -1);
+    int bi = (int)int_attr(n, "body_subgraph_index", -1);
+    if (!valid_sg(ci, k->n_sg) || !valid_sg(bi, k->n_sg)) {
+        return FL_OK;
+    }
+    const fl_tfl_subgraph *sg = k->sg;
+    const char *op = n->kind == FL_OP_TFL_WHILE ? "WHILE" : "STABLEHLO_WHILE";
+    char why[160];
+    int64_t t = 0, m = k->count[s];
+    fl_loop_form form;
+    bool known = fl__loop_trips(n, &sg[ci], &sg[bi], &t, why, sizeof why, &form);
+    if (known) {
+        fl__node_warn(k->d, n,
+                      "%s '%s': trip count %lld, derived from its cond subgraph '%s': body "
+                      "subgraph '%s' counted %lld times, cond %lld times",
+                      op, n->name, (long long)t, sg[ci].name, sg[bi].name, (long long)t,
+                      (long long)t + 1);
+    } else if (form.limit_input >= 0) {
+        /* counted when costed, from the limit's value: fl__cost_loop_warnings
+         * says how often */
+        fl_status st = mark_form(k, n, &form, ci, bi);
+        if (st != FL_OK) {
+            return st;
+        }
+        add_count(k, bi, m, &k->path[s], n, 0);
+        add_count(k, ci, m, &k->path[s], n, 1);
+        return FL_OK;
+    } else {
+        fl__node_warn(k->d, n,
+                      "%s '%s': trip count unknown (%s): its body subgraph '%s' and cond "
+                      "subgraph '%s' are counted once, so the totals are a lower bound",
+                      op, n->name, why, sg[bi].name, sg[ci].name);
+    }
+    add_count(k, bi, mul_cap(m, known ? t : 1), &k->path[s], NULL, 0);
+    add_count(k, ci, mul_cap(m, known ? t + 1 : 1), &k->path[s], NULL, 0);
+    return FL_OK;
+}
+
 /* Passes subgraph s's count to the subgraphs its WHILE/IF/CALL nodes run. */
-static void visit(fl_graph *g, fl_diag *d, const fl_tfl_subgraph *sg, int n_sg, int s,
-                  int64_t *count, bool *reached) {
-    for (size_t i = sg[s].first; i < sg[s].end; i++) {
-        const fl_node *n = g->nodes[i];
-        int64_t m = count[s];
-        if (n->kind == FL_OP_TFL_WHILE) {
-            int ci = (int)int_attr(n, "cond_subgraph_index", -1);
-            int bi = (int)int_attr(n, "body_subgraph_index", -1);
-            if (!valid_sg(ci, n_sg) || !valid_sg(bi, n_sg)) {
-                continue;
-            }
-            char why[160];
-            int64_t t = 0;
-            bool known = fl__loop_trips(n, &sg[ci], &sg[bi], &t, why, sizeof why, NULL);
-            if (known) {
-                fl__node_warn(d, n,
-                              "WHILE '%s': trip count %lld, derived from its cond subgraph "
-                              "'%s': body subgraph '%s' counted %lld times, cond %lld times",
-                              n->name, (long long)t, sg[ci].name, sg[bi].name, (long long)t,
-                              (long long)t + 1);
-            } else {
-                fl__node_warn(d, n,
-                              "WHILE '%s': trip count unknown (%s): its body subgraph '%s' and "
-                              "cond subgraph '%s' are counted once",
-                              n->name, why, sg[bi].name, sg[ci].name);
-            }
-            add_count(count, reached, bi, mul_cap(m, known ? t : 1));
-            add_count(count, reached, ci, mul_cap(m, known ? t + 1 : 1));
+static fl_status visit(walk *k, int s) {
+    fl_status st = FL_OK;
+    for (size_t i = k->sg[s].first; i < k->sg[s].end && st == FL_OK; i++) {
+        fl_node *n = k->g->nodes[i];
+        int64_t m = k->count[s];
+        if (is_while(n->kind)) {
+            st = visit_while(k, s, n);
         } else if (n->kind == FL_OP_TFL_IF) {
             int a = (int)int_attr(n, "then_subgraph_index", -1);
             int b = (int)int_attr(n, "else_subgraph_index", -1);
-            if (valid_sg(a, n_sg)) {
-                add_count(count, reached, a, m);
+            if (valid_sg(a, k->n_sg)) {
+                add_count(k, a, m, &k->path[s], NULL, 0);
             }
-            if (valid_sg(b, n_sg)) {
-                add_count(count, reached, b, m);
+            if (valid_sg(b, k->n_sg)) {
+                add_count(k, b, m, &k->path[s], NULL, 0);
             }
         } else if (n->kind == FL_OP_TFL_CALL) {
             int a = (int)int_attr(n, "subgraph", -1);
-            if (valid_sg(a, n_sg)) {
-                add_count(count, reached, a, m);
+            if (valid_sg(a, k->n_sg)) {
+                add_count(k, a, m, &k->path[s], NULL, 0);
             }
         }
     }
+    return st;
 }
 
-/* Marks the nodes of subgraph s to run `times` times. */
-static fl_status mark(fl_graph *g, fl_diag *d, const fl_tfl_subgraph *s, int64_t times) {
+/* Marks the nodes of subgraph s to run `times` times (attr _repeat), and
+ * inside the symbolic loops of p (attrs _trip_loops: the WHILE nodes'
+ * names, _trip_plus: 1 for a cond, which runs once more). */
+static fl_status mark(fl_graph *g, fl_diag *d, const fl_tfl_subgraph *s, int64_t times,
+                      const sym_path *p) {
+    const char *names[MAX_SYM_LOOPS];
+    int np = p && !p->mixed ? p->n : 0;
+    for (int i = 0; i < np; i++) {
+        names[i] = p->w[i]->name;
+    }
     for (size_t i = s->first; i < s->end; i++) {
         fl_node *n = g->nodes[i];
-        fl_attr *attrs = fl__arena_calloc(g->arena, (size_t)n->n_attrs + 1, sizeof(fl_attr));
-        if (!attrs) {
-            return fl__diag_oom(d);
+        fl_attr a[3] = {fl__attr_make_int(g, "_repeat", times)};
+        if (np) {
+            a[1] = fl__attr_make_strs(g, "_trip_loops", (size_t)np, names);
+            a[2] = fl__attr_make_ints(g, "_trip_plus", (size_t)np, p->plus);
         }
-        if (n->n_attrs) {
-            memcpy(attrs, n->attrs, (size_t)n->n_attrs * sizeof(fl_attr));
+        fl_status st = add_attrs(g, d, n, np ? 3 : 1, a);
+        if (st != FL_OK) {
+            return st;
         }
-        attrs[n->n_attrs] = fl__attr_make_int(g, "_repeat", times);
-        n->attrs = attrs;
-        n->n_attrs++;
         n->flags |= FL_NODE_REPEATED;
     }
     return FL_OK;
@@ -446,7 +575,7 @@ static fl_status reduce_bodies(fl_graph *g, fl_diag *d, const fl_tfl_subgraph *s
         n->n_attrs++;
         if (!done[bi]) {
             done[bi] = true;
-            st = mark(g, d, &sg[bi], 0);
+            st = mark(g, d, &sg[bi], 0, NULL);
         }
     }
     return st;
@@ -457,15 +586,18 @@ fl_status fl__tfl_loops(fl_graph *g, fl_diag *d, const fl_tfl_subgraph *sg, int 
         return FL_OK;
     }
     fl_arena *a = g->arena; /* scratch: counted against the memory limit */
-    int64_t *count = fl__arena_scratch(a, (size_t)n_sg, sizeof(int64_t));
-    bool *reached = fl__arena_scratch(a, (size_t)n_sg, sizeof(bool));
+    walk k = {g, d, sg, n_sg, NULL, NULL, NULL};
+    k.count = fl__arena_scratch(a, (size_t)n_sg, sizeof(int64_t));
+    k.reached = fl__arena_scratch(a, (size_t)n_sg, sizeof(bool));
+    k.path = fl__arena_scratch(a, (size_t)n_sg, sizeof(sym_path));
     int *queue = fl__arena_scratch(a, (size_t)n_sg, sizeof(int));
     bool *queued = fl__arena_scratch(a, (size_t)n_sg, sizeof(bool));
-    fl_status st = count && reached && queue && queued ? FL_OK : fl__diag_oom(d);
+    fl_status st = k.count && k.reached && k.path && queue && queued ? FL_OK : fl__diag_oom(d);
     int head = 0, tail = 0;
     if (st == FL_OK) {
-        count[0] = 1;
-        reached[0] = queued[0] = true;
+        memset(k.path, 0, (size_t)n_sg * sizeof(sym_path));
+        k.count[0] = 1;
+        k.reached[0] = queued[0] = true;
         queue[tail++] = 0;
     }
     /* Breadth first from subgraph 0, each subgraph visited once: a
@@ -473,24 +605,32 @@ fl_status fl__tfl_loops(fl_graph *g, fl_diag *d, const fl_tfl_subgraph *sg, int 
      * not pass the difference on (a recursive or shared body). */
     while (st == FL_OK && head < tail) {
         int s = queue[head++];
-        visit(g, d, sg, n_sg, s, count, reached);
-        for (int k = 0; k < n_sg; k++) {
-            if (reached[k] && !queued[k]) {
-                queued[k] = true;
-                queue[tail++] = k;
+        st = visit(&k, s);
+        for (int j = 0; j < n_sg; j++) {
+            if (k.reached[j] && !queued[j]) {
+                queued[j] = true;
+                queue[tail++] = j;
             }
         }
     }
     for (int s = 1; s < n_sg && st == FL_OK; s++) {
-        if (reached[s] && count[s] != 1) {
-            st = mark(g, d, &sg[s], count[s]);
+        if (k.reached[s] && k.path[s].mixed) {
+            fl__diag_warn(d,
+                          "subgraph '%s' runs from more than one op, one of them inside a WHILE "
+                          "whose trip count is counted from its limit's value: its nodes are "
+                          "counted without those trip counts, so the totals are a lower bound",
+                          sg[s].name);
+        }
+        if (k.reached[s] && (k.count[s] != 1 || (k.path[s].n && !k.path[s].mixed))) {
+            st = mark(g, d, &sg[s], k.count[s], &k.path[s]);
         }
     }
     if (st == FL_OK) {
-        st = reduce_bodies(g, d, sg, n_sg, reached, queued);
+        st = reduce_bodies(g, d, sg, n_sg, k.reached, queued);
     }
-    fl__arena_scratch_free(a, count);
-    fl__arena_scratch_free(a, reached);
+    fl__arena_scratch_free(a, k.count);
+    fl__arena_scratch_free(a, k.reached);
+    fl__arena_scratch_free(a, k.path);
     fl__arena_scratch_free(a, queue);
     fl__arena_scratch_free(a, queued);
     return st;

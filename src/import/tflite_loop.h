@@ -16,14 +16,18 @@ typedef struct fl_tfl_subgraph {
     fl_input *out; /* the producers of its outputs ({NULL, 0}: none) */
 } fl_tfl_subgraph;
 
-/* Walks the control flow from subgraph 0: a WHILE whose trip count follows
- * from its cond and body (a loop variable stepped by a constant in the body,
- * compared with a constant in the cond, from a constant initial value) runs
- * its body that many times and its cond once more; any other WHILE counts
- * both once with a warning naming the op; IF and CALL pass their count on.
- * Every node of a subgraph that runs other than once gets attr _repeat and
- * FL_NODE_REPEATED (the cost model multiplies its counts). Subgraphs no
- * control flow reaches (CALL_ONCE initialisers) are counted once. */
+/* Walks the control flow from subgraph 0: a WHILE (or STABLEHLO_WHILE)
+ * whose trip count follows from its cond and body (a loop variable stepped
+ * by a constant in the body, compared with a constant in the cond, from a
+ * constant initial value) runs its body that many times and its cond once
+ * more; one whose limit is a loop variable with a non-constant initial value
+ * gets attr _trip_form and its body's and cond's nodes _trip_loops /
+ * _trip_plus (counted from the limit's inferred value by src/cost/cost.c);
+ * any other WHILE counts both once with a warning naming the op; IF and
+ * CALL pass their count on. Every node of a subgraph that runs other than
+ * once gets attr _repeat and FL_NODE_REPEATED (the cost model multiplies its
+ * counts). Subgraphs no control flow reaches (CALL_ONCE initialisers) are
+ * counted once. */
 fl_status fl__tfl_loops(fl_graph *g, fl_diag *d, const fl_tfl_subgraph *sg, int n_sg);
 
 /* A counted loop whose limit is a loop variable the body passes on

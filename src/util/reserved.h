@@ -33,10 +33,10 @@ enum fl_trip_cmp { FL_TRIP_LT, FL_TRIP_LE, FL_TRIP_GT, FL_TRIP_GE, FL_TRIP_NE };
 /* true when `name` is one of the engine's own attrs. */
 static inline bool fl__attr_reserved(const char *name) {
     static const char *const names[] = {
-        "_repeat",           "_loop",       "_lowered_cond", "_lowered_body",
-        "_lowered_branches", "_body_trips", "_cond_trips",   "_body_out",
-        "_body_cost",        "_body_key",   "_body_warn",    "_body_warned",
-        "_dim_names",        "_quantized",  "_output_types", "_trip_form",
+        "_repeat",     "_loop",        "_lowered_cond", "_lowered_body", "_lowered_branches",
+        "_body_trips", "_cond_trips",  "_body_out",     "_body_cost",    "_body_key",
+        "_body_warn",  "_body_warned", "_dim_names",    "_quantized",    "_output_types",
+        "_trip_form",  "_trip_loops",  "_trip_plus",    "_body_nodes",
     };
     if (!name || name[0] != '_') {
         return false;

@@ -181,12 +181,333 @@ static void test_unknown(void **state) {
     free(b);
 }
 
+/* ---- Limits from the graph: counted from the limit's value ---------------
+ *
+ * main: WHILE(i0 = 0, lim, x) with cond "cond" and body "body":
+ *   cond(ci, cn, cx): cb = LESS(ci, cn)
+ *   body(bi, bn, bx): bi2 = ADD(bi, step 1); bx2 = FULLY_CONNECTED(bx, w
+ *   [4,4]); returns (bi2, bn, bx2): bn passed on unchanged, so the limit is
+ *   the WHILE's input 1.
+ * lim is either the int32 scalar graph input n, or GATHER(SHAPE(s), 0) of
+ * the graph input s [?,3] (its value s.0). i from 0 by 1 while i < L: L
+ * trips (ceil((L - 0) / 1)), the cond L + 1 times. Per trip FC 16 MACs, 32
+ * FLOPs, ADD 1 FLOP; per cond run LESS 1 FLOP (SHAPE, GATHER: 0): FLOPs
+ * 33*L + (L + 1) = 34*L + 1, MACs 16*L. At L = 5 these are the constant
+ * loop's 171 and 80 (test_counted_up). */
+
+enum { C_SHAPE = 77, C_GATHER = 36, O_GATHER = 23, O_SHAPE = 55 };
+
+static int32_t zero[1];
+
+typedef enum { LIM_INPUT, LIM_SHAPE, LIM_VECTOR } lim_src;
+
+static unsigned char *build_var(lim_src src, size_t *len) {
+    const int codes[] = {C_WHILE, C_LESS, C_ADD, C_FC, C_SHAPE, C_GATHER};
+    const tb_tensor m_t[] = {
+        {"x", TB_FLOAT32, 2, {1, 4}},
+        {"i0", TB_INT32, 0, {0}, zero, sizeof zero},
+        /* a scalar n, or a [1] vector (no scalar input: no symbol) */
+        {"n", TB_INT32, src == LIM_VECTOR ? 1 : 0, {1}},
+        {"i_out", TB_INT32, 0, {0}},
+        {"n_out", TB_INT32, src == LIM_VECTOR ? 1 : 0, {1}},
+        {"y", TB_FLOAT32, 2, {1, 4}},
+        {"s", TB_FLOAT32, 2, {-1, 3}},
+        {"sh", TB_INT32, 1, {2}},
+        {"idx", TB_INT32, 0, {0}, zero, sizeof zero},
+    };
+    const tb_op m_ops[] = {
+        /* ShapeOptions: out_type INT32; GatherOptions: axis 0, batch_dims 0 */
+        {4, 1, {6}, 1, {7}, O_SHAPE, 1, {{TB_INT32}}},
+        {5, 2, {7, 8}, 1, {2}, O_GATHER, 2, {{0}, {0}}},
+        {0, 3, {1, 2, 0}, 3, {3, 4, 5}, O_WHILE, 2, {{1}, {2}}},
+    };
+    const tb_tensor c_t[] = {
+        {"ci", TB_INT32, 0, {0}},
+        {"cn", TB_INT32, src == LIM_VECTOR ? 1 : 0, {1}},
+        {"cx", TB_FLOAT32, 2, {1, 4}},
+        {"cb", TB_BOOL, 0, {0}},
+    };
+    const tb_op c_ops[] = {{1, 2, {0, 1}, 1, {3}}};
+    const tb_tensor b_t[] = {
+        {"bi", TB_INT32, 0, {0}},       {"bn", TB_INT32, src == LIM_VECTOR ? 1 : 0, {1}},
+        {"bx", TB_FLOAT32, 2, {1, 4}},  {"step", TB_INT32, 0, {0}, step, sizeof step},
+        {"bi2", TB_INT32, 0, {0}},      {"w", TB_FLOAT32, 2, {4, 4}, w, sizeof w},
+        {"bx2", TB_FLOAT32, 2, {1, 4}},
+    };
+    const tb_op b_ops[] = {
+        {2, 2, {0, 3}, 1, {4}},
+        {3, 3, {2, 5, -1}, 1, {6}, O_FC, 1, {{0}}},
+    };
+    bool shape = src == LIM_SHAPE;
+    tb_subgraph sg[] = {
+        {"main", 9, m_t, 2, {0, shape ? 6 : 2}, 1, {5}, shape ? 3 : 1, shape ? m_ops : m_ops + 2},
+        {"cond", 4, c_t, 3, {0, 1, 2}, 1, {3}, 1, c_ops},
+        {"body", 7, b_t, 3, {0, 1, 2}, 3, {4, 1, 6}, 2, b_ops},
+    };
+    tb wr;
+    tb_model(&wr, 6, codes, 3, sg);
+    *len = wr.len;
+    return wr.b;
+}
+
+static fl_report *analyze_bound(const unsigned char *b, size_t len, const char *sym, int64_t v) {
+    fl_options o;
+    fl_options_init(&o);
+    o.per_node = true;
+    fl_symbol_binding sb = {sym, v};
+    if (sym) {
+        o.symbols = &sb;
+        o.n_symbols = 1;
+    }
+    fl_report *r = NULL;
+    if (fl_analyze(b, len, &o, &r) != FL_OK) {
+        fail_msg("analysis failed: %s", r ? r->error : "?");
+    }
+    return r;
+}
+
+static void test_input_limit(void **state) {
+    (void)state;
+    step[0] = 1;
+    size_t len;
+    unsigned char *b = build_var(LIM_INPUT, &len);
+    fl_report *r = analyze_bound(b, len, NULL, 0);
+    assert_int_equal(r->n_unknown_ops, 0);
+    assert_true(r->complete);
+    assert_string_equal(r->totals.flops.text, "34*n + 1");
+    assert_string_equal(r->totals.macs.text, "16*n");
+    assert_string_equal(node(r, "body/bx2")->flops.text, "32*n");
+    assert_string_equal(node(r, "body/bi2")->flops.text, "n");
+    assert_string_equal(node(r, "cond/cb")->flops.text, "n + 1");
+    assert_true(warned(r, "WHILE 'i_out': trip count n, from the value of its limit (input 1 of "
+                          "the loop): body subgraph 'body' counted n times, cond subgraph 'cond' "
+                          "n + 1 times (a formula"));
+    assert_false(warned(r, "lower bound"));
+    fl_report_free(r);
+    r = analyze_bound(b, len, "n", 5);
+    assert_int_equal(r->totals.flops.value, 171);
+    assert_int_equal(r->totals.macs.value, 80);
+    assert_int_equal(node(r, "body/bx2")->bytes.value, 480);
+    assert_true(warned(r, "WHILE 'i_out': trip count 5, from the value of its limit"));
+    fl_report_free(r);
+    /* n = 0: the loop does not run; the cond once */
+    r = analyze_bound(b, len, "n", 0);
+    assert_int_equal(r->totals.flops.value, 1);
+    assert_int_equal(r->totals.macs.value, 0);
+    fl_report_free(r);
+    free(b);
+}
+
+static void test_shape_limit(void **state) {
+    (void)state;
+    step[0] = 1;
+    size_t len;
+    unsigned char *b = build_var(LIM_SHAPE, &len);
+    fl_report *r = analyze_bound(b, len, NULL, 0);
+    assert_int_equal(r->n_unknown_ops, 0);
+    assert_string_equal(r->totals.flops.text, "34*s.0 + 1");
+    assert_string_equal(r->totals.macs.text, "16*s.0");
+    fl_report_free(r);
+    r = analyze_bound(b, len, "s.0", 5);
+    assert_int_equal(r->totals.flops.value, 171);
+    assert_int_equal(r->totals.macs.value, 80);
+    fl_report_free(r);
+    free(b);
+}
+
+/* The limit an int32 [1] input: neither a value nor a scalar input's
+ * symbol, so the trip count is unknown: body and cond once (33 + 1 = 34
+ * FLOPs, 16 MACs), with a warning that the totals are a lower bound. */
+static void test_unknown_limit(void **state) {
+    (void)state;
+    step[0] = 1;
+    size_t len;
+    unsigned char *b = build_var(LIM_VECTOR, &len);
+    fl_report *r = analyze_bound(b, len, NULL, 0);
+    assert_int_equal(r->totals.flops.value, 34);
+    assert_int_equal(r->totals.macs.value, 16);
+    assert_true(warned(r, "WHILE 'i_out': trip count unknown (its limit, input 1 of the loop, has "
+                          "no value the analysis knows, or the counter never meets it): its body "
+                          "subgraph 'body' and cond subgraph 'cond' are counted once, so the "
+                          "totals are a lower bound"));
+    fl_report_free(r);
+    free(b);
+}
+
+/* ---- Nested: a counted loop inside a loop counted from its limit ---------
+ *
+ * main: WHILE(i0 = 0, n, x) (outer, cond "ocond", body "obody"), n an int32
+ * scalar input:
+ *   ocond(ci, cn, cx): LESS(ci, cn)
+ *   obody(bi, bn, bx): bi2 = ADD(bi, 1); (j_out, bx2) = WHILE(j0 = 0, bx)
+ *                      (inner, cond "icond", body "ibody"); (bi2, bn, bx2)
+ *   icond(cj, cjx): LESS(cj, 3)
+ *   ibody(bj, bjx): bj2 = ADD(bj, 1); bjx2 = FULLY_CONNECTED(bjx, w [4,4])
+ * The outer loop runs n times, its cond n + 1; the inner loop 3 times per
+ * outer trip (3*n), its cond 4 per outer trip (4*n). FLOPs: ocond n + 1,
+ * obody's ADD n, icond 4*n, ibody's ADD 3*n and FC 32 * 3*n = 96*n: 105*n
+ * + 1; MACs 16 * 3*n = 48*n. n = 2: 211 FLOPs, 96 MACs. */
+
+static int32_t three[1] = {3}, one[1] = {1};
+
+static unsigned char *build_nested(size_t *len) {
+    const int codes[] = {C_WHILE, C_LESS, C_ADD, C_FC};
+    const tb_tensor m_t[] = {
+        {"x", TB_FLOAT32, 2, {1, 4}}, {"i0", TB_INT32, 0, {0}, zero, sizeof zero},
+        {"n", TB_INT32, 0, {0}},      {"i_out", TB_INT32, 0, {0}},
+        {"n_out", TB_INT32, 0, {0}},  {"y", TB_FLOAT32, 2, {1, 4}},
+    };
+    const tb_op m_ops[] = {{0, 3, {1, 2, 0}, 3, {3, 4, 5}, O_WHILE, 2, {{1}, {2}}}};
+    const tb_tensor oc_t[] = {
+        {"ci", TB_INT32, 0, {0}},
+        {"cn", TB_INT32, 0, {0}},
+        {"cx", TB_FLOAT32, 2, {1, 4}},
+        {"cb", TB_BOOL, 0, {0}},
+    };
+    const tb_op oc_ops[] = {{1, 2, {0, 1}, 1, {3}}};
+    const tb_tensor ob_t[] = {
+        {"bi", TB_INT32, 0, {0}},      {"bn", TB_INT32, 0, {0}},
+        {"bx", TB_FLOAT32, 2, {1, 4}}, {"one", TB_INT32, 0, {0}, one, sizeof one},
+        {"bi2", TB_INT32, 0, {0}},     {"j0", TB_INT32, 0, {0}, zero, sizeof zero},
+        {"j_out", TB_INT32, 0, {0}},   {"bx2", TB_FLOAT32, 2, {1, 4}},
+    };
+    const tb_op ob_ops[] = {
+        {2, 2, {0, 3}, 1, {4}},
+        {0, 2, {5, 2}, 2, {6, 7}, O_WHILE, 2, {{3}, {4}}},
+    };
+    const tb_tensor ic_t[] = {
+        {"cj", TB_INT32, 0, {0}},
+        {"cjx", TB_FLOAT32, 2, {1, 4}},
+        {"three", TB_INT32, 0, {0}, three, sizeof three},
+        {"cjb", TB_BOOL, 0, {0}},
+    };
+    const tb_op ic_ops[] = {{1, 2, {0, 2}, 1, {3}}};
+    const tb_tensor ib_t[] = {
+        {"bj", TB_INT32, 0, {0}},
+        {"bjx", TB_FLOAT32, 2, {1, 4}},
+        {"one", TB_INT32, 0, {0}, one, sizeof one},
+        {"bj2", TB_INT32, 0, {0}},
+        {"w", TB_FLOAT32, 2, {4, 4}, w, sizeof w},
+        {"bjx2", TB_FLOAT32, 2, {1, 4}},
+    };
+    const tb_op ib_ops[] = {
+        {2, 2, {0, 2}, 1, {3}},
+        {3, 3, {1, 4, -1}, 1, {5}, O_FC, 1, {{0}}},
+    };
+    tb_subgraph sg[] = {
+        {"main", 6, m_t, 2, {0, 2}, 1, {5}, 1, m_ops},
+        {"ocond", 4, oc_t, 3, {0, 1, 2}, 1, {3}, 1, oc_ops},
+        {"obody", 8, ob_t, 3, {0, 1, 2}, 3, {4, 1, 7}, 2, ob_ops},
+        {"icond", 4, ic_t, 2, {0, 1}, 1, {3}, 1, ic_ops},
+        {"ibody", 6, ib_t, 2, {0, 1}, 2, {3, 5}, 2, ib_ops},
+    };
+    tb wr;
+    tb_model(&wr, 4, codes, 5, sg);
+    *len = wr.len;
+    return wr.b;
+}
+
+static void test_nested(void **state) {
+    (void)state;
+    size_t len;
+    unsigned char *b = build_nested(&len);
+    fl_report *r = analyze_bound(b, len, NULL, 0);
+    assert_int_equal(r->n_unknown_ops, 0);
+    assert_string_equal(r->totals.flops.text, "105*n + 1");
+    assert_string_equal(r->totals.macs.text, "48*n");
+    assert_string_equal(node(r, "ibody/bjx2")->flops.text, "96*n");
+    assert_string_equal(node(r, "icond/cjb")->flops.text, "4*n");
+    assert_string_equal(node(r, "obody/bi2")->flops.text, "n");
+    assert_string_equal(node(r, "ocond/cb")->flops.text, "n + 1");
+    assert_true(warned(r, "WHILE 'obody/j_out': trip count 3, derived from its cond subgraph"));
+    fl_report_free(r);
+    r = analyze_bound(b, len, "n", 2);
+    assert_int_equal(r->totals.flops.value, 211);
+    assert_int_equal(r->totals.macs.value, 96);
+    fl_report_free(r);
+    free(b);
+}
+
+/* ---- STABLEHLO_WHILE --------------------------------------------------------
+ *
+ * main: STABLEHLO_WHILE(i0 = 0, lim, x) with
+ *   cond(ci, cn, cx): cb = STABLEHLO_COMPARE(ci, cn) direction LT
+ *   body(bi, bn, bx): bi2 = STABLEHLO_ADD(bi, 1); bx2 = STABLEHLO_MULTIPLY(bx,
+ *   bx) [1,4]; returns (bi2, bn, bx2)
+ * lim a constant 5 or the int32 scalar input n. Per trip ADD 1 + MULTIPLY 4
+ * = 5 FLOPs, per cond run COMPARE 1: 5*5 + 6 = 31 FLOPs for lim 5; 5*n + (n
+ * + 1) = 6*n + 1 for n, 19 at n = 3. */
+
+enum { C_HLO_ADD = 163, C_HLO_MUL = 165, C_HLO_CMP = 191, C_HLO_WHILE = 200 };
+enum { O2_COMPARE = 8, O2_WHILE = 15, DIR_LT = 5, CMP_SIGNED = 3 };
+
+static int32_t five[1] = {5};
+
+static unsigned char *build_hlo(bool input_limit, size_t *len) {
+    const int codes[] = {C_HLO_WHILE, C_HLO_CMP, C_HLO_ADD, C_HLO_MUL};
+    const tb_tensor m_t[] = {
+        {"x", TB_FLOAT32, 2, {1, 4}},
+        {"i0", TB_INT32, 0, {0}, zero, sizeof zero},
+        {"n", TB_INT32, 0, {0}, input_limit ? NULL : five, input_limit ? 0 : sizeof five},
+        {"i_out", TB_INT32, 0, {0}},
+        {"n_out", TB_INT32, 0, {0}},
+        {"y", TB_FLOAT32, 2, {1, 4}},
+    };
+    tb_op m_ops[] = {{0, 3, {1, 2, 0}, 3, {3, 4, 5}, O2_WHILE, 2, {{1}, {2}}, true}};
+    const tb_tensor c_t[] = {
+        {"ci", TB_INT32, 0, {0}},
+        {"cn", TB_INT32, 0, {0}},
+        {"cx", TB_FLOAT32, 2, {1, 4}},
+        {"cb", TB_BOOL, 0, {0}},
+    };
+    tb_op c_ops[] = {{1, 2, {0, 1}, 1, {3}, O2_COMPARE, 2, {{DIR_LT}, {CMP_SIGNED}}, true}};
+    const tb_tensor b_t[] = {
+        {"bi", TB_INT32, 0, {0}},      {"bn", TB_INT32, 0, {0}},
+        {"bx", TB_FLOAT32, 2, {1, 4}}, {"one", TB_INT32, 0, {0}, one, sizeof one},
+        {"bi2", TB_INT32, 0, {0}},     {"bx2", TB_FLOAT32, 2, {1, 4}},
+    };
+    const tb_op b_ops[] = {{2, 2, {0, 3}, 1, {4}}, {3, 2, {2, 2}, 1, {5}}};
+    tb_subgraph sg[] = {
+        {"main", 6, m_t, input_limit ? 2 : 1, {0, 2}, 1, {5}, 1, m_ops},
+        {"cond", 4, c_t, 3, {0, 1, 2}, 1, {3}, 1, c_ops},
+        {"body", 6, b_t, 3, {0, 1, 2}, 3, {4, 1, 5}, 2, b_ops},
+    };
+    tb wr;
+    tb_model(&wr, 4, codes, 3, sg);
+    *len = wr.len;
+    return wr.b;
+}
+
+static void test_hlo_while(void **state) {
+    (void)state;
+    size_t len;
+    unsigned char *b = build_hlo(false, &len);
+    fl_report *r = analyze_bound(b, len, NULL, 0);
+    assert_int_equal(r->n_unknown_ops, 0);
+    assert_int_equal(r->totals.flops.value, 31);
+    assert_int_equal(node(r, "body/bx2")->flops.value, 20);
+    assert_true(warned(r, "STABLEHLO_WHILE 'i_out': trip count 5, derived from its cond "
+                          "subgraph 'cond': body subgraph 'body' counted 5 times, cond 6 times"));
+    fl_report_free(r);
+    free(b);
+    b = build_hlo(true, &len);
+    r = analyze_bound(b, len, NULL, 0);
+    assert_string_equal(r->totals.flops.text, "6*n + 1");
+    assert_true(warned(r, "STABLEHLO_WHILE 'i_out': trip count n, from the value of its limit"));
+    fl_report_free(r);
+    r = analyze_bound(b, len, "n", 3);
+    assert_int_equal(r->totals.flops.value, 19);
+    fl_report_free(r);
+    free(b);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_counted_up),
-        cmocka_unit_test(test_counted_down),
-        cmocka_unit_test(test_zero_trips),
-        cmocka_unit_test(test_unknown),
+        cmocka_unit_test(test_counted_up),    cmocka_unit_test(test_counted_down),
+        cmocka_unit_test(test_zero_trips),    cmocka_unit_test(test_unknown),
+        cmocka_unit_test(test_input_limit),   cmocka_unit_test(test_shape_limit),
+        cmocka_unit_test(test_unknown_limit), cmocka_unit_test(test_nested),
+        cmocka_unit_test(test_hlo_while),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

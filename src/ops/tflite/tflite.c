@@ -42,10 +42,11 @@
  *    QUANTIZE: E(out).
  *  - data movement (reshape, transpose, gather, slice, concat, pad, ...): 0
  *    FLOPs with a rule; bytes moved are counted by the cost model.
- *  - control flow (WHILE, IF, CALL, CALL_ONCE): 0 themselves; their
- *    subgraphs are imported beside subgraph 0 and counted as often as they
- *    run (a WHILE body times its trip count when the importer can derive it:
- *    src/import/tflite_loop.c).
+ *  - control flow (WHILE, STABLEHLO_WHILE, IF, CALL, CALL_ONCE): 0
+ *    themselves; their subgraphs are imported beside subgraph 0 and counted
+ *    as often as they run (a WHILE body times its trip count when the
+ *    importer can derive it, or when its limit's value gives it:
+ *    src/import/tflite_loop.c, src/cost/cost.c).
  *  - RNN and LSTM cells: rnn.c.
  *  - TFLite_Detection_PostProcess: E(boxes) + E(scores) (decode and
  *    threshold once per input element; NMS's data-dependent work is not
