@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The ai.onnx operators opsets 23 and 24 add (Attention, RotaryEmbedding,
-# RMSNormalization, Swish, TensorScatter): for every model of
+# RMSNormalization, Swish, TensorScatter) and later or rarer ones (DeformConv,
+# GlobalLpPool, MaxRoiPool, CumProd): for every model of
 # tests/data/opset24/ (tests/tools/export_opset24_ops.py; one node each,
 # fixed input shapes, outputs declared without shapes), foldline infers every
 # output with a known shape and no unknown op, and ONNX Runtime, running the

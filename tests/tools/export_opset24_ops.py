@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes the small ONNX models of tests/data/opset24/: one node each of the
 ai.onnx operators opsets 23 and 24 add (Attention, RotaryEmbedding,
-RMSNormalization, Swish, TensorScatter), every input a graph input with a
+RMSNormalization, Swish, TensorScatter) and of later or rarer ones
+(DeformConv, GlobalLpPool, MaxRoiPool, CumProd), every input a graph input with a
 fixed shape, every output declared without a shape. tests/cli/
 cli_onnx_opset24.sh runs them in ONNX Runtime and compares the output shapes
 with foldline's. The node attributes and shapes are those the unit tests
@@ -62,6 +63,21 @@ MODELS = {
         helper.make_node("TensorScatter", ["past", "update", "write_indices"], ["y"]),
         [("past", F, [2, 2, 16, 8]), ("update", F, [2, 2, 3, 8]),
          ("write_indices", I64, [2])], 24),
+    # GlobalLpPool and MaxRoiPool at opset 21: ONNX Runtime 1.30 has no kernel for their
+    # opset-22 versions (bfloat16 added). Two groups, two offset groups, a bias and a mask: Y [1, 6, 6, 6].
+    "deform_conv": model(
+        helper.make_node("DeformConv", ["x", "w", "offset", "b", "mask"], ["y"], group=2,
+                         offset_group=2, pads=[1, 1, 1, 1]),
+        [("x", F, [1, 4, 6, 6]), ("w", F, [6, 2, 3, 3]), ("offset", F, [1, 36, 6, 6]),
+         ("b", F, [6]), ("mask", F, [1, 18, 6, 6])], 22),
+    "global_lp_pool": model(helper.make_node("GlobalLpPool", ["x"], ["y"], p=3),
+                            [("x", F, [2, 3, 5, 7])], 21),
+    "max_roi_pool": model(
+        helper.make_node("MaxRoiPool", ["x", "rois"], ["y"], pooled_shape=[2, 3],
+                         spatial_scale=0.5),
+        [("x", F, [1, 3, 8, 10]), ("rois", F, [4, 5])], 21),
+    "cum_prod": model(helper.make_node("CumProd", ["x", "axis"], ["y"]),
+                      [("x", F, [3, 4]), ("axis", I64, [])], 26),
 }
 
 

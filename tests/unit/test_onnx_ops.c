@@ -176,6 +176,91 @@ static void test_opset18_20(void **state) {
     ob_free(m);
 }
 
+/* DeformConv X [n,4,6,6], W [6,2,3,3], group 2, offset_group 2, pads 1:
+ * Y [n,6,6,6]; offset [n, 2 * 9 * 2 = 36, 6, 6], mask [n, 2 * 9 = 18, 6, 6].
+ * MACs = E(Y) * 2 * 9 = 216n * 18 = 3888n. Samples S = n * C 4 * 36 output
+ * positions * 9 taps = 1296n, each a bilinear interpolation (9) and the mask
+ * multiply (1); bias E(Y): FLOPs = 7776n + 12960n + 216n = 20952n.
+ * GlobalLpPool X [2,3,5,7]: [2,3,1,1], 2 * 210 = 420. MaxRoiPool X
+ * [1,3,8,10], 4 ROIs, pooled 2 x 3: [4,3,2,3], 4 * 3 * 8 * 10 = 960
+ * compares. CumProd [3,4]: 12 multiplies. */
+static void test_deform_conv_pools_cumprod(void **state) {
+    (void)state;
+    ob_model *m = ob_new(22);
+    ob_input(m, "x", OB_FLOAT, 4, (int64_t[]){-1, 4, 6, 6}, (const char *[]){"n", 0, 0, 0});
+    ob_init_f(m, "w", 4, (int64_t[]){6, 2, 3, 3}, false);
+    ob_input(m, "off", OB_FLOAT, 4, (int64_t[]){-1, 36, 6, 6}, (const char *[]){"n", 0, 0, 0});
+    ob_init_f(m, "b", 1, (int64_t[]){6}, false);
+    ob_input(m, "mask", OB_FLOAT, 4, (int64_t[]){-1, 18, 6, 6}, (const char *[]){"n", 0, 0, 0});
+    Onnx__NodeProto *n = ob_node(m, "DeformConv", "dc", "x,w,off,b,mask", "y");
+    ob_attr_i(m, n, "group", 2);
+    ob_attr_i(m, n, "offset_group", 2);
+    ob_attr_ints(m, n, "pads", 4, (int64_t[]){1, 1, 1, 1});
+    ob_input(m, "p", OB_FLOAT, 4, (int64_t[]){2, 3, 5, 7}, NULL);
+    ob_attr_i(m, ob_node(m, "GlobalLpPool", "glp", "p", "pp"), "p", 3);
+    ob_input(m, "fm", OB_FLOAT, 4, (int64_t[]){1, 3, 8, 10}, NULL);
+    ob_input(m, "rois", OB_FLOAT, 2, (int64_t[]){4, 5}, NULL);
+    Onnx__NodeProto *rp = ob_node(m, "MaxRoiPool", "mrp", "fm,rois", "rr");
+    ob_attr_ints(m, rp, "pooled_shape", 2, (int64_t[]){2, 3});
+    ob_input(m, "c", OB_FLOAT, 2, (int64_t[]){3, 4}, NULL);
+    ob_init_i64(m, "ax", 0, NULL, (int64_t[]){1});
+    ob_node(m, "CumProd", "cp", "c,ax", "cc");
+    ob_output(m, "y");
+    ob_output(m, "pp");
+    ob_output(m, "rr");
+    ob_output(m, "cc");
+    fl_report *r = oc_run(m, FL_OK);
+    assert_int_equal(r->n_unknown_ops, 0);
+    const fl_report_node *dc = oc_node(r, "dc");
+    assert_string_equal(dc->outputs[0].shape, "[n,6,6,6]");
+    assert_string_equal(dc->macs.text, "3888*n");
+    assert_string_equal(dc->flops.text, "20952*n");
+    const fl_report_node *glp = oc_node(r, "glp");
+    assert_string_equal(glp->outputs[0].shape, "[2,3,1,1]");
+    oc_assert_cost(glp, 420, 0);
+    const fl_report_node *mrp = oc_node(r, "mrp");
+    assert_string_equal(mrp->outputs[0].shape, "[4,3,2,3]");
+    oc_assert_cost(mrp, 960, 0);
+    const fl_report_node *cp = oc_node(r, "cp");
+    assert_string_equal(cp->outputs[0].shape, "[3,4]");
+    oc_assert_cost(cp, 12, 0);
+    fl_report_free(r);
+    ob_free(m);
+}
+
+/* DeformConv's offset and mask are checked against the kernel and the
+ * output: a 2-D offset needs offset_group * 9 * 2 channels, the mask
+ * offset_group * 9, both the output's spatial dims. */
+static void test_deform_conv_bad(void **state) {
+    (void)state;
+    struct {
+        int64_t off_c, off_h, mask_c, og;
+        const char *want;
+    } cases[] = {
+        {9, 4, 9, 1, "node 'dc' (DeformConv): input 2 (offset) dim 1 is 9, want 18"},
+        {18, 5, 9, 1, "node 'dc' (DeformConv): input 2 (offset) dim 2 is 5, want 4"},
+        {18, 4, 18, 1, "node 'dc' (DeformConv): input 4 (mask) dim 1 is 18, want 9"},
+        {18, 4, 9, 3,
+         "node 'dc' (DeformConv): attr 'offset_group' 3 does not divide input "
+         "0's channels"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ob_model *m = ob_new(19);
+        ob_input(m, "x", OB_FLOAT, 4, (int64_t[]){1, 2, 6, 6}, NULL);
+        ob_init_f(m, "w", 4, (int64_t[]){3, 2, 3, 3}, false);
+        ob_input(m, "off", OB_FLOAT, 4, (int64_t[]){1, cases[i].off_c, cases[i].off_h, 4}, NULL);
+        ob_input(m, "mask", OB_FLOAT, 4, (int64_t[]){1, cases[i].mask_c, 4, 4}, NULL);
+        ob_attr_i(m, ob_node(m, "DeformConv", "dc", "x,w,off,,mask", "y"), "offset_group",
+                  cases[i].og);
+        ob_output(m, "y");
+        fl_report *r = oc_run(m, FL_EINVAL);
+        printf("%s\n", r->error);
+        assert_non_null(strstr(r->error, cases[i].want));
+        fl_report_free(r);
+        ob_free(m);
+    }
+}
+
 /* Malformed attributes fail naming node and attribute. */
 /* CastLike's value is input 0 cast to input 1's dtype, as Cast: float
  * [2.7, 3.2, 4.9] cast like int64 Shape(x) truncates toward zero to [2,3,4]
@@ -342,6 +427,8 @@ int main(void) {
         cmocka_unit_test(test_opset18_20),
         cmocka_unit_test(test_cast_like_value),
         cmocka_unit_test(test_opset24_and_ms_qdq),
+        cmocka_unit_test(test_deform_conv_pools_cumprod),
+        cmocka_unit_test(test_deform_conv_bad),
         cmocka_unit_test(test_bad_attrs),
         cmocka_unit_test(test_unknown_domain_and_opset),
     };

@@ -1,7 +1,8 @@
 /*
  * nn.c - ai.onnx neural-network ops beyond onnx.c: ConvTranspose, LRN,
  * InstanceNormalization, GroupNormalization, LpPool, MaxUnpool, Resize,
- * Upsample, GridSample, RoiAlign, RNN, GRU, LSTM.
+ * Upsample, GridSample, RoiAlign, RNN, GRU, LSTM, GlobalLpPool, MaxRoiPool,
+ * DeformConv.
  *
  * Shapes (NCHW, channels first, as ONNX defines them):
  *   ConvTranspose  [N, W.dim[1] * group, out...], out = attr output_shape
@@ -19,6 +20,11 @@
  *                  a whole number; other products are unknown
  *   GridSample     [N, C, grid.dims[1:-1]...]
  *   RoiAlign       [num_rois, C, output_height, output_width]
+ *   MaxRoiPool     [num_rois, C, pooled_shape[0], pooled_shape[1]]
+ *   GlobalLpPool   as GlobalAveragePool ([N, C, 1, ...])
+ *   DeformConv     as Conv from X and W; offset must be [N, offset_group *
+ *                  prod(kernel) * n, out...] (n spatial dims) and mask [N,
+ *                  offset_group * prod(kernel), out...]
  *   RNN/GRU/LSTM   Y [seq, dirs, batch, hidden] (layout 0) or [batch, seq,
  *                  dirs, hidden] (layout 1); Y_h (and LSTM's Y_c) [dirs,
  *                  batch, hidden] or [batch, dirs, hidden]
@@ -57,6 +63,21 @@
  *   RoiAlign        10 * s * E(out), s = sampling_ratio^2 samples per bin
  *                   (sampling_ratio 0, adaptive, counts 2 x 2 = 4), each a
  *                   bilinear interpolation (9) and an add or max (1)
+ *   GlobalLpPool    2 * E(X) (LpPool's rule, the window the whole map)
+ *   MaxRoiPool      num_rois * C * H * W: each ROI's bins cover the ROI
+ *                   once, so each ROI costs its area in compares per
+ *                   channel; the areas are data, so the whole map (the
+ *                   largest ROI) is counted: an upper bound
+ *   DeformConv      MACs as Conv: E(out) * (C / group) * prod(kernel);
+ *                   FLOPs = 2 * MACs + s * S (+ E(out) with bias B), S =
+ *                   N * C * prod(out spatial) * prod(kernel) sampled input
+ *                   values (every input channel read at every kernel tap
+ *                   of every output position, as an im2col of the deformed
+ *                   positions), each a linear interpolation over the n
+ *                   spatial axes, 3 * (2^n - 1) (Resize's rule: 9 for 2-D),
+ *                   + 1 multiply by the mask when given; the offset adds and
+ *                   interpolation weights, shared by the channels of an
+ *                   offset group, are not counted
  */
 #include "ops/onnxops/util.h"
 
@@ -245,6 +266,11 @@ static fl_status cost_lp_pool(fl_ctx *c, const fl_node *n, fl_cost *out) {
         taps *= ks[i] > 0 && ks[i] < 1000000 ? ks[i] : 1;
     }
     return fl__ox_cost_per_out(c, n, out, 2 * taps);
+}
+
+/* 2 * E(X): LpPool's rule with the window the whole map. */
+static fl_status cost_global_lp_pool(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    return fl__ox_cost_per_in(c, n, out, 2);
 }
 
 static fl_status infer_max_unpool(fl_ctx *c, fl_node *n) {
@@ -488,6 +514,135 @@ static fl_status cost_roi_align(fl_ctx *c, const fl_node *n, fl_cost *out) {
     return st == FL_OK ? fl__ox_cost_per_out(c, n, out, 10 * s * s) : st;
 }
 
+static fl_status infer_global_lp_pool(fl_ctx *c, fl_node *n) {
+    static const int idx[] = {0};
+    int64_t p;
+    fl_status st = fl__attr_int_or(n, "p", 2, &p, c->d);
+    if (st == FL_OK && p < 1) {
+        return fl__node_fail(c->d, FL_EINVAL, n, "attr 'p' is %lld, must be >= 1", (long long)p);
+    }
+    return st == FL_OK ? fl__ox_delegate(c, n, FL_OP_ONNX_GLOBAL_AVERAGE_POOL, idx, 1) : st;
+}
+
+/* MaxRoiPool(X [N, C, H, W], rois [num_rois, 5]) -> [num_rois, C, ph, pw],
+ * pooled_shape = [ph, pw] (required). */
+static fl_status infer_max_roi_pool(fl_ctx *c, fl_node *n) {
+    const fl_shape *x = &fl_node_in(n, 0)->shape, *r = &fl_node_in(n, 1)->shape;
+    const int64_t *ps;
+    size_t np;
+    fl_status st = fl__attr_need_ints(n, "pooled_shape", &ps, &np, c->d);
+    if (st != FL_OK) {
+        return st;
+    }
+    if (np != 2 || ps[0] < 1 || ps[1] < 1) {
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "attr 'pooled_shape' must be 2 positive entries (%zu given)", np);
+    }
+    if (x->rank >= 0 && x->rank != 4) {
+        return fl__node_fail(c->d, FL_EINVAL, n, "input 0 (X) has rank %d, want 4", x->rank);
+    }
+    if (r->rank >= 0 && (r->rank != 2 || (fl_sym_is_known(r->dims[1]) && r->dims[1].k != 5))) {
+        return fl__node_fail(c->d, FL_EINVAL, n, "input 1 (rois) must be [num_rois, 5]");
+    }
+    fl_sym d[4] = {r->rank == 2 ? r->dims[0] : fl_sym_unknown(),
+                   x->rank == 4 ? x->dims[1] : fl_sym_unknown(), fl_sym_const(ps[0]),
+                   fl_sym_const(ps[1])};
+    return fl__op_set_output(c, n, 0, fl__ox_in_dtype(n, 0), 4, d);
+}
+
+/* num_rois * C * H * W: every element of the map compared once per ROI (an
+ * ROI is at most the map; the real count is the ROIs' areas, data). */
+static fl_status cost_max_roi_pool(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    fl_arith k = {c, n, FL_OK};
+    const fl_shape *x = &fl_node_in(n, 0)->shape, *y = &n->outputs[0].shape;
+    fl_sym f =
+        y->rank == 4 ? fl__ar_mul(&k, y->dims[0], fl__ar_dims_prod(&k, x, 1, 4)) : fl_sym_unknown();
+    return fl__ar_put_cost(&k, out, f, fl_sym_const(0));
+}
+
+/* ------------------------------------------------------------------------- */
+/* DeformConv                                                                 */
+/* ------------------------------------------------------------------------- */
+
+/* Input i (offset or mask) must be [N, ch, out spatial...] of output y; ch
+ * < 0 when the kernel is unknown. */
+static fl_status deform_check(fl_ctx *c, const fl_node *n, int i, const char *what,
+                              const fl_shape *y, int64_t ch) {
+    const fl_shape *s = &fl_node_in(n, i)->shape;
+    if (s->rank < 0 || y->rank < 0) {
+        return FL_OK;
+    }
+    if (s->rank != y->rank) {
+        return fl__node_fail(c->d, FL_EINVAL, n, "input %d (%s) has rank %d, want %d", i, what,
+                             s->rank, y->rank);
+    }
+    for (int d = 0; d < s->rank; d++) {
+        fl_sym want = d != 1 ? y->dims[d] : ch >= 0 ? fl_sym_const(ch) : fl_sym_unknown();
+        if (fl_sym_is_known(s->dims[d]) && fl_sym_is_known(want) && s->dims[d].k != want.k) {
+            return fl__node_fail(c->d, FL_EINVAL, n, "input %d (%s) dim %d is %lld, want %lld", i,
+                                 what, d, (long long)s->dims[d].k, (long long)want.k);
+        }
+    }
+    return FL_OK;
+}
+
+/* DeformConv(X, W, offset, B?, mask?): Conv's output from X and W; offset
+ * [N, offset_group * prod(k) * n, out...] (n spatial dims), mask [N,
+ * offset_group * prod(k), out...] (as ONNX's reference reads it) checked
+ * where known. */
+static fl_status infer_deform_conv(fl_ctx *c, fl_node *n) {
+    static const int idx[] = {0, 1};
+    fl_status st = fl__ox_delegate(c, n, FL_OP_ONNX_CONV, idx, 2);
+    int64_t og;
+    if (st == FL_OK) {
+        st = fl__attr_int_or(n, "offset_group", 1, &og, c->d);
+    }
+    if (st != FL_OK) {
+        return st;
+    }
+    const fl_shape *x = &fl_node_in(n, 0)->shape, *w = &fl_node_in(n, 1)->shape;
+    if (og < 1 || (x->rank >= 2 && fl_sym_is_known(x->dims[1]) && x->dims[1].k % og != 0)) {
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "attr 'offset_group' %lld does not divide input 0's channels",
+                             (long long)og);
+    }
+    const fl_shape *y = &n->outputs[0].shape;
+    int64_t taps = w->rank == y->rank ? 1 : -1;
+    for (int i = 2; i < w->rank && taps > 0; i++) {
+        taps = fl_sym_is_known(w->dims[i]) && w->dims[i].k < 1000000 ? taps * w->dims[i].k : -1;
+    }
+    if (taps > 1000000) {
+        taps = -1;
+    }
+    int ns = y->rank - 2;
+    st = deform_check(c, n, 2, "offset", y, taps > 0 ? og * ns * taps : -1);
+    if (st == FL_OK && !fl__ox_absent(n, 4)) {
+        st = deform_check(c, n, 4, "mask", y, taps > 0 ? og * taps : -1);
+    }
+    return st;
+}
+
+static fl_status cost_deform_conv(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    fl_arith k = {c, n, FL_OK};
+    const fl_shape *x = &fl_node_in(n, 0)->shape, *w = &fl_node_in(n, 1)->shape;
+    const fl_shape *y = &n->outputs[0].shape;
+    fl_sym e = fl__ar_numel(&k, y);
+    fl_sym macs = fl__ar_mul(&k, e, fl__ar_dims_prod(&k, w, 1, w->rank));
+    fl_sym samples = fl_sym_unknown();
+    if (y->rank >= 3 && x->rank == y->rank && w->rank == y->rank) {
+        samples = fl__ar_mul(&k, fl__ar_mul(&k, y->dims[0], x->dims[1]),
+                             fl__ar_mul(&k, fl__ar_dims_prod(&k, y, 2, y->rank),
+                                        fl__ar_dims_prod(&k, w, 2, w->rank)));
+    }
+    int ns = y->rank >= 3 && y->rank <= MAX_SP + 2 ? y->rank - 2 : 2;
+    int64_t per = 3 * ((1 << ns) - 1) + !fl__ox_absent(n, 4);
+    fl_sym f = fl__ar_add(&k, fl__ar_scale(&k, macs, 2), fl__ar_scale(&k, samples, per));
+    if (!fl__ox_absent(n, 3)) {
+        f = fl__ar_add(&k, f, e);
+    }
+    return fl__ar_put_cost(&k, out, f, macs);
+}
+
 /* ------------------------------------------------------------------------- */
 /* RNN, GRU, LSTM                                                             */
 /* ------------------------------------------------------------------------- */
@@ -577,6 +732,9 @@ static fl_status cost_rnn(fl_ctx *c, const fl_node *n, fl_cost *out) {
 #define HOOKS_grid_sample    .infer = infer_grid_sample, .cost = cost_resize
 #define HOOKS_roi_align      .infer = infer_roi_align, .cost = cost_roi_align
 #define HOOKS_rnn            .infer = infer_rnn, .cost = cost_rnn
+#define HOOKS_global_lp_pool .infer = infer_global_lp_pool, .cost = cost_global_lp_pool
+#define HOOKS_max_roi_pool   .infer = infer_max_roi_pool, .cost = cost_max_roi_pool
+#define HOOKS_deform_conv    .infer = infer_deform_conv, .cost = cost_deform_conv
 
 #define FL_OP FL_OP_DESC
 #include "ops/onnxops/nn.def"

@@ -1,14 +1,14 @@
 /*
  * reduce.c - ai.onnx reductions and ops along one axis beyond onnx.c:
  * ReduceL1, ReduceL2, ReduceLogSum, ReduceLogSumExp, ReduceSumSquare,
- * ArgMax, ArgMin, CumSum, Hardmax, TopK, LpNormalization,
+ * ArgMax, ArgMin, CumSum, CumProd, Hardmax, TopK, LpNormalization,
  * MeanVarianceNormalization.
  *
  * Shapes: Reduce* as onnx.c's reductions (axes from input 1 from opset 18,
  * else attr; keepdims; noop_with_empty_axes). ArgMax/ArgMin: attr axis
  * (default 0) reduced to 1 (keepdims 1) or dropped, int64. TopK: Values and
  * Indices (int64) have K (input 1's value) along attr axis (default -1); an
- * unknown K leaves that dim unknown. CumSum, Hardmax, LpNormalization,
+ * unknown K leaves that dim unknown. CumSum, CumProd, Hardmax, LpNormalization,
  * MeanVarianceNormalization keep their input's shape.
  *
  * FLOP rules ("complete" convention, E(t) = element count; no MACs):
@@ -21,7 +21,7 @@
  *                        output; the max subtraction for stability is not
  *                        counted, as the operator's definition has none)
  *   ArgMax, ArgMin       E(in) - E(out)      (comparisons, as ReduceMax)
- *   CumSum               E(out)              (one add per element)
+ *   CumSum, CumProd      E(out)              (one add / multiply per element)
  *   Hardmax              E(in)               (a comparison per element)
  *   TopK                 E(in) * ceil(log2(K)) comparisons (K >= 2; K <= 1:
  *                        E(in)), heap selection
