@@ -11,17 +11,17 @@
 #include <string.h>
 
 /* Elements per byte of a sub-byte dtype as ONNX and TFLite store it (packed:
- * int4/uint4 two per byte, int2/uint2 four); 1 otherwise, and for TensorFlow
- * graphs, whose int4 tensors hold one element per byte. */
+ * int4/uint4/float4_e2m1fn two per byte, int2/uint2 four); 1 otherwise, and
+ * for TensorFlow graphs, whose int4 tensors hold one element per byte. */
 static int64_t packed_per_byte(const fl_ctx *c, const fl_node *n, int dt) {
     bool packs = c->g->onnx.is_onnx || strncmp(n->op, "tflite::", 8) == 0;
     dt = fl_dtype_base(dt);
     if (!packs) {
         return 1;
     }
-    return dt == FL_DT_INT4 || dt == FL_DT_UINT4   ? 2
-           : dt == FL_DT_INT2 || dt == FL_DT_UINT2 ? 4
-                                                   : 1;
+    return dt == FL_DT_INT4 || dt == FL_DT_UINT4 || dt == FL_DT_FLOAT4_E2M1FN ? 2
+           : dt == FL_DT_INT2 || dt == FL_DT_UINT2                            ? 4
+                                                                              : 1;
 }
 
 /* Size in bytes of a tensor, unknown when its shape or dtype is; sub-byte

@@ -43,6 +43,8 @@ static const struct dtype_info infos[] = {
     [FL_DT_UINT4] = {"uint4", 1, 'i'},
     [FL_DT_INT2] = {"int2", 1, 'i'},
     [FL_DT_UINT2] = {"uint2", 1, 'i'},
+    [FL_DT_FLOAT4_E2M1FN] = {"float4_e2m1fn", 1, 'f'},
+    [FL_DT_FLOAT8_E8M0FNU] = {"float8_e8m0fnu", 1, 'f'},
 };
 
 static const char *const ref_names[] = {
@@ -110,6 +112,8 @@ fl_dtype fl__onnx_dtype(int32_t t) {
         [17] = FL_DT_FLOAT8_E4M3FN, [18] = FL_DT_FLOAT8_E4M3FNUZ,
         [19] = FL_DT_FLOAT8_E5M2,   [20] = FL_DT_FLOAT8_E5M2FNUZ,
         [21] = FL_DT_UINT4,         [22] = FL_DT_INT4,
+        [23] = FL_DT_FLOAT4_E2M1FN, [24] = FL_DT_FLOAT8_E8M0FNU,
+        [25] = FL_DT_UINT2,         [26] = FL_DT_INT2,
     };
     if (t <= 0 || (size_t)t >= sizeof map / sizeof map[0]) {
         return FL_DT_INVALID;
@@ -119,11 +123,11 @@ fl_dtype fl__onnx_dtype(int32_t t) {
 
 const char *fl__onnx_dtype_name(int32_t t) {
     static const char *const names[] = {
-        "UNDEFINED",      "FLOAT",    "UINT8",        "INT8",           "UINT16",
-        "INT16",          "INT32",    "INT64",        "STRING",         "BOOL",
-        "FLOAT16",        "DOUBLE",   "UINT32",       "UINT64",         "COMPLEX64",
-        "COMPLEX128",     "BFLOAT16", "FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2",
-        "FLOAT8E5M2FNUZ", "UINT4",    "INT4",         "FLOAT4E2M1",     "FLOAT8E8M0",
+        "UNDEFINED",      "FLOAT",      "UINT8",          "INT8",       "UINT16",   "INT16",
+        "INT32",          "INT64",      "STRING",         "BOOL",       "FLOAT16",  "DOUBLE",
+        "UINT32",         "UINT64",     "COMPLEX64",      "COMPLEX128", "BFLOAT16", "FLOAT8E4M3FN",
+        "FLOAT8E4M3FNUZ", "FLOAT8E5M2", "FLOAT8E5M2FNUZ", "UINT4",      "INT4",     "FLOAT4E2M1",
+        "FLOAT8E8M0",     "UINT2",      "INT2",
     };
     return t >= 0 && (size_t)t < sizeof names / sizeof names[0] ? names[t] : NULL;
 }

@@ -48,6 +48,9 @@ typedef enum fl_dtype {
     FL_DT_UINT4 = 30,
     FL_DT_INT2 = 31,
     FL_DT_UINT2 = 32,
+    FL_DT_FLOAT4_E2M1FN = 33,  /* ONNX FLOAT4E2M1 (opset 23), packed two per byte */
+    FL_DT_FLOAT8_E8M0FNU = 34, /* ONNX FLOAT8E8M0 (opset 24, MX scales): no TensorFlow value;
+                                * 34 is foldline's own, after TensorFlow's last (33) */
     FL_DT_REF_OFFSET = 100,
 } fl_dtype;
 
@@ -60,14 +63,15 @@ static inline fl_dtype fl_dtype_base(int dt) {
 bool fl__dtype_valid(int dt);
 
 /* Element size in bytes in memory (tensor_content); 0 for string, resource,
- * variant and invalid types. Sub-byte types (int4, uint4, int2, uint2) report 1,
- * as TensorFlow stores one element per byte. */
+ * variant and invalid types. Sub-byte types (int4, uint4, int2, uint2,
+ * float4_e2m1fn) report 1, as TensorFlow stores one element per byte (ONNX
+ * and TFLite pack them: the cost layer's byte rule). */
 size_t fl__dtype_size(int dt);
 
 /* "float", "int32", "float_ref", ... (TensorFlow's lower-case names). */
 const char *fl__dtype_name(int dt);
 
-bool fl__dtype_is_float(int dt);   /* half, bfloat16, float, double, float8 */
+bool fl__dtype_is_float(int dt);   /* half, bfloat16, float, double, float8, float4 */
 bool fl__dtype_is_integer(int dt); /* signed/unsigned ints incl. quantized, 4/2-bit */
 bool fl__dtype_is_complex(int dt);
 

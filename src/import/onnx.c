@@ -46,7 +46,7 @@
 #include "util/reserved.h"
 
 /* The newest ai.onnx opset whose operator definitions are modelled. */
-#define FL_ONNX_MAX_OPSET 21
+#define FL_ONNX_MAX_OPSET 25
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -130,8 +130,22 @@ static bool dt_unsigned(fl_dtype dt) {
            dt == FL_DT_BOOL;
 }
 
-static bool dt_packed4(fl_dtype dt) {
-    return dt == FL_DT_INT4 || dt == FL_DT_UINT4;
+/* Elements per byte of ONNX's packed sub-byte types (int4, uint4, float4e2m1:
+ * 2; int2, uint2: 4), 1 for the others. */
+static int dt_per_byte(fl_dtype dt) {
+    return dt == FL_DT_INT4 || dt == FL_DT_UINT4 || dt == FL_DT_FLOAT4_E2M1FN ? 2
+           : dt == FL_DT_INT2 || dt == FL_DT_UINT2                            ? 4
+                                                                              : 1;
+}
+
+static bool dt_packed(fl_dtype dt) {
+    return dt_per_byte(dt) > 1;
+}
+
+/* Bytes of n elements of dt as ONNX stores them (raw_data, external data). */
+static uint64_t dt_bytes(fl_dtype dt, int64_t n, size_t es) {
+    int per = dt_per_byte(dt);
+    return per > 1 ? ((uint64_t)n + (uint64_t)per - 1) / (uint64_t)per : (uint64_t)n * es;
 }
 
 /* Number of entries in the typed field the ONNX spec assigns to dt. */
@@ -333,8 +347,7 @@ static fl_status decode_tensor(imp *im, const fl_node *node, const char *field,
     bool external =
         p->has_data_location && p->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
     if (external && dt != FL_DT_STRING && es) {
-        fl_status st =
-            external_view(im, node, &p, dt_packed4(dt) ? ((uint64_t)n + 1) / 2 : (uint64_t)n * es);
+        fl_status st = external_view(im, node, &p, dt_bytes(dt, n, es));
         if (st != FL_OK) {
             return st;
         }
@@ -369,7 +382,7 @@ static fl_status decode_tensor(imp *im, const fl_node *node, const char *field,
                              "%s: data is in a typed field that does not match data_type %s", field,
                              fl__dtype_name(dt));
     }
-    uint64_t want = dt_packed4(dt) ? ((uint64_t)n + 1) / 2 : (uint64_t)n * es;
+    uint64_t want = dt_bytes(dt, n, es);
     if (p->raw_data.len) {
         if (n_typed) {
             return fl__node_fail(im->d, FL_EINVAL, node,
@@ -382,12 +395,12 @@ static fl_status decode_tensor(imp *im, const fl_node *node, const char *field,
                                  field, p->raw_data.len, (long long)n, fl__dtype_name(dt),
                                  (unsigned long long)want);
         }
-    } else if (n_typed != (size_t)n && !dt_packed4(dt)) {
+    } else if (n_typed != (size_t)n && !dt_packed(dt)) {
         return fl__node_fail(im->d, FL_EINVAL, node,
                              "%s: %zu typed values but dims hold %lld elements", field, n_typed,
                              (long long)n);
     }
-    if (n > im->o->max_value_elems || dt_packed4(dt) || es == 0) {
+    if (n > im->o->max_value_elems || dt_packed(dt) || es == 0) {
         return FL_OK; /* shape and dtype known; contents not decoded */
     }
     const void *in_place = typed_in_place(p, dt);
@@ -1047,8 +1060,8 @@ static fl_status import_graph(imp *im, const Onnx__ModelProto *m) {
          * that changed beyond what we model may be misread. */
         fl__diag_warn(d,
                       "ai.onnx opset %lld is outside the modelled opsets 7..%d: operators are "
-                      "read with their opset %s definitions",
-                      (long long)opset, FL_ONNX_MAX_OPSET, opset < 7 ? "7" : "21");
+                      "read with their opset %d definitions",
+                      (long long)opset, FL_ONNX_MAX_OPSET, opset < 7 ? 7 : FL_ONNX_MAX_OPSET);
     }
     /* The ops read the opset from g->producer; the report takes it from
      * g->onnx (versions.producer is TensorFlow's: an ONNX model says who made

@@ -304,6 +304,41 @@ static void test_onnx_attention(void **state) {
     ob_free(m);
 }
 
+/* Opset 25's sliding window: 4-D Q (1,2,4,8), K and V (1,2,6,8), no mask:
+ * R = 48, MACs 768, FLOPs 1536 + 6*48 = 1824; left_window_size 2 bounds a
+ * side, so the window's mask is applied as a bias add (+R, nothing halved):
+ * 1872; right_window_size 0 alone the same; both -1 (unbounded, the
+ * default) 1824. A window below -1 fails naming the attr. */
+static void test_onnx_attention_window(void **state) {
+    (void)state;
+    struct {
+        int64_t left, right, flops;
+    } cases[] = {{-1, -1, 1824}, {2, -1, 1872}, {-1, 0, 1872}, {2, 1, 1872}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ob_model *m = ob_new(25);
+        ob_input(m, "q", OB_FLOAT, 4, (int64_t[]){1, 2, 4, 8}, NULL);
+        ob_input(m, "k", OB_FLOAT, 4, (int64_t[]){1, 2, 6, 8}, NULL);
+        Onnx__NodeProto *n = ob_node(m, "Attention", "w", "q,k,k", "y");
+        ob_attr_i(m, n, "left_window_size", cases[i].left);
+        ob_attr_i(m, n, "right_window_size", cases[i].right);
+        ob_output(m, "y");
+        fl_report *r = oc_run(m, FL_OK);
+        assert_string_equal(oc_node(r, "w")->outputs[0].shape, "[1,2,4,8]");
+        oc_assert_cost(oc_node(r, "w"), cases[i].flops, 768);
+        fl_report_free(r);
+        ob_free(m);
+    }
+    ob_model *m = ob_new(25);
+    ob_input(m, "q", OB_FLOAT, 4, (int64_t[]){1, 2, 4, 8}, NULL);
+    ob_attr_i(m, ob_node(m, "Attention", "w", "q,q,q", "y"), "right_window_size", -2);
+    ob_output(m, "y");
+    fl_report *r = oc_run(m, FL_EINVAL);
+    assert_non_null(
+        strstr(r->error, "node 'w' (Attention): attr 'right_window_size' is -2, must be >= -1"));
+    fl_report_free(r);
+    ob_free(m);
+}
+
 /* Bad ai.onnx Attention inputs fail naming the node and the attr or input:
  * 3-D inputs without q_num_heads; 3 query heads for 2 key/value heads; a
  * 4-D K beside a 3-D Q; Q's hidden size 32 for 3 heads. */
@@ -400,6 +435,7 @@ int main(void) {
         cmocka_unit_test(test_embed),
         cmocka_unit_test(test_onnx_attention),
         cmocka_unit_test(test_onnx_attention_bad),
+        cmocka_unit_test(test_onnx_attention_window),
         cmocka_unit_test(test_onnx_rotary_rms),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -392,7 +392,7 @@ static bool has_warning(const fl_report *r, const char *text) {
     return false;
 }
 
-/* An op of a domain we do not model and an opset outside 7..21: warnings
+/* An op of a domain we do not model and an opset outside 7..25: warnings
  * naming op, domain and version; the op counted as unknown (coverage in
  * the report), never a failure. */
 static void test_unknown_domain_and_opset(void **state) {
@@ -408,10 +408,89 @@ static void test_unknown_domain_and_opset(void **state) {
     fl_report *r = oc_run(m, FL_OK);
     assert_true(has_warning(r, "node 'frob': op 'Frobnicate' of domain 'com.example' (opset 2) "
                                "is not modelled"));
-    assert_true(has_warning(r, "ai.onnx opset 6 is outside the modelled opsets 7..21"));
+    assert_true(has_warning(r, "ai.onnx opset 6 is outside the modelled opsets 7..25: operators "
+                               "are read with their opset 7 definitions"));
     assert_int_equal(r->n_unknown_ops, 1);
     assert_string_equal(r->unknown_ops[0].op, "Frobnicate");
     assert_string_equal(oc_node(r, "relu")->outputs[0].shape, "[4]");
+    fl_report_free(r);
+    ob_free(m);
+}
+
+/* Opsets 22-25 (ONNX's Changelog, every change reviewed): the data types
+ * they add are known with their stored widths. Cast of x float [9] (36
+ * bytes read) to FLOAT4E2M1 (23, packed two per byte: ceil(9/2) = 5 bytes
+ * written), FLOAT8E8M0 (24, one byte each: 9), UINT2 and INT2 (25, 26; four
+ * per byte: 3): node bytes 41, 45, 39, 39. A FLOAT4E2M1 initializer of 9
+ * elements holds 5 raw bytes (read back to float: 5 + 36 = 41); 9 raw bytes
+ * are wrong. DequantizeLinear-23's output_dtype (10, float16) sets the
+ * output's dtype. At opset 25 no opset warning; at 26 one naming 25. */
+static void test_opset25_dtypes(void **state) {
+    (void)state;
+    for (int bad = 0; bad < 2; bad++) {
+        ob_model *m = ob_new(25);
+        ob_input(m, "x", OB_FLOAT, 1, (int64_t[]){9}, NULL);
+        static const char *const names[4] = {"c23", "c24", "c25", "c26"};
+        for (int t = 0; t < 4; t++) {
+            char out[8];
+            snprintf(out, sizeof out, "y%d", 23 + t);
+            ob_attr_i(m, ob_node(m, "Cast", names[t], "x", out), "to", 23 + t);
+            ob_output(m, out);
+        }
+        Onnx__TensorProto *w = ob_init_f(m, "w", 1, (int64_t[]){9}, false);
+        w->data_type = 23;
+        w->raw_data.len = bad ? 9 : 5;
+        ob_attr_i(m, ob_node(m, "Cast", "back", "w", "wf"), "to", 1);
+        ob_output(m, "wf");
+        ob_input(m, "q", 3 /* int8 */, 1, (int64_t[]){6}, NULL);
+        ob_init_f(m, "sc", 0, NULL, false);
+        ob_attr_i(m, ob_node(m, "DequantizeLinear", "dq", "q,sc", "qf"), "output_dtype", 10);
+        ob_output(m, "qf");
+        if (bad) {
+            fl_report *r = oc_run(m, FL_EINVAL);
+            assert_non_null(strstr(r->error, "raw_data is 9 bytes but dims (9 elements) of "
+                                             "float4_e2m1fn need 5"));
+            fl_report_free(r);
+            ob_free(m);
+            continue;
+        }
+        fl_report *r = oc_run(m, FL_OK);
+        assert_false(has_warning(r, "outside the modelled opsets"));
+        static const char *const dts[4] = {"float4_e2m1fn", "float8_e8m0fnu", "uint2", "int2"};
+        static const int64_t bytes[4] = {41, 45, 39, 39};
+        for (int t = 0; t < 4; t++) {
+            const fl_report_node *cn = oc_node(r, names[t]);
+            assert_string_equal(cn->outputs[0].dtype, dts[t]);
+            assert_string_equal(cn->outputs[0].shape, "[9]");
+            assert_true(cn->bytes.known);
+            assert_int_equal(cn->bytes.value, bytes[t]);
+        }
+        const fl_report_node *back = oc_node(r, "back");
+        assert_true(back->bytes.known);
+        assert_int_equal(back->bytes.value, 41);
+        assert_string_equal(oc_node(r, "dq")->outputs[0].dtype, "half");
+        fl_report_free(r);
+        ob_free(m);
+    }
+    ob_model *m = ob_new(26);
+    ob_input(m, "x", OB_FLOAT, 1, (int64_t[]){4}, NULL);
+    ob_node(m, "Relu", "relu", "x", "y");
+    ob_output(m, "y");
+    fl_report *r = oc_run(m, FL_OK);
+    assert_true(has_warning(r, "ai.onnx opset 26 is outside the modelled opsets 7..25: operators "
+                               "are read with their opset 25 definitions"));
+    fl_report_free(r);
+    ob_free(m);
+    /* Cast-24's round_mode is up, down or nearest. */
+    m = ob_new(24);
+    ob_input(m, "x", OB_FLOAT, 1, (int64_t[]){4}, NULL);
+    Onnx__NodeProto *n = ob_node(m, "Cast", "c", "x", "y");
+    ob_attr_i(m, n, "to", 24);
+    ob_attr_s(m, n, "round_mode", "sideways");
+    ob_output(m, "y");
+    r = oc_run(m, FL_EINVAL);
+    assert_non_null(strstr(r->error, "node 'c' (Cast): attr 'round_mode' is 'sideways' (up, "
+                                     "down or nearest; opset 24)"));
     fl_report_free(r);
     ob_free(m);
 }
@@ -431,6 +510,7 @@ int main(void) {
         cmocka_unit_test(test_deform_conv_bad),
         cmocka_unit_test(test_bad_attrs),
         cmocka_unit_test(test_unknown_domain_and_opset),
+        cmocka_unit_test(test_opset25_dtypes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

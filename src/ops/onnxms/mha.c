@@ -58,9 +58,10 @@
  * Nkv, T, D) and present_value (B, Nkv, T, Dv) of K's and V's dtypes;
  * qk_matmul_output (B, Nq, S, T). Counted as GQA: R = B * Nq * S * T,
  *   MACs  = R * D + R * Dv
- *   FLOPs = 2 * MACs + 6 * R + R with attn_mask (input 3), is_causal or
- *           nonpad_kv_seqlen (input 6) (the bias add; a causal mask halves
- *           nothing) + 3 * R with softcap > 0.
+ *   FLOPs = 2 * MACs + 6 * R + R with attn_mask (input 3), is_causal,
+ *           nonpad_kv_seqlen (input 6) or opset 25's left_window_size /
+ *           right_window_size >= 0 (the bias add; a causal mask or a
+ *           sliding window halves nothing) + 3 * R with softcap > 0.
  */
 #include "ops/onnxops/util.h"
 
@@ -477,10 +478,31 @@ static fl_status oa_read(fl_ctx *c, const fl_node *n, oa_dims *a) {
     return fl__op_add(c, n, a->p, a->l, &a->t);
 }
 
+/* Opset 25's sliding window: *windowed when left_window_size or
+ * right_window_size (default -1, unbounded) bounds a side; below -1 fails. */
+static fl_status oa_window(fl_ctx *c, const fl_node *n, bool *windowed) {
+    static const char *const names[2] = {"left_window_size", "right_window_size"};
+    *windowed = false;
+    for (int i = 0; i < 2; i++) {
+        int64_t w;
+        fl_status st = fl__attr_int_or(n, names[i], -1, &w, c->d);
+        if (st != FL_OK) {
+            return st;
+        }
+        if (w < -1) {
+            return fl__node_fail(c->d, FL_EINVAL, n, "attr '%s' is %lld, must be >= -1", names[i],
+                                 (long long)w);
+        }
+        *windowed = *windowed || w >= 0;
+    }
+    return FL_OK;
+}
+
 static fl_status infer_onnx_attention(fl_ctx *c, fl_node *n) {
     oa_dims a;
+    bool windowed;
     fl_status st = oa_read(c, n, &a);
-    if (st != FL_OK) {
+    if (st != FL_OK || (st = oa_window(c, n, &windowed)) != FL_OK) {
         return st;
     }
     int dt = fl__ox_in_dtype(n, 0);
@@ -509,15 +531,17 @@ static fl_status cost_onnx_attention(fl_ctx *c, const fl_node *n, fl_cost *out) 
     oa_dims a;
     int64_t causal = 0;
     float softcap = 0;
+    bool windowed;
     fl_status st = oa_read(c, n, &a);
     if (st != FL_OK || (st = fl__attr_int_or(n, "is_causal", 0, &causal, c->d)) != FL_OK ||
-        (st = fl__attr_float_or(n, "softcap", 0, &softcap, c->d)) != FL_OK) {
+        (st = fl__attr_float_or(n, "softcap", 0, &softcap, c->d)) != FL_OK ||
+        (st = oa_window(c, n, &windowed)) != FL_OK) {
         return st;
     }
     fl_arith k = {c, n, FL_OK};
     fl_sym r = fl__ar_mul(&k, fl__ar_mul(&k, fl__ar_mul(&k, a.b, a.nq), a.s), a.t);
     fl_sym macs = fl__ar_mul(&k, r, fl__ar_add(&k, a.d, a.dv));
-    bool masked = causal || !fl__ox_absent(n, 3) || !fl__ox_absent(n, 6);
+    bool masked = causal || windowed || !fl__ox_absent(n, 3) || !fl__ox_absent(n, 6);
     int64_t per = 6 + masked + (softcap > 0 ? 3 : 0);
     fl_sym flops = fl__ar_add(&k, fl__ar_scale(&k, macs, 2), fl__ar_scale(&k, r, per));
     return fl__ar_put_cost(&k, out, flops, macs);

@@ -18,8 +18,9 @@
  * inputs' values (unknown dims otherwise). Quantization ops keep x's shape;
  * QLinearConv/ConvInteger take Conv's shape of (x, w), MatMulInteger and
  * QLinearMatMul MatMul's of (a, b); output dtypes: QuantizeLinear and the
- * QLinear* ops the zero point's (uint8 without one), DequantizeLinear the
- * scale's, ConvInteger/MatMulInteger int32, DynamicQuantizeLinear uint8 with
+ * QLinear* ops the zero point's (uint8 without one) or QuantizeLinear's attr
+ * output_dtype (opset 21), DequantizeLinear the scale's or its attr
+ * output_dtype (opset 23), ConvInteger/MatMulInteger int32, DynamicQuantizeLinear uint8 with
  * a float scale and a uint8 zero point (scalars).
  *
  * FLOP rules ("complete" convention, E(t) = element count):
@@ -364,9 +365,12 @@ static fl_status infer_quantize(fl_ctx *c, fl_node *n) {
     return st == FL_OK ? fl__op_set_output(c, n, 0, dt, x->shape.rank, x->shape.dims) : st;
 }
 
+/* DequantizeLinear: x_scale's dtype, or attr output_dtype (opset 23). */
 static fl_status infer_dequantize(fl_ctx *c, fl_node *n) {
     const fl_tensor *x = fl_node_in(n, 0);
-    return fl__op_set_output(c, n, 0, fl__ox_in_dtype(n, 1), x->shape.rank, x->shape.dims);
+    int dt;
+    fl_status st = dtype_attr(c, n, "output_dtype", fl__ox_in_dtype(n, 1), &dt);
+    return st == FL_OK ? fl__op_set_output(c, n, 0, dt, x->shape.rank, x->shape.dims) : st;
 }
 
 static fl_status infer_dyn_quantize(fl_ctx *c, fl_node *n) {
