@@ -10,7 +10,8 @@
  * (Placeholders) are preserved too, as Grappler preserves feed nodes, so that
  * the user's input and symbol bindings still apply after every pass.
  *
- * After each pass that fired a rule: fl__graph_compact, shape inference with
+ * After each pass that changed the graph (edited a node: g->edits moved, or
+ * added or removed one): fl__graph_compact, shape inference with
  * the same bindings, costing, and the outputs check (every output still
  * exists with at least its outputs, their dtypes and shapes); after every
  * pass a record with before and after totals, node counts and the pass's
@@ -553,13 +554,13 @@ static fl_status refresh(fl_ctx *c, const fl_options *opt, const fl_graph_snapsh
     return st;
 }
 
-/* After a pass that changed nothing (no rule fired, no node added, removed
- * or rewritten), the order from before it still holds: the passes clear
- * g->order whether or not they changed anything, and sorting again after
- * every such pass cost O(nodes + edges) each time (12 sorts where 3 are
- * needed on a chain). `verify` sorts anyway and checks that the result is
- * the kept order: a pass that edits edges without recording it is an
- * internal error naming no node. */
+/* After a pass that changed nothing (no node edited, added or removed),
+ * the order from before it still holds: the passes clear g->order whether
+ * or not they changed anything, and sorting again after every such pass
+ * cost O(nodes + edges) each time (12 sorts where 3 are needed on a chain).
+ * `verify` sorts anyway and checks that the result is the kept order: a
+ * pass that edits edges without recording it is an internal error naming
+ * no node. */
 static fl_status keep_order(fl_graph *g, fl_node **order0, bool verify, fl_diag *d) {
     if (!order0 || verify) {
         fl_status st = fl__graph_toposort(g, d);
@@ -596,7 +597,7 @@ static fl_status run_pass(fl_ctx *c, const fl_options *opt, const fl_pipeline_co
     g->birth = ++ps->stamp;
     fl_node **order0 = g->order; /* arena memory: stays valid after the pass */
     size_t n0 = g->n_nodes;
-    uint64_t removals0 = fl__graph_removals();
+    uint64_t removals0 = fl__graph_removals(), edits0 = g->edits;
     fl_pass_ctx pc = {c, &cfg->opt, led, pass_names[p], 0, 0, 0};
     st = pass_fns[p](&pc);
     if (st == FL_OK && test_hook) {
@@ -627,10 +628,11 @@ static fl_status run_pass(fl_ctx *c, const fl_options *opt, const fl_pipeline_co
         }
     }
     rec->nodes_rewritten = pc.rewritten;
-    /* A pass that fired no rule left the graph as it was: its shapes and
-     * costs still hold (the common case in iteration 2). */
-    *changed =
-        led->n_entries > rec->first_entry || pc.rewritten || rec->nodes_removed || rec->nodes_added;
+    /* A pass that edited no node (g->edits did not move: every edit goes
+     * through fl__node_touch, which the verifier above checks) and added or
+     * removed none left the graph as it was: its shapes and costs still hold
+     * (the common case in iteration 2), whatever its ledger says. */
+    *changed = g->edits != edits0 || rec->nodes_removed || rec->nodes_added;
     if (*changed) {
         st = refresh(c, opt, before, cfg->verify, cur, &rec->nodes_reinferred);
         if (st == FL_OK) {
@@ -678,7 +680,7 @@ static fl_status note_failure(fl_ctx *c, const fl_pipeline_config *cfg, const ch
  *
  * *current says that `snap` still holds the graph as it is: the previous
  * pass changed nothing (by the measure run_pass uses to skip re-inference:
- * no rule fired, no node added, removed or rewritten), or failed and was
+ * no node edited, added or removed), or failed and was
  * rolled back to it. Then the snapshot is not taken again: in iteration 2
  * most passes fire nothing, and this roughly halves the copies. */
 static fl_status run_guarded(fl_ctx *c, const fl_options *opt, const fl_pipeline_config *cfg,

@@ -8,7 +8,9 @@
  * 0 (a scalar, the graph's output), and a second input x2 [8]. Pruning
  * removes i (r1 then reads x, same shape: one node inferred again). A test
  * hook that moves r1 onto x2 changes every Relu's shape but not the output's:
- * r1 .. r50 and s are inferred again, with [8] shapes and 8 FLOPs per Relu.
+ * r1 .. r50 and s are inferred again, with [8] shapes and 8 FLOPs per Relu,
+ * also when the hook records the edit nowhere but in r1's mark; a hook that
+ * only writes a ledger entry changes nothing and nothing is redone.
  */
 #include "import/import.h"
 #include "passes/pipeline.h"
@@ -70,12 +72,13 @@ static void teardown_f(fixture *f) {
     free(f->bytes);
 }
 
-/* Runs `passes` once (one iteration) with the verifier on; returns the
- * ledger (its records) and the totals after. */
-static void run(fixture *f, const char *passes, fl_ledger *led, fl_cost_totals *after) {
+/* Runs `passes` once (one iteration) with the verifier on or off; returns
+ * the ledger (its records) and the totals after. */
+static void run_v(fixture *f, const char *passes, bool verify, fl_ledger *led,
+                  fl_cost_totals *after) {
     fl_pipeline_config cfg;
     fl__pipeline_config_init(&cfg);
-    cfg.verify = true;
+    cfg.verify = verify;
     cfg.passes = passes;
     cfg.opt.iterations = 1;
     cfg.outputs = (const char *[]){"s"};
@@ -85,6 +88,10 @@ static void run(fixture *f, const char *passes, fl_ledger *led, fl_cost_totals *
     fl__ledger_init(led, &f->arena);
     assert_int_equal(fl__pipeline_run(&f->c, &f->opt, &cfg, led, after), FL_OK);
     assert_int_equal(fails.n, 0);
+}
+
+static void run(fixture *f, const char *passes, fl_ledger *led, fl_cost_totals *after) {
+    run_v(f, passes, true, led, after);
 }
 
 static int64_t flops(const fl_cost_totals *t) {
@@ -139,10 +146,72 @@ static void test_shape_change_travels(void **state) {
     teardown_f(&f);
 }
 
+/* The same edit, recorded nowhere but in the node's mark (no ledger entry,
+ * no rewritten count): the marks say the pass changed the graph, so it is
+ * inferred and costed again as above. Before the marks decided, such a
+ * pass left r1 .. r50 and s with their [4] shapes and the totals at 203. */
+static fl_status move_to_x2_silently(fl_pass_ctx *pc, void *arg) {
+    (void)arg;
+    fl_node *r1 = fl__graph_find(pc->c->g, "r1");
+    fl_node *x2 = fl__graph_find(pc->c->g, "x2");
+    fl__node_set_input(pc->c->g, r1, 0, (fl_input){x2, 0});
+    return FL_OK;
+}
+
+static void test_unrecorded_edit_refreshed(void **state) {
+    (void)state;
+    for (int verify = 0; verify < 2; verify++) {
+        fixture f;
+        setup_f(&f);
+        fl_ledger led;
+        fl_cost_totals after;
+        fl__pipeline_set_test_hook(move_to_x2_silently, NULL);
+        run_v(&f, "shape", verify, &led, &after);
+        fl__pipeline_set_test_hook(NULL, NULL);
+        assert_int_equal(led.n_passes, 1);
+        assert_int_equal(led.passes[0].n_entries, 0);
+        assert_int_equal(led.passes[0].nodes_reinferred, RELUS + 1);
+        assert_int_equal(fl__graph_find(f.g, "r50")->outputs[0].shape.dims[0].k, 8);
+        /* 50 Relus of 8 elements, and Sum's 7 additions. */
+        assert_int_equal(flops(&after), RELUS * 8 + 7);
+        teardown_f(&f);
+    }
+}
+
+/* A ledger entry with no edit behind it: nothing changed, so nothing is
+ * brought up to date (the order from before the pass is kept: the same
+ * array; a refresh sorts anew). */
+static fl_status note_only(fl_pass_ctx *pc, void *arg) {
+    (void)arg;
+    fl__ledger_note(pc, "test_rule", fl__graph_find(pc->c->g, "r1"), "noted, not done");
+    return FL_OK;
+}
+
+static void test_ledger_without_edit_kept(void **state) {
+    (void)state;
+    fixture f;
+    setup_f(&f);
+    fl_node **order = f.g->order;
+    assert_non_null(order);
+    fl_ledger led;
+    fl_cost_totals after;
+    fl__pipeline_set_test_hook(note_only, NULL);
+    run_v(&f, "shape", false, &led, &after);
+    fl__pipeline_set_test_hook(NULL, NULL);
+    assert_int_equal(led.n_passes, 1);
+    assert_int_equal(led.passes[0].n_entries, 1);
+    assert_int_equal(led.passes[0].nodes_reinferred, 0);
+    assert_ptr_equal(f.g->order, order);
+    assert_int_equal(flops(&after), RELUS * 4 + 3);
+    teardown_f(&f);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bypass_reinfers_one),
         cmocka_unit_test(test_shape_change_travels),
+        cmocka_unit_test(test_unrecorded_edit_refreshed),
+        cmocka_unit_test(test_ledger_without_edit_kept),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

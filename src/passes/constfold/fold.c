@@ -126,6 +126,10 @@ static fl_status eval_again(fl_pass_ctx *pc, fl_node *n) {
             fl_diag *d = pc->c->d;
             fl_status saved = d->status;
             char *saved_msg = d->msg;
+            bool had = false; /* a value the failure below clears: an edit */
+            for (int j = 0; j < n->n_outputs && !had; j++) {
+                had = n->outputs[j].value != NULL;
+            }
             fl_status st = n->desc->eval ? n->desc->eval(pc->c, n) : FL_OK;
             if (st == FL_ENOMEM) {
                 return fl__diag_oom(d);
@@ -136,7 +140,9 @@ static fl_status eval_again(fl_pass_ctx *pc, fl_node *n) {
                 for (int j = 0; j < n->n_outputs; j++) {
                     n->outputs[j].value = NULL;
                 }
-                fl__node_touch(pc->c->g, n);
+                if (had) {
+                    fl__node_touch(pc->c->g, n);
+                }
             }
             return FL_OK;
         }
