@@ -299,9 +299,11 @@ static bool node_eq(const fl_node *a, const fl_node *b) {
     return true;
 }
 
-/* Rewrites n's data and control inputs to representatives. */
-static void resolve_inputs(fl_graph *g, fl_node *n, fl_node *const *rep) {
-    for (int i = 0; i < n->n_inputs; i++) {
+/* Rewrites n's data and control inputs to representatives (`any`: some
+ * node has one; else data inputs stay as they are) and drops duplicate
+ * control inputs. */
+static void resolve_inputs(fl_graph *g, fl_node *n, fl_node *const *rep, bool any) {
+    for (int i = 0; any && i < n->n_inputs; i++) {
         fl_node *r = rep[n->inputs[i].node->id];
         if (r) {
             fl__node_set_input(g, n, i, (fl_input){r, n->inputs[i].port});
@@ -335,9 +337,10 @@ fl_status fl__pass_common_subgraph_elimination(fl_pass_ctx *pc) {
         return fl__diag_oom(pc->c->d);
     }
     fl_node **order = g->order;
+    size_t n_rep = 0;
     for (size_t i = 0; i < n; i++) {
         fl_node *m = order[i];
-        resolve_inputs(g, m, rep);
+        resolve_inputs(g, m, rep, n_rep > 0);
         if (!dedupable(m)) {
             continue;
         }
@@ -359,11 +362,14 @@ fl_status fl__pass_common_subgraph_elimination(fl_pass_ctx *pc) {
         fl__ledger_note(pc, "common_subgraph", m, "%s duplicates '%s': removed", m->op,
                         found->name);
         rep[m->id] = found;
+        n_rep++;
         fl__graph_remove_node(m);
     }
-    for (size_t i = 0; i < n; i++) { /* loop back edges */
+    /* Loop back edges. With nothing removed, the sweep above already left
+     * every node's inputs as this would. */
+    for (size_t i = 0; n_rep && i < n; i++) {
         if (!(g->nodes[i]->flags & FL_NODE_REMOVED)) {
-            resolve_inputs(g, g->nodes[i], rep);
+            resolve_inputs(g, g->nodes[i], rep, true);
         }
     }
     g->order = NULL;

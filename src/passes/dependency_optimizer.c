@@ -471,6 +471,7 @@ static fl_status dep_iteration(fl_pass_ctx *pc) {
     fl_graph *g = pc->c->g;
     size_t n = g->n_nodes;
     fl_node **order = g->order;
+    uint64_t edits0 = g->edits, removals0 = fl__graph_removals();
     for (size_t i = 0; i < n; i++) {
         clean_ctrl(pc, order[i]);
     }
@@ -493,12 +494,18 @@ static fl_status dep_iteration(fl_pass_ctx *pc) {
     if (!fwd) {
         return fl__diag_oom(pc->c->d);
     }
+    /* Until a bypass forwards a tensor, resolving reads back every input as
+     * it is; until a node is removed, no control input is on one (the graph
+     * is compacted): both are skipped until then. */
+    size_t n_fwd = 0;
     for (size_t i = 0; i < n; i++) {
         fl_node *m = order[i];
-        for (int k = 0; k < m->n_inputs; k++) {
+        for (int k = 0; n_fwd && k < m->n_inputs; k++) {
             fl__node_set_input(g, m, k, fl__resolve(fwd, m->inputs[k]));
         }
-        drop_removed_ctrl(g, m);
+        if (fl__graph_removals() != removals0) {
+            drop_removed_ctrl(g, m);
+        }
         if (is_const_without_inputs(m) && !fl__preserved(m) && fl__uses_total(&u, m) == 0) {
             fl__ledger_note(pc, "const_control_edge", m, "Const without consumers: removed");
             fl__graph_remove_node(m);
@@ -508,12 +515,17 @@ static fl_status dep_iteration(fl_pass_ctx *pc) {
         st = to_noop(pc, m, &u, &done);
         if (st == FL_OK && can_bypass(m, &u, multi_device)) {
             st = bypass(pc, m, &u, fwd);
+            n_fwd += st == FL_OK && fwd[m->id].node;
         }
         if (st != FL_OK) {
             return st;
         }
     }
-    for (size_t i = 0; i < n; i++) {
+    /* Nothing edited, removed or forwarded since the sweep began: the graph
+     * is the one the first clean_ctrl sweep left as it was, so this one
+     * would change nothing either. */
+    bool same = g->edits == edits0 && fl__graph_removals() == removals0 && !n_fwd;
+    for (size_t i = 0; i < n && !same; i++) {
         fl_node *m = g->nodes[i];
         if (m->flags & FL_NODE_REMOVED) {
             continue;
@@ -524,7 +536,8 @@ static fl_status dep_iteration(fl_pass_ctx *pc) {
         drop_removed_ctrl(g, m);
         clean_ctrl(pc, m); /* bypasses may have added redundant control edges */
     }
-    for (size_t i = 0; i < n; i++) {
+    /* On one device group_cross_device finds nothing to group. */
+    for (size_t i = 0; i < n && multi_device; i++) {
         fl_node *m = g->nodes[i];
         if (!(m->flags & FL_NODE_REMOVED) && (st = group_cross_device(pc, m)) != FL_OK) {
             return st;

@@ -178,6 +178,7 @@ static fl_status bypass(fl_pass_ctx *pc, fl_node *m, const fl_uses *u, fl_input 
 
 fl_status fl__pass_model_pruner(fl_pass_ctx *pc) {
     fl_graph *g = pc->c->g;
+    uint64_t removals0 = fl__graph_removals();
     fl_status st = prune_unreachable(pc);
     if (st != FL_OK) {
         return st;
@@ -193,21 +194,28 @@ fl_status fl__pass_model_pruner(fl_pass_ctx *pc) {
     }
     fl_node **order = g->order; /* edits clear g->order; the sweep keeps its copy */
     size_t n_order = g->n_nodes;
+    /* Until a bypass forwards a tensor, resolving reads back every input
+     * as it is; until a node is removed, no control input is on one (the
+     * graph the pass starts from is compacted). Both are skipped until then:
+     * on a graph with nothing to prune they were most of the sweep. */
+    size_t n_fwd = 0;
     for (size_t i = 0; i < n_order; i++) {
         fl_node *m = order[i];
         if (m->flags & FL_NODE_REMOVED) {
             continue;
         }
-        for (int k = 0; k < m->n_inputs; k++) {
+        for (int k = 0; n_fwd && k < m->n_inputs; k++) {
             fl__node_set_input(g, m, k, fl__resolve(fwd, m->inputs[k]));
         }
-        int w = 0; /* control inputs on bypassed nodes were forwarded already */
-        for (int k = 0; k < m->n_ctrl; k++) {
-            if (!(m->ctrl[k]->flags & FL_NODE_REMOVED)) {
-                fl__node_set_ctrl(g, m, w++, m->ctrl[k]);
+        if (fl__graph_removals() != removals0) {
+            int w = 0; /* control inputs on bypassed nodes were forwarded already */
+            for (int k = 0; k < m->n_ctrl; k++) {
+                if (!(m->ctrl[k]->flags & FL_NODE_REMOVED)) {
+                    fl__node_set_ctrl(g, m, w++, m->ctrl[k]);
+                }
             }
+            fl__node_trim_ctrl(g, m, w);
         }
-        fl__node_trim_ctrl(g, m, w);
         const char *rule = trivial_rule(m, &u);
         if (!rule || !removable(m, &u)) {
             continue;
@@ -217,9 +225,10 @@ fl_status fl__pass_model_pruner(fl_pass_ctx *pc) {
         if (st != FL_OK) {
             return st;
         }
+        n_fwd += fwd[m->id].node != NULL;
     }
     /* Inputs along loop back edges are visited before their producers. */
-    for (size_t i = 0; i < g->n_nodes; i++) {
+    for (size_t i = 0; n_fwd && i < g->n_nodes; i++) {
         fl_node *m = g->nodes[i];
         for (int k = 0; k < m->n_inputs; k++) {
             fl__node_set_input(g, m, k, fl__resolve(fwd, m->inputs[k]));

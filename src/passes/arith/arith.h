@@ -26,6 +26,7 @@ typedef struct ao {
     uint32_t *uses;      /* data edges reading any output of the node */
     uint32_t *ctrl_uses; /* control edges on the node */
     fl_input *fwd;       /* forwarding: node -> tensor its consumers read */
+    size_t n_fwd;        /* entries fl__ao_forward set (none: resolving is a no-op) */
     /* The group the stage at hand collects (one at a time), emptied by
      * fl__ao_group_reset: its arrays are reused from one root to the next, so the
      * sweep allocates only when a group is larger than any before. */

@@ -65,7 +65,7 @@ fl_status fl__ao_init(ao *a, fl_pass_ctx *pc) {
 }
 
 void fl__ao_resolve_inputs(ao *a, fl_node *m) {
-    for (int k = 0; k < m->n_inputs; k++) {
+    for (int k = 0; a->n_fwd && k < m->n_inputs; k++) {
         fl__node_set_input(a->g, m, k, fl__resolve(a->fwd, m->inputs[k]));
     }
 }
@@ -98,6 +98,7 @@ void fl__ao_remove(ao *a, fl_node *m) {
 
 void fl__ao_forward(ao *a, fl_node *m, fl_input to) {
     a->fwd[m->id] = to;
+    a->n_fwd++;
     a->uses[to.node->id] += a->uses[m->id];
     if (a->ctrl_uses[m->id]) {
         a->ctrl_uses[to.node->id] += (uint32_t)fl__graph_replace_ctrl_uses(a->g, m, to.node);
