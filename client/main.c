@@ -87,8 +87,9 @@ static const char usage_text[] =
     "rewrite passes (Grappler's order; analyze prints the totals before/after and the\n"
     "ledger after the analysis of the graph as given):\n"
     "  --passes LIST            default (all; the default), none (analyze: the graph as\n"
-    "                           given only), or a comma list of pruning, cse, constfold,\n"
-    "                           shape, arithmetic, remap, dependency\n"
+    "                           given only), or a comma list of pruning, cse, qdq,\n"
+    "                           constfold, shape, arithmetic, remap, dependency (qdq:\n"
+    "                           ONNX graphs with QuantizeLinear/DequantizeLinear only)\n"
     "  --disable NAME           switch one pass off (repeatable)\n"
     "  --output NAME            a graph output (repeatable; default: nodes nothing consumes)\n"
     "  --device cpu|gpu         remapper target device (default cpu)\n"
@@ -313,9 +314,9 @@ static int parse_input_arg(cli *c, char *arg) {
 
 /* The rewrite passes' names, as the engine knows them (src/passes/pipeline.c):
  * checked here so that a typo fails before the model is read. */
-static const char *const pass_names[] = {"pruning",    "cse",   "constfold", "shape",
-                                         "arithmetic", "remap", "dependency"};
-#define PASS_NAMES "pruning, cse, constfold, shape, arithmetic, remap, dependency"
+static const char *const pass_names[] = {"pruning", "cse",        "qdq",   "constfold",
+                                         "shape",   "arithmetic", "remap", "dependency"};
+#define PASS_NAMES "pruning, cse, qdq, constfold, shape, arithmetic, remap, dependency"
 
 static bool is_pass_name(const char *s, size_t len) {
     for (size_t k = 0; k < sizeof pass_names / sizeof pass_names[0]; k++) {

@@ -80,6 +80,11 @@ typedef fl_status (*fl_pass_fn)(fl_pass_ctx *pc);
 /* The passes, in Grappler's default order. */
 fl_status fl__pass_model_pruner(fl_pass_ctx *pc);
 fl_status fl__pass_common_subgraph_elimination(fl_pass_ctx *pc);
+/* ONNX Runtime's QDQ fusion (passes/qdq.c); runs only where
+ * fl__pass_qdq_applies: an ONNX graph with a QuantizeLinear or
+ * DequantizeLinear. */
+fl_status fl__pass_qdq(fl_pass_ctx *pc);
+bool fl__pass_qdq_applies(const fl_graph *g);
 fl_status fl__pass_constant_folding(fl_pass_ctx *pc);
 fl_status fl__pass_shape_optimizer(fl_pass_ctx *pc);
 fl_status fl__pass_arithmetic_optimizer(fl_pass_ctx *pc);

@@ -56,12 +56,17 @@
 #include <string.h>
 
 static const char *const pass_names[FL_PASS_COUNT] = {
-    "pruning", "cse", "constfold", "shape", "arithmetic", "remap", "dependency",
+    "pruning", "cse", "qdq", "constfold", "shape", "arithmetic", "remap", "dependency",
 };
 
 static const fl_pass_fn pass_fns[FL_PASS_COUNT] = {
-    fl__pass_model_pruner,         fl__pass_common_subgraph_elimination, fl__pass_constant_folding,
-    fl__pass_shape_optimizer,      fl__pass_arithmetic_optimizer,        fl__pass_remapper,
+    fl__pass_model_pruner,
+    fl__pass_common_subgraph_elimination,
+    fl__pass_qdq,
+    fl__pass_constant_folding,
+    fl__pass_shape_optimizer,
+    fl__pass_arithmetic_optimizer,
+    fl__pass_remapper,
     fl__pass_dependency_optimizer,
 };
 
@@ -99,8 +104,8 @@ fl_status fl__pipeline_select(const fl_pipeline_config *cfg, bool on[FL_PASS_COU
             int id = pass_lookup(p, len);
             if (id < 0) {
                 return fl__diag_fail(d, FL_EUSAGE,
-                                     "unknown pass '%.*s' (passes: pruning, cse, constfold, shape, "
-                                     "arithmetic, remap, dependency, or none)",
+                                     "unknown pass '%.*s' (passes: pruning, cse, qdq, constfold, "
+                                     "shape, arithmetic, remap, dependency, or none)",
                                      (int)len, p);
             }
             on[id] = true;
@@ -790,7 +795,8 @@ fl_status fl__pipeline_run(fl_ctx *c, const fl_options *opt, const fl_pipeline_c
     int iters = cfg->opt.iterations > 0 ? cfg->opt.iterations : 2;
     for (int it = 0; it < iters && st == FL_OK; it++) {
         for (int p = 0; p < FL_PASS_COUNT && st == FL_OK; p++) {
-            if (!on[p]) {
+            /* qdq runs (and has a record) only where it applies */
+            if (!on[p] || (p == FL_PASS_QDQ && !fl__pass_qdq_applies(g))) {
                 continue;
             }
             st = fl__diag_check_stop(c->d);

@@ -176,6 +176,17 @@ def check_form(binary, model, form, path, layers):
         check(value(d["totals"]["macs"]) == 0, f"{tag}: MACs {d['totals']['macs']}, want 0")
         check(sum(n["op"] in ("QLinearConv", "QGemm") for n in nodes) == len(layers),
               f"{tag}: QLinearConv+QGemm nodes != {len(layers)} layers")
+    check_layers(tag, form, nodes, layers)
+    if form in QOPERATOR:
+        check_joins(tag, form, nodes, layers)
+    return tensors, d["totals"]
+
+
+def check_layers(tag, form, nodes, layers):
+    """Each layer's node (by torch's name) has the layer's output shape and
+    its counts: the float layer's MACs in a float form, 2*M + E(x) + E(w) +
+    E(y) (+ E(y) bias) int_ops in a QOperator form."""
+    by_name = {re.sub(r"_token_[0-9]+$", "", n["name"]): n for n in nodes}
     for layer in layers:
         name = node_name(layer)
         n = by_name.get(name)
@@ -197,9 +208,45 @@ def check_form(binary, model, form, path, layers):
         qop = "QLinearConv" if layer["op"] == "Conv" else "QGemm"
         check(n["op"] == qop and value(n["int_ops"]) == want and value(n["macs"]) == 0,
               f"{tag}: {name} {n['op']} int_ops {n['int_ops']} MACs {n['macs']}, want {qop} {want} 0")
-    if form in QOPERATOR:
-        check_joins(tag, form, nodes, layers)
-    return tensors, d["totals"]
+
+
+def census(ops):
+    """Operators per op type."""
+    c = {}
+    for op in ops:
+        c[op] = c.get(op, 0) + 1
+    return c
+
+
+def check_fusion(binary, model, form, path, ext_path, layers):
+    """The QDQ fusion pass (src/passes/qdq.c) on a QDQ form: after the
+    default passes the graph has ONNX Runtime's QOperator graph's operators
+    (the op census of NAME.extended, read from that file), no group left
+    unfused, the totals foldline gives the QOperator file (FLOPs, MACs,
+    int_ops, bytes, symbolic in batch), and every layer's node is the
+    QLinearConv/QGemm check_layers derives from the hooks (at batch 2)."""
+    tag = f"{model}.{form} after the passes"
+    with open(ext_path, "rb") as f:
+        want = census(n["op"] for n in onnx_nodes(f.read()))
+    rc, d = analyze(binary, path, "--per-node")
+    rc2, e = analyze(binary, ext_path, "--passes", "none")
+    check(rc == 0 and rc2 == 0, f"{tag}: analyze exit {rc} / {rc2}")
+    if rc or rc2:
+        return
+    got = census(n["op"] for n in d["nodes_after"])
+    check(got == want, f"{tag}: operators {sorted(got.items())}, ORT's extended graph "
+                       f"{sorted(want.items())}")
+    left = [r for p in d["passes"] for r in p["rules"] if r["rule"] == "qdq_left"]
+    check(not left, f"{tag}: groups left: {left[:3]}")
+    fused = sum(len(p["rules"]) for p in d["passes"] if p["pass"] == "qdq")
+    check(fused > 0, f"{tag}: the qdq pass fired no rule")
+    for k in ("flops", "macs", "int_ops", "bytes"):
+        check(d["after"][k] == e["totals"][k],
+              f"{tag}: {k} {d['after'][k]}, the QOperator file {e['totals'][k]}")
+    rc, d = analyze(binary, path, "--per-node", "--bind", f"batch={BATCH}")
+    check(rc == 0, f"{tag}: analyze --bind exit {rc}")
+    if rc == 0:
+        check_layers(tag, "extended", d["nodes_after"], layers)
 
 
 def check_joins(tag, form, nodes, layers):
@@ -243,15 +290,25 @@ def check_joins(tag, form, nodes, layers):
 
 
 def check_symbolic(binary, model, form, path, macs):
-    """Free batch: the MACs as a formula; after the default passes the same."""
+    """Free batch: the MACs as a formula; after the default passes the same in a
+    QOperator form, 0 in a QDQ form (fused: integer work), and the same with
+    the qdq pass off."""
     tag = f"{model}.{form}"
     rc, d = analyze(binary, path)
     check(rc == 0, f"{tag}: analyze with passes: exit {rc}: {d if rc else ''}")
     if rc != 0:
         return
     want = {"formula": f"{macs}*batch"} if form not in QOPERATOR else {"value": 0}
-    check(d["before"]["macs"] == want and d["after"]["macs"] == want,
-          f"{tag}: MACs before {d['before']['macs']} after {d['after']['macs']}, want {want}")
+    # A QDQ form's MACs become int_ops in the qdq pass (check_fusion); with
+    # the pass off the other passes keep them.
+    if form not in QOPERATOR:
+        rc, d2 = analyze(binary, path, "--disable", "qdq")
+        check(rc == 0 and d2["after"]["macs"] == want,
+              f"{tag}: MACs after the passes but qdq {d2['after']['macs'] if rc == 0 else rc}")
+    want_after = want if form in QOPERATOR else {"value": 0}
+    check(d["before"]["macs"] == want and d["after"]["macs"] == want_after,
+          f"{tag}: MACs before {d['before']['macs']} after {d['after']['macs']}, want {want} "
+          f"and {want_after}")
     if form in QOPERATOR:  # nothing for the passes to fold: the integer work stays
         check(d["before"]["int_ops"] == d["after"]["int_ops"],
               f"{tag}: int_ops before {d['before']['int_ops']} after {d['after']['int_ops']}")
@@ -277,6 +334,9 @@ def main():
                     dst.write(src.read())
             shapes[form], totals[form] = check_form(binary, model, form, path, layers)
             check_symbolic(binary, model, form, path, macs)
+        for form in ("qdq", "basic"):
+            check_fusion(binary, model, form, os.path.join(scratch, f"{model}.{form}.onnx"),
+                         os.path.join(scratch, f"{model}.extended.onnx"), layers)
         ta, tb = totals["extended"], totals["all"]
         check(ta and tb and ta["int_ops"] == tb["int_ops"] and ta["flops"] == tb["flops"],
               f"{model}: totals extended {ta} vs all {tb}")

@@ -180,6 +180,19 @@ static void ob_fill_i64(ob_model *m, Onnx__TensorProto *t, size_t n, const int64
     }
 }
 
+Onnx__TensorProto *ob_init_raw(ob_model *m, const char *name, int elem_type, int rank,
+                               const int64_t *dims, const void *data, size_t bytes) {
+    Onnx__TensorProto *t = ob_tensor(m, name, elem_type, rank, dims);
+    if (data) {
+        t->has_raw_data = 1;
+        t->raw_data.len = bytes;
+        t->raw_data.data = ob_alloc(m, bytes ? bytes : 1);
+        memcpy(t->raw_data.data, data, bytes);
+    }
+    m->inits[m->graph.n_initializer++] = t;
+    return t;
+}
+
 Onnx__TensorProto *ob_init_i64(ob_model *m, const char *name, int rank, const int64_t *dims,
                                const int64_t *vals) {
     Onnx__TensorProto *t = ob_tensor(m, name, OB_INT64, rank, dims);

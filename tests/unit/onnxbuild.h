@@ -41,6 +41,11 @@ void ob_input(ob_model *m, const char *name, int elem_type, int rank, const int6
  * (stripped). */
 Onnx__TensorProto *ob_init_f(ob_model *m, const char *name, int rank, const int64_t *dims,
                              bool stripped);
+/* An initializer of any element type whose raw_data is the `bytes` bytes
+ * at `data` (little-endian elements), or stripped (empty) when data is
+ * NULL. */
+Onnx__TensorProto *ob_init_raw(ob_model *m, const char *name, int elem_type, int rank,
+                               const int64_t *dims, const void *data, size_t bytes);
 /* An int64 initializer holding `vals` (raw_data). */
 Onnx__TensorProto *ob_init_i64(ob_model *m, const char *name, int rank, const int64_t *dims,
                                const int64_t *vals);

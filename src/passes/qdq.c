@@ -1,0 +1,840 @@
+/*
+ * qdq.c - the QDQ fusion pass on ONNX graphs: DequantizeLinear -> op ->
+ * QuantizeLinear groups rewritten into the integer (QOperator) operators
+ * ONNX Runtime runs them as. Grappler has no such rule (TensorFlow graphs
+ * carry no Q/DQ pairs); this follows ONNX Runtime's
+ * QDQSelectorActionTransformer (onnxruntime/core/optimizer/qdq_transformer/
+ * selectors_actions/, its 'extended' level), and the ledger names each rule
+ * after the rule group there (ConvQDQRules -> qdq_conv, ...). A QDQ file
+ * is then costed as ORT executes it: integer MACs in int_ops, uint8/int8
+ * activations, instead of a float graph with a DequantizeLinear of every
+ * weight on every run (about 10x the int8 estimate).
+ *
+ * The pass runs (pass name "qdq", after cse and before constant folding, so
+ * that folding does not turn the DequantizeLinear of a weight into a float
+ * constant first: ORT's constant folding leaves those too) only on ONNX
+ * graphs with a QuantizeLinear or DequantizeLinear; `--disable qdq` leaves
+ * the groups as they are. Q/DQ of both domains (ai.onnx, com.microsoft).
+ *
+ * A group, seen from its QuantizeLinear Q (nodes visited in reverse
+ * topological order): Q's input is the target T's output 0, or a Relu/Clip
+ * R whose input is T's output 0 (T read only by R, R only by Q, neither a
+ * graph output); T's output 0 is read by Q (or R) alone and is not a graph
+ * output (ORT's CheckQDQNodes: one Q per output, no other reader); the
+ * inputs of T named below come from DequantizeLinear nodes (port 0).
+ * A DQ read by other nodes too is used all the same and kept for them (ORT
+ * first gives every node its own DQ, EnsureUniqueDQForNodeUnit); a DQ left
+ * without readers is removed.
+ *
+ * R is absorbed into the quantization range when ORT's
+ * IsClipMadeRedundantByQ holds: Q's scale a float scalar and its zero point
+ * a scalar, both known; Relu when the zero point is the type's minimum
+ * (uint8 0, int8 -128); Clip when rint(min / s) + zp <= qmin and rint(max /
+ * s) + zp >= qmax (min/max from inputs 1, 2 from opset 11, else attrs; an
+ * absent bound is unbounded). Otherwise the group is left (qdq_left, "Relu
+ * not made redundant by Q's range").
+ *
+ * Quantization parameters: every scale and zero point of the group's Q and
+ * DQ nodes (except the bias DQ's) must be known values (a constant, or a
+ * value inference computed) and present (a Q/DQ without a zero point is
+ * left: the QLinear operators take one); activations per tensor (one
+ * element); a weight per tensor or per axis along the output channels as
+ * the QLinear operator allows (Conv: w_scale [M] with DQ axis 0; MatMul,
+ * Gemm: B's scale [N] along B's N axis). 8-bit types only (uint8/int8;
+ * ORT's QLinear kernels take no 16- or 4-bit), except the drop rule below.
+ * A group failing these is left as it is and the ledger says why
+ * (qdq_left, once per node).
+ *
+ * Rules (target: result, named after T unless Q is a graph output, then
+ * after Q; its output keeps Q's value name; ORT's conditions):
+ *  qdq_conv (ConvQDQRules): DQ(x), DQ(w)[, DQ(b)] -> Conv -> [R] -> Q  =>
+ *    QLinearConv(x, xs, xzp, w, ws, wzp, ys, yzp[, b]), Conv's attrs.
+ *    type(x) == type(y); x int8 only with w int8 (ORT allows int8
+ *    activations where MLAS has no u8s8 overflow: ARM, VNNI; assumed here);
+ *    b int32.
+ *  qdq_matmul (MatMulQDQRules): DQ(a), DQ(b) -> MatMul -> [R] -> Q  =>
+ *    QLinearMatMul(a, as, azp, b, bs, bzp, ys, yzp); types as Conv. (ORT's
+ *    MatMul without Q -> MatMulIntegerToFloat is not done.)
+ *  qdq_gemm (GemmQDQRules): DQ(A), DQ(B)[, DQ(C)] -> Gemm -> [R] -> Q  =>
+ *    com.microsoft QGemm(A, As, Azp, B, Bs, Bzp, C, Ys, Yzp) with transA,
+ *    transB, alpha; A int8 only with B int8; type(A) == type(Y); with C:
+ *    beta 1, C int32. (The float-output QGemm of a Gemm without Q is not
+ *    done.)
+ *  qdq_binary (BinaryOpQDQRules): DQ(a), DQ(b) -> Add|Mul -> [R] -> Q  =>
+ *    com.microsoft QLinearAdd|QLinearMul(a, as, azp, b, bs, bzp, cs, czp);
+ *    all three types equal.
+ *  qdq_variadic (VariadicOpQDQRules): DQ(x1..xn) -> Concat -> [R] -> Q  =>
+ *    com.microsoft QLinearConcat(ys, yzp, x1, x1s, x1zp, ...), axis; every
+ *    input's type that of y.
+ *  qdq_unary (UnaryOpQDQRules): DQ(x) -> AveragePool | GlobalAveragePool |
+ *    LeakyRelu | Sigmoid -> [R] -> Q  =>  com.microsoft QLinearAveragePool
+ *    | QLinearGlobalAveragePool | QLinearLeakyRelu | QLinearSigmoid(x, xs,
+ *    xzp, ys, yzp), the op's attrs; type(x) == type(y). (Softmax, whose
+ *    QLinearSoftmax takes an opset attr, is not done.)
+ *  qdq_drop (DropQDQNodesRules): DQ(x) -> T -> Q with T one of Expand,
+ *    Flatten, Gather, GatherElements, Reshape, Slice, Squeeze, Tile,
+ *    Transpose, Unsqueeze, Resize, MaxPool (opset >= 12), ReduceMax,
+ *    ReduceMin, no R between  =>  T on x (its other inputs as they were,
+ *    its attrs), named after T, writing Q's value: the op moves between
+ *    the DQ/Q pairs around it and runs on the integers. Q and DQ must have
+ *    equal scales (one element, known) and zero points (same type and
+ *    value), type(x) == type(y); 16-bit allowed except for MaxPool,
+ *    ReduceMax/Min and Resize, which also need a positive scale (a
+ *    negative one reverses the order of the integers); MaxPool's Indices
+ *    output unread.
+ *
+ * Counters: the Q (root) counts as rewritten, T, R and every DQ removed as
+ * removed, the absent-input placeholder a QGemm without C needs as added.
+ * MACs are kept in the sense of the QOperator rules: a QLinearConv's
+ * int_ops count 2 x the float Conv's MACs (src/ops/onnxops/misc.c).
+ */
+#include "passes/pass.h"
+#include "passes/util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define MAX_DQ 64 /* inputs of a Concat the rule takes */
+
+typedef struct qctx {
+    fl_pass_ctx *pc;
+    fl_graph *g;
+    fl_diag *d;
+    fl_uses uses;
+    fl_edge_index edges;
+    size_t n0; /* nodes when the use lists were built */
+    fl_node *absent;
+    fl_status st;
+} qctx;
+
+typedef enum qrule {
+    R_NONE,
+    R_CONV,
+    R_MATMUL,
+    R_GEMM,
+    R_BINARY,
+    R_VARIADIC,
+    R_UNARY,
+    R_DROP
+} qrule;
+
+static const char *const rule_names[] = {"",           "qdq_conv",     "qdq_matmul", "qdq_gemm",
+                                         "qdq_binary", "qdq_variadic", "qdq_unary",  "qdq_drop"};
+
+/* A candidate group rooted at q. */
+typedef struct group {
+    fl_node *q, *clip, *t;
+    qrule rule;
+    int n_dq;
+    fl_node *dq[MAX_DQ]; /* the DQ of each data input of t read as a DQ (input order) */
+} group;
+
+/* Quantization parameters of a Q or DQ. */
+typedef struct qparam {
+    int dtype;     /* the integer type (DQ's input 0, Q's output 0) */
+    bool has_zp;   /* zero point input present */
+    bool known;    /* scale and zero point values known */
+    bool constant; /* both constants (a stripped weight's scales: no values) */
+    int64_t len;   /* scale elements (-1: unknown) */
+    int scale_rank;
+    int64_t axis;
+    double s0;  /* scale element 0 */
+    int64_t z0; /* zero point element 0 (0 without one) */
+    int scale_dtype, zp_dtype;
+} qparam;
+
+static bool is_q(const fl_node *n) {
+    return n && (n->kind == FL_OP_ONNX_QUANTIZE_LINEAR || n->kind == FL_OP_ONNX_MS_QUANTIZE_LINEAR);
+}
+
+static bool is_dq(const fl_node *n) {
+    return n &&
+           (n->kind == FL_OP_ONNX_DEQUANTIZE_LINEAR || n->kind == FL_OP_ONNX_MS_DEQUANTIZE_LINEAR);
+}
+
+static bool removed(const fl_node *n) {
+    return (n->flags & FL_NODE_REMOVED) != 0;
+}
+
+static bool present(const fl_node *n, int i) {
+    return i < n->n_inputs && n->inputs[i].node && n->inputs[i].node->kind != FL_OP_ONNX_ABSENT;
+}
+
+/* Live data readers of output `port` of n (an original node), and whether
+ * any control edge leaves it. */
+static size_t live_uses(const qctx *x, const fl_node *n, int port) {
+    if (n->id >= x->n0) {
+        return 2; /* a node this pass made: never an intermediate */
+    }
+    size_t cnt, live = 0;
+    const fl_use *u = fl__uses_of(&x->uses, n, port, &cnt);
+    for (size_t i = 0; i < cnt; i++) {
+        live += !removed(u[i].node);
+    }
+    return live;
+}
+
+static bool has_ctrl(const qctx *x, const fl_node *n) {
+    return n->n_ctrl > 0 || (n->id < x->n0 && x->uses.ctrl_counts[n->id] > 0);
+}
+
+/* The producer of data input i when it is output 0 of a DQ. */
+static fl_node *dq_of(const fl_node *t, int i) {
+    fl_node *p = present(t, i) ? t->inputs[i].node : NULL;
+    return is_dq(p) && t->inputs[i].port == 0 && !removed(p) ? p : NULL;
+}
+
+static bool one_elem(const fl_shape *s, int64_t *len) {
+    int64_t e = 1;
+    for (int i = 0; i < s->rank; i++) {
+        if (!fl_sym_is_known(s->dims[i])) {
+            *len = -1;
+            return false;
+        }
+        e *= s->dims[i].k;
+    }
+    *len = s->rank < 0 ? -1 : e;
+    return *len == 1;
+}
+
+/* Input i of n is a constant: a Const (initializer or Constant node,
+ * also one whose content was stripped) or a value inference computed. */
+static bool const_input(const fl_node *n, int i) {
+    const fl_tensor *t = fl_node_in(n, i);
+    return n->inputs[i].node->kind == FL_OP_CONST || (t->value && fl__value_is_concrete(t->value));
+}
+
+static void read_qparam(const fl_node *n, bool is_dq_node, qparam *p) {
+    memset(p, 0, sizeof(*p));
+    p->dtype = is_dq_node ? (int)fl_node_in(n, 0)->dtype : (int)n->outputs[0].dtype;
+    p->axis = fl__attr_int(n, "axis", 1);
+    const fl_tensor *s = fl_node_in(n, 1);
+    p->scale_rank = s->shape.rank;
+    p->scale_dtype = s->dtype;
+    one_elem(&s->shape, &p->len);
+    p->has_zp = present(n, 2);
+    p->constant = const_input(n, 1) && (!p->has_zp || const_input(n, 2));
+    p->known = s->value && fl__value_is_concrete(s->value) && fl__value_f64(s->value, 0, &p->s0);
+    if (p->has_zp) {
+        const fl_tensor *z = fl_node_in(n, 2);
+        double zv = 0;
+        p->zp_dtype = z->dtype;
+        p->known = p->known && z->value && fl__value_is_concrete(z->value) &&
+                   fl__value_f64(z->value, 0, &zv);
+        p->z0 = (int64_t)zv;
+    }
+}
+
+static bool is8(int dt) {
+    return dt == FL_DT_UINT8 || dt == FL_DT_INT8;
+}
+
+static bool is16(int dt) {
+    return dt == FL_DT_UINT16 || dt == FL_DT_INT16;
+}
+
+static bool type_range(int dt, int64_t *lo, int64_t *hi) {
+    switch (dt) {
+    case FL_DT_UINT8:
+        *lo = 0, *hi = 255;
+        return true;
+    case FL_DT_INT8:
+        *lo = -128, *hi = 127;
+        return true;
+    case FL_DT_UINT16:
+        *lo = 0, *hi = 65535;
+        return true;
+    case FL_DT_INT16:
+        *lo = -32768, *hi = 32767;
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* A bound of Clip (input i from opset 11, else attr): *v, or unbounded. */
+static bool clip_bound(const fl_node *c, int i, const char *attr, double dflt, double *v) {
+    *v = dflt;
+    if (c->n_inputs > 1 || !fl__node_attr(c, attr)) {
+        if (!present(c, i)) {
+            return true;
+        }
+        const fl_tensor *t = fl_node_in(c, i);
+        return t->value && fl__value_is_concrete(t->value) && fl__value_f64(t->value, 0, v);
+    }
+    *v = fl__attr_float(c, attr, (float)dflt);
+    return true;
+}
+
+/* ORT's IsClipMadeRedundantByQ. */
+static bool clip_redundant(const fl_node *clip, const fl_node *q) {
+    qparam p;
+    read_qparam(q, false, &p);
+    int64_t lo, hi;
+    if (!p.known || p.len != 1 || p.scale_rank > 0 || p.scale_dtype != FL_DT_FLOAT ||
+        (p.has_zp && fl_node_in(q, 2)->shape.rank > 0) || !type_range(p.dtype, &lo, &hi)) {
+        return false;
+    }
+    if (clip->kind == FL_OP_ONNX_RELU) {
+        return p.z0 == lo;
+    }
+    double mn, mx;
+    if (!clip_bound(clip, 1, "min", -INFINITY, &mn) || !clip_bound(clip, 2, "max", INFINITY, &mx)) {
+        return false;
+    }
+    double qmn = isinf(mn) ? mn : rint(mn / p.s0) + (double)p.z0;
+    double qmx = isinf(mx) ? mx : rint(mx / p.s0) + (double)p.z0;
+    return qmn <= (double)lo && qmx >= (double)hi;
+}
+
+static qrule rule_of(const fl_node *t, int64_t opset) {
+    switch (t->kind) {
+    case FL_OP_ONNX_CONV:
+        return R_CONV;
+    case FL_OP_ONNX_MATMUL:
+        return R_MATMUL;
+    case FL_OP_ONNX_GEMM:
+        return R_GEMM;
+    case FL_OP_ONNX_ADD:
+    case FL_OP_ONNX_MUL:
+        return R_BINARY;
+    case FL_OP_ONNX_CONCAT:
+        return R_VARIADIC;
+    case FL_OP_ONNX_AVERAGE_POOL:
+    case FL_OP_ONNX_GLOBAL_AVERAGE_POOL:
+    case FL_OP_ONNX_LEAKY_RELU:
+    case FL_OP_ONNX_SIGMOID:
+        return R_UNARY;
+    case FL_OP_ONNX_MAX_POOL:
+        return opset >= 12 ? R_DROP : R_NONE;
+    case FL_OP_ONNX_EXPAND:
+    case FL_OP_ONNX_FLATTEN:
+    case FL_OP_ONNX_GATHER:
+    case FL_OP_ONNX_GATHER_ELEMENTS:
+    case FL_OP_ONNX_RESHAPE:
+    case FL_OP_ONNX_SLICE:
+    case FL_OP_ONNX_SQUEEZE:
+    case FL_OP_ONNX_TILE:
+    case FL_OP_ONNX_TRANSPOSE:
+    case FL_OP_ONNX_UNSQUEEZE:
+    case FL_OP_ONNX_RESIZE:
+    case FL_OP_ONNX_REDUCE_MAX:
+    case FL_OP_ONNX_REDUCE_MIN:
+        return R_DROP;
+    default:
+        return R_NONE;
+    }
+}
+
+/* The group rooted at q, by structure alone (no quantization parameter is
+ * read); false when q roots none. *clip_left is set when T -> Relu/Clip ->
+ * Q matched but the Relu/Clip is not redundant. */
+static bool find_group(const qctx *x, fl_node *q, group *gr, bool *clip_left) {
+    memset(gr, 0, sizeof(*gr));
+    *clip_left = false;
+    gr->q = q;
+    if (q->n_inputs < 2 || q->inputs[0].port != 0 || has_ctrl(x, q)) {
+        return false;
+    }
+    fl_node *t = q->inputs[0].node;
+    if ((t->kind == FL_OP_ONNX_RELU || t->kind == FL_OP_ONNX_CLIP) && t->n_inputs >= 1 &&
+        t->inputs[0].port == 0 && !fl__preserved(t) && !has_ctrl(x, t) && live_uses(x, t, 0) == 1 &&
+        live_uses(x, t->inputs[0].node, 0) == 1) {
+        gr->clip = t;
+        t = t->inputs[0].node;
+    }
+    gr->t = t;
+    gr->rule = rule_of(t, x->g->onnx.opset);
+    if (gr->rule == R_NONE || t->id >= x->n0 || removed(t) || fl__preserved(t) || has_ctrl(x, t) ||
+        live_uses(x, t, 0) != 1) {
+        return false;
+    }
+    for (int k = 1; k < t->n_outputs; k++) {
+        if (live_uses(x, t, k) != 0) {
+            return false;
+        }
+    }
+    /* ORT's num_dq_inputs: input 0 alone for the unary and drop rules,
+     * every input present otherwise; no other input may be a DQ. */
+    int need = gr->rule == R_UNARY || gr->rule == R_DROP ? 1 : t->n_inputs;
+    for (int i = 0; i < t->n_inputs; i++) {
+        fl_node *dq = dq_of(t, i);
+        if (i < need && present(t, i) && !dq) {
+            return false;
+        }
+        if (dq && i >= need) {
+            return false;
+        }
+        if (dq && gr->n_dq == MAX_DQ) {
+            return false;
+        }
+        if (dq) {
+            gr->dq[gr->n_dq++] = dq;
+        }
+    }
+    if (gr->n_dq == 0 || (gr->rule == R_MATMUL && gr->n_dq != 2) ||
+        ((gr->rule == R_CONV || gr->rule == R_GEMM) && gr->n_dq < 2)) {
+        return false;
+    }
+    if (gr->clip) {
+        if (gr->rule == R_DROP) {
+            return false; /* ORT drops Q/DQ only around the op alone */
+        }
+        if (!clip_redundant(gr->clip, q)) {
+            *clip_left = true;
+        }
+    }
+    return true;
+}
+
+/* ---- conditions on the quantization parameters ---- */
+
+/* Which Q/DQ a per-tensor check is about (the reasons are literals: the
+ * pass may run in several threads at once). */
+enum { W_Q, W_INPUT, W_ANY_INPUT };
+
+/* Per tensor: one element, constant, with a zero point; NULL or why not. */
+static const char *per_tensor(const qparam *p, int who) {
+    static const char *const why[3][3] = {
+        {"the QuantizeLinear has no zero point",
+         "the QuantizeLinear's scale or zero point is not a constant",
+         "the QuantizeLinear is quantized per axis (the QLinear operator takes one scale)"},
+        {"the input's DequantizeLinear has no zero point",
+         "the input's DequantizeLinear's scale or zero point is not a constant",
+         "the input's DequantizeLinear is quantized per axis (the QLinear operator takes one "
+         "scale)"},
+        {"an input's DequantizeLinear has no zero point",
+         "an input's DequantizeLinear's scale or zero point is not a constant",
+         "an input's DequantizeLinear is quantized per axis (the QLinear operator takes one "
+         "scale)"},
+    };
+    if (!p->has_zp) {
+        return why[who][0];
+    }
+    if (!p->constant) {
+        return why[who][1];
+    }
+    return p->len != 1 ? why[who][2] : NULL;
+}
+
+/* A weight: per tensor, or per axis `axis` (of a weight of rank `rank`)
+ * with `n` scales. */
+static const char *per_axis_ok(const fl_node *dq, const qparam *p, int64_t axis, int64_t n) {
+    if (!p->has_zp) {
+        return "the weight's DequantizeLinear has no zero point";
+    }
+    if (!p->constant) {
+        return "the weight's scale or zero point is not a constant";
+    }
+    if (p->len == 1) {
+        return NULL;
+    }
+    int rank = fl_node_in(dq, 0)->shape.rank;
+    int64_t ax = p->axis < 0 ? p->axis + rank : p->axis;
+    if (p->scale_rank != 1 || ax != axis || p->len != n) {
+        return "the weight is quantized along an axis the QLinear operator does not take";
+    }
+    return NULL;
+}
+
+static const char *types_ok(const group *gr, const qparam *dq, const qparam *q) {
+    int y = q->dtype;
+    switch (gr->rule) {
+    case R_CONV:
+    case R_MATMUL:
+    case R_GEMM:
+        if (!is8(dq[0].dtype) || !is8(dq[1].dtype)) {
+            return "not 8-bit (the integer contractions take uint8/int8)";
+        }
+        if (dq[0].dtype == FL_DT_INT8 && dq[1].dtype != FL_DT_INT8) {
+            return "int8 activations with uint8 weights";
+        }
+        if (dq[0].dtype != y) {
+            return "the input and output types differ";
+        }
+        if (gr->n_dq == 3 && dq[2].dtype != FL_DT_INT32) {
+            return "the bias is not int32";
+        }
+        return NULL;
+    case R_DROP:
+        if (dq[0].dtype != y) {
+            return "the input and output types differ";
+        }
+        if (!is8(y) &&
+            !(is16(y) && gr->t->kind != FL_OP_ONNX_MAX_POOL &&
+              gr->t->kind != FL_OP_ONNX_REDUCE_MAX && gr->t->kind != FL_OP_ONNX_REDUCE_MIN &&
+              gr->t->kind != FL_OP_ONNX_RESIZE)) {
+            return "not a type the operator takes on integers";
+        }
+        return NULL;
+    default:
+        for (int i = 0; i < gr->n_dq; i++) {
+            if (dq[i].dtype != y) {
+                return "the input and output types differ";
+            }
+        }
+        return is8(y) ? NULL : "not 8-bit (the QLinear operators take uint8/int8)";
+    }
+}
+
+/* The contraction's weight layout: the output-channel axis of the weight
+ * and its length. */
+static void weight_axis(const group *gr, int64_t *axis, int64_t *n) {
+    const fl_shape *w = &fl_node_in(gr->dq[1], 0)->shape;
+    *axis = 0;
+    if (gr->rule == R_MATMUL) {
+        *axis = w->rank - 1;
+    } else if (gr->rule == R_GEMM) {
+        *axis = fl__attr_int(gr->t, "transB", 0) ? 0 : 1;
+    }
+    *n = *axis >= 0 && *axis < w->rank && fl_sym_is_known(w->dims[*axis]) ? w->dims[*axis].k : -1;
+}
+
+/* Why the group cannot be rewritten, or NULL. */
+static const char *check_group(const group *gr) {
+    qparam dq[MAX_DQ], q;
+    for (int i = 0; i < gr->n_dq; i++) {
+        read_qparam(gr->dq[i], true, &dq[i]);
+    }
+    read_qparam(gr->q, false, &q);
+    const char *why = types_ok(gr, dq, &q);
+    if (why) {
+        return why;
+    }
+    if ((why = per_tensor(&q, W_Q)) != NULL) {
+        return why;
+    }
+    if (gr->rule == R_CONV || gr->rule == R_MATMUL || gr->rule == R_GEMM) {
+        int64_t axis, n;
+        weight_axis(gr, &axis, &n);
+        if ((why = per_tensor(&dq[0], W_INPUT)) != NULL ||
+            (why = per_axis_ok(gr->dq[1], &dq[1], axis, n)) != NULL) {
+            return why;
+        }
+        if (gr->rule == R_GEMM && gr->n_dq == 3 && fl__attr_float(gr->t, "beta", 1.0f) != 1.0f) {
+            return "Gemm's beta is not 1";
+        }
+        return NULL;
+    }
+    for (int i = 0; i < gr->n_dq; i++) {
+        if ((why = per_tensor(&dq[i], W_ANY_INPUT)) != NULL) {
+            return why;
+        }
+    }
+    if (gr->rule != R_DROP) {
+        return NULL;
+    }
+    /* ORT's IsQDQPairSupported: equal scale and zero point. */
+    if (!dq[0].known || !q.known) {
+        return "the scale or zero point of the DequantizeLinear or QuantizeLinear around it is "
+               "not known (stripped)";
+    }
+    if (dq[0].s0 != q.s0 || dq[0].z0 != q.z0 || dq[0].zp_dtype != q.zp_dtype ||
+        dq[0].scale_dtype != q.scale_dtype) {
+        return "the DequantizeLinear and QuantizeLinear around it differ in scale or zero point";
+    }
+    fl_op_kind k = gr->t->kind;
+    if ((k == FL_OP_ONNX_MAX_POOL || k == FL_OP_ONNX_REDUCE_MAX || k == FL_OP_ONNX_REDUCE_MIN) &&
+        !(q.s0 > 0)) {
+        return "the scale is not positive (the order of the integers would reverse)";
+    }
+    return NULL;
+}
+
+/* ---- rewriting ---- */
+
+static void fail_oom(qctx *x) {
+    if (x->st == FL_OK) {
+        x->st = fl__diag_oom(x->d);
+    }
+}
+
+/* The ledger note of a group left as it is, once per node and reason
+ * (the pass runs in every meta-iteration). */
+static void note_left(qctx *x, const group *gr, const char *why) {
+    const fl_ledger *l = x->pc->ledger;
+    for (size_t i = 0; l && i < l->n_entries; i++) {
+        const fl_ledger_entry *e = &l->entries[i];
+        if (e->pass && strcmp(e->pass, x->pc->pass) == 0 && strcmp(e->rule, "qdq_left") == 0 &&
+            strcmp(e->node, gr->t->name) == 0) {
+            return;
+        }
+    }
+    fl__ledger_note(x->pc, "qdq_left", gr->t, "%s -> %s left as it is: %s", gr->t->op, gr->q->op,
+                    why);
+}
+
+/* The placeholder of an absent optional input (the importer's kind). */
+static fl_node *absent_node(qctx *x) {
+    if (x->absent) {
+        return x->absent;
+    }
+    const char *name = fl__graph_unique_name(x->g, "onnx::absent");
+    fl_node *n = name ? fl__op_add_op(x->g, name, "onnx::_absent", 0, NULL, 1, x->d) : NULL;
+    if (!n) {
+        fail_oom(x);
+        return NULL;
+    }
+    fl__op_bind_kind(n, FL_OP_ONNX_ABSENT);
+    if (fl__infer_node(x->pc, n) != FL_OK) {
+        x->st = x->d->status != FL_OK ? x->d->status : FL_EINTERNAL;
+        return NULL;
+    }
+    x->pc->added++;
+    x->absent = n;
+    return n;
+}
+
+/* Removes n (a node of the group, or a DQ left without readers). */
+static void drop(qctx *x, fl_node *n) {
+    if (!removed(n)) {
+        fl__graph_remove_node(n);
+        x->pc->removed++;
+    }
+}
+
+static void drop_dq_if_unused(qctx *x, fl_node *dq) {
+    if (!removed(dq) && !fl__preserved(dq) && !has_ctrl(x, dq) && live_uses(x, dq, 0) == 0) {
+        drop(x, dq);
+    }
+}
+
+/* Adds the node of kind `kind` that takes over the group: Q's readers and
+ * value name, the control inputs of Q, R and T, T's device; named after T
+ * (after Q when Q is a graph output); then removes Q, R and T. */
+static fl_node *replace_group(qctx *x, group *gr, int kind, int n_in, const fl_input *in) {
+    fl_node *q = gr->q, *t = gr->t;
+    const char *full = fl__op_name(kind), *sep = strstr(full, "::");
+    char *base = fl__arena_printf(x->g->arena, "%s/_qdq_new", t->name);
+    const char *tmp = base ? fl__graph_unique_name(x->g, base) : NULL;
+    const struct fl_op_desc *desc = fl__op_desc_of(kind);
+    int n_out = gr->rule == R_DROP            ? t->n_outputs
+                : desc && desc->n_outputs > 0 ? desc->n_outputs
+                                              : 1;
+    fl_node *nn =
+        tmp ? fl__op_add_op(x->g, tmp, sep ? sep + 2 : full, n_in, in, n_out, x->d) : NULL;
+    if (!nn) {
+        fail_oom(x);
+        return NULL;
+    }
+    fl__op_bind_kind(nn, kind);
+    nn->device = t->device ? t->device : "";
+    nn->src = q->src;
+    fl__edge_index_replace_uses(&x->edges, q, 0, nn, 0, x->d);
+    fl__edge_index_replace_ctrl_uses(&x->edges, q, nn, x->d);
+    fl_node *parts[3] = {q, gr->clip, t};
+    for (int p = 0; p < 3; p++) {
+        for (int k = 0; parts[p] && k < parts[p]->n_ctrl; k++) {
+            if (fl__node_add_ctrl(x->g, nn, parts[p]->ctrl[k]) != FL_OK) {
+                fail_oom(x);
+            }
+        }
+    }
+    if (fl__edge_index_note(&x->edges, nn, x->d) != FL_OK) {
+        fail_oom(x);
+    }
+    nn->flags |= q->flags & FL_NODE_PRESERVE;
+    fl__graph_remove_node(q);
+    x->pc->rewritten++;
+    if (gr->clip) {
+        drop(x, gr->clip);
+    }
+    drop(x, t);
+    nn->name = fl__preserved(nn) ? q->name : t->name;
+    return nn;
+}
+
+/* Copies attrs of src onto dst; only those named in `keep` when not NULL. */
+static void copy_attrs(qctx *x, fl_node *dst, const fl_node *src, const char *const *keep) {
+    for (int i = 0; i < src->n_attrs; i++) {
+        bool ok = !keep;
+        for (int k = 0; keep && keep[k] && !ok; k++) {
+            ok = strcmp(src->attrs[i].name, keep[k]) == 0;
+        }
+        if (ok && fl__node_set_attr(x->g, dst, &src->attrs[i]) != FL_OK) {
+            fail_oom(x);
+        }
+    }
+}
+
+/* Appends the DQ's (x, scale, zero point) to in[*n]. */
+static void push_dq(fl_input *in, int *n, const fl_node *dq) {
+    for (int k = 0; k < 3; k++) {
+        in[(*n)++] = dq->inputs[k];
+    }
+}
+
+static int target_kind(const group *gr) {
+    switch (gr->t->kind) {
+    case FL_OP_ONNX_CONV:
+        return FL_OP_ONNX_QLINEAR_CONV;
+    case FL_OP_ONNX_MATMUL:
+        return FL_OP_ONNX_QLINEAR_MATMUL;
+    case FL_OP_ONNX_GEMM:
+        return FL_OP_ONNX_MS_QGEMM;
+    case FL_OP_ONNX_ADD:
+        return FL_OP_ONNX_MS_QLINEAR_ADD;
+    case FL_OP_ONNX_MUL:
+        return FL_OP_ONNX_MS_QLINEAR_MUL;
+    case FL_OP_ONNX_CONCAT:
+        return FL_OP_ONNX_MS_QLINEAR_CONCAT;
+    case FL_OP_ONNX_AVERAGE_POOL:
+        return FL_OP_ONNX_MS_QLINEAR_AVERAGE_POOL;
+    case FL_OP_ONNX_GLOBAL_AVERAGE_POOL:
+        return FL_OP_ONNX_MS_QLINEAR_GLOBAL_AVERAGE_POOL;
+    case FL_OP_ONNX_LEAKY_RELU:
+        return FL_OP_ONNX_MS_QLINEAR_LEAKY_RELU;
+    case FL_OP_ONNX_SIGMOID:
+        return FL_OP_ONNX_MS_QLINEAR_SIGMOID;
+    default:
+        return gr->t->kind; /* the drop rule: the op itself */
+    }
+}
+
+/* The new node's inputs (ORT's actions' order); false on OOM. */
+static int build_inputs(qctx *x, const group *gr, fl_input *in) {
+    int n = 0;
+    const fl_node *q = gr->q, *t = gr->t;
+    switch (gr->rule) {
+    case R_CONV:
+    case R_MATMUL:
+    case R_BINARY:
+        push_dq(in, &n, gr->dq[0]);
+        push_dq(in, &n, gr->dq[1]);
+        in[n++] = q->inputs[1];
+        in[n++] = q->inputs[2];
+        if (gr->n_dq == 3) {
+            in[n++] = gr->dq[2]->inputs[0];
+        }
+        return n;
+    case R_GEMM:
+        push_dq(in, &n, gr->dq[0]);
+        push_dq(in, &n, gr->dq[1]);
+        if (gr->n_dq == 3) {
+            in[n++] = gr->dq[2]->inputs[0];
+        } else {
+            fl_node *a = absent_node(x);
+            if (!a) {
+                return -1;
+            }
+            in[n++] = (fl_input){a, 0};
+        }
+        in[n++] = q->inputs[1];
+        in[n++] = q->inputs[2];
+        return n;
+    case R_VARIADIC:
+        in[n++] = q->inputs[1];
+        in[n++] = q->inputs[2];
+        for (int i = 0; i < gr->n_dq; i++) {
+            push_dq(in, &n, gr->dq[i]);
+        }
+        return n;
+    case R_UNARY:
+        push_dq(in, &n, gr->dq[0]);
+        in[n++] = q->inputs[1];
+        in[n++] = q->inputs[2];
+        return n;
+    default: /* R_DROP */
+        for (int i = 0; i < t->n_inputs; i++) {
+            in[n++] = i == 0 ? gr->dq[0]->inputs[0] : t->inputs[i];
+        }
+        return n;
+    }
+}
+
+static bool rewrite_group(qctx *x, group *gr) {
+    static const char *const gemm_attrs[] = {"alpha", "transA", "transB", NULL};
+    fl_input in[3 * MAX_DQ + 4];
+    int n_in = build_inputs(x, gr, in);
+    if (n_in < 0) {
+        return false;
+    }
+    fl_node *dqs[MAX_DQ];
+    memcpy(dqs, gr->dq, (size_t)gr->n_dq * sizeof(*dqs));
+    int n_dq = gr->n_dq;
+    const char *t_op = gr->t->op;
+    bool relu = gr->clip != NULL;
+    const char *clip_op = relu ? gr->clip->op : "";
+    fl_node *t = gr->t;
+    fl_node *nn = replace_group(x, gr, target_kind(gr), n_in, in);
+    if (!nn) {
+        return false;
+    }
+    copy_attrs(x, nn, t, gr->rule == R_GEMM ? gemm_attrs : NULL);
+    for (int i = 0; i < n_dq; i++) {
+        drop_dq_if_unused(x, dqs[i]);
+    }
+    fl__ledger_note(x->pc, rule_names[gr->rule], t, "%d DequantizeLinear -> %s%s%s -> %s => %s%s",
+                    n_dq, t_op, relu ? " -> " : "", clip_op, "QuantizeLinear", nn->op,
+                    gr->rule == R_DROP ? " on the integers" : "");
+    return x->st == FL_OK;
+}
+
+static bool fuse_at(qctx *x, fl_node *q) {
+    group gr;
+    bool clip_left;
+    if (!find_group(x, q, &gr, &clip_left)) {
+        return false;
+    }
+    const char *why =
+        clip_left ? "the Relu/Clip before the QuantizeLinear is not made redundant by its range"
+                  : check_group(&gr);
+    if (why) {
+        note_left(x, &gr, why);
+        return false;
+    }
+    return rewrite_group(x, &gr);
+}
+
+bool fl__pass_qdq_applies(const fl_graph *g) {
+    if (!g->onnx.is_onnx) {
+        return false;
+    }
+    for (size_t i = 0; i < g->n_nodes; i++) {
+        if (is_q(g->nodes[i]) || is_dq(g->nodes[i])) {
+            return true;
+        }
+    }
+    return false;
+}
+
+fl_status fl__pass_qdq(fl_pass_ctx *pc) {
+    fl_ctx *c = pc->c;
+    fl_graph *g = c->g;
+    fl_status st;
+    if (!fl__pass_qdq_applies(g)) {
+        return FL_OK;
+    }
+    if (!g->order && (st = fl__graph_toposort(g, c->d)) != FL_OK) {
+        return st;
+    }
+    qctx x = {0};
+    x.pc = pc;
+    x.g = g;
+    x.d = c->d;
+    x.n0 = g->n_nodes;
+    fl_node **order = fl__arena_calloc(g->arena, x.n0 ? x.n0 : 1, sizeof(*order));
+    if (!order) {
+        return fl__diag_oom(c->d);
+    }
+    memcpy(order, g->order, x.n0 * sizeof(*order));
+    if ((st = fl__uses_build(g, &x.uses, c->d)) != FL_OK ||
+        (st = fl__edge_index_build(g, &x.edges, c->d)) != FL_OK) {
+        return st;
+    }
+    bool changed = false;
+    for (size_t i = x.n0; i-- > 0 && x.st == FL_OK;) {
+        fl_node *n = order[i];
+        if (is_q(n) && !removed(n)) {
+            changed |= fuse_at(&x, n);
+        }
+    }
+    if (x.st != FL_OK) {
+        return x.st;
+    }
+    if (g->arena->failed) {
+        return fl__diag_oom(c->d);
+    }
+    return changed ? fl__graph_compact(g, c->d) : FL_OK;
+}
