@@ -1357,6 +1357,28 @@ fl_status fl__sym_min(fl_symtab *t, fl_sym a, fl_sym b, fl_sym *out) {
     return maxmin(t, SYM_MIN, a, b, out);
 }
 
+fl_status fl__sym_clog2(fl_symtab *t, fl_sym a, fl_sym *out) {
+    if (fl_sym_is_unknown(a)) {
+        return fail(out, FL_OK);
+    }
+    if (a.e == NULL) {
+        int64_t r = 0;
+        while (r < 63 && ((uint64_t)1 << r) < (uint64_t)(a.k > 1 ? a.k : 1)) {
+            r++;
+        }
+        *out = fl_sym_const(r);
+        return FL_OK;
+    }
+    t = resolve(t, a, a);
+    a.k = 0;
+    const sym_atom *atom = intern_atom(t, SYM_CLOG2, NULL, a, fl_sym_const(0));
+    if (!atom) {
+        return fail(out, FL_ENOMEM);
+    }
+    fl_status st = fl__symint_atom_sym(t, atom, out);
+    return st ? fail(out, st) : FL_OK;
+}
+
 bool fl__sym_eq(fl_sym a, fl_sym b) {
     if (fl_sym_is_unknown(a) || fl_sym_is_unknown(b)) {
         return false;

@@ -8,7 +8,7 @@
  *
  * Symbolic expressions are polynomials with int64 coefficients over "atoms".
  * An atom is a variable, or an irreducible operation on polynomials:
- * floor(p / q), ceil(p / q), p mod q, max(p, q), min(p, q). Every expression is
+ * floor(p / q), ceil(p / q), p mod q, max(p, q), min(p, q), ceil(log2(p)). Every expression is
  * kept in one canonical form and interned in an fl_symtab, so two equal
  * expressions are the same pointer and fl__sym_eq() is a pointer comparison.
  *
@@ -97,6 +97,12 @@ fl_status fl__sym_mod(fl_symtab *t, fl_sym a, fl_sym b, fl_sym *out);
 fl_status fl__sym_max(fl_symtab *t, fl_sym a, fl_sym b, fl_sym *out);
 fl_status fl__sym_min(fl_symtab *t, fl_sym a, fl_sym b, fl_sym *out);
 
+/* ceil(log2(a)): the least k >= 0 with 2^k >= a, so 0 for every a <= 1 (a
+ * binary split's depth over a items: a comparison sort's rounds). A
+ * symbolic a gives an atom, printed "ceil(log2(a))", that a binding
+ * evaluates exactly (fl__sym_subst). */
+fl_status fl__sym_clog2(fl_symtab *t, fl_sym a, fl_sym *out);
+
 /* a / b when it is exact: both known and b divides a, or b (known or a
  * monomial) divides every term of a, or b is a polynomial factor of a (long
  * division). Sets *exact to false and *out to floor(a / b) otherwise. */
@@ -177,8 +183,9 @@ void fl__sym_alias_at(const fl_symtab *t, size_t i, const char **name, fl_sym *v
  * order), joined by " + " / " - "; a term is its coefficient first (omitted
  * when 1, "-" when -1 on the first term), then its factors in atom order,
  * joined by "*", powers as "N^2". Atom order: variables by name (strcmp),
- * then floor, ceil, mod, max, min (by their arguments). Atoms print as
- * "floor(a/b)", "ceil(a/b)", "mod(a, b)", "max(a, b)", "min(a, b)"; a floor or
+ * then floor, ceil, mod, max, min, clog2 (by their arguments). Atoms print as
+ * "floor(a/b)", "ceil(a/b)", "mod(a, b)", "max(a, b)", "min(a, b)",
+ * "ceil(log2(a))"; a floor or
  * ceil operand that is a sum is parenthesised, as is a divisor that is not a
  * single factor: "ceil((H + 1)/2)", "floor(N/(2*H))". Examples:
  * "2*H*N*W + 6*N", "96*ceil(H/2)*ceil(W/2)", "N^2 - 3*x + 1",

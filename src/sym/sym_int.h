@@ -7,8 +7,8 @@
  * fields and child pointers (hash-consing).
  *
  *   atom        a variable (by name) or op(a, b) for op in floor, ceil, mod,
- *               max, min; a and b are canonical fl_sym values (known or
- *               symbolic, never unknown).
+ *               max, min, or clog2(a) (b 0); a and b are canonical fl_sym
+ *               values (known or symbolic, never unknown).
  *   monomial    a list of (atom, exponent > 0) sorted by atom_order; the empty
  *               monomial (the constant 1) is fl_symtab.one.
  *   polynomial  (struct fl_expr) a list of terms (nonzero coefficient,
@@ -17,7 +17,7 @@
  *
  * Orders are structural, never by address, so printing is deterministic:
  *   atom order      variables first, by name (strcmp); then floor, ceil, mod,
- *                   max, min; within a kind by the first argument, then the
+ *                   max, min, clog2; within a kind by the first argument, then the
  *                   second (known values before symbolic ones, numerically;
  *                   symbolic ones by polynomial order).
  *   monomial order  graded lexicographic, highest first: higher total degree
@@ -40,7 +40,8 @@ typedef enum sym_atom_kind {
     SYM_CEIL = 2,
     SYM_MOD = 3,
     SYM_MAX = 4,
-    SYM_MIN = 5
+    SYM_MIN = 5,
+    SYM_CLOG2 = 6 /* ceil(log2(a)); b is 0 */
 } sym_atom_kind;
 
 /* Common header of every interned node. */

@@ -83,6 +83,9 @@ static fl_status subst_atom(subst_ctx *c, const sym_atom *atom, fl_sym *out) {
             case SYM_MAX:
                 st = fl__sym_max(c->t, a, b, out);
                 break;
+            case SYM_CLOG2:
+                st = fl__sym_clog2(c->t, a, out);
+                break;
             default:
                 st = fl__sym_min(c->t, a, b, out);
                 break;
@@ -276,13 +279,17 @@ static void fmt_operand(outbuf *o, fl_sym s, bool divisor) {
 }
 
 static void fmt_atom(outbuf *o, const sym_atom *a) {
-    static const char *const names[] = {"", "floor(", "ceil(", "mod(", "max(", "min("};
+    static const char *const names[] = {"",     "floor(", "ceil(",     "mod(",
+                                        "max(", "min(",   "ceil(log2("};
     if (a->kind == SYM_VAR) {
         put_str(o, a->name);
         return;
     }
     put_str(o, names[a->kind]);
-    if (a->kind == SYM_FLOOR || a->kind == SYM_CEIL) {
+    if (a->kind == SYM_CLOG2) {
+        fmt_sym(o, a->a);
+        put(o, ")", 1);
+    } else if (a->kind == SYM_FLOOR || a->kind == SYM_CEIL) {
         fmt_operand(o, a->a, false);
         put(o, "/", 1);
         fmt_operand(o, a->b, true);

@@ -948,6 +948,46 @@ static void test_arena_exhaustion(void **state) {
     fl__arena_free(&small);
 }
 
+/* ceil(log2(a)): the least k >= 0 with 2^k >= a. Known values by the
+ * definition: 2^0 = 1 >= 1 (and >= any a <= 1), 2^1 = 2, 2^2 = 4 >= 3, 4;
+ * 2^3 = 8 >= 5; 2^10 = 1024, 2^11 = 2048 >= 1025; 2^62 >= 2^62, 2^63 >
+ * INT64_MAX. A symbolic operand is one atom: interned (the same pointer),
+ * printed "ceil(log2(n))", ordered after min, multiplied like any factor,
+ * and evaluated by a binding (n = 1000: 2^10 >= 1000 > 2^9, so
+ * 1000 * 10) or by a substituted expression (n -> 2*m at m = 3: 6, 3). */
+static void test_clog2(void **state) {
+    (void)state;
+    const int64_t in[] = {INT64_MIN, -7, 0, 1, 2, 3, 4, 5, 1024, 1025, INT64_C(1) << 62, INT64_MAX};
+    const int64_t want[] = {0, 0, 0, 0, 1, 2, 2, 3, 10, 11, 62, 63};
+    for (size_t i = 0; i < sizeof in / sizeof in[0]; i++) {
+        fl_sym r;
+        assert_int_equal(fl__sym_clog2(NULL, K(in[i]), &r), FL_OK);
+        assert_true(fl_sym_is_known(r));
+        assert_int_equal(r.k, want[i]);
+    }
+    fl_sym n = V("n"), l1, l2, lu;
+    assert_int_equal(fl__sym_clog2(T, n, &l1), FL_OK);
+    assert_int_equal(fl__sym_clog2(NULL, n, &l2), FL_OK);
+    assert_true(fl_sym_is_symbolic(l1));
+    assert_true(fl__sym_eq(l1, l2));
+    assert_int_equal(fl__sym_clog2(T, fl_sym_unknown(), &lu), FL_OK);
+    assert_true(fl_sym_is_unknown(lu));
+    assert_fmt(l1, "ceil(log2(n))");
+    fl_sym c = MUL(MUL(K(4), n), l1);
+    assert_fmt(c, "4*n*ceil(log2(n))");
+    assert_int_equal(EVAL1(c, "n", 1000), 40000);
+    assert_int_equal(EVAL1(c, "n", 1), 0);
+    fl_sym p;
+    assert_int_equal(fl__sym_clog2(T, ADD(n, K(1)), &p), FL_OK);
+    assert_fmt(p, "ceil(log2(n + 1))");
+    assert_fmt(ADD(p, MIN(n, K(3))), "min(3, n) + ceil(log2(n + 1))");
+    assert_int_equal(EVAL1(p, "n", 7), 3);
+    fl_sym m = V("m"), two_m = MUL(K(2), m), r;
+    assert_int_equal(fl__sym_subst_syms(T, l1, 1, (const char *const[]){"n"}, &two_m, &r), FL_OK);
+    assert_fmt(r, "ceil(log2(2*m))");
+    assert_int_equal(EVAL1(r, "m", 3), 3);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_known_fast_path, setup, teardown),
@@ -972,6 +1012,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_subst_syms, setup, teardown),
         cmocka_unit_test_setup_teardown(test_subst_syms_random, setup, teardown),
         cmocka_unit_test_setup_teardown(test_arena_exhaustion, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_clog2, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -44,12 +44,19 @@ enum {
 
 static float zeros[1024];
 
-static fl_report *run_sgs(const tb_subgraph *sg, int n_sg, int n_codes, const int *codes) {
+/* The model analysed with symbol `sym` bound to v (sym NULL: none). */
+static fl_report *run_bound(const tb_subgraph *sg, int n_sg, int n_codes, const int *codes,
+                            const char *sym, int64_t v) {
     tb w;
     tb_model(&w, n_codes, codes, n_sg, sg);
     fl_options o;
     fl_options_init(&o);
     o.per_node = true;
+    fl_symbol_binding sb = {sym, v};
+    if (sym) {
+        o.symbols = &sb;
+        o.n_symbols = 1;
+    }
     fl_report *r = NULL;
     fl_status st = fl_analyze(w.b, w.len, &o, &r);
     free(w.b);
@@ -57,6 +64,10 @@ static fl_report *run_sgs(const tb_subgraph *sg, int n_sg, int n_codes, const in
         fail_msg("analysis failed: %s", r && r->error ? r->error : fl_status_str(st));
     }
     return r;
+}
+
+static fl_report *run_sgs(const tb_subgraph *sg, int n_sg, int n_codes, const int *codes) {
+    return run_bound(sg, n_sg, n_codes, codes, NULL, 0);
 }
 
 static const fl_report_node *node(const fl_report *r, const char *name) {
@@ -360,7 +371,9 @@ static void test_scatter(void **state) {
  *      5 x ceil(log2 5) = 15 a row: 45 comparisons, 45 FLOPs (the
  *      comparator compares the keys only);
  *  k3: [B,4] along dimension 1: B rows of 4 x 2 = 8: 8*B FLOPs;
- *  k4: [B,4] along dimension 0: n symbolic, the count unknown (incomplete).
+ *  k4: [B,4] along dimension 0: 4 rows of n = B, B x ceil(log2 B) a row:
+ *      4*B*ceil(log2(B)) FLOPs; bound B = 5: 4 x 5 x 3 = 60, B = 1: 0 (a
+ *      single element is not compared), B = 1024: 4 x 1024 x 10 = 40960.
  * Results have their inputs' shapes; the comparator's node counts 0. */
 static void test_sort(void **state) {
     (void)state;
@@ -396,11 +409,19 @@ static void test_sort(void **state) {
     assert_int_equal(node(r, "k2")->flops.value, 45);
     expect_shape(r, "k3", 0, "[c.0,4]");
     expect_flops(r, "k3", "8*c.0");
-    assert_true(node(r, "k4")->incomplete);
+    expect_flops(r, "k4", "4*c.0*ceil(log2(c.0))");
+    assert_false(node(r, "k4")->incomplete);
     assert_false(node(r, "k3")->incomplete);
     assert_int_equal(node(r, "less/lt")->flops.value, 0);
-    assert_int_equal(r->nodes_incomplete, 1);
+    assert_int_equal(r->nodes_incomplete, 0);
     fl_report_free(r);
+    const int64_t b[] = {5, 1, 1024}, k4[] = {60, 0, 40960};
+    for (int i = 0; i < 3; i++) {
+        r = run_bound(sg, 2, 2, codes, "c.0", b[i]);
+        assert_int_equal(node(r, "k4")->flops.value, k4[i]);
+        assert_int_equal(node(r, "k3")->flops.value, 8 * b[i]);
+        fl_report_free(r);
+    }
 }
 
 /* BROADCAST_IN_DIM and IOTA (the stored shape is the result, checked):

@@ -51,13 +51,14 @@
  *  - SORT (inputs..; dimension (negative counts from the end), is_stable,
  *    comparator_subgraph_index): result i = input i. Comparisons: a
  *    comparison sort's n * ceil(log2 n) per sorted row (n = dim(input 0,
- *    dimension), E(input 0) / n rows; none for n <= 1), an upper bound of a
- *    merge sort's worst case (n * ceil(log2 n) - 2^ceil(log2 n) + 1); the
- *    exact count depends on the implementation and the data. The
- *    comparator subgraph runs once per comparison (counts = comparisons x
- *    its counts, not counted on its own); without one, 1 FLOP per
- *    comparison. A symbolic n leaves the count unknown (the node is
- *    incomplete): log2 has no form in the symbols.
+ *    dimension), E(input 0) / n rows, so E(input 0) x ceil(log2 n) in all;
+ *    none for n <= 1), an upper bound of a merge sort's worst case (n *
+ *    ceil(log2 n) - 2^ceil(log2 n) + 1); the exact count depends on the
+ *    implementation and the data. The comparator subgraph runs once per
+ *    comparison (counts = comparisons x its counts, not counted on its
+ *    own); without one, 1 FLOP per comparison. A symbolic n gives the
+ *    symbols' ceil(log2(n)) atom (fl__sym_clog2: "4*B*ceil(log2(B))",
+ *    exact once B is bound).
  *  - BROADCAST_IN_DIM (operand; broadcast_dimensions) and IOTA (no operand;
  *    iota_dimension): the options do not hold the result shape, so the
  *    stored shape is the result, checked: BROADCAST_IN_DIM one distinct
@@ -422,16 +423,7 @@ static fl_status infer_same(fl_ctx *c, fl_node *n) {
     return st;
 }
 
-/* ceil(log2 v) for v >= 1. */
-static int64_t ceil_log2(int64_t v) {
-    int64_t r = 0;
-    while (r < 62 && ((int64_t)1 << r) < v) {
-        r++;
-    }
-    return r;
-}
-
-/* SORT's comparisons (the header's count); unknown for a symbolic n. */
+/* SORT's comparisons (the header's count): E(input 0) x ceil(log2 n). */
 static fl_sym sort_comparisons(fl_arith *k, const fl_node *n) {
     const fl_shape *x = fl__tfl_in_shape(n, 0);
     int64_t d = 0;
@@ -439,17 +431,15 @@ static fl_sym sort_comparisons(fl_arith *k, const fl_node *n) {
         return fl_sym_unknown();
     }
     d = d < 0 ? d + x->rank : d;
-    if (d < 0 || d >= x->rank || !fl_sym_is_known(x->dims[d])) {
+    if (d < 0 || d >= x->rank) {
         return fl_sym_unknown();
     }
-    int64_t len = x->dims[d].k;
-    if (len <= 1) {
-        return fl_sym_const(0);
+    fl_sym lg;
+    fl_status st = fl__sym_clog2(k->c->st, x->dims[d], &lg);
+    if (st != FL_OK && k->st == FL_OK) {
+        k->st = fl__diag_oom(k->c->d); /* its only failure */
     }
-    fl_sym rows = fl__ar_dims_prod(k, x, 0, (int)d);
-    rows = fl__ar_mul(k, rows, fl__ar_dims_prod(k, x, (int)d + 1, x->rank));
-    int64_t per_row = len * ceil_log2(len);
-    return fl__ar_scale(k, rows, per_row);
+    return fl__ar_mul(k, fl__ar_numel(k, x), lg);
 }
 
 /* SCATTER and SORT: the body (update computation, comparator) once per
