@@ -325,6 +325,20 @@ static const char service_config[] =
     "\"retryPolicy\":{\"maxAttempts\":5,\"initialBackoff\":\"0.05s\",\"maxBackoff\":\"1s\","
     "\"backoffMultiplier\":2,\"retryableStatusCodes\":[\"UNAVAILABLE\"]}}]}";
 
+/* A server that drains (SIGTERM) sends GOAWAY, and gRPC core then closes each
+ * connection as soon as its last reply is written to the socket. The reply's
+ * tail can still be in the server's socket buffer then (a client slower to
+ * read than the server to write, as on a loaded host), and a TCP socket that
+ * has been shut down answers any further data from its peer with a reset,
+ * which discards that tail: the call the server completed ends UNAVAILABLE
+ * "Connection reset by peer" at the client. What a client sends while a reply
+ * arrives is HTTP/2 flow control: a WINDOW_UPDATE as it consumes its receive
+ * window and a BDP ping to size that window. So the CLI announces a window
+ * no reply comes near (1 GiB; it reads every reply whole anyway) and no BDP
+ * probing: it writes nothing after its request, and a draining server's
+ * replies arrive whole. */
+#define QUIET_WINDOW_BYTES (1 << 30)
+
 /* The system CA store (Debian's ca-certificates bundle); NULL: gRPC's default. */
 #define SYSTEM_CA_FILE "/etc/ssl/certs/ca-certificates.crt"
 
@@ -357,7 +371,7 @@ static bool open_call(call_state *s, const fl_remote_options *ro, const char *me
     if (!creds) {
         return false;
     }
-    grpc_arg args[5];
+    grpc_arg args[7];
     memset(args, 0, sizeof args);
     args[0].type = GRPC_ARG_INTEGER;
     args[0].key = (char *)GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH;
@@ -374,7 +388,14 @@ static bool open_call(call_state *s, const fl_remote_options *ro, const char *me
     args[4].type = GRPC_ARG_INTEGER;
     args[4].key = (char *)GRPC_ARG_PER_RPC_RETRY_BUFFER_SIZE;
     args[4].value.integer = RETRY_BUFFER_BYTES;
-    grpc_channel_args ca = {.num_args = 5, .args = args};
+    /* Nothing goes to the server while a reply arrives (see QUIET_WINDOW_BYTES). */
+    args[5].type = GRPC_ARG_INTEGER;
+    args[5].key = (char *)GRPC_ARG_HTTP2_BDP_PROBE;
+    args[5].value.integer = 0;
+    args[6].type = GRPC_ARG_INTEGER;
+    args[6].key = (char *)GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES;
+    args[6].value.integer = QUIET_WINDOW_BYTES;
+    grpc_channel_args ca = {.num_args = 7, .args = args};
     s->ch = grpc_channel_create(ro->server, creds, &ca);
     grpc_channel_credentials_release(creds);
     s->cq = grpc_completion_queue_create_for_next(NULL);

@@ -363,7 +363,7 @@ def case_deadline():
     stub = pb_grpc.CostModelStub(s.channel())
     t0 = time.time()
     first = stub.Analyze.future(analyze_req(slow), timeout=60)
-    time.sleep(0.15)  # the slow call holds the only thread before the next arrives
+    check("deadline_slow_running", wait_running(stub), "no analysis started")
     code, det, _ = code_of(lambda: stub.Analyze(analyze_req(open(TINY, "rb").read()),
                                                 timeout=0.05))
     check("deadline_exceeded", code == grpc.StatusCode.DEADLINE_EXCEEDED, str(code))
@@ -583,11 +583,20 @@ def case_concurrent(s):
 def case_sigterm_in_flight():
     # A grace period far above the calls' run time, also under sanitizers on
     # a loaded machine: every call in flight must complete.
+    # SIGTERM once the six calls have arrived (in_flight counts the Stats call
+    # too): a call sent after it would be refused, rightly. The channel sends
+    # nothing while the replies arrive (no BDP probe, a window above the
+    # replies, as the CLI's, client/remote.c): gRPC closes a draining
+    # server's connection when its last reply is written, and data reaching
+    # that closed socket makes the kernel reset it, discarding the reply's tail.
     s = Server("--threads", "2", "--cache-mb", "0", "--grace-ms", "60000")
-    stub = pb_grpc.CostModelStub(s.channel())
+    stub = pb_grpc.CostModelStub(s.channel(opts=[("grpc.http2.bdp_probe", 0),
+                                                 ("grpc.http2.lookahead_bytes", 1 << 30)]))
     slow = chain_graph(20000)
     futs = [stub.Analyze.future(analyze_req(slow), timeout=60) for _ in range(6)]
-    time.sleep(0.1)
+    end = time.time() + 60
+    while stub.Stats(pb.StatsRequest(), timeout=5).in_flight < 7 and time.time() < end:
+        time.sleep(0.01)
     s.proc.send_signal(signal.SIGTERM)
     codes = [code_of(f.result)[0] for f in futs]
     rc = s.proc.wait(timeout=20)

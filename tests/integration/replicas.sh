@@ -29,16 +29,15 @@ trap cleanup EXIT
 fails=0
 fail() { echo "FAIL $*"; fails=$((fails + 1)); }
 
-# A chain of 10,000 Relu nodes (a GraphDef written here, protobuf by hand):
-# each analysis takes long enough (tens of ms) that calls are always in
-# flight on the replica that gets the signal.
-model="$tmp/chain.pb"
 if ! command -v python3 >/dev/null 2>&1; then
-  echo "SKIP: python3 is needed to write the test graph"
+  echo "SKIP: python3 is needed to write the test graphs"
   [ "${FL_REQUIRE_ALL:-0}" = 1 ] && exit 1
   exit 77
 fi
-python3 - "$model" <<'PY' || { echo "cannot write the chain graph (python3)"; exit 1; }
+# chain_graph FILE N: a GraphDef (protobuf written by hand) of a [1,64] float
+# Placeholder followed by a chain of N Relu nodes.
+chain_graph() {
+  python3 - "$1" "$2" <<'PY'
 import sys
 def varint(n):
     out = bytearray()
@@ -56,12 +55,18 @@ float_type = varint(6 << 3) + varint(1)  # AttrValue.type = DT_FLOAT
 shape = ld(7, ld(2, varint(1 << 3) + varint(1)) + ld(2, varint(1 << 3) + varint(64)))
 nodes = [ld(1, ld(1, b"x") + ld(2, b"Placeholder") + attr("dtype", float_type) + attr("shape", shape))]
 prev = b"x"
-for i in range(10000):
+for i in range(int(sys.argv[2])):
     name = b"r%d" % i
     nodes.append(ld(1, ld(1, name) + ld(2, b"Relu") + ld(3, prev) + attr("T", float_type)))
     prev = name
 open(sys.argv[1], "wb").write(b"".join(nodes))
 PY
+}
+
+# A chain of 10,000 Relu nodes: each analysis takes long enough (tens of ms)
+# that calls are always in flight on the replica that gets the signal.
+model="$tmp/chain.pb"
+chain_graph "$model" 10000 || { echo "cannot write the chain graph (python3)"; exit 1; }
 "$foldline" analyze "$model" --json >"$tmp/expected.json" || { echo "local analysis failed"; exit 1; }
 
 start_replica() { # name -> sets port_NAME, pid_NAME
@@ -148,27 +153,7 @@ scenario() {
 # gRPC's policy used to keep the CLI waiting past its deadline.
 drain_queue() {
   local big="$tmp/chain100k.pb"
-  python3 - "$big" <<'PY' || { fail "drain_queue: cannot write the graph"; return; }
-import sys
-def varint(n):
-    out = bytearray()
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        out.append(b | (0x80 if n else 0))
-        if not n:
-            return bytes(out)
-def ld(num, payload):
-    return varint(num << 3 | 2) + varint(len(payload)) + payload
-t = ld(5, ld(1, b"T") + ld(2, varint(6 << 3) + varint(1)))
-nodes = [ld(1, ld(1, b"x") + ld(2, b"Placeholder") + ld(5, ld(1, b"dtype") + ld(2, varint(6 << 3) + varint(1))))]
-prev = b"x"
-for i in range(100000):
-    name = b"r%d" % i
-    nodes.append(ld(1, ld(1, name) + ld(2, b"Relu") + ld(3, prev) + t))
-    prev = name
-open(sys.argv[1], "wb").write(b"".join(nodes))
-PY
+  chain_graph "$big" 100000 || { fail "drain_queue: cannot write the graph"; return; }
   rm -f "$tmp/q.port" "$tmp"/q.out.* "$tmp"/q.err.* "$tmp"/q.rc.*
   "$foldlined" --listen 127.0.0.1:0 --port-file "$tmp/q.port" --threads 1 --grace-ms 1000 \
     --cache-mb 0 --metrics-listen 127.0.0.1:0 2>"$tmp/q.log" &
@@ -179,8 +164,9 @@ PY
     sleep 0.05
   done
   local port mport
-  port=$(sed -n 1p "$tmp/q.port")
-  mport=$(sed -n 2p "$tmp/q.port")
+  port=$(sed -n 1p "$tmp/q.port" 2>/dev/null)
+  mport=$(sed -n 2p "$tmp/q.port" 2>/dev/null)
+  [ -n "$mport" ] || { fail "drain_queue: the replica did not start"; cat "$tmp/q.log"; return; }
   local cpids=()
   for w in $(seq 12); do
     ( "$foldline" --server "127.0.0.1:$port" --timeout-ms 120000 analyze "$big" --json \
@@ -221,10 +207,46 @@ for l in urllib.request.urlopen("http://127.0.0.1:%s/metrics" % sys.argv[1], tim
   [ "$ok_lines" -ge 1 ] && [ "$ok_clients" -eq "$ok_lines" ] || fail "drain_queue: $ok_clients clients ok, $ok_lines OK answers"
   [ "$bad_clients" -eq $((12 - ok_clients)) ] || fail "drain_queue: $bad_clients of the failed clients saw UNAVAILABLE"
   [ "$rc" -eq 0 ] || fail "drain_queue: the replica exited $rc"
+  if [ "$fails" -gt 0 ]; then
+    for w in $(seq 12); do
+      [ "$(cat "$tmp/q.rc.$w")" = 0 ] || echo "client $w: $(head -c 300 "$tmp/q.err.$w")"
+    done
+    grep -v '^{"grpc_log"' "$tmp/q.log" | tail -n 20
+  fi
 }
 
-scenario kill_one KILL
-scenario drain_one TERM
-drain_queue
+# FL_REPLICAS_ONLY=NAME runs one scenario (kill_one, drain_one, drain_queue),
+# e.g. to repeat it under load.
+only="${FL_REPLICAS_ONLY:-}"
+[ -z "$only" ] || [ "$only" = kill_one ] && scenario kill_one KILL
+[ -z "$only" ] || [ "$only" = drain_one ] && scenario drain_one TERM
+# drain_queue runs in a network namespace of its own when this user may make
+# one (root, or unprivileged user namespaces) and iproute2 is there: then its
+# kernel counters are the test's alone, and no TCP connection may have been
+# reset for data that reached a socket the server had closed (TCPAbortOnData).
+# Such a reset discards what the server's socket still held: the tail of a
+# reply the server logged OK, which its client then ends UNAVAILABLE.
+aborts_on_data() {
+  awk '/^TcpExt:/ { if (!h) { split($0, k); h = 1 } else { split($0, v)
+    for (i in k) if (k[i] == "TCPAbortOnData") print v[i] } }' /proc/net/netstat
+}
+if [ -z "$only" ] || [ "$only" = drain_queue ]; then
+  if [ "${FL_REPLICAS_NETNS:-}" = inside ]; then
+    ip link set lo up || fail "drain_queue: cannot bring up the namespace's loopback"
+    a0=$(aborts_on_data)
+    drain_queue
+    a1=$(aborts_on_data)
+    echo "drain_queue: $((a1 - a0)) TCP connections reset for data after their close"
+    [ "$a1" -eq "$a0" ] || fail "drain_queue: $((a1 - a0)) connections reset for data that" \
+      "reached a closed socket (TCPAbortOnData): a reply's tail can be lost that way"
+  elif [ -z "${FL_REPLICAS_NETNS:-}" ] && [ -r /proc/net/netstat ] && command -v ip >/dev/null &&
+    unshare -n true 2>/dev/null; then
+    FL_REPLICAS_ONLY=drain_queue FL_REPLICAS_NETNS=inside unshare -n bash "$0" "$@" ||
+      fails=$((fails + 1))
+  else
+    echo "drain_queue: connection resets not checked (no network namespace of its own)"
+    drain_queue
+  fi
+fi
 [ "$fails" -eq 0 ] && echo "replicas: every call succeeded"
 [ "$fails" -eq 0 ]
