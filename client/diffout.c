@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "diff.h"
 #include "print.h"
+#include "roofcli.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -488,6 +489,14 @@ static void print_json(FILE *f, const fl_diff_result *res, const fl_report *a, c
 /* Text                                                                       */
 /* ------------------------------------------------------------------------- */
 
+/* A time as analyze prints it (557 ns, 1.38 ms); a delta (`sign`) with its sign. */
+static const char *time_text(double s, bool sign, char *buf, size_t size) {
+    char t[24];
+    fl_roof_cli_fmt_time(fabs(s), t, sizeof t);
+    snprintf(buf, size, "%s%s", !sign ? "" : s < 0 ? "-" : "+", t);
+    return buf;
+}
+
 static void text_percent(FILE *f, double base, double delta) {
     if (base != 0) {
         fprintf(f, "  %+9.2f%%", delta / fabs(base) * 100.0);
@@ -537,8 +546,10 @@ static void text_time_row(FILE *f, const char *profile, const char *when,
     }
     char label[96];
     snprintf(label, sizeof label, "%s%s", profile, when);
-    fprintf(f, "  %-28s %13.6g s %13.6g s %+15.6g s", label, a->time_s, b->time_s,
-            b->time_s - a->time_s);
+    char xs[32], ys[32], ds[32];
+    fprintf(f, "  %-28s %15s %15s %17s", label, time_text(a->time_s, false, xs, sizeof xs),
+            time_text(b->time_s, false, ys, sizeof ys),
+            time_text(b->time_s - a->time_s, true, ds, sizeof ds));
     text_percent(f, a->time_s, b->time_s - a->time_s);
     fputc('\n', f);
 }
@@ -566,9 +577,15 @@ static void text_llm(FILE *f, const fl_report *a, const fl_report *b) {
         bool t; /* a time: seconds */
         const char *m = llm_metric_name(a, b, i, buf, sizeof buf, &t);
         double x = llm_side(a, m), y = llm_side(b, m);
-        snprintf(xs, sizeof xs, isnan(x) ? "-" : t ? "%.6g s" : "%.1f", x);
-        snprintf(ys, sizeof ys, isnan(y) ? "-" : t ? "%.6g s" : "%.1f", y);
-        snprintf(ds, sizeof ds, isnan(x) || isnan(y) ? "-" : t ? "%+.6g s" : "%+.1f", y - x);
+        if (isnan(x) || isnan(y) || !t) {
+            snprintf(xs, sizeof xs, isnan(x) ? "-" : "%.1f", x);
+            snprintf(ys, sizeof ys, isnan(y) ? "-" : "%.1f", y);
+            snprintf(ds, sizeof ds, isnan(x) || isnan(y) ? "-" : "%+.1f", y - x);
+        } else {
+            time_text(x, false, xs, sizeof xs);
+            time_text(y, false, ys, sizeof ys);
+            time_text(y - x, true, ds, sizeof ds);
+        }
         fprintf(f, "  %-34s %16s %16s %16s", m, xs, ys, ds);
         if (!isnan(x) && !isnan(y)) {
             text_percent(f, x, y - x);
@@ -634,8 +651,16 @@ static void text_head(FILE *f, const char *label, const char *path, const fl_rep
 static void text_checks(FILE *f, const fl_diff_result *res) {
     for (size_t i = 0; i < res->n_checks; i++) {
         const fl_diff_check *c = &res->checks[i];
-        fprintf(f, "%-9s %s:%s  %.6g -> %.6g", i ? "" : "\nfail-on", c->metric, c->threshold->spec,
-                c->base, c->new_value);
+        char xs[32], ys[32];
+        if (strstr(c->metric, "time")) { /* time, time@P, *.time_per_token...: seconds */
+            time_text(c->base, false, xs, sizeof xs);
+            time_text(c->new_value, false, ys, sizeof ys);
+        } else {
+            snprintf(xs, sizeof xs, "%.6g", c->base);
+            snprintf(ys, sizeof ys, "%.6g", c->new_value);
+        }
+        fprintf(f, "%-9s %s:%s  %s -> %s", i ? "" : "\nfail-on", c->metric, c->threshold->spec, xs,
+                ys);
         text_percent(f, c->base, c->new_value - c->base);
         fprintf(f, "  %s\n", c->exceeded ? "EXCEEDED" : "ok");
     }

@@ -158,6 +158,23 @@ a=t('$pb','input.0=1'); b=t('$onnx','N=1'); p=(b-a)/a*100
 print('-%.3f -%.3f' % (-p-0.01, -p+0.01) if p < 0 else '+%.3f +%.3f' % (p-0.01, p+0.01))")
 check fail_time_below 1 "time@a100-80gb" -- "$bin" diff "$pb" "$onnx" "${b[@]}" --profile a100-80gb --fail-on "time:${tpct% *}%"
 check fail_time_above 0 "" -- "$bin" diff "$pb" "$onnx" "${b[@]}" --profile a100-80gb --fail-on "time@a100-80gb:${tpct#* }%"
+# The text's time rows in analyze's units (557 ns, 1.38 ms: 3 significant
+# digits), each side the time of its own analyze --json, the delta signed;
+# the fail-on line likewise.
+trow=$("$py" -c "
+import json,subprocess
+def t(m, bind):
+    d=json.loads(subprocess.check_output(['$bin','analyze',m,'--bind',bind,'--profile','a100-80gb','--json']))
+    return d['roofline'][0]['before']['time_s']
+def fmt(s):
+    for lim, mul, unit in ((1, 1, 's'), (1e-3, 1e3, 'ms'), (1e-6, 1e6, 'us'), (0, 1e9, 'ns')):
+        if abs(s) >= lim:
+            return '%.3g %s' % (abs(s) * mul, unit)
+a=t('$pb','input.0=1'); b=t('$onnx','N=1')
+print('a100-80gb %s %s %s%s|%s -> %s' % (fmt(a), fmt(b), '-' if b < a else '+', fmt(b - a), fmt(a), fmt(b)))")
+"$bin" diff "$pb" "$onnx" "${b[@]}" --profile a100-80gb --fail-on time:+1000% | tr -s ' ' >"$tmp/trow.txt"
+check time_row_units 0 " ${trow%|*} " -- cat "$tmp/trow.txt"
+check time_fail_on_units 0 "a100-80gb:+1000% ${trow#*|} " -- cat "$tmp/trow.txt"
 
 # --- usage errors (exit 2) and I/O ------------------------------------------
 check unknown_metric 2 "the metrics: flops, macs, int_ops, bytes" -- "$bin" diff "$pb" "$onnx" --fail-on latency:+5%
