@@ -34,14 +34,15 @@ bool fl__infer_makes_symbols(const fl_node *n) {
     return makes_symbols(n);
 }
 
+static fl_status unknown_input(fl_ctx *c, const char *name, const char *what);
+
 /* Finds the placeholder a binding names and reads its dtype and declared
  * shape. `what` is "input" or "value" for messages. */
 static fl_status binding_target(fl_ctx *c, const char *name, const char *what, fl_node **out,
                                 int *dtype, fl_shape_lit *decl) {
     fl_node *n = fl__graph_find(c->g, name);
     if (!n) {
-        return fl__diag_fail(c->d, FL_EUSAGE,
-                             "%s binding names '%s', which is not a node of the graph", what, name);
+        return unknown_input(c, name, what);
     }
     if (!is_placeholder(n)) {
         return fl__node_fail(c->d, FL_EUSAGE, n,
@@ -547,6 +548,19 @@ static fl_status unknown_symbol(fl_ctx *c, const char **names, const bool *used,
                          "symbol binding names '%s', which is not a symbol of the graph (its "
                          "symbols: %s)",
                          names[bad], l.buf);
+}
+
+/* A binding naming no node: a usage error that lists the graph's inputs. */
+static fl_status unknown_input(fl_ctx *c, const char *name, const char *what) {
+    sym_names l = {{0}, 0, 0};
+    for (size_t i = 0; i < c->g->n_nodes; i++) {
+        if (is_placeholder(c->g->nodes[i])) {
+            add_sym_name(c->g->nodes[i]->name, &l);
+        }
+    }
+    return fl__diag_fail(c->d, FL_EUSAGE,
+                         "%s binding names '%s', which is not a node of the graph (%s%s)", what,
+                         name, l.n ? "its inputs: " : "it has no inputs", l.buf);
 }
 
 /* Walks until the loop headers' shapes stop changing (at most

@@ -24,7 +24,7 @@ printf '\x0a\xff\xff\xff\xff\x0f\x01' >"$tmp/junk.pb"
 check junk_model 1 "not a valid binary tensorflow.GraphDef" -- "$bin" analyze "$tmp/junk.pb" --format graphdef
 # Bindings that do not fit the model are usage errors (exit 2), like an
 # unbound symbol; an unknown symbol's message lists the model's symbols.
-check unbound_name 2 "input binding names 'nope', which is not a node of the graph" -- "$bin" analyze "$data/tiny_cnn.pb" --input nope=1
+check unbound_name 2 "input binding names 'nope', which is not a node of the graph (its inputs: input)" -- "$bin" analyze "$data/tiny_cnn.pb" --input nope=1
 check rank_mismatch 2 "input binding gives rank 2 but the placeholder's shape has rank 4" -- "$bin" analyze "$data/tiny_cnn.pb" --input input=1,2
 check unknown_symbol 2 "symbol binding names 'N', which is not a symbol of the graph (its symbols: input.0)" -- "$bin" analyze "$data/tiny_cnn.pb" --bind N=8
 check unknown_symbol_onnx 2 "symbol binding names 'x.0', which is not a symbol of the graph (its symbols: N)" -- "$bin" analyze "$data/tiny_cnn.onnx" --bind x.0=8
