@@ -323,6 +323,22 @@ static void resolve_inputs(fl_graph *g, fl_node *n, fl_node *const *rep, bool an
     fl__node_trim_ctrl(g, n, w);
 }
 
+/* Looks n up in the table (open addressing, `size` a power of two): the
+ * node it equals, or NULL after entering n. */
+static fl_node *insert(fl_node **table, uint64_t *hashes, size_t size, fl_node *n) {
+    uint64_t h = node_hash(n);
+    size_t j = h & (size - 1);
+    while (table[j]) {
+        if (hashes[j] == h && node_eq(table[j], n)) {
+            return table[j];
+        }
+        j = (j + 1) & (size - 1);
+    }
+    table[j] = n;
+    hashes[j] = h;
+    return NULL;
+}
+
 fl_status fl__pass_common_subgraph_elimination(fl_pass_ctx *pc) {
     fl_graph *g = pc->c->g;
     size_t n = g->n_nodes;
@@ -336,6 +352,25 @@ fl_status fl__pass_common_subgraph_elimination(fl_pass_ctx *pc) {
     if (!table || !hashes || !rep) {
         return fl__diag_oom(pc->c->d);
     }
+    /* Nodes that cannot have a duplicate are not hashed. Two equal nodes
+     * read the same inputs (in either order): a node that is the only
+     * reader of its first input so far (readers[], data edges on each
+     * node, now or once rewired: a removed duplicate's count goes to its
+     * representative) is set aside as that input's `lone` reader instead.
+     * A node hashed later enters the lone readers of its inputs in the
+     * table first, so it finds one it equals as before (the earlier node
+     * in the order stays). On a chain, three nodes of five are set aside. */
+    uint32_t *readers = fl__arena_calloc(pc->c->a, n + 1, sizeof(uint32_t));
+    fl_node **lone = fl__arena_calloc(pc->c->a, n + 1, sizeof(fl_node *));
+    if (!readers || !lone) {
+        return fl__diag_oom(pc->c->d);
+    }
+    for (size_t i = 0; i < n; i++) {
+        const fl_node *m = g->nodes[i];
+        for (int k = 0; k < m->n_inputs; k++) {
+            readers[m->inputs[k].node->id]++;
+        }
+    }
     fl_node **order = g->order;
     size_t n_rep = 0;
     for (size_t i = 0; i < n; i++) {
@@ -344,24 +379,28 @@ fl_status fl__pass_common_subgraph_elimination(fl_pass_ctx *pc) {
         if (!dedupable(m)) {
             continue;
         }
-        uint64_t h = node_hash(m);
-        size_t j = h & (size - 1);
-        fl_node *found = NULL;
-        while (table[j]) {
-            if (hashes[j] == h && node_eq(table[j], m)) {
-                found = table[j];
-                break;
+        if (m->n_inputs > 0) {
+            uint32_t first = m->inputs[0].node->id;
+            if (readers[first] < 2 && !lone[first]) {
+                lone[first] = m;
+                continue;
             }
-            j = (j + 1) & (size - 1);
+            for (int k = 0; k < m->n_inputs; k++) {
+                uint32_t id = m->inputs[k].node->id;
+                if (lone[id]) {
+                    insert(table, hashes, size, lone[id]);
+                    lone[id] = NULL;
+                }
+            }
         }
+        fl_node *found = insert(table, hashes, size, m);
         if (!found) {
-            table[j] = m;
-            hashes[j] = h;
             continue;
         }
         fl__ledger_note(pc, "common_subgraph", m, "%s duplicates '%s': removed", m->op,
                         found->name);
         rep[m->id] = found;
+        readers[found->id] += readers[m->id];
         n_rep++;
         fl__graph_remove_node(m);
     }

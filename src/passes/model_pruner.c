@@ -66,6 +66,25 @@ static bool is_ref(int dt) {
     return dt > FL_DT_REF_OFFSET;
 }
 
+/* What trivial_rule tests before it needs the use lists: false when no
+ * rule applies to m. */
+static bool maybe_trivial(const fl_node *m) {
+    switch (m->kind) {
+    case FL_OP_STOP_GRADIENT:
+    case FL_OP_PREVENT_GRADIENT:
+        return m->n_inputs == 1;
+    case FL_OP_IDENTITY:
+    case FL_OP_IDENTITY_N:
+        return m->n_inputs == 1 && m->n_ctrl == 0;
+    case FL_OP_NO_OP:
+        return m->n_inputs == 0 && m->n_ctrl == 0;
+    case FL_OP_CONST:
+        return m->n_ctrl == 0 && m->n_outputs == 1 && m->outputs[0].n_consumers == 0;
+    default:
+        return m->kind == FL_OP_ADD_N && m->n_inputs == 1;
+    }
+}
+
 /* Which trivial rule applies to m (NULL: none). */
 static const char *trivial_rule(const fl_node *m, const fl_uses *u) {
     switch (m->kind) {
@@ -183,10 +202,18 @@ fl_status fl__pass_model_pruner(fl_pass_ctx *pc) {
     if (st != FL_OK) {
         return st;
     }
+    /* The use lists are built for the first node that may be trivial (most
+     * graphs have none): up to it the sweep edits nothing (nothing is
+     * forwarded yet, and control inputs are filtered only after a removal,
+     * when the lists are built at once), so they are the lists of the graph
+     * as pruned above, as before. */
     fl_uses u;
-    st = fl__uses_build(g, &u, pc->c->d);
-    if (st != FL_OK) {
-        return st;
+    bool built = false;
+    if (fl__graph_removals() != removals0) {
+        if ((st = fl__uses_build(g, &u, pc->c->d)) != FL_OK) {
+            return st;
+        }
+        built = true;
     }
     fl_input *fwd = fl__arena_calloc(pc->c->a, g->n_nodes + 1, sizeof(fl_input));
     if (!fwd) {
@@ -215,6 +242,15 @@ fl_status fl__pass_model_pruner(fl_pass_ctx *pc) {
                 }
             }
             fl__node_trim_ctrl(g, m, w);
+        }
+        if (!maybe_trivial(m)) {
+            continue;
+        }
+        if (!built) {
+            if ((st = fl__uses_build(g, &u, pc->c->d)) != FL_OK) {
+                return st;
+            }
+            built = true;
         }
         const char *rule = trivial_rule(m, &u);
         if (!rule || !removable(m, &u)) {

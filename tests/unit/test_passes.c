@@ -566,6 +566,36 @@ static void test_cse_kept_when_preserved(void **state) {
     tg_free(g);
 }
 
+/* Any topological order is valid, also one where p = Exp(a) is visited
+ * while it is the only reader of a, and b, a duplicate of a, after it: q =
+ * Exp(b) reads a only once b is merged into a, and must still merge into p
+ * (CSE sets p aside unhashed as a's lone reader, and enters it in the table
+ * when q turns up reading a). */
+static void test_cse_lone_reader_found_later(void **state) {
+    (void)state;
+    tg_graph *g = tg_new();
+    pt_ph(g, "x", 2, D23);
+    pt_op1(g, "a", "Neg", "x", F32);
+    pt_op1(g, "p", "Exp", "a", F32);
+    pt_op1(g, "b", "Neg", "x", F32);
+    pt_op1(g, "q", "Exp", "b", F32);
+    pt_op2(g, "y", "Mul", "p", "q", F32);
+    pt_run h;
+    pt_load(&h, g);
+    static const char *const names[] = {"x", "a", "p", "b", "q", "y"};
+    assert_int_equal(h.g->n_nodes, 6);
+    fl_node **order = fl__arena_calloc(&h.arena, 6, sizeof(fl_node *));
+    assert_non_null(order);
+    for (int i = 0; i < 6; i++) {
+        order[i] = fl__graph_find(h.g, names[i]);
+        assert_non_null(order[i]);
+    }
+    h.g->order = order;
+    pt_pass(&h, fl__pass_common_subgraph_elimination, "cse", FL_DEVICE_CPU, FL_REMAPPER_STANDARD);
+    assert_string_equal(pt_dump(&h), "x=Placeholder(); a=Neg(x); p=Exp(a); y=Mul(p,p)");
+    pt_fini(&h);
+}
+
 /* ------------------------------------------------------------------------- */
 /* Dependency optimizer                                                       */
 /* ------------------------------------------------------------------------- */
@@ -1177,6 +1207,7 @@ int main(void) {
         cmocka_unit_test(test_cse_kept_when_attrs_differ),
         cmocka_unit_test(test_cse_kept_when_stateful),
         cmocka_unit_test(test_cse_kept_when_preserved),
+        cmocka_unit_test(test_cse_lone_reader_found_later),
         cmocka_unit_test(test_dependency_const_control_edge),
         cmocka_unit_test(test_dependency_redundant_control_edge),
         cmocka_unit_test(test_dependency_bypass_identity),
