@@ -380,6 +380,14 @@ static fl_status check_outputs(fl_ctx *c, const out_snap *s, size_t n, const cha
 typedef struct pass_stamp {
     uint32_t stamp; /* the last pass's birth stamp */
     size_t live;    /* live nodes after it */
+    /* Passes that changed the graph so far, and for each pass, that count
+     * plus one when it last ran and left no trace (no edit, addition,
+     * removal, ledger entry, rewrite count or warning); 0: never. A pass
+     * is a function of the graph and the options: run again on the same
+     * graph, it leaves no trace again, and run_guarded records it without
+     * running it (iteration 2 after a quiet end of iteration 1). */
+    uint64_t version;
+    uint64_t quiet_at[FL_PASS_COUNT];
 } pass_stamp;
 
 static void count_added_removed(const fl_graph *g, uint32_t stamp, size_t *live, int64_t *removed,
@@ -701,6 +709,19 @@ static fl_status run_guarded(fl_ctx *c, const fl_options *opt, const fl_pipeline
             return st;
         }
     }
+    /* The pass left this very graph as it was last time (pass_stamp): the
+     * record of a pass that changed nothing, without running it. With
+     * cfg->verify it runs, and a trace is an internal error (below). */
+    bool again = ps->quiet_at[p] == ps->version + 1;
+    if (again && !cfg->verify) {
+        fl_pass_record skipped;
+        memset(&skipped, 0, sizeof(skipped));
+        skipped.pass = pass_names[p];
+        skipped.iteration = it;
+        skipped.before = skipped.after = *cur;
+        skipped.first_entry = led->n_entries;
+        return ledger_add_record(led, &skipped, d);
+    }
     /* The snapshot's buffers count against the memory limit: the arena's
      * limit is lowered by their size while the pass runs. */
     size_t limit = c->a->limit, budget = 0;
@@ -734,6 +755,19 @@ static fl_status run_guarded(fl_ctx *c, const fl_options *opt, const fl_pipeline
     bool changed = true;
     size_t live0 = ps->live;
     st = run_pass(c, opt, cfg, led, p, snaps, n_snaps, snap, ps, &rec, &next, &changed);
+    bool trace = changed || led->n_entries != rec.first_entry || rec.nodes_rewritten ||
+                 rec.nodes_removed || rec.nodes_added || d->n_warnings != d_nw ||
+                 d->n_warnings_dropped != d_nd || d->status != d_status || d->msg != d_msg;
+    if (st == FL_OK && again && trace) {
+        st = fl__diag_fail(d, FL_EINTERNAL,
+                           "internal error: the pass changed a graph it had left as it was "
+                           "before (it would have been skipped)");
+    }
+    if (st == FL_OK && changed) {
+        ps->version++;
+    } else if (st == FL_OK && !trace) {
+        ps->quiet_at[p] = ps->version + 1;
+    }
     c->a->limit = limit;
     *current = st != FL_OK || !changed;
     if (st != FL_OK) {
@@ -790,7 +824,7 @@ fl_status fl__pipeline_run(fl_ctx *c, const fl_options *opt, const fl_pipeline_c
     fl_graph_snapshot snap;
     fl__graph_snapshot_init(&snap);
     /* mark_outputs cleared every removal mark: all nodes are live. */
-    pass_stamp ps = {g->birth, g->n_nodes};
+    pass_stamp ps = {g->birth, g->n_nodes, 0, {0}};
     bool current = false;
     int iters = cfg->opt.iterations > 0 ? cfg->opt.iterations : 2;
     for (int it = 0; it < iters && st == FL_OK; it++) {

@@ -206,12 +206,99 @@ static void test_ledger_without_edit_kept(void **state) {
     teardown_f(&f);
 }
 
+/* Two iterations of pruning and shape: pruning removes i in the first (the
+ * graph changes), shape changes nothing after it, pruning changes nothing
+ * in the second; shape would see the very graph it left as it was, so the
+ * driver records it without running it (the verifier runs it anyway and
+ * requires it to leave no trace). A hook that turns a pass into one that
+ * changes the graph on its second call is caught by the verifier. */
+typedef struct calls {
+    int shape;
+    bool edit_second; /* the second call moves r1 onto x2 */
+} calls;
+
+static fl_status count_shape(fl_pass_ctx *pc, void *arg) {
+    calls *k = arg;
+    if (strcmp(pc->pass, "shape") != 0) {
+        return FL_OK;
+    }
+    if (++k->shape == 2 && k->edit_second) {
+        return move_to_x2_silently(pc, NULL);
+    }
+    return FL_OK;
+}
+
+static void run_twice(fixture *f, bool verify, calls *k, fl_ledger *led, fl_cost_totals *after,
+                      fl_pass_failures *fails) {
+    fl_pipeline_config cfg;
+    fl__pipeline_config_init(&cfg);
+    cfg.verify = verify;
+    cfg.passes = "pruning,shape";
+    cfg.opt.iterations = 2;
+    cfg.outputs = (const char *[]){"s"};
+    cfg.n_outputs = 1;
+    cfg.failures = fails;
+    fl__ledger_init(led, &f->arena);
+    fl__pipeline_set_test_hook(count_shape, k);
+    assert_int_equal(fl__pipeline_run(&f->c, &f->opt, &cfg, led, after), FL_OK);
+    fl__pipeline_set_test_hook(NULL, NULL);
+}
+
+static void test_quiet_pass_not_run_again(void **state) {
+    (void)state;
+    for (int verify = 0; verify < 2; verify++) {
+        fixture f;
+        setup_f(&f);
+        calls k = {0, false};
+        fl_ledger led;
+        fl_cost_totals after;
+        fl_pass_failures fails = {NULL, 0, 0};
+        run_twice(&f, verify, &k, &led, &after, &fails);
+        assert_int_equal(fails.n, 0);
+        assert_int_equal(k.shape, verify ? 2 : 1);
+        assert_int_equal(led.n_passes, 4); /* recorded either way */
+        assert_string_equal(led.passes[3].pass, "shape");
+        assert_int_equal(led.passes[3].iteration, 1);
+        assert_int_equal(led.passes[3].n_entries, 0);
+        assert_int_equal(led.passes[0].nodes_removed, 1);
+        assert_int_equal(flops(&led.passes[3].before), RELUS * 4 + 3);
+        assert_int_equal(flops(&led.passes[3].after), RELUS * 4 + 3);
+        assert_int_equal(flops(&after), RELUS * 4 + 3);
+        teardown_f(&f);
+    }
+}
+
+static void test_quiet_pass_changing_caught(void **state) {
+    (void)state;
+    for (int verify = 0; verify < 2; verify++) {
+        fixture f;
+        setup_f(&f);
+        calls k = {0, true};
+        fl_ledger led;
+        fl_cost_totals after;
+        fl_pass_failures fails = {NULL, 0, 0};
+        run_twice(&f, verify, &k, &led, &after, &fails);
+        assert_int_equal(k.shape, verify ? 2 : 1);
+        /* Verified: the second run's edit fails the pass, rolled back. */
+        assert_int_equal(fails.n, verify ? 1 : 0);
+        if (verify) {
+            assert_string_equal(fails.items[0].pass, "shape");
+            assert_non_null(strstr(fails.items[0].message, "left as it was before"));
+        }
+        assert_int_equal(flops(&after), RELUS * 4 + 3);
+        assert_int_equal(fl__graph_find(f.g, "r50")->outputs[0].shape.dims[0].k, 4);
+        teardown_f(&f);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bypass_reinfers_one),
         cmocka_unit_test(test_shape_change_travels),
         cmocka_unit_test(test_unrecorded_edit_refreshed),
         cmocka_unit_test(test_ledger_without_edit_kept),
+        cmocka_unit_test(test_quiet_pass_not_run_again),
+        cmocka_unit_test(test_quiet_pass_changing_caught),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
