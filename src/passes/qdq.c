@@ -35,9 +35,11 @@
  * not made redundant by Q's range").
  *
  * Quantization parameters: every scale and zero point of the group's Q and
- * DQ nodes (except the bias DQ's) must be known values (a constant, or a
- * value inference computed) and present (a Q/DQ without a zero point is
- * left: the QLinear operators take one); activations per tensor (one
+ * DQ nodes (except the bias DQ's) must be constants (a Const, also one whose
+ * content was stripped, or a value inference computed); a Q/DQ without a
+ * zero point gets a zero one (a uint8 0, int8 for an int8 DQ input: ORT's
+ * SetOptionalZeroPoint), except in the drop rule, which ORT applies only
+ * to pairs with zero points; activations per tensor (one
  * element); a weight per tensor or per axis along the output channels as
  * the QLinear operator allows (Conv: w_scale [M] with DQ axis 0; MatMul,
  * Gemm: B's scale [N] along B's N axis). 8-bit types only (uint8/int8;
@@ -67,10 +69,11 @@
  *    com.microsoft QLinearConcat(ys, yzp, x1, x1s, x1zp, ...), axis; every
  *    input's type that of y.
  *  qdq_unary (UnaryOpQDQRules): DQ(x) -> AveragePool | GlobalAveragePool |
- *    LeakyRelu | Sigmoid -> [R] -> Q  =>  com.microsoft QLinearAveragePool
- *    | QLinearGlobalAveragePool | QLinearLeakyRelu | QLinearSigmoid(x, xs,
- *    xzp, ys, yzp), the op's attrs; type(x) == type(y). (Softmax, whose
- *    QLinearSoftmax takes an opset attr, is not done.)
+ *    LeakyRelu | Sigmoid | Softmax -> [R] -> Q  =>  com.microsoft
+ *    QLinearAveragePool | QLinearGlobalAveragePool | QLinearLeakyRelu |
+ *    QLinearSigmoid | QLinearSoftmax(x, xs, xzp, ys, yzp), the op's attrs
+ *    (QLinearSoftmax also `opset`, the version of Softmax's definition the
+ *    model's opset gives: 1, 11 or 13); type(x) == type(y).
  *  qdq_drop (DropQDQNodesRules): DQ(x) -> T -> Q with T one of Expand,
  *    Flatten, Gather, GatherElements, Reshape, Slice, Squeeze, Tile,
  *    Transpose, Unsqueeze, Resize, MaxPool (opset >= 12), ReduceMax,
@@ -84,7 +87,8 @@
  *    output unread.
  *
  * Counters: the Q (root) counts as rewritten, T, R and every DQ removed as
- * removed, the absent-input placeholder a QGemm without C needs as added.
+ * removed, the absent-input placeholder a QGemm without C needs and the
+ * zero points made for Q/DQ without one as added.
  * MACs are kept in the sense of the QOperator rules: a QLinearConv's
  * int_ops count 2 x the float Conv's MACs (src/ops/onnxops/misc.c).
  */
@@ -105,6 +109,7 @@ typedef struct qctx {
     fl_edge_index edges;
     size_t n0; /* nodes when the use lists were built */
     fl_node *absent;
+    fl_node *zero_u8, *zero_i8; /* zero points made for Q/DQ without one */
     fl_status st;
 } qctx;
 
@@ -305,6 +310,7 @@ static qrule rule_of(const fl_node *t, int64_t opset) {
     case FL_OP_ONNX_GLOBAL_AVERAGE_POOL:
     case FL_OP_ONNX_LEAKY_RELU:
     case FL_OP_ONNX_SIGMOID:
+    case FL_OP_ONNX_SOFTMAX:
         return R_UNARY;
     case FL_OP_ONNX_MAX_POOL:
         return opset >= 12 ? R_DROP : R_NONE;
@@ -394,36 +400,27 @@ static bool find_group(const qctx *x, fl_node *q, group *gr, bool *clip_left) {
  * pass may run in several threads at once). */
 enum { W_Q, W_INPUT, W_ANY_INPUT };
 
-/* Per tensor: one element, constant, with a zero point; NULL or why not. */
+/* Per tensor: one element, constant; NULL or why not. */
 static const char *per_tensor(const qparam *p, int who) {
-    static const char *const why[3][3] = {
-        {"the QuantizeLinear has no zero point",
-         "the QuantizeLinear's scale or zero point is not a constant",
+    static const char *const why[3][2] = {
+        {"the QuantizeLinear's scale or zero point is not a constant",
          "the QuantizeLinear is quantized per axis (the QLinear operator takes one scale)"},
-        {"the input's DequantizeLinear has no zero point",
-         "the input's DequantizeLinear's scale or zero point is not a constant",
+        {"the input's DequantizeLinear's scale or zero point is not a constant",
          "the input's DequantizeLinear is quantized per axis (the QLinear operator takes one "
          "scale)"},
-        {"an input's DequantizeLinear has no zero point",
-         "an input's DequantizeLinear's scale or zero point is not a constant",
+        {"an input's DequantizeLinear's scale or zero point is not a constant",
          "an input's DequantizeLinear is quantized per axis (the QLinear operator takes one "
          "scale)"},
     };
-    if (!p->has_zp) {
+    if (!p->constant) {
         return why[who][0];
     }
-    if (!p->constant) {
-        return why[who][1];
-    }
-    return p->len != 1 ? why[who][2] : NULL;
+    return p->len != 1 ? why[who][1] : NULL;
 }
 
 /* A weight: per tensor, or per axis `axis` (of a weight of rank `rank`)
  * with `n` scales. */
 static const char *per_axis_ok(const fl_node *dq, const qparam *p, int64_t axis, int64_t n) {
-    if (!p->has_zp) {
-        return "the weight's DequantizeLinear has no zero point";
-    }
     if (!p->constant) {
         return "the weight's scale or zero point is not a constant";
     }
@@ -525,7 +522,11 @@ static const char *check_group(const group *gr) {
     if (gr->rule != R_DROP) {
         return NULL;
     }
-    /* ORT's IsQDQPairSupported: equal scale and zero point. */
+    /* ORT's IsQDQPairSupported: both with zero points, equal scales and
+     * zero points. */
+    if (!dq[0].has_zp || !q.has_zp) {
+        return "the DequantizeLinear or QuantizeLinear around it has no zero point";
+    }
     if (!dq[0].known || !q.known) {
         return "the scale or zero point of the DequantizeLinear or QuantizeLinear around it is "
                "not known (stripped)";
@@ -658,11 +659,57 @@ static void copy_attrs(qctx *x, fl_node *dst, const fl_node *src, const char *co
     }
 }
 
-/* Appends the DQ's (x, scale, zero point) to in[*n]. */
-static void push_dq(fl_input *in, int *n, const fl_node *dq) {
-    for (int k = 0; k < 3; k++) {
-        in[(*n)++] = dq->inputs[k];
+/* A scalar zero of dtype dt (uint8 or int8), made once per run: the zero
+ * point of a Q/DQ without one. */
+static fl_node *zero_point(qctx *x, int dt) {
+    fl_node **slot = dt == FL_DT_INT8 ? &x->zero_i8 : &x->zero_u8;
+    if (*slot) {
+        return *slot;
     }
+    const char *name = fl__graph_unique_name(x->g, dt == FL_DT_INT8 ? "qdq/zero_point_int8"
+                                                                    : "qdq/zero_point_uint8");
+    fl_value *v = fl__value_new(x->g->arena, (fl_dtype)dt, 0, NULL);
+    fl_node *k =
+        name && v ? fl__op_add_op(x->g, name, fl__op_name(FL_OP_CONST), 0, NULL, 1, x->d) : NULL;
+    fl_attr value = fl__attr_make_tensor(x->g, "value", dt, 0, NULL, v);
+    fl_attr dtype = fl__attr_make_type(x->g, "dtype", dt);
+    if (!k || !value.name || !value.v.tensor || !dtype.name ||
+        fl__node_set_attr(x->g, k, &dtype) != FL_OK ||
+        fl__node_set_attr(x->g, k, &value) != FL_OK) {
+        fail_oom(x);
+        return NULL;
+    }
+    if (fl__infer_node(x->pc, k) != FL_OK) {
+        x->st = x->d->status != FL_OK ? x->d->status : FL_EINTERNAL;
+        return NULL;
+    }
+    x->pc->added++;
+    *slot = k;
+    return k;
+}
+
+/* The zero point input of Q/DQ n (input 2), or a zero of type dt. */
+static bool zp_input(qctx *x, const fl_node *n, int dt, fl_input *out) {
+    if (present(n, 2)) {
+        *out = n->inputs[2];
+        return true;
+    }
+    fl_node *z = zero_point(x, dt == FL_DT_INT8 ? FL_DT_INT8 : FL_DT_UINT8);
+    *out = (fl_input){z, 0};
+    return z != NULL;
+}
+
+/* Appends the DQ's (x, scale, zero point) to in[*n]. */
+static bool push_dq(qctx *x, fl_input *in, int *n, const fl_node *dq) {
+    in[(*n)++] = dq->inputs[0];
+    in[(*n)++] = dq->inputs[1];
+    return zp_input(x, dq, fl_node_in(dq, 0)->dtype, &in[(*n)++]);
+}
+
+/* Appends the Q's (scale, zero point) to in[*n]. */
+static bool push_q(qctx *x, fl_input *in, int *n, const fl_node *q) {
+    in[(*n)++] = q->inputs[1];
+    return zp_input(x, q, q->outputs[0].dtype, &in[(*n)++]);
 }
 
 static int target_kind(const group *gr) {
@@ -687,6 +734,8 @@ static int target_kind(const group *gr) {
         return FL_OP_ONNX_MS_QLINEAR_LEAKY_RELU;
     case FL_OP_ONNX_SIGMOID:
         return FL_OP_ONNX_MS_QLINEAR_SIGMOID;
+    case FL_OP_ONNX_SOFTMAX:
+        return FL_OP_ONNX_MS_QLINEAR_SOFTMAX;
     default:
         return gr->t->kind; /* the drop rule: the op itself */
     }
@@ -696,21 +745,20 @@ static int target_kind(const group *gr) {
 static int build_inputs(qctx *x, const group *gr, fl_input *in) {
     int n = 0;
     const fl_node *q = gr->q, *t = gr->t;
+    bool ok = true;
     switch (gr->rule) {
     case R_CONV:
     case R_MATMUL:
     case R_BINARY:
-        push_dq(in, &n, gr->dq[0]);
-        push_dq(in, &n, gr->dq[1]);
-        in[n++] = q->inputs[1];
-        in[n++] = q->inputs[2];
+        ok = push_dq(x, in, &n, gr->dq[0]) && push_dq(x, in, &n, gr->dq[1]) && push_q(x, in, &n, q);
         if (gr->n_dq == 3) {
             in[n++] = gr->dq[2]->inputs[0];
         }
-        return n;
+        return ok ? n : -1;
     case R_GEMM:
-        push_dq(in, &n, gr->dq[0]);
-        push_dq(in, &n, gr->dq[1]);
+        if (!push_dq(x, in, &n, gr->dq[0]) || !push_dq(x, in, &n, gr->dq[1])) {
+            return -1;
+        }
         if (gr->n_dq == 3) {
             in[n++] = gr->dq[2]->inputs[0];
         } else {
@@ -720,21 +768,15 @@ static int build_inputs(qctx *x, const group *gr, fl_input *in) {
             }
             in[n++] = (fl_input){a, 0};
         }
-        in[n++] = q->inputs[1];
-        in[n++] = q->inputs[2];
-        return n;
+        return push_q(x, in, &n, q) ? n : -1;
     case R_VARIADIC:
-        in[n++] = q->inputs[1];
-        in[n++] = q->inputs[2];
-        for (int i = 0; i < gr->n_dq; i++) {
-            push_dq(in, &n, gr->dq[i]);
+        ok = push_q(x, in, &n, q);
+        for (int i = 0; ok && i < gr->n_dq; i++) {
+            ok = push_dq(x, in, &n, gr->dq[i]);
         }
-        return n;
+        return ok ? n : -1;
     case R_UNARY:
-        push_dq(in, &n, gr->dq[0]);
-        in[n++] = q->inputs[1];
-        in[n++] = q->inputs[2];
-        return n;
+        return push_dq(x, in, &n, gr->dq[0]) && push_q(x, in, &n, q) ? n : -1;
     default: /* R_DROP */
         for (int i = 0; i < t->n_inputs; i++) {
             in[n++] = i == 0 ? gr->dq[0]->inputs[0] : t->inputs[i];
@@ -762,6 +804,13 @@ static bool rewrite_group(qctx *x, group *gr) {
         return false;
     }
     copy_attrs(x, nn, t, gr->rule == R_GEMM ? gemm_attrs : NULL);
+    if (t->kind == FL_OP_ONNX_SOFTMAX) { /* the version of Softmax's definition */
+        int64_t op = x->g->onnx.opset, since = op >= 13 ? 13 : op >= 11 ? 11 : 1;
+        fl_attr a = fl__attr_make_int(x->g, "opset", since);
+        if (!a.name || fl__node_set_attr(x->g, nn, &a) != FL_OK) {
+            fail_oom(x);
+        }
+    }
     for (int i = 0; i < n_dq; i++) {
         drop_dq_if_unused(x, dqs[i]);
     }

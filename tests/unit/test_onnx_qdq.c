@@ -302,7 +302,8 @@ static void test_binary(void **state) {
  * 36 + 4 = 40, FLOPs 36 + 36 + 8 = 80; AveragePool kernel [3,3] ->
  * QLinearAveragePool [1,4,1,1]: int_ops 40, FLOPs 36 + 9 * 4 + 8 = 80;
  * LeakyRelu, Sigmoid -> QLinearLeakyRelu, QLinearSigmoid [1,4,3,3]:
- * int_ops 2 * 36 = 72, FLOPs 4 * 36 = 144. With q_is_output, Q's value is
+ * int_ops 2 * 36 = 72, FLOPs 4 * 36 = 144; Softmax (axis 1) ->
+ * QLinearSoftmax: int_ops 72, FLOPs 8 * 36 = 288. With q_is_output, Q's value is
  * the graph output: the fused node takes Q's name. */
 static ob_model *unary_model(const char *op, bool q_is_output) {
     ob_model *m = qdq_model();
@@ -315,6 +316,9 @@ static ob_model *unary_model(const char *op, bool q_is_output) {
     if (strcmp(op, "LeakyRelu") == 0) {
         ob_attr_f(m, n, "alpha", 0.1f);
     }
+    if (strcmp(op, "Softmax") == 0) {
+        ob_attr_i(m, n, "axis", 1);
+    }
     if (q_is_output) {
         ob_node(m, "QuantizeLinear", "q", "t,s2,z", "yq");
         ob_output(m, "yq");
@@ -326,12 +330,12 @@ static ob_model *unary_model(const char *op, bool q_is_output) {
 
 static void test_unary(void **state) {
     (void)state;
-    const char *ops[] = {"GlobalAveragePool", "AveragePool", "LeakyRelu", "Sigmoid"};
+    const char *ops[] = {"GlobalAveragePool", "AveragePool", "LeakyRelu", "Sigmoid", "Softmax"};
     const char *want[] = {"QLinearGlobalAveragePool", "QLinearAveragePool", "QLinearLeakyRelu",
-                          "QLinearSigmoid"};
-    const char *shape[] = {"[1,4,1,1]", "[1,4,1,1]", "[1,4,3,3]", "[1,4,3,3]"};
-    const int64_t flops[] = {80, 80, 144, 144}, ints[] = {40, 40, 72, 72};
-    for (int i = 0; i < 4; i++) {
+                          "QLinearSigmoid", "QLinearSoftmax"};
+    const char *shape[] = {"[1,4,1,1]", "[1,4,1,1]", "[1,4,3,3]", "[1,4,3,3]", "[1,4,3,3]"};
+    const int64_t flops[] = {80, 80, 144, 144, 288}, ints[] = {40, 40, 72, 72, 72};
+    for (int i = 0; i < 5; i++) {
         fl_report *r = run_passes(unary_model(ops[i], false), "qdq", NULL);
         const fl_report_node *c = after(r, "op");
         assert_non_null(c);
@@ -456,10 +460,14 @@ static void test_clip(void **state) {
     }
 }
 
-/* Groups left, and why: a scale that is a graph input (not a known
- * constant); Q and DQ without zero points; int16 activations into Conv. */
+/* Groups left, and why: a scale that is a graph input (not a constant);
+ * int16 activations into Conv; a MaxPool between a DQ and a Q without zero
+ * points (ORT drops only pairs with them). Q and DQ without zero points
+ * around a Sigmoid: fused, with a uint8 zero made for both (QLinearSigmoid
+ * [2,4]: int_ops 16, FLOPs 32, as with explicit zero points). */
 static void test_refusals(void **state) {
     (void)state;
+    Onnx__NodeProto *n;
     ob_model *m = qdq_model();
     ob_input(m, "sx", OB_FLOAT, 0, NULL, NULL);
     ob_input(m, "xq", U8, 2, (int64_t[]){2, 4}, NULL);
@@ -479,6 +487,20 @@ static void test_refusals(void **state) {
     ob_node(m, "DequantizeLinear", "dq_out", "yq,s", "y");
     ob_output(m, "y");
     r = run_passes(m, "qdq", NULL);
+    assert_int_equal(fired(r, "qdq_left", NULL), 0);
+    assert_string_equal(after(r, "op")->op, "QLinearSigmoid");
+    oc_assert_int(after(r, "op"), 32, 16);
+    fl_report_free(r);
+
+    m = qdq_model();
+    ob_input(m, "xq", U8, 4, (int64_t[]){1, 2, 4, 4}, NULL);
+    ob_node(m, "DequantizeLinear", "dq_a", "xq,s", "a");
+    n = ob_node(m, "MaxPool", "op", "a", "t");
+    ob_attr_ints(m, n, "kernel_shape", 2, (int64_t[]){2, 2});
+    ob_node(m, "QuantizeLinear", "q", "t,s", "yq");
+    ob_node(m, "DequantizeLinear", "dq_out", "yq,s", "y");
+    ob_output(m, "y");
+    r = run_passes(m, "qdq", NULL);
     assert_left(r, "has no zero point");
     fl_report_free(r);
 
@@ -491,7 +513,7 @@ static void test_refusals(void **state) {
     ob_init_raw(m, "wz", I8, 0, NULL, &wz, 1);
     ob_node(m, "DequantizeLinear", "dq_x", "xq,s,z16", "x");
     ob_node(m, "DequantizeLinear", "dq_w", "w,s,wz", "wf");
-    Onnx__NodeProto *n = ob_node(m, "Conv", "conv", "x,wf", "c");
+    n = ob_node(m, "Conv", "conv", "x,wf", "c");
     ob_attr_ints(m, n, "kernel_shape", 2, (int64_t[]){3, 3});
     close_group(m, "c", "s", "z16");
     r = run_passes(m, "qdq", NULL);
