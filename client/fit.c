@@ -570,8 +570,9 @@ static void print_result(const fl_fit_result *res, const fl_fit_model *models, s
             printf("  %-14s %6lld %8zu  %.1f %%", fl_op_class_name((fl_op_class)c),
                    (long long)res->samples[c], res->table[c].n_buckets, 100 * res->residual[c]);
             double pc = res->table[c].n_buckets ? res->table[c].buckets[0].per_channel_s : 0;
-            if (pc > 0) {
-                printf(", %.3g us per channel", pc * 1e6);
+            if (pc > 0) { /* depthwise: per channel group; data movement: per run */
+                printf(", %.3g us per %s", pc * 1e6,
+                       c == FL_CLASS_DATA_MOVEMENT ? "run" : "channel");
             }
             double bc = res->table[c].n_buckets ? res->table[c].buckets[0].broadcast_s : 0;
             if (bc > 0) {

@@ -67,7 +67,8 @@ typedef enum fl_size_key { FL_SIZE_FLOPS = 0, FL_SIZE_BYTES } fl_size_key;
  * last bucket: every larger op) reach `compute` of the unit's peak and
  * `memory` of the level's bandwidth, and pay fixed_s per op plus
  * per_channel_s per channel group on top (depthwise convolutions: a runtime
- * that runs one small kernel per channel pays its setup per channel), and
+ * that runs one small kernel per channel pays its setup per channel; in the
+ * data_movement class per contiguous run a Transpose copies), and
  * broadcast_s on top for a binary element-wise op with a broadcast operand
  * (a runtime's broadcasting loop sets up per op what a same-shape or unary
  * kernel does not). */
@@ -79,7 +80,8 @@ typedef struct fl_eff_bucket {
     double samples;  /* ops a fit used (informational; 0 when not fitted) */
     double residual; /* the fit's median |relative error| there (informational) */
     const char *source;
-    double per_channel_s; /* seconds per channel group of a depthwise op, >= 0 (0: none) */
+    double per_channel_s; /* seconds per channel group of a depthwise op, or per contiguous
+                             run of a Transpose keeping the innermost axis, >= 0 (0: none) */
     double broadcast_s;   /* seconds per element-wise op with a broadcast operand, >= 0 */
 } fl_eff_bucket;
 
@@ -214,7 +216,8 @@ typedef struct fl_roofline_node {
     bool executed;   /* runs as a kernel (not Const, Placeholder, NoOp): with a calibrated profile
                         it pays the dispatch overhead even when it moves no bytes */
     double channels; /* a depthwise op's channel groups (ONNX group, TensorFlow's input
-                        channels); 0 for other ops */
+                        channels), a Transpose's contiguous runs when it keeps the
+                        innermost axis; 0 for other ops */
     double channel_time_s;   /* channels x the bucket's per_channel_s (in time_s and upper_s) */
     bool broadcast;          /* an element-wise op with broadcasting semantics (Add, Mul, Where,
                                 ...) one of whose operands has fewer elements than its output */
@@ -303,8 +306,9 @@ typedef struct fl_fit_result {
  * bucket's median time), the efficiencies are medians of (time at efficiency
  * 1) / (measured - fixed) over the bucket's compute- and memory-bound ops,
  * bounded to [1e-4, 1]; the fixed cost minimising the bucket's summed
- * relative error wins. A class whose ops have channel groups (depthwise)
- * also gets a per-channel time, the same in every bucket, on a grid below
+ * relative error wins. A class whose ops have channel groups (depthwise) or
+ * contiguous runs (Transposes keeping the innermost axis) also gets a
+ * per-channel (per-run) time, the same in every bucket, on a grid below
  * the least measured time per channel: the one minimising the class's summed
  * relative error (the least within 1 % of it); a class with broadcast ops
  * (element-wise) gets a broadcast time per such op the same way, below the

@@ -275,10 +275,13 @@ static const char *intern_label(label_cache *lc, fl_op_class c, const fl_eff_tab
  *   time = overhead + fixed + channels x per_channel [+ broadcast]
  *          + max(compute, memory),
  *   upper = overhead + fixed + channels x per_channel [+ broadcast]
- *          + compute + memory;
+ *          + compute + memory';
  *   overhead is charged to ops that do work, and with a calibrated profile
- *   to every executed op; channels are a depthwise op's channel groups;
- *   broadcast is charged to an element-wise op with a broadcast operand. */
+ *   to every executed op; channels are a depthwise op's channel groups or a
+ *   Transpose's contiguous runs; broadcast is charged to an element-wise op
+ *   with a broadcast operand; for a Transpose moving the innermost axis,
+ *   memory counts its strided side in vectors and memory' in cache lines
+ *   (an element-by-element copy), else memory' = memory (traffic.c). */
 static void estimate_node(const fl_profile *p, const fl_node *nd, fl_roofline_node *r,
                           label_cache *lc) {
     const fl_cost *k = &nd->cost;
@@ -328,27 +331,35 @@ static void estimate_node(const fl_profile *p, const fl_node *nd, fl_roofline_no
     r->intensity = bytes > 0 ? flops / bytes : -1;
     r->compute_peak_s = compute;
     r->memory_peak_s = bytes / lv->bandwidth;
-    if (tr.line_bytes > 0) { /* strided: the cache level serving it carries whole lines */
+    double memory_eff = b ? b->memory : p->efficiency[cls].memory;
+    double upper_mem = r->memory_peak_s;
+    if (tr.strided_bytes > 0) {
+        /* the strided side of a Transpose: the cache level serving it (the
+         * last cache when the working set only fits main memory) carries
+         * vectors, and lines in the upper estimate */
         const fl_mem_level *c = lv;
         if (lv == &p->levels[p->n_levels - 1] && p->n_levels > 1) {
             c = &p->levels[p->n_levels - 2];
         }
-        double t = tr.line_bytes / c->bandwidth;
+        double t = tr.strided_bytes / c->bandwidth, u = tr.line_bytes / c->bandwidth;
         r->memory_peak_s = t > r->memory_peak_s ? t : r->memory_peak_s;
+        upper_mem = u > r->memory_peak_s ? u : r->memory_peak_s;
     }
     r->compute_s = r->compute_peak_s / (b ? b->compute : p->efficiency[cls].compute);
-    r->memory_s = r->memory_peak_s / (b ? b->memory : p->efficiency[cls].memory);
+    r->memory_s = r->memory_peak_s / memory_eff;
     bool works = flops > 0 || bytes > 0;
     r->overhead_s = (works || (p->calibrated && r->executed)) ? p->overhead.value : 0;
     r->fixed_s = b && (works || r->executed) ? b->fixed_s : 0;
-    r->channels = depthwise ? channel_groups(nd) : 0;
+    /* the units of the bucket's per-unit time: a depthwise op's channel
+     * groups, a Transpose's contiguous runs */
+    r->channels = depthwise ? channel_groups(nd) : tr.runs;
     r->channel_time_s = b && works ? r->channels * b->per_channel_s : 0;
     r->broadcast = fl__roofline_broadcast(nd, cls);
     r->broadcast_time_s = b && works && r->broadcast ? b->broadcast_s : 0;
     double m = r->compute_s >= r->memory_s ? r->compute_s : r->memory_s;
     double fixed = r->overhead_s + r->fixed_s + r->channel_time_s + r->broadcast_time_s;
     r->time_s = m + fixed;
-    r->upper_s = r->compute_s + r->memory_s + fixed;
+    r->upper_s = r->compute_s + upper_mem / memory_eff + fixed;
 }
 
 fl_status fl__roofline_estimate(const fl_graph *g, const fl_profile *p, bool per_node, fl_arena *ra,

@@ -42,11 +42,14 @@ fl_precision fl__roofline_precision(const fl_node *n);
  * `work` operations (FLOPs + integer ops, plus FL_TRANSCENDENTAL_OPS per
  * element of a transcendental element-wise op or a Softmax), `bytes` moved
  * (the counts' read + written, except that Slice/Gather-like ops read only
- * the elements they copy), and `line_bytes` > 0 for a Transpose that moves
- * the innermost axis: the traffic of its strided side in cache lines plus the
- * other side's bytes, which the cache level serving it carries. */
+ * the elements they copy); for a Transpose that moves the innermost axis,
+ * `strided_bytes` > 0: its strided side a vector per element plus the other
+ * side's bytes, which the cache level serving it carries, and `line_bytes`:
+ * the same with a 64-byte line per element (an element-by-element copy), the
+ * bound the upper estimate keeps; for one that keeps it, `runs` > 0: the
+ * contiguous runs it copies, each paying the bucket's per-unit time. */
 typedef struct fl_traffic {
-    double work, bytes, line_bytes;
+    double work, bytes, strided_bytes, line_bytes, runs;
 } fl_traffic;
 
 void fl__roofline_traffic(const fl_node *n, fl_op_class cls, fl_traffic *t);

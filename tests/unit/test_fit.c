@@ -408,6 +408,54 @@ static void test_broadcast(void **state) {
     fl_fit_result_free(&r);
 }
 
+/* Data-movement ops, memory-bound at 1e10 B/s (compute a tenth of it),
+ * reaching 0.5 of the bandwidth, of 15000 + 5000 i bytes (one decade, one
+ * bucket). The odd ones are Transposes that keep the innermost axis: they
+ * copy 64 x (1 + 5i mod 7) contiguous runs and pay 8e-9 s per run (the
+ * report's `channels`); the even ones (a Transpose moving the innermost
+ * axis, a Concat) have no runs. Op 0 copies 1000 runs of 40000 bytes: 8e-6 +
+ * 40000 / 5e9 = 16e-6 s, 16e-9 s per run, the least (the others: at least
+ * 8e-9 + 20000 / 5e9 / 448 > 16.9e-9), so the grid's candidates are 16e-9 x
+ * j / 24 and 8e-9 is one of them (j = 12). The fit recovers 8e-9 s per run
+ * in the data_movement class, memory efficiency 0.5, no fixed cost, every
+ * op's time. */
+static void test_runs(void **state) {
+    (void)state;
+    fl_fit_op ops[16];
+    memset(ops, 0, sizeof ops);
+    size_t n = 0;
+    for (int i = 0; i < 14; i++) {
+        fl_fit_op *o = &ops[n++];
+        o->cls = FL_CLASS_DATA_MOVEMENT;
+        o->bytes = i == 0 ? 40000 : 15000 + 5000 * i;
+        o->memory_s = o->bytes / 1e10;
+        o->compute_s = o->memory_s / 10;
+        o->executed = true;
+        o->channels = i == 0 ? 1000 : i % 2 ? 64 * (1 + (i * 5) % 7) : 0;
+        o->measured_s = o->channels * 8e-9 + o->memory_s / 0.5;
+    }
+    fl_fit_model m = {"tp", n, ops, 0, 0, n};
+    fl_fit_result r;
+    char err[512];
+    assert_int_equal(fl_fit(&m, 1, &r, err, sizeof err), FL_OK);
+    const fl_eff_table *t = &r.table[FL_CLASS_DATA_MOVEMENT];
+    assert_int_equal(t->n_buckets, 1);
+    const fl_eff_bucket *b = &t->buckets[0];
+    if (!REL(b->per_channel_s, 8e-9) || !REL(b->memory, 0.5) || b->fixed_s != 0 ||
+        b->broadcast_s != 0) {
+        fail_msg("per run %.17g, memory %.17g, fixed %.17g", b->per_channel_s, b->memory,
+                 b->fixed_s);
+    }
+    assert_true(r.residual[FL_CLASS_DATA_MOVEMENT] < 1e-9);
+    for (size_t i = 0; i < n; i++) {
+        double p = fl_fit_predict_op(&r, &ops[i]);
+        if (!REL(p, ops[i].measured_s)) {
+            fail_msg("op %zu: predicted %.17g, measured %.17g", i, p, ops[i].measured_s);
+        }
+    }
+    fl_fit_result_free(&r);
+}
+
 /* Each bucket has its own fixed cost: decade 1's ops pay 4 us instead of
  * 1 us (its fastest op takes 24 x 4 us, so 4 us is on that bucket's grid);
  * both fixed costs and the efficiencies are recovered exactly. */
@@ -581,6 +629,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_recovers),
         cmocka_unit_test(test_per_channel),
+        cmocka_unit_test(test_runs),
         cmocka_unit_test(test_broadcast),
         cmocka_unit_test(test_cross_validation),
         cmocka_unit_test(test_low_base),

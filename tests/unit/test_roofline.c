@@ -545,14 +545,18 @@ static void test_efficiency_table(void **state) {
  * profile (vector fp32 1e9; L2 100,000 B at 1e10 B/s, DRAM 1e9 B/s):
  *   x [1,4,8,16] f32: 512 elements, 2048 B; y [1,128,128] f32: 64 KiB.
  *   ts Transpose x perm [0,1,3,2]: the innermost axis moves (runs of one
- *     element): per element a 64-B line on the strided side + 4 B on the
- *     other: 512 x 68 = 34,816 B at L2 (working set 4096 B) -> 3.4816 us.
- *   tb Transpose x perm [0,2,1,3]: runs of 16 elements = 64 B: contiguous,
- *     4096 B at L2.
- *   tu Transpose x perm [1,0,2,3]: only the size-1 axis moves: a copy.
+ *     element): per element a 16-B vector on the strided side + 4 B on the
+ *     other: 512 x 20 = 10,240 B at L2 (working set 4096 B) -> 1.024 us;
+ *     the upper estimate a 64-B line per element: 512 x 68 = 34,816 B ->
+ *     3.4816 us (+ 1 us dispatch). No runs.
+ *   tb Transpose x perm [0,2,1,3]: runs of 16 elements: 4096 B at L2 and
+ *     512 / 16 = 32 runs.
+ *   tu Transpose x perm [1,0,2,3]: only the size-1 axis moves: a copy, one
+ *     run of 512 elements.
  *   tl Transpose y perm [0,2,1]: working set 131,072 B > L2: DRAM carries
- *     the bytes (131.072 us), L2 the lines (16384 x 68 B / 1e10 = 111.41 us):
- *     the larger, 131.072 us.
+ *     the bytes (131.072 us), L2 the vectors (16384 x 20 B / 1e10 = 32.768
+ *     us) and in the upper estimate the lines (16384 x 68 B = 111.41 us):
+ *     131.072 us for both.
  *   sl Slice x axis 1 [0, 2): reads the 1024 B it copies out, writes 1024 B,
  *     and the three 8-B index inputs: 2072 B (the count says 2048 + 24 + 1024).
  *   erf, sm (Softmax): 16 vector operations per element on top of the FLOPs;
@@ -603,12 +607,19 @@ static void test_kernel_traffic(void **state) {
     const fl_roofline_node *ts = rnode(r, "ts");
     assert_near(ts->bytes, 4096);
     assert_string_equal(ts->level, "L2");
-    assert_near(ts->memory_peak_s, 512 * 68 / 1e10);
+    assert_near(ts->memory_peak_s, 512 * 20 / 1e10);
+    assert_near(ts->time_s, 1e-6 + 512 * 20 / 1e10);
+    assert_near(ts->upper_s, 1e-6 + 512 * 68 / 1e10);
+    assert_near(ts->channels, 0);
     assert_near(rnode(r, "tb")->memory_peak_s, 4096 / 1e10);
+    assert_near(rnode(r, "tb")->channels, 32);
+    assert_near(rnode(r, "tb")->upper_s, 1e-6 + 4096 / 1e10);
     assert_near(rnode(r, "tu")->memory_peak_s, 4096 / 1e10);
+    assert_near(rnode(r, "tu")->channels, 1);
     const fl_roofline_node *tl = rnode(r, "tl");
     assert_string_equal(tl->level, "DRAM");
     assert_near(tl->memory_peak_s, 131072 / 1e9);
+    assert_near(tl->upper_s, 1e-6 + 131072 / 1e9);
     const fl_roofline_node *sl = rnode(r, "sl");
     assert_near(sl->bytes, 2072);
     assert_near(sl->memory_peak_s, 2072 / 1e10);
@@ -728,7 +739,7 @@ static void test_broadcast_time(void **state) {
 }
 
 /* TensorFlow's Transpose takes its permutation as a constant input:
- * x [4,16] f32 perm [1,0]: strided, 64 elements x 68 B at L2. */
+ * x [4,16] f32 perm [1,0]: strided, 64 elements x (16 + 4) B at L2. */
 static void test_kernel_traffic_tf(void **state) {
     (void)state;
     tg_graph *g = tg_new();
@@ -741,7 +752,8 @@ static void test_kernel_traffic_tf(void **state) {
     tg_attr_type(tg_add(g, "add", "AddV2", "x", "bias", NULL), "T", 1);
     fl_report *r = analyze(g, FL_OK);
     tg_free(g);
-    assert_near(rnode(r, "t")->memory_peak_s, 64 * 68 / 1e10);
+    assert_near(rnode(r, "t")->memory_peak_s, 64 * 20 / 1e10);
+    assert_near(rnode(r, "t")->upper_s, 1e-6 + 64 * 68 / 1e10);
     /* AddV2 of x [4,16] and a [16] constant broadcasts (no time on a
      * profile without a broadcast figure); the transpose does not. */
     assert_true(rnode(r, "add")->broadcast);
@@ -750,10 +762,84 @@ static void test_kernel_traffic_tf(void **state) {
     fl_report_free(r);
 }
 
+/* A Transpose that keeps the innermost axis pays its bucket's per-unit time
+ * (per_channel) per contiguous run; one that moves it has no runs. x
+ * [1,768,7,7] f32: 37,632 elements, 301,056 B in + out, served by L2 (1e6 B
+ * at 1e10 B/s); data_movement at memory efficiency 0.5, fixed 1e-6 s, 8e-9 s
+ * per run; dispatch 1e-6 s:
+ * - k perm [0,2,1,3]: runs of the kept 7 (W) elements: 5376 runs x 8e-9 =
+ *   43.008 us; memory 301,056 / 1e10 / 0.5 = 60.2112 us; time 2 us + 43.008
+ *   + 60.2112 = 105.2192 us (upper the same);
+ * - n perm [0,2,3,1] (NCHW -> NHWC): the innermost axis moves: 37,632 x
+ *   (16 + 4) = 752,640 B at L2: 75.264 us / 0.5 = 150.528 us, no runs: time
+ *   2 us + 150.528 us; upper 37,632 x 68 B = 255.8976 us / 0.5 + 2 us;
+ * - c perm [1,0,2,3] (only the size-1 axis moves): one run: 2 us + 8 ns +
+ *   60.2112 us. */
+static const char runs_yaml[] =
+    "schema: 1\nname: runs\nkind: cpu\n"
+    "compute: {vector: {fp32: {peak: 1e9, source: t}}}\n"
+    "memory: [{name: L2, bandwidth: 1e10, capacity: 1e6, source: t},\n"
+    "         {name: DRAM, bandwidth: 1e9, source: t}]\n"
+    "overhead: {seconds: 1e-6, source: t}\n"
+    "efficiency:\n"
+    "  data_movement: {compute: 1, memory: 0.5, fixed: 1e-6, per_channel: 8e-9, source: t}\n";
+
+static void test_transpose_runs(void **state) {
+    (void)state;
+    char err[256];
+    fl_profile *pr = NULL;
+    if (fl_profile_parse(runs_yaml, strlen(runs_yaml), "runs.yaml", &pr, err, sizeof err) !=
+        FL_OK) {
+        fail_msg("%s", err);
+    }
+    ob_model *m = ob_new(13);
+    ob_input(m, "x", OB_FLOAT, 4, (int64_t[]){1, 768, 7, 7}, NULL);
+    ob_attr_ints(m, ob_node(m, "Transpose", "k", "x", "a"), "perm", 4, (int64_t[]){0, 2, 1, 3});
+    ob_attr_ints(m, ob_node(m, "Transpose", "n", "x", "b"), "perm", 4, (int64_t[]){0, 2, 3, 1});
+    ob_attr_ints(m, ob_node(m, "Transpose", "c", "x", "c"), "perm", 4, (int64_t[]){1, 0, 2, 3});
+    ob_output(m, "a");
+    ob_output(m, "b");
+    ob_output(m, "c");
+    size_t len;
+    uint8_t *buf = ob_pack(m, &len);
+    ob_free(m);
+    fl_options o;
+    fl_options_init(&o);
+    o.per_node = true;
+    const fl_profile *ps[1] = {pr};
+    o.profiles = ps;
+    o.n_profiles = 1;
+    fl_report *r = NULL;
+    fl_status st = fl_analyze(buf, len, &o, &r);
+    free(buf);
+    if (st != FL_OK) {
+        fail_msg("analysis failed: %s", r && r->error ? r->error : "?");
+    }
+    const fl_roofline_node *k = rnode(r, "k"), *n = rnode(r, "n"), *c = rnode(r, "c");
+    assert_string_equal(k->op_class, "data_movement");
+    assert_string_equal(k->level, "L2");
+    assert_near(k->bytes, 301056);
+    assert_near(k->channels, 5376);
+    assert_near(k->channel_time_s, 43.008e-6);
+    assert_near(k->memory_s, 60.2112e-6);
+    assert_near(k->time_s, 105.2192e-6);
+    assert_near(k->upper_s, 105.2192e-6);
+    assert_near(n->channels, 0);
+    assert_near(n->channel_time_s, 0);
+    assert_near(n->memory_peak_s, 75.264e-6);
+    assert_near(n->time_s, 2e-6 + 150.528e-6);
+    assert_near(n->upper_s, 2e-6 + 2 * 255.8976e-6);
+    assert_string_equal(n->bound, "memory");
+    assert_near(c->channels, 1);
+    assert_near(c->time_s, 2e-6 + 8e-9 + 60.2112e-6);
+    fl_report_free(r);
+    fl_profile_free(pr);
+}
+
 /* TensorFlow Lite builtins get the class and the kernel traffic of the
  * TensorFlow/ONNX op that computes the same. x [1,8,8,16] f32 (NHWC):
  * - TRANSPOSE perm [0,3,1,2] (NHWC -> NCHW) moves the innermost axis: 1024
- *   runs of one element, 1024 x 64 B lines + 4096 B at L2 (10 GB/s);
+ *   runs of one element, 1024 x 16 B vectors + 4096 B at L2 (10 GB/s);
  * - LOGISTIC: 16 vector operations per element on top of its FLOPs;
  * - SLICE [1,4,8,16] of x: 2 x 2048 B + begin and size (2 x 16 B);
  * - MAX_POOL_2D 2x2 stride 2: 256 outputs, 16 operations of window setup
@@ -832,7 +918,7 @@ static void test_tflite_names(void **state) {
     const fl_roofline_node *tr = rnode(r, "tr"), *lg = rnode(r, "lg"), *sl = rnode(r, "sl");
     assert_string_equal(tr->op_class, "data_movement");
     assert_string_equal(tr->level, "L2");
-    assert_near(tr->memory_peak_s, (1024 * 64 + 4096) / 1e10);
+    assert_near(tr->memory_peak_s, (1024 * 16 + 4096) / 1e10);
     assert_string_equal(lg->op_class, "elementwise");
     assert_true(lg->flops > 0);
     assert_near(lg->compute_peak_s, (lg->flops + 16 * 1024) / 1e9);
@@ -887,8 +973,8 @@ int main(void) {
         cmocka_unit_test(test_fused_vs_unfused),  cmocka_unit_test(test_symbols),
         cmocka_unit_test(test_shipped_profiles),  cmocka_unit_test(test_onnx_op_classes),
         cmocka_unit_test(test_efficiency_table),  cmocka_unit_test(test_kernel_traffic),
-        cmocka_unit_test(test_kernel_traffic_tf), cmocka_unit_test(test_tflite_names),
-        cmocka_unit_test(test_broadcast_time),
+        cmocka_unit_test(test_kernel_traffic_tf), cmocka_unit_test(test_transpose_runs),
+        cmocka_unit_test(test_tflite_names),      cmocka_unit_test(test_broadcast_time),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
