@@ -321,6 +321,67 @@ static void test_shipped_profiles(void **state) {
     fl_profile_set_free(&s);
 }
 
+/* Integer work on the shipped xeon-8480plus: AMX (matrix int8, 229e12) runs
+ * integer contractions; the rest of the integer work (a depthwise
+ * ConvInteger here) runs on AVX-512 VNNI, the vector int8 peak: 56 cores x
+ * 2.0 GHz x 256 ops/cycle = 28.672e12 (28.7e12 in the profile), not the fp32
+ * vector peak (7.17e12). x uint8 [1,8,6,6]:
+ * - dw ConvInteger w [8,1,3,3] group 8 pads 1: M = 288 x 9 = 2592, int_ops
+ *   2 x 2592 + 288 + 72 = 5544, vector int8;
+ * - pw ConvInteger w [4,8,1,1]: M = 144 x 8 = 1152, int_ops 2304 + 288 + 32
+ *   = 2624, matrix int8. */
+static void test_int8_xeon_8480plus(void **state) {
+    (void)state;
+    fl_profile_set s;
+    char err[512];
+    if (fl_profile_set_load(FL_SOURCE_DIR "/deploy/profiles", &s, err, sizeof err) != FL_OK) {
+        fail_msg("%s", err);
+    }
+    const fl_profile *p = fl_profile_set_find(&s, "xeon-8480plus");
+    assert_non_null(p);
+    double vnni = p->peak[FL_UNIT_VECTOR][FL_PREC_INT8].value;
+    assert_true(fabs(vnni - 56 * 2.0e9 * 256) <= 0.002 * vnni);
+    assert_near(p->peak[FL_UNIT_MATRIX][FL_PREC_INT8].value, 229e12);
+    ob_model *m = ob_new(13);
+    ob_input(m, "x", 2 /* uint8 */, 4, (int64_t[]){1, 8, 6, 6}, NULL);
+    ob_input(m, "wd", 2, 4, (int64_t[]){8, 1, 3, 3}, NULL);
+    ob_input(m, "wp", 2, 4, (int64_t[]){4, 8, 1, 1}, NULL);
+    Onnx__NodeProto *dw = ob_node(m, "ConvInteger", "dw", "x,wd", "a");
+    ob_attr_i(m, dw, "group", 8);
+    ob_attr_ints(m, dw, "pads", 4, (int64_t[]){1, 1, 1, 1});
+    ob_node(m, "ConvInteger", "pw", "x,wp", "b");
+    ob_output(m, "a");
+    ob_output(m, "b");
+    size_t len;
+    uint8_t *buf = ob_pack(m, &len);
+    ob_free(m);
+    fl_options o;
+    fl_options_init(&o);
+    o.per_node = true;
+    const fl_profile *ps[1] = {p};
+    o.profiles = ps;
+    o.n_profiles = 1;
+    fl_report *r = NULL;
+    fl_status st = fl_analyze(buf, len, &o, &r);
+    free(buf);
+    if (st != FL_OK) {
+        fail_msg("analysis failed: %s", r && r->error ? r->error : "?");
+    }
+    const fl_roofline_node *d = rnode(r, "dw"), *w = rnode(r, "pw");
+    assert_string_equal(d->op_class, "depthwise");
+    assert_near(d->flops, 5544);
+    assert_string_equal(d->unit, "vector");
+    assert_string_equal(d->dtype, "int8");
+    assert_near(d->compute_peak_s, 5544 / vnni);
+    assert_string_equal(w->op_class, "conv");
+    assert_near(w->flops, 2624);
+    assert_string_equal(w->unit, "matrix");
+    assert_string_equal(w->dtype, "int8");
+    assert_near(w->compute_peak_s, 2624 / 229e12);
+    fl_report_free(r);
+    fl_profile_set_free(&s);
+}
+
 /* ONNX graphs: Gemm is a matmul-class op on the matrix unit; a depthwise
  * Conv (group = C_in, weight dim 1 = 1) is class depthwise on the vector unit
  * (no channel reduction to feed a GEMM); a pointwise Conv is class conv on the
@@ -969,12 +1030,13 @@ static void test_tflite_names(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_exact_conv_chain),  cmocka_unit_test(test_levels_and_dtypes),
-        cmocka_unit_test(test_fused_vs_unfused),  cmocka_unit_test(test_symbols),
-        cmocka_unit_test(test_shipped_profiles),  cmocka_unit_test(test_onnx_op_classes),
-        cmocka_unit_test(test_efficiency_table),  cmocka_unit_test(test_kernel_traffic),
-        cmocka_unit_test(test_kernel_traffic_tf), cmocka_unit_test(test_transpose_runs),
-        cmocka_unit_test(test_tflite_names),      cmocka_unit_test(test_broadcast_time),
+        cmocka_unit_test(test_exact_conv_chain),   cmocka_unit_test(test_levels_and_dtypes),
+        cmocka_unit_test(test_fused_vs_unfused),   cmocka_unit_test(test_symbols),
+        cmocka_unit_test(test_shipped_profiles),   cmocka_unit_test(test_onnx_op_classes),
+        cmocka_unit_test(test_efficiency_table),   cmocka_unit_test(test_kernel_traffic),
+        cmocka_unit_test(test_kernel_traffic_tf),  cmocka_unit_test(test_transpose_runs),
+        cmocka_unit_test(test_int8_xeon_8480plus), cmocka_unit_test(test_tflite_names),
+        cmocka_unit_test(test_broadcast_time),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
