@@ -932,10 +932,16 @@ static void test_tflite_names(void **state) {
         {"fc", TB_FLOAT32, 2, {4, 8}},
         {"ad", TB_FLOAT32, 4, {1, 8, 8, 16}},
         {"ae", TB_FLOAT32, 4, {1, 8, 8, 16}},
+        {"mu", TB_FLOAT32, 4, {1, 8, 8, 16}},
+        {"sb", TB_FLOAT32, 4, {1, 8, 8, 16}},
+        {"mx", TB_FLOAT32, 4, {1, 8, 8, 16}},
+        {"sd", TB_FLOAT32, 4, {1, 8, 8, 16}},
+        {"mm", TB_FLOAT32, 4, {1, 8, 8, 16}},
     };
     /* builtin codes TRANSPOSE 39, LOGISTIC 14, SLICE 65, MAX_POOL_2D 17,
-     * CONV_2D 3, DEPTHWISE_CONV_2D 4, FULLY_CONNECTED 9, ADD 0 */
-    const int codes[] = {39, 14, 65, 17, 3, 4, 9, 0};
+     * CONV_2D 3, DEPTHWISE_CONV_2D 4, FULLY_CONNECTED 9, ADD 0, MUL 18, SUB
+     * 41, MAXIMUM 55, SQUARED_DIFFERENCE 99 */
+    const int codes[] = {39, 14, 65, 17, 3, 4, 9, 0, 18, 41, 55, 99};
     const tb_op ops[] = {
         {0, 2, {0, 1}, 1, {2}},
         {1, 1, {0}, 1, {3}},
@@ -952,6 +958,12 @@ static void test_tflite_names(void **state) {
         /* ADD x + bias[16] (a broadcast), and x + x (same shape) */
         {7, 2, {0, 9}, 1, {16}},
         {7, 2, {0, 0}, 1, {17}},
+        /* MUL, SUB, MAXIMUM, SQUARED_DIFFERENCE of x and bias[16]; x * x */
+        {8, 2, {0, 9}, 1, {18}},
+        {9, 2, {0, 9}, 1, {19}},
+        {10, 2, {0, 9}, 1, {20}},
+        {11, 2, {0, 9}, 1, {21}},
+        {8, 2, {0, 0}, 1, {22}},
     };
     tb w;
     tb_subgraph sg = {"main",
@@ -997,6 +1009,13 @@ static void test_tflite_names(void **state) {
     assert_string_equal(rnode(r, "ad")->op_class, "elementwise");
     assert_true(rnode(r, "ad")->broadcast);
     assert_false(rnode(r, "ae")->broadcast);
+    /* MUL, SUB, MAXIMUM, SQUARED_DIFFERENCE by the schema's names too */
+    const char *bc[] = {"mu", "sb", "mx", "sd"};
+    for (int i = 0; i < 4; i++) {
+        assert_string_equal(rnode(r, bc[i])->op_class, "elementwise");
+        assert_true(rnode(r, bc[i])->broadcast);
+    }
+    assert_false(rnode(r, "mm")->broadcast);
 
     ob_model *m = ob_new(13);
     ob_input(m, "x", OB_FLOAT, 4, (int64_t[]){1, 8, 8, 16}, NULL);
