@@ -620,7 +620,8 @@ static void test_efficiency_table(void **state) {
  *     131.072 us for both.
  *   sl Slice x axis 1 [0, 2): reads the 1024 B it copies out, writes 1024 B,
  *     and the three 8-B index inputs: 2072 B (the count says 2048 + 24 + 1024).
- *   erf, sm (Softmax): 16 vector operations per element on top of the FLOPs;
+ *   erf: 32 vector operations per element on top of the FLOPs (two
+ *     approximations per element); sm (Softmax): 16;
  *   relu: the FLOPs.
  *   div x/x: 512 FLOPs + 8 vector operations per element.
  *   mp MaxPool 2x2 stride 2 -> [1,4,4,8]: 128 outputs x 4 taps + 16 window
@@ -685,7 +686,7 @@ static void test_kernel_traffic(void **state) {
     assert_near(sl->bytes, 2072);
     assert_near(sl->memory_peak_s, 2072 / 1e10);
     const fl_roofline_node *erf = rnode(r, "erf");
-    assert_near(erf->compute_peak_s, (erf->flops + 16 * 512) / 1e9);
+    assert_near(erf->compute_peak_s, (erf->flops + 32 * 512) / 1e9);
     const fl_roofline_node *sm = rnode(r, "sm");
     assert_true(sm->flops > 0);
     assert_near(sm->compute_peak_s, (sm->flops + 16 * 512) / 1e9);
@@ -716,6 +717,50 @@ static void test_kernel_traffic(void **state) {
         }
     }
     assert_true(seen);
+    fl_report_free(r);
+}
+
+/* The error function evaluates two approximations per element: Erf and the
+ * erf form of Gelu (opset 20's default, approximate "none") count 32 vector
+ * operations per element on top of their FLOPs, Gelu's tanh form and
+ * Sigmoid 16 (one approximation). x [1,4,8,16] f32: 512 elements, vector
+ * fp32 1e9 FLOP/s. */
+static void test_erf_work(void **state) {
+    (void)state;
+    ob_model *m = ob_new(20);
+    ob_input(m, "x", OB_FLOAT, 4, (int64_t[]){1, 4, 8, 16}, NULL);
+    ob_node(m, "Erf", "erf", "x", "a");
+    ob_node(m, "Gelu", "gelu", "x", "b");
+    ob_attr_s(m, ob_node(m, "Gelu", "gelu_tanh", "x", "c"), "approximate", "tanh");
+    ob_node(m, "Sigmoid", "sig", "x", "d");
+    const char *outs[] = {"a", "b", "c", "d"};
+    for (int i = 0; i < 4; i++) {
+        ob_output(m, outs[i]);
+    }
+    size_t len;
+    uint8_t *buf = ob_pack(m, &len);
+    ob_free(m);
+    fl_options o;
+    fl_options_init(&o);
+    o.per_node = true;
+    const fl_profile *ps[1] = {P};
+    o.profiles = ps;
+    o.n_profiles = 1;
+    fl_report *r = NULL;
+    fl_status st = fl_analyze(buf, len, &o, &r);
+    free(buf);
+    if (st != FL_OK) {
+        fail_msg("analysis failed: %s", r && r->error ? r->error : "?");
+    }
+    const char *names[] = {"erf", "gelu", "gelu_tanh", "sig"};
+    const double per[] = {32, 32, 16, 16};
+    for (int i = 0; i < 4; i++) {
+        const fl_roofline_node *n = rnode(r, names[i]);
+        assert_string_equal(n->op_class, "elementwise");
+        assert_true(n->flops > 0);
+        assert_near(n->compute_peak_s, (n->flops + per[i] * 512) / 1e9);
+        assert_string_equal(n->bound, "compute");
+    }
     fl_report_free(r);
 }
 
@@ -1049,13 +1094,13 @@ static void test_tflite_names(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_exact_conv_chain),   cmocka_unit_test(test_levels_and_dtypes),
-        cmocka_unit_test(test_fused_vs_unfused),   cmocka_unit_test(test_symbols),
-        cmocka_unit_test(test_shipped_profiles),   cmocka_unit_test(test_onnx_op_classes),
-        cmocka_unit_test(test_efficiency_table),   cmocka_unit_test(test_kernel_traffic),
-        cmocka_unit_test(test_kernel_traffic_tf),  cmocka_unit_test(test_transpose_runs),
-        cmocka_unit_test(test_int8_xeon_8480plus), cmocka_unit_test(test_tflite_names),
-        cmocka_unit_test(test_broadcast_time),
+        cmocka_unit_test(test_exact_conv_chain),  cmocka_unit_test(test_levels_and_dtypes),
+        cmocka_unit_test(test_fused_vs_unfused),  cmocka_unit_test(test_symbols),
+        cmocka_unit_test(test_shipped_profiles),  cmocka_unit_test(test_onnx_op_classes),
+        cmocka_unit_test(test_efficiency_table),  cmocka_unit_test(test_kernel_traffic),
+        cmocka_unit_test(test_kernel_traffic_tf), cmocka_unit_test(test_transpose_runs),
+        cmocka_unit_test(test_erf_work),          cmocka_unit_test(test_int8_xeon_8480plus),
+        cmocka_unit_test(test_tflite_names),      cmocka_unit_test(test_broadcast_time),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
