@@ -464,7 +464,8 @@ static fl_status visit_while(walk *k, int s, fl_node *n) {
     return FL_OK;
 }
 
-/* Passes subgraph s's count to the subgraphs its WHILE/IF/CALL nodes run. */
+/* Passes subgraph s's count to the subgraphs its WHILE/IF/CALL/COMPOSITE
+ * nodes run. */
 static fl_status visit(walk *k, int s) {
     fl_status st = FL_OK;
     for (size_t i = k->sg[s].first; i < k->sg[s].end && st == FL_OK; i++) {
@@ -481,8 +482,10 @@ static fl_status visit(walk *k, int s) {
             if (valid_sg(b, k->n_sg)) {
                 add_count(k, b, m, &k->path[s], NULL, 0);
             }
-        } else if (n->kind == FL_OP_TFL_CALL) {
-            int a = (int)int_attr(n, "subgraph", -1);
+        } else if (n->kind == FL_OP_TFL_CALL || n->kind == FL_OP_TFL_STABLEHLO_COMPOSITE) {
+            /* a COMPOSITE runs its decomposition as a CALL runs its subgraph */
+            int a = (int)int_attr(
+                n, n->kind == FL_OP_TFL_CALL ? "subgraph" : "decomposition_subgraph_index", -1);
             if (valid_sg(a, k->n_sg)) {
                 add_count(k, a, m, &k->path[s], NULL, 0);
             }

@@ -35,6 +35,13 @@ enum {
     O2_IOTA = 11,
     O2_SORT = 14,
     O2_GATHER = 16,
+    C_HLO_MULTIPLY = 165,
+    C_HLO_CUSTOM_CALL = 173,
+    C_HLO_RNG = 204,
+    C_HLO_COMPOSITE = 206,
+    O2_CUSTOM_CALL = 5,
+    O2_RNG = 19,
+    O2_COMPOSITE = 21,
 };
 
 #define V(a)                                                                                       \
@@ -471,11 +478,89 @@ static void test_broadcast_iota(void **state) {
     fl_report_free(r);
 }
 
+/* COMPOSITE runs its decomposition subgraph as a CALL does: two
+ * COMPOSITEs with decomposition 1 (a STABLEHLO_MULTIPLY of [2,3]: 6 FLOPs)
+ * run it twice, 12 FLOPs, the composites themselves 0. (A subgraph nothing
+ * runs counts once, so without the rule the total would be 6.) */
+static void test_composite(void **state) {
+    (void)state;
+    const tb_tensor t[] = {
+        {"x", TB_FLOAT32, 2, {2, 3}},
+        {"y1", TB_FLOAT32, 2, {2, 3}},
+        {"y2", TB_FLOAT32, 2, {2, 3}},
+    };
+    const int codes[] = {C_HLO_COMPOSITE, C_HLO_MULTIPLY};
+    /* StableHLOCompositeOptions: name (absent), decomposition_subgraph_index */
+    const tb_op o[] = {
+        {0, 1, {0}, 1, {1}, O2_COMPOSITE, 2, {ABSENT, {1}}, true},
+        {0, 1, {1}, 1, {2}, O2_COMPOSITE, 2, {ABSENT, {1}}, true},
+    };
+    const tb_tensor dt[] = {{"dx", TB_FLOAT32, 2, {2, 3}}, {"dy", TB_FLOAT32, 2, {2, 3}}};
+    const tb_op dop[] = {{1, 2, {0, 0}, 1, {1}}};
+    const tb_subgraph sg[] = {
+        {"main", 3, t, 1, {0}, 1, {2}, 2, o},
+        {"decomp", 2, dt, 1, {0}, 1, {1}, 1, dop},
+    };
+    fl_report *r = run_sgs(sg, 2, 2, codes);
+    assert_int_equal(r->n_unknown_ops, 0);
+    assert_int_equal(node(r, "decomp/dy")->flops.value, 12);
+    assert_int_equal(node(r, "y1")->flops.value, 0);
+    assert_int_equal(r->totals.flops.value, 12);
+    assert_true(r->complete);
+    fl_report_free(r);
+}
+
+/* CUSTOM_CALL c = target(x) [2,3]: the stored shape, no FLOP rule (the
+ * answer is partial), one warning naming the target; z = ADD(c, c) counts
+ * its 6 FLOPs on c's shape. RNG_BIT_GENERATOR (s2, bits) = RNG(s [4]):
+ * output_state [4] as s, bits the stored [3,5], no FLOP rule; a second one
+ * whose file stores output_state [5] gets a warning naming it. Totals: 6
+ * FLOPs; 3 nodes without a rule. */
+static void test_custom_call_rng(void **state) {
+    (void)state;
+    const tb_tensor t[] = {
+        {"x", TB_FLOAT32, 2, {2, 3}}, {"c", TB_FLOAT32, 2, {2, 3}}, {"z", TB_FLOAT32, 2, {2, 3}},
+        {"s", TB_INT32, 1, {4}},      {"s2", TB_INT32, 1, {4}},     {"bits", TB_INT32, 2, {3, 5}},
+        {"s3", TB_INT32, 1, {5}},     {"bits3", TB_INT32, 1, {2}},
+    };
+    const int codes[] = {C_HLO_CUSTOM_CALL, C_HLO_ADD, C_HLO_RNG};
+    tb_field target = {0};
+    target.s = "my_lib.fused_attention";
+    /* StablehloCustomCallOptions: call_target_name, has_side_effect;
+     * StablehloRngBitGeneratorOptions: algorithm PHILOX (1) */
+    const tb_op o[] = {
+        {0, 1, {0}, 1, {1}, O2_CUSTOM_CALL, 2, {target, {0}}, true},
+        {1, 2, {1, 1}, 1, {2}},
+        {2, 1, {3}, 2, {4, 5}, O2_RNG, 1, {{1}}, true},
+        {2, 1, {3}, 2, {6, 7}, O2_RNG, 1, {{1}}, true},
+    };
+    const tb_subgraph sg[] = {{"main", 8, t, 2, {0, 3}, 5, {2, 4, 5, 6, 7}, 4, o}};
+    fl_report *r = run_sgs(sg, 1, 3, codes);
+    assert_int_equal(r->n_unknown_ops, 0);
+    expect_shape(r, "c", 0, "[2,3]");
+    assert_int_equal(node(r, "z")->flops.value, 6);
+    assert_int_equal(r->totals.flops.value, 6);
+    expect_shape(r, "s2", 0, "[4]");
+    expect_shape(r, "s2", 1, "[3,5]");
+    assert_int_equal(n_warnings_about(r, "s2"), 0);
+    assert_true(n_warnings_about(r, "s3") >= 1);
+    assert_int_equal(r->nodes_without_rule, 3);
+    assert_false(r->complete);
+    int calls = 0;
+    for (size_t i = 0; i < r->n_warnings; i++) {
+        calls += strstr(r->warnings[i], "STABLEHLO_CUSTOM_CALL 'c' calls target "
+                                        "'my_lib.fused_attention'") != NULL;
+    }
+    assert_int_equal(calls, 1);
+    fl_report_free(r);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_convolution),    cmocka_unit_test(test_gather),
-        cmocka_unit_test(test_scatter),        cmocka_unit_test(test_sort),
-        cmocka_unit_test(test_broadcast_iota),
+        cmocka_unit_test(test_convolution),     cmocka_unit_test(test_gather),
+        cmocka_unit_test(test_scatter),         cmocka_unit_test(test_sort),
+        cmocka_unit_test(test_broadcast_iota),  cmocka_unit_test(test_composite),
+        cmocka_unit_test(test_custom_call_rng),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,7 +10,7 @@
  * `shape_signature` (a free dim); a tensor with data gets a buffer of its
  * own. Option fields are given in schema order: a scalar, or an int32 vector
  * when `v` is set, an int64 vector when `v64` is (BuiltinOptions2's
- * StableHLO options, `opt2`), or left out (`absent`). An options table's
+ * StableHLO options, `opt2`), a string when `s` is, or left out (`absent`). An options table's
  * fields take 8-byte slots, so an int64 scalar (written sign-extended) has
  * room; narrower fields read their low bytes.
  */
@@ -40,6 +40,7 @@ typedef struct tb_field {
     const int32_t *v;   /* set: an int32 vector field */
     const int64_t *v64; /* set: an int64 vector field of nv entries */
     bool absent;        /* the field is left out of the table (its default) */
+    const char *s;      /* set: a string field */
 } tb_field;
 
 typedef struct tb_op {
@@ -238,6 +239,8 @@ static inline void tb_op_table(tb *w, size_t from, const tb_op *o) {
             size_t at = of + 8 * (size_t)k;
             if (o->opt[k].absent) {
                 continue;
+            } else if (o->opt[k].s) {
+                tb_string(w, at, o->opt[k].s);
             } else if (o->opt[k].v64) {
                 tb_vec_i64(w, at, o->opt[k].nv, o->opt[k].v64);
             } else if (o->opt[k].v) {

@@ -344,7 +344,8 @@ bool fl__tfl_hlo_per_dim(fl_ctx *c, const fl_node *n, const char *name, int want
 static bool is_general(int kind) {
     return kind == FL_OP_TFL_STABLEHLO_CONVOLUTION || kind == FL_OP_TFL_STABLEHLO_GATHER ||
            kind == FL_OP_TFL_STABLEHLO_SCATTER || kind == FL_OP_TFL_STABLEHLO_SORT ||
-           kind == FL_OP_TFL_STABLEHLO_BROADCAST_IN_DIM || kind == FL_OP_TFL_STABLEHLO_IOTA;
+           kind == FL_OP_TFL_STABLEHLO_BROADCAST_IN_DIM || kind == FL_OP_TFL_STABLEHLO_IOTA ||
+           kind == FL_OP_TFL_STABLEHLO_CUSTOM_CALL || kind == FL_OP_TFL_STABLEHLO_RNG_BIT_GENERATOR;
 }
 
 fl_status fl__tfl_infer_hlo(fl_ctx *c, fl_node *n) {

@@ -66,6 +66,15 @@
  *    that is not 1 equal to the result dim it maps to (a result dim the
  *    file leaves unknown, -1, takes that operand dim, symbolic ones
  *    included); IOTA's iota_dimension within the result's rank. 0 FLOPs.
+ *  - CUSTOM_CALL (inputs..; call_target_name, backend_config, ...): what it
+ *    computes is the target's, which the specification leaves to the
+ *    implementation: the stored shapes, no FLOP rule (the node counts among
+ *    those without one, so the answer is partial; its bytes are counted),
+ *    and a warning naming the call target.
+ *  - RNG_BIT_GENERATOR (initial_state; algorithm): output_state has
+ *    initial_state's type (the specification), output the stored shape. How
+ *    much work a generator does per bit depends on the algorithm and its
+ *    implementation (DEFAULT is the implementation's choice): no FLOP rule.
  * A check that fails is a warning naming the tensor, and the file's shape
  * is used; the results are then checked against the stored shapes
  * (fl__tfl_check_all).
@@ -531,9 +540,44 @@ static fl_status infer_stored_checked(fl_ctx *c, fl_node *n) {
 /* Hooks                                                                      */
 /* ------------------------------------------------------------------------- */
 
+/* CUSTOM_CALL: the stored shapes, and the warning naming the target. */
+static fl_status infer_custom_call(fl_ctx *c, fl_node *n) {
+    fl_str target = {"", 0};
+    const fl_attr *a = fl__node_attr(n, "call_target_name");
+    if (a && a->kind == FL_ATTR_S) {
+        target = a->v.s;
+    }
+    fl__node_warn(c->d, n,
+                  "STABLEHLO_CUSTOM_CALL '%s' calls target '%.*s', whose work the file does not "
+                  "describe: it has no FLOP rule and counts 0 FLOPs (its bytes are counted), so "
+                  "the totals leave it out",
+                  n->name, (int)(target.len > 200 ? 200 : target.len), target.p);
+    fl_status st = FL_OK;
+    for (int p = 0; p < n->n_outputs && st == FL_OK; p++) {
+        st = fl__tfl_from_stored(c, n, p);
+    }
+    return st;
+}
+
+/* RNG_BIT_GENERATOR: output_state as initial_state, output stored. */
+static fl_status infer_rng(fl_ctx *c, fl_node *n) {
+    const fl_shape *s = fl__tfl_in_shape(n, 0);
+    fl_status st = n->n_inputs < 1 || n->n_outputs < 1 || s->rank < 0
+                       ? fl__tfl_from_stored(c, n, 0)
+                       : fl__op_set_output(c, n, 0, fl__tfl_in_dtype(n, 0), s->rank, s->dims);
+    for (int p = 1; p < n->n_outputs && st == FL_OK; p++) {
+        st = fl__tfl_from_stored(c, n, p);
+    }
+    return fl__tfl_check_all(c, n, st);
+}
+
 fl_status fl__tfl_infer_hlo_general(fl_ctx *c, fl_node *n) {
     fl_status st;
     switch (n->kind) {
+    case FL_OP_TFL_STABLEHLO_CUSTOM_CALL:
+        return infer_custom_call(c, n);
+    case FL_OP_TFL_STABLEHLO_RNG_BIT_GENERATOR:
+        return infer_rng(c, n);
     case FL_OP_TFL_STABLEHLO_SCATTER:
     case FL_OP_TFL_STABLEHLO_SORT:
         st = infer_same(c, n);
@@ -563,6 +607,9 @@ fl_status fl__tfl_infer_hlo_general(fl_ctx *c, fl_node *n) {
 
 fl_status fl__tfl_cost_hlo_general(fl_ctx *c, const fl_node *n, fl_cost *out) {
     switch (n->kind) {
+    case FL_OP_TFL_STABLEHLO_CUSTOM_CALL:
+    case FL_OP_TFL_STABLEHLO_RNG_BIT_GENERATOR:
+        return FL_OK; /* no FLOP rule: out stays 0 without has_rule */
     case FL_OP_TFL_STABLEHLO_CONVOLUTION:
         return cost_conv(c, n, out);
     case FL_OP_TFL_STABLEHLO_SCATTER:
