@@ -193,39 +193,19 @@ typedef struct out_snap {
  * results reach only the control inputs of the IdentityN "W": nothing reads
  * them as data, so the dependency optimizer would turn the body into NoOps
  * and prune it, and the totals after the passes would lose every iteration.
- * TensorFlow lowers the loop after Grappler has run, so Grappler never sees
- * the body in that form. The passes leave the lowered cond and body as they
- * are: every node named "W/..." from which W's control inputs are reached
- * is kept as feeds are (not checked as outputs), so the optimised graph
- * still has the form the trip count is derived from when it is read again
- * (src/import/tf_loop.c). */
-/* Marks n and, through data and control inputs, every node named
- * "PREFIX/..." it is reached from; `stack` holds up to g->n_nodes nodes
- * (each is pushed once: marked when pushed). */
-static void preserve_region(fl_node *n, const char *prefix, size_t len, fl_node **stack) {
-    size_t top = 0;
-    if ((n->flags & FL_NODE_PRESERVE) || strncmp(n->name, prefix, len) != 0 ||
-        n->name[len] != '/') {
-        return;
-    }
-    n->flags |= FL_NODE_PRESERVE;
-    stack[top++] = n;
-    while (top > 0) {
-        fl_node *m = stack[--top];
-        for (int k = 0; k < m->n_inputs + m->n_ctrl; k++) {
-            fl_node *p = k < m->n_inputs ? m->inputs[k].node : m->ctrl[k - m->n_inputs];
-            if (p && !(p->flags & FL_NODE_PRESERVE) && strncmp(p->name, prefix, len) == 0 &&
-                p->name[len] == '/') {
-                p->flags |= FL_NODE_PRESERVE;
-                stack[top++] = p;
-            }
-        }
-    }
-}
-
+ * Grappler optimizes a While's cond and body functions as items of their
+ * own, their return values (and arguments) preserved, the rest rewritten
+ * like any graph (grappler.md 1.1: "functions are instantiated with their
+ * own preserve sets"). So here: the nodes "W/..." that W's control inputs
+ * are (the inlined calls' results, which collect the return values) and the
+ * argument Identities on W/while's outputs are kept as feeds are, so the
+ * optimised graph, read again, still holds the loop's form
+ * (src/import/tf_loop.c); what computes the results inside the body is
+ * optimised as the rest of the graph (a MatMul + BiasAdd + Relu there is fused), and the
+ * cost model still counts every node named "W/body/..." per iteration
+ * (src/cost/cost.c). */
 static fl_status preserve_loop_bodies(fl_ctx *c) {
     fl_graph *g = c->g;
-    fl_node **stack = NULL;
     for (size_t i = 0; i < g->n_nodes; i++) {
         const fl_attr *loop = fl__node_attr(g->nodes[i], "_loop");
         if (!loop || loop->kind != FL_ATTR_S || !fl__node_attr(g->nodes[i], "_lowered_body")) {
@@ -235,11 +215,21 @@ static fl_status preserve_loop_bodies(fl_ctx *c) {
         if (!w) {
             continue;
         }
-        if (!stack && !(stack = fl__arena_calloc(c->a, g->n_nodes + 1, sizeof(*stack)))) {
-            return fl__diag_oom(c->d);
-        }
+        size_t len = loop->v.s.len;
         for (int k = 0; k < w->n_ctrl; k++) {
-            preserve_region(w->ctrl[k], loop->v.s.p, loop->v.s.len, stack);
+            fl_node *r = w->ctrl[k];
+            if (r && strncmp(r->name, loop->v.s.p, len) == 0 && r->name[len] == '/') {
+                r->flags |= FL_NODE_PRESERVE;
+            }
+        }
+        /* the arguments: the Identities "W/cond/..", "W/body/.." on the loop */
+        fl_node *lw = g->nodes[i];
+        for (size_t j = 0; j < g->n_nodes; j++) {
+            fl_node *a = g->nodes[j];
+            if (a->kind == FL_OP_IDENTITY && a->n_inputs == 1 && a->inputs[0].node == lw &&
+                strncmp(a->name, loop->v.s.p, len) == 0 && a->name[len] == '/') {
+                a->flags |= FL_NODE_PRESERVE;
+            }
         }
     }
     return FL_OK;

@@ -135,6 +135,71 @@ static void run_counted(const char *op, int limit_var) {
     tg_free(bb);
 }
 
+/* The passes rewrite inside a loop body, as Grappler optimizes a While's
+ * body function as an item of its own (only its arguments and return
+ * values preserved): body B(i, x) = (AddV2(i, 1), Relu(BiasAdd(MatMul(x, w
+ * [16,16]), b [16]))), x [2,16], i from 0 while i < 5 (cond C as in
+ * loop_functions, limit the Const 5): 5 trips. A trip: inc 1, mm 1024
+ * FLOPs 512 MACs, BiasAdd 32, Relu 32; cond Less 1 x 6: totals 5 * 1089 +
+ * 6 = 5451 FLOPs, 2560 MACs. After the default passes the remapper has
+ * fused mm + bias + relu into one _FusedMatMul inside the body (its FLOPs
+ * the same 1024 + 32 + 32 a trip), still counted 5 times: the same totals,
+ * and the body holds no separate MatMul. */
+static void test_while_body_optimised(void **state) {
+    (void)state;
+    tg_graph *g = tg_new(), *cb = tg_new(), *bb = tg_new();
+    tg_producer(g, 1000);
+    const char *in[] = {"i", "x"};
+    int types[] = {DT_INT32, DT_FLOAT};
+    tg_const_int(cb, "lim", DT_INT32, 0, NULL, (int64_t[]){5});
+    tg_attr_type(tg_add(cb, "less", "Less", "i", "lim:output:0", NULL), "T", DT_INT32);
+    tg_function(g, cb, "C", 2, in, types, 1, (const char *[]){"ok"}, (int[]){10},
+                (const char *[]){"less:z:0"});
+    tg_const_int(bb, "one", DT_INT32, 0, NULL, (int64_t[]){1});
+    tg_attr_type(tg_add(bb, "inc", "AddV2", "i", "one:output:0", NULL), "T", DT_INT32);
+    tg_const_f32(bb, "w", 2, (int64_t[]){16, 16}, NULL, 0);
+    tg_const_f32(bb, "b", 1, (int64_t[]){16}, NULL, 0);
+    tg_attr_type(tg_add(bb, "mm", "MatMul", "x", "w:output:0", NULL), "T", DT_FLOAT);
+    tg_attr_type(tg_add(bb, "bias", "BiasAdd", "mm:product:0", "b:output:0", NULL), "T", DT_FLOAT);
+    tg_attr_type(tg_add(bb, "relu", "Relu", "bias:output:0", NULL), "T", DT_FLOAT);
+    tg_function(g, bb, "B", 2, in, types, 2, (const char *[]){"i2", "y"}, types,
+                (const char *[]){"inc:z:0", "relu:activations:0"});
+    tg_const_int(g, "i0", DT_INT32, 0, NULL, (int64_t[]){0});
+    tg_placeholder(g, "x", DT_FLOAT, 2, (int64_t[]){2, 16});
+    tg_node *w = tg_add(g, "loop", "While", "i0", "x", NULL);
+    tg_attr_types(w, "T", 2, (int[]){DT_INT32, DT_FLOAT});
+    tg_attr_func(w, "cond", "C");
+    tg_attr_func(w, "body", "B");
+    tg_attr_type(tg_add(g, "out", "Identity", "loop:1", NULL), "T", DT_FLOAT);
+    fl_options opt;
+    fl_options_init(&opt);
+    opt.per_node = true;
+    opt.passes = "default";
+    fl_report *r = tg_analyze(g, &opt);
+    assert_string_equal(r->before.flops.text, "5451");
+    assert_string_equal(r->before.macs.text, "2560");
+    assert_string_equal(r->after.flops.text, "5451");
+    assert_string_equal(r->after.macs.text, "2560");
+    int fused = 0, matmul = 0;
+    for (size_t i = 0; i < r->n_nodes_after; i++) {
+        const fl_report_node *n = &r->nodes_after[i];
+        if (strncmp(n->name, "loop/body/", 10) != 0) {
+            continue;
+        }
+        if (strcmp(n->op, "_FusedMatMul") == 0) {
+            fused++;
+            assert_int_equal(n->flops.value, 5 * 1088);
+        }
+        matmul += strcmp(n->op, "MatMul") == 0;
+    }
+    assert_int_equal(fused, 1);
+    assert_int_equal(matmul, 0);
+    fl_report_free(r);
+    tg_free(g);
+    tg_free(cb);
+    tg_free(bb);
+}
+
 static void test_while_counted(void **state) {
     (void)state;
     run_counted("While", 0);
@@ -428,6 +493,7 @@ int main(void) {
         cmocka_unit_test(test_stateless_while_counted),
         cmocka_unit_test(test_while_limit_variable),
         cmocka_unit_test(test_while_symbolic_trips),
+        cmocka_unit_test(test_while_body_optimised),
         cmocka_unit_test(test_while_shape_trips),
         cmocka_unit_test(test_while_unknown_trips),
         cmocka_unit_test(test_case),

@@ -295,6 +295,18 @@ static void test_input_limit(void **state) {
     assert_int_equal(r->totals.flops.value, 1);
     assert_int_equal(r->totals.macs.value, 0);
     fl_report_free(r);
+    /* --value n=-3 (a symbol binding is a size, never negative): ceil(-3 /
+     * 1) = -3 trips is no run at all, 0, not the formula's -3; cond once */
+    fl_options o;
+    fl_options_init(&o);
+    fl_value_binding vb = {"n", -3};
+    o.values = &vb;
+    o.n_values = 1;
+    r = NULL;
+    assert_int_equal(fl_analyze(b, len, &o, &r), FL_OK);
+    assert_int_equal(r->totals.flops.value, 1);
+    assert_int_equal(r->totals.macs.value, 0);
+    fl_report_free(r);
     free(b);
 }
 
