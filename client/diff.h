@@ -16,8 +16,8 @@
     "flops, macs, int_ops, bytes, bytes_read, bytes_written, params, nodes, time, time@PROFILE "   \
     "(each also as after.METRIC: after the rewrite passes); the LLM view's "                       \
     "prefill.flops_per_token, prefill.macs_per_token, prefill.bytes_per_token, "                   \
-    "prefill.time_per_token, prefill.time_per_token@PROFILE, the same for decode. (each also "     \
-    "as after.METRIC), kv_bytes_per_token"
+    "prefill.time_per_token, prefill.time_per_token@PROFILE and the same for decode (each also "   \
+    "as after.METRIC), and kv_bytes_per_token"
 
 /* One side's value of a metric: a known number, or a formula (symbolic). */
 typedef struct fl_diff_value {

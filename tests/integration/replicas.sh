@@ -87,7 +87,9 @@ client() {
   local w="$1" target="$2" i=0
   while [ ! -e "$tmp/stop" ]; do
     i=$((i + 1))
-    if "$foldline" --server "$target" --timeout-ms 30000 analyze "$model" --json \
+    # The deadline only bounds a hung call: under sanitizers on a loaded host
+    # a call can wait behind many others (30 s was once too short there).
+    if "$foldline" --server "$target" --timeout-ms 120000 analyze "$model" --json \
       >"$tmp/out.$w" 2>"$tmp/err.$w" && cmp -s "$tmp/out.$w" "$tmp/expected.json"; then
       echo ok >>"$tmp/calls.$w"
     else
