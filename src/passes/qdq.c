@@ -53,7 +53,12 @@
  *    QLinearConv(x, xs, xzp, w, ws, wzp, ys, yzp[, b]), Conv's attrs.
  *    type(x) == type(y); x int8 only with w int8 (ORT allows int8
  *    activations where MLAS has no u8s8 overflow: ARM, VNNI; assumed here);
- *    b int32.
+ *    b int32. With b, ORT's CheckConvBiasScale (onnxruntime pull request
+ *    28229, in ORT 1.30): QLinearConv adds b at scale x_scale * w_scale[i],
+ *    so the bias DQ's scale must be that within 1 % relative: x, w and b
+ *    scales float constants, x's one element, b's 1 or M elements. A scale
+ *    whose content was stripped (a weight-stripped file) cannot be compared
+ *    and is taken as consistent (quantizers write it so).
  *  qdq_matmul (MatMulQDQRules): DQ(a), DQ(b) -> MatMul -> [R] -> Q  =>
  *    QLinearMatMul(a, as, azp, b, bs, bzp, ys, yzp); types as Conv. (ORT's
  *    MatMul without Q -> MatMulIntegerToFloat is not done.)
@@ -488,6 +493,47 @@ static void weight_axis(const group *gr, int64_t *axis, int64_t *n) {
     *n = *axis >= 0 && *axis < w->rank && fl_sym_is_known(w->dims[*axis]) ? w->dims[*axis].k : -1;
 }
 
+/* Element i of t's value (element 0 when it has one element); false when
+ * unknown. */
+static bool scale_at(const fl_tensor *t, int64_t n, int64_t i, double *v) {
+    return t->value && fl__value_is_concrete(t->value) &&
+           fl__value_f64(t->value, n == 1 ? 0 : i, v);
+}
+
+/* ORT's CheckConvBiasScale: the bias DQ's scale is x_scale * w_scale[i]. */
+static const char *bias_scale_ok(const group *gr) {
+    const fl_tensor *xs = fl_node_in(gr->dq[0], 1), *ws = fl_node_in(gr->dq[1], 1),
+                    *bs = fl_node_in(gr->dq[2], 1);
+    const fl_shape *w = &fl_node_in(gr->dq[1], 0)->shape;
+    int64_t nx, nw, nb, m = w->rank >= 1 && fl_sym_is_known(w->dims[0]) ? w->dims[0].k : -1;
+    one_elem(&xs->shape, &nx);
+    one_elem(&ws->shape, &nw);
+    one_elem(&bs->shape, &nb);
+    if (xs->dtype != FL_DT_FLOAT || ws->dtype != FL_DT_FLOAT || bs->dtype != FL_DT_FLOAT) {
+        return "a scale of the Conv's DequantizeLinear nodes is not float";
+    }
+    if (!const_input(gr->dq[2], 1)) {
+        return "the bias's scale is not a constant";
+    }
+    if (nx != 1 || (nb != 1 && nb != m) || (nw != 1 && nw != m)) {
+        return "the bias's scale has neither one element nor one per output channel";
+    }
+    double x, s, b;
+    if (!scale_at(xs, 1, 0, &x)) {
+        return NULL; /* stripped: not comparable */
+    }
+    for (int64_t i = 0; i < (nb > nw ? nb : nw); i++) {
+        if (!scale_at(ws, nw, i, &s) || !scale_at(bs, nb, i, &b)) {
+            return NULL;
+        }
+        if (fabs(b - x * s) > 0.01 * fabs(x * s)) {
+            return "the bias's scale is not x_scale * w_scale (QLinearConv adds the int32 bias "
+                   "at that scale)";
+        }
+    }
+    return NULL;
+}
+
 /* Why the group cannot be rewritten, or NULL. */
 static const char *check_group(const group *gr) {
     qparam dq[MAX_DQ], q;
@@ -512,7 +558,7 @@ static const char *check_group(const group *gr) {
         if (gr->rule == R_GEMM && gr->n_dq == 3 && fl__attr_float(gr->t, "beta", 1.0f) != 1.0f) {
             return "Gemm's beta is not 1";
         }
-        return NULL;
+        return gr->rule == R_CONV && gr->n_dq == 3 ? bias_scale_ok(gr) : NULL;
     }
     for (int i = 0; i < gr->n_dq; i++) {
         if ((why = per_tensor(&dq[i], W_ANY_INPUT)) != NULL) {

@@ -118,18 +118,21 @@ static void assert_left(const fl_report *r, const char *why) {
  * redundant (z is uint8's minimum): QLinearConv "conv" (x, xs, xz, w, ws,
  * wz, ys, yz, b) with Conv's attrs. y [1,4,6,6]: E(y) 144; M = 144 * 27 =
  * 3888; int_ops 2M + E(x) 192 + E(w) 108 + E(y) 144 + E(y) 144 (bias) =
- * 8364; FLOPs 2 E(y) = 288 (README's QLinearConv rule). */
-static ob_model *conv_model(const char *relu_zp) {
+ * 8364; FLOPs 2 E(y) = 288 (README's QLinearConv rule). The bias scales
+ * are x_scale * w_scale = 0.02 * ws (ORT's check); with bias_off they are ws
+ * itself: left. */
+static ob_model *conv_model(const char *relu_zp, bool bias_off) {
     ob_model *m = qdq_model();
     ob_input(m, "xq", U8, 4, (int64_t[]){1, 3, 8, 8}, NULL);
     ob_init_raw(m, "w", I8, 4, (int64_t[]){4, 3, 3, 3}, NULL, 0);
     float ws[4] = {0.1f, 0.2f, 0.3f, 0.4f};
+    float bsc[4] = {0.002f, 0.004f, 0.006f, 0.008f};
     int8_t wz[4] = {0};
     int32_t b[4] = {1, 2, 3, 4}, bz[4] = {0};
     ob_init_raw(m, "ws", OB_FLOAT, 1, (int64_t[]){4}, ws, sizeof ws);
     ob_init_raw(m, "wz", I8, 1, (int64_t[]){4}, wz, sizeof wz);
     ob_init_raw(m, "b", OB_INT32, 1, (int64_t[]){4}, b, sizeof b);
-    ob_init_raw(m, "bs", OB_FLOAT, 1, (int64_t[]){4}, ws, sizeof ws);
+    ob_init_raw(m, "bs", OB_FLOAT, 1, (int64_t[]){4}, bias_off ? ws : bsc, sizeof ws);
     ob_init_raw(m, "bz", OB_INT32, 1, (int64_t[]){4}, bz, sizeof bz);
     ob_node(m, "DequantizeLinear", "dq_x", "xq,s,z", "x");
     Onnx__NodeProto *n = ob_node(m, "DequantizeLinear", "dq_w", "w,ws,wz", "wf");
@@ -145,7 +148,7 @@ static ob_model *conv_model(const char *relu_zp) {
 
 static void test_conv(void **state) {
     (void)state;
-    fl_report *r = run_passes(conv_model("z"), "qdq", NULL);
+    fl_report *r = run_passes(conv_model("z", false), "qdq", NULL);
     const fl_report_node *c = after(r, "conv");
     assert_non_null(c);
     assert_string_equal(c->op, "QLinearConv");
@@ -162,16 +165,23 @@ static void test_conv(void **state) {
     fl_report_free(r);
 
     /* --disable qdq: the float graph stays (MACs 3888 after). */
-    r = run_passes(conv_model("z"), "default", "qdq");
+    r = run_passes(conv_model("z", false), "default", "qdq");
     assert_int_equal(r->after.macs.value, 3888);
     assert_int_equal(fired(r, "qdq_conv", NULL), 0);
     fl_report_free(r);
 
     /* Q's zero point 10: the Relu clips what Q's range keeps: left. */
-    r = run_passes(conv_model("z10"), "qdq", NULL);
+    r = run_passes(conv_model("z10", false), "qdq", NULL);
     assert_left(r, "Relu/Clip before the QuantizeLinear is not made redundant");
     assert_int_equal(count_op(r, "Conv"), 1);
     assert_int_equal(r->after.macs.value, 3888);
+    fl_report_free(r);
+
+    /* Bias scales ws instead of 0.02 * ws: QLinearConv would add the bias
+     * at the wrong scale: left. */
+    r = run_passes(conv_model("z", true), "qdq", NULL);
+    assert_left(r, "the bias's scale is not x_scale * w_scale");
+    assert_int_equal(count_op(r, "Conv"), 1);
     fl_report_free(r);
 }
 
@@ -536,7 +546,7 @@ static void test_selection(void **state) {
     }
     assert_int_equal(r->n_passes, 14);
     fl_report_free(r);
-    r = run_passes(conv_model("z10"), "default", NULL);
+    r = run_passes(conv_model("z10", false), "default", NULL);
     size_t runs = 0;
     for (size_t i = 0; i < r->n_passes; i++) {
         runs += strcmp(r->passes[i].pass, "qdq") == 0;
