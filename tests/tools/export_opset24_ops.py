@@ -2,7 +2,9 @@
 """Writes the small ONNX models of tests/data/opset24/: one node each of the
 ai.onnx operators opsets 23 and 24 add (Attention, RotaryEmbedding,
 RMSNormalization, Swish, TensorScatter) and of later or rarer ones
-(DeformConv, GlobalLpPool, MaxRoiPool, CumProd), every input a graph input with a
+(DeformConv, GlobalLpPool, MaxRoiPool, CumProd), and three small graphs of the
+sequence and optional ops (their nodes unnamed: the importer names each after
+its output, which cli_onnx_opset24.sh relies on), every input a graph input with a
 fixed shape, every output declared without a shape. tests/cli/
 cli_onnx_opset24.sh runs them in ONNX Runtime and compares the output shapes
 with foldline's. The node attributes and shapes are those the unit tests
@@ -19,6 +21,17 @@ from onnx import TensorProto as T
 from onnx import helper
 
 F, I64 = T.FLOAT, T.INT64
+
+
+def graph_model(nodes, ins, outs, consts, opset):
+    """Several nodes; consts: int64 initializers {name: values}."""
+    graph = helper.make_graph(
+        nodes, "g", [helper.make_tensor_value_info(n, t, d) for n, t, d in ins],
+        [helper.make_tensor_value_info(o, t, None) for o, t in outs],
+        [helper.make_tensor(k, I64, [len(v)] if isinstance(v, list) else [],
+                            v if isinstance(v, list) else [v]) for k, v in consts.items()])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)],
+                             ir_version=10, producer_name="foldline-tests")
 
 
 def model(node, ins, opset):
@@ -78,6 +91,34 @@ MODELS = {
         [("x", F, [1, 3, 8, 10]), ("rois", F, [4, 5])], 21),
     "cum_prod": model(helper.make_node("CumProd", ["x", "axis"], ["y"]),
                       [("x", F, [3, 4]), ("axis", I64, [])], 26),
+    # x (2,6,4) split [1,2,3] along 1: the last element (2,3,4), 3 of them,
+    # concatenated back (2,6,4); split along 2 without split, keepdims 0, and
+    # stacked on a new axis 0: (4,2,6).
+    "seq_split": graph_model(
+        [helper.make_node("SplitToSequence", ["x", "split"], ["s"], axis=1),
+         helper.make_node("SequenceAt", ["s", "last"], ["a"]),
+         helper.make_node("SequenceLength", ["s"], ["l"]),
+         helper.make_node("ConcatFromSequence", ["s"], ["c"], axis=1),
+         helper.make_node("SplitToSequence", ["x"], ["s2"], axis=2, keepdims=0),
+         helper.make_node("ConcatFromSequence", ["s2"], ["st"], axis=0, new_axis=1)],
+        [("x", F, [2, 6, 4])], [("a", F), ("l", I64), ("c", F), ("st", F)],
+        {"split": [1, 2, 3], "last": -1}, 24),
+    # [a (2,3), b (2,5)], c (2,4) inserted at 1, the last erased: [a, c]
+    # concatenated along 1: (2,7); element 1 of [a, c, b]: (2,4); length 2.
+    "seq_construct": graph_model(
+        [helper.make_node("SequenceConstruct", ["a", "b"], ["q"]),
+         helper.make_node("SequenceInsert", ["q", "c", "one"], ["q2"]),
+         helper.make_node("SequenceErase", ["q2"], ["q3"]),
+         helper.make_node("ConcatFromSequence", ["q3"], ["cat"], axis=1),
+         helper.make_node("SequenceAt", ["q2", "one"], ["e"]),
+         helper.make_node("SequenceLength", ["q3"], ["len"])],
+        [("a", F, [2, 3]), ("b", F, [2, 5]), ("c", F, [2, 4])],
+        [("cat", F), ("e", F), ("len", I64)], {"one": 1}, 24),
+    "optional": graph_model(
+        [helper.make_node("Optional", ["x"], ["o"]),
+         helper.make_node("OptionalHasElement", ["o"], ["h"]),
+         helper.make_node("OptionalGetElement", ["o"], ["g"])],
+        [("x", F, [3, 4])], [("h", T.BOOL), ("g", F)], {}, 18),
 }
 
 

@@ -261,6 +261,114 @@ static void test_deform_conv_bad(void **state) {
     }
 }
 
+/* Sequences and optionals (the handles are variant scalars; sequence.c).
+ * x [n,6] split along 0 without split: n elements [1,6]; SequenceLength
+ * has the value n (Range(0, len, 1) is [n]); concatenated along 0: [n,6];
+ * split with keepdims 0 (elements [6]) and stacked on a new axis 1: [6,n].
+ * [a [2,3], b [2,5]] at an unknown position: [2,?] (the dim the elements
+ * disagree on). Optional(x [3,4]) has an element (its Cast to int64 is 1:
+ * Range [1]) and gives x's [3,4]; an Optional without input has none
+ * (Range [0]). Moving tensors costs 0 FLOPs; SplitToSequence reads x
+ * (bytes 0 for the handle it writes), ConcatFromSequence writes its output. */
+static void test_sequence_optional(void **state) {
+    (void)state;
+    ob_model *m = ob_new(24);
+    ob_input(m, "x", OB_FLOAT, 2, (int64_t[]){-1, 6}, (const char *[]){"n", 0});
+    ob_init_i64(m, "zero", 0, NULL, (int64_t[]){0});
+    ob_init_i64(m, "one", 0, NULL, (int64_t[]){1});
+    ob_node(m, "SplitToSequence", "s", "x", "sq");
+    ob_node(m, "SequenceLength", "len", "sq", "l");
+    ob_node(m, "Range", "rg", "zero,l,one", "r");
+    ob_attr_i(m, ob_node(m, "ConcatFromSequence", "cat", "sq", "c"), "axis", 0);
+    ob_attr_i(m, ob_node(m, "SplitToSequence", "s0", "x", "sq0"), "keepdims", 0);
+    Onnx__NodeProto *st = ob_node(m, "ConcatFromSequence", "stack", "sq0", "st");
+    ob_attr_i(m, st, "axis", 1);
+    ob_attr_i(m, st, "new_axis", 1);
+    ob_input(m, "a", OB_FLOAT, 2, (int64_t[]){2, 3}, NULL);
+    ob_input(m, "b", OB_FLOAT, 2, (int64_t[]){2, 5}, NULL);
+    ob_input(m, "pos", OB_INT64, 0, NULL, NULL);
+    ob_node(m, "SequenceConstruct", "q", "a,b", "qs");
+    ob_node(m, "SequenceAt", "at", "qs,pos", "e");
+    ob_input(m, "o", OB_FLOAT, 2, (int64_t[]){3, 4}, NULL);
+    ob_node(m, "Optional", "opt", "o", "ov");
+    ob_node(m, "OptionalHasElement", "has", "ov", "h");
+    ob_attr_i(m, ob_node(m, "Cast", "hc", "h", "hi"), "to", 7);
+    ob_node(m, "Range", "rh", "zero,hi,one", "rhv");
+    ob_node(m, "OptionalGetElement", "get", "ov", "g");
+    ob_node(m, "Optional", "none", "", "nv");
+    ob_node(m, "OptionalHasElement", "hasn", "nv", "hn");
+    ob_attr_i(m, ob_node(m, "Cast", "hnc", "hn", "hni"), "to", 7);
+    ob_node(m, "Range", "rn", "zero,hni,one", "rnv");
+    static const char *const outs[] = {"r", "c", "st", "e", "rhv", "g", "rnv"};
+    for (size_t i = 0; i < sizeof outs / sizeof outs[0]; i++) {
+        ob_output(m, outs[i]);
+    }
+    fl_report *r = oc_run(m, FL_OK);
+    assert_int_equal(r->n_unknown_ops, 0);
+    assert_string_equal(oc_node(r, "s")->outputs[0].dtype, "variant");
+    assert_string_equal(oc_node(r, "rg")->outputs[0].shape, "[n]");
+    assert_string_equal(oc_node(r, "cat")->outputs[0].shape, "[n,6]");
+    assert_string_equal(oc_node(r, "stack")->outputs[0].shape, "[6,n]");
+    assert_string_equal(oc_node(r, "at")->outputs[0].shape, "[2,?]");
+    assert_string_equal(oc_node(r, "has")->outputs[0].dtype, "bool");
+    assert_string_equal(oc_node(r, "rh")->outputs[0].shape, "[1]");
+    assert_string_equal(oc_node(r, "get")->outputs[0].shape, "[3,4]");
+    assert_string_equal(oc_node(r, "rn")->outputs[0].shape, "[0]");
+    const fl_report_node *sn = oc_node(r, "s"), *cn = oc_node(r, "cat");
+    oc_assert_cost(sn, 0, 0);
+    assert_string_equal(sn->bytes.text, "24*n");
+    oc_assert_cost(cn, 0, 0);
+    assert_string_equal(cn->bytes.text, "24*n");
+    fl_report_free(r);
+    ob_free(m);
+}
+
+/* Positions out of range, a split that does not sum to the dim, elements
+ * that disagree off the concatenation axis and an empty optional's element
+ * fail naming node and input. */
+static void test_sequence_bad(void **state) {
+    (void)state;
+    static const char *const want[] = {
+        "node 'at' (SequenceAt): input 1 (position) 2 is out of range for a sequence of 2 "
+        "elements",
+        "node 'ins' (SequenceInsert): input 2 (position) -3 is out of range for a sequence of 2 "
+        "elements",
+        "node 'sp' (SplitToSequence): input 1 (split) sums to 3, axis 1 of input 0 is 5",
+        "node 'cat' (ConcatFromSequence): the sequence's elements off the axis disagree: 2 vs 3",
+        "node 'get' (OptionalGetElement): input 0 is an empty optional (none has no input)",
+    };
+    for (int i = 0; i < 5; i++) {
+        ob_model *m = ob_new(24);
+        ob_input(m, "a", OB_FLOAT, 2, (int64_t[]){2, 3}, NULL);
+        ob_input(m, "b", OB_FLOAT, 2, (int64_t[]){i == 3 ? 3 : 2, 5}, NULL);
+        ob_init_i64(m, "two", 0, NULL, (int64_t[]){2});
+        ob_init_i64(m, "m3", 0, NULL, (int64_t[]){-3});
+        ob_init_i64(m, "split", 1, (int64_t[]){2}, (int64_t[]){1, 2});
+        ob_node(m, "SequenceConstruct", "q", "a,b", "qs");
+        const char *out = "y";
+        if (i == 0) {
+            ob_node(m, "SequenceAt", "at", "qs,two", "y");
+        } else if (i == 1) {
+            ob_node(m, "SequenceInsert", "ins", "qs,a,m3", "q2");
+            ob_node(m, "SequenceAt", "at", "q2,two", "y");
+        } else if (i == 2) {
+            ob_attr_i(m, ob_node(m, "SplitToSequence", "sp", "b,split", "q2"), "axis", 1);
+            ob_node(m, "SequenceLength", "len", "q2", "y");
+        } else if (i == 3) {
+            ob_attr_i(m, ob_node(m, "ConcatFromSequence", "cat", "qs", "y"), "axis", 1);
+        } else {
+            ob_node(m, "Optional", "none", "", "nv");
+            ob_node(m, "OptionalGetElement", "get", "nv", "y");
+        }
+        ob_output(m, out);
+        fl_report *r = oc_run(m, FL_EINVAL);
+        printf("%s\n", r->error);
+        assert_non_null(strstr(r->error, want[i]));
+        fl_report_free(r);
+        ob_free(m);
+    }
+}
+
 /* Malformed attributes fail naming node and attribute. */
 /* CastLike's value is input 0 cast to input 1's dtype, as Cast: float
  * [2.7, 3.2, 4.9] cast like int64 Shape(x) truncates toward zero to [2,3,4]
@@ -508,6 +616,8 @@ int main(void) {
         cmocka_unit_test(test_opset24_and_ms_qdq),
         cmocka_unit_test(test_deform_conv_pools_cumprod),
         cmocka_unit_test(test_deform_conv_bad),
+        cmocka_unit_test(test_sequence_optional),
+        cmocka_unit_test(test_sequence_bad),
         cmocka_unit_test(test_bad_attrs),
         cmocka_unit_test(test_unknown_domain_and_opset),
         cmocka_unit_test(test_opset25_dtypes),
