@@ -253,6 +253,17 @@ void ob_attr_s(ob_model *m, Onnx__NodeProto *n, const char *name, const char *v)
     a->s.data = (uint8_t *)ob_strdup(m, v);
 }
 
+void ob_attr_strings(ob_model *m, Onnx__NodeProto *n, const char *name, size_t cnt,
+                     const char *const *v) {
+    Onnx__AttributeProto *a = ob_attr(m, n, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRINGS);
+    a->n_strings = cnt;
+    a->strings = ob_alloc(m, (cnt ? cnt : 1) * sizeof(ProtobufCBinaryData));
+    for (size_t i = 0; i < cnt; i++) {
+        a->strings[i].len = strlen(v[i]);
+        a->strings[i].data = (uint8_t *)ob_strdup(m, v[i]);
+    }
+}
+
 void ob_attr_ints(ob_model *m, Onnx__NodeProto *n, const char *name, size_t cnt, const int64_t *v) {
     Onnx__AttributeProto *a = ob_attr(m, n, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS);
     a->n_ints = cnt;

@@ -60,6 +60,8 @@ void ob_attr_f(ob_model *m, Onnx__NodeProto *n, const char *name, float v);
  * borrowed (free body after m is packed). */
 void ob_attr_graph(ob_model *m, Onnx__NodeProto *n, const char *name, ob_model *body);
 void ob_attr_s(ob_model *m, Onnx__NodeProto *n, const char *name, const char *v);
+void ob_attr_strings(ob_model *m, Onnx__NodeProto *n, const char *name, size_t cnt,
+                     const char *const *v);
 void ob_attr_ints(ob_model *m, Onnx__NodeProto *n, const char *name, size_t cnt, const int64_t *v);
 void ob_attr_floats(ob_model *m, Onnx__NodeProto *n, const char *name, size_t cnt, const float *v);
 /* A tensor attr (e.g. Constant's value) holding int64 values. */

@@ -369,6 +369,75 @@ static void test_sequence_bad(void **state) {
     }
 }
 
+/* The ai.onnx.ml models a registry meets, counted by ml.c's rules:
+ * TreeEnsembleRegressor X [5,3] with nodes_modes of 2 branches and 3 leaves:
+ * Y [5,1], 5 * 2 = 10 comparisons. TreeEnsembleClassifier X [4,3], 3
+ * branches, labels 0..2: Y int64 [4], Z [4,3], 12. TreeEnsemble (ml opset
+ * 5) X [6,4], 3 nodes_featureids, leaf_targetids up to 1: Y [6,2], 18.
+ * LinearClassifier X [5,3], 6 coefficients = 2 classes 'a', 'b': Y string
+ * [5], Z [5,2], MACs 5 * 3 * 2 = 30, FLOPs 60 + 10 intercepts = 70. Scaler X
+ * [4,3]: 2 * 12 = 24. ZipMap of Z [4,3]: a sequence of 4 maps, variant
+ * [4], 0. */
+static void test_ml_models(void **state) {
+    (void)state;
+    ob_model *m = ob_new(17);
+    ob_opset(m, "ai.onnx.ml", 5);
+    ob_input(m, "x", OB_FLOAT, 2, (int64_t[]){5, 3}, NULL);
+    ob_input(m, "x4", OB_FLOAT, 2, (int64_t[]){4, 3}, NULL);
+    ob_input(m, "x6", OB_FLOAT, 2, (int64_t[]){6, 4}, NULL);
+    static const char *const modes2[] = {"BRANCH_LEQ", "LEAF", "BRANCH_GT", "LEAF", "LEAF"};
+    static const char *const modes3[] = {"BRANCH_LEQ", "BRANCH_LT", "LEAF", "BRANCH_EQ",
+                                         "LEAF",       "LEAF",      "LEAF"};
+    static const char *const ab[] = {"a", "b"};
+    Onnx__NodeProto *n = ob_node(m, "TreeEnsembleRegressor", "tr", "x", "ytr");
+    ob_domain(m, n, "ai.onnx.ml");
+    ob_attr_strings(m, n, "nodes_modes", 5, modes2);
+    n = ob_node(m, "TreeEnsembleClassifier", "tc", "x4", "ytc,ztc");
+    ob_domain(m, n, "ai.onnx.ml");
+    ob_attr_strings(m, n, "nodes_modes", 7, modes3);
+    ob_attr_ints(m, n, "classlabels_ints", 3, (int64_t[]){0, 1, 2});
+    n = ob_node(m, "TreeEnsemble", "te", "x6", "yte");
+    ob_domain(m, n, "ai.onnx.ml");
+    ob_attr_ints(m, n, "nodes_featureids", 3, (int64_t[]){0, 2, 3});
+    ob_attr_ints(m, n, "leaf_targetids", 4, (int64_t[]){0, 1, 0, 1});
+    n = ob_node(m, "LinearClassifier", "lc", "x", "ylc,zlc");
+    ob_domain(m, n, "ai.onnx.ml");
+    ob_attr_floats(m, n, "coefficients", 6, (float[]){1, 2, 3, 4, 5, 6});
+    ob_attr_strings(m, n, "classlabels_strings", 2, ab);
+    ob_domain(m, ob_node(m, "Scaler", "sc", "x4", "ysc"), "ai.onnx.ml");
+    n = ob_node(m, "ZipMap", "zm", "ztc", "yzm");
+    ob_domain(m, n, "ai.onnx.ml");
+    ob_attr_ints(m, n, "classlabels_int64s", 3, (int64_t[]){0, 1, 2});
+    static const char *const outs[] = {"ytr", "ytc", "yte", "ylc", "zlc", "ysc", "yzm"};
+    for (int i = 0; i < 7; i++) {
+        ob_output(m, outs[i]);
+    }
+    fl_report *r = oc_run(m, FL_OK);
+    assert_int_equal(r->n_unknown_ops, 0);
+    const fl_report_node *tr = oc_node(r, "tr"), *tc = oc_node(r, "tc"), *te = oc_node(r, "te");
+    assert_string_equal(tr->outputs[0].shape, "[5,1]");
+    oc_assert_cost(tr, 10, 0);
+    assert_string_equal(tc->outputs[0].dtype, "int64");
+    assert_string_equal(tc->outputs[0].shape, "[4]");
+    assert_string_equal(tc->outputs[1].shape, "[4,3]");
+    oc_assert_cost(tc, 12, 0);
+    assert_string_equal(te->outputs[0].shape, "[6,2]");
+    oc_assert_cost(te, 18, 0);
+    const fl_report_node *lc = oc_node(r, "lc");
+    assert_string_equal(lc->outputs[0].dtype, "string");
+    assert_string_equal(lc->outputs[0].shape, "[5]");
+    assert_string_equal(lc->outputs[1].shape, "[5,2]");
+    oc_assert_cost(lc, 70, 30);
+    assert_string_equal(oc_node(r, "sc")->outputs[0].shape, "[4,3]");
+    oc_assert_cost(oc_node(r, "sc"), 24, 0);
+    const fl_report_node *zm = oc_node(r, "zm");
+    assert_string_equal(zm->outputs[0].dtype, "variant");
+    assert_string_equal(zm->outputs[0].shape, "[4]");
+    oc_assert_cost(zm, 0, 0);
+    fl_report_free(r);
+    ob_free(m);
+}
+
 /* Malformed attributes fail naming node and attribute. */
 /* CastLike's value is input 0 cast to input 1's dtype, as Cast: float
  * [2.7, 3.2, 4.9] cast like int64 Shape(x) truncates toward zero to [2,3,4]
@@ -611,6 +680,7 @@ int main(void) {
         cmocka_unit_test(test_resize_topk),
         cmocka_unit_test(test_mod_symbolic_nonzero),
         cmocka_unit_test(test_ml_linear_regressor),
+        cmocka_unit_test(test_ml_models),
         cmocka_unit_test(test_opset18_20),
         cmocka_unit_test(test_cast_like_value),
         cmocka_unit_test(test_opset24_and_ms_qdq),

@@ -1,12 +1,15 @@
 /*
  * ml.c - the ai.onnx.ml operators a model registry meets (registered as
- * "ai.onnx.ml::OpType"): TreeEnsembleRegressor, TreeEnsembleClassifier,
+ * "ai.onnx.ml::OpType"): TreeEnsemble (ai.onnx.ml opset 5),
+ * TreeEnsembleRegressor, TreeEnsembleClassifier,
  * LinearRegressor, LinearClassifier, SVMRegressor, SVMClassifier, Scaler,
  * Normalizer, Binarizer, Imputer, LabelEncoder, ArrayFeatureExtractor,
  * FeatureVectorizer, OneHotEncoder, ZipMap.
  *
  * Shapes (X is [N, F], or [F] for one sample):
  *   TreeEnsembleRegressor     Y float [N, n_targets]
+ *   TreeEnsemble              Y X's dtype [N, n_targets] (n_targets, else
+ *                             the largest leaf_targetids entry + 1)
  *   TreeEnsembleClassifier, LinearClassifier, SVMClassifier  Y labels [N]
  *                             (int64 with classlabels_ints, else string), Z
  *                             float [N, classes] (classes = the label count)
@@ -28,7 +31,10 @@
  *                             (one kernel function each)
  *   TreeEnsemble*             N * branch nodes (every branch node's comparison:
  *                             an upper bound of the path walked; leaves add
- *                             their weights, not counted)
+ *                             their weights, not counted); the branch nodes
+ *                             are nodes_modes' entries but LEAF, and all of
+ *                             TreeEnsemble's nodes_featureids (its leaves are
+ *                             listed apart)
  *   Scaler 2 * E(X); Normalizer 3 * E(X); Binarizer, Imputer 1 * E(X)
  *   LabelEncoder, ArrayFeatureExtractor, FeatureVectorizer, OneHotEncoder,
  *   ZipMap                    0 (lookups and data movement, with a rule)
@@ -85,6 +91,26 @@ static fl_status infer_tree_regressor(fl_ctx *c, fl_node *n) {
     return st == FL_OK ? fl__op_set_output(c, n, 0, FL_DT_FLOAT, 2, y) : st;
 }
 
+static fl_status infer_tree_ensemble(fl_ctx *c, fl_node *n) {
+    int64_t t;
+    fl_status st = fl__attr_int_or(n, "n_targets", 0, &t, c->d);
+    const int64_t *ids;
+    size_t ni;
+    if (st == FL_OK && t == 0 && fl__attr_get_ints(n, "leaf_targetids", &ids, &ni, c->d) == FL_OK) {
+        for (size_t i = 0; i < ni; i++) {
+            t = ids[i] >= t && ids[i] < ((int64_t)1 << 40) ? ids[i] + 1 : t;
+        }
+    }
+    if (st != FL_OK) {
+        return st;
+    }
+    if (t < 1) {
+        return fl__node_fail(c->d, FL_EINVAL, n, "attr 'n_targets' is %lld", (long long)t);
+    }
+    fl_sym y[2] = {rows(&fl_node_in(n, 0)->shape), fl_sym_const(t)};
+    return fl__op_set_output(c, n, 0, fl__ox_in_dtype(n, 0), 2, y);
+}
+
 static fl_status infer_linear_regressor(fl_ctx *c, fl_node *n) {
     int64_t t;
     fl_status st = fl__attr_int_or(n, "targets", 1, &t, c->d);
@@ -108,6 +134,9 @@ static fl_status cost_tree(fl_ctx *c, const fl_node *n, fl_cost *out) {
         for (size_t i = 0; i < modes->n; i++) {
             branches += strcmp(modes->v.list.s[i].p, "LEAF") != 0;
         }
+    }
+    if (n->kind == FL_OP_ONNX_ML_TREE_ENSEMBLE) {
+        branches = list_len(n, "nodes_featureids");
     }
     fl_sym f = fl__ar_scale(&k, rows(&fl_node_in(n, 0)->shape), branches);
     return fl__ar_put_cost(&k, out, f, fl_sym_const(0));
@@ -229,6 +258,7 @@ static fl_status cost_zero(fl_ctx *c, const fl_node *n, fl_cost *out) {
 #define HOOKS_ml_feature_vectorizer      .infer = infer_feature_vectorizer, .cost = cost_zero
 #define HOOKS_ml_one_hot_encoder         .infer = infer_one_hot_encoder, .cost = cost_zero
 #define HOOKS_ml_zipmap                  .infer = infer_zipmap, .cost = cost_zero
+#define HOOKS_ml_tree_ensemble           .infer = infer_tree_ensemble, .cost = cost_tree
 
 #define FL_OP FL_OP_DESC
 #include "ops/onnxops/ml.def"
