@@ -587,6 +587,79 @@ static void test_group_norm_split_gelu(void **state) {
     ob_free(m);
 }
 
+/* BiasSoftmax data (2,4,8,8), bias (2,1,8,8) broadcast: (2,4,8,8), E 512:
+ * the add + Softmax's 5 = 6 * 512 = 3072. BiasDropout data (2,5,16), bias
+ * (16), residual (2,5,16): output (2,5,16) and a bool mask, 2 adds * 160 =
+ * 320; without residual 160. GemmFastGelu X (b,s,16), W (16,32), bias (32):
+ * (b,s,32), MACs b*s*16*32 = 512*b*s, FLOPs 2 * MACs + FastGelu E + the bias
+ * E (E = 32*b*s): 1024*b*s + 64*b*s = 1088*b*s. */
+static void test_bias_softmax_dropout_gemm_gelu(void **state) {
+    (void)state;
+    ob_model *m = oc_ms_model();
+    ob_input(m, "d", OB_FLOAT, 4, (int64_t[]){2, 4, 8, 8}, NULL);
+    ob_input(m, "mask", OB_FLOAT, 4, (int64_t[]){2, 1, 8, 8}, NULL);
+    ob_input(m, "x", OB_FLOAT, 3, (int64_t[]){2, 5, 16}, NULL);
+    ob_input(m, "xs", OB_FLOAT, 3, (int64_t[]){-1, -1, 16}, (const char *[]){"b", "s", 0});
+    ob_init_f(m, "b16", 1, (int64_t[]){16}, false);
+    ob_init_f(m, "b32", 1, (int64_t[]){32}, false);
+    ob_init_f(m, "w", 2, (int64_t[]){16, 32}, false);
+    Onnx__NodeProto *n = oc_ms_node(m, "BiasSoftmax", "bs", "d,mask", "y1");
+    ob_attr_i(m, n, "axis", 3);
+    ob_attr_i(m, n, "is_inner_broadcast", 0);
+    oc_ms_node(m, "BiasDropout", "bd", "x,b16,x", "y2,m2");
+    oc_ms_node(m, "BiasDropout", "bd1", "x,b16", "y3");
+    oc_ms_node(m, "GemmFastGelu", "gg", "xs,w,b32", "y4");
+    static const char *const outs[] = {"y1", "y2", "m2", "y3", "y4"};
+    for (int i = 0; i < 5; i++) {
+        ob_output(m, outs[i]);
+    }
+    fl_report *r = oc_run(m, FL_OK);
+    assert_int_equal(r->n_unknown_ops, 0);
+    const fl_report_node *bs = oc_node(r, "bs"), *bd = oc_node(r, "bd"), *gg = oc_node(r, "gg");
+    assert_string_equal(bs->outputs[0].shape, "[2,4,8,8]");
+    oc_assert_cost(bs, 3072, 0);
+    assert_string_equal(bd->outputs[0].shape, "[2,5,16]");
+    assert_string_equal(bd->outputs[1].dtype, "bool");
+    assert_string_equal(bd->outputs[1].shape, "[2,5,16]");
+    oc_assert_cost(bd, 320, 0);
+    oc_assert_cost(oc_node(r, "bd1"), 160, 0);
+    assert_string_equal(gg->outputs[0].shape, "[b,s,32]");
+    assert_string_equal(gg->macs.text, "512*b*s");
+    assert_string_equal(gg->flops.text, "1088*b*s");
+    fl_report_free(r);
+    ob_free(m);
+}
+
+/* Bad inputs of the three fail naming node and input or attr. */
+static void test_bias_softmax_dropout_gemm_gelu_bad(void **state) {
+    (void)state;
+    static const char *const want[] = {
+        "node 'bad' (GemmFastGelu): input 2 (bias) and the output's last dim disagree: 32 vs 16",
+        "node 'bad' (BiasDropout): input 2 (residual) and input 0 (data) disagree: 16 vs 8",
+        "node 'bad' (BiasSoftmax): missing required attr 'is_inner_broadcast'",
+    };
+    for (int i = 0; i < 3; i++) {
+        ob_model *m = oc_ms_model();
+        ob_input(m, "x", OB_FLOAT, 3, (int64_t[]){2, 5, 16}, NULL);
+        ob_input(m, "r", OB_FLOAT, 3, (int64_t[]){2, 5, 8}, NULL);
+        ob_init_f(m, "b16", 1, (int64_t[]){16}, false);
+        ob_init_f(m, "w", 2, (int64_t[]){16, 32}, false);
+        if (i == 0) {
+            oc_ms_node(m, "GemmFastGelu", "bad", "x,w,b16", "y");
+        } else if (i == 1) {
+            oc_ms_node(m, "BiasDropout", "bad", "x,b16,r", "y");
+        } else {
+            oc_ms_node(m, "BiasSoftmax", "bad", "x,b16", "y");
+        }
+        ob_output(m, "y");
+        fl_report *r = oc_run(m, FL_EINVAL);
+        printf("%s\n", r->error);
+        assert_non_null(strstr(r->error, want[i]));
+        fl_report_free(r);
+        ob_free(m);
+    }
+}
+
 /* Bad GroupNorm / BiasSplitGelu inputs fail naming node and attr or input:
  * 8 channels in 3 groups; a gamma of 6; activation 2; X of rank 3; an odd
  * BiasSplitGelu width. */
@@ -644,6 +717,8 @@ int main(void) {
         cmocka_unit_test(test_group_norm_split_gelu),
         cmocka_unit_test(test_group_norm_bad),
         cmocka_unit_test(test_longformer_bad),
+        cmocka_unit_test(test_bias_softmax_dropout_gemm_gelu),
+        cmocka_unit_test(test_bias_softmax_dropout_gemm_gelu_bad),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
