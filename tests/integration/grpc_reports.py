@@ -252,13 +252,18 @@ CORPUS_TFLITE = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__
 SKIPPED = []
 
 
-def last_call_bytes(before):
-    """The request size of the first call the server logged after `before`
-    lines (it logs a call once it is over on its side: wait for the line)."""
+def last_call_bytes(before, nodes):
+    """The request size of the first Analyze call of `nodes` nodes the server
+    logged after `before` lines. It logs a call once it is over on its side,
+    so wait for the line; and an earlier case's call can be logged after
+    `before` was counted, so the line is told by its method and node count."""
     for _ in range(200):
-        lines = [ln for ln in same.server.log_text().splitlines() if ln.startswith('{"method"')]
-        if len(lines) > before:
-            return json.loads(lines[before])["bytes"]
+        for ln in same.server.log_text().splitlines()[before:]:
+            if not (ln.startswith('{"method"') and ln.endswith("}")):
+                continue  # another kind of line, or one still being written
+            rec = json.loads(ln)
+            if rec["method"].startswith("Analyze") and rec["nodes"] == nodes:
+                return rec["bytes"]
         time.sleep(0.02)
     return -1
 
@@ -269,12 +274,12 @@ def strip_case(name, path, threshold):
     totals, parameters and per-node counts equal a local analysis of the
     whole file."""
     lrc, lout, lerr = cli("analyze", path, "--json", "--per-node")
-    before = len([ln for ln in same.server.log_text().splitlines() if ln.startswith('{"method"')])
+    before = len(same.server.log_text().splitlines())
     rrc, rout, rerr = cli("analyze", path, "--json", "--per-node", server=same.addr,
                           extra=["--strip-weights", str(threshold)])
-    sent = last_call_bytes(before)
     ok = lrc == rrc == 0
     ld, rd = (json.loads(lout), json.loads(rout)) if ok else ({}, {})
+    sent = last_call_bytes(before, ld["graph"]["nodes"]) if ok else -1
     keys = lambda d: (d.get("totals"), d.get("graph", {}).get("params"), d.get("complete"),
                       [(n["name"], n["flops"], n["macs"], n["int_ops"], n["bytes"]) for n in d.get("nodes", [])])
     work = ld["totals"]["macs"]["value"] + ld["totals"]["int_ops"]["value"] if ok else 0
