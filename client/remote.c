@@ -658,12 +658,16 @@ done:
     return fail;
 }
 
-/* Analyze is a pure function of its request, so a call that ends UNAVAILABLE is sent again,
- * up to ANALYZE_ATTEMPTS times in all, 100 ms then 200 ms apart, while --timeout-ms leaves time
- * for it. gRPC's retry policy (service_config) covers a call the server has not answered yet;
- * this covers one whose reply was under way when the connection went (a replica that drained
- * and exited as its last reply was in flight: the headers arrived, so gRPC had committed the
- * call, then the connection was reset). */
+/* Analyze is a pure function of its request, so a call that ends UNAVAILABLE or CANCELLED is
+ * sent again, up to ANALYZE_ATTEMPTS times in all, 100 ms then 200 ms apart, while --timeout-ms
+ * leaves time for it. gRPC's retry policy (service_config) covers a call the server has not
+ * answered yet; this covers one whose reply was under way when the connection went (a replica
+ * that drained and exited as its last reply was in flight: the headers arrived, so gRPC had
+ * committed the call, then the connection was reset), and one a draining server's gRPC core
+ * reset with RST_STREAM(CANCEL): a call that reached the transport as the server shut down, but
+ * no requested call yet, is cancelled, not refused, and ends CANCELLED at the client. The CLI
+ * never cancels its own call (its deadline ends one DEADLINE_EXCEEDED), so a CANCELLED it sees
+ * is always the server's side giving the call up. */
 #define ANALYZE_ATTEMPTS 3
 static fl_remote_failure remote_analyze(const fl_remote_options *ro, const void *bytes, size_t len,
                                         const fl_options *opt, fl_report **out, fl_status *engine,
@@ -673,7 +677,8 @@ static fl_remote_failure remote_analyze(const fl_remote_options *ro, const void 
     for (int attempt = 1;; attempt++) {
         grpc_status_code code = GRPC_STATUS_OK; /* set once a call ran */
         fl_remote_failure f = analyze_once(ro, bytes, len, opt, out, engine, &code, err, errlen);
-        if (f != FL_REMOTE_TRANSPORT || code != GRPC_STATUS_UNAVAILABLE ||
+        if (f != FL_REMOTE_TRANSPORT ||
+            (code != GRPC_STATUS_UNAVAILABLE && code != GRPC_STATUS_CANCELLED) ||
             attempt == ANALYZE_ATTEMPTS) {
             return f;
         }
