@@ -224,10 +224,13 @@ only="${FL_REPLICAS_ONLY:-}"
 [ -z "$only" ] || [ "$only" = drain_one ] && scenario drain_one TERM
 # drain_queue runs in a network namespace of its own when this user may make
 # one (root, or unprivileged user namespaces) and iproute2 is there: then its
-# kernel counters are the test's alone, and no TCP connection may have been
-# reset for data that reached a socket the server had closed (TCPAbortOnData).
-# Such a reset discards what the server's socket still held: the tail of a
-# reply the server logged OK, which its client then ends UNAVAILABLE.
+# kernel counters are the test's alone, and it reports how many TCP
+# connections were reset for data that reached a socket the server had closed
+# (TCPAbortOnData). Such a reset discards what the server's socket still held:
+# when that is the tail of a reply the server logged OK, its client ends
+# UNAVAILABLE, and drain_queue's own checks (OK answers = clients ok) fail.
+# A reset after a client had its whole reply (its channel closing, say) loses
+# nothing, so the count is reported, not a failure in itself.
 aborts_on_data() {
   awk '/^TcpExt:/ { if (!h) { split($0, k); h = 1 } else { split($0, v)
     for (i in k) if (k[i] == "TCPAbortOnData") print v[i] } }' /proc/net/netstat
@@ -239,8 +242,6 @@ if [ -z "$only" ] || [ "$only" = drain_queue ]; then
     drain_queue
     a1=$(aborts_on_data)
     echo "drain_queue: $((a1 - a0)) TCP connections reset for data after their close"
-    [ "$a1" -eq "$a0" ] || fail "drain_queue: $((a1 - a0)) connections reset for data that" \
-      "reached a closed socket (TCPAbortOnData): a reply's tail can be lost that way"
   elif [ -z "${FL_REPLICAS_NETNS:-}" ] && [ -r /proc/net/netstat ] && command -v ip >/dev/null &&
     unshare -n true 2>/dev/null; then
     FL_REPLICAS_ONLY=drain_queue FL_REPLICAS_NETNS=inside unshare -n bash "$0" "$@" ||
