@@ -894,42 +894,17 @@ bool fl__pass_qdq_applies(const fl_graph *g) {
     return false;
 }
 
+static bool visit(void *ctx, fl_node *n) {
+    return is_q(n) && fuse_at(ctx, n);
+}
+
 fl_status fl__pass_qdq(fl_pass_ctx *pc) {
-    fl_ctx *c = pc->c;
-    fl_graph *g = c->g;
-    fl_status st;
-    if (!fl__pass_qdq_applies(g)) {
+    if (!fl__pass_qdq_applies(pc->c->g)) {
         return FL_OK;
-    }
-    if (!g->order && (st = fl__graph_toposort(g, c->d)) != FL_OK) {
-        return st;
     }
     qctx x = {0};
     x.pc = pc;
-    x.g = g;
-    x.d = c->d;
-    x.n0 = g->n_nodes;
-    fl_node **order = fl__arena_calloc(g->arena, x.n0 ? x.n0 : 1, sizeof(*order));
-    if (!order) {
-        return fl__diag_oom(c->d);
-    }
-    memcpy(order, g->order, x.n0 * sizeof(*order));
-    if ((st = fl__uses_build(g, &x.uses, c->d)) != FL_OK ||
-        (st = fl__edge_index_build(g, &x.edges, c->d)) != FL_OK) {
-        return st;
-    }
-    bool changed = false;
-    for (size_t i = x.n0; i-- > 0 && x.st == FL_OK;) {
-        fl_node *n = order[i];
-        if (is_q(n) && !removed(n)) {
-            changed |= fuse_at(&x, n);
-        }
-    }
-    if (x.st != FL_OK) {
-        return x.st;
-    }
-    if (g->arena->failed) {
-        return fl__diag_oom(c->d);
-    }
-    return changed ? fl__graph_compact(g, c->d) : FL_OK;
+    x.g = pc->c->g;
+    x.d = pc->c->d;
+    return fl__sweep_reverse(pc, &x.uses, &x.edges, &x.n0, visit, &x, &x.st);
 }

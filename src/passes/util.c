@@ -445,3 +445,36 @@ fl_dev_type fl__node_device(const fl_node *n, fl_device target) {
     }
     return FL_DEV_OTHER;
 }
+
+fl_status fl__sweep_reverse(fl_pass_ctx *pc, fl_uses *uses, fl_edge_index *edges, size_t *n0,
+                            fl_sweep_visit visit, void *ctx, const fl_status *st) {
+    fl_graph *g = pc->c->g;
+    fl_diag *d = pc->c->d;
+    fl_status s;
+    if (!g->order && (s = fl__graph_toposort(g, d)) != FL_OK) {
+        return s;
+    }
+    size_t n = *n0 = g->n_nodes;
+    fl_node **order = fl__arena_calloc(g->arena, n ? n : 1, sizeof(*order));
+    if (!order) {
+        return fl__diag_oom(d);
+    }
+    memcpy(order, g->order, n * sizeof(*order));
+    if ((s = fl__uses_build(g, uses, d)) != FL_OK ||
+        (s = fl__edge_index_build(g, edges, d)) != FL_OK) {
+        return s;
+    }
+    bool changed = false;
+    for (size_t i = n; i-- > 0 && *st == FL_OK;) {
+        if (!(order[i]->flags & FL_NODE_REMOVED)) {
+            changed |= visit(ctx, order[i]);
+        }
+    }
+    if (*st != FL_OK) {
+        return *st;
+    }
+    if (g->arena->failed) {
+        return fl__diag_oom(d);
+    }
+    return changed ? fl__graph_compact(g, d) : FL_OK;
+}

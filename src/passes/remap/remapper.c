@@ -116,43 +116,17 @@ static bool remap_node(rctx *r, fl_node *n) {
            fl__rm_rewrite_dilated_conv(r, n);
 }
 
+static bool visit(void *ctx, fl_node *n) {
+    return remap_node(ctx, n);
+}
+
 fl_status fl__pass_remapper(fl_pass_ctx *pc) {
-    fl_ctx *c = pc->c;
-    fl_graph *g = c->g;
-    fl_status st;
-    if (!g->order && (st = fl__graph_toposort(g, c->d)) != FL_OK) {
-        return st;
-    }
     rctx r = {0};
     r.pc = pc;
-    r.g = g;
-    r.d = c->d;
+    r.g = pc->c->g;
+    r.d = pc->c->d;
     r.onednn = pc->opt && pc->opt->remapper_mode == FL_REMAPPER_ONEDNN;
     r.persistent_bn = pc->opt && pc->opt->persistent_bn;
     r.target = pc->opt ? pc->opt->device : FL_DEVICE_CPU;
-    r.n0 = g->n_nodes;
-    fl_node **order = fl__arena_calloc(g->arena, r.n0 ? r.n0 : 1, sizeof(*order));
-    if (!order) {
-        return fl__diag_oom(c->d);
-    }
-    memcpy(order, g->order, r.n0 * sizeof(*order));
-    if ((st = fl__uses_build(g, &r.uses, c->d)) != FL_OK ||
-        (st = fl__edge_index_build(g, &r.edges, c->d)) != FL_OK) {
-        return st;
-    }
-    bool changed = false;
-    for (size_t i = r.n0; i-- > 0 && r.st == FL_OK;) {
-        fl_node *n = order[i];
-        if (fl__rm_is_removed(n)) {
-            continue;
-        }
-        changed |= remap_node(&r, n);
-    }
-    if (r.st != FL_OK) {
-        return r.st;
-    }
-    if (g->arena->failed) {
-        return fl__diag_oom(c->d);
-    }
-    return changed ? fl__graph_compact(g, c->d) : FL_OK;
+    return fl__sweep_reverse(pc, &r.uses, &r.edges, &r.n0, visit, &r, &r.st);
 }
