@@ -1,18 +1,21 @@
 // Runs two ONNX models in ONNX Runtime (CPU, graph optimisations disabled,
-// so each runs as written) on the same seeded random inputs and compares
-// every output: same names, shapes and values within a tolerance relative
-// to the output's largest magnitude.
-// Usage: node ort_compare.mjs ORT_DIR A.onnx B.onnx INPUTS_JSON [RTOL]
+// so each runs as written, unless LEVEL_A names another level for A) on the
+// same seeded random inputs and compares every output: same names, shapes
+// and values within a tolerance relative to the output's largest magnitude
+// (RTOL 0: equal values).
+// Usage: node ort_compare.mjs ORT_DIR A.onnx B.onnx INPUTS_JSON [RTOL [LEVEL_A]]
 //   ORT_DIR      a directory with node_modules/onnxruntime-node
 //   INPUTS_JSON  [{"name": "input", "dtype": "float", "shape": [1,3,224,224]}, ...];
 //                an entry may give its "values" (row-major) instead of random ones
-// Prints one line per output; exit 0 when all match, 1 when not, 2 on error.
+//   LEVEL_A      ORT's graphOptimizationLevel for A: disabled (default), basic,
+//                extended or all (B always runs with optimisations disabled)
+// Prints one line per output (with its count of distinct values); exit 0 when all match, 1 when not, 2 on error.
 import { createRequire } from "module";
 import path from "path";
 
-const [ortDir, a, b, inputsJson, rtolArg] = process.argv.slice(2);
+const [ortDir, a, b, inputsJson, rtolArg, levelA] = process.argv.slice(2);
 const ort = createRequire(path.join(path.resolve(ortDir), "package.json"))("onnxruntime-node");
-const rtol = rtolArg ? Number(rtolArg) : 1e-3;
+const rtol = rtolArg !== undefined && rtolArg !== "" ? Number(rtolArg) : 1e-3;
 
 let seed = 12345;
 function rand() { // xorshift32 in [-1, 1)
@@ -44,7 +47,7 @@ function makeInput(spec) {
 
 try {
   const opts = { graphOptimizationLevel: "disabled", intraOpNumThreads: 1 };
-  const sa = await ort.InferenceSession.create(a, opts);
+  const sa = await ort.InferenceSession.create(a, { ...opts, graphOptimizationLevel: levelA || "disabled" });
   const sb = await ort.InferenceSession.create(b, opts);
   const feeds = {};
   for (const spec of JSON.parse(inputsJson)) feeds[spec.name] = makeInput(spec);
@@ -60,12 +63,14 @@ try {
       continue;
     }
     let scale = 0, diff = 0;
+    const distinct = new Set();
     for (let i = 0; i < x.data.length; i++) {
+      if (distinct.size < 100000) distinct.add(Number(x.data[i]));
       scale = Math.max(scale, Math.abs(Number(x.data[i])));
       diff = Math.max(diff, Math.abs(Number(x.data[i]) - Number(y.data[i])));
     }
     const good = Number.isFinite(scale) && diff <= rtol * Math.max(scale, 1e-6);
-    console.log(`${name}: [${x.dims}] max |diff| ${diff.toExponential(3)}, max |value| ${scale.toExponential(3)} ${good ? "ok" : "MISMATCH"}`);
+    console.log(`${name}: [${x.dims}] max |diff| ${diff.toExponential(3)}, max |value| ${scale.toExponential(3)}, ${distinct.size} distinct ${good ? "ok" : "MISMATCH"}`);
     ok = ok && good;
   }
   process.exit(ok ? 0 : 1);

@@ -1,7 +1,7 @@
 /*
  * onnxfill.c - makes a weight-stripped ONNX model runnable.
  *
- *     fl_onnxfill IN.onnx OUT.onnx [--seed N]
+ *     fl_onnxfill IN.onnx OUT.onnx [--seed N] [--ints]
  *
  * A stripped model (the corpus's `*.stripped.onnx`) keeps every tensor's
  * name, dims and data_type but leaves the content of large float tensors
@@ -21,7 +21,18 @@
  *  - rank <= 1 (biases, batch-norm scale/bias/mean/var, norms' gamma/beta):
  *    uniform in [0.5, 1), positive so a batch-norm variance is valid.
  * float, double, float16 and bfloat16 are generated; any other element type
- * without data (none in the corpus) is zero-filled and reported.
+ * without data is zero-filled and reported, unless --ints (for quantized
+ * graphs, whose stripped tensors are int8 weights, int32 biases and
+ * per-channel scales; a zero-weight network computes only zeros):
+ *  - int8, uint8, int16 and uint16 uniform over the type's whole range (a
+ *    quantizer spreads each channel's weights over it), int32 uniform in
+ *    [-1024, 1023] (a bias at scale x_scale * w_scale, a few hundredths in
+ *    float);
+ *  - a float tensor that is the scale (input 1) of a QuantizeLinear or
+ *    DequantizeLinear of the same graph: uniform in [2^-11, 2^-10), so an
+ *    int8 weight's float value has a standard deviation of 0.02 to 0.04,
+ *    the He initialisation's sqrt(2 / fan) for fans of about 1,000 to 5,000
+ *    (the stripped scales are those of layers with more than 256 channels).
  *
  * The model's metadata entry weights_stripped=true becomes
  * weights_stripped=false and weights_filled=fl_onnxfill seed N is added.
@@ -38,10 +49,14 @@
 #include <string.h>
 
 typedef struct fill_stats {
-    size_t filled;  /* tensors generated */
-    size_t zeroed;  /* tensors of other element types zero-filled */
-    uint64_t bytes; /* bytes written into raw_data */
-    uint64_t seed;  /* --seed */
+    size_t filled;       /* tensors generated */
+    size_t zeroed;       /* tensors of other element types zero-filled */
+    uint64_t bytes;      /* bytes written into raw_data */
+    uint64_t seed;       /* --seed */
+    bool ints;           /* --ints */
+    bool in_scale;       /* filling the value of a Constant node whose output is a scale */
+    const char **scales; /* names of Q/DQ scale inputs of the graph being filled (--ints) */
+    size_t n_scales;
     bool oom;
 } fill_stats;
 
@@ -111,6 +126,51 @@ static size_t elem_size(int32_t t) {
     }
 }
 
+static bool is_scale(const fill_stats *s, const char *name) {
+    for (size_t i = 0; name && i < s->n_scales; i++) {
+        if (strcmp(s->scales[i], name) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* --ints: the integer range of type dt, false for other types. */
+static bool int_range(int32_t dt, double *lo, double *hi) {
+    switch (dt) {
+    case ONNX__TENSOR_PROTO__DATA_TYPE__INT8:
+        *lo = -128, *hi = 127;
+        return true;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__UINT8:
+        *lo = 0, *hi = 255;
+        return true;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__INT16:
+        *lo = -32768, *hi = 32767;
+        return true;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__UINT16:
+        *lo = 0, *hi = 65535;
+        return true;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__INT32:
+        *lo = -1024, *hi = 1023;
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* Integer element i of buf (type dt, size es) set to v. */
+static void put_int(uint8_t *buf, size_t es, uint64_t i, int64_t v) {
+    if (es == 1) {
+        buf[i] = (uint8_t)v;
+    } else if (es == 2) {
+        uint16_t u = (uint16_t)v;
+        memcpy(buf + 2 * i, &u, 2);
+    } else {
+        uint32_t u = (uint32_t)v;
+        memcpy(buf + 4 * i, &u, 4);
+    }
+}
+
 static bool has_data(const Onnx__TensorProto *t) {
     return t->raw_data.len || t->n_float_data || t->n_int32_data || t->n_string_data ||
            t->n_int64_data || t->n_double_data || t->n_uint64_data;
@@ -145,14 +205,27 @@ static bool fill_tensor(Onnx__TensorProto *t, fill_stats *s) {
                dt == ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE ||
                dt == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16 ||
                dt == ONNX__TENSOR_PROTO__DATA_TYPE__BFLOAT16;
-    if (!gen) {
+    double ilo, ihi;
+    uint64_t st = (s->seed * 0x9E3779B97F4A7C15ull) ^ fnv1a(t->name);
+    if (st == 0) {
+        st = 0x2545F4914F6CDD1Dull;
+    }
+    if (!gen && s->ints && int_range(dt, &ilo, &ihi)) {
+        for (uint64_t i = 0; i < n; i++) {
+            put_int(buf, es, i, (int64_t)floor(ilo + (ihi - ilo + 1) * next_u(&st)));
+        }
+        s->filled++;
+    } else if (!gen) {
         memset(buf, 0, (size_t)(n * es));
         fprintf(stderr, "onnxfill: note: tensor '%s' (data_type %d) zero-filled\n",
                 t->name ? t->name : "", (int)dt);
         s->zeroed++;
     } else {
         double lo, hi;
-        if (t->n_dims >= 2) {
+        if (s->ints && (s->in_scale || is_scale(s, t->name))) {
+            lo = ldexp(1.0, -11);
+            hi = ldexp(1.0, -10);
+        } else if (t->n_dims >= 2) {
             uint64_t fan = 1;
             for (size_t i = 1; i < t->n_dims; i++) {
                 fan *= (uint64_t)t->dims[i];
@@ -165,10 +238,6 @@ static bool fill_tensor(Onnx__TensorProto *t, fill_stats *s) {
         } else {
             lo = 0.5;
             hi = 1.0;
-        }
-        uint64_t st = (s->seed * 0x9E3779B97F4A7C15ull) ^ fnv1a(t->name);
-        if (st == 0) {
-            st = 0x2545F4914F6CDD1Dull;
         }
         for (uint64_t i = 0; i < n; i++) {
             double v = lo + (hi - lo) * next_u(&st);
@@ -218,6 +287,32 @@ static bool fill_attr(Onnx__AttributeProto *a, fill_stats *s, int depth) {
     return true;
 }
 
+/* --ints: the names of the scale inputs of g's QuantizeLinear and
+ * DequantizeLinear nodes, in a new list that also holds the enclosing
+ * graphs' names. */
+static bool collect_scales(const Onnx__GraphProto *g, fill_stats *s) {
+    size_t n = s->n_scales;
+    const char **v = malloc((n + g->n_node + 1) * sizeof(*v));
+    if (!v) {
+        s->oom = true;
+        return false;
+    }
+    if (n) {
+        memcpy(v, s->scales, n * sizeof(*v));
+    }
+    for (size_t i = 0; i < g->n_node; i++) {
+        const Onnx__NodeProto *nd = g->node[i];
+        if (nd->op_type && nd->n_input >= 2 &&
+            (strcmp(nd->op_type, "QuantizeLinear") == 0 ||
+             strcmp(nd->op_type, "DequantizeLinear") == 0)) {
+            v[n++] = nd->input[1];
+        }
+    }
+    s->scales = v;
+    s->n_scales = n;
+    return true;
+}
+
 static bool fill_graph(Onnx__GraphProto *g, fill_stats *s, int depth) {
     if (!g) {
         return true;
@@ -226,20 +321,30 @@ static bool fill_graph(Onnx__GraphProto *g, fill_stats *s, int depth) {
         fprintf(stderr, "onnxfill: subgraphs nested more than 64 deep\n");
         return false;
     }
-    for (size_t i = 0; i < g->n_initializer; i++) {
-        if (!fill_tensor(g->initializer[i], s)) {
-            return false;
-        }
+    const char **outer = s->scales;
+    size_t n_outer = s->n_scales;
+    if (s->ints && !collect_scales(g, s)) {
+        return false;
     }
-    for (size_t i = 0; i < g->n_node; i++) {
+    bool ok = true;
+    for (size_t i = 0; ok && i < g->n_initializer; i++) {
+        ok = fill_tensor(g->initializer[i], s);
+    }
+    for (size_t i = 0; ok && i < g->n_node; i++) {
         Onnx__NodeProto *nd = g->node[i];
-        for (size_t k = 0; k < nd->n_attribute; k++) {
-            if (!fill_attr(nd->attribute[k], s, depth)) {
-                return false;
-            }
+        s->in_scale = s->ints && nd->op_type && strcmp(nd->op_type, "Constant") == 0 &&
+                      nd->n_output == 1 && is_scale(s, nd->output[0]);
+        for (size_t k = 0; ok && k < nd->n_attribute; k++) {
+            ok = fill_attr(nd->attribute[k], s, depth);
         }
+        s->in_scale = false;
     }
-    return true;
+    if (s->scales != outer) {
+        free(s->scales);
+    }
+    s->scales = outer;
+    s->n_scales = n_outer;
+    return ok;
 }
 
 /* weights_stripped=true -> false; appends weights_filled. Every string set
@@ -326,6 +431,8 @@ int main(int argc, char **argv) {
                 fprintf(stderr, "onnxfill: --seed wants an integer\n");
                 return 2;
             }
+        } else if (strcmp(argv[i], "--ints") == 0) {
+            s.ints = true;
         } else if (!in) {
             in = argv[i];
         } else if (!out) {
@@ -336,7 +443,7 @@ int main(int argc, char **argv) {
         }
     }
     if (!in || !out) {
-        fprintf(stderr, "usage: fl_onnxfill IN.onnx OUT.onnx [--seed N]\n");
+        fprintf(stderr, "usage: fl_onnxfill IN.onnx OUT.onnx [--seed N] [--ints]\n");
         return 2;
     }
     size_t len;

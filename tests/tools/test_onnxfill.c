@@ -260,6 +260,118 @@ static void test_fill_small_model(void **state) {
     free(b3);
 }
 
+/* x[1,4,8,8] uint8 -> DequantizeLinear (xs, xz) -> Conv with W: int8
+ * [16,4,3,3] through DequantizeLinear (ws [16] stripped, axis 0) and bias B
+ * (int32 [16] through DequantizeLinear, scale bs from a Constant node,
+ * stripped) -> Mul by g (float [16,1,1], stripped, not a scale) ->
+ * QuantizeLinear (ys, yz) -> y. */
+static uint8_t *stripped_qdq_model(size_t *len) {
+    ob_model *m = ob_new(13);
+    ob_input(m, "x", OB_UINT8, 4, (int64_t[]){1, 4, 8, 8}, NULL);
+    ob_init_raw(m, "W", OB_INT8, 4, (int64_t[]){16, 4, 3, 3}, NULL, 0);
+    ob_init_f(m, "ws", 1, (int64_t[]){16}, true);
+    ob_init_raw(m, "B", OB_INT32, 1, (int64_t[]){16}, NULL, 0);
+    ob_init_f(m, "g", 3, (int64_t[]){16, 1, 1}, true);
+    float sc = 0.05f;
+    uint8_t zp = 0;
+    ob_init_raw(m, "xs", OB_FLOAT, 0, NULL, &sc, 4);
+    ob_init_raw(m, "xz", OB_UINT8, 0, NULL, &zp, 1);
+    ob_init_raw(m, "ys", OB_FLOAT, 0, NULL, &sc, 4);
+    ob_init_raw(m, "yz", OB_UINT8, 0, NULL, &zp, 1);
+    Onnx__NodeProto *k = ob_node(m, "Constant", "bs_const", "", "bs");
+    ob_attr_tensor_i64(m, k, "value", 1, (int64_t[]){16}, (int64_t[16]){0});
+    Onnx__TensorProto *kt = k->attribute[0]->t;
+    kt->data_type = OB_FLOAT;
+    kt->raw_data.len = 0;
+    ob_node(m, "DequantizeLinear", "dqx", "x,xs,xz", "xf");
+    ob_attr_i(m, ob_node(m, "DequantizeLinear", "dqw", "W,ws", "wf"), "axis", 0);
+    ob_node(m, "DequantizeLinear", "dqb", "B,bs", "bf");
+    Onnx__NodeProto *c = ob_node(m, "Conv", "conv", "xf,wf,bf", "c");
+    ob_attr_ints(m, c, "kernel_shape", 2, (int64_t[]){3, 3});
+    ob_node(m, "Mul", "mul", "c,g", "cg");
+    ob_node(m, "QuantizeLinear", "q", "cg,ys,yz", "y");
+    ob_output(m, "y");
+    uint8_t *buf = ob_pack(m, len);
+    ob_free(m);
+    return buf;
+}
+
+/* Integer elements of t (raw_data, es bytes each, signed when sgn) all in
+ * [lo, hi], and not all equal. */
+static void assert_filled_int(const Onnx__TensorProto *t, size_t n, size_t es, bool sgn, int64_t lo,
+                              int64_t hi) {
+    assert_int_equal(t->raw_data.len, n * es);
+    int64_t first = 0;
+    bool varied = false;
+    for (size_t i = 0; i < n; i++) {
+        const uint8_t *p = t->raw_data.data + es * i;
+        int64_t v;
+        if (es == 1) {
+            v = sgn ? (int64_t)(int8_t)p[0] : (int64_t)p[0];
+        } else {
+            int32_t w;
+            memcpy(&w, p, 4);
+            v = w;
+        }
+        if (v < lo || v > hi) {
+            fail_msg("%s[%zu] = %lld, want in [%lld, %lld]", t->name, i, (long long)v,
+                     (long long)lo, (long long)hi);
+        }
+        if (i == 0) {
+            first = v;
+        }
+        varied = varied || v != first;
+    }
+    assert_true(varied);
+}
+
+/* --ints: integer tensors over their ranges, Q/DQ scales (an initializer
+ * and a Constant node's value) in [2^-11, 2^-10), other floats as before;
+ * without it integers are zero-filled. */
+static void test_fill_ints(void **state) {
+    (void)state;
+    char in[400], out[400], zero[400], cmd[1400];
+    snprintf(in, sizeof in, "%s/qdq.stripped.onnx", DIR_);
+    snprintf(out, sizeof out, "%s/qdq.filled.onnx", DIR_);
+    snprintf(zero, sizeof zero, "%s/qdq.zero.onnx", DIR_);
+    size_t len;
+    uint8_t *buf = stripped_qdq_model(&len);
+    write_file(in, buf, len);
+    free(buf);
+    snprintf(cmd, sizeof cmd, "'%s' '%s' '%s' --ints >/dev/null", TOOL, in, out);
+    int st = system(cmd);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    Onnx__ModelProto *m = load_model(out);
+    assert_filled_int(init_named(m, "W"), 576, 1, true, -128, 127);
+    assert_filled_int(init_named(m, "B"), 16, 4, true, -1024, 1023);
+    assert_filled_f32(init_named(m, "ws"), 16, ldexp(1.0, -11), ldexp(1.0, -10));
+    assert_filled_f32(m->graph->node[0]->attribute[0]->t, 16, ldexp(1.0, -11), ldexp(1.0, -10));
+    double gb = sqrt(3.0 / 1.0); /* [16,1,1]: fan 1, not a scale */
+    assert_filled_f32(init_named(m, "g"), 16, -gb, gb);
+    const Onnx__TensorProto *xs = init_named(m, "xs"); /* intact: untouched */
+    float f;
+    assert_int_equal(xs->raw_data.len, 4);
+    memcpy(&f, xs->raw_data.data, 4);
+    assert_true(f == 0.05f);
+    onnx__model_proto__free_unpacked(m, NULL);
+    fl_report *a = analyze_file(in, "none");
+    fl_report *b = analyze_file(out, "none");
+    assert_same_analysis(a, b);
+    fl_report_free(a);
+    fl_report_free(b);
+
+    /* Without --ints: W and B zero-filled (as before), ws a plain vector. */
+    assert_int_equal(run_tool(in, zero, NULL), 0);
+    m = load_model(zero);
+    const Onnx__TensorProto *w = init_named(m, "W");
+    assert_int_equal(w->raw_data.len, 576);
+    for (size_t i = 0; i < 576; i++) {
+        assert_int_equal(w->raw_data.data[i], 0);
+    }
+    assert_filled_f32(init_named(m, "ws"), 16, 0.5, 1.0);
+    onnx__model_proto__free_unpacked(m, NULL);
+}
+
 static void test_usage_and_bad_input(void **state) {
     (void)state;
     char bad[400], out[400], cmd[600];
@@ -303,6 +415,7 @@ int main(int argc, char **argv) {
     TOOL = argv[1];
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fill_small_model),
+        cmocka_unit_test(test_fill_ints),
         cmocka_unit_test(test_usage_and_bad_input),
         cmocka_unit_test(test_fill_corpus_model),
     };

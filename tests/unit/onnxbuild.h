@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 /* ONNX element types used by the tests. */
-enum { OB_FLOAT = 1, OB_INT32 = 6, OB_INT64 = 7, OB_BOOL = 9 };
+enum { OB_FLOAT = 1, OB_UINT8 = 2, OB_INT8 = 3, OB_INT32 = 6, OB_INT64 = 7, OB_BOOL = 9 };
 
 typedef struct ob_model ob_model;
 

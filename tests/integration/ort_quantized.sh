@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# ONNX Runtime runs the integer graphs foldline writes for quantized models
+# and computes what it computes itself. For each torch-quantized QDQ file of
+# tests/data/quantized (resnet18, mobilenet_v2, googlenet; weight-stripped):
+#  1. fl_onnxfill --ints refills it (int8 weights over their range, int32
+#     biases, small per-channel scales: tests/tools/onnxfill.c);
+#  2. `foldline optimize` (default passes, the qdq pass among them) writes
+#     the QOperator graph: QLinearConv, QGemm, QLinearAdd, ... (the ledger
+#     must name qdq rewrites; groups whose refilled scales fail ORT's
+#     bias-scale check stay float on both sides): its integer operators
+#     (QLinear*, QGemm) are those of ORT's own 'extended' graph of the file,
+#     one for one;
+#  3. ONNX Runtime (onnxruntime-node, CPU, one thread) runs the filled QDQ
+#     file at its 'extended' level (its own QDQ transformer fuses the same
+#     groups) and foldline's graph as written (optimisations disabled), on
+#     the same seeded input at batch 2: every output value must be equal,
+#     exactly (rtol 0), and not all one value;
+#  4. control: the filled QDQ file run as written (DequantizeLinear -> float
+#     Conv -> QuantizeLinear, optimisations disabled) must differ from
+#     foldline's graph, so step 3's equality says the integer operators are
+#     the ones ORT chooses, not merely that both graphs compute alike.
+# onnxruntime-node is looked for in $FL_ORT_DIR, else in the build's ort/
+# (`npm ci --ignore-scripts` of tests/bench/ort/package.json there; .ci/run
+# installs it). Skipped (exit 77) without node, onnxruntime-node or
+# fl_onnxfill.
+# Usage: ort_quantized.sh FOLDLINE_BINARY TEST_DATA_DIR FL_ONNXFILL
+set -u
+bin="$1"
+data="$2"
+fill="$3"
+here=$(cd "$(dirname "$0")" && pwd)
+build=$(cd "$(dirname "$bin")" && pwd)
+. "$here/../cli/checks.bash"
+py=python3
+
+ort="${FL_ORT_DIR:-$build/ort}"
+command -v node >/dev/null || skip_all "node is not installed: quantized graphs not run in ONNX Runtime"
+[ -d "$ort/node_modules/onnxruntime-node" ] ||
+  skip_all "no onnxruntime-node in $ort (npm ci --ignore-scripts there with tests/bench/ort/package.json, or set FL_ORT_DIR)"
+[ -x "$fill" ] || skip_all "no fl_onnxfill at $fill"
+big=(--max-folded-bytes 1000000000 --max-value-elements 100000000)
+
+# "qdq-rules-applied inputs-json" of an optimize report (batch bound to 2).
+facts() {
+  "$py" -c '
+import json, sys
+r = json.load(sys.stdin)
+n = sum(1 for p in r["passes"] if p["pass"] == "qdq"
+        for e in p["rules"] if e["rule"] != "qdq_left")
+ins = [{"name": i["name"], "dtype": i["dtype"],
+        "shape": [int(d) if d.isdigit() else 2 for d in i["shape"].strip("[]").split(",")]} for i in r["inputs"]]
+print(n, json.dumps(ins, separators=(",", ":")))'
+}
+
+for m in resnet18 mobilenet_v2 googlenet; do
+  src="$data/quantized/$m.qdq.stripped.onnx.gz"
+  if ! gunzip -c "$src" >"$tmp/$m.stripped.onnx" 2>"$tmp/err"; then
+    echo "FAIL $m: cannot read $src"
+    fails=$((fails + 1))
+    continue
+  fi
+  if ! "$fill" "$tmp/$m.stripped.onnx" "$tmp/$m.onnx" --ints >"$tmp/fill.out" 2>&1; then
+    echo "FAIL $m: fl_onnxfill --ints: $(head -c 300 "$tmp/fill.out")"
+    fails=$((fails + 1))
+    continue
+  fi
+  if ! "$bin" optimize "$tmp/$m.onnx" -o "$tmp/$m.opt.onnx" "${big[@]}" --json >"$tmp/opt.json" 2>"$tmp/err"; then
+    echo "FAIL $m: optimize failed: $(head -c 300 "$tmp/err")"
+    fails=$((fails + 1))
+    continue
+  fi
+  read -r rules ins < <(facts <"$tmp/opt.json")
+  if [ "${rules:-0}" -gt 0 ]; then
+    echo "ok $m: optimize applied $rules qdq rewrites"
+    pass=$((pass + 1))
+  else
+    echo "FAIL $m: optimize applied no qdq rule"
+    fails=$((fails + 1))
+  fi
+  # The same groups fused: ORT's 'extended' graph of the filled file and
+  # foldline's have the same integer operators, one for one.
+  if node "$here/../tools/ort_optimize.mjs" "$ort" "$tmp/$m.onnx" extended "$tmp/$m.ort.onnx" 2>"$tmp/err" &&
+    "$bin" analyze "$tmp/$m.ort.onnx" --passes none --json >"$tmp/a.json" 2>>"$tmp/err" &&
+    "$bin" analyze "$tmp/$m.opt.onnx" --passes none --json >"$tmp/b.json" 2>>"$tmp/err"; then
+    census=$("$py" -c '
+import json, sys
+def q(path):
+    r = json.load(open(path))
+    return {e["op"]: e["count"] for e in r["ops"] if e["op"].startswith(("QLinear", "QGemm"))}
+a, b = q(sys.argv[1]), q(sys.argv[2])
+print(("same " if a == b and a else "DIFFERENT ") + " ".join(f"{k}={v}" for k, v in sorted(a.items())) +
+      ("" if a == b else " (foldline: " + " ".join(f"{k}={v}" for k, v in sorted(b.items())) + ")"))' "$tmp/a.json" "$tmp/b.json")
+  else
+    census="ERROR $(head -c 300 "$tmp/err")"
+  fi
+  if [ "${census%% *}" = same ]; then
+    echo "ok $m: integer operators as in ONNX Runtime's 'extended' graph: ${census#same }"
+    pass=$((pass + 1))
+  else
+    echo "FAIL $m: integer operators: $census"
+    fails=$((fails + 1))
+  fi
+  # 3: ORT's own fusion of the QDQ file against foldline's graph, exactly.
+  if node "$here/../cli/ort_compare.mjs" "$ort" "$tmp/$m.onnx" "$tmp/$m.opt.onnx" "$ins" 0 extended \
+    >"$tmp/ort.out" 2>&1 && ! grep -q " 1 distinct" "$tmp/ort.out"; then
+    echo "ok $m: equal to ONNX Runtime's 'extended' run of the QDQ file: $(tr '\n' ' ' <"$tmp/ort.out")"
+    pass=$((pass + 1))
+  else
+    echo "FAIL $m: against ONNX Runtime's 'extended' run (values must be equal and not all one value): $(head -c 400 "$tmp/ort.out")"
+    fails=$((fails + 1))
+  fi
+  # 4: the float path differs (exit 1: a mismatch, not an error).
+  node "$here/../cli/ort_compare.mjs" "$ort" "$tmp/$m.onnx" "$tmp/$m.opt.onnx" "$ins" 0 disabled \
+    >"$tmp/ort.out" 2>&1
+  rc=$?
+  if [ "$rc" = 1 ]; then
+    echo "ok $m: control: the QDQ file run as written (float operators) differs: $(tr '\n' ' ' <"$tmp/ort.out")"
+    pass=$((pass + 1))
+  else
+    echo "FAIL $m: control: the QDQ file run as written gave exit $rc (want 1, a mismatch): $(head -c 400 "$tmp/ort.out")"
+    fails=$((fails + 1))
+  fi
+done
+finish
