@@ -700,6 +700,45 @@ static void test_group_norm_bad(void **state) {
     }
 }
 
+/* Every com.microsoft attention op whose input 0 is (batch, sequence,
+ * hidden) fails on a rank-2 input 0 naming the node, input 0 and the rank
+ * it wants (the other inputs are copies of it: the check comes first). */
+static void test_attention_input_rank(void **state) {
+    (void)state;
+    static const struct {
+        const char *op;
+        int n_in;
+    } cases[] = {
+        {"Attention", 2},
+        {"QAttention", 5},
+        {"QOrderedAttention", 17},
+        {"LongformerAttention", 7},
+        {"QOrderedLongformerAttention", 14},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ob_model *m = oc_ms_model();
+        ob_input(m, "x", OB_FLOAT, 2, (int64_t[]){4, 8}, NULL);
+        char in[64] = "x";
+        for (int k = 1; k < cases[i].n_in; k++) {
+            strcat(in, ",x");
+        }
+        Onnx__NodeProto *n = oc_ms_node(m, cases[i].op, "bad", in, "y");
+        ob_attr_i(m, n, "num_heads", 2);
+        ob_attr_i(m, n, "window", 2);
+        ob_output(m, "y");
+        fl_report *r = oc_run(m, FL_EINVAL);
+        char want[160];
+        snprintf(want, sizeof want,
+                 "node 'bad' (%s): input 0 (input) has rank 2, want 3 (batch, sequence, hidden)",
+                 cases[i].op);
+        if (!strstr(r->error, want)) {
+            fail_msg("error '%s' lacks '%s'", r->error, want);
+        }
+        fl_report_free(r);
+        ob_free(m);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bias_activations),
@@ -719,6 +758,7 @@ int main(void) {
         cmocka_unit_test(test_longformer_bad),
         cmocka_unit_test(test_bias_softmax_dropout_gemm_gelu),
         cmocka_unit_test(test_bias_softmax_dropout_gemm_gelu_bad),
+        cmocka_unit_test(test_attention_input_rank),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -57,24 +57,17 @@ typedef struct att_dims {
 
 /* Reads num_heads, the hidden sizes and the sequence lengths. */
 static fl_status att_read(fl_ctx *c, const fl_node *n, att_dims *a) {
-    const fl_shape *x = fl__op_in_shape(n, 0);
     const fl_shape *w = fl__op_in_shape(n, 1);
+    fl_sym xh;
     fl_status st = fl__attr_need_pos_int(n, "num_heads", &a->heads, c->d);
-    if (st != FL_OK) {
+    if (st != FL_OK || (st = fl__ox_bsh_input(c, n, &a->b, &a->s, &xh)) != FL_OK) {
         return st;
-    }
-    if (x->rank >= 0 && x->rank != 3) {
-        return fl__node_fail(c->d, FL_EINVAL, n,
-                             "input 0 (input) has rank %d, want 3 (batch, sequence, hidden)",
-                             x->rank);
     }
     if (w->rank >= 0 && w->rank != 2) {
         return fl__node_fail(c->d, FL_EINVAL, n, "input 1 (weights) has rank %d, want 2", w->rank);
     }
-    a->b = fl__shape_dim(x, 0);
-    a->s = fl__shape_dim(x, 1);
     fl_sym wcols = fl__shape_dim(w, 1);
-    if ((st = fl__op_merge_dim(c, n, fl__shape_dim(x, 2), fl__shape_dim(w, 0),
+    if ((st = fl__op_merge_dim(c, n, xh, fl__shape_dim(w, 0),
                                "input 0 (input)'s last dim and input 1 (weights)'s first",
                                &a->h_in)) != FL_OK) {
         return st;

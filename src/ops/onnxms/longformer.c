@@ -133,15 +133,9 @@ static fl_status lf_read(fl_ctx *c, const fl_node *n, lf_dims *a) {
         (st = fl__attr_need_pos_int(n, "window", &a->window, c->d)) != FL_OK) {
         return st;
     }
-    const fl_shape *x = fl__op_in_shape(n, 0);
-    if (x->rank >= 0 && x->rank != 3) {
-        return fl__node_fail(c->d, FL_EINVAL, n,
-                             "input 0 (input) has rank %d, want 3 (batch, sequence, hidden)",
-                             x->rank);
+    if ((st = fl__ox_bsh_input(c, n, &a->b, &a->s, &a->h)) != FL_OK) {
+        return st;
     }
-    a->b = fl__shape_dim(x, 0);
-    a->s = fl__shape_dim(x, 1);
-    a->h = fl__shape_dim(x, 2);
     if (fl_sym_is_known(a->h) && a->h.k % a->heads != 0) {
         return fl__node_fail(c->d, FL_EINVAL, n,
                              "input 0 (input)'s hidden size %lld is not divisible by attr "

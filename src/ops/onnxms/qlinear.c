@@ -453,18 +453,9 @@ typedef struct qatt {
 
 static fl_status qatt_read(fl_ctx *c, const fl_node *n, qatt *a) {
     fl_status st = fl__attr_need_pos_int(n, "num_heads", &a->heads, c->d);
-    if (st != FL_OK) {
+    if (st != FL_OK || (st = fl__ox_bsh_input(c, n, &a->b, &a->s, &a->h_in)) != FL_OK) {
         return st;
     }
-    const fl_shape *x = fl__op_in_shape(n, 0);
-    if (x->rank >= 0 && x->rank != 3) {
-        return fl__node_fail(c->d, FL_EINVAL, n,
-                             "input 0 (input) has rank %d, want 3 (batch, sequence, hidden)",
-                             x->rank);
-    }
-    a->b = fl__shape_dim(x, 0);
-    a->s = fl__shape_dim(x, 1);
-    a->h_in = fl__shape_dim(x, 2);
     static const char *what[3] = {"input 5 (Q_weight)", "input 6 (K_weight)", "input 7 (V_weight)"};
     fl_sym *cols[3] = {&a->hq, &a->hk, &a->hv};
     for (int i = 0; i < 3; i++) {

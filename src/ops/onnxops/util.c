@@ -220,3 +220,16 @@ fl_status fl__ox_infer_bcast(fl_ctx *c, fl_node *n, int dt) {
     fl_status st = fl__op_broadcast(c, n, &fl_node_in(n, 0)->shape, &fl_node_in(n, 1)->shape, &out);
     return st == FL_OK ? fl__op_set_output(c, n, 0, dt, out.rank, out.dims) : st;
 }
+
+fl_status fl__ox_bsh_input(fl_ctx *c, const fl_node *n, fl_sym *b, fl_sym *s, fl_sym *h) {
+    const fl_shape *x = fl__op_in_shape(n, 0);
+    if (x->rank >= 0 && x->rank != 3) {
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "input 0 (input) has rank %d, want 3 (batch, sequence, hidden)",
+                             x->rank);
+    }
+    *b = fl__shape_dim(x, 0);
+    *s = fl__shape_dim(x, 1);
+    *h = fl__shape_dim(x, 2);
+    return FL_OK;
+}

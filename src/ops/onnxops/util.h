@@ -65,4 +65,9 @@ fl_status fl__ox_retype(fl_ctx *c, fl_node *n, int port, int dt);
 /* Numpy broadcast of inputs 0 and 1 into output 0 of dtype dt. */
 fl_status fl__ox_infer_bcast(fl_ctx *c, fl_node *n, int dt);
 
+/* Input 0 of the com.microsoft attention ops: rank 3 (batch, sequence,
+ * hidden) when the rank is known, failing naming input 0 otherwise; its dims
+ * (unknown when the rank is) into b, s, h. */
+fl_status fl__ox_bsh_input(fl_ctx *c, const fl_node *n, fl_sym *b, fl_sym *s, fl_sym *h);
+
 #endif
