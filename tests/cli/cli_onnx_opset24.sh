@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The ai.onnx operators opsets 23 and 24 add (Attention, RotaryEmbedding,
 # RMSNormalization, Swish, TensorScatter) and later or rarer ones (DeformConv,
-# GlobalLpPool, MaxRoiPool, CumProd, the sequence and optional ops): for every model of
+# GlobalLpPool, MaxRoiPool, CumProd, the sequence and optional ops, and
+# com.microsoft ops ORT's CPU provider runs, ms_*): for every model of
 # tests/data/opset24/ (tests/tools/export_opset24_ops.py; one node each,
 # fixed input shapes, outputs declared without shapes), foldline infers every
 # output with a known shape and no unknown op, and ONNX Runtime, running the
@@ -40,7 +41,8 @@ for m in "$data"/opset24/*.onnx; do
   read -r ins outs < <("$py" -c '
 import json, sys
 r = json.load(open(sys.argv[1]))
-ins = [{"name": i["name"], "dtype": "int64" if i["dtype"] == "int64" else "float", "dims": i["dims"]}
+ins = [{"name": i["name"], "dtype": i["dtype"] if i["dtype"] in ("int32", "int64") else "float",
+        "dims": i["dims"]}
        for i in r["inputs"]]
 assert not r["unknown_ops"], r["unknown_ops"]
 ops = [x for x in r["nodes"] if x["op"] not in ("Placeholder",)]

@@ -3,8 +3,8 @@
 // {"name": [d0, d1, ...], ...}, or {"error": "..."}.
 // Usage: node ort_dims.mjs ORT_DIR MODEL INPUTS_JSON
 //   ORT_DIR      a directory with node_modules/onnxruntime-node
-//   INPUTS_JSON  [{"name": "x", "dtype": "float"|"int64", "dims": [2, 3]}, ...]
-//                (int64 inputs hold 0, 1, 2, 0, ...: valid positions and indices)
+//   INPUTS_JSON  [{"name": "x", "dtype": "float"|"int32"|"int64", "dims": [2, 3]}, ...]
+//                (integer inputs hold 0, 1, 2, 0, ...: valid positions and indices)
 import { createRequire } from "module";
 import path from "path";
 
@@ -17,6 +17,8 @@ try {
     const n = spec.dims.reduce((a, b) => a * b, 1);
     if (spec.dtype === "float") {
       feeds[spec.name] = new ort.Tensor("float32", Float32Array.from({ length: n }, (_, i) => Math.sin(i) / 2), spec.dims);
+    } else if (spec.dtype === "int32") {
+      feeds[spec.name] = new ort.Tensor("int32", Int32Array.from({ length: n }, (_, i) => i % 3), spec.dims);
     } else if (spec.dtype === "int64") {
       feeds[spec.name] = new ort.Tensor("int64", BigInt64Array.from({ length: n }, (_, i) => BigInt(i % 3)), spec.dims);
     } else {

@@ -43,6 +43,17 @@ def model(node, ins, opset):
                              ir_version=10, producer_name="foldline-tests")
 
 
+def ms_model(node, ins, inits=()):
+    """One com.microsoft node (ONNX Runtime's contrib ops) at opset 17."""
+    graph = helper.make_graph(
+        [node], node.op_type,
+        [helper.make_tensor_value_info(n, t, d) for n, t, d in ins],
+        [helper.make_tensor_value_info(o, F, None) for o in node.output], list(inits))
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),
+                                                   helper.make_opsetid("com.microsoft", 1)],
+                             ir_version=8, producer_name="foldline-tests")
+
+
 MODELS = {
     # 3-D GQA with a KV cache: 4 query heads, 2 key/value heads, D 8, Dv 12.
     "attention_gqa_past": model(
@@ -119,6 +130,24 @@ MODELS = {
          helper.make_node("OptionalHasElement", ["o"], ["h"]),
          helper.make_node("OptionalGetElement", ["o"], ["g"])],
         [("x", F, [3, 4])], [("h", T.BOOL), ("g", F)], {}, 18),
+    # DecoderMaskedMultiHeadAttention as ONNX Runtime's CPU kernel runs it (it
+    # wants past_present_share_buffer 1): one decoding step, 2 heads of 4, a
+    # 6-long shared cache holding 3 tokens (past_sequence_length an int32
+    # initializer): present keeps the cache's shape, qk (2, 2, 1, 3 + 1).
+    "ms_dmmha_self": ms_model(
+        helper.make_node("DecoderMaskedMultiHeadAttention",
+                         ["q", "k", "v", "mask", "ab", "pk", "pv", "psl", "", "", "b"],
+                         ["y", "present_key", "present_value", "qk"], domain="com.microsoft",
+                         num_heads=2, past_present_share_buffer=1, output_qk=1),
+        [("q", F, [2, 1, 8]), ("k", F, [2, 1, 8]), ("v", F, [2, 1, 8]),
+         ("mask", T.INT32, [2, 4]), ("ab", F, [2, 2, 1, 4]), ("pk", F, [2, 2, 6, 4]),
+         ("pv", F, [2, 2, 6, 4]), ("b", F, [24])],
+        [helper.make_tensor("psl", T.INT32, [1], [3])]),
+    # Cross attention: key and value already (B, N, L, D), L = 5 encoder tokens.
+    "ms_dmmha_cross": ms_model(
+        helper.make_node("DecoderMaskedMultiHeadAttention", ["q", "k", "v"], ["y"],
+                         domain="com.microsoft", num_heads=2, past_present_share_buffer=1),
+        [("q", F, [2, 1, 8]), ("k", F, [2, 2, 5, 4]), ("v", F, [2, 2, 5, 4])]),
 }
 
 

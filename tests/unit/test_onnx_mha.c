@@ -424,6 +424,110 @@ static void test_onnx_rotary_rms(void **state) {
     ob_free(m);
 }
 
+/* DecoderMaskedMultiHeadAttention (mha.c's rule with its own input order),
+ * num_heads 2, one decoding step: query (2,1,8), D = Dv = 4.
+ *   Self attention with a shared cache (attr past_present_share_buffer 1)
+ *   past_key/past_value (2,2,6,4), past_sequence_length 3, mask (2,4),
+ *   attention_bias (2,2,1,4), bias (24): T = 3 + 1 = 4, present keeps
+ *   (2,2,6,4), qk (2,2,1,4). R = 2*2*1*4 = 16; MACs = 16 * 8 = 128; FLOPs =
+ *   256 + 7 * 16 (the mask add) + bias adds B*S*N*D 16 + B*L*N*(D + Dv) 32
+ *   = 416.
+ *   Cross attention, key/value (2,2,5,4): T = L = 5, qk (2,2,1,5); R = 20,
+ *   MACs 160, FLOPs 320 + 120 = 440.
+ *   Packed QKV query (2,1,24), no key/value: D = 24 / (3 * 2) = 4; an
+ *   unshared past (2,2,3,4): T = 3 + 1, present (2,2,4,4); R = 16, MACs
+ *   128, FLOPs 256 + 96 = 352.
+ *   The shared cache without past_sequence_length: present (2,2,6,4), T
+ *   unknown, so qk's last dim and the count are unknown. */
+static void test_dmmha(void **state) {
+    (void)state;
+    ob_model *m = oc_ms_model();
+    ob_input(m, "q", OB_FLOAT, 3, (int64_t[]){2, 1, 8}, NULL);
+    ob_input(m, "qkv", OB_FLOAT, 3, (int64_t[]){2, 1, 24}, NULL);
+    ob_input(m, "mask", OB_INT32, 2, (int64_t[]){2, 4}, NULL);
+    ob_input(m, "ab", OB_FLOAT, 4, (int64_t[]){2, 2, 1, 4}, NULL);
+    ob_input(m, "pk", OB_FLOAT, 4, (int64_t[]){2, 2, 6, 4}, NULL);
+    ob_input(m, "pk3", OB_FLOAT, 4, (int64_t[]){2, 2, 3, 4}, NULL);
+    ob_input(m, "ck", OB_FLOAT, 4, (int64_t[]){2, 2, 5, 4}, NULL);
+    ob_init_f(m, "b", 1, (int64_t[]){24}, false);
+    int32_t three = 3;
+    ob_init_raw(m, "psl", OB_INT32, 1, (int64_t[]){1}, &three, sizeof three);
+    static const struct {
+        const char *name, *in, *out;
+        int64_t share, qk;
+    } nodes[] = {
+        {"self", "q,q,q,mask,ab,pk,pk,psl,,,b", "y1,k1,v1,qk1", 1, 1},
+        {"cross", "q,ck,ck", "y2,,,qk2", 1, 1},
+        {"packed", "qkv,,,,,pk3,pk3", "y3,k3,v3", 0, 0},
+        {"nolen", "q,q,q,,,pk,pk", "y4,k4,v4,qk4", 1, 1},
+    };
+    for (size_t i = 0; i < sizeof nodes / sizeof nodes[0]; i++) {
+        Onnx__NodeProto *n = oc_ms_node(m, "DecoderMaskedMultiHeadAttention", nodes[i].name,
+                                        nodes[i].in, nodes[i].out);
+        ob_attr_i(m, n, "num_heads", 2);
+        ob_attr_i(m, n, "past_present_share_buffer", nodes[i].share);
+        ob_attr_i(m, n, "output_qk", nodes[i].qk);
+    }
+    const char *outs[] = {"y1", "k1", "v1", "qk1", "y2", "qk2",
+                          "y3", "k3", "v3", "y4",  "k4", "qk4"};
+    for (size_t i = 0; i < sizeof outs / sizeof outs[0]; i++) {
+        ob_output(m, outs[i]);
+    }
+    fl_report *r = oc_run(m, FL_OK);
+    assert_int_equal(r->n_unknown_ops, 0);
+    const fl_report_node *a = oc_node(r, "self");
+    assert_string_equal(a->outputs[0].shape, "[2,1,8]");
+    assert_string_equal(a->outputs[1].shape, "[2,2,6,4]");
+    assert_string_equal(a->outputs[2].shape, "[2,2,6,4]");
+    assert_string_equal(a->outputs[3].shape, "[2,2,1,4]");
+    oc_assert_cost(a, 416, 128);
+    a = oc_node(r, "cross");
+    assert_string_equal(a->outputs[0].shape, "[2,1,8]");
+    assert_string_equal(a->outputs[3].shape, "[2,2,1,5]");
+    oc_assert_cost(a, 440, 160);
+    a = oc_node(r, "packed");
+    assert_string_equal(a->outputs[0].shape, "[2,1,8]");
+    assert_string_equal(a->outputs[1].shape, "[2,2,4,4]");
+    oc_assert_cost(a, 352, 128);
+    a = oc_node(r, "nolen");
+    assert_string_equal(a->outputs[1].shape, "[2,2,6,4]");
+    assert_non_null(strstr(a->outputs[3].shape, "?"));
+    assert_true(a->incomplete);
+    fl_report_free(r);
+    ob_free(m);
+}
+
+/* DecoderMaskedMultiHeadAttention's bad inputs name the node and input: a
+ * packed QKV hidden size (20) that 3 * num_heads (6) does not divide; a
+ * past_key of rank 3. */
+static void test_dmmha_bad(void **state) {
+    (void)state;
+    static const struct {
+        const char *in;
+        const char *want;
+    } cases[] = {
+        {"q20", "node 'bad' (DecoderMaskedMultiHeadAttention): input 0 (packed QKV)'s hidden size "
+                "(3 * num_heads) 20 is not a multiple of 6 heads"},
+        {"q,q,q,,,q,q", "node 'bad' (DecoderMaskedMultiHeadAttention): input 5 (past_key) has "
+                        "rank 3, want 4"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ob_model *m = oc_ms_model();
+        ob_input(m, "q", OB_FLOAT, 3, (int64_t[]){2, 1, 8}, NULL);
+        ob_input(m, "q20", OB_FLOAT, 3, (int64_t[]){2, 1, 20}, NULL);
+        Onnx__NodeProto *n =
+            oc_ms_node(m, "DecoderMaskedMultiHeadAttention", "bad", cases[i].in, "y");
+        ob_attr_i(m, n, "num_heads", 2);
+        ob_output(m, "y");
+        fl_report *r = oc_run(m, FL_EINVAL);
+        if (!strstr(r->error, cases[i].want)) {
+            fail_msg("error '%s' lacks '%s'", r->error, cases[i].want);
+        }
+        fl_report_free(r);
+        ob_free(m);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mha),
@@ -437,6 +541,8 @@ int main(void) {
         cmocka_unit_test(test_onnx_attention_bad),
         cmocka_unit_test(test_onnx_attention_window),
         cmocka_unit_test(test_onnx_rotary_rms),
+        cmocka_unit_test(test_dmmha),
+        cmocka_unit_test(test_dmmha_bad),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

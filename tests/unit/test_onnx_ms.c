@@ -709,11 +709,8 @@ static void test_attention_input_rank(void **state) {
         const char *op;
         int n_in;
     } cases[] = {
-        {"Attention", 2},
-        {"QAttention", 5},
-        {"QOrderedAttention", 17},
-        {"LongformerAttention", 7},
-        {"QOrderedLongformerAttention", 14},
+        {"Attention", 2},          {"QAttention", 5},          {"DecoderMaskedSelfAttention", 7},
+        {"QOrderedAttention", 17}, {"LongformerAttention", 7}, {"QOrderedLongformerAttention", 14},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         ob_model *m = oc_ms_model();
@@ -739,6 +736,65 @@ static void test_attention_input_rank(void **state) {
     }
 }
 
+/* DecoderMaskedSelfAttention (Attention's rule and inputs 0-6), one
+ * decoding step: input (2,1,8), weights (8,24), bias (24), num_heads 2 (D
+ * = 4), a shared cache past (2,2,2,6,4) holding past_sequence_length 3
+ * tokens: T = 3 + 1 = 4, present keeps (2,2,2,6,4).
+ *   MACs  = projection 2*1*8*24 = 384 + B*N*S*T*(D + Dv) = 16 * 8 = 128: 512
+ *   FLOPs = 1024 + bias 2*1*24 = 48 + 6 * 16 = 96: 1168; with a mask (2,4)
+ *           + 16: 1184.
+ * Attention with the same inputs and past_present_share_buffer 1 counts the
+ * same; without the attribute the past is concatenated: T = 6 + 1 = 7,
+ * present (2,2,2,7,4), MACs 384 + 2*2*7*8 = 608. */
+static void test_decoder_masked_self_attention(void **state) {
+    (void)state;
+    ob_model *m = oc_ms_model();
+    ob_input(m, "x", OB_FLOAT, 3, (int64_t[]){2, 1, 8}, NULL);
+    ob_input(m, "past", OB_FLOAT, 5, (int64_t[]){2, 2, 2, 6, 4}, NULL);
+    ob_input(m, "mask", OB_INT32, 2, (int64_t[]){2, 4}, NULL);
+    ob_init_f(m, "w", 2, (int64_t[]){8, 24}, false);
+    ob_init_f(m, "b", 1, (int64_t[]){24}, false);
+    int32_t three = 3;
+    ob_init_raw(m, "psl", OB_INT32, 1, (int64_t[]){1}, &three, sizeof three);
+    static const struct {
+        const char *op, *name, *in;
+        int64_t share;
+    } nodes[] = {
+        {"DecoderMaskedSelfAttention", "dmsa", "x,w,b,,past,,psl", 1},
+        {"DecoderMaskedSelfAttention", "dmsa_mask", "x,w,b,mask,past,,psl", 1},
+        {"Attention", "att_shared", "x,w,b,,past,,psl", 1},
+        {"Attention", "att", "x,w,b,,past", 0},
+    };
+    char y[16], pr[16];
+    for (size_t i = 0; i < sizeof nodes / sizeof nodes[0]; i++) {
+        snprintf(y, sizeof y, "y%zu", i);
+        snprintf(pr, sizeof pr, "p%zu", i);
+        char outs[40];
+        snprintf(outs, sizeof outs, "%s,%s", y, pr);
+        Onnx__NodeProto *n = oc_ms_node(m, nodes[i].op, nodes[i].name, nodes[i].in, outs);
+        ob_attr_i(m, n, "num_heads", 2);
+        if (nodes[i].share) {
+            ob_attr_i(m, n, "past_present_share_buffer", 1);
+        }
+        ob_output(m, y);
+        ob_output(m, pr);
+    }
+    fl_report *r = oc_run(m, FL_OK);
+    assert_int_equal(r->n_unknown_ops, 0);
+    const char *shared[] = {"dmsa", "dmsa_mask", "att_shared"};
+    for (int i = 0; i < 3; i++) {
+        const fl_report_node *a = oc_node(r, shared[i]);
+        assert_string_equal(a->outputs[0].shape, "[2,1,8]");
+        assert_string_equal(a->outputs[1].shape, "[2,2,2,6,4]");
+        oc_assert_cost(a, i == 1 ? 1184 : 1168, 512);
+    }
+    const fl_report_node *a = oc_node(r, "att");
+    assert_string_equal(a->outputs[1].shape, "[2,2,2,7,4]");
+    assert_int_equal(a->macs.value, 608);
+    fl_report_free(r);
+    ob_free(m);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bias_activations),
@@ -759,6 +815,7 @@ int main(void) {
         cmocka_unit_test(test_bias_softmax_dropout_gemm_gelu),
         cmocka_unit_test(test_bias_softmax_dropout_gemm_gelu_bad),
         cmocka_unit_test(test_attention_input_rank),
+        cmocka_unit_test(test_decoder_masked_self_attention),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,8 @@
 /*
  * attention.c - ONNX Runtime's contrib attention (domain com.microsoft):
  * Attention, the BERT/GPT-2 self-attention with its merged Q/K/V input
- * projection, and QAttention, its form with an int8/uint8 projection.
+ * projection, DecoderMaskedSelfAttention, its one-token decoding step, and
+ * QAttention, its form with an int8/uint8 projection.
  *
  * Shapes (ORT's contrib op schema): input (B, S, H_in), weights (H_in, Hq +
  * Hk + Hv), bias (Hq + Hk + Hv, optional), mask_index (optional), past (2,
@@ -11,7 +12,16 @@
  * (B, S, Hv), present (2, B, N, T, Hq / N) with T = P + S (P = 0 without
  * past). A missing or bad num_heads, qkv_hidden_sizes not three positive
  * ints summing to weights' second dim, or an input of the wrong rank fails
- * naming the node and the attribute or input.
+ * naming the node and the attribute or input. With attr
+ * past_present_share_buffer set (past and present one max-length buffer of
+ * M positions), present keeps past's shape (2, B, N, M, Hq / N) and T =
+ * the value of past_sequence_length (input 6) + S, unknown without it.
+ *
+ * DecoderMaskedSelfAttention, the GPT-style decoding step of ORT's beam
+ * search, has Attention's inputs 0-6 (past and past_sequence_length
+ * required), then beam_width and cache_indirection, which choose the beam
+ * whose cached keys a row reads (no arithmetic): Attention's shapes and
+ * rule.
  *
  * FLOP rule ("complete" convention; attention counted in full): with D_q =
  * Hq / N and D_v = Hv / N,
@@ -51,9 +61,30 @@
 #include <stdio.h>
 
 typedef struct att_dims {
-    fl_sym b, s, h_in, hq, hk, hv, p, t;
+    fl_sym b, s, h_in, hq, hk, hv, p, t, present;
     int64_t heads;
 } att_dims;
+
+/* Attention and DecoderMaskedSelfAttention with attr
+ * past_present_share_buffer: present is past's max-length buffer, T the
+ * value of past_sequence_length (input 6) + S, unknown without it. */
+static fl_status att_shared(fl_ctx *c, const fl_node *n, att_dims *a) {
+    int64_t share = 0, *v, cnt;
+    fl_status st = fl__attr_int_or(n, "past_present_share_buffer", 0, &share, c->d);
+    if (st != FL_OK || !share || fl__ox_absent(n, 4)) {
+        return st;
+    }
+    a->present = a->p;
+    a->t = fl_sym_unknown();
+    if (fl__ox_absent(n, 6)) {
+        return FL_OK;
+    }
+    st = fl__op_in_int_vector(c, n, 6, &v, &cnt);
+    if (st == FL_OK && cnt == 1) {
+        return fl__op_add(c, n, fl_sym_const(v[0]), a->s, &a->t);
+    }
+    return st == FL_EINVAL ? st : FL_OK;
+}
 
 /* Reads num_heads, the hidden sizes and the sequence lengths. */
 static fl_status att_read(fl_ctx *c, const fl_node *n, att_dims *a) {
@@ -122,7 +153,11 @@ static fl_status att_read(fl_ctx *c, const fl_node *n, att_dims *a) {
         }
         a->p = fl__shape_dim(past, 3);
     }
-    return fl__op_add(c, n, a->p, a->s, &a->t);
+    if ((st = fl__op_add(c, n, a->p, a->s, &a->t)) != FL_OK) {
+        return st;
+    }
+    a->present = a->t;
+    return n->kind == FL_OP_ONNX_MS_QATTENTION ? FL_OK : att_shared(c, n, a);
 }
 
 static fl_status infer_attention(fl_ctx *c, fl_node *n) {
@@ -138,7 +173,7 @@ static fl_status infer_attention(fl_ctx *c, fl_node *n) {
     }
     fl_sym d = fl_sym_is_known(a.hq) ? fl_sym_const(a.hq.k / a.heads) : fl_sym_unknown();
     return fl__ox_set_out(c, n, 1, dt, 5,
-                          (fl_sym[]){fl_sym_const(2), a.b, fl_sym_const(a.heads), a.t, d});
+                          (fl_sym[]){fl_sym_const(2), a.b, fl_sym_const(a.heads), a.present, d});
 }
 
 static fl_status cost_attention(fl_ctx *c, const fl_node *n, fl_cost *out) {

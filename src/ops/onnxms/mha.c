@@ -24,6 +24,18 @@
  *     L, D) (a separate present buffer; a shared one is recognised only
  *     through the value). output (B, S, N*D); present of past's dtype
  *     (query's without past); output_qk (B, N, S, T).
+ *   DecoderMaskedMultiHeadAttention  MultiHeadAttention's shapes with its
+ *     own input order: query 0, key 1, value 2, mask_index 3,
+ *     attention_bias 4, past_key 5, past_value 6, past_sequence_length 7,
+ *     beam_width 8, cache_indirection 9, bias 10. Key/value (B, L, N*D) for
+ *     self attention (L = 1 in a decoding step) or (B, N, L, D) for cross
+ *     attention (no past concatenated); with key and value absent, query is
+ *     packed QKV (B, S, 3*N*D) (L = S, D = Dv). With attr
+ *     past_present_share_buffer set, present has past_key's shape (the
+ *     max-length buffer) and T = past_sequence_length's value + L (unknown
+ *     without it); else T = P + L and present (B, N, T, D/Dv). qk (B, N, S,
+ *     T). beam_width and cache_indirection choose which beam's cached keys a
+ *     row reads: no arithmetic.
  * A missing or non-positive num_heads/kv_num_heads, a hidden size the heads
  * do not divide, and inputs of the wrong rank fail naming the node and the
  * attribute or input.
@@ -37,7 +49,9 @@
  *   MACs  = R * D + R * Dv
  *   FLOPs = 2 * MACs + 6 * R (scale, Softmax 5 per score as onnx::Softmax)
  *         + R with a mask or attention_bias (MHA input 4 or 5; GQA input 10)
- *   MHA   + B*S*N*D + B*L*N*(D + Dv) with bias (input 3: Q, K, V bias adds)
+ *         (DecoderMaskedMultiHeadAttention: input 3 or 4)
+ *   MHA   + B*S*N*D + B*L*N*(D + Dv) with bias (input 3: Q, K, V bias adds;
+ *           DecoderMaskedMultiHeadAttention: input 10)
  *   GQA   + 3 * R with softcap > 0 (divide, tanh, multiply)
  *         + B*N*S with head_sink or smooth_softmax (the extra denominator term)
  *         + 3 * B*(S*N + L*Nk) * Dr with do_rotary (rotary on the new Q and K:
@@ -71,6 +85,18 @@ typedef struct mha_dims {
     fl_sym b, s, l, d, dv, p, t, present;
     int64_t heads, kv_heads;
 } mha_dims;
+
+/* Where MultiHeadAttention and DecoderMaskedMultiHeadAttention keep their
+ * optional inputs. */
+typedef struct mha_idx {
+    int bias, mask, attn_bias, past_key, past_len;
+    bool decoder;
+} mha_idx;
+
+static const mha_idx *mha_index(const fl_node *n) {
+    static const mha_idx mha = {3, 4, 5, 6, 8, false}, dmmha = {10, 3, 4, 5, 7, true};
+    return n->kind == FL_OP_ONNX_MS_DMMHA ? &dmmha : &mha;
+}
 
 /* x / heads: exact, else a failure naming `what` (known) or unknown. */
 static fl_status per_head(fl_ctx *c, const fl_node *n, fl_sym x, int64_t heads, const char *what,
@@ -127,6 +153,15 @@ static fl_status mha_layout(fl_ctx *c, const fl_node *n, mha_dims *a, bool *bnsh
         return FL_OK;
     }
     a->s = fl__shape_dim(q, 1);
+    if (mha_index(n)->decoder && fl__ox_absent(n, 1) && fl__ox_absent(n, 2)) {
+        a->l = a->s; /* packed QKV (B, S, 3 * N * D) */
+        a->dv = fl_sym_unknown();
+        if ((st = per_head(c, n, fl__shape_dim(q, 2), 3 * a->heads,
+                           "input 0 (packed QKV)'s hidden size (3 * num_heads)", &a->d)) == FL_OK) {
+            a->dv = a->d;
+        }
+        return st;
+    }
     if (fl__ox_absent(n, 1)) {
         return fl__node_fail(c->d, FL_EINVAL, n,
                              "input 1 (key) is absent and input 0 (query) is not packed QKV "
@@ -160,25 +195,37 @@ static fl_status mha_layout(fl_ctx *c, const fl_node *n, mha_dims *a, bool *bnsh
 }
 
 static fl_status mha_read(fl_ctx *c, const fl_node *n, mha_dims *a) {
+    const mha_idx *ix = mha_index(n);
     fl_status st = fl__attr_need_pos_int(n, "num_heads", &a->heads, c->d);
-    bool bnsh_kv;
+    bool bnsh_kv, shared = false;
     if (st != FL_OK || (st = mha_layout(c, n, a, &bnsh_kv)) != FL_OK ||
-        (st = want_rank(c, n, 6, "past_key", 1u << 4)) != FL_OK) {
+        (st = want_rank(c, n, ix->past_key, "past_key", 1u << 4)) != FL_OK) {
         return st;
     }
     a->p = fl_sym_const(0);
-    if (!fl__ox_absent(n, 6) && !bnsh_kv) {
-        a->p = fl__shape_dim(fl__op_in_shape(n, 6), 2);
+    if (!fl__ox_absent(n, ix->past_key) && !bnsh_kv) {
+        a->p = fl__shape_dim(fl__op_in_shape(n, ix->past_key), 2);
+    }
+    if (!fl__ox_absent(n, ix->past_key)) {
+        int64_t share = 0;
+        if (ix->decoder &&
+            (st = fl__attr_int_or(n, "past_present_share_buffer", 0, &share, c->d)) != FL_OK) {
+            return st;
+        }
+        shared = ix->decoder ? share != 0 : !fl__ox_absent(n, ix->past_len);
     }
     if ((st = fl__op_add(c, n, a->p, a->l, &a->t)) != FL_OK) {
         return st;
     }
     a->present = a->t;
-    if (!fl__ox_absent(n, 8) && !fl__ox_absent(n, 6)) { /* shared past/present buffers */
+    if (shared) { /* one max-length past/present buffer */
         int64_t *v, cnt;
         a->present = a->p;
         a->t = fl_sym_unknown();
-        st = fl__op_in_int_vector(c, n, 8, &v, &cnt);
+        if (fl__ox_absent(n, ix->past_len)) {
+            return FL_OK;
+        }
+        st = fl__op_in_int_vector(c, n, ix->past_len, &v, &cnt);
         if (st == FL_OK && cnt == 1) {
             return fl__op_add(c, n, fl_sym_const(v[0]), a->l, &a->t);
         }
@@ -220,11 +267,12 @@ static fl_status cost_mha(fl_ctx *c, const fl_node *n, fl_cost *out) {
     if (st != FL_OK) {
         return st;
     }
+    const mha_idx *ix = mha_index(n);
     fl_arith k = {c, n, FL_OK};
     fl_sym macs, r;
-    int64_t per = 6 + (!fl__ox_absent(n, 4) || !fl__ox_absent(n, 5));
+    int64_t per = 6 + (!fl__ox_absent(n, ix->mask) || !fl__ox_absent(n, ix->attn_bias));
     fl_sym flops = scores_flops(&k, &a, per, &macs, &r);
-    if (!fl__ox_absent(n, 3)) {
+    if (!fl__ox_absent(n, ix->bias)) {
         fl_sym q = fl__ar_mul(&k, fl__ar_mul(&k, a.b, a.s), a.d);
         fl_sym kv = fl__ar_mul(&k, fl__ar_mul(&k, a.b, a.l), fl__ar_add(&k, a.d, a.dv));
         flops = fl__ar_add(&k, flops, fl__ar_scale(&k, fl__ar_add(&k, q, kv), a.heads));
@@ -549,6 +597,7 @@ static fl_status cost_onnx_attention(fl_ctx *c, const fl_node *n, fl_cost *out) 
 
 /* clang-format off */
 #define HOOKS_mha .infer = infer_mha, .cost = cost_mha
+#define HOOKS_dmmha .infer = infer_mha, .cost = cost_mha
 #define HOOKS_gqa .infer = infer_gqa, .cost = cost_gqa
 #define HOOKS_onnx_attention .infer = infer_onnx_attention, .cost = cost_onnx_attention
 /* clang-format on */
