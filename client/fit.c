@@ -7,9 +7,13 @@
  * events have cat "Node", a name "<node>_kernel_time", dur in microseconds
  * and args.op_name / args.output_type_shape; "model_run" events (cat
  * "Session") time whole runs. Per node the median over the runs is used
- * (--quantile Q: that quantile instead, e.g. 0.1 on a shared host, where most
- * runs of a long kernel are slowed by other processes); a time of 0 (below
- * the trace's 1 us resolution) counts as 0.5 us.
+ * (--quantile Q: that quantile instead). On a shared host other processes
+ * interrupt the runs: --quantile 0 takes each kernel's least time (its
+ * undisturbed run), except for a kernel longer than a time slice (least time
+ * over 4 ms): no run of it is undisturbed, and it takes its median time x
+ * @MS / the traced runs' median wall time (the share of the time the process
+ * ran, when @MS is the untraced runs' CPU time) if that is less (kernel_time).
+ * A time of 0 (below the trace's 1 us resolution) counts as 0.5 us.
  *
  * MODEL=TRACE@MS gives the model's untraced latency (ms): the dispatch
  * overhead is then (MS - the kernels' medians) / kernels, since ORT's
@@ -179,8 +183,29 @@ static int add_kernel(trace *t, const char *path, size_t idx, json_t *ev, const 
     return 0;
 }
 
-/* Reads and checks a trace. 0 or an exit status (message printed). */
-static int trace_load(const char *path, double q, trace *t) {
+/* A kernel longer than this (us) outlasts the time slices a loaded host's
+ * scheduler gives a process: no run of it is undisturbed. */
+#define LONG_KERNEL_US 4000.0
+
+/* One kernel's time (us) from its n > 0 runs d (reorders d): their q-quantile;
+ * q == 0: the least time, the run least disturbed by other processes; for a
+ * kernel whose least time exceeds LONG_KERNEL_US, its median time x rho (the
+ * share of wall time the process ran) when that is less, since every run of
+ * it was interrupted. */
+static double kernel_time(double *d, size_t n, double q, double rho) {
+    if (q == 0.5) {
+        return median_of(d, n);
+    }
+    if (q > 0) {
+        return quantile_of(d, n, q);
+    }
+    double least = quantile_of(d, n, 0), scaled = median_of(d, n) * rho;
+    return least > LONG_KERNEL_US && scaled < least ? scaled : least;
+}
+
+/* Reads and checks a trace; latency_s: the untraced run's time (@MS) or 0.
+ * 0 or an exit status (message printed). */
+static int trace_load(const char *path, double q, double latency_s, trace *t) {
     memset(t, 0, sizeof(*t));
     json_error_t je;
     t->root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
@@ -262,9 +287,11 @@ static int trace_load(const char *path, double q, trace *t) {
     }
     qsort(t->sorted, t->n, sizeof(kernel *), cmp_kernel);
     bool any = false;
+    /* the share of the traced runs' wall time the process ran: @MS (CPU
+     * time on a shared host) over the traced runs' median */
+    double rho = latency_s > 0 && t->run_s > latency_s ? latency_s / t->run_s : 1;
     for (size_t i = 0; i < t->n; i++) {
-        double m = q == 0.5 ? median_of(t->k[i].durs, t->k[i].n_durs)
-                            : quantile_of(t->k[i].durs, t->k[i].n_durs, q);
+        double m = kernel_time(t->k[i].durs, t->k[i].n_durs, q, rho);
         any |= m > 0;
         t->k[i].median_s = (m > 0 ? m : 0.5) * 1e-6;
     }
@@ -394,8 +421,8 @@ static int parse_fit(fit_cli *c, int argc, char **argv) {
             char *end;
             const char *v = argv[++i];
             double q = strtod(v, &end);
-            if (end == v || *end || !(q > 0 && q < 1)) {
-                return fl_cli_usage_error("fit: --quantile expects a number in (0, 1), got '%s'",
+            if (end == v || *end || !(q >= 0 && q < 1)) {
+                return fl_cli_usage_error("fit: --quantile expects a number in [0, 1), got '%s'",
                                           v);
             }
             c->quantile = q;
@@ -492,7 +519,7 @@ static int load_pair(fit_cli *c, const fl_options *base_opt, char *pair, fl_fit_
     }
     m->name = mpath;
     trace t;
-    int rc = trace_load(tpath, c->quantile, &t);
+    int rc = trace_load(tpath, c->quantile, latency_s, &t);
     size_t len = 0;
     unsigned char *buf = rc ? NULL : read_model(mpath, &len);
     if (!rc && !buf) {
@@ -603,7 +630,9 @@ static int write_out(fit_cli *c, const fl_profile *base, const fl_fit_result *re
     gmtime_r(&now, &tmv);
     strftime(date, sizeof date, "%Y-%m-%d", &tmv);
     char q[64] = "";
-    if (c->quantile != 0.5) {
+    if (c->quantile == 0) {
+        snprintf(q, sizeof q, " (kernel times: the least of the runs)");
+    } else if (c->quantile != 0.5) {
         snprintf(q, sizeof q, " (kernel times: %.3g quantile of the runs)", c->quantile);
     }
     snprintf(src, sizeof src, "fitted %s by foldline fit to %zu ONNX Runtime trace%s on %s%s", date,

@@ -7,8 +7,11 @@
 //        [--runs 15] [--level disabled] NAME=MODEL.onnx [NAME=MODEL.onnx ...]
 //
 // Writes OUT/NAME.trace.json and prints one JSON line per model:
-// {"name", "median_ms", "p10_ms", "p90_ms", "cpu_median_ms", "runs", "trace"}
-// (wall-time quantiles and the median CPU time of the untraced runs).
+// {"name", "median_ms", "p10_ms", "p90_ms", "min_ms", "cpu_median_ms",
+// "cpu_p10_ms", "cpu_min_ms", "traced_wall_ms": [...], "traced_cpu_ms": [...],
+// "runs", "trace"} (wall-time and CPU-time figures of the untraced runs, and
+// each traced run's wall and CPU time: their ratio is the share of the time
+// the process ran, the rest other processes took).
 import { createRequire } from 'node:module';
 import { readdirSync, renameSync, rmSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
@@ -72,7 +75,7 @@ for (const [name, path] of models) {
   const prefix = `${opt.out}/${name}.ortprof`;
   const traced = await session(path, true, prefix);
   const plain = await session(path, false, prefix);
-  entries.push({ name, prefix, traced, plain, feeds: feedsOf(plain), times: [], cpu: [] });
+  entries.push({ name, prefix, traced, plain, feeds: feedsOf(plain), times: [], cpu: [], tcpu: [], twall: [] });
 }
 for (const e of entries) {
   for (let i = 0; i < opt.warmup; i++) { await e.plain.run(e.feeds); await e.traced.run(e.feeds); }
@@ -83,11 +86,14 @@ for (let i = 0; i < opt.runs; i++) {
     await e.plain.run(e.feeds);
     e.times.push(performance.now() - t0);
     e.cpu.push(cpuMs() - c0);
+    const c1 = cpuMs(), t1 = performance.now();
     await e.traced.run(e.feeds);
+    e.twall.push(performance.now() - t1);
+    e.tcpu.push(cpuMs() - c1);
   }
 }
 for (const e of entries) {
-  const { name, traced, plain, times, cpu } = e;
+  const { name, traced, plain, times, cpu, tcpu, twall } = e;
   traced.endProfiling(); // writes OUT/NAME.ortprof_DATE.json (the binding returns no name)
   const written = readdirSync(opt.out).filter((f) => f.startsWith(`${name}.ortprof`)).sort();
   if (!written.length) throw new Error(`${name}: ONNX Runtime wrote no profile`);
@@ -97,5 +103,7 @@ for (const e of entries) {
   await traced.release();
   await plain.release();
   console.log(JSON.stringify({ name, median_ms: quantile(times, 0.5), p10_ms: quantile(times, 0.1),
-    p90_ms: quantile(times, 0.9), cpu_median_ms: quantile(cpu, 0.5), runs: times.length, trace }));
+    p90_ms: quantile(times, 0.9), cpu_median_ms: quantile(cpu, 0.5), cpu_min_ms: Math.min(...cpu),
+    cpu_p10_ms: quantile(cpu, 0.1), min_ms: Math.min(...times), traced_wall_ms: twall, traced_cpu_ms: tcpu,
+    runs: times.length, trace }));
 }

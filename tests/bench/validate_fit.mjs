@@ -27,9 +27,12 @@
 // surer it is to be interrupted. So when the plan has CPU times, the measured
 // latency of a model is the median CPU time of its untraced runs (one intra-op
 // thread: the run's own work, which on an idle host is its wall time; the wall
-// time is printed beside it) and `fit` takes each kernel's 10th percentile over
-// the traced runs (`--quantile 0.1`: the least disturbed runs) instead of
-// its median; the per-node comparison uses the same percentile. Per node, each
+// time is printed beside it) and `fit` takes each kernel's least time over
+// the traced runs (`--quantile 0`: its least disturbed run) instead of its
+// median; a kernel longer than a scheduler time slice (least time > 4 ms) is
+// interrupted in every run, and takes its median time x the CPU time over
+// the traced runs' median wall time, if less. The per-node comparison uses
+// the same kernel times. --quantile Q: that quantile instead. Per node, each
 // op's predicted kernel time (time - dispatch overhead) with its median
 // kernel time in M's trace, per op class. Prints MAPE, the share within
 // +-10 %, Spearman and Kendall, and the median time of `fit` on all traces.
@@ -92,7 +95,11 @@ const pad = (s, n) => String(s).padEnd(n), lpad = (s, n) => String(s).padStart(n
 
 const useCpu = plan.models.every((m) => m.cpu_median_ms > 0);
 const truth = (m) => (useCpu ? m.cpu_median_ms : m.median_ms);
-const kq = useCpu ? 0.1 : 0.5; // the kernel time: quantile over the traced runs
+// The kernel time over the traced runs: with CPU times (a shared host), the
+// least one, as `foldline fit --quantile 0` takes it (a kernel longer than
+// 4 ms: its median x the share of the traced runs' wall time the process ran,
+// if less); else the median.
+const kq = opt('--quantile') !== undefined ? Number(opt('--quantile')) : useCpu ? 0 : 0.5;
 function analyze(model, profile) {
   const out = execFileSync(plan.foldline, ['analyze', model, '--passes', 'none', '--per-node',
     '--json', '--profile', profile], { maxBuffer: 512 << 20 }).toString();
@@ -105,17 +112,25 @@ function fit(out, models) {
   execFileSync(plan.foldline, argv, { maxBuffer: 64 << 20 });
   return performance.now() - t0;
 }
-function kernels(trace) {
+function kernels(trace, latencyMs) {
   const ev = JSON.parse(readFileSync(trace, 'utf8'));
-  const k = new Map();
+  const k = new Map(), runs = [];
   for (const e of Array.isArray(ev) ? ev : ev.traceEvents) {
     if (e.cat === 'Node' && e.name.endsWith('_kernel_time')) {
       const n = e.name.slice(0, -12);
       if (!k.has(n)) k.set(n, []);
       k.get(n).push(e.dur * 1e-6);
+    } else if (e.cat === 'Session' && e.name === 'model_run' && e.dur > 0) {
+      runs.push(e.dur * 1e-3);
     }
   }
-  return new Map([...k].map(([n, d]) => [n, Math.max(quantile(d, kq), 0.5e-6)]));
+  const run = runs.length ? median(runs) : 0, rho = run > latencyMs ? latencyMs / run : 1;
+  const time = (d) => {
+    if (kq > 0) return quantile(d, kq);
+    const least = Math.min(...d), scaled = median(d) * rho;
+    return least > 4e-3 && scaled < least ? scaled : least;
+  };
+  return new Map([...k].map(([n, d]) => [n, Math.max(time(d), 0.5e-6)]));
 }
 
 const rows = [], nodeErr = new Map(), nodeTime = new Map(), byOp = new Map();
@@ -128,7 +143,7 @@ for (const m of plan.models) {
   rows.push({ name: m.name, meas: truth(m), wall: m.median_ms, before: before.time_s * 1e3, after: after.time_s * 1e3,
     low: after.interval ? after.interval.low_s * 1e3 : NaN,
     high: after.interval ? after.interval.high_s * 1e3 : NaN });
-  const k = kernels(m.trace);
+  const k = kernels(m.trace, truth(m));
   for (const n of after.nodes) {
     const t = k.get(n.name);
     if (t === undefined) continue;
@@ -152,8 +167,9 @@ for (const m of plan.models) {
 
 console.log(`\n== leave-one-model-out: foldline fit on the other ${plan.models.length - 1} traces, ` +
   `ORT ${plan.threads} thread(s), graphOptimizationLevel disabled, untraced median ` +
-  (useCpu ? 'CPU time (wall time beside it), kernels: 10th percentile of the traced runs' :
-    'wall time, kernels: median of the traced runs'));
+  (useCpu ? 'CPU time (wall time beside it)' : 'wall time') + ', kernels: ' +
+  (kq === 0 ? 'least time of the traced runs (> 4 ms: median x CPU/wall if less)' :
+    kq === 0.5 ? 'median of the traced runs' : `${kq} quantile of the traced runs`));
 console.log(`${pad('model', 26)} ${lpad('meas ms', 9)} ${lpad('wall ms', 9)} ${lpad('before', 9)} ${lpad('after', 9)} ${lpad('80% interval', 17)} ${lpad('ratio', 6)}`);
 for (const r of rows) {
   console.log(`${pad(r.name, 26)} ${lpad(f2(r.meas), 9)} ${lpad(f2(r.wall), 9)} ${lpad(f2(r.before), 9)} ${lpad(f2(r.after), 9)} ` +

@@ -11,14 +11,17 @@
 # --nice N (with --cv): run ONNX Runtime at nice level N (e.g. -10; a
 # negative level needs the privilege to raise priority) so that other
 # processes of a shared host interrupt its kernels less: the traced kernel
-# times, wall times, then come closer to the runs' CPU time.
+# times, wall times, then come closer to the runs' CPU time. Under autogroup
+# scheduling (processes grouped by session) nice orders only the session's
+# own processes: no effect against the others'.
 #
 # --threads N: calibrate with N threads (`foldline calibrate --threads N`) and
 # run ORT with N intra-op threads. On a shared host --threads 1 gives the
 # trustworthy figures.
 #
-# --cv (default threads 1): how `foldline fit` does on models it never saw.
-# Every model is run in ORT (graphOptimizationLevel disabled) with profiling
+# --cv (default threads 1, 30 runs): how `foldline fit` does on models it
+# never saw. Every model is run in ORT (graphOptimizationLevel disabled) with
+# profiling
 # (tests/bench/ort_trace.mjs: one per-node trace and the untraced median
 # latency per model); then, leaving each model out in turn, a profile is
 # fitted to the other models' traces and the left-out model is predicted
@@ -54,7 +57,7 @@ repo=$(cd "$here/../.." && pwd)
 build=""
 profile=""
 models=""
-runs=15
+runs=""
 warmup=3
 budget=4
 levels="disabled,extended"
@@ -77,7 +80,7 @@ while [ $# -gt 0 ]; do
     --all-level) levels="disabled,extended,all"; shift ;;
     --json) json_out=$2; shift 2 ;;
     --keep) keep=1; shift ;;
-    -h|--help) sed -n '2,49p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,52p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "validate_roofline: unknown option $1" >&2; exit 2 ;;
     *) build=$1; shift ;;
     esac
@@ -87,6 +90,9 @@ skip() {
     echo "validate_roofline: skipped: $*"
     exit 0
 }
+
+# --cv takes each kernel's least time over the traced runs: more runs
+[ -n "$runs" ] || { [ "$cv" = 1 ] && runs=30 || runs=15; }
 
 corpus="$repo/../shared/corpus/onnx"
 [ -d "$corpus" ] || skip "the ONNX corpus ($corpus) is not there"

@@ -88,7 +88,40 @@ check fit_latency_bounded 0 "dispatch overhead 4 us per kernel" -- "$bin" fit --
 # 92 us in all: a 113 us run leaves 2.1 us per kernel; the sources say so.
 check fit_quantile 0 "dispatch overhead 2.1 us per kernel" -- "$bin" fit --profile xeon-8380 -o "$tmp/q.yaml" --quantile 0.25 --bind N=1 "$m=$tmp/t1.json@0.113"
 check fit_quantile_source 0 "(kernel times: 0.25 quantile of the runs)" -- cat "$tmp/q.yaml"
-check fit_quantile_bad 2 "fit: --quantile expects a number in (0, 1), got '1'" -- "$bin" fit --profile xeon-8380 -o "$tmp/q.yaml" --quantile 1 "$m=$tmp/t1.json"
+# --quantile 0 on a loaded host: conv1 ran 9000, 12000, 10000, 11000 and
+# 30000 us (every run interrupted), bn1 12 us but 500 in run 2, the other
+# kernels as in t1 (40 us of gaps per run): runs of 9092, 12580, 10092, 11092
+# and 30092 us, median 11092. Least times: 9000 + 52 us for the rest. With
+# @6.5 (CPU time) the process ran 6500 / 11092 of the time; conv1 is longer
+# than a time slice (4 ms), so it takes 11000 x 6500 / 11092 = 6446.087 us
+# (less than 9000), leaving (6500 - 6446.087 - 52) / 10 = 0.191 us per
+# kernel. Plain least times (9052 us) would leave none. With @9.2 the scaled
+# median (9123.0 us) exceeds the least time, 9000 stays: 14.8 us per kernel,
+# bounded by the traced gaps' 4 us.
+python3 - "$tmp/loaded.json" <<'PY'
+import json, sys
+nodes = [("conv1", "Conv", [1, 8, 32, 32], [9000, 12000, 10000, 11000, 30000]),
+         ("bn1", "BatchNormalization", [1, 8, 32, 32], [12, 500, 12, 12, 12]),
+         ("relu1", "Relu", [1, 8, 32, 32], [6] * 5), ("pool1", "MaxPool", [1, 8, 16, 16], [9] * 5),
+         ("conv2", "Conv", [1, 16, 8, 8], [15] * 5), ("relu2", "Relu", [1, 16, 8, 8], [2] * 5),
+         ("gap", "GlobalAveragePool", [1, 16, 1, 1], [3] * 5), ("flatten", "Flatten", [1, 16], [1] * 5),
+         ("fc", "Gemm", [1, 10], [2] * 5), ("softmax", "Softmax", [1, 10], [2] * 5)]
+ev, ts = [], 0
+for run in range(5):
+    start = ts
+    for name, op, shape, us in nodes:
+        ev.append({"cat": "Node", "name": name + "_kernel_time", "ts": ts, "dur": us[run], "ph": "X",
+                   "args": {"op_name": op, "output_type_shape": [{"float": shape}]}})
+        ts += us[run] + 4
+    ev.append({"cat": "Session", "name": "model_run", "ts": start, "dur": ts - start, "ph": "X", "args": {}})
+    ts += 10
+json.dump(ev, open(sys.argv[1], "w"))
+PY
+check fit_least_long 0 "dispatch overhead 0.191 us per kernel" -- "$bin" fit --profile xeon-8380 -o "$tmp/q0.yaml" --quantile 0 --bind N=1 "$m=$tmp/loaded.json@6.5"
+check fit_least_source 0 "(kernel times: the least of the runs)" -- cat "$tmp/q0.yaml"
+check fit_least_kept 0 "dispatch overhead 4 us per kernel" -- "$bin" fit --profile xeon-8380 -o "$tmp/q0.yaml" --quantile 0 --bind N=1 "$m=$tmp/loaded.json@9.2"
+check fit_median_loaded 0 "dispatch overhead 0 us per kernel" -- "$bin" fit --profile xeon-8380 -o "$tmp/q0.yaml" --bind N=1 "$m=$tmp/loaded.json@6.5"
+check fit_quantile_bad 2 "fit: --quantile expects a number in [0, 1), got '1'" -- "$bin" fit --profile xeon-8380 -o "$tmp/q.yaml" --quantile 1 "$m=$tmp/t1.json"
 check fit_quantile_missing 2 "fit: option --quantile needs a value" -- "$bin" fit --profile xeon-8380 -o "$tmp/q.yaml" "$m=$tmp/t1.json" --quantile
 check fit_latency_bad 2 "fit: 'x': the latency after '@' must be milliseconds > 0" -- "$bin" fit --profile xeon-8380 -o "$tmp/lat.yaml" --bind N=1 "$m=$tmp/t1.json@x"
 
