@@ -555,28 +555,30 @@ void fl_print_text(FILE *f, const fl_report *r, const char *model_path, size_t t
         }
         fprintf(f, "  (bind with --bind NAME=N or --input)\n");
     }
+    /* A partial answer's totals leave work out: lower bounds. */
+    const char *atl = r->complete ? "" : "at least ";
     fprintf(f, "\ntotals\n");
-    fprintf(f, "  FLOPs         %s%s\n", grouped(&r->totals.flops, b1, sizeof b1),
+    fprintf(f, "  FLOPs         %s%s%s\n", atl, grouped(&r->totals.flops, b1, sizeof b1),
             scaled(&r->totals.flops, "FLOP", b2, sizeof b2));
     if (!onnx) { /* tfprof's convention means nothing for ONNX */
-        fprintf(f, "  tfprof FLOPs  %s%s\n", grouped(&r->totals.tfprof_flops, b1, sizeof b1),
+        fprintf(f, "  tfprof FLOPs  %s%s%s\n", atl, grouped(&r->totals.tfprof_flops, b1, sizeof b1),
                 scaled(&r->totals.tfprof_flops, "FLOP", b2, sizeof b2));
     }
-    fprintf(f, "  MACs          %s%s\n", grouped(&r->totals.macs, b1, sizeof b1),
+    fprintf(f, "  MACs          %s%s%s\n", atl, grouped(&r->totals.macs, b1, sizeof b1),
             scaled(&r->totals.macs, "MAC", b2, sizeof b2));
     if (!is_zero(&r->totals.int_ops)) { /* quantized ops: integer work apart */
-        fprintf(f, "  integer ops   %s%s\n", grouped(&r->totals.int_ops, b1, sizeof b1),
+        fprintf(f, "  integer ops   %s%s%s\n", atl, grouped(&r->totals.int_ops, b1, sizeof b1),
                 scaled(&r->totals.int_ops, "op", b2, sizeof b2));
     }
-    fprintf(f, "  bytes         %s%s\n", grouped(&r->totals.bytes, b1, sizeof b1),
+    fprintf(f, "  bytes         %s%s%s\n", atl, grouped(&r->totals.bytes, b1, sizeof b1),
             scaled(&r->totals.bytes, "B", b2, sizeof b2));
-    fprintf(f, "    read        %s\n", grouped(&r->totals.bytes_read, b1, sizeof b1));
-    fprintf(f, "    written     %s\n", grouped(&r->totals.bytes_written, b1, sizeof b1));
+    fprintf(f, "    read        %s%s\n", atl, grouped(&r->totals.bytes_read, b1, sizeof b1));
+    fprintf(f, "    written     %s%s\n", atl, grouped(&r->totals.bytes_written, b1, sizeof b1));
 
     fprintf(f, "\ncoverage  %" PRId64 " of %" PRId64 " nodes have a cost rule", r->nodes_with_rule,
             r->n_nodes);
     if (r->nodes_incomplete) {
-        fprintf(f, "; %" PRId64 " incomplete (excluded)", r->nodes_incomplete);
+        fprintf(f, "; %" PRId64 " incomplete (see warnings)", r->nodes_incomplete);
     }
     if (r->bytes_share_without_rule >= 0) {
         fprintf(f, "; %.1f%% of bytes move through ops without a FLOP rule",
@@ -657,7 +659,8 @@ static int ledger_rule_width(const fl_report *r) {
 void fl_print_passes_text(FILE *f, const fl_report *r) {
     char b1[64], b2[64];
     const fl_totals *a = &r->before, *z = &r->after;
-    fprintf(f, "\nrewrite passes (Grappler order)\n  %-13s %24s  %24s\n", "", "before", "after");
+    fprintf(f, "\nrewrite passes (Grappler order)%s\n  %-13s %24s  %24s\n",
+            r->complete ? "" : ": partial, each total at least", "", "before", "after");
     const char *cells[2];
     cells[0] = grouped(&a->flops, b1, sizeof b1);
     cells[1] = grouped(&z->flops, b2, sizeof b2);

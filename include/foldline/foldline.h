@@ -281,7 +281,8 @@ typedef struct fl_report_node {
     const fl_report_tensor *outputs;
     fl_quantity flops, tfprof_flops, macs, int_ops, bytes;
     bool has_rule;   /* a real cost rule exists for the op */
-    bool incomplete; /* counts depend on an unknown dim: excluded from totals */
+    bool incomplete; /* counts depend on an unknown dim: excluded from totals; or a loop
+                      * whose trip count is unknown: its one trip is in the totals */
 } fl_report_node;
 
 typedef struct fl_report_op {
@@ -475,14 +476,16 @@ typedef struct fl_report {
     /* Coverage. */
     int64_t nodes_with_rule;    /* ops with a real FLOP rule (incl. 0-FLOP data movement) */
     int64_t nodes_without_rule; /* ops with no FLOP rule: their FLOPs count as 0 */
-    int64_t nodes_incomplete;   /* counts depend on an undetermined dim: excluded from totals */
+    int64_t nodes_incomplete;   /* counts depend on an undetermined dim: excluded from totals;
+                                 * or loops whose trip count is unknown (counted once) */
     /* Share of all bytes moved that is moved by ops without a FLOP rule: how
      * much of the graph's work the FLOP total cannot see. -1 when the byte
      * total is symbolic. */
     double bytes_share_without_rule;
 
     /* Complete: the totals count every node. True when no node lacks a FLOP
-     * rule (unknown op types included) and no node is incomplete; symbolic
+     * rule (unknown op types included) and no node is incomplete (a loop
+     * whose trip count is unknown is an incomplete node); symbolic
      * totals are complete (exact formulas). Nodes inside library functions
      * are not costed by convention (as tfprof) and do not make a report
      * partial; the graph info counts them. */

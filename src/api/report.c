@@ -326,7 +326,7 @@ fl_status fl__report_nodes(fl_ctx *c, fl_arena *ra, const fl_report_node **out, 
         rn->int_ops = quantity(ra, n->cost.int_ops);
         rn->bytes = quantity(ra, b);
         rn->has_rule = n->cost.has_rule;
-        rn->incomplete = n->cost.incomplete;
+        rn->incomplete = n->cost.incomplete || n->cost.trips_unknown;
     }
     *out = nodes;
     *n_out = m;
@@ -479,7 +479,7 @@ static fl_status totals_coverage(fl_ctx *c, fl_arena *ra, const fl_cost_totals *
 /* The engine's warnings, after a summary of what the totals leave out. */
 static fl_status warnings(fl_ctx *c, fl_arena *ra, const fl_cost_totals *t,
                           const fl_infer_result *ir, fl_report *r) {
-    const char **w = fl__arena_calloc(ra, c->d->n_warnings + 3 + 1, sizeof(char *));
+    const char **w = fl__arena_calloc(ra, c->d->n_warnings + 4 + 1, sizeof(char *));
     if (!w) {
         return fl__diag_oom(c->d);
     }
@@ -490,11 +490,17 @@ static fl_status warnings(fl_ctx *c, fl_arena *ra, const fl_cost_totals *t,
                                    "outputs have unknown shapes and they count 0 FLOPs",
                                    (long long)ir->n_unknown_nodes);
     }
-    if (t->nodes_incomplete) {
+    if (t->nodes_incomplete > t->nodes_trips_unknown) {
         w[nw++] = fl__arena_printf(ra,
                                    "%lld node(s) have counts that depend on undetermined "
                                    "dimensions; the totals exclude them",
-                                   (long long)t->nodes_incomplete);
+                                   (long long)(t->nodes_incomplete - t->nodes_trips_unknown));
+    }
+    if (t->nodes_trips_unknown) {
+        w[nw++] = fl__arena_printf(ra,
+                                   "%lld loop(s) have trip counts the analysis cannot determine; "
+                                   "the totals count their bodies once, so they are a lower bound",
+                                   (long long)t->nodes_trips_unknown);
     }
     for (size_t i = 0; i < c->d->n_warnings; i++) {
         w[nw++] = fl__arena_strdup(ra, c->d->warnings[i]);

@@ -101,7 +101,9 @@ static bool incomplete_sym(fl_sym s) {
  * symbolic one assumes the loop runs (L at or past start in the step's
  * direction: a binding gives the exact count either way). A step away from
  * the limit, or a limit with no such value, leaves the loop counted once
- * (fl__cost_loop_warnings says which). */
+ * (fl__cost_loop_warnings says which), and its loop node incomplete as any
+ * loop whose trip count is unknown (loop_trips_unknown): its one trip stays
+ * in the totals, which are then a lower bound, and the answer is partial. */
 typedef struct repeats {
     size_t n;
     const char **prefix;
@@ -327,6 +329,23 @@ static fl_status repeat_cost(fl_ctx *c, fl_node *n, fl_sym times) {
     return st;
 }
 
+/* Whether n is a loop whose trip count is unknown (its body and cond are
+ * counted once): a lowered TensorFlow While or a TFLite WHILE the import
+ * marked so (attr _trip_unknown: src/import/tf_loop.c, tflite_loop.c), or
+ * one with _trip_form whose limit gives no count. ONNX's Loop and Scan
+ * hooks say so themselves (src/ops/onnxops/control.c). */
+static bool loop_trips_unknown(fl_ctx *c, const fl_node *n) {
+    if (!is_while(n)) {
+        return false;
+    }
+    if (int_attr(n, "_trip_unknown") > 0) {
+        return true;
+    }
+    fl_sym bt;
+    return int_attr(n, "_body_trips") < 0 && trip_form(n) && body_trips(c, n, &bt) == FL_OK &&
+           fl_sym_is_unknown(bt);
+}
+
 /* n's own counts (n->cost), from its shapes. */
 static fl_status cost_node(fl_ctx *c, fl_node *n, const repeats *r) {
     fl_cost *k = &n->cost;
@@ -342,6 +361,9 @@ static fl_status cost_node(fl_ctx *c, fl_node *n, const repeats *r) {
             incomplete_sym(k->macs) || incomplete_sym(k->int_ops)) {
             k->incomplete = true;
         }
+    }
+    if (loop_trips_unknown(c, n)) {
+        k->trips_unknown = true;
     }
     fl_status st = node_bytes(c, n);
     fl_sym times = st == FL_OK ? repeat_of(c, r, n) : fl_sym_const(1);
@@ -365,7 +387,8 @@ static void form_warning(fl_ctx *c, const fl_node *w, const int64_t *f, fl_sym b
         fl__node_warn(c->d, w,
                       "%s '%s': trip count unknown (its limit, input %lld of the loop, has no "
                       "value the analysis knows, or the counter never meets it): its body%s '%s' "
-                      "and cond%s '%s' are counted once, so the totals are a lower bound",
+                      "and cond%s '%s' are counted once, so the loop is incomplete, the answer "
+                      "partial and the totals a lower bound",
                       op, loop, (long long)f[3], sub, body, sub, cond);
         return;
     }
@@ -447,7 +470,10 @@ static fl_status sum_nodes(fl_ctx *c, fl_cost_totals *t, const uint8_t *recost, 
             t->nodes_incomplete++;
             continue;
         }
-        if (k->has_rule) {
+        if (k->trips_unknown) { /* incomplete, but its one trip is summed */
+            t->nodes_incomplete++;
+            t->nodes_trips_unknown++;
+        } else if (k->has_rule) {
             t->nodes_with_rule++;
         } else {
             t->nodes_without_rule++;

@@ -22,6 +22,9 @@ typedef struct fl_cost_totals {
     fl_sym int_ops;            /* integer operations of quantized ops (fl_cost.int_ops) */
     fl_sym bytes_without_rule; /* bytes moved by nodes without a FLOP rule */
     int64_t nodes_with_rule, nodes_without_rule, nodes_incomplete;
+    /* Of nodes_incomplete, the loops whose trip count is unknown
+     * (fl_cost.trips_unknown): their counts are in the sums. */
+    int64_t nodes_trips_unknown;
     /* Of all nodes, those that hold values rather than compute: Placeholder,
      * Const with op "Const" (a TensorFlow constant, an ONNX initializer, a
      * folded constant) and ONNX's absent-input marker. The report counts

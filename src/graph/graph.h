@@ -189,6 +189,8 @@ typedef struct fl_cost {
     bool has_rule;        /* the op has a real FLOP rule in the complete convention */
     bool tfprof_rule;     /* tfprof registers the op */
     bool incomplete;      /* a count depends on an unknown dimension: not summed */
+    bool trips_unknown;   /* a loop whose trip count is unknown: its counts (body and cond
+                           * once) are summed, but the node counts as incomplete */
     bool per_load;        /* runs once, when the model is prepared (TFLite's DEQUANTIZE of a
                            * constant): no per-inference bytes or dispatch */
 } fl_cost;

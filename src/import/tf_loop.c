@@ -20,7 +20,9 @@
  * inference gives that initial value, known or symbolic, or from the
  * symbol named after the integer scalar input it comes from. Otherwise the
  * body and the cond are counted once, with a warning naming the loop and
- * saying the totals are then a lower bound.
+ * saying the totals are then a lower bound, and W gets attr _trip_unknown
+ * (1): the cost model marks W/while incomplete, so the answer is partial
+ * (src/cost/cost.c).
  */
 #include "graph/mutate.h"
 #include "import/import.h"
@@ -100,9 +102,11 @@ static fl_status one_loop(fl_graph *g, fl_node *w, fl_diag *d) {
     if (!known || t > INT64_MAX / 8) {
         fl__node_warn(d, w,
                       "While '%s': trip count unknown (%s): its body '%s' and cond '%s' are "
-                      "counted once, so the totals are a lower bound",
+                      "counted once, so the loop is incomplete, the answer partial and the "
+                      "totals a lower bound",
                       loop, t > INT64_MAX / 8 ? "too large" : why, bf, cf);
-        return FL_OK;
+        fl_attr u = fl__attr_make_int(g, "_trip_unknown", 1);
+        return u.name ? fl__node_set_attr(g, w, &u) : fl__diag_oom(d);
     }
     fl__node_warn(d, w,
                   "While '%s': trip count %lld, derived from its cond '%s': body '%s' counted "

@@ -23,7 +23,8 @@
  * inferred value (a formula in the graph's symbols, exact under a binding).
  * Anything else (a step that never reaches the limit, a limit that is not a
  * loop variable) is an unknown trip count: counted once, with a warning
- * that the totals are a lower bound.
+ * that the totals are a lower bound, and attr _trip_unknown (1) on the
+ * WHILE, which the cost model marks incomplete (the answer is partial).
  */
 #include "import/tflite_loop.h"
 
@@ -456,8 +457,14 @@ static fl_status visit_while(walk *k, int s, fl_node *n) {
     } else {
         fl__node_warn(k->d, n,
                       "%s '%s': trip count unknown (%s): its body subgraph '%s' and cond "
-                      "subgraph '%s' are counted once, so the totals are a lower bound",
+                      "subgraph '%s' are counted once, so the loop is incomplete, the answer "
+                      "partial and the totals a lower bound",
                       op, n->name, why, sg[bi].name, sg[ci].name);
+        fl_attr u = fl__attr_make_int(k->g, "_trip_unknown", 1);
+        fl_status st = u.name ? fl__node_set_attr(k->g, n, &u) : fl__diag_oom(k->d);
+        if (st != FL_OK) {
+            return st;
+        }
     }
     add_count(k, bi, mul_cap(m, known ? t : 1), &k->path[s], NULL, 0);
     add_count(k, ci, mul_cap(m, known ? t + 1 : 1), &k->path[s], NULL, 0);

@@ -434,7 +434,8 @@ static bool cost_same(const fl_cost *a, const fl_cost *b) {
     return sym_same(a->flops, b->flops) && sym_same(a->tfprof_flops, b->tfprof_flops) &&
            sym_same(a->macs, b->macs) && sym_same(a->bytes_read, b->bytes_read) &&
            sym_same(a->bytes_written, b->bytes_written) && a->has_rule == b->has_rule &&
-           a->tfprof_rule == b->tfprof_rule && a->incomplete == b->incomplete;
+           a->tfprof_rule == b->tfprof_rule && a->incomplete == b->incomplete &&
+           a->trips_unknown == b->trips_unknown;
 }
 
 static bool tensor_same(const fl_tensor *a, const fl_tensor *b) {

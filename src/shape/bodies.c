@@ -62,6 +62,7 @@ static _Thread_local int depth;
 
 typedef struct body_totals {
     bool known;
+    bool lower; /* known, but a loop in it has an unknown trip count (counted once) */
     fl_sym flops, macs, iops, rd, wr;
     int64_t nodes;
     const char *attr;
@@ -237,9 +238,9 @@ static fl_status analyse(fl_ctx *c, const fl_options *opt, outer_syms *os, const
     if ((st = body_outputs(c, sg, os, dims, b)) != FL_OK) {
         return st;
     }
-    b->nodes = t.nodes_with_rule + t.nodes_without_rule - t.nodes_values;
+    b->nodes = t.nodes_with_rule + t.nodes_without_rule + t.nodes_trips_unknown - t.nodes_values;
     fl_sym *f[] = {&t.flops, &t.macs, &t.int_ops, &t.bytes_read, &t.bytes_written};
-    bool known = !t.nodes_incomplete;
+    bool known = t.nodes_incomplete == t.nodes_trips_unknown;
     for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
         if (outer_only(os, dims, *f[i], f[i]) != FL_OK) {
             return fl__diag_oom(c->d);
@@ -249,10 +250,11 @@ static fl_status analyse(fl_ctx *c, const fl_options *opt, outer_syms *os, const
     if (!known) {
         snprintf(b->why, sizeof b->why,
                  "%lld of its nodes have counts that depend on dims it does not know",
-                 (long long)(t.nodes_incomplete ? t.nodes_incomplete : 1));
+                 (long long)(t.nodes_incomplete ? t.nodes_incomplete - t.nodes_trips_unknown : 1));
         return FL_OK;
     }
     b->known = true;
+    b->lower = t.nodes_trips_unknown > 0;
     b->flops = t.flops;
     b->macs = t.macs;
     b->iops = t.int_ops;
@@ -295,7 +297,8 @@ static void count_warning(fl_ctx *c, const fl_node *n, const body_totals *b, siz
     if (n->kind == FL_OP_ONNX_LOOP && !counted_m(c, n)) {
         snprintf(out, size,
                  "the trip count is unknown (input 0, M, has no value the analysis knows): the "
-                 "body is counted once (%s)",
+                 "body is counted once, so the Loop is incomplete, the answer partial and the "
+                 "totals a lower bound (%s)",
                  text);
         return;
     }
@@ -310,7 +313,9 @@ static void count_warning(fl_ctx *c, const fl_node *n, const body_totals *b, siz
             axis += s->rank;
         }
         if (!s || s->rank <= 0 || axis < 0 || axis >= s->rank || fl_sym_is_unknown(s->dims[axis])) {
-            snprintf(out, size, "the sequence length is unknown: the body is counted once (%s)",
+            snprintf(out, size,
+                     "the sequence length is unknown: the body is counted once, so the Scan is "
+                     "incomplete, the answer partial and the totals a lower bound (%s)",
                      text);
         }
     }
@@ -337,7 +342,7 @@ static fl_status keep_results(fl_ctx *c, fl_node *n, const body_totals *b, size_
     int64_t len = 1;
     for (size_t i = 0; i < nb; i++) {
         fl_sym *e = &v[1 + BODY_FIELDS * i];
-        e[0] = fl_sym_const(b[i].known);
+        e[0] = fl_sym_const(!b[i].known ? 0 : b[i].lower ? 2 : 1); /* control.c reads 2 */
         e[1] = b[i].known ? b[i].flops : fl_sym_const(0);
         e[2] = b[i].known ? b[i].macs : fl_sym_const(0);
         e[3] = b[i].known ? b[i].iops : fl_sym_const(0);
@@ -374,14 +379,21 @@ static fl_status keep_results(fl_ctx *c, fl_node *n, const body_totals *b, size_
 
 /* The warnings about n's bodies, kept until the rounds are over. */
 static fl_status keep_warnings(fl_ctx *c, fl_node *n, const body_totals *b, size_t nb) {
-    const char *w[MAX_BODIES + 1];
+    const char *w[2 * MAX_BODIES + 1];
     size_t nw = 0;
     bool all = nb > 0;
-    char text[MAX_BODIES + 1][700];
+    char text[2 * MAX_BODIES + 1][700];
     for (size_t i = 0; i < nb; i++) {
         if (!b[i].known) {
             all = false;
             snprintf(text[nw], sizeof text[nw], "its %s is not counted: %s", b[i].attr, b[i].why);
+            w[nw] = text[nw];
+            nw++;
+        } else if (b[i].lower) {
+            snprintf(text[nw], sizeof text[nw],
+                     "its %s has a loop whose trip count is unknown, counted once, so the node "
+                     "is incomplete, the answer partial and the totals a lower bound",
+                     b[i].attr);
             w[nw] = text[nw];
             nw++;
         }

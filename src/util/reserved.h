@@ -36,7 +36,7 @@ static inline bool fl__attr_reserved(const char *name) {
         "_repeat",     "_loop",        "_lowered_cond", "_lowered_body", "_lowered_branches",
         "_body_trips", "_cond_trips",  "_body_out",     "_body_cost",    "_body_key",
         "_body_warn",  "_body_warned", "_dim_names",    "_quantized",    "_output_types",
-        "_trip_form",  "_trip_loops",  "_trip_plus",    "_body_nodes",
+        "_trip_form",  "_trip_loops",  "_trip_plus",    "_body_nodes",   "_trip_unknown",
     };
     if (!name || name[0] != '_') {
         return false;

@@ -127,10 +127,26 @@ static void test_loop_trips(void **state) {
             assert_false(l->incomplete);
             assert_string_equal(l->flops.text, "12*M");
             assert_string_equal(r->totals.flops.text, "12*M");
+        } else if (kind == 0) {
+            oc_assert_cost(l, 60, 0);
         } else {
-            oc_assert_cost(l, kind == 0 ? 60 : 12, 0);
+            /* M unknown: the body once (12 FLOPs) stays in the totals, a
+             * lower bound, and the Loop makes the answer partial. */
+            assert_true(l->incomplete);
+            assert_true(l->flops.known);
+            assert_int_equal(l->flops.value, 12);
+            assert_int_equal(r->totals.flops.value, 12);
         }
-        assert_int_equal(has_warning(r, "node 'loop' (Loop): the trip count is unknown", NULL),
+        assert_int_equal(r->complete, kind != 2);
+        assert_int_equal(r->nodes_incomplete, kind == 2);
+        assert_int_equal(r->nodes_excluded, kind == 2);
+        assert_int_equal(has_warning(r, "node 'loop' (Loop): the trip count is unknown",
+                                     "the Loop is incomplete, the answer partial"),
+                         kind == 2);
+        assert_int_equal(has_warning(r,
+                                     "1 loop(s) have trip counts the analysis cannot "
+                                     "determine; the totals count their bodies once",
+                                     NULL),
                          kind == 2);
         fl_report_free(r);
         if (kind == 1) {
@@ -142,6 +158,84 @@ static void test_loop_trips(void **state) {
         ob_free(m);
     }
     ob_free(body);
+}
+
+/* A while loop: no M, the cond c a bool graph input. The body (v_out =
+ * Add(v_in, v_in), 12 FLOPs over [3,4]; cond_out = Identity(cond_in)) runs
+ * an unknown number of times: counted once, 12 FLOPs in the totals, a
+ * lower bound, and the Loop makes the answer partial.
+ * Nested: Loop "outer" with M = 3 (an initializer) whose body runs that
+ * while loop on v_in ("inner", 12 FLOPs once) then Mul(u, u) (12): 24 a
+ * trip, 72 in all, also a lower bound: the outer Loop is the one
+ * incomplete node of the graph, and a warning says its body has a loop
+ * whose trip count is unknown. */
+static ob_model *while_body(void) {
+    ob_model *b = ob_new(13);
+    ob_input(b, "i", OB_INT64, 0, NULL, NULL);
+    ob_input(b, "cond_in", OB_BOOL, 0, NULL, NULL);
+    ob_input(b, "v_in", OB_FLOAT, 2, (int64_t[]){3, 4}, NULL);
+    ob_node(b, "Identity", "keep", "cond_in", "cond_out");
+    ob_node(b, "Add", "step", "v_in,v_in", "v_out");
+    ob_output(b, "cond_out");
+    ob_output(b, "v_out");
+    return b;
+}
+
+static void test_while_loop_partial(void **state) {
+    (void)state;
+    ob_model *wb = while_body();
+    ob_model *m = ob_new(13);
+    ob_input(m, "c", OB_BOOL, 0, NULL, NULL);
+    ob_input(m, "v0", OB_FLOAT, 2, (int64_t[]){3, 4}, NULL);
+    Onnx__NodeProto *n = ob_node(m, "Loop", "loop", ",c,v0", "v");
+    ob_attr_graph(m, n, "body", wb);
+    ob_output(m, "v");
+    fl_report *r = oc_run(m, FL_OK);
+    print_warnings(r);
+    const fl_report_node *l = oc_node(r, "loop");
+    assert_true(l->incomplete);
+    assert_int_equal(l->flops.value, 12);
+    assert_int_equal(r->totals.flops.value, 12);
+    assert_false(r->complete);
+    assert_int_equal(r->nodes_incomplete, 1);
+    assert_int_equal(r->nodes_excluded, 1);
+    assert_true(has_warning(r, "node 'loop' (Loop): the trip count is unknown",
+                            "the Loop is incomplete, the answer partial"));
+    fl_report_free(r);
+    ob_free(m);
+
+    ob_model *ob = ob_new(13);
+    ob_input(ob, "i", OB_INT64, 0, NULL, NULL);
+    ob_input(ob, "cond_in", OB_BOOL, 0, NULL, NULL);
+    ob_input(ob, "v_in", OB_FLOAT, 2, (int64_t[]){3, 4}, NULL);
+    ob_node(ob, "Identity", "keep", "cond_in", "cond_out");
+    n = ob_node(ob, "Loop", "inner", ",cond_in,v_in", "u");
+    ob_attr_graph(ob, n, "body", wb);
+    ob_node(ob, "Mul", "sq", "u,u", "v_out");
+    ob_output(ob, "cond_out");
+    ob_output(ob, "v_out");
+    m = ob_new(13);
+    ob_init_i64(m, "M", 0, NULL, (int64_t[]){3});
+    ob_input(m, "v0", OB_FLOAT, 2, (int64_t[]){3, 4}, NULL);
+    n = ob_node(m, "Loop", "outer", "M,,v0", "v");
+    ob_attr_graph(m, n, "body", ob);
+    ob_output(m, "v");
+    r = oc_run(m, FL_OK);
+    print_warnings(r);
+    l = oc_node(r, "outer");
+    assert_true(l->incomplete);
+    assert_int_equal(l->flops.value, 72);
+    assert_int_equal(r->totals.flops.value, 72);
+    assert_false(r->complete);
+    assert_int_equal(r->nodes_incomplete, 1);
+    assert_true(has_warning(r,
+                            "node 'outer' (Loop): its body has a loop whose trip count is "
+                            "unknown, counted once",
+                            "the totals a lower bound"));
+    fl_report_free(r);
+    ob_free(m);
+    ob_free(ob);
+    ob_free(wb);
 }
 
 /* Loop over an int64 scalar input M with no cond input (it runs M times),
@@ -525,10 +619,10 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_if_both_branches),   cmocka_unit_test(test_loop_trips),
         cmocka_unit_test(test_loop_scan_symbolic), cmocka_unit_test(test_reserved_attributes),
-        cmocka_unit_test(test_scan_length),        cmocka_unit_test(test_symbolic_body),
-        cmocka_unit_test(test_unknown_body),       cmocka_unit_test(test_analysed_outputs),
-        cmocka_unit_test(test_expression_body),    cmocka_unit_test(test_expression_if),
-        cmocka_unit_test(test_expression_nested),
+        cmocka_unit_test(test_while_loop_partial), cmocka_unit_test(test_scan_length),
+        cmocka_unit_test(test_symbolic_body),      cmocka_unit_test(test_unknown_body),
+        cmocka_unit_test(test_analysed_outputs),   cmocka_unit_test(test_expression_body),
+        cmocka_unit_test(test_expression_if),      cmocka_unit_test(test_expression_nested),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -34,17 +34,19 @@ static bool warned(const fl_report *r, const char *a, const char *b) {
 
 /* cond C(i, x, n) = Less(i, LIM) with LIM a Const 5 in the cond (limit_var
  * 0) or the loop variable n (limit_var 1: the body passes it on);
- * body B(i, x, n) = (AddV2(i, 1), MatMul(x, w), n), w [16,16]. */
+ * body B(i, x, n) = (AddV2(i, 1), MatMul(x, w), n), w [16,16]; limit_var 2:
+ * LIM 5 and the body's AddV2(i, i), no constant step (no counted loop). */
 static void loop_functions(tg_graph *g, tg_graph *cb, tg_graph *bb, int limit_var) {
     const char *in[] = {"i", "x", "n"};
     int types[] = {DT_INT32, DT_FLOAT, DT_INT32};
     tg_const_int(cb, "lim", DT_INT32, 0, NULL, (int64_t[]){5});
-    tg_node *less = tg_add(cb, "less", "Less", "i", limit_var ? "n" : "lim:output:0", NULL);
+    tg_node *less = tg_add(cb, "less", "Less", "i", limit_var == 1 ? "n" : "lim:output:0", NULL);
     tg_attr_type(less, "T", DT_INT32);
     tg_function(g, cb, "C", 3, in, types, 1, (const char *[]){"ok"}, (int[]){10},
                 (const char *[]){"less:z:0"});
     tg_const_int(bb, "one", DT_INT32, 0, NULL, (int64_t[]){1});
-    tg_attr_type(tg_add(bb, "inc", "AddV2", "i", "one:output:0", NULL), "T", DT_INT32);
+    tg_attr_type(tg_add(bb, "inc", "AddV2", "i", limit_var == 2 ? "i" : "one:output:0", NULL), "T",
+                 DT_INT32);
     tg_const_f32(bb, "w", 2, (int64_t[]){16, 16}, NULL, 0);
     tg_attr_type(tg_add(bb, "mm", "MatMul", "x", "w:output:0", NULL), "T", DT_FLOAT);
     tg_attr_type(tg_add(bb, "keep", "Identity", "n", NULL), "T", DT_INT32);
@@ -295,22 +297,43 @@ static void test_while_shape_trips(void **state) {
 /* The limit from an int32 Placeholder of shape [1]: no value and not a
  * scalar input, so the trip count is unknown, the body and cond are
  * counted once (1025 + 1) and the totals, 1025 + 1 + 512 = 1538 FLOPs and
- * 512 + 256 = 768 MACs, are a lower bound. */
+ * 512 + 256 = 768 MACs, are a lower bound. The same counts when the body
+ * steps i by itself (limit_var 2: no counted loop, found at import). Either
+ * way the answer is partial: the While node "loop/while" is the one
+ * incomplete node, and the counts of its one trip stay in the totals, with
+ * the passes (the default) and without. */
 static void test_while_unknown_trips(void **state) {
     (void)state;
-    tg_graph *cb = tg_new(), *bb = tg_new();
-    tg_graph *g = loop_graph("While", cb, bb, 1, N_VECTOR);
-    fl_report *r = tg_analyze(g, NULL);
-    assert_int_equal(tg_find(r, "loop/body/mm")->flops.value, 1024);
-    assert_int_equal(tg_find(r, "loop/cond/less")->flops.value, 1);
-    assert_int_equal(r->totals.flops.value, 1538);
-    assert_int_equal(r->totals.macs.value, 768);
-    assert_true(warned(r, "While 'loop': trip count unknown", "lower bound"));
-    assert_true(warned(r, "its body 'B' and cond 'C' are counted once", NULL));
-    fl_report_free(r);
-    tg_free(g);
-    tg_free(cb);
-    tg_free(bb);
+    for (int v = 0; v < 4; v++) {
+        tg_graph *cb = tg_new(), *bb = tg_new();
+        tg_graph *g = loop_graph("While", cb, bb, v & 1 ? 2 : 1, N_VECTOR);
+        fl_options opt;
+        fl_options_init(&opt);
+        opt.per_node = true;
+        opt.passes = v & 2 ? "none" : "default";
+        fl_report *r = tg_analyze(g, &opt);
+        assert_int_equal(tg_find(r, "loop/body/mm")->flops.value, 1024);
+        assert_int_equal(tg_find(r, "loop/cond/less")->flops.value, 1);
+        assert_int_equal(r->totals.flops.value, 1538);
+        assert_int_equal(r->totals.macs.value, 768);
+        assert_true(warned(r, "While 'loop': trip count unknown",
+                           "counted once, so the loop is incomplete, the answer partial and the "
+                           "totals a lower bound"));
+        assert_true(warned(r, "its body 'B' and cond 'C' are counted once", NULL));
+        assert_true(warned(r, "1 loop(s) have trip counts the analysis cannot determine", NULL));
+        assert_false(r->complete);
+        assert_int_equal(r->nodes_incomplete, 1);
+        assert_int_equal(r->nodes_excluded, 1);
+        assert_true(tg_find(r, "loop/while")->incomplete);
+        assert_false(tg_find(r, "loop/body/mm")->incomplete);
+        if (!(v & 2)) {
+            assert_int_equal(r->after.flops.value, 1538);
+        }
+        fl_report_free(r);
+        tg_free(g);
+        tg_free(cb);
+        tg_free(bb);
+    }
 }
 
 /* Case(idx, x [2,16]) over three branches: P = MatMul(x, w) (1024 FLOPs,
@@ -407,6 +430,7 @@ static void test_reserved_attrs_unknown_trips(void **state) {
     assert_int_equal(r->totals.macs.value, 768);
     assert_true(warned(r, "While 'loop': trip count unknown", "lower bound"));
     assert_true(warned(r, "attr '_trip_form' is reserved", NULL));
+    assert_false(r->complete);
     fl_report_free(r);
     tg_free(g);
     tg_free(cb);
@@ -417,6 +441,21 @@ static void test_reserved_attrs_unknown_trips(void **state) {
     tg_attr_int(tg_find_node(g, "loop"), "_body_trips", 50);
     r = tg_analyze(g, NULL);
     assert_string_equal(r->totals.flops.text, "1026*n + 513");
+    assert_true(r->complete);
+    fl_report_free(r);
+    tg_free(g);
+    tg_free(cb);
+    tg_free(bb);
+    /* A file cannot mark a counted loop's trip count unknown either: the
+     * 5-trip loop stays complete at 5643 FLOPs (run_counted). */
+    cb = tg_new();
+    bb = tg_new();
+    g = loop_graph("While", cb, bb, 0, N_CONST);
+    tg_attr_int(tg_find_node(g, "loop"), "_trip_unknown", 1);
+    r = tg_analyze(g, NULL);
+    assert_int_equal(r->totals.flops.value, 5643);
+    assert_true(r->complete);
+    assert_true(warned(r, "attr '_trip_unknown' is reserved", NULL));
     fl_report_free(r);
     tg_free(g);
     tg_free(cb);

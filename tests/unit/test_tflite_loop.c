@@ -15,8 +15,9 @@
  * Counting down: i0 = 10, GREATER(ci, 3), step -2: i = 10, 8, 6, 4 pass, 2
  * stops: 4 runs, MACs 64, FLOPs 4 * 33 + 5 = 137.
  * An unknown trip count (the body adds bi to itself: no constant step): the
- * body and cond are counted once, MACs 16, FLOPs 32 + 1 + 1 = 34, and a
- * warning names the WHILE and says the trip count is unknown.
+ * body and cond are counted once, MACs 16, FLOPs 32 + 1 + 1 = 34, a
+ * warning names the WHILE and says the trip count is unknown, and the
+ * answer is partial (the WHILE node incomplete, the totals a lower bound).
  */
 #include "foldline/foldline.h"
 #include "testutil.h"
@@ -113,6 +114,18 @@ static bool warned(const fl_report *r, const char *needle) {
     return false;
 }
 
+/* A loop whose trip count is unknown makes the answer partial: its WHILE
+ * node (named after its first output) is the one incomplete node, and its
+ * body and cond, counted once, stay in the totals (a lower bound). */
+static void assert_partial_loop(const fl_report *r, const char *loop) {
+    assert_false(r->complete);
+    assert_int_equal(r->nodes_incomplete, 1);
+    assert_int_equal(r->nodes_excluded, 1);
+    assert_true(node(r, loop)->incomplete);
+    assert_true(warned(r, "1 loop(s) have trip counts the analysis cannot determine; the totals "
+                          "count their bodies once, so they are a lower bound"));
+}
+
 static void test_counted_up(void **state) {
     (void)state;
     i0[0] = 0;
@@ -124,6 +137,8 @@ static void test_counted_up(void **state) {
     assert_int_equal(r->n_unknown_ops, 0);
     assert_int_equal(r->totals.macs.value, 80);
     assert_int_equal(r->totals.flops.value, 171);
+    assert_true(r->complete);
+    assert_false(node(r, "i_out")->incomplete);
     assert_int_equal(node(r, "body/bx2")->macs.value, 80);
     assert_int_equal(node(r, "body/bx2")->bytes.value, 480);
     assert_int_equal(node(r, "cond/cb")->flops.value, 6);
@@ -176,7 +191,9 @@ static void test_unknown(void **state) {
     assert_int_equal(r->totals.flops.value, 34);
     assert_true(warned(r, "WHILE 'i_out': trip count unknown (the cond's comparison 'cond/cb' "
                           "reads no loop variable the body steps by a constant): its body "
-                          "subgraph 'body' and cond subgraph 'cond' are counted once"));
+                          "subgraph 'body' and cond subgraph 'cond' are counted once, so the "
+                          "loop is incomplete, the answer partial and the totals a lower bound"));
+    assert_partial_loop(r, "i_out");
     fl_report_free(r);
     free(b);
 }
@@ -341,7 +358,8 @@ static void test_unknown_limit(void **state) {
     assert_true(warned(r, "WHILE 'i_out': trip count unknown (its limit, input 1 of the loop, has "
                           "no value the analysis knows, or the counter never meets it): its body "
                           "subgraph 'body' and cond subgraph 'cond' are counted once, so the "
-                          "totals are a lower bound"));
+                          "loop is incomplete, the answer partial and the totals a lower bound"));
+    assert_partial_loop(r, "i_out");
     fl_report_free(r);
     free(b);
 }

@@ -36,10 +36,14 @@
  *         the symbol named after it, which a symbol binding of that name
  *         sets); an upper bound when the body's condition ends the loop
  *         earlier; else body x 1 with a warning that the trip count is
- *         unknown
+ *         unknown, and the node incomplete (fl_cost.trips_unknown: its one
+ *         trip is in the totals, a lower bound; the answer is partial)
  *   Scan  body x the sequence length (the first scan input's dim along its
  *         scan axis, symbolic when the dim is), x 1 with a warning when
- *         unknown (opset 8's batched Scan is not analysed: 0)
+ *         unknown, incomplete as Loop (opset 8's batched Scan is not
+ *         analysed: 0)
+ * A body whose counts are a lower bound (a loop in it with an unknown trip
+ * count) makes the node incomplete in the same way.
  * Counts in the outer graph's symbols stay symbolic. A body whose counts
  * are not known (numbers or such formulas) makes FLOPs, MACs, int_ops and
  * bytes unknown (the node is incomplete, with a warning saying why);
@@ -382,11 +386,17 @@ static fl_status infer_scan(fl_ctx *c, fl_node *n) {
 }
 
 /* The times the body runs, as the header states: If 1 (the branches are
- * summed), Loop M (loop_m), Scan the sequence length; 1 when unknown. */
-static fl_sym trips(fl_ctx *c, const fl_node *n) {
+ * summed), Loop M (loop_m), Scan the sequence length; 1 when unknown
+ * (*unknown set). */
+static fl_sym trips(fl_ctx *c, const fl_node *n, bool *unknown) {
+    *unknown = n->kind == FL_OP_ONNX_LOOP || n->kind == FL_OP_ONNX_SCAN;
     if (n->kind == FL_OP_ONNX_LOOP) {
         fl_sym m;
-        return loop_m(c, n, &m) == FL_OK && !fl_sym_is_unknown(m) ? m : fl_sym_const(1);
+        if (loop_m(c, n, &m) != FL_OK || fl_sym_is_unknown(m)) {
+            return fl_sym_const(1);
+        }
+        *unknown = false;
+        return m;
     }
     if (n->kind != FL_OP_ONNX_SCAN) {
         return fl_sym_const(1);
@@ -409,11 +419,13 @@ static fl_sym trips(fl_ctx *c, const fl_node *n) {
     if (s->rank <= 0 || axis < 0 || axis >= s->rank || fl_sym_is_unknown(s->dims[axis])) {
         return fl_sym_const(1);
     }
+    *unknown = false;
     return s->dims[axis];
 }
 
 /* Attr _body_cost (src/shape/bodies.c): [bodies, then per body: known,
- * FLOPs, MACs, int_ops, nodes, bytes read, bytes written]. */
+ * FLOPs, MACs, int_ops, nodes, bytes read, bytes written]; known 2: the
+ * counts are a lower bound (a loop inside with an unknown trip count). */
 #define BODY_FIELDS 7
 
 static fl_status cost_flow(fl_ctx *c, const fl_node *n, fl_cost *out) {
@@ -428,13 +440,16 @@ static fl_status cost_flow(fl_ctx *c, const fl_node *n, fl_cost *out) {
                 f = m = io = rd = wr = fl_sym_unknown();
                 break;
             }
+            out->trips_unknown = out->trips_unknown || e[0].k == 2;
             f = fl__ar_add(&k, f, e[1]);
             m = fl__ar_add(&k, m, e[2]);
             io = fl__ar_add(&k, io, e[3]);
             rd = fl__ar_add(&k, rd, e[5]);
             wr = fl__ar_add(&k, wr, e[6]);
         }
-        fl_sym t = trips(c, n);
+        bool unknown = false;
+        fl_sym t = trips(c, n, &unknown);
+        out->trips_unknown = out->trips_unknown || unknown;
         f = fl__ar_mul(&k, f, t);
         m = fl__ar_mul(&k, m, t);
         io = fl__ar_mul(&k, io, t);
