@@ -236,8 +236,8 @@ typedef struct cli {
     const char *passes; /* --passes as given; NULL when absent */
     const char **disabled, **outputs;
     size_t n_disabled, n_outputs;
-    fl_cli_files side;    /* the model's other files (TF.js shards), mapped */
-    fl_progress progress; /* on stderr when it is a terminal (progress.h) */
+    fl_cli_files side;        /* the model's other files (TF.js shards), mapped */
+    fl_cli_progress progress; /* on stderr when it is a terminal (progress.h) */
 } cli;
 
 /* --value NAME=X (a scalar) or NAME=X,Y,... (a small tensor; "X," is a
@@ -602,7 +602,7 @@ static int parse_args(cli *c, int argc, char **argv) {
 }
 
 static void cli_free(cli *c) {
-    fl_progress_end(&c->progress);
+    fl_cli_progress_end(&c->progress);
     fl_cli_files_free(&c->side);
     for (size_t i = 0; i < c->n_inputs; i++) {
         free((void *)c->inputs[i].dims);
@@ -757,9 +757,11 @@ static int prepare_command(cli *c, int argc, char **argv, bool optimize) {
     c->top = 10;
     c->optimize = optimize;
     int rc = parse_args(c, argc, argv);
-    fl_progress_begin(&c->progress, c->model);
-    c->opt.should_stop = fl_progress_tick;
+    fl_cli_progress_begin(&c->progress, c->model);
+    c->opt.should_stop = fl_cli_progress_tick;
     c->opt.stop_arg = &c->progress;
+    c->opt.progress = fl_cli_progress_phase;
+    c->opt.progress_arg = &c->progress;
     if (rc == 0 && optimize && c->roof.n_sweep) {
         rc = fl_cli_usage_error("%s", "optimize takes no --sweep");
     }

@@ -6,22 +6,31 @@
 #ifndef FL_CLIENT_PROGRESS_H
 #define FL_CLIENT_PROGRESS_H
 
+#include "foldline/foldline.h"
+
 #include <stdbool.h>
 
-typedef struct fl_progress {
+typedef struct fl_cli_progress {
     const char *what; /* the model being analysed */
     double start, last;
     bool enabled, shown;
-} fl_progress;
+    bool have_phase;   /* the engine has told a phase (local analyses) */
+    fl_progress phase; /* the last told, its name copied to `name` */
+    char name[32];
+} fl_cli_progress;
 
 /* Starts timing one analysis of `what` (borrowed). */
-void fl_progress_begin(fl_progress *p, const char *what);
+void fl_cli_progress_begin(fl_cli_progress *p, const char *what);
 
 /* fl_options.should_stop: updates the line at most 10 times a second;
  * never asks to stop. */
-bool fl_progress_tick(void *arg);
+bool fl_cli_progress_tick(void *arg);
+
+/* fl_options.progress: the phase and nodes done, shown on the line (at
+ * once when a phase starts, else as fl_cli_progress_tick). */
+void fl_cli_progress_phase(const fl_progress *phase, void *arg);
 
 /* Clears the line when it was shown. */
-void fl_progress_end(fl_progress *p);
+void fl_cli_progress_end(fl_cli_progress *p);
 
 #endif

@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define FL_REMOTE_MODULE_ABI    8u
+#define FL_REMOTE_MODULE_ABI    9u
 #define FL_REMOTE_MODULE_SYMBOL "foldline_remote_module" /* remote.c defines it */
 #define FL_REMOTE_MODULE_FILE   "foldline-remote.so"
 

@@ -125,6 +125,26 @@ typedef enum fl_remapper_mode {
     FL_REMAPPER_ONEDNN        /* plus the oneDNN (x86 CPU) rules of official TensorFlow builds */
 } fl_remapper_mode;
 
+/* The phases of an analysis, in the order they run (fl_options.progress). */
+typedef enum fl_phase {
+    FL_PHASE_IMPORT = 0, /* reading the model into the graph */
+    FL_PHASE_SHAPES,     /* shape inference (and the topological order) */
+    FL_PHASE_COST,       /* FLOPs, MACs and bytes of every node */
+    FL_PHASE_PASS        /* one rewrite pass (fl_options.passes), once per run */
+} fl_phase;
+
+/* Where an analysis is (fl_options.progress). Within one phase nodes_done
+ * never decreases; the phase's last call has nodes_done == nodes_total. The
+ * library fills it; later versions may append fields. */
+typedef struct fl_progress {
+    fl_phase phase;
+    /* "import", "shapes", "cost", or the pass ("pruning", "constfold", ...) */
+    const char *name;
+    int iteration;       /* FL_PHASE_PASS: the meta-iteration (0-based); else 0 */
+    int64_t nodes_done;  /* nodes the phase has finished */
+    int64_t nodes_total; /* the graph's nodes; -1 while importing (not known yet) */
+} fl_progress;
+
 typedef struct fl_options {
     /* sizeof(fl_options) in the headers the caller was compiled with, set by
      * fl_options_init(): a later library, whose fl_options has more fields
@@ -207,6 +227,18 @@ typedef struct fl_options {
      * a limit): as the CLI's flags (the default) or, for a server whose
      * clients have no flags, as the AnalyzeRequest's fields. */
     fl_option_names option_names;
+
+    /* Progress (a terminal's status line, a server's stream). When set,
+     * `progress(p, progress_arg)` is called from the thread running
+     * fl_analyze as each phase starts (nodes_done 0), every 1024 nodes
+     * inside a phase that walks the nodes one by one (shapes, cost, most
+     * importers) and as each phase ends (nodes_done == nodes_total): import,
+     * shapes, cost, then with `passes` one FL_PHASE_PASS phase per pass
+     * run. A failed analysis stops at the phase that failed,
+     * without its end. The LLM view's phase analyses (`llm`) report nothing.
+     * `p` is valid during the call only. Unset (the default): no cost. */
+    void (*progress)(const fl_progress *p, void *arg);
+    void *progress_arg;
 } fl_options;
 
 /* Fills defaults (no bindings, auto format, limits as documented above) and

@@ -6,6 +6,7 @@
  * that it outlives the IR and can be handed to another thread.
  */
 #include "api/llm.h"
+#include "api/progress.h"
 #include "api/report.h"
 #include "cost/cost.h"
 #include "cost/roofline.h"
@@ -147,7 +148,7 @@ static fl_status totals_memo(fl_ctx *c, fl_arena *ra, totals_memo_t *m, const fl
 }
 
 static fl_status run_passes(fl_ctx *c, const fl_options *opt, const fl_cost_totals *costed,
-                            fl_report *r) {
+                            fl_progress_state *prog, fl_report *r) {
     fl_arena *ra = report_arena(r);
     fl_pipeline_config cfg;
     fl__pipeline_config_init(&cfg);
@@ -172,6 +173,7 @@ static fl_status run_passes(fl_ctx *c, const fl_options *opt, const fl_cost_tota
     if (st != FL_OK) {
         return st;
     }
+    fl__progress_end(prog, -1); /* the last pass */
     /* Passes that failed and were skipped: one warning each (once when a
      * pass fails the same way in both iterations). */
     if (failures.n) {
@@ -314,6 +316,18 @@ static const char *error_message(const fl_diag *d, const fl_options *opt, fl_are
     }
 }
 
+/* Fills a failed analysis's report error; returns the status recorded. */
+static fl_status report_error(fl_diag *d, fl_status st, const fl_options *opt, fl_report *r) {
+    if (d->status == FL_OK) {
+        d->status = st;
+    }
+    r->error = error_message(d, opt, report_arena(r));
+    if (!r->error) {
+        r->error = "out of memory";
+    }
+    return d->status;
+}
+
 static fl_status tflite_not_written(fl_diag *d) {
     return fl__diag_fail(d, FL_EUSAGE,
                          "%swriting an optimised graph back is implemented for TensorFlow and "
@@ -359,6 +373,8 @@ fl_status fl_analyze(const void *bytes, size_t len, const fl_options *opt_in, fl
         st = fl__diag_oom(&d);
     }
     fl_ctx c = {g, g ? g->syms : NULL, &arena, &d, opt->max_value_elements};
+    fl_progress_state prog; /* fl_options.progress; starts the import */
+    fl__progress_init(&prog, opt, &d, g);
 
     fl_format fmt = opt->format;
     if (st == FL_OK && fmt == FL_FORMAT_AUTO) {
@@ -382,6 +398,7 @@ fl_status fl_analyze(const void *bytes, size_t len, const fl_options *opt_in, fl
     }
     fl_infer_result ir = {0, 0};
     if (st == FL_OK) {
+        fl__progress_begin(&prog, FL_PHASE_SHAPES, "shapes", 0, (int64_t)g->n_nodes);
         st = fl__graph_toposort(g, &d);
     }
     if (st == FL_OK) {
@@ -392,12 +409,14 @@ fl_status fl_analyze(const void *bytes, size_t len, const fl_options *opt_in, fl
     }
     fl_cost_totals totals;
     if (st == FL_OK) {
+        fl__progress_begin(&prog, FL_PHASE_COST, "cost", 0, (int64_t)g->n_nodes);
         st = fl__cost_graph(&c, &totals);
     }
     if (st == FL_OK) {
         st = fl__cost_conds(&c);
     }
     if (st == FL_OK) {
+        fl__progress_end(&prog, -1);
         st = fl__report_build(&c, opt,
                               fmt == FL_FORMAT_TFLITE       ? "tflite"
                               : fmt == FL_FORMAT_TFJS       ? "tfjs"
@@ -417,7 +436,7 @@ fl_status fl_analyze(const void *bytes, size_t len, const fl_options *opt_in, fl
          * converter: Grappler's passes do not apply; the ledger says so. */
         fl_options no_passes = *opt;
         no_passes.passes = "none";
-        st = run_passes(&c, fmt == FL_FORMAT_TFLITE ? &no_passes : opt, &totals, r);
+        st = run_passes(&c, fmt == FL_FORMAT_TFLITE ? &no_passes : opt, &totals, &prog, r);
         if (st == FL_OK && fmt == FL_FORMAT_TFLITE) {
             st = note_passes_not_applicable(&c, r);
         }
@@ -432,14 +451,7 @@ fl_status fl_analyze(const void *bytes, size_t len, const fl_options *opt_in, fl
         st = fl__diag_oom(&d);
     }
     if (st != FL_OK) {
-        if (d.status == FL_OK) {
-            d.status = st;
-        }
-        r->error = error_message(&d, opt, ra);
-        if (!r->error) {
-            r->error = "out of memory";
-        }
-        st = d.status;
+        st = report_error(&d, st, opt, r);
     }
     fl__arena_free(&arena);
     if (st == FL_OK && opt->llm) { /* after the analysis's memory is released */

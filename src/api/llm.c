@@ -244,6 +244,7 @@ static bool run_phase(const void *bytes, size_t len, const fl_options *opt, cons
     o.passes = out->pa ? opt->passes : NULL;
     o.return_graph = false;
     o.llm = false;
+    o.progress = NULL; /* the view's phases report nothing (fl_options.progress) */
     fl_report *r = NULL;
     fl_status st = fl_analyze(bytes, len, &o, &r);
     bool ok = st == FL_OK;

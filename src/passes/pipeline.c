@@ -825,6 +825,7 @@ fl_status fl__pipeline_run(fl_ctx *c, const fl_options *opt, const fl_pipeline_c
                 continue;
             }
             st = fl__diag_check_stop(c->d);
+            fl__diag_phase(c->d, pass_names[p], it);
             if (st == FL_OK) {
                 st = run_guarded(c, opt, cfg, led, p, it, snaps, n_snaps, &snap, &ps, &current,
                                  &cur);

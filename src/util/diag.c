@@ -87,3 +87,16 @@ fl_status fl__diag_check_stop(fl_diag *d) {
     }
     return FL_OK;
 }
+
+fl_status fl__diag_poll_now(fl_diag *d) {
+    if (d->progress && d->status == FL_OK) {
+        d->progress(d->progress_arg, NULL, 0, d->polls);
+    }
+    return fl__diag_check_stop(d);
+}
+
+void fl__diag_phase(fl_diag *d, const char *phase, int iteration) {
+    if (d->progress && d->status == FL_OK) {
+        d->progress(d->progress_arg, phase, iteration, d->polls);
+    }
+}

@@ -33,6 +33,13 @@ typedef struct fl_diag {
     void *stop_arg;
     unsigned polls;
 
+    /* Progress: when set, told of each phase the layers below the API mark
+     * (fl__diag_phase: a pass's name and iteration) and, inside a phase,
+     * every FL_DIAG_POLL_EVERY polls (phase NULL); `polls` counts the polls
+     * so far (one per node in the engine's per-node loops). */
+    void (*progress)(void *arg, const char *phase, int iteration, unsigned polls);
+    void *progress_arg;
+
     /* Messages name options as the request's fields (fl_options.option_names
      * FL_OPTION_NAMES_REQUEST) instead of the CLI's flags: fl__diag_opt. */
     bool request_names;
@@ -72,10 +79,18 @@ fl_status fl__diag_oom(fl_diag *d);
  * says stop, else the status already recorded (FL_OK normally). */
 fl_status fl__diag_check_stop(fl_diag *d);
 
-/* The cheap form for per-node loops: asks every FL_DIAG_POLL_EVERY calls. */
+/* Tells the progress callback (if any) of the polls so far, then asks the
+ * stop callback as fl__diag_check_stop. */
+fl_status fl__diag_poll_now(fl_diag *d);
+
+/* Tells the progress callback (if any) that `phase` starts. */
+void fl__diag_phase(fl_diag *d, const char *phase, int iteration);
+
+/* The cheap form for per-node loops: asks (and reports progress) every
+ * FL_DIAG_POLL_EVERY calls. */
 static inline fl_status fl_diag_poll(fl_diag *d) {
-    if (d->stop && ++d->polls % FL_DIAG_POLL_EVERY == 0) {
-        return fl__diag_check_stop(d);
+    if ((d->stop || d->progress) && ++d->polls % FL_DIAG_POLL_EVERY == 0) {
+        return fl__diag_poll_now(d);
     }
     return FL_OK;
 }
