@@ -64,6 +64,14 @@ fl_graph *fl__graph_new(fl_arena *a) {
     return g;
 }
 
+void fl__graph_clear(fl_graph *g) {
+    fl_arena *a = g->arena;
+    fl_symtab *syms = g->syms;
+    memset(g, 0, sizeof(*g));
+    g->arena = a;
+    g->syms = syms;
+}
+
 typedef struct fl_name_slot name_slot;
 
 /* Puts (n, h) into the first empty slot of its probe chain. */

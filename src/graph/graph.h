@@ -352,6 +352,12 @@ void fl__node_warn(fl_diag *d, const fl_node *n, const char *fmt, ...)
 /* Creates an empty graph whose memory comes from `a`. NULL on OOM. */
 fl_graph *fl__graph_new(fl_arena *a);
 
+/* Makes g empty again, as fl__graph_new made it, keeping its arena and
+ * symbol table (which callers may hold): for an importer that gives up
+ * half-way and reads the model again another way. The memory the dropped
+ * nodes took stays in the arena until it is freed. */
+void fl__graph_clear(fl_graph *g);
+
 /* Adds a node named `name` of op type `op` (both copied). Returns NULL and
  * fails `d` with FL_EINVAL if the name is taken, FL_ENOMEM on OOM. The node
  * has no inputs, attrs or outputs yet, and its kind is FL_OP_UNKNOWN with no

@@ -1,12 +1,17 @@
 /*
- * graphdef.c - TensorFlow GraphDef and SavedModel importer.
+ * graphdef.c - TensorFlow GraphDef and SavedModel importer: the reader of the
+ * decoded message tree.
  *
- * The protobuf is unpacked by protobuf-c into the analysis arena (its free()
- * does nothing), then turned into IR in three sweeps: (1) nodes with their
- * attrs, decoded constants and the function library; (2) output counts; (3)
- * inputs, resolved and validated. The unpacked message stays alive with the
- * arena so passes can write unchanged parts back.
+ * The protobuf is unpacked by pbwire into the analysis arena, then turned
+ * into IR in three sweeps: (1) nodes with their attrs, decoded constants and
+ * the function library; (2) output counts; (3) inputs, resolved and
+ * validated. The unpacked message stays alive with the arena so passes can
+ * write unchanged parts back. A GraphDef file is read straight from its bytes
+ * by graphdef_wire.c when it can; this reader takes SavedModels, TF.js
+ * models, graphs with a function library and whatever that reader leaves
+ * (it lists them), and is its reference.
  */
+#include "import/graphdef_conv.h"
 #include "import/import.h"
 #include "import/pbutil.h"
 #include "ops/ops.h"
@@ -20,27 +25,17 @@
 #include <string.h>
 
 /* ------------------------------------------------------------------------- */
-/* protobuf-c allocation in the arena                                         */
-/* ------------------------------------------------------------------------- */
-
-/* ------------------------------------------------------------------------- */
 /* Shapes and tensors                                                         */
 /* ------------------------------------------------------------------------- */
 
-typedef struct conv {
-    fl_graph *g;
-    fl_diag *d;
-    const fl_import_opts *o;
-    const fl_node *node; /* node being converted, for messages */
-    const char *key;     /* the attr's name, for messages */
-} conv;
+typedef fl_gd_conv conv;
 
 static fl_status fail(conv *cv, const char *fmt, const char *detail) {
     return fl__node_fail(cv->d, FL_EINVAL, cv->node, "attr '%.200s': %s", cv->key,
                          detail ? detail : fmt);
 }
 
-static fl_status shape_lit(conv *cv, const Tensorflow__TensorShapeProto *p, bool allow_unknown,
+fl_status fl__gd_shape_lit(conv *cv, const Tensorflow__TensorShapeProto *p, bool allow_unknown,
                            fl_shape_lit *out) {
     if (!p) {
         out->rank = 0; /* absent shape = scalar */
@@ -236,7 +231,7 @@ static fl_status decode_value(conv *cv, const Tensorflow__TensorProto *p, fl_con
 /* Decodes a TensorProto. `stripped_bytes` >= 0 marks a constant whose content
  * was removed from the file (attr _stripped_content_bytes): its value is
  * unknown and its content size is that many bytes. */
-static fl_status tensor(conv *cv, const Tensorflow__TensorProto *p, int64_t stripped_bytes,
+fl_status fl__gd_tensor(conv *cv, const Tensorflow__TensorProto *p, int64_t stripped_bytes,
                         const fl_const **out) {
     fl_arena *a = cv->g->arena;
     fl_const *c = fl__arena_zalloc(a, sizeof(*c));
@@ -252,7 +247,7 @@ static fl_status tensor(conv *cv, const Tensorflow__TensorProto *p, int64_t stri
     fl_dtype dt = (fl_dtype)dt_raw;
     c->dtype = dt;
     c->src = p;
-    fl_status st = shape_lit(cv, p->tensor_shape, false, &c->shape);
+    fl_status st = fl__gd_shape_lit(cv, p->tensor_shape, false, &c->shape);
     if (st != FL_OK) {
         return st;
     }
@@ -328,7 +323,7 @@ static fl_status tensor(conv *cv, const Tensorflow__TensorProto *p, int64_t stri
 static fl_status attr(conv *cv, const char *name, const Tensorflow__AttrValue *p, int64_t stripped,
                       fl_attr *out);
 
-static fl_status func_ref(conv *cv, const Tensorflow__NameAttrList *p, fl_func_ref *out) {
+fl_status fl__gd_func_ref(conv *cv, const Tensorflow__NameAttrList *p, fl_func_ref *out) {
     out->name = p->name ? p->name : "";
     out->n_attrs = (int)p->n_attr;
     out->attrs = fl__arena_calloc(cv->g->arena, p->n_attr ? p->n_attr : 1, sizeof(fl_attr));
@@ -345,12 +340,12 @@ static fl_status func_ref(conv *cv, const Tensorflow__NameAttrList *p, fl_func_r
     return FL_OK;
 }
 
-static fl_str bytes_str(fl_arena *a, ProtobufCBinaryData b) {
+fl_str fl__gd_bytes_str(fl_arena *a, ProtobufCBinaryData b) {
     fl_str s = {fl__arena_strndup(a, (const char *)b.data, b.len), b.len};
     return s;
 }
 
-static fl_status attr_list(conv *cv, const Tensorflow__AttrValue__ListValue *l, fl_attr *out) {
+fl_status fl__gd_attr_list(conv *cv, const Tensorflow__AttrValue__ListValue *l, fl_attr *out) {
     fl_arena *a = cv->g->arena;
     out->kind = FL_ATTR_LIST;
     /* A ListValue holds one kind of element; a list with two kinds is invalid. */
@@ -367,7 +362,7 @@ static fl_status attr_list(conv *cv, const Tensorflow__AttrValue__ListValue *l, 
             return fl__diag_oom(cv->d);
         }
         for (size_t i = 0; i < l->n_s; i++) {
-            v[i] = bytes_str(a, l->s[i]);
+            v[i] = fl__gd_bytes_str(a, l->s[i]);
         }
         out->list_kind = FL_ATTR_S;
         out->n = l->n_s;
@@ -411,7 +406,7 @@ static fl_status attr_list(conv *cv, const Tensorflow__AttrValue__ListValue *l, 
             return fl__diag_oom(cv->d);
         }
         for (size_t i = 0; i < l->n_shape; i++) {
-            fl_status st = shape_lit(cv, l->shape[i], true, &v[i]);
+            fl_status st = fl__gd_shape_lit(cv, l->shape[i], true, &v[i]);
             if (st != FL_OK) {
                 return st;
             }
@@ -425,7 +420,7 @@ static fl_status attr_list(conv *cv, const Tensorflow__AttrValue__ListValue *l, 
             return fl__diag_oom(cv->d);
         }
         for (size_t i = 0; i < l->n_tensor; i++) {
-            fl_status st = tensor(cv, l->tensor[i], -1, &v[i]);
+            fl_status st = fl__gd_tensor(cv, l->tensor[i], -1, &v[i]);
             if (st != FL_OK) {
                 return st;
             }
@@ -439,7 +434,7 @@ static fl_status attr_list(conv *cv, const Tensorflow__AttrValue__ListValue *l, 
             return fl__diag_oom(cv->d);
         }
         for (size_t i = 0; i < l->n_func; i++) {
-            fl_status st = func_ref(cv, l->func[i], &v[i]);
+            fl_status st = fl__gd_func_ref(cv, l->func[i], &v[i]);
             if (st != FL_OK) {
                 return st;
             }
@@ -461,7 +456,7 @@ static fl_status attr(conv *cv, const char *name, const Tensorflow__AttrValue *p
     switch (p->value_case) {
     case TENSORFLOW__ATTR_VALUE__VALUE_S:
         out->kind = FL_ATTR_S;
-        out->v.s = bytes_str(cv->g->arena, p->s);
+        out->v.s = fl__gd_bytes_str(cv->g->arena, p->s);
         return out->v.s.p ? FL_OK : fl__diag_oom(cv->d);
     case TENSORFLOW__ATTR_VALUE__VALUE_I:
         out->kind = FL_ATTR_I;
@@ -484,15 +479,15 @@ static fl_status attr(conv *cv, const char *name, const Tensorflow__AttrValue *p
         return FL_OK;
     case TENSORFLOW__ATTR_VALUE__VALUE_SHAPE:
         out->kind = FL_ATTR_SHAPE;
-        return shape_lit(cv, p->shape, true, &out->v.shape);
+        return fl__gd_shape_lit(cv, p->shape, true, &out->v.shape);
     case TENSORFLOW__ATTR_VALUE__VALUE_TENSOR:
         out->kind = FL_ATTR_TENSOR;
-        return tensor(cv, p->tensor, stripped, &out->v.tensor);
+        return fl__gd_tensor(cv, p->tensor, stripped, &out->v.tensor);
     case TENSORFLOW__ATTR_VALUE__VALUE_LIST:
-        return attr_list(cv, p->list, out);
+        return fl__gd_attr_list(cv, p->list, out);
     case TENSORFLOW__ATTR_VALUE__VALUE_FUNC:
         out->kind = FL_ATTR_FUNC;
-        return func_ref(cv, p->func, &out->v.func);
+        return fl__gd_func_ref(cv, p->func, &out->v.func);
     case TENSORFLOW__ATTR_VALUE__VALUE_PLACEHOLDER:
         out->kind = FL_ATTR_PLACEHOLDER;
         out->v.placeholder = p->placeholder ? p->placeholder : "";
@@ -583,7 +578,7 @@ static int function_outputs(const fl_function *fn, const fl_node *n) {
 
 /* Splits "name", "name:port" or "^name". Returns false for a malformed string.
  * *name_len is the length of the node-name part; *port is -1 for control. */
-static bool parse_input(const char *s, size_t *name_off, size_t *name_len, long *port) {
+bool fl__gd_parse_input(const char *s, size_t *name_off, size_t *name_len, long *port) {
     if (!s || !*s) {
         return false;
     }
@@ -731,15 +726,12 @@ static fl_status add_node(fl_graph *g, const Tensorflow__NodeDef *nd, size_t i,
     return FL_OK;
 }
 
-/* How many nodes ahead the import sweeps fetch index slots. */
-#define PREFETCH_AHEAD 16
-
 /* The index slots of nd's input names, towards the cache (a hint only). */
 static void prefetch_inputs(const fl_graph *g, const Tensorflow__NodeDef *nd) {
     for (size_t k = 0; k < nd->n_input; k++) {
         size_t off, len;
         long port;
-        if (parse_input(nd->input[k], &off, &len, &port)) {
+        if (fl__gd_parse_input(nd->input[k], &off, &len, &port)) {
             fl__graph_prefetch_name(g, nd->input[k] + off, len);
         }
     }
@@ -767,7 +759,7 @@ static fl_status node_inputs(fl_graph *g, const Tensorflow__NodeDef *nd, fl_node
         const char *s = nd->input[k];
         size_t off, len;
         long port;
-        if (!parse_input(s, &off, &len, &port)) {
+        if (!fl__gd_parse_input(s, &off, &len, &port)) {
             return fl__node_fail(d, FL_EINVAL, n,
                                  "malformed input '%s' (field: input[%zu]; expected 'name', "
                                  "'name:port' or '^name')",
@@ -811,7 +803,7 @@ static fl_status node_inputs(fl_graph *g, const Tensorflow__NodeDef *nd, fl_node
 /* Sweep 3 for one node: its data input count checked against its op, and its
  * outputs allocated (an unknown op: as many as its consumers read, at least
  * one). */
-static fl_status node_outputs(fl_graph *g, fl_node *n, int max_port, fl_diag *d) {
+fl_status fl__gd_node_outputs(fl_graph *g, fl_node *n, int max_port, fl_diag *d) {
     int cnt;
     if (n->desc) {
         if (n->n_inputs < n->desc->min_inputs ||
@@ -847,7 +839,7 @@ static fl_status node_outputs(fl_graph *g, fl_node *n, int max_port, fl_diag *d)
 }
 
 /* Every input reads an output its producer has. */
-static fl_status check_ports(const fl_graph *g, fl_diag *d) {
+fl_status fl__gd_check_ports(const fl_graph *g, fl_diag *d) {
     for (size_t i = 0; i < g->n_nodes; i++) {
         fl_node *n = g->nodes[i];
         for (int k = 0; k < n->n_inputs; k++) {
@@ -909,23 +901,13 @@ fl_status fl__import_graphdef_msg(fl_graph *g, const Tensorflow__GraphDef *gd,
     }
     /* Sweep 3: output counts, then port and arity checks. */
     for (size_t i = 0; i < g->n_nodes && st == FL_OK; i++) {
-        st = node_outputs(g, g->nodes[i], max_port[i], d);
+        st = fl__gd_node_outputs(g, g->nodes[i], max_port[i], d);
     }
     if (st == FL_OK) {
-        st = check_ports(g, d);
+        st = fl__gd_check_ports(g, d);
     }
     fl__arena_scratch_free(g->arena, max_port);
     return st == FL_OK ? fl__tf_loops(g, d) : st;
-}
-
-fl_status fl__import_graphdef(fl_graph *g, const uint8_t *buf, size_t len, const fl_import_opts *o,
-                              fl_diag *d) {
-    Tensorflow__GraphDef *gd =
-        fl__pb_unpack(g, &tensorflow__graph_def__descriptor, buf, len, "tensorflow.GraphDef", d);
-    if (!gd) {
-        return d->status;
-    }
-    return fl__import_graphdef_msg(g, gd, o, d);
 }
 
 int fl__import_sniff_savedmodel(const uint8_t *buf, size_t len) {

@@ -27,9 +27,17 @@ typedef struct fl_import_opts {
     const char *tag;         /* SavedModel meta graph tag (NULL: "serve", or the only one) */
 } fl_import_opts;
 
-/* Parses a binary tensorflow.GraphDef into g (which must be empty). */
+/* Parses a binary tensorflow.GraphDef into g (which must be empty): straight
+ * from its bytes, or, for what that reader leaves (a function library,
+ * reserved attrs, encodings TensorFlow does not write, any malformed
+ * GraphDef: src/import/graphdef.c lists them), from the decoded message
+ * tree as fl__import_graphdef_msg. */
 fl_status fl__import_graphdef(fl_graph *g, const uint8_t *buf, size_t len, const fl_import_opts *o,
                               fl_diag *d);
+
+/* How many GraphDefs this thread's fl__import_graphdef read from the message
+ * tree (for tests: which reader a file took). */
+uint64_t fl__graphdef_tree_reads(void);
 
 /* Parses a binary tensorflow.SavedModel (saved_model.pb) and imports the graph
  * of the meta graph chosen by o->tag. */

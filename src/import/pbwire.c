@@ -23,7 +23,12 @@
 #error "packed fixed-width runs are read in place: a little-endian host is assumed"
 #endif
 
-enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2, WT_I32 = 5 };
+enum {
+    WT_VARINT = FL_PB_WT_VARINT,
+    WT_I64 = FL_PB_WT_I64,
+    WT_LEN = FL_PB_WT_LEN,
+    WT_I32 = FL_PB_WT_I32
+};
 
 typedef struct wdec {
     fl_arena *a;
@@ -58,21 +63,6 @@ static bool oom(wdec *w) {
     return false;
 }
 
-static bool rd_varint(const uint8_t **p, const uint8_t *end, uint64_t *out) {
-    const uint8_t *q = *p;
-    uint64_t v = 0;
-    for (int shift = 0; shift < 64 && q < end; shift += 7) {
-        uint8_t b = *q++;
-        v |= (uint64_t)(b & 0x7f) << shift;
-        if (!(b & 0x80)) {
-            *out = v;
-            *p = q;
-            return true;
-        }
-    }
-    return false;
-}
-
 /* The wire type a field's values use when not packed. */
 static int field_wt(ProtobufCType t) {
     switch (t) {
@@ -93,78 +83,19 @@ static int field_wt(ProtobufCType t) {
     }
 }
 
-/* One tag and its payload: for WT_LEN the bytes, else the value's bytes. */
-typedef struct wfield {
-    uint32_t id;
-    int wt;
-    const uint8_t *tag;  /* where the tag starts */
-    const uint8_t *body; /* just after the tag (a length's varint first) */
-    const uint8_t *p;    /* payload */
-    size_t len;
-    uint64_t v; /* WT_VARINT: the value; WT_I32/WT_I64: little-endian bits */
-} wfield;
-
-static uint64_t rd_le(const uint8_t *p, size_t n) {
-    uint64_t v = 0;
-    for (size_t i = 0; i < n; i++) {
-        v |= (uint64_t)p[i] << (8 * i);
-    }
-    return v;
-}
+typedef fl_pbwire_field wfield;
 
 static bool next_field(wdec *w, const ProtobufCMessageDescriptor *d, const uint8_t **p,
                        const uint8_t *end, wfield *f) {
-    f->tag = *p;
-    uint64_t key;
-    if (!rd_varint(p, end, &key)) {
-        return fail(w, d, NULL, f->tag, "a tag is cut short or longer than 10 bytes");
-    }
-    if (key > 0xffffffffu) {
-        return fail(w, d, NULL, f->tag, PBWIRE_WIDE_TAG);
-    }
-    if ((key >> 3) == 0) {
-        return fail(w, d, NULL, f->tag, PBWIRE_ZERO_TAG);
-    }
-    f->id = (uint32_t)(key >> 3);
-    f->wt = (int)(key & 7);
-    f->body = *p;
-    switch (f->wt) {
-    case WT_VARINT:
-        f->p = *p;
-        if (!rd_varint(p, end, &f->v)) {
-            return fail(w, d, NULL, f->tag, "a varint is cut short or longer than 10 bytes");
-        }
-        f->len = (size_t)(*p - f->p);
-        return true;
-    case WT_I64:
-    case WT_I32: {
-        size_t n = f->wt == WT_I64 ? 8 : 4;
-        if ((size_t)(end - *p) < n) {
-            return fail(w, d, NULL, f->tag, "a fixed-width value runs past the end");
-        }
-        f->p = *p;
-        f->len = n;
-        f->v = rd_le(*p, n);
-        *p += n;
+    const char *why = fl__pbwire_field(p, end, f);
+    if (!why) {
         return true;
     }
-    case WT_LEN: {
-        uint64_t n;
-        if (!rd_varint(p, end, &n)) {
-            return fail(w, d, NULL, f->tag, "a length is cut short");
-        }
-        if (n > (uint64_t)(end - *p)) {
-            return fail(w, d, protobuf_c_message_descriptor_get_field(d, f->id), f->tag,
-                        "a length points past the end of its message");
-        }
-        f->p = *p;
-        f->len = (size_t)n;
-        *p += n;
-        return true;
-    }
-    default:
-        return fail(w, d, NULL, f->tag, "wire type 3, 4, 6 or 7 (groups are not supported)");
-    }
+    /* Only a length past the end is the field's own fault: name it. */
+    const ProtobufCFieldDescriptor *fd = strcmp(why, PBWIRE_PAST_END) == 0
+                                             ? protobuf_c_message_descriptor_get_field(d, f->id)
+                                             : NULL;
+    return fail(w, d, fd, f->tag, why);
 }
 
 /* Elements in a packed run of a scalar type, or (size_t)-1 when malformed. */
@@ -298,7 +229,7 @@ static void put_packed(const ProtobufCFieldDescriptor *fd, uint8_t *arr, fslot *
     }
     const uint8_t *q = f->p, *end = f->p + f->len;
     uint64_t v;
-    while (q < end && rd_varint(&q, end, &v)) {
+    while (q < end && fl__pbwire_varint(&q, end, &v)) {
         put_scalar(fd, arr + s->fill * es, v);
         s->fill++;
     }

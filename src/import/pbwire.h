@@ -25,6 +25,7 @@
 #include "util/arena.h"
 
 #include <protobuf-c/protobuf-c.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -40,6 +41,10 @@
  * field. */
 #define PBWIRE_ZERO_TAG "field number 0"
 
+/* The rejection of a length-delimited field longer than what is left of
+ * its message (the one pointer fl__pbwire_field returns for it). */
+#define PBWIRE_PAST_END "a length points past the end of its message"
+
 typedef struct fl_pbwire_error {
     const char *message; /* full name of the message type being read */
     const char *field;   /* the field's name, or NULL */
@@ -52,5 +57,109 @@ typedef struct fl_pbwire_error {
  * NULL with *err filled on malformed input or when memory runs out. */
 ProtobufCMessage *fl__pbwire_unpack(fl_arena *a, const ProtobufCMessageDescriptor *desc,
                                     const uint8_t *buf, size_t len, fl_pbwire_error *err);
+
+/* Wire types. */
+enum { FL_PB_WT_VARINT = 0, FL_PB_WT_I64 = 1, FL_PB_WT_LEN = 2, FL_PB_WT_I32 = 5 };
+
+/* One field as it is on the wire: its number and wire type (0 varint, 1
+ * 64-bit, 2 length-delimited, 5 32-bit), where its tag starts, where its
+ * body starts (after the tag: a length's varint first), its payload (p,
+ * len: the bytes of a length-delimited field, else the value's own bytes)
+ * and, for a varint or fixed-width field, its value (little-endian bits). */
+typedef struct fl_pbwire_field {
+    uint32_t id;
+    int wt;
+    const uint8_t *tag;
+    const uint8_t *body;
+    const uint8_t *p;
+    size_t len;
+    uint64_t v;
+} fl_pbwire_field;
+
+/* Reads a varint of at most 10 bytes at *p (before end) and moves *p past
+ * it; false when it is cut short or longer. */
+static inline bool fl__pbwire_varint(const uint8_t **p, const uint8_t *end, uint64_t *out) {
+    const uint8_t *q = *p;
+    uint64_t v = 0;
+    for (int shift = 0; shift < 64 && q < end; shift += 7) {
+        uint8_t b = *q++;
+        v |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) {
+            *out = v;
+            *p = q;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The little-endian value of the n bytes at p. */
+static inline uint64_t fl__pbwire_le(const uint8_t *p, size_t n) {
+    uint64_t v = 0;
+    for (size_t i = 0; i < n; i++) {
+        v |= (uint64_t)p[i] << (8 * i);
+    }
+    return v;
+}
+
+/* Reads the field at *p (before end) into *f and moves *p past it: the one
+ * tag, length and value check of the import path, shared by the message
+ * decoder above and the importers that read a message straight from its
+ * bytes (graphdef.c). NULL on success, else what is wrong (a string
+ * literal: PBWIRE_PAST_END, PBWIRE_WIDE_TAG, PBWIRE_ZERO_TAG or another;
+ * compare its text, not its address). */
+static inline const char *fl__pbwire_field(const uint8_t **p, const uint8_t *end,
+                                           fl_pbwire_field *f) {
+    f->tag = *p;
+    uint64_t key;
+    if (!fl__pbwire_varint(p, end, &key)) {
+        return "a tag is cut short or longer than 10 bytes";
+    }
+    if (key > 0xffffffffu) {
+        return PBWIRE_WIDE_TAG;
+    }
+    if ((key >> 3) == 0) {
+        return PBWIRE_ZERO_TAG;
+    }
+    f->id = (uint32_t)(key >> 3);
+    f->wt = (int)(key & 7);
+    f->body = *p;
+    switch (f->wt) {
+    case FL_PB_WT_VARINT:
+        f->p = *p;
+        if (!fl__pbwire_varint(p, end, &f->v)) {
+            return "a varint is cut short or longer than 10 bytes";
+        }
+        f->len = (size_t)(*p - f->p);
+        return NULL;
+    case FL_PB_WT_I64:
+    case FL_PB_WT_I32: {
+        size_t n = f->wt == FL_PB_WT_I64 ? 8 : 4;
+        if ((size_t)(end - *p) < n) {
+            return "a fixed-width value runs past the end";
+        }
+        f->p = *p;
+        f->len = n;
+        f->v = fl__pbwire_le(*p, n);
+        *p += n;
+        return NULL;
+    }
+    case FL_PB_WT_LEN: {
+        uint64_t n;
+        if (!fl__pbwire_varint(p, end, &n)) {
+            return "a length is cut short";
+        }
+        if (n > (uint64_t)(end - *p)) {
+            return PBWIRE_PAST_END;
+        }
+        f->p = *p;
+        f->len = (size_t)n;
+        *p += n;
+        return NULL;
+    }
+    default:
+        return "wire type 3, 4, 6 or 7 (groups are not supported)";
+    }
+}
 
 #endif
