@@ -13,7 +13,8 @@
  * that the child's peak RSS is its own: the line gives the median wall and
  * CPU time of `runs` analyses (CPU time is the trustworthy figure on a
  * loaded host), nanoseconds per node, and the peak RSS above the one the
- * child had with the model's bytes in memory, per node. tiny_cnn
+ * child had with the model's bytes in memory, per node; without passes, also
+ * one memcpy of the model's bytes, the floor an import cannot beat. tiny_cnn
  * (tests/data) is analysed with the default passes in batches of 200; the
  * median batch gives microseconds per analysis.
  */
@@ -67,6 +68,28 @@ static bool analyze(const uint8_t *buf, size_t len, const char *passes, int64_t 
     return true;
 }
 
+/* The baseline: the median CPU time of one memcpy of the model's bytes into
+ * a buffer whose pages are already faulted in (the analysis's own page
+ * faults are part of its time; a copy's floor is the bandwidth). */
+static double memcpy_ms(const uint8_t *buf, size_t len, int runs) {
+    uint8_t *dst = malloc(len ? len : 1);
+    double t[16];
+    if (!dst) {
+        return 0;
+    }
+    memcpy(dst, buf, len); /* warm-up: dst's pages faulted in */
+    runs = runs < 3 ? 3 : runs > 16 ? 16 : runs;
+    for (int i = 0; i < runs; i++) {
+        double c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+        memcpy(dst, buf, len);
+        __asm__ volatile("" : : "r"(dst) : "memory"); /* the copy is used */
+        t[i] = clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
+    }
+    free(dst);
+    qsort(t, (size_t)runs, sizeof(double), cmp_d);
+    return t[runs / 2] * 1e3;
+}
+
 /* The child's part: `runs` analyses of the chain of n nodes in one mode. */
 static int chain_child(long n, const char *passes, int runs) {
     size_t len;
@@ -91,6 +114,12 @@ static int chain_child(long n, const char *passes, int runs) {
            n, passes ? passes : "none", (long long)after, wall[runs / 2] * 1e3, cpu[runs / 2] * 1e3,
            cpu[runs / 2] * 1e9 / (double)n, (double)(rss1 - rss0) / 1024.0,
            (double)(rss1 - rss0) * 1024.0 / (double)n, runs);
+    double cp = passes ? 0 : memcpy_ms(buf, len, runs);
+    if (cp > 0) {
+        printf("chain %8ld nodes memcpy of its %.1f MB: %.2f ms; analysis without passes = %.0fx "
+               "memcpy\n",
+               n, (double)len / 1e6, cp, cpu[runs / 2] * 1e3 / cp);
+    }
     free(buf);
     return 0;
 }
