@@ -68,6 +68,7 @@ static bool wire_entry(const uint8_t *p, size_t len, struct wentry *e) {
     const uint8_t *end = p + len;
     bool has_key = false;
     e->key = (wview){(const uint8_t *)"", 0};
+    e->val = (wview){NULL, 0};
     e->has_val = false;
     while (p < end) {
         fl_pbwire_field f;
@@ -307,10 +308,13 @@ static fl_status wire_stripped(const wnode *w, fl_node *n, int64_t *out) {
         if (e->key.len != sizeof key - 1 || memcmp(e->key.p, key, sizeof key - 1) != 0) {
             continue;
         }
-        const uint8_t *p = e->val.p, *end = p + (e->has_val ? e->val.len : 0);
+        if (!e->has_val) {
+            return WIRE_OFF;
+        }
+        const uint8_t *p = e->val.p, *end = p + e->val.len;
         fl_pbwire_field f;
-        if (!e->has_val || fl__pbwire_field(&p, end, &f) || p != end || f.id != 3 ||
-            f.wt != FL_PB_WT_VARINT || (int64_t)f.v < 0) {
+        if (fl__pbwire_field(&p, end, &f) || p != end || f.id != 3 || f.wt != FL_PB_WT_VARINT ||
+            (int64_t)f.v < 0) {
             return WIRE_OFF;
         }
         *out = (int64_t)f.v;
