@@ -5,8 +5,9 @@
  * every kind, constants' values byte for byte), input and output count must
  * be the same. Checked on hand-made encodings (including the ones the wire
  * reader leaves to the tree reader, and which reader each one took), the
- * benchmarks' chain, tests/data, and every TensorFlow graph of the shared
- * corpus (skipped with a printed reason when it is absent).
+ * benchmarks' chain, damaged copies of tiny_cnn and a chain, tests/data,
+ * and every TensorFlow graph of the shared corpus (skipped with a printed
+ * reason when it is absent).
  */
 #include "../bench/chain.h"
 #include "import/import.h"
@@ -263,14 +264,14 @@ static uint8_t *one_node(const chain_buf *extra, const chain_buf *top_extra, siz
     cb_str(&node, 1, "x");
     cb_str(&node, 2, "Placeholder");
     cb_attr_type(&node, "dtype", 1);
-    if (extra) {
+    if (extra && extra->n) {
         cb_reserve(&node, extra->n);
         memcpy(node.p + node.n, extra->p, extra->n);
         node.n += extra->n;
     }
     cb_sub(&g, 1, &node);
     free(node.p);
-    if (top_extra) {
+    if (top_extra && top_extra->n) {
         cb_reserve(&g, top_extra->n);
         memcpy(g.p + g.n, top_extra->p, top_extra->n);
         g.n += top_extra->n;
@@ -439,6 +440,57 @@ static void test_malformed_same_message(void **state) {
     }
 }
 
+/* Damaged copies of a graph (bytes flipped, set, cut short; a
+ * deterministic sequence): whatever each one is, both readers give the same
+ * status, message, warnings and, when accepted, the same IR. */
+static void check_mutations(const uint8_t *orig, size_t len, int count, uint64_t seed) {
+    uint8_t *buf = malloc(len);
+    assert_non_null(buf);
+    uint64_t x = seed;
+    int ok = 0;
+    for (int i = 0; i < count; i++) {
+        memcpy(buf, orig, len);
+        size_t n = len;
+        int edits = 1 + (int)(x % 4);
+        for (int e = 0; e < edits; e++) {
+            x = x * 6364136223846793005u + 1442695040888963407u;
+            size_t at = (size_t)(x >> 33) % len;
+            switch ((x >> 20) % 4) {
+            case 0:
+                buf[at] ^= (uint8_t)(1u << ((x >> 8) % 8));
+                break;
+            case 1:
+                buf[at] = (uint8_t)(x >> 12);
+                break;
+            case 2:
+                buf[at] = (uint8_t)((x >> 12) % 2 ? 0x80 : 0x00);
+                break;
+            default:
+                n = at < n ? at : n;
+                break;
+            }
+        }
+        two t;
+        import_two(&t, buf, n, -1);
+        ok += t.sw == FL_OK;
+        two_free(&t);
+    }
+    printf("%d damaged copies read alike, %d of them accepted\n", count, ok);
+    free(buf);
+}
+
+static void test_damaged(void **state) {
+    (void)state;
+    size_t len;
+    unsigned char *tiny = fl_test_read_file(FL_TEST_DATA_DIR "/tiny_cnn.pb", &len);
+    assert_non_null(tiny);
+    check_mutations(tiny, len, 3000, 1);
+    free(tiny);
+    uint8_t *chain = chain_graphdef(40, &len);
+    check_mutations(chain, len, 3000, 2);
+    free(chain);
+}
+
 /* Every GraphDef in dir: the same IR from both readers; *wire counts those
  * the wire reader read itself. */
 static int check_dir(const char *dir, int *wire) {
@@ -500,7 +552,8 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_chain),        cmocka_unit_test(test_wire_encodings),
         cmocka_unit_test(test_left_to_tree), cmocka_unit_test(test_malformed_same_message),
-        cmocka_unit_test(test_data_dir),     cmocka_unit_test(test_corpus),
+        cmocka_unit_test(test_damaged),      cmocka_unit_test(test_data_dir),
+        cmocka_unit_test(test_corpus),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     return rc ? rc : corpus_missing ? 77 : 0;
