@@ -148,6 +148,18 @@ MODELS = {
         helper.make_node("DecoderMaskedMultiHeadAttention", ["q", "k", "v"], ["y"],
                          domain="com.microsoft", num_heads=2, past_present_share_buffer=1),
         [("q", F, [2, 1, 8]), ("k", F, [2, 2, 5, 4]), ("v", F, [2, 2, 5, 4])]),
+    # MoE as test_onnx_ms counts it: 4 experts, H 8, I 16, top 2 with relu;
+    # top 1 with SwiGLU fused and interleaved in FC1 (the CPU kernel's form).
+    "ms_moe_relu": ms_model(
+        helper.make_node("MoE", ["x", "r", "w1", "b1", "w2"], ["y"], domain="com.microsoft", k=2),
+        [("x", F, [3, 8]), ("r", F, [3, 4]), ("w1", F, [4, 16, 8]), ("b1", F, [4, 16]),
+         ("w2", F, [4, 8, 16])]),
+    "ms_moe_swiglu": ms_model(
+        helper.make_node("MoE", ["x", "r", "w1", "", "w2", "b2"], ["y"], domain="com.microsoft",
+                         k=1, activation_type="swiglu", swiglu_fusion=1, swiglu_limit=7.0,
+                         normalize_routing_weights=1),
+        [("x", F, [2, 3, 8]), ("r", F, [6, 4]), ("w1", F, [4, 32, 8]), ("w2", F, [4, 8, 16]),
+         ("b2", F, [4, 8])]),
 }
 
 

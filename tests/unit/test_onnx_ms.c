@@ -795,6 +795,120 @@ static void test_decoder_masked_self_attention(void **state) {
     ob_free(m);
 }
 
+/* MoE (src/ops/onnxms/moe.c's rule), 4 experts, H 8, I 16, k 2: R = T * 2
+ * routed rows.
+ *   relu, input (3,8), fc1 (4,16,8) with bias (4,16), fc2 (4,8,16): T 3, R
+ *   6; MACs = 6 * 8 * 16 * 2 = 1536; FLOPs = 3072 + fc1 bias 6 * 16 = 96 +
+ *   relu 96 + weighted sum 6 * 2 * 8 = 96 + softmax 5 * 3 * 4 = 60 = 3420.
+ *   The same over a symbolic n tokens, no bias: MACs 512*n, FLOPs 1024n +
+ *   32n + 32n + 20n = 1108*n.
+ *   swiglu fused in FC1 (swiglu_fusion 1, fc1 (4,32,8)) with swiglu_limit,
+ *   fc2 bias (4,8), normalize_routing_weights, k 1, input (2,3,8): T 6, R
+ *   6; MACs = 6 * 8 * 16 * 3 = 2304; FLOPs = 4608 + 6 * (swiglu 8 * 16 +
+ *   2 * 8 + fc2 bias 8 = 152) = 912 + softmax 120 + normalize 12 = 5652.
+ * QMoE, 4-bit (two to a byte), relu, k 2, no bias: fc1 (4,16,4), fc2
+ * (4,8,8) uint8 unpack to MoE's first case: MACs 1536, FLOPs 3072 + 96 +
+ * 96 + 60 = 3324. */
+static void test_moe(void **state) {
+    (void)state;
+    ob_model *m = oc_ms_model();
+    ob_input(m, "x", OB_FLOAT, 2, (int64_t[]){3, 8}, NULL);
+    ob_input(m, "r", OB_FLOAT, 2, (int64_t[]){3, 4}, NULL);
+    ob_input(m, "xs", OB_FLOAT, 2, (int64_t[]){-1, 8}, (const char *[]){"n", NULL});
+    ob_input(m, "rs", OB_FLOAT, 2, (int64_t[]){-1, 4}, (const char *[]){"n", NULL});
+    ob_input(m, "x3", OB_FLOAT, 3, (int64_t[]){2, 3, 8}, NULL);
+    ob_input(m, "r3", OB_FLOAT, 2, (int64_t[]){6, 4}, NULL);
+    ob_init_f(m, "w1", 3, (int64_t[]){4, 16, 8}, false);
+    ob_init_f(m, "b1", 2, (int64_t[]){4, 16}, false);
+    ob_init_f(m, "w2", 3, (int64_t[]){4, 8, 16}, false);
+    ob_init_f(m, "w1s", 3, (int64_t[]){4, 32, 8}, false);
+    ob_init_f(m, "b2", 2, (int64_t[]){4, 8}, false);
+    ob_init_raw(m, "q1", 2, 3, (int64_t[]){4, 16, 4}, NULL, 0);
+    ob_init_raw(m, "q2", 2, 3, (int64_t[]){4, 8, 8}, NULL, 0);
+    ob_init_f(m, "s1", 2, (int64_t[]){4, 16}, false);
+    ob_init_f(m, "s2", 2, (int64_t[]){4, 8}, false);
+    Onnx__NodeProto *n = oc_ms_node(m, "MoE", "relu", "x,r,w1,b1,w2", "y1");
+    ob_attr_i(m, n, "k", 2);
+    n = oc_ms_node(m, "MoE", "sym", "xs,rs,w1,,w2", "y2");
+    ob_attr_i(m, n, "k", 2);
+    n = oc_ms_node(m, "MoE", "swiglu", "x3,r3,w1s,,w2,b2", "y3");
+    ob_attr_i(m, n, "k", 1);
+    ob_attr_s(m, n, "activation_type", "swiglu");
+    ob_attr_i(m, n, "swiglu_fusion", 1);
+    ob_attr_f(m, n, "swiglu_limit", 7.0f);
+    ob_attr_i(m, n, "normalize_routing_weights", 1);
+    n = oc_ms_node(m, "QMoE", "q4", "x,r,q1,s1,,q2,s2", "y4");
+    ob_attr_i(m, n, "k", 2);
+    ob_attr_i(m, n, "expert_weight_bits", 4);
+    ob_output(m, "y1");
+    ob_output(m, "y2");
+    ob_output(m, "y3");
+    ob_output(m, "y4");
+    fl_report *r = oc_run(m, FL_OK);
+    assert_int_equal(r->n_unknown_ops, 0);
+    const fl_report_node *a = oc_node(r, "relu");
+    assert_string_equal(a->outputs[0].shape, "[3,8]");
+    oc_assert_cost(a, 3420, 1536);
+    a = oc_node(r, "sym");
+    assert_string_equal(a->outputs[0].shape, "[n,8]");
+    assert_string_equal(a->macs.text, "512*n");
+    assert_string_equal(a->flops.text, "1108*n");
+    a = oc_node(r, "swiglu");
+    assert_string_equal(a->outputs[0].shape, "[2,3,8]");
+    oc_assert_cost(a, 5652, 2304);
+    a = oc_node(r, "q4");
+    assert_string_equal(a->outputs[0].shape, "[3,8]");
+    oc_assert_cost(a, 3324, 1536);
+    fl_report_free(r);
+    ob_free(m);
+}
+
+/* MoE's bad inputs name the node and the attr or input. */
+static void test_moe_bad(void **state) {
+    (void)state;
+    static const struct {
+        const char *in, *act;
+        int64_t k;
+        const char *want;
+    } cases[] = {
+        {"x,r,w1,,w2", "relu", 5, "node 'bad' (MoE): attr 'k' 5 is more than the 4 experts"},
+        {"x,r,w1,,w2", "tanh", 2,
+         "node 'bad' (MoE): attr 'activation_type' 'tanh' is not relu, gelu, silu, swiglu or "
+         "identity"},
+        {"x,r,w1,,w1", "relu", 2, "node 'bad' (MoE): input 4 (fc2_experts_weights)'s dim 1"},
+        {"x,r,w20,,w2", "relu", 2,
+         "node 'bad' (MoE): input 2 (fc1_experts_weights) has 20 rows, want 16 (1 * inter_size "
+         "16)"},
+        {"x,r,w1,,b1", "relu", 2,
+         "node 'bad' (MoE): input 4 (fc2_experts_weights) has rank 2, want 3"},
+        {"x,r,w1,,w2", "swiglu", 2,
+         "node 'bad' (MoE): attr 'activation_type' swiglu with attr 'swiglu_fusion' 0 needs "
+         "fc3_experts_weights"},
+        {"x,r,w1,,w2", "relu", 0, "node 'bad' (MoE): missing required attr 'k'"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ob_model *m = oc_ms_model();
+        ob_input(m, "x", OB_FLOAT, 2, (int64_t[]){3, 8}, NULL);
+        ob_input(m, "r", OB_FLOAT, 2, (int64_t[]){3, 4}, NULL);
+        ob_init_f(m, "w1", 3, (int64_t[]){4, 16, 8}, false);
+        ob_init_f(m, "w20", 3, (int64_t[]){4, 20, 8}, false);
+        ob_init_f(m, "b1", 2, (int64_t[]){4, 16}, false);
+        ob_init_f(m, "w2", 3, (int64_t[]){4, 8, 16}, false);
+        Onnx__NodeProto *n = oc_ms_node(m, "MoE", "bad", cases[i].in, "y");
+        if (cases[i].k) {
+            ob_attr_i(m, n, "k", cases[i].k);
+        }
+        ob_attr_s(m, n, "activation_type", cases[i].act);
+        ob_output(m, "y");
+        fl_report *r = oc_run(m, FL_EINVAL);
+        if (!strstr(r->error, cases[i].want)) {
+            fail_msg("error '%s' lacks '%s'", r->error, cases[i].want);
+        }
+        fl_report_free(r);
+        ob_free(m);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bias_activations),
@@ -816,6 +930,8 @@ int main(void) {
         cmocka_unit_test(test_bias_softmax_dropout_gemm_gelu_bad),
         cmocka_unit_test(test_attention_input_rank),
         cmocka_unit_test(test_decoder_masked_self_attention),
+        cmocka_unit_test(test_moe),
+        cmocka_unit_test(test_moe_bad),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
