@@ -909,6 +909,50 @@ static void test_moe_bad(void **state) {
     }
 }
 
+/* NhwcConv and NhwcFusedConv: Conv's and FusedConv's counts on
+ * channels-last X and Y (ONNX Runtime 1.30's shape inference gives the
+ * same three output shapes when it loads these nodes; its CPU provider has
+ * no kernel for them).
+ *   X (1,5,5,3), W (4,3,3,3), pads 1, bias: Y (1,5,5,4), E(Y) 100; MACs =
+ *   100 * 27 = 2700; FLOPs 5400 + bias 100 = 5500. Fused with activation
+ *   Relu and Z (1,5,5,4): + 100 + 100 = 5700.
+ *   X (1,6,6,4), W (4,2,3,3), group 2, strides 2: Y (1,2,2,4), E(Y) 16;
+ *   MACs 16 * 18 = 288, FLOPs 576. */
+static void test_nhwc_conv(void **state) {
+    (void)state;
+    ob_model *m = oc_ms_model();
+    ob_input(m, "x", OB_FLOAT, 4, (int64_t[]){1, 5, 5, 3}, NULL);
+    ob_input(m, "x2", OB_FLOAT, 4, (int64_t[]){1, 6, 6, 4}, NULL);
+    ob_input(m, "z", OB_FLOAT, 4, (int64_t[]){1, 5, 5, 4}, NULL);
+    ob_init_f(m, "w", 4, (int64_t[]){4, 3, 3, 3}, false);
+    ob_init_f(m, "w2", 4, (int64_t[]){4, 2, 3, 3}, false);
+    ob_init_f(m, "b", 1, (int64_t[]){4}, false);
+    Onnx__NodeProto *n = oc_ms_node(m, "NhwcConv", "c1", "x,w,b", "y1");
+    ob_attr_ints(m, n, "pads", 4, (int64_t[]){1, 1, 1, 1});
+    n = oc_ms_node(m, "NhwcConv", "c2", "x2,w2", "y2");
+    ob_attr_i(m, n, "group", 2);
+    ob_attr_ints(m, n, "strides", 2, (int64_t[]){2, 2});
+    n = oc_ms_node(m, "NhwcFusedConv", "c3", "x,w,b,z", "y3");
+    ob_attr_ints(m, n, "pads", 4, (int64_t[]){1, 1, 1, 1});
+    ob_attr_s(m, n, "activation", "Relu");
+    ob_output(m, "y1");
+    ob_output(m, "y2");
+    ob_output(m, "y3");
+    fl_report *r = oc_run(m, FL_OK);
+    assert_int_equal(r->n_unknown_ops, 0);
+    const fl_report_node *a = oc_node(r, "c1");
+    assert_string_equal(a->outputs[0].shape, "[1,5,5,4]");
+    oc_assert_cost(a, 5500, 2700);
+    a = oc_node(r, "c2");
+    assert_string_equal(a->outputs[0].shape, "[1,2,2,4]");
+    oc_assert_cost(a, 576, 288);
+    a = oc_node(r, "c3");
+    assert_string_equal(a->outputs[0].shape, "[1,5,5,4]");
+    oc_assert_cost(a, 5700, 2700);
+    fl_report_free(r);
+    ob_free(m);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bias_activations),
@@ -932,6 +976,7 @@ int main(void) {
         cmocka_unit_test(test_decoder_masked_self_attention),
         cmocka_unit_test(test_moe),
         cmocka_unit_test(test_moe_bad),
+        cmocka_unit_test(test_nhwc_conv),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

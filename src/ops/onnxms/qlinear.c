@@ -4,7 +4,8 @@
  * QLinearAdd, QLinearMul, QLinearSigmoid, QLinearLeakyRelu, QLinearSoftmax,
  * QLinearGlobalAveragePool, QLinearAveragePool, QLinearReduceMean,
  * QLinearConcat, QLinearWhere; the NHWC forms ORT's layout transformer
- * writes (level 'all'): com.microsoft QLinearConv and NhwcMaxPool; the hybrid
+ * writes (level 'all'): com.microsoft QLinearConv and NhwcMaxPool, and the
+ * float NhwcConv and NhwcFusedConv of ORT's NHWC transformer; the hybrid
  * matmuls DynamicQuantizeMatMul and MatMulIntegerToFloat; the
  * cuBLASLt-ordered int8 QOrderedGelu, QOrderedLayerNormalization and
  * QOrderedAttention.
@@ -27,6 +28,10 @@
  *   QLinearConv (com.microsoft)  onnx::QLinearConv's inputs, attrs and
  *                    shape; with channels_last (default 0) X is (N, D1..,
  *                    C) and Y (N, D1.., M), W still (M, C/group, k1..).
+ *   NhwcConv, NhwcFusedConv  onnx::Conv's and com.microsoft FusedConv's
+ *                    inputs and attrs with X (N, D1.., C) and Y (N, D1..,
+ *                    M) channels-last, W (M, C/group, k1..) as Conv's;
+ *                    NhwcFusedConv's Z (input 3) is Y's shape.
  *   NhwcMaxPool      onnx::MaxPool's attrs (kernel_shape required) on a
  *                    channels-last X (N, D1.., C), int8 or uint8: Y (N,
  *                    D1'.., C), X's type; no Indices output.
@@ -79,9 +84,10 @@
  *                    + 2 * E(Y)
  *   QLinearAveragePool  int_ops E(X) + E(Y); FLOPs E(X) + prod(kernel) *
  *                    E(Y) (AveragePool) + 2 * E(Y)
- *   QLinearConv (com.microsoft), NhwcMaxPool  what onnx::QLinearConv and
- *                    onnx::MaxPool count (src/ops/onnxops/misc.c,
- *                    src/ops/onnx/onnx.h): the layout changes no count
+ *   QLinearConv (com.microsoft), NhwcMaxPool, NhwcConv, NhwcFusedConv
+ *                    what onnx::QLinearConv, onnx::MaxPool, onnx::Conv and
+ *                    FusedConv count (src/ops/onnxops/misc.c,
+ *                    src/ops/onnx/conv.c): the layout changes no count
  *   QLinearConcat    requantizes each element: int_ops 2 * E(Y) (its zero
  *                    point off, Y's on); FLOPs 2 * E(Y) (scale, round)
  *   QLinearWhere     int_ops E(X) + E(Y) + E(Z); FLOPs E(X) + E(Y) + E(Z)
@@ -345,6 +351,19 @@ static fl_status cost_nhwc_max_pool(fl_ctx *c, const fl_node *n, fl_cost *out) {
     return fl__ox_cost_delegate(c, n, FL_OP_ONNX_MAX_POOL, x_idx, 1, out);
 }
 
+static const int conv_idx[] = {0, 1, 2, 3};
+
+static fl_status infer_nhwc_conv(fl_ctx *c, fl_node *n) {
+    return infer_nhwc(
+        c, n, n->kind == FL_OP_ONNX_MS_NHWC_CONV ? FL_OP_ONNX_CONV : FL_OP_ONNX_MS_FUSED_CONV, 3);
+}
+
+static fl_status cost_nhwc_conv(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    bool fused = n->kind == FL_OP_ONNX_MS_NHWC_FUSED_CONV;
+    return fl__ox_cost_delegate(c, n, fused ? FL_OP_ONNX_MS_FUSED_CONV : FL_OP_ONNX_CONV, conv_idx,
+                                fused ? 4 : 3, out);
+}
+
 /* QLinearReduceMean */
 
 static fl_status infer_qreduce_mean(fl_ctx *c, fl_node *n) {
@@ -516,6 +535,7 @@ static fl_status cost_qordered_attention(fl_ctx *c, const fl_node *n, fl_cost *o
 #define HOOKS_qordered_attention .infer = infer_qordered_attention, .cost = cost_qordered_attention
 #define HOOKS_ms_qconv          .infer = infer_ms_qconv, .cost = cost_ms_qconv
 #define HOOKS_nhwc_max_pool     .infer = infer_nhwc_max_pool, .cost = cost_nhwc_max_pool
+#define HOOKS_nhwc_conv         .infer = infer_nhwc_conv, .cost = cost_nhwc_conv
 /* clang-format on */
 
 #define FL_OP FL_OP_DESC
