@@ -60,13 +60,23 @@
  *    whose content was stripped (a weight-stripped file) cannot be compared
  *    and is taken as consistent (quantizers write it so).
  *  qdq_matmul (MatMulQDQRules): DQ(a), DQ(b) -> MatMul -> [R] -> Q  =>
- *    QLinearMatMul(a, as, azp, b, bs, bzp, ys, yzp); types as Conv. (ORT's
- *    MatMul without Q -> MatMulIntegerToFloat is not done.)
+ *    QLinearMatMul(a, as, azp, b, bs, bzp, ys, yzp); types as Conv.
+ *    Without Q (no QuantizeLinear reads the MatMul):  =>  com.microsoft
+ *    MatMulIntegerToFloat(a, b, as, bs, azp, bzp), float output, named
+ *    after the MatMul (also when it is a graph output).
  *  qdq_gemm (GemmQDQRules): DQ(A), DQ(B)[, DQ(C)] -> Gemm -> [R] -> Q  =>
  *    com.microsoft QGemm(A, As, Azp, B, Bs, Bzp, C, Ys, Yzp) with transA,
  *    transB, alpha; A int8 only with B int8; type(A) == type(Y); with C:
- *    beta 1, C int32. (The float-output QGemm of a Gemm without Q is not
- *    done.)
+ *    beta 1, C int32. Without Q: the same QGemm without Ys, Yzp (7
+ *    inputs, C absent without a DQ(C)), float output.
+ *  A group without Q is ORT's selection of a MatMul or Gemm no
+ *  QuantizeLinear reads; ORT refuses it when the op's only reader is a
+ *  Relu/Clip with one reader node (it looks for the Q after that Relu and
+ *  finds none): left. The scale conditions are those of the Q form (a per
+ *  tensor, b per tensor or along its N axis: the integer kernels' inputs).
+ *  qdq_where (WhereQDQRules): cond, DQ(x), DQ(y) -> Where -> [R] -> Q  =>
+ *    com.microsoft QLinearWhere(cond, x, xs, xzp, y, ys, yzp, zs, zzp);
+ *    all three types equal, 8-bit; the condition not a DQ.
  *  qdq_binary (BinaryOpQDQRules): DQ(a), DQ(b) -> Add|Mul -> [R] -> Q  =>
  *    com.microsoft QLinearAdd|QLinearMul(a, as, azp, b, bs, bzp, cs, czp);
  *    all three types equal.
@@ -90,9 +100,16 @@
  *    ReduceMax/Min and Resize, which also need a positive scale (a
  *    negative one reverses the order of the integers); MaxPool's Indices
  *    output unread.
+ *  qdq_drop_dq (DropDQNodesRules): DQ(x) -> ArgMax, no Q  =>  ArgMax on x
+ *    (its attrs), named after ArgMax: the index of the largest integer is
+ *    that of the largest dequantized value. ORT's IsDQSupported: the DQ's
+ *    scale and zero point constant scalars, the zero point present; x
+ *    uint8, int8 or int32 (ORT's selector refuses 16- and 4-bit). ORT
+ *    checks no sign of the scale here (a negative one would turn ArgMax
+ *    into ArgMin), and neither does this rule.
  *
- * Counters: the Q (root) counts as rewritten, T, R and every DQ removed as
- * removed, the absent-input placeholder a QGemm without C needs and the
+ * Counters: the Q (root; T for a group without Q) counts as rewritten, T,
+ * R and every DQ removed as removed, the absent-input placeholder a QGemm without C needs and the
  * zero points made for Q/DQ without one as added.
  * MACs are kept in the sense of the QOperator rules: a QLinearConv's
  * int_ops count 2 x the float Conv's MACs (src/ops/onnxops/misc.c).
@@ -126,13 +143,17 @@ typedef enum qrule {
     R_BINARY,
     R_VARIADIC,
     R_UNARY,
-    R_DROP
+    R_DROP,
+    R_WHERE,
+    R_DROP_DQ
 } qrule;
 
 static const char *const rule_names[] = {"",           "qdq_conv",     "qdq_matmul", "qdq_gemm",
-                                         "qdq_binary", "qdq_variadic", "qdq_unary",  "qdq_drop"};
+                                         "qdq_binary", "qdq_variadic", "qdq_unary",  "qdq_drop",
+                                         "qdq_where",  "qdq_drop_dq"};
 
-/* A candidate group rooted at q. */
+/* A candidate group rooted at q, or at t when no QuantizeLinear follows
+ * (q NULL: MatMul and Gemm with a float output, ArgMax). */
 typedef struct group {
     fl_node *q, *clip, *t;
     qrule rule;
@@ -311,6 +332,8 @@ static qrule rule_of(const fl_node *t, int64_t opset) {
         return R_BINARY;
     case FL_OP_ONNX_CONCAT:
         return R_VARIADIC;
+    case FL_OP_ONNX_WHERE:
+        return R_WHERE;
     case FL_OP_ONNX_AVERAGE_POOL:
     case FL_OP_ONNX_GLOBAL_AVERAGE_POOL:
     case FL_OP_ONNX_LEAKY_RELU:
@@ -336,6 +359,28 @@ static qrule rule_of(const fl_node *t, int64_t opset) {
     default:
         return R_NONE;
     }
+}
+
+/* The DQ inputs of gr->t into gr->dq. ORT's num_dq_inputs: input 0 alone
+ * for the unary and drop rules and ArgMax, inputs 1 and 2 for Where (its
+ * condition is bool), every input present otherwise; no other input may
+ * be a DQ. False when the inputs do not fit. */
+static bool collect_dqs(group *gr) {
+    const fl_node *t = gr->t;
+    for (int i = 0; i < t->n_inputs; i++) {
+        fl_node *dq = dq_of(t, i);
+        bool want = gr->rule == R_UNARY || gr->rule == R_DROP || gr->rule == R_DROP_DQ ? i == 0
+                    : gr->rule == R_WHERE                                              ? i >= 1
+                                                                                       : true;
+        if ((want && present(t, i) && !dq) || (dq && !want) || (dq && gr->n_dq == MAX_DQ)) {
+            return false;
+        }
+        if (dq) {
+            gr->dq[gr->n_dq++] = dq;
+        }
+    }
+    return gr->n_dq > 0 && ((gr->rule != R_MATMUL && gr->rule != R_WHERE) || gr->n_dq == 2) &&
+           ((gr->rule != R_CONV && gr->rule != R_GEMM) || gr->n_dq >= 2);
 }
 
 /* The group rooted at q, by structure alone (no quantization parameter is
@@ -366,26 +411,7 @@ static bool find_group(const qctx *x, fl_node *q, group *gr, bool *clip_left) {
             return false;
         }
     }
-    /* ORT's num_dq_inputs: input 0 alone for the unary and drop rules,
-     * every input present otherwise; no other input may be a DQ. */
-    int need = gr->rule == R_UNARY || gr->rule == R_DROP ? 1 : t->n_inputs;
-    for (int i = 0; i < t->n_inputs; i++) {
-        fl_node *dq = dq_of(t, i);
-        if (i < need && present(t, i) && !dq) {
-            return false;
-        }
-        if (dq && i >= need) {
-            return false;
-        }
-        if (dq && gr->n_dq == MAX_DQ) {
-            return false;
-        }
-        if (dq) {
-            gr->dq[gr->n_dq++] = dq;
-        }
-    }
-    if (gr->n_dq == 0 || (gr->rule == R_MATMUL && gr->n_dq != 2) ||
-        ((gr->rule == R_CONV || gr->rule == R_GEMM) && gr->n_dq < 2)) {
+    if (!collect_dqs(gr)) {
         return false;
     }
     if (gr->clip) {
@@ -395,6 +421,41 @@ static bool find_group(const qctx *x, fl_node *q, group *gr, bool *clip_left) {
         if (!clip_redundant(gr->clip, q)) {
             *clip_left = true;
         }
+    }
+    return true;
+}
+
+/* The group without a QuantizeLinear rooted at t (MatMul, Gemm, ArgMax),
+ * by structure alone; false when t roots none. ORT selects such a group
+ * when no QuantizeLinear reads t's output (with one, the group is the
+ * QuantizeLinear's, tried first); *why is set when ORT's selection would
+ * see t -> Relu/Clip and refuse it (it looks for a QuantizeLinear after a
+ * Relu/Clip that is t's only reader and has one reader itself). */
+static bool find_noq(const qctx *x, fl_node *t, group *gr, const char **why) {
+    memset(gr, 0, sizeof(*gr));
+    *why = NULL;
+    gr->t = t;
+    gr->rule = t->kind == FL_OP_ONNX_ARG_MAX ? R_DROP_DQ : rule_of(t, x->g->onnx.opset);
+    if ((gr->rule != R_MATMUL && gr->rule != R_GEMM && gr->rule != R_DROP_DQ) || t->id >= x->n0 ||
+        has_ctrl(x, t) || t->n_outputs != 1 || !collect_dqs(gr)) {
+        return false;
+    }
+    size_t cnt, live = 0;
+    const fl_use *u = fl__uses_of(&x->uses, t, 0, &cnt);
+    const fl_node *reader = NULL;
+    for (size_t i = 0; i < cnt; i++) {
+        if (removed(u[i].node)) {
+            continue;
+        }
+        if (is_q(u[i].node)) {
+            return false;
+        }
+        live++;
+        reader = u[i].node;
+    }
+    if (live == 1 && (reader->kind == FL_OP_ONNX_RELU || reader->kind == FL_OP_ONNX_CLIP) &&
+        !fl__preserved(reader) && live_uses(x, reader, 0) == 1) {
+        *why = "its only reader is a Relu/Clip without a QuantizeLinear after it";
     }
     return true;
 }
@@ -440,8 +501,9 @@ static const char *per_axis_ok(const fl_node *dq, const qparam *p, int64_t axis,
     return NULL;
 }
 
+/* q NULL: no QuantizeLinear (a float output). */
 static const char *types_ok(const group *gr, const qparam *dq, const qparam *q) {
-    int y = q->dtype;
+    int y = q ? q->dtype : FL_DT_FLOAT;
     switch (gr->rule) {
     case R_CONV:
     case R_MATMUL:
@@ -452,7 +514,7 @@ static const char *types_ok(const group *gr, const qparam *dq, const qparam *q) 
         if (dq[0].dtype == FL_DT_INT8 && dq[1].dtype != FL_DT_INT8) {
             return "int8 activations with uint8 weights";
         }
-        if (dq[0].dtype != y) {
+        if (q && dq[0].dtype != y) {
             return "the input and output types differ";
         }
         if (gr->n_dq == 3 && dq[2].dtype != FL_DT_INT32) {
@@ -470,6 +532,10 @@ static const char *types_ok(const group *gr, const qparam *dq, const qparam *q) 
             return "not a type the operator takes on integers";
         }
         return NULL;
+    case R_DROP_DQ:
+        return is8(dq[0].dtype) || dq[0].dtype == FL_DT_INT32
+                   ? NULL
+                   : "not a type ArgMax takes on integers (uint8, int8, int32)";
     default:
         for (int i = 0; i < gr->n_dq; i++) {
             if (dq[i].dtype != y) {
@@ -540,12 +606,20 @@ static const char *check_group(const group *gr) {
     for (int i = 0; i < gr->n_dq; i++) {
         read_qparam(gr->dq[i], true, &dq[i]);
     }
-    read_qparam(gr->q, false, &q);
-    const char *why = types_ok(gr, dq, &q);
+    if (gr->q) {
+        read_qparam(gr->q, false, &q);
+    }
+    const char *why = types_ok(gr, dq, gr->q ? &q : NULL);
     if (why) {
         return why;
     }
-    if ((why = per_tensor(&q, W_Q)) != NULL) {
+    if (gr->rule == R_DROP_DQ) { /* ORT's IsDQSupported */
+        if (!dq[0].has_zp) {
+            return "the DequantizeLinear has no zero point";
+        }
+        return per_tensor(&dq[0], W_INPUT);
+    }
+    if (gr->q && (why = per_tensor(&q, W_Q)) != NULL) {
         return why;
     }
     if (gr->rule == R_CONV || gr->rule == R_MATMUL || gr->rule == R_GEMM) {
@@ -608,8 +682,8 @@ static void note_left(qctx *x, const group *gr, const char *why) {
             return;
         }
     }
-    fl__ledger_note(x->pc, "qdq_left", gr->t, "%s -> %s left as it is: %s", gr->t->op, gr->q->op,
-                    why);
+    fl__ledger_note(x->pc, "qdq_left", gr->t, "%s -> %s left as it is: %s", gr->t->op,
+                    gr->q ? gr->q->op : "(no QuantizeLinear)", why);
 }
 
 /* The placeholder of an absent optional input (the importer's kind). */
@@ -651,14 +725,14 @@ static void drop_dq_if_unused(qctx *x, fl_node *dq) {
  * value name, the control inputs of Q, R and T, T's device; named after T
  * (after Q when Q is a graph output); then removes Q, R and T. */
 static fl_node *replace_group(qctx *x, group *gr, int kind, int n_in, const fl_input *in) {
-    fl_node *q = gr->q, *t = gr->t;
+    fl_node *q = gr->q, *t = gr->t, *root = q ? q : t;
     const char *full = fl__op_name(kind), *sep = strstr(full, "::");
     char *base = fl__arena_printf(x->g->arena, "%s/_qdq_new", t->name);
     const char *tmp = base ? fl__graph_unique_name(x->g, base) : NULL;
     const struct fl_op_desc *desc = fl__op_desc_of(kind);
-    int n_out = gr->rule == R_DROP            ? t->n_outputs
-                : desc && desc->n_outputs > 0 ? desc->n_outputs
-                                              : 1;
+    int n_out = gr->rule == R_DROP || gr->rule == R_DROP_DQ ? t->n_outputs
+                : desc && desc->n_outputs > 0               ? desc->n_outputs
+                                                            : 1;
     fl_node *nn =
         tmp ? fl__op_add_op(x->g, tmp, sep ? sep + 2 : full, n_in, in, n_out, x->d) : NULL;
     if (!nn) {
@@ -667,9 +741,9 @@ static fl_node *replace_group(qctx *x, group *gr, int kind, int n_in, const fl_i
     }
     fl__op_bind_kind(nn, kind);
     nn->device = t->device ? t->device : "";
-    nn->src = q->src;
-    fl__edge_index_replace_uses(&x->edges, q, 0, nn, 0, x->d);
-    fl__edge_index_replace_ctrl_uses(&x->edges, q, nn, x->d);
+    nn->src = root->src;
+    fl__edge_index_replace_uses(&x->edges, root, 0, nn, 0, x->d);
+    fl__edge_index_replace_ctrl_uses(&x->edges, root, nn, x->d);
     fl_node *parts[3] = {q, gr->clip, t};
     for (int p = 0; p < 3; p++) {
         for (int k = 0; parts[p] && k < parts[p]->n_ctrl; k++) {
@@ -681,14 +755,16 @@ static fl_node *replace_group(qctx *x, group *gr, int kind, int n_in, const fl_i
     if (fl__edge_index_note(&x->edges, nn, x->d) != FL_OK) {
         fail_oom(x);
     }
-    nn->flags |= q->flags & FL_NODE_PRESERVE;
-    fl__graph_remove_node(q);
+    nn->flags |= root->flags & FL_NODE_PRESERVE;
+    fl__graph_remove_node(root);
     x->pc->rewritten++;
     if (gr->clip) {
         drop(x, gr->clip);
     }
-    drop(x, t);
-    nn->name = fl__preserved(nn) ? q->name : t->name;
+    if (q) {
+        drop(x, t);
+    }
+    nn->name = fl__preserved(nn) ? root->name : t->name;
     return nn;
 }
 
@@ -763,7 +839,9 @@ static int target_kind(const group *gr) {
     case FL_OP_ONNX_CONV:
         return FL_OP_ONNX_QLINEAR_CONV;
     case FL_OP_ONNX_MATMUL:
-        return FL_OP_ONNX_QLINEAR_MATMUL;
+        return gr->q ? FL_OP_ONNX_QLINEAR_MATMUL : FL_OP_ONNX_MS_MATMUL_INTEGER_TO_FLOAT;
+    case FL_OP_ONNX_WHERE:
+        return FL_OP_ONNX_MS_QLINEAR_WHERE;
     case FL_OP_ONNX_GEMM:
         return FL_OP_ONNX_MS_QGEMM;
     case FL_OP_ONNX_ADD:
@@ -792,6 +870,15 @@ static int build_inputs(qctx *x, const group *gr, fl_input *in) {
     int n = 0;
     const fl_node *q = gr->q, *t = gr->t;
     bool ok = true;
+    if (gr->rule == R_MATMUL && !q) { /* MatMulIntegerToFloat: A, B, As, Bs, Azp, Bzp */
+        in[n++] = gr->dq[0]->inputs[0];
+        in[n++] = gr->dq[1]->inputs[0];
+        in[n++] = gr->dq[0]->inputs[1];
+        in[n++] = gr->dq[1]->inputs[1];
+        ok = zp_input(x, gr->dq[0], fl_node_in(gr->dq[0], 0)->dtype, &in[n++]) &&
+             zp_input(x, gr->dq[1], fl_node_in(gr->dq[1], 0)->dtype, &in[n++]);
+        return ok ? n : -1;
+    }
     switch (gr->rule) {
     case R_CONV:
     case R_MATMUL:
@@ -814,7 +901,11 @@ static int build_inputs(qctx *x, const group *gr, fl_input *in) {
             }
             in[n++] = (fl_input){a, 0};
         }
-        return push_q(x, in, &n, q) ? n : -1;
+        return !q || push_q(x, in, &n, q) ? n : -1; /* without Q: a float output */
+    case R_WHERE:
+        in[n++] = t->inputs[0];
+        ok = push_dq(x, in, &n, gr->dq[0]) && push_dq(x, in, &n, gr->dq[1]) && push_q(x, in, &n, q);
+        return ok ? n : -1;
     case R_VARIADIC:
         ok = push_q(x, in, &n, q);
         for (int i = 0; ok && i < gr->n_dq; i++) {
@@ -823,7 +914,7 @@ static int build_inputs(qctx *x, const group *gr, fl_input *in) {
         return ok ? n : -1;
     case R_UNARY:
         return push_dq(x, in, &n, gr->dq[0]) && push_q(x, in, &n, q) ? n : -1;
-    default: /* R_DROP */
+    default: /* R_DROP, R_DROP_DQ */
         for (int i = 0; i < t->n_inputs; i++) {
             in[n++] = i == 0 ? gr->dq[0]->inputs[0] : t->inputs[i];
         }
@@ -860,9 +951,12 @@ static bool rewrite_group(qctx *x, group *gr) {
     for (int i = 0; i < n_dq; i++) {
         drop_dq_if_unused(x, dqs[i]);
     }
-    fl__ledger_note(x->pc, rule_names[gr->rule], t, "%d DequantizeLinear -> %s%s%s -> %s => %s%s",
-                    n_dq, t_op, relu ? " -> " : "", clip_op, "QuantizeLinear", nn->op,
-                    gr->rule == R_DROP ? " on the integers" : "");
+    fl__ledger_note(x->pc, rule_names[gr->rule], t, "%d DequantizeLinear -> %s%s%s%s => %s%s", n_dq,
+                    t_op, relu ? " -> " : "", clip_op,
+                    gr->q ? " -> QuantizeLinear" : " (no QuantizeLinear)", nn->op,
+                    gr->rule == R_DROP || gr->rule == R_DROP_DQ ? " on the integers"
+                    : gr->q                                     ? ""
+                                                                : ", float output");
     return x->st == FL_OK;
 }
 
@@ -894,8 +988,27 @@ bool fl__pass_qdq_applies(const fl_graph *g) {
     return false;
 }
 
+/* A group without a QuantizeLinear rooted at t. */
+static bool fuse_noq(qctx *x, fl_node *t) {
+    group gr;
+    const char *why;
+    if (!find_noq(x, t, &gr, &why)) {
+        return false;
+    }
+    if (why || (why = check_group(&gr)) != NULL) {
+        note_left(x, &gr, why);
+        return false;
+    }
+    return rewrite_group(x, &gr);
+}
+
 static bool visit(void *ctx, fl_node *n) {
-    return is_q(n) && fuse_at(ctx, n);
+    if (is_q(n)) {
+        return fuse_at(ctx, n);
+    }
+    return (n->kind == FL_OP_ONNX_MATMUL || n->kind == FL_OP_ONNX_GEMM ||
+            n->kind == FL_OP_ONNX_ARG_MAX) &&
+           fuse_noq(ctx, n);
 }
 
 fl_status fl__pass_qdq(fl_pass_ctx *pc) {

@@ -438,6 +438,204 @@ static void test_drop(void **state) {
     fl_report_free(r);
 }
 
+/* Groups without a QuantizeLinear (ORT's MatMul and Gemm rules with a
+ * float output). DQ(a uint8 [2,4] s z) x DQ(b int8 [4,3], scales [3] along
+ * axis `axis`) -> MatMul "mm" -> t, then per `tail`: "out" t is the graph
+ * output; "relu_out" Relu(t) is; "relu" Neg(Relu(t)) is; "qneg" Q(t) and
+ * Neg(t) both read t. */
+static ob_model *matmul_noq_model(int64_t axis, const char *tail) {
+    ob_model *m = qdq_model();
+    ob_input(m, "xq", U8, 2, (int64_t[]){2, 4}, NULL);
+    float bs[3] = {0.1f, 0.2f, 0.3f};
+    int8_t bz[3] = {0};
+    ob_init_raw(m, "b", I8, 2, (int64_t[]){4, 3}, NULL, 0);
+    ob_init_raw(m, "bs", OB_FLOAT, 1, (int64_t[]){3}, bs, sizeof bs);
+    ob_init_raw(m, "bz", I8, 1, (int64_t[]){3}, bz, sizeof bz);
+    ob_node(m, "DequantizeLinear", "dq_a", "xq,s,z", "a");
+    Onnx__NodeProto *n = ob_node(m, "DequantizeLinear", "dq_b", "b,bs,bz", "bf");
+    ob_attr_i(m, n, "axis", axis);
+    ob_node(m, "MatMul", "mm", "a,bf", "t");
+    if (strncmp(tail, "relu", 4) == 0) {
+        ob_node(m, "Relu", "relu", "t", tail[4] ? "y" : "r");
+        if (!tail[4]) {
+            ob_node(m, "Neg", "neg", "r", "y");
+        }
+        ob_output(m, "y");
+    } else if (strcmp(tail, "qneg") == 0) {
+        ob_node(m, "QuantizeLinear", "q", "t,s2,z", "yq");
+        ob_node(m, "Neg", "neg", "t", "y");
+        ob_output(m, "yq");
+        ob_output(m, "y");
+    } else {
+        ob_output(m, "t");
+    }
+    return m;
+}
+
+/* MatMulIntegerToFloat "mm" (A, B, As, Bs, Az, Bz), float [2,3] (its type
+ * is a_scale's, its shape A x B's: a wrong input order fails both): M =
+ * 2*4*3 = 24, int_ops 2M + E(A) 8 + E(B) 12 = 68, FLOPs E(Y) 6 (the scale
+ * multiply; README's MatMulIntegerToFloat rule). Both DQs go; also when
+ * t's only reader is a Relu that is the graph output (ORT looks for a Q
+ * after a Relu/Clip only when the Relu has one reader node). Refusals: b's
+ * scales along axis 0 ([4,3]: not its N axis); Relu(t) read by one Neg (ORT
+ * looks for a Q after it and finds none); a Q among t's readers (the Q's
+ * group, not fusable with Neg also reading t: nothing fires). */
+static void test_matmul_float_out(void **state) {
+    (void)state;
+    fl_report *r = run_passes(matmul_noq_model(1, "out"), "qdq", NULL);
+    const fl_report_node *c = after(r, "mm");
+    assert_non_null(c);
+    assert_string_equal(c->op, "MatMulIntegerToFloat");
+    assert_string_equal(c->outputs[0].shape, "[2,3]");
+    assert_string_equal(c->outputs[0].dtype, "float");
+    oc_assert_int(c, 6, 68);
+    assert_int_equal(fired(r, "qdq_matmul", NULL), 1);
+    assert_int_equal(count_op(r, "DequantizeLinear"), 0);
+    assert_int_equal(r->after.macs.value, 0);
+    assert_int_equal(r->before.macs.value, 24);
+    fl_report_free(r);
+    r = run_passes(matmul_noq_model(0, "out"), "qdq", NULL);
+    assert_left(r, "quantized along an axis the QLinear operator does not take");
+    assert_int_equal(count_op(r, "MatMul"), 1);
+    fl_report_free(r);
+    r = run_passes(matmul_noq_model(1, "relu_out"), "qdq", NULL);
+    assert_string_equal(after(r, "mm")->op, "MatMulIntegerToFloat");
+    assert_int_equal(count_op(r, "Relu"), 1);
+    fl_report_free(r);
+    r = run_passes(matmul_noq_model(1, "relu"), "qdq", NULL);
+    assert_left(r, "its only reader is a Relu/Clip");
+    assert_int_equal(count_op(r, "MatMul"), 1);
+    fl_report_free(r);
+    r = run_passes(matmul_noq_model(1, "qneg"), "qdq", NULL);
+    assert_int_equal(count_op(r, "MatMul"), 1);
+    assert_int_equal(fired(r, "qdq_matmul", NULL), 0);
+    assert_int_equal(fired(r, "qdq_left", NULL), 0);
+    fl_report_free(r);
+}
+
+/* gemm_model's group without its Q (t the graph output): com.microsoft
+ * QGemm (A, As, Az, B, Bs, Bz, C) with a float output [2,3]: int_ops 2M 48
+ * + E(A) 8 + E(B) 12 + E(Y) 6 (C) = 74, FLOPs E(Y) 6 (README's QGemm rule
+ * without y_zero_point). beta 0.5: left. */
+static ob_model *gemm_noq_model(float beta) {
+    ob_model *m = qdq_model();
+    ob_input(m, "xq", U8, 2, (int64_t[]){2, 4}, NULL);
+    int32_t c[3] = {1, 2, 3}, cz = 0;
+    int8_t bz = 0;
+    ob_init_raw(m, "B", I8, 2, (int64_t[]){3, 4}, NULL, 0);
+    ob_init_raw(m, "bz", I8, 0, NULL, &bz, 1);
+    ob_init_raw(m, "C", OB_INT32, 1, (int64_t[]){3}, c, sizeof c);
+    ob_init_raw(m, "cz", OB_INT32, 0, NULL, &cz, sizeof cz);
+    ob_node(m, "DequantizeLinear", "dq_a", "xq,s,z", "a");
+    ob_node(m, "DequantizeLinear", "dq_b", "B,s2,bz", "bf");
+    ob_node(m, "DequantizeLinear", "dq_c", "C,s,cz", "cf");
+    Onnx__NodeProto *n = ob_node(m, "Gemm", "fc", "a,bf,cf", "t");
+    ob_attr_i(m, n, "transB", 1);
+    ob_attr_f(m, n, "beta", beta);
+    ob_output(m, "t");
+    return m;
+}
+
+static void test_gemm_float_out(void **state) {
+    (void)state;
+    fl_report *r = run_passes(gemm_noq_model(1.0f), "qdq", NULL);
+    const fl_report_node *c = after(r, "fc");
+    assert_non_null(c);
+    assert_string_equal(c->op, "QGemm");
+    assert_string_equal(c->outputs[0].shape, "[2,3]");
+    assert_string_equal(c->outputs[0].dtype, "float");
+    oc_assert_int(c, 6, 74);
+    assert_int_equal(fired(r, "qdq_gemm", NULL), 1);
+    assert_int_equal(count_op(r, "DequantizeLinear"), 0);
+    fl_report_free(r);
+    r = run_passes(gemm_noq_model(0.5f), "qdq", NULL);
+    assert_left(r, "Gemm's beta is not 1");
+    assert_int_equal(count_op(r, "Gemm"), 1);
+    fl_report_free(r);
+}
+
+/* Where(cond bool [2,4], DQ(xq uint8 [2,4]), DQ(wq `ytype` [4])) -> Q(s2,
+ * z): com.microsoft QLinearWhere (cond, X, xs, xz, Y, ys, yz, zs, zz),
+ * uint8 [2,4]. E(X) 8, E(Y) 4, E(Z) 8: int_ops 20, FLOPs 20 (the select)
+ * + 2 E(Z) 16 = 36 (README's QLinearWhere rule). Y int8: the types differ,
+ * left. */
+static ob_model *where_model(int ytype) {
+    ob_model *m = qdq_model();
+    ob_input(m, "cond", OB_BOOL, 2, (int64_t[]){2, 4}, NULL);
+    ob_input(m, "xq", U8, 2, (int64_t[]){2, 4}, NULL);
+    ob_input(m, "wq", ytype, 1, (int64_t[]){4}, NULL);
+    int8_t z8 = 0;
+    ob_init_raw(m, "z8", I8, 0, NULL, &z8, 1);
+    ob_node(m, "DequantizeLinear", "dq_x", "xq,s,z", "x");
+    ob_node(m, "DequantizeLinear", "dq_y", ytype == U8 ? "wq,s,z" : "wq,s,z8", "yv");
+    ob_node(m, "Where", "wh", "cond,x,yv", "t");
+    close_group(m, "t", "s2", "z");
+    return m;
+}
+
+static void test_where(void **state) {
+    (void)state;
+    fl_report *r = run_passes(where_model(U8), "qdq", NULL);
+    const fl_report_node *c = after(r, "wh");
+    assert_non_null(c);
+    assert_string_equal(c->op, "QLinearWhere");
+    assert_string_equal(c->outputs[0].shape, "[2,4]");
+    assert_string_equal(c->outputs[0].dtype, "uint8");
+    oc_assert_int(c, 36, 20);
+    assert_int_equal(fired(r, "qdq_where", NULL), 1);
+    assert_int_equal(count_op(r, "QuantizeLinear"), 0);
+    assert_int_equal(count_op(r, "DequantizeLinear"), 1); /* dq_out */
+    fl_report_free(r);
+    r = run_passes(where_model(I8), "qdq", NULL);
+    assert_left(r, "the input and output types differ");
+    assert_int_equal(count_op(r, "Where"), 1);
+    fl_report_free(r);
+}
+
+/* DQ(xq `xtype` [2,4], s, zero point `zp` or none) -> ArgMax (axis 1,
+ * keepdims 0) -> int64 [2], the graph output: ORT's DropDQNodesRules (its
+ * DQ needs constant scalar scale and zero point; ORT does not check the
+ * scale's sign here): ArgMax on the integers, counted as ArgMax is,
+ * E(in) - E(out) = 6 comparisons; the DQ (E 8 int_ops + 8 FLOPs) goes.
+ * Without a zero point, or uint16: left. */
+static ob_model *argmax_model(int xtype, const char *zp) {
+    ob_model *m = qdq_model();
+    ob_input(m, "xq", xtype, 2, (int64_t[]){2, 4}, NULL);
+    uint16_t z16 = 0;
+    ob_init_raw(m, "z16", U16, 0, NULL, &z16, 2);
+    char in[32];
+    snprintf(in, sizeof in, "xq,s%s%s", zp ? "," : "", zp ? zp : "");
+    ob_node(m, "DequantizeLinear", "dq_x", in, "x");
+    Onnx__NodeProto *n = ob_node(m, "ArgMax", "am", "x", "y");
+    ob_attr_i(m, n, "axis", 1);
+    ob_attr_i(m, n, "keepdims", 0);
+    ob_output(m, "y");
+    return m;
+}
+
+static void test_argmax(void **state) {
+    (void)state;
+    fl_report *r = run_passes(argmax_model(U8, "z"), "qdq", NULL);
+    const fl_report_node *c = after(r, "am");
+    assert_non_null(c);
+    assert_string_equal(c->op, "ArgMax");
+    assert_string_equal(c->outputs[0].shape, "[2]");
+    assert_string_equal(c->outputs[0].dtype, "int64");
+    assert_int_equal(fired(r, "qdq_drop_dq", NULL), 1);
+    assert_int_equal(count_op(r, "DequantizeLinear"), 0);
+    assert_int_equal(r->n_nodes_after, 1);
+    oc_assert_int(c, 6, 0);
+    fl_report_free(r);
+    r = run_passes(argmax_model(U8, NULL), "qdq", NULL);
+    assert_left(r, "has no zero point");
+    assert_int_equal(count_op(r, "DequantizeLinear"), 1);
+    fl_report_free(r);
+    r = run_passes(argmax_model(U16, "z16"), "qdq", NULL);
+    assert_left(r, "not a type ArgMax takes on integers");
+    fl_report_free(r);
+}
+
 /* Conv -> Clip(0, max) -> Q(s6 = 6/255, z 0): Clip's range in Q's
  * integers is [rint(0 / s6), rint(max / s6)]: max 6 gives [0, 255], all of
  * uint8: absorbed; max 5 gives [0, 212]: it clips, the group is left. */
@@ -560,11 +758,20 @@ static void test_selection(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_conv),     cmocka_unit_test(test_matmul),
-        cmocka_unit_test(test_gemm),     cmocka_unit_test(test_binary),
-        cmocka_unit_test(test_unary),    cmocka_unit_test(test_concat),
-        cmocka_unit_test(test_drop),     cmocka_unit_test(test_clip),
-        cmocka_unit_test(test_refusals), cmocka_unit_test(test_selection),
+        cmocka_unit_test(test_conv),
+        cmocka_unit_test(test_matmul),
+        cmocka_unit_test(test_gemm),
+        cmocka_unit_test(test_binary),
+        cmocka_unit_test(test_unary),
+        cmocka_unit_test(test_concat),
+        cmocka_unit_test(test_drop),
+        cmocka_unit_test(test_clip),
+        cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_selection),
+        cmocka_unit_test(test_matmul_float_out),
+        cmocka_unit_test(test_gemm_float_out),
+        cmocka_unit_test(test_where),
+        cmocka_unit_test(test_argmax),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
