@@ -100,6 +100,13 @@
  *    ReduceMax/Min and Resize, which also need a positive scale (a
  *    negative one reverses the order of the integers); MaxPool's Indices
  *    output unread.
+ *  qdq_split (SplitQDQRules, dropSplitQDQ): DQ(x) -> Split -> one Q on
+ *    each output, read by nothing else  =>  Split on x (its split input
+ *    and attrs as they were), named after the Split, output k writing Q
+ *    k's readers. Every Q of x's type, with zero points, scale and zero
+ *    point known constant scalars equal to the DQ's (ORT's
+ *    IsQDQPairSupported per Q); a Q that is a graph output: left (its
+ *    value name would go).
  *  qdq_drop_dq (DropDQNodesRules): DQ(x) -> ArgMax, no Q  =>  ArgMax on x
  *    (its attrs), named after ArgMax: the index of the largest integer is
  *    that of the largest dequantized value. ORT's IsDQSupported: the DQ's
@@ -988,6 +995,122 @@ bool fl__pass_qdq_applies(const fl_graph *g) {
     return false;
 }
 
+/* ---- Split (ORT's SplitQDQRules, dropSplitQDQ) ---- */
+
+#define MAX_SPLIT 64 /* outputs of a Split the rule takes */
+
+/* DQ(x) -> Split -> one Q per output: the Qs (qs[k] reads output k), or
+ * NULL with *why when a group matched but cannot be taken; false when t
+ * roots none. */
+static bool find_split(const qctx *x, fl_node *t, fl_node **qs, fl_node **dq, const char **why) {
+    *why = NULL;
+    *dq = dq_of(t, 0);
+    if (t->kind != FL_OP_ONNX_SPLIT || !*dq || t->id >= x->n0 || has_ctrl(x, t) ||
+        t->n_outputs > MAX_SPLIT || fl__preserved(t)) {
+        return false;
+    }
+    for (int k = 0; k < t->n_outputs; k++) {
+        size_t cnt, live = 0;
+        const fl_use *u = fl__uses_of(&x->uses, t, k, &cnt);
+        qs[k] = NULL;
+        for (size_t i = 0; i < cnt; i++) {
+            if (!removed(u[i].node)) {
+                live++;
+                qs[k] = u[i].node;
+            }
+        }
+        /* ORT's CheckQDQNodes: a Q per output, no other reader */
+        if (live != 1 || !is_q(qs[k]) || qs[k]->inputs[0].node != t || qs[k]->inputs[0].port != k ||
+            has_ctrl(x, qs[k])) {
+            return false;
+        }
+        if (fl__preserved(qs[k])) {
+            *why = "a QuantizeLinear after it is a graph output (its value name would go)";
+        }
+    }
+    return true;
+}
+
+/* ORT's SplitNodeGroupSelector with equal quantization parameters: every
+ * Q of x's type, and IsQDQPairSupported with the DQ. */
+static const char *check_split(const fl_node *t, fl_node *const *qs, const fl_node *dq) {
+    qparam d, q;
+    read_qparam(dq, true, &d);
+    for (int k = 0; k < t->n_outputs; k++) {
+        read_qparam(qs[k], false, &q);
+        if (q.dtype != d.dtype) {
+            return "the input and output types differ";
+        }
+        if (!d.has_zp || !q.has_zp) {
+            return "the DequantizeLinear or a QuantizeLinear around it has no zero point";
+        }
+        if (!d.constant || !q.constant || !d.known || !q.known || d.len != 1 || q.len != 1) {
+            return "a scale or zero point around it is not a known constant scalar";
+        }
+        if (d.s0 != q.s0 || d.z0 != q.z0 || d.zp_dtype != q.zp_dtype ||
+            d.scale_dtype != q.scale_dtype) {
+            return "the DequantizeLinear and a QuantizeLinear around it differ in scale or zero "
+                   "point";
+        }
+    }
+    return NULL;
+}
+
+/* Split on the DQ's input (its other inputs and attrs as they were), named
+ * after the Split, output k taking over Q k's readers. */
+static bool rewrite_split(qctx *x, fl_node *t, fl_node **qs, fl_node *dq) {
+    fl_input in[8];
+    int n_in = t->n_inputs < 8 ? t->n_inputs : 8;
+    for (int i = 0; i < n_in; i++) {
+        in[i] = i == 0 ? dq->inputs[0] : t->inputs[i];
+    }
+    char *base = fl__arena_printf(x->g->arena, "%s/_qdq_new", t->name);
+    const char *tmp = base ? fl__graph_unique_name(x->g, base) : NULL;
+    fl_node *nn = tmp ? fl__op_add_op(x->g, tmp, t->op, n_in, in, t->n_outputs, x->d) : NULL;
+    if (!nn) {
+        fail_oom(x);
+        return false;
+    }
+    fl__op_bind_kind(nn, t->kind);
+    nn->device = t->device ? t->device : "";
+    nn->src = t->src;
+    copy_attrs(x, nn, t, NULL);
+    for (int k = 0; k < t->n_outputs; k++) {
+        fl__edge_index_replace_uses(&x->edges, qs[k], 0, nn, k, x->d);
+        fl__edge_index_replace_ctrl_uses(&x->edges, qs[k], nn, x->d);
+    }
+    if (fl__edge_index_note(&x->edges, nn, x->d) != FL_OK) {
+        fail_oom(x);
+    }
+    for (int k = 0; k < t->n_outputs; k++) {
+        drop(x, qs[k]);
+    }
+    fl__graph_remove_node(t);
+    x->pc->rewritten++;
+    nn->name = t->name;
+    drop_dq_if_unused(x, dq);
+    fl__ledger_note(x->pc, "qdq_split", t,
+                    "1 DequantizeLinear -> Split -> %d QuantizeLinear => Split on the integers",
+                    t->n_outputs);
+    return x->st == FL_OK;
+}
+
+static bool fuse_split(qctx *x, fl_node *t) {
+    fl_node *qs[MAX_SPLIT], *dq;
+    const char *why;
+    if (!find_split(x, t, qs, &dq, &why)) {
+        return false;
+    }
+    if (why || (why = check_split(t, qs, dq)) != NULL) {
+        group gr = {0};
+        gr.t = t;
+        gr.q = qs[0];
+        note_left(x, &gr, why);
+        return false;
+    }
+    return rewrite_split(x, t, qs, dq);
+}
+
 /* A group without a QuantizeLinear rooted at t. */
 static bool fuse_noq(qctx *x, fl_node *t) {
     group gr;
@@ -1005,6 +1128,9 @@ static bool fuse_noq(qctx *x, fl_node *t) {
 static bool visit(void *ctx, fl_node *n) {
     if (is_q(n)) {
         return fuse_at(ctx, n);
+    }
+    if (n->kind == FL_OP_ONNX_SPLIT) {
+        return fuse_split(ctx, n);
     }
     return (n->kind == FL_OP_ONNX_MATMUL || n->kind == FL_OP_ONNX_GEMM ||
             n->kind == FL_OP_ONNX_ARG_MAX) &&

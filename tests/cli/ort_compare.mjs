@@ -6,10 +6,12 @@
 // Usage: node ort_compare.mjs ORT_DIR A.onnx B.onnx INPUTS_JSON [RTOL [LEVEL_A]]
 //   ORT_DIR      a directory with node_modules/onnxruntime-node
 //   INPUTS_JSON  [{"name": "input", "dtype": "float", "shape": [1,3,224,224]}, ...];
-//                an entry may give its "values" (row-major) instead of random ones
+//                (dtype float, int64, uint8 or bool); an entry may give its "values"
+//                (row-major, float or int64) instead of random ones
 //   LEVEL_A      ORT's graphOptimizationLevel for A: disabled (default), basic,
 //                extended or all (B always runs with optimisations disabled)
-// Prints one line per output (with its count of distinct values); exit 0 when all match, 1 when not, 2 on error.
+// Prints one line per output (with its count of distinct values); exit 0
+// when all match, 1 when not, 2 on error.
 import { createRequire } from "module";
 import path from "path";
 
@@ -41,6 +43,16 @@ function makeInput(spec) {
     const d = new BigInt64Array(n);
     for (let i = 0; i < n; i++) d[i] = BigInt(Math.floor((rand() + 1) * 50));
     return new ort.Tensor("int64", d, spec.shape);
+  }
+  if (spec.dtype === "uint8") {
+    const d = new Uint8Array(n);
+    for (let i = 0; i < n; i++) d[i] = Math.floor((rand() + 1) * 128);
+    return new ort.Tensor("uint8", d, spec.shape);
+  }
+  if (spec.dtype === "bool") {
+    const d = new Uint8Array(n);
+    for (let i = 0; i < n; i++) d[i] = rand() > 0 ? 1 : 0;
+    return new ort.Tensor("bool", d, spec.shape);
   }
   throw new Error(`input ${spec.name}: dtype ${spec.dtype} not handled`);
 }

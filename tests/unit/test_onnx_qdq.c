@@ -636,6 +636,60 @@ static void test_argmax(void **state) {
     fl_report_free(r);
 }
 
+/* DQ(xq uint8 [2,4], s, z) -> Split (axis 1, split [1,3]) -> Q(s, z) on
+ * output 0 and Q(`qs1`, z) on output 1, each read by a DQ that is a graph
+ * output: ORT's dropSplitQDQ: Split "sp" on the integers, uint8 [2,1] and
+ * [2,3], both Qs and the input DQ gone (2 output DQs left). Q 1 with
+ * another scale: left; a Neg also reading output 0: no group (ORT's
+ * CheckQDQNodes: a Q per output and nothing else), nothing noted. */
+static ob_model *split_model(const char *qs1, bool neg) {
+    ob_model *m = qdq_model();
+    ob_input(m, "xq", U8, 2, (int64_t[]){2, 4}, NULL);
+    ob_init_i64(m, "parts", 1, (int64_t[]){2}, (int64_t[]){1, 3});
+    ob_node(m, "DequantizeLinear", "dq_x", "xq,s,z", "x");
+    ob_attr_i(m, ob_node(m, "Split", "sp", "x,parts", "p0,p1"), "axis", 1);
+    char in[32];
+    ob_node(m, "QuantizeLinear", "q0", "p0,s,z", "q0v");
+    snprintf(in, sizeof in, "p1,%s,z", qs1);
+    ob_node(m, "QuantizeLinear", "q1", in, "q1v");
+    ob_node(m, "DequantizeLinear", "dq0", "q0v,s,z", "y0");
+    snprintf(in, sizeof in, "q1v,%s,z", qs1);
+    ob_node(m, "DequantizeLinear", "dq1", in, "y1");
+    ob_output(m, "y0");
+    ob_output(m, "y1");
+    if (neg) {
+        ob_node(m, "Neg", "neg", "p0", "y2");
+        ob_output(m, "y2");
+    }
+    return m;
+}
+
+static void test_split(void **state) {
+    (void)state;
+    fl_report *r = run_passes(split_model("s", false), "qdq", NULL);
+    const fl_report_node *c = after(r, "sp");
+    assert_non_null(c);
+    assert_string_equal(c->op, "Split");
+    assert_int_equal(c->n_outputs, 2);
+    assert_string_equal(c->outputs[0].shape, "[2,1]");
+    assert_string_equal(c->outputs[1].shape, "[2,3]");
+    assert_string_equal(c->outputs[0].dtype, "uint8");
+    assert_string_equal(c->outputs[1].dtype, "uint8");
+    assert_int_equal(fired(r, "qdq_split", NULL), 1);
+    assert_int_equal(count_op(r, "QuantizeLinear"), 0);
+    assert_int_equal(count_op(r, "DequantizeLinear"), 2);
+    fl_report_free(r);
+    r = run_passes(split_model("s2", false), "qdq", NULL);
+    assert_left(r, "differ in scale or zero point");
+    assert_int_equal(count_op(r, "QuantizeLinear"), 2);
+    fl_report_free(r);
+    r = run_passes(split_model("s", true), "qdq", NULL);
+    assert_int_equal(fired(r, "qdq_split", NULL), 0);
+    assert_int_equal(fired(r, "qdq_left", NULL), 0);
+    assert_int_equal(count_op(r, "QuantizeLinear"), 2);
+    fl_report_free(r);
+}
+
 /* Conv -> Clip(0, max) -> Q(s6 = 6/255, z 0): Clip's range in Q's
  * integers is [rint(0 / s6), rint(max / s6)]: max 6 gives [0, 255], all of
  * uint8: absorbed; max 5 gives [0, 212]: it clips, the group is left. */
@@ -772,6 +826,7 @@ int main(void) {
         cmocka_unit_test(test_gemm_float_out),
         cmocka_unit_test(test_where),
         cmocka_unit_test(test_argmax),
+        cmocka_unit_test(test_split),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
