@@ -13,14 +13,18 @@
  * over 4 ms): no run of it is undisturbed, and it takes its median time x
  * @MS / the traced runs' median wall time (the share of the time the process
  * ran, when @MS is the untraced runs' CPU time) if that is less (kernel_time).
- * A time of 0 (below the trace's 1 us resolution) counts as 0.5 us.
+ * ONNX Runtime writes each duration truncated to whole microseconds (a
+ * kernel of 2.0 to 2.99 us is written 2), so every kernel's time is its
+ * figure + 0.5 us, the middle of that range (a 0 counts as 0.5 us), and the
+ * runs' gaps between kernels take those halves off.
  *
  * MODEL=TRACE@MS gives the model's untraced latency (ms): the dispatch
- * overhead is then (MS - the kernels' medians) / kernels, since ORT's
+ * overhead is then (MS - the kernels' times) / kernels, since ORT's
  * profiler adds its own cost between traced kernels, bounded by the traced
  * runs' gaps (an upper bound, profiler included: a latency measured on a
- * loaded host must not become a huge per-kernel cost); without @MS the
- * traced runs' gaps are used.
+ * loaded host must not become a huge per-kernel cost; with --quantile 0 the
+ * least gap at each place of the run over the runs, run_gaps); without @MS
+ * the traced runs' gaps are used.
  *
  * Each model is analysed as given (no passes) on BASE, and every kernel is
  * matched to an op: by node name and op type (ONNX Runtime keeps the model's
@@ -203,6 +207,55 @@ static double kernel_time(double *d, size_t n, double q, double rho) {
     return least > LONG_KERNEL_US && scaled < least ? scaled : least;
 }
 
+/* The traced runs' time between kernels (us): per run, its time minus the
+ * kernels that started inside it, each + 0.5 us (truncated to whole us); the
+ * median over the runs. least: per position in the run (before each kernel,
+ * after the last), the least gap over the runs, summed: the dispatch gaps of
+ * runs that other processes did not interrupt (the runs must have the same
+ * kernels; else the median). */
+static double run_gaps(const double *runs, const double *run_ts, size_t n_runs, const double *k_ts,
+                       const double *k_dur, size_t nk, bool least) {
+    double *g = calloc(n_runs + 1, sizeof(double));
+    double *pos = least ? calloc(nk + n_runs + 1, sizeof(double)) : NULL;
+    size_t n_pos = 0;
+    bool same = least && pos;
+    for (size_t r = 0; g && r < n_runs; r++) {
+        double sum = 0, end = run_ts[r];
+        size_t p = 0;
+        for (size_t k = 0; k < nk; k++) {
+            if (k_ts[k] >= run_ts[r] && k_ts[k] <= run_ts[r] + runs[r]) {
+                sum += k_dur[k] + 0.5;
+                if (same) {
+                    /* after a kernel, whose end is truncated: - 0.5 us */
+                    double gap = k_ts[k] - end - (p > 0 ? 0.5 : 0);
+                    gap = gap > 0 ? gap : 0;
+                    pos[p] = r == 0 || gap < pos[p] ? gap : pos[p];
+                    p++;
+                }
+                end = k_ts[k] + k_dur[k];
+            }
+        }
+        g[r] = runs[r] - sum > 0 ? runs[r] - sum : 0;
+        if (same) {
+            double tail = run_ts[r] + runs[r] - end - 0.5;
+            tail = tail > 0 ? tail : 0;
+            pos[p] = r == 0 || tail < pos[p] ? tail : pos[p];
+            p++;
+            same = r == 0 || p == n_pos;
+            n_pos = p;
+        }
+    }
+    double out = g ? median_of(g, n_runs) : 0;
+    if (same && n_runs > 0) {
+        out = 0;
+        for (size_t i = 0; i < n_pos; i++) {
+            out += pos[i];
+        }
+    }
+    free(g), free(pos);
+    return out;
+}
+
 /* Reads and checks a trace; latency_s: the untraced run's time (@MS) or 0.
  * 0 or an exit status (message printed). */
 static int trace_load(const char *path, double q, double latency_s, trace *t) {
@@ -254,17 +307,7 @@ static int trace_load(const char *path, double q, double latency_s, trace *t) {
         }
     }
     if (!rc && t->n_runs) {
-        /* per run: its time minus the kernels that started inside it */
-        double *g = calloc(t->n_runs + 1, sizeof(double));
-        for (size_t r = 0; g && r < t->n_runs; r++) {
-            double sum = 0;
-            for (size_t k = 0; k < nk; k++) {
-                sum += k_ts[k] >= run_ts[r] && k_ts[k] <= run_ts[r] + runs[r] ? k_dur[k] : 0;
-            }
-            g[r] = runs[r] - sum > 0 ? runs[r] - sum : 0;
-        }
-        t->gap_s = g ? median_of(g, t->n_runs) * 1e-6 : 0;
-        free(g);
+        t->gap_s = run_gaps(runs, run_ts, t->n_runs, k_ts, k_dur, nk, q == 0) * 1e-6;
         t->run_s = median_of(runs, t->n_runs) * 1e-6;
     }
     free(runs), free(run_ts), free(k_ts), free(k_dur);
@@ -293,7 +336,7 @@ static int trace_load(const char *path, double q, double latency_s, trace *t) {
     for (size_t i = 0; i < t->n; i++) {
         double m = kernel_time(t->k[i].durs, t->k[i].n_durs, q, rho);
         any |= m > 0;
-        t->k[i].median_s = (m > 0 ? m : 0.5) * 1e-6;
+        t->k[i].median_s = (m + 0.5) * 1e-6; /* truncated to whole us */
     }
     if (!any) {
         fprintf(stderr, "foldline: fit: %s: every kernel time is 0\n", path);
