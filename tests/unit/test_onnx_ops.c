@@ -108,6 +108,89 @@ static void test_resize_topk(void **state) {
     ob_free(m);
 }
 
+/* TopK with a symbolic K: X [B,n] (dim_params), K = Reshape(Gather(Shape(X),
+ * 1), [1]) = n, axis 1: a sort of each row, Values [B,n], E(X) *
+ * max(1, ceil(log2 n)) comparisons. Bound: B = 2, n = 5: 10 * 3 = 30;
+ * n = 1: K <= 1 counts E(X) = 2; B = 1, n = 1024: 1024 * 10 = 10240. */
+static void test_topk_symbolic_k(void **state) {
+    (void)state;
+    ob_model *m = ob_new(13);
+    ob_input(m, "x", OB_FLOAT, 2, (int64_t[]){-1, -1}, (const char *[]){"B", "n"});
+    ob_node(m, "Shape", "s", "x", "sx");
+    ob_init_i64(m, "one", 0, NULL, (int64_t[]){1});
+    ob_node(m, "Gather", "g", "sx,one", "kn");
+    ob_init_i64(m, "shape1", 1, (int64_t[]){1}, (int64_t[]){1});
+    ob_node(m, "Reshape", "rk", "kn,shape1", "k");
+    ob_node(m, "TopK", "topk", "x,k", "v,i");
+    ob_output(m, "v");
+    fl_report *r = oc_run(m, FL_OK);
+    const fl_report_node *tk = oc_node(r, "topk");
+    assert_string_equal(tk->outputs[0].shape, "[B,n]");
+    assert_false(tk->incomplete);
+    assert_true(r->complete);
+    assert_non_null(strstr(tk->flops.text, "ceil(log2(n))"));
+    fl_report_free(r);
+    const int64_t cases[][3] = {{2, 5, 30}, {2, 1, 2}, {1, 1024, 10240}, {3, 4, 24}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        size_t len;
+        uint8_t *buf = ob_pack(m, &len);
+        fl_options o;
+        fl_options_init(&o);
+        o.per_node = true;
+        fl_symbol_binding b[2] = {{"B", cases[i][0]}, {"n", cases[i][1]}};
+        o.symbols = b;
+        o.n_symbols = 2;
+        r = NULL;
+        assert_int_equal(fl_analyze(buf, len, &o, &r), FL_OK);
+        free(buf);
+        oc_assert_cost(oc_node(r, "topk"), cases[i][2], 0);
+        fl_report_free(r);
+    }
+    ob_free(m);
+}
+
+/* DFT (opset 17, axis 1, no dft_length) over x [1,L,2], complex: one
+ * transformed vector of L points, 5 * L * ceil(log2 L) FLOPs. L = 8 known:
+ * 120. L the dim_param n: the formula, and bound n = 8 gives the same 120,
+ * n = 5: 5 * 5 * 3 = 75, n = 1: 0. */
+static void test_dft_symbolic_length(void **state) {
+    (void)state;
+    for (int sym = 0; sym < 2; sym++) {
+        ob_model *m = ob_new(17);
+        ob_input(m, "x", OB_FLOAT, 3, (int64_t[]){1, sym ? -1 : 8, 2},
+                 sym ? (const char *[]){NULL, "n", NULL} : NULL);
+        ob_node(m, "DFT", "dft", "x", "y");
+        ob_output(m, "y");
+        fl_report *r = oc_run(m, FL_OK);
+        const fl_report_node *d = oc_node(r, "dft");
+        if (!sym) {
+            oc_assert_cost(d, 120, 0);
+        } else {
+            assert_false(d->incomplete);
+            assert_true(r->complete);
+            assert_non_null(strstr(d->flops.text, "ceil(log2(n))"));
+        }
+        fl_report_free(r);
+        const int64_t cases[][2] = {{8, 120}, {5, 75}, {1, 0}};
+        for (size_t i = 0; sym && i < sizeof cases / sizeof cases[0]; i++) {
+            size_t len;
+            uint8_t *buf = ob_pack(m, &len);
+            fl_options o;
+            fl_options_init(&o);
+            o.per_node = true;
+            fl_symbol_binding b = {"n", cases[i][0]};
+            o.symbols = &b;
+            o.n_symbols = 1;
+            r = NULL;
+            assert_int_equal(fl_analyze(buf, len, &o, &r), FL_OK);
+            free(buf);
+            oc_assert_cost(oc_node(r, "dft"), cases[i][1], 0);
+            fl_report_free(r);
+        }
+        ob_free(m);
+    }
+}
+
 /* Mod over a symbolic batch: x [n,4] int64, y [4] -> [n,4], 4*n FLOPs;
  * NonZero of a known [2,3] tensor with three non-zeros -> [2,3], exact. */
 static void test_mod_symbolic_nonzero(void **state) {
@@ -678,6 +761,8 @@ int main(void) {
         cmocka_unit_test(test_lstm),
         cmocka_unit_test(test_einsum),
         cmocka_unit_test(test_resize_topk),
+        cmocka_unit_test(test_topk_symbolic_k),
+        cmocka_unit_test(test_dft_symbolic_length),
         cmocka_unit_test(test_mod_symbolic_nonzero),
         cmocka_unit_test(test_ml_linear_regressor),
         cmocka_unit_test(test_ml_models),

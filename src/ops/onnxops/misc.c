@@ -32,6 +32,8 @@
  *                        (draw and compare)
  *   DFT                  5 * L * ceil(log2 L) per transformed vector (the
  *                        usual radix-2 complex FFT count), L = dft_length
+ *                        (absent: the axis's dim; a symbolic one gives the
+ *                        formula with the symbols' ceil(log2) atom)
  *   STFT                 frames * batch * (5 * L * ceil(log2 L) + L)  (an
  *                        FFT per frame and the window's multiplies)
  *   HannWindow, HammingWindow  4 * E(out) (2*pi*n/N, cos, scale, subtract);
@@ -246,18 +248,29 @@ static fl_status cost_dft(fl_ctx *c, const fl_node *n, fl_cost *out) {
     if (st != FL_OK) {
         return st;
     }
-    fl_sym f = fl_sym_unknown();
+    fl_sym f = fl_sym_unknown(), lsym = fl_sym_unknown();
     if (x->rank >= 2) {
         int ax = (int)(a < 0 ? a + x->rank - 1 : a);
         if (fl__ox_absent(n, 1) && ax >= 0 && ax < x->rank && fl_sym_is_known(x->dims[ax])) {
             len = x->dims[ax].k;
+        } else if (fl__ox_absent(n, 1) && ax >= 0 && ax < x->rank) {
+            lsym = x->dims[ax]; /* symbolic, or unknown */
         } else if (!fl__ox_absent(n, 1)) {
             (void)scalar_in(n, 1, &len);
         }
-        if (len >= 0 && ax >= 0 && ax < x->rank - 1) {
-            fl_sym t = fl__ar_mul(&k, fl__ar_dims_prod(&k, x, 0, ax),
-                                  fl__ar_dims_prod(&k, x, ax + 1, x->rank - 1));
+        fl_sym t = fl_sym_unknown();
+        if (ax >= 0 && ax < x->rank - 1) {
+            t = fl__ar_mul(&k, fl__ar_dims_prod(&k, x, 0, ax),
+                           fl__ar_dims_prod(&k, x, ax + 1, x->rank - 1));
+        }
+        if (len >= 0) {
             f = fl__ar_scale(&k, t, fft_flops(len));
+        } else if (!fl_sym_is_unknown(lsym)) {
+            fl_sym lg;
+            if (fl__sym_clog2(c->st, lsym, &lg) != FL_OK) {
+                return fl__diag_oom(c->d); /* its only failure */
+            }
+            f = fl__ar_mul(&k, fl__ar_scale(&k, t, 5), fl__ar_mul(&k, lsym, lg));
         }
     }
     return fl__ar_put_cost(&k, out, f, fl_sym_const(0));

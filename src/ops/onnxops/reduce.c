@@ -24,7 +24,10 @@
  *   CumSum, CumProd      E(out)              (one add / multiply per element)
  *   Hardmax              E(in)               (a comparison per element)
  *   TopK                 E(in) * ceil(log2(K)) comparisons (K >= 2; K <= 1:
- *                        E(in)), heap selection
+ *                        E(in)), heap selection; a symbolic K (a value
+ *                        computed from shapes, K = n for a row of n) gives
+ *                        E(in) * max(1, ceil(log2(K))), exact under a
+ *                        binding (the symbols' ceil(log2) atom)
  *   LpNormalization      3 * E(in)           (|x|^p or x^2, the sum's add, the
  *                        divide per element)
  *   MeanVarianceNormalization  7 * E(in)     (mean: add; variance: sub,
@@ -177,6 +180,11 @@ static fl_status infer_topk(fl_ctx *c, fl_node *n) {
                                  (long long)kk, ax, (long long)x->dims[ax].k);
         }
         dims[ax] = fl_sym_const(kk);
+    } else if (!fl__ox_absent(n, 1)) { /* a symbolic K: its value */
+        const fl_value *kv = fl_node_in(n, 1)->value;
+        if (kv && kv->n == 1 && kv->ints && !fl_sym_is_unknown(kv->ints[0])) {
+            dims[ax] = kv->ints[0];
+        }
     }
     st = fl__op_set_output(c, n, 0, dt, x->rank, dims);
     return st == FL_OK ? fl__ox_set_out(c, n, 1, FL_DT_INT64, x->rank, dims) : st;
@@ -197,6 +205,13 @@ static fl_status cost_topk(fl_ctx *c, const fl_node *n, fl_cost *out) {
                     lg++;
                 }
                 f = fl__ar_scale(&k, fl__ar_numel(&k, x), kd.k <= 1 ? 1 : lg);
+            } else if (!fl_sym_is_unknown(kd)) {
+                fl_sym lg;
+                if (fl__sym_clog2(c->st, kd, &lg) != FL_OK ||
+                    fl__sym_max(c->st, fl_sym_const(1), lg, &lg) != FL_OK) {
+                    return fl__diag_oom(c->d); /* their only failure */
+                }
+                f = fl__ar_mul(&k, fl__ar_numel(&k, x), lg);
             }
             break;
         }
