@@ -498,8 +498,9 @@ static fl_status warnings(fl_ctx *c, fl_arena *ra, const fl_cost_totals *t,
     }
     if (t->nodes_trips_unknown) {
         w[nw++] = fl__arena_printf(ra,
-                                   "%lld loop(s) have trip counts the analysis cannot determine; "
-                                   "the totals count their bodies once, so they are a lower bound",
+                                   "%lld node(s) depend on trip counts the analysis cannot "
+                                   "determine (a loop counted once, or a subgraph also run inside "
+                                   "a loop): their counts in the totals are a lower bound",
                                    (long long)t->nodes_trips_unknown);
     }
     for (size_t i = 0; i < c->d->n_warnings; i++) {

@@ -332,14 +332,16 @@ static fl_status repeat_cost(fl_ctx *c, fl_node *n, fl_sym times) {
 /* Whether n is a loop whose trip count is unknown (its body and cond are
  * counted once): a lowered TensorFlow While or a TFLite WHILE the import
  * marked so (attr _trip_unknown: src/import/tf_loop.c, tflite_loop.c), or
- * one with _trip_form whose limit gives no count. ONNX's Loop and Scan
- * hooks say so themselves (src/ops/onnxops/control.c). */
+ * one with _trip_form whose limit gives no count; or a node the import
+ * counts without such a count (a TFLite subgraph run both inside and
+ * outside a loop counted from its limit: attr _trip_unknown). ONNX's Loop
+ * and Scan hooks say so themselves (src/ops/onnxops/control.c). */
 static bool loop_trips_unknown(fl_ctx *c, const fl_node *n) {
-    if (!is_while(n)) {
-        return false;
-    }
     if (int_attr(n, "_trip_unknown") > 0) {
         return true;
+    }
+    if (!is_while(n)) {
+        return false;
     }
     fl_sym bt;
     return int_attr(n, "_body_trips") < 0 && trip_form(n) && body_trips(c, n, &bt) == FL_OK &&

@@ -503,7 +503,9 @@ static fl_status visit(walk *k, int s) {
 
 /* Marks the nodes of subgraph s to run `times` times (attr _repeat), and
  * inside the symbolic loops of p (attrs _trip_loops: the WHILE nodes'
- * names, _trip_plus: 1 for a cond, which runs once more). */
+ * names, _trip_plus: 1 for a cond, which runs once more); when p is mixed,
+ * attr _trip_unknown (1): their counts are a lower bound, and the cost
+ * model makes them incomplete (the answer partial). */
 static fl_status mark(fl_graph *g, fl_diag *d, const fl_tfl_subgraph *s, int64_t times,
                       const sym_path *p) {
     const char *names[MAX_SYM_LOOPS];
@@ -513,12 +515,16 @@ static fl_status mark(fl_graph *g, fl_diag *d, const fl_tfl_subgraph *s, int64_t
     }
     for (size_t i = s->first; i < s->end; i++) {
         fl_node *n = g->nodes[i];
-        fl_attr a[3] = {fl__attr_make_int(g, "_repeat", times)};
+        fl_attr a[4] = {fl__attr_make_int(g, "_repeat", times)};
+        int na = 1;
         if (np) {
-            a[1] = fl__attr_make_strs(g, "_trip_loops", (size_t)np, names);
-            a[2] = fl__attr_make_ints(g, "_trip_plus", (size_t)np, p->plus);
+            a[na++] = fl__attr_make_strs(g, "_trip_loops", (size_t)np, names);
+            a[na++] = fl__attr_make_ints(g, "_trip_plus", (size_t)np, p->plus);
         }
-        fl_status st = add_attrs(g, d, n, np ? 3 : 1, a);
+        if (p && p->mixed) { /* counted without symbolic trips: a lower bound */
+            a[na++] = fl__attr_make_int(g, "_trip_unknown", 1);
+        }
+        fl_status st = add_attrs(g, d, n, na, a);
         if (st != FL_OK) {
             return st;
         }
@@ -628,10 +634,12 @@ fl_status fl__tfl_loops(fl_graph *g, fl_diag *d, const fl_tfl_subgraph *sg, int 
             fl__diag_warn(d,
                           "subgraph '%s' runs from more than one op, one of them inside a WHILE "
                           "whose trip count is counted from its limit's value: its nodes are "
-                          "counted without those trip counts, so the totals are a lower bound",
+                          "counted without those trip counts, so they are incomplete, the "
+                          "answer partial and the totals a lower bound",
                           sg[s].name);
         }
-        if (k.reached[s] && (k.count[s] != 1 || (k.path[s].n && !k.path[s].mixed))) {
+        if (k.reached[s] &&
+            (k.count[s] != 1 || k.path[s].mixed || (k.path[s].n && !k.path[s].mixed))) {
             st = mark(g, d, &sg[s], k.count[s], &k.path[s]);
         }
     }

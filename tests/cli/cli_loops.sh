@@ -23,7 +23,7 @@ check at_least_flops 0 "  FLOPs         at least 3 (3 FLOP)" -- "$bin" analyze "
 check at_least_bytes 0 "  bytes         at least 49 (49 B)" -- "$bin" analyze "$m"
 check passes_at_least 0 "rewrite passes (Grappler order): partial, each total at least" -- "$bin" analyze "$m"
 check why 0 "While '$w': trip count unknown (the cond's comparison '$w/cond/Greater' reads no loop variable the body steps by a constant)" -- "$bin" analyze "$m"
-check summary_warning 0 "1 loop(s) have trip counts the analysis cannot determine; the totals count their bodies once, so they are a lower bound" -- "$bin" analyze "$m"
+check summary_warning 0 "1 node(s) depend on trip counts the analysis cannot determine (a loop counted once, or a subgraph also run inside a loop): their counts in the totals are a lower bound" -- "$bin" analyze "$m"
 check require_complete 4 "the answer is partial: the totals leave out the FLOPs of 1 of 16 nodes" -- "$bin" analyze "$m" --require-complete
 check json_complete 0 '"complete": false' -- "$bin" analyze "$m" --json
 check json_counts 0 '"nodes_incomplete": 1, "nodes_excluded": 1' -- "$bin" analyze "$m" --json

@@ -144,8 +144,8 @@ static void test_loop_trips(void **state) {
                                      "the Loop is incomplete, the answer partial"),
                          kind == 2);
         assert_int_equal(has_warning(r,
-                                     "1 loop(s) have trip counts the analysis cannot "
-                                     "determine; the totals count their bodies once",
+                                     "1 node(s) depend on trip counts the analysis cannot "
+                                     "determine (a loop counted once",
                                      NULL),
                          kind == 2);
         fl_report_free(r);

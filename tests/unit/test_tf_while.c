@@ -320,7 +320,8 @@ static void test_while_unknown_trips(void **state) {
                            "counted once, so the loop is incomplete, the answer partial and the "
                            "totals a lower bound"));
         assert_true(warned(r, "its body 'B' and cond 'C' are counted once", NULL));
-        assert_true(warned(r, "1 loop(s) have trip counts the analysis cannot determine", NULL));
+        assert_true(
+            warned(r, "1 node(s) depend on trip counts the analysis cannot determine", NULL));
         assert_false(r->complete);
         assert_int_equal(r->nodes_incomplete, 1);
         assert_int_equal(r->nodes_excluded, 1);

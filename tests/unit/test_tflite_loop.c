@@ -122,8 +122,9 @@ static void assert_partial_loop(const fl_report *r, const char *loop) {
     assert_int_equal(r->nodes_incomplete, 1);
     assert_int_equal(r->nodes_excluded, 1);
     assert_true(node(r, loop)->incomplete);
-    assert_true(warned(r, "1 loop(s) have trip counts the analysis cannot determine; the totals "
-                          "count their bodies once, so they are a lower bound"));
+    assert_true(warned(r, "1 node(s) depend on trip counts the analysis cannot determine (a loop "
+                          "counted once, or a subgraph also run inside a loop): their counts in "
+                          "the totals are a lower bound"));
 }
 
 static void test_counted_up(void **state) {
@@ -364,6 +365,97 @@ static void test_unknown_limit(void **state) {
     free(b);
 }
 
+/* ---- A subgraph run inside a loop counted from its limit and outside it --
+ *
+ * main: WHILE(i0 = 0, n, x) as build_var's (n the int32 scalar input, the
+ * body passes it on), and z = CALL f(x); the body runs y = CALL f(bx)
+ * instead of the FC. f(fx) = FULLY_CONNECTED(fx, w [4,4]): 32 FLOPs, 16
+ * MACs a run. f runs n times in the loop and once outside: exactly
+ * 32*(n + 1) FLOPs. The import keeps one count per subgraph, and f's two
+ * callers differ (one inside the symbolic loop), so f counts its two
+ * callers once each, 64 FLOPs and 32 MACs, without n: a lower bound (for
+ * n >= 1). Totals: f 64 + ADD n + LESS n + 1 = 2*n + 65 FLOPs, 32 MACs; at
+ * n = 5, 75 (the exact count would be 6*32 + 5 + 6 = 203). f's nodes are
+ * incomplete (their one count stays in the totals), so the answer is
+ * partial, with a warning naming f. */
+
+enum { C_CALL = 31, O_CALL = 16 };
+
+static unsigned char *build_shared_call(size_t *len) {
+    const int codes[] = {C_WHILE, C_LESS, C_ADD, C_FC, C_CALL};
+    const tb_tensor m_t[] = {
+        {"x", TB_FLOAT32, 2, {1, 4}}, {"i0", TB_INT32, 0, {0}, zero, sizeof zero},
+        {"n", TB_INT32, 0, {1}},      {"i_out", TB_INT32, 0, {0}},
+        {"n_out", TB_INT32, 0, {1}},  {"y", TB_FLOAT32, 2, {1, 4}},
+        {"z", TB_FLOAT32, 2, {1, 4}},
+    };
+    const tb_op m_ops[] = {
+        {0, 3, {1, 2, 0}, 3, {3, 4, 5}, O_WHILE, 2, {{1}, {2}}},
+        /* CallOptions: subgraph 3 */
+        {4, 1, {0}, 1, {6}, O_CALL, 1, {{3}}},
+    };
+    const tb_tensor c_t[] = {
+        {"ci", TB_INT32, 0, {0}},
+        {"cn", TB_INT32, 0, {1}},
+        {"cx", TB_FLOAT32, 2, {1, 4}},
+        {"cb", TB_BOOL, 0, {0}},
+    };
+    const tb_op c_ops[] = {{1, 2, {0, 1}, 1, {3}}};
+    const tb_tensor b_t[] = {
+        {"bi", TB_INT32, 0, {0}},      {"bn", TB_INT32, 0, {1}},
+        {"bx", TB_FLOAT32, 2, {1, 4}}, {"step", TB_INT32, 0, {0}, step, sizeof step},
+        {"bi2", TB_INT32, 0, {0}},     {"bx2", TB_FLOAT32, 2, {1, 4}},
+    };
+    const tb_op b_ops[] = {
+        {2, 2, {0, 3}, 1, {4}},
+        {4, 1, {2}, 1, {5}, O_CALL, 1, {{3}}},
+    };
+    const tb_tensor f_t[] = {
+        {"fx", TB_FLOAT32, 2, {1, 4}},
+        {"fw", TB_FLOAT32, 2, {4, 4}, w, sizeof w},
+        {"fy", TB_FLOAT32, 2, {1, 4}},
+    };
+    const tb_op f_ops[] = {{3, 3, {0, 1, -1}, 1, {2}, O_FC, 1, {{0}}}};
+    tb_subgraph sg[] = {
+        {"main", 7, m_t, 2, {0, 2}, 2, {5, 6}, 2, m_ops},
+        {"cond", 4, c_t, 3, {0, 1, 2}, 1, {3}, 1, c_ops},
+        {"body", 6, b_t, 3, {0, 1, 2}, 3, {4, 1, 5}, 2, b_ops},
+        {"f", 3, f_t, 1, {0}, 1, {2}, 1, f_ops},
+    };
+    tb wr;
+    tb_model(&wr, 5, codes, 4, sg);
+    *len = wr.len;
+    return wr.b;
+}
+
+static void test_shared_subgraph_in_loop(void **state) {
+    (void)state;
+    step[0] = 1;
+    size_t len;
+    unsigned char *b = build_shared_call(&len);
+    fl_report *r = analyze_bound(b, len, NULL, 0);
+    assert_int_equal(r->n_unknown_ops, 0);
+    assert_string_equal(r->totals.flops.text, "2*n + 65");
+    assert_int_equal(r->totals.macs.value, 32);
+    assert_int_equal(node(r, "f/fy")->flops.value, 64);
+    assert_int_equal(node(r, "f/fy")->macs.value, 32);
+    assert_true(node(r, "f/fy")->incomplete);
+    assert_false(node(r, "body/bi2")->incomplete);
+    assert_false(r->complete);
+    assert_true(r->nodes_incomplete >= 1);
+    assert_true(warned(r, "subgraph 'f' runs from more than one op, one of them inside a WHILE "
+                          "whose trip count is counted from its limit's value: its nodes are "
+                          "counted without those trip counts, so they are incomplete, the answer "
+                          "partial and the totals a lower bound"));
+    fl_report_free(r);
+    r = analyze_bound(b, len, "n", 5);
+    assert_int_equal(r->totals.flops.value, 75);
+    assert_int_equal(r->totals.macs.value, 32);
+    assert_false(r->complete);
+    fl_report_free(r);
+    free(b);
+}
+
 /* ---- Nested: a counted loop inside a loop counted from its limit ---------
  *
  * main: WHILE(i0 = 0, n, x) (outer, cond "ocond", body "obody"), n an int32
@@ -533,10 +625,15 @@ static void test_hlo_while(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_counted_up),    cmocka_unit_test(test_counted_down),
-        cmocka_unit_test(test_zero_trips),    cmocka_unit_test(test_unknown),
-        cmocka_unit_test(test_input_limit),   cmocka_unit_test(test_shape_limit),
-        cmocka_unit_test(test_unknown_limit), cmocka_unit_test(test_nested),
+        cmocka_unit_test(test_counted_up),
+        cmocka_unit_test(test_counted_down),
+        cmocka_unit_test(test_zero_trips),
+        cmocka_unit_test(test_unknown),
+        cmocka_unit_test(test_input_limit),
+        cmocka_unit_test(test_shape_limit),
+        cmocka_unit_test(test_unknown_limit),
+        cmocka_unit_test(test_nested),
+        cmocka_unit_test(test_shared_subgraph_in_loop),
         cmocka_unit_test(test_hlo_while),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
