@@ -14,6 +14,12 @@
  * stateful ops (random ops, variables), control flow (Enter, Exit, Switch,
  * Merge, ...), nodes inside v1 loops, Placeholders, devices containing "SPU".
  * Constants with stripped or undecoded contents are equal only to themselves.
+ *
+ * A lowered While's cond and body (the nodes named "W/cond/..." and
+ * "W/body/...", src/import/funcinline.c) are functions Grappler optimises
+ * as items of their own: a node merges only with nodes of the same
+ * function (its innermost such prefix; the graph itself outside them), so
+ * a constant in a body is never replaced by an equal one outside it.
  */
 #include "passes/util.h"
 #include "util/hash.h"
@@ -227,6 +233,64 @@ static uint64_t const_hash(const fl_const *c) {
     return h;
 }
 
+/* The functions of the lowered While loops: the prefixes "W/body/" and
+ * "W/cond/" of each While node with attr _loop "W", and per node the index
+ * + 1 of the longest one its name starts with (0: the graph itself). No
+ * loops: scope NULL, every node in the graph. */
+typedef struct scopes {
+    uint32_t *of; /* per node id */
+} scopes;
+
+static fl_status scopes_build(fl_pass_ctx *pc, scopes *sc) {
+    fl_graph *g = pc->c->g;
+    sc->of = NULL;
+    size_t nl = 0;
+    for (size_t i = 0; i < g->n_nodes; i++) {
+        const fl_attr *a = fl__node_attr(g->nodes[i], "_loop");
+        nl += a && a->kind == FL_ATTR_S &&
+              (g->nodes[i]->kind == FL_OP_WHILE || g->nodes[i]->kind == FL_OP_STATELESS_WHILE);
+    }
+    if (!nl) {
+        return FL_OK;
+    }
+    const char **pre = fl__arena_calloc(pc->c->a, 2 * nl, sizeof(char *));
+    sc->of = fl__arena_calloc(pc->c->a, g->n_nodes + 1, sizeof(uint32_t));
+    if (!pre || !sc->of) {
+        return fl__diag_oom(pc->c->d);
+    }
+    size_t np = 0;
+    for (size_t i = 0; i < g->n_nodes; i++) {
+        const fl_node *w = g->nodes[i];
+        const fl_attr *a = fl__node_attr(w, "_loop");
+        if (!a || a->kind != FL_ATTR_S ||
+            (w->kind != FL_OP_WHILE && w->kind != FL_OP_STATELESS_WHILE)) {
+            continue;
+        }
+        for (int side = 0; side < 2; side++) {
+            pre[np] = fl__arena_printf(pc->c->a, "%s/%s/", a->v.s.p, side ? "cond" : "body");
+            if (!pre[np++]) {
+                return fl__diag_oom(pc->c->d);
+            }
+        }
+    }
+    for (size_t i = 0; i < g->n_nodes; i++) {
+        const fl_node *m = g->nodes[i];
+        size_t best = 0;
+        for (size_t k = 0; k < np; k++) {
+            size_t len = strlen(pre[k]);
+            if (strncmp(m->name, pre[k], len) == 0 && (!best || len > strlen(pre[best - 1]))) {
+                best = k + 1;
+            }
+        }
+        sc->of[m->id] = (uint32_t)best;
+    }
+    return FL_OK;
+}
+
+static uint32_t scope_of(const scopes *sc, const fl_node *n) {
+    return sc->of ? sc->of[n->id] : 0;
+}
+
 static uint64_t node_hash(const fl_node *n) {
     /* A registered op's kind stands for its name (one kind per name); the
      * equality test still compares the names. */
@@ -324,12 +388,13 @@ static void resolve_inputs(fl_graph *g, fl_node *n, fl_node *const *rep, bool an
 }
 
 /* Looks n up in the table (open addressing, `size` a power of two): the
- * node it equals, or NULL after entering n. */
-static fl_node *insert(fl_node **table, uint64_t *hashes, size_t size, fl_node *n) {
-    uint64_t h = node_hash(n);
+ * node of n's scope it equals, or NULL after entering n. */
+static fl_node *insert(fl_node **table, uint64_t *hashes, size_t size, const scopes *sc,
+                       fl_node *n) {
+    uint64_t h = mix(node_hash(n), scope_of(sc, n));
     size_t j = h & (size - 1);
     while (table[j]) {
-        if (hashes[j] == h && node_eq(table[j], n)) {
+        if (hashes[j] == h && scope_of(sc, table[j]) == scope_of(sc, n) && node_eq(table[j], n)) {
             return table[j];
         }
         j = (j + 1) & (size - 1);
@@ -365,6 +430,11 @@ fl_status fl__pass_common_subgraph_elimination(fl_pass_ctx *pc) {
     if (!readers || !lone) {
         return fl__diag_oom(pc->c->d);
     }
+    scopes sc;
+    fl_status st = scopes_build(pc, &sc);
+    if (st != FL_OK) {
+        return st;
+    }
     for (size_t i = 0; i < n; i++) {
         const fl_node *m = g->nodes[i];
         for (int k = 0; k < m->n_inputs; k++) {
@@ -388,12 +458,12 @@ fl_status fl__pass_common_subgraph_elimination(fl_pass_ctx *pc) {
             for (int k = 0; k < m->n_inputs; k++) {
                 uint32_t id = m->inputs[k].node->id;
                 if (lone[id]) {
-                    insert(table, hashes, size, lone[id]);
+                    insert(table, hashes, size, &sc, lone[id]);
                     lone[id] = NULL;
                 }
             }
         }
-        fl_node *found = insert(table, hashes, size, m);
+        fl_node *found = insert(table, hashes, size, &sc, m);
         if (!found) {
             continue;
         }

@@ -337,6 +337,50 @@ static void test_while_unknown_trips(void **state) {
     }
 }
 
+static bool after_has(const fl_report *r, const char *name) {
+    for (size_t i = 0; i < r->n_nodes_after; i++) {
+        if (strcmp(r->nodes_after[i].name, name) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Grappler optimises a While's body as an item of its own, so CSE never
+ * merges a node of the body with one outside it: the counted loop (limit a
+ * Const 5 in the cond; n a scalar Placeholder the body passes on) with a
+ * Const one_out (int32 1, equal to the body's step "one") read by out2 =
+ * AddV2(n, one_out) outside. After the default passes both constants are
+ * there and no common_subgraph firing names either; the counts are the
+ * counted loop's 5643 FLOPs plus out2's 1, before and after. */
+static void test_cse_body_boundary(void **state) {
+    (void)state;
+    tg_graph *cb = tg_new(), *bb = tg_new();
+    tg_graph *g = loop_graph("While", cb, bb, 0, N_PLACEHOLDER);
+    tg_const_int(g, "one_out", DT_INT32, 0, NULL, (int64_t[]){1});
+    tg_attr_type(tg_add(g, "out2", "AddV2", "n", "one_out", NULL), "T", DT_INT32);
+    fl_options opt;
+    fl_options_init(&opt);
+    opt.per_node = true;
+    opt.passes = "default";
+    fl_report *r = tg_analyze(g, &opt);
+    assert_int_equal(r->totals.flops.value, 5644);
+    assert_int_equal(r->after.flops.value, 5644);
+    assert_true(after_has(r, "one_out"));
+    assert_true(after_has(r, "loop/body/one"));
+    for (size_t i = 0; i < r->n_ledger; i++) {
+        const fl_report_ledger_entry *e = &r->ledger[i];
+        if (strcmp(e->rule, "common_subgraph") == 0) {
+            assert_null(strstr(e->detail, "one"));
+            assert_null(strstr(e->node, "one"));
+        }
+    }
+    fl_report_free(r);
+    tg_free(g);
+    tg_free(cb);
+    tg_free(bb);
+}
+
 /* Case(idx, x [2,16]) over three branches: P = MatMul(x, w) (1024 FLOPs,
  * 512 MACs), Q = Relu(x) (32), R = x (0); idx a Placeholder. Every branch
  * is counted (an upper bound: 1056 FLOPs, 512 MACs), and out = Case @ w3
@@ -536,6 +580,7 @@ int main(void) {
         cmocka_unit_test(test_while_body_optimised),
         cmocka_unit_test(test_while_shape_trips),
         cmocka_unit_test(test_while_unknown_trips),
+        cmocka_unit_test(test_cse_body_boundary),
         cmocka_unit_test(test_case),
         cmocka_unit_test(test_reserved_attrs_counted),
         cmocka_unit_test(test_reserved_attrs_unknown_trips),
