@@ -58,7 +58,7 @@ function makeInput(spec) {
 }
 
 try {
-  const opts = { graphOptimizationLevel: "disabled", intraOpNumThreads: 1 };
+  const opts = { graphOptimizationLevel: "disabled", intraOpNumThreads: 1, logSeverityLevel: 3 };
   const sa = await ort.InferenceSession.create(a, { ...opts, graphOptimizationLevel: levelA || "disabled" });
   const sb = await ort.InferenceSession.create(b, opts);
   const feeds = {};

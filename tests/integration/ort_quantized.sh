@@ -19,15 +19,22 @@
 #     Conv -> QuantizeLinear, optimisations disabled) must differ from
 #     foldline's graph, so step 3's equality says the integer operators are
 #     the ones ORT chooses, not merely that both graphs compute alike.
+# Then the small models of the qdq rules without a torch export
+# (`test_onnx_qdq --write DIR`: MatMul and Gemm without Q, Where, ArgMax,
+# Split), refilled the same way: optimize must apply the rule the file is
+# named after, foldline's graph has the operators of ORT's 'extended' graph
+# of the model (the whole census), and its outputs equal ORT's 'extended'
+# run exactly (inputs uint8 and bool at random, seeded).
 # onnxruntime-node is looked for in $FL_ORT_DIR, else in the build's ort/
 # (`npm ci --ignore-scripts` of tests/bench/ort/package.json there; .ci/run
 # installs it). Skipped (exit 77) without node, onnxruntime-node or
 # fl_onnxfill.
-# Usage: ort_quantized.sh FOLDLINE_BINARY TEST_DATA_DIR FL_ONNXFILL
+# Usage: ort_quantized.sh FOLDLINE_BINARY TEST_DATA_DIR FL_ONNXFILL TEST_ONNX_QDQ
 set -u
 bin="$1"
 data="$2"
 fill="$3"
+qdq_test="$4"
 here=$(cd "$(dirname "$0")" && pwd)
 build=$(cd "$(dirname "$bin")" && pwd)
 . "$here/../cli/checks.bash"
@@ -118,6 +125,61 @@ print(("same " if a == b and a else "DIFFERENT ") + " ".join(f"{k}={v}" for k, v
     pass=$((pass + 1))
   else
     echo "FAIL $m: control: the QDQ file run as written gave exit $rc (want 1, a mismatch): $(head -c 400 "$tmp/ort.out")"
+    fails=$((fails + 1))
+  fi
+done
+
+# The rule models: the census of every operator, then the outputs.
+census() { # a.json b.json
+  "$py" -c '
+import json, sys
+def c(path):
+    return {e["op"]: e["count"] for e in json.load(open(path))["ops"]}
+a, b = c(sys.argv[1]), c(sys.argv[2])
+print(("same " if a == b else "DIFFERENT ") + " ".join(f"{k}={v}" for k, v in sorted(a.items())) +
+      ("" if a == b else " (foldline: " + " ".join(f"{k}={v}" for k, v in sorted(b.items())) + ")"))' "$1" "$2"
+}
+mkdir -p "$tmp/rules"
+if ! "$qdq_test" --write "$tmp/rules" >"$tmp/err" 2>&1; then
+  echo "FAIL rules: $qdq_test --write: $(head -c 300 "$tmp/err")"
+  fails=$((fails + 1))
+fi
+for f in "$tmp"/rules/*.onnx; do
+  [ -f "$f" ] || continue
+  base=$(basename "$f" .onnx)
+  name=${base%%.*}
+  rule=${base#*.}
+  if ! "$fill" "$f" "$tmp/$name.onnx" --ints >/dev/null 2>"$tmp/err" ||
+    ! "$bin" optimize "$tmp/$name.onnx" -o "$tmp/$name.opt.onnx" --json >"$tmp/opt.json" 2>>"$tmp/err"; then
+    echo "FAIL $name: fill or optimize: $(head -c 300 "$tmp/err")"
+    fails=$((fails + 1))
+    continue
+  fi
+  read -r _ ins < <(facts <"$tmp/opt.json")
+  fired=$("$py" -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+print(sum(1 for p in r["passes"] if p["pass"] == "qdq" for e in p["rules"] if e["rule"] == sys.argv[2]))' "$tmp/opt.json" "$rule")
+  if node "$here/../tools/ort_optimize.mjs" "$ort" "$tmp/$name.onnx" extended "$tmp/$name.ort.onnx" 2>"$tmp/err" &&
+    "$bin" analyze "$tmp/$name.ort.onnx" --passes none --json >"$tmp/a.json" 2>>"$tmp/err" &&
+    "$bin" analyze "$tmp/$name.opt.onnx" --passes none --json >"$tmp/b.json" 2>>"$tmp/err"; then
+    c=$(census "$tmp/a.json" "$tmp/b.json")
+  else
+    c="ERROR $(head -c 300 "$tmp/err")"
+  fi
+  if [ "$fired" = 1 ] && [ "${c%% *}" = same ]; then
+    echo "ok $name: $rule applied; operators as in ONNX Runtime's 'extended' graph: ${c#same }"
+    pass=$((pass + 1))
+  else
+    echo "FAIL $name: $rule applied $fired times (want 1); operators: $c"
+    fails=$((fails + 1))
+  fi
+  if node "$here/../cli/ort_compare.mjs" "$ort" "$tmp/$name.onnx" "$tmp/$name.opt.onnx" "$ins" 0 extended \
+    >"$tmp/ort.out" 2>&1; then
+    echo "ok $name: equal to ONNX Runtime's 'extended' run: $(tr '\n' ' ' <"$tmp/ort.out")"
+    pass=$((pass + 1))
+  else
+    echo "FAIL $name: against ONNX Runtime's 'extended' run: $(head -c 400 "$tmp/ort.out")"
     fails=$((fails + 1))
   fi
 done

@@ -810,7 +810,46 @@ static void test_selection(void **state) {
     fl_report_free(r);
 }
 
-int main(void) {
+/* --write DIR: the models of the rules ORT 1.30 runs (the fused forms
+ * of test_matmul_float_out, test_gemm_float_out, test_where, test_argmax,
+ * test_split), as NAME.RULE.onnx, for tests/integration/ort_quantized.sh
+ * (their int8 weights are stripped: fl_onnxfill --ints fills them). */
+static int write_models(const char *dir) {
+    struct {
+        const char *name;
+        ob_model *m;
+    } ms[] = {
+        {"matmul.qdq_matmul", matmul_noq_model(1, "out")},
+        {"matmul_relu.qdq_matmul", matmul_noq_model(1, "relu_out")},
+        {"gemm.qdq_gemm", gemm_noq_model(1.0f)},
+        {"where.qdq_where", where_model(U8)},
+        {"argmax.qdq_drop_dq", argmax_model(U8, "z")},
+        {"split.qdq_split", split_model("s", false)},
+    };
+    int rc = 0;
+    for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s.onnx", dir, ms[i].name);
+        size_t len;
+        uint8_t *buf = ob_pack(ms[i].m, &len);
+        ob_free(ms[i].m);
+        FILE *f = fopen(path, "wb");
+        if (!buf || !f || fwrite(buf, 1, len, f) != len) {
+            fprintf(stderr, "cannot write %s\n", path);
+            rc = 1;
+        }
+        if (f && fclose(f) != 0) {
+            rc = 1;
+        }
+        free(buf);
+    }
+    return rc;
+}
+
+int main(int argc, char **argv) {
+    if (argc == 3 && strcmp(argv[1], "--write") == 0) {
+        return write_models(argv[2]);
+    }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_conv),
         cmocka_unit_test(test_matmul),
