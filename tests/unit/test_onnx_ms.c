@@ -953,6 +953,108 @@ static void test_nhwc_conv(void **state) {
     ob_free(m);
 }
 
+/* RelativePositionBias (posbias.c's rule): bias_table (32,4), query_length
+ * 5, key_length 7 (int64 initializers), max_distance 16, bidirectional:
+ * output (1,4,5,7); 5 * 7 pairs * (9 + 1) = 350 FLOPs. A query_length
+ * without a value (a graph input) leaves its dim and the count unknown.
+ * GatedRelativePositionBias, num_heads 2: query_layer (2,3,8) (Dh 4),
+ * weight (4,6) (D 6): output (2,2,3,3), E 36; Q = 48, R = 12 rows;
+ *   MACs = 48 * 6 = 288; FLOPs = 576 + 48 + 12 * (12 + 4) + 36 = 852.
+ * Packed, query_layer (5,8) with token_offset (2,3): output (2,2,3,3);
+ *   Q 40, R 10: MACs 240, FLOPs 480 + 40 + 160 + 36 = 716. */
+static void test_position_bias(void **state) {
+    (void)state;
+    ob_model *m = oc_ms_model();
+    ob_input(m, "qlen_in", OB_INT64, 0, NULL, NULL);
+    ob_input(m, "q", OB_FLOAT, 3, (int64_t[]){2, 3, 8}, NULL);
+    ob_input(m, "qp", OB_FLOAT, 2, (int64_t[]){5, 8}, NULL);
+    ob_input(m, "off", OB_INT32, 2, (int64_t[]){2, 3}, NULL);
+    ob_input(m, "rel", OB_FLOAT, 4, (int64_t[]){1, 2, 3, 3}, NULL);
+    ob_init_f(m, "table", 2, (int64_t[]){32, 4}, false);
+    ob_init_i64(m, "five", 0, NULL, (int64_t[]){5});
+    ob_init_i64(m, "seven", 0, NULL, (int64_t[]){7});
+    ob_init_f(m, "qb", 1, (int64_t[]){8}, false);
+    ob_init_f(m, "w", 2, (int64_t[]){4, 6}, false);
+    ob_init_f(m, "b", 1, (int64_t[]){6}, false);
+    ob_init_f(m, "eco", 4, (int64_t[]){1, 2, 1, 1}, false);
+    Onnx__NodeProto *n = oc_ms_node(m, "RelativePositionBias", "rpb", "table,five,seven", "y1");
+    ob_attr_i(m, n, "max_distance", 16);
+    ob_attr_i(m, n, "is_bidirectional", 1);
+    n = oc_ms_node(m, "RelativePositionBias", "rpb_in", "table,qlen_in,seven", "y2");
+    ob_attr_i(m, n, "max_distance", 16);
+    n = oc_ms_node(m, "GatedRelativePositionBias", "gate", "q,qb,rel,w,b,eco", "y3");
+    ob_attr_i(m, n, "num_heads", 2);
+    n = oc_ms_node(m, "GatedRelativePositionBias", "gate_packed", "qp,qb,rel,w,b,eco,off", "y4");
+    ob_attr_i(m, n, "num_heads", 2);
+    ob_output(m, "y1");
+    ob_output(m, "y2");
+    ob_output(m, "y3");
+    ob_output(m, "y4");
+    fl_report *r = oc_run(m, FL_OK);
+    assert_int_equal(r->n_unknown_ops, 0);
+    const fl_report_node *a = oc_node(r, "rpb");
+    assert_string_equal(a->outputs[0].shape, "[1,4,5,7]");
+    oc_assert_cost(a, 350, 0);
+    a = oc_node(r, "rpb_in");
+    assert_non_null(strstr(a->outputs[0].shape, "?"));
+    assert_true(a->incomplete);
+    a = oc_node(r, "gate");
+    assert_string_equal(a->outputs[0].shape, "[2,2,3,3]");
+    oc_assert_cost(a, 852, 288);
+    a = oc_node(r, "gate_packed");
+    assert_string_equal(a->outputs[0].shape, "[2,2,3,3]");
+    oc_assert_cost(a, 716, 240);
+    fl_report_free(r);
+    ob_free(m);
+}
+
+/* The position biases' bad inputs name the node and the attr or input. */
+static void test_position_bias_bad(void **state) {
+    (void)state;
+    static const struct {
+        const char *op, *in;
+        int64_t attr;
+        const char *want;
+    } cases[] = {
+        {"RelativePositionBias", "table,five,five", 0,
+         "node 'bad' (RelativePositionBias): missing required attr 'max_distance'"},
+        {"RelativePositionBias", "q,five,five", 16,
+         "node 'bad' (RelativePositionBias): input 0 (bias_table) has rank 3, want 2"},
+        {"RelativePositionBias", "table,table,five", 16,
+         "node 'bad' (RelativePositionBias): input 1 (query_length) is not a scalar or [1]"},
+        {"GatedRelativePositionBias", "q,qb,rel,w3,b,eco", 2,
+         "node 'bad' (GatedRelativePositionBias): input 3 (weight)'s rows and the head size"},
+        {"GatedRelativePositionBias", "q,qb,rel,w,b,eco", 3,
+         "node 'bad' (GatedRelativePositionBias): input 0 (query_layer)'s hidden size 8 is not a "
+         "multiple of attr 'num_heads' 3"},
+        {"GatedRelativePositionBias", "table,qb,rel,w,b,eco", 2,
+         "node 'bad' (GatedRelativePositionBias): input 0 (query_layer) has rank 2, want 3"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ob_model *m = oc_ms_model();
+        ob_input(m, "q", OB_FLOAT, 3, (int64_t[]){2, 3, 8}, NULL);
+        ob_input(m, "rel", OB_FLOAT, 4, (int64_t[]){1, 2, 3, 3}, NULL);
+        ob_init_f(m, "table", 2, (int64_t[]){32, 4}, false);
+        ob_init_i64(m, "five", 0, NULL, (int64_t[]){5});
+        ob_init_f(m, "qb", 1, (int64_t[]){8}, false);
+        ob_init_f(m, "w", 2, (int64_t[]){4, 6}, false);
+        ob_init_f(m, "w3", 2, (int64_t[]){3, 6}, false);
+        ob_init_f(m, "b", 1, (int64_t[]){6}, false);
+        ob_init_f(m, "eco", 4, (int64_t[]){1, 2, 1, 1}, false);
+        Onnx__NodeProto *n = oc_ms_node(m, cases[i].op, "bad", cases[i].in, "y");
+        if (cases[i].attr) {
+            ob_attr_i(m, n, cases[i].op[0] == 'R' ? "max_distance" : "num_heads", cases[i].attr);
+        }
+        ob_output(m, "y");
+        fl_report *r = oc_run(m, FL_EINVAL);
+        if (!strstr(r->error, cases[i].want)) {
+            fail_msg("error '%s' lacks '%s'", r->error, cases[i].want);
+        }
+        fl_report_free(r);
+        ob_free(m);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bias_activations),
@@ -977,6 +1079,8 @@ int main(void) {
         cmocka_unit_test(test_moe),
         cmocka_unit_test(test_moe_bad),
         cmocka_unit_test(test_nhwc_conv),
+        cmocka_unit_test(test_position_bias),
+        cmocka_unit_test(test_position_bias_bad),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
