@@ -46,7 +46,7 @@
 #include "util/reserved.h"
 
 /* The newest ai.onnx opset whose operator definitions are modelled. */
-#define FL_ONNX_MAX_OPSET 25
+#define FL_ONNX_MAX_OPSET 26
 
 #include <stdio.h>
 #include <stdlib.h>

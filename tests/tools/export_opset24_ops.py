@@ -102,6 +102,9 @@ MODELS = {
         [("x", F, [1, 3, 8, 10]), ("rois", F, [4, 5])], 21),
     "cum_prod": model(helper.make_node("CumProd", ["x", "axis"], ["y"]),
                       [("x", F, [3, 4]), ("axis", I64, [])], 26),
+    # BitCast (opset 26), float [2, 3] to int32: the same 32 bits, shape kept.
+    "bitcast": graph_model([helper.make_node("BitCast", ["x"], ["y"], to=T.INT32)],
+                           [("x", F, [2, 3])], [("y", T.INT32)], {}, 26),
     # x (2,6,4) split [1,2,3] along 1: the last element (2,3,4), 3 of them,
     # concatenated back (2,6,4); split along 2 without split, keepdims 0, and
     # stacked on a new axis 0: (4,2,6).

@@ -652,7 +652,7 @@ static bool has_warning(const fl_report *r, const char *text) {
     return false;
 }
 
-/* An op of a domain we do not model and an opset outside 7..25: warnings
+/* An op of a domain we do not model and an opset outside 7..26: warnings
  * naming op, domain and version; the op counted as unknown (coverage in
  * the report), never a failure. */
 static void test_unknown_domain_and_opset(void **state) {
@@ -668,7 +668,7 @@ static void test_unknown_domain_and_opset(void **state) {
     fl_report *r = oc_run(m, FL_OK);
     assert_true(has_warning(r, "node 'frob': op 'Frobnicate' of domain 'com.example' (opset 2) "
                                "is not modelled"));
-    assert_true(has_warning(r, "ai.onnx opset 6 is outside the modelled opsets 7..25: operators "
+    assert_true(has_warning(r, "ai.onnx opset 6 is outside the modelled opsets 7..26: operators "
                                "are read with their opset 7 definitions"));
     assert_int_equal(r->n_unknown_ops, 1);
     assert_string_equal(r->unknown_ops[0].op, "Frobnicate");
@@ -684,7 +684,8 @@ static void test_unknown_domain_and_opset(void **state) {
  * per byte: 3): node bytes 41, 45, 39, 39. A FLOAT4E2M1 initializer of 9
  * elements holds 5 raw bytes (read back to float: 5 + 36 = 41); 9 raw bytes
  * are wrong. DequantizeLinear-23's output_dtype (10, float16) sets the
- * output's dtype. At opset 25 no opset warning; at 26 one naming 25. */
+ * output's dtype. At opset 25 no opset warning; at 27 one naming 26 (opset
+ * 26 adds BitCast and CumProd, both modelled). */
 static void test_opset25_dtypes(void **state) {
     (void)state;
     for (int bad = 0; bad < 2; bad++) {
@@ -732,13 +733,13 @@ static void test_opset25_dtypes(void **state) {
         fl_report_free(r);
         ob_free(m);
     }
-    ob_model *m = ob_new(26);
+    ob_model *m = ob_new(27);
     ob_input(m, "x", OB_FLOAT, 1, (int64_t[]){4}, NULL);
     ob_node(m, "Relu", "relu", "x", "y");
     ob_output(m, "y");
     fl_report *r = oc_run(m, FL_OK);
-    assert_true(has_warning(r, "ai.onnx opset 26 is outside the modelled opsets 7..25: operators "
-                               "are read with their opset 25 definitions"));
+    assert_true(has_warning(r, "ai.onnx opset 27 is outside the modelled opsets 7..26: operators "
+                               "are read with their opset 26 definitions"));
     fl_report_free(r);
     ob_free(m);
     /* Cast-24's round_mode is up, down or nearest. */
@@ -755,9 +756,59 @@ static void test_opset25_dtypes(void **state) {
     ob_free(m);
 }
 
+/* BitCast (opset 26): the input's shape with attr to's type, the same bits
+ * per element, no arithmetic. float [2,3] -> INT32 (6): int32 [2,3], 0
+ * FLOPs, and opset 26 reads without a warning; int16 [4] -> FLOAT16 (10):
+ * half [4]. float -> INT16 (5) is 32 bits against 16; uint8 -> INT4 (22)
+ * 8 against 4; STRING (8) has no bit width. */
+static void test_bitcast(void **state) {
+    (void)state;
+    ob_model *m = ob_new(26);
+    ob_input(m, "x", OB_FLOAT, 2, (int64_t[]){2, 3}, NULL);
+    ob_input(m, "h", 5 /* int16 */, 1, (int64_t[]){4}, NULL);
+    ob_attr_i(m, ob_node(m, "BitCast", "bc", "x", "y"), "to", 6);
+    ob_attr_i(m, ob_node(m, "BitCast", "bh", "h", "z"), "to", 10);
+    ob_output(m, "y");
+    ob_output(m, "z");
+    fl_report *r = oc_run(m, FL_OK);
+    assert_false(has_warning(r, "outside the modelled opsets"));
+    const fl_report_node *n = oc_node(r, "bc");
+    assert_string_equal(n->outputs[0].dtype, "int32");
+    assert_string_equal(n->outputs[0].shape, "[2,3]");
+    oc_assert_cost(n, 0, 0);
+    assert_string_equal(oc_node(r, "bh")->outputs[0].dtype, "half");
+    fl_report_free(r);
+    ob_free(m);
+    static const struct {
+        int in_type, to;
+        const char *want;
+    } bad[] = {
+        {OB_FLOAT, 5,
+         "node 'bad' (BitCast): attr 'to' int16 has 16 bits per element, input 0 "
+         "float has 32"},
+        {OB_UINT8, 22,
+         "node 'bad' (BitCast): attr 'to' int4 has 4 bits per element, input 0 "
+         "uint8 has 8"},
+        {OB_FLOAT, 8, "node 'bad' (BitCast): attr 'to' holds unsupported data type 8"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        m = ob_new(26);
+        ob_input(m, "x", bad[i].in_type, 1, (int64_t[]){4}, NULL);
+        ob_attr_i(m, ob_node(m, "BitCast", "bad", "x", "y"), "to", bad[i].to);
+        ob_output(m, "y");
+        r = oc_run(m, FL_EINVAL);
+        if (!strstr(r->error, bad[i].want)) {
+            fail_msg("error '%s' lacks '%s'", r->error, bad[i].want);
+        }
+        fl_report_free(r);
+        ob_free(m);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_conv_transpose),
+        cmocka_unit_test(test_bitcast),
         cmocka_unit_test(test_lstm),
         cmocka_unit_test(test_einsum),
         cmocka_unit_test(test_resize_topk),

@@ -1,7 +1,7 @@
 /*
  * recent.c - ai.onnx operators of opsets 18-24 beyond the other family
  * files: Col2Im, CenterCropPad, AffineGrid, StringConcat, RegexFullMatch,
- * StringSplit, TensorScatter.
+ * StringSplit, TensorScatter, BitCast (26).
  *
  * Shapes:
  *   Col2Im         [N, C, image_shape...], C = input.dim[1] / prod(block_shape)
@@ -16,14 +16,17 @@
  *   TensorScatter  (opset 24, a KV cache updated in place) past_cache's
  *                  shape and dtype; update of its rank, equal dims but
  *                  along attr axis (default -2)
+ *   BitCast        (opset 26) input's shape, attr to's type (required); the
+ *                  two types' bit widths must be equal (4-bit types 4, 2-bit
+ *                  2, bool 8); a string either side fails
  * Unknown input values leave the dims they decide unknown.
  *
  * FLOP rules ("complete" convention, E(t) = element count):
  *   Col2Im         E(input) (each column element added into the image)
  *   AffineGrid     4 * E(out) for 2-D grids (per coordinate two multiplies
  *                  and two adds), 6 * E(out) for 3-D
- *   CenterCropPad, StringConcat, RegexFullMatch, StringSplit, TensorScatter
- *                  0 (data movement and string work, with a rule)
+ *   CenterCropPad, StringConcat, RegexFullMatch, StringSplit, TensorScatter,
+ *   BitCast        0 (data movement and string work, with a rule)
  */
 #include "ops/onnxops/util.h"
 
@@ -198,6 +201,39 @@ static fl_status infer_tensor_scatter(fl_ctx *c, fl_node *n) {
                              u->rank >= 0 && x->rank <= 256 ? d : x->dims);
 }
 
+/* Bits of one element of dt; 0 for types without a bit width (string). */
+static int dtype_bits(int dt) {
+    dt = fl_dtype_base(dt);
+    if (dt == FL_DT_INT4 || dt == FL_DT_UINT4 || dt == FL_DT_FLOAT4_E2M1FN) {
+        return 4;
+    }
+    if (dt == FL_DT_INT2 || dt == FL_DT_UINT2) {
+        return 2;
+    }
+    return 8 * (int)fl__dtype_size(dt);
+}
+
+static fl_status infer_bitcast(fl_ctx *c, fl_node *n) {
+    int64_t to;
+    fl_status st = fl__attr_need_int(n, "to", &to, c->d);
+    if (st != FL_OK) {
+        return st;
+    }
+    fl_dtype dt = to == (int32_t)to ? fl__onnx_dtype((int32_t)to) : FL_DT_INVALID;
+    if (dt == FL_DT_INVALID || dtype_bits(dt) == 0) {
+        return fl__node_fail(c->d, FL_EINVAL, n, "attr 'to' holds unsupported data type %lld",
+                             (long long)to);
+    }
+    const fl_tensor *x = fl_node_in(n, 0);
+    int in_dt = fl_dtype_base(x->dtype);
+    if (in_dt != FL_DT_INVALID && dtype_bits(in_dt) != dtype_bits(dt)) {
+        return fl__node_fail(
+            c->d, FL_EINVAL, n, "attr 'to' %s has %d bits per element, input 0 %s has %d",
+            fl__dtype_name(dt), dtype_bits(dt), fl__dtype_name(in_dt), dtype_bits(in_dt));
+    }
+    return fl__op_set_output(c, n, 0, dt, x->shape.rank, x->shape.dims);
+}
+
 #define HOOKS_tensor_scatter  .infer = infer_tensor_scatter, .cost = cost_zero
 #define HOOKS_col2im          .infer = infer_col2im, .cost = cost_e_in
 #define HOOKS_center_crop_pad .infer = infer_center_crop_pad, .cost = cost_zero
@@ -205,6 +241,7 @@ static fl_status infer_tensor_scatter(fl_ctx *c, fl_node *n) {
 #define HOOKS_string_concat   .infer = infer_string_concat, .cost = cost_zero
 #define HOOKS_regex           .infer = infer_regex, .cost = cost_zero
 #define HOOKS_string_split    .infer = infer_string_split, .cost = cost_zero
+#define HOOKS_bitcast         .infer = infer_bitcast, .cost = cost_zero
 
 #define FL_OP FL_OP_DESC
 #include "ops/onnxops/recent.def"
