@@ -55,6 +55,7 @@ if [ -z "$work" ]; then
 fi
 trap '[ -n "$cleanup" ] && rm -rf "$cleanup"' EXIT
 mkdir -p "$work"
+work=$(cd "$work" && pwd) # libFuzzer runs in the target's directory below
 
 # All targets, in file order, with their seed globs.
 declare -A seeds_of

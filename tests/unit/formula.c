@@ -32,7 +32,40 @@ static void fail(parser *ps, const char *what) {
 
 static int64_t expr(parser *ps);
 
-static int64_t floordiv(int64_t a, int64_t b) {
+/* Checked arithmetic: a result beyond int64 fails the evaluation ("integer
+ * overflow"), so a caller comparing two formulas at a binding skips it. */
+static int64_t mul(parser *ps, int64_t a, int64_t b) {
+    int64_t r;
+    if (__builtin_mul_overflow(a, b, &r)) {
+        fail(ps, "integer overflow");
+        return 0;
+    }
+    return r;
+}
+
+static int64_t add(parser *ps, int64_t a, int64_t b) {
+    int64_t r;
+    if (__builtin_add_overflow(a, b, &r)) {
+        fail(ps, "integer overflow");
+        return 0;
+    }
+    return r;
+}
+
+static int64_t sub(parser *ps, int64_t a, int64_t b) {
+    int64_t r;
+    if (__builtin_sub_overflow(a, b, &r)) {
+        fail(ps, "integer overflow");
+        return 0;
+    }
+    return r;
+}
+
+static int64_t floordiv(parser *ps, int64_t a, int64_t b) {
+    if (a == INT64_MIN && b == -1) {
+        fail(ps, "integer overflow");
+        return 0;
+    }
     int64_t q = a / b;
     if ((a % b != 0) && ((a < 0) != (b < 0))) {
         q--;
@@ -59,12 +92,12 @@ static int64_t primary(parser *ps) {
     }
     if (*ps->p == '-') {
         ps->p++;
-        return -primary(ps);
+        return sub(ps, 0, primary(ps));
     }
     if (isdigit((unsigned char)*ps->p)) {
         int64_t v = 0;
         while (isdigit((unsigned char)*ps->p)) {
-            v = v * 10 + (*ps->p++ - '0');
+            v = add(ps, mul(ps, v, 10), *ps->p++ - '0');
         }
         return v;
     }
@@ -117,13 +150,13 @@ static int64_t primary(parser *ps) {
             return 0;
         }
         if (len == 5 && strncmp(start, "floor", 5) == 0) {
-            return floordiv(a, b);
+            return floordiv(ps, a, b);
         }
         if (len == 4 && strncmp(start, "ceil", 4) == 0) {
-            return -floordiv(-a, b);
+            return sub(ps, 0, floordiv(ps, sub(ps, 0, a), b));
         }
         if (len == 3 && strncmp(start, "mod", 3) == 0) {
-            return a - b * floordiv(a, b);
+            return sub(ps, a, mul(ps, b, floordiv(ps, a, b)));
         }
         if (len == 3 && strncmp(start, "max", 3) == 0) {
             return a > b ? a : b;
@@ -149,8 +182,11 @@ static int64_t power(parser *ps) {
     if (*ps->p == '^') {
         ps->p++;
         int64_t e = primary(ps), r = 1;
-        for (int64_t i = 0; i < e; i++) {
-            r *= b;
+        if (b == 0 || b == 1 || b == -1) { /* no loop of e steps */
+            return e == 0 ? 1 : b == -1 && e % 2 == 0 ? 1 : b;
+        }
+        for (int64_t i = 0; i < e && !ps->bad; i++) { /* overflows within 63 */
+            r = mul(ps, r, b);
         }
         return r;
     }
@@ -163,7 +199,7 @@ static int64_t term(parser *ps) {
         skip(ps);
         if (*ps->p == '*') {
             ps->p++;
-            v *= power(ps);
+            v = mul(ps, v, power(ps));
         } else {
             return v;
         }
@@ -176,10 +212,10 @@ static int64_t expr(parser *ps) {
         skip(ps);
         if (*ps->p == '+') {
             ps->p++;
-            v += term(ps);
+            v = add(ps, v, term(ps));
         } else if (*ps->p == '-') {
             ps->p++;
-            v -= term(ps);
+            v = sub(ps, v, term(ps));
         } else {
             return v;
         }

@@ -14,8 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Evaluates `text` with names[i] = vals[i]. Returns false on a syntax error
- * or an unbound identifier (message in err). */
+/* Evaluates `text` with names[i] = vals[i]. Returns false on a syntax error,
+ * an unbound identifier or a value beyond int64 (message in err). */
 bool formula_eval(const char *text, size_t n, const char *const *names, const int64_t *vals,
                   int64_t *out, char *err, size_t errlen);
 
