@@ -6,6 +6,7 @@
  * line and headers, at most METRICS_MAX_REQUEST bytes, within
  * METRICS_TIMEOUT_MS) is read, then
  *   GET /metrics  -> 200, text/plain; version=0.0.4, the Stats counters
+ *   /report (any method) -> 404 saying how to get a report instead
  *   GET elsewhere -> 404
  *   another method -> 405, a malformed request line -> 400,
  *   a head too large -> 431, a head too slow -> closed without an answer.
@@ -22,6 +23,13 @@
 #define METRICS_MAX_REQUEST 8192
 #define METRICS_MAX_CONNS   64
 #define METRICS_TIMEOUT_MS  5000
+
+/* GET or POST /report: this port renders no pages (README, "HTML report"):
+ * it has neither the gRPC port's token nor its TLS, and takes no models. */
+#define REPORT_NOT_HERE                                                                            \
+    "foldlined renders no report pages: this HTTP port serves /metrics only (it has no "           \
+    "token or TLS and takes no models). Run `foldline --server HOST:PORT report MODEL -o "         \
+    "report.html`: the analysis runs on this server over gRPC and the CLI renders the page.\n"
 
 typedef struct conn {
     uv_tcp_t tcp; /* first: the handle's address is the connection's */
@@ -196,14 +204,18 @@ static void handle(conn *c) {
     }
     size_t mlen = (size_t)(sp1 - line), tlen = (size_t)(sp2 - sp1 - 1);
     const char *target = sp1 + 1;
-    if (mlen != 3 || memcmp(line, "GET", 3) != 0) {
-        answer_text(c, 405, "Method Not Allowed", "only GET /metrics\n");
-        return;
-    }
     size_t plen = tlen;
     const char *q = memchr(target, '?', tlen);
     if (q) {
         plen = (size_t)(q - target);
+    }
+    if (plen >= 7 && memcmp(target, "/report", 7) == 0 && (plen == 7 || target[7] == '/')) {
+        answer_text(c, 404, "Not Found", REPORT_NOT_HERE);
+        return;
+    }
+    if (mlen != 3 || memcmp(line, "GET", 3) != 0) {
+        answer_text(c, 405, "Method Not Allowed", "only GET /metrics\n");
+        return;
     }
     if (plen != 8 || memcmp(target, "/metrics", 8) != 0) {
         answer_text(c, 404, "Not Found", "not found (the metrics are at /metrics)\n");

@@ -1265,6 +1265,15 @@ def case_metrics():
     except urllib.error.HTTPError as e:
         code = e.code
     check("metrics_404", code == 404, str(code))
+    # /report is not served here (README, "HTML report"): GET and POST (a
+    # model posted) both get a 404 that says what to run instead.
+    for method, body in ((b"GET", b""), (b"POST", b"\x08\x01" * 64)):
+        got = raw_http(port, method + b" /report?profile=all HTTP/1.1\r\nContent-Length: " +
+                       str(len(body)).encode() + b"\r\n\r\n" + body)
+        check("metrics_report_%s_404" % method.decode().lower(),
+              got.startswith(b"HTTP/1.1 404 ") and
+              b"foldline --server HOST:PORT report MODEL -o report.html" in got and
+              b"/metrics only" in got, got[:300])
     check("metrics_garbage_400", raw_http(port, b"garbage\r\n\r\n").startswith(
         b"HTTP/1.1 400 "))
     check("metrics_binary_400", raw_http(port, b"\x00\xff\x10 \x01\n\n").startswith(
