@@ -260,7 +260,9 @@ static void test_nhwc_ops(void **state) {
  * 72 FLOPs, 0 int_ops. ReduceMax / ReduceMin over axis 1 of int8 / uint8
  * [2,3,4] (keepdims 0) -> [2,4]: E(in) - E(out) = 24 - 8 = 16 int_ops.
  * Max(int32 [2,3], int32 [3]) -> [2,3]: 6 int_ops; Min of three int32
- * operands: (3 - 1) * 6 = 12; Max of two float [2,3]: 6 FLOPs. */
+ * operands: (3 - 1) * 6 = 12; Max of two float [2,3]: 6 FLOPs. ArgMax over
+ * axis 1 of uint8 [2,3,4] (keepdims 0) -> int64 [2,4]: 24 - 8 = 16 int_ops;
+ * ArgMin over axis 0 of float [2,3] -> [1,3]: 6 - 3 = 3 FLOPs. */
 static void test_integer_comparisons(void **state) {
     (void)state;
     ob_model *m = oc_ms_model();
@@ -289,7 +291,12 @@ static void test_integer_comparisons(void **state) {
     ob_node(m, "Max", "max_i", "a,b", "y_max_i");
     ob_node(m, "Min", "min_i", "a,b,a", "y_min_i");
     ob_node(m, "Max", "max_f", "fa,fa", "y_max_f");
-    const char *outs[] = {"y_rmax", "y_rmin", "y_max_i", "y_min_i", "y_max_f"};
+    n = ob_node(m, "ArgMax", "amax_u", "ru", "y_amax_u");
+    ob_attr_i(m, n, "axis", 1);
+    ob_attr_i(m, n, "keepdims", 0);
+    ob_attr_i(m, ob_node(m, "ArgMin", "amin_f", "fa", "y_amin_f"), "axis", 0);
+    const char *outs[] = {"y_rmax",  "y_rmin",   "y_max_i", "y_min_i",
+                          "y_max_f", "y_amax_u", "y_amin_f"};
     for (size_t i = 0; i < sizeof outs / sizeof outs[0]; i++) {
         ob_output(m, outs[i]);
     }
@@ -304,8 +311,12 @@ static void test_integer_comparisons(void **state) {
     oc_assert_int(oc_node(r, "max_i"), 0, 6);
     oc_assert_int(oc_node(r, "min_i"), 0, 12);
     oc_assert_int(oc_node(r, "max_f"), 6, 0);
-    assert_int_equal(r->totals.int_ops.value, 72 + 16 + 16 + 6 + 12);
-    assert_int_equal(r->totals.flops.value, 72 + 6);
+    assert_out(oc_node(r, "amax_u"), "[2,4]", "int64");
+    oc_assert_int(oc_node(r, "amax_u"), 0, 16);
+    assert_out(oc_node(r, "amin_f"), "[1,3]", "int64");
+    oc_assert_int(oc_node(r, "amin_f"), 3, 0);
+    assert_int_equal(r->totals.int_ops.value, 72 + 16 + 16 + 6 + 12 + 16);
+    assert_int_equal(r->totals.flops.value, 72 + 6 + 3);
     fl_report_free(r);
     ob_free(m);
 }

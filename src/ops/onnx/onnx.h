@@ -47,7 +47,8 @@
  *   MaxPool, AveragePool  prod(kernel_shape) * E(out)
  *   GlobalAveragePool     E(in) (as Mean); GlobalMaxPool E(in) - E(out)
  *   comparisons of integers: MaxPool (and com.microsoft::NhwcMaxPool, which
- *                         counts as MaxPool), ReduceMax/ReduceMin and
+ *                         counts as MaxPool), ReduceMax/ReduceMin,
+ *                         ArgMax/ArgMin (onnxops/reduce.c) and
  *                         Max/Min (variadic) on an integer input (the uint8
  *                         and int8 tensors of a quantized graph, int64
  *                         shape values) count the same number in int_ops

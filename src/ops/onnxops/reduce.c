@@ -20,7 +20,9 @@
  *   ReduceLogSumExp      2 * E(in)           (exp per element, adds, a log per
  *                        output; the max subtraction for stability is not
  *                        counted, as the operator's definition has none)
- *   ArgMax, ArgMin       E(in) - E(out)      (comparisons, as ReduceMax)
+ *   ArgMax, ArgMin       E(in) - E(out)      (comparisons, as ReduceMax; on an
+ *                        integer input they count in int_ops, 0 FLOPs, as
+ *                        onnx.h's comparisons of integers)
  *   CumSum, CumProd      E(out)              (one add / multiply per element)
  *   Hardmax              E(in)               (a comparison per element)
  *   TopK                 E(in) * ceil(log2(K)) comparisons (K >= 2; K <= 1:
@@ -55,6 +57,9 @@ static fl_status cost_reduce_rule(fl_ctx *c, const fl_node *n, fl_cost *out) {
         break;
     default: /* ArgMax, ArgMin */
         f = fl__ar_add(&k, ein, fl__ar_scale(&k, eout, -1));
+        if (fl__dtype_is_integer(fl__ox_in_dtype(n, 0))) {
+            return fl__ar_put_int_cost(&k, out, fl_sym_const(0), fl_sym_const(0), f);
+        }
         break;
     }
     return fl__ar_put_cost(&k, out, f, fl_sym_const(0));
