@@ -786,18 +786,22 @@ static fl_status node_inputs(fl_graph *g, const Tensorflow__NodeDef *nd, fl_node
                                  "input[%zu])",
                                  s, k);
         }
-        if (port < 0) {
-            n->ctrl[n->n_ctrl++] = src;
-        } else {
-            n->inputs[n->n_inputs].node = src;
-            n->inputs[n->n_inputs].port = (int)port;
-            n->n_inputs++;
-            if (port > max_port[src->id]) {
-                max_port[src->id] = (int)port;
-            }
-        }
+        fl__gd_add_input(n, src, port, max_port);
     }
     return FL_OK;
+}
+
+void fl__gd_add_input(fl_node *n, fl_node *src, long port, int *max_port) {
+    if (port < 0) {
+        n->ctrl[n->n_ctrl++] = src;
+        return;
+    }
+    n->inputs[n->n_inputs].node = src;
+    n->inputs[n->n_inputs].port = (int)port;
+    n->n_inputs++;
+    if (port > max_port[src->id]) {
+        max_port[src->id] = (int)port;
+    }
 }
 
 /* Sweep 3 for one node: its data input count checked against its op, and its

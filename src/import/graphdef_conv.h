@@ -50,6 +50,11 @@ fl_str fl__gd_bytes_str(fl_arena *a, ProtobufCBinaryData b);
  * -1 for control. */
 bool fl__gd_parse_input(const char *s, size_t *name_off, size_t *name_len, long *port);
 
+/* Sweep 2, both readers: src's output `port` (-1: a control input) appended
+ * to n's inputs (room reserved by the caller); max_port (by node id) keeps
+ * the highest port read from each node. */
+void fl__gd_add_input(fl_node *n, fl_node *src, long port, int *max_port);
+
 /* Sweep 3 for one node: its data input count checked against its op, and
  * its outputs allocated (an unknown op: as many as its consumers read,
  * max_port + 1, at least one). */

@@ -437,16 +437,7 @@ static fl_status wire_node_inputs(fl_graph *g, wview nd, fl_node *n, int *max_po
         if (!src) {
             return WIRE_OFF;
         }
-        if (port < 0) {
-            n->ctrl[n->n_ctrl++] = src;
-        } else {
-            n->inputs[n->n_inputs].node = src;
-            n->inputs[n->n_inputs].port = (int)port;
-            n->n_inputs++;
-            if (port > max_port[src->id]) {
-                max_port[src->id] = (int)port;
-            }
-        }
+        fl__gd_add_input(n, src, port, max_port);
     }
     return FL_OK;
 }
