@@ -80,7 +80,7 @@ typedef fl_status (*fl_pass_fn)(fl_pass_ctx *pc);
 /* The passes, in Grappler's default order. */
 fl_status fl__pass_model_pruner(fl_pass_ctx *pc);
 fl_status fl__pass_common_subgraph_elimination(fl_pass_ctx *pc);
-/* ONNX Runtime's QDQ fusion (passes/qdq.c); runs only where
+/* ONNX Runtime's QDQ fusion (passes/qdq/); runs only where
  * fl__pass_qdq_applies: an ONNX graph with a QuantizeLinear or
  * DequantizeLinear. */
 fl_status fl__pass_qdq(fl_pass_ctx *pc);

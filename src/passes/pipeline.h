@@ -24,7 +24,7 @@
 typedef enum fl_pass_id {
     FL_PASS_PRUNING = 0,
     FL_PASS_CSE,
-    FL_PASS_QDQ, /* ONNX graphs with Q/DQ nodes only (passes/qdq.c) */
+    FL_PASS_QDQ, /* ONNX graphs with Q/DQ nodes only (passes/qdq/) */
     FL_PASS_CONSTFOLD,
     FL_PASS_SHAPE,
     FL_PASS_ARITHMETIC,

@@ -219,7 +219,7 @@ def census(ops):
 
 
 def check_fusion(binary, model, form, path, ext_path, layers):
-    """The QDQ fusion pass (src/passes/qdq.c) on a QDQ form: after the
+    """The QDQ fusion pass (src/passes/qdq/fuse.c) on a QDQ form: after the
     default passes the graph has ONNX Runtime's QOperator graph's operators
     (the op census of NAME.extended, read from that file), no group left
     unfused, the totals foldline gives the QOperator file (FLOPs, MACs,

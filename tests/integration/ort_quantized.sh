@@ -21,20 +21,25 @@
 #     the ones ORT chooses, not merely that both graphs compute alike.
 # Then the small models of the qdq rules without a torch export
 # (`test_onnx_qdq --write DIR`: MatMul and Gemm without Q, Where, ArgMax,
-# Split), refilled the same way: optimize must apply the rule the file is
-# named after, foldline's graph has the operators of ORT's 'extended' graph
+# Split) and of QDQ propagation (`test_onnx_qdq_prop --write DIR`: a
+# QuantizeLinear moved backward across a Transpose or MaxPool to a Conv or a
+# graph input, a DequantizeLinear forward across a Reshape to a Conv),
+# refilled the same way: optimize must apply the rule the file is named
+# after once, foldline's graph has the operators of ORT's 'extended' graph
 # of the model (the whole census), and its outputs equal ORT's 'extended'
-# run exactly (inputs uint8 and bool at random, seeded).
+# run exactly (inputs uint8, bool and float at random, seeded).
 # onnxruntime-node is looked for in $FL_ORT_DIR, else in the build's ort/
 # (`npm ci --ignore-scripts` of tests/bench/ort/package.json there; .ci/run
 # installs it). Skipped (exit 77) without node, onnxruntime-node or
 # fl_onnxfill.
 # Usage: ort_quantized.sh FOLDLINE_BINARY TEST_DATA_DIR FL_ONNXFILL TEST_ONNX_QDQ
+#        TEST_ONNX_QDQ_PROP
 set -u
 bin="$1"
 data="$2"
 fill="$3"
 qdq_test="$4"
+prop_test="$5"
 here=$(cd "$(dirname "$0")" && pwd)
 build=$(cd "$(dirname "$bin")" && pwd)
 . "$here/../cli/checks.bash"
@@ -140,10 +145,12 @@ print(("same " if a == b else "DIFFERENT ") + " ".join(f"{k}={v}" for k, v in so
       ("" if a == b else " (foldline: " + " ".join(f"{k}={v}" for k, v in sorted(b.items())) + ")"))' "$1" "$2"
 }
 mkdir -p "$tmp/rules"
-if ! "$qdq_test" --write "$tmp/rules" >"$tmp/err" 2>&1; then
-  echo "FAIL rules: $qdq_test --write: $(head -c 300 "$tmp/err")"
-  fails=$((fails + 1))
-fi
+for w in "$qdq_test" "$prop_test"; do
+  if ! "$w" --write "$tmp/rules" >"$tmp/err" 2>&1; then
+    echo "FAIL rules: $w --write: $(head -c 300 "$tmp/err")"
+    fails=$((fails + 1))
+  fi
+done
 for f in "$tmp"/rules/*.onnx; do
   [ -f "$f" ] || continue
   base=$(basename "$f" .onnx)

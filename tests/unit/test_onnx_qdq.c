@@ -1,5 +1,5 @@
 /*
- * test_onnx_qdq.c - the QDQ fusion pass (src/passes/qdq.c) on small
+ * test_onnx_qdq.c - the QDQ fusion pass (src/passes/qdq/fuse.c) on small
  * hand-built ONNX graphs: each rule's rewrite (the operator, its inputs in
  * ONNX Runtime's order, the attrs kept, the group's nodes gone, the counts
  * of the integer operator as the QOperator rules in README give them) and

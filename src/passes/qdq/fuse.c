@@ -1,5 +1,5 @@
 /*
- * qdq.c - the QDQ fusion pass on ONNX graphs: DequantizeLinear -> op ->
+ * fuse.c - the QDQ fusion of the qdq pass on ONNX graphs: DequantizeLinear -> op ->
  * QuantizeLinear groups rewritten into the integer (QOperator) operators
  * ONNX Runtime runs them as. Grappler has no such rule (TensorFlow graphs
  * carry no Q/DQ pairs); this follows ONNX Runtime's
@@ -15,6 +15,9 @@
  * constant first: ORT's constant folding leaves those too) only on ONNX
  * graphs with a QuantizeLinear or DequantizeLinear; `--disable qdq` leaves
  * the groups as they are. Q/DQ of both domains (ai.onnx, com.microsoft).
+ * It first propagates Q/DQ pairs across data-movement ops (propagate.c,
+ * ORT's QDQPropagationTransformer, ledger rule qdq_propagation), then
+ * fuses.
  *
  * A group, seen from its QuantizeLinear Q (nodes visited in reverse
  * topological order): Q's input is the target T's output 0, or a Relu/Clip
@@ -121,7 +124,7 @@
  * MACs are kept in the sense of the QOperator rules: a QLinearConv's
  * int_ops count 2 x the float Conv's MACs (src/ops/onnxops/misc.c).
  */
-#include "passes/pass.h"
+#include "passes/qdq/qdq.h"
 #include "passes/util.h"
 
 #include <math.h>
@@ -1145,5 +1148,9 @@ fl_status fl__pass_qdq(fl_pass_ctx *pc) {
     x.pc = pc;
     x.g = pc->c->g;
     x.d = pc->c->d;
+    fl_status s = fl__qdq_propagate(pc);
+    if (s != FL_OK) {
+        return s;
+    }
     return fl__sweep_reverse(pc, &x.uses, &x.edges, &x.n0, visit, &x, &x.st);
 }
