@@ -52,6 +52,20 @@ static uint64_t mix(uint64_t h, uint64_t v) {
     return fmix(h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2)));
 }
 
+/* One element into a running hash: an xor and a multiply (odd constant: a
+ * bijection of h ^ v), so a long key costs one multiply's latency per
+ * element; `seal` mixes the high bits down once at the end. Used for the
+ * keys interned most often (monomials, polynomials: every sum and product
+ * of the costing), where mix's full finaliser per element was most of the
+ * interning's time. */
+static uint64_t step(uint64_t h, uint64_t v) {
+    return (h ^ v) * 0x9e3779b97f4a7c15ULL;
+}
+
+static uint64_t seal(uint64_t h) {
+    return fmix(h);
+}
+
 static uint64_t hash_str(const char *s) {
     return fmix(fl__hash_str(s));
 }
@@ -403,12 +417,13 @@ static fl_status intern_mono(fl_symtab *t, const sym_factor *f, size_t n, const 
         *out = t->one;
         return FL_OK;
     }
-    uint64_t h = mix(0x6d6f6e6fULL, n);
+    uint64_t h = step(0x6d6f6e6fULL, n);
     uint64_t degree = 0;
     for (size_t i = 0; i < n; i++) {
-        h = mix(mix(h, f[i].atom->h.hash), f[i].exp);
+        h = step(step(h, f[i].atom->h.hash), f[i].exp);
         degree += f[i].exp;
     }
+    h = seal(h);
     if (degree > UINT32_MAX) {
         return FL_EOVERFLOW;
     }
@@ -457,10 +472,11 @@ static bool poly_eq(const sym_node *n, const void *key) {
 }
 
 static const fl_expr *intern_poly(fl_symtab *t, const sym_term *terms, size_t n) {
-    uint64_t h = mix(0x706f6c79ULL, n);
+    uint64_t h = step(0x706f6c79ULL, n);
     for (size_t i = 0; i < n; i++) {
-        h = mix(mix(h, terms[i].m->h.hash), (uint64_t)terms[i].coef);
+        h = step(step(h, terms[i].m->h.hash), (uint64_t)terms[i].coef);
     }
+    h = seal(h);
     poly_key key = {terms, n};
     sym_node *found = table_find(t, h, SYM_NODE_POLY, &key, poly_eq);
     if (found) {
