@@ -41,6 +41,19 @@ void fl_hash_init(fl_hash *h) {
 void fl_hash_update(fl_hash *h, const void *data, size_t len) {
     const unsigned char *p = data;
     uint64_t a = h->a, b = h->b;
+    /* Eight bytes a step (the graph's bytes are most of a key: byte by byte
+     * the hash cost a tiny graph's request more than a tenth of its
+     * analysis), then the tail byte by byte. The same sequence of updates
+     * gives the same hash, which is all the cache needs (a hit compares the
+     * whole key). */
+    for (; len >= 8; p += 8, len -= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        a = (a ^ w) * 0x100000001b3ULL;
+        a ^= a >> 32;
+        b = (b ^ w) * 0x9e3779b97f4a7c15ULL;
+        b ^= b >> 29;
+    }
     for (size_t i = 0; i < len; i++) {
         a = (a ^ p[i]) * 0x100000001b3ULL;
         b = (b ^ p[i]) * 0x9e3779b97f4a7c15ULL;

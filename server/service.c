@@ -816,7 +816,9 @@ void fl_svc_analyze_work(fl_call *c) {
     if (!decode(c, &q) || !options_from_request(c, q.options, &p, &opt)) {
         goto done;
     }
-    cache_key(&q, &opt, &key);
+    if (c->srv->cache) { /* without a cache the key would only be thrown away */
+        cache_key(&q, &opt, &key);
+    }
     unsigned char *hit = NULL;
     size_t hit_len = 0;
     if (c->srv->cache && fl_cache_get(c->srv->cache, &key, &hit, &hit_len)) {

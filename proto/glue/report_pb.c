@@ -15,6 +15,7 @@
 #include "report_pb.h"
 
 #include <ctype.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -148,10 +149,15 @@ struct msg_map {
     size_t size; /* sizeof the report struct (array elements) */
     const row *rows;
     size_t n_rows;
+    /* rows[i]'s field descriptor, found by name on first use (field_of):
+     * the name search was most of a reply's encoding time. */
+    _Atomic(const ProtobufCFieldDescriptor *) *fields;
 };
 
-#define N(a)                        (sizeof(a) / sizeof((a)[0]))
-#define MAP(name, desc, type, rows) static const msg_map name = {&desc, sizeof(type), rows, N(rows)}
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+#define MAP(name, desc, type, rows)                                                                \
+    static _Atomic(const ProtobufCFieldDescriptor *) name##_fields[N(rows)];                       \
+    static const msg_map name = {&desc, sizeof(type), rows, N(rows), name##_fields}
 #define R(field, k, type, member)                                                                  \
     { field, k, offsetof(type, member), 0, 0, NULL, NULL, NULL }
 #define RP(field, k, type, member, count)                                                          \
@@ -507,8 +513,17 @@ static const msg_map *const all_maps[] = {
 #define AT(base, off, type)  ((type *)((char *)(base) + (off)))
 #define CAT(base, off, type) ((const type *)((const char *)(base) + (off)))
 
+/* Every thread that finds a slot empty stores the same descriptor, so the
+ * slots need no lock; a row naming no field stays NULL (the self-check
+ * below reports it) and is searched again each time. */
 static const ProtobufCFieldDescriptor *field_of(const msg_map *m, const row *r) {
-    return protobuf_c_message_descriptor_get_field_by_name(m->desc, r->field);
+    _Atomic(const ProtobufCFieldDescriptor *) *slot = &m->fields[r - m->rows];
+    const ProtobufCFieldDescriptor *f = atomic_load_explicit(slot, memory_order_relaxed);
+    if (!f) {
+        f = protobuf_c_message_descriptor_get_field_by_name(m->desc, r->field);
+        atomic_store_explicit(slot, f, memory_order_relaxed);
+    }
+    return f;
 }
 
 /* Marks a one-member oneof as set (no-op for other fields). */

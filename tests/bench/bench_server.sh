@@ -1,44 +1,95 @@
 #!/usr/bin/env bash
 # bench_server.sh - throughput and p50/p99 latency of foldlined's Analyze on a
 # small graph at 1, 16 and 64 calls in flight, with Health/Check measured in
-# the same run as the transport baseline, their ratio, and the server's RSS.
-# Not run by CTest.
+# the same run as the transport baseline, their ratio, the server's CPU time
+# per call, and the server's RSS. Not run by CTest.
 #
-# Usage: tests/bench/bench_server.sh [BUILD_DIR] [SECONDS]
+# Usage: tests/bench/bench_server.sh [BUILD_DIR] [SECONDS] [ROUNDS] [OTHER_BUILD_DIR]
 #   (BUILD_DIR defaults to ./build; run from the repository root)
+#
+# Each round measures Health then Analyze for SECONDS each, at each
+# concurrency; the summary line gives the median over the rounds of the
+# throughput ratio and of the server's CPU time (user + system, from
+# /proc/PID/stat) per call. On a loaded host the throughput of one window
+# moves by a factor of two, so take the medians of several rounds: CPU time
+# per call is the steadier figure. With OTHER_BUILD_DIR a second server (that
+# build's foldlined, e.g. of the base commit) is measured alternately with
+# the first in every round, driven by BUILD_DIR's load generator.
 set -euo pipefail
 build="${1:-build}"
 secs="${2:-3}"
+rounds="${3:-1}"
+other="${4:-}"
 here="$(cd "$(dirname "$0")" && pwd)"
 model="$here/../data/tiny_cnn.pb"
-srv="$build/server/foldlined"
 gen="$build/tests/server_loadgen"
 tmp=$(mktemp -d)
-pid=""
+pids=()
 cleanup() {
-  if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi
+  for p in "${pids[@]}"; do
+    kill "$p" 2>/dev/null || true
+    wait "$p" 2>/dev/null || true
+  done
   rm -rf "$tmp"
 }
 trap cleanup EXIT
 
-# The cache is off so every Analyze call runs the analysis.
-"$srv" --listen 127.0.0.1:0 --port-file "$tmp/port" --cache-mb 0 --max-queued 1024 \
-  2>"$tmp/log" &
-pid=$!
-for _ in $(seq 100); do [ -s "$tmp/port" ] && break; sleep 0.05; done
-target="127.0.0.1:$(cat "$tmp/port")"
-rss() { awk '/^VmRSS/ {r=$2} /^VmHWM/ {h=$2} END {printf "rss=%.1fMB peak=%.1fMB", r/1024, h/1024}' "/proc/$pid/status"; }
+# Starts BUILD's foldlined as server number I; the cache is off so every
+# Analyze call runs the analysis.
+start() {
+  local b=$1 i=$2
+  "$b/server/foldlined" --listen 127.0.0.1:0 --port-file "$tmp/port$i" --cache-mb 0 \
+    --max-queued 1024 2>"$tmp/log$i" &
+  pids[$i]=$!
+  for _ in $(seq 100); do [ -s "$tmp/port$i" ] && break; sleep 0.05; done
+}
+names=("$build")
+start "$build" 0
+if [ -n "$other" ]; then
+  names+=("$other")
+  start "$other" 1
+fi
+rss() { awk '/^VmRSS/ {r=$2} /^VmHWM/ {h=$2} END {printf "rss=%.1fMB peak=%.1fMB", r/1024, h/1024}' "/proc/$1/status"; }
+ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+hz=$(getconf CLK_TCK)
 
-echo "foldlined bench: $(nproc) cores, model tiny_cnn.pb ($(stat -c %s "$model") bytes), ${secs}s per row"
-echo "server idle: $(rss)"
+# One window: prints the load generator's line with the server's CPU
+# microseconds per call appended.
+window() {
+  local i=$1 method=$2 c=$3 t0 t1 line calls
+  t0=$(ticks "${pids[$i]}")
+  line=$("$gen" --target "127.0.0.1:$(cat "$tmp/port$i")" --method "$method" --model "$model" \
+    --concurrency "$c" --seconds "$secs" --warmup 0.5)
+  t1=$(ticks "${pids[$i]}")
+  calls=$(sed 's/.*calls=\([0-9]*\).*/\1/' <<<"$line")
+  awk -v l="$line" -v d=$((t1 - t0)) -v n="$calls" -v hz="$hz" \
+    'BEGIN {printf "%s server_cpu_us_per_call=%.1f\n", l, (n > 0 ? d * 1e6 / hz / n : 0)}'
+}
+field() { sed "s/.*$1=\([0-9.]*\).*/\1/" <<<"$2"; }
+median() { sort -g | awk '{v[NR]=$1} END {print (NR % 2 ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2)}'; }
+
+echo "foldlined bench: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), model tiny_cnn.pb" \
+  "($(stat -c %s "$model") bytes), ${secs}s per window, $rounds round(s)"
+for i in "${!names[@]}"; do echo "server $i (${names[$i]}) idle: $(rss "${pids[$i]}")"; done
 for c in 1 16 64; do
-  h=$("$gen" --target "$target" --method health --concurrency "$c" --seconds "$secs" --warmup 0.5)
-  a=$("$gen" --target "$target" --method analyze --model "$model" --concurrency "$c" \
-    --seconds "$secs" --warmup 0.5)
-  echo "$h"
-  echo "$a"
-  hr=$(sed 's/.*rps=\([0-9.]*\).*/\1/' <<<"$h")
-  ar=$(sed 's/.*rps=\([0-9.]*\).*/\1/' <<<"$a")
-  awk -v a="$ar" -v h="$hr" -v c="$c" 'BEGIN {printf "inflight=%d  analyze/health throughput ratio = %.3f\n", c, (h > 0 ? a / h : 0)}'
-  echo "server after inflight=$c: $(rss)"
+  for i in "${!names[@]}"; do : >"$tmp/ratio$i"; : >"$tmp/hcpu$i"; : >"$tmp/acpu$i"; done
+  for r in $(seq "$rounds"); do
+    for i in "${!names[@]}"; do
+      h=$(window "$i" health "$c")
+      a=$(window "$i" analyze "$c")
+      echo "server $i round $r: $h"
+      echo "server $i round $r: $a"
+      awk -v a="$(field rps "$a")" -v h="$(field rps "$h")" \
+        'BEGIN {printf "%.4f\n", (h > 0 ? a / h : 0)}' >>"$tmp/ratio$i"
+      field server_cpu_us_per_call "$h" >>"$tmp/hcpu$i"
+      field server_cpu_us_per_call "$a" >>"$tmp/acpu$i"
+    done
+  done
+  for i in "${!names[@]}"; do
+    printf "server %d inflight=%d  analyze/health throughput ratio = %.3f (median of %d; rounds: %s)" \
+      "$i" "$c" "$(median <"$tmp/ratio$i")" "$rounds" "$(tr '\n' ' ' <"$tmp/ratio$i" | sed 's/ $//')"
+    printf "  server CPU us per call: health %s, analyze %s\n" "$(median <"$tmp/hcpu$i")" \
+      "$(median <"$tmp/acpu$i")"
+    echo "server $i after inflight=$c: $(rss "${pids[$i]}")"
+  done
 done
