@@ -37,9 +37,9 @@
  */
 #include "cli.h"
 #include "roofcli.h"
+#include "tracejson.h"
 
 #include <errno.h>
-#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,7 +57,7 @@ typedef struct kernel {
 } kernel;
 
 typedef struct trace {
-    json_t *root;
+    char *text; /* the file, its strings decoded in place (kernels' op names point into it) */
     kernel *k;
     size_t n;
     double run_s; /* median model_run, 0 when absent */
@@ -92,30 +92,8 @@ static void trace_free(trace *t) {
     }
     free(t->k);
     free(t->sorted);
-    json_decref(t->root);
+    free(t->text);
     memset(t, 0, sizeof(*t));
-}
-
-/* "[1,64,112,112]" from [{"float": [1, 64, 112, 112]}, ...]. */
-static void shape_text(json_t *shapes, char *buf, size_t size) {
-    buf[0] = '\0';
-    json_t *first = json_is_array(shapes) ? json_array_get(shapes, 0) : NULL;
-    if (!json_is_object(first) || json_object_size(first) != 1) {
-        return;
-    }
-    json_t *dims = json_object_iter_value(json_object_iter(first));
-    if (!json_is_array(dims)) {
-        return;
-    }
-    size_t o = (size_t)snprintf(buf, size, "[");
-    for (size_t i = 0; i < json_array_size(dims) && o < size; i++) {
-        json_t *d = json_array_get(dims, i);
-        o += (size_t)snprintf(buf + o, size - o, "%s%lld", i ? "," : "",
-                              json_is_integer(d) ? (long long)json_integer_value(d) : -1LL);
-    }
-    if (o < size) {
-        snprintf(buf + o, size - o, "]");
-    }
 }
 
 static int cmp_kernel(const void *a, const void *b) {
@@ -143,16 +121,16 @@ static kernel *find_kernel(trace *t, const char *name) {
 }
 
 /* One "Node" event into t. 0 or an exit status (message printed). */
-static int add_kernel(trace *t, const char *path, size_t idx, json_t *ev, const char *name) {
-    json_t *args = json_object_get(ev, "args"), *dur = json_object_get(ev, "dur");
-    const char *op = json_string_value(json_object_get(args, "op_name"));
-    if (!json_is_number(dur) || json_number_value(dur) < 0 || !isfinite(json_number_value(dur))) {
+static int add_kernel(trace *t, const char *path, const fl_trace_event *ev) {
+    const char *op = ev->op_name, *name = ev->name;
+    if (!ev->has_dur || ev->dur < 0 || !isfinite(ev->dur)) {
         fprintf(stderr, "foldline: fit: %s: event %zu (%s): 'dur' is not a number >= 0\n", path,
-                idx, name);
+                ev->index, name);
         return EXIT_BAD_MODEL;
     }
     if (!op) {
-        fprintf(stderr, "foldline: fit: %s: event %zu (%s): no args.op_name\n", path, idx, name);
+        fprintf(stderr, "foldline: fit: %s: event %zu (%s): no args.op_name\n", path, ev->index,
+                name);
         return EXIT_BAD_MODEL;
     }
     size_t nlen = strlen(name) - strlen("_kernel_time");
@@ -171,8 +149,8 @@ static int add_kernel(trace *t, const char *path, size_t idx, json_t *ev, const 
             return EXIT_IO;
         }
         t->n++;
-        k->op = op; /* owned by root */
-        shape_text(json_object_get(args, "output_type_shape"), k->shape, sizeof k->shape);
+        k->op = op; /* in t->text */
+        memcpy(k->shape, ev->shape, sizeof k->shape);
     }
     if (k->n_durs == k->cap) {
         size_t nc = k->cap ? 2 * k->cap : 8;
@@ -183,7 +161,7 @@ static int add_kernel(trace *t, const char *path, size_t idx, json_t *ev, const 
         k->durs = nd;
         k->cap = nc;
     }
-    k->durs[k->n_durs++] = json_number_value(dur);
+    k->durs[k->n_durs++] = ev->dur;
     return 0;
 }
 
@@ -256,56 +234,108 @@ static double run_gaps(const double *runs, const double *run_ts, size_t n_runs, 
     return out;
 }
 
+/* The events read so far: kernels into the trace, and the times of the
+ * kernels and runs for run_gaps. */
+typedef struct event_sink {
+    trace *t;
+    const char *path;
+    double *runs, *run_ts, *k_ts, *k_dur;
+    size_t nk, cap_k, cap_runs;
+} event_sink;
+
+static bool grow(double **a, double **b, size_t *cap, size_t n) {
+    if (n < *cap) {
+        return true;
+    }
+    size_t nc = *cap ? 2 * *cap : 1024;
+    double *na = realloc(*a, nc * sizeof(double));
+    if (na) {
+        *a = na;
+    }
+    double *nb = na ? realloc(*b, nc * sizeof(double)) : NULL;
+    if (nb) {
+        *b = nb;
+        *cap = nc;
+    }
+    return nb != NULL;
+}
+
+static int on_event(void *arg, const fl_trace_event *ev) {
+    event_sink *k = arg;
+    if (!ev->cat || !ev->name) {
+        return 0;
+    }
+    size_t nl = strlen(ev->name);
+    if (strcmp(ev->cat, "Node") == 0 && nl > 12 &&
+        strcmp(ev->name + nl - 12, "_kernel_time") == 0) {
+        int rc = add_kernel(k->t, k->path, ev);
+        if (rc || !grow(&k->k_ts, &k->k_dur, &k->cap_k, k->nk)) {
+            return rc ? rc : EXIT_IO;
+        }
+        k->k_ts[k->nk] = ev->ts;
+        k->k_dur[k->nk++] = ev->dur;
+    } else if (strcmp(ev->cat, "Session") == 0 && strcmp(ev->name, "model_run") == 0 &&
+               ev->has_dur && ev->dur > 0) {
+        if (!grow(&k->runs, &k->run_ts, &k->cap_runs, k->t->n_runs)) {
+            return EXIT_IO;
+        }
+        k->run_ts[k->t->n_runs] = ev->ts;
+        k->runs[k->t->n_runs++] = ev->dur;
+    }
+    return 0;
+}
+
+/* The whole file at path into *text (NUL-terminated); 0 or an exit status
+ * (message printed). */
+static int read_text(const char *path, char **text, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    struct stat st;
+    if (!f || fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+        fprintf(stderr, "foldline: fit: %s: %s\n", path,
+                f ? "not a regular file" : strerror(errno));
+        if (f) {
+            fclose(f);
+        }
+        return f ? EXIT_BAD_MODEL : EXIT_IO;
+    }
+    *len = (size_t)st.st_size;
+    *text = malloc(*len + 1);
+    size_t got = *text ? fread(*text, 1, *len, f) : 0;
+    int err = ferror(f);
+    fclose(f);
+    if (!*text || err || got != *len) {
+        fprintf(stderr, "foldline: fit: %s: %s\n", path, *text ? "read error" : "out of memory");
+        free(*text);
+        *text = NULL;
+        return EXIT_IO;
+    }
+    return 0;
+}
+
 /* Reads and checks a trace; latency_s: the untraced run's time (@MS) or 0.
  * 0 or an exit status (message printed). */
 static int trace_load(const char *path, double q, double latency_s, trace *t) {
     memset(t, 0, sizeof(*t));
-    json_error_t je;
-    t->root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
-    if (!t->root) {
-        struct stat st;
-        bool missing = stat(path, &st) != 0;
-        fprintf(stderr, "foldline: fit: %s:%d:%d: %s\n", path, je.line, je.column,
-                missing ? strerror(errno) : je.text);
-        return missing ? EXIT_IO : EXIT_BAD_MODEL;
+    size_t len = 0;
+    int rc = read_text(path, &t->text, &len);
+    if (rc) {
+        return rc;
     }
-    json_t *evs = json_is_object(t->root) ? json_object_get(t->root, "traceEvents") : t->root;
-    if (!json_is_array(evs)) {
+    event_sink k = {t, path, NULL, NULL, NULL, NULL, 0, 0, 0};
+    char err[160];
+    rc = fl_trace_scan(t->text, len, on_event, &k, err, sizeof err);
+    if (rc == FL_TRACE_SYNTAX) {
+        fprintf(stderr, "foldline: fit: %s:%s\n", path, err);
+        rc = EXIT_BAD_MODEL;
+    } else if (rc == FL_TRACE_NOT_EVENTS) {
         fprintf(stderr,
                 "foldline: fit: %s: not an ONNX Runtime profile (expected a JSON array of trace "
                 "events)\n",
                 path);
-        return EXIT_BAD_MODEL;
+        rc = EXIT_BAD_MODEL;
     }
-    size_t ne = json_array_size(evs);
-    double *runs = calloc(ne + 1, sizeof(double)), *run_ts = calloc(ne + 1, sizeof(double));
-    double *k_ts = calloc(ne + 1, sizeof(double)), *k_dur = calloc(ne + 1, sizeof(double));
-    size_t nk = 0;
-    if (!runs || !run_ts || !k_ts || !k_dur) {
-        free(runs), free(run_ts), free(k_ts), free(k_dur);
-        return EXIT_IO;
-    }
-    int rc = 0;
-    for (size_t i = 0; i < json_array_size(evs) && !rc; i++) {
-        json_t *ev = json_array_get(evs, i);
-        const char *cat = json_string_value(json_object_get(ev, "cat"));
-        const char *name = json_string_value(json_object_get(ev, "name"));
-        if (!cat || !name) {
-            continue;
-        }
-        size_t nl = strlen(name);
-        if (strcmp(cat, "Node") == 0 && nl > 12 && strcmp(name + nl - 12, "_kernel_time") == 0) {
-            rc = add_kernel(t, path, i, ev, name);
-            k_ts[nk] = json_number_value(json_object_get(ev, "ts"));
-            k_dur[nk++] = json_number_value(json_object_get(ev, "dur"));
-        } else if (strcmp(cat, "Session") == 0 && strcmp(name, "model_run") == 0) {
-            json_t *dur = json_object_get(ev, "dur");
-            if (json_is_number(dur) && json_number_value(dur) > 0) {
-                run_ts[t->n_runs] = json_number_value(json_object_get(ev, "ts"));
-                runs[t->n_runs++] = json_number_value(dur);
-            }
-        }
-    }
+    double *runs = k.runs, *run_ts = k.run_ts, *k_ts = k.k_ts, *k_dur = k.k_dur;
+    size_t nk = k.nk;
     if (!rc && t->n_runs) {
         t->gap_s = run_gaps(runs, run_ts, t->n_runs, k_ts, k_dur, nk, q == 0) * 1e-6;
         t->run_s = median_of(runs, t->n_runs) * 1e-6;

@@ -13,11 +13,13 @@
 #include "foldline/roofline.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define MIN_BUCKET  6  /* ops per bucket before a decade is merged into the next */
 #define FIXED_STEPS 24 /* fixed-cost candidates per bucket: 3 x FIXED_STEPS + 1 */
+#define GRID        (3 * FIXED_STEPS + 1)
 #define EFF_MIN     1e-4
 #define PARSIMONY   0.01 /* a fixed cost within 1 % of the best error: the least is kept */
 #define CHAN_STEPS  24   /* per-channel candidates: the least time per channel x j / CHAN_STEPS */
@@ -27,13 +29,55 @@ static int cmp_dbl(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-/* Median of v[0..n) (reorders v); 0 when n == 0. */
+/* The k-th smallest of v[0..n) (k < n), left at v[k] with no greater value
+ * before it (reorders v): Hoare partitions around a median of three, O(n)
+ * on average. The value does not depend on the order of v. */
+static double select_kth(double *v, size_t n, size_t k) {
+    ptrdiff_t lo = 0, hi = (ptrdiff_t)n - 1, kk = (ptrdiff_t)k;
+    while (lo < hi) {
+        double a = v[lo], b = v[lo + (hi - lo) / 2], c = v[hi];
+        double pivot = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
+        ptrdiff_t i = lo, j = hi;
+        while (i <= j) {
+            while (v[i] < pivot) {
+                i++;
+            }
+            while (v[j] > pivot) {
+                j--;
+            }
+            if (i <= j) {
+                double t = v[i];
+                v[i++] = v[j];
+                v[j--] = t;
+            }
+        }
+        /* v[lo..j] <= pivot, v[j+1..i-1] == pivot, v[i..hi] >= pivot */
+        if (kk <= j) {
+            hi = j;
+        } else if (kk >= i) {
+            lo = i;
+        } else {
+            break;
+        }
+    }
+    return v[k];
+}
+
+/* Median of v[0..n) (reorders v); 0 when n == 0. The same value as the
+ * middle of the sorted values (the mean of the middle two when n is even). */
 static double median(double *v, size_t n) {
     if (!n) {
         return 0;
     }
-    qsort(v, n, sizeof(double), cmp_dbl);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    double hi = select_kth(v, n, n / 2);
+    if (n % 2) {
+        return hi;
+    }
+    double lo = v[0]; /* the greatest of v[0 .. n/2): the (n/2 - 1)-th smallest */
+    for (size_t i = 1; i < n / 2; i++) {
+        lo = v[i] > lo ? v[i] : lo;
+    }
+    return 0.5 * (lo + hi);
 }
 
 /* Linear-interpolation quantile of sorted v. */
@@ -102,7 +146,9 @@ typedef struct sample {
     const fl_fit_op *op;
     double size;
     int bucket;
-    double t; /* the measured time less the per-unit time being tried */
+    double t;      /* the measured time less the per-unit time being tried */
+    double xc, xm; /* op->compute_s / scales.c, op->memory_s / scales.m */
+    double ms;     /* op->measured_s */
 } sample;
 
 static int cmp_sample(const void *a, const void *b) {
@@ -155,21 +201,18 @@ static size_t make_buckets(sample *s, size_t n, double *upto) {
     return nb;
 }
 
-/* Efficiencies of every bucket for fixed costs f[bucket]; compute-bound ops
+/* Efficiencies of every bucket (bucket k: samples start[k] .. start[k+1])
+ * for fixed costs f[bucket]; compute-bound ops
  * (by the terms at efficiency 1, or by bounds[] when given) set `compute`,
  * the others `memory`; a bucket without one kind takes the other's value.
  * err[bucket] receives the bucket's summed relative error. */
-static void fit_effs(const sample *s, size_t n, size_t nb, const double *f, const bool *bounds,
-                     fl_eff_bucket *b, double *scratch, scales sc, double *err) {
+static void fit_effs(const sample *s, size_t n, size_t nb, const size_t *start, const double *f,
+                     const bool *bounds, fl_eff_bucket *b, double *scratch, double *err) {
     for (size_t k = 0; k < nb; k++) {
         size_t nc = 0, nm = 0;
         double *vc = scratch, *vm = scratch + n;
-        for (size_t i = 0; i < n; i++) {
-            if (s[i].bucket != (int)k) {
-                continue;
-            }
-            const fl_fit_op *o = s[i].op;
-            double left = s[i].t - f[k], xc = o->compute_s / sc.c, xm = o->memory_s / sc.m;
+        for (size_t i = start[k]; i < start[k + 1]; i++) {
+            double left = s[i].t - f[k], xc = s[i].xc, xm = s[i].xm;
             if (left <= 0) {
                 continue; /* all fixed cost: says nothing about the efficiencies */
             }
@@ -187,10 +230,9 @@ static void fit_effs(const sample *s, size_t n, size_t nb, const double *f, cons
         err[k] = 0;
     }
     for (size_t i = 0; i < n; i++) {
-        const fl_fit_op *o = s[i].op;
-        int k = s[i].bucket;
-        double p = f[k] + terms_s(&b[k], o, sc);
-        err[k] += fabs(p - s[i].t) / o->measured_s;
+        const fl_eff_bucket *bk = &b[s[i].bucket];
+        double c = s[i].xc / bk->compute, m = s[i].xm / bk->memory; /* terms_s */
+        err[s[i].bucket] += fabs(f[s[i].bucket] + (c > m ? c : m) - s[i].t) / s[i].ms;
     }
 }
 
@@ -199,11 +241,15 @@ typedef struct class_work {
     double *upto, *scratch, *tmin, *tmed, *f, *err, *best_err, *limit;
     fl_eff_bucket *best, *cur;
     bool *bounds;
+    size_t *start;       /* bucket k holds samples start[k] .. start[k+1] (sorted by size) */
+    fl_eff_bucket *grid; /* GRID x nb: search_fixed's first pass, bucket k of point j at j*nb+k */
+    double *grid_err;    /* and its errors */
 } class_work;
 
 static void work_free(class_work *w) {
     free(w->upto), free(w->scratch), free(w->tmin), free(w->tmed), free(w->f), free(w->err);
-    free(w->best_err), free(w->cur), free(w->bounds), free(w->limit);
+    free(w->best_err), free(w->cur), free(w->bounds), free(w->limit), free(w->start);
+    free(w->grid), free(w->grid_err);
 }
 
 static bool work_alloc(class_work *w, size_t n) {
@@ -218,8 +264,9 @@ static bool work_alloc(class_work *w, size_t n) {
     w->cur = calloc(n + 1, sizeof(fl_eff_bucket));
     w->bounds = calloc(n + 1, sizeof(bool));
     w->limit = calloc(n + 1, sizeof(double));
+    w->start = calloc(n + 2, sizeof(size_t));
     if (w->upto && w->scratch && w->tmin && w->tmed && w->f && w->err && w->best_err && w->best &&
-        w->cur && w->bounds && w->limit) {
+        w->cur && w->bounds && w->limit && w->start) {
         return true;
     }
     work_free(w);
@@ -263,19 +310,21 @@ static void search_fixed(const sample *s, size_t n, size_t nb, scales sc, class_
     double cmin = INFINITY;
     for (size_t k = 0; k < nb; k++) {
         size_t m = 0;
-        for (size_t i = 0; i < n; i++) {
-            if (s[i].bucket == (int)k) {
-                w->scratch[m++] = s[i].t;
-            }
+        w->tmin[k] = INFINITY;
+        for (size_t i = w->start[k]; i < w->start[k + 1]; i++) {
+            w->scratch[m++] = s[i].t;
+            w->tmin[k] = s[i].t < w->tmin[k] ? s[i].t : w->tmin[k];
         }
+        w->tmin[k] = m ? w->tmin[k] : 0;
         w->tmed[k] = median(w->scratch, m);
-        w->tmin[k] = w->scratch[0]; /* median() sorted them */
         cmin = w->tmin[k] < cmin ? w->tmin[k] : cmin;
     }
-    for (int j = 0; j <= 3 * FIXED_STEPS; j++) {
+    for (int j = 0; j < GRID; j++) {
         grid_point(w, nb, j, cmin);
-        fit_effs(s, n, nb, w->f, NULL, w->cur, w->scratch, sc, w->err);
+        fit_effs(s, n, nb, w->start, w->f, NULL, w->cur, w->scratch, w->err);
         keep_better(w, nb);
+        memcpy(&w->grid[(size_t)j * nb], w->cur, nb * sizeof(*w->cur));
+        memcpy(&w->grid_err[(size_t)j * nb], w->err, nb * sizeof(*w->err));
     }
     /* The least fixed cost that fits within PARSIMONY of the best: ops of
      * one size cannot tell a fixed cost from a slower rate, and a fixed
@@ -288,13 +337,13 @@ static void search_fixed(const sample *s, size_t n, size_t nb, scales sc, class_
             w->limit[s[i].bucket] = w->best_err[s[i].bucket] * (1 + PARSIMONY);
         }
     }
-    for (int j = 0; j <= 3 * FIXED_STEPS; j++) {
-        grid_point(w, nb, j, cmin);
-        fit_effs(s, n, nb, w->f, NULL, w->cur, w->scratch, sc, w->err);
+    for (size_t j = 0; j < GRID; j++) { /* the first pass's candidates again */
+        const fl_eff_bucket *cur = &w->grid[j * nb];
+        const double *err = &w->grid_err[j * nb];
         for (size_t k = 0; k < nb; k++) {
-            if (w->err[k] <= w->limit[k] && w->cur[k].fixed_s < w->best[k].fixed_s) {
-                w->best_err[k] = w->err[k];
-                w->best[k] = w->cur[k];
+            if (err[k] <= w->limit[k] && cur[k].fixed_s < w->best[k].fixed_s) {
+                w->best_err[k] = err[k];
+                w->best[k] = cur[k];
             }
         }
     }
@@ -306,7 +355,7 @@ static void search_fixed(const sample *s, size_t n, size_t nb, scales sc, class_
     for (size_t k = 0; k < nb; k++) {
         w->f[k] = w->best[k].fixed_s;
     }
-    fit_effs(s, n, nb, w->f, w->bounds, w->cur, w->scratch, sc, w->err);
+    fit_effs(s, n, nb, w->start, w->f, w->bounds, w->cur, w->scratch, w->err);
     keep_better(w, nb);
 }
 
@@ -376,6 +425,9 @@ static fl_status fit_class(sample *s, size_t n, fl_size_key key, scales sc, fl_e
     qsort(s, n, sizeof(*s), cmp_sample);
     for (size_t i = 0; i < n; i++) {
         s[i].bucket = -1;
+        s[i].xc = s[i].op->compute_s / sc.c;
+        s[i].xm = s[i].op->memory_s / sc.m;
+        s[i].ms = s[i].op->measured_s;
     }
     class_work w;
     memset(&w, 0, sizeof w);
@@ -383,6 +435,19 @@ static fl_status fit_class(sample *s, size_t n, fl_size_key key, scales sc, fl_e
         return FL_ENOMEM;
     }
     size_t nb = make_buckets(s, n, w.upto);
+    w.grid = calloc(GRID * nb, sizeof(*w.grid));
+    w.grid_err = calloc(GRID * nb, sizeof(*w.grid_err));
+    if (!w.grid || !w.grid_err) {
+        free(w.best);
+        work_free(&w);
+        return FL_ENOMEM;
+    }
+    for (size_t i = 0, k = 0; k <= nb; k++) { /* the buckets are runs of the sorted samples */
+        while (i < n && s[i].bucket < (int)k) {
+            i++;
+        }
+        w.start[k] = i;
+    }
     double pc = fit_unit_time(s, n, nb, sc, &w);
     bool channels = false;
     for (size_t i = 0; i < n; i++) {
@@ -392,11 +457,9 @@ static fl_status fit_class(sample *s, size_t n, fl_size_key key, scales sc, fl_e
     double *scratch = w.scratch;
     for (size_t k = 0; k < nb; k++) {
         size_t m = 0;
-        for (size_t i = 0; i < n; i++) {
-            if (s[i].bucket == (int)k) {
-                double p = best[k].fixed_s + terms_s(&best[k], s[i].op, sc);
-                scratch[m++] = fabs(p - s[i].t) / s[i].op->measured_s;
-            }
+        for (size_t i = w.start[k]; i < w.start[k + 1]; i++) {
+            double p = best[k].fixed_s + terms_s(&best[k], s[i].op, sc);
+            scratch[m++] = fabs(p - s[i].t) / s[i].op->measured_s;
         }
         best[k].samples = (double)m;
         best[k].residual = median(scratch, m);

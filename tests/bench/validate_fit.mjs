@@ -110,12 +110,33 @@ function analyze(model, profile) {
     '--json', '--profile', profile], { maxBuffer: 512 << 20 }).toString();
   return JSON.parse(out).roofline[0].before;
 }
+// CPU time (ms) of this process's waited-for children: /proc/self/stat's
+// cutime + cstime, in USER_HZ (100) ticks; null where there is no /proc.
+function childCpuMs() {
+  try {
+    const st = readFileSync('/proc/self/stat', 'utf8');
+    const f = st.slice(st.lastIndexOf(')') + 2).split(' '); // f[0] is field 3 (state)
+    return (Number(f[13]) + Number(f[14])) * 10;
+  } catch {
+    return null;
+  }
+}
+const fitCpu = [];
+function readLoad() {
+  try {
+    return readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
+  } catch {
+    return 'unknown';
+  }
+}
 function fit(out, models) {
   const argv = ['fit', '--profile', plan.base, '-o', out, ...(kq !== 0.5 ? ['--quantile', String(kq)] : []),
     ...models.map((m) => `${m.model}=${m.trace}@${truth(m)}`)];
-  const t0 = performance.now();
+  const c0 = childCpuMs(), t0 = performance.now();
   execFileSync(plan.foldline, argv, { maxBuffer: 64 << 20 });
-  return performance.now() - t0;
+  const wall = performance.now() - t0, c1 = childCpuMs();
+  if (c0 !== null && c1 !== null) fitCpu.push(c1 - c0);
+  return wall;
 }
 function kernels(trace, latencyMs) {
   const ev = JSON.parse(readFileSync(trace, 'utf8'));
@@ -218,8 +239,11 @@ if (byOpClass) {
 if (nodesOut) writeFileSync(nodesOut, nodeRows.join('\n') + '\n');
 const times = [];
 const fitRuns = Number(opt('--fit-runs') ?? 5);
+fitCpu.length = 0;
 for (let i = 0; i < fitRuns; i++) times.push(fit(`${plan.work}/fit-all.yaml`, plan.models));
 if (fitRuns > 0) {
-  console.log(`\nfoldline fit on all ${plan.models.length} traces: median ${f2(median(times))} ms wall ` +
-    `(${fitRuns} runs, analyses included)`);
+  // CPU time is what a loaded host does not inflate (wall time: the load's share)
+  const cpu = fitCpu.length === fitRuns ? `, ${f2(median(fitCpu))} ms CPU (user + system, 10 ms ticks)` : '';
+  console.log(`\nfoldline fit on all ${plan.models.length} traces: median ${f2(median(times))} ms wall${cpu} ` +
+    `(${fitRuns} runs, analyses included; load ${readLoad()})`);
 }

@@ -179,6 +179,60 @@ check fit_unbound 2 "unbound" -- "$bin" fit --profile xeon-8380 -o "$tmp/x.yaml"
 check fit_out_all 2 "fit: -o $tmp/all.yaml: the profile is named after its file, and 'all' is not a valid name" -- "$bin" fit --profile xeon-8380 -o "$tmp/all.yaml" --bind N=1 "$m=$tmp/t1.json"
 check fit_out_bad_name 2 "and 'a b' is not a valid name" -- "$bin" fit --profile xeon-8380 -o "$tmp/a b.yaml" --bind N=1 "$m=$tmp/t1.json"
 check fit_bad_arg 2 "fit: unexpected argument '--fast'" -- "$bin" fit --fast
+
+# The trace reader: the same events written differently (indented; inside
+# {"traceEvents": ...} after other members; keys in reverse order, names with
+# \u escapes, durations as reals 40.0, non-event elements and strings of
+# every kind of UTF-8 between them) give the same fitted profile, byte for
+# byte, as the compact array.
+python3 - "$tmp/t1.json" "$tmp" <<'PY'
+import json, sys
+ev, d = json.load(open(sys.argv[1])), sys.argv[2]
+json.dump(ev, open(d + "/pretty.json", "w"), indent=2)
+json.dump({"otherData": {"x": [1, -2.5e3, None, True, False, {}], "y": "caf\u00e9"}, "traceEvents": ev},
+          open(d + "/wrapped.json", "w"))
+odd = []
+for e in ev:
+    e = dict(reversed(list(e.items())))
+    e["dur"] = float(e["dur"])
+    odd += [e, 17, "\u00e9\u4e2d\U0001f600", [], None]
+text = json.dumps(odd, ensure_ascii=True).replace('"conv1_kernel_time"', '"conv\\u0031\\u005fkernel_time"')
+assert "\\ud83d\\ude00" in text and "\\u0031" in text and '"dur": 40.0' in text
+open(d + "/odd.json", "w").write(text)
+raw = json.dumps(odd, ensure_ascii=False)  # the same strings as raw UTF-8
+open(d + "/raw.json", "w", encoding="utf-8").write(raw)
+PY
+for v in t1 pretty wrapped odd raw; do
+  mkdir -p "$tmp/r_$v"
+  check "fit_reader_$v" 0 "10 matched (10 by name, 0 by op and shape)" -- "$bin" fit --profile xeon-8380 -o "$tmp/r_$v/same.yaml" --bind N=1 "$m=$tmp/$v.json"
+done
+for v in pretty wrapped odd raw; do
+  if cmp -s "$tmp/r_t1/same.yaml" "$tmp/r_$v/same.yaml"; then pass=$((pass + 1)); else echo "FAIL fit_reader_same_$v"; fails=$((fails + 1)); fi
+done
+# Bad JSON: line and column of the fault (the pretty file: line 1 is '[',
+# line 2 '  {', line 3 '    "cat": "Node",'): 'x' in column 4 + 13 + 2 = 19;
+# a repeated key: its value, at 4 + 13 + 2 + 8 = column 27.
+sed '3s/"Node",/"Node" x/' "$tmp/pretty.json" >"$tmp/bad3.json"
+check fit_syntax_line 1 "$tmp/bad3.json:3:19: ',' or '}' expected" -- "$bin" fit --profile xeon-8380 -o "$tmp/x.yaml" --bind N=1 "$m=$tmp/bad3.json"
+sed '3s/"cat": "Node",/"cat": "Node", "cat": "Node",/' "$tmp/pretty.json" >"$tmp/dup.json"
+check fit_duplicate_key 1 "$tmp/dup.json:3:27: duplicate object key 'cat'" -- "$bin" fit --profile xeon-8380 -o "$tmp/x.yaml" --bind N=1 "$m=$tmp/dup.json"
+printf '[{"cat": "Node", "name": "a\xff_kernel_time"}]' >"$tmp/utf8.json"
+check fit_bad_utf8 1 "$tmp/utf8.json:1:28: invalid UTF-8 in a string" -- "$bin" fit --profile xeon-8380 -o "$tmp/x.yaml" --bind N=1 "$m=$tmp/utf8.json"
+printf '[{"name": "a\\u0000b"}]' >"$tmp/nul.json"
+check fit_escaped_nul 1 "\\u0000 is not allowed" -- "$bin" fit --profile xeon-8380 -o "$tmp/x.yaml" --bind N=1 "$m=$tmp/nul.json"
+printf '[{"ts": 12345678901234567890}]' >"$tmp/bigint.json"
+check fit_big_integer 1 "$tmp/bigint.json:1:9: too big integer" -- "$bin" fit --profile xeon-8380 -o "$tmp/x.yaml" --bind N=1 "$m=$tmp/bigint.json"
+printf '[{"dur": 1e999}]' >"$tmp/bigreal.json"
+check fit_big_real 1 "$tmp/bigreal.json:1:10: real number overflow" -- "$bin" fit --profile xeon-8380 -o "$tmp/x.yaml" --bind N=1 "$m=$tmp/bigreal.json"
+printf '[] []' >"$tmp/two.json"
+check fit_trailing 1 "$tmp/two.json:1:4: end of file expected" -- "$bin" fit --profile xeon-8380 -o "$tmp/x.yaml" --bind N=1 "$m=$tmp/two.json"
+python3 -c 'print("[" * 1025 + "]" * 1025)' >"$tmp/deep.json"
+check fit_too_deep 1 "$tmp/deep.json:1:1025: nested too deep" -- "$bin" fit --profile xeon-8380 -o "$tmp/x.yaml" --bind N=1 "$m=$tmp/deep.json"
+python3 -c 'print("[" * 1024 + "]" * 1024)' >"$tmp/deep_ok.json"
+check fit_deep_ok 1 "$tmp/deep_ok.json: no kernel events" -- "$bin" fit --profile xeon-8380 -o "$tmp/x.yaml" --bind N=1 "$m=$tmp/deep_ok.json"
+: >"$tmp/empty_file.json"
+check fit_empty_file 1 "$tmp/empty_file.json:1:1: unexpected end of file" -- "$bin" fit --profile xeon-8380 -o "$tmp/x.yaml" --bind N=1 "$m=$tmp/empty_file.json"
+check fit_directory 1 "$tmp/r_t1: not a regular file" -- "$bin" fit --profile xeon-8380 -o "$tmp/x.yaml" --bind N=1 "$m=$tmp/r_t1"
 if [ -e "$tmp/x.yaml" ]; then echo "FAIL fit_failed_wrote: a failed fit left $tmp/x.yaml"; fails=$((fails + 1)); else pass=$((pass + 1)); fi
 if ls "$tmp"/*.tmp.* >/dev/null 2>&1; then echo "FAIL fit_temp_left"; fails=$((fails + 1)); else pass=$((pass + 1)); fi
 
