@@ -341,6 +341,29 @@ fl_node *fl__graph_add_node_view(fl_graph *g, const char *name, const char *op, 
     return add_node(g, name, op, false, d);
 }
 
+fl_node *fl__graph_add_node_taking_name(fl_graph *g, fl_node *old, const char *op, fl_diag *d) {
+    if (!nodes_reserve(g, 1)) {
+        fl__diag_oom(d);
+        return NULL;
+    }
+    fl_node *n = fl__arena_zalloc(g->arena, sizeof(*n));
+    const char *op_copy = fl__arena_strdup(g->arena, op);
+    if (!n || !op_copy) {
+        fl__diag_oom(d);
+        return NULL;
+    }
+    /* The index keeps mapping the name to old (or to the node it replaced):
+     * no probe, and the name stays taken until the compaction, which indexes
+     * n under it. */
+    n->name = old->name;
+    n->op = op_copy;
+    n->device = "";
+    n->id = (uint32_t)g->n_nodes;
+    n->born = g->birth;
+    g->nodes[g->n_nodes++] = n;
+    return n;
+}
+
 fl_status fl__node_alloc_outputs(fl_graph *g, fl_node *n, int n_outputs) {
     fl__node_touch(g, n);
     n->n_outputs = n_outputs;

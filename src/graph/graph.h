@@ -370,6 +370,17 @@ fl_node *fl__graph_add_node(fl_graph *g, const char *name, const char *op, fl_di
  * arena). */
 fl_node *fl__graph_add_node_view(fl_graph *g, const char *name, const char *op, fl_diag *d);
 
+/* Adds a node of op type `op` (copied) under the name of `old` (the same
+ * string), for a rewrite that replaces old by a node of another op under its
+ * name. The name index is not touched: it keeps mapping the name to old
+ * until the next fl__graph_compact, so the name stays taken (no
+ * fl__graph_unique_name hands it out) and no name is made, hashed or
+ * probed. The caller marks old removed before that compaction, which
+ * indexes the new node under the name; until then fl__graph_find(name)
+ * gives old, so the rewrite refers to the new node by pointer. NULL on OOM
+ * (d failed). */
+fl_node *fl__graph_add_node_taking_name(fl_graph *g, fl_node *old, const char *op, fl_diag *d);
+
 /* Room for `extra` more nodes in the node array and the name index, so that
  * adding them grows neither (an importer that knows its node count: no
  * trail of doubled tables in the arena). FL_ENOMEM on OOM. */

@@ -476,9 +476,9 @@ fl_status fl__node_set_inputs(fl_graph *g, fl_node *n, int n_inputs, const fl_in
     return FL_OK;
 }
 
-fl_node *fl__graph_add_op(fl_graph *g, const char *name, const char *op, int n_inputs,
-                          const fl_input *inputs, int n_outputs, fl_diag *d) {
-    fl_node *n = fl__graph_add_node(g, name, op, d);
+/* The inputs and outputs of a node just added. */
+static fl_node *init_op(fl_graph *g, fl_node *n, int n_inputs, const fl_input *inputs,
+                        int n_outputs, fl_diag *d) {
     if (!n) {
         return NULL;
     }
@@ -492,6 +492,17 @@ fl_node *fl__graph_add_op(fl_graph *g, const char *name, const char *op, int n_i
     n->attrs = NULL;
     n->n_attrs = 0;
     return n;
+}
+
+fl_node *fl__graph_add_op(fl_graph *g, const char *name, const char *op, int n_inputs,
+                          const fl_input *inputs, int n_outputs, fl_diag *d) {
+    return init_op(g, fl__graph_add_node(g, name, op, d), n_inputs, inputs, n_outputs, d);
+}
+
+fl_node *fl__graph_add_op_taking_name(fl_graph *g, fl_node *old, const char *op, int n_inputs,
+                                      const fl_input *inputs, int n_outputs, fl_diag *d) {
+    return init_op(g, fl__graph_add_node_taking_name(g, old, op, d), n_inputs, inputs, n_outputs,
+                   d);
 }
 
 fl_status fl__node_add_ctrl(fl_graph *g, fl_node *n, fl_node *dep) {
@@ -575,6 +586,23 @@ fl_status fl__node_del_attr(fl_graph *g, fl_node *n, const char *name) {
     n->n_attrs--;
     fl__node_touch(g, n);
     g->attr_tail.n = n->n_attrs;
+    return FL_OK;
+}
+
+fl_status fl__node_init_attrs(fl_graph *g, fl_node *n, int n_attrs, const fl_attr *attrs,
+                              int room) {
+    int cap = n_attrs + room > 0 ? n_attrs + room : 1;
+    fl_attr *na = fl__arena_alloc(g->arena, (size_t)cap * sizeof(fl_attr));
+    if (!na) {
+        return FL_ENOMEM;
+    }
+    if (n_attrs > 0) {
+        memcpy(na, attrs, (size_t)n_attrs * sizeof(fl_attr));
+    }
+    n->attrs = na;
+    n->n_attrs = n_attrs;
+    fl__node_touch(g, n);
+    g->attr_tail = (struct fl_attr_tail){n, na, n_attrs, cap};
     return FL_OK;
 }
 

@@ -123,6 +123,12 @@ const char *fl__graph_unique_name(fl_graph *g, const char *base);
 fl_node *fl__graph_add_op(fl_graph *g, const char *name, const char *op, int n_inputs,
                           const fl_input *inputs, int n_outputs, fl_diag *d);
 
+/* fl__graph_add_op under the name of `old` (fl__graph_add_node_taking_name,
+ * graph.h: old must be marked removed before the next compaction, and
+ * until then the index still finds old under the name). */
+fl_node *fl__graph_add_op_taking_name(fl_graph *g, fl_node *old, const char *op, int n_inputs,
+                                      const fl_input *inputs, int n_outputs, fl_diag *d);
+
 /* Replaces n's data inputs with a copy of `inputs`. */
 fl_status fl__node_set_inputs(fl_graph *g, fl_node *n, int n_inputs, const fl_input *inputs);
 
@@ -135,6 +141,12 @@ fl_status fl__node_add_ctrl(fl_graph *g, fl_node *n, fl_node *dep);
  * it first (graph/snapshot.h saves the array pointers, not their contents),
  * so every edit of an attr array goes through them. FL_ENOMEM: n unchanged. */
 fl_status fl__node_set_attr(fl_graph *g, fl_node *n, const fl_attr *a);
+
+/* Gives n a fresh array holding a copy of `attrs` (n_attrs of them, names
+ * distinct), with room for `room` more: the next fl__node_set_attr calls on
+ * n fill it in place. One allocation where setting the attrs one by one
+ * grows the array several times. FL_ENOMEM: n unchanged. */
+fl_status fl__node_init_attrs(fl_graph *g, fl_node *n, int n_attrs, const fl_attr *attrs, int room);
 
 /* Removes attr `name` if present. */
 fl_status fl__node_del_attr(fl_graph *g, fl_node *n, const char *name);

@@ -97,6 +97,9 @@ void fl__op_bind_kind(fl_node *n, int kind);
 fl_node *fl__op_add_node(fl_graph *g, const char *name, const char *op, fl_diag *d);
 fl_node *fl__op_add_op(fl_graph *g, const char *name, const char *op, int n_inputs,
                        const fl_input *inputs, int n_outputs, fl_diag *d);
+/* fl__graph_add_op_taking_name (graph/mutate.h) followed by fl__op_bind. */
+fl_node *fl__op_add_op_taking_name(fl_graph *g, fl_node *old, const char *op, int n_inputs,
+                                   const fl_input *inputs, int n_outputs, fl_diag *d);
 
 /* Descriptor of a kind; NULL for FL_OP_UNKNOWN or out of range. */
 const struct fl_op_desc *fl__op_desc_of(int kind);

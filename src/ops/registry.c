@@ -144,6 +144,15 @@ fl_node *fl__op_add_node(fl_graph *g, const char *name, const char *op, fl_diag 
     return n;
 }
 
+fl_node *fl__op_add_op_taking_name(fl_graph *g, fl_node *old, const char *op, int n_inputs,
+                                   const fl_input *inputs, int n_outputs, fl_diag *d) {
+    fl_node *n = fl__graph_add_op_taking_name(g, old, op, n_inputs, inputs, n_outputs, d);
+    if (n) {
+        fl__op_bind(n);
+    }
+    return n;
+}
+
 fl_node *fl__op_add_op(fl_graph *g, const char *name, const char *op, int n_inputs,
                        const fl_input *inputs, int n_outputs, fl_diag *d) {
     fl_node *n = fl__graph_add_op(g, name, op, n_inputs, inputs, n_outputs, d);

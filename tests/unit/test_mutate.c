@@ -222,6 +222,79 @@ static void test_rename_and_unique_names(void **state) {
     teardown_f(&f);
 }
 
+/* A node added under the name of the node it replaces: the index keeps the
+ * old node under the name (the name stays taken) until the compaction,
+ * which indexes the new one; the old node must be removed by then. */
+static void test_add_taking_name(void **state) {
+    (void)state;
+    fixture f;
+    build(&f);
+    fl_node *b = fl__graph_find(f.g, "b"), *c = fl__graph_find(f.g, "c");
+    size_t n0 = f.g->n_nodes;
+    fl_input in = {fl__graph_find(f.g, "a"), 0};
+    fl_node *n = fl__op_add_op_taking_name(f.g, b, "Relu6", 1, &in, 1, &f.d);
+    assert_non_null(n);
+    assert_ptr_equal(n->name, b->name);
+    assert_string_equal(n->op, "Relu6");
+    assert_int_equal(n->kind, FL_OP_RELU6);
+    assert_int_equal(f.g->n_nodes, n0 + 1);
+    assert_ptr_equal(f.g->nodes[n0], n);
+    assert_ptr_equal(fl__graph_find(f.g, "b"), b);
+    assert_string_equal(fl__graph_unique_name(f.g, "b"), "b_1");
+    assert_int_equal(fl__graph_replace_uses(f.g, b, 0, n, 0), 1);
+    assert_ptr_equal(c->inputs[0].node, n);
+    fl__graph_remove_node(b);
+    assert_int_equal(fl__graph_compact(f.g, &f.d), FL_OK);
+    assert_int_equal(f.g->n_nodes, n0);
+    assert_ptr_equal(fl__graph_find(f.g, "b"), n);
+    assert_int_equal(n->outputs[0].n_consumers, 1);
+    fl_diag d2;
+    fl__diag_init(&d2, &f.arena);
+    assert_int_equal(fl__graph_verify(f.g, &d2), FL_OK);
+    teardown_f(&f);
+}
+
+/* fl__node_init_attrs: one array of the attrs given, plus room; the room is
+ * filled in place by fl__node_set_attr, past it the array is copied (the
+ * attrs as before, the new one appended). */
+static void test_init_attrs(void **state) {
+    (void)state;
+    fixture f;
+    build(&f);
+    fl_node *a = fl__graph_find(f.g, "a");
+    fl_attr init[2] = {fl__attr_make_int(f.g, "num_args", 1),
+                       fl__attr_make_float(f.g, "epsilon", 0.5f)};
+    assert_int_equal(fl__node_init_attrs(f.g, a, 2, init, 1), FL_OK);
+    assert_int_equal(a->n_attrs, 2);
+    fl_attr *arr = a->attrs;
+    assert_string_equal(arr[0].name, "num_args");
+    assert_string_equal(arr[1].name, "epsilon");
+    fl_attr t = fl__attr_make_type(f.g, "T", 1);
+    assert_int_equal(fl__node_set_attr(f.g, a, &t), FL_OK);
+    assert_ptr_equal(a->attrs, arr); /* the room */
+    fl_attr l = fl__attr_make_float(f.g, "leakyrelu_alpha", 0.25f);
+    assert_int_equal(fl__node_set_attr(f.g, a, &l), FL_OK);
+    assert_ptr_not_equal(a->attrs, arr); /* past it: a copy */
+    assert_int_equal(a->n_attrs, 4);
+    const char *names[] = {"num_args", "epsilon", "T", "leakyrelu_alpha"};
+    for (int i = 0; i < 4; i++) {
+        assert_string_equal(a->attrs[i].name, names[i]);
+    }
+    int64_t k;
+    float x;
+    assert_int_equal(fl__attr_get_int(a, "num_args", &k, &f.d), FL_OK);
+    assert_int_equal(k, 1);
+    assert_int_equal(fl__attr_get_float(a, "leakyrelu_alpha", &x, &f.d), FL_OK);
+    assert_true(x == 0.25f);
+    /* With no room and no attrs: an array of one, and set_attr copies. */
+    fl_node *d = fl__graph_find(f.g, "d");
+    assert_int_equal(fl__node_init_attrs(f.g, d, 0, NULL, 0), FL_OK);
+    assert_int_equal(d->n_attrs, 0);
+    assert_int_equal(fl__node_set_attr(f.g, d, &t), FL_OK);
+    assert_int_equal(d->n_attrs, 1);
+    teardown_f(&f);
+}
+
 static void test_attrs(void **state) {
     (void)state;
     fixture f;
@@ -305,6 +378,8 @@ int main(void) {
         cmocka_unit_test(test_edge_index),
         cmocka_unit_test(test_rename_and_unique_names),
         cmocka_unit_test(test_attrs),
+        cmocka_unit_test(test_add_taking_name),
+        cmocka_unit_test(test_init_attrs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

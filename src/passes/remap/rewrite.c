@@ -3,16 +3,16 @@
  * built in place of a pattern's root, the extra nodes of a decomposition,
  * and dropping matched nodes.
  *
- * Renaming. A fused node must carry the name of the node it replaces. The
- * mutation API has no rename, so replace_root() adds the new node under a
- * temporary unique name, redirects the old node's uses and control uses to
- * it (through the pass's edge index, which every new node and edge is noted
- * in: mutate.h), marks the old node removed and then sets the new node's
- * name to the old one. Until the fl__graph_compact() at the end of the pass the name index
- * still maps that name to the removed node (so no later fl__graph_unique_name
- * can hand the name out again); compaction rebuilds the index from the live
- * nodes, where the name is unique again. The pass looks nodes up by pointer,
- * never by name, between the two.
+ * Renaming. A fused node carries the name of the node it replaces.
+ * replace_root() adds the new node under that name with
+ * fl__graph_add_op_taking_name, redirects the old node's uses and control
+ * uses to it (through the pass's edge index, which every new node and edge
+ * is noted in: mutate.h) and marks the old node removed. Until the
+ * fl__graph_compact() at the end of the pass the name index still maps the
+ * name to the removed node (so no later fl__graph_unique_name can hand the
+ * name out again); compaction rebuilds the index from the live nodes, where
+ * the name is unique again. The pass looks nodes up by pointer, never by
+ * name, between the two.
  */
 #include "passes/remap/remap.h"
 
@@ -45,11 +45,11 @@ void fl__rm_set_attr(rctx *r, fl_node *dst, fl_attr a) {
 
 fl_node *fl__rm_replace_root(rctx *r, fl_node *root, const char *op, const char *device,
                              int n_inputs, const fl_input *inputs, int n_outputs) {
-    char *base = fl__arena_printf(r->g->arena, "%s/_remapper_new", root->name);
-    const char *tmp = base ? fl__graph_unique_name(r->g, base) : NULL;
-    fl_node *nn = tmp ? fl__op_add_op(r->g, tmp, op, n_inputs, inputs, n_outputs, r->d) : NULL;
+    fl_node *nn = fl__op_add_op_taking_name(r->g, root, op, n_inputs, inputs, n_outputs, r->d);
     if (!nn) {
-        fl__rm_fail_oom(r);
+        if (r->st == FL_OK) {
+            r->st = r->d->status != FL_OK ? r->d->status : FL_ENOMEM;
+        }
         return NULL;
     }
     nn->device = device ? device : "";
@@ -68,7 +68,6 @@ fl_node *fl__rm_replace_root(rctx *r, fl_node *root, const char *op, const char 
     }
     nn->flags |= root->flags & FL_NODE_PRESERVE;
     fl__graph_remove_node(root);
-    nn->name = root->name;
     r->pc->rewritten++;
     return nn;
 }
@@ -109,45 +108,84 @@ const char *fl__rm_fused_name_of(const fl_node *c) {
     return "_FusedConv3D";
 }
 
-/* Copies the contraction's attrs as TensorFlow's Copy*Attributes do (with
- * op defaults for absent optional attrs). */
-static void copy_contraction_attrs(rctx *r, fl_node *f, const fl_node *c) {
-    fl_graph *g = r->g;
-    static const int64_t ones4[4] = {1, 1, 1, 1}, ones5[5] = {1, 1, 1, 1, 1};
-    fl__rm_copy_attr(r, f, c, "T", NULL);
-    if (fl__rm_is_matmul(c)) {
-        fl_attr ta = fl__attr_make_bool(g, "transpose_a", false);
-        fl_attr tb = fl__attr_make_bool(g, "transpose_b", false);
-        fl__rm_copy_attr(r, f, c, "transpose_a", &ta);
-        fl__rm_copy_attr(r, f, c, "transpose_b", &tb);
+/* Attrs gathered for a new node, set on it in one go (fl__node_init_attrs):
+ * the contraction's copied attrs and the fused ones. */
+typedef struct attr_buf {
+    fl_attr a[16];
+    int n;
+    bool oom;
+} attr_buf;
+
+static void put(attr_buf *b, fl_attr a) {
+    FL_DCHECK(b->n < (int)(sizeof(b->a) / sizeof(b->a[0])));
+    if (!a.name) {
+        b->oom = true; /* the name could not be interned */
         return;
     }
-    fl_attr dil = fl__rm_is_conv3d(c) ? fl__attr_make_ints(g, "dilations", 5, ones5)
-                                      : fl__attr_make_ints(g, "dilations", 4, ones4);
-    fl_attr fmt = fl__attr_make_str(g, "data_format", fl__rm_is_conv3d(c) ? "NDHWC" : "NHWC");
-    fl__rm_copy_attr(r, f, c, "strides", NULL);
-    fl__rm_copy_attr(r, f, c, "padding", NULL);
-    if (fl__rm_is_conv2d(c)) {
-        fl_attr ep = fl__attr_make_ints(g, "explicit_paddings", 0, NULL);
-        fl__rm_copy_attr(r, f, c, "explicit_paddings", &ep);
+    b->a[b->n++] = a;
+}
+
+/* Appends src's attr `name`; false when src has none (the caller appends
+ * the op's default then). */
+static bool put_copy(attr_buf *b, const fl_node *src, const char *name) {
+    const fl_attr *a = fl__node_attr(src, name);
+    if (a) {
+        put(b, *a);
     }
-    fl__rm_copy_attr(r, f, c, "dilations", &dil);
-    fl__rm_copy_attr(r, f, c, "data_format", &fmt);
-    if (fl__rm_is_conv2d(c)) {
-        fl_attr cu = fl__attr_make_bool(g, "use_cudnn_on_gpu", true);
-        fl__rm_copy_attr(r, f, c, "use_cudnn_on_gpu", &cu);
+    return a != NULL;
+}
+
+/* The contraction's attrs as TensorFlow's Copy*Attributes copy them (with
+ * op defaults for absent optional attrs), in the order they set them. */
+static void contraction_attrs(fl_graph *g, attr_buf *b, const fl_node *c) {
+    static const int64_t ones4[4] = {1, 1, 1, 1}, ones5[5] = {1, 1, 1, 1, 1};
+    put_copy(b, c, "T");
+    if (fl__rm_is_matmul(c)) {
+        if (!put_copy(b, c, "transpose_a")) {
+            put(b, fl__attr_make_bool(g, "transpose_a", false));
+        }
+        if (!put_copy(b, c, "transpose_b")) {
+            put(b, fl__attr_make_bool(g, "transpose_b", false));
+        }
+        return;
+    }
+    bool conv3d = fl__rm_is_conv3d(c), conv2d = fl__rm_is_conv2d(c);
+    put_copy(b, c, "strides");
+    put_copy(b, c, "padding");
+    if (conv2d && !put_copy(b, c, "explicit_paddings")) {
+        put(b, fl__attr_make_ints(g, "explicit_paddings", 0, NULL));
+    }
+    if (!put_copy(b, c, "dilations")) {
+        put(b, conv3d ? fl__attr_make_ints(g, "dilations", 5, ones5)
+                      : fl__attr_make_ints(g, "dilations", 4, ones4));
+    }
+    if (!put_copy(b, c, "data_format")) {
+        put(b, fl__attr_make_str(g, "data_format", conv3d ? "NDHWC" : "NHWC"));
+    }
+    if (conv2d && !put_copy(b, c, "use_cudnn_on_gpu")) {
+        put(b, fl__attr_make_bool(g, "use_cudnn_on_gpu", true));
+    }
+}
+
+static void fused_attrs(fl_graph *g, attr_buf *b, const char *const *ops, size_t n_ops,
+                        int64_t num_args, float epsilon, const fl_node *act) {
+    put(b, fl__attr_make_strs(g, "fused_ops", n_ops, ops));
+    put(b, fl__attr_make_int(g, "num_args", num_args));
+    put(b, fl__attr_make_float(g, "epsilon", epsilon));
+    if (act && act->kind == FL_OP_LEAKY_RELU) {
+        put(b, fl__attr_make_float(g, "leakyrelu_alpha", fl__attr_float(act, "alpha", 0.2f)));
     }
 }
 
 void fl__rm_set_fused_attrs(rctx *r, fl_node *f, const char *const *ops, size_t n_ops,
                             int64_t num_args, float epsilon, const fl_node *act) {
-    fl_graph *g = r->g;
-    fl__rm_set_attr(r, f, fl__attr_make_strs(g, "fused_ops", n_ops, ops));
-    fl__rm_set_attr(r, f, fl__attr_make_int(g, "num_args", num_args));
-    fl__rm_set_attr(r, f, fl__attr_make_float(g, "epsilon", epsilon));
-    if (act && act->kind == FL_OP_LEAKY_RELU) {
-        fl__rm_set_attr(
-            r, f, fl__attr_make_float(g, "leakyrelu_alpha", fl__attr_float(act, "alpha", 0.2f)));
+    attr_buf b = {.n = 0, .oom = false};
+    fused_attrs(r->g, &b, ops, n_ops, num_args, epsilon, act);
+    if (b.oom) {
+        fl__rm_fail_oom(r);
+    }
+    for (int i = 0; i < b.n; i++) {
+        fl__rm_set_attr(r, f, b.a[i]);
     }
 }
 
@@ -165,7 +203,14 @@ fl_node *fl__rm_build_fused(rctx *r, fl_node *root, const fl_node *c, const fl_i
     if (!f) {
         return NULL;
     }
-    copy_contraction_attrs(r, f, c);
-    fl__rm_set_fused_attrs(r, f, ops, n_ops, n_args, epsilon, act);
+    /* f has no attrs yet and every name below is distinct: the array is
+     * what setting them one by one would give, in one allocation of the
+     * exact size (a caller setting more afterwards gets a copy). */
+    attr_buf b = {.n = 0, .oom = false};
+    contraction_attrs(r->g, &b, c);
+    fused_attrs(r->g, &b, ops, n_ops, n_args, epsilon, act);
+    if (b.oom || fl__node_init_attrs(r->g, f, b.n, b.a, 0) != FL_OK) {
+        fl__rm_fail_oom(r);
+    }
     return f;
 }
