@@ -10,10 +10,20 @@
  *   GET elsewhere -> 404
  *   another method -> 405, a malformed request line -> 400,
  *   a head too large -> 431, a head too slow -> closed without an answer.
+ * A request body (a model POSTed to /report, say) is read and dropped before
+ * the answer is sent: closing a socket with unread bytes makes the kernel
+ * send a reset, and a client still sending would lose the answer. The drain
+ * is bounded: a Content-Length up to METRICS_MAX_DRAIN, within another
+ * METRICS_TIMEOUT_MS. Above that limit, with "Transfer-Encoding" (no length
+ * to count) or "Expect: 100-continue" (the client waits for a go-ahead it
+ * never gets, then sends nothing), the answer goes at once, then the close;
+ * a bad Content-Length -> 400. At the drain's timeout the answer is sent all
+ * the same.
  * Everything runs on the loop thread, so the counters are read without locks.
  */
 #include "server.h"
 
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -23,6 +33,7 @@
 #define METRICS_MAX_REQUEST 8192
 #define METRICS_MAX_CONNS   64
 #define METRICS_TIMEOUT_MS  5000
+#define METRICS_MAX_DRAIN   (1u << 20) /* request body bytes read and dropped, at most */
 
 /* GET or POST /report: this port renders no pages (README, "HTML report"):
  * it has neither the gRPC port's token nor its TLS, and takes no models. */
@@ -41,6 +52,8 @@ typedef struct conn {
     size_t len;
     int open_handles; /* tcp and timer: freed when both are closed */
     bool answered;
+    bool draining;       /* the answer waits in resp until drain_left bytes are read */
+    uint64_t drain_left; /* body bytes still to come (set from the head) */
     char buf[METRICS_MAX_REQUEST];
 } conn;
 
@@ -157,11 +170,32 @@ static void body_metrics(const fl_srv *s, text *t) {
            s->stats.analyses_stopped);
 }
 
+/* Writes the answer prepared in c->resp; the close follows the write. */
+static void send_answer(conn *c) {
+    c->draining = false;
+    uv_read_stop((uv_stream_t *)&c->tcp);
+    uv_timer_stop(&c->timer);
+    uv_buf_t b = uv_buf_init(c->resp, (unsigned)c->len);
+    c->wr.data = c;
+    if (uv_write(&c->wr, (uv_stream_t *)&c->tcp, &b, 1, on_written) != 0) {
+        conn_close(c);
+    }
+}
+
+static void on_timeout(uv_timer_t *t) {
+    conn *c = t->data;
+    if (c->draining) {
+        send_answer(c); /* the body is late: answer anyway */
+    } else {
+        conn_close(c);
+    }
+}
+
+/* Prepares the answer in c->resp (c->len its length: the head buffer is no
+ * longer needed) and sends it, or first reads the rest of the body. */
 static void answer(conn *c, int code, const char *reason, const char *ctype, const char *body,
                    size_t body_len) {
     c->answered = true;
-    uv_read_stop((uv_stream_t *)&c->tcp);
-    uv_timer_stop(&c->timer);
     text t = {0};
     add(&t,
         "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n",
@@ -175,19 +209,96 @@ static void answer(conn *c, int code, const char *reason, const char *ctype, con
         return;
     }
     c->resp = t.p;
-    uv_buf_t b = uv_buf_init(c->resp, (unsigned)t.len);
-    c->wr.data = c;
-    if (uv_write(&c->wr, (uv_stream_t *)&c->tcp, &b, 1, on_written) != 0) {
-        conn_close(c);
+    c->len = t.len;
+    if (c->drain_left == 0) {
+        send_answer(c);
+        return;
     }
+    c->draining = true;
+    uv_timer_start(&c->timer, on_timeout, METRICS_TIMEOUT_MS, 0);
 }
 
 static void answer_text(conn *c, int code, const char *reason, const char *msg) {
     answer(c, code, reason, "text/plain; charset=utf-8", msg, strlen(msg));
 }
 
-/* The head is complete in c->buf[0..c->len): parse the request line. */
-static void handle(conn *c) {
+/* True when the header name p[0..n) is `lower` (lower case) in any case. */
+static bool name_is(const char *p, size_t n, const char *lower) {
+    if (n != strlen(lower)) {
+        return false;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (tolower((unsigned char)p[i]) != lower[i]) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Reads a Content-Length value v[0..n): digits only, below 10^18. */
+static bool parse_length(const char *v, size_t n, uint64_t *out) {
+    if (n == 0 || n > 18) {
+        return false;
+    }
+    uint64_t x = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (v[i] < '0' || v[i] > '9') {
+            return false;
+        }
+        x = x * 10 + (uint64_t)(v[i] - '0');
+    }
+    *out = x;
+    return true;
+}
+
+/* The body's framing, from the header lines of the head c->buf[0..end):
+ * sets c->drain_left to the body bytes still to come when they are to be
+ * drained (see the top of the file). False for a malformed Content-Length or
+ * two that differ. */
+static bool body_framing(conn *c, size_t end) {
+    const char *p = memchr(c->buf, '\n', end);
+    const char *stop = c->buf + end;
+    bool has_len = false, at_once = false;
+    uint64_t clen = 0;
+    for (p = p ? p + 1 : stop; p < stop;) {
+        const char *eol = memchr(p, '\n', (size_t)(stop - p));
+        const char *next = eol ? eol + 1 : stop;
+        const char *ve = eol ? eol : stop;
+        const char *colon = memchr(p, ':', (size_t)(ve - p));
+        if (colon) {
+            const char *v = colon + 1;
+            while (v < ve && (*v == ' ' || *v == '\t')) {
+                v++;
+            }
+            while (ve > v && (ve[-1] == ' ' || ve[-1] == '\t' || ve[-1] == '\r')) {
+                ve--;
+            }
+            size_t nl = (size_t)(colon - p), vl = (size_t)(ve - v);
+            uint64_t x;
+            if (name_is(p, nl, "content-length")) {
+                if (!parse_length(v, vl, &x) || (has_len && x != clen)) {
+                    return false;
+                }
+                has_len = true;
+                clen = x;
+            } else if (name_is(p, nl, "transfer-encoding") ||
+                       (name_is(p, nl, "expect") && name_is(v, vl, "100-continue"))) {
+                at_once = true;
+            }
+        }
+        p = next;
+    }
+    uint64_t have = c->len - end;
+    c->drain_left = 0;
+    if (has_len && !at_once && clen <= METRICS_MAX_DRAIN && clen > have) {
+        c->drain_left = clen - have;
+    }
+    return true;
+}
+
+/* The head is c->buf[0..end) (body bytes may follow it up to c->len): parse
+ * the request line and the body's framing, and answer. */
+static void handle(conn *c, size_t end) {
     const char *line = c->buf;
     const char *eol = memchr(line, '\n', c->len);
     size_t n = (size_t)(eol - line);
@@ -200,6 +311,10 @@ static void handle(conn *c) {
     if (!sp1 || !sp2 || sp1 == line || sp2 == sp1 + 1 || (size_t)(line + n - (sp2 + 1)) < 5 ||
         memcmp(sp2 + 1, "HTTP/", 5) != 0) {
         answer_text(c, 400, "Bad Request", "bad request\n");
+        return;
+    }
+    if (!body_framing(c, end)) {
+        answer_text(c, 400, "Bad Request", "bad Content-Length\n");
         return;
     }
     size_t mlen = (size_t)(sp1 - line), tlen = (size_t)(sp2 - sp1 - 1);
@@ -232,28 +347,55 @@ static void handle(conn *c) {
     free(t.p);
 }
 
-/* True once the buffer holds the end of the head (an empty line). */
-static bool head_complete(const conn *c) {
+/* Where the head ends (after its empty line) once the buffer holds it, else
+ * 0. */
+static size_t head_end(const conn *c) {
     for (size_t i = 0; i + 1 < c->len; i++) {
-        if (c->buf[i] == '\n' &&
-            (c->buf[i + 1] == '\n' ||
-             (c->buf[i + 1] == '\r' && i + 2 < c->len && c->buf[i + 2] == '\n'))) {
-            return true;
+        if (c->buf[i] == '\n') {
+            if (c->buf[i + 1] == '\n') {
+                return i + 2;
+            }
+            if (c->buf[i + 1] == '\r' && i + 2 < c->len && c->buf[i + 2] == '\n') {
+                return i + 3;
+            }
         }
     }
-    return false;
+    return 0;
 }
 
 static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *b) {
     (void)suggested;
     conn *c = h->data;
+    if (c->answered) { /* draining: the head is parsed, the buffer is free */
+        *b = uv_buf_init(c->buf, (unsigned)sizeof c->buf);
+        return;
+    }
     *b = uv_buf_init(c->buf + c->len, (unsigned)(sizeof c->buf - c->len));
+}
+
+/* Drops body bytes until the declared length has come (or the client has
+ * stopped sending), then answers. */
+static void drain(conn *c, ssize_t nread) {
+    if (!c->draining) {
+        return;
+    }
+    if (nread == UV_EOF) {
+        send_answer(c);
+    } else if (nread < 0) {
+        conn_close(c);
+    } else {
+        c->drain_left -= (uint64_t)nread < c->drain_left ? (uint64_t)nread : c->drain_left;
+        if (c->drain_left == 0) {
+            send_answer(c);
+        }
+    }
 }
 
 static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *b) {
     (void)b;
     conn *c = st->data;
     if (c->answered) {
+        drain(c, nread);
         return;
     }
     if (nread < 0) { /* EOF or error before a full head */
@@ -261,15 +403,12 @@ static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *b) {
         return;
     }
     c->len += (size_t)nread;
-    if (head_complete(c)) {
-        handle(c);
+    size_t end = head_end(c);
+    if (end) {
+        handle(c, end);
     } else if (c->len == sizeof c->buf) {
         answer_text(c, 431, "Request Header Fields Too Large", "request too large\n");
     }
-}
-
-static void on_timeout(uv_timer_t *t) {
-    conn_close(t->data);
 }
 
 static void on_connection(uv_stream_t *server, int status) {
