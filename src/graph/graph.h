@@ -446,6 +446,17 @@ static inline fl_tensor *fl_node_in(const fl_node *n, int i) {
 /* ------------------------------------------------------------------------- */
 
 const fl_attr *fl__node_attr(const fl_node *n, const char *name);
+
+/* Whether two constants (tensor attrs) count as equal for fl__attr_equal;
+ * arg is fl__attr_equal's. */
+typedef bool (*fl_const_eq_fn)(const fl_const *a, const fl_const *b, void *arg);
+/* True when a and b are the same attr: name, kind and value. Strings and
+ * shapes element by element, floats bit for bit, lists in order (the element
+ * kind only when not empty), function references by name and their attrs in
+ * order; attrs without a value are equal. Constants, at any depth, are
+ * compared by const_eq: CSE asks for the same values, a reader test for the
+ * same IR. */
+bool fl__attr_equal(const fl_attr *a, const fl_attr *b, fl_const_eq_fn const_eq, void *arg);
 fl_status fl__attr_get_int(const fl_node *n, const char *name, int64_t *out, fl_diag *d);
 fl_status fl__attr_get_float(const fl_node *n, const char *name, float *out, fl_diag *d);
 fl_status fl__attr_get_bool(const fl_node *n, const char *name, bool *out, fl_diag *d);

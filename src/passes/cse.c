@@ -66,9 +66,12 @@ static bool dedupable(const fl_node *n) {
     return !(n->device && strstr(n->device, "SPU"));
 }
 
-/* ---- attr equality ---- */
+/* ---- attr equality (fl__attr_equal, with CSE's constants) ---- */
 
-static bool const_eq(const fl_const *a, const fl_const *b) {
+/* Two constants are equal when their values are known and the same; a
+ * stripped or undecoded one only to itself. */
+static bool const_eq(const fl_const *a, const fl_const *b, void *arg) {
+    (void)arg;
     if (a == b) {
         return true;
     }
@@ -97,107 +100,6 @@ static bool const_eq(const fl_const *a, const fl_const *b) {
         return memcmp(x->raw, y->raw, (size_t)x->n * fl__dtype_size(x->dtype)) == 0;
     }
     return false;
-}
-
-static bool shape_lit_eq(const fl_shape_lit *a, const fl_shape_lit *b) {
-    if (a->rank != b->rank) {
-        return false;
-    }
-    for (int i = 0; i < a->rank; i++) {
-        if (a->dims[i] != b->dims[i]) {
-            return false;
-        }
-    }
-    return true;
-}
-
-static bool attr_eq(const fl_attr *a, const fl_attr *b);
-
-static bool func_eq(const fl_func_ref *a, const fl_func_ref *b) {
-    if (strcmp(a->name, b->name) != 0 || a->n_attrs != b->n_attrs) {
-        return false;
-    }
-    for (int i = 0; i < a->n_attrs; i++) {
-        if (!attr_eq(&a->attrs[i], &b->attrs[i])) {
-            return false;
-        }
-    }
-    return true;
-}
-
-static bool str_eq(fl_str a, fl_str b) {
-    return a.len == b.len && memcmp(a.p, b.p, a.len) == 0;
-}
-
-static bool list_eq(const fl_attr *a, const fl_attr *b) {
-    if (a->n != b->n || (a->n && a->list_kind != b->list_kind)) {
-        return false;
-    }
-    for (size_t i = 0; i < a->n; i++) {
-        bool eq;
-        switch (a->list_kind) {
-        case FL_ATTR_S:
-            eq = str_eq(a->v.list.s[i], b->v.list.s[i]);
-            break;
-        case FL_ATTR_I:
-            eq = a->v.list.i[i] == b->v.list.i[i];
-            break;
-        case FL_ATTR_F:
-            eq = memcmp(&a->v.list.f[i], &b->v.list.f[i], sizeof(float)) == 0;
-            break;
-        case FL_ATTR_B:
-            eq = a->v.list.b[i] == b->v.list.b[i];
-            break;
-        case FL_ATTR_TYPE:
-            eq = a->v.list.type[i] == b->v.list.type[i];
-            break;
-        case FL_ATTR_SHAPE:
-            eq = shape_lit_eq(&a->v.list.shape[i], &b->v.list.shape[i]);
-            break;
-        case FL_ATTR_TENSOR:
-            eq = const_eq(a->v.list.tensor[i], b->v.list.tensor[i]);
-            break;
-        case FL_ATTR_FUNC:
-            eq = func_eq(&a->v.list.func[i], &b->v.list.func[i]);
-            break;
-        default:
-            eq = false;
-        }
-        if (!eq) {
-            return false;
-        }
-    }
-    return true;
-}
-
-static bool attr_eq(const fl_attr *a, const fl_attr *b) {
-    if (strcmp(a->name, b->name) != 0 || a->kind != b->kind) {
-        return false;
-    }
-    switch (a->kind) {
-    case FL_ATTR_S:
-        return str_eq(a->v.s, b->v.s);
-    case FL_ATTR_I:
-        return a->v.i == b->v.i;
-    case FL_ATTR_F:
-        return memcmp(&a->v.f, &b->v.f, sizeof(float)) == 0;
-    case FL_ATTR_B:
-        return a->v.b == b->v.b;
-    case FL_ATTR_TYPE:
-        return a->v.type == b->v.type;
-    case FL_ATTR_SHAPE:
-        return shape_lit_eq(&a->v.shape, &b->v.shape);
-    case FL_ATTR_TENSOR:
-        return const_eq(a->v.tensor, b->v.tensor);
-    case FL_ATTR_FUNC:
-        return func_eq(&a->v.func, &b->v.func);
-    case FL_ATTR_PLACEHOLDER:
-        return strcmp(a->v.placeholder, b->v.placeholder) == 0;
-    case FL_ATTR_LIST:
-        return list_eq(a, b);
-    default:
-        return true;
-    }
 }
 
 /* ---- node keys ---- */
@@ -356,7 +258,7 @@ static bool node_eq(const fl_node *a, const fl_node *b) {
     }
     for (int i = 0; i < a->n_attrs; i++) {
         const fl_attr *y = fl__node_attr(b, a->attrs[i].name);
-        if (!y || !attr_eq(&a->attrs[i], y)) {
+        if (!y || !fl__attr_equal(&a->attrs[i], y, const_eq, NULL)) {
             return false;
         }
     }

@@ -540,6 +540,33 @@ static void test_cse_kept_when_attrs_differ(void **state) {
     tg_free(g);
 }
 
+/* list(int) attrs compare element by element: two MaxPools with the same
+ * ksize and strides are one; a third whose strides differ in one element
+ * stays. */
+static tg_node *maxpool(tg_graph *g, const char *name, int64_t stride_w) {
+    tg_node *n = tg_add(g, name, "MaxPool", "x", NULL);
+    tg_attr_type(n, "T", F32);
+    tg_attr_ints(n, "ksize", 4, (int64_t[]){1, 2, 2, 1});
+    tg_attr_ints(n, "strides", 4, (int64_t[]){1, 2, stride_w, 1});
+    tg_attr_str(n, "padding", "VALID");
+    tg_attr_str(n, "data_format", "NHWC");
+    return n;
+}
+
+static void test_cse_list_attrs(void **state) {
+    (void)state;
+    tg_graph *g = tg_new();
+    pt_ph(g, "x", 4, (int64_t[]){1, 4, 4, 1});
+    maxpool(g, "m1", 2);
+    maxpool(g, "m2", 2);
+    maxpool(g, "m3", 1);
+    pt_op2(g, "y", "AddV2", "m1", "m2", F32);
+    pt_op1(g, "z", "Neg", "m3", F32);
+    expect_graph(g, "cse",
+                 "x=Placeholder(); m1=MaxPool(x); m3=MaxPool(x); y=AddV2(m1,m1); z=Neg(m3)");
+    tg_free(g);
+}
+
 static void test_cse_kept_when_stateful(void **state) {
     (void)state;
     tg_graph *g = tg_new();
@@ -1205,6 +1232,7 @@ int main(void) {
         cmocka_unit_test(test_fold_kept_when_output_preserved_multi),
         cmocka_unit_test(test_cse_merges_duplicates),
         cmocka_unit_test(test_cse_kept_when_attrs_differ),
+        cmocka_unit_test(test_cse_list_attrs),
         cmocka_unit_test(test_cse_kept_when_stateful),
         cmocka_unit_test(test_cse_kept_when_preserved),
         cmocka_unit_test(test_cse_lone_reader_found_later),
