@@ -12,7 +12,12 @@
  *    dim_param or absent dim) and _dim_names (the dim_params, "" for none):
  *    shape inference makes a dim_param the symbol of that name (so
  *    `--bind batch=8` binds it) and a dim without value or name the symbol
- *    INPUT.AXIS, as for TensorFlow;
+ *    INPUT.AXIS, as for TensorFlow; a sequence(tensor) input is a variant
+ *    of shape [count, element dims...] (count the symbol INPUT.0), an
+ *    optional(tensor) input a variant of its element's shape, an
+ *    optional(sequence(tensor)) one as a sequence; they carry the element's
+ *    dtype in _elem_dtype and _container ("sequence", "optional",
+ *    "optional_sequence"), which the sequence ops read (onnxops/sequence.c);
  *  - a Constant node becomes a node of kind Const (op "Constant");
  *  - every other node keeps its op_type as op and is looked up in the
  *    registry under its qualified name (ops.def: "onnx::Conv",
@@ -500,8 +505,115 @@ static fl_status import_initializers(imp *im, const Onnx__GraphProto *gp) {
     return FL_OK;
 }
 
-static fl_status import_inputs(imp *im, const Onnx__GraphProto *gp) {
+/* What a graph input holds: a tensor, or a sequence or optional of one. */
+typedef enum in_container {
+    IN_TENSOR,
+    IN_SEQUENCE,
+    IN_OPTIONAL,
+    IN_OPTIONAL_SEQUENCE
+} in_container;
+
+/* The tensor type of graph input n's type proto tp, and what holds it:
+ * tensor, sequence(tensor), optional(tensor), optional(sequence(tensor)).
+ * Maps, sparse tensors and deeper nestings are refused. */
+static fl_status input_type(imp *im, fl_node *n, const Onnx__TypeProto *tp, in_container *kind,
+                            const Onnx__TypeProto__Tensor **out) {
+    *kind = IN_TENSOR;
+    if (tp && tp->value_case == ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE && tp->optional_type) {
+        *kind = IN_OPTIONAL;
+        tp = tp->optional_type->elem_type;
+    }
+    if (tp && tp->value_case == ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE && tp->sequence_type) {
+        *kind = *kind == IN_OPTIONAL ? IN_OPTIONAL_SEQUENCE : IN_SEQUENCE;
+        tp = tp->sequence_type->elem_type;
+    }
+    if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type) {
+        return fl__node_fail(im->d, FL_EUNSUPPORTED, n,
+                             "graph input is not a tensor, a sequence of tensors or an optional "
+                             "of either (a map, sparse tensor or nested sequence input is not "
+                             "supported; field: graph.input.type)");
+    }
+    *out = tp->tensor_type;
+    return FL_OK;
+}
+
+/* Placeholder n's attrs from its tensor type tt: dtype, and when tt has a
+ * shape, shape and _dim_names. A sequence input is a variant of shape
+ * [count, element dims...] (its count a free dim, so the symbol INPUT.0);
+ * an optional input a variant of its element's shape; both carry the
+ * element's dtype in _elem_dtype and what holds it in _container
+ * ("sequence", "optional", "optional_sequence"). */
+static fl_status input_attrs(imp *im, fl_node *n, in_container kind,
+                             const Onnx__TypeProto__Tensor *tt) {
+    static const char *const container[] = {"", "sequence", "optional", "optional_sequence"};
     fl_graph *g = im->g;
+    fl_dtype dt = fl__onnx_dtype(tt->elem_type);
+    if (dt == FL_DT_INVALID) {
+        return dtype_fail(im, n, "graph input", "graph.input.type.tensor_type.elem_type",
+                          tt->elem_type);
+    }
+    const Onnx__TensorShapeProto *sp = tt->shape;
+    int lead = kind == IN_SEQUENCE || kind == IN_OPTIONAL_SEQUENCE; /* the count */
+    int rank = sp ? (int)sp->n_dim + lead : -1;
+    if (rank > 254) {
+        return fl__node_fail(im->d, FL_EUNSUPPORTED, n,
+                             "graph input has more than 254 dims, foldline's limit");
+    }
+    int64_t *lit = fl__arena_calloc(g->arena, rank > 0 ? (size_t)rank : 1, sizeof(int64_t));
+    fl_str *names = fl__arena_calloc(g->arena, rank > 0 ? (size_t)rank : 1, sizeof(fl_str));
+    n->attrs = fl__arena_calloc(g->arena, 5, sizeof(fl_attr));
+    if (!lit || !names || !n->attrs || fl__node_alloc_outputs(g, n, 1) != FL_OK) {
+        return fl__diag_oom(im->d);
+    }
+    for (int k = 0; k < rank; k++) {
+        lit[k] = -1;
+        names[k].p = "";
+        if (k < lead) {
+            continue;
+        }
+        const Onnx__TensorShapeProto__Dimension *dm = sp->dim[k - lead];
+        if (dm->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
+            dm->dim_value >= 0) {
+            lit[k] = dm->dim_value;
+        } else if (dm->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE) {
+            return fl__node_fail(im->d, FL_EINVAL, n,
+                                 "graph input dim %d is negative (field: "
+                                 "graph.input.type.tensor_type.shape.dim)",
+                                 k - lead);
+        } else if (dm->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM &&
+                   dm->dim_param && *dm->dim_param) {
+            names[k].p = dm->dim_param;
+            names[k].len = strlen(dm->dim_param);
+        }
+    }
+    n->attrs[0] = fl__attr_make_type(g, "dtype", kind == IN_TENSOR ? dt : FL_DT_VARIANT);
+    n->n_attrs = 1;
+    if (rank >= 0) {
+        /* The Placeholder's shape attr, and the names of its free dims
+         * (dim_param; "" for none) in _dim_names: shape inference makes
+         * them symbols of those names (others INPUT.AXIS). */
+        n->attrs[1].name = "shape";
+        n->attrs[1].kind = FL_ATTR_SHAPE;
+        n->attrs[1].v.shape.rank = rank;
+        n->attrs[1].v.shape.dims = lit;
+        n->attrs[2].name = "_dim_names";
+        n->attrs[2].kind = FL_ATTR_LIST;
+        n->attrs[2].list_kind = FL_ATTR_S;
+        n->attrs[2].n = (size_t)rank;
+        n->attrs[2].v.list.s = names;
+        n->n_attrs = 3;
+    }
+    if (kind != IN_TENSOR) {
+        n->attrs[n->n_attrs++] = fl__attr_make_type(g, "_elem_dtype", dt);
+        n->attrs[n->n_attrs++] = fl__attr_make_str(g, "_container", container[kind]);
+        if (!n->attrs[n->n_attrs - 1].v.s.p || !n->attrs[n->n_attrs - 2].name) {
+            return fl__diag_oom(im->d);
+        }
+    }
+    return FL_OK;
+}
+
+static fl_status import_inputs(imp *im, const Onnx__GraphProto *gp) {
     for (size_t i = 0; i < gp->n_input; i++) {
         const Onnx__ValueInfoProto *vi = gp->input[i];
         if (!vi->name || !*vi->name) {
@@ -522,71 +634,15 @@ static fl_status import_inputs(imp *im, const Onnx__GraphProto *gp) {
             return fl__node_fail(im->d, FL_EINVAL, n,
                                  "graph input has no type (field: graph.input.type)");
         }
-        if (tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type) {
-            return fl__node_fail(im->d, FL_EUNSUPPORTED, n,
-                                 "graph input is not a tensor (a sequence, map, optional or "
-                                 "sparse tensor input is not supported; field: graph.input.type)");
+        in_container kind;
+        const Onnx__TypeProto__Tensor *tt = NULL;
+        fl_status st = input_type(im, n, tp, &kind, &tt);
+        if (st == FL_OK) {
+            st = input_attrs(im, n, kind, tt);
         }
-        const Onnx__TypeProto__Tensor *tt = tp->tensor_type;
-        fl_dtype dt = fl__onnx_dtype(tt->elem_type);
-        if (dt == FL_DT_INVALID) {
-            return dtype_fail(im, n, "graph input", "graph.input.type.tensor_type.elem_type",
-                              tt->elem_type);
+        if (st == FL_OK) {
+            st = def_value(im, n, vi->name, 0, "graph.input");
         }
-        const Onnx__TensorShapeProto *sp = tt->shape;
-        int rank = sp ? (int)sp->n_dim : -1;
-        if (rank > 254) {
-            return fl__node_fail(im->d, FL_EUNSUPPORTED, n,
-                                 "graph input has more than 254 dims, foldline's limit");
-        }
-        int64_t *lit = fl__arena_calloc(g->arena, rank > 0 ? (size_t)rank : 1, sizeof(int64_t));
-        fl_str *names = fl__arena_calloc(g->arena, rank > 0 ? (size_t)rank : 1, sizeof(fl_str));
-        if (!lit || !names || fl__node_alloc_outputs(g, n, 1) != FL_OK) {
-            return fl__diag_oom(im->d);
-        }
-        for (int k = 0; k < rank; k++) {
-            const Onnx__TensorShapeProto__Dimension *dm = sp->dim[k];
-            lit[k] = -1;
-            names[k].p = "";
-            if (dm->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
-                dm->dim_value >= 0) {
-                lit[k] = dm->dim_value;
-                continue;
-            }
-            if (dm->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE) {
-                return fl__node_fail(im->d, FL_EINVAL, n,
-                                     "graph input dim %d is negative (field: "
-                                     "graph.input.type.tensor_type.shape.dim)",
-                                     k);
-            }
-            if (dm->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM &&
-                dm->dim_param && *dm->dim_param) {
-                names[k].p = dm->dim_param;
-                names[k].len = strlen(dm->dim_param);
-            }
-        }
-        n->attrs = fl__arena_calloc(g->arena, 3, sizeof(fl_attr));
-        if (!n->attrs) {
-            return fl__diag_oom(im->d);
-        }
-        n->attrs[0] = fl__attr_make_type(g, "dtype", dt);
-        n->n_attrs = 1;
-        if (rank >= 0) {
-            /* The Placeholder's shape attr, and the names of its free dims
-             * (dim_param; "" for none) in _dim_names: shape inference makes
-             * them symbols of those names (others INPUT.AXIS). */
-            n->attrs[1].name = "shape";
-            n->attrs[1].kind = FL_ATTR_SHAPE;
-            n->attrs[1].v.shape.rank = rank;
-            n->attrs[1].v.shape.dims = lit;
-            n->attrs[2].name = "_dim_names";
-            n->attrs[2].kind = FL_ATTR_LIST;
-            n->attrs[2].list_kind = FL_ATTR_S;
-            n->attrs[2].n = (size_t)rank;
-            n->attrs[2].v.list.s = names;
-            n->n_attrs = 3;
-        }
-        fl_status st = def_value(im, n, vi->name, 0, "graph.input");
         if (st != FL_OK) {
             return st;
         }

@@ -130,6 +130,36 @@ void ob_input(ob_model *m, const char *name, int elem_type, int rank, const int6
     m->inputs[m->graph.n_input++] = v;
 }
 
+void ob_input_wrap(ob_model *m, const char *how) {
+    Onnx__ValueInfoProto *v = m->inputs[m->graph.n_input - 1];
+    for (; *how; how++) {
+        Onnx__TypeProto *t = ob_alloc(m, sizeof(*t));
+        onnx__type_proto__init(t);
+        if (*how == 's') {
+            Onnx__TypeProto__Sequence *sq = ob_alloc(m, sizeof(*sq));
+            onnx__type_proto__sequence__init(sq);
+            sq->elem_type = v->type;
+            t->value_case = ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE;
+            t->sequence_type = sq;
+        } else if (*how == 'o') {
+            Onnx__TypeProto__Optional *op = ob_alloc(m, sizeof(*op));
+            onnx__type_proto__optional__init(op);
+            op->elem_type = v->type;
+            t->value_case = ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE;
+            t->optional_type = op;
+        } else {
+            Onnx__TypeProto__Map *mp = ob_alloc(m, sizeof(*mp));
+            onnx__type_proto__map__init(mp);
+            mp->has_key_type = 1;
+            mp->key_type = OB_INT64;
+            mp->value_type = v->type;
+            t->value_case = ONNX__TYPE_PROTO__VALUE_MAP_TYPE;
+            t->map_type = mp;
+        }
+        v->type = t;
+    }
+}
+
 static Onnx__TensorProto *ob_tensor(ob_model *m, const char *name, int type, int rank,
                                     const int64_t *dims) {
     Onnx__TensorProto *t = ob_alloc(m, sizeof(*t));

@@ -37,6 +37,10 @@ void ob_opset(ob_model *m, const char *domain, int64_t version);
  * shape. */
 void ob_input(ob_model *m, const char *name, int elem_type, int rank, const int64_t *dims,
               const char *const *params);
+/* Wraps the type of the last graph input added: each letter of `how`, in
+ * order, in a sequence ('s'), an optional ('o') or as a map's value with
+ * int64 keys ('m'): "so" makes optional(sequence(tensor)). */
+void ob_input_wrap(ob_model *m, const char *how);
 /* A float initializer of zeros in raw_data, or with empty raw_data
  * (stripped). */
 Onnx__TensorProto *ob_init_f(ob_model *m, const char *name, int rank, const int64_t *dims,

@@ -452,6 +452,164 @@ static void test_sequence_bad(void **state) {
     }
 }
 
+/* The sequence-input model of test_sequence_inputs: xs sequence(float
+ * [2,8]), us sequence(float) (no element shape), o optional(float [3,4]),
+ * os optional(sequence(int64 [5])). */
+static ob_model *seq_input_model(void) {
+    ob_model *m = ob_new(24);
+    ob_input(m, "xs", OB_FLOAT, 2, (int64_t[]){2, 8}, NULL);
+    ob_input_wrap(m, "s");
+    ob_input(m, "us", OB_FLOAT, -1, NULL, NULL);
+    ob_input_wrap(m, "s");
+    ob_input(m, "o", OB_FLOAT, 2, (int64_t[]){3, 4}, NULL);
+    ob_input_wrap(m, "o");
+    ob_input(m, "os", OB_INT64, 1, (int64_t[]){5}, NULL);
+    ob_input_wrap(m, "so");
+    ob_input(m, "pos", OB_INT64, 0, NULL, NULL);
+    ob_input(m, "t", OB_FLOAT, 2, (int64_t[]){2, 8}, NULL);
+    ob_init_i64(m, "zero", 0, NULL, (int64_t[]){0});
+    ob_init_i64(m, "one", 0, NULL, (int64_t[]){1});
+    ob_init_i64(m, "two", 0, NULL, (int64_t[]){2});
+    ob_init_f(m, "w", 2, (int64_t[]){8, 4}, false);
+    ob_node(m, "SequenceLength", "len", "xs", "l");
+    ob_node(m, "Range", "rg", "zero,l,one", "r");
+    ob_attr_i(m, ob_node(m, "ConcatFromSequence", "cat", "xs", "c"), "axis", 0);
+    ob_node(m, "MatMul", "mm", "c,w", "y");
+    Onnx__NodeProto *st = ob_node(m, "ConcatFromSequence", "stack", "xs", "st");
+    ob_attr_i(m, st, "axis", 1);
+    ob_attr_i(m, st, "new_axis", 1);
+    ob_node(m, "SequenceAt", "at", "xs,pos", "e");
+    ob_node(m, "SequenceAt", "at2", "xs,two", "e2");
+    ob_node(m, "SequenceInsert", "ins", "xs,t", "xi");
+    ob_node(m, "SequenceLength", "len2", "xi", "l2");
+    ob_node(m, "Range", "rg2", "zero,l2,one", "r2");
+    ob_node(m, "SequenceAt", "uat", "us,one", "ue");
+    ob_node(m, "OptionalGetElement", "oget", "o", "og");
+    ob_node(m, "OptionalHasElement", "ohas", "o", "oh");
+    ob_node(m, "OptionalGetElement", "osget", "os", "osg");
+    ob_node(m, "SequenceAt", "osat", "osg,zero", "ose");
+    ob_node(m, "OptionalHasElement", "xshas", "xs", "xh");
+    ob_attr_i(m, ob_node(m, "Cast", "xhc", "xh", "xhi"), "to", 7);
+    ob_node(m, "Range", "rh", "zero,xhi,one", "rhv");
+    static const char *const outs[] = {"r",  "y",  "st", "e",   "e2", "r2",
+                                       "ue", "og", "oh", "ose", "rhv"};
+    for (size_t i = 0; i < sizeof outs / sizeof outs[0]; i++) {
+        ob_output(m, outs[i]);
+    }
+    return m;
+}
+
+static fl_report *run_opts(ob_model *m, fl_options *o, fl_status want) {
+    size_t len;
+    uint8_t *buf = ob_pack(m, &len);
+    o->per_node = true;
+    fl_report *r = NULL;
+    fl_status st = fl_analyze(buf, len, o, &r);
+    free(buf);
+    if (st != want) {
+        printf("status %d: %s\n", st, r && r->error ? r->error : "?");
+    }
+    assert_int_equal(st, want);
+    return r;
+}
+
+/* Sequence-typed graph inputs. xs, a sequence of float [2,8], is a variant
+ * [xs.0,2,8]: SequenceLength is xs.0 (Range [xs.0]); its elements
+ * concatenated along 0 are [2*xs.0,8], and their MatMul with w [8,4] counts
+ * 2*xs.0*8*4 = 64*xs.0 MACs, 128*xs.0 FLOPs; stacked on a new axis 1: [2,xs.0,
+ * 8]; any element is [2,8]; inserting t makes xs.0 + 1 elements. us has no
+ * element shape: its element is unknown (the node is reported with an
+ * unknown shape). o (optional float [3,4]): its element is float [3,4],
+ * whether it has one is data (no value); os (optional sequence of int64
+ * [5]): its element's elements are int64 [5]. A sequence input always has
+ * a value: OptionalHasElement(xs) is true (Range [1]).
+ * Bound (--bind xs.0=3, --input us=3,2,2): Range [3], concat [6,8], MACs
+ * 64 * 3 = 192, FLOPs 384, stacked [2,3,8], 4 elements after the insert,
+ * element 1 of us [2,2]. Position 3 of xs's 3 elements is out of range. */
+static void test_sequence_inputs(void **state) {
+    (void)state;
+    ob_model *m = seq_input_model();
+    fl_options o;
+    fl_options_init(&o);
+    fl_report *r = run_opts(m, &o, FL_OK);
+    assert_int_equal(r->n_unknown_ops, 0);
+    assert_string_equal(oc_node(r, "rg")->outputs[0].shape, "[xs.0]");
+    assert_string_equal(oc_node(r, "cat")->outputs[0].shape, "[2*xs.0,8]");
+    const fl_report_node *mm = oc_node(r, "mm");
+    assert_string_equal(mm->macs.text, "64*xs.0");
+    assert_string_equal(mm->flops.text, "128*xs.0");
+    assert_string_equal(oc_node(r, "stack")->outputs[0].shape, "[2,xs.0,8]");
+    assert_string_equal(oc_node(r, "at")->outputs[0].shape, "[2,8]");
+    assert_string_equal(oc_node(r, "at2")->outputs[0].shape, "[2,8]");
+    assert_string_equal(oc_node(r, "rg2")->outputs[0].shape, "[xs.0 + 1]");
+    assert_string_equal(oc_node(r, "uat")->outputs[0].shape, "?");
+    assert_string_equal(oc_node(r, "oget")->outputs[0].dtype, "float");
+    assert_string_equal(oc_node(r, "oget")->outputs[0].shape, "[3,4]");
+    assert_string_equal(oc_node(r, "ohas")->outputs[0].dtype, "bool");
+    assert_string_equal(oc_node(r, "osat")->outputs[0].dtype, "int64");
+    assert_string_equal(oc_node(r, "osat")->outputs[0].shape, "[5]");
+    assert_string_equal(oc_node(r, "rh")->outputs[0].shape, "[1]");
+    fl_report_free(r);
+
+    fl_symbol_binding sb = {"xs.0", 3};
+    fl_input_binding ib = {.name = "us", .rank = 3, .dims = (int64_t[]){3, 2, 2}};
+    o.symbols = &sb;
+    o.n_symbols = 1;
+    o.inputs = &ib;
+    o.n_inputs = 1;
+    r = run_opts(m, &o, FL_OK);
+    assert_string_equal(oc_node(r, "rg")->outputs[0].shape, "[3]");
+    assert_string_equal(oc_node(r, "cat")->outputs[0].shape, "[6,8]");
+    oc_assert_cost(oc_node(r, "mm"), 384, 192);
+    assert_string_equal(oc_node(r, "stack")->outputs[0].shape, "[2,3,8]");
+    assert_string_equal(oc_node(r, "rg2")->outputs[0].shape, "[4]");
+    assert_string_equal(oc_node(r, "uat")->outputs[0].shape, "[2,2]");
+    assert_true(r->complete);
+    fl_report_free(r);
+    ob_free(m);
+
+    m = seq_input_model();
+    ob_init_i64(m, "three", 0, NULL, (int64_t[]){3});
+    ob_node(m, "SequenceAt", "at3", "xs,three", "e3");
+    ob_output(m, "e3");
+    r = run_opts(m, &o, FL_EINVAL);
+    assert_non_null(strstr(r->error, "node 'at3' (SequenceAt): input 1 (position) 3 is out of "
+                                     "range for a sequence of 3 elements"));
+    fl_report_free(r);
+    ob_free(m);
+}
+
+/* A sequence input bound to a scalar, and input types foldline does not
+ * read (a map, a sequence of sequences) are refused naming the input. */
+static void test_sequence_inputs_bad(void **state) {
+    (void)state;
+    static const char *const want[] = {
+        "graph input is a sequence: its shape is [count, element dims...], not a scalar",
+        "graph input is not a tensor, a sequence of tensors or an optional of either",
+        "graph input is not a tensor, a sequence of tensors or an optional of either",
+    };
+    static const char *const wrap[] = {"s", "m", "ss"};
+    static const fl_status code[] = {FL_EUSAGE, FL_EUNSUPPORTED, FL_EUNSUPPORTED};
+    for (int i = 0; i < 3; i++) {
+        ob_model *m = ob_new(24);
+        ob_input(m, "q", OB_FLOAT, -1, NULL, NULL);
+        ob_input_wrap(m, wrap[i]);
+        ob_node(m, "SequenceLength", "len", "q", "y");
+        ob_output(m, "y");
+        fl_options o;
+        fl_options_init(&o);
+        fl_input_binding ib = {.name = "q", .rank = 0, .dims = NULL};
+        o.inputs = &ib;
+        o.n_inputs = i == 0;
+        fl_report *r = run_opts(m, &o, code[i]);
+        printf("%s\n", r->error);
+        assert_non_null(strstr(r->error, "'q'"));
+        assert_non_null(strstr(r->error, want[i]));
+        fl_report_free(r);
+        ob_free(m);
+    }
+}
+
 /* The ai.onnx.ml models a registry meets, counted by ml.c's rules:
  * TreeEnsembleRegressor X [5,3] with nodes_modes of 2 branches and 3 leaves:
  * Y [5,1], 5 * 2 = 10 comparisons. TreeEnsembleClassifier X [4,3], 3
@@ -824,6 +982,8 @@ int main(void) {
         cmocka_unit_test(test_deform_conv_bad),
         cmocka_unit_test(test_sequence_optional),
         cmocka_unit_test(test_sequence_bad),
+        cmocka_unit_test(test_sequence_inputs),
+        cmocka_unit_test(test_sequence_inputs_bad),
         cmocka_unit_test(test_bad_attrs),
         cmocka_unit_test(test_unknown_domain_and_opset),
         cmocka_unit_test(test_opset25_dtypes),

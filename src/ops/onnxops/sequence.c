@@ -12,8 +12,12 @@
  * count is a known number (at most SEQ_MAX elements of rank at most
  * SEQ_RANK), else the count (a number, a formula of the shapes, or unknown)
  * and a shape every element has (the elements merged: a dim where they
- * differ is unknown). A sequence made elsewhere (a graph input, an If or
- * Loop output, SequenceMap) is unknown: what its users output has an
+ * differ is unknown). A sequence graph input is a variant of shape
+ * [count, element dims...] (the ONNX importer: count the symbol INPUT.0
+ * unless bound, element dims from the type proto or an --input binding),
+ * its elements listed when the count is a known number; an optional graph
+ * input is a variant of its element's shape. A sequence made elsewhere (an
+ * If or Loop output, SequenceMap) is unknown: what its users output has an
  * unknown shape, and the nodes after them are reported incomplete, never
  * counted as zero.
  *
@@ -50,27 +54,18 @@
  * (SequenceConstruct's, SequenceInsert's, SplitToSequence's inputs) and
  * written (SequenceAt's, ConcatFromSequence's outputs).
  */
+#include "ops/onnxops/sequence.h"
+
 #include "ops/onnxops/util.h"
 
 #include <string.h>
 
-#define SEQ_MAX   64
-#define SEQ_RANK  8
+#define SEQ_MAX   FL_OX_SEQ_MAX
+#define SEQ_RANK  FL_OX_SEQ_RANK
 #define SEQ_CHAIN 256
 
-typedef struct seq_elem {
-    int rank; /* -1: unknown */
-    fl_sym d[SEQ_RANK];
-} seq_elem;
-
-typedef struct seq_info {
-    bool known;   /* false: nothing is known of the sequence */
-    int dtype;    /* the elements' dtype; FL_DT_INVALID when unknown */
-    int n;        /* listed elements e[0..n); -1: not listed (count, uni) */
-    fl_sym count; /* the element count when not listed */
-    seq_elem uni; /* a shape every element has, when not listed */
-    seq_elem e[SEQ_MAX];
-} seq_info;
+typedef fl_ox_seq_elem seq_elem;
+typedef fl_ox_seq seq_info;
 
 static void elem_of(const fl_shape *s, seq_elem *e) {
     e->rank = s->rank >= 0 && s->rank <= SEQ_RANK ? s->rank : -1;
@@ -270,6 +265,43 @@ static fl_status split_origin(fl_ctx *c, const fl_node *p, seq_info *s) {
     return FL_OK;
 }
 
+/* The container graph input p is (the ONNX importer's _container attr:
+ * "sequence", "optional", "optional_sequence"), "" for any other node. */
+static const char *container_of(const fl_node *p) {
+    const fl_attr *a = p->kind == FL_OP_PLACEHOLDER ? fl__node_attr(p, "_container") : NULL;
+    return a && a->kind == FL_ATTR_S && a->v.s.p ? a->v.s.p : "";
+}
+
+/* A sequence graph input: a variant of shape [count, element dims...] (its
+ * attr _elem_dtype the elements' dtype); the elements are listed when the
+ * count is a known number. */
+static fl_status input_origin(fl_ctx *c, const fl_node *p, seq_info *s) {
+    const fl_attr *dt = fl__node_attr(p, "_elem_dtype");
+    const fl_shape *sh = &p->outputs[0].shape;
+    s->dtype = dt && dt->kind == FL_ATTR_TYPE ? dt->v.type : FL_DT_INVALID;
+    s->n = -1;
+    if (sh->rank == 0) {
+        return fl__node_fail(c->d, FL_EUSAGE, p,
+                             "graph input is a sequence: its shape is [count, element dims...], "
+                             "not a scalar");
+    }
+    if (sh->rank < 0) {
+        return FL_OK;
+    }
+    s->count = sh->dims[0];
+    s->uni.rank = sh->rank - 1 <= SEQ_RANK ? sh->rank - 1 : -1;
+    for (int i = 0; i < s->uni.rank; i++) {
+        s->uni.d[i] = sh->dims[i + 1];
+    }
+    if (fl_sym_is_known(s->count) && s->count.k <= SEQ_MAX) {
+        s->n = (int)s->count.k;
+        for (int i = 0; i < s->n; i++) {
+            s->e[i] = s->uni;
+        }
+    }
+    return FL_OK;
+}
+
 /* The sequence `p` makes when it is where sequences are made; false else. */
 static fl_status seq_origin(fl_ctx *c, const fl_node *p, seq_info *s, bool *found) {
     *found = true;
@@ -301,6 +333,13 @@ static fl_status seq_origin(fl_ctx *c, const fl_node *p, seq_info *s, bool *foun
     }
     case FL_OP_ONNX_SPLIT_TO_SEQUENCE:
         return split_origin(c, p, s);
+    case FL_OP_PLACEHOLDER:
+        if (strstr(container_of(p), "sequence")) {
+            return input_origin(c, p, s);
+        }
+        s->known = false;
+        *found = false;
+        return FL_OK;
     default:
         s->known = false;
         *found = false;
@@ -324,8 +363,8 @@ static const fl_node *seq_link(const fl_node *p) {
     }
 }
 
-/* What is known of the sequence at n's input `in` (s->known false: nothing). */
-static fl_status seq_read(fl_ctx *c, const fl_node *n, int in, seq_info *s) {
+/* What is known of the sequence node p makes (s->known false: nothing). */
+static fl_status seq_read_from(fl_ctx *c, const fl_node *p, seq_info *s) {
     const fl_node *chain[SEQ_CHAIN];
     int len = 0;
     s->known = false;
@@ -333,7 +372,6 @@ static fl_status seq_read(fl_ctx *c, const fl_node *n, int in, seq_info *s) {
     s->n = -1;
     s->count = fl_sym_unknown();
     s->uni.rank = -1;
-    const fl_node *p = in < n->n_inputs ? n->inputs[in].node : NULL;
     bool found = false;
     fl_status st = FL_OK;
     while (p && len < SEQ_CHAIN && (st = seq_origin(c, p, s, &found)) == FL_OK && !found) {
@@ -348,6 +386,15 @@ static fl_status seq_read(fl_ctx *c, const fl_node *n, int in, seq_info *s) {
         }
     }
     return st;
+}
+
+/* What is known of the sequence at n's input `in`. */
+static fl_status seq_read(fl_ctx *c, const fl_node *n, int in, seq_info *s) {
+    return seq_read_from(c, in < n->n_inputs ? n->inputs[in].node : NULL, s);
+}
+
+fl_status fl__ox_seq_describe(fl_ctx *c, const fl_node *p, fl_ox_seq *out) {
+    return seq_read_from(c, p, out);
 }
 
 /* Sequence and optional producers: a variant scalar; SequenceInsert,
@@ -482,23 +529,33 @@ static fl_status infer_concat(fl_ctx *c, fl_node *n) {
     return st == FL_OK ? set_elem(c, n, s.dtype, &out) : st;
 }
 
-/* The Optional node n's input `in` comes from (through Identity); NULL. */
-static const fl_node *optional_source(const fl_node *n, int in) {
+/* The node n's input `in` comes from, through Identity; NULL. */
+static const fl_node *source_of(const fl_node *n, int in) {
     const fl_node *p = in < n->n_inputs ? n->inputs[in].node : NULL;
     for (int i = 0; p && i < SEQ_CHAIN && p->kind == FL_OP_ONNX_IDENTITY; i++) {
         p = p->n_inputs > 0 ? p->inputs[0].node : NULL;
     }
+    return p;
+}
+
+/* The Optional node n's input `in` comes from (through Identity); NULL. */
+static const fl_node *optional_source(const fl_node *n, int in) {
+    const fl_node *p = source_of(n, in);
     return p && p->kind == FL_OP_ONNX_OPTIONAL ? p : NULL;
 }
 
+/* OptionalHasElement: known for an Optional, an absent input, a tensor and
+ * a sequence graph input (true); an optional graph input's is data. */
 static fl_status infer_opt_has(fl_ctx *c, fl_node *n) {
     fl_status st = fl__op_set_output(c, n, 0, FL_DT_BOOL, 0, NULL);
     const fl_node *o = optional_source(n, 0);
+    const fl_node *src = source_of(n, 0);
     int has = fl__ox_absent(n, 0) ? 0
               : o                 ? !fl__ox_absent(o, 0)
               : fl_node_in(n, 0)->dtype != FL_DT_VARIANT && fl_node_in(n, 0)->dtype != FL_DT_INVALID
                   ? 1
-                  : -1;
+              : src && strcmp(container_of(src), "sequence") == 0 ? 1
+                                                                  : -1;
     if (st != FL_OK || has < 0) {
         return st;
     }
@@ -511,7 +568,10 @@ static fl_status infer_opt_has(fl_ctx *c, fl_node *n) {
     return FL_OK;
 }
 
-/* OptionalGetElement: the element of an Optional, a tensor input itself. */
+/* OptionalGetElement: the element of an Optional, a tensor input itself; of
+ * an optional(tensor) graph input its element's dtype and shape, of a
+ * sequence or optional(sequence) graph input the sequence (a variant of its
+ * [count, element dims...]). */
 static fl_status infer_opt_get(fl_ctx *c, fl_node *n) {
     const fl_node *o = optional_source(n, 0);
     if (o && fl__ox_absent(o, 0)) {
@@ -519,6 +579,16 @@ static fl_status infer_opt_get(fl_ctx *c, fl_node *n) {
                              o->name);
     }
     const fl_tensor *t = o ? fl_node_in(o, 0) : fl_node_in(n, 0);
+    const fl_node *src = source_of(n, 0);
+    const char *kind = src ? container_of(src) : "";
+    if (!o && strcmp(kind, "optional") == 0) {
+        const fl_attr *dt = fl__node_attr(src, "_elem_dtype");
+        int d = dt && dt->kind == FL_ATTR_TYPE ? dt->v.type : FL_DT_INVALID;
+        return fl__op_set_output(c, n, 0, d, t->shape.rank, t->shape.dims);
+    }
+    if (!o && strstr(kind, "sequence")) {
+        return fl__op_set_output(c, n, 0, FL_DT_VARIANT, t->shape.rank, t->shape.dims);
+    }
     if (!o && (t->dtype == FL_DT_VARIANT || t->dtype == FL_DT_INVALID)) {
         return fl__op_set_output(c, n, 0, FL_DT_INVALID, -1, NULL);
     }
