@@ -52,6 +52,13 @@ int fl__import_sniff_savedmodel(const uint8_t *buf, size_t len);
 fl_status fl__import_onnx(fl_graph *g, const uint8_t *buf, size_t len, const fl_import_opts *o,
                           fl_diag *d);
 
+/* The raw_data bytes of an ONNX constant as its TensorProto holds them
+ * (external data resolved; sub-byte types packed, the first element in the
+ * low bits), *len of them; NULL when k has no such TensorProto or is
+ * stripped. For readers of packed types whose values the importer does
+ * not decode (int4, uint4). */
+const uint8_t *fl__onnx_const_raw(const fl_const *k, size_t *len);
+
 /* The other files of a model made of several (TF.js shards, ONNX external
  * data), borrowed. */
 typedef struct fl_import_files {

@@ -1309,3 +1309,13 @@ int fl__import_sniff_onnx(const uint8_t *buf, size_t len) {
     }
     return 0;
 }
+
+const uint8_t *fl__onnx_const_raw(const fl_const *k, size_t *len) {
+    const Onnx__TensorProto *p = k ? k->src : NULL;
+    if (!p || ((const ProtobufCMessage *)p)->descriptor != &onnx__tensor_proto__descriptor ||
+        k->stripped || !p->raw_data.len || !p->raw_data.data) {
+        return NULL;
+    }
+    *len = p->raw_data.len;
+    return p->raw_data.data;
+}

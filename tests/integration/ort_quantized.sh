@@ -23,7 +23,9 @@
 # (`test_onnx_qdq --write DIR`: MatMul and Gemm without Q, Where, ArgMax,
 # Split) and of QDQ propagation (`test_onnx_qdq_prop --write DIR`: a
 # QuantizeLinear moved backward across a Transpose or MaxPool to a Conv or a
-# graph input, a DequantizeLinear forward across a Reshape to a Conv),
+# graph input, a DequantizeLinear forward across a Reshape to a Conv) and
+# of MatMulNBits (`test_onnx_qdq_nbits --write DIR`: int4/uint4 blockwise
+# weights with and without zero points, re-laid by foldline),
 # refilled the same way: optimize must apply the rule the file is named
 # after once, foldline's graph has the operators of ORT's 'extended' graph
 # of the model (the whole census), and its outputs equal ORT's 'extended'
@@ -33,13 +35,14 @@
 # installs it). Skipped (exit 77) without node, onnxruntime-node or
 # fl_onnxfill.
 # Usage: ort_quantized.sh FOLDLINE_BINARY TEST_DATA_DIR FL_ONNXFILL TEST_ONNX_QDQ
-#        TEST_ONNX_QDQ_PROP
+#        TEST_ONNX_QDQ_PROP TEST_ONNX_QDQ_NBITS
 set -u
 bin="$1"
 data="$2"
 fill="$3"
 qdq_test="$4"
 prop_test="$5"
+nbits_test="$6"
 here=$(cd "$(dirname "$0")" && pwd)
 build=$(cd "$(dirname "$bin")" && pwd)
 . "$here/../cli/checks.bash"
@@ -145,7 +148,7 @@ print(("same " if a == b else "DIFFERENT ") + " ".join(f"{k}={v}" for k, v in so
       ("" if a == b else " (foldline: " + " ".join(f"{k}={v}" for k, v in sorted(b.items())) + ")"))' "$1" "$2"
 }
 mkdir -p "$tmp/rules"
-for w in "$qdq_test" "$prop_test"; do
+for w in "$qdq_test" "$prop_test" "$nbits_test"; do
   if ! "$w" --write "$tmp/rules" >"$tmp/err" 2>&1; then
     echo "FAIL rules: $w --write: $(head -c 300 "$tmp/err")"
     fails=$((fails + 1))

@@ -110,6 +110,10 @@
  *    point known constant scalars equal to the DQ's (ORT's
  *    IsQDQPairSupported per Q); a Q that is a graph output: left (its
  *    value name would go).
+ *  qdq_matmul_nbits (DQMatMulToMatMulNBitsRules, nbits.c): DQ(w int4 or
+ *    uint4, blockwise along K) -> MatMul, A not a DQ, no Q  =>
+ *    com.microsoft MatMulNBits with the weights re-laid (conditions and
+ *    layout in nbits.c), tried at a MatMul the rules above leave.
  *  qdq_drop_dq (DropDQNodesRules): DQ(x) -> ArgMax, no Q  =>  ArgMax on x
  *    (its attrs), named after ArgMax: the index of the largest integer is
  *    that of the largest dequantized value. ORT's IsDQSupported: the DQ's
@@ -1135,9 +1139,14 @@ static bool visit(void *ctx, fl_node *n) {
     if (n->kind == FL_OP_ONNX_SPLIT) {
         return fuse_split(ctx, n);
     }
-    return (n->kind == FL_OP_ONNX_MATMUL || n->kind == FL_OP_ONNX_GEMM ||
-            n->kind == FL_OP_ONNX_ARG_MAX) &&
-           fuse_noq(ctx, n);
+    if ((n->kind == FL_OP_ONNX_MATMUL || n->kind == FL_OP_ONNX_GEMM ||
+         n->kind == FL_OP_ONNX_ARG_MAX) &&
+        fuse_noq(ctx, n)) {
+        return true;
+    }
+    qctx *x = ctx;
+    return n->kind == FL_OP_ONNX_MATMUL &&
+           fl__qdq_matmul_nbits(x->pc, &x->uses, &x->edges, x->n0, n, &x->st);
 }
 
 fl_status fl__pass_qdq(fl_pass_ctx *pc) {

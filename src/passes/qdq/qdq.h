@@ -8,7 +8,9 @@
  *  propagate.c  ONNX Runtime's QDQ propagation ('basic' level), which runs
  *               before the fusion: QuantizeLinear moved backward and
  *               DequantizeLinear forward across data-movement ops, so the
- *               fusion finds the groups around them.
+ *               fusion finds the groups around them;
+ *  nbits.c      the fusion's DequantizeLinear (4-bit blockwise) -> MatMul
+ *               => com.microsoft MatMulNBits rule.
  */
 #ifndef FL_PASSES_QDQ_QDQ_H
 #define FL_PASSES_QDQ_QDQ_H
@@ -20,5 +22,13 @@
  * pairs, one ledger record (qdq_propagation) each; removes nothing. Clears
  * the graph's topological order when it changed the graph. */
 fl_status fl__qdq_propagate(fl_pass_ctx *pc);
+
+/* ORT's DQMatMulToMatMulNBits at MatMul t (nbits.c's header states the
+ * rule): a DequantizeLinear of 4-bit blockwise weights -> t becomes
+ * com.microsoft MatMulNBits with the weights re-laid. `uses`, `edges` and
+ * n0 are those of the fusion's sweep; *st takes a failure. Returns whether
+ * it rewrote. */
+bool fl__qdq_matmul_nbits(fl_pass_ctx *pc, const fl_uses *uses, fl_edge_index *edges, size_t n0,
+                          fl_node *t, fl_status *st);
 
 #endif
