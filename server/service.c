@@ -9,6 +9,7 @@
 #include "foldline/foldline.h"
 #include "foldline/v1/cost_model.pb-c.h"
 #include "grpc_health/v1/health.pb-c.h"
+#include "pbenc.h"
 #include "pbguard.h"
 #include "report_pb.h"
 #include "server.h"
@@ -38,6 +39,13 @@ static grpc_slice read_all(grpc_byte_buffer *bb) {
 /* Wraps `len` malloc'd bytes as the call's reply (ownership moves to gRPC). */
 static void set_reply(fl_call *c, unsigned char *buf, size_t len) {
     grpc_slice s = grpc_slice_new(buf, len, free);
+    c->reply = grpc_raw_byte_buffer_create(&s, 1);
+    grpc_slice_unref(s);
+}
+
+/* The reply is `len` bytes at `data`, inside the malloc'd `block`. */
+static void set_reply_in(fl_call *c, uint8_t *block, uint8_t *data, size_t len) {
+    grpc_slice s = grpc_slice_new_with_user_data(data, len, free, block);
     c->reply = grpc_raw_byte_buffer_create(&s, 1);
     grpc_slice_unref(s);
 }
@@ -782,22 +790,22 @@ static void encode_reply(fl_call *c, const fl_report *r, const fl_cache_key *key
                      "encoding the reply: %s", err);
         return;
     }
-    size_t len = foldline__v1__analyze_reply__get_packed_size(&m);
-    unsigned char *buf = malloc(len + 8);
-    if (!buf) {
-        fl_pb_arena_free(&a);
+    /* One pass back to front (pbenc.h), with room for the node count in
+     * front of the reply: the cache entry is both. */
+    uint8_t *block, *data;
+    size_t len;
+    bool ok = fl_pb_encode(&m.base, 8, &block, &data, &len);
+    fl_pb_arena_free(&a);
+    if (!ok) {
         fl_call_fail(c, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory encoding the reply");
         return;
     }
     int64_t nodes = r->n_nodes;
-    memcpy(buf, &nodes, 8);
-    foldline__v1__analyze_reply__pack(&m, buf + 8);
-    fl_pb_arena_free(&a);
+    memcpy(data - 8, &nodes, 8);
     if (c->srv->cache) {
-        fl_cache_put(c->srv->cache, key, buf, len + 8);
+        fl_cache_put(c->srv->cache, key, data - 8, len + 8);
     }
-    memmove(buf, buf + 8, len);
-    set_reply(c, buf, len);
+    set_reply_in(c, block, data, len);
 }
 
 void fl_svc_analyze_work(fl_call *c) {

@@ -13,12 +13,18 @@
  *                           and every shipped profile
  *   test_report_pb corpus   every model of the shared corpus (exit 77, shown
  *                           as skipped, when it is absent)
+ *
+ * Every packed reply is also encoded by fl_pb_encode (proto/glue/pbenc.c,
+ * what foldlined sends), which must give protobuf-c's bytes exactly; so must
+ * a hand-described message with a field of every type and label.
  */
 #include "foldline/foldline.h"
+#include "pbenc.h"
 #include "report_pb.h"
 
 #include <dirent.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -402,6 +408,25 @@ static void op_class_kinds(Foldline__V1__AnalyzeReply *m) {
     }
 }
 
+/* fl_pb_encode's bytes of m against protobuf-c's `len` bytes at `want`. */
+static void same_encoding(const ProtobufCMessage *m, const uint8_t *want, size_t len) {
+    uint8_t *block, *data;
+    size_t n;
+    if (!fl_pb_encode(m, 8, &block, &data, &n)) {
+        fail("fl_pb_encode: out of memory");
+        return;
+    }
+    if (n != len || memcmp(data, want, n) != 0) {
+        size_t at = 0;
+        while (at < n && at < len && data[at] == want[at]) {
+            at++;
+        }
+        fail("fl_pb_encode: %zu bytes, protobuf-c %zu; first difference at byte %zu", n, len, at);
+    }
+    data[-8] = 1; /* the front bytes are the caller's (ASan: inside the block) */
+    free(block);
+}
+
 /* report -> reply -> bytes -> reply -> report, compared with the original. */
 static void round_trip(const fl_report *r) {
     fl_pb_arena a = {0};
@@ -415,6 +440,7 @@ static void round_trip(const fl_report *r) {
     size_t len = foldline__v1__analyze_reply__get_packed_size(&m);
     uint8_t *buf = malloc(len ? len : 1);
     foldline__v1__analyze_reply__pack(&m, buf);
+    same_encoding(&m.base, buf, len);
     fl_pb_arena_free(&a);
     Foldline__V1__AnalyzeReply *back = foldline__v1__analyze_reply__unpack(NULL, len, buf);
     free(buf);
@@ -537,6 +563,144 @@ static int check_dir(const char *dir) {
     return n;
 }
 
+/* A message with a field of every type and label, described by hand. */
+typedef struct every {
+    ProtobufCMessage base;
+    int32_t i32, s32, sf32, en, opt, req;
+    uint32_t u32, f32, oneof_case;
+    int64_t i64, s64, sf64;
+    uint64_t u64, f64;
+    float fl;
+    double db;
+    protobuf_c_boolean b, has_opt;
+    char *str, *one;
+    ProtobufCBinaryData by;
+    ProtobufCMessage *msg;
+    size_t n_packed, n_strs, n_sints, n_msgs;
+    int32_t *packed;
+    char **strs;
+    int64_t *sints;
+    ProtobufCMessage **msgs;
+} every;
+
+#define EF(name, id, label, type, q, member, flags)                                                \
+    {                                                                                              \
+        name, id, PROTOBUF_C_LABEL_##label, PROTOBUF_C_TYPE_##type, q, offsetof(every, member),    \
+            NULL, NULL, flags, 0, NULL, NULL                                                       \
+    }
+#define EV(name, id, type, member) EF(name, id, NONE, type, 0, member, 0)
+static const ProtobufCFieldDescriptor every_fields[] = {
+    EV("i32", 1, INT32, i32),
+    EV("s32", 2, SINT32, s32),
+    EV("sf32", 3, SFIXED32, sf32),
+    EV("en", 4, ENUM, en),
+    EF("opt", 5, OPTIONAL, INT32, offsetof(every, has_opt), opt, 0),
+    EF("req", 6, REQUIRED, INT32, 0, req, 0),
+    EV("u32", 7, UINT32, u32),
+    EV("f32", 8, FIXED32, f32),
+    EV("i64", 9, INT64, i64),
+    EV("s64", 10, SINT64, s64),
+    EV("sf64", 11, SFIXED64, sf64),
+    EV("u64", 12, UINT64, u64),
+    EV("f64", 13, FIXED64, f64),
+    EV("fl", 14, FLOAT, fl),
+    EV("db", 15, DOUBLE, db),
+    EV("b", 16, BOOL, b),
+    EV("str", 17, STRING, str),
+    EF("one", 18, NONE, STRING, offsetof(every, oneof_case), one, PROTOBUF_C_FIELD_FLAG_ONEOF),
+    EV("by", 19, BYTES, by),
+    EV("msg", 20, MESSAGE, msg),
+    EF("packed", 21, REPEATED, INT32, offsetof(every, n_packed), packed,
+       PROTOBUF_C_FIELD_FLAG_PACKED),
+    EF("strs", 22, REPEATED, STRING, offsetof(every, n_strs), strs, 0),
+    EF("sints", 23, REPEATED, SINT64, offsetof(every, n_sints), sints, 0),
+    EF("msgs", 300, REPEATED, MESSAGE, offsetof(every, n_msgs), msgs, 0),
+};
+static const ProtobufCMessageDescriptor every_desc = {PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+                                                      "test.Every",
+                                                      "Every",
+                                                      "Every",
+                                                      "test",
+                                                      sizeof(every),
+                                                      sizeof every_fields / sizeof every_fields[0],
+                                                      every_fields,
+                                                      NULL,
+                                                      0,
+                                                      NULL,
+                                                      NULL,
+                                                      NULL,
+                                                      NULL,
+                                                      NULL};
+
+static void encode_every(const every *e) {
+    size_t len = protobuf_c_message_get_packed_size(&e->base);
+    uint8_t *buf = malloc(len + 1);
+    protobuf_c_message_pack(&e->base, buf);
+    same_encoding(&e->base, buf, len);
+    free(buf);
+}
+
+/* Set values of every type (negative, wide, -0.0 which proto3 leaves out
+ * like 0, a long nested message), then all zero. */
+static void every_type(void) {
+    where = "every field type";
+    every inner, e;
+    memset(&inner, 0, sizeof inner);
+    memset(&e, 0, sizeof e);
+    inner.base.descriptor = e.base.descriptor = &every_desc;
+    char longs[300];
+    memset(longs, 'q', sizeof longs - 1);
+    longs[sizeof longs - 1] = '\0';
+    inner.str = longs; /* a 2-byte length, nested */
+    inner.i32 = 7;
+    e.i32 = -5;
+    e.s32 = -3;
+    e.sf32 = -7;
+    e.en = 2;
+    e.has_opt = 1; /* opt 0 is written: its has_ flag is set */
+    e.req = -1;
+    e.u32 = 300;
+    e.f32 = 0xdeadbeefu;
+    e.i64 = -1;
+    e.s64 = -((int64_t)1 << 40);
+    e.sf64 = -9;
+    e.u64 = ((uint64_t)1 << 63) + 5;
+    e.f64 = 1;
+    e.fl = -0.0f;
+    e.db = 2.5;
+    e.b = 1;
+    e.str = "abc";
+    e.oneof_case = 18;
+    e.one = "one";
+    uint8_t bytes[3] = {0, 1, 2};
+    e.by.len = 3;
+    e.by.data = bytes;
+    e.msg = &inner.base;
+    int32_t packed[3] = {1, -1, 300};
+    e.packed = packed;
+    e.n_packed = 3;
+    char *strs[3] = {"", "x", longs};
+    e.strs = strs;
+    e.n_strs = 3;
+    int64_t sints[2] = {-1, 1};
+    e.sints = sints;
+    e.n_sints = 2;
+    ProtobufCMessage *msgs[2] = {&inner.base, &inner.base};
+    e.msgs = msgs;
+    e.n_msgs = 2;
+    uint8_t unknown[2] = {0x96, 0x01};
+    ProtobufCMessageUnknownField u = {999, PROTOBUF_C_WIRE_TYPE_VARINT, 2, unknown};
+    e.base.n_unknown_fields = 1;
+    e.base.unknown_fields = &u;
+    encode_every(&e);
+    e.oneof_case = 17; /* another member's case: "one" is not written */
+    e.fl = 1.5f;
+    encode_every(&e);
+    memset(&e, 0, sizeof e);
+    e.base.descriptor = &every_desc;
+    encode_every(&e); /* only the required field */
+}
+
 int main(int argc, char **argv) {
     const char *check = fl_report_pb_check();
     if (check) {
@@ -559,6 +723,7 @@ int main(int argc, char **argv) {
         printf("FAIL profiles: %s\n", err);
         return 1;
     }
+    every_type();
     int analysed = 0;
     if (argc > 1 && strcmp(argv[1], "corpus") == 0) {
         static const char *const dirs[] = {"tf",     "tf-unfused", "onnx", "onnx/ort-extended",
