@@ -528,6 +528,107 @@ static void test_dmmha_bad(void **state) {
     }
 }
 
+/* Packed-token attention (packed.c). 3 sequences of lengths 1, 2, 4 packed
+ * into T = 7 tokens (cumulative_sequence_length [0,1,3,7], token_offset (3,
+ * 4)), 2 heads. Score pairs per head P = 1 + 4 + 16 = 21, R = 2 * 21 = 42.
+ * PackedAttention, input (7,16), weights (16,48), bias (48): MACs = P * (Hq +
+ * Hv) + T * H_in * 48 = 21 * 32 + 7 * 16 * 48 = 672 + 5376 = 6048; FLOPs =
+ * 2 * 6048 + 6 * 42 + 7 * 48 = 12096 + 252 + 336 = 12684; output (7,16).
+ * Without the lengths' value (a graph input), every sequence counts as long
+ * as S = 4: P = 3 * 16 = 48, R = 96, MACs 48 * 32 + 5376 = 6912, FLOPs 13824
+ * + 7 * 96 (with attention_bias) + 336 = 14832, an upper bound.
+ * PackedMultiHeadAttention with packed QKV (7,2,3,8): MACs 21 * 32 = 672,
+ * FLOPs 1344 + 252 = 1596, output (7,16); with query (7,16), key (7,16),
+ * value (7,32) and bias (64): MACs 21 * 48 = 1008, FLOPs 2016 + 252 + 7 *
+ * 64 = 2716, output (7,32). */
+static void packed_lengths(ob_model *m, const char *name, bool known) {
+    static const int32_t cum[] = {0, 1, 3, 7};
+    if (known) {
+        ob_init_raw(m, name, OB_INT32, 1, (int64_t[]){4}, cum, sizeof cum);
+    } else {
+        ob_input(m, name, OB_INT32, 1, (int64_t[]){4}, NULL);
+    }
+}
+
+static void test_packed_attention(void **state) {
+    (void)state;
+    ob_model *m = oc_ms_model();
+    ob_input(m, "x", OB_FLOAT, 2, (int64_t[]){7, 16}, NULL);
+    ob_init_f(m, "w", 2, (int64_t[]){16, 48}, false);
+    ob_init_f(m, "b", 1, (int64_t[]){48}, false);
+    ob_input(m, "off", OB_INT32, 2, (int64_t[]){3, 4}, NULL);
+    packed_lengths(m, "cum", true);
+    packed_lengths(m, "cumx", false);
+    ob_input(m, "ab", OB_FLOAT, 4, (int64_t[]){3, 2, 4, 4}, NULL);
+    ob_attr_i(m, oc_ms_node(m, "PackedAttention", "pa", "x,w,b,off,cum", "y"), "num_heads", 2);
+    ob_attr_i(m, oc_ms_node(m, "PackedAttention", "pu", "x,w,b,off,cumx,ab", "yu"), "num_heads", 2);
+    ob_input(m, "qkv", OB_FLOAT, 4, (int64_t[]){7, 2, 3, 8}, NULL);
+    ob_attr_i(m, oc_ms_node(m, "PackedMultiHeadAttention", "pm", "qkv,,,,off,cum", "ym"),
+              "num_heads", 2);
+    ob_input(m, "q", OB_FLOAT, 2, (int64_t[]){7, 16}, NULL);
+    ob_input(m, "k", OB_FLOAT, 2, (int64_t[]){7, 16}, NULL);
+    ob_input(m, "v", OB_FLOAT, 2, (int64_t[]){7, 32}, NULL);
+    ob_init_f(m, "b3", 1, (int64_t[]){64}, false);
+    ob_attr_i(m, oc_ms_node(m, "PackedMultiHeadAttention", "pq", "q,k,v,b3,off,cum", "yq"),
+              "num_heads", 2);
+    static const char *const outs[] = {"y", "yu", "ym", "yq"};
+    for (int i = 0; i < 4; i++) {
+        ob_output(m, outs[i]);
+    }
+    fl_report *r = oc_run(m, FL_OK);
+    assert_int_equal(r->n_unknown_ops, 0);
+    const fl_report_node *pa = oc_node(r, "pa"), *pu = oc_node(r, "pu");
+    assert_string_equal(pa->outputs[0].shape, "[7,16]");
+    oc_assert_cost(pa, 12684, 6048);
+    oc_assert_cost(pu, 14832, 6912);
+    bool warned = false;
+    for (size_t i = 0; i < r->n_warnings; i++) {
+        warned |= strstr(r->warnings[i], "node 'pu'") &&
+                  strstr(r->warnings[i], "count is an upper bound");
+    }
+    assert_true(warned);
+    assert_string_equal(oc_node(r, "pm")->outputs[0].shape, "[7,16]");
+    oc_assert_cost(oc_node(r, "pm"), 1596, 672);
+    assert_string_equal(oc_node(r, "pq")->outputs[0].shape, "[7,32]");
+    oc_assert_cost(oc_node(r, "pq"), 2716, 1008);
+    fl_report_free(r);
+    ob_free(m);
+}
+
+/* Lengths that are not cumulative, that do not end at the token count,
+ * that disagree with token_offset's batch; a query without key and value;
+ * heads that do not divide the hidden size: errors naming node and input. */
+static void test_packed_attention_bad(void **state) {
+    (void)state;
+    static const char *const want[] = {
+        "input 5 (cumulative_sequence_length) entry 2 is 1: want 0 first, then non-decreasing",
+        "input 5 (cumulative_sequence_length) ends at 6, input 0 has 7 tokens",
+        "input 5 (cumulative_sequence_length) has 5 entries, want token_offset's batch 3 + 1",
+        "input 0 (query) has rank 2: key and value are required",
+        "attr 'num_heads' 3 does not divide the Q and V hidden sizes (16, 16)",
+    };
+    static const int32_t cums[4][5] = {{0, 3, 1, 7}, {0, 1, 3, 6}, {0, 1, 3, 5, 7}, {0, 1, 3, 7}};
+    for (int i = 0; i < 5; i++) {
+        ob_model *m = oc_ms_model();
+        ob_input(m, "q", OB_FLOAT, 2, (int64_t[]){7, 16}, NULL);
+        ob_input(m, "k", OB_FLOAT, 2, (int64_t[]){7, 16}, NULL);
+        ob_input(m, "off", OB_INT32, 2, (int64_t[]){3, 4}, NULL);
+        int nc = i == 2 ? 5 : 4;
+        ob_init_raw(m, "cum", OB_INT32, 1, (int64_t[]){nc}, cums[i < 3 ? i : 3],
+                    (size_t)nc * sizeof(int32_t));
+        Onnx__NodeProto *n = oc_ms_node(m, "PackedMultiHeadAttention", "pm",
+                                        i == 3 ? "q,,,,off,cum" : "q,k,k,,off,cum", "y");
+        ob_attr_i(m, n, "num_heads", i == 4 ? 3 : 2);
+        ob_output(m, "y");
+        fl_report *r = oc_run(m, FL_EINVAL);
+        printf("%s\n", r->error);
+        assert_non_null(strstr(r->error, "node 'pm' (PackedMultiHeadAttention)"));
+        assert_non_null(strstr(r->error, want[i]));
+        fl_report_free(r);
+        ob_free(m);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mha),
@@ -543,6 +644,8 @@ int main(void) {
         cmocka_unit_test(test_onnx_rotary_rms),
         cmocka_unit_test(test_dmmha),
         cmocka_unit_test(test_dmmha_bad),
+        cmocka_unit_test(test_packed_attention),
+        cmocka_unit_test(test_packed_attention_bad),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
