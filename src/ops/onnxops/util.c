@@ -170,6 +170,11 @@ fl_status fl__ox_infer_reduce(fl_ctx *c, fl_node *n) {
 
 /* A copy of n with kind `kind` and n's inputs idx[0..n_idx) (absent ones
  * dropped from the end); ins holds the inputs. */
+/* The input an absent delegated slot reads: onnx::_absent's marker (what
+ * fl__ox_absent recognises), never written. */
+static fl_tensor absent_out = {.dtype = FL_DT_INVALID, .shape = {.rank = -1}};
+static fl_node absent_node = {.kind = FL_OP_ONNX_ABSENT, .outputs = &absent_out, .n_outputs = 1};
+
 static fl_status delegate_node(fl_ctx *c, const fl_node *n, int kind, const int *idx, int n_idx,
                                fl_input *ins, fl_node *p) {
     if (n_idx > 16) {
@@ -177,8 +182,8 @@ static fl_status delegate_node(fl_ctx *c, const fl_node *n, int kind, const int 
     }
     int cnt = 0;
     for (int i = 0; i < n_idx; i++) {
-        bool there = idx[i] < n->n_inputs;
-        ins[i] = n->inputs[there ? idx[i] : 0];
+        bool there = idx[i] >= 0 && idx[i] < n->n_inputs;
+        ins[i] = there ? n->inputs[idx[i]] : (fl_input){.node = &absent_node, .port = 0};
         cnt = there ? i + 1 : cnt;
     }
     *p = *n;

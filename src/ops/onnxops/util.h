@@ -50,9 +50,14 @@ fl_status fl__ox_cost_per_in(fl_ctx *c, const fl_node *n, fl_cost *out, int64_t 
  * dtype of input 0. */
 fl_status fl__ox_infer_reduce(fl_ctx *c, fl_node *n);
 
-/* Runs the hook of descriptor `desc` (infer when `eval` is false) on a copy
- * of n whose inputs are n's inputs `idx[0..n_idx)` (absent ones dropped from
- * the end): QLinearConv's x and w through Conv's inference. */
+/* A delegated input slot that is absent (fl__ox_delegate's idx). */
+#define FL_OX_SLOT_ABSENT (-1)
+
+/* Runs the infer hook of op `kind` on a copy of n whose inputs are n's
+ * inputs idx[0..n_idx): QLinearConv's x and w through Conv's inference. An
+ * entry FL_OX_SLOT_ABSENT, or an index past n's inputs, is an absent input:
+ * dropped at the end, an absent marker (fl__ox_absent) before a present
+ * one, never another input. */
 fl_status fl__ox_delegate(fl_ctx *c, fl_node *n, int kind, const int *idx, int n_idx);
 
 /* As fl__ox_delegate for the cost hook of `kind`. */
