@@ -629,6 +629,114 @@ static void test_packed_attention_bad(void **state) {
     }
 }
 
+/* SparseAttention (sparse.c): 4 heads, 2 KV heads, head size 8, blocks of
+ * 16, the two 4 x 4 layouts of ORT's schema example (heads 0, 2 layout 0,
+ * with 1, 2, 2, 3 blocks in its rows; heads 1, 3 layout 1, with 1, 2, 3, 3).
+ * Prefill of 64 tokens (T = 64, every block full): each query of block row
+ * r scores 16 keys per listed block: per layout 16 * 16 * (1 + 2 + 2 + 3) =
+ * 2048 and 16 * 16 * 9 = 2304, R = 2 * 2048 + 2 * 2304 = 8704; MACs = 2 * R
+ * * 8 = 139264, FLOPs = 2 * 139264 + 6 * 8704 = 330752. A decoding step at
+ * T = 40 (query position 39, block row 2; key blocks hold 16, 16, 8 keys):
+ * layout 0 lists blocks 1, 2 (24 keys), layout 1 blocks 0, 1, 2 (40): R = 2
+ * * 24 + 2 * 40 = 128, MACs 2048, FLOPs 4096 + 768 = 4864. Without the
+ * layout's value, the dense bound 4 * 64 * 64 = 16384 scores: MACs 262144,
+ * FLOPs 524288 + 98304 = 622592, with a warning. */
+static void sparse_layout(ob_model *m, const char *row, const char *col, int layouts) {
+    static const int32_t rows[] = {0, 1, 3, 5, 8, 0, 1, 3, 6, 9, 0, 1, 2, 3, 4};
+    static const int32_t cols[] = {0, 0, 1, 1, 2, 1, 2, 3, -1, 0, 0, 1, 0, 1,
+                                   2, 0, 2, 3, 0, 1, 2, 3, 0,  0, 0, 0, 0};
+    ob_init_raw(m, row, OB_INT32, 2, (int64_t[]){layouts, 5}, rows,
+                (size_t)layouts * 5 * sizeof(int32_t));
+    ob_init_raw(m, col, OB_INT32, 2, (int64_t[]){layouts, 9}, cols,
+                (size_t)layouts * 9 * sizeof(int32_t));
+}
+
+static Onnx__NodeProto *sparse_node(ob_model *m, const char *name, const char *in, const char *out,
+                                    int64_t kv_heads) {
+    Onnx__NodeProto *n = oc_ms_node(m, "SparseAttention", name, in, out);
+    ob_attr_i(m, n, "num_heads", 4);
+    ob_attr_i(m, n, "kv_num_heads", kv_heads);
+    ob_attr_i(m, n, "sparse_block_size", 16);
+    return n;
+}
+
+static void sparse_inputs(ob_model *m, int64_t s, int64_t t) {
+    ob_input(m, "q", OB_FLOAT, 3, (int64_t[]){1, s, 32}, NULL);
+    ob_input(m, "k", OB_FLOAT, 3, (int64_t[]){1, s, 16}, NULL);
+    ob_input(m, "v", OB_FLOAT, 3, (int64_t[]){1, s, 16}, NULL);
+    ob_input(m, "pk", OB_FLOAT, 4, (int64_t[]){1, 2, 64, 8}, NULL);
+    ob_input(m, "pv", OB_FLOAT, 4, (int64_t[]){1, 2, 64, 8}, NULL);
+    ob_init_raw(m, "t", OB_INT32, 0, NULL, (int32_t[]){(int32_t)t}, sizeof(int32_t));
+    ob_input(m, "klen", OB_INT32, 1, (int64_t[]){1}, NULL);
+}
+
+static void test_sparse_attention(void **state) {
+    (void)state;
+    static const int64_t s[] = {64, 1, 64}, t[] = {64, 40, 64}, macs[] = {139264, 2048, 262144},
+                         flops[] = {330752, 4864, 622592};
+    for (int i = 0; i < 3; i++) {
+        ob_model *m = oc_ms_model();
+        sparse_inputs(m, s[i], t[i]);
+        if (i < 2) {
+            sparse_layout(m, "row", "col", 2);
+        } else {
+            ob_input(m, "row", OB_INT32, 2, (int64_t[]){2, 5}, NULL);
+            ob_input(m, "col", OB_INT32, 2, (int64_t[]){2, 9}, NULL);
+        }
+        sparse_node(m, "sa", "q,k,v,pk,pv,row,col,t,klen", "y,prk,prv", 2);
+        ob_output(m, "y");
+        fl_report *r = oc_run(m, FL_OK);
+        const fl_report_node *sa = oc_node(r, "sa");
+        char want[32];
+        snprintf(want, sizeof want, "[1,%lld,32]", (long long)s[i]);
+        assert_string_equal(sa->outputs[0].shape, want);
+        assert_string_equal(sa->outputs[1].shape, "[1,2,64,8]");
+        assert_string_equal(sa->outputs[2].shape, "[1,2,64,8]");
+        oc_assert_cost(sa, flops[i], macs[i]);
+        bool warned = false;
+        for (size_t w = 0; w < r->n_warnings; w++) {
+            warned |= strstr(r->warnings[w], "node 'sa'") &&
+                      strstr(r->warnings[w], "count is an upper bound");
+        }
+        assert_int_equal(warned, i == 2);
+        fl_report_free(r);
+        ob_free(m);
+    }
+}
+
+/* KV heads that do not divide the heads, layouts that do not, a query the
+ * layout's block rows do not reach (T = 80 > 4 blocks of 16), a block
+ * column out of range: errors naming node and attribute or input. */
+static void test_sparse_attention_bad(void **state) {
+    (void)state;
+    static const char *const want[] = {
+        "attr 'kv_num_heads' 3 does not divide attr 'num_heads' 4",
+        "input 5 (block_row_indices) has 3 layouts, which do not divide attr 'num_heads' 4",
+        "input 5 (block_row_indices) has 4 block rows of 16: they do not reach the queries at "
+        "positions 79..79",
+        "input 6 (block_col_indices) layout 0 entry 3 is 5, outside the 4 key blocks",
+    };
+    for (int i = 0; i < 4; i++) {
+        ob_model *m = oc_ms_model();
+        sparse_inputs(m, 1, i == 2 ? 80 : 40);
+        if (i == 3) {
+            static const int32_t rows[] = {0, 1, 3, 5, 8}, cols[] = {0, 0, 1, 5, 2, 1, 2, 3, -1};
+            ob_init_raw(m, "row", OB_INT32, 2, (int64_t[]){1, 5}, rows, sizeof rows);
+            ob_init_raw(m, "col", OB_INT32, 2, (int64_t[]){1, 9}, cols, sizeof cols);
+        } else {
+            sparse_layout(m, "row", "col", i == 1 ? 3 : 2);
+        }
+        sparse_node(m, "sa", "q,k,v,pk,pv,row,col,t,klen", "y,prk,prv", i == 0 ? 3 : 2);
+        ob_output(m, "y");
+        fl_report *r = oc_run(m, FL_EINVAL);
+        printf("%s\n", r->error);
+        assert_non_null(strstr(r->error, "node 'sa' (SparseAttention)"));
+        assert_non_null(strstr(r->error, want[i]));
+        fl_report_free(r);
+        ob_free(m);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mha),
@@ -646,6 +754,8 @@ int main(void) {
         cmocka_unit_test(test_dmmha_bad),
         cmocka_unit_test(test_packed_attention),
         cmocka_unit_test(test_packed_attention_bad),
+        cmocka_unit_test(test_sparse_attention),
+        cmocka_unit_test(test_sparse_attention_bad),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
