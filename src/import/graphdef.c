@@ -751,8 +751,10 @@ static fl_status node_inputs(fl_graph *g, const Tensorflow__NodeDef *nd, fl_node
         }
     }
     n->inputs = fl__arena_calloc(g->arena, n_data ? n_data : 1, sizeof(fl_input));
-    n->ctrl = fl__arena_calloc(g->arena, n_ctrl ? n_ctrl : 1, sizeof(fl_node *));
-    if (!n->inputs || !n->ctrl) {
+    /* No control inputs: no array (NULL, as fl__node_clear_ctrl leaves it;
+     * 16 bytes per node). */
+    n->ctrl = n_ctrl ? fl__arena_calloc(g->arena, n_ctrl, sizeof(fl_node *)) : NULL;
+    if (!n->inputs || (n_ctrl && !n->ctrl)) {
         return fl__diag_oom(d);
     }
     for (size_t k = 0; k < nd->n_input; k++) {

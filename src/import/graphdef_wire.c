@@ -417,8 +417,10 @@ static fl_status wire_node_inputs(fl_graph *g, wview nd, fl_node *n, int *max_po
         }
     }
     n->inputs = fl__arena_calloc(g->arena, n_data ? n_data : 1, sizeof(fl_input));
-    n->ctrl = fl__arena_calloc(g->arena, n_ctrl ? n_ctrl : 1, sizeof(fl_node *));
-    if (!n->inputs || !n->ctrl) {
+    /* No control inputs: no array (NULL, as fl__node_clear_ctrl leaves it;
+     * 16 bytes per node). */
+    n->ctrl = n_ctrl ? fl__arena_calloc(g->arena, n_ctrl, sizeof(fl_node *)) : NULL;
+    if (!n->inputs || (n_ctrl && !n->ctrl)) {
         return fl__diag_oom(d);
     }
     WIRE_EACH_INPUT(nd, f) {

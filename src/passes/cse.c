@@ -148,9 +148,12 @@ static fl_status scopes_build(fl_pass_ctx *pc, scopes *sc) {
     sc->of = NULL;
     size_t nl = 0;
     for (size_t i = 0; i < g->n_nodes; i++) {
-        const fl_attr *a = fl__node_attr(g->nodes[i], "_loop");
-        nl += a && a->kind == FL_ATTR_S &&
-              (g->nodes[i]->kind == FL_OP_WHILE || g->nodes[i]->kind == FL_OP_STATELESS_WHILE);
+        const fl_node *w = g->nodes[i];
+        if (w->kind != FL_OP_WHILE && w->kind != FL_OP_STATELESS_WHILE) {
+            continue; /* the attr lookup only for the loops */
+        }
+        const fl_attr *a = fl__node_attr(w, "_loop");
+        nl += a && a->kind == FL_ATTR_S;
     }
     if (!nl) {
         return FL_OK;
@@ -163,9 +166,11 @@ static fl_status scopes_build(fl_pass_ctx *pc, scopes *sc) {
     size_t np = 0;
     for (size_t i = 0; i < g->n_nodes; i++) {
         const fl_node *w = g->nodes[i];
+        if (w->kind != FL_OP_WHILE && w->kind != FL_OP_STATELESS_WHILE) {
+            continue;
+        }
         const fl_attr *a = fl__node_attr(w, "_loop");
-        if (!a || a->kind != FL_ATTR_S ||
-            (w->kind != FL_OP_WHILE && w->kind != FL_OP_STATELESS_WHILE)) {
+        if (!a || a->kind != FL_ATTR_S) {
             continue;
         }
         for (int side = 0; side < 2; side++) {

@@ -433,7 +433,9 @@ fl_status fl__cf_remove_redundant_variable_update(fl_pass_ctx *pc, fl_node *n, b
     if (n->n_ctrl > 64) {
         return FL_OK;
     }
-    memcpy(old_ctrl, n->ctrl, (size_t)n_old * sizeof(fl_node *));
+    if (n_old > 0) {
+        memcpy(old_ctrl, n->ctrl, (size_t)n_old * sizeof(fl_node *));
+    }
     fl__node_clear_ctrl(g, n);
     fl_status st = FL_OK;
     const char *what = add_or_sub ? "zeros" : "ones";
