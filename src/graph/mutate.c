@@ -602,7 +602,11 @@ fl_status fl__node_init_attrs(fl_graph *g, fl_node *n, int n_attrs, const fl_att
     n->attrs = na;
     n->n_attrs = n_attrs;
     fl__node_touch(g, n);
-    g->attr_tail = (struct fl_attr_tail){n, na, n_attrs, cap};
+    if (room > 0) {
+        g->attr_tail = (struct fl_attr_tail){n, na, n_attrs, cap};
+    } else if (g->attr_tail.node == n) {
+        g->attr_tail = (struct fl_attr_tail){NULL, NULL, 0, 0};
+    }
     return FL_OK;
 }
 

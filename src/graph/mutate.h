@@ -145,7 +145,9 @@ fl_status fl__node_set_attr(fl_graph *g, fl_node *n, const fl_attr *a);
 /* Gives n a fresh array holding a copy of `attrs` (n_attrs of them, names
  * distinct), with room for `room` more: the next fl__node_set_attr calls on
  * n fill it in place. One allocation where setting the attrs one by one
- * grows the array several times. FL_ENOMEM: n unchanged. */
+ * grows the array several times. With room 0 the array is never written in
+ * place (fl__node_set_attr and fl__node_del_attr copy it), so other nodes
+ * may be given it too (fl__node_set_attrs). FL_ENOMEM: n unchanged. */
 fl_status fl__node_init_attrs(fl_graph *g, fl_node *n, int n_attrs, const fl_attr *attrs, int room);
 
 /* Removes attr `name` if present. */

@@ -292,6 +292,24 @@ static void test_init_attrs(void **state) {
     assert_int_equal(d->n_attrs, 0);
     assert_int_equal(fl__node_set_attr(f.g, d, &t), FL_OK);
     assert_int_equal(d->n_attrs, 1);
+    /* With no room the array is never written in place, so two nodes may
+     * share it: replacing an attr of one (an edit that would fit in place)
+     * gives that node a copy and leaves the other's attrs as they were. */
+    fl_node *b = fl__graph_find(f.g, "b"), *c = fl__graph_find(f.g, "c");
+    assert_int_equal(fl__node_init_attrs(f.g, b, 2, init, 0), FL_OK);
+    fl_attr *shared = b->attrs;
+    fl__node_set_attrs(f.g, c, 2, shared);
+    fl_attr i5 = fl__attr_make_int(f.g, "num_args", 5);
+    assert_int_equal(fl__node_set_attr(f.g, b, &i5), FL_OK);
+    assert_ptr_not_equal(b->attrs, shared);
+    assert_ptr_equal(c->attrs, shared);
+    assert_int_equal(fl__attr_get_int(b, "num_args", &k, &f.d), FL_OK);
+    assert_int_equal(k, 5);
+    assert_int_equal(fl__attr_get_int(c, "num_args", &k, &f.d), FL_OK);
+    assert_int_equal(k, 1);
+    assert_int_equal(fl__node_del_attr(f.g, c, "epsilon"), FL_OK);
+    assert_ptr_not_equal(c->attrs, shared);
+    assert_int_equal(shared[1].kind, FL_ATTR_F); /* still there for whoever shares it */
     teardown_f(&f);
 }
 

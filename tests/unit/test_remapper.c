@@ -196,6 +196,61 @@ static void test_conv_bias_act(void **state) {
     }
 }
 
+/* x -> three Conv2D + BiasAdd + Relu layers -> out; the last with strides
+ * 2. Consecutive fused nodes with equal attrs share one attr array (never
+ * written in place: graph/mutate.h); the layer whose strides differ has its
+ * own. Each node still reads its own attrs. */
+static void test_fused_nodes_share_equal_attrs(void **state) {
+    (void)state;
+    tg_graph *g = tg_new();
+    tg_placeholder(g, "x", 1, 4, (int64_t[]){1, 8, 8, 4});
+    tg_const_f32(g, "w", 4, (int64_t[]){3, 3, 4, 4}, NULL, 0);
+    tg_const_f32(g, "bias_v", 1, (int64_t[]){4}, NULL, 0);
+    const char *in = "x";
+    static const char *const names[3][3] = {
+        {"c1", "b1", "r1"}, {"c2", "b2", "r2"}, {"c3", "b3", "r3"}};
+    for (int l = 0; l < 3; l++) {
+        tg_node *c = tg_add(g, names[l][0], "Conv2D", in, "w", NULL);
+        tg_attr_type(c, "T", 1);
+        int64_t s = l == 2 ? 2 : 1;
+        tg_attr_ints(c, "strides", 4, (int64_t[]){1, s, s, 1});
+        tg_attr_str(c, "padding", "SAME");
+        tg_attr_str(c, "data_format", "NHWC");
+        tg_node *b = tg_add(g, names[l][1], "BiasAdd", names[l][0], "bias_v", NULL);
+        tg_attr_type(b, "T", 1);
+        tg_attr_type(tg_add(g, names[l][2], "Relu", names[l][1], NULL), "T", 1);
+        in = names[l][2];
+    }
+    tg_attr_type(tg_add(g, "out", "Identity", "r3", NULL), "T", 1);
+    pt_run h;
+    run_tg(&h, g, FL_DEVICE_CPU, FL_REMAPPER_STANDARD);
+    tg_free(g);
+    pt_expect_node(&h, "r1", "_FusedConv2D", "x", "w", "bias_v", NULL);
+    pt_expect_node(&h, "r2", "_FusedConv2D", "r1", "w", "bias_v", NULL);
+    pt_expect_node(&h, "r3", "_FusedConv2D", "r2", "w", "bias_v", NULL);
+    fl_node *r1 = pt_need(&h, "r1"), *r2 = pt_need(&h, "r2"), *r3 = pt_need(&h, "r3");
+    assert_ptr_equal(r1->attrs, r2->attrs);
+    assert_ptr_not_equal(r3->attrs, r2->attrs);
+    const int64_t *st;
+    size_t n;
+    assert_int_equal(fl__attr_get_ints(r1, "strides", &st, &n, NULL), FL_OK);
+    assert_int_equal(n, 4);
+    assert_int_equal(st[1], 1);
+    assert_int_equal(fl__attr_get_ints(r3, "strides", &st, &n, NULL), FL_OK);
+    assert_int_equal(st[1], 2);
+    for (int l = 0; l < 3; l++) {
+        pt_expect_strs(&h, names[l][2], "fused_ops", 2, "BiasAdd", "Relu");
+        assert_string_equal(pt_attr_s(&h, names[l][2], "padding"), "SAME");
+    }
+    /* 8x8 stays 8x8 (SAME, strides 1), then 4x4 (strides 2): each node's
+     * own strides were used */
+    assert_int_equal(r2->outputs[0].shape.dims[1].k, 8);
+    assert_int_equal(r3->outputs[0].shape.dims[1].k, 4);
+    assert_true(fl_sym_is_known(r3->outputs[0].shape.dims[1]));
+    assert_int_equal(h.pc.rewritten, 3);
+    pt_fini(&h);
+}
+
 static void test_matmul_bias_act(void **state) {
     (void)state;
     pt_run h;
@@ -855,6 +910,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         T(test_conv_bias),
         T(test_conv_bias_act),
+        T(test_fused_nodes_share_equal_attrs),
         T(test_matmul_bias_act),
         T(test_matmul_bias_tanh_standard_vs_onednn),
         T(test_depthwise_onednn_only),

@@ -23,6 +23,10 @@ typedef struct rctx {
     bool persistent_bn; /* TF_USE_CUDNN_BATCHNORM_SPATIAL_PERSISTENT=1 */
     fl_device target;
     fl_status st; /* first failure (OOM) */
+    /* The attr array fl__rm_build_fused made last (never written in place):
+     * the next fused node with the same attrs shares it. */
+    fl_attr *fused_attrs;
+    int n_fused_attrs;
 } rctx;
 
 typedef enum pat_status { P_REMAIN, P_REMOVE, P_REPLACE } pat_status;

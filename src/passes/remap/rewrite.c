@@ -189,6 +189,29 @@ void fl__rm_set_fused_attrs(rctx *r, fl_node *f, const char *const *ops, size_t 
     }
 }
 
+static bool ptr_const_eq(const fl_const *a, const fl_const *b, void *arg) {
+    (void)arg;
+    return a == b;
+}
+
+/* The attrs of `b` are those of the array a (n of them): same names, kinds
+ * and values in the same order (fl__attr_equal; constants the same ones), and
+ * lists of the same element kind also when empty, so that every reader of
+ * the attrs (the writers too) sees what it would see in b's own copy. */
+static bool same_attrs(const fl_attr *a, int n, const attr_buf *b) {
+    if (!a || n != b->n) {
+        return false;
+    }
+    for (int i = 0; i < n; i++) {
+        const fl_attr *x = &a[i], *y = &b->a[i];
+        if ((x->kind == FL_ATTR_LIST && x->list_kind != y->list_kind) ||
+            !fl__attr_equal(x, y, ptr_const_eq, NULL)) {
+            return false;
+        }
+    }
+    return true;
+}
+
 fl_node *fl__rm_build_fused(rctx *r, fl_node *root, const fl_node *c, const fl_input *args,
                             int n_args, const char *const *ops, size_t n_ops, float epsilon,
                             const fl_node *act) {
@@ -205,12 +228,21 @@ fl_node *fl__rm_build_fused(rctx *r, fl_node *root, const fl_node *c, const fl_i
     }
     /* f has no attrs yet and every name below is distinct: the array is
      * what setting them one by one would give, in one allocation of the
-     * exact size (a caller setting more afterwards gets a copy). */
+     * exact size, which nothing writes in place (a caller setting more
+     * afterwards gets a copy: mutate.h). So a run of fused nodes with the
+     * same attrs (a chain of equal layers) shares one array. */
     attr_buf b = {.n = 0, .oom = false};
     contraction_attrs(r->g, &b, c);
     fused_attrs(r->g, &b, ops, n_ops, n_args, epsilon, act);
-    if (b.oom || fl__node_init_attrs(r->g, f, b.n, b.a, 0) != FL_OK) {
+    if (b.oom) {
         fl__rm_fail_oom(r);
+    } else if (same_attrs(r->fused_attrs, r->n_fused_attrs, &b)) {
+        fl__node_set_attrs(r->g, f, b.n, r->fused_attrs);
+    } else if (fl__node_init_attrs(r->g, f, b.n, b.a, 0) != FL_OK) {
+        fl__rm_fail_oom(r);
+    } else {
+        r->fused_attrs = f->attrs;
+        r->n_fused_attrs = b.n;
     }
     return f;
 }
