@@ -610,6 +610,74 @@ static void test_sequence_inputs_bad(void **state) {
     }
 }
 
+/* Opset 27's CausalConvWithState: input (2,8,10), depthwise weight (8,1,4),
+ * bias (8), past_state (2,8,3), activation silu: output [2,8,10],
+ * present_state [2,8,3]; MACs = 2 * 8 * 10 * 4 = 640, FLOPs = 1280 + 160
+ * (bias) + 160 (silu) = 1600; without bias and activation 1280 / 640 (no
+ * state given: present_state still (B, C, k - 1)). Opset 28's SwiGLU of
+ * two [3,5]: Swish and the multiply, 2 * 15 = 30 FLOPs. */
+static void test_opset27_28(void **state) {
+    (void)state;
+    ob_model *m = ob_new(28);
+    ob_input(m, "x", OB_FLOAT, 3, (int64_t[]){2, 8, 10}, NULL);
+    ob_init_f(m, "w", 3, (int64_t[]){8, 1, 4}, false);
+    ob_init_f(m, "b", 1, (int64_t[]){8}, false);
+    ob_input(m, "past", OB_FLOAT, 3, (int64_t[]){2, 8, 3}, NULL);
+    ob_attr_s(m, ob_node(m, "CausalConvWithState", "cc", "x,w,b,past", "y,ps"), "activation",
+              "silu");
+    ob_node(m, "CausalConvWithState", "cc0", "x,w", "y0,ps0");
+    ob_input(m, "ga", OB_FLOAT, 2, (int64_t[]){3, 5}, NULL);
+    ob_input(m, "gb", OB_FLOAT, 2, (int64_t[]){3, 5}, NULL);
+    ob_node(m, "SwiGLU", "sw", "ga,gb", "z");
+    ob_output(m, "y");
+    ob_output(m, "y0");
+    ob_output(m, "z");
+    fl_report *r = oc_run(m, FL_OK);
+    assert_int_equal(r->n_unknown_ops, 0);
+    const fl_report_node *cc = oc_node(r, "cc"), *cc0 = oc_node(r, "cc0");
+    assert_string_equal(cc->outputs[0].shape, "[2,8,10]");
+    assert_string_equal(cc->outputs[1].shape, "[2,8,3]");
+    oc_assert_cost(cc, 1600, 640);
+    assert_string_equal(cc0->outputs[1].shape, "[2,8,3]");
+    oc_assert_cost(cc0, 1280, 640);
+    assert_string_equal(oc_node(r, "sw")->outputs[0].shape, "[3,5]");
+    oc_assert_cost(oc_node(r, "sw"), 30, 0);
+    fl_report_free(r);
+    ob_free(m);
+}
+
+/* An unknown activation, a weight that is not depthwise, a past_state of
+ * the wrong length, SwiGLU inputs of different shapes. */
+static void test_opset27_28_bad(void **state) {
+    (void)state;
+    static const char *const want[] = {
+        "node 'cc' (CausalConvWithState): attr 'activation' is 'gelu', want 'silu', 'swish' or "
+        "'none'",
+        "node 'cc' (CausalConvWithState): input 1 (weight) has dim 1 of 2, want 1",
+        "node 'cc' (CausalConvWithState): input 3 (past_state) has dim 2 of 4, want 3",
+        "node 'sw' (SwiGLU): input 1 (B)'s shape differs from input 0 (A)'s",
+    };
+    for (int i = 0; i < 4; i++) {
+        ob_model *m = ob_new(28);
+        ob_input(m, "x", OB_FLOAT, 3, (int64_t[]){2, 8, 10}, NULL);
+        ob_init_f(m, "w", 3, (int64_t[]){8, i == 1 ? 2 : 1, 4}, false);
+        ob_input(m, "past", OB_FLOAT, 3, (int64_t[]){2, 8, i == 2 ? 4 : 3}, NULL);
+        ob_input(m, "gb", OB_FLOAT, 2, (int64_t[]){3, 4}, NULL);
+        if (i < 3) {
+            Onnx__NodeProto *n = ob_node(m, "CausalConvWithState", "cc", "x,w,,past", "y,ps");
+            ob_attr_s(m, n, "activation", i == 0 ? "gelu" : "none");
+        } else {
+            ob_node(m, "SwiGLU", "sw", "past,gb", "y");
+        }
+        ob_output(m, "y");
+        fl_report *r = oc_run(m, FL_EINVAL);
+        printf("%s\n", r->error);
+        assert_non_null(strstr(r->error, want[i]));
+        fl_report_free(r);
+        ob_free(m);
+    }
+}
+
 /* The ai.onnx.ml models a registry meets, counted by ml.c's rules:
  * TreeEnsembleRegressor X [5,3] with nodes_modes of 2 branches and 3 leaves:
  * Y [5,1], 5 * 2 = 10 comparisons. TreeEnsembleClassifier X [4,3], 3
@@ -984,6 +1052,8 @@ int main(void) {
         cmocka_unit_test(test_sequence_bad),
         cmocka_unit_test(test_sequence_inputs),
         cmocka_unit_test(test_sequence_inputs_bad),
+        cmocka_unit_test(test_opset27_28),
+        cmocka_unit_test(test_opset27_28_bad),
         cmocka_unit_test(test_bad_attrs),
         cmocka_unit_test(test_unknown_domain_and_opset),
         cmocka_unit_test(test_opset25_dtypes),
