@@ -207,8 +207,12 @@ typedef struct out_snap {
 static fl_status preserve_loop_bodies(fl_ctx *c) {
     fl_graph *g = c->g;
     for (size_t i = 0; i < g->n_nodes; i++) {
-        const fl_attr *loop = fl__node_attr(g->nodes[i], "_loop");
-        if (!loop || loop->kind != FL_ATTR_S || !fl__node_attr(g->nodes[i], "_lowered_body")) {
+        const fl_node *wn = g->nodes[i];
+        if (wn->kind != FL_OP_WHILE && wn->kind != FL_OP_STATELESS_WHILE) {
+            continue; /* the attr lookups only for the loops */
+        }
+        const fl_attr *loop = fl__node_attr(wn, "_loop");
+        if (!loop || loop->kind != FL_ATTR_S || !fl__node_attr(wn, "_lowered_body")) {
             continue;
         }
         fl_node *w = fl__graph_find(g, loop->v.s.p);
