@@ -11,10 +11,10 @@
 /* Import and analysis                                                        */
 /* ------------------------------------------------------------------------- */
 
-/* Imports buf into r (arena limit `arena_limit`), sorts, infers and costs
- * the graph (costs in r->before). */
-static fl_status import_analysed(pt_run *r, const uint8_t *buf, size_t len, size_t arena_limit,
-                                 fl_import_opts io) {
+/* Imports buf into r with `import` (arena limit `arena_limit`), sorts,
+ * infers and costs the graph (costs in r->before). */
+static fl_status import_analysed(pt_run *r, pt_import_fn import, const uint8_t *buf, size_t len,
+                                 size_t arena_limit, fl_import_opts io) {
     fl__arena_init(&r->arena, arena_limit);
     fl__diag_init(&r->d, &r->arena);
     r->g = fl__graph_new(&r->arena);
@@ -28,7 +28,7 @@ static fl_status import_analysed(pt_run *r, const uint8_t *buf, size_t len, size
     uint8_t *own = fl__arena_alloc(&r->arena, len ? len : 1);
     assert_non_null(own);
     memcpy(own, buf, len);
-    fl_status st = fl__import_graphdef(r->g, own, len, &io, &r->d);
+    fl_status st = import(r->g, own, len, &io, &r->d);
     if (st == FL_OK) {
         st = fl__graph_toposort(r->g, &r->d);
     }
@@ -45,10 +45,11 @@ static fl_status import_analysed(pt_run *r, const uint8_t *buf, size_t len, size
 /* Pipeline runs                                                              */
 /* ------------------------------------------------------------------------- */
 
-pt_run *pt_pipeline_bytes(const uint8_t *buf, size_t len, const pt_opts *o) {
+pt_run *pt_pipeline_import(pt_import_fn import, const uint8_t *buf, size_t len, const pt_opts *o) {
     pt_run *p = calloc(1, sizeof(*p));
     assert_non_null(p);
-    fl_status st = import_analysed(p, buf, len, 0, (fl_import_opts){1000000, 1 << 20, NULL});
+    fl_status st =
+        import_analysed(p, import, buf, len, 0, (fl_import_opts){1000000, 1 << 20, NULL});
     fl__pipeline_config_init(&p->cfg);
     p->cfg.passes = o->passes;
     p->cfg.opt.iterations = o->iterations;
@@ -68,6 +69,10 @@ pt_run *pt_pipeline_bytes(const uint8_t *buf, size_t len, const pt_opts *o) {
         fail_msg("pipeline failed: %s", p->d.msg ? p->d.msg : fl_status_str(st));
     }
     return p;
+}
+
+pt_run *pt_pipeline_bytes(const uint8_t *buf, size_t len, const pt_opts *o) {
+    return pt_pipeline_import(fl__import_graphdef, buf, len, o);
 }
 
 pt_run *pt_pipeline(tg_graph *tg, const pt_opts *o) {
@@ -101,8 +106,8 @@ void pt_expect(tg_graph *g, const pt_opts *o, const char *want, const char *rule
 
 fl_status pt_load_bytes(pt_run *h, const uint8_t *bytes, size_t len) {
     memset(h, 0, sizeof(*h));
-    fl_status st =
-        import_analysed(h, bytes, len, (size_t)2 << 30, (fl_import_opts){5000000, 1 << 20, NULL});
+    fl_status st = import_analysed(h, fl__import_graphdef, bytes, len, (size_t)2 << 30,
+                                   (fl_import_opts){5000000, 1 << 20, NULL});
     if (st != FL_OK) {
         print_message("load failed: %s\n", h->d.msg ? h->d.msg : "?");
         return st;
@@ -194,14 +199,13 @@ const char *pt_dump(pt_run *r) {
     return s;
 }
 
-bool pt_fired(const pt_run *r, const char *rule, const char *node) {
+size_t pt_fired(const pt_run *r, const char *rule, const char *node) {
+    size_t k = 0;
     for (size_t i = 0; i < r->led.n_entries; i++) {
-        if (strcmp(r->led.entries[i].rule, rule) == 0 &&
-            (!node || strcmp(r->led.entries[i].node, node) == 0)) {
-            return true;
-        }
+        k += strcmp(r->led.entries[i].rule, rule) == 0 &&
+             (!node || strcmp(r->led.entries[i].node, node) == 0);
     }
-    return false;
+    return k;
 }
 
 fl_node *pt_need(const pt_run *r, const char *name) {
@@ -210,6 +214,15 @@ fl_node *pt_need(const pt_run *r, const char *name) {
         fail_msg("node '%s' missing (graph: %s)", name, r->dump);
     }
     return n;
+}
+
+const fl_tensor *pt_out0(const pt_run *r, const char *name) {
+    return &pt_need(r, name)->outputs[0];
+}
+
+int64_t pt_known(fl_sym s) {
+    assert_true(fl_sym_is_known(s));
+    return s.k;
 }
 
 void pt_absent(const pt_run *r, const char *name) {

@@ -4,7 +4,7 @@
  * test_remapper_more.c, test_remapper_gelu.c, test_hoist_unary.c).
  *
  * A pt_run holds one imported graph and what was done to it. Two ways to
- * fill it:
+ * fill it (onnx_passtest.h fills it from an ONNX model):
  *
  *  - the pipeline (pt_pipeline, pt_pipeline_bytes): import -> toposort ->
  *    infer -> cost ("before"), then fl__pipeline_run with the verifier on
@@ -74,6 +74,11 @@ typedef struct pt_opts {
 pt_run *pt_pipeline_bytes(const uint8_t *buf, size_t len, const pt_opts *o);
 /* The same for a testgraph (packed here; tg stays the caller's). */
 pt_run *pt_pipeline(tg_graph *tg, const pt_opts *o);
+/* An importer of the engine (fl__import_graphdef, fl__import_onnx). */
+typedef fl_status (*pt_import_fn)(fl_graph *g, const uint8_t *buf, size_t len,
+                                  const fl_import_opts *o, fl_diag *d);
+/* pt_pipeline_bytes reading buf with `import`. */
+pt_run *pt_pipeline_import(pt_import_fn import, const uint8_t *buf, size_t len, const pt_opts *o);
 void pt_free(pt_run *p);
 
 /* Runs the pipeline on g and compares the dump with `want`. With `rule`, the
@@ -105,11 +110,15 @@ void pt_fini(pt_run *h);
 
 /* The graph as "a=Op(in,in:1,^c); b=..." (kept in r->dump). */
 const char *pt_dump(pt_run *r);
-/* Whether the ledger has an entry of `rule` on `node` (NULL: any node). */
-bool pt_fired(const pt_run *r, const char *rule, const char *node);
+/* How many ledger entries of `rule` there are on `node` (NULL: on any node). */
+size_t pt_fired(const pt_run *r, const char *rule, const char *node);
 
 /* The node called `name`; fails when there is none. */
 fl_node *pt_need(const pt_run *r, const char *name);
+/* Output 0 of the node called `name`; fails when there is none. */
+const fl_tensor *pt_out0(const pt_run *r, const char *name);
+/* s's value; fails when s is not a known integer. */
+int64_t pt_known(fl_sym s);
 /* Fails when a node called `name` is left. */
 void pt_absent(const pt_run *r, const char *name);
 /* `name` has op `op` and the NULL-terminated data inputs ("x" or "x:1"). */

@@ -9,6 +9,7 @@
  * layers of a real network (so the fused node is named after the op).
  */
 #include "foldline/foldline.h"
+#include "onnx_passtest.h"
 #include "onnxbuild.h"
 #include "onnxcheck.h"
 #include "testutil.h"
@@ -816,10 +817,7 @@ static void test_selection(void **state) {
  * test_split), as NAME.RULE.onnx, for tests/integration/ort_quantized.sh
  * (their int8 weights are stripped: fl_onnxfill --ints fills them). */
 static int write_models(const char *dir) {
-    struct {
-        const char *name;
-        ob_model *m;
-    } ms[] = {
+    oxp_named ms[] = {
         {"matmul.qdq_matmul", matmul_noq_model(1, "out")},
         {"matmul_relu.qdq_matmul", matmul_noq_model(1, "relu_out")},
         {"gemm.qdq_gemm", gemm_noq_model(1.0f)},
@@ -827,24 +825,7 @@ static int write_models(const char *dir) {
         {"argmax.qdq_drop_dq", argmax_model(U8, "z")},
         {"split.qdq_split", split_model("s", false)},
     };
-    int rc = 0;
-    for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++) {
-        char path[1024];
-        snprintf(path, sizeof path, "%s/%s.onnx", dir, ms[i].name);
-        size_t len;
-        uint8_t *buf = ob_pack(ms[i].m, &len);
-        ob_free(ms[i].m);
-        FILE *f = fopen(path, "wb");
-        if (!buf || !f || fwrite(buf, 1, len, f) != len) {
-            fprintf(stderr, "cannot write %s\n", path);
-            rc = 1;
-        }
-        if (f && fclose(f) != 0) {
-            rc = 1;
-        }
-        free(buf);
-    }
-    return rc;
+    return oxp_write_models(dir, ms, sizeof ms / sizeof ms[0]);
 }
 
 int main(int argc, char **argv) {

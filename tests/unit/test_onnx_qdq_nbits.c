@@ -11,132 +11,13 @@
  * `test_onnx_qdq_nbits --write DIR` writes the models ONNX Runtime runs
  * (NAME.qdq_matmul_nbits.onnx) for tests/integration/ort_quantized.sh.
  */
-#include "cost/cost.h"
-#include "import/import.h"
-#include "onnxbuild.h"
-#include "passes/pipeline.h"
-#include "shape/infer.h"
-#include "testutil.h"
+#include "onnx_passtest.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 enum { U8 = 2, I8 = 3, U4 = 21, I4 = 22 };
-
-typedef struct run {
-    fl_arena arena;
-    fl_diag d;
-    fl_graph *g;
-    fl_ctx c;
-    fl_options opt;
-    fl_ledger led;
-    fl_cost_totals before, after;
-    uint8_t *buf;
-    char dump[4096];
-} run;
-
-/* Imports m (freed), infers, costs, runs the pass list (verifier on). */
-static run *run_model(ob_model *m, const char *passes) {
-    size_t len;
-    uint8_t *buf = ob_pack(m, &len);
-    ob_free(m);
-    run *r = calloc(1, sizeof(*r));
-    assert_non_null(r);
-    fl__arena_init(&r->arena, 0);
-    fl__diag_init(&r->d, &r->arena);
-    r->g = fl__graph_new(&r->arena);
-    r->c = (fl_ctx){r->g, r->g->syms, &r->arena, &r->d, 1 << 20};
-    fl_options_init(&r->opt);
-    fl__ledger_init(&r->led, &r->arena);
-    fl_infer_result ir = {0, 0};
-    fl_import_opts io = {1000000, 1 << 20, NULL};
-    fl_status st = fl__import_onnx(r->g, buf, len, &io, &r->d);
-    if (st == FL_OK) {
-        st = fl__graph_toposort(r->g, &r->d);
-    }
-    if (st == FL_OK) {
-        st = fl__infer_shapes(&r->c, &r->opt, &ir);
-    }
-    if (st == FL_OK) {
-        st = fl__cost_graph(&r->c, &r->before);
-    }
-    fl_pipeline_config cfg;
-    fl__pipeline_config_init(&cfg);
-    cfg.verify = true;
-    cfg.passes = passes;
-    if (st == FL_OK) {
-        st = fl__pipeline_run(&r->c, &r->opt, &cfg, &r->led, &r->after);
-    }
-    r->buf = buf;
-    if (st != FL_OK) {
-        fail_msg("pipeline failed: %s", r->d.msg ? r->d.msg : fl_status_str(st));
-    }
-    return r;
-}
-
-static void run_free(run *r) {
-    fl__arena_free(&r->arena);
-    free(r->buf);
-    free(r);
-}
-
-/* The operators in topological order, "name=Op(in,in)" joined by "; ". */
-static const char *dump_ops(run *r) {
-    fl_graph *g = r->g;
-    assert_int_equal(fl__graph_toposort(g, &r->d), FL_OK);
-    size_t at = 0;
-    r->dump[0] = '\0';
-    for (size_t i = 0; i < g->n_nodes; i++) {
-        const fl_node *n = g->order[i];
-        if (fl__cost_is_value_node(n)) {
-            continue;
-        }
-        at += (size_t)snprintf(r->dump + at, sizeof r->dump - at, "%s%s=%s(", at ? "; " : "",
-                               n->name, n->op);
-        for (int k = 0; k < n->n_inputs; k++) {
-            const fl_input *in = &n->inputs[k];
-            at += (size_t)snprintf(r->dump + at, sizeof r->dump - at, "%s%s", k ? "," : "",
-                                   in->node->name);
-            if (in->port) {
-                at += (size_t)snprintf(r->dump + at, sizeof r->dump - at, ":%d", in->port);
-            }
-        }
-        at += (size_t)snprintf(r->dump + at, sizeof r->dump - at, ")");
-        assert_true(at < sizeof r->dump);
-    }
-    return r->dump;
-}
-
-/* Ledger entries of `rule` (on `node` when not NULL). */
-static size_t fired(const run *r, const char *rule, const char *node) {
-    size_t k = 0;
-    for (size_t i = 0; i < r->led.n_entries; i++) {
-        const fl_ledger_entry *e = &r->led.entries[i];
-        k += strcmp(e->rule, rule) == 0 && (!node || strcmp(e->node, node) == 0);
-    }
-    return k;
-}
-
-static int64_t known(fl_sym s) {
-    assert_true(fl_sym_is_known(s));
-    return s.k;
-}
-
-static void expect_graph(run *r, const char *want) {
-    const char *got = dump_ops(r);
-    if (strcmp(got, want) != 0) {
-        fail_msg("graph\n  got  %s\n  want %s", got, want);
-    }
-}
-
-static const fl_tensor *out0(const run *r, const char *name) {
-    fl_node *n = fl__graph_find(r->g, name);
-    if (!n) {
-        fail_msg("no node '%s'", name);
-    }
-    return &n->outputs[0];
-}
 
 /* ---- models ---- */
 
@@ -182,31 +63,24 @@ static ob_model *nbits_model(int wt, int64_t k, int64_t n, int64_t bs, bool with
 }
 
 /* Byte i of Const `name` (a uint8 value). */
-static int64_t byte_at(run *r, const char *name, int64_t i) {
-    const fl_value *v = out0(r, name)->value;
+static int64_t byte_at(pt_run *r, const char *name, int64_t i) {
+    const fl_value *v = pt_out0(r, name)->value;
     assert_non_null(v);
     assert_true(i < v->n);
-    return known(v->ints[i]);
+    return pt_known(v->ints[i]);
 }
 
-static double elem_at(run *r, const char *name, int64_t i) {
+static double elem_at(pt_run *r, const char *name, int64_t i) {
     double e = 0;
-    assert_true(fl__value_f64(out0(r, name)->value, i, &e));
+    assert_true(fl__value_f64(pt_out0(r, name)->value, i, &e));
     return e;
 }
 
-static int64_t attr_i(run *r, const char *node, const char *attr) {
-    const fl_attr *a = fl__node_attr(fl__graph_find(r->g, node), attr);
-    assert_non_null(a);
-    assert_int_equal(a->kind, FL_ATTR_I);
-    return a->v.i;
-}
-
-static void expect_dims(run *r, const char *name, int rank, const int64_t *dims) {
-    const fl_tensor *t = out0(r, name);
+static void expect_dims(pt_run *r, const char *name, int rank, const int64_t *dims) {
+    const fl_tensor *t = pt_out0(r, name);
     assert_int_equal(t->shape.rank, rank);
     for (int i = 0; i < rank; i++) {
-        assert_int_equal(known(t->shape.dims[i]), dims[i]);
+        assert_int_equal(pt_known(t->shape.dims[i]), dims[i]);
     }
 }
 
@@ -227,16 +101,16 @@ static int64_t w_u(int64_t k, int64_t c, int64_t k_rows) {
  * after (ORT's graph analysed gives the same). */
 static void test_int4(void **state) {
     (void)state;
-    run *r = run_model(nbits_model(I4, 32, 8, 16, false, 0, false), "qdq");
-    expect_graph(r, "mm=MatMulNBits(a,w_T,ws_T)");
-    assert_int_equal(fired(r, "qdq_matmul_nbits", "mm"), 1);
-    assert_int_equal(attr_i(r, "mm", "K"), 32);
-    assert_int_equal(attr_i(r, "mm", "N"), 8);
-    assert_int_equal(attr_i(r, "mm", "bits"), 4);
-    assert_int_equal(attr_i(r, "mm", "block_size"), 16);
-    assert_int_equal(attr_i(r, "mm", "accuracy_level"), 4);
+    pt_run *r = oxp_run(nbits_model(I4, 32, 8, 16, false, 0, false), "qdq");
+    oxp_expect_graph(r, "mm=MatMulNBits(a,w_T,ws_T)");
+    assert_int_equal(pt_fired(r, "qdq_matmul_nbits", "mm"), 1);
+    assert_int_equal(pt_attr_i(r, "mm", "K"), 32);
+    assert_int_equal(pt_attr_i(r, "mm", "N"), 8);
+    assert_int_equal(pt_attr_i(r, "mm", "bits"), 4);
+    assert_int_equal(pt_attr_i(r, "mm", "block_size"), 16);
+    assert_int_equal(pt_attr_i(r, "mm", "accuracy_level"), 4);
     expect_dims(r, "w_T", 3, (int64_t[]){8, 2, 8});
-    assert_int_equal(out0(r, "w_T")->dtype, FL_DT_UINT8);
+    assert_int_equal(pt_out0(r, "w_T")->dtype, FL_DT_UINT8);
     static const int64_t ort_col0[8] = {0x70, 0x5e, 0x3c, 0x1a, 0xf8, 0xd6, 0xb4, 0x92};
     for (int j = 0; j < 8; j++) {
         assert_int_equal(byte_at(r, "w_T", j), ort_col0[j]);
@@ -253,14 +127,14 @@ static void test_int4(void **state) {
         }
     }
     expect_dims(r, "ws_T", 1, (int64_t[]){16});
-    assert_int_equal(known(r->before.macs), 512);
-    assert_int_equal(known(r->after.macs), 512);
-    assert_int_equal(known(r->before.flops), 1280);
-    assert_int_equal(known(r->after.flops), 1280);
-    assert_int_equal(known(r->before.int_ops), 256);
-    assert_int_equal(known(r->after.int_ops), 256);
+    assert_int_equal(pt_known(r->before.macs), 512);
+    assert_int_equal(pt_known(r->after.macs), 512);
+    assert_int_equal(pt_known(r->before.flops), 1280);
+    assert_int_equal(pt_known(r->after.flops), 1280);
+    assert_int_equal(pt_known(r->before.int_ops), 256);
+    assert_int_equal(pt_known(r->after.int_ops), 256);
     assert_null(fl__graph_find(r->g, "w")); /* the int4 weights went with the DQ */
-    run_free(r);
+    pt_free(r);
 }
 
 /* uint4 [40, 8] with zero points, block 16: k_blocks 3, B' [8, 3, 8], the
@@ -271,8 +145,8 @@ static void test_int4(void **state) {
  * point: zero_points' all 0 (MatMulNBits' default would be 8). */
 static void test_uint4(void **state) {
     (void)state;
-    run *r = run_model(nbits_model(U4, 40, 8, 16, true, 0, false), "qdq");
-    expect_graph(r, "mm=MatMulNBits(a,w_T,ws_T,wz_T)");
+    pt_run *r = oxp_run(nbits_model(U4, 40, 8, 16, true, 0, false), "qdq");
+    oxp_expect_graph(r, "mm=MatMulNBits(a,w_T,ws_T,wz_T)");
     expect_dims(r, "w_T", 3, (int64_t[]){8, 3, 8});
     expect_dims(r, "wz_T", 1, (int64_t[]){16});
     static const int64_t ort_zp[16] = {0x30, 0x06, 0x41, 0x07, 0x52, 0x08, 0x63, 0x09,
@@ -291,80 +165,60 @@ static void test_uint4(void **state) {
         }
         assert_int_equal(byte_at(r, "w_T", c * 24 + 16 + 7), 0);
     }
-    assert_int_equal(known(r->after.macs), 2 * 8 * 40);
-    run_free(r);
+    assert_int_equal(pt_known(r->after.macs), 2 * 8 * 40);
+    pt_free(r);
 
-    r = run_model(nbits_model(U4, 32, 8, 16, false, 0, false), "qdq");
-    expect_graph(r, "mm=MatMulNBits(a,w_T,ws_T,fused_DQ_MatMul_zero_point_T)");
+    r = oxp_run(nbits_model(U4, 32, 8, 16, false, 0, false), "qdq");
+    oxp_expect_graph(r, "mm=MatMulNBits(a,w_T,ws_T,fused_DQ_MatMul_zero_point_T)");
     expect_dims(r, "fused_DQ_MatMul_zero_point_T", 1, (int64_t[]){8});
     for (int64_t i = 0; i < 8; i++) {
         assert_int_equal(byte_at(r, "fused_DQ_MatMul_zero_point_T", i), 0);
     }
-    run_free(r);
+    pt_free(r);
 }
 
 /* Weights stripped: the same rewrite with a stripped B' of its shape; the
  * counts as with values. */
 static void test_stripped(void **state) {
     (void)state;
-    run *r = run_model(nbits_model(I4, 32, 8, 16, false, 0, true), "qdq");
-    expect_graph(r, "mm=MatMulNBits(a,w_T,ws_T)");
+    pt_run *r = oxp_run(nbits_model(I4, 32, 8, 16, false, 0, true), "qdq");
+    oxp_expect_graph(r, "mm=MatMulNBits(a,w_T,ws_T)");
     expect_dims(r, "w_T", 3, (int64_t[]){8, 2, 8});
-    assert_null(out0(r, "w_T")->value);
-    assert_int_equal(known(r->after.macs), 512);
-    assert_int_equal(known(r->after.flops), 1280);
-    run_free(r);
+    assert_null(pt_out0(r, "w_T")->value);
+    assert_int_equal(pt_known(r->after.macs), 512);
+    assert_int_equal(pt_known(r->after.flops), 1280);
+    pt_free(r);
 }
 
 /* Left as they are: no axis attr (the default 1), block_size 8, and a DQ
  * read by a second node. */
 static void test_refusals(void **state) {
     (void)state;
-    run *r = run_model(nbits_model(I4, 32, 8, 16, false, -1, false), "qdq");
-    assert_int_equal(fired(r, "qdq_matmul_nbits", NULL), 0);
-    expect_graph(r, "dq_w=DequantizeLinear(w,ws); mm=MatMul(a,dq_w)");
-    run_free(r);
-    r = run_model(nbits_model(I4, 32, 8, 8, false, 0, false), "qdq");
-    assert_int_equal(fired(r, "qdq_matmul_nbits", NULL), 0);
-    run_free(r);
+    pt_run *r = oxp_run(nbits_model(I4, 32, 8, 16, false, -1, false), "qdq");
+    assert_int_equal(pt_fired(r, "qdq_matmul_nbits", NULL), 0);
+    oxp_expect_graph(r, "dq_w=DequantizeLinear(w,ws); mm=MatMul(a,dq_w)");
+    pt_free(r);
+    r = oxp_run(nbits_model(I4, 32, 8, 8, false, 0, false), "qdq");
+    assert_int_equal(pt_fired(r, "qdq_matmul_nbits", NULL), 0);
+    pt_free(r);
     ob_model *m = nbits_model(I4, 32, 8, 16, false, 0, false);
     ob_node(m, "Neg", "neg", "wf", "wneg");
     ob_output(m, "wneg");
-    r = run_model(m, "qdq");
-    assert_int_equal(fired(r, "qdq_matmul_nbits", NULL), 0);
-    run_free(r);
+    r = oxp_run(m, "qdq");
+    assert_int_equal(pt_fired(r, "qdq_matmul_nbits", NULL), 0);
+    pt_free(r);
 }
 
 /* ---- writing the models ---- */
 
 static int write_models(const char *dir) {
-    struct {
-        const char *name;
-        ob_model *m;
-    } ms[] = {
+    oxp_named ms[] = {
         {"nbits_i4.qdq_matmul_nbits", nbits_model(I4, 32, 8, 16, false, 0, false)},
         {"nbits_i4zp.qdq_matmul_nbits", nbits_model(I4, 32, 8, 16, true, 0, false)},
         {"nbits_u4.qdq_matmul_nbits", nbits_model(U4, 32, 8, 16, false, 0, false)},
         {"nbits_u4zp.qdq_matmul_nbits", nbits_model(U4, 40, 8, 16, true, 0, false)},
     };
-    int rc = 0;
-    for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++) {
-        char path[1024];
-        snprintf(path, sizeof path, "%s/%s.onnx", dir, ms[i].name);
-        size_t len;
-        uint8_t *buf = ob_pack(ms[i].m, &len);
-        ob_free(ms[i].m);
-        FILE *f = fopen(path, "wb");
-        if (!buf || !f || fwrite(buf, 1, len, f) != len) {
-            fprintf(stderr, "cannot write %s\n", path);
-            rc = 1;
-        }
-        if (f && fclose(f) != 0) {
-            rc = 1;
-        }
-        free(buf);
-    }
-    return rc;
+    return oxp_write_models(dir, ms, sizeof ms / sizeof ms[0]);
 }
 
 int main(int argc, char **argv) {

@@ -11,132 +11,13 @@
  * Runtime 1.30 runs (NAME.qdq_propagation.onnx) for
  * tests/integration/ort_quantized.sh.
  */
-#include "cost/cost.h"
-#include "import/import.h"
-#include "onnxbuild.h"
-#include "passes/pipeline.h"
-#include "shape/infer.h"
-#include "testutil.h"
+#include "onnx_passtest.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 enum { U8 = 2, I8 = 3 };
-
-typedef struct run {
-    fl_arena arena;
-    fl_diag d;
-    fl_graph *g;
-    fl_ctx c;
-    fl_options opt;
-    fl_ledger led;
-    fl_cost_totals before, after;
-    uint8_t *buf;
-    char dump[4096];
-} run;
-
-/* Imports m (freed), infers, costs, runs the pass list (verifier on). */
-static run *run_model(ob_model *m, const char *passes) {
-    size_t len;
-    uint8_t *buf = ob_pack(m, &len);
-    ob_free(m);
-    run *r = calloc(1, sizeof(*r));
-    assert_non_null(r);
-    fl__arena_init(&r->arena, 0);
-    fl__diag_init(&r->d, &r->arena);
-    r->g = fl__graph_new(&r->arena);
-    r->c = (fl_ctx){r->g, r->g->syms, &r->arena, &r->d, 1 << 20};
-    fl_options_init(&r->opt);
-    fl__ledger_init(&r->led, &r->arena);
-    fl_infer_result ir = {0, 0};
-    fl_import_opts io = {1000000, 1 << 20, NULL};
-    fl_status st = fl__import_onnx(r->g, buf, len, &io, &r->d);
-    if (st == FL_OK) {
-        st = fl__graph_toposort(r->g, &r->d);
-    }
-    if (st == FL_OK) {
-        st = fl__infer_shapes(&r->c, &r->opt, &ir);
-    }
-    if (st == FL_OK) {
-        st = fl__cost_graph(&r->c, &r->before);
-    }
-    fl_pipeline_config cfg;
-    fl__pipeline_config_init(&cfg);
-    cfg.verify = true;
-    cfg.passes = passes;
-    if (st == FL_OK) {
-        st = fl__pipeline_run(&r->c, &r->opt, &cfg, &r->led, &r->after);
-    }
-    r->buf = buf;
-    if (st != FL_OK) {
-        fail_msg("pipeline failed: %s", r->d.msg ? r->d.msg : fl_status_str(st));
-    }
-    return r;
-}
-
-static void run_free(run *r) {
-    fl__arena_free(&r->arena);
-    free(r->buf);
-    free(r);
-}
-
-/* The operators in topological order, "name=Op(in,in)" joined by "; ". */
-static const char *dump_ops(run *r) {
-    fl_graph *g = r->g;
-    assert_int_equal(fl__graph_toposort(g, &r->d), FL_OK);
-    size_t at = 0;
-    r->dump[0] = '\0';
-    for (size_t i = 0; i < g->n_nodes; i++) {
-        const fl_node *n = g->order[i];
-        if (fl__cost_is_value_node(n)) {
-            continue;
-        }
-        at += (size_t)snprintf(r->dump + at, sizeof r->dump - at, "%s%s=%s(", at ? "; " : "",
-                               n->name, n->op);
-        for (int k = 0; k < n->n_inputs; k++) {
-            const fl_input *in = &n->inputs[k];
-            at += (size_t)snprintf(r->dump + at, sizeof r->dump - at, "%s%s", k ? "," : "",
-                                   in->node->name);
-            if (in->port) {
-                at += (size_t)snprintf(r->dump + at, sizeof r->dump - at, ":%d", in->port);
-            }
-        }
-        at += (size_t)snprintf(r->dump + at, sizeof r->dump - at, ")");
-        assert_true(at < sizeof r->dump);
-    }
-    return r->dump;
-}
-
-/* Ledger entries of `rule` (on `node` when not NULL). */
-static size_t fired(const run *r, const char *rule, const char *node) {
-    size_t k = 0;
-    for (size_t i = 0; i < r->led.n_entries; i++) {
-        const fl_ledger_entry *e = &r->led.entries[i];
-        k += strcmp(e->rule, rule) == 0 && (!node || strcmp(e->node, node) == 0);
-    }
-    return k;
-}
-
-static int64_t known(fl_sym s) {
-    assert_true(fl_sym_is_known(s));
-    return s.k;
-}
-
-static void expect_graph(run *r, const char *want) {
-    const char *got = dump_ops(r);
-    if (strcmp(got, want) != 0) {
-        fail_msg("graph\n  got  %s\n  want %s", got, want);
-    }
-}
-
-static const fl_tensor *out0(const run *r, const char *name) {
-    fl_node *n = fl__graph_find(r->g, name);
-    if (!n) {
-        fail_msg("no node '%s'", name);
-    }
-    return &n->outputs[0];
-}
 
 /* ---- models ---- */
 
@@ -197,27 +78,27 @@ static ob_model *backward_model(int64_t opset, const char *qs) {
  * (scale): totals 8364 int_ops, 432 FLOPs. MACs 3888 before, 0 after. */
 static void test_backward(void **state) {
     (void)state;
-    run *r = run_model(backward_model(17, "s"), "qdq");
-    expect_graph(r, "conv=QLinearConv(xq,s,z,w,ws,wz,s,z); tr=Transpose(conv); "
-                    "dq_out=DequantizeLinear(tr,s,z)");
-    assert_int_equal(fired(r, "qdq_propagation", "tr"), 1);
-    assert_int_equal(fired(r, "qdq_propagation", NULL), 1);
-    assert_int_equal(fired(r, "qdq_drop", "tr"), 1);
-    assert_int_equal(fired(r, "qdq_conv", "conv"), 1);
-    assert_int_equal(out0(r, "tr")->dtype, FL_DT_UINT8);
-    assert_int_equal(known(r->before.macs), 3888);
-    assert_int_equal(known(r->after.macs), 0);
-    assert_int_equal(known(r->after.int_ops), 8220 + 144);
-    assert_int_equal(known(r->after.flops), 288 + 144);
-    run_free(r);
+    pt_run *r = oxp_run(backward_model(17, "s"), "qdq");
+    oxp_expect_graph(r, "conv=QLinearConv(xq,s,z,w,ws,wz,s,z); tr=Transpose(conv); "
+                        "dq_out=DequantizeLinear(tr,s,z)");
+    assert_int_equal(pt_fired(r, "qdq_propagation", "tr"), 1);
+    assert_int_equal(pt_fired(r, "qdq_propagation", NULL), 1);
+    assert_int_equal(pt_fired(r, "qdq_drop", "tr"), 1);
+    assert_int_equal(pt_fired(r, "qdq_conv", "conv"), 1);
+    assert_int_equal(pt_out0(r, "tr")->dtype, FL_DT_UINT8);
+    assert_int_equal(pt_known(r->before.macs), 3888);
+    assert_int_equal(pt_known(r->after.macs), 0);
+    assert_int_equal(pt_known(r->after.int_ops), 8220 + 144);
+    assert_int_equal(pt_known(r->after.flops), 288 + 144);
+    pt_free(r);
 
     /* Q's scale [1,1]: one element, but ORT takes a scalar or a
      * one-element vector only: nothing propagates, the Conv stays float. */
-    r = run_model(backward_model(17, "s11"), "qdq");
-    assert_int_equal(fired(r, "qdq_propagation", NULL), 0);
-    assert_int_equal(fired(r, "qdq_conv", NULL), 0);
-    assert_int_equal(known(r->after.macs), 3888);
-    run_free(r);
+    r = oxp_run(backward_model(17, "s11"), "qdq");
+    assert_int_equal(pt_fired(r, "qdq_propagation", NULL), 0);
+    assert_int_equal(pt_fired(r, "qdq_conv", NULL), 0);
+    assert_int_equal(pt_known(r->after.macs), 3888);
+    pt_free(r);
 }
 
 /* DQ forward: DQ(xq [1,48]) -> Reshape "rs" to [1,3,4,4] -> conv -> c
@@ -242,19 +123,19 @@ static ob_model *forward_model(void) {
  * with dq_out's E(y): 1052 int_ops, 48 FLOPs. */
 static void test_forward(void **state) {
     (void)state;
-    run *r = run_model(forward_model(), "qdq");
-    expect_graph(r, "rs=Reshape(xq,shape); conv=QLinearConv(rs,s,z,w,ws,wz,s,z); "
-                    "dq_out=DequantizeLinear(conv,s,z)");
-    assert_int_equal(fired(r, "qdq_propagation", "rs"), 1);
-    assert_int_equal(fired(r, "qdq_propagation", NULL), 1);
-    assert_int_equal(fired(r, "qdq_drop", "rs"), 1);
-    assert_int_equal(fired(r, "qdq_conv", "conv"), 1);
-    assert_int_equal(out0(r, "rs")->dtype, FL_DT_UINT8);
-    assert_int_equal(known(r->before.macs), 432);
-    assert_int_equal(known(r->after.macs), 0);
-    assert_int_equal(known(r->after.int_ops), 1036 + 16);
-    assert_int_equal(known(r->after.flops), 32 + 16);
-    run_free(r);
+    pt_run *r = oxp_run(forward_model(), "qdq");
+    oxp_expect_graph(r, "rs=Reshape(xq,shape); conv=QLinearConv(rs,s,z,w,ws,wz,s,z); "
+                        "dq_out=DequantizeLinear(conv,s,z)");
+    assert_int_equal(pt_fired(r, "qdq_propagation", "rs"), 1);
+    assert_int_equal(pt_fired(r, "qdq_propagation", NULL), 1);
+    assert_int_equal(pt_fired(r, "qdq_drop", "rs"), 1);
+    assert_int_equal(pt_fired(r, "qdq_conv", "conv"), 1);
+    assert_int_equal(pt_out0(r, "rs")->dtype, FL_DT_UINT8);
+    assert_int_equal(pt_known(r->before.macs), 432);
+    assert_int_equal(pt_known(r->after.macs), 0);
+    assert_int_equal(pt_known(r->after.int_ops), 1036 + 16);
+    assert_int_equal(pt_known(r->after.flops), 32 + 16);
+    pt_free(r);
 }
 
 /* Breadth first with two readers: DQ(xq [1,3,4,4]) -> Transpose "tr"
@@ -280,16 +161,17 @@ static ob_model *fanout_model(void) {
 
 static void test_fanout(void **state) {
     (void)state;
-    run *r = run_model(fanout_model(), "qdq");
-    expect_graph(r, "tr=Transpose(xq); tr_dq_1=DequantizeLinear(tr,s,z); rs=Reshape(tr,shape); "
-                    "sig=Sigmoid(tr_dq_1); rs_dq=DequantizeLinear(rs,s,z); sig2=Sigmoid(rs_dq)");
-    assert_int_equal(fired(r, "qdq_propagation", "tr"), 1);
-    assert_int_equal(fired(r, "qdq_propagation", "rs"), 1);
-    assert_int_equal(fired(r, "qdq_propagation", NULL), 2);
-    assert_int_equal(fired(r, "qdq_drop", NULL), 2);
-    assert_int_equal(out0(r, "tr")->dtype, FL_DT_UINT8);
-    assert_int_equal(out0(r, "rs")->dtype, FL_DT_UINT8);
-    run_free(r);
+    pt_run *r = oxp_run(fanout_model(), "qdq");
+    oxp_expect_graph(r,
+                     "tr=Transpose(xq); tr_dq_1=DequantizeLinear(tr,s,z); rs=Reshape(tr,shape); "
+                     "sig=Sigmoid(tr_dq_1); rs_dq=DequantizeLinear(rs,s,z); sig2=Sigmoid(rs_dq)");
+    assert_int_equal(pt_fired(r, "qdq_propagation", "tr"), 1);
+    assert_int_equal(pt_fired(r, "qdq_propagation", "rs"), 1);
+    assert_int_equal(pt_fired(r, "qdq_propagation", NULL), 2);
+    assert_int_equal(pt_fired(r, "qdq_drop", NULL), 2);
+    assert_int_equal(pt_out0(r, "tr")->dtype, FL_DT_UINT8);
+    assert_int_equal(pt_out0(r, "rs")->dtype, FL_DT_UINT8);
+    pt_free(r);
 }
 
 /* Where propagation stops or does not start. */
@@ -304,11 +186,11 @@ static void test_refusals(void **state) {
     ob_node(m, "Neg", "neg", "x", "y2");
     ob_output(m, "y");
     ob_output(m, "y2");
-    run *r = run_model(m, "qdq");
-    assert_int_equal(fired(r, "qdq_propagation", NULL), 0);
-    expect_graph(r, "dq_x=DequantizeLinear(xq,s,z); tr=Transpose(dq_x); neg=Neg(dq_x); "
-                    "sig=Sigmoid(tr)");
-    run_free(r);
+    pt_run *r = oxp_run(m, "qdq");
+    assert_int_equal(pt_fired(r, "qdq_propagation", NULL), 0);
+    oxp_expect_graph(r, "dq_x=DequantizeLinear(xq,s,z); tr=Transpose(dq_x); neg=Neg(dq_x); "
+                        "sig=Sigmoid(tr)");
+    pt_free(r);
 
     /* tr's output is a graph output (and read by sig): the pair would
      * take its value name; foldline stops there. */
@@ -319,9 +201,9 @@ static void test_refusals(void **state) {
     ob_node(m, "Sigmoid", "sig", "t", "y");
     ob_output(m, "t");
     ob_output(m, "y");
-    r = run_model(m, "qdq");
-    assert_int_equal(fired(r, "qdq_propagation", NULL), 0);
-    run_free(r);
+    r = oxp_run(m, "qdq");
+    assert_int_equal(pt_fired(r, "qdq_propagation", NULL), 0);
+    pt_free(r);
 
     /* DQ -> Transpose -> Q is already a group: neither direction inserts. */
     m = model(17);
@@ -330,10 +212,10 @@ static void test_refusals(void **state) {
     ob_node(m, "Transpose", "tr", "x", "t");
     ob_node(m, "QuantizeLinear", "q", "t,s,z", "y");
     ob_output(m, "y");
-    r = run_model(m, "qdq");
-    assert_int_equal(fired(r, "qdq_propagation", NULL), 0);
-    assert_int_equal(fired(r, "qdq_drop", "tr"), 1);
-    run_free(r);
+    r = oxp_run(m, "qdq");
+    assert_int_equal(pt_fired(r, "qdq_propagation", NULL), 0);
+    assert_int_equal(pt_fired(r, "qdq_drop", "tr"), 1);
+    pt_free(r);
 }
 
 /* MaxPool propagates from opset 12 (ORT: its definitions 12 and 22):
@@ -355,17 +237,17 @@ static ob_model *maxpool_model(int64_t opset) {
 
 static void test_versions(void **state) {
     (void)state;
-    run *r = run_model(maxpool_model(11), "qdq");
-    assert_int_equal(fired(r, "qdq_propagation", NULL), 0);
-    run_free(r);
-    r = run_model(maxpool_model(12), "qdq");
-    assert_int_equal(fired(r, "qdq_propagation", "mp"), 1);
-    expect_graph(r, "conv=QLinearConv(xq,s,z,w,ws,wz,s,z); mp=MaxPool(conv); "
-                    "dq_out=DequantizeLinear(mp,s,z)");
-    run_free(r);
-    r = run_model(maxpool_model(23), "qdq");
-    assert_int_equal(fired(r, "qdq_propagation", NULL), 0);
-    run_free(r);
+    pt_run *r = oxp_run(maxpool_model(11), "qdq");
+    assert_int_equal(pt_fired(r, "qdq_propagation", NULL), 0);
+    pt_free(r);
+    r = oxp_run(maxpool_model(12), "qdq");
+    assert_int_equal(pt_fired(r, "qdq_propagation", "mp"), 1);
+    oxp_expect_graph(r, "conv=QLinearConv(xq,s,z,w,ws,wz,s,z); mp=MaxPool(conv); "
+                        "dq_out=DequantizeLinear(mp,s,z)");
+    pt_free(r);
+    r = oxp_run(maxpool_model(23), "qdq");
+    assert_int_equal(pt_fired(r, "qdq_propagation", NULL), 0);
+    pt_free(r);
 }
 
 /* Q backward from a graph input: x (float [2,3]) -> Transpose -> Q -> DQ:
@@ -383,48 +265,28 @@ static ob_model *input_model(void) {
 
 static void test_input_edge(void **state) {
     (void)state;
-    run *r = run_model(input_model(), "qdq");
-    expect_graph(r,
-                 "x_q=QuantizeLinear(x,s,z); tr=Transpose(x_q); dq_out=DequantizeLinear(tr,s,z)");
-    assert_int_equal(fired(r, "qdq_propagation", "tr"), 1);
-    run_free(r);
+    pt_run *r = oxp_run(input_model(), "qdq");
+    oxp_expect_graph(
+        r, "x_q=QuantizeLinear(x,s,z); tr=Transpose(x_q); dq_out=DequantizeLinear(tr,s,z)");
+    assert_int_equal(pt_fired(r, "qdq_propagation", "tr"), 1);
+    pt_free(r);
     /* The default passes: the same, and a second run of the pass (the
      * driver's second iteration) adds nothing. */
-    r = run_model(input_model(), NULL);
-    assert_int_equal(fired(r, "qdq_propagation", NULL), 1);
-    run_free(r);
+    r = oxp_run(input_model(), NULL);
+    assert_int_equal(pt_fired(r, "qdq_propagation", NULL), 1);
+    pt_free(r);
 }
 
 /* --write DIR: the models ORT runs (their int8 weights stripped:
  * fl_onnxfill --ints fills them). */
 static int write_models(const char *dir) {
-    struct {
-        const char *name;
-        ob_model *m;
-    } ms[] = {
+    oxp_named ms[] = {
         {"prop_backward.qdq_propagation", backward_model(17, "s")},
         {"prop_forward.qdq_propagation", forward_model()},
         {"prop_input.qdq_propagation", input_model()},
         {"prop_maxpool.qdq_propagation", maxpool_model(12)},
     };
-    int rc = 0;
-    for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++) {
-        char path[1024];
-        snprintf(path, sizeof path, "%s/%s.onnx", dir, ms[i].name);
-        size_t len;
-        uint8_t *buf = ob_pack(ms[i].m, &len);
-        ob_free(ms[i].m);
-        FILE *f = fopen(path, "wb");
-        if (!buf || !f || fwrite(buf, 1, len, f) != len) {
-            fprintf(stderr, "cannot write %s\n", path);
-            rc = 1;
-        }
-        if (f && fclose(f) != 0) {
-            rc = 1;
-        }
-        free(buf);
-    }
-    return rc;
+    return oxp_write_models(dir, ms, sizeof ms / sizeof ms[0]);
 }
 
 int main(int argc, char **argv) {
