@@ -31,16 +31,16 @@ static fl_status tensor_bytes(fl_ctx *c, const fl_node *n, const fl_tensor *t, f
         *out = fl_sym_unknown();
         return FL_OK;
     }
+    int64_t per = packed_per_byte(c, n, t->dtype);
+    if (per == 1) {
+        return fl__op_num_elements_times(c, n, &t->shape, (int64_t)fl__dtype_size(t->dtype), out);
+    }
     fl_sym e;
     fl_status st = fl__op_num_elements(c, n, &t->shape, &e);
     if (st != FL_OK) {
         return st;
     }
-    int64_t per = packed_per_byte(c, n, t->dtype);
-    if (per > 1) {
-        return fl__op_ceildiv(c, n, e, fl_sym_const(per), out);
-    }
-    return fl__op_scale(c, n, e, (int64_t)fl__dtype_size(t->dtype), out);
+    return fl__op_ceildiv(c, n, e, fl_sym_const(per), out);
 }
 
 static fl_status node_bytes(fl_ctx *c, fl_node *n) {

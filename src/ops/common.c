@@ -85,9 +85,38 @@ fl_status fl__op_cost_zero(fl_ctx *c, const fl_node *n, fl_cost *out) {
 }
 
 fl_status fl__op_num_elements(fl_ctx *c, const fl_node *n, const fl_shape *s, fl_sym *out) {
+    return fl__op_num_elements_times(c, n, s, 1, out);
+}
+
+fl_status fl__op_num_elements_times(fl_ctx *c, const fl_node *n, const fl_shape *s, int64_t k,
+                                    fl_sym *out) {
     if (s->rank < 0) {
         *out = fl_sym_unknown();
         return FL_OK;
+    }
+    /* The common case, known dims >= 1 and at most one symbolic one (a free
+     * batch size): the known ones (and k) multiply as integers and the
+     * symbolic one is multiplied once, one polynomial interned instead of
+     * one per dim. Same result; and, every factor >= 1, no product in order
+     * grows past the last one, so it overflows exactly when the last does. */
+    int64_t prod = k;
+    int sym = -1;
+    bool plain = k >= 1;
+    for (int i = 0; i < s->rank && plain; i++) {
+        fl_sym d = s->dims[i];
+        if (fl_sym_is_known(d)) {
+            plain = d.k >= 1 && !__builtin_mul_overflow(prod, d.k, &prod);
+        } else {
+            plain = sym < 0 && !fl_sym_is_unknown(d);
+            sym = i;
+        }
+    }
+    if (plain) {
+        if (sym < 0) {
+            *out = fl_sym_const(prod);
+            return FL_OK;
+        }
+        return fl__op_scale(c, n, s->dims[sym], prod, out);
     }
     fl_sym acc = fl_sym_const(1);
     for (int i = 0; i < s->rank; i++) {
@@ -96,8 +125,7 @@ fl_status fl__op_num_elements(fl_ctx *c, const fl_node *n, const fl_shape *s, fl
             return st;
         }
     }
-    *out = acc;
-    return FL_OK;
+    return k == 1 ? (*out = acc, FL_OK) : fl__op_scale(c, n, acc, k, out);
 }
 
 bool fl__shape_is_determined(const fl_shape *s) {

@@ -43,6 +43,12 @@ fl_status fl__op_scale(fl_ctx *c, const fl_node *n, fl_sym a, int64_t k, fl_sym 
 /* Product of all dims of s (1 for rank 0; unknown for unknown rank). */
 fl_status fl__op_num_elements(fl_ctx *c, const fl_node *n, const fl_shape *s, fl_sym *out);
 
+/* fl__op_num_elements(s) * k for k >= 1, with the same result and the same
+ * failure as the two steps (a tensor's bytes: its elements times the dtype's
+ * size). */
+fl_status fl__op_num_elements_times(fl_ctx *c, const fl_node *n, const fl_shape *s, int64_t k,
+                                    fl_sym *out);
+
 /* True when s has known rank and no unknown dim (symbolic dims are fine). */
 bool fl__shape_is_determined(const fl_shape *s);
 /* True when every dim is a known integer. */

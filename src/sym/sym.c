@@ -136,7 +136,8 @@ static sym_chunk *chunk_new(fl_symtab *t, size_t size) {
     if (size > SIZE_MAX / 2) {
         return NULL;
     }
-    sym_chunk *c = fl__arena_alloc(t->arena, sizeof(*c) + size);
+    /* a stack written before it is read: not zeroed */
+    sym_chunk *c = fl__arena_alloc_raw(t->arena, sizeof(*c) + size);
     if (c) {
         c->next = NULL;
         c->size = size;

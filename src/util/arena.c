@@ -20,21 +20,38 @@
 #define POPULATE_MIN  (2u * 1024 * 1024)
 #define POPULATE_STEP (1u * 1024 * 1024)
 
+/* Blocks up to LAZY_ZERO_MAX come from malloc and are zeroed as they are
+ * handed out, ZERO_STEP bytes ahead at a time: below malloc's mmap
+ * threshold calloc clears the whole block itself, and a small analysis
+ * uses a fraction of its 64 KB blocks. Larger blocks come from calloc
+ * (fresh mmap'd pages, zero without a write). */
+#define LAZY_ZERO_MAX (128u * 1024)
+#define ZERO_STEP     1024u
+
 struct fl_arena_block {
     struct fl_arena_block *next;
     size_t size; /* usable bytes after the header */
     size_t used;
-    size_t populated; /* data bytes known faulted in (large blocks) */
+    size_t ready; /* data bytes known zero (and, large blocks, faulted in) */
+    bool lazy;    /* from malloc: zeroed up to `ready` only */
     max_align_t data[];
 };
 
-/* Faults in the block's pages up to at least `end` (a hint: on a kernel
- * without MADV_POPULATE_WRITE the pages fault on first touch as usual). */
-static void populate(struct fl_arena_block *b, size_t end) {
+/* Makes the block ready up to at least `end`: a lazy block zeroed up to
+ * there (and ZERO_STEP beyond); a large one's pages faulted in (a hint: on a
+ * kernel without MADV_POPULATE_WRITE the pages fault on first touch as
+ * usual). */
+static void make_ready(struct fl_arena_block *b, size_t end) {
+    if (b->lazy) {
+        size_t want = end + ZERO_STEP < b->size ? end + ZERO_STEP : b->size;
+        memset((char *)b->data + b->ready, 0, want - b->ready);
+        b->ready = want;
+        return;
+    }
 #ifdef MADV_POPULATE_WRITE
     const size_t page = 4096;
     uintptr_t base = (uintptr_t)b->data;
-    uintptr_t from = (base + b->populated + page - 1) & ~(uintptr_t)(page - 1);
+    uintptr_t from = (base + b->ready + page - 1) & ~(uintptr_t)(page - 1);
     size_t want = end + POPULATE_STEP;
     if (want > b->size) {
         want = b->size;
@@ -43,9 +60,9 @@ static void populate(struct fl_arena_block *b, size_t end) {
     if (to > from) {
         (void)madvise((void *)from, to - from, MADV_POPULATE_WRITE);
     }
-    b->populated = want;
+    b->ready = want;
 #else
-    b->populated = b->size;
+    b->ready = b->size;
     (void)end;
 #endif
 }
@@ -79,7 +96,9 @@ bool fl__alloc_should_fail(void) {
     return fail_hook && fail_hook(fail_hook_arg);
 }
 
-void *fl__arena_alloc(fl_arena *a, size_t size) {
+/* Bumps `size` bytes off the newest block (a new block when it has no
+ * room); NULL and a->failed on failure. The bytes are not made ready. */
+static void *bump(fl_arena *a, size_t size, struct fl_arena_block **blk) {
     if (a->failed) {
         return NULL;
     }
@@ -112,17 +131,20 @@ void *fl__arena_alloc(fl_arena *a, size_t size) {
             bsize = need;
         }
         /* calloc: large blocks come straight from mmap, already zero and
-         * not yet touched; small ones are cleared once here. */
-        struct fl_arena_block *nb = calloc(1, sizeof(*nb) + bsize);
+         * not yet touched; small ones are zeroed as they are used. */
+        bool lazy = bsize <= LAZY_ZERO_MAX;
+        struct fl_arena_block *nb =
+            lazy ? malloc(sizeof(*nb) + bsize) : calloc(1, sizeof(*nb) + bsize);
         if (!nb) {
             a->failed = true;
             return NULL;
         }
         nb->size = bsize;
         nb->used = 0;
+        nb->lazy = lazy;
         /* A block made for one large allocation is left to fault on use:
          * its owner may touch little of it. */
-        nb->populated = bsize >= POPULATE_MIN && bsize > need ? 0 : bsize;
+        nb->ready = lazy ? 0 : bsize >= POPULATE_MIN && bsize > need ? 0 : bsize;
         /* A large one-off allocation goes behind the current block so that the
          * remaining space of the current block is not abandoned. */
         if (b && need > b->size) {
@@ -137,10 +159,30 @@ void *fl__arena_alloc(fl_arena *a, size_t size) {
     }
     void *p = (char *)b->data + b->used;
     b->used += need;
-    if (b->used > b->populated) {
-        populate(b, b->used);
-    }
     a->used += need;
+    *blk = b;
+    return p;
+}
+
+void *fl__arena_alloc(fl_arena *a, size_t size) {
+    struct fl_arena_block *b;
+    void *p = bump(a, size, &b);
+    if (p && b->used > b->ready) {
+        make_ready(b, b->used);
+    }
+    return p;
+}
+
+void *fl__arena_alloc_raw(fl_arena *a, size_t size) {
+    struct fl_arena_block *b;
+    void *p = bump(a, size, &b);
+    if (p && b->used > b->ready) {
+        if (b->lazy) {
+            b->ready = b->used; /* handed out as it is: nothing to zero */
+        } else {
+            make_ready(b, b->used);
+        }
+    }
     return p;
 }
 

@@ -7,12 +7,15 @@
  * later allocation returns NULL, so callers may allocate several times and check
  * once. An arena is not thread-safe; one analysis uses one arena on one thread.
  *
- * Blocks come from calloc and memory is never handed out twice, so every
- * allocation starts out zero: the zero-filling calls (zalloc, calloc, grow)
- * write nothing. That matters on large graphs, where zeroing megabytes of
- * fresh pages (which the kernel hands out zeroed) used to cost a pass over
- * memory per allocation. Whoever writes past the end of an allocation breaks
- * this for the next one, as any overflow would.
+ * Memory is never handed out twice and every allocation starts out zero:
+ * large blocks come from calloc (fresh pages, zero without a write), small
+ * ones are zeroed as the allocations reach them, so the zero-filling calls
+ * (zalloc, calloc, grow) write nothing themselves. That matters on large
+ * graphs, where zeroing megabytes of fresh pages (which the kernel hands out
+ * zeroed) used to cost a pass over memory per allocation. Whoever writes past
+ * the end of an allocation breaks this for the next one, as any overflow
+ * would. fl__arena_alloc_raw hands out memory whose contents are
+ * unspecified, for buffers written before they are read.
  */
 #ifndef FL_UTIL_ARENA_H
 #define FL_UTIL_ARENA_H
@@ -41,6 +44,10 @@ void fl__arena_free(fl_arena *a);
  * or the limit is exhausted. The memory is zero (see above); callers that need
  * zeroes say so with zalloc/calloc. */
 void *fl__arena_alloc(fl_arena *a, size_t size);
+
+/* As fl__arena_alloc, but the contents are unspecified (not zeroed): for
+ * memory the caller writes before reading, such as a scratch stack. */
+void *fl__arena_alloc_raw(fl_arena *a, size_t size);
 
 /* As fl__arena_alloc, zero-filled. */
 void *fl__arena_zalloc(fl_arena *a, size_t size);

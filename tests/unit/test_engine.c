@@ -339,6 +339,41 @@ static void test_scratch_memory_limit(void **state) {
     fl__arena_free(&a);
 }
 
+/* Every allocation starts out zero (arena.h), in blocks whose memory malloc
+ * hands back dirty (an arena freed after every byte was written) and past
+ * fl__arena_alloc_raw buffers written with garbage, across several blocks
+ * and a one-off allocation larger than the current block. */
+static void test_arena_memory_is_zero(void **state) {
+    (void)state;
+    for (int round = 0; round < 2; round++) {
+        fl_arena a;
+        fl__arena_init(&a, 0);
+        size_t total = 0;
+        for (size_t i = 0; total < 600 * 1024; i++) {
+            size_t size = i % 7 == 6 ? 3000 + i % 5000 : 1 + (i * 37) % 200;
+            unsigned char *p = i % 5 == 4   ? fl__arena_alloc_raw(&a, size)
+                               : i % 5 == 3 ? fl__arena_calloc(&a, size, 1)
+                                            : fl__arena_alloc(&a, size);
+            assert_non_null(p);
+            if (i % 5 != 4) {
+                for (size_t k = 0; k < size; k++) {
+                    assert_int_equal(p[k], 0);
+                }
+            }
+            memset(p, 0xa5, size); /* dirty for the next round's blocks */
+            total += size;
+        }
+        unsigned char *big = fl__arena_alloc(&a, 100 * 1024); /* a block of its own */
+        assert_non_null(big);
+        for (size_t k = 0; k < 100 * 1024; k++) {
+            assert_int_equal(big[k], 0);
+        }
+        memset(big, 0x5a, 100 * 1024);
+        assert_false(a.failed);
+        fl__arena_free(&a);
+    }
+}
+
 /* Every pass has something to do: an Identity (pruning), Mul by one and a
  * foldable Neg(AddV2(c1, c2)) (constant folding, arithmetic), a NoOp with a
  * control edge (dependency), two outputs. */
@@ -533,6 +568,7 @@ int main(void) {
         cmocka_unit_test(test_out_of_memory_everywhere),
         cmocka_unit_test(test_out_of_memory_in_importers),
         cmocka_unit_test(test_scratch_memory_limit),
+        cmocka_unit_test(test_arena_memory_is_zero),
         cmocka_unit_test(test_value_binding),
         cmocka_unit_test(test_tensor_value_binding),
         cmocka_unit_test(test_options_from_older_headers),
