@@ -394,6 +394,15 @@ static int64_t count_params(const fl_graph *g) {
     return total;
 }
 
+/* Whether a data or control edge reads n. */
+static bool is_consumed(const fl_node *n) {
+    bool consumed = n->n_ctrl_consumers > 0;
+    for (int k = 0; k < n->n_outputs && !consumed; k++) {
+        consumed = n->outputs[k].n_consumers > 0;
+    }
+    return consumed;
+}
+
 /* Graph info, inputs and outputs. */
 static fl_status graph_info(fl_ctx *c, fl_arena *ra, const char *format, fl_report *r) {
     const fl_graph *g = c->g;
@@ -409,12 +418,15 @@ static fl_status graph_info(fl_ctx *c, fl_arena *ra, const char *format, fl_repo
     for (size_t i = 0; i < g->n_funcs; i++) {
         r->n_function_nodes += g->funcs[i].n_nodes;
     }
-    size_t n_in = 0;
+    /* Counted first: the report's arrays take what they hold, not a slot
+     * per node (8 MB on a 1M-node graph with one output). */
+    size_t n_in = 0, n_out = g->onnx.n_outputs;
     for (size_t i = 0; i < g->n_nodes; i++) {
         n_in += g->nodes[i]->kind == FL_OP_PLACEHOLDER;
+        n_out += !g->onnx.is_onnx && !is_consumed(g->nodes[i]);
     }
     fl_report_input *ins = fl__arena_calloc(ra, n_in + 1, sizeof(*ins));
-    const char **outs = fl__arena_calloc(ra, g->n_nodes + g->onnx.n_outputs + 1, sizeof(char *));
+    const char **outs = fl__arena_calloc(ra, n_out + 1, sizeof(char *));
     if (!ins || !outs) {
         return fl__diag_oom(c->d);
     }
@@ -426,11 +438,7 @@ static fl_status graph_info(fl_ctx *c, fl_arena *ra, const char *format, fl_repo
             in->dtype = dtype_text(n->outputs[0].dtype);
             shape_fill(ra, &n->outputs[0].shape, &in->shape, &in->rank, &in->dims);
         }
-        bool consumed = n->n_ctrl_consumers > 0;
-        for (int k = 0; k < n->n_outputs && !consumed; k++) {
-            consumed = n->outputs[k].n_consumers > 0;
-        }
-        if (!consumed && !g->onnx.is_onnx) {
+        if (!g->onnx.is_onnx && !is_consumed(n)) {
             outs[r->n_outputs++] = fl__arena_strdup(ra, n->name);
         }
     }

@@ -290,6 +290,59 @@ const char *fl__graph_intern(fl_graph *g, const char *s) {
     return copy;
 }
 
+struct fl_dims_cache {
+    struct fl_dims_slot {
+        fl_sym *dims; /* NULL: empty */
+        int rank;
+    } * slots;
+    size_t mask;
+};
+
+fl_sym *fl__graph_dims(fl_graph *g, int rank, const fl_sym *dims) {
+    /* One xor-multiply per 8 bytes, mixed once at the end. */
+    const uint64_t prime = 1099511628211ull;
+    uint64_t h = (FL_HASH_INIT ^ (uint64_t)rank) * prime;
+    for (int i = 0; i < rank; i++) {
+        if (fl_sym_is_unknown(dims[i])) {
+            return NULL;
+        }
+        h = (h ^ (uint64_t)dims[i].k) * prime;
+        h = (h ^ (uint64_t)(uintptr_t)dims[i].e) * prime;
+    }
+    struct fl_dims_cache *t = g->dims_cache;
+    if (!t) {
+        /* Direct-mapped, sized by the graph: a slot per 8 nodes, 32 to 4096
+         * slots (a graph has far fewer distinct shapes than nodes). */
+        size_t size = 32;
+        while (size < 4096 && size * 8 < g->n_nodes) {
+            size *= 2;
+        }
+        t = fl__arena_zalloc(g->arena, sizeof(*t));
+        struct fl_dims_slot *slots = t ? fl__arena_calloc(g->arena, size, sizeof(*slots)) : NULL;
+        if (!slots) {
+            return NULL;
+        }
+        t->slots = slots;
+        t->mask = size - 1;
+        g->dims_cache = t;
+    }
+    struct fl_dims_slot *s = &t->slots[hash_mix(h) & t->mask];
+    if (s->dims && s->rank == rank &&
+        (rank == 0 || memcmp(s->dims, dims, (size_t)rank * sizeof(fl_sym)) == 0)) {
+        return s->dims;
+    }
+    fl_sym *d = fl__arena_alloc(g->arena, (rank ? (size_t)rank : 1) * sizeof(fl_sym));
+    if (!d) {
+        return NULL;
+    }
+    if (rank) {
+        memcpy(d, dims, (size_t)rank * sizeof(fl_sym));
+    }
+    s->dims = d;
+    s->rank = rank;
+    return d;
+}
+
 const fl_function *fl__graph_find_function(const fl_graph *g, const char *name) {
     for (size_t i = 0; i < g->n_funcs; i++) {
         if (strcmp(g->funcs[i].name, name) == 0) {

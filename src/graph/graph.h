@@ -302,6 +302,10 @@ struct fl_graph {
      * header keeps the table whole. NULL until the first call. */
     struct fl_intern_table *interned;
 
+    /* Output dims arrays shared through fl__graph_dims; behind a pointer as
+     * `interned`. NULL until the first call. */
+    struct fl_dims_cache *dims_cache;
+
     /* The attr array fl__node_set_attr or fl__node_del_attr last made, with
      * room for `cap` attrs: editing the same node again, while it still has
      * the `n` attrs left there, writes in place. No snapshot holds it
@@ -402,6 +406,16 @@ fl_status fl__graph_rename(fl_graph *g, fl_node *n, const char *name, fl_diag *d
  * string: for short strings that repeat over many nodes (attr names), which
  * then take no memory per node and stay in cache. NULL on OOM. */
 const char *fl__graph_intern(fl_graph *g, const char *s);
+
+/* A dims array equal to the `rank` dims at `dims`, in g's arena, shared by
+ * the calls that ask for equal dims (a cache of the shapes met last, by
+ * hash): an output shape many nodes have (every activation of a layer
+ * stack) takes no memory per node. Only for dims none of which is unknown:
+ * the few writers into an output's dims array write only unknown dims
+ * (shape refinement), and nothing writes into a shared one; NULL for
+ * others, and on OOM (g's arena failed). The caller does not write into
+ * the result. */
+fl_sym *fl__graph_dims(fl_graph *g, int rank, const fl_sym *dims);
 
 /* The node called `name`, or NULL. */
 fl_node *fl__graph_find(const fl_graph *g, const char *name);

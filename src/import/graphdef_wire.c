@@ -53,11 +53,64 @@ typedef struct wnode {
     wview name, op, device;
     bool has_name, has_op, has_device;
     int n_attr;
+    /* The attr entries' bytes, from the first entry's tag to the end of the
+     * last, when no other field lies between them (as TensorFlow writes a
+     * NodeDef): the key of the attr cache below. */
+    wview attr_span;
+    bool attr_split;
     struct wentry {
         wview key, val;
         bool has_val;
     } attr[WIRE_MAX_ATTRS];
 } wnode;
+
+/* The attr arrays of the NodeDefs read last, by the bytes of their attr
+ * entries (direct-mapped): a node whose entries are byte for byte those of
+ * one read before takes the same array (attr arrays are never written in
+ * place: graph/mutate.h copies one before a change), so the thousands of
+ * nodes of a layer stack with equal attrs take no memory for them. Only
+ * arrays of plain values are kept (no tensor, function or list of those:
+ * their conversion may depend on the node). */
+#define ATTR_CACHE_SLOTS 256
+
+typedef struct attr_cache {
+    struct attr_slot {
+        wview span; /* p NULL: empty */
+        fl_attr *attrs;
+        int n;
+    } slot[ATTR_CACHE_SLOTS];
+} attr_cache;
+
+static size_t attr_cache_ix(wview span) {
+    /* One xor-multiply per 8 bytes, mixed at the end. */
+    uint64_t h = 14695981039346656037ull ^ span.len;
+    size_t k = 0;
+    for (; k + 8 <= span.len; k += 8) {
+        uint64_t w;
+        memcpy(&w, span.p + k, 8);
+        h = (h ^ w) * 1099511628211ull;
+    }
+    for (; k < span.len; k++) {
+        h = (h ^ span.p[k]) * 1099511628211ull;
+    }
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    return (size_t)(h & (ATTR_CACHE_SLOTS - 1));
+}
+
+/* Whether an attr's value is a plain one (the cache's condition above). */
+static bool attr_plain(const fl_attr *a) {
+    switch (a->kind) {
+    case FL_ATTR_TENSOR:
+    case FL_ATTR_FUNC:
+        return false;
+    case FL_ATTR_LIST:
+        return a->list_kind != FL_ATTR_TENSOR && a->list_kind != FL_ATTR_FUNC;
+    default:
+        return true;
+    }
+}
 
 static bool has_nul(wview v) {
     return v.len && memchr(v.p, '\0', v.len) != NULL;
@@ -102,12 +155,22 @@ static bool wire_node(fl_arena *a, const uint8_t *p, size_t len, wnode *w) {
     const uint8_t *end = p + len;
     w->has_name = w->has_op = w->has_device = false;
     w->n_attr = 0;
+    w->attr_span = (wview){NULL, 0};
+    w->attr_split = false;
     while (p < end) {
         fl_pbwire_field f;
         if (fl__pbwire_field(&p, end, &f) || f.wt != FL_PB_WT_LEN) {
             return false;
         }
         wview v = {f.p, f.len};
+        if (f.id == 5) {
+            if (!w->n_attr) {
+                w->attr_span.p = f.tag;
+            } else if (w->attr_span.p + w->attr_span.len != f.tag) {
+                w->attr_split = true;
+            }
+            w->attr_span.len = (size_t)(p - w->attr_span.p);
+        }
         switch (f.id) {
         case 1:
         case 2:
@@ -324,7 +387,8 @@ static fl_status wire_stripped(const wnode *w, fl_node *n, int64_t *out) {
 }
 
 /* add_node() for a NodeDef's bytes. */
-static fl_status wire_add_node(fl_graph *g, const wnode *w, const fl_import_opts *o, fl_diag *d) {
+static fl_status wire_add_node(fl_graph *g, const wnode *w, const fl_import_opts *o, attr_cache *ac,
+                               fl_diag *d) {
     if (!w->has_name || !w->name.len || w->name.p[0] == '^' ||
         memchr(w->name.p, ':', w->name.len) || !w->has_op || !w->op.len) {
         return WIRE_OFF;
@@ -353,10 +417,20 @@ static fl_status wire_add_node(fl_graph *g, const wnode *w, const fl_import_opts
     int64_t stripped;
     fl_status st = wire_stripped(w, n, &stripped);
     n->n_attrs = w->n_attr;
+    struct attr_slot *cached = NULL;
+    if (st == FL_OK && w->n_attr && !w->attr_split) {
+        cached = &ac->slot[attr_cache_ix(w->attr_span)];
+        if (cached->span.p && cached->span.len == w->attr_span.len && cached->n == w->n_attr &&
+            memcmp(cached->span.p, w->attr_span.p, w->attr_span.len) == 0) {
+            n->attrs = cached->attrs;
+            return FL_OK;
+        }
+    }
     n->attrs = fl__arena_calloc(g->arena, w->n_attr ? (size_t)w->n_attr : 1, sizeof(fl_attr));
     if (st == FL_OK && !n->attrs) {
         st = fl__diag_oom(d);
     }
+    bool plain = cached != NULL;
     for (int k = 0; k < w->n_attr && st == FL_OK; k++) {
         const struct wentry *e = &w->attr[k];
         const char *key = wire_str(g->arena, e->key, buf, sizeof buf);
@@ -374,6 +448,10 @@ static fl_status wire_add_node(fl_graph *g, const wnode *w, const fl_import_opts
         }
         conv cv = {g, d, o, n, iname};
         st = wire_attr(&cv, iname, e, strcmp(iname, "value") == 0 ? stripped : -1, &n->attrs[k]);
+        plain = plain && attr_plain(&n->attrs[k]);
+    }
+    if (st == FL_OK && plain) {
+        *cached = (struct attr_slot){w->attr_span, n->attrs, w->n_attr};
     }
     return st;
 }
@@ -507,7 +585,9 @@ static fl_status wire_sweeps(fl_graph *g, const wview *nodes, size_t n_nodes,
                              const fl_import_opts *o, fl_diag *d) {
     fl_status st = fl__graph_reserve(g, n_nodes, d);
     wnode *w = st == FL_OK ? fl__arena_scratch(g->arena, 1, sizeof(wnode)) : NULL;
-    if (!w) {
+    attr_cache *ac = w ? fl__arena_scratch(g->arena, 1, sizeof(attr_cache)) : NULL;
+    if (!ac) {
+        fl__arena_scratch_free(g->arena, w);
         return st != FL_OK ? st : fl__diag_oom(d);
     }
     for (size_t i = 0; i < n_nodes && st == FL_OK; i++) {
@@ -523,9 +603,10 @@ static fl_status wire_sweeps(fl_graph *g, const wview *nodes, size_t n_nodes,
                 fl__graph_prefetch_name(g, (const char *)ahead.p + 2, ahead.p[1]);
             }
         }
-        st =
-            wire_node(g->arena, nodes[i].p, nodes[i].len, w) ? wire_add_node(g, w, o, d) : WIRE_OFF;
+        st = wire_node(g->arena, nodes[i].p, nodes[i].len, w) ? wire_add_node(g, w, o, ac, d)
+                                                              : WIRE_OFF;
     }
+    fl__arena_scratch_free(g->arena, ac);
     fl__arena_scratch_free(g->arena, w);
     int *max_port = st == FL_OK ? fl__arena_scratch(g->arena, g->n_nodes, sizeof(int)) : NULL;
     if (st == FL_OK && !max_port) {

@@ -182,12 +182,20 @@ fl_status fl__op_set_output(fl_ctx *c, fl_node *n, int port, int dtype, int rank
     if (same) {
         return FL_OK;
     }
-    fl_sym *d = fl__arena_calloc(c->a, rank ? (size_t)rank : 1, sizeof(fl_sym));
-    if (!d) {
+    /* Dims with no unknown one are shared with the outputs of equal shape
+     * (fl__graph_dims); others get an array of their own. */
+    fl_sym *d = dims ? fl__graph_dims(c->g, rank, dims) : NULL;
+    if (!d && c->g->arena->failed) {
         return fl__diag_oom(c->d);
     }
-    for (int i = 0; i < rank; i++) {
-        d[i] = dims ? dims[i] : fl_sym_unknown();
+    if (!d) {
+        d = fl__arena_calloc(c->a, rank ? (size_t)rank : 1, sizeof(fl_sym));
+        if (!d) {
+            return fl__diag_oom(c->d);
+        }
+        for (int i = 0; i < rank; i++) {
+            d[i] = dims ? dims[i] : fl_sym_unknown();
+        }
     }
     t->shape.rank = rank;
     t->shape.dims = d;

@@ -172,8 +172,23 @@ static void test_chain(void **state) {
     assert_int_equal(s->n, 4);
     assert_int_equal(s->v.list.i[3], 1);
     assert_string_equal(n3->inputs[1].node->name, "w");
+    /* Nodes whose attr entries are the same bytes share one array (n4's
+     * BiasAdd and n5's Relu both carry T only). */
+    assert_ptr_equal(fl__graph_find(x.w, "n2997")->attrs, n3->attrs);
+    assert_ptr_equal(fl__graph_find(x.w, "n4")->attrs, fl__graph_find(x.w, "n5")->attrs);
+    assert_ptr_not_equal(fl__graph_find(x.w, "n4")->attrs, n3->attrs);
     two_free(&x);
     free(buf);
+    /* Two constants of the same bytes keep an array each (a tensor attr is
+     * converted per node). */
+    chain_buf g = {0};
+    cb_const(&g, "c1", 1, (int64_t[]){4});
+    cb_const(&g, "c2", 1, (int64_t[]){4});
+    import_two(&x, g.p, g.n, 0);
+    assert_int_equal(x.sw, FL_OK);
+    assert_ptr_not_equal(x.w->nodes[0]->attrs, x.w->nodes[1]->attrs);
+    two_free(&x);
+    free(g.p);
 }
 
 /* A one-node graph: Placeholder "x" with the given extra NodeDef bytes

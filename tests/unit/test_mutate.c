@@ -385,8 +385,70 @@ static void test_edge_index(void **state) {
     teardown_f(&f);
 }
 
+/* a, b, c and d carry the same attr bytes (T: float): the GraphDef reader
+ * gives them one attr array, and an edit of one node's attrs copies it
+ * first, so the others keep theirs. */
+static void test_shared_attrs_copied_on_write(void **state) {
+    (void)state;
+    fixture f;
+    build(&f);
+    fl_node *a = fl__graph_find(f.g, "a"), *b = fl__graph_find(f.g, "b");
+    fl_node *c = fl__graph_find(f.g, "c"), *d = fl__graph_find(f.g, "d");
+    assert_ptr_equal(a->attrs, b->attrs);
+    assert_ptr_equal(a->attrs, c->attrs);
+    assert_ptr_equal(a->attrs, d->attrs);
+    fl_attr x = fl__attr_make_int(f.g, "x", 5);
+    assert_int_equal(fl__node_set_attr(f.g, a, &x), FL_OK);
+    fl_attr t = fl__attr_make_type(f.g, "T", 3);
+    assert_int_equal(fl__node_set_attr(f.g, c, &t), FL_OK);
+    assert_int_equal(fl__node_del_attr(f.g, d, "T"), FL_OK);
+    assert_int_equal(a->n_attrs, 2);
+    assert_int_equal(fl__node_attr(a, "x")->v.i, 5);
+    assert_int_equal(fl__node_attr(c, "T")->v.type, 3);
+    assert_int_equal(d->n_attrs, 0);
+    assert_int_equal(b->n_attrs, 1);
+    assert_string_equal(b->attrs[0].name, "T");
+    assert_int_equal(b->attrs[0].v.type, 1);
+    assert_int_equal(fl__node_attr(a, "T")->v.type, 1);
+    teardown_f(&f);
+}
+
+/* fl__graph_dims: equal dims give one array, other dims another; dims with
+ * an unknown one are not shared (NULL). */
+static void test_shared_dims(void **state) {
+    (void)state;
+    fixture f;
+    build(&f);
+    fl_sym n;
+    assert_int_equal(fl__sym_var(f.g->syms, "n", &n), FL_OK);
+    fl_sym d1[3] = {fl_sym_const(1), n, fl_sym_const(16)};
+    fl_sym d2[3] = {fl_sym_const(1), n, fl_sym_const(16)};
+    fl_sym d3[3] = {fl_sym_const(1), n, fl_sym_const(17)};
+    fl_sym *p1 = fl__graph_dims(f.g, 3, d1), *p2 = fl__graph_dims(f.g, 3, d2);
+    assert_non_null(p1);
+    assert_ptr_equal(p1, p2);
+    assert_ptr_not_equal(p1, d1);
+    assert_true(fl__sym_eq(p1[1], n));
+    assert_int_equal(p1[2].k, 16);
+    fl_sym *p3 = fl__graph_dims(f.g, 3, d3);
+    assert_non_null(p3);
+    assert_ptr_not_equal(p3, p1);
+    assert_int_equal(p3[2].k, 17);
+    /* The same dims as a shorter shape are another shape. */
+    fl_sym *p4 = fl__graph_dims(f.g, 2, d1);
+    assert_non_null(p4);
+    assert_ptr_not_equal(p4, p1);
+    assert_non_null(fl__graph_dims(f.g, 0, NULL));
+    d2[0] = fl_sym_unknown();
+    assert_null(fl__graph_dims(f.g, 3, d2));
+    assert_false(f.arena.failed);
+    teardown_f(&f);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_shared_attrs_copied_on_write),
+        cmocka_unit_test(test_shared_dims),
         cmocka_unit_test(test_uses),
         cmocka_unit_test(test_uses_kept_until_an_edit),
         cmocka_unit_test(test_compact_again_skipped),

@@ -487,7 +487,14 @@ static fl_status hook(fl_pass_ctx *pc, void *arg) {
         assert_int_equal(fl__node_set_attr(g, y, &t), FL_OK);
     }
     if (y->outputs[0].shape.rank > 1) {
-        y->outputs[0].shape.dims[1] = fl_sym_const(7);
+        /* A new shape, as fl__op_set_output gives one: a dims array may be
+         * shared by outputs of equal shape, and nothing writes into one. */
+        fl_shape *s = &y->outputs[0].shape;
+        fl_sym *d = fl__arena_calloc(g->arena, (size_t)s->rank, sizeof(fl_sym));
+        assert_non_null(d);
+        memcpy(d, s->dims, (size_t)s->rank * sizeof(fl_sym));
+        d[1] = fl_sym_const(7);
+        s->dims = d;
     }
     fl__ledger_note(pc, "HalfDone", y, "rewired before failing");
     pc->rewritten++;
