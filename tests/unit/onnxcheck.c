@@ -38,6 +38,20 @@ fl_report *oc_run(ob_model *m, fl_status want) {
     return r;
 }
 
+void oc_expect_error_both(ob_model *m, const char *a, const char *b) {
+    fl_report *r = oc_run(m, FL_EINVAL);
+    const char *e = r && r->error ? r->error : "(none)";
+    if (!strstr(e, a) || (b && !strstr(e, b))) {
+        fail_msg("error '%s' lacks '%s'%s%s", e, a, b ? " or " : "", b ? b : "");
+    }
+    fl_report_free(r);
+    ob_free(m);
+}
+
+void oc_expect_error(ob_model *m, const char *want) {
+    oc_expect_error_both(m, want, NULL);
+}
+
 const fl_report_node *oc_node(const fl_report *r, const char *name) {
     for (size_t i = 0; i < r->n_nodes_detail; i++) {
         if (strcmp(r->nodes[i].name, name) == 0) {

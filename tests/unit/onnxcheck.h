@@ -1,6 +1,6 @@
 /*
  * onnxcheck.h - running and checking small ONNX models built with onnxbuild
- * in the ONNX op-family tests (test_onnx_ops, test_onnx_ms).
+ * in the ONNX op-family tests (test_onnx_ops, test_onnx_ms, test_onnx_mha, ...).
  */
 #ifndef FL_TEST_ONNXCHECK_H
 #define FL_TEST_ONNXCHECK_H
@@ -10,8 +10,6 @@
 
 #include <stdint.h>
 
-/* Packs m, analyses it with per-node detail and asserts the status is
- * `want` (printing the error otherwise). The caller frees the report. */
 /* A model at opset 17 that imports com.microsoft opset 1. */
 ob_model *oc_ms_model(void);
 
@@ -19,7 +17,15 @@ ob_model *oc_ms_model(void);
 Onnx__NodeProto *oc_ms_node(ob_model *m, const char *op, const char *name, const char *in,
                             const char *out);
 
+/* Packs m, analyses it with per-node detail and asserts the status is
+ * `want` (printing the error otherwise). The caller frees the report. */
 fl_report *oc_run(ob_model *m, fl_status want);
+
+/* Analyses m, which must fail with FL_EINVAL, and fails the test unless the
+ * error contains `want`; frees the report and m. */
+void oc_expect_error(ob_model *m, const char *want);
+/* oc_expect_error for an error that must contain both a and b. */
+void oc_expect_error_both(ob_model *m, const char *a, const char *b);
 
 /* The per-node entry called `name`; fails the test when absent. */
 const fl_report_node *oc_node(const fl_report *r, const char *name);

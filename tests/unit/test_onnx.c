@@ -478,12 +478,10 @@ static void test_error_duplicate_output_and_domain(void **state) {
     r = run_ok(m);
     assert_int_equal(r->n_unknown_ops, 1);
     assert_string_equal(r->unknown_ops[0].op, "Frobnicate");
-    bool warned = false;
-    for (size_t i = 0; i < r->n_warnings; i++) {
-        warned |= strstr(r->warnings[i], "node 'frob': op 'Frobnicate' of domain 'com.example' "
-                                         "(opset 3) is not modelled") != NULL;
-    }
-    assert_true(warned);
+    assert_true(fl_test_has_warning(r,
+                                    "node 'frob': op 'Frobnicate' of domain 'com.example' "
+                                    "(opset 3) is not modelled",
+                                    NULL));
     fl_report_free(r);
     ob_free(m);
 }

@@ -17,15 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool has_warning(const fl_report *r, const char *a, const char *b) {
-    for (size_t i = 0; i < r->n_warnings; i++) {
-        if (strstr(r->warnings[i], a) && (!b || strstr(r->warnings[i], b))) {
-            return true;
-        }
-    }
-    return false;
-}
-
 static void print_warnings(const fl_report *r) {
     for (size_t i = 0; i < r->n_warnings; i++) {
         printf("warning: %s\n", r->warnings[i]);
@@ -62,7 +53,8 @@ static void test_if_both_branches(void **state) {
     assert_string_equal(br->outputs[0].shape, "[4,16]");
     oc_assert_cost(br, 1152, 512);
     assert_int_equal(r->totals.flops.value, 1152);
-    assert_true(has_warning(r, "then_branch 1024 FLOPs, 512 MACs, 0 integer ops over 1 node(s)",
+    assert_true(
+        fl_test_has_warning(r, "then_branch 1024 FLOPs, 512 MACs, 0 integer ops over 1 node(s)",
                             "else_branch 128 FLOPs, 0 MACs, 0 integer ops over 2 node(s)"));
     fl_report_free(r);
     ob_free(m);
@@ -140,13 +132,13 @@ static void test_loop_trips(void **state) {
         assert_int_equal(r->complete, kind != 2);
         assert_int_equal(r->nodes_incomplete, kind == 2);
         assert_int_equal(r->nodes_excluded, kind == 2);
-        assert_int_equal(has_warning(r, "node 'loop' (Loop): the trip count is unknown",
-                                     "the Loop is incomplete, the answer partial"),
+        assert_int_equal(fl_test_has_warning(r, "node 'loop' (Loop): the trip count is unknown",
+                                             "the Loop is incomplete, the answer partial"),
                          kind == 2);
-        assert_int_equal(has_warning(r,
-                                     "1 node(s) depend on trip counts the analysis cannot "
-                                     "determine (a loop counted once",
-                                     NULL),
+        assert_int_equal(fl_test_has_warning(r,
+                                             "1 node(s) depend on trip counts the analysis cannot "
+                                             "determine (a loop counted once",
+                                             NULL),
                          kind == 2);
         fl_report_free(r);
         if (kind == 1) {
@@ -199,8 +191,8 @@ static void test_while_loop_partial(void **state) {
     assert_false(r->complete);
     assert_int_equal(r->nodes_incomplete, 1);
     assert_int_equal(r->nodes_excluded, 1);
-    assert_true(has_warning(r, "node 'loop' (Loop): the trip count is unknown",
-                            "the Loop is incomplete, the answer partial"));
+    assert_true(fl_test_has_warning(r, "node 'loop' (Loop): the trip count is unknown",
+                                    "the Loop is incomplete, the answer partial"));
     fl_report_free(r);
     ob_free(m);
 
@@ -228,10 +220,10 @@ static void test_while_loop_partial(void **state) {
     assert_int_equal(r->totals.flops.value, 72);
     assert_false(r->complete);
     assert_int_equal(r->nodes_incomplete, 1);
-    assert_true(has_warning(r,
-                            "node 'outer' (Loop): its body has a loop whose trip count is "
-                            "unknown, counted once",
-                            "the totals a lower bound"));
+    assert_true(fl_test_has_warning(r,
+                                    "node 'outer' (Loop): its body has a loop whose trip count is "
+                                    "unknown, counted once",
+                                    "the totals a lower bound"));
     fl_report_free(r);
     ob_free(m);
     ob_free(ob);
@@ -318,8 +310,9 @@ static void test_reserved_attributes(void **state) {
     assert_string_equal(oc_node(r, "loop")->outputs[1].shape, "[?,3,4]");
     assert_string_equal(oc_node(r, "act")->outputs[0].shape, "[?,3,4]");
     assert_false(r->complete);
-    assert_true(has_warning(r, "node 'loop' (Loop): attr 'body.cond_kept' is reserved", NULL));
-    assert_true(has_warning(r, "node 'loop' (Loop): attr '_body_trips' is reserved", NULL));
+    assert_true(
+        fl_test_has_warning(r, "node 'loop' (Loop): attr 'body.cond_kept' is reserved", NULL));
+    assert_true(fl_test_has_warning(r, "node 'loop' (Loop): attr '_body_trips' is reserved", NULL));
     fl_report_free(r);
     ob_free(m);
     ob_free(b);
@@ -427,7 +420,7 @@ static void test_expression_body(void **state) {
     assert_string_equal(l->bytes.text, "544*batch + 8");
     assert_string_equal(l->outputs[0].shape, "[2*batch,4]");
     assert_string_equal(oc_node(r, "after")->flops.text, "8*batch");
-    assert_false(has_warning(r, "not counted", NULL));
+    assert_false(fl_test_has_warning(r, "not counted", NULL));
     fl_report_free(r);
     ob_free(m);
     ob_free(b);
@@ -468,7 +461,7 @@ static void test_expression_if(void **state) {
     assert_string_equal(br->macs.text, "256*past + 256*seq");
     assert_string_equal(br->outputs[0].shape, "[past + seq,16]");
     assert_string_equal(oc_node(r, "after")->flops.text, "16*past + 16*seq");
-    assert_true(has_warning(r, "then_branch 256*past + 256*seq FLOPs", NULL));
+    assert_true(fl_test_has_warning(r, "then_branch 256*past + 256*seq FLOPs", NULL));
     fl_report_free(r);
     ob_free(m);
     ob_free(th);
@@ -546,7 +539,7 @@ static void test_unknown_body(void **state) {
     assert_string_equal(oc_node(r, "reshape")->outputs[0].shape, "[?,?]");
     const fl_report_node *l = oc_node(r, "loop");
     assert_true(l->incomplete);
-    assert_true(has_warning(r, "node 'loop' (Loop): its body is not counted", NULL));
+    assert_true(fl_test_has_warning(r, "node 'loop' (Loop): its body is not counted", NULL));
     fl_report_free(r);
     ob_free(m);
     ob_free(b);

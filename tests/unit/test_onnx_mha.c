@@ -174,12 +174,7 @@ static void test_attention_bad(void **state) {
             ob_attr_i(m, n, "kv_num_heads", cases[i].kv_heads);
         }
         ob_output(m, "y");
-        fl_report *r = oc_run(m, FL_EINVAL);
-        if (!strstr(r->error, cases[i].want)) {
-            fail_msg("error '%s' lacks '%s'", r->error, cases[i].want);
-        }
-        fl_report_free(r);
-        ob_free(m);
+        oc_expect_error(m, cases[i].want);
     }
 }
 
@@ -332,11 +327,7 @@ static void test_onnx_attention_window(void **state) {
     ob_input(m, "q", OB_FLOAT, 4, (int64_t[]){1, 2, 4, 8}, NULL);
     ob_attr_i(m, ob_node(m, "Attention", "w", "q,q,q", "y"), "right_window_size", -2);
     ob_output(m, "y");
-    fl_report *r = oc_run(m, FL_EINVAL);
-    assert_non_null(
-        strstr(r->error, "node 'w' (Attention): attr 'right_window_size' is -2, must be >= -1"));
-    fl_report_free(r);
-    ob_free(m);
+    oc_expect_error(m, "node 'w' (Attention): attr 'right_window_size' is -2, must be >= -1");
 }
 
 /* Bad ai.onnx Attention inputs fail naming the node and the attr or input:
@@ -371,12 +362,7 @@ static void test_onnx_attention_bad(void **state) {
         }
         ob_attr_i(m, n, "kv_num_heads", cases[i].kvh);
         ob_output(m, "y");
-        fl_report *r = oc_run(m, FL_EINVAL);
-        if (!strstr(r->error, cases[i].want)) {
-            fail_msg("error '%s' lacks '%s'", r->error, cases[i].want);
-        }
-        fl_report_free(r);
-        ob_free(m);
+        oc_expect_error(m, cases[i].want);
     }
 }
 
@@ -519,12 +505,7 @@ static void test_dmmha_bad(void **state) {
             oc_ms_node(m, "DecoderMaskedMultiHeadAttention", "bad", cases[i].in, "y");
         ob_attr_i(m, n, "num_heads", 2);
         ob_output(m, "y");
-        fl_report *r = oc_run(m, FL_EINVAL);
-        if (!strstr(r->error, cases[i].want)) {
-            fail_msg("error '%s' lacks '%s'", r->error, cases[i].want);
-        }
-        fl_report_free(r);
-        ob_free(m);
+        oc_expect_error(m, cases[i].want);
     }
 }
 
@@ -581,12 +562,7 @@ static void test_packed_attention(void **state) {
     assert_string_equal(pa->outputs[0].shape, "[7,16]");
     oc_assert_cost(pa, 12684, 6048);
     oc_assert_cost(pu, 14832, 6912);
-    bool warned = false;
-    for (size_t i = 0; i < r->n_warnings; i++) {
-        warned |= strstr(r->warnings[i], "node 'pu'") &&
-                  strstr(r->warnings[i], "count is an upper bound");
-    }
-    assert_true(warned);
+    assert_true(fl_test_has_warning(r, "node 'pu'", "count is an upper bound"));
     assert_string_equal(oc_node(r, "pm")->outputs[0].shape, "[7,16]");
     oc_assert_cost(oc_node(r, "pm"), 1596, 672);
     assert_string_equal(oc_node(r, "pq")->outputs[0].shape, "[7,32]");
@@ -620,12 +596,7 @@ static void test_packed_attention_bad(void **state) {
                                         i == 3 ? "q,,,,off,cum" : "q,k,k,,off,cum", "y");
         ob_attr_i(m, n, "num_heads", i == 4 ? 3 : 2);
         ob_output(m, "y");
-        fl_report *r = oc_run(m, FL_EINVAL);
-        printf("%s\n", r->error);
-        assert_non_null(strstr(r->error, "node 'pm' (PackedMultiHeadAttention)"));
-        assert_non_null(strstr(r->error, want[i]));
-        fl_report_free(r);
-        ob_free(m);
+        oc_expect_error_both(m, "node 'pm' (PackedMultiHeadAttention)", want[i]);
     }
 }
 
@@ -693,12 +664,7 @@ static void test_sparse_attention(void **state) {
         assert_string_equal(sa->outputs[1].shape, "[1,2,64,8]");
         assert_string_equal(sa->outputs[2].shape, "[1,2,64,8]");
         oc_assert_cost(sa, flops[i], macs[i]);
-        bool warned = false;
-        for (size_t w = 0; w < r->n_warnings; w++) {
-            warned |= strstr(r->warnings[w], "node 'sa'") &&
-                      strstr(r->warnings[w], "count is an upper bound");
-        }
-        assert_int_equal(warned, i == 2);
+        assert_int_equal(fl_test_has_warning(r, "node 'sa'", "count is an upper bound"), i == 2);
         fl_report_free(r);
         ob_free(m);
     }
@@ -728,12 +694,7 @@ static void test_sparse_attention_bad(void **state) {
         }
         sparse_node(m, "sa", "q,k,v,pk,pv,row,col,t,klen", "y,prk,prv", i == 0 ? 3 : 2);
         ob_output(m, "y");
-        fl_report *r = oc_run(m, FL_EINVAL);
-        printf("%s\n", r->error);
-        assert_non_null(strstr(r->error, "node 'sa' (SparseAttention)"));
-        assert_non_null(strstr(r->error, want[i]));
-        fl_report_free(r);
-        ob_free(m);
+        oc_expect_error_both(m, "node 'sa' (SparseAttention)", want[i]);
     }
 }
 

@@ -24,16 +24,6 @@ static void scalars(ob_model *m) {
     ob_input(m, "zi", I8, 1, (int64_t[]){1}, NULL);
 }
 
-/* Analyses m expecting FL_EINVAL with an error containing `want`; frees m. */
-static void want_error(ob_model *m, const char *want) {
-    fl_report *r = oc_run(m, FL_EINVAL);
-    if (!r || !r->error || !strstr(r->error, want)) {
-        fail_msg("error '%s' lacks '%s'", r && r->error ? r->error : "(none)", want);
-    }
-    fl_report_free(r);
-    ob_free(m);
-}
-
 /* QGemm A uint8 [4,16], B int8 [16,8], C int32 [8], y_scale, y_zero_point
  * uint8 -> Y uint8 [4,8]: E(Y) = 32, M = 4 * 8 * 16 = 512 integer MACs.
  *   int_ops = 2 * 512 + E(A) 64 + E(B) 128 (zero points) + 32 (C's add) +
@@ -81,7 +71,7 @@ static void test_qgemm_bad_rank(void **state) {
     ob_input(m, "b", I8, 2, (int64_t[]){16, 8}, NULL);
     oc_ms_node(m, "QGemm", "qg3", "a,s,zu,b,s,zi", "y");
     ob_output(m, "y");
-    want_error(m, "node 'qg3' (QGemm): input 0 (A) has rank 3, want 2");
+    oc_expect_error(m, "node 'qg3' (QGemm): input 0 (A) has rank 3, want 2");
 }
 
 /* QOrderedMatMul A int8 [2,4,16], B int8 [16,8], bias float [8], C int8
@@ -122,7 +112,7 @@ static void test_qordered_matmul(void **state) {
     ob_attr_i(m, n, "order_B", 0);
     ob_attr_i(m, n, "order_Y", 1);
     ob_output(m, "y4");
-    want_error(m, "node 'qo4' (QOrderedMatMul): input 0 (A) has rank 4, want 2 or 3");
+    oc_expect_error(m, "node 'qo4' (QOrderedMatMul): input 0 (A) has rank 4, want 2 or 3");
 }
 
 /* MatMulInteger16 A int16 [2,3,8] x B int16 [8,5] -> int32 [2,3,5]: M = 6 *
@@ -225,7 +215,7 @@ static void test_qattention_bad(void **state) {
     Onnx__NodeProto *n = oc_ms_node(m, "QAttention", "qa_bad", "x,w,bias,s,s", "y");
     ob_attr_i(m, n, "num_heads", 2);
     ob_output(m, "y");
-    want_error(m, "node 'qa_bad' (QAttention): input 1 (weights) has 10 columns");
+    oc_expect_error(m, "node 'qa_bad' (QAttention): input 1 (weights) has 10 columns");
 }
 
 /* Two hand-made profiles: vector fp32 1e9, matrix fp32 4e9 and, in the

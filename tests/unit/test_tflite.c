@@ -96,11 +96,8 @@ static void test_tiny(void **state) {
     assert_int_equal(r->n_passes, 0);
     assert_true(r->n_ledger == 1 && strcmp(r->ledger[0].rule, "not_applicable") == 0);
     assert_string_equal(r->after.flops.text, r->before.flops.text);
-    bool dq = false;
-    for (size_t i = 0; i < r->n_warnings; i++) {
-        dq = dq || strstr(r->warnings[i], "1 DEQUANTIZE ops widen 360 constant weight elements");
-    }
-    assert_true(dq);
+    assert_true(
+        fl_test_has_warning(r, "1 DEQUANTIZE ops widen 360 constant weight elements", NULL));
     fl_report_free(r);
 }
 

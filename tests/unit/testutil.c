@@ -3,6 +3,7 @@
  */
 #include "testutil.h"
 
+#include "foldline/foldline.h"
 #include "graph/graph.h"
 #include "import/import.h"
 #include "util/arena.h"
@@ -118,4 +119,13 @@ size_t fl_test_import_scratch_oom(int fmt, const void *buf, size_t len, const fl
         }
     }
     return none.n_scratch;
+}
+
+bool fl_test_has_warning(const fl_report *r, const char *a, const char *b) {
+    for (size_t i = 0; i < r->n_warnings; i++) {
+        if (strstr(r->warnings[i], a) && (!b || strstr(r->warnings[i], b))) {
+            return true;
+        }
+    }
+    return false;
 }

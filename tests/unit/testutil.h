@@ -58,6 +58,10 @@ struct fl_file;
 size_t fl_test_import_scratch_oom(int fmt, const void *buf, size_t len, const struct fl_file *files,
                                   size_t n_files);
 
+/* Whether some warning of report r contains a and, when b is not NULL, b. */
+struct fl_report;
+bool fl_test_has_warning(const struct fl_report *r, const char *a, const char *b);
+
 /* main's return value: `failed` (cmocka_run_group_tests) when a test failed,
  * else 77 when one was skipped, else 0. */
 int fl_test_exit(int failed);
