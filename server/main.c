@@ -2,7 +2,7 @@
  * main.c - foldlined, the foldline gRPC server: options, then fl_srv_run().
  *
  *   foldlined --listen ADDR [--threads N] [--max-message-bytes B] [--cache-mb M]
- *             [--max-nodes N] [--max-memory-mb M] [--max-queued N]
+ *             [--max-nodes N] [--max-memory-mb M] [--max-queued N] [--inline-bytes B]
  *             [--max-graph-bytes B] [--grace-ms MS] [--tls-cert F --tls-key F]
  *             [--auth-token-file F] [--health-auth required|open]
  *             [--port-file F] [--profiles-dir D]
@@ -42,6 +42,8 @@ static const char usage_text[] =
     "  --max-nodes N            nodes per graph, ceiling for requests (5000000)\n"
     "  --max-memory-mb M        analysis memory per request, ceiling (8192)\n"
     "  --max-queued N           analyses queued or running; beyond: RESOURCE_EXHAUSTED (64)\n"
+    "  --inline-bytes B         an Analyze request up to B bytes may be analysed on the event\n"
+    "                           loop when no analysis is queued, 0 = always on a thread (16384)\n"
     "  --cache-mb M             result cache size, 0 = off (64)\n"
     "  --grace-ms MS            on SIGTERM, time in-flight calls get (5000)\n"
     "  --tls-cert F --tls-key F serve TLS with this PEM certificate chain and key (plaintext)\n"
@@ -181,6 +183,11 @@ static int apply_option(fl_srv_config *cfg, const char *a, const char *v, const 
             return usage_error("--max-queued expects 1..1048576, got", v);
         }
         cfg->max_queued = (int)n;
+    } else if (strcmp(a, "--inline-bytes") == 0) {
+        if (!parse_pos(v, 0, 1 << 20, &n)) {
+            return usage_error("--inline-bytes expects 0..1048576, got", v);
+        }
+        cfg->inline_bytes = (size_t)n;
     } else if (strcmp(a, "--cache-mb") == 0) {
         if (!parse_pos(v, 0, (int64_t)(SIZE_MAX >> 21), &n)) {
             return usage_error("--cache-mb expects an integer >= 0, got", v);
@@ -222,6 +229,7 @@ int main(int argc, char **argv) {
         .max_nodes = 5000000,
         .max_memory_bytes = (size_t)8 << 30,
         .max_queued = 64,
+        .inline_bytes = 16384,
         .cache_bytes = (size_t)64 << 20,
         .grace_ms = 5000,
     };

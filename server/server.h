@@ -5,9 +5,12 @@
  *   - the completion-queue thread only moves gRPC events to the loop
  *     (fl_srv_cq_thread); it never touches a call;
  *   - the libuv loop thread owns every call: it starts every gRPC batch,
- *     answers cheap methods inline and finishes every call;
- *   - libuv's thread pool runs the analysis (decode, fl_analyze, encode) and
- *     touches only its own call's request bytes and result fields.
+ *     answers cheap methods inline and finishes every call; it also runs a
+ *     small Analyze (--inline-bytes) itself when the pool is idle and no
+ *     other event waits (server.c, run_inline);
+ *   - libuv's thread pool runs the other analyses (decode, fl_analyze,
+ *     encode) and touches only its own call's request bytes and result
+ *     fields.
  */
 #ifndef FL_SERVER_SERVER_H
 #define FL_SERVER_SERVER_H
@@ -31,6 +34,7 @@ typedef struct fl_srv_config {
     int64_t max_nodes;         /* nodes per graph, ceiling */
     size_t max_memory_bytes;   /* analysis memory per request, ceiling */
     int max_queued;            /* analyses queued or running */
+    size_t inline_bytes;       /* Analyze requests up to this size may run on the loop */
     size_t cache_bytes;        /* 0 = no cache */
     int grace_ms;              /* shutdown grace before cancelling calls */
     const char *tls_cert, *tls_key;
@@ -86,9 +90,12 @@ typedef struct fl_srv {
     uv_thread_t cq_thread;
 
     /* CQ thread -> loop hand-off: events appended under `mu`, drained by the
-     * loop's async callback, which swaps the vectors (uv_async_send coalesces). */
+     * loop's callback on `wake_fd` (an eventfd), which swaps the vectors
+     * until it finds none. The CQ thread writes the eventfd only when it
+     * appends to an empty vector: a non-empty one has a wake-up pending. */
     uv_mutex_t mu;
-    uv_async_t wake;
+    uv_poll_t wake;
+    int wake_fd;
     struct fl_event {
         fl_tag *tag;
         int success;
@@ -117,6 +124,9 @@ typedef struct fl_srv {
      * grace period cannot finish are handed back at once. */
     struct fl_call *q_head, *q_tail;
     double work_ms_avg;
+    /* Events of the batch on_wake is dispatching that come after the
+     * current one (server.c, run_inline). */
+    size_t events_left;
 
     fl_cache *cache;
     fl_srv_stats stats;

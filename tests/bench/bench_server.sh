@@ -2,19 +2,22 @@
 # bench_server.sh - throughput and p50/p99 latency of foldlined's Analyze on a
 # small graph at 1, 16 and 64 calls in flight, with Health/Check measured in
 # the same run as the transport baseline, their ratio, the server's CPU time
-# per call, and the server's RSS. Not run by CTest.
+# and context switches per call, and the server's RSS. Not run by CTest.
 #
 # Usage: tests/bench/bench_server.sh [BUILD_DIR] [SECONDS] [ROUNDS] [OTHER_BUILD_DIR]
 #   (BUILD_DIR defaults to ./build; run from the repository root)
 #
 # Each round measures Health then Analyze for SECONDS each, at each
 # concurrency; the summary line gives the median over the rounds of the
-# throughput ratio and of the server's CPU time (user + system, from
-# /proc/PID/stat) per call. On a loaded host the throughput of one window
-# moves by a factor of two, so take the medians of several rounds: CPU time
-# per call is the steadier figure. With OTHER_BUILD_DIR a second server (that
-# build's foldlined, e.g. of the base commit) is measured alternately with
-# the first in every round, driven by BUILD_DIR's load generator.
+# throughput ratio, of the server's CPU time (user + system, from
+# /proc/PID/stat) per call and of its threads' context switches per call
+# (/proc/PID/task/*/status, voluntary and involuntary: each hand-off between
+# threads puts one to sleep and wakes another). On a loaded host the
+# throughput of one window moves by a factor of two, so take the medians of
+# several rounds: CPU time per call is the steadier figure. With
+# OTHER_BUILD_DIR a second server (that build's foldlined, e.g. of the base
+# commit) is measured alternately with the first in every round, driven by
+# BUILD_DIR's load generator.
 set -euo pipefail
 build="${1:-build}"
 secs="${2:-3}"
@@ -51,19 +54,25 @@ if [ -n "$other" ]; then
 fi
 rss() { awk '/^VmRSS/ {r=$2} /^VmHWM/ {h=$2} END {printf "rss=%.1fMB peak=%.1fMB", r/1024, h/1024}' "/proc/$1/status"; }
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+# Context switches of all the server's threads (voluntary: a thread went to
+# sleep, e.g. to wait for a hand-off; involuntary: it was preempted).
+switches() { cat "/proc/$1/task/"*/status 2>/dev/null | awk '/ctxt_switches/ {n += $2} END {print n}'; }
 hz=$(getconf CLK_TCK)
 
 # One window: prints the load generator's line with the server's CPU
-# microseconds per call appended.
+# microseconds and context switches per call appended.
 window() {
-  local i=$1 method=$2 c=$3 t0 t1 line calls
+  local i=$1 method=$2 c=$3 t0 t1 s0 s1 line calls
+  s0=$(switches "${pids[$i]}")
   t0=$(ticks "${pids[$i]}")
   line=$("$gen" --target "127.0.0.1:$(cat "$tmp/port$i")" --method "$method" --model "$model" \
     --concurrency "$c" --seconds "$secs" --warmup 0.5)
   t1=$(ticks "${pids[$i]}")
+  s1=$(switches "${pids[$i]}")
   calls=$(sed 's/.*calls=\([0-9]*\).*/\1/' <<<"$line")
-  awk -v l="$line" -v d=$((t1 - t0)) -v n="$calls" -v hz="$hz" \
-    'BEGIN {printf "%s server_cpu_us_per_call=%.1f\n", l, (n > 0 ? d * 1e6 / hz / n : 0)}'
+  awk -v l="$line" -v d=$((t1 - t0)) -v n="$calls" -v hz="$hz" -v sw=$((s1 - s0)) \
+    'BEGIN {printf "%s server_cpu_us_per_call=%.1f server_switches_per_call=%.2f\n", l,
+            (n > 0 ? d * 1e6 / hz / n : 0), (n > 0 ? sw / n : 0)}'
 }
 field() { sed "s/.*$1=\([0-9.]*\).*/\1/" <<<"$2"; }
 median() { sort -g | awk '{v[NR]=$1} END {print (NR % 2 ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2)}'; }
@@ -72,7 +81,9 @@ echo "foldlined bench: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), mo
   "($(stat -c %s "$model") bytes), ${secs}s per window, $rounds round(s)"
 for i in "${!names[@]}"; do echo "server $i (${names[$i]}) idle: $(rss "${pids[$i]}")"; done
 for c in 1 16 64; do
-  for i in "${!names[@]}"; do : >"$tmp/ratio$i"; : >"$tmp/hcpu$i"; : >"$tmp/acpu$i"; done
+  for i in "${!names[@]}"; do
+    : >"$tmp/ratio$i"; : >"$tmp/hcpu$i"; : >"$tmp/acpu$i"; : >"$tmp/hsw$i"; : >"$tmp/asw$i"
+  done
   for r in $(seq "$rounds"); do
     for i in "${!names[@]}"; do
       h=$(window "$i" health "$c")
@@ -83,13 +94,17 @@ for c in 1 16 64; do
         'BEGIN {printf "%.4f\n", (h > 0 ? a / h : 0)}' >>"$tmp/ratio$i"
       field server_cpu_us_per_call "$h" >>"$tmp/hcpu$i"
       field server_cpu_us_per_call "$a" >>"$tmp/acpu$i"
+      field server_switches_per_call "$h" >>"$tmp/hsw$i"
+      field server_switches_per_call "$a" >>"$tmp/asw$i"
     done
   done
   for i in "${!names[@]}"; do
     printf "server %d inflight=%d  analyze/health throughput ratio = %.3f (median of %d; rounds: %s)" \
       "$i" "$c" "$(median <"$tmp/ratio$i")" "$rounds" "$(tr '\n' ' ' <"$tmp/ratio$i" | sed 's/ $//')"
-    printf "  server CPU us per call: health %s, analyze %s\n" "$(median <"$tmp/hcpu$i")" \
+    printf "  server CPU us per call: health %s, analyze %s" "$(median <"$tmp/hcpu$i")" \
       "$(median <"$tmp/acpu$i")"
+    printf "  context switches per call: health %s, analyze %s\n" "$(median <"$tmp/hsw$i")" \
+      "$(median <"$tmp/asw$i")"
     echo "server $i after inflight=$c: $(rss "${pids[$i]}")"
   done
 done

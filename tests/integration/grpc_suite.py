@@ -845,6 +845,45 @@ def case_cache_and_stats(s):
     check("log_line_cache_hit", '"cache_hit":true' in s.log_text())
 
 
+def case_inline_and_pool():
+    """A small Analyze request is analysed on the event loop when nothing else
+    waits (--inline-bytes, 16384 by default), a larger one on the pool: the
+    replies are the same bytes as a server that sends every analysis to the
+    pool (--inline-bytes 0), and so are the errors."""
+    pool_only = Server("--inline-bytes", "0", "--cache-mb", "0")
+    inline = Server("--cache-mb", "0")
+    try:
+        tiny = open(TINY, "rb").read()
+        chain = chain_graph(1500)  # above 16384 bytes: the pool on both servers
+        unknown = b"\x0a\x0f\x0a\x01x\x12\x0aFrobnicate"
+        reqs = [("tiny", analyze_req(tiny)), ("tiny_per_node", analyze_req(tiny, per_node=True)),
+                ("tiny_onnx", analyze_req(open(TINY_ONNX, "rb").read(),
+                                          format=pb.GRAPH_FORMAT_ONNX)),
+                ("unknown_op", analyze_req(unknown)), ("chain", analyze_req(chain)),
+                ("not_a_graph", analyze_req(b"\x0a\x03abc")),
+                ("bad_device", analyze_req(tiny, device=7)),
+                ("unbound", analyze_req(tiny, symbols=[pb.SymbolBinding(name="N", value=2)]))]
+        check("inline_sizes", len(reqs[0][1].SerializeToString()) <= 16384 <
+              len(reqs[4][1].SerializeToString()))
+        answers = []
+        for srv in (pool_only, inline):
+            call = srv.channel().unary_unary("/foldline.v1.CostModel/Analyze")
+            answers.append([code_of(lambda: call(r.SerializeToString(), timeout=60))
+                            for _, r in reqs])
+        for (name, _), a, b in zip(reqs, answers[0], answers[1]):
+            check("inline_same_reply " + name, a == b and (a[2] or a[1]),
+                  "%s %r vs %s %r" % (a[0], a[1][:200], b[0], b[1][:200]))
+        check("inline_statuses", [a[0] for a in answers[1]] == [grpc.StatusCode.OK] * 5 + [
+            grpc.StatusCode.INVALID_ARGUMENT] * 3, [a[0] for a in answers[1]])
+    finally:
+        pool_only.stop()
+        inline.stop()
+    p = subprocess.run([FOLDLINED, "--listen", "127.0.0.1:0", "--inline-bytes", "-1"],
+                       capture_output=True, timeout=20)
+    check("inline_bytes_bad_exit_2", p.returncode == 2 and b"--inline-bytes" in p.stderr,
+          p.stderr[:300])
+
+
 def case_startup_errors(s):
     """A taken port and bad options fail at start, naming the problem."""
     p = subprocess.run([FOLDLINED, "--listen", s.addr], capture_output=True, timeout=20)
@@ -870,7 +909,7 @@ def case_startup_errors(s):
     opts = set(re.findall(rb"  (--[a-z-]+)", p.stdout))
     check("help_lists_options", p.returncode == 0 and {
         b"--listen", b"--threads", b"--max-message-bytes", b"--max-graph-bytes", b"--max-nodes",
-        b"--max-memory-mb", b"--max-queued", b"--cache-mb", b"--grace-ms", b"--tls-cert",
+        b"--max-memory-mb", b"--max-queued", b"--inline-bytes", b"--cache-mb", b"--grace-ms", b"--tls-cert",
         b"--auth-token-file", b"--health-auth", b"--port-file", b"--profiles-dir",
         b"--metrics-listen", b"--version"} <= opts, p.stdout[:200])
     p = subprocess.run([FOLDLINED, "--listen", "127.0.0.1:0", "--threads", "0"],
@@ -1390,7 +1429,7 @@ def main():
         rc = s.stop()
     check("server_exit_0", rc == 0, s.log_text()[-500:])
     check("server_log_one_line_per_request", s.log_text().count('"method":') >= 20)
-    for case in (case_deadline, case_queue_full, case_server_node_ceiling,
+    for case in (case_inline_and_pool, case_deadline, case_queue_full, case_server_node_ceiling,
                  case_oversize_and_stream, case_token, case_tls, case_sigterm_in_flight,
                  case_stop_midway, case_deploy_command_lines, case_profiles_dir, case_metrics,
                  case_profiles_calibrated):
