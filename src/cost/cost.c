@@ -450,8 +450,38 @@ fl_status fl__cost_graph_some(fl_ctx *c, fl_cost_totals *t, const uint8_t *recos
     return rs;
 }
 
-/* Costs the nodes (those in recost, or all) and sums them into t. */
+/* The running sums of the totals' counts, in fl_cost_totals's order. */
+enum { SUM_FLOPS, SUM_TFPROF, SUM_MACS, SUM_INT_OPS, SUM_READ, SUM_WRITTEN, SUM_NO_RULE, N_SUMS };
+
+static fl_sym *sum_field(fl_cost_totals *t, int i) {
+    fl_sym *f[N_SUMS] = {
+        &t->flops,         &t->tfprof_flops,      &t->macs, &t->int_ops, &t->bytes_read,
+        &t->bytes_written, &t->bytes_without_rule};
+    return f[i];
+}
+
+static fl_status sum_costs(fl_ctx *c, fl_cost_totals *t, const uint8_t *recost, const repeats *r,
+                           fl_sym_sum *sums);
+
+/* Costs the nodes (those in recost, or all) and sums them into t. The sums
+ * run without interning every partial sum (fl_sym_sum); each is the same
+ * as the sum node by node. */
 static fl_status sum_nodes(fl_ctx *c, fl_cost_totals *t, const uint8_t *recost, const repeats *r) {
+    fl_sym_sum sums[N_SUMS];
+    for (int i = 0; i < N_SUMS; i++) {
+        fl__sym_sum_init(&sums[i], c->st);
+    }
+    fl_status st = sum_costs(c, t, recost, r, sums);
+    for (int i = 0; i < N_SUMS && st == FL_OK; i++) {
+        if (fl__sym_sum_total(&sums[i], sum_field(t, i)) != FL_OK) {
+            st = fl__diag_oom(c->d);
+        }
+    }
+    return st;
+}
+
+static fl_status sum_costs(fl_ctx *c, fl_cost_totals *t, const uint8_t *recost, const repeats *r,
+                           fl_sym_sum *sums) {
     fl_graph *g = c->g;
     for (size_t i = 0; i < g->n_nodes; i++) {
         fl_node *n = g->order ? g->order[i] : g->nodes[i];
@@ -480,20 +510,18 @@ static fl_status sum_nodes(fl_ctx *c, fl_cost_totals *t, const uint8_t *recost, 
         } else {
             t->nodes_without_rule++;
         }
-        if ((st = fl__op_add(c, n, t->flops, k->flops, &t->flops)) != FL_OK ||
-            (st = fl__op_add(c, n, t->tfprof_flops, k->tfprof_flops, &t->tfprof_flops)) != FL_OK ||
-            (st = fl__op_add(c, n, t->macs, k->macs, &t->macs)) != FL_OK ||
-            (st = fl__op_add(c, n, t->int_ops, k->int_ops, &t->int_ops)) != FL_OK ||
-            (st = fl__op_add(c, n, t->bytes_read, k->bytes_read, &t->bytes_read)) != FL_OK ||
-            (st = fl__op_add(c, n, t->bytes_written, k->bytes_written, &t->bytes_written)) !=
-                FL_OK) {
+        if ((st = fl__op_sum_add(c, n, &sums[SUM_FLOPS], k->flops)) != FL_OK ||
+            (st = fl__op_sum_add(c, n, &sums[SUM_TFPROF], k->tfprof_flops)) != FL_OK ||
+            (st = fl__op_sum_add(c, n, &sums[SUM_MACS], k->macs)) != FL_OK ||
+            (st = fl__op_sum_add(c, n, &sums[SUM_INT_OPS], k->int_ops)) != FL_OK ||
+            (st = fl__op_sum_add(c, n, &sums[SUM_READ], k->bytes_read)) != FL_OK ||
+            (st = fl__op_sum_add(c, n, &sums[SUM_WRITTEN], k->bytes_written)) != FL_OK) {
             return st;
         }
         if (!k->has_rule) {
             fl_sym b;
             if ((st = fl__op_add(c, n, k->bytes_read, k->bytes_written, &b)) != FL_OK ||
-                (st = fl__op_add(c, n, t->bytes_without_rule, b, &t->bytes_without_rule)) !=
-                    FL_OK) {
+                (st = fl__op_sum_add(c, n, &sums[SUM_NO_RULE], b)) != FL_OK) {
                 return st;
             }
         }

@@ -85,6 +85,18 @@ static int field_wt(ProtobufCType t) {
 
 typedef fl_pbwire_field wfield;
 
+/* The descriptor of field `id` of d, NULL when d has none. Most messages
+ * number their fields 1..n without a gap (one range starting at 1): then
+ * the field is d->fields[id - 1], found without protobuf-c's search. */
+static const ProtobufCFieldDescriptor *field_of(const ProtobufCMessageDescriptor *d, uint32_t id) {
+    if (d->n_field_ranges == 1 && d->field_ranges[0].start_value == 1 &&
+        d->field_ranges[0].orig_index == 0) {
+        return id >= 1 && id <= d->n_fields && d->fields[id - 1].id == id ? &d->fields[id - 1]
+                                                                          : NULL;
+    }
+    return protobuf_c_message_descriptor_get_field(d, id);
+}
+
 static bool next_field(wdec *w, const ProtobufCMessageDescriptor *d, const uint8_t **p,
                        const uint8_t *end, wfield *f) {
     const char *why = fl__pbwire_field(p, end, f);
@@ -92,9 +104,8 @@ static bool next_field(wdec *w, const ProtobufCMessageDescriptor *d, const uint8
         return true;
     }
     /* Only a length past the end is the field's own fault: name it. */
-    const ProtobufCFieldDescriptor *fd = strcmp(why, PBWIRE_PAST_END) == 0
-                                             ? protobuf_c_message_descriptor_get_field(d, f->id)
-                                             : NULL;
+    const ProtobufCFieldDescriptor *fd =
+        strcmp(why, PBWIRE_PAST_END) == 0 ? field_of(d, f->id) : NULL;
     return fail(w, d, fd, f->tag, why);
 }
 
@@ -125,7 +136,7 @@ static bool count_fields(wdec *w, const ProtobufCMessageDescriptor *d, const uin
         if (!next_field(w, d, &p, end, &f)) {
             return false;
         }
-        const ProtobufCFieldDescriptor *fd = protobuf_c_message_descriptor_get_field(d, f.id);
+        const ProtobufCFieldDescriptor *fd = field_of(d, f.id);
         if (!fd) {
             (*n_unknown)++;
             continue;
@@ -553,7 +564,7 @@ static bool fill_fields(wdec *w, const ProtobufCMessageDescriptor *d, ProtobufCM
         if (!next_field(w, d, &p, end, &f)) {
             return false;
         }
-        const ProtobufCFieldDescriptor *fd = protobuf_c_message_descriptor_get_field(d, f.id);
+        const ProtobufCFieldDescriptor *fd = field_of(d, f.id);
         if (fd) {
             if (!fill_field(w, m, fd, &slots[fd - d->fields], &f, depth)) {
                 return false;

@@ -22,6 +22,9 @@ static fl_status arith_fail(fl_ctx *c, const fl_node *n, fl_status st, const cha
 fl_status fl__op_add(fl_ctx *c, const fl_node *n, fl_sym a, fl_sym b, fl_sym *out) {
     ARITH(fl__sym_add(c->st, a, b, out), "dimension sum");
 }
+fl_status fl__op_sum_add(fl_ctx *c, const fl_node *n, fl_sym_sum *s, fl_sym b) {
+    ARITH(fl__sym_sum_add(s, b), "dimension sum");
+}
 fl_status fl__op_sub(fl_ctx *c, const fl_node *n, fl_sym a, fl_sym b, fl_sym *out) {
     ARITH(fl__sym_sub(c->st, a, b, out), "dimension difference");
 }

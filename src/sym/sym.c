@@ -959,6 +959,60 @@ static fl_status addsub(fl_symtab *t, fl_sym a, fl_sym b, int64_t bscale, fl_sym
     return st ? fail(out, st) : FL_OK;
 }
 
+void fl__sym_sum_init(fl_sym_sum *s, fl_symtab *t) {
+    memset(s, 0, sizeof(*s));
+    s->t = t;
+}
+
+fl_status fl__sym_sum_add(fl_sym_sum *s, fl_sym b) {
+    /* fl__sym_add's cases: unknown absorbs everything, a known 0 adds
+     * nothing, and anything else is tl_add's sum of the two term lists. */
+    if (s->unknown) {
+        return FL_OK;
+    }
+    if (fl_sym_is_unknown(b)) {
+        s->unknown = true;
+        return FL_OK;
+    }
+    if (b.e == NULL && b.k == 0) {
+        return FL_OK;
+    }
+    fl_symtab *t = s->t;
+    sym_scr_mark mk = scr_save(t);
+    sym_term bb;
+    tlist r, a = {s->terms, s->n};
+    fl_status st = tl_add(t, a, as_tlist(t, b, &bb), 1, &r);
+    if (st == FL_OK && r.n > s->cap) {
+        size_t cap = r.n > 2 * s->cap ? r.n : 2 * s->cap;
+        sym_term *nt = cap < SIZE_MAX / 4 / sizeof(*nt)
+                           ? fl__arena_alloc_raw(t->arena, cap * sizeof(*nt))
+                           : NULL;
+        if (nt) {
+            s->terms = nt; /* the old array is abandoned in the arena */
+            s->cap = cap;
+        } else {
+            st = FL_ENOMEM;
+        }
+    }
+    if (st == FL_OK) {
+        if (r.n) {
+            memcpy(s->terms, r.t, r.n * sizeof(*r.t));
+        }
+        s->n = r.n;
+    }
+    scr_restore(t, mk);
+    return st;
+}
+
+fl_status fl__sym_sum_total(const fl_sym_sum *s, fl_sym *out) {
+    if (s->unknown) {
+        *out = fl_sym_unknown();
+        return FL_OK;
+    }
+    tlist l = {s->terms, s->n};
+    return finish(s->t, l, out);
+}
+
 fl_status fl__sym_add(fl_symtab *t, fl_sym a, fl_sym b, fl_sym *out) {
     if (a.e == NULL && b.e == NULL) {
         int64_t r;

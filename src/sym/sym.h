@@ -88,6 +88,21 @@ fl_status fl__sym_add(fl_symtab *t, fl_sym a, fl_sym b, fl_sym *out);
 fl_status fl__sym_sub(fl_symtab *t, fl_sym a, fl_sym b, fl_sym *out);
 fl_status fl__sym_mul(fl_symtab *t, fl_sym a, fl_sym b, fl_sym *out);
 fl_status fl__sym_neg(fl_symtab *t, fl_sym a, fl_sym *out);
+
+/* A running sum s = 0 + b1 + b2 + ...: each fl__sym_sum_add adds as
+ * fl__sym_add(t, s, b) would, with the same partial sums and the same
+ * failures, but the partial sums are not interned, only the total
+ * (fl__sym_sum_total). The terms live in t's arena. */
+typedef struct fl_sym_sum {
+    fl_symtab *t;
+    struct sym_term *terms; /* the partial sum, canonical */
+    size_t n, cap;
+    bool unknown;
+} fl_sym_sum;
+
+void fl__sym_sum_init(fl_sym_sum *s, fl_symtab *t);
+fl_status fl__sym_sum_add(fl_sym_sum *s, fl_sym b);
+fl_status fl__sym_sum_total(const fl_sym_sum *s, fl_sym *out);
 /* floor(a / b) with floor rounding for negative known values (Python's //). */
 fl_status fl__sym_floordiv(fl_symtab *t, fl_sym a, fl_sym b, fl_sym *out);
 /* ceil(a / b). */

@@ -198,6 +198,76 @@ static void test_known_overflow(void **state) {
     assert_known(r, -1);
 }
 
+/* A running sum (fl__sym_sum_*) gives what fl__sym_add gives term by term:
+ * the same canonical result, unknown absorbing everything after it, and
+ * the same overflow failures. */
+static void test_running_sum(void **state) {
+    (void)state;
+    fl_sym N = V("N"), H = V("H"), r;
+    fl_sym_sum sum;
+    fl__sym_sum_init(&sum, T);
+    assert_int_equal(fl__sym_sum_total(&sum, &r), FL_OK);
+    assert_known(r, 0); /* nothing added */
+
+    /* 5 + 4N - 5 - 4N = 0 */
+    fl_sym cancel[] = {K(5), MUL(K(4), N), K(-5), MUL(K(-4), N)};
+    for (size_t i = 0; i < 4; i++) {
+        assert_int_equal(fl__sym_sum_add(&sum, cancel[i]), FL_OK);
+    }
+    assert_int_equal(fl__sym_sum_total(&sum, &r), FL_OK);
+    assert_known(r, 0);
+
+    /* N + H + N*H + 7 + N = 2N + H + NH + 7: 33 at N=3, H=5 */
+    fl__sym_sum_init(&sum, T);
+    fl_sym terms[] = {N, H, MUL(N, H), K(7), N, K(0)};
+    fl_sym chain = K(0);
+    for (size_t i = 0; i < 6; i++) {
+        assert_int_equal(fl__sym_sum_add(&sum, terms[i]), FL_OK);
+        chain = ADD(chain, terms[i]);
+    }
+    assert_int_equal(fl__sym_sum_total(&sum, &r), FL_OK);
+    assert_same(r, chain);
+    const char *names[] = {"N", "H"};
+    int64_t values[] = {3, 5};
+    assert_known(SUBST(r, 2, names, values), 33);
+
+    /* more terms than any first capacity: v0 + ... + v39, 40 at all ones */
+    fl__sym_sum_init(&sum, T);
+    chain = K(0);
+    const char *vn[40];
+    int64_t ones[40];
+    char buf[40][8];
+    for (int i = 0; i < 40; i++) {
+        snprintf(buf[i], sizeof buf[i], "v%d", i);
+        vn[i] = buf[i];
+        ones[i] = 1;
+        assert_int_equal(fl__sym_sum_add(&sum, V(buf[i])), FL_OK);
+        chain = ADD(chain, V(buf[i]));
+    }
+    assert_int_equal(fl__sym_sum_total(&sum, &r), FL_OK);
+    assert_same(r, chain);
+    assert_known(SUBST(r, 40, vn, ones), 40);
+
+    /* overflow where fl__sym_add overflows: known and symbolic */
+    fl__sym_sum_init(&sum, T);
+    assert_int_equal(fl__sym_sum_add(&sum, K(INT64_MAX)), FL_OK);
+    assert_int_equal(fl__sym_sum_add(&sum, K(1)), FL_EOVERFLOW);
+    assert_int_equal(fl__sym_add(T, K(INT64_MAX), K(1), &r), FL_EOVERFLOW);
+    fl__sym_sum_init(&sum, T);
+    assert_int_equal(fl__sym_sum_add(&sum, MUL(K(INT64_MAX), N)), FL_OK);
+    assert_int_equal(fl__sym_sum_add(&sum, N), FL_EOVERFLOW);
+    assert_int_equal(fl__sym_add(T, MUL(K(INT64_MAX), N), N, &r), FL_EOVERFLOW);
+
+    /* unknown absorbs what follows, an overflowing term too */
+    fl__sym_sum_init(&sum, T);
+    assert_int_equal(fl__sym_sum_add(&sum, N), FL_OK);
+    assert_int_equal(fl__sym_sum_add(&sum, fl_sym_unknown()), FL_OK);
+    assert_int_equal(fl__sym_sum_add(&sum, K(INT64_MAX)), FL_OK);
+    assert_int_equal(fl__sym_sum_add(&sum, K(INT64_MAX)), FL_OK);
+    assert_int_equal(fl__sym_sum_total(&sum, &r), FL_OK);
+    assert_true(fl_sym_is_unknown(r));
+}
+
 static void test_known_div_semantics(void **state) {
     (void)state;
     static const int64_t vals[] = {-9, -7, -6, -1, 0, 1, 5, 6, 7, 9, INT64_MAX, INT64_MIN + 1};
@@ -992,6 +1062,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_known_fast_path, setup, teardown),
         cmocka_unit_test_setup_teardown(test_known_overflow, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_running_sum, setup, teardown),
         cmocka_unit_test_setup_teardown(test_known_div_semantics, setup, teardown),
         cmocka_unit_test_setup_teardown(test_division_by_zero, setup, teardown),
         cmocka_unit_test_setup_teardown(test_interning, setup, teardown),

@@ -120,13 +120,6 @@ fl_status fl__ao_fold_transpose_into_matmul(ao *a, fl_node *n, bool *fired) {
     if ((n->kind != FL_OP_MATMUL && !batch) || !fl__ao_can_forward(a, n) || n->n_inputs != 2) {
         return FL_OK;
     }
-    const char *nm = fl__ao_opt_name(a, n->name, "FoldTransposeIntoMatMul");
-    if (!nm) {
-        return fl__ao_oom(a);
-    }
-    if (fl__graph_find(a->g, nm)) {
-        return FL_OK;
-    }
     bool cplx = fl__ao_is_complex(fl__attr_type(n, "T"));
     fl_op_kind only = !cplx ? FL_OP_UNKNOWN : batch ? FL_OP_CONJUGATE_TRANSPOSE : FL_OP_TRANSPOSE;
     bool fold[2];
@@ -135,6 +128,13 @@ fl_status fl__ao_fold_transpose_into_matmul(ao *a, fl_node *n, bool *fired) {
         fold[k] = inner_matrix_transpose(t) && (only == FL_OP_UNKNOWN || t->kind == (int)only);
     }
     if (!fold[0] && !fold[1]) {
+        return FL_OK; /* before the name is formatted: most MatMuls read no transpose */
+    }
+    const char *nm = fl__ao_opt_name(a, n->name, "FoldTransposeIntoMatMul");
+    if (!nm) {
+        return fl__ao_oom(a);
+    }
+    if (fl__graph_find(a->g, nm)) {
         return FL_OK;
     }
     fl_node *c = fl__ao_copy(a, nm, n);
