@@ -187,6 +187,16 @@ fl_status fl__graph_reindex(fl_graph *g, fl_diag *d) {
     return FL_OK;
 }
 
+void fl__graph_index_refill(fl_graph *g) {
+    if (!g->index_size) {
+        return;
+    }
+    memset(g->index, 0, g->index_size * sizeof(*g->index));
+    for (size_t i = 0; i < g->n_nodes; i++) {
+        slot_put(g->index, g->index_size - 1, g->nodes[i], hash_str(g->nodes[i]->name));
+    }
+}
+
 fl_status fl__graph_rename(fl_graph *g, fl_node *n, const char *name, fl_diag *d) {
     fl_node *other = fl__graph_find(g, name);
     if (other == n) {
@@ -199,6 +209,7 @@ fl_status fl__graph_rename(fl_graph *g, fl_node *n, const char *name, fl_diag *d
     if (!copy) {
         return fl__diag_oom(d);
     }
+    fl__node_touch(g, n);
     /* Delete n's slot with backward-shift deletion, so probe chains stay
      * intact, then insert it under the new name. */
     name_slot *t = g->index;
@@ -223,7 +234,6 @@ fl_status fl__graph_rename(fl_graph *g, fl_node *n, const char *name, fl_diag *d
     }
     n->name = copy;
     slot_put(t, mask, n, hash_str(copy));
-    fl__node_touch(g, n);
     return FL_OK;
 }
 

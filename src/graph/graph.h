@@ -341,6 +341,14 @@ struct fl_graph {
         uint64_t edits, removals;
         size_t n_nodes;
     } compacted;
+
+    /* The journal open on the graph (graph/snapshot.h), or NULL: the first
+     * fl__node_touch of a node the journal has not saved, since `stamp`,
+     * saves the node's state before the edit. */
+    struct fl_journal_ref {
+        struct fl_graph_snapshot *s;
+        uint32_t stamp;
+    } journal;
 };
 
 /* Records an error about node `n` and returns `st` (fl__diag_fail's rules):
@@ -398,6 +406,11 @@ void fl__graph_prefetch_name(const fl_graph *g, const char *name, size_t len);
  * renamed). Fails with FL_EINTERNAL if two nodes share a name. */
 fl_status fl__graph_reindex(fl_graph *g, fl_diag *d);
 
+/* Rebuilds the name index in place (g->index, g->index_size kept) from
+ * g->nodes, allocating nothing: for a restore that puts back a node set the
+ * table held before. The table must have room for every node. */
+void fl__graph_index_refill(fl_graph *g);
+
 /* Renames n (the new name is copied); O(1). Fails with FL_EINTERNAL if the
  * name belongs to another node. */
 fl_status fl__graph_rename(fl_graph *g, fl_node *n, const char *name, fl_diag *d);
@@ -423,14 +436,28 @@ fl_node *fl__graph_find(const fl_graph *g, const char *name);
 /* The library function called `name`, or NULL. */
 const fl_function *fl__graph_find_function(const fl_graph *g, const char *name);
 
+/* Saves n's state into the journal open on g (graph/snapshot.h), unless it
+ * holds n already or n was added since it was opened; nothing without a
+ * journal. */
+void fl__graph_journal_save(fl_graph *g, fl_node *n);
+/* The same for every node of g (before a step that writes all of them). */
+void fl__graph_journal_save_all(fl_graph *g);
+/* Saves g->nodes, once, before a compaction rewrites it in place. */
+void fl__graph_journal_save_nodes(fl_graph *g);
+
 /* Marks n edited by the current rewrite (fl_node.edited = g->birth) and
  * counts the edit (g->edits). Every change of an existing node's edges, op,
  * attrs, device, flags that inference reads, or output array or contents
- * goes through a function that calls this (graph/mutate.h lists them; a
- * rewrite that sets a field itself calls it after). The pass driver's
- * verifier checks that every node differing from the snapshot taken before
- * a pass was marked (or added) by it. */
+ * goes through a function that calls this before it writes anything of the
+ * node (graph/mutate.h lists them; a rewrite that sets a field itself calls
+ * it first): the first call since a journal was opened saves the node as it
+ * still is. The pass driver's verifier checks that every node differing
+ * from the state before a pass was marked (or added) by it, and that none
+ * was written before its mark. */
 static inline void fl__node_touch(fl_graph *g, fl_node *n) {
+    if (g->journal.s && n->edited < g->journal.stamp && n->born < g->journal.stamp) {
+        fl__graph_journal_save(g, n);
+    }
     n->edited = g->birth;
     g->edits++;
 }

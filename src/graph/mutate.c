@@ -401,6 +401,9 @@ fl_status fl__graph_compact(fl_graph *g, fl_diag *d) {
         fl__node_trim_ctrl(g, m, w);
     }
     g->edits++; /* ids change */
+    /* The node array is written in place below: the journal keeps the one it
+     * was opened on (ids and consumer counts it recomputes on a restore). */
+    fl__graph_journal_save_nodes(g);
     size_t w = 0;
     for (size_t i = 0; i < g->n_nodes; i++) {
         fl_node *m = g->nodes[i];
@@ -469,10 +472,10 @@ fl_status fl__node_set_inputs(fl_graph *g, fl_node *n, int n_inputs, const fl_in
     if (n_inputs > 0) {
         memcpy(copy, inputs, (size_t)n_inputs * sizeof(fl_input));
     }
+    fl__node_touch(g, n);
     n->inputs = copy;
     n->n_inputs = n_inputs;
     g->order = NULL;
-    fl__node_touch(g, n);
     return FL_OK;
 }
 
@@ -517,10 +520,10 @@ fl_status fl__node_add_ctrl(fl_graph *g, fl_node *n, fl_node *dep) {
     if (!nc) {
         return FL_ENOMEM;
     }
+    fl__node_touch(g, n);
     nc[n->n_ctrl++] = dep;
     n->ctrl = nc;
     g->order = NULL;
-    fl__node_touch(g, n);
     return FL_OK;
 }
 
@@ -559,11 +562,11 @@ static int attr_index(const fl_node *n, const char *name) {
 
 fl_status fl__node_set_attr(fl_graph *g, fl_node *n, const fl_attr *a) {
     int i = attr_index(n, a->name);
+    fl__node_touch(g, n); /* before own_attrs sets n->attrs */
     fl_attr *arr = own_attrs(g, n, i < 0);
     if (!arr) {
         return FL_ENOMEM;
     }
-    fl__node_touch(g, n);
     if (i >= 0) {
         arr[i] = *a;
         return FL_OK;
@@ -578,13 +581,13 @@ fl_status fl__node_del_attr(fl_graph *g, fl_node *n, const char *name) {
     if (i < 0) {
         return FL_OK;
     }
+    fl__node_touch(g, n);
     fl_attr *arr = own_attrs(g, n, 0);
     if (!arr) {
         return FL_ENOMEM;
     }
     memmove(&arr[i], &arr[i + 1], (size_t)(n->n_attrs - i - 1) * sizeof(fl_attr));
     n->n_attrs--;
-    fl__node_touch(g, n);
     g->attr_tail.n = n->n_attrs;
     return FL_OK;
 }
@@ -599,9 +602,9 @@ fl_status fl__node_init_attrs(fl_graph *g, fl_node *n, int n_attrs, const fl_att
     if (n_attrs > 0) {
         memcpy(na, attrs, (size_t)n_attrs * sizeof(fl_attr));
     }
+    fl__node_touch(g, n);
     n->attrs = na;
     n->n_attrs = n_attrs;
-    fl__node_touch(g, n);
     if (room > 0) {
         g->attr_tail = (struct fl_attr_tail){n, na, n_attrs, cap};
     } else if (g->attr_tail.node == n) {
@@ -611,32 +614,32 @@ fl_status fl__node_init_attrs(fl_graph *g, fl_node *n, int n_attrs, const fl_att
 }
 
 void fl__node_set_attrs(fl_graph *g, fl_node *n, int n_attrs, fl_attr *attrs) {
+    fl__node_touch(g, n);
     n->attrs = attrs;
     n->n_attrs = n_attrs;
-    fl__node_touch(g, n);
 }
 
 void fl__node_trim_inputs(fl_graph *g, fl_node *n, int count) {
     FL_DCHECK(count >= 0 && count <= n->n_inputs);
     if (count != n->n_inputs) {
-        n->n_inputs = count;
         fl__node_touch(g, n);
+        n->n_inputs = count;
     }
 }
 
 void fl__node_trim_ctrl(fl_graph *g, fl_node *n, int count) {
     FL_DCHECK(count >= 0 && count <= n->n_ctrl);
     if (count != n->n_ctrl) {
-        n->n_ctrl = count;
         fl__node_touch(g, n);
+        n->n_ctrl = count;
     }
 }
 
 void fl__node_clear_ctrl(fl_graph *g, fl_node *n) {
     if (n->n_ctrl || n->ctrl) {
+        fl__node_touch(g, n);
         n->ctrl = NULL;
         n->n_ctrl = 0;
-        fl__node_touch(g, n);
     }
 }
 

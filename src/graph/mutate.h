@@ -158,27 +158,27 @@ fl_status fl__node_del_attr(fl_graph *g, fl_node *n, const char *name);
 void fl__node_set_attrs(fl_graph *g, fl_node *n, int n_attrs, fl_attr *attrs);
 
 /* Edits of one edge or of an edge count, in place. Each marks n edited
- * (fl__node_touch, graph.h) when the value changes and writes nothing when
- * it does not (a sweep writing back what it read dirties no memory). They
+ * (fl__node_touch, graph.h: before the write) when the value changes and
+ * writes nothing when it does not (a sweep writing back what it read dirties no memory). They
  * leave g->order as it is: a rewrite that changes edges clears it itself
  * (the functions above that replace arrays do). Every edit of an existing
  * node's inputs or control inputs goes through these or the functions above;
  * fields a rewrite sets itself (outputs it computes, device, flags) are
- * followed by fl__node_touch. */
+ * preceded by fl__node_touch. */
 static inline void fl__node_set_input(fl_graph *g, fl_node *n, int k, fl_input in) {
     FL_DCHECK(k >= 0 && k < n->n_inputs);
     fl_input *at = &n->inputs[k];
     if (at->node != in.node || at->port != in.port) {
-        *at = in;
         fl__node_touch(g, n);
+        *at = in;
     }
 }
 void fl__node_trim_inputs(fl_graph *g, fl_node *n, int count); /* count <= n_inputs */
 static inline void fl__node_set_ctrl(fl_graph *g, fl_node *n, int k, fl_node *dep) {
     FL_DCHECK(k >= 0 && k < n->n_ctrl);
     if (n->ctrl[k] != dep) {
-        n->ctrl[k] = dep;
         fl__node_touch(g, n);
+        n->ctrl[k] = dep;
     }
 }
 void fl__node_trim_ctrl(fl_graph *g, fl_node *n, int count); /* count <= n_ctrl */

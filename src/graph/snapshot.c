@@ -26,7 +26,18 @@ void fl__graph_snapshot_init(fl_graph_snapshot *s) {
     memset(s, 0, sizeof(*s));
 }
 
+/* s no longer journals g's edits. */
+static void detach(fl_graph_snapshot *s) {
+    if (s->g && s->g->journal.s == s) {
+        s->g->journal = (struct fl_journal_ref){NULL, 0};
+    }
+    s->g = NULL;
+    s->journal = false;
+}
+
 void fl__graph_snapshot_free(fl_graph_snapshot *s) {
+    detach(s);
+    free(s->list);
     free(s->nodes);
     free(s->node_ptrs);
     free(s->inputs);
@@ -100,6 +111,7 @@ static fl_status index_reserve(fl_graph_snapshot *s, size_t n, const size_t need
 
 fl_status fl__graph_snapshot_take(fl_graph_snapshot *s, fl_graph *g, size_t max_bytes, fl_diag *d) {
     s->taken = false;
+    detach(s);
     fl_status st;
     /* The attr arrays are saved by pointer: none may be written in place
      * from now on (fl__node_set_attr and fl__node_del_attr copy an array
@@ -162,7 +174,8 @@ fl_status fl__graph_snapshot_take(fl_graph_snapshot *s, fl_graph *g, size_t max_
         s->node_ptrs[i] = n;
         if (s->indexed) {
             n->snap_ix = (uint32_t)i;
-            s->at[i] = (struct fl_snapshot_at){(uint32_t)oi, (uint32_t)oo, (uint32_t)od};
+            s->at[i] =
+                (struct fl_snapshot_at){(uint32_t)oi, (uint32_t)oc, (uint32_t)oo, (uint32_t)od};
         }
         s->nodes[i] = *n;
         if (n->n_inputs > 0) {
@@ -198,14 +211,8 @@ fl_status fl__graph_snapshot_take(fl_graph_snapshot *s, fl_graph *g, size_t max_
     return FL_OK;
 }
 
-void fl__graph_snapshot_restore(const fl_graph_snapshot *s, fl_graph *g) {
-    if (!s->taken) {
-        return;
-    }
-    uint64_t edits = g->edits;
-    *g = s->head;
-    g->edits = edits + 1; /* never backwards: counts compared across the restore differ */
-    write_back(g->nodes, s->node_ptrs, s->n_nodes * sizeof(fl_node *));
+/* Writes every saved node's struct and arrays back. */
+static void restore_nodes(const fl_graph_snapshot *s) {
     size_t oi = 0, oc = 0, oo = 0, od = 0;
     for (size_t i = 0; i < s->n_nodes; i++) {
         fl_node *n = s->node_ptrs[i];
@@ -231,6 +238,26 @@ void fl__graph_snapshot_restore(const fl_graph_snapshot *s, fl_graph *g) {
             }
         }
     }
+}
+
+static long find(const fl_graph_snapshot *s, const fl_node *n);
+static void journal_restore(fl_graph_snapshot *s, fl_graph *g);
+
+void fl__graph_snapshot_restore(fl_graph_snapshot *s, fl_graph *g) {
+    if (!s->taken) {
+        return;
+    }
+    if (s->journal) {
+        journal_restore(s, g);
+        return;
+    }
+    uint64_t edits = g->edits;
+    struct fl_journal_ref journal = g->journal; /* open on the graph, not part of its state */
+    *g = s->head;
+    g->edits = edits + 1; /* never backwards: counts compared across the restore differ */
+    g->journal = journal;
+    write_back(g->nodes, s->node_ptrs, s->n_nodes * sizeof(fl_node *));
+    restore_nodes(s);
     if (g->index && g->index_size) {
         write_back(g->index, s->index, g->index_size * sizeof(*s->index));
     }
@@ -365,7 +392,7 @@ static bool fields_differ(const fl_node *o, const fl_node *n) {
 }
 
 const fl_node *fl__graph_snapshot_unmarked(const fl_graph_snapshot *s) {
-    if (!s->taken) {
+    if (!s->taken || s->journal) {
         return NULL;
     }
     size_t oi = 0, oc = 0;
@@ -388,6 +415,283 @@ const fl_node *fl__graph_snapshot_unmarked(const fl_graph_snapshot *s) {
             (s->indexed && outputs_differ_at(s, (long)i, n))) {
             return n;
         }
+    }
+    return NULL;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Journal                                                                    */
+/* ------------------------------------------------------------------------- */
+
+/* Room for `need` elements of `elem` bytes in *buf (capacity *cap), grown by
+ * half again; false when that passes s->max_bytes or malloc fails. */
+static bool room(fl_graph_snapshot *s, void **buf, size_t *cap, size_t need, size_t elem) {
+    if (need <= *cap) {
+        return true;
+    }
+    size_t nc = need + need / 2 + 16;
+    size_t grow = (nc - *cap) * elem;
+    if (s->max_bytes && s->bytes + grow > s->max_bytes) {
+        return false;
+    }
+    void *np = realloc(*buf, nc * elem);
+    if (!np) {
+        return false;
+    }
+    *buf = np;
+    *cap = nc;
+    s->bytes += grow;
+    return true;
+}
+
+static bool room_in(fl_graph_snapshot *s, int b, size_t need) {
+    return room(s, buffer(s, b), &s->cap[b], need, elem_size[b]);
+}
+
+fl_status fl__graph_journal_open(fl_graph_snapshot *s, fl_graph *g, size_t max_bytes,
+                                 const fl_graph_snapshot *check, fl_diag *d) {
+    s->taken = false;
+    detach(s);
+    g->attr_tail = (struct fl_attr_tail){NULL, NULL, 0, 0};
+    s->max_bytes = max_bytes;
+    s->bytes = s->cap_list * sizeof(fl_node *) + s->cap_at * sizeof(*s->at);
+    for (int b = 0; b < B_COUNT; b++) {
+        s->bytes += s->cap[b] * elem_size[b];
+    }
+    if (max_bytes && s->bytes > max_bytes) {
+        return fl__diag_oom(d);
+    }
+    if (g->funcs && g->n_funcs) {
+        if (!room_in(s, B_FUNCS, g->n_funcs)) {
+            return fl__diag_oom(d);
+        }
+        memcpy(s->funcs, g->funcs, g->n_funcs * sizeof(fl_function));
+    }
+    s->journal = true;
+    s->g = g;
+    s->n_nodes = 0;
+    memset(s->used, 0, sizeof(s->used));
+    s->list_saved = false;
+    s->oom = false;
+    s->check = check;
+    s->early = NULL;
+    s->indexed = true;
+    s->stamp = g->birth + 1;
+    g->journal = (struct fl_journal_ref){s, s->stamp};
+    s->head = *g;
+    s->taken = true;
+    return FL_OK;
+}
+
+static bool sym_bits_same(fl_sym a, fl_sym b) {
+    return a.k == b.k && a.e == b.e;
+}
+
+static bool cost_same(const fl_cost *a, const fl_cost *b) {
+    return sym_bits_same(a->flops, b->flops) && sym_bits_same(a->tfprof_flops, b->tfprof_flops) &&
+           sym_bits_same(a->macs, b->macs) && sym_bits_same(a->int_ops, b->int_ops) &&
+           sym_bits_same(a->bytes_read, b->bytes_read) &&
+           sym_bits_same(a->bytes_written, b->bytes_written) && a->has_rule == b->has_rule &&
+           a->tfprof_rule == b->tfprof_rule && a->incomplete == b->incomplete &&
+           a->trips_unknown == b->trips_unknown && a->per_load == b->per_load;
+}
+
+/* What fl__graph_snapshot_unmarked compares, node i of full snapshot s
+ * against n (s indexed). */
+static bool node_differs(const fl_graph_snapshot *s, long i, const fl_node *n) {
+    const fl_node *o = &s->nodes[i];
+    return fields_differ(o, n) ||
+           (n->n_inputs > 0 && memcmp(n->inputs, s->inputs + s->at[i].inputs,
+                                      (size_t)n->n_inputs * sizeof(fl_input))) ||
+           (n->n_ctrl > 0 &&
+            memcmp(n->ctrl, s->ctrl + s->at[i].ctrl, (size_t)n->n_ctrl * sizeof(fl_node *))) ||
+           outputs_differ_at(s, i, n);
+}
+
+void fl__graph_journal_save(fl_graph *g, fl_node *n) {
+    fl_graph_snapshot *s = g->journal.s;
+    if (!s || s->oom || n->born >= s->stamp || find(s, n) >= 0) {
+        return;
+    }
+    if (s->check && s->check->indexed && !s->early) {
+        long j = find(s->check, n);
+        if (j >= 0 && node_differs(s->check, j, n)) {
+            s->early = n; /* written before fl__node_touch */
+        }
+    }
+    size_t ni = n->n_inputs > 0 ? (size_t)n->n_inputs : 0;
+    size_t nc = n->n_ctrl > 0 ? (size_t)n->n_ctrl : 0;
+    size_t no = n->n_outputs > 0 && n->outputs ? (size_t)n->n_outputs : 0, nd = 0;
+    for (size_t k = 0; k < no; k++) {
+        const fl_shape *sh = &n->outputs[k].shape;
+        nd += sh->rank > 0 && sh->dims ? (size_t)sh->rank : 0;
+    }
+    size_t i = s->n_nodes;
+    size_t *u = s->used;
+    if (i + 1 >= UINT32_MAX / 2 || u[0] + ni >= UINT32_MAX || u[1] + nc >= UINT32_MAX ||
+        u[2] + no >= UINT32_MAX || u[3] + nd >= UINT32_MAX || !room_in(s, B_NODES, i + 1) ||
+        !room_in(s, B_PTRS, i + 1) || !room_in(s, B_INPUTS, u[0] + ni) ||
+        !room_in(s, B_CTRL, u[1] + nc) || !room_in(s, B_OUTPUTS, u[2] + no) ||
+        !room_in(s, B_DIMS, u[3] + nd) ||
+        !room(s, (void **)&s->at, &s->cap_at, i + 1, sizeof(*s->at))) {
+        s->oom = true;
+        return;
+    }
+    s->node_ptrs[i] = n;
+    s->nodes[i] = *n;
+    s->at[i] =
+        (struct fl_snapshot_at){(uint32_t)u[0], (uint32_t)u[1], (uint32_t)u[2], (uint32_t)u[3]};
+    if (ni) {
+        memcpy(s->inputs + u[0], n->inputs, ni * sizeof(fl_input));
+    }
+    if (nc) {
+        memcpy(s->ctrl + u[1], n->ctrl, nc * sizeof(fl_node *));
+    }
+    if (no) {
+        memcpy(s->outputs + u[2], n->outputs, no * sizeof(fl_tensor));
+        size_t od = u[3];
+        for (size_t k = 0; k < no; k++) {
+            const fl_shape *sh = &n->outputs[k].shape;
+            if (sh->rank > 0 && sh->dims) {
+                memcpy(s->dims + od, sh->dims, (size_t)sh->rank * sizeof(fl_sym));
+                od += (size_t)sh->rank;
+            }
+        }
+    }
+    u[0] += ni;
+    u[1] += nc;
+    u[2] += no;
+    u[3] += nd;
+    s->n_nodes = i + 1;
+    n->snap_ix = (uint32_t)i;
+}
+
+void fl__graph_journal_save_all(fl_graph *g) {
+    for (size_t i = 0; g->journal.s && i < g->n_nodes; i++) {
+        fl__graph_journal_save(g, g->nodes[i]);
+    }
+}
+
+void fl__graph_journal_save_nodes(fl_graph *g) {
+    fl_graph_snapshot *s = g->journal.s;
+    if (!s || s->list_saved || s->oom || g->nodes != s->head.nodes || !s->head.n_nodes) {
+        return; /* an array grown since is a new one: the old stays as it was */
+    }
+    if (!room(s, (void **)&s->list, &s->cap_list, s->head.n_nodes, sizeof(fl_node *))) {
+        s->oom = true;
+        return;
+    }
+    memcpy(s->list, g->nodes, s->head.n_nodes * sizeof(fl_node *));
+    s->list_saved = true;
+}
+
+static void journal_restore(fl_graph_snapshot *s, fl_graph *g) {
+    uint64_t edits = g->edits;
+    *g = s->head;
+    g->edits = edits + 1;
+    if (s->list_saved) {
+        write_back(g->nodes, s->list, g->n_nodes * sizeof(fl_node *));
+    }
+    restore_nodes(s);
+    /* What no entry holds: ids, the marks of removal and of walks (clear
+     * outside a pass), consumer counts, the name index. */
+    for (size_t i = 0; i < g->n_nodes; i++) {
+        fl_node *m = g->nodes[i];
+        m->id = (uint32_t)i;
+        if (find(s, m) < 0) {
+            m->flags &= ~(uint32_t)(FL_NODE_REMOVED | FL_NODE_MARK);
+        }
+        for (int k = 0; k < m->n_outputs; k++) {
+            m->outputs[k].n_consumers = 0;
+        }
+        m->n_ctrl_consumers = 0;
+    }
+    for (size_t i = 0; i < g->n_nodes; i++) {
+        const fl_node *m = g->nodes[i];
+        for (int k = 0; k < m->n_inputs; k++) {
+            m->inputs[k].node->outputs[m->inputs[k].port].n_consumers++;
+        }
+        for (int k = 0; k < m->n_ctrl; k++) {
+            m->ctrl[k]->n_ctrl_consumers++;
+        }
+    }
+    fl__graph_index_refill(g);
+    if (g->funcs && g->n_funcs) {
+        write_back(g->funcs, s->funcs, g->n_funcs * sizeof(fl_function));
+    }
+    /* The graph is as opened: an empty journal again. */
+    s->n_nodes = 0;
+    memset(s->used, 0, sizeof(s->used));
+    s->list_saved = false;
+    s->early = NULL;
+}
+
+const char *fl__graph_snapshot_mismatch(const fl_graph_snapshot *s, const fl_graph *g,
+                                        const fl_node **at) {
+    *at = NULL;
+    if (!s->taken || s->journal || !s->indexed) {
+        return NULL;
+    }
+    const fl_graph *h = &s->head;
+    if (g->nodes != h->nodes || g->n_nodes != h->n_nodes || g->cap_nodes != h->cap_nodes ||
+        g->index != h->index || g->index_size != h->index_size || g->order != h->order ||
+        g->funcs != h->funcs || g->n_funcs != h->n_funcs || g->birth != h->birth ||
+        g->attr_tail.attrs != h->attr_tail.attrs || g->interned != h->interned) {
+        return "the graph's header";
+    }
+    if (s->n_nodes && memcmp(g->nodes, s->node_ptrs, s->n_nodes * sizeof(fl_node *)) != 0) {
+        return "the node array";
+    }
+    for (size_t i = 0; i < s->n_nodes; i++) {
+        const fl_node *n = g->nodes[i], *o = &s->nodes[i];
+        *at = n;
+        if (fields_differ(o, n) || o->id != n->id || o->flags != n->flags ||
+            o->n_ctrl_consumers != n->n_ctrl_consumers || o->edited != n->edited ||
+            o->born != n->born || o->n_outputs != n->n_outputs || o->src != n->src ||
+            !cost_same(&o->cost, &n->cost)) {
+            return "the node's fields";
+        }
+        if (n->n_inputs > 0 && memcmp(n->inputs, s->inputs + s->at[i].inputs,
+                                      (size_t)n->n_inputs * sizeof(fl_input))) {
+            return "the node's inputs";
+        }
+        if (n->n_ctrl > 0 &&
+            memcmp(n->ctrl, s->ctrl + s->at[i].ctrl, (size_t)n->n_ctrl * sizeof(fl_node *))) {
+            return "the node's control inputs";
+        }
+        if (n->n_outputs > 0 && n->outputs) {
+            if (memcmp(n->outputs, s->outputs + s->at[i].outputs,
+                       (size_t)n->n_outputs * sizeof(fl_tensor))) {
+                return "the node's outputs";
+            }
+            const fl_sym *dims = s->dims ? s->dims + s->at[i].dims : NULL;
+            for (int k = 0; k < n->n_outputs; k++) {
+                const fl_shape *sh = &n->outputs[k].shape;
+                if (sh->rank > 0 && sh->dims) {
+                    if (memcmp(sh->dims, dims, (size_t)sh->rank * sizeof(fl_sym))) {
+                        return "the node's output shapes";
+                    }
+                    dims += sh->rank;
+                }
+            }
+        }
+        if (fl__graph_find(g, n->name) != n) {
+            return "the name index";
+        }
+    }
+    *at = NULL;
+    size_t live = 0;
+    for (size_t i = 0; i < g->index_size; i++) {
+        live += g->index[i].node != NULL;
+    }
+    if (live != g->n_nodes) {
+        return "the name index";
+    }
+    if (g->order && s->n_nodes && memcmp(g->order, s->order, s->n_nodes * sizeof(fl_node *))) {
+        return "the order";
+    }
+    if (g->funcs && g->n_funcs && memcmp(g->funcs, s->funcs, g->n_funcs * sizeof(fl_function))) {
+        return "the functions";
     }
     return NULL;
 }

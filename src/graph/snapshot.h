@@ -33,6 +33,22 @@
  * one take to the next (a driver taking one before every pass allocates only
  * while the graph grows). Precondition of take: g->order, when set, lists the
  * g->n_nodes nodes (fl__graph_toposort's result for the current node set).
+ *
+ * A journal (fl__graph_journal_open) is the same state saved lazily, copy on
+ * first write: opening it saves the graph header and the function table
+ * only (O(1) in the nodes); the first fl__node_touch of a node afterwards
+ * (graph.h: it comes before the edit) saves that node's struct and arrays,
+ * as take saves every node, and the one compaction that rewrites the node
+ * array in place saves the array first. A rewrite that changes k nodes
+ * costs O(k) to save. Steps that write nodes without marking them save
+ * them explicitly (fl__graph_journal_save: re-inference before it infers a
+ * node, fl__graph_journal_save_all before the whole inference). What no
+ * journal entry holds is restored from invariants: ids are the positions in
+ * the restored node array, consumer counts are counted from its edges again,
+ * the removal and walk marks (FL_NODE_REMOVED, FL_NODE_MARK) are cleared,
+ * and the name index is filled again in place. Restoring is O(nodes +
+ * edges) (a rollback is rare) and allocates nothing. The comparisons below
+ * work on a journal too, for the nodes it holds (every marked one).
  */
 #ifndef FL_GRAPH_SNAPSHOT_H
 #define FL_GRAPH_SNAPSHOT_H
@@ -59,13 +75,29 @@ typedef struct fl_graph_snapshot {
      * compares as changed). A node's index is its fl_node.snap_ix, valid
      * while node_ptrs[snap_ix] is that node. */
     struct fl_snapshot_at {
-        uint32_t inputs, outputs, dims;
+        uint32_t inputs, ctrl, outputs, dims;
     } * at;
     size_t cap_at;
     bool indexed;
     /* g->birth + 1 at take: a node stamped (fl_node.born or .edited) with
      * this or a later value was added or edited since. */
     uint32_t stamp;
+
+    /* Journal mode (fl__graph_journal_open): n_nodes counts the nodes saved
+     * so far, in the order saved; head.n_nodes is the graph's count. */
+    bool journal;
+    fl_graph *g;
+    size_t used[4]; /* fill of the inputs, ctrl, outputs and dims pools */
+    fl_node **list; /* g->nodes as opened, once a compaction was to rewrite it */
+    size_t cap_list;
+    bool list_saved;
+    size_t max_bytes;
+    bool oom; /* a save did not fit (max_bytes or malloc): no restore possible */
+    /* With `check` (a full snapshot taken at the same time, the verifier's),
+     * each node saved is compared with its state there: `early` is the first
+     * one written before it was marked. */
+    const struct fl_graph_snapshot *check;
+    const fl_node *early;
 } fl_graph_snapshot;
 
 /* An empty snapshot (holds no memory). */
@@ -78,9 +110,26 @@ void fl__graph_snapshot_init(fl_graph_snapshot *s);
  * (which the saved node structs hold too); nothing else of g is written. */
 fl_status fl__graph_snapshot_take(fl_graph_snapshot *s, fl_graph *g, size_t max_bytes, fl_diag *d);
 
-/* Puts g back into the state s saved (s must have been taken of g). s stays
- * valid: it may be restored again. Allocates nothing. */
-void fl__graph_snapshot_restore(const fl_graph_snapshot *s, fl_graph *g);
+/* Opens a journal of g in s (replacing what s held; see above): O(1) in the
+ * nodes. Saves that would make its buffers larger than max_bytes (> 0), or
+ * that malloc refuses, set s->oom. `check`: NULL, or a full snapshot of g
+ * taken just before, compared with every node saved (s->early). The journal
+ * stays open (g->journal) until fl__graph_snapshot_free(s) or another open
+ * or take on g. Clears g->attr_tail as take does. */
+fl_status fl__graph_journal_open(fl_graph_snapshot *s, fl_graph *g, size_t max_bytes,
+                                 const fl_graph_snapshot *check, fl_diag *d);
+
+/* Puts g back into the state s saved (s must have been taken of g; a journal
+ * must not have s->oom). s stays valid: it may be restored again (a journal
+ * is empty again then: the graph is as it was opened). Allocates nothing. */
+void fl__graph_snapshot_restore(fl_graph_snapshot *s, fl_graph *g);
+
+/* After a restore: whether g is exactly the state full snapshot s saved
+ * (header, node array, every node's struct and arrays, consumer counts,
+ * order, functions, and the name index finding the same nodes). NULL when
+ * it is, else what differs (a static string; *at the node, or NULL). */
+const char *fl__graph_snapshot_mismatch(const fl_graph_snapshot *s, const fl_graph *g,
+                                        const fl_node **at);
 
 /* Comparing the graph with a snapshot, to bring only what a rewrite changed
  * up to date. fl__graph_snapshot_changed: n was not in the graph at take,
@@ -104,7 +153,7 @@ static inline bool fl__graph_snapshot_marked(const fl_graph_snapshot *s, const f
  * in s that is neither removed nor marked since the take, yet differs from
  * its saved state in what fl__graph_snapshot_changed compares, in its
  * control inputs or in its outputs' dtypes, shapes or values; NULL when
- * there is none. O(nodes + edges). */
+ * there is none. O(nodes + edges). A full snapshot's (NULL for a journal). */
 const fl_node *fl__graph_snapshot_unmarked(const fl_graph_snapshot *s);
 
 /* Two values with the same dtype, shape and elements (NULL equals NULL). */

@@ -15,7 +15,7 @@
  * the same bindings, costing, and the outputs check (every output still
  * exists with at least its outputs, their dtypes and shapes); after every
  * pass a record with before and after totals, node counts and the pass's
- * ledger slice. Inference and costing are incremental: the snapshot taken
+ * ledger slice. Inference and costing are incremental: the journal opened
  * before the pass tells which nodes it changed, and only those and the
  * consumers of nodes whose outputs came out different are inferred and
  * costed again (fl__infer_refresh; the whole inference where that does not
@@ -26,12 +26,14 @@
  * Failures (Grappler's semantics; foldline used to fail the whole analysis):
  * MetaOptimizer logs an optimizer's error and goes on with the graph as it
  * was before that optimizer. Here every pass that runs is preceded by a
- * snapshot (graph/snapshot.h; O(nodes + edges), reused buffers, counted
- * against the arena's memory limit while the pass runs; the previous one is
- * kept when the pass before changed nothing, see run_guarded); anything
- * that goes wrong in the pass or in the steps after it above (its error,
- * compaction, re-inference, costing, the outputs check, the verifier)
- * restores the snapshot, c->d's first error and warnings as they were, drops the
+ * journal (graph/snapshot.h: copy on first write, so a pass that changes k
+ * nodes costs O(k) to save; reused buffers, counted against the arena's
+ * memory limit while the pass runs; the previous one is kept when the pass
+ * before changed nothing, see run_guarded; with cfg->verify a full copy
+ * beside it, against which the verifier checks the marks and every
+ * rollback); anything that goes wrong in the pass or in the steps after it
+ * above (its error, compaction, re-inference, costing, the outputs check,
+ * the verifier) restores the journal, c->d's first error and warnings as they were, drops the
  * pass's ledger entries, records the pass with no changes, and reports
  * "pass 'NAME' failed and was skipped: <error>" (cfg->failures, else a
  * warning of c->d). FL_ENOMEM (or an arena that ran out) and FL_ECANCELED
@@ -382,6 +384,10 @@ typedef struct pass_stamp {
      * running it (iteration 2 after a quiet end of iteration 1). */
     uint64_t version;
     uint64_t quiet_at[FL_PASS_COUNT];
+    /* The verifier found a node the pass changed without marking it, or
+     * wrote before marking it: the journal cannot have saved its state, and
+     * the rollback takes the verifier's full copy. */
+    bool mark_bug;
 } pass_stamp;
 
 static void count_added_removed(const fl_graph *g, uint32_t stamp, size_t *live, int64_t *removed,
@@ -417,6 +423,7 @@ static void clear_feeds(fl_graph *g) {
 
 static fl_status refresh_whole(fl_ctx *c, const fl_options *opt, fl_cost_totals *t) {
     fl_graph *g = c->g;
+    fl__graph_journal_save_all(g); /* every node is written below */
     for (size_t i = 0; i < g->n_nodes; i++) {
         g->nodes[i]->flags &= ~(uint32_t)FL_NODE_INCOMPLETE;
     }
@@ -512,7 +519,7 @@ static fl_status check_incremental(fl_ctx *c, const fl_options *opt, const fl_co
 
 /* Compacts, re-infers and re-costs after a pass: only what the pass changed
  * and what that changes downstream (fl__infer_refresh, against `before`, the
- * snapshot taken before the pass), or the whole graph when the incremental
+ * journal opened before the pass), or the whole graph when the incremental
  * update does not apply. With `verify` the incremental result is checked
  * against the whole one. Warnings that inference already gave for the
  * original graph are not repeated. */
@@ -527,6 +534,7 @@ static fl_status refresh(fl_ctx *c, const fl_options *opt, const fl_graph_snapsh
     uint8_t *redone = NULL;
     st = fl__infer_refresh(c, opt, before, &redone);
     if (st == FL_OK && !redone) {
+        fl__graph_journal_save_all(g); /* every node is written below */
         for (size_t i = 0; i < g->n_nodes; i++) {
             g->nodes[i]->flags &= ~(uint32_t)FL_NODE_INCOMPLETE;
         }
@@ -598,8 +606,8 @@ void fl__pipeline_set_test_hook(fl_pipeline_test_hook fn, void *arg) {
  * the pass's: the caller rolls the graph back. */
 static fl_status run_pass(fl_ctx *c, const fl_options *opt, const fl_pipeline_config *cfg,
                           fl_ledger *led, int p, const out_snap *snaps, size_t n_snaps,
-                          const fl_graph_snapshot *before, pass_stamp *ps, fl_pass_record *rec,
-                          fl_cost_totals *cur, bool *changed) {
+                          const fl_graph_snapshot *before, const fl_graph_snapshot *full,
+                          pass_stamp *ps, fl_pass_record *rec, fl_cost_totals *cur, bool *changed) {
     fl_graph *g = c->g;
     fl_status st;
     g->birth = ++ps->stamp;
@@ -615,13 +623,21 @@ static fl_status run_pass(fl_ctx *c, const fl_options *opt, const fl_pipeline_co
     if (st != FL_OK) {
         return st;
     }
-    /* Every node the pass changed must say so (fl_node.edited): what is
-     * brought up to date after it is found from the marks. */
-    const fl_node *unmarked = cfg->verify ? fl__graph_snapshot_unmarked(before) : NULL;
+    /* Every node the pass changed must say so (fl_node.edited), before it
+     * writes it: what is brought up to date after it is found from the marks,
+     * and what the journal saved at the mark is what a rollback restores. */
+    const fl_node *unmarked = full ? fl__graph_snapshot_unmarked(full) : NULL;
     if (unmarked) {
+        ps->mark_bug = true;
         return fl__node_fail(c->d, FL_EINTERNAL, unmarked,
                              "internal error: the pass changed the node without marking it "
                              "(graph/mutate.h)");
+    }
+    if (before->early) {
+        ps->mark_bug = true;
+        return fl__node_fail(c->d, FL_EINTERNAL, before->early,
+                             "internal error: the pass changed the node before marking it "
+                             "(fl__node_touch comes first, graph/graph.h)");
     }
     /* No removal and the same node count: nothing added or removed (a node
      * added and compacted away implies a removal). `verify` counts anyway
@@ -651,6 +667,12 @@ static fl_status run_pass(fl_ctx *c, const fl_options *opt, const fl_pipeline_co
     }
     if (st == FL_OK && cfg->verify) {
         st = fl__graph_verify(g, c->d);
+    }
+    if (st == FL_OK && before->early) {
+        ps->mark_bug = true;
+        st = fl__node_fail(c->d, FL_EINTERNAL, before->early,
+                           "internal error: re-inference after the pass changed the node before "
+                           "saving it (graph/snapshot.h)");
     }
     return st;
 }
@@ -682,19 +704,49 @@ static fl_status note_failure(fl_ctx *c, const fl_pipeline_config *cfg, const ch
     return FL_OK;
 }
 
-/* Runs pass p of iteration `it` with a rollback: a snapshot of the graph
- * before it, restored when the pass fails (with anything but running out of
- * memory or being cancelled). Appends the pass's record to the ledger.
+/* Puts the graph back as it was before the pass, from the journal `snap`.
+ * With the verifier's full copy, the result is compared with it: where the
+ * verifier found an edit the journal could not see (ps->mark_bug), the full
+ * copy is restored; any other difference is an internal error that fails
+ * the run. */
+static fl_status roll_back(fl_ctx *c, fl_graph_snapshot *snap, fl_graph_snapshot *full,
+                           pass_stamp *ps) {
+    fl__graph_snapshot_restore(snap, c->g);
+    if (!full) {
+        return FL_OK;
+    }
+    const fl_node *at;
+    const char *what = fl__graph_snapshot_mismatch(full, c->g, &at);
+    if (what && ps->mark_bug) {
+        fl__graph_snapshot_restore(full, c->g);
+        what = fl__graph_snapshot_mismatch(full, c->g, &at);
+    }
+    ps->mark_bug = false;
+    if (what) {
+        return fl__node_fail(c->d, FL_EINTERNAL, at,
+                             "internal error: the rollback after a failed pass did not restore "
+                             "%s (graph/snapshot.h)",
+                             what);
+    }
+    return FL_OK;
+}
+
+/* Runs pass p of iteration `it` with a rollback: a journal of the graph
+ * opened before it (graph/snapshot.h: each node the pass or the refresh
+ * after it writes is saved at its first write), restored when the pass
+ * fails (with anything but running out of memory or being cancelled).
+ * With cfg->verify, `full` is a whole copy taken beside it, for the
+ * verifier's check of the marks and of the rollback. Appends the pass's
+ * record to the ledger.
  *
- * *current says that `snap` still holds the graph as it is: the previous
- * pass changed nothing (by the measure run_pass uses to skip re-inference:
- * no node edited, added or removed), or failed and was
- * rolled back to it. Then the snapshot is not taken again: in iteration 2
- * most passes fire nothing, and this roughly halves the copies. */
+ * *current says that `snap` (and `full`) still hold the graph as it is: the
+ * previous pass changed nothing (by the measure run_pass uses to skip
+ * re-inference: no node edited, added or removed), or failed and was
+ * rolled back to it. Then they are not opened again. */
 static fl_status run_guarded(fl_ctx *c, const fl_options *opt, const fl_pipeline_config *cfg,
                              fl_ledger *led, int p, int it, const out_snap *snaps, size_t n_snaps,
-                             fl_graph_snapshot *snap, pass_stamp *ps, bool *current,
-                             fl_cost_totals *cur) {
+                             fl_graph_snapshot *snap, fl_graph_snapshot *full, pass_stamp *ps,
+                             bool *current, fl_cost_totals *cur) {
     fl_graph *g = c->g;
     fl_diag *d = c->d;
     fl_status st;
@@ -717,8 +769,9 @@ static fl_status run_guarded(fl_ctx *c, const fl_options *opt, const fl_pipeline
         skipped.first_entry = led->n_entries;
         return ledger_add_record(led, &skipped, d);
     }
-    /* The snapshot's buffers count against the memory limit: the arena's
-     * limit is lowered by their size while the pass runs. */
+    /* The journal's (and the full copy's) buffers count against the memory
+     * limit: the arena's limit is lowered by their size while the pass
+     * runs, and the journal may not grow past what was left at its start. */
     size_t limit = c->a->limit, budget = 0;
     if (!*current) {
         if (limit) {
@@ -727,14 +780,20 @@ static fl_status run_guarded(fl_ctx *c, const fl_options *opt, const fl_pipeline
                 return fl__diag_oom(d);
             }
         }
-        st = fl__graph_snapshot_take(snap, g, budget, d);
+        st = full ? fl__graph_snapshot_take(full, g, budget, d) : FL_OK;
+        if (st == FL_OK) {
+            size_t left =
+                full && budget ? (budget > full->bytes ? budget - full->bytes : 1) : budget;
+            st = fl__graph_journal_open(snap, g, left, full, d);
+        }
         if (st != FL_OK) {
             return st;
         }
         *current = true;
     }
-    if (limit && limit > snap->bytes) {
-        c->a->limit = limit - snap->bytes;
+    size_t held = snap->bytes + (full ? full->bytes : 0);
+    if (limit && limit > held) {
+        c->a->limit = limit - held;
     }
     fl_status d_status = d->status;
     char *d_msg = d->msg;
@@ -749,7 +808,11 @@ static fl_status run_guarded(fl_ctx *c, const fl_options *opt, const fl_pipeline
     fl_cost_totals next = *cur;
     bool changed = true;
     size_t live0 = ps->live;
-    st = run_pass(c, opt, cfg, led, p, snaps, n_snaps, snap, ps, &rec, &next, &changed);
+    st = run_pass(c, opt, cfg, led, p, snaps, n_snaps, snap, full, ps, &rec, &next, &changed);
+    if (snap->oom) { /* the journal did not fit: no rollback possible */
+        c->a->limit = limit;
+        return fl__diag_oom(d);
+    }
     bool trace = changed || led->n_entries != rec.first_entry || rec.nodes_rewritten ||
                  rec.nodes_removed || rec.nodes_added || d->n_warnings != d_nw ||
                  d->n_warnings_dropped != d_nd || d->status != d_status || d->msg != d_msg;
@@ -776,7 +839,10 @@ static fl_status run_guarded(fl_ctx *c, const fl_options *opt, const fl_pipeline
             return err;
         }
         const char *why = d->msg ? d->msg : fl_status_str(err);
-        fl__graph_snapshot_restore(snap, g);
+        st = roll_back(c, snap, full, ps);
+        if (st != FL_OK) {
+            return st;
+        }
         ps->live = live0;
         d->status = d_status;
         d->msg = d_msg;
@@ -816,10 +882,11 @@ fl_status fl__pipeline_run(fl_ctx *c, const fl_options *opt, const fl_pipeline_c
     } else if ((st = fl__cost_graph(c, &cur)) != FL_OK) {
         return st;
     }
-    fl_graph_snapshot snap;
+    fl_graph_snapshot snap, full;
     fl__graph_snapshot_init(&snap);
+    fl__graph_snapshot_init(&full);
     /* mark_outputs cleared every removal mark: all nodes are live. */
-    pass_stamp ps = {g->birth, g->n_nodes, 0, {0}};
+    pass_stamp ps = {g->birth, g->n_nodes, 0, {0}, false};
     bool current = false;
     int iters = cfg->opt.iterations > 0 ? cfg->opt.iterations : 2;
     for (int it = 0; it < iters && st == FL_OK; it++) {
@@ -831,12 +898,13 @@ fl_status fl__pipeline_run(fl_ctx *c, const fl_options *opt, const fl_pipeline_c
             st = fl__diag_check_stop(c->d);
             fl__diag_phase(c->d, pass_names[p], it);
             if (st == FL_OK) {
-                st = run_guarded(c, opt, cfg, led, p, it, snaps, n_snaps, &snap, &ps, &current,
-                                 &cur);
+                st = run_guarded(c, opt, cfg, led, p, it, snaps, n_snaps, &snap,
+                                 cfg->verify ? &full : NULL, &ps, &current, &cur);
             }
         }
     }
     fl__graph_snapshot_free(&snap);
+    fl__graph_snapshot_free(&full);
     if (st != FL_OK) {
         return st;
     }

@@ -92,10 +92,10 @@ void fl__ledger_init(fl_ledger *l, fl_arena *a);
  * a cycle, a failed re-inference or verification, a graph output whose name,
  * count, dtype or shape changed) does not fail the run, as in Grappler's
  * meta-optimizer: the graph is restored to its state before the pass (a
- * snapshot taken before every pass that runs), the error is cleared from
+ * journal opened before every pass that runs, graph/snapshot.h), the error is cleared from
  * c->d, the pass gets a record with no changes and an entry in
  * cfg->failures, and the next pass runs. FL_ENOMEM and FL_ECANCELED are not
- * pass failures: they fail the run. The snapshot's buffers count against
+ * pass failures: they fail the run. The journal's buffers count against
  * the arena's memory limit while a pass runs. */
 fl_status fl__pipeline_run(fl_ctx *c, const fl_options *opt, const fl_pipeline_config *cfg,
                            fl_ledger *led, fl_cost_totals *after);

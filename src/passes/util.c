@@ -134,12 +134,12 @@ void fl__node_become(fl_graph *g, fl_node *n, const char *op) {
     if (!copy) {
         return; /* out of memory: the arena's failure fails the pass; n is as it was */
     }
+    fl__node_touch(g, n);
     n->op = copy;
     fl__op_bind(n);
     n->func = NULL;
     n->flags &= ~(uint32_t)FL_NODE_FUNC_CALL;
     g->order = NULL;
-    fl__node_touch(g, n);
 }
 
 static bool is_switch(const fl_node *n) {

@@ -561,6 +561,7 @@ static fl_status all_bodies(fl_ctx *c, const fl_options *opt, uint8_t *redo, boo
             }
         }
         bool analysed = false;
+        fl__graph_journal_save(c->g, n); /* a rollback restores what is written here */
         st = cost_bodies(c, opt, vals, &os, n, changed, &analysed);
         if (redo && analysed) {
             redo[n->id] = 1;

@@ -84,6 +84,7 @@ static fl_status propagate(fl_ctx *c, const fl_graph_snapshot *before, uint8_t *
             *whole = true;
             return FL_OK;
         }
+        fl__graph_journal_save(g, n); /* its outputs, flags and cost are written */
         fl_status st = fl__infer_node_again(c, n);
         if (st != FL_OK) {
             return st;
@@ -127,11 +128,15 @@ fl_status fl__infer_refresh(fl_ctx *c, const fl_options *opt, const fl_graph_sna
     }
     for (size_t i = 0; i < n; i++) {
         fl_node *m = g->nodes[i];
-        m->flags &= ~(uint32_t)FL_NODE_INCOMPLETE;
+        uint32_t flags = m->flags & ~(uint32_t)FL_NODE_INCOMPLETE;
         for (int k = 0; k < m->n_outputs; k++) {
             if (!fl__shape_is_determined(&m->outputs[k].shape)) {
-                m->flags |= FL_NODE_INCOMPLETE;
+                flags |= FL_NODE_INCOMPLETE;
             }
+        }
+        if (flags != m->flags) { /* written only where it changes: a journal saves it */
+            fl__graph_journal_save(g, m);
+            m->flags = flags;
         }
     }
     *redone = redo;

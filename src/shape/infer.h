@@ -35,14 +35,13 @@ bool fl__infer_makes_symbols(const fl_node *n);
 fl_status fl__infer_node_again(fl_ctx *c, fl_node *n);
 
 /* Brings shapes up to date after a rewrite of c->g that `before` (a
- * snapshot taken before it, graph/snapshot.h) describes: only the nodes the
- * rewrite changed, and the consumers of every node whose outputs came out
- * different, are inferred again, in topological order; the other nodes keep
- * theirs. c->g must be compacted. On success *redone is a malloc'd mask by
- * node id of the nodes inferred again (to cost them again, the caller frees
- * it); it is NULL when the graph needs the whole inference instead (loops,
- * symbol bindings, a changed placeholder, a new symbol equation): the caller
- * then runs fl__infer_shapes. */
+ * snapshot or journal opened before it, graph/snapshot.h, which holds every
+ * node the rewrite marked) describes: only the nodes the rewrite changed, and the consumers of
+ * every node whose outputs came out different, are inferred again, in topological order; the other
+ * nodes keep theirs. c->g must be compacted. On success *redone is a malloc'd mask by node id of
+ * the nodes inferred again (to cost them again, the caller frees it); it is NULL when the graph
+ * needs the whole inference instead (loops, symbol bindings, a changed placeholder, a new symbol
+ * equation): the caller then runs fl__infer_shapes. */
 fl_status fl__infer_refresh(fl_ctx *c, const fl_options *opt, const fl_graph_snapshot *before,
                             uint8_t **redone);
 

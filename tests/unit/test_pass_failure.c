@@ -247,6 +247,21 @@ static void mutate_everything(fixture *f) {
     assert_null(fl__graph_find(g, "m"));
 }
 
+/* Restores s (a snapshot or journal of f's graph after mutate_everything)
+ * and checks that the graph is `before` again, a working graph whose index
+ * finds every node and no name of mutate_everything's. */
+static void expect_restored(fixture *f, fl_graph_snapshot *s, const char *before) {
+    fl__graph_snapshot_restore(s, f->g);
+    char *after = fingerprint(f->g, ~0u);
+    assert_string_equal(before, after);
+    free(after);
+    expect_index(f->g);
+    assert_null(fl__graph_find(f->g, "fresh"));
+    assert_null(fl__graph_find(f->g, "m_renamed"));
+    assert_non_null(fl__graph_find(f->g, "dep"));
+    assert_int_equal(fl__graph_verify(f->g, &f->d), FL_OK);
+}
+
 static void test_snapshot_restore_exact(void **state) {
     (void)state;
     fixture f;
@@ -260,21 +275,12 @@ static void test_snapshot_restore_exact(void **state) {
     mutate_everything(&f);
     char *mutated = fingerprint(f.g, ~0u);
     assert_string_not_equal(before, mutated);
-
-    fl__graph_snapshot_restore(&s, f.g);
-    char *after = fingerprint(f.g, ~0u);
-    assert_string_equal(before, after);
-    expect_index(f.g);
-    assert_null(fl__graph_find(f.g, "fresh"));
-    assert_null(fl__graph_find(f.g, "m_renamed"));
-    assert_int_equal(fl__graph_verify(f.g, &f.d), FL_OK);
+    expect_restored(&f, &s, before);
     assert_int_equal(fl__attr_need_type(fl__graph_find(f.g, "y"), "T", &(int){0}, &f.d), FL_OK);
 
     /* The snapshot stays valid: mutate and restore again. */
     mutate_everything(&f);
-    fl__graph_snapshot_restore(&s, f.g);
-    char *again = fingerprint(f.g, ~0u);
-    assert_string_equal(before, again);
+    expect_restored(&f, &s, before);
 
     /* The restored graph is a working graph: it sorts, infers and costs to
      * the same totals. */
@@ -283,8 +289,6 @@ static void test_snapshot_restore_exact(void **state) {
     assert_int_equal(f.d.status, FL_OK);
     free(before);
     free(mutated);
-    free(after);
-    free(again);
     fl__graph_snapshot_free(&s);
     teardown_f(&f);
 }
@@ -385,6 +389,169 @@ static void test_snapshot_byte_limit(void **state) {
     fl__graph_snapshot_init(&s);
     assert_int_equal(fl__graph_snapshot_take(&s, f.g, 64, &f.d), FL_ENOMEM);
     assert_false(s.taken);
+    fl__graph_snapshot_free(&s);
+    teardown_f(&f);
+}
+
+/* ------------------------------------------------------------------------- */
+/* Journals                                                                   */
+/* ------------------------------------------------------------------------- */
+
+/* A journal saves only the nodes an edit marks (mutate_everything marks m,
+ * a and y, and rewrites the node array in its compaction), and its restore
+ * gives back exactly the graph it was opened on, as a full snapshot's does:
+ * names, edges, attrs, shapes, costs, flags, consumer counts, ids, index,
+ * order and the very same pointers. Then it is empty, and serves again. */
+static void test_journal_restore_exact(void **state) {
+    (void)state;
+    fixture f;
+    setup_f(&f);
+    char *before = fingerprint(f.g, ~0u);
+    fl_graph_snapshot s;
+    fl__graph_snapshot_init(&s);
+    assert_int_equal(fl__graph_journal_open(&s, f.g, 0, NULL, &f.d), FL_OK);
+    assert_ptr_equal(f.g->journal.s, &s);
+    assert_int_equal(s.n_nodes, 0);
+    f.g->birth = s.stamp; /* the pass's stamp, as the driver sets it: added nodes carry it */
+
+    mutate_everything(&f);
+    assert_int_equal(s.n_nodes, 3);
+    const char *saved[3] = {s.node_ptrs[0]->name, s.node_ptrs[1]->name, s.node_ptrs[2]->name};
+    assert_string_equal(saved[0], "m_renamed"); /* marked by the rename, saved as "m" */
+    assert_string_equal(s.nodes[0].name, "m");
+    assert_string_equal(saved[1], "a");
+    assert_string_equal(saved[2], "y");
+    assert_true(s.list_saved);
+    assert_false(s.oom);
+    char *mutated = fingerprint(f.g, ~0u);
+    assert_string_not_equal(before, mutated);
+    expect_restored(&f, &s, before);
+    assert_int_equal(s.n_nodes, 0);
+    assert_ptr_equal(f.g->journal.s, &s);
+
+    /* Still open: mutate and restore again. */
+    f.g->birth = s.stamp;
+    mutate_everything(&f);
+    assert_int_equal(s.n_nodes, 3);
+    expect_restored(&f, &s, before);
+    assert_int_equal(fl__graph_toposort(f.g, &f.d), FL_OK);
+    assert_int_equal(fl__graph_verify(f.g, &f.d), FL_OK);
+    assert_int_equal(f.d.status, FL_OK);
+
+    /* Freeing it closes it: edits are not saved any more. */
+    fl__graph_snapshot_free(&s);
+    assert_null(f.g->journal.s);
+    fl_attr t = fl__attr_make_type(f.g, "T", 3);
+    assert_int_equal(fl__node_set_attr(f.g, fl__graph_find(f.g, "y"), &t), FL_OK);
+    assert_int_equal(s.n_nodes, 0);
+    free(before);
+    free(mutated);
+    teardown_f(&f);
+}
+
+/* The journal's restore equals the full snapshot's, checked field by field
+ * by fl__graph_snapshot_mismatch; a node written before its mark is found
+ * (the journal would save it as already changed), and so is a difference
+ * the mismatch check is there for. */
+static void test_journal_matches_full_copy(void **state) {
+    (void)state;
+    fixture f;
+    setup_f(&f);
+    fl_graph_snapshot full, s;
+    fl__graph_snapshot_init(&full);
+    fl__graph_snapshot_init(&s);
+    assert_int_equal(fl__graph_snapshot_take(&full, f.g, 0, &f.d), FL_OK);
+    assert_int_equal(fl__graph_journal_open(&s, f.g, 0, &full, &f.d), FL_OK);
+    const fl_node *at = NULL;
+    assert_null(fl__graph_snapshot_mismatch(&full, f.g, &at));
+    f.g->birth = s.stamp;
+    mutate_everything(&f);
+    assert_null(s.early); /* every write came after the node's mark */
+    assert_non_null(fl__graph_snapshot_mismatch(&full, f.g, &at));
+    fl__graph_snapshot_restore(&s, f.g);
+    assert_null(fl__graph_snapshot_mismatch(&full, f.g, &at));
+    assert_null(at);
+
+    /* z's dtype written, then z marked: saved too late. */
+    f.g->birth = s.stamp;
+    fl_node *z = fl__graph_find(f.g, "z");
+    z->outputs[0].dtype = FL_DT_INVALID;
+    fl__node_touch(f.g, z);
+    assert_ptr_equal(s.early, z);
+    fl__graph_snapshot_restore(&s, f.g);
+    assert_null(s.early);
+    assert_string_equal(fl__graph_snapshot_mismatch(&full, f.g, &at), "the node's outputs");
+    assert_ptr_equal(at, z);
+    fl__graph_snapshot_restore(&full, f.g);
+    assert_null(fl__graph_snapshot_mismatch(&full, f.g, &at));
+    assert_int_equal(z->outputs[0].dtype, FL_DT_FLOAT);
+    fl__graph_snapshot_free(&s);
+    fl__graph_snapshot_free(&full);
+    teardown_f(&f);
+}
+
+/* The comparisons the incremental re-inference makes against the state
+ * before a pass work on a journal for the nodes it saved: a marked node
+ * with new attrs changed, one saved and left alone did not; a node the
+ * journal does not hold counts as new (changed). */
+static void test_journal_comparisons(void **state) {
+    (void)state;
+    fixture f;
+    setup_f(&f);
+    fl_graph *g = f.g;
+    fl_graph_snapshot s;
+    fl__graph_snapshot_init(&s);
+    assert_int_equal(fl__graph_journal_open(&s, g, 0, NULL, &f.d), FL_OK);
+    fl_node *y = fl__graph_find(g, "y"), *a = fl__graph_find(g, "a");
+    fl_node *z = fl__graph_find(g, "z");
+    g->birth = s.stamp; /* the pass's stamp, as the driver sets it */
+    fl_attr t = fl__attr_make_type(g, "T", 3);
+    assert_int_equal(fl__node_set_attr(g, y, &t), FL_OK);
+    fl__graph_journal_save(g, a);
+    assert_int_equal(s.n_nodes, 2);
+    assert_true(fl__graph_snapshot_marked(&s, y));
+    assert_false(fl__graph_snapshot_marked(&s, a));
+    bool outs = true;
+    assert_true(fl__graph_snapshot_changed(&s, y, &outs));
+    assert_false(outs);
+    assert_false(fl__graph_snapshot_changed(&s, a, &outs));
+    assert_false(outs);
+    assert_false(fl__graph_snapshot_outputs_differ(&s, a));
+    assert_true(fl__graph_snapshot_changed(&s, z, &outs));
+    assert_true(outs);
+    /* y's output shape set anew (a new dims array, as inference does). */
+    fl_sym *dims = fl__arena_calloc(&f.arena, 2, sizeof(fl_sym));
+    assert_non_null(dims);
+    dims[0] = y->outputs[0].shape.dims[0];
+    dims[1] = fl_sym_const(17);
+    y->outputs[0].shape.dims = dims;
+    assert_true(fl__graph_snapshot_outputs_differ(&s, y));
+    /* Saving again keeps the first state. */
+    fl__node_touch(g, y);
+    fl__graph_journal_save(g, y);
+    assert_int_equal(s.n_nodes, 2);
+    fl__graph_snapshot_restore(&s, g);
+    assert_int_equal(attr_t(y), 1);
+    assert_true(fl_sym_is_known(y->outputs[0].shape.dims[1]));
+    assert_int_equal(y->outputs[0].shape.dims[1].k, 16);
+    fl__graph_snapshot_free(&s);
+    teardown_f(&f);
+}
+
+/* A journal whose saves would pass its byte limit says so (oom) and saves
+ * nothing more: the driver then fails the run with FL_ENOMEM. */
+static void test_journal_byte_limit(void **state) {
+    (void)state;
+    fixture f;
+    setup_f(&f);
+    fl_graph_snapshot s;
+    fl__graph_snapshot_init(&s);
+    assert_int_equal(fl__graph_journal_open(&s, f.g, 64, NULL, &f.d), FL_OK);
+    fl_attr t = fl__attr_make_type(f.g, "T", 3);
+    assert_int_equal(fl__node_set_attr(f.g, fl__graph_find(f.g, "y"), &t), FL_OK);
+    assert_true(s.oom);
+    assert_int_equal(s.n_nodes, 0);
+    assert_true(s.bytes <= 64);
     fl__graph_snapshot_free(&s);
     teardown_f(&f);
 }
@@ -753,15 +920,18 @@ static void test_unmarked_edits_roll_back(void **state) {
 }
 
 /* The graph after a failed pass is exactly the graph before it, pointer for
- * pointer: nodes, arrays, shapes, values, costs, order, name index. */
+ * pointer: nodes, arrays, shapes, values, costs, order, name index. With
+ * the verifier, the journal's restore is also compared with a full copy;
+ * without it, the journal alone restores. */
 static void test_rollback_is_exact(void **state) {
     (void)state;
-    for (int mode = HOOK_FAIL; mode <= HOOK_BREAK_DTYPE; mode++) {
+    for (int run = 0; run < 2 * (HOOK_BREAK_DTYPE + 1); run++) {
+        int mode = run % (HOOK_BREAK_DTYPE + 1);
         fixture f;
         setup_f(&f);
         fl_pipeline_config cfg;
         fl__pipeline_config_init(&cfg);
-        cfg.verify = true;
+        cfg.verify = run <= HOOK_BREAK_DTYPE;
         cfg.passes = "arithmetic";
         fl_ledger led;
         fl__ledger_init(&led, &f.arena);
@@ -976,6 +1146,10 @@ int main(void) {
         cmocka_unit_test(test_snapshot_retake),
         cmocka_unit_test(test_snapshot_attr_arrays_not_written),
         cmocka_unit_test(test_snapshot_byte_limit),
+        cmocka_unit_test(test_journal_restore_exact),
+        cmocka_unit_test(test_journal_matches_full_copy),
+        cmocka_unit_test(test_journal_comparisons),
+        cmocka_unit_test(test_journal_byte_limit),
         cmocka_unit_test(test_failed_pass_equals_disabled_pass),
         cmocka_unit_test(test_failure_without_message),
         cmocka_unit_test(test_broken_invariants_roll_back),

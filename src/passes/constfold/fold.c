@@ -130,6 +130,7 @@ static fl_status eval_again(fl_pass_ctx *pc, fl_node *n) {
             for (int j = 0; j < n->n_outputs && !had; j++) {
                 had = n->outputs[j].value != NULL;
             }
+            fl__graph_journal_save(pc->c->g, n); /* eval writes its outputs */
             fl_status st = n->desc->eval ? n->desc->eval(pc->c, n) : FL_OK;
             if (st == FL_ENOMEM) {
                 return fl__diag_oom(d);
