@@ -306,6 +306,10 @@ struct fl_graph {
      * `interned`. NULL until the first call. */
     struct fl_dims_cache *dims_cache;
 
+    /* Where fl__graph_strndup packs strings; behind a pointer as
+     * `interned`. NULL until the first call. */
+    struct fl_str_pool *str_pool;
+
     /* The attr array fl__node_set_attr or fl__node_del_attr last made, with
      * room for `cap` attrs: editing the same node again, while it still has
      * the `n` attrs left there, writes in place. No snapshot holds it
@@ -419,6 +423,12 @@ fl_status fl__graph_rename(fl_graph *g, fl_node *n, const char *name, fl_diag *d
  * string: for short strings that repeat over many nodes (attr names), which
  * then take no memory per node and stay in cache. NULL on OOM. */
 const char *fl__graph_intern(fl_graph *g, const char *s);
+
+/* A copy of the first len bytes of s and a NUL, packed with the other
+ * strings of g at byte alignment (an arena allocation rounds to 16 bytes:
+ * a node name of 8 took 16). For the many short strings of an import (node
+ * names). NULL on OOM. */
+char *fl__graph_strndup(fl_graph *g, const char *s, size_t len);
 
 /* A dims array equal to the `rank` dims at `dims`, in g's arena, shared by
  * the calls that ask for equal dims (a cache of the shapes met last, by

@@ -395,7 +395,7 @@ static fl_status wire_add_node(fl_graph *g, const wnode *w, const fl_import_opts
     }
     char buf[256];
     const char *op = wire_str(g->arena, w->op, buf, sizeof buf);
-    char *name = fl__arena_strndup(g->arena, (const char *)w->name.p, w->name.len);
+    char *name = fl__graph_strndup(g, (const char *)w->name.p, w->name.len);
     if (!op || !name) {
         return fl__diag_oom(d);
     }
@@ -475,11 +475,25 @@ static wview wire_input_name(wview s) {
          wp_ < we_ && !fl__pbwire_field(&wp_, we_, &(f));)                                         \
         if ((f).id == 3)
 
-static void wire_prefetch_inputs(const fl_graph *g, wview nd) {
+/* A NodeDef's name when TensorFlow wrote it first with a one-byte length
+ * (for the prefetches only); p NULL otherwise. */
+static wview wire_quick_name(wview nd) {
+    if (nd.len > 2 && nd.p[0] == 0x0a && nd.p[1] < 0x80 && nd.p[1] <= nd.len - 2) {
+        return (wview){nd.p + 2, nd.p[1]};
+    }
+    return (wview){NULL, 0};
+}
+
+/* Brings the index slots of nd's inputs towards the cache, but for an input
+ * that names the NodeDef before it (`prev`: wire_node_inputs finds that one
+ * without the index). */
+static void wire_prefetch_inputs(const fl_graph *g, wview nd, wview prev) {
     fl_pbwire_field f;
     WIRE_EACH_INPUT(nd, f) {
         wview name = wire_input_name((wview){f.p, f.len});
-        fl__graph_prefetch_name(g, (const char *)name.p, name.len);
+        if (!prev.p || name.len != prev.len || memcmp(name.p, prev.p, name.len) != 0) {
+            fl__graph_prefetch_name(g, (const char *)name.p, name.len);
+        }
     }
 }
 
@@ -513,7 +527,11 @@ static fl_status wire_node_inputs(fl_graph *g, wview nd, fl_node *n, int *max_po
             return WIRE_OFF;
         }
         ((char *)s)[off + len] = '\0'; /* s is this sweep's own copy */
-        fl_node *src = fl__graph_find(g, s + off);
+        /* An input from the node just before, the most common one (a
+         * layer's input is the layer before), is found without a probe of
+         * the index at a random place. */
+        fl_node *prev = n->id ? g->nodes[n->id - 1] : NULL;
+        fl_node *src = prev && strcmp(prev->name, s + off) == 0 ? prev : fl__graph_find(g, s + off);
         if (!src) {
             return WIRE_OFF;
         }
@@ -596,11 +614,9 @@ static fl_status wire_sweeps(fl_graph *g, const wview *nodes, size_t n_nodes,
             break;
         }
         if (i + PREFETCH_AHEAD < n_nodes) {
-            /* TensorFlow writes the name first. */
-            wview ahead = nodes[i + PREFETCH_AHEAD];
-            if (ahead.len > 2 && ahead.p[0] == 0x0a && ahead.p[1] < 0x80 &&
-                ahead.p[1] <= ahead.len - 2) {
-                fl__graph_prefetch_name(g, (const char *)ahead.p + 2, ahead.p[1]);
+            wview ahead = wire_quick_name(nodes[i + PREFETCH_AHEAD]);
+            if (ahead.p) {
+                fl__graph_prefetch_name(g, (const char *)ahead.p, ahead.len);
             }
         }
         st = wire_node(g->arena, nodes[i].p, nodes[i].len, w) ? wire_add_node(g, w, o, ac, d)
@@ -614,7 +630,8 @@ static fl_status wire_sweeps(fl_graph *g, const wview *nodes, size_t n_nodes,
     }
     for (size_t i = 0; i < n_nodes && st == FL_OK; i++) {
         if (i + PREFETCH_AHEAD < n_nodes) {
-            wire_prefetch_inputs(g, nodes[i + PREFETCH_AHEAD]);
+            wire_prefetch_inputs(g, nodes[i + PREFETCH_AHEAD],
+                                 wire_quick_name(nodes[i + PREFETCH_AHEAD - 1]));
         }
         st = wire_node_inputs(g, nodes[i], g->nodes[i], max_port, d);
     }

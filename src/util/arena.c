@@ -32,8 +32,10 @@ struct fl_arena_block {
     struct fl_arena_block *next;
     size_t size; /* usable bytes after the header */
     size_t used;
-    size_t ready; /* data bytes known zero (and, large blocks, faulted in) */
-    bool lazy;    /* from malloc: zeroed up to `ready` only */
+    size_t ready;  /* data bytes known zero (and, large blocks, faulted in) */
+    bool lazy;     /* from malloc: zeroed up to `ready` only */
+    void *map;     /* a table's own mapping (fl__arena_table; no data here) */
+    size_t mapped; /* its bytes; 0: none */
     max_align_t data[];
 };
 
@@ -76,6 +78,9 @@ void fl__arena_free(fl_arena *a) {
     struct fl_arena_block *b = a->head;
     while (b) {
         struct fl_arena_block *next = b->next;
+        if (b->mapped) {
+            (void)munmap(b->map, b->mapped);
+        }
         free(b);
         b = next;
     }
@@ -142,6 +147,8 @@ static void *bump(fl_arena *a, size_t size, struct fl_arena_block **blk) {
         nb->size = bsize;
         nb->used = 0;
         nb->lazy = lazy;
+        nb->map = NULL;
+        nb->mapped = 0;
         /* A block made for one large allocation is left to fault on use:
          * its owner may touch little of it. */
         nb->ready = lazy ? 0 : bsize >= POPULATE_MIN && bsize > need ? 0 : bsize;
@@ -184,6 +191,63 @@ void *fl__arena_alloc_raw(fl_arena *a, size_t size) {
         }
     }
     return p;
+}
+
+/* Tables of TABLE_MIN bytes and more get a mapping of their own, aligned
+ * to and a multiple of HUGE_PAGE, with MADV_HUGEPAGE. */
+#define HUGE_PAGE (2u * 1024 * 1024)
+#define TABLE_MIN (2 * HUGE_PAGE)
+
+void *fl__arena_table(fl_arena *a, size_t n, size_t size) {
+    if (size && n > SIZE_MAX / size) {
+        a->failed = true;
+        return NULL;
+    }
+#if defined(MAP_ANONYMOUS) && defined(MADV_HUGEPAGE)
+    size_t bytes = n * size;
+    if (bytes < TABLE_MIN || bytes > SIZE_MAX / 4 || !a->head) {
+        /* Small, or the arena's first allocation (which starts its blocks). */
+        return fl__arena_calloc(a, n, size);
+    }
+    if (a->failed || (fail_hook && fail_hook(fail_hook_arg))) {
+        a->failed = true;
+        return NULL;
+    }
+    size_t len = (bytes + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1);
+    if (a->limit && (a->reserved > a->limit || len > a->limit - a->reserved)) {
+        a->failed = true;
+        return NULL;
+    }
+    /* The block's header on its own (the mapping is the table's bytes
+     * only: a header in front would fault in one more huge page). */
+    struct fl_arena_block *b = calloc(1, sizeof(*b));
+    /* Mapped one huge page longer, then trimmed to the alignment. */
+    char *p =
+        b ? mmap(NULL, len + HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+          : MAP_FAILED;
+    if (p == MAP_FAILED) {
+        free(b);
+        a->failed = true;
+        return NULL;
+    }
+    uintptr_t base = ((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
+    size_t head = base - (uintptr_t)p;
+    if (head) {
+        (void)munmap(p, head);
+    }
+    (void)munmap((char *)base + len, HUGE_PAGE - head);
+    (void)madvise((void *)base, len, MADV_HUGEPAGE);
+    b->map = (void *)base; /* zero, as anonymous memory is */
+    b->mapped = len;
+    /* Behind the newest block, whose free room stays in use. */
+    b->next = a->head->next;
+    a->head->next = b;
+    a->reserved += len;
+    a->used += bytes;
+    return b->map;
+#else
+    return fl__arena_calloc(a, n, size);
+#endif
 }
 
 void *fl__arena_zalloc(fl_arena *a, size_t size) {

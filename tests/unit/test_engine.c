@@ -369,6 +369,40 @@ static void test_arena_memory_is_zero(void **state) {
     }
 }
 
+/* fl__arena_table: a large table is zero, counted against the limit and
+ * freed with the arena; the arena's blocks go on being used around it; a
+ * small one is an ordinary allocation. */
+static void test_arena_table(void **state) {
+    (void)state;
+    fl_arena a;
+    fl__arena_init(&a, 0);
+    unsigned char *first = fl__arena_alloc(&a, 100);
+    assert_non_null(first);
+    size_t n = (size_t)1 << 20;
+    uint64_t *t = fl__arena_table(&a, n, sizeof(uint64_t)); /* 8 MB */
+    assert_non_null(t);
+    assert_true(a.reserved >= n * sizeof(uint64_t));
+    for (size_t i = 0; i < n; i++) {
+        assert_true(t[i] == 0);
+    }
+    memset(t, 0xa5, n * sizeof(uint64_t));
+    unsigned char *next = fl__arena_alloc(&a, 100);
+    assert_non_null(next);
+    assert_ptr_equal(next, first + 112); /* the same block as before */
+    for (int k = 0; k < 100; k++) {
+        assert_int_equal(next[k], 0);
+    }
+    assert_non_null(fl__arena_table(&a, 16, 8)); /* small: from the blocks */
+    assert_false(a.failed);
+    fl__arena_free(&a);
+
+    fl__arena_init(&a, 6u << 20); /* 6 MB: room for the first block only */
+    assert_non_null(fl__arena_alloc(&a, 100));
+    assert_null(fl__arena_table(&a, n, sizeof(uint64_t)));
+    assert_true(a.failed);
+    fl__arena_free(&a);
+}
+
 /* Every pass has something to do: an Identity (pruning), Mul by one and a
  * foldable Neg(AddV2(c1, c2)) (constant folding, arithmetic), a NoOp with a
  * control edge (dependency), two outputs. */
@@ -564,6 +598,7 @@ int main(void) {
         cmocka_unit_test(test_out_of_memory_in_importers),
         cmocka_unit_test(test_scratch_memory_limit),
         cmocka_unit_test(test_arena_memory_is_zero),
+        cmocka_unit_test(test_arena_table),
         cmocka_unit_test(test_value_binding),
         cmocka_unit_test(test_tensor_value_binding),
         cmocka_unit_test(test_options_from_older_headers),

@@ -445,10 +445,35 @@ static void test_shared_dims(void **state) {
     teardown_f(&f);
 }
 
+/* fl__graph_strndup: copies packed one after the other, each with its NUL;
+ * a long string is a copy of its own. */
+static void test_packed_strings(void **state) {
+    (void)state;
+    fixture f;
+    build(&f);
+    char *a = fl__graph_strndup(f.g, "n12345:0", 6);
+    char *b = fl__graph_strndup(f.g, "w", 1);
+    assert_string_equal(a, "n12345");
+    assert_string_equal(b, "w");
+    assert_ptr_equal(b, a + 7);
+    char big[5000];
+    memset(big, 'x', sizeof big);
+    char *c = fl__graph_strndup(f.g, big, sizeof big);
+    assert_non_null(c);
+    assert_int_equal(strlen(c), sizeof big);
+    assert_int_equal(memcmp(c, big, sizeof big), 0);
+    char *d = fl__graph_strndup(f.g, "", 0);
+    assert_string_equal(d, "");
+    assert_ptr_equal(d, b + 2);
+    assert_false(f.arena.failed);
+    teardown_f(&f);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_shared_attrs_copied_on_write),
         cmocka_unit_test(test_shared_dims),
+        cmocka_unit_test(test_packed_strings),
         cmocka_unit_test(test_uses),
         cmocka_unit_test(test_uses_kept_until_an_edit),
         cmocka_unit_test(test_compact_again_skipped),

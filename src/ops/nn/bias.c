@@ -44,7 +44,11 @@ static fl_status infer_bias_add_impl(fl_ctx *c, fl_node *n, bool v1) {
     if (x->rank < 0) {
         return fl__op_set_output(c, n, 0, dt, -1, NULL);
     }
-    fl_sym *dims = fl__arena_calloc(c->a, (size_t)x->rank, sizeof(fl_sym));
+    /* The output dims are built on the stack for the usual ranks
+     * (fl__op_set_output keeps its own copy): a BiasAdd takes no memory
+     * beyond its output. */
+    fl_sym local[8];
+    fl_sym *dims = x->rank <= 8 ? local : fl__arena_calloc(c->a, (size_t)x->rank, sizeof(fl_sym));
     if (!dims) {
         return fl__diag_oom(c->d);
     }
