@@ -99,6 +99,22 @@ static size_t attr_cache_ix(wview span) {
     return (size_t)(h & (ATTR_CACHE_SLOTS - 1));
 }
 
+/* Whether a node's attrs may be in the cache: none is a tensor or a
+ * function (AttrValue's first tag is field 8 or 10, length-delimited), so
+ * the span is not hashed for a Const, whose span holds its weights (all
+ * their bytes read for a lookup that cannot hit: such attrs are never
+ * stored). A tag written in more bytes than it needs is not recognised
+ * here, and the lookup then simply misses. */
+static bool attrs_cacheable(const wnode *w) {
+    for (int k = 0; k < w->n_attr; k++) {
+        const struct wentry *e = &w->attr[k];
+        if (e->has_val && e->val.len && (e->val.p[0] == 0x42 || e->val.p[0] == 0x52)) {
+            return false;
+        }
+    }
+    return true;
+}
+
 /* Whether an attr's value is a plain one (the cache's condition above). */
 static bool attr_plain(const fl_attr *a) {
     switch (a->kind) {
@@ -418,7 +434,7 @@ static fl_status wire_add_node(fl_graph *g, const wnode *w, const fl_import_opts
     fl_status st = wire_stripped(w, n, &stripped);
     n->n_attrs = w->n_attr;
     struct attr_slot *cached = NULL;
-    if (st == FL_OK && w->n_attr && !w->attr_split) {
+    if (st == FL_OK && w->n_attr && !w->attr_split && attrs_cacheable(w)) {
         cached = &ac->slot[attr_cache_ix(w->attr_span)];
         if (cached->span.p && cached->span.len == w->attr_span.len && cached->n == w->n_attr &&
             memcmp(cached->span.p, w->attr_span.p, w->attr_span.len) == 0) {
