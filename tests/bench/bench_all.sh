@@ -7,9 +7,9 @@
 # CTest; single-threaded figures are the ones to trust on a shared host.
 #
 # Usage: tests/bench/bench_all.sh [BUILD_DIR] [RUNS]   (from the repository root)
-#   FL_BENCH_10M=1 adds the 10M-node chain without the passes (about 11 GB
-#   of memory; with the passes it would need about 28 GB, so that mode is
-#   not run).
+#   FL_BENCH_10M=1 adds the 10M-node chain without the passes (about 4 GB
+#   of memory; with the passes it would need about ten times the 1M
+#   chain's 1.1 GB, so that mode is not run).
 set -euo pipefail
 build="${1:-build}"
 runs="${2:-5}"
