@@ -622,9 +622,14 @@ static int load_pair(fit_cli *c, const fl_options *base_opt, char *pair, fl_fit_
         for (int k = 0; k < FL_CLASS_COUNT; k++) {
             cls = strcmp(fl_op_class_name((fl_op_class)k), n->op_class) == 0 ? (fl_op_class)k : cls;
         }
+        int level = 0; /* 1 + the index of the node's memory level in the base profile */
+        const fl_profile *bp = base_opt->profiles[0];
+        for (size_t l = 0; n->level && l < bp->n_levels; l++) {
+            level = strcmp(bp->levels[l].name, n->level) == 0 ? (int)l + 1 : level;
+        }
         ops[i] =
             (fl_fit_op){cls,         n->flops, n->bytes,    n->compute_peak_s, n->memory_peak_s,
-                        n->executed, -1,       n->channels, n->broadcast};
+                        n->executed, -1,       n->channels, n->broadcast,      level};
     }
     match_count mc = {0, 0};
     if (!rc) {

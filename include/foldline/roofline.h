@@ -266,7 +266,12 @@ typedef struct fl_fit_op {
     double measured_s;          /* the runtime's median kernel time; < 0: not traced */
     double channels;            /* a depthwise op's channel groups (fl_roofline_node) */
     bool broadcast;             /* a broadcast element-wise op (fl_roofline_node) */
+    int level; /* 1 + the index of the memory level carrying most of memory_s (fl_roofline_node's
+                  level); 0: unknown */
 } fl_fit_op;
+
+/* Memory levels whose bandwidth fl_fit raises one by one (fl_fit_result.level_scale). */
+#define FL_FIT_LEVELS 8
 
 /* One traced model: every costed op (traced or not) and the trace's totals. */
 typedef struct fl_fit_model {
@@ -296,7 +301,15 @@ typedef struct fl_fit_result {
     size_t n_models;
     double *predicted_s; /* per model: the whole model with the fitted table */
     double *cv_s;        /* per model: the same, fitted without that model (0 if < 3) */
+    /* Per memory level (by index): the raise of its bandwidth when at least
+     * FL_FIT_LEVEL_OPS memory-bound ops are mostly served there (their 98th
+     * percentile, >= 1: calibration measures each level apart, and a busy
+     * host may have slowed one trial of them only); 0: memory_scale applies. */
+    double level_scale[FL_FIT_LEVELS];
 } fl_fit_result;
+
+/* Memory-bound ops a level needs for its own bandwidth raise. */
+#define FL_FIT_LEVEL_OPS 12
 
 /* Fits, per op class, size buckets (decades of FLOPs for matmul, conv and
  * depthwise, of bytes for the other classes, merged until each holds at

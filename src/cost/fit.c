@@ -114,11 +114,18 @@ static const fl_eff_bucket *find_bucket(const fl_eff_table *t, double v) {
 /* The scales of the result being fitted or used (see fl_fit_result). */
 typedef struct scales {
     double c, m;
+    const double *level; /* fl_fit_result.level_scale */
 } scales;
+
+/* The memory term's scale of op o: its level's own, else the common one. */
+static double mscale(scales sc, const fl_fit_op *o) {
+    int l = o->level - 1;
+    return l >= 0 && l < FL_FIT_LEVELS && sc.level && sc.level[l] > 0 ? sc.level[l] : sc.m;
+}
 
 static double terms_s(const fl_eff_bucket *b, const fl_fit_op *o, scales sc) {
     double c = o->compute_s / sc.c / (b ? b->compute : 1);
-    double m = o->memory_s / sc.m / (b ? b->memory : 1);
+    double m = o->memory_s / mscale(sc, o) / (b ? b->memory : 1);
     return c > m ? c : m;
 }
 
@@ -127,7 +134,7 @@ double fl_fit_predict_op(const fl_fit_result *r, const fl_fit_op *o) {
     const fl_eff_bucket *b = find_bucket(t, size_of(o, t->by));
     bool runs = o->executed || o->flops > 0 || o->bytes > 0;
     scales sc = {r->compute_scale > 0 ? r->compute_scale : 1,
-                 r->memory_scale > 0 ? r->memory_scale : 1};
+                 r->memory_scale > 0 ? r->memory_scale : 1, r->level_scale};
     double t_op = terms_s(b, o, sc);
     if (runs) {
         t_op += (r->have_overhead ? r->overhead_s : 0) + (b ? b->fixed_s : 0);
@@ -349,8 +356,8 @@ static void search_fixed(const sample *s, size_t n, size_t nb, scales sc, class_
     }
     for (size_t i = 0; i < n; i++) {
         const fl_eff_bucket *b = &w->best[s[i].bucket];
-        w->bounds[i] =
-            s[i].op->compute_s / sc.c / b->compute >= s[i].op->memory_s / sc.m / b->memory;
+        w->bounds[i] = s[i].op->compute_s / sc.c / b->compute >=
+                       s[i].op->memory_s / mscale(sc, s[i].op) / b->memory;
     }
     for (size_t k = 0; k < nb; k++) {
         w->f[k] = w->best[k].fixed_s;
@@ -426,7 +433,7 @@ static fl_status fit_class(sample *s, size_t n, fl_size_key key, scales sc, fl_e
     for (size_t i = 0; i < n; i++) {
         s[i].bucket = -1;
         s[i].xc = s[i].op->compute_s / sc.c;
-        s[i].xm = s[i].op->memory_s / sc.m;
+        s[i].xm = s[i].op->memory_s / mscale(sc, s[i].op);
         s[i].ms = s[i].op->measured_s;
     }
     class_work w;
@@ -509,8 +516,12 @@ static double predict_model(const fl_fit_result *r, const fl_fit_model *m) {
     return t;
 }
 
-/* The 98th percentile of x over the traced ops where pick(op) (1 when none). */
-static double q98_ratio(const fl_fit_model *models, size_t n_models, long skip, bool compute) {
+/* The 98th percentile of (time at efficiency 1) / measured over the traced
+ * compute- (memory-) bound ops, those of memory level `level` (1 + index)
+ * when level > 0; 1 when below 1 or no op; 0 when a level has fewer than
+ * FL_FIT_LEVEL_OPS ops. */
+static double q98_ratio(const fl_fit_model *models, size_t n_models, long skip, bool compute,
+                        int level) {
     size_t n = 0, cap = 0;
     for (size_t m = 0; m < n_models; m++) {
         cap += models[m].n_ops;
@@ -527,23 +538,28 @@ static double q98_ratio(const fl_fit_model *models, size_t n_models, long skip, 
              * element (an upper bound): their excess says nothing of the
              * base's bandwidth */
             if (o->measured_s > 0 && cb == compute && (compute ? o->compute_s : o->memory_s) > 0 &&
-                o->cls != FL_CLASS_DATA_MOVEMENT) {
+                o->cls != FL_CLASS_DATA_MOVEMENT && (level == 0 || o->level == level)) {
                 v[n++] = (compute ? o->compute_s : o->memory_s) / o->measured_s;
             }
         }
     }
     double q = 1;
-    if (n) {
+    if (level > 0 && n < FL_FIT_LEVEL_OPS) {
+        q = 0;
+    } else if (n) {
         qsort(v, n, sizeof(double), cmp_dbl);
         q = quantile(v, n, 0.98);
     }
     free(v);
-    return q > 1 ? q : 1;
+    return q > 1 || q == 0 ? q : 1;
 }
 
 static void peak_scales(const fl_fit_model *models, size_t n_models, long skip, fl_fit_result *r) {
-    r->compute_scale = q98_ratio(models, n_models, skip, true);
-    r->memory_scale = q98_ratio(models, n_models, skip, false);
+    r->compute_scale = q98_ratio(models, n_models, skip, true, 0);
+    r->memory_scale = q98_ratio(models, n_models, skip, false, 0);
+    for (int l = 0; l < FL_FIT_LEVELS; l++) {
+        r->level_scale[l] = q98_ratio(models, n_models, skip, false, l + 1);
+    }
 }
 
 /* Tables and overhead from the models, leaving out model `skip` (-1: none). */
@@ -571,7 +587,7 @@ static fl_status fit_tables(const fl_fit_model *models, size_t n_models, long sk
     r->overhead_s = median(gaps, ng);
     free(gaps);
     peak_scales(models, n_models, skip, r);
-    scales sc = {r->compute_scale, r->memory_scale};
+    scales sc = {r->compute_scale, r->memory_scale, r->level_scale};
     fl_status st = FL_OK;
     for (int c = 0; c < FL_CLASS_COUNT && st == FL_OK; c++) {
         size_t n = 0;
@@ -753,12 +769,14 @@ static void write_base(FILE *f, const fl_profile *base, const char *name, const 
         const fl_mem_level *l = &base->levels[i];
         fprintf(f, "  - {name: ");
         yq(f, l->name);
-        fprintf(f, ", bandwidth: %.9g", l->bandwidth * r->memory_scale);
+        double ls =
+            i < FL_FIT_LEVELS && r->level_scale[i] > 0 ? r->level_scale[i] : r->memory_scale;
+        fprintf(f, ", bandwidth: %.9g", l->bandwidth * ls);
         if (l->capacity > 0) {
             fprintf(f, ", capacity: %.9g", l->capacity);
         }
         fprintf(f, ", source: ");
-        scaled_source(f, l->source, r->memory_scale);
+        scaled_source(f, l->source, ls);
         fprintf(f, "}\n");
     }
 }

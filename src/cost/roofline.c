@@ -10,6 +10,7 @@
 #include <string.h>
 
 #define FL_ROOFLINE_TOP 10
+#define FL_MAX_LEVELS   16 /* memory levels the per-operand rule handles (more: working set) */
 
 static bool has_prefix(const char *s, const char *p) {
     return strncmp(s, p, strlen(p)) == 0;
@@ -221,6 +222,68 @@ static const fl_mem_level *level_for(const fl_profile *p, double bytes) {
     return &p->levels[p->n_levels - 1];
 }
 
+/* Adds `bytes` last touched `dist` bytes ago to the levels serving them:
+ * a level of capacity C keeps C / dist of them (as a cache replacing lines
+ * at random does in the steady state), less what the faster levels keep;
+ * the first level holding dist serves the rest. */
+static void spread(const fl_profile *p, double dist, double bytes, double *share) {
+    double kept = 0;
+    for (size_t l = 0; l < p->n_levels; l++) {
+        if (l + 1 == p->n_levels || dist <= p->levels[l].capacity) {
+            share[l] += bytes * (1 - kept);
+            return;
+        }
+        double f = p->levels[l].capacity / dist;
+        share[l] += bytes * (f - kept);
+        kept = f;
+    }
+}
+
+/* The memory time of an op moving `bytes` (its working set) when each
+ * operand is served by the level holding its reuse distance (reuse.c): an
+ * input by the level whose capacity holds the bytes brought in since it was
+ * last touched, an output by the level holding it; the operands share the
+ * op's bytes in proportion to their sizes (the kernel-level byte rules of
+ * traffic.c scale them all). *lv: the level carrying the most time. Without
+ * distances (or operands of known size), bytes / bandwidth[level of the
+ * working set]. */
+static double memory_time(const fl_profile *p, const fl_node *nd, const fl_reuse *ru, double bytes,
+                          const fl_mem_level **lv) {
+    *lv = level_for(p, bytes);
+    double whole = bytes / (*lv)->bandwidth;
+    if (!ru || bytes <= 0 || p->n_levels < 2 || p->n_levels > FL_MAX_LEVELS) {
+        return whole;
+    }
+    double share[FL_MAX_LEVELS] = {0}, raw = 0;
+    bool meta = nd->desc && (nd->desc->flags & FL_OPF_META);
+    for (int i = 0; !meta && i < nd->n_inputs; i++) {
+        double b, d = fl__reuse_input(ru, nd, i, &b);
+        if (d < 0) {
+            return whole;
+        }
+        spread(p, d, b, share);
+        raw += b;
+    }
+    for (int k = 0; k < nd->n_outputs; k++) {
+        double b = fl__roofline_tensor_bytes(&nd->outputs[k]);
+        spread(p, b, b, share);
+        raw += b;
+    }
+    if (raw <= 0) {
+        return whole;
+    }
+    double t = 0, most = -1;
+    for (size_t l = 0; l < p->n_levels; l++) {
+        double tl = bytes * (share[l] / raw) / p->levels[l].bandwidth;
+        t += tl;
+        if (share[l] > 0 && tl > most) {
+            most = tl;
+            *lv = &p->levels[l];
+        }
+    }
+    return t;
+}
+
 static int cmp_time(const void *pa, const void *pb) {
     const fl_roofline_node *a = *(const fl_roofline_node *const *)pa;
     const fl_roofline_node *b = *(const fl_roofline_node *const *)pb;
@@ -282,8 +345,8 @@ static const char *intern_label(label_cache *lc, fl_op_class c, const fl_eff_tab
  *   with a broadcast operand; for a Transpose moving the innermost axis,
  *   memory counts its strided side in vectors and memory' in cache lines
  *   (an element-by-element copy), else memory' = memory (traffic.c). */
-static void estimate_node(const fl_profile *p, const fl_node *nd, fl_roofline_node *r,
-                          label_cache *lc) {
+static void estimate_node(const fl_profile *p, const fl_node *nd, const fl_reuse *ru,
+                          fl_roofline_node *r, label_cache *lc) {
     const fl_cost *k = &nd->cost;
     /* The work: FLOPs at the peak of the op's float dtype (fp32 for an
      * integer output: its float work is requantization), a quantized op's
@@ -318,7 +381,8 @@ static void estimate_node(const fl_profile *p, const fl_node *nd, fl_roofline_no
         unit = iunit;
         used = iused;
     }
-    const fl_mem_level *lv = level_for(p, bytes);
+    const fl_mem_level *lv;
+    double mem_peak = memory_time(p, nd, ru, bytes, &lv);
     char label[64];
     const fl_eff_bucket *b = bucket_for(&p->table[cls], flops, bytes, label, sizeof label);
     r->op_class = fl_op_class_name(cls);
@@ -330,7 +394,7 @@ static void estimate_node(const fl_profile *p, const fl_node *nd, fl_roofline_no
     r->bytes = bytes;
     r->intensity = bytes > 0 ? flops / bytes : -1;
     r->compute_peak_s = compute;
-    r->memory_peak_s = bytes / lv->bandwidth;
+    r->memory_peak_s = mem_peak;
     double memory_eff = b ? b->memory : p->efficiency[cls].memory;
     double upper_mem = r->memory_peak_s;
     if (tr.strided_bytes > 0) {
@@ -377,6 +441,13 @@ fl_status fl__roofline_estimate(const fl_graph *g, const fl_profile *p, bool per
         return fl__diag_oom(d);
     }
     labels->ra = ra;
+    fl_reuse ru;
+    memset(&ru, 0, sizeof ru);
+    if (p->n_levels > 1 && fl__reuse_build(g, sa, &ru) != FL_OK) {
+        fl__arena_scratch_free(sa, all);
+        fl__arena_scratch_free(sa, labels);
+        return fl__diag_oom(d);
+    }
     for (size_t i = 0; i < g->n_nodes; i++) {
         const fl_node *nd = g->nodes[i];
         const fl_cost *k = &nd->cost;
@@ -386,6 +457,7 @@ fl_status fl__roofline_estimate(const fl_graph *g, const fl_profile *p, bool per
         if (!fl_sym_is_known(k->flops) || !fl_sym_is_known(k->bytes_read) ||
             !fl_sym_is_known(k->bytes_written) || !fl_sym_is_known(k->macs) ||
             !fl_sym_is_known(k->int_ops)) {
+            fl__reuse_free(sa, &ru);
             fl__arena_scratch_free(sa, all);
             fl__arena_scratch_free(sa, labels);
             return fl__node_fail(d, FL_EUSAGE, nd,
@@ -395,7 +467,7 @@ fl_status fl__roofline_estimate(const fl_graph *g, const fl_profile *p, bool per
         r->name = nd->name;
         r->op = nd->op;
         r->executed = !(nd->desc && (nd->desc->flags & FL_OPF_NO_BYTES)) && !nd->cost.per_load;
-        estimate_node(p, nd, r, labels);
+        estimate_node(p, nd, ru.pos ? &ru : NULL, r, labels);
         double m = r->compute_s >= r->memory_s ? r->compute_s : r->memory_s;
         double fixed = r->overhead_s + r->fixed_s + r->channel_time_s + r->broadcast_time_s;
         if (r->time_s == 0) {
@@ -420,6 +492,7 @@ fl_status fl__roofline_estimate(const fl_graph *g, const fl_profile *p, bool per
         out->upper_s += r->upper_s;
     }
     out->ops_costed = (int64_t)n;
+    fl__reuse_free(sa, &ru);
     fl__arena_scratch_free(sa, labels);
     out->calibrated = p->calibrated;
     if (p->interval.coverage > 0) {

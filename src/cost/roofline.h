@@ -12,8 +12,10 @@
  * where unit is the matrix unit for ops with MACs (when the profile has one
  * for the dtype), except depthwise convolutions, and the vector unit
  * otherwise; dtype comes from the op's
- * first output; level is the smallest memory level whose capacity holds the
- * op's working set (bytes read + written), else main memory; overhead is the
+ * first output; with several memory levels each operand is served by the
+ * levels holding its reuse distance (memory_time in roofline.c, reuse.c),
+ * else the smallest level whose capacity holds the op's working set (bytes
+ * read + written), else main memory; overhead is the
  * profile's per-op dispatch cost, charged to ops that compute or move bytes.
  * The graph time is the sum over ops (a sequential executor). The rewrite
  * passes will call fl__roofline_estimate once more on the rewritten graph to
@@ -59,6 +61,34 @@ void fl__roofline_traffic(const fl_node *n, fl_op_class cls, fl_traffic *t);
  * whose operands (known shapes) has fewer elements than its output: it pays
  * its bucket's broadcast_s (traffic.c). */
 bool fl__roofline_broadcast(const fl_node *n, fl_op_class cls);
+
+/* The bytes of a tensor whose shape is known (0 otherwise), at the dtype's
+ * size per element (reuse.c). */
+double fl__roofline_tensor_bytes(const fl_tensor *t);
+
+/* Reuse distances over one graph (reuse.c): the position of every node in
+ * execution order (the topological order when the graph has one, else the
+ * node order), the bytes the ops before each position brought into the
+ * caches (outputs written, weights and graph inputs read), and `far`, the
+ * distance of data last touched one run before: the weights and graph
+ * inputs plus the most activation bytes live at once. */
+typedef struct fl_reuse {
+    size_t n;
+    size_t *pos;    /* by node id */
+    double *prefix; /* prefix[k]: bytes brought in by the ops at positions < k */
+    double far;
+} fl_reuse;
+
+/* Builds r for g with scratch memory of `sa` (FL_ENOMEM when it runs out);
+ * fl__reuse_free releases it. */
+fl_status fl__reuse_build(const fl_graph *g, fl_arena *sa, fl_reuse *r);
+void fl__reuse_free(fl_arena *sa, fl_reuse *r);
+
+/* The reuse distance of data input i of n: the bytes brought in since its
+ * producer wrote it (through ops that alias their input) plus its own
+ * bytes; `far` (at least its bytes) for a weight or graph input; -1 when
+ * unknown (the producer does not run before n). *bytes: the input's bytes. */
+double fl__reuse_input(const fl_reuse *r, const fl_node *n, int i, double *bytes);
 
 /* Estimates graph g on profile p into *out, with strings and arrays in `ra`.
  * Incomplete nodes are skipped (as in the totals). per_node fills out->nodes.

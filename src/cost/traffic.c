@@ -180,11 +180,6 @@ static double elements(const fl_tensor *t) {
     return n;
 }
 
-static double tensor_bytes(const fl_tensor *t) {
-    double n = elements(t);
-    return n > 0 ? n * (double)fl__dtype_size(fl_dtype_base(t->dtype)) : 0;
-}
-
 static bool op_is(const char *op, const char *const *list) {
     for (int i = 0; list[i]; i++) {
         if (strcmp(op, list[i]) == 0) {
@@ -402,9 +397,9 @@ void fl__roofline_traffic(const fl_node *n, fl_op_class cls, fl_traffic *t) {
         "GatherElements", "GatherND",     "ResourceGather", NULL};
     if (op_is(op, touch) && y && n->n_outputs == 1) {
         /* the data input is read where it is copied out; the others fully */
-        double out = tensor_bytes(y), other = 0;
+        double out = fl__roofline_tensor_bytes(y), other = 0;
         for (int i = 1; i < n->n_inputs; i++) {
-            other += tensor_bytes(in_tensor(n, i));
+            other += fl__roofline_tensor_bytes(in_tensor(n, i));
         }
         if (out > 0 && 2 * out + other < t->bytes) {
             t->bytes = 2 * out + other;

@@ -168,8 +168,8 @@ static void test_low_base(void **state) {
 
 static void test_bad_input(void **state) {
     (void)state;
-    fl_fit_op ops[2] = {{FL_CLASS_CONV, 1e6, 1e3, 1e-4, 1e-6, true, -1, 0, false},
-                        {FL_CLASS_CONV, 1e6, 1e3, 1e-4, 1e-6, true, -1, 0, false}};
+    fl_fit_op ops[2] = {{FL_CLASS_CONV, 1e6, 1e3, 1e-4, 1e-6, true, -1, 0, false, 0},
+                        {FL_CLASS_CONV, 1e6, 1e3, 1e-4, 1e-6, true, -1, 0, false, 0}};
     fl_fit_model m = {"untraced.onnx", 2, ops, 0, 0, 0};
     fl_fit_result r;
     char err[256];
@@ -601,6 +601,48 @@ static void test_one_size_no_fixed(void **state) {
 /* A strided copy is costed at a line per element, an upper bound: a data
  * movement kernel faster than that is no evidence that the base's bandwidth
  * was low (memory_scale stays 1), while an element-wise one is (x3). */
+/* Each memory level's bandwidth is raised apart: 12 memory-bound ops served
+ * by level 1 ran at its bandwidth (time at efficiency 1 = measured), 12 by
+ * level 2 twice as fast as it (2 x measured), 3 by level 3 1.5 times as
+ * fast: fewer than FL_FIT_LEVEL_OPS, so the common raise applies there (the
+ * 98th percentile over all 27: 2). With the raises every op is predicted
+ * exactly (memory efficiency 1, no fixed cost). */
+static void test_level_scale(void **state) {
+    (void)state;
+    fl_fit_op ops[27];
+    memset(ops, 0, sizeof ops);
+    for (int i = 0; i < 27; i++) {
+        int level = i < 12 ? 1 : i < 24 ? 2 : 3;
+        double t = 1e-5 * (1 + 0.05 * i), ratio = level == 1 ? 1 : level == 2 ? 2 : 1.5;
+        ops[i] = (fl_fit_op){FL_CLASS_ELEMENTWISE,
+                             1e3,
+                             5e4 + 1e3 * i,
+                             t * ratio / 100,
+                             t * ratio,
+                             true,
+                             t,
+                             0,
+                             false,
+                             level};
+    }
+    fl_fit_model m = {"levels", 27, ops, 0, 0, 0};
+    fl_fit_result r;
+    char err[256];
+    assert_int_equal(fl_fit(&m, 1, &r, err, sizeof err), FL_OK);
+    assert_true(REL(r.level_scale[0], 1));
+    assert_true(REL(r.level_scale[1], 2));
+    assert_true(r.level_scale[2] == 0);
+    assert_true(REL(r.memory_scale, 2));
+    for (int i = 0; i < 27; i++) {
+        double p = fl_fit_predict_op(&r, &ops[i]);
+        double want = i < 24 ? ops[i].measured_s : ops[i].measured_s * 1.5 / 2;
+        if (!REL(p, want)) {
+            fail_msg("op %d: predicted %.17g, want %.17g", i, p, want);
+        }
+    }
+    fl_fit_result_free(&r);
+}
+
 static void test_scale_not_from_copies(void **state) {
     (void)state;
     fl_fit_op ops[2];
@@ -640,6 +682,7 @@ int main(void) {
         cmocka_unit_test(test_zero_overhead),
         cmocka_unit_test(test_one_size_no_fixed),
         cmocka_unit_test(test_scale_not_from_copies),
+        cmocka_unit_test(test_level_scale),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -185,7 +185,9 @@ static void test_exact_conv_chain(void **state) {
 }
 
 /* A large Relu spills to DRAM and is memory bound; a half Relu runs on the
- * vector fp16 peak and is overhead bound. */
+ * vector fp16 peak and is overhead bound. Each operand is served by the
+ * levels holding its reuse distance (reuse.c): a graph input's is its own
+ * size (the caller has just written it), an output's its own size. */
 static void test_levels_and_dtypes(void **state) {
     (void)state;
     tg_graph *g = tg_new();
@@ -197,14 +199,17 @@ static void test_levels_and_dtypes(void **state) {
     tg_attr_type(r2, "T", 19);
     fl_report *r = analyze(g, FL_OK);
 
-    /* 100,000 elements: 800,000 bytes > L2 capacity: DRAM 1 GB/s = 800 us;
+    /* 100,000 elements: 400,000 bytes read and 400,000 written, each four
+     * times the L2's 100,000: the L2 keeps 100,000 / 400,000 = 1/4 of each
+     * (a cache replacing at random), DRAM serves 3/4: 800,000 x (0.25 / 1e10
+     * + 0.75 / 1e9) = 20 us + 600 us = 620 us, DRAM carrying the most;
      * compute 100 us. */
     const fl_roofline_node *b = rnode(r, "big");
     assert_string_equal(b->level, "DRAM");
     assert_string_equal(b->bound, "memory");
-    assert_near(b->memory_s, 800e-6);
+    assert_near(b->memory_s, 620e-6);
     assert_near(b->compute_s, 100e-6);
-    assert_near(b->time_s, 801e-6);
+    assert_near(b->time_s, 621e-6);
 
     /* 1000 half elements: 4000 bytes (L2) = 0.4 us; 1000 / 2e9 = 0.5 us; the
      * 1 us overhead dominates. */
@@ -614,10 +619,11 @@ static void test_efficiency_table(void **state) {
  *     512 / 16 = 32 runs.
  *   tu Transpose x perm [1,0,2,3]: only the size-1 axis moves: a copy, one
  *     run of 512 elements.
- *   tl Transpose y perm [0,2,1]: working set 131,072 B > L2: DRAM carries
- *     the bytes (131.072 us), L2 the vectors (16384 x 20 B / 1e10 = 32.768
- *     us) and in the upper estimate the lines (16384 x 68 B = 111.41 us):
- *     131.072 us for both.
+ *   tl Transpose y perm [0,2,1]: working set 131,072 B, but its input (the
+ *     graph input, just written) and its output are 65,536 B each, which the
+ *     L2 holds: L2 carries the bytes (13.1072 us) and the vectors (16384 x
+ *     20 B / 1e10 = 32.768 us), and in the upper estimate the lines (16384 x
+ *     68 B = 111.4112 us).
  *   sl Slice x axis 1 [0, 2): reads the 1024 B it copies out, writes 1024 B,
  *     and the three 8-B index inputs: 2072 B (the count says 2048 + 24 + 1024).
  *   erf: 32 vector operations per element on top of the FLOPs (two
@@ -679,9 +685,9 @@ static void test_kernel_traffic(void **state) {
     assert_near(rnode(r, "tu")->memory_peak_s, 4096 / 1e10);
     assert_near(rnode(r, "tu")->channels, 1);
     const fl_roofline_node *tl = rnode(r, "tl");
-    assert_string_equal(tl->level, "DRAM");
-    assert_near(tl->memory_peak_s, 131072 / 1e9);
-    assert_near(tl->upper_s, 1e-6 + 131072 / 1e9);
+    assert_string_equal(tl->level, "L2");
+    assert_near(tl->memory_peak_s, 16384 * 20 / 1e10);
+    assert_near(tl->upper_s, 1e-6 + 16384 * 68 / 1e10);
     const fl_roofline_node *sl = rnode(r, "sl");
     assert_near(sl->bytes, 2072);
     assert_near(sl->memory_peak_s, 2072 / 1e10);
@@ -779,6 +785,56 @@ static const char bcast_yaml[] =
     "overhead: {seconds: 1e-6, source: t}\n"
     "efficiency:\n"
     "  elementwise: {compute: 1, memory: 1, fixed: 1e-6, broadcast: 3e-6, source: t}\n";
+
+/* Reuse distances (src/cost/reuse.c) on the handmade profile (L2 100,000 B
+ * at 1e10 B/s, DRAM 1e9 B/s): x [5000] and y [10,5000] f32 graph inputs,
+ * w [5000] f32 a weight;
+ *   a = Relu(x): x was just written (20,000 B) and a is 20,000 B: L2,
+ *     40,000 / 1e10 = 4 us;
+ *   u = Add(y, a): brings in its 200,000-B output;
+ *   s = Add(a, w): a was written 200,000 B of u ago: distance 220,000, the
+ *     L2 keeps 100,000 / 220,000 = 5/11 of it, DRAM serves 6/11; w was last
+ *     read a run ago: its distance is the weights (20,000) plus the most
+ *     activation bytes live at once (a, u and s while s runs: 240,000),
+ *     260,000: 5/13 from L2, 8/13 from DRAM; s itself (20,000) L2. The
+ *     working set (60,000 B) alone would have put all of it in L2 (6 us). */
+static void test_reuse_distance(void **state) {
+    (void)state;
+    ob_model *m = ob_new(13);
+    ob_input(m, "x", OB_FLOAT, 1, (int64_t[]){5000}, NULL);
+    ob_input(m, "y", OB_FLOAT, 2, (int64_t[]){10, 5000}, NULL);
+    ob_init_f(m, "w", 1, (int64_t[]){5000}, false);
+    ob_node(m, "Relu", "a", "x", "a");
+    ob_node(m, "Add", "u", "y,a", "u");
+    ob_node(m, "Add", "s", "a,w", "s");
+    ob_output(m, "u");
+    ob_output(m, "s");
+    size_t len;
+    uint8_t *buf = ob_pack(m, &len);
+    ob_free(m);
+    fl_options o;
+    fl_options_init(&o);
+    o.per_node = true;
+    const fl_profile *ps[1] = {P};
+    o.profiles = ps;
+    o.n_profiles = 1;
+    fl_report *r = NULL;
+    fl_status st = fl_analyze(buf, len, &o, &r);
+    free(buf);
+    if (st != FL_OK) {
+        fail_msg("analysis failed: %s", r && r->error ? r->error : "?");
+    }
+    const fl_roofline_node *a = rnode(r, "a");
+    assert_string_equal(a->level, "L2");
+    assert_near(a->memory_peak_s, 40000 / 1e10);
+    const fl_roofline_node *sn = rnode(r, "s");
+    assert_near(sn->bytes, 60000);
+    assert_string_equal(sn->level, "DRAM");
+    assert_near(sn->memory_peak_s, 20000 * (5.0 / 11 / 1e10 + 6.0 / 11 / 1e9) +
+                                       20000 * (5.0 / 13 / 1e10 + 8.0 / 13 / 1e9) + 20000 / 1e10);
+    assert_near(sn->time_s, 1e-6 + sn->memory_peak_s);
+    fl_report_free(r);
+}
 
 static void test_broadcast_time(void **state) {
     (void)state;
@@ -1101,6 +1157,7 @@ int main(void) {
         cmocka_unit_test(test_kernel_traffic_tf), cmocka_unit_test(test_transpose_runs),
         cmocka_unit_test(test_erf_work),          cmocka_unit_test(test_int8_xeon_8480plus),
         cmocka_unit_test(test_tflite_names),      cmocka_unit_test(test_broadcast_time),
+        cmocka_unit_test(test_reuse_distance),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
