@@ -85,6 +85,26 @@ static fl_report *analyze(tg_graph *g, fl_status want) {
     return r;
 }
 
+/* Packs and frees ONNX model m, analyses it per node on profile p (FL_OK). */
+static fl_report *analyze_onnx(ob_model *m, const fl_profile *p) {
+    size_t len;
+    uint8_t *buf = ob_pack(m, &len);
+    ob_free(m);
+    fl_options o;
+    fl_options_init(&o);
+    o.per_node = true;
+    const fl_profile *ps[1] = {p};
+    o.profiles = ps;
+    o.n_profiles = 1;
+    fl_report *r = NULL;
+    fl_status st = fl_analyze(buf, len, &o, &r);
+    free(buf);
+    if (st != FL_OK) {
+        fail_msg("analysis failed: %s", r && r->error ? r->error : "?");
+    }
+    return r;
+}
+
 static const fl_roofline_node *rnode(const fl_report *r, const char *name) {
     const fl_roofline_graph *g = r->roofline[0].before;
     for (size_t i = 0; i < g->n_nodes; i++) {
@@ -809,21 +829,7 @@ static void test_reuse_distance(void **state) {
     ob_node(m, "Add", "s", "a,w", "s");
     ob_output(m, "u");
     ob_output(m, "s");
-    size_t len;
-    uint8_t *buf = ob_pack(m, &len);
-    ob_free(m);
-    fl_options o;
-    fl_options_init(&o);
-    o.per_node = true;
-    const fl_profile *ps[1] = {P};
-    o.profiles = ps;
-    o.n_profiles = 1;
-    fl_report *r = NULL;
-    fl_status st = fl_analyze(buf, len, &o, &r);
-    free(buf);
-    if (st != FL_OK) {
-        fail_msg("analysis failed: %s", r && r->error ? r->error : "?");
-    }
+    fl_report *r = analyze_onnx(m, P);
     const fl_roofline_node *a = rnode(r, "a");
     assert_string_equal(a->level, "L2");
     assert_near(a->memory_peak_s, 40000 / 1e10);
