@@ -83,6 +83,18 @@ pt_run *pt_pipeline(tg_graph *tg, const pt_opts *o) {
     return p;
 }
 
+pt_run *pt_pipeline_free(tg_graph *tg, const pt_opts *o) {
+    pt_run *p = pt_pipeline(tg, o);
+    tg_free(tg);
+    return p;
+}
+
+pt_run *pt_constfold_free(tg_graph *tg, const char *const *outs, size_t n_outs) {
+    return pt_pipeline_free(
+        tg,
+        &(pt_opts){.passes = "constfold", .iterations = 1, .outputs = outs, .n_outputs = n_outs});
+}
+
 void pt_free(pt_run *p) {
     fl__arena_free(&p->arena);
     free(p);

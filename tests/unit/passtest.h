@@ -79,6 +79,11 @@ typedef fl_status (*pt_import_fn)(fl_graph *g, const uint8_t *buf, size_t len,
                                   const fl_import_opts *o, fl_diag *d);
 /* pt_pipeline_bytes reading buf with `import`. */
 pt_run *pt_pipeline_import(pt_import_fn import, const uint8_t *buf, size_t len, const pt_opts *o);
+/* pt_pipeline that frees tg. */
+pt_run *pt_pipeline_free(tg_graph *tg, const pt_opts *o);
+/* The constant folding pass alone, one iteration, with `outs` as the fetch
+ * nodes (NULL, 0: the nodes without consumers); frees tg. */
+pt_run *pt_constfold_free(tg_graph *tg, const char *const *outs, size_t n_outs);
 void pt_free(pt_run *p);
 
 /* Runs the pipeline on g and compares the dump with `want`. With `rule`, the

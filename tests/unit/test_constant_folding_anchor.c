@@ -19,12 +19,6 @@
 
 static const pt_opts CONSTFOLD = {.passes = "constfold", .iterations = 1};
 
-static pt_run *run_free(tg_graph *tg, const pt_opts *o) {
-    pt_run *p = pt_pipeline(tg, o);
-    tg_free(tg);
-    return p;
-}
-
 static const int64_t D23[] = {2, 3};
 
 /* pred: a bool scalar placeholder; sw = Switch(src, pred) with T = t. */
@@ -59,7 +53,7 @@ static void test_materialized_shape_of_switch_output(void **state) {
     pt_op2(g, "ys", "Add", "s", "q", I32);
     pt_op2(g, "yz", "Add", "z", "q", I32);
     pt_op2(g, "yr", "Add", "r", "q", I32);
-    pt_run *p = run_free(g, &CONSTFOLD);
+    pt_run *p = pt_pipeline_free(g, &CONSTFOLD);
     assert_string_equal(pt_dump(p), "x=Placeholder(); pred=Placeholder(); sw=Switch(x,pred); "
                                     "s=Const(^ConstantFoldingCtrl/sw_1); "
                                     "z=Const(^ConstantFoldingCtrl/sw_1); "
@@ -86,7 +80,7 @@ static void test_materialized_shape_of_other_input_plain(void **state) {
     tg_placeholder(g, "q", I32, 0, NULL);
     pt_op2(g, "ys", "Add", "s", "q", I32);
     pt_op1(g, "ye", "Identity", "e", F32);
-    pt_run *p = run_free(g, &CONSTFOLD);
+    pt_run *p = pt_pipeline_free(g, &CONSTFOLD);
     assert_string_equal(pt_dump(p), "x=Placeholder(); e=Relu(x); s=Const(^e); q=Placeholder(); "
                                     "ys=Add(s,q); ye=Identity(e)");
     pt_free(p);
@@ -103,7 +97,7 @@ static void test_zeros_like_of_switch_output(void **state) {
     pt_op1(g, "o", "OnesLike", "sw:1", F32);
     pt_op2(g, "yz", "AddV2", "z", "x", F32);
     pt_op2(g, "yo", "AddV2", "o", "x", F32);
-    pt_run *p = run_free(g, &CONSTFOLD);
+    pt_run *p = pt_pipeline_free(g, &CONSTFOLD);
     assert_string_equal(pt_dump(p), "x=Placeholder(); pred=Placeholder(); sw=Switch(x,pred); "
                                     "z=Const(^ConstantFoldingCtrl/sw_1); "
                                     "o=Const(^ConstantFoldingCtrl/sw_1); yz=AddV2(z,x); "
@@ -123,7 +117,7 @@ static void test_mul_by_zeros_of_switch_output_to_const(void **state) {
     tg_const_f32_vals(g, "c", 2, D23, NULL, 0);
     pt_op2(g, "m", "Mul", "sw:1", "c", F32);
     pt_op2(g, "y", "Sub", "m", "x", F32);
-    pt_run *p = run_free(g, &CONSTFOLD);
+    pt_run *p = pt_pipeline_free(g, &CONSTFOLD);
     assert_string_equal(pt_dump(p), "x=Placeholder(); pred=Placeholder(); sw=Switch(x,pred); "
                                     "c=Const(); m=Const(^ConstantFoldingCtrl/sw_1,^c); "
                                     "y=Sub(m,x); ConstantFoldingCtrl/sw_1=Identity(sw:1)");
@@ -142,7 +136,7 @@ static void test_mul_by_zeros_of_switch_output_to_identity(void **state) {
     pt_op1(g, "z", "ZerosLike", "x", F32);
     pt_op2(g, "m", "Mul", "sw:1", "z", F32);
     pt_op1(g, "y", "Identity", "m", F32);
-    pt_run *p = run_free(g, &CONSTFOLD);
+    pt_run *p = pt_pipeline_free(g, &CONSTFOLD);
     assert_string_equal(pt_dump(p), "x=Placeholder(); pred=Placeholder(); sw=Switch(x,pred); "
                                     "z=ZerosLike(x); m=Identity(z,^ConstantFoldingCtrl/sw_1); "
                                     "y=Identity(m); ConstantFoldingCtrl/sw_1=Identity(sw:1)");
@@ -173,7 +167,7 @@ static void test_logical_or_true_of_switch_output(void **state) {
     bool_true(g, "t", 1, (int64_t[]){4});
     pt_op2(g, "o", "LogicalOr", "sw:1", "t", 0);
     pt_op2(g, "y", "LogicalAnd", "o", "b", 0);
-    pt_run *p = run_free(g, &CONSTFOLD);
+    pt_run *p = pt_pipeline_free(g, &CONSTFOLD);
     assert_string_equal(pt_dump(p), "b=Placeholder(); pred=Placeholder(); sw=Switch(b,pred); "
                                     "t=Const(); o=Const(^ConstantFoldingCtrl/sw_1,^t); "
                                     "y=LogicalAnd(o,b); ConstantFoldingCtrl/sw_1=Identity(sw:1)");
@@ -195,7 +189,7 @@ static void test_split_axis_from_switch_to_identity(void **state) {
     tg_attr_type(s, "T", F32);
     tg_attr_int(s, "num_split", 1);
     pt_op1(g, "y", "Identity", "s", F32);
-    pt_run *p = run_free(g, &CONSTFOLD);
+    pt_run *p = pt_pipeline_free(g, &CONSTFOLD);
     assert_string_equal(pt_dump(p),
                         "x=Placeholder(); axis=Const(); pred=Placeholder(); "
                         "sw=Switch(axis,pred); s=Identity(x,^ConstantFoldingCtrl/sw_1); "
@@ -216,7 +210,7 @@ static void test_select_dead_branch_from_switch_to_identity(void **state) {
     bool_true(g, "c", 2, D23);
     tg_attr_type(tg_add(g, "s", "Select", "c", "t", "sw:1", NULL), "T", F32);
     pt_op1(g, "y", "Identity", "s", F32);
-    pt_run *p = run_free(g, &CONSTFOLD);
+    pt_run *p = pt_pipeline_free(g, &CONSTFOLD);
     assert_string_equal(pt_dump(p), "t=Placeholder(); e=Placeholder(); pred=Placeholder(); "
                                     "sw=Switch(e,pred); c=Const(); "
                                     "s=Identity(t,^c,^ConstantFoldingCtrl/sw_1); y=Identity(s); "
@@ -239,7 +233,7 @@ static void test_select_v2_broadcast_dead_branch_from_switch(void **state) {
     bool_true(g, "c", 0, NULL);
     tg_attr_type(tg_add(g, "s", "SelectV2", "c", "t", "sw:1", NULL), "T", F32);
     pt_op1(g, "y", "Identity", "s", F32);
-    pt_run *p = run_free(g, &CONSTFOLD);
+    pt_run *p = pt_pipeline_free(g, &CONSTFOLD);
     assert_string_equal(
         pt_dump(p),
         "t=Placeholder(); e=Placeholder(); pred=Placeholder(); sw=Switch(e,pred); c=Const(); "
@@ -262,7 +256,7 @@ static void test_pack_of_switch_output(void **state) {
     tg_attr_int(k, "N", 1);
     tg_attr_int(k, "axis", 0);
     pt_op1(g, "y", "Identity", "k", F32);
-    pt_run *p = run_free(g, &CONSTFOLD);
+    pt_run *p = pt_pipeline_free(g, &CONSTFOLD);
     assert_string_equal(pt_dump(p),
                         "x=Placeholder(); pred=Placeholder(); sw=Switch(x,pred); "
                         "k=ExpandDims(sw:1,ConstantFolding/k_const_axis); "
@@ -286,7 +280,7 @@ static void test_reduction_indices_from_switch(void **state) {
     /* A graph output of a known shape: the materialization refines none. */
     tg_const_i32_vals(g, "shp", 1, (int64_t[]){1}, (int32_t[]){1}, 1);
     pt_op2(g, "y", "Reshape", "r", "shp", F32);
-    pt_run *p = run_free(g, &CONSTFOLD);
+    pt_run *p = pt_pipeline_free(g, &CONSTFOLD);
     assert_string_equal(pt_dump(p),
                         "x=Placeholder(); ix=Placeholder(); pred=Placeholder(); "
                         "sw=Switch(ix,pred); r=Sum(x,ConstantFolding/r-reduction_indices); "
@@ -308,7 +302,7 @@ static void test_arithmetic_convert_pow_stays_plain(void **state) {
     pt_op2(g, "w", "Pow", "sw:1", "c", F32);
     pt_op1(g, "y", "Identity", "w", F32);
     pt_opts o = {.passes = "arithmetic", .iterations = 1};
-    pt_run *p = run_free(g, &o);
+    pt_run *p = pt_pipeline_free(g, &o);
     assert_string_equal(pt_dump(p), "x=Placeholder(); pred=Placeholder(); sw=Switch(x,pred); "
                                     "c=Const(); w=Const(^sw,^c); y=Identity(w)");
     assert_true(pt_fired(p, "convert_pow", "w"));

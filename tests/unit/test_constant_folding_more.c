@@ -25,22 +25,6 @@ static pt_run *run(tg_graph *tg) {
     return pt_pipeline(tg, &CONSTFOLD);
 }
 
-/* Runs constfold once on tg and frees it. */
-static pt_run *run_free(tg_graph *tg) {
-    pt_run *p = pt_pipeline(tg, &CONSTFOLD);
-    tg_free(tg);
-    return p;
-}
-
-static pt_run *run_outs_free(tg_graph *tg, const char *const *outs, size_t n_outs) {
-    pt_opts o = CONSTFOLD;
-    o.outputs = outs;
-    o.n_outputs = n_outs;
-    pt_run *p = pt_pipeline(tg, &o);
-    tg_free(tg);
-    return p;
-}
-
 static void expect(tg_graph *g, const char *want, const char *rule, const char *node) {
     pt_expect(g, &CONSTFOLD, want, rule, node, true);
     tg_free(g);
@@ -286,7 +270,7 @@ static tg_graph *ta_graph(const char *size_op, int64_t size, int dynamic, const 
 
 static void test_ta_size_materialized(void **state) {
     (void)state;
-    pt_run *p = run_free(ta_graph("Const", 5, 0, NULL));
+    pt_run *p = pt_constfold_free(ta_graph("Const", 5, 0, NULL), NULL, 0);
     assert_string_equal(pt_dump(p), "size=Const(); p=Placeholder(); ta=TensorArrayV3(size); "
                                     "sz=Const(^ta); out=AddV2(sz,p)");
     assert_true(pt_fired(p, "MaterializeShapes", "sz"));
@@ -300,7 +284,7 @@ static void test_ta_size_materialized(void **state) {
  * node name of the flow input). */
 static void test_ta_size_flow_from_switch_anchored(void **state) {
     (void)state;
-    pt_run *p = run_free(ta_graph("Const", 5, -1, "sw:1"));
+    pt_run *p = pt_constfold_free(ta_graph("Const", 5, -1, "sw:1"), NULL, 0);
     assert_string_equal(pt_dump(p), "size=Const(); p=Placeholder(); ta=TensorArrayV3(size); "
                                     "pred=Placeholder(); sw=Switch(ta:1,pred); "
                                     "sz=Const(^ta,^ConstantFoldingCtrl/sw_0); out=AddV2(sz,p); "
@@ -567,7 +551,7 @@ static tg_graph *resource_graph(const char *op, float value, bool handle_from_sw
 
 static void test_assign_add_variable_by_zero_to_noop(void **state) {
     (void)state;
-    pt_run *p = run_free(resource_graph("AssignAddVariableOp", 0, false));
+    pt_run *p = pt_constfold_free(resource_graph("AssignAddVariableOp", 0, false), NULL, 0);
     assert_string_equal(pt_dump(p), "v=VarHandleOp(); z=Const(); u=NoOp(^v,^z); "
                                     "r=ReadVariableOp(v,^u)");
     assert_true(pt_fired(p, "RemoveRedundantVariableUpdates", "u"));
@@ -577,7 +561,7 @@ static void test_assign_add_variable_by_zero_to_noop(void **state) {
 
 static void test_assign_sub_variable_by_zero_anchored_on_switch(void **state) {
     (void)state;
-    pt_run *p = run_free(resource_graph("AssignSubVariableOp", 0, true));
+    pt_run *p = pt_constfold_free(resource_graph("AssignSubVariableOp", 0, true), NULL, 0);
     assert_string_equal(pt_dump(p),
                         "v=VarHandleOp(); z=Const(); pred=Placeholder(); "
                         "sw=Switch(v,pred); u=NoOp(^ConstantFoldingCtrl/sw_1,^z); "
@@ -631,7 +615,7 @@ static tg_graph *ref_graph(const char *op, const char *value_op) {
 
 static void test_assign_add_ref_by_zero_to_identity(void **state) {
     (void)state;
-    pt_run *p = run_free(ref_graph("AssignAdd", "Const"));
+    pt_run *p = pt_constfold_free(ref_graph("AssignAdd", "Const"), NULL, 0);
     assert_string_equal(pt_dump(p),
                         "var=VariableV2(); z=Const(); a=Identity(var,^z); y=Identity(a)");
     assert_true(pt_fired(p, "RemoveRedundantVariableUpdates", "a"));
@@ -643,7 +627,7 @@ static void test_assign_add_ref_by_zero_to_identity(void **state) {
 /* ZerosLike counts as zeros (IsZeros). */
 static void test_assign_sub_ref_by_zeros_like(void **state) {
     (void)state;
-    pt_run *p = run_free(ref_graph("AssignSub", "ZerosLike"));
+    pt_run *p = pt_constfold_free(ref_graph("AssignSub", "ZerosLike"), NULL, 0);
     pt_expect_node(p, "a", "Identity", "var", NULL);
     assert_true(pt_fired(p, "RemoveRedundantVariableUpdates", "a"));
     pt_free(p);
@@ -659,7 +643,7 @@ static void test_assign_add_ref_kept_when_not_zero(void **state) {
 static void test_assign_add_ref_kept_when_preserved(void **state) {
     (void)state;
     const char *outs[] = {"a", "y"};
-    pt_run *p = run_outs_free(ref_graph("AssignAdd", "Const"), outs, 2);
+    pt_run *p = pt_constfold_free(ref_graph("AssignAdd", "Const"), outs, 2);
     assert_string_equal(pt_dump(p),
                         "var=VariableV2(); z=Const(); a=AssignAdd(var,z); y=Identity(a)");
     assert_false(pt_fired(p, "RemoveRedundantVariableUpdates", NULL));
@@ -736,7 +720,7 @@ static void test_mul_no_nan_one_times(void **state) {
 
 static void test_mul_no_nan_by_zeros(void **state) {
     (void)state;
-    pt_run *p = run_free(bin_graph("MulNoNan", false, (float[]){0, 0, 0}, 1));
+    pt_run *p = pt_constfold_free(bin_graph("MulNoNan", false, (float[]){0, 0, 0}, 1), NULL, 0);
     assert_string_equal(pt_dump(p), "x=Placeholder(); k=Const(); m=Const(^x,^k); y=Maximum(m,x)");
     assert_true(pt_fired(p, "multiply_by_zero", "m"));
     pt_expect_shape(p, "m", F32, 2, 2, 3);
@@ -767,7 +751,7 @@ static void test_xdivy_by_one(void **state) {
 
 static void test_xdivy_by_const_to_mul_no_nan(void **state) {
     (void)state;
-    pt_run *p = run_free(bin_graph("Xdivy", false, (float[]){2, 4, 0.5f}, 1));
+    pt_run *p = pt_constfold_free(bin_graph("Xdivy", false, (float[]){2, 4, 0.5f}, 1), NULL, 0);
     assert_string_equal(pt_dump(p), "x=Placeholder(); m=MulNoNan(ConstantFolding/m_recip,x); "
                                     "y=Maximum(m,x); ConstantFolding/m_recip=Const()");
     assert_true(pt_fired(p, "ReduceDivToReciprocalMul", "m"));
@@ -827,7 +811,7 @@ static tg_graph *acc_graph(int n, const char *const *in) {
 static void test_accumulate_n_of_constants_to_add_n(void **state) {
     (void)state;
     const char *in[] = {"a", "b", "c"};
-    pt_run *p = run_free(acc_graph(3, in));
+    pt_run *p = pt_constfold_free(acc_graph(3, in), NULL, 0);
     assert_string_equal(pt_dump(p), "x=Placeholder(); acc=Const(); y=AddV2(acc,x)");
     assert_true(pt_fired(p, "PartialAssocOpConstFolding", "acc"));
     assert_true(pt_cf(p, "acc", 0) == 11.5 && pt_cf(p, "acc", 1) == 22.25 &&
@@ -838,7 +822,7 @@ static void test_accumulate_n_of_constants_to_add_n(void **state) {
 static void test_accumulate_n_partial_split(void **state) {
     (void)state;
     const char *in[] = {"a", "x", "b"};
-    pt_run *p = run_free(acc_graph(3, in));
+    pt_run *p = pt_constfold_free(acc_graph(3, in), NULL, 0);
     assert_string_equal(
         pt_dump(p), "x=Placeholder(); acc=AccumulateNV2(ConstantFolding/acc_partial_split_2,x); "
                     "y=AddV2(acc,x); ConstantFolding/acc_partial_split_2=Const()");

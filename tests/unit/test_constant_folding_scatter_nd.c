@@ -23,21 +23,6 @@ enum { F32_REF = F32 + 100, RESOURCE = 20 };
 
 static const pt_opts CONSTFOLD = {.passes = "constfold", .iterations = 1};
 
-static pt_run *run_free(tg_graph *tg) {
-    pt_run *p = pt_pipeline(tg, &CONSTFOLD);
-    tg_free(tg);
-    return p;
-}
-
-static pt_run *run_outs_free(tg_graph *tg, const char *const *outs, size_t n_outs) {
-    pt_opts o = CONSTFOLD;
-    o.outputs = outs;
-    o.n_outputs = n_outs;
-    pt_run *p = pt_pipeline(tg, &o);
-    tg_free(tg);
-    return p;
-}
-
 static void expect_kept(tg_graph *g, const char *want) {
     pt_expect(g, &CONSTFOLD, want, "RemoveRedundantVariableUpdates", NULL, false);
     tg_free(g);
@@ -119,7 +104,7 @@ static tg_graph *resource_graph(const char *op, const char *updates_op, float va
 
 static void test_scatter_nd_add_by_zeros_to_identity(void **state) {
     (void)state;
-    pt_run *p = run_free(ref_graph("ScatterNdAdd", "Const", 0));
+    pt_run *p = pt_constfold_free(ref_graph("ScatterNdAdd", "Const", 0), NULL, 0);
     assert_string_equal(pt_dump(p), "var=VariableV2(); i=Const(); z=Const(); "
                                     "a=Identity(var,^i,^z); y=Identity(a)");
     assert_true(pt_fired(p, "RemoveRedundantVariableUpdates", "a"));
@@ -134,7 +119,7 @@ static void test_scatter_nd_add_by_zeros_to_identity(void **state) {
 /* ZerosLike counts as zeros (IsZeros). */
 static void test_scatter_nd_sub_by_zeros_like_to_identity(void **state) {
     (void)state;
-    pt_run *p = run_free(ref_graph("ScatterNdSub", "ZerosLike", 0));
+    pt_run *p = pt_constfold_free(ref_graph("ScatterNdSub", "ZerosLike", 0), NULL, 0);
     assert_string_equal(pt_dump(p), "var=VariableV2(); i=Const(); x=Placeholder(); "
                                     "z=ZerosLike(x); a=Identity(var,^i,^z); y=Identity(a)");
     assert_true(pt_fired(p, "RemoveRedundantVariableUpdates", "a"));
@@ -144,7 +129,7 @@ static void test_scatter_nd_sub_by_zeros_like_to_identity(void **state) {
 /* Fill of a zero counts as zeros. */
 static void test_scatter_nd_add_by_fill_of_zero(void **state) {
     (void)state;
-    pt_run *p = run_free(ref_graph("ScatterNdAdd", "Fill", 0));
+    pt_run *p = pt_constfold_free(ref_graph("ScatterNdAdd", "Fill", 0), NULL, 0);
     assert_string_equal(pt_dump(p), "var=VariableV2(); i=Const(); dims=Const(); k=Const(); "
                                     "z=Const(^dims,^k); a=Identity(var,^i,^z); y=Identity(a)");
     assert_true(pt_fired(p, "RemoveRedundantVariableUpdates", "a"));
@@ -159,7 +144,7 @@ static void test_scatter_nd_sub_keeps_control_inputs(void **state) {
     tg_node *a = tg_add(g, "a2", "ScatterNdSub", "var", "i", "z", "^c", NULL);
     tg_attr_type(a, "T", F32);
     pt_op1(g, "y2", "Identity", "a2", F32);
-    pt_run *p = run_free(g);
+    pt_run *p = pt_constfold_free(g, NULL, 0);
     pt_expect_node(p, "a2", "Identity", "var", NULL);
     pt_expect_ctrl(p, "a2", "i", "z", "c", NULL);
     pt_free(p);
@@ -180,7 +165,7 @@ static void test_scatter_nd_add_indices_from_switch_anchored(void **state) {
     tg_node *a = tg_add(g, "a", "ScatterNdAdd", "var", "sw:1", "z", NULL);
     tg_attr_type(a, "T", F32);
     pt_op1(g, "y", "Identity", "a", F32);
-    pt_run *p = run_free(g);
+    pt_run *p = pt_constfold_free(g, NULL, 0);
     assert_string_equal(pt_dump(p),
                         "var=VariableV2(); i=Const(); pred=Placeholder(); sw=Switch(i,pred); "
                         "z=Const(); a=Identity(var,^ConstantFoldingCtrl/sw_1,^z); y=Identity(a); "
@@ -232,7 +217,7 @@ static void test_scatter_nd_update_max_min_kept(void **state) {
 static void test_scatter_nd_add_kept_when_preserved(void **state) {
     (void)state;
     const char *outs[] = {"a", "y"};
-    pt_run *p = run_outs_free(ref_graph("ScatterNdAdd", "Const", 0), outs, 2);
+    pt_run *p = pt_constfold_free(ref_graph("ScatterNdAdd", "Const", 0), outs, 2);
     assert_string_equal(pt_dump(p), "var=VariableV2(); i=Const(); z=Const(); "
                                     "a=ScatterNdAdd(var,i,z); y=Identity(a)");
     assert_false(pt_fired(p, "RemoveRedundantVariableUpdates", NULL));
@@ -260,7 +245,8 @@ static void test_scatter_nd_add_kept_when_no_t(void **state) {
 
 static void test_resource_scatter_nd_add_by_zeros_to_noop(void **state) {
     (void)state;
-    pt_run *p = run_free(resource_graph("ResourceScatterNdAdd", "Const", 0, false));
+    pt_run *p =
+        pt_constfold_free(resource_graph("ResourceScatterNdAdd", "Const", 0, false), NULL, 0);
     assert_string_equal(pt_dump(p), "v=VarHandleOp(); i=Const(); z=Const(); "
                                     "u=NoOp(^v,^i,^z); r=ReadVariableOp(v,^u)");
     assert_true(pt_fired(p, "RemoveRedundantVariableUpdates", "u"));
@@ -276,7 +262,8 @@ static void test_resource_scatter_nd_add_by_zeros_to_noop(void **state) {
 
 static void test_resource_scatter_nd_sub_by_zeros_like_to_noop(void **state) {
     (void)state;
-    pt_run *p = run_free(resource_graph("ResourceScatterNdSub", "ZerosLike", 0, false));
+    pt_run *p =
+        pt_constfold_free(resource_graph("ResourceScatterNdSub", "ZerosLike", 0, false), NULL, 0);
     assert_string_equal(pt_dump(p), "v=VarHandleOp(); i=Const(); x=Placeholder(); "
                                     "z=ZerosLike(x); u=NoOp(^v,^i,^z); r=ReadVariableOp(v,^u)");
     assert_true(pt_fired(p, "RemoveRedundantVariableUpdates", "u"));
@@ -285,7 +272,8 @@ static void test_resource_scatter_nd_sub_by_zeros_like_to_noop(void **state) {
 
 static void test_resource_scatter_nd_add_handle_from_switch_anchored(void **state) {
     (void)state;
-    pt_run *p = run_free(resource_graph("ResourceScatterNdAdd", "Const", 0, true));
+    pt_run *p =
+        pt_constfold_free(resource_graph("ResourceScatterNdAdd", "Const", 0, true), NULL, 0);
     assert_string_equal(pt_dump(p),
                         "v=VarHandleOp(); i=Const(); z=Const(); pred=Placeholder(); "
                         "sw=Switch(v,pred); u=NoOp(^ConstantFoldingCtrl/sw_1,^i,^z); "
@@ -306,7 +294,7 @@ static void test_resource_scatter_nd_sub_preserved_to_noop(void **state) {
     tg_const_f32_vals(g, "z", 2, D23, NULL, 0);
     tg_node *u = tg_add(g, "u", "ResourceScatterNdSub", "v", "i", "z", NULL);
     tg_attr_type(u, "T", F32);
-    pt_run *p = run_free(g);
+    pt_run *p = pt_constfold_free(g, NULL, 0);
     assert_string_equal(pt_dump(p), "v=VarHandleOp(); i=Const(); z=Const(); u=NoOp(^v,^i,^z)");
     assert_true(pt_fired(p, "RemoveRedundantVariableUpdates", "u"));
     pt_free(p);
