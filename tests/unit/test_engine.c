@@ -403,26 +403,6 @@ static void test_arena_table(void **state) {
     fl__arena_free(&a);
 }
 
-/* Every pass has something to do: an Identity (pruning), Mul by one and a
- * foldable Neg(AddV2(c1, c2)) (constant folding, arithmetic), a NoOp with a
- * control edge (dependency), two outputs. */
-static tg_graph *busy_graph(void) {
-    tg_graph *t = tg_new();
-    tg_placeholder(t, "x", 1, 2, (int64_t[]){-1, 16});
-    tg_const_f32(t, "one", 0, NULL, (float[]){1}, 0);
-    tg_const_f32(t, "c1", 1, (int64_t[]){16}, NULL, 0);
-    tg_const_f32(t, "c2", 1, (int64_t[]){16}, NULL, 0);
-    tg_attr_type(tg_add(t, "i", "Identity", "x", NULL), "T", 1);
-    tg_attr_type(tg_add(t, "m", "Mul", "i", "one", NULL), "T", 1);
-    tg_attr_type(tg_add(t, "s", "AddV2", "c1", "c2", NULL), "T", 1);
-    tg_attr_type(tg_add(t, "k", "Neg", "s", NULL), "T", 1);
-    tg_attr_type(tg_add(t, "a", "AddV2", "m", "k", NULL), "T", 1);
-    tg_add(t, "dep", "NoOp", NULL);
-    tg_attr_type(tg_add(t, "y", "Neg", "a", "^dep", NULL), "T", 1);
-    tg_attr_type(tg_add(t, "z", "Relu", "m", NULL), "T", 1);
-    return t;
-}
-
 /* Running out of memory at any one allocation - in the import, inference,
  * costs, any pass, the optimised graph's encoding, or the report built
  * after the passes - fails the analysis with FL_ENOMEM and a message: never
@@ -526,7 +506,7 @@ static size_t scratch_count(const uint8_t *bytes, size_t len, const fl_options *
 
 static void test_out_of_memory_everywhere(void **state) {
     (void)state;
-    tg_graph *g = busy_graph();
+    tg_graph *g = tg_every_pass_graph();
     size_t len;
     uint8_t *bytes = tg_pack(g, &len);
     fl_options o;
@@ -559,7 +539,7 @@ static void test_out_of_memory_everywhere(void **state) {
  * external data ranges: test_onnx_external.) */
 static void test_out_of_memory_in_importers(void **state) {
     (void)state;
-    tg_graph *g = busy_graph();
+    tg_graph *g = tg_every_pass_graph();
     size_t len;
     uint8_t *bytes = tg_pack(g, &len);
     /* GraphDef: the largest output port read of each node */

@@ -5,6 +5,7 @@
  */
 #include "foldline/foldline.h"
 #include "onnxbuild.h"
+#include "testgraph.h"
 #include "testutil.h"
 
 #include <stdio.h>
@@ -48,16 +49,6 @@ static fl_report *run_fail(ob_model *m, fl_status want) {
     return r;
 }
 
-static const fl_report_node *node_named(const fl_report *r, const char *name) {
-    for (size_t i = 0; i < r->n_nodes_detail; i++) {
-        if (strcmp(r->nodes[i].name, name) == 0) {
-            return &r->nodes[i];
-        }
-    }
-    fail_msg("no node '%s'", name);
-    return NULL;
-}
-
 static void assert_counts(const fl_report_node *n, int64_t flops, int64_t macs, int64_t bytes) {
     assert_true(n->flops.known && n->macs.known && n->bytes.known);
     assert_int_equal(n->flops.value, flops);
@@ -91,7 +82,7 @@ static void test_conv_group_dilation(void **state) {
     ob_output(m, "y");
     fl_report *r = run_ok(m);
     assert_string_equal(r->format, "onnx");
-    const fl_report_node *n = node_named(r, "conv");
+    const fl_report_node *n = tg_find(r, "conv");
     assert_string_equal(n->op, "Conv");
     assert_string_equal(n->outputs[0].shape, "[1,16,8,8]");
     assert_counts(n, 74752, 36864, 9664);
@@ -127,7 +118,7 @@ static void test_conv_same_upper(void **state) {
     ob_attr_ints(m, c, "strides", 2, (int64_t[]){2, 2});
     ob_output(m, "y");
     fl_report *r = run_ok(m);
-    const fl_report_node *n = node_named(r, "conv");
+    const fl_report_node *n = tg_find(r, "conv");
     assert_string_equal(n->outputs[0].shape, "[1,8,8,8]");
     /* read 2700 + 864, written 2048 */
     assert_counts(n, 27648, 13824, 2700 + 864 + 2048);
@@ -145,7 +136,7 @@ static void test_dim_param_symbol(void **state) {
     ob_node(m, "Conv", "conv", "x,w", "y");
     ob_output(m, "y");
     fl_report *r = run_ok(m);
-    assert_string_equal(node_named(r, "conv")->outputs[0].shape, "[N,4,8,8]");
+    assert_string_equal(tg_find(r, "conv")->outputs[0].shape, "[N,4,8,8]");
     assert_false(r->totals.macs.known);
     assert_string_equal(r->totals.macs.text, "768*N");
     assert_int_equal(r->n_inputs, 1);
@@ -213,10 +204,10 @@ static void test_pool_ceil_mode(void **state) {
     ob_node(m, "GlobalAveragePool", "gap", "y", "z");
     ob_output(m, "z");
     fl_report *r = run_ok(m);
-    const fl_report_node *n = node_named(r, "pool");
+    const fl_report_node *n = tg_find(r, "pool");
     assert_string_equal(n->outputs[0].shape, "[1,2,56,3]");
     assert_int_equal(n->flops.value, 6 * 336);
-    const fl_report_node *g = node_named(r, "gap");
+    const fl_report_node *g = tg_find(r, "gap");
     assert_string_equal(g->outputs[0].shape, "[1,2,1,1]");
     assert_int_equal(g->flops.value, 336);
     fl_report_free(r);
@@ -240,7 +231,7 @@ static void test_gemm_trans(void **state) {
     ob_attr_i(m, g, "transB", 1);
     ob_output(m, "y");
     fl_report *r = run_ok(m);
-    const fl_report_node *n = node_named(r, "gemm");
+    const fl_report_node *n = tg_find(r, "gemm");
     assert_string_equal(n->outputs[0].shape, "[3,4]");
     assert_counts(n, 132, 60, (15 + 20 + 4 + 12) * 4);
     fl_report_free(r);
@@ -262,10 +253,10 @@ static void test_matmul_batched(void **state) {
     ob_output(m, "y");
     ob_output(m, "z");
     fl_report *r = run_ok(m);
-    const fl_report_node *n = node_named(r, "mm");
+    const fl_report_node *n = tg_find(r, "mm");
     assert_string_equal(n->outputs[0].shape, "[2,4,3,6]");
     assert_counts(n, 1440, 720, (30 + 120 + 144) * 4);
-    n = node_named(r, "mv");
+    n = tg_find(r, "mv");
     assert_string_equal(n->outputs[0].shape, "[6]");
     assert_int_equal(n->macs.value, 30);
     fl_report_free(r);
@@ -289,7 +280,7 @@ static void test_fused_matmul(void **state) {
     ob_attr_f(m, f, "alpha", 0.125f);
     ob_output(m, "y");
     fl_report *r = run_ok(m);
-    const fl_report_node *n = node_named(r, "fmm");
+    const fl_report_node *n = tg_find(r, "fmm");
     assert_string_equal(n->op, "FusedMatMul");
     assert_string_equal(n->outputs[0].shape, "[4,128,128]");
     assert_int_equal(n->macs.value, 4 * 128 * 128 * 64);
@@ -323,13 +314,13 @@ static void test_reshape_shape_chain(void **state) {
     ob_output(m, "y");
     ob_output(m, "f");
     fl_report *r = run_ok(m);
-    assert_string_equal(node_named(r, "gather")->outputs[0].shape, "[]");
-    assert_string_equal(node_named(r, "concat")->outputs[0].shape, "[2]");
-    const fl_report_node *n = node_named(r, "reshape");
+    assert_string_equal(tg_find(r, "gather")->outputs[0].shape, "[]");
+    assert_string_equal(tg_find(r, "concat")->outputs[0].shape, "[2]");
+    const fl_report_node *n = tg_find(r, "reshape");
     assert_string_equal(n->outputs[0].shape, "[N,12]");
     assert_int_equal(n->bytes.value, 0); /* Reshape aliases its input */
-    assert_string_equal(node_named(r, "flat")->outputs[0].shape, "[N,12]");
-    assert_string_equal(node_named(r, "minus1")->op, "Constant");
+    assert_string_equal(tg_find(r, "flat")->outputs[0].shape, "[N,12]");
+    assert_string_equal(tg_find(r, "minus1")->op, "Constant");
     assert_int_equal(r->nodes_incomplete, 0);
     fl_report_free(r);
     ob_free(m);
@@ -354,8 +345,8 @@ static void test_transpose_evaluates_pads(void **state) {
         ob_node(m, "Pad", "pad", "x,pads", "y");
         ob_output(m, "y");
         fl_report *r = run_ok(m);
-        assert_string_equal(node_named(r, "tr")->outputs[0].shape, "[2,3]");
-        assert_string_equal(node_named(r, "pad")->outputs[0].shape, "[N,8,13]");
+        assert_string_equal(tg_find(r, "tr")->outputs[0].shape, "[2,3]");
+        assert_string_equal(tg_find(r, "pad")->outputs[0].shape, "[N,8,13]");
         assert_int_equal(r->nodes_incomplete, 0);
         fl_report_free(r);
         ob_free(m);
@@ -381,11 +372,11 @@ static void test_slice(void **state) {
     ob_output(m, "y");
     ob_output(m, "z");
     fl_report *r = run_ok(m);
-    const fl_report_node *n = node_named(r, "slice");
+    const fl_report_node *n = tg_find(r, "slice");
     assert_string_equal(n->outputs[0].shape, "[5,5]");
     assert_int_equal(n->flops.value, 0);
     assert_true(n->has_rule);
-    assert_string_equal(node_named(r, "rev")->outputs[0].shape, "[10,20]");
+    assert_string_equal(tg_find(r, "rev")->outputs[0].shape, "[10,20]");
     fl_report_free(r);
     ob_free(m);
 }
@@ -401,10 +392,10 @@ static void test_absent_optional_input(void **state) {
     ob_node(m, "Relu", "relu", "y,", "z");
     ob_output(m, "z");
     fl_report *r = run_ok(m);
-    const fl_report_node *n = node_named(r, "clip");
+    const fl_report_node *n = tg_find(r, "clip");
     assert_string_equal(n->outputs[0].shape, "[4,5]");
     assert_counts(n, 20, 0, 80 + 4 + 80);
-    assert_int_equal(node_named(r, "relu")->flops.value, 20);
+    assert_int_equal(tg_find(r, "relu")->flops.value, 20);
     fl_report_free(r);
     ob_free(m);
 }

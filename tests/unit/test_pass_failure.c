@@ -41,29 +41,9 @@ typedef struct fixture {
     fl_cost_totals totals;
 } fixture;
 
-/* x [?,16] -> i (Identity) -> m = Mul(i, one) -> a = AddV2(m, k) -> y (Neg),
- * with k = Neg(AddV2(c1, c2)) (foldable), a NoOp `dep` with a control edge
- * into y, and a second output z = Relu(m). Every pass has something to do. */
-static tg_graph *build_tg(void) {
-    tg_graph *t = tg_new();
-    tg_placeholder(t, "x", 1, 2, (int64_t[]){-1, 16});
-    tg_const_f32(t, "one", 0, NULL, (float[]){1}, 0);
-    tg_const_f32(t, "c1", 1, (int64_t[]){16}, NULL, 0);
-    tg_const_f32(t, "c2", 1, (int64_t[]){16}, NULL, 0);
-    tg_attr_type(tg_add(t, "i", "Identity", "x", NULL), "T", 1);
-    tg_attr_type(tg_add(t, "m", "Mul", "i", "one", NULL), "T", 1);
-    tg_attr_type(tg_add(t, "s", "AddV2", "c1", "c2", NULL), "T", 1);
-    tg_attr_type(tg_add(t, "k", "Neg", "s", NULL), "T", 1);
-    tg_attr_type(tg_add(t, "a", "AddV2", "m", "k", NULL), "T", 1);
-    tg_add(t, "dep", "NoOp", NULL);
-    tg_attr_type(tg_add(t, "y", "Neg", "a", "^dep", NULL), "T", 1);
-    tg_attr_type(tg_add(t, "z", "Relu", "m", NULL), "T", 1);
-    return t;
-}
-
 /* Imports, sorts, infers and costs the graph, as fl_analyze does. */
 static void setup_f(fixture *f) {
-    tg_graph *t = build_tg();
+    tg_graph *t = tg_every_pass_graph();
     size_t len;
     uint8_t *buf = tg_pack(t, &len);
     tg_free(t);
@@ -971,7 +951,7 @@ static size_t count_warnings(const fl_report *r, const char *needle) {
 
 static void test_analyze_succeeds_with_warning(void **state) {
     (void)state;
-    tg_graph *t = build_tg();
+    tg_graph *t = tg_every_pass_graph();
     fl_options o;
     fl_options_init(&o);
     o.passes = "default";
@@ -1031,7 +1011,7 @@ static void test_analyze_succeeds_with_warning(void **state) {
 }
 
 static fl_status analyze_with_hook(hook_state *h, fl_report **r) {
-    tg_graph *t = build_tg();
+    tg_graph *t = tg_every_pass_graph();
     size_t len;
     uint8_t *buf = tg_pack(t, &len);
     tg_free(t);

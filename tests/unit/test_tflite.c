@@ -22,6 +22,7 @@
  * or succeed, never read out of bounds (this suite runs under ASan+UBSan).
  */
 #include "foldline/foldline.h"
+#include "testgraph.h"
 #include "testutil.h"
 
 #include <stdio.h>
@@ -61,16 +62,6 @@ static void wr32(unsigned char *p, uint32_t v) {
     }
 }
 
-static const fl_report_node *node(const fl_report *r, const char *name) {
-    for (size_t i = 0; i < r->n_nodes_detail; i++) {
-        if (strcmp(r->nodes[i].name, name) == 0) {
-            return &r->nodes[i];
-        }
-    }
-    fail_msg("no node %s", name);
-    return NULL;
-}
-
 static void test_tiny(void **state) {
     (void)state;
     assert_int_equal(fl_detect_format(model, model_len), FL_FORMAT_TFLITE);
@@ -82,16 +73,16 @@ static void test_tiny(void **state) {
     assert_int_equal(r->n_unknown_ops, 0);
     assert_int_equal(r->n_inputs, 1);
     assert_string_equal(r->inputs[0].name, "image"); /* the signature def's name */
-    assert_string_equal(node(r, "conv_out")->outputs[0].shape, "[1,8,8,4]");
-    assert_int_equal(node(r, "conv_out")->macs.value, 6912);
-    assert_string_equal(node(r, "dw_out")->outputs[0].shape, "[1,3,3,4]");
-    assert_int_equal(node(r, "dw_out")->flops.value, 648);
-    assert_int_equal(node(r, "fc_w")->bytes.value, 0); /* per-load */
-    assert_int_equal(node(r, "logits")->bytes.value, 1624);
+    assert_string_equal(tg_find(r, "conv_out")->outputs[0].shape, "[1,8,8,4]");
+    assert_int_equal(tg_find(r, "conv_out")->macs.value, 6912);
+    assert_string_equal(tg_find(r, "dw_out")->outputs[0].shape, "[1,3,3,4]");
+    assert_int_equal(tg_find(r, "dw_out")->flops.value, 648);
+    assert_int_equal(tg_find(r, "fc_w")->bytes.value, 0); /* per-load */
+    assert_int_equal(tg_find(r, "logits")->bytes.value, 1624);
     assert_int_equal(r->totals.bytes.value, 5176);
-    assert_string_equal(node(r, "flat")->outputs[0].shape, "[1,36]");
-    assert_string_equal(node(r, "logits")->outputs[0].shape, "[1,10]");
-    assert_string_equal(node(r, "fc_w16")->outputs[0].dtype, "half");
+    assert_string_equal(tg_find(r, "flat")->outputs[0].shape, "[1,36]");
+    assert_string_equal(tg_find(r, "logits")->outputs[0].shape, "[1,10]");
+    assert_string_equal(tg_find(r, "fc_w16")->outputs[0].dtype, "half");
     /* No pass runs; the ledger and a warning say so. */
     assert_int_equal(r->n_passes, 0);
     assert_true(r->n_ledger == 1 && strcmp(r->ledger[0].rule, "not_applicable") == 0);
@@ -127,7 +118,7 @@ static void test_int8(void **state) {
     const char *names[] = {"conv_out", "dw_out", "logits"};
     const int64_t iops[] = {15296, 1012, 786}, bytes[] = {572, 328, 406};
     for (int i = 0; i < 3; i++) {
-        const fl_report_node *n = node(r, names[i]);
+        const fl_report_node *n = tg_find(r, names[i]);
         assert_string_equal(n->outputs[0].dtype, "int8");
         assert_int_equal(n->int_ops.value, iops[i]);
         assert_int_equal(n->flops.value, 0);

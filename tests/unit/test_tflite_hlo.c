@@ -9,6 +9,7 @@
  * symbol "t.0".
  */
 #include "foldline/foldline.h"
+#include "testgraph.h"
 #include "testutil.h"
 #include "tflbuild.h"
 
@@ -77,26 +78,8 @@ static fl_report *run_sgs(const tb_subgraph *sg, int n_sg, int n_codes, const in
     return run_bound(sg, n_sg, n_codes, codes, NULL, 0);
 }
 
-static const fl_report_node *node(const fl_report *r, const char *name) {
-    for (size_t i = 0; i < r->n_nodes_detail; i++) {
-        if (strcmp(r->nodes[i].name, name) == 0) {
-            return &r->nodes[i];
-        }
-    }
-    fail_msg("no node %s", name);
-    return NULL;
-}
-
-static void expect_shape(const fl_report *r, const char *name, int port, const char *want) {
-    const fl_report_node *n = node(r, name);
-    assert_true(port < (int)n->n_outputs);
-    if (strcmp(n->outputs[port].shape, want) != 0) {
-        fail_msg("%s:%d has shape %s, want %s", name, port, n->outputs[port].shape, want);
-    }
-}
-
 static void expect_flops(const fl_report *r, const char *name, const char *want) {
-    const fl_report_node *n = node(r, name);
+    const fl_report_node *n = tg_find(r, name);
     if (strcmp(n->flops.text, want) != 0) {
         fail_msg("%s has %s FLOPs, want %s", name, n->flops.text, want);
     }
@@ -247,27 +230,27 @@ static void test_convolution(void **state) {
 #undef C1_OPTS
     tb_subgraph sg = {"main", 15, t, 4, {0, 3, 6, 12}, 6, {2, 5, 8, 10, 11, 14}, 6, o};
     fl_report *r = run_sgs(&sg, 1, 1, codes);
-    expect_shape(r, "c1", 0, "[1,4,4,6]");
-    assert_int_equal(node(r, "c1")->macs.value, 3456);
-    assert_int_equal(node(r, "c1")->flops.value, 6912);
-    expect_shape(r, "c2", 0, "[xn.0,6,1,5]");
-    assert_string_equal(node(r, "c2")->macs.text, "720*xn.0");
+    tg_expect_shape(r, "c1", 0, "[1,4,4,6]");
+    assert_int_equal(tg_find(r, "c1")->macs.value, 3456);
+    assert_int_equal(tg_find(r, "c1")->flops.value, 6912);
+    tg_expect_shape(r, "c2", 0, "[xn.0,6,1,5]");
+    assert_string_equal(tg_find(r, "c2")->macs.text, "720*xn.0");
     expect_flops(r, "c2", "1440*xn.0");
-    expect_shape(r, "c3", 0, "[1,xl.1,8]");
-    assert_string_equal(node(r, "c3")->macs.text, "96*xl.1");
+    tg_expect_shape(r, "c3", 0, "[1,xl.1,8]");
+    assert_string_equal(tg_find(r, "c3")->macs.text, "96*xl.1");
     assert_true(fl_test_has_warning(r,
                                     "tensor 'c4': input features differ from the kernel's input "
                                     "features times feature_group_count; the file's shape is used",
                                     NULL));
-    expect_shape(r, "c4", 0, "[1,4,4,6]");
+    tg_expect_shape(r, "c4", 0, "[1,4,4,6]");
     assert_true(fl_test_has_warning(
         r, "tensor 'c5': inferred shape [1,4,4,6] but the file stores [1,5,5,6]", NULL));
-    expect_shape(r, "c5", 0, "[1,5,5,6]");
+    tg_expect_shape(r, "c5", 0, "[1,5,5,6]");
     assert_int_equal(n_warnings_about(r, "c1"), 0);
     assert_int_equal(n_warnings_about(r, "c2"), 0);
     assert_int_equal(n_warnings_about(r, "c3"), 0);
-    expect_shape(r, "c6", 0, "[2,3,8]");
-    assert_int_equal(node(r, "c6")->macs.value, 864);
+    tg_expect_shape(r, "c6", 0, "[2,3,8]");
+    assert_int_equal(tg_find(r, "c6")->macs.value, 864);
     assert_int_equal(n_warnings_about(r, "c6"), 0);
     assert_int_equal(r->nodes_incomplete, 0);
     fl_report_free(r);
@@ -301,15 +284,15 @@ static void test_gather(void **state) {
     };
     tb_subgraph sg = {"main", 6, t, 3, {0, 1, 3}, 3, {2, 4, 5}, 3, o};
     fl_report *r = run_sgs(&sg, 1, 1, codes);
-    expect_shape(r, "g1", 0, "[i1.0,3,7]");
-    expect_shape(r, "g2", 0, "[2,4,1,3]");
+    tg_expect_shape(r, "g1", 0, "[i1.0,3,7]");
+    tg_expect_shape(r, "g2", 0, "[2,4,1,3]");
     assert_true(fl_test_has_warning(
         r, "tensor 'g3': a slice size is negative or over the operand's dim", NULL));
-    expect_shape(r, "g3", 0, "[2,4,1,9]");
+    tg_expect_shape(r, "g3", 0, "[2,4,1,9]");
     for (int i = 0; i < 3; i++) {
         const char *name = (const char *[]){"g1", "g2", "g3"}[i];
-        assert_true(node(r, name)->flops.known);
-        assert_int_equal(node(r, name)->flops.value, 0);
+        assert_true(tg_find(r, name)->flops.known);
+        assert_int_equal(tg_find(r, name)->flops.value, 0);
     }
     assert_int_equal(n_warnings_about(r, "g1") + n_warnings_about(r, "g2"), 0);
     assert_int_equal(r->nodes_incomplete, 0);
@@ -354,13 +337,13 @@ static void test_scatter(void **state) {
         {"add", 3, bt, 2, {0, 1}, 1, {2}, 1, bo},
     };
     fl_report *r = run_sgs(sg, 2, 2, codes);
-    expect_shape(r, "s1", 0, "[6,8]");
-    expect_shape(r, "s2", 0, "[6,8]");
-    expect_shape(r, "s3", 0, "[6,8]");
-    assert_int_equal(node(r, "s1")->flops.value, 24);
+    tg_expect_shape(r, "s1", 0, "[6,8]");
+    tg_expect_shape(r, "s2", 0, "[6,8]");
+    tg_expect_shape(r, "s3", 0, "[6,8]");
+    assert_int_equal(tg_find(r, "s1")->flops.value, 24);
     expect_flops(r, "s2", "8*uu.0");
-    assert_int_equal(node(r, "s3")->flops.value, 24);
-    assert_int_equal(node(r, "add/sum")->flops.value, 0);
+    assert_int_equal(tg_find(r, "s3")->flops.value, 24);
+    assert_int_equal(tg_find(r, "add/sum")->flops.value, 0);
     assert_string_equal(r->totals.flops.text, "8*uu.0 + 48");
     assert_int_equal(r->nodes_incomplete, 0);
     fl_report_free(r);
@@ -404,24 +387,24 @@ static void test_sort(void **state) {
         {"less", 5, ct, 4, {0, 1, 2, 3}, 1, {4}, 1, co},
     };
     fl_report *r = run_sgs(sg, 2, 2, codes);
-    expect_shape(r, "k1", 0, "[4,16]");
-    assert_int_equal(node(r, "k1")->flops.value, 256);
-    expect_shape(r, "k2", 0, "[5,3]");
-    expect_shape(r, "k2", 1, "[5,3]");
-    assert_int_equal(node(r, "k2")->flops.value, 45);
-    expect_shape(r, "k3", 0, "[c.0,4]");
+    tg_expect_shape(r, "k1", 0, "[4,16]");
+    assert_int_equal(tg_find(r, "k1")->flops.value, 256);
+    tg_expect_shape(r, "k2", 0, "[5,3]");
+    tg_expect_shape(r, "k2", 1, "[5,3]");
+    assert_int_equal(tg_find(r, "k2")->flops.value, 45);
+    tg_expect_shape(r, "k3", 0, "[c.0,4]");
     expect_flops(r, "k3", "8*c.0");
     expect_flops(r, "k4", "4*c.0*ceil(log2(c.0))");
-    assert_false(node(r, "k4")->incomplete);
-    assert_false(node(r, "k3")->incomplete);
-    assert_int_equal(node(r, "less/lt")->flops.value, 0);
+    assert_false(tg_find(r, "k4")->incomplete);
+    assert_false(tg_find(r, "k3")->incomplete);
+    assert_int_equal(tg_find(r, "less/lt")->flops.value, 0);
     assert_int_equal(r->nodes_incomplete, 0);
     fl_report_free(r);
     const int64_t b[] = {5, 1, 1024}, k4[] = {60, 0, 40960};
     for (int i = 0; i < 3; i++) {
         r = run_bound(sg, 2, 2, codes, "c.0", b[i]);
-        assert_int_equal(node(r, "k4")->flops.value, k4[i]);
-        assert_int_equal(node(r, "k3")->flops.value, 8 * b[i]);
+        assert_int_equal(tg_find(r, "k4")->flops.value, k4[i]);
+        assert_int_equal(tg_find(r, "k3")->flops.value, 8 * b[i]);
         fl_report_free(r);
     }
 }
@@ -455,21 +438,21 @@ static void test_broadcast_iota(void **state) {
     };
     tb_subgraph sg = {"main", 8, t, 3, {0, 2, 4}, 5, {1, 3, 5, 6, 7}, 5, o};
     fl_report *r = run_sgs(&sg, 1, 2, codes);
-    expect_shape(r, "b1", 0, "[2,3,5]");
-    expect_shape(r, "b2", 0, "[y.0,4,7]");
+    tg_expect_shape(r, "b1", 0, "[2,3,5]");
+    tg_expect_shape(r, "b2", 0, "[y.0,4,7]");
     assert_true(
         fl_test_has_warning(r,
                             "tensor 'b3': operand dim 1 is 2, neither 1 nor the result dim 5 it "
                             "maps to (broadcast_dimensions[1] = 1)",
                             NULL));
-    expect_shape(r, "b3", 0, "[3,5]");
-    expect_shape(r, "i1", 0, "[4,5]");
+    tg_expect_shape(r, "b3", 0, "[3,5]");
+    tg_expect_shape(r, "i1", 0, "[4,5]");
     assert_true(
         fl_test_has_warning(r, "tensor 'i2': option iota_dimension names dim 2 of a rank-2", NULL));
     const char *names[] = {"b1", "b2", "b3", "i1", "i2"};
     for (int i = 0; i < 5; i++) {
-        assert_true(node(r, names[i])->flops.known);
-        assert_int_equal(node(r, names[i])->flops.value, 0);
+        assert_true(tg_find(r, names[i])->flops.known);
+        assert_int_equal(tg_find(r, names[i])->flops.value, 0);
     }
     assert_int_equal(n_warnings_about(r, "b1") + n_warnings_about(r, "b2"), 0);
     assert_int_equal(n_warnings_about(r, "i1"), 0);
@@ -502,8 +485,8 @@ static void test_composite(void **state) {
     };
     fl_report *r = run_sgs(sg, 2, 2, codes);
     assert_int_equal(r->n_unknown_ops, 0);
-    assert_int_equal(node(r, "decomp/dy")->flops.value, 12);
-    assert_int_equal(node(r, "y1")->flops.value, 0);
+    assert_int_equal(tg_find(r, "decomp/dy")->flops.value, 12);
+    assert_int_equal(tg_find(r, "y1")->flops.value, 0);
     assert_int_equal(r->totals.flops.value, 12);
     assert_true(r->complete);
     fl_report_free(r);
@@ -536,11 +519,11 @@ static void test_custom_call_rng(void **state) {
     const tb_subgraph sg[] = {{"main", 8, t, 2, {0, 3}, 5, {2, 4, 5, 6, 7}, 4, o}};
     fl_report *r = run_sgs(sg, 1, 3, codes);
     assert_int_equal(r->n_unknown_ops, 0);
-    expect_shape(r, "c", 0, "[2,3]");
-    assert_int_equal(node(r, "z")->flops.value, 6);
+    tg_expect_shape(r, "c", 0, "[2,3]");
+    assert_int_equal(tg_find(r, "z")->flops.value, 6);
     assert_int_equal(r->totals.flops.value, 6);
-    expect_shape(r, "s2", 0, "[4]");
-    expect_shape(r, "s2", 1, "[3,5]");
+    tg_expect_shape(r, "s2", 0, "[4]");
+    tg_expect_shape(r, "s2", 1, "[3,5]");
     assert_int_equal(n_warnings_about(r, "s2"), 0);
     assert_true(n_warnings_about(r, "s3") >= 1);
     assert_int_equal(r->nodes_without_rule, 3);

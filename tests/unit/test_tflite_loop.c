@@ -20,6 +20,7 @@
  * answer is partial (the WHILE node incomplete, the totals a lower bound).
  */
 #include "foldline/foldline.h"
+#include "testgraph.h"
 #include "testutil.h"
 #include "tflbuild.h"
 
@@ -83,37 +84,6 @@ static unsigned char *build(int cmp, bool self_add, size_t *len) {
     return wr.b;
 }
 
-static fl_report *analyze(const unsigned char *b, size_t len) {
-    fl_options o;
-    fl_options_init(&o);
-    o.per_node = true;
-    fl_report *r = NULL;
-    fl_status st = fl_analyze(b, len, &o, &r);
-    if (st != FL_OK) {
-        fail_msg("analysis failed: %s", r ? r->error : "?");
-    }
-    return r;
-}
-
-static const fl_report_node *node(const fl_report *r, const char *name) {
-    for (size_t i = 0; i < r->n_nodes_detail; i++) {
-        if (strcmp(r->nodes[i].name, name) == 0) {
-            return &r->nodes[i];
-        }
-    }
-    fail_msg("no node %s", name);
-    return NULL;
-}
-
-static bool warned(const fl_report *r, const char *needle) {
-    for (size_t i = 0; i < r->n_warnings; i++) {
-        if (strstr(r->warnings[i], needle)) {
-            return true;
-        }
-    }
-    return false;
-}
-
 /* A loop whose trip count is unknown makes the answer partial: its WHILE
  * node (named after its first output) is the one incomplete node, and its
  * body and cond, counted once, stay in the totals (a lower bound). */
@@ -121,10 +91,13 @@ static void assert_partial_loop(const fl_report *r, const char *loop) {
     assert_false(r->complete);
     assert_int_equal(r->nodes_incomplete, 1);
     assert_int_equal(r->nodes_excluded, 1);
-    assert_true(node(r, loop)->incomplete);
-    assert_true(warned(r, "1 node(s) depend on trip counts the analysis cannot determine (a loop "
-                          "counted once, or a subgraph also run inside a loop): their counts in "
-                          "the totals are a lower bound"));
+    assert_true(tg_find(r, loop)->incomplete);
+    assert_true(
+        fl_test_has_warning(r,
+                            "1 node(s) depend on trip counts the analysis cannot determine (a loop "
+                            "counted once, or a subgraph also run inside a loop): their counts in "
+                            "the totals are a lower bound",
+                            NULL));
 }
 
 static void test_counted_up(void **state) {
@@ -134,17 +107,20 @@ static void test_counted_up(void **state) {
     step[0] = 1;
     size_t len;
     unsigned char *b = build(1, false, &len);
-    fl_report *r = analyze(b, len);
+    fl_report *r = tg_analyze_bytes(b, len, NULL);
     assert_int_equal(r->n_unknown_ops, 0);
     assert_int_equal(r->totals.macs.value, 80);
     assert_int_equal(r->totals.flops.value, 171);
     assert_true(r->complete);
-    assert_false(node(r, "i_out")->incomplete);
-    assert_int_equal(node(r, "body/bx2")->macs.value, 80);
-    assert_int_equal(node(r, "body/bx2")->bytes.value, 480);
-    assert_int_equal(node(r, "cond/cb")->flops.value, 6);
-    assert_true(warned(r, "WHILE 'i_out': trip count 5, derived from its cond subgraph 'cond': "
-                          "body subgraph 'body' counted 5 times, cond 6 times"));
+    assert_false(tg_find(r, "i_out")->incomplete);
+    assert_int_equal(tg_find(r, "body/bx2")->macs.value, 80);
+    assert_int_equal(tg_find(r, "body/bx2")->bytes.value, 480);
+    assert_int_equal(tg_find(r, "cond/cb")->flops.value, 6);
+    assert_true(
+        fl_test_has_warning(r,
+                            "WHILE 'i_out': trip count 5, derived from its cond subgraph 'cond': "
+                            "body subgraph 'body' counted 5 times, cond 6 times",
+                            NULL));
     fl_report_free(r);
     free(b);
 }
@@ -156,10 +132,10 @@ static void test_counted_down(void **state) {
     step[0] = -2;
     size_t len;
     unsigned char *b = build(4, false, &len);
-    fl_report *r = analyze(b, len);
+    fl_report *r = tg_analyze_bytes(b, len, NULL);
     assert_int_equal(r->totals.macs.value, 64);
     assert_int_equal(r->totals.flops.value, 137);
-    assert_true(warned(r, "trip count 4"));
+    assert_true(fl_test_has_warning(r, "trip count 4", NULL));
     fl_report_free(r);
     free(b);
 }
@@ -173,7 +149,7 @@ static void test_zero_trips(void **state) {
     step[0] = 1;
     size_t len;
     unsigned char *b = build(1, false, &len);
-    fl_report *r = analyze(b, len);
+    fl_report *r = tg_analyze_bytes(b, len, NULL);
     assert_int_equal(r->totals.macs.value, 0);
     assert_int_equal(r->totals.flops.value, 1);
     fl_report_free(r);
@@ -187,13 +163,16 @@ static void test_unknown(void **state) {
     step[0] = 1;
     size_t len;
     unsigned char *b = build(1, true, &len);
-    fl_report *r = analyze(b, len);
+    fl_report *r = tg_analyze_bytes(b, len, NULL);
     assert_int_equal(r->totals.macs.value, 16);
     assert_int_equal(r->totals.flops.value, 34);
-    assert_true(warned(r, "WHILE 'i_out': trip count unknown (the cond's comparison 'cond/cb' "
-                          "reads no loop variable the body steps by a constant): its body "
-                          "subgraph 'body' and cond subgraph 'cond' are counted once, so the "
-                          "loop is incomplete, the answer partial and the totals a lower bound"));
+    assert_true(
+        fl_test_has_warning(r,
+                            "WHILE 'i_out': trip count unknown (the cond's comparison 'cond/cb' "
+                            "reads no loop variable the body steps by a constant): its body "
+                            "subgraph 'body' and cond subgraph 'cond' are counted once, so the "
+                            "loop is incomplete, the answer partial and the totals a lower bound",
+                            NULL));
     assert_partial_loop(r, "i_out");
     fl_report_free(r);
     free(b);
@@ -294,19 +273,23 @@ static void test_input_limit(void **state) {
     assert_true(r->complete);
     assert_string_equal(r->totals.flops.text, "34*n + 1");
     assert_string_equal(r->totals.macs.text, "16*n");
-    assert_string_equal(node(r, "body/bx2")->flops.text, "32*n");
-    assert_string_equal(node(r, "body/bi2")->flops.text, "n");
-    assert_string_equal(node(r, "cond/cb")->flops.text, "n + 1");
-    assert_true(warned(r, "WHILE 'i_out': trip count n, from the value of its limit (input 1 of "
-                          "the loop): body subgraph 'body' counted n times, cond subgraph 'cond' "
-                          "n + 1 times (a formula"));
-    assert_false(warned(r, "lower bound"));
+    assert_string_equal(tg_find(r, "body/bx2")->flops.text, "32*n");
+    assert_string_equal(tg_find(r, "body/bi2")->flops.text, "n");
+    assert_string_equal(tg_find(r, "cond/cb")->flops.text, "n + 1");
+    assert_true(
+        fl_test_has_warning(r,
+                            "WHILE 'i_out': trip count n, from the value of its limit (input 1 of "
+                            "the loop): body subgraph 'body' counted n times, cond subgraph 'cond' "
+                            "n + 1 times (a formula",
+                            NULL));
+    assert_false(fl_test_has_warning(r, "lower bound", NULL));
     fl_report_free(r);
     r = analyze_bound(b, len, "n", 5);
     assert_int_equal(r->totals.flops.value, 171);
     assert_int_equal(r->totals.macs.value, 80);
-    assert_int_equal(node(r, "body/bx2")->bytes.value, 480);
-    assert_true(warned(r, "WHILE 'i_out': trip count 5, from the value of its limit"));
+    assert_int_equal(tg_find(r, "body/bx2")->bytes.value, 480);
+    assert_true(
+        fl_test_has_warning(r, "WHILE 'i_out': trip count 5, from the value of its limit", NULL));
     fl_report_free(r);
     /* n = 0: the loop does not run; the cond once */
     r = analyze_bound(b, len, "n", 0);
@@ -356,10 +339,13 @@ static void test_unknown_limit(void **state) {
     fl_report *r = analyze_bound(b, len, NULL, 0);
     assert_int_equal(r->totals.flops.value, 34);
     assert_int_equal(r->totals.macs.value, 16);
-    assert_true(warned(r, "WHILE 'i_out': trip count unknown (its limit, input 1 of the loop, has "
-                          "no value the analysis knows, or the counter never meets it): its body "
-                          "subgraph 'body' and cond subgraph 'cond' are counted once, so the "
-                          "loop is incomplete, the answer partial and the totals a lower bound"));
+    assert_true(fl_test_has_warning(
+        r,
+        "WHILE 'i_out': trip count unknown (its limit, input 1 of the loop, has "
+        "no value the analysis knows, or the counter never meets it): its body "
+        "subgraph 'body' and cond subgraph 'cond' are counted once, so the "
+        "loop is incomplete, the answer partial and the totals a lower bound",
+        NULL));
     assert_partial_loop(r, "i_out");
     fl_report_free(r);
     free(b);
@@ -437,16 +423,19 @@ static void test_shared_subgraph_in_loop(void **state) {
     assert_int_equal(r->n_unknown_ops, 0);
     assert_string_equal(r->totals.flops.text, "2*n + 65");
     assert_int_equal(r->totals.macs.value, 32);
-    assert_int_equal(node(r, "f/fy")->flops.value, 64);
-    assert_int_equal(node(r, "f/fy")->macs.value, 32);
-    assert_true(node(r, "f/fy")->incomplete);
-    assert_false(node(r, "body/bi2")->incomplete);
+    assert_int_equal(tg_find(r, "f/fy")->flops.value, 64);
+    assert_int_equal(tg_find(r, "f/fy")->macs.value, 32);
+    assert_true(tg_find(r, "f/fy")->incomplete);
+    assert_false(tg_find(r, "body/bi2")->incomplete);
     assert_false(r->complete);
     assert_true(r->nodes_incomplete >= 1);
-    assert_true(warned(r, "subgraph 'f' runs from more than one op, one of them inside a WHILE "
-                          "whose trip count is counted from its limit's value: its nodes are "
-                          "counted without those trip counts, so they are incomplete, the answer "
-                          "partial and the totals a lower bound"));
+    assert_true(
+        fl_test_has_warning(r,
+                            "subgraph 'f' runs from more than one op, one of them inside a WHILE "
+                            "whose trip count is counted from its limit's value: its nodes are "
+                            "counted without those trip counts, so they are incomplete, the answer "
+                            "partial and the totals a lower bound",
+                            NULL));
     fl_report_free(r);
     r = analyze_bound(b, len, "n", 5);
     assert_int_equal(r->totals.flops.value, 75);
@@ -537,11 +526,12 @@ static void test_nested(void **state) {
     assert_int_equal(r->n_unknown_ops, 0);
     assert_string_equal(r->totals.flops.text, "105*n + 1");
     assert_string_equal(r->totals.macs.text, "48*n");
-    assert_string_equal(node(r, "ibody/bjx2")->flops.text, "96*n");
-    assert_string_equal(node(r, "icond/cjb")->flops.text, "4*n");
-    assert_string_equal(node(r, "obody/bi2")->flops.text, "n");
-    assert_string_equal(node(r, "ocond/cb")->flops.text, "n + 1");
-    assert_true(warned(r, "WHILE 'obody/j_out': trip count 3, derived from its cond subgraph"));
+    assert_string_equal(tg_find(r, "ibody/bjx2")->flops.text, "96*n");
+    assert_string_equal(tg_find(r, "icond/cjb")->flops.text, "4*n");
+    assert_string_equal(tg_find(r, "obody/bi2")->flops.text, "n");
+    assert_string_equal(tg_find(r, "ocond/cb")->flops.text, "n + 1");
+    assert_true(fl_test_has_warning(
+        r, "WHILE 'obody/j_out': trip count 3, derived from its cond subgraph", NULL));
     fl_report_free(r);
     r = analyze_bound(b, len, "n", 2);
     assert_int_equal(r->totals.flops.value, 211);
@@ -607,15 +597,19 @@ static void test_hlo_while(void **state) {
     fl_report *r = analyze_bound(b, len, NULL, 0);
     assert_int_equal(r->n_unknown_ops, 0);
     assert_int_equal(r->totals.flops.value, 31);
-    assert_int_equal(node(r, "body/bx2")->flops.value, 20);
-    assert_true(warned(r, "STABLEHLO_WHILE 'i_out': trip count 5, derived from its cond "
-                          "subgraph 'cond': body subgraph 'body' counted 5 times, cond 6 times"));
+    assert_int_equal(tg_find(r, "body/bx2")->flops.value, 20);
+    assert_true(
+        fl_test_has_warning(r,
+                            "STABLEHLO_WHILE 'i_out': trip count 5, derived from its cond "
+                            "subgraph 'cond': body subgraph 'body' counted 5 times, cond 6 times",
+                            NULL));
     fl_report_free(r);
     free(b);
     b = build_hlo(true, &len);
     r = analyze_bound(b, len, NULL, 0);
     assert_string_equal(r->totals.flops.text, "6*n + 1");
-    assert_true(warned(r, "STABLEHLO_WHILE 'i_out': trip count n, from the value of its limit"));
+    assert_true(fl_test_has_warning(
+        r, "STABLEHLO_WHILE 'i_out': trip count n, from the value of its limit", NULL));
     fl_report_free(r);
     r = analyze_bound(b, len, "n", 3);
     assert_int_equal(r->totals.flops.value, 19);

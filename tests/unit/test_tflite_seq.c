@@ -10,6 +10,7 @@
  * inputs gives the dims and counts asserted below.
  */
 #include "foldline/foldline.h"
+#include "testgraph.h"
 #include "testutil.h"
 #include "tflbuild.h"
 
@@ -79,33 +80,6 @@ static fl_report *run(const tb_subgraph *sg, int n_codes, const int *codes) {
     return run_sgs(sg, 1, n_codes, codes);
 }
 
-static const fl_report_node *node(const fl_report *r, const char *name) {
-    for (size_t i = 0; i < r->n_nodes_detail; i++) {
-        if (strcmp(r->nodes[i].name, name) == 0) {
-            return &r->nodes[i];
-        }
-    }
-    fail_msg("no node %s", name);
-    return NULL;
-}
-
-static void expect_shape(const fl_report *r, const char *name, int port, const char *want) {
-    const fl_report_node *n = node(r, name);
-    assert_true(port < (int)n->n_outputs);
-    if (strcmp(n->outputs[port].shape, want) != 0) {
-        fail_msg("%s:%d has shape %s, want %s", name, port, n->outputs[port].shape, want);
-    }
-}
-
-static bool warned(const fl_report *r, const char *needle) {
-    for (size_t i = 0; i < r->n_warnings; i++) {
-        if (strstr(r->warnings[i], needle)) {
-            return true;
-        }
-    }
-    return false;
-}
-
 /* SVDF x [N,3] (I 3), weights_feature [4,3] (F 4), weights_time [4,5] (M 5),
  * bias [2], state [N,20], rank 2 -> U = 4 / 2 = 2, y [N,2]; RELU.
  * Per batch row: MACs F * (I + M) = 32; FLOPs 64 + F 4 (the sum over rank)
@@ -125,10 +99,10 @@ static void test_svdf(void **state) {
     const tb_op o[] = {{0, 5, {0, 1, 2, 3, 4}, 1, {5}, O_SVDF, 2, {{2}, {A_RELU}}}};
     tb_subgraph sg = {"main", 6, t, 1, {0}, 1, {5}, 1, o};
     fl_report *r = run(&sg, 1, codes);
-    expect_shape(r, "y", 0, "[x.0,2]");
-    assert_string_equal(node(r, "y")->macs.text, "32*x.0");
-    assert_string_equal(node(r, "y")->flops.text, "70*x.0");
-    assert_false(warned(r, "the file stores"));
+    tg_expect_shape(r, "y", 0, "[x.0,2]");
+    assert_string_equal(tg_find(r, "y")->macs.text, "32*x.0");
+    assert_string_equal(tg_find(r, "y")->flops.text, "70*x.0");
+    assert_false(fl_test_has_warning(r, "the file stores", NULL));
     fl_report_free(r);
 }
 
@@ -189,16 +163,16 @@ static void test_bidirectional_rnn(void **state) {
     };
     tb_subgraph sg = {"main", 15, t, 2, {0, 12}, 4, {9, 10, 11, 13}, 3, o};
     fl_report *r = run(&sg, 1, codes);
-    expect_shape(r, "fw", 0, "[x.0,2,5]");
-    expect_shape(r, "fw", 1, "[x.0,2,6]");
-    assert_string_equal(node(r, "fw")->macs.text, "210*x.0");
-    assert_string_equal(node(r, "fw")->flops.text, "464*x.0");
-    expect_shape(r, "merged", 0, "[x.0,2,11]");
-    assert_string_equal(node(r, "merged")->macs.text, "210*x.0");
-    expect_shape(r, "afw", 1, "[x.0,2,6]");
-    assert_string_equal(node(r, "afw")->macs.text, "246*x.0");
-    assert_string_equal(node(r, "afw")->flops.text, "536*x.0");
-    assert_false(warned(r, "the file stores"));
+    tg_expect_shape(r, "fw", 0, "[x.0,2,5]");
+    tg_expect_shape(r, "fw", 1, "[x.0,2,6]");
+    assert_string_equal(tg_find(r, "fw")->macs.text, "210*x.0");
+    assert_string_equal(tg_find(r, "fw")->flops.text, "464*x.0");
+    tg_expect_shape(r, "merged", 0, "[x.0,2,11]");
+    assert_string_equal(tg_find(r, "merged")->macs.text, "210*x.0");
+    tg_expect_shape(r, "afw", 1, "[x.0,2,6]");
+    assert_string_equal(tg_find(r, "afw")->macs.text, "246*x.0");
+    assert_string_equal(tg_find(r, "afw")->flops.text, "536*x.0");
+    assert_false(fl_test_has_warning(r, "the file stores", NULL));
     fl_report_free(r);
 }
 
@@ -235,11 +209,11 @@ static void test_bidirectional_lstm(void **state) {
          {{A_TANH}, {0}, {0}, {0}, {1}}}};
     tb_subgraph sg = {"main", 7, t, 1, {0}, 2, {5, 6}, 1, o};
     fl_report *r = run(&sg, 1, codes);
-    expect_shape(r, "fw", 0, "[x.0,1,4]");
-    expect_shape(r, "fw", 1, "[x.0,1,4]");
-    assert_string_equal(node(r, "fw")->macs.text, "196*x.0");
-    assert_string_equal(node(r, "fw")->flops.text, "488*x.0");
-    assert_false(warned(r, "the file stores"));
+    tg_expect_shape(r, "fw", 0, "[x.0,1,4]");
+    tg_expect_shape(r, "fw", 1, "[x.0,1,4]");
+    assert_string_equal(tg_find(r, "fw")->macs.text, "196*x.0");
+    assert_string_equal(tg_find(r, "fw")->flops.text, "488*x.0");
+    assert_false(fl_test_has_warning(r, "the file stores", NULL));
     fl_report_free(r);
 }
 
@@ -264,11 +238,12 @@ static void test_segments(void **state) {
     const tb_op o[] = {{0, 2, {0, 1}, 1, {2}}, {1, 3, {3, 4, 5}, 1, {6}}};
     tb_subgraph sg = {"main", 7, t, 2, {0, 3}, 2, {2, 6}, 2, o};
     fl_report *r = run(&sg, 2, codes);
-    expect_shape(r, "seg", 0, "[4,3]");
-    assert_string_equal(node(r, "seg")->flops.text, "3*x.0");
-    assert_int_equal(node(r, "useg")->flops.value, 12);
-    assert_true(warned(r, "tensor 'useg': inferred shape [5,3] but the file stores [6,3]"));
-    expect_shape(r, "useg", 0, "[6,3]");
+    tg_expect_shape(r, "seg", 0, "[4,3]");
+    assert_string_equal(tg_find(r, "seg")->flops.text, "3*x.0");
+    assert_int_equal(tg_find(r, "useg")->flops.value, 12);
+    assert_true(fl_test_has_warning(
+        r, "tensor 'useg': inferred shape [5,3] but the file stores [6,3]", NULL));
+    tg_expect_shape(r, "useg", 0, "[6,3]");
     fl_report_free(r);
 }
 
@@ -299,8 +274,8 @@ static void test_stablehlo_elementwise(void **state) {
     const char *names[] = {"add", "lg", "rs", "cl", "sel"};
     const char *flops[] = {"3*x.0", "3*x.0", "6*x.0", "6*x.0", "3*x.0"};
     for (int i = 0; i < 5; i++) {
-        expect_shape(r, names[i], 0, "[x.0,3]");
-        assert_string_equal(node(r, names[i])->flops.text, flops[i]);
+        tg_expect_shape(r, names[i], 0, "[x.0,3]");
+        assert_string_equal(tg_find(r, names[i])->flops.text, flops[i]);
     }
     assert_int_equal(r->nodes_incomplete, 0);
     fl_report_free(r);
@@ -381,15 +356,16 @@ static void test_stablehlo_shapes(void **state) {
     const char *names[] = {"sl", "tr", "pad", "cat", "ds", "dus"};
     const char *shapes[] = {"[2,3]", "[8,6]", "[7,17]", "[6,16]", "[2,4]", "[6,8]"};
     for (int i = 0; i < 6; i++) {
-        expect_shape(r, names[i], 0, shapes[i]);
-        assert_true(node(r, names[i])->flops.known);
-        assert_int_equal(node(r, names[i])->flops.value, 0);
+        tg_expect_shape(r, names[i], 0, shapes[i]);
+        assert_true(tg_find(r, names[i])->flops.known);
+        assert_int_equal(tg_find(r, names[i])->flops.value, 0);
     }
-    expect_shape(r, "dot", 0, "[2,a.1,5]");
-    assert_string_equal(node(r, "dot")->macs.text, "40*a.1");
-    assert_string_equal(node(r, "dot")->flops.text, "80*a.1");
-    assert_true(warned(r, "tensor 'trbad': option permutation has 1 entries for rank 2"));
-    expect_shape(r, "trbad", 0, "[8,6]");
+    tg_expect_shape(r, "dot", 0, "[2,a.1,5]");
+    assert_string_equal(tg_find(r, "dot")->macs.text, "40*a.1");
+    assert_string_equal(tg_find(r, "dot")->flops.text, "80*a.1");
+    assert_true(fl_test_has_warning(
+        r, "tensor 'trbad': option permutation has 1 entries for rank 2", NULL));
+    tg_expect_shape(r, "trbad", 0, "[8,6]");
     assert_int_equal(r->nodes_incomplete, 0);
     fl_report_free(r);
 }
@@ -428,10 +404,10 @@ static void test_stablehlo_reductions(void **state) {
     };
     tb_subgraph sg = {"main", 4, t, 1, {0}, 2, {2, 3}, 2, o};
     fl_report *r = run(&sg, 2, codes);
-    expect_shape(r, "rd", 0, "[6]");
-    assert_int_equal(node(r, "rd")->flops.value, 48);
-    expect_shape(r, "rw", 0, "[3,4]");
-    assert_int_equal(node(r, "rw")->flops.value, 72);
+    tg_expect_shape(r, "rd", 0, "[6]");
+    assert_int_equal(tg_find(r, "rd")->flops.value, 48);
+    tg_expect_shape(r, "rw", 0, "[3,4]");
+    assert_int_equal(tg_find(r, "rw")->flops.value, 72);
     assert_int_equal(r->nodes_incomplete, 0);
     fl_report_free(r);
 }
@@ -504,14 +480,14 @@ static void test_stablehlo_reduction_bodies(void **state) {
         {"max", 3, mt, 2, {0, 1}, 1, {2}, 1, mo},
     };
     fl_report *r = run_sgs(sg, 3, 5, codes);
-    expect_shape(r, "rd", 0, "[6]");
-    assert_int_equal(node(r, "rd")->flops.value, 96);
-    assert_string_equal(node(r, "rs")->flops.text, "16*xs.0");
-    expect_shape(r, "rw", 0, "[3,4]");
-    assert_int_equal(node(r, "rw")->flops.value, 72);
-    assert_int_equal(node(r, "sumsq/sq")->flops.value, 0);
-    assert_int_equal(node(r, "sumsq/sum")->flops.value, 0);
-    assert_int_equal(node(r, "max/mx")->flops.value, 0);
+    tg_expect_shape(r, "rd", 0, "[6]");
+    assert_int_equal(tg_find(r, "rd")->flops.value, 96);
+    assert_string_equal(tg_find(r, "rs")->flops.text, "16*xs.0");
+    tg_expect_shape(r, "rw", 0, "[3,4]");
+    assert_int_equal(tg_find(r, "rw")->flops.value, 72);
+    assert_int_equal(tg_find(r, "sumsq/sq")->flops.value, 0);
+    assert_int_equal(tg_find(r, "sumsq/sum")->flops.value, 0);
+    assert_int_equal(tg_find(r, "max/mx")->flops.value, 0);
     assert_string_equal(r->totals.flops.text, "16*xs.0 + 168");
     assert_int_equal(r->nodes_incomplete, 0);
     fl_report_free(r);

@@ -20,6 +20,7 @@
  * 360 MACs, 720 FLOPs. No other operator computes (data movement: 0).
  */
 #include "foldline/foldline.h"
+#include "testgraph.h"
 #include "testutil.h"
 #include "tflbuild.h"
 
@@ -119,33 +120,6 @@ static fl_status run(const unsigned char *b, size_t len, const fl_symbol_binding
     return fl_analyze(b, len, &o, r);
 }
 
-static const fl_report_node *node(const fl_report *r, const char *name) {
-    for (size_t i = 0; i < r->n_nodes_detail; i++) {
-        if (strcmp(r->nodes[i].name, name) == 0) {
-            return &r->nodes[i];
-        }
-    }
-    fail_msg("no node %s", name);
-    return NULL;
-}
-
-static void expect_shape(const fl_report *r, const char *name, int port, const char *want) {
-    const fl_report_node *n = node(r, name);
-    assert_true(port < (int)n->n_outputs);
-    if (strcmp(n->outputs[port].shape, want) != 0) {
-        fail_msg("%s:%d has shape %s, want %s", name, port, n->outputs[port].shape, want);
-    }
-}
-
-static bool warned(const fl_report *r, const char *needle) {
-    for (size_t i = 0; i < r->n_warnings; i++) {
-        if (strstr(r->warnings[i], needle)) {
-            return true;
-        }
-    }
-    return false;
-}
-
 static void test_free_batch(void **state) {
     (void)state;
     size_t len;
@@ -153,25 +127,25 @@ static void test_free_batch(void **state) {
     fl_report *r = NULL;
     assert_int_equal(run(b, len, NULL, &r), FL_OK);
     assert_int_equal(r->n_unknown_ops, 0);
-    expect_shape(r, "t", 0, "[x.0,6,4]");
-    expect_shape(r, "s", 0, "[3]");
-    expect_shape(r, "b", 0, "[]");
-    expect_shape(r, "ps", 0, "[2]");
-    expect_shape(r, "r", 0, "[x.0,24]");
-    expect_shape(r, "g", 0, "[x.0,3,4]");
-    expect_shape(r, "sp0", 0, "[x.0,3,2]");
-    expect_shape(r, "sp0", 1, "[x.0,3,2]");
-    expect_shape(r, "sl", 0, "[x.0,2,4]");
-    expect_shape(r, "y", 0, "[x.0,5]");
+    tg_expect_shape(r, "t", 0, "[x.0,6,4]");
+    tg_expect_shape(r, "s", 0, "[3]");
+    tg_expect_shape(r, "b", 0, "[]");
+    tg_expect_shape(r, "ps", 0, "[2]");
+    tg_expect_shape(r, "r", 0, "[x.0,24]");
+    tg_expect_shape(r, "g", 0, "[x.0,3,4]");
+    tg_expect_shape(r, "sp0", 0, "[x.0,3,2]");
+    tg_expect_shape(r, "sp0", 1, "[x.0,3,2]");
+    tg_expect_shape(r, "sl", 0, "[x.0,2,4]");
+    tg_expect_shape(r, "y", 0, "[x.0,5]");
     assert_string_equal(r->totals.macs.text, "120*x.0");
     assert_string_equal(r->totals.flops.text, "240*x.0");
-    assert_false(warned(r, "the file stores"));
+    assert_false(fl_test_has_warning(r, "the file stores", NULL));
     fl_report_free(r);
 
     fl_symbol_binding n3 = {"x.0", 3};
     assert_int_equal(run(b, len, &n3, &r), FL_OK);
-    expect_shape(r, "r", 0, "[3,24]");
-    expect_shape(r, "sl", 0, "[3,2,4]");
+    tg_expect_shape(r, "r", 0, "[3,24]");
+    tg_expect_shape(r, "sl", 0, "[3,2,4]");
     assert_true(r->totals.macs.known);
     assert_int_equal(r->totals.macs.value, 360);
     assert_int_equal(r->totals.flops.value, 720);
@@ -189,8 +163,9 @@ static void test_stored_disagrees(void **state) {
     tensors[15].shape[1] = 2;
     fl_report *r = NULL;
     assert_int_equal(run(b, len, NULL, &r), FL_OK);
-    assert_true(warned(r, "tensor 'sl': inferred shape [-1,2,4] but the file stores [-1,3,4]"));
-    expect_shape(r, "sl", 0, "[?,3,4]");
+    assert_true(fl_test_has_warning(
+        r, "tensor 'sl': inferred shape [-1,2,4] but the file stores [-1,3,4]", NULL));
+    tg_expect_shape(r, "sl", 0, "[?,3,4]");
     fl_report_free(r);
     free(b);
 }
@@ -208,8 +183,9 @@ static void test_rejected(void **state) {
     tensors[1].nbytes = sizeof perm;
     fl_report *r = NULL;
     assert_int_equal(run(b, len, NULL, &r), FL_OK);
-    assert_true(warned(r, "tensor 't': shapes not inferred from the inputs and options"));
-    expect_shape(r, "t", 0, "[?,6,4]");
+    assert_true(fl_test_has_warning(
+        r, "tensor 't': shapes not inferred from the inputs and options", NULL));
+    tg_expect_shape(r, "t", 0, "[?,6,4]");
     fl_report_free(r);
     free(b);
 }
@@ -263,13 +239,13 @@ static void test_rnn_cells(void **state) {
     tb_model(&w, 2, rcodes, 1, &sg);
     fl_report *r = NULL;
     assert_int_equal(run(w.b, w.len, NULL, &r), FL_OK);
-    expect_shape(r, "seq", 0, "[x.0,3,4]");
-    assert_string_equal(node(r, "seq")->macs.text, "288*x.0");
-    assert_string_equal(node(r, "seq")->flops.text, "732*x.0");
-    expect_shape(r, "rout", 0, "[2,5]");
-    assert_int_equal(node(r, "rout")->macs.value, 80);
-    assert_int_equal(node(r, "rout")->flops.value, 180);
-    assert_false(warned(r, "the file stores"));
+    tg_expect_shape(r, "seq", 0, "[x.0,3,4]");
+    assert_string_equal(tg_find(r, "seq")->macs.text, "288*x.0");
+    assert_string_equal(tg_find(r, "seq")->flops.text, "732*x.0");
+    tg_expect_shape(r, "rout", 0, "[2,5]");
+    assert_int_equal(tg_find(r, "rout")->macs.value, 80);
+    assert_int_equal(tg_find(r, "rout")->flops.value, 180);
+    assert_false(fl_test_has_warning(r, "the file stores", NULL));
     fl_report_free(r);
     free(w.b);
 }
@@ -291,9 +267,9 @@ static void test_scalar_input(void **state) {
     tb_model(&w, 1, acodes, 1, &sg);
     fl_report *r = NULL;
     assert_int_equal(run(w.b, w.len, NULL, &r), FL_OK);
-    expect_shape(r, "s", 0, "[]");
-    expect_shape(r, "y", 0, "[2,3]");
-    assert_int_equal(node(r, "y")->flops.value, 6);
+    tg_expect_shape(r, "s", 0, "[]");
+    tg_expect_shape(r, "y", 0, "[2,3]");
+    assert_int_equal(tg_find(r, "y")->flops.value, 6);
     assert_int_equal(r->nodes_incomplete, 0);
     fl_report_free(r);
     free(w.b);

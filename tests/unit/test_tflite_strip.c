@@ -13,6 +13,7 @@
  * bytes 5,176 (test_tflite.c derives them), and the same parameter count.
  */
 #include "foldline/foldline.h"
+#include "testgraph.h"
 #include "testutil.h"
 #include "tflbuild.h"
 
@@ -23,15 +24,11 @@
 /* The tables below leave trailing fields (no data, no options) implicit. */
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 
+/* The analysis with the default options (no per-node detail). */
 static fl_report *analyze(const void *b, size_t len) {
     fl_options o;
     fl_options_init(&o);
-    fl_report *r = NULL;
-    fl_status st = fl_analyze(b, len, &o, &r);
-    if (st != FL_OK) {
-        fail_msg("analysis failed: %s", r ? r->error : "?");
-    }
-    return r;
+    return tg_analyze_bytes(b, len, &o);
 }
 
 static void test_tiny(void **state) {

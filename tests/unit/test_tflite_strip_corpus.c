@@ -6,6 +6,7 @@
  * analyses to the same FLOPs, MACs, bytes and parameters as the whole model.
  */
 #include "foldline/foldline.h"
+#include "testgraph.h"
 #include "testutil.h"
 
 #include <dirent.h>
@@ -13,15 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The analysis with the default options (no per-node detail). */
 static fl_report *analyze(const void *b, size_t len) {
     fl_options o;
     fl_options_init(&o);
-    fl_report *r = NULL;
-    fl_status st = fl_analyze(b, len, &o, &r);
-    if (st != FL_OK) {
-        fail_msg("analysis failed: %s", r ? r->error : "?");
-    }
-    return r;
+    return tg_analyze_bytes(b, len, &o);
 }
 
 static void test_corpus(void **state) {

@@ -446,21 +446,43 @@ uint8_t *tg_pack(tg_graph *g, size_t *len) {
     return buf;
 }
 
-fl_report *tg_analyze(tg_graph *g, const fl_options *opt) {
+tg_graph *tg_every_pass_graph(void) {
+    tg_graph *t = tg_new();
+    tg_placeholder(t, "x", 1, 2, (int64_t[]){-1, 16});
+    tg_const_f32(t, "one", 0, NULL, (float[]){1}, 0);
+    tg_const_f32(t, "c1", 1, (int64_t[]){16}, NULL, 0);
+    tg_const_f32(t, "c2", 1, (int64_t[]){16}, NULL, 0);
+    tg_attr_type(tg_add(t, "i", "Identity", "x", NULL), "T", 1);
+    tg_attr_type(tg_add(t, "m", "Mul", "i", "one", NULL), "T", 1);
+    tg_attr_type(tg_add(t, "s", "AddV2", "c1", "c2", NULL), "T", 1);
+    tg_attr_type(tg_add(t, "k", "Neg", "s", NULL), "T", 1);
+    tg_attr_type(tg_add(t, "a", "AddV2", "m", "k", NULL), "T", 1);
+    tg_add(t, "dep", "NoOp", NULL);
+    tg_attr_type(tg_add(t, "y", "Neg", "a", "^dep", NULL), "T", 1);
+    tg_attr_type(tg_add(t, "z", "Relu", "m", NULL), "T", 1);
+    return t;
+}
+
+fl_report *tg_analyze_bytes(const void *buf, size_t len, const fl_options *opt) {
     fl_options dflt;
     if (!opt) {
         fl_options_init(&dflt);
         dflt.per_node = true;
         opt = &dflt;
     }
-    size_t len;
-    uint8_t *buf = tg_pack(g, &len);
     fl_report *r = NULL;
     fl_status st = fl_analyze(buf, len, opt, &r);
-    free(buf);
     if (st != FL_OK) {
         fail_msg("analysis failed: %s: %s", fl_status_name(st), r && r->error ? r->error : "");
     }
+    return r;
+}
+
+fl_report *tg_analyze(tg_graph *g, const fl_options *opt) {
+    size_t len;
+    uint8_t *buf = tg_pack(g, &len);
+    fl_report *r = tg_analyze_bytes(buf, len, opt);
+    free(buf);
     return r;
 }
 
@@ -489,4 +511,12 @@ const fl_report_node *tg_find(const fl_report *r, const char *name) {
     }
     fail_msg("node '%s' not in report", name);
     return NULL;
+}
+
+void tg_expect_shape(const fl_report *r, const char *name, int port, const char *want) {
+    const fl_report_node *n = tg_find(r, name);
+    assert_true(port < (int)n->n_outputs);
+    if (strcmp(n->outputs[port].shape, want) != 0) {
+        fail_msg("%s:%d has shape %s, want %s", name, port, n->outputs[port].shape, want);
+    }
 }

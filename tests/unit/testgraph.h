@@ -104,9 +104,17 @@ struct fl_arena;
  * as long as the graph's arena. */
 const uint8_t *tg_keep(struct fl_arena *a, uint8_t *buf, size_t len);
 
+/* A graph on which every default pass has something to do: x [?,16] -> i
+ * (Identity) -> m = Mul(i, one) -> a = AddV2(m, k) -> y (Neg), with k =
+ * Neg(AddV2(c1, c2)) (foldable), a NoOp `dep` with a control edge into y,
+ * and a second output z = Relu(m). */
+tg_graph *tg_every_pass_graph(void);
+
 /* Packs, analyses with opt (NULL: defaults with per_node on), asserts
  * success, returns the report. */
 fl_report *tg_analyze(tg_graph *g, const fl_options *opt);
+/* The same for a model's bytes in any format. */
+fl_report *tg_analyze_bytes(const void *buf, size_t len, const fl_options *opt);
 
 /* Packs and analyses, expecting failure: asserts the status and that the
  * error message contains `needle`. */
@@ -115,5 +123,8 @@ void tg_expect_error(tg_graph *g, const fl_options *opt, fl_status want, const c
 /* The per-node entry called `name` (report made with per_node). Fails the
  * test when absent. */
 const fl_report_node *tg_find(const fl_report *r, const char *name);
+
+/* Output `port` of tg_find(r, name) has the shape `want` ("[1,s,8]"). */
+void tg_expect_shape(const fl_report *r, const char *name, int port, const char *want);
 
 #endif
