@@ -42,6 +42,31 @@ static fl_status prune_unreachable(fl_pass_ctx *pc) {
     if (!sp) {
         return FL_OK;
     }
+    if (g->order) {
+        /* Consumers come after their producers in the order: walked from
+         * its end, a node's reachability is final when it is met, and each
+         * step reads a node the order names, not one found through the last
+         * (a chain of dependent loads, a cache miss each, on a large graph).
+         * The one exception, a Merge's back edge from a NextIteration
+         * ordered after it, goes onto the stack for the walk below. */
+        sp = 0;
+        for (size_t i = n; i-- > 0;) {
+            fl_node *m = g->order[i];
+            if (!seen[m->id]) {
+                continue;
+            }
+            bool back = m->flags & FL_NODE_BACK_EDGE;
+            for (int k = 0; k < m->n_inputs + m->n_ctrl; k++) {
+                fl_node *in = k < m->n_inputs ? m->inputs[k].node : m->ctrl[k - m->n_inputs];
+                if (!seen[in->id]) {
+                    seen[in->id] = true;
+                    if (back) {
+                        stack[sp++] = in;
+                    }
+                }
+            }
+        }
+    }
     while (sp) {
         fl_node *m = stack[--sp];
         for (int k = 0; k < m->n_inputs + m->n_ctrl; k++) {
