@@ -244,35 +244,33 @@ static fl_status preserve_loop_bodies(fl_ctx *c) {
 static fl_status mark_outputs(fl_ctx *c, const fl_pipeline_config *cfg, out_snap **snaps,
                               size_t *n_snaps) {
     fl_graph *g = c->g;
-    for (size_t i = 0; i < g->n_nodes; i++) {
-        g->nodes[i]->flags &= ~(uint32_t)(FL_NODE_PRESERVE | FL_NODE_REMOVED);
-    }
+    /* Two walks over the nodes (marks and count, then the outputs' copies
+     * and the feeds): on a graph larger than the caches each walk costs a
+     * miss or two per node. */
     size_t n = 0;
-    if (cfg->n_outputs) {
-        for (size_t k = 0; k < cfg->n_outputs; k++) {
-            fl_node *m = fl__graph_find(g, cfg->outputs[k]);
-            if (!m) {
-                return fl__diag_fail(c->d, FL_EUSAGE, "output '%s' names no node of the graph",
-                                     cfg->outputs[k]);
-            }
-            m->flags |= FL_NODE_PRESERVE;
-        }
-    } else {
-        for (size_t i = 0; i < g->n_nodes; i++) {
-            fl_node *m = g->nodes[i];
-            bool consumed = m->n_ctrl_consumers > 0;
-            for (int k = 0; k < m->n_outputs && !consumed; k++) {
-                consumed = m->outputs[k].n_consumers > 0;
-            }
-            if (!consumed || (m->flags & FL_NODE_GRAPH_OUTPUT)) {
-                m->flags |= FL_NODE_PRESERVE;
-            }
-        }
-    }
     for (size_t i = 0; i < g->n_nodes; i++) {
-        if (g->nodes[i]->flags & FL_NODE_PRESERVE) {
+        fl_node *m = g->nodes[i];
+        m->flags &= ~(uint32_t)(FL_NODE_PRESERVE | FL_NODE_REMOVED);
+        if (cfg->n_outputs) {
+            continue;
+        }
+        bool consumed = m->n_ctrl_consumers > 0;
+        for (int k = 0; k < m->n_outputs && !consumed; k++) {
+            consumed = m->outputs[k].n_consumers > 0;
+        }
+        if (!consumed || (m->flags & FL_NODE_GRAPH_OUTPUT)) {
+            m->flags |= FL_NODE_PRESERVE;
             n++;
         }
+    }
+    for (size_t k = 0; k < cfg->n_outputs; k++) {
+        fl_node *m = fl__graph_find(g, cfg->outputs[k]);
+        if (!m) {
+            return fl__diag_fail(c->d, FL_EUSAGE, "output '%s' names no node of the graph",
+                                 cfg->outputs[k]);
+        }
+        n += !(m->flags & FL_NODE_PRESERVE);
+        m->flags |= FL_NODE_PRESERVE;
     }
     out_snap *s = fl__arena_calloc(c->a, n + 1, sizeof(*s));
     if (!s) {
@@ -282,6 +280,8 @@ static fl_status mark_outputs(fl_ctx *c, const fl_pipeline_config *cfg, out_snap
     for (size_t i = 0; i < g->n_nodes; i++) {
         fl_node *m = g->nodes[i];
         if (!(m->flags & FL_NODE_PRESERVE)) {
+            /* Feeds are preserved (not outputs: they are not checked as such). */
+            m->flags |= fl__is_feed(m) ? FL_NODE_PRESERVE : 0;
             continue;
         }
         out_snap *o = &s[w++];
@@ -304,13 +304,6 @@ static fl_status mark_outputs(fl_ctx *c, const fl_pipeline_config *cfg, out_snap
                 memcpy(d, sh->dims, (size_t)sh->rank * sizeof(fl_sym));
                 o->shapes[k].dims = d;
             }
-        }
-    }
-    /* Feeds are preserved (not outputs: they are not checked as such). */
-    for (size_t i = 0; i < g->n_nodes; i++) {
-        fl_node *m = g->nodes[i];
-        if (fl__is_feed(m)) {
-            m->flags |= FL_NODE_PRESERVE;
         }
     }
     fl_status st = preserve_loop_bodies(c);
