@@ -320,6 +320,19 @@ static bool dims_same(const fl_sym *a, const fl_sym *b, int rank) {
     return true;
 }
 
+/* Whether two input lists of n entries differ, entry by entry: a memcmp
+ * would also compare the padding after `port`, which nothing initialises
+ * (a pass writes entries by member), and so could see a change where there
+ * is none. */
+static bool inputs_differ(const fl_input *a, const fl_input *b, int n) {
+    for (int k = 0; k < n; k++) {
+        if (a[k].node != b[k].node || a[k].port != b[k].port) {
+            return true;
+        }
+    }
+    return false;
+}
+
 static bool outputs_differ_at(const fl_graph_snapshot *s, long i, const fl_node *n) {
     const fl_node *o = &s->nodes[i];
     if (o->n_outputs != n->n_outputs) {
@@ -373,8 +386,7 @@ bool fl__graph_snapshot_changed(const fl_graph_snapshot *s, const fl_node *n,
         o->outputs != n->outputs || (o->flags & kept) != (n->flags & kept)) {
         return true;
     }
-    if (n->n_inputs > 0 &&
-        memcmp(n->inputs, s->inputs + s->at[i].inputs, (size_t)n->n_inputs * sizeof(fl_input))) {
+    if (n->n_inputs > 0 && inputs_differ(n->inputs, s->inputs + s->at[i].inputs, n->n_inputs)) {
         return true;
     }
     return false;
@@ -408,8 +420,7 @@ const fl_node *fl__graph_snapshot_unmarked(const fl_graph_snapshot *s) {
             continue;
         }
         if (fields_differ(o, n) ||
-            (n->n_inputs > 0 &&
-             memcmp(n->inputs, s->inputs + at_in, (size_t)n->n_inputs * sizeof(fl_input))) ||
+            (n->n_inputs > 0 && inputs_differ(n->inputs, s->inputs + at_in, n->n_inputs)) ||
             (n->n_ctrl > 0 &&
              memcmp(n->ctrl, s->ctrl + at_ctrl, (size_t)n->n_ctrl * sizeof(fl_node *))) ||
             (s->indexed && outputs_differ_at(s, (long)i, n))) {
@@ -501,8 +512,8 @@ static bool cost_same(const fl_cost *a, const fl_cost *b) {
 static bool node_differs(const fl_graph_snapshot *s, long i, const fl_node *n) {
     const fl_node *o = &s->nodes[i];
     return fields_differ(o, n) ||
-           (n->n_inputs > 0 && memcmp(n->inputs, s->inputs + s->at[i].inputs,
-                                      (size_t)n->n_inputs * sizeof(fl_input))) ||
+           (n->n_inputs > 0 &&
+            inputs_differ(n->inputs, s->inputs + s->at[i].inputs, n->n_inputs)) ||
            (n->n_ctrl > 0 &&
             memcmp(n->ctrl, s->ctrl + s->at[i].ctrl, (size_t)n->n_ctrl * sizeof(fl_node *))) ||
            outputs_differ_at(s, i, n);
@@ -651,8 +662,7 @@ const char *fl__graph_snapshot_mismatch(const fl_graph_snapshot *s, const fl_gra
             !cost_same(&o->cost, &n->cost)) {
             return "the node's fields";
         }
-        if (n->n_inputs > 0 && memcmp(n->inputs, s->inputs + s->at[i].inputs,
-                                      (size_t)n->n_inputs * sizeof(fl_input))) {
+        if (n->n_inputs > 0 && inputs_differ(n->inputs, s->inputs + s->at[i].inputs, n->n_inputs)) {
             return "the node's inputs";
         }
         if (n->n_ctrl > 0 &&
