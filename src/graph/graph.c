@@ -360,8 +360,10 @@ fl_sym *fl__graph_dims(fl_graph *g, int rank, const fl_sym *dims) {
         if (fl_sym_is_unknown(dims[i])) {
             return NULL;
         }
-        h = (h ^ (uint64_t)dims[i].k) * prime;
-        h = (h ^ (uint64_t)(uintptr_t)dims[i].e) * prime;
+        /* By value, not by the expression's address: which shapes share an
+         * array (and so how many arrays an analysis allocates) is the same
+         * in every run. */
+        h = (h ^ fl__sym_hash(dims[i])) * prime;
     }
     struct fl_dims_cache *t = g->dims_cache;
     if (!t) {

@@ -1450,6 +1450,10 @@ fl_status fl__sym_clog2(fl_symtab *t, fl_sym a, fl_sym *out) {
     return st ? fail(out, st) : FL_OK;
 }
 
+uint64_t fl__sym_hash(fl_sym a) {
+    return a.e ? a.e->h.hash : (uint64_t)a.k;
+}
+
 bool fl__sym_eq(fl_sym a, fl_sym b) {
     if (fl_sym_is_unknown(a) || fl_sym_is_unknown(b)) {
         return false;

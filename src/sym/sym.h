@@ -127,6 +127,11 @@ fl_status fl__sym_div(fl_symtab *t, fl_sym a, fl_sym b, fl_sym *out, bool *exact
  * pointer). Unknown is equal to nothing, itself included. */
 bool fl__sym_eq(fl_sym a, fl_sym b);
 
+/* A hash of a known or symbolic value that depends on its canonical form
+ * only, never on where it is in memory (equal values hash alike; the same
+ * in every run). */
+uint64_t fl__sym_hash(fl_sym a);
+
 /* Substitutes known values for variables. `names`/`values` hold n bindings
  * (the first binding of a name wins); variables not named stay symbolic. The
  * result is re-canonicalised through atoms (ceil(H/2) at H=255 is 128) and is
