@@ -140,7 +140,7 @@ static bool wire_entry(const uint8_t *p, size_t len, struct wentry *e) {
     e->val = (wview){NULL, 0};
     e->has_val = false;
     while (p < end) {
-        fl_pbwire_field f;
+        fl_pbwire_field f = {0};
         if (fl__pbwire_field(&p, end, &f) || f.wt != FL_PB_WT_LEN) {
             return false;
         }
@@ -174,7 +174,7 @@ static bool wire_node(fl_arena *a, const uint8_t *p, size_t len, wnode *w) {
     w->attr_span = (wview){NULL, 0};
     w->attr_split = false;
     while (p < end) {
-        fl_pbwire_field f;
+        fl_pbwire_field f = {0};
         if (fl__pbwire_field(&p, end, &f) || f.wt != FL_PB_WT_LEN) {
             return false;
         }
@@ -245,7 +245,7 @@ static bool wire_list_i(conv *cv, wview v, fl_attr *out, fl_status *st) {
     const uint8_t *p = v.p, *end = v.p + v.len;
     size_t n = 0;
     while (p < end) {
-        fl_pbwire_field f;
+        fl_pbwire_field f = {0};
         if (fl__pbwire_field(&p, end, &f) || f.id != 3 ||
             (f.wt != FL_PB_WT_VARINT && f.wt != FL_PB_WT_LEN)) {
             return false;
@@ -274,7 +274,7 @@ static bool wire_list_i(conv *cv, wview v, fl_attr *out, fl_status *st) {
     }
     size_t k = 0;
     for (p = v.p; p < end;) {
-        fl_pbwire_field f;
+        fl_pbwire_field f = {0};
         fl__pbwire_field(&p, end, &f);
         if (f.wt == FL_PB_WT_VARINT) {
             vals[k++] = (int64_t)f.v;
@@ -304,7 +304,7 @@ static fl_status wire_attr(conv *cv, const char *name, const struct wentry *e, i
         return FL_OK;
     }
     const uint8_t *p = e->val.p, *end = p + e->val.len;
-    fl_pbwire_field f;
+    fl_pbwire_field f = {0};
     if (fl__pbwire_field(&p, end, &f) || p != end) {
         return WIRE_OFF; /* a fault, or a second member: the oneof's rules */
     }
@@ -391,7 +391,7 @@ static fl_status wire_stripped(const wnode *w, fl_node *n, int64_t *out) {
             return WIRE_OFF;
         }
         const uint8_t *p = e->val.p, *end = p + e->val.len;
-        fl_pbwire_field f;
+        fl_pbwire_field f = {0};
         if (fl__pbwire_field(&p, end, &f) || p != end || f.id != 3 || f.wt != FL_PB_WT_VARINT ||
             (int64_t)f.v < 0) {
             return WIRE_OFF;
@@ -504,7 +504,7 @@ static wview wire_quick_name(wview nd) {
  * that names the NodeDef before it (`prev`: wire_node_inputs finds that one
  * without the index). */
 static void wire_prefetch_inputs(const fl_graph *g, wview nd, wview prev) {
-    fl_pbwire_field f;
+    fl_pbwire_field f = {0};
     WIRE_EACH_INPUT(nd, f) {
         wview name = wire_input_name((wview){f.p, f.len});
         if (!prev.p || name.len != prev.len || memcmp(name.p, prev.p, name.len) != 0) {
@@ -516,7 +516,7 @@ static void wire_prefetch_inputs(const fl_graph *g, wview nd, wview prev) {
 /* node_inputs() for a NodeDef's bytes. */
 static fl_status wire_node_inputs(fl_graph *g, wview nd, fl_node *n, int *max_port, fl_diag *d) {
     size_t n_data = 0, n_ctrl = 0;
-    fl_pbwire_field f;
+    fl_pbwire_field f = {0};
     WIRE_EACH_INPUT(nd, f) {
         if (f.len && f.p[0] == '^') {
             n_ctrl++;
@@ -566,7 +566,7 @@ static bool wire_top(const uint8_t *buf, size_t len, wview *nodes, size_t *n_nod
     versions->p = NULL;
     *empty_library = false;
     while (p < end) {
-        fl_pbwire_field f;
+        fl_pbwire_field f = {0};
         if (fl__pbwire_field(&p, end, &f)) {
             return false;
         }

@@ -147,13 +147,13 @@ static fl_status gn_read(fl_ctx *c, const fl_node *n, int64_t *per) {
 }
 
 static fl_status infer_group_norm(fl_ctx *c, fl_node *n) {
-    int64_t per;
+    int64_t per = 0;
     fl_status st = gn_read(c, n, &per);
     return st == FL_OK ? fl__ox_infer_same(c, n) : st;
 }
 
 static fl_status cost_group_norm(fl_ctx *c, const fl_node *n, fl_cost *out) {
-    int64_t per;
+    int64_t per = 0;
     fl_status st = gn_read(c, n, &per);
     return st == FL_OK ? fl__ox_cost_per_in(c, n, out, per) : st;
 }

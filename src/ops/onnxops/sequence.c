@@ -122,7 +122,7 @@ static bool known_int(fl_ctx *c, const fl_node *n, int i, int64_t *v) {
 static fl_status apply_insert(fl_ctx *c, const fl_node *p, seq_info *s) {
     seq_elem t;
     elem_of(fl__op_in_shape(p, 1), &t);
-    int64_t pos;
+    int64_t pos = 0;
     bool known_pos = known_int(c, p, 2, &pos) || fl__ox_absent(p, 2);
     if (fl__ox_absent(p, 2)) {
         pos = s->n;
