@@ -377,21 +377,7 @@ static void test_int8_xeon_8480plus(void **state) {
     ob_node(m, "ConvInteger", "pw", "x,wp", "b");
     ob_output(m, "a");
     ob_output(m, "b");
-    size_t len;
-    uint8_t *buf = ob_pack(m, &len);
-    ob_free(m);
-    fl_options o;
-    fl_options_init(&o);
-    o.per_node = true;
-    const fl_profile *ps[1] = {p};
-    o.profiles = ps;
-    o.n_profiles = 1;
-    fl_report *r = NULL;
-    fl_status st = fl_analyze(buf, len, &o, &r);
-    free(buf);
-    if (st != FL_OK) {
-        fail_msg("analysis failed: %s", r && r->error ? r->error : "?");
-    }
+    fl_report *r = analyze_onnx(m, p);
     const fl_roofline_node *d = rnode(r, "dw"), *w = rnode(r, "pw");
     assert_string_equal(d->op_class, "depthwise");
     assert_near(d->flops, 5544);
@@ -464,21 +450,7 @@ static void test_onnx_op_classes(void **state) {
     ob_attr_i(m, fc, "transB", 1);
     ob_node(m, "Sum", "sum", "y,y", "z");
     ob_output(m, "z");
-    size_t len;
-    uint8_t *buf = ob_pack(m, &len);
-    ob_free(m);
-    fl_options o;
-    fl_options_init(&o);
-    o.per_node = true;
-    const fl_profile *ps[1] = {pc};
-    o.profiles = ps;
-    o.n_profiles = 1;
-    fl_report *r = NULL;
-    fl_status st = fl_analyze(buf, len, &o, &r);
-    free(buf);
-    if (st != FL_OK) {
-        fail_msg("analysis failed: %s", r && r->error ? r->error : "?");
-    }
+    fl_report *r = analyze_onnx(m, pc);
     const fl_roofline_node *d = rnode(r, "dw");
     assert_string_equal(d->unit, "vector");
     assert_near(d->flops, 5184);
@@ -677,21 +649,7 @@ static void test_kernel_traffic(void **state) {
     for (int i = 0; i < 11; i++) {
         ob_output(m, outs[i]);
     }
-    size_t len;
-    uint8_t *buf = ob_pack(m, &len);
-    ob_free(m);
-    fl_options o;
-    fl_options_init(&o);
-    o.per_node = true;
-    const fl_profile *ps[1] = {P};
-    o.profiles = ps;
-    o.n_profiles = 1;
-    fl_report *r = NULL;
-    fl_status st = fl_analyze(buf, len, &o, &r);
-    free(buf);
-    if (st != FL_OK) {
-        fail_msg("analysis failed: %s", r && r->error ? r->error : "?");
-    }
+    fl_report *r = analyze_onnx(m, P);
     const fl_roofline_node *ts = rnode(r, "ts");
     assert_near(ts->bytes, 4096);
     assert_string_equal(ts->level, "L2");
@@ -763,21 +721,7 @@ static void test_erf_work(void **state) {
     for (int i = 0; i < 4; i++) {
         ob_output(m, outs[i]);
     }
-    size_t len;
-    uint8_t *buf = ob_pack(m, &len);
-    ob_free(m);
-    fl_options o;
-    fl_options_init(&o);
-    o.per_node = true;
-    const fl_profile *ps[1] = {P};
-    o.profiles = ps;
-    o.n_profiles = 1;
-    fl_report *r = NULL;
-    fl_status st = fl_analyze(buf, len, &o, &r);
-    free(buf);
-    if (st != FL_OK) {
-        fail_msg("analysis failed: %s", r && r->error ? r->error : "?");
-    }
+    fl_report *r = analyze_onnx(m, P);
     const char *names[] = {"erf", "gelu", "gelu_tanh", "sig"};
     const double per[] = {32, 32, 16, 16};
     for (int i = 0; i < 4; i++) {
@@ -867,21 +811,7 @@ static void test_broadcast_time(void **state) {
     for (int i = 0; i < 6; i++) {
         ob_output(m, outs[i]);
     }
-    size_t len;
-    uint8_t *buf = ob_pack(m, &len);
-    ob_free(m);
-    fl_options o;
-    fl_options_init(&o);
-    o.per_node = true;
-    const fl_profile *ps[1] = {pc};
-    o.profiles = ps;
-    o.n_profiles = 1;
-    fl_report *r = NULL;
-    fl_status st = fl_analyze(buf, len, &o, &r);
-    free(buf);
-    if (st != FL_OK) {
-        fail_msg("analysis failed: %s", r && r->error ? r->error : "?");
-    }
+    fl_report *r = analyze_onnx(m, pc);
     const fl_roofline_node *a = rnode(r, "eps_add");
     assert_true(a->broadcast);
     assert_near(a->bytes, 1580);
@@ -968,21 +898,7 @@ static void test_transpose_runs(void **state) {
     ob_output(m, "a");
     ob_output(m, "b");
     ob_output(m, "c");
-    size_t len;
-    uint8_t *buf = ob_pack(m, &len);
-    ob_free(m);
-    fl_options o;
-    fl_options_init(&o);
-    o.per_node = true;
-    const fl_profile *ps[1] = {pr};
-    o.profiles = ps;
-    o.n_profiles = 1;
-    fl_report *r = NULL;
-    fl_status st = fl_analyze(buf, len, &o, &r);
-    free(buf);
-    if (st != FL_OK) {
-        fail_msg("analysis failed: %s", r && r->error ? r->error : "?");
-    }
+    fl_report *r = analyze_onnx(m, pr);
     const fl_roofline_node *k = rnode(r, "k"), *n = rnode(r, "n"), *c = rnode(r, "c");
     assert_string_equal(k->op_class, "data_movement");
     assert_string_equal(k->level, "L2");
