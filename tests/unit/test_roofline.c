@@ -67,29 +67,9 @@ static int teardown(void **state) {
         }                                                                                          \
     } while (0)
 
-static fl_report *analyze(tg_graph *g, fl_status want) {
-    fl_options o;
-    fl_options_init(&o);
-    o.per_node = true;
-    const fl_profile *ps[1] = {P};
-    o.profiles = ps;
-    o.n_profiles = 1;
-    size_t len;
-    uint8_t *buf = tg_pack(g, &len);
-    fl_report *r = NULL;
-    fl_status st = fl_analyze(buf, len, &o, &r);
-    free(buf);
-    if (st != want) {
-        fail_msg("status %d, want %d: %s", st, want, r && r->error ? r->error : "");
-    }
-    return r;
-}
-
-/* Packs and frees ONNX model m, analyses it per node on profile p (FL_OK). */
-static fl_report *analyze_onnx(ob_model *m, const fl_profile *p) {
-    size_t len;
-    uint8_t *buf = ob_pack(m, &len);
-    ob_free(m);
+/* Analyses `len` bytes at buf (freed here) per node on profile p; fails the
+ * test unless the status is `want`. */
+static fl_report *analyze_bytes(uint8_t *buf, size_t len, const fl_profile *p, fl_status want) {
     fl_options o;
     fl_options_init(&o);
     o.per_node = true;
@@ -99,10 +79,24 @@ static fl_report *analyze_onnx(ob_model *m, const fl_profile *p) {
     fl_report *r = NULL;
     fl_status st = fl_analyze(buf, len, &o, &r);
     free(buf);
-    if (st != FL_OK) {
-        fail_msg("analysis failed: %s", r && r->error ? r->error : "?");
+    if (st != want) {
+        fail_msg("status %d, want %d: %s", st, want, r && r->error ? r->error : "");
     }
     return r;
+}
+
+static fl_report *analyze(tg_graph *g, fl_status want) {
+    size_t len;
+    uint8_t *buf = tg_pack(g, &len);
+    return analyze_bytes(buf, len, P, want);
+}
+
+/* Packs and frees ONNX model m, analyses it per node on profile p (FL_OK). */
+static fl_report *analyze_onnx(ob_model *m, const fl_profile *p) {
+    size_t len;
+    uint8_t *buf = ob_pack(m, &len);
+    ob_free(m);
+    return analyze_bytes(buf, len, p, FL_OK);
 }
 
 static const fl_roofline_node *rnode(const fl_report *r, const char *name) {
@@ -538,18 +532,7 @@ static void test_efficiency_table(void **state) {
     assert_int_equal(pc->table[FL_CLASS_CONV].n_buckets, 2);
     size_t len;
     uint8_t *buf = class_graph(&len);
-    fl_options o;
-    fl_options_init(&o);
-    o.per_node = true;
-    const fl_profile *ps[1] = {pc};
-    o.profiles = ps;
-    o.n_profiles = 1;
-    fl_report *r = NULL;
-    fl_status st = fl_analyze(buf, len, &o, &r);
-    free(buf);
-    if (st != FL_OK) {
-        fail_msg("analysis failed: %s", r && r->error ? r->error : "?");
-    }
+    fl_report *r = analyze_bytes(buf, len, pc, FL_OK);
     /* pw: 2304 FLOPs > 2000: the second conv bucket. */
     const fl_roofline_node *p = rnode(r, "pw");
     assert_string_equal(p->bucket, "> 2e+03 flops");
