@@ -28,7 +28,8 @@
 # of 9).
 # Then the small models of the qdq rules without a torch export
 # (`test_onnx_qdq --write DIR`: MatMul and Gemm without Q, Where, ArgMax,
-# Split) and of QDQ propagation (`test_onnx_qdq_prop --write DIR`: a
+# Split, a Relu and a Clip removed before a QuantizeLinear in a group that
+# stays float) and of QDQ propagation (`test_onnx_qdq_prop --write DIR`: a
 # QuantizeLinear moved backward across a Transpose or MaxPool to a Conv or a
 # graph input, a DequantizeLinear forward across a Reshape to a Conv) and
 # of MatMulNBits (`test_onnx_qdq_nbits --write DIR`: int4/uint4 blockwise

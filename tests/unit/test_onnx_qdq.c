@@ -121,8 +121,9 @@ static void assert_left(const fl_report *r, const char *why) {
  * 3888; int_ops 2M + E(x) 192 + E(w) 108 + E(y) 144 + E(y) 144 (bias) =
  * 8364; FLOPs 2 E(y) = 288 (README's QLinearConv rule). The bias scales
  * are x_scale * w_scale = 0.02 * ws (ORT's check); with bias_off they are ws
- * itself: left. */
-static ob_model *conv_model(const char *relu_zp, bool bias_off) {
+ * itself: left. conv_act_model: the same with activation `act` ("Relu", or
+ * "Clip" reading lo, hi) before Q(qs, qz). */
+static ob_model *conv_act_model(const char *act, const char *qs, const char *qz, bool bias_off) {
     ob_model *m = qdq_model();
     ob_input(m, "xq", U8, 4, (int64_t[]){1, 3, 8, 8}, NULL);
     ob_init_raw(m, "w", I8, 4, (int64_t[]){4, 3, 3, 3}, NULL, 0);
@@ -142,9 +143,13 @@ static ob_model *conv_model(const char *relu_zp, bool bias_off) {
     ob_attr_i(m, n, "axis", 0);
     n = ob_node(m, "Conv", "conv", "x,wf,bf", "c");
     ob_attr_ints(m, n, "kernel_shape", 2, (int64_t[]){3, 3});
-    ob_node(m, "Relu", "relu", "c", "r");
-    close_group(m, "r", "s", relu_zp);
+    ob_node(m, act, "relu", strcmp(act, "Clip") == 0 ? "c,lo,hi" : "c", "r");
+    close_group(m, "r", qs, qz);
     return m;
+}
+
+static ob_model *conv_model(const char *relu_zp, bool bias_off) {
+    return conv_act_model("Relu", "s", relu_zp, bias_off);
 }
 
 static void test_conv(void **state) {
@@ -161,6 +166,8 @@ static void test_conv(void **state) {
     }
     assert_int_equal(count_op(r, "DequantizeLinear"), 1); /* dq_out only */
     assert_int_equal(fired(r, "qdq_conv", NULL), 1);
+    /* ORT removes the Relu before it fuses (act_q.c), as here */
+    assert_int_equal(fired(r, "qdq_relu_quant", NULL), 1);
     assert_int_equal(r->after.macs.value, 0);
     assert_int_equal(r->before.macs.value, 3888);
     fl_report_free(r);
@@ -724,6 +731,66 @@ static void test_clip(void **state) {
     }
 }
 
+/* ONNX Runtime's ReluQuantFusion and ClipQuantFusion (act_q.c) run before
+ * the fusion, so they also remove the Relu/Clip of a group that stays
+ * float (here: its bias scale fails the check), as ORT 1.30's 'extended'
+ * graph of the same model does: Conv -> Q, where the remapper would
+ * otherwise fuse Conv and Relu into FusedConv. Relu: removed when Q's zero
+ * point is the type's minimum (uint8 0, int8 -128; not 10 or -127, not
+ * when the Relu is also a graph output). Clip(0, hi) before Q(6/255, 0):
+ * Q's range is [s * (0 - 0), s * (255 - 0)] = [0, 6] in float arithmetic;
+ * hi 6 clips nothing: removed; hi 5 clips: kept; a scale of shape [1]
+ * instead of a scalar: kept (ORT reads the range of scalars only). */
+static void test_activation_q(void **state) {
+    (void)state;
+    static const struct {
+        const char *act, *qs, *qz;
+        float hi;
+        bool graph_out;
+        size_t fired;
+    } cases[] = {
+        {"Relu", "s", "z", 6, false, 1},   {"Relu", "s", "z10", 6, false, 0},
+        {"Relu", "s", "z8m", 6, false, 1}, {"Relu", "s", "z8", 6, false, 0},
+        {"Relu", "s", "z", 6, true, 0},    {"Clip", "s6", "z", 6, false, 1},
+        {"Clip", "s6", "z", 5, false, 0},  {"Clip", "s6v", "z", 6, false, 0},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        for (int dflt = 0; dflt < 2; dflt++) {
+            ob_model *m = conv_act_model(cases[k].act, cases[k].qs, cases[k].qz, true);
+            float s6 = 6.0f / 255.0f;
+            int8_t z8m = -128, z8 = -127;
+            init_scale(m, "s6", s6);
+            ob_init_raw(m, "s6v", OB_FLOAT, 1, (int64_t[]){1}, &s6, sizeof s6);
+            ob_init_raw(m, "z8m", I8, 0, NULL, &z8m, 1);
+            ob_init_raw(m, "z8", I8, 0, NULL, &z8, 1);
+            init_scale(m, "lo", 0.0f);
+            init_scale(m, "hi", cases[k].hi);
+            if (cases[k].graph_out) {
+                ob_output(m, "r");
+            }
+            fl_report *r = run_passes(m, dflt ? "default" : "qdq", NULL);
+            const char *rule =
+                strcmp(cases[k].act, "Relu") == 0 ? "qdq_relu_quant" : "qdq_clip_quant";
+            if (fired(r, rule, NULL) != cases[k].fired) {
+                fail_msg("case %zu (%s passes): %s fired %zu times", k, dflt ? "default" : "qdq",
+                         rule, fired(r, rule, NULL));
+            }
+            /* left for its bias scale (with the Relu a graph output
+             * there is no group: Q's input is not read by Q alone) */
+            assert_int_equal(fired(r, "qdq_left", NULL), cases[k].graph_out ? 0 : 1);
+            if (dflt) {
+                /* removed: the float Conv stays Conv; kept: Conv and the
+                 * activation become one FusedConv */
+                assert_int_equal(count_op(r, "FusedConv"), 1 - cases[k].fired);
+                assert_int_equal(count_op(r, "Conv"), cases[k].fired);
+            } else {
+                assert_int_equal(count_op(r, cases[k].act), 1 - cases[k].fired);
+            }
+            fl_report_free(r);
+        }
+    }
+}
+
 /* Groups left, and why: a scale that is a graph input (not a constant);
  * int16 activations into Conv; a MaxPool between a DQ and a Q without zero
  * points (ORT drops only pairs with them). Q and DQ without zero points
@@ -812,10 +879,20 @@ static void test_selection(void **state) {
     fl_report_free(r);
 }
 
+/* A group left float (bias scale) with Clip(0, 6) before Q(6/255, 0). */
+static ob_model *conv_clip_left(void) {
+    ob_model *m = conv_act_model("Clip", "s6", "z", true);
+    init_scale(m, "s6", 6.0f / 255.0f);
+    init_scale(m, "lo", 0.0f);
+    init_scale(m, "hi", 6.0f);
+    return m;
+}
+
 /* --write DIR: the models of the rules ORT 1.30 runs (the fused forms
  * of test_matmul_float_out, test_gemm_float_out, test_where, test_argmax,
- * test_split), as NAME.RULE.onnx, for tests/integration/ort_quantized.sh
- * (their int8 weights are stripped: fl_onnxfill --ints fills them). */
+ * test_split; test_activation_q's Relu and Clip removals), as NAME.RULE.onnx, for
+ * tests/integration/ort_quantized.sh (their int8 weights are stripped: fl_onnxfill --ints fills
+ * them). */
 static int write_models(const char *dir) {
     oxp_named ms[] = {
         {"matmul.qdq_matmul", matmul_noq_model(1, "out")},
@@ -824,6 +901,8 @@ static int write_models(const char *dir) {
         {"where.qdq_where", where_model(U8)},
         {"argmax.qdq_drop_dq", argmax_model(U8, "z")},
         {"split.qdq_split", split_model("s", false)},
+        {"conv_relu.qdq_relu_quant", conv_act_model("Relu", "s", "z", true)},
+        {"conv_clip.qdq_clip_quant", conv_clip_left()},
     };
     return oxp_write_models(dir, ms, sizeof ms / sizeof ms[0]);
 }
@@ -833,21 +912,14 @@ int main(int argc, char **argv) {
         return write_models(argv[2]);
     }
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_conv),
-        cmocka_unit_test(test_matmul),
-        cmocka_unit_test(test_gemm),
-        cmocka_unit_test(test_binary),
-        cmocka_unit_test(test_unary),
-        cmocka_unit_test(test_concat),
-        cmocka_unit_test(test_drop),
-        cmocka_unit_test(test_clip),
-        cmocka_unit_test(test_refusals),
-        cmocka_unit_test(test_selection),
-        cmocka_unit_test(test_matmul_float_out),
-        cmocka_unit_test(test_gemm_float_out),
-        cmocka_unit_test(test_where),
-        cmocka_unit_test(test_argmax),
-        cmocka_unit_test(test_split),
+        cmocka_unit_test(test_conv),           cmocka_unit_test(test_matmul),
+        cmocka_unit_test(test_gemm),           cmocka_unit_test(test_binary),
+        cmocka_unit_test(test_unary),          cmocka_unit_test(test_concat),
+        cmocka_unit_test(test_drop),           cmocka_unit_test(test_clip),
+        cmocka_unit_test(test_activation_q),   cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_selection),      cmocka_unit_test(test_matmul_float_out),
+        cmocka_unit_test(test_gemm_float_out), cmocka_unit_test(test_where),
+        cmocka_unit_test(test_argmax),         cmocka_unit_test(test_split),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

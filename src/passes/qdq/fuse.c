@@ -16,8 +16,10 @@
  * graphs with a QuantizeLinear or DequantizeLinear; `--disable qdq` leaves
  * the groups as they are. Q/DQ of both domains (ai.onnx, com.microsoft).
  * It first propagates Q/DQ pairs across data-movement ops (propagate.c,
- * ORT's QDQPropagationTransformer, ledger rule qdq_propagation), then
- * fuses.
+ * ORT's QDQPropagationTransformer, ledger rule qdq_propagation), removes a
+ * Relu or Clip that the QuantizeLinear reading it makes redundant
+ * (act_q.c, ORT's ReluQuantFusion and ClipQuantFusion, qdq_relu_quant and
+ * qdq_clip_quant), then fuses.
  *
  * A group, seen from its QuantizeLinear Q (nodes visited in reverse
  * topological order): Q's input is the target T's output 0, or a Relu/Clip
@@ -298,8 +300,7 @@ static bool type_range(int dt, int64_t *lo, int64_t *hi) {
     }
 }
 
-/* A bound of Clip (input i from opset 11, else attr): *v, or unbounded. */
-static bool clip_bound(const fl_node *c, int i, const char *attr, double dflt, double *v) {
+bool fl__qdq_clip_bound(const fl_node *c, int i, const char *attr, double dflt, double *v) {
     *v = dflt;
     if (c->n_inputs > 1 || !fl__node_attr(c, attr)) {
         if (!present(c, i)) {
@@ -325,7 +326,8 @@ static bool clip_redundant(const fl_node *clip, const fl_node *q) {
         return p.z0 == lo;
     }
     double mn, mx;
-    if (!clip_bound(clip, 1, "min", -INFINITY, &mn) || !clip_bound(clip, 2, "max", INFINITY, &mx)) {
+    if (!fl__qdq_clip_bound(clip, 1, "min", -INFINITY, &mn) ||
+        !fl__qdq_clip_bound(clip, 2, "max", INFINITY, &mx)) {
         return false;
     }
     double qmn = isinf(mn) ? mn : rint(mn / p.s0) + (double)p.z0;
@@ -1158,7 +1160,7 @@ fl_status fl__pass_qdq(fl_pass_ctx *pc) {
     x.g = pc->c->g;
     x.d = pc->c->d;
     fl_status s = fl__qdq_propagate(pc);
-    if (s != FL_OK) {
+    if (s != FL_OK || (s = fl__qdq_drop_activations(pc)) != FL_OK) {
         return s;
     }
     return fl__sweep_reverse(pc, &x.uses, &x.edges, &x.n0, visit, &x, &x.st);

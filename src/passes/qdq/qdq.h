@@ -9,6 +9,9 @@
  *               before the fusion: QuantizeLinear moved backward and
  *               DequantizeLinear forward across data-movement ops, so the
  *               fusion finds the groups around them;
+ *  act_q.c      ONNX Runtime's ReluQuantFusion and ClipQuantFusion, which
+ *               run before the fusion: a Relu/Clip made redundant by the
+ *               QuantizeLinear reading it is removed;
  *  nbits.c      the fusion's DequantizeLinear (4-bit blockwise) -> MatMul
  *               => com.microsoft MatMulNBits rule.
  */
@@ -22,6 +25,15 @@
  * pairs, one ledger record (qdq_propagation) each; removes nothing. Clears
  * the graph's topological order when it changed the graph. */
 fl_status fl__qdq_propagate(fl_pass_ctx *pc);
+
+/* ORT's ReluQuantFusion and ClipQuantFusion on pc's graph (act_q.c's
+ * header states the rules): removes each Relu/Clip a QuantizeLinear makes
+ * redundant, one ledger record (qdq_relu_quant, qdq_clip_quant) each. */
+fl_status fl__qdq_drop_activations(fl_pass_ctx *pc);
+
+/* A bound of Clip c: input i from opset 11 (absent: unbounded), else attr
+ * `attr` (absent: dflt). False when the input is not a known value. */
+bool fl__qdq_clip_bound(const fl_node *c, int i, const char *attr, double dflt, double *v);
 
 /* ORT's DQMatMulToMatMulNBits at MatMul t (nbits.c's header states the
  * rule): a DequantizeLinear of 4-bit blockwise weights -> t becomes
