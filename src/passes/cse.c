@@ -53,7 +53,36 @@ static bool commutative(int kind) {
     }
 }
 
-static bool dedupable(const fl_node *n) {
+/* On an ONNX graph a constant is an initializer to ONNX Runtime (Constant
+ * nodes become initializers when it loads the model), and its CSE compares
+ * inputs by name: two equal initializers stay two, and so do the nodes
+ * reading them, except where its ConstantSharing (level 1) makes them one:
+ * a single value (rank 0, or shape [1]) of float, float16, double, int32 or
+ * int64, equal in type, value and rank. So an ONNX Const is merged only
+ * when it is such a value: equal uint8 zero points and equal weights stay
+ * apart, and the DequantizeLinear nodes reading them are not merged. */
+static bool onnx_shared_const(const fl_node *n) {
+    const fl_tensor *t = &n->outputs[0];
+    if (t->shape.rank != 0 &&
+        (t->shape.rank != 1 || !fl_sym_is_known(t->shape.dims[0]) || t->shape.dims[0].k != 1)) {
+        return false;
+    }
+    switch (t->dtype) {
+    case FL_DT_FLOAT:
+    case FL_DT_HALF:
+    case FL_DT_DOUBLE:
+    case FL_DT_INT32:
+    case FL_DT_INT64:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static bool dedupable(const fl_graph *g, const fl_node *n) {
+    if (g->onnx.is_onnx && n->kind == FL_OP_CONST && !onnx_shared_const(n)) {
+        return false;
+    }
     if (fl__preserved(n) || !n->desc || (n->flags & (FL_NODE_IN_LOOP | FL_NODE_FUNC_CALL))) {
         return false;
     }
@@ -353,7 +382,7 @@ fl_status fl__pass_common_subgraph_elimination(fl_pass_ctx *pc) {
     for (size_t i = 0; i < n; i++) {
         fl_node *m = order[i];
         resolve_inputs(g, m, rep, n_rep > 0);
-        if (!dedupable(m)) {
+        if (!dedupable(g, m)) {
             continue;
         }
         if (m->n_inputs > 0) {

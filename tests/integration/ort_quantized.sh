@@ -7,9 +7,10 @@
 #  2. `foldline optimize` (default passes, the qdq pass among them) writes
 #     the QOperator graph: QLinearConv, QGemm, QLinearAdd, ... (the ledger
 #     must name qdq rewrites; groups whose refilled scales fail ORT's
-#     bias-scale check stay float on both sides): its integer operators
-#     (QLinear*, QGemm) are those of ORT's own 'extended' graph of the file,
-#     one for one;
+#     bias-scale check stay float on both sides): its operators are those
+#     of ORT's own 'extended' graph of the file, one for one (integer ones,
+#     float groups, DequantizeLinear nodes), with the same FLOPs, MACs,
+#     integer ops and bytes;
 #  3. ONNX Runtime (onnxruntime-node, CPU, one thread) runs the filled QDQ
 #     file at its 'extended' level (its own QDQ transformer fuses the same
 #     groups) and foldline's graph as written (optimisations disabled), on
@@ -120,8 +121,10 @@ for m in resnet18 mobilenet_v2 googlenet resnet18.nomp googlenet.nomp; do
       fails=$((fails + 1))
     fi
   fi
-  # The same groups fused: ORT's 'extended' graph of the filled file and
-  # foldline's have the same integer operators, one for one.
+  # The same graph: ORT's 'extended' graph of the filled file and foldline's
+  # have the same operators, one for one (the integer ones, the groups left
+  # float, the DequantizeLinear nodes ORT neither folds nor merges), and the
+  # same totals (FLOPs, MACs, integer ops, bytes).
   if node "$here/../tools/ort_optimize.mjs" "$ort" "$tmp/$m.onnx" extended "$tmp/$m.ort.onnx" 2>"$tmp/err" &&
     "$bin" analyze "$tmp/$m.ort.onnx" --passes none --json >"$tmp/a.json" 2>>"$tmp/err" &&
     "$bin" analyze "$tmp/$m.opt.onnx" --passes none --json >"$tmp/b.json" 2>>"$tmp/err"; then
@@ -129,18 +132,25 @@ for m in resnet18 mobilenet_v2 googlenet resnet18.nomp googlenet.nomp; do
 import json, sys
 def q(path):
     r = json.load(open(path))
-    return {e["op"]: e["count"] for e in r["ops"] if e["op"].startswith(("QLinear", "QGemm"))}
-a, b = q(sys.argv[1]), q(sys.argv[2])
-print(("same " if a == b and a else "DIFFERENT ") + " ".join(f"{k}={v}" for k, v in sorted(a.items())) +
-      ("" if a == b else " (foldline: " + " ".join(f"{k}={v}" for k, v in sorted(b.items())) + ")"))' "$tmp/a.json" "$tmp/b.json")
+    ops = {e["op"]: e["count"] for e in r["ops"]}
+    tot = {k: json.dumps(r["totals"][k], sort_keys=True) for k in ("flops", "macs", "int_ops", "bytes")}
+    return ops, tot
+(a, ta), (b, tb) = q(sys.argv[1]), q(sys.argv[2])
+ints = any(k.startswith(("QLinear", "QGemm")) for k in a)
+same = a == b and ta == tb and ints
+diff = [k for k in ta if ta[k] != tb[k]]
+print(("same " if same else "DIFFERENT ") + " ".join(f"{k}={v}" for k, v in sorted(a.items())) +
+      ("" if a == b else " (foldline: " + " ".join(f"{k}={v}" for k, v in sorted(b.items())) + ")") +
+      ("" if not diff else " totals differ: " + "; ".join(f"{k} {ta[k]} vs {tb[k]}" for k in diff)))' \
+      "$tmp/a.json" "$tmp/b.json")
   else
     census="ERROR $(head -c 300 "$tmp/err")"
   fi
   if [ "${census%% *}" = same ]; then
-    echo "ok $m: integer operators as in ONNX Runtime's 'extended' graph: ${census#same }"
+    echo "ok $m: operators and totals as in ONNX Runtime's 'extended' graph: ${census#same }"
     pass=$((pass + 1))
   else
-    echo "FAIL $m: integer operators: $census"
+    echo "FAIL $m: operators: $census"
     fails=$((fails + 1))
   fi
   # 3: ORT's own fusion of the QDQ file against foldline's graph, exactly.

@@ -880,6 +880,43 @@ static void test_slices_to_split(void **state) {
     }
 }
 
+/* CSE's constants on an ONNX graph are ONNX Runtime's: two initializers
+ * are one only through its ConstantSharing (a single value, rank 0 or
+ * [1], of float, float16, double, int32 or int64, equal in type, value and
+ * rank). s1, s2: scalar 0.5 floats, shared: mb merges into ma; c1: [1]
+ * 0.5, another rank: mc stays; w1, w2: equal [4] floats: both Adds stay;
+ * z1, z2: uint8 0 scalars: both QuantizeLinear stay. */
+static void test_cse_onnx_constants(void **state) {
+    (void)state;
+    ob_model *m = ob_new(13);
+    ob_input(m, "x", OB_FLOAT, 2, (int64_t[]){2, 4}, NULL);
+    init_vals(m, "s1", 0, NULL, (float[]){0.5f}, 1);
+    init_vals(m, "s2", 0, NULL, (float[]){0.5f}, 1);
+    init_vals(m, "c1", 1, (int64_t[]){1}, (float[]){0.5f}, 1);
+    init_vals(m, "w1", 1, (int64_t[]){4}, (float[]){1, 2, 3, 4}, 4);
+    init_vals(m, "w2", 1, (int64_t[]){4}, (float[]){1, 2, 3, 4}, 4);
+    uint8_t zero = 0;
+    ob_init_raw(m, "z1", 2, 0, NULL, &zero, 1);
+    ob_init_raw(m, "z2", 2, 0, NULL, &zero, 1);
+    ob_node(m, "Mul", "ma", "x,s1", "a");
+    ob_node(m, "Mul", "mb", "x,s2", "b");
+    ob_node(m, "Mul", "mc", "x,c1", "c");
+    ob_node(m, "Add", "wa", "x,w1", "wa");
+    ob_node(m, "Add", "wb", "x,w2", "wb");
+    ob_node(m, "QuantizeLinear", "qa", "x,s1,z1", "qa");
+    ob_node(m, "QuantizeLinear", "qb", "x,s1,z2", "qb");
+    ob_node(m, "Sum", "y", "a,b,c,wa,wb", "y");
+    ob_node(m, "Sub", "yq", "qa,qb", "yq");
+    ob_output(m, "y");
+    ob_output(m, "yq");
+    pt_run *r = oxp_run(m, "cse");
+    oxp_expect_graph(r, "ma=Mul(x,s1); mc=Mul(x,c1); wa=Add(x,w1); wb=Add(x,w2); "
+                        "qa=QuantizeLinear(x,s1,z1); qb=QuantizeLinear(x,s1,z2); "
+                        "y=Sum(ma,ma,mc,wa,wb); yq=Sub(qa,qb)");
+    assert_int_equal(pt_fired(r, "common_subgraph", "mb"), 1);
+    pt_free(r);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_conv_bn_relu_values),
@@ -907,6 +944,7 @@ int main(void) {
         cmocka_unit_test(test_gelu_wrong_constant),
         cmocka_unit_test(test_layer_norm),
         cmocka_unit_test(test_layer_norm_other_axis),
+        cmocka_unit_test(test_cse_onnx_constants),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
