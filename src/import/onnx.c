@@ -435,8 +435,10 @@ static fl_node *add_named(imp *im, const char *want, const char *op) {
     return fl__graph_add_node(im->g, name, op, im->d);
 }
 
-/* Registers output `port` of n under value `name` (empty: unused output). */
-static fl_status def_value(imp *im, fl_node *n, const char *name, int port, const char *field) {
+/* Registers output `port` of n under value `name` (empty: unused output);
+ * `field` names it in an error, followed by [index] when index >= 0. */
+static fl_status def_value(imp *im, fl_node *n, const char *name, int port, const char *field,
+                           int index) {
     if (!name || !*name) {
         return FL_OK;
     }
@@ -446,9 +448,13 @@ static fl_status def_value(imp *im, fl_node *n, const char *name, int port, cons
         return fl__diag_oom(im->d);
     }
     if (!added) {
+        char at[24] = "";
+        if (index >= 0) {
+            snprintf(at, sizeof at, "[%d]", index);
+        }
         return fl__node_fail(im->d, FL_EINVAL, n,
-                             "value '%s' is already produced by '%s' (field: %s)", name,
-                             s->node->name, field);
+                             "value '%s' is already produced by '%s' (field: %s%s)", name,
+                             s->node->name, field, at);
     }
     return FL_OK;
 }
@@ -496,7 +502,7 @@ static fl_status import_initializers(imp *im, const Onnx__GraphProto *gp) {
             st = make_const(im, n, k, stripped);
         }
         if (st == FL_OK) {
-            st = def_value(im, n, t->name, 0, "graph.initializer");
+            st = def_value(im, n, t->name, 0, "graph.initializer", -1);
         }
         if (st != FL_OK) {
             return st;
@@ -641,7 +647,7 @@ static fl_status import_inputs(imp *im, const Onnx__GraphProto *gp) {
             st = input_attrs(im, n, kind, tt);
         }
         if (st == FL_OK) {
-            st = def_value(im, n, vi->name, 0, "graph.input");
+            st = def_value(im, n, vi->name, 0, "graph.input", -1);
         }
         if (st != FL_OK) {
             return st;
@@ -736,8 +742,6 @@ static fl_status convert_attr(imp *im, fl_node *n, const Onnx__AttributeProto *p
                : p->n_strings ? 8
                               : 0;
     }
-    char field[300];
-    snprintf(field, sizeof field, "attr '%.200s'", p->name);
     switch (type) {
     case 1:
         out->kind = FL_ATTR_F;
@@ -753,6 +757,8 @@ static fl_status convert_attr(imp *im, fl_node *n, const Onnx__AttributeProto *p
         out->v.s.len = p->s.len;
         return out->v.s.p ? FL_OK : fl__diag_oom(im->d);
     case 4: {
+        char field[300];
+        snprintf(field, sizeof field, "attr '%.200s'", p->name);
         if (!p->t) {
             return fl__node_fail(im->d, FL_EINVAL, n, "%s: type TENSOR but no tensor (field: t)",
                                  field);
@@ -857,10 +863,13 @@ static fl_status import_constant(imp *im, fl_node *n, const Onnx__NodeProto *np)
 static fl_op_kind lookup_op(const char *domain, const char *op_type) {
     char buf[300];
     const char *pfx = (!*domain || strcmp(domain, "ai.onnx") == 0) ? "onnx" : domain;
-    int w = snprintf(buf, sizeof buf, "%s::%s", pfx, op_type);
-    if (w < 0 || (size_t)w >= sizeof buf) {
+    size_t lp = strlen(pfx), lt = strlen(op_type);
+    if (lp + 2 + lt >= sizeof buf) {
         return FL_OP_UNKNOWN;
     }
+    memcpy(buf, pfx, lp);
+    memcpy(buf + lp, "::", 2);
+    memcpy(buf + lp + 2, op_type, lt + 1);
     return fl__op_lookup(buf);
 }
 
@@ -994,9 +1003,7 @@ static fl_status import_node(imp *im, const Onnx__ModelProto *m, size_t idx,
         }
     }
     for (size_t k = 0; k < np->n_output; k++) {
-        char field[48];
-        snprintf(field, sizeof field, "output[%zu]", k);
-        st = def_value(im, n, np->output[k], (int)k, field);
+        st = def_value(im, n, np->output[k], (int)k, "output", (int)k);
         if (st != FL_OK) {
             return st;
         }

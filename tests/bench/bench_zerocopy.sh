@@ -11,7 +11,9 @@
 #     into BUILD/ort, as validate_roofline.sh does).
 # The full model is the corpus's resnet50 full-weight ONNX when present, else
 # a stripped corpus model (MODEL, default convnext_tiny: 28.6 M parameters,
-# about resnet50's size) filled with weights by fl_onnxfill. Not run by CTest.
+# about resnet50's size) filled with weights by fl_onnxfill; FULL=FILE and
+# STRIPPED=FILE name the two files instead (e.g. a resnet50 exported with its
+# weights and the same export with its float tensors emptied). Not run by CTest.
 #
 # Usage: tests/bench/bench_zerocopy.sh [BUILD_DIR] [RUNS]   (from the repo root;
 #   BUILD_DIR defaults to build, RUNS to 7; a Release build gives the figures)
@@ -26,11 +28,11 @@ cmake --build "$build" --target foldline_cli fl_onnxfill bench_zerocopy -j2 >/de
 work=$(mktemp -d "${TMPDIR:-/tmp}/fl_zerocopy.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-full=""
-for f in "$corpus"/resnet50*.onnx; do
+full="${FULL:-}"
+[ -n "$full" ] || for f in "$corpus"/resnet50*.onnx; do
     case "$f" in *stripped*) ;; *) [ -f "$f" ] && full="$f" && model=resnet50 ;; esac
 done
-stripped="$corpus/$model.raw.stripped.onnx"
+stripped="${STRIPPED:-$corpus/$model.raw.stripped.onnx}"
 [ -f "$stripped" ] || stripped="$(ls "$corpus/$model"*stripped.onnx | head -1)"
 if [ -z "$full" ]; then
     full="$work/$model.full.onnx"

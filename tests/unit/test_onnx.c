@@ -454,7 +454,7 @@ static void test_error_duplicate_output_and_domain(void **state) {
     ob_output(m, "y");
     fl_report *r = run_fail(m, FL_EINVAL);
     assert_non_null(strstr(r->error, "node 'r2'"));
-    assert_non_null(strstr(r->error, "already produced by 'r1'"));
+    assert_non_null(strstr(r->error, "already produced by 'r1' (field: output[0])"));
     fl_report_free(r);
     ob_free(m);
 
