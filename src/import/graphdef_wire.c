@@ -2,11 +2,13 @@
  * graphdef_wire.c - a GraphDef read into the IR straight from its bytes.
  *
  * NodeDefs, their attr entries, AttrValues and list(int) values are read
- * where they lie, with pbwire's field reader (pbwire.h); a TensorProto,
- * TensorShapeProto, NameAttrList, VersionDef or another kind of list is
- * decoded on its own by pbwire and converted by the code the tree reader
- * uses (graphdef_conv.h), so constants keep the TensorProto the GraphDef
- * writer shares and tensor payloads stay views. No message per node, attr
+ * where they lie, with pbwire's field reader (pbwire.h); a TensorProto or
+ * TensorShapeProto in TensorFlow's encoding is read into its message struct
+ * in one pass here, and one in another encoding, a NameAttrList, VersionDef
+ * or another kind of list is decoded on its own by pbwire; all are
+ * converted by the code the tree reader uses (graphdef_conv.h), so
+ * constants keep the TensorProto the GraphDef writer shares and tensor
+ * payloads stay views. No message per node, attr
  * entry or AttrValue is built: on a large graph that tree was about half
  * of the import's memory and most of its time.
  *
@@ -58,6 +60,9 @@ typedef struct wnode {
      * NodeDef): the key of the attr cache below. */
     wview attr_span;
     bool attr_split;
+    /* The end of the last name, op or input field: the sweeps over the
+     * inputs read the NodeDef's bytes up to there only. */
+    const uint8_t *inputs_end;
     struct wentry {
         wview key, val;
         bool has_val;
@@ -173,12 +178,16 @@ static bool wire_node(fl_arena *a, const uint8_t *p, size_t len, wnode *w) {
     w->n_attr = 0;
     w->attr_span = (wview){NULL, 0};
     w->attr_split = false;
+    w->inputs_end = p;
     while (p < end) {
         fl_pbwire_field f = {0};
         if (fl__pbwire_field(&p, end, &f) || f.wt != FL_PB_WT_LEN) {
             return false;
         }
         wview v = {f.p, f.len};
+        if (f.id <= 3) {
+            w->inputs_end = p;
+        }
         if (f.id == 5) {
             if (!w->n_attr) {
                 w->attr_span.p = f.tag;
@@ -237,6 +246,121 @@ static void *wire_sub(conv *cv, const ProtobufCMessageDescriptor *desc, wview v,
         *st = e.oom || cv->g->arena->failed ? fl__diag_oom(cv->d) : WIRE_OFF;
     }
     return m;
+}
+
+/* ---- TensorShapeProto and TensorProto read straight from their bytes ----
+ * The encodings TensorFlow writes for a shape (dims with a size and no
+ * name, unknown_rank) and a constant (dtype, shape, version_number,
+ * tensor_content) are read here in one pass into the structs pbwire would
+ * build; anything else (a dim's name, a repeated or packed value field, a
+ * second shape to merge, an unknown field, a wire type not the field's, a
+ * fault) returns NULL with *st untouched, and the caller decodes the bytes
+ * with pbwire, which names any fault. The values are pbwire's (protobuf-c's
+ * proto3 rules): the last occurrence of a scalar or bytes field wins. */
+
+/* A Dim's size, or false for anything but size (field 1) fields. */
+static bool wire_dim(wview v, int64_t *size) {
+    const uint8_t *p = v.p, *end = v.p + v.len;
+    *size = 0;
+    while (p < end) {
+        fl_pbwire_field f;
+        if (fl__pbwire_field(&p, end, &f) || f.id != 1 || f.wt != FL_PB_WT_VARINT) {
+            return false;
+        }
+        *size = (int64_t)f.v;
+    }
+    return true;
+}
+
+static Tensorflow__TensorShapeProto *wire_shape_fast(conv *cv, wview v, fl_status *st) {
+    const uint8_t *p = v.p, *end = v.p + v.len;
+    size_t n = 0;
+    bool unknown_rank = false;
+    while (p < end) {
+        fl_pbwire_field f;
+        if (fl__pbwire_field(&p, end, &f)) {
+            return NULL;
+        }
+        if (f.id == 2 && f.wt == FL_PB_WT_LEN) {
+            n++;
+        } else if (f.id == 3 && f.wt == FL_PB_WT_VARINT) {
+            unknown_rank = f.v != 0;
+        } else {
+            return NULL;
+        }
+    }
+    /* The message, then its dim pointers, then the dims, in one block. */
+    size_t dims_at = (sizeof(Tensorflow__TensorShapeProto) + 15) & ~(size_t)15;
+    size_t ptrs = (n * sizeof(Tensorflow__TensorShapeProto__Dim *) + 15) & ~(size_t)15;
+    uint8_t *blk = fl__arena_alloc(cv->g->arena,
+                                   dims_at + ptrs + n * sizeof(Tensorflow__TensorShapeProto__Dim));
+    if (!blk) {
+        *st = fl__diag_oom(cv->d);
+        return NULL;
+    }
+    Tensorflow__TensorShapeProto *s = (Tensorflow__TensorShapeProto *)blk;
+    *s = (Tensorflow__TensorShapeProto)TENSORFLOW__TENSOR_SHAPE_PROTO__INIT;
+    s->unknown_rank = unknown_rank;
+    if (!n) {
+        return s;
+    }
+    s->n_dim = n;
+    s->dim = (Tensorflow__TensorShapeProto__Dim **)(blk + dims_at);
+    Tensorflow__TensorShapeProto__Dim *dims =
+        (Tensorflow__TensorShapeProto__Dim *)(blk + dims_at + ptrs);
+    size_t k = 0;
+    for (p = v.p; p < end;) {
+        fl_pbwire_field f;
+        fl__pbwire_field(&p, end, &f);
+        if (f.id != 2) {
+            continue;
+        }
+        dims[k] = (Tensorflow__TensorShapeProto__Dim)TENSORFLOW__TENSOR_SHAPE_PROTO__DIM__INIT;
+        if (!wire_dim((wview){f.p, f.len}, &dims[k].size)) {
+            return NULL;
+        }
+        s->dim[k] = &dims[k];
+        k++;
+    }
+    return s;
+}
+
+static Tensorflow__TensorProto *wire_tensor_fast(conv *cv, wview v, fl_status *st) {
+    const uint8_t *p = v.p, *end = v.p + v.len;
+    wview shape = {NULL, 0};
+    int32_t dtype = 0, version = 0;
+    wview content = {NULL, 0};
+    while (p < end) {
+        fl_pbwire_field f;
+        if (fl__pbwire_field(&p, end, &f)) {
+            return NULL;
+        }
+        if ((f.id == 1 || f.id == 3) && f.wt == FL_PB_WT_VARINT) {
+            *(f.id == 1 ? &dtype : &version) = (int32_t)(uint32_t)f.v;
+        } else if (f.id == 2 && f.wt == FL_PB_WT_LEN && !shape.p) {
+            shape = (wview){f.p, f.len};
+        } else if (f.id == 4 && f.wt == FL_PB_WT_LEN) {
+            content = (wview){f.p, f.len};
+        } else {
+            return NULL;
+        }
+    }
+    Tensorflow__TensorShapeProto *s = shape.p ? wire_shape_fast(cv, shape, st) : NULL;
+    if (shape.p && !s) {
+        return NULL;
+    }
+    Tensorflow__TensorProto *t = fl__arena_alloc(cv->g->arena, sizeof *t);
+    if (!t) {
+        *st = fl__diag_oom(cv->d);
+        return NULL;
+    }
+    *t = (Tensorflow__TensorProto)TENSORFLOW__TENSOR_PROTO__INIT;
+    t->dtype = (Tensorflow__DataType)dtype;
+    t->tensor_shape = s;
+    t->version_number = version;
+    t->tensor_content =
+        (ProtobufCBinaryData){content.len, content.len ? (uint8_t *)content.p : NULL};
+    return t;
 }
 
 /* A list(int) written as field 3 only (packed runs or single values) into
@@ -349,11 +473,17 @@ static fl_status wire_attr(conv *cv, const char *name, const struct wentry *e, i
         return fl__dtype_valid(out->v.type) || out->v.type == 0 ? FL_OK : WIRE_OFF;
     case 7:
         out->kind = FL_ATTR_SHAPE;
-        m = wire_sub(cv, &tensorflow__tensor_shape_proto__descriptor, v, &st);
+        m = wire_shape_fast(cv, v, &st);
+        if (!m && st == FL_OK) {
+            m = wire_sub(cv, &tensorflow__tensor_shape_proto__descriptor, v, &st);
+        }
         return m ? fl__gd_shape_lit(cv, m, true, &out->v.shape) : st;
     case 8:
         out->kind = FL_ATTR_TENSOR;
-        m = wire_sub(cv, &tensorflow__tensor_proto__descriptor, v, &st);
+        m = wire_tensor_fast(cv, v, &st);
+        if (!m && st == FL_OK) {
+            m = wire_sub(cv, &tensorflow__tensor_proto__descriptor, v, &st);
+        }
         return m ? fl__gd_tensor(cv, m, stripped, &out->v.tensor) : st;
     case 9:
         out->kind = FL_ATTR_PLACEHOLDER;
@@ -614,9 +744,10 @@ static fl_status wire_src(fl_graph *g, wview versions, bool empty_library, fl_di
     return FL_OK;
 }
 
-/* Sweeps 1 to 3 (fl__import_graphdef_msg's) over the NodeDefs' bytes. */
-static fl_status wire_sweeps(fl_graph *g, const wview *nodes, size_t n_nodes,
-                             const fl_import_opts *o, fl_diag *d) {
+/* Sweeps 1 to 3 (fl__import_graphdef_msg's) over the NodeDefs' bytes; sweep
+ * 1 cuts each view of nodes[] after the node's last input (inputs_end). */
+static fl_status wire_sweeps(fl_graph *g, wview *nodes, size_t n_nodes, const fl_import_opts *o,
+                             fl_diag *d) {
     fl_status st = fl__graph_reserve(g, n_nodes, d);
     wnode *w = st == FL_OK ? fl__arena_scratch(g->arena, 1, sizeof(wnode)) : NULL;
     attr_cache *ac = w ? fl__arena_scratch(g->arena, 1, sizeof(attr_cache)) : NULL;
@@ -637,6 +768,7 @@ static fl_status wire_sweeps(fl_graph *g, const wview *nodes, size_t n_nodes,
         }
         st = wire_node(g->arena, nodes[i].p, nodes[i].len, w) ? wire_add_node(g, w, o, ac, d)
                                                               : WIRE_OFF;
+        nodes[i].len = (size_t)(w->inputs_end - nodes[i].p); /* the rest is read */
     }
     fl__arena_scratch_free(g->arena, ac);
     fl__arena_scratch_free(g->arena, w);

@@ -80,6 +80,11 @@ typedef struct fl_pbwire_field {
  * it; false when it is cut short or longer. */
 static inline bool fl__pbwire_varint(const uint8_t **p, const uint8_t *end, uint64_t *out) {
     const uint8_t *q = *p;
+    if (q < end && !(*q & 0x80)) { /* one byte: most tags, lengths and values */
+        *out = *q;
+        *p = q + 1;
+        return true;
+    }
     uint64_t v = 0;
     for (int shift = 0; shift < 64 && q < end; shift += 7) {
         uint8_t b = *q++;

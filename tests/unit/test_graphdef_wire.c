@@ -275,6 +275,124 @@ static void test_wire_encodings(void **state) {
     free(entry.p);
 }
 
+/* A Const "c" whose value is the TensorProto t (emptied), and a
+ * Placeholder "p" whose shape attr is the TensorShapeProto sh (emptied). */
+static uint8_t *const_and_shape(chain_buf *t, chain_buf *sh, size_t *len) {
+    chain_buf g = {0}, node = {0}, v = {0};
+    cb_str(&node, 1, "c");
+    cb_str(&node, 2, "Const");
+    cb_attr_type(&node, "dtype", 1);
+    cb_sub(&v, 8, t);
+    cb_attr(&node, "value", &v);
+    cb_sub(&g, 1, &node);
+    cb_str(&node, 1, "p");
+    cb_str(&node, 2, "Placeholder");
+    cb_attr_type(&node, "dtype", 1);
+    cb_sub(&v, 7, sh);
+    cb_attr(&node, "shape", &v);
+    cb_sub(&g, 1, &node);
+    free(node.p);
+    free(v.p);
+    *len = g.n;
+    return g.p;
+}
+
+/* TensorProtos and TensorShapeProtos in the encodings TensorFlow writes
+ * (read by the wire reader's own pass) and in others (decoded by pbwire):
+ * both must give what the tree reader gives. Case by case: the constant's
+ * dims, its first float, and the Placeholder's rank (-1: unknown) and dims. */
+static void test_tensor_encodings(void **state) {
+    (void)state;
+    static const float vals[6] = {1, 2, 3, 4, 5, 6}, vals2[6] = {4, 5, 6, 1, 2, 3};
+    static const struct {
+        int64_t dims[2];
+        float first;
+        int ph_rank;
+        int64_t ph_dims[2];
+    } want[] = {
+        {{2, 3}, 1, 2, {-1, 4}}, /* dtype, shape, content; a shape with an unknown dim */
+        {{2, 3}, 4, -1, {0, 0}}, /* dtype, version and content twice: the last; unknown rank */
+        {{2, 3}, 1, 1, {7, 0}},  /* two shapes (merged: dims joined); a dim's size twice */
+        {{2, 3}, 1, 1, {7, 0}},  /* a named dim; unknown_rank set, then cleared */
+        {{2, 3}, 1, 2, {0, 4}},  /* float_val (packed): pbwire; an empty dim message (size 0) */
+    };
+    for (int c = 0; c < 5; c++) {
+        chain_buf t = {0}, sh = {0}, dim = {0};
+        cb_int(&t, 1, c == 1 ? 3 : 1); /* DT_INT32, then DT_FLOAT below */
+        if (c == 2) {
+            cb_shape(&sh, 1, (int64_t[]){2});
+            cb_sub(&t, 2, &sh);
+            cb_shape(&sh, 1, (int64_t[]){3});
+            cb_sub(&t, 2, &sh);
+        } else if (c == 3) {
+            cb_int(&dim, 1, 2);
+            cb_str(&dim, 2, "rows");
+            cb_sub(&sh, 2, &dim);
+            cb_shape(&sh, 1, (int64_t[]){3});
+            cb_sub(&t, 2, &sh);
+        } else {
+            cb_shape(&sh, 2, (int64_t[]){2, 3});
+            cb_sub(&t, 2, &sh);
+        }
+        if (c == 1) {
+            cb_int(&t, 3, 5);
+            cb_bytes(&t, 4, vals, sizeof vals);
+            cb_int(&t, 1, 1);
+            cb_bytes(&t, 4, vals2, sizeof vals2);
+        } else if (c == 4) {
+            cb_bytes(&t, 5, vals, sizeof vals);
+        } else {
+            cb_bytes(&t, 4, vals, sizeof vals);
+        }
+        switch (c) {
+        case 0:
+            cb_shape(&sh, 2, (int64_t[]){-1, 4});
+            break;
+        case 1:
+            cb_int(&sh, 3, 1);
+            break;
+        case 2:
+            cb_int(&dim, 1, 9);
+            cb_int(&dim, 1, 7);
+            cb_sub(&sh, 2, &dim);
+            break;
+        case 3:
+            cb_int(&sh, 3, 1);
+            cb_shape(&sh, 1, (int64_t[]){7});
+            cb_int(&sh, 3, 0);
+            break;
+        default:
+            cb_sub(&sh, 2, &dim); /* size 0 */
+            cb_shape(&sh, 1, (int64_t[]){4});
+            break;
+        }
+        size_t len;
+        uint8_t *buf = const_and_shape(&t, &sh, &len);
+        two x;
+        import_two(&x, buf, len, 0);
+        assert_int_equal(x.sw, FL_OK);
+        {
+            const fl_const *k = fl__node_attr(x.w->nodes[0], "value")->v.tensor;
+            assert_int_equal(k->dtype, FL_DT_FLOAT);
+            assert_int_equal(k->shape.rank, 2);
+            assert_int_equal(k->shape.dims[0], want[c].dims[0]);
+            assert_int_equal(k->shape.dims[1], want[c].dims[1]);
+            assert_non_null(k->value);
+            assert_true(((const float *)k->value->raw)[0] == want[c].first);
+            const fl_shape_lit *ps = &fl__node_attr(x.w->nodes[1], "shape")->v.shape;
+            assert_int_equal(ps->rank, want[c].ph_rank);
+            for (int i = 0; i < ps->rank; i++) {
+                assert_int_equal(ps->dims[i], want[c].ph_dims[i]);
+            }
+        }
+        two_free(&x);
+        free(buf);
+        free(t.p);
+        free(sh.p);
+        free(dim.p);
+    }
+}
+
 /* Encodings left to the tree reader, each read as it reads them: a second
  * name (the last wins), an AttrValue with two members (the last replaces),
  * an unknown NodeDef field, a reserved attr (dropped with a warning), a
@@ -484,9 +602,13 @@ static void test_corpus(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_chain),        cmocka_unit_test(test_wire_encodings),
-        cmocka_unit_test(test_left_to_tree), cmocka_unit_test(test_malformed_same_message),
-        cmocka_unit_test(test_damaged),      cmocka_unit_test(test_data_dir),
+        cmocka_unit_test(test_chain),
+        cmocka_unit_test(test_wire_encodings),
+        cmocka_unit_test(test_left_to_tree),
+        cmocka_unit_test(test_tensor_encodings),
+        cmocka_unit_test(test_malformed_same_message),
+        cmocka_unit_test(test_damaged),
+        cmocka_unit_test(test_data_dir),
         cmocka_unit_test(test_corpus),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
