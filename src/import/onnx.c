@@ -1142,7 +1142,13 @@ static fl_status import_graph(imp *im, const Onnx__ModelProto *m) {
     if (!vmap_init(&im->values, im->g->arena, (size_t)total + 16)) {
         return fl__diag_oom(d);
     }
-    fl_status st = import_initializers(im, gp);
+    /* Every node, initializer and input becomes a node (and one node may
+     * stand for absent optional inputs): the node array and the name index
+     * take their sizes once instead of doubling. */
+    fl_status st = fl__graph_reserve(im->g, (size_t)total + 1, d);
+    if (st == FL_OK) {
+        st = import_initializers(im, gp);
+    }
     if (st == FL_OK) {
         st = import_inputs(im, gp);
     }

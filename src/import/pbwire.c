@@ -85,14 +85,18 @@ static int field_wt(ProtobufCType t) {
 
 typedef fl_pbwire_field wfield;
 
-/* The descriptor of field `id` of d, NULL when d has none. Most messages
- * number their fields 1..n without a gap (one range starting at 1): then
- * the field is d->fields[id - 1], found without protobuf-c's search. */
+/* The descriptor of field `id` of d, NULL when d has none. The fields are
+ * in number order, and most messages number them 1..n, or start so (ONNX's
+ * AttributeProto: 1..11, then 13, 14, 15, 20..23): a field numbered like its
+ * position is d->fields[id - 1], found without protobuf-c's search, which
+ * is left for the others. */
 static const ProtobufCFieldDescriptor *field_of(const ProtobufCMessageDescriptor *d, uint32_t id) {
+    if (id >= 1 && id <= d->n_fields && d->fields[id - 1].id == id) {
+        return &d->fields[id - 1];
+    }
     if (d->n_field_ranges == 1 && d->field_ranges[0].start_value == 1 &&
         d->field_ranges[0].orig_index == 0) {
-        return id >= 1 && id <= d->n_fields && d->fields[id - 1].id == id ? &d->fields[id - 1]
-                                                                          : NULL;
+        return NULL;
     }
     return protobuf_c_message_descriptor_get_field(d, id);
 }

@@ -25,6 +25,19 @@ void fl__onnx_copy_elem(fl_value *dst, int64_t di, const fl_value *src, int64_t 
     }
 }
 
+void fl__onnx_copy_run(fl_value *dst, int64_t di, const fl_value *src, int64_t si, int64_t count) {
+    if (count <= 0) {
+        return;
+    }
+    if (dst->ints) {
+        memcpy((fl_sym *)dst->ints + di, src->ints + si, (size_t)count * sizeof(fl_sym));
+    } else {
+        size_t es = fl__dtype_size(dst->dtype);
+        memcpy((uint8_t *)dst->raw + (size_t)di * es, (const uint8_t *)src->raw + (size_t)si * es,
+               (size_t)count * es);
+    }
+}
+
 /* A new value for output `port`, or NULL (too large, not concrete, or OOM
  * with d failed: the caller returns fl_ctx_status). */
 fl_status fl__onnx_new_out_value(fl_ctx *c, fl_node *n, int port, fl_value **v) {
@@ -41,9 +54,7 @@ fl_status fl__onnx_eval_copy(fl_ctx *c, fl_node *n) {
         (!v->ints != !in->ints)) {
         return st;
     }
-    for (int64_t i = 0; i < v->n; i++) {
-        fl__onnx_copy_elem(v, i, in, i);
-    }
+    fl__onnx_copy_run(v, 0, in, 0, v->n);
     fl__op_set_value(n, 0, v);
     return FL_OK;
 }

@@ -77,12 +77,11 @@ static fl_status eval_concat(fl_ctx *c, fl_node *n) {
                 return FL_OK;
             }
             int64_t chunk = outer ? in->n / outer : 0;
-            for (int64_t e = 0; e < chunk; e++) {
-                if (pos >= v->n) {
-                    return FL_OK;
-                }
-                fl__onnx_copy_elem(v, pos++, in, o * chunk + e);
+            if (chunk > v->n - pos) {
+                return FL_OK;
             }
+            fl__onnx_copy_run(v, pos, in, o * chunk, chunk);
+            pos += chunk;
         }
     }
     if (pos == v->n) {

@@ -94,6 +94,9 @@ bool fl__onnx_known_eq(fl_sym s, int64_t v);
 
 /* Copies element si of src into element di of dst (same dtype). */
 void fl__onnx_copy_elem(fl_value *dst, int64_t di, const fl_value *src, int64_t si);
+/* Copies `count` elements from element si of src on into dst from di on
+ * (same dtype), as one block. */
+void fl__onnx_copy_run(fl_value *dst, int64_t di, const fl_value *src, int64_t si, int64_t count);
 
 /* A new value for output `port`, or NULL (too large, not concrete, or OOM
  * with d failed: the caller returns fl_ctx_status). */
