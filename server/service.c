@@ -9,7 +9,6 @@
 #include "foldline/foldline.h"
 #include "foldline/v1/cost_model.pb-c.h"
 #include "grpc_health/v1/health.pb-c.h"
-#include "pbenc.h"
 #include "pbguard.h"
 #include "report_pb.h"
 #include "server.h"
@@ -780,24 +779,15 @@ static void cache_key(const request *q, const fl_options *o, fl_cache_key *h) {
 /* Encodes the report as the reply and stores it in the cache: the cache
  * entry is the node count (8 bytes) followed by the packed reply. */
 static void encode_reply(fl_call *c, const fl_report *r, const fl_cache_key *key) {
-    fl_pb_arena a = {0};
-    Foldline__V1__AnalyzeReply m = FOLDLINE__V1__ANALYZE_REPLY__INIT;
-    char err[256];
-    if (!fl_report_to_pb(r, fl_version(), &a, &m, err, sizeof err)) {
-        bool oom = a.failed;
-        fl_pb_arena_free(&a);
-        fl_call_fail(c, oom ? GRPC_STATUS_RESOURCE_EXHAUSTED : GRPC_STATUS_INTERNAL,
-                     "encoding the reply: %s", err);
-        return;
-    }
-    /* One pass back to front (pbenc.h), with room for the node count in
-     * front of the reply: the cache entry is both. */
+    /* Straight from the report, back to front (report_pb.h), with room for
+     * the node count in front of the reply: the cache entry is both. */
     uint8_t *block, *data;
     size_t len;
-    bool ok = fl_pb_encode(&m.base, 8, &block, &data, &len);
-    fl_pb_arena_free(&a);
-    if (!ok) {
-        fl_call_fail(c, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory encoding the reply");
+    bool oom;
+    char err[256];
+    if (!fl_report_encode(r, fl_version(), 8, &block, &data, &len, &oom, err, sizeof err)) {
+        fl_call_fail(c, oom ? GRPC_STATUS_RESOURCE_EXHAUSTED : GRPC_STATUS_INTERNAL,
+                     "encoding the reply: %s", err);
         return;
     }
     int64_t nodes = r->n_nodes;

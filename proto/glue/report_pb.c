@@ -14,7 +14,10 @@
  */
 #include "report_pb.h"
 
+#include "pbenc.h"
+
 #include <ctype.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -132,8 +135,19 @@ typedef enum kind {
 } kind;
 
 typedef struct msg_map msg_map;
+typedef struct row row;
 
-typedef struct row {
+/* One row as fl_report_encode writes it. */
+typedef struct step {
+    const row *r;
+    const ProtobufCFieldDescriptor *f;
+    const row *arr; /* a K_HOOK row that is a K_ARR row's presence flag: that row */
+    bool plain;     /* proto3 without presence: written unless zero (pbenc.h) */
+    uint8_t keylen;
+    uint8_t key[6]; /* the field's key on the wire */
+} step;
+
+struct row {
     const char *field; /* the proto field's name */
     kind k;
     size_t off;  /* the value (first of a pair) */
@@ -142,7 +156,7 @@ typedef struct row {
     const msg_map *sub;
     const char *aux; /* K_ENUM(S): value prefix; K_ARR: presence flag field */
     const ProtobufCEnumDescriptor *en;
-} row;
+};
 
 struct msg_map {
     const ProtobufCMessageDescriptor *desc;
@@ -152,12 +166,19 @@ struct msg_map {
     /* rows[i]'s field descriptor, found by name on first use (field_of):
      * the name search was most of a reply's encoding time. */
     _Atomic(const ProtobufCFieldDescriptor *) *fields;
+    /* fl_report_encode's plan: the rows in the proto's field order (the
+     * order protobuf-c writes fields in), set once by plan_init. */
+    struct step *steps;
+    size_t *n_steps;
 };
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 #define MAP(name, desc, type, rows)                                                                \
     static _Atomic(const ProtobufCFieldDescriptor *) name##_fields[N(rows)];                       \
-    static const msg_map name = {&desc, sizeof(type), rows, N(rows), name##_fields}
+    static struct step name##_steps[N(rows)];                                                      \
+    static size_t name##_n_steps;                                                                  \
+    static const msg_map name = {&desc,         sizeof(type), rows,           N(rows),             \
+                                 name##_fields, name##_steps, &name##_n_steps}
 #define R(field, k, type, member)                                                                  \
     { field, k, offsetof(type, member), 0, 0, NULL, NULL, NULL }
 #define RP(field, k, type, member, count)                                                          \
@@ -554,11 +575,13 @@ static const row *row_named(const msg_map *m, const char *field) {
 /* ------------------------------------------------------------------------- */
 
 typedef struct enc {
-    fl_pb_arena *a;
+    fl_pb_arena *a; /* fl_report_to_pb: the messages' arena */
     const char *version;
     char *err;
     size_t errlen;
     bool failed;
+    fl_pbw w;           /* fl_report_encode: the bytes */
+    const fl_report *r; /* fl_report_encode: the report (the ledger hooks) */
 } enc;
 
 static bool enc_fail(enc *e, const char *what, const char *name) {
@@ -786,7 +809,7 @@ static void ledger_to_pb(enc *e, const fl_report *r, Foldline__V1__AnalyzeReply 
 
 bool fl_report_to_pb(const fl_report *r, const char *version, fl_pb_arena *a,
                      Foldline__V1__AnalyzeReply *m, char *err, size_t errlen) {
-    enc e = {a, version, err, errlen, false};
+    enc e = {a, version, err, errlen, false, {NULL, 0, 0, false}, r};
     if (!to_msg(&e, &reply_map, r, &m->base)) {
         if (!e.failed) {
             snprintf(err, errlen, "out of memory");
@@ -795,6 +818,364 @@ bool fl_report_to_pb(const fl_report *r, const char *version, fl_pb_arena *a,
     }
     ledger_to_pb(&e, r, m);
     if (a->failed) {
+        snprintf(err, errlen, "out of memory");
+        return false;
+    }
+    return true;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Report -> bytes                                                            */
+/* ------------------------------------------------------------------------- */
+
+/* fl_report_encode writes what protobuf-c packs from fl_report_to_pb's
+ * message without building it: each row's value goes into a local in the
+ * form row_to_pb stores in the message, and pbenc.c's rules decide whether
+ * it is written and how. The rows go last field first (pbenc.h's writer). */
+
+static pthread_once_t plan_once = PTHREAD_ONCE_INIT;
+
+static void plan_init(void) {
+    for (size_t i = 0; i < N(all_maps); i++) {
+        const msg_map *m = all_maps[i];
+        size_t n = 0;
+        for (size_t k = 0; k < m->desc->n_fields; k++) {
+            const ProtobufCFieldDescriptor *f = &m->desc->fields[k];
+            const row *r = NULL;
+            for (size_t j = 0; j < m->n_rows && !r; j++) {
+                r = field_of(m, &m->rows[j]) == f ? &m->rows[j] : NULL;
+            }
+            if (!r) { /* no row (the self-check names it): never written */
+                continue;
+            }
+            step *st = &m->steps[n++];
+            st->r = r;
+            st->f = f;
+            st->arr = NULL;
+            for (size_t j = 0; j < m->n_rows && r->k == K_HOOK; j++) {
+                const row *a = &m->rows[j];
+                if (a->k == K_ARR && a->aux && strcmp(a->aux, r->field) == 0) {
+                    st->arr = a;
+                }
+            }
+            st->plain =
+                f->label == PROTOBUF_C_LABEL_NONE && !(f->flags & PROTOBUF_C_FIELD_FLAG_ONEOF);
+            uint64_t key = ((uint64_t)f->id << 3) | fl_pb_wire_type(f->type);
+            st->keylen = 0;
+            while (key >= 0x80) {
+                st->key[st->keylen++] = (uint8_t)(key | 0x80);
+                key >>= 7;
+            }
+            st->key[st->keylen++] = (uint8_t)key;
+        }
+        *m->n_steps = n;
+    }
+}
+
+static void put_key(enc *e, const step *st) {
+    if (st->keylen == 1 && fl_pbw_room(&e->w, 1)) {
+        e->w.buf[--e->w.pos] = st->key[0];
+    } else {
+        fl_pbw_put(&e->w, st->key, st->keylen);
+    }
+}
+
+/* A singular field whose value, as the message would hold it, is at v;
+ * `set`: row_to_pb would mark it present (set_present). */
+static void put_field(enc *e, const step *st, const void *v, bool set) {
+    const ProtobufCFieldDescriptor *f = st->f;
+    if (st->plain) {
+        if (fl_pb_zeroish(f->type, v)) {
+            return;
+        }
+    } else {
+        uint32_t q = set && (f->flags & PROTOBUF_C_FIELD_FLAG_ONEOF) ? f->id : 0;
+        if (!fl_pb_present(f, v, &q)) {
+            return;
+        }
+    }
+    fl_pbw_value(&e->w, f->type, v);
+    put_key(e, st);
+}
+
+static void put_msg(enc *e, const msg_map *m, const void *src);
+
+/* One message element of m (key, length, fields) from src. */
+static void put_elt(enc *e, const step *st, const msg_map *m, const void *src) {
+    size_t end = fl_pbw_len(&e->w);
+    put_msg(e, m, src);
+    fl_pbw_varint(&e->w, fl_pbw_len(&e->w) - end);
+    put_key(e, st);
+}
+
+/* A singular message field from src (which is not NULL). */
+static void put_sub(enc *e, const step *st, const msg_map *m, const void *src) {
+    uint32_t q = 0;
+    if (st->plain || fl_pb_present(st->f, &src, &q)) {
+        put_elt(e, st, m, src);
+    }
+}
+
+/* K_QTY: a Quantity, most of a reply's messages (every count of every
+ * Totals), written here without the walk over quantity_rows: `known`
+ * (1, bool), `value` (2, int64), `text` (3, string), each left out when
+ * zero or empty as proto3 does. test_report_pb compares every reply's bytes
+ * with protobuf-c's, so this cannot drift from the table unnoticed. */
+static void put_qty(enc *e, const step *st, const fl_quantity *q) {
+    fl_pbw *w = &e->w;
+    size_t end = fl_pbw_len(w);
+    size_t n = q->text ? strlen(q->text) : 0;
+    if (n) {
+        fl_pbw_put(w, q->text, n);
+        fl_pbw_varint(w, n);
+        fl_pbw_varint(w, (3 << 3) | PROTOBUF_C_WIRE_TYPE_LENGTH_PREFIXED);
+    }
+    if (q->value) {
+        fl_pbw_varint(w, (uint64_t)q->value);
+        fl_pbw_varint(w, (2 << 3) | PROTOBUF_C_WIRE_TYPE_VARINT);
+    }
+    if (q->known) {
+        fl_pbw_varint(w, 1);
+        fl_pbw_varint(w, (1 << 3) | PROTOBUF_C_WIRE_TYPE_VARINT);
+    }
+    fl_pbw_varint(w, fl_pbw_len(w) - end);
+    put_key(e, st);
+}
+
+/* n elements of size m->size at arr as repeated field st. */
+static void put_arr(enc *e, const step *st, const msg_map *m, const void *arr, size_t n) {
+    for (size_t i = n; i-- > 0 && !e->failed;) {
+        put_elt(e, st, m, (const char *)arr + i * m->size);
+    }
+}
+
+/* K_SHAPE: the Shape message shape_to_pb builds, here on the stack. */
+static void put_shape(enc *e, const step *st, const void *src, const row *r) {
+    int rank = *CAT(src, r->off2, int);
+    const fl_quantity *dims = *CAT(src, r->off3, fl_quantity *);
+    Foldline__V1__Shape s = FOLDLINE__V1__SHAPE__INIT;
+    Foldline__V1__Dim dl[8], *pl[8], *dh = NULL, **d = pl;
+    s.unknown_rank = rank < 0 || !dims;
+    if (!s.unknown_rank && rank > 0) {
+        Foldline__V1__Dim *dv = dl;
+        if ((size_t)rank > N(dl)) {
+            dh = malloc((size_t)rank * (sizeof *dh + sizeof *d));
+            if (!dh) {
+                e->w.oom = true;
+                return;
+            }
+            dv = dh;
+            d = (Foldline__V1__Dim **)(dh + rank);
+        }
+        for (int i = 0; i < rank; i++) {
+            Foldline__V1__Dim z = FOLDLINE__V1__DIM__INIT;
+            dv[i] = z;
+            if (dims[i].known) {
+                dv[i].size_case = FOLDLINE__V1__DIM__SIZE_VALUE;
+                dv[i].value = dims[i].value;
+            } else if (dims[i].text && strcmp(dims[i].text, "?") != 0) {
+                dv[i].size_case = FOLDLINE__V1__DIM__SIZE_SYMBOLIC;
+                dv[i].symbolic = (char *)dims[i].text;
+            }
+            d[i] = &dv[i];
+        }
+        s.dims = d;
+        s.n_dims = (size_t)rank;
+    }
+    uint32_t q = 0;
+    const void *sp = &s;
+    if (st->plain || fl_pb_present(st->f, &sp, &q)) {
+        size_t end = fl_pbw_len(&e->w);
+        fl_pbw_message(&e->w, &s.base);
+        fl_pbw_varint(&e->w, fl_pbw_len(&e->w) - end);
+        put_key(e, st);
+    }
+    free(dh);
+}
+
+/* K_ENUMS: the names' values as a repeated enum. */
+static void put_enums(enc *e, const row *r, const void *src, const ProtobufCFieldDescriptor *f) {
+    const char *const *names = *CAT(src, r->off, char *const *);
+    size_t n = *CAT(src, r->off2, size_t);
+    int sv[32], *v = n > N(sv) ? malloc(n * sizeof(int)) : sv;
+    if (!v) {
+        e->w.oom = true;
+        return;
+    }
+    for (size_t i = 0; i < n && !e->failed; i++) {
+        if (!fl_pb_enum_value(r->en, r->aux, names[i], &v[i])) {
+            enc_fail(e, r->field, names[i]);
+        }
+    }
+    if (!e->failed) {
+        fl_pbw_repeated(&e->w, f, v, n);
+    }
+    if (v != sv) {
+        free(v);
+    }
+}
+
+/* The ledger entries at k no pass record covers (other_ledger). */
+static bool uncovered(const fl_report *r, size_t k) {
+    for (size_t i = 0; i < r->n_passes; i++) {
+        const fl_report_pass *p = &r->passes[i];
+        if (k >= p->first_entry && k - p->first_entry < p->n_entries) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* A K_HOOK row: what ledger_to_pb and K_ARR's presence flag write. */
+static void put_hook(enc *e, const msg_map *m, const step *st, const void *src) {
+    const row *r = st->r;
+    if (st->arr) {
+        protobuf_c_boolean b = *CAT(src, st->arr->off, void *) != NULL;
+        put_field(e, st, &b, false);
+        return;
+    }
+    const fl_report *rep = e->r;
+    if (m == &pass_map && strcmp(r->field, "rules") == 0) {
+        const fl_report_pass *p = src;
+        size_t n = p->first_entry < rep->n_ledger ? rep->n_ledger - p->first_entry : 0;
+        n = p->n_entries < n ? p->n_entries : n;
+        put_arr(e, st, &ledger_map, rep->ledger + (n ? p->first_entry : 0), n);
+    } else if (m == &reply_map && strcmp(r->field, "other_ledger") == 0) {
+        for (size_t k = rep->n_ledger; k-- > 0 && !e->failed;) {
+            if (uncovered(rep, k)) {
+                put_elt(e, st, &other_ledger_map, &rep->ledger[k]);
+            }
+        }
+    }
+}
+
+/* One row's field (row_to_pb's cases). */
+static void put_row(enc *e, const msg_map *m, const step *st, const void *src) {
+    const row *r = st->r;
+    const ProtobufCFieldDescriptor *f = st->f;
+    const void *val = CAT(src, r->off, void);
+    switch (r->k) {
+    case K_I64: {
+        int64_t v = *(const int64_t *)val;
+        put_field(e, st, &v, false);
+        break;
+    }
+    case K_INT: {
+        int32_t v = *(const int *)val;
+        put_field(e, st, &v, false);
+        break;
+    }
+    case K_BOOL: {
+        protobuf_c_boolean v = *(const bool *)val;
+        put_field(e, st, &v, false);
+        break;
+    }
+    case K_DOUBLE:
+        put_field(e, st, val, false);
+        break;
+    case K_OPT_DOUBLE:
+    case K_OPT_POS: {
+        double d = *(const double *)val;
+        if (r->k == K_OPT_DOUBLE ? d >= 0 : d > 0) {
+            put_field(e, st, &d, true);
+        }
+        break;
+    }
+    case K_OPT_I64:
+        if (*(const int64_t *)val) {
+            put_field(e, st, val, true);
+        }
+        break;
+    case K_STR: {
+        const char *v = *(const char *const *)val ? *(const char *const *)val : "";
+        put_field(e, st, &v, false);
+        break;
+    }
+    case K_OPT_STR:
+        if (*(const char *const *)val) {
+            put_field(e, st, val, true);
+        }
+        break;
+    case K_ENUM: {
+        int v;
+        if (fl_pb_enum_value(r->en, r->aux, *(const char *const *)val, &v)) {
+            put_field(e, st, &v, false);
+        } else if (!r->off2) { /* the second form: the string field carries it */
+            enc_fail(e, r->field, *(const char *const *)val);
+        }
+        break;
+    }
+    case K_ENUMS:
+        put_enums(e, r, src, f);
+        break;
+    case K_STRS:
+        fl_pbw_repeated(&e->w, f, *(const char *const *const *)val, *CAT(src, r->off2, size_t));
+        break;
+    case K_I64S: {
+        int n = *CAT(src, r->off2, int);
+        fl_pbw_repeated(&e->w, f, *(const int64_t *const *)val, n > 0 ? (size_t)n : 0);
+        break;
+    }
+    case K_BYTES: {
+        ProtobufCBinaryData b = {0, (uint8_t *)*(const uint8_t *const *)val};
+        b.len = b.data ? *CAT(src, r->off2, size_t) : 0;
+        put_field(e, st, &b, false);
+        break;
+    }
+    case K_QTY:
+        if (st->plain) {
+            put_qty(e, st, val);
+            break;
+        }
+        /* fall through */
+    case K_MSG:
+    case K_PTR: {
+        if (r->k == K_MSG && r->off3 && !*CAT(src, r->off3 - 1, bool)) {
+            break;
+        }
+        const void *sv = r->k == K_PTR ? *(const void *const *)val : val;
+        if (sv) {
+            put_sub(e, st, r->sub, sv);
+        }
+        break;
+    }
+    case K_ARR: {
+        const void *arr = *(const void *const *)val;
+        put_arr(e, st, r->sub, arr, arr ? *CAT(src, r->off2, size_t) : 0);
+        break;
+    }
+    case K_SHAPE:
+        put_shape(e, st, src, r);
+        break;
+    case K_VERSION: {
+        const char *v = e->version ? e->version : "";
+        put_field(e, st, &v, false);
+        break;
+    }
+    case K_HOOK:
+        put_hook(e, m, st, src);
+        break;
+    }
+}
+
+static void put_msg(enc *e, const msg_map *m, const void *src) {
+    for (size_t i = *m->n_steps; i-- > 0 && !e->failed && !e->w.oom;) {
+        put_row(e, m, &m->steps[i], src);
+    }
+}
+
+bool fl_report_encode(const fl_report *r, const char *version, size_t front, uint8_t **block,
+                      uint8_t **data, size_t *len, bool *oom, char *err, size_t errlen) {
+    pthread_once(&plan_once, plan_init);
+    enc e = {NULL, version, err, errlen, false, {NULL, 0, 0, false}, r};
+    put_msg(&e, &reply_map, r);
+    *oom = false;
+    if (e.failed) {
+        free(e.w.buf);
+        return false;
+    }
+    if (!fl_pbw_finish(&e.w, front, block, data, len)) {
+        *oom = true;
         snprintf(err, errlen, "out of memory");
         return false;
     }

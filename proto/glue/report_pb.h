@@ -19,6 +19,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* A bump allocator: memory handed out zeroed, released in one go. */
 typedef struct fl_pb_arena {
@@ -36,6 +37,15 @@ void fl_pb_arena_free(fl_pb_arena *a);
  * which). */
 bool fl_report_to_pb(const fl_report *r, const char *version, fl_pb_arena *a,
                      Foldline__V1__AnalyzeReply *m, char *err, size_t errlen);
+
+/* Encodes `r` as AnalyzeReply bytes straight from the report: the bytes
+ * protobuf-c packs from fl_report_to_pb's message (test_report_pb compares
+ * them on every report it makes), with no message built. The buffer is
+ * fl_pb_encode's (pbenc.h): *block to free, `front` bytes of room before
+ * *data. false when memory ran out (*oom) or the report holds a name the
+ * proto's enums do not have (err says which); nothing to free then. */
+bool fl_report_encode(const fl_report *r, const char *version, size_t front, uint8_t **block,
+                      uint8_t **data, size_t *len, bool *oom, char *err, size_t errlen);
 
 /* Builds a report from `m`, taking ownership of it (freed with the
  * report). NULL when memory ran out (m is freed then too). */

@@ -14,9 +14,12 @@
  *   test_report_pb corpus   every model of the shared corpus (exit 77, shown
  *                           as skipped, when it is absent)
  *
- * Every packed reply is also encoded by fl_pb_encode (proto/glue/pbenc.c,
- * what foldlined sends), which must give protobuf-c's bytes exactly; so must
- * a hand-described message with a field of every type and label.
+ * Every packed reply is also encoded by fl_pb_encode (proto/glue/pbenc.c)
+ * and written straight from its report by fl_report_encode (what foldlined
+ * sends), which must both give protobuf-c's bytes exactly, also without
+ * per-node detail and without the passes; fl_pb_encode must also on a
+ * hand-described message with a field of every type and label. A name the
+ * proto's enums lack fails both report encoders with the same message.
  */
 #include "foldline/foldline.h"
 #include "pbenc.h"
@@ -427,6 +430,65 @@ static void same_encoding(const ProtobufCMessage *m, const uint8_t *want, size_t
     free(block);
 }
 
+static int n_direct; /* replies fl_report_encode wrote */
+
+/* fl_report_encode's bytes of r (what foldlined sends) against protobuf-c's
+ * `len` bytes at `want`, packed from fl_report_to_pb's message. */
+static void same_direct(const fl_report *r, const uint8_t *want, size_t len) {
+    uint8_t *block, *data;
+    size_t n;
+    bool oom;
+    char err[256];
+    if (!fl_report_encode(r, "test", 8, &block, &data, &n, &oom, err, sizeof err)) {
+        fail("fl_report_encode: %s", err);
+        return;
+    }
+    if (n != len || memcmp(data, want, n) != 0) {
+        size_t at = 0;
+        while (at < n && at < len && data[at] == want[at]) {
+            at++;
+        }
+        fail("fl_report_encode: %zu bytes, protobuf-c %zu; first difference at byte %zu", n, len,
+             at);
+    }
+    data[-8] = 1; /* the front bytes are the caller's (ASan: inside the block) */
+    free(block);
+    n_direct++;
+}
+
+/* A name the proto's enums lack fails both encoders with the same message. */
+static void bad_name(const fl_report *r) {
+    static const char *const bad_pass[] = {"cse", "no_such_pass"};
+    for (int k = 0; k < 3; k++) {
+        fl_report b = *r;
+        const char *want = "";
+        if (k == 0) {
+            b.options.device = "no_such_device";
+            want = "device: no value for 'no_such_device'";
+        } else if (k == 1) {
+            b.options.passes = bad_pass;
+            b.options.n_passes = 2;
+            want = "passes: no value for 'no_such_pass'";
+        } else {
+            b.format = NULL;
+            want = "format: no value for '(null)'";
+        }
+        fl_pb_arena a = {0};
+        Foldline__V1__AnalyzeReply m = FOLDLINE__V1__ANALYZE_REPLY__INIT;
+        char e1[256] = "", e2[256] = "";
+        uint8_t *block, *data;
+        size_t n;
+        bool oom = true;
+        if (fl_report_to_pb(&b, "test", &a, &m, e1, sizeof e1) ||
+            fl_report_encode(&b, "test", 8, &block, &data, &n, &oom, e2, sizeof e2)) {
+            fail("a report with a bad name (case %d) encoded", k);
+        } else if (strcmp(e1, want) != 0 || strcmp(e2, want) != 0 || oom) {
+            fail("bad name (case %d): '%s' and '%s', want '%s'", k, e1, e2, want);
+        }
+        fl_pb_arena_free(&a);
+    }
+}
+
 /* report -> reply -> bytes -> reply -> report, compared with the original. */
 static void round_trip(const fl_report *r) {
     fl_pb_arena a = {0};
@@ -441,6 +503,7 @@ static void round_trip(const fl_report *r) {
     uint8_t *buf = malloc(len ? len : 1);
     foldline__v1__analyze_reply__pack(&m, buf);
     same_encoding(&m.base, buf, len);
+    same_direct(r, buf, len);
     fl_pb_arena_free(&a);
     Foldline__V1__AnalyzeReply *back = foldline__v1__analyze_reply__unpack(NULL, len, buf);
     free(buf);
@@ -509,6 +572,7 @@ static bool check_model(const char *path) {
     }
     if (ok) {
         round_trip(r);
+        bad_name(r);
         if (r->n_symbols <= 16 && profiles.n) { /* every free symbol bound to 2 */
             for (size_t i = 0; i < r->n_symbols; i++) {
                 bind[i].name = strdup(r->symbols[i]);
@@ -532,6 +596,20 @@ static bool check_model(const char *path) {
         }
     }
     fl_report_free(r);
+    /* Without per-node detail, with and without the passes. */
+    static const char *const stages[] = {"default", "none"};
+    for (size_t i = 0; ok && i < 2; i++) {
+        fl_options_init(&o);
+        o.passes = stages[i];
+        r = NULL;
+        if (fl_analyze(bytes, len, &o, &r) != FL_OK) {
+            fail("passes '%s' without per-node detail: %s", stages[i],
+                 r && r->error ? r->error : "failed");
+        } else {
+            round_trip(r);
+        }
+        fl_report_free(r);
+    }
     free(bytes);
     return ok;
 }
@@ -753,6 +831,11 @@ int main(int argc, char **argv) {
         }
     }
     fl_profile_set_free(&profiles);
-    printf("%d models round-tripped, %d differences\n", analysed, failures);
+    if (n_direct < 4 * analysed) {
+        printf("FAIL %d replies written straight from their reports for %d models\n", n_direct,
+               analysed);
+        failures++;
+    }
+    printf("%d models round-tripped (%d replies), %d differences\n", analysed, n_direct, failures);
     return failures ? 1 : 0;
 }
