@@ -262,18 +262,18 @@ static fl_status index_add(fl_edge_index *x, const fl_node *of, fl_node *reader,
     if (of->id >= x->cap_head) {
         size_t nc = x->g->n_nodes + x->g->n_nodes / 4 + 16;
         nc = nc > of->id ? nc : (size_t)of->id + 16;
-        uint32_t *nh = fl__arena_grow(a, x->head, x->cap_head, nc, sizeof(uint32_t));
+        uint32_t *nh = fl__arena_scratch_grow(a, x->head, x->cap_head, nc, sizeof(uint32_t));
         if (!nh) {
             return fl__diag_oom(d);
         }
-        memset(nh + x->cap_head, 0, (nc - x->cap_head) * sizeof(uint32_t));
         x->head = nh;
         x->cap_head = nc;
     }
     if (x->n_e == x->cap_e) {
         size_t nc = x->cap_e ? x->cap_e * 2 : 64;
-        struct fl_edge_entry *ne = fl__arena_grow(a, x->e, x->n_e, nc, sizeof(*ne));
-        if (!ne || nc >= UINT32_MAX) {
+        struct fl_edge_entry *ne =
+            nc < UINT32_MAX ? fl__arena_scratch_grow(a, x->e, x->n_e, nc, sizeof(*ne)) : NULL;
+        if (!ne) {
             return fl__diag_oom(d);
         }
         x->e = ne;
@@ -308,18 +308,31 @@ fl_status fl__edge_index_build(fl_graph *g, fl_edge_index *x, fl_diag *d) {
     }
     x->cap_head = g->n_nodes + g->n_nodes / 4 + 16;
     x->cap_e = edges + edges / 4 + 64;
-    x->head = fl__arena_calloc(g->arena, x->cap_head, sizeof(uint32_t));
-    x->e = fl__arena_alloc(g->arena, x->cap_e * sizeof(*x->e));
-    if (!x->head || !x->e || x->cap_e >= UINT32_MAX) {
+    if (x->cap_e >= UINT32_MAX) {
+        return fl__diag_oom(d);
+    }
+    x->head = fl__arena_scratch(g->arena, x->cap_head, sizeof(uint32_t));
+    x->e = x->head ? fl__arena_scratch(g->arena, x->cap_e, sizeof(*x->e)) : NULL;
+    if (!x->e) {
+        fl__edge_index_free(x);
         return fl__diag_oom(d);
     }
     for (size_t i = 0; i < g->n_nodes; i++) {
         fl_node *m = g->nodes[i];
         if (!(m->flags & FL_NODE_REMOVED) && fl__edge_index_note(x, m, d) != FL_OK) {
+            fl__edge_index_free(x);
             return d->status;
         }
     }
     return FL_OK;
+}
+
+void fl__edge_index_free(fl_edge_index *x) {
+    if (x->g) {
+        fl__arena_scratch_free(x->g->arena, x->head);
+        fl__arena_scratch_free(x->g->arena, x->e);
+    }
+    memset(x, 0, sizeof(*x));
 }
 
 size_t fl__edge_index_replace_uses(fl_edge_index *x, const fl_node *from, int from_port,

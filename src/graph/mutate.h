@@ -73,7 +73,9 @@ size_t fl__graph_replace_ctrl_uses(fl_graph *g, const fl_node *from, fl_node *to
  * stale when its edge is moved, and is skipped then), never missing one as
  * long as the rewrite creates edges only through fl__edge_index_note (a node
  * it added, or whose inputs or control inputs it set) and the two replace
- * functions below. Memory from g's arena; valid until the next compaction.
+ * functions below. Scratch memory of g's arena (counted against its limit,
+ * util/arena.h) held until fl__edge_index_free; valid until the next
+ * compaction.
  * The full-walk and indexed replacements change the same edges and return
  * the same counts. */
 typedef struct fl_edge_index {
@@ -87,6 +89,8 @@ typedef struct fl_edge_index {
 } fl_edge_index;
 
 fl_status fl__edge_index_build(fl_graph *g, fl_edge_index *x, fl_diag *d);
+/* Releases the index's memory (also after a failed build); x is empty after. */
+void fl__edge_index_free(fl_edge_index *x);
 /* Records m as a reader of every node of its inputs and control inputs. */
 fl_status fl__edge_index_note(fl_edge_index *x, fl_node *m, fl_diag *d);
 size_t fl__edge_index_replace_uses(fl_edge_index *x, const fl_node *from, int from_port,

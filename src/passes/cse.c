@@ -340,37 +340,13 @@ static fl_node *insert(fl_node **table, uint64_t *hashes, size_t size, const sco
     return NULL;
 }
 
-fl_status fl__pass_common_subgraph_elimination(fl_pass_ctx *pc) {
+/* The sweep of the pass over the graph's nodes in order; rep, readers and
+ * lone (n + 1 each, zero) and the table of `size` slots are described in
+ * the pass above. */
+static fl_status dedup(fl_pass_ctx *pc, scopes *sc, fl_node **table, uint64_t *hashes, size_t size,
+                       fl_node **rep, uint32_t *readers, fl_node **lone) {
     fl_graph *g = pc->c->g;
     size_t n = g->n_nodes;
-    size_t size = 64;
-    while (size < 2 * n + 2) {
-        size *= 2;
-    }
-    fl_node **table = fl__arena_calloc(pc->c->a, size, sizeof(fl_node *));
-    uint64_t *hashes = fl__arena_calloc(pc->c->a, size, sizeof(uint64_t));
-    fl_node **rep = fl__arena_calloc(pc->c->a, n + 1, sizeof(fl_node *));
-    if (!table || !hashes || !rep) {
-        return fl__diag_oom(pc->c->d);
-    }
-    /* Nodes that cannot have a duplicate are not hashed. Two equal nodes
-     * read the same inputs (in either order): a node that is the only
-     * reader of its first input so far (readers[], data edges on each
-     * node, now or once rewired: a removed duplicate's count goes to its
-     * representative) is set aside as that input's `lone` reader instead.
-     * A node hashed later enters the lone readers of its inputs in the
-     * table first, so it finds one it equals as before (the earlier node
-     * in the order stays). On a chain, three nodes of five are set aside. */
-    uint32_t *readers = fl__arena_calloc(pc->c->a, n + 1, sizeof(uint32_t));
-    fl_node **lone = fl__arena_calloc(pc->c->a, n + 1, sizeof(fl_node *));
-    if (!readers || !lone) {
-        return fl__diag_oom(pc->c->d);
-    }
-    scopes sc;
-    fl_status st = scopes_build(pc, &sc);
-    if (st != FL_OK) {
-        return st;
-    }
     for (size_t i = 0; i < n; i++) {
         const fl_node *m = g->nodes[i];
         for (int k = 0; k < m->n_inputs; k++) {
@@ -394,12 +370,12 @@ fl_status fl__pass_common_subgraph_elimination(fl_pass_ctx *pc) {
             for (int k = 0; k < m->n_inputs; k++) {
                 uint32_t id = m->inputs[k].node->id;
                 if (lone[id]) {
-                    insert(table, hashes, size, &sc, lone[id]);
+                    insert(table, hashes, size, sc, lone[id]);
                     lone[id] = NULL;
                 }
             }
         }
-        fl_node *found = insert(table, hashes, size, &sc, m);
+        fl_node *found = insert(table, hashes, size, sc, m);
         if (!found) {
             continue;
         }
@@ -419,4 +395,41 @@ fl_status fl__pass_common_subgraph_elimination(fl_pass_ctx *pc) {
     }
     g->order = NULL;
     return FL_OK;
+}
+
+fl_status fl__pass_common_subgraph_elimination(fl_pass_ctx *pc) {
+    fl_graph *g = pc->c->g;
+    size_t n = g->n_nodes;
+    size_t size = 64;
+    while (size < 2 * n + 2) {
+        size *= 2;
+    }
+    /* The table and the arrays below end with the pass: scratch memory
+     * (on the 1M chain they were 50 MB of arena memory kept to the end of
+     * the analysis, twice). */
+    fl_arena *ar = pc->c->a;
+    fl_node **table = fl__arena_scratch(ar, size, sizeof(fl_node *));
+    uint64_t *hashes = table ? fl__arena_scratch(ar, size, sizeof(uint64_t)) : NULL;
+    fl_node **rep = hashes ? fl__arena_scratch(ar, n + 1, sizeof(fl_node *)) : NULL;
+    /* Nodes that cannot have a duplicate are not hashed. Two equal nodes
+     * read the same inputs (in either order): a node that is the only
+     * reader of its first input so far (readers[], data edges on each
+     * node, now or once rewired: a removed duplicate's count goes to its
+     * representative) is set aside as that input's `lone` reader instead.
+     * A node hashed later enters the lone readers of its inputs in the
+     * table first, so it finds one it equals as before (the earlier node
+     * in the order stays). On a chain, three nodes of five are set aside. */
+    uint32_t *readers = rep ? fl__arena_scratch(ar, n + 1, sizeof(uint32_t)) : NULL;
+    fl_node **lone = readers ? fl__arena_scratch(ar, n + 1, sizeof(fl_node *)) : NULL;
+    scopes sc;
+    fl_status st = lone ? scopes_build(pc, &sc) : fl__diag_oom(pc->c->d);
+    if (st == FL_OK) {
+        st = dedup(pc, &sc, table, hashes, size, rep, readers, lone);
+    }
+    fl__arena_scratch_free(ar, table);
+    fl__arena_scratch_free(ar, hashes);
+    fl__arena_scratch_free(ar, rep);
+    fl__arena_scratch_free(ar, readers);
+    fl__arena_scratch_free(ar, lone);
+    return st;
 }

@@ -348,7 +348,9 @@ static void test_edge_index(void **state) {
     fixture f;
     build(&f);
     fl_edge_index x;
+    size_t reserved0 = f.g->arena->reserved;
     assert_int_equal(fl__edge_index_build(f.g, &x, &f.d), FL_OK);
+    assert_true(f.g->arena->reserved > reserved0); /* held apart, until freed */
     fl_node *a = fl__graph_find(f.g, "a"), *b = fl__graph_find(f.g, "b");
     fl_node *c = fl__graph_find(f.g, "c"), *d = fl__graph_find(f.g, "d");
     fl_node *dep = fl__graph_find(f.g, "dep"), *xn = fl__graph_find(f.g, "x");
@@ -382,6 +384,14 @@ static void test_edge_index(void **state) {
     /* The whole-graph walk agrees that nothing reads dep or c now. */
     assert_int_equal(fl__graph_replace_ctrl_uses(f.g, dep, NULL), 0);
     assert_int_equal(fl__graph_replace_uses(f.g, c, 0, a, 0), 0);
+    /* Freeing gives its memory back (the node e's stays in the arena). */
+    size_t with_e = f.g->arena->reserved;
+    fl__edge_index_free(&x);
+    assert_true(f.g->arena->reserved < with_e);
+    assert_null(x.head);
+    assert_null(x.e);
+    assert_int_equal(x.n_e, 0);
+    fl__edge_index_free(&x); /* an emptied index: nothing */
     teardown_f(&f);
 }
 

@@ -41,6 +41,10 @@ fl_status fl__ao_oom(ao *a);
 
 fl_status fl__ao_init(ao *a, fl_pass_ctx *pc);
 
+/* Releases the per-node arrays of a (after fl__ao_init, failed or not, or
+ * on an ao of zeroes). */
+void fl__ao_free(ao *a);
+
 void fl__ao_resolve_inputs(ao *a, fl_node *m);
 
 size_t fl__ao_n_uses(const ao *a, const fl_node *n);

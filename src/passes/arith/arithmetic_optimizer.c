@@ -260,15 +260,14 @@ static fl_status visit(ao *a, fl_node *m) {
     return FL_OK;
 }
 
-fl_status fl__pass_arithmetic_optimizer(fl_pass_ctx *pc) {
+static fl_status optimize(fl_pass_ctx *pc, ao *a) {
     fl_graph *g = pc->c->g;
     size_t n = g->n_nodes;
     bool *snap = fl__consumed_snapshot(pc);
     if (!snap) {
         return fl__diag_oom(pc->c->d);
     }
-    ao a;
-    fl_status st = fl__ao_init(&a, pc);
+    fl_status st = fl__ao_init(a, pc);
     if (st != FL_OK) {
         return st;
     }
@@ -289,15 +288,15 @@ fl_status fl__pass_arithmetic_optimizer(fl_pass_ctx *pc) {
             continue;
         }
         bool fired = false;
-        st = fl__ao_add_ops_rewrite(&a, m, &fired);
+        st = fl__ao_add_ops_rewrite(a, m, &fired);
         if (st == FL_OK && !fired) {
-            st = fl__ao_minimize_broadcasts(&a, m, &claimed[m->id]);
+            st = fl__ao_minimize_broadcasts(a, m, &claimed[m->id]);
         }
         if (st == FL_OK && !fired) {
-            st = fl__ao_replace_pack_with_tile_reshape(&a, m, &fired);
+            st = fl__ao_replace_pack_with_tile_reshape(a, m, &fired);
         }
         if (st == FL_OK && !fired && fl__ao_is_concat(m)) {
-            st = fl__ao_hoist_cwise_unary_chains(&a, m);
+            st = fl__ao_hoist_cwise_unary_chains(a, m);
         }
         if (st != FL_OK) {
             return st;
@@ -309,8 +308,8 @@ fl_status fl__pass_arithmetic_optimizer(fl_pass_ctx *pc) {
         if (m->flags & FL_NODE_REMOVED) {
             continue;
         }
-        fl__ao_resolve_inputs(&a, m);
-        st = claimed[m->id] ? FL_OK : visit(&a, m);
+        fl__ao_resolve_inputs(a, m);
+        st = claimed[m->id] ? FL_OK : visit(a, m);
         if (st != FL_OK) {
             return st;
         }
@@ -322,16 +321,24 @@ fl_status fl__pass_arithmetic_optimizer(fl_pass_ctx *pc) {
         if (m->flags & FL_NODE_REMOVED) {
             continue;
         }
-        fl__ao_resolve_inputs(&a, m);
-        st = fl__ao_is_split(m) ? fl__ao_hoist_cwise_unary_chains(&a, m)
-                                : fl__ao_unary_ops_composition(&a, m, fused);
+        fl__ao_resolve_inputs(a, m);
+        st = fl__ao_is_split(m) ? fl__ao_hoist_cwise_unary_chains(a, m)
+                                : fl__ao_unary_ops_composition(a, m, fused);
         if (st != FL_OK) {
             return st;
         }
     }
     for (size_t i = 0; i < g->n_nodes; i++) {
-        fl__ao_resolve_inputs(&a, g->nodes[i]);
+        fl__ao_resolve_inputs(a, g->nodes[i]);
     }
     g->order = NULL;
     return fl__remove_dead(pc, snap, n, "remove_dead");
+}
+
+fl_status fl__pass_arithmetic_optimizer(fl_pass_ctx *pc) {
+    ao a;
+    memset(&a, 0, sizeof(a));
+    fl_status st = optimize(pc, &a);
+    fl__ao_free(&a);
+    return st;
 }

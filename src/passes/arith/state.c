@@ -24,21 +24,38 @@ static fl_status ao_grow(ao *a, size_t need) {
     while (nc < need) {
         nc *= 2;
     }
+    /* Scratch (the new entries zero), released by fl__ao_free: 24 bytes
+     * per node that arena memory kept to the end of the analysis. Each
+     * array is replaced as soon as its copy is made, so that a failure
+     * leaves every array whole for fl__ao_free. */
     fl_arena *ar = a->pc->c->a;
-    uint32_t *u = fl__arena_grow(ar, a->uses, a->cap, nc, sizeof(uint32_t));
-    uint32_t *cu = u ? fl__arena_grow(ar, a->ctrl_uses, a->cap, nc, sizeof(uint32_t)) : NULL;
-    fl_input *f = cu ? fl__arena_grow(ar, a->fwd, a->cap, nc, sizeof(fl_input)) : NULL;
+    uint32_t *u = fl__arena_scratch_grow(ar, a->uses, a->cap, nc, sizeof(uint32_t));
+    if (u) {
+        a->uses = u;
+    }
+    uint32_t *cu =
+        u ? fl__arena_scratch_grow(ar, a->ctrl_uses, a->cap, nc, sizeof(uint32_t)) : NULL;
+    if (cu) {
+        a->ctrl_uses = cu;
+    }
+    fl_input *f = cu ? fl__arena_scratch_grow(ar, a->fwd, a->cap, nc, sizeof(fl_input)) : NULL;
     if (!f) {
         return fl__ao_oom(a);
     }
-    memset(u + a->cap, 0, (nc - a->cap) * sizeof(uint32_t));
-    memset(cu + a->cap, 0, (nc - a->cap) * sizeof(uint32_t));
-    memset(f + a->cap, 0, (nc - a->cap) * sizeof(fl_input));
-    a->uses = u;
-    a->ctrl_uses = cu;
     a->fwd = f;
     a->cap = nc;
     return FL_OK;
+}
+
+void fl__ao_free(ao *a) {
+    if (a->pc) {
+        fl__arena_scratch_free(a->pc->c->a, a->uses);
+        fl__arena_scratch_free(a->pc->c->a, a->ctrl_uses);
+        fl__arena_scratch_free(a->pc->c->a, a->fwd);
+    }
+    a->uses = a->ctrl_uses = NULL;
+    a->fwd = NULL;
+    a->cap = 0;
 }
 
 fl_status fl__ao_init(ao *a, fl_pass_ctx *pc) {
