@@ -344,9 +344,14 @@ size_t fl__sym_format(fl_sym s, char *buf, size_t size) {
 }
 
 char *fl__sym_to_str(fl_arena *a, fl_sym s) {
-    size_t n = fl__sym_format(s, NULL, 0);
-    char *p = fl__arena_alloc(a, n + 1);
-    if (p) {
+    /* Formatted once when the text fits the buffer (most do), else twice:
+     * to measure it, then into the arena. */
+    char buf[128];
+    size_t n = fl__sym_format(s, buf, sizeof buf);
+    char *p = fl__arena_alloc_raw(a, n + 1);
+    if (p && n < sizeof buf) {
+        memcpy(p, buf, n + 1);
+    } else if (p) {
         fl__sym_format(s, p, n + 1);
     }
     return p;

@@ -334,8 +334,9 @@ static void test_scratch_memory_limit(void **state) {
     fl__arena_free(&a);
 }
 
-/* Every allocation starts out zero (arena.h), in blocks whose memory malloc
- * hands back dirty (an arena freed after every byte was written) and past
+/* Every allocation starts out zero (arena.h), in blocks whose memory comes
+ * back dirty (an arena freed after every byte was written: the thread keeps
+ * its blocks for the next arena, or malloc hands them out again) and past
  * fl__arena_alloc_raw buffers written with garbage, across several blocks
  * and a one-off allocation larger than the current block. */
 static void test_arena_memory_is_zero(void **state) {
