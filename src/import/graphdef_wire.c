@@ -75,18 +75,21 @@ typedef struct wnode {
  * place: graph/mutate.h copies one before a change), so the thousands of
  * nodes of a layer stack with equal attrs take no memory for them. Only
  * arrays of plain values are kept (no tensor, function or list of those:
- * their conversion may depend on the node). */
+ * their conversion may depend on the node). Its slots: the node count
+ * rounded up to a power of two, from 16 to ATTR_CACHE_SLOTS (a small graph
+ * does not clear 8 KB for it). */
 #define ATTR_CACHE_SLOTS 256
 
 typedef struct attr_cache {
+    size_t mask; /* slots - 1 */
     struct attr_slot {
         wview span; /* p NULL: empty */
         fl_attr *attrs;
         int n;
-    } slot[ATTR_CACHE_SLOTS];
+    } slot[];
 } attr_cache;
 
-static size_t attr_cache_ix(wview span) {
+static size_t attr_cache_ix(wview span, size_t mask) {
     /* One xor-multiply per 8 bytes, mixed at the end. */
     uint64_t h = 14695981039346656037ull ^ span.len;
     size_t k = 0;
@@ -101,7 +104,7 @@ static size_t attr_cache_ix(wview span) {
     h ^= h >> 33;
     h *= 0xff51afd7ed558ccdull;
     h ^= h >> 33;
-    return (size_t)(h & (ATTR_CACHE_SLOTS - 1));
+    return (size_t)h & mask;
 }
 
 /* Whether a node's attrs may be in the cache: none is a tensor or a
@@ -565,7 +568,7 @@ static fl_status wire_add_node(fl_graph *g, const wnode *w, const fl_import_opts
     n->n_attrs = w->n_attr;
     struct attr_slot *cached = NULL;
     if (st == FL_OK && w->n_attr && !w->attr_split && attrs_cacheable(w)) {
-        cached = &ac->slot[attr_cache_ix(w->attr_span)];
+        cached = &ac->slot[attr_cache_ix(w->attr_span, ac->mask)];
         if (cached->span.p && cached->span.len == w->attr_span.len && cached->n == w->n_attr &&
             memcmp(cached->span.p, w->attr_span.p, w->attr_span.len) == 0) {
             n->attrs = cached->attrs;
@@ -593,7 +596,9 @@ static fl_status wire_add_node(fl_graph *g, const wnode *w, const fl_import_opts
             }
         }
         conv cv = {g, d, o, n, iname};
-        st = wire_attr(&cv, iname, e, strcmp(iname, "value") == 0 ? stripped : -1, &n->attrs[k]);
+        st = wire_attr(&cv, iname, e,
+                       e->key.len == 5 && memcmp(e->key.p, "value", 5) == 0 ? stripped : -1,
+                       &n->attrs[k]);
         plain = plain && attr_plain(&n->attrs[k]);
     }
     if (st == FL_OK && plain) {
@@ -750,11 +755,18 @@ static fl_status wire_sweeps(fl_graph *g, wview *nodes, size_t n_nodes, const fl
                              fl_diag *d) {
     fl_status st = fl__graph_reserve(g, n_nodes, d);
     wnode *w = st == FL_OK ? fl__arena_scratch(g->arena, 1, sizeof(wnode)) : NULL;
-    attr_cache *ac = w ? fl__arena_scratch(g->arena, 1, sizeof(attr_cache)) : NULL;
+    size_t slots = 16;
+    while (slots < n_nodes && slots < ATTR_CACHE_SLOTS) {
+        slots *= 2;
+    }
+    attr_cache *ac =
+        w ? fl__arena_scratch(g->arena, 1, sizeof(attr_cache) + slots * sizeof(struct attr_slot))
+          : NULL;
     if (!ac) {
         fl__arena_scratch_free(g->arena, w);
         return st != FL_OK ? st : fl__diag_oom(d);
     }
+    ac->mask = slots - 1;
     for (size_t i = 0; i < n_nodes && st == FL_OK; i++) {
         if (fl_diag_poll(d) != FL_OK) {
             st = d->status;

@@ -10,7 +10,8 @@
 #include <string.h>
 
 bool fl__same_device(const fl_node *a, const fl_node *b) {
-    return strcmp(fl__dev_of(a), fl__dev_of(b)) == 0;
+    const char *x = fl__dev_of(a), *y = fl__dev_of(b);
+    return x == y || strcmp(x, y) == 0; /* unplaced nodes share one "" */
 }
 
 bool fl__is_const(const fl_node *n) {
