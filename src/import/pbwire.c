@@ -30,11 +30,20 @@ enum {
     WT_I32 = FL_PB_WT_I32
 };
 
+/* Whether a message type has a required field, remembered per type (a
+ * message of many fields checked field by field for each of its
+ * occurrences cost more than reading them). */
+typedef struct wreq {
+    const ProtobufCMessageDescriptor *d;
+    bool required;
+} wreq;
+
 typedef struct wdec {
     fl_arena *a;
     const uint8_t *base; /* start of the input, for offsets in errors */
     fl_pbwire_error *err;
     const uint8_t *end; /* end of the input */
+    wreq req[16];       /* by the descriptor's address */
 } wdec;
 
 /* Per-field state of one message being decoded. */
@@ -134,7 +143,7 @@ static bool is_packable(ProtobufCType t) {
 
 /* Pass 1: checks the message's fields and counts repeated elements. */
 static bool count_fields(wdec *w, const ProtobufCMessageDescriptor *d, const uint8_t *p,
-                         const uint8_t *end, fslot *slots, size_t *n_unknown) {
+                         const uint8_t *end, fslot *slots, size_t *n_unknown, size_t *n_repeated) {
     wfield f;
     while (p < end) {
         if (!next_field(w, d, &p, end, &f)) {
@@ -146,6 +155,7 @@ static bool count_fields(wdec *w, const ProtobufCMessageDescriptor *d, const uin
             continue;
         }
         fslot *s = &slots[fd - d->fields];
+        *n_repeated += fd->label == PROTOBUF_C_LABEL_REPEATED;
         int want = field_wt(fd->type);
         if (fd->label == PROTOBUF_C_LABEL_REPEATED && f.wt == WT_LEN && is_packable(fd->type)) {
             size_t k = packed_count(fd->type, f.p, f.len);
@@ -586,8 +596,23 @@ static bool fill_fields(wdec *w, const ProtobufCMessageDescriptor *d, ProtobufCM
     return true;
 }
 
+static bool has_required(wdec *w, const ProtobufCMessageDescriptor *d) {
+    wreq *r = &w->req[((uintptr_t)d / sizeof(void *)) % (sizeof w->req / sizeof w->req[0])];
+    if (r->d != d) {
+        r->d = d;
+        r->required = false;
+        for (unsigned i = 0; i < d->n_fields && !r->required; i++) {
+            r->required = d->fields[i].label == PROTOBUF_C_LABEL_REQUIRED;
+        }
+    }
+    return r->required;
+}
+
 static bool check_required(wdec *w, const ProtobufCMessageDescriptor *d, const uint8_t *at,
                            const fslot *slots) {
+    if (!has_required(w, d)) {
+        return true;
+    }
     for (unsigned i = 0; i < d->n_fields; i++) {
         if (d->fields[i].label == PROTOBUF_C_LABEL_REQUIRED && slots[i].runs == 0) {
             return fail(w, d, &d->fields[i], at, "a required field is missing");
@@ -613,8 +638,9 @@ static ProtobufCMessage *decode(wdec *w, const ProtobufCMessageDescriptor *d, co
     }
     memset(slots, 0, (d->n_fields ? d->n_fields : 1) * sizeof(fslot));
     const uint8_t *end = p + len;
-    size_t n_unknown = 0;
-    if (!count_fields(w, d, p, end, slots, &n_unknown) || !check_required(w, d, p, slots)) {
+    size_t n_unknown = 0, n_repeated = 0;
+    if (!count_fields(w, d, p, end, slots, &n_unknown, &n_repeated) ||
+        !check_required(w, d, p, slots)) {
         return NULL;
     }
     ProtobufCMessage *m = fl__arena_alloc(w->a, d->sizeof_message);
@@ -630,7 +656,8 @@ static ProtobufCMessage *decode(wdec *w, const ProtobufCMessageDescriptor *d, co
             return NULL;
         }
     }
-    if (!alloc_repeated(w, d, m, slots) || !fill_fields(w, d, m, p, end, slots, depth)) {
+    if ((n_repeated && !alloc_repeated(w, d, m, slots)) ||
+        !fill_fields(w, d, m, p, end, slots, depth)) {
         return NULL;
     }
     return m;
@@ -640,6 +667,6 @@ ProtobufCMessage *fl__pbwire_unpack(fl_arena *a, const ProtobufCMessageDescripto
                                     const uint8_t *buf, size_t len, fl_pbwire_error *err) {
     memset(err, 0, sizeof *err);
     static const uint8_t empty[1];
-    wdec w = {a, buf ? buf : empty, err, (buf ? buf : empty) + (buf ? len : 0)};
+    wdec w = {a, buf ? buf : empty, err, (buf ? buf : empty) + (buf ? len : 0), {{NULL, false}}};
     return decode(&w, desc, buf ? buf : empty, buf ? len : 0, 0);
 }
