@@ -379,8 +379,8 @@ static fl_status dedup(fl_pass_ctx *pc, scopes *sc, fl_node **table, uint64_t *h
         if (!found) {
             continue;
         }
-        fl__ledger_note(pc, "common_subgraph", m, "%s duplicates '%s': removed", m->op,
-                        found->name);
+        const char *detail[] = {m->op, " duplicates '", found->name, "': removed"};
+        fl__ledger_note_parts(pc, "common_subgraph", m, detail, 4);
         rep[m->id] = found;
         readers[found->id] += readers[m->id];
         n_rep++;

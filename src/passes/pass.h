@@ -73,6 +73,12 @@ typedef struct fl_pass_ctx {
 void fl__ledger_note(fl_pass_ctx *pc, const char *rule, const fl_node *n, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* The same with the detail given as the n_parts strings joined (what
+ * fl__ledger_note with "%s%s..." would write, without formatting: for a
+ * rule that fires on thousands of nodes). */
+void fl__ledger_note_parts(fl_pass_ctx *pc, const char *rule, const fl_node *n,
+                           const char *const *parts, int n_parts);
+
 /* A pass: rewrites pc->c->g in place; returns FL_OK (also when nothing
  * matched) or an error with c->d failed. */
 typedef fl_status (*fl_pass_fn)(fl_pass_ctx *pc);

@@ -137,11 +137,13 @@ void fl__ledger_init(fl_ledger *l, fl_arena *a) {
     l->arena = a;
 }
 
-void fl__ledger_note(fl_pass_ctx *pc, const char *rule, const fl_node *n, const char *fmt, ...) {
+/* Notes are cut to LEDGER_DETAIL - 1 bytes. */
+#define LEDGER_DETAIL 512
+
+/* Appends an entry with the detail's `len` bytes. */
+static void ledger_push(fl_pass_ctx *pc, const char *rule, const fl_node *n, const char *detail,
+                        size_t len) {
     fl_ledger *l = pc->ledger;
-    if (!l) {
-        return;
-    }
     if (l->n_entries == l->cap_entries) {
         size_t nc = l->cap_entries ? l->cap_entries * 2 : 64;
         fl_ledger_entry *ne =
@@ -152,16 +154,45 @@ void fl__ledger_note(fl_pass_ctx *pc, const char *rule, const fl_node *n, const 
         l->entries = ne;
         l->cap_entries = nc;
     }
-    char buf[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
     fl_ledger_entry *e = &l->entries[l->n_entries++];
     e->pass = pc->pass;
     e->rule = fl__arena_strdup(l->arena, rule);
     e->node = fl__arena_strdup(l->arena, n ? n->name : "");
-    e->detail = fl__arena_strdup(l->arena, buf);
+    e->detail = fl__arena_strndup(l->arena, detail, len);
+}
+
+void fl__ledger_note(fl_pass_ctx *pc, const char *rule, const fl_node *n, const char *fmt, ...) {
+    if (!pc->ledger) {
+        return;
+    }
+    char buf[LEDGER_DETAIL];
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    size_t len = w < 0 ? 0 : (size_t)w < sizeof buf ? (size_t)w : sizeof buf - 1;
+    buf[len] = '\0';
+    ledger_push(pc, rule, n, buf, len);
+}
+
+void fl__ledger_note_parts(fl_pass_ctx *pc, const char *rule, const fl_node *n,
+                           const char *const *parts, int n_parts) {
+    if (!pc->ledger) {
+        return;
+    }
+    char buf[LEDGER_DETAIL];
+    size_t len = 0;
+    for (int i = 0; i < n_parts && len < sizeof buf - 1; i++) {
+        const char *part = parts[i] ? parts[i] : "(null)"; /* as printf's %s writes it */
+        size_t k = strlen(part);
+        if (k > sizeof buf - 1 - len) {
+            k = sizeof buf - 1 - len;
+        }
+        memcpy(buf + len, part, k);
+        len += k;
+    }
+    buf[len] = '\0';
+    ledger_push(pc, rule, n, buf, len);
 }
 
 static fl_status ledger_add_record(fl_ledger *l, const fl_pass_record *r, fl_diag *d) {
