@@ -68,7 +68,8 @@ typedef enum fl_size_key { FL_SIZE_FLOPS = 0, FL_SIZE_BYTES } fl_size_key;
  * `memory` of the level's bandwidth, and pay fixed_s per op plus
  * per_channel_s per channel group on top (depthwise convolutions: a runtime
  * that runs one small kernel per channel pays its setup per channel; in the
- * data_movement class per contiguous run a Transpose copies), and
+ * data_movement class per contiguous run a Transpose copies; in the pooling
+ * class per output row of a plane, or per plane of a global pool), and
  * broadcast_s on top for a binary element-wise op with a broadcast operand
  * (a runtime's broadcasting loop sets up per op what a same-shape or unary
  * kernel does not). */
@@ -217,7 +218,8 @@ typedef struct fl_roofline_node {
                         it pays the dispatch overhead even when it moves no bytes */
     double channels; /* a depthwise op's channel groups (ONNX group, TensorFlow's input
                         channels), a Transpose's contiguous runs when it keeps the
-                        innermost axis; 0 for other ops */
+                        innermost axis, a pool's output rows over its planes (batch x
+                        channels; one per plane of a global pool); 0 for other ops */
     double channel_time_s;   /* channels x the bucket's per_channel_s (in time_s and upper_s) */
     bool broadcast;          /* an element-wise op with broadcasting semantics (Add, Mul, Where,
                                 ...) one of whose operands has fewer elements than its output */
@@ -320,7 +322,8 @@ typedef struct fl_fit_result {
  * 1) / (measured - fixed) over the bucket's compute- and memory-bound ops,
  * bounded to [1e-4, 1]; the fixed cost minimising the bucket's summed
  * relative error wins. A class whose ops have channel groups (depthwise) or
- * contiguous runs (Transposes keeping the innermost axis) also gets a
+ * contiguous runs (Transposes keeping the innermost axis) or output rows
+ * (pools) also gets a
  * per-channel (per-run) time, the same in every bucket, on a grid below
  * the least measured time per channel: the one minimising the class's summed
  * relative error (the least within 1 % of it); a class with broadcast ops

@@ -49,7 +49,9 @@ fl_precision fl__roofline_precision(const fl_node *n);
  * side's bytes, which the cache level serving it carries, and `line_bytes`:
  * the same with a 64-byte line per element (an element-by-element copy), the
  * bound the upper estimate keeps; for one that keeps it, `runs` > 0: the
- * contiguous runs it copies, each paying the bucket's per-unit time. */
+ * contiguous runs it copies, each paying the bucket's per-unit time; for a
+ * pool, `runs`: its output rows over its planes (a global pool: its planes)
+ * and `work` the operations of the kernel's path (traffic.c). */
 typedef struct fl_traffic {
     double work, bytes, strided_bytes, line_bytes, runs;
 } fl_traffic;

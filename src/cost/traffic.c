@@ -37,15 +37,30 @@
  *   loop, which sets up per op what a unary or same-shape kernel does not:
  *   fl__roofline_broadcast says which ops do (their fixed time is a profile
  *   figure, the bucket's broadcast_s).
- * - A windowed pooling kernel (MaxPool, AveragePool, LpPool; not the global
- *   pools, which reduce contiguous planes) sets up every output's window:
- *   FL_WINDOW_OPS operations per output on top of the window's taps.
+ * - A pooling kernel works plane by plane (batch x channel) and row by row
+ *   of the output, and starts its loops again for each: its `runs` are the
+ *   output rows of every plane (one per plane for a global pool), each
+ *   paying the bucket's per-unit time. ONNX Runtime's CPU MaxPool (one
+ *   output, no dilation) and AveragePool (MLAS) reduce a 2-D or 3-D window
+ *   in two steps when the innermost stride is at most 2, every kernel dim
+ *   at most FL_POOL_SMALL_KERNEL and the padded row fits the kernel's row
+ *   buffer: first down the window's rows over the whole input row (every
+ *   input element of a row, once per output row whose window holds that
+ *   row), then across the window's columns a vector (FL_POOL_LANES outputs
+ *   of a stride-1 pool, half as many of a stride-2 one) at a time. Its work
+ *   is those two steps' element operations, which for an overlapping window
+ *   (3x3 stride 1) is a third of its taps: pool_rows_work. Other windowed
+ *   pools (TensorFlow's NHWC ones, LpPool, a larger stride) take every tap
+ *   of every output and set up every output's window: FL_WINDOW_OPS
+ *   operations per output on top of its taps. An average divides each
+ *   output: FL_DIVIDE_OPS more.
  *
  * TensorFlow Lite builtins go by the name of the TensorFlow or ONNX op that
  * computes the same (fl__roofline_op_name), for these rules and the classes.
  */
 #include "cost/roofline.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,6 +83,13 @@
  * a small window (1x1 to 3x3) costs about the same per output whatever its
  * taps. */
 #define FL_WINDOW_OPS 16.0
+/* Elements of the vectors a two-step pooling kernel reduces a window's
+ * columns with (128 bits of fp32), and the largest kernel dim and padded
+ * row it takes (MLAS: 32, and a 2048-element row buffer less 3 elements it
+ * may read past the row's end). */
+#define FL_POOL_LANES        4.0
+#define FL_POOL_SMALL_KERNEL 32
+#define FL_POOL_ROW_BUFFER   2045
 /* Vector operations per element of a division or square root: a vector
  * divide or square root issues at a quarter to a tenth of the rate of a
  * multiply or add on current x86 and Arm cores (vendors' instruction tables),
@@ -289,6 +311,114 @@ static double transpose_run(const fl_node *n) {
     return run;
 }
 
+/* Up to `max` integers of list attr `name` into v; the count, -1 when
+ * absent or not a list of integers. */
+static int attr_ints(const fl_node *n, const char *name, int64_t *v, int max) {
+    const fl_attr *a = fl__node_attr(n, name);
+    if (!a || a->kind != FL_ATTR_LIST || (a->n && a->list_kind != FL_ATTR_I) || (int)a->n > max) {
+        return -1;
+    }
+    for (size_t i = 0; i < a->n; i++) {
+        v[i] = a->v.list.i[i];
+    }
+    return (int)a->n;
+}
+
+/* The input rows (planes) a window of `k` at stride `s` starting `pad`
+ * before the input's `in` elements covers, summed over `out` outputs. */
+static double window_rows(int64_t in, int64_t out, int64_t k, int64_t s, int64_t pad) {
+    double sum = 0;
+    for (int64_t o = 0; o < out; o++) {
+        int64_t lo = o * s - pad, hi = lo + k;
+        lo = lo < 0 ? 0 : lo;
+        hi = hi > in ? in : hi;
+        sum += hi > lo ? (double)(hi - lo) : 0;
+    }
+    return sum;
+}
+
+/* The element operations of an ONNX-layout (N, C, spatial...) MaxPool or
+ * AveragePool of 2 or 3 spatial dims that a two-step kernel runs (see the
+ * header: down the window's rows over whole input rows, then across its
+ * columns a vector at a time), per the whole op; -1 when the op does not
+ * take that path or its shapes or attributes are unknown. */
+static double pool_rows_work(const fl_node *n, const char *op, const fl_tensor *x,
+                             const fl_tensor *y) {
+    int r = x ? x->shape.rank : -1;
+    if ((strcmp(op, "MaxPool") != 0 && strcmp(op, "AveragePool") != 0) || n->n_outputs != 1 ||
+        r < 4 || r > 5 || !y || y->shape.rank != r || elements(x) <= 0 || elements(y) <= 0) {
+        return -1;
+    }
+    int sd = r - 2;
+    int64_t k[3], s[3] = {1, 1, 1}, d[3] = {1, 1, 1}, p[6] = {0};
+    if (attr_ints(n, "kernel_shape", k, 3) != sd || attr_ints(n, "strides", s, 3) == 0 ||
+        attr_ints(n, "dilations", d, 3) == 0 || attr_ints(n, "pads", p, 6) == 0) {
+        return -1;
+    }
+    const fl_attr *ap = fl__node_attr(n, "auto_pad");
+    bool same = ap && ap->kind == FL_ATTR_S && ap->v.s.p && strncmp(ap->v.s.p, "SAME", 4) == 0;
+    int64_t in[3], out[3];
+    for (int i = 0; i < sd; i++) {
+        in[i] = x->shape.dims[2 + i].k;
+        out[i] = y->shape.dims[2 + i].k;
+        if (k[i] < 1 || k[i] > FL_POOL_SMALL_KERNEL || s[i] < 1 || d[i] != 1) {
+            return -1;
+        }
+        if (same) { /* SAME_UPPER puts the odd padding element at the end */
+            int64_t total = (out[i] - 1) * s[i] + k[i] - in[i];
+            total = total > 0 ? total : 0;
+            bool lower = strcmp(ap->v.s.p, "SAME_LOWER") == 0;
+            p[i] = lower ? (total + 1) / 2 : total / 2;
+            p[i + sd] = total - p[i];
+        }
+    }
+    int w = sd - 1;
+    if (s[w] > 2 || p[w] < 0 || p[w + sd] < 0 || p[w] + p[w + sd] + in[w] > FL_POOL_ROW_BUFFER) {
+        return -1;
+    }
+    /* per plane: the outer output rows (depth x height), the input rows each
+     * reduces (the window's clipped planes x rows), the vectors across */
+    double rows = 1, taps_down = (double)in[w];
+    for (int i = 0; i < w; i++) {
+        rows *= (double)out[i];
+        taps_down *= window_rows(in[i], out[i], k[i], s[i], p[i]);
+    }
+    double per_vec = s[w] == 1 ? FL_POOL_LANES : FL_POOL_LANES / 2;
+    double vecs = ceil((double)out[w] / per_vec);
+    double planes = (double)x->shape.dims[0].k * (double)x->shape.dims[1].k;
+    return planes * (taps_down + rows * vecs * (double)k[w] * FL_POOL_LANES);
+}
+
+/* A pooling op's work and runs (see the header). */
+static void pool_traffic(const fl_node *n, const char *op, fl_traffic *t) {
+    const fl_tensor *x = in_tensor(n, 0), *y = n->n_outputs > 0 ? &n->outputs[0] : NULL;
+    double e = elements(y);
+    if (e <= 0 || !x || x->shape.rank < 3 || elements(x) <= 0) {
+        return;
+    }
+    bool nhwc = !fl__node_attr(n, "kernel_shape") && strncmp(op, "Global", 6) != 0;
+    /* planes: batch x channels (NCHW), or the batch of an NHWC pool */
+    double planes = (double)x->shape.dims[0].k * (nhwc ? 1 : (double)x->shape.dims[1].k);
+    double rows = 1;
+    if (strncmp(op, "Global", 6) != 0) {
+        /* the output rows of a plane: every spatial dim but the innermost */
+        int first = nhwc ? 1 : 2, last = nhwc ? y->shape.rank - 2 : y->shape.rank - 1;
+        for (int i = first; i < last; i++) {
+            rows *= (double)y->shape.dims[i].k;
+        }
+        double two_step = pool_rows_work(n, op, x, y);
+        if (two_step >= 0) {
+            t->work += two_step - (double)n->cost.flops.k;
+        } else {
+            t->work += FL_WINDOW_OPS * e;
+        }
+        if (strcmp(op, "AveragePool") == 0 || strcmp(op, "AvgPool") == 0) {
+            t->work += FL_DIVIDE_OPS * e;
+        }
+    }
+    t->runs = planes * rows;
+}
+
 bool fl__roofline_broadcast(const fl_node *n, fl_op_class cls) {
     /* ONNX's multidirectional and unidirectional broadcasting ops,
      * TensorFlow's binary cwise ops, TFLite's binary builtins (those that
@@ -382,9 +512,8 @@ void fl__roofline_traffic(const fl_node *n, fl_op_class cls, fl_traffic *t) {
         t->work += e > 0 ? per * e : 0;
         return;
     }
-    if (cls == FL_CLASS_POOLING && strncmp(op, "Global", 6) != 0) {
-        double e = elements(y);
-        t->work += e > 0 ? FL_WINDOW_OPS * e : 0;
+    if (cls == FL_CLASS_POOLING) {
+        pool_traffic(n, op, t);
         return;
     }
     if (cls == FL_CLASS_ELEMENTWISE && divide(op)) {

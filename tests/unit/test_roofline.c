@@ -605,8 +605,19 @@ static void test_efficiency_table(void **state) {
  *     approximations per element); sm (Softmax): 16;
  *   relu: the FLOPs.
  *   div x/x: 512 FLOPs + 8 vector operations per element.
- *   mp MaxPool 2x2 stride 2 -> [1,4,4,8]: 128 outputs x 4 taps + 16 window
- *     operations per output; gap GlobalAveragePool: its FLOPs (no window). */
+ *   mp MaxPool 2x2 stride 2 -> [1,4,4,8] (two steps, innermost stride <= 2):
+ *     per plane (4 = N x C), down the window's rows over whole input rows:
+ *     16 columns x (2 + 2 + 2 + 2) rows = 128, across a vector of 2 outputs
+ *     at a time: 4 output rows x 4 vectors x 2 columns x 4 lanes = 128;
+ *     4 x 256 = 1024 operations, 4 x 4 = 16 output rows (runs).
+ *   m3 MaxPool 3x3 stride 1 pads 1 -> [1,4,8,16]: the windows hold 2, 3 x 6,
+ *     2 input rows: 16 x 22 = 352 down, 8 x 4 vectors of 4 x 3 x 4 = 384
+ *     across; 4 x 736 = 2944 operations (its taps would be 512 x 9 = 4608),
+ *     4 x 8 = 32 runs.
+ *   ap AveragePool 2x2 stride 3 -> [1,4,3,5]: an innermost stride over 2
+ *     takes every tap: its FLOPs + 16 window and 8 divide operations per
+ *     output (60), 4 x 3 = 12 runs.
+ *   gap GlobalAveragePool: its FLOPs (no window), one run per plane: 4. */
 static void test_kernel_traffic(void **state) {
     (void)state;
     ob_model *m = ob_new(13);
@@ -628,8 +639,14 @@ static void test_kernel_traffic(void **state) {
     ob_attr_ints(m, mp, "kernel_shape", 2, (int64_t[]){2, 2});
     ob_attr_ints(m, mp, "strides", 2, (int64_t[]){2, 2});
     ob_node(m, "GlobalAveragePool", "gap", "x", "k");
-    const char *outs[] = {"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k"};
-    for (int i = 0; i < 11; i++) {
+    Onnx__NodeProto *m3 = ob_node(m, "MaxPool", "m3", "x", "l");
+    ob_attr_ints(m, m3, "kernel_shape", 2, (int64_t[]){3, 3});
+    ob_attr_ints(m, m3, "pads", 4, (int64_t[]){1, 1, 1, 1});
+    Onnx__NodeProto *ap = ob_node(m, "AveragePool", "ap", "x", "n");
+    ob_attr_ints(m, ap, "kernel_shape", 2, (int64_t[]){2, 2});
+    ob_attr_ints(m, ap, "strides", 2, (int64_t[]){3, 3});
+    const char *outs[] = {"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "n"};
+    for (int i = 0; i < 13; i++) {
         ob_output(m, outs[i]);
     }
     fl_report *r = analyze_onnx(m, P);
@@ -665,16 +682,26 @@ static void test_kernel_traffic(void **state) {
     const fl_roofline_node *dv = rnode(r, "div");
     assert_near(dv->flops, 512);
     assert_near(dv->compute_peak_s, (512 + 8 * 512) / 1e9);
-    /* MaxPool 2x2 stride 2: 128 outputs of 4 taps, 16 operations of window
-     * setup per output; GlobalAveragePool keeps its FLOPs */
+    /* pools: the two-step kernel's operations and output rows, every tap
+     * and window of a larger stride, a global pool's FLOPs and planes */
     const fl_roofline_node *pool = rnode(r, "mp");
     assert_string_equal(pool->op_class, "pooling");
     assert_near(pool->flops, 128 * 4);
-    assert_near(pool->compute_peak_s, (128 * 4 + 16 * 128) / 1e9);
+    assert_near(pool->compute_peak_s, 1024 / 1e9);
+    assert_near(pool->channels, 16);
+    const fl_roofline_node *m3n = rnode(r, "m3");
+    assert_near(m3n->flops, 512 * 9);
+    assert_near(m3n->compute_peak_s, 2944 / 1e9);
+    assert_near(m3n->channels, 32);
+    const fl_roofline_node *apn = rnode(r, "ap");
+    assert_true(apn->flops > 0);
+    assert_near(apn->compute_peak_s, (apn->flops + 24 * 60) / 1e9);
+    assert_near(apn->channels, 12);
     const fl_roofline_node *gap = rnode(r, "gap");
     assert_string_equal(gap->op_class, "pooling");
     assert_true(gap->flops > 0);
     assert_near(gap->compute_peak_s, gap->flops / 1e9);
+    assert_near(gap->channels, 4);
     /* the report's counts stay those of the op definitions */
     bool seen = false;
     for (size_t i = 0; i < r->n_nodes_detail; i++) {
@@ -910,7 +937,8 @@ static void test_transpose_runs(void **state) {
  * - LOGISTIC: 16 vector operations per element on top of its FLOPs;
  * - SLICE [1,4,8,16] of x: 2 x 2048 B + begin and size (2 x 16 B);
  * - MAX_POOL_2D 2x2 stride 2: 256 outputs, 16 operations of window setup
- *   each on top of the taps;
+ *   each on top of the taps (NHWC: not the two-step kernel), one run per
+ *   output row: 4;
  * - CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED: conv, depthwise (vector
  *   unit), matmul.
  * The ONNX graph of the same Transpose, Sigmoid and Slice gets the same time
@@ -1005,6 +1033,7 @@ static void test_tflite_names(void **state) {
     const fl_roofline_node *tmp = rnode(r, "mp");
     assert_string_equal(tmp->op_class, "pooling");
     assert_near(tmp->compute_peak_s, (tmp->flops + 16 * 256) / 1e9);
+    assert_near(tmp->channels, 4);
     assert_string_equal(rnode(r, "cv")->op_class, "conv");
     assert_string_equal(rnode(r, "dc")->op_class, "depthwise");
     assert_string_equal(rnode(r, "dc")->unit, "vector");
