@@ -69,7 +69,7 @@ typedef enum fl_size_key { FL_SIZE_FLOPS = 0, FL_SIZE_BYTES } fl_size_key;
  * per_channel_s per channel group on top (depthwise convolutions: a runtime
  * that runs one small kernel per channel pays its setup per channel; in the
  * data_movement class per contiguous run a Transpose copies; in the pooling
- * class per output row of a plane, or per plane of a global pool), and
+ * class per output row of a plane of a windowed pool), and
  * broadcast_s on top for a binary element-wise op with a broadcast operand
  * (a runtime's broadcasting loop sets up per op what a same-shape or unary
  * kernel does not). */
@@ -218,8 +218,8 @@ typedef struct fl_roofline_node {
                         it pays the dispatch overhead even when it moves no bytes */
     double channels; /* a depthwise op's channel groups (ONNX group, TensorFlow's input
                         channels), a Transpose's contiguous runs when it keeps the
-                        innermost axis, a pool's output rows over its planes (batch x
-                        channels; one per plane of a global pool); 0 for other ops */
+                        innermost axis, a windowed pool's output rows over its planes
+                        (batch x channels); 0 for other ops */
     double channel_time_s;   /* channels x the bucket's per_channel_s (in time_s and upper_s) */
     bool broadcast;          /* an element-wise op with broadcasting semantics (Add, Mul, Where,
                                 ...) one of whose operands has fewer elements than its output */

@@ -341,10 +341,11 @@ static const char *intern_label(label_cache *lc, fl_op_class c, const fl_eff_tab
  *          + compute + memory';
  *   overhead is charged to ops that do work, and with a calibrated profile
  *   to every executed op; channels are a depthwise op's channel groups, a
- *   Transpose's contiguous runs, a pool's output rows; broadcast is charged to an element-wise op
- *   with a broadcast operand; for a Transpose moving the innermost axis,
- *   memory counts its strided side in vectors and memory' in cache lines
- *   (an element-by-element copy), else memory' = memory (traffic.c). */
+ *   Transpose's contiguous runs, a windowed pool's output rows; broadcast is
+ *   charged to an element-wise op with a broadcast operand; for a Transpose
+ *   moving the innermost axis, memory counts its strided side in vectors
+ *   and memory' in cache lines (an element-by-element copy), else memory' =
+ *   memory (traffic.c). */
 static void estimate_node(const fl_profile *p, const fl_node *nd, const fl_reuse *ru,
                           fl_roofline_node *r, label_cache *lc) {
     const fl_cost *k = &nd->cost;
@@ -415,7 +416,7 @@ static void estimate_node(const fl_profile *p, const fl_node *nd, const fl_reuse
     r->overhead_s = (works || (p->calibrated && r->executed)) ? p->overhead.value : 0;
     r->fixed_s = b && (works || r->executed) ? b->fixed_s : 0;
     /* the units of the bucket's per-unit time: a depthwise op's channel
-     * groups, a Transpose's contiguous runs, a pool's output rows */
+     * groups, a Transpose's contiguous runs, a windowed pool's output rows */
     r->channels = depthwise ? channel_groups(nd) : tr.runs;
     r->channel_time_s = b && works ? r->channels * b->per_channel_s : 0;
     r->broadcast = fl__roofline_broadcast(nd, cls);

@@ -50,7 +50,7 @@ fl_precision fl__roofline_precision(const fl_node *n);
  * the same with a 64-byte line per element (an element-by-element copy), the
  * bound the upper estimate keeps; for one that keeps it, `runs` > 0: the
  * contiguous runs it copies, each paying the bucket's per-unit time; for a
- * pool, `runs`: its output rows over its planes (a global pool: its planes)
+ * pool, `runs`: its output rows over its planes; none for a global pool
  * and `work` the operations of the kernel's path (traffic.c). */
 typedef struct fl_traffic {
     double work, bytes, strided_bytes, line_bytes, runs;

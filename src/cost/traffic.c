@@ -37,23 +37,24 @@
  *   loop, which sets up per op what a unary or same-shape kernel does not:
  *   fl__roofline_broadcast says which ops do (their fixed time is a profile
  *   figure, the bucket's broadcast_s).
- * - A pooling kernel works plane by plane (batch x channel) and row by row
- *   of the output, and starts its loops again for each: its `runs` are the
- *   output rows of every plane (one per plane for a global pool), each
- *   paying the bucket's per-unit time. ONNX Runtime's CPU MaxPool (one
- *   output, no dilation) and AveragePool (MLAS) reduce a 2-D or 3-D window
- *   in two steps when the innermost stride is at most 2, every kernel dim
- *   at most FL_POOL_SMALL_KERNEL and the padded row fits the kernel's row
- *   buffer: first down the window's rows over the whole input row (every
- *   input element of a row, once per output row whose window holds that
- *   row), then across the window's columns a vector (FL_POOL_LANES outputs
- *   of a stride-1 pool, half as many of a stride-2 one) at a time. Its work
- *   is those two steps' element operations, which for an overlapping window
- *   (3x3 stride 1) is a third of its taps: pool_rows_work. Other windowed
- *   pools (TensorFlow's NHWC ones, LpPool, a larger stride) take every tap
- *   of every output and set up every output's window: FL_WINDOW_OPS
- *   operations per output on top of its taps. An average divides each
- *   output: FL_DIVIDE_OPS more.
+ * - A windowed pooling kernel works plane by plane (batch x channel) and row
+ *   by row of the output, and starts its loops again for each: its `runs`
+ *   are the output rows of every plane, each paying the bucket's per-unit
+ *   time. A global pool reduces each plane in one contiguous pass (a vector
+ *   loop, then one horizontal reduction): no runs, its FLOPs and bytes.
+ *   ONNX Runtime's CPU MaxPool (one output, no dilation) and AveragePool
+ *   (MLAS) reduce a 2-D or 3-D window in two steps when the innermost
+ *   stride is at most 2, every kernel dim at most FL_POOL_SMALL_KERNEL and
+ *   the padded row fits the kernel's row buffer: first down the window's
+ *   rows over the whole input row (every input element of a row, once per
+ *   output row whose window holds that row), then across the window's
+ *   columns a vector (FL_POOL_LANES outputs of a stride-1 pool, half as many
+ *   of a stride-2 one) at a time. Its work is those two steps' element
+ *   operations, which for an overlapping window (3x3 stride 1) is a third of
+ *   its taps: pool_rows_work. Other windowed pools (TensorFlow's NHWC ones,
+ *   LpPool, a larger stride) take every tap of every output and set up
+ *   every output's window: FL_WINDOW_OPS operations per output on top of
+ *   its taps. An average divides each output: FL_DIVIDE_OPS more.
  *
  * TensorFlow Lite builtins go by the name of the TensorFlow or ONNX op that
  * computes the same (fl__roofline_op_name), for these rules and the classes.
@@ -416,7 +417,9 @@ static void pool_traffic(const fl_node *n, const char *op, fl_traffic *t) {
             t->work += FL_DIVIDE_OPS * e;
         }
     }
-    t->runs = planes * rows;
+    if (strncmp(op, "Global", 6) != 0) {
+        t->runs = planes * rows;
+    }
 }
 
 bool fl__roofline_broadcast(const fl_node *n, fl_op_class cls) {

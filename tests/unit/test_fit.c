@@ -413,14 +413,13 @@ static void test_broadcast(void **state) {
  * bucket). The odd ones are Transposes that keep the innermost axis: they
  * copy 64 x (1 + 5i mod 7) contiguous runs and pay 8e-9 s per run (the
  * report's `channels`); the even ones (a Transpose moving the innermost
- * axis, a Concat) have no runs. The same ops as pools (output rows for
- * runs; the even ones rows the report does not know) fit the same way in
- * the pooling class. Op 0 copies 1000 runs of 40000 bytes: 8e-6 +
- * 40000 / 5e9 = 16e-6 s, 16e-9 s per run, the least (the others: at least
+ * axis, a Concat) have no runs. Op 0 copies 1000 runs of 40000 bytes: 8e-6
+ * + 40000 / 5e9 = 16e-6 s, 16e-9 s per run, the least (the others: at least
  * 8e-9 + 20000 / 5e9 / 448 > 16.9e-9), so the grid's candidates are 16e-9 x
- * j / 24 and 8e-9 is one of them (j = 12). The fit recovers 8e-9 s per run
- * in the data_movement class, memory efficiency 0.5, no fixed cost, every
- * op's time. */
+ * j / 24 and 8e-9 is one of them (j = 12). The fit recovers 8e-9 s per run,
+ * memory efficiency 0.5, no fixed cost, every op's time. The same ops as
+ * pools (windowed ones with output rows for runs, the even ones global
+ * pools without) fit the same way in the pooling class. */
 static void fit_runs(fl_op_class cls) {
     fl_fit_op ops[16];
     memset(ops, 0, sizeof ops);
