@@ -17,9 +17,10 @@
  * Every packed reply is also encoded by fl_pb_encode (proto/glue/pbenc.c)
  * and written straight from its report by fl_report_encode (what foldlined
  * sends), which must both give protobuf-c's bytes exactly, also without
- * per-node detail and without the passes; fl_pb_encode must also on a
- * hand-described message with a field of every type and label. A name the
- * proto's enums lack fails both report encoders with the same message.
+ * per-node detail, without the passes and with an input of rank 10;
+ * fl_pb_encode must also on a hand-described message with a field of every
+ * type and label. A name the proto's enums lack fails both report encoders
+ * with the same message.
  */
 #include "foldline/foldline.h"
 #include "pbenc.h"
@@ -489,6 +490,24 @@ static void bad_name(const fl_report *r) {
     }
 }
 
+static void round_trip(const fl_report *r);
+
+/* An input of rank 10 (more dims than fl_report_encode keeps on its stack):
+ * known, symbolic and unknown dims, and a scalar beside it. */
+static void long_shape(const fl_report *r) {
+    static const fl_quantity d[10] = {
+        {true, 1, "1"},    {false, 0, "n"}, {false, 0, "?"}, {true, 300, "300"}, {true, 5, "5"},
+        {false, 0, "2*n"}, {true, 7, "7"},  {true, 8, "8"},  {true, 9, "9"},     {true, 10, "10"}};
+    fl_report_input in[2] = {
+        {"long", "float32", "[1,n,?,300,5,2*n,7,8,9,10]", 10, d},
+        {"scalar", "int64", "[]", 0, d},
+    };
+    fl_report b = *r;
+    b.inputs = in;
+    b.n_inputs = 2;
+    round_trip(&b);
+}
+
 /* report -> reply -> bytes -> reply -> report, compared with the original. */
 static void round_trip(const fl_report *r) {
     fl_pb_arena a = {0};
@@ -573,6 +592,7 @@ static bool check_model(const char *path) {
     if (ok) {
         round_trip(r);
         bad_name(r);
+        long_shape(r);
         if (r->n_symbols <= 16 && profiles.n) { /* every free symbol bound to 2 */
             for (size_t i = 0; i < r->n_symbols; i++) {
                 bind[i].name = strdup(r->symbols[i]);
