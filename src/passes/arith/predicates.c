@@ -128,27 +128,31 @@ bool fl__ao_involution(const fl_node *n) {
 }
 
 bool fl__ao_value_preserving(const fl_node *n) {
-    static const fl_op_kind ops[] = {FL_OP_ENTER,
-                                     FL_OP_EXIT,
-                                     FL_OP_PREVENT_GRADIENT,
-                                     FL_OP_SNAPSHOT,
-                                     FL_OP_STOP_GRADIENT,
-                                     FL_OP_IDENTITY,
-                                     FL_OP_EXPAND_DIMS,
-                                     FL_OP_RESHAPE,
-                                     FL_OP_SQUEEZE,
-                                     FL_OP_REVERSE_V2,
-                                     FL_OP_TRANSPOSE,
-                                     FL_OP_DEPTH_TO_SPACE,
-                                     FL_OP_SPACE_TO_DEPTH,
-                                     FL_OP_BATCH_TO_SPACE_ND,
-                                     FL_OP_SPACE_TO_BATCH_ND};
+    switch (n->kind) {
+    case FL_OP_ENTER:
+    case FL_OP_EXIT:
+    case FL_OP_PREVENT_GRADIENT:
+    case FL_OP_SNAPSHOT:
+    case FL_OP_STOP_GRADIENT:
+    case FL_OP_IDENTITY:
+    case FL_OP_EXPAND_DIMS:
+    case FL_OP_RESHAPE:
+    case FL_OP_SQUEEZE:
+    case FL_OP_REVERSE_V2:
+    case FL_OP_TRANSPOSE:
+    case FL_OP_DEPTH_TO_SPACE:
+    case FL_OP_SPACE_TO_DEPTH:
+    case FL_OP_BATCH_TO_SPACE_ND:
+    case FL_OP_SPACE_TO_BATCH_ND:
+        return true;
+    default:
+        break;
+    }
     static const fl_pass_op ops_x[] = {
         FL_POP_CHECK_NUMERICS, FL_POP_DEBUG_GRADIENT_IDENTITY, FL_POP_DEEP_COPY,
         FL_POP_PRINT,          FL_POP_INVERT_PERMUTATION,      FL_POP_REVERSE,
         FL_POP_ROLL,           FL_POP_BATCH_TO_SPACE,          FL_POP_SPACE_TO_BATCH};
-    if (fl__kind_in(n->kind, ops, sizeof ops / sizeof ops[0]) ||
-        fl__pass_op_in(n, ops_x, sizeof ops_x / sizeof ops_x[0])) {
+    if (fl__pass_op_in(n, ops_x, sizeof ops_x / sizeof ops_x[0])) {
         return true;
     }
     return (n->kind == FL_OP_ADD_N && n->n_inputs == 1);

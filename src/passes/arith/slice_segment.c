@@ -187,7 +187,9 @@ static bool sparse_segment_reduction(const fl_node *n) {
         FL_POP_SPARSE_SEGMENT_SUM,    FL_POP_SPARSE_SEGMENT_SUM_WITH_NUM_SEGMENTS,
         FL_POP_SPARSE_SEGMENT_MEAN,   FL_POP_SPARSE_SEGMENT_MEAN_WITH_NUM_SEGMENTS,
         FL_POP_SPARSE_SEGMENT_SQRT_N, FL_POP_SPARSE_SEGMENT_SQRT_N_WITH_NUM_SEGMENTS};
-    return fl__pass_op_in(n, ops, sizeof ops / sizeof ops[0]);
+    /* All six start with "Sp": most nodes are told apart by two characters
+     * (two stages ask this of every node). */
+    return n->op[0] == 'S' && n->op[1] == 'p' && fl__pass_op_in(n, ops, sizeof ops / sizeof ops[0]);
 }
 
 /* A scalar (one element) int32/int64 Const equal to 0. */
