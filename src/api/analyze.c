@@ -147,6 +147,30 @@ static fl_status totals_memo(fl_ctx *c, fl_arena *ra, totals_memo_t *m, const fl
     return st;
 }
 
+/* A copy of s in ra, or prev_copy (the copy of prev_src, the string before
+ * it) when s equals that one: a pass's entries in a row share one copy of
+ * the pass's and the rule's names. */
+static const char *copy_as_before(fl_arena *ra, const char *s, const char *prev_src,
+                                  const char *prev_copy) {
+    if (s && prev_src && prev_copy && strcmp(s, prev_src) == 0) {
+        return prev_copy;
+    }
+    return fl__arena_strdup(ra, s);
+}
+
+/* The ledger's entries into the report's es (led->n_entries of them). */
+static void copy_ledger(fl_arena *ra, const fl_ledger *led, fl_report_ledger_entry *es) {
+    for (size_t i = 0; i < led->n_entries; i++) {
+        const fl_ledger_entry *e = &led->entries[i], *prev = i ? e - 1 : NULL;
+        es[i].pass =
+            copy_as_before(ra, e->pass, prev ? prev->pass : NULL, i ? es[i - 1].pass : NULL);
+        es[i].rule =
+            copy_as_before(ra, e->rule, prev ? prev->rule : NULL, i ? es[i - 1].rule : NULL);
+        es[i].node = fl__arena_strdup(ra, e->node);
+        es[i].detail = fl__arena_strdup(ra, e->detail);
+    }
+}
+
 static fl_status run_passes(fl_ctx *c, const fl_options *opt, const fl_cost_totals *costed,
                             fl_progress_state *prog, fl_report *r) {
     fl_arena *ra = report_arena(r);
@@ -233,12 +257,7 @@ static fl_status run_passes(fl_ctx *c, const fl_options *opt, const fl_cost_tota
             st = totals_memo(c, ra, &memo, &p->after, &ps[i].after);
         }
     }
-    for (size_t i = 0; i < led.n_entries; i++) {
-        es[i].pass = fl__arena_strdup(ra, led.entries[i].pass);
-        es[i].rule = fl__arena_strdup(ra, led.entries[i].rule);
-        es[i].node = fl__arena_strdup(ra, led.entries[i].node);
-        es[i].detail = fl__arena_strdup(ra, led.entries[i].detail);
-    }
+    copy_ledger(ra, &led, es);
     r->passes = ps;
     r->n_passes = led.n_passes;
     r->ledger = es;

@@ -154,9 +154,14 @@ static void ledger_push(fl_pass_ctx *pc, const char *rule, const fl_node *n, con
         l->entries = ne;
         l->cap_entries = nc;
     }
+    /* A rule that fires on many nodes in a row (the remapper's on a chain
+     * of equal layers) keeps one copy of its name. */
+    const fl_ledger_entry *prev = l->n_entries ? &l->entries[l->n_entries - 1] : NULL;
     fl_ledger_entry *e = &l->entries[l->n_entries++];
     e->pass = pc->pass;
-    e->rule = fl__arena_strdup(l->arena, rule);
+    e->rule = prev && prev->rule && strcmp(prev->rule, rule) == 0
+                  ? prev->rule
+                  : fl__arena_strdup(l->arena, rule);
     e->node = fl__arena_strdup(l->arena, n ? n->name : "");
     e->detail = fl__arena_strndup(l->arena, detail, len);
 }

@@ -251,6 +251,63 @@ static void test_fused_nodes_share_equal_attrs(void **state) {
     pt_fini(&h);
 }
 
+/* Three Conv2D + BiasAdd + activation layers whose convolutions carry the
+ * same attrs (one shared array after the import), the activations as
+ * given: each fused node gets its own fused ops and alpha, and shares an
+ * array only with the fused node before it in the sweep when those are
+ * the same too. */
+static void fused_acts(const char *const acts[3], const float alphas[3], fl_node *out[3],
+                       pt_run *h) {
+    tg_graph *g = tg_new();
+    tg_placeholder(g, "x", 1, 4, (int64_t[]){1, 8, 8, 4});
+    tg_const_f32(g, "w", 4, (int64_t[]){3, 3, 4, 4}, NULL, 0);
+    tg_const_f32(g, "bias_v", 1, (int64_t[]){4}, NULL, 0);
+    static const char *const names[3][3] = {
+        {"c1", "b1", "r1"}, {"c2", "b2", "r2"}, {"c3", "b3", "r3"}};
+    const char *in = "x";
+    for (int l = 0; l < 3; l++) {
+        tg_node *c = tg_add(g, names[l][0], "Conv2D", in, "w", NULL);
+        tg_attr_type(c, "T", 1);
+        tg_attr_ints(c, "strides", 4, (int64_t[]){1, 1, 1, 1});
+        tg_attr_str(c, "padding", "SAME");
+        tg_attr_type(tg_add(g, names[l][1], "BiasAdd", names[l][0], "bias_v", NULL), "T", 1);
+        tg_node *a = tg_add(g, names[l][2], acts[l], names[l][1], NULL);
+        tg_attr_type(a, "T", 1);
+        if (alphas[l] != 0) {
+            tg_attr_float(a, "alpha", alphas[l]);
+        }
+        in = names[l][2];
+    }
+    tg_attr_type(tg_add(g, "out", "Identity", "r3", NULL), "T", 1);
+    run_tg(h, g, FL_DEVICE_CPU, FL_REMAPPER_STANDARD);
+    tg_free(g);
+    for (int l = 0; l < 3; l++) {
+        out[l] = pt_need(h, names[l][2]);
+        assert_string_equal(out[l]->op, "_FusedConv2D");
+        pt_expect_strs(h, names[l][2], "fused_ops", 2, "BiasAdd", acts[l]);
+        if (alphas[l] != 0) {
+            assert_true(pt_attr_f(h, names[l][2], "leakyrelu_alpha") == alphas[l]);
+        }
+    }
+}
+
+static void test_fused_attrs_follow_each_activation(void **state) {
+    (void)state;
+    pt_run h;
+    fl_node *r[3];
+    /* Relu, Relu6, Relu: r2 differs from both neighbours */
+    fused_acts((const char *const[]){"Relu", "Relu6", "Relu"}, (const float[]){0, 0, 0}, r, &h);
+    assert_ptr_not_equal(r[1]->attrs, r[2]->attrs);
+    assert_ptr_not_equal(r[0]->attrs, r[1]->attrs);
+    pt_fini(&h);
+    /* LeakyRelu with alphas 0.1, 0.1, 0.25: r1 and r2 share, r3 has its own */
+    fused_acts((const char *const[]){"LeakyRelu", "LeakyRelu", "LeakyRelu"},
+               (const float[]){0.1f, 0.1f, 0.25f}, r, &h);
+    assert_ptr_equal(r[0]->attrs, r[1]->attrs);
+    assert_ptr_not_equal(r[1]->attrs, r[2]->attrs);
+    pt_fini(&h);
+}
+
 static void test_matmul_bias_act(void **state) {
     (void)state;
     pt_run h;
@@ -911,6 +968,7 @@ int main(void) {
         T(test_conv_bias),
         T(test_conv_bias_act),
         T(test_fused_nodes_share_equal_attrs),
+        T(test_fused_attrs_follow_each_activation),
         T(test_matmul_bias_act),
         T(test_matmul_bias_tanh_standard_vs_onednn),
         T(test_depthwise_onednn_only),

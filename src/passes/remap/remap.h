@@ -27,6 +27,22 @@ typedef struct rctx {
      * the next fused node with the same attrs shares it. */
     fl_attr *fused_attrs;
     int n_fused_attrs;
+    /* What that array was made from (fused_key.ok): a contraction with the
+     * same attr array (shared arrays are never written in place, so the
+     * same array holds the same attrs), op and fused ops gives the same
+     * array without building its attrs again. */
+    struct {
+        bool ok;
+        const fl_attr *attrs; /* the contraction's */
+        int n_attrs, n_args;
+        int kind;
+        const char *op;
+        const char *ops[4];
+        size_t n_ops;
+        float epsilon;
+        const fl_attr *act_attrs; /* a LeakyRelu's (its alpha), else NULL */
+        int act_n_attrs;
+    } fused_key;
 } rctx;
 
 typedef enum pat_status { P_REMAIN, P_REMOVE, P_REPLACE } pat_status;

@@ -212,6 +212,46 @@ static bool same_attrs(const fl_attr *a, int n, const attr_buf *b) {
     return true;
 }
 
+/* Whether the last array fl__rm_build_fused made (r->fused_attrs) came
+ * from these arguments; with `set`, records them as its arguments. */
+static bool fused_key(rctx *r, const fl_node *c, const char *const *ops, size_t n_ops, int n_args,
+                      float epsilon, const fl_node *act, bool set) {
+    const size_t max_ops = sizeof(r->fused_key.ops) / sizeof(r->fused_key.ops[0]);
+    bool leaky = act && act->kind == FL_OP_LEAKY_RELU;
+    const fl_attr *act_attrs = leaky ? act->attrs : NULL;
+    int act_n = leaky ? act->n_attrs : 0;
+    if (set) {
+        r->fused_key.ok = n_ops <= max_ops && c->attrs;
+        r->fused_key.attrs = c->attrs;
+        r->fused_key.n_attrs = c->n_attrs;
+        r->fused_key.n_args = n_args;
+        r->fused_key.kind = c->kind;
+        r->fused_key.op = c->op;
+        for (size_t i = 0; i < n_ops && i < max_ops; i++) {
+            r->fused_key.ops[i] = ops[i];
+        }
+        r->fused_key.n_ops = n_ops;
+        r->fused_key.epsilon = epsilon;
+        r->fused_key.act_attrs = act_attrs;
+        r->fused_key.act_n_attrs = act_n;
+        return true;
+    }
+    if (!r->fused_key.ok || !r->fused_attrs || r->fused_key.attrs != c->attrs ||
+        r->fused_key.n_attrs != c->n_attrs || r->fused_key.n_args != n_args ||
+        r->fused_key.kind != c->kind || strcmp(r->fused_key.op, c->op) != 0 ||
+        r->fused_key.n_ops != n_ops || r->fused_key.act_attrs != act_attrs ||
+        r->fused_key.act_n_attrs != act_n ||
+        memcmp(&r->fused_key.epsilon, &epsilon, sizeof(epsilon)) != 0) {
+        return false;
+    }
+    for (size_t i = 0; i < n_ops; i++) {
+        if (strcmp(r->fused_key.ops[i], ops[i]) != 0) {
+            return false;
+        }
+    }
+    return true;
+}
+
 fl_node *fl__rm_build_fused(rctx *r, fl_node *root, const fl_node *c, const fl_input *args,
                             int n_args, const char *const *ops, size_t n_ops, float epsilon,
                             const fl_node *act) {
@@ -231,18 +271,26 @@ fl_node *fl__rm_build_fused(rctx *r, fl_node *root, const fl_node *c, const fl_i
      * exact size, which nothing writes in place (a caller setting more
      * afterwards gets a copy: mutate.h). So a run of fused nodes with the
      * same attrs (a chain of equal layers) shares one array. */
+    if (fused_key(r, c, ops, n_ops, n_args, epsilon, act, false)) {
+        fl__node_set_attrs(r->g, f, r->n_fused_attrs, r->fused_attrs);
+        return f;
+    }
     attr_buf b = {.n = 0, .oom = false};
     contraction_attrs(r->g, &b, c);
     fused_attrs(r->g, &b, ops, n_ops, n_args, epsilon, act);
     if (b.oom) {
         fl__rm_fail_oom(r);
-    } else if (same_attrs(r->fused_attrs, r->n_fused_attrs, &b)) {
+        return f;
+    }
+    if (same_attrs(r->fused_attrs, r->n_fused_attrs, &b)) {
         fl__node_set_attrs(r->g, f, b.n, r->fused_attrs);
     } else if (fl__node_init_attrs(r->g, f, b.n, b.a, 0) != FL_OK) {
         fl__rm_fail_oom(r);
+        return f;
     } else {
         r->fused_attrs = f->attrs;
         r->n_fused_attrs = b.n;
     }
+    fused_key(r, c, ops, n_ops, n_args, epsilon, act, true);
     return f;
 }
