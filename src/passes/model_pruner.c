@@ -27,9 +27,12 @@
 static fl_status prune_unreachable(fl_pass_ctx *pc) {
     fl_graph *g = pc->c->g;
     size_t n = g->n_nodes;
-    fl_node **stack = fl__arena_calloc(pc->c->a, n + 1, sizeof(fl_node *));
-    bool *seen = fl__arena_calloc(pc->c->a, n + 1, sizeof(bool));
-    if (!stack || !seen) {
+    /* Scratch, released before returning (as fwd below): arena memory
+     * would be kept to the end of the analysis, 25 bytes per node a run. */
+    fl_node **stack = fl__arena_scratch(pc->c->a, n + 1, sizeof(fl_node *));
+    bool *seen = stack ? fl__arena_scratch(pc->c->a, n + 1, sizeof(bool)) : NULL;
+    if (!seen) {
+        fl__arena_scratch_free(pc->c->a, stack);
         return fl__diag_oom(pc->c->d);
     }
     size_t sp = 0;
@@ -40,6 +43,8 @@ static fl_status prune_unreachable(fl_pass_ctx *pc) {
         }
     }
     if (!sp) {
+        fl__arena_scratch_free(pc->c->a, stack);
+        fl__arena_scratch_free(pc->c->a, seen);
         return FL_OK;
     }
     if (g->order) {
@@ -84,6 +89,8 @@ static fl_status prune_unreachable(fl_pass_ctx *pc) {
             fl__graph_remove_node(m);
         }
     }
+    fl__arena_scratch_free(pc->c->a, stack);
+    fl__arena_scratch_free(pc->c->a, seen);
     return FL_OK;
 }
 
@@ -240,7 +247,7 @@ fl_status fl__pass_model_pruner(fl_pass_ctx *pc) {
         }
         built = true;
     }
-    fl_input *fwd = fl__arena_calloc(pc->c->a, g->n_nodes + 1, sizeof(fl_input));
+    fl_input *fwd = fl__arena_scratch(pc->c->a, g->n_nodes + 1, sizeof(fl_input));
     if (!fwd) {
         return fl__diag_oom(pc->c->d);
     }
@@ -273,6 +280,7 @@ fl_status fl__pass_model_pruner(fl_pass_ctx *pc) {
         }
         if (!built) {
             if ((st = fl__uses_build(g, &u, pc->c->d)) != FL_OK) {
+                fl__arena_scratch_free(pc->c->a, fwd);
                 return st;
             }
             built = true;
@@ -284,6 +292,7 @@ fl_status fl__pass_model_pruner(fl_pass_ctx *pc) {
         fl__ledger_note(pc, rule, m, "%s bypassed and removed", m->op);
         st = bypass(pc, m, &u, fwd);
         if (st != FL_OK) {
+            fl__arena_scratch_free(pc->c->a, fwd);
             return st;
         }
         n_fwd += fwd[m->id].node != NULL;
@@ -295,6 +304,7 @@ fl_status fl__pass_model_pruner(fl_pass_ctx *pc) {
             fl__node_set_input(g, m, k, fl__resolve(fwd, m->inputs[k]));
         }
     }
+    fl__arena_scratch_free(pc->c->a, fwd);
     g->order = NULL;
     return FL_OK;
 }
