@@ -51,6 +51,9 @@ static void cb_varint(chain_buf *b, uint64_t v) {
 static void cb_bytes(chain_buf *b, int field, const void *p, size_t len) {
     cb_varint(b, (uint64_t)field << 3 | 2);
     cb_varint(b, len);
+    if (len == 0) {
+        return; /* p may be NULL (an empty sub-message) */
+    }
     cb_reserve(b, len);
     memcpy(b->p + b->n, p, len);
     b->n += len;
