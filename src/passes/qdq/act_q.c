@@ -36,9 +36,7 @@
 typedef struct actx {
     fl_pass_ctx *pc;
     fl_uses uses;
-    fl_edge_index edges;
     size_t n0;
-    fl_status st;
 } actx;
 
 /* Input i of n is a constant with a known first element *v. */
@@ -48,18 +46,6 @@ static bool known_const(const fl_node *n, int i, double *v) {
     }
     const fl_tensor *t = fl_node_in(n, i);
     return t->value && fl__value_is_concrete(t->value) && fl__value_f64(t->value, 0, v);
-}
-
-static bool one_element(const fl_shape *s) {
-    if (s->rank < 0) {
-        return false;
-    }
-    for (int i = 0; i < s->rank; i++) {
-        if (!fl_sym_is_known(s->dims[i]) || s->dims[i].k != 1) {
-            return false;
-        }
-    }
-    return true;
 }
 
 static bool relu_redundant(const fl_node *q, double zp) {
@@ -94,8 +80,7 @@ static bool clip_redundant(const fl_node *clip, const fl_node *q, double zp) {
     return !(FLT_EPSILON < lo - lower) && !(FLT_EPSILON < upper - hi);
 }
 
-static bool visit(void *ctx, fl_node *q) {
-    actx *x = ctx;
+static bool drop_at(actx *x, fl_node *q) {
     if (q->kind != FL_OP_ONNX_QUANTIZE_LINEAR || q->n_inputs != 3 || q->inputs[0].port != 0 ||
         q->n_ctrl > 0) {
         return false;
@@ -111,7 +96,9 @@ static bool visit(void *ctx, fl_node *q) {
         live += !(u[i].node->flags & FL_NODE_REMOVED);
     }
     double zp;
-    if (live != 1 || !known_const(q, 2, &zp) || !one_element(&fl_node_in(q, 2)->shape) ||
+    int64_t zlen;
+    if (live != 1 || !known_const(q, 2, &zp) ||
+        !fl__qdq_one_elem(&fl_node_in(q, 2)->shape, &zlen) ||
         !(r->kind == FL_OP_ONNX_RELU ? relu_redundant(q, zp) : clip_redundant(r, q, zp))) {
         return false;
     }
@@ -128,8 +115,27 @@ static bool visit(void *ctx, fl_node *q) {
     return true;
 }
 
+/* Each Q is looked at once, in any order: a removal rewires only its own Q
+ * and marks only its own R, which no other Q's conditions read (a Relu
+ * feeding the removed one still counts it as its reader: left for the
+ * next iteration, as ORT's next round of rules would take it). */
 fl_status fl__qdq_drop_activations(fl_pass_ctx *pc) {
+    fl_graph *g = pc->c->g;
     actx x = {0};
     x.pc = pc;
-    return fl__sweep_reverse(pc, &x.uses, &x.edges, &x.n0, visit, &x, &x.st);
+    x.n0 = g->n_nodes;
+    fl_status s = fl__uses_build(g, &x.uses, pc->c->d);
+    if (s != FL_OK) {
+        return s;
+    }
+    bool changed = false;
+    for (size_t i = 0; i < x.n0; i++) {
+        if (!(g->nodes[i]->flags & FL_NODE_REMOVED)) {
+            changed |= drop_at(&x, g->nodes[i]);
+        }
+    }
+    if (g->arena->failed) {
+        return fl__diag_oom(pc->c->d);
+    }
+    return changed ? fl__graph_compact(g, pc->c->d) : FL_OK;
 }

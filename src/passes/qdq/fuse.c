@@ -232,7 +232,7 @@ static fl_node *dq_of(const fl_node *t, int i) {
     return is_dq(p) && t->inputs[i].port == 0 && !removed(p) ? p : NULL;
 }
 
-static bool one_elem(const fl_shape *s, int64_t *len) {
+bool fl__qdq_one_elem(const fl_shape *s, int64_t *len) {
     int64_t e = 1;
     for (int i = 0; i < s->rank; i++) {
         if (!fl_sym_is_known(s->dims[i])) {
@@ -259,7 +259,7 @@ static void read_qparam(const fl_node *n, bool is_dq_node, qparam *p) {
     const fl_tensor *s = fl_node_in(n, 1);
     p->scale_rank = s->shape.rank;
     p->scale_dtype = s->dtype;
-    one_elem(&s->shape, &p->len);
+    fl__qdq_one_elem(&s->shape, &p->len);
     p->has_zp = present(n, 2);
     p->constant = const_input(n, 1) && (!p->has_zp || const_input(n, 2));
     p->known = s->value && fl__value_is_concrete(s->value) && fl__value_f64(s->value, 0, &p->s0);
@@ -588,9 +588,9 @@ static const char *bias_scale_ok(const group *gr) {
                     *bs = fl_node_in(gr->dq[2], 1);
     const fl_shape *w = &fl_node_in(gr->dq[1], 0)->shape;
     int64_t nx, nw, nb, m = w->rank >= 1 && fl_sym_is_known(w->dims[0]) ? w->dims[0].k : -1;
-    one_elem(&xs->shape, &nx);
-    one_elem(&ws->shape, &nw);
-    one_elem(&bs->shape, &nb);
+    fl__qdq_one_elem(&xs->shape, &nx);
+    fl__qdq_one_elem(&ws->shape, &nw);
+    fl__qdq_one_elem(&bs->shape, &nb);
     if (xs->dtype != FL_DT_FLOAT || ws->dtype != FL_DT_FLOAT || bs->dtype != FL_DT_FLOAT) {
         return "a scale of the Conv's DequantizeLinear nodes is not float";
     }

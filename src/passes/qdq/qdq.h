@@ -31,6 +31,10 @@ fl_status fl__qdq_propagate(fl_pass_ctx *pc);
  * redundant, one ledger record (qdq_relu_quant, qdq_clip_quant) each. */
 fl_status fl__qdq_drop_activations(fl_pass_ctx *pc);
 
+/* *len = the element count of shape s (-1 when a dim or the rank is not
+ * known); whether it is 1. */
+bool fl__qdq_one_elem(const fl_shape *s, int64_t *len);
+
 /* A bound of Clip c: input i from opset 11 (absent: unbounded), else attr
  * `attr` (absent: dflt). False when the input is not a known value. */
 bool fl__qdq_clip_bound(const fl_node *c, int i, const char *attr, double dflt, double *v);
