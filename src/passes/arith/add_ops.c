@@ -83,9 +83,14 @@ static fl_status tag(ao *a, fl_node *n) {
     return fl__ao_set_attr(a, n, fl__attr_make_bool(a->g, ADD_OPS_TAG, true));
 }
 
+/* Add, AddV2 (fl__is_add tests Add's T itself) and AddN. */
+bool fl__ao_add_ops_rewrite_kinds(const fl_node *n) {
+    return n->kind == FL_OP_ADD || n->kind == FL_OP_ADD_V2 || n->kind == FL_OP_ADD_N;
+}
+
 fl_status fl__ao_add_ops_rewrite(ao *a, fl_node *root, bool *fired) {
-    if (!add_can_optimize(a, root) || !fl__shape_is_determined(&root->outputs[0].shape) ||
-        !fl__ao_inputs_bcast_to(root)) {
+    if (!fl__ao_add_ops_rewrite_kinds(root) || !add_can_optimize(a, root) ||
+        !fl__shape_is_determined(&root->outputs[0].shape) || !fl__ao_inputs_bcast_to(root)) {
         return FL_OK;
     }
     add_group *gr = fl__ao_group_reset(a);

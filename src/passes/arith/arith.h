@@ -35,6 +35,40 @@ typedef struct ao {
 
 #define ADD_OPS_TAG "_grappler_ArithmeticOptimizer_AddOpsRewriteStage"
 
+/* Dispatch by op kind. Each stage starts with its kind test, a function of
+ * the node's op alone (n->kind, and n->op for an op outside the registry):
+ * a node that fails it is never matched. The driver asks every kind test
+ * once per process, of a node of each registered kind named as the registry
+ * names it, and runs on a node only the stages its kind passed; a node whose
+ * op type is not its kind's registry name (an op outside the registry, an
+ * ONNX op) meets every stage. */
+typedef bool (*fl_ao_kinds_fn)(const fl_node *n);
+
+/* The stages, in the order the driver runs them: the forward sweep's
+ * (FL_AO_VISIT of them, in Grappler's order), then the first reverse
+ * sweep's AddOpsRewrite, MinimizeBroadcasts and ReplacePackWithTileReshape,
+ * then the last reverse sweep's UnaryOpsComposition. */
+enum {
+    FL_AO_VISIT = 23,
+    FL_AO_ADD_OPS = FL_AO_VISIT,
+    FL_AO_MIN_BCAST,
+    FL_AO_PACK,
+    FL_AO_UNARY_COMPOSE,
+    FL_AO_STAGES
+};
+
+typedef fl_status (*fl_ao_stage_fn)(ao *a, fl_node *n, bool *fired);
+
+/* Stage s's kind test (s < FL_AO_STAGES), for the dispatch table and its
+ * test; NULL out of range. */
+fl_ao_kinds_fn fl__ao_stage_kinds(int s);
+
+/* Forward-sweep stage s (s < FL_AO_VISIT); NULL otherwise. */
+fl_ao_stage_fn fl__ao_stage_run(int s);
+
+/* The stages (bit s: stage s) a node of n's op can match. */
+uint32_t fl__ao_stages_of(const fl_node *n);
+
 /* ---- state.c ---- */
 
 fl_status fl__ao_oom(ao *a);
@@ -170,9 +204,15 @@ fl_status fl__ao_set_type(ao *a, fl_node *n, const char *name, int dt);
  * `to`, its consumers read `to`, n is removed. */
 fl_status fl__ao_replace_by(ao *a, fl_node *n, fl_node *to);
 
+bool fl__ao_replace_pack_with_tile_reshape_kinds(const fl_node *n);
+
 fl_status fl__ao_replace_pack_with_tile_reshape(ao *a, fl_node *n, bool *fired);
 
+bool fl__ao_replace_mul_with_tile_kinds(const fl_node *n);
+
 fl_status fl__ao_replace_mul_with_tile(ao *a, fl_node *n, bool *fired);
+
+bool fl__ao_reduce_upsampling_dims_kinds(const fl_node *n);
 
 fl_status fl__ao_reduce_upsampling_dims(ao *a, fl_node *n, bool *fired);
 
@@ -184,30 +224,52 @@ add_group *fl__ao_group_reset(ao *a);
 
 fl_status fl__ao_group_push(ao *a, void **arr, size_t *n, size_t *cap, size_t elem, const void *x);
 
+bool fl__ao_add_ops_rewrite_kinds(const fl_node *n);
+
 fl_status fl__ao_add_ops_rewrite(ao *a, fl_node *root, bool *fired);
 
 /* ---- fold_into.c ---- */
 
+bool fl__ao_fold_multiply_into_conv_kinds(const fl_node *n);
+
 fl_status fl__ao_fold_multiply_into_conv(ao *a, fl_node *conv, bool *fired);
 
+bool fl__ao_fold_transpose_into_matmul_kinds(const fl_node *n);
+
 fl_status fl__ao_fold_transpose_into_matmul(ao *a, fl_node *n, bool *fired);
+
+bool fl__ao_fold_conjugate_into_transpose_kinds(const fl_node *n);
 
 fl_status fl__ao_fold_conjugate_into_transpose(ao *a, fl_node *n, bool *fired);
 
 /* onnx.c: the forwarding and neutral-element rules over ONNX operators. */
+bool fl__ao_onnx_kinds(const fl_node *n);
+
 fl_status fl__ao_onnx(ao *a, fl_node *n, bool *fired);
 
 /* ---- elementwise.c ---- */
 
+bool fl__ao_bitcast_of_bitcast_kinds(const fl_node *n);
+
 fl_status fl__ao_bitcast_of_bitcast(ao *a, fl_node *n, bool *fired);
+
+bool fl__ao_aggregation_of_copies_kinds(const fl_node *n);
 
 fl_status fl__ao_aggregation_of_copies(ao *a, fl_node *n, bool *fired);
 
+bool fl__ao_convert_pow_kinds(const fl_node *n);
+
 fl_status fl__ao_convert_pow(ao *a, fl_node *n, bool *fired);
+
+bool fl__ao_convert_log1p_kinds(const fl_node *n);
 
 fl_status fl__ao_convert_log1p(ao *a, fl_node *n, bool *fired);
 
+bool fl__ao_convert_expm1_kinds(const fl_node *n);
+
 fl_status fl__ao_convert_expm1(ao *a, fl_node *n, bool *fired);
+
+bool fl__ao_max_or_min_of_monotonic_kinds(const fl_node *n);
 
 fl_status fl__ao_max_or_min_of_monotonic(ao *a, fl_node *r, bool *fired);
 
@@ -219,21 +281,35 @@ bool fl__ao_unary_elementwise(const fl_node *n);
 
 bool fl__ao_modifies_frame(const fl_node *n);
 
+bool fl__ao_reshape_of_reshape_kinds(const fl_node *n);
+
 fl_status fl__ao_reshape_of_reshape(ao *a, fl_node *n, bool *fired);
 
+bool fl__ao_reorder_cast_like_kinds(const fl_node *n);
+
 fl_status fl__ao_reorder_cast_like(ao *a, fl_node *c, bool *fired);
+
+bool fl__ao_sqrt_div_to_rsqrt_mul_kinds(const fl_node *n);
 
 fl_status fl__ao_sqrt_div_to_rsqrt_mul(ao *a, fl_node *n, bool *fired);
 
 /* ---- slice_segment.c ---- */
 
+bool fl__ao_remove_stack_slice_same_axis_kinds(const fl_node *n);
+
 fl_status fl__ao_remove_stack_slice_same_axis(ao *a, fl_node *n, bool *fired);
 
+bool fl__ao_simplify_embedding_lookup_kinds(const fl_node *n);
+
 fl_status fl__ao_simplify_embedding_lookup(ao *a, fl_node *r, bool *fired);
+
+bool fl__ao_remove_cast_into_segment_reduction_kinds(const fl_node *n);
 
 fl_status fl__ao_remove_cast_into_segment_reduction(ao *a, fl_node *r, bool *fired);
 
 /* ---- min_bcast.c ---- */
+
+bool fl__ao_minimize_broadcasts_kinds(const fl_node *n);
 
 fl_status fl__ao_minimize_broadcasts(ao *a, fl_node *root, bool *claimed);
 
@@ -247,6 +323,8 @@ bool fl__ao_is_split(const fl_node *n);
 fl_status fl__ao_hoist_cwise_unary_chains(ao *a, fl_node *r);
 
 /* ---- unary_compose.c ---- */
+
+bool fl__ao_unary_ops_composition_kinds(const fl_node *n);
 
 fl_status fl__ao_unary_ops_composition(ao *a, fl_node *root, bool *fused);
 

@@ -24,7 +24,9 @@
  * counts (data edges and control edges per node) are kept exact through the
  * sweeps (state.c), so the single-consumer conditions hold for the graph as
  * rewritten so far. Nodes created by a stage are not revisited in the same
- * sweep (the pipeline's second iteration sees them).
+ * sweep (the pipeline's second iteration sees them). A node meets only the
+ * stages whose kind test its op passes (arith.h, "Dispatch by op kind"):
+ * each stage's first test, asked of every registered kind once per process.
  *
  * "Forward" means the node's consumers read the given tensor instead and the
  * node is removed (it must not be preserved and must have no control inputs
@@ -87,6 +89,7 @@
  */
 #include "passes/arith/arith.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,8 +148,23 @@ static fl_input forward_target(const ao *a, const fl_node *n, int group, const c
 }
 
 /* The older in-place stages (15, 16, 17, 25, 32). */
+static bool rewrite_kinds(const fl_node *n) {
+    switch (n->kind) {
+    case FL_OP_MUL:
+    case FL_OP_ADD:
+    case FL_OP_ADD_V2:
+    case FL_OP_SUB:
+    case FL_OP_SQUARE:
+    case FL_OP_LOG:
+    case FL_OP_LOGICAL_NOT:
+        return true;
+    default:
+        return false;
+    }
+}
+
 static fl_status rewrite(ao *a, fl_node *n, bool *fired) {
-    if (fl__preserved(n) || n->n_outputs != 1 || n->n_inputs < 1) {
+    if (!rewrite_kinds(n) || fl__preserved(n) || n->n_outputs != 1 || n->n_inputs < 1) {
         return FL_OK;
     }
     int dt = fl_node_in(n, 0)->dtype;
@@ -195,7 +213,25 @@ static fl_status rewrite(ao *a, fl_node *n, bool *fired) {
     return FL_OK;
 }
 
+/* The kinds forward_target can match in each group. */
+static bool forward_kinds(const fl_node *n, int group) {
+    switch (group) {
+    case 0:
+        return n->kind == FL_OP_TRANSPOSE || fl__ao_involution(n) ||
+               fl__is_pass_op(n, FL_POP_BITCAST) || n->kind == FL_OP_CAST;
+    case 1:
+        return n->kind == FL_OP_RESHAPE || n->kind == FL_OP_BROADCAST_TO;
+    case 2:
+        return n->kind == FL_OP_ADD_N;
+    default:
+        return fl__ao_idempotent(n);
+    }
+}
+
 static fl_status forward_group(ao *a, fl_node *m, bool *fired, int group) {
+    if (!forward_kinds(m, group)) {
+        return FL_OK;
+    }
     const char *rule = NULL;
     fl_input to = forward_target(a, m, group, &rule);
     if (to.node) {
@@ -204,6 +240,22 @@ static fl_status forward_group(ao *a, fl_node *m, bool *fired, int group) {
         *fired = true;
     }
     return FL_OK;
+}
+
+static bool fwd_early_kinds(const fl_node *n) {
+    return forward_kinds(n, 0);
+}
+
+static bool fwd_reshape_kinds(const fl_node *n) {
+    return forward_kinds(n, 1);
+}
+
+static bool fwd_addn_kinds(const fl_node *n) {
+    return forward_kinds(n, 2);
+}
+
+static bool fwd_idempotent_kinds(const fl_node *n) {
+    return forward_kinds(n, 3);
 }
 
 static fl_status fwd_early(ao *a, fl_node *m, bool *fired) {
@@ -222,40 +274,92 @@ static fl_status fwd_idempotent(ao *a, fl_node *m, bool *fired) {
     return forward_group(a, m, fired, 3);
 }
 
-typedef fl_status (*stage_fn)(ao *a, fl_node *n, bool *fired);
+/* The forward sweep's stages in Grappler's order, each with its kind test;
+ * then the kind tests of the reverse sweeps' stages (FL_AO_ADD_OPS on). */
+static const struct {
+    fl_ao_stage_fn run;
+    fl_ao_kinds_fn kinds;
+} stages[FL_AO_STAGES] = {
+    {fl__ao_onnx, fl__ao_onnx_kinds},
+    {fl__ao_fold_conjugate_into_transpose, fl__ao_fold_conjugate_into_transpose_kinds},
+    {fl__ao_fold_multiply_into_conv, fl__ao_fold_multiply_into_conv_kinds},
+    {fl__ao_fold_transpose_into_matmul, fl__ao_fold_transpose_into_matmul_kinds},
+    {fwd_early, fwd_early_kinds},
+    {fl__ao_bitcast_of_bitcast, fl__ao_bitcast_of_bitcast_kinds},
+    {fl__ao_replace_mul_with_tile, fl__ao_replace_mul_with_tile_kinds},
+    {fl__ao_reduce_upsampling_dims, fl__ao_reduce_upsampling_dims_kinds},
+    {fwd_reshape, fwd_reshape_kinds},
+    {fl__ao_reshape_of_reshape, fl__ao_reshape_of_reshape_kinds},
+    {rewrite, rewrite_kinds},
+    {fl__ao_reorder_cast_like, fl__ao_reorder_cast_like_kinds},
+    {fwd_addn, fwd_addn_kinds},
+    {fl__ao_aggregation_of_copies, fl__ao_aggregation_of_copies_kinds},
+    {fl__ao_sqrt_div_to_rsqrt_mul, fl__ao_sqrt_div_to_rsqrt_mul_kinds},
+    {fwd_idempotent, fwd_idempotent_kinds},
+    {fl__ao_convert_pow, fl__ao_convert_pow_kinds},
+    {fl__ao_convert_log1p, fl__ao_convert_log1p_kinds},
+    {fl__ao_max_or_min_of_monotonic, fl__ao_max_or_min_of_monotonic_kinds},
+    {fl__ao_convert_expm1, fl__ao_convert_expm1_kinds},
+    {fl__ao_remove_stack_slice_same_axis, fl__ao_remove_stack_slice_same_axis_kinds},
+    {fl__ao_simplify_embedding_lookup, fl__ao_simplify_embedding_lookup_kinds},
+    {fl__ao_remove_cast_into_segment_reduction, fl__ao_remove_cast_into_segment_reduction_kinds},
+    [FL_AO_ADD_OPS] = {NULL, fl__ao_add_ops_rewrite_kinds},
+    [FL_AO_MIN_BCAST] = {NULL, fl__ao_minimize_broadcasts_kinds},
+    [FL_AO_PACK] = {NULL, fl__ao_replace_pack_with_tile_reshape_kinds},
+    [FL_AO_UNARY_COMPOSE] = {NULL, fl__ao_unary_ops_composition_kinds},
+};
 
-/* One node through the stages, in Grappler's order; the first that fires
- * wins. */
+_Static_assert(FL_AO_STAGES <= 32, "a stage is a bit of a uint32_t");
+
+fl_ao_kinds_fn fl__ao_stage_kinds(int s) {
+    return s >= 0 && s < FL_AO_STAGES ? stages[s].kinds : NULL;
+}
+
+fl_ao_stage_fn fl__ao_stage_run(int s) {
+    return s >= 0 && s < FL_AO_VISIT ? stages[s].run : NULL;
+}
+
+/* stages_of_kind[k]: the stages a node of registered kind k, named as the
+ * registry names k, passes the kind test of. */
+static uint32_t stages_of_kind[FL_OP_COUNT];
+static pthread_once_t stages_once = PTHREAD_ONCE_INIT;
+
+static void stages_build(void) {
+    for (int k = FL_OP_UNKNOWN + 1; k < FL_OP_COUNT; k++) {
+        fl_node probe;
+        memset(&probe, 0, sizeof probe);
+        probe.kind = k;
+        probe.op = fl__op_name(k);
+        for (int s = 0; s < FL_AO_STAGES; s++) {
+            stages_of_kind[k] |= stages[s].kinds(&probe) ? 1u << s : 0;
+        }
+    }
+}
+
+uint32_t fl__ao_stages_of(const fl_node *n) {
+    const char *name = fl__op_name(n->kind);
+    if (n->kind == FL_OP_UNKNOWN || (n->op != name && strcmp(n->op, name) != 0)) {
+        return (uint32_t)((1ull << FL_AO_STAGES) - 1); /* every stage */
+    }
+    pthread_once(&stages_once, stages_build);
+    return stages_of_kind[n->kind];
+}
+
+/* One node through the stages its kind can match, in Grappler's order; the
+ * first that fires wins. (The kinds are asked again after a stage that ran:
+ * the table holds for the node's op at the time each stage starts.) */
 static fl_status visit(ao *a, fl_node *m) {
-    static const stage_fn stages[] = {fl__ao_onnx,
-                                      fl__ao_fold_conjugate_into_transpose,
-                                      fl__ao_fold_multiply_into_conv,
-                                      fl__ao_fold_transpose_into_matmul,
-                                      fwd_early,
-                                      fl__ao_bitcast_of_bitcast,
-                                      fl__ao_replace_mul_with_tile,
-                                      fl__ao_reduce_upsampling_dims,
-                                      fwd_reshape,
-                                      fl__ao_reshape_of_reshape,
-                                      rewrite,
-                                      fl__ao_reorder_cast_like,
-                                      fwd_addn,
-                                      fl__ao_aggregation_of_copies,
-                                      fl__ao_sqrt_div_to_rsqrt_mul,
-                                      fwd_idempotent,
-                                      fl__ao_convert_pow,
-                                      fl__ao_convert_log1p,
-                                      fl__ao_max_or_min_of_monotonic,
-                                      fl__ao_convert_expm1,
-                                      fl__ao_remove_stack_slice_same_axis,
-                                      fl__ao_simplify_embedding_lookup,
-                                      fl__ao_remove_cast_into_segment_reduction};
     bool fired = false;
-    for (size_t s = 0; s < sizeof stages / sizeof stages[0]; s++) {
-        fl_status st = stages[s](a, m, &fired);
+    uint32_t run = fl__ao_stages_of(m);
+    for (int s = 0; s < FL_AO_VISIT; s++) {
+        if (!(run & (1u << s))) {
+            continue;
+        }
+        fl_status st = stages[s].run(a, m, &fired);
         if (st != FL_OK || fired) {
             return st;
         }
+        run = fl__ao_stages_of(m);
     }
     return FL_OK;
 }
@@ -288,11 +392,13 @@ static fl_status optimize(fl_pass_ctx *pc, ao *a) {
             continue;
         }
         bool fired = false;
-        st = fl__ao_add_ops_rewrite(a, m, &fired);
-        if (st == FL_OK && !fired) {
+        if (fl__ao_stages_of(m) & (1u << FL_AO_ADD_OPS)) {
+            st = fl__ao_add_ops_rewrite(a, m, &fired);
+        }
+        if (st == FL_OK && !fired && (fl__ao_stages_of(m) & (1u << FL_AO_MIN_BCAST))) {
             st = fl__ao_minimize_broadcasts(a, m, &claimed[m->id]);
         }
-        if (st == FL_OK && !fired) {
+        if (st == FL_OK && !fired && (fl__ao_stages_of(m) & (1u << FL_AO_PACK))) {
             st = fl__ao_replace_pack_with_tile_reshape(a, m, &fired);
         }
         if (st == FL_OK && !fired && fl__ao_is_concat(m)) {
@@ -322,8 +428,11 @@ static fl_status optimize(fl_pass_ctx *pc, ao *a) {
             continue;
         }
         fl__ao_resolve_inputs(a, m);
-        st = fl__ao_is_split(m) ? fl__ao_hoist_cwise_unary_chains(a, m)
-                                : fl__ao_unary_ops_composition(a, m, fused);
+        if (fl__ao_is_split(m)) {
+            st = fl__ao_hoist_cwise_unary_chains(a, m);
+        } else if (fl__ao_stages_of(m) & (1u << FL_AO_UNARY_COMPOSE)) {
+            st = fl__ao_unary_ops_composition(a, m, fused);
+        }
         if (st != FL_OK) {
             return st;
         }

@@ -32,8 +32,12 @@
 
 /* RemoveRedundantBitcast, the in-place half (the forward half is in
  * forward_target). */
+bool fl__ao_bitcast_of_bitcast_kinds(const fl_node *n) {
+    return fl__is_pass_op(n, FL_POP_BITCAST);
+}
+
 fl_status fl__ao_bitcast_of_bitcast(ao *a, fl_node *n, bool *fired) {
-    if (!fl__is_pass_op(n, FL_POP_BITCAST) || n->n_inputs != 1) {
+    if (!fl__ao_bitcast_of_bitcast_kinds(n) || n->n_inputs != 1) {
         return FL_OK;
     }
     fl_node *in = n->inputs[0].node;
@@ -56,9 +60,12 @@ fl_status fl__ao_bitcast_of_bitcast(ao *a, fl_node *n, bool *fired) {
 }
 
 /* SimplifyAggregation of N copies of one tensor. */
+bool fl__ao_aggregation_of_copies_kinds(const fl_node *n) {
+    return n->kind == FL_OP_ADD_N || n->kind == FL_OP_ADD_V2 || n->kind == FL_OP_ADD;
+}
+
 fl_status fl__ao_aggregation_of_copies(ao *a, fl_node *n, bool *fired) {
-    bool agg = n->kind == FL_OP_ADD_N || n->kind == FL_OP_ADD_V2 || n->kind == FL_OP_ADD;
-    if (!agg || n->n_inputs < 2) {
+    if (!fl__ao_aggregation_of_copies_kinds(n) || n->n_inputs < 2) {
         return FL_OK; /* before the attr lookup: this runs on every node */
     }
     int dt = fl__attr_type(n, "T");
@@ -109,8 +116,12 @@ fl_status fl__ao_aggregation_of_copies(ao *a, fl_node *n, bool *fired) {
 }
 
 /* ConvertPow. */
+bool fl__ao_convert_pow_kinds(const fl_node *n) {
+    return n->kind == FL_OP_POW;
+}
+
 fl_status fl__ao_convert_pow(ao *a, fl_node *n, bool *fired) {
-    if (n->kind != FL_OP_POW || n->n_inputs != 2 || n->n_outputs != 1) {
+    if (!fl__ao_convert_pow_kinds(n) || n->n_inputs != 2 || n->n_outputs != 1) {
         return FL_OK;
     }
     const fl_value *c = fl__ao_const_value(n->inputs[1].node);
@@ -215,8 +226,12 @@ static bool float_ones_const(const fl_node *c) {
 }
 
 /* ConvertLog1p. */
+bool fl__ao_convert_log1p_kinds(const fl_node *n) {
+    return n->kind == FL_OP_LOG;
+}
+
 fl_status fl__ao_convert_log1p(ao *a, fl_node *n, bool *fired) {
-    if (n->kind != FL_OP_LOG || n->n_inputs != 1) {
+    if (!fl__ao_convert_log1p_kinds(n) || n->n_inputs != 1) {
         return FL_OK;
     }
     fl_node *add = n->inputs[0].node;
@@ -244,8 +259,12 @@ fl_status fl__ao_convert_log1p(ao *a, fl_node *n, bool *fired) {
 }
 
 /* ConvertExpm1. */
+bool fl__ao_convert_expm1_kinds(const fl_node *n) {
+    return n->kind == FL_OP_SUB;
+}
+
 fl_status fl__ao_convert_expm1(ao *a, fl_node *n, bool *fired) {
-    if (n->kind != FL_OP_SUB || n->n_inputs != 2) {
+    if (!fl__ao_convert_expm1_kinds(n) || n->n_inputs != 2) {
         return FL_OK;
     }
     fl_node *ex = n->inputs[0].node;
@@ -270,20 +289,27 @@ fl_status fl__ao_convert_expm1(ao *a, fl_node *n, bool *fired) {
 }
 
 /* OptimizeMaxOrMinOfMonotonic. */
+static bool is_max_pool(const fl_node *r) {
+    return r->kind == FL_OP_MAX_POOL || r->kind == FL_OP_MAX_POOL_V2 || r->kind == FL_OP_MAX_POOL3D;
+}
+
+/* ArgMax/ArgMin, MaxPool, and the max or min reductions. */
+bool fl__ao_max_or_min_of_monotonic_kinds(const fl_node *r) {
+    return r->kind == FL_OP_ARG_MAX || r->kind == FL_OP_ARG_MIN || is_max_pool(r) ||
+           r->kind == FL_OP_MAX || r->kind == FL_OP_MIN || fl__is_pass_op(r, FL_POP_SEGMENT_MAX) ||
+           fl__is_pass_op(r, FL_POP_SEGMENT_MIN) ||
+           fl__is_pass_op(r, FL_POP_UNSORTED_SEGMENT_MAX) ||
+           fl__is_pass_op(r, FL_POP_UNSORTED_SEGMENT_MIN);
+}
+
 fl_status fl__ao_max_or_min_of_monotonic(ao *a, fl_node *r, bool *fired) {
-    bool arg = r->kind == FL_OP_ARG_MAX || r->kind == FL_OP_ARG_MIN;
-    bool pool =
-        r->kind == FL_OP_MAX_POOL || r->kind == FL_OP_MAX_POOL_V2 || r->kind == FL_OP_MAX_POOL3D;
-    bool red = r->kind == FL_OP_MAX || r->kind == FL_OP_MIN ||
-               fl__is_pass_op(r, FL_POP_SEGMENT_MAX) || fl__is_pass_op(r, FL_POP_SEGMENT_MIN) ||
-               fl__is_pass_op(r, FL_POP_UNSORTED_SEGMENT_MAX) ||
-               fl__is_pass_op(r, FL_POP_UNSORTED_SEGMENT_MIN);
-    if ((!arg && !pool && !red) || fl__preserved(r) || r->n_inputs < 1 || r->n_outputs != 1 ||
-        r->outputs[0].dtype == FL_DT_INVALID) {
+    if (!fl__ao_max_or_min_of_monotonic_kinds(r) || fl__preserved(r) || r->n_inputs < 1 ||
+        r->n_outputs != 1 || r->outputs[0].dtype == FL_DT_INVALID) {
         return FL_OK;
     }
     fl_node *f = r->inputs[0].node;
     int mono = fl__ao_monotonic(f);
+    bool arg = r->kind == FL_OP_ARG_MAX || r->kind == FL_OP_ARG_MIN, pool = is_max_pool(r);
     if (mono == 0 || fl__preserved(f) || fl__ao_n_uses(a, f) != 1 || a->ctrl_uses[f->id] ||
         f->n_outputs != 1 || (pool && mono < 0)) {
         return FL_OK;

@@ -25,8 +25,12 @@
 #include <string.h>
 
 /* FoldMultiplyIntoConv. */
+bool fl__ao_fold_multiply_into_conv_kinds(const fl_node *n) {
+    return n->kind == FL_OP_CONV2D || n->kind == FL_OP_CONV3D;
+}
+
 fl_status fl__ao_fold_multiply_into_conv(ao *a, fl_node *conv, bool *fired) {
-    if ((conv->kind != FL_OP_CONV2D && conv->kind != FL_OP_CONV3D) || conv->n_inputs < 2) {
+    if (!fl__ao_fold_multiply_into_conv_kinds(conv) || conv->n_inputs < 2) {
         return FL_OK;
     }
     fl_node *w = conv->inputs[1].node;
@@ -114,12 +118,17 @@ static bool inner_matrix_transpose(const fl_node *t) {
 }
 
 /* FoldTransposeIntoMatMul. */
+bool fl__ao_fold_transpose_into_matmul_kinds(const fl_node *n) {
+    return n->kind == FL_OP_MATMUL || n->kind == FL_OP_BATCH_MATMUL ||
+           n->kind == FL_OP_BATCH_MATMUL_V2 || n->kind == FL_OP_BATCH_MATMUL_V3;
+}
+
 fl_status fl__ao_fold_transpose_into_matmul(ao *a, fl_node *n, bool *fired) {
-    bool batch = n->kind == FL_OP_BATCH_MATMUL || n->kind == FL_OP_BATCH_MATMUL_V2 ||
-                 n->kind == FL_OP_BATCH_MATMUL_V3;
-    if ((n->kind != FL_OP_MATMUL && !batch) || !fl__ao_can_forward(a, n) || n->n_inputs != 2) {
+    if (!fl__ao_fold_transpose_into_matmul_kinds(n) || !fl__ao_can_forward(a, n) ||
+        n->n_inputs != 2) {
         return FL_OK;
     }
+    bool batch = n->kind != FL_OP_MATMUL;
     bool cplx = fl__ao_is_complex(fl__attr_type(n, "T"));
     fl_op_kind only = !cplx ? FL_OP_UNKNOWN : batch ? FL_OP_CONJUGATE_TRANSPOSE : FL_OP_TRANSPOSE;
     bool fold[2];
@@ -164,10 +173,15 @@ fl_status fl__ao_fold_transpose_into_matmul(ao *a, fl_node *n, bool *fired) {
 }
 
 /* FoldConjugateIntoTranspose (2). */
+bool fl__ao_fold_conjugate_into_transpose_kinds(const fl_node *n) {
+    return n->kind == FL_OP_CONJ || n->kind == FL_OP_TRANSPOSE ||
+           n->kind == FL_OP_CONJUGATE_TRANSPOSE;
+}
+
 fl_status fl__ao_fold_conjugate_into_transpose(ao *a, fl_node *n, bool *fired) {
     bool conj = n->kind == FL_OP_CONJ;
-    if ((!conj && n->kind != FL_OP_TRANSPOSE && n->kind != FL_OP_CONJUGATE_TRANSPOSE) ||
-        n->n_inputs < 1 || !fl__ao_replaceable(n)) {
+    if (!fl__ao_fold_conjugate_into_transpose_kinds(n) || n->n_inputs < 1 ||
+        !fl__ao_replaceable(n)) {
         return FL_OK;
     }
     const char *nm = fl__ao_opt_name(a, n->name, "FoldConjugateIntoTranspose");

@@ -65,9 +65,15 @@ static void bcast_update(ao *a, fl_node *n, fl_input x, fl_input y) {
     }
 }
 
+/* Mul, Add and AddV2 (fl__is_add tests Add's T itself). */
+bool fl__ao_minimize_broadcasts_kinds(const fl_node *n) {
+    return n->kind == FL_OP_MUL || n->kind == FL_OP_ADD || n->kind == FL_OP_ADD_V2;
+}
+
 fl_status fl__ao_minimize_broadcasts(ao *a, fl_node *root, bool *claimed) {
-    if (!min_bcast_op(root) || min_bcast_tagged(root) || (root->flags & FL_NODE_REMOVED) ||
-        !fl__shape_is_determined(&root->outputs[0].shape) || !fl__ao_inputs_bcast_to(root)) {
+    if (!fl__ao_minimize_broadcasts_kinds(root) || !min_bcast_op(root) || min_bcast_tagged(root) ||
+        (root->flags & FL_NODE_REMOVED) || !fl__shape_is_determined(&root->outputs[0].shape) ||
+        !fl__ao_inputs_bcast_to(root)) {
         return FL_OK;
     }
     add_group *gr = fl__ao_group_reset(a);

@@ -169,8 +169,32 @@ static int forward_input(const fl_node *n, const char **rule) {
     }
 }
 
+/* The kinds fl__ao_onnx matches: the Transpose rules', forward_input's and
+ * neutral_operand's. */
+bool fl__ao_onnx_kinds(const fl_node *n) {
+    switch (n->kind) {
+    case FL_OP_ONNX_TRANSPOSE:
+    case FL_OP_ONNX_NEG:
+    case FL_OP_ONNX_NOT:
+    case FL_OP_ONNX_RESHAPE:
+    case FL_OP_ONNX_FLATTEN:
+    case FL_OP_ONNX_SQUEEZE:
+    case FL_OP_ONNX_UNSQUEEZE:
+    case FL_OP_ONNX_CAST:
+    case FL_OP_ONNX_IDENTITY:
+    case FL_OP_ONNX_MUL:
+    case FL_OP_ONNX_ADD:
+    case FL_OP_ONNX_DIV:
+    case FL_OP_ONNX_SUB:
+        return true;
+    default:
+        return false;
+    }
+}
+
 fl_status fl__ao_onnx(ao *a, fl_node *n, bool *fired) {
-    if (!a->g->onnx.is_onnx || n->n_inputs < 1 || !fl__ao_can_forward(a, n)) {
+    if (!fl__ao_onnx_kinds(n) || !a->g->onnx.is_onnx || n->n_inputs < 1 ||
+        !fl__ao_can_forward(a, n)) {
         return FL_OK;
     }
     if (n->kind == FL_OP_ONNX_TRANSPOSE && n->n_inputs == 1) {

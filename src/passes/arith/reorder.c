@@ -59,8 +59,12 @@ bool fl__ao_modifies_frame(const fl_node *n) {
 
 /* RemoveRedundantReshapeOrBroadcastTo, the bypass half:
  * Reshape(unary chain(Reshape(x))) -> the chain reads x. */
+bool fl__ao_reshape_of_reshape_kinds(const fl_node *n) {
+    return n->kind == FL_OP_RESHAPE;
+}
+
 fl_status fl__ao_reshape_of_reshape(ao *a, fl_node *n, bool *fired) {
-    if (n->kind != FL_OP_RESHAPE || n->n_inputs < 1) {
+    if (!fl__ao_reshape_of_reshape_kinds(n) || n->n_inputs < 1) {
         return FL_OK;
     }
     fl_node *tail = n;
@@ -154,9 +158,15 @@ static bool on_cpu_or_gpu(const ao *a, const fl_node *n) {
     return fl__node_device(n, a->pc->opt->device) != FL_DEV_OTHER;
 }
 
+/* The value-preserving and cast-like ops (AddN: with one input only, which
+ * the stage tests itself). */
+bool fl__ao_reorder_cast_like_kinds(const fl_node *c) {
+    return fl__ao_value_preserving(c) || c->kind == FL_OP_ADD_N || cast_like(c);
+}
+
 /* ReorderCastLikeAndValuePreserving (18). */
 fl_status fl__ao_reorder_cast_like(ao *a, fl_node *c, bool *fired) {
-    if ((!fl__ao_value_preserving(c) && !cast_like(c)) ||
+    if (!fl__ao_reorder_cast_like_kinds(c) || (!fl__ao_value_preserving(c) && !cast_like(c)) ||
         fl__is_pass_op(c, FL_POP_CHECK_NUMERICS) || !on_cpu_or_gpu(a, c) ||
         (fl__op_desc_of(c->kind) && (fl__op_desc_of(c->kind)->flags & FL_OPF_CONTROL_FLOW)) ||
         !fl__ao_replaceable(c) || c->n_inputs < 1) {
@@ -216,10 +226,13 @@ fl_status fl__ao_reorder_cast_like(ao *a, fl_node *c, bool *fired) {
 }
 
 /* SqrtDivToRsqrtMul (21). */
+bool fl__ao_sqrt_div_to_rsqrt_mul_kinds(const fl_node *n) {
+    return n->kind == FL_OP_DIV || n->kind == FL_OP_REAL_DIV || n->kind == FL_OP_TRUNCATE_DIV ||
+           n->kind == FL_OP_XDIVY;
+}
+
 fl_status fl__ao_sqrt_div_to_rsqrt_mul(ao *a, fl_node *n, bool *fired) {
-    bool div = n->kind == FL_OP_DIV || n->kind == FL_OP_REAL_DIV || n->kind == FL_OP_TRUNCATE_DIV ||
-               n->kind == FL_OP_XDIVY;
-    if (!div || n->n_inputs != 2) {
+    if (!fl__ao_sqrt_div_to_rsqrt_mul_kinds(n) || n->n_inputs != 2) {
         return FL_OK;
     }
     fl_node *y = n->inputs[1].node;

@@ -127,7 +127,14 @@ static int stack_slice_index(const fl_node *n, const fl_shape *ps, int axis, boo
     return (int)start;
 }
 
+bool fl__ao_remove_stack_slice_same_axis_kinds(const fl_node *n) {
+    return n->kind == FL_OP_SLICE || n->kind == FL_OP_STRIDED_SLICE;
+}
+
 fl_status fl__ao_remove_stack_slice_same_axis(ao *a, fl_node *n, bool *fired) {
+    if (!fl__ao_remove_stack_slice_same_axis_kinds(n)) {
+        return FL_OK;
+    }
     bool slice = n->kind == FL_OP_SLICE && n->n_inputs == 3;
     if ((!slice && (n->kind != FL_OP_STRIDED_SLICE || n->n_inputs != 4)) ||
         !fl__ao_replaceable(n)) {
@@ -199,8 +206,12 @@ static bool axis0(const fl_node *c) {
 }
 
 /* SimplifyEmbeddingLookup (30). */
+bool fl__ao_simplify_embedding_lookup_kinds(const fl_node *r) {
+    return sparse_segment_reduction(r);
+}
+
 fl_status fl__ao_simplify_embedding_lookup(ao *a, fl_node *r, bool *fired) {
-    if (!sparse_segment_reduction(r) || fl__preserved(r) || r->n_inputs < 3) {
+    if (!fl__ao_simplify_embedding_lookup_kinds(r) || fl__preserved(r) || r->n_inputs < 3) {
         return FL_OK;
     }
     fl_node *g = r->inputs[0].node;
@@ -230,8 +241,13 @@ fl_status fl__ao_simplify_embedding_lookup(ao *a, fl_node *r, bool *fired) {
 }
 
 /* RemoveCastIntoSegmentReduction (31). */
+bool fl__ao_remove_cast_into_segment_reduction_kinds(const fl_node *r) {
+    return sparse_segment_reduction(r);
+}
+
 fl_status fl__ao_remove_cast_into_segment_reduction(ao *a, fl_node *r, bool *fired) {
-    if (!sparse_segment_reduction(r) || fl__preserved(r) || r->n_inputs < 3) {
+    if (!fl__ao_remove_cast_into_segment_reduction_kinds(r) || fl__preserved(r) ||
+        r->n_inputs < 3) {
         return FL_OK;
     }
     static const char *const attrs[3] = {NULL, "Tidx", "Tsegmentids"};

@@ -73,9 +73,13 @@ fl_status fl__ao_replace_by(ao *a, fl_node *n, fl_node *to) {
 }
 
 /* ReplacePackWithTileReshape (11). */
+bool fl__ao_replace_pack_with_tile_reshape_kinds(const fl_node *n) {
+    return n->kind == FL_OP_PACK;
+}
+
 fl_status fl__ao_replace_pack_with_tile_reshape(ao *a, fl_node *n, bool *fired) {
-    if (n->kind != FL_OP_PACK || n->n_inputs < 2 || !fl__ao_replaceable(n) ||
-        (a->uses[n->id] == 0 && a->ctrl_uses[n->id] == 0)) {
+    if (!fl__ao_replace_pack_with_tile_reshape_kinds(n) || n->n_inputs < 2 ||
+        !fl__ao_replaceable(n) || (a->uses[n->id] == 0 && a->ctrl_uses[n->id] == 0)) {
         return FL_OK; /* (a Pack left dead by an outer chain) */
     }
     fl_node *chain[64];
@@ -179,8 +183,12 @@ fl_status fl__ao_replace_pack_with_tile_reshape(ao *a, fl_node *n, bool *fired) 
 }
 
 /* ReplaceMulWithBroadcastByTile (12). */
+bool fl__ao_replace_mul_with_tile_kinds(const fl_node *n) {
+    return n->kind == FL_OP_MUL;
+}
+
 fl_status fl__ao_replace_mul_with_tile(ao *a, fl_node *n, bool *fired) {
-    if (n->kind != FL_OP_MUL || n->n_inputs != 2 || !fl__ao_replaceable(n)) {
+    if (!fl__ao_replace_mul_with_tile_kinds(n) || n->n_inputs != 2 || !fl__ao_replaceable(n)) {
         return FL_OK;
     }
     fl_node *x = n->inputs[0].node, *ones = n->inputs[1].node;
@@ -235,8 +243,12 @@ fl_status fl__ao_replace_mul_with_tile(ao *a, fl_node *n, bool *fired) {
 }
 
 /* ReduceUpsamplingDims (13). */
+bool fl__ao_reduce_upsampling_dims_kinds(const fl_node *n) {
+    return n->kind == FL_OP_RESHAPE;
+}
+
 fl_status fl__ao_reduce_upsampling_dims(ao *a, fl_node *n, bool *fired) {
-    if (n->kind != FL_OP_RESHAPE || fl__preserved(n) || n->n_inputs != 2) {
+    if (!fl__ao_reduce_upsampling_dims_kinds(n) || fl__preserved(n) || n->n_inputs != 2) {
         return FL_OK;
     }
     fl_node *tile = n->inputs[0].node;

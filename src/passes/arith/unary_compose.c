@@ -41,8 +41,14 @@ static bool compose_ok(const ao *a, const fl_node *n, const bool *fused) {
            a->ctrl_uses[n->id] == 0;
 }
 
+/* The ops _UnaryOpsComposition supports for some T. */
+bool fl__ao_unary_ops_composition_kinds(const fl_node *n) {
+    return composable(n, FL_DT_FLOAT) || composable(n, FL_DT_DOUBLE);
+}
+
 fl_status fl__ao_unary_ops_composition(ao *a, fl_node *root, bool *fused) {
-    if ((root->flags & FL_NODE_REMOVED) || !compose_ok(a, root, fused)) {
+    if (!fl__ao_unary_ops_composition_kinds(root) || (root->flags & FL_NODE_REMOVED) ||
+        !compose_ok(a, root, fused)) {
         return FL_OK;
     }
     int dt = fl__attr_type(root, "T");
