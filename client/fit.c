@@ -13,10 +13,20 @@
  * over 4 ms): no run of it is undisturbed, and it takes its median time x
  * @MS / the traced runs' median wall time (the share of the time the process
  * ran, when @MS is the untraced runs' CPU time) if that is less (kernel_time).
- * ONNX Runtime writes each duration truncated to whole microseconds (a
- * kernel of 2.0 to 2.99 us is written 2), so every kernel's time is its
- * figure + 0.5 us, the middle of that range (a 0 counts as 0.5 us), and the
- * runs' gaps between kernels take those halves off.
+ * ONNX Runtime writes each duration truncated to whole microseconds
+ * (profiler.cc: duration_cast<microseconds> of high_resolution_clock times,
+ * which rounds toward zero: a kernel of 2.0 to 2.99 us is written 2). The
+ * traced span (the sequential executor's KernelScope) starts before the
+ * profiler formats the inputs' types and shapes and ends after it has
+ * formatted the outputs' and built the event's arguments, around Compute,
+ * which allocates the outputs: ORT's own bookkeeping is inside every traced
+ * kernel. A statistic over a kernel's runs therefore treats its figures as
+ * grouped data (spread_whole_us): the k runs written d are spread evenly
+ * over [d, d + 1), the j-th at d + (j - 0.5) / k, so the median is the
+ * grouped-data median (d + (n/2 - runs below d) / k for the bin d holding
+ * it) and a lone figure counts as d + 0.5 (the least time: kernel_time).
+ * Within one run each kernel counts as its figure + 0.5 us, and the run's
+ * gaps between kernels take those halves off.
  *
  * MODEL=TRACE@MS gives the model's untraced latency (ms): the dispatch
  * overhead is then (MS - the kernels' times) / kernels, since ORT's
@@ -169,19 +179,42 @@ static int add_kernel(trace *t, const char *path, const fl_trace_event *ev) {
  * scheduler gives a process: no run of it is undisturbed. */
 #define LONG_KERNEL_US 4000.0
 
-/* One kernel's time (us) from its n > 0 runs d (reorders d): their q-quantile;
- * q == 0: the least time, the run least disturbed by other processes; for a
- * kernel whose least time exceeds LONG_KERNEL_US, its median time x rho (the
- * share of wall time the process ran) when that is less, since every run of
- * it was interrupted. */
+/* Sorts a kernel's n traced figures d (whole us, truncated) and spreads the
+ * k figures equal to d evenly over [d, d + 1): the j-th (1-based) becomes
+ * d + (j - 0.5) / k. The order statistics of the result are those of
+ * grouped data interpolated within each 1 us bin. */
+static void spread_whole_us(double *d, size_t n) {
+    qsort(d, n, sizeof(double), cmp_d);
+    for (size_t i = 0; i < n;) {
+        size_t k = 1;
+        while (i + k < n && d[i + k] == d[i]) {
+            k++;
+        }
+        for (size_t j = 0; j < k; j++) {
+            d[i + j] += ((double)j + 0.5) / (double)k;
+        }
+        i += k;
+    }
+}
+
+/* One kernel's time (us) from its n > 0 runs d (reorders d; figures spread
+ * over their 1 us bins by spread_whole_us first): their q-quantile;
+ * q == 0: the least time, the run least disturbed by other processes: the
+ * runs in the least 1 us bin any run fell in cannot be told apart, so their
+ * grouped median, the bin's middle (d + 0.5, whatever their number), not the
+ * least of them spread (d + 0.5 / k: the low tail of a kernel's undisturbed
+ * runs, not its undisturbed time); for a kernel whose least time exceeds
+ * LONG_KERNEL_US, its median time x rho (the share of wall time the process
+ * ran) when that is less, since every run of it was interrupted. */
 static double kernel_time(double *d, size_t n, double q, double rho) {
+    spread_whole_us(d, n);
     if (q == 0.5) {
         return median_of(d, n);
     }
     if (q > 0) {
         return quantile_of(d, n, q);
     }
-    double least = quantile_of(d, n, 0), scaled = median_of(d, n) * rho;
+    double least = floor(d[0]) + 0.5, scaled = median_of(d, n) * rho;
     return least > LONG_KERNEL_US && scaled < least ? scaled : least;
 }
 
@@ -364,9 +397,11 @@ static int trace_load(const char *path, double q, double latency_s, trace *t) {
      * time on a shared host) over the traced runs' median */
     double rho = latency_s > 0 && t->run_s > latency_s ? latency_s / t->run_s : 1;
     for (size_t i = 0; i < t->n; i++) {
-        double m = kernel_time(t->k[i].durs, t->k[i].n_durs, q, rho);
-        any |= m > 0;
-        t->k[i].median_s = (m + 0.5) * 1e-6; /* truncated to whole us */
+        for (size_t r = 0; r < t->k[i].n_durs; r++) {
+            any |= t->k[i].durs[r] > 0;
+        }
+        /* in us, each figure spread over its truncated 1 us (kernel_time) */
+        t->k[i].median_s = kernel_time(t->k[i].durs, t->k[i].n_durs, q, rho) * 1e-6;
     }
     if (!any) {
         fprintf(stderr, "foldline: fit: %s: every kernel time is 0\n", path);

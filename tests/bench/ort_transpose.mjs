@@ -5,8 +5,8 @@
 // the innermost axis (0,2,1,3: contiguous runs of W elements). Prints per case
 // the bytes moved (input + output), the contiguous runs of the output, and
 // the 10th percentile and median kernel time in microseconds from ORT's own
-// profiler (1 us resolution), the figures the roofline's data-movement rules
-// are checked against.
+// profiler (written truncated to whole us, read as grouped data: whole_us.mjs),
+// the figures the roofline's data-movement rules are checked against.
 //
 // ORT_DIR holds node_modules/onnxruntime-node (validate_roofline.sh installs
 // it into BUILD_DIR/ort). Each case is a one-node model written here in the
@@ -20,6 +20,7 @@ import { createRequire } from 'node:module';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { spreadWholeUs } from './whole_us.mjs';
 
 const [ortDir, runsArg] = process.argv.slice(2);
 if (!ortDir) {
@@ -94,18 +95,18 @@ for (const [c, hw] of shapes) {
     for (let i = 0; i < runs; i++) await s.run({ x });
     s.endProfiling();
     await s.release();
-    const t = [];
+    const figures = [];
     for (const f of readdirSync(work)) {
       for (const e of JSON.parse(readFileSync(join(work, f), 'utf8'))) {
-        if (e.cat === 'Node' && e.name === 't_kernel_time') t.push(e.dur);
+        if (e.cat === 'Node' && e.name === 't_kernel_time') figures.push(e.dur);
       }
       rmSync(join(work, f));
     }
-    t.sort((a, b) => a - b);
+    const t = spreadWholeUs(figures);
     const runsOut = n / runLength(shape, perm);
     console.log(`${name.padEnd(19)} ${shape.join('x').padEnd(16)} ${String(8 * n).padStart(8)} ` +
-      `${String(runsOut).padStart(7)} ${String(quantile(t, 0.1)).padStart(7)} ` +
-      `${String(quantile(t, 0.5)).padStart(10)}`);
+      `${String(runsOut).padStart(7)} ${quantile(t, 0.1).toFixed(2).padStart(7)} ` +
+      `${quantile(t, 0.5).toFixed(2).padStart(10)}`);
   }
 }
 rmSync(work, { recursive: true, force: true });

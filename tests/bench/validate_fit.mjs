@@ -32,7 +32,9 @@
 // median; a kernel longer than a scheduler time slice (least time > 4 ms) is
 // interrupted in every run, and takes its median time x the CPU time over
 // the traced runs' median wall time, if less. The per-node comparison uses
-// the same kernel times, each + 0.5 us (ORT truncates durations to whole us).
+// the same kernel times. ORT truncates durations to whole us, so both read a
+// kernel's figures over its runs as grouped data (whole_us.mjs: the k figures
+// equal to d spread evenly over [d, d + 1)), as `foldline fit` does.
 // --quantile Q: that quantile instead. Per class it also prints the median
 // over models of |predicted - traced| / traced of the class's summed kernel
 // time in the model: single kernels of 2-4 us (Reshape, Shape: the `other`
@@ -44,6 +46,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
+import { spreadWholeUs } from './whole_us.mjs';
 
 const args = process.argv.slice(2);
 const plan = JSON.parse(readFileSync(args[args.indexOf('--plan') + 1], 'utf8'));
@@ -145,19 +148,21 @@ function kernels(trace, latencyMs) {
     if (e.cat === 'Node' && e.name.endsWith('_kernel_time')) {
       const n = e.name.slice(0, -12);
       if (!k.has(n)) k.set(n, []);
-      k.get(n).push(e.dur * 1e-6);
+      k.get(n).push(e.dur);
     } else if (e.cat === 'Session' && e.name === 'model_run' && e.dur > 0) {
       runs.push(e.dur * 1e-3);
     }
   }
   const run = runs.length ? median(runs) : 0, rho = run > latencyMs ? latencyMs / run : 1;
-  const time = (d) => {
+  // us, each kernel's figures spread over their truncated 1 us bins
+  const time = (figures) => {
+    const d = spreadWholeUs(figures);
     if (kq > 0) return quantile(d, kq);
-    const least = Math.min(...d), scaled = median(d) * rho;
-    return least > 4e-3 && scaled < least ? scaled : least;
+    // the least 1 us bin a run fell in, at its middle (as `foldline fit`)
+    const least = Math.floor(d[0]) + 0.5, scaled = median(d) * rho;
+    return least > 4e3 && scaled < least ? scaled : least;
   };
-  // ORT truncates each duration to whole us: + 0.5 us, as `foldline fit` does
-  return new Map([...k].map(([n, d]) => [n, time(d) + 0.5e-6]));
+  return new Map([...k].map(([n, d]) => [n, time(d) * 1e-6]));
 }
 
 const rows = [], nodeErr = new Map(), nodeTime = new Map(), byOp = new Map(), classSum = new Map();

@@ -78,28 +78,36 @@ assert n["flatten"]["executed"] is True and n["flatten"]["time_s"] > 0
 PY
 then pass=$((pass + 1)); else echo "FAIL fitted_estimate"; fails=$((fails + 1)); fi
 
-# MODEL=TRACE@MS: the dispatch overhead from the untraced latency: 10 kernels
-# whose medians (run 3 of 5: times x 1.02, rounded) add up to 93 us, + 0.5 us
-# each (ORT truncates durations to whole us): 98 us in a 113 us run leave
-# 1.5 us per kernel; a 193 us run would leave 9.5 us, more than the 4 us the
-# traced runs show between kernels less the halves, 3.5 us (their bound).
-check fit_latency 0 "dispatch overhead 1.5 us per kernel" -- "$bin" fit --profile xeon-8380 -o "$tmp/lat.yaml" --bind N=1 "$m=$tmp/t1.json@0.113"
+# MODEL=TRACE@MS: the dispatch overhead from the untraced latency. ORT
+# truncates durations to whole us, so a kernel's k runs written d are spread
+# over [d, d + 1), the j-th at d + (j - 0.5) / k. The five runs (times x 1,
+# 1.01, ... 1.04, rounded) of eight kernels are all equal: the middle one is
+# d + 0.5 (bn1: 12.1, 12.3, 12.5, 12.7, 12.9); conv1 ran 40, 40, 41, 41, 42
+# (40.25, 40.75, 41.25, 41.75, 42.5: median 41.25) and conv2 15, 15, 15, 15,
+# 16 (15.125 ... 15.875, 16.5: median 15.625). 93 + 8 x 0.5 + 0.25 + 0.625 =
+# 97.875 us in a 113 us run leave 1.51 us per kernel; a 193 us run would
+# leave 9.5 us, more than the 4 us the traced runs show between kernels less
+# the halves, 3.5 us (their bound).
+check fit_latency 0 "dispatch overhead 1.51 us per kernel" -- "$bin" fit --profile xeon-8380 -o "$tmp/lat.yaml" --bind N=1 "$m=$tmp/t1.json@0.113"
 check fit_latency_bounded 0 "dispatch overhead 3.5 us per kernel" -- "$bin" fit --profile xeon-8380 -o "$tmp/lat.yaml" --bind N=1 "$m=$tmp/t1.json@0.193"
-# --quantile 0.25: each kernel's time is run 1 of 5 (times x 1.01, rounded),
-# 92 + 5 x 1 us in all: a 113 us run leaves 1.6 us per kernel; the sources
-# say so.
-check fit_quantile 0 "dispatch overhead 1.6 us per kernel" -- "$bin" fit --profile xeon-8380 -o "$tmp/q.yaml" --quantile 0.25 --bind N=1 "$m=$tmp/t1.json@0.113"
+# --quantile 0.25: each kernel's time is the second of its five spread runs:
+# d + 0.3 for the eight whose runs are equal, conv1 40.75, conv2 15.375;
+# 92 + 8 x 0.3 + 0.75 + 0.375 = 95.525 us in all: a 113 us run leaves
+# 1.75 us per kernel; the sources say so.
+check fit_quantile 0 "dispatch overhead 1.75 us per kernel" -- "$bin" fit --profile xeon-8380 -o "$tmp/q.yaml" --quantile 0.25 --bind N=1 "$m=$tmp/t1.json@0.113"
 check fit_quantile_source 0 "(kernel times: 0.25 quantile of the runs)" -- cat "$tmp/q.yaml"
 # --quantile 0 on a loaded host: conv1 ran 9000, 12000, 10000, 11000 and
 # 30000 us (every run interrupted), bn1 12 us but 500 in run 2, the other
 # kernels as in t1 (40 us of gaps per run): runs of 9092, 12580, 10092, 11092
-# and 30092 us, median 11092. Least times: 9000 + 52 us for the rest, each
-# + 0.5 us. With @7.5 (CPU time) the process ran 7500 / 11092 of the time;
-# conv1 is longer than a time slice (4 ms), so it takes 11000 x 7500 / 11092
-# = 7437.793 us (less than 9000), leaving (7500 - 7437.793 - 0.5 - 52 - 4.5)
-# / 10 = 0.521 us per kernel. Plain least times (9057 us) would leave none.
-# With @9.2 the scaled median (9123.7 us) exceeds the least time, 9000
-# stays: 14.3 us per kernel, bounded by the traced gaps' 3.5 us.
+# and 30092 us, median 11092. A least time is the least 1 us bin a run fell
+# in, at its middle: 52 us + 9 x 0.5 for the nine short kernels (bn1's four
+# runs of 12 count 12.5, not the least of them spread). With @7.5 (CPU time)
+# the process ran 7500 / 11092 of the time; conv1 is longer than a time slice
+# (4 ms), so it takes its median (five different figures: 11000.5) x 7500 /
+# 11092 = 7438.132 us (less than 9000.5), leaving (7500 - 7438.132 - 52 -
+# 4.5) / 10 = 0.537 us per kernel. Plain least times (9057 us) would leave
+# none. With @9.2 the scaled median (9124.1 us) exceeds the least time,
+# 9000.5 stays: 14.3 us per kernel, bounded by the traced gaps' 3.5 us.
 python3 - "$tmp/loaded.json" <<'PY'
 import json, sys
 nodes = [("conv1", "Conv", [1, 8, 32, 32], [9000, 12000, 10000, 11000, 30000]),
@@ -119,7 +127,7 @@ for run in range(5):
     ts += 10
 json.dump(ev, open(sys.argv[1], "w"))
 PY
-check fit_least_long 0 "dispatch overhead 0.521 us per kernel" -- "$bin" fit --profile xeon-8380 -o "$tmp/q0.yaml" --quantile 0 --bind N=1 "$m=$tmp/loaded.json@7.5"
+check fit_least_long 0 "dispatch overhead 0.537 us per kernel" -- "$bin" fit --profile xeon-8380 -o "$tmp/q0.yaml" --quantile 0 --bind N=1 "$m=$tmp/loaded.json@7.5"
 check fit_least_source 0 "(kernel times: the least of the runs)" -- cat "$tmp/q0.yaml"
 check fit_least_kept 0 "dispatch overhead 3.5 us per kernel" -- "$bin" fit --profile xeon-8380 -o "$tmp/q0.yaml" --quantile 0 --bind N=1 "$m=$tmp/loaded.json@9.2"
 check fit_median_loaded 0 "dispatch overhead 0 us per kernel" -- "$bin" fit --profile xeon-8380 -o "$tmp/q0.yaml" --bind N=1 "$m=$tmp/loaded.json@7.5"
