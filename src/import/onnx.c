@@ -43,6 +43,7 @@
 #include "graph/mutate.h"
 #include "import/import.h"
 #include "import/onnx_ext.h"
+#include "import/onnx_wire.h"
 #include "import/pbutil.h"
 #include "import/pbwire.h"
 #include "onnx/onnx.pb-c.h"
@@ -1186,9 +1187,10 @@ static fl_status import_graph(imp *im, const Onnx__ModelProto *m) {
 
 fl_status fl__import_onnx_files(fl_graph *g, const uint8_t *buf, size_t len,
                                 const fl_import_opts *o, const fl_import_files *files, fl_diag *d) {
-    Onnx__ModelProto *m =
-        fl__pb_unpack(g, &onnx__model_proto__descriptor, buf, len, "ONNX ModelProto", d);
+    fl_pbwire_error e;
+    Onnx__ModelProto *m = fl__onnx_wire_unpack(g->arena, buf, len, &e);
     if (!m) {
+        fl__pb_unpack_fail(g, &e, len, "ONNX ModelProto", d);
         return d->status;
     }
     g->src = NULL;     /* not a GraphDef */

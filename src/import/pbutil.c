@@ -10,21 +10,26 @@ void *fl__pb_unpack(fl_graph *g, const ProtobufCMessageDescriptor *desc, const u
     fl_pbwire_error e;
     ProtobufCMessage *m = fl__pbwire_unpack(g->arena, desc, buf, len, &e);
     if (!m) {
-        if (e.oom || g->arena->failed) {
-            fl__diag_oom(d);
-        } else if (e.field) {
-            fl__diag_fail(d, FL_EINVAL,
-                          "not a valid binary %s (%zu bytes could not be decoded as protobuf: "
-                          "%s, in field '%s' of %s at byte %zu)",
-                          what, len, e.what, e.field, e.message, e.offset);
-        } else {
-            fl__diag_fail(d, FL_EINVAL,
-                          "not a valid binary %s (%zu bytes could not be decoded as protobuf: "
-                          "%s, in %s at byte %zu)",
-                          what, len, e.what, e.message, e.offset);
-        }
+        fl__pb_unpack_fail(g, &e, len, what, d);
     }
     return m;
+}
+
+void fl__pb_unpack_fail(fl_graph *g, const fl_pbwire_error *e, size_t len, const char *what,
+                        fl_diag *d) {
+    if (e->oom || g->arena->failed) {
+        fl__diag_oom(d);
+    } else if (e->field) {
+        fl__diag_fail(d, FL_EINVAL,
+                      "not a valid binary %s (%zu bytes could not be decoded as protobuf: "
+                      "%s, in field '%s' of %s at byte %zu)",
+                      what, len, e->what, e->field, e->message, e->offset);
+    } else {
+        fl__diag_fail(d, FL_EINVAL,
+                      "not a valid binary %s (%zu bytes could not be decoded as protobuf: "
+                      "%s, in %s at byte %zu)",
+                      what, len, e->what, e->message, e->offset);
+    }
 }
 
 int64_t fl__pb_read_le(const uint8_t *p, size_t size, bool is_signed) {

@@ -22,6 +22,12 @@
 void *fl__pb_unpack(fl_graph *g, const ProtobufCMessageDescriptor *desc, const uint8_t *buf,
                     size_t len, const char *what, fl_diag *d);
 
+/* Fails d with what fl__pb_unpack says when a read of `len` bytes as a
+ * WHAT failed with *e. */
+struct fl_pbwire_error;
+void fl__pb_unpack_fail(fl_graph *g, const struct fl_pbwire_error *e, size_t len, const char *what,
+                        fl_diag *d);
+
 /* The little-endian integer of `size` (1..8) bytes at p, sign-extended when
  * is_signed. */
 int64_t fl__pb_read_le(const uint8_t *p, size_t size, bool is_signed);

@@ -663,10 +663,16 @@ static ProtobufCMessage *decode(wdec *w, const ProtobufCMessageDescriptor *d, co
     return m;
 }
 
-ProtobufCMessage *fl__pbwire_unpack(fl_arena *a, const ProtobufCMessageDescriptor *desc,
-                                    const uint8_t *buf, size_t len, fl_pbwire_error *err) {
+ProtobufCMessage *fl__pbwire_unpack_at(fl_arena *a, const ProtobufCMessageDescriptor *desc,
+                                       const uint8_t *buf, size_t len, int depth,
+                                       fl_pbwire_error *err) {
     memset(err, 0, sizeof *err);
     static const uint8_t empty[1];
     wdec w = {a, buf ? buf : empty, err, (buf ? buf : empty) + (buf ? len : 0), {{NULL, false}}};
-    return decode(&w, desc, buf ? buf : empty, buf ? len : 0, 0);
+    return decode(&w, desc, buf ? buf : empty, buf ? len : 0, depth);
+}
+
+ProtobufCMessage *fl__pbwire_unpack(fl_arena *a, const ProtobufCMessageDescriptor *desc,
+                                    const uint8_t *buf, size_t len, fl_pbwire_error *err) {
+    return fl__pbwire_unpack_at(a, desc, buf, len, 0, err);
 }

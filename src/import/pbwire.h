@@ -58,6 +58,13 @@ typedef struct fl_pbwire_error {
 ProtobufCMessage *fl__pbwire_unpack(fl_arena *a, const ProtobufCMessageDescriptor *desc,
                                     const uint8_t *buf, size_t len, fl_pbwire_error *err);
 
+/* As fl__pbwire_unpack, for a message nested `depth` levels deep in one
+ * read by other code (onnx_wire.c): the nesting limit counts from there.
+ * Offsets in *err are from buf. */
+ProtobufCMessage *fl__pbwire_unpack_at(fl_arena *a, const ProtobufCMessageDescriptor *desc,
+                                       const uint8_t *buf, size_t len, int depth,
+                                       fl_pbwire_error *err);
+
 /* Wire types. */
 enum { FL_PB_WT_VARINT = 0, FL_PB_WT_I64 = 1, FL_PB_WT_LEN = 2, FL_PB_WT_I32 = 5 };
 
@@ -115,7 +122,27 @@ static inline uint64_t fl__pbwire_le(const uint8_t *p, size_t n) {
  * compare its text, not its address). */
 static inline const char *fl__pbwire_field(const uint8_t **p, const uint8_t *end,
                                            fl_pbwire_field *f) {
-    f->tag = *p;
+    const uint8_t *q = *p;
+    f->tag = q;
+    /* Most fields: a one-byte tag, then a one-byte varint or length. */
+    if (end - q >= 2 && q[0] >= 8 && q[0] < 0x80 && q[1] < 0x80) {
+        f->id = (uint32_t)(q[0] >> 3);
+        f->wt = q[0] & 7;
+        f->body = q + 1;
+        if (f->wt == FL_PB_WT_VARINT) {
+            f->p = q + 1;
+            f->len = 1;
+            f->v = q[1];
+            *p = q + 2;
+            return NULL;
+        }
+        if (f->wt == FL_PB_WT_LEN && q[1] <= (size_t)(end - q - 2)) {
+            f->p = q + 2;
+            f->len = q[1];
+            *p = q + 2 + q[1];
+            return NULL;
+        }
+    }
     uint64_t key;
     if (!fl__pbwire_varint(p, end, &key)) {
         return "a tag is cut short or longer than 10 bytes";

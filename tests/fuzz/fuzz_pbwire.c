@@ -10,9 +10,13 @@
  *   - when both readers accept the input, protobuf-c packs the two messages
  *     to the same bytes (pbwire may reject invalid input protobuf-c takes:
  *     see the comment at the rejection);
- *   - a rejection names what is wrong at an offset inside the input.
+ *   - a rejection names what is wrong at an offset inside the input;
+ *   - on a ModelProto, the ONNX reader (src/import/onnx_wire.c) accepts what
+ *     pbwire accepts, with a message that packs to the same bytes, and
+ *     rejects the rest with pbwire's error.
  */
 #include "fuzz.h"
+#include "import/onnx_wire.h"
 #include "import/pbwire.h"
 #include "onnx/onnx.pb-c.h"
 #include "tensorflow/graph.pb-c.h"
@@ -65,6 +69,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                      "the readers' messages pack differently (%zu vs %zu bytes)", la, lb);
         free(pa);
         free(pb);
+    }
+    if (d == &onnx__model_proto__descriptor) {
+        /* The ONNX reader gives pbwire's message or pbwire's error. */
+        fl_pbwire_error eo;
+        ProtobufCMessage *o = (ProtobufCMessage *)fl__onnx_wire_unpack(&a, msg, len, &eo);
+        fuzz_require(!m == !o, "pbwire %s, the ONNX reader %s", m ? "accepts" : "rejects",
+                     o ? "accepts" : "rejects");
+        if (!m) {
+            fuzz_require(e.oom || eo.oom ||
+                             (strcmp(e.what, eo.what) == 0 && e.offset == eo.offset &&
+                              e.field == eo.field && e.message == eo.message),
+                         "the readers' errors differ (%s at %zu, %s at %zu)", e.what, e.offset,
+                         eo.what, eo.offset);
+        } else {
+            size_t la, lb;
+            uint8_t *pa = pack(m, &la), *pb = pack(o, &lb);
+            fuzz_require(la == lb && memcmp(pa, pb, la) == 0,
+                         "pbwire's and the ONNX reader's messages pack differently");
+            free(pa);
+            free(pb);
+        }
     }
     if (ref) {
         protobuf_c_message_free_unpacked(ref, NULL);

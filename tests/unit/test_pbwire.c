@@ -8,8 +8,11 @@
  * malformed inputs are written byte by byte with the field numbers of
  * onnx.proto (ModelProto.graph 7, GraphProto.node 1 / initializer 5,
  * NodeProto.attribute 5, AttributeProto.g 6, TensorProto.dims 1 /
- * data_type 2 / float_data 4 / raw_data 9).
+ * data_type 2 / float_data 4 / raw_data 9). Every ModelProto read here is
+ * also read by the ONNX reader (onnx_wire.c), which must give pbwire's
+ * message or pbwire's error.
  */
+#include "import/onnx_wire.h"
 #include "import/pbwire.h"
 #include "onnx/onnx.pb-c.h"
 #include "tensorflow/graph.pb-c.h"
@@ -59,8 +62,13 @@ static uint8_t *pack(const ProtobufCMessage *m, size_t *len) {
 
 /* 1 when both readers succeed with equal messages, 0 when both fail; fails
  * the test when they disagree. */
+static void agree_onnx(const uint8_t *buf, size_t len, const char *what);
+
 static int agree(const ProtobufCMessageDescriptor *d, const uint8_t *buf, size_t len,
                  const char *what) {
+    if (d == &onnx__model_proto__descriptor) {
+        agree_onnx(buf, len, what);
+    }
     ProtobufCMessage *ref = protobuf_c_message_unpack(d, NULL, len, buf);
     fl_arena a;
     fl__arena_init(&a, (size_t)1 << 30);
@@ -88,6 +96,40 @@ static int agree(const ProtobufCMessageDescriptor *d, const uint8_t *buf, size_t
     protobuf_c_message_free_unpacked(ref, NULL);
     fl__arena_free(&a);
     return 1;
+}
+
+/* The ONNX reader (onnx_wire.c) and pbwire on a ModelProto: both fail with
+ * the same error, or both succeed and their messages pack to the same
+ * bytes. */
+static void agree_onnx(const uint8_t *buf, size_t len, const char *what) {
+    fl_arena a;
+    fl__arena_init(&a, (size_t)1 << 30);
+    fl_pbwire_error e, eo;
+    ProtobufCMessage *m = fl__pbwire_unpack(&a, &onnx__model_proto__descriptor, buf, len, &e);
+    ProtobufCMessage *o = (ProtobufCMessage *)fl__onnx_wire_unpack(&a, buf, len, &eo);
+    if (!m || !o) {
+        if (m || o) {
+            print_error("%s (%zu bytes): pbwire %s, onnx_wire %s\n", what, len,
+                        m ? "accepts" : "rejects", o ? "accepts" : "rejects");
+            fail();
+        }
+        assert_string_equal(e.what, eo.what);
+        assert_ptr_equal(e.message, eo.message);
+        assert_ptr_equal(e.field, eo.field);
+        assert_int_equal(e.offset, eo.offset);
+    } else {
+        size_t la, lb;
+        uint8_t *pa = pack(m, &la), *pb = pack(o, &lb);
+        if (la != lb || memcmp(pa, pb, la) != 0) {
+            print_error("%s: pbwire's and onnx_wire's messages pack differently (%zu vs %zu "
+                        "bytes)\n",
+                        what, la, lb);
+            fail();
+        }
+        free(pa);
+        free(pb);
+    }
+    fl__arena_free(&a);
 }
 
 static const ProtobufCMessageDescriptor *desc_for(const char *name) {
@@ -477,6 +519,100 @@ static void test_merge_oneof_unset_in_both(void **state) {
     fl__arena_free(&a);
 }
 
+/* A model of the encodings the ONNX reader handles itself, and of some it
+ * leaves to pbwire, read by both (agree_onnx): dims unpacked, packed, and
+ * both in one tensor; float_data unpacked then packed; unknown fields in a
+ * node, an attribute, a tensor and a dimension; a dimension with dim_value
+ * then dim_param (a oneof: the last); TypeProto.tensor_type twice (a oneof
+ * member: the last, no merge); INT, FLOATS, INTS and TENSOR attributes;
+ * then the same node with its attribute's tensor twice (merged: pbwire's
+ * part). Field numbers: GraphProto node 1 / initializer 5 / input 11,
+ * NodeProto input 1 / output 2 / op_type 4 / attribute 5, AttributeProto
+ * name 1 / i 3 / t 5 / floats 7 / ints 8 / type 20, TensorProto dims 1 /
+ * data_type 2 / float_data 4 / name 8, ValueInfoProto name 1 / type 2,
+ * TypeProto tensor_type 1, TypeProto.Tensor elem_type 1 / shape 2,
+ * TensorShapeProto dim 1, Dimension dim_value 1 / dim_param 2. */
+static void test_onnx_reader_encodings(void **state) {
+    (void)state;
+    wbuf t = {{0}, 0}, at = {{0}, 0}, at2 = {{0}, 0}, n = {{0}, 0}, g = {{0}, 0}, m = {{0}, 0};
+    wbuf dim = {{0}, 0}, shp = {{0}, 0}, tt = {{0}, 0}, ty = {{0}, 0}, vi = {{0}, 0};
+    wbuf run = {{0}, 0};
+    w_int(&t, 1, 2); /* dims: 2 unpacked, then a packed run 3, 300 */
+    w_varint(&run, 3);
+    w_varint(&run, 300);
+    w_bytes(&t, 1, run.b, run.n);
+    w_int(&t, 2, 1);
+    w_tag(&t, 4, 5); /* float_data: one unpacked value, then a packed run */
+    memcpy(t.b + t.n, "\x00\x00\x80\x3f", 4);
+    t.n += 4;
+    w_bytes(&t, 4, "\x00\x00\x00\x40\x00\x00\x40\x40", 8);
+    w_bytes(&t, 8, "w", 1);
+    w_int(&t, 77, 5); /* unknown */
+    w_bytes(&at, 1, "k", 1);
+    w_int(&at, 20, 4);
+    w_bytes(&at, 5, t.b, t.n);
+    w_int(&at, 3, (uint64_t)-7); /* i: a negative int64 */
+    w_int(&at, 8, 1);            /* ints: unpacked */
+    w_int(&at, 8, 2);
+    w_bytes(&at, 7, "\x00\x00\x80\x3f", 4); /* floats: packed */
+    w_bytes(&at, 99, "zz", 2);              /* unknown */
+    w_bytes(&n, 1, "x", 1);
+    w_bytes(&n, 2, "y", 1);
+    w_bytes(&n, 4, "Relu", 4);
+    w_bytes(&n, 5, at.b, at.n);
+    w_tag(&n, 50, 1); /* unknown fixed64 */
+    memcpy(n.b + n.n, "12345678", 8);
+    n.n += 8;
+    w_int(&dim, 1, 4);
+    w_bytes(&dim, 2, "batch", 5);
+    w_int(&dim, 9, 1); /* unknown */
+    w_bytes(&shp, 1, dim.b, dim.n);
+    w_bytes(&shp, 1, dim.b, dim.n);
+    w_int(&tt, 1, 1);
+    w_bytes(&tt, 2, shp.b, shp.n);
+    w_bytes(&ty, 1, tt.b, tt.n);
+    w_bytes(&ty, 1, tt.b, tt.n);
+    w_bytes(&vi, 1, "x", 1);
+    w_bytes(&vi, 2, ty.b, ty.n);
+    w_bytes(&g, 1, n.b, n.n);
+    w_bytes(&g, 5, t.b, t.n);
+    w_bytes(&g, 11, vi.b, vi.n);
+    w_bytes(&m, 7, g.b, g.n);
+    assert_int_equal(agree(&onnx__model_proto__descriptor, m.b, m.n, "onnx encodings"), 1);
+    fl_arena a;
+    fl__arena_init(&a, 1 << 20);
+    fl_pbwire_error e;
+    Onnx__ModelProto *mp = fl__onnx_wire_unpack(&a, m.b, m.n, &e);
+    assert_non_null(mp);
+    const Onnx__TensorProto *tp = mp->graph->initializer[0];
+    assert_int_equal(tp->n_dims, 3);
+    assert_int_equal(tp->dims[2], 300);
+    assert_int_equal(tp->n_float_data, 3);
+    assert_true(tp->float_data[2] == 3.0f);
+    assert_int_equal(tp->base.n_unknown_fields, 1);
+    const Onnx__AttributeProto *ap = mp->graph->node[0]->attribute[0];
+    assert_int_equal(ap->i, -7);
+    assert_int_equal(ap->n_ints, 2);
+    assert_int_equal(ap->t->n_dims, 3);
+    const Onnx__TensorShapeProto__Dimension *dm =
+        mp->graph->input[0]->type->tensor_type->shape->dim[1];
+    assert_int_equal(dm->value_case, ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM);
+    assert_string_equal(dm->dim_param, "batch");
+
+    /* the attribute's tensor twice: merged as protobuf-c merges */
+    w_bytes(&at2, 5, t.b, t.n);
+    w_bytes(&at2, 5, t.b, t.n);
+    n.n = g.n = m.n = 0;
+    w_bytes(&n, 5, at2.b, at2.n);
+    w_bytes(&g, 1, n.b, n.n);
+    w_bytes(&m, 7, g.b, g.n);
+    assert_int_equal(agree(&onnx__model_proto__descriptor, m.b, m.n, "tensor twice"), 1);
+    mp = fl__onnx_wire_unpack(&a, m.b, m.n, &e);
+    assert_non_null(mp);
+    assert_int_equal(mp->graph->node[0]->attribute[0]->t->n_dims, 6);
+    fl__arena_free(&a);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_agrees_on_test_models),
@@ -489,6 +625,7 @@ int main(void) {
         cmocka_unit_test(test_merge_and_unknown),
         cmocka_unit_test(test_merge_as_protobuf_c),
         cmocka_unit_test(test_merge_oneof_unset_in_both),
+        cmocka_unit_test(test_onnx_reader_encodings),
     };
     return fl_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }
