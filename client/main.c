@@ -88,8 +88,10 @@ static const char usage_text[] =
     "ledger after the analysis of the graph as given):\n"
     "  --passes LIST            default (all; the default), none (analyze: the graph as\n"
     "                           given only), or a comma list of pruning, cse, qdq,\n"
-    "                           constfold, shape, arithmetic, remap, dependency (qdq:\n"
-    "                           ONNX graphs with QuantizeLinear/DequantizeLinear only)\n"
+    "                           constfold, transpose, shape, arithmetic, remap,\n"
+    "                           dependency (qdq: ONNX graphs with QuantizeLinear/\n"
+    "                           DequantizeLinear only; transpose: ONNX graphs with a\n"
+    "                           Transpose, first iteration only)\n"
     "  --disable NAME           switch one pass off (repeatable)\n"
     "  --output NAME            a graph output (repeatable; default: nodes nothing consumes)\n"
     "  --device cpu|gpu         remapper target device (default cpu)\n"
@@ -314,9 +316,9 @@ static int parse_input_arg(cli *c, char *arg) {
 
 /* The rewrite passes' names, as the engine knows them (src/passes/pipeline.c):
  * checked here so that a typo fails before the model is read. */
-static const char *const pass_names[] = {"pruning", "cse",        "qdq",   "constfold",
+static const char *const pass_names[] = {"pruning", "cse",        "qdq",   "constfold", "transpose",
                                          "shape",   "arithmetic", "remap", "dependency"};
-#define PASS_NAMES "pruning, cse, qdq, constfold, shape, arithmetic, remap, dependency"
+#define PASS_NAMES "pruning, cse, qdq, constfold, transpose, shape, arithmetic, remap, dependency"
 
 static bool is_pass_name(const char *s, size_t len) {
     for (size_t k = 0; k < sizeof pass_names / sizeof pass_names[0]; k++) {

@@ -89,8 +89,8 @@ static bool build_passes(const fl_options *o, req_parts *p, char *err, size_t er
             size_t len = strcspn(s, ",");
             if (!pass_value(s, len, &p->passes[m->n_passes])) {
                 snprintf(err, errlen,
-                         "unknown pass '%.*s' (passes: pruning, cse, qdq, constfold, shape, "
-                         "arithmetic, remap, dependency, or none)",
+                         "unknown pass '%.*s' (passes: pruning, cse, qdq, constfold, transpose, "
+                         "shape, arithmetic, remap, dependency, or none)",
                          (int)len, s);
                 return false;
             }

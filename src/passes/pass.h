@@ -92,6 +92,11 @@ fl_status fl__pass_common_subgraph_elimination(fl_pass_ctx *pc);
 fl_status fl__pass_qdq(fl_pass_ctx *pc);
 bool fl__pass_qdq_applies(const fl_graph *g);
 fl_status fl__pass_constant_folding(fl_pass_ctx *pc);
+/* ONNX Runtime's transpose optimizer (passes/transpose/); runs only where
+ * fl__pass_transpose_applies (an ONNX graph with a Transpose and no Q/DQ),
+ * in the first iteration. */
+fl_status fl__pass_transpose(fl_pass_ctx *pc);
+bool fl__pass_transpose_applies(const fl_graph *g);
 fl_status fl__pass_shape_optimizer(fl_pass_ctx *pc);
 fl_status fl__pass_arithmetic_optimizer(fl_pass_ctx *pc);
 fl_status fl__pass_remapper(fl_pass_ctx *pc);

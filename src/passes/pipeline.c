@@ -58,7 +58,7 @@
 #include <string.h>
 
 static const char *const pass_names[FL_PASS_COUNT] = {
-    "pruning", "cse", "qdq", "constfold", "shape", "arithmetic", "remap", "dependency",
+    "pruning", "cse", "qdq", "constfold", "transpose", "shape", "arithmetic", "remap", "dependency",
 };
 
 static const fl_pass_fn pass_fns[FL_PASS_COUNT] = {
@@ -66,6 +66,7 @@ static const fl_pass_fn pass_fns[FL_PASS_COUNT] = {
     fl__pass_common_subgraph_elimination,
     fl__pass_qdq,
     fl__pass_constant_folding,
+    fl__pass_transpose,
     fl__pass_shape_optimizer,
     fl__pass_arithmetic_optimizer,
     fl__pass_remapper,
@@ -107,7 +108,7 @@ fl_status fl__pipeline_select(const fl_pipeline_config *cfg, bool on[FL_PASS_COU
             if (id < 0) {
                 return fl__diag_fail(d, FL_EUSAGE,
                                      "unknown pass '%.*s' (passes: pruning, cse, qdq, constfold, "
-                                     "shape, arithmetic, remap, dependency, or none)",
+                                     "transpose, shape, arithmetic, remap, dependency, or none)",
                                      (int)len, p);
             }
             on[id] = true;
@@ -920,8 +921,10 @@ fl_status fl__pipeline_run(fl_ctx *c, const fl_options *opt, const fl_pipeline_c
     int iters = cfg->opt.iterations > 0 ? cfg->opt.iterations : 2;
     for (int it = 0; it < iters && st == FL_OK; it++) {
         for (int p = 0; p < FL_PASS_COUNT && st == FL_OK; p++) {
-            /* qdq runs (and has a record) only where it applies */
-            if (!on[p] || (p == FL_PASS_QDQ && !fl__pass_qdq_applies(g))) {
+            /* qdq and transpose run (and have a record) only where they
+             * apply; transpose in the first iteration only */
+            if (!on[p] || (p == FL_PASS_QDQ && !fl__pass_qdq_applies(g)) ||
+                (p == FL_PASS_TRANSPOSE && (it > 0 || !fl__pass_transpose_applies(g)))) {
                 continue;
             }
             st = fl__diag_check_stop(c->d);

@@ -26,6 +26,7 @@ typedef enum fl_pass_id {
     FL_PASS_CSE,
     FL_PASS_QDQ, /* ONNX graphs with Q/DQ nodes only (passes/qdq/) */
     FL_PASS_CONSTFOLD,
+    FL_PASS_TRANSPOSE, /* ONNX graphs with a Transpose, first iteration only (passes/transpose/) */
     FL_PASS_SHAPE,
     FL_PASS_ARITHMETIC,
     FL_PASS_REMAP,

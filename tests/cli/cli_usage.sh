@@ -19,7 +19,7 @@ check error_points_to_help 2 "(see foldline help analyze)" -- "$bin" analyze "$m
 # A binding that fits 64 bits but makes a count overflow names the binding.
 check bind_overflow 1 "with the symbol binding input.0=922337203685477580: counts are exact 64-bit integers" -- "$bin" analyze "$m" --bind input.0=922337203685477580 --passes none
 # Names are checked before the model is read (the file does not exist).
-check passes_before_model 2 "--passes: unknown pass 'fold' (passes: pruning, cse, qdq, constfold, shape, arithmetic, remap, dependency, or none)" -- "$bin" analyze "$tmp/absent.pb" --passes fold
+check passes_before_model 2 "--passes: unknown pass 'fold' (passes: pruning, cse, qdq, constfold, transpose, shape, arithmetic, remap, dependency, or none)" -- "$bin" analyze "$tmp/absent.pb" --passes fold
 check disable_lists_names 2 "--disable: unknown pass 'remapper' (the passes: pruning, cse, qdq, constfold" -- "$bin" analyze "$tmp/absent.pb" --disable remapper
 check disable_mentions_remapper 2 "the remapper's rule set is chosen with --remapper standard|onednn" -- "$bin" analyze "$tmp/absent.pb" --disable remapper
 check disable_ok 0 "rewrite passes" -- "$bin" analyze "$m" --disable remap

@@ -346,7 +346,8 @@ bool fl__rm_onnx_rewrite(rctx *r, fl_node *n) {
     }
     return fuse_conv_act(r, n, false) || fuse_gemm_act(r, n) || matmul_add_to_gemm(r, n) ||
            swish(r, n) || fl__rm_onnx_gelu(r, n) || fl__rm_onnx_layer_norm(r, n) ||
-           fl__rm_onnx_conv_bn(r, n) || fl__rm_onnx_skip_layer_norm(r, n) ||
-           fl__rm_onnx_bias_gelu(r, n) || fl__rm_onnx_fused_matmul(r, n) ||
-           fl__rm_onnx_gemm_transpose(r, n) || fl__rm_onnx_slices_to_split(r, n);
+           fl__rm_onnx_simplified_layer_norm(r, n) || fl__rm_onnx_conv_bn(r, n) ||
+           fl__rm_onnx_skip_layer_norm(r, n) || fl__rm_onnx_bias_gelu(r, n) ||
+           fl__rm_onnx_fused_matmul(r, n) || fl__rm_onnx_gemm_transpose(r, n) ||
+           fl__rm_onnx_slices_to_split(r, n);
 }

@@ -22,6 +22,16 @@
  *    constants, gamma and beta constants of shape [D] (D = x's last dim),
  *    the Add/Mul operands in either order; d read by the Pow and the Div
  *    only, every other intermediate only by its successor.
+ *  simplified_layer_norm (ONNX Runtime's SimplifiedLayerNormFusion, after
+ *  LayerNormFusion: what is left of a layer norm whose mean was taken
+ *  elsewhere, as after the transpose optimizer moved its Sub):
+ *    Mul(Div(x, Sqrt(Add(ReduceMean(Pow(x, 2)), eps))), gamma)
+ *    =>  SimplifiedLayerNormalization(x, gamma), axis -1, epsilon eps,
+ *    named after the Mul. Conditions: the ReduceMean over the last axis
+ *    (keepdims 1), eps and 2 one-element constants, gamma a constant of
+ *    shape [D] (D = x's last dim), float, half, double or bfloat16, the
+ *    Add/Mul operands in either order, every intermediate read only by its
+ *    successor (x may have other readers).
  */
 #include "passes/remap/remap.h"
 
@@ -151,6 +161,30 @@ static fl_node *beside_vec(const fl_node *b, fl_sym d, int *ci) {
     return NULL;
 }
 
+/* div's divisor Sqrt(Add(v, eps)), eps a one-element constant, the Sqrt
+ * read only by div and the Add only by the Sqrt: v's producer in *v, the
+ * Sqrt and the Add in sq_add[0..1]. */
+static bool sqrt_plus_eps(const rctx *r, fl_node *div, fl_node **v, double *eps, fl_node **sq_add) {
+    fl_node *sq = fl__rm_in_node(div, 1);
+    if (sq->kind != FL_OP_ONNX_SQRT || !fl__rm_removable(r, sq, (const fl_node *[]){div}, 1)) {
+        return false;
+    }
+    fl_node *add = fl__rm_in_node(sq, 0);
+    if (add->kind != FL_OP_ONNX_ADD || add->n_inputs != 2 ||
+        !fl__rm_removable(r, add, (const fl_node *[]){sq}, 1)) {
+        return false;
+    }
+    for (int k = 0; k < 2; k++) {
+        if (scalar(fl__rm_in_node(add, k), eps)) {
+            *v = fl__rm_in_node(add, 1 - k);
+            sq_add[0] = sq;
+            sq_add[1] = add;
+            return true;
+        }
+    }
+    return false;
+}
+
 /* Matches Div(d, Sqrt(Add(ReduceMean(Pow(d, 2)), eps))) with d = Sub(x,
  * ReduceMean(x)); fills nodes[0..6] (div, sqrt, add, mean2, pow, sub,
  * mean1), *x and *eps. */
@@ -160,25 +194,14 @@ static bool ln_core(const rctx *r, fl_node *div, fl_node *mul, fl_node **nodes, 
         !fl__rm_removable(r, div, (const fl_node *[]){mul}, 1)) {
         return false;
     }
-    fl_node *sub = fl__rm_in_node(div, 0), *sq = fl__rm_in_node(div, 1);
-    if (sq->kind != FL_OP_ONNX_SQRT || !fl__rm_removable(r, sq, (const fl_node *[]){div}, 1)) {
+    fl_node *sub = fl__rm_in_node(div, 0), *sa[2], *m2 = NULL;
+    if (!sqrt_plus_eps(r, div, &m2, eps, sa)) {
         return false;
     }
-    fl_node *add = fl__rm_in_node(sq, 0);
-    if (add->kind != FL_OP_ONNX_ADD || add->n_inputs != 2 ||
-        !fl__rm_removable(r, add, (const fl_node *[]){sq}, 1)) {
-        return false;
-    }
-    int vi = -1;
-    for (int k = 0; k < 2 && vi < 0; k++) {
-        if (scalar(fl__rm_in_node(add, k), eps)) {
-            vi = 1 - k;
-        }
-    }
-    fl_node *m2 = vi >= 0 ? fl__rm_in_node(add, vi) : NULL;
-    fl_node *pw = m2 ? fl__rm_in_node(m2, 0) : NULL;
+    fl_node *sq = sa[0], *add = sa[1];
+    fl_node *pw = fl__rm_in_node(m2, 0);
     double two;
-    if (!m2 || !fl__rm_removable(r, m2, (const fl_node *[]){add}, 1) || !pw ||
+    if (!fl__rm_removable(r, m2, (const fl_node *[]){add}, 1) || !pw ||
         pw->kind != FL_OP_ONNX_POW || pw->n_inputs != 2 || fl__rm_in_node(pw, 0) != sub ||
         !scalar(fl__rm_in_node(pw, 1), &two) || two != 2.0 ||
         !fl__rm_removable(r, pw, (const fl_node *[]){m2}, 1)) {
@@ -235,6 +258,54 @@ bool fl__rm_onnx_layer_norm(rctx *r, fl_node *root) {
     fl__rm_set_attr(r, f, fl__attr_make_float(r->g, "epsilon", (float)eps));
     nodes[7] = mul;
     for (int i = 0; i < 8; i++) {
+        fl__rm_drop(r, nodes[i]);
+    }
+    return r->st == FL_OK;
+}
+
+bool fl__rm_onnx_simplified_layer_norm(rctx *r, fl_node *root) {
+    if (root->kind != FL_OP_ONNX_MUL || root->n_inputs != 2 || fl__rm_has_ctrl(r, root)) {
+        return false;
+    }
+    const fl_shape *ys = &root->outputs[0].shape;
+    int dt = root->outputs[0].dtype;
+    if (ys->rank < 1 ||
+        (dt != FL_DT_FLOAT && dt != FL_DT_HALF && dt != FL_DT_DOUBLE && dt != FL_DT_BFLOAT16)) {
+        return false;
+    }
+    int gi;
+    fl_node *div = beside_vec(root, ys->dims[ys->rank - 1], &gi);
+    if (!div || div->kind != FL_OP_ONNX_DIV || div->n_inputs != 2 ||
+        !fl__rm_removable(r, div, (const fl_node *[]){root}, 1)) {
+        return false;
+    }
+    double eps, two;
+    fl_node *sa[2], *m2 = NULL;
+    if (!sqrt_plus_eps(r, div, &m2, &eps, sa)) {
+        return false;
+    }
+    fl_node *sq = sa[0], *add = sa[1];
+    fl_node *pw = fl__rm_in_node(m2, 0);
+    fl_input x = div->inputs[0];
+    if (!fl__rm_removable(r, m2, (const fl_node *[]){add}, 1) || !pw ||
+        !mean_last(m2, fl_node_in(div, 0)->shape.rank) || pw->kind != FL_OP_ONNX_POW ||
+        pw->n_inputs != 2 || !fl__rm_same_input(pw->inputs[0], x) ||
+        !scalar(fl__rm_in_node(pw, 1), &two) || two != 2.0 ||
+        !fl__rm_removable(r, pw, (const fl_node *[]){m2}, 1) ||
+        !fl__shape_same(&fl_node_in(div, 0)->shape, ys)) {
+        return false;
+    }
+    fl__ledger_note(r->pc, "simplified_layer_norm", root,
+                    "ops (Pow, ReduceMean, Add, Sqrt, Div, Mul) -> SimplifiedLayerNormalization");
+    fl_input in[2] = {x, root->inputs[gi]};
+    fl_node *f = fl__rm_onnx_replace(r, root, FL_OP_ONNX_SIMPLIFIED_LAYER_NORM, 2, in);
+    if (!f) {
+        return false;
+    }
+    fl__rm_set_attr(r, f, fl__attr_make_int(r->g, "axis", -1));
+    fl__rm_set_attr(r, f, fl__attr_make_float(r->g, "epsilon", (float)eps));
+    fl_node *nodes[5] = {div, sq, add, m2, pw};
+    for (int i = 0; i < 5; i++) {
         fl__rm_drop(r, nodes[i]);
     }
     return r->st == FL_OK;

@@ -308,6 +308,7 @@ bool fl__rm_onnx_gelu(rctx *r, fl_node *root);
 
 /* Layer-norm subgraph -> LayerNormalization (rule layer_norm). */
 bool fl__rm_onnx_layer_norm(rctx *r, fl_node *root);
+bool fl__rm_onnx_simplified_layer_norm(rctx *r, fl_node *root);
 
 /* ---- onnx_ort.c ---- */
 

@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# The transpose pass (src/passes/transpose/, ONNX Runtime's transpose
+# optimizer) against ONNX Runtime 1.30's own graphs.
+#  1. The small models of test_onnx_transpose (`--write DIR`: an NHWC
+#     wrapper around a Relu, a layer norm's mean and difference behind a
+#     Transpose, a bias Add behind one, Concat and Softmax between
+#     Transposes), weights filled by fl_onnxfill: `foldline optimize
+#     --passes transpose` has the operators of ORT's 'basic' graph (level 1,
+#     where the transpose optimizer runs) one for one, and the default
+#     passes those of its 'extended' graph, with the same FLOPs, MACs and
+#     bytes; and foldline's graph computes what the model computes (ONNX
+#     Runtime runs both, optimisations disabled, on the same seeded inputs).
+#  2. The corpus's twelve raw float exports (../shared/corpus/onnx, with
+#     ORT's 'extended' graphs of them in ort-extended/): foldline's
+#     optimised graph has every operator count and the FLOP, MAC and byte
+#     totals of ORT's (convnext_tiny and vit_b_16 need the transpose pass:
+#     without it their layer norms fuse where ORT's do not). Skipped
+#     visibly when the corpus is absent.
+# onnxruntime-node is looked for in $FL_ORT_DIR, else in the build's ort/.
+# Skipped (exit 77) without node, onnxruntime-node or fl_onnxfill.
+# Usage: ort_transpose.sh FOLDLINE_BINARY FL_ONNXFILL TEST_ONNX_TRANSPOSE CORPUS_DIR
+set -u
+bin="$1"
+fill="$2"
+writer="$3"
+corpus="$4/onnx"
+here=$(cd "$(dirname "$0")" && pwd)
+build=$(cd "$(dirname "$bin")" && pwd)
+. "$here/../cli/checks.bash"
+py=python3
+
+ort="${FL_ORT_DIR:-$build/ort}"
+command -v node >/dev/null || skip_all "node is not installed: graphs not compared with ONNX Runtime's"
+[ -d "$ort/node_modules/onnxruntime-node" ] ||
+  skip_all "no onnxruntime-node in $ort (npm ci --ignore-scripts there with tests/bench/ort/package.json, or set FL_ORT_DIR)"
+[ -x "$fill" ] || skip_all "no fl_onnxfill at $fill"
+
+# "same ..." or "DIFFERENT ...": operator counts and totals of two reports.
+census() { # a.json (ORT's graph) b.json (foldline's)
+  "$py" -c '
+import json, sys
+def q(path):
+    r = json.load(open(path))
+    ops = {e["op"]: e["count"] for e in r["ops"]}
+    tot = {k: json.dumps(r["totals"][k], sort_keys=True) for k in ("flops", "macs", "bytes")}
+    return ops, tot
+(a, ta), (b, tb) = q(sys.argv[1]), q(sys.argv[2])
+diff = [k for k in ta if ta[k] != tb[k]]
+print(("same " if a == b and ta == tb else "DIFFERENT ") +
+      " ".join(f"{k}={v}" for k, v in sorted(a.items())) +
+      ("" if a == b else " (foldline: " + " ".join(f"{k}={v}" for k, v in sorted(b.items())) + ")") +
+      ("" if not diff else " totals differ: " + "; ".join(f"{k} {ta[k]} vs {tb[k]}" for k in diff)))' "$1" "$2"
+}
+
+compare() { # name ort.onnx foldline.onnx what
+  if "$bin" analyze "$2" --passes none --json >"$tmp/a.json" 2>"$tmp/err" &&
+    "$bin" analyze "$3" --passes none --json >"$tmp/b.json" 2>>"$tmp/err"; then
+    c=$(census "$tmp/a.json" "$tmp/b.json")
+  else
+    c="ERROR $(head -c 300 "$tmp/err")"
+  fi
+  if [ "${c%% *}" = same ]; then
+    echo "ok $1: operators and totals as in ONNX Runtime's $4 graph: ${c#same }"
+    pass=$((pass + 1))
+  else
+    echo "FAIL $1: against ONNX Runtime's $4 graph: $c"
+    fails=$((fails + 1))
+  fi
+}
+
+mkdir -p "$tmp/small"
+if ! "$writer" --write "$tmp/small" >"$tmp/err" 2>&1; then
+  echo "FAIL small models: $writer --write: $(head -c 300 "$tmp/err")"
+  fails=$((fails + 1))
+fi
+for f in "$tmp"/small/*.onnx; do
+  [ -f "$f" ] || continue
+  name=$(basename "$f" .transpose.onnx)
+  if ! "$fill" "$f" "$tmp/$name.onnx" >/dev/null 2>"$tmp/err"; then
+    echo "FAIL $name: fl_onnxfill: $(head -c 300 "$tmp/err")"
+    fails=$((fails + 1))
+    continue
+  fi
+  for lv in basic extended; do
+    passes=default
+    [ $lv = basic ] && passes=transpose
+    if ! node "$here/../tools/ort_optimize.mjs" "$ort" "$tmp/$name.onnx" $lv "$tmp/$name.$lv.onnx" 2>"$tmp/err" ||
+      ! "$bin" optimize "$tmp/$name.onnx" -o "$tmp/$name.$passes.onnx" --passes $passes >/dev/null 2>>"$tmp/err"; then
+      echo "FAIL $name ($lv): $(head -c 300 "$tmp/err")"
+      fails=$((fails + 1))
+      continue
+    fi
+    compare "$name (--passes $passes)" "$tmp/$name.$lv.onnx" "$tmp/$name.$passes.onnx" "'$lv'"
+  done
+  ins=$("$bin" analyze "$tmp/$name.onnx" --passes none --json | "$py" -c '
+import json, sys
+r = json.load(sys.stdin)
+print(json.dumps([{"name": i["name"], "dtype": i["dtype"],
+                   "shape": [int(d) for d in i["shape"].strip("[]").split(",")]} for i in r["inputs"]]))')
+  if node "$here/../cli/ort_compare.mjs" "$ort" "$tmp/$name.onnx" "$tmp/$name.transpose.onnx" "$ins" 1e-5 \
+    >"$tmp/ort.out" 2>&1; then
+    echo "ok $name: foldline's graph computes the model's outputs: $(tr '\n' ' ' <"$tmp/ort.out")"
+    pass=$((pass + 1))
+  else
+    echo "FAIL $name: foldline's graph against the model in ONNX Runtime: $(head -c 400 "$tmp/ort.out")"
+    fails=$((fails + 1))
+  fi
+done
+
+models="alexnet convnext_tiny efficientnet_b0 googlenet mobilenet_v2 mobilenet_v3_small resnet18
+shufflenet_v2_x1_0 squeezenet1_0 tiny_transformer_encoder vgg16 vit_b_16"
+if [ ! -d "$corpus/ort-extended" ]; then
+  skip_part "no corpus at $corpus (with ort-extended/): the float exports not compared"
+else
+  for m in $models; do
+    raw="$corpus/$m.raw.stripped.onnx"
+    ext="$corpus/ort-extended/$m.raw.ort-extended.stripped.onnx"
+    if [ ! -f "$raw" ] || [ ! -f "$ext" ]; then
+      skip_part "$m: not in the corpus"
+      continue
+    fi
+    if ! "$bin" optimize "$raw" -o "$tmp/$m.opt.onnx" >/dev/null 2>"$tmp/err"; then
+      echo "FAIL $m: optimize: $(head -c 300 "$tmp/err")"
+      fails=$((fails + 1))
+      continue
+    fi
+    compare "$m" "$ext" "$tmp/$m.opt.onnx" "'extended'"
+  done
+fi
+finish
