@@ -62,6 +62,28 @@ bool fl__kind_in(int kind, const fl_op_kind *kinds, size_t n) {
     return false;
 }
 
+void fl__kind_table_build(fl_kind_table *t, const fl_kinds_fn *tests, int n_tests) {
+    memset(t, 0, sizeof *t);
+    t->every = (uint32_t)((1ull << n_tests) - 1);
+    for (int k = FL_OP_UNKNOWN + 1; k < FL_OP_COUNT; k++) {
+        fl_node probe;
+        memset(&probe, 0, sizeof probe);
+        probe.kind = k;
+        probe.op = fl__op_name(k);
+        for (int r = 0; r < n_tests; r++) {
+            t->rules[k] |= tests[r](&probe) ? 1u << r : 0;
+        }
+    }
+}
+
+uint32_t fl__kind_table_rules(const fl_kind_table *t, const fl_node *n) {
+    const char *name = fl__op_name(n->kind);
+    if (n->kind == FL_OP_UNKNOWN || (n->op != name && strcmp(n->op, name) != 0)) {
+        return t->every;
+    }
+    return t->rules[n->kind];
+}
+
 bool fl__has_ctrl_input(const fl_node *n, const fl_node *dep) {
     for (int k = 0; k < n->n_ctrl; k++) {
         if (n->ctrl[k] == dep) {

@@ -115,6 +115,27 @@ bool fl__pass_op_in(const fl_node *n, const fl_pass_op *ops, size_t n_ops);
 /* True when `kind` is one of kinds[0..n-1]. */
 bool fl__kind_in(int kind, const fl_op_kind *kinds, size_t n);
 
+/* ---- dispatch by op kind ----
+ * A pass whose rules each start with a kind test - a function of the node's
+ * op alone (n->kind, and n->op for an op outside the registry), so that a
+ * node failing it is never matched - runs on a node only the rules whose
+ * test its op passes. The table holds, per registered kind, the tests (bit
+ * r: tests[r]) a node of that kind named as the registry names it passes;
+ * a node whose op type is not its kind's registry name (an op outside the
+ * registry, an ONNX op) gets every rule. */
+typedef bool (*fl_kinds_fn)(const fl_node *n);
+
+typedef struct fl_kind_table {
+    uint32_t rules[FL_OP_COUNT];
+    uint32_t every; /* the bits of all n_tests rules */
+} fl_kind_table;
+
+/* Fills t from tests[0..n_tests-1] (n_tests <= 32); once per process. */
+void fl__kind_table_build(fl_kind_table *t, const fl_kinds_fn *tests, int n_tests);
+
+/* The rules (bits) n's op can match. */
+uint32_t fl__kind_table_rules(const fl_kind_table *t, const fl_node *n);
+
 /* ---- attrs ---- */
 
 /* Attr `name` of n when of the given kind, else the default (FL_DT_INVALID

@@ -35,14 +35,8 @@ typedef struct ao {
 
 #define ADD_OPS_TAG "_grappler_ArithmeticOptimizer_AddOpsRewriteStage"
 
-/* Dispatch by op kind. Each stage starts with its kind test, a function of
- * the node's op alone (n->kind, and n->op for an op outside the registry):
- * a node that fails it is never matched. The driver asks every kind test
- * once per process, of a node of each registered kind named as the registry
- * names it, and runs on a node only the stages its kind passed; a node whose
- * op type is not its kind's registry name (an op outside the registry, an
- * ONNX op) meets every stage. */
-typedef bool (*fl_ao_kinds_fn)(const fl_node *n);
+/* Dispatch by op kind (passes/util.h): each stage starts with its kind
+ * test; a node meets only the stages whose test its op passes. */
 
 /* The stages, in the order the driver runs them: the forward sweep's
  * (FL_AO_VISIT of them, in Grappler's order), then the first reverse
@@ -61,7 +55,7 @@ typedef fl_status (*fl_ao_stage_fn)(ao *a, fl_node *n, bool *fired);
 
 /* Stage s's kind test (s < FL_AO_STAGES), for the dispatch table and its
  * test; NULL out of range. */
-fl_ao_kinds_fn fl__ao_stage_kinds(int s);
+fl_kinds_fn fl__ao_stage_kinds(int s);
 
 /* Forward-sweep stage s (s < FL_AO_VISIT); NULL otherwise. */
 fl_ao_stage_fn fl__ao_stage_run(int s);

@@ -25,7 +25,7 @@
  * sweeps (state.c), so the single-consumer conditions hold for the graph as
  * rewritten so far. Nodes created by a stage are not revisited in the same
  * sweep (the pipeline's second iteration sees them). A node meets only the
- * stages whose kind test its op passes (arith.h, "Dispatch by op kind"):
+ * stages whose kind test its op passes (passes/util.h, "dispatch by op kind"):
  * each stage's first test, asked of every registered kind once per process.
  *
  * "Forward" means the node's consumers read the given tensor instead and the
@@ -278,7 +278,7 @@ static fl_status fwd_idempotent(ao *a, fl_node *m, bool *fired) {
  * then the kind tests of the reverse sweeps' stages (FL_AO_ADD_OPS on). */
 static const struct {
     fl_ao_stage_fn run;
-    fl_ao_kinds_fn kinds;
+    fl_kinds_fn kinds;
 } stages[FL_AO_STAGES] = {
     {fl__ao_onnx, fl__ao_onnx_kinds},
     {fl__ao_fold_conjugate_into_transpose, fl__ao_fold_conjugate_into_transpose_kinds},
@@ -311,7 +311,7 @@ static const struct {
 
 _Static_assert(FL_AO_STAGES <= 32, "a stage is a bit of a uint32_t");
 
-fl_ao_kinds_fn fl__ao_stage_kinds(int s) {
+fl_kinds_fn fl__ao_stage_kinds(int s) {
     return s >= 0 && s < FL_AO_STAGES ? stages[s].kinds : NULL;
 }
 
@@ -319,30 +319,20 @@ fl_ao_stage_fn fl__ao_stage_run(int s) {
     return s >= 0 && s < FL_AO_VISIT ? stages[s].run : NULL;
 }
 
-/* stages_of_kind[k]: the stages a node of registered kind k, named as the
- * registry names k, passes the kind test of. */
-static uint32_t stages_of_kind[FL_OP_COUNT];
-static pthread_once_t stages_once = PTHREAD_ONCE_INIT;
+static fl_kind_table stage_table;
+static pthread_once_t stage_table_once = PTHREAD_ONCE_INIT;
 
-static void stages_build(void) {
-    for (int k = FL_OP_UNKNOWN + 1; k < FL_OP_COUNT; k++) {
-        fl_node probe;
-        memset(&probe, 0, sizeof probe);
-        probe.kind = k;
-        probe.op = fl__op_name(k);
-        for (int s = 0; s < FL_AO_STAGES; s++) {
-            stages_of_kind[k] |= stages[s].kinds(&probe) ? 1u << s : 0;
-        }
+static void stage_table_build(void) {
+    fl_kinds_fn tests[FL_AO_STAGES];
+    for (int s = 0; s < FL_AO_STAGES; s++) {
+        tests[s] = stages[s].kinds;
     }
+    fl__kind_table_build(&stage_table, tests, FL_AO_STAGES);
 }
 
 uint32_t fl__ao_stages_of(const fl_node *n) {
-    const char *name = fl__op_name(n->kind);
-    if (n->kind == FL_OP_UNKNOWN || (n->op != name && strcmp(n->op, name) != 0)) {
-        return (uint32_t)((1ull << FL_AO_STAGES) - 1); /* every stage */
-    }
-    pthread_once(&stages_once, stages_build);
-    return stages_of_kind[n->kind];
+    pthread_once(&stage_table_once, stage_table_build);
+    return fl__kind_table_rules(&stage_table, n);
 }
 
 /* One node through the stages its kind can match, in Grappler's order; the

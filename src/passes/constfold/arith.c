@@ -109,7 +109,35 @@ static fl_status quantized_matmul_by_zero(fl_pass_ctx *pc, fl_node *n, bool *don
     return fl__node_make_const_anchored(pc, n, zeros);
 }
 
+bool fl__cf_simplify_arith_kinds(const fl_node *n) {
+    switch (n->kind) {
+    case FL_OP_MUL:
+    case FL_OP_MUL_NO_NAN:
+    case FL_OP_LOGICAL_AND:
+    case FL_OP_MATMUL:
+    case FL_OP_BATCH_MATMUL:
+    case FL_OP_BATCH_MATMUL_V2:
+    case FL_OP_BATCH_MATMUL_V3:
+    case FL_OP_QUANTIZED_MATMUL:
+    case FL_OP_ADD: /* fl__is_add tests Add's T itself */
+    case FL_OP_ADD_V2:
+    case FL_OP_BIAS_ADD:
+    case FL_OP_LOGICAL_OR:
+    case FL_OP_SUB:
+    case FL_OP_DIV:
+    case FL_OP_REAL_DIV:
+    case FL_OP_TRUNCATE_DIV:
+    case FL_OP_XDIVY:
+        return true;
+    default:
+        return false;
+    }
+}
+
 fl_status fl__cf_simplify_arith(fl_pass_ctx *pc, fl_node *n, bool *done) {
+    if (!fl__cf_simplify_arith_kinds(n)) {
+        return FL_OK;
+    }
     int k = n->kind;
     bool is_mul = k == FL_OP_MUL || k == FL_OP_MUL_NO_NAN || k == FL_OP_LOGICAL_AND;
     bool is_matmul = k == FL_OP_MATMUL || k == FL_OP_BATCH_MATMUL || k == FL_OP_BATCH_MATMUL_V2 ||
@@ -203,7 +231,14 @@ fl_status fl__cf_simplify_arith(fl_pass_ctx *pc, fl_node *n, bool *done) {
     return FL_OK;
 }
 
+bool fl__cf_reduce_div_to_reciprocal_mul_kinds(const fl_node *n) {
+    return n->kind == FL_OP_DIV || n->kind == FL_OP_REAL_DIV || n->kind == FL_OP_XDIVY;
+}
+
 fl_status fl__cf_reduce_div_to_reciprocal_mul(fl_pass_ctx *pc, fl_node *n, bool *done) {
+    if (!fl__cf_reduce_div_to_reciprocal_mul_kinds(n)) {
+        return FL_OK;
+    }
     if ((n->kind != FL_OP_DIV && n->kind != FL_OP_REAL_DIV && n->kind != FL_OP_XDIVY) ||
         n->n_inputs < 2 || !fl__is_const(n->inputs[1].node)) {
         return FL_OK;

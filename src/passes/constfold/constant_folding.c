@@ -5,6 +5,9 @@
  * conditions, names of the nodes it adds) and where foldline deliberately differs from Grappler.
  *
  * One sweep in topological order; for each node the first rule that fires.
+ * A node meets only the rules whose kind test its op passes (passes/util.h,
+ * "dispatch by op kind"; the fold and the rules before the no-op rewrites in
+ * simplify() have none and meet every node).
  * Rule names in the ledger are Grappler's function names where it has one.
  *  0. constant_to_initializer (onnx_constant.c): an ONNX Constant node ->
  *     an initializer (ONNX graphs only).
@@ -72,8 +75,107 @@
  */
 #include "passes/constfold/constfold.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+
+/* The rules with a kind test, in the order they run (rule r: bit r of a
+ * node's rules). */
+enum {
+    R_ONNX_CONSTANT,
+    R_MATERIALIZE,
+    R_MORE, /* materialize_more's five */
+    R_NOOP = R_MORE + 5,
+    R_SIMPLIFY, /* simplify's eleven, in Grappler's SimplifyNode order */
+    R_COUNT = R_SIMPLIFY + 11
+};
+
+static const fl_cf_rule_fn rule_run[R_COUNT] = {
+    fl__cf_onnx_constant,
+    fl__cf_try_materialize,
+    fl__cf_materialize_shape_n,
+    fl__cf_materialize_ta_size,
+    fl__cf_materialize_bcast_args,
+    fl__cf_materialize_reduction_indices,
+    fl__cf_materialize_constant_valued,
+    NULL, /* fl__cf_noop_input */
+    fl__cf_simplify_pack,
+    fl__cf_simplify_reduction,
+    fl__cf_simplify_arith,
+    fl__cf_reduce_div_to_reciprocal_mul,
+    fl__cf_constant_push_down,
+    fl__cf_mul_conv_push_down,
+    fl__cf_partial_addn,
+    fl__cf_merge_concat,
+    fl__cf_partial_concat,
+    fl__cf_constant_push_down_bias_add,
+    fl__cf_simplify_select,
+};
+
+static const fl_kinds_fn rule_kinds[R_COUNT] = {
+    fl__cf_onnx_constant_kinds,
+    fl__cf_try_materialize_kinds,
+    fl__cf_materialize_shape_n_kinds,
+    fl__cf_materialize_ta_size_kinds,
+    fl__cf_materialize_bcast_args_kinds,
+    fl__cf_materialize_reduction_indices_kinds,
+    fl__cf_materialize_constant_valued_kinds,
+    fl__cf_noop_input_kinds,
+    fl__cf_simplify_pack_kinds,
+    fl__cf_simplify_reduction_kinds,
+    fl__cf_simplify_arith_kinds,
+    fl__cf_reduce_div_to_reciprocal_mul_kinds,
+    fl__cf_constant_push_down_kinds,
+    fl__cf_mul_conv_push_down_kinds,
+    fl__cf_partial_addn_kinds,
+    fl__cf_merge_concat_kinds,
+    fl__cf_partial_concat_kinds,
+    fl__cf_constant_push_down_bias_add_kinds,
+    fl__cf_simplify_select_kinds,
+};
+
+static fl_kind_table rule_table;
+static pthread_once_t rule_table_once = PTHREAD_ONCE_INIT;
+
+static void rule_table_build(void) {
+    fl__kind_table_build(&rule_table, rule_kinds, R_COUNT);
+}
+
+uint32_t fl__cf_rules_of(const fl_node *n) {
+    pthread_once(&rule_table_once, rule_table_build);
+    return fl__kind_table_rules(&rule_table, n);
+}
+
+int fl__cf_rule_count(void) {
+    return R_COUNT;
+}
+
+fl_kinds_fn fl__cf_rule_kinds(int r) {
+    return r >= 0 && r < R_COUNT ? rule_kinds[r] : NULL;
+}
+
+fl_cf_rule_fn fl__cf_rule_run(int r) {
+    return r >= 0 && r < R_COUNT ? rule_run[r] : NULL;
+}
+
+/* Rules first..last-1 that n's op can match, in order, until one fires.
+ * (n's rules are asked again after a rule that ran: the table holds for
+ * n's op at the time each rule starts.) */
+static fl_status run_rules(fl_pass_ctx *pc, fl_node *n, int first, int last, bool *done) {
+    uint32_t rules = fl__cf_rules_of(n);
+    *done = false;
+    for (int r = first; r < last; r++) {
+        if (!(rules & (1u << r))) {
+            continue;
+        }
+        fl_status st = rule_run[r](pc, n, done);
+        if (st != FL_OK || *done) {
+            return st;
+        }
+        rules = fl__cf_rules_of(n);
+    }
+    return FL_OK;
+}
 
 static fl_status simplify(fl_pass_ctx *pc, fl_node *n, bool *done) {
     *done = false;
@@ -113,7 +215,7 @@ static fl_status simplify(fl_pass_ctx *pc, fl_node *n, bool *done) {
         return FL_OK;
     }
     const char *rule = NULL;
-    int keep = fl__cf_noop_input(n, &rule);
+    int keep = fl__cf_rules_of(n) & (1u << R_NOOP) ? fl__cf_noop_input(n, &rule) : -1;
     if (keep >= 0) {
         const fl_tensor *x = fl_node_in(n, keep);
         if (x->dtype == n->outputs[0].dtype && fl__shape_same(&x->shape, &n->outputs[0].shape)) {
@@ -124,38 +226,7 @@ static fl_status simplify(fl_pass_ctx *pc, fl_node *n, bool *done) {
         }
     }
     /* Grappler's SimplifyNode order; each returns with *done when it fired. */
-    static fl_status (*const rules[])(fl_pass_ctx *, fl_node *, bool *) = {
-        fl__cf_simplify_pack,      fl__cf_simplify_reduction,
-        fl__cf_simplify_arith,     fl__cf_reduce_div_to_reciprocal_mul,
-        fl__cf_constant_push_down, fl__cf_mul_conv_push_down,
-        fl__cf_partial_addn,       fl__cf_merge_concat,
-        fl__cf_partial_concat,     fl__cf_constant_push_down_bias_add,
-        fl__cf_simplify_select,
-    };
-    for (size_t r = 0; r < sizeof rules / sizeof rules[0]; r++) {
-        fl_status st = rules[r](pc, n, done);
-        if (st != FL_OK || *done) {
-            return st;
-        }
-    }
-    return FL_OK;
-}
-
-/* The materializations (3.3) beyond Shape/Size/Rank. */
-static fl_status materialize_more(fl_pass_ctx *pc, fl_node *n, bool *done) {
-    static fl_status (*const rules[])(fl_pass_ctx *, fl_node *, bool *) = {
-        fl__cf_materialize_shape_n,         fl__cf_materialize_ta_size,
-        fl__cf_materialize_bcast_args,      fl__cf_materialize_reduction_indices,
-        fl__cf_materialize_constant_valued,
-    };
-    *done = false;
-    for (size_t r = 0; r < sizeof rules / sizeof rules[0]; r++) {
-        fl_status st = rules[r](pc, n, done);
-        if (st != FL_OK || *done) {
-            return st;
-        }
-    }
-    return FL_OK;
+    return run_rules(pc, n, R_SIMPLIFY, R_COUNT, done);
 }
 
 fl_status fl__pass_constant_folding(fl_pass_ctx *pc) {
@@ -172,13 +243,7 @@ fl_status fl__pass_constant_folding(fl_pass_ctx *pc) {
             continue;
         }
         bool done = false;
-        fl_status st = fl__cf_onnx_constant(pc, n, &done);
-        if (st == FL_OK && !done) {
-            st = fl__cf_try_materialize(pc, n, &done);
-        }
-        if (st == FL_OK && !done) {
-            st = materialize_more(pc, n, &done);
-        }
+        fl_status st = run_rules(pc, n, R_ONNX_CONSTANT, R_NOOP, &done);
         if (st == FL_OK && !done) {
             st = fl__cf_try_fold(pc, n, &done);
         }

@@ -18,9 +18,13 @@ uint64_t fl__cf_tensor_bytes(const fl_tensor *t);
 
 fl_status fl__cf_try_fold(fl_pass_ctx *pc, fl_node *n, bool *done);
 
+bool fl__cf_try_materialize_kinds(const fl_node *n);
+
 fl_status fl__cf_try_materialize(fl_pass_ctx *pc, fl_node *n, bool *done);
 
 /* Rule 0 (onnx_constant.c): an ONNX Constant node -> an initializer. */
+bool fl__cf_onnx_constant_kinds(const fl_node *n);
+
 fl_status fl__cf_onnx_constant(fl_pass_ctx *pc, fl_node *n, bool *done);
 
 /* ---- rewrite.c ---- */
@@ -99,19 +103,32 @@ fl_status fl__cf_replace_with_broadcast_to(fl_pass_ctx *pc, fl_node *n, int keep
 
 /* Rule 3, ops that leave their input unchanged for these parameters. Returns
  * the data input to keep, or -1. */
+/* The kinds fl__cf_noop_input can keep an input of. */
+bool fl__cf_noop_input_kinds(const fl_node *n);
+
 int fl__cf_noop_input(const fl_node *n, const char **rule);
 
 /* ---- arith.c ---- */
 
+bool fl__cf_simplify_arith_kinds(const fl_node *n);
+
 fl_status fl__cf_simplify_arith(fl_pass_ctx *pc, fl_node *n, bool *done);
+
+bool fl__cf_reduce_div_to_reciprocal_mul_kinds(const fl_node *n);
 
 fl_status fl__cf_reduce_div_to_reciprocal_mul(fl_pass_ctx *pc, fl_node *n, bool *done);
 
 /* ---- push_down.c ---- */
 
+bool fl__cf_constant_push_down_kinds(const fl_node *n);
+
 fl_status fl__cf_constant_push_down(fl_pass_ctx *pc, fl_node *n, bool *done);
 
+bool fl__cf_constant_push_down_bias_add_kinds(const fl_node *n);
+
 fl_status fl__cf_constant_push_down_bias_add(fl_pass_ctx *pc, fl_node *n, bool *done);
+
+bool fl__cf_mul_conv_push_down_kinds(const fl_node *n);
 
 fl_status fl__cf_mul_conv_push_down(fl_pass_ctx *pc, fl_node *n, bool *done);
 
@@ -119,15 +136,25 @@ fl_status fl__cf_mul_conv_push_down(fl_pass_ctx *pc, fl_node *n, bool *done);
 
 fl_status fl__cf_partial_identity_n(fl_pass_ctx *pc, fl_node *n, bool *done);
 
+bool fl__cf_partial_addn_kinds(const fl_node *n);
+
 fl_status fl__cf_partial_addn(fl_pass_ctx *pc, fl_node *n, bool *done);
 
+bool fl__cf_partial_concat_kinds(const fl_node *n);
+
 fl_status fl__cf_partial_concat(fl_pass_ctx *pc, fl_node *n, bool *done);
+
+bool fl__cf_merge_concat_kinds(const fl_node *n);
 
 fl_status fl__cf_merge_concat(fl_pass_ctx *pc, fl_node *n, bool *done);
 
 /* ---- select_pack_reduction.c ---- */
 
+bool fl__cf_simplify_select_kinds(const fl_node *n);
+
 fl_status fl__cf_simplify_select(fl_pass_ctx *pc, fl_node *n, bool *done);
+
+bool fl__cf_simplify_pack_kinds(const fl_node *n);
 
 fl_status fl__cf_simplify_pack(fl_pass_ctx *pc, fl_node *n, bool *done);
 
@@ -135,19 +162,31 @@ bool fl__cf_is_reduction(int k);
 
 int64_t fl__cf_elems(const fl_shape *s);
 
+bool fl__cf_simplify_reduction_kinds(const fl_node *n);
+
 fl_status fl__cf_simplify_reduction(fl_pass_ctx *pc, fl_node *n, bool *done);
 
 /* ---- materialize.c ---- */
 
+bool fl__cf_materialize_shape_n_kinds(const fl_node *n);
+
 fl_status fl__cf_materialize_shape_n(fl_pass_ctx *pc, fl_node *n, bool *done);
+
+bool fl__cf_materialize_bcast_args_kinds(const fl_node *n);
 
 fl_status fl__cf_materialize_bcast_args(fl_pass_ctx *pc, fl_node *n, bool *done);
 
+bool fl__cf_materialize_reduction_indices_kinds(const fl_node *n);
+
 fl_status fl__cf_materialize_reduction_indices(fl_pass_ctx *pc, fl_node *n, bool *done);
+
+bool fl__cf_materialize_constant_valued_kinds(const fl_node *n);
 
 fl_status fl__cf_materialize_constant_valued(fl_pass_ctx *pc, fl_node *n, bool *done);
 
 /* ---- control_flow.c ---- */
+
+bool fl__cf_materialize_ta_size_kinds(const fl_node *n);
 
 fl_status fl__cf_materialize_ta_size(fl_pass_ctx *pc, fl_node *n, bool *done);
 
@@ -164,5 +203,23 @@ fl_status fl__cf_simplify_case(fl_pass_ctx *pc, fl_node *n, bool *done);
 int fl__cf_variable_update_form(int kind);
 
 fl_status fl__cf_remove_redundant_variable_update(fl_pass_ctx *pc, fl_node *n, bool *done);
+
+/* ---- constant_folding.c: dispatch by op kind (passes/util.h) ---- */
+
+typedef fl_status (*fl_cf_rule_fn)(fl_pass_ctx *pc, fl_node *n, bool *done);
+
+/* The rules with a kind test (each its first test), in the order the pass
+ * runs them: fl__cf_rule_count() of them. */
+int fl__cf_rule_count(void);
+
+/* Rule r's kind test; NULL out of range. */
+fl_kinds_fn fl__cf_rule_kinds(int r);
+
+/* Rule r; NULL out of range and for fl__cf_noop_input (not a rule_fn: the
+ * pass turns the node it names into an Identity). */
+fl_cf_rule_fn fl__cf_rule_run(int r);
+
+/* The rules (bit r: rule r) a node of n's op can match. */
+uint32_t fl__cf_rules_of(const fl_node *n);
 
 #endif

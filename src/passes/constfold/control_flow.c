@@ -71,7 +71,14 @@ static fl_status erase_regular_attrs(fl_pass_ctx *pc, fl_node *n, const char *co
  * and the anchor of its flow input's producer (port 0: Grappler takes the
  * node name). Grappler does not check that the producer is a TensorArrayV3;
  * neither do we. */
+bool fl__cf_materialize_ta_size_kinds(const fl_node *n) {
+    return n->kind == FL_OP_TENSOR_ARRAY_SIZE_V3;
+}
+
 fl_status fl__cf_materialize_ta_size(fl_pass_ctx *pc, fl_node *n, bool *done) {
+    if (!fl__cf_materialize_ta_size_kinds(n)) {
+        return FL_OK;
+    }
     fl_graph *g = pc->c->g;
     if (n->kind != FL_OP_TENSOR_ARRAY_SIZE_V3 || n->n_inputs != 2 || n->n_outputs != 1) {
         return FL_OK;

@@ -227,7 +227,15 @@ fl_status fl__cf_try_fold(fl_pass_ctx *pc, fl_node *n, bool *done) {
 }
 
 /* Rule 1. */
+bool fl__cf_try_materialize_kinds(const fl_node *n) {
+    return n->kind == FL_OP_SHAPE || n->kind == FL_OP_SIZE || n->kind == FL_OP_RANK ||
+           n->kind == FL_OP_ONNX_SHAPE || n->kind == FL_OP_ONNX_SIZE;
+}
+
 fl_status fl__cf_try_materialize(fl_pass_ctx *pc, fl_node *n, bool *done) {
+    if (!fl__cf_try_materialize_kinds(n)) {
+        return FL_OK;
+    }
     *done = false;
     bool onnx = n->kind == FL_OP_ONNX_SHAPE || n->kind == FL_OP_ONNX_SIZE;
     if ((n->kind != FL_OP_SHAPE && n->kind != FL_OP_SIZE && n->kind != FL_OP_RANK && !onnx) ||

@@ -64,7 +64,14 @@ static bool may_refine_output(fl_pass_ctx *pc, const fl_node *n) {
     return false;
 }
 
+bool fl__cf_materialize_shape_n_kinds(const fl_node *n) {
+    return n->kind == FL_OP_SHAPE_N;
+}
+
 fl_status fl__cf_materialize_shape_n(fl_pass_ctx *pc, fl_node *n, bool *done) {
+    if (!fl__cf_materialize_shape_n_kinds(n)) {
+        return FL_OK;
+    }
     fl_graph *g = pc->c->g;
     if (n->kind != FL_OP_SHAPE_N) {
         return FL_OK;
@@ -200,7 +207,14 @@ static bool bcast_reduce_idx(const int64_t *a, int ra, const int64_t *b, int rb,
     return true;
 }
 
+bool fl__cf_materialize_bcast_args_kinds(const fl_node *n) {
+    return fl__is_pass_op(n, FL_POP_BROADCAST_GRADIENT_ARGS);
+}
+
 fl_status fl__cf_materialize_bcast_args(fl_pass_ctx *pc, fl_node *n, bool *done) {
+    if (!fl__cf_materialize_bcast_args_kinds(n)) {
+        return FL_OK;
+    }
     fl_graph *g = pc->c->g;
     if (!fl__is_pass_op(n, FL_POP_BROADCAST_GRADIENT_ARGS) || n->n_inputs != 2) {
         return FL_OK;
@@ -283,7 +297,14 @@ fl_status fl__cf_materialize_bcast_args(fl_pass_ctx *pc, fl_node *n, bool *done)
     return FL_OK;
 }
 
+bool fl__cf_materialize_reduction_indices_kinds(const fl_node *n) {
+    return fl__cf_is_reduction(n->kind);
+}
+
 fl_status fl__cf_materialize_reduction_indices(fl_pass_ctx *pc, fl_node *n, bool *done) {
+    if (!fl__cf_materialize_reduction_indices_kinds(n)) {
+        return FL_OK;
+    }
     fl_graph *g = pc->c->g;
     if (!fl__cf_is_reduction(n->kind) || n->n_inputs < 2 || fl__is_const(n->inputs[1].node)) {
         return FL_OK;
@@ -341,7 +362,14 @@ fl_status fl__cf_materialize_reduction_indices(fl_pass_ctx *pc, fl_node *n, bool
     return FL_OK;
 }
 
+bool fl__cf_materialize_constant_valued_kinds(const fl_node *n) {
+    return n->kind == FL_OP_FILL || n->kind == FL_OP_ZEROS_LIKE || n->kind == FL_OP_ONES_LIKE;
+}
+
 fl_status fl__cf_materialize_constant_valued(fl_pass_ctx *pc, fl_node *n, bool *done) {
+    if (!fl__cf_materialize_constant_valued_kinds(n)) {
+        return FL_OK;
+    }
     if ((n->kind != FL_OP_FILL && n->kind != FL_OP_ZEROS_LIKE && n->kind != FL_OP_ONES_LIKE) ||
         n->n_outputs != 1 || !fl__shape_is_concrete(&n->outputs[0].shape)) {
         return FL_OK;

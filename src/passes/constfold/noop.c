@@ -160,7 +160,29 @@ static int noop_strided_slice(const fl_node *n, const fl_shape *x, const fl_valu
     return 0;
 }
 
+bool fl__cf_noop_input_kinds(const fl_node *n) {
+    switch (n->kind) {
+    case FL_OP_SPLIT:
+    case FL_OP_SPLIT_V:
+    case FL_OP_RANDOM_SHUFFLE:
+    case FL_OP_TILE:
+    case FL_OP_PAD:
+    case FL_OP_TRANSPOSE:
+    case FL_OP_SLICE:
+    case FL_OP_RESHAPE:
+    case FL_OP_SQUEEZE:
+    case FL_OP_REVERSE_V2:
+    case FL_OP_STRIDED_SLICE:
+        return true;
+    default:
+        return fl__cf_is_reduction(n->kind);
+    }
+}
+
 int fl__cf_noop_input(const fl_node *n, const char **rule) {
+    if (!fl__cf_noop_input_kinds(n)) {
+        return -1;
+    }
     if (n->n_outputs < 1) {
         return -1;
     }

@@ -19,7 +19,14 @@
 
 #include <string.h>
 
+bool fl__cf_onnx_constant_kinds(const fl_node *n) {
+    return n->kind == FL_OP_CONST;
+}
+
 fl_status fl__cf_onnx_constant(fl_pass_ctx *pc, fl_node *n, bool *done) {
+    if (!fl__cf_onnx_constant_kinds(n)) {
+        return FL_OK;
+    }
     *done = false;
     fl_graph *g = pc->c->g;
     if (!g->onnx.is_onnx || n->kind != FL_OP_CONST || strcmp(n->op, "Constant") != 0) {

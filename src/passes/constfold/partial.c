@@ -36,7 +36,14 @@ fl_status fl__cf_partial_identity_n(fl_pass_ctx *pc, fl_node *n, bool *done) {
     return FL_OK;
 }
 
+bool fl__cf_partial_addn_kinds(const fl_node *n) {
+    return n->kind == FL_OP_ADD_N || n->kind == FL_OP_ACCUMULATE_NV2;
+}
+
 fl_status fl__cf_partial_addn(fl_pass_ctx *pc, fl_node *n, bool *done) {
+    if (!fl__cf_partial_addn_kinds(n)) {
+        return FL_OK;
+    }
     bool acc = n->kind == FL_OP_ACCUMULATE_NV2;
     if ((n->kind != FL_OP_ADD_N && !acc) || n->n_inputs <= 2) {
         return FL_OK;
@@ -112,7 +119,14 @@ fl_status fl__cf_partial_addn(fl_pass_ctx *pc, fl_node *n, bool *done) {
     return fl__cf_settle(pc, m);
 }
 
+bool fl__cf_partial_concat_kinds(const fl_node *n) {
+    return n->kind == FL_OP_CONCAT || n->kind == FL_OP_CONCAT_V2;
+}
+
 fl_status fl__cf_partial_concat(fl_pass_ctx *pc, fl_node *n, bool *done) {
+    if (!fl__cf_partial_concat_kinds(n)) {
+        return FL_OK;
+    }
     fl_graph *g = pc->c->g;
     if ((n->kind != FL_OP_CONCAT && n->kind != FL_OP_CONCAT_V2) ||
         strstr(n->name, "_partial_split_") || n->n_inputs <= 3) {
@@ -213,7 +227,14 @@ static size_t task_len(const char *d) {
     return p ? (size_t)(p - d) : strlen(d);
 }
 
+bool fl__cf_merge_concat_kinds(const fl_node *n) {
+    return n->kind == FL_OP_CONCAT_V2; /* concat_axis */
+}
+
 fl_status fl__cf_merge_concat(fl_pass_ctx *pc, fl_node *n, bool *done) {
+    if (!fl__cf_merge_concat_kinds(n)) {
+        return FL_OK;
+    }
     fl_graph *g = pc->c->g;
     int64_t axis, paxis;
     fl_node *parent;

@@ -68,7 +68,16 @@ static int64_t gdim(const fl_shape *s, int i) {
     return fl_sym_is_known(s->dims[i]) ? s->dims[i].k : -1;
 }
 
+bool fl__cf_constant_push_down_kinds(const fl_node *n) {
+    /* Add and AddV2 (fl__is_add tests Add's T itself), Mul, Sub, Div */
+    return n->kind == FL_OP_ADD || n->kind == FL_OP_ADD_V2 || n->kind == FL_OP_MUL ||
+           n->kind == FL_OP_SUB || n->kind == FL_OP_DIV;
+}
+
 fl_status fl__cf_constant_push_down(fl_pass_ctx *pc, fl_node *n, bool *done) {
+    if (!fl__cf_constant_push_down_kinds(n)) {
+        return FL_OK;
+    }
     bool is_add = fl__is_add(n), is_mul = n->kind == FL_OP_MUL, is_sub = n->kind == FL_OP_SUB,
          is_div = n->kind == FL_OP_DIV;
     if (!is_add && !is_mul && !is_sub && !is_div) {
@@ -150,7 +159,15 @@ fl_status fl__cf_constant_push_down(fl_pass_ctx *pc, fl_node *n, bool *done) {
     return fl__cf_settle(pc, c);
 }
 
+bool fl__cf_constant_push_down_bias_add_kinds(const fl_node *n) {
+    /* BiasAdd, and Add and AddV2 (fl__is_add tests Add's T itself) */
+    return n->kind == FL_OP_BIAS_ADD || n->kind == FL_OP_ADD || n->kind == FL_OP_ADD_V2;
+}
+
 fl_status fl__cf_constant_push_down_bias_add(fl_pass_ctx *pc, fl_node *n, bool *done) {
+    if (!fl__cf_constant_push_down_bias_add_kinds(n)) {
+        return FL_OK;
+    }
     bool parent_bias = n->kind == FL_OP_BIAS_ADD;
     if (!parent_bias && !fl__is_add(n)) {
         return FL_OK;
@@ -230,7 +247,14 @@ static bool mul_conv_const_ok(const char *fmt, const fl_shape *filter, const fl_
     return true;
 }
 
+bool fl__cf_mul_conv_push_down_kinds(const fl_node *n) {
+    return n->kind == FL_OP_MUL || n->kind == FL_OP_MUL_NO_NAN;
+}
+
 fl_status fl__cf_mul_conv_push_down(fl_pass_ctx *pc, fl_node *n, bool *done) {
+    if (!fl__cf_mul_conv_push_down_kinds(n)) {
+        return FL_OK;
+    }
     fl_graph *g = pc->c->g;
     if ((n->kind != FL_OP_MUL && n->kind != FL_OP_MUL_NO_NAN) || n->n_inputs != 2) {
         return FL_OK;

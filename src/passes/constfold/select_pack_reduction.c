@@ -13,7 +13,14 @@
 #include <stdio.h>
 #include <string.h>
 
+bool fl__cf_simplify_select_kinds(const fl_node *n) {
+    return n->kind == FL_OP_SELECT || n->kind == FL_OP_SELECT_V2;
+}
+
 fl_status fl__cf_simplify_select(fl_pass_ctx *pc, fl_node *n, bool *done) {
+    if (!fl__cf_simplify_select_kinds(n)) {
+        return FL_OK;
+    }
     if ((n->kind != FL_OP_SELECT && n->kind != FL_OP_SELECT_V2) || n->n_inputs < 3) {
         return FL_OK;
     }
@@ -54,7 +61,14 @@ fl_status fl__cf_simplify_select(fl_pass_ctx *pc, fl_node *n, bool *done) {
     return fl__cf_replace_with_broadcast_to(pc, n, live, "SimplifySelect", done);
 }
 
+bool fl__cf_simplify_pack_kinds(const fl_node *n) {
+    return n->kind == FL_OP_PACK;
+}
+
 fl_status fl__cf_simplify_pack(fl_pass_ctx *pc, fl_node *n, bool *done) {
+    if (!fl__cf_simplify_pack_kinds(n)) {
+        return FL_OK;
+    }
     if (n->kind != FL_OP_PACK || n->n_inputs != 1 || fl__is_feed(n->inputs[0].node)) {
         return FL_OK;
     }
@@ -104,7 +118,14 @@ int64_t fl__cf_elems(const fl_shape *s) {
 }
 
 /* A single-element reduction without keep_dims -> Reshape to [1, ..., 1]. */
+bool fl__cf_simplify_reduction_kinds(const fl_node *n) {
+    return fl__cf_is_reduction(n->kind);
+}
+
 fl_status fl__cf_simplify_reduction(fl_pass_ctx *pc, fl_node *n, bool *done) {
+    if (!fl__cf_simplify_reduction_kinds(n)) {
+        return FL_OK;
+    }
     if (!fl__cf_is_reduction(n->kind) || n->n_inputs < 2) {
         return FL_OK;
     }
