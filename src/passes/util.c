@@ -70,18 +70,11 @@ void fl__kind_table_build(fl_kind_table *t, const fl_kinds_fn *tests, int n_test
         memset(&probe, 0, sizeof probe);
         probe.kind = k;
         probe.op = fl__op_name(k);
+        t->names[k] = probe.op;
         for (int r = 0; r < n_tests; r++) {
             t->rules[k] |= tests[r](&probe) ? 1u << r : 0;
         }
     }
-}
-
-uint32_t fl__kind_table_rules(const fl_kind_table *t, const fl_node *n) {
-    const char *name = fl__op_name(n->kind);
-    if (n->kind == FL_OP_UNKNOWN || (n->op != name && strcmp(n->op, name) != 0)) {
-        return t->every;
-    }
-    return t->rules[n->kind];
 }
 
 bool fl__has_ctrl_input(const fl_node *n, const fl_node *dep) {

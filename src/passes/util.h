@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* ---- node predicates ---- */
 
@@ -127,14 +128,25 @@ typedef bool (*fl_kinds_fn)(const fl_node *n);
 
 typedef struct fl_kind_table {
     uint32_t rules[FL_OP_COUNT];
-    uint32_t every; /* the bits of all n_tests rules */
+    const char *names[FL_OP_COUNT]; /* fl__op_name of each kind */
+    uint32_t every;                 /* the bits of all n_tests rules */
 } fl_kind_table;
 
 /* Fills t from tests[0..n_tests-1] (n_tests <= 32); once per process. */
 void fl__kind_table_build(fl_kind_table *t, const fl_kinds_fn *tests, int n_tests);
 
-/* The rules (bits) n's op can match. */
-uint32_t fl__kind_table_rules(const fl_kind_table *t, const fl_node *n);
+/* The rules (bits) n's op can match (inline: asked of every node by
+ * several sweeps). */
+static inline uint32_t fl__kind_table_rules(const fl_kind_table *t, const fl_node *n) {
+    if (n->kind <= FL_OP_UNKNOWN || n->kind >= FL_OP_COUNT) {
+        return t->every;
+    }
+    const char *name = t->names[n->kind];
+    if (n->op != name && strcmp(n->op, name) != 0) {
+        return t->every;
+    }
+    return t->rules[n->kind];
+}
 
 /* ---- attrs ---- */
 

@@ -22,11 +22,12 @@ typedef struct add_group {
 typedef struct ao {
     fl_pass_ctx *pc;
     fl_graph *g;
-    size_t cap;          /* entries of the arrays below (node ids) */
-    uint32_t *uses;      /* data edges reading any output of the node */
-    uint32_t *ctrl_uses; /* control edges on the node */
-    fl_input *fwd;       /* forwarding: node -> tensor its consumers read */
-    size_t n_fwd;        /* entries fl__ao_forward set (none: resolving is a no-op) */
+    size_t cap;                        /* entries of the arrays below (node ids) */
+    uint32_t *uses;                    /* data edges reading any output of the node */
+    uint32_t *ctrl_uses;               /* control edges on the node */
+    fl_input *fwd;                     /* forwarding: node -> tensor its consumers read */
+    const struct fl_kind_table *kinds; /* the stages of each kind (fl__ao_stages_of) */
+    size_t n_fwd;                      /* entries fl__ao_forward set (none: resolving is a no-op) */
     /* The group the stage at hand collects (one at a time), emptied by
      * fl__ao_group_reset: its arrays are reused from one root to the next, so the
      * sweep allocates only when a group is larger than any before. */
@@ -62,6 +63,9 @@ fl_ao_stage_fn fl__ao_stage_run(int s);
 
 /* The stages (bit s: stage s) a node of n's op can match. */
 uint32_t fl__ao_stages_of(const fl_node *n);
+
+/* The table fl__ao_stages_of reads (built at the first call). */
+const struct fl_kind_table *fl__ao_stage_table(void);
 
 /* ---- state.c ---- */
 

@@ -330,17 +330,22 @@ static void stage_table_build(void) {
     fl__kind_table_build(&stage_table, tests, FL_AO_STAGES);
 }
 
-uint32_t fl__ao_stages_of(const fl_node *n) {
+const fl_kind_table *fl__ao_stage_table(void) {
     pthread_once(&stage_table_once, stage_table_build);
-    return fl__kind_table_rules(&stage_table, n);
+    return &stage_table;
+}
+
+uint32_t fl__ao_stages_of(const fl_node *n) {
+    return fl__kind_table_rules(fl__ao_stage_table(), n);
 }
 
 /* One node through the stages its kind can match, in Grappler's order; the
- * first that fires wins. (The kinds are asked again after a stage that ran:
- * the table holds for the node's op at the time each stage starts.) */
+ * first that fires wins. (The stages are asked again when a stage that ran
+ * changed the node's op: the table holds for the op each stage starts on.) */
 static fl_status visit(ao *a, fl_node *m) {
     bool fired = false;
-    uint32_t run = fl__ao_stages_of(m);
+    const char *op = m->op;
+    uint32_t run = fl__kind_table_rules(a->kinds, m);
     for (int s = 0; s < FL_AO_VISIT; s++) {
         if (!(run & (1u << s))) {
             continue;
@@ -349,7 +354,10 @@ static fl_status visit(ao *a, fl_node *m) {
         if (st != FL_OK || fired) {
             return st;
         }
-        run = fl__ao_stages_of(m);
+        if (m->op != op) {
+            op = m->op;
+            run = fl__kind_table_rules(a->kinds, m);
+        }
     }
     return FL_OK;
 }
@@ -365,6 +373,7 @@ static fl_status optimize(fl_pass_ctx *pc, ao *a) {
     if (st != FL_OK) {
         return st;
     }
+    a->kinds = fl__ao_stage_table();
     fl_node **order = g->order;
     /* claimed: roots MinimizeBroadcasts took (Grappler's pipeline stops
      * there); fused: nodes already in a unary composition */
@@ -382,13 +391,14 @@ static fl_status optimize(fl_pass_ctx *pc, ao *a) {
             continue;
         }
         bool fired = false;
-        if (fl__ao_stages_of(m) & (1u << FL_AO_ADD_OPS)) {
+        if (fl__kind_table_rules(a->kinds, m) & (1u << FL_AO_ADD_OPS)) {
             st = fl__ao_add_ops_rewrite(a, m, &fired);
         }
-        if (st == FL_OK && !fired && (fl__ao_stages_of(m) & (1u << FL_AO_MIN_BCAST))) {
+        if (st == FL_OK && !fired &&
+            (fl__kind_table_rules(a->kinds, m) & (1u << FL_AO_MIN_BCAST))) {
             st = fl__ao_minimize_broadcasts(a, m, &claimed[m->id]);
         }
-        if (st == FL_OK && !fired && (fl__ao_stages_of(m) & (1u << FL_AO_PACK))) {
+        if (st == FL_OK && !fired && (fl__kind_table_rules(a->kinds, m) & (1u << FL_AO_PACK))) {
             st = fl__ao_replace_pack_with_tile_reshape(a, m, &fired);
         }
         if (st == FL_OK && !fired && fl__ao_is_concat(m)) {
@@ -420,7 +430,7 @@ static fl_status optimize(fl_pass_ctx *pc, ao *a) {
         fl__ao_resolve_inputs(a, m);
         if (fl__ao_is_split(m)) {
             st = fl__ao_hoist_cwise_unary_chains(a, m);
-        } else if (fl__ao_stages_of(m) & (1u << FL_AO_UNARY_COMPOSE)) {
+        } else if (fl__kind_table_rules(a->kinds, m) & (1u << FL_AO_UNARY_COMPOSE)) {
             st = fl__ao_unary_ops_composition(a, m, fused);
         }
         if (st != FL_OK) {

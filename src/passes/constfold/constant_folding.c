@@ -141,9 +141,13 @@ static void rule_table_build(void) {
     fl__kind_table_build(&rule_table, rule_kinds, R_COUNT);
 }
 
-uint32_t fl__cf_rules_of(const fl_node *n) {
+static const fl_kind_table *rules_table(void) {
     pthread_once(&rule_table_once, rule_table_build);
-    return fl__kind_table_rules(&rule_table, n);
+    return &rule_table;
+}
+
+uint32_t fl__cf_rules_of(const fl_node *n) {
+    return fl__kind_table_rules(rules_table(), n);
 }
 
 int fl__cf_rule_count(void) {
@@ -159,10 +163,12 @@ fl_cf_rule_fn fl__cf_rule_run(int r) {
 }
 
 /* Rules first..last-1 that n's op can match, in order, until one fires.
- * (n's rules are asked again after a rule that ran: the table holds for
- * n's op at the time each rule starts.) */
-static fl_status run_rules(fl_pass_ctx *pc, fl_node *n, int first, int last, bool *done) {
-    uint32_t rules = fl__cf_rules_of(n);
+ * (n's rules are asked again when a rule that ran changed n's op: the table
+ * holds for the op each rule starts on.) */
+static fl_status run_rules(fl_pass_ctx *pc, const fl_kind_table *kt, fl_node *n, int first,
+                           int last, bool *done) {
+    const char *op = n->op;
+    uint32_t rules = fl__kind_table_rules(kt, n);
     *done = false;
     for (int r = first; r < last; r++) {
         if (!(rules & (1u << r))) {
@@ -172,12 +178,15 @@ static fl_status run_rules(fl_pass_ctx *pc, fl_node *n, int first, int last, boo
         if (st != FL_OK || *done) {
             return st;
         }
-        rules = fl__cf_rules_of(n);
+        if (n->op != op) {
+            op = n->op;
+            rules = fl__kind_table_rules(kt, n);
+        }
     }
     return FL_OK;
 }
 
-static fl_status simplify(fl_pass_ctx *pc, fl_node *n, bool *done) {
+static fl_status simplify(fl_pass_ctx *pc, const fl_kind_table *kt, fl_node *n, bool *done) {
     *done = false;
     for (int i = 0; i < n->n_attrs; i++) {
         if (strstr(n->attrs[i].name, "_tpu_")) {
@@ -215,7 +224,7 @@ static fl_status simplify(fl_pass_ctx *pc, fl_node *n, bool *done) {
         return FL_OK;
     }
     const char *rule = NULL;
-    int keep = fl__cf_rules_of(n) & (1u << R_NOOP) ? fl__cf_noop_input(n, &rule) : -1;
+    int keep = fl__kind_table_rules(kt, n) & (1u << R_NOOP) ? fl__cf_noop_input(n, &rule) : -1;
     if (keep >= 0) {
         const fl_tensor *x = fl_node_in(n, keep);
         if (x->dtype == n->outputs[0].dtype && fl__shape_same(&x->shape, &n->outputs[0].shape)) {
@@ -226,7 +235,7 @@ static fl_status simplify(fl_pass_ctx *pc, fl_node *n, bool *done) {
         }
     }
     /* Grappler's SimplifyNode order; each returns with *done when it fired. */
-    return run_rules(pc, n, R_SIMPLIFY, R_COUNT, done);
+    return run_rules(pc, kt, n, R_SIMPLIFY, R_COUNT, done);
 }
 
 fl_status fl__pass_constant_folding(fl_pass_ctx *pc) {
@@ -237,18 +246,19 @@ fl_status fl__pass_constant_folding(fl_pass_ctx *pc) {
         return fl__diag_oom(pc->c->d);
     }
     fl_node **order = g->order; /* edits clear g->order; the sweep keeps its copy */
+    const fl_kind_table *kt = rules_table();
     for (size_t i = 0; i < n0; i++) {
         fl_node *n = order[i];
         if (n->flags & FL_NODE_REMOVED) {
             continue;
         }
         bool done = false;
-        fl_status st = run_rules(pc, n, R_ONNX_CONSTANT, R_NOOP, &done);
+        fl_status st = run_rules(pc, kt, n, R_ONNX_CONSTANT, R_NOOP, &done);
         if (st == FL_OK && !done) {
             st = fl__cf_try_fold(pc, n, &done);
         }
         if (st == FL_OK && !done) {
-            st = simplify(pc, n, &done);
+            st = simplify(pc, kt, n, &done);
         }
         if (st != FL_OK) {
             return st;
