@@ -574,7 +574,14 @@ static void on_new_call(fl_call *c, int success) {
             break;
         }
         if (!run_inline(c)) {
-            watch_close(c);
+            /* A request above --inline-bytes may analyse for long: the close
+             * notification is asked for now, so that a client going away
+             * stops it. A smaller one analyses as briefly as an inline one
+             * and, like it, learns of a client gone with its final batch:
+             * one gRPC batch and one completion less per call. */
+            if (c->bytes_in > s->cfg.inline_bytes) {
+                watch_close(c);
+            }
             queue_analysis(c);
         }
         break;

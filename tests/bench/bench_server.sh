@@ -18,6 +18,11 @@
 # OTHER_BUILD_DIR a second server (that build's foldlined, e.g. of the base
 # commit) is measured alternately with the first in every round, driven by
 # BUILD_DIR's load generator.
+#
+# FL_BENCH_CALLGRIND=1 (valgrind installed) also counts, for each server, the
+# instructions per call of all its threads (user space) under callgrind at 16
+# calls in flight, Health/Check and Analyze: a figure the host's load does
+# not move (the kernel's share - wake-ups, sockets - is not in it).
 set -euo pipefail
 build="${1:-build}"
 secs="${2:-3}"
@@ -108,3 +113,37 @@ for c in 1 16 64; do
     echo "server $i after inflight=$c: $(rss "${pids[$i]}")"
   done
 done
+
+# Instructions per call under callgrind (all threads, user space): warm up,
+# zero the counters, drive SECONDS of calls, dump, divide by the calls.
+if [ "${FL_BENCH_CALLGRIND:-0}" = 1 ]; then
+  command -v valgrind >/dev/null && command -v callgrind_control >/dev/null ||
+    { echo "FL_BENCH_CALLGRIND: valgrind/callgrind_control not found" >&2; exit 1; }
+  cgcall() {
+    local b=$1 i=$2 method=$3 vp port line calls dump
+    rm -f "$tmp/cgport$i" "$tmp"/cg$i.*
+    valgrind --tool=callgrind --callgrind-out-file="$tmp/cg$i.%p" "$b/server/foldlined" \
+      --listen 127.0.0.1:0 --port-file "$tmp/cgport$i" --cache-mb 0 --max-queued 1024 \
+      2>/dev/null &
+    vp=$!
+    for _ in $(seq 300); do [ -s "$tmp/cgport$i" ] && break; sleep 0.1; done
+    port=$(cat "$tmp/cgport$i")
+    "$gen" --target "127.0.0.1:$port" --method "$method" --model "$model" --concurrency 16 \
+      --seconds 2 --warmup 0 >/dev/null
+    callgrind_control -z "$vp" >/dev/null 2>&1
+    line=$("$gen" --target "127.0.0.1:$port" --method "$method" --model "$model" \
+      --concurrency 16 --seconds "$secs" --warmup 0)
+    callgrind_control -d "$vp" >/dev/null 2>&1
+    kill "$vp"
+    wait "$vp" 2>/dev/null || true
+    calls=$(sed 's/.*calls=\([0-9]*\).*/\1/' <<<"$line")
+    dump=$(ls "$tmp/cg$i".*.1 2>/dev/null | head -1)
+    awk -v n="$calls" '/^(summary|totals):/ {print (n > 0 ? int($2 / n) : 0); exit}' "$dump"
+  }
+  for i in "${!names[@]}"; do
+    h=$(cgcall "${names[$i]}" "$i" health)
+    a=$(cgcall "${names[$i]}" "$i" analyze)
+    echo "server $i callgrind inflight=16 (all threads, user space): instructions per call:" \
+      "health $h, analyze $a"
+  done
+fi
