@@ -425,33 +425,14 @@ fl_status fl__cost_loop_warnings(fl_ctx *c) {
     return FL_OK;
 }
 
-static fl_status sum_nodes(fl_ctx *c, fl_cost_totals *t, const uint8_t *recost, const repeats *r);
-
 bool fl__cost_is_value_node(const fl_node *n) {
     return n->kind == FL_OP_PLACEHOLDER || n->kind == FL_OP_ONNX_ABSENT ||
            (n->kind == FL_OP_CONST && strcmp(n->op, "Const") == 0);
 }
 
-fl_status fl__cost_graph(fl_ctx *c, fl_cost_totals *t) {
-    return fl__cost_graph_some(c, t, NULL);
-}
-
-fl_status fl__cost_graph_some(fl_ctx *c, fl_cost_totals *t, const uint8_t *recost) {
-    memset(t, 0, sizeof(*t));
-    fl_sym zero = fl_sym_const(0);
-    t->flops = t->tfprof_flops = t->macs = t->bytes_read = t->bytes_written = zero;
-    t->bytes_without_rule = t->int_ops = zero;
-    repeats r;
-    fl_status rs = repeats_build(c, &r);
-    if (rs == FL_OK) {
-        rs = sum_nodes(c, t, recost, &r);
-    }
-    repeats_free(c, &r);
-    return rs;
-}
-
 /* The running sums of the totals' counts, in fl_cost_totals's order. */
 enum { SUM_FLOPS, SUM_TFPROF, SUM_MACS, SUM_INT_OPS, SUM_READ, SUM_WRITTEN, SUM_NO_RULE, N_SUMS };
+_Static_assert(N_SUMS == FL_COST_N_SUMS, "fl_cost_totals's parts follow the sums");
 
 static fl_sym *sum_field(fl_cost_totals *t, int i) {
     fl_sym *f[N_SUMS] = {
@@ -460,71 +441,204 @@ static fl_sym *sum_field(fl_cost_totals *t, int i) {
     return f[i];
 }
 
-static fl_status sum_costs(fl_ctx *c, fl_cost_totals *t, const uint8_t *recost, const repeats *r,
-                           fl_sym_sum *sums);
-
-/* Costs the nodes (those in recost, or all) and sums them into t. The sums
- * run without interning every partial sum (fl_sym_sum); each is the same
- * as the sum node by node. */
-static fl_status sum_nodes(fl_ctx *c, fl_cost_totals *t, const uint8_t *recost, const repeats *r) {
-    fl_sym_sum sums[N_SUMS];
-    for (int i = 0; i < N_SUMS; i++) {
-        fl__sym_sum_init(&sums[i], c->st);
+/* Adds (sign 1) or takes away (-1) count v to sum i. `strict`: the sum
+ * node by node over the whole graph, which fails c->d naming n on an
+ * overflow while no count was unknown, as fl__op_sum_add (once one is, the
+ * total is unknown: an overflow of the other counts' sum is no error, that
+ * sum is only not known, parts_bad). Otherwise an overflow returns
+ * FL_EOVERFLOW and fails nothing (the caller sums whole instead). */
+static fl_status add_part(fl_ctx *c, const fl_node *n, fl_cost_totals *t, fl_sym_sum *s, int i,
+                          fl_sym v, int sign, bool strict) {
+    if (fl_sym_is_unknown(v)) {
+        t->n_unknown[i] += sign;
+        return FL_OK;
     }
-    fl_status st = sum_costs(c, t, recost, r, sums);
-    for (int i = 0; i < N_SUMS && st == FL_OK; i++) {
-        if (fl__sym_sum_total(&sums[i], sum_field(t, i)) != FL_OK) {
+    if (t->parts_bad & (1u << i)) {
+        return FL_OK;
+    }
+    if (strict && !t->n_unknown[i]) {
+        return fl__op_sum_add(c, n, s, v);
+    }
+    fl_status st = sign > 0 ? fl__sym_sum_add(s, v) : fl__sym_sum_sub(s, v);
+    if (st == FL_EOVERFLOW && strict) {
+        t->parts_bad |= 1u << i;
+        return FL_OK;
+    }
+    return st == FL_ENOMEM ? fl__diag_oom(c->d) : st;
+}
+
+/* Adds (sign 1) or takes away (-1) node n's part of the totals: n as it is,
+ * or a journal's copy of a node as it was. `strict` as add_part's. */
+static fl_status count_node(fl_ctx *c, const fl_node *n, int sign, bool strict, fl_cost_totals *t,
+                            fl_sym_sum *sums) {
+    const fl_cost *k = &n->cost;
+    if (fl__cost_is_value_node(n)) {
+        t->nodes_values += sign;
+    }
+    if (k->incomplete) {
+        t->nodes_incomplete += sign;
+        return FL_OK;
+    }
+    if (k->trips_unknown) { /* incomplete, but its one trip is summed */
+        t->nodes_incomplete += sign;
+        t->nodes_trips_unknown += sign;
+    } else if (k->has_rule) {
+        t->nodes_with_rule += sign;
+    } else {
+        t->nodes_without_rule += sign;
+    }
+    const fl_sym v[SUM_NO_RULE] = {k->flops,   k->tfprof_flops, k->macs,
+                                   k->int_ops, k->bytes_read,   k->bytes_written};
+    bool plain = strict, zero = true; /* plain: the whole sum's common case */
+    for (int i = 0; i < SUM_NO_RULE; i++) {
+        plain = plain && !t->n_unknown[i] && !fl_sym_is_unknown(v[i]);
+        zero = zero && !v[i].e && !v[i].k;
+    }
+    if (zero) { /* adds nothing (a constant, a reshape): no sum moves */
+        return FL_OK;
+    }
+    fl_status st = FL_OK;
+    if (plain) {
+        (void)((st = fl__op_sum_add(c, n, &sums[SUM_FLOPS], v[SUM_FLOPS])) != FL_OK ||
+               (st = fl__op_sum_add(c, n, &sums[SUM_TFPROF], v[SUM_TFPROF])) != FL_OK ||
+               (st = fl__op_sum_add(c, n, &sums[SUM_MACS], v[SUM_MACS])) != FL_OK ||
+               (st = fl__op_sum_add(c, n, &sums[SUM_INT_OPS], v[SUM_INT_OPS])) != FL_OK ||
+               (st = fl__op_sum_add(c, n, &sums[SUM_READ], v[SUM_READ])) != FL_OK ||
+               (st = fl__op_sum_add(c, n, &sums[SUM_WRITTEN], v[SUM_WRITTEN])) != FL_OK);
+    }
+    for (int i = 0; i < SUM_NO_RULE && st == FL_OK && !plain; i++) {
+        st = add_part(c, n, t, &sums[i], i, v[i], sign, strict);
+    }
+    if (st == FL_OK && !k->has_rule) {
+        fl_sym b;
+        st = strict ? fl__op_add(c, n, k->bytes_read, k->bytes_written, &b)
+                    : fl__sym_add(c->st, k->bytes_read, k->bytes_written, &b);
+        if (st == FL_ENOMEM && !strict) {
             st = fl__diag_oom(c->d);
+        }
+        if (st == FL_OK) {
+            st = add_part(c, n, t, &sums[SUM_NO_RULE], SUM_NO_RULE, b, sign, strict);
         }
     }
     return st;
 }
 
-static fl_status sum_costs(fl_ctx *c, fl_cost_totals *t, const uint8_t *recost, const repeats *r,
-                           fl_sym_sum *sums) {
+/* Sets the totals' sums from the running sums: each is unknown while a
+ * count in it is. */
+static fl_status end_sums(fl_ctx *c, fl_cost_totals *t, const fl_sym_sum *sums) {
+    for (int i = 0; i < N_SUMS; i++) {
+        t->part[i] = fl_sym_unknown();
+        if (!(t->parts_bad & (1u << i)) && fl__sym_sum_total(&sums[i], &t->part[i]) != FL_OK) {
+            return fl__diag_oom(c->d);
+        }
+        *sum_field(t, i) = t->n_unknown[i] ? fl_sym_unknown() : t->part[i];
+    }
+    return FL_OK;
+}
+
+static void start_sums(fl_ctx *c, fl_sym_sum *sums) {
+    for (int i = 0; i < N_SUMS; i++) {
+        fl__sym_sum_init(&sums[i], c->st);
+    }
+}
+
+/* Costs the nodes (every one with `all`, else those in recost, if any) and
+ * sums every node into t. The sums run without interning every partial sum
+ * (fl_sym_sum); each is the same as the sum node by node. */
+static fl_status sum_nodes(fl_ctx *c, fl_cost_totals *t, bool all, const uint8_t *recost,
+                           const repeats *r) {
+    memset(t, 0, sizeof(*t));
+    fl_sym_sum sums[N_SUMS];
+    start_sums(c, sums);
     fl_graph *g = c->g;
     for (size_t i = 0; i < g->n_nodes; i++) {
         fl_node *n = g->order ? g->order[i] : g->nodes[i];
         if (fl_diag_poll(c->d) != FL_OK) {
             return c->d->status;
         }
-        fl_cost *k = &n->cost;
         fl_status st;
-        if (!recost || recost[n->id]) {
-            if ((st = cost_node(c, n, r)) != FL_OK) {
-                return st;
-            }
-        }
-        if (fl__cost_is_value_node(n)) {
-            t->nodes_values++;
-        }
-        if (k->incomplete) {
-            t->nodes_incomplete++;
-            continue;
-        }
-        if (k->trips_unknown) { /* incomplete, but its one trip is summed */
-            t->nodes_incomplete++;
-            t->nodes_trips_unknown++;
-        } else if (k->has_rule) {
-            t->nodes_with_rule++;
-        } else {
-            t->nodes_without_rule++;
-        }
-        if ((st = fl__op_sum_add(c, n, &sums[SUM_FLOPS], k->flops)) != FL_OK ||
-            (st = fl__op_sum_add(c, n, &sums[SUM_TFPROF], k->tfprof_flops)) != FL_OK ||
-            (st = fl__op_sum_add(c, n, &sums[SUM_MACS], k->macs)) != FL_OK ||
-            (st = fl__op_sum_add(c, n, &sums[SUM_INT_OPS], k->int_ops)) != FL_OK ||
-            (st = fl__op_sum_add(c, n, &sums[SUM_READ], k->bytes_read)) != FL_OK ||
-            (st = fl__op_sum_add(c, n, &sums[SUM_WRITTEN], k->bytes_written)) != FL_OK) {
+        if ((all || (recost && recost[n->id])) && (st = cost_node(c, n, r)) != FL_OK) {
             return st;
         }
-        if (!k->has_rule) {
-            fl_sym b;
-            if ((st = fl__op_add(c, n, k->bytes_read, k->bytes_written, &b)) != FL_OK ||
-                (st = fl__op_sum_add(c, n, &sums[SUM_NO_RULE], b)) != FL_OK) {
-                return st;
-            }
+        if ((st = count_node(c, n, 1, true, t, sums)) != FL_OK) {
+            return st;
         }
     }
-    return FL_OK;
+    return end_sums(c, t, sums);
+}
+
+fl_status fl__cost_graph(fl_ctx *c, fl_cost_totals *t) {
+    return fl__cost_graph_some(c, t, NULL);
+}
+
+fl_status fl__cost_graph_some(fl_ctx *c, fl_cost_totals *t, const uint8_t *recost) {
+    repeats r;
+    fl_status rs = repeats_build(c, &r);
+    if (rs == FL_OK) {
+        rs = sum_nodes(c, t, !recost, recost, &r);
+    }
+    repeats_free(c, &r);
+    return rs;
+}
+
+/* fl__cost_graph_update's difference: into u (a copy of the totals), the
+ * parts of the nodes the journal s saved or the graph no longer holds, as
+ * they were, taken away, and those saved or added since, as they are,
+ * added. FL_EOVERFLOW when a sum overflows (nothing failed). */
+static fl_status update_sums(fl_ctx *c, fl_cost_totals *u, const fl_graph_snapshot *s) {
+    fl_graph *g = c->g;
+    fl_sym_sum sums[N_SUMS];
+    start_sums(c, sums);
+    fl_status st = FL_OK;
+    for (int i = 0; i < N_SUMS && st == FL_OK; i++) {
+        st = fl__sym_sum_add(&sums[i], u->part[i]);
+    }
+    fl_node *const *old = fl__graph_journal_opened(s);
+    for (size_t i = 0; i < s->head.n_nodes && st == FL_OK; i++) {
+        const fl_node *o = old[i], *was = fl__graph_snapshot_saved(s, o);
+        bool gone = o->id >= g->n_nodes || g->nodes[o->id] != o;
+        if (was || gone) {
+            st = count_node(c, was ? was : o, -1, false, u, sums);
+        }
+    }
+    for (size_t i = 0; i < g->n_nodes && st == FL_OK; i++) {
+        const fl_node *n = g->nodes[i];
+        if (n->born >= s->stamp || fl__graph_snapshot_saved(s, n)) {
+            st = count_node(c, n, 1, false, u, sums);
+        }
+    }
+    return st == FL_OK ? end_sums(c, u, sums) : st;
+}
+
+fl_status fl__cost_graph_update(fl_ctx *c, fl_cost_totals *t, const uint8_t *recost,
+                                const fl_graph_snapshot *before) {
+    fl_graph *g = c->g;
+    bool diff =
+        recost && before && before->taken && before->journal && !before->oom && !t->parts_bad;
+    repeats r;
+    fl_status st = repeats_build(c, &r);
+    for (size_t i = 0; i < g->n_nodes && st == FL_OK; i++) {
+        fl_node *n = g->order ? g->order[i] : g->nodes[i];
+        if (fl_diag_poll(c->d) != FL_OK) {
+            st = c->d->status;
+        } else if (!recost || recost[n->id]) {
+            /* its counts as they were are the journal's */
+            diff = diff && (n->born >= before->stamp || fl__graph_snapshot_saved(before, n));
+            st = cost_node(c, n, &r);
+        }
+    }
+    if (st == FL_OK && diff) {
+        fl_cost_totals u = *t;
+        st = update_sums(c, &u, before);
+        if (st == FL_OK) {
+            *t = u;
+        }
+        diff = st == FL_OK;
+        st = st == FL_EOVERFLOW ? FL_OK : st;
+    }
+    if (st == FL_OK && !diff) {
+        st = sum_nodes(c, t, false, NULL, &r);
+    }
+    repeats_free(c, &r);
+    return st;
 }

@@ -15,7 +15,10 @@
 #ifndef FL_COST_COST_H
 #define FL_COST_COST_H
 
+#include "graph/snapshot.h"
 #include "ops/ops.h"
+
+#define FL_COST_N_SUMS 7
 
 typedef struct fl_cost_totals {
     fl_sym flops, tfprof_flops, macs, bytes_read, bytes_written;
@@ -30,6 +33,16 @@ typedef struct fl_cost_totals {
      * folded constant) and ONNX's absent-input marker. The report counts
      * ONNX nodes as ONNX does, operators only: the other counts minus these. */
     int64_t nodes_values;
+    /* What fl__cost_graph_update brings up to date by differences: per sum
+     * (flops, tfprof_flops, macs, int_ops, bytes_read, bytes_written,
+     * bytes_without_rule), the nodes whose count is unknown (the sum is
+     * unknown while there is one) and the sum of the others' counts. A bit
+     * of parts_bad: that sum overflowed after an unknown count (the sum
+     * node by node stops at the first unknown: the total is unknown and no
+     * error), so it is not known. */
+    int64_t n_unknown[FL_COST_N_SUMS];
+    fl_sym part[FL_COST_N_SUMS];
+    unsigned parts_bad;
 } fl_cost_totals;
 
 /* A node that holds a value rather than computing (see nodes_values). */
@@ -53,5 +66,20 @@ fl_status fl__cost_loop_warnings(fl_ctx *c);
  * counts computed again (recost NULL: all); the others keep n->cost. The
  * totals sum every node. */
 fl_status fl__cost_graph_some(fl_ctx *c, fl_cost_totals *t, const uint8_t *recost);
+
+/* After a rewrite, with `before` the journal opened on the graph
+ * (graph/snapshot.h) when *t held its totals: costs again the nodes whose
+ * recost[id] is set, as fl__cost_graph_some, and brings *t up to date by
+ * the difference alone: the counts of the nodes the journal saved or that
+ * the graph no longer holds, as they were, taken away; those of the nodes
+ * saved or added since, as they are now, added. A node that is neither
+ * saved nor added nor removed has the op and counts it had, so the totals
+ * are those fl__cost_graph_some would sum, exactly (polynomials in the
+ * graph's symbols are added and taken away exactly; unknown counts are
+ * counted). Where that does not apply (no journal, one that is not
+ * complete, a sum that overflows, a re-costed node the journal did not
+ * save) every node's counts are summed again. */
+fl_status fl__cost_graph_update(fl_ctx *c, fl_cost_totals *t, const uint8_t *recost,
+                                const fl_graph_snapshot *before);
 
 #endif

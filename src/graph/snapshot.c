@@ -282,6 +282,15 @@ static long find(const fl_graph_snapshot *s, const fl_node *n) {
     return i < s->n_nodes && s->node_ptrs[i] == n ? (long)i : -1;
 }
 
+const fl_node *fl__graph_snapshot_saved(const fl_graph_snapshot *s, const fl_node *n) {
+    long i = find(s, n);
+    return i >= 0 ? &s->nodes[i] : NULL;
+}
+
+fl_node *const *fl__graph_journal_opened(const fl_graph_snapshot *s) {
+    return s->list_saved ? s->list : s->head.nodes;
+}
+
 bool fl__value_same(const fl_value *a, const fl_value *b) {
     if (a == b) {
         return true;

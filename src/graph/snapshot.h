@@ -144,6 +144,16 @@ const char *fl__graph_snapshot_mismatch(const fl_graph_snapshot *s, const fl_gra
 bool fl__graph_snapshot_changed(const fl_graph_snapshot *s, const fl_node *n, bool *outputs_differ);
 bool fl__graph_snapshot_outputs_differ(const fl_graph_snapshot *s, const fl_node *n);
 
+/* n's state as s saved it (at take, or at its first write since a journal
+ * was opened), or NULL when s holds none: n was added since, or a journal
+ * has not saved it (it was not written). */
+const fl_node *fl__graph_snapshot_saved(const fl_graph_snapshot *s, const fl_node *n);
+
+/* The node array of the graph as journal s was opened: its first
+ * s->head.n_nodes entries are the nodes the graph had then (those removed
+ * since included), whatever compactions ran since. */
+fl_node *const *fl__graph_journal_opened(const fl_graph_snapshot *s);
+
 /* n was added or marked edited (fl__node_touch) since s was taken. */
 static inline bool fl__graph_snapshot_marked(const fl_graph_snapshot *s, const fl_node *n) {
     return n->born >= s->stamp || n->edited >= s->stamp;

@@ -964,7 +964,33 @@ void fl__sym_sum_init(fl_sym_sum *s, fl_symtab *t) {
     s->t = t;
 }
 
-fl_status fl__sym_sum_add(fl_sym_sum *s, fl_sym b) {
+/* s + bscale * b in place when every term of b is one of s's (interned
+ * monomials: the same pointer) and no coefficient overflows or becomes 0:
+ * tl_add's result then. False (s unchanged) otherwise. */
+static bool sum_in_place(fl_sym_sum *s, tlist b, int64_t bscale) {
+    if (b.n > s->n) {
+        return false;
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        size_t i = 0;
+        for (size_t j = 0; j < b.n; j++, i++) {
+            while (i < s->n && s->terms[i].m != b.t[j].m) {
+                i++;
+            }
+            int64_t bc, r;
+            if (i == s->n || __builtin_mul_overflow(b.t[j].coef, bscale, &bc) ||
+                __builtin_add_overflow(s->terms[i].coef, bc, &r) || r == 0) {
+                return false; /* only in the first pass */
+            }
+            if (pass) {
+                s->terms[i].coef = r;
+            }
+        }
+    }
+    return true;
+}
+
+static fl_status sum_addsub(fl_sym_sum *s, fl_sym b, int64_t bscale) {
     /* fl__sym_add's cases: unknown absorbs everything, a known 0 adds
      * nothing, and anything else is tl_add's sum of the two term lists. */
     if (s->unknown) {
@@ -978,10 +1004,14 @@ fl_status fl__sym_sum_add(fl_sym_sum *s, fl_sym b) {
         return FL_OK;
     }
     fl_symtab *t = s->t;
-    sym_scr_mark mk = scr_save(t);
     sym_term bb;
+    tlist bl = as_tlist(t, b, &bb);
+    if (sum_in_place(s, bl, bscale)) {
+        return FL_OK;
+    }
+    sym_scr_mark mk = scr_save(t);
     tlist r, a = {s->terms, s->n};
-    fl_status st = tl_add(t, a, as_tlist(t, b, &bb), 1, &r);
+    fl_status st = tl_add(t, a, bl, bscale, &r);
     if (st == FL_OK && r.n > s->cap) {
         size_t cap = r.n > 2 * s->cap ? r.n : 2 * s->cap;
         sym_term *nt = cap < SIZE_MAX / 4 / sizeof(*nt)
@@ -1002,6 +1032,14 @@ fl_status fl__sym_sum_add(fl_sym_sum *s, fl_sym b) {
     }
     scr_restore(t, mk);
     return st;
+}
+
+fl_status fl__sym_sum_add(fl_sym_sum *s, fl_sym b) {
+    return sum_addsub(s, b, 1);
+}
+
+fl_status fl__sym_sum_sub(fl_sym_sum *s, fl_sym b) {
+    return sum_addsub(s, b, -1);
 }
 
 fl_status fl__sym_sum_total(const fl_sym_sum *s, fl_sym *out) {

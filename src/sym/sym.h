@@ -102,6 +102,8 @@ typedef struct fl_sym_sum {
 
 void fl__sym_sum_init(fl_sym_sum *s, fl_symtab *t);
 fl_status fl__sym_sum_add(fl_sym_sum *s, fl_sym b);
+/* s - b, as fl__sym_sub(t, s, b) would (an unknown b makes s unknown). */
+fl_status fl__sym_sum_sub(fl_sym_sum *s, fl_sym b);
 fl_status fl__sym_sum_total(const fl_sym_sum *s, fl_sym *out);
 /* floor(a / b) with floor rounding for negative known values (Python's //). */
 fl_status fl__sym_floordiv(fl_symtab *t, fl_sym a, fl_sym b, fl_sym *out);

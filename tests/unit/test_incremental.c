@@ -31,7 +31,10 @@ typedef struct fixture {
     fl_graph *g;
     fl_ctx c;
     fl_options opt;
+    const char *out; /* the graph's output */
 } fixture;
+
+static void load(fixture *f, tg_graph *t);
 
 static void setup_f(fixture *f) {
     tg_graph *t = tg_new();
@@ -49,6 +52,12 @@ static void setup_f(fixture *f) {
     tg_attr_type(s, "T", 1);
     tg_attr_type(s, "Tidx", 3);
     tg_attr_bool(s, "keep_dims", 0);
+    load(f, t);
+}
+
+/* Imports t (freed), infers and costs it. */
+static void load(fixture *f, tg_graph *t) {
+    f->out = NULL;
     size_t len;
     uint8_t *buf = tg_pack(t, &len);
     tg_free(t);
@@ -81,7 +90,7 @@ static void run_v(fixture *f, const char *passes, bool verify, fl_ledger *led,
     cfg.verify = verify;
     cfg.passes = passes;
     cfg.opt.iterations = 1;
-    cfg.outputs = (const char *[]){"s"};
+    cfg.outputs = (const char *[]){f->out ? f->out : "s"};
     cfg.n_outputs = 1;
     fl_pass_failures fails = {NULL, 0, 0};
     cfg.failures = &fails;
@@ -291,6 +300,81 @@ static void test_quiet_pass_changing_caught(void **state) {
     }
 }
 
+/* Totals brought up to date by differences (fl__cost_graph_update) hold
+ * symbolic counts and the count of incomplete nodes exactly: the graph
+ * y [N] -> ry (Relu: FLOPs and bytes in the symbol), u (unknown rank) -> sh
+ * (Shape: its output's size, so its bytes, unknown: an incomplete node,
+ * left out of the sums), x [4] -> rx (Relu, 4 FLOPs). A hook removes nodes:
+ * without sh no node is incomplete; without ry the FLOPs lose their symbol.
+ * Each result equals a costing of the whole graph after it, field by
+ * field, with the verifier off (no whole recount inside) and on. */
+static fl_status drop_named(fl_pass_ctx *pc, void *arg) {
+    for (const char *const *name = arg; *name; name++) {
+        fl__graph_remove_node(fl__graph_find(pc->c->g, *name));
+        pc->rewritten++;
+    }
+    return FL_OK;
+}
+
+static void setup_mixed(fixture *f) {
+    tg_graph *t = tg_new();
+    tg_placeholder(t, "y", 1, 1, (int64_t[]){-1});
+    tg_attr_type(tg_add(t, "ry", "Relu", "y", NULL), "T", 1);
+    tg_placeholder(t, "u", 1, -1, NULL);
+    tg_node *sh = tg_add(t, "sh", "Shape", "u", NULL);
+    tg_attr_type(sh, "T", 1);
+    tg_attr_type(sh, "out_type", 3);
+    tg_placeholder(t, "x", 1, 1, (int64_t[]){4});
+    tg_attr_type(tg_add(t, "rx", "Relu", "x", NULL), "T", 1);
+    load(f, t);
+    f->out = "rx";
+}
+
+static void assert_totals_equal(const fl_cost_totals *a, const fl_cost_totals *b) {
+    const fl_sym sa[] = {a->flops,   a->tfprof_flops, a->macs,
+                         a->int_ops, a->bytes_read,   a->bytes_written};
+    const fl_sym sb[] = {b->flops,   b->tfprof_flops, b->macs,
+                         b->int_ops, b->bytes_read,   b->bytes_written};
+    for (size_t i = 0; i < sizeof sa / sizeof *sa; i++) {
+        assert_int_equal(fl_sym_is_unknown(sa[i]), fl_sym_is_unknown(sb[i]));
+        assert_true(fl_sym_is_unknown(sa[i]) || fl__sym_eq(sa[i], sb[i]));
+    }
+    assert_int_equal(a->nodes_with_rule, b->nodes_with_rule);
+    assert_int_equal(a->nodes_without_rule, b->nodes_without_rule);
+    assert_int_equal(a->nodes_incomplete, b->nodes_incomplete);
+    assert_int_equal(a->nodes_values, b->nodes_values);
+}
+
+static void test_totals_by_difference(void **state) {
+    (void)state;
+    const char *no_sh[] = {"sh", NULL}, *no_ry[] = {"ry", NULL};
+    for (int verify = 0; verify < 2; verify++) {
+        fixture f;
+        setup_mixed(&f);
+        fl_ledger led;
+        fl_cost_totals after, whole;
+        fl__pipeline_set_test_hook(drop_named, no_sh);
+        run_v(&f, "shape", verify, &led, &after);
+        fl__pipeline_set_test_hook(NULL, NULL);
+        assert_int_equal(led.passes[0].nodes_removed, 1);
+        assert_int_equal(led.passes[0].before.nodes_incomplete, 1);
+        assert_int_equal(after.nodes_incomplete, 0);
+        assert_true(fl_sym_is_symbolic(after.bytes_written));
+        assert_true(fl_sym_is_symbolic(after.flops));
+        assert_int_equal(fl__cost_graph(&f.c, &whole), FL_OK);
+        assert_totals_equal(&after, &whole);
+
+        fl__pipeline_set_test_hook(drop_named, no_ry);
+        run_v(&f, "shape", verify, &led, &after);
+        fl__pipeline_set_test_hook(NULL, NULL);
+        assert_int_equal(led.passes[0].nodes_removed, 1);
+        assert_int_equal(flops(&after), 4); /* rx alone */
+        assert_int_equal(fl__cost_graph(&f.c, &whole), FL_OK);
+        assert_totals_equal(&after, &whole);
+        teardown_f(&f);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bypass_reinfers_one),
@@ -299,6 +383,7 @@ int main(void) {
         cmocka_unit_test(test_ledger_without_edit_kept),
         cmocka_unit_test(test_quiet_pass_not_run_again),
         cmocka_unit_test(test_quiet_pass_changing_caught),
+        cmocka_unit_test(test_totals_by_difference),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -258,6 +258,30 @@ static void test_running_sum(void **state) {
     assert_int_equal(fl__sym_sum_add(&sum, N), FL_EOVERFLOW);
     assert_int_equal(fl__sym_add(T, MUL(K(INT64_MAX), N), N, &r), FL_EOVERFLOW);
 
+    /* taking away (fl__sym_sum_sub) as fl__sym_sub: 3N + NH + 7 - N - NH -
+     * 7 - H = 2N - H, the terms in place or merged; overflow as it does */
+    fl__sym_sum_init(&sum, T);
+    fl_sym adds[] = {MUL(K(3), N), MUL(N, H), K(7)}, subs[] = {N, MUL(N, H), K(7), H};
+    chain = K(0);
+    for (size_t i = 0; i < 3; i++) {
+        assert_int_equal(fl__sym_sum_add(&sum, adds[i]), FL_OK);
+        chain = ADD(chain, adds[i]);
+    }
+    for (size_t i = 0; i < 4; i++) {
+        assert_int_equal(fl__sym_sum_sub(&sum, subs[i]), FL_OK);
+        assert_int_equal(fl__sym_sub(T, chain, subs[i], &chain), FL_OK);
+    }
+    assert_int_equal(fl__sym_sum_total(&sum, &r), FL_OK);
+    assert_same(r, chain);
+    assert_known(SUBST(r, 2, names, values), 2 * 3 - 5);
+    fl__sym_sum_init(&sum, T);
+    assert_int_equal(fl__sym_sum_add(&sum, MUL(K(INT64_MIN + 1), N)), FL_OK);
+    assert_int_equal(fl__sym_sum_sub(&sum, MUL(K(2), N)), FL_EOVERFLOW);
+    assert_int_equal(fl__sym_sub(T, MUL(K(INT64_MIN + 1), N), MUL(K(2), N), &r), FL_EOVERFLOW);
+    assert_int_equal(fl__sym_sum_sub(&sum, MUL(K(-1), N)), FL_OK); /* s unchanged above */
+    assert_int_equal(fl__sym_sum_total(&sum, &r), FL_OK);
+    assert_same(r, MUL(K(INT64_MIN + 2), N));
+
     /* unknown absorbs what follows, an overflowing term too */
     fl__sym_sum_init(&sum, T);
     assert_int_equal(fl__sym_sum_add(&sum, N), FL_OK);
