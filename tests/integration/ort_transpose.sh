@@ -3,8 +3,8 @@
 # optimizer) against ONNX Runtime 1.30's own graphs.
 #  1. The small models of test_onnx_transpose (`--write DIR`: an NHWC
 #     wrapper around a Relu, a layer norm's mean and difference behind a
-#     Transpose, a bias Add behind one, Concat and Softmax between
-#     Transposes), weights filled by fl_onnxfill: `foldline optimize
+#     Transpose, a bias Add behind one, Concat and Softmax, a Slice, a
+#     Squeeze between Transposes), weights filled by fl_onnxfill: `foldline optimize
 #     --passes transpose` has the operators of ORT's 'basic' graph (level 1,
 #     where the transpose optimizer runs) one for one, and the default
 #     passes those of its 'extended' graph, with the same FLOPs, MACs and

@@ -152,7 +152,7 @@ static void fail_oom(tp_ctx *x) {
 
 /* A new node of ONNX op `op` (kind `kind`) named after `base`, on
  * `near`'s device. */
-static fl_node *add_node(tp_ctx *x, const fl_node *near, const char *base, const char *op, int kind,
+fl_node *fl__tp_add_node(tp_ctx *x, const fl_node *near, const char *base, const char *op, int kind,
                          int n_in, const fl_input *in) {
     const char *name = fl__graph_unique_name(x->g, base);
     fl_node *nn = name ? fl__op_add_op(x->g, name, op, n_in, in, 1, x->d) : NULL;
@@ -168,8 +168,15 @@ static fl_node *add_node(tp_ctx *x, const fl_node *near, const char *base, const
     return nn;
 }
 
-static void set_ints(tp_ctx *x, fl_node *n, const char *name, int len, const int64_t *v) {
+void fl__tp_set_ints(tp_ctx *x, fl_node *n, const char *name, int len, const int64_t *v) {
     fl_attr a = fl__attr_make_ints(x->g, name, (size_t)len, v);
+    if (!a.name || fl__node_set_attr(x->g, n, &a) != FL_OK) {
+        fail_oom(x);
+    }
+}
+
+void fl__tp_set_int(tp_ctx *x, fl_node *n, const char *name, int64_t v) {
+    fl_attr a = fl__attr_make_int(x->g, name, v);
     if (!a.name || fl__node_set_attr(x->g, n, &a) != FL_OK) {
         fail_oom(x);
     }
@@ -178,7 +185,7 @@ static void set_ints(tp_ctx *x, fl_node *n, const char *name, int len, const int
 /* A constant of dtype dt and the given shape holding v (NULL: stripped). */
 static fl_node *new_const(tp_ctx *x, const fl_node *like, const char *base, int dt, int rank,
                           const int64_t *dims, const fl_value *v) {
-    fl_node *k = add_node(x, like, base, fl__op_name(FL_OP_CONST), -1, 0, NULL);
+    fl_node *k = fl__tp_add_node(x, like, base, fl__op_name(FL_OP_CONST), -1, 0, NULL);
     if (!k) {
         return NULL;
     }
@@ -204,8 +211,13 @@ static fl_node *new_const(tp_ctx *x, const fl_node *like, const char *base, int 
 
 fl_node *fl__tp_int64_const(tp_ctx *x, const fl_node *n, const char *suffix, int len,
                             const int64_t *v) {
+    return fl__tp_int_const(x, n, suffix, FL_DT_INT64, len, v);
+}
+
+fl_node *fl__tp_int_const(tp_ctx *x, const fl_node *n, const char *suffix, int dt, int len,
+                          const int64_t *v) {
     int64_t dim = len;
-    fl_value *val = fl__value_new(x->g->arena, FL_DT_INT64, 1, &dim);
+    fl_value *val = fl__value_new(x->g->arena, (fl_dtype)dt, 1, &dim);
     if (!val) {
         fail_oom(x);
         return NULL;
@@ -216,7 +228,7 @@ fl_node *fl__tp_int64_const(tp_ctx *x, const fl_node *n, const char *suffix, int
     }
     char base[256];
     snprintf(base, sizeof base, "%s/%s", n->name, suffix);
-    return new_const(x, n, base, FL_DT_INT64, 1, &dim, val);
+    return new_const(x, n, base, dt, 1, &dim, val);
 }
 
 bool fl__tp_const_ints(const fl_node *n, int i, int64_t *out, int cap, int *len) {
@@ -303,9 +315,9 @@ static void replace_const(tp_ctx *x, fl_node *n, int i, const tp_perm *perm, int
 }
 
 fl_node *fl__tp_new_transpose(tp_ctx *x, const fl_node *near, fl_input in, const tp_perm *perm) {
-    fl_node *t = add_node(x, near, "Transpose", "Transpose", FL_OP_ONNX_TRANSPOSE, 1, &in);
+    fl_node *t = fl__tp_add_node(x, near, "Transpose", "Transpose", FL_OP_ONNX_TRANSPOSE, 1, &in);
     if (t) {
-        set_ints(x, t, "perm", perm->n, perm->p);
+        fl__tp_set_ints(x, t, "perm", perm->n, perm->p);
         fl__tp_infer(x, t);
     }
     return t;
@@ -373,10 +385,10 @@ void fl__tp_transpose_input(tp_ctx *x, fl_node *n, int i, const tp_perm *perm,
     }
 }
 
-/* The axes of Squeeze s (attr before opset 13, else its constant input). */
-static bool squeeze_axes(const tp_ctx *x, const fl_node *s, int64_t *axes, int *len) {
-    if (x->opset < 13) {
-        const fl_attr *a = fl__node_attr(s, "axes");
+bool fl__tp_attr_or_input(const tp_ctx *x, const fl_node *s, const char *name, int input,
+                          int64_t since, int64_t *axes, int *len) {
+    if (x->opset < since) {
+        const fl_attr *a = fl__node_attr(s, name);
         if (!a || a->kind != FL_ATTR_LIST || a->n > TP_MAX_RANK) {
             return false;
         }
@@ -386,12 +398,12 @@ static bool squeeze_axes(const tp_ctx *x, const fl_node *s, int64_t *axes, int *
         *len = (int)a->n;
         return true;
     }
-    return fl__tp_const_ints(s, 1, axes, TP_MAX_RANK, len);
+    return fl__tp_const_ints(s, input, axes, TP_MAX_RANK, len);
 }
 
 /* perm widened to the unsqueezed rank: the new 1s stay where they are
  * (ONNX Runtime's UnsqueezePerm). */
-static void unsqueeze_perm(const int64_t *axes, int k, const tp_perm *perm, tp_perm *out) {
+void fl__tp_unsqueeze_perm(const int64_t *axes, int k, const tp_perm *perm, tp_perm *out) {
     int nr = perm->n + k;
     bool added[TP_MAX_RANK] = {false};
     int64_t map[TP_MAX_RANK];
@@ -435,7 +447,8 @@ void fl__tp_unsqueeze_input(tp_ctx *x, fl_node *n, int i, int k) {
     }
     int64_t sq[TP_MAX_RANK];
     int sl = 0;
-    if (p->kind == FL_OP_ONNX_SQUEEZE && live(p) && squeeze_axes(x, p, sq, &sl) && sl == k &&
+    if (p->kind == FL_OP_ONNX_SQUEEZE && live(p) &&
+        fl__tp_attr_or_input(x, p, "axes", 1, 13, sq, &sl) && sl == k &&
         memcmp(sq, axes, (size_t)k * sizeof(int64_t)) == 0) { /* case 2 */
         fl__node_set_input(x->g, n, i, p->inputs[0]);
         fl__tp_drop_if_unused(x, p);
@@ -445,11 +458,12 @@ void fl__tp_unsqueeze_input(tp_ctx *x, fl_node *n, int i, int k) {
     if (x->opset >= 13) {
         fl_node *ax = fl__tp_int64_const(x, n, "unsqueeze_axes", k, axes);
         fl_input ins[2] = {in, {ax, 0}};
-        u = ax ? add_node(x, n, "Unsqueeze", "Unsqueeze", FL_OP_ONNX_UNSQUEEZE, 2, ins) : NULL;
+        u = ax ? fl__tp_add_node(x, n, "Unsqueeze", "Unsqueeze", FL_OP_ONNX_UNSQUEEZE, 2, ins)
+               : NULL;
     } else {
-        u = add_node(x, n, "Unsqueeze", "Unsqueeze", FL_OP_ONNX_UNSQUEEZE, 1, &in);
+        u = fl__tp_add_node(x, n, "Unsqueeze", "Unsqueeze", FL_OP_ONNX_UNSQUEEZE, 1, &in);
         if (u) {
-            set_ints(x, u, "axes", k, axes);
+            fl__tp_set_ints(x, u, "axes", k, axes);
         }
     }
     if (!u) {
@@ -463,7 +477,7 @@ void fl__tp_unsqueeze_input(tp_ctx *x, fl_node *n, int i, int k) {
         fl__tp_invert(&tperm, &inv);
         fl__tp_transpose_input(x, u, 0, &inv, &tperm);
         fl__tp_infer(x, u);
-        unsqueeze_perm(axes, k, &tperm, &wide);
+        fl__tp_unsqueeze_perm(axes, k, &tperm, &wide);
         fl__tp_invert(&wide, &wide_inv);
         fl_node *t = fl__tp_new_transpose(x, n, (fl_input){u, 0}, &wide);
         if (t) {

@@ -125,14 +125,14 @@ static const fam_row rows[] = {
     {"ReduceL2", TPF_REDUCE},
     {"MaxPool", TPF_NO_PUSH},
     {"Resize", TPF_NO_PUSH},
-    {"Shape", TPF_UNMODELLED},
-    {"Pad", TPF_UNMODELLED},
-    {"ArgMin", TPF_UNMODELLED},
-    {"ArgMax", TPF_UNMODELLED},
-    {"Squeeze", TPF_UNMODELLED},
-    {"Unsqueeze", TPF_UNMODELLED},
-    {"Slice", TPF_UNMODELLED},
-    {"Tile", TPF_UNMODELLED},
+    {"Shape", TPF_SHAPE},
+    {"Pad", TPF_PAD},
+    {"ArgMin", TPF_ARG},
+    {"ArgMax", TPF_ARG},
+    {"Squeeze", TPF_SQUEEZE},
+    {"Unsqueeze", TPF_UNSQUEEZE},
+    {"Slice", TPF_SLICE},
+    {"Tile", TPF_TILE},
     {"QuantizeLinear", TPF_UNMODELLED},
     {"DequantizeLinear", TPF_UNMODELLED},
     {"Reshape", TPF_RESHAPE},
@@ -169,10 +169,10 @@ tp_family fl__tp_family(const fl_node *n) {
 }
 
 bool fl__tp_transposes_outputs(tp_family f) {
-    return f != TPF_TRANSPOSE && f != TPF_RESHAPE && f != TPF_NONE;
+    return f != TPF_TRANSPOSE && f != TPF_RESHAPE && f != TPF_SHAPE && f != TPF_NONE;
 }
 
-static bool absent(const fl_node *n, int i) {
+bool fl__tp_absent(const fl_node *n, int i) {
     return n->inputs[i].node->kind == FL_OP_ONNX_ABSENT;
 }
 
@@ -199,7 +199,7 @@ int fl__tp_inputs(const fl_node *n, tp_family f, int *out, int cap) {
     return k;
 }
 
-static bool norm_axis(int64_t *a, int rank) {
+bool fl__tp_norm_axis(int64_t *a, int rank) {
     if (*a < 0) {
         *a += rank;
     }
@@ -207,10 +207,10 @@ static bool norm_axis(int64_t *a, int rank) {
 }
 
 /* Normalises axes (negative + rank) and checks them distinct and in range. */
-static bool norm_axes(int64_t *axes, int len, int rank) {
+bool fl__tp_norm_axes(int64_t *axes, int len, int rank) {
     bool used[TP_MAX_RANK] = {false};
     for (int i = 0; i < len; i++) {
-        if (!norm_axis(&axes[i], rank) || used[axes[i]]) {
+        if (!fl__tp_norm_axis(&axes[i], rank) || used[axes[i]]) {
             return false;
         }
         used[axes[i]] = true;
@@ -218,17 +218,23 @@ static bool norm_axes(int64_t *axes, int len, int rank) {
     return true;
 }
 
+void fl__tp_first_input(tp_ctx *x, fl_node *n, const tp_perm *perm_inv, const tp_perm *perm) {
+    if (!fl__tp_absent(n, 0)) {
+        fl__tp_transpose_input(x, n, 0, perm_inv, perm);
+    }
+}
+
 static void transpose_inputs(tp_ctx *x, fl_node *n, const tp_perm *perm_inv, const tp_perm *perm,
                              const int *inputs, int n_inputs) {
     for (int k = 0; k < n_inputs && x->st == FL_OK; k++) {
-        if (!absent(n, inputs[k])) {
+        if (!fl__tp_absent(n, inputs[k])) {
             fl__tp_transpose_input(x, n, inputs[k], perm_inv, perm);
         }
     }
 }
 
 /* The common end of a push: n inferred again, its outputs transposed. */
-static bool finish(tp_ctx *x, fl_node *n, const tp_perm *out_perm) {
+bool fl__tp_finish(tp_ctx *x, fl_node *n, const tp_perm *out_perm) {
     fl__tp_infer(x, n);
     if (x->st == FL_OK) {
         fl__tp_transpose_outputs(x, n, out_perm);
@@ -254,21 +260,7 @@ static bool simple(tp_ctx *x, fl_node *n, const tp_perm *perm, const tp_perm *in
         }
     }
     transpose_inputs(x, n, inv, perm, inputs, n_inputs);
-    return finish(x, n, perm);
-}
-
-static void set_int(tp_ctx *x, fl_node *n, const char *name, int64_t v) {
-    fl_attr a = fl__attr_make_int(x->g, name, v);
-    if (!a.name || fl__node_set_attr(x->g, n, &a) != FL_OK) {
-        x->st = fl__diag_oom(x->d);
-    }
-}
-
-static void set_ints(tp_ctx *x, fl_node *n, const char *name, int len, const int64_t *v) {
-    fl_attr a = fl__attr_make_ints(x->g, name, (size_t)len, v);
-    if (!a.name || fl__node_set_attr(x->g, n, &a) != FL_OK) {
-        x->st = fl__diag_oom(x->d);
-    }
+    return fl__tp_finish(x, n, perm);
 }
 
 static bool with_axis(tp_ctx *x, fl_node *n, const tp_perm *perm, const tp_perm *inv,
@@ -278,12 +270,12 @@ static bool with_axis(tp_ctx *x, fl_node *n, const tp_perm *perm, const tp_perm 
         return false;
     }
     int64_t axis = a && a->kind == FL_ATTR_I ? a->v.i : dflt;
-    if (!norm_axis(&axis, perm->n)) {
+    if (!fl__tp_norm_axis(&axis, perm->n)) {
         return false;
     }
     transpose_inputs(x, n, inv, perm, inputs, n_inputs);
-    set_int(x, n, "axis", perm->p[axis]);
-    return finish(x, n, perm);
+    fl__tp_set_int(x, n, "axis", perm->p[axis]);
+    return fl__tp_finish(x, n, perm);
 }
 
 static bool softmax(tp_ctx *x, fl_node *n, const tp_perm *perm, const tp_perm *inv,
@@ -292,7 +284,7 @@ static bool softmax(tp_ctx *x, fl_node *n, const tp_perm *perm, const tp_perm *i
         return with_axis(x, n, perm, inv, inputs, n_inputs, true, -1);
     }
     int64_t axis = fl__attr_int(n, "axis", 1);
-    if (!norm_axis(&axis, perm->n)) {
+    if (!fl__tp_norm_axis(&axis, perm->n)) {
         return false;
     }
     for (int i = 0; i < perm->n; i++) {
@@ -304,7 +296,7 @@ static bool softmax(tp_ctx *x, fl_node *n, const tp_perm *perm, const tp_perm *i
 }
 
 /* The sorted P[a] of axes (ONNX Runtime's SortedAxesForTransposedInput). */
-static int sorted_axes(const int64_t *axes, int len, const tp_perm *perm, int64_t *out) {
+int fl__tp_sorted_axes(const int64_t *axes, int len, const tp_perm *perm, int64_t *out) {
     bool in[TP_MAX_RANK] = {false};
     for (int i = 0; i < len; i++) {
         in[perm->p[axes[i]]] = true;
@@ -319,7 +311,7 @@ static int sorted_axes(const int64_t *axes, int len, const tp_perm *perm, int64_
 }
 
 /* perm without the removed axes (ONNX Runtime's SqueezePerm). */
-static void squeeze_perm(const int64_t *axes, int len, const tp_perm *perm, tp_perm *out) {
+void fl__tp_squeeze_perm(const int64_t *axes, int len, const tp_perm *perm, tp_perm *out) {
     bool removed[TP_MAX_RANK] = {false};
     int64_t map[TP_MAX_RANK];
     for (int i = 0; i < len; i++) {
@@ -350,7 +342,7 @@ static bool reduce(tp_ctx *x, fl_node *n, const tp_perm *perm, const tp_perm *in
                 out.n = 0;
             }
             transpose_inputs(x, n, inv, perm, first, 1);
-            return finish(x, n, &out);
+            return fl__tp_finish(x, n, &out);
         }
         if (a->kind != FL_ATTR_LIST || a->n > TP_MAX_RANK) {
             return false;
@@ -359,18 +351,18 @@ static bool reduce(tp_ctx *x, fl_node *n, const tp_perm *perm, const tp_perm *in
         for (int i = 0; i < len; i++) {
             axes[i] = a->v.list.i[i];
         }
-        if (!norm_axes(axes, len, perm->n)) {
+        if (!fl__tp_norm_axes(axes, len, perm->n)) {
             return false;
         }
-        int k = sorted_axes(axes, len, perm, na);
-        set_ints(x, n, "axes", k, na);
+        int k = fl__tp_sorted_axes(axes, len, perm, na);
+        fl__tp_set_ints(x, n, "axes", k, na);
         if (!keep) {
-            squeeze_perm(na, k, perm, &out);
+            fl__tp_squeeze_perm(na, k, perm, &out);
         }
         transpose_inputs(x, n, inv, perm, first, 1);
-        return finish(x, n, &out);
+        return fl__tp_finish(x, n, &out);
     }
-    bool empty = n->n_inputs < 2 || absent(n, 1);
+    bool empty = n->n_inputs < 2 || fl__tp_absent(n, 1);
     if (!empty && !fl__tp_const_ints(n, 1, axes, TP_MAX_RANK, &len)) {
         return false; /* computed axes */
     }
@@ -379,12 +371,12 @@ static bool reduce(tp_ctx *x, fl_node *n, const tp_perm *perm, const tp_perm *in
         if (!(fl__attr_int(n, "noop_with_empty_axes", 0) != 0 || keep)) {
             out.n = 0;
         }
-        return finish(x, n, &out);
+        return fl__tp_finish(x, n, &out);
     }
-    if (!norm_axes(axes, len, perm->n)) {
+    if (!fl__tp_norm_axes(axes, len, perm->n)) {
         return false;
     }
-    int k = sorted_axes(axes, len, perm, na);
+    int k = fl__tp_sorted_axes(axes, len, perm, na);
     fl_node *ax = fl__tp_int64_const(x, n, "axes", k, na);
     if (!ax) {
         return false;
@@ -393,10 +385,10 @@ static bool reduce(tp_ctx *x, fl_node *n, const tp_perm *perm, const tp_perm *in
     fl__node_set_input(x->g, n, 1, (fl_input){ax, 0});
     fl__tp_drop_if_unused(x, old);
     if (!keep) {
-        squeeze_perm(na, k, perm, &out);
+        fl__tp_squeeze_perm(na, k, perm, &out);
     }
     transpose_inputs(x, n, inv, perm, first, 1);
-    return finish(x, n, &out);
+    return fl__tp_finish(x, n, &out);
 }
 
 /* n, a Transpose by q, reads t (perm). */
@@ -425,7 +417,7 @@ static bool transpose_pair(tp_ctx *x, fl_node *t, fl_node *n, const tp_perm *per
         c.p[i] = perm->p[q.p[i]];
     }
     fl__node_set_input(x->g, n, 0, t->inputs[0]);
-    set_ints(x, n, "perm", c.n, c.p);
+    fl__tp_set_ints(x, n, "perm", c.n, c.p);
     fl__tp_infer(x, n);
     fl__tp_drop_if_unused(x, t);
     x->pushed++;
@@ -553,6 +545,14 @@ bool fl__tp_handle(tp_ctx *x, fl_node *t, fl_node *n, const tp_perm *perm, tp_fa
         return transpose_pair(x, t, n, perm, &inv);
     case TPF_RESHAPE:
         return reshape(x, t, n, perm, &inv);
+    case TPF_SHAPE:
+    case TPF_SQUEEZE:
+    case TPF_UNSQUEEZE:
+    case TPF_SLICE:
+    case TPF_TILE:
+    case TPF_PAD:
+    case TPF_ARG:
+        return fl__tp_handle_shape_op(x, n, perm, &inv, f);
     case TPF_UNMODELLED:
         fl__tp_decline(x, n, "pushing a Transpose through this operator is not modelled");
         return false;

@@ -58,12 +58,8 @@ bool fl__pass_transpose_applies(const fl_graph *g) {
 }
 
 static bool out_transposed(const fl_node *n, tp_family f) {
-    if (!fl__tp_transposes_outputs(f)) {
-        return false;
-    }
-    /* Shape and Reshape give no Transpose after them */
-    const char *q = n->desc ? n->desc->name : "";
-    return strcmp(q, "onnx::Shape") != 0 && strcmp(q, "onnx::Reshape") != 0;
+    (void)n;
+    return fl__tp_transposes_outputs(f);
 }
 
 static bool leads(const tp_ctx *x, const fl_node *n, int port) {

@@ -15,14 +15,16 @@
  *               input constant, or shared with an existing one; Transposes
  *               put on a node's outputs;
  *   handlers.c  the op families: which inputs a Transpose is pushed from,
- *               and how the node's attrs change (axes, axis, perm).
+ *               and how the node's attrs change (axis, axes, perm), for
+ *               elementwise, axis, reduction and Transpose/Reshape nodes;
+ *   shape_ops.c the same for Shape, Squeeze, Unsqueeze, Slice, Tile, Pad,
+ *               ArgMin/ArgMax.
  *
- * The pass models the families ONNX Runtime pushes through for elementwise
- * work (unary, broadcasting n-ary), reductions, Concat/Split/Softmax-like
- * axis ops, Transpose itself and a Reshape that acts as one. Where ONNX
- * Runtime would push through a family not modelled here (Shape, Pad, Slice,
- * Tile, Squeeze, Unsqueeze, ArgMin/ArgMax, QuantizeLinear/DequantizeLinear),
- * or change a graph
+ * The pass models every family of ONNX Runtime's table for the onnx domain
+ * but QuantizeLinear/DequantizeLinear (graphs with those are not taken).
+ * Where ONNX Runtime would push through a family not modelled here (its
+ * com.microsoft QLinear operators), a Pad with an axes input, or change a
+ * graph
  * output, the pass fails and the driver leaves the graph as it was: never a
  * different graph from ONNX Runtime's.
  */
@@ -66,6 +68,13 @@ typedef enum tp_family {
     TPF_REDUCE,    /* Reduce* */
     TPF_TRANSPOSE, /* merge or cancel */
     TPF_RESHAPE,   /* a Reshape that only moves dims of 1: as a Transpose */
+    TPF_SHAPE,     /* Shape: Gather of the input's shape after it */
+    TPF_SQUEEZE,
+    TPF_UNSQUEEZE,
+    TPF_SLICE,
+    TPF_TILE,
+    TPF_PAD,
+    TPF_ARG,       /* ArgMin, ArgMax */
     TPF_NO_PUSH,   /* a handler that never pushes before partitioning (MaxPool, Resize) */
     TPF_UNMODELLED /* a handler ONNX Runtime has and this pass does not model */
 } tp_family;
@@ -81,7 +90,33 @@ int fl__tp_inputs(const fl_node *n, tp_family f, int *out, int cap);
 bool fl__tp_handle(tp_ctx *x, fl_node *t, fl_node *n, const tp_perm *perm, tp_family f,
                    const int *inputs, int n_inputs);
 
+/* Shared by the handlers (handlers.c). */
+bool fl__tp_absent(const fl_node *n, int i);
+bool fl__tp_norm_axis(int64_t *a, int rank);
+bool fl__tp_norm_axes(int64_t *axes, int len, int rank); /* distinct, in range */
+int fl__tp_sorted_axes(const int64_t *axes, int len, const tp_perm *perm, int64_t *out);
+void fl__tp_squeeze_perm(const int64_t *axes, int len, const tp_perm *perm, tp_perm *out);
+void fl__tp_first_input(tp_ctx *x, fl_node *n, const tp_perm *perm_inv, const tp_perm *perm);
+/* n inferred again, its outputs transposed by out_perm; true. */
+bool fl__tp_finish(tp_ctx *x, fl_node *n, const tp_perm *out_perm);
+/* shape_ops.c: the families from TPF_SHAPE on. */
+bool fl__tp_handle_shape_op(tp_ctx *x, fl_node *n, const tp_perm *perm, const tp_perm *inv,
+                            tp_family f);
+
 /* ---- edit.c ---- */
+fl_node *fl__tp_add_node(tp_ctx *x, const fl_node *near, const char *base, const char *op, int kind,
+                         int n_in, const fl_input *in);
+void fl__tp_set_int(tp_ctx *x, fl_node *n, const char *name, int64_t v);
+void fl__tp_set_ints(tp_ctx *x, fl_node *n, const char *name, int len, const int64_t *v);
+/* An int list: attr `name` before opset `since`, else constant input
+ * `input`; false when absent or not constant. */
+bool fl__tp_attr_or_input(const tp_ctx *x, const fl_node *s, const char *name, int input,
+                          int64_t since, int64_t *axes, int *len);
+/* perm widened by the dims of 1 inserted at (sorted, distinct) axes. */
+void fl__tp_unsqueeze_perm(const int64_t *axes, int k, const tp_perm *perm, tp_perm *out);
+/* A new integer (int32 or int64) 1-D constant named after n. */
+fl_node *fl__tp_int_const(tp_ctx *x, const fl_node *n, const char *suffix, int dt, int len,
+                          const int64_t *v);
 bool fl__tp_is_transpose(const fl_node *n);
 bool fl__tp_perm_of(const fl_node *t, tp_perm *out); /* valid perm attr */
 void fl__tp_invert(const tp_perm *p, tp_perm *out);
