@@ -64,7 +64,8 @@ bool fl__kind_in(int kind, const fl_op_kind *kinds, size_t n) {
 
 void fl__kind_table_build(fl_kind_table *t, const fl_kinds_fn *tests, int n_tests) {
     memset(t, 0, sizeof *t);
-    t->every = (uint32_t)((1ull << n_tests) - 1);
+    t->n_tests = n_tests;
+    memcpy(t->tests, tests, (size_t)n_tests * sizeof tests[0]);
     for (int k = FL_OP_UNKNOWN + 1; k < FL_OP_COUNT; k++) {
         fl_node probe;
         memset(&probe, 0, sizeof probe);
@@ -75,6 +76,14 @@ void fl__kind_table_build(fl_kind_table *t, const fl_kinds_fn *tests, int n_test
             t->rules[k] |= tests[r](&probe) ? 1u << r : 0;
         }
     }
+}
+
+uint32_t fl__kind_tests_ask(const fl_kind_table *t, const fl_node *n, int first, int last) {
+    uint32_t r = 0;
+    for (int i = first; i < last; i++) {
+        r |= t->tests[i](n) ? 1u << i : 0;
+    }
+    return r;
 }
 
 bool fl__has_ctrl_input(const fl_node *n, const fl_node *dep) {

@@ -122,30 +122,35 @@ bool fl__kind_in(int kind, const fl_op_kind *kinds, size_t n);
  * node failing it is never matched - runs on a node only the rules whose
  * test its op passes. The table holds, per registered kind, the tests (bit
  * r: tests[r]) a node of that kind named as the registry names it passes;
- * a node whose op type is not its kind's registry name (an op outside the
- * registry, an ONNX op) gets every rule. */
+ * of a node whose op type is not its kind's registry name (an op outside
+ * the registry, an ONNX op) the tests are asked one by one. */
 typedef bool (*fl_kinds_fn)(const fl_node *n);
 
 typedef struct fl_kind_table {
     uint32_t rules[FL_OP_COUNT];
     const char *names[FL_OP_COUNT]; /* fl__op_name of each kind */
-    uint32_t every;                 /* the bits of all n_tests rules */
+    fl_kinds_fn tests[32];
+    int n_tests;
 } fl_kind_table;
 
 /* Fills t from tests[0..n_tests-1] (n_tests <= 32); once per process. */
 void fl__kind_table_build(fl_kind_table *t, const fl_kinds_fn *tests, int n_tests);
 
-/* The rules (bits) n's op can match (inline: asked of every node by
- * several sweeps). */
-static inline uint32_t fl__kind_table_rules(const fl_kind_table *t, const fl_node *n) {
-    if (n->kind <= FL_OP_UNKNOWN || n->kind >= FL_OP_COUNT) {
-        return t->every;
+/* Tests first..last-1 asked of n (bits). */
+uint32_t fl__kind_tests_ask(const fl_kind_table *t, const fl_node *n, int first, int last);
+
+/* Of rules first..last-1, those n's op can match (bits; inline: asked of
+ * every node by several sweeps). */
+static inline uint32_t fl__kind_table_rules(const fl_kind_table *t, const fl_node *n, int first,
+                                            int last) {
+    if (n->kind > FL_OP_UNKNOWN && n->kind < FL_OP_COUNT) {
+        const char *name = t->names[n->kind];
+        if (n->op == name || strcmp(n->op, name) == 0) {
+            uint32_t span = (uint32_t)(((1ull << last) - 1) & ~((1ull << first) - 1));
+            return t->rules[n->kind] & span;
+        }
     }
-    const char *name = t->names[n->kind];
-    if (n->op != name && strcmp(n->op, name) != 0) {
-        return t->every;
-    }
-    return t->rules[n->kind];
+    return fl__kind_tests_ask(t, n, first, last);
 }
 
 /* ---- attrs ---- */

@@ -336,7 +336,7 @@ const fl_kind_table *fl__ao_stage_table(void) {
 }
 
 uint32_t fl__ao_stages_of(const fl_node *n) {
-    return fl__kind_table_rules(fl__ao_stage_table(), n);
+    return fl__kind_table_rules(fl__ao_stage_table(), n, 0, FL_AO_STAGES);
 }
 
 /* One node through the stages its kind can match, in Grappler's order; the
@@ -345,7 +345,7 @@ uint32_t fl__ao_stages_of(const fl_node *n) {
 static fl_status visit(ao *a, fl_node *m) {
     bool fired = false;
     const char *op = m->op;
-    uint32_t run = fl__kind_table_rules(a->kinds, m);
+    uint32_t run = fl__kind_table_rules(a->kinds, m, 0, FL_AO_VISIT);
     for (int s = 0; s < FL_AO_VISIT; s++) {
         if (!(run & (1u << s))) {
             continue;
@@ -356,10 +356,15 @@ static fl_status visit(ao *a, fl_node *m) {
         }
         if (m->op != op) {
             op = m->op;
-            run = fl__kind_table_rules(a->kinds, m);
+            run = fl__kind_table_rules(a->kinds, m, 0, FL_AO_VISIT);
         }
     }
     return FL_OK;
+}
+
+/* Whether stage s (of the reverse sweeps) can match m. */
+static bool has_stage(const ao *a, const fl_node *m, int s) {
+    return fl__kind_table_rules(a->kinds, m, s, s + 1) != 0;
 }
 
 static fl_status optimize(fl_pass_ctx *pc, ao *a) {
@@ -391,14 +396,13 @@ static fl_status optimize(fl_pass_ctx *pc, ao *a) {
             continue;
         }
         bool fired = false;
-        if (fl__kind_table_rules(a->kinds, m) & (1u << FL_AO_ADD_OPS)) {
+        if (has_stage(a, m, FL_AO_ADD_OPS)) {
             st = fl__ao_add_ops_rewrite(a, m, &fired);
         }
-        if (st == FL_OK && !fired &&
-            (fl__kind_table_rules(a->kinds, m) & (1u << FL_AO_MIN_BCAST))) {
+        if (st == FL_OK && !fired && has_stage(a, m, FL_AO_MIN_BCAST)) {
             st = fl__ao_minimize_broadcasts(a, m, &claimed[m->id]);
         }
-        if (st == FL_OK && !fired && (fl__kind_table_rules(a->kinds, m) & (1u << FL_AO_PACK))) {
+        if (st == FL_OK && !fired && has_stage(a, m, FL_AO_PACK)) {
             st = fl__ao_replace_pack_with_tile_reshape(a, m, &fired);
         }
         if (st == FL_OK && !fired && fl__ao_is_concat(m)) {
@@ -430,7 +434,7 @@ static fl_status optimize(fl_pass_ctx *pc, ao *a) {
         fl__ao_resolve_inputs(a, m);
         if (fl__ao_is_split(m)) {
             st = fl__ao_hoist_cwise_unary_chains(a, m);
-        } else if (fl__kind_table_rules(a->kinds, m) & (1u << FL_AO_UNARY_COMPOSE)) {
+        } else if (has_stage(a, m, FL_AO_UNARY_COMPOSE)) {
             st = fl__ao_unary_ops_composition(a, m, fused);
         }
         if (st != FL_OK) {

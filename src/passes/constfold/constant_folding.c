@@ -147,7 +147,7 @@ static const fl_kind_table *rules_table(void) {
 }
 
 uint32_t fl__cf_rules_of(const fl_node *n) {
-    return fl__kind_table_rules(rules_table(), n);
+    return fl__kind_table_rules(rules_table(), n, 0, R_COUNT);
 }
 
 int fl__cf_rule_count(void) {
@@ -168,7 +168,7 @@ fl_cf_rule_fn fl__cf_rule_run(int r) {
 static fl_status run_rules(fl_pass_ctx *pc, const fl_kind_table *kt, fl_node *n, int first,
                            int last, bool *done) {
     const char *op = n->op;
-    uint32_t rules = fl__kind_table_rules(kt, n);
+    uint32_t rules = fl__kind_table_rules(kt, n, first, last);
     *done = false;
     for (int r = first; r < last; r++) {
         if (!(rules & (1u << r))) {
@@ -180,7 +180,7 @@ static fl_status run_rules(fl_pass_ctx *pc, const fl_kind_table *kt, fl_node *n,
         }
         if (n->op != op) {
             op = n->op;
-            rules = fl__kind_table_rules(kt, n);
+            rules = fl__kind_table_rules(kt, n, first, last);
         }
     }
     return FL_OK;
@@ -224,7 +224,7 @@ static fl_status simplify(fl_pass_ctx *pc, const fl_kind_table *kt, fl_node *n, 
         return FL_OK;
     }
     const char *rule = NULL;
-    int keep = fl__kind_table_rules(kt, n) & (1u << R_NOOP) ? fl__cf_noop_input(n, &rule) : -1;
+    int keep = fl__kind_table_rules(kt, n, R_NOOP, R_NOOP + 1) ? fl__cf_noop_input(n, &rule) : -1;
     if (keep >= 0) {
         const fl_tensor *x = fl_node_in(n, keep);
         if (x->dtype == n->outputs[0].dtype && fl__shape_same(&x->shape, &n->outputs[0].shape)) {
