@@ -36,6 +36,7 @@
 #include "ops/ops.h"
 #include "tensorflow/function.pb-c.h"
 #include "tensorflow/graph.pb-c.h"
+#include "util/hash.h"
 #include "util/reserved.h"
 
 #include <string.h>
@@ -90,21 +91,7 @@ typedef struct attr_cache {
 } attr_cache;
 
 static size_t attr_cache_ix(wview span, size_t mask) {
-    /* One xor-multiply per 8 bytes, mixed at the end. */
-    uint64_t h = 14695981039346656037ull ^ span.len;
-    size_t k = 0;
-    for (; k + 8 <= span.len; k += 8) {
-        uint64_t w;
-        memcpy(&w, span.p + k, 8);
-        h = (h ^ w) * 1099511628211ull;
-    }
-    for (; k < span.len; k++) {
-        h = (h ^ span.p[k]) * 1099511628211ull;
-    }
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdull;
-    h ^= h >> 33;
-    return (size_t)h & mask;
+    return (size_t)fl__hash_words(span.p, span.len) & mask;
 }
 
 /* Whether a node's attrs may be in the cache: none is a tensor or a

@@ -89,8 +89,14 @@ static bool vmap_init(vmap *m, fl_arena *a, size_t expect) {
     return m->slots != NULL;
 }
 
+/* Value names are long ("/layer1/layer1.0/conv1/Conv_output_0"): hashed 8
+ * bytes a step. */
+static size_t vmap_ix(const vmap *m, const char *name) {
+    return (size_t)fl__hash_words(name, strlen(name)) & (m->size - 1);
+}
+
 static vslot *vmap_find(const vmap *m, const char *name) {
-    size_t i = (size_t)fl__hash_str(name) & (m->size - 1);
+    size_t i = vmap_ix(m, name);
     while (m->slots[i].name) {
         if (strcmp(m->slots[i].name, name) == 0) {
             return &m->slots[i];
@@ -102,7 +108,7 @@ static vslot *vmap_find(const vmap *m, const char *name) {
 
 /* Adds name -> (node, port); returns the existing slot instead when taken. */
 static vslot *vmap_put(vmap *m, const char *name, fl_node *node, int port, bool *added) {
-    size_t i = (size_t)fl__hash_str(name) & (m->size - 1);
+    size_t i = vmap_ix(m, name);
     while (m->slots[i].name) {
         if (strcmp(m->slots[i].name, name) == 0) {
             *added = false;
@@ -426,14 +432,17 @@ static fl_status decode_tensor(imp *im, const fl_node *node, const char *field,
 /* ------------------------------------------------------------------------- */
 
 /* Adds a node of op type `op` (as the file spells it) named `want`, or a
- * unique variant of it; the caller binds its kind. */
+ * unique variant of it; the caller binds its kind. `want` and `op` are
+ * strings of the decoded model (in the graph's arena) or literals: the node
+ * keeps them, without copies. */
 static fl_node *add_named(imp *im, const char *want, const char *op) {
-    const char *name = fl__graph_unique_name(im->g, want && *want ? want : op);
+    const char *base = want && *want ? want : op;
+    const char *name = fl__graph_find(im->g, base) ? fl__graph_unique_name(im->g, base) : base;
     if (!name) {
         fl__diag_oom(im->d);
         return NULL;
     }
-    return fl__graph_add_node(im->g, name, op, im->d);
+    return fl__graph_add_node_view(im->g, name, op, im->d);
 }
 
 /* Registers output `port` of n under value `name` (empty: unused output);

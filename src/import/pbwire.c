@@ -92,6 +92,59 @@ static int field_wt(ProtobufCType t) {
     }
 }
 
+const char *fl__pbwire_field_slow(const uint8_t **p, const uint8_t *end, fl_pbwire_field *f) {
+    f->tag = *p;
+    uint64_t key;
+    if (!fl__pbwire_varint(p, end, &key)) {
+        return "a tag is cut short or longer than 10 bytes";
+    }
+    if (key > 0xffffffffu) {
+        return PBWIRE_WIDE_TAG;
+    }
+    if ((key >> 3) == 0) {
+        return PBWIRE_ZERO_TAG;
+    }
+    f->id = (uint32_t)(key >> 3);
+    f->wt = (int)(key & 7);
+    f->body = *p;
+    switch (f->wt) {
+    case FL_PB_WT_VARINT:
+        f->p = *p;
+        if (!fl__pbwire_varint(p, end, &f->v)) {
+            return "a varint is cut short or longer than 10 bytes";
+        }
+        f->len = (size_t)(*p - f->p);
+        return NULL;
+    case FL_PB_WT_I64:
+    case FL_PB_WT_I32: {
+        size_t n = f->wt == FL_PB_WT_I64 ? 8 : 4;
+        if ((size_t)(end - *p) < n) {
+            return "a fixed-width value runs past the end";
+        }
+        f->p = *p;
+        f->len = n;
+        f->v = fl__pbwire_le(*p, n);
+        *p += n;
+        return NULL;
+    }
+    case FL_PB_WT_LEN: {
+        uint64_t n;
+        if (!fl__pbwire_varint(p, end, &n)) {
+            return "a length is cut short";
+        }
+        if (n > (uint64_t)(end - *p)) {
+            return PBWIRE_PAST_END;
+        }
+        f->p = *p;
+        f->len = (size_t)n;
+        *p += n;
+        return NULL;
+    }
+    default:
+        return "wire type 3, 4, 6 or 7 (groups are not supported)";
+    }
+}
+
 typedef fl_pbwire_field wfield;
 
 /* The descriptor of field `id` of d, NULL when d has none. The fields are

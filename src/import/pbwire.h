@@ -114,6 +114,9 @@ static inline uint64_t fl__pbwire_le(const uint8_t *p, size_t n) {
     return v;
 }
 
+/* fl__pbwire_field's general case (pbwire.c): any tag, length or value. */
+const char *fl__pbwire_field_slow(const uint8_t **p, const uint8_t *end, fl_pbwire_field *f);
+
 /* Reads the field at *p (before end) into *f and moves *p past it: the one
  * tag, length and value check of the import path, shared by the message
  * decoder above and the importers that read a message straight from its
@@ -124,7 +127,8 @@ static inline const char *fl__pbwire_field(const uint8_t **p, const uint8_t *end
                                            fl_pbwire_field *f) {
     const uint8_t *q = *p;
     f->tag = q;
-    /* Most fields: a one-byte tag, then a one-byte varint or length. */
+    /* Most fields: a one-byte tag, then a one-byte varint or length (read
+     * here, inline); the others by fl__pbwire_field_slow. */
     if (end - q >= 2 && q[0] >= 8 && q[0] < 0x80 && q[1] < 0x80) {
         f->id = (uint32_t)(q[0] >> 3);
         f->wt = q[0] & 7;
@@ -143,55 +147,7 @@ static inline const char *fl__pbwire_field(const uint8_t **p, const uint8_t *end
             return NULL;
         }
     }
-    uint64_t key;
-    if (!fl__pbwire_varint(p, end, &key)) {
-        return "a tag is cut short or longer than 10 bytes";
-    }
-    if (key > 0xffffffffu) {
-        return PBWIRE_WIDE_TAG;
-    }
-    if ((key >> 3) == 0) {
-        return PBWIRE_ZERO_TAG;
-    }
-    f->id = (uint32_t)(key >> 3);
-    f->wt = (int)(key & 7);
-    f->body = *p;
-    switch (f->wt) {
-    case FL_PB_WT_VARINT:
-        f->p = *p;
-        if (!fl__pbwire_varint(p, end, &f->v)) {
-            return "a varint is cut short or longer than 10 bytes";
-        }
-        f->len = (size_t)(*p - f->p);
-        return NULL;
-    case FL_PB_WT_I64:
-    case FL_PB_WT_I32: {
-        size_t n = f->wt == FL_PB_WT_I64 ? 8 : 4;
-        if ((size_t)(end - *p) < n) {
-            return "a fixed-width value runs past the end";
-        }
-        f->p = *p;
-        f->len = n;
-        f->v = fl__pbwire_le(*p, n);
-        *p += n;
-        return NULL;
-    }
-    case FL_PB_WT_LEN: {
-        uint64_t n;
-        if (!fl__pbwire_varint(p, end, &n)) {
-            return "a length is cut short";
-        }
-        if (n > (uint64_t)(end - *p)) {
-            return PBWIRE_PAST_END;
-        }
-        f->p = *p;
-        f->len = (size_t)n;
-        *p += n;
-        return NULL;
-    }
-    default:
-        return "wire type 3, 4, 6 or 7 (groups are not supported)";
-    }
+    return fl__pbwire_field_slow(p, end, f);
 }
 
 #endif

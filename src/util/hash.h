@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define FL_HASH_INIT 14695981039346656037ull
 
@@ -33,6 +34,28 @@ static inline uint64_t fl__hash_str(const char *s) {
     for (; *s; s++) {
         h = (h ^ (unsigned char)*s) * 1099511628211ull;
     }
+    return h;
+}
+
+/* Another hash of the n bytes at p, for tables keyed by long strings: 8
+ * bytes a step (xor, multiply by the FNV prime), its length folded in first
+ * and the result mixed at the end (murmur3's finaliser), so its low bits
+ * index a table. Not fl__hash_mem's value. */
+static inline uint64_t fl__hash_words(const void *p, size_t n) {
+    const unsigned char *b = p;
+    uint64_t h = FL_HASH_INIT ^ n;
+    size_t k = 0;
+    for (; k + 8 <= n; k += 8) {
+        uint64_t w;
+        memcpy(&w, b + k, 8); /* unaligned */
+        h = (h ^ w) * 1099511628211ull;
+    }
+    for (; k < n; k++) {
+        h = (h ^ b[k]) * 1099511628211ull;
+    }
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
     return h;
 }
 
