@@ -1,23 +1,35 @@
 #!/usr/bin/env bash
 # bench_server.sh - throughput and p50/p99 latency of foldlined's Analyze on a
 # small graph at 1, 16 and 64 calls in flight, with Health/Check measured in
-# the same run as the transport baseline, their ratio, the server's CPU time
-# and context switches per call, and the server's RSS. Not run by CTest.
+# the same run as the transport baseline, their ratio, CPU time, context
+# switches and futex calls per call, and the server's RSS. Not run by CTest.
 #
 # Usage: tests/bench/bench_server.sh [BUILD_DIR] [SECONDS] [ROUNDS] [OTHER_BUILD_DIR]
 #   (BUILD_DIR defaults to ./build; run from the repository root)
 #
-# Each round measures Health then Analyze for SECONDS each, at each
-# concurrency; the summary line gives the median over the rounds of the
-# throughput ratio, of the server's CPU time (user + system, from
-# /proc/PID/stat) per call and of its threads' context switches per call
-# (/proc/PID/task/*/status, voluntary and involuntary: each hand-off between
-# threads puts one to sleep and wakes another). On a loaded host the
-# throughput of one window moves by a factor of two, so take the medians of
-# several rounds: CPU time per call is the steadier figure. With
-# OTHER_BUILD_DIR a second server (that build's foldlined, e.g. of the base
-# commit) is measured alternately with the first in every round, driven by
-# BUILD_DIR's load generator.
+# Each round measures Health and Analyze for SECONDS each at each
+# concurrency, Health first in odd rounds and Analyze first in even ones.
+# Per call, over the load generator's whole run (warm-up and last calls
+# included, divided by every call that ended: server_loadgen's all_calls):
+#   - the server's CPU time (user + system, all threads, /proc/PID/stat) and
+#     context switches (/proc/PID/task/*/status, voluntary and involuntary:
+#     each hand-off between threads puts one to sleep and wakes another);
+#   - its futex calls (perf stat's syscalls:sys_enter_futex on the server's
+#     threads; "n/a" without perf or its tracepoints; FL_BENCH_PERF=0 skips);
+#   - the load generator's own CPU time and context switches (getrusage).
+# The summary line of each concurrency gives the medians over the rounds:
+# the throughput ratio Analyze/Health from the windows' wall-clock rates,
+# and next to it two ratios from CPU time per call, which the host's load
+# moves much less: the server's (Health's CPU per call over Analyze's: the
+# throughput ratio of a server that has the cores to itself and is
+# CPU-bound) and the host's (server + client: what bounds both rates when
+# this host's two cores are busy, as at 16 and 64 in flight). The host's
+# 1-minute load average is printed before and after each concurrency. The
+# server runs with the cache off and the bench checks its log: every
+# Analyze call was analysed (cache_hit false), or it fails.
+# With OTHER_BUILD_DIR a second server (that build's foldlined, e.g. of the
+# base commit) is measured alternately with the first in every round,
+# driven by BUILD_DIR's load generator.
 #
 # FL_BENCH_CALLGRIND=1 (valgrind installed) also counts, for each server, the
 # instructions per call of all its threads (user space) under callgrind at 16
@@ -64,54 +76,115 @@ ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 switches() { cat "/proc/$1/task/"*/status 2>/dev/null | awk '/ctxt_switches/ {n += $2} END {print n}'; }
 hz=$(getconf CLK_TCK)
 
-# One window: prints the load generator's line with the server's CPU
-# microseconds and context switches per call appended.
+perf_ok=0
+if [ "${FL_BENCH_PERF:-1}" = 1 ] && command -v perf >/dev/null &&
+  perf stat -x, -e syscalls:sys_enter_futex -- true >/dev/null 2>&1; then
+  perf_ok=1
+fi
+
+# One window: the load generator's line with the server's CPU microseconds,
+# context switches and futex calls per call appended.
 window() {
-  local i=$1 method=$2 c=$3 t0 t1 s0 s1 line calls
+  local i=$1 method=$2 c=$3 t0 t1 s0 s1 line calls fx=-1
+  local cmd=("$gen" --target "127.0.0.1:$(cat "$tmp/port$i")" --method "$method" --model "$model"
+    --concurrency "$c" --seconds "$secs" --warmup 0.5)
   s0=$(switches "${pids[$i]}")
   t0=$(ticks "${pids[$i]}")
-  line=$("$gen" --target "127.0.0.1:$(cat "$tmp/port$i")" --method "$method" --model "$model" \
-    --concurrency "$c" --seconds "$secs" --warmup 0.5)
+  if [ "$perf_ok" = 1 ]; then
+    line=$(perf stat -x, -o "$tmp/perf" -e syscalls:sys_enter_futex -p "${pids[$i]}" -- "${cmd[@]}")
+    fx=$(awk -F, '/sys_enter_futex/ {print $1}' "$tmp/perf")
+  else
+    line=$("${cmd[@]}")
+  fi
   t1=$(ticks "${pids[$i]}")
   s1=$(switches "${pids[$i]}")
-  calls=$(sed 's/.*calls=\([0-9]*\).*/\1/' <<<"$line")
-  awk -v l="$line" -v d=$((t1 - t0)) -v n="$calls" -v hz="$hz" -v sw=$((s1 - s0)) \
-    'BEGIN {printf "%s server_cpu_us_per_call=%.1f server_switches_per_call=%.2f\n", l,
-            (n > 0 ? d * 1e6 / hz / n : 0), (n > 0 ? sw / n : 0)}'
+  calls=$(sed 's/.*all_calls=\([0-9]*\).*/\1/' <<<"$line")
+  awk -v l="$line" -v d=$((t1 - t0)) -v n="$calls" -v hz="$hz" -v sw=$((s1 - s0)) -v fx="$fx" \
+    'BEGIN {printf "%s server_cpu_us_per_call=%.1f server_switches_per_call=%.2f", l,
+            (n > 0 ? d * 1e6 / hz / n : 0), (n > 0 ? sw / n : 0)
+            if (fx ~ /^[0-9]+$/ && n > 0) printf " server_futex_per_call=%.2f\n", fx / n
+            else printf " server_futex_per_call=n/a\n"}'
 }
 field() { sed "s/.*$1=\([0-9.]*\).*/\1/" <<<"$2"; }
-median() { sort -g | awk '{v[NR]=$1} END {print (NR % 2 ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2)}'; }
+# The median of the numbers read (n/a when there are none).
+median() {
+  grep -E '^[0-9.]+$' | sort -g |
+    awk '{v[NR]=$1} END {if (!NR) print "n/a"; else print (NR % 2 ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2)}'
+}
 
+load() { cut -d' ' -f1 /proc/loadavg; }
 echo "foldlined bench: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), model tiny_cnn.pb" \
-  "($(stat -c %s "$model") bytes), ${secs}s per window, $rounds round(s)"
-for i in "${!names[@]}"; do echo "server $i (${names[$i]}) idle: $(rss "${pids[$i]}")"; done
+  "($(stat -c %s "$model") bytes), ${secs}s per window, $rounds round(s)," \
+  "futex counts: $([ "$perf_ok" = 1 ] && echo perf || echo n/a)"
+for i in "${!names[@]}"; do
+  echo "server $i (${names[$i]}) idle: $(rss "${pids[$i]}")"
+  # Warm-up: the pool's threads exist and the caches are filled before the
+  # first measured window (perf counts the threads there are when it starts).
+  "$gen" --target "127.0.0.1:$(cat "$tmp/port$i")" --method analyze --model "$model" \
+    --concurrency 16 --seconds 0.5 --warmup 0 >/dev/null
+done
+series="ratio hcpu acpu hcl acl hsw asw hfx afx cratio hratio"
 for c in 1 16 64; do
   for i in "${!names[@]}"; do
-    : >"$tmp/ratio$i"; : >"$tmp/hcpu$i"; : >"$tmp/acpu$i"; : >"$tmp/hsw$i"; : >"$tmp/asw$i"
+    for k in $series; do : >"$tmp/$k$i"; done
   done
+  load0=$(load)
   for r in $(seq "$rounds"); do
     for i in "${!names[@]}"; do
-      h=$(window "$i" health "$c")
-      a=$(window "$i" analyze "$c")
-      echo "server $i round $r: $h"
-      echo "server $i round $r: $a"
+      if [ $((r % 2)) = 1 ]; then
+        h=$(window "$i" health "$c")
+        a=$(window "$i" analyze "$c")
+        echo "server $i round $r: $h"
+        echo "server $i round $r: $a"
+      else
+        a=$(window "$i" analyze "$c")
+        h=$(window "$i" health "$c")
+        echo "server $i round $r: $a"
+        echo "server $i round $r: $h"
+      fi
       awk -v a="$(field rps "$a")" -v h="$(field rps "$h")" \
         'BEGIN {printf "%.4f\n", (h > 0 ? a / h : 0)}' >>"$tmp/ratio$i"
       field server_cpu_us_per_call "$h" >>"$tmp/hcpu$i"
       field server_cpu_us_per_call "$a" >>"$tmp/acpu$i"
+      field client_cpu_us_per_call "$h" >>"$tmp/hcl$i"
+      field client_cpu_us_per_call "$a" >>"$tmp/acl$i"
       field server_switches_per_call "$h" >>"$tmp/hsw$i"
       field server_switches_per_call "$a" >>"$tmp/asw$i"
+      field server_futex_per_call "$h" >>"$tmp/hfx$i"
+      field server_futex_per_call "$a" >>"$tmp/afx$i"
+      awk -v hs="$(field server_cpu_us_per_call "$h")" -v as="$(field server_cpu_us_per_call "$a")" \
+        -v hc="$(field client_cpu_us_per_call "$h")" -v ac="$(field client_cpu_us_per_call "$a")" \
+        -v f1="$tmp/cratio$i" -v f2="$tmp/hratio$i" \
+        'BEGIN {printf "%.4f\n", (as > 0 ? hs / as : 0) >>f1
+                printf "%.4f\n", (as + ac > 0 ? (hs + hc) / (as + ac) : 0) >>f2}'
     done
   done
+  load1=$(load)
   for i in "${!names[@]}"; do
-    printf "server %d inflight=%d  analyze/health throughput ratio = %.3f (median of %d; rounds: %s)" \
-      "$i" "$c" "$(median <"$tmp/ratio$i")" "$rounds" "$(tr '\n' ' ' <"$tmp/ratio$i" | sed 's/ $//')"
-    printf "  server CPU us per call: health %s, analyze %s" "$(median <"$tmp/hcpu$i")" \
-      "$(median <"$tmp/acpu$i")"
-    printf "  context switches per call: health %s, analyze %s\n" "$(median <"$tmp/hsw$i")" \
-      "$(median <"$tmp/asw$i")"
+    printf "server %d inflight=%d (load %s-%s, median of %d) analyze/health throughput ratio:" \
+      "$i" "$c" "$load0" "$load1" "$rounds"
+    printf " wall %.3f, server CPU %.3f, host CPU %.3f (wall rounds: %s)\n" \
+      "$(median <"$tmp/ratio$i")" "$(median <"$tmp/cratio$i")" "$(median <"$tmp/hratio$i")" \
+      "$(tr '\n' ' ' <"$tmp/ratio$i" | sed 's/ $//')"
+    printf "  per call, health / analyze: server CPU us %s / %s, client CPU us %s / %s," \
+      "$(median <"$tmp/hcpu$i")" "$(median <"$tmp/acpu$i")" "$(median <"$tmp/hcl$i")" \
+      "$(median <"$tmp/acl$i")"
+    printf " server context switches %s / %s, server futex calls %s / %s\n" \
+      "$(median <"$tmp/hsw$i")" "$(median <"$tmp/asw$i")" "$(median <"$tmp/hfx$i")" \
+      "$(median <"$tmp/afx$i")"
     echo "server $i after inflight=$c: $(rss "${pids[$i]}")"
   done
+done
+
+# Every Analyze call was analysed: the cache is off, and the log says so.
+for i in "${!names[@]}"; do
+  hits=$(grep -c '"method":"Analyze".*"cache_hit":true' "$tmp/log$i" || true)
+  analysed=$(grep -c '"method":"Analyze".*"status":"OK".*"cache_hit":false' "$tmp/log$i" || true)
+  echo "server $i: $analysed Analyze calls analysed, $hits answered from the cache"
+  if [ "$hits" != 0 ]; then
+    echo "bench_server.sh: server $i answered from its cache: the figures are not of analyses" >&2
+    exit 1
+  fi
 done
 
 # Instructions per call under callgrind (all threads, user space): warm up,
