@@ -137,11 +137,32 @@ typedef enum kind {
 typedef struct msg_map msg_map;
 typedef struct row row;
 
+/* An enum value as fl_report_encode looks it up: the proto's name after
+ * the row's prefix (upper case, as the proto spells it) and its value. */
+typedef struct enum_name {
+    const char *suffix;
+    size_t len;
+    int value;
+} enum_name;
+
+/* What a K_HOOK row writes. */
+typedef enum hook_kind {
+    H_NONE,        /* written by another row (LedgerEntry.pass: its record's name) */
+    H_FLAG,        /* a K_ARR row's presence flag (step.arr) */
+    H_RULES,       /* PassRecord.rules: the record's slice of the ledger */
+    H_OTHER_LEDGER /* AnalyzeReply.other_ledger: the entries no record covers */
+} hook_kind;
+
 /* One row as fl_report_encode writes it. */
 typedef struct step {
     const row *r;
     const ProtobufCFieldDescriptor *f;
     const row *arr; /* a K_HOOK row that is a K_ARR row's presence flag: that row */
+    /* K_ENUM(S): the enum's values with the row's prefix (NULL: looked up
+     * through fl_pb_enum_value) */
+    const enum_name *names;
+    size_t n_names, prefix_len;
+    hook_kind hook; /* K_HOOK rows */
     bool plain;     /* proto3 without presence: written unless zero (pbenc.h) */
     uint8_t keylen;
     uint8_t key[6]; /* the field's key on the wire */
@@ -835,6 +856,30 @@ bool fl_report_to_pb(const fl_report *r, const char *version, fl_pb_arena *a,
 
 static pthread_once_t plan_once = PTHREAD_ONCE_INIT;
 
+/* The enum_name tables of the K_ENUM(S) steps, one per step (a few dozen
+ * values in all). */
+static enum_name enum_names[512];
+static size_t n_enum_names;
+
+/* Points st at its enum's values that start with the row's prefix; leaves
+ * it without a table (the slower lookup) if they do not fit. */
+static void plan_enum(step *st) {
+    const ProtobufCEnumDescriptor *en = st->r->en;
+    size_t pl = strlen(st->r->aux);
+    if (n_enum_names + en->n_values > N(enum_names)) {
+        return;
+    }
+    st->prefix_len = pl;
+    st->names = &enum_names[n_enum_names];
+    for (unsigned i = 0; i < en->n_values; i++) {
+        const ProtobufCEnumValue *v = &en->values[i];
+        if (strncmp(v->name, st->r->aux, pl) == 0) {
+            enum_names[n_enum_names++] = (enum_name){v->name + pl, strlen(v->name + pl), v->value};
+            st->n_names++;
+        }
+    }
+}
+
 static void plan_init(void) {
     for (size_t i = 0; i < N(all_maps); i++) {
         const msg_map *m = all_maps[i];
@@ -852,11 +897,21 @@ static void plan_init(void) {
             st->r = r;
             st->f = f;
             st->arr = NULL;
+            st->names = NULL;
+            st->n_names = 0;
+            st->prefix_len = 0;
             for (size_t j = 0; j < m->n_rows && r->k == K_HOOK; j++) {
                 const row *a = &m->rows[j];
                 if (a->k == K_ARR && a->aux && strcmp(a->aux, r->field) == 0) {
                     st->arr = a;
                 }
+            }
+            st->hook = st->arr                                                    ? H_FLAG
+                       : m == &pass_map && strcmp(r->field, "rules") == 0         ? H_RULES
+                       : m == &reply_map && strcmp(r->field, "other_ledger") == 0 ? H_OTHER_LEDGER
+                                                                                  : H_NONE;
+            if (r->k == K_ENUM || r->k == K_ENUMS) {
+                plan_enum(st);
             }
             st->plain =
                 f->label == PROTOBUF_C_LABEL_NONE && !(f->flags & PROTOBUF_C_FIELD_FLAG_ONEOF);
@@ -872,7 +927,35 @@ static void plan_init(void) {
     }
 }
 
-static void put_key(enc *e, const step *st) {
+/* fl_pb_enum_value's answer from st's table: `name` upper-cased is the
+ * name after the prefix of one of the enum's values (the length limit is
+ * fl_pb_enum_value's). */
+static bool enum_value(const step *st, const char *name, int *value) {
+    if (!st->names) {
+        return fl_pb_enum_value(st->r->en, st->r->aux, name, value);
+    }
+    size_t n = name ? strlen(name) : 0;
+    if (!n || st->prefix_len + n >= 128) {
+        return false;
+    }
+    for (size_t i = 0; i < st->n_names; i++) {
+        const enum_name *v = &st->names[i];
+        if (v->len != n) {
+            continue;
+        }
+        size_t k = 0;
+        while (k < n && (unsigned char)v->suffix[k] == toupper((unsigned char)name[k])) {
+            k++;
+        }
+        if (k == n) {
+            *value = v->value;
+            return true;
+        }
+    }
+    return false;
+}
+
+static inline __attribute__((always_inline)) void put_key(enc *e, const step *st) {
     if (st->keylen == 1 && fl_pbw_room(&e->w, 1)) {
         e->w.buf[--e->w.pos] = st->key[0];
     } else {
@@ -950,7 +1033,8 @@ static void put_arr(enc *e, const step *st, const msg_map *m, const void *arr, s
 }
 
 /* K_SHAPE: the Shape message shape_to_pb builds, here on the stack. */
-static void put_shape(enc *e, const step *st, const void *src, const row *r) {
+static __attribute__((noinline)) void put_shape(enc *e, const step *st, const void *src,
+                                                const row *r) {
     int rank = *CAT(src, r->off2, int);
     const fl_quantity *dims = *CAT(src, r->off3, fl_quantity *);
     Foldline__V1__Shape s = FOLDLINE__V1__SHAPE__INIT;
@@ -994,7 +1078,8 @@ static void put_shape(enc *e, const step *st, const void *src, const row *r) {
 }
 
 /* K_ENUMS: the names' values as a repeated enum. */
-static void put_enums(enc *e, const row *r, const void *src, const ProtobufCFieldDescriptor *f) {
+static __attribute__((noinline)) void put_enums(enc *e, const step *st, const void *src) {
+    const row *r = st->r;
     const char *const *names = *CAT(src, r->off, char *const *);
     size_t n = *CAT(src, r->off2, size_t);
     int sv[32], *v = n > N(sv) ? malloc(n * sizeof(int)) : sv;
@@ -1003,12 +1088,12 @@ static void put_enums(enc *e, const row *r, const void *src, const ProtobufCFiel
         return;
     }
     for (size_t i = 0; i < n && !e->failed; i++) {
-        if (!fl_pb_enum_value(r->en, r->aux, names[i], &v[i])) {
+        if (!enum_value(st, names[i], &v[i])) {
             enc_fail(e, r->field, names[i]);
         }
     }
     if (!e->failed) {
-        fl_pbw_repeated(&e->w, f, v, n);
+        fl_pbw_repeated(&e->w, st->f, v, n);
     }
     if (v != sv) {
         free(v);
@@ -1027,20 +1112,19 @@ static bool uncovered(const fl_report *r, size_t k) {
 }
 
 /* A K_HOOK row: what ledger_to_pb and K_ARR's presence flag write. */
-static void put_hook(enc *e, const msg_map *m, const step *st, const void *src) {
-    const row *r = st->r;
-    if (st->arr) {
+static __attribute__((noinline)) void put_hook(enc *e, const step *st, const void *src) {
+    if (st->hook == H_FLAG) {
         protobuf_c_boolean b = *CAT(src, st->arr->off, void *) != NULL;
         put_field(e, st, &b, false);
         return;
     }
     const fl_report *rep = e->r;
-    if (m == &pass_map && strcmp(r->field, "rules") == 0) {
+    if (st->hook == H_RULES) {
         const fl_report_pass *p = src;
         size_t n = p->first_entry < rep->n_ledger ? rep->n_ledger - p->first_entry : 0;
         n = p->n_entries < n ? p->n_entries : n;
         put_arr(e, st, &ledger_map, rep->ledger + (n ? p->first_entry : 0), n);
-    } else if (m == &reply_map && strcmp(r->field, "other_ledger") == 0) {
+    } else if (st->hook == H_OTHER_LEDGER) {
         for (size_t k = rep->n_ledger; k-- > 0 && !e->failed;) {
             if (uncovered(rep, k)) {
                 put_elt(e, st, &other_ledger_map, &rep->ledger[k]);
@@ -1050,7 +1134,7 @@ static void put_hook(enc *e, const msg_map *m, const step *st, const void *src) 
 }
 
 /* One row's field (row_to_pb's cases). */
-static void put_row(enc *e, const msg_map *m, const step *st, const void *src) {
+static void put_row(enc *e, const step *st, const void *src) {
     const row *r = st->r;
     const ProtobufCFieldDescriptor *f = st->f;
     const void *val = CAT(src, r->off, void);
@@ -1098,7 +1182,7 @@ static void put_row(enc *e, const msg_map *m, const step *st, const void *src) {
         break;
     case K_ENUM: {
         int v;
-        if (fl_pb_enum_value(r->en, r->aux, *(const char *const *)val, &v)) {
+        if (enum_value(st, *(const char *const *)val, &v)) {
             put_field(e, st, &v, false);
         } else if (!r->off2) { /* the second form: the string field carries it */
             enc_fail(e, r->field, *(const char *const *)val);
@@ -1106,7 +1190,7 @@ static void put_row(enc *e, const msg_map *m, const step *st, const void *src) {
         break;
     }
     case K_ENUMS:
-        put_enums(e, r, src, f);
+        put_enums(e, st, src);
         break;
     case K_STRS:
         fl_pbw_repeated(&e->w, f, *(const char *const *const *)val, *CAT(src, r->off2, size_t));
@@ -1153,14 +1237,21 @@ static void put_row(enc *e, const msg_map *m, const step *st, const void *src) {
         break;
     }
     case K_HOOK:
-        put_hook(e, m, st, src);
+        put_hook(e, st, src);
         break;
     }
 }
 
+/* A Quantity (most rows of a reply) is written here, not through put_row's
+ * switch: the call and the switch cost more than put_qty. */
 static void put_msg(enc *e, const msg_map *m, const void *src) {
     for (size_t i = *m->n_steps; i-- > 0 && !e->failed && !e->w.oom;) {
-        put_row(e, m, &m->steps[i], src);
+        const step *st = &m->steps[i];
+        if (st->r->k == K_QTY && st->plain) {
+            put_qty(e, st, CAT(src, st->r->off, fl_quantity));
+        } else {
+            put_row(e, st, src);
+        }
     }
 }
 
