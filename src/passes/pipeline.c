@@ -204,10 +204,16 @@ void fl__ledger_note_parts(fl_pass_ctx *pc, const char *rule, const fl_node *n,
 static fl_status ledger_add_record(fl_ledger *l, const fl_pass_record *r, fl_diag *d) {
     if (l->n_passes == l->cap_passes) {
         size_t nc = l->cap_passes ? l->cap_passes * 2 : 16;
-        fl_pass_record *np =
-            fl__arena_grow(l->arena, l->passes, l->n_passes, nc, sizeof(fl_pass_record));
+        /* not zeroed: a record is written whole before it is read (the
+         * records are large: zeroing 16 of them cost as much as a pass) */
+        fl_pass_record *np = nc < SIZE_MAX / 4 / sizeof(fl_pass_record)
+                                 ? fl__arena_alloc_raw(l->arena, nc * sizeof(fl_pass_record))
+                                 : NULL;
         if (!np) {
             return fl__diag_oom(d);
+        }
+        if (l->n_passes) {
+            memcpy(np, l->passes, l->n_passes * sizeof(fl_pass_record));
         }
         l->passes = np;
         l->cap_passes = nc;

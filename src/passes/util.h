@@ -176,6 +176,20 @@ static inline bool fl__preserved(const fl_node *n) {
     return (n->flags & FL_NODE_PRESERVE) != 0;
 }
 
+/* True when an attr name of n contains "_tpu_" (Grappler's constant folding
+ * leaves such nodes alone): strstr's search, unrolled for names of a few
+ * characters, asked of every node. */
+static inline bool fl__has_tpu_attr(const fl_node *n) {
+    for (int i = 0; i < n->n_attrs; i++) {
+        for (const char *p = n->attrs[i].name; *p; p++) {
+            if (p[0] == '_' && p[1] == 't' && p[2] == 'p' && p[3] == 'u' && p[4] == '_') {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
 /* Turns n into an op of type `op` in place (name, inputs and outputs kept;
  * attrs untouched): sets op, kind and descriptor. */
 void fl__node_become(fl_graph *g, fl_node *n, const char *op);

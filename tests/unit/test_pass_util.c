@@ -13,7 +13,10 @@
  *  - fl__shape_same: false on an unknown rank or an unknown dim on either
  *    side, true for equal known and symbolic dims;
  *  - fl__value_all_equal holds for an empty value (constant folding's
- *    IsOnes/IsZeros), fl__kind_in and the attr readers' defaults.
+ *    IsOnes/IsZeros), fl__kind_in and the attr readers' defaults;
+ *  - fl__has_tpu_attr is strstr(name, "_tpu_") over the attr names: every
+ *    string of up to 7 characters over {'_', 't', 'p', 'u', 'x'}, alone and
+ *    after another name, and names from TensorFlow's TPU rewrite.
  */
 #include "passes/util.h"
 #include "testutil.h"
@@ -166,6 +169,52 @@ static void value_all_equal_vacuous_on_empty(void **state) {
     fl__arena_free(&ar);
 }
 
+/* Every name of up to 7 characters over an alphabet that spells "_tpu_"
+ * and near misses ("_tp_", "_tpux", "__tpu", a name cut short), alone and
+ * after a name without it: the helper agrees with strstr on each. */
+static void tpu_attr_is_strstr(void **state) {
+    (void)state;
+    static const char alpha[] = "_tpux";
+    fl_attr attrs[2] = {{0}};
+    attrs[0].name = "data_format";
+    fl_node n = {0};
+    n.attrs = attrs;
+    char name[8];
+    size_t tried = 0, found = 0;
+    for (int len = 0; len <= 7; len++) {
+        long total = 1;
+        for (int i = 0; i < len; i++) {
+            total *= 5;
+        }
+        for (long code = 0; code < total; code++) {
+            long c = code;
+            for (int i = 0; i < len; i++, c /= 5) {
+                name[i] = alpha[c % 5];
+            }
+            name[len] = '\0';
+            bool want = strstr(name, "_tpu_") != NULL;
+            attrs[1].name = name;
+            n.attrs = &attrs[1];
+            n.n_attrs = 1;
+            assert_int_equal(fl__has_tpu_attr(&n), want);
+            n.attrs = attrs;
+            n.n_attrs = 2;
+            assert_int_equal(fl__has_tpu_attr(&n), want);
+            tried++;
+            found += want;
+        }
+    }
+    assert_true(tried > 90000 && found > 0);
+    static const char *const names[] = {"_tpu_replicate", "x_tpu_",          "_tpu", "tpu_",
+                                        "_TPU_",          "_xla_compile_id", ""};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        attrs[1].name = names[i];
+        assert_int_equal(fl__has_tpu_attr(&n), i < 2);
+    }
+    n.n_attrs = 0;
+    assert_false(fl__has_tpu_attr(&n));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(pass_ops_are_unregistered),
@@ -175,6 +224,7 @@ int main(void) {
         cmocka_unit_test(same_device_verbatim),
         cmocka_unit_test(shape_same_needs_known_dims),
         cmocka_unit_test(value_all_equal_vacuous_on_empty),
+        cmocka_unit_test(tpu_attr_is_strstr),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

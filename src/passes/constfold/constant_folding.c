@@ -188,10 +188,8 @@ static fl_status run_rules(fl_pass_ctx *pc, const fl_kind_table *kt, fl_node *n,
 
 static fl_status simplify(fl_pass_ctx *pc, const fl_kind_table *kt, fl_node *n, bool *done) {
     *done = false;
-    for (int i = 0; i < n->n_attrs; i++) {
-        if (strstr(n->attrs[i].name, "_tpu_")) {
-            return FL_OK;
-        }
+    if (fl__has_tpu_attr(n)) {
+        return FL_OK;
     }
     /* Rules that keep the node and its outputs: preserved nodes too. */
     switch (n->kind) {

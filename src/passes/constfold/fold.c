@@ -48,10 +48,8 @@ static bool foldable_op(const fl_node *n) {
         strstr(op, "Quantized") || strncmp(op, "Sparse", 6) == 0) {
         return false;
     }
-    for (int i = 0; i < n->n_attrs; i++) {
-        if (strstr(n->attrs[i].name, "_tpu_")) {
-            return false;
-        }
+    if (fl__has_tpu_attr(n)) {
+        return false;
     }
     for (int k = 0; k < n->n_outputs; k++) {
         if (fl__cf_bad_dtype(n->outputs[k].dtype)) {
