@@ -3,7 +3,7 @@
  * canonical polynomial arithmetic (add, sub, mul, exact division, floor/ceil
  * division, mod, max, min). See sym.h for the contract and sym_int.h for the
  * representation. Substitution, formatting and variable listing are in
- * sym_walk.c.
+ * sym_walk.c, running sums in sym_sum.c.
  */
 #include "sym/sym_int.h"
 #include "util/hash.h"
@@ -181,16 +181,6 @@ static void *scr_array(fl_symtab *t, size_t n, size_t elem) {
         return NULL;
     }
     return scr_alloc(t, n * elem);
-}
-
-static sym_scr_mark scr_save(fl_symtab *t) {
-    sym_scr_mark m = {t->scr, t->scr->used};
-    return m;
-}
-
-static void scr_restore(fl_symtab *t, sym_scr_mark m) {
-    t->scr = m.chunk;
-    t->scr->used = m.used;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -542,28 +532,8 @@ fl_symtab *fl__symtab_new(fl_arena *a) {
 /* Term lists (sorted canonical term arrays, usually in scratch)            */
 /* ------------------------------------------------------------------------ */
 
-typedef struct tlist {
-    const sym_term *t;
-    size_t n;
-} tlist;
-
-/* Views s (not unknown) as a term list; `buf` backs the list of a known. */
-static tlist as_tlist(const fl_symtab *t, fl_sym s, sym_term *buf) {
-    tlist l;
-    if (s.e) {
-        l.t = s.e->t;
-        l.n = s.e->n;
-    } else {
-        buf->coef = s.k;
-        buf->m = t->one;
-        l.t = buf;
-        l.n = s.k != 0;
-    }
-    return l;
-}
-
 /* The canonical fl_sym of a term list: known when constant, else interned. */
-static fl_status finish(fl_symtab *t, tlist l, fl_sym *out) {
+fl_status fl__symint_finish(fl_symtab *t, tlist l, fl_sym *out) {
     if (l.n == 0) {
         *out = fl_sym_const(0);
         return FL_OK;
@@ -594,7 +564,7 @@ static bool tl_const(const fl_symtab *t, tlist l, int64_t *k) {
 }
 
 /* a + bscale * b. */
-static fl_status tl_add(fl_symtab *t, tlist a, tlist b, int64_t bscale, tlist *out) {
+fl_status fl__symint_tl_add(fl_symtab *t, tlist a, tlist b, int64_t bscale, tlist *out) {
     sym_term *r = scr_array(t, a.n + b.n, sizeof(*r));
     if (!r) {
         return FL_ENOMEM;
@@ -906,7 +876,7 @@ static fl_status tl_divexact(fl_symtab *t, tlist a, tlist b, tlist *q, bool *ok)
         tlist prod;
         st = tl_mul_term(t, b, term, &prod);
         if (st == FL_OK) {
-            st = tl_add(t, r, prod, -1, &r);
+            st = fl__symint_tl_add(t, r, prod, -1, &r);
         }
         if (st == FL_EOVERFLOW) {
             return FL_OK;
@@ -945,110 +915,44 @@ fl_status fl__sym_var(fl_symtab *t, const char *name, fl_sym *out) {
     return fl__symint_atom_sym(t, atom, out);
 }
 
+/* Operands on the stack for the fast paths below, when they have this many
+ * terms or fewer (a count or a size: one or two). */
+#define FAST_TERMS 8
+
 /* a + bscale * b for symbolic/known operands, neither unknown. */
-static fl_status addsub(fl_symtab *t, fl_sym a, fl_sym b, int64_t bscale, fl_sym *out) {
+fl_status fl__symint_addsub_terms(fl_symtab *t, fl_sym a, fl_sym b, int64_t bscale, fl_sym *out) {
     t = resolve(t, a, b);
     sym_scr_mark mk = scr_save(t);
     sym_term ba, bb;
     tlist r;
-    fl_status st = tl_add(t, as_tlist(t, a, &ba), as_tlist(t, b, &bb), bscale, &r);
+    fl_status st = fl__symint_tl_add(t, as_tlist(t, a, &ba), as_tlist(t, b, &bb), bscale, &r);
     if (st == FL_OK) {
-        st = finish(t, r, out);
+        st = fl__symint_finish(t, r, out);
     }
     scr_restore(t, mk);
     return st ? fail(out, st) : FL_OK;
 }
 
-void fl__sym_sum_init(fl_sym_sum *s, fl_symtab *t) {
-    memset(s, 0, sizeof(*s));
-    s->t = t;
-}
-
-/* s + bscale * b in place when every term of b is one of s's (interned
- * monomials: the same pointer) and no coefficient overflows or becomes 0:
- * tl_add's result then. False (s unchanged) otherwise. */
-static bool sum_in_place(fl_sym_sum *s, tlist b, int64_t bscale) {
-    if (b.n > s->n) {
+/* a + bscale * b when both are symbolic with the same monomials term for
+ * term (interned: the same pointers) and no sum overflows or is 0: the
+ * merge of fl__symint_tl_add then only adds coefficients, in order. True
+ * with *out (the same interned result); false, nothing done, otherwise. */
+static bool add_alike(fl_symtab *t, fl_sym a, fl_sym b, int64_t bscale, fl_sym *out) {
+    if (!fl_sym_is_symbolic(a) || !fl_sym_is_symbolic(b) || a.e->n != b.e->n ||
+        a.e->n > FAST_TERMS) {
         return false;
     }
-    for (int pass = 0; pass < 2; pass++) {
-        size_t i = 0;
-        for (size_t j = 0; j < b.n; j++, i++) {
-            while (i < s->n && s->terms[i].m != b.t[j].m) {
-                i++;
-            }
-            int64_t bc, r;
-            if (i == s->n || __builtin_mul_overflow(b.t[j].coef, bscale, &bc) ||
-                __builtin_add_overflow(s->terms[i].coef, bc, &r) || r == 0) {
-                return false; /* only in the first pass */
-            }
-            if (pass) {
-                s->terms[i].coef = r;
-            }
+    sym_term r[FAST_TERMS];
+    for (size_t i = 0; i < a.e->n; i++) {
+        int64_t bc;
+        if (a.e->t[i].m != b.e->t[i].m || __builtin_mul_overflow(b.e->t[i].coef, bscale, &bc) ||
+            __builtin_add_overflow(a.e->t[i].coef, bc, &r[i].coef) || r[i].coef == 0) {
+            return false;
         }
+        r[i].m = a.e->t[i].m;
     }
-    return true;
-}
-
-static fl_status sum_addsub(fl_sym_sum *s, fl_sym b, int64_t bscale) {
-    /* fl__sym_add's cases: unknown absorbs everything, a known 0 adds
-     * nothing, and anything else is tl_add's sum of the two term lists. */
-    if (s->unknown) {
-        return FL_OK;
-    }
-    if (fl_sym_is_unknown(b)) {
-        s->unknown = true;
-        return FL_OK;
-    }
-    if (b.e == NULL && b.k == 0) {
-        return FL_OK;
-    }
-    fl_symtab *t = s->t;
-    sym_term bb;
-    tlist bl = as_tlist(t, b, &bb);
-    if (sum_in_place(s, bl, bscale)) {
-        return FL_OK;
-    }
-    sym_scr_mark mk = scr_save(t);
-    tlist r, a = {s->terms, s->n};
-    fl_status st = tl_add(t, a, bl, bscale, &r);
-    if (st == FL_OK && r.n > s->cap) {
-        size_t cap = r.n > 2 * s->cap ? r.n : 2 * s->cap;
-        sym_term *nt = cap < SIZE_MAX / 4 / sizeof(*nt)
-                           ? fl__arena_alloc_raw(t->arena, cap * sizeof(*nt))
-                           : NULL;
-        if (nt) {
-            s->terms = nt; /* the old array is abandoned in the arena */
-            s->cap = cap;
-        } else {
-            st = FL_ENOMEM;
-        }
-    }
-    if (st == FL_OK) {
-        if (r.n) {
-            memcpy(s->terms, r.t, r.n * sizeof(*r.t));
-        }
-        s->n = r.n;
-    }
-    scr_restore(t, mk);
-    return st;
-}
-
-fl_status fl__sym_sum_add(fl_sym_sum *s, fl_sym b) {
-    return sum_addsub(s, b, 1);
-}
-
-fl_status fl__sym_sum_sub(fl_sym_sum *s, fl_sym b) {
-    return sum_addsub(s, b, -1);
-}
-
-fl_status fl__sym_sum_total(const fl_sym_sum *s, fl_sym *out) {
-    if (s->unknown) {
-        *out = fl_sym_unknown();
-        return FL_OK;
-    }
-    tlist l = {s->terms, s->n};
-    return finish(s->t, l, out);
+    tlist l = {r, a.e->n};
+    return fl__symint_finish(resolve(t, a, b), l, out) == FL_OK;
 }
 
 fl_status fl__sym_add(fl_symtab *t, fl_sym a, fl_sym b, fl_sym *out) {
@@ -1071,7 +975,7 @@ fl_status fl__sym_add(fl_symtab *t, fl_sym a, fl_sym b, fl_sym *out) {
         *out = b;
         return FL_OK;
     }
-    return addsub(t, a, b, 1, out);
+    return add_alike(t, a, b, 1, out) ? FL_OK : fl__symint_addsub_terms(t, a, b, 1, out);
 }
 
 fl_status fl__sym_sub(fl_symtab *t, fl_sym a, fl_sym b, fl_sym *out) {
@@ -1094,7 +998,32 @@ fl_status fl__sym_sub(fl_symtab *t, fl_sym a, fl_sym b, fl_sym *out) {
         *out = a;
         return FL_OK;
     }
-    return addsub(t, a, b, -1, out);
+    return add_alike(t, a, b, -1, out) ? FL_OK : fl__symint_addsub_terms(t, a, b, -1, out);
+}
+
+/* k * e for a known k other than 0 and 1 and a symbolic e: e's terms with
+ * their coefficients times k, what tl_mul's product by the constant term k
+ * gives (each monomial times 1 is itself, so the order holds and no two
+ * terms merge; a product that overflows is FL_EOVERFLOW there too),
+ * without its scratch list and monomial products. */
+static fl_status mul_known(fl_symtab *t, int64_t k, const fl_expr *e, fl_sym *out) {
+    t = t ? t : fl__symint_tab_of(e);
+    sym_scr_mark mk = scr_save(t);
+    sym_term buf[FAST_TERMS];
+    sym_term *r = e->n <= FAST_TERMS ? buf : scr_array(t, e->n, sizeof(*r));
+    fl_status st = r ? FL_OK : FL_ENOMEM;
+    for (size_t i = 0; i < e->n && st == FL_OK; i++) {
+        if (__builtin_mul_overflow(e->t[i].coef, k, &r[i].coef)) {
+            st = FL_EOVERFLOW;
+        }
+        r[i].m = e->t[i].m;
+    }
+    if (st == FL_OK) {
+        tlist l = {r, e->n};
+        st = fl__symint_finish(t, l, out);
+    }
+    scr_restore(t, mk);
+    return st ? fail(out, st) : FL_OK;
 }
 
 fl_status fl__sym_mul(fl_symtab *t, fl_sym a, fl_sym b, fl_sym *out) {
@@ -1121,13 +1050,24 @@ fl_status fl__sym_mul(fl_symtab *t, fl_sym a, fl_sym b, fl_sym *out) {
         *out = a;
         return FL_OK;
     }
+    if (a.e == NULL) {
+        return mul_known(t, a.k, b.e, out);
+    }
+    if (b.e == NULL) {
+        return mul_known(t, b.k, a.e, out);
+    }
+    return fl__symint_mul_terms(t, a, b, out);
+}
+
+/* a * b by term lists, neither unknown. */
+fl_status fl__symint_mul_terms(fl_symtab *t, fl_sym a, fl_sym b, fl_sym *out) {
     t = resolve(t, a, b);
     sym_scr_mark mk = scr_save(t);
     sym_term ba, bb;
     tlist r;
     fl_status st = tl_mul(t, as_tlist(t, a, &ba), as_tlist(t, b, &bb), &r);
     if (st == FL_OK) {
-        st = finish(t, r, out);
+        st = fl__symint_finish(t, r, out);
     }
     scr_restore(t, mk);
     return st ? fail(out, st) : FL_OK;
@@ -1148,8 +1088,8 @@ static fl_status add_atom_term(fl_symtab *t, tlist q, const sym_atom *atom, int6
     sym_term term = {scale, as.e->t[0].m};
     tlist one = {&term, 1};
     tlist r;
-    st = tl_add(t, q, one, 1, &r);
-    return st ? st : finish(t, r, out);
+    st = fl__symint_tl_add(t, q, one, 1, &r);
+    return st ? st : fl__symint_finish(t, r, out);
 }
 
 static fl_status divide(fl_symtab *t, sym_atom_kind kind, fl_sym a, fl_sym b, fl_sym *out);
@@ -1183,7 +1123,7 @@ static fl_status divide_const(fl_symtab *t, sym_atom_kind kind, fl_sym a, int64_
     }
     tlist q = {qt, nq};
     if (nr == 0) {
-        return finish(t, q, out);
+        return fl__symint_finish(t, q, out);
     }
     int64_t g = (int64_t)gcd64((uint64_t)c, tl_content((tlist){rt, nr}));
     int64_t c2 = c / g;
@@ -1198,8 +1138,8 @@ static fl_status divide_const(fl_symtab *t, sym_atom_kind kind, fl_sym a, int64_
         sym_term vt = {v, t->one};
         tlist vl = {&vt, v != 0};
         tlist res;
-        fl_status st = tl_add(t, q, vl, 1, &res);
-        return st ? st : finish(t, res, out);
+        fl_status st = fl__symint_tl_add(t, q, vl, 1, &res);
+        return st ? st : fl__symint_finish(t, res, out);
     }
     if (kind != SYM_MOD && rt[0].coef == 1 && rt[0].m->n == 1 && rt[0].m->f[0].exp == 1 &&
         (nr == 1 || (nr == 2 && rt[1].m == t->one))) {
@@ -1218,9 +1158,9 @@ static fl_status divide_const(fl_symtab *t, sym_atom_kind kind, fl_sym a, int64_
             if (st == FL_OK) {
                 sym_term fb;
                 tlist res;
-                st = tl_add(t, q, as_tlist(t, folded, &fb), 1, &res);
+                st = fl__symint_tl_add(t, q, as_tlist(t, folded, &fb), 1, &res);
                 if (st == FL_OK) {
-                    st = finish(t, res, out);
+                    st = fl__symint_finish(t, res, out);
                 }
             }
             if (st != FL_EOVERFLOW) {
@@ -1230,7 +1170,7 @@ static fl_status divide_const(fl_symtab *t, sym_atom_kind kind, fl_sym a, int64_
         }
     }
     fl_sym rs;
-    fl_status st = finish(t, r, &rs);
+    fl_status st = fl__symint_finish(t, r, &rs);
     if (st) {
         return st;
     }
@@ -1261,7 +1201,7 @@ static fl_status divide_sym(fl_symtab *t, sym_atom_kind kind, fl_sym a, fl_sym b
             *out = fl_sym_const(0);
             return FL_OK;
         }
-        return finish(t, q, out);
+        return fl__symint_finish(t, q, out);
     }
     /* Normalise: positive leading divisor coefficient, no common content.
      * floor(a/b) = floor(-a/-b); mod(a, b) = -mod(-a, -b);
@@ -1281,7 +1221,7 @@ static fl_status divide_sym(fl_symtab *t, sym_atom_kind kind, fl_sym a, fl_sym b
         scale *= (int64_t)g;
     }
     fl_sym na, nb;
-    if ((st = finish(t, ta, &na)) || (st = finish(t, tb, &nb))) {
+    if ((st = fl__symint_finish(t, ta, &na)) || (st = fl__symint_finish(t, tb, &nb))) {
         return st;
     }
     const sym_atom *atom = intern_atom(t, kind, NULL, na, nb);
@@ -1395,7 +1335,7 @@ fl_status fl__sym_div(fl_symtab *t, fl_sym a, fl_sym b, fl_sym *out, bool *exact
     bool ok;
     fl_status st = tl_divexact(t, as_tlist(t, a, &ba), as_tlist(t, b, &bb), &q, &ok);
     if (st == FL_OK && ok) {
-        st = finish(t, q, out);
+        st = fl__symint_finish(t, q, out);
         *exact = st == FL_OK;
     }
     scr_restore(t, mk);
@@ -1418,7 +1358,7 @@ static fl_status maxmin(fl_symtab *t, sym_atom_kind kind, fl_sym a, fl_sym b, fl
     sym_scr_mark mk = scr_save(t);
     sym_term ba, bb;
     tlist d;
-    fl_status st = tl_add(t, as_tlist(t, a, &ba), as_tlist(t, b, &bb), -1, &d);
+    fl_status st = fl__symint_tl_add(t, as_tlist(t, a, &ba), as_tlist(t, b, &bb), -1, &d);
     int64_t dk;
     if (st == FL_OK && tl_const(t, d, &dk)) {
         /* a - b is a constant: the answer is the same for every binding. */

@@ -117,6 +117,52 @@ struct fl_symtab {
     size_t n_merges; /* of them, variable = variable */
 };
 
+/* ---- Term lists, shared by sym.c and sym_sum.c ---- */
+
+/* A sorted canonical term array, usually in scratch. */
+typedef struct tlist {
+    const sym_term *t;
+    size_t n;
+} tlist;
+
+/* Views s (not unknown) as a term list; `buf` backs the list of a known. */
+static inline tlist as_tlist(const fl_symtab *t, fl_sym s, sym_term *buf) {
+    tlist l;
+    if (s.e) {
+        l.t = s.e->t;
+        l.n = s.e->n;
+    } else {
+        buf->coef = s.k;
+        buf->m = t->one;
+        l.t = buf;
+        l.n = s.k != 0;
+    }
+    return l;
+}
+
+/* The scratch stack's top, and the stack put back to it. */
+static inline sym_scr_mark scr_save(fl_symtab *t) {
+    sym_scr_mark m = {t->scr, t->scr->used};
+    return m;
+}
+
+static inline void scr_restore(fl_symtab *t, sym_scr_mark m) {
+    t->scr = m.chunk;
+    t->scr->used = m.used;
+}
+
+/* The canonical fl_sym of a term list: known when constant, else interned. */
+fl_status fl__symint_finish(fl_symtab *t, tlist l, fl_sym *out);
+
+/* a + bscale * b into scratch. */
+fl_status fl__symint_tl_add(fl_symtab *t, tlist a, tlist b, int64_t bscale, tlist *out);
+
+/* fl__sym_add/sub (bscale 1/-1) and fl__sym_mul of operands neither
+ * unknown, by the general merge and product of term lists: what the fast
+ * paths of those functions must equal (test_sym checks them against it). */
+fl_status fl__symint_addsub_terms(fl_symtab *t, fl_sym a, fl_sym b, int64_t bscale, fl_sym *out);
+fl_status fl__symint_mul_terms(fl_symtab *t, fl_sym a, fl_sym b, fl_sym *out);
+
 /* The table owning symbolic expression e. */
 fl_symtab *fl__symint_tab_of(const fl_expr *e);
 
