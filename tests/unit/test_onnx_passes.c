@@ -640,6 +640,52 @@ static void test_gelu_exact(void **state) {
     }
 }
 
+/* Add(x[4,6], b[6]), the exact Gelu chain on it, and a MatMul by w[6,3]
+ * reading the chain's last Mul (by 0.5): ONNX Runtime runs GeluFusion
+ * before BiasGeluFusion and MatMulScaleFusion, so the Mul by 0.5 is the
+ * Gelu's, the Gelu takes the bias (BiasGelu) and the MatMul stays one (not
+ * a FusedMatMul with alpha 0.5 of the unfinished chain). Without the Add:
+ * Gelu(x) and the MatMul. FLOPs before: Add 24 + Div, Erf, Add, Mul, Mul
+ * 5 * 24 + MatMul 2 * 4 * 6 * 3 = 288 (264 without the Add); after:
+ * BiasGelu 2 * 24 (Gelu 24) + 144. */
+static void test_gelu_before_matmul_scale(void **state) {
+    (void)state;
+    for (int bias = 0; bias < 2; bias++) {
+        ob_model *m = ob_new(13);
+        ob_opset(m, "com.microsoft", 1);
+        ob_input(m, "x", OB_FLOAT, 2, (int64_t[]){4, 6}, NULL);
+        init_vals(m, "s2", 0, NULL, (float[]){1.4142135f}, 1);
+        init_vals(m, "one", 0, NULL, (float[]){1}, 1);
+        init_vals(m, "half", 0, NULL, (float[]){0.5f}, 1);
+        ob_init_f(m, "b", 1, (int64_t[]){6}, true);
+        ob_init_f(m, "w", 2, (int64_t[]){6, 3}, true);
+        const char *g = "x";
+        if (bias) {
+            ob_node(m, "Add", "add_b", "x,b", "xb");
+            g = "xb";
+        }
+        char in[16];
+        snprintf(in, sizeof in, "%s,s2", g);
+        ob_node(m, "Div", "div", in, "d");
+        ob_node(m, "Erf", "erf", "d", "e");
+        ob_node(m, "Add", "add", "e,one", "a");
+        snprintf(in, sizeof in, "%s,a", g);
+        ob_node(m, "Mul", "mul1", in, "h");
+        ob_node(m, "Mul", "mul2", "h,half", "gl");
+        ob_node(m, "MatMul", "mm", "gl,w", "y");
+        ob_output(m, "y");
+        pt_run *r = oxp_run(m, NULL);
+        assert_string_equal(oxp_dump(r), bias ? "mul2=BiasGelu(x,b); mm=MatMul(mul2,w)"
+                                              : "mul2=Gelu(x); mm=MatMul(mul2,w)");
+        assert_true(pt_fired(r, "gelu_exact", "mul2"));
+        assert_int_equal(pt_fired(r, "bias_gelu_fusion", "mul2"), bias);
+        assert_false(pt_fired(r, "matmul_scale_fusion", NULL));
+        assert_int_equal(pt_known(r->before.flops), 264 + 24 * bias);
+        assert_int_equal(pt_known(r->after.flops), 144 + 24 + 24 * bias);
+        pt_free(r);
+    }
+}
+
 /* A Gelu-like chain with the wrong constant (Div by 2) is left alone. */
 static void test_gelu_wrong_constant(void **state) {
     (void)state;
@@ -662,40 +708,50 @@ static void test_gelu_wrong_constant(void **state) {
 }
 
 /* Layer norm over the last axis as torch writes it at opset 13 ->
- * LayerNormalization(x, gamma, beta), axis -1, epsilon 1e-5. x [2,3,8]:
+ * LayerNormalization(x, gamma, beta), axis -1, epsilon 1e-5; also with
+ * gamma all ones and beta all zeros (an untrained layer: the Mul and the
+ * Add are not no-ops to ONNX Runtime's NoopElimination, which takes
+ * one-element constants only, so they fuse). x [2,3,8]:
  * E = 48, R = 6 rows. FLOPs before: ReduceMean E, Sub E, Pow E, ReduceMean
  * E, Add R, Sqrt R, Div E, Mul E, Add E = 7 * 48 + 2 * 6 = 348; after,
  * LayerNormalization with a bias counts its decomposition: 348. */
 static void test_layer_norm(void **state) {
     (void)state;
-    ob_model *m = ob_new(13);
-    ob_input(m, "x", OB_FLOAT, 3, (int64_t[]){2, 3, 8}, NULL);
-    init_vals(m, "two", 0, NULL, (float[]){2}, 1);
-    init_vals(m, "eps", 0, NULL, (float[]){1e-5f}, 1);
-    ob_init_f(m, "gamma", 1, (int64_t[]){8}, true);
-    ob_init_f(m, "beta", 1, (int64_t[]){8}, true);
-    Onnx__NodeProto *m1 = ob_node(m, "ReduceMean", "mean1", "x", "m");
-    ob_attr_ints(m, m1, "axes", 1, (int64_t[]){-1});
-    ob_node(m, "Sub", "sub", "x,m", "d");
-    ob_node(m, "Pow", "pow", "d,two", "p");
-    Onnx__NodeProto *m2 = ob_node(m, "ReduceMean", "mean2", "p", "v");
-    ob_attr_ints(m, m2, "axes", 1, (int64_t[]){2});
-    ob_node(m, "Add", "add_eps", "v,eps", "a");
-    ob_node(m, "Sqrt", "sqrt", "a", "s");
-    ob_node(m, "Div", "div", "d,s", "n");
-    ob_node(m, "Mul", "mul", "gamma,n", "g");
-    ob_node(m, "Add", "add", "g,beta", "y");
-    ob_output(m, "y");
-    pt_run *r = oxp_run(m, NULL);
-    assert_string_equal(oxp_dump(r), "add=LayerNormalization(x,gamma,beta)");
-    assert_true(pt_fired(r, "layer_norm", "add"));
-    fl_node *ln = pt_need(r, "add");
-    assert_int_equal(ln->kind, FL_OP_ONNX_LAYER_NORM);
-    assert_true(fl__node_attr(ln, "epsilon")->v.f == 1e-5f);
-    assert_int_equal(fl__node_attr(ln, "axis")->v.i, -1);
-    assert_int_equal(pt_known(r->before.flops), 348);
-    assert_int_equal(pt_known(r->after.flops), 348);
-    pt_free(r);
+    for (int initial = 0; initial < 2; initial++) {
+        ob_model *m = ob_new(13);
+        ob_input(m, "x", OB_FLOAT, 3, (int64_t[]){2, 3, 8}, NULL);
+        init_vals(m, "two", 0, NULL, (float[]){2}, 1);
+        init_vals(m, "eps", 0, NULL, (float[]){1e-5f}, 1);
+        if (initial) { /* ones and zeros, as a layer is initialised */
+            init_vals(m, "gamma", 1, (int64_t[]){8}, (float[]){1, 1, 1, 1, 1, 1, 1, 1}, 8);
+            init_vals(m, "beta", 1, (int64_t[]){8}, (float[]){0, 0, 0, 0, 0, 0, 0, 0}, 8);
+        } else {
+            ob_init_f(m, "gamma", 1, (int64_t[]){8}, true);
+            ob_init_f(m, "beta", 1, (int64_t[]){8}, true);
+        }
+        Onnx__NodeProto *m1 = ob_node(m, "ReduceMean", "mean1", "x", "m");
+        ob_attr_ints(m, m1, "axes", 1, (int64_t[]){-1});
+        ob_node(m, "Sub", "sub", "x,m", "d");
+        ob_node(m, "Pow", "pow", "d,two", "p");
+        Onnx__NodeProto *m2 = ob_node(m, "ReduceMean", "mean2", "p", "v");
+        ob_attr_ints(m, m2, "axes", 1, (int64_t[]){2});
+        ob_node(m, "Add", "add_eps", "v,eps", "a");
+        ob_node(m, "Sqrt", "sqrt", "a", "s");
+        ob_node(m, "Div", "div", "d,s", "n");
+        ob_node(m, "Mul", "mul", "gamma,n", "g");
+        ob_node(m, "Add", "add", "g,beta", "y");
+        ob_output(m, "y");
+        pt_run *r = oxp_run(m, NULL);
+        assert_string_equal(oxp_dump(r), "add=LayerNormalization(x,gamma,beta)");
+        assert_true(pt_fired(r, "layer_norm", "add"));
+        fl_node *ln = pt_need(r, "add");
+        assert_int_equal(ln->kind, FL_OP_ONNX_LAYER_NORM);
+        assert_true(fl__node_attr(ln, "epsilon")->v.f == 1e-5f);
+        assert_int_equal(fl__node_attr(ln, "axis")->v.i, -1);
+        assert_int_equal(pt_known(r->before.flops), 348);
+        assert_int_equal(pt_known(r->after.flops), 348);
+        pt_free(r);
+    }
 }
 
 /* The mean over another axis is not a layer norm over the last one. */
@@ -827,14 +883,19 @@ static void test_onnx_transposes(void **state) {
 /* Mul(x, 1), Add(0, .), Neg(Neg(.)), Identity over ONNX: all removed, the
  * Relu reads x. FLOPs before: Mul 6 + Add 6 + Neg 6 + Neg 6 + Relu 6 = 30;
  * after: Relu 6. An Add of a zeros constant that broadcasts x [1,3] up to
- * [2,3] changes the shape and stays. */
+ * [2,3] changes the shape and stays. So do a Mul by ones [3] and an Add of
+ * zeros [3] (ONNX Runtime's NoopElimination takes a one-element constant
+ * only; a layer norm's initial scale and bias are such vectors): 6 FLOPs
+ * each, before and after. */
 static void test_onnx_neutral_elements(void **state) {
     (void)state;
     ob_model *m = ob_new(13);
     ob_input(m, "x", OB_FLOAT, 2, (int64_t[]){2, 3}, NULL);
     ob_input(m, "v", OB_FLOAT, 2, (int64_t[]){1, 3}, NULL);
     init_vals(m, "one", 1, (int64_t[]){1}, (float[]){1}, 1);
-    init_vals(m, "zero", 1, (int64_t[]){3}, (float[]){0, 0, 0}, 3);
+    init_vals(m, "zero", 0, NULL, (float[]){0}, 1);
+    init_vals(m, "zeros3", 1, (int64_t[]){3}, (float[]){0, 0, 0}, 3);
+    init_vals(m, "ones3", 1, (int64_t[]){3}, (float[]){1, 1, 1}, 3);
     init_vals(m, "zeros23", 2, (int64_t[]){2, 3}, (float[]){0, 0, 0, 0, 0, 0}, 6);
     ob_node(m, "Mul", "mul", "x,one", "a");
     ob_node(m, "Add", "add", "zero,a", "b");
@@ -843,16 +904,20 @@ static void test_onnx_neutral_elements(void **state) {
     ob_node(m, "Identity", "id", "d", "e");
     ob_node(m, "Relu", "relu", "e", "y");
     ob_node(m, "Add", "bcast", "v,zeros23", "z");
+    ob_node(m, "Mul", "scale", "x,ones3", "s");
+    ob_node(m, "Add", "shift", "s,zeros3", "t");
     ob_output(m, "y");
     ob_output(m, "z");
+    ob_output(m, "t");
     pt_run *r = oxp_run(m, NULL);
-    assert_string_equal(oxp_dump(r), "relu=Relu(x); bcast=Add(v,zeros23)");
+    assert_string_equal(oxp_dump(r), "relu=Relu(x); scale=Mul(x,ones3); bcast=Add(v,zeros23); "
+                                     "shift=Add(scale,zeros3)");
     assert_true(pt_fired(r, "multiply_by_one", "mul"));
     assert_true(pt_fired(r, "add_zero", "add"));
     assert_true(pt_fired(r, "remove_involution", "neg2"));
     assert_true(pt_fired(r, "remove_identity", "id"));
-    assert_int_equal(pt_known(r->before.flops), 30 + 6);
-    assert_int_equal(pt_known(r->after.flops), 6 + 6);
+    assert_int_equal(pt_known(r->before.flops), 30 + 6 + 12);
+    assert_int_equal(pt_known(r->after.flops), 6 + 6 + 12);
     pt_free(r);
 }
 
@@ -957,6 +1022,7 @@ int main(void) {
         cmocka_unit_test(test_swish_quick_gelu),
         cmocka_unit_test(test_shape_chain_folds),
         cmocka_unit_test(test_gelu_exact),
+        cmocka_unit_test(test_gelu_before_matmul_scale),
         cmocka_unit_test(test_gelu_wrong_constant),
         cmocka_unit_test(test_layer_norm),
         cmocka_unit_test(test_layer_norm_other_axis),

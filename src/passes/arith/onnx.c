@@ -22,9 +22,12 @@
  *  remove_redundant_cast: Cast to x's dtype -> x.
  *  remove_identity: Identity -> x.
  *  multiply_by_one / add_zero: Mul(x, 1), Mul(1, x), Div(x, 1), Add(x, 0),
- *    Add(0, x), Sub(x, 0), the constant every element of it 1 (0), of any
- *    shape that leaves x's shape as the output's -> x. x + 0 for x = -0 is
- *    +0, which compares equal: Grappler takes the rule the same way.
+ *    Add(0, x), Sub(x, 0), the constant of one element (ONNX Runtime's
+ *    NoopElimination, which a larger all-ones or all-zeros constant does
+ *    not meet: a layer norm's initial scale and bias stay, and fuse), of
+ *    type float, half, double, int32 or int64, and of a shape that leaves
+ *    x's shape as the output's -> x. x + 0 for x = -0 is +0, which compares
+ *    equal: Grappler takes the rule the same way.
  * Conditions: the node is not a graph output, has no control edges and one
  * output (fl__ao_can_forward).
  */
@@ -110,20 +113,17 @@ static fl_status transposes(ao *a, fl_node *n, bool *fired) {
     return st;
 }
 
-/* Every element of the constant feeding input k of n equals want. */
-static bool all_equal(const fl_node *n, int k, double want) {
+/* The constant feeding input k of n has one element, equal to want, and
+ * a type NoopElimination reads. */
+static bool one_equal(const fl_node *n, int k, double want) {
     const fl_tensor *t = fl_node_in(n, k);
     const fl_value *v = t->value;
-    if (!fl__is_const(n->inputs[k].node) || !v || !fl__value_is_concrete(v) || v->n < 1) {
-        return false;
-    }
-    for (int64_t i = 0; i < v->n; i++) {
-        double x;
-        if (!fl__value_f64(v, i, &x) || x != want) {
-            return false;
-        }
-    }
-    return true;
+    int dt = t->dtype;
+    double x;
+    return fl__is_const(n->inputs[k].node) && v && fl__value_is_concrete(v) && v->n == 1 &&
+           (dt == FL_DT_FLOAT || dt == FL_DT_HALF || dt == FL_DT_DOUBLE || dt == FL_DT_INT32 ||
+            dt == FL_DT_INT64) &&
+           fl__value_f64(v, 0, &x) && x == want;
 }
 
 /* The input n forwards to under the neutral-element rules, or -1. */
@@ -135,10 +135,10 @@ static int neutral_operand(const fl_node *n, const char **rule) {
     *rule = k == FL_OP_ONNX_MUL || k == FL_OP_ONNX_DIV ? "multiply_by_one" : "add_zero";
     if (k == FL_OP_ONNX_MUL || k == FL_OP_ONNX_ADD) {
         double e = k == FL_OP_ONNX_MUL ? 1.0 : 0.0;
-        return all_equal(n, 1, e) ? 0 : all_equal(n, 0, e) ? 1 : -1;
+        return one_equal(n, 1, e) ? 0 : one_equal(n, 0, e) ? 1 : -1;
     }
     if (k == FL_OP_ONNX_DIV || k == FL_OP_ONNX_SUB) {
-        return all_equal(n, 1, k == FL_OP_ONNX_DIV ? 1.0 : 0.0) ? 0 : -1;
+        return one_equal(n, 1, k == FL_OP_ONNX_DIV ? 1.0 : 0.0) ? 0 : -1;
     }
     return -1;
 }

@@ -1,7 +1,14 @@
 /*
  * onnx_contraction.c - the remapper's contraction rows (1-3), the
  * batch-norm rows (4-5) and the oneDNN swish row over ONNX operators, and the
- * order they are tried in on an ONNX graph (fl__rm_onnx_rewrite). The fused
+ * order they are tried in on an ONNX graph (fl__rm_onnx_rewrite: two sweeps,
+ * as ONNX Runtime runs its transformers one after another - first the
+ * fusions of its level 1 and of level 2 up to SimplifiedLayerNormFusion
+ * (Conv/Gemm activations, MatMul + Add, Gelu, the layer norms, Conv +
+ * BatchNormalization, Gemm + Transpose), then those after it
+ * (GatherSliceToSplit, SkipLayerNorm, BiasGelu, QuickGelu, MatmulTranspose
+ * and MatMulScale), so that a Gelu's Mul by 0.5 becomes part of the Gelu
+ * before a MatMul reading it could take it as a scale). The fused
  * nodes are operators ONNX Runtime executes (com.microsoft FusedConv and
  * FusedGemm, ai.onnx Gemm, com.microsoft QuickGelu), so the optimised graph
  * written back loads there. Ledger names are the TensorFlow rules'. The
@@ -333,7 +340,7 @@ static bool swish(rctx *r, fl_node *mul) {
 }
 
 bool fl__rm_onnx_rewrite(rctx *r, fl_node *n) {
-    if (n->n_inputs >= 1 && !fl__rm_has_ctrl(r, n)) {
+    if (r->onnx_phase == 1 && n->n_inputs >= 1 && !fl__rm_has_ctrl(r, n)) {
         float params[2];
         size_t n_params;
         fl_node *bn = fl__rm_in_node(n, 0);
@@ -344,10 +351,12 @@ bool fl__rm_onnx_rewrite(rctx *r, fl_node *n) {
             return true;
         }
     }
-    return fuse_conv_act(r, n, false) || fuse_gemm_act(r, n) || matmul_add_to_gemm(r, n) ||
-           swish(r, n) || fl__rm_onnx_gelu(r, n) || fl__rm_onnx_layer_norm(r, n) ||
-           fl__rm_onnx_simplified_layer_norm(r, n) || fl__rm_onnx_conv_bn(r, n) ||
-           fl__rm_onnx_skip_layer_norm(r, n) || fl__rm_onnx_bias_gelu(r, n) ||
-           fl__rm_onnx_fused_matmul(r, n) || fl__rm_onnx_gemm_transpose(r, n) ||
-           fl__rm_onnx_slices_to_split(r, n);
+    if (r->onnx_phase == 1) {
+        return fuse_conv_act(r, n, false) || fuse_gemm_act(r, n) || matmul_add_to_gemm(r, n) ||
+               fl__rm_onnx_gelu(r, n) || fl__rm_onnx_layer_norm(r, n) ||
+               fl__rm_onnx_simplified_layer_norm(r, n) || fl__rm_onnx_conv_bn(r, n) ||
+               fl__rm_onnx_gemm_transpose(r, n);
+    }
+    return fl__rm_onnx_slices_to_split(r, n) || fl__rm_onnx_skip_layer_norm(r, n) ||
+           fl__rm_onnx_bias_gelu(r, n) || swish(r, n) || fl__rm_onnx_fused_matmul(r, n);
 }

@@ -128,5 +128,13 @@ fl_status fl__pass_remapper(fl_pass_ctx *pc) {
     r.onednn = pc->opt && pc->opt->remapper_mode == FL_REMAPPER_ONEDNN;
     r.persistent_bn = pc->opt && pc->opt->persistent_bn;
     r.target = pc->opt ? pc->opt->device : FL_DEVICE_CPU;
-    return fl__sweep_reverse(pc, &r.uses, &r.edges, &r.n0, visit, &r, &r.st);
+    if (!r.g->onnx.is_onnx) {
+        return fl__sweep_reverse(pc, &r.uses, &r.edges, &r.n0, visit, &r, &r.st);
+    }
+    /* ONNX: ONNX Runtime's fusions in two sweeps (fl__rm_onnx_rewrite). */
+    fl_status s = FL_OK;
+    for (r.onnx_phase = 1; r.onnx_phase <= 2 && s == FL_OK; r.onnx_phase++) {
+        s = fl__sweep_reverse(pc, &r.uses, &r.edges, &r.n0, visit, &r, &r.st);
+    }
+    return s;
 }
