@@ -128,21 +128,8 @@ for m in resnet18 mobilenet_v2 googlenet resnet18.nomp googlenet.nomp; do
   if node "$here/../tools/ort_optimize.mjs" "$ort" "$tmp/$m.onnx" extended "$tmp/$m.ort.onnx" 2>"$tmp/err" &&
     "$bin" analyze "$tmp/$m.ort.onnx" --passes none --json >"$tmp/a.json" 2>>"$tmp/err" &&
     "$bin" analyze "$tmp/$m.opt.onnx" --passes none --json >"$tmp/b.json" 2>>"$tmp/err"; then
-    census=$("$py" -c '
-import json, sys
-def q(path):
-    r = json.load(open(path))
-    ops = {e["op"]: e["count"] for e in r["ops"]}
-    tot = {k: json.dumps(r["totals"][k], sort_keys=True) for k in ("flops", "macs", "int_ops", "bytes")}
-    return ops, tot
-(a, ta), (b, tb) = q(sys.argv[1]), q(sys.argv[2])
-ints = any(k.startswith(("QLinear", "QGemm")) for k in a)
-same = a == b and ta == tb and ints
-diff = [k for k in ta if ta[k] != tb[k]]
-print(("same " if same else "DIFFERENT ") + " ".join(f"{k}={v}" for k, v in sorted(a.items())) +
-      ("" if a == b else " (foldline: " + " ".join(f"{k}={v}" for k, v in sorted(b.items())) + ")") +
-      ("" if not diff else " totals differ: " + "; ".join(f"{k} {ta[k]} vs {tb[k]}" for k in diff)))' \
-      "$tmp/a.json" "$tmp/b.json")
+    census=$("$py" "$here/../tools/ort_census.py" "$tmp/a.json" "$tmp/b.json" \
+      --totals flops,macs,int_ops,bytes --integer)
   else
     census="ERROR $(head -c 300 "$tmp/err")"
   fi
@@ -176,15 +163,6 @@ print(("same " if same else "DIFFERENT ") + " ".join(f"{k}={v}" for k, v in sort
 done
 
 # The rule models: the census of every operator, then the outputs.
-census() { # a.json b.json
-  "$py" -c '
-import json, sys
-def c(path):
-    return {e["op"]: e["count"] for e in json.load(open(path))["ops"]}
-a, b = c(sys.argv[1]), c(sys.argv[2])
-print(("same " if a == b else "DIFFERENT ") + " ".join(f"{k}={v}" for k, v in sorted(a.items())) +
-      ("" if a == b else " (foldline: " + " ".join(f"{k}={v}" for k, v in sorted(b.items())) + ")"))' "$1" "$2"
-}
 mkdir -p "$tmp/rules"
 for w in "$qdq_test" "$prop_test" "$nbits_test"; do
   if ! "$w" --write "$tmp/rules" >"$tmp/err" 2>&1; then
@@ -211,7 +189,7 @@ print(sum(1 for p in r["passes"] if p["pass"] == "qdq" for e in p["rules"] if e[
   if node "$here/../tools/ort_optimize.mjs" "$ort" "$tmp/$name.onnx" extended "$tmp/$name.ort.onnx" 2>"$tmp/err" &&
     "$bin" analyze "$tmp/$name.ort.onnx" --passes none --json >"$tmp/a.json" 2>>"$tmp/err" &&
     "$bin" analyze "$tmp/$name.opt.onnx" --passes none --json >"$tmp/b.json" 2>>"$tmp/err"; then
-    c=$(census "$tmp/a.json" "$tmp/b.json")
+    c=$("$py" "$here/../tools/ort_census.py" "$tmp/a.json" "$tmp/b.json" --totals "")
   else
     c="ERROR $(head -c 300 "$tmp/err")"
   fi

@@ -10,7 +10,10 @@
 #     passes those of its 'extended' graph, with the same FLOPs, MACs and
 #     bytes; and foldline's graph computes what the model computes (ONNX
 #     Runtime runs both, optimisations disabled, on the same seeded inputs).
-#  2. The corpus's twelve raw float exports (../shared/corpus/onnx, with
+#  2. The transformer exports of tests/data (bert_tiny, bert_tiny_attn,
+#     bert_tiny_mha: every operator count and the totals of ORT's
+#     'extended' graph; swin_t: its layer norms).
+#  3. The corpus's twelve raw float exports (../shared/corpus/onnx, with
 #     ORT's 'extended' graphs of them in ort-extended/): foldline's
 #     optimised graph has every operator count and the FLOP, MAC and byte
 #     totals of ORT's (convnext_tiny and vit_b_16 need the transpose pass:
@@ -35,27 +38,10 @@ command -v node >/dev/null || skip_all "node is not installed: graphs not compar
   skip_all "no onnxruntime-node in $ort (npm ci --ignore-scripts there with tests/bench/ort/package.json, or set FL_ORT_DIR)"
 [ -x "$fill" ] || skip_all "no fl_onnxfill at $fill"
 
-# "same ..." or "DIFFERENT ...": operator counts and totals of two reports.
-census() { # a.json (ORT's graph) b.json (foldline's)
-  "$py" -c '
-import json, sys
-def q(path):
-    r = json.load(open(path))
-    ops = {e["op"]: e["count"] for e in r["ops"]}
-    tot = {k: json.dumps(r["totals"][k], sort_keys=True) for k in ("flops", "macs", "bytes")}
-    return ops, tot
-(a, ta), (b, tb) = q(sys.argv[1]), q(sys.argv[2])
-diff = [k for k in ta if ta[k] != tb[k]]
-print(("same " if a == b and ta == tb else "DIFFERENT ") +
-      " ".join(f"{k}={v}" for k, v in sorted(a.items())) +
-      ("" if a == b else " (foldline: " + " ".join(f"{k}={v}" for k, v in sorted(b.items())) + ")") +
-      ("" if not diff else " totals differ: " + "; ".join(f"{k} {ta[k]} vs {tb[k]}" for k in diff)))' "$1" "$2"
-}
-
-compare() { # name ort.onnx foldline.onnx what
+compare() { # name ort.onnx foldline.onnx what [ort_census.py options]
   if "$bin" analyze "$2" --passes none --json >"$tmp/a.json" 2>"$tmp/err" &&
     "$bin" analyze "$3" --passes none --json >"$tmp/b.json" 2>>"$tmp/err"; then
-    c=$(census "$tmp/a.json" "$tmp/b.json")
+    c=$("$py" "$here/../tools/ort_census.py" "$tmp/a.json" "$tmp/b.json" "${@:5}")
   else
     c="ERROR $(head -c 300 "$tmp/err")"
   fi
@@ -107,6 +93,35 @@ print(json.dumps([{"name": i["name"], "dtype": i["dtype"],
   fi
 done
 
+# 2. The transformer exports of tests/data (BERT-style encoders at opset 13
+# with symbolic batch and sequence: torch's layer norms, exact Gelu,
+# attention with the head split by a Shape chain; the same with
+# nn.MultiheadAttention and torch's attention), filled by fl_onnxfill:
+# foldline's graph has every operator count and the totals of ORT's.
+# swin_t (symbolic batch): its layer norms only (28 LayerNormalization and
+# one SimplifiedLayerNormalization in both; README says why the rest of its
+# census differs).
+data="$here/../data"
+for m in bert_tiny bert_tiny_attn bert_tiny_mha swin_t; do
+  src="$data/$m.stripped.onnx"
+  [ -f "$src" ] || src="$src.gz"
+  if ! { case "$src" in *.gz) gunzip -c "$src" ;; *) cat "$src" ;; esac; } >"$tmp/$m.stripped.onnx" 2>"$tmp/err" ||
+    ! "$fill" "$tmp/$m.stripped.onnx" "$tmp/$m.onnx" >/dev/null 2>>"$tmp/err" ||
+    ! node "$here/../tools/ort_optimize.mjs" "$ort" "$tmp/$m.onnx" extended "$tmp/$m.ext.onnx" 2>>"$tmp/err" ||
+    ! "$bin" optimize "$tmp/$m.onnx" -o "$tmp/$m.opt.onnx" >/dev/null 2>>"$tmp/err"; then
+    echo "FAIL $m: $(head -c 300 "$tmp/err")"
+    fails=$((fails + 1))
+    continue
+  fi
+  if [ $m = swin_t ]; then
+    compare "$m (layer norms)" "$tmp/$m.ext.onnx" "$tmp/$m.opt.onnx" "'extended'" \
+      --ops LayerNormalization,SimplifiedLayerNormalization,SkipLayerNormalization --totals ""
+  else
+    compare "$m" "$tmp/$m.ext.onnx" "$tmp/$m.opt.onnx" "'extended'"
+  fi
+done
+
+# 3. The corpus.
 models="alexnet convnext_tiny efficientnet_b0 googlenet mobilenet_v2 mobilenet_v3_small resnet18
 shufflenet_v2_x1_0 squeezenet1_0 tiny_transformer_encoder vgg16 vit_b_16"
 if [ ! -d "$corpus/ort-extended" ]; then

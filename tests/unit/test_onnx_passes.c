@@ -707,6 +707,36 @@ static void test_gelu_wrong_constant(void **state) {
     pt_free(r);
 }
 
+/* The layer norm of torch's opset-13 export over x [2,3,8]: the means
+ * over axes [ax1] and [ax2]; gamma and beta ones and zeros when initial,
+ * else stripped. */
+static ob_model *ln_model(int64_t ax1, int64_t ax2, bool initial) {
+    ob_model *m = ob_new(13);
+    ob_input(m, "x", OB_FLOAT, 3, (int64_t[]){2, 3, 8}, NULL);
+    init_vals(m, "two", 0, NULL, (float[]){2}, 1);
+    init_vals(m, "eps", 0, NULL, (float[]){1e-5f}, 1);
+    if (initial) { /* ones and zeros, as a layer is initialised */
+        init_vals(m, "gamma", 1, (int64_t[]){8}, (float[]){1, 1, 1, 1, 1, 1, 1, 1}, 8);
+        init_vals(m, "beta", 1, (int64_t[]){8}, (float[]){0, 0, 0, 0, 0, 0, 0, 0}, 8);
+    } else {
+        ob_init_f(m, "gamma", 1, (int64_t[]){8}, true);
+        ob_init_f(m, "beta", 1, (int64_t[]){8}, true);
+    }
+    Onnx__NodeProto *m1 = ob_node(m, "ReduceMean", "mean1", "x", "m");
+    ob_attr_ints(m, m1, "axes", 1, (int64_t[]){ax1});
+    ob_node(m, "Sub", "sub", "x,m", "d");
+    ob_node(m, "Pow", "pow", "d,two", "p");
+    Onnx__NodeProto *m2 = ob_node(m, "ReduceMean", "mean2", "p", "v");
+    ob_attr_ints(m, m2, "axes", 1, (int64_t[]){ax2});
+    ob_node(m, "Add", "add_eps", "v,eps", "a");
+    ob_node(m, "Sqrt", "sqrt", "a", "s");
+    ob_node(m, "Div", "div", "d,s", "n");
+    ob_node(m, "Mul", "mul", "gamma,n", "g");
+    ob_node(m, "Add", "add", "g,beta", "y");
+    ob_output(m, "y");
+    return m;
+}
+
 /* Layer norm over the last axis as torch writes it at opset 13 ->
  * LayerNormalization(x, gamma, beta), axis -1, epsilon 1e-5; also with
  * gamma all ones and beta all zeros (an untrained layer: the Mul and the
@@ -718,30 +748,7 @@ static void test_gelu_wrong_constant(void **state) {
 static void test_layer_norm(void **state) {
     (void)state;
     for (int initial = 0; initial < 2; initial++) {
-        ob_model *m = ob_new(13);
-        ob_input(m, "x", OB_FLOAT, 3, (int64_t[]){2, 3, 8}, NULL);
-        init_vals(m, "two", 0, NULL, (float[]){2}, 1);
-        init_vals(m, "eps", 0, NULL, (float[]){1e-5f}, 1);
-        if (initial) { /* ones and zeros, as a layer is initialised */
-            init_vals(m, "gamma", 1, (int64_t[]){8}, (float[]){1, 1, 1, 1, 1, 1, 1, 1}, 8);
-            init_vals(m, "beta", 1, (int64_t[]){8}, (float[]){0, 0, 0, 0, 0, 0, 0, 0}, 8);
-        } else {
-            ob_init_f(m, "gamma", 1, (int64_t[]){8}, true);
-            ob_init_f(m, "beta", 1, (int64_t[]){8}, true);
-        }
-        Onnx__NodeProto *m1 = ob_node(m, "ReduceMean", "mean1", "x", "m");
-        ob_attr_ints(m, m1, "axes", 1, (int64_t[]){-1});
-        ob_node(m, "Sub", "sub", "x,m", "d");
-        ob_node(m, "Pow", "pow", "d,two", "p");
-        Onnx__NodeProto *m2 = ob_node(m, "ReduceMean", "mean2", "p", "v");
-        ob_attr_ints(m, m2, "axes", 1, (int64_t[]){2});
-        ob_node(m, "Add", "add_eps", "v,eps", "a");
-        ob_node(m, "Sqrt", "sqrt", "a", "s");
-        ob_node(m, "Div", "div", "d,s", "n");
-        ob_node(m, "Mul", "mul", "gamma,n", "g");
-        ob_node(m, "Add", "add", "g,beta", "y");
-        ob_output(m, "y");
-        pt_run *r = oxp_run(m, NULL);
+        pt_run *r = oxp_run(ln_model(-1, 2, initial), NULL);
         assert_string_equal(oxp_dump(r), "add=LayerNormalization(x,gamma,beta)");
         assert_true(pt_fired(r, "layer_norm", "add"));
         fl_node *ln = pt_need(r, "add");
@@ -757,25 +764,7 @@ static void test_layer_norm(void **state) {
 /* The mean over another axis is not a layer norm over the last one. */
 static void test_layer_norm_other_axis(void **state) {
     (void)state;
-    ob_model *m = ob_new(13);
-    ob_input(m, "x", OB_FLOAT, 3, (int64_t[]){2, 3, 8}, NULL);
-    init_vals(m, "two", 0, NULL, (float[]){2}, 1);
-    init_vals(m, "eps", 0, NULL, (float[]){1e-5f}, 1);
-    ob_init_f(m, "gamma", 1, (int64_t[]){8}, true);
-    ob_init_f(m, "beta", 1, (int64_t[]){8}, true);
-    Onnx__NodeProto *m1 = ob_node(m, "ReduceMean", "mean1", "x", "m");
-    ob_attr_ints(m, m1, "axes", 1, (int64_t[]){1});
-    ob_node(m, "Sub", "sub", "x,m", "d");
-    ob_node(m, "Pow", "pow", "d,two", "p");
-    Onnx__NodeProto *m2 = ob_node(m, "ReduceMean", "mean2", "p", "v");
-    ob_attr_ints(m, m2, "axes", 1, (int64_t[]){1});
-    ob_node(m, "Add", "add_eps", "v,eps", "a");
-    ob_node(m, "Sqrt", "sqrt", "a", "s");
-    ob_node(m, "Div", "div", "d,s", "n");
-    ob_node(m, "Mul", "mul", "gamma,n", "g");
-    ob_node(m, "Add", "add", "g,beta", "y");
-    ob_output(m, "y");
-    pt_run *r = oxp_run(m, NULL);
+    pt_run *r = oxp_run(ln_model(1, 1, false), NULL);
     assert_false(pt_fired(r, "layer_norm", NULL));
     pt_free(r);
 }
@@ -921,6 +910,65 @@ static void test_onnx_neutral_elements(void **state) {
     pt_free(r);
 }
 
+/* A transformer's head split at opset 13: Reshape(x, Concat(Unsqueeze(
+ * Gather(Shape(x), 0), [0]), Unsqueeze(Gather(Shape(x), 1), [0]), [2],
+ * [8])) with x [B, S, 16] (B and S unknown: the Shape chain does not fold)
+ * -> Reshape(x, [0, 0, 2, 8]) as ONNX Runtime's ReshapeFusion writes it:
+ * the Concat is the int64 constant [0, 0, 2, 8] (0: x's dim at that
+ * position), Shape, Gathers and Unsqueezes gone, the output [B, S, 2, 8]
+ * as before. With the Gathers swapped (x's dim 1 first, the output
+ * [S, B, 2, 8]) a 0 would copy the wrong dim: nothing changes. */
+static void test_reshape_fusion(void **state) {
+    (void)state;
+    for (int swapped = 0; swapped < 2; swapped++) {
+        ob_model *m = ob_new(13);
+        ob_input(m, "x", OB_FLOAT, 3, (int64_t[]){-1, -1, 16}, (const char *[]){"B", "S", NULL});
+        ob_init_i64(m, "i0", 0, NULL, (int64_t[]){swapped});
+        ob_init_i64(m, "i1", 0, NULL, (int64_t[]){1 - swapped});
+        ob_init_i64(m, "ax", 1, (int64_t[]){1}, (int64_t[]){0});
+        ob_init_i64(m, "heads", 1, (int64_t[]){1}, (int64_t[]){2});
+        ob_init_i64(m, "hd", 1, (int64_t[]){1}, (int64_t[]){8});
+        ob_node(m, "Shape", "shape", "x", "s");
+        ob_node(m, "Gather", "g0", "s,i0", "d0");
+        ob_node(m, "Gather", "g1", "s,i1", "d1");
+        ob_node(m, "Unsqueeze", "u0", "d0,ax", "v0");
+        ob_node(m, "Unsqueeze", "u1", "d1,ax", "v1");
+        Onnx__NodeProto *c = ob_node(m, "Concat", "concat", "v0,v1,heads,hd", "c");
+        ob_attr_i(m, c, "axis", 0);
+        ob_node(m, "Reshape", "reshape", "x,c", "y");
+        ob_output(m, "y");
+        pt_run *r = oxp_run(m, NULL);
+        fl_node *k = pt_need(r, "concat"), *y = pt_need(r, "reshape");
+        if (swapped) {
+            assert_false(pt_fired(r, "reshape_fusion", NULL));
+            assert_int_equal(k->kind, FL_OP_ONNX_CONCAT);
+            assert_non_null(pt_need(r, "shape"));
+        } else {
+            assert_string_equal(oxp_dump(r), "reshape=Reshape(x,concat)");
+            assert_int_equal(pt_fired(r, "reshape_fusion", "concat"), 1);
+            const fl_value *v = k->outputs[0].value;
+            assert_true(fl__is_const(k) && v && v->n == 4);
+            const int64_t want[4] = {0, 0, 2, 8};
+            for (int i = 0; i < 4; i++) {
+                assert_true(fl_sym_is_known(v->ints[i]) && v->ints[i].k == want[i]);
+            }
+        }
+        const fl_shape *ys = &y->outputs[0].shape, *xs = &fl_node_in(y, 0)->shape;
+        assert_int_equal(ys->rank, 4);
+        char b0[32], b1[32];
+        fl__sym_format(ys->dims[0], b0, sizeof b0);
+        fl__sym_format(ys->dims[1], b1, sizeof b1);
+        assert_string_equal(b0, swapped ? "S" : "B"); /* [S, B, 2, 8] swapped */
+        assert_string_equal(b1, swapped ? "B" : "S");
+        assert_true(fl__sym_eq(ys->dims[0], xs->dims[swapped]) &&
+                    fl__sym_eq(ys->dims[1], xs->dims[1 - swapped]));
+        assert_false(fl_sym_is_known(ys->dims[0]));
+        assert_int_equal(pt_known(ys->dims[2]), 2);
+        assert_int_equal(pt_known(ys->dims[3]), 8);
+        pt_free(r);
+    }
+}
+
 /* Two Slices of x [2,6] on axis 1 (axes -1), [2, INT64_MAX) and [0, 2),
  * reading x together with nothing else: one Split(x, [2, 4]) named after
  * the slice of the lower range, its outputs in range order
@@ -1023,6 +1071,7 @@ int main(void) {
         cmocka_unit_test(test_shape_chain_folds),
         cmocka_unit_test(test_gelu_exact),
         cmocka_unit_test(test_gelu_before_matmul_scale),
+        cmocka_unit_test(test_reshape_fusion),
         cmocka_unit_test(test_gelu_wrong_constant),
         cmocka_unit_test(test_layer_norm),
         cmocka_unit_test(test_layer_norm_other_axis),

@@ -11,6 +11,9 @@
  * Rule names in the ledger are Grappler's function names where it has one.
  *  0. constant_to_initializer (onnx_constant.c): an ONNX Constant node ->
  *     an initializer (ONNX graphs only).
+ *  0b. reshape_fusion (onnx_reshape.c): ONNX Runtime's ReshapeFusion, a
+ *     Reshape's shape Concat of constants and Shape/Gather/Unsqueeze dims
+ *     of its own input -> a constant with 0 for those dims (ONNX graphs).
  *  1. materialize_shape (fold.c): Shape/Size/Rank whose value shape
  *     inference knows as plain numbers -> Const in place.
  *  2. materializations (3.3; materialize.c, TensorArraySizeV3 in
@@ -83,6 +86,7 @@
  * node's rules). */
 enum {
     R_ONNX_CONSTANT,
+    R_ONNX_RESHAPE,
     R_MATERIALIZE,
     R_MORE, /* materialize_more's five */
     R_NOOP = R_MORE + 5,
@@ -92,6 +96,7 @@ enum {
 
 static const fl_cf_rule_fn rule_run[R_COUNT] = {
     fl__cf_onnx_constant,
+    fl__cf_onnx_reshape,
     fl__cf_try_materialize,
     fl__cf_materialize_shape_n,
     fl__cf_materialize_ta_size,
@@ -114,6 +119,7 @@ static const fl_cf_rule_fn rule_run[R_COUNT] = {
 
 static const fl_kinds_fn rule_kinds[R_COUNT] = {
     fl__cf_onnx_constant_kinds,
+    fl__cf_onnx_reshape_kinds,
     fl__cf_try_materialize_kinds,
     fl__cf_materialize_shape_n_kinds,
     fl__cf_materialize_ta_size_kinds,

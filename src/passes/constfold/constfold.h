@@ -27,6 +27,12 @@ bool fl__cf_onnx_constant_kinds(const fl_node *n);
 
 fl_status fl__cf_onnx_constant(fl_pass_ctx *pc, fl_node *n, bool *done);
 
+/* Rule 1 (onnx_reshape.c): ONNX Runtime's ReshapeFusion, Shape chains of
+ * a Reshape's own input in its shape Concat -> 0 in a constant. */
+bool fl__cf_onnx_reshape_kinds(const fl_node *n);
+
+fl_status fl__cf_onnx_reshape(fl_pass_ctx *pc, fl_node *n, bool *done);
+
 /* ---- rewrite.c ---- */
 
 /* The value of data input i when it is a non-stripped Const with concrete
