@@ -28,7 +28,9 @@
  */
 #include "passes/transpose/transpose.h"
 
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 bool fl__tp_is_transpose(const fl_node *n) {
@@ -78,7 +80,8 @@ static bool live(const fl_node *n) {
     return n && !(n->flags & FL_NODE_REMOVED);
 }
 
-size_t fl__tp_readers(const tp_ctx *x, const fl_node *n, int port, fl_node **out, size_t cap) {
+/* The walk over every node that the index replaces (and is checked by). */
+static size_t readers_walk(const tp_ctx *x, const fl_node *n, int port, fl_node **out, size_t cap) {
     size_t k = 0;
     for (size_t i = 0; i < x->g->n_nodes; i++) {
         fl_node *m = x->g->nodes[i];
@@ -98,7 +101,110 @@ size_t fl__tp_readers(const tp_ctx *x, const fl_node *n, int port, fl_node **out
     return k;
 }
 
-bool fl__tp_has_readers(const tp_ctx *x, const fl_node *n, int port) {
+static void fail_oom(tp_ctx *x) {
+    if (x->st == FL_OK) {
+        x->st = fl__diag_oom(x->d);
+    }
+}
+
+void fl__tp_note(tp_ctx *x, fl_node *n) {
+    if (x->index.g && fl__edge_index_note(&x->index, n, x->d) != FL_OK) {
+        fail_oom(x);
+    }
+}
+
+void fl__tp_set_input(tp_ctx *x, fl_node *n, int i, fl_input in) {
+    fl__node_set_input(x->g, n, i, in);
+    fl__tp_note(x, n);
+}
+
+void fl__tp_round_end(tp_ctx *x) {
+    fl__edge_index_free(&x->index);
+}
+
+static bool reads(const fl_node *m, const fl_node *n, int port) {
+    for (int j = 0; j < m->n_inputs; j++) {
+        if (m->inputs[j].node == n && m->inputs[j].port == port) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The readers of (n, port) by the index, each once (FL_NODE_MARK while
+ * collected), in x->rbuf sorted by id: the walk's order. SIZE_MAX on OOM. */
+static size_t readers_indexed(tp_ctx *x, const fl_node *n, int port) {
+    if (!x->index.g && fl__edge_index_build(x->g, &x->index, x->d) != FL_OK) {
+        return SIZE_MAX;
+    }
+    size_t k = 0;
+    uint32_t at = n->id < x->index.cap_head ? x->index.head[n->id] : 0;
+    for (; at; at = x->index.e[at - 1].next) {
+        fl_node *m = x->index.e[at - 1].reader;
+        if ((m->flags & (FL_NODE_REMOVED | FL_NODE_MARK)) || !reads(m, n, port)) {
+            continue;
+        }
+        if (k == x->rcap) {
+            size_t nc = x->rcap ? 2 * x->rcap : 64;
+            fl_node **nb = realloc(x->rbuf, nc * sizeof(*nb));
+            if (!nb) {
+                k = SIZE_MAX;
+                break;
+            }
+            x->rbuf = nb;
+            x->rcap = nc;
+        }
+        m->flags |= FL_NODE_MARK;
+        x->rbuf[k++] = m;
+    }
+    for (size_t i = 0; i < k && k != SIZE_MAX; i++) {
+        x->rbuf[i]->flags &= ~(uint32_t)FL_NODE_MARK;
+    }
+    if (k == SIZE_MAX) {
+        for (uint32_t a = n->id < x->index.cap_head ? x->index.head[n->id] : 0; a;
+             a = x->index.e[a - 1].next) {
+            x->index.e[a - 1].reader->flags &= ~(uint32_t)FL_NODE_MARK;
+        }
+        return SIZE_MAX;
+    }
+    for (size_t i = 1; i < k; i++) { /* few readers: insertion sort by id */
+        fl_node *m = x->rbuf[i];
+        size_t j = i;
+        for (; j > 0 && x->rbuf[j - 1]->id > m->id; j--) {
+            x->rbuf[j] = x->rbuf[j - 1];
+        }
+        x->rbuf[j] = m;
+    }
+    return k;
+}
+
+size_t fl__tp_readers(tp_ctx *x, const fl_node *n, int port, fl_node **out, size_t cap) {
+    size_t k = readers_indexed(x, n, port);
+    if (k == SIZE_MAX) {
+        fail_oom(x);
+        return readers_walk(x, n, port, out, cap);
+    }
+    for (size_t i = 0; i < k && i < cap; i++) {
+        out[i] = x->rbuf[i];
+    }
+    if (fl__checks_on()) {
+        fl_node *w[64];
+        size_t kw = readers_walk(x, n, port, w, 64);
+        bool same = kw == k;
+        for (size_t i = 0; same && i < k && i < 64; i++) {
+            same = w[i] == x->rbuf[i];
+        }
+        if (!same && x->st == FL_OK) {
+            x->st = fl__node_fail(x->d, FL_EINTERNAL, n,
+                                  "transpose: the reader index lists %zu readers of output %d, "
+                                  "the graph has %zu",
+                                  k, port, kw);
+        }
+    }
+    return k;
+}
+
+bool fl__tp_has_readers(tp_ctx *x, const fl_node *n, int port) {
     return fl__tp_readers(x, n, port, NULL, 0) > 0;
 }
 
@@ -144,12 +250,6 @@ void fl__tp_infer(tp_ctx *x, fl_node *n) {
     }
 }
 
-static void fail_oom(tp_ctx *x) {
-    if (x->st == FL_OK) {
-        x->st = fl__diag_oom(x->d);
-    }
-}
-
 /* A new node of ONNX op `op` (kind `kind`) named after `base`, on
  * `near`'s device. */
 fl_node *fl__tp_add_node(tp_ctx *x, const fl_node *near, const char *base, const char *op, int kind,
@@ -164,6 +264,7 @@ fl_node *fl__tp_add_node(tp_ctx *x, const fl_node *near, const char *base, const
         fl__op_bind_kind(nn, kind);
     }
     nn->device = near && near->device ? near->device : "";
+    fl__tp_note(x, nn);
     x->pc->added++;
     return nn;
 }
@@ -308,7 +409,7 @@ static void replace_const(tp_ctx *x, fl_node *n, int i, const tp_perm *perm, int
     /* every input of n reading k (ONNX Runtime edits the one initializer) */
     for (int j = 0; j < n->n_inputs; j++) {
         if (n->inputs[j].node == k) {
-            fl__node_set_input(x->g, n, j, (fl_input){nk, 0});
+            fl__tp_set_input(x, n, j, (fl_input){nk, 0});
         }
     }
     fl__tp_drop_if_unused(x, k);
@@ -349,7 +450,7 @@ void fl__tp_transpose_input(tp_ctx *x, fl_node *n, int i, const tp_perm *perm,
     tp_perm p2;
     if (fl__tp_is_transpose(p) && fl__tp_perm_of(p, &p2) && p2.n == perm->n) { /* case 2 */
         if (fl__tp_same(&p2, perm_inv)) {
-            fl__node_set_input(x->g, n, i, p->inputs[0]);
+            fl__tp_set_input(x, n, i, p->inputs[0]);
             fl__tp_drop_if_unused(x, p);
             return;
         }
@@ -359,7 +460,7 @@ void fl__tp_transpose_input(tp_ctx *x, fl_node *n, int i, const tp_perm *perm,
         }
         fl_node *t = fl__tp_new_transpose(x, n, p->inputs[0], &c);
         if (t) {
-            fl__node_set_input(x->g, n, i, (fl_input){t, 0});
+            fl__tp_set_input(x, n, i, (fl_input){t, 0});
             fl__tp_drop_if_unused(x, p);
         }
         return;
@@ -371,7 +472,7 @@ void fl__tp_transpose_input(tp_ctx *x, fl_node *n, int i, const tp_perm *perm,
         if (readers[r] != n && fl__tp_is_transpose(readers[r]) && readers[r]->inputs[0].node == p &&
             readers[r]->inputs[0].port == in.port && fl__tp_perm_of(readers[r], &q) &&
             fl__tp_same(&q, perm)) {
-            fl__node_set_input(x->g, n, i, (fl_input){readers[r], 0});
+            fl__tp_set_input(x, n, i, (fl_input){readers[r], 0});
             return;
         }
     }
@@ -381,7 +482,7 @@ void fl__tp_transpose_input(tp_ctx *x, fl_node *n, int i, const tp_perm *perm,
     }
     fl_node *t = fl__tp_new_transpose(x, n, in, perm); /* case 4 */
     if (t) {
-        fl__node_set_input(x->g, n, i, (fl_input){t, 0});
+        fl__tp_set_input(x, n, i, (fl_input){t, 0});
     }
 }
 
@@ -450,7 +551,7 @@ void fl__tp_unsqueeze_input(tp_ctx *x, fl_node *n, int i, int k) {
     if (p->kind == FL_OP_ONNX_SQUEEZE && live(p) &&
         fl__tp_attr_or_input(x, p, "axes", 1, 13, sq, &sl) && sl == k &&
         memcmp(sq, axes, (size_t)k * sizeof(int64_t)) == 0) { /* case 2 */
-        fl__node_set_input(x->g, n, i, p->inputs[0]);
+        fl__tp_set_input(x, n, i, p->inputs[0]);
         fl__tp_drop_if_unused(x, p);
         return;
     }
@@ -481,12 +582,12 @@ void fl__tp_unsqueeze_input(tp_ctx *x, fl_node *n, int i, int k) {
         fl__tp_invert(&wide, &wide_inv);
         fl_node *t = fl__tp_new_transpose(x, n, (fl_input){u, 0}, &wide);
         if (t) {
-            fl__node_set_input(x->g, n, i, (fl_input){t, 0});
+            fl__tp_set_input(x, n, i, (fl_input){t, 0});
         }
         x->pushed++;
         return;
     }
-    fl__node_set_input(x->g, n, i, (fl_input){u, 0});
+    fl__tp_set_input(x, n, i, (fl_input){u, 0});
 }
 
 bool fl__tp_redirect(tp_ctx *x, fl_node *n, int port, fl_input to, const fl_node *keep) {
@@ -499,7 +600,7 @@ bool fl__tp_redirect(tp_ctx *x, fl_node *n, int port, fl_input to, const fl_node
     for (size_t r = 0; r < nr; r++) {
         for (int j = 0; readers[r] != keep && j < readers[r]->n_inputs; j++) {
             if (readers[r]->inputs[j].node == n && readers[r]->inputs[j].port == port) {
-                fl__node_set_input(x->g, readers[r], j, to);
+                fl__tp_set_input(x, readers[r], j, to);
             }
         }
     }

@@ -36,6 +36,8 @@
  */
 #include "passes/transpose/transpose.h"
 
+#include <pthread.h>
+#include <stdint.h>
 #include <string.h>
 
 typedef struct fam_row {
@@ -145,8 +147,7 @@ static const char *const ms_rows[] = {
     "QLinearReduceMean", "QLinearSigmoid",           "QLinearSoftmax",
 };
 
-tp_family fl__tp_family(const fl_node *n) {
-    const char *q = n->desc ? n->desc->name : NULL;
+static tp_family family_of(const char *q) {
     if (!q) {
         return TPF_NONE;
     }
@@ -166,6 +167,29 @@ tp_family fl__tp_family(const fl_node *n) {
         }
     }
     return TPF_NONE;
+}
+
+/* The family of every registered kind, by its descriptor's name: asked
+ * once per process. */
+static uint8_t family_table[FL_OP_COUNT];
+static pthread_once_t family_once = PTHREAD_ONCE_INIT;
+
+static void family_table_build(void) {
+    for (int k = 0; k < FL_OP_COUNT; k++) {
+        const struct fl_op_desc *d = fl__op_desc_of(k);
+        family_table[k] = (uint8_t)family_of(d ? d->name : NULL);
+    }
+}
+
+tp_family fl__tp_family(const fl_node *n) {
+    if (!n->desc) {
+        return TPF_NONE;
+    }
+    if (n->kind > 0 && n->kind < FL_OP_COUNT && fl__op_desc_of(n->kind) == n->desc) {
+        pthread_once(&family_once, family_table_build);
+        return (tp_family)family_table[n->kind];
+    }
+    return family_of(n->desc->name);
 }
 
 bool fl__tp_transposes_outputs(tp_family f) {
@@ -382,7 +406,7 @@ static bool reduce(tp_ctx *x, fl_node *n, const tp_perm *perm, const tp_perm *in
         return false;
     }
     fl_node *old = n->inputs[1].node;
-    fl__node_set_input(x->g, n, 1, (fl_input){ax, 0});
+    fl__tp_set_input(x, n, 1, (fl_input){ax, 0});
     fl__tp_drop_if_unused(x, old);
     if (!keep) {
         fl__tp_squeeze_perm(na, k, perm, &out);
@@ -416,7 +440,7 @@ static bool transpose_pair(tp_ctx *x, fl_node *t, fl_node *n, const tp_perm *per
     for (int i = 0; i < perm->n; i++) {
         c.p[i] = perm->p[q.p[i]];
     }
-    fl__node_set_input(x->g, n, 0, t->inputs[0]);
+    fl__tp_set_input(x, n, 0, t->inputs[0]);
     fl__tp_set_ints(x, n, "perm", c.n, c.p);
     fl__tp_infer(x, n);
     fl__tp_drop_if_unused(x, t);

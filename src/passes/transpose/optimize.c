@@ -95,7 +95,7 @@ static void mark_leads(tp_ctx *x, fl_node *const *order, size_t n) {
     }
 }
 
-static bool likely_removed(const tp_ctx *x, const fl_node *t) {
+static bool likely_removed(tp_ctx *x, const fl_node *t) {
     if (fl__preserved(t)) {
         return false;
     }
@@ -112,7 +112,7 @@ static bool likely_removed(const tp_ctx *x, const fl_node *t) {
     return true;
 }
 
-static int value_cost(const tp_ctx *x, const fl_input *in, const tp_perm *perm) {
+static int value_cost(tp_ctx *x, const fl_input *in, const tp_perm *perm) {
     const fl_node *p = in->node;
     if (fl__is_const(p)) {
         return 0;
@@ -124,7 +124,7 @@ static int value_cost(const tp_ctx *x, const fl_input *in, const tp_perm *perm) 
     return fl__tp_value_rank(in);
 }
 
-static bool worth_pushing(const tp_ctx *x, const fl_node *n, tp_family f, const tp_perm *perm,
+static bool worth_pushing(tp_ctx *x, const fl_node *n, tp_family f, const tp_perm *perm,
                           const int *ins, int k) {
     if (f == TPF_TRANSPOSE) {
         return true;
@@ -227,6 +227,7 @@ static fl_status round_once(tp_ctx *x, bool *changed) {
             }
         }
     }
+    fl__tp_round_end(x);
     free(order);
     free(lead);
     x->lead = NULL;
@@ -250,6 +251,7 @@ fl_status fl__pass_transpose(fl_pass_ctx *pc) {
     for (int r = 0; r < MAX_ROUNDS && changed && st == FL_OK && !x.declined; r++) {
         st = round_once(&x, &changed);
     }
+    free(x.rbuf);
     if (st == FL_OK && x.declined) {
         return fl__node_fail(x.d, FL_EUNSUPPORTED, x.declined_at,
                              "ONNX Runtime's transpose optimizer would change this graph in a way "

@@ -42,7 +42,7 @@ static fl_node *gather(tp_ctx *x, const fl_node *n, fl_input in, int len, const 
 /* Input i of n replaced by node k (the old producer goes when unused). */
 static void replace_input(tp_ctx *x, fl_node *n, int i, fl_node *k) {
     fl_node *old = n->inputs[i].node;
-    fl__node_set_input(x->g, n, i, (fl_input){k, 0});
+    fl__tp_set_input(x, n, i, (fl_input){k, 0});
     fl__tp_drop_if_unused(x, old);
 }
 
@@ -174,6 +174,7 @@ static bool slice(tp_ctx *x, fl_node *n, const tp_perm *perm, const tp_perm *inv
             x->st = fl__diag_oom(x->d);
             return false;
         }
+        fl__tp_note(x, n);
     } else {
         replace_input(x, n, 3, c);
     }
@@ -204,7 +205,7 @@ static bool reorder_input(tp_ctx *x, fl_node *n, int i, int len, const int64_t *
     }
     fl_node *g = gather(x, n, n->inputs[i], len, order);
     if (g) {
-        fl__node_set_input(x->g, n, i, (fl_input){g, 0});
+        fl__tp_set_input(x, n, i, (fl_input){g, 0});
     }
     return g != NULL;
 }

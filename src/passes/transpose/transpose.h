@@ -54,6 +54,13 @@ typedef struct tp_ctx {
     uint8_t *lead;
     size_t n_lead;
     int pushed; /* rules fired in this round */
+    /* Who reads whom in this round (graph/mutate.h's edge index): built at
+     * the round's first reader lookup, noted by every edit that makes an
+     * edge (fl__tp_set_input, fl__tp_note, fl__tp_add_node), dropped at the
+     * round's end (the next round compacts, which renumbers the nodes). */
+    fl_edge_index index;
+    fl_node **rbuf; /* a lookup's readers */
+    size_t rcap;
 } tp_ctx;
 
 /* The op families (ONNX Runtime's handler table, onnx domain). */
@@ -122,9 +129,19 @@ bool fl__tp_perm_of(const fl_node *t, tp_perm *out); /* valid perm attr */
 void fl__tp_invert(const tp_perm *p, tp_perm *out);
 bool fl__tp_same(const tp_perm *a, const tp_perm *b);
 bool fl__tp_identity(const tp_perm *p);
-/* The live nodes reading n's output `port` (each once); their count. */
-size_t fl__tp_readers(const tp_ctx *x, const fl_node *n, int port, fl_node **out, size_t cap);
-bool fl__tp_has_readers(const tp_ctx *x, const fl_node *n, int port);
+/* The live nodes reading n's output `port` (each once, in node order: the
+ * first `cap` of them in out); their count. From the round's edge index; a
+ * walk over every node checks it when checks are on (util/check.h). */
+size_t fl__tp_readers(tp_ctx *x, const fl_node *n, int port, fl_node **out, size_t cap);
+bool fl__tp_has_readers(tp_ctx *x, const fl_node *n, int port);
+/* Sets input i of n (fl__node_set_input) and notes the edge in the index;
+ * every edit of an existing node's inputs in this pass goes through here
+ * or is followed by fl__tp_note. */
+void fl__tp_set_input(tp_ctx *x, fl_node *n, int i, fl_input in);
+/* Notes n's inputs in the round's index (after fl__node_set_inputs). */
+void fl__tp_note(tp_ctx *x, fl_node *n);
+/* Drops the round's index (before the next compaction). */
+void fl__tp_round_end(tp_ctx *x);
 bool fl__tp_is_constant(const fl_node *n);
 /* Non-1 dims of a value (5 when its rank is unknown). */
 int fl__tp_value_rank(const fl_input *in);
