@@ -309,6 +309,9 @@ static void resolve_inputs(fl_graph *g, fl_node *n, fl_node *const *rep, bool an
             fl__node_set_input(g, n, i, (fl_input){r, n->inputs[i].port});
         }
     }
+    if (!n->n_ctrl) {
+        return;
+    }
     int w = 0;
     for (int i = 0; i < n->n_ctrl; i++) {
         fl_node *c = rep[n->ctrl[i]->id] ? rep[n->ctrl[i]->id] : n->ctrl[i];
@@ -321,6 +324,22 @@ static void resolve_inputs(fl_graph *g, fl_node *n, fl_node *const *rep, bool an
         }
     }
     fl__node_trim_ctrl(g, n, w);
+}
+
+/* Does n read (data or control) a node the sweep has not reached (seen[id]
+ * 0): a loop's back edge, whose representative the sweep may find later? */
+static bool reads_ahead(const fl_node *n, const uint8_t *seen) {
+    for (int i = 0; i < n->n_inputs; i++) {
+        if (!seen[n->inputs[i].node->id]) {
+            return true;
+        }
+    }
+    for (int i = 0; i < n->n_ctrl; i++) {
+        if (!seen[n->ctrl[i]->id]) {
+            return true;
+        }
+    }
+    return false;
 }
 
 /* Looks n up in the table (open addressing, `size` a power of two): the
@@ -344,7 +363,7 @@ static fl_node *insert(fl_node **table, uint64_t *hashes, size_t size, const sco
  * lone (n + 1 each, zero) and the table of `size` slots are described in
  * the pass above. */
 static fl_status dedup(fl_pass_ctx *pc, scopes *sc, fl_node **table, uint64_t *hashes, size_t size,
-                       fl_node **rep, uint32_t *readers, fl_node **lone) {
+                       fl_node **rep, uint32_t *readers, fl_node **lone, uint8_t *seen) {
     fl_graph *g = pc->c->g;
     size_t n = g->n_nodes;
     for (size_t i = 0; i < n; i++) {
@@ -355,9 +374,15 @@ static fl_status dedup(fl_pass_ctx *pc, scopes *sc, fl_node **table, uint64_t *h
     }
     fl_node **order = g->order;
     size_t n_rep = 0;
+    bool ahead = false; /* some node reads one after it in the order */
     for (size_t i = 0; i < n; i++) {
         fl_node *m = order[i];
         resolve_inputs(g, m, rep, n_rep > 0);
+        seen[m->id] = 1;
+        if (reads_ahead(m, seen)) {
+            seen[m->id] = 2;
+            ahead = true;
+        }
         if (!dedupable(g, m)) {
             continue;
         }
@@ -387,9 +412,11 @@ static fl_status dedup(fl_pass_ctx *pc, scopes *sc, fl_node **table, uint64_t *h
         fl__graph_remove_node(m);
     }
     /* Loop back edges. With nothing removed, the sweep above already left
-     * every node's inputs as this would. */
-    for (size_t i = 0; n_rep && i < n; i++) {
-        if (!(g->nodes[i]->flags & FL_NODE_REMOVED)) {
+     * every node's inputs as this would, and so it did for every node that
+     * reads only nodes before it in the order (seen[] 1, not 2): their
+     * representatives were known when it reached them. */
+    for (size_t i = 0; n_rep && ahead && i < n; i++) {
+        if (seen[i] == 2 && !(g->nodes[i]->flags & FL_NODE_REMOVED)) {
             resolve_inputs(g, g->nodes[i], rep, true);
         }
     }
@@ -421,11 +448,13 @@ fl_status fl__pass_common_subgraph_elimination(fl_pass_ctx *pc) {
      * in the order stays). On a chain, three nodes of five are set aside. */
     uint32_t *readers = rep ? fl__arena_scratch(ar, n + 1, sizeof(uint32_t)) : NULL;
     fl_node **lone = readers ? fl__arena_scratch(ar, n + 1, sizeof(fl_node *)) : NULL;
+    uint8_t *seen = lone ? fl__arena_scratch(ar, n + 1, 1) : NULL;
     scopes sc;
-    fl_status st = lone ? scopes_build(pc, &sc) : fl__diag_oom(pc->c->d);
+    fl_status st = seen ? scopes_build(pc, &sc) : fl__diag_oom(pc->c->d);
     if (st == FL_OK) {
-        st = dedup(pc, &sc, table, hashes, size, rep, readers, lone);
+        st = dedup(pc, &sc, table, hashes, size, rep, readers, lone, seen);
     }
+    fl__arena_scratch_free(ar, seen);
     fl__arena_scratch_free(ar, table);
     fl__arena_scratch_free(ar, hashes);
     fl__arena_scratch_free(ar, rep);
