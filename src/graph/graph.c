@@ -42,13 +42,25 @@ static uint64_t hash_mix(uint64_t h) {
     return h;
 }
 
+/* 32 bits, so that a node keeps its name's hash in what was padding
+ * (fl_node.name_hash); the index masks the low bits of the same mix as
+ * before. */
 static uint64_t hash_str(const char *s) {
-    return hash_mix(fl__hash_str(s));
+    return (uint32_t)hash_mix(fl__hash_str(s));
 }
 
 /* hash_str of the first len bytes of s. */
 static uint64_t hash_mem(const char *s, size_t len) {
-    return hash_mix(fl__hash_mem(s, len));
+    return (uint32_t)hash_mix(fl__hash_mem(s, len));
+}
+
+/* hash_str(n->name), hashed again only when the name changed since. */
+static uint64_t node_name_hash(fl_node *n) {
+    if (n->hashed_name != n->name) {
+        n->name_hash = (uint32_t)hash_str(n->name);
+        n->hashed_name = n->name;
+    }
+    return n->name_hash;
 }
 
 fl_graph *fl__graph_new(fl_arena *a) {
@@ -190,7 +202,7 @@ fl_status fl__graph_reindex(fl_graph *g, fl_diag *d) {
     }
     for (size_t i = 0; i < n; i++) {
         fl_node *m = g->nodes[i];
-        uint64_t h = hash_str(m->name);
+        uint64_t h = node_name_hash(m);
         size_t j = slot_find(g, m->name, h);
         if (ni[j].node) {
             return fl__node_fail(d, FL_EINTERNAL, m, "two live nodes share this name");
@@ -207,7 +219,7 @@ void fl__graph_index_refill(fl_graph *g) {
     }
     memset(g->index, 0, g->index_size * sizeof(*g->index));
     for (size_t i = 0; i < g->n_nodes; i++) {
-        slot_put(g->index, g->index_size - 1, g->nodes[i], hash_str(g->nodes[i]->name));
+        slot_put(g->index, g->index_size - 1, g->nodes[i], node_name_hash(g->nodes[i]));
     }
 }
 
@@ -228,7 +240,7 @@ fl_status fl__graph_rename(fl_graph *g, fl_node *n, const char *name, fl_diag *d
      * intact, then insert it under the new name. */
     name_slot *t = g->index;
     size_t mask = g->index_size - 1;
-    size_t j = hash_str(n->name) & mask;
+    size_t j = node_name_hash(n) & mask;
     while (t[j].node && t[j].node != n) {
         j = (j + 1) & mask;
     }
@@ -247,7 +259,7 @@ fl_status fl__graph_rename(fl_graph *g, fl_node *n, const char *name, fl_diag *d
         }
     }
     n->name = copy;
-    slot_put(t, mask, n, hash_str(copy));
+    slot_put(t, mask, n, node_name_hash(n));
     return FL_OK;
 }
 
@@ -436,6 +448,8 @@ static fl_node *add_node(fl_graph *g, const char *name, const char *op, bool cop
     }
     g->index[j].node = n;
     g->index[j].hash = h;
+    n->hashed_name = n->name;
+    n->name_hash = (uint32_t)h;
     n->id = (uint32_t)g->n_nodes;
     n->born = g->birth;
     g->nodes[g->n_nodes++] = n;
@@ -465,6 +479,8 @@ fl_node *fl__graph_add_node_taking_name(fl_graph *g, fl_node *old, const char *o
      * no probe, and the name stays taken until the compaction, which indexes
      * n under it. */
     n->name = old->name;
+    n->hashed_name = old->hashed_name;
+    n->name_hash = old->name_hash;
     n->op = op_copy;
     n->device = "";
     n->id = (uint32_t)g->n_nodes;

@@ -207,12 +207,20 @@ struct fl_node {
     const struct fl_function *func; /* op names a library function */
 
     int n_inputs;
-    fl_input *inputs; /* data inputs, in order */
     int n_ctrl;
-    fl_node **ctrl; /* control inputs */
+    fl_input *inputs; /* data inputs, in order */
+    fl_node **ctrl;   /* control inputs */
 
     int n_attrs;
+    /* The name index's hash of the string hashed_name points to (NULL:
+     * none yet). Names are never written in place, so while name ==
+     * hashed_name the hash is the name's, and rebuilding the index at a
+     * compaction hashes only the names set since (code may set name
+     * directly: a fused node taking the replaced node's). In what was
+     * padding: no larger a node. */
+    uint32_t name_hash;
     fl_attr *attrs;
+    const char *hashed_name;
 
     int n_outputs;
     /* g->birth when the node was last edited through graph/mutate.h (its

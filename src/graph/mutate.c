@@ -405,6 +405,9 @@ fl_status fl__graph_compact(fl_graph *g, fl_diag *d) {
         }
         /* Control edges on removed nodes are dropped: the removed node's
          * ordering obligations are the pass's to forward. */
+        if (!m->n_ctrl) {
+            continue;
+        }
         int w = 0;
         for (int k = 0; k < m->n_ctrl; k++) {
             if (!(m->ctrl[k]->flags & FL_NODE_REMOVED)) {
