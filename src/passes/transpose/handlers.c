@@ -36,7 +36,7 @@
  */
 #include "passes/transpose/transpose.h"
 
-#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -169,27 +169,37 @@ static tp_family family_of(const char *q) {
     return TPF_NONE;
 }
 
-/* The family of every registered kind, by its descriptor's name: asked
- * once per process. */
-static uint8_t family_table[FL_OP_COUNT];
-static pthread_once_t family_once = PTHREAD_ONCE_INIT;
+/* Per registered kind, what its descriptor's name says, found the first
+ * time a node of the kind asks (0: not yet): the family + 1, and
+ * TP_KIND_QDQ for QuantizeLinear/DequantizeLinear of any domain. Relaxed
+ * atomics: two threads asking at once store the same byte. */
+#define TP_KIND_QDQ 0x80
+static _Atomic uint8_t kind_info[FL_OP_COUNT];
 
-static void family_table_build(void) {
-    for (int k = 0; k < FL_OP_COUNT; k++) {
-        const struct fl_op_desc *d = fl__op_desc_of(k);
-        family_table[k] = (uint8_t)family_of(d ? d->name : NULL);
+static uint8_t info_of(const fl_node *n) {
+    const char *q = n->desc ? n->desc->name : "";
+    bool qdq = strstr(q, "::QuantizeLinear") || strstr(q, "::DequantizeLinear");
+    return (uint8_t)((family_of(n->desc ? q : NULL) + 1) | (qdq ? TP_KIND_QDQ : 0));
+}
+
+static uint8_t kind_info_of(const fl_node *n) {
+    if (!n->desc || n->kind <= 0 || n->kind >= FL_OP_COUNT || fl__op_desc_of(n->kind) != n->desc) {
+        return info_of(n); /* a descriptor not the registry's own for the kind */
     }
+    uint8_t v = atomic_load_explicit(&kind_info[n->kind], memory_order_relaxed);
+    if (!v) {
+        v = info_of(n);
+        atomic_store_explicit(&kind_info[n->kind], v, memory_order_relaxed);
+    }
+    return v;
 }
 
 tp_family fl__tp_family(const fl_node *n) {
-    if (!n->desc) {
-        return TPF_NONE;
-    }
-    if (n->kind > 0 && n->kind < FL_OP_COUNT && fl__op_desc_of(n->kind) == n->desc) {
-        pthread_once(&family_once, family_table_build);
-        return (tp_family)family_table[n->kind];
-    }
-    return family_of(n->desc->name);
+    return n->desc ? (tp_family)((kind_info_of(n) & ~TP_KIND_QDQ) - 1) : TPF_NONE;
+}
+
+bool fl__tp_is_qdq(const fl_node *n) {
+    return n->desc && (kind_info_of(n) & TP_KIND_QDQ);
 }
 
 bool fl__tp_transposes_outputs(tp_family f) {

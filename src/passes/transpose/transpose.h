@@ -87,6 +87,9 @@ typedef enum tp_family {
 } tp_family;
 
 tp_family fl__tp_family(const fl_node *n);
+/* QuantizeLinear or DequantizeLinear of any domain (graphs with one are
+ * not taken). */
+bool fl__tp_is_qdq(const fl_node *n);
 /* Does the family's handler put Transposes on the node's outputs? */
 bool fl__tp_transposes_outputs(tp_family f);
 /* The inputs a Transpose may be pushed from (ONNX Runtime's
