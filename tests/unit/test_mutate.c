@@ -254,6 +254,41 @@ static void test_add_taking_name(void **state) {
     teardown_f(&f);
 }
 
+/* A node keeps its name's hash for the index; a name set directly (a fused
+ * node taking the name of the node it replaced, as the Q/DQ fusions do) is
+ * indexed under the new name by the next compaction, and the old name is
+ * free again. */
+static void test_compact_after_direct_rename(void **state) {
+    (void)state;
+    fixture f;
+    build(&f);
+    fl_node *b = fl__graph_find(f.g, "b"), *c = fl__graph_find(f.g, "c");
+    fl_input in = {fl__graph_find(f.g, "a"), 0};
+    fl_node *n = fl__op_add_op(f.g, "b_fused", "Relu6", 1, &in, 1, &f.d);
+    assert_non_null(n);
+    assert_int_equal(fl__graph_compact(f.g, &f.d), FL_OK); /* n's hash is of "b_fused" */
+    assert_ptr_equal(fl__graph_find(f.g, "b_fused"), n);
+    assert_int_equal(fl__graph_replace_uses(f.g, b, 0, n, 0), 1);
+    fl__graph_remove_node(b);
+    n->name = b->name;
+    assert_int_equal(fl__graph_compact(f.g, &f.d), FL_OK);
+    assert_ptr_equal(fl__graph_find(f.g, "b"), n);
+    assert_null(fl__graph_find(f.g, "b_fused"));
+    assert_string_equal(fl__graph_unique_name(f.g, "b_fused"), "b_fused");
+    assert_ptr_equal(c->inputs[0].node, n);
+    assert_int_equal(fl__graph_verify(f.g, &f.d), FL_OK);
+    /* and once more, with every hash kept */
+    assert_int_equal(fl__graph_rename(f.g, c, "c2", &f.d), FL_OK);
+    fl__graph_remove_node(fl__graph_find(f.g, "d"));
+    assert_int_equal(fl__graph_compact(f.g, &f.d), FL_OK);
+    assert_ptr_equal(fl__graph_find(f.g, "c2"), c);
+    assert_null(fl__graph_find(f.g, "c"));
+    assert_null(fl__graph_find(f.g, "d"));
+    assert_ptr_equal(fl__graph_find(f.g, "b"), n);
+    assert_int_equal(fl__graph_verify(f.g, &f.d), FL_OK);
+    teardown_f(&f);
+}
+
 /* fl__node_init_attrs: one array of the attrs given, plus room; the room is
  * filled in place by fl__node_set_attr, past it the array is copied (the
  * attrs as before, the new one appended). */
@@ -494,6 +529,7 @@ int main(void) {
         cmocka_unit_test(test_rename_and_unique_names),
         cmocka_unit_test(test_attrs),
         cmocka_unit_test(test_add_taking_name),
+        cmocka_unit_test(test_compact_after_direct_rename),
         cmocka_unit_test(test_init_attrs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
