@@ -445,10 +445,7 @@ const fl_node *fl__graph_snapshot_unmarked(const fl_graph_snapshot *s) {
 
 /* Room for `need` elements of `elem` bytes in *buf (capacity *cap), grown by
  * half again; false when that passes s->max_bytes or malloc fails. */
-static bool room(fl_graph_snapshot *s, void **buf, size_t *cap, size_t need, size_t elem) {
-    if (need <= *cap) {
-        return true;
-    }
+static bool room_grow(fl_graph_snapshot *s, void **buf, size_t *cap, size_t need, size_t elem) {
     size_t nc = need + need / 2 + 16;
     size_t grow = (nc - *cap) * elem;
     if (s->max_bytes && s->bytes + grow > s->max_bytes) {
@@ -464,8 +461,14 @@ static bool room(fl_graph_snapshot *s, void **buf, size_t *cap, size_t need, siz
     return true;
 }
 
-static bool room_in(fl_graph_snapshot *s, int b, size_t need) {
-    return room(s, buffer(s, b), &s->cap[b], need, elem_size[b]);
+/* Room for `need` elements in *buf (capacity *cap): grown by half when
+ * short. The check inline: the journal asks six times per node it saves. */
+static inline bool room(fl_graph_snapshot *s, void **buf, size_t *cap, size_t need, size_t elem) {
+    return need <= *cap || room_grow(s, buf, cap, need, elem);
+}
+
+static inline bool room_in(fl_graph_snapshot *s, int b, size_t need) {
+    return need <= s->cap[b] || room_grow(s, buffer(s, b), &s->cap[b], need, elem_size[b]);
 }
 
 fl_status fl__graph_journal_open(fl_graph_snapshot *s, fl_graph *g, size_t max_bytes,

@@ -92,7 +92,7 @@ static bool dedupable(const fl_graph *g, const fl_node *n) {
     if (fl__is_feed(n)) {
         return false;
     }
-    return !(n->device && strstr(n->device, "SPU"));
+    return !(n->device && n->device[0] && strstr(n->device, "SPU"));
 }
 
 /* ---- attr equality (fl__attr_equal, with CSE's constants) ---- */
@@ -159,7 +159,7 @@ static uint64_t const_hash(const fl_const *c) {
         }
     } else if (v->raw) {
         size_t bytes = (size_t)v->n * fl__dtype_size(v->dtype);
-        h = mix(h, str_hash(v->raw, bytes < 64 ? bytes : 64));
+        h = mix(h, fl__hash_words(v->raw, bytes < 64 ? bytes : 64));
     }
     return h;
 }
@@ -232,7 +232,7 @@ static uint64_t node_hash(const fl_node *n) {
      * equality test still compares the names. */
     uint64_t h = n->desc ? mix(0x6f70ull, (uint64_t)n->kind) : str_hash(n->op, strlen(n->op));
     const char *dev = fl__dev_of(n);
-    h = mix(h, str_hash(dev, strlen(dev)));
+    h = mix(h, fl__hash_str(dev));
     bool sym = commutative(n->kind) && n->n_inputs == 2;
     uint64_t ih = 0; /* the two inputs of a commutative op hash in either order */
     for (int i = 0; i < n->n_inputs; i++) {
@@ -252,7 +252,7 @@ static uint64_t node_hash(const fl_node *n) {
     uint64_t ah = 0; /* attrs: order-independent */
     for (int i = 0; i < n->n_attrs; i++) {
         const fl_attr *a = &n->attrs[i];
-        uint64_t x = str_hash(a->name, strlen(a->name)) ^ (uint64_t)a->kind;
+        uint64_t x = fl__hash_str(a->name) ^ (uint64_t)a->kind;
         if (a->kind == FL_ATTR_I) {
             x = mix(x, (uint64_t)a->v.i);
         } else if (a->kind == FL_ATTR_TYPE) {
@@ -291,7 +291,11 @@ static bool node_eq(const fl_node *a, const fl_node *b) {
         }
     }
     for (int i = 0; i < a->n_attrs; i++) {
-        const fl_attr *y = fl__node_attr(b, a->attrs[i].name);
+        /* names are distinct in a node: the attr at the same place when it
+         * has the name (nodes of one op usually list their attrs alike) */
+        const char *name = a->attrs[i].name;
+        const fl_attr *y =
+            strcmp(b->attrs[i].name, name) == 0 ? &b->attrs[i] : fl__node_attr(b, name);
         if (!y || !fl__attr_equal(&a->attrs[i], y, const_eq, NULL)) {
             return false;
         }
