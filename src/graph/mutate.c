@@ -643,12 +643,10 @@ void fl__node_trim_inputs(fl_graph *g, fl_node *n, int count) {
     }
 }
 
-void fl__node_trim_ctrl(fl_graph *g, fl_node *n, int count) {
+void fl__node_trim_ctrl_to(fl_graph *g, fl_node *n, int count) {
     FL_DCHECK(count >= 0 && count <= n->n_ctrl);
-    if (count != n->n_ctrl) {
-        fl__node_touch(g, n);
-        n->n_ctrl = count;
-    }
+    fl__node_touch(g, n);
+    n->n_ctrl = count;
 }
 
 void fl__node_clear_ctrl(fl_graph *g, fl_node *n) {

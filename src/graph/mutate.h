@@ -185,7 +185,14 @@ static inline void fl__node_set_ctrl(fl_graph *g, fl_node *n, int k, fl_node *de
         n->ctrl[k] = dep;
     }
 }
-void fl__node_trim_ctrl(fl_graph *g, fl_node *n, int count); /* count <= n_ctrl */
+void fl__node_trim_ctrl_to(fl_graph *g, fl_node *n, int count);
+/* count <= n_ctrl; inline, as the sweeps trim every node's (mostly empty)
+ * control list to the count they kept. */
+static inline void fl__node_trim_ctrl(fl_graph *g, fl_node *n, int count) {
+    if (count != n->n_ctrl) {
+        fl__node_trim_ctrl_to(g, n, count);
+    }
+}
 /* No control inputs (n->ctrl NULL). */
 void fl__node_clear_ctrl(fl_graph *g, fl_node *n);
 

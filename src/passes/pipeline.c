@@ -167,6 +167,42 @@ static void ledger_push(fl_pass_ctx *pc, const char *rule, const fl_node *n, con
     e->detail = fl__arena_strndup(l->arena, detail, len);
 }
 
+/* Does fmt hold no conversion but %s? */
+static bool only_strings(const char *fmt) {
+    for (const char *p = strchr(fmt, '%'); p; p = strchr(p + 2, '%')) {
+        if (p[1] != 's') {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The first size - 1 bytes of fmt with each %s replaced by the next string
+ * argument ("(null)" for NULL, as printf writes it): vsnprintf's text for
+ * such a format, without its per-call set-up (the notes of a pass that
+ * removes thousands of nodes are mostly names). */
+static size_t join_strings(char *buf, size_t size, const char *fmt, va_list ap) {
+    size_t len = 0;
+    for (const char *p = fmt; *p && len < size - 1;) {
+        const char *pct = strchr(p, '%');
+        size_t lit = pct ? (size_t)(pct - p) : strlen(p);
+        const char *part = p;
+        if (lit == 0) {
+            part = va_arg(ap, const char *);
+            part = part ? part : "(null)";
+            lit = strlen(part);
+            p += 2;
+        } else {
+            p += lit;
+        }
+        size_t k = lit < size - 1 - len ? lit : size - 1 - len;
+        memcpy(buf + len, part, k);
+        len += k;
+    }
+    buf[len] = '\0';
+    return len;
+}
+
 void fl__ledger_note(fl_pass_ctx *pc, const char *rule, const fl_node *n, const char *fmt, ...) {
     if (!pc->ledger) {
         return;
@@ -174,10 +210,15 @@ void fl__ledger_note(fl_pass_ctx *pc, const char *rule, const fl_node *n, const 
     char buf[LEDGER_DETAIL];
     va_list ap;
     va_start(ap, fmt);
-    int w = vsnprintf(buf, sizeof buf, fmt, ap);
+    size_t len;
+    if (only_strings(fmt)) {
+        len = join_strings(buf, sizeof buf, fmt, ap);
+    } else {
+        int w = vsnprintf(buf, sizeof buf, fmt, ap);
+        len = w < 0 ? 0 : (size_t)w < sizeof buf ? (size_t)w : sizeof buf - 1;
+        buf[len] = '\0';
+    }
     va_end(ap);
-    size_t len = w < 0 ? 0 : (size_t)w < sizeof buf ? (size_t)w : sizeof buf - 1;
-    buf[len] = '\0';
     ledger_push(pc, rule, n, buf, len);
 }
 
