@@ -16,8 +16,12 @@
  *    IsOnes/IsZeros), fl__kind_in and the attr readers' defaults;
  *  - fl__has_tpu_attr is strstr(name, "_tpu_") over the attr names: every
  *    string of up to 7 characters over {'_', 't', 'p', 'u', 'x'}, alone and
- *    after another name, and names from TensorFlow's TPU rewrite.
+ *    after another name, and names from TensorFlow's TPU rewrite;
+ *  - a ledger note's detail is the text printf writes for its format, cut
+ *    to 511 bytes, whether the format has only %s conversions (joined
+ *    without printf) or others.
  */
+#include "passes/pipeline.h"
 #include "passes/util.h"
 #include "testutil.h"
 
@@ -215,6 +219,44 @@ static void tpu_attr_is_strstr(void **state) {
     assert_false(fl__has_tpu_attr(&n));
 }
 
+/* The ledger's detail against snprintf's text for the same format. */
+static void ledger_notes_as_snprintf(void **state) {
+    (void)state;
+    fl_arena ar;
+    fl__arena_init(&ar, 0);
+    fl_ledger led;
+    fl__ledger_init(&led, &ar);
+    fl_pass_ctx pc = {NULL, NULL, &led, "pass", 0, 0, 0};
+    char name[700], want[512];
+    memset(name, 'n', sizeof name - 1);
+    name[sizeof name - 1] = '\0';
+    fl__ledger_note(&pc, "r", NULL, "%s not needed by any output: removed", "Relu");
+    fl__ledger_note(&pc, "r", NULL, "control input '%s' dropped", name); /* cut */
+    fl__ledger_note(&pc, "r", NULL, "%s%s|%s", "", "ab", "c");
+    fl__ledger_note(&pc, "r", NULL, "no conversion");
+    fl__ledger_note(&pc, "r", NULL, "%s -> %d Consts", "Split", 3);
+    fl__ledger_note(&pc, "r", NULL, "100%% of '%s'", "x");
+    fl__ledger_note(&pc, "r", NULL, "%s", name + 200);               /* 499 bytes: whole */
+    fl__ledger_note(&pc, "r", NULL, "%s%s", name + 300, name + 300); /* 798: cut */
+    assert_int_equal(led.n_entries, 8);
+    snprintf(want, sizeof want, "%s not needed by any output: removed", "Relu");
+    assert_string_equal(led.entries[0].detail, want);
+    assert_string_equal(led.entries[0].detail, "Relu not needed by any output: removed");
+    /* what snprintf keeps of the 712 bytes: the first 511 */
+    memcpy(want, "control input '", 15);
+    memset(want + 15, 'n', 511 - 15);
+    want[511] = '\0';
+    assert_string_equal(led.entries[1].detail, want);
+    assert_string_equal(led.entries[2].detail, "ab|c");
+    assert_string_equal(led.entries[3].detail, "no conversion");
+    assert_string_equal(led.entries[4].detail, "Split -> 3 Consts");
+    assert_string_equal(led.entries[5].detail, "100% of 'x'");
+    assert_string_equal(led.entries[6].detail, name + 200);
+    memset(want, 'n', 511);
+    assert_string_equal(led.entries[7].detail, want);
+    fl__arena_free(&ar);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(pass_ops_are_unregistered),
@@ -225,6 +267,7 @@ int main(void) {
         cmocka_unit_test(shape_same_needs_known_dims),
         cmocka_unit_test(value_all_equal_vacuous_on_empty),
         cmocka_unit_test(tpu_attr_is_strstr),
+        cmocka_unit_test(ledger_notes_as_snprintf),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
