@@ -42,16 +42,17 @@ static uint64_t hash_mix(uint64_t h) {
     return h;
 }
 
-/* 32 bits, so that a node keeps its name's hash in what was padding
- * (fl_node.name_hash); the index masks the low bits of the same mix as
- * before. */
+/* The name index's hash: 8 bytes a step and mixed (fl__hash_words; names
+ * run to tens of bytes, and a byte a step was a tenth of an ONNX import),
+ * 32 bits of it, so that a node keeps its name's hash in what was padding
+ * (fl_node.name_hash). */
 static uint64_t hash_str(const char *s) {
-    return (uint32_t)hash_mix(fl__hash_str(s));
+    return (uint32_t)fl__hash_words(s, strlen(s));
 }
 
 /* hash_str of the first len bytes of s. */
 static uint64_t hash_mem(const char *s, size_t len) {
-    return (uint32_t)hash_mix(fl__hash_mem(s, len));
+    return (uint32_t)fl__hash_words(s, len);
 }
 
 /* hash_str(n->name), hashed again only when the name changed since. */
