@@ -22,10 +22,23 @@
 /* JSON                                                                       */
 /* ------------------------------------------------------------------------- */
 
+/* A JSON string: runs of characters that need no escape written at once
+ * (a per-character fputc took most of a large model's printing). */
 static void json_str(FILE *f, const char *s) {
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
     fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-        switch (*p) {
+    for (;;) {
+        const unsigned char *q = p;
+        while (*q >= 0x20 && *q != '"' && *q != '\\') {
+            q++;
+        }
+        if (q > p) {
+            fwrite(p, 1, (size_t)(q - p), f);
+        }
+        if (!*q) {
+            break;
+        }
+        switch (*q) {
         case '"':
             fputs("\\\"", f);
             break;
@@ -42,21 +55,35 @@ static void json_str(FILE *f, const char *s) {
             fputs("\\t", f);
             break;
         default:
-            if (*p < 0x20) {
-                fprintf(f, "\\u%04x", *p);
-            } else {
-                fputc(*p, f);
-            }
+            fprintf(f, "\\u%04x", *q);
         }
+        p = q + 1;
     }
     fputc('"', f);
+}
+
+/* A decimal integer (what "%" PRId64 prints, without fprintf's format
+ * parsing: a per-node document prints several per node). */
+static void json_i64(FILE *f, int64_t v) {
+    char buf[24], *e = buf + sizeof buf, *p = e;
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    do {
+        *--p = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0) {
+        *--p = '-';
+    }
+    fwrite(p, 1, (size_t)(e - p), f);
 }
 
 /* A count, always an object: {"value": N} when known, {"formula": "..."}
  * when it depends on free symbols ("?" when undetermined). */
 static void json_q(FILE *f, const fl_quantity *q) {
     if (q->known) {
-        fprintf(f, "{\"value\": %" PRId64 "}", q->value);
+        fputs("{\"value\": ", f);
+        json_i64(f, q->value);
+        fputc('}', f);
     } else {
         fputs("{\"formula\": ", f);
         json_str(f, q->text);
@@ -102,7 +129,7 @@ void fl_print_json_dims(FILE *f, int rank, const fl_quantity *dims) {
         fputs(k ? ", " : "", f);
         const fl_quantity *d = &dims[k];
         if (d->known) {
-            fprintf(f, "%" PRId64, d->value);
+            json_i64(f, d->value);
         } else if (d->text && strcmp(d->text, "?") != 0) {
             json_str(f, d->text);
         } else {
@@ -120,7 +147,7 @@ static void json_node(FILE *f, const fl_report *r, const fl_report_node *n) {
     json_str(f, n->op);
     fprintf(f, ", \"outputs\": [");
     for (size_t k = 0; k < n->n_outputs; k++) {
-        fprintf(f, "%s{\"dtype\": ", k ? ", " : "");
+        fputs(k ? ", {\"dtype\": " : "{\"dtype\": ", f);
         json_str(f, n->outputs[k].dtype);
         fprintf(f, ", \"shape\": ");
         json_str(f, n->outputs[k].shape);
@@ -138,8 +165,8 @@ static void json_node(FILE *f, const fl_report *r, const fl_report_node *n) {
     json_q(f, &n->int_ops);
     fprintf(f, ", \"bytes\": ");
     json_q(f, &n->bytes);
-    fprintf(f, ", \"has_rule\": %s, \"incomplete\": %s}", n->has_rule ? "true" : "false",
-            n->incomplete ? "true" : "false");
+    fputs(n->has_rule ? ", \"has_rule\": true" : ", \"has_rule\": false", f);
+    fputs(n->incomplete ? ", \"incomplete\": true}" : ", \"incomplete\": false}", f);
 }
 
 /* A totals object; `brief` (--summary) leaves out bytes_read and
@@ -206,7 +233,7 @@ static void json_passes(FILE *f, const fl_report *r) {
     if (r->nodes_after) {
         fprintf(f, ",\n  \"nodes_after\": [");
         for (size_t i = 0; i < r->n_nodes_after; i++) {
-            fprintf(f, "%s\n    ", i ? "," : "");
+            fputs(i ? ",\n    " : "\n    ", f);
             json_node(f, r, &r->nodes_after[i]);
         }
         fprintf(f, "%s]", r->n_nodes_after ? "\n  " : "");
@@ -380,7 +407,7 @@ void fl_print_json(FILE *f, const fl_report *r, const char *model_path) {
     if (r->nodes) {
         fprintf(f, ",\n  \"nodes\": [");
         for (size_t i = 0; i < r->n_nodes_detail; i++) {
-            fprintf(f, "%s\n    ", i ? "," : "");
+            fputs(i ? ",\n    " : "\n    ", f);
             json_node(f, r, &r->nodes[i]);
         }
         fprintf(f, "%s]", r->n_nodes_detail ? "\n  " : "");

@@ -1250,8 +1250,7 @@ int fl__import_onnx_refs(const uint8_t *buf, size_t len, void (*fn)(const char *
     fl_arena a;
     fl__arena_init(&a, (size_t)1 << 30);
     fl_pbwire_error e;
-    const Onnx__ModelProto *m = (const Onnx__ModelProto *)fl__pbwire_unpack(
-        &a, &onnx__model_proto__descriptor, buf, len, &e);
+    const Onnx__ModelProto *m = fl__onnx_wire_unpack(&a, buf, len, &e);
     const Onnx__GraphProto *gp = m ? m->graph : NULL;
     size_t cap = gp ? gp->n_initializer + gp->n_node : 0, n = 0;
     const char **seen = cap ? fl__arena_calloc(&a, cap, sizeof(char *)) : NULL;
