@@ -423,8 +423,10 @@ const fl_function *fl__graph_find_function(const fl_graph *g, const char *name) 
 
 /* Adds a node; copy: name and op are copied into the arena, otherwise they
  * are kept as given. One probe of the index serves the duplicate test and
- * the insertion. */
-static fl_node *add_node(fl_graph *g, const char *name, const char *op, bool copy, fl_diag *d) {
+ * the insertion. A name a node has is an error, or with `taken` set true
+ * instead. */
+static fl_node *add_node(fl_graph *g, const char *name, const char *op, bool copy, bool *taken,
+                         fl_diag *d) {
     uint64_t h = hash_str(name);
     if (!nodes_reserve(g, 1, false) || !index_reserve(g, 1)) {
         fl__diag_oom(d);
@@ -432,7 +434,11 @@ static fl_node *add_node(fl_graph *g, const char *name, const char *op, bool cop
     }
     size_t j = slot_find(g, name, h);
     if (g->index[j].node) {
-        fl__diag_fail(d, FL_EINVAL, "duplicate node name '%s' (field: node.name)", name);
+        if (taken) {
+            *taken = true;
+        } else {
+            fl__diag_fail(d, FL_EINVAL, "duplicate node name '%s' (field: node.name)", name);
+        }
         return NULL;
     }
     fl_node *n = fl__arena_zalloc(g->arena, sizeof(*n));
@@ -458,11 +464,17 @@ static fl_node *add_node(fl_graph *g, const char *name, const char *op, bool cop
 }
 
 fl_node *fl__graph_add_node(fl_graph *g, const char *name, const char *op, fl_diag *d) {
-    return add_node(g, name, op, true, d);
+    return add_node(g, name, op, true, NULL, d);
 }
 
 fl_node *fl__graph_add_node_view(fl_graph *g, const char *name, const char *op, fl_diag *d) {
-    return add_node(g, name, op, false, d);
+    return add_node(g, name, op, false, NULL, d);
+}
+
+fl_node *fl__graph_add_node_view_if_free(fl_graph *g, const char *name, const char *op, bool *taken,
+                                         fl_diag *d) {
+    *taken = false;
+    return add_node(g, name, op, false, taken, d);
 }
 
 fl_node *fl__graph_add_node_taking_name(fl_graph *g, fl_node *old, const char *op, fl_diag *d) {

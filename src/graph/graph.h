@@ -394,6 +394,12 @@ fl_node *fl__graph_add_node(fl_graph *g, const char *name, const char *op, fl_di
  * arena). */
 fl_node *fl__graph_add_node_view(fl_graph *g, const char *name, const char *op, fl_diag *d);
 
+/* fl__graph_add_node_view, but a name a node already has is not an error:
+ * NULL with *taken set, nothing added and nothing reported (one hash and
+ * probe of the name, where a lookup first took two). */
+fl_node *fl__graph_add_node_view_if_free(fl_graph *g, const char *name, const char *op, bool *taken,
+                                         fl_diag *d);
+
 /* Adds a node of op type `op` (copied) under the name of `old` (the same
  * string), for a rewrite that replaces old by a node of another op under its
  * name. The name index is not touched: it keeps mapping the name to old

@@ -437,7 +437,12 @@ static fl_status decode_tensor(imp *im, const fl_node *node, const char *field,
  * keeps them, without copies. */
 static fl_node *add_named(imp *im, const char *want, const char *op) {
     const char *base = want && *want ? want : op;
-    const char *name = fl__graph_find(im->g, base) ? fl__graph_unique_name(im->g, base) : base;
+    bool taken;
+    fl_node *n = fl__graph_add_node_view_if_free(im->g, base, op, &taken, im->d);
+    if (n || !taken) {
+        return n;
+    }
+    const char *name = fl__graph_unique_name(im->g, base);
     if (!name) {
         fl__diag_oom(im->d);
         return NULL;
