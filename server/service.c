@@ -24,8 +24,14 @@
 /* Helpers                                                                    */
 /* ------------------------------------------------------------------------- */
 
-/* Copies a byte buffer into one slice (the caller unrefs it). */
+/* A byte buffer's bytes as one slice (the caller unrefs it): its only
+ * slice, referenced, when it arrived uncompressed in one (a small request
+ * usually does), else a copy. */
 static grpc_slice read_all(grpc_byte_buffer *bb) {
+    if (bb->type == GRPC_BB_RAW && bb->data.raw.compression == GRPC_COMPRESS_NONE &&
+        bb->data.raw.slice_buffer.count == 1) {
+        return grpc_slice_ref(bb->data.raw.slice_buffer.slices[0]);
+    }
     grpc_byte_buffer_reader r;
     if (!grpc_byte_buffer_reader_init(&r, bb)) {
         return grpc_empty_slice();
