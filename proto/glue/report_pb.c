@@ -999,6 +999,25 @@ static void put_sub(enc *e, const step *st, const msg_map *m, const void *src) {
     }
 }
 
+/* A varint whose last byte goes just before p, written backwards; returns
+ * its first byte. */
+static inline uint8_t *varint_before(uint8_t *p, uint64_t v) {
+    if (v < 0x80) {
+        *--p = (uint8_t)v;
+        return p;
+    }
+    uint8_t t[10];
+    size_t n = 0;
+    while (v >= 0x80) {
+        t[n++] = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    t[n++] = (uint8_t)v;
+    p -= n;
+    memcpy(p, t, n);
+    return p;
+}
+
 /* K_QTY: a Quantity, most of a reply's messages (every count of every
  * Totals), written here without the walk over quantity_rows: `known`
  * (1, bool), `value` (2, int64), `text` (3, string), each left out when
@@ -1006,23 +1025,32 @@ static void put_sub(enc *e, const step *st, const msg_map *m, const void *src) {
  * with protobuf-c's, so this cannot drift from the table unnoticed. */
 static void put_qty(enc *e, const step *st, const fl_quantity *q) {
     fl_pbw *w = &e->w;
-    size_t end = fl_pbw_len(w);
     size_t n = q->text ? strlen(q->text) : 0;
+    /* At most: text, its length and key, value and key, known and key, the
+     * message's length and key. Room once, then the bytes straight in. */
+    if (!fl_pbw_room(w, n + 10 + 1 + 10 + 1 + 2 + 10 + sizeof st->key)) {
+        return;
+    }
+    uint8_t *end = w->buf + w->pos, *p = end;
     if (n) {
-        fl_pbw_put(w, q->text, n);
-        fl_pbw_varint(w, n);
-        fl_pbw_varint(w, (3 << 3) | PROTOBUF_C_WIRE_TYPE_LENGTH_PREFIXED);
+        p -= n;
+        memcpy(p, q->text, n);
+        p = varint_before(p, n);
+        *--p = (3 << 3) | PROTOBUF_C_WIRE_TYPE_LENGTH_PREFIXED;
     }
     if (q->value) {
-        fl_pbw_varint(w, (uint64_t)q->value);
-        fl_pbw_varint(w, (2 << 3) | PROTOBUF_C_WIRE_TYPE_VARINT);
+        p = varint_before(p, (uint64_t)q->value);
+        *--p = (2 << 3) | PROTOBUF_C_WIRE_TYPE_VARINT;
     }
     if (q->known) {
-        fl_pbw_varint(w, 1);
-        fl_pbw_varint(w, (1 << 3) | PROTOBUF_C_WIRE_TYPE_VARINT);
+        *--p = 1;
+        *--p = (1 << 3) | PROTOBUF_C_WIRE_TYPE_VARINT;
     }
-    fl_pbw_varint(w, fl_pbw_len(w) - end);
-    put_key(e, st);
+    p = varint_before(p, (uint64_t)(end - p));
+    for (size_t k = st->keylen; k-- > 0;) {
+        *--p = st->key[k];
+    }
+    w->pos = (size_t)(p - w->buf);
 }
 
 /* n elements of size m->size at arr as repeated field st. */
