@@ -45,13 +45,7 @@ bool fl_pbw_grow(fl_pbw *w, size_t n) {
 
 void fl_pbw_varint_long(fl_pbw *w, uint64_t v) {
     uint8_t t[10];
-    size_t n = 0;
-    while (v >= 0x80) {
-        t[n++] = (uint8_t)(v | 0x80);
-        v >>= 7;
-    }
-    t[n++] = (uint8_t)v;
-    fl_pbw_put(w, t, n);
+    fl_pbw_put(w, t, fl_pb_varint_bytes(t, v));
 }
 
 static void put_key(fl_pbw *w, uint32_t id, unsigned wire) {

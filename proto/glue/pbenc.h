@@ -41,6 +41,17 @@ typedef struct fl_pbw {
 bool fl_pbw_grow(fl_pbw *w, size_t n);
 void fl_pbw_varint_long(fl_pbw *w, uint64_t v);
 
+/* v as a varint in t (at most 10 bytes, first byte first); its length. */
+static inline size_t fl_pb_varint_bytes(uint8_t t[10], uint64_t v) {
+    size_t n = 0;
+    while (v >= 0x80) {
+        t[n++] = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    t[n++] = (uint8_t)v;
+    return n;
+}
+
 /* Bytes written so far. */
 static inline size_t fl_pbw_len(const fl_pbw *w) {
     return w->cap - w->pos;

@@ -1007,12 +1007,7 @@ static inline uint8_t *varint_before(uint8_t *p, uint64_t v) {
         return p;
     }
     uint8_t t[10];
-    size_t n = 0;
-    while (v >= 0x80) {
-        t[n++] = (uint8_t)(v | 0x80);
-        v >>= 7;
-    }
-    t[n++] = (uint8_t)v;
+    size_t n = fl_pb_varint_bytes(t, v);
     p -= n;
     memcpy(p, t, n);
     return p;
