@@ -209,7 +209,8 @@ if [ "${FL_BENCH_CALLGRIND:-0}" = 1 ]; then
     callgrind_control -d "$vp" >/dev/null 2>&1
     kill "$vp"
     wait "$vp" 2>/dev/null || true
-    calls=$(sed 's/.*calls=\([0-9]*\).*/\1/' <<<"$line")
+    # every call between the zeroing and the dump: the window's and the last in flight
+    calls=$(sed 's/.*all_calls=\([0-9]*\).*/\1/' <<<"$line")
     dump=$(ls "$tmp/cg$i".*.1 2>/dev/null | head -1)
     awk -v n="$calls" '/^(summary|totals):/ {print (n > 0 ? int($2 / n) : 0); exit}' "$dump"
   }
