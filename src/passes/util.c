@@ -71,9 +71,9 @@ void fl__kind_table_build(fl_kind_table *t, const fl_kinds_fn *tests, int n_test
         memset(&probe, 0, sizeof probe);
         probe.kind = k;
         probe.op = fl__op_name(k);
-        t->names[k] = probe.op;
+        t->kinds[k].name = probe.op;
         for (int r = 0; r < n_tests; r++) {
-            t->rules[k] |= tests[r](&probe) ? 1u << r : 0;
+            t->kinds[k].rules |= tests[r](&probe) ? 1u << r : 0;
         }
     }
 }

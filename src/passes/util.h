@@ -127,8 +127,10 @@ bool fl__kind_in(int kind, const fl_op_kind *kinds, size_t n);
 typedef bool (*fl_kinds_fn)(const fl_node *n);
 
 typedef struct fl_kind_table {
-    uint32_t rules[FL_OP_COUNT];
-    const char *names[FL_OP_COUNT]; /* fl__op_name of each kind */
+    struct {
+        const char *name; /* fl__op_name of the kind */
+        uint32_t rules;
+    } kinds[FL_OP_COUNT]; /* side by side: one cache line per node's lookup */
     fl_kinds_fn tests[32];
     int n_tests;
 } fl_kind_table;
@@ -144,10 +146,10 @@ uint32_t fl__kind_tests_ask(const fl_kind_table *t, const fl_node *n, int first,
 static inline uint32_t fl__kind_table_rules(const fl_kind_table *t, const fl_node *n, int first,
                                             int last) {
     if (n->kind > FL_OP_UNKNOWN && n->kind < FL_OP_COUNT) {
-        const char *name = t->names[n->kind];
+        const char *name = t->kinds[n->kind].name;
         if (n->op == name || strcmp(n->op, name) == 0) {
             uint32_t span = (uint32_t)(((1ull << last) - 1) & ~((1ull << first) - 1));
-            return t->rules[n->kind] & span;
+            return t->kinds[n->kind].rules & span;
         }
     }
     return fl__kind_tests_ask(t, n, first, last);

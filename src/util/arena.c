@@ -407,6 +407,8 @@ typedef union scratch_head {
     max_align_t align;
 } scratch_head;
 
+#define SCRATCH_SMALL (32u * 1024)
+
 static bool hook_scratch; /* the allocation the hook is asked about is scratch */
 
 bool fl__alloc_hook_is_scratch(void) {
@@ -433,7 +435,16 @@ void *fl__arena_scratch(fl_arena *a, size_t n, size_t size) {
         a->failed = true;
         return NULL;
     }
-    scratch_head *h = calloc(1, total);
+    /* Small blocks from malloc and zeroed here: glibc's calloc skips its
+     * per-thread cache, and a step's scratch is freed before the next
+     * step's is asked for (a sort's queues on every pass). Large ones from
+     * calloc, whose fresh pages need no zeroing. */
+    scratch_head *h = total <= SCRATCH_SMALL ? malloc(total) : calloc(1, total);
+    if (h && total <= SCRATCH_SMALL) {
+        /* the bytes after the header (written below): malloc and a memset of
+         * the whole would be compiled back into calloc */
+        memset(h + 1, 0, total - sizeof(*h));
+    }
     if (!h) {
         a->failed = true;
         return NULL;
