@@ -12,7 +12,7 @@
 #     Runtime runs both, optimisations disabled, on the same seeded inputs).
 #  2. The transformer exports of tests/data (bert_tiny, bert_tiny_attn,
 #     bert_tiny_mha: every operator count and the totals of ORT's
-#     'extended' graph; swin_t: its layer norms).
+#     'extended' graph; swin_t: its layer norms and Dropouts).
 #  3. The corpus's twelve raw float exports (../shared/corpus/onnx, with
 #     ORT's 'extended' graphs of them in ort-extended/): foldline's
 #     optimised graph has every operator count and the FLOP, MAC and byte
@@ -98,9 +98,9 @@ done
 # attention with the head split by a Shape chain; the same with
 # nn.MultiheadAttention and torch's attention), filled by fl_onnxfill:
 # foldline's graph has every operator count and the totals of ORT's.
-# swin_t (symbolic batch): its layer norms only (28 LayerNormalization and
-# one SimplifiedLayerNormalization in both; README says why the rest of its
-# census differs).
+# swin_t (symbolic batch): its layer norms and Dropouts only (28
+# LayerNormalization, one SimplifiedLayerNormalization and no Dropout in
+# both; README says why the rest of its census differs).
 data="$here/../data"
 for m in bert_tiny bert_tiny_attn bert_tiny_mha swin_t; do
   src="$data/$m.stripped.onnx"
@@ -114,8 +114,8 @@ for m in bert_tiny bert_tiny_attn bert_tiny_mha swin_t; do
     continue
   fi
   if [ $m = swin_t ]; then
-    compare "$m (layer norms)" "$tmp/$m.ext.onnx" "$tmp/$m.opt.onnx" "'extended'" \
-      --ops LayerNormalization,SimplifiedLayerNormalization,SkipLayerNormalization --totals ""
+    compare "$m (layer norms, Dropout)" "$tmp/$m.ext.onnx" "$tmp/$m.opt.onnx" "'extended'" \
+      --ops LayerNormalization,SimplifiedLayerNormalization,SkipLayerNormalization,Dropout --totals ""
   else
     compare "$m" "$tmp/$m.ext.onnx" "$tmp/$m.opt.onnx" "'extended'"
   fi

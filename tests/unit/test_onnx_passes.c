@@ -769,6 +769,31 @@ static void test_layer_norm_other_axis(void **state) {
     pt_free(r);
 }
 
+/* Relu(Dropout(x, 0.1, false)) with the Dropout's mask output named but
+ * unread: the Dropout goes (eliminate_dropout, ONNX Runtime's
+ * EliminateDropout), the Relu reads x. With the mask a graph output too,
+ * the Dropout stays. */
+static void test_eliminate_dropout(void **state) {
+    (void)state;
+    for (int mask_out = 0; mask_out < 2; mask_out++) {
+        ob_model *m = ob_new(13);
+        ob_input(m, "x", OB_FLOAT, 2, (int64_t[]){2, 3}, NULL);
+        init_vals(m, "ratio", 0, NULL, (float[]){0.1f}, 1);
+        ob_init_raw(m, "train", OB_BOOL, 0, NULL, (uint8_t[]){0}, 1);
+        ob_node(m, "Dropout", "drop", "x,ratio,train", "d,mask");
+        ob_node(m, "Relu", "relu", "d", "y");
+        ob_output(m, "y");
+        if (mask_out) {
+            ob_output(m, "mask");
+        }
+        pt_run *r = oxp_run(m, NULL);
+        assert_string_equal(oxp_dump(r), mask_out ? "drop=Dropout(x,ratio,train); relu=Relu(drop)"
+                                                  : "relu=Relu(x)");
+        assert_int_equal(pt_fired(r, "eliminate_dropout", "drop"), !mask_out);
+        pt_free(r);
+    }
+}
+
 /* A graph output computed from constants only, y = c1 + c2 = [4, 7]:
  * constant folding turns its producer into a constant in place (dropping its
  * NodeProto); the written model still declares and produces y, as an
@@ -1072,6 +1097,7 @@ int main(void) {
         cmocka_unit_test(test_gelu_exact),
         cmocka_unit_test(test_gelu_before_matmul_scale),
         cmocka_unit_test(test_reshape_fusion),
+        cmocka_unit_test(test_eliminate_dropout),
         cmocka_unit_test(test_gelu_wrong_constant),
         cmocka_unit_test(test_layer_norm),
         cmocka_unit_test(test_layer_norm_other_axis),

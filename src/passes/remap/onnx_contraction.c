@@ -2,10 +2,11 @@
  * onnx_contraction.c - the remapper's contraction rows (1-3), the
  * batch-norm rows (4-5) and the oneDNN swish row over ONNX operators, and the
  * order they are tried in on an ONNX graph (fl__rm_onnx_rewrite: two sweeps,
- * as ONNX Runtime runs its transformers one after another - first the
- * fusions of its level 1 and of level 2 up to SimplifiedLayerNormFusion
- * (Conv/Gemm activations, MatMul + Add, Gelu, the layer norms, Conv +
- * BatchNormalization, Gemm + Transpose), then those after it
+ * as ONNX Runtime runs its transformers one after another - first its
+ * level-1 EliminateDropout (onnx_basic.c) and the fusions of its level 1
+ * and of level 2 up to SimplifiedLayerNormFusion (Conv/Gemm activations,
+ * MatMul + Add, Gelu, the layer norms, Conv + BatchNormalization, Gemm +
+ * Transpose), then those after it
  * (GatherSliceToSplit, SkipLayerNorm, BiasGelu, QuickGelu, MatmulTranspose
  * and MatMulScale), so that a Gelu's Mul by 0.5 becomes part of the Gelu
  * before a MatMul reading it could take it as a scale). The fused
@@ -352,10 +353,10 @@ bool fl__rm_onnx_rewrite(rctx *r, fl_node *n) {
         }
     }
     if (r->onnx_phase == 1) {
-        return fuse_conv_act(r, n, false) || fuse_gemm_act(r, n) || matmul_add_to_gemm(r, n) ||
-               fl__rm_onnx_gelu(r, n) || fl__rm_onnx_layer_norm(r, n) ||
-               fl__rm_onnx_simplified_layer_norm(r, n) || fl__rm_onnx_conv_bn(r, n) ||
-               fl__rm_onnx_gemm_transpose(r, n);
+        return fl__rm_onnx_eliminate_dropout(r, n) || fuse_conv_act(r, n, false) ||
+               fuse_gemm_act(r, n) || matmul_add_to_gemm(r, n) || fl__rm_onnx_gelu(r, n) ||
+               fl__rm_onnx_layer_norm(r, n) || fl__rm_onnx_simplified_layer_norm(r, n) ||
+               fl__rm_onnx_conv_bn(r, n) || fl__rm_onnx_gemm_transpose(r, n);
     }
     return fl__rm_onnx_slices_to_split(r, n) || fl__rm_onnx_skip_layer_norm(r, n) ||
            fl__rm_onnx_bias_gelu(r, n) || swish(r, n) || fl__rm_onnx_fused_matmul(r, n);

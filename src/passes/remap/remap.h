@@ -334,6 +334,9 @@ bool fl__rm_onnx_slices_to_split(rctx *r, fl_node *n);
 /* ---- onnx_contraction.c ---- */
 
 /* The remapper's rules on an ONNX graph, rooted at n; true when one fired. */
+/* onnx_basic.c: eliminate_dropout. */
+bool fl__rm_onnx_eliminate_dropout(rctx *r, fl_node *n);
+
 bool fl__rm_onnx_rewrite(rctx *r, fl_node *n);
 
 #endif
