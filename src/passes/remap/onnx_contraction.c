@@ -353,10 +353,16 @@ bool fl__rm_onnx_rewrite(rctx *r, fl_node *n) {
         }
     }
     if (r->onnx_phase == 1) {
-        return fl__rm_onnx_eliminate_dropout(r, n) || fuse_conv_act(r, n, false) ||
-               fuse_gemm_act(r, n) || matmul_add_to_gemm(r, n) || fl__rm_onnx_gelu(r, n) ||
-               fl__rm_onnx_layer_norm(r, n) || fl__rm_onnx_simplified_layer_norm(r, n) ||
-               fl__rm_onnx_conv_bn(r, n) || fl__rm_onnx_gemm_transpose(r, n);
+        if (fl__rm_onnx_eliminate_dropout(r, n) || fuse_conv_act(r, n, false) ||
+            fuse_gemm_act(r, n) || matmul_add_to_gemm(r, n)) {
+            return true;
+        }
+        if (fl__rm_onnx_gelu(r, n) || fl__rm_onnx_layer_norm(r, n)) {
+            r->onnx_phase2 = true; /* a Gelu or LayerNormalization: the second sweep's */
+            return true;
+        }
+        return fl__rm_onnx_simplified_layer_norm(r, n) || fl__rm_onnx_conv_bn(r, n) ||
+               fl__rm_onnx_gemm_transpose(r, n);
     }
     return fl__rm_onnx_slices_to_split(r, n) || fl__rm_onnx_skip_layer_norm(r, n) ||
            fl__rm_onnx_bias_gelu(r, n) || swish(r, n) || fl__rm_onnx_fused_matmul(r, n);

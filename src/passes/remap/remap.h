@@ -22,8 +22,9 @@ typedef struct rctx {
     bool onednn;
     bool persistent_bn; /* TF_USE_CUDNN_BATCHNORM_SPATIAL_PERSISTENT=1 */
     fl_device target;
-    fl_status st;   /* first failure (OOM) */
-    int onnx_phase; /* ONNX graphs: the sweep, 1 or 2 (fl__rm_onnx_rewrite) */
+    fl_status st;     /* first failure (OOM) */
+    int onnx_phase;   /* ONNX graphs: the sweep, 1 or 2 (fl__rm_onnx_rewrite) */
+    bool onnx_phase2; /* the first sweep met or made a node the second needs */
     /* The attr array fl__rm_build_fused made last (never written in place):
      * the next fused node with the same attrs shares it. */
     fl_attr *fused_attrs;

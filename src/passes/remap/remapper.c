@@ -116,8 +116,32 @@ static bool remap_node(rctx *r, fl_node *n) {
            fl__rm_rewrite_dilated_conv(r, n);
 }
 
+/* A node the second ONNX sweep's rules can start from or need (their
+ * roots, and the Slices whose producer gather_slice_to_split_fusion starts
+ * from). */
+static bool phase2_kind(const fl_node *n) {
+    switch (n->kind) {
+    case FL_OP_ONNX_SLICE:
+    case FL_OP_ONNX_LAYER_NORM:
+    case FL_OP_ONNX_MS_GELU:
+    case FL_OP_ONNX_MS_FAST_GELU:
+    case FL_OP_ONNX_MUL:
+    case FL_OP_ONNX_DIV:
+    case FL_OP_ONNX_MATMUL:
+    case FL_OP_ONNX_MS_FUSED_MATMUL:
+        return true;
+    default:
+        return false;
+    }
+}
+
 static bool visit(void *ctx, fl_node *n) {
-    return remap_node(ctx, n);
+    rctx *r = ctx;
+    if (r->onnx_phase != 1) {
+        return remap_node(r, n);
+    }
+    r->onnx_phase2 |= phase2_kind(n);
+    return remap_node(r, n);
 }
 
 fl_status fl__pass_remapper(fl_pass_ctx *pc) {
@@ -131,10 +155,14 @@ fl_status fl__pass_remapper(fl_pass_ctx *pc) {
     if (!r.g->onnx.is_onnx) {
         return fl__sweep_reverse(pc, &r.uses, &r.edges, &r.n0, visit, &r, &r.st);
     }
-    /* ONNX: ONNX Runtime's fusions in two sweeps (fl__rm_onnx_rewrite). */
-    fl_status s = FL_OK;
-    for (r.onnx_phase = 1; r.onnx_phase <= 2 && s == FL_OK; r.onnx_phase++) {
-        s = fl__sweep_reverse(pc, &r.uses, &r.edges, &r.n0, visit, &r, &r.st);
+    /* ONNX: ONNX Runtime's fusions in two sweeps (fl__rm_onnx_rewrite);
+     * the second only when the first met a node its rules need or made one
+     * (a Gelu, a LayerNormalization). */
+    r.onnx_phase = 1;
+    fl_status s = fl__sweep_reverse(pc, &r.uses, &r.edges, &r.n0, visit, &r, &r.st);
+    if (s != FL_OK || !r.onnx_phase2) {
+        return s;
     }
-    return s;
+    r.onnx_phase = 2;
+    return fl__sweep_reverse(pc, &r.uses, &r.edges, &r.n0, visit, &r, &r.st);
 }
