@@ -22,49 +22,102 @@
 /* JSON                                                                       */
 /* ------------------------------------------------------------------------- */
 
-/* A JSON string: runs of characters that need no escape written at once
- * (a per-character fputc took most of a large model's printing). */
-static void json_str(FILE *f, const char *s) {
+/* A buffered writer for the per-node records: a swin_t document is a few
+ * hundred thousand short pieces, and one stdio call per piece (a lock and a
+ * copy each) took most of its printing. Whoever holds one flushes it before
+ * writing to its FILE again. */
+typedef struct {
+    FILE *f;
+    size_t n;
+    char buf[16384];
+} jw;
+
+static void jw_init(jw *w, FILE *f) {
+    w->f = f;
+    w->n = 0;
+}
+
+static void jw_flush(jw *w) {
+    if (w->n) {
+        fwrite(w->buf, 1, w->n, w->f);
+        w->n = 0;
+    }
+}
+
+static void jw_put(jw *w, const char *s, size_t n) {
+    if (n > sizeof w->buf - w->n) {
+        jw_flush(w);
+        if (n > sizeof w->buf) {
+            fwrite(s, 1, n, w->f);
+            return;
+        }
+    }
+    memcpy(w->buf + w->n, s, n);
+    w->n += n;
+}
+
+static void jw_c(jw *w, char c) {
+    if (w->n == sizeof w->buf) {
+        jw_flush(w);
+    }
+    w->buf[w->n++] = c;
+}
+
+/* A string literal, its length known at compile time. */
+#define JW_LIT(w, lit) jw_put((w), (lit), sizeof(lit) - 1)
+
+/* A JSON string: runs of characters that need no escape written at once. */
+static void jw_str(jw *w, const char *s) {
+    static const char hex[] = "0123456789abcdef";
     const unsigned char *p = (const unsigned char *)(s ? s : "");
-    fputc('"', f);
+    jw_c(w, '"');
     for (;;) {
         const unsigned char *q = p;
         while (*q >= 0x20 && *q != '"' && *q != '\\') {
             q++;
         }
         if (q > p) {
-            fwrite(p, 1, (size_t)(q - p), f);
+            jw_put(w, (const char *)p, (size_t)(q - p));
         }
         if (!*q) {
             break;
         }
         switch (*q) {
         case '"':
-            fputs("\\\"", f);
+            JW_LIT(w, "\\\"");
             break;
         case '\\':
-            fputs("\\\\", f);
+            JW_LIT(w, "\\\\");
             break;
         case '\n':
-            fputs("\\n", f);
+            JW_LIT(w, "\\n");
             break;
         case '\r':
-            fputs("\\r", f);
+            JW_LIT(w, "\\r");
             break;
         case '\t':
-            fputs("\\t", f);
+            JW_LIT(w, "\\t");
             break;
-        default:
-            fprintf(f, "\\u%04x", *q);
+        default: { /* a control character below 0x20: \u00XX */
+            char u[6] = {'\\', 'u', '0', '0', hex[*q >> 4], hex[*q & 15]};
+            jw_put(w, u, sizeof u);
+        }
         }
         p = q + 1;
     }
-    fputc('"', f);
+    jw_c(w, '"');
 }
 
-/* A decimal integer (what "%" PRId64 prints, without fprintf's format
- * parsing: a per-node document prints several per node). */
-static void json_i64(FILE *f, int64_t v) {
+static void json_str(FILE *f, const char *s) {
+    jw w;
+    jw_init(&w, f);
+    jw_str(&w, s);
+    jw_flush(&w);
+}
+
+/* A decimal integer (what "%" PRId64 prints, without printf's format
+ * parsing). */
+static void jw_i64(jw *w, int64_t v) {
     char buf[24], *e = buf + sizeof buf, *p = e;
     uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
     do {
@@ -74,30 +127,44 @@ static void json_i64(FILE *f, int64_t v) {
     if (v < 0) {
         *--p = '-';
     }
-    fwrite(p, 1, (size_t)(e - p), f);
+    jw_put(w, p, (size_t)(e - p));
 }
 
 /* A count, always an object: {"value": N} when known, {"formula": "..."}
  * when it depends on free symbols ("?" when undetermined). */
-static void json_q(FILE *f, const fl_quantity *q) {
+static void jw_q(jw *w, const fl_quantity *q) {
     if (q->known) {
-        fputs("{\"value\": ", f);
-        json_i64(f, q->value);
-        fputc('}', f);
+        JW_LIT(w, "{\"value\": ");
+        jw_i64(w, q->value);
+        jw_c(w, '}');
     } else {
-        fputs("{\"formula\": ", f);
-        json_str(f, q->text);
-        fputc('}', f);
+        JW_LIT(w, "{\"formula\": ");
+        jw_str(w, q->text);
+        jw_c(w, '}');
     }
 }
 
+static void json_q(FILE *f, const fl_quantity *q) {
+    jw w;
+    jw_init(&w, f);
+    jw_q(&w, q);
+    jw_flush(&w);
+}
+
 /* tfprof's convention means nothing for ONNX models: null there. */
-static void json_tfprof(FILE *f, const fl_report *r, const fl_quantity *q) {
+static void jw_tfprof(jw *w, const fl_report *r, const fl_quantity *q) {
     if (r->format && strcmp(r->format, "onnx") == 0) {
-        fputs("null", f);
+        JW_LIT(w, "null");
     } else {
-        json_q(f, q);
+        jw_q(w, q);
     }
+}
+
+static void json_tfprof(FILE *f, const fl_report *r, const fl_quantity *q) {
+    jw w;
+    jw_init(&w, f);
+    jw_tfprof(&w, r, q);
+    jw_flush(&w);
 }
 
 static void json_strs(FILE *f, const char *const *v, size_t n) {
@@ -119,54 +186,96 @@ static void json_opt_str(FILE *f, const char *s) {
     }
 }
 
-void fl_print_json_dims(FILE *f, int rank, const fl_quantity *dims) {
+static void jw_dims(jw *w, int rank, const fl_quantity *dims) {
     if (rank < 0 || (rank > 0 && !dims)) {
-        fputs("null", f);
+        JW_LIT(w, "null");
         return;
     }
-    fputc('[', f);
+    jw_c(w, '[');
     for (int k = 0; k < rank; k++) {
-        fputs(k ? ", " : "", f);
+        if (k) {
+            JW_LIT(w, ", ");
+        }
         const fl_quantity *d = &dims[k];
         if (d->known) {
-            json_i64(f, d->value);
+            jw_i64(w, d->value);
         } else if (d->text && strcmp(d->text, "?") != 0) {
-            json_str(f, d->text);
+            jw_str(w, d->text);
         } else {
-            fputs("null", f);
+            JW_LIT(w, "null");
         }
     }
-    fputc(']', f);
+    jw_c(w, ']');
+}
+
+void fl_print_json_dims(FILE *f, int rank, const fl_quantity *dims) {
+    jw w;
+    jw_init(&w, f);
+    jw_dims(&w, rank, dims);
+    jw_flush(&w);
 }
 
 /* One node record of the `nodes` and `nodes_after` lists. */
-static void json_node(FILE *f, const fl_report *r, const fl_report_node *n) {
-    fprintf(f, "{\"name\": ");
-    json_str(f, n->name);
-    fprintf(f, ", \"op\": ");
-    json_str(f, n->op);
-    fprintf(f, ", \"outputs\": [");
+static void jw_node(jw *w, const fl_report *r, const fl_report_node *n) {
+    JW_LIT(w, "{\"name\": ");
+    jw_str(w, n->name);
+    JW_LIT(w, ", \"op\": ");
+    jw_str(w, n->op);
+    JW_LIT(w, ", \"outputs\": [");
     for (size_t k = 0; k < n->n_outputs; k++) {
-        fputs(k ? ", {\"dtype\": " : "{\"dtype\": ", f);
-        json_str(f, n->outputs[k].dtype);
-        fprintf(f, ", \"shape\": ");
-        json_str(f, n->outputs[k].shape);
-        fprintf(f, ", \"dims\": ");
-        fl_print_json_dims(f, n->outputs[k].rank, n->outputs[k].dims);
-        fputc('}', f);
+        if (k) {
+            JW_LIT(w, ", ");
+        }
+        JW_LIT(w, "{\"dtype\": ");
+        jw_str(w, n->outputs[k].dtype);
+        JW_LIT(w, ", \"shape\": ");
+        jw_str(w, n->outputs[k].shape);
+        JW_LIT(w, ", \"dims\": ");
+        jw_dims(w, n->outputs[k].rank, n->outputs[k].dims);
+        jw_c(w, '}');
     }
-    fprintf(f, "], \"flops\": ");
-    json_q(f, &n->flops);
-    fprintf(f, ", \"tfprof_flops\": ");
-    json_tfprof(f, r, &n->tfprof_flops);
-    fprintf(f, ", \"macs\": ");
-    json_q(f, &n->macs);
-    fprintf(f, ", \"int_ops\": ");
-    json_q(f, &n->int_ops);
-    fprintf(f, ", \"bytes\": ");
-    json_q(f, &n->bytes);
-    fputs(n->has_rule ? ", \"has_rule\": true" : ", \"has_rule\": false", f);
-    fputs(n->incomplete ? ", \"incomplete\": true}" : ", \"incomplete\": false}", f);
+    JW_LIT(w, "], \"flops\": ");
+    jw_q(w, &n->flops);
+    JW_LIT(w, ", \"tfprof_flops\": ");
+    jw_tfprof(w, r, &n->tfprof_flops);
+    JW_LIT(w, ", \"macs\": ");
+    jw_q(w, &n->macs);
+    JW_LIT(w, ", \"int_ops\": ");
+    jw_q(w, &n->int_ops);
+    JW_LIT(w, ", \"bytes\": ");
+    jw_q(w, &n->bytes);
+    if (n->has_rule) {
+        JW_LIT(w, ", \"has_rule\": true");
+    } else {
+        JW_LIT(w, ", \"has_rule\": false");
+    }
+    if (n->incomplete) {
+        JW_LIT(w, ", \"incomplete\": true}");
+    } else {
+        JW_LIT(w, ", \"incomplete\": false}");
+    }
+}
+
+/* A `nodes` or `nodes_after` list, from its key on, through one writer. */
+static void json_nodes(FILE *f, const fl_report *r, const char *key, const fl_report_node *v,
+                       size_t n) {
+    jw wb, *w = &wb;
+    jw_init(w, f);
+    JW_LIT(w, ",\n  \"");
+    jw_put(w, key, strlen(key));
+    JW_LIT(w, "\": [");
+    for (size_t i = 0; i < n; i++) {
+        if (i) {
+            jw_c(w, ',');
+        }
+        JW_LIT(w, "\n    ");
+        jw_node(w, r, &v[i]);
+    }
+    if (n) {
+        JW_LIT(w, "\n  ");
+    }
+    jw_c(w, ']');
+    jw_flush(w);
 }
 
 /* A totals object; `brief` (--summary) leaves out bytes_read and
@@ -231,12 +340,7 @@ static void json_passes(FILE *f, const fl_report *r) {
     }
     fprintf(f, "%s]", r->n_passes ? "\n  " : "");
     if (r->nodes_after) {
-        fprintf(f, ",\n  \"nodes_after\": [");
-        for (size_t i = 0; i < r->n_nodes_after; i++) {
-            fputs(i ? ",\n    " : "\n    ", f);
-            json_node(f, r, &r->nodes_after[i]);
-        }
-        fprintf(f, "%s]", r->n_nodes_after ? "\n  " : "");
+        json_nodes(f, r, "nodes_after", r->nodes_after, r->n_nodes_after);
     }
 }
 
@@ -405,12 +509,7 @@ void fl_print_json(FILE *f, const fl_report *r, const char *model_path) {
     fprintf(f, ",\n  \"llm\": ");
     fl_llm_json(f, r);
     if (r->nodes) {
-        fprintf(f, ",\n  \"nodes\": [");
-        for (size_t i = 0; i < r->n_nodes_detail; i++) {
-            fputs(i ? ",\n    " : "\n    ", f);
-            json_node(f, r, &r->nodes[i]);
-        }
-        fprintf(f, "%s]", r->n_nodes_detail ? "\n  " : "");
+        json_nodes(f, r, "nodes", r->nodes, r->n_nodes_detail);
     }
     if (r->optimized) {
         json_passes(f, r);
