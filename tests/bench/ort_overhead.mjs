@@ -44,6 +44,7 @@ import { createRequire } from 'node:module';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { int, msg, str } from './onnx_wire.mjs';
 import { spreadWholeUs } from './whole_us.mjs';
 
 const [ortDir, runsArg, blocksArg, mode] = process.argv.slice(2);
@@ -54,24 +55,6 @@ if (!ortDir) {
 const ort = createRequire(join(resolve(ortDir), 'node_modules', 'x.js'))('onnxruntime-node');
 const runs = Number(runsArg || 30), blocks = Number(blocksArg || 24);
 
-const varint = (v) => {
-  const out = [];
-  let n = BigInt(v);
-  do {
-    let b = Number(n & 0x7fn);
-    n >>= 7n;
-    if (n) b |= 0x80;
-    out.push(b);
-  } while (n);
-  return Buffer.from(out);
-};
-const tag = (f, w) => varint((f << 3) | w);
-const msg = (f, ...parts) => {
-  const body = Buffer.concat(parts);
-  return Buffer.concat([tag(f, 2), varint(body.length), body]);
-};
-const str = (f, s) => msg(f, Buffer.from(s));
-const int = (f, v) => Buffer.concat([tag(f, 0), varint(v)]);
 const tensorType = (elem, shape) =>
   msg(1, int(1, elem), msg(2, ...shape.map((d) => msg(1, int(1, d)))));
 const valueInfo = (name, elem, shape) => Buffer.concat([str(1, name), msg(2, tensorType(elem, shape))]);

@@ -20,6 +20,7 @@ import { createRequire } from 'node:module';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { int, msg, str } from './onnx_wire.mjs';
 import { spreadWholeUs } from './whole_us.mjs';
 
 const [ortDir, runsArg] = process.argv.slice(2);
@@ -30,35 +31,16 @@ if (!ortDir) {
 const ort = createRequire(join(resolve(ortDir), 'node_modules', 'x.js'))('onnxruntime-node');
 const maxRuns = Number(runsArg || 2000);
 
-const varint = (v) => {
-  const out = [];
-  let n = BigInt(v);
-  do {
-    let b = Number(n & 0x7fn);
-    n >>= 7n;
-    if (n) b |= 0x80;
-    out.push(b);
-  } while (n);
-  return out;
-};
-const tag = (field, wire) => varint((field << 3) | wire);
-const msg = (field, body) => [...tag(field, 2), ...varint(body.length), ...body];
-const str = (field, s) => msg(field, [...Buffer.from(s)]);
-const int = (field, v) => [...tag(field, 0), ...varint(v)];
-const valueInfo = (name, shape) => [
-  ...str(1, name),
-  ...msg(2, msg(1, [...int(1, 1), ...msg(2, shape.flatMap((d) => msg(1, int(1, d))))])),
-];
+const valueInfo = (name, shape) =>
+  Buffer.concat([str(1, name), msg(2, msg(1, int(1, 1), msg(2, ...shape.map((d) => msg(1, int(1, d))))))]);
 
 function transposeModel(shape, perm) {
   const out = perm.map((p) => shape[p]);
-  const attr = [...str(1, 'perm'), ...int(20, 7), ...perm.flatMap((p) => int(8, p))];
-  const node = [...str(1, 'x'), ...str(2, 'y'), ...str(3, 't'), ...str(4, 'Transpose'),
-    ...msg(5, attr)];
-  const graph = [...msg(1, node), ...str(2, 'transpose'), ...msg(11, valueInfo('x', shape)),
-    ...msg(12, valueInfo('y', out))];
-  return Uint8Array.from([...int(1, 8), ...msg(8, [...str(1, ''), ...int(2, 13)]),
-    ...msg(7, graph)]);
+  const attr = [str(1, 'perm'), int(20, 7), ...perm.map((p) => int(8, p))];
+  const node = [str(1, 'x'), str(2, 'y'), str(3, 't'), str(4, 'Transpose'), msg(5, ...attr)];
+  const graph = [msg(1, ...node), str(2, 'transpose'), msg(11, valueInfo('x', shape)),
+    msg(12, valueInfo('y', out))];
+  return Uint8Array.from(Buffer.concat([int(1, 8), msg(8, str(1, ''), int(2, 13)), msg(7, ...graph)]));
 }
 
 // Elements per contiguous run of the output: the input's trailing axes that
