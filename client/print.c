@@ -304,6 +304,32 @@ static void json_totals(FILE *f, const fl_report *r, const fl_totals *t) {
     json_totals_as(f, r, t, false);
 }
 
+/* A pass run's "rules" list (its ledger entries; thousands on a transformer
+ * graph), from its key on, through one writer. */
+static void json_rules(FILE *f, const fl_report *r, const fl_report_pass *p) {
+    jw wb, *w = &wb;
+    jw_init(w, f);
+    JW_LIT(w, ",\n     \"rules\": [");
+    for (size_t k = 0; k < p->n_entries && p->first_entry + k < r->n_ledger; k++) {
+        const fl_report_ledger_entry *e = &r->ledger[p->first_entry + k];
+        if (k) {
+            jw_c(w, ',');
+        }
+        JW_LIT(w, "\n       {\"rule\": ");
+        jw_str(w, e->rule);
+        JW_LIT(w, ", \"node\": ");
+        jw_str(w, e->node);
+        JW_LIT(w, ", \"detail\": ");
+        jw_str(w, e->detail);
+        jw_c(w, '}');
+    }
+    if (p->n_entries) {
+        JW_LIT(w, "\n     ");
+    }
+    JW_LIT(w, "]}");
+    jw_flush(w);
+}
+
 /* The rewrite passes' blocks: before, after, passes (with their ledger
  * entries) and, with --per-node, nodes_after. */
 static void json_passes(FILE *f, const fl_report *r) {
@@ -325,18 +351,7 @@ static void json_passes(FILE *f, const fl_report *r) {
         json_totals(f, r, &p->after);
         fprintf(f, ",\n     \"failed\": ");
         json_opt_str(f, p->failed);
-        fprintf(f, ",\n     \"rules\": [");
-        for (size_t k = 0; k < p->n_entries && p->first_entry + k < r->n_ledger; k++) {
-            const fl_report_ledger_entry *e = &r->ledger[p->first_entry + k];
-            fprintf(f, "%s\n       {\"rule\": ", k ? "," : "");
-            json_str(f, e->rule);
-            fprintf(f, ", \"node\": ");
-            json_str(f, e->node);
-            fprintf(f, ", \"detail\": ");
-            json_str(f, e->detail);
-            fputc('}', f);
-        }
-        fprintf(f, "%s]}", p->n_entries ? "\n     " : "");
+        json_rules(f, r, p);
     }
     fprintf(f, "%s]", r->n_passes ? "\n  " : "");
     if (r->nodes_after) {
