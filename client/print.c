@@ -662,6 +662,54 @@ static void model_line(FILE *f, const fl_report *r, const char *model_path) {
     }
 }
 
+/* A string as "%s" prints it (glibc's "(null)" for NULL). */
+static void jw_s(jw *w, const char *s) {
+    if (!s) {
+        s = "(null)";
+    }
+    jw_put(w, s, strlen(s));
+}
+
+/* The `nodes` listing of --per-node, one line per node, through one writer
+ * (a line was five or more fprintf calls). */
+static void text_nodes(FILE *f, const fl_report *r, bool onnx) {
+    jw wb, *w = &wb;
+    jw_init(w, f);
+    JW_LIT(w, "\nnodes\n");
+    for (size_t i = 0; i < r->n_nodes_detail; i++) {
+        const fl_report_node *n = &r->nodes[i];
+        JW_LIT(w, "  ");
+        jw_s(w, n->name);
+        JW_LIT(w, " (");
+        jw_s(w, n->op);
+        jw_c(w, ')');
+        for (size_t k = 0; k < n->n_outputs; k++) {
+            jw_c(w, ' ');
+            jw_s(w, n->outputs[k].dtype);
+            jw_s(w, n->outputs[k].shape);
+        }
+        JW_LIT(w, "  flops=");
+        jw_s(w, n->flops.text);
+        if (!onnx) {
+            JW_LIT(w, " tfprof=");
+            jw_s(w, n->tfprof_flops.text);
+        }
+        if (!is_zero(&n->int_ops)) {
+            JW_LIT(w, " int_ops=");
+            jw_s(w, n->int_ops.text);
+        }
+        JW_LIT(w, " macs=");
+        jw_s(w, n->macs.text);
+        JW_LIT(w, " bytes=");
+        jw_s(w, n->bytes.text);
+        if (n->incomplete) {
+            JW_LIT(w, " (incomplete)");
+        }
+        jw_c(w, '\n');
+    }
+    jw_flush(w);
+}
+
 void fl_print_text(FILE *f, const fl_report *r, const char *model_path, size_t top) {
     char b1[64], b2[64];
     bool onnx = r->format && strcmp(r->format, "onnx") == 0;
@@ -758,23 +806,7 @@ void fl_print_text(FILE *f, const fl_report *r, const char *model_path, size_t t
         }
     }
     if (r->nodes) {
-        fprintf(f, "\nnodes\n");
-        for (size_t i = 0; i < r->n_nodes_detail; i++) {
-            const fl_report_node *n = &r->nodes[i];
-            fprintf(f, "  %s (%s)", n->name, n->op);
-            for (size_t k = 0; k < n->n_outputs; k++) {
-                fprintf(f, " %s%s", n->outputs[k].dtype, n->outputs[k].shape);
-            }
-            fprintf(f, "  flops=%s", n->flops.text);
-            if (!onnx) {
-                fprintf(f, " tfprof=%s", n->tfprof_flops.text);
-            }
-            if (!is_zero(&n->int_ops)) {
-                fprintf(f, " int_ops=%s", n->int_ops.text);
-            }
-            fprintf(f, " macs=%s bytes=%s%s\n", n->macs.text, n->bytes.text,
-                    n->incomplete ? " (incomplete)" : "");
-        }
+        text_nodes(f, r, onnx);
     }
     if (r->optimized) {
         fl_print_passes_text(f, r);
