@@ -144,13 +144,6 @@ static void jw_q(jw *w, const fl_quantity *q) {
     }
 }
 
-static void json_q(FILE *f, const fl_quantity *q) {
-    jw w;
-    jw_init(&w, f);
-    jw_q(&w, q);
-    jw_flush(&w);
-}
-
 /* tfprof's convention means nothing for ONNX models: null there. */
 static void jw_tfprof(jw *w, const fl_report *r, const fl_quantity *q) {
     if (r->format && strcmp(r->format, "onnx") == 0) {
@@ -158,13 +151,6 @@ static void jw_tfprof(jw *w, const fl_report *r, const fl_quantity *q) {
     } else {
         jw_q(w, q);
     }
-}
-
-static void json_tfprof(FILE *f, const fl_report *r, const fl_quantity *q) {
-    jw w;
-    jw_init(&w, f);
-    jw_tfprof(&w, r, q);
-    jw_flush(&w);
 }
 
 static void json_strs(FILE *f, const char *const *v, size_t n) {
@@ -215,6 +201,22 @@ void fl_print_json_dims(FILE *f, int rank, const fl_quantity *dims) {
     jw_flush(&w);
 }
 
+/* The five counts a node record and a totals object share, in this order. */
+static void jw_counts(jw *w, const fl_report *r, const fl_quantity *flops,
+                      const fl_quantity *tfprof_flops, const fl_quantity *macs,
+                      const fl_quantity *int_ops, const fl_quantity *bytes) {
+    JW_LIT(w, "\"flops\": ");
+    jw_q(w, flops);
+    JW_LIT(w, ", \"tfprof_flops\": ");
+    jw_tfprof(w, r, tfprof_flops);
+    JW_LIT(w, ", \"macs\": ");
+    jw_q(w, macs);
+    JW_LIT(w, ", \"int_ops\": ");
+    jw_q(w, int_ops);
+    JW_LIT(w, ", \"bytes\": ");
+    jw_q(w, bytes);
+}
+
 /* One node record of the `nodes` and `nodes_after` lists. */
 static void jw_node(jw *w, const fl_report *r, const fl_report_node *n) {
     JW_LIT(w, "{\"name\": ");
@@ -234,16 +236,8 @@ static void jw_node(jw *w, const fl_report *r, const fl_report_node *n) {
         jw_dims(w, n->outputs[k].rank, n->outputs[k].dims);
         jw_c(w, '}');
     }
-    JW_LIT(w, "], \"flops\": ");
-    jw_q(w, &n->flops);
-    JW_LIT(w, ", \"tfprof_flops\": ");
-    jw_tfprof(w, r, &n->tfprof_flops);
-    JW_LIT(w, ", \"macs\": ");
-    jw_q(w, &n->macs);
-    JW_LIT(w, ", \"int_ops\": ");
-    jw_q(w, &n->int_ops);
-    JW_LIT(w, ", \"bytes\": ");
-    jw_q(w, &n->bytes);
+    JW_LIT(w, "], ");
+    jw_counts(w, r, &n->flops, &n->tfprof_flops, &n->macs, &n->int_ops, &n->bytes);
     if (n->has_rule) {
         JW_LIT(w, ", \"has_rule\": true");
     } else {
@@ -281,23 +275,20 @@ static void json_nodes(FILE *f, const fl_report *r, const char *key, const fl_re
 /* A totals object; `brief` (--summary) leaves out bytes_read and
  * bytes_written (bytes is their sum). */
 static void json_totals_as(FILE *f, const fl_report *r, const fl_totals *t, bool brief) {
-    fprintf(f, "{\"flops\": ");
-    json_q(f, &t->flops);
-    fprintf(f, ", \"tfprof_flops\": ");
-    json_tfprof(f, r, &t->tfprof_flops);
-    fprintf(f, ", \"macs\": ");
-    json_q(f, &t->macs);
-    fprintf(f, ", \"int_ops\": ");
-    json_q(f, &t->int_ops);
-    fprintf(f, ", \"bytes\": ");
-    json_q(f, &t->bytes);
+    jw wb, *w = &wb;
+    jw_init(w, f);
+    jw_c(w, '{');
+    jw_counts(w, r, &t->flops, &t->tfprof_flops, &t->macs, &t->int_ops, &t->bytes);
     if (!brief) {
-        fprintf(f, ", \"bytes_read\": ");
-        json_q(f, &t->bytes_read);
-        fprintf(f, ", \"bytes_written\": ");
-        json_q(f, &t->bytes_written);
+        JW_LIT(w, ", \"bytes_read\": ");
+        jw_q(w, &t->bytes_read);
+        JW_LIT(w, ", \"bytes_written\": ");
+        jw_q(w, &t->bytes_written);
     }
-    fprintf(f, ", \"nodes\": %" PRId64 "}", t->nodes);
+    JW_LIT(w, ", \"nodes\": ");
+    jw_i64(w, t->nodes);
+    jw_c(w, '}');
+    jw_flush(w);
 }
 
 static void json_totals(FILE *f, const fl_report *r, const fl_totals *t) {
@@ -483,6 +474,30 @@ static void json_head(FILE *f, const fl_report *r, const char *model_path, bool 
     json_options(f, &r->options, !summary);
 }
 
+/* The "ops" list, from its key on, up to its closing bracket. */
+static void json_ops(FILE *f, const fl_report *r) {
+    jw wb, *w = &wb;
+    jw_init(w, f);
+    JW_LIT(w, ",\n  \"ops\": [");
+    for (size_t i = 0; i < r->n_ops; i++) {
+        if (i) {
+            jw_c(w, ',');
+        }
+        JW_LIT(w, "\n    {\"op\": ");
+        jw_str(w, r->ops[i].op);
+        JW_LIT(w, ", \"count\": ");
+        jw_i64(w, r->ops[i].count);
+        JW_LIT(w, ", \"flops\": ");
+        jw_q(w, &r->ops[i].flops);
+        JW_LIT(w, ", \"tfprof_flops\": ");
+        jw_tfprof(w, r, &r->ops[i].tfprof_flops);
+        JW_LIT(w, ", \"int_ops\": ");
+        jw_q(w, &r->ops[i].int_ops);
+        jw_c(w, '}');
+    }
+    jw_flush(w);
+}
+
 void fl_print_json(FILE *f, const fl_report *r, const char *model_path) {
     json_head(f, r, model_path, false);
     fprintf(f, ",\n  \"inputs\": [");
@@ -499,18 +514,7 @@ void fl_print_json(FILE *f, const fl_report *r, const char *model_path) {
     }
     fprintf(f, "%s],\n  \"outputs\": ", r->n_inputs ? "\n  " : "");
     json_strs(f, r->outputs, r->n_outputs);
-    fprintf(f, ",\n  \"ops\": [");
-    for (size_t i = 0; i < r->n_ops; i++) {
-        fprintf(f, "%s\n    {\"op\": ", i ? "," : "");
-        json_str(f, r->ops[i].op);
-        fprintf(f, ", \"count\": %" PRId64 ", \"flops\": ", r->ops[i].count);
-        json_q(f, &r->ops[i].flops);
-        fprintf(f, ", \"tfprof_flops\": ");
-        json_tfprof(f, r, &r->ops[i].tfprof_flops);
-        fprintf(f, ", \"int_ops\": ");
-        json_q(f, &r->ops[i].int_ops);
-        fputc('}', f);
-    }
+    json_ops(f, r);
     fprintf(f, "%s],\n  \"unknown_ops\": [", r->n_ops ? "\n  " : "");
     for (size_t i = 0; i < r->n_unknown_ops; i++) {
         fprintf(f, "%s{\"op\": ", i ? ", " : "");
