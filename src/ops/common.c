@@ -489,14 +489,15 @@ fl_sym fl__ar_numel(fl_arith *k, const fl_shape *s) {
 }
 
 fl_sym fl__ar_dims_prod(fl_arith *k, const fl_shape *s, int from, int to) {
-    if (s->rank < 0 || from < 0 || to > s->rank || from > to) {
-        return fl_sym_unknown();
+    fl_sym r = fl_sym_unknown();
+    if (k->st != FL_OK || s->rank < 0 || from < 0 || to > s->rank || from > to) {
+        return r;
     }
-    fl_sym acc = fl_sym_const(1);
-    for (int i = from; i < to; i++) {
-        acc = fl__ar_mul(k, acc, s->dims[i]);
-    }
-    return acc;
+    /* The dims [from, to) as a shape of their own: fl__op_num_elements
+     * multiplies the known ones as integers and a lone symbolic one once. */
+    const fl_shape part = {.rank = to - from, .dims = s->dims + from};
+    k->st = fl__op_num_elements(k->c, k->n, &part, &r);
+    return k->st == FL_OK ? r : fl_sym_unknown();
 }
 
 fl_status fl__ar_put_cost(fl_arith *k, fl_cost *out, fl_sym flops, fl_sym macs) {
