@@ -92,6 +92,29 @@ void fl__reuse_free(fl_arena *sa, fl_reuse *r);
  * unknown (the producer does not run before n). *bytes: the input's bytes. */
 double fl__reuse_input(const fl_reuse *r, const fl_node *n, int i, double *bytes);
 
+/* The order a runtime runs g's kernels in (runorder.c): for an ONNX graph
+ * ONNX Runtime's (its graph viewer's default order: a reverse depth-first
+ * search from the kernels nothing reads, producers taken in ascending node
+ * order; Constant nodes, initializers and graph inputs are no kernels), for
+ * other graphs the topological order (else the node order) of their
+ * kernels (every node but Const, Placeholder and the absent-input node). */
+typedef struct fl_run_order {
+    size_t n;              /* kernels listed */
+    const fl_node **order; /* the kernels in run order */
+    size_t *pos;           /* by node id: the position in order; SIZE_MAX: no kernel */
+} fl_run_order;
+
+/* Builds r for g with scratch memory of `sa` (FL_ENOMEM when it runs out,
+ * r then empty); fl__run_order_free releases it. */
+fl_status fl__run_order_build(const fl_graph *g, fl_arena *sa, fl_run_order *r);
+void fl__run_order_free(fl_arena *sa, fl_run_order *r);
+
+/* Per kernel of r: out[id] = the sum of v[id'] (both by node id) over the
+ * `window` kernels run just before it (fewer at the start). With v a
+ * kernel's bytes: the bytes the kernels before it streamed. Entries of
+ * nodes that are no kernels are left as they are. */
+void fl__run_order_before(const fl_run_order *r, const double *v, size_t window, double *out);
+
 /* Estimates graph g on profile p into *out, with strings and arrays in `ra`.
  * Incomplete nodes are skipped (as in the totals). per_node fills out->nodes.
  * Fails with FL_EUSAGE (d names the node) when a node's counts are symbolic:
