@@ -14,14 +14,11 @@
  * int4/uint4/float4_e2m1fn two per byte, int2/uint2 four); 1 otherwise, and
  * for TensorFlow graphs, whose int4 tensors hold one element per byte. */
 static int64_t packed_per_byte(const fl_ctx *c, const fl_node *n, int dt) {
-    bool packs = c->g->onnx.is_onnx || strncmp(n->op, "tflite::", 8) == 0;
     dt = fl_dtype_base(dt);
-    if (!packs) {
-        return 1;
-    }
-    return dt == FL_DT_INT4 || dt == FL_DT_UINT4 || dt == FL_DT_FLOAT4_E2M1FN ? 2
-           : dt == FL_DT_INT2 || dt == FL_DT_UINT2                            ? 4
-                                                                              : 1;
+    int64_t per = dt == FL_DT_INT4 || dt == FL_DT_UINT4 || dt == FL_DT_FLOAT4_E2M1FN ? 2
+                  : dt == FL_DT_INT2 || dt == FL_DT_UINT2                            ? 4
+                                                                                     : 1;
+    return per == 1 || c->g->onnx.is_onnx || strncmp(n->op, "tflite::", 8) == 0 ? per : 1;
 }
 
 /* Size in bytes of a tensor, unknown when its shape or dtype is; sub-byte
@@ -43,12 +40,76 @@ static fl_status tensor_bytes(fl_ctx *c, const fl_node *n, const fl_tensor *t, f
     return fl__op_ceildiv(c, n, e, fl_sym_const(per), out);
 }
 
+/* A tensor's bytes as k * sym (sym 1 when it has no symbolic dim) with k an
+ * integer, in the case fl__op_num_elements_times multiplies as integers:
+ * a known dtype of whole bytes, known dims >= 1, at most one symbolic dim.
+ * False otherwise (and on an integer overflow). */
+static bool plain_bytes(const fl_ctx *c, const fl_node *n, const fl_tensor *t, int64_t *k,
+                        fl_sym *sym) {
+    if (t->dtype == FL_DT_INVALID || t->shape.rank < 0 || packed_per_byte(c, n, t->dtype) != 1) {
+        return false;
+    }
+    int64_t p = (int64_t)fl__dtype_size(t->dtype);
+    *sym = fl_sym_const(1);
+    for (int i = 0; i < t->shape.rank && p >= 1; i++) {
+        fl_sym d = t->shape.dims[i];
+        if (fl_sym_is_known(d)) {
+            p = d.k >= 1 && !__builtin_mul_overflow(p, d.k, &p) ? p : 0;
+        } else if (fl_sym_is_known(*sym) && !fl_sym_is_unknown(d)) {
+            *sym = d;
+        } else {
+            p = 0;
+        }
+    }
+    *k = p;
+    return p >= 1;
+}
+
+/* *acc plus the bytes of n's inputs (from 0) or outputs (from 1), all
+ * plain_bytes tensors with the same symbolic dim, if any, and *acc a known
+ * count >= 0: the integers are summed and the symbolic part multiplied
+ * once. The same value as adding each tensor's bytes in turn, which then
+ * does not overflow either: every coefficient of those partial sums lies
+ * between the sum of its negative parts and that of its positive parts,
+ * both computed here without overflow. False (and *acc unchanged) when the
+ * case does not hold or a step overflows: the caller adds tensor by tensor. */
+static bool sum_plain_bytes(fl_ctx *c, const fl_node *n, bool outputs, fl_sym *acc) {
+    if (!fl_sym_is_known(*acc) || acc->k < 0) {
+        return false;
+    }
+    int64_t known = acc->k, per_sym = 0, k;
+    fl_sym sym = fl_sym_const(1), s;
+    int cnt = outputs ? n->n_outputs : n->n_inputs;
+    for (int i = 0; i < cnt; i++) {
+        if (!plain_bytes(c, n, outputs ? &n->outputs[i] : fl_node_in(n, i), &k, &s)) {
+            return false;
+        }
+        if (fl_sym_is_known(s)) {
+            if (__builtin_add_overflow(known, k, &known)) {
+                return false;
+            }
+        } else if ((fl_sym_is_known(sym) || sym.e == s.e) &&
+                   !__builtin_add_overflow(per_sym, k, &per_sym)) {
+            sym = s;
+        } else {
+            return false;
+        }
+    }
+    fl_sym r = fl_sym_const(known), part;
+    if (per_sym && (fl__sym_mul(c->st, sym, fl_sym_const(per_sym), &part) != FL_OK ||
+                    (known ? fl__sym_add(c->st, part, r, &r) : (r = part, FL_OK)) != FL_OK)) {
+        return false;
+    }
+    *acc = r;
+    return true;
+}
+
 static fl_status node_bytes(fl_ctx *c, fl_node *n) {
     uint32_t fl = n->desc ? n->desc->flags : 0;
     fl_sym rd = n->cost.bytes_read, wr = n->cost.bytes_written, b; /* the hook's, 0 for most */
     fl_status st;
     if (!(fl & (FL_OPF_NO_BYTES | FL_OPF_ALIAS)) && !n->cost.per_load) {
-        if (!(fl & FL_OPF_META)) {
+        if (!(fl & FL_OPF_META) && !sum_plain_bytes(c, n, false, &rd)) {
             for (int i = 0; i < n->n_inputs; i++) {
                 if ((st = tensor_bytes(c, n, fl_node_in(n, i), &b)) != FL_OK ||
                     (st = fl__op_add(c, n, rd, b, &rd)) != FL_OK) {
@@ -56,7 +117,8 @@ static fl_status node_bytes(fl_ctx *c, fl_node *n) {
                 }
             }
         }
-        for (int k = 0; k < n->n_outputs; k++) {
+        int outs = sum_plain_bytes(c, n, true, &wr) ? 0 : n->n_outputs;
+        for (int k = 0; k < outs; k++) {
             if ((st = tensor_bytes(c, n, &n->outputs[k], &b)) != FL_OK ||
                 (st = fl__op_add(c, n, wr, b, &wr)) != FL_OK) {
                 return st;

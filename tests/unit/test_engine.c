@@ -110,6 +110,65 @@ static void test_tensor_value_binding(void **state) {
     tg_free(g);
 }
 
+/* A node's bytes: the sum of its inputs' sizes (read) and of its outputs'
+ * (written), 4 bytes a float; report nodes show read + written. Counted
+ * here by hand for inputs with one batch symbol (a.0), two different ones
+ * (col.0 and b.0), a symbolic dim with a constant part (a.0 + 2 after Pad),
+ * and sizes past int64 one tensor alone or only once summed. */
+static void test_node_bytes_sums(void **state) {
+    (void)state;
+    tg_graph *g = tg_new();
+    tg_placeholder(g, "a", 1, 2, (int64_t[]){-1, 3});
+    tg_placeholder(g, "b", 1, 1, (int64_t[]){-1});
+    tg_placeholder(g, "c", 1, 1, (int64_t[]){3});
+    tg_placeholder(g, "col", 1, 2, (int64_t[]){-1, 1});
+    tg_const_int(g, "pads", 3, 2, (int64_t[]){2, 2}, (int64_t[]){1, 1, 0, 0});
+    const char *adds[][3] = {{"same", "a", "c"}, {"two", "col", "b"}, {"shifted", "pad", "c"}};
+    tg_attr_type(tg_add(g, "pad", "Pad", "a", "pads", NULL), "T", 1);
+    for (int i = 0; i < 3; i++) {
+        tg_attr_type(tg_add(g, adds[i][0], "AddV2", adds[i][1], adds[i][2], NULL), "T", 1);
+    }
+    fl_options o;
+    fl_options_init(&o);
+    o.per_node = true;
+    for (int pass = 0; pass < 2; pass++) {
+        o.passes = pass ? "default" : NULL;
+        fl_report *r = tg_analyze(g, &o);
+        /* [a.0,3] + [3]: 12*a.0 + 12 read, 12*a.0 written */
+        assert_string_equal(tg_find(r, "same")->bytes.text, "24*a.0 + 12");
+        /* [col.0,1] + [b.0] -> [col.0,b.0]: 4*col.0 + 4*b.0 read, 4*b.0*col.0
+         * written (symbols in name order) */
+        assert_string_equal(tg_find(r, "two")->bytes.text, "4*b.0*col.0 + 4*b.0 + 4*col.0");
+        /* [a.0,3] and 4 int32 read, [a.0 + 2,3] written: 12*a.0 + 16 + 12*a.0 + 24 */
+        assert_string_equal(tg_find(r, "pad")->bytes.text, "24*a.0 + 40");
+        /* [a.0 + 2,3] + [3]: 12*a.0 + 24 + 12 read, 12*a.0 + 24 written */
+        assert_string_equal(tg_find(r, "shifted")->bytes.text, "24*a.0 + 60");
+        fl_report_free(r);
+    }
+    tg_free(g);
+
+    /* 2^61 floats are 2^63 bytes; two inputs of 2^60 floats 2^63 together. */
+    int64_t big = INT64_C(1) << 61, half = INT64_C(1) << 60;
+    const struct {
+        int rank;
+        int64_t dims[2];
+        const char *op, *needle;
+    } over[] = {
+        {2, {-1, big}, "Relu", "product overflows 64-bit integers"},
+        {2, {-1, half}, "AddV2", "dimension sum overflows 64-bit integers"},
+        {1, {half}, "AddV2", "dimension sum overflows 64-bit integers"},
+    };
+    for (size_t i = 0; i < sizeof over / sizeof over[0]; i++) {
+        g = tg_new();
+        tg_placeholder(g, "x", 1, over[i].rank, over[i].dims);
+        tg_node *n = strcmp(over[i].op, "Relu") == 0 ? tg_add(g, "big", "Relu", "x", NULL)
+                                                     : tg_add(g, "big", "AddV2", "x", "x", NULL);
+        tg_attr_type(n, "T", 1);
+        tg_expect_error(g, NULL, FL_EOVERFLOW, over[i].needle);
+        tg_free(g);
+    }
+}
+
 /* x [?,7,7,64] -> Reshape [-1,3136] -> MatMul [3136,10]: the batch stays a
  * symbol through the -1, and FLOPs are 2*3136*10 per image. */
 static void test_symbolic_reshape_matmul(void **state) {
@@ -610,6 +669,7 @@ int main(void) {
         cmocka_unit_test(test_tensor_value_binding),
         cmocka_unit_test(test_options_from_older_headers),
         cmocka_unit_test(test_symbolic_reshape_matmul),
+        cmocka_unit_test(test_node_bytes_sums),
         cmocka_unit_test(test_tfprof_quirks),
         cmocka_unit_test(test_unknown_rank_input_warns),
     };
