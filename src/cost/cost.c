@@ -551,14 +551,18 @@ static fl_status count_node(fl_ctx *c, const fl_node *n, int sign, bool strict, 
     }
     const fl_sym v[SUM_NO_RULE] = {k->flops,   k->tfprof_flops, k->macs,
                                    k->int_ops, k->bytes_read,   k->bytes_written};
-    bool plain = strict, zero = true; /* plain: the whole sum's common case */
+    /* plain: the whole sum's common case (no count unknown, in the sums or
+     * here); bits: every count's bits or'ed, 0 when all are known 0 */
+    uint64_t bits = 0;
+    bool unknown = false;
     for (int i = 0; i < SUM_NO_RULE; i++) {
-        plain = plain && !t->n_unknown[i] && !fl_sym_is_unknown(v[i]);
-        zero = zero && !v[i].e && !v[i].k;
+        bits |= (uint64_t)(uintptr_t)v[i].e | (uint64_t)v[i].k;
+        unknown |= fl_sym_is_unknown(v[i]) | (t->n_unknown[i] != 0);
     }
-    if (zero) { /* adds nothing (a constant, a reshape): no sum moves */
+    if (!bits) { /* adds nothing (a constant, a reshape): no sum moves */
         return FL_OK;
     }
+    bool plain = strict && !unknown;
     fl_status st = FL_OK;
     if (plain) {
         (void)((st = fl__op_sum_add(c, n, &sums[SUM_FLOPS], v[SUM_FLOPS])) != FL_OK ||
@@ -646,7 +650,10 @@ fl_status fl__cost_graph_some(fl_ctx *c, fl_cost_totals *t, const uint8_t *recos
 /* fl__cost_graph_update's difference: into u (a copy of the totals), the
  * parts of the nodes the journal s saved or the graph no longer holds, as
  * they were, taken away, and those saved or added since, as they are,
- * added. FL_EOVERFLOW when a sum overflows (nothing failed). */
+ * added. A node saved whose cost and value-node role are as saved adds
+ * and takes away the same part: it is skipped (a reader rewired to an
+ * equal producer, a node re-inferred to the same outputs). FL_EOVERFLOW
+ * when a sum overflows (nothing failed). */
 static fl_status update_sums(fl_ctx *c, fl_cost_totals *u, const fl_graph_snapshot *s) {
     fl_graph *g = c->g;
     fl_sym_sum sums[N_SUMS];
@@ -659,13 +666,19 @@ static fl_status update_sums(fl_ctx *c, fl_cost_totals *u, const fl_graph_snapsh
     for (size_t i = 0; i < s->head.n_nodes && st == FL_OK; i++) {
         const fl_node *o = old[i], *was = fl__graph_snapshot_saved(s, o);
         bool gone = o->id >= g->n_nodes || g->nodes[o->id] != o;
-        if (was || gone) {
+        if (gone) {
             st = count_node(c, was ? was : o, -1, false, u, sums);
+        } else if (was && (!fl__cost_same(&was->cost, &o->cost) ||
+                           fl__cost_is_value_node(was) != fl__cost_is_value_node(o))) {
+            if ((st = count_node(c, was, -1, false, u, sums)) == FL_OK) {
+                st = count_node(c, o, 1, false, u, sums);
+            }
         }
     }
+    /* Nodes added since (a node the journal saved was counted above). */
     for (size_t i = 0; i < g->n_nodes && st == FL_OK; i++) {
         const fl_node *n = g->nodes[i];
-        if (n->born >= s->stamp || fl__graph_snapshot_saved(s, n)) {
+        if (n->born >= s->stamp && !fl__graph_snapshot_saved(s, n)) {
             st = count_node(c, n, 1, false, u, sums);
         }
     }

@@ -510,7 +510,7 @@ static bool sym_bits_same(fl_sym a, fl_sym b) {
     return a.k == b.k && a.e == b.e;
 }
 
-static bool cost_same(const fl_cost *a, const fl_cost *b) {
+bool fl__cost_same(const fl_cost *a, const fl_cost *b) {
     return sym_bits_same(a->flops, b->flops) && sym_bits_same(a->tfprof_flops, b->tfprof_flops) &&
            sym_bits_same(a->macs, b->macs) && sym_bits_same(a->int_ops, b->int_ops) &&
            sym_bits_same(a->bytes_read, b->bytes_read) &&
@@ -671,7 +671,7 @@ const char *fl__graph_snapshot_mismatch(const fl_graph_snapshot *s, const fl_gra
         if (fields_differ(o, n) || o->id != n->id || o->flags != n->flags ||
             o->n_ctrl_consumers != n->n_ctrl_consumers || o->edited != n->edited ||
             o->born != n->born || o->n_outputs != n->n_outputs || o->src != n->src ||
-            !cost_same(&o->cost, &n->cost)) {
+            !fl__cost_same(&o->cost, &n->cost)) {
             return "the node's fields";
         }
         if (n->n_inputs > 0 && inputs_differ(n->inputs, s->inputs + s->at[i].inputs, n->n_inputs)) {
