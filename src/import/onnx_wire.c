@@ -76,9 +76,12 @@ typedef struct rslot {
     void *arr;
 } rslot;
 
-/* The counts of one message: its repeated fields' and unknown fields'. */
+/* The counts of one message: its repeated fields' and unknown fields'. A
+ * slot is only valid once its field was met (bit k of `used`): most
+ * messages meet few of their repeated fields, and are many. */
 typedef struct mcount {
     rslot s[MAX_SLOTS];
+    uint32_t used;
     size_t n_unknown;
 } mcount;
 
@@ -104,8 +107,8 @@ static size_t varint_count(const uint8_t *p, size_t len) {
 /* Sweep 1: checks every field of the message at p..end against its table
  * (n entries, by field number) and counts. */
 static bool count_fields(const kfield *tab, size_t n, const uint8_t *p, const uint8_t *end,
-                         mcount *c, int n_slots) {
-    memset(c->s, 0, (size_t)n_slots * sizeof c->s[0]);
+                         mcount *c) {
+    c->used = 0;
     c->n_unknown = 0;
     uint32_t seen = 0; /* singular messages met, by field number (all below 32) */
     while (p < end) {
@@ -115,6 +118,10 @@ static bool count_fields(const kfield *tab, size_t n, const uint8_t *p, const ui
         }
         kfield k = f.id < n ? tab[f.id] : (kfield){K_UNKNOWN, 0};
         rslot *s = &c->s[k.slot];
+        if (k.kind >= K_REP_VARINT && !(c->used & (1u << k.slot))) {
+            *s = (rslot){0, 0, NULL, 0, NULL};
+            c->used |= 1u << k.slot;
+        }
         switch (k.kind) {
         case K_UNKNOWN:
             c->n_unknown++;
@@ -199,8 +206,9 @@ static size_t elem_size(uint8_t e) {
 /* The arrays of the repeated fields (sweep 1's counts; es[k]: slot k's
  * E_ code). As in the generic reader, a single aligned packed run of
  * fixed-width values is a view, every other array zeroed arena memory. */
-static bool alloc_slots(owire *w, mcount *c, const uint8_t *es, int n_slots) {
-    for (int k = 0; k < n_slots; k++) {
+static bool alloc_slots(owire *w, mcount *c, const uint8_t *es) {
+    for (uint32_t u = c->used; u; u &= u - 1) {
+        int k = __builtin_ctz(u);
         rslot *s = &c->s[k];
         if (!s->count) {
             continue;
@@ -309,14 +317,13 @@ static Onnx__TypeProto *rd_type(owire *w, const uint8_t *p, size_t len, int dept
 
 /* Starts a message: its depth is checked, its fields counted, its arrays
  * and unknown fields allocated. */
-#define BEGIN(T, INIT, tab, es, n_slots)                                                           \
+#define BEGIN(T, INIT, tab, es)                                                                    \
     if (depth > FL_PBWIRE_MAX_DEPTH) {                                                             \
         return NULL;                                                                               \
     }                                                                                              \
     const uint8_t *end = p + len;                                                                  \
     mcount c;                                                                                      \
-    if (!count_fields(tab, sizeof tab / sizeof tab[0], p, end, &c, n_slots) ||                     \
-        !alloc_slots(w, &c, es, n_slots)) {                                                        \
+    if (!count_fields(tab, sizeof tab / sizeof tab[0], p, end, &c) || !alloc_slots(w, &c, es)) {   \
         return NULL;                                                                               \
     }                                                                                              \
     T *m = fl__arena_alloc_raw(w->a, sizeof *m);                                                   \
@@ -335,7 +342,7 @@ static Onnx__TypeProto *rd_type(owire *w, const uint8_t *p, size_t len, int dept
 
 /* Stores a repeated field's array and count (when it has elements). */
 #define SET_REP(field, k)                                                                          \
-    if (c.s[k].count) {                                                                            \
+    if ((c.used & (1u << k)) && c.s[k].count) {                                                    \
         m->n_##field = c.s[k].count;                                                               \
         m->field = c.s[k].arr;                                                                     \
     }
@@ -362,7 +369,7 @@ static const uint8_t no_es[1] = {0};
 static Onnx__TensorShapeProto__Dimension *rd_dim(owire *w, const uint8_t *p, size_t len,
                                                  int depth) {
     BEGIN(Onnx__TensorShapeProto__Dimension, ONNX__TENSOR_SHAPE_PROTO__DIMENSION__INIT, dim_tab,
-          no_es, 0)
+          no_es)
     while (p < end) {
         switch (NEXT()) {
         case 1:
@@ -388,7 +395,7 @@ static const kfield shape_tab[] = {[1] = {K_REP_LEN, 0}};
 static const uint8_t shape_es[] = {E_PTR};
 
 static Onnx__TensorShapeProto *rd_shape(owire *w, const uint8_t *p, size_t len, int depth) {
-    BEGIN(Onnx__TensorShapeProto, ONNX__TENSOR_SHAPE_PROTO__INIT, shape_tab, shape_es, 1)
+    BEGIN(Onnx__TensorShapeProto, ONNX__TENSOR_SHAPE_PROTO__INIT, shape_tab, shape_es)
     while (p < end) {
         if (NEXT() == 1) {
             PUSH_PTR(0, SUB(rd_dim, f));
@@ -403,7 +410,7 @@ static Onnx__TensorShapeProto *rd_shape(owire *w, const uint8_t *p, size_t len, 
 static const kfield ttensor_tab[] = {[1] = {K_VARINT, 0}, [2] = {K_MSG, 0}};
 
 static Onnx__TypeProto__Tensor *rd_ttensor(owire *w, const uint8_t *p, size_t len, int depth) {
-    BEGIN(Onnx__TypeProto__Tensor, ONNX__TYPE_PROTO__TENSOR__INIT, ttensor_tab, no_es, 0)
+    BEGIN(Onnx__TypeProto__Tensor, ONNX__TYPE_PROTO__TENSOR__INIT, ttensor_tab, no_es)
     while (p < end) {
         switch (NEXT()) {
         case 1:
@@ -426,7 +433,7 @@ static const kfield type_tab[] = {
     [6] = {K_LEN, 0},       [8] = {K_ONEOF_MSG, 0}, [9] = {K_ONEOF_MSG, 0}};
 
 static Onnx__TypeProto *rd_type(owire *w, const uint8_t *p, size_t len, int depth) {
-    BEGIN(Onnx__TypeProto, ONNX__TYPE_PROTO__INIT, type_tab, no_es, 0)
+    BEGIN(Onnx__TypeProto, ONNX__TYPE_PROTO__INIT, type_tab, no_es)
     while (p < end) {
         /* A oneof member replaces the one before (no merge), as in the
          * generic reader. */
@@ -470,7 +477,7 @@ static const kfield vinfo_tab[] = {
 static const uint8_t vinfo_es[] = {E_PTR};
 
 static Onnx__ValueInfoProto *rd_vinfo(owire *w, const uint8_t *p, size_t len, int depth) {
-    BEGIN(Onnx__ValueInfoProto, ONNX__VALUE_INFO_PROTO__INIT, vinfo_tab, vinfo_es, 1)
+    BEGIN(Onnx__ValueInfoProto, ONNX__VALUE_INFO_PROTO__INIT, vinfo_tab, vinfo_es)
     while (p < end) {
         switch (NEXT()) {
         case 1:
@@ -506,7 +513,7 @@ static const kfield tensor_tab[] = {
 static const uint8_t tensor_es[] = {E_V64, E_F32, E_V32, E_BIN, E_V64, E_F64, E_V64, E_PTR, E_PTR};
 
 static Onnx__TensorProto *rd_tensor(owire *w, const uint8_t *p, size_t len, int depth) {
-    BEGIN(Onnx__TensorProto, ONNX__TENSOR_PROTO__INIT, tensor_tab, tensor_es, 9)
+    BEGIN(Onnx__TensorProto, ONNX__TENSOR_PROTO__INIT, tensor_tab, tensor_es)
     while (p < end) {
         switch (NEXT()) {
         case 1:
@@ -587,7 +594,7 @@ static const kfield attr_tab[] = {
 static const uint8_t attr_es[] = {E_F32, E_V64, E_BIN, E_PTR, E_PTR, E_PTR, E_PTR};
 
 static Onnx__AttributeProto *rd_attr(owire *w, const uint8_t *p, size_t len, int depth) {
-    BEGIN(Onnx__AttributeProto, ONNX__ATTRIBUTE_PROTO__INIT, attr_tab, attr_es, 7)
+    BEGIN(Onnx__AttributeProto, ONNX__ATTRIBUTE_PROTO__INIT, attr_tab, attr_es)
     while (p < end) {
         switch (NEXT()) {
         case 1:
@@ -673,7 +680,7 @@ static const kfield node_tab[] = {[1] = {K_REP_LEN, 0}, [2] = {K_REP_LEN, 1}, [3
 static const uint8_t node_es[] = {E_PTR, E_PTR, E_PTR, E_PTR};
 
 static Onnx__NodeProto *rd_node(owire *w, const uint8_t *p, size_t len, int depth) {
-    BEGIN(Onnx__NodeProto, ONNX__NODE_PROTO__INIT, node_tab, node_es, 4)
+    BEGIN(Onnx__NodeProto, ONNX__NODE_PROTO__INIT, node_tab, node_es)
     while (p < end) {
         switch (NEXT()) {
         case 1:
@@ -726,7 +733,7 @@ static const kfield graph_tab[] = {
 static const uint8_t graph_es[] = {E_PTR, E_PTR, E_PTR, E_PTR, E_PTR, E_PTR, E_PTR, E_PTR};
 
 static Onnx__GraphProto *rd_graph(owire *w, const uint8_t *p, size_t len, int depth) {
-    BEGIN(Onnx__GraphProto, ONNX__GRAPH_PROTO__INIT, graph_tab, graph_es, 8)
+    BEGIN(Onnx__GraphProto, ONNX__GRAPH_PROTO__INIT, graph_tab, graph_es)
     while (p < end) {
         switch (NEXT()) {
         case 1:
@@ -783,7 +790,7 @@ static const kfield model_tab[] = {
 static const uint8_t model_es[] = {E_PTR, E_PTR, E_PTR};
 
 static Onnx__ModelProto *rd_model(owire *w, const uint8_t *p, size_t len, int depth) {
-    BEGIN(Onnx__ModelProto, ONNX__MODEL_PROTO__INIT, model_tab, model_es, 3)
+    BEGIN(Onnx__ModelProto, ONNX__MODEL_PROTO__INIT, model_tab, model_es)
     while (p < end) {
         switch (NEXT()) {
         case 1:
