@@ -145,16 +145,21 @@ static double sort_value(fl_ctx *c, fl_sym s) {
 
 /* The entries per op type, in the order met, and a hash index of them
  * (slots hold entry + 1; 0 is empty): a graph with many distinct op types
- * costs one probe per node, not a scan of the types met so far. */
+ * costs one probe per node, not a scan of the types met so far. by_kind:
+ * the entry last found for a registry kind (entry + 1; kinds that share the
+ * low bits share a place), tried first: a node's op is then compared with
+ * its op, not hashed. */
+#define BY_KIND 256
 typedef struct op_accs {
     op_acc *e;
     size_t n;
     uint32_t *slot;
     size_t mask;
+    uint32_t by_kind[BY_KIND];
 } op_accs;
 
 /* The entry of `op`, added when new. */
-static op_acc *acc_find(op_accs *t, const char *op) {
+static op_acc *acc_find_op(op_accs *t, const char *op) {
     size_t j = (size_t)fl__hash_str(op) & t->mask;
     for (; t->slot[j]; j = (j + 1) & t->mask) {
         op_acc *a = &t->e[t->slot[j] - 1];
@@ -166,6 +171,21 @@ static op_acc *acc_find(op_accs *t, const char *op) {
     t->slot[j] = (uint32_t)t->n;
     a->op = op;
     a->flops = a->tfprof = a->int_ops = fl_sym_const(0);
+    return a;
+}
+
+/* The entry of node n's op, added when new. */
+static op_acc *acc_find(op_accs *t, const fl_node *n) {
+    const char *op = n->op;
+    uint32_t *k = &t->by_kind[(unsigned)n->kind % BY_KIND];
+    if (*k) {
+        op_acc *a = &t->e[*k - 1];
+        if (a->op == op || strcmp(a->op, op) == 0) {
+            return a;
+        }
+    }
+    op_acc *a = acc_find_op(t, op);
+    *k = (uint32_t)(a - t->e) + 1;
     return a;
 }
 
@@ -189,7 +209,7 @@ static bool accs_new(fl_arena *a, size_t n_nodes, op_accs *t, size_t k) {
     }
     bool ok = n_nodes < UINT32_MAX;
     for (size_t i = 0; i < k; i++) {
-        t[i] = (op_accs){NULL, 0, NULL, cap - 1};
+        t[i] = (op_accs){NULL, 0, NULL, cap - 1, {0}};
         if (ok) {
             t[i].e = fl__arena_scratch(a, n_nodes + 1, sizeof(op_acc));
             t[i].slot = fl__arena_scratch(a, cap, sizeof(uint32_t));
@@ -220,7 +240,7 @@ static fl_status op_summary(fl_ctx *c, fl_arena *ra, fl_report *r) {
         if (!is_reported(g, n)) {
             continue;
         }
-        op_acc *a = acc_find(&t[0], n->op);
+        op_acc *a = acc_find(&t[0], n);
         a->count++;
         if (!n->cost.incomplete) {
             st = fl__op_add(c, n, a->flops, n->cost.flops, &a->flops);
@@ -232,7 +252,7 @@ static fl_status op_summary(fl_ctx *c, fl_arena *ra, fl_report *r) {
             }
         }
         if (!n->desc && !n->func) {
-            acc_find(&t[1], n->op)->count++;
+            acc_find(&t[1], n)->count++;
         }
     }
     if (st == FL_OK) {
