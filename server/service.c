@@ -9,6 +9,7 @@
 #include "foldline/foldline.h"
 #include "foldline/v1/cost_model.pb-c.h"
 #include "grpc_health/v1/health.pb-c.h"
+#include "import/pbwire.h"
 #include "pbguard.h"
 #include "report_pb.h"
 #include "server.h"
@@ -518,9 +519,13 @@ static bool options_from_request(fl_call *c, const Foldline__V1__AnalyzeOptions 
 
 /* The decoded request: graph bytes and options, whichever method sent them. */
 typedef struct request {
-    Foldline__V1__AnalyzeRequest *unary; /* Analyze */
-    Foldline__V1__AnalyzeChunk *first;   /* AnalyzeStream: holds the options */
-    unsigned char *joined;               /* AnalyzeStream: the concatenated bytes */
+    /* Analyze: the message decoded by the engine's wire reader into `arena`,
+     * its bytes fields (the graph, the files) views into `slice` */
+    Foldline__V1__AnalyzeRequest *unary;
+    fl_arena arena;
+    grpc_slice slice;
+    Foldline__V1__AnalyzeChunk *first; /* AnalyzeStream: holds the options */
+    unsigned char *joined;             /* AnalyzeStream: the concatenated bytes */
     const unsigned char *graph;
     size_t len;
     const Foldline__V1__AnalyzeOptions *options;
@@ -530,9 +535,8 @@ typedef struct request {
 } request;
 
 static void request_free(request *q) {
-    if (q->unary) {
-        foldline__v1__analyze_request__free_unpacked(q->unary, NULL);
-    }
+    fl__arena_free(&q->arena);
+    grpc_slice_unref(q->slice);
     if (q->first) {
         foldline__v1__analyze_chunk__free_unpacked(q->first, NULL);
     }
@@ -649,22 +653,39 @@ static bool decode_stream(fl_call *c, request *q) {
  * buffers as it goes. Returns false with the call failed. */
 static bool decode(fl_call *c, request *q) {
     if (c->method == FL_M_ANALYZE) {
-        grpc_slice s = read_all(c->payload);
+        /* The request's bytes stay referenced until request_free: the
+         * graph and the files are read where they arrived, not copied (a
+         * graph of up to --max-message-bytes held once, not twice). */
+        q->slice = read_all(c->payload);
         grpc_byte_buffer_destroy(c->payload);
         c->payload = NULL;
+        const uint8_t *bytes = GRPC_SLICE_START_PTR(q->slice);
+        size_t n = GRPC_SLICE_LENGTH(q->slice);
         char why[768];
-        if (fl_pb_guard(&foldline__v1__analyze_request__descriptor, GRPC_SLICE_START_PTR(s),
-                        GRPC_SLICE_LENGTH(s), why, sizeof why) != 0) {
-            grpc_slice_unref(s);
+        if (fl_pb_guard(&foldline__v1__analyze_request__descriptor, bytes, n, why, sizeof why) !=
+            0) {
             fl_call_fail(c, GRPC_STATUS_INVALID_ARGUMENT, "%s", why);
             return false;
         }
-        q->unary = foldline__v1__analyze_request__unpack(NULL, GRPC_SLICE_LENGTH(s),
-                                                         GRPC_SLICE_START_PTR(s));
-        grpc_slice_unref(s);
+        fl_pbwire_error e;
+        q->unary = (Foldline__V1__AnalyzeRequest *)fl__pbwire_unpack(
+            &q->arena, &foldline__v1__analyze_request__descriptor, bytes, n, &e);
+        if (!q->unary && (e.oom || q->arena.failed)) {
+            fl_call_fail(c, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory decoding the request");
+            return false;
+        }
         if (!q->unary) {
-            fl_call_fail(c, GRPC_STATUS_INVALID_ARGUMENT,
-                         "the request is not a valid foldline.v1.AnalyzeRequest message");
+            if (e.field) {
+                fl_call_fail(c, GRPC_STATUS_INVALID_ARGUMENT,
+                             "the request is not a valid foldline.v1.AnalyzeRequest message (%s, "
+                             "in field '%s' of %s at byte %zu)",
+                             e.what, e.field, e.message, e.offset);
+            } else {
+                fl_call_fail(c, GRPC_STATUS_INVALID_ARGUMENT,
+                             "the request is not a valid foldline.v1.AnalyzeRequest message (%s, "
+                             "in %s at byte %zu)",
+                             e.what, e.message, e.offset);
+            }
             return false;
         }
         q->graph = q->unary->graph.data;
@@ -813,6 +834,8 @@ void fl_svc_analyze_work(fl_call *c) {
     }
     request q;
     memset(&q, 0, sizeof q);
+    fl__arena_init(&q.arena, 0);
+    q.slice = grpc_empty_slice();
     pool p = {0};
     fl_cache_key key;
     memset(&key, 0, sizeof key);

@@ -314,7 +314,16 @@ def case_status_codes(s):
     raw = ch.unary_unary("/foldline.v1.CostModel/Analyze")
     code, det, _ = code_of(lambda: raw(b"\x0a\xff\xff\xff\xff\x0f", timeout=10))
     check("invalid_argument_undecodable", code == grpc.StatusCode.INVALID_ARGUMENT and
-          "not a valid foldline.v1.AnalyzeRequest" in det, "%s %s" % (code, det))
+          "not a valid foldline.v1.AnalyzeRequest" in det and
+          "in field 'graph' of foldline.v1.AnalyzeRequest at byte 0" in det, "%s %s" % (code, det))
+    # The graph is read where the request's bytes arrived, not copied: a
+    # singular bytes field given twice is the last one's (protobuf's rule),
+    # so the reply is the one of the second graph alone.
+    one_graph = raw(pb.AnalyzeRequest(graph=graph).SerializeToString(), timeout=10)
+    two_graphs = raw(pb.AnalyzeRequest(graph=b"not a graph").SerializeToString() +
+                     pb.AnalyzeRequest(graph=graph).SerializeToString(), timeout=10)
+    check("analyze_graph_given_twice_last_wins", two_graphs == one_graph and
+          pb.AnalyzeReply.FromString(one_graph).graph.format == pb.GRAPH_FORMAT_GRAPHDEF)
     # A singular message field met more than 16 times is refused before
     # protobuf-c's unpack, whose merges of the occurrences are quadratic (40,000
     # `options` each carrying a profile name took 16 s): INVALID_ARGUMENT naming
