@@ -520,12 +520,13 @@ static bool options_from_request(fl_call *c, const Foldline__V1__AnalyzeOptions 
 /* The decoded request: graph bytes and options, whichever method sent them. */
 typedef struct request {
     /* Analyze: the message decoded by the engine's wire reader into `arena`,
-     * its bytes fields (the graph, the files) views into `slice` */
+     * its bytes fields (the graph, the files) views into `slice`;
+     * AnalyzeStream: the messages decoded into `arena`, `slice` the first
+     * one's bytes (its options') */
     Foldline__V1__AnalyzeRequest *unary;
     fl_arena arena;
     grpc_slice slice;
-    Foldline__V1__AnalyzeChunk *first; /* AnalyzeStream: holds the options */
-    unsigned char *joined;             /* AnalyzeStream: the concatenated bytes */
+    unsigned char *joined; /* AnalyzeStream: the concatenated bytes */
     const unsigned char *graph;
     size_t len;
     const Foldline__V1__AnalyzeOptions *options;
@@ -537,9 +538,6 @@ typedef struct request {
 static void request_free(request *q) {
     fl__arena_free(&q->arena);
     grpc_slice_unref(q->slice);
-    if (q->first) {
-        foldline__v1__analyze_chunk__free_unpacked(q->first, NULL);
-    }
     free(q->joined);
     for (size_t i = 0; q->stream_names && q->files && i < q->n_files; i++) {
         free((char *)q->files[i].name);
@@ -563,39 +561,61 @@ static long stream_file(request *q, const char *name, size_t max) {
     return (long)q->n_files++;
 }
 
-/* AnalyzeStream: every chunk unpacked and kept, then the model's bytes and
- * each named file's joined in `joined` (their sum is the stream's size). */
+/* Fails the call for bytes fl__pbwire_unpack could not decode (`what`:
+ * which message they were to be), naming the field and the byte. */
+static void fail_undecodable(fl_call *c, const fl_pbwire_error *e, const char *what) {
+    const char *msg = e->message ? e->message : "the message";
+    if (e->oom) {
+        fl_call_fail(c, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory decoding %s", msg);
+    } else if (e->field) {
+        fl_call_fail(c, GRPC_STATUS_INVALID_ARGUMENT, "%s (%s, in field '%s' of %s at byte %zu)",
+                     what, e->what, e->field, msg, e->offset);
+    } else {
+        fl_call_fail(c, GRPC_STATUS_INVALID_ARGUMENT, "%s (%s, in %s at byte %zu)", what,
+                     e->what ? e->what : "not decodable", msg, e->offset);
+    }
+}
+
+/* AnalyzeStream: every chunk decoded by the engine's wire reader (its
+ * graph_chunk a view into the chunk's bytes, which stay referenced), then
+ * the model's bytes and each named file's copied once into `joined` (their
+ * sum is the stream's size). */
 static bool decode_stream(fl_call *c, request *q) {
-    size_t n = c->n_chunks;
+    size_t n = c->n_chunks, n_read = 0;
     Foldline__V1__AnalyzeChunk **chs = calloc(n + 1, sizeof(*chs));
+    grpc_slice *slices = calloc(n + 1, sizeof(*slices));
     size_t *sizes = calloc(n + 1, sizeof(size_t));
     long *which = calloc(n + 1, sizeof(long));
     q->files = calloc(n + 1, sizeof(fl_file));
     q->stream_names = true;
     q->joined = malloc(c->stream_bytes > 0 ? (size_t)c->stream_bytes : 1);
-    bool ok = chs && sizes && which && q->files && q->joined;
+    bool ok = chs && slices && sizes && which && q->files && q->joined;
     if (!ok) {
         fl_call_fail(c, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory joining %" PRId64 " bytes",
                      c->stream_bytes);
     }
     for (size_t i = 0; ok && i < n; i++) {
-        grpc_slice s = read_all(c->chunks[i]);
+        slices[i] = read_all(c->chunks[i]);
+        n_read = i + 1;
         grpc_byte_buffer_destroy(c->chunks[i]);
         c->chunks[i] = NULL;
+        const uint8_t *bytes = GRPC_SLICE_START_PTR(slices[i]);
+        size_t len = GRPC_SLICE_LENGTH(slices[i]);
         char why[768];
-        if (fl_pb_guard(&foldline__v1__analyze_chunk__descriptor, GRPC_SLICE_START_PTR(s),
-                        GRPC_SLICE_LENGTH(s), why, sizeof why) != 0) {
-            grpc_slice_unref(s);
+        if (fl_pb_guard(&foldline__v1__analyze_chunk__descriptor, bytes, len, why, sizeof why) !=
+            0) {
             fl_call_fail(c, GRPC_STATUS_INVALID_ARGUMENT, "stream message %zu: %s", i, why);
             ok = false;
             break;
         }
-        chs[i] = foldline__v1__analyze_chunk__unpack(NULL, GRPC_SLICE_LENGTH(s),
-                                                     GRPC_SLICE_START_PTR(s));
-        grpc_slice_unref(s);
+        fl_pbwire_error e = {0};
+        chs[i] = (Foldline__V1__AnalyzeChunk *)fl__pbwire_unpack(
+            &q->arena, &foldline__v1__analyze_chunk__descriptor, bytes, len, &e);
         if (!chs[i]) {
-            fl_call_fail(c, GRPC_STATUS_INVALID_ARGUMENT,
-                         "stream message %zu is not a valid foldline.v1.AnalyzeChunk", i);
+            char what[96];
+            snprintf(what, sizeof what,
+                     "stream message %zu is not a valid foldline.v1.AnalyzeChunk", i);
+            fail_undecodable(c, &e, what);
             ok = false;
             break;
         }
@@ -620,6 +640,9 @@ static bool decode_stream(fl_call *c, request *q) {
     }
     for (size_t i = 0; ok && i < n; i++) {
         const ProtobufCBinaryData *b = &chs[i]->graph_chunk;
+        if (!b->len) {
+            continue;
+        }
         if (which[i] >= 0) {
             fl_file *f = &q->files[which[i]];
             memcpy((unsigned char *)f->bytes + f->len, b->data, b->len);
@@ -629,16 +652,25 @@ static bool decode_stream(fl_call *c, request *q) {
             model_at += b->len;
         }
     }
-    for (size_t i = 0; i < n; i++) {
-        if (i == 0 && chs[0]) {
-            q->first = chs[0];
-            q->options = chs[0]->options;
-        } else if (chs[i]) {
-            foldline__v1__analyze_chunk__free_unpacked(chs[i], NULL);
+    /* The first message's options (its unknown fields views into its
+     * bytes) are the request's: its bytes stay with the request. */
+    if (chs && chs[0]) {
+        q->options = chs[0]->options;
+    }
+    for (size_t i = 0; i < n_read; i++) {
+        if (i == 0) {
+            q->slice = slices[0];
+        } else {
+            grpc_slice_unref(slices[i]);
         }
+    }
+    for (size_t i = n_read; i < n; i++) { /* after a failure: not read */
+        grpc_byte_buffer_destroy(c->chunks[i]);
+        c->chunks[i] = NULL;
     }
     c->n_chunks = 0;
     free(chs);
+    free(slices);
     free(sizes);
     free(which);
     if (ok && q->len == 0) {
@@ -667,25 +699,12 @@ static bool decode(fl_call *c, request *q) {
             fl_call_fail(c, GRPC_STATUS_INVALID_ARGUMENT, "%s", why);
             return false;
         }
-        fl_pbwire_error e;
+        fl_pbwire_error e = {0};
         q->unary = (Foldline__V1__AnalyzeRequest *)fl__pbwire_unpack(
             &q->arena, &foldline__v1__analyze_request__descriptor, bytes, n, &e);
-        if (!q->unary && (e.oom || q->arena.failed)) {
-            fl_call_fail(c, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory decoding the request");
-            return false;
-        }
         if (!q->unary) {
-            if (e.field) {
-                fl_call_fail(c, GRPC_STATUS_INVALID_ARGUMENT,
-                             "the request is not a valid foldline.v1.AnalyzeRequest message (%s, "
-                             "in field '%s' of %s at byte %zu)",
-                             e.what, e.field, e.message, e.offset);
-            } else {
-                fl_call_fail(c, GRPC_STATUS_INVALID_ARGUMENT,
-                             "the request is not a valid foldline.v1.AnalyzeRequest message (%s, "
-                             "in %s at byte %zu)",
-                             e.what, e.message, e.offset);
-            }
+            fail_undecodable(c, &e,
+                             "the request is not a valid foldline.v1.AnalyzeRequest message");
             return false;
         }
         q->graph = q->unary->graph.data;

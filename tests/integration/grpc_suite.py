@@ -350,6 +350,20 @@ def case_status_codes(s):
     check("invalid_argument_repeated_in_stream", code == grpc.StatusCode.INVALID_ARGUMENT and
           "stream message 0: foldline.v1.AnalyzeChunk: the singular message field options" in det,
           "%s %s" % (code, det))
+    # A message that does not decode, with messages after it: named by its
+    # index and field (graph_chunk = 2, its length past the end).
+    good = pb.AnalyzeChunk(graph_chunk=graph[:100]).SerializeToString()
+    code, det, _ = code_of(lambda: raw_stream(iter([good, b"\x12\xff\xff\xff\xff\x0f", good]),
+                                              timeout=10))
+    check("invalid_argument_undecodable_in_stream", code == grpc.StatusCode.INVALID_ARGUMENT and
+          "stream message 1 is not a valid foldline.v1.AnalyzeChunk" in det and
+          "in field 'graph_chunk' of foldline.v1.AnalyzeChunk at byte 0" in det,
+          "%s %s" % (code, det))
+    # The model's bytes in many messages are joined in order: the reply is
+    # the one of the same graph sent whole.
+    pieces = [pb.AnalyzeChunk(graph_chunk=graph[i:i + 777]).SerializeToString()
+              for i in range(0, len(graph), 777)]
+    check("stream_joined_equals_unary", raw_stream(iter(pieces), timeout=10) == one_graph)
     code, det, _ = code_of(lambda: stub.Analyze(analyze_req(
         graph, limits=pb.Limits(max_nodes=3, max_value_elements=1000)), timeout=10))
     check("resource_exhausted_node_limit", code == grpc.StatusCode.RESOURCE_EXHAUSTED and
