@@ -44,6 +44,17 @@ skip_all() { # reason
   exit 77
 }
 
+# Why ONNX Runtime cannot be used from directory $1 (nothing when it can):
+# node must be on PATH and onnxruntime-node installed there (npm ci
+# --ignore-scripts with tests/bench/ort/package.json, or set FL_ORT_DIR).
+ort_missing() { # ort_dir
+  if ! command -v node >/dev/null; then
+    echo "node is not installed"
+  elif [ ! -d "$1/node_modules/onnxruntime-node" ]; then
+    echo "no onnxruntime-node in $1 (npm ci --ignore-scripts there with tests/bench/ort/package.json, or set FL_ORT_DIR)"
+  fi
+}
+
 finish() {
   echo "$pass passed, $fails failed"
   [ "$fails" -eq 0 ] || exit 1

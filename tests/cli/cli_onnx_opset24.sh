@@ -20,10 +20,9 @@ py=/usr/bin/python3
 
 ort="${FL_ORT_DIR:-$build/ort}"
 have_ort=0
-if ! command -v node >/dev/null; then
-  skip_part "node is not installed: shapes not compared with ONNX Runtime"
-elif [ ! -d "$ort/node_modules/onnxruntime-node" ]; then
-  skip_part "no onnxruntime-node in $ort (npm ci --ignore-scripts there, see tests/bench/ort): shapes not compared"
+why=$(ort_missing "$ort")
+if [ -n "$why" ]; then
+  skip_part "$why: shapes not compared with ONNX Runtime"
 else
   have_ort=1
 fi

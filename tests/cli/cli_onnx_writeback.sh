@@ -51,10 +51,9 @@ print(t["nodes"], v(t["flops"]), v(t["macs"]), bn, json.dumps(ins, separators=("
 
 ort="${FL_ORT_DIR:-$build/ort}"
 have_ort=0
-if ! command -v node >/dev/null; then
-  skip_part "node is not installed: outputs not compared in ONNX Runtime"
-elif [ ! -d "$ort/node_modules/onnxruntime-node" ]; then
-  skip_part "no onnxruntime-node in $ort (npm ci --ignore-scripts there, see tests/bench/ort): outputs not compared"
+why=$(ort_missing "$ort")
+if [ -n "$why" ]; then
+  skip_part "$why: outputs not compared in ONNX Runtime"
 else
   have_ort=1
 fi

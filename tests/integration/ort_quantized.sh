@@ -58,9 +58,8 @@ build=$(cd "$(dirname "$bin")" && pwd)
 py=python3
 
 ort="${FL_ORT_DIR:-$build/ort}"
-command -v node >/dev/null || skip_all "node is not installed: quantized graphs not run in ONNX Runtime"
-[ -d "$ort/node_modules/onnxruntime-node" ] ||
-  skip_all "no onnxruntime-node in $ort (npm ci --ignore-scripts there with tests/bench/ort/package.json, or set FL_ORT_DIR)"
+why=$(ort_missing "$ort")
+[ -z "$why" ] || skip_all "$why: quantized graphs not run in ONNX Runtime"
 [ -x "$fill" ] || skip_all "no fl_onnxfill at $fill"
 big=(--max-folded-bytes 1000000000 --max-value-elements 100000000)
 

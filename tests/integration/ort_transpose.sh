@@ -33,9 +33,8 @@ build=$(cd "$(dirname "$bin")" && pwd)
 py=python3
 
 ort="${FL_ORT_DIR:-$build/ort}"
-command -v node >/dev/null || skip_all "node is not installed: graphs not compared with ONNX Runtime's"
-[ -d "$ort/node_modules/onnxruntime-node" ] ||
-  skip_all "no onnxruntime-node in $ort (npm ci --ignore-scripts there with tests/bench/ort/package.json, or set FL_ORT_DIR)"
+why=$(ort_missing "$ort")
+[ -z "$why" ] || skip_all "$why: graphs not compared with ONNX Runtime's"
 [ -x "$fill" ] || skip_all "no fl_onnxfill at $fill"
 
 compare() { # name ort.onnx foldline.onnx what [ort_census.py options]
