@@ -585,105 +585,160 @@ static fl_status cycle_error(const fl_graph *g, const uint32_t *indeg, fl_diag *
                          "(only NextIteration -> Merge edges may close a cycle; field: input)");
 }
 
-fl_status fl__graph_toposort(fl_graph *g, fl_diag *d) {
-    size_t n = g->n_nodes;
-    uint32_t *indeg = fl__arena_scratch(g->arena, n ? n : 1, sizeof(uint32_t));
-    uint32_t *off = fl__arena_scratch(g->arena, n + 1, sizeof(uint32_t));
-    if (!indeg || !off) {
-        fl__arena_scratch_free(g->arena, indeg);
-        fl__arena_scratch_free(g->arena, off);
-        return fl__diag_oom(d);
+/* The sort's working arrays (scratch memory, freed by sort_free). */
+typedef struct sort_work {
+    uint32_t *indeg, *off, *esrc, *succ, *queue;
+    bool *zeroed;
+    size_t cap, n_edges;
+} sort_work;
+
+static void sort_free(fl_arena *a, sort_work *w) {
+    fl__arena_scratch_free(a, w->indeg);
+    fl__arena_scratch_free(a, w->off);
+    fl__arena_scratch_free(a, w->esrc);
+    fl__arena_scratch_free(a, w->succ);
+    fl__arena_scratch_free(a, w->queue);
+    fl__arena_scratch_free(a, w->zeroed);
+    memset(w, 0, sizeof(*w));
+}
+
+/* Zeroes m's consumer counts the first time the walk meets it. */
+static void zero_consumers(sort_work *w, fl_node *m) {
+    if (w->zeroed[m->id]) {
+        return;
     }
-    /* Successor lists in CSR form: count, prefix-sum, fill. */
-    size_t n_edges = 0;
-    for (size_t i = 0; i < n; i++) {
-        fl_node *m = g->nodes[i];
-        for (int k = 0; k < m->n_outputs; k++) {
-            m->outputs[k].n_consumers = 0;
+    w->zeroed[m->id] = true;
+    for (int k = 0; k < m->n_outputs; k++) {
+        m->outputs[k].n_consumers = 0;
+    }
+    m->n_ctrl_consumers = 0;
+}
+
+/* Keeps a sort edge from node `src` into node i (w->esrc grown as needed). */
+static bool add_edge(fl_arena *a, sort_work *w, uint32_t src, size_t i) {
+    if (w->n_edges == w->cap) {
+        size_t nc = w->cap * 2 + 16;
+        uint32_t *ns = fl__arena_scratch_grow(a, w->esrc, w->cap, nc, sizeof(uint32_t));
+        if (!ns) {
+            return false;
         }
-        m->n_ctrl_consumers = 0;
+        w->esrc = ns;
+        w->cap = nc;
     }
-    for (size_t i = 0; i < n; i++) {
+    w->esrc[w->n_edges++] = src;
+    w->off[src]++;
+    w->indeg[i]++;
+    return true;
+}
+
+/* The one walk over the nodes: counts consumers again (a node's counts are
+ * zeroed when the walk first meets it, as a node or as a producer) and
+ * keeps the sort's edges as their sources' ids, node by node (indeg[i] of
+ * them for node i), so that the successor lists are filled without reading
+ * the nodes again: on a graph larger than the caches, each walk over the
+ * nodes and their input lists costs a miss or more per node. */
+static bool count_edges(fl_graph *g, sort_work *w) {
+    for (size_t i = 0; i < g->n_nodes; i++) {
         fl_node *m = g->nodes[i];
+        zero_consumers(w, m);
         bool merge = m->n_inputs > 0 && is_merge(m);
         for (int k = 0; k < m->n_inputs; k++) {
             fl_node *src = m->inputs[k].node;
+            zero_consumers(w, src);
             src->outputs[m->inputs[k].port].n_consumers++;
             if (is_back_edge_into(src, merge)) {
                 m->flags |= FL_NODE_BACK_EDGE;
-                continue;
+            } else if (!add_edge(g->arena, w, src->id, i)) {
+                return false;
             }
-            off[src->id]++;
-            indeg[i]++;
-            n_edges++;
         }
         for (int k = 0; k < m->n_ctrl; k++) {
-            m->ctrl[k]->n_ctrl_consumers++;
-            off[m->ctrl[k]->id]++;
-            indeg[i]++;
-            n_edges++;
+            fl_node *src = m->ctrl[k];
+            zero_consumers(w, src);
+            src->n_ctrl_consumers++;
+            if (!add_edge(g->arena, w, src->id, i)) {
+                return false;
+            }
         }
     }
-    uint32_t *succ = fl__arena_scratch(g->arena, n_edges ? n_edges : 1, sizeof(uint32_t));
-    uint32_t *queue = fl__arena_scratch(g->arena, n ? n : 1, sizeof(uint32_t));
-    fl_node **order = fl__arena_calloc(g->arena, n ? n : 1, sizeof(fl_node *));
-    if (!succ || !queue || !order) {
-        fl__arena_scratch_free(g->arena, indeg);
-        fl__arena_scratch_free(g->arena, off);
-        fl__arena_scratch_free(g->arena, succ);
-        fl__arena_scratch_free(g->arena, queue);
-        return fl__diag_oom(d);
+    return true;
+}
+
+/* Successor lists in CSR form from the kept edges: off[s] is the start of
+ * s's list in succ. */
+static bool fill_successors(fl_arena *a, sort_work *w, size_t n) {
+    w->succ = fl__arena_scratch(a, w->n_edges ? w->n_edges : 1, sizeof(uint32_t));
+    if (!w->succ) {
+        return false;
     }
     uint32_t acc = 0;
     for (size_t i = 0; i <= n; i++) {
-        uint32_t c = off[i];
-        off[i] = acc;
+        uint32_t c = w->off[i];
+        w->off[i] = acc;
         acc += c;
     }
-    /* off[i] is now the start of i's list; fill using a moving cursor per
-     * source, reusing `queue` as the cursor array temporarily. */
-    for (size_t i = 0; i < n; i++) {
-        queue[i] = off[i];
+    /* off[s] serves as s's cursor, which leaves it at the start of s + 1's
+     * list: shifted back by one afterwards. */
+    for (size_t i = 0, e = 0; i < n; i++) {
+        for (uint32_t j = 0; j < w->indeg[i]; j++, e++) {
+            w->succ[w->off[w->esrc[e]]++] = (uint32_t)i;
+        }
     }
-    for (size_t i = 0; i < n; i++) {
-        fl_node *m = g->nodes[i];
-        bool merge = m->n_inputs > 0 && is_merge(m);
-        for (int k = 0; k < m->n_inputs; k++) {
-            fl_node *src = m->inputs[k].node;
-            if (!is_back_edge_into(src, merge)) {
-                succ[queue[src->id]++] = (uint32_t)i;
-            }
-        }
-        for (int k = 0; k < m->n_ctrl; k++) {
-            succ[queue[m->ctrl[k]->id]++] = (uint32_t)i;
-        }
+    for (size_t i = n; i > 0; i--) {
+        w->off[i] = w->off[i - 1];
+    }
+    w->off[0] = 0;
+    return true;
+}
+
+fl_status fl__graph_toposort(fl_graph *g, fl_diag *d) {
+    size_t n = g->n_nodes;
+    fl_arena *a = g->arena;
+    sort_work w = {0};
+    w.cap = n + n / 2 + 16;
+    w.indeg = fl__arena_scratch(a, n ? n : 1, sizeof(uint32_t));
+    w.off = w.indeg ? fl__arena_scratch(a, n + 1, sizeof(uint32_t)) : NULL;
+    w.zeroed = w.off ? fl__arena_scratch(a, n ? n : 1, sizeof(bool)) : NULL;
+    w.esrc = w.zeroed ? fl__arena_scratch(a, w.cap, sizeof(uint32_t)) : NULL;
+    if (!w.esrc || !count_edges(g, &w)) {
+        sort_free(a, &w);
+        return fl__diag_oom(d);
+    }
+    /* the walk's arrays go before the order's are taken */
+    fl__arena_scratch_free(a, w.zeroed);
+    w.zeroed = NULL;
+    bool ok = fill_successors(a, &w, n);
+    fl__arena_scratch_free(a, w.esrc);
+    w.esrc = NULL;
+    w.queue = ok ? fl__arena_scratch(a, n ? n : 1, sizeof(uint32_t)) : NULL;
+    fl_node **order = w.queue ? fl__arena_calloc(a, n ? n : 1, sizeof(fl_node *)) : NULL;
+    if (!order) {
+        sort_free(a, &w);
+        return fl__diag_oom(d);
     }
     /* Kahn, seeded in node order so the result is deterministic. */
     size_t head = 0, tail = 0;
     for (size_t i = 0; i < n; i++) {
-        if (indeg[i] == 0) {
-            queue[tail++] = (uint32_t)i;
+        if (w.indeg[i] == 0) {
+            w.queue[tail++] = (uint32_t)i;
         }
     }
     while (head < tail) {
-        uint32_t v = queue[head++];
+        uint32_t v = w.queue[head++];
         order[head - 1] = g->nodes[v];
-        for (uint32_t e = off[v]; e < off[v + 1]; e++) {
-            if (--indeg[succ[e]] == 0) {
-                queue[tail++] = succ[e];
+        for (uint32_t e = w.off[v]; e < w.off[v + 1]; e++) {
+            if (--w.indeg[w.succ[e]] == 0) {
+                w.queue[tail++] = w.succ[e];
             }
         }
     }
     fl_status st = FL_OK;
     if (tail != n) {
-        st = cycle_error(g, indeg, d);
+        st = cycle_error(g, w.indeg, d);
     } else {
         g->order = order;
     }
-    fl__arena_scratch_free(g->arena, indeg);
-    fl__arena_scratch_free(g->arena, off);
-    fl__arena_scratch_free(g->arena, succ);
-    fl__arena_scratch_free(g->arena, queue);
+    sort_free(a, &w);
     return st;
 }
 

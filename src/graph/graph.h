@@ -354,6 +354,18 @@ struct fl_graph {
         size_t n_nodes;
     } compacted;
 
+    /* The last consumer marks of the passes (fl__consumed_snapshot,
+     * passes/util.h: per node, whether it had a consumer), taken at g->edits
+     * == edits with n_nodes nodes and fl__graph_removals() == removals:
+     * while those hold, the consumer counts are as they were (only edits,
+     * compactions and sorts write them, and a sort counts the same edges
+     * again), and the next snapshot hands the same marks out again. */
+    struct fl_consumed_cache {
+        bool *marks; /* arena memory; NULL: none taken */
+        uint64_t edits, removals;
+        size_t n_nodes;
+    } consumed;
+
     /* The journal open on the graph (graph/snapshot.h), or NULL: the first
      * fl__node_touch of a node the journal has not saved, since `stamp`,
      * saves the node's state before the edit. */

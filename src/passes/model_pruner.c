@@ -35,29 +35,21 @@ static fl_status prune_unreachable(fl_pass_ctx *pc) {
         fl__arena_scratch_free(pc->c->a, stack);
         return fl__diag_oom(pc->c->d);
     }
-    size_t sp = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (fl__preserved(g->nodes[i])) {
-            seen[i] = true;
-            stack[sp++] = g->nodes[i];
-        }
-    }
-    if (!sp) {
-        fl__arena_scratch_free(pc->c->a, stack);
-        fl__arena_scratch_free(pc->c->a, seen);
-        return FL_OK;
-    }
+    size_t sp = 0, n_preserved = 0;
     if (g->order) {
         /* Consumers come after their producers in the order: walked from
-         * its end, a node's reachability is final when it is met, and each
-         * step reads a node the order names, not one found through the last
-         * (a chain of dependent loads, a cache miss each, on a large graph).
-         * The one exception, a Merge's back edge from a NextIteration
-         * ordered after it, goes onto the stack for the walk below. */
-        sp = 0;
+         * its end, a node's reachability is final when it is met (preserved
+         * nodes are seeds as they come), and each step reads a node the
+         * order names, not one found through the last (a chain of dependent
+         * loads, a cache miss each, on a large graph). The one exception, a
+         * Merge's back edge from a NextIteration ordered after it, goes onto
+         * the stack for the walk below. */
         for (size_t i = n; i-- > 0;) {
             fl_node *m = g->order[i];
-            if (!seen[m->id]) {
+            if (fl__preserved(m)) {
+                seen[m->id] = true;
+                n_preserved++;
+            } else if (!seen[m->id]) {
                 continue;
             }
             bool back = m->flags & FL_NODE_BACK_EDGE;
@@ -71,6 +63,19 @@ static fl_status prune_unreachable(fl_pass_ctx *pc) {
                 }
             }
         }
+    } else {
+        for (size_t i = 0; i < n; i++) {
+            if (fl__preserved(g->nodes[i])) {
+                seen[i] = true;
+                stack[sp++] = g->nodes[i];
+            }
+        }
+        n_preserved = sp;
+    }
+    if (!n_preserved) {
+        fl__arena_scratch_free(pc->c->a, stack);
+        fl__arena_scratch_free(pc->c->a, seen);
+        return FL_OK;
     }
     while (sp) {
         fl_node *m = stack[--sp];

@@ -121,7 +121,7 @@ static fl_status div_of_sizes(fl_pass_ctx *pc, fl_node *m) {
 fl_status fl__pass_shape_optimizer(fl_pass_ctx *pc) {
     fl_graph *g = pc->c->g;
     size_t n = g->n_nodes;
-    bool *snap = fl__consumed_snapshot(pc);
+    const bool *snap = fl__consumed_snapshot(pc);
     if (!snap) {
         return fl__diag_oom(pc->c->d);
     }

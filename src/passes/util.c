@@ -4,6 +4,7 @@
 #include "passes/util.h"
 
 #include "shape/infer.h"
+#include "util/check.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -385,13 +386,24 @@ static _Thread_local struct consumed_at {
     uint64_t edits, removals;
 } consumed_at;
 
-bool *fl__consumed_snapshot(fl_pass_ctx *pc) {
+const bool *fl__consumed_snapshot(fl_pass_ctx *pc) {
     fl_graph *g = pc->c->g;
+    struct fl_consumed_cache *cc = &g->consumed;
+    uint64_t removals = fl__graph_removals();
+    /* The passes that take one run back to back and most change nothing:
+     * on a large graph each walk costs a miss or two per node. The
+     * self-checks walk anyway and compare. */
+    bool same =
+        cc->marks && cc->edits == g->edits && cc->removals == removals && cc->n_nodes == g->n_nodes;
+    if (same && !fl__checks_on()) {
+        consumed_at = (struct consumed_at){cc->marks, g, g->edits, removals};
+        return cc->marks;
+    }
     bool *s = fl__arena_calloc(pc->c->a, g->n_nodes + 1, sizeof(bool));
     if (!s) {
         return NULL;
     }
-    consumed_at = (struct consumed_at){s, g, g->edits, fl__graph_removals()};
+    consumed_at = (struct consumed_at){s, g, g->edits, removals};
     for (size_t i = 0; i < g->n_nodes; i++) {
         const fl_node *n = g->nodes[i];
         s[i] = n->n_ctrl_consumers > 0;
@@ -399,6 +411,8 @@ bool *fl__consumed_snapshot(fl_pass_ctx *pc) {
             s[i] = n->outputs[k].n_consumers > 0;
         }
     }
+    FL_DCHECK(!same || !memcmp(s, cc->marks, g->n_nodes * sizeof(bool)));
+    *cc = (struct fl_consumed_cache){s, g->edits, removals, g->n_nodes};
     return s;
 }
 

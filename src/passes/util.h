@@ -249,8 +249,9 @@ fl_input fl__resolve(const fl_input *fwd, fl_input in);
 fl_status fl__infer_node(fl_pass_ctx *pc, fl_node *n);
 
 /* Which nodes have consumers now (indexed by id; g->n_nodes entries), for
- * fl__remove_dead. */
-bool *fl__consumed_snapshot(fl_pass_ctx *pc);
+ * fl__remove_dead. Read-only: the marks of a graph that has not changed
+ * since the last call are handed out again. */
+const bool *fl__consumed_snapshot(fl_pass_ctx *pc);
 
 /* Removes the nodes the pass left without consumers: live, not preserved,
  * consumed in `snap`, free of side effects (registered, not stateful, not

@@ -370,7 +370,7 @@ static bool has_stage(const ao *a, const fl_node *m, int s) {
 static fl_status optimize(fl_pass_ctx *pc, ao *a) {
     fl_graph *g = pc->c->g;
     size_t n = g->n_nodes;
-    bool *snap = fl__consumed_snapshot(pc);
+    const bool *snap = fl__consumed_snapshot(pc);
     if (!snap) {
         return fl__diag_oom(pc->c->d);
     }

@@ -245,7 +245,7 @@ static fl_status simplify(fl_pass_ctx *pc, const fl_kind_table *kt, fl_node *n, 
 fl_status fl__pass_constant_folding(fl_pass_ctx *pc) {
     fl_graph *g = pc->c->g;
     size_t n0 = g->n_nodes;
-    bool *had_consumers = fl__consumed_snapshot(pc);
+    const bool *had_consumers = fl__consumed_snapshot(pc);
     if (!had_consumers) {
         return fl__diag_oom(pc->c->d);
     }
