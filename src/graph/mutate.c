@@ -80,6 +80,69 @@ fl_status fl__uses_build(fl_graph *g, fl_uses *u, fl_diag *d) {
     return st;
 }
 
+/* The data edges of the live nodes as the one walk over the nodes meets
+ * them: node i's n_in[i] inputs, each as its producer's id and port
+ * (scratch memory, freed by edges_free). */
+typedef struct use_edges {
+    uint32_t *n_in, *src, *port;
+    size_t n, cap;
+} use_edges;
+
+static void edges_free(fl_arena *a, use_edges *e) {
+    fl__arena_scratch_free(a, e->n_in);
+    fl__arena_scratch_free(a, e->src);
+    fl__arena_scratch_free(a, e->port);
+}
+
+static bool edges_room(fl_arena *a, use_edges *e, size_t more) {
+    if (e->n + more <= e->cap) {
+        return true;
+    }
+    size_t nc = e->cap * 2 + more + 16;
+    uint32_t *ns = fl__arena_scratch_grow(a, e->src, e->cap, nc, sizeof(uint32_t));
+    if (ns) {
+        e->src = ns;
+    }
+    uint32_t *np = ns ? fl__arena_scratch_grow(a, e->port, e->cap, nc, sizeof(uint32_t)) : NULL;
+    if (!np) {
+        return false;
+    }
+    e->port = np;
+    e->cap = nc;
+    return true;
+}
+
+/* The walk: port_base (the prefix sum of the output counts), control
+ * consumer counts and the data edges, reading each node and its input list
+ * once (on a graph larger than the caches each walk over the nodes costs a
+ * miss or more per node; the build walked them three times). Returns the
+ * number of ports, or SIZE_MAX when out of memory. */
+static size_t uses_walk(fl_graph *g, fl_uses *u, use_edges *e) {
+    size_t ports = 0;
+    for (size_t i = 0; i < g->n_nodes; i++) {
+        const fl_node *m = g->nodes[i];
+        u->port_base[i] = (uint32_t)ports;
+        ports += (size_t)m->n_outputs;
+        if (m->flags & FL_NODE_REMOVED) {
+            continue;
+        }
+        if (!edges_room(g->arena, e, (size_t)m->n_inputs)) {
+            return SIZE_MAX;
+        }
+        for (int k = 0; k < m->n_inputs; k++) {
+            const fl_input *in = &m->inputs[k];
+            e->src[e->n] = in->node->id;
+            e->port[e->n++] = (uint32_t)in->port;
+        }
+        e->n_in[i] = (uint32_t)m->n_inputs;
+        for (int k = 0; k < m->n_ctrl; k++) {
+            u->ctrl_counts[m->ctrl[k]->id]++;
+        }
+    }
+    u->port_base[g->n_nodes] = (uint32_t)ports;
+    return ports;
+}
+
 static fl_status uses_build_new(fl_graph *g, fl_uses *u, fl_diag *d) {
     fl_arena *a = g->arena;
     struct fl_uses_cache *uc = &g->uses_cache;
@@ -93,36 +156,23 @@ static fl_status uses_build_new(fl_graph *g, fl_uses *u, fl_diag *d) {
     /* port_base and ctrl_counts share one buffer of 2 * (n + 1). */
     uint32_t *base =
         uses_buf(a, cached, (void **)&uc->port_base, &uc->cap_nodes, 2 * (n + 1), sizeof(uint32_t));
-    if (!base) {
+    use_edges e = {0};
+    e.n_in = base ? fl__arena_scratch(a, n + 1, sizeof(uint32_t)) : NULL;
+    if (!e.n_in) {
         return fl__diag_oom(d);
     }
     u->port_base = base;
     u->ctrl_counts = base + n + 1;
-    size_t ports = 0;
-    for (size_t i = 0; i < n; i++) {
-        u->port_base[i] = (uint32_t)ports;
-        ports += (size_t)g->nodes[i]->n_outputs;
-    }
-    u->port_base[n] = (uint32_t)ports;
-    u->offsets =
-        uses_buf(a, cached, (void **)&uc->offsets, &uc->cap_ports, ports + 1, sizeof(uint32_t));
+    size_t ports = uses_walk(g, u, &e);
+    u->offsets = ports == SIZE_MAX ? NULL
+                                   : uses_buf(a, cached, (void **)&uc->offsets, &uc->cap_ports,
+                                              ports + 1, sizeof(uint32_t));
     if (!u->offsets) {
+        edges_free(a, &e);
         return fl__diag_oom(d);
     }
-    size_t total = 0;
-    for (size_t i = 0; i < n; i++) {
-        const fl_node *m = g->nodes[i];
-        if (m->flags & FL_NODE_REMOVED) {
-            continue;
-        }
-        for (int k = 0; k < m->n_inputs; k++) {
-            const fl_input *in = &m->inputs[k];
-            u->offsets[u->port_base[in->node->id] + (uint32_t)in->port]++;
-            total++;
-        }
-        for (int k = 0; k < m->n_ctrl; k++) {
-            u->ctrl_counts[m->ctrl[k]->id]++;
-        }
+    for (size_t j = 0; j < e.n; j++) {
+        u->offsets[u->port_base[e.src[j]] + e.port[j]]++;
     }
     uint32_t acc = 0;
     for (size_t p = 0; p <= ports; p++) {
@@ -130,26 +180,25 @@ static fl_status uses_build_new(fl_graph *g, fl_uses *u, fl_diag *d) {
         u->offsets[p] = acc;
         acc += c;
     }
-    u->uses = uses_buf(a, cached, (void **)&uc->uses, &uc->cap_uses, total + 1, sizeof(fl_use));
-    uint32_t *fill = fl__arena_scratch(a, ports + 1, sizeof(uint32_t));
-    if (!u->uses || !fill) {
-        fl__arena_scratch_free(a, fill);
+    u->uses = uses_buf(a, cached, (void **)&uc->uses, &uc->cap_uses, e.n + 1, sizeof(fl_use));
+    if (!u->uses) {
+        edges_free(a, &e);
         return fl__diag_oom(d);
     }
-    for (size_t i = 0; i < n; i++) {
-        fl_node *m = g->nodes[i];
-        if (m->flags & FL_NODE_REMOVED) {
-            continue;
-        }
-        for (int k = 0; k < m->n_inputs; k++) {
-            const fl_input *in = &m->inputs[k];
-            uint32_t p = u->port_base[in->node->id] + (uint32_t)in->port;
-            fl_use *slot = &u->uses[u->offsets[p] + fill[p]++];
-            slot->node = m;
-            slot->input = k;
+    /* offsets[p] serves as p's cursor, which leaves it at the start of
+     * p + 1's list: shifted back by one afterwards. */
+    for (size_t i = 0, j = 0; i < n; i++) {
+        for (uint32_t k = 0; k < e.n_in[i]; k++, j++) {
+            fl_use *slot = &u->uses[u->offsets[u->port_base[e.src[j]] + e.port[j]]++];
+            slot->node = g->nodes[i];
+            slot->input = (int)k;
         }
     }
-    fl__arena_scratch_free(a, fill);
+    for (size_t p = ports; p > 0; p--) {
+        u->offsets[p] = u->offsets[p - 1];
+    }
+    u->offsets[0] = 0;
+    edges_free(a, &e);
     if (cached) {
         uc->valid = true;
         uc->edits = g->edits;
