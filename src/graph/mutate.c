@@ -350,13 +350,12 @@ fl_status fl__edge_index_note(fl_edge_index *x, fl_node *m, fl_diag *d) {
 fl_status fl__edge_index_build(fl_graph *g, fl_edge_index *x, fl_diag *d) {
     memset(x, 0, sizeof(*x));
     x->g = g;
-    size_t edges = 0;
-    for (size_t i = 0; i < g->n_nodes; i++) {
-        const fl_node *m = g->nodes[i];
-        edges += (size_t)m->n_inputs + (size_t)m->n_ctrl;
-    }
+    /* Room for two and a half edges a node, grown by index_add when a
+     * graph has more: counting them first was a walk over the nodes of its
+     * own (a miss or more per node on a graph larger than the caches), and
+     * the pages of room never written are never faulted in. */
     x->cap_head = g->n_nodes + g->n_nodes / 4 + 16;
-    x->cap_e = edges + edges / 4 + 64;
+    x->cap_e = 2 * g->n_nodes + g->n_nodes / 2 + 64;
     if (x->cap_e >= UINT32_MAX) {
         return fl__diag_oom(d);
     }

@@ -472,18 +472,17 @@ static fl_status dep_iteration(fl_pass_ctx *pc) {
     size_t n = g->n_nodes;
     fl_node **order = g->order;
     uint64_t edits0 = g->edits, removals0 = fl__graph_removals();
+    /* One device for every node (an unplaced graph, the usual case): the
+     * bypass's device rules hold trivially. Found in the same walk (no pass
+     * below changes a device). */
+    bool multi_device = false;
     for (size_t i = 0; i < n; i++) {
         clean_ctrl(pc, order[i]);
+        multi_device = multi_device || !fl__same_device(order[i], order[0]);
     }
     fl_status st0 = transitive_reduction(pc);
     if (st0 != FL_OK) {
         return st0;
-    }
-    /* One device for every node (an unplaced graph, the usual case): the
-     * bypass's device rules hold trivially. */
-    bool multi_device = false;
-    for (size_t i = 1; i < n && !multi_device; i++) {
-        multi_device = !fl__same_device(order[i], order[0]);
     }
     fl_uses u;
     fl_status st = fl__uses_build(g, &u, pc->c->d);
