@@ -695,7 +695,7 @@ fl_status fl__graph_toposort(fl_graph *g, fl_diag *d) {
     size_t n = g->n_nodes;
     fl_arena *a = g->arena;
     sort_work w = {0};
-    w.cap = n + n / 2 + 16;
+    w.cap = 2 * n + n / 2 + 16; /* grown when a graph has more edges */
     w.indeg = fl__arena_scratch(a, n ? n : 1, sizeof(uint32_t));
     w.off = w.indeg ? fl__arena_scratch(a, n + 1, sizeof(uint32_t)) : NULL;
     w.zeroed = w.off ? fl__arena_scratch(a, n ? n : 1, sizeof(bool)) : NULL;

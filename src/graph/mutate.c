@@ -156,9 +156,12 @@ static fl_status uses_build_new(fl_graph *g, fl_uses *u, fl_diag *d) {
     /* port_base and ctrl_counts share one buffer of 2 * (n + 1). */
     uint32_t *base =
         uses_buf(a, cached, (void **)&uc->port_base, &uc->cap_nodes, 2 * (n + 1), sizeof(uint32_t));
+    /* Room for two and a half edges a node, grown when a graph has more
+     * (pages never written are never faulted in). */
     use_edges e = {0};
     e.n_in = base ? fl__arena_scratch(a, n + 1, sizeof(uint32_t)) : NULL;
-    if (!e.n_in) {
+    if (!e.n_in || !edges_room(a, &e, 2 * n + n / 2)) {
+        edges_free(a, &e);
         return fl__diag_oom(d);
     }
     u->port_base = base;
