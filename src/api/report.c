@@ -130,6 +130,13 @@ static double sort_value(fl_ctx *c, fl_sym s) {
     if (fl_sym_is_unknown(s)) {
         return 0;
     }
+    /* The usual count: a polynomial in variables, its value at 1 the sum of
+     * its coefficients (the substitution below binds at most 32). */
+    int64_t at1;
+    fl_status fast = fl__sym_at_ones(s, 32, &at1);
+    if (fast != FL_ENOTFOUND) {
+        return fast == FL_OK ? (double)at1 : 0;
+    }
     var_names v = {{0}, 0};
     fl__sym_vars(s, note_var, &v);
     int64_t ones[32];

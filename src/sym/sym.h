@@ -145,6 +145,15 @@ uint64_t fl__sym_hash(fl_sym a);
 fl_status fl__sym_subst(fl_symtab *t, fl_sym s, size_t n, const char *const *names,
                         const int64_t *values, fl_sym *out);
 
+/* fl__sym_subst binding every variable of symbolic s to 1, in one pass over
+ * s's terms, when every atom of s is a variable and s has at most `max`
+ * variable occurrences (a variable counted once per term it occurs in):
+ * FL_OK and the value (the sum of the coefficients, added in term order as
+ * fl__sym_subst adds them), or FL_EOVERFLOW when that sum overflows.
+ * FL_ENOTFOUND otherwise (known, unknown, another atom, more occurrences):
+ * then substitute. */
+fl_status fl__sym_at_ones(fl_sym s, size_t max, int64_t *out);
+
 /* Substitutes expressions for variables: as fl__sym_subst, but each bound
  * variable is replaced by values[i], a known, unknown or symbolic fl_sym of
  * the same table as s. The substitution is simultaneous (a value is not

@@ -177,6 +177,28 @@ fl_status fl__sym_subst(fl_symtab *t, fl_sym s, size_t n, const char *const *nam
     return st;
 }
 
+fl_status fl__sym_at_ones(fl_sym s, size_t max, int64_t *out) {
+    if (!fl_sym_is_symbolic(s)) {
+        return FL_ENOTFOUND;
+    }
+    const fl_expr *e = s.e;
+    int64_t acc = 0;
+    bool over = false;
+    size_t occ = 0;
+    for (size_t i = 0; i < e->n; i++) {
+        const sym_mono *m = e->t[i].m;
+        for (size_t j = 0; j < m->n; j++) {
+            if (m->f[j].atom->kind != SYM_VAR || ++occ > max) {
+                return FL_ENOTFOUND;
+            }
+        }
+        /* subst_poly: each term is its coefficient times 1s, added to acc */
+        over = over || __builtin_add_overflow(acc, e->t[i].coef, &acc);
+    }
+    *out = acc;
+    return over ? FL_EOVERFLOW : FL_OK;
+}
+
 fl_status fl__sym_subst_syms(fl_symtab *t, fl_sym s, size_t n, const char *const *names,
                              const fl_sym *values, fl_sym *out) {
     if (!fl_sym_is_symbolic(s)) {

@@ -927,6 +927,64 @@ static fl_sym SUBSTS(fl_sym s, size_t n, const char *const *names, const fl_sym 
     return r;
 }
 
+/* fl__sym_at_ones: hand-computed values at every variable 1, each checked
+ * against fl__sym_subst binding the variables to 1; the overflow and the
+ * cases it leaves to substitution. */
+static void note_name(const char *name, void *ctx) {
+    const char **v = ctx;
+    while (*v) {
+        v++;
+    }
+    *v = name;
+}
+
+static void test_at_ones(void **state) {
+    (void)state;
+    fl_sym N = V("N"), H = V("H"), W = V("W");
+    const int64_t big = INT64_MAX - 1;
+    const struct {
+        fl_sym s;
+        fl_status st;
+        int64_t want;
+    } cases[] = {
+        {MUL(K(24), N), FL_OK, 24},
+        {ADD(MUL(K(12), N), K(-40)), FL_OK, -28},
+        {SUB(MUL(MUL(K(3), H), W), MUL(N, N)), FL_OK, 2},           /* 3*H*W - N^2 */
+        {ADD(MUL(MUL(N, N), MUL(N, H)), MUL(K(-7), W)), FL_OK, -6}, /* N^3*H - 7*W */
+        {ADD(MUL(K(big), N), ADD(H, W)), FL_EOVERFLOW, 0},          /* big + 1 + 1 */
+        {ADD(MUL(K(big), N), SUB(H, W)), FL_OK, big},               /* big + 1 - 1 */
+        {ADD(FDIV(N, K(2)), H), FL_ENOTFOUND, 0},                   /* an atom not a variable */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int64_t v = 0;
+        assert_int_equal(fl__sym_at_ones(cases[i].s, 32, &v), cases[i].st);
+        const char *names[4] = {NULL};
+        fl__sym_vars(cases[i].s, note_name, names);
+        size_t n = 0;
+        while (names[n]) {
+            n++;
+        }
+        fl_sym r;
+        fl_status sub = fl__sym_subst(T, cases[i].s, n, names, (const int64_t[]){1, 1, 1}, &r);
+        if (cases[i].st == FL_ENOTFOUND) {
+            continue;
+        }
+        assert_int_equal(sub, cases[i].st);
+        if (sub == FL_OK) {
+            assert_int_equal(v, cases[i].want);
+            assert_true(fl_sym_is_known(r));
+            assert_int_equal(r.k, cases[i].want);
+        }
+    }
+    /* Occurrences past max, known and unknown values: substitute. */
+    int64_t v;
+    assert_int_equal(fl__sym_at_ones(ADD(MUL(N, H), N), 2, &v), FL_ENOTFOUND);
+    assert_int_equal(fl__sym_at_ones(ADD(MUL(N, H), N), 3, &v), FL_OK);
+    assert_int_equal(v, 2);
+    assert_int_equal(fl__sym_at_ones(K(5), 32, &v), FL_ENOTFOUND);
+    assert_int_equal(fl__sym_at_ones(fl_sym_unknown(), 32, &v), FL_ENOTFOUND);
+}
+
 static void test_subst_syms(void **state) {
     (void)state;
     fl_sym N = V("N"), H = V("H"), W = V("W"), b = V("b"), x = V("x"), y = V("y");
@@ -1104,6 +1162,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_symbolic_overflow, setup, teardown),
         cmocka_unit_test_setup_teardown(test_max_min, setup, teardown),
         cmocka_unit_test_setup_teardown(test_random_identities, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_at_ones, setup, teardown),
         cmocka_unit_test_setup_teardown(test_subst_syms, setup, teardown),
         cmocka_unit_test_setup_teardown(test_subst_syms_random, setup, teardown),
         cmocka_unit_test_setup_teardown(test_arena_exhaustion, setup, teardown),

@@ -261,7 +261,8 @@ static int64_t fused_op_flops(const char *op) {
         {"GeluApproximate", 9}, /* Square, Mul, Mul c, Add, Mul, Tanh, Add 1, Mul 1/2, Mul x */
     };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
-        if (strcmp(op, t[i].op) == 0) {
+        /* the first letter first: most entries (BiasAdd, Relu) match none */
+        if (op[0] == t[i].op[0] && strcmp(op, t[i].op) == 0) {
             return t[i].per;
         }
     }
