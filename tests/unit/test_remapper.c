@@ -340,6 +340,12 @@ static void test_matmul_bias_tanh_standard_vs_onednn(void **state) {
     pt_expect_node(&h, "a", "_FusedMatMul", "x", "w", "bias_v", NULL);
     pt_expect_strs(&h, "a", "fused_ops", 2, "BiasAdd", "Tanh");
     pt_fini(&h);
+    /* so is Sigmoid after MatMul */
+    chain_opts os = {.contraction = "MatMul", .act = "Sigmoid"};
+    run_chain(&h, &os, FL_DEVICE_CPU, FL_REMAPPER_ONEDNN);
+    pt_expect_node(&h, "a", "_FusedMatMul", "x", "w", "bias_v", NULL);
+    pt_expect_strs(&h, "a", "fused_ops", 2, "BiasAdd", "Sigmoid");
+    pt_fini(&h);
     /* Sigmoid after Conv2D: never an activation of the conv, not even with oneDNN */
     chain_opts oc = {.act = "Sigmoid"};
     run_chain(&h, &oc, FL_DEVICE_CPU, FL_REMAPPER_ONEDNN);
@@ -573,6 +579,15 @@ static void test_conv_bn(void **state) {
     assert_int_equal(pt_attr_i(&h, "bn", "num_args"), 4);
     assert_true(pt_attr_f(&h, "bn", "epsilon") == 0.001f);
     assert_null(fl__node_attr(pt_need(&h, "bn"), "U"));
+    pt_fini(&h);
+
+    /* FusedBatchNormV2 (U float) as V3 */
+    tg = conv_bn("FusedBatchNormV2", NULL, 0, "NHWC");
+    run_tg(&h, tg, FL_DEVICE_CPU, FL_REMAPPER_STANDARD);
+    tg_free(tg);
+    pt_absent(&h, "c");
+    pt_expect_node(&h, "bn", "_FusedConv2D", "x", "w", "scale", "offset", "mean", "var", NULL);
+    pt_expect_strs(&h, "bn", "fused_ops", 1, "FusedBatchNorm");
     pt_fini(&h);
 
     tg = conv_bn("FusedBatchNorm", "Relu6", 0, "NHWC");

@@ -89,6 +89,35 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Whether a stock rule (the last list of remap_node) can root at n: each
+ * begins with one of these kind tests on its root, an activation
+ * (fl__rm_is_activation in either mode), BiasAdd or with oneDNN a
+ * bias-like Add (fl__rm_match_contraction_bias), a FusedBatchNorm or
+ * FusedBatchNormGradV3, Cast, BatchToSpaceND, or the name test of an op
+ * outside the registry (StringToHashBucketFast). Other nodes, most of a
+ * graph, skip the list's calls. */
+static bool stock_root(const rctx *r, const fl_node *n) {
+    switch (n->kind) {
+    case FL_OP_UNKNOWN:
+    case FL_OP_RELU:
+    case FL_OP_RELU6:
+    case FL_OP_ELU:
+    case FL_OP_LEAKY_RELU:
+    case FL_OP_TANH:
+    case FL_OP_SIGMOID:
+    case FL_OP_BIAS_ADD:
+    case FL_OP_FUSED_BATCH_NORM:
+    case FL_OP_FUSED_BATCH_NORM_V2:
+    case FL_OP_FUSED_BATCH_NORM_V3:
+    case FL_OP_FUSED_BATCH_NORM_GRAD_V3:
+    case FL_OP_CAST:
+    case FL_OP_BATCH_TO_SPACE_ND:
+        return true;
+    default:
+        return r->onednn && fl__is_add(n);
+    }
+}
+
 /* Tries the rules rooted at n in remapper.cc's order; true when one fired. */
 static bool remap_node(rctx *r, fl_node *n) {
     if (r->g->onnx.is_onnx) {
@@ -107,6 +136,9 @@ static bool remap_node(rctx *r, fl_node *n) {
             fl__rm_rewrite_matmul_gelu_op(r, n)) {
             return true;
         }
+    }
+    if (!stock_root(r, n)) {
+        return false;
     }
     return fl__rm_rewrite_contraction_bias_act(r, n) || fl__rm_rewrite_contraction_bias(r, n) ||
            fl__rm_rewrite_conv_squeeze_bias(r, n) || fl__rm_rewrite_conv_bn_act(r, n) ||
