@@ -955,6 +955,33 @@ static bool add_alike(fl_symtab *t, fl_sym a, fl_sym b, int64_t bscale, fl_sym *
     return fl__symint_finish(resolve(t, a, b), l, out) == FL_OK;
 }
 
+/* a + k for a symbolic a and a known k other than 0: a's terms and k
+ * merged into its constant term, the last one (the only monomial of degree
+ * 0 sorts after all others), or appended as one; what fl__symint_tl_add's
+ * merge gives (a constant term that becomes 0 is dropped). False, nothing
+ * done, when that sum overflows (the general path says so) or on failure. */
+static bool add_known(fl_symtab *t, fl_sym a, int64_t k, fl_sym *out) {
+    size_t n = a.e->n;
+    if (n > FAST_TERMS) {
+        return false;
+    }
+    t = t ? t : fl__symint_tab_of(a.e);
+    sym_term r[FAST_TERMS + 1];
+    memcpy(r, a.e->t, n * sizeof(sym_term));
+    if (r[n - 1].m == t->one) {
+        if (__builtin_add_overflow(r[n - 1].coef, k, &r[n - 1].coef)) {
+            return false;
+        }
+        n -= r[n - 1].coef == 0;
+    } else {
+        r[n].coef = k;
+        r[n].m = t->one;
+        n++;
+    }
+    tlist l = {r, n};
+    return fl__symint_finish(t, l, out) == FL_OK;
+}
+
 fl_status fl__sym_add(fl_symtab *t, fl_sym a, fl_sym b, fl_sym *out) {
     if (a.e == NULL && b.e == NULL) {
         int64_t r;
@@ -973,6 +1000,9 @@ fl_status fl__sym_add(fl_symtab *t, fl_sym a, fl_sym b, fl_sym *out) {
     }
     if (a.e == NULL && a.k == 0) {
         *out = b;
+        return FL_OK;
+    }
+    if (b.e == NULL ? add_known(t, a, b.k, out) : a.e == NULL && add_known(t, b, a.k, out)) {
         return FL_OK;
     }
     return add_alike(t, a, b, 1, out) ? FL_OK : fl__symint_addsub_terms(t, a, b, 1, out);

@@ -8,6 +8,9 @@
  *  - a sum or difference of two symbolic values, those with the same
  *    monomials included (coefficients that cancel, that overflow int64 and
  *    that just fit) against fl__symint_addsub_terms;
+ *  - a symbolic value plus a known one (either order) against
+ *    fl__symint_addsub_terms: constant terms added, changed, cancelled and
+ *    overflowing;
  *  - a running sum of one-term values equals the chain of fl__sym_add (the
  *    same partial results and the same failure);
  *  - each product that fits is checked by substitution against 128-bit
@@ -230,6 +233,30 @@ static void symbolic_plus_symbolic(void **state) {
     assert_true(alike > 100 && cancelled > 10 && overflowed > 10);
 }
 
+/* A symbolic value plus a known one, either order, against the general
+ * merge: constant terms that appear, change, cancel and overflow. */
+static void symbolic_plus_known(void **state) {
+    (void)state;
+    size_t cancelled = 0, overflowed = 0, checked = 0;
+    for (size_t i = 0; i < P.n; i++) {
+        fl_sym p = P.s[i];
+        for (size_t j = 0; j < N_EDGES; j++) {
+            fl_sym k = fl_sym_const(edges[j]), r1, r2, r3, r4;
+            fl_status st1 = fl__sym_add(T, p, k, &r1);
+            fl_status st2 = fl__symint_addsub_terms(T, p, k, 1, &r2);
+            assert_agree(st1, r1, st2, r2);
+            fl_status st3 = fl__sym_add(NULL, k, p, &r3);
+            fl_status st4 = fl__symint_addsub_terms(T, k, p, 1, &r4);
+            assert_agree(st3, r3, st4, r4);
+            assert_agree(st1, r1, st3, r3);
+            overflowed += st1 == FL_EOVERFLOW;
+            cancelled += st1 == FL_OK && fl_sym_is_symbolic(r1) && r1.e->n < p.e->n;
+            checked++;
+        }
+    }
+    assert_true(checked > 5000 && cancelled > 10 && overflowed > 10);
+}
+
 /* c*N + c2*N ... as a running sum and as a chain of fl__sym_add, each
  * step's total compared; the chain stops at the first failure, which the
  * sum must give too. */
@@ -266,6 +293,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(known_times_symbolic, setup, teardown),
         cmocka_unit_test_setup_teardown(symbolic_plus_symbolic, setup, teardown),
+        cmocka_unit_test_setup_teardown(symbolic_plus_known, setup, teardown),
         cmocka_unit_test_setup_teardown(running_sum_single_terms, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
