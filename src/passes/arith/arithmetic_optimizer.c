@@ -346,10 +346,9 @@ static fl_status visit(ao *a, fl_node *m) {
     bool fired = false;
     const char *op = m->op;
     uint32_t run = fl__kind_table_rules(a->kinds, m, 0, FL_AO_VISIT);
-    for (int s = 0; s < FL_AO_VISIT; s++) {
-        if (!(run & (1u << s))) {
-            continue;
-        }
+    /* the set bits in order (run holds only bits 0..FL_AO_VISIT-1) */
+    while (run) {
+        int s = __builtin_ctz(run);
         fl_status st = stages[s].run(a, m, &fired);
         if (st != FL_OK || fired) {
             return st;
@@ -358,6 +357,7 @@ static fl_status visit(ao *a, fl_node *m) {
             op = m->op;
             run = fl__kind_table_rules(a->kinds, m, 0, FL_AO_VISIT);
         }
+        run &= ~((2u << s) - 1); /* the stages after s */
     }
     return FL_OK;
 }

@@ -176,10 +176,9 @@ static fl_status run_rules(fl_pass_ctx *pc, const fl_kind_table *kt, fl_node *n,
     const char *op = n->op;
     uint32_t rules = fl__kind_table_rules(kt, n, first, last);
     *done = false;
-    for (int r = first; r < last; r++) {
-        if (!(rules & (1u << r))) {
-            continue;
-        }
+    /* the set bits in order (rules holds only bits first..last-1) */
+    while (rules) {
+        int r = __builtin_ctz(rules);
         fl_status st = rule_run[r](pc, n, done);
         if (st != FL_OK || *done) {
             return st;
@@ -188,6 +187,7 @@ static fl_status run_rules(fl_pass_ctx *pc, const fl_kind_table *kt, fl_node *n,
             op = n->op;
             rules = fl__kind_table_rules(kt, n, first, last);
         }
+        rules &= ~((2u << r) - 1); /* the rules after r */
     }
     return FL_OK;
 }
