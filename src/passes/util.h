@@ -179,12 +179,12 @@ static inline bool fl__preserved(const fl_node *n) {
 }
 
 /* True when an attr name of n contains "_tpu_" (Grappler's constant folding
- * leaves such nodes alone): strstr's search, unrolled for names of a few
- * characters, asked of every node. */
+ * leaves such nodes alone): strstr's search, each '_' found by strchr (most
+ * names have none or one) followed by "tpu_", asked of every node. */
 static inline bool fl__has_tpu_attr(const fl_node *n) {
     for (int i = 0; i < n->n_attrs; i++) {
-        for (const char *p = n->attrs[i].name; *p; p++) {
-            if (p[0] == '_' && p[1] == 't' && p[2] == 'p' && p[3] == 'u' && p[4] == '_') {
+        for (const char *p = strchr(n->attrs[i].name, '_'); p; p = strchr(p + 1, '_')) {
+            if (p[1] == 't' && p[2] == 'p' && p[3] == 'u' && p[4] == '_') {
                 return true;
             }
         }
