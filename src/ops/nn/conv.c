@@ -139,10 +139,10 @@ static fl_status cost_conv_impl(fl_ctx *c, const fl_node *n, fl_cost *out, unsig
     }
     fl_sym macs = fl__ar_mul(&k, e, taps);
     fl_sym flops = fl__ar_scale(&k, macs, 2);
+    fl_sym tf = tfprof_rule ? flops : fl_sym_const(0); /* 2 * macs */
     if (kind & CONV_FUSED) {
         flops = fl__ar_add(&k, flops, fl__nn_fused_extra(&k, n, e));
     }
-    fl_sym tf = tfprof_rule ? fl__ar_scale(&k, macs, 2) : fl_sym_const(0);
     return fl__ar_put_cost_tf(&k, out, flops, tf, macs, tfprof_rule);
 }
 

@@ -69,8 +69,8 @@ static fl_status cost_matmul_impl(fl_ctx *c, const fl_node *n, fl_cost *out, boo
     if (fused) {
         flops = fl__ar_add(&k, flops, fl__nn_fused_extra(&k, n, e));
     }
-    return fl__ar_put_cost_tf(&k, out, flops, fused ? fl_sym_const(0) : fl__ar_scale(&k, macs, 2),
-                              macs, !fused);
+    /* tfprof's count: 2 * macs, flops itself when nothing is fused */
+    return fl__ar_put_cost_tf(&k, out, flops, fused ? fl_sym_const(0) : flops, macs, !fused);
 }
 
 static fl_status cost_matmul(fl_ctx *c, const fl_node *n, fl_cost *out) {
