@@ -318,10 +318,93 @@ static void add_sym(const char *name, void *ctx) {
 /* Nodes and totals                                                           */
 /* ------------------------------------------------------------------------- */
 
+/* Texts already made for the nodes of one list, shared by the nodes that
+ * have the same: a quantity's by its value, a shape's by its dims, an op's
+ * by its registry kind. Each in a slot chosen by hash that keeps the last
+ * one met and is checked against the key, so a miss only formats again. */
+#define Q_SLOTS     512
+#define SHAPE_SLOTS 256
+#define OP_SLOTS    64
+typedef struct text_cache {
+    struct {
+        fl_sym s;
+        fl_quantity q; /* q.text NULL: empty */
+    } q[Q_SLOTS];
+    struct {
+        const fl_sym *dims; /* dims formatted: the graph's, unchanged meanwhile */
+        int rank;
+        const char *text; /* NULL: empty */
+        const fl_quantity *d;
+    } sh[SHAPE_SLOTS];
+    const char *op[OP_SLOTS];
+} text_cache;
+
+static size_t sym_slot(fl_sym s, size_t n) {
+    uint64_t h =
+        ((uint64_t)s.k ^ (uint64_t)(uintptr_t)s.e * 0x9e3779b97f4a7c15ull) * 0xff51afd7ed558ccdull;
+    return (size_t)(h >> 40) & (n - 1);
+}
+
+static fl_quantity quantity_shared(text_cache *tc, fl_arena *ra, fl_sym s) {
+    size_t j = sym_slot(s, Q_SLOTS);
+    if (tc->q[j].q.text && tc->q[j].s.k == s.k && tc->q[j].s.e == s.e) {
+        return tc->q[j].q;
+    }
+    tc->q[j].s = s;
+    tc->q[j].q = quantity(ra, s);
+    return tc->q[j].q;
+}
+
+static bool same_dims(const fl_sym *a, const fl_sym *b, int rank) {
+    for (int i = 0; i < rank; i++) {
+        if (a[i].k != b[i].k || a[i].e != b[i].e) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* shape_fill, the text and dims shared with an earlier equal shape. */
+static void shape_fill_shared(text_cache *tc, fl_arena *ra, const fl_shape *s, const char **text,
+                              int *rank, const fl_quantity **dims) {
+    if (s->rank <= 0) {
+        shape_fill(ra, s, text, rank, dims);
+        return;
+    }
+    size_t j = sym_slot(s->dims[0], SHAPE_SLOTS);
+    for (int i = 1; i < s->rank; i++) {
+        j = (j * 31 + sym_slot(s->dims[i], SHAPE_SLOTS)) & (SHAPE_SLOTS - 1);
+    }
+    if (tc->sh[j].text && tc->sh[j].rank == s->rank &&
+        same_dims(tc->sh[j].dims, s->dims, s->rank)) {
+        *text = tc->sh[j].text;
+        *rank = s->rank;
+        *dims = tc->sh[j].d;
+        return;
+    }
+    shape_fill(ra, s, text, rank, dims);
+    if (*rank == s->rank && *dims) {
+        tc->sh[j].dims = s->dims;
+        tc->sh[j].rank = s->rank;
+        tc->sh[j].text = *text;
+        tc->sh[j].d = *dims;
+    }
+}
+
+static const char *op_shared(text_cache *tc, fl_arena *ra, const fl_node *n) {
+    const char **o = &tc->op[(unsigned)n->kind % OP_SLOTS];
+    if (!*o || strcmp(*o, n->op) != 0) {
+        *o = fl__arena_strdup(ra, n->op);
+    }
+    return *o;
+}
+
 fl_status fl__report_nodes(fl_ctx *c, fl_arena *ra, const fl_report_node **out, size_t *n_out) {
     fl_graph *g = c->g;
     fl_report_node *nodes = fl__arena_calloc(ra, g->n_nodes + 1, sizeof(*nodes));
-    if (!nodes) {
+    text_cache *tc = fl__arena_scratch(c->a, 1, sizeof(text_cache));
+    if (!nodes || !tc) {
+        fl__arena_scratch_free(c->a, tc);
         return fl__diag_oom(c->d);
     }
     size_t m = 0;
@@ -332,29 +415,31 @@ fl_status fl__report_nodes(fl_ctx *c, fl_arena *ra, const fl_report_node **out, 
         }
         fl_report_node *rn = &nodes[m++];
         rn->name = fl__arena_strdup(ra, n->name);
-        rn->op = fl__arena_strdup(ra, n->op);
+        rn->op = op_shared(tc, ra, n);
         rn->n_outputs = (size_t)n->n_outputs;
         fl_report_tensor *ts = fl__arena_calloc(ra, rn->n_outputs + 1, sizeof(*ts));
         if (!ts) {
+            fl__arena_scratch_free(c->a, tc);
             return fl__diag_oom(c->d);
         }
         for (int k = 0; k < n->n_outputs; k++) {
             ts[k].dtype = dtype_text(n->outputs[k].dtype);
-            shape_fill(ra, &n->outputs[k].shape, &ts[k].shape, &ts[k].rank, &ts[k].dims);
+            shape_fill_shared(tc, ra, &n->outputs[k].shape, &ts[k].shape, &ts[k].rank, &ts[k].dims);
         }
         rn->outputs = ts;
         fl_sym b;
         if (fl__sym_add(c->st, n->cost.bytes_read, n->cost.bytes_written, &b) != FL_OK) {
             b = fl_sym_unknown();
         }
-        rn->flops = quantity(ra, n->cost.flops);
-        rn->tfprof_flops = quantity(ra, n->cost.tfprof_flops);
-        rn->macs = quantity(ra, n->cost.macs);
-        rn->int_ops = quantity(ra, n->cost.int_ops);
-        rn->bytes = quantity(ra, b);
+        rn->flops = quantity_shared(tc, ra, n->cost.flops);
+        rn->tfprof_flops = quantity_shared(tc, ra, n->cost.tfprof_flops);
+        rn->macs = quantity_shared(tc, ra, n->cost.macs);
+        rn->int_ops = quantity_shared(tc, ra, n->cost.int_ops);
+        rn->bytes = quantity_shared(tc, ra, b);
         rn->has_rule = n->cost.has_rule;
         rn->incomplete = n->cost.incomplete || n->cost.trips_unknown;
     }
+    fl__arena_scratch_free(c->a, tc);
     *out = nodes;
     *n_out = m;
     return ra->failed ? fl__diag_oom(c->d) : FL_OK;
