@@ -133,8 +133,9 @@ typedef struct imp {
     fl_diag *d;
     const fl_import_opts *o;
     vmap values;
-    fl_node *absent; /* shared node for absent optional inputs, created lazily */
-    fl_onnx_ext ext; /* external data files and the ranges read from them */
+    fl_node *absent;    /* shared node for absent optional inputs, created lazily */
+    fl_onnx_ext ext;    /* external data files and the ranges read from them */
+    bool dflt_imported; /* the model imports ai.onnx (asked once, not per node) */
 } imp;
 
 static bool dt_unsigned(fl_dtype dt) {
@@ -937,13 +938,16 @@ static fl_status import_node(imp *im, const Onnx__ModelProto *m, size_t idx,
     }
     n->src = np;
     n->device = "";
-    if (!domain_imported(m, domain)) {
+    if (!(*domain ? domain_imported(m, domain) : im->dflt_imported)) {
         return fl__node_fail(im->d, FL_EINVAL, n,
                              "domain '%s' is not declared in the model's opset_import (field: "
                              "domain)",
                              domain);
     }
-    fl_op_kind kind = lookup_op(domain, op_type);
+    /* A Constant becomes a Const node (import_constant): its op is not
+     * looked up. */
+    bool constant = !*domain && strcmp(op_type, "Constant") == 0;
+    fl_op_kind kind = constant ? FL_OP_UNKNOWN : lookup_op(domain, op_type);
     if (!kind && !domain_supported(domain)) {
         /* Analysed as an unknown op (outputs unknown, counted in the report's
          * unknown ops), as an unregistered op of a modelled domain is. */
@@ -960,7 +964,7 @@ static fl_status import_node(imp *im, const Onnx__ModelProto *m, size_t idx,
         return fl__node_fail(im->d, FL_EINVAL, n, "node has too many inputs or outputs");
     }
     fl_status st;
-    if (!*domain && strcmp(op_type, "Constant") == 0) {
+    if (constant) {
         st = import_constant(im, n, np);
         if (st != FL_OK) {
             return st;
@@ -1168,6 +1172,7 @@ static fl_status import_graph(imp *im, const Onnx__ModelProto *m) {
         st = import_inputs(im, gp);
     }
     size_t first = im->g->n_nodes;
+    im->dflt_imported = domain_imported(m, "");
     for (size_t i = 0; i < gp->n_node && st == FL_OK; i++) {
         st = import_node(im, m, i, gp->node[i]);
     }
@@ -1209,7 +1214,7 @@ fl_status fl__import_onnx_files(fl_graph *g, const uint8_t *buf, size_t len,
     }
     g->src = NULL;     /* not a GraphDef */
     g->onnx.model = m; /* written back by export/onnx_write.c */
-    imp im = {g, d, o, {NULL, 0, 0}, NULL, {files, NULL, 0, 0, NULL, 0, NULL}};
+    imp im = {g, d, o, {NULL, 0, 0}, NULL, {files, NULL, 0, 0, NULL, 0, NULL}, false};
     fl_status st = import_graph(&im, m);
     if (st == FL_OK) {
         st = fl__onnx_ext_check_overlap(&im.ext, d);

@@ -477,6 +477,53 @@ static void test_error_duplicate_output_and_domain(void **state) {
     ob_free(m);
 }
 
+/* Analyses one Relu in a model whose only operator set is ai.onnx at 13
+ * under the domain name `domain` ("" and "ai.onnx" both name it). */
+static fl_status run_relu_under(const char *domain, fl_report **r) {
+    ob_model *m = ob_new(13);
+    ob_input(m, "x", OB_FLOAT, 1, (int64_t[]){4}, NULL);
+    ob_node(m, "Relu", "relu", "x", "y");
+    ob_output(m, "y");
+    size_t len;
+    uint8_t *buf = ob_pack(m, &len);
+    ob_free(m);
+    Onnx__ModelProto *mp = onnx__model_proto__unpack(NULL, len, buf);
+    free(buf);
+    assert_non_null(mp);
+    assert_int_equal(mp->n_opset_import, 1);
+    char *was = mp->opset_import[0]->domain;
+    mp->opset_import[0]->domain = (char *)domain;
+    len = onnx__model_proto__get_packed_size(mp);
+    buf = malloc(len);
+    assert_non_null(buf);
+    onnx__model_proto__pack(mp, buf);
+    mp->opset_import[0]->domain = was;
+    onnx__model_proto__free_unpacked(mp, NULL);
+    fl_options o;
+    fl_options_init(&o);
+    *r = NULL;
+    fl_status st = fl_analyze(buf, len, &o, r);
+    free(buf);
+    return st;
+}
+
+/* A node of the default domain ("") needs the model to import ai.onnx,
+ * under either of its names. */
+static void test_default_domain_declared(void **state) {
+    (void)state;
+    fl_report *r;
+    assert_int_equal(run_relu_under("ai.onnx", &r), FL_OK);
+    assert_int_equal(r->n_ops, 1);
+    assert_string_equal(r->ops[0].op, "Relu");
+    fl_report_free(r);
+    assert_int_equal(run_relu_under("com.microsoft", &r), FL_EINVAL);
+    assert_non_null(r->error);
+    assert_non_null(strstr(r->error, "node 'relu'"));
+    assert_non_null(strstr(r->error, "domain '' is not declared in the model's opset_import "
+                                     "(field: domain)"));
+    fl_report_free(r);
+}
+
 /* Expects the analysis of `m` to fail with `want` and an error containing
  * `needle`; frees the model. */
 static void expect_fail(ob_model *m, fl_status want, const char *needle) {
@@ -615,6 +662,7 @@ int main(void) {
         cmocka_unit_test(test_error_missing_input),
         cmocka_unit_test(test_error_raw_data_size),
         cmocka_unit_test(test_error_duplicate_output_and_domain),
+        cmocka_unit_test(test_default_domain_declared),
         cmocka_unit_test(test_error_unsupported),
         cmocka_unit_test(test_error_limits_and_garbage),
     };
