@@ -486,7 +486,10 @@ static fl_status make_const(imp *im, fl_node *n, const fl_const *k, bool strippe
     if (!n->attrs) {
         return fl__diag_oom(im->d);
     }
-    n->attrs[0] = fl__attr_make_type(g, "dtype", k->dtype);
+    /* Literal names (every initializer has these two): not interned. */
+    n->attrs[0].name = "dtype";
+    n->attrs[0].kind = FL_ATTR_TYPE;
+    n->attrs[0].v.type = k->dtype;
     n->attrs[1].name = "value";
     n->attrs[1].kind = FL_ATTR_TENSOR;
     n->attrs[1].v.tensor = k;
