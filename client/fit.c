@@ -605,8 +605,11 @@ static unsigned char *read_model(const char *path, size_t *len) {
     return buf;
 }
 
-/* Analyses one model and matches its trace into m (ops malloc'd). */
-static int load_pair(fit_cli *c, const fl_options *base_opt, char *pair, fl_fit_model *m) {
+/* Analyses one model and matches its trace into m (ops malloc'd), and the
+ * bytes the kernels before each op evicted into *ev (malloc'd; NULL on a
+ * base profile without caches). */
+static int load_pair(fit_cli *c, const fl_options *base_opt, char *pair, fl_fit_model *m,
+                     double **ev) {
     char *eq = strchr(pair, '=');
     *eq = '\0';
     const char *mpath = pair, *tpath = eq + 1;
@@ -648,8 +651,12 @@ static int load_pair(fit_cli *c, const fl_options *base_opt, char *pair, fl_fit_
     free(buf);
     const fl_roofline_graph *g = rc ? NULL : r->roofline[0].before;
     fl_fit_op *ops = g ? calloc(g->n_nodes + 1, sizeof(*ops)) : NULL;
-    if (!rc && !ops) {
+    *ev = g && g->node_evicted_bytes ? calloc(g->n_nodes + 1, sizeof(double)) : NULL;
+    if (!rc && (!ops || (g->node_evicted_bytes && !*ev))) {
         rc = EXIT_IO;
+    }
+    if (!rc && *ev) {
+        memcpy(*ev, g->node_evicted_bytes, g->n_nodes * sizeof(double));
     }
     for (size_t i = 0; !rc && i < g->n_nodes; i++) {
         const fl_roofline_node *n = &g->nodes[i];
@@ -693,17 +700,22 @@ static int load_pair(fit_cli *c, const fl_options *base_opt, char *pair, fl_fit_
                tpath, t.n, mc.by_name + mc.by_shape, mc.by_name, mc.by_shape, t.run_s * 1e3);
     } else {
         free(ops);
+        free(*ev);
+        *ev = NULL;
     }
     fl_report_free(r);
     trace_free(&t);
     return rc;
 }
 
-static void print_result(const fl_fit_result *res, const fl_fit_model *models, size_t n) {
+static void print_result(const fl_fit_result *res, const fl_fit_model *models, size_t n,
+                         double streamed) {
     printf("dispatch overhead %.3g us per kernel%s\n", res->overhead_s * 1e6,
            !res->have_overhead    ? " (the traces have no model_run events: base overhead kept)"
            : res->overhead_s <= 0 ? " (the runs took no longer than their kernels: none written)"
                                   : "");
+    printf("refill after streaming kernels %.3g us per MB the %d kernels before an op evicted%s\n",
+           streamed * 1e12, FL_STREAMED_WINDOW, streamed > 0 ? "" : " (none: not written)");
     printf("  %-14s %6s %8s  %s\n", "class", "ops", "buckets", "median |error| (in-sample)");
     for (int c = 0; c < FL_CLASS_COUNT; c++) {
         if (res->samples[c]) {
@@ -735,7 +747,8 @@ static void print_result(const fl_fit_result *res, const fl_fit_model *models, s
 }
 
 /* Writes OUT atomically after parsing the text back. */
-static int write_out(fit_cli *c, const fl_profile *base, const fl_fit_result *res, size_t n) {
+static int write_out(fit_cli *c, const fl_profile *base, const fl_fit_result *res, size_t n,
+                     double streamed) {
     char name[128], err[768], date[32], src[512];
     out_name(c->out, name, sizeof name);
     time_t now = time(NULL);
@@ -757,7 +770,9 @@ static int write_out(fit_cli *c, const fl_profile *base, const fl_fit_result *re
     }
     fprintf(o.f, "# Written by foldline fit %s from profile %s and %zu trace%s.\n", date,
             base->path, n, n == 1 ? "" : "s");
-    if (fl_fit_write_profile(o.f, base, name, res, src) != 0 || fflush(o.f) != 0) {
+    if (fl_fit_write_profile_streamed(o.f, base, name, res, streamed, res->samples[FL_CLASS_OTHER],
+                                      src) != 0 ||
+        fflush(o.f) != 0) {
         fprintf(stderr, "foldline: fit: cannot write '%s'\n", c->out);
         fl_outfile_abort(&o);
         return EXIT_IO;
@@ -797,14 +812,15 @@ int fl_cmd_fit(int argc, char **argv) {
     opt.per_node = true;
     opt.passes = "none";
     fl_fit_model *models = rc ? NULL : calloc(c.n_pairs + 1, sizeof(*models));
-    rc = rc ? rc : models ? 0 : EXIT_IO;
+    double **ev = rc ? NULL : calloc(c.n_pairs + 1, sizeof(*ev));
+    rc = rc ? rc : models && ev ? 0 : EXIT_IO;
     if (!rc) {
         printf("fit: base profile %s (%s), %zu trace%s\n", base->name, base->path, c.n_pairs,
                c.n_pairs == 1 ? "" : "s");
     }
     size_t loaded = 0;
     for (; !rc && loaded < c.n_pairs; loaded++) {
-        rc = load_pair(&c, &opt, c.pairs[loaded], &models[loaded]);
+        rc = load_pair(&c, &opt, c.pairs[loaded], &models[loaded], &ev[loaded]);
     }
     fl_fit_result res;
     memset(&res, 0, sizeof res);
@@ -812,7 +828,9 @@ int fl_cmd_fit(int argc, char **argv) {
         char err[512];
         struct timespec t0, t1;
         clock_gettime(CLOCK_MONOTONIC, &t0);
-        fl_status st = fl_fit(models, c.n_pairs, &res, err, sizeof err);
+        double streamed = 0;
+        fl_status st = fl_fit_streamed(models, c.n_pairs, (const double *const *)ev, &res,
+                                       &streamed, err, sizeof err);
         clock_gettime(CLOCK_MONOTONIC, &t1);
         if (st != FL_OK) {
             fprintf(stderr, "foldline: fit: %s\n", err);
@@ -820,14 +838,16 @@ int fl_cmd_fit(int argc, char **argv) {
         } else {
             printf("fitted in %.1f ms; ", 1e3 * (double)(t1.tv_sec - t0.tv_sec) +
                                               1e-6 * (double)(t1.tv_nsec - t0.tv_nsec));
-            print_result(&res, models, c.n_pairs);
-            rc = write_out(&c, base, &res, c.n_pairs);
+            print_result(&res, models, c.n_pairs, streamed);
+            rc = write_out(&c, base, &res, c.n_pairs, streamed);
         }
     }
     for (size_t i = 0; models && i < loaded; i++) {
         free((void *)models[i].ops);
+        free(ev[i]);
     }
     free(models);
+    free(ev);
     fl_fit_result_free(&res);
     free(c.pairs);
     free(c.binds);

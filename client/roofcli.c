@@ -340,6 +340,12 @@ static void print_graph_text(FILE *f, const fl_roofline_graph *g, size_t top) {
             "  ops           %" PRId64 " compute-bound, %" PRId64 " memory-bound, %" PRId64
             " overhead-bound, of %" PRId64 " costed\n",
             g->ops_compute_bound, g->ops_memory_bound, g->ops_overhead_bound, g->ops_costed);
+    if (g->streamed_s > 0) {
+        fprintf(f,
+                "  refill        %s (%.1f%%) of the overhead: after the bytes the kernels run "
+                "before each op streamed (the profile's `streamed`)\n",
+                fmt_time(g->streamed_s, b1, sizeof b1), pct(g->streamed_s, g->time_s));
+    }
     if (g->n_top && top) {
         size_t rows = g->n_top < top ? g->n_top : top;
         const char *names[64] = {0};
@@ -424,7 +430,8 @@ void fl_print_roofline_text(FILE *f, const fl_report *r, size_t top) {
     }
 }
 
-static void json_node(FILE *f, const fl_roofline_node *n) {
+/* ev, st: the node's evicted bytes and refill time (NULL: not printed). */
+static void json_node(FILE *f, const fl_roofline_node *n, const double *ev, const double *st) {
     fprintf(f, "{\"name\": ");
     jstr(f, n->name);
     fprintf(f, ", \"op\": ");
@@ -471,6 +478,12 @@ static void json_node(FILE *f, const fl_roofline_node *n) {
     fprintf(f, ", \"broadcast\": %s", n->broadcast ? "true" : "false");
     fprintf(f, ", \"broadcast_time_s\": ");
     jnum(f, n->broadcast_time_s);
+    if (ev && st) {
+        fprintf(f, ", \"evicted_bytes\": ");
+        jnum(f, *ev);
+        fprintf(f, ", \"streamed_s\": ");
+        jnum(f, *st);
+    }
     fputc('}', f);
 }
 
@@ -507,16 +520,21 @@ static void json_graph(FILE *f, const fl_roofline_graph *g, const char *ind) {
             g->ops_compute_bound, g->ops_memory_bound, g->ops_overhead_bound, g->ops_costed, ind);
     for (size_t i = 0; i < g->n_top; i++) {
         fprintf(f, "%s\n%s    ", i ? "," : "", ind);
-        json_node(f, &g->top[i]);
+        json_node(f, &g->top[i], NULL, NULL);
     }
     fprintf(f, "%s]", g->n_top ? "\n  " : "");
     if (g->nodes) {
         fprintf(f, ",\n%s  \"nodes\": [", ind);
         for (size_t i = 0; i < g->n_nodes; i++) {
             fprintf(f, "%s\n%s    ", i ? "," : "", ind);
-            json_node(f, &g->nodes[i]);
+            json_node(f, &g->nodes[i], g->node_evicted_bytes ? &g->node_evicted_bytes[i] : NULL,
+                      g->node_streamed_s ? &g->node_streamed_s[i] : NULL);
         }
         fprintf(f, "%s]", g->n_nodes ? "\n  " : "");
+    }
+    if (g->streamed_s > 0) {
+        fprintf(f, ", \"streamed_s\": ");
+        jnum(f, g->streamed_s);
     }
     fputc('}', f);
 }

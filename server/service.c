@@ -786,6 +786,8 @@ static void hash_profile(fl_cache_key *h, const fl_profile *p) {
     hash_double(h, p->interval.high);
     hash_double(h, p->interval.coverage);
     hash_str(h, p->interval.source);
+    hash_double(h, p->streamed.value);
+    hash_str(h, p->streamed.source);
 }
 
 /* The cache key: the graph bytes, the packed options (every field, the pass

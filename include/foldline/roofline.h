@@ -137,7 +137,17 @@ typedef struct fl_profile {
     bool calibrated;
     fl_eff_table table[FL_CLASS_COUNT];
     fl_interval interval;
+    /* The refill an op pays after the kernels run just before it streamed
+     * bytes through the caches, evicting the runtime's own code and data:
+     * seconds per byte evicted (a kernel of B bytes evicts min(B, capacity)
+     * from each cache level, the memory levels but the last; an op pays the
+     * mean over the FL_STREAMED_WINDOW kernels before it in the runtime's
+     * order). Value 0 when not given: no such term. */
+    fl_figure streamed;
 } fl_profile;
+
+/* Kernels run before an op whose evicted bytes it pays for (fl_profile.streamed). */
+#define FL_STREAMED_WINDOW 5
 
 /* "fp32", "fp16", "bf16", "int8". */
 FL_EXTERN const char *fl_precision_name(fl_precision p);
@@ -245,6 +255,15 @@ typedef struct fl_roofline_graph {
      * `coverage` as the fit measured it (all 0 without one). */
     bool calibrated;
     double low_s, high_s, coverage;
+    /* Per entry of `nodes` (NULL without them, or on a profile without
+     * cache levels): the mean bytes the FL_STREAMED_WINDOW kernels run just
+     * before the op (in the runtime's order) evicted from the profile's
+     * caches, and the refill time that adds with the profile's `streamed`
+     * figure (0 without it), which is in the op's time_s and upper_s and in
+     * the graph's overhead_s; streamed_s: its sum over the graph. */
+    const double *node_evicted_bytes;
+    const double *node_streamed_s;
+    double streamed_s;
 } fl_roofline_graph;
 
 /* The estimates for one profile. */
@@ -334,6 +353,19 @@ typedef struct fl_fit_result {
 fl_status fl_fit(const fl_fit_model *models, size_t n_models, fl_fit_result *out, char *err,
                  size_t errlen);
 
+/* fl_fit with the refill term of fl_profile.streamed: evicted[m][i] (evicted
+ * or evicted[m] NULL: none) is the mean bytes the kernels before op i of
+ * model m evicted (fl_roofline_graph.node_evicted_bytes). Every op's
+ * measured time less streamed x evicted is fitted as fl_fit does; the
+ * seconds per evicted byte, *streamed, are chosen on a grid of 24 steps
+ * below the least measured time per evicted byte of a traced op (no op
+ * takes less than its refill), fitting the `other` class (ops that are all
+ * fixed cost, where a refill does not hide in a rate) with each: the least
+ * within 1 % of the least summed relative error is kept (0: no term).
+ * predicted_s and cv_s include the term (each left-out fit chooses its own). */
+fl_status fl_fit_streamed(const fl_fit_model *models, size_t n_models, const double *const *evicted,
+                          fl_fit_result *out, double *streamed, char *err, size_t errlen);
+
 void fl_fit_result_free(fl_fit_result *r);
 
 /* The predicted time of one op with a fitted result (the roofline's rule). */
@@ -344,6 +376,12 @@ double fl_fit_predict_op(const fl_fit_result *r, const fl_fit_op *op);
  * source is `source` plus its sample count. Returns 0, -1 on a write error. */
 int fl_fit_write_profile(FILE *f, const fl_profile *base, const char *name, const fl_fit_result *r,
                          const char *source);
+
+/* fl_fit_write_profile with the `streamed` figure fl_fit_streamed chose
+ * (written when > 0; `ops`: the `other` ops it was chosen on). */
+int fl_fit_write_profile_streamed(FILE *f, const fl_profile *base, const char *name,
+                                  const fl_fit_result *r, double streamed, int64_t ops,
+                                  const char *source);
 
 #ifdef __cplusplus
 }

@@ -115,6 +115,7 @@ static const fl_eff_bucket *find_bucket(const fl_eff_table *t, double v) {
 typedef struct scales {
     double c, m;
     const double *level; /* fl_fit_result.level_scale */
+    double stream;       /* seconds per byte the kernels before an op evicted (0: none) */
 } scales;
 
 /* The memory term's scale of op o: its level's own, else the common one. */
@@ -134,7 +135,7 @@ double fl_fit_predict_op(const fl_fit_result *r, const fl_fit_op *o) {
     const fl_eff_bucket *b = find_bucket(t, size_of(o, t->by));
     bool runs = o->executed || o->flops > 0 || o->bytes > 0;
     scales sc = {r->compute_scale > 0 ? r->compute_scale : 1,
-                 r->memory_scale > 0 ? r->memory_scale : 1, r->level_scale};
+                 r->memory_scale > 0 ? r->memory_scale : 1, r->level_scale, 0};
     double t_op = terms_s(b, o, sc);
     if (runs) {
         t_op += (r->have_overhead ? r->overhead_s : 0) + (b ? b->fixed_s : 0);
@@ -156,6 +157,7 @@ typedef struct sample {
     double t;      /* the measured time less the per-unit time being tried */
     double xc, xm; /* op->compute_s / scales.c, op->memory_s / scales.m */
     double ms;     /* op->measured_s */
+    double ev;     /* the bytes the kernels run before the op evicted (fl_fit_streamed) */
 } sample;
 
 static int cmp_sample(const void *a, const void *b) {
@@ -372,10 +374,11 @@ static double units(const fl_fit_op *o) {
     return o->channels + (o->broadcast ? 1 : 0);
 }
 
-/* Sets every sample's time less pc per unit. */
-static void set_unit_time(sample *s, size_t n, double pc) {
+/* Sets every sample's time less pc per unit and less the refill after the
+ * kernels before it (stream per evicted byte). */
+static void set_unit_time(sample *s, size_t n, double pc, double stream) {
     for (size_t i = 0; i < n; i++) {
-        s[i].t = s[i].op->measured_s - pc * units(s[i].op);
+        s[i].t = s[i].op->measured_s - pc * units(s[i].op) - stream * s[i].ev;
     }
 }
 
@@ -399,11 +402,12 @@ static double fit_unit_time(sample *s, size_t n, size_t nb, scales sc, class_wor
     double least = INFINITY;
     for (size_t i = 0; i < n; i++) {
         const fl_fit_op *o = s[i].op;
-        if (units(o) > 0 && o->measured_s / units(o) < least) {
-            least = o->measured_s / units(o);
+        double left = o->measured_s - sc.stream * s[i].ev;
+        if (units(o) > 0 && left / units(o) < least) {
+            least = left / units(o);
         }
     }
-    set_unit_time(s, n, 0);
+    set_unit_time(s, n, 0, sc.stream);
     search_fixed(s, n, nb, sc, w);
     if (!isfinite(least)) {
         return 0;
@@ -411,7 +415,7 @@ static double fit_unit_time(sample *s, size_t n, size_t nb, scales sc, class_wor
     double err[CHAN_STEPS], best = class_error(w, nb);
     err[0] = best;
     for (int j = 1; j < CHAN_STEPS; j++) {
-        set_unit_time(s, n, least * j / CHAN_STEPS);
+        set_unit_time(s, n, least * j / CHAN_STEPS, sc.stream);
         search_fixed(s, n, nb, sc, w);
         err[j] = class_error(w, nb);
         best = err[j] < best ? err[j] : best;
@@ -421,7 +425,7 @@ static double fit_unit_time(sample *s, size_t n, size_t nb, scales sc, class_wor
         pick++;
     }
     double pc = least * pick / CHAN_STEPS;
-    set_unit_time(s, n, pc);
+    set_unit_time(s, n, pc, sc.stream);
     search_fixed(s, n, nb, sc, w);
     return pc;
 }
@@ -508,10 +512,13 @@ void fl_fit_result_free(fl_fit_result *r) {
     memset(r, 0, sizeof(*r));
 }
 
-static double predict_model(const fl_fit_result *r, const fl_fit_model *m) {
+/* Model m's time with result r, and the refill (stream per evicted byte,
+ * ev[i] op i's evicted bytes; ev NULL: none). */
+static double predict_model(const fl_fit_result *r, const fl_fit_model *m, const double *ev,
+                            double stream) {
     double t = 0;
     for (size_t i = 0; i < m->n_ops; i++) {
-        t += fl_fit_predict_op(r, &m->ops[i]);
+        t += fl_fit_predict_op(r, &m->ops[i]) + (ev ? stream * ev[i] : 0);
     }
     return t;
 }
@@ -562,9 +569,68 @@ static void peak_scales(const fl_fit_model *models, size_t n_models, long skip, 
     }
 }
 
-/* Tables and overhead from the models, leaving out model `skip` (-1: none). */
-static fl_status fit_tables(const fl_fit_model *models, size_t n_models, long skip,
-                            fl_fit_result *r) {
+/* The `other` class's summed relative error with seconds per evicted byte
+ * `stream`: its table fitted to the times less the refill (s: its n
+ * samples, reordered; table memory freed here). HUGE_VAL on failure. */
+static double other_error(sample *s, size_t n, scales sc) {
+    fl_eff_table t;
+    double residual;
+    memset(&t, 0, sizeof t);
+    if (fit_class(s, n, key_of(FL_CLASS_OTHER), sc, &t, &residual) != FL_OK) {
+        return HUGE_VAL;
+    }
+    double e = 0;
+    for (size_t i = 0; i < n; i++) {
+        const fl_eff_bucket *b = find_bucket(&t, s[i].size);
+        double p = b->fixed_s + terms_s(b, s[i].op, sc) + sc.stream * s[i].ev;
+        e += fabs(p - s[i].ms) / s[i].ms;
+    }
+    free((void *)t.buckets);
+    return e;
+}
+
+/* The seconds per byte evicted by the kernels before an op (see
+ * fl_fit_streamed): candidates are the least measured time per evicted byte
+ * over the traced ops (no op takes less than its refill) x j / CHAN_STEPS;
+ * each fits the `other` class (ops that are all fixed cost, where a refill
+ * is not hidden in a rate), the least within PARSIMONY of the least summed
+ * relative error is kept. 0 without evicted bytes or `other` ops. */
+static double fit_stream(const fl_fit_model *models, size_t n_models, const double *const *ev,
+                         long skip, scales sc, sample *s) {
+    double least = INFINITY;
+    size_t n = 0;
+    for (size_t m = 0; ev && m < n_models; m++) {
+        for (size_t i = 0; (long)m != skip && ev[m] && i < models[m].n_ops; i++) {
+            const fl_fit_op *o = &models[m].ops[i];
+            if (o->measured_s > 0 && ev[m][i] > 0 && o->measured_s / ev[m][i] < least) {
+                least = o->measured_s / ev[m][i];
+            }
+            if (o->measured_s > 0 && o->cls == FL_CLASS_OTHER) {
+                s[n++] =
+                    (sample){.op = o, .size = size_of(o, key_of(FL_CLASS_OTHER)), .ev = ev[m][i]};
+            }
+        }
+    }
+    if (!n || !isfinite(least)) {
+        return 0;
+    }
+    double err[CHAN_STEPS], best = INFINITY;
+    for (int j = 0; j < CHAN_STEPS; j++) {
+        sc.stream = least * j / CHAN_STEPS;
+        err[j] = other_error(s, n, sc);
+        best = err[j] < best ? err[j] : best;
+    }
+    int pick = 0;
+    while (pick + 1 < CHAN_STEPS && err[pick] > best * (1 + PARSIMONY)) {
+        pick++;
+    }
+    return least * pick / CHAN_STEPS;
+}
+
+/* Tables and overhead from the models, leaving out model `skip` (-1: none);
+ * with evicted bytes (ev), the seconds per evicted byte into *stream. */
+static fl_status fit_tables(const fl_fit_model *models, size_t n_models, const double *const *ev,
+                            long skip, fl_fit_result *r, double *stream) {
     size_t total = 0;
     for (size_t m = 0; m < n_models; m++) {
         total += (long)m == skip ? 0 : models[m].n_ops;
@@ -587,7 +653,9 @@ static fl_status fit_tables(const fl_fit_model *models, size_t n_models, long sk
     r->overhead_s = median(gaps, ng);
     free(gaps);
     peak_scales(models, n_models, skip, r);
-    scales sc = {r->compute_scale, r->memory_scale, r->level_scale};
+    scales sc = {r->compute_scale, r->memory_scale, r->level_scale, 0};
+    sc.stream = fit_stream(models, n_models, ev, skip, sc, s);
+    *stream = sc.stream;
     fl_status st = FL_OK;
     for (int c = 0; c < FL_CLASS_COUNT && st == FL_OK; c++) {
         size_t n = 0;
@@ -597,6 +665,7 @@ static fl_status fit_tables(const fl_fit_model *models, size_t n_models, long sk
                 if (o->cls == (fl_op_class)c && o->measured_s > 0) {
                     s[n].op = o;
                     s[n].size = size_of(o, key_of((fl_op_class)c));
+                    s[n].ev = ev && ev[m] ? ev[m][i] : 0;
                     n++;
                 }
             }
@@ -644,7 +713,8 @@ static fl_status check_models(const fl_fit_model *models, size_t n_models, char 
 
 /* Leave-one-model-out: each model predicted by a fit without it; the
  * interval holds the 10th to 90th percentile of measured / predicted. */
-static fl_status cross_validate(const fl_fit_model *models, size_t n_models, fl_fit_result *r) {
+static fl_status cross_validate(const fl_fit_model *models, size_t n_models,
+                                const double *const *ev, fl_fit_result *r) {
     size_t nm = 0;
     double *ratio = calloc(n_models + 1, sizeof(double));
     if (!ratio) {
@@ -653,13 +723,14 @@ static fl_status cross_validate(const fl_fit_model *models, size_t n_models, fl_
     for (size_t m = 0; m < n_models; m++) {
         fl_fit_result cv;
         memset(&cv, 0, sizeof cv);
-        fl_status st = fit_tables(models, n_models, (long)m, &cv);
+        double stream = 0;
+        fl_status st = fit_tables(models, n_models, ev, (long)m, &cv, &stream);
         if (st != FL_OK) {
             free_tables(&cv);
             free(ratio);
             return st;
         }
-        r->cv_s[m] = predict_model(&cv, &models[m]);
+        r->cv_s[m] = predict_model(&cv, &models[m], ev ? ev[m] : NULL, stream);
         free_tables(&cv);
         if (models[m].measured_s > 0 && r->cv_s[m] > 0) {
             ratio[nm++] = models[m].measured_s / r->cv_s[m];
@@ -678,7 +749,14 @@ static fl_status cross_validate(const fl_fit_model *models, size_t n_models, fl_
 
 fl_status fl_fit(const fl_fit_model *models, size_t n_models, fl_fit_result *out, char *err,
                  size_t errlen) {
+    double stream;
+    return fl_fit_streamed(models, n_models, NULL, out, &stream, err, errlen);
+}
+
+fl_status fl_fit_streamed(const fl_fit_model *models, size_t n_models, const double *const *evicted,
+                          fl_fit_result *out, double *streamed, char *err, size_t errlen) {
     memset(out, 0, sizeof(*out));
+    *streamed = 0;
     fl_status st = check_models(models, n_models, err, errlen);
     if (st != FL_OK) {
         return st;
@@ -690,17 +768,19 @@ fl_status fl_fit(const fl_fit_model *models, size_t n_models, fl_fit_result *out
         st = FL_ENOMEM;
     }
     if (st == FL_OK) {
-        st = fit_tables(models, n_models, -1, out);
+        st = fit_tables(models, n_models, evicted, -1, out, streamed);
     }
     for (size_t m = 0; st == FL_OK && m < n_models; m++) {
-        out->predicted_s[m] = predict_model(out, &models[m]);
+        out->predicted_s[m] =
+            predict_model(out, &models[m], evicted ? evicted[m] : NULL, *streamed);
     }
     if (st == FL_OK && n_models >= 3) {
-        st = cross_validate(models, n_models, out);
+        st = cross_validate(models, n_models, evicted, out);
     }
     if (st != FL_OK) {
         snprintf(err, errlen, "out of memory fitting %zu models", n_models);
         fl_fit_result_free(out);
+        *streamed = 0;
     }
     return st;
 }
@@ -783,8 +863,23 @@ static void write_base(FILE *f, const fl_profile *base, const char *name, const 
 
 int fl_fit_write_profile(FILE *f, const fl_profile *base, const char *name, const fl_fit_result *r,
                          const char *source) {
+    return fl_fit_write_profile_streamed(f, base, name, r, 0, 0, source);
+}
+
+int fl_fit_write_profile_streamed(FILE *f, const fl_profile *base, const char *name,
+                                  const fl_fit_result *r, double streamed, int64_t ops,
+                                  const char *source) {
     char src[1024];
     write_base(f, base, name, r);
+    if (streamed > 0) {
+        snprintf(src, sizeof src,
+                 "%s: the refill after the bytes the %d kernels run before an op evicted from "
+                 "the caches, chosen on %lld traced ops of class other",
+                 source, FL_STREAMED_WINDOW, (long long)ops);
+        fprintf(f, "streamed: {seconds_per_byte: %.6g, source: ", streamed);
+        yq(f, src);
+        fprintf(f, "}\n");
+    }
     if (r->have_overhead && r->overhead_s > 0) {
         snprintf(src, sizeof src,
                  "%s: median over the traces of (whole run - sum of kernel times) / kernels",

@@ -575,10 +575,22 @@ static fl_status interval(pctx *p, yaml_node_t *n, const char *field, fl_interva
     return FL_OK;
 }
 
-enum { K_SCHEMA, K_NAME, K_KIND, K_DESC, K_COMPUTE, K_MEMORY, K_OVERHEAD, K_EFF, K_IV, K_COUNT };
-static const char *const top_keys[K_COUNT] = {"schema",      "name",       "kind",
-                                              "description", "compute",    "memory",
-                                              "overhead",    "efficiency", "interval"};
+enum {
+    K_SCHEMA,
+    K_NAME,
+    K_KIND,
+    K_DESC,
+    K_COMPUTE,
+    K_MEMORY,
+    K_OVERHEAD,
+    K_EFF,
+    K_IV,
+    K_STREAMED,
+    K_COUNT
+};
+static const char *const top_keys[K_COUNT] = {"schema",   "name",    "kind",     "description",
+                                              "compute",  "memory",  "overhead", "efficiency",
+                                              "interval", "streamed"};
 
 typedef struct top_ctx {
     fl_profile *pr;
@@ -608,7 +620,7 @@ static fl_status top_pair(pctx *p, const char *key, yaml_node_t *kn, yaml_node_t
     if (k < 0) {
         return fail(p, kn, field,
                     "unknown key (expected schema, name, kind, description, compute, memory, "
-                    "overhead, efficiency, interval)");
+                    "overhead, efficiency, interval, streamed)");
     }
     tc->seen[k] = true;
     fl_status st;
@@ -655,6 +667,8 @@ static fl_status top_pair(pctx *p, const char *key, yaml_node_t *kn, yaml_node_t
         return figure(p, vn, field, "seconds", &pr->overhead);
     case K_IV:
         return interval(p, vn, field, &pr->interval);
+    case K_STREAMED:
+        return figure(p, vn, field, "seconds_per_byte", &pr->streamed);
     default:
         return each_pair(p, vn, field, class_pair, pr);
     }

@@ -5,6 +5,7 @@
 
 #include "foldline/foldline.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -427,50 +428,59 @@ static void estimate_node(const fl_profile *p, const fl_node *nd, const fl_reuse
     r->upper_s = r->compute_s + upper_mem / memory_eff + fixed;
 }
 
-fl_status fl__roofline_estimate(const fl_graph *g, const fl_profile *p, bool per_node, fl_arena *ra,
-                                fl_diag *d, fl_roofline_graph *out) {
-    memset(out, 0, sizeof(*out));
-    fl_arena *sa = g->arena; /* scratch, counted against the analysis's memory limit */
-    fl_roofline_node *all = fl__arena_scratch(sa, g->n_nodes + 1, sizeof(*all));
-    if (!all) {
-        return fl__diag_oom(d);
+/* The bytes a kernel streaming `bytes` evicts from p's caches (the memory
+ * levels but the last): min(bytes, capacity) from each. */
+static double evicted(const fl_profile *p, double bytes) {
+    double e = 0;
+    for (size_t l = 0; l + 1 < p->n_levels; l++) {
+        double c = p->levels[l].capacity;
+        e += c > 0 && c < bytes ? c : bytes;
     }
-    size_t n = 0;
-    label_cache *labels = fl__arena_scratch(sa, 1, sizeof(*labels));
-    if (!labels) {
-        fl__arena_scratch_free(sa, all);
-        return fl__diag_oom(d);
+    return e;
+}
+
+/* The refill term (fl_profile.streamed) of the n estimated ops all[] (ids:
+ * their node ids): into ev[] the mean bytes the FL_STREAMED_WINDOW kernels
+ * run before each evicted, into st[] the time that adds, also added into
+ * each op's time_s and upper_s. FL_ENOMEM when scratch runs out. */
+static fl_status streamed_terms(const fl_graph *g, const fl_profile *p, fl_roofline_node *all,
+                                const uint32_t *ids, size_t n, double *ev, double *st) {
+    fl_arena *sa = g->arena;
+    fl_run_order ro;
+    double *in = fl__arena_scratch(sa, g->n_nodes + 1, sizeof(*in));
+    double *out = fl__arena_scratch(sa, g->n_nodes + 1, sizeof(*out));
+    if (!in || !out || fl__run_order_build(g, sa, &ro) != FL_OK) {
+        fl__arena_scratch_free(sa, in);
+        fl__arena_scratch_free(sa, out);
+        return FL_ENOMEM;
     }
-    labels->ra = ra;
-    fl_reuse ru;
-    memset(&ru, 0, sizeof ru);
-    if (p->n_levels > 1 && fl__reuse_build(g, sa, &ru) != FL_OK) {
-        fl__arena_scratch_free(sa, all);
-        fl__arena_scratch_free(sa, labels);
-        return fl__diag_oom(d);
+    for (size_t i = 0; i < n; i++) {
+        in[ids[i]] = evicted(p, all[i].bytes);
     }
-    for (size_t i = 0; i < g->n_nodes; i++) {
-        const fl_node *nd = g->nodes[i];
-        const fl_cost *k = &nd->cost;
-        if (k->incomplete) {
-            continue;
-        }
-        if (!fl_sym_is_known(k->flops) || !fl_sym_is_known(k->bytes_read) ||
-            !fl_sym_is_known(k->bytes_written) || !fl_sym_is_known(k->macs) ||
-            !fl_sym_is_known(k->int_ops)) {
-            fl__reuse_free(sa, &ru);
-            fl__arena_scratch_free(sa, all);
-            fl__arena_scratch_free(sa, labels);
-            return fl__node_fail(d, FL_EUSAGE, nd,
-                                 "roofline estimate needs known counts: bind every symbol");
-        }
-        fl_roofline_node *r = &all[n++];
-        r->name = nd->name;
-        r->op = nd->op;
-        r->executed = !(nd->desc && (nd->desc->flags & FL_OPF_NO_BYTES)) && !nd->cost.per_load;
-        estimate_node(p, nd, ru.pos ? &ru : NULL, r, labels);
+    fl__run_order_before(&ro, in, FL_STREAMED_WINDOW, out);
+    for (size_t i = 0; i < n; i++) {
+        fl_roofline_node *r = &all[i];
+        bool pays = ro.pos[ids[i]] != SIZE_MAX && (r->flops > 0 || r->bytes > 0 || r->executed);
+        ev[i] = pays ? out[ids[i]] / FL_STREAMED_WINDOW : 0;
+        st[i] = ev[i] * p->streamed.value;
+        r->time_s += st[i];
+        r->upper_s += st[i];
+    }
+    fl__run_order_free(sa, &ro);
+    fl__arena_scratch_free(sa, in);
+    fl__arena_scratch_free(sa, out);
+    return FL_OK;
+}
+
+/* Each op's bound, and the graph's totals from its n ops (st: each op's
+ * refill, in its fixed part; NULL: none). */
+static void add_totals(fl_roofline_node *all, size_t n, const double *st, fl_roofline_graph *out) {
+    for (size_t i = 0; i < n; i++) {
+        fl_roofline_node *r = &all[i];
         double m = r->compute_s >= r->memory_s ? r->compute_s : r->memory_s;
-        double fixed = r->overhead_s + r->fixed_s + r->channel_time_s + r->broadcast_time_s;
+        double fixed =
+            r->overhead_s + r->fixed_s + r->channel_time_s + r->broadcast_time_s + (st ? st[i] : 0);
+        out->streamed_s += st ? st[i] : 0;
         if (r->time_s == 0) {
             r->bound = "none";
         } else if (fixed > m) {
@@ -492,8 +502,75 @@ fl_status fl__roofline_estimate(const fl_graph *g, const fl_profile *p, bool per
         out->time_s += r->time_s;
         out->upper_s += r->upper_s;
     }
-    out->ops_costed = (int64_t)n;
+}
+
+fl_status fl__roofline_estimate(const fl_graph *g, const fl_profile *p, bool per_node, fl_arena *ra,
+                                fl_diag *d, fl_roofline_graph *out) {
+    memset(out, 0, sizeof(*out));
+    fl_arena *sa = g->arena; /* scratch, counted against the analysis's memory limit */
+    /* the refill after the kernels before each op: with the profile's
+     * figure, or per node for a fit to read (a profile with caches); ids:
+     * the estimated ops' node ids */
+    bool refill = p->n_levels > 1 && (per_node || p->streamed.value > 0);
+    fl_roofline_node *all = fl__arena_scratch(sa, g->n_nodes + 1, sizeof(*all));
+    uint32_t *ids = refill ? fl__arena_scratch(sa, g->n_nodes + 1, sizeof(*ids)) : NULL;
+    label_cache *labels =
+        all && (ids || !refill) ? fl__arena_scratch(sa, 1, sizeof(*labels)) : NULL;
+    if (!labels) {
+        fl__arena_scratch_free(sa, all);
+        fl__arena_scratch_free(sa, ids);
+        return fl__diag_oom(d);
+    }
+    size_t n = 0;
+    labels->ra = ra;
+    fl_reuse ru;
+    memset(&ru, 0, sizeof ru);
+    if (p->n_levels > 1 && fl__reuse_build(g, sa, &ru) != FL_OK) {
+        fl__arena_scratch_free(sa, all);
+        fl__arena_scratch_free(sa, ids);
+        fl__arena_scratch_free(sa, labels);
+        return fl__diag_oom(d);
+    }
+    for (size_t i = 0; i < g->n_nodes; i++) {
+        const fl_node *nd = g->nodes[i];
+        const fl_cost *k = &nd->cost;
+        if (k->incomplete) {
+            continue;
+        }
+        if (!fl_sym_is_known(k->flops) || !fl_sym_is_known(k->bytes_read) ||
+            !fl_sym_is_known(k->bytes_written) || !fl_sym_is_known(k->macs) ||
+            !fl_sym_is_known(k->int_ops)) {
+            fl__reuse_free(sa, &ru);
+            fl__arena_scratch_free(sa, all);
+            fl__arena_scratch_free(sa, ids);
+            fl__arena_scratch_free(sa, labels);
+            return fl__node_fail(d, FL_EUSAGE, nd,
+                                 "roofline estimate needs known counts: bind every symbol");
+        }
+        if (ids) {
+            ids[n] = nd->id;
+        }
+        fl_roofline_node *r = &all[n++];
+        r->name = nd->name;
+        r->op = nd->op;
+        r->executed = !(nd->desc && (nd->desc->flags & FL_OPF_NO_BYTES)) && !nd->cost.per_load;
+        estimate_node(p, nd, ru.pos ? &ru : NULL, r, labels);
+    }
     fl__reuse_free(sa, &ru);
+    double *ev = NULL, *st = NULL;
+    if (refill) {
+        ev = fl__arena_calloc(ra, n + 1, sizeof(*ev));
+        st = fl__arena_calloc(ra, n + 1, sizeof(*st));
+        if (!ev || !st || streamed_terms(g, p, all, ids, n, ev, st) != FL_OK) {
+            fl__arena_scratch_free(sa, all);
+            fl__arena_scratch_free(sa, ids);
+            fl__arena_scratch_free(sa, labels);
+            return fl__diag_oom(d);
+        }
+    }
+    fl__arena_scratch_free(sa, ids);
+    add_totals(all, n, st, out);
+    out->ops_costed = (int64_t)n;
     fl__arena_scratch_free(sa, labels);
     out->calibrated = p->calibrated;
     if (p->interval.coverage > 0) {
@@ -533,6 +610,8 @@ fl_status fl__roofline_estimate(const fl_graph *g, const fl_profile *p, bool per
     out->n_top = nt;
     out->nodes = nodes;
     out->n_nodes = nodes ? n : 0;
+    out->node_evicted_bytes = nodes ? ev : NULL;
+    out->node_streamed_s = nodes ? st : NULL;
     return ra->failed ? fl__diag_oom(d) : FL_OK;
 }
 

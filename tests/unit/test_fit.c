@@ -673,6 +673,48 @@ static void test_scale_not_from_copies(void **state) {
     fl_fit_result_free(&r);
 }
 
+/* The refill term (fl_fit_streamed): 12 `other` ops of 2 us fixed cost,
+ * each also paying 2.5e-13 s per byte the kernels before it evicted (0 for
+ * the first, 1..11 MB, the most 8 MB). The candidates are the least
+ * measured time per evicted byte, (2 us + 2.5e-13 x 8e6) / 8e6 = 5e-13,
+ * x j / 24: at j = 12, 2.5e-13, every op's time less its refill is the
+ * fixed 2 us and the error is 0, so that one is chosen; the whole model is
+ * predicted exactly. Without evicted bytes there is no term. */
+static void test_streamed(void **state) {
+    (void)state;
+    fl_fit_op ops[12];
+    double ev[12];
+    memset(ops, 0, sizeof ops);
+    for (int i = 0; i < 12; i++) {
+        ev[i] = i == 0 ? 0 : i == 11 ? 8e6 : 1e6 * (double)i * 0.7;
+        ops[i].cls = FL_CLASS_OTHER;
+        ops[i].executed = true;
+        ops[i].measured_s = 2e-6 + 2.5e-13 * ev[i];
+    }
+    fl_fit_model m = {"m", 12, ops, 0, 0, 0};
+    const double *evs[1] = {ev};
+    fl_fit_result r;
+    char err[256];
+    double streamed = -1;
+    assert_int_equal(fl_fit_streamed(&m, 1, evs, &r, &streamed, err, sizeof err), FL_OK);
+    if (fabs(streamed - 2.5e-13) > 1e-9 * 2.5e-13) {
+        fail_msg("streamed %.17g", streamed);
+    }
+    double f = r.table[FL_CLASS_OTHER].buckets[0].fixed_s;
+    if (fabs(f - 2e-6) > 1e-9 * 2e-6) {
+        fail_msg("fixed %.17g", f);
+    }
+    double sum = 0;
+    for (int i = 0; i < 12; i++) {
+        sum += ops[i].measured_s;
+    }
+    assert_true(fabs(r.predicted_s[0] - sum) <= 1e-9 * sum);
+    fl_fit_result_free(&r);
+    assert_int_equal(fl_fit_streamed(&m, 1, NULL, &r, &streamed, err, sizeof err), FL_OK);
+    assert_true(streamed == 0);
+    fl_fit_result_free(&r);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_recovers),
@@ -689,6 +731,7 @@ int main(void) {
         cmocka_unit_test(test_one_size_no_fixed),
         cmocka_unit_test(test_scale_not_from_copies),
         cmocka_unit_test(test_level_scale),
+        cmocka_unit_test(test_streamed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -797,6 +797,62 @@ static void test_reuse_distance(void **state) {
     fl_report_free(r);
 }
 
+/* The refill after streaming kernels (fl_profile.streamed): the handmade
+ * profile (one cache level, L2 of 100,000 B) with 1e-9 s per evicted byte.
+ * x [1000] and y [25000] f32: A = Relu(y) moves 200,000 B (evicts the
+ * L2's 100,000), B = Relu(x) and C = Neg(b) 8,000 B each. ONNX Runtime
+ * runs B, C, A (the leaves A and C stacked in that order, C taken first,
+ * with its producer B): B pays nothing, C a fifth of B's 8,000 B, A a fifth
+ * of B's and C's 16,000 B (in the file's order C would have paid for A's
+ * 100,000). The term is in the ops' times and the graph's overhead. */
+static void test_streamed(void **state) {
+    (void)state;
+    size_t len = strlen(profile_yaml);
+    char *yaml = malloc(len + 64);
+    assert_non_null(yaml);
+    snprintf(yaml, len + 64, "%sstreamed: {seconds_per_byte: 1e-9, source: t}\n", profile_yaml);
+    char err[256];
+    fl_profile *ps = NULL;
+    if (fl_profile_parse(yaml, strlen(yaml), "streamed.yaml", &ps, err, sizeof err) != FL_OK) {
+        fail_msg("%s", err);
+    }
+    free(yaml);
+    assert_near(ps->streamed.value, 1e-9);
+    fl_report *r[2];
+    for (int k = 0; k < 2; k++) {
+        ob_model *m = ob_new(13);
+        ob_input(m, "x", OB_FLOAT, 1, (int64_t[]){1000}, NULL);
+        ob_input(m, "y", OB_FLOAT, 1, (int64_t[]){25000}, NULL);
+        ob_node(m, "Relu", "A", "y", "a");
+        ob_node(m, "Relu", "B", "x", "b");
+        ob_node(m, "Neg", "C", "b", "c");
+        ob_output(m, "a");
+        ob_output(m, "c");
+        r[k] = analyze_onnx(m, k ? ps : P);
+    }
+    const char *names[] = {"A", "B", "C"};
+    const double bytes[] = {200000, 8000, 8000}, ev[] = {16000.0 / 5, 0, 8000.0 / 5};
+    const fl_roofline_graph *g0 = r[0]->roofline[0].before, *g1 = r[1]->roofline[0].before;
+    assert_non_null(g1->node_evicted_bytes);
+    assert_non_null(g1->node_streamed_s);
+    for (int i = 0; i < 3; i++) {
+        size_t at = (size_t)(rnode(r[1], names[i]) - g1->nodes);
+        assert_near(g1->nodes[at].bytes, bytes[i]);
+        assert_near(g1->node_evicted_bytes[at], ev[i]);
+        assert_near(g1->node_streamed_s[at], 1e-9 * ev[i]);
+        assert_near(g0->node_evicted_bytes[at], ev[i]); /* without the figure: no time */
+        assert_true(g0->node_streamed_s[at] == 0);
+        assert_near(g1->nodes[at].time_s - rnode(r[0], names[i])->time_s, 1e-9 * ev[i]);
+    }
+    assert_true(g0->streamed_s == 0);
+    assert_near(g1->streamed_s, 1e-9 * 24000 / 5);
+    assert_near(g1->time_s - g0->time_s, 1e-9 * 24000 / 5);
+    assert_near(g1->overhead_s - g0->overhead_s, 1e-9 * 24000 / 5);
+    fl_report_free(r[0]);
+    fl_report_free(r[1]);
+    fl_profile_free(ps);
+}
+
 static void test_broadcast_time(void **state) {
     (void)state;
     char err[256];
@@ -1092,7 +1148,7 @@ int main(void) {
         cmocka_unit_test(test_kernel_traffic_tf), cmocka_unit_test(test_transpose_runs),
         cmocka_unit_test(test_erf_work),          cmocka_unit_test(test_int8_xeon_8480plus),
         cmocka_unit_test(test_tflite_names),      cmocka_unit_test(test_broadcast_time),
-        cmocka_unit_test(test_reuse_distance),
+        cmocka_unit_test(test_reuse_distance),    cmocka_unit_test(test_streamed),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
