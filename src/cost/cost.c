@@ -662,23 +662,30 @@ static fl_status update_sums(fl_ctx *c, fl_cost_totals *u, const fl_graph_snapsh
     for (int i = 0; i < N_SUMS && st == FL_OK; i++) {
         st = fl__sym_sum_add(&sums[i], u->part[i]);
     }
-    fl_node *const *old = fl__graph_journal_opened(s);
-    for (size_t i = 0; i < s->head.n_nodes && st == FL_OK; i++) {
-        const fl_node *o = old[i], *was = fl__graph_snapshot_saved(s, o);
-        bool gone = o->id >= g->n_nodes || g->nodes[o->id] != o;
-        if (gone) {
-            st = count_node(c, was ? was : o, -1, false, u, sums);
-        } else if (was && (!fl__cost_same(&was->cost, &o->cost) ||
-                           fl__cost_is_value_node(was) != fl__cost_is_value_node(o))) {
+    /* The nodes it saved (each was in the graph as opened). */
+    for (size_t i = 0; i < s->n_nodes && st == FL_OK; i++) {
+        const fl_node *o = s->node_ptrs[i], *was = &s->nodes[i];
+        if (o->id >= g->n_nodes || g->nodes[o->id] != o) { /* gone */
+            st = count_node(c, was, -1, false, u, sums);
+        } else if (!fl__cost_same(&was->cost, &o->cost) ||
+                   fl__cost_is_value_node(was) != fl__cost_is_value_node(o)) {
             if ((st = count_node(c, was, -1, false, u, sums)) == FL_OK) {
                 st = count_node(c, o, 1, false, u, sums);
             }
         }
     }
-    /* Nodes added since (a node the journal saved was counted above). */
+    /* The nodes gone that it did not save (removed without an edit). */
+    fl_node *const *old = fl__graph_journal_opened(s);
+    for (size_t i = 0; i < s->head.n_nodes && st == FL_OK; i++) {
+        const fl_node *o = old[i];
+        if ((o->id >= g->n_nodes || g->nodes[o->id] != o) && !fl__graph_snapshot_saved(s, o)) {
+            st = count_node(c, o, -1, false, u, sums);
+        }
+    }
+    /* The nodes added since (a journal saves none of them). */
     for (size_t i = 0; i < g->n_nodes && st == FL_OK; i++) {
         const fl_node *n = g->nodes[i];
-        if (n->born >= s->stamp && !fl__graph_snapshot_saved(s, n)) {
+        if (n->born >= s->stamp) {
             st = count_node(c, n, 1, false, u, sums);
         }
     }

@@ -563,8 +563,8 @@ static bool totals_same(const fl_cost_totals *t, const fl_cost_totals *w) {
 }
 
 /* The verifier's check of the incremental update: the whole inference and
- * costing, run after it, must give every node the same outputs and counts
- * (and the same totals). */
+ * costing, run after it, must give every node the same outputs, counts and
+ * FL_NODE_INCOMPLETE (and the same totals). */
 static fl_status check_incremental(fl_ctx *c, const fl_options *opt, const fl_cost_totals *t) {
     fl_graph *g = c->g;
     size_t n = g->n_nodes, n_out = 0;
@@ -574,16 +574,19 @@ static fl_status check_incremental(fl_ctx *c, const fl_options *opt, const fl_co
     fl_cost *costs = malloc((n + 1) * sizeof(fl_cost));
     fl_tensor *outs = malloc((n_out + 1) * sizeof(fl_tensor));
     fl_node **nodes = malloc((n + 1) * sizeof(fl_node *));
-    if (!costs || !outs || !nodes) {
+    uint32_t *flags = malloc((n + 1) * sizeof(uint32_t));
+    if (!costs || !outs || !nodes || !flags) {
         free(costs);
         free(outs);
         free(nodes);
+        free(flags);
         return fl__diag_oom(c->d);
     }
     for (size_t i = 0, o = 0; i < n; i++) {
         fl_node *m = g->nodes[i];
         nodes[i] = m;
         costs[i] = m->cost;
+        flags[i] = m->flags & FL_NODE_INCOMPLETE;
         for (int k = 0; k < m->n_outputs; k++) {
             outs[o++] = m->outputs[k];
         }
@@ -592,7 +595,7 @@ static fl_status check_incremental(fl_ctx *c, const fl_options *opt, const fl_co
     fl_status st = refresh_whole(c, opt, &whole);
     for (size_t i = 0, o = 0; st == FL_OK && i < n; i++) {
         fl_node *m = nodes[i];
-        bool same = cost_same(&costs[i], &m->cost);
+        bool same = cost_same(&costs[i], &m->cost) && flags[i] == (m->flags & FL_NODE_INCOMPLETE);
         for (int k = 0; k < m->n_outputs; k++, o++) {
             same = same && tensor_same(&outs[o], &m->outputs[k]);
         }
@@ -610,6 +613,7 @@ static fl_status check_incremental(fl_ctx *c, const fl_options *opt, const fl_co
     free(costs);
     free(outs);
     free(nodes);
+    free(flags);
     return st;
 }
 

@@ -40,14 +40,33 @@ static bool needs_whole(const fl_graph *g, const fl_options *opt) {
     return false;
 }
 
+/* Sets n's FL_NODE_INCOMPLETE as the whole inference would (an output's
+ * shape not determined), writing the flags only where they change (a
+ * journal saves the node). */
+static void set_incomplete(fl_graph *g, fl_node *n) {
+    uint32_t flags = n->flags & ~(uint32_t)FL_NODE_INCOMPLETE;
+    for (int k = 0; k < n->n_outputs; k++) {
+        if (!fl__shape_is_determined(&n->outputs[k].shape)) {
+            flags |= FL_NODE_INCOMPLETE;
+            break;
+        }
+    }
+    if (flags != n->flags) {
+        fl__graph_journal_save(g, n);
+        n->flags = flags;
+    }
+}
+
 /* Marks in `redo` the nodes the rewrite changed (2: also their outputs).
  * False when a node that makes symbols changed: the whole inference's.
  * Only nodes added or marked edited since the snapshot (graph/mutate.h) are
  * compared with it: every other node is as it was (the pass driver's
- * verifier checks that after every pass). */
-static bool changed_nodes(const fl_graph *g, const fl_graph_snapshot *before, uint8_t *redo) {
+ * verifier checks that after every pass), its outputs and so its
+ * FL_NODE_INCOMPLETE too; the flag of a marked node that is not to be
+ * re-inferred is set here from its outputs (propagate sets the others'). */
+static bool changed_nodes(fl_graph *g, const fl_graph_snapshot *before, uint8_t *redo) {
     for (size_t i = 0; i < g->n_nodes; i++) {
-        const fl_node *n = g->nodes[i];
+        fl_node *n = g->nodes[i];
         if (!fl__graph_snapshot_marked(before, n)) {
             redo[i] = 0;
             continue;
@@ -58,13 +77,19 @@ static bool changed_nodes(const fl_graph *g, const fl_graph_snapshot *before, ui
             return false;
         }
         redo[i] = ch || outs ? (outs ? 2 : 1) : 0;
+        if (!redo[i]) { /* else propagate sets it */
+            set_incomplete(g, n);
+        }
     }
     return true;
 }
 
 /* Re-infers, in topological order, the nodes marked in `redo` and those
- * reading a node whose outputs differ now; marks every node inferred in
- * redo (for costing). Stops with *whole set at a node that makes symbols. */
+ * reading a node whose outputs differ now, and sets their
+ * FL_NODE_INCOMPLETE; marks every node inferred in redo (for costing).
+ * Stops with *whole set at a node that makes symbols. The bodies' refresh
+ * after it changes no outputs (it asks for the whole inference when it
+ * does), so no other node's flag can change. */
 static fl_status propagate(fl_ctx *c, const fl_graph_snapshot *before, uint8_t *redo,
                            uint8_t *differs, bool *whole) {
     fl_graph *g = c->g;
@@ -91,6 +116,7 @@ static fl_status propagate(fl_ctx *c, const fl_graph_snapshot *before, uint8_t *
         }
         redo[n->id] = 1;
         differs[n->id] = fl__graph_snapshot_outputs_differ(before, n);
+        set_incomplete(g, n);
     }
     return FL_OK;
 }
@@ -125,19 +151,6 @@ fl_status fl__infer_refresh(fl_ctx *c, const fl_options *opt, const fl_graph_sna
     if (st != FL_OK || whole || fl__sym_n_merges(c->st) != merges) {
         free(redo);
         return st; /* new equations: the whole inference (*redone NULL) */
-    }
-    for (size_t i = 0; i < n; i++) {
-        fl_node *m = g->nodes[i];
-        uint32_t flags = m->flags & ~(uint32_t)FL_NODE_INCOMPLETE;
-        for (int k = 0; k < m->n_outputs; k++) {
-            if (!fl__shape_is_determined(&m->outputs[k].shape)) {
-                flags |= FL_NODE_INCOMPLETE;
-            }
-        }
-        if (flags != m->flags) { /* written only where it changes: a journal saves it */
-            fl__graph_journal_save(g, m);
-            m->flags = flags;
-        }
     }
     *redone = redo;
     return FL_OK;

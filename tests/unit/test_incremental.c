@@ -375,6 +375,40 @@ static void test_totals_by_difference(void **state) {
     }
 }
 
+/* FL_NODE_INCOMPLETE (an output's shape not determined) follows a node
+ * inferred again, as the whole inference would set it: in setup_mixed's
+ * graph, ry moved onto u (unknown rank) has it, moved back onto y it has
+ * not; with the verifier on and off. */
+static fl_status move_ry(fl_pass_ctx *pc, void *arg) {
+    fl_graph *g = pc->c->g;
+    fl__node_set_input(g, fl__graph_find(g, "ry"), 0, (fl_input){fl__graph_find(g, arg), 0});
+    pc->rewritten++;
+    return FL_OK;
+}
+
+static void test_incomplete_flag_follows(void **state) {
+    (void)state;
+    for (int verify = 0; verify < 2; verify++) {
+        fixture f;
+        setup_mixed(&f);
+        fl_ledger led;
+        fl_cost_totals after;
+        assert_false(fl__graph_find(f.g, "ry")->flags & FL_NODE_INCOMPLETE);
+        fl__pipeline_set_test_hook(move_ry, "u");
+        run_v(&f, "shape", verify, &led, &after);
+        assert_int_equal(led.passes[0].nodes_reinferred, 1);
+        assert_int_equal(fl__graph_find(f.g, "ry")->outputs[0].shape.rank, -1);
+        assert_true(fl__graph_find(f.g, "ry")->flags & FL_NODE_INCOMPLETE);
+        fl__pipeline_set_test_hook(move_ry, "y");
+        run_v(&f, "shape", verify, &led, &after);
+        fl__pipeline_set_test_hook(NULL, NULL);
+        assert_int_equal(led.passes[0].nodes_reinferred, 1);
+        assert_int_equal(fl__graph_find(f.g, "ry")->outputs[0].shape.rank, 1);
+        assert_false(fl__graph_find(f.g, "ry")->flags & FL_NODE_INCOMPLETE);
+        teardown_f(&f);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bypass_reinfers_one),
@@ -384,6 +418,7 @@ int main(void) {
         cmocka_unit_test(test_quiet_pass_not_run_again),
         cmocka_unit_test(test_quiet_pass_changing_caught),
         cmocka_unit_test(test_totals_by_difference),
+        cmocka_unit_test(test_incomplete_flag_follows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
