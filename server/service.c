@@ -8,8 +8,8 @@
  */
 #include "foldline/foldline.h"
 #include "foldline/v1/cost_model.pb-c.h"
+#include "foldline/wire.h"
 #include "grpc_health/v1/health.pb-c.h"
-#include "import/pbwire.h"
 #include "pbguard.h"
 #include "report_pb.h"
 #include "server.h"
@@ -519,12 +519,12 @@ static bool options_from_request(fl_call *c, const Foldline__V1__AnalyzeOptions 
 
 /* The decoded request: graph bytes and options, whichever method sent them. */
 typedef struct request {
-    /* Analyze: the message decoded by the engine's wire reader into `arena`,
+    /* Analyze: the message decoded in place (foldline/wire.h) into `msgs`,
      * its bytes fields (the graph, the files) views into `slice`;
-     * AnalyzeStream: the messages decoded into `arena`, `slice` the first
+     * AnalyzeStream: the messages decoded into `msgs`, `slice` the first
      * one's bytes (its options') */
     Foldline__V1__AnalyzeRequest *unary;
-    fl_arena arena;
+    fl_wire_msgs *msgs;
     grpc_slice slice;
     unsigned char *joined; /* AnalyzeStream: the concatenated bytes */
     const unsigned char *graph;
@@ -536,7 +536,7 @@ typedef struct request {
 } request;
 
 static void request_free(request *q) {
-    fl__arena_free(&q->arena);
+    fl_wire_msgs_free(q->msgs);
     grpc_slice_unref(q->slice);
     free(q->joined);
     for (size_t i = 0; q->stream_names && q->files && i < q->n_files; i++) {
@@ -561,9 +561,9 @@ static long stream_file(request *q, const char *name, size_t max) {
     return (long)q->n_files++;
 }
 
-/* Fails the call for bytes fl__pbwire_unpack could not decode (`what`:
+/* Fails the call for bytes fl_wire_unpack could not decode (`what`:
  * which message they were to be), naming the field and the byte. */
-static void fail_undecodable(fl_call *c, const fl_pbwire_error *e, const char *what) {
+static void fail_undecodable(fl_call *c, const fl_wire_error *e, const char *what) {
     const char *msg = e->message ? e->message : "the message";
     if (e->oom) {
         fl_call_fail(c, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory decoding %s", msg);
@@ -576,7 +576,7 @@ static void fail_undecodable(fl_call *c, const fl_pbwire_error *e, const char *w
     }
 }
 
-/* AnalyzeStream: every chunk decoded by the engine's wire reader (its
+/* AnalyzeStream: every chunk decoded in place (foldline/wire.h; its
  * graph_chunk a view into the chunk's bytes, which stay referenced), then
  * the model's bytes and each named file's copied once into `joined` (their
  * sum is the stream's size). */
@@ -608,9 +608,9 @@ static bool decode_stream(fl_call *c, request *q) {
             ok = false;
             break;
         }
-        fl_pbwire_error e = {0};
-        chs[i] = (Foldline__V1__AnalyzeChunk *)fl__pbwire_unpack(
-            &q->arena, &foldline__v1__analyze_chunk__descriptor, bytes, len, &e);
+        fl_wire_error e = {0};
+        chs[i] = (Foldline__V1__AnalyzeChunk *)fl_wire_unpack(
+            q->msgs, &foldline__v1__analyze_chunk__descriptor, bytes, len, &e);
         if (!chs[i]) {
             char what[96];
             snprintf(what, sizeof what,
@@ -684,6 +684,10 @@ static bool decode_stream(fl_call *c, request *q) {
 /* Decodes the unary request or the stream's chunks, releasing the call's
  * buffers as it goes. Returns false with the call failed. */
 static bool decode(fl_call *c, request *q) {
+    if (!q->msgs) {
+        fl_call_fail(c, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+        return false;
+    }
     if (c->method == FL_M_ANALYZE) {
         /* The request's bytes stay referenced until request_free: the
          * graph and the files are read where they arrived, not copied (a
@@ -699,9 +703,9 @@ static bool decode(fl_call *c, request *q) {
             fl_call_fail(c, GRPC_STATUS_INVALID_ARGUMENT, "%s", why);
             return false;
         }
-        fl_pbwire_error e = {0};
-        q->unary = (Foldline__V1__AnalyzeRequest *)fl__pbwire_unpack(
-            &q->arena, &foldline__v1__analyze_request__descriptor, bytes, n, &e);
+        fl_wire_error e = {0};
+        q->unary = (Foldline__V1__AnalyzeRequest *)fl_wire_unpack(
+            q->msgs, &foldline__v1__analyze_request__descriptor, bytes, n, &e);
         if (!q->unary) {
             fail_undecodable(c, &e,
                              "the request is not a valid foldline.v1.AnalyzeRequest message");
@@ -855,7 +859,7 @@ void fl_svc_analyze_work(fl_call *c) {
     }
     request q;
     memset(&q, 0, sizeof q);
-    fl__arena_init(&q.arena, 0);
+    q.msgs = fl_wire_msgs_new();
     q.slice = grpc_empty_slice();
     pool p = {0};
     fl_cache_key key;
