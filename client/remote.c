@@ -895,6 +895,8 @@ static bool set_from_reply(Foldline__V1__ListProfilesReply *rep, fl_profile_set 
         }
         p->overhead.value = m->_overhead_s_case ? m->overhead_s : 0;
         p->overhead.source = m->overhead_source;
+        p->streamed.value = m->_streamed_case ? m->streamed : 0;
+        p->streamed.source = m->streamed_source;
         efficiency_from(m, p, &bk);
         ptrs[i] = p;
     }

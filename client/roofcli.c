@@ -880,6 +880,10 @@ void fl_print_profiles(const fl_profile_set *set, const char *dir, bool json, bo
             } else {
                 printf("null");
             }
+            if (p->streamed.value > 0) { /* keys only when given */
+                printf(", \"streamed_s_per_byte\": %.9g, \"streamed_source\": ", p->streamed.value);
+                jstr(stdout, p->streamed.source);
+            }
             json_efficiency(p);
             printf("}");
             continue;
@@ -919,6 +923,11 @@ void fl_print_profiles(const fl_profile_set *set, const char *dir, bool json, bo
                 printf("      overhead %s: %s\n", fmt_time(p->overhead.value, b1, sizeof b1),
                        p->overhead.source);
             }
+        }
+        if (p->streamed.value > 0) {
+            printf("      refill after streaming kernels %.3g us per MB evicted (`streamed`)%s%s\n",
+                   p->streamed.value * 1e12, verbose ? ": " : "",
+                   verbose && p->streamed.source ? p->streamed.source : "");
         }
         text_efficiency(p, verbose);
     }

@@ -1050,6 +1050,11 @@ void fl_svc_list_profiles(fl_call *c) {
             m->overhead_s = pr->overhead.value;
         }
         m->overhead_source = (char *)(pr->overhead.source ? pr->overhead.source : "");
+        if (pr->streamed.value > 0) {
+            m->_streamed_case = FOLDLINE__V1__PROFILE___STREAMED_STREAMED;
+            m->streamed = pr->streamed.value;
+        }
+        m->streamed_source = (char *)(pr->streamed.source ? pr->streamed.source : "");
         profile_efficiency(&p, m, pr);
     }
     if (p.failed) {

@@ -124,6 +124,9 @@ typedef enum kind {
     K_ENUMS,      /* const char *const * + size_t count <-> repeated enum */
     K_STRS,       /* const char *const * + size_t count <-> repeated string */
     K_I64S,       /* const int64_t * + int count <-> repeated int64 */
+    K_DOUBLES,    /* const double * (NULL = absent) parallel to the size_t count at off2,
+                     which another row owns <-> repeated double (read only when its
+                     length is that count) */
     K_QTY,        /* fl_quantity <-> Quantity */
     K_MSG,        /* a struct at off (cond: a bool gating presence) <-> message */
     K_PTR,        /* const T * (NULL = absent) <-> message */
@@ -171,8 +174,9 @@ typedef struct step {
 struct row {
     const char *field; /* the proto field's name */
     kind k;
-    size_t off;  /* the value (first of a pair) */
-    size_t off2; /* the count (K_ARR, K_STRS, K_ENUMS, K_I64S, K_BYTES), rank (K_SHAPE) */
+    size_t off; /* the value (first of a pair) */
+    size_t
+        off2; /* the count (K_ARR, K_STRS, K_ENUMS, K_I64S, K_DOUBLES, K_BYTES), rank (K_SHAPE) */
     size_t off3; /* K_SHAPE: dims; K_MSG: the bool gating presence + 1 (0 = none) */
     const msg_map *sub;
     const char *aux; /* K_ENUM(S): value prefix; K_ARR: presence flag field */
@@ -409,6 +413,9 @@ static const row roof_graph_rows[] = {
     R("low_s", K_OPT_POS, fl_roofline_graph, low_s),
     R("high_s", K_OPT_POS, fl_roofline_graph, high_s),
     R("coverage", K_OPT_POS, fl_roofline_graph, coverage),
+    RP("node_evicted_bytes", K_DOUBLES, fl_roofline_graph, node_evicted_bytes, n_nodes),
+    RP("node_streamed_s", K_DOUBLES, fl_roofline_graph, node_streamed_s, n_nodes),
+    R("streamed_s", K_DOUBLE, fl_roofline_graph, streamed_s),
 };
 MAP(roof_graph_map, foldline__v1__roofline_graph__descriptor, fl_roofline_graph, roof_graph_rows);
 
@@ -743,6 +750,12 @@ static bool row_to_pb(enc *e, const row *r, const void *src, const ProtobufCFiel
         int n = *CAT(src, r->off2, int);
         *(const int64_t **)slot = *(const int64_t *const *)val;
         *AT(dst, f->quantifier_offset, size_t) = n > 0 ? (size_t)n : 0;
+        break;
+    }
+    case K_DOUBLES: {
+        const double *v = *(const double *const *)val;
+        *(const double **)slot = v;
+        *AT(dst, f->quantifier_offset, size_t) = v ? *CAT(src, r->off2, size_t) : 0;
         break;
     }
     case K_BYTES: {
@@ -1223,6 +1236,11 @@ static void put_row(enc *e, const step *st, const void *src) {
         fl_pbw_repeated(&e->w, f, *(const int64_t *const *)val, n > 0 ? (size_t)n : 0);
         break;
     }
+    case K_DOUBLES: {
+        const double *v = *(const double *const *)val;
+        fl_pbw_repeated(&e->w, f, v, v ? *CAT(src, r->off2, size_t) : 0);
+        break;
+    }
     case K_BYTES: {
         ProtobufCBinaryData b = {0, (uint8_t *)*(const uint8_t *const *)val};
         b.len = b.data ? *CAT(src, r->off2, size_t) : 0;
@@ -1428,6 +1446,12 @@ static void row_from_pb(fl_pb_arena *a, const row *r, const ProtobufCMessage *sr
         *(const int64_t **)val = *(const int64_t *const *)slot;
         *AT(dst, r->off2, int) = (int)*CAT(src, f->quantifier_offset, size_t);
         break;
+    case K_DOUBLES: { /* the count's row comes first (the table's order) */
+        size_t n = *CAT(src, f->quantifier_offset, size_t);
+        *(const double **)val =
+            n && n == *CAT(dst, r->off2, size_t) ? *(const double *const *)slot : NULL;
+        break;
+    }
     case K_BYTES: {
         const ProtobufCBinaryData *b = slot;
         *(const uint8_t **)val = b->len ? b->data : NULL;

@@ -312,13 +312,71 @@ def case_tflite_strip():
               "sent %d of %d" % (sent, os.path.getsize(path)))
 
 
+STREAMED_YAML = """schema: 1
+name: streamed
+kind: cpu
+description: a cache level and the refill after streaming kernels
+compute: {vector: {fp32: {peak: 1.0e11, source: "vec"}}}
+memory:
+  - {name: L2, bandwidth: 2.0e11, capacity: 1.0e6, source: "l2"}
+  - {name: DRAM, bandwidth: 2.0e10, source: "dram"}
+overhead: {seconds: 1.0e-6, source: "gaps"}
+streamed: {seconds_per_byte: 2.5e-13, source: "refill"}
+"""
+
+
+def case_streamed():
+    """A server's profile with `streamed`: ListProfiles carries the figure
+    and its source, the reply the refill per op and per graph, and the CLI
+    prints both as it does locally (profiles, analyze text and JSON)."""
+    d = os.path.join(g.TMP, "profiles-streamed")
+    os.makedirs(d, exist_ok=True)
+    path = os.path.join(d, "streamed.yaml")
+    open(path, "w").write(STREAMED_YAML)
+    s = g.Server("--profiles-dir", d)
+    try:
+        stub = pb_grpc.CostModelStub(s.channel())
+        rep = stub.ListProfiles(pb.ListProfilesRequest(), timeout=10)
+        p = rep.profiles[0] if len(rep.profiles) == 1 else None
+        check("streamed_list_profiles", p is not None and p.HasField("streamed") and
+              (p.streamed, p.streamed_source) == (2.5e-13, "refill"), str(p))
+        env = {"FOLDLINE_PROFILES_DIR": d}
+        for v in (["--json"], ["--sources"], []):
+            lrc, lout, _ = cli("profiles", *v, env=env)
+            rrc, rout, rerr = cli("profiles", *v, server=s.addr)
+            check("streamed_profiles_same_output " + " ".join(v or ["(text)"]),
+                  lrc == rrc == 0 and lout == rout and b"refill" in lout, rerr[:300])
+        bind = ["--bind", "N=2"]
+        for v, want in ((["--json", "--per-node"], b'"evicted_bytes"'),
+                        (["--json"], b'"streamed_s"'), ([], b"refill")):
+            _, lout, _ = cli("analyze", TINY_ONNX, *bind, "--profile", path, *v)
+            rc, rout, err = cli("analyze", TINY_ONNX, *bind, "--profile", "streamed", *v,
+                                server=s.addr)
+            check("streamed_analyze_same_output " + " ".join(v or ["(text)"]),
+                  rc == 0 and rout == lout and want in rout, err[:300])
+        # The reply's figures: one per op of `nodes`, the graph's the sum of the ops'.
+        r = stub.Analyze(g.analyze_req(open(TINY_ONNX, "rb").read(), profiles=["streamed"],
+                                       per_node=True,
+                                       symbols=[pb.SymbolBinding(name="N", value=2)]), timeout=30)
+        gr = r.roofline[0].before if len(r.roofline) == 1 else None
+        ok = (gr is not None and len(gr.nodes) > 0 and
+              len(gr.node_evicted_bytes) == len(gr.node_streamed_s) == len(gr.nodes) and
+              gr.streamed_s > 0 and abs(sum(gr.node_streamed_s) - gr.streamed_s) <=
+              1e-9 * gr.streamed_s and
+              all(abs(t - 2.5e-13 * e) <= 1e-9 * t for e, t in
+                  zip(gr.node_evicted_bytes, gr.node_streamed_s)))
+        check("streamed_reply_fields", ok, str(gr)[:300] if gr else "no roofline")
+    finally:
+        s.stop()
+
+
 def main():
     s = g.Server()
     same.addr = s.addr
     same.server = s
     try:
         for case in (case_llm_same_output, case_llm_python, case_diff, case_card, case_report,
-                     case_option_names, case_op_class, case_tflite_strip):
+                     case_option_names, case_op_class, case_tflite_strip, case_streamed):
             g.run(case)
     finally:
         rc = s.stop()

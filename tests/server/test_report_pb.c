@@ -34,6 +34,8 @@
 #include <string.h>
 
 static int failures;
+/* Estimates with the refill after streaming kernels, per op (fl_profile.streamed). */
+static int n_streamed;
 static const char *where; /* the model being checked */
 
 static void fail(const char *fmt, ...) {
@@ -188,6 +190,17 @@ static void eq_roof_graph(const char *what, const fl_roofline_graph *a,
     eq_dbl(what, a->coverage, b->coverage);
     eq_roof_nodes("roofline top", a->top, a->n_top, b->top, b->n_top);
     eq_roof_nodes("roofline nodes", a->nodes, a->n_nodes, b->nodes, b->n_nodes);
+    eq_dbl("roofline streamed_s", a->streamed_s, b->streamed_s);
+    const double *av[2] = {a->node_evicted_bytes, a->node_streamed_s};
+    const double *bv[2] = {b->node_evicted_bytes, b->node_streamed_s};
+    for (int k = 0; k < 2; k++) {
+        const char *w = k ? "roofline node_streamed_s" : "roofline node_evicted_bytes";
+        eq_i64(w, av[k] == NULL, bv[k] == NULL);
+        for (size_t i = 0; av[k] && bv[k] && i < a->n_nodes && i < b->n_nodes; i++) {
+            eq_dbl(w, av[k][i], bv[k][i]);
+        }
+    }
+    n_streamed += a->streamed_s > 0 && a->node_streamed_s && a->n_nodes > 0;
 }
 
 static void eq_options(const fl_report_options *a, const fl_report_options *b) {
@@ -821,6 +834,27 @@ int main(int argc, char **argv) {
         printf("FAIL profiles: %s\n", err);
         return 1;
     }
+    /* A profile with a cache level and `streamed` (none of the shipped ones
+     * gives it): the refill's per-op figures must cross the wire too. */
+    static const char streamed_yaml[] =
+        "schema: 1\n"
+        "name: streamed\n"
+        "kind: cpu\n"
+        "compute: {vector: {fp32: {peak: 1e11, source: t}}}\n"
+        "memory:\n"
+        "  - {name: L2, bandwidth: 2e11, capacity: 1e6, source: t}\n"
+        "  - {name: DRAM, bandwidth: 2e10, source: t}\n"
+        "overhead: {seconds: 1e-6, source: t}\n"
+        "streamed: {seconds_per_byte: 2.5e-13, source: t}\n";
+    fl_profile *ps = NULL;
+    if (fl_profile_parse(streamed_yaml, strlen(streamed_yaml), "streamed.yaml", &ps, err,
+                         sizeof err) != FL_OK ||
+        fl_profile_set_add(&profiles, ps, err, sizeof err) != FL_OK) {
+        printf("FAIL the profile with `streamed`: %s\n", err);
+        fl_profile_free(ps);
+        fl_profile_set_free(&profiles);
+        return 1;
+    }
     every_type();
     int analysed = 0;
     if (argc > 1 && strcmp(argv[1], "corpus") == 0) {
@@ -843,6 +877,10 @@ int main(int argc, char **argv) {
         analysed = check_dir(FL_TEST_DATA_DIR);
         if (analysed < 2) {
             printf("FAIL only %d models of %s analysed\n", analysed, FL_TEST_DATA_DIR);
+            failures++;
+        }
+        if (n_streamed < 1) {
+            printf("FAIL no per-node estimate with the refill after streaming kernels\n");
             failures++;
         }
         if (n_llm < 1 || n_llm_roof < 1) { /* tiny_decoder.onnx has one */
