@@ -559,22 +559,41 @@ static void oom_at_each_allocation(const uint8_t *bytes, size_t len, const fl_op
 }
 
 /* A roofline profile: one compute peak, one memory level. */
-static fl_profile *small_profile(void) {
-    static const char yaml[] = "schema: 1\n"
-                               "name: small\n"
-                               "kind: cpu\n"
-                               "compute:\n"
-                               "  vector:\n"
-                               "    fp32: {peak: 1e9, source: test}\n"
-                               "memory:\n"
-                               "  - {name: DRAM, bandwidth: 1e9, source: test}\n"
-                               "overhead: {seconds: 1e-6, source: test}\n";
+static fl_profile *parse_profile(const char *yaml) {
     fl_profile *p = NULL;
     char err[256];
     if (fl_profile_parse(yaml, strlen(yaml), "small.yaml", &p, err, sizeof err) != FL_OK) {
         fail_msg("%s", err);
     }
     return p;
+}
+
+static fl_profile *small_profile(void) {
+    return parse_profile("schema: 1\n"
+                         "name: small\n"
+                         "kind: cpu\n"
+                         "compute:\n"
+                         "  vector:\n"
+                         "    fp32: {peak: 1e9, source: test}\n"
+                         "memory:\n"
+                         "  - {name: DRAM, bandwidth: 1e9, source: test}\n"
+                         "overhead: {seconds: 1e-6, source: test}\n");
+}
+
+/* small_profile with a cache level and the refill after streaming kernels
+ * (fl_profile.streamed). */
+static fl_profile *refill_profile(void) {
+    return parse_profile("schema: 1\n"
+                         "name: refill\n"
+                         "kind: cpu\n"
+                         "compute:\n"
+                         "  vector:\n"
+                         "    fp32: {peak: 1e9, source: test}\n"
+                         "memory:\n"
+                         "  - {name: L2, bandwidth: 1e10, capacity: 1000, source: test}\n"
+                         "  - {name: DRAM, bandwidth: 1e9, source: test}\n"
+                         "overhead: {seconds: 1e-6, source: test}\n"
+                         "streamed: {seconds_per_byte: 1e-12, source: test}\n");
 }
 
 /* Scratch allocations of one analysis (the fail hook counting, none failed). */
@@ -614,6 +633,17 @@ static void test_out_of_memory_everywhere(void **state) {
     o.n_profiles = 1;
     assert_int_equal(scratch_count(bytes, len, &o), without + 6);
     oom_at_each_allocation(bytes, len, &o);
+    /* ... and on a profile with a cache level and the refill after
+     * streaming kernels, which per estimate adds the reuse distances' four
+     * buffers (the ops' positions, the bytes touched before each, the live
+     * bytes, each value's last reader) and the refill's five (the ops' node
+     * ids, the evicted bytes in and out of the window, the run order and its
+     * positions; no ONNX graph: its topological order): 2 x 9 more */
+    fl_profile *pr = refill_profile();
+    ps[0] = pr;
+    assert_int_equal(scratch_count(bytes, len, &o), without + 6 + 18);
+    oom_at_each_allocation(bytes, len, &o);
+    fl_profile_free(pr);
     fl_profile_free(p);
     free(bytes);
     tg_free(g);
