@@ -201,10 +201,7 @@ static void call_free(fl_call *c) {
     if (c->payload) {
         grpc_byte_buffer_destroy(c->payload);
     }
-    for (size_t i = 0; i < c->n_chunks; i++) {
-        grpc_byte_buffer_destroy(c->chunks[i]);
-    }
-    free(c->chunks);
+    fl_svc_stream_free(c);
     if (c->reply) {
         grpc_byte_buffer_destroy(c->reply);
     }
@@ -267,6 +264,7 @@ static void watch_close(fl_call *c) {
     op.op = GRPC_OP_RECV_CLOSE_ON_SERVER;
     op.data.recv_close_on_server.cancelled = &c->cancelled;
     c->close_pending = grpc_call_start_batch(c->call, &op, 1, &c->close_tag, NULL) == GRPC_CALL_OK;
+    c->close_watched = c->close_pending;
 }
 
 static void on_close(fl_call *c) {
@@ -307,7 +305,9 @@ static void finish_call(fl_call *c) {
         ops[n].data.send_status_from_server.status_details = &c->details_slice;
     }
     n++;
-    if (!c->close_pending) {
+    /* Asked once per call: gRPC refuses the batch (too many operations) if
+     * watch_close's notification, even completed, is asked for again. */
+    if (!c->close_watched) {
         ops[n].op = GRPC_OP_RECV_CLOSE_ON_SERVER;
         ops[n++].data.recv_close_on_server.cancelled = &c->cancelled;
     }
@@ -329,7 +329,14 @@ static void on_finished(fl_call *c) {
     fl_srv *s = c->srv;
     double ms = (double)(now_ns() - c->t_start_ns) / 1e6;
     grpc_status_code st = c->status;
-    if (c->cancelled && st == GRPC_STATUS_OK) {
+    /* gRPC ends a stream the client cancelled as it ends one the client
+     * half-closed (no more messages): an AnalyzeStream may then have
+     * answered its partial upload (a model cut short is INVALID_ARGUMENT)
+     * before the close notification said why it ended. The client saw no
+     * answer: the call is logged by its cause, except at the end of the
+     * shutdown grace period, which cancels every call itself. */
+    bool partial = c->method == FL_M_ANALYZE_STREAM && !atomic_load(&s->stop_work);
+    if (c->cancelled && (st == GRPC_STATUS_OK || partial)) {
         /* The client went away or the deadline passed before the reply left. */
         st = gpr_time_cmp(gpr_now(c->deadline.clock_type), c->deadline) >= 0
                  ? GRPC_STATUS_DEADLINE_EXCEEDED
@@ -481,41 +488,64 @@ static void start_recv(fl_call *c) {
 }
 
 /* AnalyzeStream: a message arrived (payload set), or the client half-closed
- * (payload NULL), or the call died (success 0). */
+ * (payload NULL), or the call died (success 0: cancelled, its deadline
+ * passed, the server's grace period ended). Each message is decoded here,
+ * on the loop, as it arrives, and released: the upload is held once, as
+ * the joined bytes the analysis reads, and the limits apply as it arrives.
+ * The loop has to see each message anyway to ask for the next; decoding one
+ * is a check of its few fields and one copy of its bytes (a 512 KiB message,
+ * the CLI's, costs the loop about what handing it to a pool thread and back
+ * would), and on the pool a message would wait behind queued analyses with
+ * the upload held. Whatever the stream holds is freed as soon as it fails. */
 static void on_recv(fl_call *c, int success) {
     if (!success) {
-        fl_call_fail(c, GRPC_STATUS_CANCELLED, "the call ended while receiving");
+        fl_svc_stream_free(c);
+        if (gpr_time_cmp(gpr_now(c->deadline.clock_type), c->deadline) >= 0) {
+            fl_call_fail(c, GRPC_STATUS_DEADLINE_EXCEEDED,
+                         "the deadline passed while receiving (%" PRId64 " bytes received)",
+                         c->stream_bytes);
+        } else {
+            fl_call_fail(c, GRPC_STATUS_CANCELLED,
+                         "the call ended while receiving (%" PRId64 " bytes received)",
+                         c->stream_bytes);
+        }
         finish_call(c);
         return;
     }
     if (!c->payload) {
-        queue_analysis(c);
-        return;
-    }
-    size_t len = grpc_byte_buffer_length(c->payload);
-    c->stream_bytes += (int64_t)len;
-    c->bytes_in += len;
-    if (c->stream_bytes > c->srv->cfg.max_graph_bytes) {
-        fl_call_fail(c, GRPC_STATUS_RESOURCE_EXHAUSTED,
-                     "the streamed graph exceeds the server's limit of %" PRId64
-                     " bytes (foldlined's --max-graph-bytes)",
-                     c->srv->cfg.max_graph_bytes);
-        finish_call(c);
-        return;
-    }
-    if (c->n_chunks == c->cap_chunks) {
-        size_t nc = c->cap_chunks ? c->cap_chunks * 2 : 16;
-        grpc_byte_buffer **nb = realloc(c->chunks, nc * sizeof *nb);
-        if (!nb) {
-            fl_call_fail(c, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory receiving the stream");
+        if (atomic_load(&c->client_gone)) {
+            /* The stream ended because the client cancelled it: what
+             * arrived is not the whole upload. */
+            fl_svc_stream_free(c);
+            fl_call_fail(c, GRPC_STATUS_CANCELLED,
+                         "the client cancelled the upload (%" PRId64 " bytes received)",
+                         c->stream_bytes);
             finish_call(c);
             return;
         }
-        c->chunks = nb;
-        c->cap_chunks = nc;
+        queue_analysis(c);
+        return;
     }
-    c->chunks[c->n_chunks++] = c->payload;
+    grpc_byte_buffer *bb = c->payload;
     c->payload = NULL;
+    size_t len = grpc_byte_buffer_length(bb);
+    c->stream_bytes += (int64_t)len;
+    c->bytes_in += len;
+    if (c->stream_bytes > c->srv->cfg.max_graph_bytes) {
+        grpc_byte_buffer_destroy(bb);
+        fl_svc_stream_free(c);
+        fl_call_fail(c, GRPC_STATUS_RESOURCE_EXHAUSTED,
+                     "the streamed graph exceeds the server's limit of %" PRId64
+                     " bytes (foldlined's --max-graph-bytes): %" PRId64 " bytes received",
+                     c->srv->cfg.max_graph_bytes, c->stream_bytes);
+        finish_call(c);
+        return;
+    }
+    if (!fl_svc_stream_message(c, bb)) {
+        fl_svc_stream_free(c);
+        finish_call(c);
+        return;
+    }
     start_recv(c);
 }
 

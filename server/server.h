@@ -8,9 +8,12 @@
  *     answers cheap methods inline and finishes every call; it also runs a
  *     small Analyze (--inline-bytes) itself when the pool is idle and no
  *     other event waits (server.c, run_inline);
+ *     An AnalyzeStream's messages are decoded on the loop as they arrive
+ *     (fl_svc_stream_message): each is appended to the upload's bytes and
+ *     released, and the limits apply as the bytes arrive;
  *   - libuv's thread pool runs the other analyses (decode, fl_analyze,
  *     encode) and touches only its own call's request bytes and result
- *     fields.
+ *     fields (a stream's, once the loop has handed the complete upload over).
  */
 #ifndef FL_SERVER_SERVER_H
 #define FL_SERVER_SERVER_H
@@ -147,11 +150,14 @@ typedef struct fl_call {
     /* The call ends (log line, free) once its final batch has completed and,
      * for analyses, the close notification started at arrival too. */
     bool finish_started, finish_pending, close_pending;
+    bool close_watched;      /* watch_close started it: the final batch must not ask again */
     atomic_bool client_gone; /* set by the loop on an early close: analyses stop */
 
-    /* AnalyzeStream: the messages received so far, decoded in the worker. */
-    grpc_byte_buffer **chunks;
-    size_t n_chunks, cap_chunks;
+    /* AnalyzeStream: what the messages received so far carried (service.c:
+     * each message is decoded as it arrives, its bytes appended to the
+     * model's or a file's buffer and the message released), and their size
+     * on the wire. */
+    struct fl_stream *stream;
     int64_t stream_bytes;
 
     uv_work_t work;
@@ -191,7 +197,17 @@ void fl_svc_stats(fl_call *c);
 /* Answers ListProfiles inline from the profiles loaded at startup. */
 void fl_svc_list_profiles(fl_call *c);
 
-/* Runs on a pool thread: decodes the request (call->payload or call->chunks),
+/* AnalyzeStream, on the loop: takes one received message `bb` (released
+ * here): checks and decodes it, appends its graph_chunk to the model's or
+ * the named file's bytes (the first message's options are checked at once).
+ * Returns false with the call failed. */
+bool fl_svc_stream_message(fl_call *c, grpc_byte_buffer *bb);
+
+/* Frees what the call's stream has received (call->stream; NULL: nothing). */
+void fl_svc_stream_free(fl_call *c);
+
+/* Runs on a pool thread: decodes the request (call->payload) or takes the
+ * stream's joined bytes (call->stream),
  * analyses it (through the cache), encodes the reply. Sets call->status,
  * call->status_msg, call->reply, call->nodes, call->cache_hit, call->abandoned. */
 void fl_svc_analyze_work(fl_call *c);

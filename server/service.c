@@ -517,48 +517,65 @@ static bool options_from_request(fl_call *c, const Foldline__V1__AnalyzeOptions 
 /* Analyze (pool thread)                                                      */
 /* ------------------------------------------------------------------------- */
 
+/* What an AnalyzeStream has received (loop, then the pool thread that
+ * analyses it): the model's bytes and each named file's, joined as the
+ * messages arrive, and the first message's options. */
+typedef struct stream_buf {
+    char *name; /* NULL: the model file itself */
+    unsigned char *bytes;
+    size_t len, cap;
+} stream_buf;
+
+struct fl_stream {
+    size_t n_msgs;
+    fl_wire_msgs *msgs;       /* the options, decoded from opt_bytes */
+    unsigned char *opt_bytes; /* the first message's options, packed again */
+    const Foldline__V1__AnalyzeOptions *options;
+    stream_buf model;
+    stream_buf *files;
+    size_t n_files, cap_files;
+};
+
+static void stream_free(struct fl_stream *st) {
+    if (!st) {
+        return;
+    }
+    fl_wire_msgs_free(st->msgs);
+    free(st->opt_bytes);
+    free(st->model.bytes);
+    for (size_t i = 0; i < st->n_files; i++) {
+        free(st->files[i].name);
+        free(st->files[i].bytes);
+    }
+    free(st->files);
+    free(st);
+}
+
+void fl_svc_stream_free(fl_call *c) {
+    stream_free(c->stream);
+    c->stream = NULL;
+}
+
 /* The decoded request: graph bytes and options, whichever method sent them. */
 typedef struct request {
     /* Analyze: the message decoded in place (foldline/wire.h) into `msgs`,
-     * its bytes fields (the graph, the files) views into `slice`;
-     * AnalyzeStream: the messages decoded into `msgs`, `slice` the first
-     * one's bytes (its options') */
+     * its bytes fields (the graph, the files) views into `slice` */
     Foldline__V1__AnalyzeRequest *unary;
     fl_wire_msgs *msgs;
     grpc_slice slice;
-    unsigned char *joined; /* AnalyzeStream: the concatenated bytes */
+    struct fl_stream *stream; /* AnalyzeStream: the joined upload (taken from the call) */
     const unsigned char *graph;
     size_t len;
     const Foldline__V1__AnalyzeOptions *options;
-    fl_file *files; /* the model's other files (bytes borrowed or in `joined`) */
+    fl_file *files; /* the model's other files (bytes borrowed) */
     size_t n_files;
-    bool stream_names; /* files[].name strdup'd (AnalyzeStream) */
 } request;
 
 static void request_free(request *q) {
     fl_wire_msgs_free(q->msgs);
     grpc_slice_unref(q->slice);
-    free(q->joined);
-    for (size_t i = 0; q->stream_names && q->files && i < q->n_files; i++) {
-        free((char *)q->files[i].name);
-    }
+    stream_free(q->stream);
     free(q->files);
-}
-
-/* The index of the stream's file `name` in q->files (added, its name
- * copied, when new), or -1 past the limit or out of memory. */
-static long stream_file(request *q, const char *name, size_t max) {
-    for (size_t i = 0; i < q->n_files; i++) {
-        if (strcmp(q->files[i].name, name) == 0) {
-            return (long)i;
-        }
-    }
-    char *copy = q->n_files < max ? strdup(name) : NULL;
-    if (!copy) {
-        return -1;
-    }
-    q->files[q->n_files].name = copy;
-    return (long)q->n_files++;
 }
 
 /* Fails the call for bytes fl_wire_unpack could not decode (`what`:
@@ -576,113 +593,171 @@ static void fail_undecodable(fl_call *c, const fl_wire_error *e, const char *wha
     }
 }
 
-/* AnalyzeStream: every chunk decoded in place (foldline/wire.h; its
- * graph_chunk a view into the chunk's bytes, which stay referenced), then
- * the model's bytes and each named file's copied once into `joined` (their
- * sum is the stream's size). */
-static bool decode_stream(fl_call *c, request *q) {
-    size_t n = c->n_chunks, n_read = 0;
-    Foldline__V1__AnalyzeChunk **chs = calloc(n + 1, sizeof(*chs));
-    grpc_slice *slices = calloc(n + 1, sizeof(*slices));
-    size_t *sizes = calloc(n + 1, sizeof(size_t));
-    long *which = calloc(n + 1, sizeof(long));
-    q->files = calloc(n + 1, sizeof(fl_file));
-    q->stream_names = true;
-    q->joined = malloc(c->stream_bytes > 0 ? (size_t)c->stream_bytes : 1);
-    bool ok = chs && slices && sizes && which && q->files && q->joined;
-    if (!ok) {
-        fl_call_fail(c, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory joining %" PRId64 " bytes",
-                     c->stream_bytes);
+/* Appends n bytes to b, its capacity doubled as needed but never beyond
+ * `limit` (>= b->len + n: the stream's size is checked first). Past the
+ * allocator's mmap threshold (main.c) a larger block is the same pages
+ * remapped, not a copy: the upload is not held twice while it grows, and
+ * pages of capacity never written are never resident. */
+static bool buf_append(stream_buf *b, const uint8_t *p, size_t n, size_t limit) {
+    if (n > b->cap - b->len) {
+        size_t cap = b->cap ? b->cap : 65536;
+        while (cap - b->len < n) {
+            cap *= 2;
+        }
+        if (cap > limit) {
+            cap = limit;
+        }
+        unsigned char *nb = realloc(b->bytes, cap);
+        if (!nb) {
+            return false;
+        }
+        b->bytes = nb;
+        b->cap = cap;
     }
-    for (size_t i = 0; ok && i < n; i++) {
-        slices[i] = read_all(c->chunks[i]);
-        n_read = i + 1;
-        grpc_byte_buffer_destroy(c->chunks[i]);
-        c->chunks[i] = NULL;
-        const uint8_t *bytes = GRPC_SLICE_START_PTR(slices[i]);
-        size_t len = GRPC_SLICE_LENGTH(slices[i]);
-        char why[768];
-        if (fl_pb_guard(&foldline__v1__analyze_chunk__descriptor, bytes, len, why, sizeof why) !=
-            0) {
-            fl_call_fail(c, GRPC_STATUS_INVALID_ARGUMENT, "stream message %zu: %s", i, why);
-            ok = false;
-            break;
-        }
-        fl_wire_error e = {0};
-        chs[i] = (Foldline__V1__AnalyzeChunk *)fl_wire_unpack(
-            q->msgs, &foldline__v1__analyze_chunk__descriptor, bytes, len, &e);
-        if (!chs[i]) {
-            char what[96];
-            snprintf(what, sizeof what,
-                     "stream message %zu is not a valid foldline.v1.AnalyzeChunk", i);
-            fail_undecodable(c, &e, what);
-            ok = false;
-            break;
-        }
-        const char *fname = chs[i]->file_name ? chs[i]->file_name : "";
-        which[i] = *fname ? stream_file(q, fname, 1024) : -2;
-        if (which[i] == -1) {
-            fl_call_fail(c, GRPC_STATUS_INVALID_ARGUMENT,
-                         "the stream names more than 1024 files, or memory ran out (field: "
-                         "file_name)");
-            ok = false;
-        } else if (which[i] >= 0) {
-            sizes[which[i]] += chs[i]->graph_chunk.len;
-        } else {
-            q->len += chs[i]->graph_chunk.len;
+    memcpy(b->bytes + b->len, p, n);
+    b->len += n;
+    return true;
+}
+
+/* The stream's file `name` (added when new), or NULL past 1024 files or
+ * when memory runs out. */
+static stream_buf *stream_named(struct fl_stream *st, const char *name) {
+    for (size_t i = 0; i < st->n_files; i++) {
+        if (strcmp(st->files[i].name, name) == 0) {
+            return &st->files[i];
         }
     }
-    /* The model's bytes first, then each file's, in `joined`. */
-    size_t at = q->len, model_at = 0;
-    for (size_t k = 0; ok && k < q->n_files; k++) {
-        q->files[k].bytes = q->joined + at;
-        at += sizes[k];
+    if (st->n_files == 1024) {
+        return NULL;
     }
-    for (size_t i = 0; ok && i < n; i++) {
-        const ProtobufCBinaryData *b = &chs[i]->graph_chunk;
-        if (!b->len) {
-            continue;
+    if (st->n_files == st->cap_files) {
+        size_t nc = st->cap_files ? st->cap_files * 2 : 4;
+        stream_buf *nf = realloc(st->files, nc * sizeof *nf);
+        if (!nf) {
+            return NULL;
         }
-        if (which[i] >= 0) {
-            fl_file *f = &q->files[which[i]];
-            memcpy((unsigned char *)f->bytes + f->len, b->data, b->len);
-            f->len += b->len;
-        } else {
-            memcpy(q->joined + model_at, b->data, b->len);
-            model_at += b->len;
-        }
+        st->files = nf;
+        st->cap_files = nc;
     }
-    /* The first message's options (its unknown fields views into its
-     * bytes) are the request's: its bytes stay with the request. */
-    if (chs && chs[0]) {
-        q->options = chs[0]->options;
+    char *copy = strdup(name);
+    if (!copy) {
+        return NULL;
     }
-    for (size_t i = 0; i < n_read; i++) {
-        if (i == 0) {
-            q->slice = slices[0];
-        } else {
-            grpc_slice_unref(slices[i]);
-        }
+    st->files[st->n_files] = (stream_buf){.name = copy};
+    return &st->files[st->n_files++];
+}
+
+/* The first message's options: packed again and decoded from that copy,
+ * so that the message's own bytes (most of them graph_chunk) are released
+ * with it, and checked now: an upload with a bad option fails before its
+ * bytes are sent, not after. */
+static bool stream_options(fl_call *c, struct fl_stream *st,
+                           const Foldline__V1__AnalyzeOptions *ro) {
+    if (!ro) {
+        return true;
     }
-    for (size_t i = n_read; i < n; i++) { /* after a failure: not read */
-        grpc_byte_buffer_destroy(c->chunks[i]);
-        c->chunks[i] = NULL;
+    size_t n = foldline__v1__analyze_options__get_packed_size(ro);
+    st->opt_bytes = malloc(n ? n : 1);
+    st->msgs = fl_wire_msgs_new();
+    if (!st->opt_bytes || !st->msgs) {
+        fl_call_fail(c, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory decoding the options");
+        return false;
     }
-    c->n_chunks = 0;
-    free(chs);
-    free(slices);
-    free(sizes);
-    free(which);
-    if (ok && q->len == 0) {
-        fl_call_fail(c, GRPC_STATUS_INVALID_ARGUMENT, "the stream carried no graph bytes");
-        ok = false;
+    foldline__v1__analyze_options__pack(ro, st->opt_bytes);
+    fl_wire_error e = {0};
+    st->options = (const Foldline__V1__AnalyzeOptions *)fl_wire_unpack(
+        st->msgs, &foldline__v1__analyze_options__descriptor, st->opt_bytes, n, &e);
+    if (!st->options) {
+        fail_undecodable(c, &e, "stream message 0's options");
+        return false;
     }
-    q->graph = q->joined;
+    pool p = {0};
+    fl_options o;
+    bool ok = options_from_request(c, st->options, &p, &o);
+    pool_free(&p);
     return ok;
 }
 
-/* Decodes the unary request or the stream's chunks, releasing the call's
- * buffers as it goes. Returns false with the call failed. */
+bool fl_svc_stream_message(fl_call *c, grpc_byte_buffer *bb) {
+    if (!c->stream && !(c->stream = calloc(1, sizeof *c->stream))) {
+        grpc_byte_buffer_destroy(bb);
+        fl_call_fail(c, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory receiving the stream");
+        return false;
+    }
+    struct fl_stream *st = c->stream;
+    size_t i = st->n_msgs++;
+    grpc_slice s = read_all(bb);
+    grpc_byte_buffer_destroy(bb);
+    const uint8_t *bytes = GRPC_SLICE_START_PTR(s);
+    size_t len = GRPC_SLICE_LENGTH(s);
+    fl_wire_msgs *m = fl_wire_msgs_new();
+    Foldline__V1__AnalyzeChunk *ch = NULL;
+    bool ok = false;
+    char why[768];
+    fl_wire_error e = {0};
+    if (!m) {
+        fl_call_fail(c, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory receiving the stream");
+    } else if (fl_pb_guard(&foldline__v1__analyze_chunk__descriptor, bytes, len, why, sizeof why) !=
+               0) {
+        fl_call_fail(c, GRPC_STATUS_INVALID_ARGUMENT, "stream message %zu: %s", i, why);
+    } else if (!(ch = (Foldline__V1__AnalyzeChunk *)fl_wire_unpack(
+                     m, &foldline__v1__analyze_chunk__descriptor, bytes, len, &e))) {
+        char what[96];
+        snprintf(what, sizeof what, "stream message %zu is not a valid foldline.v1.AnalyzeChunk",
+                 i);
+        fail_undecodable(c, &e, what);
+    } else if (i == 0 && !stream_options(c, st, ch->options)) {
+        /* failed: the option named */
+    } else {
+        const char *fname = ch->file_name ? ch->file_name : "";
+        stream_buf *b = *fname ? stream_named(st, fname) : &st->model;
+        if (!b) {
+            fl_call_fail(c, GRPC_STATUS_INVALID_ARGUMENT,
+                         "the stream names more than 1024 files, or memory ran out (field: "
+                         "file_name)");
+        } else if (ch->graph_chunk.len && !buf_append(b, ch->graph_chunk.data, ch->graph_chunk.len,
+                                                      (size_t)c->srv->cfg.max_graph_bytes)) {
+            fl_call_fail(c, GRPC_STATUS_RESOURCE_EXHAUSTED,
+                         "out of memory receiving the stream (%" PRId64 " bytes received)",
+                         c->stream_bytes);
+        } else {
+            ok = true;
+        }
+    }
+    fl_wire_msgs_free(m);
+    grpc_slice_unref(s);
+    return ok;
+}
+
+/* AnalyzeStream: the upload the loop has joined (fl_svc_stream_message)
+ * becomes the request; its bytes are analysed where they are. */
+static bool take_stream(fl_call *c, request *q) {
+    struct fl_stream *st = c->stream;
+    c->stream = NULL;
+    q->stream = st;
+    if (!st || st->model.len == 0) {
+        fl_call_fail(c, GRPC_STATUS_INVALID_ARGUMENT, "the stream carried no graph bytes");
+        return false;
+    }
+    q->graph = st->model.bytes;
+    q->len = st->model.len;
+    q->options = st->options;
+    q->files = calloc(st->n_files + 1, sizeof(fl_file));
+    if (!q->files) {
+        fl_call_fail(c, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+        return false;
+    }
+    for (size_t i = 0; i < st->n_files; i++) {
+        q->files[i].name = st->files[i].name;
+        q->files[i].bytes = st->files[i].bytes;
+        q->files[i].len = st->files[i].len;
+    }
+    q->n_files = st->n_files;
+    return true;
+}
+
+/* Decodes the unary request, releasing the call's buffer, or takes the
+ * stream's joined upload. Returns false with the call failed. */
 static bool decode(fl_call *c, request *q) {
     if (!q->msgs) {
         fl_call_fail(c, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory");
@@ -728,7 +803,7 @@ static bool decode(fl_call *c, request *q) {
         q->n_files = q->unary->n_files;
         return true;
     }
-    return decode_stream(c, q);
+    return take_stream(c, q);
 }
 
 static void hash_str(fl_cache_key *h, const char *str) {
@@ -855,6 +930,13 @@ void fl_svc_analyze_work(fl_call *c) {
         c->abandoned = true;
         fl_call_fail(c, GRPC_STATUS_DEADLINE_EXCEEDED,
                      "the deadline passed while the request was queued");
+        return;
+    }
+    if (atomic_load(&c->client_gone)) {
+        /* Cancelled while queued (an AnalyzeStream's end can arrive before
+         * the notice that the client cancelled it: its bytes are a part of
+         * the upload). */
+        fl_call_fail(c, GRPC_STATUS_CANCELLED, "the client cancelled the call before its analysis");
         return;
     }
     request q;

@@ -632,6 +632,105 @@ def case_sigterm_in_flight():
     check("sigterm_exit_0", rc == 0, "rc=%s log=%s" % (rc, s.log_text()[-500:]))
 
 
+def case_stream_as_it_arrives():
+    """AnalyzeStream reads each message as it arrives: the reply is the one
+    of the same request sent whole, a stream over the server's size limit
+    or with a bad option fails while the client is still sending, and a
+    stream cancelled or out of time midway leaves nothing behind (the
+    server's exit status: under ASan a leak makes it non-zero)."""
+    s = Server("--max-graph-bytes", str(4 << 20), "--cache-mb", "0")
+    ch = s.channel()
+    raw = ch.unary_unary("/foldline.v1.CostModel/Analyze")
+    raw_stream = ch.stream_unary("/foldline.v1.CostModel/AnalyzeStream")
+    stub = pb_grpc.CostModelStub(ch)
+    tiny = open(TINY, "rb").read()
+    opts = pb.AnalyzeOptions(per_node=True,
+                             inputs=[pb.InputShape(name="input", dims=[2, 32, 32, 3])])
+
+    def pieces(graph, step, options):
+        out = [pb.AnalyzeChunk(options=options).SerializeToString()]  # options alone
+        for off in range(0, len(graph), step):
+            out.append(pb.AnalyzeChunk(graph_chunk=graph[off:off + step]).SerializeToString())
+            out.append(b"")  # an empty message between the pieces
+        return out
+    whole = raw(pb.AnalyzeRequest(graph=tiny, options=opts).SerializeToString(), timeout=30)
+    rep = pb.AnalyzeReply.FromString(whole)
+    msgs = pieces(tiny, 97, opts)
+    check("stream_small_pieces_same_bytes", len(msgs) > 100 and rep.graph.nodes > 10 and
+          len(rep.nodes) == rep.graph.nodes and raw_stream(iter(msgs), timeout=30) == whole,
+          "%d messages" % len(msgs))
+    big = big_const_graph(3 << 20)
+    whole = raw(pb.AnalyzeRequest(graph=big).SerializeToString(), timeout=30)
+    msgs = pieces(big, 4093, None)
+    check("stream_3mb_in_4k_pieces_same_bytes", len(msgs) > 1500 and
+          raw_stream(iter(msgs), timeout=60) == whole, "%d messages" % len(msgs))
+
+    # 256 MiB offered in 64 KiB messages, the limit 4 MiB: the server
+    # answers after the message that crosses it, and the client stops
+    # sending long before the end (HTTP/2 flow control bounds what can be
+    # in flight to a few windows).
+    step = 64 << 10
+    total = 256 << 20
+    filler = pb.AnalyzeChunk(graph_chunk=bytes(step)).SerializeToString()
+
+    def offered(first, sent):
+        yield first
+        for _ in range(total // step):
+            sent[0] += len(filler)
+            yield filler
+    sent = [0]
+    code, det, _ = code_of(lambda: raw_stream(offered(filler, sent), timeout=60))
+    m = re.search(r"(\d+) bytes received", det)
+    got = int(m.group(1)) if m else -1
+    check("stream_over_limit_fails_early", code == grpc.StatusCode.RESOURCE_EXHAUSTED and
+          "--max-graph-bytes" in det and (4 << 20) < got <= (4 << 20) + len(filler) and
+          sent[0] < 64 << 20, "%s %s; %d bytes offered" % (code, det, sent[0]))
+    # A bad option in the first message: refused before the upload (the
+    # whole stream would also cross the size limit, at its 65th message).
+    bad = pb.AnalyzeChunk(options=pb.AnalyzeOptions(limits=pb.Limits(max_nodes=0))
+                          ).SerializeToString()
+    sent = [0]
+    code, det, _ = code_of(lambda: raw_stream(offered(bad, sent), timeout=60))
+    check("stream_bad_option_fails_first", code == grpc.StatusCode.INVALID_ARGUMENT and
+          "options.limits: max_nodes must be > 0" in det and sent[0] < 64 << 20,
+          "%s %s; %d bytes offered" % (code, det, sent[0]))
+
+    # Cancelled midway, and out of time midway: the stream's bytes so far
+    # are released (the call logged with the bytes it had received).
+    def stalled(release):
+        for _ in range(16):
+            yield pb.AnalyzeChunk(graph_chunk=bytes(step))
+        release.wait(30)
+
+    def logged(statuses, n):
+        want = '"method":"AnalyzeStream","bytes":'
+        for _ in range(500):
+            lines = [ln for ln in s.log_text().splitlines()
+                     if want in ln and any('"status":"%s"' % st in ln for st in statuses)]
+            if len(lines) >= n:
+                return lines
+            time.sleep(0.02)
+        return []
+    release = threading.Event()
+    fut = stub.AnalyzeStream.future(stalled(release), timeout=60)
+    time.sleep(1.0)
+    fut.cancel()
+    release.set()
+    lines = logged(["CANCELLED"], 1)
+    check("stream_cancel_midway", len(lines) == 1 and '"bytes":0,' not in lines[0], str(lines))
+    release = threading.Event()
+    code, det, _ = code_of(lambda: stub.AnalyzeStream(stalled(release), timeout=1.0))
+    release.set()
+    # The server logs DEADLINE_EXCEEDED, or CANCELLED when the client's
+    # reset at its deadline arrives first (case_stop_midway).
+    lines = logged(["CANCELLED", "DEADLINE_EXCEEDED"], 2)
+    check("stream_deadline_midway", code == grpc.StatusCode.DEADLINE_EXCEEDED and
+          len(lines) == 2 and '"bytes":0,' not in lines[1], "%s %s %s" % (code, det, lines))
+    r = stub.AnalyzeStream(iter([pb.AnalyzeChunk(graph_chunk=tiny)]), timeout=30)
+    check("stream_after_cancels", r.graph.nodes == rep.graph.nodes, str(r.graph))
+    check("stream_server_exit_0", s.stop() == 0, s.log_text()[-500:])
+
+
 def case_token():
     tok = write("token", b"s3cret-token\n")
     s = Server("--auth-token-file", tok)
@@ -1453,7 +1552,7 @@ def main():
     check("server_exit_0", rc == 0, s.log_text()[-500:])
     check("server_log_one_line_per_request", s.log_text().count('"method":') >= 20)
     for case in (case_inline_and_pool, case_deadline, case_queue_full, case_server_node_ceiling,
-                 case_oversize_and_stream, case_token, case_tls, case_sigterm_in_flight,
+                 case_oversize_and_stream, case_stream_as_it_arrives, case_token, case_tls, case_sigterm_in_flight,
                  case_stop_midway, case_deploy_command_lines, case_profiles_dir, case_metrics,
                  case_profiles_calibrated):
         run(case)

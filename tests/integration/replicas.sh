@@ -18,6 +18,7 @@ set -u
 foldlined="$1"
 foldline="$2"
 data="$3"
+here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
 pids=()
 cleanup() {
@@ -37,20 +38,9 @@ fi
 # chain_graph FILE N: a GraphDef (protobuf written by hand) of a [1,64] float
 # Placeholder followed by a chain of N Relu nodes.
 chain_graph() {
-  python3 - "$1" "$2" <<'PY'
+  PYTHONPATH="$here/../tools" python3 - "$1" "$2" <<'PY'
 import sys
-def varint(n):
-    out = bytearray()
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        out.append(b | (0x80 if n else 0))
-        if not n:
-            return bytes(out)
-def ld(num, payload):
-    return varint(num << 3 | 2) + varint(len(payload)) + payload
-def attr(key, value):  # NodeDef.attr (5): map entry {key 1, value 2}
-    return ld(5, ld(1, key.encode()) + ld(2, value))
+from pbwrite import attr, ld, varint
 float_type = varint(6 << 3) + varint(1)  # AttrValue.type = DT_FLOAT
 shape = ld(7, ld(2, varint(1 << 3) + varint(1)) + ld(2, varint(1 << 3) + varint(64)))
 nodes = [ld(1, ld(1, b"x") + ld(2, b"Placeholder") + attr("dtype", float_type) + attr("shape", shape))]

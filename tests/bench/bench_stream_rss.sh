@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# bench_stream_rss.sh - foldlined's peak memory for one AnalyzeStream upload:
+# a GraphDef of MB megabytes (one float Const of that size and an Identity),
+# sent by the CLI (`foldline --server ... analyze --passes none`, which
+# streams a graph above 512 KiB in 512 KiB messages) to a fresh server, whose
+# peak RSS (VmHWM) is read after the reply. With a second server binary
+# (OTHER, e.g. one built from an earlier commit) both are run alternately,
+# ROUNDS times each, and printed side by side. Not run by CTest.
+#
+# Usage: tests/bench/bench_stream_rss.sh [BUILD_DIR] [OTHER_FOLDLINED]
+#   (from the repo root; MB=100 and ROUNDS=3 by default)
+set -euo pipefail
+build="${1:-build}"
+other="${2:-}"
+mb="${MB:-100}"
+here="$(cd "$(dirname "$0")" && pwd)"
+rounds="${ROUNDS:-3}"
+cmake --build "$build" --target foldlined foldline_cli -j2 >/dev/null
+work=$(mktemp -d "${TMPDIR:-/tmp}/fl_stream_rss.XXXXXX")
+pid=""
+trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$work"' EXIT
+
+# The GraphDef, written field by field (tensorflow/core/framework/graph.proto,
+# node_def.proto, attr_value.proto, tensor.proto, tensor_shape.proto).
+PYTHONPATH="$here/../tools" python3 - "$work/big.pb" "$mb" <<'EOF'
+import sys
+from pbwrite import attr, ld, vi
+n = int(sys.argv[2]) * 1000000 // 4
+tensor = vi(1, 1) + ld(2, ld(2, vi(1, n))) + ld(4, bytes(4 * n))  # DT_FLOAT [n]
+const = ld(1, b"w") + ld(2, b"Const") + attr("dtype", vi(6, 1)) + attr("value", ld(8, tensor))
+ident = ld(1, b"out") + ld(2, b"Identity") + ld(3, b"w") + attr("T", vi(6, 1))
+with open(sys.argv[1], "wb") as f:
+    f.write(ld(1, const) + ld(1, ident) + ld(4, vi(1, 1205)))
+EOF
+size=$(stat -c %s "$work/big.pb")
+
+# One upload to a fresh server: prints "peak_MB idle_MB wall_s cpu_s" (the
+# server's CPU time, all its threads, start-up included).
+run() {
+    local bin="$1" port_file="$work/port" i
+    rm -f "$port_file"
+    "$bin" --listen 127.0.0.1:0 --port-file "$port_file" --cache-mb 0 2>"$work/log" &
+    pid=$!
+    for i in $(seq 200); do [ -s "$port_file" ] && break; sleep 0.05; done
+    local port idle t0 t1 peak cpu
+    port=$(head -1 "$port_file")
+    idle=$(awk '/^VmRSS/ {print $2}' /proc/$pid/status)
+    t0=$(date +%s.%N)
+    "$build/foldline" --server "127.0.0.1:$port" analyze "$work/big.pb" --passes none >/dev/null
+    t1=$(date +%s.%N)
+    peak=$(awk '/^VmHWM/ {print $2}' /proc/$pid/status)
+    cpu=$(awk -v hz="$(getconf CLK_TCK)" '{printf "%.2f", ($14 + $15) / hz}' /proc/$pid/stat)
+    kill -TERM "$pid"
+    wait "$pid" || true
+    pid=""
+    grep -q '"method":"AnalyzeStream".*"nodes":2,.*"status":"OK"' "$work/log" ||
+        { echo "bench_stream_rss: the upload was not analysed:" >&2; cat "$work/log" >&2; exit 1; }
+    echo "$((peak / 1024)) $((idle / 1024)) $(echo "$t1 - $t0" | bc) $cpu"
+}
+
+echo "bench_stream_rss: a GraphDef of $size bytes streamed by the CLI, $rounds rounds"
+printf "%-7s %-6s %10s %10s %8s %8s\n" server round "peak MB" "idle MB" "wall s" "CPU s"
+for r in $(seq "$rounds"); do
+    read -r peak idle wall cpu < <(run "$build/server/foldlined")
+    printf "%-7s %-6s %10s %10s %8.3f %8s\n" this "$r" "$peak" "$idle" "$wall" "$cpu"
+    if [ -n "$other" ]; then
+        read -r peak idle wall cpu < <(run "$other")
+        printf "%-7s %-6s %10s %10s %8.3f %8s\n" other "$r" "$peak" "$idle" "$wall" "$cpu"
+    fi
+done
