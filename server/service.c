@@ -593,28 +593,37 @@ static void fail_undecodable(fl_call *c, const fl_wire_error *e, const char *wha
     }
 }
 
-/* Appends n bytes to b, its capacity doubled as needed but never beyond
- * `limit` (>= b->len + n: the stream's size is checked first). Past the
- * allocator's mmap threshold (main.c) a larger block is the same pages
- * remapped, not a copy: the upload is not held twice while it grows, and
- * pages of capacity never written are never resident. */
-static bool buf_append(stream_buf *b, const uint8_t *p, size_t n, size_t limit) {
-    if (n > b->cap - b->len) {
-        size_t cap = b->cap ? b->cap : 65536;
-        while (cap - b->len < n) {
-            cap *= 2;
-        }
-        if (cap > limit) {
-            cap = limit;
-        }
-        unsigned char *nb = realloc(b->bytes, cap);
-        if (!nb) {
-            return false;
-        }
-        b->bytes = nb;
-        b->cap = cap;
+/* Makes room for n more bytes in b, its capacity doubled as needed but
+ * never beyond `limit` (>= b->len + n: the stream's size is checked
+ * first). Past the allocator's mmap threshold (main.c) a larger block is
+ * the same pages remapped, not a copy: the upload is not held twice while
+ * it grows, and pages of capacity never written are never resident. */
+static bool buf_reserve(stream_buf *b, size_t n, size_t limit) {
+    if (n <= b->cap - b->len) {
+        return true;
     }
-    memcpy(b->bytes + b->len, p, n);
+    size_t cap = b->cap ? b->cap : 65536;
+    while (cap - b->len < n) {
+        cap *= 2;
+    }
+    if (cap > limit) {
+        cap = limit;
+    }
+    unsigned char *nb = realloc(b->bytes, cap);
+    if (!nb) {
+        return false;
+    }
+    b->bytes = nb;
+    b->cap = cap;
+    return true;
+}
+
+/* Appends n bytes at p to b; p may lie in b's own spare capacity. */
+static bool buf_append(stream_buf *b, const uint8_t *p, size_t n, size_t limit) {
+    if (!buf_reserve(b, n, limit)) {
+        return false;
+    }
+    memmove(b->bytes + b->len, p, n);
     b->len += n;
     return true;
 }
@@ -685,11 +694,51 @@ bool fl_svc_stream_message(fl_call *c, grpc_byte_buffer *bb) {
         return false;
     }
     struct fl_stream *st = c->stream;
-    size_t i = st->n_msgs++;
-    grpc_slice s = read_all(bb);
+    size_t i = st->n_msgs++, limit = (size_t)c->srv->cfg.max_graph_bytes;
+    /* A message that arrived in one slice is read where it is. One in
+     * several slices (a large one usually is) is copied slice by slice to
+     * the end of the model's bytes, where its graph_chunk then moves down
+     * by the few bytes of its header (or out, to a named file): one copy
+     * of its bytes into pages the upload needs anyway, where a contiguous
+     * copy of the whole message first (read_all) cost the loop a
+     * temporary mapping and its page faults per message. The message's
+     * size is within the stream's, so the model's room cannot grow past
+     * the limit. */
+    grpc_slice s = grpc_empty_slice();
+    const uint8_t *bytes = NULL;
+    size_t len = 0;
+    if (bb->type == GRPC_BB_RAW && bb->data.raw.compression == GRPC_COMPRESS_NONE &&
+        bb->data.raw.slice_buffer.count > 1 && grpc_byte_buffer_length(bb) > 0) {
+        len = grpc_byte_buffer_length(bb);
+        grpc_byte_buffer_reader r;
+        if (!buf_reserve(&st->model, len, limit) || !grpc_byte_buffer_reader_init(&r, bb)) {
+            grpc_byte_buffer_destroy(bb);
+            fl_call_fail(c, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory receiving the stream");
+            return false;
+        }
+        unsigned char *at = st->model.bytes + st->model.len;
+        size_t off = 0;
+        grpc_slice piece;
+        while (grpc_byte_buffer_reader_next(&r, &piece)) {
+            size_t n = GRPC_SLICE_LENGTH(piece);
+            if (n > len - off) { /* never: the buffer's length is its slices' */
+                n = len - off;
+            }
+            if (n) {
+                memcpy(at + off, GRPC_SLICE_START_PTR(piece), n);
+                off += n;
+            }
+            grpc_slice_unref(piece);
+        }
+        grpc_byte_buffer_reader_destroy(&r);
+        bytes = at;
+        len = off;
+    } else {
+        s = read_all(bb);
+        bytes = GRPC_SLICE_START_PTR(s);
+        len = GRPC_SLICE_LENGTH(s);
+    }
     grpc_byte_buffer_destroy(bb);
-    const uint8_t *bytes = GRPC_SLICE_START_PTR(s);
-    size_t len = GRPC_SLICE_LENGTH(s);
     fl_wire_msgs *m = fl_wire_msgs_new();
     Foldline__V1__AnalyzeChunk *ch = NULL;
     bool ok = false;
@@ -715,8 +764,8 @@ bool fl_svc_stream_message(fl_call *c, grpc_byte_buffer *bb) {
             fl_call_fail(c, GRPC_STATUS_INVALID_ARGUMENT,
                          "the stream names more than 1024 files, or memory ran out (field: "
                          "file_name)");
-        } else if (ch->graph_chunk.len && !buf_append(b, ch->graph_chunk.data, ch->graph_chunk.len,
-                                                      (size_t)c->srv->cfg.max_graph_bytes)) {
+        } else if (ch->graph_chunk.len &&
+                   !buf_append(b, ch->graph_chunk.data, ch->graph_chunk.len, limit)) {
             fl_call_fail(c, GRPC_STATUS_RESOURCE_EXHAUSTED,
                          "out of memory receiving the stream (%" PRId64 " bytes received)",
                          c->stream_bytes);

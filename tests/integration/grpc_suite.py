@@ -483,9 +483,9 @@ def case_oversize_and_stream():
     check("oversize_server_exit_0", s.stop() == 0)
 
 
-def tfjs_model():
+def tfjs_model(n=4):
     """A TF.js graph model whose Reshape target is a weight: x [2,3] reshaped
-    to [3,2] by the weight 's', then MatMul by 'w' [2,4]: 3*4*2 = 24 MACs
+    to [3,2] by the weight 's', then MatMul by 'w' [2,n]: 3*n*2 MACs (24)
     with the shard; without it the reshape's shape is unknown (MACs 0)."""
     dim = lambda *d: {"dim": [{"size": str(x)} for x in d]}
     const = lambda n, t, *d: {"name": n, "op": "Const", "attr": {
@@ -493,14 +493,14 @@ def tfjs_model():
     topo = {"node": [
         {"name": "x", "op": "Placeholder", "attr": {"dtype": {"type": "DT_FLOAT"},
                                                     "shape": {"shape": dim(2, 3)}}},
-        const("s", "DT_INT32", 2), const("w", "DT_FLOAT", 2, 4),
+        const("s", "DT_INT32", 2), const("w", "DT_FLOAT", 2, n),
         {"name": "r", "op": "Reshape", "input": ["x", "s"],
          "attr": {"T": {"type": "DT_FLOAT"}, "Tshape": {"type": "DT_INT32"}}},
         {"name": "out", "op": "MatMul", "input": ["r", "w"], "attr": {"T": {"type": "DT_FLOAT"}}}]}
     manifest = [{"paths": ["group1-shard1of1.bin"], "weights": [
         {"name": "s", "shape": [2], "dtype": "int32"},
-        {"name": "w", "shape": [2, 4], "dtype": "float32"}]}]
-    shard = struct.pack("<2i8f", 3, 2, *range(8))
+        {"name": "w", "shape": [2, n], "dtype": "float32"}]}]
+    shard = struct.pack("<2i", 3, 2) + struct.pack("<%df" % (2 * n), *range(2 * n))
     return json.dumps({"format": "graph-model", "modelTopology": topo,
                        "weightsManifest": manifest}).encode(), shard
 
@@ -664,6 +664,25 @@ def case_stream_as_it_arrives():
     msgs = pieces(big, 4093, None)
     check("stream_3mb_in_4k_pieces_same_bytes", len(msgs) > 1500 and
           raw_stream(iter(msgs), timeout=60) == whole, "%d messages" % len(msgs))
+    # A TF.js model with a 2 MiB shard: the shard's large messages (which
+    # gRPC delivers in several slices) go to the named file, the model's
+    # pieces between them to the model.
+    n = 1 << 18
+    model, shard = tfjs_model(n)
+    topts = pb.AnalyzeOptions(format=pb.GRAPH_FORMAT_TFJS)
+    whole = raw(pb.AnalyzeRequest(graph=model, options=topts, files=[
+        pb.ModelFile(name="group1-shard1of1.bin", data=shard)]).SerializeToString(), timeout=30)
+    msgs = [pb.AnalyzeChunk(options=topts).SerializeToString()]
+    step, mstep = 700 << 10, len(model) // 3 + 1
+    for k, off in enumerate(range(0, len(shard), step)):
+        msgs.append(pb.AnalyzeChunk(file_name="group1-shard1of1.bin",
+                                    graph_chunk=shard[off:off + step]).SerializeToString())
+        msgs.append(pb.AnalyzeChunk(graph_chunk=model[k * mstep:(k + 1) * mstep]
+                                    ).SerializeToString())
+    trep = pb.AnalyzeReply.FromString(whole)
+    check("stream_tfjs_large_shard_same_bytes", trep.totals.macs.value == 3 * n * 2 and
+          len(msgs) == 7 and raw_stream(iter(msgs), timeout=30) == whole,
+          "%s, %d messages" % (trep.totals.macs, len(msgs)))
 
     # 256 MiB offered in 64 KiB messages, the limit 4 MiB: the server
     # answers after the message that crosses it, and the client stops
