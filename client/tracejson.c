@@ -137,11 +137,26 @@ static bool unicode_escape(scan *s, char **r, char **w) {
     return true;
 }
 
+/* 1 for the bytes a string holds as they are: ASCII from ' ', but '"' and
+ * '\\' (a NUL, control characters and bytes >= 0x80 are 0). */
+static const unsigned char plain_byte[256] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+};
+
 /* The string at s->p (a '"'), decoded in place (never longer than its
  * text) and NUL-terminated; *out points at it. */
 static bool string(scan *s, char **out) {
-    char *r = s->p + 1, *w = r;
+    char *r = s->p + 1;
     *out = r;
+    /* Up to the first byte that is not plain ASCII, nothing moves: the text
+     * stays where it is (most strings end there). */
+    while (plain_byte[(unsigned char)*r]) { /* the text ends in a NUL (fl_trace_scan) */
+        r++;
+    }
+    char *w = r;
     for (;;) {
         if (r >= s->end) {
             return fail(s, r, "unterminated string");
@@ -408,6 +423,30 @@ typedef struct shape_ctx {
     bool dims;      /* its first member is an array */
 } shape_ctx;
 
+/* snprintf(buf, size, "%s%lld", sep, v) (size > 0): what it writes and
+ * returns, without the format's interpretation per dimension. */
+static size_t put_dim(char *buf, size_t size, const char *sep, long long v) {
+    char tmp[24];
+    size_t t = 0, n = strlen(sep);
+    unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+    do {
+        tmp[t++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0) {
+        tmp[t++] = '-';
+    }
+    size_t len = n + t, o = 0;
+    for (size_t i = 0; i < n && o + 1 < size; i++) {
+        buf[o++] = sep[i];
+    }
+    while (t && o + 1 < size) {
+        buf[o++] = tmp[--t];
+    }
+    buf[o] = '\0';
+    return len;
+}
+
 /* A dimension: "%lld" of an integer, -1 for anything else. */
 static bool shape_dim(scan *s, size_t index, void *ctx) {
     shape_ctx *c = ctx;
@@ -422,8 +461,7 @@ static bool shape_dim(scan *s, size_t index, void *ctx) {
         return false;
     }
     if (c->o < sizeof c->buf) {
-        c->o +=
-            (size_t)snprintf(c->buf + c->o, sizeof c->buf - c->o, "%s%lld", index ? "," : "", v);
+        c->o += put_dim(c->buf + c->o, sizeof c->buf - c->o, index ? "," : "", v);
     }
     return true;
 }
@@ -434,7 +472,7 @@ static bool shape_member(scan *s, const char *key, void *ctx) {
     (void)key;
     if (c->members++ == 0 && s->p < s->end && *s->p == '[') {
         c->dims = true;
-        c->o = (size_t)snprintf(c->buf, sizeof c->buf, "[");
+        c->buf[0] = '[', c->buf[1] = '\0', c->o = 1;
         return array(s, shape_dim, c);
     }
     return skip_value(s);
@@ -447,8 +485,10 @@ static bool shape_output(scan *s, size_t index, void *ctx) {
             return false;
         }
         if (c->members == 1 && c->dims) {
-            if (c->o < sizeof c->buf) {
-                snprintf(c->buf + c->o, sizeof c->buf - c->o, "]");
+            if (c->o + 1 < sizeof c->buf) { /* as snprintf "]" would: it fits, or NUL */
+                c->buf[c->o] = ']', c->buf[c->o + 1] = '\0';
+            } else if (c->o < sizeof c->buf) {
+                c->buf[c->o] = '\0';
             }
             memcpy(c->ev->shape, c->buf, sizeof c->buf);
         }

@@ -12,6 +12,7 @@
  */
 #include "foldline/roofline.h"
 
+#include <float.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -210,14 +211,39 @@ static size_t make_buckets(sample *s, size_t n, double *upto) {
     return nb;
 }
 
+/* max(xc / ce, xm / me) as terms_s takes it (ce, me > 0), dividing once
+ * where the products, both normal numbers (relative error 2^-53 each),
+ * order the quotients with room to spare: rounding keeps the order of the
+ * exact quotients, so the larger one's rounded value is the maximum of the
+ * two rounded values. Otherwise both, as before. */
+static double term_max(double xc, double ce, double xm, double me) {
+    double a = xc * me, b = xm * ce;
+    if (b >= DBL_MIN && a > b * (1 + 0x1p-40)) {
+        return xc / ce;
+    }
+    if (a >= DBL_MIN && b > a * (1 + 0x1p-40)) {
+        return xm / me;
+    }
+    double c = xc / ce, m = xm / me;
+    return c > m ? c : m;
+}
+
 /* Efficiencies of every bucket (bucket k: samples start[k] .. start[k+1])
  * for fixed costs f[bucket]; compute-bound ops
  * (by the terms at efficiency 1, or by bounds[] when given) set `compute`,
  * the others `memory`; a bucket without one kind takes the other's value.
  * err[bucket] receives the bucket's summed relative error. */
 static void fit_effs(const sample *s, size_t n, size_t nb, const size_t *start, const double *f,
-                     const bool *bounds, fl_eff_bucket *b, double *scratch, double *err) {
+                     const bool *bounds, fl_eff_bucket *b, double *scratch, double *err,
+                     const fl_eff_bucket *same, const double *same_err) {
     for (size_t k = 0; k < nb; k++) {
+        if (same && memcmp(&same[k].fixed_s, &f[k], sizeof(double)) == 0) {
+            /* the same fixed cost (bit for bit) on the same samples: the
+             * same efficiencies and error as then */
+            b[k].compute = same[k].compute, b[k].memory = same[k].memory;
+            b[k].fixed_s = f[k], err[k] = same_err[k];
+            continue;
+        }
         size_t nc = 0, nm = 0;
         double *vc = scratch, *vm = scratch + n;
         for (size_t i = start[k]; i < start[k + 1]; i++) {
@@ -236,12 +262,12 @@ static void fit_effs(const sample *s, size_t n, size_t nb, const size_t *start, 
         b[k].compute = nc ? ec : (nm ? em : 1);
         b[k].memory = nm ? em : (nc ? ec : 1);
         b[k].fixed_s = f[k];
-        err[k] = 0;
-    }
-    for (size_t i = 0; i < n; i++) {
-        const fl_eff_bucket *bk = &b[s[i].bucket];
-        double c = s[i].xc / bk->compute, m = s[i].xm / bk->memory; /* terms_s */
-        err[s[i].bucket] += fabs(f[s[i].bucket] + (c > m ? c : m) - s[i].t) / s[i].ms;
+        /* the bucket's samples are contiguous: its error sums them in order */
+        double e = 0, ce = b[k].compute, me = b[k].memory, fk = f[k];
+        for (size_t i = start[k]; i < start[k + 1]; i++) {
+            e += fabs(fk + term_max(s[i].xc, ce, s[i].xm, me) - s[i].t) / s[i].ms;
+        }
+        err[k] = e;
     }
 }
 
@@ -330,7 +356,13 @@ static void search_fixed(const sample *s, size_t n, size_t nb, scales sc, class_
     }
     for (int j = 0; j < GRID; j++) {
         grid_point(w, nb, j, cmin);
-        fit_effs(s, n, nb, w->start, w->f, NULL, w->cur, w->scratch, w->err);
+        /* a point of the second group can repeat the first group's (j = 0 and
+         * FIXED_STEPS are both 0; the bucket holding the class's fastest op
+         * has the same grid in both) */
+        bool second = j >= FIXED_STEPS && j < 2 * FIXED_STEPS;
+        size_t back = second ? (size_t)(j - FIXED_STEPS) * nb : 0;
+        fit_effs(s, n, nb, w->start, w->f, NULL, w->cur, w->scratch, w->err,
+                 second ? &w->grid[back] : NULL, second ? &w->grid_err[back] : NULL);
         keep_better(w, nb);
         memcpy(&w->grid[(size_t)j * nb], w->cur, nb * sizeof(*w->cur));
         memcpy(&w->grid_err[(size_t)j * nb], w->err, nb * sizeof(*w->err));
@@ -364,7 +396,7 @@ static void search_fixed(const sample *s, size_t n, size_t nb, scales sc, class_
     for (size_t k = 0; k < nb; k++) {
         w->f[k] = w->best[k].fixed_s;
     }
-    fit_effs(s, n, nb, w->start, w->f, w->bounds, w->cur, w->scratch, w->err);
+    fit_effs(s, n, nb, w->start, w->f, w->bounds, w->cur, w->scratch, w->err, NULL, NULL);
     keep_better(w, nb);
 }
 
