@@ -504,6 +504,9 @@ typedef struct event_ctx {
 
 static bool args_member(scan *s, const char *key, void *ctx) {
     event_ctx *e = ctx;
+    if (key[0] != 'o') { /* neither of the two read (most arguments): no compare */
+        return skip_value(s);
+    }
     if (strcmp(key, "op_name") == 0) {
         if (!first_time(s, key, &e->args_seen, 1)) {
             return false;
@@ -532,8 +535,8 @@ static bool event_member(scan *s, const char *key, void *ctx) {
     event_ctx *e = ctx;
     static const char *const keys[] = {"cat", "name", "dur", "ts", "args"};
     int which = -1;
-    for (int i = 0; i < 5 && which < 0; i++) {
-        which = strcmp(key, keys[i]) == 0 ? i : -1;
+    for (int i = 0; i < 5 && which < 0; i++) { /* the five differ in their first letter */
+        which = key[0] == keys[i][0] && strcmp(key, keys[i]) == 0 ? i : -1;
     }
     if (which < 0) {
         return skip_value(s);

@@ -235,7 +235,7 @@ static double term_max(double xc, double ce, double xm, double me) {
  * err[bucket] receives the bucket's summed relative error. */
 static void fit_effs(const sample *s, size_t n, size_t nb, const size_t *start, const double *f,
                      const bool *bounds, fl_eff_bucket *b, double *scratch, double *err,
-                     const fl_eff_bucket *same, const double *same_err) {
+                     const fl_eff_bucket *same, const double *same_err, const double *stop) {
     for (size_t k = 0; k < nb; k++) {
         if (same && memcmp(&same[k].fixed_s, &f[k], sizeof(double)) == 0) {
             /* the same fixed cost (bit for bit) on the same samples: the
@@ -264,10 +264,11 @@ static void fit_effs(const sample *s, size_t n, size_t nb, const size_t *start, 
         b[k].fixed_s = f[k];
         /* the bucket's samples are contiguous: its error sums them in order */
         double e = 0, ce = b[k].compute, me = b[k].memory, fk = f[k];
-        for (size_t i = start[k]; i < start[k + 1]; i++) {
+        double limit = stop ? stop[k] * (1 + PARSIMONY) : INFINITY;
+        for (size_t i = start[k]; i < start[k + 1] && !(e > limit); i++) {
             e += fabs(fk + term_max(s[i].xc, ce, s[i].xm, me) - s[i].t) / s[i].ms;
         }
-        err[k] = e;
+        err[k] = e; /* past stop[k] x (1 + PARSIMONY): a part of the sum (see search_fixed) */
     }
 }
 
@@ -361,8 +362,11 @@ static void search_fixed(const sample *s, size_t n, size_t nb, scales sc, class_
          * has the same grid in both) */
         bool second = j >= FIXED_STEPS && j < 2 * FIXED_STEPS;
         size_t back = second ? (size_t)(j - FIXED_STEPS) * nb : 0;
+        /* A candidate whose error passes the best so far x (1 + PARSIMONY)
+         * can neither be better nor come within PARSIMONY of the best (the
+         * best only falls): the rest of its sum is not needed. */
         fit_effs(s, n, nb, w->start, w->f, NULL, w->cur, w->scratch, w->err,
-                 second ? &w->grid[back] : NULL, second ? &w->grid_err[back] : NULL);
+                 second ? &w->grid[back] : NULL, second ? &w->grid_err[back] : NULL, w->best_err);
         keep_better(w, nb);
         memcpy(&w->grid[(size_t)j * nb], w->cur, nb * sizeof(*w->cur));
         memcpy(&w->grid_err[(size_t)j * nb], w->err, nb * sizeof(*w->err));
@@ -396,7 +400,7 @@ static void search_fixed(const sample *s, size_t n, size_t nb, scales sc, class_
     for (size_t k = 0; k < nb; k++) {
         w->f[k] = w->best[k].fixed_s;
     }
-    fit_effs(s, n, nb, w->start, w->f, w->bounds, w->cur, w->scratch, w->err, NULL, NULL);
+    fit_effs(s, n, nb, w->start, w->f, w->bounds, w->cur, w->scratch, w->err, NULL, NULL, NULL);
     keep_better(w, nb);
 }
 
