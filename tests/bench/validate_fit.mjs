@@ -176,6 +176,8 @@ for (const m of plan.models) {
     low: after.interval ? after.interval.low_s * 1e3 : NaN,
     high: after.interval ? after.interval.high_s * 1e3 : NaN });
   const k = kernels(m.trace, truth(m));
+  rows[rows.length - 1].ksum = [...k.values()].reduce((a, v) => a + v, 0) * 1e3;
+  rows[rows.length - 1].nk = k.size;
   for (const n of after.nodes) {
     const t = k.get(n.name);
     if (t === undefined) continue;
@@ -220,6 +222,16 @@ if (useCpu) {
     `${f2(median(rows.map((r) => r.wall / r.meas)))}`);
 }
 console.log(`measured latency inside the 80 % interval: ${inside} of ${rows.length}`);
+// What the whole run takes beyond its kernels, against both the kernels'
+// count and their time: `fit` charges it per kernel (the dispatch overhead).
+console.log(`\nthe run's gap: measured - the sum of its traced kernels (as above), per model`);
+for (const r of rows) {
+  const gap = r.meas - r.ksum;
+  console.log(`  ${pad(r.name, 26)} ${lpad(f2(gap), 8)} ms  ${lpad(f2((100 * gap) / r.ksum), 6)} % of the kernels' time  ` +
+    `${lpad(f2((gap / r.nk) * 1e3), 7)} us per kernel (${r.nk} kernels)`);
+}
+console.log(`  median: ${f2(median(rows.map((r) => (100 * (r.meas - r.ksum)) / r.ksum)))} % of the kernels' time, ` +
+  `${f2(median(rows.map((r) => ((r.meas - r.ksum) / r.nk) * 1e3)))} us per kernel`);
 console.log(`\nper node (unseen models): |predicted kernel - traced kernel| / traced, by class (by traced time); ` +
   `the quartiles and the mean beside the median show when a class's errors split in two groups`);
 const classes = [...nodeTime].sort((a, b) => b[1] - a[1]);
