@@ -6,6 +6,8 @@
  *   bench_scaling [runs] N|tiny...    chains of N nodes only (e.g. 10000000),
  *                                     or tiny_cnn
  *   bench_scaling [runs] none:N       the chain of N nodes without passes only
+ *   bench_scaling [runs] tiny-wake    tiny_cnn back to back, after other data,
+ *                                     after a sleep (see tiny_wake)
  *   bench_scaling --write-chain N F   writes the chain of N nodes to F (.pb)
  *
  * The chain is chain.h's Conv2D/BiasAdd/Relu chain. Each chain size is
@@ -179,6 +181,59 @@ static void tiny(int runs) {
     free(buf);
 }
 
+/* Per analysis of tiny_cnn with the default passes, the thread's CPU time
+ * of the analysis alone in three conditions, batches of 200 alternated:
+ * back to back (as tiny() measures); after writing 256 KiB of other data
+ * (the caches' data evicted as another thread's work would); after the
+ * thread slept 50 us (as a server's pool thread sleeps between requests:
+ * the CPU goes idle or runs another task). The median batch of each. */
+#define WAKE_POLLUTE (256u * 1024)
+static void tiny_wake(int runs) {
+    size_t len;
+    unsigned char *buf = fl_test_read_file(FL_SOURCE_DIR "/tests/data/tiny_cnn.pb", &len);
+    unsigned char *junk = malloc(WAKE_POLLUTE);
+    if (!buf || !junk) {
+        printf("tiny_cnn.pb cannot be read\n");
+        free(buf);
+        free(junk);
+        return;
+    }
+    static const char *const names[3] = {"back to back", "after 256 KiB written", "after a sleep"};
+    double cpu[3][32];
+    int batches = runs * 3 > 32 ? 32 : runs * 3;
+    for (int b = 0; b < batches; b++) {
+        for (int m = 0; m < 3; m++) {
+            double sum = 0;
+            for (int i = 0; i < 200; i++) {
+                if (m == 1) {
+                    memset(junk, i, WAKE_POLLUTE);
+                    __asm__ volatile("" : : "r"(junk) : "memory");
+                } else if (m == 2) {
+                    struct timespec nap = {0, 50000};
+                    nanosleep(&nap, NULL);
+                }
+                double c0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
+                if (!analyze(buf, len, "default", NULL)) {
+                    free(buf);
+                    free(junk);
+                    return;
+                }
+                sum += clock_s(CLOCK_THREAD_CPUTIME_ID) - c0;
+            }
+            cpu[m][b] = sum / 200;
+        }
+    }
+    for (int m = 0; m < 3; m++) {
+        qsort(cpu[m], (size_t)batches, sizeof(double), cmp_d);
+        printf("tiny_cnn.pb default %-22s cpu %6.1f us per analysis (%.2fx back to back; median "
+               "of %d batches of 200)\n",
+               names[m], cpu[m][batches / 2] * 1e6, cpu[m][batches / 2] / cpu[0][batches / 2],
+               batches);
+    }
+    free(buf);
+    free(junk);
+}
+
 int main(int argc, char **argv) {
     if (argc == 4 && strcmp(argv[1], "--write-chain") == 0) {
         size_t len;
@@ -198,6 +253,8 @@ int main(int argc, char **argv) {
         for (int i = 2; i < argc; i++) {
             if (strcmp(argv[i], "tiny") == 0) {
                 tiny(runs);
+            } else if (strcmp(argv[i], "tiny-wake") == 0) {
+                tiny_wake(runs);
             } else if (strncmp(argv[i], "none:", 5) == 0) {
                 chain(atol(argv[i] + 5), runs, false);
             } else {
