@@ -801,7 +801,8 @@ static void test_dilated_conv(void **state) {
 /* oneDNN rules                                                               */
 /* ------------------------------------------------------------------------- */
 
-static tg_graph *conv_bias_add(const char *act) {
+/* x -> Conv2D -> BiasAdd -> add_op(., other) [-> act] -> Identity */
+static tg_graph *conv_bias_add_op(const char *add_op, const char *act) {
     tg_graph *g = chain(&(chain_opts){0});
     tg_free(g);
     g = tg_new();
@@ -814,7 +815,7 @@ static tg_graph *conv_bias_add(const char *act) {
     tg_attr_ints(c, "strides", 4, (int64_t[]){1, 1, 1, 1});
     tg_attr_str(c, "padding", "SAME");
     tg_attr_type(tg_add(g, "b", "BiasAdd", "c", "bias_v", NULL), "T", 1);
-    tg_attr_type(tg_add(g, "add", "AddV2", "b", "other", NULL), "T", 1);
+    tg_attr_type(tg_add(g, "add", add_op, "b", "other", NULL), "T", 1);
     const char *last = "add";
     if (act) {
         tg_attr_type(tg_add(g, "a", act, "add", NULL), "T", 1);
@@ -824,10 +825,42 @@ static tg_graph *conv_bias_add(const char *act) {
     return g;
 }
 
+static tg_graph *conv_bias_add(const char *act) {
+    return conv_bias_add_op("AddV2", act);
+}
+
 static void test_onednn_conv_bias_add(void **state) {
     (void)state;
     pt_run h;
-    tg_graph *tg = conv_bias_add("Relu");
+    tg_graph *tg;
+    /* the activations TensorFlow's contraction + BiasAdd + Add rule takes
+     * after the Add (Tanh and Sigmoid not) */
+    static const char *const acts[] = {"Relu6", "Elu"};
+    for (size_t i = 0; i < sizeof acts / sizeof acts[0]; i++) {
+        tg_graph *ta = conv_bias_add(acts[i]);
+        run_tg(&h, ta, FL_DEVICE_CPU, FL_REMAPPER_ONEDNN);
+        tg_free(ta);
+        pt_expect_node(&h, "a", "_FusedConv2D", "x", "w", "bias_v", "other", NULL);
+        pt_expect_strs(&h, "a", "fused_ops", 3, "BiasAdd", "Add", acts[i]);
+        pt_absent(&h, "add");
+        pt_fini(&h);
+    }
+    /* AddN of the two, as the Add */
+    tg = conv_bias_add_op("AddN", NULL);
+    tg_attr_int(tg_find_node(tg, "add"), "N", 2);
+    run_tg(&h, tg, FL_DEVICE_CPU, FL_REMAPPER_ONEDNN);
+    tg_free(tg);
+    pt_expect_node(&h, "add", "_FusedConv2D", "x", "w", "bias_v", "other", NULL);
+    pt_expect_strs(&h, "add", "fused_ops", 2, "BiasAdd", "Add");
+    pt_fini(&h);
+    /* Add as AddV2 (fl__is_add) */
+    tg = conv_bias_add_op("Add", NULL);
+    run_tg(&h, tg, FL_DEVICE_CPU, FL_REMAPPER_ONEDNN);
+    tg_free(tg);
+    pt_expect_node(&h, "add", "_FusedConv2D", "x", "w", "bias_v", "other", NULL);
+    pt_expect_strs(&h, "add", "fused_ops", 2, "BiasAdd", "Add");
+    pt_fini(&h);
+    tg = conv_bias_add("Relu");
     run_tg(&h, tg, FL_DEVICE_CPU, FL_REMAPPER_ONEDNN);
     pt_expect_node(&h, "a", "_FusedConv2D", "x", "w", "bias_v", "other", NULL);
     pt_expect_strs(&h, "a", "fused_ops", 3, "BiasAdd", "Add", "Relu");

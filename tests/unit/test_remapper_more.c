@@ -440,6 +440,28 @@ static void test_onednn_pad_conv3d(void **state) {
     int64_t e = 4 * 6 * 6 * 8, macs = e * 81;
     pt_expect_cost(&h, "c", 2 * macs, 0, macs);
     pt_fini(&h);
+    /* a _FusedConv3D (BiasAdd fused) after the Pad: the same, its inputs
+     * and attrs kept */
+    tg_graph *g = tg_new();
+    tg_placeholder(g, "x", F32, 5, (int64_t[]){1, 4, 6, 6, 3});
+    tg_const_f32(g, "w", 5, (int64_t[]){3, 3, 3, 3, 8}, NULL, 0);
+    tg_const_f32(g, "b", 1, (int64_t[]){8}, NULL, 0);
+    tg_const_int(g, "pads", I32, 2, (int64_t[]){5, 2}, (int64_t[]){0, 0, 1, 1, 1, 1, 1, 1, 0, 0});
+    pt_op2(g, "pad", "Pad", "x", "pads", F32);
+    tg_node *fc = tg_add(g, "c", "_FusedConv3D", "pad", "w", "b", NULL);
+    tg_attr_type(fc, "T", F32);
+    conv_attrs(fc, 5, "VALID");
+    tg_attr_int(fc, "num_args", 1);
+    tg_attr_strs(fc, "fused_ops", 1, (const char *const[]){"BiasAdd"});
+    pt_op1(g, "out", "Identity", "c", F32);
+    pt_load(&h, g);
+    pt_remap(&h, FL_DEVICE_CPU, FL_REMAPPER_ONEDNN);
+    pt_absent(&h, "pad");
+    pt_expect_node(&h, "c", "_FusedConv3D", "x", "w", "b", NULL);
+    pt_expect_ints(&h, "c", "padding_list", 10, 0, 0, 1, 1, 1, 1, 1, 1, 0, 0);
+    assert_int_equal(pt_attr_i(&h, "c", "num_args"), 1);
+    pt_expect_shape(&h, "c", F32, 5, 1, 4, 6, 6, 8);
+    pt_fini(&h);
     pt_load(&h, pad_conv3d("Pad", F32, 0)); /* not_fused_due_to_stock_build */
     pt_remap(&h, FL_DEVICE_CPU, FL_REMAPPER_STANDARD);
     pt_expect_untouched(&h);

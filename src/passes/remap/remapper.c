@@ -118,12 +118,42 @@ static bool stock_root(const rctx *r, const fl_node *n) {
     }
 }
 
+/* Whether a oneDNN rule (the first two lists of remap_node) can root at n:
+ * each begins with one of these kind tests on its root: an activation
+ * other than Tanh and Sigmoid (contraction_bias_add, which refuses those
+ * two; instance_norm; conv_leakyrelu: LeakyRelu or _MklFusedMish), an Add,
+ * AddV2 or AddN (gru_cell, contraction_bias_add, fused_batch_matmul,
+ * layer_norm, instance_norm), a Conv3D or _FusedConv3D (pad_conv3d), a Mul
+ * (hard_swish, mish, conv_swish, swish and both Gelu matmul forms), a
+ * Maximum (mul_maximum) or a Gelu (matmul_gelu_op). Other nodes skip the
+ * lists' calls. */
+static bool onednn_root(const fl_node *n) {
+    switch (n->kind) {
+    case FL_OP_RELU:
+    case FL_OP_RELU6:
+    case FL_OP_ELU:
+    case FL_OP_LEAKY_RELU:
+    case FL_OP_MKL_FUSED_MISH:
+    case FL_OP_ADD:
+    case FL_OP_ADD_V2:
+    case FL_OP_ADD_N:
+    case FL_OP_CONV3D:
+    case FL_OP_FUSED_CONV3D:
+    case FL_OP_MUL:
+    case FL_OP_MAXIMUM:
+    case FL_OP_GELU:
+        return true;
+    default:
+        return false;
+    }
+}
+
 /* Tries the rules rooted at n in remapper.cc's order; true when one fired. */
 static bool remap_node(rctx *r, fl_node *n) {
     if (r->g->onnx.is_onnx) {
         return fl__rm_onnx_rewrite(r, n); /* ONNX operators: onnx_contraction.c */
     }
-    if (r->onednn) {
+    if (r->onednn && onednn_root(n)) {
         if (fl__rm_rewrite_gru_cell(r, n) || fl__rm_rewrite_contraction_bias_add(r, n) ||
             fl__rm_rewrite_conv_leakyrelu(r, n) || fl__rm_rewrite_pad_conv3d(r, n) ||
             fl__rm_rewrite_hard_swish(r, n) || fl__rm_rewrite_mish(r, n) ||
