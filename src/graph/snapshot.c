@@ -291,6 +291,14 @@ fl_node *const *fl__graph_journal_opened(const fl_graph_snapshot *s) {
     return s->list_saved ? s->list : s->head.nodes;
 }
 
+/* n symbols alike bit for bit, so alike by meaning (expressions are
+ * interned; one unknown marker). */
+_Static_assert(sizeof(fl_sym) == sizeof(int64_t) + sizeof(const void *),
+               "a fl_sym has no padding: memcmp compares its two fields");
+static bool syms_bits_same(const fl_sym *a, const fl_sym *b, int64_t n) {
+    return n <= 0 || memcmp(a, b, (size_t)n * sizeof(fl_sym)) == 0;
+}
+
 bool fl__value_same(const fl_value *a, const fl_value *b) {
     if (a == b) {
         return true;
@@ -304,6 +312,9 @@ bool fl__value_same(const fl_value *a, const fl_value *b) {
         }
     }
     if (a->ints && b->ints) {
+        if (syms_bits_same(a->ints, b->ints, a->n)) {
+            return true;
+        }
         for (int64_t i = 0; i < a->n; i++) {
             fl_sym x = a->ints[i], y = b->ints[i];
             if (fl_sym_is_unknown(x) != fl_sym_is_unknown(y) ||
@@ -320,6 +331,9 @@ bool fl__value_same(const fl_value *a, const fl_value *b) {
 }
 
 static bool dims_same(const fl_sym *a, const fl_sym *b, int rank) {
+    if (syms_bits_same(a, b, rank)) {
+        return true;
+    }
     for (int i = 0; i < rank; i++) {
         if (fl_sym_is_unknown(a[i]) != fl_sym_is_unknown(b[i]) ||
             (!fl_sym_is_unknown(a[i]) && !fl__sym_eq(a[i], b[i]))) {

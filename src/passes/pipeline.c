@@ -518,12 +518,15 @@ static bool sym_same(fl_sym a, fl_sym b) {
     return fl_sym_is_unknown(a) ? fl_sym_is_unknown(b) : !fl_sym_is_unknown(b) && fl__sym_eq(a, b);
 }
 
+/* Every field of the two costs by meaning (an unknown count equals an
+ * unknown one whatever its bits; fl__cost_same compares bits). */
 static bool cost_same(const fl_cost *a, const fl_cost *b) {
     return sym_same(a->flops, b->flops) && sym_same(a->tfprof_flops, b->tfprof_flops) &&
-           sym_same(a->macs, b->macs) && sym_same(a->bytes_read, b->bytes_read) &&
-           sym_same(a->bytes_written, b->bytes_written) && a->has_rule == b->has_rule &&
-           a->tfprof_rule == b->tfprof_rule && a->incomplete == b->incomplete &&
-           a->trips_unknown == b->trips_unknown;
+           sym_same(a->macs, b->macs) && sym_same(a->int_ops, b->int_ops) &&
+           sym_same(a->bytes_read, b->bytes_read) && sym_same(a->bytes_written, b->bytes_written) &&
+           a->has_rule == b->has_rule && a->tfprof_rule == b->tfprof_rule &&
+           a->incomplete == b->incomplete && a->trips_unknown == b->trips_unknown &&
+           a->per_load == b->per_load;
 }
 
 static bool tensor_same(const fl_tensor *a, const fl_tensor *b) {

@@ -409,6 +409,67 @@ static void test_incomplete_flag_follows(void **state) {
     }
 }
 
+/* The verifier's node-by-node comparison with the whole costing covers
+ * every count and flag of a node's cost: a hook moves r1 onto x (same
+ * shape: r1 alone is inferred again) and, without marking them, writes
+ * wrong counts that leave the totals right: int_ops 7 into r25 and -7 into
+ * r26 (a Relu has none), or per_load (which no total reads) into r25. The
+ * update keeps their costs (they are not inferred again) and its totals
+ * equal the whole costing's, so only the per-node comparison can see it:
+ * the pass fails and is rolled back. */
+static fl_status stale_cost(fl_pass_ctx *pc, void *arg) {
+    fl_graph *g = pc->c->g;
+    fl__node_set_input(g, fl__graph_find(g, "r1"), 0, (fl_input){fl__graph_find(g, "x"), 0});
+    fl_node *r25 = fl__graph_find(g, "r25"), *r26 = fl__graph_find(g, "r26");
+    fl__graph_journal_save(g, r25); /* saved for the rollback, not marked */
+    fl__graph_journal_save(g, r26);
+    if (arg) {
+        r25->cost.per_load = true;
+    } else {
+        r25->cost.int_ops = fl_sym_const(7);
+        r26->cost.int_ops = fl_sym_const(-7);
+    }
+    pc->rewritten++;
+    return FL_OK;
+}
+
+static void test_verifier_compares_every_count(void **state) {
+    (void)state;
+    for (int per_load = 0; per_load < 2; per_load++) {
+        fixture f;
+        setup_f(&f);
+        fl_pipeline_config cfg;
+        fl__pipeline_config_init(&cfg);
+        cfg.verify = true;
+        cfg.passes = "shape";
+        cfg.opt.iterations = 1;
+        cfg.outputs = (const char *[]){"s"};
+        cfg.n_outputs = 1;
+        fl_pass_failures fails = {NULL, 0, 0};
+        cfg.failures = &fails;
+        fl_ledger led;
+        fl_cost_totals after;
+        fl__ledger_init(&led, &f.arena);
+        fl__pipeline_set_test_hook(stale_cost, per_load ? "per_load" : NULL);
+        assert_int_equal(fl__pipeline_run(&f.c, &f.opt, &cfg, &led, &after), FL_OK);
+        fl__pipeline_set_test_hook(NULL, NULL);
+        assert_int_equal(fails.n, 1);
+        assert_string_equal(fails.items[0].pass, "shape");
+        assert_non_null(strstr(fails.items[0].message, "differs from the whole inference"));
+        /* rolled back: r1 reads i again, r25's and r26's costs are as they were */
+        assert_ptr_equal(fl__graph_find(f.g, "r1")->inputs[0].node, fl__graph_find(f.g, "i"));
+        for (int k = 25; k <= 26; k++) {
+            char name[8];
+            snprintf(name, sizeof name, "r%d", k);
+            const fl_cost *c = &fl__graph_find(f.g, name)->cost;
+            assert_true(fl_sym_is_known(c->int_ops));
+            assert_int_equal(c->int_ops.k, 0);
+            assert_false(c->per_load);
+        }
+        teardown_f(&f);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bypass_reinfers_one),
@@ -419,6 +480,7 @@ int main(void) {
         cmocka_unit_test(test_quiet_pass_changing_caught),
         cmocka_unit_test(test_totals_by_difference),
         cmocka_unit_test(test_incomplete_flag_follows),
+        cmocka_unit_test(test_verifier_compares_every_count),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
