@@ -552,28 +552,25 @@ static fl_status count_node(fl_ctx *c, const fl_node *n, int sign, bool strict, 
     const fl_sym v[SUM_NO_RULE] = {k->flops,   k->tfprof_flops, k->macs,
                                    k->int_ops, k->bytes_read,   k->bytes_written};
     /* plain: the whole sum's common case (no count unknown, in the sums or
-     * here); bits: every count's bits or'ed, 0 when all are known 0 */
-    uint64_t bits = 0;
+     * here); moves: the counts that are not a known 0 (a 0 moves no sum and
+     * no count: fl__sym_sum_add's first case), none for a constant or a
+     * reshape */
+    unsigned moves = 0;
     bool unknown = false;
     for (int i = 0; i < SUM_NO_RULE; i++) {
-        bits |= (uint64_t)(uintptr_t)v[i].e | (uint64_t)v[i].k;
+        moves |= (unsigned)(v[i].e != NULL || v[i].k != 0) << i;
         unknown |= fl_sym_is_unknown(v[i]) | (t->n_unknown[i] != 0);
     }
-    if (!bits) { /* adds nothing (a constant, a reshape): no sum moves */
+    if (!moves) {
         return FL_OK;
     }
     bool plain = strict && !unknown;
     fl_status st = FL_OK;
-    if (plain) {
-        (void)((st = fl__op_sum_add(c, n, &sums[SUM_FLOPS], v[SUM_FLOPS])) != FL_OK ||
-               (st = fl__op_sum_add(c, n, &sums[SUM_TFPROF], v[SUM_TFPROF])) != FL_OK ||
-               (st = fl__op_sum_add(c, n, &sums[SUM_MACS], v[SUM_MACS])) != FL_OK ||
-               (st = fl__op_sum_add(c, n, &sums[SUM_INT_OPS], v[SUM_INT_OPS])) != FL_OK ||
-               (st = fl__op_sum_add(c, n, &sums[SUM_READ], v[SUM_READ])) != FL_OK ||
-               (st = fl__op_sum_add(c, n, &sums[SUM_WRITTEN], v[SUM_WRITTEN])) != FL_OK);
-    }
-    for (int i = 0; i < SUM_NO_RULE && st == FL_OK && !plain; i++) {
-        st = add_part(c, n, t, &sums[i], i, v[i], sign, strict);
+    for (int i = 0; i < SUM_NO_RULE && st == FL_OK; i++) {
+        if (moves & (1u << i)) {
+            st = plain ? fl__op_sum_add(c, n, &sums[i], v[i])
+                       : add_part(c, n, t, &sums[i], i, v[i], sign, strict);
+        }
     }
     if (st == FL_OK && !k->has_rule) {
         fl_sym b;
