@@ -127,24 +127,36 @@ static inline const char *fl__pbwire_field(const uint8_t **p, const uint8_t *end
                                            fl_pbwire_field *f) {
     const uint8_t *q = *p;
     f->tag = q;
-    /* Most fields: a one-byte tag, then a one-byte varint or length (read
-     * here, inline); the others by fl__pbwire_field_slow. */
-    if (end - q >= 2 && q[0] >= 8 && q[0] < 0x80 && q[1] < 0x80) {
+    /* Most fields: a one-byte tag, then a one-byte varint or length, or a
+     * two-byte length (a message or string of 128 bytes to 16 KB, as a
+     * graph's nodes are), read here, inline; the others by
+     * fl__pbwire_field_slow. */
+    if (end - q >= 2 && q[0] >= 8 && q[0] < 0x80) {
         f->id = (uint32_t)(q[0] >> 3);
         f->wt = q[0] & 7;
         f->body = q + 1;
-        if (f->wt == FL_PB_WT_VARINT) {
-            f->p = q + 1;
-            f->len = 1;
-            f->v = q[1];
-            *p = q + 2;
-            return NULL;
-        }
-        if (f->wt == FL_PB_WT_LEN && q[1] <= (size_t)(end - q - 2)) {
-            f->p = q + 2;
-            f->len = q[1];
-            *p = q + 2 + q[1];
-            return NULL;
+        if (q[1] < 0x80) {
+            if (f->wt == FL_PB_WT_VARINT) {
+                f->p = q + 1;
+                f->len = 1;
+                f->v = q[1];
+                *p = q + 2;
+                return NULL;
+            }
+            if (f->wt == FL_PB_WT_LEN && q[1] <= (size_t)(end - q - 2)) {
+                f->p = q + 2;
+                f->len = q[1];
+                *p = q + 2 + q[1];
+                return NULL;
+            }
+        } else if (f->wt == FL_PB_WT_LEN && end - q >= 3 && q[2] < 0x80) {
+            size_t n = (size_t)(q[1] & 0x7f) | (size_t)q[2] << 7;
+            if (n <= (size_t)(end - q - 3)) {
+                f->p = q + 3;
+                f->len = n;
+                *p = q + 3 + n;
+                return NULL;
+            }
         }
     }
     return fl__pbwire_field_slow(p, end, f);

@@ -285,6 +285,26 @@ static void test_length_past_end(void **state) {
     wbuf g = {{0}, 0};
     w_bytes(&g, 5, w.b, w.n); /* GraphProto.initializer */
     expect_fail(&onnx__graph_proto__descriptor, &g, "raw_data", "past the end");
+    /* a two-byte length (128 to 16383) ending exactly at the message's end
+     * is read, as a view; one byte fewer is past the end */
+    uint8_t raw[200];
+    for (size_t i = 0; i < sizeof raw; i++) {
+        raw[i] = (uint8_t)i;
+    }
+    wbuf x = {{0}, 0};
+    w_bytes(&x, 9, raw, sizeof raw);
+    assert_int_equal(x.n, 3 + sizeof raw); /* tag, two length bytes, payload */
+    fl_arena a;
+    fl__arena_init(&a, 1 << 20);
+    fl_pbwire_error e;
+    Onnx__TensorProto *t =
+        (Onnx__TensorProto *)fl__pbwire_unpack(&a, &onnx__tensor_proto__descriptor, x.b, x.n, &e);
+    assert_non_null(t);
+    assert_int_equal(t->raw_data.len, sizeof raw);
+    assert_ptr_equal(t->raw_data.data, x.b + 3);
+    fl__arena_free(&a);
+    x.n--;
+    expect_fail(&onnx__tensor_proto__descriptor, &x, "raw_data", "past the end");
 }
 
 static void test_bad_wire_types(void **state) {
