@@ -1588,6 +1588,54 @@ static void test_xdivy_values(void **state) {
     CHECK_FLOATS(b, 0.5, 1.0 / 3.0, INFINITY, 0.0, 0.0, 0.0);
 }
 
+/* Numpy broadcasting of values over several dims, with size-1 dims between
+ * others: each output element derived from its coordinates here. */
+static void test_broadcast_eval_rank4(void **state) {
+    (void)state;
+    /* a [2,1,3,1] = 0..5, b [4,1,2] = 100 * j + l: Add -> [2,4,3,2] */
+    fl_sym av[6], bv[8];
+    for (int i = 0; i < 6; i++) {
+        av[i] = K(i);
+    }
+    for (int j = 0; j < 4; j++) {
+        for (int l = 0; l < 2; l++) {
+            bv[j * 2 + l] = K(100 * j + l);
+        }
+    }
+    fl_node *a = mk_const(FL_DT_INT64, 4, (int64_t[]){2, 1, 3, 1}, av, NULL);
+    fl_node *b = mk_const(FL_DT_INT64, 3, (int64_t[]){4, 1, 2}, bv, NULL);
+    fl_node *add = OP("Add", a, b);
+    run(add);
+    check_shape(add, "[2,4,3,2]");
+    int64_t want[48];
+    for (int i = 0; i < 2; i++) {
+        for (int j = 0; j < 4; j++) {
+            for (int k = 0; k < 3; k++) {
+                for (int l = 0; l < 2; l++) {
+                    want[((i * 4 + j) * 3 + k) * 2 + l] = (i * 3 + k) + (100 * j + l);
+                }
+            }
+        }
+    }
+    check_ints(add, 48, want);
+    /* SelectV2 broadcasts all three: cond [2,1,1], x [1,3,1], y [4] -> [2,3,4] */
+    fl_node *cond = mk_const(FL_DT_BOOL, 3, (int64_t[]){2, 1, 1}, (fl_sym[]){K(1), K(0)}, NULL);
+    fl_node *x = mk_const(FL_DT_INT64, 3, (int64_t[]){1, 3, 1}, (fl_sym[]){K(7), K(8), K(9)}, NULL);
+    fl_node *y = CIV(FL_DT_INT64, K(-1), K(-2), K(-3), K(-4));
+    fl_node *sel = OP("SelectV2", cond, x, y);
+    run(sel);
+    check_shape(sel, "[2,3,4]");
+    int64_t want_sel[24];
+    for (int i = 0; i < 2; i++) {
+        for (int j = 0; j < 3; j++) {
+            for (int k = 0; k < 4; k++) {
+                want_sel[(i * 3 + j) * 4 + k] = i == 0 ? 7 + j : -1 - k;
+            }
+        }
+    }
+    check_ints(sel, 24, want_sel);
+}
+
 static void test_mul_no_nan_values(void **state) {
     (void)state;
     /* y == 0 -> 0 even when x is inf or NaN; else x * y (NaN y propagates). */
@@ -1797,6 +1845,7 @@ int main(void) {
         T(test_e2e_reduction_costs),
         T(test_e2e_bad_reduction_axis),
         T(test_xdivy_values),
+        T(test_broadcast_eval_rank4),
         T(test_mul_no_nan_values),
         T(test_xlogy_values),
         T(test_float_only_ops_no_int_value),

@@ -10,22 +10,6 @@
 
 #include <string.h>
 
-/* Flat index into `in` of output element `flat` under numpy broadcasting. */
-static int64_t bcast_index(const fl_value *in, int orank, const int64_t *odims, int64_t flat) {
-    int64_t idx = 0, stride = 1;
-    for (int d = orank - 1, j = in->rank - 1; d >= 0; d--, j--) {
-        int64_t coord = odims[d] ? flat % odims[d] : 0;
-        flat = odims[d] ? flat / odims[d] : 0;
-        if (j >= 0) {
-            if (in->dims[j] != 1) {
-                idx += coord * stride;
-            }
-            stride *= in->dims[j];
-        }
-    }
-    return idx;
-}
-
 /* True when the output tensor's (concrete) shape is exactly the broadcast of
  * the input values ins[first..nin). */
 static bool bcast_matches(const fl_tensor *out, const fl_value *const *ins, int first, int nin) {
@@ -91,6 +75,47 @@ static bool same_dims(const fl_value *a, const fl_value *b) {
     return true;
 }
 
+/* Numpy broadcasting as a walk over the output's elements in order: at[j]
+ * (j < nin) is input j's flat index of the current element, stepped by the
+ * input's stride in the output dim that moves (0 where the input has size 1
+ * there or no such dim). The array holds at, then the output coordinates
+ * (rank), then the steps (step[d * nin + j]); NULL when memory runs out. */
+static int64_t *bcast_walk(fl_arena *a, const fl_value *const *ins, int nin, int rank) {
+    int64_t *at =
+        fl__arena_calloc(a, (size_t)(nin + rank) + (size_t)nin * (size_t)rank, sizeof(int64_t));
+    if (!at) {
+        return NULL;
+    }
+    int64_t *step = at + nin + rank;
+    for (int j = 0; j < nin; j++) {
+        int64_t s = 1;
+        for (int d = rank - 1, k = ins[j]->rank - 1; d >= 0 && k >= 0; d--, k--) {
+            step[d * nin + j] = ins[j]->dims[k] != 1 ? s : 0;
+            s *= ins[j]->dims[k];
+        }
+    }
+    return at;
+}
+
+/* Moves bcast_walk's indices to the next output element (dims: the
+ * output's). */
+static void bcast_next(int64_t *at, int nin, int rank, const int64_t *dims) {
+    int64_t *coord = at + nin, *step = coord + rank;
+    for (int d = rank - 1; d >= 0; d--) {
+        const int64_t *sd = step + (size_t)d * (size_t)nin;
+        if (++coord[d] < dims[d]) {
+            for (int j = 0; j < nin; j++) {
+                at[j] += sd[j];
+            }
+            return;
+        }
+        coord[d] = 0;
+        for (int j = 0; j < nin; j++) {
+            at[j] -= sd[j] * (dims[d] - 1);
+        }
+    }
+}
+
 /* Evaluates output 0 element by element from all data inputs. */
 static fl_status ew_run(fl_ctx *c, fl_node *n, const ew_op *o) {
     int nin = n->n_inputs;
@@ -143,14 +168,18 @@ static fl_status ew_run(fl_ctx *c, fl_node *n, const ew_op *o) {
             inner *= v->dims[d];
         }
     }
+    int64_t *at = bcast_walk(c->a, ins, nin, v->rank);
+    if (!at) {
+        return fl__diag_oom(c->d);
+    }
     for (int64_t i = 0; i < v->n; i++) {
         for (int j = 0; j < nin; j++) {
-            int64_t idx = (cond_vec && j == 0) ? (inner ? i / inner : 0)
-                                               : bcast_index(ins[j], v->rank, v->dims, i);
+            int64_t idx = (cond_vec && j == 0) ? (inner ? i / inner : 0) : at[j];
             if (!fl__ew_get_num(ins[j], idx, &args[j])) {
                 return FL_OK;
             }
         }
+        bcast_next(at, nin, v->rank, v->dims);
         ew_num r;
         bool ok;
         switch (o->kind) {
