@@ -40,7 +40,9 @@ static inline uint64_t fl__hash_str(const char *s) {
 /* Another hash of the n bytes at p, for tables keyed by long strings: 8
  * bytes a step (xor, multiply by the FNV prime), its length folded in first
  * and the result mixed at the end (murmur3's finaliser), so its low bits
- * index a table. Not fl__hash_mem's value. */
+ * index a table. Bytes left over after the last whole word are the last 8
+ * bytes taken as one more word (overlapping the one before; n is in the
+ * hash already), or a byte a step when n < 8. Not fl__hash_mem's value. */
 static inline uint64_t fl__hash_words(const void *p, size_t n) {
     const unsigned char *b = p;
     uint64_t h = FL_HASH_INIT ^ n;
@@ -49,6 +51,12 @@ static inline uint64_t fl__hash_words(const void *p, size_t n) {
         uint64_t w;
         memcpy(&w, b + k, 8); /* unaligned */
         h = (h ^ w) * 1099511628211ull;
+    }
+    if (k < n && n >= 8) {
+        uint64_t w;
+        memcpy(&w, b + n - 8, 8);
+        h = (h ^ w) * 1099511628211ull;
+        k = n;
     }
     for (; k < n; k++) {
         h = (h ^ b[k]) * 1099511628211ull;
