@@ -136,6 +136,10 @@ typedef struct imp {
     fl_node *absent;    /* shared node for absent optional inputs, created lazily */
     fl_onnx_ext ext;    /* external data files and the ranges read from them */
     bool dflt_imported; /* the model imports ai.onnx (asked once, not per node) */
+    struct {
+        const char *op; /* an ai.onnx op type met before (a node's string) */
+        fl_op_kind kind;
+    } kinds[64]; /* by its first two characters (default_kind) */
 } imp;
 
 static bool dt_unsigned(fl_dtype dt) {
@@ -892,6 +896,23 @@ static fl_op_kind lookup_op(const char *domain, const char *op_type) {
     return fl__op_lookup(buf);
 }
 
+/* lookup_op of an op of the default domain, remembered per op type: a graph
+ * has many nodes of few types. A slot is found by the type's first two
+ * characters and confirmed by comparing it; a miss looks the op up and
+ * takes the slot. */
+static fl_op_kind default_kind(imp *im, const char *op_type) {
+    unsigned char c0 = (unsigned char)op_type[0];
+    unsigned char c1 = c0 ? (unsigned char)op_type[1] : 0;
+    size_t i = ((size_t)c0 * 7u + c1) % (sizeof im->kinds / sizeof im->kinds[0]);
+    if (im->kinds[i].op && strcmp(im->kinds[i].op, op_type) == 0) {
+        return im->kinds[i].kind;
+    }
+    fl_op_kind kind = lookup_op("", op_type);
+    im->kinds[i].op = op_type;
+    im->kinds[i].kind = kind;
+    return kind;
+}
+
 static bool domain_supported(const char *domain) {
     return !*domain || strcmp(domain, "ai.onnx") == 0 || strcmp(domain, "com.microsoft") == 0 ||
            strcmp(domain, "ai.onnx.ml") == 0 || strcmp(domain, "ai.onnx.preview.training") == 0;
@@ -950,7 +971,9 @@ static fl_status import_node(imp *im, const Onnx__ModelProto *m, size_t idx,
     /* A Constant becomes a Const node (import_constant): its op is not
      * looked up. */
     bool constant = !*domain && strcmp(op_type, "Constant") == 0;
-    fl_op_kind kind = constant ? FL_OP_UNKNOWN : lookup_op(domain, op_type);
+    fl_op_kind kind = constant   ? FL_OP_UNKNOWN
+                      : !*domain ? default_kind(im, op_type)
+                                 : lookup_op(domain, op_type);
     if (!kind && !domain_supported(domain)) {
         /* Analysed as an unknown op (outputs unknown, counted in the report's
          * unknown ops), as an unregistered op of a modelled domain is. */
@@ -1217,7 +1240,7 @@ fl_status fl__import_onnx_files(fl_graph *g, const uint8_t *buf, size_t len,
     }
     g->src = NULL;     /* not a GraphDef */
     g->onnx.model = m; /* written back by export/onnx_write.c */
-    imp im = {g, d, o, {NULL, 0, 0}, NULL, {files, NULL, 0, 0, NULL, 0, NULL}, false};
+    imp im = {g, d, o, {NULL, 0, 0}, NULL, {files, NULL, 0, 0, NULL, 0, NULL}, false, {{NULL, 0}}};
     fl_status st = import_graph(&im, m);
     if (st == FL_OK) {
         st = fl__onnx_ext_check_overlap(&im.ext, d);

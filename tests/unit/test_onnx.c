@@ -524,6 +524,33 @@ static void test_default_domain_declared(void **state) {
     fl_report_free(r);
 }
 
+/* Op types of the default domain that begin alike keep their own registry
+ * kinds, in either order: Relu is modelled, Rexotic is not (an unknown op). */
+static void test_default_domain_kinds_alike(void **state) {
+    (void)state;
+    ob_model *m = ob_new(13);
+    ob_input(m, "x", OB_FLOAT, 1, (int64_t[]){4}, NULL);
+    ob_node(m, "Relu", "r1", "x", "a");
+    ob_node(m, "Rexotic", "e1", "a", "b");
+    ob_node(m, "Relu", "r2", "b", "c");
+    ob_node(m, "Rexotic", "e2", "c", "y");
+    ob_output(m, "y");
+    fl_report *r = run_ok(m);
+    assert_int_equal(r->n_unknown_ops, 1);
+    assert_string_equal(r->unknown_ops[0].op, "Rexotic");
+    assert_int_equal(r->unknown_ops[0].count, 2);
+    bool relu = false;
+    for (size_t i = 0; i < r->n_ops; i++) {
+        if (strcmp(r->ops[i].op, "Relu") == 0) {
+            relu = true;
+            assert_int_equal(r->ops[i].count, 2);
+        }
+    }
+    assert_true(relu);
+    fl_report_free(r);
+    ob_free(m);
+}
+
 /* Expects the analysis of `m` to fail with `want` and an error containing
  * `needle`; frees the model. */
 static void expect_fail(ob_model *m, fl_status want, const char *needle) {
@@ -663,6 +690,7 @@ int main(void) {
         cmocka_unit_test(test_error_raw_data_size),
         cmocka_unit_test(test_error_duplicate_output_and_domain),
         cmocka_unit_test(test_default_domain_declared),
+        cmocka_unit_test(test_default_domain_kinds_alike),
         cmocka_unit_test(test_error_unsupported),
         cmocka_unit_test(test_error_limits_and_garbage),
     };
