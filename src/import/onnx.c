@@ -247,7 +247,11 @@ static fl_status decode_value(imp *im, const Onnx__TensorProto *p, fl_const *c) 
     bool sgn = !dt_unsigned(dt);
     for (int64_t i = 0; i < n; i++) {
         if (raw) {
-            if (ints) {
+            if (ints && es == 8) {
+                int64_t x; /* little-endian host (pbwire.c) */
+                memcpy(&x, raw + (size_t)i * 8, 8);
+                ints[i] = fl_sym_const(x);
+            } else if (ints) {
                 ints[i] = fl_sym_const(fl__pb_read_le(raw + (size_t)i * es, es, sgn));
             } else {
                 memcpy(bytes + (size_t)i * es, raw + (size_t)i * es, es);
