@@ -19,7 +19,7 @@ static fl_status arith_fail(fl_ctx *c, const fl_node *n, fl_status st, const cha
     fl_status st = fn;                                                                             \
     return st == FL_OK ? FL_OK : arith_fail(c, n, st, what)
 
-fl_status fl__op_add(fl_ctx *c, const fl_node *n, fl_sym a, fl_sym b, fl_sym *out) {
+fl_status fl__op_add_any(fl_ctx *c, const fl_node *n, fl_sym a, fl_sym b, fl_sym *out) {
     ARITH(fl__sym_add(c->st, a, b, out), "dimension sum");
 }
 fl_status fl__op_sum_add(fl_ctx *c, const fl_node *n, fl_sym_sum *s, fl_sym b) {

@@ -32,7 +32,17 @@
     };
 
 /* Checked arithmetic on fl_sym; failures are reported against node n. */
-fl_status fl__op_add(fl_ctx *c, const fl_node *n, fl_sym a, fl_sym b, fl_sym *out);
+fl_status fl__op_add_any(fl_ctx *c, const fl_node *n, fl_sym a, fl_sym b, fl_sym *out);
+/* fl__op_add_any, with the sum of two known values that does not overflow
+ * taken inline (most of the sums the costing and the report make). */
+static inline fl_status fl__op_add(fl_ctx *c, const fl_node *n, fl_sym a, fl_sym b, fl_sym *out) {
+    int64_t r;
+    if (fl_sym_is_known(a) && fl_sym_is_known(b) && !__builtin_add_overflow(a.k, b.k, &r)) {
+        *out = fl_sym_const(r);
+        return FL_OK;
+    }
+    return fl__op_add_any(c, n, a, b, out);
+}
 fl_status fl__op_sub(fl_ctx *c, const fl_node *n, fl_sym a, fl_sym b, fl_sym *out);
 fl_status fl__op_mul(fl_ctx *c, const fl_node *n, fl_sym a, fl_sym b, fl_sym *out);
 fl_status fl__op_ceildiv(fl_ctx *c, const fl_node *n, fl_sym a, fl_sym b, fl_sym *out);
