@@ -757,6 +757,36 @@ static void test_cast_like_value(void **state) {
     ob_free(m);
 }
 
+/* ConstantOfShape's value (ONNX: every element is the fill value) read as
+ * Reshape's shape: 5 elements of 2 reshape x (32) to [2,2,2,2,2], 3 of 3
+ * reshape z (27) to [3,3,3]; 7 elements of the default fill (0.0f) only
+ * shape the output. */
+static void test_constant_of_shape_value(void **state) {
+    (void)state;
+    ob_model *m = ob_new(13);
+    ob_input(m, "x", OB_FLOAT, 1, (int64_t[]){32}, NULL);
+    ob_input(m, "z", OB_FLOAT, 1, (int64_t[]){27}, NULL);
+    ob_init_i64(m, "five", 1, (int64_t[]){1}, (int64_t[]){5});
+    ob_init_i64(m, "three", 1, (int64_t[]){1}, (int64_t[]){3});
+    ob_init_i64(m, "seven", 1, (int64_t[]){1}, (int64_t[]){7});
+    ob_attr_tensor_i64(m, ob_node(m, "ConstantOfShape", "c5", "five", "d5"), "value", 1,
+                       (int64_t[]){1}, (int64_t[]){2});
+    ob_attr_tensor_i64(m, ob_node(m, "ConstantOfShape", "c3", "three", "d3"), "value", 1,
+                       (int64_t[]){1}, (int64_t[]){3});
+    ob_node(m, "ConstantOfShape", "c7", "seven", "zeros");
+    ob_node(m, "Reshape", "r5", "x,d5", "y5");
+    ob_node(m, "Reshape", "r3", "z,d3", "y3");
+    ob_output(m, "y5");
+    ob_output(m, "y3");
+    ob_output(m, "zeros");
+    fl_report *r = oc_run(m, FL_OK);
+    assert_string_equal(oc_node(r, "r5")->outputs[0].shape, "[2,2,2,2,2]");
+    assert_string_equal(oc_node(r, "r3")->outputs[0].shape, "[3,3,3]");
+    assert_string_equal(oc_node(r, "c7")->outputs[0].shape, "[7]");
+    fl_report_free(r);
+    ob_free(m);
+}
+
 /* Opset 24's Swish (x * sigmoid(alpha * x), one activation per element as
  * QuickGelu): X (2,3,8), 48 FLOPs. TensorScatter (a KV cache written in
  * place): past_cache (2,2,16,8), update (2,2,3,8) along axis -2,
@@ -1009,6 +1039,7 @@ int main(void) {
         cmocka_unit_test(test_ml_models),
         cmocka_unit_test(test_opset18_20),
         cmocka_unit_test(test_cast_like_value),
+        cmocka_unit_test(test_constant_of_shape_value),
         cmocka_unit_test(test_opset24_and_ms_qdq),
         cmocka_unit_test(test_deform_conv_pools_cumprod),
         cmocka_unit_test(test_deform_conv_bad),

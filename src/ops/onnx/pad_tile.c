@@ -72,9 +72,11 @@ static fl_status infer_constant_of_shape(fl_ctx *c, fl_node *n) {
     if (st != FL_OK || !v || (k && !k->value) || (k && k->value->n < 1)) {
         return st;
     }
-    for (int64_t i = 0; i < v->n; i++) {
-        if (k) {
-            fl__onnx_copy_elem(v, i, k->value, 0);
+    if (k && v->n > 0) {
+        /* the fill value once, then what is filled copied after itself */
+        fl__onnx_copy_elem(v, 0, k->value, 0);
+        for (int64_t done = 1; done < v->n; done *= 2) {
+            fl__onnx_copy_run(v, done, v, 0, done < v->n - done ? done : v->n - done);
         }
     }
     fl__op_set_value(n, 0, v);
