@@ -381,6 +381,38 @@ static void test_slice(void **state) {
     ob_free(m);
 }
 
+/* Slice's value (a constant's part, read back as Reshape's shape): K [3,4] =
+ * [[1,2,3,4],[2,1,1,2],[3,1,2,1]]; rows 1..2, columns 1..3 (step 1) are
+ * [[1,1,2],[1,2,1]], so x (4) takes the shape [1,1,2,1,2,1]; rows and columns
+ * 0 and 2 (step 2) are [[1,3],[3,2]], so z (18) takes [1,3,3,2]. */
+static void test_slice_value(void **state) {
+    (void)state;
+    ob_model *m = ob_new(13);
+    ob_input(m, "x", OB_FLOAT, 1, (int64_t[]){4}, NULL);
+    ob_input(m, "z", OB_FLOAT, 1, (int64_t[]){18}, NULL);
+    ob_init_i64(m, "k", 2, (int64_t[]){3, 4}, (int64_t[]){1, 2, 3, 4, 2, 1, 1, 2, 3, 1, 2, 1});
+    ob_init_i64(m, "s1", 1, (int64_t[]){2}, (int64_t[]){1, 1});
+    ob_init_i64(m, "e1", 1, (int64_t[]){2}, (int64_t[]){3, 4});
+    ob_init_i64(m, "s2", 1, (int64_t[]){2}, (int64_t[]){0, 0});
+    ob_init_i64(m, "e2", 1, (int64_t[]){2}, (int64_t[]){3, 4});
+    ob_init_i64(m, "ax", 1, (int64_t[]){2}, (int64_t[]){0, 1});
+    ob_init_i64(m, "st", 1, (int64_t[]){2}, (int64_t[]){2, 2});
+    ob_init_i64(m, "flat", 1, (int64_t[]){1}, (int64_t[]){-1});
+    ob_node(m, "Slice", "a", "k,s1,e1", "ka");
+    ob_node(m, "Slice", "b", "k,s2,e2,ax,st", "kb");
+    ob_node(m, "Reshape", "fa", "ka,flat", "da");
+    ob_node(m, "Reshape", "fb", "kb,flat", "db");
+    ob_node(m, "Reshape", "ra", "x,da", "ya");
+    ob_node(m, "Reshape", "rb", "z,db", "yb");
+    ob_output(m, "ya");
+    ob_output(m, "yb");
+    fl_report *r = run_ok(m);
+    assert_string_equal(tg_find(r, "ra")->outputs[0].shape, "[1,1,2,1,2,1]");
+    assert_string_equal(tg_find(r, "rb")->outputs[0].shape, "[1,3,3,2]");
+    fl_report_free(r);
+    ob_free(m);
+}
+
 /* An absent optional input in the middle (Clip without min) reads the
  * importer's empty marker; trailing absent inputs are dropped. */
 static void test_absent_optional_input(void **state) {
@@ -685,6 +717,7 @@ int main(void) {
         cmocka_unit_test(test_reshape_shape_chain),
         cmocka_unit_test(test_transpose_evaluates_pads),
         cmocka_unit_test(test_slice),
+        cmocka_unit_test(test_slice_value),
         cmocka_unit_test(test_absent_optional_input),
         cmocka_unit_test(test_error_missing_input),
         cmocka_unit_test(test_error_raw_data_size),

@@ -211,13 +211,22 @@ static fl_status eval_slice(fl_ctx *c, fl_node *n) {
         return st;
     }
     int64_t idx[256] = {0};
-    for (int64_t o = 0; o < v->n; o++) {
+    /* With step 1 on the last axis, each row of the output is a run of the
+     * input: copied whole, the walk carrying over the axes before it. */
+    int last = p->rank - 1;
+    int64_t run = last >= 0 && p->step[last] == 1 ? p->len[last].k : 1;
+    int moving = run > 1 ? last - 1 : last;
+    for (int64_t o = 0; o < v->n; o += run) {
         int64_t src = 0;
         for (int i = 0; i < p->rank; i++) {
             src = src * in->dims[i] + p->start[i] + idx[i] * p->step[i];
         }
-        fl__onnx_copy_elem(v, o, in, src);
-        for (int i = p->rank - 1; i >= 0; i--) {
+        if (run > 1) {
+            fl__onnx_copy_run(v, o, in, src, run);
+        } else {
+            fl__onnx_copy_elem(v, o, in, src);
+        }
+        for (int i = moving; i >= 0; i--) {
             if (++idx[i] < p->len[i].k) {
                 break;
             }
