@@ -974,7 +974,7 @@ static fl_status import_node(imp *im, const Onnx__ModelProto *m, size_t idx,
     }
     /* A Constant becomes a Const node (import_constant): its op is not
      * looked up. */
-    bool constant = !*domain && strcmp(op_type, "Constant") == 0;
+    bool constant = !*domain && op_type[0] == 'C' && strcmp(op_type, "Constant") == 0;
     fl_op_kind kind = constant   ? FL_OP_UNKNOWN
                       : !*domain ? default_kind(im, op_type)
                                  : lookup_op(domain, op_type);
