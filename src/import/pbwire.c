@@ -94,6 +94,20 @@ static int field_wt(ProtobufCType t) {
 
 const char *fl__pbwire_field_slow(const uint8_t **p, const uint8_t *end, fl_pbwire_field *f) {
     f->tag = *p;
+    const uint8_t *q = *p;
+    /* A two-byte tag (fields 16 to 2047) and a one-byte varint, as ONNX's
+     * AttributeProto.type (20) is on every attribute: read directly. */
+    if (end - q >= 3 && q[0] >= 0x80 && (q[0] & 7) == FL_PB_WT_VARINT && q[1] != 0 && q[1] < 0x80 &&
+        q[2] < 0x80) {
+        f->id = (uint32_t)((q[0] & 0x7f) >> 3) | (uint32_t)q[1] << 4;
+        f->wt = FL_PB_WT_VARINT;
+        f->body = q + 2;
+        f->p = q + 2;
+        f->len = 1;
+        f->v = q[2];
+        *p = q + 3;
+        return NULL;
+    }
     uint64_t key;
     if (!fl__pbwire_varint(p, end, &key)) {
         return "a tag is cut short or longer than 10 bytes";

@@ -307,6 +307,46 @@ static void test_length_past_end(void **state) {
     expect_fail(&onnx__tensor_proto__descriptor, &x, "raw_data", "past the end");
 }
 
+/* Two-byte tags with a one-byte varint: AttributeProto.type (20) and an
+ * unknown field 2047 are read as protobuf-c reads them, directly and with
+ * every shorter prefix; a two-byte tag whose second byte is 0 (field 2, not
+ * minimal) reads as AttributeProto.f's tag would, as an I32 field. */
+static void test_two_byte_tags(void **state) {
+    (void)state;
+    wbuf w = {{0}, 0};
+    w_bytes(&w, 1, "k", 1);
+    w_tag(&w, 20, 0);
+    w_varint(&w, 7);
+    w_tag(&w, 2047, 0);
+    w_varint(&w, 5);
+    assert_int_equal(w.n, 3 + 3 + 3);
+    fl_arena a;
+    fl__arena_init(&a, 1 << 20);
+    fl_pbwire_error e;
+    Onnx__AttributeProto *at = (Onnx__AttributeProto *)fl__pbwire_unpack(
+        &a, &onnx__attribute_proto__descriptor, w.b, w.n, &e);
+    assert_non_null(at);
+    assert_true(at->has_type);
+    assert_int_equal(at->type, 7);
+    assert_int_equal(at->base.n_unknown_fields, 1);
+    assert_int_equal(at->base.unknown_fields[0].tag, 2047);
+    assert_int_equal(at->base.unknown_fields[0].wire_type, 0);
+    assert_int_equal(at->base.unknown_fields[0].len, 1);
+    assert_int_equal(at->base.unknown_fields[0].data[0], 5);
+    fl__arena_free(&a);
+    for (size_t k = 0; k <= w.n; k++) {
+        agree(&onnx__attribute_proto__descriptor, w.b, k, "two-byte tags prefix");
+    }
+    wbuf z = {{0}, 0};
+    z.b[z.n++] = 0x95; /* field 2 (f, float), wire type 5, over two bytes */
+    z.b[z.n++] = 0x00;
+    float one = 1.0f;
+    memcpy(z.b + z.n, &one, 4);
+    z.n += 4;
+    assert_int_equal(agree(&onnx__attribute_proto__descriptor, z.b, z.n, "two-byte tag 0x95 0x00"),
+                     1);
+}
+
 static void test_bad_wire_types(void **state) {
     (void)state;
     wbuf w = {{0}, 0};
@@ -640,6 +680,7 @@ int main(void) {
         cmocka_unit_test(test_agrees_on_truncations),
         cmocka_unit_test(test_payloads_are_views),
         cmocka_unit_test(test_length_past_end),
+        cmocka_unit_test(test_two_byte_tags),
         cmocka_unit_test(test_bad_wire_types),
         cmocka_unit_test(test_nesting_limit),
         cmocka_unit_test(test_merge_and_unknown),
