@@ -26,11 +26,14 @@ static fl_value *value_head(fl_arena *a, fl_dtype dtype, int rank, const int64_t
         }
         n *= dims[i];
     }
-    fl_value *v = fl__arena_zalloc(a, sizeof(*v));
-    int64_t *d = fl__arena_calloc(a, rank > 0 ? (size_t)rank : 1, sizeof(int64_t));
-    if (!v || !d) {
+    /* the dims right behind the header, in the same allocation */
+    _Static_assert(sizeof(fl_value) % _Alignof(int64_t) == 0, "dims after fl_value misaligned");
+    size_t nd = rank > 0 ? (size_t)rank : 1;
+    fl_value *v = fl__arena_zalloc(a, sizeof(*v) + nd * sizeof(int64_t));
+    if (!v) {
         return NULL;
     }
+    int64_t *d = (int64_t *)(void *)(v + 1);
     if (rank > 0) {
         memcpy(d, dims, (size_t)rank * sizeof(int64_t));
     }
