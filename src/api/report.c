@@ -155,23 +155,58 @@ static double sort_value(fl_ctx *c, fl_sym s) {
  * costs one probe per node, not a scan of the types met so far. by_kind:
  * the entry last found for a registry kind (entry + 1; kinds that share the
  * low bits share a place), tried first: a node's op is then compared with
- * its op, not hashed. */
+ * its op, not hashed. Both grow with the op types met (a graph has a few
+ * dozen; sized for every node to be its own, they were 80 bytes of scratch
+ * per node, twice, counted against the memory limit). */
 #define BY_KIND 256
 typedef struct op_accs {
     op_acc *e;
-    size_t n;
+    size_t n, cap;
     uint32_t *slot;
     size_t mask;
     uint32_t by_kind[BY_KIND];
 } op_accs;
 
-/* The entry of `op`, added when new. */
-static op_acc *acc_find_op(op_accs *t, const char *op) {
+/* Doubles t's entries and index (the entries rehashed); false when out of
+ * memory (t unchanged). */
+static bool accs_grow(fl_arena *ar, op_accs *t) {
+    size_t cap = t->cap * 2, slots = 2 * (t->mask + 1);
+    op_acc *e = fl__arena_scratch_grow(ar, t->e, t->n, cap, sizeof(op_acc));
+    uint32_t *slot = e ? fl__arena_scratch(ar, slots, sizeof(uint32_t)) : NULL;
+    if (e) {
+        t->e = e;
+    }
+    if (!slot) {
+        return false;
+    }
+    fl__arena_scratch_free(ar, t->slot);
+    t->slot = slot;
+    t->mask = slots - 1;
+    t->cap = cap;
+    for (size_t k = 0; k < t->n; k++) {
+        size_t j = (size_t)fl__hash_str(e[k].op) & t->mask;
+        while (slot[j]) {
+            j = (j + 1) & t->mask;
+        }
+        slot[j] = (uint32_t)k + 1;
+    }
+    return true;
+}
+
+/* The entry of `op`, added when new; NULL when out of memory. */
+static op_acc *acc_find_op(fl_arena *ar, op_accs *t, const char *op) {
     size_t j = (size_t)fl__hash_str(op) & t->mask;
     for (; t->slot[j]; j = (j + 1) & t->mask) {
         op_acc *a = &t->e[t->slot[j] - 1];
         if (a->op == op || strcmp(a->op, op) == 0) {
             return a;
+        }
+    }
+    if (t->n == t->cap) {
+        if (t->n >= UINT32_MAX - 1 || !accs_grow(ar, t)) {
+            return NULL;
+        }
+        for (j = (size_t)fl__hash_str(op) & t->mask; t->slot[j]; j = (j + 1) & t->mask) {
         }
     }
     op_acc *a = &t->e[t->n++];
@@ -181,8 +216,8 @@ static op_acc *acc_find_op(op_accs *t, const char *op) {
     return a;
 }
 
-/* The entry of node n's op, added when new. */
-static op_acc *acc_find(op_accs *t, const fl_node *n) {
+/* The entry of node n's op, added when new; NULL when out of memory. */
+static op_acc *acc_find(fl_arena *ar, op_accs *t, const fl_node *n) {
     const char *op = n->op;
     uint32_t *k = &t->by_kind[(unsigned)n->kind % BY_KIND];
     if (*k) {
@@ -191,8 +226,10 @@ static op_acc *acc_find(op_accs *t, const fl_node *n) {
             return a;
         }
     }
-    op_acc *a = acc_find_op(t, op);
-    *k = (uint32_t)(a - t->e) + 1;
+    op_acc *a = acc_find_op(ar, t, op);
+    if (a) {
+        *k = (uint32_t)(a - t->e) + 1;
+    }
     return a;
 }
 
@@ -208,18 +245,14 @@ static fl_report_op *ops_out(fl_arena *ra, const op_acc *acc, size_t n, bool cou
     return ops;
 }
 
-/* Two tables of n_nodes + 1 entries each, with their indexes. */
-static bool accs_new(fl_arena *a, size_t n_nodes, op_accs *t, size_t k) {
-    size_t cap = 16;
-    while (cap < 2 * (n_nodes + 1)) {
-        cap *= 2;
-    }
-    bool ok = n_nodes < UINT32_MAX;
+/* k empty tables, with room for 32 op types each. */
+static bool accs_new(fl_arena *a, op_accs *t, size_t k) {
+    bool ok = true;
     for (size_t i = 0; i < k; i++) {
-        t[i] = (op_accs){NULL, 0, NULL, cap - 1, {0}};
+        t[i] = (op_accs){NULL, 0, 32, NULL, 63, {0}};
         if (ok) {
-            t[i].e = fl__arena_scratch(a, n_nodes + 1, sizeof(op_acc));
-            t[i].slot = fl__arena_scratch(a, cap, sizeof(uint32_t));
+            t[i].e = fl__arena_scratch(a, t[i].cap, sizeof(op_acc));
+            t[i].slot = fl__arena_scratch(a, t[i].mask + 1, sizeof(uint32_t));
             ok = t[i].e && t[i].slot;
         }
     }
@@ -237,7 +270,7 @@ static void accs_free(fl_arena *a, op_accs *t, size_t k) {
 static fl_status op_summary(fl_ctx *c, fl_arena *ra, fl_report *r) {
     fl_graph *g = c->g;
     op_accs t[2]; /* every op type; the unknown ones */
-    if (!accs_new(c->a, g->n_nodes, t, 2)) {
+    if (!accs_new(c->a, t, 2)) {
         accs_free(c->a, t, 2);
         return fl__diag_oom(c->d);
     }
@@ -247,7 +280,12 @@ static fl_status op_summary(fl_ctx *c, fl_arena *ra, fl_report *r) {
         if (!is_reported(g, n)) {
             continue;
         }
-        op_acc *a = acc_find(&t[0], n);
+        op_acc *a = acc_find(c->a, &t[0], n);
+        op_acc *u = a && !n->desc && !n->func ? acc_find(c->a, &t[1], n) : a;
+        if (!u) {
+            st = fl__diag_oom(c->d);
+            break;
+        }
         a->count++;
         if (!n->cost.incomplete) {
             st = fl__op_add(c, n, a->flops, n->cost.flops, &a->flops);
@@ -258,8 +296,8 @@ static fl_status op_summary(fl_ctx *c, fl_arena *ra, fl_report *r) {
                 st = fl__op_add(c, n, a->int_ops, n->cost.int_ops, &a->int_ops);
             }
         }
-        if (!n->desc && !n->func) {
-            acc_find(&t[1], n)->count++;
+        if (u != a) {
+            u->count++;
         }
     }
     if (st == FL_OK) {

@@ -5,6 +5,7 @@
 #include "testgraph.h"
 #include "testutil.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -326,6 +327,47 @@ static void test_unknown_op_reported(void **state) {
     tg_free(g);
 }
 
+/* The report's op-type tables start small and grow with the types met: 70
+ * distinct unknown ops (op i met i % 3 + 1 times) beside Relu, each listed
+ * once with its count in both lists, past two doublings of each table. */
+static void test_many_op_types_reported(void **state) {
+    (void)state;
+    tg_graph *g = tg_new();
+    tg_placeholder(g, "x", 1, 2, (int64_t[]){2, 3});
+    relu_on(g, "r", "x");
+    char name[32], op[32];
+    int64_t total = 0;
+    for (int i = 0; i < 70; i++) {
+        snprintf(op, sizeof op, "Mystery%d", i);
+        for (int k = 0; k <= i % 3; k++, total++) {
+            snprintf(name, sizeof name, "m%d_%d", i, k);
+            tg_add(g, name, op, "x", NULL);
+        }
+    }
+    fl_report *r = tg_analyze(g, NULL);
+    assert_int_equal(r->n_unknown_ops, 70);
+    assert_int_equal(r->n_ops, 72); /* Placeholder and Relu too */
+    int64_t seen = 0;
+    bool found[70] = {false};
+    for (size_t k = 0; k < r->n_unknown_ops; k++) {
+        int i = atoi(r->unknown_ops[k].op + strlen("Mystery"));
+        assert_true(i >= 0 && i < 70 && !found[i]);
+        found[i] = true;
+        assert_int_equal(r->unknown_ops[k].count, i % 3 + 1);
+        seen += r->unknown_ops[k].count;
+    }
+    assert_int_equal(seen, total);
+    for (size_t k = 0; k < r->n_ops; k++) {
+        const char *o = r->ops[k].op;
+        int64_t want = strcmp(o, "Relu") == 0 || strcmp(o, "Placeholder") == 0
+                           ? 1
+                           : atoi(o + strlen("Mystery")) % 3 + 1;
+        assert_int_equal(r->ops[k].count, want);
+    }
+    fl_report_free(r);
+    tg_free(g);
+}
+
 static void test_savedmodel(void **state) {
     (void)state;
     tg_graph *g = tg_new();
@@ -401,6 +443,7 @@ int main(void) {
         cmocka_unit_test(test_node_limit),
         cmocka_unit_test(test_wrong_input_count),
         cmocka_unit_test(test_unknown_op_reported),
+        cmocka_unit_test(test_many_op_types_reported),
         cmocka_unit_test(test_savedmodel),
         cmocka_unit_test(test_binding_errors),
     };
