@@ -3,7 +3,8 @@
 # tiny_cnn's fixed cost, chains of 10k, 100k and 1M nodes with and without
 # the passes (in process: ns/node and peak RSS/node), the CLI on the 1M
 # chain (wall, CPU, peak RSS), the largest corpus models with and without
-# the passes, and foldlined's Analyze/Health throughput ratio. Not run by
+# the passes, foldlined's Analyze/Health throughput ratio and its peak
+# memory for a 100 MB streamed upload. Not run by
 # CTest; single-threaded figures are the ones to trust on a shared host.
 #
 # Usage: tests/bench/bench_all.sh [BUILD_DIR] [RUNS]   (from the repository root)
@@ -49,3 +50,6 @@ fi
 
 echo "== foldlined (bench_server.sh)"
 bash "$here/bench_server.sh" "$build" 3
+
+echo "== foldlined, a 100 MB AnalyzeStream upload (bench_stream_rss.sh)"
+bash "$here/bench_stream_rss.sh" "$build"
