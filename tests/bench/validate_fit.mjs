@@ -11,6 +11,8 @@
 // bucket, bound, predicted and traced kernel seconds), to look at the worst.
 // --fit-runs N: time `foldline fit` on all traces N times (default 5; 0: not).
 // --by-op CLASS: per op type of that class, the median and mean |error| too.
+// --gap-share: also what the held-out figures would be were the run's gap
+// over its kernels charged as a share of their time (a what-if, see below).
 //
 // PLAN.json: {"foldline", "base": "calibrated profile file", "work": "dir",
 //   "threads": 1, "models": [{"name", "model": "runnable .onnx",
@@ -178,6 +180,9 @@ for (const m of plan.models) {
   const k = kernels(m.trace, truth(m));
   rows[rows.length - 1].ksum = [...k.values()].reduce((a, v) => a + v, 0) * 1e3;
   rows[rows.length - 1].nk = k.size;
+  // the estimate less its per-kernel dispatch overhead, and the kernels charged it (--gap-share)
+  rows[rows.length - 1].kernelsOnly = (after.time_s - after.nodes.reduce((a, n) => a + n.overhead_s, 0)) * 1e3;
+  rows[rows.length - 1].charged = after.nodes.filter((n) => n.overhead_s > 0).length;
   for (const n of after.nodes) {
     const t = k.get(n.name);
     if (t === undefined) continue;
@@ -232,6 +237,29 @@ for (const r of rows) {
 }
 console.log(`  median: ${f2(median(rows.map((r) => (100 * (r.meas - r.ksum)) / r.ksum)))} % of the kernels' time, ` +
   `${f2(median(rows.map((r) => ((r.meas - r.ksum) / r.nk) * 1e3)))} us per kernel`);
+// --gap-share: what the held-out figures would be were the gap charged as a
+// share of the kernels' time (the median over the other models of gap /
+// kernel time) plus a cost per kernel fitted to the rest, in place of `fit`'s
+// cost per kernel. A what-if computed here, not an estimate foldline makes.
+if (args.includes('--gap-share')) {
+  const pos = (x) => (x > 0 ? x : 0);
+  const alt = rows.map((r) => {
+    const o = rows.filter((x) => x !== r);
+    const share = pos(median(o.map((x) => (x.meas - x.ksum) / x.ksum)));
+    const per = pos(median(o.map((x) => (x.meas - (1 + share) * x.ksum) / x.nk)));
+    return { name: r.name, share, per, after: r.kernelsOnly * (1 + share) + per * r.charged };
+  });
+  console.log(`\nwhat if (--gap-share; not foldline's estimate): the gap as a share of the kernels' time ` +
+    `plus a cost per kernel, each the median over the other models`);
+  rows.forEach((r, i) => {
+    const a = alt[i];
+    console.log(`  ${pad(r.name, 26)} share ${lpad(f2(100 * a.share), 5)} %  per kernel ${lpad(f2(a.per * 1e3), 6)} us  ` +
+      `${lpad(f2(a.after), 9)} ms  ratio ${f2(a.after / r.meas)} (as fitted ${f2(r.after / r.meas)})`);
+  });
+  const s = stats(alt.map((a) => a.after), meas);
+  console.log(`summary what if (--gap-share)   n=${s.n}  MAPE ${f2(s.mape)}%  within 10% ${f2(s.within10)}%  ` +
+    `Spearman ${f2(s.spearman)}  Kendall ${f2(s.kendall)}  median ratio ${f2(s.ratio)}`);
+}
 console.log(`\nper node (unseen models): |predicted kernel - traced kernel| / traced, by class (by traced time); ` +
   `the quartiles and the mean beside the median show when a class's errors split in two groups`);
 const classes = [...nodeTime].sort((a, b) => b[1] - a[1]);
