@@ -1250,9 +1250,10 @@ static void put_row(enc *e, const step *st, const void *src) {
     case K_QTY:
         if (st->plain) {
             put_qty(e, st, val);
-            break;
+        } else {
+            put_sub(e, st, r->sub, val);
         }
-        /* fall through */
+        break;
     case K_MSG:
     case K_PTR: {
         if (r->k == K_MSG && r->off3 && !*CAT(src, r->off3 - 1, bool)) {

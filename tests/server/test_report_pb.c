@@ -38,6 +38,7 @@ static int failures;
 static int n_streamed;
 static const char *where; /* the model being checked */
 
+static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void fail(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);

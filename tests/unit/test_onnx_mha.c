@@ -678,8 +678,8 @@ static void test_sparse_attention_bad(void **state) {
     static const char *const want[] = {
         "attr 'kv_num_heads' 3 does not divide attr 'num_heads' 4",
         "input 5 (block_row_indices) has 3 layouts, which do not divide attr 'num_heads' 4",
-        "input 5 (block_row_indices) has 4 block rows of 16: they do not reach the queries at "
-        "positions 79..79",
+        ("input 5 (block_row_indices) has 4 block rows of 16: they do not reach the queries at "
+         "positions 79..79"),
         "input 6 (block_col_indices) layout 0 entry 3 is 5, outside the 4 key blocks",
     };
     for (int i = 0; i < 4; i++) {

@@ -643,8 +643,8 @@ static void test_opset27_28(void **state) {
 static void test_opset27_28_bad(void **state) {
     (void)state;
     static const char *const want[] = {
-        "node 'cc' (CausalConvWithState): attr 'activation' is 'gelu', want 'silu', 'swish' or "
-        "'none'",
+        ("node 'cc' (CausalConvWithState): attr 'activation' is 'gelu', want 'silu', 'swish' or "
+         "'none'"),
         "node 'cc' (CausalConvWithState): input 1 (weight) has dim 1 of 2, want 1",
         "node 'cc' (CausalConvWithState): input 3 (past_state) has dim 2 of 4, want 3",
         "node 'sw' (SwiGLU): input 1 (B)'s shape differs from input 0 (A)'s",

@@ -419,7 +419,8 @@ static void test_placeholder_prebound_and_legacy(void **state) {
     check(&s->outputs[0], FL_DT_FLOAT, 0, NULL);
     /* ...and "unknown" for GraphDef producer <= 21 (TensorFlow's legacy rule), a graph
      * imported from a GraphDef (g->src set: ONNX and TFLite graphs are never legacy). */
-    Tensorflow__GraphDef gd = TENSORFLOW__GRAPH_DEF__INIT;
+    Tensorflow__GraphDef gd;
+    tensorflow__graph_def__init(&gd);
     f->g->src = &gd;
     f->g->producer = 21;
     s->outputs[0].dtype = FL_DT_INVALID;
