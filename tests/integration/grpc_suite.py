@@ -108,13 +108,30 @@ class Server:
             return -999
 
 
+# CLI calls run again under ThreadSanitizer after the loopback-connect
+# artefact described in case_concurrent (concurrent_16_cli); printed at the end.
+TSAN_RETRIES = []
+
+
+def tsan_connect_artefact(rc, err):
+    """Under tsan.sh only: a CLI whose loopback connect 'failed' with ENOENT,
+    an errno connect() never gives for TCP (gRPC 1.51 reads it late, after
+    TSan's symbolizer left ENOENT behind). The call never reached the server."""
+    return (os.environ.get("FL_TSAN_RUN") == "1" and rc == 3 and b"UNAVAILABLE" in err
+            and b"No such file or directory" in err)
+
+
 def cli(*args, server=None, extra=(), env=None):
     cmd = [FOLDLINE]
     if server:
         cmd += ["--server", server] + list(extra)
     cmd += list(args)
-    p = subprocess.run(cmd, capture_output=True, timeout=60,
-                       env=dict(os.environ, **env) if env else None)
+    for attempt in range(3):
+        p = subprocess.run(cmd, capture_output=True, timeout=60,
+                           env=dict(os.environ, **env) if env else None)
+        if attempt == 2 or not tsan_connect_artefact(p.returncode, p.stderr):
+            break
+        TSAN_RETRIES.append(" ".join(str(a) for a in args[:2]))
     return p.returncode, p.stdout, p.stderr
 
 
@@ -597,7 +614,8 @@ def case_concurrent(s):
         # calls still overlap in the server, and any TSan report still fails
         # the stage.
         for i, (out, err, rc) in enumerate(res):
-            if rc == 3 and b"UNAVAILABLE" in err:
+            if tsan_connect_artefact(rc, err):
+                TSAN_RETRIES.append("analyze (16 at once)")
                 p = subprocess.run(argv, capture_output=True, timeout=60)
                 res[i] = (p.stdout, p.stderr, p.returncode)
     outs = [r[0] for r in res]
@@ -1575,6 +1593,9 @@ def main():
                  case_stop_midway, case_deploy_command_lines, case_profiles_dir, case_metrics,
                  case_profiles_calibrated):
         run(case)
+    if TSAN_RETRIES:
+        print("tsan: %d CLI call(s) ran again after the loopback-connect artefact: %s" %
+              (len(TSAN_RETRIES), ", ".join(TSAN_RETRIES)))
     print("%d passed, %d failed" % (RESULTS["pass"], RESULTS["fail"]))
     return 1 if RESULTS["fail"] else 0
 
