@@ -70,20 +70,9 @@ check tty_pass_order 0 "" -- sh -c "grep -o '^pass [a-z]* (iteration [12])' '$tm
   grep -qx 'pass pruning (iteration 1) pass cse (iteration 1) pass constfold (iteration 1) pass shape (iteration 1) pass arithmetic (iteration 1) pass remap (iteration 1) pass dependency (iteration 1) pass pruning (iteration 2) pass cse (iteration 2) pass constfold (iteration 2) pass shape (iteration 2) pass arithmetic (iteration 2) pass remap (iteration 2) pass dependency (iteration 2) '"
 check tty_pass_nodes 0 "pass pruning (iteration 1) on $nodes nodes" -- cat "$tmp/phases"
 # Thousands are separated: a 2,000-node chain.
-python3 - "$tmp/chain.pb" <<'PY'
+PYTHONPATH="$here/../tools" python3 - "$tmp/chain.pb" <<'PY'
 import sys
-def varint(n):
-    out = bytearray()
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        out.append(b | (0x80 if n else 0))
-        if not n:
-            return bytes(out)
-def ld(num, payload):
-    return varint(num << 3 | 2) + varint(len(payload)) + payload
-def attr(key, value):
-    return ld(5, ld(1, key.encode()) + ld(2, value))
+from pbwrite import attr, ld, varint
 f32 = varint(6 << 3) + varint(1)
 shape = ld(7, ld(2, varint(1 << 3) + varint(1)) + ld(2, varint(1 << 3) + varint(8)))
 nodes = [ld(1, ld(1, b"x") + ld(2, b"Placeholder") + attr("dtype", f32) + attr("shape", shape))]

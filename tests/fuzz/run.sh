@@ -91,21 +91,12 @@ dict="$work/names.dict"
 # "savedmodel": a GraphDef seed wrapped as SavedModel{meta_graphs:
 # MetaGraphDef{meta_info_def{tags: "serve"}, graph_def}}.
 wrap_savedmodel() { # in out
-  python3 - "$1" "$2" <<'PY'
+  PYTHONPATH="$here/../tools" python3 - "$1" "$2" <<'PY'
 import sys
-def varint(n):
-    out = bytearray()
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        out.append(b | (0x80 if n else 0))
-        if not n:
-            return bytes(out)
-def field(num, payload):
-    return varint(num << 3 | 2) + varint(len(payload)) + payload
+from pbwrite import ld
 g = open(sys.argv[1], "rb").read()
-meta = field(1, field(4, b"serve")) + field(2, g)
-open(sys.argv[2], "wb").write(b"\x08\x01" + field(2, meta))
+meta = ld(1, ld(4, b"serve")) + ld(2, g)
+open(sys.argv[2], "wb").write(b"\x08\x01" + ld(2, meta))
 PY
 }
 
