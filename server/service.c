@@ -594,13 +594,18 @@ static void fail_undecodable(fl_call *c, const fl_wire_error *e, const char *wha
 }
 
 /* Makes room for n more bytes in b, its capacity doubled as needed but
- * never beyond `limit` (>= b->len + n: the stream's size is checked
- * first). Past the allocator's mmap threshold (main.c) a larger block is
- * the same pages remapped, not a copy: the upload is not held twice while
- * it grows, and pages of capacity never written are never resident. */
+ * never beyond `limit`; false when memory runs out or b->len + n would pass
+ * the limit (on_recv checks the stream's size against it first, so this
+ * only keeps a copy from ever running past the block). Past the
+ * allocator's mmap threshold (main.c) a larger block is the same pages
+ * remapped, not a copy: the upload is not held twice while it grows, and
+ * pages of capacity never written are never resident. */
 static bool buf_reserve(stream_buf *b, size_t n, size_t limit) {
     if (n <= b->cap - b->len) {
         return true;
+    }
+    if (b->len > limit || n > limit - b->len) {
+        return false;
     }
     size_t cap = b->cap ? b->cap : 65536;
     while (cap - b->len < n) {
