@@ -76,6 +76,13 @@ void fl__kind_table_build(fl_kind_table *t, const fl_kinds_fn *tests, int n_test
         for (int r = 0; r < n_tests; r++) {
             t->kinds[k].rules |= tests[r](&probe) ? 1u << r : 0;
         }
+        const char *sep = strstr(probe.op, "::");
+        if (sep && sep[2]) {
+            probe.op = t->kinds[k].type = sep + 2;
+            for (int r = 0; r < n_tests; r++) {
+                t->kinds[k].type_rules |= tests[r](&probe) ? 1u << r : 0;
+            }
+        }
     }
 }
 

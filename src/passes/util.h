@@ -121,16 +121,20 @@ bool fl__kind_in(int kind, const fl_op_kind *kinds, size_t n);
  * op alone (n->kind, and n->op for an op outside the registry), so that a
  * node failing it is never matched - runs on a node only the rules whose
  * test its op passes. The table holds, per registered kind, the tests (bit
- * r: tests[r]) a node of that kind named as the registry names it passes;
- * of a node whose op type is not its kind's registry name (an op outside
- * the registry, an ONNX op) the tests are asked one by one. */
+ * r: tests[r]) a node of that kind named as the registry names it passes,
+ * and for a kind registered as "DOMAIN::TYPE" (an ONNX or TFLite op) those
+ * a node of it named TYPE passes, as the importers name them; of any other
+ * node (an op outside the registry, an op type that is not its kind's
+ * name) the tests are asked one by one. */
 typedef bool (*fl_kinds_fn)(const fl_node *n);
 
 typedef struct fl_kind_table {
     struct {
         const char *name; /* fl__op_name of the kind */
+        const char *type; /* after "::" in name (NULL: none) */
         uint32_t rules;
-    } kinds[FL_OP_COUNT]; /* side by side: one cache line per node's lookup */
+        uint32_t type_rules; /* of a node named `type` */
+    } kinds[FL_OP_COUNT];    /* side by side: one cache line per node's lookup */
     fl_kinds_fn tests[32];
     int n_tests;
 } fl_kind_table;
@@ -146,9 +150,13 @@ uint32_t fl__kind_tests_ask(const fl_kind_table *t, const fl_node *n, int first,
 static inline uint32_t fl__kind_table_rules(const fl_kind_table *t, const fl_node *n, int first,
                                             int last) {
     if (n->kind > FL_OP_UNKNOWN && n->kind < FL_OP_COUNT) {
+        uint32_t span = (uint32_t)(((1ull << last) - 1) & ~((1ull << first) - 1));
+        const char *type = t->kinds[n->kind].type;
+        if (type && (n->op == type || strcmp(n->op, type) == 0)) {
+            return t->kinds[n->kind].type_rules & span;
+        }
         const char *name = t->kinds[n->kind].name;
         if (n->op == name || strcmp(n->op, name) == 0) {
-            uint32_t span = (uint32_t)(((1ull << last) - 1) & ~((1ull << first) - 1));
             return t->kinds[n->kind].rules & span;
         }
     }

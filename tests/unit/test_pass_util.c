@@ -19,7 +19,11 @@
  *    after another name, and names from TensorFlow's TPU rewrite;
  *  - a ledger note's detail is the text printf writes for its format, cut
  *    to 511 bytes, whether the format has only %s conversions (joined
- *    without printf) or others.
+ *    without printf) or others;
+ *  - the kind table answers, without asking a test, for a node named as
+ *    the registry names its kind and for one of a "DOMAIN::TYPE" kind named
+ *    TYPE (as the ONNX importer names its nodes), each with the tests such
+ *    a node passes; any other name is asked of the tests one by one.
  */
 #include "passes/pipeline.h"
 #include "passes/util.h"
@@ -257,6 +261,73 @@ static void ledger_notes_as_snprintf(void **state) {
     fl__arena_free(&ar);
 }
 
+/* Kind tests for the table: each counts how often it is asked. */
+static int asked;
+
+static bool t_onnx_add(const fl_node *n) {
+    asked++;
+    return n->kind == FL_OP_ONNX_ADD;
+}
+
+static bool t_named_add(const fl_node *n) {
+    asked++;
+    return strcmp(n->op, "Add") == 0;
+}
+
+static bool t_named_onnx_add(const fl_node *n) {
+    asked++;
+    return strcmp(n->op, "onnx::Add") == 0;
+}
+
+static bool t_add_v2(const fl_node *n) {
+    asked++;
+    return n->kind == FL_OP_ADD_V2;
+}
+
+static void kind_table_by_type_name(void **state) {
+    (void)state;
+    static fl_kind_table t;
+    const fl_kinds_fn tests[] = {t_onnx_add, t_named_add, t_named_onnx_add, t_add_v2};
+    fl__kind_table_build(&t, tests, 4);
+    /* names in arrays of their own: equal text, never the registry's pointer */
+    char add[] = "Add", onnx_add[] = "onnx::Add", plus[] = "Plus", add_v2[] = "AddV2";
+    fl_node n = {0};
+    n.kind = FL_OP_ONNX_ADD;
+    n.op = add; /* as the ONNX importer names it */
+    asked = 0;
+    assert_int_equal(fl__kind_table_rules(&t, &n, 0, 4), 0x3);
+    assert_int_equal(fl__kind_table_rules(&t, &n, 1, 3), 0x2);
+    assert_int_equal(asked, 0);
+    n.op = onnx_add; /* as the registry names it */
+    assert_int_equal(fl__kind_table_rules(&t, &n, 0, 4), 0x5);
+    assert_int_equal(asked, 0);
+    n.op = plus; /* neither: every test asked */
+    assert_int_equal(fl__kind_table_rules(&t, &n, 0, 4), 0x1);
+    assert_int_equal(asked, 4);
+    n.kind = FL_OP_ADD_V2;
+    n.op = add_v2;
+    asked = 0;
+    assert_int_equal(fl__kind_table_rules(&t, &n, 0, 4), 0x8);
+    n.op = add; /* a TensorFlow kind has no type name */
+    assert_int_equal(fl__kind_table_rules(&t, &n, 0, 4), 0xa);
+    assert_int_equal(asked, 4);
+    /* every kind, named as its domain's importer names it: what the tests say */
+    for (int k = FL_OP_UNKNOWN + 1; k < FL_OP_COUNT; k++) {
+        const char *sep = strstr(fl__op_name(k), "::");
+        if (!sep) {
+            continue;
+        }
+        char type[128];
+        snprintf(type, sizeof type, "%s", sep + 2);
+        n.kind = k;
+        n.op = type;
+        uint32_t want = fl__kind_tests_ask(&t, &n, 0, 4);
+        asked = 0;
+        assert_int_equal(fl__kind_table_rules(&t, &n, 0, 4), want);
+        assert_int_equal(asked, 0);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(pass_ops_are_unregistered),
@@ -268,6 +339,7 @@ int main(void) {
         cmocka_unit_test(value_all_equal_vacuous_on_empty),
         cmocka_unit_test(tpu_attr_is_strstr),
         cmocka_unit_test(ledger_notes_as_snprintf),
+        cmocka_unit_test(kind_table_by_type_name),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
