@@ -7,8 +7,11 @@
  *      answer inline (Health, Stats, unknown method), start receiving
  *      (AnalyzeStream), or queue the analysis on the pool (Analyze; a small
  *      one is analysed inline when the loop would otherwise wait: run_inline);
- *   3. the analysis runs on a pool thread (work_cb), after_work_cb starts
- *      the final batch;
+ *   3. the analysis waits in the server's list for a runner, a libuv work
+ *      request that analyses waiting calls one after another on a pool
+ *      thread (runner_cb); each finished call goes back to the loop with the
+ *      completion queue's events (FL_TAG_WORK_DONE), and the loop starts
+ *      its final batch;
  *   4. the final batch's completion ends the call: log line, counters, free.
  *
  * Shutdown (SIGTERM/SIGINT): stop accepting, hand back at once the queued
@@ -146,6 +149,28 @@ static void wake_loop(fl_srv *s) {
     }
 }
 
+/* Appends an event for the loop (s->mu held). Returns true when the
+ * vector was empty: the caller wakes the loop, after unlocking. */
+static bool push_event(fl_srv *s, fl_tag *tag, int success) {
+    bool first = s->n_events == 0;
+    if (s->n_events == s->cap_events) {
+        size_t nc = s->cap_events ? s->cap_events * 2 : 256;
+        struct fl_event *ne = realloc(s->events, nc * sizeof *ne);
+        if (!ne) {
+            /* Losing an event would leak a call forever; nothing sensible
+             * remains. */
+            fprintf(stderr, "foldlined: out of memory in the hand-off to the loop\n");
+            abort();
+        }
+        s->events = ne;
+        s->cap_events = nc;
+    }
+    s->events[s->n_events].tag = tag;
+    s->events[s->n_events].success = success;
+    s->n_events++;
+    return first;
+}
+
 /* The CQ thread: moves every event to the loop, never blocks on it.
  * libuv's uv_async_send was the wake-up before: its receiving side spins
  * (up to 997 pauses, then yields) while a sender is between its two
@@ -159,21 +184,7 @@ static void cq_thread_main(void *arg) {
         if (ev.type == GRPC_QUEUE_SHUTDOWN) {
             s->cq_done = true;
         } else if (ev.type == GRPC_OP_COMPLETE) {
-            if (s->n_events == s->cap_events) {
-                size_t nc = s->cap_events ? s->cap_events * 2 : 256;
-                struct fl_event *ne = realloc(s->events, nc * sizeof *ne);
-                if (!ne) {
-                    /* Losing an event would leak a call forever; nothing
-                     * sensible remains. */
-                    fprintf(stderr, "foldlined: out of memory in the CQ hand-off\n");
-                    abort();
-                }
-                s->events = ne;
-                s->cap_events = nc;
-            }
-            s->events[s->n_events].tag = ev.tag;
-            s->events[s->n_events].success = ev.success;
-            s->n_events++;
+            push_event(s, ev.tag, ev.success);
         }
         bool done = s->cq_done;
         uv_mutex_unlock(&s->mu);
@@ -225,6 +236,7 @@ static void post_request(fl_srv *s, fl_method m) {
     c->recv_tag = (fl_tag){FL_TAG_RECV, c};
     c->finish_tag = (fl_tag){FL_TAG_FINISH, c};
     c->close_tag = (fl_tag){FL_TAG_CLOSE, c};
+    c->work_tag = (fl_tag){FL_TAG_WORK_DONE, c};
     grpc_metadata_array_init(&c->md);
     grpc_call_error err;
     if (m == FL_M_GENERIC) {
@@ -382,33 +394,148 @@ static void on_finished(fl_call *c) {
     maybe_destroy(s);
 }
 
-/* Pool thread. */
-static void work_cb(uv_work_t *w) {
-    fl_call *c = w->data;
-    uint64_t t0 = now_ns();
-    atomic_fetch_add(&c->srv->analyses_running, 1);
-    fl_svc_analyze_work(c);
-    atomic_fetch_sub(&c->srv->analyses_running, 1);
-    c->work_ns = now_ns() - t0;
-}
-
 static void queue_unlink(fl_srv *s, fl_call *c) {
     *(c->q_prev ? &c->q_prev->q_next : &s->q_head) = c->q_next;
     *(c->q_next ? &c->q_next->q_prev : &s->q_tail) = c->q_prev;
     c->q_prev = c->q_next = NULL;
 }
 
-/* Loop thread, after the analysis. */
-static void after_work_cb(uv_work_t *w, int status) {
-    fl_call *c = w->data;
+/* A pool thread: analyses the calls waiting in the server's list, oldest
+ * first, until none waits, and hands each finished one to the loop with
+ * the completion queue's events. A runner that finds the list empty ends
+ * (libuv's pool then sleeps until the loop starts another). */
+static void runner_cb(uv_work_t *w) {
+    struct fl_runner *r = (struct fl_runner *)w;
+    fl_srv *s = r->srv;
+    uv_mutex_lock(&s->mu);
+    while (s->w_head) {
+        fl_call *c = s->w_head;
+        s->w_head = c->w_next;
+        if (!s->w_head) {
+            s->w_tail = NULL;
+        }
+        c->w_next = NULL;
+        s->n_waiting--;
+        s->busy++;
+        uv_mutex_unlock(&s->mu);
+        uint64_t t0 = now_ns();
+        atomic_fetch_add(&s->analyses_running, 1);
+        fl_svc_analyze_work(c);
+        atomic_fetch_sub(&s->analyses_running, 1);
+        c->work_ns = now_ns() - t0;
+        uv_mutex_lock(&s->mu);
+        s->busy--;
+        /* From here the call is the loop's again (it may end it at once). */
+        if (push_event(s, &c->work_tag, 1)) {
+            uv_mutex_unlock(&s->mu);
+            wake_loop(s);
+            uv_mutex_lock(&s->mu);
+        }
+    }
+    s->runners--;
+    uv_mutex_unlock(&s->mu);
+}
+
+static void after_runner_cb(uv_work_t *w, int status);
+
+/* Loop: appends `c` (if not NULL) to the calls waiting for a pool thread
+ * and starts runners while more calls wait than the runners looking at the
+ * list will take, up to --threads runners. Returns false when libuv refused
+ * a runner and none is left to take the calls. */
+static bool start_runners(fl_srv *s, fl_call *c) {
+    uv_mutex_lock(&s->mu);
+    if (c) {
+        *(s->w_tail ? &s->w_tail->w_next : &s->w_head) = c;
+        s->w_tail = c;
+        s->n_waiting++;
+    }
+    for (;;) {
+        bool need = s->runners < s->cfg.threads && s->n_waiting > (size_t)(s->runners - s->busy);
+        if (!need) {
+            break;
+        }
+        struct fl_runner *r = NULL;
+        for (int i = 0; i < s->n_runner_slots && !r; i++) {
+            if (!s->runner_slots[i].in_use) {
+                r = &s->runner_slots[i];
+            }
+        }
+        if (!r) {
+            /* Every request is still libuv's: a runner that has ended but
+             * whose after-callback has not run yet. That callback starts
+             * the runner needed. */
+            break;
+        }
+        s->runners++;
+        uv_mutex_unlock(&s->mu);
+        r->in_use = true;
+        int rc = uv_queue_work(s->loop, &r->req, runner_cb, after_runner_cb);
+        uv_mutex_lock(&s->mu);
+        if (rc != 0) {
+            r->in_use = false;
+            s->runners--;
+            fprintf(stderr, "foldlined: cannot start an analysis thread: %s\n", uv_strerror(rc));
+            bool stranded = s->runners == 0;
+            uv_mutex_unlock(&s->mu);
+            return !stranded;
+        }
+    }
+    uv_mutex_unlock(&s->mu);
+    return true;
+}
+
+/* Loop: takes out of the list the waiting calls after its first `keep`
+ * and returns them, linked by w_next. */
+static fl_call *take_waiting(fl_srv *s, int64_t keep) {
+    uv_mutex_lock(&s->mu);
+    fl_call **p = &s->w_head, *last = NULL;
+    for (int64_t i = 0; *p && i < keep; i++) {
+        last = *p;
+        p = &(*p)->w_next;
+    }
+    fl_call *taken = *p;
+    *p = NULL;
+    s->w_tail = last;
+    for (fl_call *c = taken; c; c = c->w_next) {
+        s->n_waiting--;
+    }
+    uv_mutex_unlock(&s->mu);
+    return taken;
+}
+
+/* Loop: answers calls taken out of the waiting list (take_waiting). */
+static void fail_taken(fl_srv *s, fl_call *c, grpc_status_code code, const char *msg) {
+    while (c) {
+        fl_call *next = c->w_next;
+        c->w_next = NULL;
+        s->queued_work--;
+        queue_unlink(s, c);
+        fl_call_fail(c, code, "%s", msg);
+        finish_call(c);
+        c = next;
+    }
+}
+
+static void after_runner_cb(uv_work_t *w, int status) {
+    struct fl_runner *r = (struct fl_runner *)w;
+    fl_srv *s = r->srv;
+    r->in_use = false;
+    if (status == UV_ECANCELED) { /* never cancelled, but then it did not run */
+        uv_mutex_lock(&s->mu);
+        s->runners--;
+        uv_mutex_unlock(&s->mu);
+    }
+    if (!start_runners(s, NULL)) {
+        fail_taken(s, take_waiting(s, 0), GRPC_STATUS_INTERNAL, "cannot queue the analysis");
+    }
+}
+
+/* Loop thread, after the analysis (FL_TAG_WORK_DONE). */
+static void on_work_done(fl_call *c) {
     fl_srv *s = c->srv;
     s->queued_work--;
     queue_unlink(s, c);
-    if (status == UV_ECANCELED) {
-        fl_call_fail(c, GRPC_STATUS_UNAVAILABLE,
-                     "the server is shutting down; the analysis was not started (retry on "
-                     "another replica)");
-    } else if (!c->cache_hit) {
+    if (!c->cache_hit) {
         double ms = (double)c->work_ns / 1e6;
         s->work_ms_avg = s->work_ms_avg > 0 ? 0.75 * s->work_ms_avg + 0.25 * ms : ms;
     }
@@ -461,17 +588,13 @@ static void queue_analysis(fl_call *c) {
         finish_call(c);
         return;
     }
-    c->work.data = c;
-    int rc = uv_queue_work(s->loop, &c->work, work_cb, after_work_cb);
-    if (rc != 0) {
-        fl_call_fail(c, GRPC_STATUS_INTERNAL, "cannot queue the analysis: %s", uv_strerror(rc));
-        finish_call(c);
-        return;
-    }
     s->queued_work++;
     c->q_prev = s->q_tail;
     *(s->q_tail ? &s->q_tail->q_next : &s->q_head) = c;
     s->q_tail = c;
+    if (!start_runners(s, c)) {
+        fail_taken(s, take_waiting(s, 0), GRPC_STATUS_INTERNAL, "cannot queue the analysis");
+    }
 }
 
 /* AnalyzeStream: asks for the next message. */
@@ -670,6 +793,9 @@ static void dispatch(fl_srv *s, fl_tag *t, int success) {
         s->shutdown_tag_seen = true;
         maybe_destroy(s);
         break;
+    case FL_TAG_WORK_DONE:
+        on_work_done(t->call);
+        break;
     }
 }
 
@@ -731,12 +857,19 @@ static void hand_back_queued(fl_srv *s) {
     }
     double fit = (double)s->cfg.threads * (s->cfg.grace_ms / 2.0) / s->work_ms_avg;
     int64_t keep = s->cfg.threads + (fit < 1e9 ? (int64_t)fit : 1000000000);
-    int64_t i = 0, handed = 0;
-    for (fl_call *c = s->q_head; c; c = c->q_next) {
-        if (i++ >= keep && uv_cancel((uv_req_t *)&c->work) == 0) {
-            handed++;
-        }
+    /* The calls a runner has taken are the oldest; the waiting ones after
+     * them, oldest first. */
+    uv_mutex_lock(&s->mu);
+    int64_t running = s->queued_work - (int64_t)s->n_waiting;
+    uv_mutex_unlock(&s->mu);
+    fl_call *taken = take_waiting(s, keep > running ? keep - running : 0);
+    int64_t handed = 0;
+    for (fl_call *c = taken; c; c = c->w_next) {
+        handed++;
     }
+    fail_taken(s, taken, GRPC_STATUS_UNAVAILABLE,
+               "the server is shutting down; the analysis was not started (retry on another "
+               "replica)");
     if (handed) {
         fprintf(stderr,
                 "foldlined: %" PRId64 " queued calls handed back (UNAVAILABLE): the grace period "
@@ -961,6 +1094,15 @@ int fl_srv_run(const fl_srv_config *cfg) {
         fprintf(stderr, "foldlined: cannot set up the event loop: %s\n", uv_strerror(uerr));
         exit(1);
     }
+    s->n_runner_slots = 2 * cfg->threads;
+    s->runner_slots = calloc((size_t)s->n_runner_slots, sizeof *s->runner_slots);
+    if (!s->runner_slots) {
+        fprintf(stderr, "foldlined: out of memory\n");
+        exit(1);
+    }
+    for (int i = 0; i < s->n_runner_slots; i++) {
+        s->runner_slots[i].srv = s;
+    }
     s->wake.data = s;
     s->grace.data = s;
     s->sigterm.data = s->sigint.data = s;
@@ -992,6 +1134,7 @@ int fl_srv_run(const fl_srv_config *cfg) {
     close(s->wake_fd);
     free(s->events);
     free(s->spare);
+    free(s->runner_slots);
     fl_cache_free(s->cache);
     fl_metrics_free(s);
     free(s->cfg.token);

@@ -14,6 +14,9 @@
  *   - libuv's thread pool runs the other analyses (decode, fl_analyze,
  *     encode) and touches only its own call's request bytes and result
  *     fields (a stream's, once the loop has handed the complete upload over).
+ *     The calls wait in the server's list (under `mu`); a runner (a libuv
+ *     work request, at most --threads) analyses them one after another and
+ *     hands each finished call to the loop as an event, like the CQ thread.
  */
 #ifndef FL_SERVER_SERVER_H
 #define FL_SERVER_SERVER_H
@@ -65,12 +68,14 @@ typedef enum fl_tag_kind {
     FL_TAG_RECV,
     FL_TAG_FINISH,
     FL_TAG_CLOSE, /* RECV_CLOSE_ON_SERVER started early: the client went away */
-    FL_TAG_SHUTDOWN
+    FL_TAG_SHUTDOWN,
+    FL_TAG_WORK_DONE /* a pool thread finished the call's analysis */
 } fl_tag_kind;
 
 struct fl_call;
 
-/* What the CQ thread hands to the loop: the tag given to gRPC. */
+/* What the CQ thread (the tag given to gRPC) or a pool thread (the call's
+ * work_tag) hands to the loop. */
 typedef struct fl_tag {
     fl_tag_kind kind;
     struct fl_call *call; /* NULL for FL_TAG_SHUTDOWN */
@@ -92,10 +97,12 @@ typedef struct fl_srv {
     uv_loop_t *loop;
     uv_thread_t cq_thread;
 
-    /* CQ thread -> loop hand-off: events appended under `mu`, drained by the
-     * loop's callback on `wake_fd` (an eventfd), which swaps the vectors
-     * until it finds none. The CQ thread writes the eventfd only when it
-     * appends to an empty vector: a non-empty one has a wake-up pending. */
+    /* CQ thread and pool threads -> loop hand-off: events appended under
+     * `mu`, drained by the loop's callback on `wake_fd` (an eventfd), which
+     * swaps the vectors until it finds none. A thread writes the eventfd
+     * only when it appends to an empty vector: a non-empty one has a
+     * wake-up pending. gRPC's completions and finished analyses share it,
+     * so one wake-up of the loop takes both. */
     uv_mutex_t mu;
     uv_poll_t wake;
     int wake_fd;
@@ -105,6 +112,25 @@ typedef struct fl_srv {
     } * events, *spare;
     size_t n_events, cap_events, cap_spare;
     bool cq_done; /* set by the CQ thread after GRPC_QUEUE_SHUTDOWN */
+
+    /* Loop -> pool hand-off (server.c, queue_analysis): the calls waiting
+     * for a pool thread, oldest first, under `mu`. They are taken by
+     * runners: libuv work requests, at most --threads at once, each of
+     * which analyses waiting calls one after the other on its pool thread
+     * until none waits (a call needs no libuv request of its own, and a
+     * busy runner takes the next call without a wake-up). `runners` counts
+     * the runners that will still look at the list, `busy` those analysing
+     * (both under `mu`); the requests themselves are the loop's
+     * (runner_slots). */
+    struct fl_call *w_head, *w_tail;
+    size_t n_waiting;
+    int runners, busy;
+    struct fl_runner {
+        uv_work_t req;
+        struct fl_srv *srv;
+        bool in_use; /* queued or running in libuv (loop) */
+    } * runner_slots;
+    int n_runner_slots;
 
     uv_signal_t sigterm, sigint;
     uv_timer_t grace;
@@ -160,7 +186,8 @@ typedef struct fl_call {
     struct fl_stream *stream;
     int64_t stream_bytes;
 
-    uv_work_t work;
+    fl_tag work_tag;        /* FL_TAG_WORK_DONE */
+    struct fl_call *w_next; /* fl_srv's calls waiting for a pool thread */
     uint64_t t_start_ns;
     uint64_t work_ns;                /* the analysis' wall time (pool thread) */
     struct fl_call *q_prev, *q_next; /* fl_srv's queue of analyses */
