@@ -3,10 +3,16 @@
  * written for each message the importer reads in bulk: GraphProto,
  * NodeProto, AttributeProto, TensorProto, ValueInfoProto, TypeProto and its
  * Tensor, TensorShapeProto and its Dimension (and the ModelProto around
- * them). Each is read with pbwire's field reader (pbwire.h) in one sweep
- * that checks every tag and counts the repeated fields' elements, then one
- * that fills the struct with stores to its members: no descriptor lookup,
- * per-field state or generic value conversion per field. The structs are
+ * them). Each is read with pbwire's field reader (pbwire.h) and filled
+ * with stores to its members: no descriptor lookup, per-field state or
+ * generic value conversion per field. A message short enough for its
+ * repeated elements to fit in the reader's scratch (every field takes at
+ * least two bytes, so len / 2 cells always do) is read in one sweep: each
+ * field is checked and stored as it is met, a repeated element or unknown
+ * field kept in a cell until the message ends, when its count is known and
+ * its array allocated. A longer one (the graph) is read in two: one that
+ * checks every tag and counts the repeated fields' elements, one that
+ * fills the struct. The structs are
  * the ones the generic reader fills (pbwire.c), field for field: bytes and
  * aligned fixed-width runs are views into the input, strings arena copies,
  * unknown fields kept; the importer, the ONNX writer and the constants'
@@ -29,18 +35,43 @@
 
 #include "import/pbwire.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "packed fixed-width runs are read in place: a little-endian host is assumed"
 #endif
 
+typedef fl_pbwire_field wfield;
+
+/* A repeated element or an unknown field of a message read in one sweep,
+ * kept until the message ends: the field's wire type, payload and value
+ * (a string's copy or a submessage: ptr), and its slot (CELL_UNKNOWN: an
+ * unknown field, p and len then the bytes protobuf-c keeps after the tag,
+ * id its number). */
+typedef struct cell {
+    const uint8_t *p;
+    size_t len;
+    uint64_t v;
+    void *ptr;
+    uint32_t id;
+    uint8_t wt;
+    uint8_t slot;
+} cell;
+
+#define CELL_UNKNOWN 0xff
+
+/* Cells of the reader's scratch: messages up to twice as many bytes are
+ * read in one sweep. */
+#define SCRATCH_CELLS 2048
+
 typedef struct owire {
     fl_arena *a;
     bool oom;
+    cell *cells; /* NULL: every message is read in two sweeps */
+    size_t cap;  /* cells */
+    size_t top;  /* cells in use by the messages being read */
 } owire;
-
-typedef fl_pbwire_field wfield;
 
 /* What a field of a message read here is (its number indexes a table of
  * these): unknown, a singular scalar of a wire type, a singular string,
@@ -297,6 +328,135 @@ static bool alloc_unknown(owire *w, ProtobufCMessage *m, size_t n) {
     return true;
 }
 
+/* Appends field f's element (ptr: a string's copy or a submessage) to
+ * slot s, whose elements are stored as e says. */
+static void put_elem(rslot *s, uint8_t e, const wfield *f, void *ptr) {
+    switch (e) {
+    case E_V64:
+    case E_V32:
+        put_varints(s, f, e == E_V64);
+        break;
+    case E_F32:
+    case E_F64:
+        put_fixed(s, f, e == E_F32 ? 4 : 8);
+        break;
+    case E_BIN:
+        ((ProtobufCBinaryData *)s->arr)[s->fill++] = put_bytes(f);
+        break;
+    default:
+        ((void **)s->arr)[s->fill++] = ptr;
+        break;
+    }
+}
+
+/* The wire types each kind of field accepts (bit wt), packed runs of
+ * repeated scalars included. */
+static const uint8_t kind_wts[] = {[K_UNKNOWN] = 1u << FL_PB_WT_VARINT | 1u << FL_PB_WT_I64 |
+                                                 1u << FL_PB_WT_LEN | 1u << FL_PB_WT_I32,
+                                   [K_VARINT] = 1u << FL_PB_WT_VARINT,
+                                   [K_I32] = 1u << FL_PB_WT_I32,
+                                   [K_LEN] = 1u << FL_PB_WT_LEN,
+                                   [K_MSG] = 1u << FL_PB_WT_LEN,
+                                   [K_ONEOF_MSG] = 1u << FL_PB_WT_LEN,
+                                   [K_REP_VARINT] = 1u << FL_PB_WT_VARINT | 1u << FL_PB_WT_LEN,
+                                   [K_REP_I32] = 1u << FL_PB_WT_I32 | 1u << FL_PB_WT_LEN,
+                                   [K_REP_I64] = 1u << FL_PB_WT_I64 | 1u << FL_PB_WT_LEN,
+                                   [K_REP_LEN] = 1u << FL_PB_WT_LEN};
+
+/* The next field of a message read in one sweep, checked as count_fields
+ * checks it (a packed run's length when keep counts it); *seen: the
+ * singular message fields met. */
+static inline __attribute__((always_inline)) bool next_checked(const kfield *tab, size_t n,
+                                                               const uint8_t **p,
+                                                               const uint8_t *end, wfield *f,
+                                                               uint32_t *seen) {
+    if (fl__pbwire_field(p, end, f)) {
+        return giveup();
+    }
+    uint8_t kind = f->id < n ? tab[f->id].kind : K_UNKNOWN;
+    if (!(kind_wts[kind] & (1u << f->wt))) {
+        return giveup();
+    }
+    if (kind == K_MSG) {
+        if (*seen & (1u << f->id)) {
+            return giveup();
+        }
+        *seen |= 1u << f->id;
+    }
+    return true;
+}
+
+/* Keeps field f as a cell of slot k (CELL_UNKNOWN: an unknown field) and
+ * counts it in c as count_fields counts (es: the slots' E_ codes); false
+ * when a packed run is not a whole number of values. The caller's length
+ * check guarantees room. */
+static inline __attribute__((always_inline)) bool keep(owire *w, mcount *c, const uint8_t *es,
+                                                       uint8_t k, const wfield *f, void *ptr) {
+    cell *x = &w->cells[w->top++];
+    x->p = f->p;
+    x->len = f->len;
+    x->v = f->v;
+    x->ptr = ptr;
+    x->id = f->id;
+    x->wt = (uint8_t)f->wt;
+    x->slot = k;
+    if (k == CELL_UNKNOWN) { /* settle gives put_unknown body == p */
+        x->p = f->body;
+        x->len = (size_t)(f->p + f->len - f->body);
+        c->n_unknown++;
+        return true;
+    }
+    rslot *s = &c->s[k];
+    if (!(c->used & (1u << k))) {
+        *s = (rslot){0, 0, NULL, 0, NULL};
+        c->used |= 1u << k;
+    }
+    uint8_t e = es[k];
+    if (f->wt == FL_PB_WT_LEN && e != E_PTR && e != E_BIN) {
+        size_t n;
+        if (e == E_V64 || e == E_V32) {
+            n = varint_count(f->p, f->len);
+        } else {
+            size_t size = elem_size(e);
+            n = f->len % size ? (size_t)-1 : f->len / size;
+        }
+        if (n == (size_t)-1) {
+            return giveup();
+        }
+        s->count += n;
+        s->run = s->runs++ ? s->run : f->p;
+    } else {
+        s->count++;
+        s->runs += 2;
+    }
+    return true;
+}
+
+/* The end of a message read in one sweep: the arrays allocated (keep's
+ * counts), the kept elements and unknown fields stored in the order they
+ * were met. */
+static bool settle(owire *w, mcount *c, size_t base, const uint8_t *es, ProtobufCMessage *m) {
+    if (!alloc_slots(w, c, es) || !alloc_unknown(w, m, c->n_unknown)) {
+        return false;
+    }
+    for (size_t i = base; i < w->top; i++) {
+        const cell *x = &w->cells[i];
+        if (x->slot != CELL_UNKNOWN && es[x->slot] == E_PTR) { /* most: strings, messages */
+            rslot *s = &c->s[x->slot];
+            ((void **)s->arr)[s->fill++] = x->ptr;
+            continue;
+        }
+        wfield f = {x->id, x->wt, NULL, x->p, x->p, x->len, x->v};
+        if (x->slot == CELL_UNKNOWN) {
+            put_unknown(m, &f);
+        } else {
+            put_elem(&c->s[x->slot], es[x->slot], &f, x->ptr);
+        }
+    }
+    w->top = base;
+    return true;
+}
+
 /* A message of another type, decoded by the generic reader. */
 static void *cold(owire *w, const ProtobufCMessageDescriptor *d, const wfield *f, int depth) {
     fl_pbwire_error e;
@@ -315,15 +475,23 @@ static Onnx__TypeProto *rd_type(owire *w, const uint8_t *p, size_t len, int dept
 
 #define SUB(fn, f) fn(w, (f).p, (f).len, depth + 1)
 
-/* Starts a message: its depth is checked, its fields counted, its arrays
- * and unknown fields allocated. */
+/* Starts a message: its depth is checked; read in one sweep when len / 2
+ * cells are free in the scratch (one), else its fields are counted and its
+ * arrays and unknown fields allocated first. */
 #define BEGIN(T, INIT, tab, es)                                                                    \
     if (depth > FL_PBWIRE_MAX_DEPTH) {                                                             \
         return NULL;                                                                               \
     }                                                                                              \
     const uint8_t *end = p + len;                                                                  \
+    const kfield *const tab_ = tab;                                                                \
+    const size_t n_tab = sizeof tab / sizeof tab[0];                                               \
+    const uint8_t *const es_ = es;                                                                 \
+    const size_t base = w->top;                                                                    \
+    const bool one = w->cells && len / 2 <= w->cap - base;                                         \
     mcount c;                                                                                      \
-    if (!count_fields(tab, sizeof tab / sizeof tab[0], p, end, &c) || !alloc_slots(w, &c, es)) {   \
+    c.used = 0;                                                                                    \
+    c.n_unknown = 0;                                                                               \
+    if (!one && (!count_fields(tab_, n_tab, p, end, &c) || !alloc_slots(w, &c, es_))) {            \
         return NULL;                                                                               \
     }                                                                                              \
     T *m = fl__arena_alloc_raw(w->a, sizeof *m);                                                   \
@@ -332,13 +500,38 @@ static Onnx__TypeProto *rd_type(owire *w, const uint8_t *p, size_t len, int dept
         return NULL;                                                                               \
     }                                                                                              \
     *m = (T)INIT;                                                                                  \
-    if (!alloc_unknown(w, &m->base, c.n_unknown)) {                                                \
+    if (!one && !alloc_unknown(w, &m->base, c.n_unknown)) {                                        \
         return NULL;                                                                               \
     }                                                                                              \
+    uint32_t seen = 0;                                                                             \
     wfield f;
 
-/* The next field (sweep 1 checked it). */
-#define NEXT() (fl__pbwire_field(&p, end, &f), f.id)
+/* The next field: checked here in one sweep (sweep 1 checked it in two). */
+#define NEXT()                                                                                     \
+    CHECK(one ? next_checked(tab_, n_tab, &p, end, &f, &seen)                                      \
+              : (fl__pbwire_field(&p, end, &f), (void)seen, true))
+
+/* Field f as an element of repeated slot k (ptr: a string's copy or a
+ * submessage), or an unknown field: stored, or kept until FINISH. */
+#define REP(k, ptr)                                                                                \
+    if (one) {                                                                                     \
+        CHECK(keep(w, &c, es_, k, &f, ptr));                                                       \
+    } else {                                                                                       \
+        put_elem(&c.s[k], es_[k], &f, ptr);                                                        \
+    }
+
+#define UNKNOWN()                                                                                  \
+    if (one) {                                                                                     \
+        CHECK(keep(w, &c, es_, CELL_UNKNOWN, &f, NULL));                                           \
+    } else {                                                                                       \
+        put_unknown(&m->base, &f);                                                                 \
+    }
+
+/* The end of the fields: the kept cells stored (one sweep). */
+#define FINISH()                                                                                   \
+    if (one && w->top != base) {                                                                   \
+        CHECK(settle(w, &c, base, es_, &m->base));                                                 \
+    }
 
 /* Stores a repeated field's array and count (when it has elements). */
 #define SET_REP(field, k)                                                                          \
@@ -358,7 +551,7 @@ static Onnx__TypeProto *rd_type(owire *w, const uint8_t *p, size_t len, int dept
     do {                                                                                           \
         void *v_ = (v);                                                                            \
         CHECK(v_);                                                                                 \
-        ((void **)c.s[k].arr)[c.s[k].fill++] = v_;                                                 \
+        REP(k, v_)                                                                                 \
     } while (0)
 
 /* ---- TensorShapeProto, TypeProto, ValueInfoProto ------------------------ */
@@ -371,7 +564,8 @@ static Onnx__TensorShapeProto__Dimension *rd_dim(owire *w, const uint8_t *p, siz
     BEGIN(Onnx__TensorShapeProto__Dimension, ONNX__TENSOR_SHAPE_PROTO__DIMENSION__INIT, dim_tab,
           no_es)
     while (p < end) {
-        switch (NEXT()) {
+        NEXT();
+        switch (f.id) {
         case 1:
             m->dim_value = (int64_t)f.v;
             m->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
@@ -384,10 +578,11 @@ static Onnx__TensorShapeProto__Dimension *rd_dim(owire *w, const uint8_t *p, siz
             CHECK(m->denotation = put_str(w, &f));
             break;
         default:
-            put_unknown(&m->base, &f);
+            UNKNOWN()
             break;
         }
     }
+    FINISH()
     return m;
 }
 
@@ -397,12 +592,14 @@ static const uint8_t shape_es[] = {E_PTR};
 static Onnx__TensorShapeProto *rd_shape(owire *w, const uint8_t *p, size_t len, int depth) {
     BEGIN(Onnx__TensorShapeProto, ONNX__TENSOR_SHAPE_PROTO__INIT, shape_tab, shape_es)
     while (p < end) {
-        if (NEXT() == 1) {
+        NEXT();
+        if (f.id == 1) {
             PUSH_PTR(0, SUB(rd_dim, f));
         } else {
-            put_unknown(&m->base, &f);
+            UNKNOWN()
         }
     }
+    FINISH()
     SET_REP(dim, 0)
     return m;
 }
@@ -412,7 +609,8 @@ static const kfield ttensor_tab[] = {[1] = {K_VARINT, 0}, [2] = {K_MSG, 0}};
 static Onnx__TypeProto__Tensor *rd_ttensor(owire *w, const uint8_t *p, size_t len, int depth) {
     BEGIN(Onnx__TypeProto__Tensor, ONNX__TYPE_PROTO__TENSOR__INIT, ttensor_tab, no_es)
     while (p < end) {
-        switch (NEXT()) {
+        NEXT();
+        switch (f.id) {
         case 1:
             m->elem_type = (int32_t)(uint32_t)f.v;
             m->has_elem_type = 1;
@@ -421,10 +619,11 @@ static Onnx__TypeProto__Tensor *rd_ttensor(owire *w, const uint8_t *p, size_t le
             CHECK(m->shape = SUB(rd_shape, f));
             break;
         default:
-            put_unknown(&m->base, &f);
+            UNKNOWN()
             break;
         }
     }
+    FINISH()
     return m;
 }
 
@@ -437,7 +636,8 @@ static Onnx__TypeProto *rd_type(owire *w, const uint8_t *p, size_t len, int dept
     while (p < end) {
         /* A oneof member replaces the one before (no merge), as in the
          * generic reader. */
-        switch (NEXT()) {
+        NEXT();
+        switch (f.id) {
         case 1:
             CHECK(m->tensor_type = SUB(rd_ttensor, f));
             m->value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
@@ -465,10 +665,11 @@ static Onnx__TypeProto *rd_type(owire *w, const uint8_t *p, size_t len, int dept
             CHECK(m->denotation = put_str(w, &f));
             break;
         default:
-            put_unknown(&m->base, &f);
+            UNKNOWN()
             break;
         }
     }
+    FINISH()
     return m;
 }
 
@@ -479,7 +680,8 @@ static const uint8_t vinfo_es[] = {E_PTR};
 static Onnx__ValueInfoProto *rd_vinfo(owire *w, const uint8_t *p, size_t len, int depth) {
     BEGIN(Onnx__ValueInfoProto, ONNX__VALUE_INFO_PROTO__INIT, vinfo_tab, vinfo_es)
     while (p < end) {
-        switch (NEXT()) {
+        NEXT();
+        switch (f.id) {
         case 1:
             CHECK(m->name = put_str(w, &f));
             break;
@@ -493,10 +695,11 @@ static Onnx__ValueInfoProto *rd_vinfo(owire *w, const uint8_t *p, size_t len, in
             PUSH_PTR(0, cold(w, &onnx__string_string_entry_proto__descriptor, &f, depth + 1));
             break;
         default:
-            put_unknown(&m->base, &f);
+            UNKNOWN()
             break;
         }
     }
+    FINISH()
     SET_REP(metadata_props, 0)
     return m;
 }
@@ -515,9 +718,10 @@ static const uint8_t tensor_es[] = {E_V64, E_F32, E_V32, E_BIN, E_V64, E_F64, E_
 static Onnx__TensorProto *rd_tensor(owire *w, const uint8_t *p, size_t len, int depth) {
     BEGIN(Onnx__TensorProto, ONNX__TENSOR_PROTO__INIT, tensor_tab, tensor_es)
     while (p < end) {
-        switch (NEXT()) {
+        NEXT();
+        switch (f.id) {
         case 1:
-            put_varints(&c.s[0], &f, true);
+            REP(0, NULL)
             break;
         case 2:
             m->data_type = (int32_t)(uint32_t)f.v;
@@ -527,16 +731,16 @@ static Onnx__TensorProto *rd_tensor(owire *w, const uint8_t *p, size_t len, int 
             CHECK(m->segment = cold(w, &onnx__tensor_proto__segment__descriptor, &f, depth + 1));
             break;
         case 4:
-            put_fixed(&c.s[1], &f, 4);
+            REP(1, NULL)
             break;
         case 5:
-            put_varints(&c.s[2], &f, false);
+            REP(2, NULL)
             break;
         case 6:
-            ((ProtobufCBinaryData *)c.s[3].arr)[c.s[3].fill++] = put_bytes(&f);
+            REP(3, NULL)
             break;
         case 7:
-            put_varints(&c.s[4], &f, true);
+            REP(4, NULL)
             break;
         case 8:
             CHECK(m->name = put_str(w, &f));
@@ -546,10 +750,10 @@ static Onnx__TensorProto *rd_tensor(owire *w, const uint8_t *p, size_t len, int 
             m->has_raw_data = 1;
             break;
         case 10:
-            put_fixed(&c.s[5], &f, 8);
+            REP(5, NULL)
             break;
         case 11:
-            put_varints(&c.s[6], &f, true);
+            REP(6, NULL)
             break;
         case 12:
             CHECK(m->doc_string = put_str(w, &f));
@@ -565,10 +769,11 @@ static Onnx__TensorProto *rd_tensor(owire *w, const uint8_t *p, size_t len, int 
             PUSH_PTR(8, cold(w, &onnx__string_string_entry_proto__descriptor, &f, depth + 1));
             break;
         default:
-            put_unknown(&m->base, &f);
+            UNKNOWN()
             break;
         }
     }
+    FINISH()
     SET_REP(dims, 0)
     SET_REP(float_data, 1)
     SET_REP(int32_data, 2)
@@ -596,7 +801,8 @@ static const uint8_t attr_es[] = {E_F32, E_V64, E_BIN, E_PTR, E_PTR, E_PTR, E_PT
 static Onnx__AttributeProto *rd_attr(owire *w, const uint8_t *p, size_t len, int depth) {
     BEGIN(Onnx__AttributeProto, ONNX__ATTRIBUTE_PROTO__INIT, attr_tab, attr_es)
     while (p < end) {
-        switch (NEXT()) {
+        NEXT();
+        switch (f.id) {
         case 1:
             CHECK(m->name = put_str(w, &f));
             break;
@@ -621,13 +827,13 @@ static Onnx__AttributeProto *rd_attr(owire *w, const uint8_t *p, size_t len, int
             CHECK(m->g = SUB(rd_graph, f));
             break;
         case 7:
-            put_fixed(&c.s[0], &f, 4);
+            REP(0, NULL)
             break;
         case 8:
-            put_varints(&c.s[1], &f, true);
+            REP(1, NULL)
             break;
         case 9:
-            ((ProtobufCBinaryData *)c.s[2].arr)[c.s[2].fill++] = put_bytes(&f);
+            REP(2, NULL)
             break;
         case 10:
             PUSH_PTR(3, SUB(rd_tensor, f));
@@ -659,10 +865,11 @@ static Onnx__AttributeProto *rd_attr(owire *w, const uint8_t *p, size_t len, int
             PUSH_PTR(5, cold(w, &onnx__sparse_tensor_proto__descriptor, &f, depth + 1));
             break;
         default:
-            put_unknown(&m->base, &f);
+            UNKNOWN()
             break;
         }
     }
+    FINISH()
     SET_REP(floats, 0)
     SET_REP(ints, 1)
     SET_REP(strings, 2)
@@ -682,7 +889,8 @@ static const uint8_t node_es[] = {E_PTR, E_PTR, E_PTR, E_PTR};
 static Onnx__NodeProto *rd_node(owire *w, const uint8_t *p, size_t len, int depth) {
     BEGIN(Onnx__NodeProto, ONNX__NODE_PROTO__INIT, node_tab, node_es)
     while (p < end) {
-        switch (NEXT()) {
+        NEXT();
+        switch (f.id) {
         case 1:
             PUSH_PTR(0, put_str(w, &f));
             break;
@@ -711,10 +919,11 @@ static Onnx__NodeProto *rd_node(owire *w, const uint8_t *p, size_t len, int dept
             PUSH_PTR(3, cold(w, &onnx__string_string_entry_proto__descriptor, &f, depth + 1));
             break;
         default:
-            put_unknown(&m->base, &f);
+            UNKNOWN()
             break;
         }
     }
+    FINISH()
     SET_REP(input, 0)
     SET_REP(output, 1)
     SET_REP(attribute, 2)
@@ -735,7 +944,8 @@ static const uint8_t graph_es[] = {E_PTR, E_PTR, E_PTR, E_PTR, E_PTR, E_PTR, E_P
 static Onnx__GraphProto *rd_graph(owire *w, const uint8_t *p, size_t len, int depth) {
     BEGIN(Onnx__GraphProto, ONNX__GRAPH_PROTO__INIT, graph_tab, graph_es)
     while (p < end) {
-        switch (NEXT()) {
+        NEXT();
+        switch (f.id) {
         case 1:
             PUSH_PTR(0, SUB(rd_node, f));
             break;
@@ -767,10 +977,11 @@ static Onnx__GraphProto *rd_graph(owire *w, const uint8_t *p, size_t len, int de
             PUSH_PTR(7, cold(w, &onnx__string_string_entry_proto__descriptor, &f, depth + 1));
             break;
         default:
-            put_unknown(&m->base, &f);
+            UNKNOWN()
             break;
         }
     }
+    FINISH()
     SET_REP(node, 0)
     SET_REP(initializer, 1)
     SET_REP(sparse_initializer, 2)
@@ -792,7 +1003,8 @@ static const uint8_t model_es[] = {E_PTR, E_PTR, E_PTR};
 static Onnx__ModelProto *rd_model(owire *w, const uint8_t *p, size_t len, int depth) {
     BEGIN(Onnx__ModelProto, ONNX__MODEL_PROTO__INIT, model_tab, model_es)
     while (p < end) {
-        switch (NEXT()) {
+        NEXT();
+        switch (f.id) {
         case 1:
             m->ir_version = (int64_t)f.v;
             m->has_ir_version = 1;
@@ -826,10 +1038,11 @@ static Onnx__ModelProto *rd_model(owire *w, const uint8_t *p, size_t len, int de
             PUSH_PTR(2, cold(w, &onnx__function_proto__descriptor, &f, depth + 1));
             break;
         default:
-            put_unknown(&m->base, &f);
+            UNKNOWN()
             break;
         }
     }
+    FINISH()
     SET_REP(opset_import, 0)
     SET_REP(metadata_props, 1)
     SET_REP(functions, 2)
@@ -839,9 +1052,15 @@ static Onnx__ModelProto *rd_model(owire *w, const uint8_t *p, size_t len, int de
 Onnx__ModelProto *fl__onnx_wire_unpack(fl_arena *a, const uint8_t *buf, size_t len,
                                        fl_pbwire_error *err) {
     static const uint8_t empty[1];
-    owire w = {a, false};
+    /* The scratch is the reader's own, not the arena's: it is given back
+     * when the model is read. Without it every message takes two sweeps. */
+    owire w = {a, false, malloc(SCRATCH_CELLS * sizeof(cell)), SCRATCH_CELLS, 0};
+    if (!w.cells) {
+        w.cap = 0;
+    }
     memset(err, 0, sizeof *err);
     Onnx__ModelProto *m = rd_model(&w, buf ? buf : empty, buf ? len : 0, 0);
+    free(w.cells);
     if (m) {
         return m;
     }

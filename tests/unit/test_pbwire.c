@@ -673,6 +673,90 @@ static void test_onnx_reader_encodings(void **state) {
     fl__arena_free(&a);
 }
 
+/* Both ways the ONNX reader reads a message, against pbwire: a node of
+ * fewer than 4 KiB is read in one sweep, its repeated elements kept aside
+ * until its end (here its inputs around an attribute whose own ints and
+ * unknown field are kept above them), and a longer node in two sweeps
+ * (700 inputs, about 4.2 KiB). */
+static void test_onnx_reader_sweeps(void **state) {
+    (void)state;
+    wbuf *at = calloc(1, sizeof(wbuf)), *small = calloc(1, sizeof(wbuf));
+    wbuf *big = calloc(1, sizeof(wbuf)), *g = calloc(1, sizeof(wbuf));
+    wbuf *m = calloc(1, sizeof(wbuf)), *run = calloc(1, sizeof(wbuf));
+    assert_true(at && small && big && g && m && run);
+    w_bytes(at, 1, "perm", 4);
+    w_int(at, 8, 1); /* ints: 1, 2, then a packed run 3, 4, 5 */
+    w_int(at, 8, 2);
+    w_varint(run, 3);
+    w_varint(run, 4);
+    w_varint(run, 5);
+    w_bytes(at, 8, run->b, run->n);
+    w_int(at, 61, 9); /* unknown */
+    w_int(at, 20, 7);
+    w_bytes(small, 1, "a", 1);
+    w_bytes(small, 5, at->b, at->n);
+    w_bytes(small, 1, "b", 1);
+    w_bytes(small, 2, "c", 1);
+    w_bytes(small, 4, "Transpose", 9);
+    w_int(small, 40, 3); /* unknown */
+    for (int i = 0; i < 700; i++) {
+        char name[8];
+        snprintf(name, sizeof name, "i%03d", i);
+        w_bytes(big, 1, name, 4);
+        if (i == 350) {
+            w_bytes(big, 5, at->b, at->n);
+            w_int(big, 40, 4); /* unknown */
+        }
+    }
+    w_bytes(big, 2, "s", 1);
+    w_bytes(big, 4, "Sum", 3);
+    assert_true(small->n < 4096 && big->n > 4096);
+    w_bytes(g, 1, small->b, small->n);
+    w_bytes(g, 1, big->b, big->n);
+    w_bytes(g, 1, small->b, small->n);
+    w_bytes(m, 7, g->b, g->n);
+    assert_int_equal(agree(&onnx__model_proto__descriptor, m->b, m->n, "onnx sweeps"), 1);
+
+    fl_arena a;
+    fl__arena_init(&a, 1 << 24);
+    fl_pbwire_error e;
+    Onnx__ModelProto *mp = fl__onnx_wire_unpack(&a, m->b, m->n, &e);
+    assert_non_null(mp);
+    assert_int_equal(mp->graph->n_node, 3);
+    for (int k = 0; k < 3; k += 2) {
+        const Onnx__NodeProto *n = mp->graph->node[k];
+        assert_int_equal(n->n_input, 2);
+        assert_string_equal(n->input[0], "a");
+        assert_string_equal(n->input[1], "b");
+        assert_int_equal(n->n_output, 1);
+        assert_int_equal(n->base.n_unknown_fields, 1);
+        assert_int_equal(n->n_attribute, 1);
+    }
+    const Onnx__NodeProto *nb = mp->graph->node[1];
+    assert_int_equal(nb->n_input, 700);
+    assert_string_equal(nb->input[0], "i000");
+    assert_string_equal(nb->input[699], "i699");
+    assert_int_equal(nb->base.n_unknown_fields, 1);
+    assert_int_equal(nb->base.unknown_fields[0].tag, 40);
+    for (int k = 0; k < 3; k++) {
+        const Onnx__AttributeProto *ap = mp->graph->node[k]->attribute[0];
+        assert_int_equal(ap->n_ints, 5);
+        for (int j = 0; j < 5; j++) {
+            assert_int_equal(ap->ints[j], j + 1);
+        }
+        assert_int_equal(ap->base.n_unknown_fields, 1);
+        assert_int_equal(ap->base.unknown_fields[0].tag, 61);
+        assert_int_equal(ap->type, 7);
+    }
+    fl__arena_free(&a);
+    free(at);
+    free(small);
+    free(big);
+    free(g);
+    free(m);
+    free(run);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_agrees_on_test_models),
@@ -687,6 +771,7 @@ int main(void) {
         cmocka_unit_test(test_merge_as_protobuf_c),
         cmocka_unit_test(test_merge_oneof_unset_in_both),
         cmocka_unit_test(test_onnx_reader_encodings),
+        cmocka_unit_test(test_onnx_reader_sweeps),
     };
     return fl_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }
