@@ -1636,6 +1636,33 @@ static void test_broadcast_eval_rank4(void **state) {
     check_ints(sel, 24, want_sel);
 }
 
+/* Integer arithmetic of two inputs whose known and symbolic elements mix
+ * under broadcasting: a known pair and a symbolic one are computed on
+ * different paths, each element from its own broadcast index. */
+static void test_int_eval_mixed_broadcast(void **state) {
+    (void)state;
+    /* a [2,2] = [[N, 6], [8, N + 1]], b [2] = [2, 3]: a * b, a - b */
+    fl_node *a =
+        mk_const(FL_DT_INT64, 2, (int64_t[]){2, 2}, (fl_sym[]){N, K(6), K(8), lin(1, 1)}, NULL);
+    fl_node *b = CIV(FL_DT_INT64, K(2), K(3));
+    fl_node *mul = OP("Mul", a, b);
+    run(mul);
+    check_shape(mul, "[2,2]");
+    CHECK_SYMS(mul, lin(2, 0), K(18), K(16), lin(3, 3));
+    fl_node *sub = OP("Sub", b, a);
+    run(sub);
+    CHECK_SYMS(sub, lin(-1, 2), K(-3), K(-6), lin(-1, 2));
+    /* [2,1] FloorMod [3] -> [2,3], all known: each row its own dividend */
+    fl_node *fm =
+        OP("FloorMod", CIM(FL_DT_INT64, 2, 1, K(-7), K(9)), CIV(FL_DT_INT64, K(2), K(4), K(-5)));
+    run(fm);
+    CHECK_INTS(fm, 1, 1, -2, 1, 1, -1);
+    /* a known element divided by 0 after a symbolic one: no value at all */
+    fl_node *dz = OP("FloorDiv", CIV(FL_DT_INT64, N, K(4)), CIV(FL_DT_INT64, K(2), K(0)));
+    run(dz);
+    no_val(dz);
+}
+
 static void test_mul_no_nan_values(void **state) {
     (void)state;
     /* y == 0 -> 0 even when x is inf or NaN; else x * y (NaN y propagates). */
@@ -1846,6 +1873,7 @@ int main(void) {
         T(test_e2e_bad_reduction_axis),
         T(test_xdivy_values),
         T(test_broadcast_eval_rank4),
+        T(test_int_eval_mixed_broadcast),
         T(test_mul_no_nan_values),
         T(test_xlogy_values),
         T(test_float_only_ops_no_int_value),

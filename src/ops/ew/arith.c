@@ -27,8 +27,7 @@
 
 #include <math.h>
 
-/* Integer binary op on known operands, in dtype dt. */
-static bool int_known_binop(int kind, int dt, int64_t a, int64_t b, int64_t *r) {
+bool fl__ew_int_known_binop(int kind, int dt, int64_t a, int64_t b, int64_t *r) {
     a = fl__ew_wrap_int(dt, (uint64_t)a);
     b = fl__ew_wrap_int(dt, (uint64_t)b);
     bool u64 = fl__ew_is_u64(dt);
@@ -147,7 +146,7 @@ static bool int_binop(fl_symtab *st, int kind, int dt, fl_sym a, fl_sym b, fl_sy
     }
     if (fl_sym_is_known(a) && fl_sym_is_known(b)) {
         int64_t k;
-        if (!int_known_binop(kind, dt, a.k, b.k, &k)) {
+        if (!fl__ew_int_known_binop(kind, dt, a.k, b.k, &k)) {
             return false;
         }
         *r = fl_sym_const(k);

@@ -116,6 +116,50 @@ static void bcast_next(int64_t *at, int nin, int rank, const int64_t *dims) {
     }
 }
 
+/* Whether a two-input op's elements are o->kind applied to both inputs'
+ * elements (ew_run's default case) and, for integers, fl__ew_bin_apply's
+ * integer arithmetic (not a comparison or logical op). */
+static bool plain_int_binary(int kind) {
+    switch (kind) {
+    case FL_OP_CAST:
+    case FL_OP_SELECT:
+    case FL_OP_SELECT_V2:
+    case FL_OP_ADD_N:
+    case FL_OP_ACCUMULATE_NV2:
+    case FL_OP_CLIP_BY_VALUE:
+        return false;
+    default:
+        return !fl__ew_is_compare(kind) && !fl__ew_is_logical(kind);
+    }
+}
+
+/* ew_run for integer arithmetic on two integer inputs into integer v (at:
+ * bcast_walk's indices): two known elements are computed directly, as
+ * fl__ew_bin_apply and fl__ew_put_num would; any other pair goes through
+ * them. False when an element has no value (then neither has v). */
+static bool int_binary_run(const ew_op *o, const fl_value *const *ins, fl_value *v, int64_t *at) {
+    const fl_sym *x = ins[0]->ints, *y = ins[1]->ints;
+    fl_sym *out = (fl_sym *)v->ints;
+    for (int64_t i = 0; i < v->n; i++) {
+        fl_sym a = x[at[0]], b = y[at[1]];
+        bcast_next(at, 2, v->rank, v->dims);
+        if (fl_sym_is_known(a) && fl_sym_is_known(b)) {
+            int64_t k;
+            if (!fl__ew_int_known_binop(o->kind, o->in_dt, a.k, b.k, &k)) {
+                return false;
+            }
+            out[i] = fl_sym_const(fl__ew_wrap_int(v->dtype, (uint64_t)k));
+            continue;
+        }
+        ew_num na = {false, 0, a}, nb = {false, 0, b}, r;
+        if (fl_sym_is_unknown(a) || fl_sym_is_unknown(b) ||
+            !fl__ew_bin_apply(o, o->kind, &na, &nb, &r) || !fl__ew_put_num(v, i, &r)) {
+            return false;
+        }
+    }
+    return true;
+}
+
 /* Evaluates output 0 element by element from all data inputs. */
 static fl_status ew_run(fl_ctx *c, fl_node *n, const ew_op *o) {
     int nin = n->n_inputs;
@@ -171,6 +215,12 @@ static fl_status ew_run(fl_ctx *c, fl_node *n, const ew_op *o) {
     int64_t *at = bcast_walk(c->a, ins, nin, v->rank);
     if (!at) {
         return fl__diag_oom(c->d);
+    }
+    if (nin == 2 && ins[0]->ints && ins[1]->ints && v->ints && plain_int_binary(o->kind)) {
+        if (int_binary_run(o, ins, v, at)) {
+            fl__op_set_value(n, 0, v);
+        }
+        return FL_OK;
     }
     for (int64_t i = 0; i < v->n; i++) {
         for (int j = 0; j < nin; j++) {

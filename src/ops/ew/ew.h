@@ -77,6 +77,10 @@ int fl__ew_vkind(int dt);
 int64_t fl__ew_wrap_int(int dt, uint64_t x);
 
 /* arith.c */
+/* Integer binary op of kind `kind` (not a comparison or logical op) on known
+ * operands, in dtype dt; false where it has no value (division by 0, ...). */
+bool fl__ew_int_known_binop(int kind, int dt, int64_t a, int64_t b, int64_t *r);
+
 /* Binary op of kind `kind` (which may differ from o->kind: AddN, reductions). */
 bool fl__ew_bin_apply(const ew_op *o, int kind, const ew_num *a, const ew_num *b, ew_num *r);
 
