@@ -48,6 +48,7 @@ void fl__graph_snapshot_free(fl_graph_snapshot *s) {
     free(s->order);
     free(s->funcs);
     free(s->at);
+    free(s->same);
     fl__graph_snapshot_init(s);
 }
 
@@ -392,6 +393,42 @@ bool fl__graph_snapshot_outputs_differ(const fl_graph_snapshot *s, const fl_node
     return i < 0 || outputs_differ_at(s, i, n);
 }
 
+/* No node recorded as equal to another (fl__graph_journal_same). */
+static void same_clear(fl_graph_snapshot *s) {
+    if (s->n_same) {
+        memset(s->same, 0, s->cap_same * sizeof(*s->same));
+        s->n_same = 0;
+    }
+}
+
+/* The slot of `from` in s->same (cap_same > 0): its pair, or the empty slot
+ * where it goes. */
+static struct fl_same_pair *same_slot(const fl_graph_snapshot *s, const fl_node *from) {
+    size_t mask = s->cap_same - 1;
+    size_t i = (size_t)(((uint64_t)(uintptr_t)from >> 4) * 0x9E3779B97F4A7C15ull >> 32) & mask;
+    while (s->same[i].from && s->same[i].from != from) {
+        i = (i + 1) & mask;
+    }
+    return &s->same[i];
+}
+
+/* Whether n's inputs differ from those saved (`saved`), an input moved from
+ * a node onto one recorded as having its outputs (fl__graph_journal_same),
+ * at the same port, counting as the same. */
+static bool inputs_changed(const fl_graph_snapshot *s, const fl_input *a, const fl_input *saved,
+                           int n) {
+    for (int k = 0; k < n; k++) {
+        if (a[k].node == saved[k].node && a[k].port == saved[k].port) {
+            continue;
+        }
+        if (!s->n_same || a[k].port != saved[k].port ||
+            same_slot(s, saved[k].node)->to != a[k].node) {
+            return true;
+        }
+    }
+    return false;
+}
+
 bool fl__graph_snapshot_changed(const fl_graph_snapshot *s, const fl_node *n,
                                 bool *outputs_differ) {
     long i = find(s, n);
@@ -409,7 +446,7 @@ bool fl__graph_snapshot_changed(const fl_graph_snapshot *s, const fl_node *n,
         o->outputs != n->outputs || (o->flags & kept) != (n->flags & kept)) {
         return true;
     }
-    if (n->n_inputs > 0 && inputs_differ(n->inputs, s->inputs + s->at[i].inputs, n->n_inputs)) {
+    if (n->n_inputs > 0 && inputs_changed(s, n->inputs, s->inputs + s->at[i].inputs, n->n_inputs)) {
         return true;
     }
     return false;
@@ -485,13 +522,58 @@ static inline bool room_in(fl_graph_snapshot *s, int b, size_t need) {
     return need <= s->cap[b] || room_grow(s, buffer(s, b), &s->cap[b], need, elem_size[b]);
 }
 
+void fl__graph_journal_same(fl_graph *g, const fl_node *from, const fl_node *to) {
+    fl_graph_snapshot *s = g->journal.s;
+    if (!s || s->oom || from->kind != to->kind || from->desc != to->desc ||
+        from->n_outputs != to->n_outputs ||
+        (from->n_outputs > 0 && (!from->outputs || !to->outputs))) {
+        return;
+    }
+    for (int k = 0; k < from->n_outputs; k++) {
+        const fl_tensor *a = &from->outputs[k], *b = &to->outputs[k];
+        if (a->dtype != b->dtype || a->shape.rank != b->shape.rank ||
+            (a->shape.rank > 0 && (!a->shape.dims) != (!b->shape.dims)) ||
+            (a->shape.rank > 0 && a->shape.dims &&
+             !dims_same(a->shape.dims, b->shape.dims, a->shape.rank)) ||
+            !fl__value_same(a->value, b->value)) {
+            return;
+        }
+    }
+    if (2 * (s->n_same + 1) > s->cap_same) { /* grown (doubled) and filled again */
+        size_t cap = s->cap_same ? 2 * s->cap_same : 64,
+               grow = (cap - s->cap_same) * sizeof(*s->same);
+        if (s->max_bytes && s->bytes + grow > s->max_bytes) {
+            return;
+        }
+        struct fl_same_pair *old = s->same, *nw = calloc(cap, sizeof(*nw));
+        if (!nw) {
+            return;
+        }
+        size_t old_cap = s->cap_same;
+        s->same = nw;
+        s->cap_same = cap;
+        s->bytes += grow;
+        for (size_t i = 0; i < old_cap; i++) {
+            if (old[i].from) {
+                *same_slot(s, old[i].from) = old[i];
+            }
+        }
+        free(old);
+    }
+    struct fl_same_pair *p = same_slot(s, from);
+    s->n_same += !p->from;
+    *p = (struct fl_same_pair){from, to};
+}
+
 fl_status fl__graph_journal_open(fl_graph_snapshot *s, fl_graph *g, size_t max_bytes,
                                  const fl_graph_snapshot *check, fl_diag *d) {
     s->taken = false;
     detach(s);
     g->attr_tail = (struct fl_attr_tail){NULL, NULL, 0, 0};
     s->max_bytes = max_bytes;
-    s->bytes = s->cap_list * sizeof(fl_node *) + s->cap_at * sizeof(*s->at);
+    same_clear(s);
+    s->bytes = s->cap_list * sizeof(fl_node *) + s->cap_at * sizeof(*s->at) +
+               s->cap_same * sizeof(*s->same);
     for (int b = 0; b < B_COUNT; b++) {
         s->bytes += s->cap[b] * elem_size[b];
     }
@@ -657,6 +739,7 @@ static void journal_restore(fl_graph_snapshot *s, fl_graph *g) {
         write_back(g->funcs, s->funcs, g->n_funcs * sizeof(fl_function));
     }
     /* The graph is as opened: an empty journal again. */
+    same_clear(s);
     s->n_nodes = 0;
     memset(s->used, 0, sizeof(s->used));
     s->list_saved = false;

@@ -98,6 +98,15 @@ typedef struct fl_graph_snapshot {
      * one written before it was marked. */
     const struct fl_graph_snapshot *check;
     const fl_node *early;
+    /* The nodes a pass moved readers from, each with the node whose outputs
+     * equal its own that they read now (fl__graph_journal_same): open
+     * addressing by `from`, cap_same a power of two (0: none), at most half
+     * full. */
+    struct fl_same_pair {
+        const fl_node *from;
+        const fl_node *to;
+    } * same;
+    size_t cap_same, n_same;
 } fl_graph_snapshot;
 
 /* An empty snapshot (holds no memory). */
@@ -143,6 +152,17 @@ const char *fl__graph_snapshot_mismatch(const fl_graph_snapshot *s, const fl_gra
  * change?). Values are compared by content. */
 bool fl__graph_snapshot_changed(const fl_graph_snapshot *s, const fl_node *n, bool *outputs_differ);
 bool fl__graph_snapshot_outputs_differ(const fl_graph_snapshot *s, const fl_node *n);
+
+/* Records in the journal open on g that the readers of `from`, which the
+ * pass removes, are moved onto `to`, whose outputs equal from's: the same
+ * kind and descriptor, as many outputs, each of the same dtype, dims and
+ * value (by meaning). fl__graph_snapshot_changed then takes a reader's
+ * input moved from `from` to `to` (same port) as unchanged: the reader's
+ * op, attrs and input tensors are as they were, so re-inferring and
+ * re-costing it would give what it has. Nothing is recorded (the reader
+ * is inferred again) when the outputs differ, no journal is open, or the
+ * record does not fit. */
+void fl__graph_journal_same(fl_graph *g, const fl_node *from, const fl_node *to);
 
 /* n's state as s saved it (at take, or at its first write since a journal
  * was opened), or NULL when s holds none: n was added since, or a journal

@@ -21,6 +21,7 @@
  * function (its innermost such prefix; the graph itself outside them), so
  * a constant in a body is never replaced by an equal one outside it.
  */
+#include "graph/snapshot.h"
 #include "passes/util.h"
 #include "util/hash.h"
 
@@ -412,6 +413,7 @@ static fl_status dedup(fl_pass_ctx *pc, scopes *sc, fl_node **table, uint64_t *h
         rep[m->id] = found;
         readers[found->id] += readers[m->id];
         n_rep++;
+        fl__graph_journal_same(g, m, found); /* m's readers need not be inferred again */
         fl__graph_remove_node(m);
     }
     /* Loop back edges. With nothing removed, the sweep above already left

@@ -10,8 +10,10 @@
  * hook that moves r1 onto x2 changes every Relu's shape but not the output's:
  * r1 .. r50 and s are inferred again, with [8] shapes and 8 FLOPs per Relu,
  * also when the hook records the edit nowhere but in r1's mark; a hook that
- * only writes a ledger entry changes nothing and nothing is redone.
+ * only writes a ledger entry changes nothing and nothing is redone. A reader
+ * that CSE moves onto an equal producer is not inferred again.
  */
+#include "graph/snapshot.h"
 #include "import/import.h"
 #include "passes/pipeline.h"
 #include "shape/infer.h"
@@ -470,6 +472,79 @@ static void test_verifier_compares_every_count(void **state) {
     }
 }
 
+/* A reader moved onto a producer whose outputs equal those of the one it
+ * read (fl__graph_journal_same) is not inferred or costed again: the graph
+ * x [4] -> a = AddV2(x, c1), b = Sub(x, c2), m = Mul(a, b), and the output
+ * y = Relu(x); c1 and c2 equal [4] Consts, c3 a [2, 4] one. CSE removes c2
+ * and moves b onto c1: no node is inferred again. A hook that moves b onto
+ * c1 or c3 and says the outputs are equal: for c1 nothing is inferred
+ * again; for c3 (other dims) the claim is not taken, b and m are inferred
+ * again and m is [2, 4]. With the verifier on (the whole inference must
+ * agree) and off. */
+static void setup_equal_consts(fixture *f) {
+    tg_graph *t = tg_new();
+    tg_placeholder(t, "x", 1, 1, (int64_t[]){4});
+    const float v[] = {1, 2, 3, 4};
+    tg_const_f32_vals(t, "c1", 1, (int64_t[]){4}, v, 4);
+    tg_const_f32_vals(t, "c2", 1, (int64_t[]){4}, v, 4);
+    tg_const_f32_vals(t, "c3", 2, (int64_t[]){2, 4}, v, 4);
+    tg_attr_type(tg_add(t, "a", "AddV2", "x", "c1", NULL), "T", 1);
+    tg_attr_type(tg_add(t, "b", "Sub", "x", "c2", NULL), "T", 1);
+    tg_attr_type(tg_add(t, "m", "Mul", "a", "b", NULL), "T", 1);
+    tg_attr_type(tg_add(t, "y", "Relu", "x", NULL), "T", 1);
+    load(f, t);
+    f->out = "y";
+}
+
+static fl_status claim_same(fl_pass_ctx *pc, void *arg) {
+    fl_graph *g = pc->c->g;
+    fl_node *b = fl__graph_find(g, "b"), *from = fl__graph_find(g, "c2");
+    fl_node *to = fl__graph_find(g, arg);
+    fl__node_set_input(g, b, 1, (fl_input){to, 0});
+    fl__graph_remove_node(from);
+    fl__graph_journal_same(g, from, to);
+    pc->rewritten++;
+    return FL_OK;
+}
+
+static void test_reader_of_equal_producer_kept(void **state) {
+    (void)state;
+    for (int verify = 0; verify < 2; verify++) {
+        fixture f;
+        setup_equal_consts(&f);
+        fl_ledger led;
+        fl_cost_totals after;
+        run_v(&f, "cse", verify, &led, &after);
+        assert_int_equal(led.passes[0].nodes_removed, 1);
+        assert_int_equal(led.passes[0].nodes_reinferred, 0);
+        assert_null(fl__graph_find(f.g, "c2"));
+        assert_ptr_equal(fl__graph_find(f.g, "b")->inputs[1].node, fl__graph_find(f.g, "c1"));
+        assert_int_equal(flops(&after), 4 * 4);
+        teardown_f(&f);
+
+        setup_equal_consts(&f);
+        fl__pipeline_set_test_hook(claim_same, "c1");
+        run_v(&f, "shape", verify, &led, &after);
+        fl__pipeline_set_test_hook(NULL, NULL);
+        assert_int_equal(led.passes[0].nodes_removed, 1);
+        assert_int_equal(led.passes[0].nodes_reinferred, 0);
+        assert_int_equal(flops(&after), 4 * 4);
+        teardown_f(&f);
+
+        setup_equal_consts(&f);
+        fl__pipeline_set_test_hook(claim_same, "c3");
+        run_v(&f, "shape", verify, &led, &after);
+        fl__pipeline_set_test_hook(NULL, NULL);
+        assert_int_equal(led.passes[0].nodes_reinferred, 2);
+        const fl_shape *sh = &fl__graph_find(f.g, "m")->outputs[0].shape;
+        assert_int_equal(sh->rank, 2);
+        assert_int_equal(sh->dims[0].k, 2);
+        assert_int_equal(sh->dims[1].k, 4);
+        assert_int_equal(flops(&after), 4 + 8 + 8 + 4); /* a and y [4], b and m [2, 4] */
+        teardown_f(&f);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bypass_reinfers_one),
@@ -481,6 +556,7 @@ int main(void) {
         cmocka_unit_test(test_totals_by_difference),
         cmocka_unit_test(test_incomplete_flag_follows),
         cmocka_unit_test(test_verifier_compares_every_count),
+        cmocka_unit_test(test_reader_of_equal_producer_kept),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
