@@ -150,14 +150,14 @@ uint32_t fl__kind_tests_ask(const fl_kind_table *t, const fl_node *n, int first,
 static inline uint32_t fl__kind_table_rules(const fl_kind_table *t, const fl_node *n, int first,
                                             int last) {
     if (n->kind > FL_OP_UNKNOWN && n->kind < FL_OP_COUNT) {
+        /* the first characters inline: a node has one of the two names */
         uint32_t span = (uint32_t)(((1ull << last) - 1) & ~((1ull << first) - 1));
-        const char *type = t->kinds[n->kind].type;
-        if (type && (n->op == type || strcmp(n->op, type) == 0)) {
-            return t->kinds[n->kind].type_rules & span;
-        }
-        const char *name = t->kinds[n->kind].name;
-        if (n->op == name || strcmp(n->op, name) == 0) {
+        const char *name = t->kinds[n->kind].name, *type = t->kinds[n->kind].type;
+        if (n->op == name || (n->op[0] == name[0] && strcmp(n->op, name) == 0)) {
             return t->kinds[n->kind].rules & span;
+        }
+        if (type && n->op[0] == type[0] && strcmp(n->op, type) == 0) {
+            return t->kinds[n->kind].type_rules & span;
         }
     }
     return fl__kind_tests_ask(t, n, first, last);
