@@ -887,9 +887,14 @@ static fl_status import_constant(imp *im, fl_node *n, const Onnx__NodeProto *np)
 }
 
 /* The registry kind of an op in `domain` ("" = ai.onnx). */
+/* The registry's prefix of an op of `domain` ("onnx" for ai.onnx). */
+static const char *op_prefix(const char *domain) {
+    return (!*domain || strcmp(domain, "ai.onnx") == 0) ? "onnx" : domain;
+}
+
 static fl_op_kind lookup_op(const char *domain, const char *op_type) {
     char buf[300];
-    const char *pfx = (!*domain || strcmp(domain, "ai.onnx") == 0) ? "onnx" : domain;
+    const char *pfx = op_prefix(domain);
     size_t lp = strlen(pfx), lt = strlen(op_type);
     if (lp + 2 + lt >= sizeof buf) {
         return FL_OP_UNKNOWN;
@@ -995,6 +1000,7 @@ static fl_status import_node(imp *im, const Onnx__ModelProto *m, size_t idx,
     }
     fl_status st;
     if (constant) {
+        n->op = "Constant"; /* static, as the registry's names below */
         st = import_constant(im, n, np);
         if (st != FL_OK) {
             return st;
@@ -1007,6 +1013,11 @@ static fl_status import_node(imp *im, const Onnx__ModelProto *m, size_t idx,
         }
     } else {
         fl__op_bind_kind(n, kind);
+        /* the same text, static (found by "PREFIX::" it): compared by
+         * pointer first, never read from the model's bytes again */
+        if (kind) {
+            n->op = fl__op_name(kind) + strlen(op_prefix(domain)) + 2;
+        }
         /* room for each graph attr's NAME.types and NAME.cond_kept */
         n->attrs = fl__arena_calloc(g->arena, 3 * np->n_attribute + 1, sizeof(fl_attr));
         if (!n->attrs) {

@@ -15,11 +15,18 @@
  * test rewrite moves the Loop's carried input onto b: the Loop 5 x 20 =
  * 100, v [5,4], the Relu 20; the totals equal a fresh analysis of the
  * graph with the Loop on b.
+ *
+ * Also: the importer gives a node of a registered op the registry's copy of
+ * its op type (the text after "onnx::" in the kind's name, one pointer for
+ * every node of the kind, which the passes' kind tables compare first) and
+ * every Constant one static "Constant": the text is the model's, not read
+ * from the model's bytes again.
  */
 #include "cost/cost.h"
 #include "foldline/foldline.h"
 #include "import/import.h"
 #include "onnxbuild.h"
+#include "ops/ops.h"
 #include "passes/pipeline.h"
 #include "shape/infer.h"
 #include "testutil.h"
@@ -157,9 +164,46 @@ static void test_bodies_follow_a_rewrite(void **state) {
     teardown_f(&f);
 }
 
+static void test_op_types_are_the_registrys(void **state) {
+    (void)state;
+    ob_model *m = ob_new(13);
+    ob_input(m, "x", OB_FLOAT, 1, (int64_t[]){4}, NULL);
+    ob_attr_i(m, ob_node(m, "Constant", "k", "", "kv"), "value_int", 3);
+    ob_attr_i(m, ob_node(m, "Constant", "k2", "", "kv2"), "value_int", 4);
+    ob_node(m, "Relu", "r1", "x", "y1");
+    ob_node(m, "Relu", "r2", "y1", "y2");
+    ob_node(m, "Add", "add", "y2,x", "out");
+    ob_output(m, "out");
+    ob_output(m, "kv");
+    ob_output(m, "kv2");
+    size_t len;
+    uint8_t *buf = ob_pack(m, &len);
+    ob_free(m);
+    fixture f;
+    f.bytes = buf;
+    fl__arena_init(&f.arena, 0);
+    fl__diag_init(&f.d, &f.arena);
+    f.g = fl__graph_new(&f.arena);
+    fl_import_opts io = {1000, 1 << 20, NULL};
+    assert_int_equal(fl__import_onnx(f.g, f.bytes, len, &io, &f.d), FL_OK);
+    const char *relu = fl__op_name(FL_OP_ONNX_RELU) + strlen("onnx::");
+    const char *add = fl__op_name(FL_OP_ONNX_ADD) + strlen("onnx::");
+    assert_string_equal(relu, "Relu");
+    assert_string_equal(add, "Add");
+    assert_ptr_equal(fl__graph_find(f.g, "r1")->op, relu);
+    assert_ptr_equal(fl__graph_find(f.g, "r2")->op, relu);
+    assert_ptr_equal(fl__graph_find(f.g, "add")->op, add);
+    const fl_node *k = fl__graph_find(f.g, "k"), *k2 = fl__graph_find(f.g, "k2");
+    assert_int_equal(k->kind, FL_OP_CONST);
+    assert_string_equal(k->op, "Constant");
+    assert_ptr_equal(k->op, k2->op); /* one static copy */
+    teardown_f(&f);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bodies_follow_a_rewrite),
+        cmocka_unit_test(test_op_types_are_the_registrys),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
