@@ -34,13 +34,7 @@ void fl__node_warn(fl_diag *d, const fl_node *n, const char *fmt, ...) {
 /* ------------------------------------------------------------------------- */
 
 /* FNV's low bits cluster for names that differ only in their last
- * characters ("n1000", "n1001"); mix before masking. */
-static uint64_t hash_mix(uint64_t h) {
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdull;
-    h ^= h >> 33;
-    return h;
-}
+ * characters ("n1000", "n1001"); mixed before masking (fl__hash_mix). */
 
 /* The name index's hash: 8 bytes a step and mixed (fl__hash_words; names
  * run to tens of bytes, and a byte a step was a tenth of an ONNX import),
@@ -395,7 +389,7 @@ fl_sym *fl__graph_dims(fl_graph *g, int rank, const fl_sym *dims) {
         t->mask = size - 1;
         g->dims_cache = t;
     }
-    struct fl_dims_slot *s = &t->slots[hash_mix(h) & t->mask];
+    struct fl_dims_slot *s = &t->slots[fl__hash_mix(h) & t->mask];
     if (s->dims && s->rank == rank &&
         (rank == 0 || memcmp(s->dims, dims, (size_t)rank * sizeof(fl_sym)) == 0)) {
         return s->dims;

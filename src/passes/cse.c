@@ -352,28 +352,83 @@ static bool reads_ahead(const fl_node *n, const uint8_t *seen) {
     return false;
 }
 
-/* Looks n up in the table (open addressing, `size` a power of two): the
- * node of n's scope it equals, or NULL after entering n. */
-static fl_node *insert(fl_node **table, uint64_t *hashes, size_t size, const scopes *sc,
-                       fl_node *n) {
-    uint64_t h = mix(node_hash(n), scope_of(sc, n));
-    size_t j = h & (size - 1);
-    while (table[j]) {
-        if (hashes[j] == h && scope_of(sc, table[j]) == scope_of(sc, n) && node_eq(table[j], n)) {
-            return table[j];
-        }
-        j = (j + 1) & (size - 1);
+/* CSE's table: open addressing, `size` a power of two, sized to the nodes
+ * entered (at most half full; it doubles as they come). On a chain only
+ * the constants are entered (two nodes of five), so a table sized for every
+ * node was 16 bytes x 2n slots of scratch faulted in at random (512 MB on
+ * 10M nodes) for 40 % of them. Never two equal nodes of one scope in it, so
+ * what a lookup finds does not depend on the size. */
+typedef struct cse_slot {
+    fl_node *node;
+    uint64_t hash;
+} cse_slot;
+
+typedef struct cse_table {
+    cse_slot *slots;
+    size_t size, used;
+} cse_table;
+
+#define CSE_TABLE_MIN 64
+
+/* Doubles t (false when out of memory; t unchanged then). */
+static bool table_grow(fl_arena *ar, cse_table *t) {
+    size_t size = t->size * 2;
+    cse_slot *s = fl__arena_scratch(ar, size, sizeof(cse_slot));
+    if (!s) {
+        return false;
     }
-    table[j] = n;
-    hashes[j] = h;
-    return NULL;
+    for (size_t i = 0; i < t->size; i++) {
+        if (t->slots[i].node) {
+            size_t j = t->slots[i].hash & (size - 1);
+            while (s[j].node) {
+                j = (j + 1) & (size - 1);
+            }
+            s[j] = t->slots[i];
+        }
+    }
+    fl__arena_scratch_free(ar, t->slots);
+    t->slots = s;
+    t->size = size;
+    return true;
+}
+
+/* Looks n up in the table: *found is the node of n's scope it equals, or
+ * NULL after entering n. */
+static fl_status insert(fl_pass_ctx *pc, cse_table *t, const scopes *sc, fl_node *n,
+                        fl_node **found) {
+    /* mix() moves an input's id into the low bits only a few places at a
+     * time: unmixed, nodes that differ only in their inputs took a handful
+     * of slots, one probe run among them all. */
+    uint64_t h = fl__hash_mix(mix(node_hash(n), scope_of(sc, n)));
+    size_t j = h & (t->size - 1);
+    while (t->slots[j].node) {
+        fl_node *m = t->slots[j].node;
+        if (t->slots[j].hash == h && scope_of(sc, m) == scope_of(sc, n) && node_eq(m, n)) {
+            *found = m;
+            return FL_OK;
+        }
+        j = (j + 1) & (t->size - 1);
+    }
+    *found = NULL;
+    if (2 * (t->used + 1) > t->size) {
+        if (!table_grow(pc->c->a, t)) {
+            return fl__diag_oom(pc->c->d);
+        }
+        j = h & (t->size - 1);
+        while (t->slots[j].node) {
+            j = (j + 1) & (t->size - 1);
+        }
+    }
+    t->slots[j] = (cse_slot){n, h};
+    t->used++;
+    return FL_OK;
 }
 
 /* The sweep of the pass over the graph's nodes in order; rep and lone
- * (n + 1 each, zero), readers (counted by scopes_build) and the table of
- * `size` slots are described in the pass above. */
-static fl_status dedup(fl_pass_ctx *pc, scopes *sc, fl_node **table, uint64_t *hashes, size_t size,
-                       fl_node **rep, uint32_t *readers, fl_node **lone, uint8_t *seen) {
+ * (n + 1 each, zero), readers (counted by scopes_build) and the table t
+ * are described in the pass above. */
+static fl_status dedup(fl_pass_ctx *pc, scopes *sc, cse_table *t, fl_node **rep, uint32_t *readers,
+                       fl_node **lone, uint8_t *seen) {
     fl_graph *g = pc->c->g;
     size_t n = g->n_nodes;
     fl_node **order = g->order;
@@ -399,12 +454,20 @@ static fl_status dedup(fl_pass_ctx *pc, scopes *sc, fl_node **table, uint64_t *h
             for (int k = 0; k < m->n_inputs; k++) {
                 uint32_t id = m->inputs[k].node->id;
                 if (lone[id]) {
-                    insert(table, hashes, size, sc, lone[id]);
+                    fl_node *eq; /* a lone reader's equal stays as it is */
+                    fl_status st = insert(pc, t, sc, lone[id], &eq);
+                    if (st != FL_OK) {
+                        return st;
+                    }
                     lone[id] = NULL;
                 }
             }
         }
-        fl_node *found = insert(table, hashes, size, sc, m);
+        fl_node *found;
+        fl_status st = insert(pc, t, sc, m, &found);
+        if (st != FL_OK) {
+            return st;
+        }
         if (!found) {
             continue;
         }
@@ -432,17 +495,12 @@ static fl_status dedup(fl_pass_ctx *pc, scopes *sc, fl_node **table, uint64_t *h
 fl_status fl__pass_common_subgraph_elimination(fl_pass_ctx *pc) {
     fl_graph *g = pc->c->g;
     size_t n = g->n_nodes;
-    size_t size = 64;
-    while (size < 2 * n + 2) {
-        size *= 2;
-    }
     /* The table and the arrays below end with the pass: scratch memory
      * (on the 1M chain they were 50 MB of arena memory kept to the end of
      * the analysis, twice). */
     fl_arena *ar = pc->c->a;
-    fl_node **table = fl__arena_scratch(ar, size, sizeof(fl_node *));
-    uint64_t *hashes = table ? fl__arena_scratch(ar, size, sizeof(uint64_t)) : NULL;
-    fl_node **rep = hashes ? fl__arena_scratch(ar, n + 1, sizeof(fl_node *)) : NULL;
+    cse_table t = {fl__arena_scratch(ar, CSE_TABLE_MIN, sizeof(cse_slot)), CSE_TABLE_MIN, 0};
+    fl_node **rep = t.slots ? fl__arena_scratch(ar, n + 1, sizeof(fl_node *)) : NULL;
     /* Nodes that cannot have a duplicate are not hashed. Two equal nodes
      * read the same inputs (in either order): a node that is the only
      * reader of its first input so far (readers[], data edges on each
@@ -457,11 +515,10 @@ fl_status fl__pass_common_subgraph_elimination(fl_pass_ctx *pc) {
     scopes sc;
     fl_status st = seen ? scopes_build(pc, &sc, readers) : fl__diag_oom(pc->c->d);
     if (st == FL_OK) {
-        st = dedup(pc, &sc, table, hashes, size, rep, readers, lone, seen);
+        st = dedup(pc, &sc, &t, rep, readers, lone, seen);
     }
     fl__arena_scratch_free(ar, seen);
-    fl__arena_scratch_free(ar, table);
-    fl__arena_scratch_free(ar, hashes);
+    fl__arena_scratch_free(ar, t.slots);
     fl__arena_scratch_free(ar, rep);
     fl__arena_scratch_free(ar, readers);
     fl__arena_scratch_free(ar, lone);

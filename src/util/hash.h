@@ -37,6 +37,16 @@ static inline uint64_t fl__hash_str(const char *s) {
     return h;
 }
 
+/* h with its bits spread over the low ones (murmur3's finaliser, one
+ * round): for a hash built from values that differ in their high or middle
+ * bits before a power-of-two mask takes its low bits. */
+static inline uint64_t fl__hash_mix(uint64_t h) {
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    return h;
+}
+
 /* Another hash of the n bytes at p, for tables keyed by long strings: 8
  * bytes a step (xor, multiply by the FNV prime), its length folded in first
  * and the result mixed at the end (murmur3's finaliser), so its low bits
@@ -61,10 +71,7 @@ static inline uint64_t fl__hash_words(const void *p, size_t n) {
     for (; k < n; k++) {
         h = (h ^ b[k]) * 1099511628211ull;
     }
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdull;
-    h ^= h >> 33;
-    return h;
+    return fl__hash_mix(h);
 }
 
 #endif

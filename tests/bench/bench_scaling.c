@@ -6,6 +6,8 @@
  *   bench_scaling [runs] N|tiny...    chains of N nodes only (e.g. 10000000),
  *                                     or tiny_cnn
  *   bench_scaling [runs] none:N       the chain of N nodes without passes only
+ *   bench_scaling [runs] default:N    the chain of N nodes with the default
+ *                                     passes only (e.g. under perf record)
  *   bench_scaling [runs] tiny-wake    tiny_cnn back to back, after other data,
  *                                     after a sleep (see tiny_wake)
  *   bench_scaling --write-chain N F   writes the chain of N nodes to F (.pb)
@@ -142,11 +144,11 @@ static int chain_child(long n, const char *passes, int runs) {
     return 0;
 }
 
-/* The chain of n nodes without passes, then (with_passes) with the default
- * passes. */
-static void chain(long n, int runs, bool with_passes) {
+/* The chain of n nodes in modes m0..m1: 0 without passes, 1 with the
+ * default passes. */
+static void chain(long n, int runs, int m0, int m1) {
     const char *modes[2] = {NULL, "default"};
-    for (int m = 0; m < (with_passes ? 2 : 1); m++) {
+    for (int m = m0; m <= m1; m++) {
         fflush(stdout);
         pid_t pid = fork();
         if (pid == 0) {
@@ -272,16 +274,18 @@ int main(int argc, char **argv) {
             } else if (strcmp(argv[i], "tiny-wake") == 0) {
                 tiny_wake(runs);
             } else if (strncmp(argv[i], "none:", 5) == 0) {
-                chain(atol(argv[i] + 5), runs, false);
+                chain(atol(argv[i] + 5), runs, 0, 0);
+            } else if (strncmp(argv[i], "default:", 8) == 0) {
+                chain(atol(argv[i] + 8), runs, 1, 1);
             } else {
-                chain(atol(argv[i]), runs, true);
+                chain(atol(argv[i]), runs, 0, 1);
             }
         }
         return 0;
     }
     tiny(runs);
-    chain(10000, runs, true);
-    chain(100000, runs, true);
-    chain(1000000, runs, true);
+    chain(10000, runs, 0, 1);
+    chain(100000, runs, 0, 1);
+    chain(1000000, runs, 0, 1);
     return 0;
 }

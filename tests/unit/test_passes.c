@@ -630,6 +630,59 @@ static void test_cse_lone_reader_found_later(void **state) {
     pt_fini(&h);
 }
 
+/* CSE's table starts small and doubles as nodes are entered: 200 distinct
+ * Neg nodes (each of its own Placeholder, read twice, so none is set aside
+ * as a lone reader) are entered before any duplicate is looked up (the
+ * order is set so), and every lookup runs in a table grown several times
+ * since its node went in. Each second Neg still merges into the first of
+ * its Placeholder, and into no other (a table that lost or misplaced an
+ * entry in growing keeps the duplicate or merges it into a wrong one). */
+#define CSE_GROW_N 200
+static void test_cse_table_grows(void **state) {
+    (void)state;
+    static const char *const kinds[4] = {"p", "a", "b", "y"};
+    tg_graph *g = tg_new();
+    char name[4][32];
+    for (int k = 0; k < 4; k++) {
+        for (int i = 0; i < CSE_GROW_N; i++) {
+            for (int j = 0; j < 4; j++) {
+                snprintf(name[j], sizeof name[j], "%s%d", kinds[j], i);
+            }
+            if (k == 0) {
+                pt_ph(g, name[0], 2, D23);
+            } else if (k < 3) {
+                pt_op1(g, name[k], "Neg", name[0], F32);
+            } else {
+                pt_op2(g, name[3], "Mul", name[1], name[2], F32);
+            }
+        }
+    }
+    pt_run h;
+    pt_load(&h, g);
+    assert_int_equal(h.g->n_nodes, 4 * CSE_GROW_N);
+    fl_node **order = fl__arena_calloc(&h.arena, 4 * CSE_GROW_N, sizeof(fl_node *));
+    assert_non_null(order);
+    for (int k = 0; k < 4; k++) {
+        for (int i = 0; i < CSE_GROW_N; i++) {
+            snprintf(name[0], sizeof name[0], "%s%d", kinds[k], i);
+            order[k * CSE_GROW_N + i] = pt_need(&h, name[0]);
+        }
+    }
+    h.g->order = order;
+    pt_pass(&h, fl__pass_common_subgraph_elimination, "cse", FL_DEVICE_CPU, FL_REMAPPER_STANDARD);
+    assert_int_equal(h.g->n_nodes, 3 * CSE_GROW_N);
+    assert_int_equal(pt_fired(&h, "common_subgraph", NULL), CSE_GROW_N);
+    for (int i = 0; i < CSE_GROW_N; i++) {
+        for (int j = 0; j < 4; j++) {
+            snprintf(name[j], sizeof name[j], "%s%d", kinds[j], i);
+        }
+        pt_absent(&h, name[2]);
+        pt_expect_node(&h, name[1], "Neg", name[0], NULL);
+        pt_expect_node(&h, name[3], "Mul", name[1], name[1], NULL);
+    }
+    pt_fini(&h);
+}
+
 /* ------------------------------------------------------------------------- */
 /* Dependency optimizer                                                       */
 /* ------------------------------------------------------------------------- */
@@ -1243,6 +1296,7 @@ int main(void) {
         cmocka_unit_test(test_cse_kept_when_stateful),
         cmocka_unit_test(test_cse_kept_when_preserved),
         cmocka_unit_test(test_cse_lone_reader_found_later),
+        cmocka_unit_test(test_cse_table_grows),
         cmocka_unit_test(test_dependency_const_control_edge),
         cmocka_unit_test(test_dependency_redundant_control_edge),
         cmocka_unit_test(test_dependency_bypass_identity),
