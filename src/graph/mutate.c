@@ -628,6 +628,9 @@ static int attr_index(const fl_node *n, const char *name) {
 }
 
 fl_status fl__node_set_attr(fl_graph *g, fl_node *n, const fl_attr *a) {
+    if (!a->name || (a->kind == FL_ATTR_S && !a->v.s.p)) {
+        return FL_ENOMEM; /* its constructor ran out of memory (attr_named) */
+    }
     int i = attr_index(n, a->name);
     fl__node_touch(g, n); /* before own_attrs sets n->attrs */
     fl_attr *arr = own_attrs(g, n, i < 0);

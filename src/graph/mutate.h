@@ -143,7 +143,9 @@ fl_status fl__node_add_ctrl(fl_graph *g, fl_node *n, fl_node *dep);
  * copied shallowly: its arrays must live in g's arena or be static). An attr
  * array is not written in place once a snapshot may hold it: these two copy
  * it first (graph/snapshot.h saves the array pointers, not their contents),
- * so every edit of an attr array goes through them. FL_ENOMEM: n unchanged. */
+ * so every edit of an attr array goes through them. FL_ENOMEM: n unchanged
+ * (also for an attr its constructor below could not make: no name, or a
+ * string attr without its string). */
 fl_status fl__node_set_attr(fl_graph *g, fl_node *n, const fl_attr *a);
 
 /* Gives n a fresh array holding a copy of `attrs` (n_attrs of them, names
