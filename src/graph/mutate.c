@@ -321,17 +321,24 @@ static fl_status index_add(fl_edge_index *x, const fl_node *of, fl_node *reader,
         x->head = nh;
         x->cap_head = nc;
     }
-    if (x->n_e == x->cap_e) {
-        size_t nc = x->cap_e ? x->cap_e * 2 : 64;
-        struct fl_edge_entry *ne =
-            nc < UINT32_MAX ? fl__arena_scratch_grow(a, x->e, x->n_e, nc, sizeof(*ne)) : NULL;
-        if (!ne) {
+    if (x->n_e == x->n_seg * x->seg_cap) {
+        if (x->n_e + x->seg_cap >= UINT32_MAX) {
             return fl__diag_oom(d);
         }
-        x->e = ne;
-        x->cap_e = nc;
+        struct fl_edge_entry **ns =
+            fl__arena_scratch_grow(a, x->seg, x->n_seg, x->n_seg + 1, sizeof(*ns));
+        if (!ns) {
+            return fl__diag_oom(d);
+        }
+        x->seg = ns;
+        ns[x->n_seg] = fl__arena_scratch(a, x->seg_cap, sizeof(struct fl_edge_entry));
+        if (!ns[x->n_seg]) {
+            return fl__diag_oom(d);
+        }
+        x->n_seg++;
     }
-    x->e[x->n_e] = (struct fl_edge_entry){reader, x->head[of->id]};
+    x->seg[x->n_seg - 1][x->n_e - (x->n_seg - 1) * x->seg_cap] =
+        (struct fl_edge_entry){reader, x->head[of->id]};
     x->head[of->id] = (uint32_t)++x->n_e;
     return FL_OK;
 }
@@ -358,13 +365,9 @@ fl_status fl__edge_index_build(fl_graph *g, fl_edge_index *x, fl_diag *d) {
      * own (a miss or more per node on a graph larger than the caches), and
      * the pages of room never written are never faulted in. */
     x->cap_head = g->n_nodes + g->n_nodes / 4 + 16;
-    x->cap_e = 2 * g->n_nodes + g->n_nodes / 2 + 64;
-    if (x->cap_e >= UINT32_MAX) {
-        return fl__diag_oom(d);
-    }
+    x->seg_cap = 2 * g->n_nodes + g->n_nodes / 2 + 64;
     x->head = fl__arena_scratch(g->arena, x->cap_head, sizeof(uint32_t));
-    x->e = x->head ? fl__arena_scratch(g->arena, x->cap_e, sizeof(*x->e)) : NULL;
-    if (!x->e) {
+    if (!x->head) {
         fl__edge_index_free(x);
         return fl__diag_oom(d);
     }
@@ -381,7 +384,10 @@ fl_status fl__edge_index_build(fl_graph *g, fl_edge_index *x, fl_diag *d) {
 void fl__edge_index_free(fl_edge_index *x) {
     if (x->g) {
         fl__arena_scratch_free(x->g->arena, x->head);
-        fl__arena_scratch_free(x->g->arena, x->e);
+        for (size_t i = 0; i < x->n_seg; i++) {
+            fl__arena_scratch_free(x->g->arena, x->seg[i]);
+        }
+        fl__arena_scratch_free(x->g->arena, x->seg);
     }
     memset(x, 0, sizeof(*x));
 }
@@ -389,9 +395,8 @@ void fl__edge_index_free(fl_edge_index *x) {
 size_t fl__edge_index_replace_uses(fl_edge_index *x, const fl_node *from, int from_port,
                                    fl_node *to, int to_port, fl_diag *d) {
     size_t changed = 0;
-    uint32_t at = from->id < x->cap_head ? x->head[from->id] : 0;
-    for (; at; at = x->e[at - 1].next) {
-        fl_node *m = x->e[at - 1].reader;
+    for (uint32_t at = fl__edge_index_first(x, from); at; at = fl__edge_index_at(x, at)->next) {
+        fl_node *m = fl__edge_index_at(x, at)->reader;
         size_t k =
             m->flags & FL_NODE_REMOVED ? 0 : replace_in(x->g, m, from, from_port, to, to_port);
         if (k && index_add(x, to, m, d) != FL_OK) {
@@ -406,9 +411,8 @@ size_t fl__edge_index_replace_uses(fl_edge_index *x, const fl_node *from, int fr
 size_t fl__edge_index_replace_ctrl_uses(fl_edge_index *x, const fl_node *from, fl_node *to,
                                         fl_diag *d) {
     size_t changed = 0;
-    uint32_t at = from->id < x->cap_head ? x->head[from->id] : 0;
-    for (; at; at = x->e[at - 1].next) {
-        fl_node *m = x->e[at - 1].reader;
+    for (uint32_t at = fl__edge_index_first(x, from); at; at = fl__edge_index_at(x, at)->next) {
+        fl_node *m = fl__edge_index_at(x, at)->reader;
         size_t k = m->flags & FL_NODE_REMOVED ? 0 : replace_ctrl_in(x->g, m, from, to);
         if (k && to && index_add(x, to, m, d) != FL_OK) {
             break;

@@ -154,8 +154,8 @@ static bool read_elsewhere(const rctx *r, const fl_node *t, const fl_node *mm) {
     if (t->id >= r->edges.cap_head) {
         return true;
     }
-    for (uint32_t e = r->edges.head[t->id]; e; e = r->edges.e[e - 1].next) {
-        const fl_node *q = r->edges.e[e - 1].reader;
+    for (uint32_t e = r->edges.head[t->id]; e; e = fl__edge_index_at(&r->edges, e)->next) {
+        const fl_node *q = fl__edge_index_at(&r->edges, e)->reader;
         if (q == mm || fl__rm_is_removed(q)) {
             continue;
         }

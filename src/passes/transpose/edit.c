@@ -138,9 +138,9 @@ static size_t readers_indexed(tp_ctx *x, const fl_node *n, int port) {
         return SIZE_MAX;
     }
     size_t k = 0;
-    uint32_t at = n->id < x->index.cap_head ? x->index.head[n->id] : 0;
-    for (; at; at = x->index.e[at - 1].next) {
-        fl_node *m = x->index.e[at - 1].reader;
+    for (uint32_t at = fl__edge_index_first(&x->index, n); at;
+         at = fl__edge_index_at(&x->index, at)->next) {
+        fl_node *m = fl__edge_index_at(&x->index, at)->reader;
         if ((m->flags & (FL_NODE_REMOVED | FL_NODE_MARK)) || !reads(m, n, port)) {
             continue;
         }
@@ -161,9 +161,9 @@ static size_t readers_indexed(tp_ctx *x, const fl_node *n, int port) {
         x->rbuf[i]->flags &= ~(uint32_t)FL_NODE_MARK;
     }
     if (k == SIZE_MAX) {
-        for (uint32_t a = n->id < x->index.cap_head ? x->index.head[n->id] : 0; a;
-             a = x->index.e[a - 1].next) {
-            x->index.e[a - 1].reader->flags &= ~(uint32_t)FL_NODE_MARK;
+        for (uint32_t a = fl__edge_index_first(&x->index, n); a;
+             a = fl__edge_index_at(&x->index, a)->next) {
+            fl__edge_index_at(&x->index, a)->reader->flags &= ~(uint32_t)FL_NODE_MARK;
         }
         return SIZE_MAX;
     }
