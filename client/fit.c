@@ -34,7 +34,13 @@
  * runs' gaps (an upper bound, profiler included: a latency measured on a
  * loaded host must not become a huge per-kernel cost; with --quantile 0 the
  * least gap at each place of the run over the runs, run_gaps); without @MS
- * the traced runs' gaps are used.
+ * the traced runs' gaps are used. That is with --gap-per-kernel (the fit
+ * before 7.7). By default the run's gap (MS less the sum of the kernels'
+ * times, whole: a typical run against the kernels' chosen times included;
+ * without @MS the traced runs' gaps) is fitted as a share of the kernels'
+ * time, the profile's `gap`, plus a cost per kernel for what the share
+ * leaves (fl_fit_terms_run): the gap grows with the kernels' time, not with
+ * their count.
  *
  * Each model is analysed as given (no passes) on BASE, and every kernel is
  * matched to an op: by node name and op type (ONNX Runtime keeps the model's
@@ -486,7 +492,8 @@ typedef struct fit_cli {
     size_t n_pairs;
     fl_symbol_binding *binds;
     size_t n_binds;
-    double quantile; /* of each kernel's times over the runs; 0.5 by default */
+    double quantile;     /* of each kernel's times over the runs; 0.5 by default */
+    bool gap_per_kernel; /* --gap-per-kernel: no `gap` share, the run's gap per kernel alone */
 } fit_cli;
 
 /* The profile name an output file gives: its base name without .yaml/.yml. */
@@ -525,6 +532,8 @@ static int parse_fit(fit_cli *c, int argc, char **argv) {
         }
         if (strcmp(a, "-o") == 0) {
             c->out = argv[++i];
+        } else if (strcmp(a, "--gap-per-kernel") == 0) {
+            c->gap_per_kernel = true;
         } else if (strcmp(a, "--quantile") == 0) {
             char *end;
             const char *v = argv[++i];
@@ -557,7 +566,8 @@ static int parse_fit(fit_cli *c, int argc, char **argv) {
             c->pairs[c->n_pairs++] = argv[i];
         } else {
             return fl_cli_usage_error("fit: unexpected argument '%s' (fit takes --profile BASE, "
-                                      "-o OUT.yaml, --bind SYM=N, --quantile Q and "
+                                      "-o OUT.yaml, --bind SYM=N, --quantile Q, "
+                                      "--gap-per-kernel and "
                                       "MODEL=TRACE.json[@MS] pairs)",
                                       a);
         }
@@ -688,8 +698,14 @@ static int load_pair(fit_cli *c, const fl_options *base_opt, char *pair, fl_fit_
          * traced runs' own gaps when no latency was given */
         m->measured_s = latency_s > 0 ? latency_s : t.run_s;
         m->kernel_sum_s = t.run_s - t.gap_s;
-        if (latency_s > 0) { /* at most the traced gap, which includes the profiler's cost:
-                                a noisy latency must not turn into a huge per-kernel cost */
+        if (latency_s > 0 && !c->gap_per_kernel) {
+            /* the gap as a share of the kernels' time: the whole of it, a
+               typical run against the kernels' times included (each
+               model's share is bounded by the median over the models) */
+            m->kernel_sum_s = ksum;
+        } else if (latency_s > 0) { /* at most the traced gap, which includes the profiler's
+                                       cost: a noisy latency must not turn into a huge
+                                       per-kernel cost */
             double gap = latency_s - ksum;
             gap = gap < 0 ? 0 : gap > t.gap_s ? t.gap_s : gap;
             m->kernel_sum_s = latency_s - gap;
@@ -709,13 +725,23 @@ static int load_pair(fit_cli *c, const fl_options *base_opt, char *pair, fl_fit_
 }
 
 static void print_result(const fl_fit_result *res, const fl_fit_model *models, size_t n,
-                         double streamed) {
-    printf("dispatch overhead %.3g us per kernel%s\n", res->overhead_s * 1e6,
+                         const fl_fit_terms *t) {
+    if (t->gap) {
+        printf("run's gap %.3g %% of the kernels' time (median over %zu trace%s)%s\n",
+               t->gap_share * 100, t->gap_models, t->gap_models == 1 ? "" : "s",
+               !res->have_overhead ? " (the traces have no model_run events: base gap kept)"
+               : t->gap_share <= 0 ? " (the runs took no longer than their kernels: none written)"
+                                   : "");
+    }
+    printf("dispatch overhead %.3g us per kernel%s%s\n", res->overhead_s * 1e6,
+           t->gap ? " beyond the gap's share" : "",
            !res->have_overhead    ? " (the traces have no model_run events: base overhead kept)"
-           : res->overhead_s <= 0 ? " (the runs took no longer than their kernels: none written)"
+           : res->overhead_s <= 0 ? (t->gap ? " (the share leaves none: none written)"
+                                            : " (the runs took no longer than their kernels: "
+                                              "none written)")
                                   : "");
     printf("refill after streaming kernels %.3g us per MB the %d kernels before an op evicted%s\n",
-           streamed * 1e12, FL_STREAMED_WINDOW, streamed > 0 ? "" : " (none: not written)");
+           t->streamed * 1e12, FL_STREAMED_WINDOW, t->streamed > 0 ? "" : " (none: not written)");
     printf("  %-14s %6s %8s  %s\n", "class", "ops", "buckets", "median |error| (in-sample)");
     for (int c = 0; c < FL_CLASS_COUNT; c++) {
         if (res->samples[c]) {
@@ -748,7 +774,7 @@ static void print_result(const fl_fit_result *res, const fl_fit_model *models, s
 
 /* Writes OUT atomically after parsing the text back. */
 static int write_out(fit_cli *c, const fl_profile *base, const fl_fit_result *res, size_t n,
-                     double streamed) {
+                     const fl_fit_terms *t) {
     char name[128], err[768], date[32], src[512];
     out_name(c->out, name, sizeof name);
     time_t now = time(NULL);
@@ -770,9 +796,7 @@ static int write_out(fit_cli *c, const fl_profile *base, const fl_fit_result *re
     }
     fprintf(o.f, "# Written by foldline fit %s from profile %s and %zu trace%s.\n", date,
             base->path, n, n == 1 ? "" : "s");
-    if (fl_fit_write_profile_streamed(o.f, base, name, res, streamed, res->samples[FL_CLASS_OTHER],
-                                      src) != 0 ||
-        fflush(o.f) != 0) {
+    if (fl_fit_write_profile_terms(o.f, base, name, res, t, src) != 0 || fflush(o.f) != 0) {
         fprintf(stderr, "foldline: fit: cannot write '%s'\n", c->out);
         fl_outfile_abort(&o);
         return EXIT_IO;
@@ -828,9 +852,11 @@ int fl_cmd_fit(int argc, char **argv) {
         char err[512];
         struct timespec t0, t1;
         clock_gettime(CLOCK_MONOTONIC, &t0);
-        double streamed = 0;
-        fl_status st = fl_fit_streamed(models, c.n_pairs, (const double *const *)ev, &res,
-                                       &streamed, err, sizeof err);
+        fl_fit_terms terms;
+        fl_fit_terms_init(&terms);
+        terms.evicted = (const double *const *)ev;
+        terms.gap = !c.gap_per_kernel;
+        fl_status st = fl_fit_terms_run(models, c.n_pairs, &res, &terms, err, sizeof err);
         clock_gettime(CLOCK_MONOTONIC, &t1);
         if (st != FL_OK) {
             fprintf(stderr, "foldline: fit: %s\n", err);
@@ -838,8 +864,8 @@ int fl_cmd_fit(int argc, char **argv) {
         } else {
             printf("fitted in %.1f ms; ", 1e3 * (double)(t1.tv_sec - t0.tv_sec) +
                                               1e-6 * (double)(t1.tv_nsec - t0.tv_nsec));
-            print_result(&res, models, c.n_pairs, streamed);
-            rc = write_out(&c, base, &res, c.n_pairs, streamed);
+            print_result(&res, models, c.n_pairs, &terms);
+            rc = write_out(&c, base, &res, c.n_pairs, &terms);
         }
     }
     for (size_t i = 0; models && i < loaded; i++) {

@@ -897,6 +897,8 @@ static bool set_from_reply(Foldline__V1__ListProfilesReply *rep, fl_profile_set 
         p->overhead.source = m->overhead_source;
         p->streamed.value = m->_streamed_case ? m->streamed : 0;
         p->streamed.source = m->streamed_source;
+        p->gap.value = m->_gap_case ? m->gap : 0;
+        p->gap.source = m->gap_source;
         efficiency_from(m, p, &bk);
         ptrs[i] = p;
     }

@@ -365,6 +365,16 @@ static void roofline_chart(FILE *f, const fl_roofline_result *rr, const fl_profi
             rr->before->calibrated ? " (calibrated profile)"
                                    : " (peak figures: a lower bound on time)",
             nb, na);
+    if (rr->before->gap_share > 0) {
+        fputs(" Of it, ", f);
+        time_text(f, rr->before->gap_s);
+        fprintf(f,
+                " is the run's gap: the run's time beyond its kernels, %.3g %% of their time "
+                "(the profile's <code>gap</code>; source: ",
+                100 * rr->before->gap_share);
+        esc(f, rr->before->gap_source ? rr->before->gap_source : "");
+        fputs(").", f);
+    }
     fputs("</figcaption>\n", f);
     if (nb + na == 0) {
         fputs("<p class=\"empty\">No costed op with both FLOPs and bytes: nothing to draw on "

@@ -346,6 +346,13 @@ static void print_graph_text(FILE *f, const fl_roofline_graph *g, size_t top) {
                 "before each op streamed (the profile's `streamed`)\n",
                 fmt_time(g->streamed_s, b1, sizeof b1), pct(g->streamed_s, g->time_s));
     }
+    if (g->gap_s > 0) {
+        fprintf(f,
+                "  run's gap     %s (%.1f%%) of the overhead: the run's time beyond its kernels, "
+                "%.3g %% of their time (the profile's `gap`: %s)\n",
+                fmt_time(g->gap_s, b1, sizeof b1), pct(g->gap_s, g->time_s), 100 * g->gap_share,
+                g->gap_source ? g->gap_source : "");
+    }
     if (g->n_top && top) {
         size_t rows = g->n_top < top ? g->n_top : top;
         const char *names[64] = {0};
@@ -430,8 +437,10 @@ void fl_print_roofline_text(FILE *f, const fl_report *r, size_t top) {
     }
 }
 
-/* ev, st: the node's evicted bytes and refill time (NULL: not printed). */
-static void json_node(FILE *f, const fl_roofline_node *n, const double *ev, const double *st) {
+/* ev, st: the node's evicted bytes and refill time, gp: its share of the
+ * run's gap (NULL: not printed). */
+static void json_node(FILE *f, const fl_roofline_node *n, const double *ev, const double *st,
+                      const double *gp) {
     fprintf(f, "{\"name\": ");
     jstr(f, n->name);
     fprintf(f, ", \"op\": ");
@@ -484,6 +493,10 @@ static void json_node(FILE *f, const fl_roofline_node *n, const double *ev, cons
         fprintf(f, ", \"streamed_s\": ");
         jnum(f, *st);
     }
+    if (gp) {
+        fprintf(f, ", \"gap_s\": ");
+        jnum(f, *gp);
+    }
     fputc('}', f);
 }
 
@@ -520,7 +533,7 @@ static void json_graph(FILE *f, const fl_roofline_graph *g, const char *ind) {
             g->ops_compute_bound, g->ops_memory_bound, g->ops_overhead_bound, g->ops_costed, ind);
     for (size_t i = 0; i < g->n_top; i++) {
         fprintf(f, "%s\n%s    ", i ? "," : "", ind);
-        json_node(f, &g->top[i], NULL, NULL);
+        json_node(f, &g->top[i], NULL, NULL, NULL);
     }
     fprintf(f, "%s]", g->n_top ? "\n  " : "");
     if (g->nodes) {
@@ -528,13 +541,23 @@ static void json_graph(FILE *f, const fl_roofline_graph *g, const char *ind) {
         for (size_t i = 0; i < g->n_nodes; i++) {
             fprintf(f, "%s\n%s    ", i ? "," : "", ind);
             json_node(f, &g->nodes[i], g->node_evicted_bytes ? &g->node_evicted_bytes[i] : NULL,
-                      g->node_streamed_s ? &g->node_streamed_s[i] : NULL);
+                      g->node_streamed_s ? &g->node_streamed_s[i] : NULL,
+                      g->node_gap_s ? &g->node_gap_s[i] : NULL);
         }
         fprintf(f, "%s]", g->n_nodes ? "\n  " : "");
     }
     if (g->streamed_s > 0) {
         fprintf(f, ", \"streamed_s\": ");
         jnum(f, g->streamed_s);
+    }
+    if (g->gap_share > 0) {
+        fprintf(f, ", \"gap_s\": ");
+        jnum(f, g->gap_s);
+        fprintf(f, ", \"gap\": {\"share\": ");
+        jnum(f, g->gap_share);
+        fprintf(f, ", \"source\": ");
+        jstr(f, g->gap_source ? g->gap_source : "");
+        fputc('}', f);
     }
     fputc('}', f);
 }
@@ -884,6 +907,10 @@ void fl_print_profiles(const fl_profile_set *set, const char *dir, bool json, bo
                 printf(", \"streamed_s_per_byte\": %.9g, \"streamed_source\": ", p->streamed.value);
                 jstr(stdout, p->streamed.source);
             }
+            if (p->gap.value > 0) {
+                printf(", \"gap_share\": %.9g, \"gap_source\": ", p->gap.value);
+                jstr(stdout, p->gap.source);
+            }
             json_efficiency(p);
             printf("}");
             continue;
@@ -928,6 +955,10 @@ void fl_print_profiles(const fl_profile_set *set, const char *dir, bool json, bo
             printf("      refill after streaming kernels %.3g us per MB evicted (`streamed`)%s%s\n",
                    p->streamed.value * 1e12, verbose ? ": " : "",
                    verbose && p->streamed.source ? p->streamed.source : "");
+        }
+        if (p->gap.value > 0) {
+            printf("      run's gap %.3g %% of kernel time (`gap`)%s%s\n", 100 * p->gap.value,
+                   verbose ? ": " : "", verbose && p->gap.source ? p->gap.source : "");
         }
         text_efficiency(p, verbose);
     }

@@ -921,6 +921,8 @@ static void hash_profile(fl_cache_key *h, const fl_profile *p) {
     hash_str(h, p->interval.source);
     hash_double(h, p->streamed.value);
     hash_str(h, p->streamed.source);
+    hash_double(h, p->gap.value);
+    hash_str(h, p->gap.source);
 }
 
 /* The cache key: the graph bytes, the packed options (every field, the pass
@@ -1191,6 +1193,11 @@ void fl_svc_list_profiles(fl_call *c) {
             m->streamed = pr->streamed.value;
         }
         m->streamed_source = (char *)(pr->streamed.source ? pr->streamed.source : "");
+        if (pr->gap.value > 0) {
+            m->_gap_case = FOLDLINE__V1__PROFILE___GAP_GAP;
+            m->gap = pr->gap.value;
+        }
+        m->gap_source = (char *)(pr->gap.source ? pr->gap.source : "");
         profile_efficiency(&p, m, pr);
     }
     if (p.failed) {

@@ -144,6 +144,13 @@ typedef struct fl_profile {
      * mean over the FL_STREAMED_WINDOW kernels before it in the runtime's
      * order). Value 0 when not given: no such term. */
     fl_figure streamed;
+    /* The run's gap: what a whole run of the graph takes beyond its kernels
+     * (the runtime's work between kernels, and a typical run against the
+     * least disturbed kernel times), as a share of the kernels' time: every
+     * op also pays `gap` x its time less its dispatch overhead, the refill
+     * included (fl_roofline_graph.node_gap_s). A share in (0, 1];
+     * value 0 when not given: no such term. */
+    fl_figure gap;
 } fl_profile;
 
 /* Kernels run before an op whose evicted bytes it pays for (fl_profile.streamed). */
@@ -264,6 +271,16 @@ typedef struct fl_roofline_graph {
     const double *node_evicted_bytes;
     const double *node_streamed_s;
     double streamed_s;
+    /* With the profile's `gap`: per entry of `nodes` (NULL without them or
+     * without the figure) the op's share of the run's gap, gap x (time_s
+     * less overhead_s, the refill included), which is in its time_s and
+     * upper_s and in the graph's overhead_s; gap_s: its sum over the graph
+     * (0 without the figure); gap_share and gap_source: the profile's
+     * figure (0 and NULL without it). */
+    const double *node_gap_s;
+    double gap_s;
+    double gap_share;
+    const char *gap_source;
 } fl_roofline_graph;
 
 /* The estimates for one profile. */
@@ -366,6 +383,45 @@ fl_status fl_fit(const fl_fit_model *models, size_t n_models, fl_fit_result *out
 fl_status fl_fit_streamed(const fl_fit_model *models, size_t n_models, const double *const *evicted,
                           fl_fit_result *out, double *streamed, char *err, size_t errlen);
 
+/* What fl_fit_terms fits beyond fl_fit_result, which callers allocate and
+ * which therefore keeps its size: this struct carries its own, `size`, set
+ * by fl_fit_terms_init() to the sizeof the caller was compiled with (a later
+ * library, whose struct has more fields at the end, neither reads nor
+ * writes past it). */
+typedef struct fl_fit_terms {
+    size_t size;
+    /* In: as fl_fit_streamed's `evicted` (NULL: no refill term). */
+    const double *const *evicted;
+    /* In: fit the run's gap as a share of kernel time (fl_profile.gap);
+     * true after fl_fit_terms_init(). False: the gap is a cost per kernel
+     * alone, as fl_fit fits it. */
+    bool gap;
+    /* Out: the seconds per evicted byte (fl_fit_streamed's *streamed) and
+     * the `other` ops it was chosen on. */
+    double streamed;
+    int64_t streamed_ops;
+    /* Out: the run's gap as a share of the kernels' time, the median over
+     * the models with a whole-run time of (run - sum of kernels) / sum of
+     * kernels, bounded to [0, 1] (0: no term), and the models it came from.
+     * fl_fit_result.overhead_s then holds the cost per kernel of what the
+     * share leaves: the median of (run - (1 + share) x sum of kernels) /
+     * kernels, at least 0. Both are charged; predicted_s, cv_s and the
+     * interval include them (each left-out fit chooses its own). */
+    double gap_share;
+    size_t gap_models;
+} fl_fit_terms;
+
+/* Sets every field of a caller's fl_fit_terms of `size` bytes to its
+ * default (no evicted bytes, gap true, outputs 0) and `size`. */
+#define fl_fit_terms_init(t) fl_fit_terms_init_size((t), sizeof(fl_fit_terms))
+void fl_fit_terms_init_size(fl_fit_terms *t, size_t size);
+
+/* fl_fit_streamed, and with terms->gap the run's gap as a share of kernel
+ * time (fl_fit_terms). FL_EINVAL also when terms is NULL or its size is
+ * less than the first release's fl_fit_terms. */
+fl_status fl_fit_terms_run(const fl_fit_model *models, size_t n_models, fl_fit_result *out,
+                           fl_fit_terms *terms, char *err, size_t errlen);
+
 void fl_fit_result_free(fl_fit_result *r);
 
 /* The predicted time of one op with a fitted result (the roofline's rule). */
@@ -382,6 +438,13 @@ int fl_fit_write_profile(FILE *f, const fl_profile *base, const char *name, cons
 int fl_fit_write_profile_streamed(FILE *f, const fl_profile *base, const char *name,
                                   const fl_fit_result *r, double streamed, int64_t ops,
                                   const char *source);
+
+/* fl_fit_write_profile with every figure of `terms` (fl_fit_terms_run):
+ * `streamed` and `gap` written when > 0; without a whole-run time in the
+ * traces (have_overhead false) the base's overhead and gap are kept. */
+int fl_fit_write_profile_terms(FILE *f, const fl_profile *base, const char *name,
+                               const fl_fit_result *r, const fl_fit_terms *terms,
+                               const char *source);
 
 #ifdef __cplusplus
 }

@@ -416,6 +416,10 @@ static const row roof_graph_rows[] = {
     RP("node_evicted_bytes", K_DOUBLES, fl_roofline_graph, node_evicted_bytes, n_nodes),
     RP("node_streamed_s", K_DOUBLES, fl_roofline_graph, node_streamed_s, n_nodes),
     R("streamed_s", K_DOUBLE, fl_roofline_graph, streamed_s),
+    RP("node_gap_s", K_DOUBLES, fl_roofline_graph, node_gap_s, n_nodes),
+    R("gap_s", K_DOUBLE, fl_roofline_graph, gap_s),
+    R("gap_share", K_OPT_POS, fl_roofline_graph, gap_share),
+    R("gap_source", K_OPT_STR, fl_roofline_graph, gap_source),
 };
 MAP(roof_graph_map, foldline__v1__roofline_graph__descriptor, fl_roofline_graph, roof_graph_rows);
 

@@ -549,12 +549,21 @@ void fl_fit_result_free(fl_fit_result *r) {
 }
 
 /* Model m's time with result r, and the refill (stream per evicted byte,
- * ev[i] op i's evicted bytes; ev NULL: none). */
+ * ev[i] op i's evicted bytes; ev NULL: none), and the run's gap as a share
+ * of each op's time less its dispatch overhead (0: none), as the roofline
+ * charges it. */
 static double predict_model(const fl_fit_result *r, const fl_fit_model *m, const double *ev,
-                            double stream) {
+                            double stream, double share) {
     double t = 0;
     for (size_t i = 0; i < m->n_ops; i++) {
-        t += fl_fit_predict_op(r, &m->ops[i]) + (ev ? stream * ev[i] : 0);
+        double op = fl_fit_predict_op(r, &m->ops[i]) + (ev ? stream * ev[i] : 0);
+        if (share > 0) {
+            const fl_fit_op *o = &m->ops[i];
+            bool runs = o->executed || o->flops > 0 || o->bytes > 0;
+            double ovh = runs && r->have_overhead ? r->overhead_s : 0;
+            op += share * (op - ovh);
+        }
+        t += op;
     }
     return t;
 }
@@ -663,31 +672,72 @@ static double fit_stream(const fl_fit_model *models, size_t n_models, const doub
     return least * pick / CHAN_STEPS;
 }
 
+/* The run's gap of the models but `skip` into r->overhead_s (seconds per
+ * kernel) and, with `share` non-NULL, *share (of the kernels' time) first:
+ * the median over the models with a whole-run time of (run - kernels) /
+ * kernels, bounded to [0, 1]; the cost per kernel is then the median of
+ * what that share leaves, (run - (1 + share) x kernels) / kernel count, at
+ * least 0. Without `share`, the median of each model's gap per kernel, each
+ * at least 0. *ng: the models with a whole-run time. */
+static fl_status fit_gap(const fl_fit_model *models, size_t n_models, long skip, fl_fit_result *r,
+                         double *share, size_t *ng) {
+    double *gaps = calloc(n_models + 1, sizeof(double));
+    if (!gaps) {
+        return FL_ENOMEM;
+    }
+    size_t n = 0;
+    for (size_t m = 0; m < n_models; m++) {
+        const fl_fit_model *md = &models[m];
+        if ((long)m != skip && md->measured_s > 0 && md->n_kernels > 0 &&
+            (!share || md->kernel_sum_s > 0)) {
+            double g = share ? (md->measured_s - md->kernel_sum_s) / md->kernel_sum_s
+                             : (md->measured_s - md->kernel_sum_s) / (double)md->n_kernels;
+            gaps[n++] = g > 0 || share ? g : 0;
+        }
+    }
+    double sh = 0;
+    if (share && n) {
+        sh = median(gaps, n);
+        sh = sh > 0 ? (sh < 1 ? sh : 1) : 0;
+        n = 0;
+        for (size_t m = 0; m < n_models; m++) {
+            const fl_fit_model *md = &models[m];
+            if ((long)m != skip && md->measured_s > 0 && md->n_kernels > 0 &&
+                md->kernel_sum_s > 0) {
+                gaps[n++] = (md->measured_s - (1 + sh) * md->kernel_sum_s) / (double)md->n_kernels;
+            }
+        }
+    }
+    r->have_overhead = n > 0;
+    r->overhead_s = median(gaps, n);
+    if (share) {
+        r->overhead_s = r->overhead_s > 0 ? r->overhead_s : 0;
+        *share = sh;
+    }
+    *ng = n;
+    free(gaps);
+    return FL_OK;
+}
+
 /* Tables and overhead from the models, leaving out model `skip` (-1: none);
- * with evicted bytes (ev), the seconds per evicted byte into *stream. */
+ * with evicted bytes (ev), the seconds per evicted byte into *stream; with
+ * `share` non-NULL the run's gap as a share of kernel time (fit_gap). */
 static fl_status fit_tables(const fl_fit_model *models, size_t n_models, const double *const *ev,
-                            long skip, fl_fit_result *r, double *stream) {
+                            long skip, fl_fit_result *r, double *stream, double *share,
+                            size_t *gap_models) {
     size_t total = 0;
     for (size_t m = 0; m < n_models; m++) {
         total += (long)m == skip ? 0 : models[m].n_ops;
     }
     sample *s = calloc(total + 1, sizeof(*s));
-    double *gaps = calloc(n_models + 1, sizeof(double));
-    if (!s || !gaps) {
-        free(s), free(gaps);
+    size_t ng = 0;
+    if (!s || fit_gap(models, n_models, skip, r, share, &ng) != FL_OK) {
+        free(s);
         return FL_ENOMEM;
     }
-    size_t ng = 0;
-    for (size_t m = 0; m < n_models; m++) {
-        const fl_fit_model *md = &models[m];
-        if ((long)m != skip && md->measured_s > 0 && md->n_kernels > 0) {
-            double g = (md->measured_s - md->kernel_sum_s) / (double)md->n_kernels;
-            gaps[ng++] = g > 0 ? g : 0;
-        }
+    if (gap_models) {
+        *gap_models = ng;
     }
-    r->have_overhead = ng > 0;
-    r->overhead_s = median(gaps, ng);
-    free(gaps);
     peak_scales(models, n_models, skip, r);
     scales sc = {r->compute_scale, r->memory_scale, r->level_scale, 0};
     sc.stream = fit_stream(models, n_models, ev, skip, sc, s);
@@ -750,7 +800,7 @@ static fl_status check_models(const fl_fit_model *models, size_t n_models, char 
 /* Leave-one-model-out: each model predicted by a fit without it; the
  * interval holds the 10th to 90th percentile of measured / predicted. */
 static fl_status cross_validate(const fl_fit_model *models, size_t n_models,
-                                const double *const *ev, fl_fit_result *r) {
+                                const double *const *ev, bool gap, fl_fit_result *r) {
     size_t nm = 0;
     double *ratio = calloc(n_models + 1, sizeof(double));
     if (!ratio) {
@@ -759,14 +809,15 @@ static fl_status cross_validate(const fl_fit_model *models, size_t n_models,
     for (size_t m = 0; m < n_models; m++) {
         fl_fit_result cv;
         memset(&cv, 0, sizeof cv);
-        double stream = 0;
-        fl_status st = fit_tables(models, n_models, ev, (long)m, &cv, &stream);
+        double stream = 0, share = 0;
+        fl_status st =
+            fit_tables(models, n_models, ev, (long)m, &cv, &stream, gap ? &share : NULL, NULL);
         if (st != FL_OK) {
             free_tables(&cv);
             free(ratio);
             return st;
         }
-        r->cv_s[m] = predict_model(&cv, &models[m], ev ? ev[m] : NULL, stream);
+        r->cv_s[m] = predict_model(&cv, &models[m], ev ? ev[m] : NULL, stream, share);
         free_tables(&cv);
         if (models[m].measured_s > 0 && r->cv_s[m] > 0) {
             ratio[nm++] = models[m].measured_s / r->cv_s[m];
@@ -783,6 +834,72 @@ static fl_status cross_validate(const fl_fit_model *models, size_t n_models,
     return FL_OK;
 }
 
+/* The fit of fl_fit_terms_run; terms->size is checked by the caller. */
+static fl_status fit_all(const fl_fit_model *models, size_t n_models, fl_fit_result *out,
+                         fl_fit_terms *t, char *err, size_t errlen) {
+    memset(out, 0, sizeof(*out));
+    t->streamed = 0;
+    t->streamed_ops = 0;
+    t->gap_share = 0;
+    t->gap_models = 0;
+    fl_status st = check_models(models, n_models, err, errlen);
+    if (st != FL_OK) {
+        return st;
+    }
+    const double *const *evicted = t->evicted;
+    out->n_models = n_models;
+    out->predicted_s = calloc(n_models + 1, sizeof(double));
+    out->cv_s = calloc(n_models + 1, sizeof(double));
+    if (!out->predicted_s || !out->cv_s) {
+        st = FL_ENOMEM;
+    }
+    if (st == FL_OK) {
+        st = fit_tables(models, n_models, evicted, -1, out, &t->streamed,
+                        t->gap ? &t->gap_share : NULL, &t->gap_models);
+    }
+    for (size_t m = 0; st == FL_OK && m < n_models; m++) {
+        out->predicted_s[m] =
+            predict_model(out, &models[m], evicted ? evicted[m] : NULL, t->streamed, t->gap_share);
+    }
+    if (st == FL_OK && n_models >= 3) {
+        st = cross_validate(models, n_models, evicted, t->gap, out);
+    }
+    if (st != FL_OK) {
+        snprintf(err, errlen, "out of memory fitting %zu models", n_models);
+        fl_fit_result_free(out);
+        t->streamed = 0;
+        t->gap_share = 0;
+        t->gap_models = 0;
+        return st;
+    }
+    t->streamed_ops = t->streamed > 0 ? out->samples[FL_CLASS_OTHER] : 0;
+    return FL_OK;
+}
+
+/* The first release's fl_fit_terms ends after gap_models. */
+#define FIT_TERMS_V1 (offsetof(fl_fit_terms, gap_models) + sizeof(size_t))
+
+void fl_fit_terms_init_size(fl_fit_terms *t, size_t size) {
+    fl_fit_terms d;
+    memset(&d, 0, sizeof d);
+    d.size = size < sizeof d ? size : sizeof d;
+    d.gap = true;
+    memcpy(t, &d, d.size);
+    t->size = size;
+}
+
+fl_status fl_fit_terms_run(const fl_fit_model *models, size_t n_models, fl_fit_result *out,
+                           fl_fit_terms *terms, char *err, size_t errlen) {
+    if (!terms || terms->size < FIT_TERMS_V1) {
+        memset(out, 0, sizeof(*out));
+        snprintf(err, errlen,
+                 "fit terms: size %zu is less than %zu (set it with fl_fit_terms_init)",
+                 terms ? terms->size : 0, (size_t)FIT_TERMS_V1);
+        return FL_EINVAL;
+    }
+    return fit_all(models, n_models, out, terms, err, errlen);
+}
+
 fl_status fl_fit(const fl_fit_model *models, size_t n_models, fl_fit_result *out, char *err,
                  size_t errlen) {
     double stream;
@@ -791,33 +908,12 @@ fl_status fl_fit(const fl_fit_model *models, size_t n_models, fl_fit_result *out
 
 fl_status fl_fit_streamed(const fl_fit_model *models, size_t n_models, const double *const *evicted,
                           fl_fit_result *out, double *streamed, char *err, size_t errlen) {
-    memset(out, 0, sizeof(*out));
-    *streamed = 0;
-    fl_status st = check_models(models, n_models, err, errlen);
-    if (st != FL_OK) {
-        return st;
-    }
-    out->n_models = n_models;
-    out->predicted_s = calloc(n_models + 1, sizeof(double));
-    out->cv_s = calloc(n_models + 1, sizeof(double));
-    if (!out->predicted_s || !out->cv_s) {
-        st = FL_ENOMEM;
-    }
-    if (st == FL_OK) {
-        st = fit_tables(models, n_models, evicted, -1, out, streamed);
-    }
-    for (size_t m = 0; st == FL_OK && m < n_models; m++) {
-        out->predicted_s[m] =
-            predict_model(out, &models[m], evicted ? evicted[m] : NULL, *streamed);
-    }
-    if (st == FL_OK && n_models >= 3) {
-        st = cross_validate(models, n_models, evicted, out);
-    }
-    if (st != FL_OK) {
-        snprintf(err, errlen, "out of memory fitting %zu models", n_models);
-        fl_fit_result_free(out);
-        *streamed = 0;
-    }
+    fl_fit_terms t;
+    fl_fit_terms_init(&t);
+    t.evicted = evicted;
+    t.gap = false;
+    fl_status st = fit_all(models, n_models, out, &t, err, errlen);
+    *streamed = t.streamed;
     return st;
 }
 
@@ -905,21 +1001,57 @@ int fl_fit_write_profile(FILE *f, const fl_profile *base, const char *name, cons
 int fl_fit_write_profile_streamed(FILE *f, const fl_profile *base, const char *name,
                                   const fl_fit_result *r, double streamed, int64_t ops,
                                   const char *source) {
+    fl_fit_terms t;
+    fl_fit_terms_init(&t);
+    t.gap = false;
+    t.streamed = streamed;
+    t.streamed_ops = ops;
+    return fl_fit_write_profile_terms(f, base, name, r, &t, source);
+}
+
+int fl_fit_write_profile_terms(FILE *f, const fl_profile *base, const char *name,
+                               const fl_fit_result *r, const fl_fit_terms *terms,
+                               const char *source) {
     char src[1024];
+    const fl_fit_terms *ft = terms;
+    if (!ft || ft->size < FIT_TERMS_V1) {
+        return -1;
+    }
     write_base(f, base, name, r);
-    if (streamed > 0) {
+    if (ft->streamed > 0) {
         snprintf(src, sizeof src,
                  "%s: the refill after the bytes the %d kernels run before an op evicted from "
                  "the caches, chosen on %lld traced ops of class other",
-                 source, FL_STREAMED_WINDOW, (long long)ops);
-        fprintf(f, "streamed: {seconds_per_byte: %.6g, source: ", streamed);
+                 source, FL_STREAMED_WINDOW, (long long)ft->streamed_ops);
+        fprintf(f, "streamed: {seconds_per_byte: %.6g, source: ", ft->streamed);
         yq(f, src);
         fprintf(f, "}\n");
     }
-    if (r->have_overhead && r->overhead_s > 0) {
+    bool share = ft->gap && ft->gap_share > 0;
+    if (r->have_overhead && share) {
         snprintf(src, sizeof src,
-                 "%s: median over the traces of (whole run - sum of kernel times) / kernels",
-                 source);
+                 "%s: the run's gap over its kernels as a share of their time, the median of "
+                 "(whole run - sum of kernel times) / sum of kernel times over %zu traces",
+                 source, ft->gap_models);
+        fprintf(f, "gap: {share: %.6g, source: ", ft->gap_share);
+        yq(f, src);
+        fprintf(f, "}\n");
+    } else if (!r->have_overhead && base->gap.value > 0) {
+        fprintf(f, "gap: {share: %.17g, source: ", base->gap.value);
+        yq(f, base->gap.source);
+        fprintf(f, "}\n");
+    }
+    if (r->have_overhead && r->overhead_s > 0) {
+        if (share) {
+            snprintf(src, sizeof src,
+                     "%s: median over the traces of (whole run - (1 + gap) x sum of kernel "
+                     "times) / kernels",
+                     source);
+        } else {
+            snprintf(src, sizeof src,
+                     "%s: median over the traces of (whole run - sum of kernel times) / kernels",
+                     source);
+        }
         fprintf(f, "overhead: {seconds: %.6g, source: ", r->overhead_s);
         yq(f, src);
         fprintf(f, "}\n");

@@ -586,11 +586,12 @@ enum {
     K_EFF,
     K_IV,
     K_STREAMED,
+    K_GAP,
     K_COUNT
 };
-static const char *const top_keys[K_COUNT] = {"schema",   "name",    "kind",     "description",
-                                              "compute",  "memory",  "overhead", "efficiency",
-                                              "interval", "streamed"};
+static const char *const top_keys[K_COUNT] = {"schema",   "name",     "kind",     "description",
+                                              "compute",  "memory",   "overhead", "efficiency",
+                                              "interval", "streamed", "gap"};
 
 typedef struct top_ctx {
     fl_profile *pr;
@@ -620,7 +621,7 @@ static fl_status top_pair(pctx *p, const char *key, yaml_node_t *kn, yaml_node_t
     if (k < 0) {
         return fail(p, kn, field,
                     "unknown key (expected schema, name, kind, description, compute, memory, "
-                    "overhead, efficiency, interval, streamed)");
+                    "overhead, efficiency, interval, streamed, gap)");
     }
     tc->seen[k] = true;
     fl_status st;
@@ -669,6 +670,14 @@ static fl_status top_pair(pctx *p, const char *key, yaml_node_t *kn, yaml_node_t
         return interval(p, vn, field, &pr->interval);
     case K_STREAMED:
         return figure(p, vn, field, "seconds_per_byte", &pr->streamed);
+    case K_GAP:
+        st = figure(p, vn, field, "share", &pr->gap);
+        if (st == FL_OK && pr->gap.value > 1) {
+            return fail(p, vn, field,
+                        "share: the run's gap as a share of kernel time is at most 1, got %g",
+                        pr->gap.value);
+        }
+        return st;
     default:
         return each_pair(p, vn, field, class_pair, pr);
     }

@@ -472,15 +472,30 @@ static fl_status streamed_terms(const fl_graph *g, const fl_profile *p, fl_roofl
     return FL_OK;
 }
 
+/* The run's gap (fl_profile.gap) of the n estimated ops all[]: into gp[]
+ * each op's share x its time less its dispatch overhead (the refill
+ * included), also added into its time_s and upper_s. */
+static void gap_terms(const fl_profile *p, fl_roofline_node *all, size_t n, double *gp) {
+    for (size_t i = 0; i < n; i++) {
+        fl_roofline_node *r = &all[i];
+        gp[i] = p->gap.value * (r->time_s - r->overhead_s);
+        r->time_s += gp[i];
+        r->upper_s += gp[i];
+    }
+}
+
 /* Each op's bound, and the graph's totals from its n ops (st: each op's
- * refill, in its fixed part; NULL: none). */
-static void add_totals(fl_roofline_node *all, size_t n, const double *st, fl_roofline_graph *out) {
+ * refill, gp: its share of the run's gap, both in its fixed part; NULL:
+ * none). */
+static void add_totals(fl_roofline_node *all, size_t n, const double *st, const double *gp,
+                       fl_roofline_graph *out) {
     for (size_t i = 0; i < n; i++) {
         fl_roofline_node *r = &all[i];
         double m = r->compute_s >= r->memory_s ? r->compute_s : r->memory_s;
-        double fixed =
-            r->overhead_s + r->fixed_s + r->channel_time_s + r->broadcast_time_s + (st ? st[i] : 0);
+        double fixed = r->overhead_s + r->fixed_s + r->channel_time_s + r->broadcast_time_s +
+                       (st ? st[i] : 0) + (gp ? gp[i] : 0);
         out->streamed_s += st ? st[i] : 0;
+        out->gap_s += gp ? gp[i] : 0;
         if (r->time_s == 0) {
             r->bound = "none";
         } else if (fixed > m) {
@@ -569,7 +584,16 @@ fl_status fl__roofline_estimate(const fl_graph *g, const fl_profile *p, bool per
         }
     }
     fl__arena_scratch_free(sa, ids);
-    add_totals(all, n, st, out);
+    double *gp = p->gap.value > 0 ? fl__arena_calloc(ra, n + 1, sizeof(*gp)) : NULL;
+    if (p->gap.value > 0 && !gp) {
+        fl__arena_scratch_free(sa, all);
+        fl__arena_scratch_free(sa, labels);
+        return fl__diag_oom(d);
+    }
+    if (gp) {
+        gap_terms(p, all, n, gp);
+    }
+    add_totals(all, n, st, gp, out);
     out->ops_costed = (int64_t)n;
     fl__arena_scratch_free(sa, labels);
     out->calibrated = p->calibrated;
@@ -612,6 +636,11 @@ fl_status fl__roofline_estimate(const fl_graph *g, const fl_profile *p, bool per
     out->n_nodes = nodes ? n : 0;
     out->node_evicted_bytes = nodes ? ev : NULL;
     out->node_streamed_s = nodes ? st : NULL;
+    out->node_gap_s = nodes ? gp : NULL;
+    if (gp) {
+        out->gap_share = p->gap.value;
+        out->gap_source = fl__arena_strdup(ra, p->gap.source);
+    }
     return ra->failed ? fl__diag_oom(d) : FL_OK;
 }
 

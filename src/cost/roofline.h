@@ -16,7 +16,10 @@
  * levels holding its reuse distance (memory_time in roofline.c, reuse.c),
  * else the smallest level whose capacity holds the op's working set (bytes
  * read + written), else main memory; overhead is the
- * profile's per-op dispatch cost, charged to ops that compute or move bytes.
+ * profile's per-op dispatch cost, charged to ops that compute or move bytes;
+ * with the profile's `gap` (the run's time beyond its kernels, as a share of
+ * theirs) each op's time and upper bound then grow by gap x (time -
+ * overhead), the refill after streaming kernels included.
  * The graph time is the sum over ops (a sequential executor). The rewrite
  * passes will call fl__roofline_estimate once more on the rewritten graph to
  * fill `after`.

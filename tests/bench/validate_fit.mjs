@@ -12,7 +12,10 @@
 // --fit-runs N: time `foldline fit` on all traces N times (default 5; 0: not).
 // --by-op CLASS: per op type of that class, the median and mean |error| too.
 // --gap-share: also what the held-out figures would be were the run's gap
-// over its kernels charged as a share of their time (a what-if, see below).
+// over its kernels charged as a share of their time (a what-if, see below;
+// since 7.7 `fit` does so: the profile's `gap`). --gap-per-kernel: fit the
+// gap as a cost per kernel alone (`foldline fit --gap-per-kernel`, the fit
+// before 7.7), to compare the two on the same traces with one build.
 //
 // PLAN.json: {"foldline", "base": "calibrated profile file", "work": "dir",
 //   "threads": 1, "models": [{"name", "model": "runnable .onnx",
@@ -136,6 +139,7 @@ function readLoad() {
 }
 function fit(out, models) {
   const argv = ['fit', '--profile', plan.base, '-o', out, ...(kq !== 0.5 ? ['--quantile', String(kq)] : []),
+    ...(args.includes('--gap-per-kernel') ? ['--gap-per-kernel'] : []),
     ...models.map((m) => `${m.model}=${m.trace}@${truth(m)}`)];
   const c0 = childCpuMs(), t0 = performance.now();
   execFileSync(plan.foldline, argv, { maxBuffer: 64 << 20 });
@@ -180,13 +184,15 @@ for (const m of plan.models) {
   const k = kernels(m.trace, truth(m));
   rows[rows.length - 1].ksum = [...k.values()].reduce((a, v) => a + v, 0) * 1e3;
   rows[rows.length - 1].nk = k.size;
-  // the estimate less its per-kernel dispatch overhead, and the kernels charged it (--gap-share)
-  rows[rows.length - 1].kernelsOnly = (after.time_s - after.nodes.reduce((a, n) => a + n.overhead_s, 0)) * 1e3;
+  // the estimate less its per-kernel dispatch overhead and its share of the run's gap (the
+  // profile's `gap`), and the kernels charged it (--gap-share)
+  rows[rows.length - 1].kernelsOnly = (after.time_s - after.nodes.reduce((a, n) => a + n.overhead_s + (n.gap_s ?? 0), 0)) * 1e3;
+  rows[rows.length - 1].share = after.gap ? after.gap.share : 0;
   rows[rows.length - 1].charged = after.nodes.filter((n) => n.overhead_s > 0).length;
   for (const n of after.nodes) {
     const t = k.get(n.name);
     if (t === undefined) continue;
-    const p = n.time_s - n.overhead_s;
+    const p = n.time_s - n.overhead_s - (n.gap_s ?? 0); // the kernel: no dispatch, no run's gap
     if (!nodeErr.has(n.class)) { nodeErr.set(n.class, []); nodeTime.set(n.class, 0); }
     nodeErr.get(n.class).push(Math.abs(p - t) / t);
     nodeTime.set(n.class, nodeTime.get(n.class) + t);
@@ -211,10 +217,10 @@ console.log(`\n== leave-one-model-out: foldline fit on the other ${plan.models.l
   (useCpu ? 'CPU time (wall time beside it)' : 'wall time') + ', kernels: ' +
   (kq === 0 ? 'least time of the traced runs (> 4 ms: median x CPU/wall if less)' :
     kq === 0.5 ? 'median of the traced runs' : `${kq} quantile of the traced runs`));
-console.log(`${pad('model', 26)} ${lpad('meas ms', 9)} ${lpad('wall ms', 9)} ${lpad('before', 9)} ${lpad('after', 9)} ${lpad('80% interval', 17)} ${lpad('ratio', 6)}`);
+console.log(`${pad('model', 26)} ${lpad('meas ms', 9)} ${lpad('wall ms', 9)} ${lpad('before', 9)} ${lpad('after', 9)} ${lpad('80% interval', 17)} ${lpad('ratio', 6)} ${lpad('gap %', 6)}`);
 for (const r of rows) {
   console.log(`${pad(r.name, 26)} ${lpad(f2(r.meas), 9)} ${lpad(f2(r.wall), 9)} ${lpad(f2(r.before), 9)} ${lpad(f2(r.after), 9)} ` +
-    `${lpad(`${f2(r.low)}-${f2(r.high)}`, 17)} ${lpad(f2(r.after / r.meas), 6)}`);
+    `${lpad(`${f2(r.low)}-${f2(r.high)}`, 17)} ${lpad(f2(r.after / r.meas), 6)} ${lpad(f2(100 * r.share), 6)}`);
 }
 const meas = rows.map((r) => r.meas), inside = rows.filter((r) => r.meas >= r.low && r.meas <= r.high).length;
 for (const [label, key] of [['before fitting (peaks)', 'before'], ['after fitting (unseen)', 'after']]) {

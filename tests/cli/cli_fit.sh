@@ -61,9 +61,10 @@ check fitted_sources 0 "fitted " -- "$bin" profiles --profiles-dir "$tmp/fitdir"
 check fitted_listed 0 "efficiency table: 7 classes, 80 % interval" -- "$bin" profiles --profiles-dir "$tmp/fitdir"
 check fitted_listed_buckets 0 "conv all: compute " -- "$bin" profiles --profiles-dir "$tmp/fitdir" --sources
 check fitted_listed_json 0 '"calibrated": true, "efficiency": [{"class": "matmul", "by": "flops", "buckets": [{"upto": null, "compute": ' -- "$bin" profiles --profiles-dir "$tmp/fitdir" --json
-check fit_one_trace 0 "no interval: fewer than 3 traces" -- "$bin" fit --profile xeon-8380 -o "$tmp/one.yaml" --bind N=1 "$m=$tmp/t1.json"
+check fit_one_trace 0 "no interval: fewer than 3 traces" -- "$bin" fit --profile xeon-8380 -o "$tmp/one.yaml" --gap-per-kernel --bind N=1 "$m=$tmp/t1.json"
 # The fitted kernels: conv1 took 40 us, so its estimate on the fitted profile
-# is its kernel time plus the dispatch overhead, within the fit's accuracy.
+# is its kernel time plus the dispatch overhead, within the fit's accuracy
+# (--gap-per-kernel: the run's gap as a cost per kernel alone).
 "$bin" analyze "$m" --bind N=1 --passes none --per-node --json --profile "$tmp/one.yaml" >"$tmp/one.json"
 if python3 - "$tmp/one.json" <<'PY'
 import json, sys
@@ -78,7 +79,7 @@ assert n["flatten"]["executed"] is True and n["flatten"]["time_s"] > 0
 PY
 then pass=$((pass + 1)); else echo "FAIL fitted_estimate"; fails=$((fails + 1)); fi
 
-# MODEL=TRACE@MS: the dispatch overhead from the untraced latency. ORT
+# MODEL=TRACE@MS, --gap-per-kernel: the dispatch overhead from the untraced latency. ORT
 # truncates durations to whole us, so a kernel's k runs written d are spread
 # over [d, d + 1), the j-th at d + (j - 0.5) / k. The five runs (times x 1,
 # 1.01, ... 1.04, rounded) of eight kernels are all equal: the middle one is
@@ -88,13 +89,30 @@ then pass=$((pass + 1)); else echo "FAIL fitted_estimate"; fails=$((fails + 1));
 # 97.875 us in a 113 us run leave 1.51 us per kernel; a 193 us run would
 # leave 9.5 us, more than the 4 us the traced runs show between kernels less
 # the halves, 3.5 us (their bound).
-check fit_latency 0 "dispatch overhead 1.51 us per kernel" -- "$bin" fit --profile xeon-8380 -o "$tmp/lat.yaml" --bind N=1 "$m=$tmp/t1.json@0.113"
-check fit_latency_bounded 0 "dispatch overhead 3.5 us per kernel" -- "$bin" fit --profile xeon-8380 -o "$tmp/lat.yaml" --bind N=1 "$m=$tmp/t1.json@0.193"
+check fit_latency 0 "dispatch overhead 1.51 us per kernel" -- "$bin" fit --profile xeon-8380 --gap-per-kernel -o "$tmp/lat.yaml" --bind N=1 "$m=$tmp/t1.json@0.113"
+check fit_latency_bounded 0 "dispatch overhead 3.5 us per kernel" -- "$bin" fit --profile xeon-8380 --gap-per-kernel -o "$tmp/lat.yaml" --bind N=1 "$m=$tmp/t1.json@0.193"
 # --quantile 0.25: each kernel's time is the second of its five spread runs:
 # d + 0.3 for the eight whose runs are equal, conv1 40.75, conv2 15.375;
 # 92 + 8 x 0.3 + 0.75 + 0.375 = 95.525 us in all: a 113 us run leaves
 # 1.75 us per kernel; the sources say so.
-check fit_quantile 0 "dispatch overhead 1.75 us per kernel" -- "$bin" fit --profile xeon-8380 -o "$tmp/q.yaml" --quantile 0.25 --bind N=1 "$m=$tmp/t1.json@0.113"
+# By default the gap is a share of the kernels' time: 113 - 97.875 us =
+# 15.125 us over 97.875 us of kernels, 15.45 %, written as the profile's
+# `gap` (0.154534), and no cost per kernel is left; a 193 us run: 97.2 %
+# (not bounded by the traced gaps: the share is a median over the traces);
+# a 300 us run would be 206.5 %: the share is bounded to 1 and the rest,
+# (300 - 2 x 97.875) / 10 = 10.4 us per kernel, is the dispatch overhead.
+check fit_gap_share 0 "run's gap 15.5 % of the kernels' time (median over 1 trace)" -- "$bin" fit --profile xeon-8380 -o "$tmp/share.yaml" --bind N=1 "$m=$tmp/t1.json@0.113"
+check fit_gap_share_left 0 "dispatch overhead 0 us per kernel beyond the gap's share (the share leaves none: none written)" -- "$bin" fit --profile xeon-8380 -o "$tmp/share.yaml" --bind N=1 "$m=$tmp/t1.json@0.113"
+check fit_gap_share_written 0 "gap: {share: 0.154534, source: " -- cat "$tmp/share.yaml"
+mkdir -p "$tmp/sharedir"
+cp "$tmp/share.yaml" "$tmp/sharedir/"
+check fit_gap_share_listed 0 "run's gap 15.5 % of kernel time (\`gap\`): fitted " -- "$bin" profiles --profiles-dir "$tmp/sharedir" --sources
+check fit_gap_share_json 0 '"gap_share": 0.154534, "gap_source": "fitted ' -- "$bin" profiles --profiles-dir "$tmp/sharedir" --json
+check fit_gap_share_report 0 "of the overhead: the run's time beyond its kernels, 15.5 % of their time (the profile's \`gap\`: fitted " -- "$bin" analyze "$m" --bind N=1 --passes none --profile "$tmp/share.yaml"
+check fit_gap_share_large 0 "run's gap 97.2 % of the kernels' time" -- "$bin" fit --profile xeon-8380 -o "$tmp/share.yaml" --bind N=1 "$m=$tmp/t1.json@0.193"
+check fit_gap_share_bounded 0 "run's gap 100 % of the kernels' time (median over 1 trace)" -- "$bin" fit --profile xeon-8380 -o "$tmp/share.yaml" --bind N=1 "$m=$tmp/t1.json@0.3"
+check fit_gap_share_rest 0 "dispatch overhead 10.4 us per kernel beyond the gap's share" -- "$bin" fit --profile xeon-8380 -o "$tmp/share.yaml" --bind N=1 "$m=$tmp/t1.json@0.3"
+check fit_quantile 0 "dispatch overhead 1.75 us per kernel" -- "$bin" fit --profile xeon-8380 --gap-per-kernel -o "$tmp/q.yaml" --quantile 0.25 --bind N=1 "$m=$tmp/t1.json@0.113"
 check fit_quantile_source 0 "(kernel times: 0.25 quantile of the runs)" -- cat "$tmp/q.yaml"
 # --quantile 0 on a loaded host: conv1 ran 9000, 12000, 10000, 11000 and
 # 30000 us (every run interrupted), bn1 12 us but 500 in run 2, the other
@@ -127,10 +145,10 @@ for run in range(5):
     ts += 10
 json.dump(ev, open(sys.argv[1], "w"))
 PY
-check fit_least_long 0 "dispatch overhead 0.537 us per kernel" -- "$bin" fit --profile xeon-8380 -o "$tmp/q0.yaml" --quantile 0 --bind N=1 "$m=$tmp/loaded.json@7.5"
+check fit_least_long 0 "dispatch overhead 0.537 us per kernel" -- "$bin" fit --profile xeon-8380 --gap-per-kernel -o "$tmp/q0.yaml" --quantile 0 --bind N=1 "$m=$tmp/loaded.json@7.5"
 check fit_least_source 0 "(kernel times: the least of the runs)" -- cat "$tmp/q0.yaml"
-check fit_least_kept 0 "dispatch overhead 3.5 us per kernel" -- "$bin" fit --profile xeon-8380 -o "$tmp/q0.yaml" --quantile 0 --bind N=1 "$m=$tmp/loaded.json@9.2"
-check fit_median_loaded 0 "dispatch overhead 0 us per kernel" -- "$bin" fit --profile xeon-8380 -o "$tmp/q0.yaml" --bind N=1 "$m=$tmp/loaded.json@7.5"
+check fit_least_kept 0 "dispatch overhead 3.5 us per kernel" -- "$bin" fit --profile xeon-8380 --gap-per-kernel -o "$tmp/q0.yaml" --quantile 0 --bind N=1 "$m=$tmp/loaded.json@9.2"
+check fit_median_loaded 0 "dispatch overhead 0 us per kernel" -- "$bin" fit --profile xeon-8380 --gap-per-kernel -o "$tmp/q0.yaml" --bind N=1 "$m=$tmp/loaded.json@7.5"
 # The gaps between kernels: 4 us in runs 1 and 5, 30 us in runs 2-4 (other
 # processes): the runs' median leaves 30 x 10 - 10 x 0.5 = 295 us, 29.5 us
 # per kernel; --quantile 0 takes the least gap at each place, 0 before the
@@ -154,8 +172,8 @@ for run, gap in enumerate([4, 30, 30, 30, 4]):
     ts += 10
 json.dump(ev, open(sys.argv[1], "w"))
 PY
-check fit_gaps_median 0 "dispatch overhead 29.5 us per kernel" -- "$bin" fit --profile xeon-8380 -o "$tmp/g.yaml" --bind N=1 "$m=$tmp/gappy.json@1"
-check fit_gaps_least 0 "dispatch overhead 3.5 us per kernel" -- "$bin" fit --profile xeon-8380 -o "$tmp/g.yaml" --quantile 0 --bind N=1 "$m=$tmp/gappy.json@1"
+check fit_gaps_median 0 "dispatch overhead 29.5 us per kernel" -- "$bin" fit --profile xeon-8380 --gap-per-kernel -o "$tmp/g.yaml" --bind N=1 "$m=$tmp/gappy.json@1"
+check fit_gaps_least 0 "dispatch overhead 3.5 us per kernel" -- "$bin" fit --profile xeon-8380 --gap-per-kernel -o "$tmp/g.yaml" --quantile 0 --bind N=1 "$m=$tmp/gappy.json@1"
 check fit_quantile_bad 2 "fit: --quantile expects a number in [0, 1), got '1'" -- "$bin" fit --profile xeon-8380 -o "$tmp/q.yaml" --quantile 1 "$m=$tmp/t1.json"
 check fit_quantile_missing 2 "fit: option --quantile needs a value" -- "$bin" fit --profile xeon-8380 -o "$tmp/q.yaml" "$m=$tmp/t1.json" --quantile
 check fit_latency_bad 2 "fit: 'x': the latency after '@' must be milliseconds > 0" -- "$bin" fit --profile xeon-8380 -o "$tmp/lat.yaml" --bind N=1 "$m=$tmp/t1.json@x"

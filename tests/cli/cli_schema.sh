@@ -67,6 +67,10 @@ for m in "$pb" "$onnx" "$tfl"; do
 done
 records+=("$(doc analyze "$pb" --json --per-node --bind input.0=2 --profile all)")
 records+=("$(doc analyze "$onnx" --json --per-node --bind N=1 --profile all)")
+# A profile with the run's gap (`gap`): the graph's gap_s and gap, each node's gap_s.
+mkdir -p "$tmp/gap"
+{ cat "$here/../../deploy/profiles/xeon-8380.yaml"; echo 'gap: {share: 0.06, source: "a test"}'; } >"$tmp/gap/xeon-8380.yaml"
+records+=("$(doc analyze "$onnx" --json --per-node --bind N=1 --profile "$tmp/gap/xeon-8380.yaml")")
 records+=("$(doc optimize "$pb" -o "$tmp/opt.pb" --json --per-node)")
 valid record data_records "${records[@]}"
 valid summary data_summaries "$(doc analyze "$pb" --summary)" "$(doc analyze "$onnx" --summary --bind N=1 --profile all)" "$(doc analyze "$pb" --summary --passes none)"

@@ -36,6 +36,8 @@
 static int failures;
 /* Estimates with the refill after streaming kernels, per op (fl_profile.streamed). */
 static int n_streamed;
+/* Estimates with the run's gap as a share of kernel time (fl_profile.gap). */
+static int n_gap;
 static const char *where; /* the model being checked */
 
 static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -192,16 +194,22 @@ static void eq_roof_graph(const char *what, const fl_roofline_graph *a,
     eq_roof_nodes("roofline top", a->top, a->n_top, b->top, b->n_top);
     eq_roof_nodes("roofline nodes", a->nodes, a->n_nodes, b->nodes, b->n_nodes);
     eq_dbl("roofline streamed_s", a->streamed_s, b->streamed_s);
-    const double *av[2] = {a->node_evicted_bytes, a->node_streamed_s};
-    const double *bv[2] = {b->node_evicted_bytes, b->node_streamed_s};
-    for (int k = 0; k < 2; k++) {
-        const char *w = k ? "roofline node_streamed_s" : "roofline node_evicted_bytes";
+    eq_dbl("roofline gap_s", a->gap_s, b->gap_s);
+    eq_dbl("roofline gap_share", a->gap_share, b->gap_share);
+    eq_str("roofline gap_source", a->gap_source, b->gap_source);
+    const double *av[3] = {a->node_evicted_bytes, a->node_streamed_s, a->node_gap_s};
+    const double *bv[3] = {b->node_evicted_bytes, b->node_streamed_s, b->node_gap_s};
+    for (int k = 0; k < 3; k++) {
+        const char *w = k == 2 ? "roofline node_gap_s"
+                        : k    ? "roofline node_streamed_s"
+                               : "roofline node_evicted_bytes";
         eq_i64(w, av[k] == NULL, bv[k] == NULL);
         for (size_t i = 0; av[k] && bv[k] && i < a->n_nodes && i < b->n_nodes; i++) {
             eq_dbl(w, av[k][i], bv[k][i]);
         }
     }
     n_streamed += a->streamed_s > 0 && a->node_streamed_s && a->n_nodes > 0;
+    n_gap += a->gap_s > 0 && a->node_gap_s && a->gap_source && a->n_nodes > 0;
 }
 
 static void eq_options(const fl_report_options *a, const fl_report_options *b) {
@@ -835,8 +843,9 @@ int main(int argc, char **argv) {
         printf("FAIL profiles: %s\n", err);
         return 1;
     }
-    /* A profile with a cache level and `streamed` (none of the shipped ones
-     * gives it): the refill's per-op figures must cross the wire too. */
+    /* A profile with a cache level, `streamed` and `gap` (none of the
+     * shipped ones gives them): the refill's and the gap's per-op figures
+     * must cross the wire too. */
     static const char streamed_yaml[] =
         "schema: 1\n"
         "name: streamed\n"
@@ -846,7 +855,8 @@ int main(int argc, char **argv) {
         "  - {name: L2, bandwidth: 2e11, capacity: 1e6, source: t}\n"
         "  - {name: DRAM, bandwidth: 2e10, source: t}\n"
         "overhead: {seconds: 1e-6, source: t}\n"
-        "streamed: {seconds_per_byte: 2.5e-13, source: t}\n";
+        "streamed: {seconds_per_byte: 2.5e-13, source: t}\n"
+        "gap: {share: 0.0625, source: \"fitted by a test\"}\n";
     fl_profile *ps = NULL;
     if (fl_profile_parse(streamed_yaml, strlen(streamed_yaml), "streamed.yaml", &ps, err,
                          sizeof err) != FL_OK ||
@@ -882,6 +892,10 @@ int main(int argc, char **argv) {
         }
         if (n_streamed < 1) {
             printf("FAIL no per-node estimate with the refill after streaming kernels\n");
+            failures++;
+        }
+        if (n_gap < 1) {
+            printf("FAIL no per-node estimate with the run's gap\n");
             failures++;
         }
         if (n_llm < 1 || n_llm_roof < 1) { /* tiny_decoder.onnx has one */

@@ -715,6 +715,164 @@ static void test_streamed(void **state) {
     fl_fit_result_free(&r);
 }
 
+/* The run's gap as a share of kernel time (fl_fit_terms_run). Three
+ * models of the same ops whose whole runs take 1.06 x their kernels: the
+ * share is 0.06 and no cost per kernel is left; every op's prediction is
+ * its kernel time x 1.06, so each model, fitted and left out, is predicted
+ * at its run (interval 1-1). With --gap-per-kernel's fit (gap false) the
+ * same runs give a cost per kernel instead: 0.06 x sum / kernels. */
+static void test_gap_share(void **state) {
+    (void)state;
+    fl_fit_op ops[3][64];
+    fl_fit_model ms[3];
+    memset(ops, 0, sizeof ops);
+    double sum = 0;
+    size_t n = 0;
+    for (int k = 0; k < 3; k++) {
+        n = make_ops(ops[k], 1e-6);
+        sum = 0;
+        for (size_t i = 0; i < n; i++) {
+            sum += ops[k][i].measured_s;
+        }
+        ms[k] = (fl_fit_model){"m", n, ops[k], 1.06 * sum, sum, n};
+    }
+    fl_fit_terms t;
+    fl_fit_terms_init(&t);
+    assert_true(t.size == sizeof t && t.gap && !t.evicted && t.gap_share == 0);
+    fl_fit_result r;
+    char err[256];
+    assert_int_equal(fl_fit_terms_run(ms, 3, &r, &t, err, sizeof err), FL_OK);
+    if (!REL(t.gap_share, 0.06)) {
+        fail_msg("share %.17g", t.gap_share);
+    }
+    assert_int_equal(t.gap_models, 3);
+    assert_true(r.have_overhead);
+    assert_true(r.overhead_s < 1e-9 * sum / (double)n); /* rounding at most */
+    for (int k = 0; k < 3; k++) {
+        assert_true(REL(r.predicted_s[k], 1.06 * sum));
+        assert_true(REL(r.cv_s[k], 1.06 * sum));
+    }
+    assert_true(REL(r.interval.low, 1) && REL(r.interval.high, 1));
+    fl_fit_result_free(&r);
+
+    t.gap = false;
+    assert_int_equal(fl_fit_terms_run(ms, 3, &r, &t, err, sizeof err), FL_OK);
+    assert_true(t.gap_share == 0);
+    assert_true(REL(r.overhead_s, 0.06 * sum / (double)n));
+    fl_fit_result_free(&r);
+
+    /* Shares 0.02, 0.05 and 0.30 and a cost per kernel: the median share
+     * 0.05; what it leaves per kernel, (run - 1.05 x sum) / n, is negative,
+     * 0 and positive: its median, 0. */
+    const double shares[3] = {0.30, 0.02, 0.05};
+    for (int k = 0; k < 3; k++) {
+        ms[k].measured_s = (1 + shares[k]) * sum;
+    }
+    t.gap = true;
+    assert_int_equal(fl_fit_terms_run(ms, 3, &r, &t, err, sizeof err), FL_OK);
+    assert_true(REL(t.gap_share, 0.05));
+    assert_true(r.overhead_s < 1e-9 * sum / (double)n);
+    fl_fit_result_free(&r);
+    /* Plus 2 us per kernel in every run: the share moves by 2 us x n / sum,
+     * the cost per kernel left is 2 us. */
+    for (int k = 0; k < 3; k++) {
+        ms[k].measured_s = (1 + shares[k]) * sum + 2e-6 * (double)n;
+    }
+    assert_int_equal(fl_fit_terms_run(ms, 3, &r, &t, err, sizeof err), FL_OK);
+    assert_true(REL(t.gap_share, 0.05 + 2e-6 * (double)n / sum));
+    if (fabs(r.overhead_s) > 1e-9 * 2e-6) { /* the median model's own runs: all in the share */
+        fail_msg("overhead %.17g", r.overhead_s);
+    }
+    fl_fit_result_free(&r);
+
+    /* Bounded: runs below their kernels give no share; runs over twice
+     * their kernels a share of 1. */
+    for (int k = 0; k < 3; k++) {
+        ms[k].measured_s = 0.9 * sum;
+    }
+    assert_int_equal(fl_fit_terms_run(ms, 3, &r, &t, err, sizeof err), FL_OK);
+    assert_true(t.gap_share == 0 && r.overhead_s == 0 && r.have_overhead);
+    fl_fit_result_free(&r);
+    for (int k = 0; k < 3; k++) {
+        ms[k].measured_s = 2.5 * sum;
+    }
+    assert_int_equal(fl_fit_terms_run(ms, 3, &r, &t, err, sizeof err), FL_OK);
+    assert_true(t.gap_share == 1);
+    assert_true(REL(r.overhead_s, 0.5 * sum / (double)n));
+    fl_fit_result_free(&r);
+
+    /* Without whole-run times: no share, no overhead. */
+    for (int k = 0; k < 3; k++) {
+        ms[k].measured_s = 0;
+    }
+    assert_int_equal(fl_fit_terms_run(ms, 3, &r, &t, err, sizeof err), FL_OK);
+    assert_true(t.gap_share == 0 && t.gap_models == 0 && !r.have_overhead);
+    fl_fit_result_free(&r);
+
+    /* A caller's struct that is not set up. */
+    t.size = 0;
+    assert_int_equal(fl_fit_terms_run(ms, 3, &r, &t, err, sizeof err), FL_EINVAL);
+    assert_non_null(strstr(err, "fl_fit_terms_init"));
+    assert_int_equal(fl_fit_terms_run(ms, 3, &r, NULL, err, sizeof err), FL_EINVAL);
+}
+
+/* The fitted share is written as `gap` with its source and loads back; a
+ * fit without whole-run times keeps the base's gap, exactly (parse, write,
+ * parse: the same value and source). */
+static void test_gap_write(void **state) {
+    (void)state;
+    static const char base_yaml[] = "schema: 1\nname: base\nkind: cpu\ndescription: a base\n"
+                                    "compute: {vector: {fp32: {peak: 1e10, source: s}}}\n"
+                                    "memory: [{name: DRAM, bandwidth: 1e10, source: m}]\n"
+                                    "overhead: {seconds: 5e-6, source: calibrated}\n"
+                                    "gap: {share: 0.0612345678901234, source: \"by hand\"}\n";
+    fl_profile *base = NULL;
+    char err[512];
+    assert_int_equal(
+        fl_profile_parse(base_yaml, strlen(base_yaml), "base.yaml", &base, err, sizeof err), FL_OK);
+    assert_true(base->gap.value == strtod("0.0612345678901234", NULL));
+    fl_fit_op ops[64];
+    memset(ops, 0, sizeof ops);
+    size_t n = make_ops(ops, 1e-6);
+    double sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        sum += ops[i].measured_s;
+    }
+    for (int with_runs = 0; with_runs < 2; with_runs++) {
+        fl_fit_model m = {"m", n, ops, with_runs ? 1.08 * sum : 0, sum, n};
+        fl_fit_terms t;
+        fl_fit_terms_init(&t);
+        fl_fit_result r;
+        assert_int_equal(fl_fit_terms_run(&m, 1, &r, &t, err, sizeof err), FL_OK);
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+        assert_non_null(f);
+        assert_int_equal(fl_fit_write_profile_terms(f, base, "fitted", &r, &t, "a test"), 0);
+        fclose(f);
+        fl_profile *back = NULL;
+        if (fl_profile_parse(text, len, "fitted.yaml", &back, err, sizeof err) != FL_OK) {
+            fail_msg("%s\n%s", err, text);
+        }
+        if (with_runs) {
+            char want[32];
+            snprintf(want, sizeof want, "%.6g", t.gap_share);
+            assert_true(REL(t.gap_share, 0.08));
+            assert_true(back->gap.value == strtod(want, NULL));
+            assert_non_null(strstr(back->gap.source, "a test: the run's gap over its kernels"));
+            assert_true(back->overhead.value == 0); /* the share leaves none */
+        } else {
+            assert_true(back->gap.value == base->gap.value);
+            assert_string_equal(back->gap.source, "by hand");
+            assert_true(back->overhead.value == 5e-6);
+        }
+        fl_profile_free(back);
+        free(text);
+        fl_fit_result_free(&r);
+    }
+    fl_profile_free(base);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_recovers),
@@ -732,6 +890,8 @@ int main(void) {
         cmocka_unit_test(test_scale_not_from_copies),
         cmocka_unit_test(test_level_scale),
         cmocka_unit_test(test_streamed),
+        cmocka_unit_test(test_gap_share),
+        cmocka_unit_test(test_gap_write),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -356,12 +356,42 @@ static void test_robust(void **state) {
     free(buf);
 }
 
+/* The run's gap (`gap: {share, source}`): a share of kernel time in (0, 1]
+ * with its source; anything else is refused naming the file, the line and
+ * the field. */
+static void test_gap(void **state) {
+    (void)state;
+    char *y = edit("efficiency:\n", "gap: {share: 0.0595, source: \"fitted\"}\nefficiency:\n");
+    fl_profile *p = parse_ok(y);
+    free(y);
+    assert_true(p->gap.value == 0.0595);
+    assert_string_equal(p->gap.source, "fitted");
+    fl_profile_free(p);
+    p = parse_ok(good); /* absent: 0, no source */
+    assert_true(p->gap.value == 0 && !p->gap.source);
+    fl_profile_free(p);
+    expect_edit_error("efficiency:\n", "gap: {share: -0.05, source: s}\nefficiency:\n",
+                      "p.yaml:16: gap.share: must be greater than 0, got '-0.05'");
+    expect_edit_error("efficiency:\n", "gap: {share: .nan, source: s}\nefficiency:\n",
+                      "p.yaml:16: gap.share: expected a number, got '.nan'");
+    expect_edit_error("efficiency:\n", "gap: {share: nan, source: s}\nefficiency:\n",
+                      "p.yaml:16: gap.share: expected a number, got 'nan'");
+    expect_edit_error("efficiency:\n", "gap: {share: 1.5, source: s}\nefficiency:\n",
+                      "p.yaml:16: gap: share: the run's gap as a share of kernel time is at most "
+                      "1, got 1.5");
+    expect_edit_error("efficiency:\n", "gap: {share: 0.05}\nefficiency:\n",
+                      "p.yaml:16: gap: missing 'source'");
+    expect_edit_error("efficiency:\n", "gap: {source: s}\nefficiency:\n",
+                      "p.yaml:16: gap: missing 'share'");
+    expect_edit_error("efficiency:\n", "gap: {share: 0.05, source: s, per: 1}\nefficiency:\n",
+                      "gap.per: unknown key (expected share, source)");
+    expect_edit_error("efficiency:\n", "gap: 0.05\nefficiency:\n", "p.yaml:16: gap: expected");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_good),
-        cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_files),
-        cmocka_unit_test(test_robust),
+        cmocka_unit_test(test_good),  cmocka_unit_test(test_errors), cmocka_unit_test(test_gap),
+        cmocka_unit_test(test_files), cmocka_unit_test(test_robust),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

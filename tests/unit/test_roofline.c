@@ -853,6 +853,72 @@ static void test_streamed(void **state) {
     fl_profile_free(ps);
 }
 
+/* The run's gap (fl_profile.gap) on a graph derived by hand: one memory
+ * level (DRAM 1e9 B/s, so no refill), element-wise memory efficiency 0.5,
+ * 1 us of dispatch per op. x [1000] f32 -> Relu -> Neg: each op reads and
+ * writes 4,000 B, 8,000 B / (1e9 x 0.5) = 16 us of memory (its at most
+ * 1,000 FLOPs at 1e9/s take at most 1 us): 17 us each, 34 us in all.
+ * With `gap: {share: 0.25}` each op also pays 0.25 x 16 us = 4 us: 21 us
+ * each, 42 us in all, 8 us of gap in the graph's overhead (2 + 8 us), and
+ * the interval (0.9-1.2) on 42 us. */
+static const char gap_yaml[] = "schema: 1\n"
+                               "name: gapped\n"
+                               "kind: cpu\n"
+                               "compute: {vector: {fp32: {peak: 1e9, source: t}}}\n"
+                               "memory: [{name: DRAM, bandwidth: 1e9, source: t}]\n"
+                               "overhead: {seconds: 1e-6, source: t}\n"
+                               "efficiency:\n"
+                               "  elementwise: {compute: 1, memory: 0.5, source: t}\n"
+                               "interval: {low: 0.9, high: 1.2, coverage: 0.8, source: t}\n";
+
+static void test_gap(void **state) {
+    (void)state;
+    char err[256], yaml[1024];
+    fl_profile *p[2] = {NULL, NULL};
+    snprintf(yaml, sizeof yaml, "%s", gap_yaml);
+    assert_int_equal(fl_profile_parse(yaml, strlen(yaml), "plain.yaml", &p[0], err, sizeof err),
+                     FL_OK);
+    snprintf(yaml, sizeof yaml, "%sgap: {share: 0.25, source: \"fitted by a test\"}\n", gap_yaml);
+    if (fl_profile_parse(yaml, strlen(yaml), "gap.yaml", &p[1], err, sizeof err) != FL_OK) {
+        fail_msg("%s", err);
+    }
+    assert_true(p[0]->gap.value == 0 && p[1]->gap.value == 0.25);
+    fl_report *r[2];
+    for (int k = 0; k < 2; k++) {
+        ob_model *m = ob_new(13);
+        ob_input(m, "x", OB_FLOAT, 1, (int64_t[]){1000}, NULL);
+        ob_node(m, "Relu", "A", "x", "a");
+        ob_node(m, "Neg", "B", "a", "b");
+        ob_output(m, "b");
+        r[k] = analyze_onnx(m, p[k]);
+    }
+    const fl_roofline_graph *g0 = r[0]->roofline[0].before, *g1 = r[1]->roofline[0].before;
+    const char *names[] = {"A", "B"};
+    for (int i = 0; i < 2; i++) {
+        const fl_roofline_node *n0 = rnode(r[0], names[i]), *n1 = rnode(r[1], names[i]);
+        assert_near(n0->time_s, 17e-6);
+        assert_near(n1->time_s, 21e-6);
+        assert_near(n1->upper_s - n0->upper_s, 4e-6);
+        assert_near(g1->node_gap_s[n1 - g1->nodes], 4e-6);
+        assert_string_equal(n1->bound, "memory");
+    }
+    assert_null(g0->node_gap_s); /* without the figure: no term, nothing else moves */
+    assert_true(g0->gap_s == 0 && g0->gap_share == 0 && !g0->gap_source);
+    assert_near(g0->time_s, 34e-6);
+    assert_near(g1->time_s, 42e-6);
+    assert_near(g1->gap_s, 8e-6);
+    assert_near(g1->overhead_s, 10e-6);
+    assert_near(g1->memory_s, 32e-6);
+    assert_true(g1->gap_share == 0.25);
+    assert_string_equal(g1->gap_source, "fitted by a test");
+    assert_near(g1->low_s, 0.9 * 42e-6);
+    assert_near(g1->high_s, 1.2 * 42e-6);
+    for (int k = 0; k < 2; k++) {
+        fl_report_free(r[k]);
+        fl_profile_free(p[k]);
+    }
+}
+
 static void test_broadcast_time(void **state) {
     (void)state;
     char err[256];
@@ -1141,14 +1207,23 @@ static void test_tflite_names(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_exact_conv_chain),  cmocka_unit_test(test_levels_and_dtypes),
-        cmocka_unit_test(test_fused_vs_unfused),  cmocka_unit_test(test_symbols),
-        cmocka_unit_test(test_shipped_profiles),  cmocka_unit_test(test_onnx_op_classes),
-        cmocka_unit_test(test_efficiency_table),  cmocka_unit_test(test_kernel_traffic),
-        cmocka_unit_test(test_kernel_traffic_tf), cmocka_unit_test(test_transpose_runs),
-        cmocka_unit_test(test_erf_work),          cmocka_unit_test(test_int8_xeon_8480plus),
-        cmocka_unit_test(test_tflite_names),      cmocka_unit_test(test_broadcast_time),
-        cmocka_unit_test(test_reuse_distance),    cmocka_unit_test(test_streamed),
+        cmocka_unit_test(test_exact_conv_chain),
+        cmocka_unit_test(test_levels_and_dtypes),
+        cmocka_unit_test(test_fused_vs_unfused),
+        cmocka_unit_test(test_symbols),
+        cmocka_unit_test(test_shipped_profiles),
+        cmocka_unit_test(test_onnx_op_classes),
+        cmocka_unit_test(test_efficiency_table),
+        cmocka_unit_test(test_kernel_traffic),
+        cmocka_unit_test(test_kernel_traffic_tf),
+        cmocka_unit_test(test_transpose_runs),
+        cmocka_unit_test(test_erf_work),
+        cmocka_unit_test(test_int8_xeon_8480plus),
+        cmocka_unit_test(test_tflite_names),
+        cmocka_unit_test(test_broadcast_time),
+        cmocka_unit_test(test_reuse_distance),
+        cmocka_unit_test(test_streamed),
+        cmocka_unit_test(test_gap),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
