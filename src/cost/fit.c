@@ -993,6 +993,14 @@ static void write_base(FILE *f, const fl_profile *base, const char *name, const 
     }
 }
 
+/* One sourced figure on a line of its own: `head` ("gap: {share: "), the
+ * value with `digits` significant digits, its source. */
+static void put_figure(FILE *f, const char *head, double v, int digits, const char *src) {
+    fprintf(f, "%s%.*g, source: ", head, digits, v);
+    yq(f, src);
+    fprintf(f, "}\n");
+}
+
 int fl_fit_write_profile(FILE *f, const fl_profile *base, const char *name, const fl_fit_result *r,
                          const char *source) {
     return fl_fit_write_profile_streamed(f, base, name, r, 0, 0, source);
@@ -1023,9 +1031,7 @@ int fl_fit_write_profile_terms(FILE *f, const fl_profile *base, const char *name
                  "%s: the refill after the bytes the %d kernels run before an op evicted from "
                  "the caches, chosen on %lld traced ops of class other",
                  source, FL_STREAMED_WINDOW, (long long)ft->streamed_ops);
-        fprintf(f, "streamed: {seconds_per_byte: %.6g, source: ", ft->streamed);
-        yq(f, src);
-        fprintf(f, "}\n");
+        put_figure(f, "streamed: {seconds_per_byte: ", ft->streamed, 6, src);
     }
     bool share = ft->gap && ft->gap_share > 0;
     if (r->have_overhead && share) {
@@ -1033,13 +1039,9 @@ int fl_fit_write_profile_terms(FILE *f, const fl_profile *base, const char *name
                  "%s: the run's gap over its kernels as a share of their time, the median of "
                  "(whole run - sum of kernel times) / sum of kernel times over %zu traces",
                  source, ft->gap_models);
-        fprintf(f, "gap: {share: %.6g, source: ", ft->gap_share);
-        yq(f, src);
-        fprintf(f, "}\n");
+        put_figure(f, "gap: {share: ", ft->gap_share, 6, src);
     } else if (!r->have_overhead && base->gap.value > 0) {
-        fprintf(f, "gap: {share: %.17g, source: ", base->gap.value);
-        yq(f, base->gap.source);
-        fprintf(f, "}\n");
+        put_figure(f, "gap: {share: ", base->gap.value, 17, base->gap.source);
     }
     if (r->have_overhead && r->overhead_s > 0) {
         if (share) {
@@ -1052,13 +1054,9 @@ int fl_fit_write_profile_terms(FILE *f, const fl_profile *base, const char *name
                      "%s: median over the traces of (whole run - sum of kernel times) / kernels",
                      source);
         }
-        fprintf(f, "overhead: {seconds: %.6g, source: ", r->overhead_s);
-        yq(f, src);
-        fprintf(f, "}\n");
+        put_figure(f, "overhead: {seconds: ", r->overhead_s, 6, src);
     } else if (!r->have_overhead && base->overhead.value > 0) {
-        fprintf(f, "overhead: {seconds: %.9g, source: ", base->overhead.value);
-        yq(f, base->overhead.source);
-        fprintf(f, "}\n");
+        put_figure(f, "overhead: {seconds: ", base->overhead.value, 9, base->overhead.source);
     }
     fprintf(f, "efficiency:\n");
     bool any = false;
