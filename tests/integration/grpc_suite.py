@@ -1348,13 +1348,14 @@ efficiency:
   depthwise: {compute: 0.2, per_channel: 3.0e-7, source: "d"}
   elementwise: {memory: 0.3, broadcast: 2.5e-6, source: "e"}
 interval: {low: 0.8, high: 1.25, coverage: 0.8, source: "cv"}
+gap: {share: 0.0625, source: "runs"}
 """
 
 
 def case_profiles_calibrated():
-    """A server's fitted profile: ListProfiles carries its efficiency tables
-    and interval (the figures of the file), and the CLI prints the server's
-    profiles as it prints the same directory locally."""
+    """A server's fitted profile: ListProfiles carries its efficiency tables,
+    interval and run's gap (the figures of the file), and the CLI prints the
+    server's profiles as it prints the same directory locally."""
     d = os.path.join(TMP, "profiles-fitted")
     os.makedirs(d, exist_ok=True)
     open(os.path.join(d, "fitted.yaml"), "w").write(FITTED_YAML)
@@ -1380,6 +1381,8 @@ def case_profiles_calibrated():
     check("list_profiles_interval", p is not None and p.HasField("interval") and
           (p.interval.low, p.interval.high, p.interval.coverage, p.interval.source) ==
           (0.8, 1.25, 0.8, "cv"), str(p.interval if p else None))
+    check("list_profiles_gap", p is not None and p.HasField("gap") and
+          (p.gap, p.gap_source) == (0.0625, "runs"), str(p.gap if p else None))
     env = {"FOLDLINE_PROFILES_DIR": d}
     for v in (["--json"], ["--sources"], []):
         lrc, lout, _ = cli("profiles", *v, env=env)
@@ -1390,7 +1393,8 @@ def case_profiles_calibrated():
                      os.path.join(d, "fitted.yaml"), "--json", "--per-node")
     rc, rout, err = cli("analyze", TINY, "--bind", "input.0=1", "--profile", "fitted", "--json",
                         "--per-node", server=s.addr)
-    check("analyze_fitted_same_output", rc == 0 and rout == lout and b'"calibrated": true' in rout,
+    check("analyze_fitted_same_output", rc == 0 and rout == lout and b'"calibrated": true' in rout
+          and b'"gap": {"share": 0.0625, "source": "runs"}' in rout and b'"gap_s": ' in rout,
           err[:300])
     s.stop()
 
