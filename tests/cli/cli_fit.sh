@@ -109,6 +109,7 @@ cp "$tmp/share.yaml" "$tmp/sharedir/"
 check fit_gap_share_listed 0 "run's gap 15.5 % of kernel time (\`gap\`): fitted " -- "$bin" profiles --profiles-dir "$tmp/sharedir" --sources
 check fit_gap_share_json 0 '"gap_share": 0.154534, "gap_source": "fitted ' -- "$bin" profiles --profiles-dir "$tmp/sharedir" --json
 check fit_gap_share_report 0 "of the overhead: the run's time beyond its kernels, 15.5 % of their time (the profile's \`gap\`: fitted " -- "$bin" analyze "$m" --bind N=1 --passes none --profile "$tmp/share.yaml"
+check fit_gap_share_html 0 "is the run's gap: the run's time beyond its kernels, 15.5 % of their time (the profile's <code>gap</code>; source: fitted " -- sh -c '"$1" report "$2" --bind N=1 --profile "$3" -o "$4" && cat "$4"' sh "$bin" "$m" "$tmp/share.yaml" "$tmp/share.html"
 check fit_gap_share_large 0 "run's gap 97.2 % of the kernels' time" -- "$bin" fit --profile xeon-8380 -o "$tmp/share.yaml" --bind N=1 "$m=$tmp/t1.json@0.193"
 check fit_gap_share_bounded 0 "run's gap 100 % of the kernels' time (median over 1 trace)" -- "$bin" fit --profile xeon-8380 -o "$tmp/share.yaml" --bind N=1 "$m=$tmp/t1.json@0.3"
 check fit_gap_share_rest 0 "dispatch overhead 10.4 us per kernel beyond the gap's share" -- "$bin" fit --profile xeon-8380 -o "$tmp/share.yaml" --bind N=1 "$m=$tmp/t1.json@0.3"
