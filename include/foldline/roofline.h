@@ -424,7 +424,10 @@ fl_status fl_fit_terms_run(const fl_fit_model *models, size_t n_models, fl_fit_r
 
 void fl_fit_result_free(fl_fit_result *r);
 
-/* The predicted time of one op with a fitted result (the roofline's rule). */
+/* The predicted time of one op with a fitted result (the roofline's rule),
+ * without the refill and the run's gap: with fl_fit_terms_run's figures an
+ * op also pays streamed x its evicted bytes, and then gap_share x (its time,
+ * refill included, less the dispatch overhead) on top. */
 double fl_fit_predict_op(const fl_fit_result *r, const fl_fit_op *op);
 
 /* Writes `base` as a profile named `name` with the fit's efficiency section,
