@@ -843,6 +843,32 @@ static void text_efficiency(const fl_profile *p, bool verbose) {
     }
 }
 
+/* A profile's optional figures, `streamed` and `gap`: JSON keys only when
+ * given. */
+static void json_optional_figures(const fl_profile *p) {
+    if (p->streamed.value > 0) {
+        printf(", \"streamed_s_per_byte\": %.9g, \"streamed_source\": ", p->streamed.value);
+        jstr(stdout, p->streamed.source);
+    }
+    if (p->gap.value > 0) {
+        printf(", \"gap_share\": %.9g, \"gap_source\": ", p->gap.value);
+        jstr(stdout, p->gap.source);
+    }
+}
+
+/* The same as text lines, their sources when verbose. */
+static void text_optional_figures(const fl_profile *p, bool verbose) {
+    if (p->streamed.value > 0) {
+        printf("      refill after streaming kernels %.3g us per MB evicted (`streamed`)%s%s\n",
+               p->streamed.value * 1e12, verbose ? ": " : "",
+               verbose && p->streamed.source ? p->streamed.source : "");
+    }
+    if (p->gap.value > 0) {
+        printf("      run's gap %.3g %% of kernel time (`gap`)%s%s\n", 100 * p->gap.value,
+               verbose ? ": " : "", verbose && p->gap.source ? p->gap.source : "");
+    }
+}
+
 void fl_print_profiles(const fl_profile_set *set, const char *dir, bool json, bool verbose) {
     char b1[32], b2[32], b3[32];
     if (json) {
@@ -903,14 +929,7 @@ void fl_print_profiles(const fl_profile_set *set, const char *dir, bool json, bo
             } else {
                 printf("null");
             }
-            if (p->streamed.value > 0) { /* keys only when given */
-                printf(", \"streamed_s_per_byte\": %.9g, \"streamed_source\": ", p->streamed.value);
-                jstr(stdout, p->streamed.source);
-            }
-            if (p->gap.value > 0) {
-                printf(", \"gap_share\": %.9g, \"gap_source\": ", p->gap.value);
-                jstr(stdout, p->gap.source);
-            }
+            json_optional_figures(p);
             json_efficiency(p);
             printf("}");
             continue;
@@ -951,15 +970,7 @@ void fl_print_profiles(const fl_profile_set *set, const char *dir, bool json, bo
                        p->overhead.source);
             }
         }
-        if (p->streamed.value > 0) {
-            printf("      refill after streaming kernels %.3g us per MB evicted (`streamed`)%s%s\n",
-                   p->streamed.value * 1e12, verbose ? ": " : "",
-                   verbose && p->streamed.source ? p->streamed.source : "");
-        }
-        if (p->gap.value > 0) {
-            printf("      run's gap %.3g %% of kernel time (`gap`)%s%s\n", 100 * p->gap.value,
-                   verbose ? ": " : "", verbose && p->gap.source ? p->gap.source : "");
-        }
+        text_optional_figures(p, verbose);
         text_efficiency(p, verbose);
     }
     if (json) {

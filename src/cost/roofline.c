@@ -472,16 +472,25 @@ static fl_status streamed_terms(const fl_graph *g, const fl_profile *p, fl_roofl
     return FL_OK;
 }
 
-/* The run's gap (fl_profile.gap) of the n estimated ops all[]: into gp[]
+/* The run's gap (fl_profile.gap) of the n estimated ops all[]: returns
  * each op's share x its time less its dispatch overhead (the refill
- * included), also added into its time_s and upper_s. */
-static void gap_terms(const fl_profile *p, fl_roofline_node *all, size_t n, double *gp) {
+ * included), n doubles in `ra` (NULL when it runs out), also added into its
+ * time_s and upper_s; the figure into out. */
+static double *gap_terms(const fl_profile *p, fl_roofline_node *all, size_t n, fl_arena *ra,
+                         fl_roofline_graph *out) {
+    double *gp = fl__arena_calloc(ra, n + 1, sizeof(*gp));
+    if (!gp) {
+        return NULL;
+    }
+    out->gap_share = p->gap.value;
+    out->gap_source = fl__arena_strdup(ra, p->gap.source);
     for (size_t i = 0; i < n; i++) {
         fl_roofline_node *r = &all[i];
         gp[i] = p->gap.value * (r->time_s - r->overhead_s);
         r->time_s += gp[i];
         r->upper_s += gp[i];
     }
+    return gp;
 }
 
 /* Each op's bound, and the graph's totals from its n ops (st: each op's
@@ -584,14 +593,11 @@ fl_status fl__roofline_estimate(const fl_graph *g, const fl_profile *p, bool per
         }
     }
     fl__arena_scratch_free(sa, ids);
-    double *gp = p->gap.value > 0 ? fl__arena_calloc(ra, n + 1, sizeof(*gp)) : NULL;
-    if (p->gap.value > 0 && !gp) {
+    double *gp = NULL;
+    if (p->gap.value > 0 && !(gp = gap_terms(p, all, n, ra, out))) {
         fl__arena_scratch_free(sa, all);
         fl__arena_scratch_free(sa, labels);
         return fl__diag_oom(d);
-    }
-    if (gp) {
-        gap_terms(p, all, n, gp);
     }
     add_totals(all, n, st, gp, out);
     out->ops_costed = (int64_t)n;
@@ -637,10 +643,6 @@ fl_status fl__roofline_estimate(const fl_graph *g, const fl_profile *p, bool per
     out->node_evicted_bytes = nodes ? ev : NULL;
     out->node_streamed_s = nodes ? st : NULL;
     out->node_gap_s = nodes ? gp : NULL;
-    if (gp) {
-        out->gap_share = p->gap.value;
-        out->gap_source = fl__arena_strdup(ra, p->gap.source);
-    }
     return ra->failed ? fl__diag_oom(d) : FL_OK;
 }
 
