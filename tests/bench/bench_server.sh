@@ -31,6 +31,10 @@
 # base commit) is measured alternately with the first in every round,
 # driven by BUILD_DIR's load generator.
 #
+# FL_BENCH_OPTIONS=cli sends each Analyze call with the options message the
+# CLI sends (every field at its default), as a registry driving foldline's
+# CLI does; the default sends none.
+#
 # FL_BENCH_CALLGRIND=1 (valgrind installed) also counts, for each server, the
 # instructions per call of all its threads (user space) under callgrind at 16
 # calls in flight, Health/Check and Analyze: a figure the host's load does
@@ -87,7 +91,7 @@ fi
 window() {
   local i=$1 method=$2 c=$3 t0 t1 s0 s1 line calls fx=-1
   local cmd=("$gen" --target "127.0.0.1:$(cat "$tmp/port$i")" --method "$method" --model "$model"
-    --concurrency "$c" --seconds "$secs" --warmup 0.5)
+    --concurrency "$c" --seconds "$secs" --warmup 0.5 --options "${FL_BENCH_OPTIONS:-none}")
   s0=$(switches "${pids[$i]}")
   t0=$(ticks "${pids[$i]}")
   if [ "$perf_ok" = 1 ]; then
@@ -114,7 +118,7 @@ median() {
 
 load() { cut -d' ' -f1 /proc/loadavg; }
 echo "foldlined bench: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), model tiny_cnn.pb" \
-  "($(stat -c %s "$model") bytes), ${secs}s per window, $rounds round(s)," \
+  "($(stat -c %s "$model") bytes, options: ${FL_BENCH_OPTIONS:-none}), ${secs}s per window, $rounds round(s)," \
   "futex counts: $([ "$perf_ok" = 1 ] && echo perf || echo n/a)"
 for i in "${!names[@]}"; do
   echo "server $i (${names[$i]}) idle: $(rss "${pids[$i]}")"

@@ -4,10 +4,12 @@
  * prints throughput and latency percentiles.
  *
  *   server_loadgen --target HOST:PORT --method analyze|health [--model FILE]
- *                  [--concurrency N] [--seconds S] [--warmup S]
+ *                  [--concurrency N] [--seconds S] [--warmup S] [--options none|cli]
  *
- * analyze sends Analyze(model) with no options (the server's cache should be
- * off to measure the analysis); health sends grpc.health.v1.Health/Check, the
+ * analyze sends Analyze(model) with no options, or with --options cli the
+ * options message the CLI sends for `foldline --server ... analyze MODEL`
+ * (every field at its default, cli_option_names set) (the server's cache
+ * should be off to measure the analysis); health sends grpc.health.v1.Health/Check, the
  * transport baseline. Output, one line:
  *   method=analyze inflight=16 calls=12345 errors=0 rps=2469.0 p50_ms=6.1 p99_ms=9.8
  *   all_calls=15432 client_cpu_us_per_call=27.9 client_switches_per_call=0.41
@@ -126,6 +128,7 @@ int main(int argc, char **argv) {
     const char *target = NULL, *method = "health", *model = NULL;
     int conc = 1;
     double seconds = 5, warmup = 1;
+    bool with_options = false;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (strcmp(argv[i], "--target") == 0) {
             target = argv[i + 1];
@@ -139,12 +142,15 @@ int main(int argc, char **argv) {
             seconds = atof(argv[i + 1]);
         } else if (strcmp(argv[i], "--warmup") == 0) {
             warmup = atof(argv[i + 1]);
+        } else if (strcmp(argv[i], "--options") == 0) {
+            with_options = strcmp(argv[i + 1], "cli") == 0;
         }
     }
     bool analyze = strcmp(method, "analyze") == 0;
     if (!target || conc < 1 || (analyze && !model)) {
         fprintf(stderr, "usage: server_loadgen --target HOST:PORT --method analyze|health "
-                        "[--model FILE] [--concurrency N] [--seconds S] [--warmup S]\n");
+                        "[--model FILE] [--concurrency N] [--seconds S] [--warmup S] "
+                        "[--options none|cli]\n");
         return 2;
     }
     grpc_slice payload;
@@ -158,6 +164,11 @@ int main(int argc, char **argv) {
         Foldline__V1__AnalyzeRequest req = FOLDLINE__V1__ANALYZE_REQUEST__INIT;
         req.graph.data = buf;
         req.graph.len = len;
+        Foldline__V1__AnalyzeOptions opts = FOLDLINE__V1__ANALYZE_OPTIONS__INIT;
+        opts.cli_option_names = true;
+        if (with_options) {
+            req.options = &opts;
+        }
         payload = grpc_slice_malloc(foldline__v1__analyze_request__get_packed_size(&req));
         foldline__v1__analyze_request__pack(&req, GRPC_SLICE_START_PTR(payload));
         free(buf);
