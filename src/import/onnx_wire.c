@@ -62,8 +62,11 @@ typedef struct cell {
 #define CELL_UNKNOWN 0xff
 
 /* Cells of the reader's scratch: messages up to twice as many bytes are
- * read in one sweep. */
-#define SCRATCH_CELLS 2048
+ * read in one sweep (most of a graph's nodes, attributes and tensors; the
+ * larger ones gain little). 10 KiB: ordinary heap memory, where a larger
+ * block (2048 cells) changed how much the allocator hands back to the OS
+ * between analyses. */
+#define SCRATCH_CELLS 256
 
 typedef struct owire {
     fl_arena *a;
