@@ -594,6 +594,12 @@ fl_value *fl__value_new(fl_arena *a, fl_dtype dtype, int rank, const int64_t *di
 fl_value *fl__value_view(fl_arena *a, fl_dtype dtype, int rank, const int64_t *dims,
                          const void *bytes);
 
+/* A value of src's elements in another shape of the same element count
+ * (Reshape, Squeeze, Identity): the elements are src's own, not copied,
+ * which values' immutability once attached allows. NULL when the counts
+ * differ, on overflow or when memory runs out. */
+fl_value *fl__value_reshaped(fl_arena *a, const fl_value *src, int rank, const int64_t *dims);
+
 /* Encodes a double as element i of a float value of its dtype (rounding to
  * nearest-even for half/bfloat16/float). */
 void fl__value_set_f64(fl_value *v, int64_t i, double x);

@@ -83,6 +83,17 @@ fl_value *fl__value_view(fl_arena *a, fl_dtype dtype, int rank, const int64_t *d
     return v;
 }
 
+fl_value *fl__value_reshaped(fl_arena *a, const fl_value *src, int rank, const int64_t *dims) {
+    fl_value *v = value_head(a, fl_dtype_base(src->dtype), rank, dims);
+    if (!v || v->n != src->n) {
+        return NULL;
+    }
+    v->ints = src->ints;
+    v->raw = src->raw;
+    v->view = src->view;
+    return v;
+}
+
 fl_sym fl__value_int(const fl_value *v, int64_t i) {
     if (v->ints && i >= 0 && i < v->n) {
         return v->ints[i];

@@ -414,7 +414,9 @@ fl_status fl__op_window_out(fl_ctx *c, const fl_node *n, fl_sym in, int64_t k, i
     return FL_OK;
 }
 
-fl_value *fl__op_new_value(fl_ctx *c, fl_node *n, int port) {
+/* Output `port`'s tensor when its shape is concrete and at most
+ * c->max_value_elems elements (its dims then in dims[64]), else NULL. */
+static const fl_tensor *value_dims(fl_ctx *c, fl_node *n, int port, int64_t *dims) {
     if (port < 0 || port >= n->n_outputs) {
         return NULL;
     }
@@ -423,7 +425,6 @@ fl_value *fl__op_new_value(fl_ctx *c, fl_node *n, int port) {
         return NULL;
     }
     int64_t cnt = 1;
-    int64_t dims[64];
     if (t->shape.rank > 64) {
         return NULL;
     }
@@ -434,10 +435,29 @@ fl_value *fl__op_new_value(fl_ctx *c, fl_node *n, int port) {
         }
         cnt *= dims[i];
     }
-    if (cnt > c->max_value_elems) {
+    return cnt > c->max_value_elems ? NULL : t;
+}
+
+fl_value *fl__op_new_value(fl_ctx *c, fl_node *n, int port) {
+    int64_t dims[64];
+    const fl_tensor *t = value_dims(c, n, port, dims);
+    if (!t) {
         return NULL;
     }
     fl_value *v = fl__value_new(c->a, t->dtype, t->shape.rank, dims);
+    if (!v && c->a->failed) {
+        fl__diag_oom(c->d);
+    }
+    return v;
+}
+
+fl_value *fl__op_reshaped_value(fl_ctx *c, fl_node *n, int port, const fl_value *src) {
+    int64_t dims[64];
+    const fl_tensor *t = value_dims(c, n, port, dims);
+    if (!t || fl_dtype_base(t->dtype) != fl_dtype_base(src->dtype)) {
+        return NULL;
+    }
+    fl_value *v = fl__value_reshaped(c->a, src, t->shape.rank, dims);
     if (!v && c->a->failed) {
         fl__diag_oom(c->d);
     }

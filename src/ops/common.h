@@ -153,6 +153,11 @@ fl_status fl__op_window_out(fl_ctx *c, const fl_node *n, fl_sym in, int64_t k, i
  * concrete (no failure recorded), or on OOM (d failed). */
 fl_value *fl__op_new_value(fl_ctx *c, fl_node *n, int port);
 
+/* As fl__op_new_value, a value of output `port`'s shape whose elements are
+ * src's (fl__value_reshaped): NULL also when src's dtype or element count
+ * is not the output's. */
+fl_value *fl__op_reshaped_value(fl_ctx *c, fl_node *n, int port, const fl_value *src);
+
 /* ------------------------------------------------------------------------- */
 /* Sticky arithmetic for cost hooks (shared by every family): after
  * the first failure every result is unknown and `st` keeps the failure, so a

@@ -413,6 +413,42 @@ static void test_slice_value(void **state) {
     ob_free(m);
 }
 
+/* Values that only change shape (Unsqueeze, Flatten, Squeeze, Reshape,
+ * Identity) keep their elements in order, read back as Reshape's shape:
+ * the int64 K [2,3] = [[2,1,3],[1,2,2]] unsqueezed to [1,2,3], flattened to
+ * [1,6] and squeezed to [6] reshapes x (24) to [2,1,3,1,2,2]; the float F
+ * [2,3,4] (raw_data, read in place) reshaped to [1,3], through Identity,
+ * cast to int64 and flattened reshapes z (24) to [2,3,4]. */
+static void test_reshaped_values(void **state) {
+    (void)state;
+    ob_model *m = ob_new(13);
+    ob_input(m, "x", OB_FLOAT, 1, (int64_t[]){24}, NULL);
+    ob_input(m, "z", OB_FLOAT, 1, (int64_t[]){24}, NULL);
+    ob_init_i64(m, "k", 2, (int64_t[]){2, 3}, (int64_t[]){2, 1, 3, 1, 2, 2});
+    ob_init_raw(m, "f", OB_FLOAT, 1, (int64_t[]){3}, (float[]){2.0f, 3.0f, 4.0f}, 12);
+    ob_init_i64(m, "ax0", 1, (int64_t[]){1}, (int64_t[]){0});
+    ob_init_i64(m, "row", 1, (int64_t[]){2}, (int64_t[]){1, 3});
+    ob_init_i64(m, "flat", 1, (int64_t[]){1}, (int64_t[]){-1});
+    ob_node(m, "Unsqueeze", "u", "k,ax0", "ku");
+    ob_attr_i(m, ob_node(m, "Flatten", "fl", "ku", "kf"), "axis", 1);
+    ob_node(m, "Squeeze", "sq", "kf,ax0", "ks");
+    ob_node(m, "Reshape", "rx", "x,ks", "y");
+    ob_node(m, "Reshape", "rf", "f,row", "fr");
+    ob_node(m, "Identity", "id", "fr", "fi");
+    ob_attr_i(m, ob_node(m, "Cast", "c", "fi", "fc"), "to", OB_INT64);
+    ob_node(m, "Reshape", "ff", "fc,flat", "fs");
+    ob_node(m, "Reshape", "rz", "z,fs", "w");
+    ob_output(m, "y");
+    ob_output(m, "w");
+    fl_report *r = run_ok(m);
+    assert_string_equal(tg_find(r, "sq")->outputs[0].shape, "[6]");
+    assert_string_equal(tg_find(r, "rx")->outputs[0].shape, "[2,1,3,1,2,2]");
+    assert_string_equal(tg_find(r, "ff")->outputs[0].shape, "[3]");
+    assert_string_equal(tg_find(r, "rz")->outputs[0].shape, "[2,3,4]");
+    fl_report_free(r);
+    ob_free(m);
+}
+
 /* An absent optional input in the middle (Clip without min) reads the
  * importer's empty marker; trailing absent inputs are dropped. */
 static void test_absent_optional_input(void **state) {
@@ -718,6 +754,7 @@ int main(void) {
         cmocka_unit_test(test_transpose_evaluates_pads),
         cmocka_unit_test(test_slice),
         cmocka_unit_test(test_slice_value),
+        cmocka_unit_test(test_reshaped_values),
         cmocka_unit_test(test_absent_optional_input),
         cmocka_unit_test(test_error_missing_input),
         cmocka_unit_test(test_error_raw_data_size),
