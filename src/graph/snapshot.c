@@ -37,17 +37,17 @@ static void detach(fl_graph_snapshot *s) {
 
 void fl__graph_snapshot_free(fl_graph_snapshot *s) {
     detach(s);
-    free(s->list);
-    free(s->nodes);
-    free(s->node_ptrs);
-    free(s->inputs);
-    free(s->ctrl);
-    free(s->outputs);
-    free(s->dims);
-    free(s->index);
-    free(s->order);
-    free(s->funcs);
-    free(s->at);
+    fl__mem_free(s->list);
+    fl__mem_free(s->nodes);
+    fl__mem_free(s->node_ptrs);
+    fl__mem_free(s->inputs);
+    fl__mem_free(s->ctrl);
+    fl__mem_free(s->outputs);
+    fl__mem_free(s->dims);
+    fl__mem_free(s->index);
+    fl__mem_free(s->order);
+    fl__mem_free(s->funcs);
+    fl__mem_free(s->at);
     free(s->same);
     fl__graph_snapshot_init(s);
 }
@@ -99,7 +99,7 @@ static fl_status index_reserve(fl_graph_snapshot *s, size_t n, const size_t need
         return fl__diag_oom(d);
     }
     if (cap_at != s->cap_at) {
-        void *np = realloc(s->at, cap_at * sizeof(*s->at));
+        void *np = fl__mem_realloc(s->at, cap_at * sizeof(*s->at));
         if (!np) {
             return fl__diag_oom(d);
         }
@@ -153,7 +153,7 @@ fl_status fl__graph_snapshot_take(fl_graph_snapshot *s, fl_graph *g, size_t max_
             continue;
         }
         void **p = buffer(s, b);
-        void *np = realloc(*p, want[b] * elem_size[b]);
+        void *np = fl__mem_realloc(*p, want[b] * elem_size[b]);
         if (!np) {
             return fl__diag_oom(d);
         }
@@ -502,7 +502,7 @@ static bool room_grow(fl_graph_snapshot *s, void **buf, size_t *cap, size_t need
     if (s->max_bytes && s->bytes + grow > s->max_bytes) {
         return false;
     }
-    void *np = realloc(*buf, nc * elem);
+    void *np = fl__mem_realloc(*buf, nc * elem);
     if (!np) {
         return false;
     }

@@ -6,6 +6,7 @@
 
 #include <pthread.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,34 +22,44 @@
 #define POPULATE_MIN  (2u * 1024 * 1024)
 #define POPULATE_STEP (1u * 1024 * 1024)
 
-/* Blocks up to LAZY_ZERO_MAX come from malloc and are zeroed as they are
- * handed out, ZERO_STEP bytes ahead at a time: below malloc's mmap
- * threshold calloc clears the whole block itself, and a small analysis
- * uses a fraction of its 64 KB blocks. Larger blocks come from calloc
- * (fresh mmap'd pages, zero without a write). */
+/* Blocks up to LAZY_ZERO_MAX come from malloc (below malloc's mmap threshold
+ * calloc would clear the whole block itself, and a small analysis uses a
+ * fraction of its 64 KB blocks); larger blocks come from calloc (fresh
+ * mmap'd pages, zero without a write). Bytes that may hold old data are
+ * zeroed as the allocations reach them, ZERO_STEP bytes ahead at a time. */
 #define LAZY_ZERO_MAX (128u * 1024)
 #define ZERO_STEP     1024u
 
 struct fl_arena_block {
     struct fl_arena_block *next;
-    size_t size; /* usable bytes after the header */
-    size_t used;
-    size_t ready;  /* data bytes known zero (and, large blocks, faulted in) */
-    bool lazy;     /* from malloc: zeroed up to `ready` only */
-    void *map;     /* a table's own mapping (fl__arena_table; no data here) */
-    size_t mapped; /* its bytes; 0: none */
+    struct fl_arena_block *prev; /* kept blocks only: the next newer one */
+    size_t size;                 /* usable bytes after the header */
+    size_t used;                 /* bytes handed out */
+    size_t ready;                /* data bytes known zero (and, below `dirty`, zeroed) */
+    size_t dirty;                /* bytes from the start that may hold old data: zeroed
+                                  * as handed out; past them the block is zero */
+    bool populate;               /* zero past `dirty` but not yet faulted in: faulted in
+                                  * POPULATE_STEP ahead (a large block of the ladder) */
+    void *map;                   /* a table's own mapping (fl__arena_table; no data here) */
+    size_t mapped;               /* its bytes; 0: none */
     max_align_t data[];
 };
 
-/* Makes the block ready up to at least `end`: a lazy block zeroed up to
- * there (and ZERO_STEP beyond); a large one's pages faulted in (a hint: on a
- * kernel without MADV_POPULATE_WRITE the pages fault on first touch as
- * usual). */
+/* Makes the block ready up to at least `end`: the old data below `dirty`
+ * zeroed up to there (and ZERO_STEP beyond); past `dirty`, a large block's
+ * pages faulted in (a hint: on a kernel without MADV_POPULATE_WRITE the
+ * pages fault on first touch as usual), any other's simply zero. */
 static void make_ready(struct fl_arena_block *b, size_t end) {
-    if (b->lazy) {
-        size_t want = end + ZERO_STEP < b->size ? end + ZERO_STEP : b->size;
+    if (b->ready < b->dirty) {
+        size_t want = end + ZERO_STEP < b->dirty ? end + ZERO_STEP : b->dirty;
         memset((char *)b->data + b->ready, 0, want - b->ready);
         b->ready = want;
+        if (want >= end) {
+            return;
+        }
+    }
+    if (!b->populate) {
+        b->ready = b->size;
         return;
     }
 #ifdef MADV_POPULATE_WRITE
@@ -66,81 +77,164 @@ static void make_ready(struct fl_arena_block *b, size_t end) {
     b->ready = want;
 #else
     b->ready = b->size;
-    (void)end;
 #endif
 }
 
-/* Blocks from malloc (up to LAZY_ZERO_MAX bytes) freed on a thread are kept for the
- * thread's next arenas, up to BLOCK_CACHE of them: an analysis takes a few
- * such blocks and frees them at its end, and given back to malloc they sat
- * at the top of the heap, which malloc returned to the system and took back
- * for the next analysis (two brk calls and a page fault per 4 KB page
- * touched, a third of a small graph's time). A kept block is handed out as
- * a new one is (its bytes zeroed as they are used). The blocks of a thread
- * are freed when it exits, those of the thread that calls exit() then. */
-#define BLOCK_CACHE 4
+/* Freed blocks are kept for the process's next arenas and scratch arrays,
+ * in one cache the threads share, up to cache_cap bytes. An analysis takes
+ * a ladder of blocks (64 KB doubling) and a few scratch arrays per step and
+ * frees them; given back to malloc, the large ones were unmapped (or sat at
+ * the top of a heap that malloc trimmed), and the next analysis faulted the
+ * same memory in again, page by page, each page cleared by the kernel: on a
+ * VM that is microseconds a page, a third of a medium graph's time. A kept
+ * block is handed out again for an arena block of its exact size (the
+ * ladder's sizes recur) or for a scratch array it holds with at most as
+ * much again to spare; its bytes that held data are zeroed again as they
+ * are handed out. The cache is bounded three ways: blocks over CACHE_BLOCK
+ * bytes are not kept; a block that takes it past its cap pushes out the
+ * oldest; and whenever memory is taken anew from the system (no kept block
+ * fits), as many bytes of kept blocks are freed first, so that what is kept
+ * does not add to the peak of an analysis that grows past it (a large
+ * graph's arena takes the kept blocks of its ladder as it climbs, or frees
+ * them). Under AddressSanitizer a kept block is poisoned until it is used
+ * again. */
+#define CACHE_CAP   (64u * 1024 * 1024)
+#define CACHE_BLOCK (16u * 1024 * 1024)
 
-typedef struct block_cache {
-    struct fl_arena_block *head;
-    int n;
-} block_cache;
+#if defined(__SANITIZE_ADDRESS__)
+#define FL_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define FL_ASAN 1
+#endif
+#endif
+#ifdef FL_ASAN
+#include <sanitizer/asan_interface.h>
+#define POISON(p, n)   ASAN_POISON_MEMORY_REGION(p, n)
+#define UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)
+#else
+#define POISON(p, n)   ((void)(p), (void)(n))
+#define UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
 
-static _Thread_local block_cache kept;
-static pthread_key_t kept_key;
-static pthread_once_t kept_once = PTHREAD_ONCE_INIT;
-static bool kept_key_ok;
+static pthread_mutex_t cache_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct fl_arena_block *cache_new, *cache_old; /* newest and oldest kept */
+static size_t cache_bytes;                           /* data bytes of the kept blocks */
+static size_t cache_blocks;
+static size_t cache_cap = CACHE_CAP;
 
-static void kept_free(void *arg) {
-    block_cache *c = arg;
-    while (c->head) {
-        struct fl_arena_block *next = c->head->next;
-        free(c->head);
-        c->head = next;
+/* Takes b out of the cache; cache_mu held. */
+static void cache_unlink(struct fl_arena_block *b) {
+    *(b->prev ? &b->prev->next : &cache_new) = b->next;
+    *(b->next ? &b->next->prev : &cache_old) = b->prev;
+    cache_bytes -= b->size;
+    cache_blocks--;
+}
+
+/* Takes the oldest kept blocks out until at most `keep` bytes are kept, and
+ * returns them as a list (linked by `next`) for the caller to free once it
+ * has let go of cache_mu; cache_mu held. */
+static struct fl_arena_block *cache_shed(size_t keep) {
+    struct fl_arena_block *out = NULL;
+    while (cache_bytes > keep) {
+        struct fl_arena_block *b = cache_old;
+        cache_unlink(b);
+        b->next = out;
+        out = b;
     }
-    c->n = 0;
+    return out;
 }
 
-/* At exit, the exiting thread's blocks (a leak checker that does not scan
- * thread-local storage would report them). */
-static void kept_free_at_exit(void) {
-    kept_free(&kept);
-}
-
-static void kept_key_make(void) {
-    kept_key_ok = pthread_key_create(&kept_key, kept_free) == 0 && atexit(kept_free_at_exit) == 0;
-}
-
-/* Keeps b for reuse when it is a block from malloc and there is room;
- * false: the caller frees it. */
-static bool keep_block(struct fl_arena_block *b) {
-    if (!b->lazy || b->mapped || kept.n >= BLOCK_CACHE) {
-        return false;
+static void blocks_free(struct fl_arena_block *b) {
+    while (b) {
+        struct fl_arena_block *next = b->next;
+        UNPOISON(b->data, b->size);
+        free(b);
+        b = next;
     }
-    if (!kept.n) {
-        /* the thread's exit frees what it keeps */
-        pthread_once(&kept_once, kept_key_make);
-        if (!kept_key_ok || pthread_setspecific(kept_key, &kept) != 0) {
-            return false;
+}
+
+/* Gives back block b (not a table's): kept for reuse, or freed. */
+static void block_put(struct fl_arena_block *b) {
+    if (b->size > CACHE_BLOCK) {
+        free(b);
+        return;
+    }
+    /* What may hold data now: the old data not yet zeroed again, or what
+     * was handed out (past it the bytes were zeroed, or are zero pages). */
+    b->dirty = b->ready < b->dirty ? b->dirty : b->used;
+    POISON(b->data, b->size);
+    pthread_mutex_lock(&cache_mu);
+    b->prev = NULL;
+    b->next = cache_new;
+    *(cache_new ? &cache_new->prev : &cache_old) = b;
+    cache_new = b;
+    cache_bytes += b->size;
+    cache_blocks++;
+    struct fl_arena_block *out = cache_shed(cache_cap);
+    pthread_mutex_unlock(&cache_mu);
+    blocks_free(out);
+}
+
+/* Before `size` bytes are taken anew from the system for an arena that
+ * holds `held` bytes: when that arena grows past the cache's cap (a graph
+ * larger than what is kept), as many bytes of kept blocks are freed, the
+ * oldest first, so that what is kept does not add to its peak. */
+static void cache_make_room(size_t held, size_t size) {
+    pthread_mutex_lock(&cache_mu);
+    struct fl_arena_block *out = NULL;
+    if (cache_bytes && (held > cache_cap || size > cache_cap - held)) {
+        out = cache_shed(cache_bytes > size ? cache_bytes - size : 0);
+    }
+    pthread_mutex_unlock(&cache_mu);
+    blocks_free(out);
+}
+
+/* A block of `size` data bytes and at most `most` for an arena holding
+ * `held` bytes: the newest kept one that fits, else a new one (from malloc
+ * when small, whose bytes are then dirty, else from calloc), or NULL when
+ * memory is exhausted. Its `size` and `dirty` are set, its other fields
+ * are the caller's to set. */
+static struct fl_arena_block *block_get(size_t size, size_t most, size_t held) {
+    struct fl_arena_block *b = NULL;
+    pthread_mutex_lock(&cache_mu);
+    for (struct fl_arena_block *k = cache_new; k; k = k->next) {
+        if (k->size >= size && k->size <= most) {
+            cache_unlink(k);
+            b = k;
+            break;
         }
     }
-    b->next = kept.head;
-    kept.head = b;
-    kept.n++;
-    return true;
+    pthread_mutex_unlock(&cache_mu);
+    if (b) {
+        UNPOISON(b->data, b->size);
+        return b;
+    }
+    cache_make_room(held, size);
+    bool small = size <= LAZY_ZERO_MAX;
+    b = small ? malloc(sizeof(*b) + size) : calloc(1, sizeof(*b) + size);
+    if (b) {
+        b->size = size;
+        b->dirty = small ? size : 0;
+    }
+    return b;
 }
 
-/* A kept block of `bsize` bytes (its fields to be set by the caller), or
- * NULL. */
-static struct fl_arena_block *reuse_block(size_t bsize) {
-    for (struct fl_arena_block **at = &kept.head; *at; at = &(*at)->next) {
-        struct fl_arena_block *b = *at;
-        if (b->size == bsize) {
-            *at = b->next;
-            kept.n--;
-            return b;
-        }
-    }
-    return NULL;
+void fl__arena_cache_stats(size_t *bytes, size_t *blocks) {
+    pthread_mutex_lock(&cache_mu);
+    *bytes = cache_bytes;
+    *blocks = cache_blocks;
+    pthread_mutex_unlock(&cache_mu);
+}
+
+size_t fl__arena_cache_set_cap(size_t cap) {
+    pthread_mutex_lock(&cache_mu);
+    size_t old = cache_cap;
+    cache_cap = cap;
+    struct fl_arena_block *out = cache_shed(cap);
+    pthread_mutex_unlock(&cache_mu);
+    blocks_free(out);
+    return old;
 }
 
 void fl__arena_init(fl_arena *a, size_t limit) {
@@ -154,9 +248,9 @@ void fl__arena_free(fl_arena *a) {
         struct fl_arena_block *next = b->next;
         if (b->mapped) {
             (void)munmap(b->map, b->mapped);
-        }
-        if (!keep_block(b)) {
             free(b);
+        } else {
+            block_put(b);
         }
         b = next;
     }
@@ -212,25 +306,19 @@ __attribute__((noinline)) static void *bump_slow(fl_arena *a, size_t size,
             }
             bsize = need;
         }
-        /* calloc: large blocks come straight from mmap, already zero and
-         * not yet touched; small ones are zeroed as they are used. */
-        bool lazy = bsize <= LAZY_ZERO_MAX;
-        struct fl_arena_block *nb = reuse_block(bsize);
-        if (!nb) {
-            nb = lazy ? malloc(sizeof(*nb) + bsize) : calloc(1, sizeof(*nb) + bsize);
-        }
+        bool small = bsize <= LAZY_ZERO_MAX;
+        struct fl_arena_block *nb = block_get(bsize, bsize, a->reserved);
         if (!nb) {
             a->failed = true;
             return NULL;
         }
-        nb->size = bsize;
         nb->used = 0;
-        nb->lazy = lazy;
         nb->map = NULL;
         nb->mapped = 0;
         /* A block made for one large allocation is left to fault on use:
          * its owner may touch little of it. */
-        nb->ready = lazy ? 0 : bsize >= POPULATE_MIN && bsize > need ? 0 : bsize;
+        nb->populate = !small && bsize >= POPULATE_MIN && bsize > need;
+        nb->ready = nb->dirty || nb->populate ? 0 : bsize;
         /* A large one-off allocation goes behind the current block so that the
          * remaining space of the current block is not abandoned. */
         if (b && need > b->size) {
@@ -281,9 +369,12 @@ void *fl__arena_alloc_raw(fl_arena *a, size_t size) {
     struct fl_arena_block *b;
     void *p = bump(a, size, &b);
     if (p && b->used > b->ready) {
-        if (b->lazy) {
+        if (b->used <= b->dirty) {
             b->ready = b->used; /* handed out as it is: nothing to zero */
         } else {
+            if (b->ready < b->dirty) {
+                b->ready = b->dirty; /* the same */
+            }
             make_ready(b, b->used);
         }
     }
@@ -315,6 +406,7 @@ void *fl__arena_table(fl_arena *a, size_t n, size_t size) {
         a->failed = true;
         return NULL;
     }
+    cache_make_room(a->reserved, len);
     /* The block's header on its own (the mapping is the table's bytes
      * only: a header in front would fault in one more huge page). */
     struct fl_arena_block *b = calloc(1, sizeof(*b));
@@ -401,13 +493,71 @@ void *fl__arena_grow(fl_arena *a, void *old, size_t old_n, size_t new_n, size_t 
     return p;
 }
 
-/* Scratch blocks carry their size in front (16 bytes keep the alignment). */
+/* Scratch arrays and buffers (fl__mem_realloc) carry a head in front: the
+ * bytes asked for with the head's own, and whether they are a block's. */
 typedef union scratch_head {
-    size_t size;
+    struct {
+        size_t size;
+        bool block;
+    } h;
     max_align_t align;
 } scratch_head;
 
+/* Up to SCRATCH_SMALL bytes from malloc; more, a block. */
 #define SCRATCH_SMALL (32u * 1024)
+
+/* `total` bytes with a head in front, zero when `zero`; NULL when memory is
+ * exhausted. Small ones from malloc (zeroed here: glibc's calloc skips its
+ * per-thread cache, and a step's scratch is freed before the next step's
+ * is asked for, a sort's queues on every pass); large ones are blocks, a
+ * kept one for up to twice the bytes (zeroed as far as it held data) or a
+ * new one. `held`: the bytes of the arena they are counted against. */
+static scratch_head *chunk_get(size_t total, bool zero, size_t held) {
+    scratch_head *h;
+    if (total <= SCRATCH_SMALL) {
+        h = malloc(total);
+        if (h && zero) {
+            /* the bytes after the head (written below): malloc and a memset
+             * of the whole would be compiled back into calloc */
+            memset(h + 1, 0, total - sizeof(*h));
+        }
+        if (h) {
+            h->h.block = false;
+        }
+    } else {
+        struct fl_arena_block *b =
+            block_get(total, total <= CACHE_BLOCK / 2 ? 2 * total : total, held);
+        if (!b) {
+            return NULL;
+        }
+        if (zero) {
+            memset(b->data, 0, total < b->dirty ? total : b->dirty);
+        }
+        b->used = b->ready = total;
+        b->dirty = b->dirty > total ? b->dirty : 0;
+        b->populate = false;
+        b->map = NULL;
+        b->mapped = 0;
+        h = (scratch_head *)b->data;
+        h->h.block = true;
+    }
+    if (h) {
+        h->h.size = total;
+    }
+    return h;
+}
+
+static struct fl_arena_block *chunk_block(scratch_head *h) {
+    return (struct fl_arena_block *)((char *)h - offsetof(struct fl_arena_block, data));
+}
+
+static void chunk_put(scratch_head *h) {
+    if (h->h.block) {
+        block_put(chunk_block(h));
+    } else {
+        free(h);
+    }
+}
 
 static bool hook_scratch; /* the allocation the hook is asked about is scratch */
 
@@ -435,21 +585,11 @@ void *fl__arena_scratch(fl_arena *a, size_t n, size_t size) {
         a->failed = true;
         return NULL;
     }
-    /* Small blocks from malloc and zeroed here: glibc's calloc skips its
-     * per-thread cache, and a step's scratch is freed before the next
-     * step's is asked for (a sort's queues on every pass). Large ones from
-     * calloc, whose fresh pages need no zeroing. */
-    scratch_head *h = total <= SCRATCH_SMALL ? malloc(total) : calloc(1, total);
-    if (h && total <= SCRATCH_SMALL) {
-        /* the bytes after the header (written below): malloc and a memset of
-         * the whole would be compiled back into calloc */
-        memset(h + 1, 0, total - sizeof(*h));
-    }
+    scratch_head *h = chunk_get(total, true, a->reserved);
     if (!h) {
         a->failed = true;
         return NULL;
     }
-    h->size = total;
     a->reserved += total;
     return h + 1;
 }
@@ -470,6 +610,43 @@ void fl__arena_scratch_free(fl_arena *a, void *p) {
         return;
     }
     scratch_head *h = (scratch_head *)p - 1;
-    a->reserved -= h->size < a->reserved ? h->size : a->reserved;
-    free(h);
+    a->reserved -= h->h.size < a->reserved ? h->h.size : a->reserved;
+    chunk_put(h);
+}
+
+void *fl__mem_realloc(void *p, size_t size) {
+    if (size > SIZE_MAX / 2) {
+        return NULL;
+    }
+    size_t total = sizeof(scratch_head) + (size ? size : 1);
+    scratch_head *h = p ? (scratch_head *)p - 1 : NULL;
+    if (h && h->h.block && total <= chunk_block(h)->size) {
+        struct fl_arena_block *b = chunk_block(h); /* room in its block */
+        if (total > b->used) {
+            b->dirty = b->dirty > total ? b->dirty : 0;
+            b->used = b->ready = total;
+        }
+        h->h.size = total;
+        return p;
+    }
+    if (h && !h->h.block && total <= SCRATCH_SMALL) {
+        h = realloc(h, total);
+        if (h) {
+            h->h.size = total;
+        }
+        return h ? h + 1 : NULL;
+    }
+    scratch_head *n = chunk_get(total, false, 0);
+    if (n && h) {
+        size_t keep = (h->h.size < total ? h->h.size : total) - sizeof(*h);
+        memcpy(n + 1, h + 1, keep);
+        chunk_put(h);
+    }
+    return n ? n + 1 : NULL;
+}
+
+void fl__mem_free(void *p) {
+    if (p) {
+        chunk_put((scratch_head *)p - 1);
+    }
 }

@@ -9,8 +9,10 @@
  *
  * Memory is never handed out twice and every allocation starts out zero:
  * large blocks come from calloc (fresh pages, zero without a write), small
- * ones are zeroed as the allocations reach them, so the zero-filling calls
- * (zalloc, calloc, grow) write nothing themselves. That matters on large
+ * ones and blocks an earlier arena used (the process keeps freed blocks,
+ * up to 64 MB, for its next arenas) are zeroed as the allocations reach
+ * them, so the zero-filling calls (zalloc, calloc, grow) write nothing
+ * themselves. That matters on large
  * graphs, where zeroing megabytes of fresh pages (which the kernel hands out
  * zeroed) used to cost a pass over memory per allocation. Whoever writes past
  * the end of an allocation breaks this for the next one, as any overflow
@@ -100,6 +102,24 @@ void fl__arena_scratch_free(fl_arena *a, void *p);
  * first old_n kept and the rest zero. On failure NULL, and p stays the
  * caller's to free. */
 void *fl__arena_scratch_grow(fl_arena *a, void *p, size_t old_n, size_t new_n, size_t size);
+
+/* Tests only: the bytes and blocks the process keeps for its next arenas
+ * (freed arenas' blocks, shared by every thread). */
+void fl__arena_cache_stats(size_t *bytes, size_t *blocks);
+
+/* Tests only: sets the most bytes kept (64 MB unless set), frees kept
+ * blocks over it, and returns the previous cap. */
+size_t fl__arena_cache_set_cap(size_t cap);
+
+/* Memory outside arenas, as realloc and free: a buffer that grows (the
+ * graph journal's arrays). Large ones come from and go back to the blocks
+ * the process keeps (above), so that memory used on every analysis is not
+ * faulted in again each time. The contents past the old size are
+ * unspecified; NULL when memory is exhausted (p is then unchanged). */
+void *fl__mem_realloc(void *p, size_t size);
+
+/* Frees memory of fl__mem_realloc (NULL: nothing). */
+void fl__mem_free(void *p);
 
 /* Tests only: whether the allocation the fail hook is being asked about is
  * scratch memory (fl__arena_scratch). */
