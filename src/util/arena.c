@@ -92,11 +92,12 @@ static void make_ready(struct fl_arena_block *b, size_t end) {
  * much again to spare; its bytes that held data are zeroed again as they
  * are handed out. The cache is bounded three ways: blocks over CACHE_BLOCK
  * bytes are not kept; a block that takes it past its cap pushes out the
- * oldest; and whenever memory is taken anew from the system (no kept block
- * fits), as many bytes of kept blocks are freed first, so that what is kept
- * does not add to the peak of an analysis that grows past it (a large
- * graph's arena takes the kept blocks of its ladder as it climbs, or frees
- * them). Under AddressSanitizer a kept block is poisoned until it is used
+ * oldest; and when an arena takes memory anew from the system (no kept
+ * block fits) that takes it past the cap, as many bytes of kept blocks are
+ * freed first, so that what is kept does not add to the peak
+ * of a graph larger than the cache (its arena takes the kept blocks of its
+ * ladder as it climbs, or frees them). Under AddressSanitizer a kept block
+ * is poisoned until it is used
  * again. */
 #define CACHE_CAP   (64u * 1024 * 1024)
 #define CACHE_BLOCK (16u * 1024 * 1024)
