@@ -48,7 +48,7 @@ void fl__graph_snapshot_free(fl_graph_snapshot *s) {
     fl__mem_free(s->order);
     fl__mem_free(s->funcs);
     fl__mem_free(s->at);
-    free(s->same);
+    fl__mem_free(s->same);
     fl__graph_snapshot_init(s);
 }
 
@@ -545,10 +545,11 @@ void fl__graph_journal_same(fl_graph *g, const fl_node *from, const fl_node *to)
         if (s->max_bytes && s->bytes + grow > s->max_bytes) {
             return;
         }
-        struct fl_same_pair *old = s->same, *nw = calloc(cap, sizeof(*nw));
+        struct fl_same_pair *old = s->same, *nw = fl__mem_realloc(NULL, cap * sizeof(*nw));
         if (!nw) {
             return;
         }
+        memset(nw, 0, cap * sizeof(*nw));
         size_t old_cap = s->cap_same;
         s->same = nw;
         s->cap_same = cap;
@@ -558,7 +559,7 @@ void fl__graph_journal_same(fl_graph *g, const fl_node *from, const fl_node *to)
                 *same_slot(s, old[i].from) = old[i];
             }
         }
-        free(old);
+        fl__mem_free(old);
     }
     struct fl_same_pair *p = same_slot(s, from);
     s->n_same += !p->from;
