@@ -158,16 +158,19 @@ static const char *copy_as_before(fl_arena *ra, const char *s, const char *prev_
     return fl__arena_strdup(ra, s);
 }
 
-/* The ledger's entries into the report's es (led->n_entries of them). */
+/* The ledger's entries into the report's es (led->n_entries of them); the
+ * rule and detail texts as they are when the ledger wrote them into ra. */
 static void copy_ledger(fl_arena *ra, const fl_ledger *led, fl_report_ledger_entry *es) {
+    bool kept = led->text == ra;
     for (size_t i = 0; i < led->n_entries; i++) {
         const fl_ledger_entry *e = &led->entries[i], *prev = i ? e - 1 : NULL;
         es[i].pass =
             copy_as_before(ra, e->pass, prev ? prev->pass : NULL, i ? es[i - 1].pass : NULL);
         es[i].rule =
-            copy_as_before(ra, e->rule, prev ? prev->rule : NULL, i ? es[i - 1].rule : NULL);
+            kept ? e->rule
+                 : copy_as_before(ra, e->rule, prev ? prev->rule : NULL, i ? es[i - 1].rule : NULL);
         es[i].node = fl__arena_strdup(ra, e->node);
-        es[i].detail = fl__arena_strdup(ra, e->detail);
+        es[i].detail = kept ? e->detail : fl__arena_strdup(ra, e->detail);
     }
 }
 
@@ -192,6 +195,7 @@ static fl_status run_passes(fl_ctx *c, const fl_options *opt, const fl_cost_tota
     cfg.failures = &failures;
     fl_ledger led;
     fl__ledger_init(&led, c->a);
+    led.text = ra; /* the report keeps the notes' texts */
     fl_cost_totals after;
     fl_status st = fl__pipeline_run(c, opt, &cfg, &led, &after);
     if (st != FL_OK) {

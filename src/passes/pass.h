@@ -33,7 +33,14 @@ typedef struct fl_pass_options {
 } fl_pass_options;
 
 /* One rule firing: `rule` on `node` (the node matched, before rewriting), with
- * a short human description ("Conv2D+BiasAdd+Relu -> _FusedConv2D"). */
+ * a short human description ("Conv2D+BiasAdd+Relu -> _FusedConv2D").
+ * `node` is the node's own name string, not a copy: a node's name is
+ * written once, into the analysis's arena (import, fl__graph_unique_name,
+ * a rename's new copy; a node taking another's name shares that string),
+ * and that arena frees nothing before the analysis ends, so the name stays
+ * as it was noted through removal, renaming and a rolled-back pass. Passes
+ * run on the analysed graph only (an ONNX body is a graph of its own,
+ * analysed in the same arena, that no pass sees). The report copies it. */
 typedef struct fl_ledger_entry {
     const char *pass;
     const char *rule;
@@ -54,6 +61,10 @@ typedef struct fl_pass_record {
 
 typedef struct fl_ledger {
     fl_arena *arena;
+    /* The arena the entries' rule and detail texts are written to: `arena`
+     * unless the caller sets the one it keeps them in (fl_analyze: the
+     * report's, which then takes them as they are instead of copying) */
+    fl_arena *text;
     fl_ledger_entry *entries;
     size_t n_entries, cap_entries;
     fl_pass_record *passes;

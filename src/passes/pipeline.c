@@ -135,7 +135,7 @@ fl_status fl__pipeline_select(const fl_pipeline_config *cfg, bool on[FL_PASS_COU
 
 void fl__ledger_init(fl_ledger *l, fl_arena *a) {
     memset(l, 0, sizeof(*l));
-    l->arena = a;
+    l->arena = l->text = a;
 }
 
 /* Notes are cut to LEDGER_DETAIL - 1 bytes. */
@@ -160,11 +160,10 @@ static void ledger_push(fl_pass_ctx *pc, const char *rule, const fl_node *n, con
     const fl_ledger_entry *prev = l->n_entries ? &l->entries[l->n_entries - 1] : NULL;
     fl_ledger_entry *e = &l->entries[l->n_entries++];
     e->pass = pc->pass;
-    e->rule = prev && prev->rule && strcmp(prev->rule, rule) == 0
-                  ? prev->rule
-                  : fl__arena_strdup(l->arena, rule);
-    e->node = fl__arena_strdup(l->arena, n ? n->name : "");
-    e->detail = fl__arena_strndup(l->arena, detail, len);
+    e->rule = prev && prev->rule && strcmp(prev->rule, rule) == 0 ? prev->rule
+                                                                  : fl__arena_strdup(l->text, rule);
+    e->node = n ? n->name : ""; /* not copied: see fl_ledger_entry */
+    e->detail = fl__arena_strndup(l->text, detail, len);
 }
 
 /* Does fmt hold no conversion but %s? */

@@ -62,6 +62,53 @@ static void test_if_both_branches(void **state) {
     ob_free(el);
 }
 
+/* The ledger keeps a noted node's own name string (no copy) until the
+ * report copies it: the string must outlive the node's removal, the
+ * refreshes after each pass and the If's bodies, graphs of their own
+ * imported from bytes that are freed after each analysis of the If.
+ * b = Relu(x) duplicates a = Relu(x): CSE removes b and notes it once.
+ * Under ASan a name freed before the report copied it fails here. */
+static void test_ledger_names_outlive_bodies(void **state) {
+    (void)state;
+    ob_model *m = ob_new(13);
+    ob_input(m, "x", OB_FLOAT, 2, (int64_t[]){4, 8}, NULL);
+    ob_input(m, "c", OB_BOOL, 0, NULL, NULL);
+    ob_node(m, "Relu", "a", "x", "av");
+    ob_node(m, "Relu", "b", "x", "bv");
+    ob_node(m, "Add", "s", "av,bv", "sv");
+    ob_model *th = ob_new(13), *el = ob_new(13);
+    ob_node(th, "Relu", "t_relu", "sv", "t");
+    ob_output_typed(th, "t", OB_FLOAT, 2, (int64_t[]){4, 8});
+    ob_node(el, "Neg", "e_neg", "sv", "e");
+    ob_output_typed(el, "e", OB_FLOAT, 2, (int64_t[]){4, 8});
+    Onnx__NodeProto *n = ob_node(m, "If", "branch", "c", "y");
+    ob_attr_graph(m, n, "then_branch", th);
+    ob_attr_graph(m, n, "else_branch", el);
+    ob_output(m, "y");
+    size_t len;
+    uint8_t *buf = ob_pack(m, &len);
+    fl_options o;
+    fl_options_init(&o);
+    o.passes = "default";
+    fl_report *r = NULL;
+    assert_int_equal(fl_analyze(buf, len, &o, &r), FL_OK);
+    free(buf);
+    size_t cse = 0;
+    for (size_t i = 0; i < r->n_ledger; i++) {
+        const fl_report_ledger_entry *e = &r->ledger[i];
+        if (strcmp(e->rule, "common_subgraph") == 0) {
+            assert_string_equal(e->node, "b");
+            assert_string_equal(e->detail, "Relu duplicates 'a': removed");
+            cse++;
+        }
+    }
+    assert_int_equal(cse, 1);
+    fl_report_free(r);
+    ob_free(m);
+    ob_free(th);
+    ob_free(el);
+}
+
 /* Loop with M = 5 (an initializer), no cond input, v float [3,4] carried,
  * w float [3,4] from the outer graph: body v_out = Add(v_in, w) (12 FLOPs)
  * and cond_out = Identity(cond_in) (0): 5 * 12 = 60 FLOPs. With M an int64
@@ -610,12 +657,19 @@ static void test_analysed_outputs(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_if_both_branches),   cmocka_unit_test(test_loop_trips),
-        cmocka_unit_test(test_loop_scan_symbolic), cmocka_unit_test(test_reserved_attributes),
-        cmocka_unit_test(test_while_loop_partial), cmocka_unit_test(test_scan_length),
-        cmocka_unit_test(test_symbolic_body),      cmocka_unit_test(test_unknown_body),
-        cmocka_unit_test(test_analysed_outputs),   cmocka_unit_test(test_expression_body),
-        cmocka_unit_test(test_expression_if),      cmocka_unit_test(test_expression_nested),
+        cmocka_unit_test(test_if_both_branches),
+        cmocka_unit_test(test_ledger_names_outlive_bodies),
+        cmocka_unit_test(test_loop_trips),
+        cmocka_unit_test(test_loop_scan_symbolic),
+        cmocka_unit_test(test_reserved_attributes),
+        cmocka_unit_test(test_while_loop_partial),
+        cmocka_unit_test(test_scan_length),
+        cmocka_unit_test(test_symbolic_body),
+        cmocka_unit_test(test_unknown_body),
+        cmocka_unit_test(test_analysed_outputs),
+        cmocka_unit_test(test_expression_body),
+        cmocka_unit_test(test_expression_if),
+        cmocka_unit_test(test_expression_nested),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
