@@ -140,7 +140,12 @@ typedef struct imp {
         const char *op; /* an ai.onnx op type met before (a node's string) */
         fl_op_kind kind;
     } kinds[64]; /* by its first two characters (default_kind) */
+    /* Per graph.node: its inputs less trailing absent ones, FULL_IN set when
+     * early_inputs resolved them all (scratch). */
+    uint32_t *n_in;
 } imp;
+
+#define FULL_IN 0x80000000u
 
 static bool dt_unsigned(fl_dtype dt) {
     return dt == FL_DT_UINT8 || dt == FL_DT_UINT16 || dt == FL_DT_UINT32 || dt == FL_DT_UINT64 ||
@@ -951,6 +956,41 @@ static bool domain_imported(const Onnx__ModelProto *m, const char *domain) {
 }
 
 /* Sweep 1 for one node: create it, its attrs and its outputs. */
+/* The node's inputs less trailing absent optional ones. */
+static size_t input_count(const Onnx__NodeProto *np) {
+    size_t cnt = np->n_input;
+    while (cnt > 0 && (!np->input[cnt - 1] || !*np->input[cnt - 1])) {
+        cnt--;
+    }
+    return cnt;
+}
+
+/* Sweep 1's part of a node's inputs: those whose producer is met already
+ * (nodes come in topological order, so nearly all) are resolved while the
+ * producer's slot and name are still in cache. resolve_inputs does the
+ * rest, and every check, once all nodes are in: a name is bound once, so
+ * what is found now is what it would find. */
+static fl_status early_inputs(imp *im, fl_node *n, const Onnx__NodeProto *np, size_t idx) {
+    size_t cnt = input_count(np);
+    n->inputs = fl__arena_calloc(im->g->arena, cnt ? cnt : 1, sizeof(fl_input));
+    if (!n->inputs) {
+        return fl__diag_oom(im->d);
+    }
+    uint32_t all = FULL_IN;
+    for (size_t k = 0; k < cnt; k++) {
+        const char *v = np->input[k];
+        const vslot *s = v && *v ? vmap_find(&im->values, v) : NULL;
+        if (s) {
+            n->inputs[k].node = s->node;
+            n->inputs[k].port = s->port;
+        } else {
+            all = 0;
+        }
+    }
+    im->n_in[idx] = (uint32_t)cnt | all; /* cnt <= 65535 (import_node) */
+    return FL_OK;
+}
+
 static fl_status import_node(imp *im, const Onnx__ModelProto *m, size_t idx,
                              const Onnx__NodeProto *np) {
     fl_graph *g = im->g;
@@ -1068,7 +1108,7 @@ static fl_status import_node(imp *im, const Onnx__ModelProto *m, size_t idx,
             return st;
         }
     }
-    return FL_OK;
+    return constant ? FL_OK : early_inputs(im, n, np, idx);
 }
 
 static fl_status absent_input(imp *im, fl_input *in) {
@@ -1089,12 +1129,10 @@ static fl_status absent_input(imp *im, fl_input *in) {
     return FL_OK;
 }
 
-/* Sweep 2 for one node: resolve its inputs. */
-static fl_status resolve_inputs(imp *im, fl_node *n, const Onnx__NodeProto *np) {
-    size_t cnt = np->n_input;
-    while (cnt > 0 && (!np->input[cnt - 1] || !*np->input[cnt - 1])) {
-        cnt--; /* trailing absent optional inputs */
-    }
+/* Sweep 2 for one node: resolve the inputs early_inputs left. */
+static fl_status resolve_inputs(imp *im, fl_node *n, const Onnx__NodeProto *np, size_t idx) {
+    /* early_inputs left the count unless the node is a Constant */
+    size_t cnt = n->inputs ? (size_t)(im->n_in[idx] & ~FULL_IN) : input_count(np);
     if (n->kind == FL_OP_CONST) {
         if (cnt) {
             return fl__node_fail(im->d, FL_EINVAL, n,
@@ -1104,11 +1142,10 @@ static fl_status resolve_inputs(imp *im, fl_node *n, const Onnx__NodeProto *np) 
         }
         return FL_OK;
     }
-    n->inputs = fl__arena_calloc(im->g->arena, cnt ? cnt : 1, sizeof(fl_input));
-    if (!n->inputs) {
-        return fl__diag_oom(im->d);
-    }
-    for (size_t k = 0; k < cnt; k++) {
+    for (size_t k = 0; k < cnt && !(im->n_in[idx] & FULL_IN); k++) {
+        if (n->inputs[k].node) {
+            continue; /* early_inputs found it */
+        }
         const char *v = np->input[k];
         fl_status st;
         if (!v || !*v) {
@@ -1202,6 +1239,10 @@ static fl_status import_graph(imp *im, const Onnx__ModelProto *m) {
     if (!vmap_init(&im->values, im->g->arena, (size_t)total + 16)) {
         return fl__diag_oom(d);
     }
+    im->n_in = fl__arena_scratch(im->g->arena, gp->n_node + 1, sizeof(uint32_t));
+    if (!im->n_in) {
+        return fl__diag_oom(d);
+    }
     /* Every node, initializer and input becomes a node (and one node may
      * stand for absent optional inputs): the node array and the name index
      * take their sizes once instead of doubling. */
@@ -1218,7 +1259,7 @@ static fl_status import_graph(imp *im, const Onnx__ModelProto *m) {
         st = import_node(im, m, i, gp->node[i]);
     }
     for (size_t i = 0; i < gp->n_node && st == FL_OK; i++) {
-        st = resolve_inputs(im, im->g->nodes[first + i], gp->node[i]);
+        st = resolve_inputs(im, im->g->nodes[first + i], gp->node[i], i);
     }
     if (st == FL_OK && gp->n_node == 0) {
         return fl__diag_fail(d, FL_EINVAL,
@@ -1255,13 +1296,15 @@ fl_status fl__import_onnx_files(fl_graph *g, const uint8_t *buf, size_t len,
     }
     g->src = NULL;     /* not a GraphDef */
     g->onnx.model = m; /* written back by export/onnx_write.c */
-    imp im = {g, d, o, {NULL, 0, 0}, NULL, {files, NULL, 0, 0, NULL, 0, NULL}, false, {{NULL, 0}}};
+    imp im = {g,     d,           o,   {NULL, 0, 0}, NULL, {files, NULL, 0, 0, NULL, 0, NULL},
+              false, {{NULL, 0}}, NULL};
     fl_status st = import_graph(&im, m);
     if (st == FL_OK) {
         st = fl__onnx_ext_check_overlap(&im.ext, d);
     }
     fl__onnx_ext_free(&im.ext);
     fl__arena_scratch_free(g->arena, im.values.slots);
+    fl__arena_scratch_free(g->arena, im.n_in);
     return st;
 }
 

@@ -468,6 +468,27 @@ static void test_absent_optional_input(void **state) {
     ob_free(m);
 }
 
+/* A consumer listed before its producer: its inputs are resolved once every
+ * node is in, beside one met before it (the initializer hi) and an absent one
+ * in the middle. Clip reads relu's [4,5] output: 20 FLOPs, 80 + 4 + 80 bytes
+ * (x's elements, hi's one float, y's elements). */
+static void test_consumer_before_producer(void **state) {
+    (void)state;
+    ob_model *m = ob_new(13);
+    ob_input(m, "x", OB_FLOAT, 2, (int64_t[]){4, 5}, NULL);
+    ob_init_f(m, "hi", 0, NULL, false);
+    ob_node(m, "Clip", "clip", "r,,hi", "y");
+    ob_node(m, "Relu", "relu", "x", "r");
+    ob_output(m, "y");
+    fl_report *r = run_ok(m);
+    const fl_report_node *n = tg_find(r, "clip");
+    assert_string_equal(n->outputs[0].shape, "[4,5]");
+    assert_counts(n, 20, 0, 80 + 4 + 80);
+    assert_string_equal(tg_find(r, "relu")->outputs[0].shape, "[4,5]");
+    fl_report_free(r);
+    ob_free(m);
+}
+
 /* ------------------------------------------------------------------------- */
 /* Errors                                                                     */
 /* ------------------------------------------------------------------------- */
@@ -756,6 +777,7 @@ int main(void) {
         cmocka_unit_test(test_slice_value),
         cmocka_unit_test(test_reshaped_values),
         cmocka_unit_test(test_absent_optional_input),
+        cmocka_unit_test(test_consumer_before_producer),
         cmocka_unit_test(test_error_missing_input),
         cmocka_unit_test(test_error_raw_data_size),
         cmocka_unit_test(test_error_duplicate_output_and_domain),

@@ -184,8 +184,8 @@ static fl_status infer_bias_dropout(fl_ctx *c, fl_node *n) {
         st = fl__op_merge_dim(c, n, x->dims[i], b->dims[i], "input 1 (bias) and input 0 (data)",
                               &m);
     }
-    const fl_shape *r = fl__op_in_shape(n, 2);
-    if (st == FL_OK && !fl__ox_absent(n, 2) && r->rank >= 0 && x->rank >= 0) {
+    const fl_shape *r = fl__ox_absent(n, 2) ? NULL : fl__op_in_shape(n, 2);
+    if (st == FL_OK && r && r->rank >= 0 && x->rank >= 0) {
         if (r->rank != x->rank) {
             return fl__node_fail(c->d, FL_EINVAL, n,
                                  "input 2 (residual) has rank %d, input 0 (data) %d", r->rank,
@@ -211,8 +211,11 @@ static fl_status cost_bias_dropout(fl_ctx *c, const fl_node *n, fl_cost *out) {
 static fl_status infer_gemm_fast_gelu(fl_ctx *c, fl_node *n) {
     static const int idx[] = {0, 1};
     fl_status st = fl__ox_delegate(c, n, FL_OP_ONNX_MATMUL, idx, 2);
+    if (st != FL_OK || fl__ox_absent(n, 2)) {
+        return st;
+    }
     const fl_shape *y = &n->outputs[0].shape, *b = fl__op_in_shape(n, 2);
-    if (st != FL_OK || fl__ox_absent(n, 2) || b->rank < 0) {
+    if (b->rank < 0) {
         return st;
     }
     if (b->rank != 1) {

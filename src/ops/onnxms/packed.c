@@ -50,8 +50,11 @@ static bool is_pmha(const fl_node *n) {
 
 /* Input i (when given) has rank `rank` (when known). */
 static fl_status need_rank(fl_ctx *c, const fl_node *n, int i, const char *what, int rank) {
+    if (fl__ox_absent(n, i)) {
+        return FL_OK;
+    }
     const fl_shape *s = fl__op_in_shape(n, i);
-    if (fl__ox_absent(n, i) || s->rank < 0 || s->rank == rank) {
+    if (s->rank < 0 || s->rank == rank) {
         return FL_OK;
     }
     return fl__node_fail(c->d, FL_EINVAL, n, "input %d (%s) has rank %d, want %d", i, what, s->rank,

@@ -35,8 +35,11 @@ typedef struct cc_dims {
  * dims equal want[] (known entries). */
 static fl_status check_in(fl_ctx *c, const fl_node *n, int i, const char *what, int rank,
                           const fl_sym *want) {
+    if (fl__ox_absent(n, i)) {
+        return FL_OK;
+    }
     const fl_shape *s = fl__op_in_shape(n, i);
-    if (fl__ox_absent(n, i) || s->rank < 0) {
+    if (s->rank < 0) {
         return FL_OK;
     }
     if (s->rank != rank) {
