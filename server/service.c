@@ -6,6 +6,7 @@
  * reply is the report in its wire form (proto/glue/report_pb.c, the mapping the
  * CLI's remote mode reads it back with), so both print the same bytes.
  */
+#define _GNU_SOURCE /* mremap */
 #include "foldline/foldline.h"
 #include "foldline/v1/cost_model.pb-c.h"
 #include "foldline/wire.h"
@@ -13,6 +14,10 @@
 #include "pbguard.h"
 #include "report_pb.h"
 #include "server.h"
+
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
 
 #include <grpc/byte_buffer.h>
 #include <grpc/byte_buffer_reader.h>
@@ -524,6 +529,7 @@ typedef struct stream_buf {
     char *name; /* NULL: the model file itself */
     unsigned char *bytes;
     size_t len, cap;
+    bool mapped; /* pages of its own (buf_reserve_mapped), munmap'd */
 } stream_buf;
 
 struct fl_stream {
@@ -534,6 +540,15 @@ struct fl_stream {
     stream_buf model;
     stream_buf *files;
     size_t n_files, cap_files;
+    /* The model scanned as it arrives (foldline/wire.h): payloads the
+     * analysis never decodes are left out of `model` (its pages never
+     * written), the node limit checked as nodes arrive. NULL: the model is
+     * held whole (other formats, return_optimized_graph). */
+    fl_wire_scan *scan;
+    const char *nodes_limit; /* the option that set the node limit */
+    int64_t max_nodes;
+    unsigned char *scratch; /* a message gRPC delivered in several slices */
+    size_t scratch_cap;
 };
 
 static void stream_free(struct fl_stream *st) {
@@ -542,7 +557,15 @@ static void stream_free(struct fl_stream *st) {
     }
     fl_wire_msgs_free(st->msgs);
     free(st->opt_bytes);
+#ifdef __linux__
+    if (st->model.mapped) {
+        munmap(st->model.bytes, st->model.cap);
+        st->model.bytes = NULL;
+    }
+#endif
     free(st->model.bytes);
+    fl_wire_scan_free(st->scan);
+    free(st->scratch);
     for (size_t i = 0; i < st->n_files; i++) {
         free(st->files[i].name);
         free(st->files[i].bytes);
@@ -623,6 +646,34 @@ static bool buf_reserve(stream_buf *b, size_t n, size_t limit) {
     return true;
 }
 
+#ifdef __linux__
+/* buf_reserve for a buffer of pages of its own: grown by mremap, which
+ * moves pages without touching them, so the ranges the scan leaves out are
+ * never written and never resident (and read as zeros). */
+static bool buf_reserve_mapped(stream_buf *b, size_t n, size_t limit) {
+    if (n <= b->cap - b->len) {
+        return true;
+    }
+    if (b->len > limit || n > limit - b->len) {
+        return false;
+    }
+    size_t cap = b->cap ? b->cap : (size_t)1 << 20;
+    while (cap - b->len < n) {
+        cap *= 2;
+    }
+    void *nb = b->bytes
+                   ? mremap(b->bytes, b->cap, cap, MREMAP_MAYMOVE)
+                   : mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (nb == MAP_FAILED) {
+        return false;
+    }
+    b->bytes = nb;
+    b->cap = cap;
+    b->mapped = true;
+    return true;
+}
+#endif
+
 /* Appends n bytes at p to b; p may lie in b's own spare capacity. */
 static bool buf_append(stream_buf *b, const uint8_t *p, size_t n, size_t limit) {
     if (!buf_reserve(b, n, limit)) {
@@ -661,6 +712,26 @@ static stream_buf *stream_named(struct fl_stream *st, const char *name) {
     return &st->files[st->n_files++];
 }
 
+/* Checks the stream's options (ro may be NULL) and, for a model whose
+ * format may be ONNX or GraphDef, starts its scanner with the analysis's
+ * own limits. Returns false with the call failed. */
+static bool stream_scanner(fl_call *c, struct fl_stream *st,
+                           const Foldline__V1__AnalyzeOptions *ro) {
+    pool p = {0};
+    fl_options o;
+    bool ok = options_from_request(c, ro, &p, &o);
+    pool_free(&p);
+#ifdef __linux__
+    if (ok && !o.return_graph) { /* the rewritten graph carries the payloads */
+        st->scan = fl_wire_scan_new(o.format, o.max_nodes, o.max_value_elements);
+        st->max_nodes = o.max_nodes;
+        st->nodes_limit =
+            o.max_nodes < c->srv->cfg.max_nodes ? "options.limits.max_nodes" : "--max-nodes";
+    }
+#endif
+    return ok;
+}
+
 /* The first message's options: packed again and decoded from that copy,
  * so that the message's own bytes (most of them graph_chunk) are released
  * with it, and checked now: an upload with a bad option fails before its
@@ -668,7 +739,7 @@ static stream_buf *stream_named(struct fl_stream *st, const char *name) {
 static bool stream_options(fl_call *c, struct fl_stream *st,
                            const Foldline__V1__AnalyzeOptions *ro) {
     if (!ro) {
-        return true;
+        return stream_scanner(c, st, NULL);
     }
     size_t n = foldline__v1__analyze_options__get_packed_size(ro);
     st->opt_bytes = malloc(n ? n : 1);
@@ -685,11 +756,49 @@ static bool stream_options(fl_call *c, struct fl_stream *st,
         fail_undecodable(c, &e, "stream message 0's options");
         return false;
     }
-    pool p = {0};
-    fl_options o;
-    bool ok = options_from_request(c, st->options, &p, &o);
-    pool_free(&p);
-    return ok;
+    return stream_scanner(c, st, st->options);
+}
+
+/* Appends n bytes of the model through its scanner: the runs it keeps are
+ * written, the ones it leaves out only counted in the length. Stops at the
+ * node limit (the caller reads fl_wire_scan_error). */
+static bool scan_append(struct fl_stream *st, const uint8_t *p, size_t n, size_t limit) {
+#ifdef __linux__
+    if (!buf_reserve_mapped(&st->model, n, limit)) {
+        return false;
+    }
+    while (n) {
+        int keep;
+        size_t k = fl_wire_scan_next(st->scan, p, n, &keep);
+        if (!k) {
+            break;
+        }
+        if (keep) {
+            memcpy(st->model.bytes + st->model.len, p, k);
+        }
+        st->model.len += k;
+        p += k;
+        n -= k;
+    }
+    return true;
+#else
+    return buf_append(&st->model, p, n, limit);
+#endif
+}
+
+/* The buffer a message gRPC delivered in several slices is joined in: the
+ * end of the model's bytes, or (the first message, whose options decide
+ * how the model is held, and a scanned model) the stream's scratch. */
+static unsigned char *join_room(struct fl_stream *st, size_t i, size_t len, size_t limit) {
+    if (!st->scan && i > 0) {
+        return buf_reserve(&st->model, len, limit) ? st->model.bytes + st->model.len : NULL;
+    }
+    if (len > st->scratch_cap) {
+        free(st->scratch);
+        st->scratch = malloc(len);
+        st->scratch_cap = st->scratch ? len : 0;
+    }
+    return st->scratch;
 }
 
 bool fl_svc_stream_message(fl_call *c, grpc_byte_buffer *bb) {
@@ -708,7 +817,9 @@ bool fl_svc_stream_message(fl_call *c, grpc_byte_buffer *bb) {
      * copy of the whole message first (read_all) cost the loop a
      * temporary mapping and its page faults per message. The message's
      * size is within the stream's, so the model's room cannot grow past
-     * the limit. */
+     * the limit. A scanned model's messages are joined in a scratch buffer
+     * of the stream's instead (join_room): their payloads must not be
+     * written into the model's pages. */
     grpc_slice s = grpc_empty_slice();
     const uint8_t *bytes = NULL;
     size_t len = 0;
@@ -716,12 +827,12 @@ bool fl_svc_stream_message(fl_call *c, grpc_byte_buffer *bb) {
         bb->data.raw.slice_buffer.count > 1 && grpc_byte_buffer_length(bb) > 0) {
         len = grpc_byte_buffer_length(bb);
         grpc_byte_buffer_reader r;
-        if (!buf_reserve(&st->model, len, limit) || !grpc_byte_buffer_reader_init(&r, bb)) {
+        unsigned char *at = join_room(st, i, len, limit);
+        if (!at || !grpc_byte_buffer_reader_init(&r, bb)) {
             grpc_byte_buffer_destroy(bb);
             fl_call_fail(c, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory receiving the stream");
             return false;
         }
-        unsigned char *at = st->model.bytes + st->model.len;
         size_t off = 0;
         grpc_slice piece;
         while (grpc_byte_buffer_reader_next(&r, &piece)) {
@@ -770,16 +881,27 @@ bool fl_svc_stream_message(fl_call *c, grpc_byte_buffer *bb) {
                          "the stream names more than 1024 files, or memory ran out (field: "
                          "file_name)");
         } else if (ch->graph_chunk.len &&
-                   !buf_append(b, ch->graph_chunk.data, ch->graph_chunk.len, limit)) {
+                   !(b == &st->model && st->scan
+                         ? scan_append(st, ch->graph_chunk.data, ch->graph_chunk.len, limit)
+                         : buf_append(b, ch->graph_chunk.data, ch->graph_chunk.len, limit))) {
             fl_call_fail(c, GRPC_STATUS_RESOURCE_EXHAUSTED,
                          "out of memory receiving the stream (%" PRId64 " bytes received)",
                          c->stream_bytes);
+        } else if (fl_wire_scan_error(st->scan)) {
+            fl_call_fail(c, GRPC_STATUS_RESOURCE_EXHAUSTED,
+                         "stream message %zu: %s, above the limit of %" PRId64 " nodes (%s)", i,
+                         fl_wire_scan_error(st->scan), st->max_nodes, st->nodes_limit);
         } else {
             ok = true;
         }
     }
     fl_wire_msgs_free(m);
     grpc_slice_unref(s);
+    if (!st->scan) { /* the first message's, when the model is held whole */
+        free(st->scratch);
+        st->scratch = NULL;
+        st->scratch_cap = 0;
+    }
     return ok;
 }
 

@@ -20,6 +20,7 @@
 #define FOLDLINE_WIRE_H
 
 #include "foldline/export.h"
+#include "foldline/foldline.h"
 
 #include <protobuf-c/protobuf-c.h>
 #include <stddef.h>
@@ -51,6 +52,50 @@ FL_EXTERN void fl_wire_msgs_free(fl_wire_msgs *m);
  * out. */
 FL_EXTERN ProtobufCMessage *fl_wire_unpack(fl_wire_msgs *m, const ProtobufCMessageDescriptor *desc,
                                            const uint8_t *buf, size_t len, fl_wire_error *err);
+
+/* ---------------------------------------------------------------------------
+ * A model scanned as its bytes arrive (foldlined's AnalyzeStream).
+ *
+ * The scanner reads an ONNX ModelProto or a TensorFlow GraphDef in pieces
+ * split anywhere (inside a tag, a varint, a length or a payload) and tells
+ * the caller, run by run, which bytes to keep and which it may leave out: a
+ * tensor payload (ONNX raw_data, a GraphDef's tensor_content) of a
+ * fixed-size numeric type whose dims, given before it, hold more than
+ * max_value_elements elements - a constant fl_analyze with that
+ * max_value_elements never decodes (4-bit and string tensors are kept).
+ * A caller that writes each kept run at its offset and leaves the left-out
+ * runs as zero bytes (unwritten pages) gets a buffer fl_analyze reads
+ * exactly as the original: the same offsets, lengths, answers and errors.
+ * It also counts the graph's nodes as they arrive (ONNX: the model graph's
+ * nodes, initializers and inputs; GraphDef: its nodes), as the importers
+ * count them against max_nodes.
+ *
+ * The format is decided as fl_detect_format decides it (with
+ * FL_FORMAT_AUTO): from the first top-level fields; bytes that are, or might
+ * still turn out to be, another format (SavedModel, TF.js, TFLite) or that
+ * are not valid wire format are kept whole and not counted (the importer
+ * reports malformed bytes as it would have). Not thread-safe per scanner.
+ * ------------------------------------------------------------------------- */
+typedef struct fl_wire_scan fl_wire_scan;
+
+/* A scanner for a model of `format` (FL_FORMAT_AUTO: detected; a format
+ * other than ONNX or GraphDef keeps every byte); NULL when memory runs out. */
+FL_EXTERN fl_wire_scan *fl_wire_scan_new(fl_format format, int64_t max_nodes,
+                                         int64_t max_value_elements);
+/* Frees s (NULL: nothing). */
+FL_EXTERN void fl_wire_scan_free(fl_wire_scan *s);
+/* Reads the next bytes of the model, n at p: returns how many of them (at
+ * least 1) form the next run, with *keep 1 for bytes to keep, 0 for bytes
+ * that may be left out. Call again with the rest. 0 when n is 0 or once the
+ * node limit is passed (fl_wire_scan_error). */
+FL_EXTERN size_t fl_wire_scan_next(fl_wire_scan *s, const uint8_t *p, size_t n, int *keep);
+/* Once more than max_nodes nodes were met: what passed the limit and at
+ * which byte; else NULL. */
+FL_EXTERN const char *fl_wire_scan_error(const fl_wire_scan *s);
+/* Bytes left out so far. */
+FL_EXTERN uint64_t fl_wire_scan_dropped(const fl_wire_scan *s);
+/* Nodes counted so far. */
+FL_EXTERN int64_t fl_wire_scan_nodes(const fl_wire_scan *s);
 
 #ifdef __cplusplus
 }

@@ -36,6 +36,7 @@ from foldline.v1 import cost_model_pb2_grpc as pb_grpc  # noqa: E402
 from grpc_health.v1 import health_pb2  # noqa: E402
 from grpc_health.v1 import health_pb2_grpc  # noqa: E402
 from tensorflow import graph_pb2  # noqa: E402
+import onnx_pb2  # noqa: E402
 
 TMP = tempfile.mkdtemp(prefix="fl-grpc-")
 TINY = os.path.join(DATA, "tiny_cnn.pb")
@@ -766,6 +767,136 @@ def case_stream_as_it_arrives():
     r = stub.AnalyzeStream(iter([pb.AnalyzeChunk(graph_chunk=tiny)]), timeout=30)
     check("stream_after_cancels", r.graph.nodes == rep.graph.nodes, str(r.graph))
     check("stream_server_exit_0", s.stop() == 0, s.log_text()[-500:])
+
+
+def matmul_onnx(k, n):
+    """x [1, k] @ W [k, n] (float raw_data, dims and data_type before it, as
+    ONNX's writers order the fields) + b [n], then Relu: opset 17."""
+    m = onnx_pb2.ModelProto(ir_version=8, producer_name="grpc_suite")
+    m.opset_import.add(domain="", version=17)
+    g = m.graph
+    g.name = "mm"
+    x = g.input.add(name="x")
+    x.type.tensor_type.elem_type = 1
+    for d in (1, k):
+        x.type.tensor_type.shape.dim.add(dim_value=d)
+    w = g.initializer.add(name="W", data_type=1, dims=[k, n])
+    w.raw_data = struct.pack("<%df" % (k * n), *[(i % 7) * 0.25 for i in range(k * n)])
+    b = g.initializer.add(name="b", data_type=1, dims=[n])
+    b.raw_data = struct.pack("<%df" % n, *[0.5] * n)
+    g.node.add(op_type="MatMul", input=["x", "W"], output=["xw"], name="mm")
+    g.node.add(op_type="Add", input=["xw", "b"], output=["y"], name="add")
+    g.node.add(op_type="Relu", input=["y"], output=["out"], name="relu")
+    o = g.output.add(name="out")
+    o.type.tensor_type.elem_type = 1
+    return m.SerializeToString()
+
+
+def varint(v):
+    out = bytearray()
+    while True:
+        b = v & 0x7f
+        v >>= 7
+        out.append(b | (0x80 if v else 0))
+        if not v:
+            return bytes(out)
+
+
+def case_stream_scanned():
+    """AnalyzeStream scans an ONNX or GraphDef model as it arrives and leaves
+    out the payloads of constants the analysis never decodes (more elements
+    than max_value_elements): every reply is byte-identical to the whole
+    request's, with the pieces split inside tags, varints, lengths and
+    payloads and one byte at a time; the node limit ends the stream while
+    the client is still sending."""
+    s = Server("--cache-mb", "0", "--max-nodes", "3000")
+    ch = s.channel()
+    raw = ch.unary_unary("/foldline.v1.CostModel/Analyze")
+    raw_stream = ch.stream_unary("/foldline.v1.CostModel/AnalyzeStream")
+
+    def split(graph, cuts, options):
+        out = [pb.AnalyzeChunk(options=options).SerializeToString()]
+        prev = 0
+        for c in sorted(set(cuts)) + [len(graph)]:
+            if prev < c <= len(graph):
+                out.append(pb.AnalyzeChunk(graph_chunk=graph[prev:c]).SerializeToString())
+                prev = c
+        return out
+
+    def same(name, graph, options, cuts_list):
+        whole = raw(pb.AnalyzeRequest(graph=graph, options=options).SerializeToString(),
+                    timeout=60)
+        rep = pb.AnalyzeReply.FromString(whole)
+        bad = [i for i, cuts in enumerate(cuts_list)
+               if raw_stream(iter(split(graph, cuts, options)), timeout=120) != whole]
+        check(name, rep.graph.nodes > 0 and not bad, "%d of %d splits differ: %s" %
+              (len(bad), len(cuts_list), bad[:5]))
+        return rep
+
+    # Small models with max_value_elements 64: their conv and dense weights
+    # are left out; one byte per message, and pieces of 97 bytes.
+    small = pb.AnalyzeOptions(per_node=True, limits=pb.Limits(max_nodes=1000,
+                                                              max_value_elements=64))
+    for fname in ("tiny_cnn.onnx", "tiny_cnn.pb"):
+        g = open(os.path.join(DATA, fname), "rb").read()
+        o = pb.AnalyzeOptions()
+        o.CopyFrom(small)
+        if fname.endswith(".pb"):
+            o.inputs.add(name="input", dims=[2, 32, 32, 3])
+        same("stream_scanned_1_byte_%s" % fname, g, o, [list(range(1, len(g)))])
+        same("stream_scanned_97_bytes_%s" % fname, g, o, [list(range(97, len(g), 97))])
+
+    # A 4.5 MB ONNX weight (1,126,400 elements > the default 1,048,576) and a
+    # 6 MB GraphDef constant, default options (the passes run): split at each
+    # byte around the payload's tag and length, inside the payload, and
+    # inside the first field's tag and length.
+    mm = matmul_onnx(1024, 1100)
+    tag = b"\x4a" + varint(1024 * 1100 * 4)  # TensorProto.raw_data, its length
+    at = mm.index(tag)
+    cuts = [[at + j] for j in range(-3, len(tag) + 3)] + [[1], [2], [at + 1000, at + 4096 + 3]]
+    rep = same("stream_scanned_onnx_weight_splits", mm, pb.AnalyzeOptions(), cuts)
+    check("stream_scanned_onnx_weight_flops", rep.totals_before.flops.value >= 2 * 1024 * 1100,
+          str(rep.totals_before.flops))
+    gd = big_const_graph(6 << 20)
+    tag = b"\x22" + varint(6 << 20)  # TensorProto.tensor_content, its length
+    at = gd.index(tag)
+    cuts = [[at + j] for j in range(-3, len(tag) + 3)] + [[1], [at + 12345, at + 65536 * 3]]
+    same("stream_scanned_graphdef_const_splits", gd, pb.AnalyzeOptions(), cuts)
+
+    # The node limit as nodes arrive: a GraphDef of endless Relu nodes, the
+    # server's --max-nodes 3000, ends with RESOURCE_EXHAUSTED naming the
+    # limit and the byte long before 256 MiB are offered.
+    node = graph_pb2.GraphDef().node.add(name="r", op="Relu", input=["x"])
+    node.attr["T"].type = 1
+    one = b"\x0a" + varint(node.ByteSize()) + node.SerializeToString()
+    step = 64 << 10
+    filler = pb.AnalyzeChunk(graph_chunk=one * (step // len(one))).SerializeToString()
+    sent = [0]
+
+    def offered():
+        for _ in range((256 << 20) // step):
+            sent[0] += len(filler)
+            yield filler
+    code, det, _ = code_of(lambda: raw_stream(offered(), timeout=60))
+    check("stream_scanned_node_limit_early", code == grpc.StatusCode.RESOURCE_EXHAUSTED and
+          "more than 3000 nodes" in det and "--max-nodes" in det and "at byte %d" %
+          (3000 * len(one)) in det and sent[0] < 64 << 20,
+          "%s %s; %d bytes offered" % (code, det, sent[0]))
+    # A request's own lower limit is named as the request's field.
+    lim = pb.AnalyzeChunk(options=pb.AnalyzeOptions(limits=pb.Limits(max_nodes=10)))
+    code, det, _ = code_of(lambda: raw_stream(iter([lim.SerializeToString(), filler]),
+                                              timeout=60))
+    check("stream_scanned_request_node_limit", code == grpc.StatusCode.RESOURCE_EXHAUSTED and
+          "more than 10 nodes" in det and "options.limits.max_nodes" in det, "%s %s" % (code, det))
+    # Malformed mid-stream: the importer's error, as for the whole request
+    # (a length past the end of the model, inside a node).
+    trunc = mm[:at + 100]
+    whole = code_of(lambda: raw(pb.AnalyzeRequest(graph=trunc).SerializeToString(), timeout=30))
+    streamed = code_of(lambda: raw_stream(iter(split(trunc, [7, at + 2], None)), timeout=30))
+    check("stream_scanned_malformed_same_error", whole[0] == streamed[0] ==
+          grpc.StatusCode.INVALID_ARGUMENT and whole[1] == streamed[1] and "byte" in whole[1],
+          "%s / %s" % (whole[:2], streamed[:2]))
+    check("stream_scanned_server_exit_0", s.stop() == 0, s.log_text()[-500:])
 
 
 def case_token():
@@ -1593,7 +1724,8 @@ def main():
     check("server_exit_0", rc == 0, s.log_text()[-500:])
     check("server_log_one_line_per_request", s.log_text().count('"method":') >= 20)
     for case in (case_inline_and_pool, case_deadline, case_queue_full, case_server_node_ceiling,
-                 case_oversize_and_stream, case_stream_as_it_arrives, case_token, case_tls, case_sigterm_in_flight,
+                 case_oversize_and_stream, case_stream_as_it_arrives, case_stream_scanned,
+                 case_token, case_tls, case_sigterm_in_flight,
                  case_stop_midway, case_deploy_command_lines, case_profiles_dir, case_metrics,
                  case_profiles_calibrated):
         run(case)

@@ -40,6 +40,10 @@ mkdir -p "$tmp/stubs"
 # The TensorFlow messages the suite builds graphs with (test-only).
 (cd "$src" && "$py" -m grpc_tools.protoc -I proto --python_out="$tmp/stubs" \
   proto/tensorflow/*.proto) || exit 1
+# ONNX's as the top-level module onnx_pb2: an installed onnx package would
+# shadow a stubs' onnx/ directory.
+(cd "$src" && "$py" -m grpc_tools.protoc -I proto/onnx --python_out="$tmp/stubs" \
+  proto/onnx/onnx.proto) || exit 1
 
 TMPDIR="$tmp" "$py" "$src/tests/integration/$suite" "$foldlined" "$foldline" "$src/tests/data" \
   "$tmp/stubs"
