@@ -661,6 +661,9 @@ static bool buf_reserve_mapped(stream_buf *b, size_t n, size_t limit) {
     while (cap - b->len < n) {
         cap *= 2;
     }
+    if (cap > limit) {
+        cap = limit;
+    }
     void *nb = b->bytes
                    ? mremap(b->bytes, b->cap, cap, MREMAP_MAYMOVE)
                    : mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

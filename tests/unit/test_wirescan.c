@@ -1,0 +1,262 @@
+/*
+ * test_wirescan.c - the incremental model scanner (fl_wire_scan_*,
+ * include/foldline/wire.h; src/import/wirescan.c).
+ *
+ * The reference is protobuf-c's own unpacker: on tests/data's tiny_cnn
+ * models, the bytes the scan leaves out are exactly the payloads (ONNX
+ * raw_data, GraphDef tensor_content) of the numeric tensors with more
+ * elements than max_value_elements, in file order, and the nodes it counts
+ * are the ones the importers count (ONNX: nodes, initializers and inputs of
+ * the model's graph; GraphDef: its nodes), fed whole or a byte at a time.
+ * Hand-written messages (field numbers of onnx.proto: ModelProto.graph 7,
+ * GraphProto.initializer 5, TensorProto.dims 1 / data_type 2 / raw_data 9;
+ * graph.proto: GraphDef.node 1) cover what is kept: a payload before its
+ * data_type, a 4-bit tensor, bytes that may still be TF.js, TFLite.
+ */
+#include "foldline/wire.h"
+#include "onnx/onnx.pb-c.h"
+#include "tensorflow/graph.pb-c.h"
+#include "testutil.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct result {
+    uint8_t *left_out; /* the bytes left out, in order */
+    size_t n_left_out;
+    int64_t nodes;
+    const char *error; /* copied */
+    char error_buf[256];
+    size_t consumed;
+} result;
+
+/* Scans `len` bytes in pieces of `step` (0: whole). */
+static void scan(const uint8_t *buf, size_t len, fl_format fmt, int64_t max_nodes,
+                 int64_t max_elems, size_t step, result *r) {
+    memset(r, 0, sizeof *r);
+    r->left_out = malloc(len ? len : 1);
+    assert_non_null(r->left_out);
+    fl_wire_scan *s = fl_wire_scan_new(fmt, max_nodes, max_elems);
+    assert_non_null(s);
+    size_t pos = 0;
+    while (pos < len) {
+        size_t end = step && len - pos > step ? pos + step : len;
+        size_t k = 1;
+        while (pos < end && k) {
+            int keep;
+            k = fl_wire_scan_next(s, buf + pos, end - pos, &keep);
+            if (k && !keep) {
+                memcpy(r->left_out + r->n_left_out, buf + pos, k);
+                r->n_left_out += k;
+            }
+            pos += k;
+        }
+        if (!k) {
+            break;
+        }
+    }
+    r->consumed = pos;
+    r->nodes = fl_wire_scan_nodes(s);
+    assert_int_equal(fl_wire_scan_dropped(s), r->n_left_out);
+    if (fl_wire_scan_error(s)) {
+        snprintf(r->error_buf, sizeof r->error_buf, "%s", fl_wire_scan_error(s));
+        r->error = r->error_buf;
+    }
+    fl_wire_scan_free(s);
+}
+
+static void append(uint8_t *out, size_t *n, const uint8_t *p, size_t len) {
+    memcpy(out + *n, p, len);
+    *n += len;
+}
+
+/* ONNX numeric types other than string and 4-bit ones (onnx.proto
+ * DataType 1-16 but 8). */
+static bool onnx_droppable(int dt) {
+    return dt >= 1 && dt <= 16 && dt != 8;
+}
+
+static void test_onnx_payloads_left_out(void **state) {
+    (void)state;
+    size_t len;
+    uint8_t *buf = fl_test_read_file(FL_TEST_DATA_DIR "/tiny_cnn.onnx", &len);
+    assert_non_null(buf);
+    Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, len, buf);
+    assert_non_null(m);
+    const int64_t max = 64;
+    uint8_t *want = malloc(len);
+    size_t n_want = 0;
+    for (size_t i = 0; i < m->graph->n_initializer; i++) {
+        const Onnx__TensorProto *t = m->graph->initializer[i];
+        int64_t n = 1;
+        for (size_t d = 0; d < t->n_dims; d++) {
+            n *= t->dims[d];
+        }
+        if (n > max && onnx_droppable(t->data_type) && t->raw_data.len) {
+            append(want, &n_want, t->raw_data.data, t->raw_data.len);
+        }
+    }
+    int64_t nodes = (int64_t)(m->graph->n_node + m->graph->n_initializer + m->graph->n_input);
+    assert_true(n_want > 1000); /* the conv and dense weights */
+    for (size_t step = 0; step < 3; step++) {
+        result r;
+        scan(buf, len, FL_FORMAT_AUTO, 1000, max, step, &r);
+        assert_null(r.error);
+        assert_int_equal(r.consumed, len);
+        assert_int_equal(r.nodes, nodes);
+        assert_int_equal(r.n_left_out, n_want);
+        assert_memory_equal(r.left_out, want, n_want);
+        free(r.left_out);
+    }
+    /* With the default limit nothing of this small model is left out. */
+    result r;
+    scan(buf, len, FL_FORMAT_ONNX, 1000, 1048576, 0, &r);
+    assert_int_equal(r.n_left_out, 0);
+    free(r.left_out);
+    /* The node limit: passed at the last of them, not before. */
+    scan(buf, len, FL_FORMAT_AUTO, nodes, max, 1, &r);
+    assert_null(r.error);
+    free(r.left_out);
+    scan(buf, len, FL_FORMAT_AUTO, nodes - 1, max, 1, &r);
+    assert_non_null(r.error);
+    assert_non_null(strstr(r.error, "nodes, initializers and inputs (field: graph.node, at byte"));
+    assert_true(r.consumed < len);
+    free(r.left_out);
+    onnx__model_proto__free_unpacked(m, NULL);
+    free(want);
+    free(buf);
+}
+
+static void test_graphdef_payloads_left_out(void **state) {
+    (void)state;
+    size_t len;
+    uint8_t *buf = fl_test_read_file(FL_TEST_DATA_DIR "/tiny_cnn.pb", &len);
+    assert_non_null(buf);
+    Tensorflow__GraphDef *g = tensorflow__graph_def__unpack(NULL, len, buf);
+    assert_non_null(g);
+    const int64_t max = 64;
+    uint8_t *want = malloc(len);
+    size_t n_want = 0;
+    for (size_t i = 0; i < g->n_node; i++) {
+        const Tensorflow__NodeDef *nd = g->node[i];
+        for (size_t a = 0; a < nd->n_attr; a++) {
+            const Tensorflow__AttrValue *v = nd->attr[a]->value;
+            const Tensorflow__TensorProto *t =
+                v && v->value_case == TENSORFLOW__ATTR_VALUE__VALUE_TENSOR ? v->tensor : NULL;
+            if (!t || !t->tensor_content.len || !t->tensor_shape) {
+                continue;
+            }
+            int64_t n = 1;
+            for (size_t d = 0; d < t->tensor_shape->n_dim; d++) {
+                n *= t->tensor_shape->dim[d]->size;
+            }
+            if (n > max && t->dtype == TENSORFLOW__DATA_TYPE__DT_FLOAT) {
+                append(want, &n_want, t->tensor_content.data, t->tensor_content.len);
+            }
+        }
+    }
+    assert_true(n_want > 1000);
+    for (size_t step = 0; step < 3; step++) {
+        result r;
+        scan(buf, len, FL_FORMAT_AUTO, 1000, max, step, &r);
+        assert_null(r.error);
+        assert_int_equal(r.nodes, (int64_t)g->n_node);
+        assert_int_equal(r.n_left_out, n_want);
+        assert_memory_equal(r.left_out, want, n_want);
+        free(r.left_out);
+    }
+    result r;
+    scan(buf, len, FL_FORMAT_AUTO, (int64_t)g->n_node - 1, max, 7, &r);
+    assert_non_null(r.error);
+    assert_non_null(strstr(r.error, "(field: node, at byte"));
+    free(r.left_out);
+    tensorflow__graph_def__free_unpacked(g, NULL);
+    free(want);
+    free(buf);
+}
+
+/* An ONNX model: graph { initializer { <tensor> } }, with a varint and
+ * length each written in one byte (the tensors here are small). */
+static size_t onnx_with(const uint8_t *tensor, size_t tlen, uint8_t *out) {
+    size_t n = 0;
+    out[n++] = 0x3a; /* graph (7) */
+    out[n++] = (uint8_t)(tlen + 2);
+    out[n++] = 0x2a; /* initializer (5) */
+    out[n++] = (uint8_t)tlen;
+    memcpy(out + n, tensor, tlen);
+    return n + tlen;
+}
+
+static void test_kept(void **state) {
+    (void)state;
+    uint8_t model[128];
+    result r;
+    /* dims [40], FLOAT, 160 bytes would be too long for the one-byte
+     * lengths: dims [20] of FLOAT16 (2 bytes each), 40 payload bytes. */
+    uint8_t before[] = {0x08, 20, 0x10, 10, 0x4a, 40};
+    uint8_t t[64];
+    memcpy(t, before, sizeof before);
+    memset(t + sizeof before, 0x55, 40);
+    size_t n = onnx_with(t, sizeof before + 40, model);
+    scan(model, n, FL_FORMAT_ONNX, 10, 8, 0, &r);
+    assert_int_equal(r.n_left_out, 40); /* left out: 20 elements > 8 */
+    assert_int_equal(r.nodes, 1);
+    free(r.left_out);
+    /* The same with data_type after raw_data: kept (the type decides). */
+    uint8_t after[] = {0x08, 20, 0x4a, 40};
+    memcpy(t, after, sizeof after);
+    memset(t + sizeof after, 0x55, 40);
+    t[sizeof after + 40] = 0x10;
+    t[sizeof after + 41] = 10;
+    n = onnx_with(t, sizeof after + 42, model);
+    scan(model, n, FL_FORMAT_ONNX, 10, 8, 0, &r);
+    assert_int_equal(r.n_left_out, 0);
+    free(r.left_out);
+    /* INT4 (22): kept, the passes read the packed bytes. */
+    uint8_t int4[] = {0x08, 80, 0x10, 22, 0x4a, 40};
+    memcpy(t, int4, sizeof int4);
+    memset(t + sizeof int4, 0x55, 40);
+    n = onnx_with(t, sizeof int4 + 40, model);
+    scan(model, n, FL_FORMAT_ONNX, 10, 8, 0, &r);
+    assert_int_equal(r.n_left_out, 0);
+    free(r.left_out);
+    /* A GraphDef whose first node is 123 bytes long reads "\n{" like the
+     * start of a TF.js model.json: detected, it is kept whole and its node
+     * not counted; named a GraphDef, it is scanned. */
+    uint8_t gd[2 + 123];
+    gd[0] = 0x0a;
+    gd[1] = 123;
+    gd[2] = 0x0a; /* NodeDef.name (1) */
+    gd[3] = 121;
+    memset(gd + 4, 'n', 121);
+    scan(gd, sizeof gd, FL_FORMAT_AUTO, 10, 8, 0, &r);
+    assert_int_equal(r.nodes, 0);
+    free(r.left_out);
+    scan(gd, sizeof gd, FL_FORMAT_GRAPHDEF, 10, 8, 0, &r);
+    assert_int_equal(r.nodes, 1);
+    free(r.left_out);
+    /* TFLite (TFL3 at bytes 4-7) and a SavedModel: kept whole, not counted. */
+    size_t tl;
+    uint8_t *tfl = fl_test_read_file(FL_TEST_DATA_DIR "/tiny.tflite", &tl);
+    assert_non_null(tfl);
+    scan(tfl, tl, FL_FORMAT_AUTO, 1, 0, 1, &r);
+    assert_int_equal(r.n_left_out, 0);
+    assert_int_equal(r.nodes, 0);
+    assert_null(r.error);
+    free(r.left_out);
+    free(tfl);
+    uint8_t sm[] = {0x08, 0x01, 0x12, 0x02, 0x0a, 0x00, 0x0a, 0x00, 0x0a, 0x00};
+    scan(sm, sizeof sm, FL_FORMAT_AUTO, 1, 0, 1, &r);
+    assert_int_equal(r.nodes, 0);
+    assert_null(r.error);
+    free(r.left_out);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_onnx_payloads_left_out),
+        cmocka_unit_test(test_graphdef_payloads_left_out),
+        cmocka_unit_test(test_kept),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
