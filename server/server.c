@@ -9,9 +9,9 @@
  *      one is analysed inline when the loop would otherwise wait: run_inline);
  *   3. the analysis waits in the server's list for a runner, a libuv work
  *      request that analyses waiting calls one after another on a pool
- *      thread (runner_cb); each finished call goes back to the loop with the
- *      completion queue's events (FL_TAG_WORK_DONE), and the loop starts
- *      its final batch;
+ *      thread and waits briefly for the next (runner_cb); each finished
+ *      call goes back to the loop with the completion queue's events
+ *      (FL_TAG_WORK_DONE), and the loop starts its final batch;
  *   4. the final batch's completion ends the call: log line, counters, free.
  *
  * Shutdown (SIGTERM/SIGINT): stop accepting, hand back at once the queued
@@ -38,6 +38,11 @@
 #include <unistd.h>
 
 #define REQUESTS_PER_METHOD 32 /* new-call requests kept posted per method */
+/* How long a runner that found no call waits for the next before it ends
+ * (runner_wait): long enough to span the gaps between calls under load
+ * (tens of microseconds at 16 in flight), short enough that an idle server
+ * holds no pool thread for long. */
+#define RUNNER_IDLE_MS 50
 
 static const char *const method_paths[FL_M_COUNT] = {
     [FL_M_ANALYZE] = "/foldline.v1.CostModel/Analyze",
@@ -400,16 +405,61 @@ static void queue_unlink(fl_srv *s, fl_call *c) {
     c->q_prev = c->q_next = NULL;
 }
 
+/* Runner (s->w_mu held, and held again on return): waits on top of the
+ * idle stack until the loop hands it a call or the server stops (returns
+ * true; the loop took it off the stack) or RUNNER_IDLE_MS pass (false, off
+ * the stack). A semaphore, not a condition variable: a condition variable
+ * takes the mutex back on waking marked as contended, so the runner's next
+ * unlock is a futex call even when nobody waits. */
+static bool runner_wait(fl_srv *s, struct fl_runner *r) {
+    r->woken = false;
+    s->idle[s->n_idle++] = r;
+    uv_mutex_unlock(&s->w_mu);
+    struct timespec end;
+    clock_gettime(CLOCK_REALTIME, &end); /* sem_timedwait's clock */
+    long ns = end.tv_nsec + (long)RUNNER_IDLE_MS * 1000000L;
+    end.tv_sec += ns / 1000000000L;
+    end.tv_nsec = ns % 1000000000L;
+    int rc;
+    while ((rc = sem_timedwait(&r->wake, &end)) != 0 && errno == EINTR) {
+    }
+    uv_mutex_lock(&s->w_mu);
+    if (rc == 0) {
+        return true;
+    }
+    if (r->woken) {
+        /* The loop took it off the stack as the wait ended: its post is
+         * made without the mutex, and is taken here. */
+        while (sem_wait(&r->wake) != 0 && errno == EINTR) {
+        }
+        return true;
+    }
+    for (int i = 0; i < s->n_idle; i++) {
+        if (s->idle[i] == r) {
+            memmove(&s->idle[i], &s->idle[i + 1], (size_t)(s->n_idle - i - 1) * sizeof *s->idle);
+            s->n_idle--;
+            break;
+        }
+    }
+    return false;
+}
+
 /* A pool thread: analyses the calls waiting in the server's list, oldest
- * first, until none waits, and hands each finished one to the loop with
- * the completion queue's events. A runner that finds the list empty ends
- * (libuv's pool then sleeps until the loop starts another). */
+ * first, and hands each finished one to the loop with the completion
+ * queue's events. A runner that finds the list empty waits for the loop to
+ * hand it the next call (runner_wait) and ends when none came. */
 static void runner_cb(uv_work_t *w) {
     struct fl_runner *r = (struct fl_runner *)w;
     fl_srv *s = r->srv;
-    uv_mutex_lock(&s->mu);
-    while (s->w_head) {
+    uv_mutex_lock(&s->w_mu);
+    for (;;) {
         fl_call *c = s->w_head;
+        if (!c) {
+            if (s->w_stop || !runner_wait(s, r)) {
+                break;
+            }
+            continue;
+        }
         s->w_head = c->w_next;
         if (!s->w_head) {
             s->w_tail = NULL;
@@ -417,40 +467,69 @@ static void runner_cb(uv_work_t *w) {
         c->w_next = NULL;
         s->n_waiting--;
         s->busy++;
-        uv_mutex_unlock(&s->mu);
+        uv_mutex_unlock(&s->w_mu);
         uint64_t t0 = now_ns();
         atomic_fetch_add(&s->analyses_running, 1);
         fl_svc_analyze_work(c);
         atomic_fetch_sub(&s->analyses_running, 1);
         c->work_ns = now_ns() - t0;
-        uv_mutex_lock(&s->mu);
+        uv_mutex_lock(&s->w_mu);
         s->busy--;
-        /* From here the call is the loop's again (it may end it at once). */
-        if (push_event(s, &c->work_tag, 1)) {
-            uv_mutex_unlock(&s->mu);
+        /* From here the call is the loop's again (it may end it at once).
+         * Lock order: w_mu, then mu. */
+        uv_mutex_lock(&s->mu);
+        bool first = push_event(s, &c->work_tag, 1);
+        uv_mutex_unlock(&s->mu);
+        if (first) {
+            uv_mutex_unlock(&s->w_mu);
             wake_loop(s);
-            uv_mutex_lock(&s->mu);
+            uv_mutex_lock(&s->w_mu);
         }
     }
     s->runners--;
-    uv_mutex_unlock(&s->mu);
+    uv_mutex_unlock(&s->w_mu);
 }
 
 static void after_runner_cb(uv_work_t *w, int status);
 
-/* Loop: appends `c` (if not NULL) to the calls waiting for a pool thread
- * and starts runners while more calls wait than the runners looking at the
- * list will take, up to --threads runners. Returns false when libuv refused
- * a runner and none is left to take the calls. */
+/* Loop: appends `c` (if not NULL) to the calls waiting for a pool thread,
+ * hands them to waiting runners and starts runners while more calls wait
+ * than the runners looking at the list will take, up to --threads runners.
+ * Returns false when libuv refused a runner and none is left to take the
+ * calls. */
 static bool start_runners(fl_srv *s, fl_call *c) {
-    uv_mutex_lock(&s->mu);
+    struct fl_runner *wake[4];
+    int n_wake = 0;
+    uv_mutex_lock(&s->w_mu);
     if (c) {
         *(s->w_tail ? &s->w_tail->w_next : &s->w_head) = c;
         s->w_tail = c;
         s->n_waiting++;
     }
+    /* Waiting runners first, the last to wait on top: while more calls
+     * wait than the runners neither busy nor waiting will take. Posted
+     * after unlocking (a call appends one, so one at most, as a rule), so
+     * that the runner does not wake to find the mutex held. */
+    while (s->n_idle > 0 && s->n_waiting > (size_t)(s->runners - s->busy - s->n_idle)) {
+        struct fl_runner *r = s->idle[--s->n_idle];
+        r->woken = true;
+        if (n_wake < (int)(sizeof wake / sizeof *wake)) {
+            wake[n_wake++] = r;
+        } else {
+            sem_post(&r->wake);
+        }
+    }
+    bool need = s->runners < s->cfg.threads && s->n_waiting > (size_t)(s->runners - s->busy);
+    uv_mutex_unlock(&s->w_mu);
+    for (int i = 0; i < n_wake; i++) {
+        sem_post(&wake[i]->wake);
+    }
+    if (!need) {
+        return true;
+    }
+    uv_mutex_lock(&s->w_mu);
     for (;;) {
-        bool need = s->runners < s->cfg.threads && s->n_waiting > (size_t)(s->runners - s->busy);
+        need = s->runners < s->cfg.threads && s->n_waiting > (size_t)(s->runners - s->busy);
         if (!need) {
             break;
         }
@@ -467,27 +546,39 @@ static bool start_runners(fl_srv *s, fl_call *c) {
             break;
         }
         s->runners++;
-        uv_mutex_unlock(&s->mu);
+        uv_mutex_unlock(&s->w_mu);
         r->in_use = true;
         int rc = uv_queue_work(s->loop, &r->req, runner_cb, after_runner_cb);
-        uv_mutex_lock(&s->mu);
+        uv_mutex_lock(&s->w_mu);
         if (rc != 0) {
             r->in_use = false;
             s->runners--;
             fprintf(stderr, "foldlined: cannot start an analysis thread: %s\n", uv_strerror(rc));
             bool stranded = s->runners == 0;
-            uv_mutex_unlock(&s->mu);
+            uv_mutex_unlock(&s->w_mu);
             return !stranded;
         }
     }
-    uv_mutex_unlock(&s->mu);
+    uv_mutex_unlock(&s->w_mu);
     return true;
+}
+
+/* Loop, once no call can come: the waiting runners end now. */
+static void stop_runners(fl_srv *s) {
+    uv_mutex_lock(&s->w_mu);
+    s->w_stop = true;
+    while (s->n_idle > 0) {
+        struct fl_runner *r = s->idle[--s->n_idle];
+        r->woken = true;
+        sem_post(&r->wake);
+    }
+    uv_mutex_unlock(&s->w_mu);
 }
 
 /* Loop: takes out of the list the waiting calls after its first `keep`
  * and returns them, linked by w_next. */
 static fl_call *take_waiting(fl_srv *s, int64_t keep) {
-    uv_mutex_lock(&s->mu);
+    uv_mutex_lock(&s->w_mu);
     fl_call **p = &s->w_head, *last = NULL;
     for (int64_t i = 0; *p && i < keep; i++) {
         last = *p;
@@ -499,7 +590,7 @@ static fl_call *take_waiting(fl_srv *s, int64_t keep) {
     for (fl_call *c = taken; c; c = c->w_next) {
         s->n_waiting--;
     }
-    uv_mutex_unlock(&s->mu);
+    uv_mutex_unlock(&s->w_mu);
     return taken;
 }
 
@@ -521,9 +612,9 @@ static void after_runner_cb(uv_work_t *w, int status) {
     fl_srv *s = r->srv;
     r->in_use = false;
     if (status == UV_ECANCELED) { /* never cancelled, but then it did not run */
-        uv_mutex_lock(&s->mu);
+        uv_mutex_lock(&s->w_mu);
         s->runners--;
-        uv_mutex_unlock(&s->mu);
+        uv_mutex_unlock(&s->w_mu);
     }
     if (!start_runners(s, NULL)) {
         fail_taken(s, take_waiting(s, 0), GRPC_STATUS_INTERNAL, "cannot queue the analysis");
@@ -768,6 +859,7 @@ static void maybe_destroy(fl_srv *s) {
         return;
     }
     s->destroyed = true;
+    stop_runners(s);
     uv_timer_stop(&s->grace);
     grpc_server_destroy(s->server);
     s->server = NULL;
@@ -859,9 +951,9 @@ static void hand_back_queued(fl_srv *s) {
     int64_t keep = s->cfg.threads + (fit < 1e9 ? (int64_t)fit : 1000000000);
     /* The calls a runner has taken are the oldest; the waiting ones after
      * them, oldest first. */
-    uv_mutex_lock(&s->mu);
+    uv_mutex_lock(&s->w_mu);
     int64_t running = s->queued_work - (int64_t)s->n_waiting;
-    uv_mutex_unlock(&s->mu);
+    uv_mutex_unlock(&s->w_mu);
     fl_call *taken = take_waiting(s, keep > running ? keep - running : 0);
     int64_t handed = 0;
     for (fl_call *c = taken; c; c = c->w_next) {
@@ -1100,8 +1192,18 @@ int fl_srv_run(const fl_srv_config *cfg) {
         fprintf(stderr, "foldlined: out of memory\n");
         exit(1);
     }
+    s->idle = calloc((size_t)s->n_runner_slots, sizeof *s->idle);
+    if (!s->idle || (uerr = uv_mutex_init(&s->w_mu)) != 0) {
+        fprintf(stderr, "foldlined: cannot set up the analysis threads: %s\n",
+                uerr ? uv_strerror(uerr) : "out of memory");
+        exit(1);
+    }
     for (int i = 0; i < s->n_runner_slots; i++) {
         s->runner_slots[i].srv = s;
+        if (sem_init(&s->runner_slots[i].wake, 0, 0) != 0) {
+            fprintf(stderr, "foldlined: cannot set up the analysis threads: %s\n", strerror(errno));
+            exit(1);
+        }
     }
     s->wake.data = s;
     s->grace.data = s;
@@ -1131,6 +1233,11 @@ int fl_srv_run(const fl_srv_config *cfg) {
         rc = 1;
     }
     uv_mutex_destroy(&s->mu);
+    uv_mutex_destroy(&s->w_mu);
+    for (int i = 0; i < s->n_runner_slots; i++) {
+        sem_destroy(&s->runner_slots[i].wake);
+    }
+    free(s->idle);
     close(s->wake_fd);
     free(s->events);
     free(s->spare);

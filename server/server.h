@@ -14,9 +14,10 @@
  *   - libuv's thread pool runs the other analyses (decode, fl_analyze,
  *     encode) and touches only its own call's request bytes and result
  *     fields (a stream's, once the loop has handed the complete upload over).
- *     The calls wait in the server's list (under `mu`); a runner (a libuv
- *     work request, at most --threads) analyses them one after another and
- *     hands each finished call to the loop as an event, like the CQ thread.
+ *     The calls wait in the server's list (under `w_mu`); a runner (a libuv
+ *     work request, at most --threads) analyses them one after another,
+ *     hands each finished call to the loop as an event, like the CQ thread,
+ *     and waits briefly for the next call before it ends.
  */
 #ifndef FL_SERVER_SERVER_H
 #define FL_SERVER_SERVER_H
@@ -26,6 +27,7 @@
 
 #include <grpc/grpc.h>
 #include <grpc/support/time.h>
+#include <semaphore.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -114,14 +116,21 @@ typedef struct fl_srv {
     bool cq_done; /* set by the CQ thread after GRPC_QUEUE_SHUTDOWN */
 
     /* Loop -> pool hand-off (server.c, queue_analysis): the calls waiting
-     * for a pool thread, oldest first, under `mu`. They are taken by
-     * runners: libuv work requests, at most --threads at once, each of
-     * which analyses waiting calls one after the other on its pool thread
-     * until none waits (a call needs no libuv request of its own, and a
-     * busy runner takes the next call without a wake-up). `runners` counts
-     * the runners that will still look at the list, `busy` those analysing
-     * (both under `mu`); the requests themselves are the loop's
-     * (runner_slots). */
+     * for a pool thread, oldest first, under `w_mu` (a mutex of their own:
+     * the CQ thread never takes it, the runners take `mu` only to hand a
+     * finished call back). They are taken by runners: libuv work requests,
+     * at most --threads at once, each of which analyses waiting calls one
+     * after the other on its pool thread (a call needs no libuv request of
+     * its own, and a busy runner takes the next call without a wake-up).
+     * A runner that finds the list empty waits on its own semaphore, on
+     * the `idle` stack, for up to RUNNER_IDLE_MS before it ends: the loop
+     * hands the next call to the runner on top (posts it) instead of
+     * starting one through libuv's pool. `runners` counts the
+     * runners that will still look at the list, `busy` those analysing,
+     * `n_idle` those waiting (all under `w_mu`); `w_stop` (under `w_mu`)
+     * ends the waiting ones at shutdown. The requests themselves are the
+     * loop's (runner_slots). */
+    uv_mutex_t w_mu;
     struct fl_call *w_head, *w_tail;
     size_t n_waiting;
     int runners, busy;
@@ -129,8 +138,13 @@ typedef struct fl_srv {
         uv_work_t req;
         struct fl_srv *srv;
         bool in_use; /* queued or running in libuv (loop) */
+        sem_t wake;  /* posted by the loop when it takes the runner off the idle stack */
+        bool woken;  /* taken off the idle stack by the loop (w_mu) */
     } * runner_slots;
     int n_runner_slots;
+    struct fl_runner **idle;
+    int n_idle;
+    bool w_stop;
 
     uv_signal_t sigterm, sigint;
     uv_timer_t grace;
