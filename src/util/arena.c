@@ -34,12 +34,15 @@ struct fl_arena_block {
     struct fl_arena_block *next;
     struct fl_arena_block *prev; /* kept blocks only: the next newer one */
     size_t size;                 /* usable bytes after the header */
+    size_t step;                 /* the size it was asked for (an arena's ladder goes on
+                                  * from it) */
     size_t used;                 /* bytes handed out */
     size_t ready;                /* data bytes known zero (and, below `dirty`, zeroed) */
     size_t dirty;                /* bytes from the start that may hold old data: zeroed
                                   * as handed out; past them the block is zero */
     bool populate;               /* zero past `dirty` but not yet faulted in: faulted in
                                   * POPULATE_STEP ahead (a large block of the ladder) */
+    bool own;                    /* a mapping of its own, else from malloc */
     void *map;                   /* a table's own mapping (fl__arena_table; no data here) */
     size_t mapped;               /* its bytes; 0: none */
     max_align_t data[];
@@ -83,22 +86,26 @@ static void make_ready(struct fl_arena_block *b, size_t end) {
 /* Freed blocks are kept for the process's next arenas and scratch arrays,
  * in one cache the threads share, up to cache_cap bytes. An analysis takes
  * a ladder of blocks (64 KB doubling) and a few scratch arrays per step and
- * frees them; given back to malloc, the large ones were unmapped (or sat at
- * the top of a heap that malloc trimmed), and the next analysis faulted the
- * same memory in again, page by page, each page cleared by the kernel: on a
- * VM that is microseconds a page, a third of a medium graph's time. A kept
- * block is handed out again for an arena block of its exact size (the
- * ladder's sizes recur) or for a scratch array it holds with at most as
- * much again to spare; its bytes that held data are zeroed again as they
- * are handed out. The cache is bounded three ways: blocks over CACHE_BLOCK
- * bytes are not kept; a block that takes it past its cap pushes out the
- * oldest; and when an arena takes memory anew from the system (no kept
- * block fits) that takes it past the cap, as many bytes of kept blocks are
- * freed first, so that what is kept does not add to the peak
- * of a graph larger than the cache (its arena takes the kept blocks of its
- * ladder as it climbs, or frees them). Under AddressSanitizer a kept block
- * is poisoned until it is used
- * again. */
+ * frees them; given back, the large ones were unmapped, and the next
+ * analysis faulted the same memory in again, page by page, each page
+ * cleared by the kernel: on a VM that is microseconds a page, a third of a
+ * medium graph's time. A block is handed out again for any arena block or
+ * scratch array it holds, the smallest kept one that does (the ladder's
+ * sizes recur, and an arena uses a larger block's room as well); its bytes
+ * that held data are zeroed again as they are handed out. The cache is
+ * bounded three ways: blocks over CACHE_BLOCK bytes are not kept; a block
+ * that takes it past its cap pushes out the oldest; and memory taken anew
+ * from the system (no kept block holds it) first frees as many bytes of
+ * kept blocks, the oldest first. So memory freed during an analysis serves
+ * its later steps of other sizes, and what is kept does not raise the peak
+ * of memory in use (a large table's mapping aside, see cache_make_room):
+ * within one analysis as without the cache, and a process keeps at most
+ * what its analyses once used at the same time.
+ * Blocks above LAZY_ZERO_MAX are mappings of their own (but on a graph
+ * past the cap, see block_new), so that a freed one is returned to the
+ * system at once (from malloc it could stay in its heap, or raise malloc's
+ * mmap threshold so that the next ones did). Under
+ * AddressSanitizer a kept block is poisoned until it is used again. */
 #define CACHE_CAP   (64u * 1024 * 1024)
 #define CACHE_BLOCK (16u * 1024 * 1024)
 
@@ -111,9 +118,11 @@ static void make_ready(struct fl_arena_block *b, size_t end) {
 #endif
 #ifdef FL_ASAN
 #include <sanitizer/asan_interface.h>
+#define OWN_MAPS       0
 #define POISON(p, n)   ASAN_POISON_MEMORY_REGION(p, n)
 #define UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)
 #else
+#define OWN_MAPS       1
 #define POISON(p, n)   ((void)(p), (void)(n))
 #define UNPOISON(p, n) ((void)(p), (void)(n))
 #endif
@@ -130,6 +139,50 @@ static void cache_unlink(struct fl_arena_block *b) {
     *(b->next ? &b->next->prev : &cache_old) = b->prev;
     cache_bytes -= b->size;
     cache_blocks--;
+}
+
+/* The bytes mapped for a block of `size` data bytes over LAZY_ZERO_MAX
+ * (the header, then the data, to a whole page). */
+static size_t block_map_len(size_t size) {
+    const size_t page = 4096;
+    return (sizeof(struct fl_arena_block) + size + page - 1) & ~(page - 1);
+}
+
+/* A new block of `size` data bytes, its `size`, `dirty` and `own` set, or
+ * NULL: small ones from malloc (their bytes dirty), larger ones a mapping
+ * of their own (zero pages), or from calloc for an arena `past` the cap:
+ * such a graph's blocks are not kept for its next analysis, so freeing
+ * them first gives memory back to malloc's heap, where the next sizes
+ * reuse it without faulting it in again (unmapped, it would be). Under
+ * AddressSanitizer all from malloc: its leak check does not read our own
+ * mappings for the pointers that keep other memory reachable (an arena's
+ * older, smaller blocks). */
+static struct fl_arena_block *block_new(size_t size, bool past) {
+    struct fl_arena_block *b;
+    bool own = OWN_MAPS && size > LAZY_ZERO_MAX && !past;
+    if (size <= LAZY_ZERO_MAX) {
+        b = malloc(sizeof(*b) + size);
+    } else if (!own) {
+        b = calloc(1, sizeof(*b) + size);
+    } else {
+        void *p = mmap(NULL, block_map_len(size), PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        b = p == MAP_FAILED ? NULL : p;
+    }
+    if (b) {
+        b->size = size;
+        b->dirty = size <= LAZY_ZERO_MAX ? size : 0;
+        b->own = own;
+    }
+    return b;
+}
+
+static void block_release(struct fl_arena_block *b) {
+    if (!b->own) {
+        free(b);
+    } else {
+        (void)munmap(b, block_map_len(b->size));
+    }
 }
 
 /* Takes the oldest kept blocks out until at most `keep` bytes are kept, and
@@ -150,7 +203,7 @@ static void blocks_free(struct fl_arena_block *b) {
     while (b) {
         struct fl_arena_block *next = b->next;
         UNPOISON(b->data, b->size);
-        free(b);
+        block_release(b);
         b = next;
     }
 }
@@ -158,7 +211,7 @@ static void blocks_free(struct fl_arena_block *b) {
 /* Gives back block b (not a table's): kept for reuse, or freed. */
 static void block_put(struct fl_arena_block *b) {
     if (b->size > CACHE_BLOCK) {
-        free(b);
+        block_release(b);
         return;
     }
     /* What may hold data now: the old data not yet zeroed again, or what
@@ -177,46 +230,58 @@ static void block_put(struct fl_arena_block *b) {
     blocks_free(out);
 }
 
-/* Before `size` bytes are taken anew from the system for an arena that
- * holds `held` bytes: when that arena grows past the cache's cap (a graph
- * larger than what is kept), as many bytes of kept blocks are freed, the
- * oldest first, so that what is kept does not add to its peak. */
-static void cache_make_room(size_t held, size_t size) {
+/* Before `size` bytes are taken anew from the system: as many bytes of
+ * kept blocks are freed first, the oldest first, so that what is kept does
+ * not add to the peak (a kept block that holds `size` bytes would have
+ * served instead). A table's mapping (fl__arena_table), which no kept
+ * block serves, does so only when its arena, holding `held` bytes, grows
+ * past the cap: made at the start of every analysis of a large graph, it
+ * would otherwise free the blocks the analysis's next steps take. */
+static void cache_make_room(size_t size, bool table, size_t held) {
     pthread_mutex_lock(&cache_mu);
     struct fl_arena_block *out = NULL;
-    if (cache_bytes && (held > cache_cap || size > cache_cap - held)) {
+    if (!table || held > cache_cap || size > cache_cap - held) {
         out = cache_shed(cache_bytes > size ? cache_bytes - size : 0);
     }
     pthread_mutex_unlock(&cache_mu);
     blocks_free(out);
 }
 
-/* A block of `size` data bytes and at most `most` for an arena holding
- * `held` bytes: the newest kept one that fits, else a new one (from malloc
- * when small, whose bytes are then dirty, else from calloc), or NULL when
- * memory is exhausted. Its `size` and `dirty` are set, its other fields
- * are the caller's to set. */
+/* A block of at least `size` data bytes and at most `most`: the smallest
+ * kept one (the newest of those), else a new one of `size` once as many
+ * kept bytes are freed; NULL when memory is exhausted. Its `size`, `dirty`
+ * and `step` are set (`step`: `size`), its other fields are the caller's.
+ * For an arena holding `held` bytes past the cap (a graph larger than what
+ * is kept), at most twice `size`: the cache cannot keep that analysis's
+ * memory for the next one anyway, and a larger block taken for less than
+ * it holds would leave its size to be taken anew when asked for next (a
+ * new block, where freeing the kept one first gave its memory back). */
 static struct fl_arena_block *block_get(size_t size, size_t most, size_t held) {
     struct fl_arena_block *b = NULL;
     pthread_mutex_lock(&cache_mu);
+    bool past = held > cache_cap;
+    if (past && size <= most / 2) {
+        most = 2 * size;
+    }
     for (struct fl_arena_block *k = cache_new; k; k = k->next) {
-        if (k->size >= size && k->size <= most) {
-            cache_unlink(k);
+        if (k->size >= size && k->size <= most && (!b || k->size < b->size)) {
             b = k;
-            break;
+            if (k->size == size) {
+                break;
+            }
         }
     }
+    if (b) {
+        cache_unlink(b);
+    }
     pthread_mutex_unlock(&cache_mu);
+    if (!b) {
+        cache_make_room(size, false, 0);
+        b = block_new(size, past);
+    }
     if (b) {
         UNPOISON(b->data, b->size);
-        return b;
-    }
-    cache_make_room(held, size);
-    bool small = size <= LAZY_ZERO_MAX;
-    b = small ? malloc(sizeof(*b) + size) : calloc(1, sizeof(*b) + size);
-    if (b) {
-        b->size = size;
-        b->dirty = small ? size : 0;
+        b->step = size;
     }
     return b;
 }
@@ -293,7 +358,7 @@ __attribute__((noinline)) static void *bump_slow(fl_arena *a, size_t size,
     size_t need = (size + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
     struct fl_arena_block *b = a->head;
     if (!b || b->size - b->used < need) {
-        size_t bsize = b ? b->size * 2 : ARENA_MIN_BLOCK;
+        size_t bsize = b ? b->step * 2 : ARENA_MIN_BLOCK;
         if (bsize > 64u * 1024 * 1024) {
             bsize = 64u * 1024 * 1024;
         }
@@ -307,8 +372,10 @@ __attribute__((noinline)) static void *bump_slow(fl_arena *a, size_t size,
             }
             bsize = need;
         }
-        bool small = bsize <= LAZY_ZERO_MAX;
-        struct fl_arena_block *nb = block_get(bsize, bsize, a->reserved);
+        /* A kept block larger than asked serves as well (its room is used);
+         * the ladder goes on from the size asked. */
+        struct fl_arena_block *nb =
+            block_get(bsize, a->limit ? a->limit - a->reserved : SIZE_MAX, a->reserved);
         if (!nb) {
             a->failed = true;
             return NULL;
@@ -318,8 +385,8 @@ __attribute__((noinline)) static void *bump_slow(fl_arena *a, size_t size,
         nb->mapped = 0;
         /* A block made for one large allocation is left to fault on use:
          * its owner may touch little of it. */
-        nb->populate = !small && bsize >= POPULATE_MIN && bsize > need;
-        nb->ready = nb->dirty || nb->populate ? 0 : bsize;
+        nb->populate = nb->size > LAZY_ZERO_MAX && nb->size >= POPULATE_MIN && nb->size > need;
+        nb->ready = nb->dirty || nb->populate ? 0 : nb->size;
         /* A large one-off allocation goes behind the current block so that the
          * remaining space of the current block is not abandoned. */
         if (b && need > b->size) {
@@ -329,7 +396,7 @@ __attribute__((noinline)) static void *bump_slow(fl_arena *a, size_t size,
             nb->next = b;
             a->head = nb;
         }
-        a->reserved += bsize;
+        a->reserved += nb->size;
         b = nb;
     }
     void *p = (char *)b->data + b->used;
@@ -407,7 +474,7 @@ void *fl__arena_table(fl_arena *a, size_t n, size_t size) {
         a->failed = true;
         return NULL;
     }
-    cache_make_room(a->reserved, len);
+    cache_make_room(len, true, a->reserved);
     /* The block's header on its own (the mapping is the table's bytes
      * only: a header in front would fault in one more huge page). */
     struct fl_arena_block *b = calloc(1, sizeof(*b));
@@ -511,8 +578,8 @@ typedef union scratch_head {
  * exhausted. Small ones from malloc (zeroed here: glibc's calloc skips its
  * per-thread cache, and a step's scratch is freed before the next step's
  * is asked for, a sort's queues on every pass); large ones are blocks, a
- * kept one for up to twice the bytes (zeroed as far as it held data) or a
- * new one. `held`: the bytes of the arena they are counted against. */
+ * kept one (zeroed as far as it held data) or a new one. `held`: the
+ * bytes of the arena they are counted against (0: none). */
 static scratch_head *chunk_get(size_t total, bool zero, size_t held) {
     scratch_head *h;
     if (total <= SCRATCH_SMALL) {
@@ -526,8 +593,7 @@ static scratch_head *chunk_get(size_t total, bool zero, size_t held) {
             h->h.block = false;
         }
     } else {
-        struct fl_arena_block *b =
-            block_get(total, total <= CACHE_BLOCK / 2 ? 2 * total : total, held);
+        struct fl_arena_block *b = block_get(total, SIZE_MAX, held);
         if (!b) {
             return NULL;
         }

@@ -8,9 +8,10 @@
  * once. An arena is not thread-safe; one analysis uses one arena on one thread.
  *
  * Memory is never handed out twice and every allocation starts out zero:
- * large blocks come from calloc (fresh pages, zero without a write), small
- * ones and blocks an earlier arena used (the process keeps freed blocks,
- * up to 64 MB, for its next arenas) are zeroed as the allocations reach
+ * large blocks are fresh mappings (pages zero without a write), small
+ * ones and blocks used before (the process keeps freed blocks, up to 64 MB
+ * and never more than its analyses once used at the same time, for its
+ * next arenas and scratch arrays) are zeroed as the allocations reach
  * them, so the zero-filling calls (zalloc, calloc, grow) write nothing
  * themselves. That matters on large
  * graphs, where zeroing megabytes of fresh pages (which the kernel hands out

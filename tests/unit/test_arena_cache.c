@@ -1,8 +1,9 @@
 /*
  * test_arena_cache.c - the blocks the process keeps for its next arenas
  * (src/util/arena.c): a freed arena's blocks are handed out again, zero; the
- * cap bounds what is kept; blocks too large to keep are freed; an arena
- * growing past the cap gives kept blocks back; buffers of fl__mem_realloc
+ * cap bounds what is kept; blocks too large to keep are freed; a kept block
+ * serves arenas and scratch arrays of other sizes, and memory taken anew
+ * gives as many kept bytes back first; buffers of fl__mem_realloc
  * keep their contents as they grow through and out of kept blocks; and
  * threads sharing the cache each get zero memory of their own.
  */
@@ -91,9 +92,7 @@ static void test_blocks_reused_zero(void **state) {
 }
 
 /* The cap: what would pass it pushes the oldest blocks out; lowering it
- * frees blocks until it holds; a block larger than 16 MB is never kept; an
- * arena that grows past the cap with new memory gives kept blocks back
- * first, as many bytes as it takes. */
+ * frees blocks until it holds; a block larger than 16 MB is never kept. */
 static void test_cap(void **state) {
     (void)state;
     size_t cap = fl__arena_cache_set_cap(1u << 20);
@@ -119,26 +118,89 @@ static void test_cap(void **state) {
     fl__arena_free(&a);
     assert_int_equal(kept_bytes(), 64u << 10);
 
-    /* Kept: one block of about 1 MB (a scratch array's). Under a cap of
-     * 1.5 MB an arena takes new blocks of 64 .. 512 KB (960 KB) and the
-     * block stays; its next block, 1 MB, takes it past the cap: the kept
-     * block is freed first. */
     fl__arena_cache_set_cap(0);
-    fl__arena_cache_set_cap(3u << 19);
+    fl__arena_cache_set_cap(cap);
+}
+
+/* Memory freed during an analysis serves its later needs of other sizes:
+ * a freed scratch array's block (about 1 MB) becomes the next arena's first
+ * block (64 KB asked: its first allocation at the block's start, the
+ * block's bytes counted, nothing new taken while it has room), zero though
+ * the scratch array was written. And memory taken anew frees as many kept
+ * bytes first: kept blocks of 200 and 300 KB, then a scratch array of 2 MB
+ * that neither holds, and neither is kept any more; freed, the 2 MB block
+ * is. An arena past the cap takes no kept block more than twice the size
+ * it asks for. */
+static void test_other_sizes(void **state) {
+    (void)state;
+    size_t cap = fl__arena_cache_set_cap(0);
+    fl__arena_cache_set_cap(64u << 20);
+    fl_arena a;
     fl__arena_init(&a, 0);
-    void *s = fl__arena_scratch(&a, 1, 1000000);
+    unsigned char *s = fl__arena_scratch(&a, 1, 1000000);
     assert_non_null(s);
+    memset(s, 0xee, 1000000);
     fl__arena_scratch_free(&a, s);
-    size_t before = kept_bytes();
-    assert_true(before >= 1000000);
-    fill_arena(&a, 700u << 10, 1);
-    assert_int_equal(a.reserved, 960u << 10);
-    assert_int_equal(kept_bytes(), before);
-    fill_arena(&a, 600u << 10, 2);
-    assert_int_equal(a.reserved, (960u + 1024u) << 10);
+    size_t block = kept_bytes();
+    assert_true(block >= 1000000 && block < 1100000);
+    fl__arena_free(&a);
+
+    fl__arena_init(&a, 0);
+    unsigned char *first = fill_arena(&a, 900000, 3); /* checks every byte zero */
+    assert_true(first < s && s - first <= 64);
+    assert_int_equal(a.reserved, block);
     assert_int_equal(kept_bytes(), 0);
     fl__arena_free(&a);
-    assert_true(kept_bytes() <= (3u << 19));
+    assert_int_equal(kept_bytes(), block);
+
+    fl__arena_cache_set_cap(0);
+    fl__arena_cache_set_cap(64u << 20);
+    fl__arena_init(&a, 0);
+    void *s1 = fl__arena_scratch(&a, 200u << 10, 1);
+    void *s2 = fl__arena_scratch(&a, 300u << 10, 1);
+    assert_true(s1 && s2);
+    fl__arena_scratch_free(&a, s1);
+    fl__arena_scratch_free(&a, s2);
+    size_t blocks;
+    fl__arena_cache_stats(&block, &blocks);
+    assert_int_equal(blocks, 2);
+    assert_true(block > (500u << 10));
+    unsigned char *big = fl__arena_scratch(&a, 2u << 20, 1);
+    assert_non_null(big);
+    assert_zero(big, 2u << 20);
+    assert_int_equal(kept_bytes(), 0);
+    fl__arena_scratch_free(&a, big);
+    assert_true(kept_bytes() > (2u << 20));
+    fl__arena_free(&a);
+
+    /* A 500 KB scratch array of an arena under the cap takes the kept 2 MB
+     * block; one of an arena past the cap (2.5 MB here, the arena holding
+     * 3 MB) does not take it for less than half its size: the block is
+     * freed and a new one taken. */
+    for (int past = 0; past < 2; past++) {
+        fl__arena_cache_set_cap(0);
+        fl__arena_cache_set_cap(64u << 20);
+        fl__arena_init(&a, 0);
+        if (past) {
+            assert_non_null(fl__arena_alloc(&a, 3u << 20));
+        }
+        big = fl__arena_scratch(&a, 2u << 20, 1);
+        assert_non_null(big);
+        fl__arena_scratch_free(&a, big);
+        fl__arena_cache_set_cap(5u << 19);
+        assert_true(kept_bytes() > (2u << 20));
+        s1 = fl__arena_scratch(&a, 500u << 10, 1);
+        assert_non_null(s1);
+        assert_int_equal(kept_bytes(), 0);
+        assert_zero(s1, 500u << 10);
+        fl__arena_scratch_free(&a, s1);
+        if (past) {
+            assert_true(kept_bytes() > (500u << 10) && kept_bytes() < (600u << 10));
+        } else {
+            assert_true(kept_bytes() > (2u << 20));
+        }
+        fl__arena_free(&a);
+    }
     fl__arena_cache_set_cap(0);
     fl__arena_cache_set_cap(cap);
 }
@@ -252,6 +314,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_blocks_reused_zero),
         cmocka_unit_test(test_cap),
+        cmocka_unit_test(test_other_sizes),
         cmocka_unit_test(test_mem_realloc),
         cmocka_unit_test(test_threads),
     };
