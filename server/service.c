@@ -649,7 +649,8 @@ static bool buf_reserve(stream_buf *b, size_t n, size_t limit) {
 #ifdef __linux__
 /* buf_reserve for a buffer of pages of its own: grown by mremap, which
  * moves pages without touching them, so the ranges the scan leaves out are
- * never written and never resident (and read as zeros). */
+ * never written and never resident (and read as zeros: a read maps the
+ * kernel's shared zero page, not counted in RSS). */
 static bool buf_reserve_mapped(stream_buf *b, size_t n, size_t limit) {
     if (n <= b->cap - b->len) {
         return true;
@@ -670,6 +671,11 @@ static bool buf_reserve_mapped(stream_buf *b, size_t n, size_t limit) {
     if (nb == MAP_FAILED) {
         return false;
     }
+#ifdef MADV_NOHUGEPAGE
+    /* A huge page would make a left-out range's neighbourhood resident
+     * (transparent huge pages "always"): small pages only. */
+    (void)madvise(nb, cap, MADV_NOHUGEPAGE);
+#endif
     b->bytes = nb;
     b->cap = cap;
     b->mapped = true;
