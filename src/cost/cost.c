@@ -487,11 +487,6 @@ fl_status fl__cost_loop_warnings(fl_ctx *c) {
     return FL_OK;
 }
 
-bool fl__cost_is_value_node(const fl_node *n) {
-    return n->kind == FL_OP_PLACEHOLDER || n->kind == FL_OP_ONNX_ABSENT ||
-           (n->kind == FL_OP_CONST && strcmp(n->op, "Const") == 0);
-}
-
 /* The running sums of the totals' counts, in fl_cost_totals's order. */
 enum { SUM_FLOPS, SUM_TFPROF, SUM_MACS, SUM_INT_OPS, SUM_READ, SUM_WRITTEN, SUM_NO_RULE, N_SUMS };
 _Static_assert(N_SUMS == FL_COST_N_SUMS, "fl_cost_totals's parts follow the sums");
@@ -557,9 +552,10 @@ static fl_status count_node(fl_ctx *c, const fl_node *n, int sign, bool strict, 
      * reshape */
     unsigned moves = 0;
     bool unknown = false;
+    const fl_expr *unk = fl__sym_unknown_expr; /* loaded once, tests without branches */
     for (int i = 0; i < SUM_NO_RULE; i++) {
-        moves |= (unsigned)(v[i].e != NULL || v[i].k != 0) << i;
-        unknown |= fl_sym_is_unknown(v[i]) | (t->n_unknown[i] != 0);
+        moves |= (unsigned)(((uintptr_t)v[i].e | (uint64_t)v[i].k) != 0) << i;
+        unknown |= (v[i].e == unk) | (t->n_unknown[i] != 0);
     }
     if (!moves) {
         return FL_OK;

@@ -45,8 +45,17 @@ typedef struct fl_cost_totals {
     unsigned parts_bad;
 } fl_cost_totals;
 
-/* A node that holds a value rather than computing (see nodes_values). */
-bool fl__cost_is_value_node(const fl_node *n);
+/* A node that holds a value rather than computing (see nodes_values): a
+ * Placeholder, an absent ONNX input or a "Const" (an ONNX Constant, of kind
+ * Const too, is an operator). Asked of every node in each sum and in the
+ * report: inline, the op's text compared by its characters (a call to
+ * strcmp each time cost more than the test itself). */
+static inline bool fl__cost_is_value_node(const fl_node *n) {
+    const char *o = n->op;
+    return n->kind == FL_OP_PLACEHOLDER || n->kind == FL_OP_ONNX_ABSENT ||
+           (n->kind == FL_OP_CONST && o[0] == 'C' && o[1] == 'o' && o[2] == 'n' && o[3] == 's' &&
+            o[4] == 't' && o[5] == '\0');
+}
 
 /* Fills n->cost for every node and sums the totals over nodes whose counts are
  * complete. Fails only on overflow or OOM (with c->d naming the node). */

@@ -255,10 +255,13 @@ static uint64_t node_hash(const fl_node *n) {
         ch += mix(0xc0ull, n->ctrl[i]->id);
     }
     h = mix(h, ch);
-    uint64_t ah = 0; /* attrs: order-independent */
+    /* attrs: order-independent, by kind and value; not by name (equal
+     * nodes have the same names, and the names' text, read for every node
+     * hashed, is compared only for a node found with the same hash) */
+    uint64_t ah = 0;
     for (int i = 0; i < n->n_attrs; i++) {
         const fl_attr *a = &n->attrs[i];
-        uint64_t x = fl__hash_str(a->name) ^ (uint64_t)a->kind;
+        uint64_t x = mix(0xa7ull, (uint64_t)a->kind);
         if (a->kind == FL_ATTR_I) {
             x = mix(x, (uint64_t)a->v.i);
         } else if (a->kind == FL_ATTR_TYPE) {

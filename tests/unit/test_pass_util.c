@@ -19,7 +19,7 @@
  *    after another name, and names from TensorFlow's TPU rewrite;
  *  - a ledger note's detail is the text printf writes for its format, cut
  *    to 511 bytes, whether the format has only %s conversions (joined
- *    without printf) or others;
+ *    without printf) or others, and so is a note given as parts;
  *  - the kind table answers, without asking a test, for a node named as
  *    the registry names its kind and for one of a "DOMAIN::TYPE" kind named
  *    TYPE (as the ONNX importer names its nodes), each with the tests such
@@ -258,6 +258,21 @@ static void ledger_notes_as_snprintf(void **state) {
     assert_string_equal(led.entries[6].detail, name + 200);
     memset(want, 'n', 511);
     assert_string_equal(led.entries[7].detail, want);
+    /* Parts joined as "%s" x 10 would print them (NULL as "(null)"); then
+     * 1 + 399 + 6 bytes and the second 399-byte name cut to the 105 left
+     * of 511, the last part dropped. */
+    const char *parts[10] = {"a", NULL, "b", "c", "d", "e", "f", "g", "h", "i"};
+    fl__ledger_note_parts(&pc, "r", NULL, parts, 10);
+    const char *cut[10] = {"x", name + 300, "y", "z", "w", "v", "u", "t", name + 300, "s"};
+    fl__ledger_note_parts(&pc, "r", NULL, cut, 10);
+    assert_int_equal(led.n_entries, 10);
+    assert_string_equal(led.entries[8].detail, "a(null)bcdefghi");
+    want[0] = 'x';
+    memset(want + 1, 'n', 399);
+    memcpy(want + 400, "yzwvut", 6);
+    memset(want + 406, 'n', 105);
+    want[511] = '\0';
+    assert_string_equal(led.entries[9].detail, want);
     fl__arena_free(&ar);
 }
 
