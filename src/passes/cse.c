@@ -277,8 +277,9 @@ static uint64_t node_hash(const fl_node *n) {
 }
 
 static bool node_eq(const fl_node *a, const fl_node *b) {
-    if (strcmp(a->op, b->op) != 0 || !fl__same_device(a, b) || a->n_inputs != b->n_inputs ||
-        a->n_ctrl != b->n_ctrl || a->n_attrs != b->n_attrs || a->n_outputs != b->n_outputs) {
+    if ((a->op != b->op && strcmp(a->op, b->op) != 0) || !fl__same_device(a, b) ||
+        a->n_inputs != b->n_inputs || a->n_ctrl != b->n_ctrl || a->n_attrs != b->n_attrs ||
+        a->n_outputs != b->n_outputs) {
         return false;
     }
     bool same = true;
@@ -303,8 +304,9 @@ static bool node_eq(const fl_node *a, const fl_node *b) {
         /* names are distinct in a node: the attr at the same place when it
          * has the name (nodes of one op usually list their attrs alike) */
         const char *name = a->attrs[i].name;
+        const char *bn = b->attrs[i].name;
         const fl_attr *y =
-            strcmp(b->attrs[i].name, name) == 0 ? &b->attrs[i] : fl__node_attr(b, name);
+            bn == name || strcmp(bn, name) == 0 ? &b->attrs[i] : fl__node_attr(b, name);
         if (!y || !fl__attr_equal(&a->attrs[i], y, const_eq, NULL)) {
             return false;
         }

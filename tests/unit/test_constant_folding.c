@@ -67,6 +67,24 @@ static void test_sub_from_zero_to_neg(void **state) {
     tg_free(g);
 }
 
+/* A node with an attr whose name holds "_tpu_" is left alone (Grappler's
+ * constant folding skips such nodes): the Sub(0, x) that the test above
+ * turns into Neg(x) stays a Sub, and nothing is noted. */
+static void test_tpu_attr_left_alone(void **state) {
+    (void)state;
+    tg_graph *g = tg_new();
+    pt_ph(g, "x", 2, D23);
+    tg_const_f32(g, "zero", 0, NULL, (float[]){0}, 0);
+    tg_node *s = pt_op2(g, "s", "Sub", "zero", "x", F32);
+    tg_attr_str(s, "_tpu_replicate", "cluster");
+    pt_op1(g, "y", "Relu", "s", F32);
+    pt_run *p = run(g);
+    assert_string_equal(pt_dump(p), "x=Placeholder(); zero=Const(); s=Sub(zero,x); y=Relu(s)");
+    assert_int_equal(p->led.n_entries, 0);
+    pt_free(p);
+    tg_free(g);
+}
+
 static void test_sub_from_zero_kept_when_broadcasting(void **state) {
     (void)state;
     tg_graph *g = tg_new();
@@ -907,6 +925,7 @@ static void test_rules_kept_when_output(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sub_from_zero_to_neg),
+        cmocka_unit_test(test_tpu_attr_left_alone),
         cmocka_unit_test(test_sub_from_zero_kept_when_broadcasting),
         cmocka_unit_test(test_sub_from_zero_kept_when_not_zero),
         cmocka_unit_test(test_one_over_y_to_reciprocal),

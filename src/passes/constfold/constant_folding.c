@@ -192,9 +192,27 @@ static fl_status run_rules(fl_pass_ctx *pc, const fl_kind_table *kt, fl_node *n,
     return FL_OK;
 }
 
+/* Does simplify have anything to try on n: a kind it handles itself, or a
+ * rule from R_NOOP on in the kind table? (Asked before fl__has_tpu_attr,
+ * which reads every attr's name: on most nodes nothing applies.) */
+static bool simplify_applies(const fl_kind_table *kt, const fl_node *n) {
+    switch (n->kind) {
+    case FL_OP_IDENTITY_N:
+    case FL_OP_ENTER:
+    case FL_OP_REF_ENTER:
+    case FL_OP_SWITCH:
+    case FL_OP_CASE:
+    case FL_OP_QUANTIZED_MATMUL:
+        return true;
+    default:
+        return fl__cf_variable_update_form(n->kind) != 0 ||
+               fl__kind_table_rules(kt, n, R_NOOP, R_COUNT) != 0;
+    }
+}
+
 static fl_status simplify(fl_pass_ctx *pc, const fl_kind_table *kt, fl_node *n, bool *done) {
     *done = false;
-    if (fl__has_tpu_attr(n)) {
+    if (!simplify_applies(kt, n) || fl__has_tpu_attr(n)) {
         return FL_OK;
     }
     /* Rules that keep the node and its outputs: preserved nodes too. */
