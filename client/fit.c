@@ -42,6 +42,19 @@
  * leaves (fl_fit_terms_run): the gap grows with the kernels' time, not with
  * their count.
  *
+ * A TensorFlow trace (told from its bytes) is the Chrome trace TensorFlow's
+ * timeline writes from RunMetadata.step_stats (complete events, ph "X", with
+ * args.name the node and args.op its op type, dur in us; "M" process_name
+ * events name each pid's device) or a binary RunMetadata / StepStats
+ * (tftrace.c; all_end_rel_nanos when set, else _micros). Only nodes that ran
+ * on a CPU are read; a node's runs (the same name again: several runs in
+ * one trace) give its median (--quantile as above, the figures taken as
+ * written). Nodes are matched by name and op type to a TensorFlow model's
+ * ops costed as kernels, in the graph as given or, when more of them match
+ * there, after foldline's remapper (TensorFlow's Grappler fuses at run time,
+ * a _FusedConv2D named after the chain's last node). The traces have no
+ * whole-run time: @MS gives it.
+ *
  * Each model is analysed as given (no passes) on BASE, and every kernel is
  * matched to an op: by node name and op type (ONNX Runtime keeps the model's
  * node names when it does not rewrite the graph), else by op type (ORT's
@@ -53,6 +66,7 @@
  */
 #include "cli.h"
 #include "roofcli.h"
+#include "tftrace.h"
 #include "tracejson.h"
 
 #include <errno.h>
@@ -65,6 +79,7 @@
 typedef struct kernel {
     char *name; /* node name (the event name without "_kernel_time") */
     const char *op;
+    char *op_own;   /* op when it is a copy (a binary trace's) */
     char shape[96]; /* first output, "[1,64,112,112]"; "" when absent */
     double *durs;   /* microseconds, one per run */
     size_t n_durs, cap;
@@ -81,6 +96,10 @@ typedef struct trace {
     size_t n_runs;
     size_t hint;     /* the kernel after the last one looked up: runs repeat the order */
     kernel **sorted; /* by name, for the look-ups of the ops */
+    bool tf;         /* TensorFlow's timings (a timeline or step stats), CPU nodes only */
+    size_t n_other;  /* TensorFlow nodes timed on other devices (left out) */
+    char other[96];  /* the first of those devices */
+    bool others;     /* more than one other device */
 } trace;
 
 static int cmp_d(const void *a, const void *b) {
@@ -105,6 +124,7 @@ static void trace_free(trace *t) {
     for (size_t i = 0; i < t->n; i++) {
         free(t->k[i].durs);
         free(t->k[i].name);
+        free(t->k[i].op_own);
     }
     free(t->k);
     free(t->sorted);
@@ -136,7 +156,42 @@ static kernel *find_kernel(trace *t, const char *name) {
     return NULL;
 }
 
-/* One "Node" event into t. 0 or an exit status (message printed). */
+/* One run of the kernel `name` (created with op, copied when copy_op, and
+ * shape when it is new): dur us. 0 or an exit status. */
+static int kernel_add(trace *t, const char *name, const char *op, bool copy_op, const char *shape,
+                      double dur) {
+    kernel *k = find_kernel(t, name);
+    if (!k) {
+        kernel *nk = realloc(t->k, (t->n + 1) * sizeof(*nk));
+        if (!nk) {
+            return EXIT_IO;
+        }
+        t->k = nk;
+        k = &t->k[t->n];
+        memset(k, 0, sizeof(*k));
+        if (!(k->name = strdup(name)) || (copy_op && !(k->op_own = strdup(op)))) {
+            free(k->name);
+            return EXIT_IO;
+        }
+        t->n++;
+        k->op = copy_op ? k->op_own : op;
+        snprintf(k->shape, sizeof k->shape, "%s", shape);
+    }
+    if (k->n_durs == k->cap) {
+        size_t nc = k->cap ? 2 * k->cap : 8;
+        double *nd = realloc(k->durs, nc * sizeof(double));
+        if (!nd) {
+            return EXIT_IO;
+        }
+        k->durs = nd;
+        k->cap = nc;
+    }
+    k->durs[k->n_durs++] = dur;
+    return 0;
+}
+
+/* One "Node" event into t (op and shape in the trace's text). 0 or an exit
+ * status (message printed). */
 static int add_kernel(trace *t, const char *path, const fl_trace_event *ev) {
     const char *op = ev->op_name, *name = ev->name;
     if (!ev->has_dur || ev->dur < 0 || !isfinite(ev->dur)) {
@@ -152,33 +207,22 @@ static int add_kernel(trace *t, const char *path, const fl_trace_event *ev) {
     size_t nlen = strlen(name) - strlen("_kernel_time");
     char nb[1024];
     snprintf(nb, sizeof nb, "%.*s", (int)nlen, name);
-    kernel *k = find_kernel(t, nb);
-    if (!k) {
-        kernel *nk = realloc(t->k, (t->n + 1) * sizeof(*nk));
-        if (!nk) {
-            return EXIT_IO;
+    return kernel_add(t, nb, op, false, ev->shape, ev->dur);
+}
+
+/* One TensorFlow node's run into t when its device is a CPU (else counted
+ * as another device's). 0 or an exit status. */
+static int add_tf_node(trace *t, const char *device, const char *name, const char *op, bool copy_op,
+                       double dur) {
+    t->tf = true;
+    if (device && !fl_tf_device_is_cpu(device)) {
+        if (!t->n_other++) {
+            snprintf(t->other, sizeof t->other, "%s", device);
         }
-        t->k = nk;
-        k = &t->k[t->n];
-        memset(k, 0, sizeof(*k));
-        if (!(k->name = strdup(nb))) {
-            return EXIT_IO;
-        }
-        t->n++;
-        k->op = op; /* in t->text */
-        memcpy(k->shape, ev->shape, sizeof k->shape);
+        t->others |= strncmp(t->other, device, sizeof t->other - 1) != 0;
+        return 0;
     }
-    if (k->n_durs == k->cap) {
-        size_t nc = k->cap ? 2 * k->cap : 8;
-        double *nd = realloc(k->durs, nc * sizeof(double));
-        if (!nd) {
-            return EXIT_IO;
-        }
-        k->durs = nd;
-        k->cap = nc;
-    }
-    k->durs[k->n_durs++] = ev->dur;
-    return 0;
+    return kernel_add(t, name, op, copy_op, "", dur);
 }
 
 /* A kernel longer than this (us) outlasts the time slices a loaded host's
@@ -222,6 +266,13 @@ static double kernel_time(double *d, size_t n, double q, double rho) {
     }
     double least = floor(d[0]) + 0.5, scaled = median_of(d, n) * rho;
     return least > LONG_KERNEL_US && scaled < least ? scaled : least;
+}
+
+/* A TensorFlow node's time (us) from its n > 0 runs d (reorders d): their
+ * q-quantile, the least with q == 0. */
+static double tf_kernel_time(double *d, size_t n, double q) {
+    qsort(d, n, sizeof(double), cmp_d);
+    return q == 0 ? d[0] : quantile_of(d, n, q);
 }
 
 /* The traced runs' time between kernels (us): per run, its time minus the
@@ -273,13 +324,31 @@ static double run_gaps(const double *runs, const double *run_ts, size_t n_runs, 
     return out;
 }
 
+/* A TensorFlow timeline's op event (strings in the trace's text), kept until
+ * the names of the processes (devices) are known. */
+typedef struct tf_event {
+    const char *name, *op;
+    double pid, dur;
+    bool has_pid;
+} tf_event;
+
+/* A process of a TensorFlow timeline: its pid and name (the device). */
+typedef struct tf_pid {
+    double pid;
+    const char *device;
+} tf_pid;
+
 /* The events read so far: kernels into the trace, and the times of the
- * kernels and runs for run_gaps. */
+ * kernels and runs for run_gaps; TensorFlow's op events and processes. */
 typedef struct event_sink {
     trace *t;
     const char *path;
     double *runs, *run_ts, *k_ts, *k_dur;
     size_t nk, cap_k, cap_runs;
+    tf_event *tf;
+    size_t n_tf, cap_tf;
+    tf_pid *pids;
+    size_t n_pids, cap_pids;
 } event_sink;
 
 static bool grow(double **a, double **b, size_t *cap, size_t n) {
@@ -299,8 +368,72 @@ static bool grow(double **a, double **b, size_t *cap, size_t n) {
     return nb != NULL;
 }
 
+/* Room for one more element of size `size` in *a (n used, *cap allocated). */
+static bool grow_one(void **a, size_t size, size_t *cap, size_t n) {
+    if (n < *cap) {
+        return true;
+    }
+    size_t nc = *cap ? 2 * *cap : 256;
+    void *na = realloc(*a, nc * size);
+    if (na) {
+        *a = na;
+        *cap = nc;
+    }
+    return na != NULL;
+}
+
+/* A TensorFlow timeline's events: a process's name ("M" process_name, the
+ * device), an op's run ("X" with args.name and args.op). *taken false when
+ * the event is neither (an ONNX Runtime event, say); 0 or an exit status. */
+static int on_tf_event(event_sink *k, const fl_trace_event *ev, bool *taken) {
+    *taken = true;
+    bool meta = strcmp(ev->ph, "M") == 0 && ev->name && strcmp(ev->name, "process_name") == 0 &&
+                ev->arg_name && ev->has_pid;
+    if (meta) {
+        if (!grow_one((void **)&k->pids, sizeof(tf_pid), &k->cap_pids, k->n_pids)) {
+            return EXIT_IO;
+        }
+        k->pids[k->n_pids++] = (tf_pid){ev->pid, ev->arg_name};
+        return 0;
+    }
+    if (strcmp(ev->ph, "X") != 0 || !ev->arg_name || !ev->arg_op) {
+        *taken = false;
+        return 0;
+    }
+    if (!ev->has_dur || ev->dur < 0 || !isfinite(ev->dur)) {
+        fprintf(stderr, "foldline: fit: %s: event %zu (node %s): 'dur' is not a number >= 0\n",
+                k->path, ev->index, ev->arg_name);
+        return EXIT_BAD_MODEL;
+    }
+    if (!grow_one((void **)&k->tf, sizeof(tf_event), &k->cap_tf, k->n_tf)) {
+        return EXIT_IO;
+    }
+    k->tf[k->n_tf++] = (tf_event){ev->arg_name, ev->arg_op, ev->pid, ev->dur, ev->has_pid};
+    return 0;
+}
+
+/* The TensorFlow timeline's op events into the trace, each on the device
+ * its process is named after (an unnamed process: taken as the CPU's). */
+static int tf_events_done(event_sink *k) {
+    int rc = 0;
+    for (size_t i = 0; !rc && i < k->n_tf; i++) {
+        const tf_event *e = &k->tf[i];
+        const char *device = NULL;
+        for (size_t p = 0; e->has_pid && p < k->n_pids; p++) {
+            device = k->pids[p].pid == e->pid ? k->pids[p].device : device;
+        }
+        rc = add_tf_node(k->t, device, e->name, e->op, false, e->dur);
+    }
+    return rc;
+}
+
 static int on_event(void *arg, const fl_trace_event *ev) {
     event_sink *k = arg;
+    bool taken = false;
+    int tf_rc = ev->ph ? on_tf_event(k, ev, &taken) : 0;
+    if (tf_rc || taken) {
+        return tf_rc;
+    }
     if (!ev->cat || !ev->name) {
         return 0;
     }
@@ -351,6 +484,63 @@ static int read_text(const char *path, char **text, size_t *len) {
     return 0;
 }
 
+/* One node of a binary step stats into the trace. */
+static int on_tf_node(void *arg, const fl_tf_node *n) {
+    event_sink *k = arg;
+    return add_tf_node(k->t, n->device, n->name, n->op, true, n->dur_us);
+}
+
+/* The trace's events into k, its format told by its bytes: JSON (ONNX
+ * Runtime's profile or TensorFlow's timeline), gzip (refused), else a
+ * binary RunMetadata / StepStats. 0 or an exit status (message printed). */
+static int scan_events(const char *path, char *text, size_t len, event_sink *k) {
+    size_t i = 0;
+    while (i < len && strchr(" \t\r\n", text[i])) {
+        i++;
+    }
+    char err[256];
+    if (len >= 2 && (unsigned char)text[0] == 0x1f && (unsigned char)text[1] == 0x8b) {
+        fprintf(stderr,
+                "foldline: fit: %s: gzip-compressed (as the TensorFlow profiler writes its "
+                "trace.json.gz): decompress it first (gunzip)\n",
+                path);
+        return EXIT_BAD_MODEL;
+    }
+    /* a RunMetadata or StepStats begins with field 1: 0x0a, a newline to
+       JSON; one whose length reads as '{' or '[' is told by decoding it */
+    bool json = i < len && (text[i] == '{' || text[i] == '[');
+    bool binary = len && text[0] == 0x0a &&
+                  (!json || !fl_tf_stepstats_scan((const unsigned char *)text, len, NULL, NULL, err,
+                                                  sizeof err));
+    if (binary) {
+        int rc =
+            fl_tf_stepstats_scan((const unsigned char *)text, len, on_tf_node, k, err, sizeof err);
+        if (rc == -1) {
+            fprintf(stderr,
+                    "foldline: fit: %s: neither JSON trace events nor a TensorFlow RunMetadata "
+                    "or StepStats message: %s\n",
+                    path, err);
+        }
+        return rc == -1 ? EXIT_BAD_MODEL : rc;
+    }
+    int rc = fl_trace_scan(text, len, on_event, k, err, sizeof err);
+    if (rc == FL_TRACE_SYNTAX) {
+        fprintf(stderr, "foldline: fit: %s:%s\n", path, err);
+        rc = EXIT_BAD_MODEL;
+    } else if (rc == FL_TRACE_NOT_EVENTS) {
+        fprintf(stderr,
+                "foldline: fit: %s: not a trace (expected a JSON array of trace events or an "
+                "object with a traceEvents array)\n",
+                path);
+        rc = EXIT_BAD_MODEL;
+    }
+    if (!rc && !k->t->n && k->n_tf) { /* a TensorFlow timeline (not mixed with ORT's kernels) */
+        rc = tf_events_done(k);
+    }
+    free(k->tf), free(k->pids);
+    return rc;
+}
+
 /* Reads and checks a trace; latency_s: the untraced run's time (@MS) or 0.
  * 0 or an exit status (message printed). */
 static int trace_load(const char *path, double q, double latency_s, trace *t) {
@@ -360,19 +550,10 @@ static int trace_load(const char *path, double q, double latency_s, trace *t) {
     if (rc) {
         return rc;
     }
-    event_sink k = {t, path, NULL, NULL, NULL, NULL, 0, 0, 0};
-    char err[160];
-    rc = fl_trace_scan(t->text, len, on_event, &k, err, sizeof err);
-    if (rc == FL_TRACE_SYNTAX) {
-        fprintf(stderr, "foldline: fit: %s:%s\n", path, err);
-        rc = EXIT_BAD_MODEL;
-    } else if (rc == FL_TRACE_NOT_EVENTS) {
-        fprintf(stderr,
-                "foldline: fit: %s: not an ONNX Runtime profile (expected a JSON array of trace "
-                "events)\n",
-                path);
-        rc = EXIT_BAD_MODEL;
-    }
+    event_sink k;
+    memset(&k, 0, sizeof k);
+    k.t = t, k.path = path;
+    rc = scan_events(path, t->text, len, &k);
     double *runs = k.runs, *run_ts = k.run_ts, *k_ts = k.k_ts, *k_dur = k.k_dur;
     size_t nk = k.nk;
     if (!rc && t->n_runs) {
@@ -383,10 +564,18 @@ static int trace_load(const char *path, double q, double latency_s, trace *t) {
     if (rc) {
         return rc;
     }
+    if (!t->n && t->tf) {
+        fprintf(stderr,
+                "foldline: fit: %s: no node ran on a CPU: a trace of another device only (%zu "
+                "node runs on %s%s); fit reads TensorFlow's CPU timings\n",
+                path, t->n_other, t->other, t->others ? " and others" : "");
+        return EXIT_BAD_MODEL;
+    }
     if (!t->n) {
         fprintf(stderr,
-                "foldline: fit: %s: no kernel events (cat \"Node\", name \"..._kernel_time\"): "
-                "is this ONNX Runtime's profiling output (enableProfiling)?\n",
+                "foldline: fit: %s: no kernel events: neither ONNX Runtime's profiling output "
+                "(cat \"Node\", name \"..._kernel_time\") nor TensorFlow's timeline (ph \"X\" "
+                "with args.name and args.op) or step stats\n",
                 path);
         return EXIT_BAD_MODEL;
     }
@@ -406,8 +595,12 @@ static int trace_load(const char *path, double q, double latency_s, trace *t) {
         for (size_t r = 0; r < t->k[i].n_durs; r++) {
             any |= t->k[i].durs[r] > 0;
         }
-        /* in us, each figure spread over its truncated 1 us (kernel_time) */
-        t->k[i].median_s = kernel_time(t->k[i].durs, t->k[i].n_durs, q, rho) * 1e-6;
+        /* in us, each figure spread over its truncated 1 us (kernel_time);
+           TensorFlow's as written (its ends and starts are both whole us or
+           ns, not a truncated span) */
+        t->k[i].median_s = (t->tf ? tf_kernel_time(t->k[i].durs, t->k[i].n_durs, q)
+                                  : kernel_time(t->k[i].durs, t->k[i].n_durs, q, rho)) *
+                           1e-6;
     }
     if (!any) {
         fprintf(stderr, "foldline: fit: %s: every kernel time is 0\n", path);
@@ -420,8 +613,11 @@ static int trace_load(const char *path, double q, double latency_s, trace *t) {
 /* Matching kernels to ops                                                    */
 /* ------------------------------------------------------------------------- */
 
+/* A kernel's op type (ONNX Runtime's Fused* form: its base op; a TensorFlow
+ * node without a timeline label: "", any op) is the node's. */
 static bool same_op(const char *kop, const char *op) {
-    return strcmp(kop, op) == 0 || (strncmp(kop, "Fused", 5) == 0 && strcmp(kop + 5, op) == 0);
+    return !kop[0] || strcmp(kop, op) == 0 ||
+           (strncmp(kop, "Fused", 5) == 0 && strcmp(kop + 5, op) == 0);
 }
 
 static const char *out_shape(const fl_report *r, const char *name) {
@@ -444,7 +640,9 @@ static int match(const fl_report *r, const fl_roofline_graph *g, trace *t, fl_fi
     for (size_t i = 0; i < g->n_nodes; i++) {
         const fl_roofline_node *n = &g->nodes[i];
         kernel *k = find_kernel(t, n->name);
-        if (!k || k->matched || !same_op(k->op, n->op)) {
+        /* TensorFlow also times what no kernel costs here (a Const's
+           output, say): only ops costed as kernels are matched */
+        if (!k || k->matched || !same_op(k->op, n->op) || (t->tf && !n->executed)) {
             continue;
         }
         const char *s = out_shape(r, n->name);
@@ -473,9 +671,11 @@ static int match(const fl_report *r, const fl_roofline_graph *g, trace *t, fl_fi
     }
     if (!mc->by_name && !mc->by_shape) {
         fprintf(stderr,
-                "foldline: fit: %s: no kernel matches an op of %s (by node name, or by op type "
-                "and output shape): a trace of another model?\n",
-                tpath, mpath);
+                "foldline: fit: %s: no kernel matches an op of %s (by node name%s): a trace of "
+                "another model?\n",
+                tpath, mpath,
+                t->tf ? " and op type, as given and as foldline's remapper fuses it"
+                      : ", or by op type and output shape");
         return EXIT_BAD_MODEL;
     }
     return 0;
@@ -494,6 +694,7 @@ typedef struct fit_cli {
     size_t n_binds;
     double quantile;     /* of each kernel's times over the runs; 0.5 by default */
     bool gap_per_kernel; /* --gap-per-kernel: no `gap` share, the run's gap per kernel alone */
+    size_t n_tf;         /* traces of TensorFlow's (the others: ONNX Runtime's) */
 } fit_cli;
 
 /* The profile name an output file gives: its base name without .yaml/.yml. */
@@ -615,9 +816,94 @@ static unsigned char *read_model(const char *path, size_t *len) {
     return buf;
 }
 
+/* Analyses the model at mpath (*r set; 0 or an exit status, message
+ * printed). A TensorFlow trace needs a TensorFlow model, which is analysed
+ * with foldline's remapper too: the fused nodes TensorFlow's Grappler forms
+ * at run time are then nodes of the graph after it. */
+static int analyse_model(const fit_cli *c, const fl_options *base_opt, const char *mpath,
+                         const char *tpath, bool tf, fl_report **r) {
+    size_t len = 0;
+    unsigned char *buf = read_model(mpath, &len);
+    if (!buf) {
+        return EXIT_IO;
+    }
+    fl_format fmt = fl_detect_format(buf, len);
+    if (tf && fmt != FL_FORMAT_GRAPHDEF && fmt != FL_FORMAT_SAVEDMODEL && fmt != FL_FORMAT_TFJS) {
+        fprintf(stderr,
+                "foldline: fit: %s holds TensorFlow timings, but %s is no TensorFlow model "
+                "(GraphDef, SavedModel or TF.js graph model)\n",
+                tpath, mpath);
+        free(buf);
+        return EXIT_BAD_MODEL;
+    }
+    fl_options o = *base_opt;
+    o.symbols = c->binds;
+    o.n_symbols = c->n_binds;
+    if (tf) {
+        o.passes = "remap";
+        o.device = FL_DEVICE_CPU;
+    }
+    fl_status st = fl_analyze(buf, len, &o, r);
+    free(buf);
+    if (st != FL_OK) {
+        fprintf(stderr, "foldline: fit: %s: %s\n", mpath,
+                *r && (*r)->error ? (*r)->error : fl_status_str(st));
+        return fl_cli_exit_of(st);
+    }
+    return 0;
+}
+
+/* The nodes of g as the fit's ops (measured_s -1: not traced yet). */
+static void fill_ops(const fl_roofline_graph *g, const fl_profile *bp, fl_fit_op *ops) {
+    for (size_t i = 0; i < g->n_nodes; i++) {
+        const fl_roofline_node *n = &g->nodes[i];
+        fl_op_class cls = FL_CLASS_OTHER;
+        for (int k = 0; k < FL_CLASS_COUNT; k++) {
+            cls = strcmp(fl_op_class_name((fl_op_class)k), n->op_class) == 0 ? (fl_op_class)k : cls;
+        }
+        int level = 0; /* 1 + the index of the node's memory level in the base profile */
+        for (size_t l = 0; n->level && l < bp->n_levels; l++) {
+            level = strcmp(bp->levels[l].name, n->level) == 0 ? (int)l + 1 : level;
+        }
+        ops[i] =
+            (fl_fit_op){cls,         n->flops, n->bytes,    n->compute_peak_s, n->memory_peak_s,
+                        n->executed, -1,       n->channels, n->broadcast,      level};
+    }
+}
+
+/* The nodes of g a TensorFlow trace times: same name, same op type (or
+ * none in the trace), costed as a kernel. */
+static size_t tf_matches(const fl_roofline_graph *g, trace *t) {
+    size_t n = 0;
+    for (size_t i = 0; g && i < g->n_nodes; i++) {
+        kernel *k = g->nodes[i].executed ? find_kernel(t, g->nodes[i].name) : NULL;
+        n += k && same_op(k->op, g->nodes[i].op);
+    }
+    return n;
+}
+
 /* Analyses one model and matches its trace into m (ops malloc'd), and the
  * bytes the kernels before each op evicted into *ev (malloc'd; NULL on a
  * base profile without caches). */
+/* What a TensorFlow trace matched: nodes by name and op type, how many of
+ * them are fused chains of foldline's remapper, what was left out. */
+static void print_tf_matches(const char *tpath, const trace *t, const fl_roofline_graph *g,
+                             const fl_fit_op *ops, bool after, const match_count *mc) {
+    size_t fused = 0;
+    for (size_t i = 0; after && i < g->n_nodes; i++) {
+        fused += ops[i].measured_s >= 0 && strncmp(g->nodes[i].op, "_Fused", 6) == 0;
+    }
+    printf("  %-40s %5zu TensorFlow nodes on the CPU, %5zu matched by name and op type (%zu of "
+           "them fused chains as foldline's remapper forms them, named after the chain's last "
+           "node), %zu unmatched",
+           tpath, t->n, mc->by_name, fused, t->n - mc->by_name);
+    if (t->n_other) {
+        printf(", %zu node runs on other devices left out (%s%s)", t->n_other, t->other,
+               t->others ? " and others" : "");
+    }
+    printf("\n");
+}
+
 static int load_pair(fit_cli *c, const fl_options *base_opt, char *pair, fl_fit_model *m,
                      double **ev) {
     char *eq = strchr(pair, '=');
@@ -641,25 +927,16 @@ static int load_pair(fit_cli *c, const fl_options *base_opt, char *pair, fl_fit_
     m->name = mpath;
     trace t;
     int rc = trace_load(tpath, c->quantile, latency_s, &t);
-    size_t len = 0;
-    unsigned char *buf = rc ? NULL : read_model(mpath, &len);
-    if (!rc && !buf) {
-        rc = EXIT_IO;
-    }
     fl_report *r = NULL;
     if (!rc) {
-        fl_options o = *base_opt;
-        o.symbols = c->binds;
-        o.n_symbols = c->n_binds;
-        fl_status st = fl_analyze(buf, len, &o, &r);
-        if (st != FL_OK) {
-            fprintf(stderr, "foldline: fit: %s: %s\n", mpath,
-                    r && r->error ? r->error : fl_status_str(st));
-            rc = fl_cli_exit_of(st);
-        }
+        rc = analyse_model(c, base_opt, mpath, tpath, t.tf, &r);
     }
-    free(buf);
     const fl_roofline_graph *g = rc ? NULL : r->roofline[0].before;
+    /* TensorFlow's trace of a graph Grappler remapped names the fused nodes
+       after each chain's last node: the graph after foldline's remapper
+       when more of its nodes are traced */
+    bool after = g && t.tf && tf_matches(r->roofline[0].after, &t) > tf_matches(g, &t);
+    g = after ? r->roofline[0].after : g;
     fl_fit_op *ops = g ? calloc(g->n_nodes + 1, sizeof(*ops)) : NULL;
     *ev = g && g->node_evicted_bytes ? calloc(g->n_nodes + 1, sizeof(double)) : NULL;
     if (!rc && (!ops || (g->node_evicted_bytes && !*ev))) {
@@ -668,20 +945,8 @@ static int load_pair(fit_cli *c, const fl_options *base_opt, char *pair, fl_fit_
     if (!rc && *ev) {
         memcpy(*ev, g->node_evicted_bytes, g->n_nodes * sizeof(double));
     }
-    for (size_t i = 0; !rc && i < g->n_nodes; i++) {
-        const fl_roofline_node *n = &g->nodes[i];
-        fl_op_class cls = FL_CLASS_OTHER;
-        for (int k = 0; k < FL_CLASS_COUNT; k++) {
-            cls = strcmp(fl_op_class_name((fl_op_class)k), n->op_class) == 0 ? (fl_op_class)k : cls;
-        }
-        int level = 0; /* 1 + the index of the node's memory level in the base profile */
-        const fl_profile *bp = base_opt->profiles[0];
-        for (size_t l = 0; n->level && l < bp->n_levels; l++) {
-            level = strcmp(bp->levels[l].name, n->level) == 0 ? (int)l + 1 : level;
-        }
-        ops[i] =
-            (fl_fit_op){cls,         n->flops, n->bytes,    n->compute_peak_s, n->memory_peak_s,
-                        n->executed, -1,       n->channels, n->broadcast,      level};
+    if (!rc) {
+        fill_ops(g, base_opt->profiles[0], ops);
     }
     match_count mc = {0, 0};
     if (!rc) {
@@ -703,6 +968,8 @@ static int load_pair(fit_cli *c, const fl_options *base_opt, char *pair, fl_fit_
                typical run against the kernels' times included (each
                model's share is bounded by the median over the models) */
             m->kernel_sum_s = ksum;
+        } else if (latency_s > 0 && t.tf) { /* no traced runs to bound it */
+            m->kernel_sum_s = ksum < latency_s ? ksum : latency_s;
         } else if (latency_s > 0) { /* at most the traced gap, which includes the profiler's
                                        cost: a noisy latency must not turn into a huge
                                        per-kernel cost */
@@ -711,9 +978,14 @@ static int load_pair(fit_cli *c, const fl_options *base_opt, char *pair, fl_fit_
             m->kernel_sum_s = latency_s - gap;
         }
         m->n_kernels = t.n;
-        printf("  %-40s %5zu kernels, %5zu matched (%zu by name, %zu by op and shape), run %.4g "
-               "ms\n",
-               tpath, t.n, mc.by_name + mc.by_shape, mc.by_name, mc.by_shape, t.run_s * 1e3);
+        c->n_tf += t.tf;
+        if (t.tf) {
+            print_tf_matches(tpath, &t, g, ops, after, &mc);
+        } else {
+            printf("  %-40s %5zu kernels, %5zu matched (%zu by name, %zu by op and shape), run "
+                   "%.4g ms\n",
+                   tpath, t.n, mc.by_name + mc.by_shape, mc.by_name, mc.by_shape, t.run_s * 1e3);
+        }
     } else {
         free(ops);
         free(*ev);
@@ -729,13 +1001,15 @@ static void print_result(const fl_fit_result *res, const fl_fit_model *models, s
     if (t->gap) {
         printf("run's gap %.3g %% of the kernels' time (median over %zu trace%s)%s\n",
                t->gap_share * 100, t->gap_models, t->gap_models == 1 ? "" : "s",
-               !res->have_overhead ? " (the traces have no model_run events: base gap kept)"
+               !res->have_overhead ? " (no whole-run time: the traces have no model_run events "
+                                     "and no @MS was given: base gap kept)"
                : t->gap_share <= 0 ? " (the runs took no longer than their kernels: none written)"
                                    : "");
     }
     printf("dispatch overhead %.3g us per kernel%s%s\n", res->overhead_s * 1e6,
            t->gap ? " beyond the gap's share" : "",
-           !res->have_overhead    ? " (the traces have no model_run events: base overhead kept)"
+           !res->have_overhead    ? " (no whole-run time: the traces have no model_run events "
+                                    "and no @MS was given: base overhead kept)"
            : res->overhead_s <= 0 ? (t->gap ? " (the share leaves none: none written)"
                                             : " (the runs took no longer than their kernels: "
                                               "none written)")
@@ -787,8 +1061,16 @@ static int write_out(fit_cli *c, const fl_profile *base, const fl_fit_result *re
     } else if (c->quantile != 0.5) {
         snprintf(q, sizeof q, " (kernel times: %.3g quantile of the runs)", c->quantile);
     }
-    snprintf(src, sizeof src, "fitted %s by foldline fit to %zu ONNX Runtime trace%s on %s%s", date,
-             n, n == 1 ? "" : "s", base->name, q);
+    char kind[96];
+    if (!c->n_tf || c->n_tf == n) {
+        snprintf(kind, sizeof kind, "%s trace%s", c->n_tf ? "TensorFlow" : "ONNX Runtime",
+                 n == 1 ? "" : "s");
+    } else {
+        snprintf(kind, sizeof kind, "traces (%zu ONNX Runtime, %zu TensorFlow)", n - c->n_tf,
+                 c->n_tf);
+    }
+    snprintf(src, sizeof src, "fitted %s by foldline fit to %zu %s on %s%s", date, n, kind,
+             base->name, q);
     fl_outfile o;
     if (fl_outfile_open(&o, c->out, err, sizeof err) != 0) {
         fprintf(stderr, "foldline: fit: %s\n", err);

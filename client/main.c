@@ -48,7 +48,7 @@ static const char usage_text[] =
     "       foldline profiles [--profiles-dir DIR] [--sources] [--json]\n"
     "       foldline calibrate [-o FILE] [--threads N] [--short] [--name NAME]\n"
     "       foldline fit --profile BASE -o OUT.yaml [--bind SYM=N] [--quantile Q]\n"
-    "                    [--gap-per-kernel] MODEL.onnx=TRACE.json[@MS]...\n"
+    "                    [--gap-per-kernel] MODEL=TRACE[@MS]...\n"
     "       foldline diff BASE NEW [options] [--fail-on METRIC:+N%]... [--json]\n"
     "       foldline card MODEL [options] [--format md|json]\n"
     "       foldline report MODEL [options] [--sweep SYM=V1,V2,...] -o OUT.html\n"
@@ -1178,8 +1178,10 @@ static const char *const command_help[][2] = {
     {"calibrate", "usage: foldline calibrate [-o FILE] [--threads N] [--short] [--name NAME]\n\n"
                   "Measure this host and write a device profile (see README, \"Calibration\").\n"},
     {"fit", "usage: foldline fit --profile BASE -o OUT.yaml [--bind SYM=N] [--quantile Q] "
-            "[--gap-per-kernel] MODEL.onnx=TRACE.json[@MS]...\n\n"
-            "Fit a profile's efficiency tables to measured traces (see README). The run's gap\n"
+            "[--gap-per-kernel] MODEL=TRACE[@MS]...\n\n"
+            "Fit a profile's efficiency tables to measured traces (see README): ONNX Runtime's\n"
+            "profile of an ONNX model, or TensorFlow's timeline JSON or RunMetadata/StepStats\n"
+            "of a GraphDef/SavedModel (CPU nodes). The run's gap\n"
             "beyond its kernels is fitted as a share of their time (the profile's `gap`);\n"
             "--gap-per-kernel fits it as a cost per kernel alone.\n"},
     {"diff", "usage: foldline diff BASE NEW [analyze options] [--fail-on METRIC:+N%] [--json]\n\n"

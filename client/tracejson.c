@@ -1,5 +1,5 @@
 /*
- * tracejson.c - ONNX Runtime's profiling output read event by event (see
+ * tracejson.c - Chrome trace events read event by event (see
  * tracejson.h): a recursive descent over the text that checks all of it and
  * keeps, per event, only the members `foldline fit` uses.
  */
@@ -502,21 +502,33 @@ typedef struct event_ctx {
     unsigned seen, args_seen;
 } event_ctx;
 
+/* A string member read once into *out (bit: its bit in *seen); a value of
+ * another type is passed over (*out stays NULL). */
+static bool string_member(scan *s, const char *key, unsigned *seen, unsigned bit,
+                          const char **out) {
+    if (!first_time(s, key, seen, bit)) {
+        return false;
+    }
+    if (s->p < s->end && *s->p == '"') {
+        char *str;
+        bool ok = string(s, &str);
+        *out = str;
+        return ok;
+    }
+    return skip_value(s);
+}
+
 static bool args_member(scan *s, const char *key, void *ctx) {
     event_ctx *e = ctx;
-    if (key[0] != 'o') { /* neither of the two read (most arguments): no compare */
+    if (key[0] != 'o' && key[0] != 'n') { /* none of those read (most arguments): no compare */
         return skip_value(s);
     }
     if (strcmp(key, "op_name") == 0) {
-        if (!first_time(s, key, &e->args_seen, 1)) {
-            return false;
-        }
-        if (s->p < s->end && *s->p == '"') {
-            char *str;
-            bool ok = string(s, &str);
-            e->ev.op_name = str;
-            return ok;
-        }
+        return string_member(s, key, &e->args_seen, 1, &e->ev.op_name);
+    } else if (strcmp(key, "name") == 0) {
+        return string_member(s, key, &e->args_seen, 4, &e->ev.arg_name);
+    } else if (strcmp(key, "op") == 0) {
+        return string_member(s, key, &e->args_seen, 8, &e->ev.arg_op);
     } else if (strcmp(key, "output_type_shape") == 0) {
         if (!first_time(s, key, &e->args_seen, 2)) {
             return false;
@@ -533,34 +545,33 @@ static bool args_member(scan *s, const char *key, void *ctx) {
 
 static bool event_member(scan *s, const char *key, void *ctx) {
     event_ctx *e = ctx;
-    static const char *const keys[] = {"cat", "name", "dur", "ts", "args"};
+    static const char *const keys[] = {"cat", "name", "dur", "ts", "args", "ph", "pid"};
     int which = -1;
-    for (int i = 0; i < 5 && which < 0; i++) { /* the five differ in their first letter */
+    for (int i = 0; i < 7 && which < 0; i++) { /* first letters first: few compares */
         which = key[0] == keys[i][0] && strcmp(key, keys[i]) == 0 ? i : -1;
     }
     if (which < 0) {
         return skip_value(s);
     }
+    if (which <= 1 || which == 5) {
+        return string_member(s, key, &e->seen, 1u << which,
+                             which == 0   ? &e->ev.cat
+                             : which == 1 ? &e->ev.name
+                                          : &e->ev.ph);
+    }
     if (!first_time(s, key, &e->seen, 1u << which)) {
         return false;
     }
     char c = s->p < s->end ? *s->p : '\0';
-    if (which <= 1 && c == '"') {
-        char *str;
-        bool ok = string(s, &str);
-        *(which == 0 ? &e->ev.cat : &e->ev.name) = str;
-        return ok;
-    }
-    if (which == 2 || which == 3) {
-        if (c == '-' || (c >= '0' && c <= '9')) {
-            number num;
-            if (!read_number(s, &num)) {
-                return false;
-            }
-            *(which == 2 ? &e->ev.dur : &e->ev.ts) = num.d;
-            e->ev.has_dur = e->ev.has_dur || which == 2;
-            return true;
+    if ((which == 2 || which == 3 || which == 6) && (c == '-' || (c >= '0' && c <= '9'))) {
+        number num;
+        if (!read_number(s, &num)) {
+            return false;
         }
+        *(which == 2 ? &e->ev.dur : which == 3 ? &e->ev.ts : &e->ev.pid) = num.d;
+        e->ev.has_dur = e->ev.has_dur || which == 2;
+        e->ev.has_pid = e->ev.has_pid || which == 6;
+        return true;
     }
     if (which == 4 && c == '{') {
         return object(s, args_member, e);

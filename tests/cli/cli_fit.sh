@@ -185,7 +185,7 @@ check fit_truncated 1 "$tmp/cut.json:1:" -- "$bin" fit --profile xeon-8380 -o "$
 echo "not json" >"$tmp/text.json"
 check fit_not_json 1 "$tmp/text.json:1:" -- "$bin" fit --profile xeon-8380 -o "$tmp/x.yaml" --bind N=1 "$m=$tmp/text.json"
 echo '{"a": 1}' >"$tmp/obj.json"
-check fit_not_trace 1 "not an ONNX Runtime profile" -- "$bin" fit --profile xeon-8380 -o "$tmp/x.yaml" --bind N=1 "$m=$tmp/obj.json"
+check fit_not_trace 1 "not a trace (expected a JSON array of trace events or an object with a traceEvents array)" -- "$bin" fit --profile xeon-8380 -o "$tmp/x.yaml" --bind N=1 "$m=$tmp/obj.json"
 echo '[]' >"$tmp/empty.json"
 check fit_no_kernels 1 "$tmp/empty.json: no kernel events" -- "$bin" fit --profile xeon-8380 -o "$tmp/x.yaml" --bind N=1 "$m=$tmp/empty.json"
 trace "$tmp/zero.json" 0

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# `foldline fit` on TensorFlow's per-node timings of tests/data/tiny_cnn.pb:
+# a Chrome trace as TensorFlow's timeline writes it, a binary RunMetadata and
+# a binary StepStats, written by hand from the formats' specifications
+# (tests/data/tftrace/make_traces.py says how; no TensorFlow run made them).
+# The expected figures are derived from the durations written there; bad
+# traces are refused naming the file and the problem.
+# Usage: cli_fit_tf.sh FOLDLINE_BINARY TEST_DATA_DIR
+set -u
+bin="$1"
+data="$2"
+# shellcheck source=checks.bash
+source "$(dirname "$0")/checks.bash"
+
+m="$data/tiny_cnn.pb"
+d="$data/tftrace"
+fit() { # out trace[@ms] [options...]
+  local out="$1" tr="$2"
+  shift 2
+  "$bin" fit --profile xeon-8380 -o "$tmp/$out" --bind input.0=1 "$@" "$m=$tr"
+}
+# The per-node estimate (us, 3 decimals) of node $3 in graph $2 (before |
+# after: the analysis's default passes) of tiny_cnn.pb on profile $1.
+node_us() {
+  "$bin" analyze "$m" --bind input.0=1 --per-node --json --profile "$1" |
+    python3 -c 'import json, sys
+g = json.load(sys.stdin)["roofline"][0][sys.argv[1]]
+print("%.3f" % (1e6 * [n for n in g["nodes"] if n["name"] == sys.argv[2]][0]["time_s"]))' "$2" "$3"
+}
+expect_us() { # name want got
+  if [ "$2" = "$3" ]; then pass=$((pass + 1)); else echo "FAIL $1: $3 us, want $2"; fails=$((fails + 1)); fi
+}
+if ! command -v python3 >/dev/null 2>&1; then
+  skip_all "python3 absent: the estimates cannot be read"
+fi
+
+# The timeline: 3 runs on the CPU of the graph as Grappler's remapper leaves
+# it (conv1/Relu and conv2/Relu6 _FusedConv2D, fc/BiasAdd _FusedMatMul),
+# plus _SOURCE, a Const and a _Retval (no kernel costed here: unmatched) and
+# one node per run on the GPU (left out). Medians: _SOURCE 1, conv1/w 1,
+# conv1/Relu 52, pool1 11, conv2/Relu6 20, gap 4, fc/BiasAdd 3, probs 2,
+# _retval 0: 94 us; with a whole run of 117.5 us the gap is 23.5 / 94 = 25 %.
+check tf_timeline 0 "9 TensorFlow nodes on the CPU,     6 matched by name and op type (3 of them fused chains as foldline's remapper forms them, named after the chain's last node), 3 unmatched, 3 node runs on other devices left out (/job:localhost/replica:0/task:0/device:GPU:0 Compute)" -- fit tl.yaml "$d/timeline.json@0.1175"
+check tf_timeline_gap 0 "run's gap 25 % of the kernels' time (median over 1 trace)" -- fit tl.yaml "$d/timeline.json@0.1175"
+check tf_timeline_written 0 "gap: {share: 0.25, source: \"fitted " -- cat "$tmp/tl.yaml"
+check tf_timeline_source 0 "by foldline fit to 1 TensorFlow trace on xeon-8380" -- cat "$tmp/tl.yaml"
+# A class with one traced op reproduces its median, and the gap adds 25 %:
+# pool1 11 x 1.25, gap 4 x 1.25, probs 2 x 1.25, the fused MatMul 3 x 1.25.
+expect_us tf_timeline_pool 13.750 "$(node_us "$tmp/tl.yaml" after pool1)"
+expect_us tf_timeline_mean 5.000 "$(node_us "$tmp/tl.yaml" after gap)"
+expect_us tf_timeline_softmax 2.500 "$(node_us "$tmp/tl.yaml" after probs)"
+expect_us tf_timeline_fused_matmul 3.750 "$(node_us "$tmp/tl.yaml" after fc/BiasAdd)"
+# --quantile 0: each node's least run: pool1 10 us (x 1.25), gap 3 us; the
+# least times sum to 1 + 0 + 50 + 10 + 20 + 3 + 3 + 2 + 0 = 89 us, and a
+# 111.25 us run is 25 % over them.
+check tf_quantile 0 "run's gap 25 % of the kernels' time" -- fit q.yaml "$d/timeline.json@0.11125" --quantile 0
+expect_us tf_quantile_pool 12.500 "$(node_us "$tmp/q.yaml" after pool1)"
+expect_us tf_quantile_mean 3.750 "$(node_us "$tmp/q.yaml" after gap)"
+# Without a whole-run time (TensorFlow's traces have no model_run event) the
+# base's gap is kept and no interval is fitted; the kernels are fitted.
+check tf_no_latency 0 "(no whole-run time: the traces have no model_run events and no @MS was given: base gap kept)" -- fit nl.yaml "$d/timeline.json"
+expect_us tf_no_latency_pool 11.000 "$(node_us "$tmp/nl.yaml" after pool1)"
+
+# RunMetadata, one run with nanosecond times (the micros fields hold them
+# truncated): 0.8 + 0.6 + 52.4 + 11.2 + 20 + 4 + 3 + 2 = 94 us read from the
+# nanos (the micros sum to 92: 27.7 %), so 117.5 us is 25 % over them.
+check tf_runmeta 0 "8 TensorFlow nodes on the CPU,     6 matched by name and op type (3 of them fused chains" -- fit rm.yaml "$d/run_metadata.pb@0.1175"
+check tf_runmeta_gap 0 "run's gap 25 % of the kernels' time" -- fit rm.yaml "$d/run_metadata.pb@0.1175"
+check tf_runmeta_gpu 0 "1 node runs on other devices left out (/job:localhost/replica:0/task:0/device:GPU:0)" -- fit rm.yaml "$d/run_metadata.pb@0.1175"
+expect_us tf_runmeta_pool 14.000 "$(node_us "$tmp/rm.yaml" after pool1)"
+
+# StepStats, micros only, the graph as given (Grappler's remapper off): every
+# node matches by its own name (probs has no timeline label: by name alone)
+# in the graph before foldline's remapper; 90 us of kernels, 112.5 us run.
+check tf_stepstats 0 "11 TensorFlow nodes on the CPU,    11 matched by name and op type (0 of them fused chains" -- fit ss.yaml "$d/step_stats.pb@0.1125"
+check tf_stepstats_gap 0 "run's gap 25 % of the kernels' time" -- fit ss.yaml "$d/step_stats.pb@0.1125"
+expect_us tf_stepstats_pool 13.750 "$(node_us "$tmp/ss.yaml" before pool1)"
+expect_us tf_stepstats_matmul 2.500 "$(node_us "$tmp/ss.yaml" before fc/MatMul)"
+# Three traces: an interval, and a source naming both kinds with an ORT one.
+check tf_three 0 "interval (leave-one-model-out, 80 %)" -- "$bin" fit --profile xeon-8380 -o "$tmp/three.yaml" --bind input.0=1 "$m=$d/timeline.json@0.1175" "$m=$d/run_metadata.pb@0.1175" "$m=$d/step_stats.pb@0.1125"
+check tf_three_source 0 "by foldline fit to 3 TensorFlow traces" -- cat "$tmp/three.yaml"
+
+# Bad input: the file and the problem named, exit 1, nothing written.
+check tf_other_model 1 "other_model.json: no kernel matches an op of $m (by node name and op type, as given and as foldline's remapper fuses it): a trace of another model?" -- fit x.yaml "$d/other_model.json"
+head -c 300 "$d/timeline.json" >"$tmp/trunc.json"
+check tf_truncated_json 1 "$tmp/trunc.json:16:62: unexpected end of file" -- fit x.yaml "$tmp/trunc.json"
+head -c 200 "$d/run_metadata.pb" >"$tmp/trunc.pb"
+check tf_truncated_pb 1 "$tmp/trunc.pb: neither JSON trace events nor a TensorFlow RunMetadata or StepStats message: tensorflow.StepStats.dev_stats at byte 0: a length points past the end of its message" -- fit x.yaml "$tmp/trunc.pb"
+sed 's/"dur": 52,/"dur": NaN,/' "$d/timeline.json" >"$tmp/nan.json"
+check tf_nan 1 "$tmp/nan.json:340:11: invalid token" -- fit x.yaml "$tmp/nan.json"
+sed 's/"dur": 52,/"dur": "NaN",/' "$d/timeline.json" >"$tmp/nanstr.json"
+check tf_nan_string 1 "$tmp/nanstr.json: event 25 (node conv1/Relu): 'dur' is not a number >= 0" -- fit x.yaml "$tmp/nanstr.json"
+sed 's/"dur": 52,/"dur": -52,/' "$d/timeline.json" >"$tmp/neg.json"
+check tf_negative_json 1 "$tmp/neg.json: event 25 (node conv1/Relu): 'dur' is not a number >= 0" -- fit x.yaml "$tmp/neg.json"
+check tf_negative_pb 1 "negative.pb: neither JSON trace events nor a TensorFlow RunMetadata or StepStats message: node 3 (pool1 on /job:localhost/replica:0/task:0/device:CPU:0): all_end_rel_nanos is negative (-11200)" -- fit x.yaml "$d/negative.pb"
+check tf_zero 1 "zero.json: every kernel time is 0" -- fit x.yaml "$d/zero.json"
+check tf_gpu_only 1 "gpu_only.json: no node ran on a CPU: a trace of another device only (27 node runs on /job:localhost/replica:0/task:0/device:GPU:0 Compute); fit reads TensorFlow's CPU timings" -- fit x.yaml "$d/gpu_only.json"
+check tf_onnx_model 1 "timeline.json holds TensorFlow timings, but $data/tiny_cnn.onnx is no TensorFlow model (GraphDef, SavedModel or TF.js graph model)" -- "$bin" fit --profile xeon-8380 -o "$tmp/x.yaml" --bind N=1 "$data/tiny_cnn.onnx=$d/timeline.json"
+# Told from the bytes: a message begins with 0x0a (a newline to JSON); one
+# whose length byte is '{' is still read as the message it is.
+check tf_brace 0 "1 TensorFlow nodes on the CPU,     1 matched by name and op type" -- fit br.yaml "$d/brace.pb"
+printf '\n\005abc' >"$tmp/short.bin"
+check tf_short_pb 1 "$tmp/short.bin: neither JSON trace events nor a TensorFlow RunMetadata or StepStats message: " -- fit x.yaml "$tmp/short.bin"
+printf 'not a trace at all' >"$tmp/text.bin"
+check tf_text 1 "$tmp/text.bin:1:1: '[' or '{' expected" -- fit x.yaml "$tmp/text.bin"
+if command -v gzip >/dev/null 2>&1; then
+  gzip -c "$d/timeline.json" >"$tmp/t.json.gz"
+  check tf_gzip 1 "$tmp/t.json.gz: gzip-compressed (as the TensorFlow profiler writes its trace.json.gz): decompress it first (gunzip)" -- fit x.yaml "$tmp/t.json.gz"
+else
+  skip_part "gzip absent: the compressed trace is not written"
+fi
+if [ -e "$tmp/x.yaml" ]; then echo "FAIL tf_failed_wrote: a failed fit left x.yaml"; fails=$((fails + 1)); else pass=$((pass + 1)); fi
+finish

@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+"""Writes the TensorFlow traces of tests/data/tiny_cnn.pb that tests/cli/cli_fit_tf.sh
+reads, by hand from the formats' specifications (TensorFlow is not installed
+here): a Chrome trace as TensorFlow's timeline writes it from RunMetadata.step_stats,
+a binary RunMetadata and a binary StepStats (field numbers of
+tensorflow/core/framework/step_stats.proto and core/protobuf/config.proto:
+RunMetadata.step_stats = 1; StepStats.dev_stats = 1; DeviceStepStats.device = 1,
+node_stats = 2; NodeExecStats.node_name = 1, all_start_micros = 2,
+all_end_rel_micros = 5, timeline_label = 8, all_start_nanos = 13,
+all_end_rel_nanos = 16). Run it from this folder to write them again.
+The protobuf bytes are encoded here field by field, without a protobuf library."""
+import json
+
+CPU = "/job:localhost/replica:0/task:0/device:CPU:0"
+GPU = "/job:localhost/replica:0/task:0/device:GPU:0"
+
+# The graph as Grappler's remapper leaves it (conv + bias + activation and
+# matmul + bias fused, named after each chain's last node), and the nodes
+# TensorFlow's executor also times. Per node: op type, times (us) of 3 runs.
+FUSED = [
+    ("_SOURCE", "NoOp", [1, 1, 2]),  # median 1
+    ("conv1/w", "Const", [1, 0, 1]),  # median 1
+    ("conv1/Relu", "_FusedConv2D", [50, 54, 52]),  # 52
+    ("pool1", "MaxPool", [10, 12, 11]),  # 11
+    ("conv2/Relu6", "_FusedConv2D", [20, 20, 26]),  # 20
+    ("gap", "Mean", [4, 3, 5]),  # 4
+    ("fc/BiasAdd", "_FusedMatMul", [3, 3, 3]),  # 3
+    ("probs", "Softmax", [2, 3, 2]),  # 2
+    ("_retval_probs_0_0", "_Retval", [0, 0, 0]),  # 0
+]  # medians sum to 94 us
+
+
+def timeline(nodes, path, devices=((1, CPU), (3, GPU)), gpu_node=True, scale=1):
+    ev = [{"name": "process_name", "ph": "M", "pid": devices[0][0], "args": {"name": devices[0][1] + " Compute"}},
+          {"name": "process_name", "ph": "M", "pid": 2, "args": {"name": devices[0][1] + " Tensors"}}]
+    ev += [{"name": "process_name", "ph": "M", "pid": p, "args": {"name": d + " Compute"}}
+           for p, d in devices[1:]]
+    ts = 1000
+    for run in range(3):
+        for name, op, durs in nodes:
+            ev.append({"ph": "X", "cat": "Op", "name": op, "pid": devices[0][0], "tid": 0, "ts": ts,
+                       "dur": durs[run] * scale, "args": {"name": name, "op": op, "input0": "x"}})
+            ts += durs[run] + 2
+        if gpu_node and len(devices) > 1:
+            ev.append({"ph": "X", "cat": "Op", "name": "_FusedConv2D", "pid": devices[1][0],
+                       "tid": 0, "ts": ts, "dur": 5,
+                       "args": {"name": "conv1/Relu", "op": "_FusedConv2D"}})
+        ts += 100
+    json.dump({"traceEvents": ev}, open(path, "w"), indent=1)
+
+
+def varint(v):
+    out = b""
+    v &= (1 << 64) - 1
+    while True:
+        b = v & 0x7F
+        v >>= 7
+        if v:
+            out += bytes([b | 0x80])
+        else:
+            return out + bytes([b])
+
+
+def field_len(num, payload):
+    return varint(num << 3 | 2) + varint(len(payload)) + payload
+
+
+def field_int(num, v):
+    return varint(num << 3) + varint(v)
+
+
+def node_stats(name, op, start_us, dur_ns=None, dur_us=None, label=True):
+    b = field_len(1, name.encode())
+    b += field_int(2, start_us)
+    if dur_us is not None:
+        b += field_int(5, dur_us)
+    if label:
+        b += field_len(8, ("%s = %s(x)" % (name, op)).encode())
+    b += field_int(10, 7)  # thread_id: an unread field
+    if dur_ns is not None:
+        b += field_int(13, start_us * 1000)
+        b += field_int(16, dur_ns)
+    return b
+
+
+def dev_stats(device, nodes):
+    b = field_len(1, device.encode())
+    for n in nodes:
+        b += field_len(2, n)
+    return b
+
+
+# One run with nanosecond times: the micros fields hold them truncated; the
+# reader takes the nanos (0.8 + 0.6 + 52.4 + 11.2 + 20 + 4 + 3 + 2 = 94 us;
+# the micros would sum to 92).
+RUNMETA = [("_SOURCE", "NoOp", 800), ("conv1/w", "Const", 600), ("conv1/Relu", "_FusedConv2D", 52400),
+           ("pool1", "MaxPool", 11200), ("conv2/Relu6", "_FusedConv2D", 20000), ("gap", "Mean", 4000),
+           ("fc/BiasAdd", "_FusedMatMul", 3000), ("probs", "Softmax", 2000)]
+
+
+def runmeta(path, negative=False):
+    cpu = [node_stats(n, op, 5000 + 100 * i, dur_ns=(-d if negative and n == "pool1" else d),
+                      dur_us=d // 1000) for i, (n, op, d) in enumerate(RUNMETA)]
+    gpu = [node_stats("conv1/Relu", "_FusedConv2D", 5000, dur_ns=9000, dur_us=9)]
+    step = field_len(1, dev_stats(CPU, cpu)) + field_len(1, dev_stats(GPU, gpu))
+    open(path, "wb").write(field_len(1, step) + field_len(2, b"\x0a\x00"))  # + cost_graph: unread
+
+
+# The graph as given (Grappler's remapper off): every node by its own name,
+# micros only; probs without a timeline label (matched by name alone).
+# 40 + 6 + 5 + 11 + 15 + 2 + 2 + 4 + 2 + 1 + 2 = 90 us.
+STEPSTATS = [("conv1/Conv2D", "Conv2D", 40), ("conv1/BiasAdd", "BiasAdd", 6), ("conv1/Relu", "Relu", 5),
+             ("pool1", "MaxPool", 11), ("conv2/Conv2D", "Conv2D", 15), ("conv2/BiasAdd", "BiasAdd", 2),
+             ("conv2/Relu6", "Relu6", 2), ("gap", "Mean", 4), ("fc/MatMul", "MatMul", 2),
+             ("fc/BiasAdd", "BiasAdd", 1), ("probs", "Softmax", 2)]
+
+
+def stepstats(path):
+    cpu = [node_stats(n, op, 7000 + 50 * i, dur_us=d, label=n != "probs")
+           for i, (n, op, d) in enumerate(STEPSTATS)]
+    open(path, "wb").write(field_len(1, dev_stats(CPU, cpu)))
+
+
+def brace(path):
+    """A RunMetadata whose StepStats is 123 bytes long: its length byte is '{'
+    (0x7b) after the leading 0x0a, which is a newline to JSON."""
+    for pad in range(100):
+        ns = field_len(1, b"pool1") + field_int(5, 11) + field_len(8, b"pool1 = MaxPool(" + b"x" * pad + b")")
+        step = field_len(1, dev_stats(CPU, [ns]))
+        if len(step) == 123:
+            open(path, "wb").write(field_len(1, step))
+            return
+    raise SystemExit("no padding gives 123 bytes")
+
+
+timeline(FUSED, "timeline.json")
+brace("brace.pb")
+runmeta("run_metadata.pb")
+runmeta("negative.pb", negative=True)
+stepstats("step_stats.pb")
+# a trace of the GPU only: the same ops, every one on the GPU's process
+timeline(FUSED, "gpu_only.json", devices=((3, GPU),), gpu_node=False)
+# every time 0
+timeline([(n, op, [0, 0, 0]) for n, op, _ in FUSED], "zero.json")
+# another model's nodes
+timeline([("dense_1/MatMul", "MatMul", [5, 5, 5]), ("dense_1/Relu", "Relu", [1, 1, 1])], "other_model.json")
