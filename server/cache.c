@@ -95,6 +95,69 @@ void fl_key_add(fl_cache_key *k, const void *data, size_t len) {
     fl_hash_update(&k->hash, data, len);
 }
 
+void fl_key_add_str(fl_cache_key *h, const char *str) {
+    uint64_t n = str ? strlen(str) + 1 : 0; /* NULL and "" differ */
+    fl_key_add(h, &n, sizeof n);
+    if (n) {
+        fl_key_add(h, str, (size_t)n);
+    }
+}
+
+void fl_key_add_double(fl_cache_key *h, double v) {
+    fl_key_add(h, &v, sizeof v);
+}
+
+void fl_key_add_profile(fl_cache_key *h, const fl_profile *p) {
+    fl_key_add_str(h, p->name);
+    fl_key_add_str(h, p->kind);
+    fl_key_add_str(h, p->description);
+    fl_key_add_str(h, p->path);
+    for (int u = 0; u < FL_UNIT_COUNT; u++) {
+        for (int d = 0; d < FL_PREC_COUNT; d++) {
+            fl_key_add_double(h, p->peak[u][d].value);
+            fl_key_add_str(h, p->peak[u][d].source);
+        }
+    }
+    uint64_t nl = p->n_levels;
+    fl_key_add(h, &nl, sizeof nl);
+    for (size_t i = 0; i < p->n_levels; i++) {
+        fl_key_add_str(h, p->levels[i].name);
+        fl_key_add_double(h, p->levels[i].bandwidth);
+        fl_key_add_double(h, p->levels[i].capacity);
+        fl_key_add_str(h, p->levels[i].source);
+    }
+    fl_key_add_double(h, p->overhead.value);
+    fl_key_add_str(h, p->overhead.source);
+    for (int k = 0; k < FL_CLASS_COUNT; k++) {
+        fl_key_add_double(h, p->efficiency[k].compute);
+        fl_key_add_double(h, p->efficiency[k].memory);
+        fl_key_add_str(h, p->efficiency[k].source);
+        const fl_eff_table *t = &p->table[k];
+        uint64_t nb = t->n_buckets, by = (uint64_t)t->by;
+        fl_key_add(h, &nb, sizeof nb);
+        fl_key_add(h, &by, sizeof by);
+        for (size_t i = 0; i < t->n_buckets; i++) {
+            fl_key_add_double(h, t->buckets[i].upto);
+            fl_key_add_double(h, t->buckets[i].compute);
+            fl_key_add_double(h, t->buckets[i].memory);
+            fl_key_add_double(h, t->buckets[i].fixed_s);
+            fl_key_add_str(h, t->buckets[i].source);
+            fl_key_add_double(h, t->buckets[i].per_channel_s);
+            fl_key_add_double(h, t->buckets[i].broadcast_s);
+        }
+    }
+    uint8_t cal = p->calibrated;
+    fl_key_add(h, &cal, 1);
+    fl_key_add_double(h, p->interval.low);
+    fl_key_add_double(h, p->interval.high);
+    fl_key_add_double(h, p->interval.coverage);
+    fl_key_add_str(h, p->interval.source);
+    fl_key_add_double(h, p->streamed.value);
+    fl_key_add_str(h, p->streamed.source);
+    fl_key_add_double(h, p->gap.value);
+    fl_key_add_str(h, p->gap.source);
+}
+
 void fl_key_free(fl_cache_key *k) {
     free(k->rest);
     k->rest = NULL;

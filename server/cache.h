@@ -11,6 +11,8 @@
 #ifndef FL_SERVER_CACHE_H
 #define FL_SERVER_CACHE_H
 
+#include "foldline/roofline.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -42,6 +44,12 @@ typedef struct fl_cache_key {
 void fl_key_init(fl_cache_key *k, const void *graph, size_t len);
 /* Appends `len` bytes (an option, a profile figure) to the key. */
 void fl_key_add(fl_cache_key *k, const void *data, size_t len);
+/* Appends a string (NULL and "" differ), a double's bytes. */
+void fl_key_add_str(fl_cache_key *k, const char *str);
+void fl_key_add_double(fl_cache_key *k, double v);
+/* Appends every figure of a profile that can reach a reply, with its source:
+ * a profile file edited (and the server restarted) gives another key. */
+void fl_key_add_profile(fl_cache_key *k, const fl_profile *p);
 void fl_key_free(fl_cache_key *k);
 
 /* A cache holding at most `max_bytes` of replies; NULL when out of memory. */

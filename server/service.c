@@ -991,71 +991,6 @@ static bool decode(fl_call *c, request *q) {
     return take_stream(c, q);
 }
 
-static void hash_str(fl_cache_key *h, const char *str) {
-    uint64_t n = str ? strlen(str) + 1 : 0; /* NULL and "" differ */
-    fl_key_add(h, &n, sizeof n);
-    if (n) {
-        fl_key_add(h, str, (size_t)n);
-    }
-}
-
-static void hash_double(fl_cache_key *h, double v) {
-    fl_key_add(h, &v, sizeof v);
-}
-
-/* Every figure of a profile that can reach a reply: a profile file edited
- * (and the server restarted) gives another key. */
-static void hash_profile(fl_cache_key *h, const fl_profile *p) {
-    hash_str(h, p->name);
-    hash_str(h, p->kind);
-    hash_str(h, p->description);
-    hash_str(h, p->path);
-    for (int u = 0; u < FL_UNIT_COUNT; u++) {
-        for (int d = 0; d < FL_PREC_COUNT; d++) {
-            hash_double(h, p->peak[u][d].value);
-            hash_str(h, p->peak[u][d].source);
-        }
-    }
-    uint64_t nl = p->n_levels;
-    fl_key_add(h, &nl, sizeof nl);
-    for (size_t i = 0; i < p->n_levels; i++) {
-        hash_str(h, p->levels[i].name);
-        hash_double(h, p->levels[i].bandwidth);
-        hash_double(h, p->levels[i].capacity);
-        hash_str(h, p->levels[i].source);
-    }
-    hash_double(h, p->overhead.value);
-    hash_str(h, p->overhead.source);
-    for (int k = 0; k < FL_CLASS_COUNT; k++) {
-        hash_double(h, p->efficiency[k].compute);
-        hash_double(h, p->efficiency[k].memory);
-        hash_str(h, p->efficiency[k].source);
-        const fl_eff_table *t = &p->table[k];
-        uint64_t nb = t->n_buckets, by = (uint64_t)t->by;
-        fl_key_add(h, &nb, sizeof nb);
-        fl_key_add(h, &by, sizeof by);
-        for (size_t i = 0; i < t->n_buckets; i++) {
-            hash_double(h, t->buckets[i].upto);
-            hash_double(h, t->buckets[i].compute);
-            hash_double(h, t->buckets[i].memory);
-            hash_double(h, t->buckets[i].fixed_s);
-            hash_str(h, t->buckets[i].source);
-            hash_double(h, t->buckets[i].per_channel_s);
-            hash_double(h, t->buckets[i].broadcast_s);
-        }
-    }
-    uint8_t cal = p->calibrated;
-    fl_key_add(h, &cal, 1);
-    hash_double(h, p->interval.low);
-    hash_double(h, p->interval.high);
-    hash_double(h, p->interval.coverage);
-    hash_str(h, p->interval.source);
-    hash_double(h, p->streamed.value);
-    hash_str(h, p->streamed.source);
-    hash_double(h, p->gap.value);
-    hash_str(h, p->gap.source);
-}
-
 /* The cache key: the graph bytes, the packed options (every field, the pass
  * selection and the other pass options included), then the contents of the
  * selected profiles; compared in full on a hit (cache.h). */
@@ -1064,7 +999,7 @@ static void cache_key(const request *q, const fl_options *o, fl_cache_key *h) {
     uint64_t n_files = q->n_files; /* the model's other files, names and bytes */
     fl_key_add(h, &n_files, sizeof n_files);
     for (size_t i = 0; i < q->n_files; i++) {
-        hash_str(h, q->files[i].name);
+        fl_key_add_str(h, q->files[i].name);
         uint64_t flen = q->files[i].len;
         fl_key_add(h, &flen, sizeof flen);
         fl_key_add(h, q->files[i].bytes, q->files[i].len);
@@ -1086,7 +1021,7 @@ static void cache_key(const request *q, const fl_options *o, fl_cache_key *h) {
         }
     }
     for (size_t i = 0; i < o->n_profiles; i++) {
-        hash_profile(h, o->profiles[i]);
+        fl_key_add_profile(h, o->profiles[i]);
     }
 }
 

@@ -2,10 +2,14 @@
  * test_server_cache.c - foldlined's LRU result cache (server/cache.c): hits
  * return the stored bytes, the bound (replies and keys) is kept by evicting
  * least recently used entries, counters count, the hash separates what it
- * must, and a hit needs the whole key to match, not only its hash.
+ * must, and a hit needs the whole key to match, not only its hash; a
+ * profile's key follows every figure that can reach a reply and its source
+ * (the refill after streaming kernels, the run's gap).
  */
 #include "cache.h"
+#include "foldline/roofline.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -187,11 +191,83 @@ static void full_key_compared(void **state) {
     fl_cache_free(c);
 }
 
+/* The key of the graph "g" analysed on a profile of two memory levels and
+ * the lines `extra` (figures of its own). */
+static fl_cache_key profile_key(const char *extra) {
+    char yaml[1024], err[256];
+    snprintf(yaml, sizeof yaml,
+             "schema: 1\nname: p\nkind: cpu\n"
+             "compute: {vector: {fp32: {peak: 1e11, source: t}}}\n"
+             "memory:\n"
+             "  - {name: L2, bandwidth: 2e11, capacity: 1e6, source: t}\n"
+             "  - {name: DRAM, bandwidth: 2e10, source: t}\n"
+             "overhead: {seconds: 1e-6, source: t}\n%s",
+             extra);
+    fl_profile *p = NULL;
+    fl_status st = fl_profile_parse(yaml, strlen(yaml), "p.yaml", &p, err, sizeof err);
+    if (st != FL_OK) {
+        fail_msg("%s", err);
+    }
+    fl_cache_key k = key_of("g");
+    fl_key_add_profile(&k, p);
+    fl_profile_free(p);
+    return k;
+}
+
+static bool same_key(const fl_cache_key *a, const fl_cache_key *b) {
+    return a->hash.a == b->hash.a && a->hash.b == b->hash.b && a->rest_len == b->rest_len &&
+           memcmp(a->rest, b->rest, a->rest_len) == 0;
+}
+
+/* The key of `extra` against that of each of the others: equal to the
+ * first, different from the rest. */
+static void keys_follow(const char *extra, const char *same, const char *const *others, size_t n) {
+    fl_cache_key k = profile_key(extra), s = profile_key(same);
+    assert_true(same_key(&k, &s));
+    for (size_t i = 0; i < n; i++) {
+        fl_cache_key o = profile_key(others[i]);
+        if (same_key(&k, &o)) {
+            fail_msg("'%s' and '%s' give the same key", extra, others[i]);
+        }
+        fl_key_free(&o);
+    }
+    fl_key_free(&k);
+    fl_key_free(&s);
+}
+
+/* The run's gap: its share and its source are both in the key (a profile
+ * refitted to other traces, or its figure's source edited, is not served
+ * from the cache); so is its absence. */
+static void profile_key_follows_gap(void **state) {
+    (void)state;
+    static const char *const others[] = {
+        "gap: {share: 0.125, source: runs}\n",
+        "gap: {share: 0.0625, source: \"fitted to other traces\"}\n",
+        "",
+    };
+    keys_follow("gap: {share: 0.0625, source: runs}\n", "gap: {share: 0.0625, source: runs}\n",
+                others, sizeof others / sizeof others[0]);
+}
+
+/* The same for the refill after streaming kernels (`streamed`). */
+static void profile_key_follows_streamed(void **state) {
+    (void)state;
+    static const char *const others[] = {
+        "streamed: {seconds_per_byte: 5e-13, source: refill}\n",
+        "streamed: {seconds_per_byte: 2.5e-13, source: other}\n",
+        "",
+    };
+    keys_follow("streamed: {seconds_per_byte: 2.5e-13, source: refill}\n",
+                "streamed: {seconds_per_byte: 2.5e-13, source: refill}\n", others,
+                sizeof others / sizeof others[0]);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(hit_returns_bytes),       cmocka_unit_test(evicts_least_recently_used),
         cmocka_unit_test(too_large_is_not_stored), cmocka_unit_test(same_key_replaces),
         cmocka_unit_test(hash_separates),          cmocka_unit_test(full_key_compared),
+        cmocka_unit_test(profile_key_follows_gap), cmocka_unit_test(profile_key_follows_streamed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
