@@ -98,7 +98,8 @@ check tf_gpu_only 1 "gpu_only.json: no node ran on a CPU: a trace of another dev
 check tf_onnx_model 1 "timeline.json holds TensorFlow timings, but $data/tiny_cnn.onnx is no TensorFlow model (GraphDef, SavedModel or TF.js graph model)" -- "$bin" fit --profile xeon-8380 -o "$tmp/x.yaml" --bind N=1 "$data/tiny_cnn.onnx=$d/timeline.json"
 # Told from the bytes: a message begins with 0x0a (a newline to JSON); one
 # whose length byte is '{' is still read as the message it is.
-check tf_brace 0 "1 TensorFlow nodes on the CPU,     1 matched by name and op type" -- fit br.yaml "$d/brace.pb"
+python3 "$d/make_traces.py" brace "$tmp/brace.pb"
+check tf_brace 0 "1 TensorFlow nodes on the CPU,     1 matched by name and op type" -- fit br.yaml "$tmp/brace.pb"
 printf '\n\005abc' >"$tmp/short.bin"
 check tf_short_pb 1 "$tmp/short.bin: neither JSON trace events nor a TensorFlow RunMetadata or StepStats message: " -- fit x.yaml "$tmp/short.bin"
 printf 'not a trace at all' >"$tmp/text.bin"

@@ -7,7 +7,9 @@ tensorflow/core/framework/step_stats.proto and core/protobuf/config.proto:
 RunMetadata.step_stats = 1; StepStats.dev_stats = 1; DeviceStepStats.device = 1,
 node_stats = 2; NodeExecStats.node_name = 1, all_start_micros = 2,
 all_end_rel_micros = 5, timeline_label = 8, all_start_nanos = 13,
-all_end_rel_nanos = 16). Run it from this folder to write them again.
+all_end_rel_nanos = 16). Run it from this folder to write them again;
+`make_traces.py brace FILE` writes the RunMetadata whose length byte is '{'
+(the test writes it where it runs).
 The protobuf bytes are encoded here field by field, without a protobuf library."""
 import json
 
@@ -133,8 +135,12 @@ def brace(path):
     raise SystemExit("no padding gives 123 bytes")
 
 
+import sys
+
+if len(sys.argv) == 3 and sys.argv[1] == "brace":  # written by the test where it runs
+    brace(sys.argv[2])
+    raise SystemExit(0)
 timeline(FUSED, "timeline.json")
-brace("brace.pb")
 runmeta("run_metadata.pb")
 runmeta("negative.pb", negative=True)
 stepstats("step_stats.pb")
