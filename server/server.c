@@ -9,7 +9,7 @@
  *      one is analysed inline when the loop would otherwise wait: run_inline);
  *   3. the analysis waits in the server's list for a runner, a libuv work
  *      request that analyses waiting calls one after another on a pool
- *      thread and waits briefly for the next (runner_cb); each finished
+ *      thread and waits for the next (runner_cb); each finished
  *      call goes back to the loop with the completion queue's events
  *      (FL_TAG_WORK_DONE), and the loop starts its final batch;
  *   4. the final batch's completion ends the call: log line, counters, free.
@@ -38,11 +38,6 @@
 #include <unistd.h>
 
 #define REQUESTS_PER_METHOD 32 /* new-call requests kept posted per method */
-/* How long a runner that found no call waits for the next before it ends
- * (runner_wait): long enough to span the gaps between calls under load
- * (tens of microseconds at 16 in flight), short enough that an idle server
- * holds no pool thread for long. */
-#define RUNNER_IDLE_MS 50
 
 static const char *const method_paths[FL_M_COUNT] = {
     [FL_M_ANALYZE] = "/foldline.v1.CostModel/Analyze",
@@ -406,48 +401,29 @@ static void queue_unlink(fl_srv *s, fl_call *c) {
 }
 
 /* Runner (s->w_mu held, and held again on return): waits on top of the
- * idle stack until the loop hands it a call or the server stops (returns
- * true; the loop took it off the stack) or RUNNER_IDLE_MS pass (false, off
- * the stack). A semaphore, not a condition variable: a condition variable
- * takes the mutex back on waking marked as contended, so the runner's next
- * unlock is a futex call even when nobody waits. */
-static bool runner_wait(fl_srv *s, struct fl_runner *r) {
-    r->woken = false;
+ * idle stack until the loop hands it a call or the server stops (the loop
+ * takes it off the stack and posts its semaphore). The wait has no
+ * timeout: a runner holds a pool thread that nothing else uses (libuv's
+ * pool has --threads threads and only runners queue work on it) and that
+ * libuv would keep waiting idle anyway, and a timed wait arms a kernel
+ * timer at every wait (with a 50 ms bound, bench_server.sh read about
+ * 12 us more server CPU per Analyze call at 16 in flight on a 2-vCPU
+ * virtual machine, a loaded host). A semaphore, not a condition
+ * variable: a condition variable takes the mutex back on waking marked as
+ * contended, so the runner's next unlock is a futex call even when nobody
+ * waits. */
+static void runner_wait(fl_srv *s, struct fl_runner *r) {
     s->idle[s->n_idle++] = r;
     uv_mutex_unlock(&s->w_mu);
-    struct timespec end;
-    clock_gettime(CLOCK_REALTIME, &end); /* sem_timedwait's clock */
-    long ns = end.tv_nsec + (long)RUNNER_IDLE_MS * 1000000L;
-    end.tv_sec += ns / 1000000000L;
-    end.tv_nsec = ns % 1000000000L;
-    int rc;
-    while ((rc = sem_timedwait(&r->wake, &end)) != 0 && errno == EINTR) {
+    while (sem_wait(&r->wake) != 0 && errno == EINTR) {
     }
     uv_mutex_lock(&s->w_mu);
-    if (rc == 0) {
-        return true;
-    }
-    if (r->woken) {
-        /* The loop took it off the stack as the wait ended: its post is
-         * made without the mutex, and is taken here. */
-        while (sem_wait(&r->wake) != 0 && errno == EINTR) {
-        }
-        return true;
-    }
-    for (int i = 0; i < s->n_idle; i++) {
-        if (s->idle[i] == r) {
-            memmove(&s->idle[i], &s->idle[i + 1], (size_t)(s->n_idle - i - 1) * sizeof *s->idle);
-            s->n_idle--;
-            break;
-        }
-    }
-    return false;
 }
 
 /* A pool thread: analyses the calls waiting in the server's list, oldest
  * first, and hands each finished one to the loop with the completion
  * queue's events. A runner that finds the list empty waits for the loop to
- * hand it the next call (runner_wait) and ends when none came. */
+ * hand it the next call (runner_wait), and ends when the server stops. */
 static void runner_cb(uv_work_t *w) {
     struct fl_runner *r = (struct fl_runner *)w;
     fl_srv *s = r->srv;
@@ -455,9 +431,10 @@ static void runner_cb(uv_work_t *w) {
     for (;;) {
         fl_call *c = s->w_head;
         if (!c) {
-            if (s->w_stop || !runner_wait(s, r)) {
+            if (s->w_stop) {
                 break;
             }
+            runner_wait(s, r);
             continue;
         }
         s->w_head = c->w_next;
@@ -512,7 +489,6 @@ static bool start_runners(fl_srv *s, fl_call *c) {
      * that the runner does not wake to find the mutex held. */
     while (s->n_idle > 0 && s->n_waiting > (size_t)(s->runners - s->busy - s->n_idle)) {
         struct fl_runner *r = s->idle[--s->n_idle];
-        r->woken = true;
         if (n_wake < (int)(sizeof wake / sizeof *wake)) {
             wake[n_wake++] = r;
         } else {
@@ -568,9 +544,7 @@ static void stop_runners(fl_srv *s) {
     uv_mutex_lock(&s->w_mu);
     s->w_stop = true;
     while (s->n_idle > 0) {
-        struct fl_runner *r = s->idle[--s->n_idle];
-        r->woken = true;
-        sem_post(&r->wake);
+        sem_post(&s->idle[--s->n_idle]->wake);
     }
     uv_mutex_unlock(&s->w_mu);
 }

@@ -17,7 +17,7 @@
  *     The calls wait in the server's list (under `w_mu`); a runner (a libuv
  *     work request, at most --threads) analyses them one after another,
  *     hands each finished call to the loop as an event, like the CQ thread,
- *     and waits briefly for the next call before it ends.
+ *     and waits for the next call.
  */
 #ifndef FL_SERVER_SERVER_H
 #define FL_SERVER_SERVER_H
@@ -123,9 +123,9 @@ typedef struct fl_srv {
      * after the other on its pool thread (a call needs no libuv request of
      * its own, and a busy runner takes the next call without a wake-up).
      * A runner that finds the list empty waits on its own semaphore, on
-     * the `idle` stack, for up to RUNNER_IDLE_MS before it ends: the loop
-     * hands the next call to the runner on top (posts it) instead of
-     * starting one through libuv's pool. `runners` counts the
+     * the `idle` stack, until the server stops: the loop hands the next
+     * call to the runner on top (posts it) instead of starting one
+     * through libuv's pool. `runners` counts the
      * runners that will still look at the list, `busy` those analysing,
      * `n_idle` those waiting (all under `w_mu`); `w_stop` (under `w_mu`)
      * ends the waiting ones at shutdown. The requests themselves are the
@@ -139,7 +139,6 @@ typedef struct fl_srv {
         struct fl_srv *srv;
         bool in_use; /* queued or running in libuv (loop) */
         sem_t wake;  /* posted by the loop when it takes the runner off the idle stack */
-        bool woken;  /* taken off the idle stack by the loop (w_mu) */
     } * runner_slots;
     int n_runner_slots;
     struct fl_runner **idle;
