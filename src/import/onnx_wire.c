@@ -10,9 +10,12 @@
  * least two bytes, so len / 2 cells always do) is read in one sweep: each
  * field is checked and stored as it is met, a repeated element or unknown
  * field kept in a cell until the message ends, when its count is known and
- * its array allocated. A longer one (the graph) is read in two: one that
- * checks every tag and counts the repeated fields' elements, one that
- * fills the struct. The structs are
+ * its array allocated. A graph is read in one sweep whatever its length:
+ * the scratch grows for its elements (a cell per node, tensor or value
+ * info, not per two bytes), so its bytes are not swept twice. A longer
+ * message of another type is read in two: one that checks every tag and
+ * counts the repeated fields' elements, one that fills the struct. The
+ * structs are
  * the ones the generic reader fills (pbwire.c), field for field: bytes and
  * aligned fixed-width runs are views into the input, strings arena copies,
  * unknown fields kept; the importer, the ONNX writer and the constants'
@@ -63,18 +66,35 @@ typedef struct cell {
 
 /* Cells of the reader's scratch: messages up to twice as many bytes are
  * read in one sweep (most of a graph's nodes, attributes and tensors; the
- * larger ones gain little). 10 KiB: ordinary heap memory, where a larger
- * block (2048 cells) changed how much the allocator hands back to the OS
- * between analyses. */
+ * larger ones gain little). 10 KiB to start with: ordinary heap memory,
+ * where a larger block (2048 cells) changed how much the allocator hands
+ * back to the OS between analyses. It grows only for a graph (room). */
 #define SCRATCH_CELLS 256
 
 typedef struct owire {
     fl_arena *a;
     bool oom;
-    cell *cells; /* NULL: every message is read in two sweeps */
+    cell *cells; /* fl__mem_realloc's; NULL: every message is read in two sweeps */
     size_t cap;  /* cells */
     size_t top;  /* cells in use by the messages being read */
 } owire;
+
+/* Before a graph keeps a cell: at least SCRATCH_CELLS free above it, so
+ * that the messages it holds (nodes, tensors) are still read in one sweep;
+ * the scratch doubles when fewer are. False (out of memory) when it cannot. */
+static bool room(owire *w) {
+    if (w->cap - w->top > SCRATCH_CELLS) {
+        return true;
+    }
+    cell *q = fl__mem_realloc(w->cells, 2 * w->cap * sizeof(cell));
+    if (!q) {
+        w->oom = true;
+        return false;
+    }
+    w->cells = q;
+    w->cap *= 2;
+    return true;
+}
 
 /* What a field of a message read here is (its number indexes a table of
  * these): unknown, a singular scalar of a wire type, a singular string,
@@ -479,9 +499,10 @@ static Onnx__TypeProto *rd_type(owire *w, const uint8_t *p, size_t len, int dept
 #define SUB(fn, f) fn(w, (f).p, (f).len, depth + 1)
 
 /* Starts a message: its depth is checked; read in one sweep when len / 2
- * cells are free in the scratch (one), else its fields are counted and its
- * arrays and unknown fields allocated first. */
-#define BEGIN(T, INIT, tab, es)                                                                    \
+ * cells are free in the scratch (one) or the scratch may grow for it
+ * (grow: a graph, whose elements are few for its length), else its fields
+ * are counted and its arrays and unknown fields allocated first. */
+#define BEGIN(T, INIT, tab, es, grow)                                                              \
     if (depth > FL_PBWIRE_MAX_DEPTH) {                                                             \
         return NULL;                                                                               \
     }                                                                                              \
@@ -490,7 +511,8 @@ static Onnx__TypeProto *rd_type(owire *w, const uint8_t *p, size_t len, int dept
     const size_t n_tab = sizeof tab / sizeof tab[0];                                               \
     const uint8_t *const es_ = es;                                                                 \
     const size_t base = w->top;                                                                    \
-    const bool one = w->cells && len / 2 <= w->cap - base;                                         \
+    const bool grow_ = (grow);                                                                     \
+    const bool one = w->cells && (grow_ || len / 2 <= w->cap - base);                              \
     mcount c;                                                                                      \
     c.used = 0;                                                                                    \
     c.n_unknown = 0;                                                                               \
@@ -518,6 +540,7 @@ static Onnx__TypeProto *rd_type(owire *w, const uint8_t *p, size_t len, int dept
  * submessage), or an unknown field: stored, or kept until FINISH. */
 #define REP(k, ptr)                                                                                \
     if (one) {                                                                                     \
+        CHECK(!grow_ || room(w));                                                                  \
         CHECK(keep(w, &c, es_, k, &f, ptr));                                                       \
     } else {                                                                                       \
         put_elem(&c.s[k], es_[k], &f, ptr);                                                        \
@@ -525,6 +548,7 @@ static Onnx__TypeProto *rd_type(owire *w, const uint8_t *p, size_t len, int dept
 
 #define UNKNOWN()                                                                                  \
     if (one) {                                                                                     \
+        CHECK(!grow_ || room(w));                                                                  \
         CHECK(keep(w, &c, es_, CELL_UNKNOWN, &f, NULL));                                           \
     } else {                                                                                       \
         put_unknown(&m->base, &f);                                                                 \
@@ -565,7 +589,7 @@ static const uint8_t no_es[1] = {0};
 static Onnx__TensorShapeProto__Dimension *rd_dim(owire *w, const uint8_t *p, size_t len,
                                                  int depth) {
     BEGIN(Onnx__TensorShapeProto__Dimension, ONNX__TENSOR_SHAPE_PROTO__DIMENSION__INIT, dim_tab,
-          no_es)
+          no_es, false)
     while (p < end) {
         NEXT();
         switch (f.id) {
@@ -593,7 +617,7 @@ static const kfield shape_tab[] = {[1] = {K_REP_LEN, 0}};
 static const uint8_t shape_es[] = {E_PTR};
 
 static Onnx__TensorShapeProto *rd_shape(owire *w, const uint8_t *p, size_t len, int depth) {
-    BEGIN(Onnx__TensorShapeProto, ONNX__TENSOR_SHAPE_PROTO__INIT, shape_tab, shape_es)
+    BEGIN(Onnx__TensorShapeProto, ONNX__TENSOR_SHAPE_PROTO__INIT, shape_tab, shape_es, false)
     while (p < end) {
         NEXT();
         if (f.id == 1) {
@@ -610,7 +634,7 @@ static Onnx__TensorShapeProto *rd_shape(owire *w, const uint8_t *p, size_t len, 
 static const kfield ttensor_tab[] = {[1] = {K_VARINT, 0}, [2] = {K_MSG, 0}};
 
 static Onnx__TypeProto__Tensor *rd_ttensor(owire *w, const uint8_t *p, size_t len, int depth) {
-    BEGIN(Onnx__TypeProto__Tensor, ONNX__TYPE_PROTO__TENSOR__INIT, ttensor_tab, no_es)
+    BEGIN(Onnx__TypeProto__Tensor, ONNX__TYPE_PROTO__TENSOR__INIT, ttensor_tab, no_es, false)
     while (p < end) {
         NEXT();
         switch (f.id) {
@@ -635,7 +659,7 @@ static const kfield type_tab[] = {
     [6] = {K_LEN, 0},       [8] = {K_ONEOF_MSG, 0}, [9] = {K_ONEOF_MSG, 0}};
 
 static Onnx__TypeProto *rd_type(owire *w, const uint8_t *p, size_t len, int depth) {
-    BEGIN(Onnx__TypeProto, ONNX__TYPE_PROTO__INIT, type_tab, no_es)
+    BEGIN(Onnx__TypeProto, ONNX__TYPE_PROTO__INIT, type_tab, no_es, false)
     while (p < end) {
         /* A oneof member replaces the one before (no merge), as in the
          * generic reader. */
@@ -681,7 +705,7 @@ static const kfield vinfo_tab[] = {
 static const uint8_t vinfo_es[] = {E_PTR};
 
 static Onnx__ValueInfoProto *rd_vinfo(owire *w, const uint8_t *p, size_t len, int depth) {
-    BEGIN(Onnx__ValueInfoProto, ONNX__VALUE_INFO_PROTO__INIT, vinfo_tab, vinfo_es)
+    BEGIN(Onnx__ValueInfoProto, ONNX__VALUE_INFO_PROTO__INIT, vinfo_tab, vinfo_es, false)
     while (p < end) {
         NEXT();
         switch (f.id) {
@@ -719,7 +743,7 @@ static const kfield tensor_tab[] = {
 static const uint8_t tensor_es[] = {E_V64, E_F32, E_V32, E_BIN, E_V64, E_F64, E_V64, E_PTR, E_PTR};
 
 static Onnx__TensorProto *rd_tensor(owire *w, const uint8_t *p, size_t len, int depth) {
-    BEGIN(Onnx__TensorProto, ONNX__TENSOR_PROTO__INIT, tensor_tab, tensor_es)
+    BEGIN(Onnx__TensorProto, ONNX__TENSOR_PROTO__INIT, tensor_tab, tensor_es, false)
     while (p < end) {
         NEXT();
         switch (f.id) {
@@ -802,7 +826,7 @@ static const kfield attr_tab[] = {
 static const uint8_t attr_es[] = {E_F32, E_V64, E_BIN, E_PTR, E_PTR, E_PTR, E_PTR};
 
 static Onnx__AttributeProto *rd_attr(owire *w, const uint8_t *p, size_t len, int depth) {
-    BEGIN(Onnx__AttributeProto, ONNX__ATTRIBUTE_PROTO__INIT, attr_tab, attr_es)
+    BEGIN(Onnx__AttributeProto, ONNX__ATTRIBUTE_PROTO__INIT, attr_tab, attr_es, false)
     while (p < end) {
         NEXT();
         switch (f.id) {
@@ -890,7 +914,7 @@ static const kfield node_tab[] = {[1] = {K_REP_LEN, 0}, [2] = {K_REP_LEN, 1}, [3
 static const uint8_t node_es[] = {E_PTR, E_PTR, E_PTR, E_PTR};
 
 static Onnx__NodeProto *rd_node(owire *w, const uint8_t *p, size_t len, int depth) {
-    BEGIN(Onnx__NodeProto, ONNX__NODE_PROTO__INIT, node_tab, node_es)
+    BEGIN(Onnx__NodeProto, ONNX__NODE_PROTO__INIT, node_tab, node_es, false)
     while (p < end) {
         NEXT();
         switch (f.id) {
@@ -945,7 +969,7 @@ static const kfield graph_tab[] = {
 static const uint8_t graph_es[] = {E_PTR, E_PTR, E_PTR, E_PTR, E_PTR, E_PTR, E_PTR, E_PTR};
 
 static Onnx__GraphProto *rd_graph(owire *w, const uint8_t *p, size_t len, int depth) {
-    BEGIN(Onnx__GraphProto, ONNX__GRAPH_PROTO__INIT, graph_tab, graph_es)
+    BEGIN(Onnx__GraphProto, ONNX__GRAPH_PROTO__INIT, graph_tab, graph_es, true)
     while (p < end) {
         NEXT();
         switch (f.id) {
@@ -1004,7 +1028,7 @@ static const kfield model_tab[] = {
 static const uint8_t model_es[] = {E_PTR, E_PTR, E_PTR};
 
 static Onnx__ModelProto *rd_model(owire *w, const uint8_t *p, size_t len, int depth) {
-    BEGIN(Onnx__ModelProto, ONNX__MODEL_PROTO__INIT, model_tab, model_es)
+    BEGIN(Onnx__ModelProto, ONNX__MODEL_PROTO__INIT, model_tab, model_es, false)
     while (p < end) {
         NEXT();
         switch (f.id) {
@@ -1057,13 +1081,13 @@ Onnx__ModelProto *fl__onnx_wire_unpack(fl_arena *a, const uint8_t *buf, size_t l
     static const uint8_t empty[1];
     /* The scratch is the reader's own, not the arena's: it is given back
      * when the model is read. Without it every message takes two sweeps. */
-    owire w = {a, false, malloc(SCRATCH_CELLS * sizeof(cell)), SCRATCH_CELLS, 0};
+    owire w = {a, false, fl__mem_realloc(NULL, SCRATCH_CELLS * sizeof(cell)), SCRATCH_CELLS, 0};
     if (!w.cells) {
         w.cap = 0;
     }
     memset(err, 0, sizeof *err);
     Onnx__ModelProto *m = rd_model(&w, buf ? buf : empty, buf ? len : 0, 0);
-    free(w.cells);
+    fl__mem_free(w.cells);
     if (m) {
         return m;
     }

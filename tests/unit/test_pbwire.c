@@ -757,6 +757,89 @@ static void test_onnx_reader_sweeps(void **state) {
     free(run);
 }
 
+/* A graph is read in one sweep whatever its length, its scratch growing
+ * with its elements: 600 nodes (a cell each, the scratch starts at 256)
+ * around a name, an initializer, an unknown field and a node whose
+ * attribute holds a graph of 400 nodes (read above the outer graph's cells,
+ * growing the scratch again). The same graph with a node field of the wrong
+ * wire type after them all fails as pbwire fails. */
+static void test_onnx_reader_long_graph(void **state) {
+    (void)state;
+    wbuf *sub = calloc(1, sizeof(wbuf)), *at = calloc(1, sizeof(wbuf));
+    wbuf *holder = calloc(1, sizeof(wbuf)), *g = calloc(1, sizeof(wbuf));
+    wbuf *m = calloc(1, sizeof(wbuf)), *t = calloc(1, sizeof(wbuf));
+    wbuf *node = calloc(1, sizeof(wbuf));
+    assert_true(sub && at && holder && g && m && t && node);
+    for (int i = 0; i < 400; i++) {
+        char name[8];
+        snprintf(name, sizeof name, "s%03d", i);
+        node->n = 0;
+        w_bytes(node, 2, name, 4);
+        w_bytes(sub, 1, node->b, node->n);
+    }
+    w_bytes(at, 1, "body", 4);
+    w_bytes(at, 6, sub->b, sub->n); /* g */
+    w_int(at, 20, 5);               /* type GRAPH */
+    w_bytes(holder, 2, "loop_out", 8);
+    w_bytes(holder, 4, "Loop", 4);
+    w_bytes(holder, 5, at->b, at->n);
+    w_bytes(t, 8, "w", 1);
+    w_int(t, 2, 1); /* data_type FLOAT */
+    w_bytes(g, 2, "long", 4);
+    for (int i = 0; i < 600; i++) {
+        char name[8];
+        snprintf(name, sizeof name, "n%03d", i);
+        node->n = 0;
+        w_bytes(node, 2, name, 4);
+        w_bytes(g, 1, node->b, node->n);
+        if (i == 100) {
+            w_bytes(g, 5, t->b, t->n);
+            w_int(g, 40, 6); /* unknown */
+        }
+        if (i == 300) {
+            w_bytes(g, 1, holder->b, holder->n);
+        }
+    }
+    assert_true(holder->n > 512 && g->n + 16 < sizeof g->b);
+    w_bytes(m, 7, g->b, g->n);
+    assert_int_equal(agree(&onnx__model_proto__descriptor, m->b, m->n, "long graph"), 1);
+
+    fl_arena a;
+    fl__arena_init(&a, 1 << 24);
+    fl_pbwire_error e;
+    Onnx__ModelProto *mp = fl__onnx_wire_unpack(&a, m->b, m->n, &e);
+    assert_non_null(mp);
+    const Onnx__GraphProto *gp = mp->graph;
+    assert_string_equal(gp->name, "long");
+    assert_int_equal(gp->n_node, 601);
+    assert_string_equal(gp->node[0]->output[0], "n000");
+    assert_string_equal(gp->node[301]->output[0], "loop_out");
+    assert_string_equal(gp->node[302]->output[0], "n301");
+    assert_string_equal(gp->node[600]->output[0], "n599");
+    assert_int_equal(gp->n_initializer, 1);
+    assert_string_equal(gp->initializer[0]->name, "w");
+    assert_int_equal(gp->base.n_unknown_fields, 1);
+    assert_int_equal(gp->base.unknown_fields[0].tag, 40);
+    const Onnx__GraphProto *body = gp->node[301]->attribute[0]->g;
+    assert_non_null(body);
+    assert_int_equal(body->n_node, 400);
+    assert_string_equal(body->node[0]->output[0], "s000");
+    assert_string_equal(body->node[399]->output[0], "s399");
+    fl__arena_free(&a);
+
+    w_int(g, 1, 3); /* a node as a varint */
+    m->n = 0;
+    w_bytes(m, 7, g->b, g->n);
+    assert_int_equal(agree(&onnx__model_proto__descriptor, m->b, m->n, "long graph, bad node"), 0);
+    free(sub);
+    free(at);
+    free(holder);
+    free(g);
+    free(m);
+    free(t);
+    free(node);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_agrees_on_test_models),
@@ -772,6 +855,7 @@ int main(void) {
         cmocka_unit_test(test_merge_oneof_unset_in_both),
         cmocka_unit_test(test_onnx_reader_encodings),
         cmocka_unit_test(test_onnx_reader_sweeps),
+        cmocka_unit_test(test_onnx_reader_long_graph),
     };
     return fl_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }
