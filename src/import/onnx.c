@@ -73,9 +73,10 @@ typedef struct vslot {
 } vslot;
 
 typedef struct vmap {
-    vslot *slots;
-    size_t size; /* power of two */
+    vslot *slots; /* scratch of a */
+    size_t size;  /* power of two, at least twice `used` */
     size_t used;
+    fl_arena *a;
 } vmap;
 
 static bool vmap_init(vmap *m, fl_arena *a, size_t expect) {
@@ -86,6 +87,7 @@ static bool vmap_init(vmap *m, fl_arena *a, size_t expect) {
     m->slots = fl__arena_scratch(a, size, sizeof(vslot));
     m->size = size;
     m->used = 0;
+    m->a = a;
     return m->slots != NULL;
 }
 
@@ -106,8 +108,33 @@ static vslot *vmap_find(const vmap *m, const char *name) {
     return NULL;
 }
 
-/* Adds name -> (node, port); returns the existing slot instead when taken. */
+/* Doubles the table (a node may define many more values than the graph
+ * has nodes: one Split of a thousand outputs). False when out of memory. */
+static bool vmap_grow(vmap *m) {
+    vmap bigger = {fl__arena_scratch(m->a, m->size * 2, sizeof(vslot)), m->size * 2, m->used, m->a};
+    if (!bigger.slots) {
+        return false;
+    }
+    for (size_t k = 0; k < m->size; k++) {
+        if (m->slots[k].name) {
+            size_t i = vmap_ix(&bigger, m->slots[k].name);
+            while (bigger.slots[i].name) {
+                i = (i + 1) & (bigger.size - 1);
+            }
+            bigger.slots[i] = m->slots[k];
+        }
+    }
+    fl__arena_scratch_free(m->a, m->slots);
+    *m = bigger;
+    return true;
+}
+
+/* Adds name -> (node, port); returns the existing slot instead when taken,
+ * NULL when out of memory. */
 static vslot *vmap_put(vmap *m, const char *name, fl_node *node, int port, bool *added) {
+    if ((m->used + 1) * 2 > m->size && !vmap_grow(m)) {
+        return NULL;
+    }
     size_t i = vmap_ix(m, name);
     while (m->slots[i].name) {
         if (strcmp(m->slots[i].name, name) == 0) {
@@ -1296,7 +1323,7 @@ fl_status fl__import_onnx_files(fl_graph *g, const uint8_t *buf, size_t len,
     }
     g->src = NULL;     /* not a GraphDef */
     g->onnx.model = m; /* written back by export/onnx_write.c */
-    imp im = {g,     d,           o,   {NULL, 0, 0}, NULL, {files, NULL, 0, 0, NULL, 0, NULL},
+    imp im = {g,     d,           o,   {NULL, 0, 0, NULL}, NULL, {files, NULL, 0, 0, NULL, 0, NULL},
               false, {{NULL, 0}}, NULL};
     fl_status st = import_graph(&im, m);
     if (st == FL_OK) {

@@ -489,6 +489,30 @@ static void test_consumer_before_producer(void **state) {
     ob_free(m);
 }
 
+/* A node with many more outputs than the graph has nodes: Split of x [200]
+ * into 200 outputs of [1] (opset 13, no split input: equal parts). Every
+ * output is a value of its own; the last one feeds a Relu. */
+static void test_many_outputs(void **state) {
+    (void)state;
+    ob_model *m = ob_new(13);
+    ob_input(m, "x", OB_FLOAT, 1, (int64_t[]){200}, NULL);
+    char outs[200 * 6];
+    size_t at = 0;
+    for (int i = 0; i < 200; i++) {
+        at += (size_t)snprintf(outs + at, sizeof outs - at, "%sp%d", i ? "," : "", i);
+    }
+    ob_node(m, "Split", "sp", "x", outs);
+    ob_node(m, "Relu", "relu", "p199", "y");
+    ob_output(m, "y");
+    fl_report *r = run_ok(m);
+    const fl_report_node *n = tg_find(r, "sp");
+    assert_int_equal(n->n_outputs, 200);
+    assert_string_equal(n->outputs[199].shape, "[1]");
+    assert_string_equal(tg_find(r, "relu")->outputs[0].shape, "[1]");
+    fl_report_free(r);
+    ob_free(m);
+}
+
 /* ------------------------------------------------------------------------- */
 /* Errors                                                                     */
 /* ------------------------------------------------------------------------- */
@@ -778,6 +802,7 @@ int main(void) {
         cmocka_unit_test(test_reshaped_values),
         cmocka_unit_test(test_absent_optional_input),
         cmocka_unit_test(test_consumer_before_producer),
+        cmocka_unit_test(test_many_outputs),
         cmocka_unit_test(test_error_missing_input),
         cmocka_unit_test(test_error_raw_data_size),
         cmocka_unit_test(test_error_duplicate_output_and_domain),
