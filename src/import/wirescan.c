@@ -108,8 +108,10 @@ uint64_t fl_wire_scan_dropped(const fl_wire_scan *s) {
     return s ? s->dropped : 0;
 }
 
+/* Bytes found to be (or possibly be) another format are not counted, also
+ * when a tag read before the first 8 bytes were in counted one already. */
 int64_t fl_wire_scan_nodes(const fl_wire_scan *s) {
-    return s ? s->nodes : 0;
+    return s && !s->held ? s->nodes : 0;
 }
 
 static void check_nodes(fl_wire_scan *s) {
