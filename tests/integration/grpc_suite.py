@@ -28,11 +28,13 @@ import urllib.request
 
 FOLDLINED, FOLDLINE, DATA, STUBS = sys.argv[1:5]
 sys.path.insert(0, STUBS)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
 
 import grpc  # noqa: E402
 import yaml  # noqa: E402
 from foldline.v1 import cost_model_pb2 as pb  # noqa: E402
 from foldline.v1 import cost_model_pb2_grpc as pb_grpc  # noqa: E402
+from pbwrite import varint  # noqa: E402
 from grpc_health.v1 import health_pb2  # noqa: E402
 from grpc_health.v1 import health_pb2_grpc  # noqa: E402
 from tensorflow import graph_pb2  # noqa: E402
@@ -790,16 +792,6 @@ def matmul_onnx(k, n):
     o = g.output.add(name="out")
     o.type.tensor_type.elem_type = 1
     return m.SerializeToString()
-
-
-def varint(v):
-    out = bytearray()
-    while True:
-        b = v & 0x7f
-        v >>= 7
-        out.append(b | (0x80 if v else 0))
-        if not v:
-            return bytes(out)
 
 
 def case_stream_scanned():

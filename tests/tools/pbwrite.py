@@ -1,9 +1,12 @@
-"""pbwrite.py - protobuf wire format written by hand, for the shell scripts
-of tests/ that make GraphDefs without TensorFlow's Python package (field
-numbers from tensorflow/core/framework/*.proto)."""
+"""pbwrite.py - protobuf wire format written by hand, for the scripts of
+tests/ that make GraphDefs, traces and models without TensorFlow's Python
+package (field numbers from tensorflow/core/framework/*.proto)."""
 
 
 def varint(n):
+    """An unsigned varint; a negative n as its 64-bit two's complement (ten
+    bytes), as protobuf writes a negative int64."""
+    n &= (1 << 64) - 1
     out = bytearray()
     while True:
         b = n & 0x7F

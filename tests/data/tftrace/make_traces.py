@@ -10,8 +10,14 @@ all_end_rel_micros = 5, timeline_label = 8, all_start_nanos = 13,
 all_end_rel_nanos = 16). Run it from this folder to write them again;
 `make_traces.py brace FILE` writes the RunMetadata whose length byte is '{'
 (the test writes it where it runs).
-The protobuf bytes are encoded here field by field, without a protobuf library."""
+The protobuf bytes are encoded field by field with tests/tools/pbwrite.py,
+without a protobuf library."""
 import json
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+from pbwrite import ld, vi  # noqa: E402
 
 CPU = "/job:localhost/replica:0/task:0/device:CPU:0"
 GPU = "/job:localhost/replica:0/task:0/device:GPU:0"
@@ -51,44 +57,24 @@ def timeline(nodes, path, devices=((1, CPU), (3, GPU)), gpu_node=True, scale=1):
     json.dump({"traceEvents": ev}, open(path, "w"), indent=1)
 
 
-def varint(v):
-    out = b""
-    v &= (1 << 64) - 1
-    while True:
-        b = v & 0x7F
-        v >>= 7
-        if v:
-            out += bytes([b | 0x80])
-        else:
-            return out + bytes([b])
-
-
-def field_len(num, payload):
-    return varint(num << 3 | 2) + varint(len(payload)) + payload
-
-
-def field_int(num, v):
-    return varint(num << 3) + varint(v)
-
-
 def node_stats(name, op, start_us, dur_ns=None, dur_us=None, label=True):
-    b = field_len(1, name.encode())
-    b += field_int(2, start_us)
+    b = ld(1, name.encode())
+    b += vi(2, start_us)
     if dur_us is not None:
-        b += field_int(5, dur_us)
+        b += vi(5, dur_us)
     if label:
-        b += field_len(8, ("%s = %s(x)" % (name, op)).encode())
-    b += field_int(10, 7)  # thread_id: an unread field
+        b += ld(8, ("%s = %s(x)" % (name, op)).encode())
+    b += vi(10, 7)  # thread_id: an unread field
     if dur_ns is not None:
-        b += field_int(13, start_us * 1000)
-        b += field_int(16, dur_ns)
+        b += vi(13, start_us * 1000)
+        b += vi(16, dur_ns)
     return b
 
 
 def dev_stats(device, nodes):
-    b = field_len(1, device.encode())
+    b = ld(1, device.encode())
     for n in nodes:
-        b += field_len(2, n)
+        b += ld(2, n)
     return b
 
 
@@ -104,8 +90,8 @@ def runmeta(path, negative=False):
     cpu = [node_stats(n, op, 5000 + 100 * i, dur_ns=(-d if negative and n == "pool1" else d),
                       dur_us=d // 1000) for i, (n, op, d) in enumerate(RUNMETA)]
     gpu = [node_stats("conv1/Relu", "_FusedConv2D", 5000, dur_ns=9000, dur_us=9)]
-    step = field_len(1, dev_stats(CPU, cpu)) + field_len(1, dev_stats(GPU, gpu))
-    open(path, "wb").write(field_len(1, step) + field_len(2, b"\x0a\x00"))  # + cost_graph: unread
+    step = ld(1, dev_stats(CPU, cpu)) + ld(1, dev_stats(GPU, gpu))
+    open(path, "wb").write(ld(1, step) + ld(2, b"\x0a\x00"))  # + cost_graph: unread
 
 
 # The graph as given (Grappler's remapper off): every node by its own name,
@@ -120,22 +106,20 @@ STEPSTATS = [("conv1/Conv2D", "Conv2D", 40), ("conv1/BiasAdd", "BiasAdd", 6), ("
 def stepstats(path):
     cpu = [node_stats(n, op, 7000 + 50 * i, dur_us=d, label=n != "probs")
            for i, (n, op, d) in enumerate(STEPSTATS)]
-    open(path, "wb").write(field_len(1, dev_stats(CPU, cpu)))
+    open(path, "wb").write(ld(1, dev_stats(CPU, cpu)))
 
 
 def brace(path):
     """A RunMetadata whose StepStats is 123 bytes long: its length byte is '{'
     (0x7b) after the leading 0x0a, which is a newline to JSON."""
     for pad in range(100):
-        ns = field_len(1, b"pool1") + field_int(5, 11) + field_len(8, b"pool1 = MaxPool(" + b"x" * pad + b")")
-        step = field_len(1, dev_stats(CPU, [ns]))
+        ns = ld(1, b"pool1") + vi(5, 11) + ld(8, b"pool1 = MaxPool(" + b"x" * pad + b")")
+        step = ld(1, dev_stats(CPU, [ns]))
         if len(step) == 123:
-            open(path, "wb").write(field_len(1, step))
+            open(path, "wb").write(ld(1, step))
             return
     raise SystemExit("no padding gives 123 bytes")
 
-
-import sys
 
 if len(sys.argv) == 3 and sys.argv[1] == "brace":  # written by the test where it runs
     brace(sys.argv[2])
