@@ -55,6 +55,7 @@ typedef struct frame {
     bool shape_ok; /* a tensor: no negative dim, rank known */
     int dtype;     /* a tensor: its data_type / dtype, -1 until seen */
     int64_t n;     /* a tensor: product of the dims seen (saturating) */
+    uint64_t size; /* a GraphDef Dim: its size, the last one given (0 if none) */
     uint64_t end;  /* absolute offset where the message ends */
 } frame;
 
@@ -166,8 +167,8 @@ static void on_varint(fl_wire_scan *s, uint64_t v) {
         add_dim(f, v);
     } else if ((f->type == M_OTENSOR && s->field == 2) || (f->type == M_TTENSOR && s->field == 1)) {
         f->dtype = v < 1000 ? (int)v : 1000;
-    } else if (f->type == M_TDIM && s->field == 1 && s->depth >= 2) {
-        add_dim(&s->st[s->depth - 2], v);
+    } else if (f->type == M_TDIM && s->field == 1) {
+        f->size = v; /* singular: a later size replaces it (field_done applies it) */
     } else if (f->type == M_TSHAPE && s->field == 3 && v && s->depth >= 1) {
         s->st[s->depth - 1].shape_ok = false; /* unknown_rank */
     }
@@ -259,6 +260,9 @@ static void field_done(fl_wire_scan *s) {
     s->acc = 0;
     s->shift = 0;
     while (s->depth > 0 && s->pos == s->st[s->depth].end) {
+        if (s->st[s->depth].type == M_TDIM && s->depth >= 2) {
+            add_dim(&s->st[s->depth - 2], s->st[s->depth].size);
+        }
         s->depth--;
     }
     if (s->pos > s->st[s->depth].end) {

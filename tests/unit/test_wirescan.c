@@ -258,11 +258,54 @@ static void test_kept(void **state) {
     free(r.left_out);
 }
 
+/* TensorShapeProto.Dim.size is a singular field: given twice, the last one
+ * counts (as protobuf and the importers read it), so dims 2000000 then 2
+ * are 2 elements, and the importer decodes the constant: its payload is
+ * kept. Given the other way round, 2000000 elements: left out. */
+static void test_dim_size_given_twice(void **state) {
+    (void)state;
+    uint8_t gd[] = {
+        0x0a, 0x2d,                                     /* GraphDef.node (1), 45 bytes */
+        0x0a, 0x01, 's',                                /* NodeDef.name */
+        0x12, 0x05, 'C',  'o',  'n', 's', 't',          /* NodeDef.op */
+        0x2a, 0x21,                                     /* NodeDef.attr (5), an entry */
+        0x0a, 0x05, 'v',  'a',  'l', 'u', 'e',          /* key */
+        0x12, 0x18,                                     /* value: AttrValue */
+        0x42, 0x16,                                     /* AttrValue.tensor (8) */
+        0x08, 0x03,                                     /* TensorProto.dtype DT_INT32 */
+        0x12, 0x08,                                     /* tensor_shape (2) */
+        0x12, 0x06,                                     /* TensorShapeProto.dim (2) */
+        0x08, 0x80, 0x89, 0x7a,                         /* Dim.size 2000000 */
+        0x08, 0x02,                                     /* Dim.size 2: replaces it */
+        0x22, 0x08, 44,   1,    0,   0,   200, 0, 0, 0, /* tensor_content: 300, 200 */
+    };
+    for (size_t step = 0; step < 3; step++) {
+        result r;
+        scan(gd, sizeof gd, FL_FORMAT_AUTO, 10, 8, step, &r);
+        assert_null(r.error);
+        assert_int_equal(r.nodes, 1);
+        assert_int_equal(r.n_left_out, 0);
+        free(r.left_out);
+    }
+    /* The sizes the other way round: 2 then 2000000. */
+    uint8_t big[] = {0x08, 0x02, 0x08, 0x80, 0x89, 0x7a};
+    memcpy(gd + 31, big, sizeof big);
+    for (size_t step = 0; step < 3; step++) {
+        result r;
+        scan(gd, sizeof gd, FL_FORMAT_AUTO, 10, 8, step, &r);
+        assert_null(r.error);
+        assert_int_equal(r.n_left_out, 8);
+        assert_memory_equal(r.left_out, gd + sizeof gd - 8, 8);
+        free(r.left_out);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_onnx_payloads_left_out),
         cmocka_unit_test(test_graphdef_payloads_left_out),
         cmocka_unit_test(test_kept),
+        cmocka_unit_test(test_dim_size_given_twice),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
