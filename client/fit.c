@@ -495,7 +495,7 @@ static int on_tf_node(void *arg, const fl_tf_node *n) {
  * binary RunMetadata / StepStats. 0 or an exit status (message printed). */
 static int scan_events(const char *path, char *text, size_t len, event_sink *k) {
     size_t i = 0;
-    while (i < len && strchr(" \t\r\n", text[i])) {
+    while (i < len && text[i] && strchr(" \t\r\n", text[i])) {
         i++;
     }
     char err[256];
@@ -614,9 +614,9 @@ static int trace_load(const char *path, double q, double latency_s, trace *t) {
 /* ------------------------------------------------------------------------- */
 
 /* A kernel's op type (ONNX Runtime's Fused* form: its base op; a TensorFlow
- * node without a timeline label: "", any op) is the node's. */
-static bool same_op(const char *kop, const char *op) {
-    return !kop[0] || strcmp(kop, op) == 0 ||
+ * node without a timeline label (tf): "", any op) is the node's. */
+static bool same_op(const char *kop, const char *op, bool tf) {
+    return (tf && !kop[0]) || strcmp(kop, op) == 0 ||
            (strncmp(kop, "Fused", 5) == 0 && strcmp(kop + 5, op) == 0);
 }
 
@@ -642,7 +642,7 @@ static int match(const fl_report *r, const fl_roofline_graph *g, trace *t, fl_fi
         kernel *k = find_kernel(t, n->name);
         /* TensorFlow also times what no kernel costs here (a Const's
            output, say): only ops costed as kernels are matched */
-        if (!k || k->matched || !same_op(k->op, n->op) || (t->tf && !n->executed)) {
+        if (!k || k->matched || !same_op(k->op, n->op, t->tf) || (t->tf && !n->executed)) {
             continue;
         }
         const char *s = out_shape(r, n->name);
@@ -661,7 +661,7 @@ static int match(const fl_report *r, const fl_roofline_graph *g, trace *t, fl_fi
         kernel *k = &t->k[j];
         for (size_t i = 0; !k->matched && i < g->n_nodes; i++) {
             const fl_roofline_node *n = &g->nodes[i];
-            if (ops[i].measured_s < 0 && same_op(k->op, n->op) && k->shape[0] &&
+            if (ops[i].measured_s < 0 && same_op(k->op, n->op, t->tf) && k->shape[0] &&
                 strcmp(k->shape, out_shape(r, n->name)) == 0) {
                 k->matched = (int)i + 1;
                 ops[i].measured_s = k->median_s;
@@ -877,7 +877,7 @@ static size_t tf_matches(const fl_roofline_graph *g, trace *t) {
     size_t n = 0;
     for (size_t i = 0; g && i < g->n_nodes; i++) {
         kernel *k = g->nodes[i].executed ? find_kernel(t, g->nodes[i].name) : NULL;
-        n += k && same_op(k->op, g->nodes[i].op);
+        n += k && same_op(k->op, g->nodes[i].op, true);
     }
     return n;
 }
