@@ -19,6 +19,7 @@
  * have.
  */
 #include "foldline/wire.h"
+#include "import/import.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,8 +126,10 @@ static void check_nodes(fl_wire_scan *s) {
     }
 }
 
-/* The first 8 bytes: not TFLite (TFL3 at bytes 4-7), not TF.js (a '{'
- * after an optional byte-order mark and white space). */
+/* The first 8 bytes: not TFLite (the importers' own test), not TF.js (a
+ * '{' after an optional byte-order mark and white space: the importers'
+ * test also looks for a key anywhere in the file, so any such start is
+ * kept whole). */
 static void confirm(fl_wire_scan *s) {
     if (s->n_head < 8 || s->confirmed || s->held) {
         return;
@@ -136,7 +139,7 @@ static void confirm(fl_wire_scan *s) {
            (s->head[i] == ' ' || s->head[i] == '\t' || s->head[i] == '\n' || s->head[i] == '\r')) {
         i++;
     }
-    if (memcmp(s->head + 4, "TFL3", 4) == 0 || i == 8 || s->head[i] == '{') {
+    if (fl__import_sniff_tflite(s->head, 8) || i == 8 || s->head[i] == '{') {
         s->held = true;
         return;
     }
@@ -282,7 +285,7 @@ static void sniff(fl_wire_scan *s) {
         s->st[0].type = M_OMODEL;
         s->decided = true;
     } else if (s->field == 1 && s->wt != 0) {
-        if (s->wt == 2 && s->head[0] != 0x08) {
+        if (s->wt == 2 && !fl__import_sniff_savedmodel(s->head, s->n_head)) {
             s->st[0].type = M_TGRAPH;
             s->decided = true;
         } else {
