@@ -156,6 +156,20 @@ static kernel *find_kernel(trace *t, const char *name) {
     return NULL;
 }
 
+/* Room for one more element of size `size` in *a (n used, *cap allocated). */
+static bool grow_one(void **a, size_t size, size_t *cap, size_t n) {
+    if (n < *cap) {
+        return true;
+    }
+    size_t nc = *cap ? 2 * *cap : 8;
+    void *na = realloc(*a, nc * size);
+    if (na) {
+        *a = na;
+        *cap = nc;
+    }
+    return na != NULL;
+}
+
 /* One run of the kernel `name` (created with op, copied when copy_op, and
  * shape when it is new): dur us. 0 or an exit status. */
 static int kernel_add(trace *t, const char *name, const char *op, bool copy_op, const char *shape,
@@ -177,14 +191,8 @@ static int kernel_add(trace *t, const char *name, const char *op, bool copy_op, 
         k->op = copy_op ? k->op_own : op;
         snprintf(k->shape, sizeof k->shape, "%s", shape);
     }
-    if (k->n_durs == k->cap) {
-        size_t nc = k->cap ? 2 * k->cap : 8;
-        double *nd = realloc(k->durs, nc * sizeof(double));
-        if (!nd) {
-            return EXIT_IO;
-        }
-        k->durs = nd;
-        k->cap = nc;
+    if (!grow_one((void **)&k->durs, sizeof(double), &k->cap, k->n_durs)) {
+        return EXIT_IO;
     }
     k->durs[k->n_durs++] = dur;
     return 0;
@@ -366,20 +374,6 @@ static bool grow(double **a, double **b, size_t *cap, size_t n) {
         *cap = nc;
     }
     return nb != NULL;
-}
-
-/* Room for one more element of size `size` in *a (n used, *cap allocated). */
-static bool grow_one(void **a, size_t size, size_t *cap, size_t n) {
-    if (n < *cap) {
-        return true;
-    }
-    size_t nc = *cap ? 2 * *cap : 256;
-    void *na = realloc(*a, nc * size);
-    if (na) {
-        *a = na;
-        *cap = nc;
-    }
-    return na != NULL;
 }
 
 /* A TensorFlow timeline's events: a process's name ("M" process_name, the
