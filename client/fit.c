@@ -47,9 +47,14 @@
  * args.name the node and args.op its op type, dur in us; "M" process_name
  * events name each pid's device) or a binary RunMetadata / StepStats
  * (tftrace.c; all_end_rel_nanos when set, else _micros). Only nodes that ran
- * on a CPU are read; a node's runs (the same name again: several runs in
- * one trace) give its median (--quantile as above, the figures taken as
- * written). Nodes are matched by name and op type to a TensorFlow model's
+ * on a CPU are read. Such a file is one step (a RunMetadata is one
+ * Session.run's; the timeline converts one): TensorFlow's executor records a
+ * NodeExecStats each time a node runs, with no iteration or frame field, so
+ * a node named again in one file ran again within the step (a while loop's
+ * body, once an iteration) and its times there are summed. Several steps
+ * are several files, MODEL=A,B,C[@MS]: a node's time is the median over the
+ * steps it ran in of its time in each (--quantile as above, the figures
+ * taken as written). Nodes are matched by name and op type to a TensorFlow model's
  * ops costed as kernels, in the graph as given or, when more of them match
  * there, after foldline's remapper (TensorFlow's Grappler fuses at run time,
  * a _FusedConv2D named after the chain's last node). The traces have no
@@ -71,6 +76,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -85,6 +91,7 @@ typedef struct kernel {
     size_t n_durs, cap;
     double median_s;
     int matched; /* 0, or 1 + the op index */
+    bool looped; /* TensorFlow: ran more than once within a step (durs: the steps' sums) */
 } kernel;
 
 typedef struct trace {
@@ -94,12 +101,13 @@ typedef struct trace {
     double run_s; /* median model_run, 0 when absent */
     double gap_s; /* median over runs of (model_run - the kernels inside it) */
     size_t n_runs;
-    size_t hint;     /* the kernel after the last one looked up: runs repeat the order */
-    kernel **sorted; /* by name, for the look-ups of the ops */
-    bool tf;         /* TensorFlow's timings (a timeline or step stats), CPU nodes only */
-    size_t n_other;  /* TensorFlow nodes timed on other devices (left out) */
-    char other[96];  /* the first of those devices */
-    bool others;     /* more than one other device */
+    size_t *slots;  /* the kernels by name: 1 + an index into k, 0 empty (open addressing) */
+    size_t n_slots; /* a power of two, at least twice n */
+    bool tf;        /* TensorFlow's timings (a timeline or step stats), CPU nodes only */
+    size_t n_other; /* TensorFlow nodes timed on other devices (left out) */
+    char other[96]; /* the first of those devices */
+    bool others;    /* more than one other device */
+    size_t n_steps; /* TensorFlow: the steps read (a file each) */
 } trace;
 
 static int cmp_d(const void *a, const void *b) {
@@ -127,33 +135,56 @@ static void trace_free(trace *t) {
         free(t->k[i].op_own);
     }
     free(t->k);
-    free(t->sorted);
+    free(t->slots);
     free(t->text);
     memset(t, 0, sizeof(*t));
 }
 
-static int cmp_kernel(const void *a, const void *b) {
-    return strcmp((*(kernel *const *)a)->name, (*(kernel *const *)b)->name);
+/* A node name's slot to start probing at (FNV-1a; the high bits folded in). */
+static size_t name_slot(const char *name, size_t mask) {
+    uint64_t h = 14695981039346656037ull;
+    for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
+        h = (h ^ *p) * 1099511628211ull;
+    }
+    return (size_t)(h ^ (h >> 32)) & mask;
 }
 
-/* The kernel of that node name: by the sorted index once the trace is
- * loaded, else trying the next kernel in order first (every run repeats the
- * same sequence), then all of them. */
+/* The kernel of that node name, NULL when none has it. */
 static kernel *find_kernel(trace *t, const char *name) {
-    if (t->sorted) {
-        kernel key, *kp = &key, **hit;
-        key.name = (char *)name;
-        hit = bsearch(&kp, t->sorted, t->n, sizeof(kernel *), cmp_kernel);
-        return hit ? *hit : NULL;
-    }
-    for (size_t i = 0; i < t->n; i++) {
-        size_t j = (t->hint + i) % t->n;
-        if (strcmp(t->k[j].name, name) == 0) {
-            t->hint = j + 1;
-            return &t->k[j];
+    for (size_t i = t->n_slots ? name_slot(name, t->n_slots - 1) : 0; t->n_slots && t->slots[i];
+         i = (i + 1) & (t->n_slots - 1)) {
+        if (strcmp(t->k[t->slots[i] - 1].name, name) == 0) {
+            return &t->k[t->slots[i] - 1];
         }
     }
     return NULL;
+}
+
+/* Indexes the kernels from t->k[from] on (the table doubled first when it
+ * would be more than half full: every kernel then indexed again). */
+static bool index_kernels(trace *t, size_t from) {
+    if (2 * t->n > t->n_slots) {
+        size_t ns = t->n_slots ? t->n_slots : 64;
+        while (2 * t->n > ns) {
+            ns *= 2;
+        }
+        size_t *slots = calloc(ns, sizeof(size_t));
+        if (!slots) {
+            return false;
+        }
+        free(t->slots);
+        t->slots = slots;
+        t->n_slots = ns;
+        from = 0;
+    }
+    for (size_t j = from; j < t->n; j++) {
+        size_t i = name_slot(t->k[j].name, t->n_slots - 1);
+        while (t->slots[i]) {
+            i = (i + 1) & (t->n_slots - 1);
+        }
+        t->slots[i] = j + 1;
+    }
+    return true;
 }
 
 /* Room for one more element of size `size` in *a (n used, *cap allocated). */
@@ -190,6 +221,9 @@ static int kernel_add(trace *t, const char *name, const char *op, bool copy_op, 
         t->n++;
         k->op = copy_op ? k->op_own : op;
         snprintf(k->shape, sizeof k->shape, "%s", shape);
+        if (!index_kernels(t, t->n - 1)) {
+            return EXIT_IO;
+        }
     }
     if (!grow_one((void **)&k->durs, sizeof(double), &k->cap, k->n_durs)) {
         return EXIT_IO;
@@ -344,7 +378,19 @@ typedef struct tf_event {
 typedef struct tf_pid {
     double pid;
     const char *device;
+    size_t index; /* of its process_name event */
 } tf_pid;
+
+static int cmp_pid_only(const void *a, const void *b) {
+    const tf_pid *x = a, *y = b;
+    return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+static int cmp_pid(const void *a, const void *b) {
+    const tf_pid *x = a, *y = b;
+    return x->pid != y->pid ? (x->pid > y->pid) - (x->pid < y->pid)
+                            : (x->index > y->index) - (x->index < y->index);
+}
 
 /* The events read so far: kernels into the trace, and the times of the
  * kernels and runs for run_gaps; TensorFlow's op events and processes. */
@@ -387,7 +433,7 @@ static int on_tf_event(event_sink *k, const fl_trace_event *ev, bool *taken) {
         if (!grow_one((void **)&k->pids, sizeof(tf_pid), &k->cap_pids, k->n_pids)) {
             return EXIT_IO;
         }
-        k->pids[k->n_pids++] = (tf_pid){ev->pid, ev->arg_name};
+        k->pids[k->n_pids++] = (tf_pid){ev->pid, ev->arg_name, ev->index};
         return 0;
     }
     if (strcmp(ev->ph, "X") != 0 || !ev->arg_name || !ev->arg_op) {
@@ -407,16 +453,29 @@ static int on_tf_event(event_sink *k, const fl_trace_event *ev, bool *taken) {
 }
 
 /* The TensorFlow timeline's op events into the trace, each on the device
- * its process is named after (an unnamed process: taken as the CPU's). */
+ * its process is named after (an unnamed process: taken as the CPU's); a
+ * pid named twice with different names is an error. 0 or an exit status. */
 static int tf_events_done(event_sink *k) {
+    qsort(k->pids, k->n_pids, sizeof(tf_pid), cmp_pid);
+    for (size_t p = 1; p < k->n_pids; p++) {
+        const tf_pid *a = &k->pids[p - 1], *b = &k->pids[p];
+        if (a->pid == b->pid && strcmp(a->device, b->device) != 0) {
+            fprintf(stderr,
+                    "foldline: fit: %s: event %zu: process_name names pid %.17g again (event "
+                    "%zu named it \"%s\", this one \"%s\"): which device ran its ops is "
+                    "unknown\n",
+                    k->path, b->index, b->pid, a->index, a->device, b->device);
+            return EXIT_BAD_MODEL;
+        }
+    }
     int rc = 0;
     for (size_t i = 0; !rc && i < k->n_tf; i++) {
         const tf_event *e = &k->tf[i];
-        const char *device = NULL;
-        for (size_t p = 0; e->has_pid && p < k->n_pids; p++) {
-            device = k->pids[p].pid == e->pid ? k->pids[p].device : device;
-        }
-        rc = add_tf_node(k->t, device, e->name, e->op, false, e->dur);
+        tf_pid key = {e->pid, NULL, 0};
+        const tf_pid *hit = e->has_pid && k->n_pids
+                                ? bsearch(&key, k->pids, k->n_pids, sizeof(tf_pid), cmp_pid_only)
+                                : NULL;
+        rc = add_tf_node(k->t, hit ? hit->device : NULL, e->name, e->op, false, e->dur);
     }
     return rc;
 }
@@ -492,7 +551,7 @@ static int scan_events(const char *path, char *text, size_t len, event_sink *k) 
     while (i < len && text[i] && strchr(" \t\r\n", text[i])) {
         i++;
     }
-    char err[256];
+    char err[512];
     if (len >= 2 && (unsigned char)text[0] == 0x1f && (unsigned char)text[1] == 0x8b) {
         fprintf(stderr,
                 "foldline: fit: %s: gzip-compressed (as the TensorFlow profiler writes its "
@@ -504,18 +563,20 @@ static int scan_events(const char *path, char *text, size_t len, event_sink *k) 
        JSON; one whose length reads as '{' or '[' is told by decoding it */
     bool json = i < len && (text[i] == '{' || text[i] == '[');
     bool binary = len && text[0] == 0x0a &&
-                  (!json || !fl_tf_stepstats_scan((const unsigned char *)text, len, NULL, NULL, err,
-                                                  sizeof err));
+                  (!json || fl_tf_stepstats_scan((const unsigned char *)text, len, NULL, NULL, err,
+                                                 sizeof err) != FL_TF_UNDECODED);
     if (binary) {
         int rc =
             fl_tf_stepstats_scan((const unsigned char *)text, len, on_tf_node, k, err, sizeof err);
-        if (rc == -1) {
+        if (rc == FL_TF_UNDECODED) {
             fprintf(stderr,
                     "foldline: fit: %s: neither JSON trace events nor a TensorFlow RunMetadata "
                     "or StepStats message: %s\n",
                     path, err);
+        } else if (rc == FL_TF_INVALID) {
+            fprintf(stderr, "foldline: fit: %s: %s\n", path, err);
         }
-        return rc == -1 ? EXIT_BAD_MODEL : rc;
+        return rc < 0 ? EXIT_BAD_MODEL : rc;
     }
     int rc = fl_trace_scan(text, len, on_event, k, err, sizeof err);
     if (rc == FL_TRACE_SYNTAX) {
@@ -535,9 +596,11 @@ static int scan_events(const char *path, char *text, size_t len, event_sink *k) 
     return rc;
 }
 
-/* Reads and checks a trace; latency_s: the untraced run's time (@MS) or 0.
- * 0 or an exit status (message printed). */
-static int trace_load(const char *path, double q, double latency_s, trace *t) {
+/* Reads one trace file into t; a TensorFlow trace is one step, and a node
+ * that ran more than once in it (a loop's iterations, a function called
+ * again) counts its times summed, as one run of the step. 0 or an exit
+ * status (message printed). */
+static int trace_read(const char *path, double q, trace *t) {
     memset(t, 0, sizeof(*t));
     size_t len = 0;
     int rc = read_text(path, &t->text, &len);
@@ -573,14 +636,91 @@ static int trace_load(const char *path, double q, double latency_s, trace *t) {
                 path);
         return EXIT_BAD_MODEL;
     }
-    t->sorted = calloc(t->n, sizeof(kernel *));
-    if (!t->sorted) {
-        return EXIT_IO;
+    for (size_t i = 0; t->tf && i < t->n; i++) {
+        kernel *kn = &t->k[i];
+        double sum = 0;
+        for (size_t r = 0; r < kn->n_durs; r++) {
+            sum += kn->durs[r];
+        }
+        if (!isfinite(sum)) {
+            fprintf(stderr,
+                    "foldline: fit: %s: node %s: its %zu times in the step sum past what a "
+                    "double holds (a duration of %g us)\n",
+                    path, kn->name, kn->n_durs, kn->durs[0]);
+            return EXIT_BAD_MODEL;
+        }
+        kn->looped = kn->n_durs > 1;
+        kn->durs[0] = sum;
+        kn->n_durs = 1;
     }
-    for (size_t i = 0; i < t->n; i++) {
-        t->sorted[i] = &t->k[i];
+    t->n_steps = t->tf;
+    return 0;
+}
+
+/* Adds the TensorFlow step s to the steps in t (its nodes' op types
+ * copied). 0 or an exit status. */
+static int steps_merge(trace *t, const trace *s) {
+    t->tf = true;
+    t->n_steps++;
+    if (s->n_other && !t->n_other) {
+        snprintf(t->other, sizeof t->other, "%s", s->other);
     }
-    qsort(t->sorted, t->n, sizeof(kernel *), cmp_kernel);
+    t->others |= s->others || (s->n_other && strcmp(t->other, s->other) != 0);
+    t->n_other += s->n_other;
+    for (size_t i = 0; i < s->n; i++) {
+        int rc = kernel_add(t, s->k[i].name, s->k[i].op, true, "", s->k[i].durs[0]);
+        if (rc) {
+            return rc;
+        }
+        find_kernel(t, s->k[i].name)->looped |= s->k[i].looped;
+    }
+    return 0;
+}
+
+/* Reads and checks the traces of one model: one file (ONNX Runtime's
+ * profile with its runs, or one TensorFlow step), or TensorFlow steps a
+ * file each, "A,B,C" (a node's time in each step its run); latency_s: the
+ * untraced run's time (@MS) or 0. 0 or an exit status (message printed). */
+static int trace_load(const char *paths, double q, double latency_s, trace *t) {
+    struct stat st;
+    if (!strchr(paths, ',') || stat(paths, &st) == 0) {
+        int rc = trace_read(paths, q, t);
+        if (rc) {
+            return rc;
+        }
+    } else {
+        memset(t, 0, sizeof(*t));
+        char *list = strdup(paths);
+        int rc = list ? 0 : EXIT_IO;
+        for (char *p = list, *next; !rc && p; p = next) {
+            next = strchr(p, ',');
+            if (next) {
+                *next++ = '\0';
+            }
+            if (!*p) {
+                rc = fl_cli_usage_error("fit: '%s': an empty name in the list of a model's "
+                                        "TensorFlow steps (FILE,FILE,...)",
+                                        paths);
+                break;
+            }
+            trace s;
+            rc = trace_read(p, q, &s);
+            if (!rc && !s.tf) {
+                fprintf(stderr,
+                        "foldline: fit: %s: ONNX Runtime's profile, in a list of files for one "
+                        "model (%s), which are TensorFlow steps: a profile holds its runs in "
+                        "one file\n",
+                        p, paths);
+                rc = EXIT_BAD_MODEL;
+            }
+            rc = rc ? rc : steps_merge(t, &s);
+            trace_free(&s);
+        }
+        free(list);
+        if (rc) {
+            return rc;
+        }
+    }
     bool any = false;
     /* the share of the traced runs' wall time the process ran: @MS (CPU
      * time on a shared host) over the traced runs' median */
@@ -597,7 +737,7 @@ static int trace_load(const char *path, double q, double latency_s, trace *t) {
                            1e-6;
     }
     if (!any) {
-        fprintf(stderr, "foldline: fit: %s: every kernel time is 0\n", path);
+        fprintf(stderr, "foldline: fit: %s: every kernel time is 0\n", paths);
         return EXIT_BAD_MODEL;
     }
     return 0;
@@ -894,6 +1034,16 @@ static void print_tf_matches(const char *tpath, const trace *t, const fl_rooflin
     if (t->n_other) {
         printf(", %zu node runs on other devices left out (%s%s)", t->n_other, t->other,
                t->others ? " and others" : "");
+    }
+    size_t looped = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        looped += t->k[i].looped;
+    }
+    printf("; %zu step%s (a file each)", t->n_steps, t->n_steps == 1 ? "" : "s");
+    if (looped) {
+        printf(", %zu node%s ran more than once within a step (a loop's iterations: their times "
+               "in a step summed)",
+               looped, looped == 1 ? "" : "s");
     }
     printf("\n");
 }

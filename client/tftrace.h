@@ -22,12 +22,16 @@ typedef struct fl_tf_node {
 
 typedef int (*fl_tf_node_fn)(void *arg, const fl_tf_node *n);
 
-/* Decodes buf[0, len) as a RunMetadata, else as a StepStats (the two begin
- * alike: the form whose device names read as names is taken) and calls fn
- * for every node in order (fn NULL: checks them only); stops when fn returns
- * nonzero and returns that.
- * Else 0, or -1 with err saying why neither decodes (the message type, field
- * and byte offset where it fails, or a negative duration). */
+enum { FL_TF_UNDECODED = -1, FL_TF_INVALID = -2 };
+
+/* Decodes buf[0, len) as a RunMetadata and as a StepStats (the two begin
+ * alike: of the forms whose device strings read as device names, the one
+ * holding more nodes is taken) and calls fn for every node in order (fn
+ * NULL: checks them only); stops when fn returns nonzero and returns that.
+ * Else 0; FL_TF_UNDECODED with err saying why neither decodes (the message
+ * type, field and byte offset where it fails); FL_TF_INVALID when it
+ * decodes but a node cannot be read (err names the node and the field: a
+ * negative duration, a DeviceStepStats with nodes but no device). */
 int fl_tf_stepstats_scan(const unsigned char *buf, size_t len, fl_tf_node_fn fn, void *arg,
                          char *err, size_t errlen);
 

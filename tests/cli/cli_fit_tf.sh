@@ -34,14 +34,17 @@ if ! command -v python3 >/dev/null 2>&1; then
   skip_all "python3 absent: the estimates cannot be read"
 fi
 
-# The timeline: 3 runs on the CPU of the graph as Grappler's remapper leaves
-# it (conv1/Relu and conv2/Relu6 _FusedConv2D, fc/BiasAdd _FusedMatMul),
-# plus _SOURCE, a Const and a _Retval (no kernel costed here: unmatched) and
-# one node per run on the GPU (left out). Medians: _SOURCE 1, conv1/w 1,
-# conv1/Relu 52, pool1 11, conv2/Relu6 20, gap 4, fc/BiasAdd 3, probs 2,
-# _retval 0: 94 us; with a whole run of 117.5 us the gap is 23.5 / 94 = 25 %.
-check tf_timeline 0 "9 TensorFlow nodes on the CPU,     6 matched by name and op type (3 of them fused chains as foldline's remapper forms them, named after the chain's last node), 3 unmatched, 3 node runs on other devices left out (/job:localhost/replica:0/task:0/device:GPU:0 Compute)" -- fit tl.yaml "$d/timeline.json@0.1175"
-check tf_timeline_gap 0 "run's gap 25 % of the kernels' time (median over 1 trace)" -- fit tl.yaml "$d/timeline.json@0.1175"
+# The timeline: 3 steps (timeline.py writes one step's StepStats: a file
+# each, given as one model's list) on the CPU of the graph as Grappler's
+# remapper leaves it (conv1/Relu and conv2/Relu6 _FusedConv2D, fc/BiasAdd
+# _FusedMatMul), plus _SOURCE, a Const and a _Retval (no kernel costed here:
+# unmatched) and one node per step on the GPU (left out). Medians over the
+# steps: _SOURCE 1, conv1/w 1, conv1/Relu 52, pool1 11, conv2/Relu6 20, gap
+# 4, fc/BiasAdd 3, probs 2, _retval 0: 94 us; with a whole run of 117.5 us
+# the gap is 23.5 / 94 = 25 %.
+tl="$d/timeline_1.json,$d/timeline_2.json,$d/timeline_3.json"
+check tf_timeline 0 "9 TensorFlow nodes on the CPU,     6 matched by name and op type (3 of them fused chains as foldline's remapper forms them, named after the chain's last node), 3 unmatched, 3 node runs on other devices left out (/job:localhost/replica:0/task:0/device:GPU:0 Compute); 3 steps (a file each)" -- fit tl.yaml "$tl@0.1175"
+check tf_timeline_gap 0 "run's gap 25 % of the kernels' time (median over 1 trace)" -- fit tl.yaml "$tl@0.1175"
 check tf_timeline_written 0 "gap: {share: 0.25, source: \"fitted " -- cat "$tmp/tl.yaml"
 check tf_timeline_source 0 "by foldline fit to 1 TensorFlow trace on xeon-8380" -- cat "$tmp/tl.yaml"
 # A class with one traced op reproduces its median, and the gap adds 25 %:
@@ -53,13 +56,31 @@ expect_us tf_timeline_fused_matmul 3.750 "$(node_us "$tmp/tl.yaml" after fc/Bias
 # --quantile 0: each node's least run: pool1 10 us (x 1.25), gap 3 us; the
 # least times sum to 1 + 0 + 50 + 10 + 20 + 3 + 3 + 2 + 0 = 89 us, and a
 # 111.25 us run is 25 % over them.
-check tf_quantile 0 "run's gap 25 % of the kernels' time" -- fit q.yaml "$d/timeline.json@0.11125" --quantile 0
+check tf_quantile 0 "run's gap 25 % of the kernels' time" -- fit q.yaml "$tl@0.11125" --quantile 0
 expect_us tf_quantile_pool 12.500 "$(node_us "$tmp/q.yaml" after pool1)"
 expect_us tf_quantile_mean 3.750 "$(node_us "$tmp/q.yaml" after gap)"
 # Without a whole-run time (TensorFlow's traces have no model_run event) the
 # base's gap is kept and no interval is fitted; the kernels are fitted.
-check tf_no_latency 0 "(no whole-run time: the traces have no model_run events and no @MS was given: base gap kept)" -- fit nl.yaml "$d/timeline.json"
+check tf_no_latency 0 "(no whole-run time: the traces have no model_run events and no @MS was given: base gap kept)" -- fit nl.yaml "$tl"
 expect_us tf_no_latency_pool 11.000 "$(node_us "$tmp/nl.yaml" after pool1)"
+
+# One step in which pool1 ran three times (a while loop's body: TensorFlow
+# records a NodeExecStats per run of a node, with no iteration field, and
+# the timeline one event per NodeExecStats): its time in the step is
+# 10 + 12 + 11 = 33 us, the step's kernels 1 + 1 + 50 + 33 + 20 + 4 + 3 + 2
+# + 0 = 114 us, so a 142.5 us run is 25 % over them, and pool1's estimate
+# on the fitted profile 33 x 1.25. (Read as three runs of pool1, its median
+# 11 us would leave 92 us of kernels and a 54.9 % gap.)
+check tf_loop 0 "1 step (a file each), 1 node ran more than once within a step (a loop's iterations: their times in a step summed)" -- fit lp.yaml "$d/loop.json@0.1425"
+check tf_loop_gap 0 "run's gap 25 % of the kernels' time" -- fit lp.yaml "$d/loop.json@0.1425"
+expect_us tf_loop_pool 41.250 "$(node_us "$tmp/lp.yaml" after pool1)"
+expect_us tf_loop_mean 5.000 "$(node_us "$tmp/lp.yaml" after gap)"
+# The loop's step with the three steps above: pool1 33, 10, 12 and 11 us in
+# its four steps, median 11.5 us; the other nodes' medians over four steps
+# (conv1/Relu 50, 50, 54, 52: 51) sum to 1 + 1 + 51 + 11.5 + 20 + 4 + 3 + 2
+# + 0 = 93.5 us; a 116.875 us run is 25 % over them.
+check tf_loop_steps 0 "run's gap 25 % of the kernels' time" -- fit ls.yaml "$tl,$d/loop.json@0.116875"
+expect_us tf_loop_steps_pool 14.375 "$(node_us "$tmp/ls.yaml" after pool1)"
 
 # RunMetadata, one run with nanosecond times (the micros fields hold them
 # truncated): 0.8 + 0.6 + 52.4 + 11.2 + 20 + 4 + 3 + 2 = 94 us read from the
@@ -77,25 +98,37 @@ check tf_stepstats_gap 0 "run's gap 25 % of the kernels' time" -- fit ss.yaml "$
 expect_us tf_stepstats_pool 13.750 "$(node_us "$tmp/ss.yaml" before pool1)"
 expect_us tf_stepstats_matmul 2.500 "$(node_us "$tmp/ss.yaml" before fc/MatMul)"
 # Three traces: an interval, and a source naming both kinds with an ORT one.
-check tf_three 0 "interval (leave-one-model-out, 80 %)" -- "$bin" fit --profile xeon-8380 -o "$tmp/three.yaml" --bind input.0=1 "$m=$d/timeline.json@0.1175" "$m=$d/run_metadata.pb@0.1175" "$m=$d/step_stats.pb@0.1125"
+check tf_three 0 "interval (leave-one-model-out, 80 %)" -- "$bin" fit --profile xeon-8380 -o "$tmp/three.yaml" --bind input.0=1 "$m=$tl@0.1175" "$m=$d/run_metadata.pb@0.1175" "$m=$d/step_stats.pb@0.1125"
 check tf_three_source 0 "by foldline fit to 3 TensorFlow traces" -- cat "$tmp/three.yaml"
 
 # Bad input: the file and the problem named, exit 1, nothing written.
 check tf_other_model 1 "other_model.json: no kernel matches an op of $m (by node name and op type, as given and as foldline's remapper fuses it): a trace of another model?" -- fit x.yaml "$d/other_model.json"
-head -c 300 "$d/timeline.json" >"$tmp/trunc.json"
+head -c 300 "$d/timeline_3.json" >"$tmp/trunc.json"
 check tf_truncated_json 1 "$tmp/trunc.json:16:62: unexpected end of file" -- fit x.yaml "$tmp/trunc.json"
 head -c 200 "$d/run_metadata.pb" >"$tmp/trunc.pb"
 check tf_truncated_pb 1 "$tmp/trunc.pb: neither JSON trace events nor a TensorFlow RunMetadata or StepStats message: tensorflow.StepStats.dev_stats at byte 0: a length points past the end of its message" -- fit x.yaml "$tmp/trunc.pb"
-sed 's/"dur": 52,/"dur": NaN,/' "$d/timeline.json" >"$tmp/nan.json"
-check tf_nan 1 "$tmp/nan.json:340:11: invalid token" -- fit x.yaml "$tmp/nan.json"
-sed 's/"dur": 52,/"dur": "NaN",/' "$d/timeline.json" >"$tmp/nanstr.json"
-check tf_nan_string 1 "$tmp/nanstr.json: event 25 (node conv1/Relu): 'dur' is not a number >= 0" -- fit x.yaml "$tmp/nanstr.json"
-sed 's/"dur": 52,/"dur": -52,/' "$d/timeline.json" >"$tmp/neg.json"
-check tf_negative_json 1 "$tmp/neg.json: event 25 (node conv1/Relu): 'dur' is not a number >= 0" -- fit x.yaml "$tmp/neg.json"
-check tf_negative_pb 1 "negative.pb: neither JSON trace events nor a TensorFlow RunMetadata or StepStats message: node 3 (pool1 on /job:localhost/replica:0/task:0/device:CPU:0): all_end_rel_nanos is negative (-11200)" -- fit x.yaml "$d/negative.pb"
+sed 's/"dur": 52,/"dur": NaN,/' "$d/timeline_3.json" >"$tmp/nan.json"
+check tf_nan 1 "$tmp/nan.json:62:11: invalid token" -- fit x.yaml "$tmp/nan.json"
+sed 's/"dur": 52,/"dur": "NaN",/' "$d/timeline_3.json" >"$tmp/nanstr.json"
+check tf_nan_string 1 "$tmp/nanstr.json: event 5 (node conv1/Relu): 'dur' is not a number >= 0" -- fit x.yaml "$tmp/nanstr.json"
+sed 's/"dur": 52,/"dur": -52,/' "$d/timeline_3.json" >"$tmp/neg.json"
+check tf_negative_json 1 "$tmp/neg.json: event 5 (node conv1/Relu): 'dur' is not a number >= 0" -- fit x.yaml "$tmp/neg.json"
+# the file, the node and the field (the message decodes: no "neither JSON
+# nor ..." before it)
+check tf_negative_pb 1 "foldline: fit: $d/negative.pb: node 3 (pool1 on /job:localhost/replica:0/task:0/device:CPU:0): NodeExecStats.all_end_rel_nanos is negative (-11200)" -- fit x.yaml "$d/negative.pb"
+# A StepStats whose DeviceStepStats holds nodes but no device (it also
+# decodes as a RunMetadata with an empty StepStats): the missing field named.
+check tf_no_device 1 "foldline: fit: $d/no_device.pb: StepStats.dev_stats[0] has 3 nodes (node 0, conv1/Conv2D, the first) but no device (DeviceStepStats.device): whether they ran on a CPU is unknown" -- fit x.yaml "$d/no_device.pb"
+# A timeline naming one pid twice, the GPU's then the CPU's.
+check tf_dup_pid 1 "foldline: fit: $d/dup_pid.json: event 3: process_name names pid 3 again (event 2 named it \"/job:localhost/replica:0/task:0/device:GPU:0 Compute\", this one \"/job:localhost/replica:0/task:0/device:CPU:0 Compute\"): which device ran its ops is unknown" -- fit x.yaml "$d/dup_pid.json"
+# A list of files is one model's TensorFlow steps: ONNX Runtime's profile
+# (its runs in one file) is refused there, and so is an empty name.
+printf '[{"cat": "Node", "name": "conv1/Conv2D_kernel_time", "ph": "X", "dur": 5, "args": {"op_name": "Conv2D"}}]' >"$tmp/ort.json"
+check tf_list_ort 1 "foldline: fit: $tmp/ort.json: ONNX Runtime's profile, in a list of files for one model ($d/timeline_1.json,$tmp/ort.json), which are TensorFlow steps" -- fit x.yaml "$d/timeline_1.json,$tmp/ort.json"
+check tf_list_empty 2 "an empty name in the list of a model's TensorFlow steps" -- fit x.yaml "$d/timeline_1.json,,$d/timeline_2.json"
 check tf_zero 1 "zero.json: every kernel time is 0" -- fit x.yaml "$d/zero.json"
-check tf_gpu_only 1 "gpu_only.json: no node ran on a CPU: a trace of another device only (27 node runs on /job:localhost/replica:0/task:0/device:GPU:0 Compute); fit reads TensorFlow's CPU timings" -- fit x.yaml "$d/gpu_only.json"
-check tf_onnx_model 1 "timeline.json holds TensorFlow timings, but $data/tiny_cnn.onnx is no TensorFlow model (GraphDef, SavedModel or TF.js graph model)" -- "$bin" fit --profile xeon-8380 -o "$tmp/x.yaml" --bind N=1 "$data/tiny_cnn.onnx=$d/timeline.json"
+check tf_gpu_only 1 "gpu_only.json: no node ran on a CPU: a trace of another device only (9 node runs on /job:localhost/replica:0/task:0/device:GPU:0 Compute); fit reads TensorFlow's CPU timings" -- fit x.yaml "$d/gpu_only.json"
+check tf_onnx_model 1 "timeline_1.json holds TensorFlow timings, but $data/tiny_cnn.onnx is no TensorFlow model (GraphDef, SavedModel or TF.js graph model)" -- "$bin" fit --profile xeon-8380 -o "$tmp/x.yaml" --bind N=1 "$data/tiny_cnn.onnx=$d/timeline_1.json"
 # Told from the bytes: a message begins with 0x0a (a newline to JSON); one
 # whose length byte is '{' is still read as the message it is.
 python3 "$d/make_traces.py" brace "$tmp/brace.pb"
@@ -105,7 +138,7 @@ check tf_short_pb 1 "$tmp/short.bin: neither JSON trace events nor a TensorFlow 
 printf 'not a trace at all' >"$tmp/text.bin"
 check tf_text 1 "$tmp/text.bin:1:1: '[' or '{' expected" -- fit x.yaml "$tmp/text.bin"
 if command -v gzip >/dev/null 2>&1; then
-  gzip -c "$d/timeline.json" >"$tmp/t.json.gz"
+  gzip -c "$d/timeline_1.json" >"$tmp/t.json.gz"
   check tf_gzip 1 "$tmp/t.json.gz: gzip-compressed (as the TensorFlow profiler writes its trace.json.gz): decompress it first (gunzip)" -- fit x.yaml "$tmp/t.json.gz"
 else
   skip_part "gzip absent: the compressed trace is not written"

@@ -38,22 +38,24 @@ FUSED = [
 ]  # medians sum to 94 us
 
 
-def timeline(nodes, path, devices=((1, CPU), (3, GPU)), gpu_node=True, scale=1):
+def timeline(nodes, path, run=0, devices=((1, CPU), (3, GPU)), gpu_node=True, pid_names=None):
+    """One step's timeline (timeline.py converts one RunMetadata.step_stats:
+    one file, one step): each node's time of the given run; a node listed
+    more than once ran more than once within the step."""
     ev = [{"name": "process_name", "ph": "M", "pid": devices[0][0], "args": {"name": devices[0][1] + " Compute"}},
           {"name": "process_name", "ph": "M", "pid": 2, "args": {"name": devices[0][1] + " Tensors"}}]
     ev += [{"name": "process_name", "ph": "M", "pid": p, "args": {"name": d + " Compute"}}
            for p, d in devices[1:]]
-    ts = 1000
-    for run in range(3):
-        for name, op, durs in nodes:
-            ev.append({"ph": "X", "cat": "Op", "name": op, "pid": devices[0][0], "tid": 0, "ts": ts,
-                       "dur": durs[run] * scale, "args": {"name": name, "op": op, "input0": "x"}})
-            ts += durs[run] + 2
-        if gpu_node and len(devices) > 1:
-            ev.append({"ph": "X", "cat": "Op", "name": "_FusedConv2D", "pid": devices[1][0],
-                       "tid": 0, "ts": ts, "dur": 5,
-                       "args": {"name": "conv1/Relu", "op": "_FusedConv2D"}})
-        ts += 100
+    ev += [{"name": "process_name", "ph": "M", "pid": p, "args": {"name": d}} for p, d in pid_names or []]
+    ts = 1000 + 500 * run
+    for name, op, durs in nodes:
+        ev.append({"ph": "X", "cat": "Op", "name": op, "pid": devices[0][0], "tid": 0, "ts": ts,
+                   "dur": durs[run], "args": {"name": name, "op": op, "input0": "x"}})
+        ts += durs[run] + 2
+    if gpu_node and len(devices) > 1:
+        ev.append({"ph": "X", "cat": "Op", "name": "_FusedConv2D", "pid": devices[1][0],
+                   "tid": 0, "ts": ts, "dur": 5,
+                   "args": {"name": "conv1/Relu", "op": "_FusedConv2D"}})
     json.dump({"traceEvents": ev}, open(path, "w"), indent=1)
 
 
@@ -72,7 +74,7 @@ def node_stats(name, op, start_us, dur_ns=None, dur_us=None, label=True):
 
 
 def dev_stats(device, nodes):
-    b = ld(1, device.encode())
+    b = ld(1, device.encode()) if device is not None else b""
     for n in nodes:
         b += ld(2, n)
     return b
@@ -124,13 +126,29 @@ def brace(path):
 if len(sys.argv) == 3 and sys.argv[1] == "brace":  # written by the test where it runs
     brace(sys.argv[2])
     raise SystemExit(0)
-timeline(FUSED, "timeline.json")
+# three steps, a file each (timeline_1.json is run 0 of FUSED, ...)
+for run in range(3):
+    timeline(FUSED, "timeline_%d.json" % (run + 1), run)
 runmeta("run_metadata.pb")
 runmeta("negative.pb", negative=True)
 stepstats("step_stats.pb")
 # a trace of the GPU only: the same ops, every one on the GPU's process
 timeline(FUSED, "gpu_only.json", devices=((3, GPU),), gpu_node=False)
 # every time 0
-timeline([(n, op, [0, 0, 0]) for n, op, _ in FUSED], "zero.json")
+timeline([(n, op, [0]) for n, op, _ in FUSED], "zero.json")
 # another model's nodes
-timeline([("dense_1/MatMul", "MatMul", [5, 5, 5]), ("dense_1/Relu", "Relu", [1, 1, 1])], "other_model.json")
+timeline([("dense_1/MatMul", "MatMul", [5]), ("dense_1/Relu", "Relu", [1])], "other_model.json")
+# One step in which pool1 ran three times in a row (a loop's body runs once
+# an iteration; TensorFlow records each run as a NodeExecStats of the same
+# node_name, with no iteration field): 10 + 12 + 11 = 33 us in the step;
+# the step's kernels 1 + 1 + 50 + 33 + 20 + 4 + 3 + 2 + 0 = 114 us.
+LOOP = [(n, op, [d[0]]) for n, op, d in FUSED if n != "pool1"]
+LOOP[3:3] = [("pool1", "MaxPool", [10]), ("pool1", "MaxPool", [12]), ("pool1", "MaxPool", [11])]
+timeline(LOOP, "loop.json")
+# pid 3 named twice (the GPU's, then the CPU's): which device ran its ops is unknown
+timeline(FUSED, "dup_pid.json", pid_names=[(3, CPU + " Compute")])
+# A StepStats whose DeviceStepStats has nodes but no device (field 1
+# absent): the bytes also decode as a RunMetadata holding an empty StepStats
+# (its nodes then an unknown field 2).
+open("no_device.pb", "wb").write(ld(1, dev_stats(None, [node_stats(n, op, 7000, dur_us=d)
+                                                         for n, op, d in STEPSTATS[:3]])))
