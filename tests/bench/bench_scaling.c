@@ -17,7 +17,13 @@
  * that the child's peak RSS is its own: the line gives the median wall and
  * CPU time of `runs` analyses (CPU time is the trustworthy figure on a
  * loaded host), nanoseconds per node, and the peak RSS above the one the
- * child had with the model's bytes in memory, per node; without passes, also
+ * child had with the model's bytes in memory, per node (a median of two
+ * runs, as the 1M and 10M chains take, is their mean); then the page faults
+ * per node and the kernel's share of the CPU time, and, with more than one
+ * run, the first analysis's CPU time and faults per node apart from the
+ * later ones' (the first faults in all the memory it uses; the later ones
+ * reuse the memory the process keeps, up to 64 MB: the small chains run
+ * from it, the large ones fault theirs in again); without passes, also
  * one memcpy of the model's bytes, the floor an import cannot beat. tiny_cnn
  * (tests/data) is analysed with the default passes in batches of 200; the
  * median batch gives microseconds per analysis.
@@ -43,6 +49,12 @@ static double clock_s(clockid_t id) {
 static int cmp_d(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
+}
+
+/* The median of n sorted values: the middle one, or the mean of the two
+ * middle ones when n is even (the 1M and 10M chains run twice). */
+static double median(const double *t, int n) {
+    return n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
 }
 
 static long max_rss_kb(void) {
@@ -113,6 +125,7 @@ static int chain_child(long n, const char *passes, int runs) {
     int64_t after = 0;
     runs = runs > 16 ? 16 : runs;
     faults_sys(&flt0, &sys0);
+    long flt_first = flt0;
     for (int i = 0; i < runs; i++) {
         double w0 = clock_s(CLOCK_MONOTONIC), c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
         if (!analyze(buf, len, passes, &after)) {
@@ -121,19 +134,32 @@ static int chain_child(long n, const char *passes, int runs) {
         wall[i] = clock_s(CLOCK_MONOTONIC) - w0;
         cpu[i] = clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
         cpu_all += cpu[i];
+        if (i == 0) {
+            double sys_first;
+            faults_sys(&flt_first, &sys_first);
+        }
     }
     faults_sys(&flt1, &sys1);
     long rss1 = max_rss_kb();
+    double first = cpu[0];
     qsort(wall, (size_t)runs, sizeof(double), cmp_d);
     qsort(cpu, (size_t)runs, sizeof(double), cmp_d);
+    double cpu_med = median(cpu, runs);
     printf("chain %8ld nodes %-8s -> %8lld nodes  wall %9.1f ms  cpu %9.1f ms  %6.0f ns/node (cpu) "
            " peak rss +%7.1f MB  %5.0f B/node  (%d runs)\n",
-           n, passes ? passes : "none", (long long)after, wall[runs / 2] * 1e3, cpu[runs / 2] * 1e3,
-           cpu[runs / 2] * 1e9 / (double)n, (double)(rss1 - rss0) / 1024.0,
+           n, passes ? passes : "none", (long long)after, median(wall, runs) * 1e3, cpu_med * 1e3,
+           cpu_med * 1e9 / (double)n, (double)(rss1 - rss0) / 1024.0,
            (double)(rss1 - rss0) * 1024.0 / (double)n, runs);
     printf("chain %8ld nodes %-8s page faults %.3f per node, system time %.0f%% of the CPU time\n",
            n, passes ? passes : "none", (double)(flt1 - flt0) / runs / (double)n,
            cpu_all > 0 ? (sys1 - sys0) * 100 / cpu_all : 0);
+    if (runs > 1) {
+        printf("chain %8ld nodes %-8s first analysis %6.0f ns/node (cpu), %.3f page faults per "
+               "node; the %d after it %.3f per node\n",
+               n, passes ? passes : "none", first * 1e9 / (double)n,
+               (double)(flt_first - flt0) / (double)n, runs - 1,
+               (double)(flt1 - flt_first) / (runs - 1) / (double)n);
+    }
     double cp = passes ? 0 : memcpy_ms(buf, len, runs);
     if (cp > 0) {
         printf("chain %8ld nodes memcpy of its %.1f MB: %.2f ms; analysis without passes = %.0fx "
