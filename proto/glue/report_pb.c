@@ -614,6 +614,12 @@ typedef struct enc {
     bool failed;
     fl_pbw w;           /* fl_report_encode: the bytes */
     const fl_report *r; /* fl_report_encode: the report (the ledger hooks) */
+    /* fl_report_encode: the last Totals written (put_msg), and where its
+     * fields' bytes are: tot_len of them, starting tot_start bytes from
+     * the end of what is written (the writer's growth keeps that). */
+    bool tot_set;
+    fl_totals tot;
+    size_t tot_start, tot_len;
 } enc;
 
 static bool enc_fail(enc *e, const char *what, const char *name) {
@@ -847,7 +853,7 @@ static void ledger_to_pb(enc *e, const fl_report *r, Foldline__V1__AnalyzeReply 
 
 bool fl_report_to_pb(const fl_report *r, const char *version, fl_pb_arena *a,
                      Foldline__V1__AnalyzeReply *m, char *err, size_t errlen) {
-    enc e = {a, version, err, errlen, false, {NULL, 0, 0, false}, r};
+    enc e = {.a = a, .version = version, .err = err, .errlen = errlen, .r = r};
     if (!to_msg(&e, &reply_map, r, &m->base)) {
         if (!e.failed) {
             snprintf(err, errlen, "out of memory");
@@ -1290,7 +1296,7 @@ static void put_row(enc *e, const step *st, const void *src) {
 
 /* A Quantity (most rows of a reply) is written here, not through put_row's
  * switch: the call and the switch cost more than put_qty. */
-static void put_msg(enc *e, const msg_map *m, const void *src) {
+static void put_fields(enc *e, const msg_map *m, const void *src) {
     for (size_t i = *m->n_steps; i-- > 0 && !e->failed && !e->w.oom;) {
         const step *st = &m->steps[i];
         if (st->r->k == K_QTY && st->plain) {
@@ -1301,10 +1307,53 @@ static void put_msg(enc *e, const msg_map *m, const void *src) {
     }
 }
 
+static bool same_qty(const fl_quantity *a, const fl_quantity *b) {
+    return a->known == b->known && a->value == b->value && a->text == b->text;
+}
+
+/* Equal counts with the same texts (the same pointers: a report's strings
+ * do not change while it is written), so the same bytes. */
+static bool same_totals(const fl_totals *a, const fl_totals *b) {
+    return a->nodes == b->nodes && same_qty(&a->flops, &b->flops) &&
+           same_qty(&a->tfprof_flops, &b->tfprof_flops) && same_qty(&a->macs, &b->macs) &&
+           same_qty(&a->int_ops, &b->int_ops) && same_qty(&a->bytes, &b->bytes) &&
+           same_qty(&a->bytes_read, &b->bytes_read) &&
+           same_qty(&a->bytes_written, &b->bytes_written);
+}
+
+/* A Totals equal to the last one written is copied from where that one's
+ * bytes are instead of written again: a pass record's "before" is the
+ * previous record's "after", a pass that changed nothing has equal ones,
+ * and the engine gives equal totals the same texts (fl_analyze's
+ * totals_memo) - the 14 records of the default passes on a small graph
+ * hold two distinct Totals in 28, most of such a reply's bytes. */
+static void put_msg(enc *e, const msg_map *m, const void *src) {
+    if (m != &totals_map) {
+        put_fields(e, m, src);
+        return;
+    }
+    fl_pbw *w = &e->w;
+    if (e->tot_set && same_totals(src, &e->tot)) {
+        if (fl_pbw_room(w, e->tot_len)) {
+            w->pos -= e->tot_len;
+            memcpy(w->buf + w->pos, w->buf + (w->cap - e->tot_start), e->tot_len);
+        }
+        return;
+    }
+    size_t end = fl_pbw_len(w);
+    put_fields(e, m, src);
+    if (!e->failed && !w->oom) {
+        e->tot = *(const fl_totals *)src;
+        e->tot_start = fl_pbw_len(w);
+        e->tot_len = e->tot_start - end;
+        e->tot_set = true;
+    }
+}
+
 bool fl_report_encode(const fl_report *r, const char *version, size_t front, uint8_t **block,
                       uint8_t **data, size_t *len, bool *oom, char *err, size_t errlen) {
     pthread_once(&plan_once, plan_init);
-    enc e = {NULL, version, err, errlen, false, {NULL, 0, 0, false}, r};
+    enc e = {.version = version, .err = err, .errlen = errlen, .r = r};
     put_msg(&e, &reply_map, r);
     *oom = false;
     if (e.failed) {

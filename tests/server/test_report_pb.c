@@ -514,6 +514,50 @@ static void bad_name(const fl_report *r) {
 
 static void round_trip(const fl_report *r);
 
+/* fl_report_encode writes a Totals equal to the one it wrote before once
+ * and copies its bytes: a pass record's "before" made equal to its "after"
+ * (written just before it, back to front) and then changed in one count's
+ * text, value or known flag, or in its node count, must still give
+ * protobuf-c's bytes. */
+static void totals_variants(const fl_report *r) {
+    if (r->n_passes == 0) {
+        return;
+    }
+    fl_report_pass *ps = malloc(r->n_passes * sizeof *ps);
+    if (!ps) {
+        fail("out of memory");
+        return;
+    }
+    for (int k = 0; k < 6; k++) {
+        memcpy(ps, r->passes, r->n_passes * sizeof *ps);
+        fl_report_pass *p = &ps[r->n_passes / 2];
+        p->before = p->after;
+        switch (k) {
+        case 1:
+            p->before.macs.text = "12345";
+            break;
+        case 2:
+            p->before.macs.value++;
+            break;
+        case 3:
+            p->before.macs.known = !p->before.macs.known;
+            break;
+        case 4:
+            p->before.nodes++;
+            break;
+        case 5:
+            p->before.bytes_written.text = "x";
+            break;
+        default: /* equal: copied */
+            break;
+        }
+        fl_report b = *r;
+        b.passes = ps;
+        round_trip(&b);
+    }
+    free(ps);
+}
+
 /* An input of rank 10 (more dims than fl_report_encode keeps on its stack):
  * known, symbolic and unknown dims, and a scalar beside it. */
 static void long_shape(const fl_report *r) {
@@ -615,6 +659,7 @@ static bool check_model(const char *path) {
         round_trip(r);
         bad_name(r);
         long_shape(r);
+        totals_variants(r);
         if (r->n_symbols <= 16 && profiles.n) { /* every free symbol bound to 2 */
             for (size_t i = 0; i < r->n_symbols; i++) {
                 bind[i].name = strdup(r->symbols[i]);
