@@ -11,6 +11,12 @@
  * Rounds alternate the two; each figure is the median over the rounds of
  * the mean time per reply in a round. The bytes of both are compared first.
  *
+ * Then the analysis itself (fl_analyze with those options, then
+ * fl_report_free), timed the same way in the thread's CPU time: with the
+ * encoding, what an Analyze call of this model costs foldlined's pool
+ * thread at the least (bench_server.sh compares it with the server's CPU
+ * time per call).
+ *
  * usage: bench_reply [MODEL ...]   (default tests/data's tiny_cnn.pb and
  * tiny_cnn.onnx)
  */
@@ -36,6 +42,32 @@ static double now(void) {
 static int cmp_dbl(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
+}
+
+static double thread_cpu(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* The median over ROUNDS of the mean thread CPU time of an analysis of
+ * bytes with o (its report freed); a negative value when one fails. */
+static double analysis_cpu(const unsigned char *bytes, size_t len, const fl_options *o) {
+    double t[ROUNDS];
+    for (int k = 0; k < ROUNDS; k++) {
+        double t0 = thread_cpu();
+        for (int i = 0; i < REPS; i++) {
+            fl_report *r = NULL;
+            fl_status st = fl_analyze(bytes, len, o, &r);
+            fl_report_free(r);
+            if (st != FL_OK) {
+                return -1;
+            }
+        }
+        t[k] = (thread_cpu() - t0) / REPS;
+    }
+    qsort(t, ROUNDS, sizeof(double), cmp_dbl);
+    return t[ROUNDS / 2];
 }
 
 /* The reply the way foldlined encoded it before; its length, 0 on failure. */
@@ -100,8 +132,12 @@ static int bench(const char *path) {
         qsort(t[0], ROUNDS, sizeof(double), cmp_dbl);
         qsort(t[1], ROUNDS, sizeof(double), cmp_dbl);
         double m0 = t[0][ROUNDS / 2], m1 = t[1][ROUNDS / 2];
-        printf("%-16s %6zu bytes  before %7.2f us  after %7.2f us  (%.2fx)\n",
-               strrchr(path, '/') ? strrchr(path, '/') + 1 : path, n1, m0 * 1e6, m1 * 1e6, m0 / m1);
+        double an = analysis_cpu(bytes, len, &o);
+        printf("%-16s %6zu bytes  before %7.2f us  after %7.2f us  (%.2fx)  analysis %7.2f us "
+               "CPU\n",
+               strrchr(path, '/') ? strrchr(path, '/') + 1 : path, n1, m0 * 1e6, m1 * 1e6, m0 / m1,
+               an * 1e6);
+        bad |= an < 0;
     }
     fl_report_free(r);
     free(bytes);

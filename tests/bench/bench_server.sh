@@ -35,6 +35,15 @@
 # CLI sends (every field at its default), as a registry driving foldline's
 # CLI does; the default sends none.
 #
+# The least server CPU an Analyze call can cost is its analysis and reply
+# encoding in process (each build's bench_reply on the same model with the
+# server's default options, printed first when the options are none and
+# that bench_reply times the analysis). Each summary
+# adds what Analyze costs beyond Health and that least cost (the hand-off to
+# the pool and back, and the analysis's cost on a pool thread over its cost
+# in process), and the server-CPU ratio that remains were that 0: Health's
+# CPU over Health's plus the in-process cost, the most any hand-off can give.
+#
 # FL_BENCH_CALLGRIND=1 (valgrind installed) also counts, for each server, the
 # instructions per call of all its threads (user space) under callgrind at 16
 # calls in flight, Health/Check and Analyze: a figure the host's load does
@@ -127,6 +136,19 @@ for i in "${!names[@]}"; do
   "$gen" --target "127.0.0.1:$(cat "$tmp/port$i")" --method analyze --model "$model" \
     --concurrency 16 --seconds 0.5 --warmup 0 >/dev/null
 done
+least=()
+for i in "${!names[@]}"; do
+  least[$i]=""
+  b="${names[$i]}/tests/bench/bench_reply"
+  if [ "${FL_BENCH_OPTIONS:-none}" = none ] && [ -x "$b" ]; then
+    line=$("$b" "$model" | head -1)
+    least[$i]=$(awk '{for (i = 1; i < NF; i++) {if ($i == "after") e = $(i + 1); if ($i == "analysis") a = $(i + 1)}
+                      if (a > 0 && e > 0) printf "%.1f", a + e}' <<<"$line")
+    if [ -n "${least[$i]}" ]; then
+      echo "server $i in process (bench_reply): $(sed 's/.*after *\([0-9.]*\) us.*analysis *\([0-9.]*\) us.*/analysis \2 us CPU + reply encoding \1 us/' <<<"$line") = ${least[$i]} us: the least server CPU of an Analyze call"
+    fi
+  fi
+done
 series="ratio hcpu acpu hcl acl hsw asw hfx afx cratio hratio"
 for c in 1 16 64; do
   for i in "${!names[@]}"; do
@@ -176,6 +198,11 @@ for c in 1 16 64; do
     printf " server context switches %s / %s, server futex calls %s / %s\n" \
       "$(median <"$tmp/hsw$i")" "$(median <"$tmp/asw$i")" "$(median <"$tmp/hfx$i")" \
       "$(median <"$tmp/afx$i")"
+    if [ -n "${least[$i]}" ]; then
+      awk -v h="$(median <"$tmp/hcpu$i")" -v a="$(median <"$tmp/acpu$i")" -v l="${least[$i]}" \
+        'BEGIN {printf "  analyze beyond health and the in-process analysis: %.1f us of server CPU;", a - h - l
+                printf " server CPU ratio were it 0: %.3f\n", h / (h + l)}'
+    fi
     echo "server $i after inflight=$c: $(rss "${pids[$i]}")"
   done
 done
