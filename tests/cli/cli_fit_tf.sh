@@ -19,14 +19,19 @@ fit() { # out trace[@ms] [options...]
   shift 2
   "$bin" fit --profile xeon-8380 -o "$tmp/$out" --bind input.0=1 "$@" "$m=$tr"
 }
-# The per-node estimate (us, 3 decimals) of node $3 in graph $2 (before |
-# after: the analysis's default passes) of tiny_cnn.pb on profile $1.
-node_us() {
-  "$bin" analyze "$m" --bind input.0=1 --per-node --json --profile "$1" |
+# The per-node estimate (us, 3 decimals) of node $4 in graph $3 (before |
+# after: the analysis's default passes) of model $1 on profile $2, the
+# model's options after them.
+model_node_us() {
+  local model="$1" profile="$2" graph="$3" node="$4"
+  shift 4
+  "$bin" analyze "$model" "$@" --per-node --json --profile "$profile" |
     python3 -c 'import json, sys
 g = json.load(sys.stdin)["roofline"][0][sys.argv[1]]
-print("%.3f" % (1e6 * [n for n in g["nodes"] if n["name"] == sys.argv[2]][0]["time_s"]))' "$2" "$3"
+print("%.3f" % (1e6 * [n for n in g["nodes"] if n["name"] == sys.argv[2]][0]["time_s"]))' "$graph" "$node"
 }
+# The same for tiny_cnn.pb: profile $1, graph $2, node $3.
+node_us() { model_node_us "$m" "$1" "$2" "$3" --bind input.0=1; }
 expect_us() { # name want got
   if [ "$2" = "$3" ]; then pass=$((pass + 1)); else echo "FAIL $1: $3 us, want $2"; fails=$((fails + 1)); fi
 }
@@ -81,6 +86,21 @@ expect_us tf_loop_mean 5.000 "$(node_us "$tmp/lp.yaml" after gap)"
 # + 0 = 93.5 us; a 116.875 us run is 25 % over them.
 check tf_loop_steps 0 "run's gap 25 % of the kernels' time" -- fit ls.yaml "$tl,$d/loop.json@0.116875"
 expect_us tf_loop_steps_pool 14.375 "$(node_us "$tmp/ls.yaml" after pool1)"
+
+# A counted functional While (while.pb, make_traces.py: W runs its body 5
+# times; foldline counts W/body/mm 5 x 1,024 = 5,120 FLOPs and 6,400 bytes,
+# out 1,024 and 1,280) and one step of it (while.json): the body's nodes
+# once a trip, the cond's once more; mm 2 us a trip, out 2 us. Summed, mm's
+# 10 us and out's 2 us are in the ratio of their FLOPs and bytes, so one
+# efficiency fits the MatMul class's two ops exactly (0.0 %); mm read as 5
+# runs of 2 us would not. Kernels 1 + 5 x (1 + 2 + 1) + 2 = 23 us, a
+# 28.75 us run is 25 % over them, and the estimates are mm 10 x 1.25, out
+# 2 x 1.25.
+check tf_while 0 "4 TensorFlow nodes on the CPU,     4 matched by name and op type (0 of them fused chains as foldline's remapper forms them, named after the chain's last node), 0 unmatched; 1 step (a file each), 3 nodes ran more than once within a step" -- "$bin" fit --profile xeon-8380 -o "$tmp/wh.yaml" "$d/while.pb=$d/while.json@0.02875"
+check tf_while_gap 0 "run's gap 25 % of the kernels' time" -- "$bin" fit --profile xeon-8380 -o "$tmp/wh.yaml" "$d/while.pb=$d/while.json@0.02875"
+check tf_while_matmul 0 "  matmul              2        1  0.0 %" -- "$bin" fit --profile xeon-8380 -o "$tmp/wh.yaml" "$d/while.pb=$d/while.json@0.02875"
+expect_us tf_while_mm 12.500 "$(model_node_us "$d/while.pb" "$tmp/wh.yaml" before W/body/mm)"
+expect_us tf_while_out 2.500 "$(model_node_us "$d/while.pb" "$tmp/wh.yaml" before out)"
 
 # RunMetadata, one run with nanosecond times (the micros fields hold them
 # truncated): 0.8 + 0.6 + 52.4 + 11.2 + 20 + 4 + 3 + 2 = 94 us read from the

@@ -2,7 +2,8 @@
 """Writes the TensorFlow traces of tests/data/tiny_cnn.pb that tests/cli/cli_fit_tf.sh
 reads, by hand from the formats' specifications (TensorFlow is not installed
 here): a Chrome trace as TensorFlow's timeline writes it from RunMetadata.step_stats,
-a binary RunMetadata and a binary StepStats (field numbers of
+one step (a file) each - and of while.pb, a GraphDef with a counted While
+it writes too - a binary RunMetadata and a binary StepStats (field numbers of
 tensorflow/core/framework/step_stats.proto and core/protobuf/config.proto:
 RunMetadata.step_stats = 1; StepStats.dev_stats = 1; DeviceStepStats.device = 1,
 node_stats = 2; NodeExecStats.node_name = 1, all_start_micros = 2,
@@ -17,7 +18,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
-from pbwrite import ld, vi  # noqa: E402
+from pbwrite import attr, ld, varint, vi  # noqa: E402
 
 CPU = "/job:localhost/replica:0/task:0/device:CPU:0"
 GPU = "/job:localhost/replica:0/task:0/device:GPU:0"
@@ -147,6 +148,75 @@ LOOP[3:3] = [("pool1", "MaxPool", [10]), ("pool1", "MaxPool", [12]), ("pool1", "
 timeline(LOOP, "loop.json")
 # pid 3 named twice (the GPU's, then the CPU's): which device ran its ops is unknown
 timeline(FUSED, "dup_pid.json", pid_names=[(3, CPU + " Compute")])
+# A GraphDef with a counted functional While (graphdef.proto: GraphDef node
+# 1, library 2, versions 4; NodeDef name 1, op 2, input 3, attr 5;
+# AttrValue list 1, type 6, shape 7, tensor 8, func 10; TensorProto dtype 1,
+# tensor_shape 2, float_val 5, int_val 7; FunctionDef signature 1, node_def
+# 3, ret 4; OpDef name 1, input_arg 2, output_arg 3; ArgDef name 1, type 3):
+# W(i = 0, x [2,16]) runs while i < 5, its body B: i + 1 and mm = x @ w
+# [16,16] (2 x 2 x 16 x 16 = 1,024 FLOPs a trip); after it out = W:1 @ w2
+# [16,16], the same MatMul once (weights 0.5, nothing folds). foldline counts
+# the body 5 times: mm 5,120 FLOPs and 6,400 bytes, out 1,024 and 1,280.
+F32, I32 = 1, 3
+
+
+def ty(t):
+    return varint(6 << 3) + varint(t)
+
+
+def dims(*d):
+    return b"".join(ld(2, vi(1, n)) for n in d)
+
+
+def node(name, op, inputs=(), attrs=()):
+    b = ld(1, name.encode()) + ld(2, op.encode())
+    b += b"".join(ld(3, i.encode()) for i in inputs)
+    return b + b"".join(attr(k, v) for k, v in attrs)
+
+
+def const_i32(name, v):
+    return node(name, "Const", attrs=[("dtype", ty(I32)), ("value", ld(8, vi(1, I32) + ld(2, b"") + vi(7, v)))])
+
+
+def const_f32(name, *d):
+    return node(name, "Const", attrs=[("dtype", ty(F32)), ("value", ld(8, vi(1, F32) + ld(2, dims(*d)) + ld(5, b"\0\0\0\x3f")))])
+
+
+def function(name, ins, outs, nodes, rets):
+    sig = ld(1, name.encode())
+    sig += b"".join(ld(2, ld(1, n.encode()) + vi(3, t)) for n, t in ins)
+    sig += b"".join(ld(3, ld(1, n.encode()) + vi(3, t)) for n, t in outs)
+    b = ld(1, sig) + b"".join(ld(3, n) for n in nodes)
+    return b + b"".join(ld(4, ld(1, k.encode()) + ld(2, v.encode())) for k, v in rets)
+
+
+def while_model(path):
+    args = [("i", I32), ("x", F32)]
+    cond = function("C", args, [("ok", 10)],
+                    [const_i32("lim", 5), node("less", "Less", ["i", "lim:output:0"], [("T", ty(I32))])],
+                    [("ok", "less:z:0")])
+    body = function("B", args, [("i2", I32), ("y", F32)],
+                    [const_i32("one", 1), node("inc", "AddV2", ["i", "one:output:0"], [("T", ty(I32))]),
+                     const_f32("w", 16, 16), node("mm", "MatMul", ["x", "w:output:0"], [("T", ty(F32))])],
+                    [("i2", "inc:z:0"), ("y", "mm:product:0")])
+    nodes = [const_i32("i0", 0),
+             node("x", "Placeholder", attrs=[("dtype", ty(F32)), ("shape", ld(7, dims(2, 16)))]),
+             node("W", "While", ["i0", "x"], [("T", ld(1, varint(6 << 3 | 2) + varint(2) + varint(I32) + varint(F32))),
+                                             ("cond", ld(10, ld(1, b"C"))), ("body", ld(10, ld(1, b"B")))]),
+             const_f32("w2", 16, 16),
+             node("out", "MatMul", ["W:1", "w2"], [("T", ty(F32))])]
+    gd = b"".join(ld(1, n) for n in nodes) + ld(2, ld(1, cond) + ld(1, body)) + ld(4, vi(1, 1000))
+    open(path, "wb").write(gd)
+
+
+while_model("while.pb")
+# One step of it: the body's nodes once a trip (5), the cond's once more
+# (6), as TensorFlow's executor runs the lowered loop; mm 2 us a trip (10 us
+# in the step), out 2 us: the MatMul class's two ops at one efficiency, the
+# 5 trips' sum against foldline's 5 counted trips.
+WHILE = [("W/cond/less", "Less", 1)] + [("W/body/inc", "AddV2", 1), ("W/body/mm", "MatMul", 2),
+                                        ("W/cond/less", "Less", 1)] * 5 + [("out", "MatMul", 2)]
+timeline([(n, op, [d]) for n, op, d in WHILE], "while.json", gpu_node=False)
 # A StepStats whose DeviceStepStats has nodes but no device (field 1
 # absent): the bytes also decode as a RunMetadata holding an empty StepStats
 # (its nodes then an unknown field 2).
