@@ -640,21 +640,31 @@ fl_status fl__cost_graph_some(fl_ctx *c, fl_cost_totals *t, const uint8_t *recos
     return rs;
 }
 
-/* fl__cost_graph_update's difference: into u (a copy of the totals), the
- * parts of the nodes the journal s saved or the graph no longer holds, as
- * they were, taken away, and those saved or added since, as they are,
- * added. A node saved whose cost and value-node role are as saved adds
- * and takes away the same part: it is skipped (a reader rewired to an
- * equal producer, a node re-inferred to the same outputs). FL_EOVERFLOW
- * when a sum overflows (nothing failed). */
-static fl_status update_sums(fl_ctx *c, fl_cost_totals *u, const fl_graph_snapshot *s) {
-    fl_graph *g = c->g;
-    fl_sym_sum sums[N_SUMS];
+/* fl__cost_graph_update's difference, begun: u a copy of the totals t, and
+ * sums (N_SUMS) started from its parts. */
+static fl_status start_update(fl_ctx *c, fl_cost_totals *u, const fl_cost_totals *t,
+                              fl_sym_sum *sums) {
+    *u = *t;
     start_sums(c, sums);
     fl_status st = FL_OK;
     for (int i = 0; i < N_SUMS && st == FL_OK; i++) {
         st = fl__sym_sum_add(&sums[i], u->part[i]);
     }
+    return st;
+}
+
+/* fl__cost_graph_update's difference, ended: into u and its sums (where the
+ * nodes added since the journal s was opened are already, as they are,
+ * added: fl__cost_graph_update's walk meets them), the parts of the nodes s
+ * saved or the graph no longer holds, as they were, taken away, and those
+ * saved, as they are, added. A node saved whose cost and value-node role
+ * are as saved adds and takes away the same part: it is skipped (a reader
+ * rewired to an equal producer, a node re-inferred to the same outputs).
+ * FL_EOVERFLOW when a sum overflows (nothing failed). */
+static fl_status update_sums(fl_ctx *c, fl_cost_totals *u, fl_sym_sum *sums,
+                             const fl_graph_snapshot *s) {
+    fl_graph *g = c->g;
+    fl_status st = FL_OK;
     /* The nodes it saved (each was in the graph as opened). */
     for (size_t i = 0; i < s->n_nodes && st == FL_OK; i++) {
         const fl_node *o = s->node_ptrs[i], *was = &s->nodes[i];
@@ -675,13 +685,6 @@ static fl_status update_sums(fl_ctx *c, fl_cost_totals *u, const fl_graph_snapsh
             st = count_node(c, o, -1, false, u, sums);
         }
     }
-    /* The nodes added since (a journal saves none of them). */
-    for (size_t i = 0; i < g->n_nodes && st == FL_OK; i++) {
-        const fl_node *n = g->nodes[i];
-        if (n->born >= s->stamp) {
-            st = count_node(c, n, 1, false, u, sums);
-        }
-    }
     return st == FL_OK ? end_sums(c, u, sums) : st;
 }
 
@@ -692,19 +695,34 @@ fl_status fl__cost_graph_update(fl_ctx *c, fl_cost_totals *t, const uint8_t *rec
         recost && before && before->taken && before->journal && !before->oom && !t->parts_bad;
     repeats r;
     fl_status st = repeats_build(c, &r);
+    /* The difference's sums, begun before the walk: the nodes added since
+     * the journal was opened (a journal saves none of them) are added as
+     * the walk meets them, and not looked for in a walk of their own. */
+    fl_cost_totals u;
+    fl_sym_sum sums[N_SUMS];
+    fl_status ust = st == FL_OK && diff ? start_update(c, &u, t, sums) : FL_OK;
+    diff = diff && ust == FL_OK;
+    st = ust == FL_EOVERFLOW ? st : ust;
     for (size_t i = 0; i < g->n_nodes && st == FL_OK; i++) {
         fl_node *n = g->order ? g->order[i] : g->nodes[i];
         if (fl_diag_poll(c->d) != FL_OK) {
             st = c->d->status;
-        } else if (!recost || recost[n->id]) {
+            break;
+        }
+        bool born = diff && n->born >= before->stamp;
+        if (!recost || recost[n->id]) {
             /* its counts as they were are the journal's */
-            diff = diff && (n->born >= before->stamp || fl__graph_snapshot_saved(before, n));
+            diff = diff && (born || fl__graph_snapshot_saved(before, n));
             st = cost_node(c, n, &r);
+        }
+        if (st == FL_OK && diff && born) {
+            ust = count_node(c, n, 1, false, &u, sums);
+            diff = ust == FL_OK;
+            st = ust == FL_EOVERFLOW ? FL_OK : ust;
         }
     }
     if (st == FL_OK && diff) {
-        fl_cost_totals u = *t;
-        st = update_sums(c, &u, before);
+        st = update_sums(c, &u, sums, before);
         if (st == FL_OK) {
             *t = u;
         }

@@ -438,7 +438,8 @@ uint64_t fl__graph_removals(void) {
 /* Compaction                                                                 */
 /* ------------------------------------------------------------------------- */
 
-fl_status fl__graph_compact(fl_graph *g, fl_diag *d) {
+/* fl__graph_compact, and with `count` the consumer counts. */
+static fl_status compact(fl_graph *g, fl_diag *d, bool count) {
     struct fl_compact_key *ck = &g->compacted;
     if (ck->valid && ck->edits == g->edits && ck->n_nodes == g->n_nodes &&
         ck->removals == fl__graph_removals()) {
@@ -490,14 +491,14 @@ fl_status fl__graph_compact(fl_graph *g, fl_diag *d) {
         return st;
     }
     /* Consumer counts. */
-    for (size_t i = 0; i < g->n_nodes; i++) {
+    for (size_t i = 0; count && i < g->n_nodes; i++) {
         fl_node *m = g->nodes[i];
         m->n_ctrl_consumers = 0;
         for (int k = 0; k < m->n_outputs; k++) {
             m->outputs[k].n_consumers = 0;
         }
     }
-    for (size_t i = 0; i < g->n_nodes; i++) {
+    for (size_t i = 0; count && i < g->n_nodes; i++) {
         fl_node *m = g->nodes[i];
         for (int k = 0; k < m->n_inputs; k++) {
             m->inputs[k].node->outputs[m->inputs[k].port].n_consumers++;
@@ -508,6 +509,14 @@ fl_status fl__graph_compact(fl_graph *g, fl_diag *d) {
     }
     *ck = (struct fl_compact_key){true, g->edits, fl__graph_removals(), g->n_nodes};
     return FL_OK;
+}
+
+fl_status fl__graph_compact(fl_graph *g, fl_diag *d) {
+    return compact(g, d, true);
+}
+
+fl_status fl__graph_compact_to_sort(fl_graph *g, fl_diag *d) {
+    return compact(g, d, false);
 }
 
 /* ------------------------------------------------------------------------- */

@@ -132,6 +132,12 @@ uint64_t fl__graph_removals(void);
  * FL_EINTERNAL (naming the nodes) if a live node still reads a removed one. */
 fl_status fl__graph_compact(fl_graph *g, fl_diag *d);
 
+/* fl__graph_compact without the consumer counts: for a caller that sorts
+ * the graph (fl__graph_toposort counts them again) before anything reads
+ * them. Until then they are stale; a journal that saves a node meanwhile
+ * keeps them so, and its restore counts them again (snapshot.h). */
+fl_status fl__graph_compact_to_sort(fl_graph *g, fl_diag *d);
+
 /* (fl__graph_rename in graph.h renames a node in O(1): a fused node can take
  * the name of the node it replaces once that node was renamed or compacted
  * away.) */

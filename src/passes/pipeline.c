@@ -628,7 +628,9 @@ static fl_status check_incremental(fl_ctx *c, const fl_options *opt, const fl_co
 static fl_status refresh(fl_ctx *c, const fl_options *opt, const fl_graph_snapshot *before,
                          bool verify, fl_cost_totals *t, int64_t *reinferred) {
     fl_graph *g = c->g;
-    fl_status st = fl__graph_compact(g, c->d);
+    /* Every way on sorts before a consumer count is read: re-inference's
+     * (fl__infer_refresh: the order is cleared) or the whole inference's. */
+    fl_status st = fl__graph_compact_to_sort(g, c->d);
     if (st != FL_OK) {
         return st;
     }
@@ -691,6 +693,49 @@ static fl_status keep_order(fl_graph *g, fl_node **order0, bool verify, fl_diag 
     }
     g->order = order0;
     return FL_OK;
+}
+
+/* The verifier's check of the consumer counts after a pass: each output's
+ * and each node's control count is the number of edges reading it (the
+ * refresh's compaction leaves them to the sort that follows it). */
+static fl_status check_consumers(const fl_graph *g, fl_diag *d) {
+    size_t n = g->n_nodes, n_out = 0;
+    size_t *at = malloc((n + 1) * sizeof(size_t));
+    for (size_t i = 0; at && i < n; i++) {
+        at[i] = n_out;
+        n_out += g->nodes[i]->n_outputs > 0 ? (size_t)g->nodes[i]->n_outputs : 0;
+    }
+    int64_t *reads = at ? calloc(n_out + n + 1, sizeof(int64_t)) : NULL;
+    if (!reads) {
+        free(at);
+        return fl__diag_oom(d);
+    }
+    int64_t *ctrl_reads = reads + n_out;
+    for (size_t i = 0; i < n; i++) {
+        const fl_node *m = g->nodes[i];
+        for (int k = 0; k < m->n_inputs; k++) {
+            reads[at[m->inputs[k].node->id] + (size_t)m->inputs[k].port]++;
+        }
+        for (int k = 0; k < m->n_ctrl; k++) {
+            ctrl_reads[m->ctrl[k]->id]++;
+        }
+    }
+    fl_status st = FL_OK;
+    for (size_t i = 0; i < n && st == FL_OK; i++) {
+        const fl_node *m = g->nodes[i];
+        bool same = m->n_ctrl_consumers == ctrl_reads[i];
+        for (int k = 0; k < m->n_outputs && same; k++) {
+            same = m->outputs[k].n_consumers == reads[at[i] + (size_t)k];
+        }
+        if (!same) {
+            st = fl__node_fail(d, FL_EINTERNAL, m,
+                               "internal error: the node's consumer counts after the pass are not "
+                               "its readers'");
+        }
+    }
+    free(at);
+    free(reads);
+    return st;
 }
 
 /* The test hook (pipeline.h), per thread. */
@@ -769,6 +814,9 @@ static fl_status run_pass(fl_ctx *c, const fl_options *opt, const fl_pipeline_co
     }
     if (st == FL_OK && cfg->verify) {
         st = fl__graph_verify(g, c->d);
+    }
+    if (st == FL_OK && cfg->verify) {
+        st = check_consumers(g, c->d);
     }
     if (st == FL_OK && before->early) {
         ps->mark_bug = true;
