@@ -4,6 +4,7 @@
  */
 #include "cache.h"
 
+#include <openssl/evp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <uv.h>
@@ -12,8 +13,8 @@
 
 typedef struct entry {
     fl_hash key;
-    unsigned char *key_bytes; /* the graph bytes then the rest: compared on a hit */
-    size_t key_len, graph_len;
+    unsigned char *key_bytes; /* the key (fl_cache_key's bytes): compared on a hit */
+    size_t key_len;
     struct entry *next_in_bucket;
     struct entry *prev, *next; /* recency list */
     size_t len;
@@ -41,11 +42,9 @@ void fl_hash_init(fl_hash *h) {
 void fl_hash_update(fl_hash *h, const void *data, size_t len) {
     const unsigned char *p = data;
     uint64_t a = h->a, b = h->b;
-    /* Eight bytes a step (the graph's bytes are most of a key: byte by byte
-     * the hash cost a tiny graph's request more than a tenth of its
-     * analysis), then the tail byte by byte. The same sequence of updates
-     * gives the same hash, which is all the cache needs (a hit compares the
-     * whole key). */
+    /* Eight bytes a step, then the tail byte by byte. The same sequence of
+     * updates gives the same hash, which is all the cache needs (it only
+     * picks the bucket: a hit compares the whole key). */
     for (; len >= 8; p += 8, len -= 8) {
         uint64_t w;
         memcpy(&w, p, 8);
@@ -63,35 +62,92 @@ void fl_hash_update(fl_hash *h, const void *data, size_t len) {
     h->b = b;
 }
 
-void fl_key_init(fl_cache_key *k, const void *graph, size_t len) {
+/* ------------------------------------------------------------------------- */
+/* The graph's part of a key: SHA-256 (libcrypto, which gRPC links already).  */
+/*                                                                            */
+/* Why a digest is enough: an entry answers a request whose key bytes are     */
+/* equal to its own, and the key holds the options and profiles as they are,  */
+/* so two requests share a reply only when their graphs (and files) have the  */
+/* same length and the same SHA-256. No collision of SHA-256 is known; a      */
+/* generic search needs about 2^128 evaluations, and by chance, among the     */
+/* at most 2^40 graphs a server could ever see, one pair collides with        */
+/* probability below 2^80 / 2^256. A crafted collision would take breaking    */
+/* SHA-256, so the key stays sound against clients that choose their bytes    */
+/* (the bucket hash above is not relied on: it only picks the chain).         */
+/* ------------------------------------------------------------------------- */
+
+static EVP_MD *sha256_md;
+static uv_once_t sha256_once = UV_ONCE_INIT;
+
+static void sha256_fetch(void) {
+    /* Fetched once: an implicit fetch at every init costs a lookup. */
+    sha256_md = EVP_MD_fetch(NULL, "SHA256", NULL);
+}
+
+void fl_digest_end(fl_key_digest *d) {
+    EVP_MD_CTX_free(d->ctx);
+    d->ctx = NULL;
+}
+
+bool fl_digest_begin(fl_key_digest *d) {
+    uv_once(&sha256_once, sha256_fetch);
+    d->ctx = sha256_md ? EVP_MD_CTX_new() : NULL;
+    d->failed = !d->ctx || EVP_DigestInit_ex(d->ctx, sha256_md, NULL) != 1;
+    if (d->failed) {
+        fl_digest_end(d);
+    }
+    return !d->failed;
+}
+
+void fl_digest_update(fl_key_digest *d, const void *data, size_t len) {
+    if (!d->failed && len && EVP_DigestUpdate(d->ctx, data, len) != 1) {
+        d->failed = true;
+    }
+}
+
+void fl_key_init(fl_cache_key *k) {
     memset(k, 0, sizeof *k);
     fl_hash_init(&k->hash);
-    uint64_t n = len;
-    fl_hash_update(&k->hash, &n, sizeof n);
-    fl_hash_update(&k->hash, graph, len);
-    k->graph = graph;
-    k->graph_len = len;
+}
+
+void fl_key_add_digest(fl_cache_key *k, fl_key_digest *d, uint64_t len) {
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int n = 0;
+    if (d->failed || EVP_DigestFinal_ex(d->ctx, md, &n) != 1 || n != 32) {
+        k->failed = true;
+    } else {
+        fl_key_add(k, md, n);
+        fl_key_add(k, &len, sizeof len);
+    }
+    fl_digest_end(d);
+}
+
+void fl_key_add_hashed(fl_cache_key *k, const void *data, size_t len) {
+    fl_key_digest d;
+    fl_digest_begin(&d);
+    fl_digest_update(&d, data, len);
+    fl_key_add_digest(k, &d, len);
 }
 
 void fl_key_add(fl_cache_key *k, const void *data, size_t len) {
     if (k->failed || len == 0) {
         return;
     }
-    if (k->rest_len + len > k->rest_cap) {
-        size_t nc = k->rest_cap ? k->rest_cap : 256;
-        while (nc < k->rest_len + len) {
+    if (k->len + len > k->cap) {
+        size_t nc = k->cap ? k->cap : 256;
+        while (nc < k->len + len) {
             nc *= 2;
         }
-        unsigned char *nb = realloc(k->rest, nc);
+        unsigned char *nb = realloc(k->bytes, nc);
         if (!nb) {
             k->failed = true;
             return;
         }
-        k->rest = nb;
-        k->rest_cap = nc;
+        k->bytes = nb;
+        k->cap = nc;
     }
-    memcpy(k->rest + k->rest_len, data, len);
-    k->rest_len += len;
+    memcpy(k->bytes + k->len, data, len);
+    k->len += len;
     fl_hash_update(&k->hash, data, len);
 }
 
@@ -159,9 +215,9 @@ void fl_key_add_profile(fl_cache_key *h, const fl_profile *p) {
 }
 
 void fl_key_free(fl_cache_key *k) {
-    free(k->rest);
-    k->rest = NULL;
-    k->rest_len = k->rest_cap = 0;
+    free(k->bytes);
+    k->bytes = NULL;
+    k->len = k->cap = 0;
 }
 
 static size_t bucket_of(const fl_hash *k) {
@@ -199,10 +255,8 @@ static void push_front(fl_cache *c, entry *e) {
 }
 
 static bool same_key(const entry *e, const fl_cache_key *k) {
-    return e->key.a == k->hash.a && e->key.b == k->hash.b && e->graph_len == k->graph_len &&
-           e->key_len == k->graph_len + k->rest_len &&
-           (k->graph_len == 0 || memcmp(e->key_bytes, k->graph, k->graph_len) == 0) &&
-           (k->rest_len == 0 || memcmp(e->key_bytes + k->graph_len, k->rest, k->rest_len) == 0);
+    return e->key.a == k->hash.a && e->key.b == k->hash.b && e->key_len == k->len &&
+           (k->len == 0 || memcmp(e->key_bytes, k->bytes, k->len) == 0);
 }
 
 static entry *find(fl_cache *c, const fl_cache_key *k) {
@@ -284,8 +338,8 @@ bool fl_cache_get(fl_cache *c, const fl_cache_key *key, unsigned char **out, siz
 }
 
 void fl_cache_put(fl_cache *c, const fl_cache_key *key, const unsigned char *data, size_t len) {
-    size_t klen = key->graph_len + key->rest_len;
-    if (key->failed || klen < key->graph_len || len > c->max_bytes || klen > c->max_bytes - len) {
+    size_t klen = key->len;
+    if (key->failed || len > c->max_bytes || klen > c->max_bytes - len) {
         return;
     }
     entry *e = calloc(1, sizeof *e);
@@ -298,16 +352,12 @@ void fl_cache_put(fl_cache *c, const fl_cache_key *key, const unsigned char *dat
         return;
     }
     memcpy(copy, data, len);
-    if (key->graph_len) {
-        memcpy(kb, key->graph, key->graph_len);
-    }
-    if (key->rest_len) {
-        memcpy(kb + key->graph_len, key->rest, key->rest_len);
+    if (klen) {
+        memcpy(kb, key->bytes, klen);
     }
     e->key = key->hash;
     e->key_bytes = kb;
     e->key_len = klen;
-    e->graph_len = key->graph_len;
     e->data = copy;
     e->len = len;
     uv_mutex_lock(&c->mu);

@@ -900,6 +900,11 @@ bool fl_svc_stream_message(fl_call *c, grpc_byte_buffer *bb) {
             fl_call_fail(c, GRPC_STATUS_RESOURCE_EXHAUSTED,
                          "stream message %zu: %s, above the limit of %" PRId64 " nodes (%s)", i,
                          fl_wire_scan_error(st->scan), st->max_nodes, st->nodes_limit);
+        } else if (fl_wire_scan_retyped(st->scan)) {
+            fl_call_fail(c, GRPC_STATUS_INVALID_ARGUMENT,
+                         "stream message %zu: %s; its bytes are no longer at hand (send the model "
+                         "with Analyze, or its type before its payload)",
+                         i, fl_wire_scan_retyped(st->scan));
         } else {
             ok = true;
         }
@@ -991,18 +996,70 @@ static bool decode(fl_call *c, request *q) {
     return take_stream(c, q);
 }
 
-/* The cache key: the graph bytes, the packed options (every field, the pass
- * selection and the other pass options included), then the contents of the
- * selected profiles; compared in full on a hit (cache.h). */
+/* The graph's part of the cache key: the SHA-256 of the bytes the upload
+ * scanner keeps (foldline/wire.h), run over the graph with the request's own
+ * format and max_value_elements, and the graph's length. The payloads it
+ * leaves out are those fl_analyze with that max_value_elements never reads
+ * (the scanner's contract, checked by fuzz_wirescan: the analysis of the
+ * zero-holed model equals the original's), and where they lie follows from
+ * the kept bytes before them, so the answer is a function of the key: a
+ * model sent whole (Analyze) and the same model streamed (AnalyzeStream,
+ * whose left-out payloads are zero pages) share one entry. Reading the kept
+ * bytes only also spares hashing the weights of a large model. A stream
+ * returning the rewritten graph carries every payload: all bytes count. A
+ * tensor retyped after its left-out payload (fl_wire_scan_retyped) voids
+ * the contract: its model counts every byte (such a stream is refused). */
+static void key_graph(const request *q, const fl_options *o, fl_cache_key *h) {
+    fl_key_digest d;
+    if (!fl_digest_begin(&d)) {
+        h->failed = true;
+        return;
+    }
+    /* A graph of at most max_value_elements bytes holds no payload of more
+     * elements whose length fits its dims (an element the scanner leaves
+     * out is at least a byte): every byte counts, without the scan, which
+     * would cost a small graph's key more than its digest. (A stream of
+     * such a graph is keyed by its zero-holed bytes, those it analyses.) */
+    bool small = o->max_value_elements >= 0 && q->len <= (uint64_t)o->max_value_elements;
+    fl_wire_scan *s = o->return_graph || small
+                          ? NULL
+                          : fl_wire_scan_new(o->format, INT64_MAX, o->max_value_elements);
+    const uint8_t *p = q->graph;
+    size_t n = q->len;
+    while (s && n) {
+        int keep;
+        size_t k = fl_wire_scan_next(s, p, n, &keep);
+        if (!k) {
+            break;
+        }
+        if (keep) {
+            fl_digest_update(&d, p, k);
+        }
+        p += k;
+        n -= k;
+    }
+    if (fl_wire_scan_retyped(s)) {
+        fl_digest_end(&d);
+        fl_key_add_hashed(h, q->graph, q->len);
+    } else {
+        fl_digest_update(&d, p, n);
+        fl_key_add_digest(h, &d, q->len);
+    }
+    fl_wire_scan_free(s);
+}
+
+/* The cache key: the graph (key_graph), the model's other files (names,
+ * SHA-256 and lengths), the packed options (every field, the pass selection
+ * and the other pass options included), then the contents of the selected
+ * profiles; compared in full on a hit (cache.h). */
 static void cache_key(const request *q, const fl_options *o, fl_cache_key *h) {
-    fl_key_init(h, q->graph, q->len);
+    fl_key_init(h);
+    key_graph(q, o, h);
     uint64_t n_files = q->n_files; /* the model's other files, names and bytes */
     fl_key_add(h, &n_files, sizeof n_files);
     for (size_t i = 0; i < q->n_files; i++) {
         fl_key_add_str(h, q->files[i].name);
-        uint64_t flen = q->files[i].len;
-        fl_key_add(h, &flen, sizeof flen);
-        fl_key_add(h, q->files[i].bytes, q->files[i].len);
+        fl_key_add_hashed(h, q->files[i].bytes, q->files[i].len);
     }
     uint64_t has_options = q->options != NULL;
     fl_key_add(h, &has_options, sizeof has_options);

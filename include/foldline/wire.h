@@ -92,6 +92,11 @@ FL_EXTERN size_t fl_wire_scan_next(fl_wire_scan *s, const uint8_t *p, size_t n, 
 /* Once more than max_nodes nodes were met: what passed the limit and at
  * which byte; else NULL. */
 FL_EXTERN const char *fl_wire_scan_error(const fl_wire_scan *s);
+/* When a tensor whose payload was left out is given, after it, a type
+ * whose payload the analysis reads (a 4-bit data_type repeated after
+ * raw_data: the last one counts): which and where; else NULL. The caller
+ * can no longer analyse the model from the kept runs. */
+FL_EXTERN const char *fl_wire_scan_retyped(const fl_wire_scan *s);
 /* Bytes left out so far. */
 FL_EXTERN uint64_t fl_wire_scan_dropped(const fl_wire_scan *s);
 /* Nodes counted so far. */

@@ -54,6 +54,7 @@ typedef struct frame {
     uint8_t type;
     bool top;      /* the model's own graph (ONNX) */
     bool shape_ok; /* a tensor: no negative dim, rank known */
+    bool left_out; /* a tensor: a payload of it was left out */
     int dtype;     /* a tensor: its data_type / dtype, -1 until seen */
     int64_t n;     /* a tensor: product of the dims seen (saturating) */
     uint64_t size; /* a GraphDef Dim: its size, the last one given (0 if none) */
@@ -79,6 +80,7 @@ struct fl_wire_scan {
     int64_t nodes;
     uint64_t dropped;
     char error[256];
+    char retyped[160];
 };
 
 fl_wire_scan *fl_wire_scan_new(fl_format format, int64_t max_nodes, int64_t max_value_elements) {
@@ -104,6 +106,10 @@ void fl_wire_scan_free(fl_wire_scan *s) {
 
 const char *fl_wire_scan_error(const fl_wire_scan *s) {
     return s && s->error[0] ? s->error : NULL;
+}
+
+const char *fl_wire_scan_retyped(const fl_wire_scan *s) {
+    return s && s->retyped[0] ? s->retyped : NULL;
 }
 
 uint64_t fl_wire_scan_dropped(const fl_wire_scan *s) {
@@ -163,6 +169,8 @@ static void add_dim(frame *t, uint64_t v) {
     }
 }
 
+static bool droppable_dtype(int type, int dt);
+
 /* A varint field of the current message completed. */
 static void on_varint(fl_wire_scan *s, uint64_t v) {
     frame *f = &s->st[s->depth];
@@ -170,6 +178,16 @@ static void on_varint(fl_wire_scan *s, uint64_t v) {
         add_dim(f, v);
     } else if ((f->type == M_OTENSOR && s->field == 2) || (f->type == M_TTENSOR && s->field == 1)) {
         f->dtype = v < 1000 ? (int)v : 1000;
+        if (f->left_out && !droppable_dtype(f->type, f->dtype) && !s->retyped[0]) {
+            /* A type whose payload the analysis reads (4-bit: the nbits
+             * pass), given after the payload was left out. */
+            bool onnx = f->type == M_OTENSOR;
+            snprintf(s->retyped, sizeof s->retyped,
+                     "a tensor's %s %d at byte %llu of the model comes after its %s, left out "
+                     "as it arrived (field: %s)",
+                     onnx ? "data_type" : "dtype", f->dtype, (unsigned long long)s->tag_pos,
+                     onnx ? "raw_data" : "tensor_content", onnx ? "data_type" : "dtype");
+        }
     } else if (f->type == M_TDIM && s->field == 1) {
         f->size = v; /* singular: a later size replaces it (field_done applies it) */
     } else if (f->type == M_TSHAPE && s->field == 3 && v && s->depth >= 1) {
@@ -345,6 +363,7 @@ static void len_done(fl_wire_scan *s, uint64_t len) {
         field_done(s);
     } else if (drop_payload(s, len)) {
         s->state = S_DROP;
+        f->left_out = true;
     } else if (f->type == M_OTENSOR && s->field == 1) {
         s->state = len ? S_PACKED : S_TAG; /* packed dims */
         if (!len) {

@@ -891,6 +891,93 @@ def case_stream_scanned():
     check("stream_scanned_server_exit_0", s.stop() == 0, s.log_text()[-500:])
 
 
+def case_stream_cache():
+    """The reply cache keys a model by the bytes the stream scanner keeps (and
+    its length), held as a SHA-256 digest, not a copy: the same model sent
+    whole then streamed, or streamed then whole, is one entry; a model that
+    differs only in a payload the analysis never reads shares it (its own
+    uncached answer is byte-identical); one that differs in a byte the
+    analysis reads does not. A stream whose tensor turns 4-bit after its
+    left-out raw_data is refused, naming the field."""
+    s = Server("--cache-mb", "64")
+    fresh = Server("--cache-mb", "0")
+    ch = s.channel()
+    raw = ch.unary_unary("/foldline.v1.CostModel/Analyze")
+    raw_stream = ch.stream_unary("/foldline.v1.CostModel/AnalyzeStream")
+    stub = pb_grpc.CostModelStub(ch)
+
+    def stats():
+        return stub.Stats(pb.StatsRequest(), timeout=5)
+
+    def unary(graph, server_raw=raw):
+        return server_raw(pb.AnalyzeRequest(graph=graph).SerializeToString(), timeout=60)
+
+    def streamed(graph):
+        msgs = [pb.AnalyzeChunk(graph_chunk=graph[i:i + (1 << 20)]).SerializeToString()
+                for i in range(0, len(graph), 1 << 20)]
+        return raw_stream(iter(msgs), timeout=60)
+
+    def hit(name, first, then, graph):
+        before = stats()
+        a = first(graph)
+        mid = stats()
+        b = then(graph)
+        after = stats()
+        check(name, a == b and mid.cache_misses == before.cache_misses + 1 and
+              after.cache_hits == mid.cache_hits + 1 and after.cache_misses == mid.cache_misses,
+              "%s / %s / %s" % (before, mid, after))
+        return a
+
+    # A 4.5 MB weight (1,126,400 elements > the default 1,048,576): left out.
+    mm = matmul_onnx(1024, 1100)
+    rep = hit("cache_unary_then_stream_hits", unary, streamed, mm)
+    st = stats()
+    check("cache_entry_holds_no_graph", st.cache_entries == 1 and st.cache_bytes < len(rep) + 4096,
+          "%d bytes for a reply of %d and a graph of %d" % (st.cache_bytes, len(rep), len(mm)))
+    hit("cache_stream_then_unary_hits", streamed, unary, matmul_onnx(1024, 1101))
+    # The weight's values changed (every float + 1.0): the same key; the
+    # answer of a server without a cache is the cached one, byte for byte.
+    at = mm.index(b"\x4a" + varint(1024 * 1100 * 4)) + 1 + len(varint(1024 * 1100 * 4))
+    n = 1024 * 1100
+    vals = struct.unpack_from("<%df" % n, mm, at)
+    other = mm[:at] + struct.pack("<%df" % n, *[v + 1.0 for v in vals]) + mm[at + 4 * n:]
+    before = stats()
+    cached = unary(other)
+    after = stats()
+    check("cache_unread_payload_shares_entry", after.cache_hits == before.cache_hits + 1 and
+          cached == rep and unary(other, fresh.channel().unary_unary(
+              "/foldline.v1.CostModel/Analyze")) == cached, "%s / %s" % (before, after))
+    # A kept byte changed (the bias, 1100 elements, is decoded): a miss.
+    b_at = mm.index(struct.pack("<4f", 0.5, 0.5, 0.5, 0.5))
+    bias = mm[:b_at] + struct.pack("<f", 0.75) + mm[b_at + 4:]
+    before = stats()
+    unary(bias)
+    after = stats()
+    check("cache_read_byte_misses", after.cache_misses == before.cache_misses + 1 and
+          after.cache_hits == before.cache_hits, "%s / %s" % (before, after))
+
+    # data_type FLOAT, dims [1024, 1100], raw_data, then data_type INT4 (22):
+    # the last one counts, its payload is read by the nbits pass, and it
+    # was left out as it arrived.
+    t = onnx_pb2.TensorProto(name="W4", data_type=1, dims=[1024, 1100])
+    t.raw_data = bytes(range(256)) * ((1024 * 1100 // 2) // 256) + b"\x11" * ((1024 * 1100 // 2) % 256)
+    tb = t.SerializeToString() + b"\x10" + varint(22)
+    m = onnx_pb2.ModelProto(ir_version=8, producer_name="grpc_suite")
+    m.opset_import.add(domain="", version=21)
+    g = onnx_pb2.GraphProto(name="g")
+    g.node.add(op_type="Identity", input=["W4"], output=["y"], name="id")
+    g.output.add(name="y").type.tensor_type.elem_type = 22
+    gb = g.SerializeToString() + b"\x2a" + varint(len(tb)) + tb
+    model = m.SerializeToString() + b"\x3a" + varint(len(gb)) + gb
+    code, det, _ = code_of(lambda: streamed(model))
+    check("stream_retyped_after_payload_refused", code == grpc.StatusCode.INVALID_ARGUMENT and
+          "data_type 22" in det and "raw_data" in det and "Analyze" in det, "%s %s" % (code, det))
+    whole = code_of(lambda: unary(model))
+    check("unary_retyped_after_payload_analysed", "left out" not in (whole[1] or ""),
+          str(whole[:2]))
+    check("stream_cache_server_exit_0", s.stop() == 0 and fresh.stop() == 0, s.log_text()[-500:])
+
+
 def case_token():
     tok = write("token", b"s3cret-token\n")
     s = Server("--auth-token-file", tok)
@@ -1717,6 +1804,7 @@ def main():
     check("server_log_one_line_per_request", s.log_text().count('"method":') >= 20)
     for case in (case_inline_and_pool, case_deadline, case_queue_full, case_server_node_ceiling,
                  case_oversize_and_stream, case_stream_as_it_arrives, case_stream_scanned,
+                 case_stream_cache,
                  case_token, case_tls, case_sigterm_in_flight,
                  case_stop_midway, case_deploy_command_lines, case_profiles_dir, case_metrics,
                  case_profiles_calibrated):

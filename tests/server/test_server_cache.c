@@ -22,10 +22,12 @@
 #include <cmocka.h>
 // clang-format on
 
-/* A key whose "graph" is the string s (no other part). */
+/* A key whose "graph" is the string s (no other part): its SHA-256 and
+ * length, 40 bytes. */
 static fl_cache_key key_of(const char *s) {
     fl_cache_key k;
-    fl_key_init(&k, s, strlen(s));
+    fl_key_init(&k);
+    fl_key_add_hashed(&k, s, strlen(s));
     return k;
 }
 
@@ -35,6 +37,7 @@ static bool has(fl_cache *c, const char *k) {
     size_t len = 0;
     bool hit = fl_cache_get(c, &h, &out, &len);
     free(out);
+    fl_key_free(&h);
     return hit;
 }
 
@@ -45,6 +48,7 @@ static void put(fl_cache *c, const char *k, size_t len) {
     memset(buf, k[0], len);
     fl_cache_put(c, &h, buf, len);
     free(buf);
+    fl_key_free(&h);
 }
 
 static void hit_returns_bytes(void **state) {
@@ -65,20 +69,21 @@ static void hit_returns_bytes(void **state) {
     assert_int_equal(cc.hits, 1);
     assert_int_equal(cc.misses, 1);
     assert_int_equal(cc.entries, 1);
-    assert_int_equal(cc.bytes, 5 + 7); /* the reply and its key */
+    assert_int_equal(cc.bytes, 5 + 40); /* the reply and its key */
+    fl_key_free(&h);
     fl_cache_free(c);
 }
 
-/* Bound 300 bytes, entries of 100 (99 of reply, 1 of key): the fourth
+/* Bound 300 bytes, entries of 100 (60 of reply, 40 of key): the fourth
  * insert evicts the least recently used one, which a lookup refreshes. */
 static void evicts_least_recently_used(void **state) {
     (void)state;
     fl_cache *c = fl_cache_new(300);
-    put(c, "a", 99);
-    put(c, "b", 99);
-    put(c, "c", 99);
+    put(c, "a", 60);
+    put(c, "b", 60);
+    put(c, "c", 60);
     assert_true(has(c, "a")); /* a is now the most recent; b the least */
-    put(c, "d", 99);
+    put(c, "d", 60);
     assert_false(has(c, "b"));
     assert_true(has(c, "a"));
     assert_true(has(c, "c"));
@@ -92,7 +97,7 @@ static void evicts_least_recently_used(void **state) {
 
 static void too_large_is_not_stored(void **state) {
     (void)state;
-    fl_cache *c = fl_cache_new(50);
+    fl_cache *c = fl_cache_new(90);
     put(c, "a", 40);
     put(c, "big", 51);
     assert_false(has(c, "big"));
@@ -108,7 +113,7 @@ static void same_key_replaces(void **state) {
     fl_cache_counters cc;
     fl_cache_read_counters(c, &cc);
     assert_int_equal(cc.entries, 1);
-    assert_int_equal(cc.bytes, 20 + 1);
+    assert_int_equal(cc.bytes, 20 + 40);
     fl_cache_free(c);
 }
 
@@ -152,14 +157,11 @@ static void hash_separates(void **state) {
 static void full_key_compared(void **state) {
     (void)state;
     fl_cache *c = fl_cache_new(1000);
-    fl_cache_key k1, k2, k3, k4;
-    fl_key_init(&k1, "graph", 5);
+    fl_cache_key k1 = key_of("graph"), k2 = key_of("graph"), k3 = key_of("graphX"),
+                 k4 = key_of("grap");
     fl_key_add(&k1, "opts-A", 6);
-    fl_key_init(&k2, "graph", 5);
     fl_key_add(&k2, "opts-B", 6);
-    fl_key_init(&k3, "graphX", 6);
     fl_key_add(&k3, "opts-A", 6);
-    fl_key_init(&k4, "grap", 4);
     fl_key_add(&k4, "hopts-A", 7);
     k2.hash = k3.hash = k4.hash = k1.hash;
     fl_cache_put(c, &k1, (const unsigned char *)"reply-1", 7);
@@ -169,8 +171,7 @@ static void full_key_compared(void **state) {
     assert_false(fl_cache_get(c, &k3, &out, &len));
     assert_false(fl_cache_get(c, &k4, &out, &len));
     assert_null(out);
-    fl_cache_key k1b;
-    fl_key_init(&k1b, "graph", 5);
+    fl_cache_key k1b = key_of("graph");
     fl_key_add(&k1b, "opts-A", 6);
     assert_true(fl_cache_get(c, &k1b, &out, &len));
     assert_memory_equal(out, "reply-1", 7);
@@ -188,6 +189,97 @@ static void full_key_compared(void **state) {
     fl_key_free(&k3);
     fl_key_free(&k4);
     fl_key_free(&k1b);
+    fl_cache_free(c);
+}
+
+/* The graph enters the key as its SHA-256 and length: FIPS 180-2's
+ * examples ("abc", and the 448-bit message) give the published digests,
+ * whatever pieces the bytes come in. */
+static void graph_key_is_sha256(void **state) {
+    (void)state;
+    static const unsigned char abc[32] = {0xba, 0x78, 0x16, 0xbf, 0x8f, 0x01, 0xcf, 0xea,
+                                          0x41, 0x41, 0x40, 0xde, 0x5d, 0xae, 0x22, 0x23,
+                                          0xb0, 0x03, 0x61, 0xa3, 0x96, 0x17, 0x7a, 0x9c,
+                                          0xb4, 0x10, 0xff, 0x61, 0xf2, 0x00, 0x15, 0xad};
+    static const unsigned char two_blocks[32] = {0x24, 0x8d, 0x6a, 0x61, 0xd2, 0x06, 0x38, 0xb8,
+                                                 0xe5, 0xc0, 0x26, 0x93, 0x0c, 0x3e, 0x60, 0x39,
+                                                 0xa3, 0x3c, 0xe4, 0x59, 0x64, 0xff, 0x21, 0x67,
+                                                 0xf6, 0xec, 0xed, 0xd4, 0x19, 0xdb, 0x06, 0xc1};
+    fl_cache_key k = key_of("abc");
+    assert_int_equal(k.len, 40);
+    assert_memory_equal(k.bytes, abc, 32);
+    uint64_t n;
+    memcpy(&n, k.bytes + 32, 8);
+    assert_int_equal(n, 3);
+    fl_key_free(&k);
+    const char *m = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+    fl_key_digest d;
+    assert_true(fl_digest_begin(&d));
+    size_t mlen = strlen(m);
+    for (size_t i = 0; i < mlen; i += 5) { /* pieces of 5 bytes */
+        fl_digest_update(&d, m + i, mlen - i < 5 ? mlen - i : 5);
+    }
+    fl_key_init(&k);
+    fl_key_add_digest(&k, &d, mlen);
+    assert_false(k.failed);
+    assert_memory_equal(k.bytes, two_blocks, 32);
+    fl_key_free(&k);
+}
+
+/* An entry holds no copy of the graph: a 4 MiB graph's entry counts its
+ * reply and a 40-byte key, and is found again after the caller's graph
+ * bytes are gone. One byte changed anywhere in the graph (its first, its
+ * middle, its last) misses: the whole graph is in the key. */
+static void entry_holds_no_graph_copy(void **state) {
+    (void)state;
+    size_t n = (size_t)4 << 20;
+    unsigned char *g = malloc(n);
+    assert_non_null(g);
+    for (size_t i = 0; i < n; i++) {
+        g[i] = (unsigned char)(i * 131 + (i >> 13));
+    }
+    fl_cache *c = fl_cache_new((size_t)1 << 20);
+    fl_cache_key k;
+    fl_key_init(&k);
+    fl_key_add_hashed(&k, g, n);
+    fl_cache_put(c, &k, (const unsigned char *)"reply", 5);
+    fl_key_free(&k);
+    fl_cache_counters cc;
+    fl_cache_read_counters(c, &cc);
+    assert_int_equal(cc.entries, 1);
+    assert_int_equal(cc.bytes, 5 + 40);
+    const size_t at[] = {0, n / 2, n - 1};
+    for (size_t j = 0; j < 3; j++) {
+        g[at[j]] ^= 1;
+        fl_key_init(&k);
+        fl_key_add_hashed(&k, g, n);
+        unsigned char *out = NULL;
+        size_t len = 0;
+        assert_false(fl_cache_get(c, &k, &out, &len));
+        fl_key_free(&k);
+        g[at[j]] ^= 1;
+    }
+    fl_key_init(&k);
+    fl_key_add_hashed(&k, g, n);
+    free(g); /* the graph's bytes gone: the entry still answers its key */
+    unsigned char *out = NULL;
+    size_t len = 0;
+    assert_true(fl_cache_get(c, &k, &out, &len));
+    assert_memory_equal(out, "reply", 5);
+    free(out);
+    fl_key_free(&k);
+    /* The same bytes with another length are another graph. */
+    fl_cache_key a = key_of("aaaa"), b = key_of("aaaa");
+    fl_key_digest d;
+    assert_true(fl_digest_begin(&d));
+    fl_digest_update(&d, "aaaa", 4);
+    fl_key_free(&b);
+    fl_key_init(&b);
+    fl_key_add_digest(&b, &d, 5);
+    fl_cache_put(c, &a, (const unsigned char *)"r", 1);
+    assert_false(fl_cache_get(c, &b, &out, &len));
+    fl_key_free(&a);
+    fl_key_free(&b);
     fl_cache_free(c);
 }
 
@@ -215,8 +307,8 @@ static fl_cache_key profile_key(const char *extra) {
 }
 
 static bool same_key(const fl_cache_key *a, const fl_cache_key *b) {
-    return a->hash.a == b->hash.a && a->hash.b == b->hash.b && a->rest_len == b->rest_len &&
-           memcmp(a->rest, b->rest, a->rest_len) == 0;
+    return a->hash.a == b->hash.a && a->hash.b == b->hash.b && a->len == b->len &&
+           memcmp(a->bytes, b->bytes, a->len) == 0;
 }
 
 /* The key of `extra` against that of each of the others: equal to the
@@ -267,6 +359,7 @@ int main(void) {
         cmocka_unit_test(hit_returns_bytes),       cmocka_unit_test(evicts_least_recently_used),
         cmocka_unit_test(too_large_is_not_stored), cmocka_unit_test(same_key_replaces),
         cmocka_unit_test(hash_separates),          cmocka_unit_test(full_key_compared),
+        cmocka_unit_test(graph_key_is_sha256),     cmocka_unit_test(entry_holds_no_graph_copy),
         cmocka_unit_test(profile_key_follows_gap), cmocka_unit_test(profile_key_follows_streamed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -27,6 +27,7 @@ typedef struct result {
     int64_t nodes;
     const char *error; /* copied */
     char error_buf[256];
+    char retyped[256]; /* fl_wire_scan_retyped's, or "" */
     size_t consumed;
 } result;
 
@@ -61,6 +62,9 @@ static void scan(const uint8_t *buf, size_t len, fl_format fmt, int64_t max_node
     if (fl_wire_scan_error(s)) {
         snprintf(r->error_buf, sizeof r->error_buf, "%s", fl_wire_scan_error(s));
         r->error = r->error_buf;
+    }
+    if (fl_wire_scan_retyped(s)) {
+        snprintf(r->retyped, sizeof r->retyped, "%s", fl_wire_scan_retyped(s));
     }
     fl_wire_scan_free(s);
 }
@@ -258,6 +262,42 @@ static void test_kept(void **state) {
     free(r.left_out);
 }
 
+/* data_type given again after a left-out raw_data (protobuf: the last one
+ * counts): turned into INT4 (22), whose packed bytes the nbits pass reads,
+ * the scan reports it, naming the field and the byte of that data_type;
+ * turned into another type of fixed size (FLOAT), it does not (the importer
+ * then reads no value either, and reports the payload's length against the
+ * dims whatever the bytes). Any split of the input. */
+static void test_retyped_after_payload(void **state) {
+    (void)state;
+    uint8_t t[64], model[128];
+    uint8_t head[] = {0x08, 20, 0x10, 10, 0x4a, 40}; /* dims [20], FLOAT16, raw_data */
+    memcpy(t, head, sizeof head);
+    memset(t + sizeof head, 0x5a, 40);
+    t[sizeof head + 40] = 0x10; /* data_type */
+    for (int i = 0; i < 2; i++) {
+        t[sizeof head + 41] = i == 0 ? 22 : 1;
+        size_t n = onnx_with(t, sizeof head + 42, model);
+        for (size_t step = 0; step < 3; step++) {
+            result r;
+            scan(model, n, FL_FORMAT_ONNX, 10, 8, step, &r);
+            assert_null(r.error);
+            assert_int_equal(r.consumed, n);
+            assert_int_equal(r.n_left_out, 40);
+            if (i == 0) {
+                char want[64];
+                snprintf(want, sizeof want, "data_type 22 at byte %zu of the model", n - 2);
+                assert_non_null(strstr(r.retyped, want));
+                assert_non_null(strstr(r.retyped, "after its raw_data"));
+                assert_non_null(strstr(r.retyped, "(field: data_type)"));
+            } else {
+                assert_string_equal(r.retyped, "");
+            }
+            free(r.left_out);
+        }
+    }
+}
+
 /* TensorShapeProto.Dim.size is a singular field: given twice, the last one
  * counts (as protobuf and the importers read it), so dims 2000000 then 2
  * are 2 elements, and the importer decodes the constant: its payload is
@@ -306,6 +346,7 @@ int main(void) {
         cmocka_unit_test(test_graphdef_payloads_left_out),
         cmocka_unit_test(test_kept),
         cmocka_unit_test(test_dim_size_given_twice),
+        cmocka_unit_test(test_retyped_after_payload),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
