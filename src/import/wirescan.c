@@ -10,8 +10,10 @@
  * top-level fields as fl_detect_format would from the whole file (ONNX at
  * its field 7 or 8, a GraphDef at its field 1; anything else, or bytes that
  * could still turn out TFLite or TF.js, is kept whole and not scanned), and
- * leaves out a tensor payload (ONNX raw_data, a GraphDef's tensor_content)
- * only when the importers would not decode it: a tensor of a fixed-size
+ * leaves out a tensor payload (ONNX raw_data, a GraphDef's tensor_content,
+ * or a packed run of fixed-width values: ONNX float_data / double_data,
+ * GraphDef float_val / double_val, whose count is their length over 4 or 8
+ * whatever the bytes) only when the importers would not decode it: a tensor of a fixed-size
  * numeric type whose dims, seen before the payload, hold more than
  * max_value_elements elements (import.h: such a constant keeps no value;
  * 4-bit types are kept, the passes read their packed bytes). Malformed input
@@ -52,13 +54,14 @@ enum { S_TAG, S_LEN, S_VARINT, S_SKIP, S_DROP, S_PACKED };
 
 typedef struct frame {
     uint8_t type;
-    bool top;      /* the model's own graph (ONNX) */
-    bool shape_ok; /* a tensor: no negative dim, rank known */
-    bool left_out; /* a tensor: a payload of it was left out */
-    int dtype;     /* a tensor: its data_type / dtype, -1 until seen */
-    int64_t n;     /* a tensor: product of the dims seen (saturating) */
-    uint64_t size; /* a GraphDef Dim: its size, the last one given (0 if none) */
-    uint64_t end;  /* absolute offset where the message ends */
+    bool top;           /* the model's own graph (ONNX) */
+    bool shape_ok;      /* a tensor: no negative dim, rank known */
+    bool left_out;      /* a tensor: a payload of it was left out */
+    uint8_t left_field; /* the field of the last one left out */
+    int dtype;          /* a tensor: its data_type / dtype, -1 until seen */
+    int64_t n;          /* a tensor: product of the dims seen (saturating) */
+    uint64_t size;      /* a GraphDef Dim: its size, the last one given (0 if none) */
+    uint64_t end;       /* absolute offset where the message ends */
 } frame;
 
 struct fl_wire_scan {
@@ -170,6 +173,7 @@ static void add_dim(frame *t, uint64_t v) {
 }
 
 static bool droppable_dtype(int type, int dt);
+static const char *payload_name(int type, uint32_t field);
 
 /* A varint field of the current message completed. */
 static void on_varint(fl_wire_scan *s, uint64_t v) {
@@ -186,7 +190,7 @@ static void on_varint(fl_wire_scan *s, uint64_t v) {
                      "a tensor's %s %d at byte %llu of the model comes after its %s, left out "
                      "as it arrived (field: %s)",
                      onnx ? "data_type" : "dtype", f->dtype, (unsigned long long)s->tag_pos,
-                     onnx ? "raw_data" : "tensor_content", onnx ? "data_type" : "dtype");
+                     payload_name(f->type, f->left_field), onnx ? "data_type" : "dtype");
         }
     } else if (f->type == M_TDIM && s->field == 1) {
         f->size = v; /* singular: a later size replaces it (field_done applies it) */
@@ -261,13 +265,36 @@ static bool droppable_dtype(int type, int dt) {
     }
 }
 
+/* A tensor's field that holds its values in a form whose element count the
+ * importers read from the length alone: 1 for bytes (ONNX raw_data, a
+ * GraphDef's tensor_content), 4 or 8 for a packed run of fixed-width
+ * values (ONNX float_data and double_data, GraphDef float_val and
+ * double_val); 0 for any other field (varint-packed values such as
+ * int64_data are counted by their bytes: kept). */
+static int payload_width(int type, uint32_t field) {
+    if (type == M_OTENSOR) {
+        return field == 9 ? 1 : field == 4 ? 4 : field == 10 ? 8 : 0;
+    }
+    if (type == M_TTENSOR) {
+        return field == 4 ? 1 : field == 5 ? 4 : field == 6 ? 8 : 0;
+    }
+    return 0;
+}
+
 /* The payload field that opens at this length: left out or kept. */
 static bool drop_payload(const fl_wire_scan *s, uint64_t len) {
     const frame *f = &s->st[s->depth];
-    bool payload =
-        (f->type == M_OTENSOR && s->field == 9) || (f->type == M_TTENSOR && s->field == 4);
-    return payload && len > 0 && s->confirmed && f->shape_ok && f->dtype >= 0 &&
-           droppable_dtype(f->type, f->dtype) && f->n > s->max_elems;
+    int width = payload_width(f->type, s->field);
+    return width && len > 0 && len % (uint64_t)width == 0 && s->confirmed && f->shape_ok &&
+           f->dtype >= 0 && droppable_dtype(f->type, f->dtype) && f->n > s->max_elems;
+}
+
+/* The name of payload field `field` of a tensor frame of `type`. */
+static const char *payload_name(int type, uint32_t field) {
+    if (type == M_OTENSOR) {
+        return field == 9 ? "raw_data" : field == 4 ? "float_data" : "double_data";
+    }
+    return field == 4 ? "tensor_content" : field == 5 ? "float_val" : "double_val";
 }
 
 static void stop(fl_wire_scan *s) {
@@ -364,6 +391,7 @@ static void len_done(fl_wire_scan *s, uint64_t len) {
     } else if (drop_payload(s, len)) {
         s->state = S_DROP;
         f->left_out = true;
+        f->left_field = (uint8_t)s->field;
     } else if (f->type == M_OTENSOR && s->field == 1) {
         s->state = len ? S_PACKED : S_TAG; /* packed dims */
         if (!len) {

@@ -771,9 +771,10 @@ def case_stream_as_it_arrives():
     check("stream_server_exit_0", s.stop() == 0, s.log_text()[-500:])
 
 
-def matmul_onnx(k, n):
+def matmul_onnx(k, n, typed=False):
     """x [1, k] @ W [k, n] (float raw_data, dims and data_type before it, as
-    ONNX's writers order the fields) + b [n], then Relu: opset 17."""
+    ONNX's writers order the fields; typed: float_data, a packed run) + b
+    [n], then Relu: opset 17."""
     m = onnx_pb2.ModelProto(ir_version=8, producer_name="grpc_suite")
     m.opset_import.add(domain="", version=17)
     g = m.graph
@@ -783,7 +784,10 @@ def matmul_onnx(k, n):
     for d in (1, k):
         x.type.tensor_type.shape.dim.add(dim_value=d)
     w = g.initializer.add(name="W", data_type=1, dims=[k, n])
-    w.raw_data = struct.pack("<%df" % (k * n), *[(i % 7) * 0.25 for i in range(k * n)])
+    if typed:
+        w.float_data.extend([(i % 7) * 0.25 for i in range(k * n)])
+    else:
+        w.raw_data = struct.pack("<%df" % (k * n), *[(i % 7) * 0.25 for i in range(k * n)])
     b = g.initializer.add(name="b", data_type=1, dims=[n])
     b.raw_data = struct.pack("<%df" % n, *[0.5] * n)
     g.node.add(op_type="MatMul", input=["x", "W"], output=["xw"], name="mm")
@@ -849,6 +853,13 @@ def case_stream_scanned():
     rep = same("stream_scanned_onnx_weight_splits", mm, pb.AnalyzeOptions(), cuts)
     check("stream_scanned_onnx_weight_flops", rep.totals_before.flops.value >= 2 * 1024 * 1100,
           str(rep.totals_before.flops))
+    # The same weight as float_data (one packed run of 4-byte values: left
+    # out like raw_data), split inside its tag and length and inside it.
+    mt = matmul_onnx(1024, 1100, typed=True)
+    tag = b"\x22" + varint(1024 * 1100 * 4)  # TensorProto.float_data, packed
+    at = mt.index(tag)
+    cuts = [[at + j] for j in range(-2, len(tag) + 2)] + [[at + 4096 + 1]]
+    same("stream_scanned_onnx_float_data_splits", mt, pb.AnalyzeOptions(), cuts)
     gd = big_const_graph(6 << 20)
     tag = b"\x22" + varint(6 << 20)  # TensorProto.tensor_content, its length
     at = gd.index(tag)

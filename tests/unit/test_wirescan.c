@@ -298,6 +298,99 @@ static void test_retyped_after_payload(void **state) {
     }
 }
 
+/* Packed runs of fixed-width values (ONNX float_data 4 and double_data 10,
+ * GraphDef float_val 5 and double_val 6): their element count is their
+ * length over 4 or 8 whatever the bytes, so past max_value_elements they are
+ * left out like raw_data; a run whose length is not a whole number of
+ * values is kept (the importer reports it), and so is a varint-packed one
+ * (int64_data 7: its count depends on the bytes). */
+static void test_typed_payloads(void **state) {
+    (void)state;
+    uint8_t t[96], model[128];
+    result r;
+    struct {
+        uint8_t dtype, field;
+        size_t len, left_out;
+    } cases[] = {
+        {1, 4, 40, 40},   /* FLOAT, float_data: 10 values of 4 bytes */
+        {11, 10, 80, 80}, /* DOUBLE, double_data: 10 of 8 */
+        {1, 4, 38, 0},    /* not a whole number of floats */
+        {7, 7, 40, 0},    /* INT64, int64_data: varints */
+        {1, 4, 0, 0},     /* empty */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        uint8_t tag = (uint8_t)(cases[i].field << 3 | 2);
+        uint8_t head[] = {0x08, 10, 0x10, cases[i].dtype, tag, (uint8_t)cases[i].len};
+        memcpy(t, head, sizeof head);
+        memset(t + sizeof head, 0x01, cases[i].len);
+        size_t n = onnx_with(t, sizeof head + cases[i].len, model);
+        for (size_t step = 0; step < 3; step++) {
+            scan(model, n, FL_FORMAT_ONNX, 10, 8, step, &r);
+            assert_null(r.error);
+            assert_int_equal(r.n_left_out, cases[i].left_out);
+            free(r.left_out);
+        }
+        /* With 10 elements allowed, nothing is left out. */
+        scan(model, n, FL_FORMAT_ONNX, 10, 10, 0, &r);
+        assert_int_equal(r.n_left_out, 0);
+        free(r.left_out);
+    }
+    /* GraphDef: a Const's tensor { dtype DT_FLOAT, shape [20], float_val
+     * (5) of 80 bytes } and the same with double_val (6, DT_DOUBLE). */
+    for (int dbl = 0; dbl < 2; dbl++) {
+        uint8_t gd[160];
+        size_t k = 0;
+        uint8_t tensor[100];
+        size_t tl = 0;
+        tensor[tl++] = 0x08; /* dtype */
+        tensor[tl++] = dbl ? 2 : 1;
+        uint8_t shape[] = {0x12, 0x04, 0x12, 0x02, 0x08, 20}; /* tensor_shape { dim { size 20 } } */
+        memcpy(tensor + tl, shape, sizeof shape);
+        tl += sizeof shape;
+        tensor[tl++] = dbl ? 0x32 : 0x2a; /* double_val (6) / float_val (5) */
+        tensor[tl++] = 80;
+        memset(tensor + tl, 0x3f, 80);
+        tl += 80;
+        /* node { name "c" op "Const" attr { key "value" value { tensor } } } */
+        uint8_t attr_val[104];
+        size_t al = 0;
+        attr_val[al++] = 0x42; /* AttrValue.tensor (8) */
+        attr_val[al++] = (uint8_t)tl;
+        memcpy(attr_val + al, tensor, tl);
+        al += tl;
+        uint8_t entry[120];
+        size_t el = 0;
+        uint8_t key[] = {0x0a, 0x05, 'v', 'a', 'l', 'u', 'e'};
+        memcpy(entry, key, sizeof key);
+        el += sizeof key;
+        entry[el++] = 0x12;
+        entry[el++] = (uint8_t)al;
+        memcpy(entry + el, attr_val, al);
+        el += al;
+        uint8_t node[140];
+        size_t nl = 0;
+        uint8_t nm[] = {0x0a, 0x01, 'c', 0x12, 0x05, 'C', 'o', 'n', 's', 't'};
+        memcpy(node, nm, sizeof nm);
+        nl += sizeof nm;
+        node[nl++] = 0x2a; /* NodeDef.attr (5) */
+        node[nl++] = (uint8_t)el;
+        memcpy(node + nl, entry, el);
+        nl += el;
+        gd[k++] = 0x0a;
+        gd[k++] = (uint8_t)nl;
+        memcpy(gd + k, node, nl);
+        k += nl;
+        for (size_t step = 0; step < 3; step++) {
+            scan(gd, k, FL_FORMAT_AUTO, 10, 8, step, &r);
+            assert_null(r.error);
+            assert_int_equal(r.nodes, 1);
+            assert_int_equal(r.n_left_out, 80);
+            assert_memory_equal(r.left_out, gd + k - 80, 80);
+            free(r.left_out);
+        }
+    }
+}
+
 /* TensorShapeProto.Dim.size is a singular field: given twice, the last one
  * counts (as protobuf and the importers read it), so dims 2000000 then 2
  * are 2 elements, and the importer decodes the constant: its payload is
@@ -347,6 +440,7 @@ int main(void) {
         cmocka_unit_test(test_kept),
         cmocka_unit_test(test_dim_size_given_twice),
         cmocka_unit_test(test_retyped_after_payload),
+        cmocka_unit_test(test_typed_payloads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
