@@ -321,34 +321,11 @@ const char *fl__graph_intern(fl_graph *g, const char *s) {
     return copy;
 }
 
-struct fl_str_pool {
-    char *p; /* the free bytes of the current chunk */
-    size_t left;
-};
-
-#define STR_CHUNK (64u * 1024)
-
 char *fl__graph_strndup(fl_graph *g, const char *s, size_t len) {
-    if (len >= STR_CHUNK / 16) {
-        return fl__arena_strndup(g->arena, s, len);
-    }
-    struct fl_str_pool *sp = g->str_pool;
-    if (!sp && !(sp = g->str_pool = fl__arena_zalloc(g->arena, sizeof(*sp)))) {
+    if (!g->str_pool && !(g->str_pool = fl__arena_zalloc(g->arena, sizeof(*g->str_pool)))) {
         return NULL;
     }
-    if (sp->left < len + 1) {
-        if (!(sp->p = fl__arena_alloc_raw(g->arena, STR_CHUNK))) {
-            sp->left = 0;
-            return NULL;
-        }
-        sp->left = STR_CHUNK;
-    }
-    char *copy = sp->p;
-    memcpy(copy, s, len);
-    copy[len] = '\0';
-    sp->p += len + 1;
-    sp->left -= len + 1;
-    return copy;
+    return fl__arena_pool_strndup(g->arena, g->str_pool, s, len);
 }
 
 struct fl_dims_cache {

@@ -74,9 +74,10 @@ typedef struct cell {
 typedef struct owire {
     fl_arena *a;
     bool oom;
-    cell *cells; /* fl__mem_realloc's; NULL: every message is read in two sweeps */
-    size_t cap;  /* cells */
-    size_t top;  /* cells in use by the messages being read */
+    cell *cells;      /* fl__mem_realloc's; NULL: every message is read in two sweeps */
+    size_t cap;       /* cells */
+    size_t top;       /* cells in use by the messages being read */
+    fl_str_pool strs; /* the strings' copies */
 } owire;
 
 /* Before a graph keeps a cell: at least SCRATCH_CELLS free above it, so
@@ -321,13 +322,10 @@ static void put_fixed(rslot *s, const wfield *f, size_t es) {
 }
 
 static char *put_str(owire *w, const wfield *f) {
-    char *s = fl__arena_alloc_raw(w->a, f->len + 1);
+    char *s = fl__arena_pool_strndup(w->a, &w->strs, (const char *)f->p, f->len);
     if (!s) {
         oom(w);
-        return NULL;
     }
-    memcpy(s, f->p, f->len);
-    s[f->len] = '\0';
     return s;
 }
 
@@ -1081,7 +1079,8 @@ Onnx__ModelProto *fl__onnx_wire_unpack(fl_arena *a, const uint8_t *buf, size_t l
     static const uint8_t empty[1];
     /* The scratch is the reader's own, not the arena's: it is given back
      * when the model is read. Without it every message takes two sweeps. */
-    owire w = {a, false, fl__mem_realloc(NULL, SCRATCH_CELLS * sizeof(cell)), SCRATCH_CELLS, 0};
+    owire w = {a, false,    fl__mem_realloc(NULL, SCRATCH_CELLS * sizeof(cell)), SCRATCH_CELLS,
+               0, {NULL, 0}};
     if (!w.cells) {
         w.cap = 0;
     }

@@ -535,6 +535,18 @@ char *fl__arena_strdup(fl_arena *a, const char *s) {
     return fl__arena_strndup(a, s, strlen(s));
 }
 
+char *fl__arena_pool_strndup_slow(fl_arena *a, fl_str_pool *sp, const char *s, size_t len) {
+    if (len >= FL_STR_CHUNK / 16) {
+        return fl__arena_strndup(a, s, len);
+    }
+    if (!(sp->p = fl__arena_alloc_raw(a, FL_STR_CHUNK))) {
+        sp->left = 0;
+        return NULL;
+    }
+    sp->left = FL_STR_CHUNK;
+    return fl__arena_pool_strndup(a, sp, s, len);
+}
+
 char *fl__arena_printf(fl_arena *a, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);

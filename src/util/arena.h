@@ -26,6 +26,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 struct fl_arena_block;
 
@@ -71,6 +72,39 @@ char *fl__arena_strndup(fl_arena *a, const char *s, size_t len);
 
 /* Copies a NUL-terminated string. */
 char *fl__arena_strdup(fl_arena *a, const char *s);
+
+/* Where fl__arena_pool_strndup packs strings: the free bytes of its
+ * current chunk (zeroed: none yet). */
+typedef struct fl_str_pool {
+    char *p;
+    size_t left;
+} fl_str_pool;
+
+/* The size of a pool's chunks; a string of a sixteenth of it or more is a
+ * copy of its own. */
+#define FL_STR_CHUNK (64u * 1024)
+
+/* fl__arena_pool_strndup's way for a long string (an allocation of its
+ * own) or when the current chunk is too small (a new chunk). */
+char *fl__arena_pool_strndup_slow(fl_arena *a, fl_str_pool *sp, const char *s, size_t len);
+
+/* As fl__arena_strndup, the copy bumped from sp's chunk of the arena
+ * (64 KiB, unaligned, not zeroed) instead of an allocation of its own: for
+ * the many short names a model's reader copies. */
+static inline char *fl__arena_pool_strndup(fl_arena *a, fl_str_pool *sp, const char *s,
+                                           size_t len) {
+    if (sp->left <= len || len >= FL_STR_CHUNK / 16) {
+        return fl__arena_pool_strndup_slow(a, sp, s, len);
+    }
+    char *copy = sp->p;
+    if (len) {
+        memcpy(copy, s, len);
+    }
+    copy[len] = '\0';
+    sp->p += len + 1;
+    sp->left -= len + 1;
+    return copy;
+}
 
 /* printf into arena memory. */
 char *fl__arena_printf(fl_arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
