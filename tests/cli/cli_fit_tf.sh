@@ -145,6 +145,13 @@ check tf_dup_pid 1 "foldline: fit: $d/dup_pid.json: event 3: process_name names 
 # (its runs in one file) is refused there, and so is an empty name.
 printf '[{"cat": "Node", "name": "conv1/Conv2D_kernel_time", "ph": "X", "dur": 5, "args": {"op_name": "Conv2D"}}]' >"$tmp/ort.json"
 check tf_list_ort 1 "foldline: fit: $tmp/ort.json: ONNX Runtime's profile, in a list of files for one model ($d/timeline_1.json,$tmp/ort.json), which are TensorFlow steps" -- fit x.yaml "$d/timeline_1.json,$tmp/ort.json"
+# A path holding a comma that names a file is that file (one step).
+cp "$d/timeline_1.json" "$tmp/a,b.json"
+check tf_comma_path 0 "3 unmatched, 1 node runs on other devices left out (/job:localhost/replica:0/task:0/device:GPU:0 Compute); 1 step (a file each)" -- fit x2.yaml "$tmp/a,b.json"
+# pool1's three runs in the loop's step at 1e308 us each: their sum is no
+# double; an error naming the file and the node, not an infinite time.
+sed 's/"dur": 1[012],/"dur": 1e308,/' "$d/loop.json" >"$tmp/huge.json"
+check tf_sum_overflow 1 "foldline: fit: $tmp/huge.json: node pool1: its 3 times in the step sum past what a double holds (a duration of 1e+308 us)" -- fit x.yaml "$tmp/huge.json"
 check tf_list_empty 2 "an empty name in the list of a model's TensorFlow steps" -- fit x.yaml "$d/timeline_1.json,,$d/timeline_2.json"
 check tf_zero 1 "zero.json: every kernel time is 0" -- fit x.yaml "$d/zero.json"
 check tf_gpu_only 1 "gpu_only.json: no node ran on a CPU: a trace of another device only (9 node runs on /job:localhost/replica:0/task:0/device:GPU:0 Compute); fit reads TensorFlow's CPU timings" -- fit x.yaml "$d/gpu_only.json"
