@@ -585,16 +585,25 @@ static void zero_consumers(sort_work *w, fl_node *m) {
     m->n_ctrl_consumers = 0;
 }
 
-/* Keeps a sort edge from node `src` into node i (w->esrc grown as needed). */
-static bool add_edge(fl_arena *a, sort_work *w, uint32_t src, size_t i) {
-    if (w->n_edges == w->cap) {
-        size_t nc = w->cap * 2 + 16;
-        uint32_t *ns = fl__arena_scratch_grow(a, w->esrc, w->cap, nc, sizeof(uint32_t));
-        if (!ns) {
-            return false;
-        }
-        w->esrc = ns;
-        w->cap = nc;
+/* Doubles w->esrc (false when out of memory). */
+__attribute__((noinline)) static bool grow_edges(fl_arena *a, sort_work *w) {
+    size_t nc = w->cap * 2 + 16;
+    uint32_t *ns = fl__arena_scratch_grow(a, w->esrc, w->cap, nc, sizeof(uint32_t));
+    if (!ns) {
+        return false;
+    }
+    w->esrc = ns;
+    w->cap = nc;
+    return true;
+}
+
+/* Keeps a sort edge from node `src` into node i (w->esrc grown as needed).
+ * Inline: it runs once per edge of every sort (a call per edge was a
+ * fifth of a sort's instructions). */
+static inline __attribute__((always_inline)) bool add_edge(fl_arena *a, sort_work *w, uint32_t src,
+                                                           size_t i) {
+    if (w->n_edges == w->cap && !grow_edges(a, w)) {
+        return false;
     }
     w->esrc[w->n_edges++] = src;
     w->off[src]++;

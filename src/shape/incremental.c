@@ -93,13 +93,18 @@ static bool changed_nodes(fl_graph *g, const fl_graph_snapshot *before, uint8_t 
 static fl_status propagate(fl_ctx *c, const fl_graph_snapshot *before, uint8_t *redo,
                            uint8_t *differs, bool *whole) {
     fl_graph *g = c->g;
+    /* No node met so far has outputs that differ: none read can (differs[]
+     * is set only on nodes met before, in the order), so the inputs are
+     * not read (a node's inputs, and each producer, cost a miss apiece on
+     * a graph larger than the caches). */
+    bool any_differ = false;
     for (size_t i = 0; i < g->n_nodes; i++) {
         fl_node *n = g->order[i];
         if (fl_diag_poll(c->d) != FL_OK) {
             return c->d->status;
         }
         bool again = redo[n->id] != 0;
-        for (int k = 0; k < n->n_inputs && !again; k++) {
+        for (int k = 0; k < n->n_inputs && !again && any_differ; k++) {
             again = differs[n->inputs[k].node->id];
         }
         if (!again) {
@@ -116,6 +121,7 @@ static fl_status propagate(fl_ctx *c, const fl_graph_snapshot *before, uint8_t *
         }
         redo[n->id] = 1;
         differs[n->id] = fl__graph_snapshot_outputs_differ(before, n);
+        any_differ = any_differ || differs[n->id];
         set_incomplete(g, n);
     }
     return FL_OK;
