@@ -252,8 +252,34 @@ static int add_kernel(trace *t, const char *path, const fl_trace_event *ev) {
     return kernel_add(t, nb, op, false, ev->shape, ev->dur);
 }
 
+/* A TensorFlow node's name as foldline's import names it, into out (at
+ * least strlen(name) + 1 bytes): without the "/_N" components (N digits,
+ * not the last component) of the call nodes TensorFlow inlines. Lowering a
+ * functional While W, TensorFlow calls its body from a node named
+ * Graph::NewName("W/body") = "W/body/_N" and inlines the call, each body
+ * node named "<call>/<node>": "W/body/_12/mm", which foldline's import of
+ * the same While names "W/body/mm". */
+static void strip_call_ids(const char *name, char *out) {
+    const char *p = name;
+    while (*p) {
+        if (p != name && p[0] == '/' && p[1] == '_' && p[2] >= '0' && p[2] <= '9') {
+            const char *q = p + 2;
+            while (*q >= '0' && *q <= '9') {
+                q++;
+            }
+            if (*q == '/') {
+                p = q;
+                continue;
+            }
+        }
+        *out++ = *p++;
+    }
+    *out = '\0';
+}
+
 /* One TensorFlow node's run into t when its device is a CPU (else counted
- * as another device's). 0 or an exit status. */
+ * as another device's), named as strip_call_ids names it. 0 or an exit
+ * status. */
 static int add_tf_node(trace *t, const char *device, const char *name, const char *op, bool copy_op,
                        double dur) {
     t->tf = true;
@@ -264,7 +290,14 @@ static int add_tf_node(trace *t, const char *device, const char *name, const cha
         t->others |= strncmp(t->other, device, sizeof t->other - 1) != 0;
         return 0;
     }
-    return kernel_add(t, name, op, copy_op, "", dur);
+    char *own = malloc(strlen(name) + 1);
+    if (!own) {
+        return EXIT_IO;
+    }
+    strip_call_ids(name, own);
+    int rc = kernel_add(t, own, op, copy_op, "", dur);
+    free(own);
+    return rc;
 }
 
 /* A kernel longer than this (us) outlasts the time slices a loaded host's

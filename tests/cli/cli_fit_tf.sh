@@ -90,7 +90,9 @@ expect_us tf_loop_steps_pool 14.375 "$(node_us "$tmp/ls.yaml" after pool1)"
 # A counted functional While (while.pb, make_traces.py: W runs its body 5
 # times; foldline counts W/body/mm 5 x 1,024 = 5,120 FLOPs and 6,400 bytes,
 # out 1,024 and 1,280) and one step of it (while.json): the body's nodes
-# once a trip, the cond's once more; mm 2 us a trip, out 2 us. Summed, mm's
+# once a trip, the cond's once more, named as TensorFlow's lowering names
+# them ("W/body/_7/mm": the inlined call's node id dropped to meet foldline's
+# "W/body/mm"); mm 2 us a trip, out 2 us. Summed, mm's
 # 10 us and out's 2 us are in the ratio of their FLOPs and bytes, so one
 # efficiency fits the MatMul class's two ops exactly (0.0 %); mm read as 5
 # runs of 2 us would not. Kernels 1 + 5 x (1 + 2 + 1) + 2 = 23 us, a

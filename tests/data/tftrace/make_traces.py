@@ -213,9 +213,11 @@ while_model("while.pb")
 # One step of it: the body's nodes once a trip (5), the cond's once more
 # (6), as TensorFlow's executor runs the lowered loop; mm 2 us a trip (10 us
 # in the step), out 2 us: the MatMul class's two ops at one efficiency, the
-# 5 trips' sum against foldline's 5 counted trips.
-WHILE = [("W/cond/less", "Less", 1)] + [("W/body/inc", "AddV2", 1), ("W/body/mm", "MatMul", 2),
-                                        ("W/cond/less", "Less", 1)] * 5 + [("out", "MatMul", 2)]
+# 5 trips' sum against foldline's 5 counted trips. Named as TensorFlow's
+# lowering names them (lower_while_op.cc: the body called from
+# Graph::NewName("W/body") = "W/body/_N", inlined as "<call>/<node>").
+WHILE = [("W/cond/_3/less", "Less", 1)] + [("W/body/_7/inc", "AddV2", 1), ("W/body/_7/mm", "MatMul", 2),
+                                           ("W/cond/_3/less", "Less", 1)] * 5 + [("out", "MatMul", 2)]
 timeline([(n, op, [d]) for n, op, d in WHILE], "while.json", gpu_node=False)
 # A StepStats whose DeviceStepStats has nodes but no device (field 1
 # absent): the bytes also decode as a RunMetadata holding an empty StepStats
