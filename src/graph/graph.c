@@ -4,6 +4,7 @@
  */
 #include "graph/graph.h"
 
+#include "graph/mutate.h"
 #include "util/hash.h"
 
 #include <stdarg.h>
@@ -446,6 +447,62 @@ fl_node *fl__graph_add_node_view_if_free(fl_graph *g, const char *name, const ch
                                          fl_diag *d) {
     *taken = false;
     return add_node(g, name, op, false, taken, d);
+}
+
+fl_node *fl__graph_add_node_unindexed(fl_graph *g, const char *name, const char *op, fl_diag *d) {
+    if (!nodes_reserve(g, 1, false)) {
+        fl__diag_oom(d);
+        return NULL;
+    }
+    fl_node *n = fl__arena_zalloc(g->arena, sizeof(*n));
+    if (!n) {
+        fl__diag_oom(d);
+        return NULL;
+    }
+    n->name = name;
+    n->op = op;
+    n->device = "";
+    n->id = (uint32_t)g->n_nodes;
+    n->born = g->birth;
+    g->nodes[g->n_nodes++] = n;
+    return n;
+}
+
+/* How many nodes ahead fl__graph_index_nodes hashes a name and prefetches
+ * its slot. */
+#define INDEX_AHEAD 8
+
+fl_status fl__graph_index_nodes(fl_graph *g, size_t from, fl_diag *d) {
+    if (!index_reserve(g, 0)) {
+        return fl__diag_oom(d);
+    }
+    size_t n = g->n_nodes;
+    for (size_t i = from; i < n + INDEX_AHEAD; i++) {
+        if (i < n) {
+            uint64_t h = node_name_hash(g->nodes[i]);
+#if defined(__GNUC__)
+            __builtin_prefetch(&g->index[h & (g->index_size - 1)], 1);
+#endif
+        }
+        if (i < from + INDEX_AHEAD) {
+            continue;
+        }
+        fl_node *m = g->nodes[i - INDEX_AHEAD];
+        uint64_t h = m->name_hash;
+        size_t j = slot_find(g, m->name, h);
+        if (g->index[j].node) {
+            const char *name = fl__graph_unique_name(g, m->name);
+            if (!name) {
+                return fl__diag_oom(d);
+            }
+            m->name = name;
+            h = node_name_hash(m);
+            j = slot_find(g, name, h);
+        }
+        g->index[j].node = m;
+        g->index[j].hash = h;
+    }
+    return FL_OK;
 }
 
 fl_node *fl__graph_add_node_taking_name(fl_graph *g, fl_node *old, const char *op, fl_diag *d) {

@@ -412,6 +412,18 @@ fl_node *fl__graph_add_node_view(fl_graph *g, const char *name, const char *op, 
 fl_node *fl__graph_add_node_view_if_free(fl_graph *g, const char *name, const char *op, bool *taken,
                                          fl_diag *d);
 
+/* fl__graph_add_node_view without the name index: the node is not found by
+ * name (and its name not checked) until fl__graph_index_nodes enters it.
+ * For an importer adding many nodes before anything looks a name up. */
+fl_node *fl__graph_add_node_unindexed(fl_graph *g, const char *name, const char *op, fl_diag *d);
+
+/* Enters nodes [from, n_nodes), added by fl__graph_add_node_unindexed, in
+ * the name index, in their order, each name hashed a few nodes ahead and
+ * its slot prefetched (the index is a table read at random places). A node
+ * whose name an earlier node has gets fl__graph_unique_name's variant of
+ * it, as fl__graph_add_node_view_if_free and a unique name would give. */
+fl_status fl__graph_index_nodes(fl_graph *g, size_t from, fl_diag *d);
+
 /* Adds a node of op type `op` (copied) under the name of `old` (the same
  * string), for a rewrite that replaces old by a node of another op under its
  * name. The name index is not touched: it keeps mapping the name to old

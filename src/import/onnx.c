@@ -472,23 +472,13 @@ static fl_status decode_tensor(imp *im, const fl_node *node, const char *field,
 /* Nodes                                                                      */
 /* ------------------------------------------------------------------------- */
 
-/* Adds a node of op type `op` (as the file spells it) named `want`, or a
- * unique variant of it; the caller binds its kind. `want` and `op` are
- * strings of the decoded model (in the graph's arena) or literals: the node
- * keeps them, without copies. */
+/* Adds a node of op type `op` (as the file spells it) named `want`, or
+ * (once import_graph enters it in the name index) a unique variant of it;
+ * the caller binds its kind. `want` and `op` are strings of the decoded
+ * model (in the graph's arena) or literals: the node keeps them, without
+ * copies. */
 static fl_node *add_named(imp *im, const char *want, const char *op) {
-    const char *base = want && *want ? want : op;
-    bool taken;
-    fl_node *n = fl__graph_add_node_view_if_free(im->g, base, op, &taken, im->d);
-    if (n || !taken) {
-        return n;
-    }
-    const char *name = fl__graph_unique_name(im->g, base);
-    if (!name) {
-        fl__diag_oom(im->d);
-        return NULL;
-    }
-    return fl__graph_add_node_view(im->g, name, op, im->d);
+    return fl__graph_add_node_unindexed(im->g, want && *want ? want : op, op, im->d);
 }
 
 /* Registers output `port` of n under value `name` (empty: unused output);
@@ -1274,6 +1264,7 @@ static fl_status import_graph(imp *im, const Onnx__ModelProto *m) {
      * stand for absent optional inputs): the node array and the name index
      * take their sizes once instead of doubling. */
     fl_status st = fl__graph_reserve(im->g, (size_t)total + 1, d);
+    size_t unindexed = im->g->n_nodes;
     if (st == FL_OK) {
         st = import_initializers(im, gp);
     }
@@ -1284,6 +1275,12 @@ static fl_status import_graph(imp *im, const Onnx__ModelProto *m) {
     im->dflt_imported = domain_imported(m, "");
     for (size_t i = 0; i < gp->n_node && st == FL_OK; i++) {
         st = import_node(im, m, i, gp->node[i]);
+    }
+    /* The names in the index at once (a node named as an earlier one is
+     * renamed here, in the order of the file): before the absent inputs'
+     * node, the first name looked up. */
+    if (st == FL_OK) {
+        st = fl__graph_index_nodes(im->g, unindexed, d);
     }
     for (size_t i = 0; i < gp->n_node && st == FL_OK; i++) {
         st = resolve_inputs(im, im->g->nodes[first + i], gp->node[i], i);
