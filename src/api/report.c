@@ -245,11 +245,13 @@ static fl_report_op *ops_out(fl_arena *ra, const op_acc *acc, size_t n, bool cou
     return ops;
 }
 
-/* k empty tables, with room for 32 op types each. */
+/* k empty tables, with room for 16 op types each (a small graph's types
+ * fit; the entries, 768 bytes with their head, stay within the sizes
+ * malloc keeps a per-thread cache of, which 32 did not). */
 static bool accs_new(fl_arena *a, op_accs *t, size_t k) {
     bool ok = true;
     for (size_t i = 0; i < k; i++) {
-        t[i] = (op_accs){NULL, 0, 32, NULL, 63, {0}};
+        t[i] = (op_accs){NULL, 0, 16, NULL, 31, {0}};
         if (ok) {
             t[i].e = fl__arena_scratch(a, t[i].cap, sizeof(op_acc));
             t[i].slot = fl__arena_scratch(a, t[i].mask + 1, sizeof(uint32_t));
