@@ -124,25 +124,34 @@ static fl_status note_passes_not_applicable(fl_ctx *c, fl_report *r) {
     return FL_OK;
 }
 
-/* The last totals formatted for the report: a pass record's "before" is
- * the previous one's "after", and a pass that changed nothing has equal
- * ones, so most records reuse the formatted strings (formatting symbolic
- * counts is most of a tiny graph's report). */
+/* Totals formatted for the report: the graph's as analysed (the first
+ * pass's "before"), the graph's after the passes (the last pass's
+ * "after"), and the last others formatted: a pass record's "before" is the
+ * previous one's "after", and a pass that changed nothing has equal ones,
+ * so most records reuse the formatted strings (formatting symbolic counts
+ * is most of a tiny graph's report). */
+#define MEMO_KEPT 2 /* the totals as analysed and after the passes */
 typedef struct totals_memo_t {
-    bool set;
-    fl_cost_totals t;
-    fl_totals out;
+    size_t n; /* entries set */
+    struct {
+        fl_cost_totals t;
+        fl_totals out;
+    } e[MEMO_KEPT + 1];
 } totals_memo_t;
 
 static fl_status totals_memo(fl_ctx *c, fl_arena *ra, totals_memo_t *m, const fl_cost_totals *t,
                              fl_totals *out) {
-    if (m->set && memcmp(&m->t, t, sizeof(*t)) == 0) {
-        *out = m->out;
-        return FL_OK;
+    for (size_t i = 0; i < m->n; i++) {
+        if (memcmp(&m->e[i].t, t, sizeof(*t)) == 0) {
+            *out = m->e[i].out;
+            return FL_OK;
+        }
     }
     fl_status st = fl__report_totals(c, ra, t, out);
     if (st == FL_OK) {
-        *m = (totals_memo_t){true, *t, *out};
+        size_t i = m->n < MEMO_KEPT + 1 ? m->n++ : MEMO_KEPT;
+        m->e[i].t = *t;
+        m->e[i].out = *out;
     }
     return st;
 }
@@ -228,7 +237,12 @@ static fl_status run_passes(fl_ctx *c, const fl_options *opt, const fl_cost_tota
     }
     r->optimized = true;
     r->before = r->totals;
-    st = fl__report_totals(c, ra, &after, &r->after);
+    totals_memo_t memo;
+    memset(&memo, 0, sizeof memo);
+    memo.e[0].t = *costed; /* r->totals was formatted from it */
+    memo.e[0].out = r->totals;
+    memo.n = 1;
+    st = totals_memo(c, ra, &memo, &after, &r->after);
     if (st != FL_OK) {
         return st;
     }
@@ -237,8 +251,6 @@ static fl_status run_passes(fl_ctx *c, const fl_options *opt, const fl_cost_tota
     if (!ps || !es) {
         return fl__diag_oom(c->d);
     }
-    totals_memo_t memo;
-    memset(&memo, 0, sizeof memo);
     for (size_t i = 0; i < led.n_passes && st == FL_OK; i++) {
         const fl_pass_record *p = &led.passes[i];
         ps[i].pass = fl__arena_strdup(ra, p->pass);
