@@ -94,10 +94,8 @@ static void edges_free(fl_arena *a, use_edges *e) {
     fl__arena_scratch_free(a, e->port);
 }
 
-static bool edges_room(fl_arena *a, use_edges *e, size_t more) {
-    if (e->n + more <= e->cap) {
-        return true;
-    }
+/* Grows e for `more` edges past its count (false when out of memory). */
+__attribute__((noinline)) static bool edges_grow(fl_arena *a, use_edges *e, size_t more) {
     size_t nc = e->cap * 2 + more + 16;
     uint32_t *ns = fl__arena_scratch_grow(a, e->src, e->cap, nc, sizeof(uint32_t));
     if (ns) {
@@ -110,6 +108,13 @@ static bool edges_room(fl_arena *a, use_edges *e, size_t more) {
     e->port = np;
     e->cap = nc;
     return true;
+}
+
+/* Room for `more` edges past e's count; inline, as the walk asks for every
+ * node. */
+static inline __attribute__((always_inline)) bool edges_room(fl_arena *a, use_edges *e,
+                                                             size_t more) {
+    return e->n + more <= e->cap || edges_grow(a, e, more);
 }
 
 /* The walk: port_base (the prefix sum of the output counts), control
