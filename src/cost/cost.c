@@ -704,9 +704,13 @@ fl_status fl__cost_graph_update(fl_ctx *c, fl_cost_totals *t, const uint8_t *rec
      * the walk meets them, and not looked for in a walk of their own. */
     fl_cost_totals u;
     fl_sym_sum sums[N_SUMS];
-    fl_status ust = st == FL_OK && diff ? start_update(c, &u, t, sums) : FL_OK;
-    diff = diff && ust == FL_OK;
-    st = ust == FL_EOVERFLOW ? st : ust;
+    fl_status ust;
+    if (st == FL_OK && diff) {
+        /* an overflow only turns the difference off; any other failure ends */
+        ust = start_update(c, &u, t, sums);
+        diff = ust == FL_OK;
+        st = ust == FL_EOVERFLOW ? FL_OK : ust;
+    }
     for (size_t i = 0; i < g->n_nodes && st == FL_OK; i++) {
         fl_node *n = g->order ? g->order[i] : g->nodes[i];
         if (fl_diag_poll(c->d) != FL_OK) {
