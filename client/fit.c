@@ -690,9 +690,12 @@ static int trace_read(const char *path, double q, trace *t) {
     return 0;
 }
 
-/* Adds the TensorFlow step s to the steps in t (its nodes' op types
- * copied). 0 or an exit status. */
-static int steps_merge(trace *t, const trace *s) {
+/* Adds the TensorFlow step s, read from path (one of the list paths), to
+ * the steps in t (its nodes' op types copied). A node whose op type differs
+ * from an earlier step's is an error: the steps are not of one graph, and
+ * which op would count would depend on the list's order. 0 or an exit
+ * status (message printed). */
+static int steps_merge(trace *t, const trace *s, const char *path, const char *paths) {
     t->tf = true;
     t->n_steps++;
     if (s->n_other && !t->n_other) {
@@ -701,6 +704,15 @@ static int steps_merge(trace *t, const trace *s) {
     t->others |= s->others || (s->n_other && strcmp(t->other, s->other) != 0);
     t->n_other += s->n_other;
     for (size_t i = 0; i < s->n; i++) {
+        const kernel *was = find_kernel(t, s->k[i].name);
+        if (was && was->op && *was->op && s->k[i].op && *s->k[i].op &&
+            strcmp(was->op, s->k[i].op) != 0) {
+            fprintf(stderr,
+                    "foldline: fit: %s: node %s ran as %s here but as %s in an earlier step of "
+                    "the list %s: the steps are not of one graph\n",
+                    path, s->k[i].name, s->k[i].op, was->op, paths);
+            return EXIT_BAD_MODEL;
+        }
         int rc = kernel_add(t, s->k[i].name, s->k[i].op, true, "", s->k[i].durs[0]);
         if (rc) {
             return rc;
@@ -746,7 +758,7 @@ static int trace_load(const char *paths, double q, double latency_s, trace *t) {
                         p, paths);
                 rc = EXIT_BAD_MODEL;
             }
-            rc = rc ? rc : steps_merge(t, &s);
+            rc = rc ? rc : steps_merge(t, &s, p, paths);
             trace_free(&s);
         }
         free(list);

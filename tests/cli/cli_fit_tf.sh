@@ -154,6 +154,11 @@ check tf_comma_path 0 "3 unmatched, 1 node runs on other devices left out (/job:
 # double; an error naming the file and the node, not an infinite time.
 sed 's/"dur": 1[012],/"dur": 1e308,/' "$d/loop.json" >"$tmp/huge.json"
 check tf_sum_overflow 1 "foldline: fit: $tmp/huge.json: node pool1: its 3 times in the step sum past what a double holds (a duration of 1e+308 us)" -- fit x.yaml "$tmp/huge.json"
+# Two steps in which one node ran as different op types are not of one
+# graph: refused whichever file comes first, naming the node and both ops.
+sed 's/"MaxPool"/"Softmax"/' "$d/timeline_2.json" >"$tmp/t2_op.json"
+check tf_list_op_differs 1 "foldline: fit: $tmp/t2_op.json: node pool1 ran as Softmax here but as MaxPool in an earlier step of the list $d/timeline_1.json,$tmp/t2_op.json: the steps are not of one graph" -- fit x.yaml "$d/timeline_1.json,$tmp/t2_op.json@0.1175"
+check tf_list_op_differs_rev 1 "foldline: fit: $d/timeline_1.json: node pool1 ran as MaxPool here but as Softmax in an earlier step of the list $tmp/t2_op.json,$d/timeline_1.json: the steps are not of one graph" -- fit x.yaml "$tmp/t2_op.json,$d/timeline_1.json@0.1175"
 check tf_list_empty 2 "an empty name in the list of a model's TensorFlow steps" -- fit x.yaml "$d/timeline_1.json,,$d/timeline_2.json"
 check tf_zero 1 "zero.json: every kernel time is 0" -- fit x.yaml "$d/zero.json"
 check tf_gpu_only 1 "gpu_only.json: no node ran on a CPU: a trace of another device only (9 node runs on /job:localhost/replica:0/task:0/device:GPU:0 Compute); fit reads TensorFlow's CPU timings" -- fit x.yaml "$d/gpu_only.json"
