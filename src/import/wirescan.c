@@ -58,6 +58,7 @@ typedef struct frame {
     bool shape_ok;      /* a tensor: no negative dim, rank known */
     bool left_out;      /* a tensor: a payload of it was left out */
     uint8_t left_field; /* the field of the last one left out */
+    uint8_t via;        /* the field of the parent that opened it */
     int dtype;          /* a tensor: its data_type / dtype, -1 until seen */
     int64_t n;          /* a tensor: product of the dims seen (saturating) */
     uint64_t size;      /* a GraphDef Dim: its size, the last one given (0 if none) */
@@ -308,8 +309,16 @@ static void field_done(fl_wire_scan *s) {
     s->acc = 0;
     s->shift = 0;
     while (s->depth > 0 && s->pos == s->st[s->depth].end) {
-        if (s->st[s->depth].type == M_TDIM && s->depth >= 2) {
-            add_dim(&s->st[s->depth - 2], s->st[s->depth].size);
+        const frame *f = &s->st[s->depth];
+        frame *up = &s->st[s->depth - 1];
+        if (f->type == M_TDIM && s->depth >= 2) {
+            add_dim(&s->st[s->depth - 2], f->size);
+        }
+        if (f->type == M_OTENSOR && f->via == 5 && up->type == M_OATTR && f->left_out) {
+            /* AttributeProto.t is one message: a t given again is merged
+             * into this one (push), payload left out and all */
+            up->left_out = true;
+            up->left_field = f->left_field;
         }
         s->depth--;
     }
@@ -320,8 +329,21 @@ static void field_done(fl_wire_scan *s) {
 
 static void push(fl_wire_scan *s, int type, uint64_t len) {
     frame *f = &s->st[++s->depth];
-    *f = (frame){.type = (uint8_t)type, .shape_ok = true, .dtype = -1, .n = 1, .end = s->pos + len};
-    f->top = type == M_OGRAPH && s->st[s->depth - 1].type == M_OMODEL;
+    const frame *up = &s->st[s->depth - 1];
+    *f = (frame){.type = (uint8_t)type,
+                 .shape_ok = true,
+                 .dtype = -1,
+                 .n = 1,
+                 .via = (uint8_t)(s->field < 256 ? s->field : 0),
+                 .end = s->pos + len};
+    f->top = type == M_OGRAPH && up->type == M_OMODEL;
+    if (type == M_OTENSOR && f->via == 5 && up->type == M_OATTR && up->left_out) {
+        /* a second t of one attribute: the importer merges it into the
+         * first, whose payload was left out, so a type it gives is that
+         * payload's (on_varint) */
+        f->left_out = true;
+        f->left_field = up->left_field;
+    }
 }
 
 /* At a top-level tag before the format is known: fl_detect_format's walk. */

@@ -298,6 +298,43 @@ static void test_retyped_after_payload(void **state) {
     }
 }
 
+/* AttributeProto.t is a single message: a second t in one attribute is
+ * merged into the first by protobuf's rules (the importer's too), so a
+ * data_type given in it retypes the first t's left-out raw_data. */
+static void test_retyped_in_second_t(void **state) {
+    (void)state;
+    uint8_t model[80];
+    for (int i = 0; i < 2; i++) {
+        size_t n = 0;
+        const uint8_t head[] = {0x3a, 56, 0x0a, 54, 0x2a, 52, 0x2a, 46, /* graph, node, attr, t */
+                                0x08, 20, 0x10, 10, 0x4a, 40}; /* dims [20], FLOAT16, raw_data */
+        memcpy(model, head, sizeof head);
+        n = sizeof head;
+        memset(model + n, 0x5a, 40);
+        n += 40;
+        model[n++] = 0x2a; /* t again */
+        model[n++] = 2;
+        model[n++] = 0x10; /* data_type */
+        model[n++] = i == 0 ? 22 : 10;
+        assert_int_equal(n, 58);
+        for (size_t step = 0; step < 3; step++) {
+            result r;
+            scan(model, n, FL_FORMAT_ONNX, 10, 8, step, &r);
+            assert_null(r.error);
+            assert_int_equal(r.consumed, n);
+            assert_int_equal(r.n_left_out, 40);
+            if (i == 0) {
+                char want[64];
+                snprintf(want, sizeof want, "data_type 22 at byte %zu of the model", n - 2);
+                assert_non_null(strstr(r.retyped, want));
+            } else {
+                assert_string_equal(r.retyped, "");
+            }
+            free(r.left_out);
+        }
+    }
+}
+
 /* Packed runs of fixed-width values (ONNX float_data 4 and double_data 10,
  * GraphDef float_val 5 and double_val 6): their element count is their
  * length over 4 or 8 whatever the bytes, so past max_value_elements they are
@@ -440,6 +477,7 @@ int main(void) {
         cmocka_unit_test(test_kept),
         cmocka_unit_test(test_dim_size_given_twice),
         cmocka_unit_test(test_retyped_after_payload),
+        cmocka_unit_test(test_retyped_in_second_t),
         cmocka_unit_test(test_typed_payloads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
