@@ -4,6 +4,7 @@
  */
 #include "cache.h"
 
+#include <openssl/err.h>
 #include <openssl/evp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +83,14 @@ static uv_once_t sha256_once = UV_ONCE_INIT;
 static void sha256_fetch(void) {
     /* Fetched once: an implicit fetch at every init costs a lookup. */
     sha256_md = EVP_MD_fetch(NULL, "SHA256", NULL);
+    if (!sha256_md) {
+        ERR_clear_error(); /* fl_digest_available reports it */
+    }
+}
+
+bool fl_digest_available(void) {
+    uv_once(&sha256_once, sha256_fetch);
+    return sha256_md != NULL;
 }
 
 void fl_digest_end(fl_key_digest *d) {

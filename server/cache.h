@@ -52,6 +52,10 @@ typedef struct fl_key_digest {
 /* Starts an empty key. */
 void fl_key_init(fl_cache_key *k);
 /* Starts a digest; false (and d->failed) when memory runs out. */
+/* Whether libcrypto supplies SHA-256 (a configuration without its default
+ * provider does not): the cache's keys need it, so the server checks at
+ * start. */
+bool fl_digest_available(void);
 bool fl_digest_begin(fl_key_digest *d);
 void fl_digest_update(fl_key_digest *d, const void *data, size_t len);
 /* Appends d's SHA-256 and `len` (the length of what it stands for) to the

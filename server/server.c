@@ -1131,7 +1131,21 @@ int fl_srv_run(const fl_srv_config *cfg) {
     s->cfg = *cfg;
     s->shutdown_tag = (fl_tag){FL_TAG_SHUTDOWN, NULL};
     if (cfg->cache_bytes) {
+        if (!fl_digest_available()) {
+            fprintf(stderr, "foldlined: --cache-mb: the reply cache keys graphs by SHA-256, which "
+                            "libcrypto does not supply here (its configuration has no provider "
+                            "of it); fix OPENSSL_CONF or run with --cache-mb 0\n");
+            free(s->cfg.token);
+            free(s);
+            return 1;
+        }
         s->cache = fl_cache_new(cfg->cache_bytes);
+        if (!s->cache) {
+            fprintf(stderr, "foldlined: out of memory\n");
+            free(s->cfg.token);
+            free(s);
+            return 1;
+        }
     }
     s->loop = uv_default_loop();
     int uerr = 0;

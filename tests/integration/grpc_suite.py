@@ -1295,6 +1295,20 @@ def case_startup_errors(s):
     p = subprocess.run([FOLDLINED, "--listen", "127.0.0.1:0", "--threads", "0"],
                        capture_output=True, timeout=20)
     check("bad_option_exit_2", p.returncode == 2 and b"--threads" in p.stderr, p.stderr[:300])
+    # The reply cache keys graphs by SHA-256: where libcrypto's configuration
+    # supplies none (only the null provider), a server asked for a cache
+    # fails at start naming it instead of running without one; with the
+    # cache off it needs none and starts.
+    with tempfile.TemporaryDirectory() as d:
+        cnf = os.path.join(d, "null.cnf")
+        with open(cnf, "w") as f:
+            f.write("openssl_conf = init\n[init]\nproviders = prov\n[prov]\nnull = null_sect\n"
+                    "[null_sect]\nactivate = 1\n")
+        env = dict(os.environ, OPENSSL_CONF=cnf)
+        p = subprocess.run([FOLDLINED, "--listen", "127.0.0.1:0", "--cache-mb", "16"],
+                           capture_output=True, timeout=20, env=env)
+        check("cache_without_sha256_exit_1", p.returncode == 1 and
+              b"--cache-mb: the reply cache keys graphs by SHA-256" in p.stderr, p.stderr[:300])
     p = subprocess.run([FOLDLINED, "--listen", "127.0.0.1:0", "--auth-token-file",
                         os.path.join(TMP, "none")], capture_output=True, timeout=20)
     check("missing_token_file_exit_1", p.returncode == 1 and b"token file" in p.stderr)
