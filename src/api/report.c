@@ -271,9 +271,11 @@ static void accs_free(fl_arena *a, op_accs *t, size_t k) {
 /* r->ops (per op type, by FLOPs) and r->unknown_ops. */
 static fl_status op_summary(fl_ctx *c, fl_arena *ra, fl_report *r) {
     fl_graph *g = c->g;
-    op_accs t[2]; /* every op type; the unknown ones */
-    if (!accs_new(c->a, t, 2)) {
-        accs_free(c->a, t, 2);
+    op_accs t[2]; /* every op type; the unknown ones, made at the first */
+    bool made = accs_new(c->a, t, 1);
+    t[1] = (op_accs){NULL, 0, 0, NULL, 0, {0}};
+    if (!made) {
+        accs_free(c->a, t, 1);
         return fl__diag_oom(c->d);
     }
     fl_status st = FL_OK;
@@ -283,7 +285,12 @@ static fl_status op_summary(fl_ctx *c, fl_arena *ra, fl_report *r) {
             continue;
         }
         op_acc *a = acc_find(c->a, &t[0], n);
-        op_acc *u = a && !n->desc && !n->func ? acc_find(c->a, &t[1], n) : a;
+        bool unknown = a && !n->desc && !n->func;
+        if (unknown && !t[1].e && !accs_new(c->a, &t[1], 1)) {
+            st = fl__diag_oom(c->d);
+            break;
+        }
+        op_acc *u = unknown ? acc_find(c->a, &t[1], n) : a;
         if (!u) {
             st = fl__diag_oom(c->d);
             break;
@@ -309,7 +316,9 @@ static fl_status op_summary(fl_ctx *c, fl_arena *ra, fl_report *r) {
             acc[k].sort_key = sort_value(c, acc[k].flops) + sort_value(c, acc[k].int_ops);
         }
         qsort(acc, n_acc, sizeof(op_acc), op_cmp);
-        qsort(unk, n_unk, sizeof(op_acc), op_cmp);
+        if (n_unk) {
+            qsort(unk, n_unk, sizeof(op_acc), op_cmp);
+        }
         r->ops = ops_out(ra, acc, n_acc, true);
         r->n_ops = n_acc;
         r->unknown_ops = ops_out(ra, unk, n_unk, false);
