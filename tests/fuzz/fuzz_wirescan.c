@@ -107,8 +107,55 @@ static bool same_q(const fl_quantity *a, const fl_quantity *b) {
            strcmp(a->text ? a->text : "", b->text ? b->text : "") == 0;
 }
 
+static bool same_str(const char *a, const char *b) {
+    return strcmp(a ? a : "", b ? b : "") == 0;
+}
+
+static bool same_totals(const fl_totals *a, const fl_totals *b) {
+    return same_q(&a->flops, &b->flops) && same_q(&a->macs, &b->macs) &&
+           same_q(&a->bytes, &b->bytes) && a->nodes == b->nodes;
+}
+
+/* What a reply carries beyond the totals: the per-op table, the warnings,
+ * the passes' records and every rule firing with its text (a value read
+ * from a left-out payload would show in a rewrite or its description),
+ * the parameters. */
+static bool same_details(const fl_report *a, const fl_report *b) {
+    if (a->n_ops != b->n_ops || a->n_warnings != b->n_warnings || a->n_passes != b->n_passes ||
+        a->n_ledger != b->n_ledger || a->params != b->params || a->optimized != b->optimized ||
+        (a->optimized && !same_totals(&a->after, &b->after))) {
+        return false;
+    }
+    for (size_t i = 0; i < a->n_ops; i++) {
+        if (!same_str(a->ops[i].op, b->ops[i].op) || a->ops[i].count != b->ops[i].count ||
+            !same_q(&a->ops[i].flops, &b->ops[i].flops)) {
+            return false;
+        }
+    }
+    for (size_t i = 0; i < a->n_warnings; i++) {
+        if (!same_str(a->warnings[i], b->warnings[i])) {
+            return false;
+        }
+    }
+    for (size_t i = 0; i < a->n_passes; i++) {
+        const fl_report_pass *p = &a->passes[i], *q = &b->passes[i];
+        if (p->nodes_removed != q->nodes_removed || p->nodes_added != q->nodes_added ||
+            p->nodes_rewritten != q->nodes_rewritten || !same_totals(&p->after, &q->after)) {
+            return false;
+        }
+    }
+    for (size_t i = 0; i < a->n_ledger; i++) {
+        const fl_report_ledger_entry *e = &a->ledger[i], *f = &b->ledger[i];
+        if (!same_str(e->rule, f->rule) || !same_str(e->node, f->node) ||
+            !same_str(e->detail, f->detail)) {
+            return false;
+        }
+    }
+    return true;
+}
+
 /* fl_analyze on the original and on the copy with the left-out bytes
- * zeroed: the same status, error and totals. */
+ * zeroed: the same status, error, totals and details. */
 static void same_analysis(const uint8_t *data, size_t size, const scanned *sc, fl_format fmt,
                           int64_t max_elems) {
     uint8_t *holed = malloc(size ? size : 1);
@@ -135,6 +182,7 @@ static void same_analysis(const uint8_t *data, size_t size, const scanned *sc, f
                          same_q(&ra->totals.bytes, &rb->totals.bytes) &&
                          ra->totals.nodes == rb->totals.nodes && ra->n_nodes == rb->n_nodes,
                      "totals differ");
+        fuzz_require(same_details(ra, rb), "the per-op table, warnings, passes or ledger differ");
     }
     fl_report_free(ra);
     fl_report_free(rb);
