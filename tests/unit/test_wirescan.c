@@ -262,6 +262,30 @@ static void test_kept(void **state) {
     free(r.left_out);
 }
 
+/* model (n bytes, its last two a data_type 22 or a droppable type, after a
+ * 40-byte raw_data left out at max_value_elements 8) scanned whole, a byte
+ * at a time and in pieces: the payload left out each way, and the retype
+ * reported at the data_type's byte when `retyped`, else nothing. */
+static void check_retyped(const uint8_t *model, size_t n, bool retyped) {
+    for (size_t step = 0; step < 3; step++) {
+        result r;
+        scan(model, n, FL_FORMAT_ONNX, 10, 8, step, &r);
+        assert_null(r.error);
+        assert_int_equal(r.consumed, n);
+        assert_int_equal(r.n_left_out, 40);
+        if (retyped) {
+            char want[64];
+            snprintf(want, sizeof want, "data_type 22 at byte %zu of the model", n - 2);
+            assert_non_null(strstr(r.retyped, want));
+            assert_non_null(strstr(r.retyped, "after its raw_data"));
+            assert_non_null(strstr(r.retyped, "(field: data_type)"));
+        } else {
+            assert_string_equal(r.retyped, "");
+        }
+        free(r.left_out);
+    }
+}
+
 /* data_type given again after a left-out raw_data (protobuf: the last one
  * counts): turned into INT4 (22), whose packed bytes the nbits pass reads,
  * the scan reports it, naming the field and the byte of that data_type;
@@ -278,23 +302,7 @@ static void test_retyped_after_payload(void **state) {
     for (int i = 0; i < 2; i++) {
         t[sizeof head + 41] = i == 0 ? 22 : 1;
         size_t n = onnx_with(t, sizeof head + 42, model);
-        for (size_t step = 0; step < 3; step++) {
-            result r;
-            scan(model, n, FL_FORMAT_ONNX, 10, 8, step, &r);
-            assert_null(r.error);
-            assert_int_equal(r.consumed, n);
-            assert_int_equal(r.n_left_out, 40);
-            if (i == 0) {
-                char want[64];
-                snprintf(want, sizeof want, "data_type 22 at byte %zu of the model", n - 2);
-                assert_non_null(strstr(r.retyped, want));
-                assert_non_null(strstr(r.retyped, "after its raw_data"));
-                assert_non_null(strstr(r.retyped, "(field: data_type)"));
-            } else {
-                assert_string_equal(r.retyped, "");
-            }
-            free(r.left_out);
-        }
+        check_retyped(model, n, i == 0);
     }
 }
 
@@ -317,21 +325,7 @@ static void test_retyped_in_second_t(void **state) {
         model[n++] = 0x10; /* data_type */
         model[n++] = i == 0 ? 22 : 10;
         assert_int_equal(n, 58);
-        for (size_t step = 0; step < 3; step++) {
-            result r;
-            scan(model, n, FL_FORMAT_ONNX, 10, 8, step, &r);
-            assert_null(r.error);
-            assert_int_equal(r.consumed, n);
-            assert_int_equal(r.n_left_out, 40);
-            if (i == 0) {
-                char want[64];
-                snprintf(want, sizeof want, "data_type 22 at byte %zu of the model", n - 2);
-                assert_non_null(strstr(r.retyped, want));
-            } else {
-                assert_string_equal(r.retyped, "");
-            }
-            free(r.left_out);
-        }
+        check_retyped(model, n, i == 0);
     }
 }
 
