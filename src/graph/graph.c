@@ -397,6 +397,14 @@ const fl_function *fl__graph_find_function(const fl_graph *g, const char *name) 
  * are kept as given. One probe of the index serves the duplicate test and
  * the insertion. A name a node has is an error, or with `taken` set true
  * instead. */
+/* n, made in g's arena and named, becomes g's last node (room reserved). */
+static void node_append(fl_graph *g, fl_node *n) {
+    n->device = "";
+    n->id = (uint32_t)g->n_nodes;
+    n->born = g->birth;
+    g->nodes[g->n_nodes++] = n;
+}
+
 static fl_node *add_node(fl_graph *g, const char *name, const char *op, bool copy, bool *taken,
                          fl_diag *d) {
     uint64_t h = hash_str(name);
@@ -420,7 +428,6 @@ static fl_node *add_node(fl_graph *g, const char *name, const char *op, bool cop
     }
     n->name = copy ? fl__arena_strdup(g->arena, name) : name;
     n->op = copy ? fl__arena_strdup(g->arena, op) : op;
-    n->device = "";
     if (!n->name || !n->op) {
         fl__diag_oom(d);
         return NULL;
@@ -429,9 +436,7 @@ static fl_node *add_node(fl_graph *g, const char *name, const char *op, bool cop
     g->index[j].hash = h;
     n->hashed_name = n->name;
     n->name_hash = (uint32_t)h;
-    n->id = (uint32_t)g->n_nodes;
-    n->born = g->birth;
-    g->nodes[g->n_nodes++] = n;
+    node_append(g, n);
     return n;
 }
 
@@ -461,10 +466,7 @@ fl_node *fl__graph_add_node_unindexed(fl_graph *g, const char *name, const char 
     }
     n->name = name;
     n->op = op;
-    n->device = "";
-    n->id = (uint32_t)g->n_nodes;
-    n->born = g->birth;
-    g->nodes[g->n_nodes++] = n;
+    node_append(g, n);
     return n;
 }
 
@@ -523,10 +525,7 @@ fl_node *fl__graph_add_node_taking_name(fl_graph *g, fl_node *old, const char *o
     n->hashed_name = old->hashed_name;
     n->name_hash = old->name_hash;
     n->op = op_copy;
-    n->device = "";
-    n->id = (uint32_t)g->n_nodes;
-    n->born = g->birth;
-    g->nodes[g->n_nodes++] = n;
+    node_append(g, n);
     return n;
 }
 
