@@ -308,7 +308,10 @@ void fl__arena_init(fl_arena *a, size_t limit) {
     a->limit = limit;
 }
 
+static void spare_free(fl_arena *a);
+
 void fl__arena_free(fl_arena *a) {
+    spare_free(a);
     struct fl_arena_block *b = a->head;
     while (b) {
         struct fl_arena_block *next = b->next;
@@ -579,6 +582,8 @@ typedef union scratch_head {
     struct {
         size_t size;
         bool block;
+        unsigned char spare; /* an arena's small chunk: its size class + 1 (0: none) */
+        void *next;          /* kept by its arena: the next of its class */
     } h;
     max_align_t align;
 } scratch_head;
@@ -603,6 +608,7 @@ static scratch_head *chunk_get(size_t total, bool zero, size_t held) {
         }
         if (h) {
             h->h.block = false;
+            h->h.spare = 0;
         }
     } else {
         struct fl_arena_block *b = block_get(total, SIZE_MAX, held);
@@ -619,6 +625,7 @@ static scratch_head *chunk_get(size_t total, bool zero, size_t held) {
         b->mapped = 0;
         h = (scratch_head *)b->data;
         h->h.block = true;
+        h->h.spare = 0;
     }
     if (h) {
         h->h.size = total;
@@ -644,6 +651,59 @@ bool fl__alloc_hook_is_scratch(void) {
     return hook_scratch;
 }
 
+/* An arena's small scratch chunks (up to SPARE_MAX bytes with the head)
+ * come from malloc in sizes of SPARE_MIN << k and, freed, are kept in its
+ * list a->spare[k] for the arena's next scratch of that class, until the
+ * arena is freed: an analysis asks for the same few scratch arrays at every
+ * step and pass (a small graph's ~60, each a malloc, a free and a memset),
+ * and what is kept is at most what was held at once. They count against
+ * the arena's limit while held, as before; kept, they do not. */
+#define SPARE_MIN 64u
+#define SPARE_MAX (SPARE_MIN << (FL_ARENA_SPARE_CLASSES - 1))
+_Static_assert(SPARE_MAX <= SCRATCH_SMALL, "an arena's kept chunks are small ones");
+
+/* The smallest k with SPARE_MIN << k >= total (total <= SPARE_MAX). */
+static unsigned spare_class(size_t total) {
+    if (total <= SPARE_MIN) {
+        return 0;
+    }
+    /* bits of total - 1, less those of SPARE_MIN - 1 (6) */
+    return (unsigned)(sizeof(unsigned long long) * 8) - (unsigned)__builtin_clzll(total - 1) - 6u;
+}
+_Static_assert(SPARE_MIN == 64u, "spare_class counts 6 bits below SPARE_MIN");
+
+/* A zeroed scratch chunk of `total` bytes (head included) of a's class
+ * lists, NULL when memory is exhausted. */
+static scratch_head *spare_get(fl_arena *a, size_t total) {
+    unsigned k = spare_class(total);
+    scratch_head *h = a->spare[k];
+    if (h) {
+        UNPOISON(h + 1, ((size_t)SPARE_MIN << k) - sizeof(*h));
+        a->spare[k] = h->h.next;
+    } else if ((h = malloc((size_t)SPARE_MIN << k)) != NULL) {
+        h->h.block = false;
+        h->h.spare = (unsigned char)(k + 1);
+    } else {
+        return NULL;
+    }
+    memset(h + 1, 0, total - sizeof(*h));
+    h->h.size = total;
+    return h;
+}
+
+static void spare_free(fl_arena *a) {
+    for (unsigned k = 0; k < FL_ARENA_SPARE_CLASSES; k++) {
+        scratch_head *h = a->spare[k];
+        while (h) {
+            scratch_head *next = h->h.next;
+            UNPOISON(h + 1, ((size_t)SPARE_MIN << k) - sizeof(*h));
+            free(h);
+            h = next;
+        }
+        a->spare[k] = NULL;
+    }
+}
+
 void *fl__arena_scratch(fl_arena *a, size_t n, size_t size) {
     if (a->failed) {
         return NULL;
@@ -664,7 +724,8 @@ void *fl__arena_scratch(fl_arena *a, size_t n, size_t size) {
         a->failed = true;
         return NULL;
     }
-    scratch_head *h = chunk_get(total, true, a->reserved);
+    scratch_head *h =
+        total <= SPARE_MAX ? spare_get(a, total) : chunk_get(total, true, a->reserved);
     if (!h) {
         a->failed = true;
         return NULL;
@@ -690,6 +751,13 @@ void fl__arena_scratch_free(fl_arena *a, void *p) {
     }
     scratch_head *h = (scratch_head *)p - 1;
     a->reserved -= h->h.size < a->reserved ? h->h.size : a->reserved;
+    if (h->h.spare) {
+        unsigned k = h->h.spare - 1u;
+        h->h.next = a->spare[k];
+        a->spare[k] = h;
+        POISON(h + 1, ((size_t)SPARE_MIN << k) - sizeof(*h));
+        return;
+    }
     chunk_put(h);
 }
 
@@ -712,6 +780,7 @@ void *fl__mem_realloc(void *p, size_t size) {
         h = realloc(h, total);
         if (h) {
             h->h.size = total;
+            h->h.spare = 0; /* its size is now its own */
         }
         return h ? h + 1 : NULL;
     }

@@ -30,12 +30,17 @@
 
 struct fl_arena_block;
 
+/* Size classes of the small scratch chunks an arena keeps (arena.c). */
+#define FL_ARENA_SPARE_CLASSES 10
+
 typedef struct fl_arena {
-    struct fl_arena_block *head; /* newest block first */
-    size_t used;                 /* bytes handed out, for statistics */
-    size_t reserved;             /* bytes obtained from malloc */
-    size_t limit;                /* 0 = unlimited; otherwise reserved may not exceed it */
-    bool failed;                 /* sticky: an allocation failed */
+    struct fl_arena_block *head;         /* newest block first */
+    size_t used;                         /* bytes handed out, for statistics */
+    size_t reserved;                     /* bytes obtained from malloc */
+    size_t limit;                        /* 0 = unlimited; otherwise reserved may not exceed it */
+    bool failed;                         /* sticky: an allocation failed */
+    void *spare[FL_ARENA_SPARE_CLASSES]; /* small scratch chunks given back, kept for
+                                          * the arena's next ones (arena.c) */
 } fl_arena;
 
 /* Initialises an empty arena. `limit` bounds the total memory (0: none). */
