@@ -228,7 +228,8 @@ static bool has_any_data(const Onnx__TensorProto *p) {
 
 /* The bytes of a float/complex tensor's elements when the file stores them
  * as the value holds them (little-endian, element after element): raw_data,
- * or float_data/double_data for float, double and the complex types. NULL
+ * or float_data/double_data for float, double and the complex types (any
+ * alignment, as raw_data: a view of the model's bytes). NULL
  * when they need decoding (integers become fl_sym, float16 and bfloat16
  * travel in int32_data). */
 static const void *typed_in_place(const Onnx__TensorProto *p, fl_dtype dt) {
@@ -290,18 +291,16 @@ static fl_status decode_value(imp *im, const Onnx__TensorProto *p, fl_const *c) 
             }
             continue;
         }
+        /* float_data and double_data may be views at any alignment
+         * (onnx_wire.c): read as bytes */
         switch (dt) {
         case FL_DT_FLOAT:
-            memcpy(bytes + 4 * i, &p->float_data[i], 4);
-            break;
         case FL_DT_COMPLEX64:
-            memcpy(bytes + 8 * i, &p->float_data[2 * i], 8);
+            memcpy(bytes + es * (size_t)i, (const uint8_t *)p->float_data + es * (size_t)i, es);
             break;
         case FL_DT_DOUBLE:
-            memcpy(bytes + 8 * i, &p->double_data[i], 8);
-            break;
         case FL_DT_COMPLEX128:
-            memcpy(bytes + 16 * i, &p->double_data[2 * i], 16);
+            memcpy(bytes + es * (size_t)i, (const uint8_t *)p->double_data + es * (size_t)i, es);
             break;
         case FL_DT_INT64:
             ints[i] = fl_sym_const(p->int64_data[i]);

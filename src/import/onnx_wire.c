@@ -17,7 +17,8 @@
  * counts the repeated fields' elements, one that fills the struct. The
  * structs are
  * the ones the generic reader fills (pbwire.c), field for field: bytes and
- * aligned fixed-width runs are views into the input, strings arena copies,
+ * aligned fixed-width runs are views into the input (a tensor's float_data
+ * or double_data run at any alignment: alloc_slots), strings arena copies,
  * unknown fields kept; the importer, the ONNX writer and the constants'
  * sources read them as before. Every other message type (opset imports,
  * functions, sparse tensors, external data entries, ...) is decoded by the
@@ -241,13 +242,18 @@ static bool count_fields(const kfield *tab, size_t n, const uint8_t *p, const ui
 
 /* How slot k's elements are stored: varints into 8 or 4 bytes, 4- or
  * 8-byte fixed-width values, pointers (strings and messages) or
- * ProtobufCBinaryData. */
-enum { E_V64, E_V32, E_F32, E_F64, E_PTR, E_BIN };
+ * ProtobufCBinaryData; E_T32 and E_T64 are a tensor's float_data and
+ * double_data, 4- or 8-byte values whose single packed run stays a view
+ * of the input at any alignment: the importer and the ONNX writer read
+ * those arrays as bytes (memcpy), never a value through the pointer, so a
+ * weight the analysis does not fold is neither copied nor read. */
+enum { E_V64, E_V32, E_F32, E_F64, E_PTR, E_BIN, E_T32, E_T64 };
 
 static size_t elem_size(uint8_t e) {
     switch (e) {
     case E_V32:
     case E_F32:
+    case E_T32:
         return 4;
     case E_PTR:
         return sizeof(void *);
@@ -260,7 +266,8 @@ static size_t elem_size(uint8_t e) {
 
 /* The arrays of the repeated fields (sweep 1's counts; es[k]: slot k's
  * E_ code). As in the generic reader, a single aligned packed run of
- * fixed-width values is a view, every other array zeroed arena memory. */
+ * fixed-width values is a view, and so is a tensor's single run at any
+ * alignment (E_T32, E_T64); every other array is arena memory. */
 static bool alloc_slots(owire *w, mcount *c, const uint8_t *es) {
     for (uint32_t u = c->used; u; u &= u - 1) {
         int k = __builtin_ctz(u);
@@ -269,11 +276,12 @@ static bool alloc_slots(owire *w, mcount *c, const uint8_t *es) {
             continue;
         }
         size_t size = elem_size(es[k]);
-        bool fixed = es[k] == E_F32 || es[k] == E_F64;
+        bool tensor = es[k] == E_T32 || es[k] == E_T64;
+        bool fixed = tensor || es[k] == E_F32 || es[k] == E_F64;
         if (s->count > SIZE_MAX / size) {
             return oom(w);
         }
-        if (fixed && s->runs == 1 && (uintptr_t)s->run % size == 0) {
+        if (fixed && s->runs == 1 && (tensor || (uintptr_t)s->run % size == 0)) {
             s->arr = (void *)(uintptr_t)s->run;
         } else if (!(s->arr = fl__arena_alloc(w->a, s->count * size))) {
             return oom(w);
@@ -359,7 +367,9 @@ static void put_elem(rslot *s, uint8_t e, const wfield *f, void *ptr) {
         break;
     case E_F32:
     case E_F64:
-        put_fixed(s, f, e == E_F32 ? 4 : 8);
+    case E_T32:
+    case E_T64:
+        put_fixed(s, f, elem_size(e));
         break;
     case E_BIN:
         ((ProtobufCBinaryData *)s->arr)[s->fill++] = put_bytes(f);
@@ -738,7 +748,7 @@ static const kfield tensor_tab[] = {
     [5] = {K_REP_VARINT, 2}, [6] = {K_REP_LEN, 3},  [7] = {K_REP_VARINT, 4},  [8] = {K_LEN, 0},
     [9] = {K_LEN, 0},        [10] = {K_REP_I64, 5}, [11] = {K_REP_VARINT, 6}, [12] = {K_LEN, 0},
     [13] = {K_REP_LEN, 7},   [14] = {K_VARINT, 0},  [16] = {K_REP_LEN, 8}};
-static const uint8_t tensor_es[] = {E_V64, E_F32, E_V32, E_BIN, E_V64, E_F64, E_V64, E_PTR, E_PTR};
+static const uint8_t tensor_es[] = {E_V64, E_T32, E_V32, E_BIN, E_V64, E_T64, E_V64, E_PTR, E_PTR};
 
 static Onnx__TensorProto *rd_tensor(owire *w, const uint8_t *p, size_t len, int depth) {
     BEGIN(Onnx__TensorProto, ONNX__TENSOR_PROTO__INIT, tensor_tab, tensor_es, false)

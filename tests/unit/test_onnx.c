@@ -449,6 +449,51 @@ static void test_reshaped_values(void **state) {
     ob_free(m);
 }
 
+/* A tensor's float_data and double_data are read where they lie, at any
+ * alignment (the ONNX reader keeps a single packed run a view of the
+ * model's bytes): F [2,3,4] in float_data and D [3,1,2] in double_data, cast
+ * to int64, reshape x (24) to [2,3,4] and z (6) to [3,1,2]. The model is
+ * analysed from 8 offsets into a buffer, so each run lies at every
+ * alignment of its elements. */
+static void test_typed_data_any_alignment(void **state) {
+    (void)state;
+    static const float fv[3] = {2.0f, 3.0f, 4.0f};
+    static const double dv[3] = {3.0, 1.0, 2.0};
+    ob_model *m = ob_new(13);
+    ob_input(m, "x", OB_FLOAT, 1, (int64_t[]){24}, NULL);
+    ob_input(m, "z", OB_FLOAT, 1, (int64_t[]){6}, NULL);
+    Onnx__TensorProto *f = ob_init_raw(m, "f", OB_FLOAT, 1, (int64_t[]){3}, NULL, 0);
+    f->n_float_data = 3;
+    f->float_data = (float *)fv;
+    Onnx__TensorProto *d = ob_init_raw(m, "d", 11 /* DOUBLE */, 1, (int64_t[]){3}, NULL, 0);
+    d->n_double_data = 3;
+    d->double_data = (double *)dv;
+    ob_attr_i(m, ob_node(m, "Cast", "cf", "f", "fc"), "to", OB_INT64);
+    ob_attr_i(m, ob_node(m, "Cast", "cd", "d", "dc"), "to", OB_INT64);
+    ob_node(m, "Reshape", "rx", "x,fc", "y");
+    ob_node(m, "Reshape", "rz", "z,dc", "w");
+    ob_output(m, "y");
+    ob_output(m, "w");
+    size_t len;
+    uint8_t *buf = ob_pack(m, &len);
+    uint8_t *mem = malloc(len + 8);
+    assert_non_null(mem);
+    for (size_t shift = 0; shift < 8; shift++) {
+        memcpy(mem + shift, buf, len);
+        fl_options o;
+        fl_options_init(&o);
+        o.per_node = true;
+        fl_report *r = NULL;
+        assert_int_equal(fl_analyze(mem + shift, len, &o, &r), FL_OK);
+        assert_string_equal(tg_find(r, "rx")->outputs[0].shape, "[2,3,4]");
+        assert_string_equal(tg_find(r, "rz")->outputs[0].shape, "[3,1,2]");
+        fl_report_free(r);
+    }
+    free(mem);
+    free(buf);
+    ob_free(m);
+}
+
 /* An absent optional input in the middle (Clip without min) reads the
  * importer's empty marker; trailing absent inputs are dropped. */
 static void test_absent_optional_input(void **state) {
@@ -800,6 +845,7 @@ int main(void) {
         cmocka_unit_test(test_slice),
         cmocka_unit_test(test_slice_value),
         cmocka_unit_test(test_reshaped_values),
+        cmocka_unit_test(test_typed_data_any_alignment),
         cmocka_unit_test(test_absent_optional_input),
         cmocka_unit_test(test_consumer_before_producer),
         cmocka_unit_test(test_many_outputs),

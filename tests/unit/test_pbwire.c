@@ -840,6 +840,94 @@ static void test_onnx_reader_long_graph(void **state) {
     free(node);
 }
 
+/* A full-weight tensor in float_data (or double_data) instead of raw_data:
+ * the ONNX reader keeps its single packed run a view of the input at any
+ * alignment, so the weights cost no arena bytes (before, an unaligned run
+ * was copied: 4 bytes an element). A model of one initializer "w" of
+ * 65,536 floats and one "d" of 32,768 doubles (256 KiB each) is read from
+ * 8 offsets into a buffer: the arrays are the input's bytes, and the arena
+ * holds the messages and the strings' first 64 KiB chunk, under half of
+ * one run's bytes. */
+static void test_onnx_reader_typed_runs_are_views(void **state) {
+    (void)state;
+    enum { NF = 65536, ND = 32768 };
+    wbuf hf = {{0}, 0}, hd = {{0}, 0}, hm = {{0}, 0};
+    w_int(&hf, 1, NF);
+    w_int(&hf, 2, 1); /* FLOAT */
+    w_bytes(&hf, 8, "w", 1);
+    w_tag(&hf, 4, 2);
+    w_varint(&hf, (uint64_t)NF * 4);
+    w_int(&hd, 1, ND);
+    w_int(&hd, 2, 11); /* DOUBLE */
+    w_bytes(&hd, 8, "d", 1);
+    w_tag(&hd, 10, 2);
+    w_varint(&hd, (uint64_t)ND * 8);
+    size_t lf = hf.n + (size_t)NF * 4, ld = hd.n + (size_t)ND * 8;
+    wbuf tf = {{0}, 0}, td = {{0}, 0};
+    w_tag(&tf, 5, 2); /* GraphProto.initializer */
+    w_varint(&tf, lf);
+    w_tag(&td, 5, 2);
+    w_varint(&td, ld);
+    size_t lg = tf.n + lf + td.n + ld;
+    w_tag(&hm, 7, 2); /* ModelProto.graph */
+    w_varint(&hm, lg);
+    size_t len = hm.n + lg;
+    uint8_t *model = malloc(len);
+    assert_non_null(model);
+    size_t k = 0;
+    memcpy(model + k, hm.b, hm.n), k += hm.n;
+    memcpy(model + k, tf.b, tf.n), k += tf.n;
+    memcpy(model + k, hf.b, hf.n), k += hf.n;
+    size_t run_f = k;
+    for (uint32_t i = 0; i < NF; i++, k += 4) {
+        float v = (float)i * 0.5f - 7.0f;
+        memcpy(model + k, &v, 4);
+    }
+    memcpy(model + k, td.b, td.n), k += td.n;
+    memcpy(model + k, hd.b, hd.n), k += hd.n;
+    size_t run_d = k;
+    for (uint32_t i = 0; i < ND; i++, k += 8) {
+        double v = (double)i * 0.25 + 3.0;
+        memcpy(model + k, &v, 8);
+    }
+    assert_int_equal(k, len);
+    uint8_t *mem = malloc(len + 8);
+    assert_non_null(mem);
+    for (size_t shift = 0; shift < 8; shift++) {
+        memcpy(mem + shift, model, len);
+        const uint8_t *in = mem + shift;
+        fl_arena a;
+        fl__arena_init(&a, 1 << 24);
+        fl_pbwire_error e;
+        Onnx__ModelProto *mp = fl__onnx_wire_unpack(&a, in, len, &e);
+        assert_non_null(mp);
+        assert_int_equal(mp->graph->n_initializer, 2);
+        const Onnx__TensorProto *w = mp->graph->initializer[0], *d = mp->graph->initializer[1];
+        assert_string_equal(w->name, "w");
+        assert_int_equal(w->n_float_data, NF);
+        assert_ptr_equal((const void *)w->float_data, in + run_f);
+        assert_string_equal(d->name, "d");
+        assert_int_equal(d->n_double_data, ND);
+        assert_ptr_equal((const void *)d->double_data, in + run_d);
+        float f;
+        memcpy(&f, (const uint8_t *)w->float_data + 4 * 1001, 4);
+        assert_true(f == 1001 * 0.5f - 7.0f);
+        double dd;
+        memcpy(&dd, (const uint8_t *)d->double_data + 8 * 20001, 8);
+        assert_true(dd == 20001 * 0.25 + 3.0);
+        if (a.used >= (size_t)NF * 4 / 2) {
+            print_error("shift %zu: the arena holds %zu bytes\n", shift, a.used);
+            fail();
+        }
+        fl__arena_free(&a);
+    }
+    /* the same messages as pbwire's and protobuf-c's */
+    memcpy(mem + 1, model, len);
+    assert_int_equal(agree(&onnx__model_proto__descriptor, mem + 1, len, "typed runs"), 1);
+    free(mem);
+    free(model);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_agrees_on_test_models),
@@ -856,6 +944,7 @@ int main(void) {
         cmocka_unit_test(test_onnx_reader_encodings),
         cmocka_unit_test(test_onnx_reader_sweeps),
         cmocka_unit_test(test_onnx_reader_long_graph),
+        cmocka_unit_test(test_onnx_reader_typed_runs_are_views),
     };
     return fl_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }
