@@ -1,7 +1,7 @@
 /*
  * onnxfill.c - makes a weight-stripped ONNX model runnable.
  *
- *     fl_onnxfill IN.onnx OUT.onnx [--seed N] [--ints]
+ *     fl_onnxfill IN.onnx OUT.onnx [--seed N] [--ints] [--float-data]
  *
  * A stripped model (the corpus's `*.stripped.onnx`) keeps every tensor's
  * name, dims and data_type but leaves the content of large float tensors
@@ -34,6 +34,9 @@
  *    the He initialisation's sqrt(2 / fan) for fans of about 1,000 to 5,000
  *    (the stripped scales are those of layers with more than 256 channels).
  *
+ * --float-data writes float and double tensors' values in float_data and
+ * double_data (packed runs) instead of raw_data, as some exporters do.
+ *
  * The model's metadata entry weights_stripped=true becomes
  * weights_stripped=false and weights_filled=fl_onnxfill seed N is added.
  * Exit status: 0 on success, 1 on an invalid model, 2 on a usage error, 3 on
@@ -54,6 +57,7 @@ typedef struct fill_stats {
     uint64_t bytes;      /* bytes written into raw_data */
     uint64_t seed;       /* --seed */
     bool ints;           /* --ints */
+    bool typed;          /* --float-data */
     bool in_scale;       /* filling the value of a Constant node whose output is a scale */
     const char **scales; /* names of Q/DQ scale inputs of the graph being filled (--ints) */
     size_t n_scales;
@@ -258,9 +262,17 @@ static bool fill_tensor(Onnx__TensorProto *t, fill_stats *s) {
         }
         s->filled++;
     }
-    t->raw_data.data = buf;
-    t->raw_data.len = (size_t)(n * es);
-    t->has_raw_data = 1;
+    if (s->typed && dt == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT) {
+        t->float_data = (float *)(void *)buf; /* malloc's: aligned */
+        t->n_float_data = (size_t)n;
+    } else if (s->typed && dt == ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE) {
+        t->double_data = (double *)(void *)buf;
+        t->n_double_data = (size_t)n;
+    } else {
+        t->raw_data.data = buf;
+        t->raw_data.len = (size_t)(n * es);
+        t->has_raw_data = 1;
+    }
     s->bytes += n * es;
     return true;
 }
@@ -433,6 +445,8 @@ int main(int argc, char **argv) {
             }
         } else if (strcmp(argv[i], "--ints") == 0) {
             s.ints = true;
+        } else if (strcmp(argv[i], "--float-data") == 0) {
+            s.typed = true;
         } else if (!in) {
             in = argv[i];
         } else if (!out) {
@@ -443,7 +457,7 @@ int main(int argc, char **argv) {
         }
     }
     if (!in || !out) {
-        fprintf(stderr, "usage: fl_onnxfill IN.onnx OUT.onnx [--seed N] [--ints]\n");
+        fprintf(stderr, "usage: fl_onnxfill IN.onnx OUT.onnx [--seed N] [--ints] [--float-data]\n");
         return 2;
     }
     size_t len;
