@@ -233,14 +233,40 @@ static op_acc *acc_find(fl_arena *ar, op_accs *t, const fl_node *n) {
     return a;
 }
 
+/* The quantities of one op table, each value formatted once: an op type's
+ * FLOPs often equal its tfprof FLOPs, and most types count no integer ops.
+ * The last OPS_SEEN values met, searched newest first. */
+#define OPS_SEEN 8
+typedef struct ops_seen {
+    fl_sym s[OPS_SEEN];
+    fl_quantity q[OPS_SEEN];
+    size_t n; /* values met; the newest at (n - 1) % OPS_SEEN */
+} ops_seen;
+
+static fl_quantity quantity_seen(ops_seen *m, fl_arena *ra, fl_sym s) {
+    size_t have = m->n < OPS_SEEN ? m->n : OPS_SEEN;
+    for (size_t i = 1; i <= have; i++) {
+        size_t j = (m->n - i) % OPS_SEEN;
+        if (m->s[j].k == s.k && m->s[j].e == s.e) {
+            return m->q[j];
+        }
+    }
+    size_t j = m->n++ % OPS_SEEN;
+    m->s[j] = s;
+    m->q[j] = quantity(ra, s);
+    return m->q[j];
+}
+
 static fl_report_op *ops_out(fl_arena *ra, const op_acc *acc, size_t n, bool counts) {
     fl_report_op *ops = fl__arena_calloc(ra, n + 1, sizeof(*ops));
+    ops_seen m;
+    m.n = 0;
     for (size_t k = 0; ops && k < n; k++) {
         ops[k].op = fl__arena_strdup(ra, acc[k].op);
         ops[k].count = acc[k].count;
-        ops[k].flops = quantity(ra, counts ? acc[k].flops : fl_sym_const(0));
-        ops[k].tfprof_flops = quantity(ra, counts ? acc[k].tfprof : fl_sym_const(0));
-        ops[k].int_ops = quantity(ra, counts ? acc[k].int_ops : fl_sym_const(0));
+        ops[k].flops = quantity_seen(&m, ra, counts ? acc[k].flops : fl_sym_const(0));
+        ops[k].tfprof_flops = quantity_seen(&m, ra, counts ? acc[k].tfprof : fl_sym_const(0));
+        ops[k].int_ops = quantity_seen(&m, ra, counts ? acc[k].int_ops : fl_sym_const(0));
     }
     return ops;
 }

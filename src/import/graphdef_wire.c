@@ -741,7 +741,8 @@ static fl_status wire_src(fl_graph *g, wview versions, bool empty_library, fl_di
 static fl_status wire_sweeps(fl_graph *g, wview *nodes, size_t n_nodes, const fl_import_opts *o,
                              fl_diag *d) {
     fl_status st = fl__graph_reserve(g, n_nodes, d);
-    wnode *w = st == FL_OK ? fl__arena_scratch(g->arena, 1, sizeof(wnode)) : NULL;
+    wnode wn; /* every field read is written first (wire_node, wire_entry) */
+    wnode *w = st == FL_OK ? &wn : NULL;
     size_t slots = 16;
     while (slots < n_nodes && slots < ATTR_CACHE_SLOTS) {
         slots *= 2;
@@ -750,7 +751,6 @@ static fl_status wire_sweeps(fl_graph *g, wview *nodes, size_t n_nodes, const fl
         w ? fl__arena_scratch(g->arena, 1, sizeof(attr_cache) + slots * sizeof(struct attr_slot))
           : NULL;
     if (!ac) {
-        fl__arena_scratch_free(g->arena, w);
         return st != FL_OK ? st : fl__diag_oom(d);
     }
     ac->mask = slots - 1;
@@ -770,7 +770,6 @@ static fl_status wire_sweeps(fl_graph *g, wview *nodes, size_t n_nodes, const fl
         nodes[i].len = (size_t)(w->inputs_end - nodes[i].p); /* the rest is read */
     }
     fl__arena_scratch_free(g->arena, ac);
-    fl__arena_scratch_free(g->arena, w);
     int *max_port = st == FL_OK ? fl__arena_scratch(g->arena, g->n_nodes, sizeof(int)) : NULL;
     if (st == FL_OK && !max_port) {
         st = fl__diag_oom(d);
