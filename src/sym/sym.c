@@ -1038,6 +1038,13 @@ fl_status fl__sym_sub(fl_symtab *t, fl_sym a, fl_sym b, fl_sym *out) {
  * without its scratch list and monomial products. */
 static fl_status mul_known(fl_symtab *t, int64_t k, const fl_expr *e, fl_sym *out) {
     t = t ? t : fl__symint_tab_of(e);
+    uint64_t h =
+        ((uint64_t)(uintptr_t)e ^ (uint64_t)k * 0x9e3779b97f4a7c15ull) * 0xff51afd7ed558ccdull;
+    struct sym_mul_memo *memo = &t->mul_memo[(h >> 40) & (SYM_MUL_MEMO - 1)];
+    if (memo->e == e && memo->k == k) {
+        *out = memo->out;
+        return FL_OK;
+    }
     sym_scr_mark mk = scr_save(t);
     sym_term buf[FAST_TERMS];
     sym_term *r = e->n <= FAST_TERMS ? buf : scr_array(t, e->n, sizeof(*r));
@@ -1053,6 +1060,9 @@ static fl_status mul_known(fl_symtab *t, int64_t k, const fl_expr *e, fl_sym *ou
         st = fl__symint_finish(t, l, out);
     }
     scr_restore(t, mk);
+    if (st == FL_OK) {
+        *memo = (struct sym_mul_memo){e, k, *out};
+    }
     return st ? fail(out, st) : FL_OK;
 }
 

@@ -102,6 +102,8 @@ typedef struct sym_scr_mark {
     size_t used;
 } sym_scr_mark;
 
+#define SYM_MUL_MEMO 64 /* a power of 2 */
+
 struct fl_symtab {
     fl_arena *arena;
     sym_node **slots; /* open addressing, linear probing; capacity a power of 2 */
@@ -115,6 +117,15 @@ struct fl_symtab {
     struct sym_alias_rec *aliases;
     size_t n_aliases, cap_aliases;
     size_t n_merges; /* of them, variable = variable */
+    /* The last products of an expression by a constant met (sym.c's
+     * mul_known), direct-mapped: a graph's costs multiply the same few
+     * expressions (a batch dimension) by the same sizes over and over.
+     * e NULL: empty. Interned expressions are never freed or changed. */
+    struct sym_mul_memo {
+        const fl_expr *e;
+        int64_t k;
+        fl_sym out;
+    } mul_memo[SYM_MUL_MEMO];
 };
 
 /* ---- Term lists, shared by sym.c and sym_sum.c ---- */
