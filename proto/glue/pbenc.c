@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define START_CAP 4096
+#define START_CAP 8192
 
 bool fl_pbw_grow(fl_pbw *w, size_t n) {
     if (w->oom) {
