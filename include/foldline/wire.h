@@ -60,7 +60,8 @@ FL_EXTERN ProtobufCMessage *fl_wire_unpack(fl_wire_msgs *m, const ProtobufCMessa
  * split anywhere (inside a tag, a varint, a length or a payload) and tells
  * the caller, run by run, which bytes to keep and which it may leave out: a
  * tensor payload (ONNX raw_data, a GraphDef's tensor_content, or a packed
- * run of ONNX float_data / double_data, GraphDef float_val / double_val,
+ * run of ONNX float_data / double_data, GraphDef float_val / double_val /
+ * scomplex_val / dcomplex_val,
  * whose count its length gives) of a
  * fixed-size numeric type whose dims, given before it, hold more than
  * max_value_elements elements - a constant fl_analyze with that

@@ -12,7 +12,8 @@
  * could still turn out TFLite or TF.js, is kept whole and not scanned), and
  * leaves out a tensor payload (ONNX raw_data, a GraphDef's tensor_content,
  * or a packed run of fixed-width values: ONNX float_data / double_data,
- * GraphDef float_val / double_val, whose count is their length over 4 or 8
+ * GraphDef float_val / double_val / scomplex_val / dcomplex_val, whose
+ * count is their length over 4 or 8
  * whatever the bytes) only when the importers would not decode it: a tensor of a fixed-size
  * numeric type whose dims, seen before the payload, hold more than
  * max_value_elements elements (import.h: such a constant keeps no value;
@@ -269,15 +270,15 @@ static bool droppable_dtype(int type, int dt) {
 /* A tensor's field that holds its values in a form whose element count the
  * importers read from the length alone: 1 for bytes (ONNX raw_data, a
  * GraphDef's tensor_content), 4 or 8 for a packed run of fixed-width
- * values (ONNX float_data and double_data, GraphDef float_val and
- * double_val); 0 for any other field (varint-packed values such as
+ * values (ONNX float_data and double_data, GraphDef float_val,
+ * double_val, scomplex_val and dcomplex_val); 0 for any other field (varint-packed values such as
  * int64_data are counted by their bytes: kept). */
 static int payload_width(int type, uint32_t field) {
     if (type == M_OTENSOR) {
         return field == 9 ? 1 : field == 4 ? 4 : field == 10 ? 8 : 0;
     }
     if (type == M_TTENSOR) {
-        return field == 4 ? 1 : field == 5 ? 4 : field == 6 ? 8 : 0;
+        return field == 4 ? 1 : field == 5 || field == 9 ? 4 : field == 6 || field == 12 ? 8 : 0;
     }
     return 0;
 }
@@ -295,7 +296,11 @@ static const char *payload_name(int type, uint32_t field) {
     if (type == M_OTENSOR) {
         return field == 9 ? "raw_data" : field == 4 ? "float_data" : "double_data";
     }
-    return field == 4 ? "tensor_content" : field == 5 ? "float_val" : "double_val";
+    return field == 4   ? "tensor_content"
+           : field == 5 ? "float_val"
+           : field == 6 ? "double_val"
+           : field == 9 ? "scomplex_val"
+                        : "dcomplex_val";
 }
 
 static void stop(fl_wire_scan *s) {

@@ -330,7 +330,8 @@ static void test_retyped_in_second_t(void **state) {
 }
 
 /* Packed runs of fixed-width values (ONNX float_data 4 and double_data 10,
- * GraphDef float_val 5 and double_val 6): their element count is their
+ * GraphDef float_val 5, double_val 6, scomplex_val 9 and dcomplex_val 12):
+ * their element count is their
  * length over 4 or 8 whatever the bytes, so past max_value_elements they are
  * left out like raw_data; a run whose length is not a whole number of
  * values is kept (the importer reports it), and so is a varint-packed one
@@ -366,22 +367,28 @@ static void test_typed_payloads(void **state) {
         assert_int_equal(r.n_left_out, 0);
         free(r.left_out);
     }
-    /* GraphDef: a Const's tensor { dtype DT_FLOAT, shape [20], float_val
-     * (5) of 80 bytes } and the same with double_val (6, DT_DOUBLE). */
-    for (int dbl = 0; dbl < 2; dbl++) {
+    /* GraphDef: a Const's tensor { dtype, shape [5], a run of 5 values } of
+     * each packed fixed-width field: DT_FLOAT float_val (5), DT_DOUBLE
+     * double_val (6), DT_COMPLEX64 scomplex_val (9, a real and an imaginary
+     * float each) and DT_COMPLEX128 dcomplex_val (12), with 4 elements
+     * allowed: left out; with 5, kept. */
+    struct {
+        uint8_t dtype, field, len;
+    } gcases[] = {{1, 5, 20}, {2, 6, 40}, {8, 9, 40}, {18, 12, 80}};
+    for (size_t c = 0; c < sizeof gcases / sizeof gcases[0]; c++) {
         uint8_t gd[160];
         size_t k = 0;
         uint8_t tensor[100];
         size_t tl = 0;
         tensor[tl++] = 0x08; /* dtype */
-        tensor[tl++] = dbl ? 2 : 1;
-        uint8_t shape[] = {0x12, 0x04, 0x12, 0x02, 0x08, 20}; /* tensor_shape { dim { size 20 } } */
+        tensor[tl++] = gcases[c].dtype;
+        uint8_t shape[] = {0x12, 0x04, 0x12, 0x02, 0x08, 5}; /* tensor_shape { dim { size 5 } } */
         memcpy(tensor + tl, shape, sizeof shape);
         tl += sizeof shape;
-        tensor[tl++] = dbl ? 0x32 : 0x2a; /* double_val (6) / float_val (5) */
-        tensor[tl++] = 80;
-        memset(tensor + tl, 0x3f, 80);
-        tl += 80;
+        tensor[tl++] = (uint8_t)(gcases[c].field << 3 | 2);
+        tensor[tl++] = gcases[c].len;
+        memset(tensor + tl, 0x3f, gcases[c].len);
+        tl += gcases[c].len;
         /* node { name "c" op "Const" attr { key "value" value { tensor } } } */
         uint8_t attr_val[104];
         size_t al = 0;
@@ -412,13 +419,16 @@ static void test_typed_payloads(void **state) {
         memcpy(gd + k, node, nl);
         k += nl;
         for (size_t step = 0; step < 3; step++) {
-            scan(gd, k, FL_FORMAT_AUTO, 10, 8, step, &r);
+            scan(gd, k, FL_FORMAT_AUTO, 10, 4, step, &r);
             assert_null(r.error);
             assert_int_equal(r.nodes, 1);
-            assert_int_equal(r.n_left_out, 80);
-            assert_memory_equal(r.left_out, gd + k - 80, 80);
+            assert_int_equal(r.n_left_out, gcases[c].len);
+            assert_memory_equal(r.left_out, gd + k - gcases[c].len, gcases[c].len);
             free(r.left_out);
         }
+        scan(gd, k, FL_FORMAT_AUTO, 10, 5, 0, &r);
+        assert_int_equal(r.n_left_out, 0);
+        free(r.left_out);
     }
 }
 
