@@ -343,7 +343,7 @@ static fl_status index_add(fl_edge_index *x, const fl_node *of, fl_node *reader,
         x->n_seg++;
     }
     x->seg[x->n_seg - 1][x->n_e - (x->n_seg - 1) * x->seg_cap] =
-        (struct fl_edge_entry){reader, x->head[of->id]};
+        (struct fl_edge_entry){reader->id, x->head[of->id]};
     x->head[of->id] = (uint32_t)++x->n_e;
     return FL_OK;
 }
@@ -401,7 +401,7 @@ size_t fl__edge_index_replace_uses(fl_edge_index *x, const fl_node *from, int fr
                                    fl_node *to, int to_port, fl_diag *d) {
     size_t changed = 0;
     for (uint32_t at = fl__edge_index_first(x, from); at; at = fl__edge_index_at(x, at)->next) {
-        fl_node *m = fl__edge_index_at(x, at)->reader;
+        fl_node *m = fl__edge_index_reader(x, at);
         size_t k =
             m->flags & FL_NODE_REMOVED ? 0 : replace_in(x->g, m, from, from_port, to, to_port);
         if (k && index_add(x, to, m, d) != FL_OK) {
@@ -417,7 +417,7 @@ size_t fl__edge_index_replace_ctrl_uses(fl_edge_index *x, const fl_node *from, f
                                         fl_diag *d) {
     size_t changed = 0;
     for (uint32_t at = fl__edge_index_first(x, from); at; at = fl__edge_index_at(x, at)->next) {
-        fl_node *m = fl__edge_index_at(x, at)->reader;
+        fl_node *m = fl__edge_index_reader(x, at);
         size_t k = m->flags & FL_NODE_REMOVED ? 0 : replace_ctrl_in(x->g, m, from, to);
         if (k && to && index_add(x, to, m, d) != FL_OK) {
             break;

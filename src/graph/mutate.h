@@ -84,10 +84,11 @@ typedef struct fl_edge_index {
     /* The entries, in segments of seg_cap: entry i is seg[i / seg_cap][i %
      * seg_cap]. A full index takes one more segment; the entries stay where
      * they are (growing one array copied it, and the copy's fresh pages
-     * were a fifth of the 1M chain's page faults with the passes). */
+     * were a fifth of the 1M chain's page faults with the passes). An
+     * entry names its reader by id, 8 bytes where a pointer made it 16. */
     struct fl_edge_entry {
-        fl_node *reader;
-        uint32_t next; /* 1 + the next entry of the same node, 0 at the end */
+        uint32_t reader; /* the reader's id (g->nodes[reader]) */
+        uint32_t next;   /* 1 + the next entry of the same node, 0 at the end */
     } * *seg;
     size_t cap_head, n_e, seg_cap, n_seg;
 } fl_edge_index;
@@ -99,6 +100,11 @@ static inline struct fl_edge_entry *fl__edge_index_at(const fl_edge_index *x, ui
         return &x->seg[0][i];
     }
     return &x->seg[i / x->seg_cap][i % x->seg_cap];
+}
+
+/* The reader of entry `at`. */
+static inline fl_node *fl__edge_index_reader(const fl_edge_index *x, uint32_t at) {
+    return x->g->nodes[fl__edge_index_at(x, at)->reader];
 }
 
 /* 1 + the first entry of the nodes that may read n, 0 when none. */

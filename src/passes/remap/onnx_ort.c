@@ -155,7 +155,7 @@ static bool read_elsewhere(const rctx *r, const fl_node *t, const fl_node *mm) {
         return true;
     }
     for (uint32_t e = r->edges.head[t->id]; e; e = fl__edge_index_at(&r->edges, e)->next) {
-        const fl_node *q = fl__edge_index_at(&r->edges, e)->reader;
+        const fl_node *q = fl__edge_index_reader(&r->edges, e);
         if (q == mm || fl__rm_is_removed(q)) {
             continue;
         }

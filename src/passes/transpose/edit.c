@@ -140,7 +140,7 @@ static size_t readers_indexed(tp_ctx *x, const fl_node *n, int port) {
     size_t k = 0;
     for (uint32_t at = fl__edge_index_first(&x->index, n); at;
          at = fl__edge_index_at(&x->index, at)->next) {
-        fl_node *m = fl__edge_index_at(&x->index, at)->reader;
+        fl_node *m = fl__edge_index_reader(&x->index, at);
         if ((m->flags & (FL_NODE_REMOVED | FL_NODE_MARK)) || !reads(m, n, port)) {
             continue;
         }
@@ -163,7 +163,7 @@ static size_t readers_indexed(tp_ctx *x, const fl_node *n, int port) {
     if (k == SIZE_MAX) {
         for (uint32_t a = fl__edge_index_first(&x->index, n); a;
              a = fl__edge_index_at(&x->index, a)->next) {
-            fl__edge_index_at(&x->index, a)->reader->flags &= ~(uint32_t)FL_NODE_MARK;
+            fl__edge_index_reader(&x->index, a)->flags &= ~(uint32_t)FL_NODE_MARK;
         }
         return SIZE_MAX;
     }
