@@ -171,14 +171,20 @@ static const char *copy_as_before(fl_arena *ra, const char *s, const char *prev_
  * rule and detail texts as they are when the ledger wrote them into ra. */
 static void copy_ledger(fl_arena *ra, const fl_ledger *led, fl_report_ledger_entry *es) {
     bool kept = led->text == ra;
+    /* Many entries: their node names packed in 64 KB chunks, not 16 bytes
+     * each at least (a small graph's few take no chunk). */
+    fl_str_pool names = {NULL, 0};
+    bool pack = led->n_entries >= 1024;
     for (size_t i = 0; i < led->n_entries; i++) {
-        const fl_ledger_entry *e = &led->entries[i], *prev = i ? e - 1 : NULL;
+        const fl_ledger_entry *e = fl__ledger_entry(led, i);
+        const fl_ledger_entry *prev = i ? fl__ledger_entry(led, i - 1) : NULL;
         es[i].pass =
             copy_as_before(ra, e->pass, prev ? prev->pass : NULL, i ? es[i - 1].pass : NULL);
         es[i].rule =
             kept ? e->rule
                  : copy_as_before(ra, e->rule, prev ? prev->rule : NULL, i ? es[i - 1].rule : NULL);
-        es[i].node = fl__arena_strdup(ra, e->node);
+        es[i].node = pack ? fl__arena_pool_strndup(ra, &names, e->node, strlen(e->node))
+                          : fl__arena_strdup(ra, e->node);
         es[i].detail = kept ? e->detail : fl__arena_strdup(ra, e->detail);
     }
 }

@@ -65,11 +65,22 @@ typedef struct fl_ledger {
      * unless the caller sets the one it keeps them in (fl_analyze: the
      * report's, which then takes them as they are instead of copying) */
     fl_arena *text;
-    fl_ledger_entry *entries;
-    size_t n_entries, cap_entries;
+    /* The entries, in segments of FL_LEDGER_SEG (fl__ledger_entry): a
+     * full ledger takes one more segment and the entries stay where they
+     * are (an array grown by doubling left each old copy in the arena: 17
+     * bytes a node on the 1M chain with the passes). */
+    fl_ledger_entry **seg;
+    size_t n_entries, n_seg, cap_seg;
     fl_pass_record *passes;
     size_t n_passes, cap_passes;
 } fl_ledger;
+
+#define FL_LEDGER_SEG 256u
+
+/* Entry i (< l->n_entries) of ledger l. */
+static inline fl_ledger_entry *fl__ledger_entry(const fl_ledger *l, size_t i) {
+    return &l->seg[i / FL_LEDGER_SEG][i % FL_LEDGER_SEG];
+}
 
 /* What a pass sees. */
 typedef struct fl_pass_ctx {

@@ -145,25 +145,36 @@ void fl__ledger_init(fl_ledger *l, fl_arena *a) {
 static void ledger_push(fl_pass_ctx *pc, const char *rule, const fl_node *n, const char *detail,
                         size_t len) {
     fl_ledger *l = pc->ledger;
-    if (l->n_entries == l->cap_entries) {
-        size_t nc = l->cap_entries ? l->cap_entries * 2 : 64;
-        fl_ledger_entry *ne =
-            fl__arena_grow(l->arena, l->entries, l->n_entries, nc, sizeof(fl_ledger_entry));
-        if (!ne) {
-            return; /* the arena's failure flag reports OOM */
+    if (l->n_entries == l->n_seg * FL_LEDGER_SEG) {
+        if (l->n_seg == l->cap_seg) {
+            size_t nc = l->cap_seg ? l->cap_seg * 2 : 8;
+            fl_ledger_entry **ns = fl__arena_grow(l->arena, l->seg, l->n_seg, nc, sizeof(*ns));
+            if (!ns) {
+                return; /* the arena's failure flag reports OOM */
+            }
+            l->seg = ns;
+            l->cap_seg = nc;
         }
-        l->entries = ne;
-        l->cap_entries = nc;
+        /* written before it is read: not zeroed */
+        l->seg[l->n_seg] = fl__arena_alloc_raw(l->arena, FL_LEDGER_SEG * sizeof(fl_ledger_entry));
+        if (!l->seg[l->n_seg]) {
+            return;
+        }
+        l->n_seg++;
     }
     /* A rule that fires on many nodes in a row (the remapper's on a chain
-     * of equal layers) keeps one copy of its name. */
-    const fl_ledger_entry *prev = l->n_entries ? &l->entries[l->n_entries - 1] : NULL;
-    fl_ledger_entry *e = &l->entries[l->n_entries++];
+     * of equal layers) keeps one copy of its name, and of its detail when
+     * that is the same too ("Conv2D+BiasAdd+Relu -> _FusedConv2D"). */
+    const fl_ledger_entry *prev = l->n_entries ? fl__ledger_entry(l, l->n_entries - 1) : NULL;
+    fl_ledger_entry *e = fl__ledger_entry(l, l->n_entries++);
     e->pass = pc->pass;
     e->rule = prev && prev->rule && strcmp(prev->rule, rule) == 0 ? prev->rule
                                                                   : fl__arena_strdup(l->text, rule);
     e->node = n ? n->name : ""; /* not copied: see fl_ledger_entry */
-    e->detail = fl__arena_strndup(l->text, detail, len);
+    e->detail = prev && prev->rule == e->rule && prev->detail &&
+                        strncmp(prev->detail, detail, len) == 0 && prev->detail[len] == '\0'
+                    ? prev->detail
+                    : fl__arena_strndup(l->text, detail, len);
 }
 
 /* Does fmt hold no conversion but %s? */

@@ -214,8 +214,8 @@ const char *pt_dump(pt_run *r) {
 size_t pt_fired(const pt_run *r, const char *rule, const char *node) {
     size_t k = 0;
     for (size_t i = 0; i < r->led.n_entries; i++) {
-        k += strcmp(r->led.entries[i].rule, rule) == 0 &&
-             (!node || strcmp(r->led.entries[i].node, node) == 0);
+        k += strcmp(fl__ledger_entry(&r->led, i)->rule, rule) == 0 &&
+             (!node || strcmp(fl__ledger_entry(&r->led, i)->node, node) == 0);
     }
     return k;
 }

@@ -764,7 +764,7 @@ static run_result run_pipeline(const char *passes, const char *disabled, int ite
                       (long long)p->nodes_removed, (long long)p->nodes_added,
                       (long long)p->nodes_rewritten);
             for (size_t k = 0; k < p->n_entries; k++) {
-                const fl_ledger_entry *e = &led.entries[p->first_entry + k];
+                const fl_ledger_entry *e = fl__ledger_entry(&led, p->first_entry + k);
                 sb_printf(&b, "%s(%s) ", e->rule, e->node);
             }
             sb_printf(&b, "]\n");

@@ -244,20 +244,21 @@ static void ledger_notes_as_snprintf(void **state) {
     fl__ledger_note(&pc, "r", NULL, "%s%s", name + 300, name + 300); /* 798: cut */
     assert_int_equal(led.n_entries, 8);
     snprintf(want, sizeof want, "%s not needed by any output: removed", "Relu");
-    assert_string_equal(led.entries[0].detail, want);
-    assert_string_equal(led.entries[0].detail, "Relu not needed by any output: removed");
+    assert_string_equal(fl__ledger_entry(&led, 0)->detail, want);
+    assert_string_equal(fl__ledger_entry(&led, 0)->detail,
+                        "Relu not needed by any output: removed");
     /* what snprintf keeps of the 712 bytes: the first 511 */
     memcpy(want, "control input '", 15);
     memset(want + 15, 'n', 511 - 15);
     want[511] = '\0';
-    assert_string_equal(led.entries[1].detail, want);
-    assert_string_equal(led.entries[2].detail, "ab|c");
-    assert_string_equal(led.entries[3].detail, "no conversion");
-    assert_string_equal(led.entries[4].detail, "Split -> 3 Consts");
-    assert_string_equal(led.entries[5].detail, "100% of 'x'");
-    assert_string_equal(led.entries[6].detail, name + 200);
+    assert_string_equal(fl__ledger_entry(&led, 1)->detail, want);
+    assert_string_equal(fl__ledger_entry(&led, 2)->detail, "ab|c");
+    assert_string_equal(fl__ledger_entry(&led, 3)->detail, "no conversion");
+    assert_string_equal(fl__ledger_entry(&led, 4)->detail, "Split -> 3 Consts");
+    assert_string_equal(fl__ledger_entry(&led, 5)->detail, "100% of 'x'");
+    assert_string_equal(fl__ledger_entry(&led, 6)->detail, name + 200);
     memset(want, 'n', 511);
-    assert_string_equal(led.entries[7].detail, want);
+    assert_string_equal(fl__ledger_entry(&led, 7)->detail, want);
     /* Parts joined as "%s" x 10 would print them (NULL as "(null)"); then
      * 1 + 399 + 6 bytes and the second 399-byte name cut to the 105 left
      * of 511, the last part dropped. */
@@ -266,13 +267,13 @@ static void ledger_notes_as_snprintf(void **state) {
     const char *cut[10] = {"x", name + 300, "y", "z", "w", "v", "u", "t", name + 300, "s"};
     fl__ledger_note_parts(&pc, "r", NULL, cut, 10);
     assert_int_equal(led.n_entries, 10);
-    assert_string_equal(led.entries[8].detail, "a(null)bcdefghi");
+    assert_string_equal(fl__ledger_entry(&led, 8)->detail, "a(null)bcdefghi");
     want[0] = 'x';
     memset(want + 1, 'n', 399);
     memcpy(want + 400, "yzwvut", 6);
     memset(want + 406, 'n', 105);
     want[511] = '\0';
-    assert_string_equal(led.entries[9].detail, want);
+    assert_string_equal(fl__ledger_entry(&led, 9)->detail, want);
     fl__arena_free(&ar);
 }
 

@@ -622,11 +622,11 @@ static void test_cse_lone_reader_found_later(void **state) {
     assert_string_equal(pt_dump(&h), "x=Placeholder(); a=Neg(x); p=Exp(a); y=Mul(p,p)");
     /* One note per removed duplicate, on it, naming the node it duplicates. */
     assert_int_equal(h.led.n_entries, 2);
-    assert_string_equal(h.led.entries[0].rule, "common_subgraph");
-    assert_string_equal(h.led.entries[0].node, "b");
-    assert_string_equal(h.led.entries[0].detail, "Neg duplicates 'a': removed");
-    assert_string_equal(h.led.entries[1].node, "q");
-    assert_string_equal(h.led.entries[1].detail, "Exp duplicates 'p': removed");
+    assert_string_equal(fl__ledger_entry(&h.led, 0)->rule, "common_subgraph");
+    assert_string_equal(fl__ledger_entry(&h.led, 0)->node, "b");
+    assert_string_equal(fl__ledger_entry(&h.led, 0)->detail, "Neg duplicates 'a': removed");
+    assert_string_equal(fl__ledger_entry(&h.led, 1)->node, "q");
+    assert_string_equal(fl__ledger_entry(&h.led, 1)->detail, "Exp duplicates 'p': removed");
     pt_fini(&h);
 }
 

@@ -167,7 +167,7 @@ static void test_conv_bias(void **state) {
     assert_int_equal(h.pc.rewritten, 1);
     assert_int_equal(h.pc.removed, 1);
     assert_int_equal(h.led.n_entries, 1);
-    assert_string_equal(h.led.entries[0].rule, "contraction_bias");
+    assert_string_equal(fl__ledger_entry(&h.led, 0)->rule, "contraction_bias");
     /* shapes re-inferred on the fused node */
     assert_int_equal(pt_need(&h, "b")->outputs[0].shape.rank, 4);
     pt_fini(&h);

@@ -692,7 +692,7 @@ static void fail_oom(qctx *x) {
 static void note_left(qctx *x, const group *gr, const char *why) {
     const fl_ledger *l = x->pc->ledger;
     for (size_t i = 0; l && i < l->n_entries; i++) {
-        const fl_ledger_entry *e = &l->entries[i];
+        const fl_ledger_entry *e = fl__ledger_entry(l, i);
         if (e->pass && strcmp(e->pass, x->pc->pass) == 0 && strcmp(e->rule, "qdq_left") == 0 &&
             strcmp(e->node, gr->t->name) == 0) {
             return;
