@@ -513,7 +513,9 @@ fl_node *fl__graph_add_node_taking_name(fl_graph *g, fl_node *old, const char *o
         return NULL;
     }
     fl_node *n = fl__arena_zalloc(g->arena, sizeof(*n));
-    const char *op_copy = fl__arena_strdup(g->arena, op);
+    /* One copy of an op type for every node a pass adds with it (a fused
+     * op on many layers), not 16 bytes or more each. */
+    const char *op_copy = fl__graph_intern(g, op);
     if (!n || !op_copy) {
         fl__diag_oom(d);
         return NULL;
