@@ -705,7 +705,7 @@ static bool count_edges(fl_graph *g, sort_work *w) {
 /* Successor lists in CSR form from the kept edges: off[s] is the start of
  * s's list in succ. */
 static bool fill_successors(fl_arena *a, sort_work *w, size_t n) {
-    w->succ = fl__arena_scratch(a, w->n_edges ? w->n_edges : 1, sizeof(uint32_t));
+    w->succ = fl__arena_scratch_raw(a, w->n_edges ? w->n_edges : 1, sizeof(uint32_t));
     if (!w->succ) {
         return false;
     }
@@ -737,7 +737,9 @@ fl_status fl__graph_toposort(fl_graph *g, fl_diag *d) {
     w.indeg = fl__arena_scratch(a, n ? n : 1, sizeof(uint32_t));
     w.off = w.indeg ? fl__arena_scratch(a, n + 1, sizeof(uint32_t)) : NULL;
     w.zeroed = w.off ? fl__arena_scratch(a, n ? n : 1, sizeof(bool)) : NULL;
-    w.esrc = w.zeroed ? fl__arena_scratch(a, w.cap, sizeof(uint32_t)) : NULL;
+    /* esrc, succ, queue and the order are written before they are read:
+     * not zeroed (on swin_t, a sixth of the sort's instructions) */
+    w.esrc = w.zeroed ? fl__arena_scratch_raw(a, w.cap, sizeof(uint32_t)) : NULL;
     if (!w.esrc || !count_edges(g, &w)) {
         sort_free(a, &w);
         return fl__diag_oom(d);
@@ -748,8 +750,8 @@ fl_status fl__graph_toposort(fl_graph *g, fl_diag *d) {
     bool ok = fill_successors(a, &w, n);
     fl__arena_scratch_free(a, w.esrc);
     w.esrc = NULL;
-    w.queue = ok ? fl__arena_scratch(a, n ? n : 1, sizeof(uint32_t)) : NULL;
-    fl_node **order = w.queue ? fl__arena_calloc(a, n ? n : 1, sizeof(fl_node *)) : NULL;
+    w.queue = ok ? fl__arena_scratch_raw(a, n ? n : 1, sizeof(uint32_t)) : NULL;
+    fl_node **order = w.queue ? fl__arena_alloc_raw(a, (n ? n : 1) * sizeof(fl_node *)) : NULL;
     if (!order) {
         sort_free(a, &w);
         return fl__diag_oom(d);

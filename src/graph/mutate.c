@@ -336,7 +336,8 @@ static fl_status index_add(fl_edge_index *x, const fl_node *of, fl_node *reader,
             return fl__diag_oom(d);
         }
         x->seg = ns;
-        ns[x->n_seg] = fl__arena_scratch(a, x->seg_cap, sizeof(struct fl_edge_entry));
+        /* entries are written before they are read: not zeroed */
+        ns[x->n_seg] = fl__arena_scratch_raw(a, x->seg_cap, sizeof(struct fl_edge_entry));
         if (!ns[x->n_seg]) {
             return fl__diag_oom(d);
         }

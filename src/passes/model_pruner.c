@@ -29,7 +29,7 @@ static fl_status prune_unreachable(fl_pass_ctx *pc) {
     size_t n = g->n_nodes;
     /* Scratch, released before returning (as fwd below): arena memory
      * would be kept to the end of the analysis, 25 bytes per node a run. */
-    fl_node **stack = fl__arena_scratch(pc->c->a, n + 1, sizeof(fl_node *));
+    fl_node **stack = fl__arena_scratch_raw(pc->c->a, n + 1, sizeof(fl_node *));
     bool *seen = stack ? fl__arena_scratch(pc->c->a, n + 1, sizeof(bool)) : NULL;
     if (!seen) {
         fl__arena_scratch_free(pc->c->a, stack);

@@ -446,7 +446,7 @@ fl_status fl__remove_dead(fl_pass_ctx *pc, const bool *snap, size_t n_snap, cons
     /* Scratch, held only here: a pass on n nodes that calls this kept 12
      * bytes per node of arena memory to the end of the analysis. */
     uint32_t *uses = fl__arena_scratch(pc->c->a, n + 1, sizeof(uint32_t));
-    fl_node **stack = uses ? fl__arena_scratch(pc->c->a, n + 1, sizeof(fl_node *)) : NULL;
+    fl_node **stack = uses ? fl__arena_scratch_raw(pc->c->a, n + 1, sizeof(fl_node *)) : NULL;
     if (!stack) {
         fl__arena_scratch_free(pc->c->a, uses);
         return fl__diag_oom(pc->c->d);
@@ -534,7 +534,7 @@ fl_status fl__sweep_reverse(fl_pass_ctx *pc, fl_uses *uses, fl_edge_index *edges
     /* The order, the use lists and the edge index end with the sweep:
      * scratch memory (and the use lists' reused buffers), not arena memory
      * kept to the end of the analysis. */
-    fl_node **order = fl__arena_scratch(g->arena, n ? n : 1, sizeof(*order));
+    fl_node **order = fl__arena_scratch_raw(g->arena, n ? n : 1, sizeof(*order));
     if (!order) {
         return fl__diag_oom(d);
     }

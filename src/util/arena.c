@@ -672,9 +672,9 @@ static unsigned spare_class(size_t total) {
 }
 _Static_assert(SPARE_MIN == 64u, "spare_class counts 6 bits below SPARE_MIN");
 
-/* A zeroed scratch chunk of `total` bytes (head included) of a's class
- * lists, NULL when memory is exhausted. */
-static scratch_head *spare_get(fl_arena *a, size_t total) {
+/* A scratch chunk of `total` bytes (head included) of a's class lists,
+ * zeroed when `zero`, NULL when memory is exhausted. */
+static scratch_head *spare_get(fl_arena *a, size_t total, bool zero) {
     unsigned k = spare_class(total);
     scratch_head *h = a->spare[k];
     if (h) {
@@ -686,7 +686,9 @@ static scratch_head *spare_get(fl_arena *a, size_t total) {
     } else {
         return NULL;
     }
-    memset(h + 1, 0, total - sizeof(*h));
+    if (zero) {
+        memset(h + 1, 0, total - sizeof(*h));
+    }
     h->h.size = total;
     return h;
 }
@@ -704,7 +706,8 @@ static void spare_free(fl_arena *a) {
     }
 }
 
-void *fl__arena_scratch(fl_arena *a, size_t n, size_t size) {
+/* fl__arena_scratch, zeroed when `zero`. */
+static void *scratch_get(fl_arena *a, size_t n, size_t size, bool zero) {
     if (a->failed) {
         return NULL;
     }
@@ -725,13 +728,21 @@ void *fl__arena_scratch(fl_arena *a, size_t n, size_t size) {
         return NULL;
     }
     scratch_head *h =
-        total <= SPARE_MAX ? spare_get(a, total) : chunk_get(total, true, a->reserved);
+        total <= SPARE_MAX ? spare_get(a, total, zero) : chunk_get(total, zero, a->reserved);
     if (!h) {
         a->failed = true;
         return NULL;
     }
     a->reserved += total;
     return h + 1;
+}
+
+void *fl__arena_scratch(fl_arena *a, size_t n, size_t size) {
+    return scratch_get(a, n, size, true);
+}
+
+void *fl__arena_scratch_raw(fl_arena *a, size_t n, size_t size) {
+    return scratch_get(a, n, size, false);
 }
 
 void *fl__arena_scratch_grow(fl_arena *a, void *p, size_t old_n, size_t new_n, size_t size) {

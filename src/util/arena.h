@@ -135,6 +135,10 @@ void *fl__arena_grow(fl_arena *a, void *old, size_t old_n, size_t new_n, size_t 
  * a->failed, sticky) on overflow, past the limit or out of memory. */
 void *fl__arena_scratch(fl_arena *a, size_t n, size_t size);
 
+/* As fl__arena_scratch, the contents unspecified (not zeroed): for arrays
+ * the step writes before it reads them (a sort's queue and edge lists). */
+void *fl__arena_scratch_raw(fl_arena *a, size_t n, size_t size);
+
 /* Frees scratch memory of `a` (NULL: nothing). */
 void fl__arena_scratch_free(fl_arena *a, void *p);
 

@@ -3,7 +3,8 @@
  * (src/util/arena.c): a freed arena's blocks are handed out again, zero; the
  * cap bounds what is kept; blocks too large to keep are freed; a kept block
  * serves arenas and scratch arrays of other sizes, and memory taken anew
- * gives as many kept bytes back first; buffers of fl__mem_realloc
+ * gives as many kept bytes back first; a scratch array not zeroed leaves
+ * none of its bytes in later zero memory; buffers of fl__mem_realloc
  * keep their contents as they grow through and out of kept blocks; and
  * threads sharing the cache each get zero memory of their own.
  */
@@ -85,6 +86,43 @@ static void test_blocks_reused_zero(void **state) {
     s = fl__arena_scratch(&a, 100000, 3);
     assert_zero(s, 300000);
     fl__arena_scratch_free(&a, s);
+    fl__arena_free(&a);
+    fl__arena_cache_set_cap(0);
+    assert_int_equal(kept_bytes(), 0);
+    fl__arena_cache_set_cap(cap);
+}
+
+/* A scratch array not zeroed (fl__arena_scratch_raw) is counted against the
+ * arena as the others are and goes back to the kept blocks: the scratch
+ * array and the arena allocations that take its block next are zero,
+ * although every byte of it was written; past the limit it fails. */
+static void test_scratch_raw(void **state) {
+    (void)state;
+    size_t cap = fl__arena_cache_set_cap(0);
+    fl__arena_cache_set_cap(cap);
+    fl_arena a;
+    fl__arena_init(&a, 0);
+    unsigned char *r = fl__arena_scratch_raw(&a, 100000, 3);
+    assert_non_null(r);
+    assert_true(a.reserved >= 300000);
+    memset(r, 0x5a, 300000);
+    fl__arena_scratch_free(&a, r);
+    assert_int_equal(a.reserved, 0);
+    assert_true(kept_bytes() >= 300000);
+    unsigned char *s = fl__arena_scratch(&a, 100000, 3);
+    assert_ptr_equal(s, r); /* the same kept block */
+    assert_zero(s, 300000);
+    memset(s, 0x5b, 300000);
+    fl__arena_scratch_free(&a, s);
+    r = fl__arena_scratch_raw(&a, 100000, 3);
+    assert_ptr_equal(r, s);
+    memset(r, 0x5c, 300000);
+    fl__arena_scratch_free(&a, r);
+    fill_arena(&a, 1u << 20, 0x33); /* checks every zeroed allocation */
+    fl__arena_free(&a);
+    fl__arena_init(&a, 1000);
+    assert_null(fl__arena_scratch_raw(&a, 2000, 1));
+    assert_true(a.failed);
     fl__arena_free(&a);
     fl__arena_cache_set_cap(0);
     assert_int_equal(kept_bytes(), 0);
@@ -313,6 +351,7 @@ static void test_threads(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_blocks_reused_zero),
+        cmocka_unit_test(test_scratch_raw),
         cmocka_unit_test(test_cap),
         cmocka_unit_test(test_other_sizes),
         cmocka_unit_test(test_mem_realloc),
