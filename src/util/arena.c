@@ -13,7 +13,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#define ARENA_ALIGN     16
+#define ARENA_ALIGN 16
+_Static_assert(ARENA_ALIGN == 16, "arena.h's inline path rounds to 16");
 #define ARENA_MIN_BLOCK (64 * 1024)
 
 /* Large blocks are faulted in ahead of use, POPULATE_STEP bytes at a time
@@ -30,23 +31,7 @@
 #define LAZY_ZERO_MAX (128u * 1024)
 #define ZERO_STEP     1024u
 
-struct fl_arena_block {
-    struct fl_arena_block *next;
-    struct fl_arena_block *prev; /* kept blocks only: the next newer one */
-    size_t size;                 /* usable bytes after the header */
-    size_t step;                 /* the size it was asked for (an arena's ladder goes on
-                                  * from it) */
-    size_t used;                 /* bytes handed out */
-    size_t ready;                /* data bytes known zero (and, below `dirty`, zeroed) */
-    size_t dirty;                /* bytes from the start that may hold old data: zeroed
-                                  * as handed out; past them the block is zero */
-    bool populate;               /* zero past `dirty` but not yet faulted in: faulted in
-                                  * POPULATE_STEP ahead (a large block of the ladder) */
-    bool own;                    /* a mapping of its own, else from malloc */
-    void *map;                   /* a table's own mapping (fl__arena_table; no data here) */
-    size_t mapped;               /* its bytes; 0: none */
-    max_align_t data[];
-};
+/* struct fl_arena_block: arena.h (the inline allocation path reads it). */
 
 /* Makes the block ready up to at least `end`: the old data below `dirty`
  * zeroed up to there (and ZERO_STEP beyond); past `dirty`, a large block's
@@ -330,10 +315,12 @@ void fl__arena_free(fl_arena *a) {
 
 static bool (*fail_hook)(void *arg);
 static void *fail_hook_arg;
+bool fl__arena_hooked;
 
 void fl__arena_set_fail_hook(bool (*fail)(void *arg), void *arg) {
     fail_hook = fail;
     fail_hook_arg = arg;
+    fl__arena_hooked = fail != NULL;
 }
 
 bool fl__alloc_should_fail(void) {
@@ -427,7 +414,7 @@ static inline void *bump(fl_arena *a, size_t size, struct fl_arena_block **blk) 
     return bump_slow(a, size, blk);
 }
 
-void *fl__arena_alloc(fl_arena *a, size_t size) {
+void *fl__arena_alloc_slow(fl_arena *a, size_t size) {
     struct fl_arena_block *b;
     void *p = bump(a, size, &b);
     if (p && b->used > b->ready) {
@@ -436,7 +423,7 @@ void *fl__arena_alloc(fl_arena *a, size_t size) {
     return p;
 }
 
-void *fl__arena_alloc_raw(fl_arena *a, size_t size) {
+void *fl__arena_alloc_raw_slow(fl_arena *a, size_t size) {
     struct fl_arena_block *b;
     void *p = bump(a, size, &b);
     if (p && b->used > b->ready) {
@@ -508,19 +495,6 @@ void *fl__arena_table(fl_arena *a, size_t n, size_t size) {
 #else
     return fl__arena_calloc(a, n, size);
 #endif
-}
-
-void *fl__arena_zalloc(fl_arena *a, size_t size) {
-    /* Fresh arena memory is zero (arena.h). */
-    return fl__arena_alloc(a, size);
-}
-
-void *fl__arena_calloc(fl_arena *a, size_t n, size_t size) {
-    if (size && n > SIZE_MAX / size) {
-        a->failed = true;
-        return NULL;
-    }
-    return fl__arena_zalloc(a, n * size);
 }
 
 char *fl__arena_strndup(fl_arena *a, const char *s, size_t len) {

@@ -28,7 +28,24 @@
 #include <stdint.h>
 #include <string.h>
 
-struct fl_arena_block;
+/* A block of an arena (arena.c's; here for the inline path below). */
+struct fl_arena_block {
+    struct fl_arena_block *next;
+    struct fl_arena_block *prev; /* kept blocks only: the next newer one */
+    size_t size;                 /* usable bytes after the header */
+    size_t step;                 /* the size it was asked for (an arena's ladder goes on
+                                  * from it) */
+    size_t used;                 /* bytes handed out */
+    size_t ready;                /* data bytes known zero (and, below `dirty`, zeroed) */
+    size_t dirty;                /* bytes from the start that may hold old data: zeroed
+                                  * as handed out; past them the block is zero */
+    bool populate;               /* zero past `dirty` but not yet faulted in: faulted in
+                                  * POPULATE_STEP ahead (a large block of the ladder) */
+    bool own;                    /* a mapping of its own, else from malloc */
+    void *map;                   /* a table's own mapping (fl__arena_table; no data here) */
+    size_t mapped;               /* its bytes; 0: none */
+    max_align_t data[];
+};
 
 /* Size classes of the small scratch chunks an arena keeps (arena.c). */
 #define FL_ARENA_SPARE_CLASSES 10
@@ -49,20 +66,63 @@ void fl__arena_init(fl_arena *a, size_t limit);
 /* Releases every block. The arena may be reused after fl__arena_init(). */
 void fl__arena_free(fl_arena *a);
 
+/* Set while a test's fail hook (below) is: every allocation asks it. */
+extern bool fl__arena_hooked;
+
+/* `size` bytes off the newest block when it has them ready (known zero:
+ * nothing to zero) and no check stands in the way; else NULL, and nothing
+ * changed. The usual case of an allocation, inline. */
+static inline void *fl__arena_bump_ready(fl_arena *a, size_t size) {
+    struct fl_arena_block *b = a->head;
+    size_t need = (size + 15) & ~(size_t)15; /* arena.c's ARENA_ALIGN */
+    /* size - 1 < SIZE_MAX / 2: neither 0 nor past the slow path's limit */
+    if (b && !a->failed && !fl__arena_hooked && size - 1 < SIZE_MAX / 2 &&
+        b->used + need <= b->ready) {
+        void *p = (char *)b->data + b->used;
+        b->used += need;
+        a->used += need;
+        return p;
+    }
+    return NULL;
+}
+
+/* fl__arena_alloc's whole procedure (a new block, zeroing, the checks). */
+void *fl__arena_alloc_slow(fl_arena *a, size_t size);
+
 /* Returns `size` bytes aligned to 16, or NULL (and sets a->failed) when memory
  * or the limit is exhausted. The memory is zero (see above); callers that need
- * zeroes say so with zalloc/calloc. */
-void *fl__arena_alloc(fl_arena *a, size_t size);
+ * zeroes say so with zalloc/calloc. Inline when the newest block has the
+ * room and its bytes are known zero (an import makes tens of thousands of
+ * allocations; a call each was a twentieth of its instructions). */
+static inline void *fl__arena_alloc(fl_arena *a, size_t size) {
+    void *p = fl__arena_bump_ready(a, size);
+    return p ? p : fl__arena_alloc_slow(a, size);
+}
+
+/* fl__arena_alloc_raw's whole procedure. */
+void *fl__arena_alloc_raw_slow(fl_arena *a, size_t size);
 
 /* As fl__arena_alloc, but the contents are unspecified (not zeroed): for
- * memory the caller writes before reading, such as a scratch stack. */
-void *fl__arena_alloc_raw(fl_arena *a, size_t size);
+ * memory the caller writes before reading, such as a scratch stack. Inline
+ * as fl__arena_alloc is. */
+static inline void *fl__arena_alloc_raw(fl_arena *a, size_t size) {
+    void *p = fl__arena_bump_ready(a, size);
+    return p ? p : fl__arena_alloc_raw_slow(a, size);
+}
 
-/* As fl__arena_alloc, zero-filled. */
-void *fl__arena_zalloc(fl_arena *a, size_t size);
+/* As fl__arena_alloc, zero-filled (fresh arena memory is zero). */
+static inline void *fl__arena_zalloc(fl_arena *a, size_t size) {
+    return fl__arena_alloc(a, size);
+}
 
 /* Allocates n * size bytes, zero-filled, failing (NULL) on overflow. */
-void *fl__arena_calloc(fl_arena *a, size_t n, size_t size);
+static inline void *fl__arena_calloc(fl_arena *a, size_t n, size_t size) {
+    if (size && n > SIZE_MAX / size) {
+        a->failed = true;
+        return NULL;
+    }
+    return fl__arena_alloc(a, n * size);
+}
 
 /* As fl__arena_calloc, for a large table read at random places (a hash
  * index): from 4 MB, a mapping of its own in transparent huge pages where
