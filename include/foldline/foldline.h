@@ -568,7 +568,8 @@ typedef struct fl_report {
 
     /* With fl_options.llm, for a graph with a KV cache or a sequence
      * symbol: the LLM view. NULL otherwise, and when a phase's analysis
-     * failed (a warning then says why). */
+     * failed (a warning then says why; a phase out of memory fails the
+     * analysis with FL_ENOMEM instead). */
     const fl_report_llm *llm;
 } fl_report;
 

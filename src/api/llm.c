@@ -227,10 +227,11 @@ typedef struct phase_out {
 } phase_out;
 
 /* Analyses one phase (with the caller's passes); on failure writes why into
- * err and returns false (*canceled when the caller's should_stop ended it). */
+ * err and returns false (*phase_st the phase's status: FL_ECANCELED when the
+ * caller's should_stop ended it, FL_ENOMEM when memory ran out). */
 static bool run_phase(const void *bytes, size_t len, const fl_options *opt, const fl_report *base,
                       const roles *x, bool decode, const phase_out *out, char *err, size_t err_size,
-                      bool *canceled) {
+                      fl_status *phase_st) {
     fl_symbol_binding b[MAX_SYMS * 2];
     if (opt->n_symbols + base->n_symbols > sizeof b / sizeof b[0]) {
         snprintf(err, err_size, "more than %zu symbols", sizeof b / sizeof b[0]);
@@ -248,7 +249,7 @@ static bool run_phase(const void *bytes, size_t len, const fl_options *opt, cons
     fl_report *r = NULL;
     fl_status st = fl_analyze(bytes, len, &o, &r);
     bool ok = st == FL_OK;
-    *canceled = st == FL_ECANCELED;
+    *phase_st = st;
     if (!ok) {
         snprintf(err, err_size, "%s", r && r->error ? r->error : fl_status_str(st));
     } else if (!totals_known(&r->totals) || (out->pa && !totals_known(&r->after))) {
@@ -384,14 +385,21 @@ static fl_status view(const void *bytes, size_t len, const fl_options *opt, fl_a
     v->decode.seq = x.n_kv ? 1 : v->context;
     char err[1024];
     const char *failed = NULL;
-    bool canceled = false;
-    if (!run_phase(bytes, len, opt, r, &x, false, &pre, err, sizeof err, &canceled)) {
+    fl_status pst = FL_OK;
+    if (!run_phase(bytes, len, opt, r, &x, false, &pre, err, sizeof err, &pst)) {
         failed = "prefill";
-    } else if (!run_phase(bytes, len, opt, r, &x, true, &dec, err, sizeof err, &canceled)) {
+    } else if (!run_phase(bytes, len, opt, r, &x, true, &dec, err, sizeof err, &pst)) {
         failed = "decode";
     }
-    if (canceled) {
+    if (pst == FL_ECANCELED) {
         return FL_ECANCELED;
+    }
+    if (pst == FL_ENOMEM) {
+        /* Out of memory is no reason to leave the view out: as in a pass,
+         * it fails the analysis (a report without it would look whole). */
+        r->error =
+            fl__arena_printf(ra, "out of memory in the LLM view's %s phase: %s", failed, err);
+        return FL_ENOMEM;
     }
     bool deferred = opt->n_profiles && r->n_symbols; /* fl_analyze left its estimate out */
     char list[512];
@@ -433,7 +441,7 @@ static fl_status view(const void *bytes, size_t len, const fl_options *opt, fl_a
 fl_status fl__llm_view(const void *bytes, size_t len, const fl_options *opt, fl_arena *ra,
                        fl_report *r) {
     fl_status st = view(bytes, len, opt, ra, r);
-    if (st != FL_OK && (st != FL_EUSAGE || !r->error)) { /* the error only, as any failure */
+    if (st != FL_OK && !r->error) { /* the error only, as any failure */
         r->error = st == FL_ENOMEM ? "out of memory" : fl_status_str(st);
     }
     return st;

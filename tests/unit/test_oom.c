@@ -33,7 +33,8 @@
 #include <sanitizer/lsan_interface.h>
 #endif
 
-/* Failing every allocation up to this many; past it, a spread of SPREAD. */
+/* Failing every allocation up to this many; past it, a spread of SPREAD
+ * (or the model's own). */
 #define ALL_UP_TO 3000
 #define SPREAD    1500
 
@@ -137,6 +138,8 @@ static char *report_text(const fl_report *r) {
 
 typedef struct model {
     const char *what;
+    long spread;    /* past ALL_UP_TO allocations: how many of all fail in turn (0: SPREAD) */
+    long raw_every; /* and every raw_every-th malloc/calloc/realloc (0: every one) */
     const void *bytes;
     size_t len;
     fl_options o;
@@ -228,9 +231,10 @@ static void oom_everywhere(const model *m) {
     free(got);
     fl_report_free(r);
 
-    /* Which allocations fail: all, or every raw one, the last 16 and an
-     * even spread. */
-    size_t cap = (size_t)raw + SPREAD + 16 + (size_t)(total <= ALL_UP_TO ? total : 0);
+    /* Which allocations fail: all, or every raw one (every raw_every-th),
+     * the last 16 and an even spread. */
+    long spread = m->spread ? m->spread : SPREAD, every = m->raw_every ? m->raw_every : 1;
+    size_t cap = (size_t)raw + (size_t)spread + 16 + (size_t)(total <= ALL_UP_TO ? total : 0);
     long *at = malloc(cap * sizeof *at);
     assert_non_null(at);
     size_t n = 0;
@@ -244,10 +248,12 @@ static void oom_everywhere(const model *m) {
         fl_af_disarm();
         assert_int_equal(st, FL_OK);
         fl_report_free(r);
-        n = fl_af_raw_indices(at, (size_t)raw);
-        assert_int_equal(n, (size_t)raw);
-        for (long j = 0; j < SPREAD; j++) {
-            at[n++] = 1 + j * (total - 1) / (SPREAD - 1);
+        assert_int_equal(fl_af_raw_indices(at, (size_t)raw), (size_t)raw);
+        for (long j = 0; j < raw; j += every) {
+            at[n++] = at[j];
+        }
+        for (long j = 0; j < spread; j++) {
+            at[n++] = 1 + j * (total - 1) / (spread - 1);
         }
         for (long k = total; k > total - 16; k--) {
             at[n++] = k;
@@ -449,6 +455,25 @@ static void test_tfjs(void **state) {
     oom_everywhere(&m);
 }
 
+/* The LLM view of a decoder with a KV cache (the graph analysed three
+ * times: as given, then its prefill and decode phases), with the passes
+ * (each phase optimised too). A phase that runs out of memory fails the
+ * analysis: the view is not left out with a warning. */
+static void test_llm_view(void **state) {
+    (void)state;
+    model m = data_model("tiny_decoder.onnx LLM view", "tiny_decoder.onnx");
+    m.o.llm = true;
+    m.o.passes = "default";
+    m.spread = 300; /* of about 23,000: each analysis is three */
+    m.raw_every = 6;
+    fl_report *r = NULL;
+    assert_int_equal(analyze(&m, &r), FL_OK);
+    assert_non_null(r->llm);
+    assert_non_null(r->llm->after);
+    fl_report_free(r);
+    oom_everywhere(&m);
+}
+
 static int setup(void **state) {
     (void)state;
     /* Nothing kept between analyses: each takes its memory anew, so every
@@ -469,6 +494,7 @@ int main(void) {
         cmocka_unit_test(test_graphdef_passes), cmocka_unit_test(test_graphdef_while_passes),
         cmocka_unit_test(test_onnx_passes),     cmocka_unit_test(test_onnx_bert_passes),
         cmocka_unit_test(test_tflite),          cmocka_unit_test(test_tfjs),
+        cmocka_unit_test(test_llm_view),
 
     };
     return fl_test_exit(cmocka_run_group_tests(tests, setup, teardown));
