@@ -1015,11 +1015,12 @@ static void key_graph(const request *q, const fl_options *o, fl_cache_key *h) {
         h->failed = true;
         return;
     }
-    /* A graph of at most max_value_elements bytes holds no payload of more
-     * elements whose length fits its dims (an element the scanner leaves
-     * out is at least a byte): every byte counts, without the scan, which
-     * would cost a small graph's key more than its digest. (A stream of
-     * such a graph is keyed by its zero-holed bytes, those it analyses.) */
+    /* A graph of at most max_value_elements bytes has nothing the scanner
+     * leaves out (a payload it leaves out holds a value, at least a byte,
+     * per element of dims past max_value_elements; a shorter one, malformed
+     * or small, is kept): every byte counts, without the scan, which would
+     * cost a small graph's key more than its digest, and a stream of such a
+     * graph, held whole, has the same key. */
     bool small = o->max_value_elements >= 0 && q->len <= (uint64_t)o->max_value_elements;
     fl_wire_scan *s = o->return_graph || small
                           ? NULL

@@ -65,7 +65,10 @@ FL_EXTERN ProtobufCMessage *fl_wire_unpack(fl_wire_msgs *m, const ProtobufCMessa
  * whose count its length gives) of a
  * fixed-size numeric type whose dims, given before it, hold more than
  * max_value_elements elements - a constant fl_analyze with that
- * max_value_elements never decodes (4-bit and string tensors are kept).
+ * max_value_elements never decodes (4-bit and string tensors are kept) -
+ * when it holds at least as many values as those elements: a shorter one
+ * (malformed, or a GraphDef typed run repeating its last value) is kept, so
+ * a model of at most max_value_elements bytes is kept whole.
  * A caller that writes each kept run at its offset and leaves the left-out
  * runs as zero bytes (unwritten pages) gets a buffer fl_analyze reads
  * exactly as the original: the same offsets, lengths, answers and errors.

@@ -16,10 +16,9 @@
  * count is their length over 4 or 8
  * whatever the bytes) only when the importers would not decode it: a tensor of a fixed-size
  * numeric type whose dims, seen before the payload, hold more than
- * max_value_elements elements (import.h: such a constant keeps no value;
- * 4-bit types are kept, the passes read their packed bytes). Malformed input
- * stops the scan: the rest is kept, and the importer reports it as it would
- * have.
+ * max_value_elements elements, and no more than the payload's values (import.h: such a constant
+ * keeps no value; 4-bit types are kept, the passes read their packed bytes). Malformed input stops
+ * the scan: the rest is kept, and the importer reports it as it would have.
  */
 #include "foldline/wire.h"
 #include "import/import.h"
@@ -283,12 +282,19 @@ static int payload_width(int type, uint32_t field) {
     return 0;
 }
 
-/* The payload field that opens at this length: left out or kept. */
+/* The payload field that opens at this length: left out or kept. Only a
+ * run of at least as many values as the dims seen hold elements (at least
+ * a byte an element) is left out: a shorter one is malformed (or a
+ * GraphDef's typed run repeating its last value) and small for its dims,
+ * and a model of at most max_value_elements bytes then leaves nothing out,
+ * so a small upload streamed is its whole bytes, analysed and keyed as
+ * the same bytes sent whole. */
 static bool drop_payload(const fl_wire_scan *s, uint64_t len) {
     const frame *f = &s->st[s->depth];
     int width = payload_width(f->type, s->field);
     return width && len > 0 && len % (uint64_t)width == 0 && s->confirmed && f->shape_ok &&
-           f->dtype >= 0 && droppable_dtype(f->type, f->dtype) && f->n > s->max_elems;
+           f->dtype >= 0 && droppable_dtype(f->type, f->dtype) && f->n > s->max_elems &&
+           len / (uint64_t)width >= (uint64_t)f->n;
 }
 
 /* The name of payload field `field` of a tensor frame of `type`. */

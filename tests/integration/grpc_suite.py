@@ -967,11 +967,12 @@ def case_stream_cache():
     check("cache_read_byte_misses", after.cache_misses == before.cache_misses + 1 and
           after.cache_hits == before.cache_hits, "%s / %s" % (before, after))
 
-    # data_type FLOAT, dims [1024, 1100], raw_data, then data_type INT4 (22):
-    # the last one counts, its payload is read by the nbits pass, and it
-    # was left out as it arrived.
+    # data_type FLOAT, dims [1024, 1100], raw_data of a byte an element (a
+    # payload shorter than its dims is kept), then data_type INT4 (22): the
+    # last one counts, its payload is read by the nbits pass, and it was
+    # left out as it arrived.
     t = onnx_pb2.TensorProto(name="W4", data_type=1, dims=[1024, 1100])
-    t.raw_data = bytes(range(256)) * ((1024 * 1100 // 2) // 256) + b"\x11" * ((1024 * 1100 // 2) % 256)
+    t.raw_data = bytes(range(256)) * ((1024 * 1100) // 256) + b"\x11" * ((1024 * 1100) % 256)
     tb = t.SerializeToString() + b"\x10" + varint(22)
     m = onnx_pb2.ModelProto(ir_version=8, producer_name="grpc_suite")
     m.opset_import.add(domain="", version=21)
@@ -986,6 +987,39 @@ def case_stream_cache():
     whole = code_of(lambda: unary(model))
     check("unary_retyped_after_payload_analysed", "left out" not in (whole[1] or ""),
           str(whole[:2]))
+
+    # Small uploads (at most max_value_elements bytes) are kept whole, also
+    # where a payload is shorter than its dims (malformed, or a GraphDef's
+    # typed run repeating its last value): the same bytes streamed and sent
+    # whole get the same answer or error and share one cache entry. A
+    # GraphDef Const [2048, 1024] (past 1,048,576 elements) whose float_val
+    # holds one value, 0.5, for all of them: an answer, cached once.
+    gd = graph_pb2.GraphDef()
+    gd.versions.producer = 1205
+    c = gd.node.add(name="w", op="Const")
+    c.attr["dtype"].type = 1
+    ct = c.attr["value"].tensor
+    ct.dtype = 1
+    ct.tensor_shape.dim.add(size=2048)
+    ct.tensor_shape.dim.add(size=1024)
+    ct.float_val.append(0.5)
+    r = gd.node.add(name="act", op="Relu", input=["w"])
+    r.attr["T"].type = 1
+    short = gd.SerializeToString()
+    hit("cache_small_short_run_unary_then_stream_hits", unary, streamed, short)
+    # An ONNX initializer FLOAT [2048, 1024] with 8 bytes of raw_data, then
+    # data_type INT4 (22) after it: the importer's error both ways (before,
+    # the stream left the 8 bytes out and refused the retyped tensor).
+    t = onnx_pb2.TensorProto(name="W4", data_type=1, dims=[2048, 1024])
+    t.raw_data = b"\x11" * 8
+    tb = t.SerializeToString() + b"\x10" + varint(22)
+    gb = g.SerializeToString() + b"\x2a" + varint(len(tb)) + tb
+    small = m.SerializeToString() + b"\x3a" + varint(len(gb)) + gb
+    whole = code_of(lambda: unary(small))
+    streamed_small = code_of(lambda: streamed(small))
+    check("small_malformed_same_error", whole[0] == streamed_small[0] ==
+          grpc.StatusCode.INVALID_ARGUMENT and whole[1] == streamed_small[1] and
+          "raw_data" in whole[1], "%s / %s" % (whole[:2], streamed_small[:2]))
     check("stream_cache_server_exit_0", s.stop() == 0 and fresh.stop() == 0, s.log_text()[-500:])
 
 

@@ -349,6 +349,7 @@ static void test_typed_payloads(void **state) {
         {1, 4, 38, 0},    /* not a whole number of floats */
         {7, 7, 40, 0},    /* INT64, int64_data: varints */
         {1, 4, 0, 0},     /* empty */
+        {1, 4, 36, 0},    /* 9 floats for dims of 10: too short, kept */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         uint8_t tag = (uint8_t)(cases[i].field << 3 | 2);
@@ -434,8 +435,12 @@ static void test_typed_payloads(void **state) {
 
 /* TensorShapeProto.Dim.size is a singular field: given twice, the last one
  * counts (as protobuf and the importers read it), so dims 2000000 then 2
- * are 2 elements, and the importer decodes the constant: its payload is
- * kept. Given the other way round, 2000000 elements: left out. */
+ * are 2 elements: with 8 elements allowed the importer decodes the
+ * constant and its payload is kept; with 1 allowed its 8 bytes (2 int32)
+ * are left out (read as 4,000,000 or 2,000,000 elements, 8 bytes could
+ * not hold them: kept). Given the other way round, 2000000 elements: 8
+ * bytes cannot hold them, so they are kept, malformed, for the importer to
+ * report with the request's own bytes, whatever the limit. */
 static void test_dim_size_given_twice(void **state) {
     (void)state;
     uint8_t gd[] = {
@@ -460,17 +465,23 @@ static void test_dim_size_given_twice(void **state) {
         assert_int_equal(r.nodes, 1);
         assert_int_equal(r.n_left_out, 0);
         free(r.left_out);
+        scan(gd, sizeof gd, FL_FORMAT_AUTO, 10, 1, step, &r);
+        assert_null(r.error);
+        assert_int_equal(r.n_left_out, 8);
+        assert_memory_equal(r.left_out, gd + sizeof gd - 8, 8);
+        free(r.left_out);
     }
     /* The sizes the other way round: 2 then 2000000. */
     uint8_t big[] = {0x08, 0x02, 0x08, 0x80, 0x89, 0x7a};
     memcpy(gd + 31, big, sizeof big);
     for (size_t step = 0; step < 3; step++) {
-        result r;
-        scan(gd, sizeof gd, FL_FORMAT_AUTO, 10, 8, step, &r);
-        assert_null(r.error);
-        assert_int_equal(r.n_left_out, 8);
-        assert_memory_equal(r.left_out, gd + sizeof gd - 8, 8);
-        free(r.left_out);
+        for (int64_t max = 1; max <= 8; max += 7) {
+            result r;
+            scan(gd, sizeof gd, FL_FORMAT_AUTO, 10, max, step, &r);
+            assert_null(r.error);
+            assert_int_equal(r.n_left_out, 0);
+            free(r.left_out);
+        }
     }
 }
 
