@@ -1093,8 +1093,10 @@ static void print_tf_matches(const char *tpath, const trace *t, const fl_rooflin
     printf("\n");
 }
 
+/* One MODEL=TRACE pair into m (and its evicted bytes, *ev); *files: the
+ * trace files it read (a TensorFlow step each, or one profile). */
 static int load_pair(fit_cli *c, const fl_options *base_opt, char *pair, fl_fit_model *m,
-                     double **ev) {
+                     double **ev, size_t *files) {
     char *eq = strchr(pair, '=');
     *eq = '\0';
     const char *mpath = pair, *tpath = eq + 1;
@@ -1167,6 +1169,7 @@ static int load_pair(fit_cli *c, const fl_options *base_opt, char *pair, fl_fit_
             m->kernel_sum_s = latency_s - gap;
         }
         m->n_kernels = t.n;
+        *files = t.tf ? t.n_steps : 1;
         c->n_tf += t.tf;
         if (t.tf) {
             print_tf_matches(tpath, &t, g, ops, after, &mc);
@@ -1185,11 +1188,29 @@ static int load_pair(fit_cli *c, const fl_options *base_opt, char *pair, fl_fit_
     return rc;
 }
 
+/* files[i]: the trace files of model i (load_pair). */
 static void print_result(const fl_fit_result *res, const fl_fit_model *models, size_t n,
-                         const fl_fit_terms *t) {
+                         const fl_fit_terms *t, const size_t *files) {
     if (t->gap) {
-        printf("run's gap %.3g %% of the kernels' time (median over %zu trace%s)%s\n",
-               t->gap_share * 100, t->gap_models, t->gap_models == 1 ? "" : "s",
+        /* the models the share's median is over (fl_fit_terms_run: those
+           with a whole-run time) and their files, TensorFlow steps a file
+           each: "1 trace" for three steps' files read as one model's would
+           hide two of them */
+        size_t n_files = 0;
+        for (size_t i = 0; i < n; i++) {
+            const fl_fit_model *m = &models[i];
+            n_files += m->measured_s > 0 && m->n_kernels > 0 && m->kernel_sum_s > 0 ? files[i] : 0;
+        }
+        char over[96];
+        if (n_files == t->gap_models) {
+            snprintf(over, sizeof over, "%zu trace%s", t->gap_models,
+                     t->gap_models == 1 ? "" : "s");
+        } else {
+            snprintf(over, sizeof over, "%zu model%s, %zu trace files", t->gap_models,
+                     t->gap_models == 1 ? "" : "s", n_files);
+        }
+        printf("run's gap %.3g %% of the kernels' time (median over %s)%s\n", t->gap_share * 100,
+               over,
                !res->have_overhead ? " (no whole-run time: the traces have no model_run events "
                                      "and no @MS was given: base gap kept)"
                : t->gap_share <= 0 ? " (the runs took no longer than their kernels: none written)"
@@ -1308,14 +1329,15 @@ int fl_cmd_fit(int argc, char **argv) {
     opt.passes = "none";
     fl_fit_model *models = rc ? NULL : calloc(c.n_pairs + 1, sizeof(*models));
     double **ev = rc ? NULL : calloc(c.n_pairs + 1, sizeof(*ev));
-    rc = rc ? rc : models && ev ? 0 : EXIT_IO;
+    size_t *files = rc ? NULL : calloc(c.n_pairs + 1, sizeof(*files));
+    rc = rc ? rc : models && ev && files ? 0 : EXIT_IO;
     if (!rc) {
         printf("fit: base profile %s (%s), %zu trace%s\n", base->name, base->path, c.n_pairs,
                c.n_pairs == 1 ? "" : "s");
     }
     size_t loaded = 0;
     for (; !rc && loaded < c.n_pairs; loaded++) {
-        rc = load_pair(&c, &opt, c.pairs[loaded], &models[loaded], &ev[loaded]);
+        rc = load_pair(&c, &opt, c.pairs[loaded], &models[loaded], &ev[loaded], &files[loaded]);
     }
     fl_fit_result res;
     memset(&res, 0, sizeof res);
@@ -1335,7 +1357,7 @@ int fl_cmd_fit(int argc, char **argv) {
         } else {
             printf("fitted in %.1f ms; ", 1e3 * (double)(t1.tv_sec - t0.tv_sec) +
                                               1e-6 * (double)(t1.tv_nsec - t0.tv_nsec));
-            print_result(&res, models, c.n_pairs, &terms);
+            print_result(&res, models, c.n_pairs, &terms, files);
             rc = write_out(&c, base, &res, c.n_pairs, &terms);
         }
     }
@@ -1345,6 +1367,7 @@ int fl_cmd_fit(int argc, char **argv) {
     }
     free(models);
     free(ev);
+    free(files);
     fl_fit_result_free(&res);
     free(c.pairs);
     free(c.binds);

@@ -49,7 +49,8 @@ fi
 # the gap is 23.5 / 94 = 25 %.
 tl="$d/timeline_1.json,$d/timeline_2.json,$d/timeline_3.json"
 check tf_timeline 0 "9 TensorFlow nodes on the CPU,     6 matched by name and op type (3 of them fused chains as foldline's remapper forms them, named after the chain's last node), 3 unmatched, 3 node runs on other devices left out (/job:localhost/replica:0/task:0/device:GPU:0 Compute); 3 steps (a file each)" -- fit tl.yaml "$tl@0.1175"
-check tf_timeline_gap 0 "run's gap 25 % of the kernels' time (median over 1 trace)" -- fit tl.yaml "$tl@0.1175"
+# The share's median is over one model, whose three files are named.
+check tf_timeline_gap 0 "run's gap 25 % of the kernels' time (median over 1 model, 3 trace files)" -- fit tl.yaml "$tl@0.1175"
 check tf_timeline_written 0 "gap: {share: 0.25, source: \"fitted " -- cat "$tmp/tl.yaml"
 check tf_timeline_source 0 "by foldline fit to 1 TensorFlow trace on xeon-8380" -- cat "$tmp/tl.yaml"
 # A class with one traced op reproduces its median, and the gap adds 25 %:
@@ -77,14 +78,14 @@ expect_us tf_no_latency_pool 11.000 "$(node_us "$tmp/nl.yaml" after pool1)"
 # on the fitted profile 33 x 1.25. (Read as three runs of pool1, its median
 # 11 us would leave 92 us of kernels and a 54.9 % gap.)
 check tf_loop 0 "1 step (a file each), 1 node ran more than once within a step (a loop's iterations: their times in a step summed)" -- fit lp.yaml "$d/loop.json@0.1425"
-check tf_loop_gap 0 "run's gap 25 % of the kernels' time" -- fit lp.yaml "$d/loop.json@0.1425"
+check tf_loop_gap 0 "run's gap 25 % of the kernels' time (median over 1 trace)" -- fit lp.yaml "$d/loop.json@0.1425"
 expect_us tf_loop_pool 41.250 "$(node_us "$tmp/lp.yaml" after pool1)"
 expect_us tf_loop_mean 5.000 "$(node_us "$tmp/lp.yaml" after gap)"
 # The loop's step with the three steps above: pool1 33, 10, 12 and 11 us in
 # its four steps, median 11.5 us; the other nodes' medians over four steps
 # (conv1/Relu 50, 50, 54, 52: 51) sum to 1 + 1 + 51 + 11.5 + 20 + 4 + 3 + 2
 # + 0 = 93.5 us; a 116.875 us run is 25 % over them.
-check tf_loop_steps 0 "run's gap 25 % of the kernels' time" -- fit ls.yaml "$tl,$d/loop.json@0.116875"
+check tf_loop_steps 0 "run's gap 25 % of the kernels' time (median over 1 model, 4 trace files)" -- fit ls.yaml "$tl,$d/loop.json@0.116875"
 expect_us tf_loop_steps_pool 14.375 "$(node_us "$tmp/ls.yaml" after pool1)"
 
 # A counted functional While (while.pb, make_traces.py: W runs its body 5
@@ -122,6 +123,8 @@ expect_us tf_stepstats_matmul 2.500 "$(node_us "$tmp/ss.yaml" before fc/MatMul)"
 # Three traces: an interval, and a source naming both kinds with an ORT one.
 check tf_three 0 "interval (leave-one-model-out, 80 %)" -- "$bin" fit --profile xeon-8380 -o "$tmp/three.yaml" --bind input.0=1 "$m=$tl@0.1175" "$m=$d/run_metadata.pb@0.1175" "$m=$d/step_stats.pb@0.1125"
 check tf_three_source 0 "by foldline fit to 3 TensorFlow traces" -- cat "$tmp/three.yaml"
+# The three models' gaps: the timeline's three step files and one file each.
+check tf_three_gap 0 "(median over 3 models, 5 trace files)" -- "$bin" fit --profile xeon-8380 -o "$tmp/three.yaml" --bind input.0=1 "$m=$tl@0.1175" "$m=$d/run_metadata.pb@0.1175" "$m=$d/step_stats.pb@0.1125"
 
 # Bad input: the file and the problem named, exit 1, nothing written.
 check tf_other_model 1 "other_model.json: no kernel matches an op of $m (by node name and op type, as given and as foldline's remapper fuses it): a trace of another model?" -- fit x.yaml "$d/other_model.json"
