@@ -650,13 +650,17 @@ _Static_assert(SPARE_MIN == 64u, "spare_class counts 6 bits below SPARE_MIN");
  * zeroed when `zero`, NULL when memory is exhausted. */
 static scratch_head *spare_get(fl_arena *a, size_t total, bool zero) {
     unsigned k = spare_class(total);
+    size_t cap = (size_t)SPARE_MIN << k;
     scratch_head *h = a->spare[k];
     if (h) {
-        UNPOISON(h + 1, ((size_t)SPARE_MIN << k) - sizeof(*h));
+        UNPOISON(h + 1, total - sizeof(*h));
         a->spare[k] = h->h.next;
-    } else if ((h = malloc((size_t)SPARE_MIN << k)) != NULL) {
+    } else if ((h = malloc(cap)) != NULL) {
         h->h.block = false;
         h->h.spare = (unsigned char)(k + 1);
+        /* under AddressSanitizer the bytes past `total` stay out of
+         * bounds, as they were in a chunk of its own */
+        POISON((char *)h + total, cap - total);
     } else {
         return NULL;
     }
