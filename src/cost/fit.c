@@ -1037,8 +1037,8 @@ int fl_fit_write_profile_terms(FILE *f, const fl_profile *base, const char *name
     if (r->have_overhead && share) {
         snprintf(src, sizeof src,
                  "%s: the run's gap over its kernels as a share of their time, the median of "
-                 "(whole run - sum of kernel times) / sum of kernel times over %zu traces",
-                 source, ft->gap_models);
+                 "(whole run - sum of kernel times) / sum of kernel times over %zu trace%s",
+                 source, ft->gap_models, ft->gap_models == 1 ? "" : "s");
         put_figure(f, "gap: {share: ", ft->gap_share, 6, src);
     } else if (!r->have_overhead && base->gap.value > 0) {
         put_figure(f, "gap: {share: ", base->gap.value, 17, base->gap.source);

@@ -52,6 +52,7 @@ check tf_timeline 0 "9 TensorFlow nodes on the CPU,     6 matched by name and op
 # The share's median is over one model, whose three files are named.
 check tf_timeline_gap 0 "run's gap 25 % of the kernels' time (median over 1 model, 3 trace files)" -- fit tl.yaml "$tl@0.1175"
 check tf_timeline_written 0 "gap: {share: 0.25, source: \"fitted " -- cat "$tmp/tl.yaml"
+check tf_timeline_written_over 0 "/ sum of kernel times over 1 trace\"}" -- cat "$tmp/tl.yaml"
 check tf_timeline_source 0 "by foldline fit to 1 TensorFlow trace on xeon-8380" -- cat "$tmp/tl.yaml"
 # A class with one traced op reproduces its median, and the gap adds 25 %:
 # pool1 11 x 1.25, gap 4 x 1.25, probs 2 x 1.25, the fused MatMul 3 x 1.25.
