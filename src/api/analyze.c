@@ -333,12 +333,21 @@ void *fl_strip_tflite(const void *bytes, size_t len, int64_t threshold, size_t *
     return bytes && out_len ? fl__tflite_strip(bytes, len, threshold, out_len) : NULL;
 }
 
-/* The report's one-line error for a failed analysis (NULL: out of memory). */
+/* The report's one-line error for a failed analysis (NULL: out of memory).
+ * Out of memory names the limit when the limit refused the memory (the
+ * arena's or a pass's journal's), else the system. */
 static const char *error_message(const fl_diag *d, const fl_options *opt, fl_arena *ra) {
     fl_status st = d->status;
-    if (d->status == FL_ENOMEM && opt->max_memory_bytes) {
+    if (d->status == FL_ENOMEM && opt->max_memory_bytes &&
+        (d->over_limit || d->arena->over_limit)) {
         return fl__arena_printf(ra, "analysis needs more than the memory limit of %zu bytes",
                                 opt->max_memory_bytes);
+    } else if (d->status == FL_ENOMEM) {
+        return fl__arena_printf(ra,
+                                "out of memory: the system refused an allocation (the analysis "
+                                "held %zu bytes%s)",
+                                d->arena->reserved,
+                                opt->max_memory_bytes ? ", below its memory limit" : "");
     } else if (d->status == FL_EOVERFLOW && opt->n_symbols) {
         size_t big = 0;
         for (size_t k = 1; k < opt->n_symbols; k++) {

@@ -96,7 +96,7 @@ static fl_status index_reserve(fl_graph_snapshot *s, size_t n, const size_t need
     }
     size_t cap_at = n <= s->cap_at ? s->cap_at : n + n / 2;
     if (max_bytes && bytes + cap_at * sizeof(*s->at) > max_bytes) {
-        return fl__diag_oom(d);
+        return fl__diag_over_limit(d);
     }
     if (cap_at != s->cap_at) {
         void *np = fl__mem_realloc(s->at, cap_at * sizeof(*s->at));
@@ -146,7 +146,7 @@ fl_status fl__graph_snapshot_take(fl_graph_snapshot *s, fl_graph *g, size_t max_
         bytes += want[b] * elem_size[b];
     }
     if (max_bytes && bytes > max_bytes) {
-        return fl__diag_oom(d);
+        return fl__diag_over_limit(d);
     }
     for (int b = 0; b < B_COUNT; b++) {
         if (want[b] == s->cap[b]) {
@@ -506,6 +506,7 @@ static bool room_grow(fl_graph_snapshot *s, void **buf, size_t *cap, size_t need
         grow = (nc - *cap) * elem;
     }
     if (s->max_bytes && s->bytes + grow > s->max_bytes) {
+        s->over_limit = true;
         return false;
     }
     void *np = fl__mem_realloc(*buf, nc * elem);
@@ -578,6 +579,7 @@ fl_status fl__graph_journal_open(fl_graph_snapshot *s, fl_graph *g, size_t max_b
     detach(s);
     g->attr_tail = (struct fl_attr_tail){NULL, NULL, 0, 0};
     s->max_bytes = max_bytes;
+    s->over_limit = false;
     same_clear(s);
     s->bytes = s->cap_list * sizeof(fl_node *) + s->cap_at * sizeof(*s->at) +
                s->cap_same * sizeof(*s->same);
@@ -585,11 +587,11 @@ fl_status fl__graph_journal_open(fl_graph_snapshot *s, fl_graph *g, size_t max_b
         s->bytes += s->cap[b] * elem_size[b];
     }
     if (max_bytes && s->bytes > max_bytes) {
-        return fl__diag_oom(d);
+        return fl__diag_over_limit(d);
     }
     if (g->funcs && g->n_funcs) {
         if (!room_in(s, B_FUNCS, g->n_funcs)) {
-            return fl__diag_oom(d);
+            return s->over_limit ? fl__diag_over_limit(d) : fl__diag_oom(d);
         }
         memcpy(s->funcs, g->funcs, g->n_funcs * sizeof(fl_function));
     }

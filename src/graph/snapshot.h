@@ -92,7 +92,8 @@ typedef struct fl_graph_snapshot {
     size_t cap_list;
     bool list_saved;
     size_t max_bytes;
-    bool oom; /* a save did not fit (max_bytes or malloc): no restore possible */
+    bool oom;        /* a save did not fit (max_bytes or malloc): no restore possible */
+    bool over_limit; /* that was max_bytes */
     /* With `check` (a full snapshot taken at the same time, the verifier's),
      * each node saved is compared with its state there: `early` is the first
      * one written before it was marked. */

@@ -655,6 +655,7 @@ fl_status fl__import_tfjs(fl_graph *g, const uint8_t *buf, size_t len, const fl_
     fl_arena ja;
     fl__arena_init(&ja, g->arena->limit);
     const fl_json *root = load_json(&ja, buf, len, d);
+    g->arena->over_limit |= ja.over_limit; /* its memory counts as the analysis's */
     if (!root) {
         fl__arena_free(&ja);
         return d->status;

@@ -938,7 +938,7 @@ static fl_status run_guarded(fl_ctx *c, const fl_options *opt, const fl_pipeline
         if (limit) {
             budget = limit > c->a->reserved ? limit - c->a->reserved : 0;
             if (!budget) {
-                return fl__diag_oom(d);
+                return fl__diag_over_limit(d);
             }
         }
         st = full ? fl__graph_snapshot_take(full, g, budget, d) : FL_OK;
@@ -972,7 +972,7 @@ static fl_status run_guarded(fl_ctx *c, const fl_options *opt, const fl_pipeline
     st = run_pass(c, opt, cfg, led, p, snaps, n_snaps, snap, full, ps, &rec, &next, &changed);
     if (snap->oom) { /* the journal did not fit: no rollback possible */
         c->a->limit = limit;
-        return fl__diag_oom(d);
+        return snap->over_limit ? fl__diag_over_limit(d) : fl__diag_oom(d);
     }
     bool trace = changed || led->n_entries != rec.first_entry || rec.nodes_rewritten ||
                  rec.nodes_removed || rec.nodes_added || d->n_warnings != d_nw ||

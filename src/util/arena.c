@@ -357,7 +357,7 @@ __attribute__((noinline)) static void *bump_slow(fl_arena *a, size_t size,
         }
         if (a->limit && a->reserved + bsize > a->limit) {
             if (a->reserved + need > a->limit) {
-                a->failed = true;
+                a->failed = a->over_limit = true;
                 return NULL;
             }
             bsize = need;
@@ -461,7 +461,7 @@ void *fl__arena_table(fl_arena *a, size_t n, size_t size) {
     }
     size_t len = (bytes + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1);
     if (a->limit && (a->reserved > a->limit || len > a->limit - a->reserved)) {
-        a->failed = true;
+        a->failed = a->over_limit = true;
         return NULL;
     }
     cache_make_room(len, true, a->reserved);
@@ -702,7 +702,7 @@ static void *scratch_get(fl_arena *a, size_t n, size_t size, bool zero) {
     }
     size_t total = sizeof(scratch_head) + (bytes ? bytes : 1);
     if (a->limit && (a->reserved > a->limit || total > a->limit - a->reserved)) {
-        a->failed = true;
+        a->failed = a->over_limit = true;
         return NULL;
     }
     scratch_head *h =

@@ -56,6 +56,7 @@ typedef struct fl_arena {
     size_t reserved;                     /* bytes obtained from malloc */
     size_t limit;                        /* 0 = unlimited; otherwise reserved may not exceed it */
     bool failed;                         /* sticky: an allocation failed */
+    bool over_limit;                     /* one failed for `limit` (else the system refused) */
     void *spare[FL_ARENA_SPARE_CLASSES]; /* small scratch chunks given back, kept for
                                           * the arena's next ones (arena.c) */
 } fl_arena;

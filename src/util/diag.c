@@ -71,9 +71,14 @@ void fl__diag_warn(fl_diag *d, const char *fmt, ...) {
 fl_status fl__diag_oom(fl_diag *d) {
     if (d->status == FL_OK) {
         d->status = FL_ENOMEM;
-        d->msg = (char *)"out of memory (analysis memory limit reached)";
+        d->msg = (char *)"out of memory";
     }
     return FL_ENOMEM;
+}
+
+fl_status fl__diag_over_limit(fl_diag *d) {
+    d->over_limit = true;
+    return fl__diag_oom(d);
 }
 
 fl_status fl__diag_check_stop(fl_diag *d) {

@@ -43,6 +43,9 @@ typedef struct fl_diag {
     /* Messages name options as the request's fields (fl_options.option_names
      * FL_OPTION_NAMES_REQUEST) instead of the CLI's flags: fl__diag_opt. */
     bool request_names;
+
+    /* The memory that ran out was the limit's (fl__diag_over_limit). */
+    bool over_limit;
 } fl_diag;
 
 #define FL_DIAG_POLL_EVERY 1024u
@@ -74,6 +77,10 @@ void fl__diag_warnv(fl_diag *d, const char *subject, const char *kind, const cha
 
 /* Records an out-of-memory failure (no allocation needed). */
 fl_status fl__diag_oom(fl_diag *d);
+
+/* As fl__diag_oom, when the analysis's memory limit (not the system)
+ * refused the memory: the error then names the limit. */
+fl_status fl__diag_over_limit(fl_diag *d);
 
 /* Asks the stop callback now: FL_ECANCELED (recorded as the error) when it
  * says stop, else the status already recorded (FL_OK normally). */
