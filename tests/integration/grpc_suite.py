@@ -388,6 +388,21 @@ def case_status_codes(s):
         graph, limits=pb.Limits(max_nodes=3, max_value_elements=1000)), timeout=10))
     check("resource_exhausted_node_limit", code == grpc.StatusCode.RESOURCE_EXHAUSTED and
           "3" in det, "%s %s" % (code, det))
+    # The engine out of memory (here the request's memory limit; the unit
+    # test test_oom fails the system's allocations): RESOURCE_EXHAUSTED
+    # with the engine's message, the trailer naming ENOMEM, and the server
+    # goes on serving.
+    try:
+        stub.Analyze(analyze_req(chain_graph(20000), limits=pb.Limits(
+                     max_nodes=100000, max_value_elements=1 << 20, max_memory_bytes=1 << 20)),
+                     timeout=60)
+        code, det, trailer = grpc.StatusCode.OK, "", {}
+    except grpc.RpcError as e:
+        code, det, trailer = e.code(), e.details() or "", dict(e.trailing_metadata() or ())
+    check("resource_exhausted_memory", code == grpc.StatusCode.RESOURCE_EXHAUSTED and
+          "memory limit of 1048576 bytes" in det and trailer.get("foldline-error") == "ENOMEM" and
+          stub.Analyze(analyze_req(graph), timeout=10).totals.flops.text == "617852*input.0",
+          "%s %s %s" % (code, det, trailer))
     t0 = time.time()
     unknown = ch.unary_unary("/foldline.v1.CostModel/Nope")
     code, det, _ = code_of(lambda: unknown(b"", timeout=20))
