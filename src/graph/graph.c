@@ -133,16 +133,17 @@ static bool index_reserve(fl_graph *g, size_t extra) {
     return true;
 }
 
-/* Room for `extra` more nodes in g->nodes: the capacity doubled, or (exact:
- * an importer that knows its count) that count and an eighth more for the
- * nodes a pass adds, not the next power of two (on 10M nodes, 54 MB
- * less). */
+/* Room for `extra` more nodes in g->nodes: the capacity doubled (from
+ * 64k nodes half again: the old array stays in the arena, and the new one's
+ * pages are faulted in as it is taken, used or not), or (exact: an importer
+ * that knows its count) that count and an eighth more for the nodes a pass
+ * adds, not the next power of two (on 10M nodes, 54 MB less). */
 static bool nodes_reserve(fl_graph *g, size_t extra, bool exact) {
     if (g->n_nodes + extra > g->cap_nodes) {
-        size_t nc = g->cap_nodes ? g->cap_nodes * 2 : 64;
-        while (g->n_nodes + extra > nc) {
-            nc *= 2;
-        }
+        size_t nc = g->cap_nodes ? g->cap_nodes : 32;
+        do {
+            nc += nc < 65536 ? nc : nc / 2;
+        } while (g->n_nodes + extra > nc);
         if (exact) {
             nc = g->n_nodes + extra + (g->n_nodes + extra) / 8;
         }
