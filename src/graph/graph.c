@@ -206,6 +206,61 @@ fl_status fl__graph_reindex(fl_graph *g, fl_diag *d) {
         }
         ni[j].node = m;
         ni[j].hash = h;
+        if (m->flags & FL_NODE_UNINDEXED) {
+            m->flags &= ~(uint32_t)FL_NODE_UNINDEXED;
+        }
+    }
+    return FL_OK;
+}
+
+/* Deletes n's entry (under n->name_hash, the hash it was entered with)
+ * with backward-shift deletion, so probe chains stay intact; false when n
+ * has none. */
+static bool index_delete(fl_graph *g, const fl_node *n) {
+    name_slot *t = g->index;
+    size_t mask = g->index_size - 1;
+    size_t j = n->name_hash & mask;
+    while (t[j].node && t[j].node != n) {
+        j = (j + 1) & mask;
+    }
+    if (!t[j].node) {
+        return false;
+    }
+    t[j].node = NULL;
+    for (size_t k = (j + 1) & mask; t[k].node; k = (k + 1) & mask) {
+        size_t home = t[k].hash & mask;
+        /* Move the entry back into the hole if its home is not in (j, k]. */
+        bool between = j <= k ? (home > j && home <= k) : (home > j || home <= k);
+        if (!between) {
+            t[j] = t[k];
+            t[k].node = NULL;
+            j = k;
+        }
+    }
+    return true;
+}
+
+fl_status fl__graph_index_update(fl_graph *g, fl_node *const *moved, size_t n_moved, fl_diag *d) {
+    if (!g->index_size || index_full(g->n_nodes + 1, g->index_size)) {
+        return fl__graph_reindex(g, d);
+    }
+    for (size_t i = 0; i < n_moved; i++) {
+        /* a renamed node's entry is under its old name's hash */
+        (void)index_delete(g, moved[i]);
+    }
+    for (size_t i = 0; i < n_moved; i++) {
+        fl_node *m = moved[i];
+        if (m->flags & FL_NODE_REMOVED) {
+            continue;
+        }
+        m->flags &= ~(uint32_t)FL_NODE_UNINDEXED;
+        uint64_t h = node_name_hash(m);
+        size_t j = slot_find(g, m->name, h);
+        if (g->index[j].node) {
+            return fl__node_fail(d, FL_EINTERNAL, m, "two live nodes share this name");
+        }
+        g->index[j].node = m;
+        g->index[j].hash = h;
     }
     return FL_OK;
 }
@@ -528,6 +583,7 @@ fl_node *fl__graph_add_node_taking_name(fl_graph *g, fl_node *old, const char *o
     n->hashed_name = old->hashed_name;
     n->name_hash = old->name_hash;
     n->op = op_copy;
+    n->flags |= FL_NODE_UNINDEXED;
     node_append(g, n);
     return n;
 }
@@ -804,6 +860,16 @@ fl_status fl__graph_verify(const fl_graph *g, fl_diag *d) {
                 return fl__node_fail(d, FL_EINTERNAL, n, "verifier: output %d back-pointer", k);
             }
         }
+    }
+    /* every live node finds itself (above), and the index holds no more */
+    size_t entries = 0;
+    for (size_t i = 0; i < g->index_size; i++) {
+        entries += g->index[i].node != NULL;
+    }
+    if (g->index_size && entries != g->n_nodes) {
+        return fl__diag_fail(d, FL_EINTERNAL,
+                             "verifier: the name index holds %zu entries for %zu nodes", entries,
+                             g->n_nodes);
     }
     return FL_OK;
 }

@@ -170,12 +170,16 @@ enum fl_node_flags {
     /* ONNX: produces a declared graph output (which other nodes may read
      * too); the pass driver preserves it. */
     FL_NODE_GRAPH_OUTPUT = 1u << 10,
+    /* Not (or not yet) in the name index: added under a name another node
+     * holds there (fl__graph_add_node_taking_name) or unindexed; the
+     * compaction indexes it (fl__graph_index_update). */
+    FL_NODE_UNINDEXED = 1u << 12,
     /* Bits 8-9 are the passes' marks (graph/mutate.h), which checks at
      * compile time that they meet none of these. */
     FL_NODE_GRAPH_FLAGS = FL_NODE_STRIPPED | FL_NODE_BACK_EDGE | FL_NODE_IN_LOOP |
                           FL_NODE_FUNC_CALL | FL_NODE_INCOMPLETE | FL_NODE_MARK |
                           FL_NODE_OP_NEXT_ITERATION | FL_NODE_OP_MERGE | FL_NODE_REPEATED |
-                          FL_NODE_GRAPH_OUTPUT,
+                          FL_NODE_GRAPH_OUTPUT | FL_NODE_UNINDEXED,
 };
 
 /* Per-node cost, filled by the cost model (src/cost). */
@@ -447,6 +451,20 @@ void fl__graph_prefetch_name(const fl_graph *g, const char *name, size_t len);
 /* Rebuilds the name index from g->nodes (after nodes were dropped or
  * renamed). Fails with FL_EINTERNAL if two nodes share a name. */
 fl_status fl__graph_reindex(fl_graph *g, fl_diag *d);
+
+/* Whether n's entry in the name index (if any) is not under its name: a
+ * name set directly since it was indexed, or FL_NODE_UNINDEXED. */
+static inline bool fl__graph_index_stale(const fl_node *n) {
+    return (n->flags & FL_NODE_UNINDEXED) || n->hashed_name != n->name;
+}
+
+/* The name index brought up to date after a compaction that dropped or
+ * kept the n_moved nodes `moved` (every node removed or index-stale, from
+ * before it): their entries deleted, the kept ones put under their names;
+ * the other entries stay where they are. Rebuilt (fl__graph_reindex) when
+ * there is none or it is too small. Fails with FL_EINTERNAL if two live
+ * nodes share a name. */
+fl_status fl__graph_index_update(fl_graph *g, fl_node *const *moved, size_t n_moved, fl_diag *d);
 
 /* Rebuilds the name index in place (g->index, g->index_size kept) from
  * g->nodes, allocating nothing: for a restore that puts back a node set the

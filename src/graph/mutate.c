@@ -482,17 +482,35 @@ static fl_status compact(fl_graph *g, fl_diag *d, bool count) {
     /* The node array is written in place below: the journal keeps the one it
      * was opened on (ids and consumer counts it recomputes on a restore). */
     fl__graph_journal_save_nodes(g);
+    /* The nodes the name index must move (removed, renamed, unindexed),
+     * collected in the walk below, are moved in place while they are few;
+     * past an eighth of the nodes the index is rebuilt: each entry moved is
+     * a probe at a random place of a table the pass left cold, where a
+     * rebuild clears it in one sweep and fills it warm (CSE removing half
+     * of swin_t's nodes took longer in place). */
+    size_t cap = g->n_nodes / 8, n_moved = 0;
+    fl_node **moved =
+        cap && g->index_size ? fl__arena_scratch_raw(g->arena, cap, sizeof(*moved)) : NULL;
     size_t w = 0;
     for (size_t i = 0; i < g->n_nodes; i++) {
         fl_node *m = g->nodes[i];
-        if (!(m->flags & FL_NODE_REMOVED)) {
+        bool removed = (m->flags & FL_NODE_REMOVED) != 0;
+        if (removed || fl__graph_index_stale(m)) {
+            if (n_moved < cap && moved) {
+                moved[n_moved] = m;
+            }
+            n_moved++;
+        }
+        if (!removed) {
             m->id = (uint32_t)w;
             g->nodes[w++] = m;
         }
     }
     g->n_nodes = w;
     g->order = NULL;
-    fl_status st = fl__graph_reindex(g, d);
+    fl_status st = moved && n_moved <= cap ? fl__graph_index_update(g, moved, n_moved, d)
+                                           : fl__graph_reindex(g, d);
+    fl__arena_scratch_free(g->arena, moved);
     if (st != FL_OK) {
         return st;
     }

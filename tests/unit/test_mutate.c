@@ -8,6 +8,7 @@
 #include "testgraph.h"
 #include "testutil.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -289,6 +290,78 @@ static void test_compact_after_direct_rename(void **state) {
     teardown_f(&f);
 }
 
+/* The compaction updates the name index in place: a node added under a
+ * taken name and removed again before it leaves the name to its holder; the
+ * removed nodes' names are free; the verifier finds an entry left for a
+ * node that is no longer in the graph. */
+static void test_compact_index_in_place(void **state) {
+    (void)state;
+    fixture f;
+    build(&f);
+    fl_node *a = fl__graph_find(f.g, "a"), *b = fl__graph_find(f.g, "b");
+    fl_input in = {a, 0};
+    fl_node *n = fl__op_add_op_taking_name(f.g, b, "Relu6", 1, &in, 1, &f.d);
+    assert_non_null(n);
+    fl__graph_remove_node(n);
+    fl__graph_remove_node(fl__graph_find(f.g, "d"));
+    size_t n0 = f.g->n_nodes;
+    assert_int_equal(fl__graph_compact(f.g, &f.d), FL_OK);
+    assert_int_equal(f.g->n_nodes, n0 - 2);
+    assert_ptr_equal(fl__graph_find(f.g, "b"), b);
+    assert_null(fl__graph_find(f.g, "d"));
+    assert_string_equal(fl__graph_unique_name(f.g, "d"), "d");
+    for (size_t i = 0; i < f.g->n_nodes; i++) {
+        assert_ptr_equal(fl__graph_find(f.g, f.g->nodes[i]->name), f.g->nodes[i]);
+    }
+    assert_int_equal(fl__graph_verify(f.g, &f.d), FL_OK);
+    /* an entry of a node the graph no longer holds */
+    fl_node *c = fl__graph_find(f.g, "c");
+    f.g->nodes[c->id] = f.g->nodes[--f.g->n_nodes];
+    f.g->nodes[c->id]->id = c->id;
+    fl_diag d2;
+    fl__diag_init(&d2, &f.arena);
+    assert_int_equal(fl__graph_verify(f.g, &d2), FL_EINTERNAL);
+    assert_non_null(strstr(d2.msg, "name index holds"));
+    teardown_f(&f);
+}
+
+/* With few nodes to move (an eighth of the graph's at most) the index is
+ * updated in place: a node taking a removed node's name, a removed node, a
+ * node renamed directly, and the rest as they were. */
+static void test_compact_index_few_moved(void **state) {
+    (void)state;
+    fixture f;
+    build(&f);
+    fl_input in = {fl__graph_find(f.g, "a"), 0};
+    char name[16];
+    for (int i = 0; i < 40; i++) {
+        snprintf(name, sizeof name, "r%d", i);
+        assert_non_null(fl__op_add_op(f.g, name, "Relu", 1, &in, 1, &f.d));
+    }
+    assert_int_equal(fl__graph_compact(f.g, &f.d), FL_OK);
+    fl_node *b = fl__graph_find(f.g, "b"), *c = fl__graph_find(f.g, "c");
+    fl_node *r3 = fl__graph_find(f.g, "r3"), *r5 = fl__graph_find(f.g, "r5");
+    fl_node *n = fl__op_add_op_taking_name(f.g, b, "Relu6", 1, &in, 1, &f.d);
+    assert_non_null(n);
+    assert_int_equal(fl__graph_replace_uses(f.g, b, 0, n, 0), 1);
+    fl__graph_remove_node(b);
+    fl__graph_remove_node(r3);
+    r5->name = "r5_renamed";
+    size_t n0 = f.g->n_nodes;
+    assert_int_equal(fl__graph_compact(f.g, &f.d), FL_OK);
+    assert_int_equal(f.g->n_nodes, n0 - 2);
+    assert_ptr_equal(fl__graph_find(f.g, "b"), n);
+    assert_null(fl__graph_find(f.g, "r3"));
+    assert_null(fl__graph_find(f.g, "r5"));
+    assert_ptr_equal(fl__graph_find(f.g, "r5_renamed"), r5);
+    assert_ptr_equal(c->inputs[0].node, n);
+    for (size_t i = 0; i < f.g->n_nodes; i++) {
+        assert_ptr_equal(fl__graph_find(f.g, f.g->nodes[i]->name), f.g->nodes[i]);
+    }
+    assert_int_equal(fl__graph_verify(f.g, &f.d), FL_OK);
+    teardown_f(&f);
+}
+
 /* fl__node_init_attrs: one array of the attrs given, plus room; the room is
  * filled in place by fl__node_set_attr, past it the array is copied (the
  * attrs as before, the new one appended). */
@@ -539,6 +612,8 @@ int main(void) {
         cmocka_unit_test(test_attrs),
         cmocka_unit_test(test_add_taking_name),
         cmocka_unit_test(test_compact_after_direct_rename),
+        cmocka_unit_test(test_compact_index_in_place),
+        cmocka_unit_test(test_compact_index_few_moved),
         cmocka_unit_test(test_init_attrs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
