@@ -568,8 +568,9 @@ typedef struct fl_report {
 
     /* With fl_options.llm, for a graph with a KV cache or a sequence
      * symbol: the LLM view. NULL otherwise, and when a phase's analysis
-     * failed (a warning then says why; a phase out of memory fails the
-     * analysis with FL_ENOMEM instead). */
+     * failed (a warning then says why, max_memory_bytes reached in a phase
+     * included; a phase that malloc fails fails the analysis with FL_ENOMEM
+     * instead). */
     const fl_report_llm *llm;
 } fl_report;
 

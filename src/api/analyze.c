@@ -59,10 +59,15 @@ static void options_in(const fl_options *in, fl_options *out) {
 typedef struct report_mem {
     fl_report report;
     fl_arena arena;
+    bool over_limit; /* the analysis failed on max_memory_bytes */
 } report_mem;
 
 static fl_arena *report_arena(fl_report *r) {
     return &((report_mem *)r)->arena;
+}
+
+bool fl__report_over_limit(const fl_report *r) {
+    return r && ((const report_mem *)r)->over_limit;
 }
 
 /* ------------------------------------------------------------------------- */
@@ -502,6 +507,7 @@ fl_status fl_analyze(const void *bytes, size_t len, const fl_options *opt_in, fl
     }
     if (st != FL_OK) {
         st = report_error(&d, st, opt, r);
+        ((report_mem *)r)->over_limit = st == FL_ENOMEM && (d.over_limit || arena.over_limit);
     }
     fl__arena_free(&arena);
     if (st == FL_OK && opt->llm) { /* after the analysis's memory is released */

@@ -249,7 +249,9 @@ static bool run_phase(const void *bytes, size_t len, const fl_options *opt, cons
     fl_report *r = NULL;
     fl_status st = fl_analyze(bytes, len, &o, &r);
     bool ok = st == FL_OK;
-    *phase_st = st;
+    /* The caller's max_memory_bytes reached is a limit of this view, as
+     * max_nodes is: the view is left out with a warning saying why. */
+    *phase_st = st == FL_ENOMEM && fl__report_over_limit(r) ? FL_ELIMIT : st;
     if (!ok) {
         snprintf(err, err_size, "%s", r && r->error ? r->error : fl_status_str(st));
     } else if (!totals_known(&r->totals) || (out->pa && !totals_known(&r->after))) {

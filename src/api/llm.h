@@ -19,6 +19,10 @@ const char *fl__llm_check(const fl_options *opt);
 /* The graph of report r is a decoder as the view's roles tell. */
 bool fl__llm_applies(const fl_report *r);
 
+/* Whether a failed fl_analyze ran into its options' max_memory_bytes (as
+ * against malloc failing): the user's limit, not the machine's memory. */
+bool fl__report_over_limit(const fl_report *r);
+
 fl_status fl__llm_view(const void *bytes, size_t len, const fl_options *opt, fl_arena *ra,
                        fl_report *r);
 

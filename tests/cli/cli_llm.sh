@@ -85,6 +85,11 @@ expect sweep_head "$(grep -c 'LLM view at prompt 8, context 32' "$tmp/sw")" 1
 expect sweep_json "$(jq_py "$tmp/swj" '[r["llm"]["prefill"]["macs_per_token"] for r in d["results"]], [r["llm"]["kv_bytes_per_token"] for r in d["results"]]')" "[7168, 7168] [256, 1024]"
 check bad_prompt 2 "--prompt expects an integer >= 1, got '0'" -- "$bin" analyze "$m" --prompt 0
 check bad_context 2 "--context must be at least 2" -- "$bin" analyze "$m" --context 1
+# --max-memory-mb reached in a phase is a limit of the view, as --max-nodes is:
+# the analysis (which fits in 2 MB with the self-checks) stands and a warning
+# says why the view is out (the prefill phase at seq=32768 needs more than 12 MB).
+check phase_memory_limit 0 "LLM view left out: its prefill phase (seq=32768, past=0) failed: analysis needs more than the memory limit of 4194304 bytes" -- \
+  "$bin" analyze "$m" --max-memory-mb 4 --context 65536 --prompt 32768
 # The time per token on each profile: each phase's time is the roofline of
 # the graph analysed at that phase's bindings (prefill: seq=8, past=0;
 # decode: seq=1, past=31; batch=1), over the phase's tokens (8 and 1); its
