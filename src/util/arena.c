@@ -323,10 +323,6 @@ void fl__arena_set_fail_hook(bool (*fail)(void *arg), void *arg) {
     fl__arena_hooked = fail != NULL;
 }
 
-bool fl__alloc_should_fail(void) {
-    return fail_hook && fail_hook(fail_hook_arg);
-}
-
 /* bump() when the newest block has no room, or there is none, or a check
  * fails: the whole procedure. */
 __attribute__((noinline)) static void *bump_slow(fl_arena *a, size_t size,

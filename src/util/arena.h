@@ -181,9 +181,6 @@ char *fl__arena_printf(fl_arena *a, const char *fmt, ...) __attribute__((format(
  * default): never. Not thread-safe: set it only while no analysis runs. */
 void fl__arena_set_fail_hook(bool (*fail)(void *arg), void *arg);
 
-/* Asks the hook above (false when none): for allocations outside arenas. */
-bool fl__alloc_should_fail(void);
-
 /* Grows an array held in the arena: returns a new array of `new_n` elements with
  * the first `old_n` copied from `old` (the old memory is simply abandoned). */
 void *fl__arena_grow(fl_arena *a, void *old, size_t old_n, size_t new_n, size_t elem);
