@@ -371,6 +371,17 @@ static const char *error_message(const fl_diag *d, const fl_options *opt, fl_are
     }
 }
 
+/* A failed analysis's report holds its error only, never a part of a
+ * report (fields filled before the failure are cleared); returns `st`. */
+static fl_status error_only(fl_report *r, fl_status st) {
+    if (st != FL_OK) {
+        const char *error = r->error;
+        memset(r, 0, sizeof(*r));
+        r->error = error;
+    }
+    return st;
+}
+
 /* Fills a failed analysis's report error; returns the status recorded. */
 static fl_status report_error(fl_diag *d, fl_status st, const fl_options *opt, fl_report *r) {
     if (d->status == FL_OK) {
@@ -513,5 +524,5 @@ fl_status fl_analyze(const void *bytes, size_t len, const fl_options *opt_in, fl
     if (st == FL_OK && opt->llm) { /* after the analysis's memory is released */
         st = fl__llm_view(bytes, len, opt, ra, r);
     }
-    return st;
+    return error_only(r, st);
 }

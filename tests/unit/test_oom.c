@@ -150,6 +150,17 @@ static fl_status analyze(const model *m, fl_report **r) {
     return fl_analyze(m->bytes, m->len, &m->o, r);
 }
 
+/* Whether a failed analysis's report holds its error only (fl_analyze
+ * clears what was filled before the failure: never a part of a report). */
+static bool error_only(fl_report *r) {
+    static const fl_report zero;
+    const char *error = r->error;
+    r->error = NULL;
+    bool only = memcmp(r, &zero, sizeof(*r)) == 0;
+    r->error = error;
+    return only;
+}
+
 /* Whether allocation k (1-based) of the analysis fails as it should: with
  * FL_ENOMEM and an error saying "out of memory" (the system refused it:
  * not the analysis's memory limit), or, where the engine has another
@@ -195,6 +206,11 @@ static bool fails_cleanly(const model *m, long k, long total, const char *want, 
                     !r         ? "no report"
                     : r->error ? r->error
                                : "no error message");
+        ok = false;
+    } else if (r && !error_only(r)) {
+        print_error("%s: allocation %ld of %ld failed: FL_ENOMEM, but the report holds more than "
+                    "its error (%s)\n",
+                    m->what, k, total, r->error);
         ok = false;
     }
     if (!ok && hit) {
