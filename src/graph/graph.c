@@ -288,30 +288,14 @@ fl_status fl__graph_rename(fl_graph *g, fl_node *n, const char *name, fl_diag *d
         return fl__diag_oom(d);
     }
     fl__node_touch(g, n);
-    /* Delete n's slot with backward-shift deletion, so probe chains stay
-     * intact, then insert it under the new name. */
-    name_slot *t = g->index;
-    size_t mask = g->index_size - 1;
-    size_t j = node_name_hash(n) & mask;
-    while (t[j].node && t[j].node != n) {
-        j = (j + 1) & mask;
-    }
-    if (!t[j].node) {
+    /* Delete n's slot (under the hash of its current name), then insert it
+     * under the new name. */
+    node_name_hash(n);
+    if (!index_delete(g, n)) {
         return fl__node_fail(d, FL_EINTERNAL, n, "node missing from the name index");
     }
-    t[j].node = NULL;
-    for (size_t k = (j + 1) & mask; t[k].node; k = (k + 1) & mask) {
-        size_t home = t[k].hash & mask;
-        /* Move the entry back into the hole if its home is not in (j, k]. */
-        bool between = j <= k ? (home > j && home <= k) : (home > j || home <= k);
-        if (!between) {
-            t[j] = t[k];
-            t[k].node = NULL;
-            j = k;
-        }
-    }
     n->name = copy;
-    slot_put(t, mask, n, node_name_hash(n));
+    slot_put(g->index, g->index_size - 1, n, node_name_hash(n));
     return FL_OK;
 }
 
