@@ -7,8 +7,8 @@
 #   - the CLI (`foldline analyze --passes none`): median wall time and peak
 #     RSS of RUNS runs, full and stripped;
 #   - ONNX Runtime's session creation on the same full file (CPU, one thread),
-#     when node and onnxruntime-node are available (npm ci --ignore-scripts
-#     into BUILD/ort, as validate_roofline.sh does).
+#     when node and onnxruntime-node are available (in $FL_ORT_DIR, else
+#     npm ci --ignore-scripts into BUILD/ort, as validate_roofline.sh does).
 # The full model is the corpus's resnet50 full-weight ONNX when present, else
 # a stripped corpus model (MODEL, default convnext_tiny: 28.6 M parameters,
 # about resnet50's size) filled with weights by fl_onnxfill; FULL=FILE and
@@ -72,8 +72,8 @@ echo "  full, file's cache dropped    $(cli "$full" cold)"
 echo "  full, cached again (4K pages) $(cli "$full")"
 echo "  stripped                      $(cli "$stripped")"
 
-ortdir="$build/ort"
-if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then
+ortdir="${FL_ORT_DIR:-$build/ort}"
+if [ -z "${FL_ORT_DIR:-}" ] && command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then
     if [ ! -d "$ortdir/node_modules/onnxruntime-node" ]; then
         mkdir -p "$ortdir"
         cp "$here/ort/package.json" "$here/ort/package-lock.json" "$ortdir/"
@@ -81,8 +81,10 @@ if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then
     fi
 fi
 if [ -d "$ortdir/node_modules/onnxruntime-node" ]; then
-    cp "$here/ort_session.mjs" "$ortdir/"
-    read -r ort_ms ort_rss < <(node "$ortdir/ort_session.mjs" "$full" "$runs")
+    # run from the scratch directory, onnxruntime-node found through a link
+    ln -s "$(cd "$ortdir" && pwd)/node_modules" "$work/node_modules"
+    cp "$here/ort_session.mjs" "$work/"
+    read -r ort_ms ort_rss < <(node "$work/ort_session.mjs" "$full" "$runs")
     echo "ONNX Runtime session creation on the full file (median of $runs): $ort_ms ms," \
         "node peak RSS $ort_rss MB"
 else
