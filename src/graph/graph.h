@@ -609,6 +609,10 @@ fl_sym fl__value_int(const fl_value *v, int64_t i);
  * integer values with a known element are converted too. Returns false when
  * the element is symbolic or the dtype has no numeric reading. */
 bool fl__value_f64(const fl_value *v, int64_t i, double *out);
+/* Elements [i, i + n) as fl__value_f64 reads them, into out[0..n); false
+ * when the range is out of bounds or an element has no reading (out is then
+ * partly written). A float value is read in one loop. */
+bool fl__value_f64_run(const fl_value *v, int64_t i, int64_t n, double *out);
 /* True when every element is a known number. */
 bool fl__value_is_concrete(const fl_value *v);
 
@@ -633,5 +637,8 @@ fl_value *fl__value_reshaped(fl_arena *a, const fl_value *src, int rank, const i
 /* Encodes a double as element i of a float value of its dtype (rounding to
  * nearest-even for half/bfloat16/float). */
 void fl__value_set_f64(fl_value *v, int64_t i, double x);
+/* fl__value_set_f64 of x[0..n) as elements [i, i + n); nothing written
+ * when the range is out of bounds. */
+void fl__value_set_f64_run(fl_value *v, int64_t i, int64_t n, const double *x);
 
 #endif

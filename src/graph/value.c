@@ -214,6 +214,44 @@ bool fl__value_f64(const fl_value *v, int64_t i, double *out) {
     }
 }
 
+bool fl__value_f64_run(const fl_value *v, int64_t i, int64_t n, double *out) {
+    if (i < 0 || n < 0 || n > v->n - i) {
+        return false;
+    }
+    if (!v->ints && v->raw && fl_dtype_base(v->dtype) == FL_DT_FLOAT) {
+        const unsigned char *p = (const unsigned char *)v->raw + 4 * i;
+        for (int64_t k = 0; k < n; k++) {
+            float f;
+            memcpy(&f, p + 4 * k, 4);
+            out[k] = f;
+        }
+        return true;
+    }
+    for (int64_t k = 0; k < n; k++) {
+        if (!fl__value_f64(v, i + k, &out[k])) {
+            return false;
+        }
+    }
+    return true;
+}
+
+void fl__value_set_f64_run(fl_value *v, int64_t i, int64_t n, const double *x) {
+    if (i < 0 || n < 0 || n > v->n - i || !v->raw) {
+        return;
+    }
+    if (fl_dtype_base(v->dtype) == FL_DT_FLOAT) {
+        unsigned char *p = (unsigned char *)v->raw + 4 * i;
+        for (int64_t k = 0; k < n; k++) {
+            float f = (float)x[k];
+            memcpy(p + 4 * k, &f, 4);
+        }
+        return;
+    }
+    for (int64_t k = 0; k < n; k++) {
+        fl__value_set_f64(v, i + k, x[k]);
+    }
+}
+
 void fl__value_set_f64(fl_value *v, int64_t i, double x) {
     if (i < 0 || i >= v->n || !v->raw) {
         return;

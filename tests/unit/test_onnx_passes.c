@@ -146,6 +146,50 @@ static void test_conv_bn_over_limit(void **state) {
     pt_free(r);
 }
 
+/* Wider than the pass's runs of 256 elements: 260 output channels of 300
+ * inputs each (1x1 kernel, no Conv bias, epsilon 1). W[o][c] = c, scale[o] =
+ * o + 1, var 3, so f[o] = (o + 1) / 2 and W'[o][c] = c * (o + 1) / 2; mean 2,
+ * bias[o] = o, so B'[o] = (0 - 2) * (o + 1) / 2 + o = -1. All exact in float;
+ * a channel read at the wrong factor or an element skipped at a run's edge
+ * shows. */
+static void test_conv_bn_wide_values(void **state) {
+    (void)state;
+    enum { M = 260, C = 300 };
+    float *w = malloc(sizeof(float) * M * C), *want = malloc(sizeof(float) * M * C);
+    float scale[M], bias[M], mean[M], var[M], wantb[M];
+    assert_non_null(w);
+    assert_non_null(want);
+    for (int o = 0; o < M; o++) {
+        for (int c = 0; c < C; c++) {
+            w[o * C + c] = (float)c;
+            want[o * C + c] = (float)c * (float)(o + 1) / 2;
+        }
+        scale[o] = (float)(o + 1);
+        bias[o] = (float)o;
+        mean[o] = 2;
+        var[o] = 3;
+        wantb[o] = -1;
+    }
+    ob_model *m = ob_new(13);
+    ob_input(m, "x", OB_FLOAT, 4, (int64_t[]){1, C, 2, 2}, NULL);
+    init_vals(m, "w", 4, (int64_t[]){M, C, 1, 1}, w, M * C);
+    init_vals(m, "scale", 1, (int64_t[]){M}, scale, M);
+    init_vals(m, "bias", 1, (int64_t[]){M}, bias, M);
+    init_vals(m, "mean", 1, (int64_t[]){M}, mean, M);
+    init_vals(m, "var", 1, (int64_t[]){M}, var, M);
+    ob_node(m, "Conv", "conv", "x,w", "c");
+    Onnx__NodeProto *bn = ob_node(m, "BatchNormalization", "bn", "c,scale,bias,mean,var", "n");
+    ob_attr_f(m, bn, "epsilon", 1.0f);
+    ob_output(m, "n");
+    pt_run *r = oxp_pipeline(m, &(pt_opts){.max_folded_bytes = 4 * M * C});
+    assert_string_equal(oxp_dump(r), "bn=Conv(x,bn/folded_weights,bn/folded_bias)");
+    expect_values(r, "bn/folded_weights", want, M * C);
+    expect_values(r, "bn/folded_bias", wantb, M);
+    pt_free(r);
+    free(w);
+    free(want);
+}
+
 /* The batch norm is not folded when the Conv's output has another reader,
  * nor in training mode. */
 static void test_conv_bn_negative(void **state) {
@@ -1076,6 +1120,7 @@ int main(void) {
         cmocka_unit_test(test_conv_bn_relu_values),
         cmocka_unit_test(test_conv_bn_clip_stripped),
         cmocka_unit_test(test_conv_bn_over_limit),
+        cmocka_unit_test(test_conv_bn_wide_values),
         cmocka_unit_test(test_conv_bn_negative),
         cmocka_unit_test(test_matmul_add_gemm_act),
         cmocka_unit_test(test_matmul_add_nd_gemm),

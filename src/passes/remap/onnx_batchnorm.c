@@ -159,6 +159,14 @@ static bool match_onnx_conv_bn(const rctx *r, const fl_node *bn, fl_node **conv)
     return true;
 }
 
+/* Elements are read and written in runs of up to RUN doubles (a float
+ * value's run is one loop, not a call per element). */
+enum { RUN = 256 };
+
+static int64_t run_len(int64_t left) {
+    return left < RUN ? left : RUN;
+}
+
 /* f[o] for every channel into f (m entries); false when a value is
  * missing. */
 static bool bn_factors(const fl_node *bn, int64_t m, double eps, double *f) {
@@ -167,12 +175,15 @@ static bool bn_factors(const fl_node *bn, int64_t m, double eps, double *f) {
     if (!scale || !var) {
         return false;
     }
-    for (int64_t o = 0; o < m; o++) {
-        double s, v;
-        if (!fl__value_f64(scale, o, &s) || !fl__value_f64(var, o, &v)) {
+    double s[RUN], v[RUN];
+    for (int64_t o = 0; o < m; o += RUN) {
+        int64_t n = run_len(m - o);
+        if (!fl__value_f64_run(scale, o, n, s) || !fl__value_f64_run(var, o, n, v)) {
             return false;
         }
-        f[o] = s / sqrt(v + eps);
+        for (int64_t k = 0; k < n; k++) {
+            f[o + k] = s[k] / sqrt(v[k] + eps);
+        }
     }
     return true;
 }
@@ -187,7 +198,7 @@ static const fl_value *fold_weights(rctx *r, const fl_node *w, const double *f, 
         bytes *= (uint64_t)t->shape.dims[i].k;
     }
     *over = bytes > (uint64_t)r->pc->opt->max_folded_bytes;
-    if (!wv || !f || *over || m <= 0) {
+    if (!wv || !f || *over || m <= 0 || wv->n % m != 0) {
         return NULL;
     }
     fl_value *nv = fl__value_new(r->g->arena, wv->dtype, wv->rank, wv->dims);
@@ -195,13 +206,20 @@ static const fl_value *fold_weights(rctx *r, const fl_node *w, const double *f, 
         fl__rm_fail_oom(r);
         return NULL;
     }
+    /* output channel o's elements are [o * per, (o + 1) * per) */
     int64_t per = wv->n / m;
-    for (int64_t i = 0; i < wv->n; i++) {
-        double x;
-        if (!fl__value_f64(wv, i, &x)) {
-            return NULL;
+    double x[RUN];
+    for (int64_t o = 0; o < m; o++) {
+        for (int64_t j = 0; j < per; j += RUN) {
+            int64_t i = o * per + j, n = run_len(per - j);
+            if (!fl__value_f64_run(wv, i, n, x)) {
+                return NULL;
+            }
+            for (int64_t k = 0; k < n; k++) {
+                x[k] *= f[o];
+            }
+            fl__value_set_f64_run(nv, i, n, x);
         }
-        fl__value_set_f64(nv, i, x * f[i / per]);
     }
     return nv;
 }
@@ -220,13 +238,17 @@ static const fl_value *fold_bias(rctx *r, const fl_node *c, const fl_node *bn, c
         fl__rm_fail_oom(r);
         return NULL;
     }
-    for (int64_t o = 0; o < m; o++) {
-        double bo = 0, of, mo;
-        if ((b && !fl__value_f64(b, o, &bo)) || !fl__value_f64(off, o, &of) ||
-            !fl__value_f64(mean, o, &mo)) {
+    double bo[RUN] = {0}, of[RUN], mo[RUN];
+    for (int64_t o = 0; o < m; o += RUN) {
+        int64_t n = run_len(m - o);
+        if ((b && !fl__value_f64_run(b, o, n, bo)) || !fl__value_f64_run(off, o, n, of) ||
+            !fl__value_f64_run(mean, o, n, mo)) {
             return NULL;
         }
-        fl__value_set_f64(nv, o, (bo - mo) * f[o] + of);
+        for (int64_t k = 0; k < n; k++) {
+            of[k] = (bo[k] - mo[k]) * f[o + k] + of[k];
+        }
+        fl__value_set_f64_run(nv, o, n, of);
     }
     return nv;
 }
