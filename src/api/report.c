@@ -322,13 +322,14 @@ static fl_status op_summary(fl_ctx *c, fl_arena *ra, fl_report *r) {
             break;
         }
         a->count++;
-        if (!n->cost.incomplete) {
-            st = fl__op_add(c, n, a->flops, n->cost.flops, &a->flops);
+        if (!fl__node_cost_incomplete(n)) {
+            st = fl__op_add(c, n, a->flops, fl__node_count(n, FL_COUNT_FLOPS), &a->flops);
             if (st == FL_OK) {
-                st = fl__op_add(c, n, a->tfprof, n->cost.tfprof_flops, &a->tfprof);
+                st = fl__op_add(c, n, a->tfprof, fl__node_count(n, FL_COUNT_TFPROF_FLOPS),
+                                &a->tfprof);
             }
             if (st == FL_OK) {
-                st = fl__op_add(c, n, a->int_ops, n->cost.int_ops, &a->int_ops);
+                st = fl__op_add(c, n, a->int_ops, fl__node_count(n, FL_COUNT_INT_OPS), &a->int_ops);
             }
         }
         if (u != a) {
@@ -503,16 +504,17 @@ fl_status fl__report_nodes(fl_ctx *c, fl_arena *ra, const fl_report_node **out, 
         }
         rn->outputs = ts;
         fl_sym b;
-        if (fl__sym_add(c->st, n->cost.bytes_read, n->cost.bytes_written, &b) != FL_OK) {
+        const fl_cost k = fl__node_cost(n);
+        if (fl__sym_add(c->st, k.bytes_read, k.bytes_written, &b) != FL_OK) {
             b = fl_sym_unknown();
         }
-        rn->flops = quantity_shared(tc, ra, n->cost.flops);
-        rn->tfprof_flops = quantity_shared(tc, ra, n->cost.tfprof_flops);
-        rn->macs = quantity_shared(tc, ra, n->cost.macs);
-        rn->int_ops = quantity_shared(tc, ra, n->cost.int_ops);
+        rn->flops = quantity_shared(tc, ra, k.flops);
+        rn->tfprof_flops = quantity_shared(tc, ra, k.tfprof_flops);
+        rn->macs = quantity_shared(tc, ra, k.macs);
+        rn->int_ops = quantity_shared(tc, ra, k.int_ops);
         rn->bytes = quantity_shared(tc, ra, b);
-        rn->has_rule = n->cost.has_rule;
-        rn->incomplete = n->cost.incomplete || n->cost.trips_unknown;
+        rn->has_rule = k.has_rule;
+        rn->incomplete = k.incomplete || k.trips_unknown;
     }
     fl__arena_scratch_free(c->a, tc);
     *out = nodes;

@@ -127,13 +127,13 @@ static fl_status branch_sums(fl_ctx *c, const uint8_t *mark, branch b[2]) {
         const fl_node *n = c->g->nodes[i];
         branch *x = &b[mark[i] - 1];
         x->nodes++;
-        if (n->cost.incomplete) {
+        if (fl__node_cost_incomplete(n)) {
             x->incomplete++;
             continue;
         }
-        fl_status st = fl__op_add(c, n, x->flops, n->cost.flops, &x->flops);
+        fl_status st = fl__op_add(c, n, x->flops, fl__node_count(n, FL_COUNT_FLOPS), &x->flops);
         if (st == FL_OK) {
-            st = fl__op_add(c, n, x->macs, n->cost.macs, &x->macs);
+            st = fl__op_add(c, n, x->macs, fl__node_count(n, FL_COUNT_MACS), &x->macs);
         }
         if (st != FL_OK) {
             return st;
@@ -210,13 +210,13 @@ static fl_status note_case(fl_ctx *c, const fl_node *n, int64_t nb) {
                 continue;
             }
             b.nodes++;
-            if (m->cost.incomplete) {
+            if (fl__node_cost_incomplete(m)) {
                 b.incomplete++;
                 continue;
             }
-            fl_status st = fl__op_add(c, m, b.flops, m->cost.flops, &b.flops);
+            fl_status st = fl__op_add(c, m, b.flops, fl__node_count(m, FL_COUNT_FLOPS), &b.flops);
             if (st == FL_OK) {
-                st = fl__op_add(c, m, b.macs, m->cost.macs, &b.macs);
+                st = fl__op_add(c, m, b.macs, fl__node_count(m, FL_COUNT_MACS), &b.macs);
             }
             if (st != FL_OK) {
                 return st;

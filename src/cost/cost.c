@@ -104,11 +104,11 @@ static bool sum_plain_bytes(fl_ctx *c, const fl_node *n, bool outputs, fl_sym *a
     return true;
 }
 
-static fl_status node_bytes(fl_ctx *c, fl_node *n) {
+static fl_status node_bytes(fl_ctx *c, fl_node *n, fl_cost *kc) {
     uint32_t fl = n->desc ? n->desc->flags : 0;
-    fl_sym rd = n->cost.bytes_read, wr = n->cost.bytes_written, b; /* the hook's, 0 for most */
+    fl_sym rd = kc->bytes_read, wr = kc->bytes_written, b; /* the hook's, 0 for most */
     fl_status st;
-    if (!(fl & (FL_OPF_NO_BYTES | FL_OPF_ALIAS)) && !n->cost.per_load) {
+    if (!(fl & (FL_OPF_NO_BYTES | FL_OPF_ALIAS)) && !kc->per_load) {
         if (!(fl & FL_OPF_META) && !sum_plain_bytes(c, n, false, &rd)) {
             for (int i = 0; i < n->n_inputs; i++) {
                 if ((st = tensor_bytes(c, n, fl_node_in(n, i), &b)) != FL_OK ||
@@ -125,10 +125,10 @@ static fl_status node_bytes(fl_ctx *c, fl_node *n) {
             }
         }
     }
-    n->cost.bytes_read = rd;
-    n->cost.bytes_written = wr;
+    kc->bytes_read = rd;
+    kc->bytes_written = wr;
     if (fl_sym_is_unknown(rd) || fl_sym_is_unknown(wr)) {
-        n->cost.incomplete = true;
+        kc->incomplete = true;
     }
     return FL_OK;
 }
@@ -369,9 +369,8 @@ static fl_sym repeat_of(fl_ctx *c, const repeats *r, const fl_node *n) {
     return t;
 }
 
-/* Every count of n times `times`. */
-static fl_status repeat_cost(fl_ctx *c, fl_node *n, fl_sym times) {
-    fl_cost *k = &n->cost;
+/* Every count of k, n's, times `times`. */
+static fl_status repeat_cost(fl_ctx *c, fl_node *n, fl_cost *k, fl_sym times) {
     fl_sym *f[] = {&k->flops,   &k->tfprof_flops, &k->macs,
                    &k->int_ops, &k->bytes_read,   &k->bytes_written};
     fl_status st = FL_OK;
@@ -410,12 +409,11 @@ static bool loop_trips_unknown(fl_ctx *c, const fl_node *n) {
            fl_sym_is_unknown(bt);
 }
 
-/* n's own counts (n->cost), from its shapes. */
-static fl_status cost_node(fl_ctx *c, fl_node *n, const repeats *r) {
-    fl_cost *k = &n->cost;
+/* n's own counts, from its shapes, into k. */
+static fl_status cost_counts(fl_ctx *c, fl_node *n, const repeats *r, fl_cost *k) {
     fl_sym zero = fl_sym_const(0);
     memset(k, 0, sizeof(*k));
-    k->flops = k->tfprof_flops = k->macs = k->int_ops = zero;
+    k->flops = k->tfprof_flops = k->macs = k->int_ops = k->bytes_read = k->bytes_written = zero;
     if (n->desc && n->desc->cost) {
         fl_status st = n->desc->cost(c, n, k);
         if (st != FL_OK) {
@@ -429,9 +427,21 @@ static fl_status cost_node(fl_ctx *c, fl_node *n, const repeats *r) {
     if (loop_trips_unknown(c, n)) {
         k->trips_unknown = true;
     }
-    fl_status st = node_bytes(c, n);
+    fl_status st = node_bytes(c, n, k);
     fl_sym times = st == FL_OK ? repeat_of(c, r, n) : fl_sym_const(1);
-    return fl_sym_is_known(times) && times.k == 1 ? st : repeat_cost(c, n, times);
+    return fl_sym_is_known(times) && times.k == 1 ? st : repeat_cost(c, n, k, times);
+}
+
+/* n's own counts (n->cost), from its shapes. A failure leaves n's counts
+ * as far as they came (as when they were written in place). */
+static fl_status cost_node(fl_ctx *c, fl_node *n, const repeats *r) {
+    fl_cost k;
+    fl_status st = cost_counts(c, n, r, &k);
+    fl_status ss = fl__node_set_cost(c->g, n, &k);
+    if (st == FL_OK && ss != FL_OK) {
+        st = fl__diag_oom(c->d);
+    }
+    return st;
 }
 
 static const char *str_attr(const fl_node *n, const char *name) {
@@ -528,54 +538,57 @@ static fl_status add_part(fl_ctx *c, const fl_node *n, fl_cost_totals *t, fl_sym
  * or a journal's copy of a node as it was. `strict` as add_part's. */
 static fl_status count_node(fl_ctx *c, const fl_node *n, int sign, bool strict, fl_cost_totals *t,
                             fl_sym_sum *sums) {
-    const fl_cost *k = &n->cost;
+    const fl_node_cost *k = &n->cost;
     if (fl__cost_is_value_node(n)) {
         t->nodes_values += sign;
     }
-    if (k->incomplete) {
+    if (k->bits & FL_COST_INCOMPLETE) {
         t->nodes_incomplete += sign;
         return FL_OK;
     }
-    if (k->trips_unknown) { /* incomplete, but its one trip is summed */
+    if (k->bits & FL_COST_TRIPS_UNKNOWN) { /* incomplete, but its one trip is summed */
         t->nodes_incomplete += sign;
         t->nodes_trips_unknown += sign;
-    } else if (k->has_rule) {
+    } else if (k->bits & FL_COST_HAS_RULE) {
         t->nodes_with_rule += sign;
     } else {
         t->nodes_without_rule += sign;
     }
-    const fl_sym v[SUM_NO_RULE] = {k->flops,   k->tfprof_flops, k->macs,
-                                   k->int_ops, k->bytes_read,   k->bytes_written};
+    _Static_assert((int)SUM_FLOPS == FL_COUNT_FLOPS && (int)SUM_TFPROF == FL_COUNT_TFPROF_FLOPS &&
+                       (int)SUM_MACS == FL_COUNT_MACS && (int)SUM_INT_OPS == FL_COUNT_INT_OPS &&
+                       (int)SUM_READ == FL_COUNT_BYTES_READ &&
+                       (int)SUM_WRITTEN == FL_COUNT_BYTES_WRITTEN,
+                   "the sums follow the counts' words");
+    const uint64_t *w = k->w;
     /* plain: the whole sum's common case (no count unknown, in the sums or
      * here); moves: the counts that are not a known 0 (a 0 moves no sum and
-     * no count: fl__sym_sum_add's first case), none for a constant or a
-     * reshape */
+     * no count: fl__sym_sum_add's first case; its word is 0), none for a
+     * constant or a reshape */
     /* The six tests written out, without branches (as a loop, not unrolled,
      * they cost about a hundred instructions a node). */
     _Static_assert(SUM_NO_RULE == 6, "count_node's tests name each count");
-    const fl_expr *unk = fl__sym_unknown_expr; /* loaded once */
-#define MOVES(i) ((unsigned)(((uintptr_t)v[i].e | (uint64_t)v[i].k) != 0) << (i))
+    const uint64_t unk = fl__cost_word_unknown(); /* loaded once */
+#define MOVES(i) ((unsigned)(w[i] != 0) << (i))
     unsigned moves = MOVES(0) | MOVES(1) | MOVES(2) | MOVES(3) | MOVES(4) | MOVES(5);
 #undef MOVES
     if (!moves) {
         return FL_OK;
     }
     const int64_t *nu = t->n_unknown;
-    bool unknown = (v[0].e == unk) | (v[1].e == unk) | (v[2].e == unk) | (v[3].e == unk) |
-                   (v[4].e == unk) | (v[5].e == unk) |
-                   ((nu[0] | nu[1] | nu[2] | nu[3] | nu[4] | nu[5]) != 0);
+    bool unknown = (w[0] == unk) | (w[1] == unk) | (w[2] == unk) | (w[3] == unk) | (w[4] == unk) |
+                   (w[5] == unk) | ((nu[0] | nu[1] | nu[2] | nu[3] | nu[4] | nu[5]) != 0);
     bool plain = strict && !unknown;
     fl_status st = FL_OK;
     /* the counts that move, in order */
     for (unsigned m = moves; m && st == FL_OK; m &= m - 1) {
         int i = __builtin_ctz(m);
-        st = plain ? fl__op_sum_add(c, n, &sums[i], v[i])
-                   : add_part(c, n, t, &sums[i], i, v[i], sign, strict);
+        fl_sym v = fl__cost_word_sym(w[i]);
+        st = plain ? fl__op_sum_add(c, n, &sums[i], v)
+                   : add_part(c, n, t, &sums[i], i, v, sign, strict);
     }
-    if (st == FL_OK && !k->has_rule) {
-        fl_sym b;
-        st = strict ? fl__op_add(c, n, k->bytes_read, k->bytes_written, &b)
-                    : fl__sym_add(c->st, k->bytes_read, k->bytes_written, &b);
+    if (st == FL_OK && !(k->bits & FL_COST_HAS_RULE)) {
+        fl_sym b, rd = fl__cost_word_sym(w[SUM_READ]), wr = fl__cost_word_sym(w[SUM_WRITTEN]);
+        st = strict ? fl__op_add(c, n, rd, wr, &b) : fl__sym_add(c->st, rd, wr, &b);
         if (st == FL_ENOMEM && !strict) {
             st = fl__diag_oom(c->d);
         }
@@ -674,7 +687,7 @@ static fl_status update_sums(fl_ctx *c, fl_cost_totals *u, fl_sym_sum *sums,
         const fl_node *o = s->node_ptrs[i], *was = &s->nodes[i];
         if (o->id >= g->n_nodes || g->nodes[o->id] != o) { /* gone */
             st = count_node(c, was, -1, false, u, sums);
-        } else if (!fl__cost_same(&was->cost, &o->cost) ||
+        } else if (!fl__node_cost_same(&was->cost, &o->cost) ||
                    fl__cost_is_value_node(was) != fl__cost_is_value_node(o)) {
             if ((st = count_node(c, was, -1, false, u, sums)) == FL_OK) {
                 st = count_node(c, o, 1, false, u, sums);

@@ -35,8 +35,8 @@ double fl__roofline_tensor_bytes(const fl_tensor *t) {
 }
 
 static bool moves_bytes(const fl_node *n) {
-    return !(n->desc && (n->desc->flags & (FL_OPF_NO_BYTES | FL_OPF_ALIAS))) && !n->cost.per_load &&
-           !fl__cost_is_value_node(n);
+    return !(n->desc && (n->desc->flags & (FL_OPF_NO_BYTES | FL_OPF_ALIAS))) &&
+           !fl__node_cost_per_load(n) && !fl__cost_is_value_node(n);
 }
 
 /* The node whose data input i of n reads: through ops that alias their
@@ -62,7 +62,7 @@ static double input_bytes(const fl_node *n, int i) {
 /* The bytes an op brings into the caches: its outputs and the weights it
  * reads. */
 static double new_bytes(const fl_node *n) {
-    if (!moves_bytes(n) || n->cost.incomplete) {
+    if (!moves_bytes(n) || fl__node_cost_incomplete(n)) {
         return 0;
     }
     double b = 0;
@@ -119,7 +119,7 @@ fl_status fl__reuse_build(const fl_graph *g, fl_arena *sa, fl_reuse *r) {
     }
     for (size_t k = 0; k < n; k++) { /* outputs live from their producer to their last reader */
         const fl_node *nd = g->nodes[k];
-        if (!moves_bytes(nd) || nd->cost.incomplete) {
+        if (!moves_bytes(nd) || fl__node_cost_incomplete(nd)) {
             continue;
         }
         double b = 0;

@@ -133,10 +133,11 @@ fl_op_class fl__roofline_op_class(const fl_node *n) {
     if (in_list(op, red)) {
         return FL_CLASS_REDUCTION;
     }
-    if (fl_sym_is_known(n->cost.flops) && n->cost.flops.k > 0) {
+    fl_sym flops = fl__node_count(n, FL_COUNT_FLOPS);
+    if (fl_sym_is_known(flops) && flops.k > 0) {
         return FL_CLASS_ELEMENTWISE;
     }
-    const fl_cost *k = &n->cost;
+    const fl_cost kn = fl__node_cost(n), *k = &kn;
     if ((fl_sym_is_known(k->bytes_read) && k->bytes_read.k > 0) ||
         (fl_sym_is_known(k->bytes_written) && k->bytes_written.k > 0)) {
         return FL_CLASS_DATA_MOVEMENT;
@@ -349,7 +350,7 @@ static const char *intern_label(label_cache *lc, fl_op_class c, const fl_eff_tab
  *   memory (traffic.c). */
 static void estimate_node(const fl_profile *p, const fl_node *nd, const fl_reuse *ru,
                           fl_roofline_node *r, label_cache *lc) {
-    const fl_cost *k = &nd->cost;
+    const fl_cost kn = fl__node_cost(nd), *k = &kn;
     /* The work: FLOPs at the peak of the op's float dtype (fp32 for an
      * integer output: its float work is requantization), a quantized op's
      * integer operations at its integer peak (int_precision). */
@@ -557,7 +558,7 @@ fl_status fl__roofline_estimate(const fl_graph *g, const fl_profile *p, bool per
     }
     for (size_t i = 0; i < g->n_nodes; i++) {
         const fl_node *nd = g->nodes[i];
-        const fl_cost *k = &nd->cost;
+        const fl_cost kn = fl__node_cost(nd), *k = &kn;
         if (k->incomplete) {
             continue;
         }
@@ -577,7 +578,8 @@ fl_status fl__roofline_estimate(const fl_graph *g, const fl_profile *p, bool per
         fl_roofline_node *r = &all[n++];
         r->name = nd->name;
         r->op = nd->op;
-        r->executed = !(nd->desc && (nd->desc->flags & FL_OPF_NO_BYTES)) && !nd->cost.per_load;
+        r->executed =
+            !(nd->desc && (nd->desc->flags & FL_OPF_NO_BYTES)) && !fl__node_cost_per_load(nd);
         estimate_node(p, nd, ru.pos ? &ru : NULL, r, labels);
     }
     fl__reuse_free(sa, &ru);

@@ -409,7 +409,7 @@ static void pool_traffic(const fl_node *n, const char *op, fl_traffic *t) {
         }
         double two_step = pool_rows_work(n, op, x, y);
         if (two_step >= 0) {
-            t->work += two_step - (double)n->cost.flops.k;
+            t->work += two_step - (double)fl__node_count(n, FL_COUNT_FLOPS).k;
         } else {
             t->work += FL_WINDOW_OPS * e;
         }
@@ -500,7 +500,7 @@ bool fl__roofline_broadcast(const fl_node *n, fl_op_class cls) {
 }
 
 void fl__roofline_traffic(const fl_node *n, fl_op_class cls, fl_traffic *t) {
-    const fl_cost *k = &n->cost;
+    const fl_cost kn = fl__node_cost(n), *k = &kn;
     t->work = (double)k->flops.k + (double)k->int_ops.k;
     t->bytes = (double)k->bytes_read.k + (double)k->bytes_written.k;
     t->strided_bytes = 0;

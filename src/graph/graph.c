@@ -59,6 +59,65 @@ static uint64_t node_name_hash(fl_node *n) {
     return n->name_hash;
 }
 
+/* The word of count v (fl_node_cost); 0 when an integer beyond 63 bits
+ * finds no memory to be kept in (*oom set). */
+static uint64_t cost_word_slow(fl_arena *a, fl_sym v, bool *oom) {
+    if (!fl_sym_is_known(v)) {
+        return (uint64_t)(uintptr_t)v.e | 1;
+    }
+    int64_t *box = fl__arena_alloc_raw(a, sizeof *box);
+    if (!box) {
+        *oom = true;
+        return 0;
+    }
+    *box = v.k;
+    return (uint64_t)(uintptr_t)box | 3;
+}
+
+/* Whether count v is a known integer of 63 bits (a word of its own). */
+static inline bool cost_word_small(fl_sym v) {
+    return (v.e == NULL) & ((uint64_t)v.k + ((uint64_t)1 << 62) < ((uint64_t)1 << 63));
+}
+
+static uint8_t cost_bits(const fl_cost *k) {
+    return (uint8_t)((k->has_rule ? FL_COST_HAS_RULE : 0) |
+                     (k->tfprof_rule ? FL_COST_TFPROF_RULE : 0) |
+                     (k->incomplete ? FL_COST_INCOMPLETE : 0) |
+                     (k->trips_unknown ? FL_COST_TRIPS_UNKNOWN : 0) |
+                     (k->per_load ? FL_COST_PER_LOAD : 0));
+}
+
+fl_status fl__node_set_cost(fl_graph *g, fl_node *n, const fl_cost *k) {
+    fl_node_cost *c = &n->cost;
+    c->bits = cost_bits(k);
+    if (cost_word_small(k->flops) & cost_word_small(k->tfprof_flops) & cost_word_small(k->macs) &
+        cost_word_small(k->int_ops) & cost_word_small(k->bytes_read) &
+        cost_word_small(k->bytes_written)) { /* the common case: six known integers */
+        c->w[FL_COUNT_FLOPS] = (uint64_t)k->flops.k << 1;
+        c->w[FL_COUNT_TFPROF_FLOPS] = (uint64_t)k->tfprof_flops.k << 1;
+        c->w[FL_COUNT_MACS] = (uint64_t)k->macs.k << 1;
+        c->w[FL_COUNT_INT_OPS] = (uint64_t)k->int_ops.k << 1;
+        c->w[FL_COUNT_BYTES_READ] = (uint64_t)k->bytes_read.k << 1;
+        c->w[FL_COUNT_BYTES_WRITTEN] = (uint64_t)k->bytes_written.k << 1;
+        return FL_OK;
+    }
+    bool oom = false;
+    const fl_sym v[6] = {k->flops,   k->tfprof_flops, k->macs,
+                         k->int_ops, k->bytes_read,   k->bytes_written};
+    for (int i = 0; i < 6; i++) {
+        c->w[i] =
+            cost_word_small(v[i]) ? (uint64_t)v[i].k << 1 : cost_word_slow(g->arena, v[i], &oom);
+    }
+    if (oom) {
+        for (int i = 0; i < 6; i++) {
+            c->w[i] = fl__cost_word_unknown();
+        }
+        c->bits = FL_COST_INCOMPLETE;
+        return FL_ENOMEM;
+    }
+    return FL_OK;
+}
+
 fl_graph *fl__graph_new(fl_arena *a) {
     fl_graph *g = fl__arena_zalloc(a, sizeof(*g));
     if (!g) {

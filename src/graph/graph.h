@@ -199,6 +199,56 @@ typedef struct fl_cost {
                            * constant): no per-inference bytes or dispatch */
 } fl_cost;
 
+/*
+ * fl_cost as a node keeps it (fl_node.cost; fl__node_cost and
+ * fl__node_set_cost convert): each count in one 64-bit word where an fl_sym
+ * takes two, the flags in bits. A word with bit 0 clear is a known integer k
+ * of 63 bits, k * 2 (a zero word, as a fresh node has, is a known 0); with
+ * bit 0 set and bit 1 clear, the count's expression | 1 (symbolic, or
+ * fl__sym_unknown_expr); with both set, a known integer beyond 63 bits kept
+ * in the graph's arena, its address | 3. A count has one word (the boxed
+ * integer aside), so comparing words compares counts.
+ */
+typedef struct fl_node_cost {
+    uint64_t w[6]; /* by fl_node_count */
+    uint8_t bits;  /* fl_node_cost_bits */
+} fl_node_cost;
+
+/* The counts' words in fl_node_cost.w, in fl_cost's order. */
+enum fl_node_count {
+    FL_COUNT_FLOPS,
+    FL_COUNT_TFPROF_FLOPS,
+    FL_COUNT_MACS,
+    FL_COUNT_INT_OPS,
+    FL_COUNT_BYTES_READ,
+    FL_COUNT_BYTES_WRITTEN,
+};
+
+enum fl_node_cost_bits {
+    FL_COST_HAS_RULE = 1u << 0,
+    FL_COST_TFPROF_RULE = 1u << 1,
+    FL_COST_INCOMPLETE = 1u << 2,
+    FL_COST_TRIPS_UNKNOWN = 1u << 3,
+    FL_COST_PER_LOAD = 1u << 4,
+};
+
+/* The count word w holds. */
+static inline __attribute__((always_inline)) fl_sym fl__cost_word_sym(uint64_t w) {
+    if (__builtin_expect(!(w & 1), 1)) {
+        return fl_sym_const((int64_t)w >> 1);
+    }
+    if (w & 2) {
+        return fl_sym_const(*(const int64_t *)(uintptr_t)(w & ~(uint64_t)3));
+    }
+    fl_sym s = {0, (const fl_expr *)(uintptr_t)(w & ~(uint64_t)1)};
+    return s;
+}
+
+/* The word of an unknown count. */
+static inline uint64_t fl__cost_word_unknown(void) {
+    return (uint64_t)(uintptr_t)fl__sym_unknown_expr | 1;
+}
+
 struct fl_node {
     uint32_t id; /* index in g->nodes */
     uint32_t n_ctrl_consumers;
@@ -237,9 +287,51 @@ struct fl_node {
     /* g->birth when the node was added (the pass driver's count of pass
      * runs); beside flags, so that a walk reading both reads one line. */
     uint32_t born;
-    fl_cost cost;
-    const void *src; /* the NodeDef it came from (protobuf-c message), or NULL */
+    fl_node_cost cost; /* fl__node_cost, fl__node_set_cost */
+    const void *src;   /* the NodeDef it came from (protobuf-c message), or NULL */
 };
+
+/* n's counts, as the cost model left them (all known 0 before it ran). */
+static inline fl_cost fl__node_cost(const fl_node *n) {
+    const fl_node_cost *p = &n->cost;
+    fl_cost k;
+    k.flops = fl__cost_word_sym(p->w[0]);
+    k.tfprof_flops = fl__cost_word_sym(p->w[1]);
+    k.macs = fl__cost_word_sym(p->w[2]);
+    k.int_ops = fl__cost_word_sym(p->w[3]);
+    k.bytes_read = fl__cost_word_sym(p->w[4]);
+    k.bytes_written = fl__cost_word_sym(p->w[5]);
+    k.has_rule = p->bits & FL_COST_HAS_RULE;
+    k.tfprof_rule = p->bits & FL_COST_TFPROF_RULE;
+    k.incomplete = p->bits & FL_COST_INCOMPLETE;
+    k.trips_unknown = p->bits & FL_COST_TRIPS_UNKNOWN;
+    k.per_load = p->bits & FL_COST_PER_LOAD;
+    return k;
+}
+
+/* n's count i (fl_node_count). */
+static inline fl_sym fl__node_count(const fl_node *n, int i) {
+    return fl__cost_word_sym(n->cost.w[i]);
+}
+
+/* Whether n's counts are those of an fl_cost with `incomplete` set. */
+static inline bool fl__node_cost_incomplete(const fl_node *n) {
+    return n->cost.bits & FL_COST_INCOMPLETE;
+}
+
+/* Whether n's counts are those of an fl_cost with `per_load` set. */
+static inline bool fl__node_cost_per_load(const fl_node *n) {
+    return n->cost.bits & FL_COST_PER_LOAD;
+}
+
+/* Whether the two kept costs are the same, word for word (an expression,
+ * and a boxed integer, by its address: the same count boxed twice differs):
+ * what a snapshot's restore must give back, and what lets the totals' update
+ * skip a node saved since whose counts did not change. */
+static inline bool fl__node_cost_same(const fl_node_cost *a, const fl_node_cost *b) {
+    return a->w[0] == b->w[0] && a->w[1] == b->w[1] && a->w[2] == b->w[2] && a->w[3] == b->w[3] &&
+           a->w[4] == b->w[4] && a->w[5] == b->w[5] && a->bits == b->bits;
+}
 
 /* A function of the graph's FunctionDefLibrary, kept for calls and write-back. */
 typedef struct fl_function {
@@ -388,6 +480,11 @@ fl_status fl__node_fail(fl_diag *d, fl_status st, const fl_node *n, const char *
 /* Records a warning about node `n`, prefixed as fl__node_fail's messages. */
 void fl__node_warn(fl_diag *d, const fl_node *n, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* Sets n's counts to k's (fl_node_cost's words). An integer beyond 63 bits
+ * takes 8 bytes of g's arena: FL_ENOMEM when they cannot be had (n's counts
+ * are then all unknown and n incomplete), else FL_OK. */
+fl_status fl__node_set_cost(fl_graph *g, fl_node *n, const fl_cost *k);
 
 /* Creates an empty graph whose memory comes from `a`. NULL on OOM. */
 fl_graph *fl__graph_new(fl_arena *a);

@@ -611,19 +611,6 @@ fl_status fl__graph_journal_open(fl_graph_snapshot *s, fl_graph *g, size_t max_b
     return FL_OK;
 }
 
-static bool sym_bits_same(fl_sym a, fl_sym b) {
-    return a.k == b.k && a.e == b.e;
-}
-
-bool fl__cost_same(const fl_cost *a, const fl_cost *b) {
-    return sym_bits_same(a->flops, b->flops) && sym_bits_same(a->tfprof_flops, b->tfprof_flops) &&
-           sym_bits_same(a->macs, b->macs) && sym_bits_same(a->int_ops, b->int_ops) &&
-           sym_bits_same(a->bytes_read, b->bytes_read) &&
-           sym_bits_same(a->bytes_written, b->bytes_written) && a->has_rule == b->has_rule &&
-           a->tfprof_rule == b->tfprof_rule && a->incomplete == b->incomplete &&
-           a->trips_unknown == b->trips_unknown && a->per_load == b->per_load;
-}
-
 /* What fl__graph_snapshot_unmarked compares, node i of full snapshot s
  * against n (s indexed). */
 static bool node_differs(const fl_graph_snapshot *s, long i, const fl_node *n) {
@@ -777,7 +764,7 @@ const char *fl__graph_snapshot_mismatch(const fl_graph_snapshot *s, const fl_gra
         if (fields_differ(o, n) || o->id != n->id || o->flags != n->flags ||
             o->n_ctrl_consumers != n->n_ctrl_consumers || o->edited != n->edited ||
             o->born != n->born || o->n_outputs != n->n_outputs || o->src != n->src ||
-            !fl__cost_same(&o->cost, &n->cost)) {
+            !fl__node_cost_same(&o->cost, &n->cost)) {
             return "the node's fields";
         }
         if (n->n_inputs > 0 && inputs_differ(n->inputs, s->inputs + s->at[i].inputs, n->n_inputs)) {

@@ -190,11 +190,6 @@ const fl_node *fl__graph_snapshot_unmarked(const fl_graph_snapshot *s);
 /* Two values with the same dtype, shape and elements (NULL equals NULL). */
 bool fl__value_same(const fl_value *a, const fl_value *b);
 
-/* Two node costs alike in every field, bit for bit (interned expressions by
- * pointer): what a restore must give back, and what lets the totals'
- * update skip a node saved since whose counts did not change. */
-bool fl__cost_same(const fl_cost *a, const fl_cost *b);
-
 /* Releases the buffers; s is empty again (fl__graph_snapshot_init). */
 void fl__graph_snapshot_free(fl_graph_snapshot *s);
 

@@ -529,7 +529,7 @@ static bool sym_same(fl_sym a, fl_sym b) {
 }
 
 /* Every field of the two costs by meaning (an unknown count equals an
- * unknown one whatever its bits; fl__cost_same compares bits). */
+ * unknown one whatever its bits; fl__node_cost_same compares words). */
 static bool cost_same(const fl_cost *a, const fl_cost *b) {
     return sym_same(a->flops, b->flops) && sym_same(a->tfprof_flops, b->tfprof_flops) &&
            sym_same(a->macs, b->macs) && sym_same(a->int_ops, b->int_ops) &&
@@ -598,7 +598,7 @@ static fl_status check_incremental(fl_ctx *c, const fl_options *opt, const fl_co
     for (size_t i = 0, o = 0; i < n; i++) {
         fl_node *m = g->nodes[i];
         nodes[i] = m;
-        costs[i] = m->cost;
+        costs[i] = fl__node_cost(m);
         flags[i] = m->flags & FL_NODE_INCOMPLETE;
         for (int k = 0; k < m->n_outputs; k++) {
             outs[o++] = m->outputs[k];
@@ -608,7 +608,8 @@ static fl_status check_incremental(fl_ctx *c, const fl_options *opt, const fl_co
     fl_status st = refresh_whole(c, opt, &whole);
     for (size_t i = 0, o = 0; st == FL_OK && i < n; i++) {
         fl_node *m = nodes[i];
-        bool same = cost_same(&costs[i], &m->cost) && flags[i] == (m->flags & FL_NODE_INCOMPLETE);
+        const fl_cost mk = fl__node_cost(m);
+        bool same = cost_same(&costs[i], &mk) && flags[i] == (m->flags & FL_NODE_INCOMPLETE);
         for (int k = 0; k < m->n_outputs; k++, o++) {
             same = same && tensor_same(&outs[o], &m->outputs[k]);
         }

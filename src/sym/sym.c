@@ -13,6 +13,9 @@
 
 /* The unknown sentinel: an empty polynomial no table ever holds. */
 static const fl_expr unknown_sentinel;
+/* A node's cost keeps an expression's address in a word whose two low bits
+ * are tags (fl_node_cost, graph/graph.h). */
+_Static_assert(_Alignof(fl_expr) >= 4, "an expression's address has two low bits free");
 const fl_expr *const fl__sym_unknown_expr = &unknown_sentinel;
 
 #define INITIAL_SLOTS  256

@@ -596,6 +596,71 @@ static void test_packed_strings(void **state) {
     teardown_f(&f);
 }
 
+/* A node keeps each count in one word: known integers of 63 bits inline, an
+ * expression or an unknown count by its address, an integer beyond 63 bits
+ * boxed in the arena. Every kind reads back as it was written. */
+static void test_node_cost_words(void **state) {
+    (void)state;
+    fixture f;
+    build(&f);
+    fl_node *a = fl__graph_find(f.g, "a"), *b = fl__graph_find(f.g, "b");
+    fl_cost z = fl__node_cost(a); /* a fresh node: all known 0, no flag */
+    assert_true(fl_sym_is_known(z.flops) && z.flops.k == 0);
+    assert_true(fl_sym_is_known(z.bytes_written) && z.bytes_written.k == 0);
+    assert_false(z.has_rule || z.tfprof_rule || z.incomplete || z.trips_unknown || z.per_load);
+    fl_sym n;
+    assert_int_equal(fl__sym_var(f.g->syms, "N", &n), FL_OK);
+    const int64_t lim = (int64_t)1 << 62;
+    fl_cost k = {.flops = fl_sym_const(INT64_MAX),
+                 .tfprof_flops = fl_sym_const(INT64_MIN),
+                 .macs = fl_sym_const(lim - 1),
+                 .int_ops = fl_sym_const(-lim),
+                 .bytes_read = n,
+                 .bytes_written = fl_sym_unknown(),
+                 .has_rule = true,
+                 .per_load = true};
+    assert_int_equal(fl__node_set_cost(f.g, a, &k), FL_OK);
+    fl_cost r = fl__node_cost(a);
+    assert_true(fl_sym_is_known(r.flops) && r.flops.k == INT64_MAX);
+    assert_true(fl_sym_is_known(r.tfprof_flops) && r.tfprof_flops.k == INT64_MIN);
+    assert_true(fl_sym_is_known(r.macs) && r.macs.k == lim - 1);
+    assert_true(fl_sym_is_known(r.int_ops) && r.int_ops.k == -lim);
+    assert_true(fl__sym_eq(r.bytes_read, n));
+    assert_true(fl_sym_is_unknown(r.bytes_written));
+    assert_true(r.has_rule && r.per_load);
+    assert_false(r.tfprof_rule || r.incomplete || r.trips_unknown);
+    assert_true(fl__node_cost_per_load(a));
+    assert_false(fl__node_cost_incomplete(a));
+    /* the limits of the inline form, both sides */
+    k = (fl_cost){.flops = fl_sym_const(lim),
+                  .macs = fl_sym_const(-lim - 1),
+                  .int_ops = fl_sym_const(-1),
+                  .incomplete = true,
+                  .trips_unknown = true};
+    assert_int_equal(fl__node_set_cost(f.g, b, &k), FL_OK);
+    r = fl__node_cost(b);
+    assert_int_equal(r.flops.k, lim);
+    assert_int_equal(r.macs.k, -lim - 1);
+    assert_int_equal(r.int_ops.k, -1);
+    assert_true(fl_sym_is_known(r.int_ops) && fl_sym_is_known(r.tfprof_flops));
+    assert_true(r.incomplete && r.trips_unknown && !r.has_rule && !r.per_load);
+    assert_int_equal(fl__node_count(b, FL_COUNT_MACS).k, -lim - 1);
+    /* the same counts written twice compare equal unless an integer is boxed */
+    fl_node_cost was = b->cost;
+    assert_int_equal(fl__node_set_cost(f.g, b, &k), FL_OK); /* flops and macs boxed again */
+    assert_false(fl__node_cost_same(&was, &b->cost));
+    k.flops = fl_sym_const(4); /* both inline now */
+    k.macs = fl_sym_const(3);
+    assert_int_equal(fl__node_set_cost(f.g, b, &k), FL_OK);
+    was = b->cost;
+    assert_int_equal(fl__node_set_cost(f.g, b, &k), FL_OK);
+    assert_true(fl__node_cost_same(&was, &b->cost));
+    k.flops = fl_sym_const(5);
+    assert_int_equal(fl__node_set_cost(f.g, b, &k), FL_OK);
+    assert_false(fl__node_cost_same(&was, &b->cost));
+    teardown_f(&f);
+}
+
 int main(void) {
     /* test_uses_kept_until_an_edit checks the self-check that finds an edit
      * behind the API: on, whether the binary runs under CTest or not. */
@@ -618,6 +683,7 @@ int main(void) {
         cmocka_unit_test(test_compact_index_in_place),
         cmocka_unit_test(test_compact_index_few_moved),
         cmocka_unit_test(test_init_attrs),
+        cmocka_unit_test(test_node_cost_words),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
