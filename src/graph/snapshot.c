@@ -495,16 +495,14 @@ const fl_node *fl__graph_snapshot_unmarked(const fl_graph_snapshot *s) {
 /* ------------------------------------------------------------------------- */
 
 /* Room for `need` elements of `elem` bytes in *buf (capacity *cap), grown to
- * twice that, or by half again when twice would pass s->max_bytes; false
- * when that passes it too or malloc fails. (Grown by half, the buffers of
- * one swin_t analysis were copied into larger ones 59 times, 1.9 MB.) */
+ * twice that; false when that passes s->max_bytes or malloc fails. (Grown
+ * by half, the buffers of one swin_t analysis were copied into larger ones
+ * 59 times, 1.9 MB.) The size does not depend on the limit, so that a
+ * larger limit never fails where a smaller one passed (a buffer grown by
+ * half near the limit left more room to the rest of the analysis). */
 static bool room_grow(fl_graph_snapshot *s, void **buf, size_t *cap, size_t need, size_t elem) {
     size_t nc = 2 * need + 16;
     size_t grow = (nc - *cap) * elem;
-    if (s->max_bytes && s->bytes + grow > s->max_bytes) {
-        nc = need + need / 2 + 16;
-        grow = (nc - *cap) * elem;
-    }
     if (s->max_bytes && s->bytes + grow > s->max_bytes) {
         s->over_limit = true;
         return false;
@@ -550,6 +548,11 @@ void fl__graph_journal_same(fl_graph *g, const fl_node *from, const fl_node *to)
         size_t cap = s->cap_same ? 2 * s->cap_same : 64,
                grow = (cap - s->cap_same) * sizeof(*s->same);
         if (s->max_bytes && s->bytes + grow > s->max_bytes) {
+            /* Past the limit, as the journal's other buffers. (Left out,
+             * the readers were inferred again: under a small limit the
+             * analysis took another course, with other memory, than under
+             * a larger one.) */
+            s->oom = s->over_limit = true;
             return;
         }
         struct fl_same_pair *old = s->same, *nw = fl__mem_realloc(NULL, cap * sizeof(*nw));

@@ -33,21 +33,22 @@ _Static_assert(ARENA_ALIGN == 16, "arena.h's inline path rounds to 16");
 
 /* struct fl_arena_block: arena.h (the inline allocation path reads it). */
 
-/* Makes the block ready up to at least `end`: the old data below `dirty`
- * zeroed up to there (and ZERO_STEP beyond); past `dirty`, a large block's
- * pages faulted in (a hint: on a kernel without MADV_POPULATE_WRITE the
- * pages fault on first touch as usual), any other's simply zero. */
+/* Makes the block ready up to at least `end` (at most `charged`, which
+ * holds it): the old data below `dirty` zeroed up to there (and ZERO_STEP
+ * beyond); past `dirty`, a large block's pages faulted in (a hint: on a
+ * kernel without MADV_POPULATE_WRITE the pages fault on first touch as
+ * usual), any other's simply zero. */
 static void make_ready(struct fl_arena_block *b, size_t end) {
     if (b->ready < b->dirty) {
         size_t want = end + ZERO_STEP < b->dirty ? end + ZERO_STEP : b->dirty;
         memset((char *)b->data + b->ready, 0, want - b->ready);
-        b->ready = want;
+        b->ready = want < b->charged ? want : b->charged;
         if (want >= end) {
             return;
         }
     }
     if (!b->populate) {
-        b->ready = b->size;
+        b->ready = b->charged;
         return;
     }
 #ifdef MADV_POPULATE_WRITE
@@ -55,8 +56,8 @@ static void make_ready(struct fl_arena_block *b, size_t end) {
     uintptr_t base = (uintptr_t)b->data;
     uintptr_t from = (base + b->ready + page - 1) & ~(uintptr_t)(page - 1);
     size_t want = end + POPULATE_STEP;
-    if (want > b->size) {
-        want = b->size;
+    if (want > b->charged) { /* no page past what the limit counts */
+        want = b->charged;
     }
     uintptr_t to = (base + want) & ~(uintptr_t)(page - 1);
     if (to > from) {
@@ -64,7 +65,7 @@ static void make_ready(struct fl_arena_block *b, size_t end) {
     }
     b->ready = want;
 #else
-    b->ready = b->size;
+    b->ready = b->charged;
 #endif
 }
 
@@ -323,6 +324,43 @@ void fl__arena_set_fail_hook(bool (*fail)(void *arg), void *arg) {
     fl__arena_hooked = fail != NULL;
 }
 
+/* Under a limit an arena block counts against it only as far as its
+ * allocations have reached, CHARGE_STEP bytes at a time (a block faulted
+ * in ahead: a 32nd of it, up to POPULATE_STEP; no page is faulted in past
+ * what is counted): its room beyond is not memory the analysis holds
+ * (pages never touched, or a kept block's). So the blocks' sizes are those
+ * of the ladder under any limit, and what an analysis is charged at each
+ * step is the same under every limit it fits in: a larger limit never
+ * fails where a smaller one passed. (Blocks cut down to the room a limit
+ * left made it depend on the limit: swin_t with the passes fitted in
+ * 12-15 MB, not in 16 or 17, where the ladder's 8 MB block took the room
+ * the passes' scratch arrays and journal needed.) */
+#define CHARGE_STEP (64u * 1024)
+
+/* Counts b, a's newest block or a new one, as far as `end` at least, or
+ * fails (a->failed, over_limit) when that passes the limit. */
+static bool charge(fl_arena *a, struct fl_arena_block *b, size_t end) {
+    if (end <= b->charged) {
+        return true;
+    }
+    size_t step = CHARGE_STEP;
+    while (b->populate && step < POPULATE_STEP && step < b->size / 32) {
+        step *= 2;
+    }
+    size_t to = (end + step - 1) & ~(size_t)(step - 1);
+    if (to > b->size || to < end) {
+        to = b->size;
+    }
+    size_t more = to - b->charged;
+    if (a->limit && (a->reserved > a->limit || more > a->limit - a->reserved)) {
+        a->failed = a->over_limit = true;
+        return false;
+    }
+    a->reserved += more;
+    b->charged = to;
+    return true;
+}
+
 /* bump() when the newest block has no room, or there is none, or a check
  * fails: the whole procedure. */
 __attribute__((noinline)) static void *bump_slow(fl_arena *a, size_t size,
@@ -343,7 +381,13 @@ __attribute__((noinline)) static void *bump_slow(fl_arena *a, size_t size,
     }
     size_t need = (size + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
     struct fl_arena_block *b = a->head;
-    if (!b || b->size - b->used < need) {
+    if (b && b->size - b->used >= need) {
+        /* Room in the newest block that the limit does not count yet. */
+        if (!charge(a, b, b->used + need)) {
+            return NULL;
+        }
+    } else {
+        /* The ladder's next size, the same under any limit (see charge). */
         size_t bsize = b ? b->step * 2 : ARENA_MIN_BLOCK;
         if (bsize > 64u * 1024 * 1024) {
             bsize = 64u * 1024 * 1024;
@@ -351,17 +395,13 @@ __attribute__((noinline)) static void *bump_slow(fl_arena *a, size_t size,
         if (bsize < need) {
             bsize = need;
         }
-        if (a->limit && a->reserved + bsize > a->limit) {
-            if (a->reserved + need > a->limit) {
-                a->failed = a->over_limit = true;
-                return NULL;
-            }
-            bsize = need;
+        if (a->limit && (a->reserved > a->limit || need > a->limit - a->reserved)) {
+            a->failed = a->over_limit = true;
+            return NULL;
         }
         /* A kept block larger than asked serves as well (its room is used);
          * the ladder goes on from the size asked. */
-        struct fl_arena_block *nb =
-            block_get(bsize, a->limit ? a->limit - a->reserved : SIZE_MAX, a->reserved);
+        struct fl_arena_block *nb = block_get(bsize, SIZE_MAX, a->reserved);
         if (!nb) {
             a->failed = true;
             return NULL;
@@ -372,7 +412,7 @@ __attribute__((noinline)) static void *bump_slow(fl_arena *a, size_t size,
         /* A block made for one large allocation is left to fault on use:
          * its owner may touch little of it. */
         nb->populate = nb->size > LAZY_ZERO_MAX && nb->size >= POPULATE_MIN && nb->size > need;
-        nb->ready = nb->dirty || nb->populate ? 0 : nb->size;
+        nb->ready = 0;
         /* A large one-off allocation goes behind the current block so that the
          * remaining space of the current block is not abandoned. */
         if (b && need > b->size) {
@@ -382,7 +422,12 @@ __attribute__((noinline)) static void *bump_slow(fl_arena *a, size_t size,
             nb->next = b;
             a->head = nb;
         }
-        a->reserved += nb->size;
+        nb->charged = a->limit ? 0 : nb->size;
+        a->reserved += nb->charged;
+        if (a->limit && !charge(a, nb, need)) {
+            return NULL; /* the block stays the arena's, freed with it */
+        }
+        nb->ready = nb->dirty || nb->populate ? 0 : nb->charged;
         b = nb;
     }
     void *p = (char *)b->data + b->used;
@@ -400,7 +445,7 @@ static inline void *bump(fl_arena *a, size_t size, struct fl_arena_block **blk) 
     struct fl_arena_block *b = a->head;
     size_t need = (size + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
     /* size - 1 < SIZE_MAX / 2: neither 0 nor past bump_slow's limit */
-    if (b && !a->failed && !fail_hook && size - 1 < SIZE_MAX / 2 && b->size - b->used >= need) {
+    if (b && !a->failed && !fail_hook && size - 1 < SIZE_MAX / 2 && b->charged - b->used >= need) {
         void *p = (char *)b->data + b->used;
         b->used += need;
         a->used += need;

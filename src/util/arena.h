@@ -36,6 +36,8 @@ struct fl_arena_block {
     size_t step;                 /* the size it was asked for (an arena's ladder goes on
                                   * from it) */
     size_t used;                 /* bytes handed out */
+    size_t charged;              /* bytes from the start counted in the arena's
+                                  * `reserved` (an arena block's; arena.c) */
     size_t ready;                /* data bytes known zero (and, below `dirty`, zeroed) */
     size_t dirty;                /* bytes from the start that may hold old data: zeroed
                                   * as handed out; past them the block is zero */
@@ -53,7 +55,9 @@ struct fl_arena_block {
 typedef struct fl_arena {
     struct fl_arena_block *head;         /* newest block first */
     size_t used;                         /* bytes handed out, for statistics */
-    size_t reserved;                     /* bytes obtained from malloc */
+    size_t reserved;                     /* bytes held: the blocks' bytes counted (under a
+                                          * limit, the part of each its allocations have
+                                          * reached), tables and scratch */
     size_t limit;                        /* 0 = unlimited; otherwise reserved may not exceed it */
     bool failed;                         /* sticky: an allocation failed */
     bool over_limit;                     /* one failed for `limit` (else the system refused) */

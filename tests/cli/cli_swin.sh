@@ -47,4 +47,27 @@ for b in 1 3; do
     fails=$((fails + 1))
   fi
 done
+
+# --max-memory-mb from 1 to 32 MB with the default passes: a limit fails
+# (exit 3, naming it) or gives the report of the unlimited analysis, and
+# every limit from the smallest that passes on passes (arena blocks cut
+# down to the room a limit left made 12-15 MB pass and 16-17 MB fail).
+"$bin" analyze "$m" --per-node --max-memory-mb 0 >"$tmp/unlimited.txt" 2>&1
+first=""
+for mb in $(seq 1 32); do
+  "$bin" analyze "$m" --per-node --max-memory-mb "$mb" >"$tmp/lim.txt" 2>"$tmp/lim.err"
+  rc=$?
+  if [ $rc -eq 0 ] && cmp -s "$tmp/lim.txt" "$tmp/unlimited.txt"; then
+    first=${first:-$mb}
+    pass=$((pass + 1))
+  elif [ $rc -eq 3 ] && [ -z "$first" ] &&
+    grep -qF "the memory limit of $((mb << 20)) bytes" "$tmp/lim.err"; then
+    pass=$((pass + 1))
+  else
+    echo "FAIL limit_${mb}mb: exit $rc (smallest passing limit: ${first:-none}); $(head -c 300 "$tmp/lim.err")"
+    fails=$((fails + 1))
+  fi
+done
+[ -n "$first" ] || { echo "FAIL limits: none of 1-32 MB passes"; fails=$((fails + 1)); }
+echo "smallest passing --max-memory-mb: ${first:-none}"
 finish
