@@ -150,9 +150,11 @@ static void wake_loop(fl_srv *s) {
 }
 
 /* Appends an event for the loop (s->mu held). Returns true when the
- * vector was empty: the caller wakes the loop, after unlocking. */
+ * loop has to be woken (the caller does it, after unlocking): the vector
+ * was empty and the loop is not draining it (a draining loop swaps again
+ * before it sleeps, and takes the event then). */
 static bool push_event(fl_srv *s, fl_tag *tag, int success) {
-    bool first = s->n_events == 0;
+    bool first = s->n_events == 0 && !s->draining;
     if (s->n_events == s->cap_events) {
         size_t nc = s->cap_events ? s->cap_events * 2 : 256;
         struct fl_event *ne = realloc(s->events, nc * sizeof *ne);
@@ -180,11 +182,11 @@ static void cq_thread_main(void *arg) {
     for (;;) {
         grpc_event ev = grpc_completion_queue_next(s->cq, gpr_inf_future(GPR_CLOCK_REALTIME), NULL);
         uv_mutex_lock(&s->mu);
-        bool signal = s->n_events == 0;
+        bool signal = false;
         if (ev.type == GRPC_QUEUE_SHUTDOWN) {
             s->cq_done = true;
         } else if (ev.type == GRPC_OP_COMPLETE) {
-            push_event(s, ev.tag, ev.success);
+            signal = push_event(s, ev.tag, ev.success);
         }
         bool done = s->cq_done;
         uv_mutex_unlock(&s->mu);
@@ -881,6 +883,10 @@ static void on_wake(uv_poll_t *w, int status, int events) {
         s->n_events = 0;
         s->spare = ev;
         s->cap_spare = cap;
+        /* While events are dispatched the threads that append more do not
+         * write the eventfd: this loop swaps again. The swap that finds
+         * none clears it under the same lock, so no event waits unseen. */
+        s->draining = n > 0;
         bool done = s->cq_done;
         uv_mutex_unlock(&s->mu);
         for (size_t i = 0; i < n; i++) {

@@ -102,9 +102,12 @@ typedef struct fl_srv {
     /* CQ thread and pool threads -> loop hand-off: events appended under
      * `mu`, drained by the loop's callback on `wake_fd` (an eventfd), which
      * swaps the vectors until it finds none. A thread writes the eventfd
-     * only when it appends to an empty vector: a non-empty one has a
-     * wake-up pending. gRPC's completions and finished analyses share it,
-     * so one wake-up of the loop takes both. */
+     * only when it appends to an empty vector while the loop is not
+     * draining: a non-empty vector has a wake-up pending, and a draining
+     * loop (`draining`, under `mu`: set when a swap took events, cleared
+     * by the swap that finds none) swaps again before it sleeps. gRPC's
+     * completions and finished analyses share it, so one wake-up of the
+     * loop takes both. */
     uv_mutex_t mu;
     uv_poll_t wake;
     int wake_fd;
@@ -113,7 +116,8 @@ typedef struct fl_srv {
         int success;
     } * events, *spare;
     size_t n_events, cap_events, cap_spare;
-    bool cq_done; /* set by the CQ thread after GRPC_QUEUE_SHUTDOWN */
+    bool draining; /* the loop is dispatching events and swaps again before sleeping */
+    bool cq_done;  /* set by the CQ thread after GRPC_QUEUE_SHUTDOWN */
 
     /* Loop -> pool hand-off (server.c, queue_analysis): the calls waiting
      * for a pool thread, oldest first, under `w_mu` (a mutex of their own:
