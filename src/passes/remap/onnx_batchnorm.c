@@ -265,13 +265,19 @@ bool fl__rm_onnx_conv_bn(rctx *r, fl_node *bn) {
     for (int i = 0; i < rank && i < FL_RM_ONNX_MAX_RANK; i++) {
         wdims[i] = wt->shape.dims[i].k;
     }
-    double *f = m > 0 ? fl__arena_calloc(r->g->arena, (size_t)m, sizeof(double)) : NULL;
-    if (m > 0 && !f) {
-        fl__rm_fail_oom(r);
-        return false;
-    }
-    if (f && !bn_factors(bn, m, fl__attr_float(bn, "epsilon", 1e-5f), f)) {
-        f = NULL;
+    /* the factors, when the scale and variance have values (a stripped
+     * model's wide batch norms have none: nothing allocated for them) */
+    double *f = NULL;
+    if (m > 0 && fl__rm_onnx_value(fl__rm_in_node(bn, 1)) &&
+        fl__rm_onnx_value(fl__rm_in_node(bn, 4))) {
+        f = fl__arena_calloc(r->g->arena, (size_t)m, sizeof(double));
+        if (!f) {
+            fl__rm_fail_oom(r);
+            return false;
+        }
+        if (!bn_factors(bn, m, fl__attr_float(bn, "epsilon", 1e-5f), f)) {
+            f = NULL;
+        }
     }
     bool over = false;
     const fl_value *wv = fold_weights(r, w, f, m, &over);

@@ -79,7 +79,16 @@ void fl__rm_drop(rctx *r, fl_node *n) {
 
 fl_node *fl__rm_add_extra(rctx *r, const char *prefix, const char *suffix, const char *op,
                           const char *device, int n_inputs, const fl_input *inputs) {
-    char *base = fl__arena_printf(r->g->arena, "%s/%s", prefix, suffix);
+    /* "prefix/suffix", joined on the stack when it fits: the graph keeps
+     * only fl__graph_unique_name's copy */
+    char buf[256];
+    size_t lp = strlen(prefix), ls = strlen(suffix);
+    char *base = lp + ls + 2 <= sizeof(buf) ? buf : fl__arena_alloc(r->g->arena, lp + ls + 2);
+    if (base) {
+        memcpy(base, prefix, lp);
+        base[lp] = '/';
+        memcpy(base + lp + 1, suffix, ls + 1);
+    }
     const char *name = base ? fl__graph_unique_name(r->g, base) : NULL;
     fl_node *nn = name ? fl__op_add_op(r->g, name, op, n_inputs, inputs, 1, r->d) : NULL;
     if (!nn) {
