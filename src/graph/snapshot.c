@@ -288,6 +288,21 @@ const fl_node *fl__graph_snapshot_saved(const fl_graph_snapshot *s, const fl_nod
     return i >= 0 ? &s->nodes[i] : NULL;
 }
 
+bool fl__graph_snapshot_saved_edges(const fl_graph_snapshot *s, const fl_node *n,
+                                    const fl_input **inputs, int *n_inputs, fl_node *const **ctrl,
+                                    int *n_ctrl) {
+    long i = find(s, n);
+    if (i < 0) {
+        return false;
+    }
+    const fl_node *o = &s->nodes[i];
+    *n_inputs = o->n_inputs > 0 ? o->n_inputs : 0;
+    *n_ctrl = o->n_ctrl > 0 ? o->n_ctrl : 0;
+    *inputs = s->inputs + s->at[i].inputs;
+    *ctrl = s->ctrl + s->at[i].ctrl;
+    return true;
+}
+
 fl_node *const *fl__graph_journal_opened(const fl_graph_snapshot *s) {
     return s->list_saved ? s->list : s->head.nodes;
 }

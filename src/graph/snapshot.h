@@ -170,6 +170,13 @@ void fl__graph_journal_same(fl_graph *g, const fl_node *from, const fl_node *to)
  * has not saved it (it was not written). */
 const fl_node *fl__graph_snapshot_saved(const fl_graph_snapshot *s, const fl_node *n);
 
+/* The data and control inputs n had as s saved it (copies in s's pools:
+ * what the node array read then, whatever was written since), or false
+ * when s holds none (see fl__graph_snapshot_saved). */
+bool fl__graph_snapshot_saved_edges(const fl_graph_snapshot *s, const fl_node *n,
+                                    const fl_input **inputs, int *n_inputs, fl_node *const **ctrl,
+                                    int *n_ctrl);
+
 /* The node array of the graph as journal s was opened: its first
  * s->head.n_nodes entries are the nodes the graph had then (those removed
  * since included), whatever compactions ran since. */

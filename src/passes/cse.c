@@ -529,3 +529,62 @@ fl_status fl__pass_common_subgraph_elimination(fl_pass_ctx *pc) {
     fl__arena_scratch_free(ar, lone);
     return st;
 }
+
+/* The skip test (pass.h). Two nodes merge when dedupable and node_eq: both
+ * read only the node's own fields (op, device, inputs, control inputs,
+ * attrs, output count, flags; and the dtype and shape of an ONNX Const's
+ * output, which inference sets) and the identity of its producers, not its
+ * consumers. If neither node was added or edited since the pass left the
+ * graph as it was (nor, for an ONNX Const, inferred again: touched), both
+ * were as they are then, and it did not merge them: a new pair has such a
+ * node. The sweep edits a node otherwise only to drop a repeated control
+ * input (resolve_inputs), which only an edited node can have gained. So:
+ * such a node with a repeated control input, or dedupable with an equal
+ * node (the scopes of loop bodies aside: more pairs, not fewer), gives
+ * work; past LIMIT of them the pass just runs (each is compared with every
+ * node). */
+bool fl__cse_may_work(const fl_graph *g, const uint8_t *mark) {
+    enum { LIMIT = 16 };
+    const fl_node *t[LIMIT];
+    size_t nt = 0;
+    for (size_t i = 0; i < g->n_nodes; i++) {
+        const fl_node *m = g->nodes[i];
+        if (!(mark[i] & FL_MAY_EDITED) &&
+            !((mark[i] & FL_MAY_TOUCHED) && g->onnx.is_onnx && m->kind == FL_OP_CONST)) {
+            continue;
+        }
+        for (int k = 0; k < m->n_ctrl; k++) {
+            for (int j = 0; j < k; j++) {
+                if (m->ctrl[j] == m->ctrl[k]) {
+                    return true;
+                }
+            }
+            if (m->ctrl[k] == m) {
+                return true;
+            }
+        }
+        if (dedupable(g, m)) {
+            if (nt == LIMIT) {
+                return true;
+            }
+            t[nt++] = m;
+        }
+    }
+    for (size_t i = 0; i < g->n_nodes && nt; i++) {
+        const fl_node *m = g->nodes[i];
+        for (size_t k = 0; k < nt; k++) {
+            const fl_node *u = t[k];
+            /* node_eq's first tests, inline: most pairs differ there */
+            if (m == u || m->kind != u->kind || m->n_inputs != u->n_inputs ||
+                m->n_attrs != u->n_attrs || m->n_ctrl != u->n_ctrl ||
+                (m->n_inputs > 0 && m->inputs[0].node != u->inputs[0].node &&
+                 m->inputs[0].node != u->inputs[m->n_inputs - 1].node)) {
+                continue;
+            }
+            if (node_eq(m, u) && dedupable(g, m)) {
+                return true;
+            }
+        }
+    }
+    return false;
+}

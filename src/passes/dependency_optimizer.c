@@ -573,3 +573,32 @@ fl_status fl__pass_dependency_optimizer(fl_pass_ctx *pc) {
     }
     return FL_OK;
 }
+
+/* The skip test (pass.h). Every rule but two needs a control edge
+ * somewhere (clean_ctrl, convert_to_noop: control consumers,
+ * transitive_reduction, group_cross_device), and transitive_reduction reads
+ * paths of any length: a graph with a control edge gives work. The bypasses
+ * need an Identity or a NoOp, and read whether the graph spans devices (a
+ * change anywhere): a graph with one gives work. What is left, a Const
+ * without inputs removed for having no consumer, reads only that Const: a
+ * marked one with no consumer (it lost its last one, or was added so) gives
+ * work; an unmarked one had none before either, and the pass left it. */
+bool fl__dependency_optimizer_may_work(const fl_graph *g, const uint8_t *mark) {
+    for (size_t i = 0; i < g->n_nodes; i++) {
+        const fl_node *m = g->nodes[i];
+        if (m->n_ctrl > 0 || m->kind == FL_OP_IDENTITY || m->kind == FL_OP_NO_OP) {
+            return true;
+        }
+        if (mark[i] && is_const_without_inputs(m) && !fl__preserved(m) &&
+            m->n_ctrl_consumers == 0) {
+            bool consumed = false;
+            for (int k = 0; k < m->n_outputs && !consumed; k++) {
+                consumed = m->outputs[k].n_consumers > 0;
+            }
+            if (!consumed) {
+                return true;
+            }
+        }
+    }
+    return false;
+}

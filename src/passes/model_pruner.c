@@ -313,3 +313,35 @@ fl_status fl__pass_model_pruner(fl_pass_ctx *pc) {
     g->order = NULL;
     return FL_OK;
 }
+
+/* The skip test (pass.h). Step 1: a node the changes left outside the
+ * fan-in of every preserved node was inside it before (the pass left no
+ * trace then), so each of its paths to a preserved node lost an edge or a
+ * node; the set of such nodes has a node without consumers (its consumers
+ * would reach a preserved node otherwise), which had consumers before: it
+ * lost them, so it is marked touched - a touched node that is not preserved
+ * and has no consumer may give work. Step 2: whether a trivial node is
+ * bypassed reads the node (maybe_trivial, trivial_rule), its producers
+ * (kind, device, function call, ref dtype) and its consumers (kind,
+ * function call, counts): a change to any of them marks the node itself,
+ * or a neighbour of it - so a marked node that maybe_trivial accepts may
+ * give work, and no other can. */
+bool fl__model_pruner_may_work(const fl_graph *g, const uint8_t *mark) {
+    for (size_t i = 0; i < g->n_nodes; i++) {
+        if (!mark[i]) {
+            continue;
+        }
+        const fl_node *m = g->nodes[i];
+        if (maybe_trivial(m)) {
+            return true;
+        }
+        bool consumed = m->n_ctrl_consumers > 0;
+        for (int k = 0; k < m->n_outputs && !consumed; k++) {
+            consumed = m->outputs[k].n_consumers > 0;
+        }
+        if ((mark[i] & FL_MAY_TOUCHED) && !consumed && !fl__preserved(m)) {
+            return true;
+        }
+    }
+    return false;
+}

@@ -124,4 +124,30 @@ fl_status fl__pass_arithmetic_optimizer(fl_pass_ctx *pc);
 fl_status fl__pass_remapper(fl_pass_ctx *pc);
 fl_status fl__pass_dependency_optimizer(fl_pass_ctx *pc);
 
+/* The skip test (pipeline.c). A pass is a function of the graph and the
+ * options: run on a graph where it left no trace, it leaves none again. When
+ * pass P last left no trace, the driver keeps what changed since: mark[i]
+ * (for g->nodes[i]) has FL_MAY_TOUCHED when the node was added, edited,
+ * inferred again, lost a consumer (an edge from it moved away or its
+ * consumer was removed) since then, FL_MAY_NEAR when it is a producer or a
+ * consumer (data or control) of such a node; a touched node added or
+ * edited (its own fields set by a rewrite) has FL_MAY_EDITED too. The
+ * graph is sorted (consumer
+ * counts hold). P's test answers false only when no rule of P can match
+ * anything those changes made: the driver then records P as a pass that
+ * changed nothing, without running it. Each test states its argument; with
+ * the self-checks on (FOLDLINE_VERIFY=1, CTest) the pass runs anyway and
+ * any trace it leaves fails the analysis, naming the pass, the iteration and
+ * the node. A pass without a test always runs (the remapper: its patterns
+ * span several nodes, on kinds nearly every graph has, and its last run is
+ * the one that changed the graph where it changes anything). */
+enum { FL_MAY_TOUCHED = 1, FL_MAY_NEAR = 2, FL_MAY_EDITED = 4 };
+typedef bool (*fl_pass_may_work_fn)(const fl_graph *g, const uint8_t *mark);
+bool fl__model_pruner_may_work(const fl_graph *g, const uint8_t *mark);
+bool fl__cse_may_work(const fl_graph *g, const uint8_t *mark);
+bool fl__constant_folding_may_work(const fl_graph *g, const uint8_t *mark);
+bool fl__shape_optimizer_may_work(const fl_graph *g, const uint8_t *mark);
+bool fl__arithmetic_optimizer_may_work(const fl_graph *g, const uint8_t *mark);
+bool fl__dependency_optimizer_may_work(const fl_graph *g, const uint8_t *mark);
+
 #endif

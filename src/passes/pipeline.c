@@ -57,6 +57,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The passes' skip tests (pass.h; NULL: the pass always runs). */
+static const fl_pass_may_work_fn pass_may_work[FL_PASS_COUNT] = {
+    [FL_PASS_PRUNING] = fl__model_pruner_may_work,
+    [FL_PASS_CSE] = fl__cse_may_work,
+    [FL_PASS_CONSTFOLD] = fl__constant_folding_may_work,
+    [FL_PASS_SHAPE] = fl__shape_optimizer_may_work,
+    [FL_PASS_ARITHMETIC] = fl__arithmetic_optimizer_may_work,
+    [FL_PASS_DEPENDENCY] = fl__dependency_optimizer_may_work,
+};
+
 static const char *const pass_names[FL_PASS_COUNT] = {
     "pruning", "cse", "qdq", "constfold", "transpose", "shape", "arithmetic", "remap", "dependency",
 };
@@ -471,11 +481,161 @@ typedef struct pass_stamp {
      * running it (iteration 2 after a quiet end of iteration 1). */
     uint64_t version;
     uint64_t quiet_at[FL_PASS_COUNT];
+    /* Passes that left no trace on a graph that has changed since (the
+     * skip test, pass.h): quiet_stamp[p], valid with quiet_seen[p], is the
+     * stamp when pass p last left none; what changed after it is every node
+     * born or edited under a later stamp, and the log's nodes of a later
+     * stamp (the old producers of edges a pass moved or removed, the nodes
+     * inferred again after it). A change the log does not hold (the whole
+     * graph inferred again, a log past LOG_MAX) sets all_since to its
+     * stamp: a pass found quiet before it runs. */
+    uint32_t quiet_stamp[FL_PASS_COUNT];
+    uint64_t quiet_version[FL_PASS_COUNT]; /* version then */
+    bool quiet_seen[FL_PASS_COUNT];
+    uint32_t all_since;
+    struct logged {
+        uint32_t stamp;
+        fl_node *node;
+    } * log;
+    size_t n_log, cap_log;
+    /* The skip test's marks, by node id, for the changes after version
+     * mark_from up to mark_version (passes quiet at the same version share
+     * them: the second iteration's tests after one change) */
+    uint8_t *mark;
+    size_t cap_mark;
+    uint64_t mark_from, mark_version;
+    bool mark_valid;
     /* The verifier found a node the pass changed without marking it, or
      * wrote before marking it: the journal cannot have saved its state, and
      * the rollback takes the verifier's full copy. */
     bool mark_bug;
 } pass_stamp;
+
+/* Entries past this: the log says "everything" instead (a skip pays off
+ * after small changes; large ones reach most nodes anyway). */
+#define LOG_MAX 4096u
+
+static void log_all(pass_stamp *ps) {
+    ps->all_since = ps->stamp;
+    ps->n_log = 0;
+}
+
+/* Node n changed under the current stamp (a log that does not fit: all). */
+static void log_node(pass_stamp *ps, fl_node *n) {
+    if (ps->all_since == ps->stamp) {
+        return;
+    }
+    if (ps->n_log == ps->cap_log) {
+        size_t nc = ps->cap_log ? ps->cap_log * 2 : 64;
+        struct logged *nl = nc <= LOG_MAX ? realloc(ps->log, nc * sizeof(*nl)) : NULL;
+        if (!nl) {
+            log_all(ps);
+            return;
+        }
+        ps->log = nl;
+        ps->cap_log = nc;
+    }
+    ps->log[ps->n_log++] = (struct logged){ps->stamp, n};
+}
+
+static bool is_live(const fl_graph *g, const fl_node *n) {
+    return n->id < g->n_nodes && g->nodes[n->id] == n;
+}
+
+/* After pass that changed the graph (compacted, inferred again): logs the
+ * nodes that lost a consumer - the producers, as journal `before` saved
+ * them, of each node the pass edited and of each node it removed. (The
+ * nodes it added or edited carry its stamp; refresh logs those inferred
+ * again.) */
+static void log_changes(const fl_graph *g, pass_stamp *ps, const fl_graph_snapshot *before) {
+    for (size_t i = 0; i < g->n_nodes && ps->all_since != ps->stamp; i++) {
+        const fl_node *m = g->nodes[i];
+        const fl_input *in;
+        fl_node *const *ctrl;
+        int ni, nc;
+        if (m->edited != ps->stamp || m->born == ps->stamp) {
+            continue;
+        }
+        if (!fl__graph_snapshot_saved_edges(before, m, &in, &ni, &ctrl, &nc)) {
+            log_all(ps);
+            return;
+        }
+        for (int k = 0; k < ni; k++) {
+            log_node(ps, in[k].node);
+        }
+        for (int k = 0; k < nc; k++) {
+            log_node(ps, ctrl[k]);
+        }
+    }
+    fl_node *const *opened = fl__graph_journal_opened(before);
+    for (size_t i = 0; i < before->head.n_nodes && ps->all_since != ps->stamp; i++) {
+        fl_node *m = opened[i];
+        if (is_live(g, m)) {
+            continue;
+        }
+        const fl_input *in = m->inputs;
+        fl_node *const *ctrl = m->ctrl;
+        int ni = m->n_inputs, nc = m->n_ctrl;
+        fl__graph_snapshot_saved_edges(before, m, &in, &ni, &ctrl, &nc);
+        for (int k = 0; k < ni; k++) {
+            log_node(ps, in[k].node);
+        }
+        for (int k = 0; k < nc; k++) {
+            log_node(ps, ctrl[k]);
+        }
+    }
+}
+
+/* The skip test (pass.h) for pass p, quiet before, on the graph as it is
+ * now (sorted): true when the changes since cannot give it work. */
+static bool may_skip(const fl_graph *g, pass_stamp *ps, int p) {
+    fl_pass_may_work_fn fn = pass_may_work[p];
+    if (!fn || !ps->quiet_seen[p] || ps->quiet_stamp[p] < ps->all_since) {
+        return false;
+    }
+    uint32_t since = ps->quiet_stamp[p];
+    size_t n = g->n_nodes;
+    if (ps->mark_valid && ps->mark_from == ps->quiet_version[p] &&
+        ps->mark_version == ps->version) {
+        return !fn(g, ps->mark);
+    }
+    ps->mark_valid = false;
+    if (n + 1 > ps->cap_mark) {
+        uint8_t *nm = realloc(ps->mark, n + 1);
+        if (!nm) {
+            return false;
+        }
+        ps->mark = nm;
+        ps->cap_mark = n + 1;
+    }
+    uint8_t *mark = ps->mark;
+    for (size_t i = 0; i < n; i++) {
+        const fl_node *m = g->nodes[i];
+        mark[i] = m->born > since || m->edited > since ? FL_MAY_TOUCHED | FL_MAY_EDITED : 0;
+    }
+    for (size_t j = ps->n_log; j-- > 0 && ps->log[j].stamp > since;) {
+        const fl_node *m = ps->log[j].node;
+        if (is_live(g, m)) {
+            mark[m->id] |= FL_MAY_TOUCHED;
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        const fl_node *m = g->nodes[i];
+        bool touched = mark[i] & FL_MAY_TOUCHED;
+        for (int k = 0; k < m->n_inputs + m->n_ctrl; k++) {
+            const fl_node *f = k < m->n_inputs ? m->inputs[k].node : m->ctrl[k - m->n_inputs];
+            if (touched) {
+                mark[f->id] |= FL_MAY_NEAR;
+            } else if (mark[f->id] & FL_MAY_TOUCHED) {
+                mark[i] |= FL_MAY_NEAR;
+            }
+        }
+    }
+    ps->mark_valid = true;
+    ps->mark_from = ps->quiet_version[p];
+    ps->mark_version = ps->version;
+    return !fn(g, mark);
+}
 
 static void count_added_removed(const fl_graph *g, uint32_t stamp, size_t *live, int64_t *removed,
                                 int64_t *added) {
@@ -638,7 +798,7 @@ static fl_status check_incremental(fl_ctx *c, const fl_options *opt, const fl_co
  * against the whole one. Warnings that inference already gave for the
  * original graph are not repeated. */
 static fl_status refresh(fl_ctx *c, const fl_options *opt, const fl_graph_snapshot *before,
-                         bool verify, fl_cost_totals *t, int64_t *reinferred) {
+                         bool verify, pass_stamp *ps, fl_cost_totals *t, int64_t *reinferred) {
     fl_graph *g = c->g;
     /* Every way on sorts before a consumer count is read: re-inference's
      * (fl__infer_refresh: the order is cleared) or the whole inference's. */
@@ -674,7 +834,12 @@ static fl_status refresh(fl_ctx *c, const fl_options *opt, const fl_graph_snapsh
         *reinferred = 0;
         for (size_t i = 0; i < g->n_nodes; i++) {
             *reinferred += redone[i] != 0;
+            if (redone[i]) {
+                log_node(ps, g->nodes[i]);
+            }
         }
+    } else {
+        log_all(ps);
     }
     st = fl__cost_graph_update(c, t, redone, before);
     free(redone);
@@ -817,7 +982,7 @@ static fl_status run_pass(fl_ctx *c, const fl_options *opt, const fl_pipeline_co
      * (the common case in iteration 2), whatever its ledger says. */
     *changed = g->edits != edits0 || rec->nodes_removed || rec->nodes_added;
     if (*changed) {
-        st = refresh(c, opt, before, cfg->verify, cur, &rec->nodes_reinferred);
+        st = refresh(c, opt, before, cfg->verify, ps, cur, &rec->nodes_reinferred);
         if (st == FL_OK) {
             st = check_outputs(c, snaps, n_snaps, "the pass");
         }
@@ -893,6 +1058,45 @@ static fl_status roll_back(fl_ctx *c, fl_graph_snapshot *snap, fl_graph_snapshot
     return FL_OK;
 }
 
+/* The record of pass p, skipped in iteration `it` (see run_guarded): that
+ * of a pass that ran and changed nothing. */
+static fl_status record_skipped(fl_ledger *led, int p, int it, pass_stamp *ps,
+                                const fl_cost_totals *cur, fl_diag *d) {
+    ps->quiet_at[p] = ps->version + 1;
+    ps->quiet_seen[p] = true;
+    ps->quiet_stamp[p] = ps->stamp;
+    ps->quiet_version[p] = ps->version;
+    fl_pass_record skipped;
+    memset(&skipped, 0, sizeof(skipped));
+    skipped.pass = pass_names[p];
+    skipped.iteration = it;
+    skipped.before = skipped.after = *cur;
+    skipped.first_entry = led->n_entries;
+    return ledger_add_record(led, &skipped, d);
+}
+
+/* Pass p, run by the verifier where it would have been skipped, left a
+ * trace: not a failure of the pass (rolled back, the run goes on) but a
+ * wrong skip, which would have lost its work. Fails the analysis naming
+ * the pass, the iteration and the node: the one its first ledger entry
+ * (from `first`) names, else the first it added or edited. */
+static fl_status wrong_skip(fl_ctx *c, const fl_ledger *led, int p, int it, const pass_stamp *ps,
+                            size_t first) {
+    const fl_graph *g = c->g;
+    const char *noted = led->n_entries != first ? fl__ledger_entry(led, first)->node : NULL;
+    const fl_node *at = noted ? fl__graph_find(g, noted) : NULL;
+    for (size_t i = 0; i < g->n_nodes && !at; i++) {
+        const fl_node *m = g->nodes[i];
+        at = m->born == ps->stamp || m->edited == ps->stamp ? m : NULL;
+    }
+    const char *name = at ? at->name : noted ? noted : "(none: a count or a warning)";
+    return fl__diag_fail(c->d, FL_EINTERNAL,
+                         "internal error: pass '%s' (iteration %d) changed node '%s' of a graph "
+                         "where it would have been skipped: it had left it as it was, or the "
+                         "changes since could give it no work (its skip test)",
+                         pass_names[p], it, name);
+}
+
 /* Runs pass p of iteration `it` with a rollback: a journal of the graph
  * opened before it (graph/snapshot.h: each node the pass or the refresh
  * after it writes is saved at its first write), restored when the pass
@@ -918,18 +1122,13 @@ static fl_status run_guarded(fl_ctx *c, const fl_options *opt, const fl_pipeline
             return st;
         }
     }
-    /* The pass left this very graph as it was last time (pass_stamp): the
+    /* The pass left this very graph as it was last time (pass_stamp), or
+     * the changes since cannot give it work (its skip test, pass.h): the
      * record of a pass that changed nothing, without running it. With
-     * cfg->verify it runs, and a trace is an internal error (below). */
-    bool again = ps->quiet_at[p] == ps->version + 1;
+     * cfg->verify it runs, and a trace fails the analysis (below). */
+    bool again = ps->quiet_at[p] == ps->version + 1 || may_skip(g, ps, p);
     if (again && !cfg->verify) {
-        fl_pass_record skipped;
-        memset(&skipped, 0, sizeof(skipped));
-        skipped.pass = pass_names[p];
-        skipped.iteration = it;
-        skipped.before = skipped.after = *cur;
-        skipped.first_entry = led->n_entries;
-        return ledger_add_record(led, &skipped, d);
+        return record_skipped(led, p, it, ps, cur, d);
     }
     /* The journal's (and the full copy's) buffers count against the memory
      * limit: the arena's limit is lowered by their size while the pass
@@ -979,14 +1178,20 @@ static fl_status run_guarded(fl_ctx *c, const fl_options *opt, const fl_pipeline
                  rec.nodes_removed || rec.nodes_added || d->n_warnings != d_nw ||
                  d->n_warnings_dropped != d_nd || d->status != d_status || d->msg != d_msg;
     if (st == FL_OK && again && trace) {
-        st = fl__diag_fail(d, FL_EINTERNAL,
-                           "internal error: the pass changed a graph it had left as it was "
-                           "before (it would have been skipped)");
+        c->a->limit = limit;
+        return wrong_skip(c, led, p, it, ps, rec.first_entry);
     }
     if (st == FL_OK && changed) {
         ps->version++;
+        ps->quiet_seen[p] = false;
+        log_changes(g, ps, snap);
     } else if (st == FL_OK && !trace) {
         ps->quiet_at[p] = ps->version + 1;
+        ps->quiet_seen[p] = true;
+        ps->quiet_stamp[p] = ps->stamp;
+        ps->quiet_version[p] = ps->version;
+    } else {
+        ps->quiet_seen[p] = false;
     }
     c->a->limit = limit;
     *current = st != FL_OK || !changed;
@@ -1048,7 +1253,10 @@ fl_status fl__pipeline_run(fl_ctx *c, const fl_options *opt, const fl_pipeline_c
     fl__graph_snapshot_init(&snap);
     fl__graph_snapshot_init(&full);
     /* mark_outputs cleared every removal mark: all nodes are live. */
-    pass_stamp ps = {g->birth, g->n_nodes, 0, {0}, false};
+    pass_stamp ps;
+    memset(&ps, 0, sizeof(ps));
+    ps.stamp = ps.all_since = g->birth;
+    ps.live = g->n_nodes;
     bool current = false;
     int iters = cfg->opt.iterations > 0 ? cfg->opt.iterations : 2;
     for (int it = 0; it < iters && st == FL_OK; it++) {
@@ -1069,6 +1277,8 @@ fl_status fl__pipeline_run(fl_ctx *c, const fl_options *opt, const fl_pipeline_c
     }
     fl__graph_snapshot_free(&snap);
     fl__graph_snapshot_free(&full);
+    free(ps.log);
+    free(ps.mark);
     if (st != FL_OK) {
         return st;
     }

@@ -160,3 +160,21 @@ fl_status fl__pass_shape_optimizer(fl_pass_ctx *pc) {
     }
     return fl__remove_dead(pc, snap, n, "remove_dead");
 }
+
+/* The skip test (pass.h). prod_of_shape reads the Prod (op, inputs, attrs,
+ * dtype, preserved), its axes input (kind, value) and its Shape input (op,
+ * inputs, its input's dtype); size_ratio the Div (op, inputs, dtype, shape,
+ * preserved), its two Size inputs (op, inputs) and their inputs' shapes;
+ * remove_dead removes only what the pass's own rewrites left without
+ * consumers. So a change that gives the pass work touches a Prod, Shape,
+ * Div or Size, or a producer of one (which marks it a neighbour): a marked
+ * node of another kind gives none. */
+bool fl__shape_optimizer_may_work(const fl_graph *g, const uint8_t *mark) {
+    for (size_t i = 0; i < g->n_nodes; i++) {
+        int k = g->nodes[i]->kind;
+        if (mark[i] && (k == FL_OP_PROD || k == FL_OP_SHAPE || k == FL_OP_DIV || k == FL_OP_SIZE)) {
+            return true;
+        }
+    }
+    return false;
+}

@@ -455,3 +455,35 @@ fl_status fl__pass_arithmetic_optimizer(fl_pass_ctx *pc) {
     fl__ao_free(&a);
     return st;
 }
+
+/* The skip test (pass.h). Every rewrite of the pass starts at a node whose
+ * kind passes one of its stages' kind tests (fl__ao_stages_of: the forward
+ * sweep's stages, AddOpsRewrite, MinimizeBroadcasts,
+ * ReplacePackWithTileReshape, UnaryOpsComposition) or at a Concat or Split
+ * (HoistCWiseUnaryChains); remove_dead and the forwarding only follow the
+ * pass's own rewrites. The patterns reach several nodes from their root, so
+ * the test is the graph's: one without such a node gives no work, whatever
+ * changed (its marks are not read). A max or min (MaxPool, ArgMax, Max, ...)
+ * counts only when its input is monotonic (fl__ao_monotonic of the node it
+ * reads: the stage's first test beyond the root, and the only stage such a
+ * root has). */
+bool fl__arithmetic_optimizer_may_work(const fl_graph *g, const uint8_t *mark) {
+    (void)mark;
+    uint32_t mono = 0; /* OptimizeMaxOrMinOfMonotonic's bit */
+    for (int s = 0; s < FL_AO_STAGES; s++) {
+        mono |= stages[s].kinds == fl__ao_max_or_min_of_monotonic_kinds ? 1u << s : 0;
+    }
+    for (size_t i = 0; i < g->n_nodes; i++) {
+        const fl_node *m = g->nodes[i];
+        uint32_t run = fl__ao_stages_of(m);
+        /* OptimizeMaxOrMinOfMonotonic needs a monotonic op as its input
+         * (its first condition on a node other than the root) */
+        if (run == mono && (m->n_inputs < 1 || !fl__ao_monotonic(m->inputs[0].node))) {
+            run = 0;
+        }
+        if (run || fl__ao_is_concat(m) || fl__ao_is_split(m)) {
+            return true;
+        }
+    }
+    return false;
+}

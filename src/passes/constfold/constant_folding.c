@@ -192,11 +192,9 @@ static fl_status run_rules(fl_pass_ctx *pc, const fl_kind_table *kt, fl_node *n,
     return FL_OK;
 }
 
-/* Does simplify have anything to try on n: a kind it handles itself, or a
- * rule from R_NOOP on in the kind table? (Asked before fl__has_tpu_attr,
- * which reads every attr's name: on most nodes nothing applies.) */
-static bool simplify_applies(const fl_kind_table *kt, const fl_node *n) {
-    switch (n->kind) {
+/* Is kind one that simplify handles itself (not through the table)? */
+static bool simplify_own_kind(int kind) {
+    switch (kind) {
     case FL_OP_IDENTITY_N:
     case FL_OP_ENTER:
     case FL_OP_REF_ENTER:
@@ -205,9 +203,15 @@ static bool simplify_applies(const fl_kind_table *kt, const fl_node *n) {
     case FL_OP_QUANTIZED_MATMUL:
         return true;
     default:
-        return fl__cf_variable_update_form(n->kind) != 0 ||
-               fl__kind_table_rules(kt, n, R_NOOP, R_COUNT) != 0;
+        return fl__cf_variable_update_form(kind) != 0;
     }
+}
+
+/* Does simplify have anything to try on n: a kind it handles itself, or a
+ * rule from R_NOOP on in the kind table? (Asked before fl__has_tpu_attr,
+ * which reads every attr's name: on most nodes nothing applies.) */
+static bool simplify_applies(const fl_kind_table *kt, const fl_node *n) {
+    return simplify_own_kind(n->kind) || fl__kind_table_rules(kt, n, R_NOOP, R_COUNT) != 0;
 }
 
 static fl_status simplify(fl_pass_ctx *pc, const fl_kind_table *kt, fl_node *n, bool *done) {
@@ -288,4 +292,35 @@ fl_status fl__pass_constant_folding(fl_pass_ctx *pc) {
     }
     g->order = NULL;
     return fl__remove_dead(pc, had_consumers, n0, "remove_unused");
+}
+
+/* The skip test (pass.h). The sweep tries on each node the rules its kind
+ * passes (the table: the ONNX rules, the materializations, the no-op
+ * rewrites and SimplifyNode's rules), the simplifications that switch on
+ * the kind themselves (simplify_own_kind), and the fold; remove_unused
+ * follows the pass's own rewrites. Rules of the first two kinds reach
+ * several nodes from their root (ConstantPushDown, MulConvPushDown): a
+ * graph with a node they may start on gives work, whatever changed. The
+ * fold starts on any op, but reads only the node (op, attrs, outputs, its
+ * consumers) and its producers (Consts, their values): a node that was not
+ * touched and whose producers and consumers were not, folded no more than
+ * before - so a marked node with inputs, all of them Consts, gives work. */
+bool fl__constant_folding_may_work(const fl_graph *g, const uint8_t *mark) {
+    const fl_kind_table *kt = rules_table();
+    /* the ONNX rules do nothing on other graphs */
+    int first = g->onnx.is_onnx ? 0 : R_MATERIALIZE;
+    for (size_t i = 0; i < g->n_nodes; i++) {
+        const fl_node *m = g->nodes[i];
+        if (fl__kind_table_rules(kt, m, first, R_COUNT) || simplify_own_kind(m->kind)) {
+            return true;
+        }
+        bool all_const = mark[i] && m->n_inputs > 0;
+        for (int k = 0; k < m->n_inputs && all_const; k++) {
+            all_const = fl__is_const(m->inputs[k].node);
+        }
+        if (all_const) {
+            return true;
+        }
+    }
+    return false;
 }
