@@ -16,6 +16,7 @@
 #include "import/pbwire.h"
 
 #include "import/pbutil.h"
+#include "onnx/onnx.pb-c.h"
 
 #include <string.h>
 
@@ -609,6 +610,19 @@ static bool fill_field(wdec *w, ProtobufCMessage *m, const ProtobufCFieldDescrip
     return true;
 }
 
+/* Whether fd of a message of type d is ONNX TensorProto's float_data or
+ * double_data, whose single packed run stays a view of the input at any
+ * alignment, as onnx_wire.c's reader keeps it: the ONNX importer and writer
+ * read those arrays as bytes (memcpy), never a value through the pointer,
+ * so a weight is neither copied nor read (an unaligned run copied was 4 or
+ * 8 bytes an element resident). Any other run is a view only where it is
+ * aligned for its element type (GraphDef's readers read values). */
+static bool view_any_alignment(const ProtobufCMessageDescriptor *d,
+                               const ProtobufCFieldDescriptor *fd) {
+    return d == &onnx__tensor_proto__descriptor &&
+           (fd->id == 4 || fd->id == 10); /* float_data, double_data */
+}
+
 /* Allocates the arrays of repeated fields (pass 1's counts). */
 static bool alloc_repeated(wdec *w, const ProtobufCMessageDescriptor *d, ProtobufCMessage *m,
                            fslot *slots) {
@@ -624,8 +638,8 @@ static bool alloc_repeated(wdec *w, const ProtobufCMessageDescriptor *d, Protobu
         }
         void *arr;
         if (slots[i].runs == 1 && field_wt(fd->type) != WT_VARINT &&
-            (uintptr_t)slots[i].run % es == 0) {
-            arr = (void *)(uintptr_t)slots[i].run; /* one aligned run: a view */
+            ((uintptr_t)slots[i].run % es == 0 || view_any_alignment(d, fd))) {
+            arr = (void *)(uintptr_t)slots[i].run; /* one run: a view */
         } else {
             arr = fl__arena_alloc(w->a, slots[i].count * es);
         }

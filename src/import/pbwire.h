@@ -7,7 +7,8 @@
  * unknown field) points into the input, so the caller's buffer must outlive
  * the messages. Only strings (NUL-terminated copies) and repeated scalar
  * runs that need decoding (varints, or a fixed-width run that is not
- * aligned for its element type) are written to the arena. A weight that
+ * aligned for its element type, but ONNX float_data and double_data, read
+ * as bytes) are written to the arena. A weight that
  * nothing reads is never touched: its pages are not faulted in when the
  * input is a mapped file.
  *
