@@ -1188,27 +1188,25 @@ static int load_pair(fit_cli *c, const fl_options *base_opt, char *pair, fl_fit_
     return rc;
 }
 
-/* files[i]: the trace files of model i (load_pair). */
+/* "N KIND traces" for n models read from as many files, else "N models, F
+ * KIND trace files" (a TensorFlow model traced step by step has a file per
+ * step: "1 trace" for three steps' files would hide two of them). kind:
+ * "" or a name and a space. */
+static void count_traces(char *buf, size_t size, size_t n, size_t files, const char *kind) {
+    if (files == n) {
+        snprintf(buf, size, "%zu %strace%s", n, kind, n == 1 ? "" : "s");
+    } else {
+        snprintf(buf, size, "%zu model%s, %zu %strace files", n, n == 1 ? "" : "s", files, kind);
+    }
+}
+
 static void print_result(const fl_fit_result *res, const fl_fit_model *models, size_t n,
-                         const fl_fit_terms *t, const size_t *files) {
+                         const fl_fit_terms *t) {
     if (t->gap) {
-        /* the models the share's median is over (fl_fit_terms_run: those
-           with a whole-run time) and their files, TensorFlow steps a file
-           each: "1 trace" for three steps' files read as one model's would
-           hide two of them */
-        size_t n_files = 0;
-        for (size_t i = 0; i < n; i++) {
-            const fl_fit_model *m = &models[i];
-            n_files += m->measured_s > 0 && m->n_kernels > 0 && m->kernel_sum_s > 0 ? files[i] : 0;
-        }
+        /* the models the share's median is over (those with a whole-run
+           time) and their files */
         char over[96];
-        if (n_files == t->gap_models) {
-            snprintf(over, sizeof over, "%zu trace%s", t->gap_models,
-                     t->gap_models == 1 ? "" : "s");
-        } else {
-            snprintf(over, sizeof over, "%zu model%s, %zu trace files", t->gap_models,
-                     t->gap_models == 1 ? "" : "s", n_files);
-        }
+        count_traces(over, sizeof over, t->gap_models, t->gap_files, "");
         printf("run's gap %.3g %% of the kernels' time (median over %s)%s\n", t->gap_share * 100,
                over,
                !res->have_overhead ? " (no whole-run time: the traces have no model_run events "
@@ -1257,8 +1255,9 @@ static void print_result(const fl_fit_result *res, const fl_fit_model *models, s
 }
 
 /* Writes OUT atomically after parsing the text back. */
+/* files[i]: the trace files of model i (load_pair). */
 static int write_out(fit_cli *c, const fl_profile *base, const fl_fit_result *res, size_t n,
-                     const fl_fit_terms *t) {
+                     const fl_fit_terms *t, const size_t *files) {
     char name[128], err[768], date[32], src[512];
     out_name(c->out, name, sizeof name);
     time_t now = time(NULL);
@@ -1271,23 +1270,28 @@ static int write_out(fit_cli *c, const fl_profile *base, const fl_fit_result *re
     } else if (c->quantile != 0.5) {
         snprintf(q, sizeof q, " (kernel times: %.3g quantile of the runs)", c->quantile);
     }
-    char kind[96];
-    if (!c->n_tf || c->n_tf == n) {
-        snprintf(kind, sizeof kind, "%s trace%s", c->n_tf ? "TensorFlow" : "ONNX Runtime",
-                 n == 1 ? "" : "s");
-    } else {
-        snprintf(kind, sizeof kind, "traces (%zu ONNX Runtime, %zu TensorFlow)", n - c->n_tf,
-                 c->n_tf);
+    /* models and trace files (ONNX Runtime's: a file a model) */
+    size_t n_files = 0;
+    for (size_t i = 0; i < n; i++) {
+        n_files += files[i];
     }
-    snprintf(src, sizeof src, "fitted %s by foldline fit to %zu %s on %s%s", date, n, kind,
-             base->name, q);
+    char traces[160], kind[224];
+    if (!c->n_tf || c->n_tf == n) {
+        count_traces(kind, sizeof kind, n, n_files, c->n_tf ? "TensorFlow " : "ONNX Runtime ");
+    } else {
+        count_traces(traces, sizeof traces, n, n_files, "");
+        snprintf(kind, sizeof kind, "%s (%zu ONNX Runtime, %zu TensorFlow)", traces, n - c->n_tf,
+                 n_files - (n - c->n_tf));
+    }
+    count_traces(traces, sizeof traces, n, n_files, "");
+    snprintf(src, sizeof src, "fitted %s by foldline fit to %s on %s%s", date, kind, base->name, q);
     fl_outfile o;
     if (fl_outfile_open(&o, c->out, err, sizeof err) != 0) {
         fprintf(stderr, "foldline: fit: %s\n", err);
         return EXIT_IO;
     }
-    fprintf(o.f, "# Written by foldline fit %s from profile %s and %zu trace%s.\n", date,
-            base->path, n, n == 1 ? "" : "s");
+    fprintf(o.f, "# Written by foldline fit %s from profile %s and %s.\n", date, base->path,
+            traces);
     if (fl_fit_write_profile_terms(o.f, base, name, res, t, src) != 0 || fflush(o.f) != 0) {
         fprintf(stderr, "foldline: fit: cannot write '%s'\n", c->out);
         fl_outfile_abort(&o);
@@ -1349,6 +1353,7 @@ int fl_cmd_fit(int argc, char **argv) {
         fl_fit_terms_init(&terms);
         terms.evicted = (const double *const *)ev;
         terms.gap = !c.gap_per_kernel;
+        terms.model_files = files;
         fl_status st = fl_fit_terms_run(models, c.n_pairs, &res, &terms, err, sizeof err);
         clock_gettime(CLOCK_MONOTONIC, &t1);
         if (st != FL_OK) {
@@ -1357,8 +1362,8 @@ int fl_cmd_fit(int argc, char **argv) {
         } else {
             printf("fitted in %.1f ms; ", 1e3 * (double)(t1.tv_sec - t0.tv_sec) +
                                               1e-6 * (double)(t1.tv_nsec - t0.tv_nsec));
-            print_result(&res, models, c.n_pairs, &terms, files);
-            rc = write_out(&c, base, &res, c.n_pairs, &terms);
+            print_result(&res, models, c.n_pairs, &terms);
+            rc = write_out(&c, base, &res, c.n_pairs, &terms, files);
         }
     }
     for (size_t i = 0; models && i < loaded; i++) {

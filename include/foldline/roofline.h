@@ -409,6 +409,11 @@ typedef struct fl_fit_terms {
      * interval include them (each left-out fit chooses its own). */
     double gap_share;
     size_t gap_models;
+    /* In: the trace files each model was read from (n_models entries; NULL:
+     * one each, as ONNX Runtime's). Out: the files of the gap_models models
+     * (a TensorFlow model traced step by step has a file per step). */
+    const size_t *model_files;
+    size_t gap_files;
 } fl_fit_terms;
 
 /* Sets every field of a caller's fl_fit_terms of `size` bytes to its

@@ -834,6 +834,11 @@ static fl_status cross_validate(const fl_fit_model *models, size_t n_models,
     return FL_OK;
 }
 
+/* The first release's fl_fit_terms ends after gap_models; the second
+ * after gap_files. */
+#define FIT_TERMS_V1 (offsetof(fl_fit_terms, gap_models) + sizeof(size_t))
+#define FIT_TERMS_V2 (offsetof(fl_fit_terms, gap_files) + sizeof(size_t))
+
 /* The fit of fl_fit_terms_run; terms->size is checked by the caller. */
 static fl_status fit_all(const fl_fit_model *models, size_t n_models, fl_fit_result *out,
                          fl_fit_terms *t, char *err, size_t errlen) {
@@ -842,6 +847,9 @@ static fl_status fit_all(const fl_fit_model *models, size_t n_models, fl_fit_res
     t->streamed_ops = 0;
     t->gap_share = 0;
     t->gap_models = 0;
+    if (t->size >= FIT_TERMS_V2) {
+        t->gap_files = 0;
+    }
     fl_status st = check_models(models, n_models, err, errlen);
     if (st != FL_OK) {
         return st;
@@ -873,11 +881,17 @@ static fl_status fit_all(const fl_fit_model *models, size_t n_models, fl_fit_res
         return st;
     }
     t->streamed_ops = t->streamed > 0 ? out->samples[FL_CLASS_OTHER] : 0;
+    if (t->size >= FIT_TERMS_V2) { /* the files of fit_gap's models */
+        t->gap_files = 0;
+        for (size_t m = 0; t->gap_models && m < n_models; m++) {
+            const fl_fit_model *md = &models[m];
+            if (md->measured_s > 0 && md->n_kernels > 0 && (!t->gap || md->kernel_sum_s > 0)) {
+                t->gap_files += t->model_files && t->model_files[m] ? t->model_files[m] : 1;
+            }
+        }
+    }
     return FL_OK;
 }
-
-/* The first release's fl_fit_terms ends after gap_models. */
-#define FIT_TERMS_V1 (offsetof(fl_fit_terms, gap_models) + sizeof(size_t))
 
 void fl_fit_terms_init_size(fl_fit_terms *t, size_t size) {
     fl_fit_terms d;
@@ -1035,10 +1049,20 @@ int fl_fit_write_profile_terms(FILE *f, const fl_profile *base, const char *name
     }
     bool share = ft->gap && ft->gap_share > 0;
     if (r->have_overhead && share) {
+        /* models and their trace files, as fit's gap line counts them: "1
+         * trace" for a model of three step files would hide two of them */
+        size_t n = ft->gap_models, files = ft->size >= FIT_TERMS_V2 ? ft->gap_files : n;
+        char over[96];
+        if (files == n) {
+            snprintf(over, sizeof over, "%zu trace%s", n, n == 1 ? "" : "s");
+        } else {
+            snprintf(over, sizeof over, "%zu model%s, %zu trace files", n, n == 1 ? "" : "s",
+                     files);
+        }
         snprintf(src, sizeof src,
                  "%s: the run's gap over its kernels as a share of their time, the median of "
-                 "(whole run - sum of kernel times) / sum of kernel times over %zu trace%s",
-                 source, ft->gap_models, ft->gap_models == 1 ? "" : "s");
+                 "(whole run - sum of kernel times) / sum of kernel times over %s",
+                 source, over);
         put_figure(f, "gap: {share: ", ft->gap_share, 6, src);
     } else if (!r->have_overhead && base->gap.value > 0) {
         put_figure(f, "gap: {share: ", base->gap.value, 17, base->gap.source);

@@ -52,8 +52,10 @@ check tf_timeline 0 "9 TensorFlow nodes on the CPU,     6 matched by name and op
 # The share's median is over one model, whose three files are named.
 check tf_timeline_gap 0 "run's gap 25 % of the kernels' time (median over 1 model, 3 trace files)" -- fit tl.yaml "$tl@0.1175"
 check tf_timeline_written 0 "gap: {share: 0.25, source: \"fitted " -- cat "$tmp/tl.yaml"
-check tf_timeline_written_over 0 "/ sum of kernel times over 1 trace\"}" -- cat "$tmp/tl.yaml"
-check tf_timeline_source 0 "by foldline fit to 1 TensorFlow trace on xeon-8380" -- cat "$tmp/tl.yaml"
+# The profile counts them as the line does: its header, source and gap's.
+check tf_timeline_header 0 " and 1 model, 3 trace files." -- head -1 "$tmp/tl.yaml"
+check tf_timeline_written_over 0 "/ sum of kernel times over 1 model, 3 trace files\"}" -- cat "$tmp/tl.yaml"
+check tf_timeline_source 0 "by foldline fit to 1 model, 3 TensorFlow trace files on xeon-8380" -- cat "$tmp/tl.yaml"
 # A class with one traced op reproduces its median, and the gap adds 25 %:
 # pool1 11 x 1.25, gap 4 x 1.25, probs 2 x 1.25, the fused MatMul 3 x 1.25.
 expect_us tf_timeline_pool 13.750 "$(node_us "$tmp/tl.yaml" after pool1)"
@@ -118,12 +120,16 @@ expect_us tf_runmeta_pool 14.000 "$(node_us "$tmp/rm.yaml" after pool1)"
 # node matches by its own name (probs has no timeline label: by name alone)
 # in the graph before foldline's remapper; 90 us of kernels, 112.5 us run.
 check tf_stepstats 0 "11 TensorFlow nodes on the CPU,    11 matched by name and op type (0 of them fused chains" -- fit ss.yaml "$d/step_stats.pb@0.1125"
-check tf_stepstats_gap 0 "run's gap 25 % of the kernels' time" -- fit ss.yaml "$d/step_stats.pb@0.1125"
+check tf_stepstats_gap 0 "run's gap 25 % of the kernels' time (median over 1 trace)" -- fit ss.yaml "$d/step_stats.pb@0.1125"
+check tf_stepstats_header 0 ".yaml and 1 trace." -- head -1 "$tmp/ss.yaml"
+check tf_stepstats_source 0 "by foldline fit to 1 TensorFlow trace on xeon-8380" -- cat "$tmp/ss.yaml"
+check tf_stepstats_written_over 0 "/ sum of kernel times over 1 trace\"}" -- cat "$tmp/ss.yaml"
 expect_us tf_stepstats_pool 13.750 "$(node_us "$tmp/ss.yaml" before pool1)"
 expect_us tf_stepstats_matmul 2.500 "$(node_us "$tmp/ss.yaml" before fc/MatMul)"
 # Three traces: an interval, and a source naming both kinds with an ORT one.
 check tf_three 0 "interval (leave-one-model-out, 80 %)" -- "$bin" fit --profile xeon-8380 -o "$tmp/three.yaml" --bind input.0=1 "$m=$tl@0.1175" "$m=$d/run_metadata.pb@0.1175" "$m=$d/step_stats.pb@0.1125"
-check tf_three_source 0 "by foldline fit to 3 TensorFlow traces" -- cat "$tmp/three.yaml"
+check tf_three_source 0 "by foldline fit to 3 models, 5 TensorFlow trace files on" -- cat "$tmp/three.yaml"
+check tf_three_header 0 "and 3 models, 5 trace files." -- head -1 "$tmp/three.yaml"
 # The three models' gaps: the timeline's three step files and one file each.
 check tf_three_gap 0 "(median over 3 models, 5 trace files)" -- "$bin" fit --profile xeon-8380 -o "$tmp/three.yaml" --bind input.0=1 "$m=$tl@0.1175" "$m=$d/run_metadata.pb@0.1175" "$m=$d/step_stats.pb@0.1125"
 

@@ -746,6 +746,7 @@ static void test_gap_share(void **state) {
         fail_msg("share %.17g", t.gap_share);
     }
     assert_int_equal(t.gap_models, 3);
+    assert_int_equal(t.gap_files, 3); /* no files given: one each */
     assert_true(r.have_overhead);
     assert_true(r.overhead_s < 1e-9 * sum / (double)n); /* rounding at most */
     for (int k = 0; k < 3; k++) {
@@ -754,6 +755,24 @@ static void test_gap_share(void **state) {
     }
     assert_true(REL(r.interval.low, 1) && REL(r.interval.high, 1));
     fl_fit_result_free(&r);
+
+    /* Files per model (TensorFlow steps, a file each): the share's models'
+     * files counted; a caller's struct of the first release's size (up to
+     * gap_models) has no such field, and nothing past it is written. */
+    const size_t files[3] = {3, 1, 2};
+    t.model_files = files;
+    assert_int_equal(fl_fit_terms_run(ms, 3, &r, &t, err, sizeof err), FL_OK);
+    assert_int_equal(t.gap_models, 3);
+    assert_int_equal(t.gap_files, 6);
+    fl_fit_result_free(&r);
+    t.model_files = NULL;
+    t.gap_files = 12345;
+    t.size = offsetof(fl_fit_terms, gap_models) + sizeof(size_t);
+    assert_int_equal(fl_fit_terms_run(ms, 3, &r, &t, err, sizeof err), FL_OK);
+    assert_int_equal(t.gap_models, 3);
+    assert_int_equal(t.gap_files, 12345);
+    fl_fit_result_free(&r);
+    t.size = sizeof t;
 
     t.gap = false;
     assert_int_equal(fl_fit_terms_run(ms, 3, &r, &t, err, sizeof err), FL_OK);
