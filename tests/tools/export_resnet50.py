@@ -39,7 +39,8 @@ FLOAT_TYPES = {TensorProto.FLOAT, TensorProto.FLOAT16, TensorProto.DOUBLE, Tenso
 def strip(t):
     if t.data_type not in FLOAT_TYPES:
         return
-    size = len(t.raw_data) + 4 * len(t.float_data) + 8 * len(t.double_data) + 4 * len(t.int32_data)
+    # 16-bit floats are kept one per int32_data element, 2 bytes each.
+    size = len(t.raw_data) + 4 * len(t.float_data) + 8 * len(t.double_data) + 2 * len(t.int32_data)
     if size <= 1024:
         return
     t.ClearField("raw_data")
