@@ -6,6 +6,7 @@
 #include "shape/infer.h"
 #include "util/check.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,23 +68,39 @@ void fl__kind_table_build(fl_kind_table *t, const fl_kinds_fn *tests, int n_test
     memset(t, 0, sizeof *t);
     t->n_tests = n_tests;
     memcpy(t->tests, tests, (size_t)n_tests * sizeof tests[0]);
-    for (int k = FL_OP_UNKNOWN + 1; k < FL_OP_COUNT; k++) {
+    for (int k = 0; k < FL_OP_COUNT; k++) {
+        atomic_init(&t->kinds[k].ready, 0);
+    }
+}
+
+static pthread_mutex_t kind_fill_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void fl__kind_table_fill(const fl_kind_table *ct, int k) {
+    /* the tables are static and writable: const only to the readers */
+    fl_kind_table *t = (fl_kind_table *)ct;
+    pthread_mutex_lock(&kind_fill_lock);
+    if (!atomic_load_explicit(&t->kinds[k].ready, memory_order_relaxed)) {
         fl_node probe;
         memset(&probe, 0, sizeof probe);
         probe.kind = k;
         probe.op = fl__op_name(k);
         t->kinds[k].name = probe.op;
-        for (int r = 0; r < n_tests; r++) {
-            t->kinds[k].rules |= tests[r](&probe) ? 1u << r : 0;
+        uint32_t rules = 0, type_rules = 0;
+        for (int r = 0; r < t->n_tests; r++) {
+            rules |= t->tests[r](&probe) ? 1u << r : 0;
         }
         const char *sep = strstr(probe.op, "::");
         if (sep && sep[2]) {
             probe.op = t->kinds[k].type = sep + 2;
-            for (int r = 0; r < n_tests; r++) {
-                t->kinds[k].type_rules |= tests[r](&probe) ? 1u << r : 0;
+            for (int r = 0; r < t->n_tests; r++) {
+                type_rules |= t->tests[r](&probe) ? 1u << r : 0;
             }
         }
+        t->kinds[k].rules = rules;
+        t->kinds[k].type_rules = type_rules;
+        atomic_store_explicit(&t->kinds[k].ready, 1, memory_order_release);
     }
+    pthread_mutex_unlock(&kind_fill_lock);
 }
 
 uint32_t fl__kind_tests_ask(const fl_kind_table *t, const fl_node *n, int first, int last) {

@@ -14,6 +14,7 @@
 #include "ops/common.h"
 #include "passes/pass.h"
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -134,13 +135,21 @@ typedef struct fl_kind_table {
         const char *type; /* after "::" in name (NULL: none) */
         uint32_t rules;
         uint32_t type_rules; /* of a node named `type` */
+        atomic_uchar ready;  /* the fields above are filled (fl__kind_table_fill) */
     } kinds[FL_OP_COUNT];    /* side by side: one cache line per node's lookup */
     fl_kinds_fn tests[32];
     int n_tests;
 } fl_kind_table;
 
-/* Fills t from tests[0..n_tests-1] (n_tests <= 32); once per process. */
+/* Sets t up for tests[0..n_tests-1] (n_tests <= 32); once per process. A
+ * kind's entry is filled when a node of it is first looked up: a graph
+ * meets a few dozen of the registry's kinds, and testing every kind at
+ * start-up cost each process ~2M instructions. */
 void fl__kind_table_build(fl_kind_table *t, const fl_kinds_fn *tests, int n_tests);
+
+/* Fills kind k's entry of t unless another thread did (under a lock; the
+ * entries are written only here, and read after `ready` is seen set). */
+void fl__kind_table_fill(const fl_kind_table *t, int k);
 
 /* Tests first..last-1 asked of n (bits). */
 uint32_t fl__kind_tests_ask(const fl_kind_table *t, const fl_node *n, int first, int last);
@@ -150,6 +159,9 @@ uint32_t fl__kind_tests_ask(const fl_kind_table *t, const fl_node *n, int first,
 static inline uint32_t fl__kind_table_rules(const fl_kind_table *t, const fl_node *n, int first,
                                             int last) {
     if (n->kind > FL_OP_UNKNOWN && n->kind < FL_OP_COUNT) {
+        if (!atomic_load_explicit(&t->kinds[n->kind].ready, memory_order_acquire)) {
+            fl__kind_table_fill(t, n->kind);
+        }
         /* the first characters inline: a node has one of the two names */
         uint32_t span = (uint32_t)(((1ull << last) - 1) & ~((1ull << first) - 1));
         const char *name = t->kinds[n->kind].name, *type = t->kinds[n->kind].type;
