@@ -70,6 +70,8 @@ typedef struct vslot {
     const char *name;
     fl_node *node;
     int port;
+    uint32_t hash; /* the name's (vmap_hash), low bits: the strings are compared only when
+                    * these agree, and a grown table places the slot without them */
 } vslot;
 
 typedef struct vmap {
@@ -93,14 +95,15 @@ static bool vmap_init(vmap *m, fl_arena *a, size_t expect) {
 
 /* Value names are long ("/layer1/layer1.0/conv1/Conv_output_0"): hashed 8
  * bytes a step. */
-static size_t vmap_ix(const vmap *m, const char *name) {
-    return (size_t)fl__hash_words(name, strlen(name)) & (m->size - 1);
+static uint32_t vmap_hash(const char *name) {
+    return (uint32_t)fl__hash_words(name, strlen(name));
 }
 
 static vslot *vmap_find(const vmap *m, const char *name) {
-    size_t i = vmap_ix(m, name);
+    uint32_t h = vmap_hash(name);
+    size_t i = h & (m->size - 1);
     while (m->slots[i].name) {
-        if (strcmp(m->slots[i].name, name) == 0) {
+        if (m->slots[i].hash == h && strcmp(m->slots[i].name, name) == 0) {
             return &m->slots[i];
         }
         i = (i + 1) & (m->size - 1);
@@ -117,7 +120,7 @@ static bool vmap_grow(vmap *m) {
     }
     for (size_t k = 0; k < m->size; k++) {
         if (m->slots[k].name) {
-            size_t i = vmap_ix(&bigger, m->slots[k].name);
+            size_t i = m->slots[k].hash & (bigger.size - 1);
             while (bigger.slots[i].name) {
                 i = (i + 1) & (bigger.size - 1);
             }
@@ -135,9 +138,10 @@ static vslot *vmap_put(vmap *m, const char *name, fl_node *node, int port, bool 
     if ((m->used + 1) * 2 > m->size && !vmap_grow(m)) {
         return NULL;
     }
-    size_t i = vmap_ix(m, name);
+    uint32_t h = vmap_hash(name);
+    size_t i = h & (m->size - 1);
     while (m->slots[i].name) {
-        if (strcmp(m->slots[i].name, name) == 0) {
+        if (m->slots[i].hash == h && strcmp(m->slots[i].name, name) == 0) {
             *added = false;
             return &m->slots[i];
         }
@@ -146,6 +150,7 @@ static vslot *vmap_put(vmap *m, const char *name, fl_node *node, int port, bool 
     m->slots[i].name = name;
     m->slots[i].node = node;
     m->slots[i].port = port;
+    m->slots[i].hash = h;
     m->used++;
     *added = true;
     return &m->slots[i];
