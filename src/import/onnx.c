@@ -70,27 +70,47 @@ typedef struct vslot {
     const char *name;
     fl_node *node;
     int port;
-    uint32_t hash; /* the name's (vmap_hash), low bits: the strings are compared only when
-                    * these agree, and a grown table places the slot without them */
 } vslot;
 
+/* The table: open addressing over 8-byte cells (the name's hash and the
+ * entry's index + 1; 0: empty), so that the part probed at random and
+ * zeroed is a third of what slots holding the entries were (swin_t: 128
+ * KB, not 384); the entries follow in the order they are added. */
+typedef struct vcell {
+    uint32_t hash; /* vmap_hash's: names are compared only when these agree */
+    uint32_t ix;   /* entries[ix - 1] */
+} vcell;
+
 typedef struct vmap {
-    vslot *slots; /* scratch of a */
-    size_t size;  /* power of two, at least twice `used` */
+    vcell *cells;   /* scratch of a */
+    vslot *entries; /* scratch of a, `cap` of them */
+    size_t size;    /* cells: a power of two, at least twice `used` */
     size_t used;
+    size_t cap;
     fl_arena *a;
 } vmap;
 
 static bool vmap_init(vmap *m, fl_arena *a, size_t expect) {
+    if (expect > UINT32_MAX / 4) { /* an index of the cells' 32 bits */
+        a->failed = true;
+        return false;
+    }
     size_t size = 64;
     while (size < expect * 2 + 2) {
         size *= 2;
     }
-    m->slots = fl__arena_scratch(a, size, sizeof(vslot));
+    m->cells = fl__arena_scratch(a, size, sizeof(vcell));
+    m->entries = m->cells ? fl__arena_scratch_raw(a, size / 2, sizeof(vslot)) : NULL;
     m->size = size;
     m->used = 0;
+    m->cap = size / 2; /* both grow at the same put */
     m->a = a;
-    return m->slots != NULL;
+    return m->entries != NULL;
+}
+
+static void vmap_free(vmap *m) {
+    fl__arena_scratch_free(m->a, m->entries);
+    fl__arena_scratch_free(m->a, m->cells);
 }
 
 /* Value names are long ("/layer1/layer1.0/conv1/Conv_output_0"): hashed 8
@@ -102,58 +122,77 @@ static uint32_t vmap_hash(const char *name) {
 static vslot *vmap_find(const vmap *m, const char *name) {
     uint32_t h = vmap_hash(name);
     size_t i = h & (m->size - 1);
-    while (m->slots[i].name) {
-        if (m->slots[i].hash == h && strcmp(m->slots[i].name, name) == 0) {
-            return &m->slots[i];
+    while (m->cells[i].ix) {
+        if (m->cells[i].hash == h && strcmp(m->entries[m->cells[i].ix - 1].name, name) == 0) {
+            return &m->entries[m->cells[i].ix - 1];
         }
         i = (i + 1) & (m->size - 1);
     }
     return NULL;
 }
 
-/* Doubles the table (a node may define many more values than the graph
- * has nodes: one Split of a thousand outputs). False when out of memory. */
+/* Doubles the cells, and the entries when full (a node may define many
+ * more values than the graph has nodes: one Split of a thousand outputs).
+ * False when out of memory. */
 static bool vmap_grow(vmap *m) {
-    vmap bigger = {fl__arena_scratch(m->a, m->size * 2, sizeof(vslot)), m->size * 2, m->used, m->a};
-    if (!bigger.slots) {
+    if (m->used == m->cap) {
+        if (m->cap > UINT32_MAX / 2) {
+            m->a->failed = true;
+            return false;
+        }
+        vslot *e = fl__arena_scratch_grow(m->a, m->entries, m->cap, m->cap * 2, sizeof(vslot));
+        if (!e) {
+            return false;
+        }
+        m->entries = e;
+        m->cap *= 2;
+    }
+    if ((m->used + 1) * 2 <= m->size) {
+        return true;
+    }
+    size_t size = m->size * 2;
+    vcell *bigger = fl__arena_scratch(m->a, size, sizeof(vcell));
+    if (!bigger) {
         return false;
     }
     for (size_t k = 0; k < m->size; k++) {
-        if (m->slots[k].name) {
-            size_t i = m->slots[k].hash & (bigger.size - 1);
-            while (bigger.slots[i].name) {
-                i = (i + 1) & (bigger.size - 1);
+        if (m->cells[k].ix) {
+            size_t i = m->cells[k].hash & (size - 1);
+            while (bigger[i].ix) {
+                i = (i + 1) & (size - 1);
             }
-            bigger.slots[i] = m->slots[k];
+            bigger[i] = m->cells[k];
         }
     }
-    fl__arena_scratch_free(m->a, m->slots);
-    *m = bigger;
+    fl__arena_scratch_free(m->a, m->cells);
+    m->cells = bigger;
+    m->size = size;
     return true;
 }
 
-/* Adds name -> (node, port); returns the existing slot instead when taken,
- * NULL when out of memory. */
+/* Adds name -> (node, port); returns the existing entry instead when
+ * taken, NULL when out of memory. The entry stays where it is until the
+ * next vmap_put. */
 static vslot *vmap_put(vmap *m, const char *name, fl_node *node, int port, bool *added) {
-    if ((m->used + 1) * 2 > m->size && !vmap_grow(m)) {
+    if (((m->used + 1) * 2 > m->size || m->used == m->cap) && !vmap_grow(m)) {
         return NULL;
     }
     uint32_t h = vmap_hash(name);
     size_t i = h & (m->size - 1);
-    while (m->slots[i].name) {
-        if (m->slots[i].hash == h && strcmp(m->slots[i].name, name) == 0) {
+    while (m->cells[i].ix) {
+        if (m->cells[i].hash == h && strcmp(m->entries[m->cells[i].ix - 1].name, name) == 0) {
             *added = false;
-            return &m->slots[i];
+            return &m->entries[m->cells[i].ix - 1];
         }
         i = (i + 1) & (m->size - 1);
     }
-    m->slots[i].name = name;
-    m->slots[i].node = node;
-    m->slots[i].port = port;
-    m->slots[i].hash = h;
-    m->used++;
+    vslot *e = &m->entries[m->used++];
+    e->name = name;
+    e->node = node;
+    e->port = port;
+    m->cells[i] = (vcell){h, (uint32_t)m->used};
     *added = true;
-    return &m->slots[i];
+    return e;
 }
 
 /* ------------------------------------------------------------------------- */
@@ -1324,14 +1363,17 @@ fl_status fl__import_onnx_files(fl_graph *g, const uint8_t *buf, size_t len,
     }
     g->src = NULL;     /* not a GraphDef */
     g->onnx.model = m; /* written back by export/onnx_write.c */
-    imp im = {g,     d,           o,   {NULL, 0, 0, NULL}, NULL, {files, NULL, 0, 0, NULL, 0, NULL},
-              false, {{NULL, 0}}, NULL};
+    imp im = {g,     d,
+              o,     {NULL, NULL, 0, 0, 0, g->arena},
+              NULL,  {files, NULL, 0, 0, NULL, 0, NULL},
+              false, {{NULL, 0}},
+              NULL};
     fl_status st = import_graph(&im, m);
     if (st == FL_OK) {
         st = fl__onnx_ext_check_overlap(&im.ext, d);
     }
     fl__onnx_ext_free(&im.ext);
-    fl__arena_scratch_free(g->arena, im.values.slots);
+    vmap_free(&im.values);
     fl__arena_scratch_free(g->arena, im.n_in);
     return st;
 }
