@@ -248,7 +248,7 @@ static fl_status note_cases(fl_ctx *c) {
     size_t listed = 0;
     for (size_t i = 0; i < c->g->n_nodes; i++) {
         const fl_node *n = c->g->nodes[i];
-        const fl_attr *a = fl__node_attr(n, "_lowered_branches");
+        const fl_attr *a = fl__node_attr_rare(n, "_lowered_branches");
         if (!a || a->kind != FL_ATTR_I || a->v.i < 1 || a->v.i > 4096 ||
             listed++ >= MAX_CONDS_LISTED) {
             continue;

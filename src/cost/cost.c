@@ -181,7 +181,7 @@ static bool is_tfl_while(const fl_node *w) {
 }
 
 static int64_t int_attr(const fl_node *n, const char *name) {
-    const fl_attr *a = fl__node_attr(n, name);
+    const fl_attr *a = fl__node_attr_rare(n, name);
     return a && a->kind == FL_ATTR_I && a->v.i >= 0 ? a->v.i : -1;
 }
 

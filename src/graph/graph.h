@@ -27,6 +27,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 typedef struct fl_node fl_node;
 typedef struct fl_graph fl_graph;
@@ -650,6 +651,19 @@ static inline fl_tensor *fl_node_in(const fl_node *n, int i) {
 /* ------------------------------------------------------------------------- */
 
 const fl_attr *fl__node_attr(const fl_node *n, const char *name);
+
+/* fl__node_attr inline, for a name the sweeps ask of every node and most
+ * nodes lack (the engine's own "_..." attrs: cost.c, cond.c): only first
+ * characters are compared until one matches, without a call per node. */
+static inline const fl_attr *fl__node_attr_rare(const fl_node *n, const char *name) {
+    for (int i = 0; i < n->n_attrs; i++) {
+        const char *a = n->attrs[i].name;
+        if (a[0] == name[0] && strcmp(a, name) == 0) {
+            return &n->attrs[i];
+        }
+    }
+    return NULL;
+}
 
 /* Whether two constants (tensor attrs) count as equal for fl__attr_equal;
  * arg is fl__attr_equal's. */
