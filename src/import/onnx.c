@@ -83,10 +83,9 @@ typedef struct vcell {
 
 typedef struct vmap {
     vcell *cells;   /* scratch of a */
-    vslot *entries; /* scratch of a, `cap` of them */
+    vslot *entries; /* scratch of a, size / 2 of them */
     size_t size;    /* cells: a power of two, at least twice `used` */
     size_t used;
-    size_t cap;
     fl_arena *a;
 } vmap;
 
@@ -103,14 +102,8 @@ static bool vmap_init(vmap *m, fl_arena *a, size_t expect) {
     m->entries = m->cells ? fl__arena_scratch_raw(a, size / 2, sizeof(vslot)) : NULL;
     m->size = size;
     m->used = 0;
-    m->cap = size / 2; /* both grow at the same put */
     m->a = a;
     return m->entries != NULL;
-}
-
-static void vmap_free(vmap *m) {
-    fl__arena_scratch_free(m->a, m->entries);
-    fl__arena_scratch_free(m->a, m->cells);
 }
 
 /* Value names are long ("/layer1/layer1.0/conv1/Conv_output_0"): hashed 8
@@ -131,27 +124,16 @@ static vslot *vmap_find(const vmap *m, const char *name) {
     return NULL;
 }
 
-/* Doubles the cells, and the entries when full (a node may define many
- * more values than the graph has nodes: one Split of a thousand outputs).
- * False when out of memory. */
+/* Doubles the cells and the entries (a node may define many more values
+ * than the graph has nodes: one Split of a thousand outputs). False when
+ * out of memory. */
 static bool vmap_grow(vmap *m) {
-    if (m->used == m->cap) {
-        if (m->cap > UINT32_MAX / 2) {
-            m->a->failed = true;
-            return false;
-        }
-        vslot *e = fl__arena_scratch_grow(m->a, m->entries, m->cap, m->cap * 2, sizeof(vslot));
-        if (!e) {
-            return false;
-        }
-        m->entries = e;
-        m->cap *= 2;
-    }
-    if ((m->used + 1) * 2 <= m->size) {
-        return true;
-    }
     size_t size = m->size * 2;
-    vcell *bigger = fl__arena_scratch(m->a, size, sizeof(vcell));
+    vslot *e = m->size <= UINT32_MAX
+                   ? fl__arena_scratch_grow(m->a, m->entries, m->size / 2, size / 2, sizeof(vslot))
+                   : NULL;
+    vcell *bigger = e ? fl__arena_scratch(m->a, size, sizeof(vcell)) : NULL;
+    m->entries = e ? e : m->entries;
     if (!bigger) {
         return false;
     }
@@ -174,7 +156,7 @@ static bool vmap_grow(vmap *m) {
  * taken, NULL when out of memory. The entry stays where it is until the
  * next vmap_put. */
 static vslot *vmap_put(vmap *m, const char *name, fl_node *node, int port, bool *added) {
-    if (((m->used + 1) * 2 > m->size || m->used == m->cap) && !vmap_grow(m)) {
+    if ((m->used + 1) * 2 > m->size && !vmap_grow(m)) {
         return NULL;
     }
     uint32_t h = vmap_hash(name);
@@ -1363,17 +1345,14 @@ fl_status fl__import_onnx_files(fl_graph *g, const uint8_t *buf, size_t len,
     }
     g->src = NULL;     /* not a GraphDef */
     g->onnx.model = m; /* written back by export/onnx_write.c */
-    imp im = {g,     d,
-              o,     {NULL, NULL, 0, 0, 0, g->arena},
-              NULL,  {files, NULL, 0, 0, NULL, 0, NULL},
-              false, {{NULL, 0}},
-              NULL};
+    imp im = {.g = g, .d = d, .o = o, .values = {.a = g->arena}, .ext = {.files = files}};
     fl_status st = import_graph(&im, m);
     if (st == FL_OK) {
         st = fl__onnx_ext_check_overlap(&im.ext, d);
     }
     fl__onnx_ext_free(&im.ext);
-    vmap_free(&im.values);
+    fl__arena_scratch_free(g->arena, im.values.entries);
+    fl__arena_scratch_free(g->arena, im.values.cells);
     fl__arena_scratch_free(g->arena, im.n_in);
     return st;
 }

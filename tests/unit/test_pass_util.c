@@ -312,6 +312,8 @@ static void kind_table_by_type_name(void **state) {
     n.op = add; /* as the ONNX importer names it */
     asked = 0;
     assert_int_equal(fl__kind_table_rules(&t, &n, 0, 4), 0x3);
+    assert_int_equal(asked, 8); /* the kind's entry, filled at its first lookup: both names */
+    asked = 0;
     assert_int_equal(fl__kind_table_rules(&t, &n, 1, 3), 0x2);
     assert_int_equal(asked, 0);
     n.op = onnx_add; /* as the registry names it */
@@ -324,6 +326,8 @@ static void kind_table_by_type_name(void **state) {
     n.op = add_v2;
     asked = 0;
     assert_int_equal(fl__kind_table_rules(&t, &n, 0, 4), 0x8);
+    assert_int_equal(asked, 4); /* filled: one name */
+    asked = 0;
     n.op = add; /* a TensorFlow kind has no type name */
     assert_int_equal(fl__kind_table_rules(&t, &n, 0, 4), 0xa);
     assert_int_equal(asked, 4);
@@ -338,6 +342,7 @@ static void kind_table_by_type_name(void **state) {
         n.kind = k;
         n.op = type;
         uint32_t want = fl__kind_tests_ask(&t, &n, 0, 4);
+        assert_int_equal(fl__kind_table_rules(&t, &n, 0, 4), want); /* filled here */
         asked = 0;
         assert_int_equal(fl__kind_table_rules(&t, &n, 0, 4), want);
         assert_int_equal(asked, 0);
