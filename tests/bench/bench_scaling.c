@@ -8,6 +8,9 @@
  *   bench_scaling [runs] none:N       the chain of N nodes without passes only
  *   bench_scaling [runs] default:N    the chain of N nodes with the default
  *                                     passes only (e.g. under perf record)
+ *   bench_scaling [runs] phases:N     the chain of N nodes with the default
+ *                                     passes, its CPU time and page faults per
+ *                                     node by phase (phases-none:N: without)
  *   bench_scaling [runs] tiny-wake    tiny_cnn back to back, after other data,
  *                                     after a sleep (see tiny_wake)
  *   bench_scaling --write-chain N F   writes the chain of N nodes to F (.pb)
@@ -27,6 +30,13 @@
  * one memcpy of the model's bytes, the floor an import cannot beat. tiny_cnn
  * (tests/data) is analysed with the default passes in batches of 200; the
  * median batch gives microseconds per analysis.
+ *
+ * phases:N splits each analysis by fl_options.progress: user and system
+ * time and page faults from one phase's start to the next's (a pass's
+ * phase holds its re-inference and re-costing; "report" is what runs
+ * between the costs and the first pass: the report and the pipeline's
+ * set-up; "end" what follows the last phase: the report's pass records,
+ * releasing the analysis's memory), per node, the mean of the runs.
  */
 #include "chain.h"
 #include "foldline/foldline.h"
@@ -73,6 +83,93 @@ static void faults_sys(long *minflt, double *sys_s) {
     *sys_s = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
 }
 
+/* The phases of phases:N (see above), in the order an analysis runs them
+ * (the same in every run). */
+#define MAX_PHASES 64
+typedef struct phase_acc {
+    char name[24];
+    int iteration;
+    double user, sys;
+    long faults;
+} phase_acc;
+
+static struct {
+    bool on;
+    phase_acc ph[MAX_PHASES];
+    int n, cur; /* phases met; the one running (-1: none yet) */
+    double user0, sys0;
+    long flt0;
+} phases;
+
+static void usage_now(double *user, double *sys, long *flt) {
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    *user = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6;
+    *sys = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+    *flt = ru.ru_minflt;
+}
+
+/* Ends the running phase (what was used since it started goes to it) and
+ * starts phase `name` (NULL: none; the time until the next goes nowhere). */
+static void phase_switch(const char *name, int iteration) {
+    double user, sys;
+    long flt;
+    usage_now(&user, &sys, &flt);
+    if (phases.cur >= 0) {
+        phase_acc *a = &phases.ph[phases.cur];
+        a->user += user - phases.user0;
+        a->sys += sys - phases.sys0;
+        a->faults += flt - phases.flt0;
+    }
+    phases.cur = -1;
+    if (name) {
+        int k = 0;
+        while (k < phases.n &&
+               (strcmp(phases.ph[k].name, name) != 0 || phases.ph[k].iteration != iteration)) {
+            k++;
+        }
+        if (k == phases.n && k < MAX_PHASES) {
+            snprintf(phases.ph[k].name, sizeof phases.ph[k].name, "%s", name);
+            phases.ph[k].iteration = iteration;
+            phases.n++;
+        }
+        phases.cur = k < MAX_PHASES ? k : -1;
+    }
+    usage_now(&phases.user0, &phases.sys0, &phases.flt0);
+}
+
+/* fl_options.progress: a phase's start switches to it; the cost phase's end
+ * to "report" (the report is built before the passes start), a pass's end
+ * to "end" (until the next pass starts). */
+static void on_progress(const fl_progress *p, void *arg) {
+    (void)arg;
+    if (p->nodes_done == 0) {
+        phase_switch(p->name, p->iteration);
+    } else if (p->nodes_done == p->nodes_total && p->phase == FL_PHASE_COST) {
+        phase_switch("report", 0);
+    } else if (p->nodes_done == p->nodes_total && p->phase == FL_PHASE_PASS) {
+        phase_switch("end", 0);
+    }
+}
+
+static void phases_print(long n, const char *passes, int runs) {
+    double k = 1e9 / (double)runs / (double)n;
+    int end = phases.n; /* "end" printed last */
+    for (int j = 0; j <= phases.n; j++) {
+        int i = j < phases.n && strcmp(phases.ph[j].name, "end") == 0 ? (end = j, -1)
+                : j < phases.n                                        ? j
+                                                                      : end;
+        if (i < 0 || i >= phases.n) {
+            continue;
+        }
+        const phase_acc *a = &phases.ph[i];
+        printf("chain %8ld nodes %-8s phase %-14s %d  user %6.0f  sys %6.0f ns/node  page faults "
+               "%.4f per node\n",
+               n, passes ? passes : "none", a->name, a->iteration, a->user * k, a->sys * k,
+               (double)a->faults / (double)runs / (double)n);
+    }
+}
+
 /* One analysis; false (message printed) when it fails. */
 static bool analyze(const uint8_t *buf, size_t len, const char *passes, int64_t *nodes_after) {
     fl_options o;
@@ -80,8 +177,15 @@ static bool analyze(const uint8_t *buf, size_t len, const char *passes, int64_t 
     o.passes = passes;
     o.max_nodes = 20000000;
     o.max_memory_bytes = 0; /* the 10M chain needs more than the default 8 GiB */
+    if (phases.on) {
+        o.progress = on_progress;
+        phases.cur = -1;
+    }
     fl_report *r = NULL;
     fl_status st = fl_analyze(buf, len, &o, &r);
+    if (phases.on) {
+        phase_switch("end", 0); /* what follows the last phase: to "end" */
+    }
     if (st != FL_OK) {
         printf("analysis failed: %s\n", r && r->error ? r->error : "?");
         fl_report_free(r);
@@ -91,6 +195,9 @@ static bool analyze(const uint8_t *buf, size_t len, const char *passes, int64_t 
         *nodes_after = passes ? r->after.nodes : r->n_nodes;
     }
     fl_report_free(r);
+    if (phases.on) {
+        phase_switch(NULL, 0); /* the report's release: to "end" */
+    }
     return true;
 }
 
@@ -159,6 +266,9 @@ static int chain_child(long n, const char *passes, int runs) {
                n, passes ? passes : "none", first * 1e9 / (double)n,
                (double)(flt_first - flt0) / (double)n, runs - 1,
                (double)(flt1 - flt_first) / (runs - 1) / (double)n);
+    }
+    if (phases.on) {
+        phases_print(n, passes, runs);
     }
     double cp = passes ? 0 : memcpy_ms(buf, len, runs);
     if (cp > 0) {
@@ -299,6 +409,14 @@ int main(int argc, char **argv) {
                 tiny(runs);
             } else if (strcmp(argv[i], "tiny-wake") == 0) {
                 tiny_wake(runs);
+            } else if (strncmp(argv[i], "phases:", 7) == 0) {
+                phases.on = true;
+                chain(atol(argv[i] + 7), runs, 1, 1);
+                phases.on = false;
+            } else if (strncmp(argv[i], "phases-none:", 12) == 0) {
+                phases.on = true;
+                chain(atol(argv[i] + 12), runs, 0, 0);
+                phases.on = false;
             } else if (strncmp(argv[i], "none:", 5) == 0) {
                 chain(atol(argv[i] + 5), runs, 0, 0);
             } else if (strncmp(argv[i], "default:", 8) == 0) {
