@@ -74,9 +74,11 @@ static uint64_t cost_word_slow(fl_arena *a, fl_sym v, bool *oom) {
     return (uint64_t)(uintptr_t)box | 3;
 }
 
-/* Whether count v is a known integer of 63 bits (a word of its own). */
-static inline bool cost_word_small(fl_sym v) {
-    return (v.e == NULL) & ((uint64_t)v.k + ((uint64_t)1 << 62) < ((uint64_t)1 << 63));
+/* 1 when count v is a known integer of 63 bits (kept inline), else 0;
+ * unsigned, not bool, so that the six tests of fl__node_set_cost combine without branches. */
+static inline unsigned cost_word_small(fl_sym v) {
+    return (unsigned)(v.e == NULL) &
+           (unsigned)((uint64_t)v.k + ((uint64_t)1 << 62) < ((uint64_t)1 << 63));
 }
 
 static uint8_t cost_bits(const fl_cost *k) {
