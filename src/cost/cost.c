@@ -710,6 +710,18 @@ fl_status fl__cost_graph_update(fl_ctx *c, fl_cost_totals *t, const uint8_t *rec
     fl_graph *g = c->g;
     bool diff =
         recost && before && before->taken && before->journal && !before->oom && !t->parts_bad;
+    /* The difference counts every node the pass removed and every node the
+     * journal saved (twice: as it was and as it is), and reads every node
+     * the graph had when the journal was opened; the whole sum counts each
+     * node the graph has now once. After a pass that removed or rewrote
+     * more nodes than are left (the remapper on a chain of fusable layers:
+     * three nodes out for each fused one, and the consumer rewired), the
+     * whole sum is the shorter walk, and the removed nodes, cold by then,
+     * are not read again. The totals are the same either way. */
+    if (diff) {
+        size_t was = before->head.n_nodes, now = g->n_nodes;
+        diff = 2 * before->n_nodes + (was > now ? was - now : 0) <= now;
+    }
     repeats r;
     fl_status st = repeats_build(c, &r);
     /* The difference's sums, begun before the walk: the nodes added since
