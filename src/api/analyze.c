@@ -161,6 +161,19 @@ static fl_status totals_memo(fl_ctx *c, fl_arena *ra, totals_memo_t *m, const fl
     return st;
 }
 
+/* The report's n pass records and a zeroed one after them, or NULL. Not
+ * zeroed but the end: run_passes writes each record whole (the records are
+ * large, and zeroing them was a fortieth of a small analysis; a failed
+ * analysis's report keeps none of them). */
+static fl_report_pass *report_passes_alloc(fl_arena *ra, size_t n) {
+    fl_report_pass *ps =
+        n < SIZE_MAX / sizeof(*ps) - 1 ? fl__arena_alloc_raw(ra, (n + 1) * sizeof(*ps)) : NULL;
+    if (ps) {
+        memset(&ps[n], 0, sizeof(*ps));
+    }
+    return ps;
+}
+
 /* A copy of s in ra, or prev_copy (the copy of prev_src, the string before
  * it) when s equals that one: a pass's entries in a row share one copy of
  * the pass's and the rule's names. */
@@ -257,13 +270,14 @@ static fl_status run_passes(fl_ctx *c, const fl_options *opt, const fl_cost_tota
     if (st != FL_OK) {
         return st;
     }
-    fl_report_pass *ps = fl__arena_calloc(ra, led.n_passes + 1, sizeof(*ps));
+    fl_report_pass *ps = report_passes_alloc(ra, led.n_passes);
     fl_report_ledger_entry *es = fl__arena_calloc(ra, led.n_entries + 1, sizeof(*es));
     if (!ps || !es) {
         return fl__diag_oom(c->d);
     }
     for (size_t i = 0; i < led.n_passes && st == FL_OK; i++) {
         const fl_pass_record *p = &led.passes[i];
+        ps[i].failed = NULL;
         ps[i].pass = fl__arena_strdup(ra, p->pass);
         ps[i].iteration = p->iteration;
         ps[i].nodes_removed = p->nodes_removed;

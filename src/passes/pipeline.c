@@ -262,7 +262,11 @@ void fl__ledger_note_parts(fl_pass_ctx *pc, const char *rule, const fl_node *n,
     ledger_push(pc, rule, n, buf, len);
 }
 
-static fl_status ledger_add_record(fl_ledger *l, const fl_pass_record *r, fl_diag *d) {
+/* The ledger's next pass record, written in place by the caller (which
+ * then counts it in n_passes): the records are large, and one built on the
+ * stack and copied in cost a few thousand instructions an analysis. NULL
+ * when memory is exhausted. */
+static fl_pass_record *ledger_next_record(fl_ledger *l) {
     if (l->n_passes == l->cap_passes) {
         size_t nc = l->cap_passes ? l->cap_passes * 2 : 16;
         /* not zeroed: a record is written whole before it is read (the
@@ -271,7 +275,7 @@ static fl_status ledger_add_record(fl_ledger *l, const fl_pass_record *r, fl_dia
                                  ? fl__arena_alloc_raw(l->arena, nc * sizeof(fl_pass_record))
                                  : NULL;
         if (!np) {
-            return fl__diag_oom(d);
+            return NULL;
         }
         if (l->n_passes) {
             memcpy(np, l->passes, l->n_passes * sizeof(fl_pass_record));
@@ -279,8 +283,7 @@ static fl_status ledger_add_record(fl_ledger *l, const fl_pass_record *r, fl_dia
         l->passes = np;
         l->cap_passes = nc;
     }
-    l->passes[l->n_passes++] = *r;
-    return FL_OK;
+    return &l->passes[l->n_passes];
 }
 
 /* ------------------------------------------------------------------------- */
@@ -1058,21 +1061,30 @@ static fl_status roll_back(fl_ctx *c, fl_graph_snapshot *snap, fl_graph_snapshot
     return FL_OK;
 }
 
-/* The record of pass p, skipped in iteration `it` (see run_guarded): that
- * of a pass that ran and changed nothing. */
-static fl_status record_skipped(fl_ledger *led, int p, int it, pass_stamp *ps,
-                                const fl_cost_totals *cur, fl_diag *d) {
+/* Starts rec, the record of pass p in iteration `it`: no changes, no
+ * entries yet, the totals before and after those of cur. */
+static void record_start(fl_pass_record *rec, const fl_ledger *led, int p, int it,
+                         const fl_cost_totals *cur) {
+    rec->pass = pass_names[p];
+    rec->iteration = it;
+    rec->nodes_removed = rec->nodes_added = rec->nodes_rewritten = rec->nodes_reinferred = 0;
+    rec->before = *cur;
+    rec->after = *cur;
+    rec->first_entry = led->n_entries;
+    rec->n_entries = 0;
+}
+
+/* The record of pass p, skipped in iteration `it` (see run_guarded), into
+ * rec (the ledger's next): that of a pass that ran and changed nothing. */
+static fl_status record_skipped(fl_ledger *led, fl_pass_record *rec, int p, int it, pass_stamp *ps,
+                                const fl_cost_totals *cur) {
     ps->quiet_at[p] = ps->version + 1;
     ps->quiet_seen[p] = true;
     ps->quiet_stamp[p] = ps->stamp;
     ps->quiet_version[p] = ps->version;
-    fl_pass_record skipped;
-    memset(&skipped, 0, sizeof(skipped));
-    skipped.pass = pass_names[p];
-    skipped.iteration = it;
-    skipped.before = skipped.after = *cur;
-    skipped.first_entry = led->n_entries;
-    return ledger_add_record(led, &skipped, d);
+    record_start(rec, led, p, it, cur);
+    led->n_passes++;
+    return FL_OK;
 }
 
 /* Pass p, run by the verifier where it would have been skipped, left a
@@ -1103,7 +1115,8 @@ static fl_status wrong_skip(fl_ctx *c, const fl_ledger *led, int p, int it, cons
  * fails (with anything but running out of memory or being cancelled).
  * With cfg->verify, `full` is a whole copy taken beside it, for the
  * verifier's check of the marks and of the rollback. Appends the pass's
- * record to the ledger.
+ * record to the ledger (written where it stays: the pass's totals after it
+ * are its record's `after`).
  *
  * *current says that `snap` (and `full`) still hold the graph as it is: the
  * previous pass changed nothing (by the measure run_pass uses to skip
@@ -1127,8 +1140,12 @@ static fl_status run_guarded(fl_ctx *c, const fl_options *opt, const fl_pipeline
      * record of a pass that changed nothing, without running it. With
      * cfg->verify it runs, and a trace fails the analysis (below). */
     bool again = ps->quiet_at[p] == ps->version + 1 || may_skip(g, ps, p);
+    fl_pass_record *rec = ledger_next_record(led);
+    if (!rec) {
+        return fl__diag_oom(d);
+    }
     if (again && !cfg->verify) {
-        return record_skipped(led, p, it, ps, cur, d);
+        return record_skipped(led, rec, p, it, ps, cur);
     }
     /* The journal's (and the full copy's) buffers count against the memory
      * limit: the arena's limit is lowered by their size while the pass
@@ -1160,26 +1177,20 @@ static fl_status run_guarded(fl_ctx *c, const fl_options *opt, const fl_pipeline
     char *d_msg = d->msg;
     size_t d_nw = d->n_warnings, d_nd = d->n_warnings_dropped;
 
-    fl_pass_record rec;
-    memset(&rec, 0, sizeof(rec));
-    rec.pass = pass_names[p];
-    rec.iteration = it;
-    rec.before = *cur;
-    rec.first_entry = led->n_entries;
-    fl_cost_totals next = *cur;
+    record_start(rec, led, p, it, cur);
     bool changed = true;
     size_t live0 = ps->live;
-    st = run_pass(c, opt, cfg, led, p, snaps, n_snaps, snap, full, ps, &rec, &next, &changed);
+    st = run_pass(c, opt, cfg, led, p, snaps, n_snaps, snap, full, ps, rec, &rec->after, &changed);
     if (snap->oom) { /* the journal did not fit: no rollback possible */
         c->a->limit = limit;
         return snap->over_limit ? fl__diag_over_limit(d) : fl__diag_oom(d);
     }
-    bool trace = changed || led->n_entries != rec.first_entry || rec.nodes_rewritten ||
-                 rec.nodes_removed || rec.nodes_added || d->n_warnings != d_nw ||
+    bool trace = changed || led->n_entries != rec->first_entry || rec->nodes_rewritten ||
+                 rec->nodes_removed || rec->nodes_added || d->n_warnings != d_nw ||
                  d->n_warnings_dropped != d_nd || d->status != d_status || d->msg != d_msg;
     if (st == FL_OK && again && trace) {
         c->a->limit = limit;
-        return wrong_skip(c, led, p, it, ps, rec.first_entry);
+        return wrong_skip(c, led, p, it, ps, rec->first_entry);
     }
     if (st == FL_OK && changed) {
         ps->version++;
@@ -1215,18 +1226,18 @@ static fl_status run_guarded(fl_ctx *c, const fl_options *opt, const fl_pipeline
         d->msg = d_msg;
         d->n_warnings = d_nw;
         d->n_warnings_dropped = d_nd;
-        led->n_entries = rec.first_entry;
-        rec.nodes_removed = rec.nodes_added = rec.nodes_rewritten = rec.nodes_reinferred = 0;
-        next = *cur;
+        led->n_entries = rec->first_entry;
+        rec->nodes_removed = rec->nodes_added = rec->nodes_rewritten = rec->nodes_reinferred = 0;
+        rec->after = *cur;
         st = note_failure(c, cfg, pass_names[p], it, err, why, led->n_passes);
         if (st != FL_OK) {
             return st;
         }
     }
-    *cur = next;
-    rec.after = next;
-    rec.n_entries = led->n_entries - rec.first_entry;
-    return ledger_add_record(led, &rec, d);
+    *cur = rec->after;
+    rec->n_entries = led->n_entries - rec->first_entry;
+    led->n_passes++;
+    return FL_OK;
 }
 
 fl_status fl__pipeline_run(fl_ctx *c, const fl_options *opt, const fl_pipeline_config *cfg,

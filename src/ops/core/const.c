@@ -20,6 +20,8 @@
  */
 #include "ops/core/core.h"
 
+#include <string.h>
+
 static fl_status infer_const(fl_ctx *c, fl_node *n) {
     int dt = FL_DT_INVALID;
     fl_status st = fl__attr_need_type(n, "dtype", &dt, c->d);
@@ -54,6 +56,30 @@ static fl_status infer_const(fl_ctx *c, fl_node *n) {
     bool stripped = (n->flags & FL_NODE_STRIPPED) || k->stripped;
     fl__core_put_value(n, 0, stripped ? NULL : k->value);
     return FL_OK;
+}
+
+/* NAME.AXIS in a, as "%s.%d" would print it (without printf: a server's
+ * small analysis formats one for each free dim of each input). */
+static char *dim_name(fl_arena *a, const char *name, int axis) {
+    char digits[12];
+    int nd = 0;
+    unsigned v = (unsigned)axis; /* axis >= 0: a dim's index */
+    do {
+        digits[nd++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    size_t len = strlen(name);
+    char *out = fl__arena_alloc_raw(a, len + 1 + (size_t)nd + 1);
+    if (!out) {
+        return NULL;
+    }
+    memcpy(out, name, len);
+    out[len] = '.';
+    for (int k = 0; k < nd; k++) {
+        out[len + 1 + k] = digits[nd - 1 - k];
+    }
+    out[len + 1 + nd] = '\0';
+    return out;
 }
 
 static fl_status infer_placeholder(fl_ctx *c, fl_node *n) {
@@ -100,7 +126,7 @@ static fl_status infer_placeholder(fl_ctx *c, fl_node *n) {
             continue;
         }
         char *name = names && names->v.list.s[i].len ? (char *)names->v.list.s[i].p
-                                                     : fl__arena_printf(c->a, "%s.%d", n->name, i);
+                                                     : dim_name(c->a, n->name, i);
         if (!name) {
             return fl__diag_oom(c->d);
         }
