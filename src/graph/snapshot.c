@@ -298,8 +298,9 @@ bool fl__graph_snapshot_saved_edges(const fl_graph_snapshot *s, const fl_node *n
     const fl_node *o = &s->nodes[i];
     *n_inputs = o->n_inputs > 0 ? o->n_inputs : 0;
     *n_ctrl = o->n_ctrl > 0 ? o->n_ctrl : 0;
-    *inputs = s->inputs + s->at[i].inputs;
-    *ctrl = s->ctrl + s->at[i].ctrl;
+    /* no saved edges of a kind leave its array NULL: no offset on it */
+    *inputs = *n_inputs > 0 ? s->inputs + s->at[i].inputs : NULL;
+    *ctrl = *n_ctrl > 0 ? s->ctrl + s->at[i].ctrl : NULL;
     return true;
 }
 
