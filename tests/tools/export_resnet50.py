@@ -31,35 +31,12 @@ import sys
 import onnx
 import torch
 import torchvision
-from onnx import TensorProto
-
-FLOAT_TYPES = {TensorProto.FLOAT, TensorProto.FLOAT16, TensorProto.DOUBLE, TensorProto.BFLOAT16}
-
-
-def strip(t):
-    if t.data_type not in FLOAT_TYPES:
-        return
-    # 16-bit floats are kept one per int32_data element, 2 bytes each.
-    size = len(t.raw_data) + 4 * len(t.float_data) + 8 * len(t.double_data) + 2 * len(t.int32_data)
-    if size <= 1024:
-        return
-    t.ClearField("raw_data")
-    t.ClearField("float_data")
-    t.ClearField("double_data")
-    t.ClearField("int32_data")
-    t.raw_data = b""
+from onnx_strip import strip_model
 
 
 def stripped(path, out):
     m = onnx.load(path)
-    for t in m.graph.initializer:
-        strip(t)
-    for n in m.graph.node:
-        for a in n.attribute:
-            if a.type == onnx.AttributeProto.TENSOR:
-                strip(a.t)
-    p = m.metadata_props.add()
-    p.key, p.value = "weights_stripped", "true"
+    strip_model(m)
     onnx.save(m, out)
 
 

@@ -30,22 +30,7 @@ import sys
 import onnx
 import torch
 import torchvision
-from onnx import TensorProto
-
-FLOAT_TYPES = {TensorProto.FLOAT, TensorProto.FLOAT16, TensorProto.DOUBLE, TensorProto.BFLOAT16}
-
-
-def strip(t):
-    if t.data_type not in FLOAT_TYPES:
-        return
-    size = len(t.raw_data) + 4 * len(t.float_data) + 8 * len(t.double_data) + 4 * len(t.int32_data)
-    if size <= 1024:
-        return
-    t.ClearField("raw_data")
-    t.ClearField("float_data")
-    t.ClearField("double_data")
-    t.ClearField("int32_data")
-    t.raw_data = b""
+from onnx_strip import strip_model
 
 
 def main(out):
@@ -56,14 +41,7 @@ def main(out):
                       dynamic_axes={"x": {0: "batch"}, "y": {0: "batch"}},
                       do_constant_folding=False)
     m = onnx.load(out)
-    for t in m.graph.initializer:
-        strip(t)
-    for n in m.graph.node:
-        for a in n.attribute:
-            if a.type == onnx.AttributeProto.TENSOR:
-                strip(a.t)
-    p = m.metadata_props.add()
-    p.key, p.value = "weights_stripped", "true"
+    strip_model(m)
     onnx.save(m, out)
 
 
