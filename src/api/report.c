@@ -109,6 +109,24 @@ static int op_cmp(const void *pa, const void *pb) {
     return strcmp(a->op, b->op);
 }
 
+/* acc ordered by op_cmp: a small graph's few op types by insertion (qsort's
+ * merge sort cost more than the rest of the table's ordering), others by
+ * qsort. op_cmp is a total order (one entry per op type): the same order. */
+static void sort_accs(op_acc *acc, size_t n) {
+    if (n > 16) {
+        qsort(acc, n, sizeof(op_acc), op_cmp);
+        return;
+    }
+    for (size_t i = 1; i < n; i++) {
+        op_acc x = acc[i];
+        size_t j = i;
+        for (; j > 0 && op_cmp(&acc[j - 1], &x) > 0; j--) {
+            acc[j] = acc[j - 1];
+        }
+        acc[j] = x;
+    }
+}
+
 typedef struct var_names {
     const char *names[32];
     size_t n;
@@ -342,10 +360,8 @@ static fl_status op_summary(fl_ctx *c, fl_arena *ra, fl_report *r) {
         for (size_t k = 0; k < n_acc; k++) {
             acc[k].sort_key = sort_value(c, acc[k].flops) + sort_value(c, acc[k].int_ops);
         }
-        qsort(acc, n_acc, sizeof(op_acc), op_cmp);
-        if (n_unk) {
-            qsort(unk, n_unk, sizeof(op_acc), op_cmp);
-        }
+        sort_accs(acc, n_acc);
+        sort_accs(unk, n_unk);
         r->ops = ops_out(ra, acc, n_acc, true);
         r->n_ops = n_acc;
         r->unknown_ops = ops_out(ra, unk, n_unk, false);
