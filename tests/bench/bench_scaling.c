@@ -11,6 +11,10 @@
  *   bench_scaling [runs] phases:N     the chain of N nodes with the default
  *                                     passes, its CPU time and page faults per
  *                                     node by phase (phases-none:N: without)
+ *   bench_scaling [rounds] cold:N1,N2,...  first analyses: each round runs
+ *                                     every size once, each in a fresh
+ *                                     process doing one analysis with the
+ *                                     default passes (cold-none:...: without)
  *   bench_scaling [runs] tiny-wake    tiny_cnn back to back, after other data,
  *                                     after a sleep (see tiny_wake)
  *   bench_scaling --write-chain N F   writes the chain of N nodes to F (.pb)
@@ -37,11 +41,25 @@
  * between the costs and the first pass: the report and the pipeline's
  * set-up; "end" what follows the last phase: the report's pass records,
  * releasing the analysis's memory), per node, the mean of the runs.
+ *
+ * cold:N1,N2,... measures what the CLI meets: one process, one analysis. Each
+ * of the `rounds` rounds runs every size once, smallest first in the even
+ * rounds and largest first in the odd ones (so that neither end always runs
+ * after the other on a host whose load drifts), each in a child process of
+ * its own that builds the chain and runs exactly one analysis (with the
+ * default passes; cold-none: without), its report released as the other
+ * modes do. The child sends back the analysis's CPU time (user + system),
+ * wall time, page faults, system time and the peak RSS above the one it had
+ * with the model's bytes in memory. Per size the line gives the medians over
+ * the rounds of the CPU and wall ns per node, the faults per node, the
+ * kernel's share of the CPU time and the peak RSS per node, and each
+ * median's ratio to the smallest size's (CPU and wall).
  */
 #include "chain.h"
 #include "foldline/foldline.h"
 #include "testutil.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -301,6 +319,129 @@ static void chain(long n, int runs, int m0, int m1) {
     }
 }
 
+/* cold:N1,N2,... (see the header): one analysis per fresh process. */
+typedef struct cold_sample {
+    double cpu, wall, sys; /* seconds */
+    double faults, rss_kb;
+    int64_t after;
+    int ok;
+} cold_sample;
+
+#define COLD_MAX_SIZES  16
+#define COLD_MAX_ROUNDS 64
+
+/* The child's part: builds the chain of n nodes, analyses it once, writes
+ * the sample to fd. */
+static int cold_child(long n, const char *passes, int fd) {
+    size_t len;
+    uint8_t *buf = chain_graphdef(n, &len);
+    cold_sample s = {0};
+    long rss0 = max_rss_kb(), flt0, flt1;
+    double sys0, sys1;
+    faults_sys(&flt0, &sys0);
+    double w0 = clock_s(CLOCK_MONOTONIC), c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+    s.ok = analyze(buf, len, passes, &s.after);
+    s.wall = clock_s(CLOCK_MONOTONIC) - w0;
+    s.cpu = clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
+    faults_sys(&flt1, &sys1);
+    s.sys = sys1 - sys0;
+    s.faults = (double)(flt1 - flt0);
+    s.rss_kb = (double)(max_rss_kb() - rss0);
+    free(buf);
+    return write(fd, &s, sizeof s) == (ssize_t)sizeof s && s.ok ? 0 : 1;
+}
+
+static bool cold_run(long n, const char *passes, cold_sample *out) {
+    int fds[2];
+    if (pipe(fds) != 0) {
+        return false;
+    }
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(fds[0]);
+        int rc = cold_child(n, passes, fds[1]);
+        fflush(stdout);
+        _exit(rc);
+    }
+    close(fds[1]);
+    bool got = pid > 0 && read(fds[0], out, sizeof *out) == (ssize_t)sizeof *out;
+    close(fds[0]);
+    int status = 0;
+    bool ok =
+        pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    return got && ok && out->ok;
+}
+
+static double cold_median(cold_sample *s, int k, size_t field) {
+    double v[COLD_MAX_ROUNDS];
+    for (int i = 0; i < k; i++) {
+        memcpy(&v[i], (const char *)&s[i] + field, sizeof(double));
+    }
+    qsort(v, (size_t)k, sizeof(double), cmp_d);
+    return median(v, k);
+}
+
+static void cold(const char *list, int rounds, const char *passes) {
+    long size[COLD_MAX_SIZES];
+    int ns = 0;
+    for (const char *p = list; *p && ns < COLD_MAX_SIZES;) {
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (end == p || v < 4) {
+            printf("cold: bad size list '%s'\n", list);
+            return;
+        }
+        size[ns++] = v;
+        p = *end == ',' ? end + 1 : end;
+        if (*end && *end != ',') {
+            printf("cold: bad size list '%s'\n", list);
+            return;
+        }
+    }
+    rounds = rounds > COLD_MAX_ROUNDS ? COLD_MAX_ROUNDS : rounds;
+    static cold_sample smp[COLD_MAX_SIZES][COLD_MAX_ROUNDS];
+    int got[COLD_MAX_SIZES] = {0};
+    for (int r = 0; r < rounds; r++) {
+        for (int j = 0; j < ns; j++) {
+            int i = r % 2 ? ns - 1 - j : j;
+            cold_sample s;
+            if (cold_run(size[i], passes, &s)) {
+                smp[i][got[i]++] = s;
+            } else {
+                printf("chain %ld nodes %s cold: the measuring process failed\n", size[i],
+                       passes ? passes : "none");
+            }
+        }
+    }
+    double cpu0 = 0, wall0 = 0;
+    for (int i = 0; i < ns; i++) {
+        int k = got[i];
+        if (k == 0) {
+            continue;
+        }
+        double nn = (double)size[i];
+        double cpu = cold_median(smp[i], k, offsetof(cold_sample, cpu)) * 1e9 / nn;
+        double wall = cold_median(smp[i], k, offsetof(cold_sample, wall)) * 1e9 / nn;
+        double flt = cold_median(smp[i], k, offsetof(cold_sample, faults)) / nn;
+        double rss = cold_median(smp[i], k, offsetof(cold_sample, rss_kb)) * 1024.0 / nn;
+        double share[COLD_MAX_ROUNDS];
+        for (int j = 0; j < k; j++) {
+            share[j] = smp[i][j].cpu > 0 ? smp[i][j].sys * 100 / smp[i][j].cpu : 0;
+        }
+        qsort(share, (size_t)k, sizeof(double), cmp_d);
+        if (cpu0 == 0) {
+            cpu0 = cpu;
+            wall0 = wall;
+        }
+        printf("chain %8ld nodes %-8s cold -> %8lld nodes  cpu %6.0f  wall %6.0f ns/node  faults "
+               "%.3f/node  kernel %3.0f%%  peak rss %5.0f B/node  x%.2f cpu  x%.2f wall  (median "
+               "of %d first analyses)\n",
+               size[i], passes ? passes : "none", (long long)smp[i][0].after, cpu, wall, flt,
+               median(share, k), rss, cpu / cpu0, wall / wall0, k);
+    }
+}
+
 /* tiny_cnn with the default passes: microseconds per analysis. */
 static void tiny(int runs) {
     size_t len;
@@ -409,6 +550,10 @@ int main(int argc, char **argv) {
                 tiny(runs);
             } else if (strcmp(argv[i], "tiny-wake") == 0) {
                 tiny_wake(runs);
+            } else if (strncmp(argv[i], "cold:", 5) == 0) {
+                cold(argv[i] + 5, runs, "default");
+            } else if (strncmp(argv[i], "cold-none:", 10) == 0) {
+                cold(argv[i] + 10, runs, NULL);
             } else if (strncmp(argv[i], "phases:", 7) == 0) {
                 phases.on = true;
                 chain(atol(argv[i] + 7), runs, 1, 1);
