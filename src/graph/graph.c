@@ -375,7 +375,21 @@ struct fl_intern_table {
     size_t size, n; /* size: a power of two */
 };
 
+/* Whether NUL-terminated e is the len bytes at s (none of them NUL): e is
+ * read no further than its end. */
+static bool str_is(const char *e, const char *s, size_t len) {
+    size_t i = 0;
+    while (i < len && e[i] == s[i]) {
+        i++;
+    }
+    return i == len && e[i] == '\0';
+}
+
 const char *fl__graph_intern(fl_graph *g, const char *s) {
+    return fl__graph_intern_n(g, s, strlen(s));
+}
+
+const char *fl__graph_intern_n(fl_graph *g, const char *s, size_t len) {
     struct fl_intern_table *t = g->interned;
     if (!t) {
         t = g->interned = fl__arena_zalloc(g->arena, sizeof(*t));
@@ -383,10 +397,11 @@ const char *fl__graph_intern(fl_graph *g, const char *s) {
             return NULL;
         }
     }
-    uint64_t h = hash_str(s);
+    uint64_t h = hash_mem(s, len);
     if (t->size) {
         for (size_t j = h & (t->size - 1); t->slots[j].s; j = (j + 1) & (t->size - 1)) {
-            if (t->slots[j].hash == h && strcmp(t->slots[j].s, s) == 0) {
+            const char *e = t->slots[j].s;
+            if (t->slots[j].hash == h && str_is(e, s, len)) {
                 return t->slots[j].s;
             }
         }
@@ -409,7 +424,7 @@ const char *fl__graph_intern(fl_graph *g, const char *s) {
         t->slots = sl;
         t->size = ns;
     }
-    char *copy = fl__arena_strdup(g->arena, s);
+    char *copy = fl__arena_strndup(g->arena, s, len);
     if (!copy) {
         return NULL;
     }
@@ -934,11 +949,20 @@ static const char *const kind_names[FL_ATTR_COUNT] = {
 
 const fl_attr *fl__node_attr(const fl_node *n, const char *name) {
     /* The first characters are compared inline: most attrs of a node differ
-     * there, and every op asks for several attrs of every node. */
+     * there, and every op asks for several attrs of every node. The rest
+     * too, byte by byte: attr names are short, and a strcmp call cost more
+     * than the comparison. */
     char c0 = name[0];
     for (int i = 0; i < n->n_attrs; i++) {
-        const char *a = n->attrs[i].name;
-        if (a[0] == c0 && (c0 == '\0' || strcmp(a + 1, name + 1) == 0)) {
+        const char *a = n->attrs[i].name, *b = name;
+        if (a[0] != c0) {
+            continue;
+        }
+        while (*a == *b && *a) {
+            a++;
+            b++;
+        }
+        if (*a == *b) {
             return &n->attrs[i];
         }
     }

@@ -578,6 +578,10 @@ fl_status fl__graph_rename(fl_graph *g, fl_node *n, const char *name, fl_diag *d
  * then take no memory per node and stay in cache. NULL on OOM. */
 const char *fl__graph_intern(fl_graph *g, const char *s);
 
+/* fl__graph_intern of the first len bytes of s (no NUL among them), which
+ * need not be NUL-terminated: a name read where it lies in the input. */
+const char *fl__graph_intern_n(fl_graph *g, const char *s, size_t len);
+
 /* A copy of the first len bytes of s and a NUL, packed with the other
  * strings of g at byte alignment (an arena allocation rounds to 16 bytes:
  * a node name of 8 took 16). For the many short strings of an import (node

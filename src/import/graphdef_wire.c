@@ -569,8 +569,8 @@ static fl_status wire_add_node(fl_graph *g, const wnode *w, const fl_import_opts
     bool plain = cached != NULL;
     for (int k = 0; k < w->n_attr && st == FL_OK; k++) {
         const struct wentry *e = &w->attr[k];
-        const char *key = wire_str(g->arena, e->key, buf, sizeof buf);
-        const char *iname = key ? fl__graph_intern(g, key) : NULL;
+        /* no NUL in the key (wire_entry) */
+        const char *iname = fl__graph_intern_n(g, (const char *)e->key.p, e->key.len);
         if (!iname) {
             return fl__diag_oom(d);
         }
