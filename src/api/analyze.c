@@ -213,8 +213,7 @@ static void copy_ledger(fl_arena *ra, const fl_ledger *led, fl_report_ledger_ent
     for (size_t i = 0; i < led->n_entries; i++) {
         const fl_ledger_entry *e = fl__ledger_entry(led, i);
         const fl_ledger_entry *prev = i ? fl__ledger_entry(led, i - 1) : NULL;
-        es[i].pass =
-            copy_as_before(ra, e->pass, prev ? prev->pass : NULL, i ? es[i - 1].pass : NULL);
+        es[i].pass = e->pass; /* a pass's name: the pipeline's table, not copied */
         es[i].rule =
             kept ? e->rule
                  : copy_as_before(ra, e->rule, prev ? prev->rule : NULL, i ? es[i - 1].rule : NULL);
@@ -295,7 +294,7 @@ static fl_status run_passes(fl_ctx *c, const fl_options *opt, const fl_cost_tota
     for (size_t i = 0; i < led.n_passes && st == FL_OK; i++) {
         const fl_pass_record *p = &led.passes[i];
         ps[i].failed = NULL;
-        ps[i].pass = fl__arena_strdup(ra, p->pass);
+        ps[i].pass = p->pass; /* the pipeline's table of names: not copied */
         ps[i].iteration = p->iteration;
         ps[i].nodes_removed = p->nodes_removed;
         ps[i].nodes_added = p->nodes_added;

@@ -42,7 +42,7 @@ typedef struct fl_pass_options {
  * run on the analysed graph only (an ONNX body is a graph of its own,
  * analysed in the same arena, that no pass sees). The report copies it. */
 typedef struct fl_ledger_entry {
-    const char *pass;
+    const char *pass; /* the pipeline's static name (the report keeps the pointer) */
     const char *rule;
     const char *node;
     const char *detail;
@@ -50,7 +50,7 @@ typedef struct fl_ledger_entry {
 
 /* What one pass did, in one iteration. */
 typedef struct fl_pass_record {
-    const char *pass;
+    const char *pass; /* the pipeline's static name (the report keeps the pointer) */
     int iteration;
     int64_t nodes_removed, nodes_added, nodes_rewritten;
     int64_t nodes_reinferred; /* inferred and costed again after it (the whole graph, or
