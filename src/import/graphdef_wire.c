@@ -319,7 +319,7 @@ static Tensorflow__TensorProto *wire_tensor_fast(conv *cv, wview v, fl_status *s
     const uint8_t *p = v.p, *end = v.p + v.len;
     wview shape = {NULL, 0};
     int32_t dtype = 0, version = 0;
-    wview content = {NULL, 0};
+    wview content = {NULL, 0}, ints = {NULL, 0};
     while (p < end) {
         fl_pbwire_field f;
         if (fl__pbwire_field(&p, end, &f)) {
@@ -331,9 +331,34 @@ static Tensorflow__TensorProto *wire_tensor_fast(conv *cv, wview v, fl_status *s
             shape = (wview){f.p, f.len};
         } else if (f.id == 4 && f.wt == FL_PB_WT_LEN) {
             content = (wview){f.p, f.len};
+        } else if (f.id == 7 && f.wt == FL_PB_WT_LEN && !ints.p) {
+            ints = (wview){f.p, f.len}; /* int_val, one packed run (as TensorFlow writes it) */
         } else {
             return NULL;
         }
+    }
+    /* int_val's values: as many as bytes that end a varint; none may be cut
+     * short at the run's end or run past 10 bytes (else the decoder reads
+     * it, and says what is wrong) */
+    size_t n_ints = 0;
+    for (size_t k = 0; k < ints.len; k++) {
+        n_ints += !(ints.p[k] & 0x80);
+    }
+    if (ints.len && (ints.p[ints.len - 1] & 0x80)) {
+        return NULL;
+    }
+    int32_t *iv = n_ints ? fl__arena_alloc_raw(cv->g->arena, n_ints * sizeof(int32_t)) : NULL;
+    if (n_ints && !iv) {
+        *st = fl__diag_oom(cv->d);
+        return NULL;
+    }
+    const uint8_t *q = ints.p, *qe = ints.p + ints.len;
+    for (size_t k = 0; k < n_ints; k++) {
+        uint64_t x;
+        if (!fl__pbwire_varint(&q, qe, &x)) {
+            return NULL;
+        }
+        iv[k] = (int32_t)(uint32_t)x; /* protobuf's int32: the low 32 bits */
     }
     Tensorflow__TensorShapeProto *s = shape.p ? wire_shape_fast(cv, shape, st) : NULL;
     if (shape.p && !s) {
@@ -350,6 +375,8 @@ static Tensorflow__TensorProto *wire_tensor_fast(conv *cv, wview v, fl_status *s
     t->version_number = version;
     t->tensor_content =
         (ProtobufCBinaryData){content.len, content.len ? (uint8_t *)content.p : NULL};
+    t->n_int_val = n_ints;
+    t->int_val = iv;
     return t;
 }
 

@@ -395,6 +395,57 @@ static void test_tensor_encodings(void **state) {
     }
 }
 
+/* int_val, as TensorFlow writes an int32 constant (axes, shapes): one packed
+ * run, read by the wire reader's own pass; two runs, or values written
+ * unpacked, decoded by pbwire (the runs joined). Each case as the tree
+ * reader reads it, and the values exact (a negative one is a 10-byte
+ * varint of which int32 keeps the low 32 bits). */
+static void test_int_val_encodings(void **state) {
+    (void)state;
+    static const int32_t want[4] = {1, -2, INT32_MAX, 300};
+    for (int c = 0; c < 3; c++) {
+        chain_buf t = {0}, sh = {0}, run = {0};
+        cb_int(&t, 1, 3); /* DT_INT32 */
+        cb_shape(&sh, 1, (int64_t[]){4});
+        cb_sub(&t, 2, &sh);
+        for (int i = 0; i < 4; i++) {
+            uint64_t v = (uint64_t)(int64_t)want[i];
+            if (c == 2) {
+                cb_int(&t, 7, v);
+                continue;
+            }
+            cb_varint(&run, v);
+            if (c == 1 && i == 1) {
+                cb_sub(&t, 7, &run);
+            }
+        }
+        if (c != 2) {
+            cb_sub(&t, 7, &run);
+        }
+        size_t len;
+        uint8_t *buf = const_and_shape(&t, &sh, &len);
+        two x;
+        import_two(&x, buf, len, 0);
+        assert_int_equal(x.sw, FL_OK);
+        const fl_const *k = fl__node_attr(x.w->nodes[0], "value")->v.tensor;
+        assert_int_equal(k->dtype, FL_DT_INT32);
+        assert_int_equal(k->shape.rank, 1);
+        assert_int_equal(k->shape.dims[0], 4);
+        assert_non_null(k->value);
+        assert_int_equal(k->value->n, 4);
+        assert_non_null(k->value->ints);
+        for (int i = 0; i < 4; i++) {
+            assert_int_equal(k->value->ints[i].k, want[i]);
+            assert_null(k->value->ints[i].e);
+        }
+        two_free(&x);
+        free(buf);
+        free(t.p);
+        free(sh.p);
+        free(run.p);
+    }
+}
+
 /* Encodings left to the tree reader, each read as it reads them: a second
  * name (the last wins), an AttrValue with two members (the last replaces),
  * an unknown NodeDef field, a reserved attr (dropped with a warning), a
@@ -608,6 +659,7 @@ int main(void) {
         cmocka_unit_test(test_wire_encodings),
         cmocka_unit_test(test_left_to_tree),
         cmocka_unit_test(test_tensor_encodings),
+        cmocka_unit_test(test_int_val_encodings),
         cmocka_unit_test(test_malformed_same_message),
         cmocka_unit_test(test_damaged),
         cmocka_unit_test(test_data_dir),
