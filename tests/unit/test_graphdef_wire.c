@@ -511,6 +511,55 @@ static void test_left_to_tree(void **state) {
     }
 }
 
+/* A NUL inside a node's name, op or input: left to the tree reader (which
+ * reads them as it does); a 0 byte among the fields before the last input
+ * that is no name's (an attr's 0 value written before the input) is not one:
+ * the wire reader reads that node itself. */
+static void test_nul_in_names(void **state) {
+    (void)state;
+    static const char name[] = "b\0c", op[] = "Iden\0tity", in[] = "a\0";
+    for (int c = 0; c < 4; c++) {
+        chain_buf g = {0}, node = {0}, v = {0};
+        cb_str(&node, 1, "a");
+        cb_str(&node, 2, "Placeholder");
+        cb_attr_type(&node, "dtype", 1);
+        cb_sub(&g, 1, &node);
+        if (c == 0) {
+            cb_bytes(&node, 1, name, sizeof name - 1);
+        } else {
+            cb_str(&node, 1, "b");
+        }
+        if (c == 1) {
+            cb_bytes(&node, 2, op, sizeof op - 1);
+        } else {
+            cb_str(&node, 2, "Identity");
+        }
+        if (c == 3) {
+            cb_int(&v, 3, 0);
+            cb_attr(&node, "zero", &v);
+        }
+        if (c == 2) {
+            cb_bytes(&node, 3, in, sizeof in - 1);
+        } else {
+            cb_str(&node, 3, "a");
+        }
+        cb_attr_type(&node, "T", 1);
+        cb_sub(&g, 1, &node);
+        two x;
+        import_two(&x, g.p, g.n, c < 3);
+        if (c == 3) {
+            assert_int_equal(x.sw, FL_OK);
+            assert_int_equal(x.w->n_nodes, 2);
+            assert_int_equal(x.w->nodes[1]->n_inputs, 1);
+            assert_int_equal(fl__node_attr(x.w->nodes[1], "zero")->v.i, 0);
+        }
+        two_free(&x);
+        free(g.p);
+        free(node.p);
+        free(v.p);
+    }
+}
+
 /* Malformed GraphDefs: the tree reader's messages, whichever reader met the
  * fault first (an input that names no node, a cut attr, a bad dtype, a
  * node without a name, a cut NodeDef). */
@@ -658,6 +707,7 @@ int main(void) {
         cmocka_unit_test(test_chain),
         cmocka_unit_test(test_wire_encodings),
         cmocka_unit_test(test_left_to_tree),
+        cmocka_unit_test(test_nul_in_names),
         cmocka_unit_test(test_tensor_encodings),
         cmocka_unit_test(test_int_val_encodings),
         cmocka_unit_test(test_malformed_same_message),
