@@ -53,8 +53,15 @@
  * with the model's bytes in memory. Per size the line gives the medians over
  * the rounds of the CPU and wall ns per node, the faults per node, the
  * kernel's share of the CPU time and the peak RSS per node, and each
- * median's ratio to the smallest size's (CPU and wall).
+ * median's ratio to the smallest size's (CPU and wall); also the user time
+ * per node and its ratio (the engine's own work: the system time is the
+ * kernel's for the pages the analysis faults in) and the kernel's time per
+ * fault. Last, what a fresh page costs this host's kernel apart from any
+ * analysis (a new 64 MB mapping, each page touched once): on a virtual
+ * machine that backs guest memory lazily it is microseconds, more for
+ * memory the guest has not used lately, and it is what grows at 10M nodes.
  */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include "chain.h"
 #include "foldline/foldline.h"
 #include "testutil.h"
@@ -63,6 +70,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -319,6 +327,39 @@ static void chain(long n, int runs, int m0, int m1) {
     }
 }
 
+/* The kernel's time for one fresh page of a new mapping of `bytes`, each
+ * page touched once: the median of `reps` mappings, in microseconds (what
+ * any memory an analysis takes anew costs on this host, beside which its
+ * faults per node are read). */
+static double page_cost_us(size_t bytes, int reps) {
+    double v[8];
+    int k = 0;
+    reps = reps > 8 ? 8 : reps;
+    for (int r = 0; r < reps; r++) {
+        unsigned char *p =
+            mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) {
+            continue;
+        }
+        long f0, f1;
+        double s0, s1;
+        faults_sys(&f0, &s0);
+        for (size_t off = 0; off < bytes; off += 4096) {
+            p[off] = 1;
+        }
+        faults_sys(&f1, &s1);
+        munmap(p, bytes);
+        if (f1 > f0) {
+            v[k++] = (s1 - s0) * 1e6 / (double)(f1 - f0);
+        }
+    }
+    if (k == 0) {
+        return 0;
+    }
+    qsort(v, (size_t)k, sizeof(double), cmp_d);
+    return median(v, k);
+}
+
 /* cold:N1,N2,... (see the header): one analysis per fresh process. */
 typedef struct cold_sample {
     double cpu, wall, sys; /* seconds */
@@ -414,7 +455,7 @@ static void cold(const char *list, int rounds, const char *passes) {
             }
         }
     }
-    double cpu0 = 0, wall0 = 0;
+    double cpu0 = 0, wall0 = 0, user0 = 0;
     for (int i = 0; i < ns; i++) {
         int k = got[i];
         if (k == 0) {
@@ -425,21 +466,31 @@ static void cold(const char *list, int rounds, const char *passes) {
         double wall = cold_median(smp[i], k, offsetof(cold_sample, wall)) * 1e9 / nn;
         double flt = cold_median(smp[i], k, offsetof(cold_sample, faults)) / nn;
         double rss = cold_median(smp[i], k, offsetof(cold_sample, rss_kb)) * 1024.0 / nn;
-        double share[COLD_MAX_ROUNDS];
+        double share[COLD_MAX_ROUNDS], user[COLD_MAX_ROUNDS], per_fault[COLD_MAX_ROUNDS];
         for (int j = 0; j < k; j++) {
             share[j] = smp[i][j].cpu > 0 ? smp[i][j].sys * 100 / smp[i][j].cpu : 0;
+            user[j] = smp[i][j].cpu - smp[i][j].sys;
+            per_fault[j] = smp[i][j].faults > 0 ? smp[i][j].sys * 1e6 / smp[i][j].faults : 0;
         }
         qsort(share, (size_t)k, sizeof(double), cmp_d);
+        qsort(user, (size_t)k, sizeof(double), cmp_d);
+        qsort(per_fault, (size_t)k, sizeof(double), cmp_d);
+        double usr = median(user, k) * 1e9 / nn;
         if (cpu0 == 0) {
             cpu0 = cpu;
             wall0 = wall;
+            user0 = usr;
         }
-        printf("chain %8ld nodes %-8s cold -> %8lld nodes  cpu %6.0f  wall %6.0f ns/node  faults "
-               "%.3f/node  kernel %3.0f%%  peak rss %5.0f B/node  x%.2f cpu  x%.2f wall  (median "
-               "of %d first analyses)\n",
-               size[i], passes ? passes : "none", (long long)smp[i][0].after, cpu, wall, flt,
-               median(share, k), rss, cpu / cpu0, wall / wall0, k);
+        printf("chain %8ld nodes %-8s cold -> %8lld nodes  cpu %6.0f  wall %6.0f  user %6.0f "
+               "ns/node  faults %.3f/node  kernel %3.0f%% (%.2f us/fault)  peak rss %5.0f B/node  "
+               "x%.2f cpu  x%.2f wall  x%.2f user  (median of %d first analyses)\n",
+               size[i], passes ? passes : "none", (long long)smp[i][0].after, cpu, wall, usr, flt,
+               median(share, k), median(per_fault, k), rss, cpu / cpu0, wall / wall0, usr / user0,
+               k);
     }
+    printf("host: a fresh 4 KB page costs the kernel %.2f us (a new 64 MB mapping touched once, "
+           "median of 3, after the rounds)\n",
+           page_cost_us(64u << 20, 3));
 }
 
 /* tiny_cnn with the default passes: microseconds per analysis. */
