@@ -566,16 +566,14 @@ static fl_status wire_add_node(fl_graph *g, const wnode *w, const fl_import_opts
         memchr(w->name.p, ':', w->name.len) || !w->has_op || !w->op.len) {
         return WIRE_OFF;
     }
-    char buf[256];
-    const char *op = wire_str(g->arena, w->op, buf, sizeof buf);
     char *name = fl__graph_strndup(g, (const char *)w->name.p, w->name.len);
+    /* no NUL in the op (wire_node) */
+    fl_op_kind kind = fl__op_lookup_n((const char *)w->op.p, w->op.len);
+    /* a known op: the registry's equal string, one per op type */
+    const char *op = kind != FL_OP_UNKNOWN
+                         ? fl__op_name(kind)
+                         : fl__arena_strndup(g->arena, (const char *)w->op.p, w->op.len);
     if (!op || !name) {
-        return fl__diag_oom(d);
-    }
-    fl_op_kind kind = fl__op_lookup(op);
-    if (kind != FL_OP_UNKNOWN) {
-        op = fl__op_name(kind); /* the registry's equal string: one per op type */
-    } else if (op == buf && !(op = fl__arena_strndup(g->arena, buf, w->op.len))) {
         return fl__diag_oom(d);
     }
     fl_node *n = fl__graph_add_node_view(g, name, op, d);

@@ -107,6 +107,10 @@ const struct fl_op_desc *fl__op_desc_of(int kind);
 /* Kind of an op type name; FL_OP_UNKNOWN when not registered. */
 fl_op_kind fl__op_lookup(const char *name);
 
+/* fl__op_lookup of the len bytes at p (no NUL among them; p need not be
+ * NUL-terminated: an op's name where it lies in the input). */
+fl_op_kind fl__op_lookup_n(const char *p, size_t len);
+
 /* Name of a kind ("Conv2D"); "?" for unknown. */
 const char *fl__op_name(int kind);
 

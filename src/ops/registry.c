@@ -102,6 +102,37 @@ const struct fl_op_desc *fl__op_desc_of(int kind) {
     return table[kind];
 }
 
+/* Whether NUL-terminated name is the len bytes at p (none of them NUL). */
+static bool name_is(const char *name, const char *p, size_t len) {
+    size_t i = 0;
+    while (i < len && name[i] == p[i]) {
+        i++;
+    }
+    return i == len && name[i] == '\0';
+}
+
+fl_op_kind fl__op_lookup_n(const char *p, size_t len) {
+    if (!table_ready()) {
+        for (int k = 1; k < FL_OP_COUNT; k++) {
+            if (name_is(names[k], p, len)) {
+                return (fl_op_kind)k;
+            }
+        }
+        return FL_OP_UNKNOWN;
+    }
+    uint64_t h = FL_HASH_INIT; /* hash()'s, over the len bytes */
+    for (size_t i = 0; i < len; i++) {
+        h = (h ^ (unsigned char)p[i]) * 1099511628211ull;
+    }
+    for (uint32_t i = (uint32_t)(h ^ (h >> 32)) & (N_SLOTS - 1); slots[i];
+         i = (i + 1) & (N_SLOTS - 1)) {
+        if (name_is(names[slots[i]], p, len)) {
+            return (fl_op_kind)slots[i];
+        }
+    }
+    return FL_OP_UNKNOWN;
+}
+
 fl_op_kind fl__op_lookup(const char *name) {
     if (!table_ready()) {
         return scan(name);

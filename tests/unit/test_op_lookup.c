@@ -118,11 +118,38 @@ static void test_unknown_names_not_found(void **state) {
     assert_int_equal(fl__op_lookup(buf), FL_OP_UNKNOWN);
 }
 
+/* fl__op_lookup_n (an op's name where it lies, not NUL-terminated) finds
+ * what fl__op_lookup finds for the same bytes: every op's name with bytes
+ * after it, each of its proper prefixes, the unknown names above. */
+static void test_lookup_n_agrees(void **state) {
+    (void)state;
+    char buf[4200];
+    for (size_t i = 0; i < N_DEFS; i++) {
+        const char *s = defs[i].name;
+        size_t len = strlen(s);
+        assert_true(len + 2 < sizeof buf);
+        snprintf(buf, sizeof buf, "%sX", s);
+        assert_int_equal(fl__op_lookup_n(buf, len), defs[i].kind);
+        assert_int_equal(fl__op_lookup_n(buf, len + 1), FL_OP_UNKNOWN);
+        for (size_t l = 0; l < len; l++) {
+            char prefix[4200];
+            memcpy(prefix, s, l);
+            prefix[l] = '\0';
+            assert_int_equal(fl__op_lookup_n(s, l), fl__op_lookup(prefix));
+        }
+    }
+    static const char *const none[] = {"?", "const", "Const ", "Cons", "Const2", "MatMulX"};
+    for (size_t i = 0; i < sizeof none / sizeof none[0]; i++) {
+        assert_int_equal(fl__op_lookup_n(none[i], strlen(none[i])), FL_OP_UNKNOWN);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_concurrent_first_use), /* first: races the build */
         cmocka_unit_test(test_every_op_found),
         cmocka_unit_test(test_unknown_names_not_found),
+        cmocka_unit_test(test_lookup_n_agrees),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
