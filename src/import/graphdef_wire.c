@@ -362,7 +362,8 @@ static Tensorflow__TensorProto *wire_tensor_fast(conv *cv, wview v, fl_status *s
         *st = fl__diag_oom(cv->d);
         return NULL;
     }
-    const uint8_t *q = ints.p, *qe = ints.p + ints.len;
+    /* (no int_val: ints.p is NULL, and NULL + 0 is undefined) */
+    const uint8_t *q = ints.p, *qe = n_ints ? ints.p + ints.len : ints.p;
     for (size_t k = 0; k < n_ints; k++) {
         uint64_t x;
         if (!fl__pbwire_varint(&q, qe, &x)) {
