@@ -409,6 +409,68 @@ bool fl__graph_snapshot_outputs_differ(const fl_graph_snapshot *s, const fl_node
     return i < 0 || outputs_differ_at(s, i, n);
 }
 
+/* Output `port` of p as s holds it (saved: the copy, its dims at *dims),
+ * or as p has it (not saved: unwritten since the snapshot); NULL when p
+ * has no such output. */
+static const fl_tensor *tensor_then(const fl_graph_snapshot *s, const fl_node *p, int port,
+                                    const fl_sym **dims) {
+    long j = find(s, p);
+    const fl_node *o = j >= 0 ? &s->nodes[j] : p;
+    if (port < 0 || port >= o->n_outputs || !o->outputs) {
+        return NULL;
+    }
+    if (j < 0) {
+        *dims = p->outputs[port].shape.dims;
+        return &p->outputs[port];
+    }
+    const fl_tensor *saved = s->outputs + s->at[j].outputs;
+    const fl_sym *d = s->dims ? s->dims + s->at[j].dims : NULL;
+    for (int k = 0; k < port; k++) {
+        if (saved[k].shape.rank > 0 && saved[k].shape.dims) {
+            d += saved[k].shape.rank;
+        }
+    }
+    *dims = saved[port].shape.rank > 0 && saved[port].shape.dims ? d : NULL;
+    return &saved[port];
+}
+
+bool fl__graph_snapshot_reads_same(const fl_graph_snapshot *s, const fl_node *n) {
+    long i = find(s, n);
+    if (i < 0) {
+        return false;
+    }
+    const fl_node *o = &s->nodes[i];
+    const uint32_t kept = FL_NODE_STRIPPED | FL_NODE_BACK_EDGE | FL_NODE_IN_LOOP |
+                          FL_NODE_FUNC_CALL | FL_NODE_OP_NEXT_ITERATION | FL_NODE_OP_MERGE;
+    if (o->op != n->op || o->kind != n->kind || o->desc != n->desc || o->func != n->func ||
+        o->name != n->name || o->device != n->device || o->n_inputs != n->n_inputs ||
+        o->n_attrs != n->n_attrs || o->attrs != n->attrs || o->outputs != n->outputs ||
+        (o->flags & kept) != (n->flags & kept) || outputs_differ_at(s, i, n)) {
+        return false;
+    }
+    const fl_input *saved = n->n_inputs > 0 ? s->inputs + s->at[i].inputs : NULL;
+    for (int k = 0; k < n->n_inputs; k++) {
+        const fl_input *a = &n->inputs[k], *w = &saved[k];
+        const fl_node *q = a->node;
+        const fl_sym *dw = NULL;
+        const fl_tensor *then = tensor_then(s, w->node, w->port, &dw);
+        if (!then || a->port != w->port || a->port < 0 || a->port >= q->n_outputs || !q->outputs) {
+            return false;
+        }
+        const fl_tensor *now = &q->outputs[a->port];
+        if (then->dtype != now->dtype || then->shape.rank != now->shape.rank) {
+            return false;
+        }
+        bool dt = then->shape.rank > 0 && then->shape.dims,
+             dn = now->shape.rank > 0 && now->shape.dims;
+        if (dt != dn || (dt && !dims_same(dw, now->shape.dims, now->shape.rank)) ||
+            !fl__value_same(then->value, now->value)) {
+            return false;
+        }
+    }
+    return true;
+}
+
 /* No node recorded as equal to another (fl__graph_journal_same). */
 static void same_clear(fl_graph_snapshot *s) {
     if (s->n_same) {

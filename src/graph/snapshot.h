@@ -154,6 +154,14 @@ const char *fl__graph_snapshot_mismatch(const fl_graph_snapshot *s, const fl_gra
 bool fl__graph_snapshot_changed(const fl_graph_snapshot *s, const fl_node *n, bool *outputs_differ);
 bool fl__graph_snapshot_outputs_differ(const fl_graph_snapshot *s, const fl_node *n);
 
+/* Whether n, saved by s, reads now what it read then: its op, attrs and
+ * outputs as saved, and each input, rewired or not, a tensor (dtype, dims,
+ * value) equal to the one its saved input was (the producer's as s saved
+ * it, or as it is when s did not save it). For the caller to skip
+ * re-inferring and re-costing a reader whose inference and cost depend on
+ * its input tensors only (not on its producers' ops). */
+bool fl__graph_snapshot_reads_same(const fl_graph_snapshot *s, const fl_node *n);
+
 /* Records in the journal open on g that the readers of `from`, which the
  * pass removes, are moved onto `to`, whose outputs equal from's: the same
  * kind and descriptor, as many outputs, each of the same dtype, dims and

@@ -57,6 +57,20 @@ static void set_incomplete(fl_graph *g, fl_node *n) {
     }
 }
 
+/* Ops whose inference, evaluation and cost read their attrs and input
+ * tensors only, never a producer's op or attrs: a reader of this kind whose
+ * inputs hold the tensors they held is as it was. */
+static bool reads_tensors_only(const fl_node *n) {
+    switch (n->kind) {
+    case FL_OP_MAX_POOL:
+    case FL_OP_MEAN:
+    case FL_OP_SOFTMAX:
+        return true;
+    default:
+        return false;
+    }
+}
+
 /* Marks in `redo` the nodes the rewrite changed (2: also their outputs).
  * False when a node that makes symbols changed: the whole inference's.
  * Only nodes added or marked edited since the snapshot (graph/mutate.h) are
@@ -108,6 +122,12 @@ static fl_status propagate(fl_ctx *c, const fl_graph_snapshot *before, uint8_t *
             again = differs[n->inputs[k].node->id];
         }
         if (!again) {
+            continue;
+        }
+        if (redo[n->id] == 1 && reads_tensors_only(n) && fl__graph_snapshot_reads_same(before, n)) {
+            /* rewired onto a producer with equal outputs (a fused node) */
+            redo[n->id] = 0;
+            set_incomplete(g, n);
             continue;
         }
         if (fl__infer_makes_symbols(n)) {

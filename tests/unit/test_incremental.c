@@ -11,7 +11,8 @@
  * r1 .. r50 and s are inferred again, with [8] shapes and 8 FLOPs per Relu,
  * also when the hook records the edit nowhere but in r1's mark; a hook that
  * only writes a ledger entry changes nothing and nothing is redone. A reader
- * that CSE moves onto an equal producer is not inferred again.
+ * that CSE moves onto an equal producer is not inferred again, nor a
+ * MaxPool moved onto a producer of the same tensor.
  */
 #include "graph/snapshot.h"
 #include "import/import.h"
@@ -556,6 +557,68 @@ static void test_reader_of_equal_producer_kept(void **state) {
     }
 }
 
+/* A MaxPool moved onto another producer whose output is the same tensor
+ * (dtype, dims; no journal record: a fused node replacing the last of the
+ * nodes it fuses) is not inferred or costed again; moved onto one of other
+ * dims, it is. The graph: x [1, 4, 4, 1] -> r = Relu(x), q = Tanh(x),
+ * p = MaxPool 2x2 (r); w [1, 8, 8, 1] (the output) -> z = Relu(w). */
+static void setup_pool(fixture *f) {
+    tg_graph *t = tg_new();
+    tg_placeholder(t, "x", 1, 4, (int64_t[]){1, 4, 4, 1});
+    tg_placeholder(t, "w", 1, 4, (int64_t[]){1, 8, 8, 1});
+    tg_attr_type(tg_add(t, "r", "Relu", "x", NULL), "T", 1);
+    tg_attr_type(tg_add(t, "q", "Tanh", "x", NULL), "T", 1);
+    tg_attr_type(tg_add(t, "z", "Relu", "w", NULL), "T", 1);
+    tg_node *p = tg_add(t, "p", "MaxPool", "r", NULL);
+    tg_attr_type(p, "T", 1);
+    tg_attr_ints(p, "ksize", 4, (int64_t[]){1, 2, 2, 1});
+    tg_attr_ints(p, "strides", 4, (int64_t[]){1, 2, 2, 1});
+    tg_attr_str(p, "padding", "VALID");
+    tg_attr_str(p, "data_format", "NHWC");
+    load(f, t);
+    f->out = "w"; /* not p: its shape is to change */
+}
+
+static fl_status move_pool(fl_pass_ctx *pc, void *arg) {
+    fl_graph *g = pc->c->g;
+    fl_node *p = fl__graph_find(g, "p"), *r = fl__graph_find(g, "r");
+    fl__node_set_input(g, p, 0, (fl_input){fl__graph_find(g, arg), 0});
+    fl__graph_remove_node(r);
+    pc->rewritten++;
+    return FL_OK;
+}
+
+static void test_pool_onto_equal_tensor_kept(void **state) {
+    (void)state;
+    for (int verify = 0; verify < 2; verify++) {
+        fixture f;
+        fl_ledger led;
+        fl_cost_totals after;
+        setup_pool(&f);
+        fl__pipeline_set_test_hook(move_pool, "q");
+        run_v(&f, "shape", verify, &led, &after);
+        fl__pipeline_set_test_hook(NULL, NULL);
+        assert_int_equal(led.passes[0].nodes_reinferred, 0);
+        const fl_node *p = fl__graph_find(f.g, "p");
+        assert_ptr_equal(p->inputs[0].node, fl__graph_find(f.g, "q"));
+        assert_int_equal(p->outputs[0].shape.dims[1].k, 2);
+        assert_int_equal(p->outputs[0].shape.dims[2].k, 2);
+        assert_int_equal(fl__node_cost(p).bytes_read.k, 16 * 4);
+        teardown_f(&f);
+
+        setup_pool(&f);
+        fl__pipeline_set_test_hook(move_pool, "z");
+        run_v(&f, "shape", verify, &led, &after);
+        fl__pipeline_set_test_hook(NULL, NULL);
+        assert_int_equal(led.passes[0].nodes_reinferred, 1);
+        p = fl__graph_find(f.g, "p");
+        assert_int_equal(p->outputs[0].shape.dims[1].k, 4);
+        assert_int_equal(p->outputs[0].shape.dims[2].k, 4);
+        assert_int_equal(fl__node_cost(p).bytes_read.k, 64 * 4);
+        teardown_f(&f);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bypass_reinfers_one),
@@ -568,6 +631,7 @@ int main(void) {
         cmocka_unit_test(test_incomplete_flag_follows),
         cmocka_unit_test(test_verifier_compares_every_count),
         cmocka_unit_test(test_reader_of_equal_producer_kept),
+        cmocka_unit_test(test_pool_onto_equal_tensor_kept),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
