@@ -434,18 +434,24 @@ static const fl_tensor *tensor_then(const fl_graph_snapshot *s, const fl_node *p
     return &saved[port];
 }
 
+/* Whether saved node o and n have the same op, kind, descriptor, function,
+ * name, device, input count, attrs, outputs array and the flags that are
+ * the node's own (the input array itself is compared by the callers). */
+static bool fields_same(const fl_node *o, const fl_node *n) {
+    const uint32_t kept = FL_NODE_STRIPPED | FL_NODE_BACK_EDGE | FL_NODE_IN_LOOP |
+                          FL_NODE_FUNC_CALL | FL_NODE_OP_NEXT_ITERATION | FL_NODE_OP_MERGE;
+    return o->op == n->op && o->kind == n->kind && o->desc == n->desc && o->func == n->func &&
+           o->name == n->name && o->device == n->device && o->n_inputs == n->n_inputs &&
+           o->n_attrs == n->n_attrs && o->attrs == n->attrs && o->outputs == n->outputs &&
+           (o->flags & kept) == (n->flags & kept);
+}
+
 bool fl__graph_snapshot_reads_same(const fl_graph_snapshot *s, const fl_node *n) {
     long i = find(s, n);
     if (i < 0) {
         return false;
     }
-    const fl_node *o = &s->nodes[i];
-    const uint32_t kept = FL_NODE_STRIPPED | FL_NODE_BACK_EDGE | FL_NODE_IN_LOOP |
-                          FL_NODE_FUNC_CALL | FL_NODE_OP_NEXT_ITERATION | FL_NODE_OP_MERGE;
-    if (o->op != n->op || o->kind != n->kind || o->desc != n->desc || o->func != n->func ||
-        o->name != n->name || o->device != n->device || o->n_inputs != n->n_inputs ||
-        o->n_attrs != n->n_attrs || o->attrs != n->attrs || o->outputs != n->outputs ||
-        (o->flags & kept) != (n->flags & kept) || outputs_differ_at(s, i, n)) {
+    if (!fields_same(&s->nodes[i], n) || outputs_differ_at(s, i, n)) {
         return false;
     }
     const fl_input *saved = n->n_inputs > 0 ? s->inputs + s->at[i].inputs : NULL;
@@ -516,12 +522,7 @@ bool fl__graph_snapshot_changed(const fl_graph_snapshot *s, const fl_node *n,
     }
     *outputs_differ = outputs_differ_at(s, i, n);
     const fl_node *o = &s->nodes[i];
-    const uint32_t kept = FL_NODE_STRIPPED | FL_NODE_BACK_EDGE | FL_NODE_IN_LOOP |
-                          FL_NODE_FUNC_CALL | FL_NODE_OP_NEXT_ITERATION | FL_NODE_OP_MERGE;
-    if (o->op != n->op || o->kind != n->kind || o->desc != n->desc || o->func != n->func ||
-        o->name != n->name || o->device != n->device || o->n_inputs != n->n_inputs ||
-        o->inputs != n->inputs || o->n_attrs != n->n_attrs || o->attrs != n->attrs ||
-        o->outputs != n->outputs || (o->flags & kept) != (n->flags & kept)) {
+    if (!fields_same(o, n) || o->inputs != n->inputs) {
         return true;
     }
     if (n->n_inputs > 0 && inputs_changed(s, n->inputs, s->inputs + s->at[i].inputs, n->n_inputs)) {
