@@ -50,6 +50,10 @@ enum fl_op_flags {
     FL_OPF_NO_BYTES = 1u << 3,     /* moves no bytes at all (Const, Placeholder, NoOp) */
     FL_OPF_CONTROL_FLOW = 1u << 4, /* Switch/Merge/Enter/Exit/NextIteration/LoopCond */
     FL_OPF_FUNCTIONAL = 1u << 5,   /* While/If/PartitionedCall: calls library functions */
+    /* its infer, eval and cost read its attrs and input tensors only, never a
+     * producer's op or attrs: rewired onto a producer with equal outputs, it
+     * needs no re-inference (shape/incremental.c) */
+    FL_OPF_READS_TENSORS = 1u << 6,
 };
 
 struct fl_op_desc {

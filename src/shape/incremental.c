@@ -57,18 +57,10 @@ static void set_incomplete(fl_graph *g, fl_node *n) {
     }
 }
 
-/* Ops whose inference, evaluation and cost read their attrs and input
- * tensors only, never a producer's op or attrs: a reader of this kind whose
- * inputs hold the tensors they held is as it was. */
+/* A reader whose op says it reads its input tensors only (FL_OPF_READS_TENSORS):
+ * with its inputs holding the tensors they held, it is as it was. */
 static bool reads_tensors_only(const fl_node *n) {
-    switch (n->kind) {
-    case FL_OP_MAX_POOL:
-    case FL_OP_MEAN:
-    case FL_OP_SOFTMAX:
-        return true;
-    default:
-        return false;
-    }
+    return n->desc && (n->desc->flags & FL_OPF_READS_TENSORS);
 }
 
 /* Marks in `redo` the nodes the rewrite changed (2: also their outputs).
