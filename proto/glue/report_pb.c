@@ -156,6 +156,11 @@ typedef enum hook_kind {
     H_OTHER_LEDGER /* AnalyzeReply.other_ledger: the entries no record covers */
 } hook_kind;
 
+/* The rows put_fields writes itself, the most common ones of a reply:
+ * plain (proto3, no presence) Quantity, int64, int32, bool and string
+ * fields, left out when zero or empty as pbenc.h's rules leave them out. */
+typedef enum fast_kind { F_ROW, F_QTY, F_VARINT64, F_VARINT32, F_BOOL, F_STR } fast_kind;
+
 /* One row as fl_report_encode writes it. */
 typedef struct step {
     const row *r;
@@ -167,6 +172,7 @@ typedef struct step {
     size_t n_names, prefix_len;
     hook_kind hook; /* K_HOOK rows */
     bool plain;     /* proto3 without presence: written unless zero (pbenc.h) */
+    uint8_t fast;   /* how put_fields writes it without put_row (fast_kind) */
     uint8_t keylen;
     uint8_t key[6]; /* the field's key on the wire */
 } step;
@@ -903,6 +909,28 @@ static void plan_enum(step *st) {
     }
 }
 
+/* Which of put_fields' own cases writes row r as field f (F_ROW: none). */
+static uint8_t plan_fast(const row *r, const ProtobufCFieldDescriptor *f, bool plain) {
+    if (!plain) {
+        return F_ROW;
+    }
+    switch (r->k) {
+    case K_QTY:
+        return F_QTY;
+    case K_I64:
+        return f->type == PROTOBUF_C_TYPE_INT64 || f->type == PROTOBUF_C_TYPE_UINT64 ? F_VARINT64
+                                                                                     : F_ROW;
+    case K_INT:
+        return f->type == PROTOBUF_C_TYPE_INT32 ? F_VARINT32 : F_ROW;
+    case K_BOOL:
+        return f->type == PROTOBUF_C_TYPE_BOOL ? F_BOOL : F_ROW;
+    case K_STR:
+        return f->type == PROTOBUF_C_TYPE_STRING ? F_STR : F_ROW;
+    default:
+        return F_ROW;
+    }
+}
+
 static void plan_init(void) {
     for (size_t i = 0; i < N(all_maps); i++) {
         const msg_map *m = all_maps[i];
@@ -938,6 +966,7 @@ static void plan_init(void) {
             }
             st->plain =
                 f->label == PROTOBUF_C_LABEL_NONE && !(f->flags & PROTOBUF_C_FIELD_FLAG_ONEOF);
+            st->fast = plan_fast(r, f, st->plain);
             uint64_t key = ((uint64_t)f->id << 3) | fl_pb_wire_type(f->type);
             st->keylen = 0;
             while (key >= 0x80) {
@@ -948,6 +977,12 @@ static void plan_init(void) {
         }
         *m->n_steps = n;
     }
+}
+
+/* c in upper case if it is an ASCII letter (the enums' names are ASCII:
+ * the same answer as toupper in any locale, without its call). */
+static inline unsigned ascii_upper(unsigned c) {
+    return c - 'a' < 26u ? c - ('a' - 'A') : c;
 }
 
 /* fl_pb_enum_value's answer from st's table: `name` upper-cased is the
@@ -961,13 +996,14 @@ static bool enum_value(const step *st, const char *name, int *value) {
     if (!n || st->prefix_len + n >= 128) {
         return false;
     }
+    unsigned c0 = ascii_upper((unsigned char)name[0]);
     for (size_t i = 0; i < st->n_names; i++) {
         const enum_name *v = &st->names[i];
-        if (v->len != n) {
+        if (v->len != n || (unsigned char)v->suffix[0] != c0) {
             continue;
         }
-        size_t k = 0;
-        while (k < n && (unsigned char)v->suffix[k] == toupper((unsigned char)name[k])) {
+        size_t k = 1;
+        while (k < n && (unsigned char)v->suffix[k] == ascii_upper((unsigned char)name[k])) {
             k++;
         }
         if (k == n) {
@@ -1294,15 +1330,73 @@ static void put_row(enc *e, const step *st, const void *src) {
     }
 }
 
-/* A Quantity (most rows of a reply) is written here, not through put_row's
- * switch: the call and the switch cost more than put_qty. */
+/* A varint and st's key before it (F_VARINT*, F_BOOL). */
+static inline void put_varint_key(enc *e, const step *st, uint64_t v) {
+    fl_pbw *w = &e->w;
+    if (!fl_pbw_room(w, 10 + sizeof st->key)) {
+        return;
+    }
+    uint8_t *p = varint_before(w->buf + w->pos, v);
+    for (size_t k = st->keylen; k-- > 0;) {
+        *--p = st->key[k];
+    }
+    w->pos = (size_t)(p - w->buf);
+}
+
+/* F_STR: a string of n > 0 bytes, its length and st's key. */
+static void put_str(enc *e, const step *st, const char *s, size_t n) {
+    fl_pbw *w = &e->w;
+    if (!fl_pbw_room(w, n + 10 + sizeof st->key)) {
+        return;
+    }
+    uint8_t *p = w->buf + w->pos - n;
+    memcpy(p, s, n);
+    p = varint_before(p, n);
+    for (size_t k = st->keylen; k-- > 0;) {
+        *--p = st->key[k];
+    }
+    w->pos = (size_t)(p - w->buf);
+}
+
+/* The most common rows (a Quantity, a plain integer, bool or string) are
+ * written here, not through put_row's switch and put_field's generic
+ * rules: the calls and the switches cost more than the bytes. Each writes
+ * what put_row would (test_report_pb compares every reply's bytes with
+ * protobuf-c's). */
 static void put_fields(enc *e, const msg_map *m, const void *src) {
     for (size_t i = *m->n_steps; i-- > 0 && !e->failed && !e->w.oom;) {
         const step *st = &m->steps[i];
-        if (st->r->k == K_QTY && st->plain) {
-            put_qty(e, st, CAT(src, st->r->off, fl_quantity));
-        } else {
+        const void *val = CAT(src, st->r->off, void);
+        switch ((fast_kind)st->fast) {
+        case F_QTY:
+            put_qty(e, st, val);
+            break;
+        case F_VARINT64:
+            if (*(const int64_t *)val) {
+                put_varint_key(e, st, *(const uint64_t *)val);
+            }
+            break;
+        case F_VARINT32: /* negative: ten bytes, as int64 */
+            if (*(const int *)val) {
+                put_varint_key(e, st, (uint64_t)(int64_t) * (const int *)val);
+            }
+            break;
+        case F_BOOL:
+            if (*(const bool *)val) {
+                put_varint_key(e, st, 1);
+            }
+            break;
+        case F_STR: {
+            const char *s = *(const char *const *)val;
+            size_t n = s ? strlen(s) : 0;
+            if (n) {
+                put_str(e, st, s, n);
+            }
+            break;
+        }
+        case F_ROW:
             put_row(e, st, src);
+            break;
         }
     }
 }
