@@ -349,7 +349,26 @@ static fl_status index_add(fl_edge_index *x, const fl_node *of, fl_node *reader,
     return FL_OK;
 }
 
+void fl__edge_index_defer(fl_graph *g, fl_edge_index *x) {
+    memset(x, 0, sizeof(*x));
+    x->g = g;
+}
+
+fl_status fl__edge_index_need(fl_edge_index *x, fl_diag *d) {
+    if (x->head) {
+        return FL_OK;
+    }
+    fl_graph *g = x->g;
+    fl_status st = fl__edge_index_build(g, x, d);
+    x->g = g; /* still deferred after a failed build */
+    return st;
+}
+
 fl_status fl__edge_index_note(fl_edge_index *x, fl_node *m, fl_diag *d) {
+    if (!x->head) {
+        /* deferred: the build notes every live node, m among them */
+        return fl__edge_index_need(x, d);
+    }
     for (int k = 0; k < m->n_inputs; k++) {
         if (index_add(x, m->inputs[k].node, m, d) != FL_OK) {
             return d->status;
@@ -401,6 +420,10 @@ void fl__edge_index_free(fl_edge_index *x) {
 size_t fl__edge_index_replace_uses(fl_edge_index *x, const fl_node *from, int from_port,
                                    fl_node *to, int to_port, fl_diag *d) {
     size_t changed = 0;
+    if (fl__edge_index_need(x, d) != FL_OK) {
+        x->g->order = NULL;
+        return 0;
+    }
     for (uint32_t at = fl__edge_index_first(x, from); at; at = fl__edge_index_at(x, at)->next) {
         fl_node *m = fl__edge_index_reader(x, at);
         size_t k =
@@ -417,6 +440,10 @@ size_t fl__edge_index_replace_uses(fl_edge_index *x, const fl_node *from, int fr
 size_t fl__edge_index_replace_ctrl_uses(fl_edge_index *x, const fl_node *from, fl_node *to,
                                         fl_diag *d) {
     size_t changed = 0;
+    if (fl__edge_index_need(x, d) != FL_OK) {
+        x->g->order = NULL;
+        return 0;
+    }
     for (uint32_t at = fl__edge_index_first(x, from); at; at = fl__edge_index_at(x, at)->next) {
         fl_node *m = fl__edge_index_reader(x, at);
         size_t k = m->flags & FL_NODE_REMOVED ? 0 : replace_ctrl_in(x->g, m, from, to);

@@ -113,6 +113,14 @@ static inline uint32_t fl__edge_index_first(const fl_edge_index *x, const fl_nod
 }
 
 fl_status fl__edge_index_build(fl_graph *g, fl_edge_index *x, fl_diag *d);
+/* An index of g built at its first use instead (fl__edge_index_note, the
+ * two replacements, fl__edge_index_need), from g as it is then: a rewrite
+ * that replaces nothing builds none. Until then head is NULL and cap_head
+ * 0 (fl__edge_index_first finds no reader: call fl__edge_index_need before
+ * reading the lists). */
+void fl__edge_index_defer(fl_graph *g, fl_edge_index *x);
+/* Builds a deferred index now, if not built yet. */
+fl_status fl__edge_index_need(fl_edge_index *x, fl_diag *d);
 /* Releases the index's memory (also after a failed build); x is empty after. */
 void fl__edge_index_free(fl_edge_index *x);
 /* Records m as a reader of every node of its inputs and control inputs. */

@@ -556,11 +556,13 @@ fl_status fl__sweep_reverse(fl_pass_ctx *pc, fl_uses *uses, fl_edge_index *edges
         return fl__diag_oom(d);
     }
     memcpy(order, g->order, n * sizeof(*order));
-    if ((s = fl__uses_build(g, uses, d)) != FL_OK ||
-        (s = fl__edge_index_build(g, edges, d)) != FL_OK) {
+    if ((s = fl__uses_build(g, uses, d)) != FL_OK) {
         fl__arena_scratch_free(g->arena, order);
         return s;
     }
+    /* built at the first rewrite: a sweep that rewrites nothing (every
+     * sweep after the first on most graphs) builds no index */
+    fl__edge_index_defer(g, edges);
     bool changed = false;
     for (size_t i = n; i-- > 0 && *st == FL_OK;) {
         if (!(order[i]->flags & FL_NODE_REMOVED)) {

@@ -284,12 +284,13 @@ fl_status fl__remove_dead(fl_pass_ctx *pc, const bool *snap, size_t n_snap, cons
  * The frame of a rewriting pass that visits every node once, roots before
  * their inputs (the remapper, qdq): the graph sorted when it is not, a copy
  * of its topological order taken at the start (nodes the pass adds are not
- * visited, and removed ones are skipped), the use lists and the edge index
- * of the graph as it was (*n0 = its node count: ids >= *n0 are nodes the
- * pass made), then visit(ctx, n) for each live node from the last to the
- * first, while *st stays FL_OK; visit returns whether it changed the graph.
- * Returns *st when a visit failed, an OOM status when the arena failed,
- * else the graph compacted when anything changed. */
+ * visited, and removed ones are skipped), the use lists of the graph as it
+ * was (*n0 = its node count: ids >= *n0 are nodes the pass made), the edge
+ * index deferred (fl__edge_index_defer: built at the pass's first rewrite;
+ * read its lists after fl__edge_index_need), then visit(ctx, n) for each live node from the last to
+ * the first, while *st stays FL_OK; visit returns whether it changed the graph. Returns *st when a
+ * visit failed, an OOM status when the arena failed, else the graph compacted when anything
+ * changed. */
 typedef bool (*fl_sweep_visit)(void *ctx, fl_node *n);
 fl_status fl__sweep_reverse(fl_pass_ctx *pc, fl_uses *uses, fl_edge_index *edges, size_t *n0,
                             fl_sweep_visit visit, void *ctx, const fl_status *st);

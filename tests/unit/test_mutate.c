@@ -512,6 +512,55 @@ static void test_edge_index(void **state) {
     teardown_f(&f);
 }
 
+/* A deferred index holds no memory until its first use; then it finds what
+ * a built one finds, also a node added before that use (e: noted by the
+ * build, and once more by the caller, a duplicate the replacements skip). */
+static void test_edge_index_deferred(void **state) {
+    (void)state;
+    fixture f;
+    build(&f);
+    fl_edge_index x;
+    size_t reserved0 = f.g->arena->reserved;
+    fl__edge_index_defer(f.g, &x);
+    assert_null(x.head);
+    assert_int_equal(x.cap_head, 0);
+    assert_int_equal(f.g->arena->reserved, reserved0);
+    fl__edge_index_free(&x); /* never used: nothing to give back */
+    assert_int_equal(f.g->arena->reserved, reserved0);
+    fl__edge_index_defer(f.g, &x);
+    fl_node *a = fl__graph_find(f.g, "a"), *b = fl__graph_find(f.g, "b");
+    fl_node *c = fl__graph_find(f.g, "c"), *d = fl__graph_find(f.g, "d");
+    fl_node *dep = fl__graph_find(f.g, "dep");
+    fl_input in = {a, 0};
+    fl_node *e = fl__op_add_op(f.g, "e", "Relu", 1, &in, 1, &f.d);
+    assert_non_null(e);
+    assert_int_equal(fl__edge_index_note(&x, e, &f.d), FL_OK); /* the build */
+    assert_non_null(x.head);
+    assert_true(f.g->arena->reserved > reserved0);
+    assert_int_equal(fl__edge_index_note(&x, e, &f.d), FL_OK);
+    /* a is read by b, by d twice and by e: 4 inputs move to c */
+    assert_int_equal(fl__edge_index_replace_uses(&x, a, 0, c, 0, &f.d), 4);
+    assert_ptr_equal(b->inputs[0].node, c);
+    assert_ptr_equal(d->inputs[0].node, c);
+    assert_ptr_equal(d->inputs[1].node, c);
+    assert_ptr_equal(e->inputs[0].node, c);
+    assert_int_equal(fl__graph_replace_uses(f.g, a, 0, c, 0), 0);
+    fl__edge_index_free(&x);
+    /* deferred again, first used by a control replacement: dep's one
+     * reader (c) moves to b */
+    fl__edge_index_defer(f.g, &x);
+    assert_int_equal(fl__edge_index_replace_ctrl_uses(&x, dep, b, &f.d), 1);
+    assert_ptr_equal(c->ctrl[0], b);
+    assert_int_equal(fl__graph_replace_ctrl_uses(f.g, dep, NULL), 0);
+    const uint32_t *head = x.head;
+    assert_int_equal(fl__edge_index_need(&x, &f.d), FL_OK); /* built already: kept */
+    assert_ptr_equal(x.head, head);
+    size_t with_index = f.g->arena->reserved;
+    fl__edge_index_free(&x);
+    assert_true(f.g->arena->reserved < with_index);
+    teardown_f(&f);
+}
+
 /* a, b, c and d carry the same attr bytes (T: float): the GraphDef reader
  * gives them one attr array, and an edit of one node's attrs copies it
  * first, so the others keep theirs. */
@@ -676,6 +725,7 @@ int main(void) {
         cmocka_unit_test(test_compact_refuses_dangling),
         cmocka_unit_test(test_control_edges),
         cmocka_unit_test(test_edge_index),
+        cmocka_unit_test(test_edge_index_deferred),
         cmocka_unit_test(test_rename_and_unique_names),
         cmocka_unit_test(test_attrs),
         cmocka_unit_test(test_add_taking_name),

@@ -150,7 +150,11 @@ typedef struct mm_fold {
 
 /* Whether a live node other than mm reads t (the edge index lists a
  * superset of t's readers, including nodes this pass added). */
-static bool read_elsewhere(const rctx *r, const fl_node *t, const fl_node *mm) {
+static bool read_elsewhere(rctx *r, const fl_node *t, const fl_node *mm) {
+    if (fl__edge_index_need(&r->edges, r->d) != FL_OK) {
+        fl__rm_fail_oom(r);
+        return true;
+    }
     if (t->id >= r->edges.cap_head) {
         return true;
     }
@@ -176,7 +180,7 @@ static bool read_elsewhere(const rctx *r, const fl_node *t, const fl_node *mm) {
 /* A Transpose directly under mm that other nodes read too (ONNX Runtime
  * folds it and keeps it for them): folded into f's operand k, dropped when
  * no live reader is left. */
-static bool fold_shared_transpose(const rctx *r, const fl_node *mm, mm_fold *f, int k) {
+static bool fold_shared_transpose(rctx *r, const fl_node *mm, mm_fold *f, int k) {
     fl_node *p = f->in[k].node;
     int64_t t, tb;
     if (f->in[k].port != 0 || p->kind != FL_OP_ONNX_TRANSPOSE || p->n_inputs != 1 || f->t[k] ||
@@ -197,7 +201,7 @@ static bool fold_shared_transpose(const rctx *r, const fl_node *mm, mm_fold *f, 
 }
 
 /* Folds the Transposes and scales feeding operand k of mm into f. */
-static void fold_operand(const rctx *r, const fl_node *mm, mm_fold *f, int k) {
+static void fold_operand(rctx *r, const fl_node *mm, mm_fold *f, int k) {
     const fl_node *user = mm;
     while (f->n_drop < 16) {
         fl_node *p = f->in[k].node;
