@@ -158,8 +158,19 @@ typedef enum hook_kind {
 
 /* The rows put_fields writes itself, the most common ones of a reply:
  * plain (proto3, no presence) Quantity, int64, int32, bool and string
- * fields, left out when zero or empty as pbenc.h's rules leave them out. */
-typedef enum fast_kind { F_ROW, F_QTY, F_VARINT64, F_VARINT32, F_BOOL, F_STR } fast_kind;
+ * fields, left out when zero or empty as pbenc.h's rules leave them out,
+ * a plain message field that is always there (F_MSG), and a hook that
+ * writes nothing (F_NONE: another row writes the field). */
+typedef enum fast_kind {
+    F_ROW,
+    F_QTY,
+    F_VARINT64,
+    F_VARINT32,
+    F_BOOL,
+    F_STR,
+    F_MSG,
+    F_NONE
+} fast_kind;
 
 /* One row as fl_report_encode writes it. */
 typedef struct step {
@@ -910,11 +921,17 @@ static void plan_enum(step *st) {
 }
 
 /* Which of put_fields' own cases writes row r as field f (F_ROW: none). */
-static uint8_t plan_fast(const row *r, const ProtobufCFieldDescriptor *f, bool plain) {
+static uint8_t plan_fast(const row *r, const ProtobufCFieldDescriptor *f, bool plain,
+                         hook_kind hook) {
+    if (r->k == K_HOOK && hook == H_NONE) {
+        return F_NONE;
+    }
     if (!plain) {
         return F_ROW;
     }
     switch (r->k) {
+    case K_MSG:
+        return r->off3 ? F_ROW : F_MSG;
     case K_QTY:
         return F_QTY;
     case K_I64:
@@ -966,7 +983,7 @@ static void plan_init(void) {
             }
             st->plain =
                 f->label == PROTOBUF_C_LABEL_NONE && !(f->flags & PROTOBUF_C_FIELD_FLAG_ONEOF);
-            st->fast = plan_fast(r, f, st->plain);
+            st->fast = plan_fast(r, f, st->plain, st->hook);
             uint64_t key = ((uint64_t)f->id << 3) | fl_pb_wire_type(f->type);
             st->keylen = 0;
             while (key >= 0x80) {
@@ -1364,7 +1381,9 @@ static void put_str(enc *e, const step *st, const char *s, size_t n) {
  * what put_row would (test_report_pb compares every reply's bytes with
  * protobuf-c's). */
 static void put_fields(enc *e, const msg_map *m, const void *src) {
-    for (size_t i = *m->n_steps; i-- > 0 && !e->failed && !e->w.oom;) {
+    /* Only put_row and a sub-message can fail (an unknown enum name); a
+     * write after memory ran out does nothing (fl_pbw_finish fails). */
+    for (size_t i = *m->n_steps; i-- > 0;) {
         const step *st = &m->steps[i];
         const void *val = CAT(src, st->r->off, void);
         switch ((fast_kind)st->fast) {
@@ -1394,8 +1413,19 @@ static void put_fields(enc *e, const msg_map *m, const void *src) {
             }
             break;
         }
+        case F_MSG:
+            put_elt(e, st, st->r->sub, val);
+            if (e->failed || e->w.oom) {
+                return;
+            }
+            break;
+        case F_NONE:
+            break;
         case F_ROW:
             put_row(e, st, src);
+            if (e->failed || e->w.oom) {
+                return;
+            }
             break;
         }
     }
