@@ -160,7 +160,14 @@ static inline const char *fl__pbwire_field(const uint8_t **p, const uint8_t *end
             }
         }
     }
-    return fl__pbwire_field_slow(p, end, f);
+    /* Through copies: neither *p nor *f has its address taken, so a caller's
+     * cursor and field stay in registers on the paths above. */
+    const uint8_t *slow_p = q;
+    fl_pbwire_field slow_f = *f;
+    const char *what = fl__pbwire_field_slow(&slow_p, end, &slow_f);
+    *p = slow_p;
+    *f = slow_f;
+    return what;
 }
 
 #endif
