@@ -385,6 +385,47 @@ static bool str_is(const char *e, const char *s, size_t len) {
     return i == len && e[i] == '\0';
 }
 
+/* The string literal equal to the len bytes at s when they are one of the
+ * attr names the ops ask for most, else NULL. Interned as that literal, a
+ * name is the very pointer an op passes to fl__node_attr (the linker keeps
+ * one copy of equal literals), which then skips the compare. */
+static const char *known_attr_name(const char *s, size_t len) {
+#define KNOWN(lit)                                                                                 \
+    if (len == sizeof(lit) - 1 && memcmp(s, lit, sizeof(lit) - 1) == 0) {                          \
+        return lit;                                                                                \
+    }
+    switch (s[0]) {
+    case 'T':
+        KNOWN("T") KNOWN("Tidx") KNOWN("Tshape") KNOWN("Tpaddings") KNOWN("Tperm") break;
+    case 'N':
+        KNOWN("N") break;
+    case 'a':
+        KNOWN("axis") KNOWN("alpha") break;
+    case 'd':
+        KNOWN("dtype") KNOWN("data_format") KNOWN("dilations") break;
+    case 'e':
+        KNOWN("explicit_paddings") KNOWN("epsilon") break;
+    case 'f':
+        KNOWN("fused_ops") break;
+    case 'k':
+        KNOWN("ksize") KNOWN("keep_dims") break;
+    case 'n':
+        KNOWN("num_args") break;
+    case 'p':
+        KNOWN("padding") break;
+    case 's':
+        KNOWN("strides") KNOWN("shape") break;
+    case 't':
+        KNOWN("transpose_a") KNOWN("transpose_b") break;
+    case 'v':
+        KNOWN("value") break;
+    default:
+        break;
+    }
+#undef KNOWN
+    return NULL;
+}
+
 const char *fl__graph_intern(fl_graph *g, const char *s) {
     return fl__graph_intern_n(g, s, strlen(s));
 }
@@ -424,8 +465,8 @@ const char *fl__graph_intern_n(fl_graph *g, const char *s, size_t len) {
         t->slots = sl;
         t->size = ns;
     }
-    char *copy = fl__arena_strndup(g->arena, s, len);
-    if (!copy) {
+    const char *copy = len ? known_attr_name(s, len) : NULL;
+    if (!copy && !(copy = fl__arena_strndup(g->arena, s, len))) {
         return NULL;
     }
     size_t j = h & (t->size - 1);
@@ -957,6 +998,9 @@ const fl_attr *fl__node_attr(const fl_node *n, const char *name) {
         const char *a = n->attrs[i].name, *b = name;
         if (a[0] != c0) {
             continue;
+        }
+        if (a == b) {
+            return &n->attrs[i]; /* an interned known name (known_attr_name) */
         }
         while (*a == *b && *a) {
             a++;

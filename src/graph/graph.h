@@ -575,7 +575,9 @@ fl_status fl__graph_rename(fl_graph *g, fl_node *n, const char *name, fl_diag *d
 
 /* A copy of `s` in g's arena, the same one for every call with an equal
  * string: for short strings that repeat over many nodes (attr names), which
- * then take no memory per node and stay in cache. NULL on OOM. */
+ * then take no memory per node and stay in cache. The attr names the ops
+ * ask for most are a static string literal instead (never written: none
+ * is). NULL on OOM. */
 const char *fl__graph_intern(fl_graph *g, const char *s);
 
 /* fl__graph_intern of the first len bytes of s (no NUL among them), which
