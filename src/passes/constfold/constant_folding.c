@@ -273,13 +273,15 @@ fl_status fl__pass_constant_folding(fl_pass_ctx *pc) {
     }
     fl_node **order = g->order; /* edits clear g->order; the sweep keeps its copy */
     const fl_kind_table *kt = rules_table();
+    /* the ONNX rules do nothing on other graphs (not asked there) */
+    int first = g->onnx.is_onnx ? R_ONNX_CONSTANT : R_MATERIALIZE;
     for (size_t i = 0; i < n0; i++) {
         fl_node *n = order[i];
         if (n->flags & FL_NODE_REMOVED) {
             continue;
         }
         bool done = false;
-        fl_status st = run_rules(pc, kt, n, R_ONNX_CONSTANT, R_NOOP, &done);
+        fl_status st = run_rules(pc, kt, n, first, R_NOOP, &done);
         if (st == FL_OK && !done) {
             st = fl__cf_try_fold(pc, n, &done);
         }
