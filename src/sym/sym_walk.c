@@ -365,11 +365,63 @@ size_t fl__sym_format(fl_sym s, char *buf, size_t size) {
     return o.len;
 }
 
+/* fmt_poly's text of a polynomial whose monomials are each one variable to
+ * the first power or the constant (a*x + b, the counts of a graph with one
+ * free dim), written straight into buf with its NUL; 0 for any other shape
+ * or when the text might not fit (fmt_poly then). */
+static size_t fmt_linear(const fl_expr *e, char *buf, size_t size) {
+    size_t len = 0;
+    for (size_t i = 0; i < e->n; i++) {
+        int64_t c = e->t[i].coef;
+        const sym_mono *m = e->t[i].m;
+        const char *name = "";
+        size_t nl = 0;
+        if (m->n) {
+            if (m->n != 1 || m->f[0].exp != 1 || m->f[0].atom->kind != SYM_VAR) {
+                return 0;
+            }
+            name = m->f[0].atom->name;
+            nl = strlen(name);
+        }
+        /* a separator (3), at most 20 digits, '*', the name, the NUL */
+        if (nl > size || len + 3 + 20 + 1 + nl + 1 > size) {
+            return 0;
+        }
+        uint64_t mag = c < 0 ? (uint64_t)0 - (uint64_t)c : (uint64_t)c;
+        if (i > 0) {
+            memcpy(buf + len, c < 0 ? " - " : " + ", 3);
+            len += 3;
+        } else if (c < 0) {
+            buf[len++] = '-';
+        }
+        if (m->n == 0 || mag != 1) {
+            char tmp[20];
+            size_t k = sizeof tmp;
+            do {
+                tmp[--k] = (char)('0' + mag % 10);
+                mag /= 10;
+            } while (mag);
+            memcpy(buf + len, tmp + k, sizeof tmp - k);
+            len += sizeof tmp - k;
+            if (m->n) {
+                buf[len++] = '*';
+            }
+        }
+        memcpy(buf + len, name, nl);
+        len += nl;
+    }
+    buf[len] = '\0';
+    return len;
+}
+
 char *fl__sym_to_str(fl_arena *a, fl_sym s) {
     /* Formatted once when the text fits the buffer (most do), else twice:
      * to measure it, then into the arena. */
     char buf[128];
-    size_t n = fl__sym_format(s, buf, sizeof buf);
+    size_t n = fl_sym_is_symbolic(s) ? fmt_linear(s.e, buf, sizeof buf) : 0;
+    if (n == 0) {
+        n = fl__sym_format(s, buf, sizeof buf);
+    }
     char *p = fl__arena_alloc_raw(a, n + 1);
     if (p && n < sizeof buf) {
         memcpy(p, buf, n + 1);

@@ -118,6 +118,10 @@ static void assert_fmt(fl_sym s, const char *want) {
     }
     assert_string_equal(buf, want);
     assert_int_equal(n, strlen(want));
+    /* fl__sym_to_str writes a*x + b straight; the same text either way */
+    char *str = fl__sym_to_str(&arena, s);
+    assert_non_null(str);
+    assert_string_equal(str, want);
 }
 
 static void assert_known(fl_sym s, int64_t k) {
@@ -649,6 +653,44 @@ static void test_format(void **state) {
 }
 
 /* The printed text depends on structure only, not on construction order. */
+/* fl__sym_to_str's straight path for linear polynomials: signs, a
+ * coefficient of 1 and -1, the extreme coefficients, the constant term, more
+ * than one variable; other shapes and texts longer than its buffer go the
+ * general way with the same result. */
+static void test_format_linear(void **state) {
+    (void)state;
+    fl_sym x = V("input.0"), y = V("y");
+    assert_fmt(x, "input.0");
+    assert_fmt(MUL(K(-1), x), "-input.0");
+    assert_fmt(MUL(K(617852), x), "617852*input.0");
+    assert_fmt(ADD(MUL(K(250184), x), K(6256)), "250184*input.0 + 6256");
+    assert_fmt(ADD(MUL(K(-3), x), K(-1)), "-3*input.0 - 1");
+    assert_fmt(ADD(x, K(1)), "input.0 + 1");
+    assert_fmt(ADD(ADD(MUL(K(-1), x), y), K(-7)), "-input.0 + y - 7");
+    assert_fmt(MUL(K(INT64_MIN), x), "-9223372036854775808*input.0");
+    assert_fmt(ADD(MUL(K(INT64_MAX), x), K(INT64_MIN)),
+               "9223372036854775807*input.0 - 9223372036854775808");
+    assert_fmt(ADD(MUL(x, x), K(2)), "input.0^2 + 2");
+    assert_fmt(ADD(MUL(x, y), x), "input.0*y + input.0");
+    char name[200];
+    memset(name, 'n', sizeof name - 1);
+    name[sizeof name - 1] = '\0';
+    fl_sym n = V(name);
+    char want[260];
+    snprintf(want, sizeof want, "5*%s + 3", name);
+    assert_fmt(ADD(MUL(K(5), n), K(3)), want);
+    fl_sym sum = K(0);
+    char many[512] = "";
+    for (int i = 0; i < 8; i++) {
+        char v[16];
+        snprintf(v, sizeof v, "v%d", i);
+        sum = ADD(sum, MUL(K(1000000000000LL + i), V(v)));
+        snprintf(many + strlen(many), sizeof many - strlen(many), "%s%lld*v%d", i ? " + " : "",
+                 1000000000000LL + i, i);
+    }
+    assert_fmt(sum, many);
+}
+
 static void test_format_deterministic(void **state) {
     (void)state;
     char first[256], second[256];
@@ -1167,6 +1209,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_subst_syms_random, setup, teardown),
         cmocka_unit_test_setup_teardown(test_arena_exhaustion, setup, teardown),
         cmocka_unit_test_setup_teardown(test_clog2, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_format_linear, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
