@@ -250,20 +250,14 @@ static void put_str(outbuf *o, const char *s) {
     put(o, s, strlen(s));
 }
 
-/* v's decimal digits at the end of tmp, written from the right (the report
- * formats every count: no printf); returns where they start. */
-static inline size_t u64_digits(char tmp[24], uint64_t v) {
-    size_t i = 24;
+static void put_u64(outbuf *o, uint64_t v) {
+    /* Digits from the right (the report formats every count: no printf). */
+    char tmp[24];
+    size_t i = sizeof(tmp);
     do {
         tmp[--i] = (char)('0' + v % 10);
         v /= 10;
     } while (v);
-    return i;
-}
-
-static void put_u64(outbuf *o, uint64_t v) {
-    char tmp[24];
-    size_t i = u64_digits(tmp, v);
     put(o, tmp + i, sizeof(tmp) - i);
 }
 
@@ -401,8 +395,12 @@ static size_t fmt_linear(const fl_expr *e, char *buf, size_t size) {
             buf[len++] = '-';
         }
         if (m->n == 0 || mag != 1) {
-            char tmp[24];
-            size_t k = u64_digits(tmp, mag);
+            char tmp[20];
+            size_t k = sizeof tmp;
+            do {
+                tmp[--k] = (char)('0' + mag % 10);
+                mag /= 10;
+            } while (mag);
             memcpy(buf + len, tmp + k, sizeof tmp - k);
             len += sizeof tmp - k;
             if (m->n) {
