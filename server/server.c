@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -179,6 +180,7 @@ static bool push_event(fl_srv *s, fl_tag *tag, int success) {
  * atomic steps, which on a loaded host it often was. */
 static void cq_thread_main(void *arg) {
     fl_srv *s = arg;
+    (void)prctl(PR_SET_NAME, "foldlined-cq"); /* top -H, /proc/PID/task/TID/comm */
     for (;;) {
         grpc_event ev = grpc_completion_queue_next(s->cq, gpr_inf_future(GPR_CLOCK_REALTIME), NULL);
         uv_mutex_lock(&s->mu);
@@ -429,6 +431,8 @@ static void runner_wait(fl_srv *s, struct fl_runner *r) {
 static void runner_cb(uv_work_t *w) {
     struct fl_runner *r = (struct fl_runner *)w;
     fl_srv *s = r->srv;
+    /* Only runners use libuv's pool (see runner_wait): its threads are ours. */
+    (void)prctl(PR_SET_NAME, "foldlined-pool");
     uv_mutex_lock(&s->w_mu);
     for (;;) {
         fl_call *c = s->w_head;

@@ -16,7 +16,10 @@
 #     each hand-off between threads puts one to sleep and wakes another);
 #   - its futex calls (perf stat's syscalls:sys_enter_futex on the server's
 #     threads; "n/a" without perf or its tracepoints; FL_BENCH_PERF=0 skips);
-#   - the load generator's own CPU time and context switches (getrusage).
+#   - the load generator's own CPU time and context switches (getrusage);
+#   - the server's CPU time by thread: the loop, the completion-queue thread,
+#     the analysis threads (the pool) and gRPC's own threads (the threads
+#     name themselves; /proc/PID/task/*/stat).
 # The summary line of each concurrency gives the medians over the rounds:
 # the throughput ratio Analyze/Health from the windows' wall-clock rates,
 # and next to it two ratios from CPU time per call, which the host's load
@@ -44,6 +47,10 @@
 # in process), and the server-CPU ratio that remains were that 0: Health's
 # CPU over Health's plus the in-process cost, the most any hand-off can give.
 #
+# FL_BENCH_ARGS0 and FL_BENCH_ARGS1 add options to server 0's and server 1's
+# command line (e.g. FL_BENCH_ARGS1="--threads 2" with OTHER_BUILD_DIR the
+# same build: one build's options side by side).
+#
 # FL_BENCH_CALLGRIND=1 (valgrind installed) also counts, for each server, the
 # instructions per call of all its threads (user space) under callgrind at 16
 # calls in flight, Health/Check and Analyze: a figure the host's load does
@@ -70,9 +77,11 @@ trap cleanup EXIT
 # Starts BUILD's foldlined as server number I; the cache is off so every
 # Analyze call runs the analysis.
 start() {
-  local b=$1 i=$2
+  local b=$1 i=$2 extra
+  extra="FL_BENCH_ARGS$i"
+  # shellcheck disable=SC2086 # the options are words
   "$b/server/foldlined" --listen 127.0.0.1:0 --port-file "$tmp/port$i" --cache-mb 0 \
-    --max-queued 1024 2>"$tmp/log$i" &
+    --max-queued 1024 ${!extra:-} 2>"$tmp/log$i" &
   pids[$i]=$!
   for _ in $(seq 100); do [ -s "$tmp/port$i" ] && break; sleep 0.05; done
 }
@@ -88,6 +97,18 @@ ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 # sleep, e.g. to wait for a hand-off; involuntary: it was preempted).
 switches() { cat "/proc/$1/task/"*/status 2>/dev/null | awk '/ctxt_switches/ {n += $2} END {print n}'; }
 hz=$(getconf CLK_TCK)
+# CPU ticks (user + system) of the server's threads by what they are: the
+# loop (the process's own name), the completion-queue thread and the
+# analysis threads (they name themselves), gRPC's own threads ("other").
+# Threads that ended are not counted.
+thread_ticks() {
+  local t
+  for t in "/proc/$1/task/"*; do
+    awk -v c="$(cat "$t/comm" 2>/dev/null)" '{sub(/.*\) /, ""); print c, $12 + $13}' "$t/stat" 2>/dev/null
+  done | awk '{g = $1 == "foldlined" ? "loop" : $1 == "foldlined-cq" ? "cq" : $1 == "foldlined-pool" ? "pool" : "other"
+               n[g] += $2}
+              END {printf "%d %d %d %d\n", n["loop"], n["cq"], n["pool"], n["other"]}'
+}
 
 perf_ok=0
 if [ "${FL_BENCH_PERF:-1}" = 1 ] && command -v perf >/dev/null &&
@@ -102,6 +123,7 @@ window() {
   local cmd=("$gen" --target "127.0.0.1:$(cat "$tmp/port$i")" --method "$method" --model "$model"
     --concurrency "$c" --seconds "$secs" --warmup 0.5 --options "${FL_BENCH_OPTIONS:-none}")
   s0=$(switches "${pids[$i]}")
+  g0=$(thread_ticks "${pids[$i]}")
   t0=$(ticks "${pids[$i]}")
   if [ "$perf_ok" = 1 ]; then
     line=$(perf stat -x, -o "$tmp/perf" -e syscalls:sys_enter_futex -p "${pids[$i]}" -- "${cmd[@]}")
@@ -110,11 +132,17 @@ window() {
     line=$("${cmd[@]}")
   fi
   t1=$(ticks "${pids[$i]}")
+  g1=$(thread_ticks "${pids[$i]}")
   s1=$(switches "${pids[$i]}")
   calls=$(sed 's/.*all_calls=\([0-9]*\).*/\1/' <<<"$line")
   awk -v l="$line" -v d=$((t1 - t0)) -v n="$calls" -v hz="$hz" -v sw=$((s1 - s0)) -v fx="$fx" \
+    -v g0="$g0" -v g1="$g1" \
     'BEGIN {printf "%s server_cpu_us_per_call=%.1f server_switches_per_call=%.2f", l,
             (n > 0 ? d * 1e6 / hz / n : 0), (n > 0 ? sw / n : 0)
+            split(g0, a, " "); split(g1, b, " ")
+            printf " server_threads_cpu_us_per_call=loop:%.1f,cq:%.1f,pool:%.1f,other:%.1f",
+              (n > 0 ? (b[1] - a[1]) * 1e6 / hz / n : 0), (n > 0 ? (b[2] - a[2]) * 1e6 / hz / n : 0),
+              (n > 0 ? (b[3] - a[3]) * 1e6 / hz / n : 0), (n > 0 ? (b[4] - a[4]) * 1e6 / hz / n : 0)
             if (fx ~ /^[0-9]+$/ && n > 0) printf " server_futex_per_call=%.2f\n", fx / n
             else printf " server_futex_per_call=n/a\n"}'
 }
@@ -130,7 +158,8 @@ echo "foldlined bench: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), mo
   "($(stat -c %s "$model") bytes, options: ${FL_BENCH_OPTIONS:-none}), ${secs}s per window, $rounds round(s)," \
   "futex counts: $([ "$perf_ok" = 1 ] && echo perf || echo n/a)"
 for i in "${!names[@]}"; do
-  echo "server $i (${names[$i]}) idle: $(rss "${pids[$i]}")"
+  extra="FL_BENCH_ARGS$i"
+  echo "server $i (${names[$i]}${!extra:+ ${!extra}}) idle: $(rss "${pids[$i]}")"
   # Warm-up: the pool's threads exist and the caches are filled before the
   # first measured window (perf counts the threads there are when it starts).
   "$gen" --target "127.0.0.1:$(cat "$tmp/port$i")" --method analyze --model "$model" \
@@ -149,7 +178,7 @@ for i in "${!names[@]}"; do
     fi
   fi
 done
-series="ratio hcpu acpu hcl acl hsw asw hfx afx cratio hratio"
+series="ratio hcpu acpu hcl acl hsw asw hfx afx cratio hratio hloop aloop hcq acq hpool apool hother aother"
 for c in 1 16 64; do
   for i in "${!names[@]}"; do
     for k in $series; do : >"$tmp/$k$i"; done
@@ -178,6 +207,10 @@ for c in 1 16 64; do
       field server_switches_per_call "$a" >>"$tmp/asw$i"
       field server_futex_per_call "$h" >>"$tmp/hfx$i"
       field server_futex_per_call "$a" >>"$tmp/afx$i"
+      for g in loop cq pool other; do
+        sed "s/.*server_threads_cpu_us_per_call=[^ ]*$g:\([0-9.]*\).*/\1/" <<<"$h" >>"$tmp/h$g$i"
+        sed "s/.*server_threads_cpu_us_per_call=[^ ]*$g:\([0-9.]*\).*/\1/" <<<"$a" >>"$tmp/a$g$i"
+      done
       awk -v hs="$(field server_cpu_us_per_call "$h")" -v as="$(field server_cpu_us_per_call "$a")" \
         -v hc="$(field client_cpu_us_per_call "$h")" -v ac="$(field client_cpu_us_per_call "$a")" \
         -v f1="$tmp/cratio$i" -v f2="$tmp/hratio$i" \
@@ -198,6 +231,12 @@ for c in 1 16 64; do
     printf " server context switches %s / %s, server futex calls %s / %s\n" \
       "$(median <"$tmp/hsw$i")" "$(median <"$tmp/asw$i")" "$(median <"$tmp/hfx$i")" \
       "$(median <"$tmp/afx$i")"
+    printf "  server CPU us per call by thread, health / analyze: loop %s / %s, CQ thread %s / %s," \
+      "$(median <"$tmp/hloop$i")" "$(median <"$tmp/aloop$i")" "$(median <"$tmp/hcq$i")" \
+      "$(median <"$tmp/acq$i")"
+    printf " analysis threads %s / %s, gRPC's threads %s / %s\n" \
+      "$(median <"$tmp/hpool$i")" "$(median <"$tmp/apool$i")" "$(median <"$tmp/hother$i")" \
+      "$(median <"$tmp/aother$i")"
     if [ -n "${least[$i]}" ]; then
       awk -v h="$(median <"$tmp/hcpu$i")" -v a="$(median <"$tmp/acpu$i")" -v l="${least[$i]}" \
         'BEGIN {printf "  analyze beyond health and the in-process analysis: %.1f us of server CPU;", a - h - l

@@ -1299,6 +1299,14 @@ def case_inline_and_pool():
             call = srv.channel().unary_unary("/foldline.v1.CostModel/Analyze")
             answers.append([code_of(lambda: call(r.SerializeToString(), timeout=60))
                             for _, r in reqs])
+        # The threads name themselves (top -H, /proc/PID/task/TID/comm): the
+        # loop keeps the process's name, the CQ thread and the analysis
+        # threads (the pool-only server has analysed on one) say what they are.
+        task = "/proc/%d/task" % pool_only.proc.pid
+        names = sorted({open(os.path.join(task, t, "comm")).read().strip()
+                        for t in os.listdir(task)}) if os.path.isdir(task) else None
+        check("thread_names", names is None or
+              {"foldlined", "foldlined-cq", "foldlined-pool"} <= set(names), names)
         for (name, _), a, b in zip(reqs, answers[0], answers[1]):
             check("inline_same_reply " + name, a == b and (a[2] or a[1]),
                   "%s %r vs %s %r" % (a[0], a[1][:200], b[0], b[1][:200]))
