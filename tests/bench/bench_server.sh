@@ -98,7 +98,8 @@ ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 switches() { cat "/proc/$1/task/"*/status 2>/dev/null | awk '/ctxt_switches/ {n += $2} END {print n}'; }
 hz=$(getconf CLK_TCK)
 # CPU ticks (user + system) of the server's threads by what they are: the
-# loop (the process's own name), the completion-queue thread and the
+# loop (the process's own name, which the pool's threads keep until their
+# first analysis: idle until then), the completion-queue thread and the
 # analysis threads (they name themselves), gRPC's own threads ("other").
 # Threads that ended are not counted.
 thread_ticks() {
