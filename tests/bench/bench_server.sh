@@ -155,6 +155,8 @@ median() {
 }
 
 load() { cut -d' ' -f1 /proc/loadavg; }
+# "HEALTH / ANALYZE": the medians of series h$1 and a$1 of server $2.
+pair() { echo "$(median <"$tmp/h$1$2") / $(median <"$tmp/a$1$2")"; }
 echo "foldlined bench: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), model tiny_cnn.pb" \
   "($(stat -c %s "$model") bytes, options: ${FL_BENCH_OPTIONS:-none}), ${secs}s per window, $rounds round(s)," \
   "futex counts: $([ "$perf_ok" = 1 ] && echo perf || echo n/a)"
@@ -226,18 +228,12 @@ for c in 1 16 64; do
     printf " wall %.3f, server CPU %.3f, host CPU %.3f (wall rounds: %s)\n" \
       "$(median <"$tmp/ratio$i")" "$(median <"$tmp/cratio$i")" "$(median <"$tmp/hratio$i")" \
       "$(tr '\n' ' ' <"$tmp/ratio$i" | sed 's/ $//')"
-    printf "  per call, health / analyze: server CPU us %s / %s, client CPU us %s / %s," \
-      "$(median <"$tmp/hcpu$i")" "$(median <"$tmp/acpu$i")" "$(median <"$tmp/hcl$i")" \
-      "$(median <"$tmp/acl$i")"
-    printf " server context switches %s / %s, server futex calls %s / %s\n" \
-      "$(median <"$tmp/hsw$i")" "$(median <"$tmp/asw$i")" "$(median <"$tmp/hfx$i")" \
-      "$(median <"$tmp/afx$i")"
-    printf "  server CPU us per call by thread, health / analyze: loop %s / %s, CQ thread %s / %s," \
-      "$(median <"$tmp/hloop$i")" "$(median <"$tmp/aloop$i")" "$(median <"$tmp/hcq$i")" \
-      "$(median <"$tmp/acq$i")"
-    printf " analysis threads %s / %s, gRPC's threads %s / %s\n" \
-      "$(median <"$tmp/hpool$i")" "$(median <"$tmp/apool$i")" "$(median <"$tmp/hother$i")" \
-      "$(median <"$tmp/aother$i")"
+    printf "  per call, health / analyze: server CPU us %s, client CPU us %s," \
+      "$(pair cpu "$i")" "$(pair cl "$i")"
+    printf " server context switches %s, server futex calls %s\n" "$(pair sw "$i")" "$(pair fx "$i")"
+    printf "  server CPU us per call by thread, health / analyze: loop %s, CQ thread %s," \
+      "$(pair loop "$i")" "$(pair cq "$i")"
+    printf " analysis threads %s, gRPC's threads %s\n" "$(pair pool "$i")" "$(pair other "$i")"
     if [ -n "${least[$i]}" ]; then
       awk -v h="$(median <"$tmp/hcpu$i")" -v a="$(median <"$tmp/acpu$i")" -v l="${least[$i]}" \
         'BEGIN {printf "  analyze beyond health and the in-process analysis: %.1f us of server CPU;", a - h - l
