@@ -240,6 +240,28 @@ static void test_embed(void **state) {
     ob_free(m);
 }
 
+/* EmbedLayerNormalization with its six required inputs only (no beta, mask
+ * or position ids): the hidden sizes of inputs 3-5 are checked and input 6
+ * is not read. Output (2,7,16); (1 + 1 + 6) * 224 + 2 * 14 = 1820. */
+static void test_embed_six_inputs(void **state) {
+    (void)state;
+    ob_model *m = oc_ms_model();
+    ob_input(m, "ids", OB_INT32, 2, (int64_t[]){2, 7}, NULL);
+    ob_init_f(m, "word", 2, (int64_t[]){100, 16}, true);
+    ob_init_f(m, "pos", 2, (int64_t[]){32, 16}, true);
+    ob_init_f(m, "seg", 2, (int64_t[]){2, 16}, true);
+    ob_init_f(m, "gamma", 1, (int64_t[]){16}, true);
+    oc_ms_node(m, "EmbedLayerNormalization", "eln", "ids,ids,word,pos,seg,gamma", "y,mi");
+    ob_output(m, "y");
+    ob_output(m, "mi");
+    fl_report *r = oc_run(m, FL_OK);
+    const fl_report_node *e = oc_node(r, "eln");
+    assert_string_equal(e->outputs[0].shape, "[2,7,16]");
+    oc_assert_cost(e, 1820, 0);
+    fl_report_free(r);
+    ob_free(m);
+}
+
 /* ai.onnx Attention (opset 23/24), 3-D GQA with a cache: q_num_heads 4,
  * kv_num_heads 2, Q (2,3,32) (D = 8), K (2,5,16) (8 per head, L = 5), V
  * (2,5,24) (Dv = 12), past_key (2,2,4,8), past_value (2,2,4,12): T = 4 + 5
@@ -707,6 +729,7 @@ int main(void) {
         cmocka_unit_test(test_attention_bad),
         cmocka_unit_test(test_rotary),
         cmocka_unit_test(test_embed),
+        cmocka_unit_test(test_embed_six_inputs),
         cmocka_unit_test(test_onnx_attention),
         cmocka_unit_test(test_onnx_attention_bad),
         cmocka_unit_test(test_onnx_attention_window),

@@ -117,10 +117,10 @@ static fl_status infer_embed_ln(fl_ctx *c, fl_node *n) {
                              w->rank);
     }
     fl_sym h = fl__shape_dim(w, 1), m;
-    for (int i = 3; i < 7; i++) {
+    for (int i = 3; i < 7 && i < n->n_inputs; i++) { /* beta (6) may be missing */
         const fl_shape *s = fl__op_in_shape(n, i);
         fl_status st;
-        if (i < n->n_inputs && !fl__ox_absent(n, i) && s->rank >= 1 &&
+        if (!fl__ox_absent(n, i) && s->rank >= 1 &&
             (st = fl__op_merge_dim(c, n, h, s->dims[s->rank - 1],
                                    "the hidden size of input 2 (word_embedding) and inputs 3-6",
                                    &m)) != FL_OK) {
