@@ -1191,6 +1191,12 @@ static fl_status resolve_inputs(imp *im, fl_node *n, const Onnx__NodeProto *np, 
         const char *v = np->input[k];
         fl_status st;
         if (!v || !*v) {
+            if (!fl__op_input_optional(n->desc, k)) {
+                return fl__node_fail(im->d, FL_EINVAL, n,
+                                     "input %zu is required, but its name is empty (field: "
+                                     "input[%zu])",
+                                     k, k);
+            }
             st = absent_input(im, &n->inputs[k]);
         } else {
             const vslot *s = vmap_find(&im->values, v);

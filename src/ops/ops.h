@@ -54,7 +54,17 @@ enum fl_op_flags {
      * producer's op or attrs: rewired onto a producer with equal outputs, it
      * needs no re-inference (shape/incremental.c) */
     FL_OPF_READS_TENSORS = 1u << 6,
+    /* Bits 8-31 (FL_OPF_OPTIONAL_IN(i)): input i, below min_inputs, may be
+     * absent (an ONNX node's empty input name): an optional input, or one of
+     * a variadic run, that comes before a required one. Every other input
+     * below min_inputs is required, and the ONNX importer rejects an empty
+     * name for it, as ONNX's checker does. Ops whose optional inputs all come
+     * after the required ones need none. */
+    FL_OPF_OPTIONAL_IN0 = 1u << 8,
 };
+
+#define FL_OPF_MAX_OPTIONAL_IN 24
+#define FL_OPF_OPTIONAL_IN(i)  (FL_OPF_OPTIONAL_IN0 << (i))
 
 struct fl_op_desc {
     const char *name; /* TensorFlow op type */
@@ -85,6 +95,14 @@ struct fl_op_desc {
      * 0 FLOPs (has_rule false). */
     fl_status (*cost)(fl_ctx *c, const fl_node *n, fl_cost *out);
 };
+
+/* Whether input i of an op described by d may be absent: at or past
+ * min_inputs, or marked FL_OPF_OPTIONAL_IN. True for an unregistered op
+ * (d NULL): nothing is known of its inputs. */
+static inline bool fl__op_input_optional(const struct fl_op_desc *d, size_t i) {
+    return !d || i >= (size_t)(d->min_inputs > 0 ? d->min_inputs : 0) ||
+           (i < FL_OPF_MAX_OPTIONAL_IN && (d->flags & FL_OPF_OPTIONAL_IN(i)));
+}
 
 /* Binds n to the registry by its op string: sets kind, desc (NULL when the
  * op is not registered) and the loop-role flags the graph layer reads

@@ -580,6 +580,41 @@ static void test_error_missing_input(void **state) {
     ob_free(m);
 }
 
+/* An empty name stands for an absent optional input only: for a required
+ * one (Conv's X, LayerNormalization's X or Scale, Add's A) the import fails
+ * naming the node and the input, as ONNX's checker does. Before, the
+ * absent marker's empty tensor went on into inference (LayerNormalization
+ * of it reported an output of [0], a wrong answer given as whole). Loop's
+ * optional M and cond before its loop-carried values are in
+ * test_onnx_flow.c. */
+static void test_error_required_input_empty(void **state) {
+    (void)state;
+    static const struct {
+        const char *op, *in, *want;
+    } cases[] = {
+        {"Conv", ",w",
+         "node 'n' (Conv): input 0 is required, but its name is empty (field: "
+         "input[0])"},
+        {"LayerNormalization", ",x", "node 'n' (LayerNormalization): input 0 is required"},
+        {"LayerNormalization", "x,,b", "node 'n' (LayerNormalization): input 1 is required"},
+        {"Add", ",x", "node 'n' (Add): input 0 is required, but its name is empty"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ob_model *m = ob_new(17);
+        ob_input(m, "x", OB_FLOAT, 4, (int64_t[]){1, 3, 8, 8}, NULL);
+        ob_init_f(m, "w", 4, (int64_t[]){4, 3, 3, 3}, true);
+        ob_init_f(m, "b", 1, (int64_t[]){8}, true);
+        ob_node(m, cases[i].op, "n", cases[i].in, "y");
+        ob_output(m, "y");
+        fl_report *r = run_fail(m, FL_EINVAL);
+        if (!strstr(r->error, cases[i].want)) {
+            fail_msg("%s: error '%s' lacks '%s'", cases[i].op, r->error, cases[i].want);
+        }
+        fl_report_free(r);
+        ob_free(m);
+    }
+}
+
 static void test_error_raw_data_size(void **state) {
     (void)state;
     ob_model *m = ob_new(13);
@@ -854,6 +889,7 @@ int main(void) {
         cmocka_unit_test(test_consumer_before_producer),
         cmocka_unit_test(test_many_outputs),
         cmocka_unit_test(test_error_missing_input),
+        cmocka_unit_test(test_error_required_input_empty),
         cmocka_unit_test(test_error_raw_data_size),
         cmocka_unit_test(test_error_duplicate_output_and_domain),
         cmocka_unit_test(test_default_domain_declared),

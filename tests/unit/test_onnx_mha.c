@@ -240,26 +240,42 @@ static void test_embed(void **state) {
     ob_free(m);
 }
 
-/* EmbedLayerNormalization with its six required inputs only (no beta, mask
- * or position ids): the hidden sizes of inputs 3-5 are checked and input 6
- * is not read. Output (2,7,16); (1 + 1 + 6) * 224 + 2 * 14 = 1820. */
-static void test_embed_six_inputs(void **state) {
-    (void)state;
+/* EmbedLayerNormalization's required inputs: input_ids, word_embedding,
+ * position_embedding, gamma and beta (0, 2, 3, 5, 6); segment_ids and
+ * segment_embedding (1, 4) come before beta but are optional. Without them:
+ * output (2,7,16), (1 + 6 + 1) * 224 + 2 * 14 = 1820. Beta left out (six
+ * inputs) fails the input count; beta given as an empty name, with a mask
+ * after it, fails naming the input. */
+static ob_model *embed_model(const char *inputs) {
     ob_model *m = oc_ms_model();
     ob_input(m, "ids", OB_INT32, 2, (int64_t[]){2, 7}, NULL);
     ob_init_f(m, "word", 2, (int64_t[]){100, 16}, true);
     ob_init_f(m, "pos", 2, (int64_t[]){32, 16}, true);
     ob_init_f(m, "seg", 2, (int64_t[]){2, 16}, true);
     ob_init_f(m, "gamma", 1, (int64_t[]){16}, true);
-    oc_ms_node(m, "EmbedLayerNormalization", "eln", "ids,ids,word,pos,seg,gamma", "y,mi");
+    oc_ms_node(m, "EmbedLayerNormalization", "eln", inputs, "y,mi");
     ob_output(m, "y");
     ob_output(m, "mi");
+    return m;
+}
+
+static void test_embed_required_inputs(void **state) {
+    (void)state;
+    ob_model *m = embed_model("ids,,word,pos,,gamma,gamma");
     fl_report *r = oc_run(m, FL_OK);
     const fl_report_node *e = oc_node(r, "eln");
     assert_string_equal(e->outputs[0].shape, "[2,7,16]");
     oc_assert_cost(e, 1820, 0);
     fl_report_free(r);
     ob_free(m);
+    oc_expect_error(embed_model("ids,ids,word,pos,seg,gamma"),
+                    "node 'eln' (EmbedLayerNormalization): expects 7 to 9 inputs, got 6 (field: "
+                    "input)");
+    oc_expect_error(embed_model("ids,ids,word,pos,seg,gamma,,ids"),
+                    "node 'eln' (EmbedLayerNormalization): input 6 is required, but its name is "
+                    "empty (field: input[6])");
+    oc_expect_error(embed_model("ids,ids,,pos,seg,gamma,gamma"),
+                    "input 2 is required, but its name is empty (field: input[2])");
 }
 
 /* ai.onnx Attention (opset 23/24), 3-D GQA with a cache: q_num_heads 4,
@@ -729,7 +745,7 @@ int main(void) {
         cmocka_unit_test(test_attention_bad),
         cmocka_unit_test(test_rotary),
         cmocka_unit_test(test_embed),
-        cmocka_unit_test(test_embed_six_inputs),
+        cmocka_unit_test(test_embed_required_inputs),
         cmocka_unit_test(test_onnx_attention),
         cmocka_unit_test(test_onnx_attention_bad),
         cmocka_unit_test(test_onnx_attention_window),

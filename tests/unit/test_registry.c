@@ -1,7 +1,8 @@
 /*
  * test_registry.c - the op registry as a whole: every kind in ops.def has a
  * complete descriptor whose name matches, names are unique, and lookup by name
- * round-trips.
+ * round-trips; optional inputs marked in an op's flags lie below its
+ * min_inputs.
  */
 #include "ops/ops.h"
 #include "testutil.h"
@@ -20,6 +21,16 @@ static void test_every_descriptor_complete(void **state) {
         assert_true(d->max_inputs == -1 || d->max_inputs >= d->min_inputs);
         /* A variable output count needs a function that tells it. */
         assert_true(d->n_outputs >= 0 || d->count_outputs != NULL);
+        /* An optional input marked in the flags lies below min_inputs (at
+         * or past it every input is optional already), and only ONNX ops
+         * have absent inputs by name. */
+        uint32_t opt = d->flags & ~(FL_OPF_OPTIONAL_IN0 - 1u);
+        if (opt) {
+            assert_true(strncmp(d->name, "onnx::", 6) == 0 ||
+                        strncmp(d->name, "com.microsoft::", 15) == 0);
+            assert_true(d->min_inputs <= FL_OPF_MAX_OPTIONAL_IN);
+            assert_int_equal(opt >> 8 >> d->min_inputs, 0);
+        }
         /* Only functional ops (whose bodies are not costed, as in tfprof)
          * and NonMaxSuppression (whose work depends on the data) lack a cost
          * rule. */

@@ -15,8 +15,8 @@
  *     caches are (B, S, Dr / 2)).
  *   EmbedLayerNormalization  input_ids (B, S), segment_ids (optional),
  *     word_embedding (V, H), position_embedding (P, H), segment_embedding
- *     (optional), gamma (H), beta (optional), mask (B, S, optional),
- *     position_ids (optional); outputs output (B, S, H) of word_embedding's
+ *     (optional), gamma (H), beta (H), mask (B, S, optional), position_ids
+ *     (optional); outputs output (B, S, H) of word_embedding's
  *     dtype, mask_index (B) int32, embedding_sum (B, S, H, optional).
  *   GatherBlockQuantized  data (rank r >= 1; int4/uint4, uint8 packing 8 /
  *     bits values per byte along its last dim, or FP8/FP4), indices (rank
@@ -32,8 +32,8 @@
  *     rotation counts 0).
  *   EmbedLayerNormalization  the gathers 0; per output element the
  *     position add 1, the segment add 1 when segment_embedding is given, then
- *     onnx LayerNormalization's 6 per element + 2 per row (+ 1 per element
- *     with beta); + B * S for mask_index (the mask's row sums) when mask is
+ *     onnx LayerNormalization's 6 per element + 2 per row + 1 per element
+ *     (beta, a required input); + B * S for mask_index (the mask's row sums) when mask is
  *     given.
  *   GatherBlockQuantized  per output element the dequantisation (q - zp) *
  *     scale: int_ops E(out) (the zero point's subtraction on integers; an
@@ -117,7 +117,7 @@ static fl_status infer_embed_ln(fl_ctx *c, fl_node *n) {
                              w->rank);
     }
     fl_sym h = fl__shape_dim(w, 1), m;
-    for (int i = 3; i < 7 && i < n->n_inputs; i++) { /* beta (6) may be missing */
+    for (int i = 3; i < 7; i++) { /* segment_embedding (4) may be absent */
         const fl_shape *s = fl__op_in_shape(n, i);
         fl_status st;
         if (!fl__ox_absent(n, i) && s->rank >= 1 &&
@@ -141,7 +141,7 @@ static fl_status cost_embed_ln(fl_ctx *c, const fl_node *n, fl_cost *out) {
     const fl_shape *ids = fl__op_in_shape(n, 0);
     fl_sym rows = ids->rank == 2 ? fl__ar_dims_prod(&k, ids, 0, 2) : fl_sym_unknown();
     fl_sym e = fl__ar_mul(&k, rows, fl__shape_dim(fl__op_in_shape(n, 2), 1));
-    int64_t per = 1 + !fl__ox_absent(n, 4) + 6 + !fl__ox_absent(n, 6);
+    int64_t per = 1 + !fl__ox_absent(n, 4) + 6 + 1;
     fl_sym f = fl__ar_add(&k, fl__ar_scale(&k, e, per), fl__ar_scale(&k, rows, 2));
     if (!fl__ox_absent(n, 7)) {
         f = fl__ar_add(&k, f, rows);
