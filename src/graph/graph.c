@@ -1206,6 +1206,18 @@ fl_status fl__attr_need_int(const fl_node *n, const char *name, int64_t *out, fl
     return st;
 }
 
+fl_status fl__attr_need_str(const fl_node *n, const char *name, const char **out, fl_diag *d) {
+    fl_str s;
+    fl_status st = fl__attr_get_str(n, name, &s, d);
+    if (st == FL_ENOTFOUND) {
+        return fl__node_fail(d, FL_EINVAL, n, "missing required attr '%s' (string)", name);
+    }
+    if (st == FL_OK) {
+        *out = s.p;
+    }
+    return st;
+}
+
 fl_status fl__attr_need_pos_int(const fl_node *n, const char *name, int64_t *out, fl_diag *d) {
     fl_status st = fl__attr_need_int(n, name, out, d);
     if (st == FL_OK && *out <= 0) {

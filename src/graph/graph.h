@@ -713,6 +713,8 @@ fl_status fl__attr_need_int(const fl_node *n, const char *name, int64_t *out, fl
 /* As fl__attr_need_int, and FL_EINVAL naming the attr when it is not > 0. */
 fl_status fl__attr_need_pos_int(const fl_node *n, const char *name, int64_t *out, fl_diag *d);
 fl_status fl__attr_need_type(const fl_node *n, const char *name, int *out, fl_diag *d);
+/* A required string attr; *out is NUL-terminated. */
+fl_status fl__attr_need_str(const fl_node *n, const char *name, const char **out, fl_diag *d);
 fl_status fl__attr_need_ints(const fl_node *n, const char *name, const int64_t **out, size_t *n_out,
                              fl_diag *d);
 

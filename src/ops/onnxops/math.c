@@ -244,7 +244,7 @@ static fl_status eval_int_binary(fl_ctx *c, fl_node *n) {
 
 static fl_status infer_bit_shift(fl_ctx *c, fl_node *n) {
     const char *dir;
-    fl_status st = fl__attr_str_or(n, "direction", "", &dir, c->d);
+    fl_status st = fl__attr_need_str(n, "direction", &dir, c->d);
     if (st != FL_OK) {
         return st;
     }

@@ -276,6 +276,10 @@ static fl_status cost_global_lp_pool(fl_ctx *c, const fl_node *n, fl_cost *out) 
 static fl_status infer_max_unpool(fl_ctx *c, fl_node *n) {
     const fl_shape *x = &fl_node_in(n, 0)->shape;
     int dt = fl__ox_in_dtype(n, 0);
+    if (!fl__node_attr(n, "kernel_shape")) {
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "missing required attr 'kernel_shape' (list(int))");
+    }
     if (!fl__ox_absent(n, 2)) {
         fl_sym d[256];
         int64_t *v, nv;
@@ -306,7 +310,9 @@ static fl_status infer_max_unpool(fl_ctx *c, fl_node *n) {
     fl_sym d[MAX_SP + 2] = {x->dims[0], x->dims[1]};
     for (int i = 0; i < ns && st == FL_OK; i++) {
         if (k[i] < 1 || s[i] < 1) {
-            return fl__node_fail(c->d, FL_EINVAL, n, "attr kernel_shape/strides entry %d", i);
+            return fl__node_fail(c->d, FL_EINVAL, n, "attr '%s' entry %d is %lld, want >= 1",
+                                 k[i] < 1 ? "kernel_shape" : "strides", i,
+                                 (long long)(k[i] < 1 ? k[i] : s[i]));
         }
         fl_sym t;
         st = fl__op_add(c, n, x->dims[2 + i], fl_sym_const(-1), &t);

@@ -372,7 +372,7 @@ static fl_status einsum_term(fl_ctx *c, const fl_node *n, einsum *es, const char
 
 static fl_status einsum_parse(fl_ctx *c, const fl_node *n, einsum *es) {
     const char *eq;
-    fl_status st = fl__attr_str_or(n, "equation", "", &eq, c->d);
+    fl_status st = fl__attr_need_str(n, "equation", &eq, c->d);
     if (st != FL_OK) {
         return st;
     }
