@@ -307,10 +307,21 @@ static void test_matmul_nbits_bad(void **state) {
     }
 }
 
+/* The cuBLASLt orders QOrderedLongformerAttention's schema requires (row
+ * major activations, column-major weights, as tests/tools/longformer_ort.py
+ * gives ONNX Runtime). */
+static void lf_orders(ob_model *m, Onnx__NodeProto *n) {
+    ob_attr_i(m, n, "order_input", 1);
+    ob_attr_i(m, n, "order_weight", 0);
+    ob_attr_i(m, n, "order_global_weight", 0);
+    ob_attr_i(m, n, "order_output", 1);
+}
+
 /* A Longformer model: input [1,s,4] (s = `seq`, or the symbol s when seq
  * < 0), weights, biases and mask; global flags [1,8] with tokens 0 and 5 set
  * (`flags`), else a graph input without value. num_heads 2, window 2.
- * `what` breaks it: 1 no window, 2 a mask of rank 1, 3 a weight [H, 2H]. */
+ * `what` breaks it: 1 no window, 2 a mask of rank 1, 3 a weight [H, 2H], 4
+ * (quant) no orders. */
 static ob_model *longformer_model(int64_t seq, bool flags, bool quant, int64_t hidden, int what) {
     ob_model *m = oc_ms_model();
     const char *sym[] = {NULL, "s", NULL};
@@ -335,6 +346,9 @@ static ob_model *longformer_model(int64_t seq, bool flags, bool quant, int64_t h
     ob_attr_i(m, n, "num_heads", 2);
     if (what != 1) {
         ob_attr_i(m, n, "window", 2);
+    }
+    if (quant && what != 4) {
+        lf_orders(m, n);
     }
     ob_output(m, "y");
     return m;
@@ -447,6 +461,9 @@ static ob_model *longformer_f0_model(bool quant, int what) {
         oc_ms_node(m, quant ? "QOrderedLongformerAttention" : "LongformerAttention", "lf", in, "y");
     ob_attr_i(m, n, "num_heads", 2);
     ob_attr_i(m, n, "window", 2);
+    if (quant) {
+        lf_orders(m, n);
+    }
     ob_output(m, "y");
     return m;
 }
@@ -484,13 +501,14 @@ static void test_longformer_format0(void **state) {
 
 /* Bad Longformer inputs fail naming the node and the attr or input: S 6
  * not a multiple of 2W = 4; H 5 not divisible by num_heads 2; window
- * absent; a mask of rank 1; a weight [4,8] (3H = 12 columns wanted). */
+ * absent; a mask of rank 1; a weight [4,8] (3H = 12 columns wanted); the
+ * quantized form without the cuBLASLt orders its schema requires. */
 static void test_longformer_bad(void **state) {
     (void)state;
     struct {
         int64_t seq, hidden;
         bool quant;
-        int what; /* 0 as built, 1 no window, 2 mask rank 1, 3 weight [4,8] */
+        int what; /* 0 as built, 1 no window, 2 mask rank 1, 3 weight [4,8], 4 no orders */
         const char *want;
     } cases[] = {
         {6, 4, false, 0,
@@ -503,6 +521,8 @@ static void test_longformer_bad(void **state) {
         {8, 4, false, 2, "node 'lf' (LongformerAttention): input 3 (mask) has rank 1, want 2"},
         {8, 4, true, 3,
          "node 'lf' (QOrderedLongformerAttention): input 2 (weight) has dim 1 of 8, want 12"},
+        {8, 4, true, 4,
+         "node 'lf' (QOrderedLongformerAttention): missing required attr 'order_input' (int)"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         ob_model *m =
@@ -683,6 +703,9 @@ static void test_attention_input_rank(void **state) {
         Onnx__NodeProto *n = oc_ms_node(m, cases[i].op, "bad", in, "y");
         ob_attr_i(m, n, "num_heads", 2);
         ob_attr_i(m, n, "window", 2);
+        if (strncmp(cases[i].op, "QOrdered", 8) == 0) {
+            lf_orders(m, n); /* QOrderedAttention's three are among them */
+        }
         ob_output(m, "y");
         char want[160];
         snprintf(want, sizeof want,

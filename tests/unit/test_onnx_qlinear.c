@@ -461,10 +461,23 @@ static void test_qordered_attention(void **state) {
     fl_report_free(r);
     Onnx__NodeProto *n = oc_ms_node(m, "QOrderedAttention", "qoa_bad", ins[1], "y3");
     ob_attr_i(m, n, "num_heads", 3);
+    ob_attr_i(m, n, "order_input", 1);
+    ob_attr_i(m, n, "order_output", 1);
+    ob_attr_i(m, n, "order_weight", 0);
     ob_output(m, "y3");
     oc_expect_error(m,
                     "node 'qoa_bad' (QOrderedAttention): attr 'num_heads' 3 does not divide input "
                     "5 (Q_weight)'s 4 columns");
+    /* The schema requires the orders of the input, weights and output. */
+    m = oc_ms_model();
+    ob_input(m, "x", OB_INT8, 3, (int64_t[]){2, 3, 4}, NULL);
+    n = oc_ms_node(m, "QOrderedAttention", "qoa_orders", "x,x,x,x,x,x,x,x,x,x,x,x,x,x,x,x,x", "y4");
+    ob_attr_i(m, n, "num_heads", 2);
+    ob_attr_i(m, n, "order_input", 1);
+    ob_attr_i(m, n, "order_weight", 0);
+    ob_output(m, "y4");
+    oc_expect_error(m, "node 'qoa_orders' (QOrderedAttention): missing required attr "
+                       "'order_output' (int)");
 }
 
 int main(void) {

@@ -113,6 +113,16 @@ static void test_qordered_matmul(void **state) {
     ob_attr_i(m, n, "order_Y", 1);
     ob_output(m, "y4");
     oc_expect_error(m, "node 'qo4' (QOrderedMatMul): input 0 (A) has rank 4, want 2 or 3");
+    /* The schema requires all three cuBLASLt orders. */
+    m = oc_ms_model();
+    scalars(m);
+    ob_input(m, "a", I8, 3, (int64_t[]){2, 4, 16}, NULL);
+    ob_input(m, "b", I8, 2, (int64_t[]){16, 8}, NULL);
+    n = oc_ms_node(m, "QOrderedMatMul", "qo_orders", "a,s,b,s,s", "y5");
+    ob_attr_i(m, n, "order_A", 1);
+    ob_attr_i(m, n, "order_Y", 1);
+    ob_output(m, "y5");
+    oc_expect_error(m, "node 'qo_orders' (QOrderedMatMul): missing required attr 'order_B' (int)");
 }
 
 /* MatMulInteger16 A int16 [2,3,8] x B int16 [8,5] -> int32 [2,3,5]: M = 6 *

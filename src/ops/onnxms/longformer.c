@@ -158,8 +158,15 @@ static fl_status lf_read(fl_ctx *c, const fl_node *n, lf_dims *a) {
 }
 
 static fl_status infer_longformer(fl_ctx *c, fl_node *n) {
+    static const char *const orders[] = {"order_input", "order_weight", "order_global_weight",
+                                         "order_output", NULL};
     lf_dims a;
-    fl_status st = lf_read(c, n, &a);
+    fl_status st = n->kind == FL_OP_ONNX_MS_QORDERED_LONGFORMER_ATTENTION
+                       ? fl__ox_need_int_attrs(c, n, orders)
+                       : FL_OK;
+    if (st == FL_OK) {
+        st = lf_read(c, n, &a);
+    }
     if (st != FL_OK) {
         return st;
     }

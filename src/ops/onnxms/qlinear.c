@@ -499,8 +499,12 @@ static fl_status qatt_read(fl_ctx *c, const fl_node *n, qatt *a) {
 }
 
 static fl_status infer_qordered_attention(fl_ctx *c, fl_node *n) {
+    static const char *const orders[] = {"order_input", "order_weight", "order_output", NULL};
     qatt a;
-    fl_status st = qatt_read(c, n, &a);
+    fl_status st = fl__ox_need_int_attrs(c, n, orders);
+    if (st == FL_OK) {
+        st = qatt_read(c, n, &a);
+    }
     return st == FL_OK ? fl__op_set_output(c, n, 0, FL_DT_INT8, 3, (fl_sym[]){a.b, a.s, a.hv}) : st;
 }
 

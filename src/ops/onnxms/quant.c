@@ -156,6 +156,10 @@ static const int mm16_idx[] = {0, 1}, qgemm_idx[] = {0, 3}, qord_idx[] = {0, 2};
 static fl_status infer_int_contraction(fl_ctx *c, fl_node *n) {
     fl_status st;
     if (n->kind == FL_OP_ONNX_MS_QORDERED_MATMUL) {
+        static const char *const orders[] = {"order_A", "order_B", "order_Y", NULL};
+        if ((st = fl__ox_need_int_attrs(c, n, orders)) != FL_OK) {
+            return st;
+        }
         const char *names[] = {"input 0 (A)", "input 2 (B)"};
         for (int i = 0; i < 2; i++) {
             int r = fl__op_in_shape(n, qord_idx[i])->rank;

@@ -5,6 +5,17 @@
 
 #include <string.h>
 
+fl_status fl__ox_need_int_attrs(fl_ctx *c, const fl_node *n, const char *const *names) {
+    for (; *names; names++) {
+        int64_t v;
+        fl_status st = fl__attr_need_int(n, *names, &v, c->d);
+        if (st != FL_OK) {
+            return st;
+        }
+    }
+    return FL_OK;
+}
+
 bool fl__ox_absent(const fl_node *n, int i) {
     return i >= n->n_inputs || n->inputs[i].node->kind == FL_OP_ONNX_ABSENT;
 }

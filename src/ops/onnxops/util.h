@@ -70,6 +70,11 @@ fl_status fl__ox_retype(fl_ctx *c, fl_node *n, int port, int dt);
 /* Numpy broadcast of inputs 0 and 1 into output 0 of dtype dt. */
 fl_status fl__ox_infer_bcast(fl_ctx *c, fl_node *n, int dt);
 
+/* Each of the NULL-terminated `names`, int attrs the op's schema requires
+ * but its count does not read (the cuBLASLt orders of the QOrdered ops), is
+ * present: FL_EINVAL naming the first missing one. */
+fl_status fl__ox_need_int_attrs(fl_ctx *c, const fl_node *n, const char *const *names);
+
 /* Input 0 of the com.microsoft attention ops: rank 3 (batch, sequence,
  * hidden) when the rank is known, failing naming input 0 otherwise; its dims
  * (unknown when the rank is) into b, s, h. */
