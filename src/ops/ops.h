@@ -64,7 +64,7 @@ enum fl_op_flags {
 };
 
 #define FL_OPF_MAX_OPTIONAL_IN 24
-#define FL_OPF_OPTIONAL_IN(i)  (FL_OPF_OPTIONAL_IN0 << (i))
+#define FL_OPF_OPTIONAL_IN(i)  ((uint32_t)FL_OPF_OPTIONAL_IN0 << (i))
 
 struct fl_op_desc {
     const char *name; /* TensorFlow op type */
