@@ -105,7 +105,7 @@ static bool sum_plain_bytes(fl_ctx *c, const fl_node *n, bool outputs, fl_sym *a
 }
 
 static fl_status node_bytes(fl_ctx *c, fl_node *n, fl_cost *kc) {
-    uint32_t fl = n->desc ? n->desc->flags : 0;
+    uint64_t fl = n->desc ? n->desc->flags : 0;
     fl_sym rd = kc->bytes_read, wr = kc->bytes_written, b; /* the hook's, 0 for most */
     fl_status st;
     if (!(fl & (FL_OPF_NO_BYTES | FL_OPF_ALIAS)) && !kc->per_load) {

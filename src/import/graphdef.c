@@ -812,16 +812,9 @@ void fl__gd_add_input(fl_node *n, fl_node *src, long port, int *max_port) {
 fl_status fl__gd_node_outputs(fl_graph *g, fl_node *n, int max_port, fl_diag *d) {
     int cnt;
     if (n->desc) {
-        if (n->n_inputs < n->desc->min_inputs ||
-            (n->desc->max_inputs >= 0 && n->n_inputs > n->desc->max_inputs)) {
-            if (n->desc->max_inputs < 0) {
-                return fl__node_fail(d, FL_EINVAL, n,
-                                     "expects at least %d data inputs, got %d (field: input)",
-                                     n->desc->min_inputs, n->n_inputs);
-            }
-            return fl__node_fail(d, FL_EINVAL, n,
-                                 "expects %d to %d data inputs, got %d (field: input)",
-                                 n->desc->min_inputs, n->desc->max_inputs, n->n_inputs);
+        fl_status st = fl__import_check_arity(d, n, n->n_inputs, "data inputs", "input");
+        if (st != FL_OK) {
+            return st;
         }
         cnt = n->desc->n_outputs >= 0 ? n->desc->n_outputs : n->desc->count_outputs(n, d);
         if (cnt < 0) {

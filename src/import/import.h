@@ -27,6 +27,13 @@ typedef struct fl_import_opts {
     const char *tag;         /* SavedModel meta graph tag (NULL: "serve", or the only one) */
 } fl_import_opts;
 
+/* Checks node n's input count, `count`, against its op's registry row
+ * (nothing for an unregistered op): FL_EINVAL naming the node, the counts
+ * accepted, `what` they are ("inputs", "data inputs") and the file's
+ * `field`, e.g. "expects 2 to 3 inputs, got 1 (field: input)". */
+fl_status fl__import_check_arity(fl_diag *d, const fl_node *n, int count, const char *what,
+                                 const char *field);
+
 /* Parses a binary tensorflow.GraphDef into g (which must be empty): straight
  * from its bytes, or, for what that reader leaves (a function library,
  * reserved attrs, encodings TensorFlow does not write, any malformed

@@ -1215,17 +1215,7 @@ static fl_status resolve_inputs(imp *im, fl_node *n, const Onnx__NodeProto *np, 
         }
     }
     n->n_inputs = (int)cnt;
-    if (n->desc && (n->n_inputs < n->desc->min_inputs ||
-                    (n->desc->max_inputs >= 0 && n->n_inputs > n->desc->max_inputs))) {
-        if (n->desc->max_inputs < 0) {
-            return fl__node_fail(im->d, FL_EINVAL, n,
-                                 "expects at least %d inputs, got %d (field: input)",
-                                 n->desc->min_inputs, n->n_inputs);
-        }
-        return fl__node_fail(im->d, FL_EINVAL, n, "expects %d to %d inputs, got %d (field: input)",
-                             n->desc->min_inputs, n->desc->max_inputs, n->n_inputs);
-    }
-    return FL_OK;
+    return fl__import_check_arity(im->d, n, n->n_inputs, "inputs", "input");
 }
 
 static fl_status import_graph(imp *im, const Onnx__ModelProto *m) {

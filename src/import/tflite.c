@@ -665,6 +665,20 @@ static fl_status add_operator(tfl *t, uint32_t oi, fl_node **out) {
                              "subgraphs[%d].operators[%u].outputs)",
                              outs.n, n->desc->n_outputs, t->sg, oi);
     }
+    /* The input count as TFLite's kernel checks it (absent inputs, -1,
+     * included), and each -1 at a position the kernel requires. */
+    char field[64];
+    snprintf(field, sizeof field, "subgraphs[%d].operators[%u].inputs", t->sg, oi);
+    if ((st = fl__import_check_arity(t->d, n, (int)ins.n, "inputs", field)) != FL_OK) {
+        return st;
+    }
+    for (uint32_t k = 0; k < ins.n; k++) {
+        if (fl__fb_vec_i32(r, ins, k) < 0 && !fl__op_input_optional(n->desc, k)) {
+            return fl__node_fail(t->d, FL_EINVAL, n,
+                                 "input %u is required, but is -1 (no tensor) (field: %s[%u])", k,
+                                 field, k);
+        }
+    }
     if (fl__node_alloc_outputs(t->g, n, (int)outs.n) != FL_OK) {
         return fl__diag_oom(t->d);
     }

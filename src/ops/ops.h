@@ -54,24 +54,25 @@ enum fl_op_flags {
      * producer's op or attrs: rewired onto a producer with equal outputs, it
      * needs no re-inference (shape/incremental.c) */
     FL_OPF_READS_TENSORS = 1u << 6,
-    /* Bits 8-31 (FL_OPF_OPTIONAL_IN(i)): input i, below min_inputs, may be
-     * absent (an ONNX node's empty input name): an optional input, or one of
-     * a variadic run, that comes before a required one. Every other input
-     * below min_inputs is required, and the ONNX importer rejects an empty
-     * name for it, as ONNX's checker does. Ops whose optional inputs all come
-     * after the required ones need none. */
+    /* Bits 8-63 (FL_OPF_OPTIONAL_IN(i)): input i, below min_inputs, may be
+     * absent (an ONNX node's empty input name, a TFLite operator's input
+     * -1): an optional input, or one of a variadic run, that comes before a
+     * required one. Every other input below min_inputs is required, and the
+     * importers reject an absent one, as ONNX's checker and TFLite's kernels
+     * do. Ops whose optional inputs all come after the required ones need
+     * none. */
     FL_OPF_OPTIONAL_IN0 = 1u << 8,
 };
 
-#define FL_OPF_MAX_OPTIONAL_IN 24
-#define FL_OPF_OPTIONAL_IN(i)  ((uint32_t)FL_OPF_OPTIONAL_IN0 << (i))
+#define FL_OPF_MAX_OPTIONAL_IN 56
+#define FL_OPF_OPTIONAL_IN(i)  ((uint64_t)FL_OPF_OPTIONAL_IN0 << (i))
 
 struct fl_op_desc {
     const char *name; /* TensorFlow op type */
     int16_t min_inputs;
     int16_t max_inputs; /* -1: variadic */
     int16_t n_outputs;  /* fixed output count; -1: count_outputs decides */
-    uint32_t flags;     /* fl_op_flags */
+    uint64_t flags;     /* fl_op_flags, and FL_OPF_OPTIONAL_IN marks */
 
     /* (optional when n_outputs >= 0) Output count from attrs (Split's
      * num_split, Unpack's num, IdentityN's T); -1 with d failed on bad attrs. */

@@ -203,6 +203,22 @@ static void test_rotary(void **state) {
     ob_free(m);
 }
 
+/* An EmbedLayerNormalization node 'eln' of the given inputs over ids
+ * (2,7) int32, word (100,16), pos (32,16), seg (2,16) and gamma (16),
+ * outputs y and mi. */
+static ob_model *embed_model(const char *inputs) {
+    ob_model *m = oc_ms_model();
+    ob_input(m, "ids", OB_INT32, 2, (int64_t[]){2, 7}, NULL);
+    ob_init_f(m, "word", 2, (int64_t[]){100, 16}, true);
+    ob_init_f(m, "pos", 2, (int64_t[]){32, 16}, true);
+    ob_init_f(m, "seg", 2, (int64_t[]){2, 16}, true);
+    ob_init_f(m, "gamma", 1, (int64_t[]){16}, true);
+    oc_ms_node(m, "EmbedLayerNormalization", "eln", inputs, "y,mi");
+    ob_output(m, "y");
+    ob_output(m, "mi");
+    return m;
+}
+
 /* EmbedLayerNormalization: input_ids (2,7), segment ids, word (100,16),
  * position (32,16), segment (2,16), gamma, beta, mask (2,7): output
  * (2,7,16), mask_index (2) int32. E = 224, rows 14: (1 + 1 + 6 + 1) * 224 +
@@ -211,20 +227,12 @@ static void test_rotary(void **state) {
  * 96, int_ops 96. */
 static void test_embed(void **state) {
     (void)state;
-    ob_model *m = oc_ms_model();
-    ob_input(m, "ids", OB_INT32, 2, (int64_t[]){2, 7}, NULL);
-    ob_init_f(m, "word", 2, (int64_t[]){100, 16}, true);
-    ob_init_f(m, "pos", 2, (int64_t[]){32, 16}, true);
-    ob_init_f(m, "seg", 2, (int64_t[]){2, 16}, true);
-    ob_init_f(m, "gamma", 1, (int64_t[]){16}, true);
+    ob_model *m = embed_model("ids,ids,word,pos,seg,gamma,gamma,ids");
     ob_input(m, "data", 2 /* uint8 */, 2, (int64_t[]){100, 8}, NULL);
     ob_input(m, "idx", OB_INT64, 2, (int64_t[]){2, 3}, NULL);
     ob_init_f(m, "scales", 2, (int64_t[]){100, 1}, true);
-    oc_ms_node(m, "EmbedLayerNormalization", "eln", "ids,ids,word,pos,seg,gamma,gamma,ids", "y,mi");
     Onnx__NodeProto *g = oc_ms_node(m, "GatherBlockQuantized", "gbq", "data,idx,scales", "e");
     ob_attr_i(m, g, "block_size", 16);
-    ob_output(m, "y");
-    ob_output(m, "mi");
     ob_output(m, "e");
     fl_report *r = oc_run(m, FL_OK);
     const fl_report_node *e = oc_node(r, "eln");
@@ -246,19 +254,6 @@ static void test_embed(void **state) {
  * output (2,7,16), (1 + 6 + 1) * 224 + 2 * 14 = 1820. Beta left out (six
  * inputs) fails the input count; beta given as an empty name, with a mask
  * after it, fails naming the input. */
-static ob_model *embed_model(const char *inputs) {
-    ob_model *m = oc_ms_model();
-    ob_input(m, "ids", OB_INT32, 2, (int64_t[]){2, 7}, NULL);
-    ob_init_f(m, "word", 2, (int64_t[]){100, 16}, true);
-    ob_init_f(m, "pos", 2, (int64_t[]){32, 16}, true);
-    ob_init_f(m, "seg", 2, (int64_t[]){2, 16}, true);
-    ob_init_f(m, "gamma", 1, (int64_t[]){16}, true);
-    oc_ms_node(m, "EmbedLayerNormalization", "eln", inputs, "y,mi");
-    ob_output(m, "y");
-    ob_output(m, "mi");
-    return m;
-}
-
 static void test_embed_required_inputs(void **state) {
     (void)state;
     ob_model *m = embed_model("ids,,word,pos,,gamma,gamma");

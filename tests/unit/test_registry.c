@@ -24,7 +24,7 @@ static void test_every_descriptor_complete(void **state) {
         /* An optional input marked in the flags lies below min_inputs (at
          * or past it every input is optional already), and only ONNX ops
          * have absent inputs by name. */
-        uint32_t opt = d->flags & ~(FL_OPF_OPTIONAL_IN0 - 1u);
+        uint64_t opt = d->flags & ~(uint64_t)(FL_OPF_OPTIONAL_IN0 - 1u);
         if (opt) {
             assert_true(strncmp(d->name, "onnx::", 6) == 0 ||
                         strncmp(d->name, "com.microsoft::", 15) == 0);
