@@ -14,6 +14,7 @@ packages=(
   libonnx-testdata # ONNX's backend node cases for test_onnx_node (skipped without it)
   libjansson-dev # TF.js model.json
   python3-flatbuffers # tests/tools/tflite_macs.py: an independent TFLite reader for cli_tflite
+  python3-onnx # tests/structure/check_onnx_schemas.py: ONNX's operator schemas for onnx_schemas
   libopenblas0 # `foldline calibrate` dlopens libopenblas.so.0; the build needs no BLAS
   clang # libFuzzer targets (tests/fuzz) and sanitizer builds in .ci/run
   clang-format # the style check in .ci/run

@@ -25,7 +25,7 @@
  *    An op no family registers, of a domain we do not model, is imported
  *    as an unknown op with a warning naming op, domain and opset version
  *    (inference leaves its outputs unknown and the report counts it);
- *    an ai.onnx opset outside 7..21 is read with a warning;
+ *    an ai.onnx opset outside 7..FL_ONNX_MAX_OPSET is read with a warning;
  *    Its data inputs are resolved by ONNX value name to (node, port); an
  *    empty input name is an absent optional input: trailing ones are
  *    dropped, one followed by a present input reads the output of one shared

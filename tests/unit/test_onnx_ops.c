@@ -191,6 +191,77 @@ static void test_dft_symbolic_length(void **state) {
     }
 }
 
+/* DFT's axis over x [2,8,16,2] (r = 4): a negative axis counts from the
+ * back of all r dims, -2 the last signal axis (dim 2, L = 16: 2*8 = 16
+ * vectors of 5*16*4 = 320 FLOPs: 5120); axis 1 (L = 8): 2*16 vectors of
+ * 5*8*3 = 120: 3840. Opset 17 takes attr axis (default 1); opset 20 input
+ * 2 (default -2). dft_length 10 on axis 2, onesided: dim 2 becomes 10/2 +
+ * 1 = 6, 16 vectors of 5*10*4 = 200: 3200. An axis input without a value
+ * leaves the cost unknown and, with a length, the signal dims. Axis 3 (the
+ * complex dim) or -1 fail. */
+static void test_dft_axis(void **state) {
+    (void)state;
+    const struct {
+        int opset;
+        int64_t axis; /* 99: none */
+        bool input, len;
+        const char *shape;
+        int64_t flops;
+    } cases[] = {
+        {17, 99, false, false, "[2,8,16,2]", 3840}, {17, -2, false, false, "[2,8,16,2]", 5120},
+        {17, 1, false, false, "[2,8,16,2]", 3840},  {17, -3, false, false, "[2,8,16,2]", 3840},
+        {20, 99, false, false, "[2,8,16,2]", 5120}, {20, 1, true, false, "[2,8,16,2]", 3840},
+        {20, -3, true, false, "[2,8,16,2]", 3840},  {20, 2, true, true, "[2,8,6,2]", 3200},
+        {17, 2, false, true, "[2,8,6,2]", 3200},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ob_model *m = ob_new(cases[i].opset);
+        ob_input(m, "x", OB_FLOAT, 4, (int64_t[]){2, 8, 16, 2}, NULL);
+        ob_init_i64(m, "len", 0, NULL, (int64_t[]){10});
+        ob_init_i64(m, "ax", 0, NULL, (int64_t[]){cases[i].axis});
+        Onnx__NodeProto *n = ob_node(m, "DFT", "dft",
+                                     cases[i].input ? (cases[i].len ? "x,len,ax" : "x,,ax")
+                                                    : (cases[i].len ? "x,len" : "x"),
+                                     "y");
+        if (cases[i].axis != 99 && !cases[i].input) {
+            ob_attr_i(m, n, "axis", cases[i].axis);
+        }
+        if (cases[i].len) {
+            ob_attr_i(m, n, "onesided", 1);
+        }
+        ob_output(m, "y");
+        fl_report *r = oc_run(m, FL_OK);
+        const fl_report_node *d = oc_node(r, "dft");
+        assert_string_equal(d->outputs[0].shape, cases[i].shape);
+        oc_assert_cost(d, cases[i].flops, 0);
+        fl_report_free(r);
+        ob_free(m);
+    }
+    for (int with_len = 0; with_len < 2; with_len++) {
+        ob_model *m = ob_new(20);
+        ob_input(m, "x", OB_FLOAT, 4, (int64_t[]){2, 8, 16, 2}, NULL);
+        ob_input(m, "ax", OB_INT64, 0, NULL, NULL);
+        ob_init_i64(m, "len", 0, NULL, (int64_t[]){10});
+        ob_node(m, "DFT", "dft", with_len ? "x,len,ax" : "x,,ax", "y");
+        ob_output(m, "y");
+        fl_report *r = oc_run(m, FL_OK);
+        const fl_report_node *d = oc_node(r, "dft");
+        assert_string_equal(d->outputs[0].shape, with_len ? "[?,?,?,2]" : "[2,8,16,2]");
+        assert_true(d->incomplete);
+        fl_report_free(r);
+        ob_free(m);
+    }
+    for (int64_t bad = -1; bad <= 3; bad += 4) {
+        ob_model *m = ob_new(17);
+        ob_input(m, "x", OB_FLOAT, 4, (int64_t[]){2, 8, 16, 2}, NULL);
+        ob_attr_i(m, ob_node(m, "DFT", "dft", "x", "y"), "axis", bad);
+        ob_output(m, "y");
+        oc_expect_error(m, bad < 0 ? "node 'dft' (DFT): axis -1 is out of range for an input of "
+                                     "rank 4 ([-4, -2] or [0, 2])"
+                                   : "axis 3 is out of range");
+    }
+}
+
 /* Mod over a symbolic batch: x [n,4] int64, y [4] -> [n,4], 4*n FLOPs;
  * NonZero of a known [2,3] tensor with three non-zeros -> [2,3], exact. */
 static void test_mod_symbolic_nonzero(void **state) {
@@ -1034,6 +1105,7 @@ int main(void) {
         cmocka_unit_test(test_resize_topk),
         cmocka_unit_test(test_topk_symbolic_k),
         cmocka_unit_test(test_dft_symbolic_length),
+        cmocka_unit_test(test_dft_axis),
         cmocka_unit_test(test_mod_symbolic_nonzero),
         cmocka_unit_test(test_ml_linear_regressor),
         cmocka_unit_test(test_ml_models),

@@ -10,8 +10,10 @@
  * SoftmaxCrossEntropyLoss's log_prob has the scores' shape. Random ops: the
  * input's shape (*Like, Bernoulli) or attr shape, dtype from attr dtype
  * (default: the input's, else float); Multinomial [batch, sample_size].
- * DFT (opset 17): the input's shape with the last dim 2 (complex) and attr
- * axis's dim dft_length (input 1, when known), onesided floor(L/2) + 1.
+ * DFT: the input's shape with the last dim 2 (complex) and the axis's dim
+ * dft_length (input 1, when known), onesided floor(L/2) + 1; the axis is
+ * attr axis (default 1) up to opset 19, input 2 (default -2) from opset 20,
+ * a negative one counted from the back of the input's dims.
  * STFT [batch, frames, bins, 2], frames = (len - frame_length) / frame_step
  * + 1, bins = onesided ? frame_length/2 + 1 : frame_length. Windows [size]
  * and MelWeightMatrix [dft_length/2 + 1, num_mel_bins] need their scalar
@@ -206,14 +208,38 @@ static int64_t fft_flops(int64_t len) {
     return 5 * len * lg;
 }
 
+/* The transformed axis of a DFT over x of rank `rank`: attr axis (default
+ * 1) before opset 20, the scalar input 2 (default -2) from opset 20 on; a
+ * negative axis counts from the back of x's dims (the complex dim
+ * included), so -2 is the last signal axis. *ax -1 when input 2's value is
+ * unknown. */
+static fl_status dft_axis(fl_ctx *c, const fl_node *n, int rank, int *ax) {
+    int64_t a = -2;
+    fl_status st = FL_OK;
+    *ax = -1;
+    if (c->g->producer < 20) {
+        st = fl__attr_int_or(n, "axis", 1, &a, c->d);
+    } else if (!fl__ox_absent(n, 2) && !scalar_in(n, 2, &a)) {
+        return FL_OK;
+    }
+    if (st != FL_OK) {
+        return st;
+    }
+    if (a < -(int64_t)rank || a == -1 || a > rank - 2) {
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "axis %lld is out of range for an input of rank %d ([%d, -2] or "
+                             "[0, %d])",
+                             (long long)a, rank, -rank, rank - 2);
+    }
+    *ax = (int)(a < 0 ? a + rank : a);
+    return FL_OK;
+}
+
 static fl_status infer_dft(fl_ctx *c, fl_node *n) {
     const fl_shape *x = &fl_node_in(n, 0)->shape;
     int dt = fl__ox_in_dtype(n, 0);
-    int64_t a, inv, one;
-    fl_status st = fl__attr_int_or(n, "axis", 1, &a, c->d);
-    if (st == FL_OK) {
-        st = fl__attr_int_or(n, "inverse", 0, &inv, c->d);
-    }
+    int64_t inv, one;
+    fl_status st = fl__attr_int_or(n, "inverse", 0, &inv, c->d);
     if (st == FL_OK) {
         st = fl__attr_int_or(n, "onesided", 0, &one, c->d);
     }
@@ -221,11 +247,19 @@ static fl_status infer_dft(fl_ctx *c, fl_node *n) {
         return st != FL_OK ? st : fl__op_set_output(c, n, 0, dt, -1, NULL);
     }
     int ax;
-    if ((st = fl__ox_norm_axis(c, n, a, x->rank - 1, "attr 'axis'", &ax)) != FL_OK) {
+    if ((st = dft_axis(c, n, x->rank, &ax)) != FL_OK) {
         return st;
     }
     fl_sym d[256];
     memcpy(d, x->dims, (size_t)x->rank * sizeof(fl_sym));
+    d[x->rank - 1] = fl_sym_const(2);
+    if (ax < 0) {
+        /* The axis is not known: so is the dim a length or onesided sets. */
+        for (int i = 0; i < x->rank - 1 && (one || !fl__ox_absent(n, 1)); i++) {
+            d[i] = fl_sym_unknown();
+        }
+        return fl__op_set_output(c, n, 0, dt, x->rank, d);
+    }
     int64_t len;
     if (!fl__ox_absent(n, 1)) {
         d[ax] = scalar_in(n, 1, &len) ? fl_sym_const(len) : fl_sym_unknown();
@@ -236,21 +270,20 @@ static fl_status infer_dft(fl_ctx *c, fl_node *n) {
             st = fl__op_add(c, n, d[ax], fl_sym_const(1), &d[ax]);
         }
     }
-    d[x->rank - 1] = fl_sym_const(2);
     return st == FL_OK ? fl__op_set_output(c, n, 0, dt, x->rank, d) : st;
 }
 
 static fl_status cost_dft(fl_ctx *c, const fl_node *n, fl_cost *out) {
     fl_arith k = {c, n, FL_OK};
     const fl_shape *x = &fl_node_in(n, 0)->shape;
-    int64_t a = 1, len = -1;
-    fl_status st = fl__attr_int_or(n, "axis", 1, &a, c->d);
+    int64_t len = -1;
+    int ax = -1;
+    fl_status st = x->rank >= 2 ? dft_axis(c, n, x->rank, &ax) : FL_OK;
     if (st != FL_OK) {
         return st;
     }
     fl_sym f = fl_sym_unknown(), lsym = fl_sym_unknown();
     if (x->rank >= 2) {
-        int ax = (int)(a < 0 ? a + x->rank - 1 : a);
         if (fl__ox_absent(n, 1) && ax >= 0 && ax < x->rank && fl_sym_is_known(x->dims[ax])) {
             len = x->dims[ax].k;
         } else if (fl__ox_absent(n, 1) && ax >= 0 && ax < x->rank) {
