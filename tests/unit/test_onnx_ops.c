@@ -262,6 +262,45 @@ static void test_dft_axis(void **state) {
     }
 }
 
+/* DFT: the inverse of a one-sided spectrum (inverse and onesided: irfft)
+ * is a real signal, last dim 1, of L = 2 * (n - 1) points by default: x
+ * [3,5,2] -> [3,8,1], 3 vectors of 5*8*3 = 120: 360; dft_length 9 ->
+ * [3,9,1], 3 * 5*9*4 = 540; x [2,4,3,2] on axis 1 -> [2,6,3,1], 6 vectors
+ * of 5*6*3 = 90: 540. */
+static void test_dft_irfft(void **state) {
+    (void)state;
+    const struct {
+        int opset;
+        int rank;
+        const char *inputs, *shape;
+        int64_t axis, flops;
+    } cases[] = {
+        {20, 3, "x", "[3,8,1]", 99, 360},      {20, 3, "x,len", "[3,9,1]", 99, 540},
+        {20, 4, "x,,ax", "[2,6,3,1]", 1, 540}, {17, 3, "x", "[3,8,1]", 1, 360},
+        {17, 4, "x", "[2,6,3,1]", 1, 540},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ob_model *m = ob_new(cases[i].opset);
+        ob_input(m, "x", OB_FLOAT, cases[i].rank,
+                 cases[i].rank == 3 ? (int64_t[]){3, 5, 2} : (int64_t[]){2, 4, 3, 2}, NULL);
+        ob_init_i64(m, "len", 0, NULL, (int64_t[]){9});
+        ob_init_i64(m, "ax", 0, NULL, (int64_t[]){cases[i].axis});
+        Onnx__NodeProto *n = ob_node(m, "DFT", "dft", cases[i].inputs, "y");
+        ob_attr_i(m, n, "inverse", 1);
+        ob_attr_i(m, n, "onesided", 1);
+        if (cases[i].opset < 20) {
+            ob_attr_i(m, n, "axis", cases[i].axis);
+        }
+        ob_output(m, "y");
+        fl_report *r = oc_run(m, FL_OK);
+        const fl_report_node *d = oc_node(r, "dft");
+        assert_string_equal(d->outputs[0].shape, cases[i].shape);
+        oc_assert_cost(d, cases[i].flops, 0);
+        fl_report_free(r);
+        ob_free(m);
+    }
+}
+
 /* Mod over a symbolic batch: x [n,4] int64, y [4] -> [n,4], 4*n FLOPs;
  * NonZero of a known [2,3] tensor with three non-zeros -> [2,3], exact. */
 static void test_mod_symbolic_nonzero(void **state) {
@@ -1106,6 +1145,7 @@ int main(void) {
         cmocka_unit_test(test_topk_symbolic_k),
         cmocka_unit_test(test_dft_symbolic_length),
         cmocka_unit_test(test_dft_axis),
+        cmocka_unit_test(test_dft_irfft),
         cmocka_unit_test(test_mod_symbolic_nonzero),
         cmocka_unit_test(test_ml_linear_regressor),
         cmocka_unit_test(test_ml_models),

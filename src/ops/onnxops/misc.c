@@ -11,9 +11,11 @@
  * input's shape (*Like, Bernoulli) or attr shape, dtype from attr dtype
  * (default: the input's, else float); Multinomial [batch, sample_size].
  * DFT: the input's shape with the last dim 2 (complex) and the axis's dim
- * dft_length (input 1, when known), onesided floor(L/2) + 1; the axis is
- * attr axis (default 1) up to opset 19, input 2 (default -2) from opset 20,
- * a negative one counted from the back of the input's dims.
+ * dft_length L (input 1, when known), onesided (rfft) floor(L/2) + 1; an
+ * inverse onesided DFT (irfft) gives a real signal, last dim 1, of L
+ * points, L by default 2 * (n - 1) for the axis's n. The axis is attr axis
+ * (default 1) up to opset 19, input 2 (default -2) from opset 20, a
+ * negative one counted from the back of the input's dims.
  * STFT [batch, frames, bins, 2], frames = (len - frame_length) / frame_step
  * + 1, bins = onesided ? frame_length/2 + 1 : frame_length. Windows [size]
  * and MelWeightMatrix [dft_length/2 + 1, num_mel_bins] need their scalar
@@ -34,8 +36,9 @@
  *                        (draw and compare)
  *   DFT                  5 * L * ceil(log2 L) per transformed vector (the
  *                        usual radix-2 complex FFT count), L = dft_length
- *                        (absent: the axis's dim; a symbolic one gives the
- *                        formula with the symbols' ceil(log2) atom)
+ *                        (absent: the axis's dim n, 2 * (n - 1) for an
+ *                        irfft; a symbolic one gives the formula with the
+ *                        symbols' ceil(log2) atom)
  *   STFT                 frames * batch * (5 * L * ceil(log2 L) + L)  (an
  *                        FFT per frame and the window's multiplies)
  *   HannWindow, HammingWindow  4 * E(out) (2*pi*n/N, cos, scale, subtract);
@@ -235,14 +238,35 @@ static fl_status dft_axis(fl_ctx *c, const fl_node *n, int rank, int *ax) {
     return FL_OK;
 }
 
-static fl_status infer_dft(fl_ctx *c, fl_node *n) {
-    const fl_shape *x = &fl_node_in(n, 0)->shape;
-    int dt = fl__ox_in_dtype(n, 0);
+/* The transform's length L along axis ax of x: input 1 (dft_length) when
+ * given (unknown without its value), else the axis's dim n, or 2 * (n - 1)
+ * for the inverse of a one-sided spectrum (irfft), whose input holds n =
+ * L/2 + 1 points. */
+static fl_sym dft_length(fl_arith *k, const fl_node *n, const fl_shape *x, int ax, bool irfft) {
+    int64_t len;
+    if (!fl__ox_absent(n, 1)) {
+        return scalar_in(n, 1, &len) ? fl_sym_const(len) : fl_sym_unknown();
+    }
+    return irfft ? fl__ar_scale(k, fl__ar_sub(k, x->dims[ax], fl_sym_const(1)), 2) : x->dims[ax];
+}
+
+/* DFT's attrs inverse and onesided. */
+static fl_status dft_attrs(fl_ctx *c, const fl_node *n, bool *inverse, bool *onesided) {
     int64_t inv, one;
     fl_status st = fl__attr_int_or(n, "inverse", 0, &inv, c->d);
     if (st == FL_OK) {
         st = fl__attr_int_or(n, "onesided", 0, &one, c->d);
     }
+    *inverse = inv != 0;
+    *onesided = one != 0;
+    return st;
+}
+
+static fl_status infer_dft(fl_ctx *c, fl_node *n) {
+    const fl_shape *x = &fl_node_in(n, 0)->shape;
+    int dt = fl__ox_in_dtype(n, 0);
+    bool inv = false, one = false;
+    fl_status st = dft_attrs(c, n, &inv, &one);
     if (st != FL_OK || x->rank < 0) {
         return st != FL_OK ? st : fl__op_set_output(c, n, 0, dt, -1, NULL);
     }
@@ -252,7 +276,7 @@ static fl_status infer_dft(fl_ctx *c, fl_node *n) {
     }
     fl_sym d[256];
     memcpy(d, x->dims, (size_t)x->rank * sizeof(fl_sym));
-    d[x->rank - 1] = fl_sym_const(2);
+    d[x->rank - 1] = fl_sym_const(inv && one ? 1 : 2); /* irfft: a real signal */
     if (ax < 0) {
         /* The axis is not known: so is the dim a length or onesided sets. */
         for (int i = 0; i < x->rank - 1 && (one || !fl__ox_absent(n, 1)); i++) {
@@ -260,50 +284,46 @@ static fl_status infer_dft(fl_ctx *c, fl_node *n) {
         }
         return fl__op_set_output(c, n, 0, dt, x->rank, d);
     }
-    int64_t len;
-    if (!fl__ox_absent(n, 1)) {
-        d[ax] = scalar_in(n, 1, &len) ? fl_sym_const(len) : fl_sym_unknown();
-    }
-    if (one) {
+    fl_arith k = {c, n, FL_OK};
+    d[ax] = dft_length(&k, n, x, ax, inv && one);
+    if (one && !inv) { /* rfft: the spectrum's first L/2 + 1 points */
         st = fl__op_floordiv(c, n, d[ax], fl_sym_const(2), &d[ax]);
         if (st == FL_OK) {
             st = fl__op_add(c, n, d[ax], fl_sym_const(1), &d[ax]);
         }
     }
-    return st == FL_OK ? fl__op_set_output(c, n, 0, dt, x->rank, d) : st;
+    if (k.st != FL_OK || st != FL_OK) {
+        return k.st != FL_OK ? k.st : st;
+    }
+    return fl__op_set_output(c, n, 0, dt, x->rank, d);
 }
 
 static fl_status cost_dft(fl_ctx *c, const fl_node *n, fl_cost *out) {
     fl_arith k = {c, n, FL_OK};
     const fl_shape *x = &fl_node_in(n, 0)->shape;
-    int64_t len = -1;
+    bool inv = false, one = false;
     int ax = -1;
-    fl_status st = x->rank >= 2 ? dft_axis(c, n, x->rank, &ax) : FL_OK;
+    fl_status st = dft_attrs(c, n, &inv, &one);
+    if (st == FL_OK && x->rank >= 2) {
+        st = dft_axis(c, n, x->rank, &ax);
+    }
     if (st != FL_OK) {
         return st;
     }
-    fl_sym f = fl_sym_unknown(), lsym = fl_sym_unknown();
-    if (x->rank >= 2) {
-        if (fl__ox_absent(n, 1) && ax >= 0 && ax < x->rank && fl_sym_is_known(x->dims[ax])) {
-            len = x->dims[ax].k;
-        } else if (fl__ox_absent(n, 1) && ax >= 0 && ax < x->rank) {
-            lsym = x->dims[ax]; /* symbolic, or unknown */
-        } else if (!fl__ox_absent(n, 1)) {
-            (void)scalar_in(n, 1, &len);
-        }
-        fl_sym t = fl_sym_unknown();
-        if (ax >= 0 && ax < x->rank - 1) {
-            t = fl__ar_mul(&k, fl__ar_dims_prod(&k, x, 0, ax),
-                           fl__ar_dims_prod(&k, x, ax + 1, x->rank - 1));
-        }
-        if (len >= 0) {
-            f = fl__ar_scale(&k, t, fft_flops(len));
-        } else if (!fl_sym_is_unknown(lsym)) {
+    fl_sym f = fl_sym_unknown();
+    if (ax >= 0 && ax < x->rank - 1) {
+        /* vectors: every dim but the axis and the complex one */
+        fl_sym t = fl__ar_mul(&k, fl__ar_dims_prod(&k, x, 0, ax),
+                              fl__ar_dims_prod(&k, x, ax + 1, x->rank - 1));
+        fl_sym len = dft_length(&k, n, x, ax, inv && one);
+        if (fl_sym_is_known(len)) {
+            f = fl__ar_scale(&k, t, fft_flops(len.k));
+        } else if (!fl_sym_is_unknown(len)) {
             fl_sym lg;
-            if (fl__sym_clog2(c->st, lsym, &lg) != FL_OK) {
+            if (fl__sym_clog2(c->st, len, &lg) != FL_OK) {
                 return fl__diag_oom(c->d); /* its only failure */
             }
-            f = fl__ar_mul(&k, fl__ar_scale(&k, t, 5), fl__ar_mul(&k, lsym, lg));
+            f = fl__ar_mul(&k, fl__ar_scale(&k, t, 5), fl__ar_mul(&k, len, lg));
         }
     }
     return fl__ar_put_cost(&k, out, f, fl_sym_const(0));
