@@ -877,7 +877,8 @@ static fl_status convert_attr(imp *im, fl_node *n, const Onnx__AttributeProto *p
     }
 }
 
-/* Constant node -> Const kind. Supports value, value_float(s), value_int(s). */
+/* Constant node -> Const kind. Supports value, value_float(s), value_int(s),
+ * value_string(s); not sparse_value. */
 static fl_status import_constant(imp *im, fl_node *n, const Onnx__NodeProto *np) {
     fl_graph *g = im->g;
     if (np->n_attribute != 1 || !np->attribute[0]->name) {
@@ -918,12 +919,32 @@ static fl_status import_constant(imp *im, fl_node *n, const Onnx__NodeProto *np)
             return fl__diag_oom(im->d);
         }
         k = t.v.tensor;
-    } else if (strcmp(an, "sparse_value") == 0 || strcmp(an, "value_string") == 0 ||
-               strcmp(an, "value_strings") == 0) {
+    } else if (strcmp(an, "value_string") == 0 || strcmp(an, "value_strings") == 0) {
+        /* A string tensor, [n] or a scalar, over the attr's own strings. */
+        bool is_list = an[12] == 's';
+        Onnx__TensorProto *tp = fl__arena_zalloc(g->arena, sizeof(*tp));
+        int64_t *dims = fl__arena_calloc(g->arena, 1, sizeof(int64_t));
+        if (!tp || !dims) {
+            return fl__diag_oom(im->d);
+        }
+        onnx__tensor_proto__init(tp);
+        tp->data_type = ONNX__TENSOR_PROTO__DATA_TYPE__STRING;
+        tp->has_data_type = 1;
+        tp->n_dims = is_list ? 1 : 0;
+        tp->dims = dims;
+        dims[0] = (int64_t)at->n_strings;
+        tp->n_string_data = is_list ? at->n_strings : 1;
+        tp->string_data = is_list ? at->strings : (ProtobufCBinaryData *)&at->s;
+        fl_status st = decode_tensor(
+            im, n, is_list ? "attr 'value_strings'" : "attr 'value_string'", tp, &k, &stripped);
+        if (st != FL_OK) {
+            return st;
+        }
+    } else if (strcmp(an, "sparse_value") == 0) {
         return fl__node_fail(im->d, FL_EUNSUPPORTED, n,
-                             "Constant attr '%s' is not supported (value, value_float, "
-                             "value_floats, value_int, value_ints are; field: attribute)",
-                             an);
+                             "Constant attr 'sparse_value' is not supported (value, value_float, "
+                             "value_floats, value_int, value_ints, value_string, value_strings "
+                             "are; field: attribute)");
     } else {
         return fl__node_fail(im->d, FL_EINVAL, n,
                              "Constant attr '%s' is not one of ONNX's Constant attributes "

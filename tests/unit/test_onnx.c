@@ -293,6 +293,31 @@ static void test_fused_matmul(void **state) {
 /* Shape computations                                                         */
 /* ------------------------------------------------------------------------- */
 
+/* Constant's string forms: value_strings ["a","bc","d"] is a string tensor
+ * [3], value_string "hi" a string scalar; StringConcat (opset 20) of the
+ * two broadcasts to [3]. */
+static void test_constant_strings(void **state) {
+    (void)state;
+    ob_model *m = ob_new(20);
+    ob_attr_strings(m, ob_node(m, "Constant", "ks", "", "s"), "value_strings", 3,
+                    (const char *const[]){"a", "bc", "d"});
+    ob_attr_s(m, ob_node(m, "Constant", "k1", "", "h"), "value_string", "hi");
+    ob_node(m, "StringConcat", "cat", "s,h", "y");
+    ob_output(m, "y");
+    fl_report *r = run_ok(m);
+    const struct {
+        const char *node, *shape;
+    } want[] = {{"ks", "[3]"}, {"k1", "[]"}, {"cat", "[3]"}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        const fl_report_node *n = tg_find(r, want[i].node);
+        assert_string_equal(n->outputs[0].shape, want[i].shape);
+        assert_string_equal(n->outputs[0].dtype, "string");
+    }
+    assert_int_equal(r->nodes_incomplete, 0);
+    fl_report_free(r);
+    ob_free(m);
+}
+
 /* The exporter's Reshape target: Shape -> Gather -> Unsqueeze -> Concat with
  * [-1] resolves exactly, also with a symbolic batch: X [N,3,4] -> [N,12]. */
 static void test_reshape_shape_chain(void **state) {
@@ -843,12 +868,12 @@ static void test_error_unsupported(void **state) {
 
     /* Operator sets before 7 are read with a warning (test_onnx_ops). */
 
-    /* Constant's string and sparse forms are ONNX's; an attr of another name
-     * is not. */
+    /* Constant's sparse form is ONNX's but not read (its string forms are:
+     * test_constant_strings); an attr of another name is not ONNX's. */
     m = ob_new(13);
-    ob_attr_s(m, ob_node(m, "Constant", "k", "", "c"), "value_string", "hi");
+    ob_attr_i(m, ob_node(m, "Constant", "k", "", "c"), "sparse_value", 1);
     ob_output(m, "c");
-    expect_fail(m, FL_EUNSUPPORTED, "node 'k' (Constant): Constant attr 'value_string'");
+    expect_fail(m, FL_EUNSUPPORTED, "node 'k' (Constant): Constant attr 'sparse_value'");
     m = ob_new(13);
     ob_attr_i(m, ob_node(m, "Constant", "k", "", "c"), "value_bogus", 1);
     ob_output(m, "c");
@@ -936,6 +961,7 @@ int main(void) {
         cmocka_unit_test(test_matmul_batched),
         cmocka_unit_test(test_fused_matmul),
         cmocka_unit_test(test_reshape_shape_chain),
+        cmocka_unit_test(test_constant_strings),
         cmocka_unit_test(test_transpose_evaluates_pads),
         cmocka_unit_test(test_slice),
         cmocka_unit_test(test_slice_value),
