@@ -1,7 +1,10 @@
 /*
- * onnx_ext.c - see onnx_ext.h.
+ * onnx_ext.c - see onnx_ext.h; and fl__import_onnx_refs (import.h), the
+ * external data files a model names, read before the model is imported.
  */
 #include "import/onnx_ext.h"
+
+#include "import/onnx_wire.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -222,4 +225,51 @@ void fl__onnx_ext_free(fl_onnx_ext *x) {
     }
     x->ranges = NULL;
     x->n = x->cap = 0;
+}
+
+/* Calls fn once for each external data location of the main graph's
+ * initializers and Constant nodes. */
+static void tensor_ref(const Onnx__TensorProto *t, const char **seen, size_t *n_seen, size_t cap,
+                       void (*fn)(const char *name, void *arg), void *arg) {
+    if (!t || !t->has_data_location ||
+        t->data_location != ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL) {
+        return;
+    }
+    for (size_t i = 0; i < t->n_external_data; i++) {
+        const Onnx__StringStringEntryProto *e = t->external_data[i];
+        if (!e->key || strcmp(e->key, "location") != 0 || !e->value || !*e->value) {
+            continue;
+        }
+        for (size_t k = 0; k < *n_seen; k++) {
+            if (strcmp(seen[k], e->value) == 0) {
+                return;
+            }
+        }
+        if (*n_seen < cap) {
+            seen[(*n_seen)++] = e->value;
+            fn(e->value, arg);
+        }
+        return;
+    }
+}
+
+int fl__import_onnx_refs(const uint8_t *buf, size_t len, void (*fn)(const char *name, void *arg),
+                         void *arg) {
+    fl_arena a;
+    fl__arena_init(&a, (size_t)1 << 30);
+    fl_pbwire_error e;
+    const Onnx__ModelProto *m = fl__onnx_wire_unpack(&a, buf, len, &e);
+    const Onnx__GraphProto *gp = m ? m->graph : NULL;
+    size_t cap = gp ? gp->n_initializer + gp->n_node : 0, n = 0;
+    const char **seen = cap ? fl__arena_calloc(&a, cap, sizeof(char *)) : NULL;
+    for (size_t i = 0; seen && i < gp->n_initializer; i++) {
+        tensor_ref(gp->initializer[i], seen, &n, cap, fn, arg);
+    }
+    for (size_t i = 0; seen && i < gp->n_node; i++) {
+        for (size_t k = 0; k < gp->node[i]->n_attribute; k++) {
+            tensor_ref(gp->node[i]->attribute[k]->t, seen, &n, cap, fn, arg);
+        }
+    }
+    fl__arena_free(&a);
+    return m ? (int)n : -1;
 }

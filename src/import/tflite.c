@@ -19,7 +19,11 @@
  *    bytes of attr "custom_options"; the shapes and types the file stores for
  *    its outputs are attrs _output_shapes and _output_types (the op hooks
  *    check their inference against them); a tensor's quantization is
- *    attr "_quantized" (list of bools, one per input).
+ *    attr "_quantized" (list of bools, one per input). Its input count
+ *    (absent inputs, -1, included) must lie within its row's min_inputs and
+ *    max_inputs, and a -1 may stand only for an input the row marks
+ *    optional, as TFLite's kernels check them (src/ops/tflite/tflite.def);
+ *    trailing -1s are then dropped, others read an absent-input node.
  * Subgraphs other than 0 (WHILE/IF bodies, CALL_ONCE initialisers) are
  * imported once each into the same graph, their node names prefixed with the
  * subgraph's name, their inputs "_subgraph_input" nodes of the stored shape.
@@ -673,7 +677,7 @@ static fl_status add_operator(tfl *t, uint32_t oi, fl_node **out) {
         return st;
     }
     for (uint32_t k = 0; k < ins.n; k++) {
-        if (fl__fb_vec_i32(r, ins, k) < 0 && !fl__op_input_optional(n->desc, k)) {
+        if (fl__fb_vec_i32(r, ins, k) < 0 && !fl__op_input_may_be_minus1(n->desc, k)) {
             return fl__node_fail(t->d, FL_EINVAL, n,
                                  "input %u is required, but is -1 (no tensor) (field: %s[%u])", k,
                                  field, k);

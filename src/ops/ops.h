@@ -54,13 +54,19 @@ enum fl_op_flags {
      * producer's op or attrs: rewired onto a producer with equal outputs, it
      * needs no re-inference (shape/incremental.c) */
     FL_OPF_READS_TENSORS = 1u << 6,
-    /* Bits 8-63 (FL_OPF_OPTIONAL_IN(i)): input i, below min_inputs, may be
-     * absent (an ONNX node's empty input name, a TFLite operator's input
-     * -1): an optional input, or one of a variadic run, that comes before a
-     * required one. Every other input below min_inputs is required, and the
-     * importers reject an absent one, as ONNX's checker and TFLite's kernels
-     * do. Ops whose optional inputs all come after the required ones need
-     * none. */
+    /* nothing is known of its inputs (a TFLite custom or delegate op): any
+     * of them may be absent */
+    FL_OPF_OPAQUE_INPUTS = 1u << 7,
+    /* Bits 8-63 (FL_OPF_OPTIONAL_IN(i)): input i may be absent.
+     *  - ONNX ops (an empty input name): every input at or past min_inputs
+     *    is optional, so a row marks only the optional inputs (or those of
+     *    a variadic run) that come before a required one; the importer
+     *    rejects an empty name for any other input below min_inputs, as
+     *    ONNX's checker does (fl__op_input_optional).
+     *  - TFLite builtins (an operator's input -1): a row marks every input
+     *    its kernel accepts as -1, below min_inputs or not; TFLite's kernels
+     *    read every other input they are given, and the importer rejects a
+     *    -1 there (fl__op_input_may_be_minus1). */
     FL_OPF_OPTIONAL_IN0 = 1u << 8,
 };
 
@@ -102,6 +108,14 @@ struct fl_op_desc {
  * (d NULL): nothing is known of its inputs. */
 static inline bool fl__op_input_optional(const struct fl_op_desc *d, size_t i) {
     return !d || i >= (size_t)(d->min_inputs > 0 ? d->min_inputs : 0) ||
+           (i < FL_OPF_MAX_OPTIONAL_IN && (d->flags & FL_OPF_OPTIONAL_IN(i)));
+}
+
+/* Whether a TFLite operator of row d may give -1 (no tensor) as input i:
+ * the row marks it optional, or the op's inputs are opaque (or d is NULL:
+ * not registered). */
+static inline bool fl__op_input_may_be_minus1(const struct fl_op_desc *d, size_t i) {
+    return !d || (d->flags & FL_OPF_OPAQUE_INPUTS) ||
            (i < FL_OPF_MAX_OPTIONAL_IN && (d->flags & FL_OPF_OPTIONAL_IN(i)));
 }
 

@@ -150,11 +150,13 @@ static op ops[] = {
     /* Conv2DOptions: padding SAME(0), stride_w, stride_h, act RELU(1) */
     {0, 3, 1, {0, 1, 2}, {3}, 1, 4, {0, 1, 1, 1}},
     /* DepthwiseConv2DOptions: padding VALID(1), stride_w 2, stride_h 2,
-     * depth_multiplier 1, act NONE; bias absent (-1) */
-    {1, 3, 1, {3, 4, -1}, {5}, 2, 5, {1, 2, 2, 1, 0}},
+     * depth_multiplier 1, act NONE; no bias: two inputs (TFLite's kernel
+     * takes no -1 for it) */
+    {1, 2, 1, {3, 4}, {5}, 2, 5, {1, 2, 2, 1, 0}},
     {2, 2, 1, {5, 6}, {7}, 0, 0, {0}},
     {3, 1, 1, {8}, {9}, 0, 0, {0}},
-    /* FullyConnectedOptions: act NONE; bias absent */
+    /* FullyConnectedOptions: act NONE; bias absent (-1, as TFLite's kernel
+     * allows) */
     {4, 3, 1, {7, 9, -1}, {10}, 8, 1, {0}},
 };
 

@@ -21,15 +21,20 @@ static void test_every_descriptor_complete(void **state) {
         assert_true(d->max_inputs == -1 || d->max_inputs >= d->min_inputs);
         /* A variable output count needs a function that tells it. */
         assert_true(d->n_outputs >= 0 || d->count_outputs != NULL);
-        /* An optional input marked in the flags lies below min_inputs (at
-         * or past it every input is optional already), and only ONNX ops
-         * have absent inputs by name. */
+        /* An optional input marked in the flags: of an ONNX op, below
+         * min_inputs (at or past it every input is optional already); of a
+         * TFLite builtin, below max_inputs (it lists every input that may be
+         * -1). No other format has absent inputs. */
         uint64_t opt = d->flags & ~(uint64_t)(FL_OPF_OPTIONAL_IN0 - 1u);
         if (opt) {
-            assert_true(strncmp(d->name, "onnx::", 6) == 0 ||
+            bool tfl = strncmp(d->name, "tflite::", 8) == 0;
+            assert_true(tfl || strncmp(d->name, "onnx::", 6) == 0 ||
                         strncmp(d->name, "com.microsoft::", 15) == 0);
-            assert_true(d->min_inputs <= FL_OPF_MAX_OPTIONAL_IN);
-            assert_int_equal(opt >> 8 >> d->min_inputs, 0);
+            int below = tfl ? d->max_inputs : d->min_inputs;
+            if (below >= 0) {
+                assert_true(below <= FL_OPF_MAX_OPTIONAL_IN);
+                assert_int_equal(opt >> 8 >> below, 0);
+            }
         }
         /* Only functional ops (whose bodies are not costed, as in tfprof)
          * and NonMaxSuppression (whose work depends on the data) lack a cost

@@ -3,7 +3,8 @@
  * stores: SVDF, BIDIRECTIONAL_SEQUENCE_RNN/LSTM (src/ops/tflite/rnn.c),
  * SEGMENT_SUM and UNSORTED_SEGMENT_*, StableHLO's element-wise ops
  * (src/ops/tflite/tflite.c) and its shape ops (src/ops/tflite/stablehlo.c),
- * on models written in memory by tflbuild.h.
+ * on models written in memory by tflbuild.h; and the input counts and
+ * absent (-1) inputs the importer takes, as TFLite's kernels do.
  * Shapes follow TFLite's kernels (Prepare); counts are derived by hand from
  * the rules in those files' headers. A free dim (shape_signature -1) is the
  * symbol "x.0": a stored shape holds -1 there, so only inference from the
@@ -23,6 +24,10 @@
 
 /* Builtin codes and option types of schema TFL3. */
 enum {
+    C_ADD = 0,
+    C_CONV_2D = 3,
+    C_DEPTHWISE_CONV_2D = 4,
+    C_FULLY_CONNECTED = 9,
     C_SVDF = 27,
     C_BIDI_RNN = 46,
     C_BIDI_LSTM = 52,
@@ -78,6 +83,24 @@ static fl_report *run_sgs(const tb_subgraph *sg, int n_sg, int n_codes, const in
 
 static fl_report *run(const tb_subgraph *sg, int n_codes, const int *codes) {
     return run_sgs(sg, 1, n_codes, codes);
+}
+
+/* The analysis fails with FL_EINVAL and an error containing `want`. */
+static void expect_fail(const tb_subgraph *sg, int n_codes, const int *codes, const char *want) {
+    tb w;
+    tb_model(&w, n_codes, codes, 1, sg);
+    fl_options o;
+    fl_options_init(&o);
+    fl_report *r = NULL;
+    fl_status st = fl_analyze(w.b, w.len, &o, &r);
+    free(w.b);
+    assert_int_equal(st, FL_EINVAL);
+    assert_non_null(r);
+    assert_non_null(r->error);
+    if (!strstr(r->error, want)) {
+        fail_msg("error '%s' lacks '%s'", r->error, want);
+    }
+    fl_report_free(r);
 }
 
 /* SVDF x [N,3] (I 3), weights_feature [4,3] (F 4), weights_time [4,5] (M 5),
@@ -215,6 +238,64 @@ static void test_bidirectional_lstm(void **state) {
     assert_string_equal(tg_find(r, "fw")->flops.text, "488*x.0");
     assert_false(fl_test_has_warning(r, "the file stores", NULL));
     fl_report_free(r);
+    /* Every -1 above is an input TFLite's kernel takes as absent; the
+     * forward cell's input-to-forget weights (2) and the forward output
+     * state (35) are not. */
+    for (int k = 2; k <= 35; k += 33) {
+        tb_op bad = o[0];
+        bad.in[k] = -1;
+        tb_subgraph bsg = {"main", 7, t, 1, {0}, 2, {5, 6}, 1, &bad};
+        char want[160];
+        snprintf(want, sizeof want,
+                 "node 'fw' (BIDIRECTIONAL_SEQUENCE_LSTM): input %d is required, but is -1 (no "
+                 "tensor) (field: subgraphs[0].operators[0].inputs[%d])",
+                 k, k);
+        expect_fail(&bsg, 1, codes, want);
+    }
+}
+
+/* Input counts and absent (-1) inputs as TFLite's kernels take them.
+ * FULLY_CONNECTED x [2,3], weights [4,3], bias -1 (optional): [2,4], MACs
+ * 24, FLOPs 48. Weights -1 fail, as a DEPTHWISE_CONV_2D bias of -1 does
+ * (its kernel takes two inputs for no bias, not a -1); CONV_2D needs its
+ * bias (3 inputs) and ADD exactly 2. */
+static void test_input_counts(void **state) {
+    (void)state;
+    const tb_tensor t[] = {
+        {"x", TB_FLOAT32, 2, {2, 3}},
+        {"w", TB_FLOAT32, 2, {4, 3}, zeros, 48},
+        {"b", TB_FLOAT32, 1, {4}, zeros, 16},
+        {"y", TB_FLOAT32, 2, {2, 4}},
+    };
+    const int codes[] = {C_FULLY_CONNECTED, C_DEPTHWISE_CONV_2D, C_CONV_2D, C_ADD};
+    tb_op o = {0, 3, {0, 1, -1}, 1, {3}};
+    tb_subgraph sg = {"main", 4, t, 1, {0}, 1, {3}, 1, &o};
+    fl_report *r = run(&sg, 4, codes);
+    tg_expect_shape(r, "y", 0, "[2,4]");
+    assert_int_equal(tg_find(r, "y")->macs.value, 24);
+    assert_int_equal(tg_find(r, "y")->flops.value, 48);
+    fl_report_free(r);
+    const struct {
+        int code, n_in;
+        int32_t in[3];
+        const char *want;
+    } bad[] = {
+        {0, 3, {0, -1, 2}, "node 'y' (FULLY_CONNECTED): input 1 is required, but is -1"},
+        {1, 3, {0, 1, -1}, "node 'y' (DEPTHWISE_CONV_2D): input 2 is required, but is -1"},
+        {2,
+         2,
+         {0, 1},
+         "node 'y' (CONV_2D): expects 3 inputs, got 2 (field: "
+         "subgraphs[0].operators[0].inputs)"},
+        {3, 3, {0, 0, 0}, "node 'y' (ADD): expects 2 inputs, got 3"},
+        {0, 1, {0}, "node 'y' (FULLY_CONNECTED): expects 2 to 3 inputs, got 1"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        tb_op b = {bad[i].code, bad[i].n_in, {0}, 1, {3}};
+        memcpy(b.in, bad[i].in, sizeof bad[i].in);
+        tb_subgraph bsg = {"main", 4, t, 1, {0}, 1, {3}, 1, &b};
+        expect_fail(&bsg, 4, codes, bad[i].want);
+    }
 }
 
 /* SEGMENT_SUM data [x.0,3] with segment_ids {0,0,1,3} -> [4,3] (last id +
@@ -498,6 +579,7 @@ int main(void) {
         cmocka_unit_test(test_svdf),
         cmocka_unit_test(test_bidirectional_rnn),
         cmocka_unit_test(test_bidirectional_lstm),
+        cmocka_unit_test(test_input_counts),
         cmocka_unit_test(test_segments),
         cmocka_unit_test(test_stablehlo_elementwise),
         cmocka_unit_test(test_stablehlo_shapes),
