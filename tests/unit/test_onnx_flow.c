@@ -3,9 +3,10 @@
  * costed (src/shape/bodies.c, src/import/onnx_body.c, the rule in the header
  * of src/ops/onnxops/control.c): If counts both branches with a warning
  * giving each; Loop the body times a known M, once with a warning when M is
- * unknown; Scan the body times the sequence length (symbolic when it is);
- * outer-scope values are visible in the bodies; a body whose counts are not
- * known leaves the node incomplete, with a warning. Counts derived by hand
+ * unknown; Scan the body times the sequence length (symbolic when it is),
+ * its negative scan axes counted from the back; outer-scope values are
+ * visible in the bodies; a body whose counts are not known leaves the node
+ * incomplete, with a warning. Counts derived by hand
  * (MatMul 2 FLOPs per MAC; Add, Mul, Relu 1 FLOP per output element).
  */
 #include "foldline/foldline.h"
@@ -401,6 +402,65 @@ static void test_scan_length(void **state) {
     ob_free(b);
 }
 
+/* Scan (opset 9+) with negative axes, which count from the back: of the
+ * scan input's rank (scan_input_axes) and of the scan output's, the body
+ * output's + 1 (scan_output_axes). x float [2,3,4] scanned along -2 (axis
+ * 1): 3 steps over x_in [2,4]; body y_out = Mul(x_in, x_in) [2,4], 8 FLOPs
+ * a step, 24 in all. The scan output y has rank 3: axis -1 (2) gives
+ * [2,4,3], -2 (1) [2,3,4], -3 (0) [3,2,4], as axes 2, 1, 0 do; 3 and -4
+ * are out of range, as are scan input axes 3 and -4 of x. */
+static void test_scan_negative_axes(void **state) {
+    (void)state;
+    ob_model *b = ob_new(19);
+    ob_input(b, "x_in", OB_FLOAT, 2, (int64_t[]){2, 4}, NULL);
+    ob_node(b, "Mul", "sq", "x_in,x_in", "y_out");
+    ob_output_typed(b, "y_out", OB_FLOAT, 2, (int64_t[]){2, 4});
+    const struct {
+        int64_t axis;
+        const char *want;
+    } cases[] = {{-1, "[2,4,3]"}, {-2, "[2,3,4]"}, {-3, "[3,2,4]"},
+                 {2, "[2,4,3]"},  {1, "[2,3,4]"},  {0, "[3,2,4]"}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ob_model *m = ob_new(19);
+        ob_input(m, "x", OB_FLOAT, 3, (int64_t[]){2, 3, 4}, NULL);
+        Onnx__NodeProto *n = ob_node(m, "Scan", "scan", "x", "y");
+        ob_attr_i(m, n, "num_scan_inputs", 1);
+        ob_attr_ints(m, n, "scan_input_axes", 1, (int64_t[]){-2});
+        ob_attr_ints(m, n, "scan_output_axes", 1, (int64_t[]){cases[i].axis});
+        ob_attr_graph(m, n, "body", b);
+        ob_output(m, "y");
+        fl_report *r = oc_run(m, FL_OK);
+        print_warnings(r);
+        const fl_report_node *s = oc_node(r, "scan");
+        assert_string_equal(s->outputs[0].shape, cases[i].want);
+        oc_assert_cost(s, 24, 0);
+        fl_report_free(r);
+        ob_free(m);
+    }
+    const struct {
+        const char *attr;
+        int64_t axis;
+        const char *want;
+    } bad[] = {
+        {"scan_output_axes", 3, "attr 'scan_output_axes' 3 is out of range for rank 3 (output 0)"},
+        {"scan_output_axes", -4,
+         "attr 'scan_output_axes' -4 is out of range for rank 3 (output 0)"},
+        {"scan_input_axes", 3, "attr 'scan_input_axes' 3 is out of range for rank 3"},
+        {"scan_input_axes", -4, "attr 'scan_input_axes' -4 is out of range for rank 3"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ob_model *m = ob_new(19);
+        ob_input(m, "x", OB_FLOAT, 3, (int64_t[]){3, 2, 4}, NULL);
+        Onnx__NodeProto *n = ob_node(m, "Scan", "scan", "x", "y");
+        ob_attr_i(m, n, "num_scan_inputs", 1);
+        ob_attr_ints(m, n, bad[i].attr, 1, (int64_t[]){bad[i].axis});
+        ob_attr_graph(m, n, "body", b);
+        ob_output(m, "y");
+        oc_expect_error_both(m, "node 'scan' (Scan)", bad[i].want);
+    }
+    ob_free(b);
+}
+
 /* A loop-carried value of symbolic shape [batch,4], batch a dim_param of
  * the outer graph: the body sees the same symbol, so its counts carry over
  * in it. Body Add [batch,4]: 4*batch FLOPs, reads 2 x 16*batch bytes and
@@ -664,6 +724,7 @@ int main(void) {
         cmocka_unit_test(test_reserved_attributes),
         cmocka_unit_test(test_while_loop_partial),
         cmocka_unit_test(test_scan_length),
+        cmocka_unit_test(test_scan_negative_axes),
         cmocka_unit_test(test_symbolic_body),
         cmocka_unit_test(test_unknown_body),
         cmocka_unit_test(test_analysed_outputs),

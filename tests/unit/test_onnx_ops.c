@@ -108,6 +108,133 @@ static void test_resize_topk(void **state) {
     ob_free(m);
 }
 
+/* Resize (opset 19) with sizes and keep_aspect_ratio_policy: not_larger /
+ * not_smaller take one scale s, the min / max of sizes[i] / in[axes[i]],
+ * and each resized dim becomes round(s * in), halves up; stretch (the
+ * default) takes the sizes. Linear: 9 FLOPs per output element over two
+ * changed axes, cubic 35, none when no dim changes.
+ *   [1,1,4,6], sizes [8,8], axes [2,3]: s = 8/6 -> [1,1,5,8] (5.33), 40 x 9
+ *     = 360; not_smaller s = 2 -> [1,1,8,12], 96 x 9 = 864; stretch and no
+ *     policy [1,1,8,8], 576
+ *   [1,3,7,5], sizes [10,10], axes [-2,-1]: s = 10/7 -> [1,3,10,7] (7.14),
+ *     210 x 9 = 1890
+ *   [1,3,6,9], sizes [1,3,4,4] (all axes), not_smaller: s = 1 ->
+ *     [1,3,6,9], 0
+ *   [2,3,5,8], sizes [3,3], axes [2,3], not_larger, cubic: s = 3/8 ->
+ *     [2,3,2,3] (1.875, 3), 36 x 35 = 1260
+ *   [2,3], sizes [3,100], not_larger: s = 1.5 -> [3,5] (4.5 rounds up),
+ *     15 x 9 = 135
+ * The policy does not apply to scales: [1,1,4,6], scales [2,2], axes
+ * [2,3], not_larger -> [1,1,8,12]. */
+static void test_resize_keep_aspect(void **state) {
+    (void)state;
+    const struct {
+        int rank;
+        int64_t x[4];
+        int n;
+        int64_t sizes[4];
+        int64_t axes[2]; /* {0, 0}: no attr */
+        const char *policy, *mode, *want;
+        int64_t flops;
+    } cases[] = {
+        {4, {1, 1, 4, 6}, 2, {8, 8}, {2, 3}, "not_larger", "linear", "[1,1,5,8]", 360},
+        {4, {1, 1, 4, 6}, 2, {8, 8}, {2, 3}, "not_smaller", "linear", "[1,1,8,12]", 864},
+        {4, {1, 1, 4, 6}, 2, {8, 8}, {2, 3}, "stretch", "linear", "[1,1,8,8]", 576},
+        {4, {1, 1, 4, 6}, 2, {8, 8}, {2, 3}, NULL, "linear", "[1,1,8,8]", 576},
+        {4, {1, 3, 7, 5}, 2, {10, 10}, {-2, -1}, "not_larger", "linear", "[1,3,10,7]", 1890},
+        {4, {1, 3, 6, 9}, 4, {1, 3, 4, 4}, {0, 0}, "not_smaller", "linear", "[1,3,6,9]", 0},
+        {4, {2, 3, 5, 8}, 2, {3, 3}, {2, 3}, "not_larger", "cubic", "[2,3,2,3]", 1260},
+        {2, {2, 3}, 2, {3, 100}, {0, 0}, "not_larger", "linear", "[3,5]", 135},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ob_model *m = ob_new(19);
+        ob_input(m, "x", OB_FLOAT, cases[i].rank, cases[i].x, NULL);
+        ob_init_i64(m, "sizes", 1, (int64_t[]){cases[i].n}, cases[i].sizes);
+        Onnx__NodeProto *n = ob_node(m, "Resize", "rs", "x,,,sizes", "y");
+        ob_attr_s(m, n, "mode", cases[i].mode);
+        if (cases[i].axes[0] || cases[i].axes[1]) {
+            ob_attr_ints(m, n, "axes", 2, cases[i].axes);
+        }
+        if (cases[i].policy) {
+            ob_attr_s(m, n, "keep_aspect_ratio_policy", cases[i].policy);
+        }
+        ob_output(m, "y");
+        fl_report *r = oc_run(m, FL_OK);
+        const fl_report_node *rs = oc_node(r, "rs");
+        assert_string_equal(rs->outputs[0].shape, cases[i].want);
+        oc_assert_cost(rs, cases[i].flops, 0);
+        fl_report_free(r);
+        ob_free(m);
+    }
+    ob_model *m = ob_new(19);
+    ob_input(m, "x", OB_FLOAT, 4, (int64_t[]){1, 1, 4, 6}, NULL);
+    const float two[2] = {2, 2};
+    ob_init_raw(m, "scales", OB_FLOAT, 1, (int64_t[]){2}, two, sizeof two);
+    Onnx__NodeProto *n = ob_node(m, "Resize", "rs", "x,,scales", "y");
+    ob_attr_ints(m, n, "axes", 2, (int64_t[]){2, 3});
+    ob_attr_s(m, n, "keep_aspect_ratio_policy", "not_larger");
+    ob_output(m, "y");
+    fl_report *r = oc_run(m, FL_OK);
+    assert_string_equal(oc_node(r, "rs")->outputs[0].shape, "[1,1,8,12]");
+    fl_report_free(r);
+    ob_free(m);
+}
+
+/* keep_aspect_ratio_policy with dims or sizes that are not known: the
+ * resized axes become unknown (the rank and the other dims stay).
+ * X [N,3,H,W] (dim_params), sizes [8,8], axes [2,3]: not_larger ->
+ * [N,3,?,?]; X [N,3,4,6] -> [N,3,5,8]. sizes = Concat(Shape(z), [8]) =
+ * [S,8] (z [S]) on X [1,1,4,6]: not_larger [1,1,?,?], stretch [1,1,S,8].
+ * A policy other than the three fails naming the attribute, and so does
+ * a zero dim among the resized ones (sizes / 0). */
+static void test_resize_keep_aspect_unknown(void **state) {
+    (void)state;
+    for (int known = 0; known < 2; known++) {
+        ob_model *m = ob_new(18);
+        ob_input(m, "x", OB_FLOAT, 4, (int64_t[]){-1, 3, known ? 4 : -1, known ? 6 : -1},
+                 (const char *[]){"N", NULL, known ? NULL : "H", known ? NULL : "W"});
+        ob_init_i64(m, "sizes", 1, (int64_t[]){2}, (int64_t[]){8, 8});
+        Onnx__NodeProto *n = ob_node(m, "Resize", "rs", "x,,,sizes", "y");
+        ob_attr_ints(m, n, "axes", 2, (int64_t[]){2, 3});
+        ob_attr_s(m, n, "keep_aspect_ratio_policy", "not_larger");
+        ob_output(m, "y");
+        fl_report *r = oc_run(m, FL_OK);
+        assert_string_equal(oc_node(r, "rs")->outputs[0].shape, known ? "[N,3,5,8]" : "[N,3,?,?]");
+        fl_report_free(r);
+        ob_free(m);
+    }
+    for (int stretch = 0; stretch < 2; stretch++) {
+        ob_model *m = ob_new(19);
+        ob_input(m, "x", OB_FLOAT, 4, (int64_t[]){1, 1, 4, 6}, NULL);
+        ob_input(m, "z", OB_FLOAT, 1, (int64_t[]){-1}, (const char *[]){"S"});
+        ob_node(m, "Shape", "sh", "z", "sz");
+        ob_init_i64(m, "eight", 1, (int64_t[]){1}, (int64_t[]){8});
+        ob_attr_i(m, ob_node(m, "Concat", "cat", "sz,eight", "sizes"), "axis", 0);
+        Onnx__NodeProto *n = ob_node(m, "Resize", "rs", "x,,,sizes", "y");
+        ob_attr_ints(m, n, "axes", 2, (int64_t[]){2, 3});
+        ob_attr_s(m, n, "keep_aspect_ratio_policy", stretch ? "stretch" : "not_larger");
+        ob_output(m, "y");
+        fl_report *r = oc_run(m, FL_OK);
+        assert_string_equal(oc_node(r, "rs")->outputs[0].shape,
+                            stretch ? "[1,1,S,8]" : "[1,1,?,?]");
+        fl_report_free(r);
+        ob_free(m);
+    }
+    for (int zero = 0; zero < 2; zero++) {
+        ob_model *m = ob_new(19);
+        ob_input(m, "x", OB_FLOAT, 4, (int64_t[]){1, 1, zero ? 0 : 4, 6}, NULL);
+        ob_init_i64(m, "sizes", 1, (int64_t[]){2}, (int64_t[]){8, 8});
+        Onnx__NodeProto *n = ob_node(m, "Resize", "rs", "x,,,sizes", "y");
+        ob_attr_ints(m, n, "axes", 2, (int64_t[]){2, 3});
+        ob_attr_s(m, n, "keep_aspect_ratio_policy", zero ? "not_smaller" : "fit");
+        ob_output(m, "y");
+        oc_expect_error(m, zero ? "node 'rs' (Resize): attr 'keep_aspect_ratio_policy' needs a "
+                                  "nonzero size of X's dim 2"
+                                : "node 'rs' (Resize): attr 'keep_aspect_ratio_policy' is 'fit' "
+                                  "(stretch, not_larger or not_smaller)");
+    }
+}
+
 /* TopK with a symbolic K: X [B,n] (dim_params), K = Reshape(Gather(Shape(X),
  * 1), [1]) = n, axis 1: a sort of each row, Values [B,n], E(X) *
  * max(1, ceil(log2 n)) comparisons. Bound: B = 2, n = 5: 10 * 3 = 30;
@@ -1142,6 +1269,8 @@ int main(void) {
         cmocka_unit_test(test_lstm),
         cmocka_unit_test(test_einsum),
         cmocka_unit_test(test_resize_topk),
+        cmocka_unit_test(test_resize_keep_aspect),
+        cmocka_unit_test(test_resize_keep_aspect_unknown),
         cmocka_unit_test(test_topk_symbolic_k),
         cmocka_unit_test(test_dft_symbolic_length),
         cmocka_unit_test(test_dft_axis),

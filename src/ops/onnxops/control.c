@@ -22,9 +22,11 @@
  *         unchanged), else unknown
  *   Scan  (opset 9+) final states as Loop's; scan output j: the body's
  *         output with the sequence length (scan input 0's dim along
- *         scan_input_axes[0]) inserted at scan_output_axes[j]; (opset 8)
- *         every tensor has a leading batch dim: states [batch, ...], scan
- *         outputs [batch, seq, ...]
+ *         scan_input_axes[0]) inserted at scan_output_axes[j]. A negative
+ *         axis counts from the back: of the scan input's rank, and of the
+ *         scan output's (the body output's + 1); an axis out of range
+ *         fails. (opset 8) every tensor has a leading batch dim: states
+ *         [batch, ...], scan outputs [batch, seq, ...]
  *
  * FLOP rules: the bodies' work, analysed as stand-alone graphs by
  * src/shape/bodies.c (outer-scope values visible) and kept as attr
@@ -240,9 +242,11 @@ static fl_status infer_if(fl_ctx *c, fl_node *n) {
     return st;
 }
 
-/* Inserts `len` at `axis` of body output i's declared shape. */
-static fl_status set_scanned(fl_ctx *c, fl_node *n, int port, const body *b, size_t i, fl_sym lead,
-                             fl_sym len, int64_t axis) {
+/* Inserts `len` at `axis` of body output i's declared shape, an axis of
+ * the result (rank + 1 dims; negative from the back); with `batch` (opset
+ * 8's Scan) `lead` goes first, before them. */
+static fl_status set_scanned(fl_ctx *c, fl_node *n, int port, const body *b, size_t i, bool batch,
+                             fl_sym lead, fl_sym len, int64_t axis) {
     if (i >= b->n) {
         return fl__node_fail(c->d, FL_EINVAL, n, "the body has %zu outputs, output %d needs more",
                              b->n, port);
@@ -253,13 +257,13 @@ static fl_status set_scanned(fl_ctx *c, fl_node *n, int port, const body *b, siz
     if (rank < 0 || rank > 250) {
         return fl__op_set_output(c, n, port, dt, -1, NULL);
     }
-    bool batch = !fl_sym_is_unknown(lead) || axis < 0;
     int r = rank + 1 + (batch ? 1 : 0), off = batch ? 1 : 0;
-    int64_t ax = axis < 0 ? 0 : axis;
-    if (ax > rank) {
-        return fl__node_fail(c->d, FL_EINVAL, n, "attr 'scan_output_axes' %lld is out of range",
-                             (long long)ax);
+    if (axis < -(rank + 1) || axis > rank) {
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "attr 'scan_output_axes' %lld is out of range for rank %d (output %d)",
+                             (long long)axis, rank + 1, port);
     }
+    int64_t ax = axis < 0 ? axis + rank + 1 : axis;
     fl_sym d[256];
     if (batch) {
         d[0] = lead;
@@ -334,7 +338,7 @@ static fl_status infer_loop(fl_ctx *c, fl_node *n) {
         b.out = NULL;
     }
     for (int k = carried; k < n->n_outputs && st == FL_OK; k++) {
-        st = set_scanned(c, n, k, &b, (size_t)(1 + k), fl_sym_unknown(), trips, 0);
+        st = set_scanned(c, n, k, &b, (size_t)(1 + k), false, fl_sym_unknown(), trips, 0);
     }
     return st;
 }
@@ -364,14 +368,19 @@ static fl_status infer_scan(fl_ctx *c, fl_node *n) {
         fl__attr_get_ints(n, "scan_output_axes", &out_axes, &noa, c->d) == FL_EINVAL) {
         return c->d->status;
     }
-    int ax = v8 ? 1 : (nia ? (int)in_axes[0] : 0);
-    if (s0->rank >= 0 && ax < 0) {
-        ax += s0->rank;
+    /* Scan input j's axis, negative from the back of its rank. */
+    int ax = v8 ? 1 : 0;
+    for (size_t j = 0; !v8 && j < nia && j < (size_t)nscan; j++) {
+        int r = fl_node_in(n, first + states + (int)j)->shape.rank, a = 0;
+        if (r >= 0 && fl__ox_norm_axis(c, n, in_axes[j], r, "attr 'scan_input_axes'", &a)) {
+            return c->d->status;
+        }
+        ax = j == 0 ? a : ax;
     }
     fl_sym len = s0->rank > ax && ax >= 0 ? s0->dims[ax] : fl_sym_unknown();
     fl_sym lead = v8 && s0->rank > 0 ? s0->dims[0] : fl_sym_unknown();
     for (int k = 0; k < states && st == FL_OK; k++) {
-        st = v8 ? set_scanned(c, n, k, &b, (size_t)k, fl_sym_unknown(), lead, 0)
+        st = v8 ? set_scanned(c, n, k, &b, (size_t)k, false, fl_sym_unknown(), lead, 0)
                 : set_declared(c, n, k, &b, (size_t)k, fl_node_in(n, first + k));
     }
     if (v8 || !invariant(n, &b, first, 0, states)) {
@@ -379,8 +388,7 @@ static fl_status infer_scan(fl_ctx *c, fl_node *n) {
     }
     for (int k = states; k < n->n_outputs && st == FL_OK; k++) {
         size_t j = (size_t)(k - states);
-        int64_t oa = v8 ? -1 : j < noa ? out_axes[j] : 0;
-        st = set_scanned(c, n, k, &b, (size_t)k, lead, len, oa);
+        st = set_scanned(c, n, k, &b, (size_t)k, v8, lead, len, !v8 && j < noa ? out_axes[j] : 0);
     }
     return st;
 }

@@ -14,10 +14,17 @@
  *                  (in - 1) * stride + k - pad_begin - pad_end
  *   Resize         sizes (input 3) when given, else floor(in * scale) per
  *                  axis (scales: input 2, or input 1 at opset 10); attr axes
- *                  (opset 18) limits both to those axes; Upsample the same
- *                  from its scales input (opset 9) or attr (opset 7). A scale
- *                  on a symbolic dim keeps it symbolic only when the scale is
- *                  a whole number; other products are unknown
+ *                  (opset 18, negative from the back) limits both to those
+ *                  axes; Upsample the same from its scales input (opset 9)
+ *                  or attr (opset 7). A scale on a symbolic dim keeps it
+ *                  symbolic only when the scale is a whole number; other
+ *                  products are unknown. Attr keep_aspect_ratio_policy
+ *                  (opset 18) with sizes: stretch (default) as above;
+ *                  not_larger / not_smaller take one scale s, the min / max
+ *                  over the axes of sizes[i] / in[axes[i]], and each of
+ *                  those axes becomes round(s * in) (halves up); they all
+ *                  become unknown when a size or one of their input dims is
+ *                  not known. The policy does not apply to scales
  *   GridSample     [N, C, grid.dims[1:-1]...]
  *   RoiAlign       [num_rois, C, output_height, output_width]
  *   MaxRoiPool     [num_rois, C, pooled_shape[0], pooled_shape[1]]
@@ -352,9 +359,69 @@ static fl_status scale_dim(fl_ctx *c, const fl_node *n, fl_sym in, double scale,
     return FL_OK;
 }
 
-/* Resize/Upsample output from sizes (sizes_in) or scales (scales_in, or
- * the `scales` attr when scales_in < 0). */
-static fl_status resize_shape(fl_ctx *c, fl_node *n, int scales_in, int sizes_in) {
+/* Resize's attr keep_aspect_ratio_policy. */
+enum { KEEP_STRETCH, KEEP_NOT_LARGER, KEEP_NOT_SMALLER };
+
+static fl_status keep_policy(fl_ctx *c, const fl_node *n, int *policy) {
+    const char *s;
+    fl_status st = fl__attr_str_or(n, "keep_aspect_ratio_policy", "stretch", &s, c->d);
+    if (st != FL_OK) {
+        return st;
+    }
+    *policy = !strcmp(s, "stretch")       ? KEEP_STRETCH
+              : !strcmp(s, "not_larger")  ? KEEP_NOT_LARGER
+              : !strcmp(s, "not_smaller") ? KEEP_NOT_SMALLER
+                                          : -1;
+    if (*policy < 0) {
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "attr 'keep_aspect_ratio_policy' is '%s' (stretch, not_larger or "
+                             "not_smaller)",
+                             s);
+    }
+    return FL_OK;
+}
+
+/* not_larger / not_smaller: the resized dims d[ax[i]] from the sizes v
+ * and one scale for all of them, as the header states. */
+static fl_status keep_aspect(fl_ctx *c, const fl_node *n, const fl_shape *x, const fl_value *v,
+                             const int *ax, int cnt, int policy, fl_sym *d) {
+    bool known = true, first = true;
+    double scale = 0;
+    for (int i = 0; i < cnt; i++) {
+        fl_sym in = x->dims[ax[i]], size = fl__value_int(v, i);
+        if (!fl_sym_is_known(in) || !fl_sym_is_known(size)) {
+            known = false;
+            continue;
+        }
+        if (in.k == 0) {
+            return fl__node_fail(c->d, FL_EINVAL, n,
+                                 "attr 'keep_aspect_ratio_policy' needs a nonzero size of X's "
+                                 "dim %d",
+                                 ax[i]);
+        }
+        double s = (double)size.k / (double)in.k;
+        scale = first ? s : policy == KEEP_NOT_LARGER ? fmin(scale, s) : fmax(scale, s);
+        first = false;
+    }
+    for (int i = 0; i < cnt; i++) {
+        if (!known) {
+            d[ax[i]] = fl_sym_unknown();
+            continue;
+        }
+        double o = round(scale * (double)x->dims[ax[i]].k);
+        if (!(o < 9.2e18)) {
+            return fl__node_fail(c->d, FL_EINVAL, n,
+                                 "attr 'keep_aspect_ratio_policy' makes dim %d too large (%g)",
+                                 ax[i], o);
+        }
+        d[ax[i]] = fl_sym_const((int64_t)o);
+    }
+    return FL_OK;
+}
+
+/* Resize/Upsample output from sizes (sizes_in, read as `policy` says) or
+ * scales (scales_in, or the `scales` attr when scales_in < 0). */
+static fl_status resize_shape(fl_ctx *c, fl_node *n, int scales_in, int sizes_in, int policy) {
     const fl_shape *x = &fl_node_in(n, 0)->shape;
     int dt = fl__ox_in_dtype(n, 0);
     if (x->rank < 0 || x->rank > 254) {
@@ -417,6 +484,10 @@ static fl_status resize_shape(fl_ctx *c, fl_node *n, int scales_in, int sizes_in
             return st;
         }
     }
+    if (use_sizes && policy != KEEP_STRETCH &&
+        (st = keep_aspect(c, n, x, v, ax, cnt, policy, d)) != FL_OK) {
+        return st;
+    }
     return fl__op_set_output(c, n, 0, dt, x->rank, d);
 }
 
@@ -431,20 +502,24 @@ static fl_status check_mode(fl_ctx *c, const fl_node *n, const char **mode) {
 
 static fl_status infer_resize(fl_ctx *c, fl_node *n) {
     const char *mode;
+    int policy = KEEP_STRETCH;
     fl_status st = check_mode(c, n, &mode);
+    if (st == FL_OK) {
+        st = keep_policy(c, n, &policy);
+    }
     if (st != FL_OK) {
         return st;
     }
     if (n->n_inputs == 2 && c->g->producer <= 10) { /* opset 10: X, scales */
-        return resize_shape(c, n, 1, -1);
+        return resize_shape(c, n, 1, -1, KEEP_STRETCH);
     }
-    return resize_shape(c, n, 2, 3);
+    return resize_shape(c, n, 2, 3, policy);
 }
 
 static fl_status infer_upsample(fl_ctx *c, fl_node *n) {
     const char *mode;
     fl_status st = check_mode(c, n, &mode);
-    return st == FL_OK ? resize_shape(c, n, n->n_inputs > 1 ? 1 : -1, -1) : st;
+    return st == FL_OK ? resize_shape(c, n, n->n_inputs > 1 ? 1 : -1, -1, KEEP_STRETCH) : st;
 }
 
 /* Per-output-element FLOPs of interpolating over k axes. */
