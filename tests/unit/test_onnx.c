@@ -587,6 +587,46 @@ static void test_many_outputs(void **state) {
     ob_free(m);
 }
 
+/* Split from opset 18: attr num_outputs (3) over x [6,3] gives three [2,3];
+ * neither num_outputs nor input split, both, or a num_outputs other than
+ * the node's output count fail. */
+static void test_split_num_outputs(void **state) {
+    (void)state;
+    const struct {
+        bool num, split;
+        int64_t n;
+        const char *want; /* NULL: valid */
+    } cases[] = {
+        {true, false, 3, NULL},
+        {false, false, 0, "node 'sp' (Split): has neither input 'split' nor attr 'num_outputs'"},
+        {true, true, 3, "node 'sp' (Split): has both input 'split' and attr 'num_outputs'"},
+        {true, false, 2, "node 'sp' (Split): attr 'num_outputs' is 2 but the node has 3 outputs"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ob_model *m = ob_new(18);
+        ob_input(m, "x", OB_FLOAT, 2, (int64_t[]){6, 3}, NULL);
+        ob_init_i64(m, "parts", 1, (int64_t[]){3}, (int64_t[]){2, 2, 2});
+        Onnx__NodeProto *sp = ob_node(m, "Split", "sp", cases[i].split ? "x,parts" : "x", "a,b,c");
+        if (cases[i].num) {
+            ob_attr_i(m, sp, "num_outputs", cases[i].n);
+        }
+        ob_output(m, "c");
+        if (!cases[i].want) {
+            fl_report *r = run_ok(m);
+            const fl_report_node *n = tg_find(r, "sp");
+            for (int o = 0; o < 3; o++) {
+                assert_string_equal(n->outputs[o].shape, "[2,3]");
+            }
+            fl_report_free(r);
+        } else {
+            fl_report *r = run_fail(m, FL_EINVAL);
+            assert_non_null(strstr(r->error, cases[i].want));
+            fl_report_free(r);
+        }
+        ob_free(m);
+    }
+}
+
 /* ------------------------------------------------------------------------- */
 /* Errors                                                                     */
 /* ------------------------------------------------------------------------- */
@@ -970,6 +1010,7 @@ int main(void) {
         cmocka_unit_test(test_absent_optional_input),
         cmocka_unit_test(test_consumer_before_producer),
         cmocka_unit_test(test_many_outputs),
+        cmocka_unit_test(test_split_num_outputs),
         cmocka_unit_test(test_error_missing_input),
         cmocka_unit_test(test_error_required_input_empty),
         cmocka_unit_test(test_error_required_attr_missing),

@@ -1,5 +1,9 @@
 /*
- * onnx/concat.c - Concat and Split (rules in onnx.h).
+ * onnx/concat.c - Concat and Split (rules in onnx.h). Split's parts: input
+ * `split` (attr before opset 13), else equal parts of ceil(dim / outputs),
+ * the last smaller. From opset 18 a node gives input split or attr
+ * num_outputs (the node's output count), exactly one of them, as ONNX's
+ * shape inference requires.
  */
 #include "ops/onnx/onnx.h"
 
@@ -115,6 +119,26 @@ static fl_status infer_split(fl_ctx *c, fl_node *n) {
     bool unknown_split = st == FL_ENOTFOUND;
     if (st != FL_OK && !unknown_split) {
         return st;
+    }
+    /* Opset 18: input split or attr num_outputs, exactly one of them. */
+    if (c->g->producer >= 18) {
+        bool has_num = fl__node_attr(n, "num_outputs") != NULL;
+        int64_t num = 0;
+        if (has_num == found) {
+            return fl__node_fail(c->d, FL_EINVAL, n,
+                                 found ? "has both input 'split' and attr 'num_outputs' (opset "
+                                         "18 on: one of them)"
+                                       : "has neither input 'split' nor attr 'num_outputs' (opset "
+                                         "18 on: one of them)");
+        }
+        if (has_num && (st = fl__attr_need_int(n, "num_outputs", &num, c->d)) != FL_OK) {
+            return st;
+        }
+        if (has_num && num != n->n_outputs) {
+            return fl__node_fail(c->d, FL_EINVAL, n,
+                                 "attr 'num_outputs' is %lld but the node has %d outputs",
+                                 (long long)num, n->n_outputs);
+        }
     }
     if (found && !unknown_split && ns != n->n_outputs) {
         return fl__node_fail(c->d, FL_EINVAL, n, "'split' has %lld entries for %d outputs",
