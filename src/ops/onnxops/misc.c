@@ -252,7 +252,7 @@ static fl_sym dft_length(fl_arith *k, const fl_node *n, const fl_shape *x, int a
 
 /* DFT's attrs inverse and onesided. */
 static fl_status dft_attrs(fl_ctx *c, const fl_node *n, bool *inverse, bool *onesided) {
-    int64_t inv, one;
+    int64_t inv = 0, one = 0;
     fl_status st = fl__attr_int_or(n, "inverse", 0, &inv, c->d);
     if (st == FL_OK) {
         st = fl__attr_int_or(n, "onesided", 0, &one, c->d);
