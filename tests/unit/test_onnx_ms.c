@@ -92,6 +92,51 @@ static void test_skip_simplified_layer_norm(void **state) {
     ob_free(m);
 }
 
+/* The mean and inverse std dev outputs are of the schemas' type U, not X's:
+ * SkipLayerNormalization's always float (its 4th output, the sum, is X's
+ * type); LayerNormalization's stash_type's, float by default. X float16
+ * (10), stash_type 16 bfloat16; an int stash_type fails naming the attr. */
+static void test_layer_norm_stats_dtype(void **state) {
+    (void)state;
+    ob_model *m = oc_ms_model();
+    ob_input(m, "x", 10, 3, (int64_t[]){2, 3, 8}, NULL);
+    ob_input(m, "s", 10, 3, (int64_t[]){2, 3, 8}, NULL);
+    ob_input(m, "g", 10, 1, (int64_t[]){8}, NULL);
+    ob_input(m, "b", 10, 1, (int64_t[]){8}, NULL);
+    oc_ms_node(m, "SkipLayerNormalization", "sln", "x,s,g,b", "y,mean,inv,sum");
+    ob_node(m, "LayerNormalization", "ln", "x,g,b", "y2,mean2,inv2");
+    Onnx__NodeProto *n = ob_node(m, "LayerNormalization", "lnbf", "x,g,b", "y3,mean3");
+    ob_attr_i(m, n, "stash_type", 16);
+    ob_output(m, "y");
+    ob_output(m, "sum");
+    ob_output(m, "y2");
+    ob_output(m, "y3");
+    fl_report *r = oc_run(m, FL_OK);
+    const fl_report_node *a = oc_node(r, "sln");
+    const char *want[] = {"half", "float", "float", "half"};
+    for (int k = 0; k < 4; k++) {
+        assert_string_equal(a->outputs[k].dtype, want[k]);
+    }
+    assert_string_equal(a->outputs[1].shape, "[2,3,1]");
+    a = oc_node(r, "ln");
+    assert_string_equal(a->outputs[0].dtype, "half");
+    assert_string_equal(a->outputs[1].dtype, "float");
+    assert_string_equal(a->outputs[2].dtype, "float");
+    a = oc_node(r, "lnbf");
+    assert_string_equal(a->outputs[1].dtype, "bfloat16");
+    assert_string_equal(a->outputs[1].shape, "[2,3,1]");
+    fl_report_free(r);
+    ob_free(m);
+
+    m = oc_ms_model();
+    ob_input(m, "x", OB_FLOAT, 2, (int64_t[]){3, 8}, NULL);
+    ob_init_f(m, "g", 1, (int64_t[]){8}, false);
+    n = ob_node(m, "LayerNormalization", "bad", "x,g", "y,mean");
+    ob_attr_i(m, n, "stash_type", 7);
+    ob_output(m, "y");
+    oc_expect_error(m, "node 'bad' (LayerNormalization): attr 'stash_type' is 7");
+}
+
 /* A bias or gamma whose length is not the last dim, a bias of rank 2, an
  * input of the wrong rank: errors naming node and input. */
 static void test_bad_inputs(void **state) {
@@ -787,7 +832,12 @@ static void test_decoder_masked_self_attention(void **state) {
  *   2 * 8 + fc2 bias 8 = 152) = 912 + softmax 120 + normalize 12 = 5652.
  * QMoE, 4-bit (two to a byte), relu, k 2, no bias: fc1 (4,16,4), fc2
  * (4,8,8) uint8 unpack to MoE's first case: MACs 1536, FLOPs 3072 + 96 +
- * 96 + 60 = 3324. */
+ * 96 + 60 = 3324.
+ * The older transposed layout counts the same: relu_old fc1 (4,8,16), fc2
+ * (4,16,8); swiglu_old fc1 (4,8,32); q4_old fc1 (4,8,8), fc2 (4,16,4).
+ * H == I == 8 with SwiGLU fused (k 1, no limit), input (2,8): fc1 (4,16,8)
+ * documented, (4,8,16) older, fc2 (4,8,8) either: T 2, R 2; MACs 2 * 8 * 8
+ * * 3 = 384; FLOPs 768 + 2 * (swiglu 5 * 8 + 2 * 8) 112 + softmax 40 = 920. */
 static void test_moe(void **state) {
     (void)state;
     ob_model *m = oc_ms_model();
@@ -806,6 +856,42 @@ static void test_moe(void **state) {
     ob_init_raw(m, "q2", 2, 3, (int64_t[]){4, 8, 8}, NULL, 0);
     ob_init_f(m, "s1", 2, (int64_t[]){4, 16}, false);
     ob_init_f(m, "s2", 2, (int64_t[]){4, 8}, false);
+    ob_init_f(m, "w1o", 3, (int64_t[]){4, 8, 16}, false);
+    ob_init_f(m, "w2o", 3, (int64_t[]){4, 16, 8}, false);
+    ob_init_f(m, "w1so", 3, (int64_t[]){4, 8, 32}, false);
+    ob_init_raw(m, "q1o", 2, 3, (int64_t[]){4, 8, 8}, NULL, 0);
+    ob_init_raw(m, "q2o", 2, 3, (int64_t[]){4, 16, 4}, NULL, 0);
+    ob_input(m, "xh", OB_FLOAT, 2, (int64_t[]){2, 8}, NULL);
+    ob_input(m, "rh", OB_FLOAT, 2, (int64_t[]){2, 4}, NULL);
+    ob_init_f(m, "w1h", 3, (int64_t[]){4, 16, 8}, false);
+    ob_init_f(m, "w1ho", 3, (int64_t[]){4, 8, 16}, false);
+    ob_init_f(m, "w2h", 3, (int64_t[]){4, 8, 8}, false);
+    static const struct {
+        const char *op, *name, *in, *act;
+        int64_t k;
+    } older[] = {
+        {"MoE", "relu_old", "x,r,w1o,b1,w2o", "relu", 2},
+        {"MoE", "swiglu_old", "x3,r3,w1so,,w2o,b2", "swiglu", 1},
+        {"QMoE", "q4_old", "x,r,q1o,s1,,q2o,s2", "relu", 2},
+        {"MoE", "hi", "xh,rh,w1h,,w2h", "swiglu", 1},
+        {"MoE", "hi_old", "xh,rh,w1ho,,w2h", "swiglu", 1},
+    };
+    for (size_t i = 0; i < sizeof older / sizeof older[0]; i++) {
+        Onnx__NodeProto *o = oc_ms_node(m, older[i].op, older[i].name, older[i].in, older[i].name);
+        ob_attr_i(m, o, "k", older[i].k);
+        ob_attr_s(m, o, "activation_type", older[i].act);
+        if (!strcmp(older[i].act, "swiglu")) {
+            ob_attr_i(m, o, "swiglu_fusion", 1);
+        }
+        if (!strcmp(older[i].name, "swiglu_old")) {
+            ob_attr_f(m, o, "swiglu_limit", 7.0f);
+            ob_attr_i(m, o, "normalize_routing_weights", 1);
+        }
+        if (!strcmp(older[i].op, "QMoE")) {
+            ob_attr_i(m, o, "expert_weight_bits", 4);
+        }
+        ob_output(m, older[i].name);
+    }
     Onnx__NodeProto *n = oc_ms_node(m, "MoE", "relu", "x,r,w1,b1,w2", "y1");
     ob_attr_i(m, n, "k", 2);
     n = oc_ms_node(m, "MoE", "sym", "xs,rs,w1,,w2", "y2");
@@ -838,6 +924,19 @@ static void test_moe(void **state) {
     a = oc_node(r, "q4");
     assert_string_equal(a->outputs[0].shape, "[3,8]");
     oc_assert_cost(a, 3324, 1536);
+    static const struct {
+        const char *name, *shape;
+        int64_t flops, macs;
+    } want[] = {
+        {"relu_old", "[3,8]", 3420, 1536}, {"swiglu_old", "[2,3,8]", 5652, 2304},
+        {"q4_old", "[3,8]", 3324, 1536},   {"hi", "[2,8]", 920, 384},
+        {"hi_old", "[2,8]", 920, 384},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        a = oc_node(r, want[i].name);
+        assert_string_equal(a->outputs[0].shape, want[i].shape);
+        oc_assert_cost(a, want[i].flops, want[i].macs);
+    }
     fl_report_free(r);
     ob_free(m);
 }
@@ -854,7 +953,12 @@ static void test_moe_bad(void **state) {
         {"x,r,w1,,w2", "tanh", 2,
          "node 'bad' (MoE): attr 'activation_type' 'tanh' is not relu, gelu, silu, swiglu or "
          "identity"},
-        {"x,r,w1,,w1", "relu", 2, "node 'bad' (MoE): input 4 (fc2_experts_weights)'s dim 1"},
+        {"x,r,w1,,w1", "relu", 2,
+         "node 'bad' (MoE): input 2 (fc1_experts_weights, older layout "
+         "(experts, hidden, inter))'s dim 1"},
+        {"x,r,w1o20,,w2o", "relu", 2,
+         "node 'bad' (MoE): input 2 (fc1_experts_weights, older layout (experts, hidden, inter)) "
+         "has 20 columns, want 16 (1 * inter_size 16)"},
         {"x,r,w20,,w2", "relu", 2,
          "node 'bad' (MoE): input 2 (fc1_experts_weights) has 20 rows, want 16 (1 * inter_size "
          "16)"},
@@ -873,6 +977,8 @@ static void test_moe_bad(void **state) {
         ob_init_f(m, "w20", 3, (int64_t[]){4, 20, 8}, false);
         ob_init_f(m, "b1", 2, (int64_t[]){4, 16}, false);
         ob_init_f(m, "w2", 3, (int64_t[]){4, 8, 16}, false);
+        ob_init_f(m, "w1o20", 3, (int64_t[]){4, 8, 20}, false);
+        ob_init_f(m, "w2o", 3, (int64_t[]){4, 16, 8}, false);
         Onnx__NodeProto *n = oc_ms_node(m, "MoE", "bad", cases[i].in, "y");
         if (cases[i].k) {
             ob_attr_i(m, n, "k", cases[i].k);
@@ -1045,6 +1151,7 @@ int main(void) {
         cmocka_unit_test(test_bias_softmax_dropout_gemm_gelu_bad),
         cmocka_unit_test(test_attention_input_rank),
         cmocka_unit_test(test_decoder_masked_self_attention),
+        cmocka_unit_test(test_layer_norm_stats_dtype),
         cmocka_unit_test(test_moe),
         cmocka_unit_test(test_moe_bad),
         cmocka_unit_test(test_nhwc_conv),

@@ -52,11 +52,28 @@ static fl_status infer_layer_norm(fl_ctx *c, fl_node *n) {
             dims[i] = i < ax ? x->shape.dims[i] : fl_sym_const(1);
         }
     }
+    /* Mean and the inverse std dev are of type U: stash_type's (float by
+     * default) for LayerNormalization and the default-domain
+     * SimplifiedLayerNormalization, always float for SkipLayerNormalization. */
+    fl_dtype stash = FL_DT_FLOAT;
+    if (n->kind != FL_OP_ONNX_MS_SKIP_LAYER_NORM) {
+        int64_t t = 1;
+        if ((st = fl__attr_int_or(n, "stash_type", 1, &t, c->d)) != FL_OK) {
+            return st;
+        }
+        stash = t == (int32_t)t ? fl__onnx_dtype((int32_t)t) : FL_DT_INVALID;
+        if (stash != FL_DT_FLOAT && stash != FL_DT_BFLOAT16 && stash != FL_DT_HALF &&
+            stash != FL_DT_DOUBLE) {
+            return fl__node_fail(c->d, FL_EINVAL, n,
+                                 "attr 'stash_type' is %lld (float 1, bfloat16 16, float16 10 "
+                                 "or double 11)",
+                                 (long long)t);
+        }
+    }
     for (int k = 1; k < n->n_outputs && st == FL_OK; k++) {
         /* SkipLayerNormalization's 4th output is the sum input + skip (+ bias). */
         bool full = n->kind == FL_OP_ONNX_MS_SKIP_LAYER_NORM && k == 3;
-        int dt = (full || n->kind == FL_OP_ONNX_MS_SKIP_LAYER_NORM) ? fl_dtype_base(x->dtype)
-                                                                    : FL_DT_FLOAT;
+        fl_dtype dt = full ? fl_dtype_base(x->dtype) : stash;
         st = fl__op_set_output(c, n, k, dt, x->shape.rank, full ? x->shape.dims : dims);
     }
     return st;

@@ -14,7 +14,14 @@
  * 1, fc1 2, fc1 bias 3, fc2 4, fc2 bias 5, fc3 6, fc3 bias 7; QMoE input
  * 0, router 1, fc1 2, fc1 scales 3, fc1 bias 4, fc2 5, fc2 scales 6, fc2
  * bias 7, fc3 8, fc3 scales 9, fc3 bias 10, then zero points, router
- * weights and the FP4/FP8 scales. output: input's shape and type. A missing
+ * weights and the FP4/FP8 scales. output: input's shape and type.
+ * The older layout ORT's kernels still run (exports made before the layout
+ * changed) transposes each expert's matrix: fc1 (E, H, f * I / pack), fc2
+ * (E, I, H / pack), fc3 (E, H, I / pack). It is told apart as ORT tells it:
+ * I = fc2's dims 1 and 2 multiplied (unpacked) over H, the same in both
+ * layouts; the older layout when H != I and fc2's dim 1 is I, or when H == I,
+ * SwiGLU is fused and fc1's dim 1 is H. Unknown dims read the documented
+ * layout. The counts below are the same in both. A missing
  * or non-positive k, k above E, an unknown activation_type, and weights of
  * the wrong rank or disagreeing with H, I or E fail naming the node and the
  * attribute or input.
@@ -127,6 +134,26 @@ static fl_status moe_weight(fl_ctx *c, const fl_node *n, int i, const char *name
     return fl__op_merge_dim(c, n, *cols, unpacked, what, cols);
 }
 
+/* Whether the weights are in the older transposed layout (see the top). */
+static bool moe_older_layout(const fl_node *n, const moe_idx *ix, const moe_dims *a, int64_t pack) {
+    const fl_shape *w1 = fl__op_in_shape(n, ix->fc1), *w2 = fl__op_in_shape(n, ix->fc2);
+    if (w2->rank != 3 || !fl_sym_is_known(a->h) || a->h.k <= 0) {
+        return false;
+    }
+    fl_sym r2 = fl__shape_dim(w2, 1), c2 = fl__shape_dim(w2, 2);
+    int64_t prod;
+    if (!fl_sym_is_known(r2) || !fl_sym_is_known(c2) || __builtin_mul_overflow(r2.k, c2.k, &prod) ||
+        __builtin_mul_overflow(prod, pack, &prod)) {
+        return false;
+    }
+    int64_t inter = prod / a->h.k;
+    if (inter != a->h.k) {
+        return r2.k == inter;
+    }
+    fl_sym r1 = w1->rank == 3 ? fl__shape_dim(w1, 1) : fl_sym_unknown();
+    return a->fusion == 2 && fl_sym_is_known(r1) && r1.k == a->h.k;
+}
+
 static fl_status moe_read(fl_ctx *c, const fl_node *n, moe_dims *a) {
     const moe_idx *ix = moe_index(n);
     const fl_shape *x = fl__op_in_shape(n, 0), *r = fl__op_in_shape(n, 1);
@@ -162,22 +189,30 @@ static fl_status moe_read(fl_ctx *c, const fl_node *n, moe_dims *a) {
     a->experts = fl__shape_dim(r, 1);
     a->inter = fl_sym_unknown();
     int64_t pack = 8 / bits;
+    /* fc1's f * I dim, and each weight's two matrix dims in its layout's
+     * order */
     fl_sym fc1_rows = fl_sym_unknown();
-    if ((st = moe_weight(c, n, ix->fc1, "fc1_experts_weights", pack, &a->experts, &fc1_rows,
-                         &a->h)) != FL_OK ||
-        (st = moe_weight(c, n, ix->fc2, "fc2_experts_weights", pack, &a->experts, &a->h,
-                         &a->inter)) != FL_OK ||
-        (a->fc3 && (st = moe_weight(c, n, ix->fc3, "fc3_experts_weights", pack, &a->experts,
-                                    &a->inter, &a->h)) != FL_OK)) {
-        return st;
+    bool older = moe_older_layout(n, ix, a, pack);
+    fl_sym *d1[3] = {&fc1_rows, &a->h, &a->inter}, *d2[3] = {&a->h, &a->inter, &a->h};
+    static const char *const names[2][3] = {
+        {"fc1_experts_weights", "fc2_experts_weights", "fc3_experts_weights"},
+        {"fc1_experts_weights, older layout (experts, hidden, inter)",
+         "fc2_experts_weights, older layout (experts, inter, hidden)",
+         "fc3_experts_weights, older layout (experts, hidden, inter)"}};
+    const int idx[3] = {ix->fc1, ix->fc2, ix->fc3};
+    for (int w = 0; w < (a->fc3 ? 3 : 2); w++) {
+        fl_sym *rows = older ? d2[w] : d1[w], *cols = older ? d1[w] : d2[w];
+        if ((st = moe_weight(c, n, idx[w], names[older][w], pack, &a->experts, rows, cols)) !=
+            FL_OK) {
+            return st;
+        }
     }
     fl_sym want_rows = fl__ar_scale(&k, a->inter, a->fusion);
     if (fl_sym_is_known(want_rows) && fl_sym_is_known(fc1_rows) && want_rows.k != fc1_rows.k) {
-        return fl__node_fail(c->d, FL_EINVAL, n,
-                             "input %d (fc1_experts_weights) has %lld rows, want %lld (%lld * "
-                             "inter_size %lld)",
-                             ix->fc1, (long long)fc1_rows.k, (long long)want_rows.k,
-                             (long long)a->fusion, (long long)a->inter.k);
+        return fl__node_fail(
+            c->d, FL_EINVAL, n, "input %d (%s) has %lld %s, want %lld (%lld * inter_size %lld)",
+            ix->fc1, names[older][0], (long long)fc1_rows.k, older ? "columns" : "rows",
+            (long long)want_rows.k, (long long)a->fusion, (long long)a->inter.k);
     }
     if (fl_sym_is_known(a->experts) && a->k > a->experts.k) {
         return fl__node_fail(c->d, FL_EINVAL, n, "attr 'k' %lld is more than the %lld experts",
