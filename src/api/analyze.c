@@ -223,6 +223,43 @@ static void copy_ledger(fl_arena *ra, const fl_ledger *led, fl_report_ledger_ent
     }
 }
 
+/* The warnings of the rewrite stage into r's: the pipeline's own (those of
+ * c->d from w0 on), then passes that failed and were skipped, one warning
+ * each (once when a pass fails the same way in both iterations). */
+static fl_status pass_warnings(fl_ctx *c, fl_arena *ra, fl_report *r, size_t w0,
+                               const fl_pass_failures *failures) {
+    size_t extra = c->d->n_warnings > w0 ? c->d->n_warnings - w0 : 0;
+    if (!failures->n && !extra) {
+        return FL_OK;
+    }
+    const char **w = fl__arena_calloc(ra, r->n_warnings + extra + failures->n + 1, sizeof(char *));
+    if (!w) {
+        return fl__diag_oom(c->d);
+    }
+    size_t nw = r->n_warnings;
+    if (nw) {
+        memcpy(w, r->warnings, nw * sizeof(char *));
+    }
+    for (size_t i = 0; i < extra; i++) {
+        if (!(w[nw++] = fl__arena_strdup(ra, c->d->warnings[w0 + i]))) {
+            return fl__diag_oom(c->d);
+        }
+    }
+    for (size_t i = 0; i < failures->n; i++) {
+        const char *m = failures->items[i].message;
+        bool seen = false;
+        for (size_t k = 0; k < i && !seen; k++) {
+            seen = strcmp(failures->items[k].message, m) == 0;
+        }
+        if (!seen) {
+            w[nw++] = fl__arena_strdup(ra, m);
+        }
+    }
+    r->warnings = w;
+    r->n_warnings = nw;
+    return FL_OK;
+}
+
 static fl_status run_passes(fl_ctx *c, const fl_options *opt, const fl_cost_totals *costed,
                             fl_progress_state *prog, fl_report *r) {
     fl_arena *ra = report_arena(r);
@@ -246,34 +283,14 @@ static fl_status run_passes(fl_ctx *c, const fl_options *opt, const fl_cost_tota
     fl__ledger_init(&led, c->a);
     led.text = ra; /* the report keeps the notes' texts */
     fl_cost_totals after;
+    size_t w0 = c->d->n_warnings;
     fl_status st = fl__pipeline_run(c, opt, &cfg, &led, &after);
     if (st != FL_OK) {
         return st;
     }
     fl__progress_end(prog, -1); /* the last pass */
-    /* Passes that failed and were skipped: one warning each (once when a
-     * pass fails the same way in both iterations). */
-    if (failures.n) {
-        const char **w = fl__arena_calloc(ra, r->n_warnings + failures.n + 1, sizeof(char *));
-        if (!w) {
-            return fl__diag_oom(c->d);
-        }
-        size_t nw = r->n_warnings;
-        if (nw) {
-            memcpy(w, r->warnings, nw * sizeof(char *));
-        }
-        for (size_t i = 0; i < failures.n; i++) {
-            const char *m = failures.items[i].message;
-            bool seen = false;
-            for (size_t k = 0; k < i && !seen; k++) {
-                seen = strcmp(failures.items[k].message, m) == 0;
-            }
-            if (!seen) {
-                w[nw++] = fl__arena_strdup(ra, m);
-            }
-        }
-        r->warnings = w;
-        r->n_warnings = nw;
+    if ((st = pass_warnings(c, ra, r, w0, &failures)) != FL_OK) {
+        return st;
     }
     r->optimized = true;
     r->before = r->totals;

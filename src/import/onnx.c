@@ -1273,14 +1273,22 @@ static fl_status import_graph(imp *im, const Onnx__ModelProto *m) {
         return fl__diag_fail(d, FL_EINVAL, "ai.onnx opset %lld is not valid (field: opset_import)",
                              (long long)opset);
     }
-    if (has_default && (opset < 7 || opset > FL_ONNX_MAX_OPSET)) {
-        /* Operators are read with their definitions from opset 7 on (attrs
-         * that became inputs are taken from either place); a definition
-         * that changed beyond what we model may be misread. */
+    if (has_default && opset < 7) {
+        /* Before opset 7 the ops that changed shapes are read as their
+         * opset defines them; the rest with their later definitions. */
+        fl__diag_warn(d,
+                      "ai.onnx opset %lld predates opset 7: legacy broadcasting (attrs broadcast "
+                      "and axis), Cast-1's type names and Concat-1's default axis are read as "
+                      "opset %lld defines them, other operators with their opset 7 definitions "
+                      "(Reshape-1's attr shape is not read)",
+                      (long long)opset, (long long)opset);
+    } else if (has_default && opset > FL_ONNX_MAX_OPSET) {
+        /* Operators are read with their definitions up to the newest
+         * modelled opset; a definition that changed since may be misread. */
         fl__diag_warn(d,
                       "ai.onnx opset %lld is outside the modelled opsets 7..%d: operators are "
                       "read with their opset %d definitions",
-                      (long long)opset, FL_ONNX_MAX_OPSET, opset < 7 ? 7 : FL_ONNX_MAX_OPSET);
+                      (long long)opset, FL_ONNX_MAX_OPSET, FL_ONNX_MAX_OPSET);
     }
     /* The ops read the opset from g->producer; the report takes it from
      * g->onnx (versions.producer is TensorFlow's: an ONNX model says who made

@@ -48,6 +48,7 @@
 #include "passes/pipeline.h"
 
 #include "graph/snapshot.h"
+#include "ops/onnxops/util.h"
 #include "passes/util.h"
 #include "shape/infer.h"
 #include "util/check.h"
@@ -1240,6 +1241,36 @@ static fl_status run_guarded(fl_ctx *c, const fl_options *opt, const fl_pipeline
     return FL_OK;
 }
 
+/* An ONNX model of opset 1-6 with a node that broadcasts B along a middle
+ * axis of A (fl__ox_legacy_unaligned): the rewrite rules read element-wise
+ * ops with numpy broadcasting, so no pass runs, with a warning naming the
+ * node. */
+static void legacy_guard(fl_ctx *c, bool on[FL_PASS_COUNT]) {
+    fl_graph *g = c->g;
+    if (!g->onnx.is_onnx || g->onnx.opset >= 7) {
+        return;
+    }
+    for (size_t i = 0; i < g->n_nodes; i++) {
+        const fl_node *n = g->nodes[i];
+        if (!n || !fl__ox_legacy_unaligned(c, n)) {
+            continue;
+        }
+        bool any = false;
+        for (int p = 0; p < FL_PASS_COUNT; p++) {
+            any = any || on[p];
+            on[p] = false;
+        }
+        if (any) {
+            fl__diag_warn(c->d,
+                          "no rewrite pass run: node '%s' (%s) broadcasts input 1 along attr "
+                          "axis, opset %lld's legacy broadcasting, which the rewrite rules do not "
+                          "model",
+                          n->name, n->op, (long long)g->onnx.opset);
+        }
+        return;
+    }
+}
+
 fl_status fl__pipeline_run(fl_ctx *c, const fl_options *opt, const fl_pipeline_config *cfg,
                            fl_ledger *led, fl_cost_totals *after) {
     fl_graph *g = c->g;
@@ -1248,6 +1279,7 @@ fl_status fl__pipeline_run(fl_ctx *c, const fl_options *opt, const fl_pipeline_c
     if (st != FL_OK) {
         return st;
     }
+    legacy_guard(c, on);
     out_snap *snaps = NULL;
     size_t n_snaps = 0;
     st = mark_outputs(c, cfg, &snaps, &n_snaps);

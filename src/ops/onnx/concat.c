@@ -9,9 +9,17 @@
 
 #include <string.h>
 
+/* Concat's attr axis: required from opset 4, default 1 before. */
+static fl_status concat_axis(fl_ctx *c, const fl_node *n, int64_t *axis) {
+    if (c->g->onnx.is_onnx && c->g->onnx.opset >= 1 && c->g->onnx.opset < 4) {
+        return fl__attr_int_or(n, "axis", 1, axis, c->d);
+    }
+    return fl__attr_need_int(n, "axis", axis, c->d);
+}
+
 static fl_status infer_concat(fl_ctx *c, fl_node *n) {
     int64_t axis;
-    fl_status st = fl__attr_need_int(n, "axis", &axis, c->d);
+    fl_status st = concat_axis(c, n, &axis);
     if (st != FL_OK) {
         return st;
     }
@@ -65,7 +73,7 @@ static fl_status eval_concat(fl_ctx *c, fl_node *n) {
     }
     int64_t axis;
     int ax = 0;
-    if (fl__attr_need_int(n, "axis", &axis, c->d) != FL_OK ||
+    if (concat_axis(c, n, &axis) != FL_OK ||
         fl__ox_norm_axis(c, n, axis, t->shape.rank, "attr 'axis'", &ax) != FL_OK) {
         return c->d->status;
     }

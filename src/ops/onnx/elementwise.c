@@ -5,6 +5,7 @@
 #include "ops/onnx/onnx.h"
 
 #include <string.h>
+#include <strings.h>
 
 /* The TensorFlow op with the same semantics as an ONNX kind, or 0. */
 static int tf_twin(int kind) {
@@ -54,11 +55,39 @@ static int tf_twin(int kind) {
     }
 }
 
+/* Opsets 1-6's legacy broadcasting (fl__ox_legacy_bcast): C has A's shape;
+ * comparisons and logic give bool. */
+static fl_status infer_legacy(fl_ctx *c, fl_node *n, bool *aligned) {
+    int dt = fl__ox_in_dtype(n, 0);
+    switch (n->kind) {
+    case FL_OP_ONNX_EQUAL:
+    case FL_OP_ONNX_LESS:
+    case FL_OP_ONNX_GREATER:
+    case FL_OP_ONNX_AND:
+    case FL_OP_ONNX_OR:
+        dt = FL_DT_BOOL;
+        break;
+    default:
+        break;
+    }
+    return fl__ox_infer_legacy_bcast(c, n, dt, aligned);
+}
+
 fl_status fl__onnx_infer_twin(fl_ctx *c, fl_node *n) {
+    if (fl__ox_legacy_bcast(c, n)) {
+        return infer_legacy(c, n, NULL);
+    }
     return fl__ox_twin(c, n, tf_twin(n->kind), false);
 }
 
 fl_status fl__onnx_eval_twin(fl_ctx *c, fl_node *n) {
+    bool aligned = true;
+    if (fl__ox_legacy_bcast(c, n)) {
+        fl_status st = infer_legacy(c, n, &aligned);
+        if (st != FL_OK || !aligned) {
+            return st; /* B along a middle axis: numpy's values differ, not folded */
+        }
+    }
     return fl__ox_twin(c, n, tf_twin(n->kind), true);
 }
 
@@ -86,10 +115,32 @@ static fl_status infer_unary_twin(fl_ctx *c, fl_node *n) {
     return tf_twin(n->kind) ? fl__onnx_infer_twin(c, n) : fl__ox_infer_same(c, n);
 }
 
+/* Cast-1 (opsets 1-5) names attr to's type as a string, TensorProto's
+ * DataType name ("FLOAT"); the number of that name, or -1. */
+static int64_t cast1_type(fl_str name) {
+    static const char *const names[] = {"FLOAT",  "UINT8",  "INT8",   "UINT16",    "INT16",
+                                        "INT32",  "INT64",  "STRING", "BOOL",      "FLOAT16",
+                                        "DOUBLE", "UINT32", "UINT64", "COMPLEX64", "COMPLEX128"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        if (strlen(names[i]) == name.len && !strncasecmp(names[i], name.p, name.len)) {
+            return (int64_t)i + 1;
+        }
+    }
+    return -1;
+}
+
 static fl_status infer_cast(fl_ctx *c, fl_node *n) {
     int64_t to;
-    fl_status st = fl__attr_need_int(n, "to", &to, c->d);
-    if (st != FL_OK) {
+    const fl_attr *a = fl__node_attr(n, "to");
+    fl_status st = FL_OK;
+    if (a && a->kind == FL_ATTR_S) {
+        if ((to = cast1_type(a->v.s)) < 0) {
+            return fl__node_fail(c->d, FL_EINVAL, n,
+                                 "attr 'to' is '%.*s', not a TensorProto data type name (Cast-1: "
+                                 "FLOAT, INT64, ...)",
+                                 (int)(a->v.s.len > 64 ? 64 : a->v.s.len), a->v.s.p);
+        }
+    } else if ((st = fl__attr_need_int(n, "to", &to, c->d)) != FL_OK) {
         return st;
     }
     fl_dtype dt = fl__onnx_dtype((int32_t)to);

@@ -175,6 +175,9 @@ static fl_status infer_bcast_same(fl_ctx *c, fl_node *n) {
 }
 
 static fl_status infer_bcast_bool(fl_ctx *c, fl_node *n) {
+    if (fl__ox_legacy_bcast(c, n)) { /* Xor before opset 7 */
+        return fl__ox_infer_legacy_bcast(c, n, FL_DT_BOOL, NULL);
+    }
     return fl__ox_infer_bcast(c, n, FL_DT_BOOL);
 }
 
@@ -214,6 +217,13 @@ static int64_t int_op(int kind, int64_t a, int64_t b, bool right, int bits) {
 
 /* Xor, BitShift, Bitwise* on known integer values. */
 static fl_status eval_int_binary(fl_ctx *c, fl_node *n) {
+    bool aligned = true;
+    if (fl__ox_legacy_bcast(c, n)) {
+        fl_status st = fl__ox_infer_legacy_bcast(c, n, FL_DT_BOOL, &aligned);
+        if (st != FL_OK || !aligned) {
+            return st; /* B along a middle axis: not folded */
+        }
+    }
     const fl_value *a = fl_op_in_value(n, 0), *b = fl_op_in_value(n, 1);
     if (!a || !b || !a->ints || !b->ints || !fl__value_is_concrete(a) ||
         !fl__value_is_concrete(b)) {

@@ -2,7 +2,8 @@
  * nn.c - ai.onnx neural-network ops beyond onnx.c: ConvTranspose, LRN,
  * InstanceNormalization, GroupNormalization, LpPool, MaxUnpool, Resize,
  * Upsample, GridSample, RoiAlign, RNN, GRU, LSTM, GlobalLpPool, MaxRoiPool,
- * DeformConv.
+ * DeformConv, and ImageScaler (experimental, opsets 1-9: y = scale * x +
+ * bias[c] on NCHW).
  *
  * Shapes (NCHW, channels first, as ONNX defines them):
  *   ConvTranspose  [N, W.dim[1] * group, out...], out = attr output_shape
@@ -35,7 +36,9 @@
  *   RNN/GRU/LSTM   Y [seq, dirs, batch, hidden] (layout 0) or [batch, seq,
  *                  dirs, hidden] (layout 1); Y_h (and LSTM's Y_c) [dirs,
  *                  batch, hidden] or [batch, dirs, hidden]
- *   LRN, InstanceNormalization, GroupNormalization keep their input's shape.
+ *   LRN, InstanceNormalization, GroupNormalization, ImageScaler keep their
+ *                  input's shape; ImageScaler's attr bias has one value a
+ *                  channel (dim 1)
  *
  * FLOP rules ("complete" convention, E(t) = element count; MACs only for
  * the conv/matmul family):
@@ -58,6 +61,7 @@
  *   InstanceNormalization, GroupNormalization  8 * E(X): mean (add),
  *                   variance (sub, square, add), normalise (sub, divide),
  *                   scale and bias (mul, add); per-group sqrt/eps not counted
+ *   ImageScaler     2 * E(X) (the scale's multiply, the bias add)
  *   LpPool          2 * prod(kernel) * E(out) (|x|^p and the add per tap)
  *   MaxUnpool       0 (data movement)
  *   Resize, Upsample, GridSample  per output element: nearest 0; linear
@@ -802,6 +806,32 @@ static fl_status cost_rnn(fl_ctx *c, const fl_node *n, fl_cost *out) {
 
 /* Hook sets and descriptors (their rows: onnxops/nn.def) */
 
+/* ImageScaler: X's shape; attr bias (required by the schema) one value a
+ * channel. */
+static fl_status infer_image_scaler(fl_ctx *c, fl_node *n) {
+    const fl_shape *x = fl__op_in_shape(n, 0);
+    const fl_attr *a = fl__node_attr(n, "bias");
+    if (!a || a->kind != FL_ATTR_LIST || (a->n && a->list_kind != FL_ATTR_F)) {
+        return fl__node_fail(c->d, FL_EINVAL, n, "attr 'bias' (floats, one a channel) is missing");
+    }
+    size_t nb = a->n;
+    if (x->rank >= 0 && x->rank < 2) {
+        return fl__node_fail(c->d, FL_EINVAL, n, "input 0 has rank %d, want (N, C, ...)", x->rank);
+    }
+    fl_sym ch = x->rank >= 2 ? x->dims[1] : fl_sym_unknown();
+    if (fl_sym_is_known(ch) && (int64_t)nb != ch.k) {
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "attr 'bias' has %zu values, input 0 has %lld channels (dim 1)", nb,
+                             (long long)ch.k);
+    }
+    return fl__ox_infer_same(c, n);
+}
+
+static fl_status cost_image_scaler(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    return fl__ox_cost_per_out(c, n, out, 2);
+}
+
+#define HOOKS_image_scaler   .infer = infer_image_scaler, .cost = cost_image_scaler
 #define HOOKS_conv_transpose .infer = infer_conv_transpose, .cost = cost_conv_transpose
 #define HOOKS_lrn            .infer = infer_lrn, .cost = cost_lrn
 #define HOOKS_instance_norm  .infer = fl__ox_infer_same, .cost = cost_norm8

@@ -237,6 +237,92 @@ fl_status fl__ox_infer_bcast(fl_ctx *c, fl_node *n, int dt) {
     return st == FL_OK ? fl__op_set_output(c, n, 0, dt, out.rank, out.dims) : st;
 }
 
+bool fl__ox_legacy_bcast(const fl_ctx *c, const fl_node *n) {
+    if (!c->g->onnx.is_onnx || c->g->onnx.opset < 1 || c->g->onnx.opset >= 7 || n->n_inputs != 2) {
+        return false;
+    }
+    switch (n->kind) {
+    case FL_OP_ONNX_ADD:
+    case FL_OP_ONNX_SUB:
+    case FL_OP_ONNX_MUL:
+    case FL_OP_ONNX_DIV:
+    case FL_OP_ONNX_POW:
+    case FL_OP_ONNX_AND:
+    case FL_OP_ONNX_OR:
+    case FL_OP_ONNX_XOR:
+    case FL_OP_ONNX_EQUAL:
+    case FL_OP_ONNX_GREATER:
+    case FL_OP_ONNX_LESS:
+        return true;
+    default:
+        return false;
+    }
+}
+
+bool fl__ox_legacy_unaligned(const fl_ctx *c, const fl_node *n) {
+    if (!fl__ox_legacy_bcast(c, n)) {
+        return false;
+    }
+    const fl_attr *bc = fl__node_attr(n, "broadcast"), *axis = fl__node_attr(n, "axis");
+    const fl_shape *a = &fl_node_in(n, 0)->shape, *b = &fl_node_in(n, 1)->shape;
+    if (!bc || bc->kind != FL_ATTR_I || !bc->v.i || !axis || axis->kind != FL_ATTR_I) {
+        return false; /* equal shapes, or aligned to the back */
+    }
+    if (a->rank < 0 || b->rank < 0) {
+        return true;
+    }
+    bool one = true;
+    for (int i = 0; i < b->rank; i++) {
+        one = one && fl_sym_is_known(b->dims[i]) && b->dims[i].k == 1;
+    }
+    return !one && axis->v.i != a->rank - b->rank;
+}
+
+fl_status fl__ox_infer_legacy_bcast(fl_ctx *c, fl_node *n, int dt, bool *aligned) {
+    const fl_shape *a = fl__op_in_shape(n, 0), *b = fl__op_in_shape(n, 1);
+    int64_t bc, axis;
+    bool is_aligned = false;
+    fl_status st = fl__attr_int_or(n, "broadcast", 0, &bc, c->d);
+    if (st == FL_OK) {
+        st = fl__attr_int_or(n, "axis", INT64_MIN, &axis, c->d);
+    }
+    if (st != FL_OK) {
+        return st;
+    }
+    if (a->rank >= 0 && b->rank >= 0) {
+        fl_arith k = {c, n, FL_OK};
+        fl_sym nb = fl__ar_numel(&k, b);
+        bool one = fl_sym_is_known(nb) && nb.k == 1 && b->rank <= a->rank && bc;
+        int64_t ax = !bc ? 0 : axis == INT64_MIN ? a->rank - b->rank : axis;
+        if (!one && (bc ? ax < 0 || ax + b->rank > a->rank : b->rank != a->rank)) {
+            return fl__node_fail(c->d, FL_EINVAL, n,
+                                 "input 1 has rank %d, input 0 rank %d: with attr 'broadcast' "
+                                 "%lld and attr 'axis' %lld it must %s (legacy broadcasting, "
+                                 "opset %lld)",
+                                 b->rank, a->rank, (long long)bc,
+                                 (long long)(axis == INT64_MIN ? ax : axis),
+                                 bc ? "lie within input 0's dims" : "equal input 0's shape",
+                                 (long long)c->g->onnx.opset);
+        }
+        for (int i = 0; i < b->rank && !one; i++) {
+            fl_sym x = b->dims[i], y = a->dims[ax + i];
+            if (fl_sym_is_known(x) && fl_sym_is_known(y) && x.k != y.k) {
+                return fl__node_fail(c->d, FL_EINVAL, n,
+                                     "input 1's dim %d is %lld but input 0's dim %lld is %lld "
+                                     "(attr 'broadcast' %lld, axis %lld: legacy broadcasting, "
+                                     "opset %lld)",
+                                     i, (long long)x.k, (long long)(ax + i), (long long)y.k,
+                                     (long long)bc, (long long)ax, (long long)c->g->onnx.opset);
+            }
+        }
+        is_aligned = one || ax == a->rank - b->rank;
+    }
+    if (aligned) {
+        *aligned = is_aligned;
+    }
+    return fl__op_set_output(c, n, 0, dt, a->rank, a->dims);
+}
+
 fl_status fl__ox_bsh_input(fl_ctx *c, const fl_node *n, fl_sym *b, fl_sym *s, fl_sym *h) {
     const fl_shape *x = fl__op_in_shape(n, 0);
     if (x->rank >= 0 && x->rank != 3) {

@@ -70,6 +70,24 @@ fl_status fl__ox_retype(fl_ctx *c, fl_node *n, int port, int dt);
 /* Numpy broadcast of inputs 0 and 1 into output 0 of dtype dt. */
 fl_status fl__ox_infer_bcast(fl_ctx *c, fl_node *n, int dt);
 
+/* Opsets 1-6, before numpy broadcasting: Add, Sub, Mul, Div, Pow, And, Or,
+ * Xor, Equal, Greater and Less take attr broadcast (default 0) and axis.
+ * Whether n is such a node of such a model. */
+bool fl__ox_legacy_bcast(const fl_ctx *c, const fl_node *n);
+
+/* A legacy broadcasting node (fl__ox_legacy_bcast): B (input 1) has A's
+ * shape, or with broadcast 1 one element or A's dims axis .. axis + rank(B)
+ * - 1 (axis default rank(A) - rank(B), aligned to the back); anything else
+ * fails naming the attrs and dims. Output 0 := A's shape, dtype dt.
+ * *aligned (may be NULL): numpy broadcasting gives the same values, so the
+ * TensorFlow twin may fold them. */
+fl_status fl__ox_infer_legacy_bcast(fl_ctx *c, fl_node *n, int dt, bool *aligned);
+
+/* A legacy broadcasting node whose B lies along a middle axis of A (attr
+ * axis not aligning it to the back, B of more than one element): numpy
+ * broadcasting would read it otherwise, so rewrite rules must not touch it. */
+bool fl__ox_legacy_unaligned(const fl_ctx *c, const fl_node *n);
+
 /* Each of the NULL-terminated `names`, int attrs the op's schema requires
  * but its count does not read (the cuBLASLt orders of the QOrdered ops), is
  * present: FL_EINVAL naming the first missing one. */
