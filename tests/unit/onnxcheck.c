@@ -22,20 +22,24 @@ Onnx__NodeProto *oc_ms_node(ob_model *m, const char *op, const char *name, const
     return n;
 }
 
-fl_report *oc_run(ob_model *m, fl_status want) {
+fl_report *oc_run_opts(ob_model *m, fl_options *o, fl_status want) {
     size_t len;
     uint8_t *buf = ob_pack(m, &len);
-    fl_options o;
-    fl_options_init(&o);
-    o.per_node = true;
+    o->per_node = true;
     fl_report *r = NULL;
-    fl_status st = fl_analyze(buf, len, &o, &r);
+    fl_status st = fl_analyze(buf, len, o, &r);
     free(buf);
     if (st != want) {
         printf("status %d: %s\n", st, r && r->error ? r->error : "?");
     }
     assert_int_equal(st, want);
     return r;
+}
+
+fl_report *oc_run(ob_model *m, fl_status want) {
+    fl_options o;
+    fl_options_init(&o);
+    return oc_run_opts(m, &o, want);
 }
 
 void oc_expect_error_both(ob_model *m, const char *a, const char *b) {

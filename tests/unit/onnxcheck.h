@@ -20,6 +20,8 @@ Onnx__NodeProto *oc_ms_node(ob_model *m, const char *op, const char *name, const
 /* Packs m, analyses it with per-node detail and asserts the status is
  * `want` (printing the error otherwise). The caller frees the report. */
 fl_report *oc_run(ob_model *m, fl_status want);
+/* oc_run with options o (per_node set on). */
+fl_report *oc_run_opts(ob_model *m, fl_options *o, fl_status want);
 
 /* Analyses m, which must fail with FL_EINVAL, and fails the test unless the
  * error contains `want`; frees the report and m. */

@@ -728,20 +728,6 @@ static ob_model *seq_input_model(void) {
     return m;
 }
 
-static fl_report *run_opts(ob_model *m, fl_options *o, fl_status want) {
-    size_t len;
-    uint8_t *buf = ob_pack(m, &len);
-    o->per_node = true;
-    fl_report *r = NULL;
-    fl_status st = fl_analyze(buf, len, o, &r);
-    free(buf);
-    if (st != want) {
-        printf("status %d: %s\n", st, r && r->error ? r->error : "?");
-    }
-    assert_int_equal(st, want);
-    return r;
-}
-
 /* Sequence-typed graph inputs. xs, a sequence of float [2,8], is a variant
  * [xs.0,2,8]: SequenceLength is xs.0 (Range [xs.0]); its elements
  * concatenated along 0 are [2*xs.0,8], and their MatMul with w [8,4] counts
@@ -760,7 +746,7 @@ static void test_sequence_inputs(void **state) {
     ob_model *m = seq_input_model();
     fl_options o;
     fl_options_init(&o);
-    fl_report *r = run_opts(m, &o, FL_OK);
+    fl_report *r = oc_run_opts(m, &o, FL_OK);
     assert_int_equal(r->n_unknown_ops, 0);
     assert_string_equal(oc_node(r, "rg")->outputs[0].shape, "[xs.0]");
     assert_string_equal(oc_node(r, "cat")->outputs[0].shape, "[2*xs.0,8]");
@@ -786,7 +772,7 @@ static void test_sequence_inputs(void **state) {
     o.n_symbols = 1;
     o.inputs = &ib;
     o.n_inputs = 1;
-    r = run_opts(m, &o, FL_OK);
+    r = oc_run_opts(m, &o, FL_OK);
     assert_string_equal(oc_node(r, "rg")->outputs[0].shape, "[3]");
     assert_string_equal(oc_node(r, "cat")->outputs[0].shape, "[6,8]");
     oc_assert_cost(oc_node(r, "mm"), 384, 192);
@@ -801,7 +787,7 @@ static void test_sequence_inputs(void **state) {
     ob_init_i64(m, "three", 0, NULL, (int64_t[]){3});
     ob_node(m, "SequenceAt", "at3", "xs,three", "e3");
     ob_output(m, "e3");
-    r = run_opts(m, &o, FL_EINVAL);
+    r = oc_run_opts(m, &o, FL_EINVAL);
     assert_non_null(strstr(r->error, "node 'at3' (SequenceAt): input 1 (position) 3 is out of "
                                      "range for a sequence of 3 elements"));
     fl_report_free(r);
@@ -830,7 +816,7 @@ static void test_sequence_inputs_bad(void **state) {
         fl_input_binding ib = {.name = "q", .rank = 0, .dims = NULL};
         o.inputs = &ib;
         o.n_inputs = i == 0;
-        fl_report *r = run_opts(m, &o, code[i]);
+        fl_report *r = oc_run_opts(m, &o, code[i]);
         printf("%s\n", r->error);
         assert_non_null(strstr(r->error, "'q'"));
         assert_non_null(strstr(r->error, want[i]));
