@@ -113,6 +113,23 @@ static void test_qlinear_unary(void **state) {
     oc_ms_node(m, "QLinearSoftmax", "qsm_noopset", "x,s,zi,s,zi", "y");
     ob_output(m, "y");
     oc_expect_error(m, "node 'qsm_noopset' (QLinearSoftmax): missing required attr 'opset'");
+    /* QLinearSoftmax's y_zero_point is required (unlike QLinearSigmoid's):
+     * ONNX Runtime refuses the node without it, at load; x_zero_point may be
+     * absent. */
+    m = oc_ms_model();
+    scalars(m);
+    ob_input(m, "x", I8, 2, (int64_t[]){2, 8}, NULL);
+    n = oc_ms_node(m, "QLinearSoftmax", "qsm_noxzp", "x,s,,s,zi", "y1");
+    ob_attr_i(m, n, "opset", 13);
+    ob_output(m, "y1");
+    r = oc_run(m, FL_OK);
+    assert_out(oc_node(r, "qsm_noxzp"), "[2,8]", "int8");
+    oc_assert_int(oc_node(r, "qsm_noxzp"), 128, 32);
+    fl_report_free(r);
+    n = oc_ms_node(m, "QLinearSoftmax", "qsm_noyzp", "x,s,zi,s", "y2");
+    ob_attr_i(m, n, "opset", 13);
+    ob_output(m, "y2");
+    oc_expect_error(m, "node 'qsm_noyzp' (QLinearSoftmax): expects 5 inputs, got 4");
 }
 
 /* QOrderedLayerNormalization X int8 [2,4,8], gamma and B float [8], axis

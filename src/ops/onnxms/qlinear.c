@@ -17,8 +17,8 @@
  *   QLinearSigmoid, QLinearLeakyRelu (attr alpha), QLinearSoftmax (attrs
  *                    opset required, axis: default 1 before opset 13, -1
  *                    from 13; out of range fails naming it)  X, X_scale,
- *                    X_zero_point?, Y_scale, Y_zero_point?: X's shape and
- *                    type.
+ *                    X_zero_point?, Y_scale, Y_zero_point? (QLinearSoftmax:
+ *                    Y_zero_point required): X's shape and type.
  *   QLinearGlobalAveragePool  X, x_scale, x_zero_point, y_scale,
  *                    y_zero_point, attr channels_last: X's shape with every
  *                    spatial dim 1 (N, C, 1.. or N, 1.., C); rank >= 3.
