@@ -32,7 +32,7 @@ const cases = JSON.parse(fs.readFileSync(path.join(dir, "cases.json"), "utf8"));
 const all = {};
 for (const c of cases) {
   try {
-    const s = await ort.InferenceSession.create(path.join(dir, c.file), {
+    const s = await ort.InferenceSession.create(path.join(dir, `${c.tag}.onnx`), {
       graphOptimizationLevel: "disabled",
       intraOpNumThreads: 1,
       logSeverityLevel: 3,

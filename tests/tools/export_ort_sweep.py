@@ -4,12 +4,17 @@ ortsweep/cases_onnx.py (ai.onnx operators of opsets 18 to 24) and
 ortsweep/cases_ms.py (ONNX Runtime's com.microsoft operators), and cases.json,
 what tests/cli/cli_onnx_ortsweep.sh needs to run each model in foldline and in
 ONNX Runtime and compare every output's shape and dtype: the inputs to feed,
-and per output the node's output, the graph output and the dtype the schema
-gives it.
+and per output the node's output and the dtype the schema gives it (and the
+Cast's output ONNX Runtime returns for a dtype onnxruntime-node cannot hand
+back). A case's model is TAG.onnx.
 
 Each model is one node named `target`; fixed input shapes; constant operands
 are initializers. Cases ONNX Runtime 1.30 cannot run or runs wrongly (the
-SKIP lists, each with its reason) are not written.
+SKIP lists, each with its reason) are not written: foldline's answers for the
+valid ones are checked by the unit tests instead (test_nodes_ort_cannot_run in
+test_onnx_ops.c, test_ms_nodes_ort_cannot_run in test_onnx_ms.c, and the
+contrib ops without a CPU kernel in test_onnx_ms.c, test_onnx_mha.c,
+test_onnx_qlinear.c and test_onnx_qms.c). ImageDecoder is not modelled.
 
 Needs Debian's python3-onnx (the test suite reads the committed files).
 Usage: export_ort_sweep.py OUTDIR
@@ -48,9 +53,8 @@ def main():
         if c["tag"] in skip:
             continue
         c["dynamic"] = dynamic.get(c["tag"], {})
-        file = c["tag"] + ".onnx"
-        onnx.save(model.build(c), os.path.join(out, file))
-        entries.append(model.manifest_entry(c, file))
+        onnx.save(model.build(c), os.path.join(out, c["tag"] + ".onnx"))
+        entries.append(model.manifest_entry(c))
     with open(os.path.join(out, "cases.json"), "w") as f:  # a case a line
         f.write("[\n" + ",\n".join(json.dumps(e, separators=(",", ":")) for e in entries) + "\n]\n")
     print("%d cases written, %d skipped" % (len(entries), len(skip)))

@@ -205,6 +205,67 @@ static void test_attention(void **state) {
     ob_free(m);
 }
 
+/* Valid nodes ONNX Runtime 1.30's CPU kernels refuse, so cli_onnx_ortsweep
+ * cannot compare them (shapes from ContribOperators.md), num_heads 2:
+ *   Attention input [2,3,8], weights [8,24], bias [24], a 4-D mask
+ *     (2,1,4,4) (max_sequence_length 4): output [2,3,8].
+ *   past_present_share_buffer 1, input [2,1,8], past [2,2,2,6,4] (the
+ *     buffer), past_sequence_length 3: output [2,1,8], present the buffer.
+ *   past [2,2,2,3,4] with attention_bias [2,2,2,5], input [2,2,8]: output
+ *     [2,2,8], present [2,2,2,5,4].
+ *   do_rotary 1, input [1,2,64], weights [64,192]: output [1,2,64].
+ *   MoE with fc3 (silu, k 2), input [6,8], 4 experts, fc1 and fc3 (4,16,8),
+ *     fc2 (4,8,16): output [6,8]. */
+static void test_ms_nodes_ort_cannot_run(void **state) {
+    (void)state;
+    ob_model *m = oc_ms_model();
+    ob_init_f(m, "w", 2, (int64_t[]){8, 24}, true);
+    ob_init_f(m, "b", 1, (int64_t[]){24}, true);
+    ob_input(m, "x", OB_FLOAT, 3, (int64_t[]){2, 3, 8}, NULL);
+    ob_input(m, "mask", OB_INT32, 4, (int64_t[]){2, 1, 4, 4}, NULL);
+    ob_attr_i(m, oc_ms_node(m, "Attention", "mask4d", "x,w,b,mask", "y1"), "num_heads", 2);
+    ob_input(m, "x1", OB_FLOAT, 3, (int64_t[]){2, 1, 8}, NULL);
+    ob_input(m, "buf", OB_FLOAT, 5, (int64_t[]){2, 2, 2, 6, 4}, NULL);
+    ob_init_raw(m, "psl", OB_INT32, 1, (int64_t[]){1}, (int32_t[]){3}, sizeof(int32_t));
+    Onnx__NodeProto *n = oc_ms_node(m, "Attention", "share", "x1,w,b,,buf,,psl", "y2,present2");
+    ob_attr_i(m, n, "num_heads", 2);
+    ob_attr_i(m, n, "past_present_share_buffer", 1);
+    ob_input(m, "x2", OB_FLOAT, 3, (int64_t[]){2, 2, 8}, NULL);
+    ob_input(m, "past", OB_FLOAT, 5, (int64_t[]){2, 2, 2, 3, 4}, NULL);
+    ob_input(m, "ab", OB_FLOAT, 4, (int64_t[]){2, 2, 2, 5}, NULL);
+    ob_attr_i(m, oc_ms_node(m, "Attention", "pastbias", "x2,w,b,,past,ab", "y3,present3"),
+              "num_heads", 2);
+    ob_input(m, "x3", OB_FLOAT, 3, (int64_t[]){1, 2, 64}, NULL);
+    ob_init_f(m, "wr", 2, (int64_t[]){64, 192}, true);
+    ob_init_f(m, "br", 1, (int64_t[]){192}, true);
+    n = oc_ms_node(m, "Attention", "rotary", "x3,wr,br", "y4");
+    ob_attr_i(m, n, "num_heads", 2);
+    ob_attr_i(m, n, "do_rotary", 1);
+    ob_input(m, "xm", OB_FLOAT, 2, (int64_t[]){6, 8}, NULL);
+    ob_input(m, "r", OB_FLOAT, 2, (int64_t[]){6, 4}, NULL);
+    ob_init_f(m, "w1", 3, (int64_t[]){4, 16, 8}, true);
+    ob_init_f(m, "w2", 3, (int64_t[]){4, 8, 16}, true);
+    n = oc_ms_node(m, "MoE", "fc3", "xm,r,w1,,w2,,w1", "y5");
+    ob_attr_i(m, n, "k", 2);
+    ob_attr_s(m, n, "activation_type", "silu");
+    ob_output(m, "y1");
+    ob_output(m, "y2");
+    ob_output(m, "y3");
+    ob_output(m, "y4");
+    ob_output(m, "y5");
+    fl_report *r = oc_run(m, FL_OK);
+    assert_int_equal(r->n_unknown_ops, 0);
+    assert_string_equal(oc_node(r, "mask4d")->outputs[0].shape, "[2,3,8]");
+    assert_string_equal(oc_node(r, "share")->outputs[0].shape, "[2,1,8]");
+    assert_string_equal(oc_node(r, "share")->outputs[1].shape, "[2,2,2,6,4]");
+    assert_string_equal(oc_node(r, "pastbias")->outputs[0].shape, "[2,2,8]");
+    assert_string_equal(oc_node(r, "pastbias")->outputs[1].shape, "[2,2,2,5,4]");
+    assert_string_equal(oc_node(r, "rotary")->outputs[0].shape, "[1,2,64]");
+    assert_string_equal(oc_node(r, "fc3")->outputs[0].shape, "[6,8]");
+    fl_report_free(r);
+    ob_free(m);
+}
+
 /* Attention over a symbolic sequence s, input [1,s,8], weights [8,24], no
  * bias, num_heads 2, unidirectional (a causal mask counts the full score
  * matrix): MACs = s * 8 * 24 + s * s * (8 + 8) = 16*s^2 + 192*s; bound at
@@ -1138,6 +1199,7 @@ int main(void) {
         cmocka_unit_test(test_bad_inputs),
         cmocka_unit_test(test_attention),
         cmocka_unit_test(test_attention_symbolic),
+        cmocka_unit_test(test_ms_nodes_ort_cannot_run),
         cmocka_unit_test(test_attention_bad_attrs),
         cmocka_unit_test(test_matmul_nbits),
         cmocka_unit_test(test_matmul_nbits_bad),

@@ -496,6 +496,77 @@ static void test_opset18_20(void **state) {
     ob_free(m);
 }
 
+/* Valid nodes ONNX Runtime 1.30's CPU provider refuses, so cli_onnx_ortsweep
+ * cannot compare them (shapes and dtypes from the ONNX schemas):
+ *   CenterCropPad-18 X int32 [3,4,5], shape int32 [3], axes [-1]: [3,4,3],
+ *     int32 (shape may be int32 or int64).
+ *   Pad-18 X [2,3,4], pads [1,1], axes int32 [-2]: [2,5,4].
+ *   GRU-22 layout 1 (batch first) X [2,3,5], hidden 4: Y [batch 2, seq 3,
+ *     1 direction, 4], Y_h [2,1,4]; LSTM-22 bidirectional, layout 1: Y
+ *     [2,3,2,4], Y_h and Y_c [2,2,4].
+ *   Attention-23 Q, K, V [1,2,3,4], past K and V [1,2,2,4], attn_mask
+ *     [1,1,3,2], shorter than the 5 keys (padded with -inf): Y [1,2,3,4],
+ *     present K and V [1,2,5,4]. */
+static void test_nodes_ort_cannot_run(void **state) {
+    (void)state;
+    ob_model *m = ob_new(18);
+    ob_input(m, "x", OB_INT32, 3, (int64_t[]){3, 4, 5}, NULL);
+    ob_init_raw(m, "s", OB_INT32, 1, (int64_t[]){1}, (int32_t[]){3}, sizeof(int32_t));
+    ob_attr_ints(m, ob_node(m, "CenterCropPad", "ccp", "x,s", "y"), "axes", 1, (int64_t[]){-1});
+    ob_input(m, "p", OB_FLOAT, 3, (int64_t[]){2, 3, 4}, NULL);
+    ob_init_i64(m, "pads", 1, (int64_t[]){2}, (int64_t[]){1, 1});
+    ob_init_raw(m, "ax", OB_INT32, 1, (int64_t[]){1}, (int32_t[]){-2}, sizeof(int32_t));
+    ob_node(m, "Pad", "pad", "p,pads,,ax", "py");
+    ob_output(m, "y");
+    ob_output(m, "py");
+    fl_report *r = oc_run(m, FL_OK);
+    assert_int_equal(r->n_unknown_ops, 0);
+    assert_string_equal(oc_node(r, "ccp")->outputs[0].shape, "[3,4,3]");
+    assert_string_equal(oc_node(r, "ccp")->outputs[0].dtype, "int32");
+    assert_string_equal(oc_node(r, "pad")->outputs[0].shape, "[2,5,4]");
+    fl_report_free(r);
+    ob_free(m);
+
+    m = ob_new(22);
+    ob_input(m, "x", OB_FLOAT, 3, (int64_t[]){2, 3, 5}, NULL);
+    ob_init_f(m, "gw", 3, (int64_t[]){1, 12, 5}, true);
+    ob_init_f(m, "gr", 3, (int64_t[]){1, 12, 4}, true);
+    Onnx__NodeProto *n = ob_node(m, "GRU", "gru", "x,gw,gr", "gy,gyh");
+    ob_attr_i(m, n, "hidden_size", 4);
+    ob_attr_i(m, n, "layout", 1);
+    ob_init_f(m, "lw", 3, (int64_t[]){2, 16, 5}, true);
+    ob_init_f(m, "lr", 3, (int64_t[]){2, 16, 4}, true);
+    n = ob_node(m, "LSTM", "lstm", "x,lw,lr", "ly,lyh,lyc");
+    ob_attr_i(m, n, "hidden_size", 4);
+    ob_attr_i(m, n, "layout", 1);
+    ob_attr_s(m, n, "direction", "bidirectional");
+    ob_output(m, "gy");
+    ob_output(m, "ly");
+    r = oc_run(m, FL_OK);
+    const fl_report_node *g = oc_node(r, "gru"), *l = oc_node(r, "lstm");
+    assert_string_equal(g->outputs[0].shape, "[2,3,1,4]");
+    assert_string_equal(g->outputs[1].shape, "[2,1,4]");
+    assert_string_equal(l->outputs[0].shape, "[2,3,2,4]");
+    assert_string_equal(l->outputs[1].shape, "[2,2,4]");
+    assert_string_equal(l->outputs[2].shape, "[2,2,4]");
+    fl_report_free(r);
+    ob_free(m);
+
+    m = ob_new(23);
+    ob_input(m, "q", OB_FLOAT, 4, (int64_t[]){1, 2, 3, 4}, NULL);
+    ob_input(m, "mask", OB_FLOAT, 4, (int64_t[]){1, 1, 3, 2}, NULL);
+    ob_input(m, "pk", OB_FLOAT, 4, (int64_t[]){1, 2, 2, 4}, NULL);
+    ob_node(m, "Attention", "att", "q,q,q,mask,pk,pk", "ay,ak,av");
+    ob_output(m, "ay");
+    r = oc_run(m, FL_OK);
+    const fl_report_node *a = oc_node(r, "att");
+    assert_string_equal(a->outputs[0].shape, "[1,2,3,4]");
+    assert_string_equal(a->outputs[1].shape, "[1,2,5,4]");
+    assert_string_equal(a->outputs[2].shape, "[1,2,5,4]");
+    fl_report_free(r);
+    ob_free(m);
+}
+
 /* DeformConv X [n,4,6,6], W [6,2,3,3], group 2, offset_group 2, pads 1:
  * Y [n,6,6,6]; offset [n, 2 * 9 * 2 = 36, 6, 6], mask [n, 2 * 9 = 18, 6, 6].
  * MACs = E(Y) * 2 * 9 = 216n * 18 = 3888n. Samples S = n * C 4 * 36 output
@@ -1266,6 +1337,7 @@ int main(void) {
         cmocka_unit_test(test_ml_linear_regressor),
         cmocka_unit_test(test_ml_models),
         cmocka_unit_test(test_opset18_20),
+        cmocka_unit_test(test_nodes_ort_cannot_run),
         cmocka_unit_test(test_cast_like_value),
         cmocka_unit_test(test_constant_of_shape_value),
         cmocka_unit_test(test_opset24_and_ms_qdq),

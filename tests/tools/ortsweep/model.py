@@ -98,9 +98,10 @@ def build(c):
                              producer_name="foldline-tests")
 
 
-def manifest_entry(c, file):
-    """What the checker needs: the feeds, and per output the node's output
-    name, the graph output ONNX Runtime returns and the dtype."""
+def manifest_entry(c):
+    """What the checker needs: the feeds, and per output its index and name in
+    the node, the dtype and, where a Cast follows it, the graph output ONNX
+    Runtime returns instead (`graph`). The model is the tag's .onnx file."""
     feeds = []
     for i in c["ins"] + c["extra"]:
         if isinstance(i, In):
@@ -113,10 +114,11 @@ def manifest_entry(c, file):
         if o is None:
             continue
         name, dt = o
-        e = {"index": k, "name": name, "graph": name if dt in ORT_OUT_OK else name + "_f",
-             "dtype": dt}
+        e = {"index": k, "name": name, "dtype": dt}
+        if dt not in ORT_OUT_OK:
+            e["graph"] = name + "_f"
         if name in c["dynamic"]:
             e["dynamic"] = c["dynamic"][name]
         outs.append(e)
-    return {"tag": c["tag"], "file": file, "op": c["op"], "domain": c["domain"] or "ai.onnx",
+    return {"tag": c["tag"], "op": c["op"], "domain": c["domain"] or "ai.onnx",
             "opset": c["opset"], "feeds": feeds, "outputs": outs}
