@@ -259,23 +259,37 @@ bool fl__ox_legacy_bcast(const fl_ctx *c, const fl_node *n) {
     }
 }
 
+/* Where a legacy B lies in A: *ax its first dim in A (0 without broadcast,
+ * the back by default), *one a one-element B (broadcast 1). false when a
+ * rank is unknown. */
+static bool legacy_place(const fl_shape *a, const fl_shape *b, int64_t bc, int64_t axis,
+                         int64_t *ax, bool *one) {
+    if (a->rank < 0 || b->rank < 0) {
+        return false;
+    }
+    bool single = bc && b->rank <= a->rank;
+    for (int i = 0; i < b->rank && single; i++) {
+        single = fl_sym_is_known(b->dims[i]) && b->dims[i].k == 1;
+    }
+    *one = single;
+    *ax = !bc ? 0 : axis == INT64_MIN ? a->rank - b->rank : axis;
+    return true;
+}
+
 bool fl__ox_legacy_unaligned(const fl_ctx *c, const fl_node *n) {
     if (!fl__ox_legacy_bcast(c, n)) {
         return false;
     }
-    const fl_attr *bc = fl__node_attr(n, "broadcast"), *axis = fl__node_attr(n, "axis");
+    const fl_attr *ba = fl__node_attr(n, "broadcast"), *xa = fl__node_attr(n, "axis");
+    int64_t bc = ba && ba->kind == FL_ATTR_I ? ba->v.i : 0;
+    int64_t axis = xa && xa->kind == FL_ATTR_I ? xa->v.i : INT64_MIN;
     const fl_shape *a = &fl_node_in(n, 0)->shape, *b = &fl_node_in(n, 1)->shape;
-    if (!bc || bc->kind != FL_ATTR_I || !bc->v.i || !axis || axis->kind != FL_ATTR_I) {
-        return false; /* equal shapes, or aligned to the back */
+    int64_t ax;
+    bool one;
+    if (!legacy_place(a, b, bc, axis, &ax, &one)) {
+        return bc && axis != INT64_MIN; /* an explicit axis of unknown effect */
     }
-    if (a->rank < 0 || b->rank < 0) {
-        return true;
-    }
-    bool one = true;
-    for (int i = 0; i < b->rank; i++) {
-        one = one && fl_sym_is_known(b->dims[i]) && b->dims[i].k == 1;
-    }
-    return !one && axis->v.i != a->rank - b->rank;
+    return !one && ax != a->rank - b->rank;
 }
 
 fl_status fl__ox_infer_legacy_bcast(fl_ctx *c, fl_node *n, int dt, bool *aligned) {
@@ -289,11 +303,9 @@ fl_status fl__ox_infer_legacy_bcast(fl_ctx *c, fl_node *n, int dt, bool *aligned
     if (st != FL_OK) {
         return st;
     }
-    if (a->rank >= 0 && b->rank >= 0) {
-        fl_arith k = {c, n, FL_OK};
-        fl_sym nb = fl__ar_numel(&k, b);
-        bool one = fl_sym_is_known(nb) && nb.k == 1 && b->rank <= a->rank && bc;
-        int64_t ax = !bc ? 0 : axis == INT64_MIN ? a->rank - b->rank : axis;
+    int64_t ax;
+    bool one;
+    if (legacy_place(a, b, bc, axis, &ax, &one)) {
         if (!one && (bc ? ax < 0 || ax + b->rank > a->rank : b->rank != a->rank)) {
             return fl__node_fail(c->d, FL_EINVAL, n,
                                  "input 1 has rank %d, input 0 rank %d: with attr 'broadcast' "
