@@ -164,7 +164,36 @@ static fl_status infer_cast(fl_ctx *c, fl_node *n) {
 /* Broadcasting: variadic ops, Expand                                         */
 /* ------------------------------------------------------------------------- */
 
+/* Sum, Max, Min and Mean before opset 8: every input has input 0's shape
+ * (no broadcasting). */
+static fl_status infer_variadic_equal(fl_ctx *c, fl_node *n) {
+    const fl_shape *a = fl__op_in_shape(n, 0);
+    for (int i = 1; i < n->n_inputs && a->rank >= 0; i++) {
+        const fl_shape *b = fl__op_in_shape(n, i);
+        if (b->rank >= 0 && b->rank != a->rank) {
+            return fl__node_fail(c->d, FL_EINVAL, n,
+                                 "input %d has rank %d, input 0 rank %d: opset %lld's %s takes "
+                                 "inputs of one shape (broadcasting from opset 8)",
+                                 i, b->rank, a->rank, (long long)c->g->onnx.opset, n->op);
+        }
+        for (int j = 0; j < b->rank; j++) {
+            fl_sym x = a->dims[j], y = b->dims[j];
+            if (fl_sym_is_known(x) && fl_sym_is_known(y) && x.k != y.k) {
+                return fl__node_fail(c->d, FL_EINVAL, n,
+                                     "input %d's dim %d is %lld, input 0's %lld: opset %lld's %s "
+                                     "takes inputs of one shape (broadcasting from opset 8)",
+                                     i, j, (long long)y.k, (long long)x.k,
+                                     (long long)c->g->onnx.opset, n->op);
+            }
+        }
+    }
+    return fl__op_set_output(c, n, 0, fl__ox_in_dtype(n, 0), a->rank, a->dims);
+}
+
 static fl_status infer_variadic(fl_ctx *c, fl_node *n) {
+    if (n->kind != FL_OP_ONNX_PRELU && fl__ox_opset_before(c, 8)) {
+        return infer_variadic_equal(c, n);
+    }
     fl_shape acc = *fl__op_in_shape(n, 0);
     for (int i = 1; i < n->n_inputs; i++) {
         fl_status st = fl__op_broadcast(c, n, &acc, fl__op_in_shape(n, i), &acc);
@@ -175,10 +204,29 @@ static fl_status infer_variadic(fl_ctx *c, fl_node *n) {
     return fl__op_set_output(c, n, 0, fl__ox_in_dtype(n, 0), acc.rank, acc.dims);
 }
 
+/* PRelu: slope broadcast to X; before opset 7 (PRelu-1/6) a slope of one
+ * element, or of one per channel (X's dim 1, any shape), too. Y has X's
+ * shape. */
+static fl_status infer_prelu(fl_ctx *c, fl_node *n) {
+    const fl_shape *x = fl__op_in_shape(n, 0), *s = fl__op_in_shape(n, 1);
+    if (fl__ox_opset_before(c, 7) && x->rank >= 0 && s->rank >= 0) {
+        fl_arith k = {c, n, FL_OK};
+        fl_sym e = fl__ar_numel(&k, s);
+        if (k.st != FL_OK) {
+            return k.st;
+        }
+        if (fl_sym_is_known(e) &&
+            (e.k == 1 || (x->rank >= 2 && fl_sym_is_known(x->dims[1]) && x->dims[1].k == e.k))) {
+            return fl__op_set_output(c, n, 0, fl__ox_in_dtype(n, 0), x->rank, x->dims);
+        }
+    }
+    return infer_variadic(c, n);
+}
+
 /* Hook sets and descriptors (their rows: elementwise.def). */
 #define HOOKS_twin     .infer = fl__onnx_infer_twin, .eval = fl__onnx_eval_twin, .cost = cost_ew
 #define HOOKS_variadic .infer = infer_variadic, .cost = cost_variadic
-#define HOOKS_prelu    .infer = infer_variadic, .cost = cost_ew2
+#define HOOKS_prelu    .infer = infer_prelu, .cost = cost_ew2
 #define HOOKS_unary    .infer = infer_unary_twin, .cost = cost_ew
 #define HOOKS_clip     .infer = fl__ox_infer_same, .cost = cost_ew
 #define HOOKS_cast     .infer = infer_cast, .eval = fl__onnx_eval_twin, .cost = cost_ew

@@ -32,11 +32,49 @@ static fl_status gemm_dims(fl_ctx *c, const fl_node *n, fl_sym *m, fl_sym *kk, f
                             "inner dimensions of 'A' and 'B'", kk);
 }
 
+/* Gemm-1/6 (before opset 7): C required, [M, N] unless attr broadcast
+ * (default 0) is set; then it must broadcast to [M, N]. */
+static fl_status infer_gemm6(fl_ctx *c, fl_node *n, fl_sym *dims) {
+    int64_t bc;
+    fl_status st = fl__attr_int_or(n, "broadcast", 0, &bc, c->d);
+    if (st != FL_OK) {
+        return st;
+    }
+    if (n->n_inputs < 3 || fl__ox_absent(n, 2)) {
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "input 'C' is required (Gemm-1/6, opset %lld; optional from opset 11)",
+                             (long long)c->g->onnx.opset);
+    }
+    const fl_shape *cs = fl__op_in_shape(n, 2);
+    fl_shape o = {2, dims}, b;
+    if (bc) {
+        st = fl__op_broadcast(c, n, cs, &o, &b);
+    } else if (cs->rank >= 0) {
+        bool ok = cs->rank == 2;
+        for (int i = 0; ok && i < 2; i++) {
+            ok = !fl_sym_is_known(cs->dims[i]) || !fl_sym_is_known(dims[i]) ||
+                 cs->dims[i].k == dims[i].k;
+        }
+        if (!ok) {
+            return fl__node_fail(c->d, FL_EINVAL, n,
+                                 "input 'C' has rank %d, want [M, N] = [%lld, %lld] with attr "
+                                 "'broadcast' 0 (Gemm-1/6, opset %lld)",
+                                 cs->rank, fl_sym_is_known(dims[0]) ? (long long)dims[0].k : -1LL,
+                                 fl_sym_is_known(dims[1]) ? (long long)dims[1].k : -1LL,
+                                 (long long)c->g->onnx.opset);
+        }
+    }
+    return st == FL_OK ? fl__op_set_output(c, n, 0, fl__ox_in_dtype(n, 0), 2, dims) : st;
+}
+
 static fl_status infer_gemm(fl_ctx *c, fl_node *n) {
     fl_sym dims[2], kk;
     fl_status st = gemm_dims(c, n, &dims[0], &kk, &dims[1]);
     if (st != FL_OK) {
         return st;
+    }
+    if (n->kind == FL_OP_ONNX_GEMM && fl__ox_opset_before(c, 7)) {
+        return infer_gemm6(c, n, dims);
     }
     if (!fl__ox_absent(n, 2)) {
         fl_shape o = {2, dims}, b;

@@ -88,7 +88,9 @@ static fl_status infer_pad(fl_ctx *c, fl_node *n) {
     const int64_t *pads, *axes = NULL;
     int64_t np, na = 0;
     bool found, afound = false;
-    fl_status st = fl__ox_ints_in_or_attr(c, n, 1, "pads", &pads, &np, &found);
+    /* Pad-1 names attr pads "paddings" (the same layout: begins, then ends) */
+    const char *pads_attr = fl__ox_opset_before(c, 2) ? "paddings" : "pads";
+    fl_status st = fl__ox_ints_in_or_attr(c, n, 1, pads_attr, &pads, &np, &found);
     if (st == FL_OK && !fl__ox_absent(n, 3)) {
         st = fl__ox_ints_in_or_attr(c, n, 3, "axes", &axes, &na, &afound);
     }
@@ -100,8 +102,8 @@ static fl_status infer_pad(fl_ctx *c, fl_node *n) {
     }
     int cnt = afound ? (int)na : x->rank;
     if (!found || np != 2 * cnt) {
-        return fl__node_fail(c->d, FL_EINVAL, n, "'pads' needs %d entries, got %lld", 2 * cnt,
-                             (long long)np);
+        return fl__node_fail(c->d, FL_EINVAL, n, "'%s' needs %d entries, got %lld", pads_attr,
+                             2 * cnt, (long long)np);
     }
     fl_sym dims[256];
     memcpy(dims, x->dims, (size_t)x->rank * sizeof(fl_sym));
@@ -118,7 +120,43 @@ static fl_status infer_pad(fl_ctx *c, fl_node *n) {
     return fl__op_set_output(c, n, 0, fl__ox_in_dtype(n, 0), x->rank, dims);
 }
 
+/* Tile-1 (before opset 6): inputs tiles and axis, one value each, repeat
+ * the input along that one axis. */
+static fl_status infer_tile1(fl_ctx *c, fl_node *n) {
+    const fl_shape *x = fl__op_in_shape(n, 0);
+    int64_t *t, *a, nt, na;
+    fl_status st = fl__op_in_int_vector(c, n, 1, &t, &nt);
+    if (st == FL_OK) {
+        st = fl__op_in_int_vector(c, n, 2, &a, &na);
+    }
+    if (st == FL_ENOTFOUND || x->rank < 0) {
+        return fl__op_set_output(c, n, 0, fl__ox_in_dtype(n, 0), x->rank, NULL);
+    }
+    if (st != FL_OK) {
+        return st;
+    }
+    if (nt != 1 || na != 1) {
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "inputs 'tiles' and 'axis' have %lld and %lld values, want one each "
+                             "(Tile-1, opset %lld)",
+                             (long long)nt, (long long)na, (long long)c->g->onnx.opset);
+    }
+    int ax;
+    if ((st = fl__ox_norm_axis(c, n, a[0], x->rank, "input 'axis'", &ax)) != FL_OK) {
+        return st;
+    }
+    fl_sym dims[256];
+    memcpy(dims, x->dims, (size_t)x->rank * sizeof(fl_sym));
+    if ((st = fl__op_scale(c, n, x->dims[ax], t[0], &dims[ax])) != FL_OK) {
+        return st;
+    }
+    return fl__op_set_output(c, n, 0, fl__ox_in_dtype(n, 0), x->rank, dims);
+}
+
 static fl_status infer_tile(fl_ctx *c, fl_node *n) {
+    if (fl__ox_opset_before(c, 6)) {
+        return infer_tile1(c, n);
+    }
     const fl_shape *x = fl__op_in_shape(n, 0);
     int64_t *rep, nr;
     fl_status st = fl__op_in_int_vector(c, n, 1, &rep, &nr);

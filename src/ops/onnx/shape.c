@@ -21,8 +21,11 @@ static fl_status infer_dropout(fl_ctx *c, fl_node *n) {
     const fl_tensor *x = fl_node_in(n, 0);
     fl_status st =
         fl__op_set_output(c, n, 0, fl_dtype_base(x->dtype), x->shape.rank, x->shape.dims);
+    /* Dropout's mask has the data's type through Dropout-7, bool from opset
+     * 10 on (Clip has one output) */
     if (st == FL_OK) {
-        st = fl__ox_set_out(c, n, 1, FL_DT_BOOL, x->shape.rank, x->shape.dims);
+        int mdt = fl__ox_opset_before(c, 10) ? (int)fl_dtype_base(x->dtype) : FL_DT_BOOL;
+        st = fl__ox_set_out(c, n, 1, mdt, x->shape.rank, x->shape.dims);
     }
     return st;
 }
@@ -118,11 +121,43 @@ static fl_status infer_flatten(fl_ctx *c, fl_node *n) {
     return fl__op_set_output(c, n, 0, fl__ox_in_dtype(n, 0), 2, dims);
 }
 
+/* Reshape's target shape: input 1, or before opset 5 (Reshape-1, the data
+ * its only input) attr shape. */
+static fl_status reshape_target(fl_ctx *c, const fl_node *n, fl_shape *want) {
+    if (!fl__ox_opset_before(c, 5)) {
+        return fl__onnx_shape_from_input(c, n, 1, want);
+    }
+    const int64_t *v = NULL;
+    size_t cnt = 0;
+    fl_status st = fl__attr_get_ints(n, "shape", &v, &cnt, c->d);
+    if (st == FL_ENOTFOUND) {
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "attr 'shape' is missing (Reshape-1, opset %lld, takes the shape as "
+                             "an attr)",
+                             (long long)c->g->onnx.opset);
+    }
+    if (st != FL_OK) {
+        return st;
+    }
+    if (cnt > 254) {
+        return fl__node_fail(c->d, FL_EINVAL, n, "attr 'shape' has %zu entries", cnt);
+    }
+    want->rank = (int)cnt;
+    want->dims = fl__arena_calloc(c->a, cnt + 1, sizeof(fl_sym));
+    if (!want->dims) {
+        return fl__diag_oom(c->d);
+    }
+    for (size_t i = 0; i < cnt; i++) {
+        want->dims[i] = fl_sym_const(v[i]);
+    }
+    return FL_OK;
+}
+
 static fl_status infer_reshape(fl_ctx *c, fl_node *n) {
     const fl_shape *x = fl__op_in_shape(n, 0);
     int dt = fl__ox_in_dtype(n, 0);
     fl_shape want;
-    fl_status st = fl__onnx_shape_from_input(c, n, 1, &want);
+    fl_status st = reshape_target(c, n, &want);
     if (st != FL_OK) {
         return st;
     }

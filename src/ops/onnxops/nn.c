@@ -520,9 +520,48 @@ static fl_status infer_resize(fl_ctx *c, fl_node *n) {
     return resize_shape(c, n, 2, 3, policy);
 }
 
+/* Upsample-1 (experimental, before opset 7): a 4-D X [N, C, H, W] and the
+ * required float attrs height_scale and width_scale: [N, C, floor(H *
+ * height_scale), floor(W * width_scale)]. */
+static fl_status infer_upsample1(fl_ctx *c, fl_node *n) {
+    const fl_shape *x = fl__op_in_shape(n, 0);
+    static const char *const names[] = {"height_scale", "width_scale"};
+    float sc[2];
+    for (int i = 0; i < 2; i++) {
+        fl_status st = fl__attr_get_float(n, names[i], &sc[i], c->d);
+        if (st == FL_ENOTFOUND) {
+            return fl__node_fail(c->d, FL_EINVAL, n,
+                                 "attr '%s' (float) is missing (Upsample-1, opset %lld)", names[i],
+                                 (long long)c->g->onnx.opset);
+        }
+        if (st != FL_OK) {
+            return st;
+        }
+    }
+    int dt = fl__ox_in_dtype(n, 0);
+    if (x->rank < 0) {
+        return fl__op_set_output_rank(c, n, 0, dt, 4);
+    }
+    if (x->rank != 4) {
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "input 0 has rank %d, want 4 ([N, C, H, W], Upsample-1)", x->rank);
+    }
+    fl_sym d[4] = {x->dims[0], x->dims[1], x->dims[2], x->dims[3]};
+    for (int i = 0; i < 2; i++) {
+        fl_status st = scale_dim(c, n, x->dims[2 + i], sc[i], &d[2 + i]);
+        if (st != FL_OK) {
+            return st;
+        }
+    }
+    return fl__op_set_output(c, n, 0, dt, 4, d);
+}
+
 static fl_status infer_upsample(fl_ctx *c, fl_node *n) {
     const char *mode;
     fl_status st = check_mode(c, n, &mode);
+    if (st == FL_OK && fl__ox_opset_before(c, 7)) {
+        return infer_upsample1(c, n);
+    }
     return st == FL_OK ? resize_shape(c, n, n->n_inputs > 1 ? 1 : -1, -1, KEEP_STRETCH) : st;
 }
 
@@ -601,8 +640,17 @@ static fl_status cost_roi_align(fl_ctx *c, const fl_node *n, fl_cost *out) {
 
 static fl_status infer_global_lp_pool(fl_ctx *c, fl_node *n) {
     static const int idx[] = {0};
-    int64_t p;
-    fl_status st = fl__attr_int_or(n, "p", 2, &p, c->d);
+    int64_t p = 2;
+    fl_status st = FL_OK;
+    if (fl__ox_opset_before(c, 2)) { /* GlobalLpPool-1: a float p, default 2.0 */
+        float pf;
+        if ((st = fl__attr_float_or(n, "p", 2.0f, &pf, c->d)) == FL_OK && !(pf > 0)) {
+            return fl__node_fail(c->d, FL_EINVAL, n, "attr 'p' is %g, must be positive",
+                                 (double)pf);
+        }
+    } else {
+        st = fl__attr_int_or(n, "p", 2, &p, c->d);
+    }
     if (st == FL_OK && p < 1) {
         return fl__node_fail(c->d, FL_EINVAL, n, "attr 'p' is %lld, must be >= 1", (long long)p);
     }

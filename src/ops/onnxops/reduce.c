@@ -34,7 +34,11 @@
  *                        divide per element)
  *   MeanVarianceNormalization  7 * E(in)     (mean: add; variance: sub,
  *                        square, add; normalise: sub, divide; sqrt and eps
- *                        per group are not counted)
+ *                        per group are not counted); MVN-1
+ *                        (experimental, before opset 9) with attr
+ *                        normalize_variance 0 only centres: 2 * E(in)
+ *                        (mean: add; sub); its attr across_channels moves
+ *                        the groups, not the count
  */
 #include "ops/onnxops/util.h"
 
@@ -229,6 +233,17 @@ static fl_status cost_e_in(fl_ctx *c, const fl_node *n, fl_cost *out) {
     return fl__ox_cost_per_in(c, n, out, per);
 }
 
+static fl_status cost_mvn(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    int64_t nv = 1;
+    if (fl__ox_opset_before(c, 9)) {
+        fl_status st = fl__attr_int_or(n, "normalize_variance", 1, &nv, c->d);
+        if (st != FL_OK) {
+            return st;
+        }
+    }
+    return nv ? cost_e_in(c, n, out) : fl__ox_cost_per_in(c, n, out, 2);
+}
+
 static fl_status cost_e_out(fl_ctx *c, const fl_node *n, fl_cost *out) {
     return fl__ox_cost_per_out(c, n, out, 1);
 }
@@ -241,7 +256,7 @@ static fl_status cost_e_out(fl_ctx *c, const fl_node *n, fl_cost *out) {
 #define HOOKS_hardmax          .infer = infer_hardmax, .cost = cost_e_in
 #define HOOKS_topk             .infer = infer_topk, .cost = cost_topk
 #define HOOKS_lp_normalization .infer = infer_lp_norm, .cost = cost_e_in
-#define HOOKS_mvn              .infer = fl__ox_infer_same, .cost = cost_e_in
+#define HOOKS_mvn              .infer = fl__ox_infer_same, .cost = cost_mvn
 
 #define FL_OP FL_OP_DESC
 #include "ops/onnxops/reduce.def"

@@ -237,6 +237,10 @@ fl_status fl__ox_infer_bcast(fl_ctx *c, fl_node *n, int dt) {
     return st == FL_OK ? fl__op_set_output(c, n, 0, dt, out.rank, out.dims) : st;
 }
 
+bool fl__ox_opset_before(const fl_ctx *c, int64_t v) {
+    return c->g->onnx.is_onnx && c->g->onnx.opset >= 1 && c->g->onnx.opset < v;
+}
+
 bool fl__ox_legacy_bcast(const fl_ctx *c, const fl_node *n) {
     if (!c->g->onnx.is_onnx || c->g->onnx.opset < 1 || c->g->onnx.opset >= 7 || n->n_inputs != 2) {
         return false;

@@ -70,6 +70,10 @@ fl_status fl__ox_retype(fl_ctx *c, fl_node *n, int port, int dt);
 /* Numpy broadcast of inputs 0 and 1 into output 0 of dtype dt. */
 fl_status fl__ox_infer_bcast(fl_ctx *c, fl_node *n, int dt);
 
+/* Whether n's graph is an ONNX model importing ai.onnx opset 1 .. v - 1:
+ * an op whose definition changed at opset v reads the older one. */
+bool fl__ox_opset_before(const fl_ctx *c, int64_t v);
+
 /* Opsets 1-6, before numpy broadcasting: Add, Sub, Mul, Div, Pow, And, Or,
  * Xor, Equal, Greater and Less take attr broadcast (default 0) and axis.
  * Whether n is such a node of such a model. */
