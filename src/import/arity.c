@@ -46,10 +46,10 @@ static const struct {
 
 /* ONNX's experimental operators that foldline does not model (their
  * outputs stay unknown): GivenTensorFill (its dtype is not defined without
- * an input), GRUUnit, ATen (any ATen op), DynamicSlice, FC (its W layout is
- * described two ways). The other experimental ops have rows (legacy.def). */
+ * an input), GRUUnit, ATen (any ATen op), FC (its W layout is described two
+ * ways). The other experimental ops have rows (legacy.def). */
 static void warn_experimental(fl_diag *d, const fl_node *n, const char *domain, int64_t opset) {
-    static const char *const ops[] = {"GivenTensorFill", "GRUUnit", "ATen", "DynamicSlice", "FC"};
+    static const char *const ops[] = {"GivenTensorFill", "GRUUnit", "ATen", "FC"};
     if (n->kind != FL_OP_UNKNOWN || opset < 1 || opset > 9 || !n->op ||
         (domain && *domain && strcmp(domain, "ai.onnx") != 0)) {
         return;

@@ -38,8 +38,8 @@ fl_status fl__import_check_arity(fl_diag *d, const fl_node *n, int count, const 
  * of a model importing ai.onnx `opset`: the operators whose inputs opsets
  * 1-6 defined otherwise (Reshape-1's single input, Tile-1's three) are
  * checked against that older count, and an experimental operator of opsets
- * 1-9 that is not modelled (GivenTensorFill, GRUUnit, ATen, DynamicSlice,
- * FC) gets a warning naming it, not only the unknown-op count. */
+ * 1-9 that is not modelled (GivenTensorFill, GRUUnit, ATen, FC) gets a warning naming it, not only
+ * the unknown-op count. */
 fl_status fl__import_check_onnx_node(fl_diag *d, const fl_node *n, const char *domain,
                                      int64_t opset, int count);
 

@@ -1,8 +1,9 @@
 /*
  * quant.c - ONNX Runtime contrib operators (domain com.microsoft) on
  * quantized operands: MatMulNBits, the 2..8-bit weight-only matmul of
- * quantized LLM graphs, and the integer contractions QGemm, QOrderedMatMul
- * and MatMulInteger16.
+ * quantized LLM graphs, MatMulBnb4 (4-bit bitsandbytes weights), and the
+ * integer contractions QGemm, QOrderedMatMul and MatMulInteger16, and the
+ * element-wise MulInteger and ReduceSumInteger.
  *
  * MatMulNBits shapes (ORT's contrib op schema): A (..., K), B (N, k_blocks,
  * blob_size) uint8 with k_blocks = ceil(K / block_size) and blob_size =
@@ -24,6 +25,14 @@
  *             float type makes that subtraction float: FLOPs + N * K instead.
  * accuracy_level (ORT may quantize A to int8 at level 4) is an execution
  * choice, not the op's definition: the product is counted as float.
+ *
+ * MatMulBnb4 (bitsandbytes' 4-bit FP4/NF4 weights): A (..., K), B uint8
+ * holding (N * K + 1) / 2 packed bytes, absmax (A's type) holding ceil(N *
+ * K / block_size) block scales; attrs K, N, block_size, quant_type (0 FP4,
+ * 1 NF4) required, transB and training_mode layout only. Y (..., N), A's
+ * type. MACs = R * N * K, FLOPs = 2 * MACs + N * K (each weight's code is
+ * looked up, not computed, then multiplied by its block's absmax: N * K
+ * multiplies); no int_ops.
  *
  * The integer contractions follow onnx::MatMulInteger's rule (the header of
  * src/ops/onnxops/misc.c): integer multiply-accumulates count 2 int_ops each
@@ -50,8 +59,17 @@
  *                    int8. int_ops 2 * M; FLOPs 2 * E(Y) (scale, round) +
  *                    E(Y) with bias + 2 * E(Y) with C (its scale, the add).
  *                    order_A/order_B/order_Y are memory layouts: no count.
+ *   MulInteger       C = (A - A_zero_point) * (B - B_zero_point), int8 or
+ *                    uint8, numpy broadcasting; C int32. int_ops E(C) (the
+ *                    multiply) + E(A) + E(B) (the zero points, absent ones
+ *                    still subtracted).
+ *   ReduceSumInteger int8/uint8 data, attrs axes and keepdims (required):
+ *                    ReduceSum's shape, int32. int_ops E(in) - E(out)
+ *                    (ReduceSum's adds).
  */
 #include "ops/onnxops/util.h"
+
+#include <stdint.h>
 
 typedef struct nbits_attrs {
     int64_t k, n, bits, block;
@@ -81,21 +99,44 @@ static fl_status nbits_read(fl_ctx *c, const fl_node *n, nbits_attrs *a) {
     return FL_OK;
 }
 
+/* A (..., K): its last dim must be attr K. */
+static fl_status check_a(fl_ctx *c, const fl_node *n, int64_t k) {
+    const fl_shape *x = fl__op_in_shape(n, 0);
+    if (x->rank == 0) {
+        return fl__node_fail(c->d, FL_EINVAL, n, "input 0 (A) is a scalar, want (..., K)");
+    }
+    fl_sym m;
+    return x->rank > 0 ? fl__op_merge_dim(c, n, x->dims[x->rank - 1], fl_sym_const(k),
+                                          "input 0 (A)'s last dim and attr 'K'", &m)
+                       : FL_OK;
+}
+
+/* Y: A's shape with its last dim N, A's type. */
+static fl_status set_y(fl_ctx *c, fl_node *n, int64_t nn) {
+    const fl_shape *x = fl__op_in_shape(n, 0);
+    if (x->rank < 0) {
+        return fl__op_set_output(c, n, 0, fl__ox_in_dtype(n, 0), -1, NULL);
+    }
+    fl_sym dims[64];
+    if (x->rank > 64) {
+        return fl__node_fail(c->d, FL_EINVAL, n, "input 0 (A) has rank %d, over 64", x->rank);
+    }
+    for (int i = 0; i < x->rank - 1; i++) {
+        dims[i] = x->dims[i];
+    }
+    dims[x->rank - 1] = fl_sym_const(nn);
+    return fl__op_set_output(c, n, 0, fl__ox_in_dtype(n, 0), x->rank, dims);
+}
+
 static fl_status infer_matmul_nbits(fl_ctx *c, fl_node *n) {
     nbits_attrs a;
     fl_status st = nbits_read(c, n, &a);
     if (st != FL_OK) {
         return st;
     }
-    const fl_shape *x = fl__op_in_shape(n, 0);
     const fl_shape *b = fl__op_in_shape(n, 1);
-    if (x->rank == 0) {
-        return fl__node_fail(c->d, FL_EINVAL, n, "input 0 (A) is a scalar, want (..., K)");
-    }
     fl_sym m;
-    if (x->rank > 0 &&
-        (st = fl__op_merge_dim(c, n, x->dims[x->rank - 1], fl_sym_const(a.k),
-                               "input 0 (A)'s last dim and attr 'K'", &m)) != FL_OK) {
+    if ((st = check_a(c, n, a.k)) != FL_OK) {
         return st;
     }
     if (b->rank >= 0) {
@@ -114,18 +155,7 @@ static fl_status infer_matmul_nbits(fl_ctx *c, fl_node *n) {
             return st;
         }
     }
-    if (x->rank < 0) {
-        return fl__op_set_output(c, n, 0, fl__ox_in_dtype(n, 0), -1, NULL);
-    }
-    fl_sym dims[64];
-    if (x->rank > 64) {
-        return fl__node_fail(c->d, FL_EINVAL, n, "input 0 (A) has rank %d, over 64", x->rank);
-    }
-    for (int i = 0; i < x->rank - 1; i++) {
-        dims[i] = x->dims[i];
-    }
-    dims[x->rank - 1] = fl_sym_const(a.n);
-    return fl__op_set_output(c, n, 0, fl__ox_in_dtype(n, 0), x->rank, dims);
+    return set_y(c, n, a.n);
 }
 
 static fl_status cost_matmul_nbits(fl_ctx *c, const fl_node *n, fl_cost *out) {
@@ -147,6 +177,95 @@ static fl_status cost_matmul_nbits(fl_ctx *c, const fl_node *n, fl_cost *out) {
         flops = fl__ar_add(&k, flops, rn);
     }
     return fl__ar_put_int_cost(&k, out, flops, macs, float_zp ? fl_sym_const(0) : nk);
+}
+
+/* MatMulBnb4 (rules in the header). */
+static fl_status bnb4_read(fl_ctx *c, const fl_node *n, int64_t *k, int64_t *nn) {
+    int64_t block, qt;
+    fl_status st;
+    if ((st = fl__attr_need_int(n, "K", k, c->d)) != FL_OK ||
+        (st = fl__attr_need_int(n, "N", nn, c->d)) != FL_OK ||
+        (st = fl__attr_need_int(n, "block_size", &block, c->d)) != FL_OK ||
+        (st = fl__attr_need_int(n, "quant_type", &qt, c->d)) != FL_OK) {
+        return st;
+    }
+    if (*k <= 0 || *nn <= 0 || block <= 0 || *k > (INT64_MAX / 2) / *nn) {
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "attrs K %lld, N %lld, block_size %lld: each must be > 0 (and K * N "
+                             "in range)",
+                             (long long)*k, (long long)*nn, (long long)block);
+    }
+    if (qt != 0 && qt != 1) {
+        return fl__node_fail(c->d, FL_EINVAL, n, "attr 'quant_type' is %lld (0 FP4, 1 NF4)",
+                             (long long)qt);
+    }
+    int64_t want[2] = {(*k * *nn + 1) / 2, (*k * *nn + block - 1) / block};
+    static const char *const what[2] = {"input 1 (B), (N * K + 1) / 2 packed bytes",
+                                        "input 2 (absmax), ceil(N * K / block_size) scales"};
+    for (int i = 0; i < 2; i++) {
+        fl_arith ar = {c, n, FL_OK};
+        fl_sym e = fl__ar_numel(&ar, fl__op_in_shape(n, i + 1)), m;
+        if (ar.st != FL_OK) {
+            return ar.st;
+        }
+        if ((st = fl__op_merge_dim(c, n, e, fl_sym_const(want[i]), what[i], &m)) != FL_OK) {
+            return st;
+        }
+    }
+    return FL_OK;
+}
+
+static fl_status infer_matmul_bnb4(fl_ctx *c, fl_node *n) {
+    int64_t k, nn;
+    fl_status st = bnb4_read(c, n, &k, &nn);
+    if (st == FL_OK) {
+        st = check_a(c, n, k);
+    }
+    return st == FL_OK ? set_y(c, n, nn) : st;
+}
+
+static fl_status cost_matmul_bnb4(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    int64_t k, nn;
+    fl_status st = bnb4_read(c, n, &k, &nn);
+    if (st != FL_OK) {
+        return st;
+    }
+    fl_arith ar = {c, n, FL_OK};
+    const fl_shape *x = fl__op_in_shape(n, 0);
+    fl_sym rows = x->rank >= 1 ? fl__ar_dims_prod(&ar, x, 0, x->rank - 1) : fl_sym_unknown();
+    fl_sym macs = fl__ar_scale(&ar, fl__ar_scale(&ar, rows, nn), k);
+    fl_sym flops = fl__ar_add(&ar, fl__ar_scale(&ar, macs, 2), fl_sym_const(nn * k));
+    return fl__ar_put_cost(&ar, out, flops, macs);
+}
+
+/* MulInteger and ReduceSumInteger (rules in the header). */
+static const int mul_idx[] = {0, 2};
+
+static fl_status infer_int_elementwise(fl_ctx *c, fl_node *n) {
+    fl_status st;
+    if (n->kind == FL_OP_ONNX_MS_MUL_INTEGER) {
+        st = fl__ox_delegate(c, n, FL_OP_ONNX_MUL, mul_idx, 2);
+    } else {
+        static const char *const req[] = {"keepdims", NULL};
+        const int64_t *ax;
+        size_t na;
+        st = fl__ox_need_int_attrs(c, n, req);
+        if (st == FL_OK && (st = fl__attr_need_ints(n, "axes", &ax, &na, c->d)) == FL_OK) {
+            st = fl__ox_infer_reduce(c, n);
+        }
+    }
+    return st == FL_OK ? fl__ox_retype(c, n, 0, FL_DT_INT32) : st;
+}
+
+static fl_status cost_int_elementwise(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    fl_arith k = {c, n, FL_OK};
+    fl_sym y = fl__ar_numel(&k, &n->outputs[0].shape);
+    fl_sym a = fl__ar_numel(&k, &fl_node_in(n, 0)->shape);
+    fl_sym iops =
+        n->kind == FL_OP_ONNX_MS_MUL_INTEGER
+            ? fl__ar_add(&k, fl__ar_add(&k, y, a), fl__ar_numel(&k, &fl_node_in(n, 2)->shape))
+            : fl__ar_sub(&k, a, y);
+    return fl__ar_put_int_cost(&k, out, fl_sym_const(0), fl_sym_const(0), iops);
 }
 
 /* Integer contractions (rules in the header). */
@@ -220,6 +339,8 @@ static fl_status cost_int_contraction(fl_ctx *c, const fl_node *n, fl_cost *out)
 
 /* clang-format off */
 #define HOOKS_matmul_nbits      .infer = infer_matmul_nbits, .cost = cost_matmul_nbits
+#define HOOKS_matmul_bnb4       .infer = infer_matmul_bnb4, .cost = cost_matmul_bnb4
+#define HOOKS_int_elementwise   .infer = infer_int_elementwise, .cost = cost_int_elementwise
 #define HOOKS_int_contraction   .infer = infer_int_contraction, .cost = cost_int_contraction
 /* clang-format on */
 

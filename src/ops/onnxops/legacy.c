@@ -2,9 +2,9 @@
  * legacy.c - ONNX's experimental operators, part of the default domain from
  * opset 1 until ONNX removed them (models of opsets 1-9 use them, e.g.
  * Caffe2 and CoreML conversions): Scale, Affine, ScaledTanh,
- * ParametricSoftplus, Crop and ConstantFill. ImageScaler is in nn.c;
- * ThresholdedRelu, MeanVarianceNormalization and Upsample became operators
- * of their own.
+ * ParametricSoftplus, Crop, ConstantFill and DynamicSlice. ImageScaler is in
+ * nn.c; ThresholdedRelu, MeanVarianceNormalization and Upsample became
+ * operators of their own.
  *
  * Shapes:
  *   Scale (y = scale * x), Affine (y = alpha * x + beta), ScaledTanh (y =
@@ -21,6 +21,7 @@
  *                     input_as_shape 1 the 1-D input's values, followed by
  *                     attr extra_shape (attr shape may not come with an
  *                     input, nor extra_shape without one)
+ *   DynamicSlice(data, starts, ends, axes?)  Slice-10 without steps
  *
  * FLOP rules ("complete" convention, E = element count of the output):
  *   Scale             E (one multiply)
@@ -28,7 +29,7 @@
  *   ScaledTanh, ParametricSoftplus  E (activations count 1 an element,
  *                     their alpha/beta scalings included, as HardSigmoid,
  *                     Selu and Softplus)
- *   Crop, ConstantFill  0 (data movement, a fill)
+ *   Crop, ConstantFill, DynamicSlice  0 (data movement, a fill)
  */
 #include "ops/onnx/onnx.h"
 #include "ops/onnxops/util.h"
@@ -206,11 +207,17 @@ static fl_status infer_constant_fill(fl_ctx *c, fl_node *n) {
     return fl__op_set_output(c, n, 0, odt, r, d);
 }
 
+static fl_status infer_dynamic_slice(fl_ctx *c, fl_node *n) {
+    static const int idx[] = {0, 1, 2, 3};
+    return fl__ox_delegate(c, n, FL_OP_ONNX_SLICE, idx, n->n_inputs);
+}
+
 /* Hook sets and descriptors (their rows: onnxops/legacy.def) */
 #define HOOKS_scale      .infer = fl__ox_infer_same, .cost = cost_one
 #define HOOKS_affine     .infer = fl__ox_infer_same, .cost = cost_two
 #define HOOKS_activation .infer = fl__ox_infer_same, .cost = cost_one
 #define HOOKS_crop       .infer = infer_crop, .cost = fl__op_cost_zero
+#define HOOKS_dyn_slice  .infer = infer_dynamic_slice, .cost = fl__op_cost_zero
 #define HOOKS_fill       .infer = infer_constant_fill, .cost = fl__op_cost_zero
 
 #define FL_OP FL_OP_DESC

@@ -531,6 +531,66 @@ case("dt_eln_f16", "EmbedLayerNormalization", [ids(), None, kf("we", [10, D], H1
 case("dt_dqmm_bias", "DynamicQuantizeMatMul", [x("a", [3, 8]), kf("b", [8, 4], U8), kf("bs", [4]), kf("bzp", [4], U8, 1), kf("bias", [4])], [("y", F)])
 
 
+# ------------------------------------------- contrib forms of ai.onnx ops
+case("ms_expanddims_neg", "ExpandDims", [x("x", [2, 3, 4]), ki("ax", [], -1)], [("y", F)])
+case("ms_expanddims_0", "ExpandDims", [x("x", [2, 3]), ki("ax", [], 0)], [("y", F)])
+case("ms_expanddims_mid", "ExpandDims", [x("x", [2, 3, 4], I64), ki("ax", [], 2)], [("y", I64)])
+case("ms_gathernd", "GatherND", [x("d", [2, 3, 4]), ki("i", [2, 2], [0, 1, 1, 2], I64)], [("y", F)])
+case("ms_gathernd_i32", "GatherND", [x("d", [2, 3, 4]), ki("i", [3, 1], [1, 0, 1])], [("y", F)])
+case("ms_gridsample", "GridSample", [x("x", [1, 2, 4, 5]), x("g", [1, 3, 6, 2])], [("y", F)])
+case("ms_gridsample_nearest", "GridSample", [x("x", [2, 3, 4, 5]), x("g", [2, 2, 7, 2])], [("y", F)],
+     dict(mode="nearest", align_corners=1, padding_mode="border"))
+case("ms_gridsample_bicubic", "GridSample", [x("x", [1, 1, 5, 5]), x("g", [1, 4, 3, 2])], [("y", F)],
+     dict(mode="bicubic", padding_mode="reflection"))
+case("ms_pad_1d", "Pad", [x("x", [2, 3]), ki("p", [4], [0, 1, 1, 0], I64)], [("y", F)])
+case("ms_pad_crop", "Pad", [x("x", [4, 5]), ki("p", [1, 4], [-1, 2, 0, -3], I64)], [("y", F)])
+case("ms_pad_2d_reflect", "Pad", [x("x", [3, 4]), ki("p", [1, 4], [1, 1, 1, 1], I64)], [("y", F)], dict(mode="reflect"))
+case("ms_pad_value_edge", "Pad", [x("x", [2, 3, 2]), ki("p", [6], [1, 0, 0, 2, 0, 1], I64), kf("v", [], F, 0.5)], [("y", F)],
+     dict(mode="edge"))
+case("ms_range_i32", "Range", [ki("s", [], 2), ki("l", [], 11), ki("d", [], 3)], [("y", I32)])
+case("ms_range_neg_i64", "Range", [ki("s", [], 10, I64), ki("l", [], 2, I64), ki("d", [], -3, I64)], [("y", I64)])
+case("ms_range_nodelta", "Range", [ki("s", [], 2, I64), ki("l", [], 7, I64)], [("y", I64)])
+case("ms_range_nodelta_f", "Range", [kf("s", [], F, 0.5), kf("l", [], F, 3.0)], [("y", F)])
+case("ms_range_f_delta", "Range", [kf("s", [], F, 1.0), kf("l", [], F, 2.0), kf("d", [], F, 0.25)], [("y", F)])
+case("ms_trilu", "Trilu", [x("x", [3, 4])], [("y", F)])
+case("ms_trilu_lower_k", "Trilu", [x("x", [2, 3, 5]), ki("k", [], -1, I64)], [("y", F)], dict(upper=0))
+case("ms_unique_const", "Unique", [kf("x", [6], F, [3.0, 1.0, 3.0, 2.0, 1.0, 3.0])], [("y", F), ("idx", I64), ("counts", I64)])
+case("ms_unique_input", "Unique", [x("x", [7])], [("y", F), ("idx", I64), ("counts", I64)])
+case("ms_tmatmul", "TransposeMatMul", [x("a", [2, 4, 3]), x("b", [5, 4])], [("y", F)], dict(transA=1, transB=1, alpha=0.5))
+case("ms_tmatmul_plain", "TransposeMatMul", [x("a", [3, 4]), x("b", [4, 6])], [("y", F)])
+
+# ------------------------------- Inverse, CDist, UnfoldTensor, CropAndResize
+case("ms_inverse", "Inverse", [x("x", [2, 3, 3])], [("y", F)])
+case("ms_inverse_2d_f64", "Inverse", [x("x", [4, 4], "double")], [("y", "double")])
+case("ms_inverse_f16", "Inverse", [x("x", [3, 2, 2], H16)], [("y", H16)])
+case("ms_cdist_sq", "CDist", [x("a", [4, 3]), x("b", [5, 3])], [("y", F)])
+case("ms_cdist_euclid_f64", "CDist", [x("a", [2, 6], "double"), x("b", [3, 6], "double")], [("y", "double")],
+     dict(metric="euclidean"))
+case("ms_unfold", "UnfoldTensor", [x("x", [2, 10, 3])], [("y", F)], dict(dim=1, size=4, step=3))
+case("ms_unfold_last", "UnfoldTensor", [x("x", [3, 7])], [("y", F)], dict(size=2))
+case("ms_unfold_dim0_i64", "UnfoldTensor", [x("x", [5, 2], I64)], [("y", I64)], dict(dim=0, size=5, step=2))
+case("ms_cropresize", "CropAndResize", [x("x", [2, 3, 8, 8]), kf("r", [4, 4], F, [0.1, 0.1, 0.8, 0.9] * 4),
+                                         ki("bi", [4], [0, 1, 0, 1]), ki("cs", [2], [5, 6])], [("y", F)])
+case("ms_cropresize_nearest", "CropAndResize", [x("x", [1, 2, 6, 6]), kf("r", [1, 4], F, [0.0, 0.2, 1.0, 0.7]),
+                                                 ki("bi", [1], [0]), ki("cs", [2], [3, 3])], [("y", F)],
+     dict(mode="nearest", extrapolation_value=1.0))
+
+# ---------------------------------------------------------------- MatMulBnb4
+case("ms_bnb4_nf4", "MatMulBnb4", [x("a", [2, 3, 32]), kf("b", [16 * 32 // 2], U8), kf("am", [16 * 32 // 64])], [("y", F)],
+     dict(K=32, N=16, block_size=64, quant_type=1))
+case("ms_bnb4_fp4_odd", "MatMulBnb4", [x("a", [5, 17]), kf("b", [(8 * 17 + 1) // 2], U8), kf("am", [(8 * 17 + 15) // 16])],
+     [("y", F)], dict(K=17, N=8, block_size=16, quant_type=0))
+
+case("ms_mulint_u8", "MulInteger", [x("a", [2, 3], U8), kf("az", [], U8, 3), x("b", [3], U8), kf("bz", [], U8, 1)], [("y", I32)])
+case("ms_mulint_i8_nozp", "MulInteger", [x("a", [4, 1], I8), None, x("b", [2, 1, 5], I8)], [("y", I32)])
+case("ms_rsumint_keep", "ReduceSumInteger", [x("a", [2, 3, 4], U8)], [("y", I32)], dict(axes=[1], keepdims=1))
+case("ms_rsumint_nokeep", "ReduceSumInteger", [x("a", [2, 3, 4], I8)], [("y", I32)], dict(axes=[0, 2], keepdims=0))
+case("ms_maxpool_mask", "MaxpoolWithMask", [x("x", [1, 2, 6, 6]), x("m", [1, 2, 6, 6], I32, [1] * 72)], [("y", F)],
+     dict(kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]))
+case("ms_ngram_block", "NGramRepeatBlock", [x("ids", [2, 5], I64, [1, 2, 1, 2, 1, 3, 3, 3, 4, 3]), x("sc", [2, 6])],
+     [("y", F)], dict(ngram_size=2))
+
+
 _NO_CPU = "ONNX Runtime: no CPU kernel"
 # ONNX Runtime 1.30's CPU provider cannot run these (no kernel, a CPU
 # kernel's limit, a crash) or they are invalid; the unit tests
@@ -558,6 +618,10 @@ SKIP = {
 for _t in ("qlrmean_keep", "qlrmean_nokeep", "gemmfastgelu", "biassplitgelu", "biasadd",
            "biasdropout", "biassoftmax", "groupnorm", "skipgroupnorm", "nhwcconv", "nhwcconv_f16",
            "nhwcfusedconv_f16", "relposbias", "gatedrelposbias", "longformer", "dmsa", "packedattn",
-           "packedmha", "qordered_gelu", "qordered_mm", "qordered_ln"):
+           "packedmha", "qordered_gelu", "qordered_mm", "qordered_ln", "ms_mulint_u8",
+           "ms_mulint_i8_nozp", "ms_rsumint_keep", "ms_rsumint_nokeep"):
     SKIP[_t] = _NO_CPU
-DYNAMIC = {}
+# Dims only the run-time values decide: foldline leaves them symbolic.
+DYNAMIC = {
+    "ms_unique_input": {"y": [0], "counts": [0]},  # x is a graph input
+}

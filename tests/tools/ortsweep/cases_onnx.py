@@ -512,6 +512,19 @@ case("resize19_notsmaller_negaxes", "Resize", 19, [x([1, 1, 4, 6]), None, None, 
      dict(axes=[-2, -1], keep_aspect_ratio_policy="not_smaller"))
 
 
+# ---------------- ONNX's experimental operators (ONNX Runtime keeps them) ----------------
+case("dynslice9", "DynamicSlice", 9, [x([3, 4, 5]), k64("st", [1, 0]), k64("en", [3, -1]), k64("ax", [0, 2])], [("y", F)])
+case("dynslice9_noaxes", "DynamicSlice", 9, [x([3, 4, 5]), k64("st", [0, 1]), k64("en", [2, 3])], [("y", F)])
+case("scale8", "Scale", 8, [x([2, 3, 4])], [("y", F)], dict(scale=2.0))
+case("affine8", "Affine", 8, [x([2, 3])], [("y", F)], dict(alpha=2.0, beta=1.0))
+case("scaledtanh8", "ScaledTanh", 8, [x([4, 5])], [("y", F)], dict(alpha=2.0, beta=0.5))
+case("psoftplus8", "ParametricSoftplus", 8, [x([3, 2])], [("y", F)], dict(alpha=1.5, beta=2.0))
+case("crop8_border", "Crop", 8, [x([1, 3, 10, 12])], [("y", F)], dict(border=[1, 2, 3, 4]))
+case("crop8_scale", "Crop", 8, [x([2, 2, 10, 12])], [("y", F)], dict(border=[1, 2, 3, 4], scale=[5, 6]))
+case("mvn8_mean_only", "MeanVarianceNormalization", 8, [x([2, 3, 4, 5])], [("y", F)], dict(normalize_variance=0))
+case("mvn8_across", "MeanVarianceNormalization", 8, [x([2, 3, 4, 5])], [("y", F)], dict(across_channels=1))
+case("imagescaler8", "ImageScaler", 8, [x([1, 3, 4, 4])], [("y", F)], dict(scale=0.5, bias=[1.0, 2.0, 3.0]))
+
 # ONNX Runtime 1.30 cannot run these, or runs them wrongly; foldline's answers
 # for them are checked by the unit tests (test_onnx_ops.c, test_onnx.c).
 SKIP = {

@@ -1,0 +1,265 @@
+/*
+ * misc.c - ONNX Runtime contrib operators (domain com.microsoft) on their
+ * own: Inverse, CDist (scikit-learn converters' pairwise distances),
+ * UnfoldTensor, CropAndResize and NGramRepeatBlock (beam search's repeated
+ * n-gram ban).
+ *
+ * Shapes (ONNX Runtime's contrib schemas and CPU kernels):
+ *   Inverse(X)          X [..., n, n] (rank >= 2, the last two dims equal):
+ *                       Y X's shape and type
+ *   CDist(A, B)         A [M, K], B [N, K], attr metric "sqeuclidean"
+ *                       (default) or "euclidean" (the two ONNX Runtime
+ *                       computes): C [M, N], A's type
+ *   UnfoldTensor(input) attrs dim (default -1), size (required, >= 1), step
+ *                       (default 1, >= 1): input's shape with dim d, of
+ *                       length L >= size, replaced by (L - size) / step + 1
+ *                       (floor) and size appended as the last dim
+ *   CropAndResize(X, rois, batch_indices, crop_size)
+ *                       X [N, C, H, W], rois [R, 4], batch_indices [R],
+ *                       crop_size two int32 values (h, w), attr mode
+ *                       "bilinear" (default) or "nearest": Y [R, C, h, w]
+ *   NGramRepeatBlock(input_ids, scores)
+ *                       input_ids [B, L] int64, scores [B, V], attr
+ *                       ngram_size (required, >= 1): scores_out scores'
+ *                       shape and type
+ *
+ * FLOP rules ("complete" convention; E = element count of the output):
+ *   Inverse        per n x n matrix 2 * n^3 FLOPs, n^3 MACs (LU
+ *                  factorisation, 2n^3/3, and the inverse from its factors,
+ *                  4n^3/3: LAPACK's getrf + getri counts, lower-order terms
+ *                  dropped)
+ *   CDist          3 * M * N * K (the difference, its square, the sum) plus
+ *                  M * N square roots for euclidean; M * N * K MACs (the
+ *                  squared differences accumulated)
+ *   UnfoldTensor   0 (a strided view copied)
+ *   CropAndResize  bilinear: 9 * E (Resize's rule for 2 interpolated axes:
+ *                  3 * (2^2 - 1)); nearest: 0
+ *   NGramRepeatBlock  0 (token comparisons and writes of -inf; which
+ *                  scores it bans depends on the tokens)
+ */
+#include "ops/onnxops/util.h"
+
+#include <string.h>
+
+static fl_status infer_inverse(fl_ctx *c, fl_node *n) {
+    const fl_shape *x = fl__op_in_shape(n, 0);
+    if (x->rank >= 0 && x->rank < 2) {
+        return fl__node_fail(c->d, FL_EINVAL, n, "input 0 (X) has rank %d, want >= 2 ([..., n, n])",
+                             x->rank);
+    }
+    if (x->rank >= 2) {
+        fl_sym m;
+        fl_status st = fl__op_merge_dim(c, n, x->dims[x->rank - 2], x->dims[x->rank - 1],
+                                        "input 0 (X)'s last two dims (square matrices)", &m);
+        if (st != FL_OK) {
+            return st;
+        }
+    }
+    return fl__ox_infer_same(c, n);
+}
+
+static fl_status cost_inverse(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    const fl_shape *x = fl__op_in_shape(n, 0);
+    fl_arith k = {c, n, FL_OK};
+    fl_sym macs = fl_sym_unknown();
+    if (x->rank >= 2) {
+        fl_sym d = x->dims[x->rank - 1];
+        macs = fl__ar_mul(&k, fl__ar_dims_prod(&k, x, 0, x->rank - 2),
+                          fl__ar_mul(&k, fl__ar_mul(&k, d, d), d));
+    }
+    return fl__ar_put_cost(&k, out, fl__ar_scale(&k, macs, 2), macs);
+}
+
+static fl_status cdist_metric(fl_ctx *c, const fl_node *n, bool *sqrt_out) {
+    const char *m;
+    fl_status st = fl__attr_str_or(n, "metric", "sqeuclidean", &m, c->d);
+    if (st != FL_OK) {
+        return st;
+    }
+    if (strcmp(m, "sqeuclidean") != 0 && strcmp(m, "euclidean") != 0) {
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "attr 'metric' is '%s' (sqeuclidean or euclidean, the metrics "
+                             "ONNX Runtime computes)",
+                             m);
+    }
+    *sqrt_out = m[0] == 'e';
+    return FL_OK;
+}
+
+static fl_status infer_cdist(fl_ctx *c, fl_node *n) {
+    bool root;
+    fl_status st = cdist_metric(c, n, &root);
+    if (st != FL_OK) {
+        return st;
+    }
+    const fl_shape *a = fl__op_in_shape(n, 0), *b = fl__op_in_shape(n, 1);
+    for (int i = 0; i < 2; i++) {
+        const fl_shape *s = i ? b : a;
+        if (s->rank >= 0 && s->rank != 2) {
+            return fl__node_fail(c->d, FL_EINVAL, n, "input %d (%s) has rank %d, want 2", i,
+                                 i ? "B" : "A", s->rank);
+        }
+    }
+    fl_sym d[2] = {a->rank == 2 ? a->dims[0] : fl_sym_unknown(),
+                   b->rank == 2 ? b->dims[0] : fl_sym_unknown()};
+    if (a->rank == 2 && b->rank == 2) {
+        fl_sym kk;
+        if ((st = fl__op_merge_dim(c, n, a->dims[1], b->dims[1],
+                                   "inputs A's and B's dim 1 (the features)", &kk)) != FL_OK) {
+            return st;
+        }
+    }
+    return fl__op_set_output(c, n, 0, fl__ox_in_dtype(n, 0), 2, d);
+}
+
+static fl_status cost_cdist(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    bool root;
+    fl_status st = cdist_metric(c, n, &root);
+    if (st != FL_OK) {
+        return st;
+    }
+    const fl_shape *a = fl__op_in_shape(n, 0);
+    fl_arith k = {c, n, FL_OK};
+    fl_sym pairs = fl__ar_numel(&k, &n->outputs[0].shape);
+    fl_sym macs = fl__ar_mul(&k, pairs, a->rank == 2 ? a->dims[1] : fl_sym_unknown());
+    fl_sym flops = fl__ar_scale(&k, macs, 3);
+    if (root) {
+        flops = fl__ar_add(&k, flops, pairs);
+    }
+    return fl__ar_put_cost(&k, out, flops, macs);
+}
+
+static fl_status infer_unfold(fl_ctx *c, fl_node *n) {
+    int64_t dim, size, step;
+    fl_status st = fl__attr_int_or(n, "dim", -1, &dim, c->d);
+    if (st == FL_OK) {
+        st = fl__attr_need_int(n, "size", &size, c->d);
+    }
+    if (st == FL_OK) {
+        st = fl__attr_int_or(n, "step", 1, &step, c->d);
+    }
+    if (st != FL_OK) {
+        return st;
+    }
+    if (size < 1 || step < 1) {
+        return fl__node_fail(c->d, FL_EINVAL, n, "attr '%s' is %lld, want >= 1",
+                             size < 1 ? "size" : "step", (long long)(size < 1 ? size : step));
+    }
+    const fl_shape *x = fl__op_in_shape(n, 0);
+    int dt = fl__ox_in_dtype(n, 0);
+    if (x->rank < 0) {
+        return fl__op_set_output(c, n, 0, dt, -1, NULL);
+    }
+    if (x->rank > 253) {
+        return fl__node_fail(c->d, FL_EINVAL, n, "input 0 has rank %d", x->rank);
+    }
+    int a;
+    if ((st = fl__ox_norm_axis(c, n, dim, x->rank, "attr 'dim'", &a)) != FL_OK) {
+        return st;
+    }
+    fl_sym d[256], l = x->dims[a];
+    memcpy(d, x->dims, (size_t)x->rank * sizeof(fl_sym));
+    if (fl_sym_is_known(l)) {
+        if (l.k < size) {
+            return fl__node_fail(c->d, FL_EINVAL, n, "attr 'size' is %lld, dim %d only %lld long",
+                                 (long long)size, a, (long long)l.k);
+        }
+        d[a] = fl_sym_const((l.k - size) / step + 1);
+    } else {
+        fl_sym t;
+        st = fl__op_sub(c, n, l, fl_sym_const(size), &t);
+        if (st == FL_OK) {
+            st = fl__op_floordiv(c, n, t, fl_sym_const(step), &t);
+        }
+        if (st == FL_OK) {
+            st = fl__op_add(c, n, t, fl_sym_const(1), &d[a]);
+        }
+        if (st != FL_OK) {
+            return st;
+        }
+    }
+    d[x->rank] = fl_sym_const(size);
+    return fl__op_set_output(c, n, 0, dt, x->rank + 1, d);
+}
+
+static fl_status crop_mode(fl_ctx *c, const fl_node *n, bool *bilinear) {
+    const char *m;
+    fl_status st = fl__attr_str_or(n, "mode", "bilinear", &m, c->d);
+    if (st == FL_OK && strcmp(m, "bilinear") != 0 && strcmp(m, "nearest") != 0) {
+        return fl__node_fail(c->d, FL_EINVAL, n, "attr 'mode' is '%s' (bilinear or nearest)", m);
+    }
+    *bilinear = st == FL_OK && m[0] == 'b';
+    return st;
+}
+
+static fl_status infer_crop_and_resize(fl_ctx *c, fl_node *n) {
+    bool bl;
+    fl_status st = crop_mode(c, n, &bl);
+    if (st != FL_OK) {
+        return st;
+    }
+    const fl_shape *x = fl__op_in_shape(n, 0), *r = fl__op_in_shape(n, 1);
+    if (x->rank >= 0 && x->rank != 4) {
+        return fl__node_fail(c->d, FL_EINVAL, n, "input 0 (X) has rank %d, want 4 ([N, C, H, W])",
+                             x->rank);
+    }
+    if (r->rank >= 0 && (r->rank != 2 || (fl_sym_is_known(r->dims[1]) && r->dims[1].k != 4))) {
+        return fl__node_fail(c->d, FL_EINVAL, n, "input 1 (rois) is not [num_rois, 4]");
+    }
+    fl_sym d[4] = {r->rank == 2 ? r->dims[0] : fl_sym_unknown(),
+                   x->rank == 4 ? x->dims[1] : fl_sym_unknown(), fl_sym_unknown(),
+                   fl_sym_unknown()};
+    int64_t *cs, ncs;
+    st = fl__op_in_int_vector(c, n, 3, &cs, &ncs);
+    if (st == FL_OK) {
+        if (ncs != 2 || cs[0] < 1 || cs[1] < 1) {
+            return fl__node_fail(c->d, FL_EINVAL, n,
+                                 "input 3 (crop_size) must hold two values >= 1 (height, width)");
+        }
+        d[2] = fl_sym_const(cs[0]);
+        d[3] = fl_sym_const(cs[1]);
+    } else if (st != FL_ENOTFOUND) {
+        return st;
+    }
+    return fl__op_set_output(c, n, 0, fl__ox_in_dtype(n, 0), 4, d);
+}
+
+static fl_status cost_crop_and_resize(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    bool bl;
+    fl_status st = crop_mode(c, n, &bl);
+    return st == FL_OK ? fl__ox_cost_per_out(c, n, out, bl ? 9 : 0) : st;
+}
+
+static fl_status infer_ngram_block(fl_ctx *c, fl_node *n) {
+    int64_t ng;
+    fl_status st = fl__attr_need_int(n, "ngram_size", &ng, c->d);
+    if (st == FL_OK && ng < 1) {
+        return fl__node_fail(c->d, FL_EINVAL, n, "attr 'ngram_size' is %lld, want >= 1",
+                             (long long)ng);
+    }
+    const fl_shape *ids = fl__op_in_shape(n, 0), *sc = fl__op_in_shape(n, 1);
+    for (int i = 0; st == FL_OK && i < 2; i++) {
+        const fl_shape *s = i ? sc : ids;
+        if (s->rank >= 0 && s->rank != 2) {
+            return fl__node_fail(c->d, FL_EINVAL, n, "input %d (%s) has rank %d, want 2", i,
+                                 i ? "scores" : "input_ids", s->rank);
+        }
+    }
+    if (st == FL_OK && ids->rank == 2 && sc->rank == 2) {
+        fl_sym b;
+        st = fl__op_merge_dim(c, n, ids->dims[0], sc->dims[0],
+                              "inputs input_ids' and scores' dim 0 (the batch)", &b);
+    }
+    return st == FL_OK ? fl__op_set_output(c, n, 0, fl__ox_in_dtype(n, 1), sc->rank, sc->dims) : st;
+}
+
+/* Hook sets and descriptors (their rows: onnxms/misc.def) */
+#define HOOKS_inverse         .infer = infer_inverse, .cost = cost_inverse
+#define HOOKS_cdist           .infer = infer_cdist, .cost = cost_cdist
+#define HOOKS_unfold          .infer = infer_unfold, .cost = fl__op_cost_zero
+#define HOOKS_ngram_block     .infer = infer_ngram_block, .cost = fl__op_cost_zero
+#define HOOKS_crop_and_resize .infer = infer_crop_and_resize, .cost = cost_crop_and_resize
+
+#define FL_OP FL_OP_DESC
+#include "ops/onnxms/misc.def"
+#undef FL_OP

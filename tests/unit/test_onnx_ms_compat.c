@@ -1,0 +1,353 @@
+/*
+ * test_onnx_ms_compat.c - ONNX Runtime's contrib forms of ai.onnx operators
+ * (src/ops/onnxms/compat.c), its Inverse, CDist, UnfoldTensor and
+ * CropAndResize and NGramRepeatBlock (misc.c), MatMulBnb4, MulInteger and
+ * ReduceSumInteger (quant.c) and ONNX's experimental
+ * DynamicSlice: exact shapes and counts derived by hand from each file's
+ * stated rule, symbolic dims, and bad inputs failing with the node and the
+ * input or attr named. cli_onnx_ortsweep checks the same ops' shapes and
+ * dtypes against ONNX Runtime.
+ */
+#include "foldline/foldline.h"
+#include "onnxbuild.h"
+#include "onnxcheck.h"
+#include "testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Counts, each node on its own inputs:
+ *   Inverse x [2,3,3]: 2 matrices of n = 3: MACs 2 * 27 = 54, FLOPs 108;
+ *   CDist a [4,3], b [5,3] sqeuclidean: [4,5], 20 pairs, MACs 20 * 3 = 60,
+ *   FLOPs 3 * 60 = 180; euclidean + 20 square roots: 200;
+ *   CropAndResize x [2,3,8,8], 4 rois, crop (5,6): [4,3,5,6] = 360
+ *   elements, bilinear 9 * 360 = 3240, nearest 0;
+ *   MatMulBnb4 a [2,3,32], K 32, N 16, block 64: [2,3,16], rows 6, MACs 6
+ *   * 16 * 32 = 3072, FLOPs 2 * 3072 + 16 * 32 = 6656;
+ *   TransposeMatMul a [2,4,3]^T [2,3,4] . b [5,4]^T [4,5], alpha 0.5:
+ *   [2,3,5], MACs 2 * 3 * 5 * 4 = 120, FLOPs 240 + 30 (alpha) = 270;
+ *   GridSample x [1,2,4,5], grid [1,3,6,2], bilinear: [1,2,3,6], 36
+ *   outputs, 9 each (two axes): 324;
+ *   UnfoldTensor [2,10,3] dim 1 size 4 step 3: [2,3,3,4] ((10 - 4) / 3 +
+ *   1 = 3), 0. */
+static void test_counts(void **state) {
+    (void)state;
+    ob_model *m = oc_ms_model();
+    ob_input(m, "x", OB_FLOAT, 3, (int64_t[]){2, 3, 3}, NULL);
+    ob_input(m, "a", OB_FLOAT, 2, (int64_t[]){4, 3}, NULL);
+    ob_input(m, "b", OB_FLOAT, 2, (int64_t[]){5, 3}, NULL);
+    ob_input(m, "img", OB_FLOAT, 4, (int64_t[]){2, 3, 8, 8}, NULL);
+    ob_init_f(m, "rois", 2, (int64_t[]){4, 4}, false);
+    ob_init_raw(m, "bi", OB_INT32, 1, (int64_t[]){4}, (const int32_t[]){0, 1, 0, 1}, 16);
+    ob_init_raw(m, "cs", OB_INT32, 1, (int64_t[]){2}, (const int32_t[]){5, 6}, 8);
+    ob_input(m, "qa", OB_FLOAT, 3, (int64_t[]){2, 3, 32}, NULL);
+    ob_init_raw(m, "qb", OB_UINT8, 1, (int64_t[]){256}, NULL, 0);
+    ob_init_f(m, "absmax", 1, (int64_t[]){8}, false);
+    ob_input(m, "ta", OB_FLOAT, 3, (int64_t[]){2, 4, 3}, NULL);
+    ob_input(m, "tb", OB_FLOAT, 2, (int64_t[]){5, 4}, NULL);
+    ob_input(m, "gx", OB_FLOAT, 4, (int64_t[]){1, 2, 4, 5}, NULL);
+    ob_input(m, "grid", OB_FLOAT, 4, (int64_t[]){1, 3, 6, 2}, NULL);
+    ob_input(m, "u", OB_FLOAT, 3, (int64_t[]){2, 10, 3}, NULL);
+    oc_ms_node(m, "Inverse", "inv", "x", "y1");
+    oc_ms_node(m, "CDist", "cd", "a,b", "y2");
+    ob_attr_s(m, oc_ms_node(m, "CDist", "cde", "a,b", "y3"), "metric", "euclidean");
+    oc_ms_node(m, "CropAndResize", "crb", "img,rois,bi,cs", "y4");
+    ob_attr_s(m, oc_ms_node(m, "CropAndResize", "crn", "img,rois,bi,cs", "y5"), "mode", "nearest");
+    Onnx__NodeProto *n = oc_ms_node(m, "MatMulBnb4", "bnb", "qa,qb,absmax", "y6");
+    ob_attr_i(m, n, "K", 32);
+    ob_attr_i(m, n, "N", 16);
+    ob_attr_i(m, n, "block_size", 64);
+    ob_attr_i(m, n, "quant_type", 1);
+    n = oc_ms_node(m, "TransposeMatMul", "tmm", "ta,tb", "y7");
+    ob_attr_i(m, n, "transA", 1);
+    ob_attr_i(m, n, "transB", 1);
+    ob_attr_f(m, n, "alpha", 0.5f);
+    oc_ms_node(m, "GridSample", "gs", "gx,grid", "y8");
+    n = oc_ms_node(m, "UnfoldTensor", "unf", "u", "y9");
+    ob_attr_i(m, n, "dim", 1);
+    ob_attr_i(m, n, "size", 4);
+    ob_attr_i(m, n, "step", 3);
+    for (int i = 1; i <= 9; i++) {
+        char name[8];
+        snprintf(name, sizeof name, "y%d", i);
+        ob_output(m, name);
+    }
+    fl_report *r = oc_run(m, FL_OK);
+    assert_int_equal(r->n_unknown_ops, 0);
+    static const struct {
+        const char *node, *shape;
+        int64_t flops, macs;
+    } want[] = {
+        {"inv", "[2,3,3]", 108, 54},   {"cd", "[4,5]", 180, 60},    {"cde", "[4,5]", 200, 60},
+        {"crb", "[4,3,5,6]", 3240, 0}, {"crn", "[4,3,5,6]", 0, 0},  {"bnb", "[2,3,16]", 6656, 3072},
+        {"tmm", "[2,3,5]", 270, 120},  {"gs", "[1,2,3,6]", 324, 0}, {"unf", "[2,3,3,4]", 0, 0},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        const fl_report_node *a = oc_node(r, want[i].node);
+        assert_string_equal(a->outputs[0].shape, want[i].shape);
+        assert_string_equal(a->outputs[0].dtype, "float");
+        oc_assert_cost(a, want[i].flops, want[i].macs);
+    }
+    fl_report_free(r);
+    ob_free(m);
+}
+
+/* Shapes of the contrib forms, constants known:
+ *   ExpandDims x [2,3,4] axis -1: [2,3,4,1]; axis 1: [2,1,3,4];
+ *   Pad x [2,3] pads [1,4] (-1,2, 0,-3): [1,2]; 1-D (0,1,1,0): [3,4];
+ *   Range int64 2..7 without delta: [5]; with delta -3 from 10 to 2: [3];
+ *   Unique over the constant (3,1,3,2,1,3): y [3], idx [6] and counts [3],
+ *   int64;
+ *   DynamicSlice (ai.onnx, opset 9) x [3,4,5] starts (1,0) ends (3,-1) axes
+ *   (0,2): [2,4,4]. All count 0 FLOPs. */
+static void test_shapes(void **state) {
+    (void)state;
+    ob_model *m = oc_ms_model();
+    ob_input(m, "x", OB_FLOAT, 3, (int64_t[]){2, 3, 4}, NULL);
+    ob_input(m, "p", OB_FLOAT, 2, (int64_t[]){2, 3}, NULL);
+    ob_init_raw(m, "am1", OB_INT32, 0, NULL, (const int32_t[]){-1}, 4);
+    ob_init_raw(m, "a1", OB_INT32, 0, NULL, (const int32_t[]){1}, 4);
+    ob_init_i64(m, "pads2", 2, (int64_t[]){1, 4}, (int64_t[]){-1, 2, 0, -3});
+    ob_init_i64(m, "pads1", 1, (int64_t[]){4}, (int64_t[]){0, 1, 1, 0});
+    ob_init_i64(m, "s", 0, NULL, (int64_t[]){2});
+    ob_init_i64(m, "l", 0, NULL, (int64_t[]){7});
+    ob_init_i64(m, "s10", 0, NULL, (int64_t[]){10});
+    ob_init_i64(m, "dm3", 0, NULL, (int64_t[]){-3});
+    ob_init_raw(m, "uq", OB_FLOAT, 1, (int64_t[]){6}, (const float[]){3, 1, 3, 2, 1, 3}, 24);
+    oc_ms_node(m, "ExpandDims", "ed1", "x,am1", "y1");
+    oc_ms_node(m, "ExpandDims", "ed2", "x,a1", "y2");
+    oc_ms_node(m, "Pad", "pad2", "p,pads2", "y3");
+    oc_ms_node(m, "Pad", "pad1", "p,pads1", "y4");
+    oc_ms_node(m, "Range", "rg", "s,l", "y5");
+    oc_ms_node(m, "Range", "rgd", "s10,s,dm3", "y6");
+    oc_ms_node(m, "Unique", "uniq", "uq", "y7,idx,counts");
+    for (int i = 1; i <= 7; i++) {
+        char name[8];
+        snprintf(name, sizeof name, "y%d", i);
+        ob_output(m, name);
+    }
+    ob_output(m, "idx");
+    ob_output(m, "counts");
+    fl_report *r = oc_run(m, FL_OK);
+    assert_int_equal(r->n_unknown_ops, 0);
+    static const struct {
+        const char *node, *shape;
+    } want[] = {{"ed1", "[2,3,4,1]"}, {"ed2", "[2,1,3,4]"}, {"pad2", "[1,2]"}, {"pad1", "[3,4]"},
+                {"rg", "[5]"},        {"rgd", "[3]"},       {"uniq", "[3]"}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        const fl_report_node *a = oc_node(r, want[i].node);
+        assert_string_equal(a->outputs[0].shape, want[i].shape);
+        oc_assert_cost(a, 0, 0);
+    }
+    const fl_report_node *u = oc_node(r, "uniq");
+    assert_string_equal(u->outputs[1].shape, "[6]");
+    assert_string_equal(u->outputs[1].dtype, "int64");
+    assert_string_equal(u->outputs[2].shape, "[3]");
+    assert_string_equal(u->outputs[2].dtype, "int64");
+    fl_report_free(r);
+    ob_free(m);
+
+    m = ob_new(9);
+    ob_input(m, "x", OB_FLOAT, 3, (int64_t[]){3, 4, 5}, NULL);
+    ob_init_i64(m, "st", 1, (int64_t[]){2}, (int64_t[]){1, 0});
+    ob_init_i64(m, "en", 1, (int64_t[]){2}, (int64_t[]){3, -1});
+    ob_init_i64(m, "ax", 1, (int64_t[]){2}, (int64_t[]){0, 2});
+    ob_node(m, "DynamicSlice", "ds", "x,st,en,ax", "y");
+    ob_output(m, "y");
+    r = oc_run(m, FL_OK);
+    assert_int_equal(r->n_unknown_ops, 0);
+    assert_string_equal(oc_node(r, "ds")->outputs[0].shape, "[2,4,4]");
+    assert_false(fl_test_has_warning(r, "experimental", NULL));
+    fl_report_free(r);
+    ob_free(m);
+}
+
+/* Symbolic dims: UnfoldTensor over [n,10] dim 0 size 2 step 2: (n - 2) / 2
+ * + 1 windows; CDist a [m,3] b [k,3]: [m,k], 9 * m * k FLOPs (3 * K = 9
+ * each pair), 3 * m * k MACs; Inverse [b,4,4]: 128 * b FLOPs. */
+static void test_symbolic(void **state) {
+    (void)state;
+    ob_model *m = oc_ms_model();
+    ob_input(m, "u", OB_FLOAT, 2, (int64_t[]){-1, 10}, (const char *[]){"n", NULL});
+    ob_input(m, "a", OB_FLOAT, 2, (int64_t[]){-1, 3}, (const char *[]){"m", NULL});
+    ob_input(m, "b", OB_FLOAT, 2, (int64_t[]){-1, 3}, (const char *[]){"k", NULL});
+    ob_input(m, "x", OB_FLOAT, 3, (int64_t[]){-1, 4, 4}, (const char *[]){"b", NULL, NULL});
+    Onnx__NodeProto *n = oc_ms_node(m, "UnfoldTensor", "unf", "u", "y1");
+    ob_attr_i(m, n, "dim", 0);
+    ob_attr_i(m, n, "size", 2);
+    ob_attr_i(m, n, "step", 2);
+    oc_ms_node(m, "CDist", "cd", "a,b", "y2");
+    oc_ms_node(m, "Inverse", "inv", "x", "y3");
+    ob_output(m, "y1");
+    ob_output(m, "y2");
+    ob_output(m, "y3");
+    fl_report *r = oc_run(m, FL_OK);
+    const fl_report_node *a = oc_node(r, "unf");
+    assert_int_equal(a->outputs[0].rank, 3);
+    assert_non_null(strstr(a->outputs[0].shape, "n"));
+    assert_string_equal(strrchr(a->outputs[0].shape, ','), ",2]");
+    a = oc_node(r, "cd");
+    assert_string_equal(a->outputs[0].shape, "[m,k]");
+    assert_string_equal(a->flops.text, "9*k*m");
+    assert_string_equal(oc_node(r, "inv")->flops.text, "128*b");
+    fl_report_free(r);
+    ob_free(m);
+}
+
+/* Bad nodes fail naming the node and what is wrong. */
+static void test_bad(void **state) {
+    (void)state;
+    static const struct {
+        const char *op, *in, *attr, *sval;
+        int64_t ival;
+        const char *err;
+    } cases[] = {
+        {"CDist", "a,b", "metric", "cosine", 0,
+         "node 'n' (CDist): attr 'metric' is 'cosine' (sqeuclidean or euclidean"},
+        {"CDist", "a,c", NULL, NULL, 0, "node 'n' (CDist): inputs A's and B's dim 1"},
+        {"Inverse", "a", NULL, NULL, 0, "node 'n' (Inverse): input 0 (X)'s last two dims"},
+        {"UnfoldTensor", "a", "size", NULL, 5,
+         "node 'n' (UnfoldTensor): attr 'size' is 5, dim 1 only 3 long"},
+        {"UnfoldTensor", "a", NULL, NULL, 0,
+         "node 'n' (UnfoldTensor): missing required attr "
+         "'size'"},
+        {"ExpandDims", "a,ax", NULL, NULL, 0, "node 'n' (ExpandDims): input 'axis'"},
+        {"GridSample", "v,g", NULL, NULL, 0,
+         "node 'n' (GridSample): input 0 (X) has rank 5, want 4"},
+        {"Pad", "a,p3", NULL, NULL, 0,
+         "node 'n' (Pad): input 1 (pads) has rank 3, want [2 * rank] or [1, 2 * rank]"},
+        {"Pad", "a,p6", NULL, NULL, 0, "node 'n' (Pad): input 1 (pads) has 6 values, want 4"},
+        {"CropAndResize", "img,a,bi,cs", NULL, NULL, 0,
+         "node 'n' (CropAndResize): input 1 (rois) is not [num_rois, 4]"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ob_model *m = oc_ms_model();
+        ob_input(m, "a", OB_FLOAT, 2, (int64_t[]){4, 3}, NULL);
+        ob_input(m, "b", OB_FLOAT, 2, (int64_t[]){5, 3}, NULL);
+        ob_input(m, "c", OB_FLOAT, 2, (int64_t[]){5, 2}, NULL);
+        ob_input(m, "v", OB_FLOAT, 5, (int64_t[]){1, 2, 3, 4, 5}, NULL);
+        ob_input(m, "g", OB_FLOAT, 5, (int64_t[]){1, 2, 3, 4, 3}, NULL);
+        ob_input(m, "img", OB_FLOAT, 4, (int64_t[]){1, 2, 8, 8}, NULL);
+        ob_init_raw(m, "ax", OB_INT32, 0, NULL, (const int32_t[]){3}, 4);
+        ob_init_i64(m, "p3", 3, (int64_t[]){1, 1, 4}, (int64_t[]){0, 0, 0, 0});
+        ob_init_i64(m, "p6", 1, (int64_t[]){6}, (int64_t[]){0, 0, 0, 0, 0, 0});
+        ob_init_raw(m, "bi", OB_INT32, 1, (int64_t[]){4}, (const int32_t[]){0, 0, 0, 0}, 16);
+        ob_init_raw(m, "cs", OB_INT32, 1, (int64_t[]){2}, (const int32_t[]){2, 2}, 8);
+        Onnx__NodeProto *n = oc_ms_node(m, cases[i].op, "n", cases[i].in, "y");
+        if (cases[i].attr && cases[i].sval) {
+            ob_attr_s(m, n, cases[i].attr, cases[i].sval);
+        } else if (cases[i].attr) {
+            ob_attr_i(m, n, cases[i].attr, cases[i].ival);
+        }
+        ob_output(m, "y");
+        oc_expect_error(m, cases[i].err);
+    }
+}
+
+/* MatMulBnb4: B's packed bytes and absmax's scales are checked against K *
+ * N; quant_type must be 0 or 1. */
+static void test_bnb4_bad(void **state) {
+    (void)state;
+    static const struct {
+        int64_t nb, na, qt;
+        const char *err;
+    } cases[] = {
+        {255, 8, 1, "node 'q' (MatMulBnb4): input 1 (B), (N * K + 1) / 2 packed bytes"},
+        {256, 9, 1, "node 'q' (MatMulBnb4): input 2 (absmax), ceil(N * K / block_size) scales"},
+        {256, 8, 2, "node 'q' (MatMulBnb4): attr 'quant_type' is 2 (0 FP4, 1 NF4)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ob_model *m = oc_ms_model();
+        ob_input(m, "a", OB_FLOAT, 2, (int64_t[]){3, 32}, NULL);
+        ob_init_raw(m, "b", OB_UINT8, 1, (int64_t[]){cases[i].nb}, NULL, 0);
+        ob_init_f(m, "am", 1, (int64_t[]){cases[i].na}, true);
+        Onnx__NodeProto *n = oc_ms_node(m, "MatMulBnb4", "q", "a,b,am", "y");
+        ob_attr_i(m, n, "K", 32);
+        ob_attr_i(m, n, "N", 16);
+        ob_attr_i(m, n, "block_size", 64);
+        ob_attr_i(m, n, "quant_type", cases[i].qt);
+        ob_output(m, "y");
+        oc_expect_error(m, cases[i].err);
+    }
+}
+
+/* The integer element-wise ops (ONNX Runtime has no CPU kernel for them):
+ *   MulInteger a [2,3] uint8 - 3, b [3] uint8 - 1: [2,3] int32, int_ops 6
+ *   (multiplies) + 6 + 3 (zero points) = 15, 0 FLOPs; without zero points
+ *   the same count (absent ones are 0 and still subtracted);
+ *   ReduceSumInteger [2,3,4] int8 axes (1) keepdims 1: [2,1,4] int32,
+ *   int_ops 24 - 8 = 16; keepdims 0 over axes (0,2): [3], 24 - 3 = 21.
+ * MaxpoolWithMask x [1,2,6,6], kernel 3x3, strides 2, pads 1: [1,2,3,3],
+ * MaxPool's 9 * 18 = 162 FLOPs. NGramRepeatBlock ids [2,5], scores [2,6]:
+ * [2,6], 0; ids of batch 3 fail naming the dim. */
+static void test_integer_and_pool(void **state) {
+    (void)state;
+    ob_model *m = oc_ms_model();
+    ob_input(m, "a", OB_UINT8, 2, (int64_t[]){2, 3}, NULL);
+    ob_input(m, "b", OB_UINT8, 1, (int64_t[]){3}, NULL);
+    ob_init_raw(m, "az", OB_UINT8, 0, NULL, (const uint8_t[]){3}, 1);
+    ob_init_raw(m, "bz", OB_UINT8, 0, NULL, (const uint8_t[]){1}, 1);
+    ob_input(m, "r", OB_INT8, 3, (int64_t[]){2, 3, 4}, NULL);
+    ob_input(m, "x", OB_FLOAT, 4, (int64_t[]){1, 2, 6, 6}, NULL);
+    ob_input(m, "mask", OB_INT32, 4, (int64_t[]){1, 2, 6, 6}, NULL);
+    ob_input(m, "ids", OB_INT64, 2, (int64_t[]){2, 5}, NULL);
+    ob_input(m, "sc", OB_FLOAT, 2, (int64_t[]){2, 6}, NULL);
+    oc_ms_node(m, "MulInteger", "mi", "a,az,b,bz", "y1");
+    oc_ms_node(m, "MulInteger", "mi0", "a,,b", "y2");
+    Onnx__NodeProto *n = oc_ms_node(m, "ReduceSumInteger", "rk", "r", "y3");
+    ob_attr_ints(m, n, "axes", 1, (int64_t[]){1});
+    ob_attr_i(m, n, "keepdims", 1);
+    n = oc_ms_node(m, "ReduceSumInteger", "rn", "r", "y4");
+    ob_attr_ints(m, n, "axes", 2, (int64_t[]){0, 2});
+    ob_attr_i(m, n, "keepdims", 0);
+    n = oc_ms_node(m, "MaxpoolWithMask", "mp", "x,mask", "y5");
+    ob_attr_ints(m, n, "kernel_shape", 2, (int64_t[]){3, 3});
+    ob_attr_ints(m, n, "strides", 2, (int64_t[]){2, 2});
+    ob_attr_ints(m, n, "pads", 4, (int64_t[]){1, 1, 1, 1});
+    ob_attr_i(m, oc_ms_node(m, "NGramRepeatBlock", "ng", "ids,sc", "y6"), "ngram_size", 2);
+    for (int i = 1; i <= 6; i++) {
+        char name[8];
+        snprintf(name, sizeof name, "y%d", i);
+        ob_output(m, name);
+    }
+    fl_report *r = oc_run(m, FL_OK);
+    assert_int_equal(r->n_unknown_ops, 0);
+    static const struct {
+        const char *node, *shape, *dtype;
+        int64_t flops, int_ops;
+    } want[] = {
+        {"mi", "[2,3]", "int32", 0, 15},      {"mi0", "[2,3]", "int32", 0, 15},
+        {"rk", "[2,1,4]", "int32", 0, 16},    {"rn", "[3]", "int32", 0, 21},
+        {"mp", "[1,2,3,3]", "float", 162, 0}, {"ng", "[2,6]", "float", 0, 0},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        const fl_report_node *a = oc_node(r, want[i].node);
+        assert_string_equal(a->outputs[0].shape, want[i].shape);
+        assert_string_equal(a->outputs[0].dtype, want[i].dtype);
+        oc_assert_int(a, want[i].flops, want[i].int_ops);
+    }
+    fl_report_free(r);
+    ob_free(m);
+
+    m = oc_ms_model();
+    ob_input(m, "ids", OB_INT64, 2, (int64_t[]){3, 5}, NULL);
+    ob_input(m, "sc", OB_FLOAT, 2, (int64_t[]){2, 6}, NULL);
+    ob_attr_i(m, oc_ms_node(m, "NGramRepeatBlock", "ng", "ids,sc", "y"), "ngram_size", 2);
+    ob_output(m, "y");
+    oc_expect_error(m, "node 'ng' (NGramRepeatBlock): inputs input_ids' and scores' dim 0");
+    m = oc_ms_model();
+    ob_input(m, "r", OB_INT8, 3, (int64_t[]){2, 3, 4}, NULL);
+    ob_attr_i(m, oc_ms_node(m, "ReduceSumInteger", "rs", "r", "y"), "keepdims", 1);
+    ob_output(m, "y");
+    oc_expect_error(m, "node 'rs' (ReduceSumInteger): missing required attr 'axes'");
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_counts),   cmocka_unit_test(test_shapes),
+        cmocka_unit_test(test_symbolic), cmocka_unit_test(test_bad),
+        cmocka_unit_test(test_bnb4_bad), cmocka_unit_test(test_integer_and_pool),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
