@@ -1094,6 +1094,49 @@ static void test_nhwc_conv(void **state) {
     ob_free(m);
 }
 
+/* NhwcConv's W as ONNX Runtime's NHWC fusion writes it, (M, kH, kW, C/g):
+ * X (1,8,8,4), W (6,3,3,4), pads 1: Y (1,8,8,6), MACs 384 * 36 = 13824;
+ * the documented (6,4,3,3) gives the same. X (1,6,6,2), W (4,2,3,2): both
+ * layouts fit the channels; with kernel_shape (3,2) only the documented
+ * one fits: kernel 3x2, Y (1,4,5,4); without it the fusion's layout is
+ * read: kernel 2x3, Y (1,5,4,4); 80 outputs * 12 = 960 MACs either way. */
+static void test_nhwc_conv_weight_layout(void **state) {
+    (void)state;
+    ob_model *m = oc_ms_model();
+    ob_input(m, "x", OB_FLOAT, 4, (int64_t[]){1, 8, 8, 4}, NULL);
+    ob_input(m, "x2", OB_FLOAT, 4, (int64_t[]){1, 6, 6, 2}, NULL);
+    ob_init_f(m, "wl", 4, (int64_t[]){6, 3, 3, 4}, false);
+    ob_init_f(m, "wf", 4, (int64_t[]){6, 4, 3, 3}, false);
+    ob_init_f(m, "w2", 4, (int64_t[]){4, 2, 3, 2}, false);
+    ob_attr_ints(m, oc_ms_node(m, "NhwcConv", "last", "x,wl", "y1"), "pads", 4,
+                 (int64_t[]){1, 1, 1, 1});
+    ob_attr_ints(m, oc_ms_node(m, "NhwcConv", "first", "x,wf", "y2"), "pads", 4,
+                 (int64_t[]){1, 1, 1, 1});
+    ob_attr_ints(m, oc_ms_node(m, "NhwcConv", "ks", "x2,w2", "y3"), "kernel_shape", 2,
+                 (int64_t[]){3, 2});
+    oc_ms_node(m, "NhwcConv", "noks", "x2,w2", "y4");
+    for (int i = 1; i <= 4; i++) {
+        char name[8];
+        snprintf(name, sizeof name, "y%d", i);
+        ob_output(m, name);
+    }
+    fl_report *r = oc_run(m, FL_OK);
+    static const struct {
+        const char *node, *shape;
+        int64_t macs;
+    } want[] = {{"last", "[1,8,8,6]", 13824},
+                {"first", "[1,8,8,6]", 13824},
+                {"ks", "[1,4,5,4]", 960},
+                {"noks", "[1,5,4,4]", 960}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        const fl_report_node *a = oc_node(r, want[i].node);
+        assert_string_equal(a->outputs[0].shape, want[i].shape);
+        oc_assert_cost(a, 2 * want[i].macs, want[i].macs);
+    }
+    fl_report_free(r);
+    ob_free(m);
+}
+
 /* RelativePositionBias (posbias.c's rule): bias_table (32,4), query_length
  * 5, key_length 7 (int64 initializers), max_distance 16, bidirectional:
  * output (1,4,5,7); 5 * 7 pairs * (9 + 1) = 350 FLOPs. A query_length
@@ -1217,6 +1260,7 @@ int main(void) {
         cmocka_unit_test(test_moe),
         cmocka_unit_test(test_moe_bad),
         cmocka_unit_test(test_nhwc_conv),
+        cmocka_unit_test(test_nhwc_conv_weight_layout),
         cmocka_unit_test(test_position_bias),
         cmocka_unit_test(test_position_bias_bad),
     };

@@ -30,8 +30,13 @@
  *                    C) and Y (N, D1.., M), W still (M, C/group, k1..).
  *   NhwcConv, NhwcFusedConv  onnx::Conv's and com.microsoft FusedConv's
  *                    inputs and attrs with X (N, D1.., C) and Y (N, D1..,
- *                    M) channels-last, W (M, C/group, k1..) as Conv's;
- *                    NhwcFusedConv's Z (input 3) is Y's shape.
+ *                    M) channels-last; W (M, k1.., C/group), as ONNX
+ *                    Runtime's NHWC fusion writes it (Conv's weight
+ *                    transposed by (0, 2, 3, 1)) and its CUDA kernel reads
+ *                    it, or the contrib doc's (M, C/group, k1..) when only
+ *                    that fits X's channels and attr kernel_shape (both
+ *                    fitting, the first is read); NhwcFusedConv's Z (input
+ *                    3) is Y's shape.
  *   NhwcMaxPool      onnx::MaxPool's attrs (kernel_shape required) on a
  *                    channels-last X (N, D1.., C), int8 or uint8: Y (N,
  *                    D1'.., C), X's type; no Indices output.
@@ -245,10 +250,12 @@ static fl_status cost_qmean(fl_ctx *c, const fl_node *n, fl_cost *out) {
 
 /* kind's shape on a channels-first view of input 0, (N, D1.., C) -> (N, C,
  * D1..), the result moved back to (N, D1.., C'): the channels_last forms of
- * QLinearAveragePool and QLinearConv, and NhwcMaxPool. The delegate reads n's
- * first n_in inputs, input 0 replaced by the view; its failures are its own
- * (rank, attrs). Rank unknown or under 3: the delegate on X as it is. */
-static fl_status infer_nhwc(fl_ctx *c, fl_node *n, int kind, int n_in) {
+ * QLinearAveragePool and QLinearConv, NhwcMaxPool, NhwcConv. The delegate
+ * reads n's first n_in inputs, input 0 replaced by the view, and with w_last
+ * input 1 (W) by its view (M, k1.., C/g) -> (M, C/g, k1..); its failures
+ * are its own (rank, attrs). Rank unknown or under 3: the delegate on X as
+ * it is. */
+static fl_status infer_nhwc_w(fl_ctx *c, fl_node *n, int kind, int n_in, bool w_last) {
     static const int all_idx[] = {0, 1, 2, 3, 4, 5, 6, 7, 8};
     const fl_shape *x = fl__op_in_shape(n, 0);
     n_in = n_in < n->n_inputs ? n_in : n->n_inputs;
@@ -268,7 +275,7 @@ static fl_status infer_nhwc(fl_ctx *c, fl_node *n, int kind, int n_in) {
     fl_tensor xin = *fl_node_in(n, 0), y = {0};
     xin.shape.dims = cf;
     xin.value = NULL;
-    fl_node src = {0};
+    fl_node src = {0}, wsrc = {0};
     src.name = n->name;
     src.n_outputs = 1;
     src.outputs = &xin;
@@ -277,6 +284,22 @@ static fl_status infer_nhwc(fl_ctx *c, fl_node *n, int kind, int n_in) {
         ins[i] = n->inputs[i];
     }
     ins[0] = (fl_input){&src, 0};
+    fl_tensor win;
+    fl_sym wf[64];
+    if (w_last && n_in > 1) {
+        win = *fl_node_in(n, 1);
+        int r = win.shape.rank;
+        wf[0] = win.shape.dims[0];
+        wf[1] = win.shape.dims[r - 1];
+        for (int i = 1; i < r - 1; i++) {
+            wf[i + 1] = win.shape.dims[i];
+        }
+        win.shape.dims = wf;
+        win.value = NULL;
+        wsrc = src;
+        wsrc.outputs = &win;
+        ins[1] = (fl_input){&wsrc, 0};
+    }
     fl_node p = *n;
     p.kind = kind;
     p.desc = fl__op_desc_of(p.kind);
@@ -295,6 +318,10 @@ static fl_status infer_nhwc(fl_ctx *c, fl_node *n, int kind, int n_in) {
         dims[i] = y.shape.dims[i + 1];
     }
     return fl__op_set_output(c, n, 0, y.dtype, x->rank, dims);
+}
+
+static fl_status infer_nhwc(fl_ctx *c, fl_node *n, int kind, int n_in) {
+    return infer_nhwc_w(c, n, kind, n_in, false);
 }
 
 /* QLinearAveragePool: onnx::AveragePool's shape, on a channels-first view
@@ -353,9 +380,51 @@ static fl_status cost_nhwc_max_pool(fl_ctx *c, const fl_node *n, fl_cost *out) {
 
 static const int conv_idx[] = {0, 1, 2, 3};
 
+/* Whether dims a and b (b times g) can be equal. */
+static bool may_match(fl_sym a, fl_sym b, int64_t g) {
+    return !fl_sym_is_known(a) || !fl_sym_is_known(b) || a.k == b.k * g;
+}
+
+/* NhwcConv's W layout: (M, k1.., C/group) as ONNX Runtime's NHWC fusion
+ * writes it (the Conv weight transposed by (0, 2, 3, 1)) and its CUDA
+ * kernel reads it, unless only the documented (M, C/group, k1..) fits X's
+ * channels and attr kernel_shape. */
+static fl_status nhwc_w_last(fl_ctx *c, const fl_node *n, bool *last) {
+    const fl_shape *x = fl__op_in_shape(n, 0), *w = fl__op_in_shape(n, 1);
+    *last = false;
+    if (x->rank < 3 || w->rank != x->rank || x->rank > 64) {
+        return FL_OK; /* the delegate reports what is wrong */
+    }
+    int64_t g;
+    const int64_t *ks = NULL;
+    size_t nk = 0;
+    fl_status st = fl__attr_int_or(n, "group", 1, &g, c->d);
+    if (st == FL_OK &&
+        (st = fl__attr_get_ints(n, "kernel_shape", &ks, &nk, c->d)) == FL_ENOTFOUND) {
+        st = FL_OK;
+    }
+    if (st != FL_OK) {
+        return st;
+    }
+    int r = w->rank;
+    fl_sym ch = x->dims[r - 1];
+    bool fits_last = may_match(ch, w->dims[r - 1], g), fits_first = may_match(ch, w->dims[1], g);
+    for (size_t i = 0; ks && nk == (size_t)(r - 2) && i < nk; i++) {
+        fits_last = fits_last && may_match(w->dims[1 + i], fl_sym_const(ks[i]), 1);
+        fits_first = fits_first && may_match(w->dims[2 + i], fl_sym_const(ks[i]), 1);
+    }
+    *last = fits_last || !fits_first;
+    return FL_OK;
+}
+
 static fl_status infer_nhwc_conv(fl_ctx *c, fl_node *n) {
-    return infer_nhwc(
-        c, n, n->kind == FL_OP_ONNX_MS_NHWC_CONV ? FL_OP_ONNX_CONV : FL_OP_ONNX_MS_FUSED_CONV, 3);
+    bool last;
+    fl_status st = nhwc_w_last(c, n, &last);
+    return st == FL_OK ? infer_nhwc_w(c, n,
+                                      n->kind == FL_OP_ONNX_MS_NHWC_CONV ? FL_OP_ONNX_CONV
+                                                                         : FL_OP_ONNX_MS_FUSED_CONV,
+                                      3, last)
+                       : st;
 }
 
 static fl_status cost_nhwc_conv(fl_ctx *c, const fl_node *n, fl_cost *out) {
