@@ -2,7 +2,8 @@
  * test_onnx_ms_compat.c - ONNX Runtime's contrib forms of ai.onnx operators
  * (src/ops/onnxms/compat.c), its Inverse, CDist, UnfoldTensor and
  * CropAndResize and NGramRepeatBlock (misc.c), MatMulBnb4, MulInteger and
- * ReduceSumInteger (quant.c) and ONNX's experimental
+ * ReduceSumInteger (quant.c), QEmbedLayerNormalization (embed.c) and ONNX's
+ * experimental
  * DynamicSlice: exact shapes and counts derived by hand from each file's
  * stated rule, symbolic dims, and bad inputs failing with the node and the
  * input or attr named. cli_onnx_ortsweep checks the same ops' shapes and
@@ -343,11 +344,52 @@ static void test_integer_and_pool(void **state) {
     oc_expect_error(m, "node 'rs' (ReduceSumInteger): missing required attr 'axes'");
 }
 
+/* QEmbedLayerNormalization, ids [2,3] (6 rows), tables of hidden 8 (E =
+ * 48): EmbedLayerNormalization's 9 * 48 + 2 * 6 + 6 (mask) = 450 FLOPs with
+ * the segment table, plus the dequantisation of word, position and segment
+ * per element and of gamma and beta: 3 * 48 + 2 * 8 = 160 FLOPs and 160
+ * int_ops: 610 FLOPs. Without segment and mask: 8 * 48 + 12 = 396, + 2 * 48
+ * + 16 = 112: 508 FLOPs, 112 int_ops. Output float (the scales' type),
+ * mask_index int32 [2]. */
+static void test_qembed_ln(void **state) {
+    (void)state;
+    ob_model *m = oc_ms_model();
+    ob_input(m, "ids", OB_INT32, 2, (int64_t[]){2, 3}, NULL);
+    ob_input(m, "seg", OB_INT32, 2, (int64_t[]){2, 3}, NULL);
+    ob_input(m, "mask", OB_INT32, 2, (int64_t[]){2, 3}, NULL);
+    ob_init_raw(m, "we", OB_UINT8, 2, (int64_t[]){10, 8}, NULL, 0);
+    ob_init_raw(m, "pe", OB_UINT8, 2, (int64_t[]){6, 8}, NULL, 0);
+    ob_init_raw(m, "se", OB_UINT8, 2, (int64_t[]){2, 8}, NULL, 0);
+    ob_init_raw(m, "g", OB_UINT8, 1, (int64_t[]){8}, NULL, 0);
+    ob_init_raw(m, "b", OB_UINT8, 1, (int64_t[]){8}, NULL, 0);
+    ob_init_f(m, "sc", 0, NULL, false);
+    ob_init_raw(m, "zp", OB_UINT8, 0, NULL, (const uint8_t[]){128}, 1);
+    oc_ms_node(m, "QEmbedLayerNormalization", "full",
+               "ids,seg,we,pe,se,g,b,mask,sc,sc,sc,sc,sc,zp,zp,zp,zp,zp", "y1,mi1");
+    oc_ms_node(m, "QEmbedLayerNormalization", "noseg", "ids,,we,pe,,g,b,,sc,sc,,sc,sc,zp,zp,,zp,zp",
+               "y2,mi2");
+    ob_output(m, "y1");
+    ob_output(m, "mi1");
+    ob_output(m, "y2");
+    fl_report *r = oc_run(m, FL_OK);
+    assert_int_equal(r->n_unknown_ops, 0);
+    const fl_report_node *a = oc_node(r, "full");
+    assert_string_equal(a->outputs[0].shape, "[2,3,8]");
+    assert_string_equal(a->outputs[0].dtype, "float");
+    assert_string_equal(a->outputs[1].shape, "[2]");
+    assert_string_equal(a->outputs[1].dtype, "int32");
+    oc_assert_int(a, 610, 160);
+    oc_assert_int(oc_node(r, "noseg"), 508, 112);
+    fl_report_free(r);
+    ob_free(m);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_counts),   cmocka_unit_test(test_shapes),
-        cmocka_unit_test(test_symbolic), cmocka_unit_test(test_bad),
-        cmocka_unit_test(test_bnb4_bad), cmocka_unit_test(test_integer_and_pool),
+        cmocka_unit_test(test_counts),    cmocka_unit_test(test_shapes),
+        cmocka_unit_test(test_symbolic),  cmocka_unit_test(test_bad),
+        cmocka_unit_test(test_bnb4_bad),  cmocka_unit_test(test_integer_and_pool),
+        cmocka_unit_test(test_qembed_ln),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

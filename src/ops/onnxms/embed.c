@@ -1,8 +1,8 @@
 /*
  * embed.c - ONNX Runtime contrib embedding ops (domain com.microsoft):
- * RotaryEmbedding, EmbedLayerNormalization (BERT's fused embeddings) and
- * GatherBlockQuantized (an embedding table gathered from block-quantized
- * weights).
+ * RotaryEmbedding, EmbedLayerNormalization (BERT's fused embeddings), its
+ * quantized form QEmbedLayerNormalization, and GatherBlockQuantized (an
+ * embedding table gathered from block-quantized weights).
  *
  * Shapes (ORT's contrib op schemas):
  *   RotaryEmbedding  input (B, S, N*D) or (B, N, S, D), position_ids,
@@ -18,6 +18,11 @@
  *     (optional), gamma (H), beta (H), mask (B, S, optional), position_ids
  *     (optional); outputs output (B, S, H) of word_embedding's
  *     dtype, mask_index (B) int32, embedding_sum (B, S, H, optional).
+ *   QEmbedLayerNormalization  EmbedLayerNormalization's inputs 0-7 with
+ *     the tables, gamma and beta quantized (uint8/int8), then their scales
+ *     (word, position, segment?, gamma, beta: inputs 8-12) and zero points
+ *     (inputs 13-17, segment's optional); outputs layernorm_out (B, S, H)
+ *     of word_embedding_scale's type and mask_index_out (B) int32.
  *   GatherBlockQuantized  data (rank r >= 1; int4/uint4, uint8 packing 8 /
  *     bits values per byte along its last dim, or FP8/FP4), indices (rank
  *     q), scales, zero_points (optional); attrs gather_axis (0), bits (4).
@@ -35,6 +40,10 @@
  *     onnx LayerNormalization's 6 per element + 2 per row + 1 per element
  *     (beta, a required input); + B * S for mask_index (the mask's row sums) when mask is
  *     given.
+ *   QEmbedLayerNormalization  EmbedLayerNormalization's count, plus the
+ *     dequantisation (q - zp) * scale of each gathered table element (word,
+ *     position, segment when given: per output element int_ops 1 and FLOPs
+ *     1 each) and of gamma and beta (H each).
  *   GatherBlockQuantized  per output element the dequantisation (q - zp) *
  *     scale: int_ops E(out) (the zero point's subtraction on integers; an
  *     absent zero point is a default, still subtracted) and FLOPs E(out)
@@ -149,6 +158,28 @@ static fl_status cost_embed_ln(fl_ctx *c, const fl_node *n, fl_cost *out) {
     return fl__ar_put_cost(&k, out, f, fl_sym_const(0));
 }
 
+static fl_status infer_qembed_ln(fl_ctx *c, fl_node *n) {
+    fl_status st = infer_embed_ln(c, n);
+    return st == FL_OK ? fl__ox_retype(c, n, 0, fl__ox_in_dtype(n, 8)) : st;
+}
+
+static fl_status cost_qembed_ln(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    fl_cost base = {0};
+    fl_status st = cost_embed_ln(c, n, &base);
+    if (st != FL_OK) {
+        return st;
+    }
+    fl_arith k = {c, n, FL_OK};
+    const fl_shape *ids = fl__op_in_shape(n, 0);
+    fl_sym h = fl__shape_dim(fl__op_in_shape(n, 2), 1);
+    fl_sym e =
+        fl__ar_mul(&k, ids->rank == 2 ? fl__ar_dims_prod(&k, ids, 0, 2) : fl_sym_unknown(), h);
+    fl_sym dq =
+        fl__ar_add(&k, fl__ar_scale(&k, e, 2 + !fl__ox_absent(n, 4)), fl__ar_scale(&k, h, 2));
+    fl_sym flops = base.incomplete ? fl_sym_unknown() : fl__ar_add(&k, base.flops, dq);
+    return fl__ar_put_int_cost(&k, out, flops, fl_sym_const(0), dq);
+}
+
 /* ------------------------------------------------------------------------- */
 /* GatherBlockQuantized                                                       */
 /* ------------------------------------------------------------------------- */
@@ -207,6 +238,7 @@ static fl_status cost_gather_bq(fl_ctx *c, const fl_node *n, fl_cost *out) {
 /* clang-format off */
 #define HOOKS_rotary .infer = infer_rotary, .cost = cost_rotary
 #define HOOKS_embed_ln .infer = infer_embed_ln, .cost = cost_embed_ln
+#define HOOKS_qembed_ln .infer = infer_qembed_ln, .cost = cost_qembed_ln
 #define HOOKS_gather_bq .infer = infer_gather_bq, .cost = cost_gather_bq
 /* clang-format on */
 

@@ -590,6 +590,18 @@ case("ms_maxpool_mask", "MaxpoolWithMask", [x("x", [1, 2, 6, 6]), x("m", [1, 2, 
 case("ms_ngram_block", "NGramRepeatBlock", [x("ids", [2, 5], I64, [1, 2, 1, 2, 1, 3, 3, 3, 4, 3]), x("sc", [2, 6])],
      [("y", F)], dict(ngram_size=2))
 
+qs = lambda n: kf(n, [], F, 0.05)
+qz = lambda n: kf(n, [], U8, 128)
+case("qeln_full", "QEmbedLayerNormalization",
+     [ids(), x("seg", [B, S], I32, [0, 1, 1, 0, 1, 0]), kf("we", [10, D], U8), kf("pe", [6, D], U8), kf("se", [2, D], U8),
+      kf("g", [D], U8), kf("be", [D], U8), x("mask", [B, S], I32, [1] * 6),
+      qs("wes"), qs("pes"), qs("ses"), qs("gs"), qs("bes"), qz("wez"), qz("pez"), qz("sez"), qz("gz"), qz("bez")],
+     [("y", F), ("mi", I32)])
+case("qeln_noseg", "QEmbedLayerNormalization",
+     [ids(), None, kf("we", [10, D], U8), kf("pe", [6, D], U8), None, kf("g", [D], U8), kf("be", [D], U8), x("mask", [B, S], I32, [1] * 6),
+      qs("wes"), qs("pes"), None, qs("gs"), qs("bes"), qz("wez"), qz("pez"), None, qz("gz"), qz("bez")],
+     [("y", F), ("mi", I32)])
+
 
 _NO_CPU = "ONNX Runtime: no CPU kernel"
 # ONNX Runtime 1.30's CPU provider cannot run these (no kernel, a CPU
