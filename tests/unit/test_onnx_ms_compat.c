@@ -2,8 +2,8 @@
  * test_onnx_ms_compat.c - ONNX Runtime's contrib forms of ai.onnx operators
  * (src/ops/onnxms/compat.c), its Inverse, CDist, UnfoldTensor and
  * CropAndResize and NGramRepeatBlock (misc.c), MatMulBnb4, MulInteger and
- * ReduceSumInteger (quant.c), QEmbedLayerNormalization (embed.c) and ONNX's
- * experimental
+ * ReduceSumInteger (quant.c), QEmbedLayerNormalization (embed.c),
+ * DynamicQuantizeLSTM (onnxops/nn.c) and ONNX's experimental
  * DynamicSlice: exact shapes and counts derived by hand from each file's
  * stated rule, symbolic dims, and bad inputs failing with the node and the
  * input or attr named. cli_onnx_ortsweep checks the same ops' shapes and
@@ -384,12 +384,64 @@ static void test_qembed_ln(void **state) {
     ob_free(m);
 }
 
+/* DynamicQuantizeLSTM (onnxops/nn.c's rule), x [3,2,5] (seq 3, batch 2,
+ * input 5), hidden 4, forward: LSTM's MACs 3 * 2 * 4 * 4 * 9 = 864, 24 h
+ * elements, E(X) 30: int_ops 2 * 864 + 2 * (30 + 24) + 5 * 16 + 3 * 4 * 16 =
+ * 2108; FLOPs 4 * 54 + 29 * 24 = 912. Bidirectional x [4,1,3], hidden 2:
+ * MACs 320, 16 h elements, E(X) 24 over both directions: int_ops 640 + 80 +
+ * 2 * (24 + 64) = 896, FLOPs 160 + 464 = 624. Y [3,1,2,4] and [4,2,1,2]. W
+ * in LSTM's own layout [1,16,5] fails naming W. */
+static void test_dq_lstm(void **state) {
+    (void)state;
+    ob_model *m = oc_ms_model();
+    ob_input(m, "x", OB_FLOAT, 3, (int64_t[]){3, 2, 5}, NULL);
+    ob_input(m, "x2", OB_FLOAT, 3, (int64_t[]){4, 1, 3}, NULL);
+    ob_init_raw(m, "w", OB_INT8, 3, (int64_t[]){1, 5, 16}, NULL, 0);
+    ob_init_raw(m, "r", OB_INT8, 3, (int64_t[]){1, 4, 16}, NULL, 0);
+    ob_init_raw(m, "w2", OB_INT8, 3, (int64_t[]){2, 3, 8}, NULL, 0);
+    ob_init_raw(m, "r2", OB_INT8, 3, (int64_t[]){2, 2, 8}, NULL, 0);
+    ob_init_f(m, "sc", 1, (int64_t[]){1}, false);
+    ob_init_raw(m, "zp", OB_INT8, 1, (int64_t[]){1}, NULL, 0);
+    ob_attr_i(m, oc_ms_node(m, "DynamicQuantizeLSTM", "fwd", "x,w,r,,,,,,sc,zp,sc,zp", "y1,h1"),
+              "hidden_size", 4);
+    Onnx__NodeProto *n =
+        oc_ms_node(m, "DynamicQuantizeLSTM", "bi", "x2,w2,r2,,,,,,sc,zp,sc,zp", "y2,h2,c2");
+    ob_attr_i(m, n, "hidden_size", 2);
+    ob_attr_s(m, n, "direction", "bidirectional");
+    ob_output(m, "y1");
+    ob_output(m, "y2");
+    fl_report *r = oc_run(m, FL_OK);
+    assert_int_equal(r->n_unknown_ops, 0);
+    const fl_report_node *a = oc_node(r, "fwd");
+    assert_string_equal(a->outputs[0].shape, "[3,1,2,4]");
+    assert_string_equal(a->outputs[1].shape, "[1,2,4]");
+    oc_assert_int(a, 912, 2108);
+    assert_int_equal(a->macs.value, 0);
+    a = oc_node(r, "bi");
+    assert_string_equal(a->outputs[0].shape, "[4,2,1,2]");
+    assert_string_equal(a->outputs[2].shape, "[2,1,2]");
+    oc_assert_int(a, 624, 896);
+    fl_report_free(r);
+    ob_free(m);
+
+    m = oc_ms_model();
+    ob_input(m, "x", OB_FLOAT, 3, (int64_t[]){3, 2, 5}, NULL);
+    ob_init_raw(m, "w", OB_INT8, 3, (int64_t[]){1, 16, 5}, NULL, 0);
+    ob_init_raw(m, "r", OB_INT8, 3, (int64_t[]){1, 4, 16}, NULL, 0);
+    ob_init_f(m, "sc", 1, (int64_t[]){1}, false);
+    ob_init_raw(m, "zp", OB_INT8, 1, (int64_t[]){1}, NULL, 0);
+    ob_attr_i(m, oc_ms_node(m, "DynamicQuantizeLSTM", "q", "x,w,r,,,,,,sc,zp,sc,zp", "y"),
+              "hidden_size", 4);
+    ob_output(m, "y");
+    oc_expect_error(m, "node 'q' (DynamicQuantizeLSTM): input 1 (W) [dirs, input, 4 * hidden]");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_counts),    cmocka_unit_test(test_shapes),
         cmocka_unit_test(test_symbolic),  cmocka_unit_test(test_bad),
         cmocka_unit_test(test_bnb4_bad),  cmocka_unit_test(test_integer_and_pool),
-        cmocka_unit_test(test_qembed_ln),
+        cmocka_unit_test(test_qembed_ln), cmocka_unit_test(test_dq_lstm),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

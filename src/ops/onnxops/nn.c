@@ -36,6 +36,11 @@
  *   RNN/GRU/LSTM   Y [seq, dirs, batch, hidden] (layout 0) or [batch, seq,
  *                  dirs, hidden] (layout 1); Y_h (and LSTM's Y_c) [dirs,
  *                  batch, hidden] or [batch, dirs, hidden]
+ *   DynamicQuantizeLSTM (com.microsoft, ONNX Runtime's quantize_dynamic of
+ *                  an LSTM)  LSTM's inputs 0-7 and outputs, W [dirs, input,
+ *                  4 * hidden] and R [dirs, hidden, 4 * hidden] int8/uint8
+ *                  (transposed from LSTM's), then W_scale, W_zero_point,
+ *                  R_scale, R_zero_point
  *   LRN, InstanceNormalization, GroupNormalization, ImageScaler keep their
  *                  input's shape; ImageScaler's attr bias has one value a
  *                  channel (dim 1)
@@ -55,6 +60,17 @@
  *                   H = o*tanh(C): 2); bias adds counted whether B is given
  *                   or not (absent B is zeros by definition); peepholes not
  *                   counted
+ *   DynamicQuantizeLSTM  LSTM's element-wise work, with its two products
+ *                   (X . W over all steps, and h . R at each step) counted
+ *                   by DynamicQuantizeMatMul's rule, per direction: int_ops
+ *                   2 * MACs (the integer multiply-accumulates, LSTM's MACs)
+ *                   + 2 * (E(X) + seq * batch * hidden) (quantising X and h,
+ *                   and their zero points) + input * 4h + seq * hidden * 4h
+ *                   (W's zero point per product, R's at every step); FLOPs 4
+ *                   * (E(X) + seq * batch * hidden) (DynamicQuantizeLinear of
+ *                   X and h) + 2 * seq * batch * 4h (the accumulators times
+ *                   the scales, each product) + 21 per h element (LSTM's);
+ *                   no MACs
  *   LRN             (2 * size + 3) * E(X): size squares and adds for the
  *                   window sum, then bias + alpha/size * sum, the power and
  *                   the divide
@@ -786,7 +802,9 @@ typedef struct rnn_dims {
 } rnn_dims;
 
 static int gates_of(int kind) {
-    return kind == FL_OP_ONNX_LSTM ? 4 : kind == FL_OP_ONNX_GRU ? 3 : 1;
+    return kind == FL_OP_ONNX_LSTM || kind == FL_OP_ONNX_MS_DQ_LSTM ? 4
+           : kind == FL_OP_ONNX_GRU                                 ? 3
+                                                                    : 1;
 }
 
 static fl_status rnn_read(fl_ctx *c, const fl_node *n, rnn_dims *r) {
@@ -815,7 +833,10 @@ static fl_status rnn_read(fl_ctx *c, const fl_node *n, rnn_dims *r) {
     r->seq = x3 ? x->dims[r->layout ? 1 : 0] : fl_sym_unknown();
     r->batch = x3 ? x->dims[r->layout ? 0 : 1] : fl_sym_unknown();
     r->input = x3 ? x->dims[2] : fl_sym_unknown();
-    r->hidden = hs > 0 ? fl_sym_const(hs) : rr->rank == 3 ? rr->dims[2] : fl_sym_unknown();
+    /* R: [dirs, gates * hidden, hidden]; DynamicQuantizeLSTM's [dirs,
+     * hidden, 4 * hidden] */
+    int hd = n->kind == FL_OP_ONNX_MS_DQ_LSTM ? 1 : 2;
+    r->hidden = hs > 0 ? fl_sym_const(hs) : rr->rank == 3 ? rr->dims[hd] : fl_sym_unknown();
     return FL_OK;
 }
 
@@ -836,6 +857,22 @@ static fl_status infer_rnn(fl_ctx *c, fl_node *n) {
     return st;
 }
 
+/* DynamicQuantizeLSTM (rule in the header): steps = seq * batch * dirs *
+ * hidden (the h elements), macs the two products' multiply-accumulates. */
+static fl_status cost_dq_lstm(fl_arith *k, fl_cost *out, const rnn_dims *r, fl_sym steps,
+                              fl_sym macs) {
+    fl_sym xs = fl__ar_scale(k, fl__ar_mul(k, fl__ar_mul(k, r->seq, r->batch), r->input), r->dirs);
+    fl_sym h4 = fl__ar_scale(k, r->hidden, 4);
+    fl_sym w = fl__ar_add(k, fl__ar_mul(k, r->input, h4),
+                          fl__ar_mul(k, r->seq, fl__ar_mul(k, r->hidden, h4)));
+    fl_sym iops = fl__ar_add(
+        k, fl__ar_scale(k, macs, 2),
+        fl__ar_add(k, fl__ar_scale(k, fl__ar_add(k, xs, steps), 2), fl__ar_scale(k, w, r->dirs)));
+    fl_sym flops = fl__ar_add(k, fl__ar_scale(k, fl__ar_add(k, xs, steps), 4),
+                              fl__ar_scale(k, steps, 2 * 4 + 21));
+    return fl__ar_put_int_cost(k, out, flops, fl_sym_const(0), iops);
+}
+
 static fl_status cost_rnn(fl_ctx *c, const fl_node *n, fl_cost *out) {
     rnn_dims r;
     fl_status st = rnn_read(c, n, &r);
@@ -847,9 +884,39 @@ static fl_status cost_rnn(fl_ctx *c, const fl_node *n, fl_cost *out) {
         fl__ar_scale(&k, fl__ar_mul(&k, fl__ar_mul(&k, r.seq, r.batch), r.hidden), r.dirs);
     fl_sym macs =
         fl__ar_mul(&k, fl__ar_scale(&k, steps, r.gates), fl__ar_add(&k, r.input, r.hidden));
-    int64_t e = n->kind == FL_OP_ONNX_LSTM ? 21 : n->kind == FL_OP_ONNX_GRU ? 17 : 4;
+    int64_t e = n->kind == FL_OP_ONNX_GRU ? 17 : r.gates == 4 ? 21 : 4;
+    if (n->kind == FL_OP_ONNX_MS_DQ_LSTM) {
+        return cost_dq_lstm(&k, out, &r, steps, macs);
+    }
     fl_sym f = fl__ar_add(&k, fl__ar_scale(&k, macs, 2), fl__ar_scale(&k, steps, e));
     return fl__ar_put_cost(&k, out, f, macs);
+}
+
+/* DynamicQuantizeLSTM: LSTM's outputs; W and R must have LSTM's dims in
+ * the transposed order. */
+static fl_status infer_dq_lstm(fl_ctx *c, fl_node *n) {
+    rnn_dims r;
+    fl_status st = rnn_read(c, n, &r);
+    if (st != FL_OK) {
+        return st;
+    }
+    fl_sym h4 = fl_sym_is_known(r.hidden) ? fl_sym_const(4 * r.hidden.k) : fl_sym_unknown();
+    fl_sym want[2][3] = {{fl_sym_const(r.dirs), r.input, h4}, {fl_sym_const(r.dirs), r.hidden, h4}};
+    static const char *const what[2] = {"input 1 (W) [dirs, input, 4 * hidden]",
+                                        "input 2 (R) [dirs, hidden, 4 * hidden]"};
+    for (int i = 0; i < 2; i++) {
+        const fl_shape *w = fl__op_in_shape(n, i + 1);
+        if (w->rank >= 0 && w->rank != 3) {
+            return fl__node_fail(c->d, FL_EINVAL, n, "%s has rank %d", what[i], w->rank);
+        }
+        for (int j = 0; j < 3 && w->rank == 3; j++) {
+            fl_sym m;
+            if ((st = fl__op_merge_dim(c, n, w->dims[j], want[i][j], what[i], &m)) != FL_OK) {
+                return st;
+            }
+        }
+    }
+    return infer_rnn(c, n);
 }
 
 /* Hook sets and descriptors (their rows: onnxops/nn.def) */
@@ -891,6 +958,7 @@ static fl_status cost_image_scaler(fl_ctx *c, const fl_node *n, fl_cost *out) {
 #define HOOKS_grid_sample    .infer = infer_grid_sample, .cost = cost_resize
 #define HOOKS_roi_align      .infer = infer_roi_align, .cost = cost_roi_align
 #define HOOKS_rnn            .infer = infer_rnn, .cost = cost_rnn
+#define HOOKS_dq_lstm        .infer = infer_dq_lstm, .cost = cost_rnn
 #define HOOKS_global_lp_pool .infer = infer_global_lp_pool, .cost = cost_global_lp_pool
 #define HOOKS_max_roi_pool   .infer = infer_max_roi_pool, .cost = cost_max_roi_pool
 #define HOOKS_deform_conv    .infer = infer_deform_conv, .cost = cost_deform_conv

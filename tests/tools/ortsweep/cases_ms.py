@@ -602,6 +602,15 @@ case("qeln_noseg", "QEmbedLayerNormalization",
       qs("wes"), qs("pes"), None, qs("gs"), qs("bes"), qz("wez"), qz("pez"), None, qz("gz"), qz("bez")],
      [("y", F), ("mi", I32)])
 
+case("dqlstm_fwd", "DynamicQuantizeLSTM",
+     [x("x", [3, 2, 5]), kf("w", [1, 5, 16], I8), kf("r", [1, 4, 16], I8), kf("b", [1, 32]), None, None, None, None,
+      kf("ws", [1], F, 0.02), kf("wz", [1], I8, 0), kf("rs", [1], F, 0.02), kf("rz", [1], I8, 0)],
+     [("y", F), ("yh", F), ("yc", F)], dict(hidden_size=4))
+case("dqlstm_bidir_u8", "DynamicQuantizeLSTM",
+     [x("x", [4, 1, 3]), kf("w", [2, 3, 8], U8), kf("r", [2, 2, 8], U8), None, None, x("h0", [2, 1, 2]), None, None,
+      kf("ws", [2, 8], F, 0.02), kf("wz", [2, 8], U8, 128), kf("rs", [2], F, 0.02), kf("rz", [2], U8, 128)],
+     [("y", F), ("yh", F)], dict(hidden_size=2, direction="bidirectional"))
+
 
 _NO_CPU = "ONNX Runtime: no CPU kernel"
 # ONNX Runtime 1.30's CPU provider cannot run these (no kernel, a CPU
