@@ -219,6 +219,10 @@ static void test_bad(void **state) {
         {"Pad", "a,p3", NULL, NULL, 0,
          "node 'n' (Pad): input 1 (pads) has rank 3, want [2 * rank] or [1, 2 * rank]"},
         {"Pad", "a,p6", NULL, NULL, 0, "node 'n' (Pad): input 1 (pads) has 6 values, want 4"},
+        {"Pad", "a,p6", "mode", "wrap", 0,
+         "node 'n' (Pad): attr 'mode' is 'wrap' (constant, reflect or edge)"},
+        {"CropAndResize", "img,a,bi,cs", "mode", "cubic", 0,
+         "node 'n' (CropAndResize): attr 'mode' is 'cubic' (bilinear or nearest)"},
         {"CropAndResize", "img,a,bi,cs", NULL, NULL, 0,
          "node 'n' (CropAndResize): input 1 (rois) is not [num_rois, 4]"},
     };

@@ -113,15 +113,11 @@ static fl_status infer_expand_dims(fl_ctx *c, fl_node *n) {
 
 /* Pad: its own reading, as pads may be 2-D. */
 static fl_status infer_pad(fl_ctx *c, fl_node *n) {
-    const char *mode;
-    fl_status st = fl__attr_str_or(n, "mode", "constant", &mode, c->d);
+    static const char *const modes[] = {"constant", "reflect", "edge", NULL};
+    int mode;
+    fl_status st = fl__ox_attr_pick(c, n, "mode", "constant", modes, &mode);
     if (st != FL_OK) {
         return st;
-    }
-    if (strcmp(mode, "constant") != 0 && strcmp(mode, "reflect") != 0 &&
-        strcmp(mode, "edge") != 0) {
-        return fl__node_fail(c->d, FL_EINVAL, n, "attr 'mode' is '%s' (constant, reflect or edge)",
-                             mode);
     }
     const fl_shape *x = fl__op_in_shape(n, 0), *p = fl__op_in_shape(n, 1);
     int dt = fl__ox_in_dtype(n, 0);

@@ -70,20 +70,13 @@ static fl_status cost_inverse(fl_ctx *c, const fl_node *n, fl_cost *out) {
     return fl__ar_put_cost(&k, out, fl__ar_scale(&k, macs, 2), macs);
 }
 
-static fl_status cdist_metric(fl_ctx *c, const fl_node *n, bool *sqrt_out) {
-    const char *m;
-    fl_status st = fl__attr_str_or(n, "metric", "sqeuclidean", &m, c->d);
-    if (st != FL_OK) {
-        return st;
-    }
-    if (strcmp(m, "sqeuclidean") != 0 && strcmp(m, "euclidean") != 0) {
-        return fl__node_fail(c->d, FL_EINVAL, n,
-                             "attr 'metric' is '%s' (sqeuclidean or euclidean, the metrics "
-                             "ONNX Runtime computes)",
-                             m);
-    }
-    *sqrt_out = m[0] == 'e';
-    return FL_OK;
+/* metric: the two ONNX Runtime computes; *root for euclidean. */
+static fl_status cdist_metric(fl_ctx *c, const fl_node *n, bool *root) {
+    static const char *const metrics[] = {"sqeuclidean", "euclidean", NULL};
+    int i = 0;
+    fl_status st = fl__ox_attr_pick(c, n, "metric", "sqeuclidean", metrics, &i);
+    *root = i == 1;
+    return st;
 }
 
 static fl_status infer_cdist(fl_ctx *c, fl_node *n) {
@@ -183,12 +176,10 @@ static fl_status infer_unfold(fl_ctx *c, fl_node *n) {
 }
 
 static fl_status crop_mode(fl_ctx *c, const fl_node *n, bool *bilinear) {
-    const char *m;
-    fl_status st = fl__attr_str_or(n, "mode", "bilinear", &m, c->d);
-    if (st == FL_OK && strcmp(m, "bilinear") != 0 && strcmp(m, "nearest") != 0) {
-        return fl__node_fail(c->d, FL_EINVAL, n, "attr 'mode' is '%s' (bilinear or nearest)", m);
-    }
-    *bilinear = st == FL_OK && m[0] == 'b';
+    static const char *const modes[] = {"bilinear", "nearest", NULL};
+    int i = 0;
+    fl_status st = fl__ox_attr_pick(c, n, "mode", "bilinear", modes, &i);
+    *bilinear = i == 0;
     return st;
 }
 

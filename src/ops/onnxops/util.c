@@ -3,6 +3,7 @@
  */
 #include "ops/onnxops/util.h"
 
+#include <stdio.h>
 #include <string.h>
 
 fl_status fl__ox_need_int_attrs(fl_ctx *c, const fl_node *n, const char *const *names) {
@@ -235,6 +236,27 @@ fl_status fl__ox_infer_bcast(fl_ctx *c, fl_node *n, int dt) {
     fl_shape out;
     fl_status st = fl__op_broadcast(c, n, &fl_node_in(n, 0)->shape, &fl_node_in(n, 1)->shape, &out);
     return st == FL_OK ? fl__op_set_output(c, n, 0, dt, out.rank, out.dims) : st;
+}
+
+fl_status fl__ox_attr_pick(fl_ctx *c, const fl_node *n, const char *name, const char *dflt,
+                           const char *const *choices, int *idx) {
+    const char *v;
+    fl_status st = fl__attr_str_or(n, name, dflt, &v, c->d);
+    if (st != FL_OK) {
+        return st;
+    }
+    char list[256] = "";
+    size_t used = 0;
+    for (int i = 0; choices[i]; i++) {
+        if (strcmp(v, choices[i]) == 0) {
+            *idx = i;
+            return FL_OK;
+        }
+        const char *sep = i == 0 ? "" : choices[i + 1] ? ", " : " or ";
+        int w = snprintf(list + used, sizeof list - used, "%s%s", sep, choices[i]);
+        used = w > 0 && (size_t)w < sizeof list - used ? used + (size_t)w : used;
+    }
+    return fl__node_fail(c->d, FL_EINVAL, n, "attr '%s' is '%.64s' (%s)", name, v, list);
 }
 
 bool fl__ox_opset_before(const fl_ctx *c, int64_t v) {

@@ -70,6 +70,12 @@ fl_status fl__ox_retype(fl_ctx *c, fl_node *n, int port, int dt);
 /* Numpy broadcast of inputs 0 and 1 into output 0 of dtype dt. */
 fl_status fl__ox_infer_bcast(fl_ctx *c, fl_node *n, int dt);
 
+/* String attr `name` (default dflt), which must be one of choices (a NULL-
+ * ended list): *idx is its index; any other value fails naming the attr,
+ * the value and the choices ("attr 'mode' is 'x' (a, b or c)"). */
+fl_status fl__ox_attr_pick(fl_ctx *c, const fl_node *n, const char *name, const char *dflt,
+                           const char *const *choices, int *idx);
+
 /* Whether n's graph is an ONNX model importing ai.onnx opset 1 .. v - 1:
  * an op whose definition changed at opset v reads the older one. */
 bool fl__ox_opset_before(const fl_ctx *c, int64_t v);
