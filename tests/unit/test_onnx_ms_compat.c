@@ -14,6 +14,7 @@
 #include "onnxcheck.h"
 #include "testutil.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -440,12 +441,100 @@ static void test_dq_lstm(void **state) {
     oc_expect_error(m, "node 'q' (DynamicQuantizeLSTM): input 1 (W) [dirs, input, 4 * hidden]");
 }
 
+/* Extreme values fail cleanly, with nothing computed out of range (the
+ * suite also runs under UBSan): Range from INT64_MIN to INT64_MAX without
+ * delta; float pads; MatMulBnb4 with a block of INT64_MAX (one absmax
+ * scale, fine); DynamicQuantizeLSTM whose 4 * hidden_size overflows;
+ * NhwcConv and ai.onnx Conv with group INT64_MAX; DeformConv with
+ * offset_group INT64_MAX over unknown channels; Crop with a border near
+ * INT64_MAX. */
+static void test_extremes(void **state) {
+    (void)state;
+    ob_model *m = oc_ms_model();
+    ob_init_i64(m, "s", 0, NULL, (int64_t[]){INT64_MIN});
+    ob_init_i64(m, "l", 0, NULL, (int64_t[]){INT64_MAX});
+    oc_ms_node(m, "Range", "rg", "s,l", "y");
+    ob_output(m, "y");
+    oc_expect_error(m, "node 'rg' (Range): start -9223372036854775808, limit 9223372036854775807: "
+                       "the range is too long");
+
+    m = oc_ms_model();
+    ob_input(m, "x", OB_FLOAT, 2, (int64_t[]){2, 3}, NULL);
+    ob_init_f(m, "p", 1, (int64_t[]){4}, false);
+    oc_ms_node(m, "Pad", "pad", "x,p", "y");
+    ob_output(m, "y");
+    oc_expect_error(m, "node 'pad' (Pad): input 1 (pads) is float, want int64");
+
+    m = oc_ms_model();
+    ob_input(m, "a", OB_FLOAT, 2, (int64_t[]){3, 32}, NULL);
+    ob_init_raw(m, "b", OB_UINT8, 1, (int64_t[]){256}, NULL, 0);
+    ob_init_f(m, "am", 1, (int64_t[]){1}, true);
+    Onnx__NodeProto *n = oc_ms_node(m, "MatMulBnb4", "q", "a,b,am", "y");
+    ob_attr_i(m, n, "K", 32);
+    ob_attr_i(m, n, "N", 16);
+    ob_attr_i(m, n, "block_size", INT64_MAX);
+    ob_attr_i(m, n, "quant_type", 0);
+    ob_output(m, "y");
+    fl_report *r = oc_run(m, FL_OK);
+    assert_string_equal(oc_node(r, "q")->outputs[0].shape, "[3,16]");
+    fl_report_free(r);
+    ob_free(m);
+
+    m = oc_ms_model();
+    ob_input(m, "x", OB_FLOAT, 3, (int64_t[]){3, 2, 5}, NULL);
+    ob_init_raw(m, "w", OB_INT8, 3, (int64_t[]){1, 5, 16}, NULL, 0);
+    ob_init_raw(m, "r", OB_INT8, 3, (int64_t[]){1, 4, 16}, NULL, 0);
+    ob_init_f(m, "sc", 1, (int64_t[]){1}, false);
+    ob_init_raw(m, "zp", OB_INT8, 1, (int64_t[]){1}, NULL, 0);
+    ob_attr_i(m, oc_ms_node(m, "DynamicQuantizeLSTM", "q", "x,w,r,,,,,,sc,zp,sc,zp", "y"),
+              "hidden_size", INT64_MAX / 2);
+    ob_output(m, "y");
+    r = oc_run(m, FL_EOVERFLOW);
+    assert_string_equal(r->error,
+                        "node 'q' (DynamicQuantizeLSTM): product overflows 64-bit integers");
+    fl_report_free(r);
+    ob_free(m);
+
+    m = oc_ms_model();
+    ob_input(m, "x", OB_FLOAT, 4, (int64_t[]){1, 8, 8, 4}, NULL);
+    ob_init_f(m, "w", 4, (int64_t[]){6, 3, 3, 4}, false);
+    ob_attr_i(m, oc_ms_node(m, "NhwcConv", "c", "x,w", "y"), "group", INT64_MAX);
+    ob_output(m, "y");
+    oc_expect_error(m, "node 'c' (NhwcConv): ");
+
+    m = ob_new(19); /* ai.onnx Conv and DeformConv too */
+    ob_input(m, "x", OB_FLOAT, 4, (int64_t[]){1, 4, 8, 8}, NULL);
+    ob_init_f(m, "w", 4, (int64_t[]){6, 4, 3, 3}, false);
+    ob_attr_i(m, ob_node(m, "Conv", "c", "x,w", "y"), "group", INT64_MAX);
+    ob_output(m, "y");
+    oc_expect_error(m, "node 'c' (Conv): input 'X' has 4 channels but 'W' expects 4 x group "
+                       "9223372036854775807");
+    m = ob_new(19);
+    ob_input(m, "x", OB_FLOAT, 4, (int64_t[]){1, -1, 8, 8},
+             (const char *[]){NULL, "c", NULL, NULL});
+    ob_input(m, "off", OB_FLOAT, 4, (int64_t[]){1, 18, 6, 6}, NULL);
+    ob_init_f(m, "w", 4, (int64_t[]){6, 4, 3, 3}, false);
+    ob_attr_i(m, ob_node(m, "DeformConv", "dc", "x,w,off", "y"), "offset_group", INT64_MAX);
+    ob_output(m, "y");
+    oc_expect_error(m, "node 'dc' (DeformConv): attr 'offset_group' 9223372036854775807 is out of "
+                       "range");
+
+    m = ob_new(7);
+    ob_input(m, "x", OB_FLOAT, 4, (int64_t[]){1, 3, 10, 12}, NULL);
+    ob_attr_ints(m, ob_node(m, "Crop", "crop", "x", "y"), "border", 4,
+                 (int64_t[]){0, INT64_MAX - 1, 0, INT64_MAX - 1});
+    ob_output(m, "y");
+    oc_expect_error(m, "node 'crop' (Crop): attr 'border' value 1 is 9223372036854775806, out of "
+                       "range");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_counts),    cmocka_unit_test(test_shapes),
         cmocka_unit_test(test_symbolic),  cmocka_unit_test(test_bad),
         cmocka_unit_test(test_bnb4_bad),  cmocka_unit_test(test_integer_and_pool),
         cmocka_unit_test(test_qembed_ln), cmocka_unit_test(test_dq_lstm),
+        cmocka_unit_test(test_extremes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -127,6 +127,11 @@ static fl_status infer_pad(fl_ctx *c, fl_node *n) {
                              "input 1 (pads) has rank %d, want [2 * rank] or [1, 2 * rank]",
                              p->rank);
     }
+    int pdt = fl__ox_in_dtype(n, 1);
+    if (pdt != FL_DT_INVALID && !fl__dtype_is_integer(pdt)) {
+        return fl__node_fail(c->d, FL_EINVAL, n, "input 1 (pads) is %s, want int64",
+                             fl__dtype_name(pdt));
+    }
     const fl_value *v = fl_op_in_value(n, 1);
     if (x->rank < 0 || !v || !fl__value_is_concrete(v)) {
         return fl__op_set_output_rank(c, n, 0, dt, x->rank);
@@ -170,7 +175,14 @@ static fl_status infer_range_step1(fl_ctx *c, fl_node *n) {
     if (fl__dtype_is_integer(dt) && fl__array_scalar_sym(n, 0, &s) &&
         fl__array_scalar_sym(n, 1, &l)) {
         if (fl_sym_is_known(s) && fl_sym_is_known(l)) {
-            len = fl_sym_const(l.k > s.k ? l.k - s.k : 0);
+            uint64_t diff = l.k > s.k ? (uint64_t)l.k - (uint64_t)s.k : 0;
+            if (diff > (uint64_t)INT64_MAX) {
+                return fl__node_fail(c->d, FL_EINVAL, n,
+                                     "start %lld, limit %lld: the range is too "
+                                     "long",
+                                     (long long)s.k, (long long)l.k);
+            }
+            len = fl_sym_const((int64_t)diff);
         } else if ((st = fl__op_sub(c, n, l, s, &len)) != FL_OK) {
             return st;
         }

@@ -199,7 +199,8 @@ static fl_status bnb4_read(fl_ctx *c, const fl_node *n, int64_t *k, int64_t *nn)
         return fl__node_fail(c->d, FL_EINVAL, n, "attr 'quant_type' is %lld (0 FP4, 1 NF4)",
                              (long long)qt);
     }
-    int64_t want[2] = {(*k * *nn + 1) / 2, (*k * *nn + block - 1) / block};
+    int64_t kn = *k * *nn;
+    int64_t want[2] = {kn / 2 + kn % 2, kn / block + (kn % block != 0)};
     static const char *const what[2] = {"input 1 (B), (N * K + 1) / 2 packed bytes",
                                         "input 2 (absmax), ceil(N * K / block_size) scales"};
     for (int i = 0; i < 2; i++) {

@@ -34,6 +34,7 @@
 #include "ops/onnx/onnx.h"
 #include "ops/onnxops/util.h"
 
+#include <stdint.h>
 #include <string.h>
 
 static fl_status cost_one(fl_ctx *c, const fl_node *n, fl_cost *out) {
@@ -57,9 +58,9 @@ static fl_status crop_attr(fl_ctx *c, const fl_node *n, const char *name, size_t
                              want);
     }
     for (size_t i = 0; i < cnt; i++) {
-        if ((*v)[i] < 0) {
-            return fl__node_fail(c->d, FL_EINVAL, n, "attr '%s' value %zu is %lld, negative", name,
-                                 i, (long long)(*v)[i]);
+        if ((*v)[i] < 0 || (*v)[i] > INT64_MAX / 4) {
+            return fl__node_fail(c->d, FL_EINVAL, n, "attr '%s' value %zu is %lld, %s", name, i,
+                                 (long long)(*v)[i], (*v)[i] < 0 ? "negative" : "out of range");
         }
     }
     return FL_OK;

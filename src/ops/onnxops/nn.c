@@ -764,9 +764,15 @@ static fl_status infer_deform_conv(fl_ctx *c, fl_node *n) {
         taps = -1;
     }
     int ns = y->rank - 2;
-    st = deform_check(c, n, 2, "offset", y, taps > 0 ? og * ns * taps : -1);
+    int64_t mask_c = -1, off_c = -1;
+    if (taps > 0 && (__builtin_mul_overflow(og, taps, &mask_c) ||
+                     __builtin_mul_overflow(mask_c, (int64_t)ns, &off_c))) {
+        return fl__node_fail(c->d, FL_EINVAL, n, "attr 'offset_group' %lld is out of range",
+                             (long long)og);
+    }
+    st = deform_check(c, n, 2, "offset", y, off_c);
     if (st == FL_OK && !fl__ox_absent(n, 4)) {
-        st = deform_check(c, n, 4, "mask", y, taps > 0 ? og * taps : -1);
+        st = deform_check(c, n, 4, "mask", y, mask_c);
     }
     return st;
 }
@@ -900,7 +906,10 @@ static fl_status infer_dq_lstm(fl_ctx *c, fl_node *n) {
     if (st != FL_OK) {
         return st;
     }
-    fl_sym h4 = fl_sym_is_known(r.hidden) ? fl_sym_const(4 * r.hidden.k) : fl_sym_unknown();
+    fl_sym h4 = fl_sym_unknown();
+    if (fl_sym_is_known(r.hidden) && (st = fl__op_scale(c, n, r.hidden, 4, &h4)) != FL_OK) {
+        return st;
+    }
     fl_sym want[2][3] = {{fl_sym_const(r.dirs), r.input, h4}, {fl_sym_const(r.dirs), r.hidden, h4}};
     static const char *const what[2] = {"input 1 (W) [dirs, input, 4 * hidden]",
                                         "input 2 (R) [dirs, hidden, 4 * hidden]"};
