@@ -1315,6 +1315,38 @@ static void test_bitcast(void **state) {
     }
 }
 
+/* BatchNormalization-15 with training_mode 1: X float16 (type 10) [2,3,4],
+ * scale/bias float, mean/var double (type 11): Y half [2,3,4], running_mean
+ * and running_var double [3] (type U, the mean input's; ONNX's shape
+ * inference agrees). At opset 14 every input is T: the outputs half. */
+static void test_batch_norm_stats_dtype(void **state) {
+    (void)state;
+    for (int opset = 14; opset <= 15; opset++) {
+        ob_model *m = ob_new(opset);
+        ob_input(m, "x", 10, 3, (int64_t[]){2, 3, 4}, NULL);
+        int st = opset == 15 ? OB_FLOAT : 10, mt = opset == 15 ? 11 : 10;
+        ob_input(m, "s", st, 1, (int64_t[]){3}, NULL);
+        ob_input(m, "b", st, 1, (int64_t[]){3}, NULL);
+        ob_input(m, "mu", mt, 1, (int64_t[]){3}, NULL);
+        ob_input(m, "var", mt, 1, (int64_t[]){3}, NULL);
+        ob_attr_i(m, ob_node(m, "BatchNormalization", "bn", "x,s,b,mu,var", "y,rm,rv"),
+                  "training_mode", 1);
+        ob_output(m, "y");
+        ob_output(m, "rm");
+        ob_output(m, "rv");
+        fl_report *r = oc_run(m, FL_OK);
+        const fl_report_node *a = oc_node(r, "bn");
+        assert_string_equal(a->outputs[0].dtype, "half");
+        assert_string_equal(a->outputs[0].shape, "[2,3,4]");
+        for (int k = 1; k <= 2; k++) {
+            assert_string_equal(a->outputs[k].dtype, opset == 15 ? "double" : "half");
+            assert_string_equal(a->outputs[k].shape, "[3]");
+        }
+        fl_report_free(r);
+        ob_free(m);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_conv_transpose),
@@ -1333,6 +1365,7 @@ int main(void) {
         cmocka_unit_test(test_ml_models),
         cmocka_unit_test(test_opset18_20),
         cmocka_unit_test(test_nodes_ort_cannot_run),
+        cmocka_unit_test(test_batch_norm_stats_dtype),
         cmocka_unit_test(test_cast_like_value),
         cmocka_unit_test(test_constant_of_shape_value),
         cmocka_unit_test(test_opset24_and_ms_qdq),

@@ -19,8 +19,12 @@ static fl_status infer_batch_norm(fl_ctx *c, fl_node *n) {
     fl_status st =
         fl__op_set_output(c, n, 0, fl_dtype_base(x->dtype), x->shape.rank, x->shape.dims);
     fl_sym ch = x->shape.rank >= 2 ? x->shape.dims[1] : fl_sym_unknown();
+    /* The statistics outputs have the mean input's type: T through opset
+     * 14, U (which may differ from X's T) from BatchNormalization-15. */
+    int dt = n->n_inputs > 3 ? fl__ox_in_dtype(n, 3) : FL_DT_INVALID;
+    dt = dt == FL_DT_INVALID ? (int)fl_dtype_base(x->dtype) : dt;
     for (int k = 1; k < n->n_outputs && st == FL_OK; k++) {
-        st = fl__op_set_output(c, n, k, fl_dtype_base(x->dtype), 1, &ch);
+        st = fl__op_set_output(c, n, k, dt, 1, &ch);
     }
     return st;
 }
