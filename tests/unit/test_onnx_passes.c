@@ -209,6 +209,55 @@ static void test_conv_bn_negative(void **state) {
     pt_free(r);
 }
 
+/* A batch norm in training mode normalises by the batch's own statistics:
+ * counted 4 an element plus 11 a channel (TensorFlow's FusedBatchNorm in
+ * training) and never folded into the Conv. Training mode is training_mode 1
+ * from opset 14, any statistics output at opsets 7-13 (read or not), and
+ * is_test 0 (the default) before opset 7. x[1,2,4,4], W[2,2,1,1] without
+ * bias: Conv 2*32*2 = 128; BN 4*32 + 11*2 = 150 in training (278 in all),
+ * 2*32 = 64 in inference (192), which folds into the Conv: 128 + 32 for the
+ * folded bias (160 after). */
+static void test_conv_bn_training(void **state) {
+    (void)state;
+    static const struct {
+        int opset;
+        const char *attr; /* NULL: none */
+        int64_t v;
+        const char *outs;
+        bool training;
+    } cases[] = {
+        {14, "training_mode", 1, "n,rm,rv", true},
+        {14, "training_mode", 0, "n", false},
+        {15, NULL, 0, "n", false},
+        {9, NULL, 0, "n,m,v,sm,sv", true},
+        {9, NULL, 0, "n", false},
+        {7, NULL, 0, "n,m,v", true},
+        {6, NULL, 0, "n", true},
+        {6, "is_test", 0, "n", true},
+        {6, "is_test", 1, "n", false},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ob_model *m = ob_new(cases[i].opset);
+        ob_input(m, "x", OB_FLOAT, 4, (int64_t[]){1, 2, 4, 4}, NULL);
+        ob_init_f(m, "w", 4, (int64_t[]){2, 2, 1, 1}, true);
+        ob_init_f(m, "s", 1, (int64_t[]){2}, true);
+        ob_node(m, "Conv", "conv", "x,w", "c");
+        Onnx__NodeProto *bn = ob_node(m, "BatchNormalization", "bn", "c,s,s,s,s", cases[i].outs);
+        if (cases[i].attr) {
+            ob_attr_i(m, bn, cases[i].attr, cases[i].v);
+        }
+        ob_output(m, "n");
+        pt_run *r = oxp_run(m, NULL);
+        bool t = cases[i].training;
+        if (pt_fired(r, "conv2d_batch_norm", NULL) == t) {
+            fail_msg("case %zu (opset %d): folded %d", i, cases[i].opset, !t);
+        }
+        assert_int_equal(pt_known(r->before.flops), t ? 278 : 192);
+        assert_int_equal(pt_known(r->after.flops), t ? 278 : 160);
+        pt_free(r);
+    }
+}
+
 /* MatMul(x[4,8], W[8,3]) + c[3] -> Gemm, then Gemm + LeakyRelu ->
  * FusedGemm(activation LeakyRelu, activation_alpha 0.1) named after the
  * LeakyRelu. FLOPs: MatMul 2*4*3*8 = 192, Add 12, LeakyRelu 12: 216 before;
@@ -1122,6 +1171,7 @@ int main(void) {
         cmocka_unit_test(test_conv_bn_over_limit),
         cmocka_unit_test(test_conv_bn_wide_values),
         cmocka_unit_test(test_conv_bn_negative),
+        cmocka_unit_test(test_conv_bn_training),
         cmocka_unit_test(test_matmul_add_gemm_act),
         cmocka_unit_test(test_matmul_add_nd_gemm),
         cmocka_unit_test(test_matmul_3d_symbolic_kept),

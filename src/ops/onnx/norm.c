@@ -10,8 +10,19 @@ static fl_status cost_softmax(fl_ctx *c, const fl_node *n, fl_cost *out) {
     return fl__ox_cost_per_out(c, n, out, 5);
 }
 
+/* Inference: a scale and a shift an element (2). Training (fl__ox_bn_training)
+ * counts as TensorFlow's FusedBatchNorm in training does: 4 an element (the
+ * batch mean and variance, then the normalisation) plus 11 a channel (the
+ * inverse square root and the running averages). */
 static fl_status cost_bn(fl_ctx *c, const fl_node *n, fl_cost *out) {
-    return fl__ox_cost_per_out(c, n, out, 2);
+    if (!fl__ox_bn_training(c->g, n)) {
+        return fl__ox_cost_per_out(c, n, out, 2);
+    }
+    fl_arith k = {c, n, FL_OK};
+    const fl_shape *x = &n->outputs[0].shape;
+    fl_sym ch = x->rank >= 2 ? x->dims[1] : fl_sym_unknown();
+    fl_sym f = fl__ar_add(&k, fl__ar_scale(&k, fl__ar_numel(&k, x), 4), fl__ar_scale(&k, ch, 11));
+    return fl__ar_put_cost(&k, out, f, fl_sym_const(0));
 }
 
 static fl_status infer_batch_norm(fl_ctx *c, fl_node *n) {

@@ -263,6 +263,17 @@ bool fl__ox_opset_before(const fl_ctx *c, int64_t v) {
     return c->g->onnx.is_onnx && c->g->onnx.opset >= 1 && c->g->onnx.opset < v;
 }
 
+bool fl__ox_bn_training(const fl_graph *g, const fl_node *n) {
+    int64_t opset = g->onnx.is_onnx ? g->onnx.opset : 0;
+    if (opset >= 7 && opset < 14) {
+        return n->n_outputs > 1;
+    }
+    bool old = opset >= 1 && opset < 7;
+    const fl_attr *a = fl__node_attr(n, old ? "is_test" : "training_mode");
+    int64_t v = a && a->kind == FL_ATTR_I ? a->v.i : 0;
+    return old ? v == 0 : v != 0;
+}
+
 bool fl__ox_legacy_bcast(const fl_ctx *c, const fl_node *n) {
     if (!c->g->onnx.is_onnx || c->g->onnx.opset < 1 || c->g->onnx.opset >= 7 || n->n_inputs != 2) {
         return false;

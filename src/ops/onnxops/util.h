@@ -80,6 +80,13 @@ fl_status fl__ox_attr_pick(fl_ctx *c, const fl_node *n, const char *name, const 
  * an op whose definition changed at opset v reads the older one. */
 bool fl__ox_opset_before(const fl_ctx *c, int64_t v);
 
+/* Whether BatchNormalization node n (of graph g) runs in training mode,
+ * normalising X by the batch's own mean and variance: attr training_mode 1
+ * from opset 14; at opsets 7-13, any output beyond Y (the running and saved
+ * statistics are outputs of training mode only); before opset 7, attr
+ * is_test 0, its default. */
+bool fl__ox_bn_training(const fl_graph *g, const fl_node *n);
+
 /* Opsets 1-6, before numpy broadcasting: Add, Sub, Mul, Div, Pow, And, Or,
  * Xor, Equal, Greater and Less take attr broadcast (default 0) and axis.
  * Whether n is such a node of such a model. */

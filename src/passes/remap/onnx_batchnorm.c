@@ -15,8 +15,9 @@
  *     W'[o, ...] = W[o, ...] * f[o]
  *     B'[o] = (B[o] - mean[o]) * f[o] + bias[o]   (B[o] = 0 without B)
  *
- * Conditions: the batch norm in inference mode (training_mode absent or 0),
- * only its output 0 read, no control edges; the Conv read only by the batch
+ * Conditions: the batch norm in inference mode (fl__ox_bn_training: not
+ * training_mode 1, no statistics outputs at opsets 7-13, is_test 1 before
+ * opset 7), only its output 0 read, no control edges; the Conv read only by the batch
  * norm, not a graph output; W, B and the four batch-norm inputs constants
  * (initializers or Constant nodes) of one float dtype; W's dim 0 and the
  * batch-norm inputs' length the same known M.
@@ -33,6 +34,7 @@
  * that node's NodeProto as `src`, so the ONNX writer gives its outputs the
  * replaced node's value names (graph outputs keep theirs).
  */
+#include "ops/onnxops/util.h"
 #include "passes/remap/remap.h"
 
 #include <math.h>
@@ -125,7 +127,7 @@ static bool bn_params_ok(const fl_node *bn, int dt, int64_t m) {
 /* match: see the header. */
 static bool match_onnx_conv_bn(const rctx *r, const fl_node *bn, fl_node **conv) {
     if (bn->kind != FL_OP_ONNX_BATCH_NORM || bn->n_inputs != 5 || fl__rm_has_ctrl(r, bn) ||
-        fl__attr_int(bn, "training_mode", 0) != 0 || fl__rm_fanout_beyond0(r, bn)) {
+        fl__ox_bn_training(r->g, bn) || fl__rm_fanout_beyond0(r, bn)) {
         return false;
     }
     fl_node *c = fl__rm_in_node(bn, 0);
