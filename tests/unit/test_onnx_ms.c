@@ -1012,8 +1012,8 @@ static void test_moe_bad(void **state) {
     } cases[] = {
         {"x,r,w1,,w2", "relu", 5, "node 'bad' (MoE): attr 'k' 5 is more than the 4 experts"},
         {"x,r,w1,,w2", "tanh", 2,
-         "node 'bad' (MoE): attr 'activation_type' 'tanh' is not relu, gelu, silu, swiglu or "
-         "identity"},
+         "node 'bad' (MoE): attr 'activation_type' is 'tanh' (relu, gelu, silu, swiglu or "
+         "identity)"},
         {"x,r,w1,,w1", "relu", 2,
          "node 'bad' (MoE): input 2 (fc1_experts_weights, older layout "
          "(experts, hidden, inter))'s dim 1"},

@@ -148,13 +148,10 @@ static fl_status infer_cast(fl_ctx *c, fl_node *n) {
         return fl__node_fail(c->d, FL_EINVAL, n, "attr 'to' holds unsupported data type %lld",
                              (long long)to);
     }
-    const char *rm;
-    if ((st = fl__attr_str_or(n, "round_mode", "up", &rm, c->d)) != FL_OK) {
+    static const char *const round_modes[] = {"up", "down", "nearest", NULL};
+    int rm;
+    if ((st = fl__ox_attr_pick(c, n, "round_mode", "up", round_modes, &rm)) != FL_OK) {
         return st;
-    }
-    if (strcmp(rm, "up") != 0 && strcmp(rm, "down") != 0 && strcmp(rm, "nearest") != 0) {
-        return fl__node_fail(c->d, FL_EINVAL, n,
-                             "attr 'round_mode' is '%s' (up, down or nearest; opset 24)", rm);
     }
     const fl_tensor *x = fl_node_in(n, 0);
     return fl__op_set_output(c, n, 0, dt, x->shape.rank, x->shape.dims);

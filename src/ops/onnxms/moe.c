@@ -71,19 +71,20 @@ static const moe_idx *moe_index(const fl_node *n) {
 
 /* Activation FLOPs per intermediate element and the FC1 fusion factor. */
 static fl_status moe_activation(fl_ctx *c, const fl_node *n, moe_dims *a) {
-    const char *act;
+    /* In the order of acts. */
+    enum { ACT_RELU, ACT_GELU, ACT_SILU, ACT_SWIGLU, ACT_IDENTITY };
+    static const char *const acts[] = {"relu", "gelu", "silu", "swiglu", "identity", NULL};
+    int act;
     int64_t fusion = 0;
     float limit;
-    fl_status st = fl__attr_str_or(n, "activation_type", "relu", &act, c->d);
+    fl_status st = fl__ox_attr_pick(c, n, "activation_type", "relu", acts, &act);
     if (st != FL_OK || (st = fl__attr_int_or(n, "swiglu_fusion", 0, &fusion, c->d)) != FL_OK) {
         return st;
     }
     a->fusion = 1;
-    if (!strcmp(act, "relu") || !strcmp(act, "gelu") || !strcmp(act, "silu")) {
-        a->act = 1;
-    } else if (!strcmp(act, "identity")) {
+    if (act == ACT_IDENTITY) {
         a->act = 0;
-    } else if (!strcmp(act, "swiglu")) {
+    } else if (act == ACT_SWIGLU) {
         if ((st = fl__attr_float_or(n, "swiglu_limit", HUGE_VALF, &limit, c->d)) != FL_OK) {
             return st;
         }
@@ -95,11 +96,8 @@ static fl_status moe_activation(fl_ctx *c, const fl_node *n, moe_dims *a) {
                                  "needs fc3_experts_weights",
                                  (long long)fusion);
         }
-    } else {
-        return fl__node_fail(c->d, FL_EINVAL, n,
-                             "attr 'activation_type' '%s' is not relu, gelu, silu, swiglu or "
-                             "identity",
-                             act);
+    } else { /* relu, gelu, silu */
+        a->act = 1;
     }
     return FL_OK;
 }

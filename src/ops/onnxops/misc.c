@@ -90,12 +90,10 @@ static bool scalar_in(const fl_node *n, int i, int64_t *out) {
 }
 
 static fl_status red_attr(fl_ctx *c, const fl_node *n, bool *none) {
-    const char *red;
-    fl_status st = fl__attr_str_or(n, "reduction", "mean", &red, c->d);
-    if (st == FL_OK && strcmp(red, "none") && strcmp(red, "mean") && strcmp(red, "sum")) {
-        return fl__node_fail(c->d, FL_EINVAL, n, "attr 'reduction' is '%s' (none, mean, sum)", red);
-    }
-    *none = st == FL_OK && !strcmp(red, "none");
+    static const char *const reductions[] = {"none", "mean", "sum", NULL};
+    int i = 1;
+    fl_status st = fl__ox_attr_pick(c, n, "reduction", "mean", reductions, &i);
+    *none = st == FL_OK && i == 0;
     return st;
 }
 

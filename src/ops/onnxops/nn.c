@@ -383,22 +383,9 @@ static fl_status scale_dim(fl_ctx *c, const fl_node *n, fl_sym in, double scale,
 enum { KEEP_STRETCH, KEEP_NOT_LARGER, KEEP_NOT_SMALLER };
 
 static fl_status keep_policy(fl_ctx *c, const fl_node *n, int *policy) {
-    const char *s;
-    fl_status st = fl__attr_str_or(n, "keep_aspect_ratio_policy", "stretch", &s, c->d);
-    if (st != FL_OK) {
-        return st;
-    }
-    *policy = !strcmp(s, "stretch")       ? KEEP_STRETCH
-              : !strcmp(s, "not_larger")  ? KEEP_NOT_LARGER
-              : !strcmp(s, "not_smaller") ? KEEP_NOT_SMALLER
-                                          : -1;
-    if (*policy < 0) {
-        return fl__node_fail(c->d, FL_EINVAL, n,
-                             "attr 'keep_aspect_ratio_policy' is '%s' (stretch, not_larger or "
-                             "not_smaller)",
-                             s);
-    }
-    return FL_OK;
+    /* In the order of the KEEP_* values. */
+    static const char *const policies[] = {"stretch", "not_larger", "not_smaller", NULL};
+    return fl__ox_attr_pick(c, n, "keep_aspect_ratio_policy", "stretch", policies, policy);
 }
 
 /* not_larger / not_smaller: the resized dims d[ax[i]] from the sizes v
@@ -511,19 +498,16 @@ static fl_status resize_shape(fl_ctx *c, fl_node *n, int scales_in, int sizes_in
     return fl__op_set_output(c, n, 0, dt, x->rank, d);
 }
 
-static fl_status check_mode(fl_ctx *c, const fl_node *n, const char **mode) {
-    fl_status st = fl__attr_str_or(n, "mode", "nearest", mode, c->d);
-    if (st == FL_OK && strcmp(*mode, "nearest") && strcmp(*mode, "linear") &&
-        strcmp(*mode, "cubic") && strcmp(*mode, "bilinear") && strcmp(*mode, "bicubic")) {
-        return fl__node_fail(c->d, FL_EINVAL, n, "attr 'mode' is '%s'", *mode);
-    }
-    return st;
+/* Resize's and Upsample's attr mode, only checked (cost_resize reads it). */
+static fl_status check_mode(fl_ctx *c, const fl_node *n) {
+    static const char *const modes[] = {"nearest", "linear", "cubic", "bilinear", "bicubic", NULL};
+    int mode;
+    return fl__ox_attr_pick(c, n, "mode", "nearest", modes, &mode);
 }
 
 static fl_status infer_resize(fl_ctx *c, fl_node *n) {
-    const char *mode;
     int policy = KEEP_STRETCH;
-    fl_status st = check_mode(c, n, &mode);
+    fl_status st = check_mode(c, n);
     if (st == FL_OK) {
         st = keep_policy(c, n, &policy);
     }
@@ -573,8 +557,7 @@ static fl_status infer_upsample1(fl_ctx *c, fl_node *n) {
 }
 
 static fl_status infer_upsample(fl_ctx *c, fl_node *n) {
-    const char *mode;
-    fl_status st = check_mode(c, n, &mode);
+    fl_status st = check_mode(c, n);
     if (st == FL_OK && fl__ox_opset_before(c, 7)) {
         return infer_upsample1(c, n);
     }
@@ -815,9 +798,10 @@ static int gates_of(int kind) {
 
 static fl_status rnn_read(fl_ctx *c, const fl_node *n, rnn_dims *r) {
     const fl_shape *x = &fl_node_in(n, 0)->shape, *rr = &fl_node_in(n, 2)->shape;
-    const char *dir;
+    static const char *const dirs[] = {"forward", "reverse", "bidirectional", NULL};
+    int dir;
     int64_t hs;
-    fl_status st = fl__attr_str_or(n, "direction", "forward", &dir, c->d);
+    fl_status st = fl__ox_attr_pick(c, n, "direction", "forward", dirs, &dir);
     if (st == FL_OK) {
         st = fl__attr_int_or(n, "layout", 0, &r->layout, c->d);
     }
@@ -827,13 +811,10 @@ static fl_status rnn_read(fl_ctx *c, const fl_node *n, rnn_dims *r) {
     if (st != FL_OK) {
         return st;
     }
-    if (strcmp(dir, "forward") && strcmp(dir, "reverse") && strcmp(dir, "bidirectional")) {
-        return fl__node_fail(c->d, FL_EINVAL, n, "attr 'direction' is '%s'", dir);
-    }
     if (r->layout != 0 && r->layout != 1) {
         return fl__node_fail(c->d, FL_EINVAL, n, "attr 'layout' is %lld", (long long)r->layout);
     }
-    r->dirs = strcmp(dir, "bidirectional") ? 1 : 2;
+    r->dirs = dir == 2 ? 2 : 1; /* bidirectional */
     r->gates = gates_of(n->kind);
     bool x3 = x->rank == 3;
     r->seq = x3 ? x->dims[r->layout ? 1 : 0] : fl_sym_unknown();

@@ -57,16 +57,13 @@ static fl_status check_in(fl_ctx *c, const fl_node *n, int i, const char *what, 
 }
 
 static fl_status cc_read(fl_ctx *c, const fl_node *n, cc_dims *a, bool *act) {
-    const char *s;
-    fl_status st = fl__attr_str_or(n, "activation", "none", &s, c->d);
+    static const char *const acts[] = {"none", "silu", "swish", NULL};
+    int i;
+    fl_status st = fl__ox_attr_pick(c, n, "activation", "none", acts, &i);
     if (st != FL_OK) {
         return st;
     }
-    if (strcmp(s, "none") != 0 && strcmp(s, "silu") != 0 && strcmp(s, "swish") != 0) {
-        return fl__node_fail(c->d, FL_EINVAL, n,
-                             "attr 'activation' is '%s', want 'silu', 'swish' or 'none'", s);
-    }
-    *act = strcmp(s, "none") != 0;
+    *act = i != 0;
     const fl_shape *x = fl__op_in_shape(n, 0), *w = fl__op_in_shape(n, 1);
     fl_sym any[3] = {fl_sym_unknown(), fl_sym_unknown(), fl_sym_unknown()};
     if ((st = check_in(c, n, 0, "input", 3, any)) != FL_OK) {

@@ -58,15 +58,11 @@ static fl_status infer_gather_elements(fl_ctx *c, fl_node *n) {
 
 /* Scatter*(data, indices, updates): data's shape; reduction checked. */
 static fl_status infer_scatter(fl_ctx *c, fl_node *n) {
-    const char *red;
-    fl_status st = fl__attr_str_or(n, "reduction", "none", &red, c->d);
+    static const char *const reductions[] = {"none", "add", "mul", "max", "min", NULL};
+    int red;
+    fl_status st = fl__ox_attr_pick(c, n, "reduction", "none", reductions, &red);
     if (st != FL_OK) {
         return st;
-    }
-    if (strcmp(red, "none") && strcmp(red, "add") && strcmp(red, "mul") && strcmp(red, "max") &&
-        strcmp(red, "min")) {
-        return fl__node_fail(c->d, FL_EINVAL, n,
-                             "attr 'reduction' is '%s' (none, add, mul, max, min are known)", red);
     }
     if (n->kind != FL_OP_ONNX_SCATTER_ND) {
         int64_t a;
