@@ -3,6 +3,7 @@
  */
 #include "onnxbuild.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -320,6 +321,14 @@ void ob_output(ob_model *m, const char *name) {
     onnx__value_info_proto__init(v);
     v->name = ob_strdup(m, name);
     m->outputs[m->graph.n_output++] = v;
+}
+
+void ob_outputs(ob_model *m, const char *prefix, int cnt) {
+    for (int i = 1; i <= cnt; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "%s%d", prefix, i);
+        ob_output(m, name);
+    }
 }
 
 void ob_output_typed(ob_model *m, const char *name, int elem_type, int rank, const int64_t *dims) {

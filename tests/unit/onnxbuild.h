@@ -73,6 +73,8 @@ void ob_attr_tensor_i64(ob_model *m, Onnx__NodeProto *n, const char *name, int r
                         const int64_t *dims, const int64_t *vals);
 /* Declares a graph output. */
 void ob_output(ob_model *m, const char *name);
+/* Declares the graph outputs prefix1 .. prefix<cnt> (e.g. y1, y2, y3). */
+void ob_outputs(ob_model *m, const char *prefix, int cnt);
 /* Declares a graph output with a tensor type (a body's declared outputs). */
 void ob_output_typed(ob_model *m, const char *name, int elem_type, int rank, const int64_t *dims);
 /* Serialises the model; the caller frees the buffer. */

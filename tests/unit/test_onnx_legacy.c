@@ -52,11 +52,7 @@ static void test_legacy_broadcast(void **state) {
     n = ob_node(m, "Greater", "gt", "a,b2", "y5");
     ob_attr_i(m, n, "broadcast", 1);
     ob_attr_i(m, n, "axis", 0);
-    for (int i = 1; i <= 5; i++) {
-        char name[8];
-        snprintf(name, sizeof name, "y%d", i);
-        ob_output(m, name);
-    }
+    ob_outputs(m, "y", 5);
     fl_report *r = oc_run(m, FL_OK);
     static const char *const names[] = {"add", "mul", "sub", "div", "gt"};
     for (int i = 0; i < 5; i++) {
@@ -360,11 +356,7 @@ static void test_experimental_ops(void **state) {
     ob_attr_ints(m, n, "scale", 2, (int64_t[]){5, 6});
     n = ob_node(m, "MeanVarianceNormalization", "mvn", "x", "y7");
     ob_attr_i(m, n, "normalize_variance", 0);
-    for (int i = 1; i <= 7; i++) {
-        char name[8];
-        snprintf(name, sizeof name, "y%d", i);
-        ob_output(m, name);
-    }
+    ob_outputs(m, "y", 7);
     fl_report *r = oc_run(m, FL_OK);
     assert_int_equal(r->n_unknown_ops, 0);
     static const struct {
@@ -425,11 +417,7 @@ static void test_constant_fill(void **state) {
     ob_attr_i(m, n, "input_as_shape", 1);
     ob_attr_ints(m, n, "extra_shape", 1, (int64_t[]){2});
     ob_attr_f(m, ob_node(m, "ConstantFill", "f4", "", "y4"), "value", 1.0f);
-    for (int i = 1; i <= 4; i++) {
-        char name[8];
-        snprintf(name, sizeof name, "y%d", i);
-        ob_output(m, name);
-    }
+    ob_outputs(m, "y", 4);
     fl_report *r = oc_run(m, FL_OK);
     assert_int_equal(r->n_unknown_ops, 0);
     static const struct {

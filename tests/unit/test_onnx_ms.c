@@ -1115,11 +1115,7 @@ static void test_nhwc_conv_weight_layout(void **state) {
     ob_attr_ints(m, oc_ms_node(m, "NhwcConv", "ks", "x2,w2", "y3"), "kernel_shape", 2,
                  (int64_t[]){3, 2});
     oc_ms_node(m, "NhwcConv", "noks", "x2,w2", "y4");
-    for (int i = 1; i <= 4; i++) {
-        char name[8];
-        snprintf(name, sizeof name, "y%d", i);
-        ob_output(m, name);
-    }
+    ob_outputs(m, "y", 4);
     fl_report *r = oc_run(m, FL_OK);
     static const struct {
         const char *node, *shape;

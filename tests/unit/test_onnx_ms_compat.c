@@ -70,11 +70,7 @@ static void test_counts(void **state) {
     ob_attr_i(m, n, "dim", 1);
     ob_attr_i(m, n, "size", 4);
     ob_attr_i(m, n, "step", 3);
-    for (int i = 1; i <= 9; i++) {
-        char name[8];
-        snprintf(name, sizeof name, "y%d", i);
-        ob_output(m, name);
-    }
+    ob_outputs(m, "y", 9);
     fl_report *r = oc_run(m, FL_OK);
     assert_int_equal(r->n_unknown_ops, 0);
     static const struct {
@@ -124,11 +120,7 @@ static void test_shapes(void **state) {
     oc_ms_node(m, "Range", "rg", "s,l", "y5");
     oc_ms_node(m, "Range", "rgd", "s10,s,dm3", "y6");
     oc_ms_node(m, "Unique", "uniq", "uq", "y7,idx,counts");
-    for (int i = 1; i <= 7; i++) {
-        char name[8];
-        snprintf(name, sizeof name, "y%d", i);
-        ob_output(m, name);
-    }
+    ob_outputs(m, "y", 7);
     ob_output(m, "idx");
     ob_output(m, "counts");
     fl_report *r = oc_run(m, FL_OK);
@@ -312,11 +304,7 @@ static void test_integer_and_pool(void **state) {
     ob_attr_ints(m, n, "strides", 2, (int64_t[]){2, 2});
     ob_attr_ints(m, n, "pads", 4, (int64_t[]){1, 1, 1, 1});
     ob_attr_i(m, oc_ms_node(m, "NGramRepeatBlock", "ng", "ids,sc", "y6"), "ngram_size", 2);
-    for (int i = 1; i <= 6; i++) {
-        char name[8];
-        snprintf(name, sizeof name, "y%d", i);
-        ob_output(m, name);
-    }
+    ob_outputs(m, "y", 6);
     fl_report *r = oc_run(m, FL_OK);
     assert_int_equal(r->n_unknown_ops, 0);
     static const struct {

@@ -87,11 +87,7 @@ static void test_qlinear_unary(void **state) {
     n = oc_ms_node(m, "QLinearSoftmax", "qsm", "x,s,zi,s,zi", "y3");
     ob_attr_i(m, n, "opset", 13);
     oc_ms_node(m, "QOrderedGelu", "qgelu", "x3,s,s", "y4");
-    for (int i = 1; i <= 4; i++) {
-        char out[8];
-        snprintf(out, sizeof out, "y%d", i);
-        ob_output(m, out);
-    }
+    ob_outputs(m, "y", 4);
     fl_report *r = oc_run(m, FL_OK);
     assert_out(oc_node(r, "qsig"), "[2,8]", "int8");
     oc_assert_int(oc_node(r, "qsig"), 64, 32);
@@ -183,11 +179,7 @@ static void test_qlinear_pools(void **state) {
         ob_attr_ints(m, n, "strides", 2, (int64_t[]){3, 2});
         ob_attr_i(m, n, "channels_last", i);
     }
-    for (int i = 1; i <= 4; i++) {
-        char out[8];
-        snprintf(out, sizeof out, "y%d", i);
-        ob_output(m, out);
-    }
+    ob_outputs(m, "y", 4);
     fl_report *r = oc_run(m, FL_OK);
     assert_out(oc_node(r, "gap"), "[1,4,1,1]", "uint8");
     oc_assert_int(oc_node(r, "gap"), 80, 40);
@@ -423,11 +415,7 @@ static void test_hybrid_matmul(void **state) {
     oc_ms_node(m, "DynamicQuantizeMatMul", "dqmm_plain", "a,b,s", "y2");
     oc_ms_node(m, "MatMulIntegerToFloat", "mmitf", "au,b6,s,s,zu,zi,bias6", "y3");
     oc_ms_node(m, "MatMulIntegerToFloat", "mmitf_n", "an,b6,s,s", "y4");
-    for (int i = 1; i <= 4; i++) {
-        char out[8];
-        snprintf(out, sizeof out, "y%d", i);
-        ob_output(m, out);
-    }
+    ob_outputs(m, "y", 4);
     fl_report *r = oc_run(m, FL_OK);
     assert_out(oc_node(r, "dqmm"), "[2,3,5]", "float");
     oc_assert_int(oc_node(r, "dqmm"), 252, 616);

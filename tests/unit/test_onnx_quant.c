@@ -57,11 +57,7 @@ static void test_contractions(void **state) {
     ob_node(m, "QLinearMatMul", "qmm", "a,s,zu,b,s,zu,s,zu", "y3");
     ob_node(m, "MatMulInteger", "mmi", "a2,b2,zu,zi", "y4");
     ob_node(m, "ConvInteger", "ci", "x3,w3,zu,zu", "y5");
-    for (int i = 1; i <= 5; i++) {
-        char name[8];
-        snprintf(name, sizeof name, "y%d", i);
-        ob_output(m, name);
-    }
+    ob_outputs(m, "y", 5);
     fl_report *r = oc_run(m, FL_OK);
     const fl_report_node *qc = oc_node(r, "qc");
     assert_string_equal(qc->outputs[0].shape, "[1,4,8,8]");
