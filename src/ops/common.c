@@ -390,7 +390,14 @@ fl_status fl__op_window_out(fl_ctx *c, const fl_node *n, fl_sym in, int64_t k, i
         }
     } else if (strcmp(padding, "EXPLICIT") == 0) {
         fl_sym t;
-        st = fl__op_add(c, n, in, fl_sym_const(pad_lo + pad_hi - eff), &t);
+        int64_t off;
+        if (__builtin_add_overflow(pad_lo, pad_hi, &off) ||
+            __builtin_sub_overflow(off, eff, &off)) {
+            return fl__node_fail(c->d, FL_EOVERFLOW, n,
+                                 "pads %lld and %lld overflow 64-bit integers", (long long)pad_lo,
+                                 (long long)pad_hi);
+        }
+        st = fl__op_add(c, n, in, fl_sym_const(off), &t);
         if (st == FL_OK) {
             st = fl__op_floordiv(c, n, t, fl_sym_const(stride), &t);
         }

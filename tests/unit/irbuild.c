@@ -183,9 +183,13 @@ void add_ctrl(fl_node *n, fl_node *c) {
 }
 
 void infer_fails(fl_node *n, const char *what) {
+    infer_fails_st(n, FL_EINVAL, what);
+}
+
+void infer_fails_st(fl_node *n, fl_status want, const char *what) {
     fl__diag_init(&diag, &arena);
     fl_status st = n->desc->infer(&ctx, n);
-    assert_int_equal(st, FL_EINVAL);
+    assert_int_equal(st, want);
     assert_non_null(diag.msg);
     if (!strstr(diag.msg, what)) {
         fail_msg("message '%s' does not mention '%s'", diag.msg, what);

@@ -86,6 +86,8 @@ void add_ctrl(fl_node *n, fl_node *c);
 /* The descriptor's infer must fail with FL_EINVAL and a message containing
  * `what`. */
 void infer_fails(fl_node *n, const char *what);
+/* As infer_fails, with status st. */
+void infer_fails_st(fl_node *n, fl_status st, const char *what);
 
 /* s as text, in the test's arena. */
 const char *sym_str(fl_sym s);

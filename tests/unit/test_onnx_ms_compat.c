@@ -211,7 +211,7 @@ static void test_bad(void **state) {
          "node 'n' (GridSample): input 0 (X) has rank 5, want 4"},
         {"Pad", "a,p3", NULL, NULL, 0,
          "node 'n' (Pad): input 1 (pads) has rank 3, want [2 * rank] or [1, 2 * rank]"},
-        {"Pad", "a,p6", NULL, NULL, 0, "node 'n' (Pad): input 1 (pads) has 6 values, want 4"},
+        {"Pad", "a,p6", NULL, NULL, 0, "node 'n' (Pad): 'pads' needs 4 entries, got 6"},
         {"Pad", "a,p6", "mode", "wrap", 0,
          "node 'n' (Pad): attr 'mode' is 'wrap' (constant, reflect or edge)"},
         {"CropAndResize", "img,a,bi,cs", "mode", "cubic", 0,
@@ -429,13 +429,22 @@ static void test_dq_lstm(void **state) {
     oc_expect_error(m, "node 'q' (DynamicQuantizeLSTM): input 1 (W) [dirs, input, 4 * hidden]");
 }
 
+/* m fails with FL_EOVERFLOW and error `want`. */
+static void expect_overflow(ob_model *m, const char *want) {
+    fl_report *r = oc_run(m, FL_EOVERFLOW);
+    assert_string_equal(r->error, want);
+    fl_report_free(r);
+    ob_free(m);
+}
+
 /* Extreme values fail cleanly, with nothing computed out of range (the
  * suite also runs under UBSan): Range from INT64_MIN to INT64_MAX without
  * delta; float pads; MatMulBnb4 with a block of INT64_MAX (one absmax
  * scale, fine); DynamicQuantizeLSTM whose 4 * hidden_size overflows;
  * NhwcConv and ai.onnx Conv with group INT64_MAX; DeformConv with
  * offset_group INT64_MAX over unknown channels; Crop with a border near
- * INT64_MAX. */
+ * INT64_MAX; pads of 2^62 at both ends of a dim, whose sum
+ * overflows: the contrib Pad ([1, 2r] pads), ai.onnx Pad and Conv. */
 static void test_extremes(void **state) {
     (void)state;
     ob_model *m = oc_ms_model();
@@ -514,6 +523,27 @@ static void test_extremes(void **state) {
     ob_output(m, "y");
     oc_expect_error(m, "node 'crop' (Crop): attr 'border' value 1 is 9223372036854775806, out of "
                        "range");
+
+    static const int64_t big[] = {0, INT64_MAX / 2 + 1, 0, INT64_MAX / 2 + 1};
+    m = oc_ms_model();
+    ob_input(m, "x", OB_FLOAT, 2, (int64_t[]){2, 3}, NULL);
+    ob_init_i64(m, "p", 2, (int64_t[]){1, 4}, big);
+    oc_ms_node(m, "Pad", "pad", "x,p", "y");
+    ob_output(m, "y");
+    expect_overflow(m, "node 'pad' (Pad): dimension sum overflows 64-bit integers");
+    m = ob_new(19);
+    ob_input(m, "x", OB_FLOAT, 2, (int64_t[]){2, 3}, NULL);
+    ob_init_i64(m, "p", 1, (int64_t[]){4}, big);
+    ob_node(m, "Pad", "pad", "x,p", "y");
+    ob_output(m, "y");
+    expect_overflow(m, "node 'pad' (Pad): dimension sum overflows 64-bit integers");
+    m = ob_new(19);
+    ob_input(m, "x", OB_FLOAT, 4, (int64_t[]){1, 4, 8, 8}, NULL);
+    ob_init_f(m, "w", 4, (int64_t[]){6, 4, 3, 3}, false);
+    ob_attr_ints(m, ob_node(m, "Conv", "c", "x,w", "y"), "pads", 4, big);
+    ob_output(m, "y");
+    expect_overflow(m, "node 'c' (Conv): pads 4611686018427387904 and 4611686018427387904 "
+                       "overflow 64-bit integers");
 }
 
 int main(void) {

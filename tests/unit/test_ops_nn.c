@@ -234,6 +234,14 @@ static void test_conv2d_explicit_padding(void **state) {
     conv_attrs(bad, 2, "EXPLICIT");
     INTS(bad, "explicit_paddings", 0, 0, 1, 2);
     infer_fails(bad, "explicit_paddings");
+
+    /* Paddings whose sum overflows fail naming them (nothing computed out
+     * of range: the suite runs under UBSan). */
+    fl_node *big = OP("Conv2D", x, f);
+    conv_attrs(big, 2, "EXPLICIT");
+    INTS(big, "explicit_paddings", 0, 0, INT64_MAX / 2 + 1, INT64_MAX / 2 + 1, 1, 2, 0, 0);
+    infer_fails_st(big, FL_EOVERFLOW,
+                   "pads 4611686018427387904 and 4611686018427387904 overflow 64-bit integers");
 }
 
 static void test_conv2d_nchw_and_groups(void **state) {

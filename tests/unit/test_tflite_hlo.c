@@ -120,12 +120,16 @@ static int n_warnings_about(const fl_report *r, const char *tensor) {
  *      options otherwise absent (strides, dilations 1, padding 0,
  *      feature_group_count 0 read as 1): batch 4 / 2 = 2, spatial 5 - 3 + 1
  *      = 3, features 8 -> [2,3,8]; each of the 48 elements sums 6 input
- *      features x 3 taps: 864 MACs. */
+ *      features x 3 taps: 864 MACs.
+ *  c7: c1 with padding {{0,0},{2^62 - 1, 2^62 - 1}}: the padded length
+ *      overflows 64-bit integers, so a warning and the stored shape (nothing
+ *      computed out of range: the suite runs under UBSan). */
 static void test_convolution(void **state) {
     (void)state;
     static const int64_t s22[] = {2, 2}, p1111[] = {1, 1, 1, 1}, sp12[] = {1, 2}, s13[] = {1, 3},
                          p0001[] = {0, 0, 0, 1}, d12[] = {1, 2}, d21[] = {2, 1}, sp23[] = {2, 3},
-                         sp01[] = {0, 1}, one[] = {1}, p11[] = {1, 1}, sp0[] = {0};
+                         sp01[] = {0, 1}, one[] = {1}, p11[] = {1, 1}, sp0[] = {0},
+                         pbig[] = {0, 0, INT64_MAX / 2, INT64_MAX / 2};
     const tb_tensor t[] = {
         {"x", TB_FLOAT32, 4, {1, 8, 8, 4}},
         {"w1", TB_FLOAT32, 4, {3, 3, 4, 6}, zeros, 4 * 216},
@@ -142,6 +146,7 @@ static void test_convolution(void **state) {
         {"xb", TB_FLOAT32, 3, {4, 5, 6}},
         {"wb", TB_FLOAT32, 3, {3, 6, 8}, zeros, 4 * 144},
         {"c6", TB_FLOAT32, 3, {-1, -1, -1}},
+        {"c7", TB_FLOAT32, 4, {1, 4, 4, 6}},
     };
     const int codes[] = {C_HLO_CONVOLUTION};
     /* fields: strides, padding, lhs_dil, rhs_dil, reversal, in_b, in_f,
@@ -226,9 +231,33 @@ static void test_convolution(void **state) {
           ABSENT,
           {2}},
          true},
+        {0,
+         2,
+         {0, 1},
+         1,
+         {15},
+         O2_CONVOLUTION,
+         16,
+         {V(s22),
+          V(pbig),
+          ABSENT,
+          ABSENT,
+          ABSENT,
+          {0},
+          {3},
+          V(sp12),
+          {2},
+          {3},
+          V(sp01),
+          {0},
+          {3},
+          V(sp12),
+          {1},
+          {1}},
+         true},
     };
 #undef C1_OPTS
-    tb_subgraph sg = {"main", 15, t, 4, {0, 3, 6, 12}, 6, {2, 5, 8, 10, 11, 14}, 6, o};
+    tb_subgraph sg = {"main", 16, t, 4, {0, 3, 6, 12}, 7, {2, 5, 8, 10, 11, 14, 15}, 7, o};
     fl_report *r = run_sgs(&sg, 1, 1, codes);
     tg_expect_shape(r, "c1", 0, "[1,4,4,6]");
     assert_int_equal(tg_find(r, "c1")->macs.value, 3456);
@@ -252,6 +281,10 @@ static void test_convolution(void **state) {
     tg_expect_shape(r, "c6", 0, "[2,3,8]");
     assert_int_equal(tg_find(r, "c6")->macs.value, 864);
     assert_int_equal(n_warnings_about(r, "c6"), 0);
+    assert_true(fl_test_has_warning(
+        r, "tensor 'c7': the window arithmetic overflows 64-bit integers; the file's shape is used",
+        NULL));
+    tg_expect_shape(r, "c7", 0, "[1,4,4,6]");
     assert_int_equal(r->nodes_incomplete, 0);
     fl_report_free(r);
 }

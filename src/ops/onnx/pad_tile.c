@@ -112,8 +112,8 @@ static fl_status infer_pad(fl_ctx *c, fl_node *n) {
         if (afound && (st = fl__ox_norm_axis(c, n, axes[j], x->rank, "axis", &ax)) != FL_OK) {
             return st;
         }
-        if ((st = fl__op_add(c, n, dims[ax], fl_sym_const(pads[j] + pads[cnt + j]), &dims[ax])) !=
-            FL_OK) {
+        if ((st = fl__op_add(c, n, dims[ax], fl_sym_const(pads[j]), &dims[ax])) != FL_OK ||
+            (st = fl__op_add(c, n, dims[ax], fl_sym_const(pads[cnt + j]), &dims[ax])) != FL_OK) {
             return st;
         }
     }

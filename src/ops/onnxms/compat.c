@@ -111,7 +111,7 @@ static fl_status infer_expand_dims(fl_ctx *c, fl_node *n) {
     return fl__op_set_output(c, n, 0, dt, x->rank + 1, d);
 }
 
-/* Pad: its own reading, as pads may be 2-D. */
+/* Pad: ai.onnx Pad's reading, pads [1, 2r] through a 1-D view. */
 static fl_status infer_pad(fl_ctx *c, fl_node *n) {
     static const char *const modes[] = {"constant", "reflect", "edge", NULL};
     int mode;
@@ -119,8 +119,7 @@ static fl_status infer_pad(fl_ctx *c, fl_node *n) {
     if (st != FL_OK) {
         return st;
     }
-    const fl_shape *x = fl__op_in_shape(n, 0), *p = fl__op_in_shape(n, 1);
-    int dt = fl__ox_in_dtype(n, 0);
+    const fl_shape *p = fl__op_in_shape(n, 1);
     if (p->rank >= 0 && p->rank != 1 &&
         !(p->rank == 2 && fl_sym_is_known(p->dims[0]) && p->dims[0].k == 1)) {
         return fl__node_fail(c->d, FL_EINVAL, n,
@@ -132,30 +131,20 @@ static fl_status infer_pad(fl_ctx *c, fl_node *n) {
         return fl__node_fail(c->d, FL_EINVAL, n, "input 1 (pads) is %s, want int64",
                              fl__dtype_name(pdt));
     }
-    const fl_value *v = fl_op_in_value(n, 1);
-    if (x->rank < 0 || !v || !fl__value_is_concrete(v)) {
-        return fl__op_set_output_rank(c, n, 0, dt, x->rank);
+    if (p->rank != 2) {
+        return fl__ox_delegate(c, n, FL_OP_ONNX_PAD, in012, 3);
     }
-    if (v->n != 2 * (int64_t)x->rank) {
-        return fl__node_fail(c->d, FL_EINVAL, n,
-                             "input 1 (pads) has %lld values, want %d (begins and ends of %d dims)",
-                             (long long)v->n, 2 * x->rank, x->rank);
+    fl_tensor view = *fl_node_in(n, 1);
+    fl_value v1;
+    view.shape.rank = 1;
+    view.shape.dims = p->dims + 1;
+    if (view.value && view.value->rank == 2) {
+        v1 = *view.value;
+        v1.rank = 1;
+        v1.dims = v1.dims + 1;
+        view.value = &v1;
     }
-    fl_sym d[256];
-    for (int i = 0; i < x->rank; i++) {
-        int64_t b = fl__value_int(v, i).k, e = fl__value_int(v, i + x->rank).k;
-        if (b > INT64_MAX / 4 || b < -INT64_MAX / 4 || e > INT64_MAX / 4 || e < -INT64_MAX / 4) {
-            return fl__node_fail(c->d, FL_EINVAL, n, "input 1 (pads) for dim %d is out of range",
-                                 i);
-        }
-        if ((st = fl__op_add(c, n, x->dims[i], fl_sym_const(b + e), &d[i])) != FL_OK) {
-            return st;
-        }
-        if (fl_sym_is_known(d[i]) && d[i].k < 0) {
-            return fl__node_fail(c->d, FL_EINVAL, n, "input 1 (pads) crops dim %d below 0", i);
-        }
-    }
-    return fl__op_set_output(c, n, 0, dt, x->rank, d);
+    return fl__ox_delegate_view(c, n, FL_OP_ONNX_PAD, in012, 3, 1, &view);
 }
 
 /* Range without delta: start, start + 1, ... below limit (none when limit

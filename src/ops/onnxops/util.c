@@ -216,6 +216,17 @@ fl_status fl__ox_delegate(fl_ctx *c, fl_node *n, int kind, const int *idx, int n
     return st == FL_OK ? p.desc->infer(c, &p) : st;
 }
 
+fl_status fl__ox_delegate_view(fl_ctx *c, fl_node *n, int kind, const int *idx, int n_idx, int at,
+                               fl_tensor *view) {
+    fl_input ins[16];
+    fl_node p, src = {.name = n->name, .n_outputs = 1, .outputs = view};
+    fl_status st = delegate_node(c, n, kind, idx, n_idx, ins, &p);
+    if (st == FL_OK && at >= 0 && at < p.n_inputs) {
+        ins[at] = (fl_input){&src, 0};
+    }
+    return st == FL_OK ? p.desc->infer(c, &p) : st;
+}
+
 fl_status fl__ox_cost_delegate(fl_ctx *c, const fl_node *n, int kind, const int *idx, int n_idx,
                                fl_cost *out) {
     fl_input ins[16];

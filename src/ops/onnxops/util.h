@@ -60,6 +60,12 @@ fl_status fl__ox_infer_reduce(fl_ctx *c, fl_node *n);
  * one, never another input. */
 fl_status fl__ox_delegate(fl_ctx *c, fl_node *n, int kind, const int *idx, int n_idx);
 
+/* As fl__ox_delegate, the delegate's input `at` (a position in idx) read
+ * from `view` instead: a stand-in for n's input idx[at] with another shape
+ * or value (the contrib Pad's pads [1, 2r] as [2r]). */
+fl_status fl__ox_delegate_view(fl_ctx *c, fl_node *n, int kind, const int *idx, int n_idx, int at,
+                               fl_tensor *view);
+
 /* As fl__ox_delegate for the cost hook of `kind`. */
 fl_status fl__ox_cost_delegate(fl_ctx *c, const fl_node *n, int kind, const int *idx, int n_idx,
                                fl_cost *out);

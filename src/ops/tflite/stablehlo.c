@@ -280,6 +280,19 @@ static bool per_dim(fl_ctx *c, const fl_node *n, const char *name, int want, int
     return true;
 }
 
+bool fl__tfl_hlo_window(int64_t d, int64_t bdil, int64_t lo, int64_t hi, int64_t win, int64_t wdil,
+                        int64_t s, int64_t *out) {
+    int64_t p = 0, w, r;
+    if ((d > 0 && (__builtin_mul_overflow(d - 1, bdil, &p) || __builtin_add_overflow(p, 1, &p))) ||
+        __builtin_add_overflow(p, lo, &p) || __builtin_add_overflow(p, hi, &p) ||
+        __builtin_mul_overflow(win - 1, wdil, &w) || __builtin_add_overflow(w, 1, &w) ||
+        (p >= w && __builtin_sub_overflow(p, w, &r))) {
+        return false;
+    }
+    *out = p == 0 || p < w ? 0 : r / s + 1;
+    return true;
+}
+
 /* REDUCE_WINDOW: operand `p`'s windowed dims (the header's rule). */
 static fl_status infer_reduce_window(fl_ctx *c, fl_node *n, int p, fl_sym *dims, int *rank) {
     const fl_shape *x = fl__tfl_in_shape(n, p);
@@ -305,9 +318,16 @@ static fl_status infer_reduce_window(fl_ctx *c, fl_node *n, int p, fl_sym *dims,
             dims[i] = fl_sym_unknown();
             continue;
         }
-        int64_t padded = d.k ? (d.k - 1) * bdil[i] + 1 + pad[2 * i] + pad[2 * i + 1] : 0;
-        int64_t w = (win[i] - 1) * wdil[i] + 1;
-        dims[i] = fl_sym_const(padded >= w ? (padded - w) / str[i] + 1 : 0);
+        int64_t len;
+        if (!fl__tfl_hlo_window(d.k, bdil[i], pad[2 * i], pad[2 * i + 1], win[i], wdil[i], str[i],
+                                &len)) {
+            fl__node_warn(c->d, n,
+                          "tensor '%s': the window of dim %d overflows 64-bit integers; the "
+                          "file's shape is used",
+                          n->name, i);
+            return FL_ENOTFOUND;
+        }
+        dims[i] = fl_sym_const(len);
     }
     *rank = r;
     return FL_OK;

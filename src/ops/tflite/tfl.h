@@ -55,6 +55,13 @@ bool fl__tfl_hlo_ints(fl_ctx *c, const fl_node *n, const char *name, int want, c
 bool fl__tfl_hlo_dim_ok(fl_ctx *c, const fl_node *n, const char *name, int64_t d, int rank);
 bool fl__tfl_hlo_per_dim(fl_ctx *c, const fl_node *n, const char *name, int want, int64_t dflt,
                          int64_t *out);
+/* StableHLO's window count along one dim (convolution, reduce_window): the
+ * operand length d dilated by bdil ((d - 1) * bdil + 1; 0 stays 0), padded
+ * by lo and hi, under a window of win dilated by wdil, at stride s (>= 1):
+ * (padded - dilated window) / s + 1, or 0 when the window does not fit.
+ * False when a term overflows 64-bit integers. */
+bool fl__tfl_hlo_window(int64_t d, int64_t bdil, int64_t lo, int64_t hi, int64_t win, int64_t wdil,
+                        int64_t s, int64_t *out);
 /* One application of n's body subgraph (attr _body_nodes, set by the
  * importer for REDUCE, REDUCE_WINDOW, SCATTER and SORT): the sum of its
  * nodes' FLOPs, MACs and int ops; false when n has no body. */
