@@ -429,6 +429,82 @@ static void test_dq_lstm(void **state) {
     oc_expect_error(m, "node 'q' (DynamicQuantizeLSTM): input 1 (W) [dirs, input, 4 * hidden]");
 }
 
+/* ConvTransposeWithDynamicPads: ConvTranspose with pads from input 2.
+ * x [1,2,5,5], W [2,3,3,3], B [3], strides 2, output_padding (1,0):
+ *   Pads (1,0, 1,2): H (5-1)*2 + 1 + 3 - 1 - 1 = 10, W 8 + 0 + 3 - 0 - 2 = 9:
+ *     [1,3,10,9]; MACs E(x) 50 * 3 * 9 = 1350, FLOPs 2 * 1350 + bias 270 =
+ *     2970;
+ *   Pads absent: [1,3,12,11], FLOPs 2700 + 396 = 3096;
+ *   Pads a graph input (values unknown): [1,3,?,?], counts incomplete.
+ * Bad: Pads of 3 values, a negative pad, int32 Pads, attr pads. */
+static void test_conv_transpose_dyn_pads(void **state) {
+    (void)state;
+    ob_model *m = oc_ms_model();
+    ob_input(m, "x", OB_FLOAT, 4, (int64_t[]){1, 2, 5, 5}, NULL);
+    ob_init_f(m, "w", 4, (int64_t[]){2, 3, 3, 3}, false);
+    ob_init_f(m, "b", 1, (int64_t[]){3}, false);
+    ob_init_i64(m, "p", 1, (int64_t[]){4}, (int64_t[]){1, 0, 1, 2});
+    ob_input(m, "pin", OB_INT64, 1, (int64_t[]){4}, NULL);
+    static const char *const ins[] = {"x,w,p,b", "x,w,,b", "x,w,pin,b"};
+    for (int i = 0; i < 3; i++) {
+        char name[8], out[8];
+        snprintf(name, sizeof name, "ct%d", i + 1);
+        snprintf(out, sizeof out, "y%d", i + 1);
+        Onnx__NodeProto *n = oc_ms_node(m, "ConvTransposeWithDynamicPads", name, ins[i], out);
+        ob_attr_ints(m, n, "strides", 2, (int64_t[]){2, 2});
+        ob_attr_ints(m, n, "output_padding", 2, (int64_t[]){1, 0});
+    }
+    ob_outputs(m, "y", 3);
+    fl_report *r = oc_run(m, FL_OK);
+    assert_int_equal(r->n_unknown_ops, 0);
+    const fl_report_node *a = oc_node(r, "ct1");
+    assert_string_equal(a->outputs[0].shape, "[1,3,10,9]");
+    oc_assert_cost(a, 2970, 1350);
+    a = oc_node(r, "ct2");
+    assert_string_equal(a->outputs[0].shape, "[1,3,12,11]");
+    oc_assert_cost(a, 3096, 1350);
+    a = oc_node(r, "ct3");
+    assert_string_equal(a->outputs[0].shape, "[1,3,?,?]");
+    assert_true(a->incomplete); /* the bias's count needs the output's dims */
+    fl_report_free(r);
+    ob_free(m);
+
+    static const struct {
+        const char *pads_name;
+        int64_t n, v0;
+        const char *attr, *err;
+    } bad[] = {
+        {"p", 3, 1, NULL,
+         "input 2 (Pads) has 3 values, want 4 (begins and ends of the spatial dims of X [N, C, "
+         "...] of rank 4)"},
+        {"p", 4, -1, NULL, "input 2 (Pads) value 0 is -1 (0 .. 2^31 - 1)"},
+        {"p32", 4, 1, NULL, "input 2 (Pads) is int32, want int64"},
+        {"p", 4, 1, "pads",
+         "attr 'pads' is not one of ConvTransposeWithDynamicPads' (pads come from input 2)"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        m = oc_ms_model();
+        ob_input(m, "x", OB_FLOAT, 4, (int64_t[]){1, 2, 5, 5}, NULL);
+        ob_init_f(m, "w", 4, (int64_t[]){2, 3, 3, 3}, false);
+        int64_t v[4] = {bad[i].v0, 0, 1, 2};
+        if (bad[i].pads_name[1]) {
+            ob_init_raw(m, "p32", OB_INT32, 1, (int64_t[]){4}, (int32_t[]){1, 0, 1, 2}, 16);
+        } else {
+            ob_init_i64(m, "p", 1, (int64_t[]){bad[i].n}, v);
+        }
+        char in[16];
+        snprintf(in, sizeof in, "x,w,%s", bad[i].pads_name);
+        Onnx__NodeProto *n = oc_ms_node(m, "ConvTransposeWithDynamicPads", "ct", in, "y");
+        if (bad[i].attr) {
+            ob_attr_ints(m, n, bad[i].attr, 4, (int64_t[]){0, 0, 0, 0});
+        }
+        ob_output(m, "y");
+        char want[256];
+        snprintf(want, sizeof want, "node 'ct' (ConvTransposeWithDynamicPads): %s", bad[i].err);
+        oc_expect_error(m, want);
+    }
+}
+
 /* m fails with FL_EOVERFLOW and error `want`. */
 static void expect_overflow(ob_model *m, const char *want) {
     fl_report *r = oc_run(m, FL_EOVERFLOW);
@@ -552,7 +628,7 @@ int main(void) {
         cmocka_unit_test(test_symbolic),  cmocka_unit_test(test_bad),
         cmocka_unit_test(test_bnb4_bad),  cmocka_unit_test(test_integer_and_pool),
         cmocka_unit_test(test_qembed_ln), cmocka_unit_test(test_dq_lstm),
-        cmocka_unit_test(test_extremes),
+        cmocka_unit_test(test_extremes),  cmocka_unit_test(test_conv_transpose_dyn_pads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

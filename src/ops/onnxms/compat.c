@@ -2,8 +2,8 @@
  * compat.c - ONNX Runtime contrib operators (domain com.microsoft) that are
  * older forms of ai.onnx operators, kept so models exported before the
  * standard op existed still load: ExpandDims, GatherND, GridSample, Pad,
- * Range, Trilu, Unique, TransposeMatMul (FusedMatMul's former name) and
- * MaxpoolWithMask.
+ * Range, Trilu, Unique, TransposeMatMul (FusedMatMul's former name),
+ * MaxpoolWithMask and ConvTransposeWithDynamicPads.
  * Each reads as the ai.onnx operator it became, through that operator's
  * hooks, except where the contrib schema differs:
  *
@@ -26,10 +26,16 @@
  *   MaxpoolWithMask(X, M)            MaxPool of X (attrs kernel_shape,
  *                         pads, strides, auto_pad), Y only; M (int32)
  *                         masks which inputs may win
+ *   ConvTransposeWithDynamicPads(X, W, Pads?, B?)   ConvTranspose (attrs
+ *                         kernel_shape, output_padding, dilations, strides,
+ *                         auto_pad, group; no output_shape) of X, W and B,
+ *                         its pads read from input Pads: int64 [2 * spatial
+ *                         dims], begins then ends, each >= 0; absent: none;
+ *                         of unknown value: the spatial dims unknown
  *
  * FLOP rules: those of the ai.onnx operator (all data movement, 0, but
- * GridSample's interpolation, TransposeMatMul's 2 * MACs and MaxpoolWithMask's
- * MaxPool comparisons).
+ * GridSample's interpolation, TransposeMatMul's 2 * MACs, MaxpoolWithMask's
+ * MaxPool comparisons and ConvTranspose's MACs and bias).
  */
 #include "ops/array/array.h"
 #include "ops/onnxops/util.h"
@@ -213,6 +219,82 @@ static fl_status infer_transpose_matmul(fl_ctx *c, fl_node *n) {
     return fl__ox_delegate(c, n, FL_OP_ONNX_MS_FUSED_MATMUL, in01, 2);
 }
 
+static const int ct_idx[] = {0, 1, 3}; /* X, W, B */
+
+/* ConvTransposeWithDynamicPads: ai.onnx ConvTranspose on a stand-in of n
+ * whose attr pads holds input Pads' values. */
+static fl_status infer_ct_dyn_pads(fl_ctx *c, fl_node *n) {
+    const fl_shape *x = fl__op_in_shape(n, 0), *ps = fl__op_in_shape(n, 2);
+    if (fl__ox_absent(n, 2)) {
+        return fl__ox_delegate(c, n, FL_OP_ONNX_CONV_TRANSPOSE, ct_idx, 3);
+    }
+    int pdt = fl__ox_in_dtype(n, 2);
+    if (pdt != FL_DT_INVALID && pdt != FL_DT_INT64) {
+        return fl__node_fail(c->d, FL_EINVAL, n, "input 2 (Pads) is %s, want int64",
+                             fl__dtype_name(pdt));
+    }
+    if (ps->rank >= 0 && ps->rank != 1) {
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "input 2 (Pads) has rank %d, want 1 ([2 * spatial dims])", ps->rank);
+    }
+    if (n->n_attrs > 64) {
+        return fl__node_fail(c->d, FL_EINVAL, n, "%d attrs, over 64", n->n_attrs);
+    }
+    if (fl__node_attr(n, "output_shape") || fl__node_attr(n, "pads")) {
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "attr '%s' is not one of ConvTransposeWithDynamicPads' (pads come "
+                             "from input 2)",
+                             fl__node_attr(n, "pads") ? "pads" : "output_shape");
+    }
+    const fl_value *v = fl_op_in_value(n, 2);
+    fl_node stand = *n;
+    fl_attr attrs[65];
+    int64_t pads[2 * 16];
+    if (x->rank >= 0 && v && fl__value_is_concrete(v)) {
+        int ns = x->rank - 2;
+        if (ns < 1 || ns > 16 || v->n != 2 * (int64_t)ns) {
+            return fl__node_fail(c->d, FL_EINVAL, n,
+                                 "input 2 (Pads) has %lld values, want %d (begins and ends of the "
+                                 "spatial dims of X [N, C, ...] of rank %d)",
+                                 (long long)v->n, 2 * (ns > 0 ? ns : 0), x->rank);
+        }
+        for (int i = 0; i < 2 * ns; i++) {
+            fl_sym s = fl__value_int(v, i);
+            if (!fl_sym_is_known(s) || s.k < 0 || s.k > INT32_MAX) {
+                return fl__node_fail(c->d, FL_EINVAL, n,
+                                     "input 2 (Pads) value %d is %s%lld (0 .. 2^31 - 1)", i,
+                                     fl_sym_is_known(s) ? "" : "unknown ",
+                                     (long long)(fl_sym_is_known(s) ? s.k : 0));
+            }
+            pads[i] = s.k;
+        }
+        attrs[0] = (fl_attr){.name = "pads",
+                             .kind = FL_ATTR_LIST,
+                             .list_kind = FL_ATTR_I,
+                             .n = (size_t)(2 * ns),
+                             .v.list.i = pads};
+        memcpy(attrs + 1, n->attrs, (size_t)n->n_attrs * sizeof(fl_attr));
+        stand.attrs = attrs;
+        stand.n_attrs = n->n_attrs + 1;
+        return fl__ox_delegate(c, &stand, FL_OP_ONNX_CONV_TRANSPOSE, ct_idx, 3);
+    }
+    /* Pads' values unknown: N and the channels as ConvTranspose gives them. */
+    fl_status st = fl__ox_delegate(c, n, FL_OP_ONNX_CONV_TRANSPOSE, ct_idx, 3);
+    const fl_shape *y = &n->outputs[0].shape;
+    if (st != FL_OK || y->rank < 3 || y->rank > 18) {
+        return st;
+    }
+    fl_sym d[18] = {y->dims[0], y->dims[1]};
+    for (int i = 2; i < y->rank; i++) {
+        d[i] = fl_sym_unknown();
+    }
+    return fl__op_set_output(c, n, 0, n->outputs[0].dtype, y->rank, d);
+}
+
+static fl_status cost_ct_dyn_pads(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    return fl__ox_cost_delegate(c, n, FL_OP_ONNX_CONV_TRANSPOSE, ct_idx, 3, out);
+}
+
 /* Hook sets and descriptors (their rows: onnxms/compat.def) */
 #define HOOKS_standard    .infer = infer_standard, .cost = cost_standard
 #define HOOKS_expand_dims .infer = infer_expand_dims, .cost = fl__op_cost_zero
@@ -220,6 +302,7 @@ static fl_status infer_transpose_matmul(fl_ctx *c, fl_node *n) {
 #define HOOKS_ms_pad      .infer = infer_pad, .cost = fl__op_cost_zero
 #define HOOKS_ms_unique   .infer = infer_unique, .cost = cost_standard
 #define HOOKS_tmatmul     .infer = infer_transpose_matmul, .cost = cost_standard
+#define HOOKS_ct_dyn_pads .infer = infer_ct_dyn_pads, .cost = cost_ct_dyn_pads
 
 #define FL_OP FL_OP_DESC
 #include "ops/onnxms/compat.def"

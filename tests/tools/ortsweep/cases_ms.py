@@ -587,6 +587,12 @@ case("ms_rsumint_keep", "ReduceSumInteger", [x("a", [2, 3, 4], U8)], [("y", I32)
 case("ms_rsumint_nokeep", "ReduceSumInteger", [x("a", [2, 3, 4], I8)], [("y", I32)], dict(axes=[0, 2], keepdims=0))
 case("ms_maxpool_mask", "MaxpoolWithMask", [x("x", [1, 2, 6, 6]), x("m", [1, 2, 6, 6], I32, [1] * 72)], [("y", F)],
      dict(kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]))
+case("ms_convt_dynpads", "ConvTransposeWithDynamicPads",
+     [x("x", [1, 2, 5, 5]), kf("w", [2, 3, 3, 3]), ki("p", [4], [1, 0, 1, 2], I64), kf("b", [3])], [("y", F)],
+     dict(strides=[2, 2], output_padding=[1, 0]))
+case("ms_convt_dynpads_g2", "ConvTransposeWithDynamicPads",
+     [x("x", [2, 4, 3, 6]), kf("w", [4, 1, 2, 3]), ki("p", [4], [0, 2, 1, 0], I64)], [("y", F)],
+     dict(group=2, dilations=[2, 1]))
 case("ms_ngram_block", "NGramRepeatBlock", [x("ids", [2, 5], I64, [1, 2, 1, 2, 1, 3, 3, 3, 4, 3]), x("sc", [2, 6])],
      [("y", F)], dict(ngram_size=2))
 
