@@ -1366,6 +1366,172 @@ static void test_batch_norm_stats_dtype(void **state) {
     }
 }
 
+/* m fails with FL_EOVERFLOW and exactly the error `want`. */
+static void expect_overflow(ob_model *m, const char *want) {
+    fl_report *r = oc_run(m, FL_EOVERFLOW);
+    assert_string_equal(r->error, want);
+    fl_report_free(r);
+    ob_free(m);
+}
+
+/* Attribute values from a model near the int64 limits, where a rule's own
+ * arithmetic would overflow (the suite also runs under UBSan): ConvTranspose
+ * with dilation 2^62 ((k - 1) * dilation), MaxPool with ceil_mode over a
+ * dim of 2^62 with a pad of 2^62 of uint8 (exact: 2^59 windows of stride 16), Slice with steps
+ * INT64_MAX and INT64_MIN (computed exactly: one element each), Attention and PackedAttention whose
+ * qkv_hidden_sizes sum past INT64_MAX, PackedMultiHeadAttention with num_heads 2^62 over packed QKV
+ * of head size 8 (head size * num_heads), DepthToSpace with blocksize 2^32 (blocksize * blocksize),
+ * LRN with size INT64_MAX (2 * size + 3 FLOPs per element), LongformerAttention with window
+ * INT64_MAX (2 * window), SparseAttention with num_heads and kv_num_heads 2^62 (packed: num_heads +
+ * 2 * kv_num_heads; unpacked over an unknown hidden size: head size * num_heads), MatMulNBits with
+ * K INT64_MAX (ceil(K / block_size) computed exactly: B's dim 1 then mismatches) and with
+ * block_size 2^62 (block_size * bits). */
+static void test_overflow_attrs(void **state) {
+    (void)state;
+    ob_model *m = ob_new(17);
+    Onnx__NodeProto *n;
+    ob_input(m, "x", OB_FLOAT, 4, (int64_t[]){1, 4, 5, 5}, NULL);
+    ob_init_f(m, "w", 4, (int64_t[]){4, 2, 3, 3}, false);
+    ob_attr_ints(m, ob_node(m, "ConvTranspose", "ct", "x,w", "y"), "dilations", 2,
+                 (int64_t[]){INT64_MAX / 2 + 1, 1});
+    ob_output(m, "y");
+    expect_overflow(m, "node 'ct' (ConvTranspose): spatial dim 0: kernel 3, dilation "
+                       "4611686018427387904, output_padding 0, pads 0 and 0 overflow 64-bit "
+                       "integers");
+
+    m = ob_new(13); /* ceil_mode's last-window test: (r - 1) * s and in + pad pass INT64_MAX */
+    ob_input(m, "x", 2 /* uint8 */, 3, (int64_t[]){1, 1, (int64_t)1 << 62}, NULL);
+    n = ob_node(m, "MaxPool", "mp", "x", "y");
+    ob_attr_ints(m, n, "kernel_shape", 1, (int64_t[]){2});
+    ob_attr_ints(m, n, "strides", 1, (int64_t[]){16});
+    ob_attr_ints(m, n, "pads", 2, (int64_t[]){(int64_t)1 << 62, 0});
+    ob_attr_i(m, n, "ceil_mode", 1);
+    ob_output(m, "y");
+    fl_report *r = oc_run(m, FL_OK);
+    assert_string_equal(oc_node(r, "mp")->outputs[0].shape, "[1,1,576460752303423488]");
+    fl_report_free(r);
+    ob_free(m);
+
+    m = ob_new(13);
+    ob_input(m, "x", OB_FLOAT, 1, (int64_t[]){10}, NULL);
+    ob_init_i64(m, "s0", 1, (int64_t[]){1}, (int64_t[]){0});
+    ob_init_i64(m, "e0", 1, (int64_t[]){1}, (int64_t[]){10});
+    ob_init_i64(m, "st0", 1, (int64_t[]){1}, (int64_t[]){INT64_MAX});
+    ob_init_i64(m, "s1", 1, (int64_t[]){1}, (int64_t[]){9});
+    ob_init_i64(m, "e1", 1, (int64_t[]){1}, (int64_t[]){INT64_MIN});
+    ob_init_i64(m, "st1", 1, (int64_t[]){1}, (int64_t[]){INT64_MIN});
+    ob_init_i64(m, "ax", 1, (int64_t[]){1}, (int64_t[]){0});
+    ob_node(m, "Slice", "up", "x,s0,e0,ax,st0", "y1");
+    ob_node(m, "Slice", "down", "x,s1,e1,ax,st1", "y2");
+    ob_outputs(m, "y", 2);
+    r = oc_run(m, FL_OK);
+    assert_string_equal(oc_node(r, "up")->outputs[0].shape, "[1]");
+    assert_string_equal(oc_node(r, "down")->outputs[0].shape, "[1]");
+    fl_report_free(r);
+    ob_free(m);
+
+    static const int64_t sizes[] = {INT64_MAX / 2, INT64_MAX / 2, 2};
+    m = oc_ms_model();
+    ob_input(m, "x", OB_FLOAT, 3, (int64_t[]){2, 4, 8}, NULL);
+    ob_init_f(m, "w", 2, (int64_t[]){8, 24}, false);
+    n = oc_ms_node(m, "Attention", "att", "x,w", "y");
+    ob_attr_i(m, n, "num_heads", 2);
+    ob_attr_ints(m, n, "qkv_hidden_sizes", 3, sizes);
+    ob_output(m, "y");
+    expect_overflow(m, "node 'att' (Attention): attr 'qkv_hidden_sizes' (4611686018427387903, "
+                       "4611686018427387903, 2) sums past 64-bit integers");
+
+    m = oc_ms_model();
+    ob_input(m, "x", OB_FLOAT, 2, (int64_t[]){7, 16}, NULL);
+    ob_init_f(m, "w", 2, (int64_t[]){16, 48}, false);
+    ob_init_f(m, "b", 1, (int64_t[]){48}, false);
+    ob_input(m, "off", OB_INT32, 2, (int64_t[]){3, 4}, NULL);
+    ob_input(m, "cum", OB_INT32, 1, (int64_t[]){4}, NULL);
+    n = oc_ms_node(m, "PackedAttention", "pa", "x,w,b,off,cum", "y");
+    ob_attr_i(m, n, "num_heads", 2);
+    ob_attr_ints(m, n, "qkv_hidden_sizes", 3, sizes);
+    ob_output(m, "y");
+    expect_overflow(m, "node 'pa' (PackedAttention): attr 'qkv_hidden_sizes' "
+                       "(4611686018427387903, 4611686018427387903, 2) sums past 64-bit integers");
+
+    m = oc_ms_model();
+    ob_input(m, "qkv", OB_FLOAT, 4, (int64_t[]){7, -1, 3, 8},
+             (const char *[]){NULL, "nh", NULL, NULL});
+    ob_input(m, "off", OB_INT32, 2, (int64_t[]){3, 4}, NULL);
+    ob_input(m, "cum", OB_INT32, 1, (int64_t[]){4}, NULL);
+    ob_attr_i(m, oc_ms_node(m, "PackedMultiHeadAttention", "pm", "qkv,,,,off,cum", "y"),
+              "num_heads", (int64_t)1 << 62);
+    ob_output(m, "y");
+    expect_overflow(m, "node 'pm' (PackedMultiHeadAttention): product overflows 64-bit integers");
+
+    m = ob_new(13);
+    ob_input(m, "x", OB_FLOAT, 4, (int64_t[]){1, 16, 4, 4}, NULL);
+    ob_attr_i(m, ob_node(m, "DepthToSpace", "d2s", "x", "y"), "blocksize", (int64_t)1 << 32);
+    ob_output(m, "y");
+    expect_overflow(m, "node 'd2s' (DepthToSpace): attr 'blocksize' is 4294967296: blocksize * "
+                       "blocksize overflows 64-bit integers");
+
+    m = ob_new(13);
+    ob_input(m, "x", OB_FLOAT, 4, (int64_t[]){1, 3, 4, 4}, NULL);
+    ob_attr_i(m, ob_node(m, "LRN", "lrn", "x", "y"), "size", INT64_MAX);
+    ob_output(m, "y");
+    expect_overflow(m, "node 'lrn' (LRN): attr 'size' is 9223372036854775807: 2 * size + 3 "
+                       "overflows 64-bit integers");
+
+    for (int i = 0; i < 2; i++) {
+        m = oc_ms_model();
+        ob_input(m, "q", OB_FLOAT, 3, (int64_t[]){1, 4, i ? -1 : 32},
+                 i ? (const char *[]){NULL, NULL, "h"} : NULL);
+        ob_input(m, "pk", OB_FLOAT, 4, (int64_t[]){1, 2, 64, 8}, NULL);
+        ob_input(m, "row", OB_INT32, 2, (int64_t[]){1, 5}, NULL);
+        ob_input(m, "col", OB_INT32, 2, (int64_t[]){1, 9}, NULL);
+        ob_init_raw(m, "t", OB_INT32, 0, NULL, (int32_t[]){4}, sizeof(int32_t));
+        ob_input(m, "klen", OB_INT32, 1, (int64_t[]){1}, NULL);
+        n = oc_ms_node(m, "SparseAttention", "sa",
+                       i ? "q,q,q,pk,pk,row,col,t,klen" : "q,,,pk,pk,row,col,t,klen", "y,prk,prv");
+        ob_attr_i(m, n, "num_heads", (int64_t)1 << 62);
+        ob_attr_i(m, n, "kv_num_heads", (int64_t)1 << 62);
+        ob_attr_i(m, n, "sparse_block_size", 16);
+        ob_output(m, "y");
+        expect_overflow(
+            m, i ? "node 'sa' (SparseAttention): product overflows 64-bit integers"
+                 : "node 'sa' (SparseAttention): attrs 'num_heads' 4611686018427387904 and "
+                   "'kv_num_heads' 4611686018427387904: num_heads + 2 * kv_num_heads "
+                   "overflows 64-bit integers");
+    }
+
+    m = oc_ms_model();
+    ob_input(m, "x", OB_FLOAT, 3, (int64_t[]){1, 8, 4}, NULL);
+    ob_input(m, "w", OB_FLOAT, 2, (int64_t[]){4, 12}, NULL);
+    ob_init_f(m, "b", 1, (int64_t[]){12}, false);
+    ob_input(m, "mask", OB_FLOAT, 2, (int64_t[]){1, 8}, NULL);
+    ob_input(m, "g", OB_INT32, 2, (int64_t[]){1, 8}, NULL);
+    n = oc_ms_node(m, "LongformerAttention", "lf", "x,w,b,mask,w,b,g", "y");
+    ob_attr_i(m, n, "num_heads", 2);
+    ob_attr_i(m, n, "window", INT64_MAX);
+    ob_output(m, "y");
+    expect_overflow(m, "node 'lf' (LongformerAttention): attr 'window' is 9223372036854775807: 2 "
+                       "* window overflows 64-bit integers");
+
+    for (int i = 0; i < 2; i++) {
+        m = oc_ms_model();
+        ob_input(m, "a", OB_FLOAT, 2, (int64_t[]){3, -1}, (const char *[]){NULL, "k"});
+        ob_input(m, "b", 2, 3, (int64_t[]){32, 2, 16}, NULL);
+        ob_init_f(m, "sc", 1, (int64_t[]){64}, false);
+        n = oc_ms_node(m, "MatMulNBits", "nb", "a,b,sc", "y");
+        ob_attr_i(m, n, "K", i ? 64 : INT64_MAX);
+        ob_attr_i(m, n, "N", 32);
+        ob_attr_i(m, n, "block_size", i ? (int64_t)1 << 62 : 16);
+        ob_output(m, "y");
+        if (i) {
+            expect_overflow(m, "node 'nb' (MatMulNBits): attr 'block_size' is "
+                               "4611686018427387904: block_size * bits overflows 64-bit integers");
+        } else {
+            oc_expect_error(m, "node 'nb' (MatMulNBits): input 1 (B)");
+        }
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_conv_transpose),
@@ -1399,6 +1565,7 @@ int main(void) {
         cmocka_unit_test(test_bad_attrs),
         cmocka_unit_test(test_unknown_domain_and_opset),
         cmocka_unit_test(test_opset25_dtypes),
+        cmocka_unit_test(test_overflow_attrs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -104,7 +104,10 @@ static fl_status window_dim(fl_ctx *c, const fl_node *n, const window *w, int i,
         (st = fl__op_add(c, n, r, fl_sym_const(1), &r)) != FL_OK) {
         return st;
     }
-    if (fl_sym_is_known(r) && fl_sym_is_known(in) && (r.k - 1) * w->s[i] >= in.k + w->lo[i]) {
+    /* In uint64: in and pads are >= 0, and (r - 1) * s < in + pads - eff + s
+     * fits, while either side may pass INT64_MAX. */
+    if (fl_sym_is_known(r) && fl_sym_is_known(in) && r.k >= 1 &&
+        (uint64_t)(r.k - 1) * (uint64_t)w->s[i] >= (uint64_t)in.k + (uint64_t)w->lo[i]) {
         r.k--;
     }
     *out = r;

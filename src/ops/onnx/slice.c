@@ -144,11 +144,14 @@ static fl_status slice_plan_of(fl_ctx *c, const fl_node *n, slice_plan *p, bool 
             if (step > 0) {
                 sv = clamp64(sv, 0, d);
                 ev = clamp64(ev, 0, d);
-                len = ev > sv ? (ev - sv + step - 1) / step : 0;
+                /* ceil((ev - sv) / step), not overflowing for a step near INT64_MAX */
+                len = ev > sv ? (ev - sv - 1) / step + 1 : 0;
             } else {
                 sv = clamp64(sv, -1, d - 1);
                 ev = clamp64(ev, -1, d - 1);
-                len = sv > ev ? (sv - ev + (-step) - 1) / (-step) : 0;
+                /* ceil((sv - ev) / -step); -step overflows for INT64_MIN, and C
+                 * division truncates: (sv - ev - 1) / step is -floor((sv - ev - 1) / -step) */
+                len = sv > ev ? 1 - (sv - ev - 1) / step : 0;
             }
             p->len[ax] = fl_sym_const(len);
             p->start[ax] = sv;

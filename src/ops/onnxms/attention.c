@@ -111,7 +111,14 @@ static fl_status att_read(fl_ctx *c, const fl_node *n, att_dims *a) {
             return fl__node_fail(c->d, FL_EINVAL, n,
                                  "attr 'qkv_hidden_sizes' must be three positive ints");
         }
-        int64_t sum = sizes[0] + sizes[1] + sizes[2];
+        int64_t sum;
+        if (__builtin_add_overflow(sizes[0], sizes[1], &sum) ||
+            __builtin_add_overflow(sum, sizes[2], &sum)) {
+            return fl__node_fail(c->d, FL_EOVERFLOW, n,
+                                 "attr 'qkv_hidden_sizes' (%lld, %lld, %lld) sums past 64-bit "
+                                 "integers",
+                                 (long long)sizes[0], (long long)sizes[1], (long long)sizes[2]);
+        }
         if (fl_sym_is_known(wcols) && wcols.k != sum) {
             return fl__node_fail(c->d, FL_EINVAL, n,
                                  "attr 'qkv_hidden_sizes' sums to %lld, input 1 (weights) has "

@@ -142,6 +142,11 @@ static fl_status lf_read(fl_ctx *c, const fl_node *n, lf_dims *a) {
                              "'num_heads' %lld",
                              (long long)a->h.k, (long long)a->heads);
     }
+    if (a->window > INT64_MAX / 2) {
+        return fl__node_fail(c->d, FL_EOVERFLOW, n,
+                             "attr 'window' is %lld: 2 * window overflows 64-bit integers",
+                             (long long)a->window);
+    }
     if (fl_sym_is_known(a->s) && a->s.k % (2 * a->window) != 0) {
         return fl__node_fail(c->d, FL_EINVAL, n,
                              "input 0 (input)'s sequence length %lld is not a multiple of 2 * "

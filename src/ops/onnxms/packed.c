@@ -94,11 +94,18 @@ static fl_status pa_sizes(fl_ctx *c, const fl_node *n, pk_dims *a) {
         return fl__node_fail(c->d, FL_EINVAL, n,
                              "attr 'qkv_hidden_sizes' must be three positive ints");
     }
-    if (fl_sym_is_known(cols) && cols.k != v[0] + v[1] + v[2]) {
+    int64_t sum;
+    if (__builtin_add_overflow(v[0], v[1], &sum) || __builtin_add_overflow(sum, v[2], &sum)) {
+        return fl__node_fail(c->d, FL_EOVERFLOW, n,
+                             "attr 'qkv_hidden_sizes' (%lld, %lld, %lld) sums past 64-bit "
+                             "integers",
+                             (long long)v[0], (long long)v[1], (long long)v[2]);
+    }
+    if (fl_sym_is_known(cols) && cols.k != sum) {
         return fl__node_fail(c->d, FL_EINVAL, n,
                              "attr 'qkv_hidden_sizes' sums to %lld, input 1 (weights) has %lld "
                              "columns",
-                             (long long)(v[0] + v[1] + v[2]), (long long)cols.k);
+                             (long long)sum, (long long)cols.k);
     }
     a->hq = fl_sym_const(v[0]);
     a->hk = fl_sym_const(v[1]);
@@ -122,9 +129,10 @@ static fl_status pmha_sizes(fl_ctx *c, const fl_node *n, pk_dims *a) {
                                  "size)",
                                  (long long)a->heads);
         }
-        a->hq = a->hk = a->hv =
-            fl_sym_is_known(hd) ? fl_sym_const(hd.k * a->heads) : fl_sym_unknown();
-        return FL_OK;
+        fl_sym h = fl_sym_unknown();
+        fl_status st = fl_sym_is_known(hd) ? fl__op_scale(c, n, hd, a->heads, &h) : FL_OK;
+        a->hq = a->hk = a->hv = h;
+        return st;
     }
     fl_status st = need_rank(c, n, 0, "query", 2);
     if (st == FL_OK && q->rank == 2 && (fl__ox_absent(n, 1) || fl__ox_absent(n, 2))) {

@@ -96,6 +96,12 @@ static fl_status nbits_read(fl_ctx *c, const fl_node *n, nbits_attrs *a) {
                              "attr 'block_size' is %lld, want a power of two >= 16",
                              (long long)a->block);
     }
+    if (a->block > INT64_MAX / 8) { /* the blob's block_size * bits / 8 bytes */
+        return fl__node_fail(c->d, FL_EOVERFLOW, n,
+                             "attr 'block_size' is %lld: block_size * bits overflows 64-bit "
+                             "integers",
+                             (long long)a->block);
+    }
     return FL_OK;
 }
 
@@ -140,7 +146,8 @@ static fl_status infer_matmul_nbits(fl_ctx *c, fl_node *n) {
         return st;
     }
     if (b->rank >= 0) {
-        int64_t want[3] = {a.n, (a.k + a.block - 1) / a.block, a.block * a.bits / 8};
+        int64_t want[3] = {a.n, (a.k - 1) / a.block + 1 /* ceil(K / block), K > 0 */,
+                           a.block * a.bits / 8};
         if (b->rank != 3) {
             return fl__node_fail(c->d, FL_EINVAL, n,
                                  "input 1 (B) has rank %d, want 3 (N, k_blocks, blob_size)",

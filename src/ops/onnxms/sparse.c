@@ -77,7 +77,14 @@ static fl_status sp_read(fl_ctx *c, const fl_node *n, sp_dims *a) {
     a->d = fl__shape_dim(pk, 3);
     fl_sym h = fl__shape_dim(q, 2);
     bool packed = fl__ox_absent(n, 1) && fl__ox_absent(n, 2);
-    int64_t parts = packed ? a->heads + 2 * a->kv_heads : a->heads;
+    int64_t parts = a->heads;
+    if (packed && (__builtin_mul_overflow(a->kv_heads, 2, &parts) ||
+                   __builtin_add_overflow(parts, a->heads, &parts))) {
+        return fl__node_fail(c->d, FL_EOVERFLOW, n,
+                             "attrs 'num_heads' %lld and 'kv_num_heads' %lld: num_heads + 2 * "
+                             "kv_num_heads overflows 64-bit integers",
+                             (long long)a->heads, (long long)a->kv_heads);
+    }
     if (fl_sym_is_known(h) && h.k % parts != 0) {
         return fl__node_fail(c->d, FL_EINVAL, n,
                              "input 0 (query)'s hidden size %lld is not a multiple of %lld heads",
@@ -85,7 +92,7 @@ static fl_status sp_read(fl_ctx *c, const fl_node *n, sp_dims *a) {
     }
     if (!fl_sym_is_known(a->d) && fl_sym_is_known(h)) {
         a->d = fl_sym_const(h.k / parts);
-    } else if (fl_sym_is_known(a->d) && fl_sym_is_known(h) && h.k != parts * a->d.k) {
+    } else if (fl_sym_is_known(a->d) && fl_sym_is_known(h) && h.k / parts != a->d.k) {
         return fl__node_fail(c->d, FL_EINVAL, n,
                              "input 0 (query)'s hidden size %lld is not %lld heads of input 3 "
                              "(past_key)'s head size %lld",
@@ -101,7 +108,10 @@ static fl_status infer_sparse(fl_ctx *c, fl_node *n) {
         return st;
     }
     int dt = fl__ox_in_dtype(n, 0);
-    fl_sym hd = fl_sym_is_known(a.d) ? fl_sym_const(a.d.k * a.heads) : fl_sym_unknown();
+    fl_sym hd = fl_sym_unknown();
+    if (fl_sym_is_known(a.d) && (st = fl__op_scale(c, n, a.d, a.heads, &hd)) != FL_OK) {
+        return st;
+    }
     fl_sym present[4] = {a.b, fl_sym_const(a.kv_heads), a.m, a.d};
     if ((st = fl__op_set_output(c, n, 0, dt, 3, (fl_sym[]){a.b, a.s, hd})) != FL_OK ||
         (st = fl__ox_set_out(c, n, 1, dt, 4, present)) != FL_OK) {

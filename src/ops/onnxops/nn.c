@@ -180,8 +180,18 @@ static fl_status ct_dim(fl_ctx *c, const fl_node *n, const ct_params *p, int i, 
         return FL_OK;
     }
     bool valid = strcmp(p->auto_pad, "VALID") == 0;
-    int64_t add = p->op[i] + (p->k[i] - 1) * p->d[i] + 1 -
-                  (valid ? 0 : p->pads[i] + p->pads[p->ns + i]) - p->s[i];
+    /* add = output_padding + (k - 1) * dilation + 1 - pads - stride */
+    int64_t add, pads = 0;
+    if (__builtin_mul_overflow(p->k[i] - 1, p->d[i], &add) ||
+        __builtin_add_overflow(add, 1, &add) || __builtin_add_overflow(add, p->op[i], &add) ||
+        (!valid && __builtin_add_overflow(p->pads[i], p->pads[p->ns + i], &pads)) ||
+        __builtin_sub_overflow(add, pads, &add) || __builtin_sub_overflow(add, p->s[i], &add)) {
+        return fl__node_fail(c->d, FL_EOVERFLOW, n,
+                             "spatial dim %d: kernel %lld, dilation %lld, output_padding %lld, "
+                             "pads %lld and %lld overflow 64-bit integers",
+                             i, (long long)p->k[i], (long long)p->d[i], (long long)p->op[i],
+                             (long long)p->pads[i], (long long)p->pads[p->ns + i]);
+    }
     fl_sym t;
     fl_status st = fl__op_scale(c, n, in, p->s[i], &t);
     if (st == FL_OK) {
@@ -252,6 +262,11 @@ static fl_status infer_lrn(fl_ctx *c, fl_node *n) {
     fl_status st = fl__attr_need_int(n, "size", &size, c->d);
     if (st == FL_OK && size < 1) {
         return fl__node_fail(c->d, FL_EINVAL, n, "attr 'size' is %lld, must be >= 1",
+                             (long long)size);
+    }
+    if (st == FL_OK && size > (INT64_MAX - 3) / 2) { /* cost_lrn's 2 * size + 3 per element */
+        return fl__node_fail(c->d, FL_EOVERFLOW, n,
+                             "attr 'size' is %lld: 2 * size + 3 overflows 64-bit integers",
                              (long long)size);
     }
     return st == FL_OK ? fl__ox_infer_same(c, n) : st;

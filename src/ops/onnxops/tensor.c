@@ -161,6 +161,13 @@ static fl_status infer_d2s(fl_ctx *c, fl_node *n) {
         return fl__node_fail(c->d, FL_EINVAL, n, "attr 'blocksize' is %lld, must be >= 1",
                              (long long)b);
     }
+    int64_t bb;
+    if (__builtin_mul_overflow(b, b, &bb)) {
+        return fl__node_fail(c->d, FL_EOVERFLOW, n,
+                             "attr 'blocksize' is %lld: blocksize * blocksize overflows 64-bit "
+                             "integers",
+                             (long long)b);
+    }
     if (x->rank < 0) {
         return fl__op_set_output(c, n, 0, dt, 4, NULL);
     }
@@ -170,9 +177,9 @@ static fl_status infer_d2s(fl_ctx *c, fl_node *n) {
     fl_sym d[4] = {x->dims[0]};
     bool d2s = n->kind == FL_OP_ONNX_DEPTH_TO_SPACE;
     fl_sym cdim = x->dims[1];
-    if (fl_sym_is_known(cdim) && d2s && cdim.k % (b * b)) {
+    if (fl_sym_is_known(cdim) && d2s && cdim.k % bb) {
         return fl__node_fail(c->d, FL_EINVAL, n, "channels %lld are not a multiple of %lld",
-                             (long long)cdim.k, (long long)(b * b));
+                             (long long)cdim.k, (long long)bb);
     }
     for (int i = 2; i < 4 && !d2s; i++) {
         if (fl_sym_is_known(x->dims[i]) && x->dims[i].k % b) {
@@ -180,8 +187,8 @@ static fl_status infer_d2s(fl_ctx *c, fl_node *n) {
                                  (long long)x->dims[i].k, (long long)b);
         }
     }
-    st = d2s ? fl__op_floordiv(c, n, cdim, fl_sym_const(b * b), &d[1])
-             : fl__op_scale(c, n, cdim, b * b, &d[1]);
+    st = d2s ? fl__op_floordiv(c, n, cdim, fl_sym_const(bb), &d[1])
+             : fl__op_scale(c, n, cdim, bb, &d[1]);
     for (int i = 2; i < 4 && st == FL_OK; i++) {
         st = d2s ? fl__op_scale(c, n, x->dims[i], b, &d[i])
                  : fl__op_floordiv(c, n, x->dims[i], fl_sym_const(b), &d[i]);
