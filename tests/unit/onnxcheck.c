@@ -56,6 +56,13 @@ void oc_expect_error(ob_model *m, const char *want) {
     oc_expect_error_both(m, want, NULL);
 }
 
+void oc_expect_overflow(ob_model *m, const char *want) {
+    fl_report *r = oc_run(m, FL_EOVERFLOW);
+    assert_string_equal(r->error, want);
+    fl_report_free(r);
+    ob_free(m);
+}
+
 const fl_report_node *oc_node(const fl_report *r, const char *name) {
     for (size_t i = 0; i < r->n_nodes_detail; i++) {
         if (strcmp(r->nodes[i].name, name) == 0) {

@@ -26,6 +26,8 @@ fl_report *oc_run_opts(ob_model *m, fl_options *o, fl_status want);
 /* Analyses m, which must fail with FL_EINVAL, and fails the test unless the
  * error contains `want`; frees the report and m. */
 void oc_expect_error(ob_model *m, const char *want);
+/* m fails with FL_EOVERFLOW and exactly the error `want`; frees m. */
+void oc_expect_overflow(ob_model *m, const char *want);
 /* oc_expect_error for an error that must contain both a and b. */
 void oc_expect_error_both(ob_model *m, const char *a, const char *b);
 

@@ -505,14 +505,6 @@ static void test_conv_transpose_dyn_pads(void **state) {
     }
 }
 
-/* m fails with FL_EOVERFLOW and error `want`. */
-static void expect_overflow(ob_model *m, const char *want) {
-    fl_report *r = oc_run(m, FL_EOVERFLOW);
-    assert_string_equal(r->error, want);
-    fl_report_free(r);
-    ob_free(m);
-}
-
 /* Extreme values fail cleanly, with nothing computed out of range (the
  * suite also runs under UBSan): Range from INT64_MIN to INT64_MAX without
  * delta; float pads; MatMulBnb4 with a block of INT64_MAX (one absmax
@@ -606,20 +598,20 @@ static void test_extremes(void **state) {
     ob_init_i64(m, "p", 2, (int64_t[]){1, 4}, big);
     oc_ms_node(m, "Pad", "pad", "x,p", "y");
     ob_output(m, "y");
-    expect_overflow(m, "node 'pad' (Pad): dimension sum overflows 64-bit integers");
+    oc_expect_overflow(m, "node 'pad' (Pad): dimension sum overflows 64-bit integers");
     m = ob_new(19);
     ob_input(m, "x", OB_FLOAT, 2, (int64_t[]){2, 3}, NULL);
     ob_init_i64(m, "p", 1, (int64_t[]){4}, big);
     ob_node(m, "Pad", "pad", "x,p", "y");
     ob_output(m, "y");
-    expect_overflow(m, "node 'pad' (Pad): dimension sum overflows 64-bit integers");
+    oc_expect_overflow(m, "node 'pad' (Pad): dimension sum overflows 64-bit integers");
     m = ob_new(19);
     ob_input(m, "x", OB_FLOAT, 4, (int64_t[]){1, 4, 8, 8}, NULL);
     ob_init_f(m, "w", 4, (int64_t[]){6, 4, 3, 3}, false);
     ob_attr_ints(m, ob_node(m, "Conv", "c", "x,w", "y"), "pads", 4, big);
     ob_output(m, "y");
-    expect_overflow(m, "node 'c' (Conv): pads 4611686018427387904 and 4611686018427387904 "
-                       "overflow 64-bit integers");
+    oc_expect_overflow(m, "node 'c' (Conv): pads 4611686018427387904 and 4611686018427387904 "
+                          "overflow 64-bit integers");
 }
 
 int main(void) {

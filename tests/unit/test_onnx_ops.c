@@ -1366,14 +1366,6 @@ static void test_batch_norm_stats_dtype(void **state) {
     }
 }
 
-/* m fails with FL_EOVERFLOW and exactly the error `want`. */
-static void expect_overflow(ob_model *m, const char *want) {
-    fl_report *r = oc_run(m, FL_EOVERFLOW);
-    assert_string_equal(r->error, want);
-    fl_report_free(r);
-    ob_free(m);
-}
-
 /* Attribute values from a model near the int64 limits, where a rule's own
  * arithmetic would overflow (the suite also runs under UBSan): ConvTranspose
  * with dilation 2^62 ((k - 1) * dilation), MaxPool with ceil_mode over a
@@ -1395,9 +1387,9 @@ static void test_overflow_attrs(void **state) {
     ob_attr_ints(m, ob_node(m, "ConvTranspose", "ct", "x,w", "y"), "dilations", 2,
                  (int64_t[]){INT64_MAX / 2 + 1, 1});
     ob_output(m, "y");
-    expect_overflow(m, "node 'ct' (ConvTranspose): spatial dim 0: kernel 3, dilation "
-                       "4611686018427387904, output_padding 0, pads 0 and 0 overflow 64-bit "
-                       "integers");
+    oc_expect_overflow(m, "node 'ct' (ConvTranspose): spatial dim 0: kernel 3, dilation "
+                          "4611686018427387904, output_padding 0, pads 0 and 0 overflow 64-bit "
+                          "integers");
 
     m = ob_new(13); /* ceil_mode's last-window test: (r - 1) * s and in + pad pass INT64_MAX */
     ob_input(m, "x", 2 /* uint8 */, 3, (int64_t[]){1, 1, (int64_t)1 << 62}, NULL);
@@ -1438,8 +1430,8 @@ static void test_overflow_attrs(void **state) {
     ob_attr_i(m, n, "num_heads", 2);
     ob_attr_ints(m, n, "qkv_hidden_sizes", 3, sizes);
     ob_output(m, "y");
-    expect_overflow(m, "node 'att' (Attention): attr 'qkv_hidden_sizes' (4611686018427387903, "
-                       "4611686018427387903, 2) sums past 64-bit integers");
+    oc_expect_overflow(m, "node 'att' (Attention): attr 'qkv_hidden_sizes' (4611686018427387903, "
+                          "4611686018427387903, 2) sums past 64-bit integers");
 
     m = oc_ms_model();
     ob_input(m, "x", OB_FLOAT, 2, (int64_t[]){7, 16}, NULL);
@@ -1451,7 +1443,8 @@ static void test_overflow_attrs(void **state) {
     ob_attr_i(m, n, "num_heads", 2);
     ob_attr_ints(m, n, "qkv_hidden_sizes", 3, sizes);
     ob_output(m, "y");
-    expect_overflow(m, "node 'pa' (PackedAttention): attr 'qkv_hidden_sizes' "
+    oc_expect_overflow(m,
+                       "node 'pa' (PackedAttention): attr 'qkv_hidden_sizes' "
                        "(4611686018427387903, 4611686018427387903, 2) sums past 64-bit integers");
 
     m = oc_ms_model();
@@ -1462,21 +1455,22 @@ static void test_overflow_attrs(void **state) {
     ob_attr_i(m, oc_ms_node(m, "PackedMultiHeadAttention", "pm", "qkv,,,,off,cum", "y"),
               "num_heads", (int64_t)1 << 62);
     ob_output(m, "y");
-    expect_overflow(m, "node 'pm' (PackedMultiHeadAttention): product overflows 64-bit integers");
+    oc_expect_overflow(m,
+                       "node 'pm' (PackedMultiHeadAttention): product overflows 64-bit integers");
 
     m = ob_new(13);
     ob_input(m, "x", OB_FLOAT, 4, (int64_t[]){1, 16, 4, 4}, NULL);
     ob_attr_i(m, ob_node(m, "DepthToSpace", "d2s", "x", "y"), "blocksize", (int64_t)1 << 32);
     ob_output(m, "y");
-    expect_overflow(m, "node 'd2s' (DepthToSpace): attr 'blocksize' is 4294967296: blocksize * "
-                       "blocksize overflows 64-bit integers");
+    oc_expect_overflow(m, "node 'd2s' (DepthToSpace): attr 'blocksize' is 4294967296: blocksize * "
+                          "blocksize overflows 64-bit integers");
 
     m = ob_new(13);
     ob_input(m, "x", OB_FLOAT, 4, (int64_t[]){1, 3, 4, 4}, NULL);
     ob_attr_i(m, ob_node(m, "LRN", "lrn", "x", "y"), "size", INT64_MAX);
     ob_output(m, "y");
-    expect_overflow(m, "node 'lrn' (LRN): attr 'size' is 9223372036854775807: 2 * size + 3 "
-                       "overflows 64-bit integers");
+    oc_expect_overflow(m, "node 'lrn' (LRN): attr 'size' is 9223372036854775807: 2 * size + 3 "
+                          "overflows 64-bit integers");
 
     for (int i = 0; i < 2; i++) {
         m = oc_ms_model();
@@ -1493,7 +1487,7 @@ static void test_overflow_attrs(void **state) {
         ob_attr_i(m, n, "kv_num_heads", (int64_t)1 << 62);
         ob_attr_i(m, n, "sparse_block_size", 16);
         ob_output(m, "y");
-        expect_overflow(
+        oc_expect_overflow(
             m, i ? "node 'sa' (SparseAttention): product overflows 64-bit integers"
                  : "node 'sa' (SparseAttention): attrs 'num_heads' 4611686018427387904 and "
                    "'kv_num_heads' 4611686018427387904: num_heads + 2 * kv_num_heads "
@@ -1510,7 +1504,8 @@ static void test_overflow_attrs(void **state) {
     ob_attr_i(m, n, "num_heads", 2);
     ob_attr_i(m, n, "window", INT64_MAX);
     ob_output(m, "y");
-    expect_overflow(m, "node 'lf' (LongformerAttention): attr 'window' is 9223372036854775807: 2 "
+    oc_expect_overflow(m,
+                       "node 'lf' (LongformerAttention): attr 'window' is 9223372036854775807: 2 "
                        "* window overflows 64-bit integers");
 
     for (int i = 0; i < 2; i++) {
@@ -1524,7 +1519,8 @@ static void test_overflow_attrs(void **state) {
         ob_attr_i(m, n, "block_size", i ? (int64_t)1 << 62 : 16);
         ob_output(m, "y");
         if (i) {
-            expect_overflow(m, "node 'nb' (MatMulNBits): attr 'block_size' is "
+            oc_expect_overflow(m,
+                               "node 'nb' (MatMulNBits): attr 'block_size' is "
                                "4611686018427387904: block_size * bits overflows 64-bit integers");
         } else {
             oc_expect_error(m, "node 'nb' (MatMulNBits): input 1 (B)");
