@@ -3,6 +3,8 @@
  */
 #include "ops/common.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 static fl_status arith_fail(fl_ctx *c, const fl_node *n, fl_status st, const char *what) {
@@ -18,6 +20,19 @@ static fl_status arith_fail(fl_ctx *c, const fl_node *n, fl_status st, const cha
 #define ARITH(fn, what)                                                                            \
     fl_status st = fn;                                                                             \
     return st == FL_OK ? FL_OK : arith_fail(c, n, st, what)
+
+fl_status fl__op_ck(fl_ctx *c, const fl_node *n, fl_ck x, int64_t *out, const char *fmt, ...) {
+    if (!x.ovf) {
+        *out = x.v;
+        return FL_OK;
+    }
+    char what[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    return fl__node_fail(c->d, FL_EOVERFLOW, n, "%s overflows 64-bit integers", what);
+}
 
 fl_status fl__op_add_any(fl_ctx *c, const fl_node *n, fl_sym a, fl_sym b, fl_sym *out) {
     ARITH(fl__sym_add(c->st, a, b, out), "dimension sum");
@@ -370,15 +385,14 @@ fl_status fl__op_window_out(fl_ctx *c, const fl_node *n, fl_sym in, int64_t k, i
     if (k < 0) {
         return fl__node_fail(c->d, FL_EINVAL, n, "negative window size %lld", (long long)k);
     }
-    int64_t eff;
-    if (__builtin_mul_overflow(k - (k > 0 ? 1 : 0), dilation, &eff) ||
-        __builtin_add_overflow(eff, 1, &eff)) {
-        return fl__node_fail(c->d, FL_EOVERFLOW, n, "effective window size overflows");
+    int64_t eff = 0; /* the dilated window, (k - 1) * dilation + 1; 0 for an empty one */
+    fl_status st = FL_OK;
+    if (k > 0 && (st = fl__op_ck(
+                      c, n, fl_ck_add(fl_ck_mul(fl_ck_of(k - 1), fl_ck_of(dilation)), fl_ck_of(1)),
+                      &eff, "window %lld with dilation %lld: (window - 1) * dilation + 1",
+                      (long long)k, (long long)dilation)) != FL_OK) {
+        return st;
     }
-    if (k == 0) {
-        eff = 0;
-    }
-    fl_status st;
     fl_sym r;
     if (strcmp(padding, "SAME") == 0) {
         st = fl__op_ceildiv(c, n, in, fl_sym_const(stride), &r);
@@ -391,13 +405,12 @@ fl_status fl__op_window_out(fl_ctx *c, const fl_node *n, fl_sym in, int64_t k, i
     } else if (strcmp(padding, "EXPLICIT") == 0) {
         fl_sym t;
         int64_t off;
-        if (__builtin_add_overflow(pad_lo, pad_hi, &off) ||
-            __builtin_sub_overflow(off, eff, &off)) {
-            return fl__node_fail(c->d, FL_EOVERFLOW, n,
-                                 "pads %lld and %lld overflow 64-bit integers", (long long)pad_lo,
-                                 (long long)pad_hi);
+        st = fl__op_ck(
+            c, n, fl_ck_sub(fl_ck_add(fl_ck_of(pad_lo), fl_ck_of(pad_hi)), fl_ck_of(eff)), &off,
+            "pads %lld + %lld - window %lld", (long long)pad_lo, (long long)pad_hi, (long long)eff);
+        if (st == FL_OK) {
+            st = fl__op_add(c, n, in, fl_sym_const(off), &t);
         }
-        st = fl__op_add(c, n, in, fl_sym_const(off), &t);
         if (st == FL_OK) {
             st = fl__op_floordiv(c, n, t, fl_sym_const(stride), &t);
         }

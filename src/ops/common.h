@@ -10,6 +10,7 @@
 #define FL_OPS_COMMON_H
 
 #include "ops/ops.h"
+#include "util/ckint.h"
 
 /* Defines the descriptor of one ops.def row, fl__desc_ENUM: name, arity and
  * flags from the row, hooks from the macro HOOKS_<hooks> that the family file
@@ -51,6 +52,13 @@ fl_status fl__op_floordiv(fl_ctx *c, const fl_node *n, fl_sym a, fl_sym b, fl_sy
 fl_status fl__op_scale(fl_ctx *c, const fl_node *n, fl_sym a, int64_t k, fl_sym *out);
 /* Adds b to the running sum s (fl__sym_sum_add), failing as fl__op_add. */
 fl_status fl__op_sum_add(fl_ctx *c, const fl_node *n, fl_sym_sum *s, fl_sym b);
+
+/* A rule constant computed with fl_ck (util/ckint.h): *out := x.v, or, when
+ * x overflowed, fails with FL_EOVERFLOW against node n and the message
+ * "WHAT overflows 64-bit integers", WHAT formatted from fmt and naming the
+ * attrs and values it came from (e.g. "attr 'size' is %lld: 2 * size + 3"). */
+fl_status fl__op_ck(fl_ctx *c, const fl_node *n, fl_ck x, int64_t *out, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 
 /* Product of all dims of s (1 for rank 0; unknown for unknown rank). */
 fl_status fl__op_num_elements(fl_ctx *c, const fl_node *n, const fl_shape *s, fl_sym *out);

@@ -604,6 +604,30 @@ static void test_packed_attention(void **state) {
     ob_free(m);
 }
 
+/* Attention and PackedAttention without qkv_hidden_sizes and weights whose
+ * columns are a dim_param "W": Q, K and V are W / 3 wide, which no dim
+ * says, so the output's hidden dim is unknown - not W (PackedAttention
+ * once took W itself, three times the true width). */
+static void test_attention_symbolic_weights(void **state) {
+    (void)state;
+    ob_model *m = oc_ms_model();
+    ob_input(m, "x", OB_FLOAT, 2, (int64_t[]){7, 16}, NULL);
+    ob_input(m, "w", OB_FLOAT, 2, (int64_t[]){16, -1}, (const char *const[]){NULL, "W"});
+    ob_input(m, "b", OB_FLOAT, 1, (int64_t[]){-1}, (const char *const[]){"W"});
+    ob_input(m, "off", OB_INT32, 2, (int64_t[]){3, 4}, NULL);
+    packed_lengths(m, "cum", true);
+    ob_attr_i(m, oc_ms_node(m, "PackedAttention", "pa", "x,w,b,off,cum", "y"), "num_heads", 2);
+    ob_input(m, "x3", OB_FLOAT, 3, (int64_t[]){2, 5, 16}, NULL);
+    ob_attr_i(m, oc_ms_node(m, "Attention", "at", "x3,w", "y3"), "num_heads", 2);
+    ob_output(m, "y");
+    ob_output(m, "y3");
+    fl_report *r = oc_run(m, FL_OK);
+    assert_string_equal(oc_node(r, "pa")->outputs[0].shape, "[7,?]");
+    assert_string_equal(oc_node(r, "at")->outputs[0].shape, "[2,5,?]");
+    fl_report_free(r);
+    ob_free(m);
+}
+
 /* Lengths that are not cumulative, that do not end at the token count,
  * that disagree with token_offset's batch; a query without key and value;
  * heads that do not divide the hidden size: errors naming node and input. */
@@ -749,6 +773,7 @@ int main(void) {
         cmocka_unit_test(test_dmmha_bad),
         cmocka_unit_test(test_packed_attention),
         cmocka_unit_test(test_packed_attention_bad),
+        cmocka_unit_test(test_attention_symbolic_weights),
         cmocka_unit_test(test_sparse_attention),
         cmocka_unit_test(test_sparse_attention_bad),
     };

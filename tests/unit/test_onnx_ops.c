@@ -1377,7 +1377,7 @@ static void test_batch_norm_stats_dtype(void **state) {
  * INT64_MAX (2 * window), SparseAttention with num_heads and kv_num_heads 2^62 (packed: num_heads +
  * 2 * kv_num_heads; unpacked over an unknown hidden size: head size * num_heads), MatMulNBits with
  * K INT64_MAX (ceil(K / block_size) computed exactly: B's dim 1 then mismatches) and with
- * block_size 2^62 (block_size * bits). */
+ * block_size 2^62 (block_size * bits), MatMulBnb4 with K 2^32 and N 2^31 (K * N). */
 static void test_overflow_attrs(void **state) {
     (void)state;
     ob_model *m = ob_new(17);
@@ -1387,9 +1387,9 @@ static void test_overflow_attrs(void **state) {
     ob_attr_ints(m, ob_node(m, "ConvTranspose", "ct", "x,w", "y"), "dilations", 2,
                  (int64_t[]){INT64_MAX / 2 + 1, 1});
     ob_output(m, "y");
-    oc_expect_overflow(m, "node 'ct' (ConvTranspose): spatial dim 0: kernel 3, dilation "
-                          "4611686018427387904, output_padding 0, pads 0 and 0 overflow 64-bit "
-                          "integers");
+    oc_expect_overflow(m, "node 'ct' (ConvTranspose): spatial dim 0: output_padding 0 + (kernel 3 "
+                          "- 1) * dilation 4611686018427387904 + 1 - pads 0 - 0 - stride 1 "
+                          "overflows 64-bit integers");
 
     m = ob_new(13); /* ceil_mode's last-window test: (r - 1) * s and in + pad pass INT64_MAX */
     ob_input(m, "x", 2 /* uint8 */, 3, (int64_t[]){1, 1, (int64_t)1 << 62}, NULL);
@@ -1431,7 +1431,7 @@ static void test_overflow_attrs(void **state) {
     ob_attr_ints(m, n, "qkv_hidden_sizes", 3, sizes);
     ob_output(m, "y");
     oc_expect_overflow(m, "node 'att' (Attention): attr 'qkv_hidden_sizes' (4611686018427387903, "
-                          "4611686018427387903, 2) sums past 64-bit integers");
+                          "4611686018427387903, 2): their sum overflows 64-bit integers");
 
     m = oc_ms_model();
     ob_input(m, "x", OB_FLOAT, 2, (int64_t[]){7, 16}, NULL);
@@ -1445,7 +1445,8 @@ static void test_overflow_attrs(void **state) {
     ob_output(m, "y");
     oc_expect_overflow(m,
                        "node 'pa' (PackedAttention): attr 'qkv_hidden_sizes' "
-                       "(4611686018427387903, 4611686018427387903, 2) sums past 64-bit integers");
+                       "(4611686018427387903, 4611686018427387903, 2): their sum overflows 64-bit "
+                       "integers");
 
     m = oc_ms_model();
     ob_input(m, "qkv", OB_FLOAT, 4, (int64_t[]){7, -1, 3, 8},
@@ -1526,6 +1527,19 @@ static void test_overflow_attrs(void **state) {
             oc_expect_error(m, "node 'nb' (MatMulNBits): input 1 (B)");
         }
     }
+
+    m = oc_ms_model();
+    ob_input(m, "a", OB_FLOAT, 2, (int64_t[]){3, (int64_t)1 << 32}, NULL);
+    ob_input(m, "b", OB_UINT8, 1, (int64_t[]){-1}, NULL);
+    ob_input(m, "am", OB_FLOAT, 1, (int64_t[]){-1}, NULL);
+    n = oc_ms_node(m, "MatMulBnb4", "q", "a,b,am", "y");
+    ob_attr_i(m, n, "K", (int64_t)1 << 32);
+    ob_attr_i(m, n, "N", (int64_t)1 << 31);
+    ob_attr_i(m, n, "block_size", 64);
+    ob_attr_i(m, n, "quant_type", 1);
+    ob_output(m, "y");
+    oc_expect_overflow(m, "node 'q' (MatMulBnb4): attrs K 4294967296 and N 2147483648: K * N "
+                          "overflows 64-bit integers");
 }
 
 int main(void) {

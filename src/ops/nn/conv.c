@@ -289,11 +289,8 @@ static fl_sym tfprof_stride_product(const fl_node *n) {
     if (!a || a->kind != FL_ATTR_LIST || a->list_kind != FL_ATTR_I || a->n < 3) {
         return fl_sym_unknown();
     }
-    int64_t p;
-    if (__builtin_mul_overflow(a->v.list.i[1], a->v.list.i[2], &p)) {
-        return fl_sym_unknown();
-    }
-    return fl_sym_const(p);
+    fl_ck p = fl_ck_mul(fl_ck_of(a->v.list.i[1]), fl_ck_of(a->v.list.i[2]));
+    return p.ovf ? fl_sym_unknown() : fl_sym_const(p.v);
 }
 
 /* filter: the filter's shape (input 1 for backprop input, the output for

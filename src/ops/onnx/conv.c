@@ -141,9 +141,8 @@ static fl_status infer_conv(fl_ctx *c, fl_node *n) {
     fl_sym cin = x->rank >= 0 ? x->dims[1] : fl_sym_unknown();
     fl_sym cw = w->rank >= 0 ? w->dims[1] : fl_sym_unknown();
     fl_sym m = w->rank >= 0 ? w->dims[0] : fl_sym_unknown();
-    int64_t want_c;
-    if (fl_sym_is_known(cin) && fl_sym_is_known(cw) &&
-        (__builtin_mul_overflow(cw.k, group, &want_c) || cin.k != want_c)) {
+    fl_ck want_c = fl_ck_mul(fl_ck_of(cw.k), fl_ck_of(group)); /* read only when cw is known */
+    if (fl_sym_is_known(cin) && fl_sym_is_known(cw) && (want_c.ovf || cin.k != want_c.v)) {
         return fl__node_fail(c->d, FL_EINVAL, n,
                              "input 'X' has %lld channels but 'W' expects %lld x group %lld",
                              (long long)cin.k, (long long)cw.k, (long long)group);

@@ -103,42 +103,7 @@ static fl_status att_read(fl_ctx *c, const fl_node *n, att_dims *a) {
                                &a->h_in)) != FL_OK) {
         return st;
     }
-    const int64_t *sizes;
-    size_t cnt;
-    st = fl__attr_get_ints(n, "qkv_hidden_sizes", &sizes, &cnt, c->d);
-    if (st == FL_OK) {
-        if (cnt != 3 || sizes[0] <= 0 || sizes[1] <= 0 || sizes[2] <= 0) {
-            return fl__node_fail(c->d, FL_EINVAL, n,
-                                 "attr 'qkv_hidden_sizes' must be three positive ints");
-        }
-        int64_t sum;
-        if (__builtin_add_overflow(sizes[0], sizes[1], &sum) ||
-            __builtin_add_overflow(sum, sizes[2], &sum)) {
-            return fl__node_fail(c->d, FL_EOVERFLOW, n,
-                                 "attr 'qkv_hidden_sizes' (%lld, %lld, %lld) sums past 64-bit "
-                                 "integers",
-                                 (long long)sizes[0], (long long)sizes[1], (long long)sizes[2]);
-        }
-        if (fl_sym_is_known(wcols) && wcols.k != sum) {
-            return fl__node_fail(c->d, FL_EINVAL, n,
-                                 "attr 'qkv_hidden_sizes' sums to %lld, input 1 (weights) has "
-                                 "%lld columns",
-                                 (long long)sum, (long long)wcols.k);
-        }
-        a->hq = fl_sym_const(sizes[0]);
-        a->hk = fl_sym_const(sizes[1]);
-        a->hv = fl_sym_const(sizes[2]);
-    } else if (st == FL_ENOTFOUND) {
-        st = FL_OK;
-        if (fl_sym_is_known(wcols) && wcols.k % 3 != 0) {
-            return fl__node_fail(c->d, FL_EINVAL, n,
-                                 "input 1 (weights) has %lld columns, not three equal Q/K/V "
-                                 "parts (attr 'qkv_hidden_sizes' absent)",
-                                 (long long)wcols.k);
-        }
-        a->hq = a->hk = a->hv =
-            fl_sym_is_known(wcols) ? fl_sym_const(wcols.k / 3) : fl_sym_unknown();
-    } else {
+    if ((st = fl__ox_qkv_sizes(c, n, wcols, &a->hq, &a->hk, &a->hv)) != FL_OK) {
         return st;
     }
     if ((fl_sym_is_known(a->hq) && a->hq.k % a->heads != 0) ||

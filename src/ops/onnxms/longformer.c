@@ -142,16 +142,16 @@ static fl_status lf_read(fl_ctx *c, const fl_node *n, lf_dims *a) {
                              "'num_heads' %lld",
                              (long long)a->h.k, (long long)a->heads);
     }
-    if (a->window > INT64_MAX / 2) {
-        return fl__node_fail(c->d, FL_EOVERFLOW, n,
-                             "attr 'window' is %lld: 2 * window overflows 64-bit integers",
-                             (long long)a->window);
+    int64_t span;
+    if ((st = fl__op_ck(c, n, fl_ck_mul(fl_ck_of(2), fl_ck_of(a->window)), &span,
+                        "attr 'window' is %lld: 2 * window", (long long)a->window)) != FL_OK) {
+        return st;
     }
-    if (fl_sym_is_known(a->s) && a->s.k % (2 * a->window) != 0) {
+    if (fl_sym_is_known(a->s) && a->s.k % span != 0) {
         return fl__node_fail(c->d, FL_EINVAL, n,
                              "input 0 (input)'s sequence length %lld is not a multiple of 2 * "
                              "attr 'window' (%lld)",
-                             (long long)a->s.k, (long long)(2 * a->window));
+                             (long long)a->s.k, (long long)span);
     }
     lf_inputs in = lf_in(n);
     fl_sym bs[2] = {a->b, a->s};

@@ -139,12 +139,14 @@ static bool moe_older_layout(const fl_node *n, const moe_idx *ix, const moe_dims
         return false;
     }
     fl_sym r2 = fl__shape_dim(w2, 1), c2 = fl__shape_dim(w2, 2);
-    int64_t prod;
-    if (!fl_sym_is_known(r2) || !fl_sym_is_known(c2) || __builtin_mul_overflow(r2.k, c2.k, &prod) ||
-        __builtin_mul_overflow(prod, pack, &prod)) {
+    if (!fl_sym_is_known(r2) || !fl_sym_is_known(c2)) {
         return false;
     }
-    int64_t inter = prod / a->h.k;
+    fl_ck prod = fl_ck_mul(fl_ck_mul(fl_ck_of(r2.k), fl_ck_of(c2.k)), fl_ck_of(pack));
+    if (prod.ovf) {
+        return false;
+    }
+    int64_t inter = prod.v / a->h.k;
     if (inter != a->h.k) {
         return r2.k == inter;
     }

@@ -73,44 +73,7 @@ static fl_status pa_sizes(fl_ctx *c, const fl_node *n, pk_dims *a) {
                                &a->h_in)) != FL_OK) {
         return st;
     }
-    fl_sym cols = fl__shape_dim(w, 1);
-    const int64_t *v;
-    size_t cnt;
-    st = fl__attr_get_ints(n, "qkv_hidden_sizes", &v, &cnt, c->d);
-    if (st == FL_ENOTFOUND) {
-        if (fl_sym_is_known(cols) && cols.k % 3 != 0) {
-            return fl__node_fail(c->d, FL_EINVAL, n,
-                                 "input 1 (weights) has %lld columns, not three equal Q/K/V "
-                                 "parts (attr 'qkv_hidden_sizes' absent)",
-                                 (long long)cols.k);
-        }
-        a->hq = a->hk = a->hv = fl_sym_is_known(cols) ? fl_sym_const(cols.k / 3) : cols;
-        return FL_OK;
-    }
-    if (st != FL_OK) {
-        return st;
-    }
-    if (cnt != 3 || v[0] <= 0 || v[1] <= 0 || v[2] <= 0) {
-        return fl__node_fail(c->d, FL_EINVAL, n,
-                             "attr 'qkv_hidden_sizes' must be three positive ints");
-    }
-    int64_t sum;
-    if (__builtin_add_overflow(v[0], v[1], &sum) || __builtin_add_overflow(sum, v[2], &sum)) {
-        return fl__node_fail(c->d, FL_EOVERFLOW, n,
-                             "attr 'qkv_hidden_sizes' (%lld, %lld, %lld) sums past 64-bit "
-                             "integers",
-                             (long long)v[0], (long long)v[1], (long long)v[2]);
-    }
-    if (fl_sym_is_known(cols) && cols.k != sum) {
-        return fl__node_fail(c->d, FL_EINVAL, n,
-                             "attr 'qkv_hidden_sizes' sums to %lld, input 1 (weights) has %lld "
-                             "columns",
-                             (long long)sum, (long long)cols.k);
-    }
-    a->hq = fl_sym_const(v[0]);
-    a->hk = fl_sym_const(v[1]);
-    a->hv = fl_sym_const(v[2]);
-    return FL_OK;
+    return fl__ox_qkv_sizes(c, n, fl__shape_dim(w, 1), &a->hq, &a->hk, &a->hv);
 }
 
 /* PackedMultiHeadAttention's hidden sizes from query, key and value. */

@@ -382,9 +382,11 @@ static const int conv_idx[] = {0, 1, 2, 3};
 
 /* Whether dims a and b (b times g) can be equal. */
 static bool may_match(fl_sym a, fl_sym b, int64_t g) {
-    int64_t p;
-    return !fl_sym_is_known(a) || !fl_sym_is_known(b) ||
-           (!__builtin_mul_overflow(b.k, g, &p) && a.k == p);
+    if (!fl_sym_is_known(a) || !fl_sym_is_known(b)) {
+        return true;
+    }
+    fl_ck p = fl_ck_mul(fl_ck_of(b.k), fl_ck_of(g));
+    return !p.ovf && a.k == p.v;
 }
 
 /* NhwcConv's W layout: (M, k1.., C/group) as ONNX Runtime's NHWC fusion

@@ -96,13 +96,9 @@ static fl_status nbits_read(fl_ctx *c, const fl_node *n, nbits_attrs *a) {
                              "attr 'block_size' is %lld, want a power of two >= 16",
                              (long long)a->block);
     }
-    if (a->block > INT64_MAX / 8) { /* the blob's block_size * bits / 8 bytes */
-        return fl__node_fail(c->d, FL_EOVERFLOW, n,
-                             "attr 'block_size' is %lld: block_size * bits overflows 64-bit "
-                             "integers",
-                             (long long)a->block);
-    }
-    return FL_OK;
+    int64_t blob_bits; /* the blob's block_size * bits / 8 bytes */
+    return fl__op_ck(c, n, fl_ck_mul(fl_ck_of(a->block), fl_ck_of(a->bits)), &blob_bits,
+                     "attr 'block_size' is %lld: block_size * bits", (long long)a->block);
 }
 
 /* A (..., K): its last dim must be attr K. */
@@ -196,17 +192,21 @@ static fl_status bnb4_read(fl_ctx *c, const fl_node *n, int64_t *k, int64_t *nn)
         (st = fl__attr_need_int(n, "quant_type", &qt, c->d)) != FL_OK) {
         return st;
     }
-    if (*k <= 0 || *nn <= 0 || block <= 0 || *k > (INT64_MAX / 2) / *nn) {
+    if (*k <= 0 || *nn <= 0 || block <= 0) {
         return fl__node_fail(c->d, FL_EINVAL, n,
-                             "attrs K %lld, N %lld, block_size %lld: each must be > 0 (and K * N "
-                             "in range)",
+                             "attrs K %lld, N %lld, block_size %lld: each must be > 0",
                              (long long)*k, (long long)*nn, (long long)block);
+    }
+    int64_t kn;
+    if ((st = fl__op_ck(c, n, fl_ck_mul(fl_ck_of(*k), fl_ck_of(*nn)), &kn,
+                        "attrs K %lld and N %lld: K * N", (long long)*k, (long long)*nn)) !=
+        FL_OK) {
+        return st;
     }
     if (qt != 0 && qt != 1) {
         return fl__node_fail(c->d, FL_EINVAL, n, "attr 'quant_type' is %lld (0 FP4, 1 NF4)",
                              (long long)qt);
     }
-    int64_t kn = *k * *nn;
     int64_t want[2] = {kn / 2 + kn % 2, kn / block + (kn % block != 0)};
     static const char *const what[2] = {"input 1 (B), (N * K + 1) / 2 packed bytes",
                                         "input 2 (absmax), ceil(N * K / block_size) scales"};

@@ -78,12 +78,14 @@ static fl_status sp_read(fl_ctx *c, const fl_node *n, sp_dims *a) {
     fl_sym h = fl__shape_dim(q, 2);
     bool packed = fl__ox_absent(n, 1) && fl__ox_absent(n, 2);
     int64_t parts = a->heads;
-    if (packed && (__builtin_mul_overflow(a->kv_heads, 2, &parts) ||
-                   __builtin_add_overflow(parts, a->heads, &parts))) {
-        return fl__node_fail(c->d, FL_EOVERFLOW, n,
-                             "attrs 'num_heads' %lld and 'kv_num_heads' %lld: num_heads + 2 * "
-                             "kv_num_heads overflows 64-bit integers",
-                             (long long)a->heads, (long long)a->kv_heads);
+    if (packed &&
+        (st = fl__op_ck(
+             c, n, fl_ck_add(fl_ck_of(a->heads), fl_ck_mul(fl_ck_of(2), fl_ck_of(a->kv_heads))),
+             &parts,
+             "attrs 'num_heads' %lld and 'kv_num_heads' %lld: num_heads + 2 * "
+             "kv_num_heads",
+             (long long)a->heads, (long long)a->kv_heads)) != FL_OK) {
+        return st;
     }
     if (fl_sym_is_known(h) && h.k % parts != 0) {
         return fl__node_fail(c->d, FL_EINVAL, n,

@@ -181,19 +181,23 @@ static fl_status ct_dim(fl_ctx *c, const fl_node *n, const ct_params *p, int i, 
     }
     bool valid = strcmp(p->auto_pad, "VALID") == 0;
     /* add = output_padding + (k - 1) * dilation + 1 - pads - stride */
-    int64_t add, pads = 0;
-    if (__builtin_mul_overflow(p->k[i] - 1, p->d[i], &add) ||
-        __builtin_add_overflow(add, 1, &add) || __builtin_add_overflow(add, p->op[i], &add) ||
-        (!valid && __builtin_add_overflow(p->pads[i], p->pads[p->ns + i], &pads)) ||
-        __builtin_sub_overflow(add, pads, &add) || __builtin_sub_overflow(add, p->s[i], &add)) {
-        return fl__node_fail(c->d, FL_EOVERFLOW, n,
-                             "spatial dim %d: kernel %lld, dilation %lld, output_padding %lld, "
-                             "pads %lld and %lld overflow 64-bit integers",
-                             i, (long long)p->k[i], (long long)p->d[i], (long long)p->op[i],
-                             (long long)p->pads[i], (long long)p->pads[p->ns + i]);
+    fl_ck pads =
+        valid ? fl_ck_of(0) : fl_ck_add(fl_ck_of(p->pads[i]), fl_ck_of(p->pads[p->ns + i]));
+    fl_ck win = fl_ck_add(fl_ck_mul(fl_ck_of(p->k[i] - 1), fl_ck_of(p->d[i])), fl_ck_of(1));
+    int64_t add;
+    fl_status st = fl__op_ck(
+        c, n, fl_ck_sub(fl_ck_sub(fl_ck_add(win, fl_ck_of(p->op[i])), pads), fl_ck_of(p->s[i])),
+        &add,
+        "spatial dim %d: output_padding %lld + (kernel %lld - 1) * dilation %lld + 1 - pads "
+        "%lld - %lld - stride %lld",
+        i, (long long)p->op[i], (long long)p->k[i], (long long)p->d[i],
+        (long long)(valid ? 0 : p->pads[i]), (long long)(valid ? 0 : p->pads[p->ns + i]),
+        (long long)p->s[i]);
+    if (st != FL_OK) {
+        return st;
     }
     fl_sym t;
-    fl_status st = fl__op_scale(c, n, in, p->s[i], &t);
+    st = fl__op_scale(c, n, in, p->s[i], &t);
     if (st == FL_OK) {
         st = fl__op_add(c, n, t, fl_sym_const(add), out);
     }
@@ -264,10 +268,12 @@ static fl_status infer_lrn(fl_ctx *c, fl_node *n) {
         return fl__node_fail(c->d, FL_EINVAL, n, "attr 'size' is %lld, must be >= 1",
                              (long long)size);
     }
-    if (st == FL_OK && size > (INT64_MAX - 3) / 2) { /* cost_lrn's 2 * size + 3 per element */
-        return fl__node_fail(c->d, FL_EOVERFLOW, n,
-                             "attr 'size' is %lld: 2 * size + 3 overflows 64-bit integers",
-                             (long long)size);
+    int64_t per_elem; /* cost_lrn's 2 * size + 3 FLOPs an element */
+    if (st == FL_OK &&
+        (st = fl__op_ck(c, n, fl_ck_add(fl_ck_mul(fl_ck_of(2), fl_ck_of(size)), fl_ck_of(3)),
+                        &per_elem, "attr 'size' is %lld: 2 * size + 3", (long long)size)) !=
+            FL_OK) {
+        return st;
     }
     return st == FL_OK ? fl__ox_infer_same(c, n) : st;
 }
@@ -763,10 +769,15 @@ static fl_status infer_deform_conv(fl_ctx *c, fl_node *n) {
     }
     int ns = y->rank - 2;
     int64_t mask_c = -1, off_c = -1;
-    if (taps > 0 && (__builtin_mul_overflow(og, taps, &mask_c) ||
-                     __builtin_mul_overflow(mask_c, (int64_t)ns, &off_c))) {
-        return fl__node_fail(c->d, FL_EINVAL, n, "attr 'offset_group' %lld is out of range",
-                             (long long)og);
+    if (taps > 0) {
+        fl_ck m = fl_ck_mul(fl_ck_of(og), fl_ck_of(taps));
+        fl_ck o = fl_ck_mul(m, fl_ck_of(ns));
+        if (m.ovf || o.ovf) {
+            return fl__node_fail(c->d, FL_EINVAL, n, "attr 'offset_group' %lld is out of range",
+                                 (long long)og);
+        }
+        mask_c = m.v;
+        off_c = o.v;
     }
     st = deform_check(c, n, 2, "offset", y, off_c);
     if (st == FL_OK && !fl__ox_absent(n, 4)) {

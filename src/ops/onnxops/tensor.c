@@ -162,11 +162,10 @@ static fl_status infer_d2s(fl_ctx *c, fl_node *n) {
                              (long long)b);
     }
     int64_t bb;
-    if (__builtin_mul_overflow(b, b, &bb)) {
-        return fl__node_fail(c->d, FL_EOVERFLOW, n,
-                             "attr 'blocksize' is %lld: blocksize * blocksize overflows 64-bit "
-                             "integers",
-                             (long long)b);
+    if ((st = fl__op_ck(c, n, fl_ck_mul(fl_ck_of(b), fl_ck_of(b)), &bb,
+                        "attr 'blocksize' is %lld: blocksize * blocksize", (long long)b)) !=
+        FL_OK) {
+        return st;
     }
     if (x->rank < 0) {
         return fl__op_set_output(c, n, 0, dt, 4, NULL);

@@ -395,3 +395,43 @@ fl_status fl__ox_bsh_input(fl_ctx *c, const fl_node *n, fl_sym *b, fl_sym *s, fl
     *h = fl__shape_dim(x, 2);
     return FL_OK;
 }
+
+fl_status fl__ox_qkv_sizes(fl_ctx *c, const fl_node *n, fl_sym cols, fl_sym *hq, fl_sym *hk,
+                           fl_sym *hv) {
+    const int64_t *v;
+    size_t cnt;
+    fl_status st = fl__attr_get_ints(n, "qkv_hidden_sizes", &v, &cnt, c->d);
+    if (st == FL_ENOTFOUND) {
+        if (fl_sym_is_known(cols) && cols.k % 3 != 0) {
+            return fl__node_fail(c->d, FL_EINVAL, n,
+                                 "input 1 (weights) has %lld columns, not three equal Q/K/V "
+                                 "parts (attr 'qkv_hidden_sizes' absent)",
+                                 (long long)cols.k);
+        }
+        *hq = *hk = *hv = fl_sym_is_known(cols) ? fl_sym_const(cols.k / 3) : fl_sym_unknown();
+        return FL_OK;
+    }
+    if (st != FL_OK) {
+        return st;
+    }
+    if (cnt != 3 || v[0] <= 0 || v[1] <= 0 || v[2] <= 0) {
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "attr 'qkv_hidden_sizes' must be three positive ints");
+    }
+    int64_t sum;
+    if ((st = fl__op_ck(c, n, fl_ck_sum(v, 3), &sum,
+                        "attr 'qkv_hidden_sizes' (%lld, %lld, %lld): their sum", (long long)v[0],
+                        (long long)v[1], (long long)v[2])) != FL_OK) {
+        return st;
+    }
+    if (fl_sym_is_known(cols) && cols.k != sum) {
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "attr 'qkv_hidden_sizes' sums to %lld, input 1 (weights) has %lld "
+                             "columns",
+                             (long long)sum, (long long)cols.k);
+    }
+    *hq = fl_sym_const(v[0]);
+    *hk = fl_sym_const(v[1]);
+    *hv = fl_sym_const(v[2]);
+    return FL_OK;
+}

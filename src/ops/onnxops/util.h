@@ -121,4 +121,11 @@ fl_status fl__ox_need_int_attrs(fl_ctx *c, const fl_node *n, const char *const *
  * (unknown when the rank is) into b, s, h. */
 fl_status fl__ox_bsh_input(fl_ctx *c, const fl_node *n, fl_sym *b, fl_sym *s, fl_sym *h);
 
+/* Attention's and PackedAttention's Q, K and V hidden sizes: attr
+ * qkv_hidden_sizes (three positive ints, summing to `cols`, input 1
+ * (weights)'s columns, when known), else `cols` in three equal parts (unknown
+ * unless cols is known). Into hq, hk, hv; failing naming the attr or input. */
+fl_status fl__ox_qkv_sizes(fl_ctx *c, const fl_node *n, fl_sym cols, fl_sym *hq, fl_sym *hk,
+                           fl_sym *hv);
+
 #endif

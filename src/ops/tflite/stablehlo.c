@@ -282,15 +282,21 @@ static bool per_dim(fl_ctx *c, const fl_node *n, const char *name, int want, int
 
 bool fl__tfl_hlo_window(int64_t d, int64_t bdil, int64_t lo, int64_t hi, int64_t win, int64_t wdil,
                         int64_t s, int64_t *out) {
-    int64_t p = 0, w, r;
-    if ((d > 0 && (__builtin_mul_overflow(d - 1, bdil, &p) || __builtin_add_overflow(p, 1, &p))) ||
-        __builtin_add_overflow(p, lo, &p) || __builtin_add_overflow(p, hi, &p) ||
-        __builtin_mul_overflow(win - 1, wdil, &w) || __builtin_add_overflow(w, 1, &w) ||
-        (p >= w && __builtin_sub_overflow(p, w, &r))) {
+    /* p: the dilated, padded input; w: the dilated window */
+    fl_ck one = fl_ck_of(1);
+    fl_ck p = d > 0 ? fl_ck_add(fl_ck_mul(fl_ck_of(d - 1), fl_ck_of(bdil)), one) : fl_ck_of(0);
+    p = fl_ck_add(fl_ck_add(p, fl_ck_of(lo)), fl_ck_of(hi));
+    fl_ck w = fl_ck_add(fl_ck_mul(fl_ck_of(win - 1), fl_ck_of(wdil)), one);
+    if (p.ovf || w.ovf) {
         return false;
     }
-    *out = p == 0 || p < w ? 0 : r / s + 1;
-    return true;
+    if (p.v == 0 || p.v < w.v) {
+        *out = 0;
+        return true;
+    }
+    fl_ck r = fl_ck_sub(p, w);
+    *out = r.v / s + 1;
+    return !r.ovf;
 }
 
 /* REDUCE_WINDOW: operand `p`'s windowed dims (the header's rule). */

@@ -201,13 +201,13 @@ static bool conv_check(fl_ctx *c, const fl_node *n, const fl_shape *l, const fl_
 /* Output spatial dim i (the header's rule). */
 static fl_status conv_spatial(fl_ctx *c, const fl_node *n, fl_sym d, int64_t k, const conv_dn *cd,
                               int i, fl_sym *out) {
-    int64_t lo = cd->pad[2 * i], hi = cd->pad[2 * i + 1], win, off, len;
+    int64_t lo = cd->pad[2 * i], hi = cd->pad[2 * i + 1], len;
     /* off: the padded, dilated length less the dilated window, beyond d * ld */
-    if (__builtin_mul_overflow(k - 1, cd->rd[i], &win) || __builtin_add_overflow(win, 1, &win) ||
-        __builtin_sub_overflow(lo, win, &off) || __builtin_add_overflow(off, hi, &off) ||
-        __builtin_sub_overflow(off, cd->ld[i] - 1, &off) ||
-        (fl_sym_is_known(d) &&
-         !fl__tfl_hlo_window(d.k, cd->ld[i], lo, hi, k, cd->rd[i], cd->stride[i], &len))) {
+    fl_ck win = fl_ck_add(fl_ck_mul(fl_ck_of(k - 1), fl_ck_of(cd->rd[i])), fl_ck_of(1));
+    fl_ck off =
+        fl_ck_sub(fl_ck_add(fl_ck_sub(fl_ck_of(lo), win), fl_ck_of(hi)), fl_ck_of(cd->ld[i] - 1));
+    if (off.ovf || (fl_sym_is_known(d) && !fl__tfl_hlo_window(d.k, cd->ld[i], lo, hi, k, cd->rd[i],
+                                                              cd->stride[i], &len))) {
         warn_false(c, n, "the window arithmetic overflows 64-bit integers");
         *out = fl_sym_unknown();
         return FL_OK;
@@ -217,7 +217,7 @@ static fl_status conv_spatial(fl_ctx *c, const fl_node *n, fl_sym d, int64_t k, 
         return FL_OK;
     }
     fl_arith a = {c, n, FL_OK};
-    fl_sym p = fl__ar_add(&a, fl__ar_scale(&a, d, cd->ld[i]), fl_sym_const(off));
+    fl_sym p = fl__ar_add(&a, fl__ar_scale(&a, d, cd->ld[i]), fl_sym_const(off.v));
     fl_status st =
         a.st == FL_OK ? fl__op_floordiv(c, n, p, fl_sym_const(cd->stride[i]), out) : a.st;
     return st == FL_OK ? fl__op_add(c, n, *out, fl_sym_const(1), out) : st;
