@@ -4,11 +4,9 @@
  * step carried through the later ones, including steps that would bring the
  * value back into range.
  */
+#include "testutil.h"
 #include "util/ckint.h"
 
-#include <cmocka.h>
-#include <setjmp.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
