@@ -63,6 +63,13 @@ void oc_expect_overflow(ob_model *m, const char *want) {
     ob_free(m);
 }
 
+void oc_expect_shape(ob_model *m, const char *node, const char *shape) {
+    fl_report *r = oc_run(m, FL_OK);
+    assert_string_equal(oc_node(r, node)->outputs[0].shape, shape);
+    fl_report_free(r);
+    ob_free(m);
+}
+
 const fl_report_node *oc_node(const fl_report *r, const char *name) {
     for (size_t i = 0; i < r->n_nodes_detail; i++) {
         if (strcmp(r->nodes[i].name, name) == 0) {

@@ -28,6 +28,9 @@ fl_report *oc_run_opts(ob_model *m, fl_options *o, fl_status want);
 void oc_expect_error(ob_model *m, const char *want);
 /* m fails with FL_EOVERFLOW and exactly the error `want`; frees m. */
 void oc_expect_overflow(ob_model *m, const char *want);
+/* m analyses, and node `node`'s output 0 has exactly the shape `shape`
+ * (as the report prints it, e.g. "[2,?,8]"); frees m. */
+void oc_expect_shape(ob_model *m, const char *node, const char *shape);
 /* oc_expect_error for an error that must contain both a and b. */
 void oc_expect_error_both(ob_model *m, const char *a, const char *b);
 

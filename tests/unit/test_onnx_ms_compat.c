@@ -173,9 +173,7 @@ static void test_symbolic(void **state) {
     ob_attr_i(m, n, "step", 2);
     oc_ms_node(m, "CDist", "cd", "a,b", "y2");
     oc_ms_node(m, "Inverse", "inv", "x", "y3");
-    ob_output(m, "y1");
-    ob_output(m, "y2");
-    ob_output(m, "y3");
+    ob_outputs(m, "y", 3);
     fl_report *r = oc_run(m, FL_OK);
     const fl_report_node *a = oc_node(r, "unf");
     assert_int_equal(a->outputs[0].rank, 3);
@@ -401,8 +399,7 @@ static void test_dq_lstm(void **state) {
         oc_ms_node(m, "DynamicQuantizeLSTM", "bi", "x2,w2,r2,,,,,,sc,zp,sc,zp", "y2,h2,c2");
     ob_attr_i(m, n, "hidden_size", 2);
     ob_attr_s(m, n, "direction", "bidirectional");
-    ob_output(m, "y1");
-    ob_output(m, "y2");
+    ob_outputs(m, "y", 2);
     fl_report *r = oc_run(m, FL_OK);
     assert_int_equal(r->n_unknown_ops, 0);
     const fl_report_node *a = oc_node(r, "fwd");
@@ -540,10 +537,7 @@ static void test_extremes(void **state) {
     ob_attr_i(m, n, "block_size", INT64_MAX);
     ob_attr_i(m, n, "quant_type", 0);
     ob_output(m, "y");
-    fl_report *r = oc_run(m, FL_OK);
-    assert_string_equal(oc_node(r, "q")->outputs[0].shape, "[3,16]");
-    fl_report_free(r);
-    ob_free(m);
+    oc_expect_shape(m, "q", "[3,16]");
 
     m = oc_ms_model();
     ob_input(m, "x", OB_FLOAT, 3, (int64_t[]){3, 2, 5}, NULL);
@@ -554,11 +548,7 @@ static void test_extremes(void **state) {
     ob_attr_i(m, oc_ms_node(m, "DynamicQuantizeLSTM", "q", "x,w,r,,,,,,sc,zp,sc,zp", "y"),
               "hidden_size", INT64_MAX / 2);
     ob_output(m, "y");
-    r = oc_run(m, FL_EOVERFLOW);
-    assert_string_equal(r->error,
-                        "node 'q' (DynamicQuantizeLSTM): product overflows 64-bit integers");
-    fl_report_free(r);
-    ob_free(m);
+    oc_expect_overflow(m, "node 'q' (DynamicQuantizeLSTM): product overflows 64-bit integers");
 
     m = oc_ms_model();
     ob_input(m, "x", OB_FLOAT, 4, (int64_t[]){1, 8, 8, 4}, NULL);

@@ -154,8 +154,7 @@ static ob_model *fanout_model(void) {
     ob_node(m, "Reshape", "rs", "t,shape", "r");
     ob_node(m, "Sigmoid", "sig2", "r", "y2");
     ob_node(m, "Sigmoid", "sig", "t", "y1");
-    ob_output(m, "y1");
-    ob_output(m, "y2");
+    ob_outputs(m, "y", 2);
     return m;
 }
 

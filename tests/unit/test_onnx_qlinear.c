@@ -50,9 +50,7 @@ static void test_qlinear_binary(void **state) {
     oc_ms_node(m, "QLinearAdd", "qadd", "a,s,zu,b,s,zu,s,zu", "y1");
     oc_ms_node(m, "QLinearMul", "qmul", "a,s,zu,b,s,zu,s,zu", "y2");
     oc_ms_node(m, "QLinearAdd", "qadd_nozp", "a,s,,b,s,,s", "y3");
-    ob_output(m, "y1");
-    ob_output(m, "y2");
-    ob_output(m, "y3");
+    ob_outputs(m, "y", 3);
     fl_report *r = oc_run(m, FL_OK);
     const fl_report_node *add = oc_node(r, "qadd");
     assert_out(add, "[2,3,4]", "uint8");
@@ -142,8 +140,7 @@ static void test_qordered_layer_norm(void **state) {
     ob_input(m, "b", OB_FLOAT, 1, (int64_t[]){8}, NULL);
     oc_ms_node(m, "QOrderedLayerNormalization", "qln", "x,s,g,b,s", "y1");
     oc_ms_node(m, "QOrderedLayerNormalization", "qln_nob", "x,s,g,,s", "y2");
-    ob_output(m, "y1");
-    ob_output(m, "y2");
+    ob_outputs(m, "y", 2);
     fl_report *r = oc_run(m, FL_OK);
     const fl_report_node *ln = oc_node(r, "qln");
     assert_out(ln, "[2,4,8]", "int8");

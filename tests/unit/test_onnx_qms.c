@@ -44,8 +44,7 @@ static void test_qgemm(void **state) {
     oc_ms_node(m, "QGemm", "qg", "a,s,zu,b,s,zi,c,s,zu", "y1");
     Onnx__NodeProto *n = oc_ms_node(m, "QGemm", "qg_float", "a,s,zu,bt,s,zu", "y2");
     ob_attr_i(m, n, "transB", 1);
-    ob_output(m, "y1");
-    ob_output(m, "y2");
+    ob_outputs(m, "y", 2);
     fl_report *r = oc_run(m, FL_OK);
     const fl_report_node *qg = oc_node(r, "qg");
     assert_string_equal(qg->outputs[0].shape, "[4,8]");
@@ -140,9 +139,7 @@ static void test_matmul_integer16(void **state) {
     oc_ms_node(m, "MatMulInteger16", "mm16", "a,b", "y1");
     oc_ms_node(m, "MatMulInteger16", "mm16u", "au,bu", "y2");
     oc_ms_node(m, "MatMulInteger16", "mm16n", "an,b", "y3");
-    ob_output(m, "y1");
-    ob_output(m, "y2");
-    ob_output(m, "y3");
+    ob_outputs(m, "y", 3);
     fl_report *r = oc_run(m, FL_OK);
     const fl_report_node *mm = oc_node(r, "mm16");
     assert_string_equal(mm->outputs[0].shape, "[2,3,5]");
@@ -287,9 +284,7 @@ static void test_int8_peak(void **state) {
     ob_node(m, "MatMulInteger", "mmi", "a2,b2,zu,zi", "y1");
     ob_node(m, "QLinearMatMul", "qmm", "a,s,zu,b,s,zu,s,zu", "y2");
     oc_ms_node(m, "MatMulInteger16", "mm16", "a16,b16", "y3");
-    ob_output(m, "y1");
-    ob_output(m, "y2");
-    ob_output(m, "y3");
+    ob_outputs(m, "y", 3);
     size_t len;
     uint8_t *buf = ob_pack(m, &len);
     ob_free(m);

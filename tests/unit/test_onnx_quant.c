@@ -109,9 +109,7 @@ static void test_quantize(void **state) {
     ob_node(m, "QuantizeLinear", "q", "xf,s,zu", "y1");
     ob_node(m, "DequantizeLinear", "dq", "xq,s,zi", "y2");
     ob_node(m, "DynamicQuantizeLinear", "dyn", "xf", "y3,y3s,y3z");
-    ob_output(m, "y1");
-    ob_output(m, "y2");
-    ob_output(m, "y3");
+    ob_outputs(m, "y", 3);
     ob_output(m, "y3s");
     ob_output(m, "y3z");
     fl_report *r = oc_run(m, FL_OK);
