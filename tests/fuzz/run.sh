@@ -22,8 +22,11 @@
 # FUZZ_MAX_SEED_BYTES (default 65536) each: small inputs keep executions fast.
 # "savedmodel" seeds are the GraphDef seeds wrapped in a SavedModel. A
 # dictionary of op, attribute and field names (from src/ops and the protos)
-# helps the mutator build plausible graphs. FUZZ_NO_BUILD=1: use the targets
-# as built (a long run fuzzing a fixed snapshot while the sources change).
+# helps the mutator build plausible graphs, and one of integers near the
+# int32 and int64 limits (as varints, tagged varints and little-endian words)
+# puts extreme attrs and dims in front of the shape and cost rules.
+# FUZZ_NO_BUILD=1: use the targets as built (a long run fuzzing a fixed
+# snapshot while the sources change).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
@@ -39,7 +42,7 @@ while [ $# -gt 0 ]; do
     --seconds) seconds="$2"; shift 2 ;;
     --work) work="$2"; shift 2 ;;
     --jobs) jobs="$2"; shift 2 ;;
-    -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
     *) if [ -z "$build" ]; then build="$1"; else targets+=("$1"); fi; shift ;;
   esac
@@ -80,13 +83,41 @@ if [ ! -d "$corpus" ]; then
 fi
 
 # The dictionary: quoted names in the op registry and field names of the
-# schemas, each once.
+# schemas, each once; then integers at the limits the shape and cost rules
+# must survive (2^31 - 1 to 2^63 - 1, -1, INT64_MIN), which mutation alone
+# rarely produces: as bare protobuf varints (to overwrite an attr's or a
+# dim's value), behind the tags that carry an int attr or a dim (ONNX
+# AttributeProto.i and TF AttrValue.i: field 3; TensorShapeProto dim_value
+# and TensorProto dims: field 1; AttributeProto.ints unpacked: field 8),
+# and little-endian as TFLite's flatbuffers hold them.
 dict="$work/names.dict"
 {
   grep -rhoE '"[A-Za-z_][A-Za-z0-9_.]{1,40}"' "$src/src/ops" "$src/src/import" 2>/dev/null || true
   grep -rhoE '^ *(repeated |optional )?[A-Za-z0-9_.]+ [a-z_0-9]+ = ' "$src/proto" 2>/dev/null |
     awk '{print "\"" $(NF-2) "\""}' || true
 } | sort -u | grep -v '\\' >"$dict"
+python3 - >>"$dict" <<'PY'
+def varint(v):
+    v &= (1 << 64) - 1
+    out = b""
+    while True:
+        b, v = v & 0x7F, v >> 7
+        out += bytes([b | (0x80 if v else 0)])
+        if not v:
+            return out
+
+def word(b):
+    return '"' + "".join("\\x%02x" % c for c in b) + '"'
+
+limits = [2**31 - 1, 2**31, 2**32, 2**62, 2**62 + 1, 2**63 - 1, -1, -(2**63)]
+for v in limits:
+    print(word(varint(v)))
+    for tag in (0x08, 0x18, 0x40):
+        print(word(bytes([tag]) + varint(v)))
+    print(word((v & (2**64 - 1)).to_bytes(8, "little")))
+    if -(2**31) <= v < 2**31:
+        print(word((v & (2**32 - 1)).to_bytes(4, "little")))
+PY
 
 # "savedmodel": a GraphDef seed wrapped as SavedModel{meta_graphs:
 # MetaGraphDef{meta_info_def{tags: "serve"}, graph_def}}.
