@@ -1374,7 +1374,11 @@ static void test_batch_norm_stats_dtype(void **state) {
  * INT64_MAX (2 * window), SparseAttention with num_heads and kv_num_heads 2^62 (packed: num_heads +
  * 2 * kv_num_heads; unpacked over an unknown hidden size: head size * num_heads), MatMulNBits with
  * K INT64_MAX (ceil(K / block_size) computed exactly: B's dim 1 then mismatches) and with
- * block_size 2^62 (block_size * bits), MatMulBnb4 with K 2^32 and N 2^31 (K * N). */
+ * block_size 2^62 (block_size * bits), MatMulBnb4 with K 2^32 and N 2^31 (K * N),
+ * LongformerAttention's cost with window 2^40 over a symbolic sequence length (window * (window +
+ * 1)), DecoderMaskedMultiHeadAttention over packed QKV with num_heads 2^62 (3 * num_heads),
+ * GroupQueryAttention over packed QKV with num_heads and kv_num_heads 2^62 (num_heads + 2 *
+ * kv_num_heads), Scan with num_scan_inputs 2^31 (the input count less num_scan_inputs, in int). */
 static void test_overflow_attrs(void **state) {
     (void)state;
     ob_model *m = ob_new(17);
@@ -1534,6 +1538,137 @@ static void test_overflow_attrs(void **state) {
     ob_output(m, "y");
     oc_expect_overflow(m, "node 'q' (MatMulBnb4): attrs K 4294967296 and N 2147483648: K * N "
                           "overflows 64-bit integers");
+
+    /* LongformerAttention's cost: band scores S * (2W + 1) - W * (W + 1) */
+    m = oc_ms_model();
+    ob_input(m, "x", OB_FLOAT, 3, (int64_t[]){1, -1, 4}, (const char *[]){NULL, "s", NULL});
+    ob_input(m, "w", OB_FLOAT, 2, (int64_t[]){4, 12}, NULL);
+    ob_init_f(m, "b", 1, (int64_t[]){12}, false);
+    ob_input(m, "mask", OB_FLOAT, 2, (int64_t[]){1, -1}, (const char *[]){NULL, "s"});
+    ob_input(m, "g", OB_INT32, 2, (int64_t[]){1, -1}, (const char *[]){NULL, "s"});
+    n = oc_ms_node(m, "LongformerAttention", "lfc", "x,w,b,mask,w,b,g", "y");
+    ob_attr_i(m, n, "num_heads", 2);
+    ob_attr_i(m, n, "window", (int64_t)1 << 40);
+    ob_output(m, "y");
+    oc_expect_overflow(m, "node 'lfc' (LongformerAttention): attr 'window' is 1099511627776: "
+                          "window * (window + 1) overflows 64-bit integers");
+
+    /* DecoderMaskedMultiHeadAttention, packed QKV: 3 * num_heads */
+    m = oc_ms_model();
+    ob_input(m, "qkv", OB_FLOAT, 3, (int64_t[]){1, 1, 48}, NULL);
+    ob_attr_i(m, oc_ms_node(m, "DecoderMaskedMultiHeadAttention", "dm", "qkv", "y"), "num_heads",
+              (int64_t)1 << 62);
+    ob_output(m, "y");
+    oc_expect_overflow(m, "node 'dm' (DecoderMaskedMultiHeadAttention): attr 'num_heads' is "
+                          "4611686018427387904: 3 * num_heads overflows 64-bit integers");
+
+    /* GroupQueryAttention, packed QKV: num_heads + 2 * kv_num_heads */
+    m = oc_ms_model();
+    ob_input(m, "qkv", OB_FLOAT, 3, (int64_t[]){1, 1, 48}, NULL);
+    ob_input(m, "seqlens", OB_INT32, 1, (int64_t[]){1}, NULL);
+    ob_input(m, "total", OB_INT32, 0, NULL, NULL);
+    n = oc_ms_node(m, "GroupQueryAttention", "gqa", "qkv,,,,,seqlens,total", "y,pk,pv");
+    ob_attr_i(m, n, "num_heads", (int64_t)1 << 62);
+    ob_attr_i(m, n, "kv_num_heads", (int64_t)1 << 62);
+    ob_output(m, "y");
+    oc_expect_overflow(m, "node 'gqa' (GroupQueryAttention): attrs 'num_heads' "
+                          "4611686018427387904 and 'kv_num_heads' 4611686018427387904: num_heads "
+                          "+ 2 * kv_num_heads overflows 64-bit integers");
+
+    /* Scan: the state count, inputs - num_scan_inputs, was computed in int */
+    ob_model *body = ob_new(13);
+    ob_input(body, "s_in", OB_FLOAT, 1, (int64_t[]){4}, NULL);
+    ob_input(body, "x_in", OB_FLOAT, 1, (int64_t[]){4}, NULL);
+    ob_node(body, "Add", "acc", "s_in,x_in", "s_out");
+    ob_output_typed(body, "s_out", OB_FLOAT, 1, (int64_t[]){4});
+    ob_output_typed(body, "x_in", OB_FLOAT, 1, (int64_t[]){4});
+    m = ob_new(13);
+    ob_input(m, "s0", OB_FLOAT, 1, (int64_t[]){4}, NULL);
+    ob_input(m, "x", OB_FLOAT, 2, (int64_t[]){6, 4}, NULL);
+    n = ob_node(m, "Scan", "scan", "s0,x", "s,ys");
+    ob_attr_i(m, n, "num_scan_inputs", (int64_t)1 << 31);
+    ob_attr_graph(m, n, "body", body);
+    ob_output(m, "s");
+    ob_output(m, "ys");
+    r = oc_run(m, FL_EINVAL);
+    assert_string_equal(
+        r->error, "node 'scan' (Scan): attr 'num_scan_inputs' 2147483648 does not fit 2 inputs");
+    fl_report_free(r);
+    ob_free(m);
+    ob_free(body);
+}
+
+/* Dims from a model near the int64 limits (huge but representable), where a
+ * rule's own arithmetic on them would overflow: Split into 2 equal parts of
+ * a dim of INT64_MAX (ceil(dim / 2) was (dim + 2 - 1) / 2: exact, 2^62 and
+ * 2^62 - 1); SplitToSequence with a scalar split of INT64_MAX over 10 (the
+ * count ceil(10 / split) was (10 + split - 1) / split: one element [10]) and
+ * of 2^62 over INT64_MAX (the offsets 0, 2^62, then 2^63: two elements,
+ * 2^62 and 2^62 - 1); LongformerAttention with a hidden size of 2^62 (the
+ * weight's 3 * hidden); PackedAttention with a token_offset batch of
+ * INT64_MAX (cumulative_sequence_length's batch + 1, compared exactly). The
+ * dims of INT64_MAX are on string tensors, counted as 0 bytes: the bytes of
+ * a numeric type would overflow the report's byte totals. */
+static void test_overflow_dims(void **state) {
+    (void)state;
+    ob_model *m = ob_new(13);
+    ob_input(m, "x", 8 /* string */, 1, (int64_t[]){INT64_MAX}, NULL);
+    ob_node(m, "Split", "sp", "x", "y1,y2");
+    ob_outputs(m, "y", 2);
+    fl_report *r = oc_run(m, FL_OK);
+    assert_string_equal(oc_node(r, "sp")->outputs[0].shape, "[4611686018427387904]");
+    assert_string_equal(oc_node(r, "sp")->outputs[1].shape, "[4611686018427387903]");
+    fl_report_free(r);
+    ob_free(m);
+
+    m = ob_new(13);
+    ob_input(m, "a", OB_UINT8, 1, (int64_t[]){10}, NULL);
+    ob_input(m, "b", 8 /* string */, 1, (int64_t[]){INT64_MAX}, NULL);
+    ob_init_i64(m, "big", 0, NULL, (int64_t[]){INT64_MAX});
+    ob_init_i64(m, "half", 0, NULL, (int64_t[]){(int64_t)1 << 62});
+    ob_init_i64(m, "p0", 0, NULL, (int64_t[]){0});
+    ob_init_i64(m, "p1", 0, NULL, (int64_t[]){1});
+    ob_node(m, "SplitToSequence", "sa", "a,big", "qa");
+    ob_node(m, "SplitToSequence", "sb", "b,half", "qb");
+    ob_node(m, "SequenceAt", "a0", "qa,p0", "e1");
+    ob_node(m, "SequenceAt", "b0", "qb,p0", "e2");
+    ob_node(m, "SequenceAt", "b1", "qb,p1", "e3");
+    ob_node(m, "SequenceLength", "nb", "qb", "e4");
+    ob_outputs(m, "e", 4);
+    r = oc_run(m, FL_OK);
+    assert_string_equal(oc_node(r, "a0")->outputs[0].shape, "[10]");
+    assert_string_equal(oc_node(r, "b0")->outputs[0].shape, "[4611686018427387904]");
+    assert_string_equal(oc_node(r, "b1")->outputs[0].shape, "[4611686018427387903]");
+    fl_report_free(r);
+    ob_free(m);
+
+    m = oc_ms_model();
+    ob_input(m, "x", OB_FLOAT, 3, (int64_t[]){1, 8, (int64_t)1 << 62}, NULL);
+    ob_input(m, "w", OB_FLOAT, 2, (int64_t[]){4, 12}, NULL);
+    ob_init_f(m, "b", 1, (int64_t[]){12}, false);
+    ob_input(m, "mask", OB_FLOAT, 2, (int64_t[]){1, 8}, NULL);
+    ob_input(m, "g", OB_INT32, 2, (int64_t[]){1, 8}, NULL);
+    Onnx__NodeProto *n = oc_ms_node(m, "LongformerAttention", "lf", "x,w,b,mask,w,b,g", "y");
+    ob_attr_i(m, n, "num_heads", 2);
+    ob_attr_i(m, n, "window", 2);
+    ob_output(m, "y");
+    oc_expect_overflow(m, "node 'lf' (LongformerAttention): input 0 (input)'s hidden size "
+                          "4611686018427387904: 3 * hidden overflows 64-bit integers");
+
+    m = oc_ms_model();
+    ob_input(m, "x", OB_FLOAT, 2, (int64_t[]){7, 16}, NULL);
+    ob_init_f(m, "w", 2, (int64_t[]){16, 48}, false);
+    ob_init_f(m, "b", 1, (int64_t[]){48}, false);
+    ob_input(m, "off", OB_INT32, 2, (int64_t[]){INT64_MAX, 1}, NULL);
+    ob_input(m, "cum", OB_INT32, 1, (int64_t[]){3}, NULL);
+    ob_attr_i(m, oc_ms_node(m, "PackedAttention", "pa", "x,w,b,off,cum", "y"), "num_heads", 2);
+    ob_output(m, "y");
+    r = oc_run(m, FL_EINVAL);
+    assert_string_equal(r->error, "node 'pa' (PackedAttention): input 4 "
+                                  "(cumulative_sequence_length) has 3 entries, want token_offset's "
+                                  "batch 9223372036854775807 + 1");
+    fl_report_free(r);
+    ob_free(m);
 }
 
 int main(void) {
@@ -1570,6 +1705,7 @@ int main(void) {
         cmocka_unit_test(test_unknown_domain_and_opset),
         cmocka_unit_test(test_opset25_dtypes),
         cmocka_unit_test(test_overflow_attrs),
+        cmocka_unit_test(test_overflow_dims),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -168,7 +168,8 @@ static fl_status infer_split(fl_ctx *c, fl_node *n) {
             }
             part = fl_sym_const(split[o]);
         } else if (!found && fl_sym_is_known(dim)) {
-            int64_t chunk = (dim.k + n->n_outputs - 1) / n->n_outputs;
+            /* ceil(dim / outputs) without dim + outputs - 1, which can pass INT64_MAX */
+            int64_t chunk = dim.k / n->n_outputs + (dim.k % n->n_outputs != 0);
             int64_t rest = dim.k - chunk * o;
             part = fl_sym_const(rest < 0 ? 0 : (rest < chunk ? rest : chunk));
         } else if (!found && !fl_sym_is_unknown(dim)) {

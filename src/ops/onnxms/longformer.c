@@ -94,9 +94,21 @@ static fl_status check_in(fl_ctx *c, const fl_node *n, int i, const char *what, 
     return FL_OK;
 }
 
-/* H times k, or unknown. */
-static fl_sym times(fl_sym h, int64_t k) {
-    return fl_sym_is_known(h) ? fl_sym_const(k * h.k) : fl_sym_unknown();
+/* H times k in *out, or unknown; a known H so large that k * H overflows
+ * fails. */
+static fl_status times(fl_ctx *c, const fl_node *n, fl_sym h, int64_t k, fl_sym *out) {
+    int64_t v;
+    *out = fl_sym_unknown();
+    if (!fl_sym_is_known(h)) {
+        return FL_OK;
+    }
+    fl_status st = fl__op_ck(c, n, fl_ck_mul(fl_ck_of(k), fl_ck_of(h.k)), &v,
+                             "input 0 (input)'s hidden size %lld: %lld * hidden", (long long)h.k,
+                             (long long)k);
+    if (st == FL_OK) {
+        *out = fl_sym_const(v);
+    }
+    return st;
 }
 
 /* The weights and biases in either format, told by the weight's rank (the
@@ -115,10 +127,14 @@ static fl_status check_weights(fl_ctx *c, const fl_node *n, lf_inputs in, fl_sym
                              "hidden, hidden)",
                              in.weight, r);
     }
-    fl_sym h3 = times(h, 3), w1[2] = {h, h3}, w0[3] = {fl_sym_const(3), h, h};
-    fl_sym bias = r == 2 ? h3 : times(h, 5), gbias = r == 2 ? h3 : h;
+    fl_sym hk; /* 3 * H (rank 2: the weight's columns and the biases) or 5 * H (rank 3: bias) */
+    fl_status st = times(c, n, h, r == 2 ? 3 : 5, &hk);
+    if (st != FL_OK) {
+        return st;
+    }
+    fl_sym w1[2] = {h, hk}, w0[3] = {fl_sym_const(3), h, h};
+    fl_sym bias = hk, gbias = r == 2 ? hk : h;
     const fl_sym *w = r == 2 ? w1 : w0;
-    fl_status st;
     if ((st = check_in(c, n, in.weight, "weight", r, w)) != FL_OK ||
         (st = check_in(c, n, in.bias, "bias", 1, &bias)) != FL_OK ||
         (st = check_in(c, n, in.gweight, "global_weight", r, w)) != FL_OK) {
@@ -204,13 +220,18 @@ static fl_status cost_longformer(fl_ctx *c, const fl_node *n, fl_cost *out) {
     if (st != FL_OK) {
         return st;
     }
-    int64_t w = a.window, g = global_count(c, n, lf_in(n).global);
+    int64_t w = a.window, g = global_count(c, n, lf_in(n).global), wsq;
+    /* 2 * w + 1 cannot overflow: lf_read checked 2 * w, an even number. */
+    if ((st = fl__op_ck(c, n, fl_ck_mul(fl_ck_of(w), fl_ck_add(fl_ck_of(w), fl_ck_of(1))), &wsq,
+                        "attr 'window' is %lld: window * (window + 1)", (long long)w)) != FL_OK) {
+        return st;
+    }
     fl_arith k = {c, n, FL_OK};
     fl_sym rows = fl__ar_mul(&k, a.b, a.s);
     fl_sym h3 = fl__ar_scale(&k, a.h, 3);
     fl_sym proj = fl__ar_scale(&k, fl__ar_mul(&k, fl__ar_mul(&k, rows, a.h), h3), 2);
     /* Band scores per batch and head: S * (2W + 1) - W * (W + 1). */
-    fl_sym band = fl__ar_sub(&k, fl__ar_scale(&k, a.s, 2 * w + 1), fl_sym_const(w * (w + 1)));
+    fl_sym band = fl__ar_sub(&k, fl__ar_scale(&k, a.s, 2 * w + 1), fl_sym_const(wsq));
     fl_sym per_head = fl__ar_add(&k, fl__ar_mul(&k, a.b, band), fl__ar_scale(&k, a.s, 2 * g));
     fl_sym scores = fl__ar_scale(&k, per_head, a.heads);
     /* d MACs twice per score: 2 * d * N * per_head = 2 * H * per_head. */

@@ -156,7 +156,13 @@ static fl_status mha_layout(fl_ctx *c, const fl_node *n, mha_dims *a, bool *bnsh
     if (mha_index(n)->decoder && fl__ox_absent(n, 1) && fl__ox_absent(n, 2)) {
         a->l = a->s; /* packed QKV (B, S, 3 * N * D) */
         a->dv = fl_sym_unknown();
-        if ((st = per_head(c, n, fl__shape_dim(q, 2), 3 * a->heads,
+        int64_t heads3;
+        if ((st = fl__op_ck(c, n, fl_ck_mul(fl_ck_of(3), fl_ck_of(a->heads)), &heads3,
+                            "attr 'num_heads' is %lld: 3 * num_heads", (long long)a->heads)) !=
+            FL_OK) {
+            return st;
+        }
+        if ((st = per_head(c, n, fl__shape_dim(q, 2), heads3,
                            "input 0 (packed QKV)'s hidden size (3 * num_heads)", &a->d)) == FL_OK) {
             a->dv = a->d;
         }
@@ -296,7 +302,15 @@ static fl_status gqa_layout(fl_ctx *c, const fl_node *n, mha_dims *a) {
     a->s = fl__shape_dim(q, 1);
     if (fl__ox_absent(n, 1)) { /* packed QKV */
         a->l = a->s;
-        return per_head(c, n, fl__shape_dim(q, 2), a->heads + 2 * a->kv_heads,
+        int64_t all;
+        fl_ck sum = fl_ck_add(fl_ck_of(a->heads), fl_ck_mul(fl_ck_of(2), fl_ck_of(a->kv_heads)));
+        if ((st = fl__op_ck(c, n, sum, &all,
+                            "attrs 'num_heads' %lld and 'kv_num_heads' %lld: num_heads + 2 * "
+                            "kv_num_heads",
+                            (long long)a->heads, (long long)a->kv_heads)) != FL_OK) {
+            return st;
+        }
+        return per_head(c, n, fl__shape_dim(q, 2), all,
                         "input 0 (packed QKV)'s hidden size (num_heads + 2 * kv_num_heads)", &a->d);
     }
     if (fl__ox_absent(n, 2)) {

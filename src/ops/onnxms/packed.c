@@ -155,7 +155,8 @@ static fl_status pk_read(fl_ctx *c, const fl_node *n, pk_dims *a) {
     a->b = fl__shape_dim(to, 0);
     a->s = fl__shape_dim(to, 1);
     fl_sym b1 = fl__shape_dim(fl__op_in_shape(n, off + 1), 0);
-    if (fl_sym_is_known(b1) && fl_sym_is_known(a->b) && b1.k != a->b.k + 1) {
+    /* b1 - 1 != B rather than b1 != B + 1: B can be INT64_MAX, b1 is >= 0 */
+    if (fl_sym_is_known(b1) && fl_sym_is_known(a->b) && b1.k - 1 != a->b.k) {
         return fl__node_fail(c->d, FL_EINVAL, n,
                              "input %d (cumulative_sequence_length) has %lld entries, want "
                              "token_offset's batch %lld + 1",

@@ -355,8 +355,9 @@ static fl_status infer_scan(fl_ctx *c, fl_node *n) {
     }
     bool v8 = c->g->producer > 0 && c->g->producer < 9; /* opset 8: sequence_lens first */
     int first = v8 ? 1 : 0;
-    int states = n->n_inputs - first - (int)nscan;
-    if (nscan < 1 || states < 0 || n->n_outputs < states) {
+    /* nscan is checked against the input count before it is narrowed to int */
+    int states = nscan < 1 || nscan > n->n_inputs - first ? -1 : n->n_inputs - first - (int)nscan;
+    if (states < 0 || n->n_outputs < states) {
         return fl__node_fail(c->d, FL_EINVAL, n,
                              "attr 'num_scan_inputs' %lld does not fit %d inputs", (long long)nscan,
                              n->n_inputs);
@@ -416,10 +417,10 @@ static fl_sym trips(fl_ctx *c, const fl_node *n, bool *unknown) {
     if (ax && ax->kind == FL_ATTR_LIST && ax->list_kind == FL_ATTR_I && ax->n) {
         axis = ax->v.list.i[0];
     }
-    int first = n->n_inputs - (int)k;
-    if (k <= 0 || first < 0 || first >= n->n_inputs) {
+    if (k <= 0 || k > n->n_inputs) {
         return fl_sym_const(1);
     }
+    int first = n->n_inputs - (int)k;
     const fl_shape *s = &fl_node_in(n, first)->shape;
     if (s->rank > 0 && axis < 0) {
         axis += s->rank;

@@ -195,9 +195,13 @@ static fl_status split_chunks(fl_ctx *c, const fl_node *p, const seq_elem *base,
             return fl__node_fail(c->d, FL_EINVAL, p, "input 1 (split) is %lld, must be > 0",
                                  (long long)v[0]);
         }
-        if (fl_sym_is_known(dim) && (dim.k + v[0] - 1) / v[0] <= SEQ_MAX) {
-            for (int64_t at = 0; at < dim.k; at += v[0]) {
-                e.d[ax] = fl_sym_const(dim.k - at < v[0] ? dim.k - at : v[0]);
+        /* ceil(dim / split) and the offsets i * split < dim, none of which can
+         * overflow (dim + split - 1 and the offset after the last can) */
+        int64_t cnt = fl_sym_is_known(dim) ? dim.k / v[0] + (dim.k % v[0] != 0) : 0;
+        if (fl_sym_is_known(dim) && cnt <= SEQ_MAX) {
+            for (int64_t i = 0; i < cnt; i++) {
+                int64_t left = dim.k - i * v[0];
+                e.d[ax] = fl_sym_const(left < v[0] ? left : v[0]);
                 s->e[s->n++] = e;
             }
             return FL_OK;
