@@ -1,7 +1,8 @@
 /*
  * test_onnx_ms_compat.c - ONNX Runtime's contrib forms of ai.onnx operators
  * (src/ops/onnxms/compat.c), its Inverse, CDist, UnfoldTensor and
- * CropAndResize and NGramRepeatBlock (misc.c), MatMulBnb4, MulInteger and
+ * CropAndResize, NGramRepeatBlock, MurmurHash3, WordConvEmbedding and
+ * DynamicTimeWarping (misc.c), MatMulBnb4, MulInteger and
  * ReduceSumInteger (quant.c), QEmbedLayerNormalization (embed.c),
  * DynamicQuantizeLSTM (onnxops/nn.c) and ONNX's experimental
  * DynamicSlice: exact shapes and counts derived by hand from each file's
@@ -604,13 +605,171 @@ static void test_extremes(void **state) {
                           "window 3 overflows 64-bit integers");
 }
 
+/* MurmurHash3, WordConvEmbedding and DynamicTimeWarping (misc.c's rules):
+ *   MurmurHash3 x int32 [3,4]: [3,4] uint32 (positive defaults to 1), 1 a
+ *   key: 12 FLOPs; positive 0: int32, 12; string keys [5]: uint32, 5;
+ *   WordConvEmbedding Sequence [5,6] (L 6), W [4,1,3,2] (M 4, k 3, E 2),
+ *   B [4], C [10,2]: Y [5,4] float; U = 6 - 3 + 1 = 4 windows a word, 5 *
+ *   4 = 20 GEMM rows, 20 * 4 = 80 outputs before the pool: MACs 80 * 3 * 2
+ *   = 480, FLOPs 2 * 480 + 3 * 80 = 1200;
+ *   DynamicTimeWarping [4,6]: [2,x] int32, x unknown (the values decide it;
+ *   the node's bytes stay unknown), 3 * 24 = 72 FLOPs;
+ *   [1,3,5]: 3 * 15 = 45; [1,7] (one row): [2,7], 21; [1,5,1] (one
+ *   column): [2,5], 15. */
+static void test_hash_wordconv_dtw(void **state) {
+    (void)state;
+    ob_model *m = oc_ms_model();
+    ob_input(m, "k", OB_INT32, 2, (int64_t[]){3, 4}, NULL);
+    ob_input(m, "ks", 8 /* string */, 1, (int64_t[]){5}, NULL);
+    ob_input(m, "seq", OB_INT32, 2, (int64_t[]){5, 6}, NULL);
+    ob_init_f(m, "w", 4, (int64_t[]){4, 1, 3, 2}, false);
+    ob_init_f(m, "b", 1, (int64_t[]){4}, false);
+    ob_init_f(m, "c", 2, (int64_t[]){10, 2}, false);
+    ob_input(m, "d1", OB_FLOAT, 2, (int64_t[]){4, 6}, NULL);
+    ob_input(m, "d2", OB_FLOAT, 3, (int64_t[]){1, 3, 5}, NULL);
+    ob_input(m, "d3", OB_FLOAT, 2, (int64_t[]){1, 7}, NULL);
+    ob_input(m, "d4", OB_FLOAT, 3, (int64_t[]){1, 5, 1}, NULL);
+    oc_ms_node(m, "MurmurHash3", "mh", "k", "y1");
+    Onnx__NodeProto *n = oc_ms_node(m, "MurmurHash3", "mhs", "k", "y2");
+    ob_attr_i(m, n, "positive", 0);
+    ob_attr_i(m, n, "seed", 42);
+    oc_ms_node(m, "MurmurHash3", "mhstr", "ks", "y3");
+    n = oc_ms_node(m, "WordConvEmbedding", "wce", "seq,w,b,c", "y4");
+    ob_attr_i(m, n, "embedding_size", 4);
+    ob_attr_i(m, n, "conv_window_size", 3);
+    ob_attr_i(m, n, "char_embedding_size", 2);
+    oc_ms_node(m, "DynamicTimeWarping", "dtw", "d1", "y5");
+    oc_ms_node(m, "DynamicTimeWarping", "dtw3", "d2", "y6");
+    oc_ms_node(m, "DynamicTimeWarping", "dtwr", "d3", "y7");
+    oc_ms_node(m, "DynamicTimeWarping", "dtwc", "d4", "y8");
+    ob_outputs(m, "y", 8);
+    fl_report *r = oc_run(m, FL_OK);
+    assert_int_equal(r->n_unknown_ops, 0);
+    static const struct {
+        const char *node, *shape, *dtype;
+        int64_t flops, macs;
+    } want[] = {
+        {"mh", "[3,4]", "uint32", 12, 0},  {"mhs", "[3,4]", "int32", 12, 0},
+        {"mhstr", "[5]", "uint32", 5, 0},  {"wce", "[5,4]", "float", 1200, 480},
+        {"dtw", NULL, "int32", 72, 0},     {"dtw3", NULL, "int32", 45, 0},
+        {"dtwr", "[2,7]", "int32", 21, 0}, {"dtwc", "[2,5]", "int32", 15, 0},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        const fl_report_node *a = oc_node(r, want[i].node);
+        if (want[i].shape) {
+            assert_string_equal(a->outputs[0].shape, want[i].shape);
+        } else {
+            /* [2,x]: the path's length only the values decide */
+            assert_int_equal(a->outputs[0].rank, 2);
+            assert_int_equal(strncmp(a->outputs[0].shape, "[2,", 3), 0);
+            assert_null(strpbrk(a->outputs[0].shape + 3, "0123456789"));
+        }
+        assert_string_equal(a->outputs[0].dtype, want[i].dtype);
+        if (want[i].shape) {
+            oc_assert_cost(a, want[i].flops, want[i].macs);
+        } else {
+            /* exact counts; only the output's bytes are unknown */
+            assert_true(a->has_rule && a->flops.known && a->macs.known && !a->bytes.known);
+            assert_int_equal(a->flops.value, want[i].flops);
+            assert_int_equal(a->macs.value, 0);
+        }
+    }
+    fl_report_free(r);
+    ob_free(m);
+
+    /* Symbolic: WordConvEmbedding Sequence [s,6]: Y [s,4], 16 * s outputs
+     * before the pool, 96 * s MACs, 192 * s + 48 * s = 240 * s FLOPs;
+     * DynamicTimeWarping [m,n]: 3 * m * n. */
+    m = oc_ms_model();
+    ob_input(m, "seq", OB_INT32, 2, (int64_t[]){-1, 6}, (const char *[]){"s", NULL});
+    ob_init_f(m, "w", 4, (int64_t[]){4, 1, 3, 2}, false);
+    ob_init_f(m, "b", 1, (int64_t[]){4}, false);
+    ob_init_f(m, "c", 2, (int64_t[]){10, 2}, false);
+    ob_input(m, "d", OB_FLOAT, 2, (int64_t[]){-1, -1}, (const char *[]){"m", "n"});
+    oc_ms_node(m, "WordConvEmbedding", "wce", "seq,w,b,c", "y1");
+    oc_ms_node(m, "DynamicTimeWarping", "dtw", "d", "y2");
+    ob_outputs(m, "y", 2);
+    r = oc_run(m, FL_OK);
+    const fl_report_node *a = oc_node(r, "wce");
+    assert_string_equal(a->outputs[0].shape, "[s,4]");
+    assert_string_equal(a->flops.text, "240*s");
+    assert_string_equal(a->macs.text, "96*s");
+    assert_string_equal(oc_node(r, "dtw")->flops.text, "3*m*n");
+    fl_report_free(r);
+    ob_free(m);
+}
+
+/* Bad MurmurHash3, WordConvEmbedding and DynamicTimeWarping nodes. */
+static void test_hash_wordconv_dtw_bad(void **state) {
+    (void)state;
+    static const struct {
+        const char *op, *in, *attr;
+        int64_t ival;
+        const char *err;
+    } cases[] = {
+        {"MurmurHash3", "bo", NULL, 0,
+         "node 'n' (MurmurHash3): input 0 (X) is bool, want int32, uint32, int64, uint64, "
+         "float, double or string"},
+        {"WordConvEmbedding", "s3,w,b,c", NULL, 0,
+         "node 'n' (WordConvEmbedding): input 0 (Sequence) has rank 3, want 2"},
+        {"WordConvEmbedding", "s64,w,b,c", NULL, 0,
+         "node 'n' (WordConvEmbedding): input 0 (Sequence) is int64, want int32"},
+        {"WordConvEmbedding", "seq,w,b,c3", NULL, 0,
+         "node 'n' (WordConvEmbedding): inputs W's dim 3 and C's dim 1 (the character "
+         "embedding size)"},
+        {"WordConvEmbedding", "seq,w,b5,c", NULL, 0,
+         "node 'n' (WordConvEmbedding): inputs W's dim 0 and B's dim 0 (the filters)"},
+        {"WordConvEmbedding", "seq,w,b,c", "conv_window_size", 5,
+         "node 'n' (WordConvEmbedding): attr 'conv_window_size' is 5, input 1 (W)'s dim 2 is 3"},
+        {"WordConvEmbedding", "seq,w,b,c", "char_embedding_size", 3,
+         "node 'n' (WordConvEmbedding): attr 'char_embedding_size' is 3, input 3 (C)'s dim 1 "
+         "is 2"},
+        {"WordConvEmbedding", "short,w,b,c", NULL, 0,
+         "node 'n' (WordConvEmbedding): input 0 (Sequence)'s dim 1 (characters a word) is 2, "
+         "less than the filter width 3 (input 1 (W)'s dim 2)"},
+        {"DynamicTimeWarping", "b", NULL, 0,
+         "node 'n' (DynamicTimeWarping): input 0 (input) has rank 1, want 2 or 3"},
+        {"DynamicTimeWarping", "d3", NULL, 0,
+         "node 'n' (DynamicTimeWarping): input 0 (input)'s dim 0 is 2, want 1 ([1, M, N])"},
+        {"DynamicTimeWarping", "seq", NULL, 0,
+         "node 'n' (DynamicTimeWarping): input 0 (input) is int32, want float"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ob_model *m = oc_ms_model();
+        ob_input(m, "bo", OB_BOOL, 1, (int64_t[]){3}, NULL);
+        ob_input(m, "seq", OB_INT32, 2, (int64_t[]){5, 6}, NULL);
+        ob_input(m, "short", OB_INT32, 2, (int64_t[]){5, 2}, NULL);
+        ob_input(m, "s3", OB_INT32, 3, (int64_t[]){5, 6, 1}, NULL);
+        ob_input(m, "s64", OB_INT64, 2, (int64_t[]){5, 6}, NULL);
+        ob_init_f(m, "w", 4, (int64_t[]){4, 1, 3, 2}, false);
+        ob_init_f(m, "b", 1, (int64_t[]){4}, false);
+        ob_init_f(m, "b5", 1, (int64_t[]){5}, false);
+        ob_init_f(m, "c", 2, (int64_t[]){10, 2}, false);
+        ob_init_f(m, "c3", 2, (int64_t[]){10, 3}, false);
+        ob_input(m, "d3", OB_FLOAT, 3, (int64_t[]){2, 3, 4}, NULL);
+        Onnx__NodeProto *n = oc_ms_node(m, cases[i].op, "n", cases[i].in, "y");
+        if (cases[i].attr) {
+            ob_attr_i(m, n, cases[i].attr, cases[i].ival);
+        }
+        ob_output(m, "y");
+        oc_expect_error(m, cases[i].err);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_counts),    cmocka_unit_test(test_shapes),
-        cmocka_unit_test(test_symbolic),  cmocka_unit_test(test_bad),
-        cmocka_unit_test(test_bnb4_bad),  cmocka_unit_test(test_integer_and_pool),
-        cmocka_unit_test(test_qembed_ln), cmocka_unit_test(test_dq_lstm),
-        cmocka_unit_test(test_extremes),  cmocka_unit_test(test_conv_transpose_dyn_pads),
+        cmocka_unit_test(test_counts),
+        cmocka_unit_test(test_shapes),
+        cmocka_unit_test(test_symbolic),
+        cmocka_unit_test(test_bad),
+        cmocka_unit_test(test_bnb4_bad),
+        cmocka_unit_test(test_integer_and_pool),
+        cmocka_unit_test(test_qembed_ln),
+        cmocka_unit_test(test_dq_lstm),
+        cmocka_unit_test(test_extremes),
+        cmocka_unit_test(test_conv_transpose_dyn_pads),
+        cmocka_unit_test(test_hash_wordconv_dtw),
+        cmocka_unit_test(test_hash_wordconv_dtw_bad),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

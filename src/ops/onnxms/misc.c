@@ -1,8 +1,10 @@
 /*
  * misc.c - ONNX Runtime contrib operators (domain com.microsoft) on their
  * own: Inverse, CDist (scikit-learn converters' pairwise distances),
- * UnfoldTensor, CropAndResize and NGramRepeatBlock (beam search's repeated
- * n-gram ban).
+ * UnfoldTensor, CropAndResize, NGramRepeatBlock (beam search's repeated
+ * n-gram ban), MurmurHash3 (feature hashing of scikit-learn and text
+ * pipelines), WordConvEmbedding (a character CNN's word embedding) and
+ * DynamicTimeWarping (Whisper's word-level timestamps).
  *
  * Shapes (ONNX Runtime's contrib schemas and CPU kernels):
  *   Inverse(X)          X [..., n, n] (rank >= 2, the last two dims equal):
@@ -22,6 +24,28 @@
  *                       input_ids [B, L] int64, scores [B, V], attr
  *                       ngram_size (required, >= 1): scores_out scores'
  *                       shape and type
+ *   MurmurHash3(X)      X int32, uint32, int64, uint64, float, double or
+ *                       string (the schema's; ONNX Runtime's CPU kernel
+ *                       hashes int32, uint32 and string), attr positive
+ *                       (default 1): Y X's shape, uint32 when positive is
+ *                       1, else int32 (the schema's type inference); attr
+ *                       seed only changes values
+ *   WordConvEmbedding(Sequence, W, B, C)
+ *                       Sequence [S, L] int32 (L characters a word), W
+ *                       [M, 1, k, E] (M filters of width k over the
+ *                       character embeddings), B [M], C [V, E] (the
+ *                       character embedding table): Y [S, M], W's type.
+ *                       L >= k (the CPU kernel unfolds L - k + 1
+ *                       windows a word); W's dim 3 and C's dim 1 agree;
+ *                       attrs embedding_size (M), conv_window_size (k)
+ *                       and char_embedding_size (E), when given and not
+ *                       -1, must equal those dims (the kernel's checks)
+ *   DynamicTimeWarping(input)
+ *                       input float [M, N] or [1, M, N] (a cost matrix):
+ *                       output int32 [2, x], the path's (row, column)
+ *                       pairs; max(M, N) <= x < M + N, so x is known only
+ *                       when M or N is 1 (then x = max(M, N)); otherwise
+ *                       the values decide it (a symbolic dim)
  *
  * FLOP rules ("complete" convention; E = element count of the output):
  *   Inverse        per n x n matrix 2 * n^3 FLOPs, n^3 MACs (LU
@@ -36,6 +60,19 @@
  *                  3 * (2^2 - 1)); nearest: 0
  *   NGramRepeatBlock  0 (token comparisons and writes of -inf; which
  *                  scores it bans depends on the tokens)
+ *   MurmurHash3    1 * E (one hash a key, as BitShift's integer op and
+ *                  TensorFlow's _TensorToHashBucketFast count one; the
+ *                  string length a hash reads is not in the shape)
+ *   WordConvEmbedding  with U = L - k + 1 windows a word and every word
+ *                  full length (the kernel skips padding, which only the
+ *                  values show): the convolution as one GEMM [S * U, k *
+ *                  E] x [k * E, M], S * U * M * k * E MACs, twice that in
+ *                  FLOPs, plus 3 * S * U * M (bias add, tanh, max over
+ *                  the windows); the embedding lookup is copies, 0
+ *   DynamicTimeWarping  3 * M * N (each cell of the cost table: the
+ *                  minimum of its three predecessors, 2 comparisons, and
+ *                  the add of its cost); the backtrace, at most M + N
+ *                  steps of index arithmetic, 0
  */
 #include "ops/onnxops/util.h"
 
@@ -244,12 +281,173 @@ static fl_status infer_ngram_block(fl_ctx *c, fl_node *n) {
     return st == FL_OK ? fl__op_set_output(c, n, 0, fl__ox_in_dtype(n, 1), sc->rank, sc->dims) : st;
 }
 
+static fl_status infer_murmur(fl_ctx *c, fl_node *n) {
+    int64_t pos;
+    fl_status st = fl__attr_int_or(n, "positive", 1, &pos, c->d);
+    if (st != FL_OK) {
+        return st;
+    }
+    int dt = fl__ox_in_dtype(n, 0);
+    switch (dt) {
+    case FL_DT_INVALID:
+    case FL_DT_INT32:
+    case FL_DT_UINT32:
+    case FL_DT_INT64:
+    case FL_DT_UINT64:
+    case FL_DT_FLOAT:
+    case FL_DT_DOUBLE:
+    case FL_DT_STRING:
+        break;
+    default:
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "input 0 (X) is %s, want int32, uint32, int64, uint64, float, "
+                             "double or string",
+                             fl__dtype_name(dt));
+    }
+    const fl_shape *x = fl__op_in_shape(n, 0);
+    return fl__op_set_output(c, n, 0, pos == 1 ? FL_DT_UINT32 : FL_DT_INT32, x->rank, x->dims);
+}
+
+static fl_status cost_murmur(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    return fl__ox_cost_per_out(c, n, out, 1);
+}
+
+/* WordConvEmbedding's attr `name`, when given and not -1, equals dim d
+ * (what names it). */
+static fl_status wce_attr_dim(fl_ctx *c, const fl_node *n, const char *name, fl_sym d,
+                              const char *what) {
+    int64_t v;
+    fl_status st = fl__attr_int_or(n, name, -1, &v, c->d);
+    if (st != FL_OK || v == -1 || !fl_sym_is_known(d) || d.k == v) {
+        return st;
+    }
+    return fl__node_fail(c->d, FL_EINVAL, n, "attr '%s' is %lld, %s is %lld", name, (long long)v,
+                         what, (long long)d.k);
+}
+
+static fl_status infer_word_conv(fl_ctx *c, fl_node *n) {
+    static const int want[4] = {2, 4, 1, 2};
+    static const char *const names[4] = {"Sequence", "W", "B", "C"};
+    const fl_shape *s[4];
+    for (int i = 0; i < 4; i++) {
+        s[i] = fl__op_in_shape(n, i);
+        if (s[i]->rank >= 0 && s[i]->rank != want[i]) {
+            return fl__node_fail(c->d, FL_EINVAL, n, "input %d (%s) has rank %d, want %d", i,
+                                 names[i], s[i]->rank, want[i]);
+        }
+    }
+    int sdt = fl__ox_in_dtype(n, 0);
+    if (sdt != FL_DT_INVALID && sdt != FL_DT_INT32) {
+        return fl__node_fail(c->d, FL_EINVAL, n, "input 0 (Sequence) is %s, want int32",
+                             fl__dtype_name(sdt));
+    }
+    fl_sym m = s[1]->rank == 4 ? s[1]->dims[0] : fl_sym_unknown();
+    fl_sym k = s[1]->rank == 4 ? s[1]->dims[2] : fl_sym_unknown();
+    fl_sym e = s[3]->rank == 2 ? s[3]->dims[1] : fl_sym_unknown();
+    fl_status st = FL_OK;
+    if (s[1]->rank == 4 && s[3]->rank == 2) {
+        st = fl__op_merge_dim(c, n, s[1]->dims[3], s[3]->dims[1],
+                              "inputs W's dim 3 and C's dim 1 (the character embedding size)", &e);
+    }
+    if (st == FL_OK && s[1]->rank == 4 && s[2]->rank == 1) {
+        st = fl__op_merge_dim(c, n, s[1]->dims[0], s[2]->dims[0],
+                              "inputs W's dim 0 and B's dim 0 (the filters)", &m);
+    }
+    if (st == FL_OK) {
+        st = wce_attr_dim(c, n, "embedding_size", m, "input 1 (W)'s dim 0");
+    }
+    if (st == FL_OK) {
+        st = wce_attr_dim(c, n, "conv_window_size", k, "input 1 (W)'s dim 2");
+    }
+    if (st == FL_OK) {
+        st = wce_attr_dim(c, n, "char_embedding_size", e, "input 3 (C)'s dim 1");
+    }
+    if (st != FL_OK) {
+        return st;
+    }
+    if (s[0]->rank == 2 && fl_sym_is_known(s[0]->dims[1]) && fl_sym_is_known(k) &&
+        s[0]->dims[1].k < k.k) {
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "input 0 (Sequence)'s dim 1 (characters a word) is %lld, less "
+                             "than the filter width %lld (input 1 (W)'s dim 2)",
+                             (long long)s[0]->dims[1].k, (long long)k.k);
+    }
+    fl_sym d[2] = {s[0]->rank == 2 ? s[0]->dims[0] : fl_sym_unknown(), m};
+    return fl__op_set_output(c, n, 0, fl__ox_in_dtype(n, 1), 2, d);
+}
+
+static fl_status cost_word_conv(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    const fl_shape *sq = fl__op_in_shape(n, 0), *w = fl__op_in_shape(n, 1);
+    fl_arith k = {c, n, FL_OK};
+    fl_sym macs = fl_sym_unknown(), flops = fl_sym_unknown();
+    if (sq->rank == 2 && w->rank == 4) {
+        /* rows = S * (L - k + 1), the windows of every word */
+        fl_sym u = fl__ar_add(&k, fl__ar_sub(&k, sq->dims[1], w->dims[2]), fl_sym_const(1));
+        fl_sym rows_m = fl__ar_mul(&k, fl__ar_mul(&k, sq->dims[0], u), w->dims[0]);
+        macs = fl__ar_mul(&k, rows_m, fl__ar_mul(&k, w->dims[2], w->dims[3]));
+        flops = fl__ar_add(&k, fl__ar_scale(&k, macs, 2), fl__ar_scale(&k, rows_m, 3));
+    }
+    return fl__ar_put_cost(&k, out, flops, macs);
+}
+
+/* DynamicTimeWarping's cost matrix dims (M, N) from input 0. */
+static fl_status dtw_dims(fl_ctx *c, const fl_node *n, fl_sym *rows, fl_sym *cols) {
+    const fl_shape *x = fl__op_in_shape(n, 0);
+    *rows = *cols = fl_sym_unknown();
+    if (x->rank < 0) {
+        return FL_OK;
+    }
+    if (x->rank != 2 && x->rank != 3) {
+        return fl__node_fail(c->d, FL_EINVAL, n, "input 0 (input) has rank %d, want 2 or 3",
+                             x->rank);
+    }
+    if (x->rank == 3 && fl_sym_is_known(x->dims[0]) && x->dims[0].k != 1) {
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "input 0 (input)'s dim 0 is %lld, want 1 ([1, M, N])",
+                             (long long)x->dims[0].k);
+    }
+    *rows = x->dims[x->rank - 2];
+    *cols = x->dims[x->rank - 1];
+    return FL_OK;
+}
+
+static fl_status infer_dtw(fl_ctx *c, fl_node *n) {
+    int dt = fl__ox_in_dtype(n, 0);
+    if (dt != FL_DT_INVALID && dt != FL_DT_FLOAT) {
+        return fl__node_fail(c->d, FL_EINVAL, n, "input 0 (input) is %s, want float",
+                             fl__dtype_name(dt));
+    }
+    fl_sym r, q;
+    fl_status st = dtw_dims(c, n, &r, &q);
+    if (st != FL_OK) {
+        return st;
+    }
+    fl_sym d[2] = {fl_sym_const(2), fl_sym_unknown()};
+    if (fl_sym_is_known(r) && fl_sym_is_known(q) && (r.k == 1 || q.k == 1)) {
+        d[1] = fl_sym_const(r.k > q.k ? r.k : q.k);
+    }
+    return fl__op_set_output(c, n, 0, FL_DT_INT32, 2, d);
+}
+
+static fl_status cost_dtw(fl_ctx *c, const fl_node *n, fl_cost *out) {
+    fl_sym r, q;
+    fl_status st = dtw_dims(c, n, &r, &q);
+    if (st != FL_OK) {
+        return st;
+    }
+    fl_arith k = {c, n, FL_OK};
+    return fl__ar_put_cost(&k, out, fl__ar_scale(&k, fl__ar_mul(&k, r, q), 3), fl_sym_const(0));
+}
+
 /* Hook sets and descriptors (their rows: onnxms/misc.def) */
 #define HOOKS_inverse         .infer = infer_inverse, .cost = cost_inverse
 #define HOOKS_cdist           .infer = infer_cdist, .cost = cost_cdist
 #define HOOKS_unfold          .infer = infer_unfold, .cost = fl__op_cost_zero
 #define HOOKS_ngram_block     .infer = infer_ngram_block, .cost = fl__op_cost_zero
 #define HOOKS_crop_and_resize .infer = infer_crop_and_resize, .cost = cost_crop_and_resize
+#define HOOKS_murmur          .infer = infer_murmur, .cost = cost_murmur
+#define HOOKS_word_conv       .infer = infer_word_conv, .cost = cost_word_conv
+#define HOOKS_dtw             .infer = infer_dtw, .cost = cost_dtw
 
 #define FL_OP FL_OP_DESC
 #include "ops/onnxms/misc.def"

@@ -596,6 +596,22 @@ case("ms_convt_dynpads_g2", "ConvTransposeWithDynamicPads",
 case("ms_ngram_block", "NGramRepeatBlock", [x("ids", [2, 5], I64, [1, 2, 1, 2, 1, 3, 3, 3, 4, 3]), x("sc", [2, 6])],
      [("y", F)], dict(ngram_size=2))
 
+# ------------------------- MurmurHash3, WordConvEmbedding, DynamicTimeWarping
+case("ms_murmur_i32", "MurmurHash3", [x("x", [2, 3], I32)], [("y", "uint32")])
+case("ms_murmur_u32_signed", "MurmurHash3", [x("x", [4], "uint32")], [("y", I32)], dict(positive=0, seed=42))
+case("ms_murmur_str", "MurmurHash3", [x("x", [3, 1], "string", ["a", "bc", "def"])], [("y", "uint32")], dict(seed=7))
+# Sequence: character ids into C's 8 rows, 0 pads a word (a word starting
+# with 0 is skipped).
+case("ms_wordconv", "WordConvEmbedding", [x("seq", [3, 5], I32, [1, 2, 3, 0, 0, 4, 5, 6, 7, 1, 0, 0, 0, 0, 0]),
+                                          kf("w", [4, 1, 2, 3]), kf("b", [4]), kf("c", [8, 3])], [("y", F)])
+case("ms_wordconv_attrs", "WordConvEmbedding", [x("seq", [2, 4], I32, [3, 1, 2, 0, 2, 2, 2, 2]),
+                                                kf("w", [6, 1, 4, 2]), kf("b", [6]), kf("c", [5, 2])], [("y", F)],
+     dict(embedding_size=6, conv_window_size=4, char_embedding_size=2))
+case("ms_dtw", "DynamicTimeWarping", [x("x", [4, 6])], [("y", I32)])
+case("ms_dtw_3d", "DynamicTimeWarping", [x("x", [1, 5, 3])], [("y", I32)])
+case("ms_dtw_row", "DynamicTimeWarping", [x("x", [1, 5])], [("y", I32)])
+case("ms_dtw_col_3d", "DynamicTimeWarping", [x("x", [1, 4, 1])], [("y", I32)])
+
 qs = lambda n: kf(n, [], F, 0.05)
 qz = lambda n: kf(n, [], U8, 128)
 case("qeln_full", "QEmbedLayerNormalization",
@@ -651,4 +667,6 @@ for _t in ("qlrmean_keep", "qlrmean_nokeep", "gemmfastgelu", "biassplitgelu", "b
 # Dims only the run-time values decide: foldline leaves them symbolic.
 DYNAMIC = {
     "ms_unique_input": {"y": [0], "counts": [0]},  # x is a graph input
+    "ms_dtw": {"y": [1]},  # the warping path's length
+    "ms_dtw_3d": {"y": [1]},
 }
