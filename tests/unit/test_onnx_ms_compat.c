@@ -1,8 +1,9 @@
 /*
  * test_onnx_ms_compat.c - ONNX Runtime's contrib forms of ai.onnx operators
  * (src/ops/onnxms/compat.c), its Inverse, CDist, UnfoldTensor and
- * CropAndResize, NGramRepeatBlock, MurmurHash3, WordConvEmbedding and
- * DynamicTimeWarping (misc.c), MatMulBnb4, MulInteger and
+ * CropAndResize, NGramRepeatBlock, MurmurHash3, WordConvEmbedding,
+ * DynamicTimeWarping, BifurcationDetector and Tokenizer (misc.c),
+ * MatMulBnb4, MulInteger and
  * ReduceSumInteger (quant.c), QEmbedLayerNormalization (embed.c),
  * DynamicQuantizeLSTM (onnxops/nn.c) and ONNX's experimental
  * DynamicSlice: exact shapes and counts derived by hand from each file's
@@ -756,6 +757,161 @@ static void test_hash_wordconv_dtw_bad(void **state) {
     }
 }
 
+/* BifurcationDetector, src [6], all int64, 0 FLOPs: without pred, tokens
+ * cur's [4] and suffix_match_idx prev's [1]; pred [4]: tokens [x], x (3 +
+ * 1 .. 3 + 4) decided by the values, so the node's bytes stay unknown;
+ * pred [1]: [2 + 1] = [3]; cur [c] with pred [1]: [c + 1]. */
+static void test_bifurcation(void **state) {
+    (void)state;
+    ob_model *m = oc_ms_model();
+    ob_input(m, "src", OB_INT64, 1, (int64_t[]){6}, NULL);
+    ob_input(m, "cur4", OB_INT64, 1, (int64_t[]){4}, NULL);
+    ob_input(m, "cur3", OB_INT64, 1, (int64_t[]){3}, NULL);
+    ob_input(m, "cur2", OB_INT64, 1, (int64_t[]){2}, NULL);
+    ob_input(m, "curc", OB_INT64, 1, (int64_t[]){-1}, (const char *[]){"c"});
+    ob_input(m, "p1", OB_INT64, 1, (int64_t[]){1}, NULL);
+    ob_input(m, "p0", OB_INT64, 0, NULL, NULL);
+    ob_input(m, "pred4", OB_INT64, 1, (int64_t[]){4}, NULL);
+    ob_input(m, "pred1", OB_INT64, 1, (int64_t[]){1}, NULL);
+    oc_ms_node(m, "BifurcationDetector", "nopred", "src,cur4,p1", "t1,i1");
+    Onnx__NodeProto *n = oc_ms_node(m, "BifurcationDetector", "pred", "src,cur3,p0,pred4", "t2,i2");
+    ob_attr_i(m, n, "min_ngram_size", 1);
+    ob_attr_i(m, n, "max_ngram_size", 2);
+    oc_ms_node(m, "BifurcationDetector", "last", "src,cur2,p0,pred1", "t3,i3");
+    oc_ms_node(m, "BifurcationDetector", "sym", "src,curc,p0,pred1", "t4,i4");
+    for (int i = 1; i <= 4; i++) {
+        char t[8], x[8];
+        snprintf(t, sizeof t, "t%d", i);
+        snprintf(x, sizeof x, "i%d", i);
+        ob_output(m, t);
+        ob_output(m, x);
+    }
+    fl_report *r = oc_run(m, FL_OK);
+    assert_int_equal(r->n_unknown_ops, 0);
+    static const struct {
+        const char *node, *tokens, *idx;
+    } want[] = {{"nopred", "[4]", "[1]"}, {"pred", NULL, "[]"}, {"last", "[3]", "[]"}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        const fl_report_node *a = oc_node(r, want[i].node);
+        assert_string_equal(a->outputs[0].dtype, "int64");
+        assert_string_equal(a->outputs[1].dtype, "int64");
+        assert_string_equal(a->outputs[1].shape, want[i].idx);
+        if (want[i].tokens) {
+            assert_string_equal(a->outputs[0].shape, want[i].tokens);
+            oc_assert_cost(a, 0, 0);
+        } else {
+            assert_int_equal(a->outputs[0].rank, 1);
+            assert_null(strpbrk(a->outputs[0].shape, "0123456789"));
+            assert_true(a->has_rule && a->flops.known && !a->bytes.known);
+            assert_int_equal(a->flops.value, 0);
+        }
+    }
+    assert_string_equal(oc_node(r, "sym")->outputs[0].shape, "[c + 1]");
+    fl_report_free(r);
+    ob_free(m);
+}
+
+/* Bad BifurcationDetector nodes. */
+static void test_bifurcation_bad(void **state) {
+    (void)state;
+    static const struct {
+        const char *in, *attr;
+        int64_t ival;
+        const char *err;
+    } cases[] = {
+        {"src,cur,p", "min_ngram_size", 0,
+         "node 'n' (BifurcationDetector): attr 'min_ngram_size' is 0, want >= 1"},
+        {"src,cur,p", "max_ngram_size", 0,
+         "node 'n' (BifurcationDetector): attr 'max_ngram_size' is 0, want >= 1"},
+        {"src,cur,p", "min_ngram_size", 4,
+         "node 'n' (BifurcationDetector): attr 'max_ngram_size' is 3, less than "
+         "min_ngram_size 4"},
+        {"src,m2,p", NULL, 0,
+         "node 'n' (BifurcationDetector): input 1 (cur_tokens) has rank 2, want 1"},
+        {"s32,cur,p", NULL, 0,
+         "node 'n' (BifurcationDetector): input 0 (src_tokens) is int32, want int64"},
+        {"src,cur,cur", NULL, 0,
+         "node 'n' (BifurcationDetector): input 2 (prev_suffix_match_idx) has 3 elements, "
+         "want 1"},
+        {"src,cur,p,m2", NULL, 0,
+         "node 'n' (BifurcationDetector): input 3 (pred_tokens) has rank 2, want 1"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ob_model *m = oc_ms_model();
+        ob_input(m, "src", OB_INT64, 1, (int64_t[]){6}, NULL);
+        ob_input(m, "s32", OB_INT32, 1, (int64_t[]){6}, NULL);
+        ob_input(m, "cur", OB_INT64, 1, (int64_t[]){3}, NULL);
+        ob_input(m, "m2", OB_INT64, 2, (int64_t[]){1, 3}, NULL);
+        ob_input(m, "p", OB_INT64, 0, NULL, NULL);
+        Onnx__NodeProto *n = oc_ms_node(m, "BifurcationDetector", "n", cases[i].in, "t,x");
+        if (cases[i].attr) {
+            ob_attr_i(m, n, cases[i].attr, cases[i].ival);
+        }
+        ob_output(m, "t");
+        ob_output(m, "x");
+        oc_expect_error(m, cases[i].err);
+    }
+}
+
+/* Tokenizer, string X [2,3] and [4]: Y [2,3,T] and [4,T], T (the most
+ * tokens a string gives) unknown, 0 FLOPs; bad nodes fail naming the input
+ * or the missing attr. */
+static void test_tokenizer(void **state) {
+    (void)state;
+    ob_model *m = oc_ms_model();
+    ob_input(m, "x", 8 /* string */, 2, (int64_t[]){2, 3}, NULL);
+    ob_input(m, "v", 8, 1, (int64_t[]){4}, NULL);
+    static const char *const sep[] = {" ", ";"};
+    for (int i = 0; i < 2; i++) {
+        Onnx__NodeProto *n =
+            oc_ms_node(m, "Tokenizer", i ? "tv" : "tx", i ? "v" : "x", i ? "y2" : "y1");
+        ob_attr_i(m, n, "mark", i);
+        ob_attr_s(m, n, "pad_value", "#");
+        ob_attr_i(m, n, "mincharnum", 1);
+        ob_attr_strings(m, n, "separators", 2, sep);
+    }
+    ob_outputs(m, "y", 2);
+    fl_report *r = oc_run(m, FL_OK);
+    assert_int_equal(r->n_unknown_ops, 0);
+    static const char *const node[] = {"tx", "tv"}, *const pre[] = {"[2,3,", "[4,"};
+    for (int i = 0; i < 2; i++) {
+        const fl_report_node *a = oc_node(r, node[i]);
+        assert_string_equal(a->outputs[0].dtype, "string");
+        assert_int_equal(a->outputs[0].rank, 3 - i);
+        assert_int_equal(strncmp(a->outputs[0].shape, pre[i], strlen(pre[i])), 0);
+        assert_null(strpbrk(a->outputs[0].shape + strlen(pre[i]), "0123456789"));
+        assert_true(a->has_rule && a->flops.known && a->flops.value == 0);
+    }
+    fl_report_free(r);
+    ob_free(m);
+
+    static const struct {
+        const char *in;
+        bool mark;
+        const char *err;
+    } cases[] = {
+        {"x", false, "node 'n' (Tokenizer): missing required attr 'mark'"},
+        {"f", true, "node 'n' (Tokenizer): input 0 (X) is float, want string"},
+        {"r3", true, "node 'n' (Tokenizer): input 0 (X) has rank 3, want 1 or 2 ([C] or [N, C])"},
+        {"z", true, "node 'n' (Tokenizer): input 0 (X)'s dim 1 is 0, want >= 1"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        m = oc_ms_model();
+        ob_input(m, "x", 8, 1, (int64_t[]){4}, NULL);
+        ob_input(m, "f", OB_FLOAT, 1, (int64_t[]){4}, NULL);
+        ob_input(m, "r3", 8, 3, (int64_t[]){1, 2, 3}, NULL);
+        ob_input(m, "z", 8, 2, (int64_t[]){2, 0}, NULL);
+        Onnx__NodeProto *n = oc_ms_node(m, "Tokenizer", "n", cases[i].in, "y");
+        if (cases[i].mark) {
+            ob_attr_i(m, n, "mark", 0);
+        }
+        ob_attr_s(m, n, "pad_value", "#");
+        ob_attr_i(m, n, "mincharnum", 1);
+        ob_output(m, "y");
+        oc_expect_error(m, cases[i].err);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_counts),
@@ -770,6 +926,9 @@ int main(void) {
         cmocka_unit_test(test_conv_transpose_dyn_pads),
         cmocka_unit_test(test_hash_wordconv_dtw),
         cmocka_unit_test(test_hash_wordconv_dtw_bad),
+        cmocka_unit_test(test_bifurcation),
+        cmocka_unit_test(test_bifurcation_bad),
+        cmocka_unit_test(test_tokenizer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

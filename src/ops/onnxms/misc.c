@@ -3,8 +3,10 @@
  * own: Inverse, CDist (scikit-learn converters' pairwise distances),
  * UnfoldTensor, CropAndResize, NGramRepeatBlock (beam search's repeated
  * n-gram ban), MurmurHash3 (feature hashing of scikit-learn and text
- * pipelines), WordConvEmbedding (a character CNN's word embedding) and
- * DynamicTimeWarping (Whisper's word-level timestamps).
+ * pipelines), WordConvEmbedding (a character CNN's word embedding),
+ * DynamicTimeWarping (Whisper's word-level timestamps),
+ * BifurcationDetector (aggressive decoding's merge of predicted tokens) and
+ * Tokenizer (splitting strings at separators or into characters).
  *
  * Shapes (ONNX Runtime's contrib schemas and CPU kernels):
  *   Inverse(X)          X [..., n, n] (rank >= 2, the last two dims equal):
@@ -46,6 +48,25 @@
  *                       pairs; max(M, N) <= x < M + N, so x is known only
  *                       when M or N is 1 (then x = max(M, N)); otherwise
  *                       the values decide it (a symbolic dim)
+ *   BifurcationDetector(src_tokens, cur_tokens, prev_suffix_match_idx,
+ *                       pred_tokens)
+ *                       int64 1-D src [S] and cur [C], prev one element,
+ *                       optional pred [P] (P = S + 1 - prev at run time),
+ *                       attrs min_ngram_size (default 1) and
+ *                       max_ngram_size (default 3), both >= 1, max >=
+ *                       min: tokens int64 [C] without pred, else [C + b +
+ *                       1] with b, the predicted tokens that still match
+ *                       src, in [0, P - 1]: known only when P is 1 (C +
+ *                       1), else a symbolic dim; suffix_match_idx prev's
+ *                       shape, int64 (ONNX Runtime's CPU kernel: its
+ *                       schema's inference gives tokens cur's shape even
+ *                       with pred, which the kernel does not)
+ *   Tokenizer(X)        X string [C] or [N, C], every dim >= 1; attrs mark,
+ *                       pad_value and mincharnum required (the schema's;
+ *                       separators or tokenexp only change values): Y
+ *                       string, X's dims and T, the most tokens a string
+ *                       gives (+ 2 with mark, 0 when no string has one):
+ *                       the values decide T (a symbolic dim)
  *
  * FLOP rules ("complete" convention; E = element count of the output):
  *   Inverse        per n x n matrix 2 * n^3 FLOPs, n^3 MACs (LU
@@ -73,6 +94,9 @@
  *                  minimum of its three predecessors, 2 comparisons, and
  *                  the add of its cost); the backtrace, at most M + N
  *                  steps of index arithmetic, 0
+ *   BifurcationDetector  0 (token comparisons and copies, as
+ *                  NGramRepeatBlock)
+ *   Tokenizer      0 (string scanning and copies, as ai.onnx StringSplit)
  */
 #include "ops/onnxops/util.h"
 
@@ -439,6 +463,103 @@ static fl_status cost_dtw(fl_ctx *c, const fl_node *n, fl_cost *out) {
     return fl__ar_put_cost(&k, out, fl__ar_scale(&k, fl__ar_mul(&k, r, q), 3), fl_sym_const(0));
 }
 
+static fl_status infer_bifurcation(fl_ctx *c, fl_node *n) {
+    int64_t lo, hi;
+    fl_status st = fl__attr_int_or(n, "min_ngram_size", 1, &lo, c->d);
+    if (st == FL_OK) {
+        st = fl__attr_int_or(n, "max_ngram_size", 3, &hi, c->d);
+    }
+    if (st != FL_OK) {
+        return st;
+    }
+    if (lo < 1 || hi < 1) {
+        return fl__node_fail(c->d, FL_EINVAL, n, "attr '%s' is %lld, want >= 1",
+                             lo < 1 ? "min_ngram_size" : "max_ngram_size",
+                             (long long)(lo < 1 ? lo : hi));
+    }
+    if (hi < lo) {
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "attr 'max_ngram_size' is %lld, less than min_ngram_size %lld",
+                             (long long)hi, (long long)lo);
+    }
+    static const char *const names[4] = {"src_tokens", "cur_tokens", "prev_suffix_match_idx",
+                                         "pred_tokens"};
+    bool pred = n->n_inputs > 3 && !fl__ox_absent(n, 3);
+    for (int i = 0; i < (pred ? 4 : 3); i++) {
+        int dt = fl__ox_in_dtype(n, i);
+        if (dt != FL_DT_INVALID && dt != FL_DT_INT64) {
+            return fl__node_fail(c->d, FL_EINVAL, n, "input %d (%s) is %s, want int64", i, names[i],
+                                 fl__dtype_name(dt));
+        }
+        const fl_shape *s = fl__op_in_shape(n, i);
+        if (i != 2 && s->rank >= 0 && s->rank != 1) {
+            return fl__node_fail(c->d, FL_EINVAL, n, "input %d (%s) has rank %d, want 1", i,
+                                 names[i], s->rank);
+        }
+    }
+    const fl_shape *prev = fl__op_in_shape(n, 2), *cur = fl__op_in_shape(n, 1);
+    fl_sym e;
+    if ((st = fl__op_num_elements(c, n, prev, &e)) != FL_OK) {
+        return st;
+    }
+    if (fl_sym_is_known(e) && e.k != 1) {
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "input 2 (prev_suffix_match_idx) has %lld elements, want 1",
+                             (long long)e.k);
+    }
+    fl_sym len = cur->rank == 1 ? cur->dims[0] : fl_sym_unknown();
+    if (pred) {
+        const fl_shape *p = fl__op_in_shape(n, 3);
+        if (p->rank == 1 && fl_sym_is_known(p->dims[0]) && p->dims[0].k == 1) {
+            st = fl__op_add(c, n, len, fl_sym_const(1), &len);
+        } else {
+            len = fl_sym_unknown();
+        }
+    }
+    if (st == FL_OK) {
+        st = fl__op_set_output(c, n, 0, FL_DT_INT64, 1, &len);
+    }
+    return st == FL_OK ? fl__ox_set_out(c, n, 1, FL_DT_INT64, prev->rank, prev->dims) : st;
+}
+
+static fl_status infer_tokenizer(fl_ctx *c, fl_node *n) {
+    int64_t v;
+    const char *pad;
+    fl_status st = fl__attr_need_int(n, "mark", &v, c->d);
+    if (st == FL_OK) {
+        st = fl__attr_need_str(n, "pad_value", &pad, c->d);
+    }
+    if (st == FL_OK) {
+        st = fl__attr_need_int(n, "mincharnum", &v, c->d);
+    }
+    if (st != FL_OK) {
+        return st;
+    }
+    int dt = fl__ox_in_dtype(n, 0);
+    if (dt != FL_DT_INVALID && dt != FL_DT_STRING) {
+        return fl__node_fail(c->d, FL_EINVAL, n, "input 0 (X) is %s, want string",
+                             fl__dtype_name(dt));
+    }
+    const fl_shape *x = fl__op_in_shape(n, 0);
+    if (x->rank < 0) {
+        return fl__op_set_output(c, n, 0, FL_DT_STRING, -1, NULL);
+    }
+    if (x->rank != 1 && x->rank != 2) {
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "input 0 (X) has rank %d, want 1 or 2 ([C] or [N, C])", x->rank);
+    }
+    fl_sym d[3];
+    for (int i = 0; i < x->rank; i++) {
+        if (fl_sym_is_known(x->dims[i]) && x->dims[i].k < 1) {
+            return fl__node_fail(c->d, FL_EINVAL, n, "input 0 (X)'s dim %d is %lld, want >= 1", i,
+                                 (long long)x->dims[i].k);
+        }
+        d[i] = x->dims[i];
+    }
+    d[x->rank] = fl_sym_unknown();
+    return fl__op_set_output(c, n, 0, FL_DT_STRING, x->rank + 1, d);
+}
+
 /* Hook sets and descriptors (their rows: onnxms/misc.def) */
 #define HOOKS_inverse         .infer = infer_inverse, .cost = cost_inverse
 #define HOOKS_cdist           .infer = infer_cdist, .cost = cost_cdist
@@ -448,6 +569,8 @@ static fl_status cost_dtw(fl_ctx *c, const fl_node *n, fl_cost *out) {
 #define HOOKS_murmur          .infer = infer_murmur, .cost = cost_murmur
 #define HOOKS_word_conv       .infer = infer_word_conv, .cost = cost_word_conv
 #define HOOKS_dtw             .infer = infer_dtw, .cost = cost_dtw
+#define HOOKS_bifurcation     .infer = infer_bifurcation, .cost = fl__op_cost_zero
+#define HOOKS_tokenizer       .infer = infer_tokenizer, .cost = fl__op_cost_zero
 
 #define FL_OP FL_OP_DESC
 #include "ops/onnxms/misc.def"

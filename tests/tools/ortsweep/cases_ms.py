@@ -611,6 +611,21 @@ case("ms_dtw", "DynamicTimeWarping", [x("x", [4, 6])], [("y", I32)])
 case("ms_dtw_3d", "DynamicTimeWarping", [x("x", [1, 5, 3])], [("y", I32)])
 case("ms_dtw_row", "DynamicTimeWarping", [x("x", [1, 5])], [("y", I32)])
 case("ms_dtw_col_3d", "DynamicTimeWarping", [x("x", [1, 4, 1])], [("y", I32)])
+# BifurcationDetector: pred [S + 1 - prev]; tokens [C + b + 1], b the
+# predicted tokens matching src from prev on (here 2 of 4, then one more).
+src6 = lambda: x("src", [6], I64, [5, 6, 7, 8, 9, 10])
+case("ms_bifurcation", "BifurcationDetector", [src6(), x("cur", [3], I64, [1, 5, 6]), x("prev", [], I64, [3]),
+                                               x("pred", [4], I64, [8, 9, 4, 4])], [("tok", I64), ("idx", I64)],
+     dict(min_ngram_size=1, max_ngram_size=2))
+case("ms_bifurcation_nopred", "BifurcationDetector", [src6(), x("cur", [4], I64, [1, 5, 6, 7]), x("prev", [1], I64, [0])],
+     [("tok", I64), ("idx", I64)])
+case("ms_bifurcation_last", "BifurcationDetector", [src6(), x("cur", [2], I64, [9, 10]), x("prev", [], I64, [6]),
+                                                    x("pred", [1], I64, [2])], [("tok", I64), ("idx", I64)])
+# Tokenizer: Y [X's dims, T], T the most tokens a string gives (+ 2 marks)
+case("ms_tokenizer_sep", "Tokenizer", [x("x", [2, 2], "string", ["a b", "c d e", "f", "g;h i"])], [("y", "string")],
+     dict(mark=1, pad_value="#", mincharnum=1, separators=[" ", ";"]))
+case("ms_tokenizer_chars", "Tokenizer", [x("x", [3], "string", ["ab", "cde", ""])], [("y", "string")],
+     dict(mark=0, pad_value="#", mincharnum=1, separators=[""]))
 
 qs = lambda n: kf(n, [], F, 0.05)
 qz = lambda n: kf(n, [], U8, 128)
@@ -669,4 +684,7 @@ DYNAMIC = {
     "ms_unique_input": {"y": [0], "counts": [0]},  # x is a graph input
     "ms_dtw": {"y": [1]},  # the warping path's length
     "ms_dtw_3d": {"y": [1]},
+    "ms_bifurcation": {"tok": [0]},  # how many predicted tokens still match
+    "ms_tokenizer_sep": {"y": [2]},  # the most tokens a string gives
+    "ms_tokenizer_chars": {"y": [1]},
 }
