@@ -47,7 +47,7 @@
  *                       output int32 [2, x], the path's (row, column)
  *                       pairs; max(M, N) <= x < M + N, so x is known only
  *                       when M or N is 1 (then x = max(M, N)); otherwise
- *                       the values decide it (a symbolic dim)
+ *                       the values decide it (an unknown dim)
  *   BifurcationDetector(src_tokens, cur_tokens, prev_suffix_match_idx,
  *                       pred_tokens)
  *                       int64 1-D src [S] and cur [C], prev one element,
@@ -57,7 +57,7 @@
  *                       min: tokens int64 [C] without pred, else [C + b +
  *                       1] with b, the predicted tokens that still match
  *                       src, in [0, P - 1]: known only when P is 1 (C +
- *                       1), else a symbolic dim; suffix_match_idx prev's
+ *                       1), else an unknown dim; suffix_match_idx prev's
  *                       shape, int64 (ONNX Runtime's CPU kernel: its
  *                       schema's inference gives tokens cur's shape even
  *                       with pred, which the kernel does not)
@@ -66,7 +66,7 @@
  *                       separators or tokenexp only change values): Y
  *                       string, X's dims and T, the most tokens a string
  *                       gives (+ 2 with mark, 0 when no string has one):
- *                       the values decide T (a symbolic dim)
+ *                       the values decide T (an unknown dim)
  *
  * FLOP rules ("complete" convention; E = element count of the output):
  *   Inverse        per n x n matrix 2 * n^3 FLOPs, n^3 MACs (LU
