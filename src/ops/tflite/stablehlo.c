@@ -295,8 +295,11 @@ bool fl__tfl_hlo_window(int64_t d, int64_t bdil, int64_t lo, int64_t hi, int64_t
         return true;
     }
     fl_ck r = fl_ck_sub(p, w);
+    if (r.ovf) {
+        return false;
+    }
     *out = r.v / s + 1;
-    return !r.ovf;
+    return true;
 }
 
 /* REDUCE_WINDOW: operand `p`'s windowed dims (the header's rule). */
