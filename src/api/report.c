@@ -540,9 +540,18 @@ fl_status fl__report_nodes(fl_ctx *c, fl_arena *ra, const fl_report_node **out, 
 
 fl_status fl__report_totals(fl_ctx *c, fl_arena *ra, const fl_cost_totals *t, fl_totals *out) {
     fl_sym bytes;
-    fl_status st = fl__op_add(c, NULL, t->bytes_read, t->bytes_written, &bytes);
+    fl_status st = fl__sym_add(c->st, t->bytes_read, t->bytes_written, &bytes);
+    if (st == FL_EOVERFLOW) {
+        char rs[64], ws[64];
+        fl__sym_format(t->bytes_read, rs, sizeof rs);
+        fl__sym_format(t->bytes_written, ws, sizeof ws);
+        return fl__diag_fail(c->d, st,
+                             "the graph's total bytes moved (read %s + written %s) overflows "
+                             "64-bit integers",
+                             rs, ws);
+    }
     if (st != FL_OK) {
-        return st;
+        return st == FL_ENOMEM ? fl__diag_oom(c->d) : st;
     }
     out->flops = quantity(ra, t->flops);
     out->tfprof_flops = quantity(ra, t->tfprof_flops);

@@ -508,9 +508,31 @@ static fl_sym *sum_field(fl_cost_totals *t, int i) {
     return f[i];
 }
 
+/* Adds count v of node n to sum i, failing c->d naming n and the total when
+ * the sum overflows (the sum node by node over the whole graph). */
+static fl_status sum_strict(fl_ctx *c, const fl_node *n, fl_sym_sum *s, int i, fl_sym v) {
+    fl_status st = fl__sym_sum_add(s, v);
+    if (st == FL_EOVERFLOW) {
+        static const char *const what[N_SUMS] = {"FLOPs",
+                                                 "tfprof FLOPs",
+                                                 "MACs",
+                                                 "integer ops",
+                                                 "bytes read",
+                                                 "bytes written",
+                                                 "bytes of nodes without a cost rule"};
+        char vs[64];
+        fl__sym_format(v, vs, sizeof vs);
+        return fl__node_fail(c->d, st, n,
+                             "the graph's total %s overflows 64-bit integers when this node's %s "
+                             "is added",
+                             what[i], vs);
+    }
+    return st == FL_ENOMEM ? fl__diag_oom(c->d) : st;
+}
+
 /* Adds (sign 1) or takes away (-1) count v to sum i. `strict`: the sum
  * node by node over the whole graph, which fails c->d naming n on an
- * overflow while no count was unknown, as fl__op_sum_add (once one is, the
+ * overflow while no count was unknown, as sum_strict (once one is, the
  * total is unknown: an overflow of the other counts' sum is no error, that
  * sum is only not known, parts_bad). Otherwise an overflow returns
  * FL_EOVERFLOW and fails nothing (the caller sums whole instead). */
@@ -524,7 +546,7 @@ static fl_status add_part(fl_ctx *c, const fl_node *n, fl_cost_totals *t, fl_sym
         return FL_OK;
     }
     if (strict && !t->n_unknown[i]) {
-        return fl__op_sum_add(c, n, s, v);
+        return sum_strict(c, n, s, i, v);
     }
     fl_status st = sign > 0 ? fl__sym_sum_add(s, v) : fl__sym_sum_sub(s, v);
     if (st == FL_EOVERFLOW && strict) {
@@ -583,13 +605,20 @@ static fl_status count_node(fl_ctx *c, const fl_node *n, int sign, bool strict, 
     for (unsigned m = moves; m && st == FL_OK; m &= m - 1) {
         int i = __builtin_ctz(m);
         fl_sym v = fl__cost_word_sym(w[i]);
-        st = plain ? fl__op_sum_add(c, n, &sums[i], v)
+        st = plain ? sum_strict(c, n, &sums[i], i, v)
                    : add_part(c, n, t, &sums[i], i, v, sign, strict);
     }
     if (st == FL_OK && !(k->bits & FL_COST_HAS_RULE)) {
         fl_sym b, rd = fl__cost_word_sym(w[SUM_READ]), wr = fl__cost_word_sym(w[SUM_WRITTEN]);
-        st = strict ? fl__op_add(c, n, rd, wr, &b) : fl__sym_add(c->st, rd, wr, &b);
-        if (st == FL_ENOMEM && !strict) {
+        st = fl__sym_add(c->st, rd, wr, &b);
+        if (st == FL_EOVERFLOW && strict) {
+            char rs[64], ws[64];
+            fl__sym_format(rd, rs, sizeof rs);
+            fl__sym_format(wr, ws, sizeof ws);
+            st = fl__node_fail(c->d, st, n,
+                               "its bytes moved (read %s + written %s) overflow 64-bit integers",
+                               rs, ws);
+        } else if (st == FL_ENOMEM) {
             st = fl__diag_oom(c->d);
         }
         if (st == FL_OK) {

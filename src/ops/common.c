@@ -37,9 +37,6 @@ fl_status fl__op_ck(fl_ctx *c, const fl_node *n, fl_ck x, int64_t *out, const ch
 fl_status fl__op_add_any(fl_ctx *c, const fl_node *n, fl_sym a, fl_sym b, fl_sym *out) {
     ARITH(fl__sym_add(c->st, a, b, out), "dimension sum");
 }
-fl_status fl__op_sum_add(fl_ctx *c, const fl_node *n, fl_sym_sum *s, fl_sym b) {
-    ARITH(fl__sym_sum_add(s, b), "dimension sum");
-}
 fl_status fl__op_sub(fl_ctx *c, const fl_node *n, fl_sym a, fl_sym b, fl_sym *out) {
     ARITH(fl__sym_sub(c->st, a, b, out), "dimension difference");
 }

@@ -50,8 +50,6 @@ fl_status fl__op_ceildiv(fl_ctx *c, const fl_node *n, fl_sym a, fl_sym b, fl_sym
 fl_status fl__op_floordiv(fl_ctx *c, const fl_node *n, fl_sym a, fl_sym b, fl_sym *out);
 /* a * k for a known k. */
 fl_status fl__op_scale(fl_ctx *c, const fl_node *n, fl_sym a, int64_t k, fl_sym *out);
-/* Adds b to the running sum s (fl__sym_sum_add), failing as fl__op_add. */
-fl_status fl__op_sum_add(fl_ctx *c, const fl_node *n, fl_sym_sum *s, fl_sym b);
 
 /* A rule constant computed with fl_ck (util/ckint.h): *out := x.v, or, when
  * x overflowed, fails with FL_EOVERFLOW against node n and the message

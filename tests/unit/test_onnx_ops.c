@@ -1598,6 +1598,31 @@ static void test_overflow_attrs(void **state) {
     ob_free(body);
 }
 
+/* Totals past the int64 limit, each count of each node exact: the byte
+ * total of a Split of 2^60 floats (read 2^62 bytes, written 2^62) fails
+ * naming both sums; a chain of Adds over 2^61 int8s fails at the node whose
+ * bytes read take the total past the limit (n1 reads 2^62, n2 as much
+ * again), naming the node, the total and the node's count (before, the
+ * first said "dimension sum overflows" naming nothing, the second naming
+ * the node but not the sum). */
+static void test_overflow_totals(void **state) {
+    (void)state;
+    ob_model *m = ob_new(13);
+    ob_input(m, "x", OB_FLOAT, 1, (int64_t[]){(int64_t)1 << 60}, NULL);
+    ob_node(m, "Split", "sp", "x", "y1,y2");
+    ob_outputs(m, "y", 2);
+    oc_expect_overflow(m, "the graph's total bytes moved (read 4611686018427387904 + written "
+                          "4611686018427387904) overflows 64-bit integers");
+
+    m = ob_new(13);
+    ob_input(m, "x", OB_INT8, 1, (int64_t[]){(int64_t)1 << 61}, NULL);
+    ob_node(m, "Add", "n1", "x,x", "a1");
+    ob_node(m, "Add", "n2", "a1,x", "a2");
+    ob_output(m, "a2");
+    oc_expect_overflow(m, "node 'n2' (Add): the graph's total bytes read overflows 64-bit "
+                          "integers when this node's 4611686018427387904 is added");
+}
+
 /* Dims from a model near the int64 limits (huge but representable), where a
  * rule's own arithmetic on them would overflow: Split into 2 equal parts of
  * a dim of INT64_MAX (ceil(dim / 2) was (dim + 2 - 1) / 2: exact, 2^62 and
@@ -1706,6 +1731,7 @@ int main(void) {
         cmocka_unit_test(test_opset25_dtypes),
         cmocka_unit_test(test_overflow_attrs),
         cmocka_unit_test(test_overflow_dims),
+        cmocka_unit_test(test_overflow_totals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
