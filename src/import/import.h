@@ -101,8 +101,9 @@ void fl__onnx_values_free(fl_onnx_values *v);
 bool fl__onnx_values_find(const fl_onnx_values *v, const char *name, const fl_node **node,
                           int *port);
 
-/* Graph attr `which` (0, 1, ...) of ONNX node n (If's branches, Loop's and
- * Scan's body) as a stand-alone ModelProto (src/import/onnx_body.c): the
+/* Graph attr `which` (0, 1, ...) of ONNX node n (If's branches: 0
+ * then_branch, 1 else_branch, found by name; Loop's and Scan's body) as a
+ * stand-alone ModelProto (src/import/onnx_body.c): the
  * body's inputs typed from n's inputs, the outer values it reads (found in
  * vals, g's index) as initializers or typed inputs. *attr names the attr;
  * *buf (arena scratch of g->arena: the caller frees it with

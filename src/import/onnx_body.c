@@ -535,12 +535,20 @@ fl_status fl__onnx_body_model(const fl_graph *g, const fl_onnx_values *vals, con
     if (!g->onnx.is_onnx || !g->onnx.model || !np) {
         return FL_ENOTFOUND;
     }
+    /* If's branches by name, then_branch first, in whatever order the file
+     * lists them (onnx.helper and exporters often write else_branch first);
+     * any other node's graph attrs in the file's order. */
+    const char *want = n->kind != FL_OP_ONNX_IF ? NULL : which == 0 ? "then_branch" : "else_branch";
+    if (n->kind == FL_OP_ONNX_IF && which > 1) {
+        return FL_ENOTFOUND;
+    }
     const Onnx__GraphProto *gp = NULL;
     int seen = 0;
     for (size_t a = 0; a < np->n_attribute && !gp; a++) {
-        if (np->attribute[a]->g && seen++ == which) {
-            gp = np->attribute[a]->g;
-            *attr = np->attribute[a]->name ? np->attribute[a]->name : "";
+        const Onnx__AttributeProto *ap = np->attribute[a];
+        if (ap->g && (want ? ap->name && strcmp(ap->name, want) == 0 : seen++ == which)) {
+            gp = ap->g;
+            *attr = ap->name ? ap->name : "";
         }
     }
     if (!gp) {

@@ -16,7 +16,8 @@
  *               that changes them (up to MAX_ROUNDS times; fewer in
  *               nested bodies);
  *   _body_cost  each body's FLOPs, MACs, int_ops, nodes and bytes read and
- *               written: the node's counts (If both branches, Loop x M,
+ *               written: the node's counts (If both branches, or the one
+ *               a known cond chooses; Loop x M,
  *               Scan x the sequence length), its bytes are its own inputs'
  *               and outputs' plus its bodies';
  *   _body_key   a hash of the body models, so a body is analysed again only
@@ -47,10 +48,12 @@
 #include "import/import.h"
 #include "ops/common.h"
 #include "ops/core/core.h"
+#include "ops/onnxops/util.h"
 #include "shape/infer.h"
 #include "util/hash.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define MAX_DEPTH   8
@@ -380,6 +383,7 @@ static fl_status keep_results(fl_ctx *c, fl_node *n, const body_totals *b, size_
 /* The warnings about n's bodies, kept until the rounds are over. */
 static fl_status keep_warnings(fl_ctx *c, fl_node *n, const body_totals *b, size_t nb) {
     const char *w[2 * MAX_BODIES + 1];
+    int64_t of[2 * MAX_BODIES + 1]; /* the body each is about; -1 all of them */
     size_t nw = 0;
     bool all = nb > 0;
     char text[2 * MAX_BODIES + 1][700];
@@ -388,28 +392,33 @@ static fl_status keep_warnings(fl_ctx *c, fl_node *n, const body_totals *b, size
             all = false;
             snprintf(text[nw], sizeof text[nw], "its %s is not counted: %s", b[i].attr, b[i].why);
             w[nw] = text[nw];
-            nw++;
+            of[nw++] = (int64_t)i;
         } else if (b[i].lower) {
             snprintf(text[nw], sizeof text[nw],
                      "its %s has a loop whose trip count is unknown, counted once, so the node "
                      "is incomplete, the answer partial and the totals a lower bound",
                      b[i].attr);
             w[nw] = text[nw];
-            nw++;
+            of[nw++] = (int64_t)i;
         }
     }
     if (all) {
         count_warning(c, n, b, nb, text[nw], sizeof text[nw]);
         if (text[nw][0]) {
             w[nw] = text[nw];
-            nw++;
+            of[nw++] = -1;
         }
     }
     fl_attr a = fl__attr_make_strs(c->g, "_body_warn", nw, w);
     if (!a.name || (nw && !a.v.list.s)) {
         return fl__diag_oom(c->d);
     }
-    return fl__node_set_attr(c->g, n, &a);
+    fl_status st = fl__node_set_attr(c->g, n, &a);
+    fl_attr o = st == FL_OK ? fl__attr_make_ints(c->g, "_body_warn_of", nw, of) : a;
+    if (st == FL_OK && (!o.name || (nw && !o.v.list.i))) {
+        return fl__diag_oom(c->d);
+    }
+    return st == FL_OK ? fl__node_set_attr(c->g, n, &o) : st;
 }
 
 static bool same_types(const fl_tensor *a, const fl_tensor *b, int n) {
@@ -513,15 +522,24 @@ static fl_status cost_bodies(fl_ctx *c, const fl_options *opt, const fl_onnx_val
     return st;
 }
 
-/* Gives the warnings kept on n once per analysis of its bodies. */
+/* Gives the warnings kept on n once per analysis of its bodies: of an If
+ * whose cond is known, only those about the branch that runs (what the
+ * count is, control.c's cost_flow). */
 static fl_status give_warnings(fl_ctx *c, fl_node *n) {
     const fl_attr *w = fl__node_attr(n, "_body_warn"), *key = fl__node_attr(n, "_body_key");
-    const fl_attr *done = fl__node_attr(n, "_body_warned");
+    const fl_attr *done = fl__node_attr(n, "_body_warned"), *of = fl__node_attr(n, "_body_warn_of");
     if (!w || !key || w->kind != FL_ATTR_LIST || key->kind != FL_ATTR_I ||
         (done && done->kind == FL_ATTR_I && done->v.i == key->v.i)) {
         return FL_OK;
     }
+    bool cond;
+    int64_t only = n->kind == FL_OP_ONNX_IF && fl__ox_known_bool(n, 0, &cond) ? !cond : -1;
+    bool tagged = of && of->kind == FL_ATTR_LIST && of->n == w->n &&
+                  (of->n == 0 || of->list_kind == FL_ATTR_I);
     for (size_t i = 0; i < w->n && w->list_kind == FL_ATTR_S; i++) {
+        if (only >= 0 && tagged && of->v.list.i[i] != only) {
+            continue;
+        }
         fl__node_warn(c->d, n, "%s", w->v.list.s[i].p);
     }
     fl_attr a = fl__attr_make_int(c->g, "_body_warned", key->v.i);
@@ -533,16 +551,40 @@ static bool is_flow(const fl_graph *g, const fl_node *n) {
            (n->kind == FL_OP_ONNX_SCAN && g->producer >= 9);
 }
 
+/* Infers n again when the producer of one of its inputs is marked in
+ * `dirty` (NULL: none is), and marks n: see all_bodies. */
+static fl_status follow(fl_ctx *c, fl_node *n, uint8_t *dirty) {
+    for (int k = 0; dirty && k < n->n_inputs; k++) {
+        const fl_node *p = n->inputs[k].node;
+        if (p && dirty[p->id]) {
+            dirty[n->id] = 1;
+            if (fl__infer_makes_symbols(n)) {
+                return FL_OK; /* the whole inference infers it, in the next round */
+            }
+            fl__graph_journal_save(c->g, n);
+            return fl__infer_node_again(c, n);
+        }
+    }
+    return FL_OK;
+}
+
 /* Analyses (when what they see changed) the bodies of every control-flow
  * node of c->g, in order; *changed when a node's outputs changed. In
- * `redo` (may be NULL), marks each node whose bodies were analysed again. */
+ * `redo` (may be NULL), marks each node whose bodies were analysed again.
+ * Once a node's outputs changed, every node downstream of it is inferred
+ * again as the walk reaches it (`dirty` marks them), so a control-flow
+ * node after it sees its inputs as they are now: a chain of If nodes, each
+ * reading what the one before gives, resolves in one round, not in one
+ * round a link (the rounds are bounded: fl__infer_onnx_bodies). The round
+ * that follows a change infers the whole graph again as usual. */
 static fl_status all_bodies(fl_ctx *c, const fl_options *opt, uint8_t *redo, bool *changed) {
     fl_status st = FL_OK;
     fl_onnx_values *vals = NULL;
     outer_syms os = {NULL, 0, 0, c->a, false, false};
+    uint8_t *dirty = NULL;
     for (size_t i = 0; i < c->g->n_nodes && st == FL_OK; i++) {
         fl_node *n = c->g->order ? c->g->order[i] : c->g->nodes[i];
-        if (!is_flow(c->g, n)) {
+        if ((st = follow(c, n, dirty)) != FL_OK || !is_flow(c->g, n)) {
             continue;
         }
         /* The outer graph's value names and symbols, once for all bodies. */
@@ -560,13 +602,22 @@ static fl_status all_bodies(fl_ctx *c, const fl_options *opt, uint8_t *redo, boo
                 break;
             }
         }
-        bool analysed = false;
+        bool analysed = false, differs = false;
         fl__graph_journal_save(c->g, n); /* a rollback restores what is written here */
-        st = cost_bodies(c, opt, vals, &os, n, changed, &analysed);
+        st = cost_bodies(c, opt, vals, &os, n, &differs, &analysed);
         if (redo && analysed) {
             redo[n->id] = 1;
         }
+        if (st == FL_OK && differs) {
+            *changed = true;
+            if (!dirty && !(dirty = calloc(c->g->n_nodes + 1, 1))) {
+                st = fl__diag_oom(c->d);
+                break;
+            }
+            dirty[n->id] = 1;
+        }
     }
+    free(dirty);
     fl__onnx_values_free(vals);
     return st;
 }

@@ -63,6 +63,128 @@ static void test_if_both_branches(void **state) {
     ob_free(el);
 }
 
+/* cond = Equal(Gather(Shape(v), 0), k): a bool scalar known from v's
+ * shape, in model m. */
+static void shape_cond(ob_model *m, const char *v, int64_t k, const char *cond) {
+    char sh[64], g[64], kk[64], zero[64], in[160];
+    snprintf(sh, sizeof sh, "%s_shape", cond);
+    snprintf(g, sizeof g, "%s_dim", cond);
+    snprintf(kk, sizeof kk, "%s_k", cond);
+    snprintf(zero, sizeof zero, "%s_zero", cond);
+    ob_node(m, "Shape", sh, v, sh);
+    ob_init_i64(m, zero, 0, NULL, (int64_t[]){0});
+    ob_init_i64(m, kk, 0, NULL, (int64_t[]){k});
+    snprintf(in, sizeof in, "%s,%s", sh, zero);
+    ob_attr_i(m, ob_node(m, "Gather", g, in, g), "axis", 0);
+    snprintf(in, sizeof in, "%s,%s", g, kk);
+    ob_node(m, "Equal", cond, in, cond);
+}
+
+/* If on a cond known from the shapes, x float [4,8]: then_branch
+ * MatMul(x, W [8,16]) -> [4,16], 1024 FLOPs, 512 MACs; else_branch
+ * Relu(x) -> [4,8], 32 FLOPs. The file lists else_branch first (as
+ * onnx.helper and exporters write them): the branch is still the one the
+ * cond names, its output shape the If's, and only its counts are the If's,
+ * with no warning about the other. (Before, the branch was taken by the
+ * attrs' position: the else_branch's [4,8] for a true cond, and both
+ * branches counted.) */
+static void test_if_known_cond(void **state) {
+    (void)state;
+    const struct {
+        int64_t k;
+        const char *shape;
+        int64_t flops, macs;
+    } cases[] = {{4, "[4,16]", 1024, 512}, {5, "[4,8]", 32, 0}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ob_model *m = ob_new(13);
+        ob_input(m, "x", OB_FLOAT, 2, (int64_t[]){4, 8}, NULL);
+        ob_init_f(m, "W", 2, (int64_t[]){8, 16}, false);
+        shape_cond(m, "x", cases[i].k, "c");
+        ob_model *th = ob_new(13), *el = ob_new(13);
+        ob_node(th, "MatMul", "mm", "x,W", "t");
+        ob_output(th, "t");
+        ob_node(el, "Relu", "relu", "x", "e");
+        ob_output(el, "e");
+        Onnx__NodeProto *n = ob_node(m, "If", "branch", "c", "y");
+        ob_attr_graph(m, n, "else_branch", el);
+        ob_attr_graph(m, n, "then_branch", th);
+        ob_output(m, "y");
+        fl_report *r = oc_run(m, FL_OK);
+        print_warnings(r);
+        const fl_report_node *br = oc_node(r, "branch");
+        assert_string_equal(br->outputs[0].shape, cases[i].shape);
+        oc_assert_cost(br, cases[i].flops, cases[i].macs);
+        assert_false(fl_test_has_warning(r, "both branches", NULL));
+        fl_report_free(r);
+        ob_free(m);
+        ob_free(th);
+        ob_free(el);
+    }
+}
+
+/* A chain of Ifs in a body, each cond known from the shape the If before
+ * it gives: an outer If on a data-dependent cond c runs, in its
+ * then_branch, y1 = If(x is 4 rows: Concat(x, x) [8,8] | x), y2 = If(y1 is
+ * 8 rows: Concat(y1, y1) [16,8] | y1), y3 = If(y2 is 16 rows: Relu(y2)
+ * [16,8] | Abs(y1)): 128 FLOPs for the Relu and 1 for each of the three
+ * Equals, 131; the else_branch Concat(x, x, x, x) [16,8], 0 (the outer
+ * If's output [16,8] either way). Each link resolves only
+ * once the If before it is analysed; the body's analysis resolves the
+ * whole chain (before, a body got two rounds, one link each, and the third
+ * If was left unknown: the outer If incomplete). */
+static void test_if_chain_in_body(void **state) {
+    (void)state;
+    ob_model *b = ob_new(13);
+    const char *in[] = {"x", "y1", "y2"}, *out[] = {"y1", "y2", "y3"}, *cn[] = {"c1", "c2", "c3"};
+    const int64_t rows[] = {4, 8, 16};
+    ob_model *th[3], *el[3];
+    for (int i = 0; i < 3; i++) {
+        char v[64];
+        th[i] = ob_new(13);
+        el[i] = ob_new(13);
+        shape_cond(b, in[i], rows[i], cn[i]);
+        if (i < 2) {
+            snprintf(v, sizeof v, "%s,%s", in[i], in[i]);
+            ob_attr_i(th[i], ob_node(th[i], "Concat", "cat", v, "t"), "axis", 0);
+            ob_node(el[i], "Identity", "id", in[i], "e");
+        } else {
+            ob_node(th[i], "Relu", "relu", in[i], "t");
+            ob_node(el[i], "Abs", "abs", "y1", "e");
+        }
+        ob_output(th[i], "t");
+        ob_output(el[i], "e");
+        Onnx__NodeProto *n = ob_node(b, "If", out[i], cn[i], out[i]);
+        ob_attr_graph(b, n, "else_branch", el[i]);
+        ob_attr_graph(b, n, "then_branch", th[i]);
+    }
+    ob_output(b, "y3");
+    ob_model *oe = ob_new(13);
+    ob_attr_i(oe, ob_node(oe, "Concat", "cat", "x,x,x,x", "e"), "axis", 0);
+    ob_output(oe, "e");
+    ob_model *m = ob_new(13);
+    ob_input(m, "x", OB_FLOAT, 2, (int64_t[]){4, 8}, NULL);
+    ob_input(m, "c", OB_BOOL, 0, NULL, NULL);
+    Onnx__NodeProto *n = ob_node(m, "If", "outer", "c", "y");
+    ob_attr_graph(m, n, "then_branch", b);
+    ob_attr_graph(m, n, "else_branch", oe);
+    ob_output(m, "y");
+    fl_report *r = oc_run(m, FL_OK);
+    print_warnings(r);
+    const fl_report_node *o = oc_node(r, "outer");
+    assert_false(o->incomplete);
+    oc_assert_cost(o, 131, 0);
+    assert_true(fl_test_has_warning(
+        r, "then_branch 131 FLOPs, 0 MACs, 0 integer ops over 12 node(s)", "else_branch 0 FLOPs"));
+    fl_report_free(r);
+    ob_free(m);
+    ob_free(oe);
+    ob_free(b);
+    for (int i = 0; i < 3; i++) {
+        ob_free(th[i]);
+        ob_free(el[i]);
+    }
+}
+
 /* The ledger keeps a noted node's own name string (no copy) until the
  * report copies it: the string must outlive the node's removal, the
  * refreshes after each pass and the If's bodies, graphs of their own
@@ -731,6 +853,8 @@ int main(void) {
         cmocka_unit_test(test_expression_body),
         cmocka_unit_test(test_expression_if),
         cmocka_unit_test(test_expression_nested),
+        cmocka_unit_test(test_if_known_cond),
+        cmocka_unit_test(test_if_chain_in_body),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

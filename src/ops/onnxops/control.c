@@ -31,8 +31,9 @@
  * FLOP rules: the bodies' work, analysed as stand-alone graphs by
  * src/shape/bodies.c (outer-scope values visible) and kept as attr
  * _body_cost; the op itself adds nothing:
- *   If    then_branch + else_branch: an upper bound (one branch runs), with
- *         a warning giving each branch's counts
+ *   If    the branch chosen by a known cond; else then_branch +
+ *         else_branch: an upper bound (one branch runs), with a warning
+ *         giving each branch's counts
  *   Loop  body x M when M (input 0) has a value, known or symbolic (a size
  *         computed from shapes), or is an integer scalar graph input (then
  *         the symbol named after it, which a symbol binding of that name
@@ -196,15 +197,6 @@ static fl_status set_declared(fl_ctx *c, fl_node *n, int port, const body *b, si
     return fl__op_set_output(c, n, port, dt, r, d);
 }
 
-static bool known_bool(const fl_node *n, int i, bool *v) {
-    const fl_value *x = fl__ox_absent(n, i) ? NULL : fl_op_in_value(n, i);
-    if (!x || x->n != 1 || !x->ints || !fl_sym_is_known(x->ints[0])) {
-        return false;
-    }
-    *v = x->ints[0].k != 0;
-    return true;
-}
-
 static fl_status infer_if(fl_ctx *c, fl_node *n) {
     body t, e;
     fl_status st = get_body(c, n, "then_branch", &t);
@@ -215,7 +207,7 @@ static fl_status infer_if(fl_ctx *c, fl_node *n) {
         return st;
     }
     bool cond;
-    if (known_bool(n, 0, &cond)) {
+    if (fl__ox_known_bool(n, 0, &cond)) {
         for (int k = 0; k < n->n_outputs && st == FL_OK; k++) {
             st = set_declared(c, n, k, cond ? &t : &e, (size_t)k, NULL);
         }
@@ -330,7 +322,7 @@ static fl_status infer_loop(fl_ctx *c, fl_node *n) {
     }
     fl_sym trips = fl_sym_unknown();
     bool cond = true;
-    bool runs_m = fl__ox_absent(n, 1) || (known_bool(n, 1, &cond) && cond && b.cond_kept);
+    bool runs_m = fl__ox_absent(n, 1) || (fl__ox_known_bool(n, 1, &cond) && cond && b.cond_kept);
     if (runs_m && (st = loop_m(c, n, &trips)) != FL_OK) {
         return st;
     }
@@ -442,9 +434,16 @@ static fl_status cost_flow(fl_ctx *c, const fl_node *n, fl_cost *out) {
     fl_sym f = fl_sym_const(0), m = f, io = f, rd = f, wr = f;
     size_t len = 0;
     const fl_sym *v = sym_attr(n, "_body_cost", &len);
+    /* an If whose cond is known: only the branch that runs (0 then_branch,
+     * src/import/onnx_body.c's order) */
+    bool cond;
+    int64_t only = n->kind == FL_OP_ONNX_IF && fl__ox_known_bool(n, 0, &cond) ? !cond : -1;
     if (v && len == (size_t)(1 + BODY_FIELDS * v[0].k)) {
         for (int64_t b = 0; b < v[0].k; b++) {
             const fl_sym *e = &v[1 + BODY_FIELDS * b];
+            if (only >= 0 && b != only) {
+                continue;
+            }
             if (!e[0].k) {
                 f = m = io = rd = wr = fl_sym_unknown();
                 break;

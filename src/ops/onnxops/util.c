@@ -21,6 +21,15 @@ bool fl__ox_absent(const fl_node *n, int i) {
     return i >= n->n_inputs || n->inputs[i].node->kind == FL_OP_ONNX_ABSENT;
 }
 
+bool fl__ox_known_bool(const fl_node *n, int i, bool *v) {
+    const fl_value *x = fl__ox_absent(n, i) ? NULL : fl_op_in_value(n, i);
+    if (!x || x->n != 1 || !x->ints || !fl_sym_is_known(x->ints[0])) {
+        return false;
+    }
+    *v = x->ints[0].k != 0;
+    return true;
+}
+
 int fl__ox_in_dtype(const fl_node *n, int i) {
     return fl__ox_absent(n, i) ? FL_DT_INVALID : (int)fl_dtype_base(fl_node_in(n, i)->dtype);
 }

@@ -12,6 +12,10 @@
  * onnx::_absent marker). */
 bool fl__ox_absent(const fl_node *n, int i);
 
+/* The value of input i when it is one known element (a bool cond: If's,
+ * Loop's), nonzero as true; false when absent or not known. */
+bool fl__ox_known_bool(const fl_node *n, int i, bool *v);
+
 /* Base dtype of input i; FL_DT_INVALID when absent. */
 int fl__ox_in_dtype(const fl_node *n, int i);
 
