@@ -258,6 +258,13 @@ static bool run_phase(const void *bytes, size_t len, const fl_options *opt, cons
         snprintf(err, err_size, "its totals are not numbers (FLOPs %s)",
                  totals_known(&r->totals) ? r->after.flops.text : r->totals.flops.text);
         ok = false;
+    } else if (!r->complete) {
+        /* lower bounds are not a phase's cost per token */
+        snprintf(err, err_size,
+                 "the answer is partial (the totals leave %lld node(s) out; analyse with "
+                 "these bindings to see why)",
+                 (long long)r->nodes_excluded);
+        ok = false;
     } else {
         phase_fill(r, &r->totals, x, decode, p);
         phase_times(r, p, decode, false, out->rl);

@@ -658,27 +658,13 @@ static void count_added_removed(const fl_graph *g, uint32_t stamp, size_t *live,
 
 /* Infers and costs the whole graph again (the order is cleared, so inference
  * re-sorts). */
-static void clear_feeds(fl_graph *g) {
-    for (size_t i = 0; i < g->n_nodes; i++) {
-        fl_node *n = g->nodes[i];
-        /* A Placeholder with an output keeps it as "bound by the driver";
-         * clear it so inference reads the attrs and the bindings again. */
-        if ((fl__is_feed(n)) && n->n_outputs > 0) {
-            n->outputs[0].dtype = FL_DT_INVALID;
-            n->outputs[0].shape.rank = -1;
-            n->outputs[0].shape.dims = NULL;
-            n->outputs[0].value = NULL;
-        }
-    }
-}
-
 static fl_status refresh_whole(fl_ctx *c, const fl_options *opt, fl_cost_totals *t) {
     fl_graph *g = c->g;
     fl__graph_journal_save_all(g); /* every node is written below */
     for (size_t i = 0; i < g->n_nodes; i++) {
         g->nodes[i]->flags &= ~(uint32_t)FL_NODE_INCOMPLETE;
     }
-    clear_feeds(g);
+    fl__infer_clear_feeds(g);
     fl_infer_result ir;
     g->order = NULL;
     fl_status st = fl__infer_shapes(c, opt, &ir);
@@ -820,7 +806,7 @@ static fl_status refresh(fl_ctx *c, const fl_options *opt, const fl_graph_snapsh
         }
         fl_infer_result ir;
         g->order = NULL;
-        clear_feeds(g);
+        fl__infer_clear_feeds(g);
         st = fl__infer_shapes(c, opt, &ir);
     }
     c->d->n_warnings = nw;

@@ -278,17 +278,25 @@ static bool counted_m(fl_ctx *c, const fl_node *n) {
     return !fl_sym_is_unknown(m) && !(fl_sym_is_known(m) && m.k < 0);
 }
 
+/* s as text in buf, ending "..." when it does not fit. */
+static void format_count(fl_sym s, char *buf, size_t size) {
+    if (fl__sym_format(s, buf, size) >= size && size > 4) {
+        memcpy(buf + size - 4, "...", 4);
+    }
+}
+
 /* The warning about n's counts (*text empty: none). */
 static void count_warning(fl_ctx *c, const fl_node *n, const body_totals *b, size_t nb, char *out,
                           size_t size) {
-    char text[512];
+    char text[1200];
     size_t w = 0;
     *out = '\0';
     for (size_t i = 0; i < nb && w < sizeof text; i++) {
-        char f[64], m[64], io[64];
-        fl__sym_format(b[i].flops, f, sizeof f);
-        fl__sym_format(b[i].macs, m, sizeof m);
-        fl__sym_format(b[i].iops, io, sizeof io);
+        /* a count in symbols can be long (a formula of floors) */
+        char f[256], m[256], io[64];
+        format_count(b[i].flops, f, sizeof f);
+        format_count(b[i].macs, m, sizeof m);
+        format_count(b[i].iops, io, sizeof io);
         w += (size_t)snprintf(text + w, sizeof text - w,
                               "%s%s %s FLOPs, %s MACs, %s integer ops over %lld node(s)",
                               i ? "; " : "", b[i].attr, f, m, io, (long long)b[i].nodes);
@@ -382,11 +390,11 @@ static fl_status keep_results(fl_ctx *c, fl_node *n, const body_totals *b, size_
 
 /* The warnings about n's bodies, kept until the rounds are over. */
 static fl_status keep_warnings(fl_ctx *c, fl_node *n, const body_totals *b, size_t nb) {
-    const char *w[2 * MAX_BODIES + 1];
-    int64_t of[2 * MAX_BODIES + 1]; /* the body each is about; -1 all of them */
+    const char *w[2 * MAX_BODIES + 1] = {0};
+    int64_t of[2 * MAX_BODIES + 1] = {0}; /* the body each is about; -1 all of them */
     size_t nw = 0;
     bool all = nb > 0;
-    char text[2 * MAX_BODIES + 1][700];
+    char text[2 * MAX_BODIES + 1][1400];
     for (size_t i = 0; i < nb; i++) {
         if (!b[i].known) {
             all = false;

@@ -762,11 +762,30 @@ static fl_status infer_all(fl_ctx *c, const fl_options *opt, fl_infer_result *re
     return FL_OK;
 }
 
+void fl__infer_clear_feeds(fl_graph *g) {
+    for (size_t i = 0; i < g->n_nodes; i++) {
+        fl_node *n = g->nodes[i];
+        if ((n->kind == FL_OP_PLACEHOLDER || n->kind == FL_OP_PLACEHOLDER_WITH_DEFAULT) &&
+            n->n_outputs > 0) {
+            n->outputs[0].dtype = FL_DT_INVALID;
+            n->outputs[0].shape.rank = -1;
+            n->outputs[0].shape.dims = NULL;
+            n->outputs[0].value = NULL;
+        }
+    }
+}
+
 fl_status fl__infer_shapes(fl_ctx *c, const fl_options *opt, fl_infer_result *res) {
     /* ONNX control-flow bodies type their nodes' outputs: infer again while
-     * that changes them (src/shape/bodies.c bounds the rounds). */
+     * that changes them (src/shape/bodies.c bounds the rounds), each round
+     * from the inputs' declarations and the bindings (a round that kept
+     * the inputs as the last one bound them would find no symbol a
+     * binding names). */
     for (int round = 0;; round++) {
         bool again = false;
+        if (round > 0) {
+            fl__infer_clear_feeds(c->g);
+        }
         fl_status st = infer_all(c, opt, res);
         if (st == FL_OK) {
             st = fl__infer_onnx_bodies(c, opt, round, &again);

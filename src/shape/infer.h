@@ -24,6 +24,11 @@ typedef struct fl_infer_result {
  * input, do not fit an input's declared shape, or name no symbol. */
 fl_status fl__infer_shapes(fl_ctx *c, const fl_options *opt, fl_infer_result *res);
 
+/* Clears the outputs of the graph's feeds (Placeholder, PlaceholderWithDefault),
+ * which keep an output once inferred ("bound by the driver"), so that the
+ * next fl__infer_shapes reads their attrs and the bindings again. */
+void fl__infer_clear_feeds(fl_graph *g);
+
 /* Infers one node from its inputs as the walk does (placeholders excepted:
  * they take bindings): fl__infer_one runs its shape function (an op the
  * registry does not know gets unknown outputs), fl__infer_node_again also
