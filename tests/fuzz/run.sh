@@ -25,6 +25,12 @@
 # helps the mutator build plausible graphs, and one of integers near the
 # int32 and int64 limits (as varints, tagged varints and little-endian words)
 # puts extreme attrs and dims in front of the shape and cost rules.
+# fuzz_onnx_struct places such values itself: its own mutator decodes each
+# ONNX model, sets one field (an INT or INTS attr, a graph input's or
+# value_info's dim, an initializer's dims, data_type or int64/int32 values,
+# a node's op_type or inputs, an opset version) and encodes it again
+# (tests/fuzz/fuzz_onnx_struct.c); it starts from the ONNX models of
+# tests/data (the ortsweep cases among them) and the corpus.
 # FUZZ_NO_BUILD=1: use the targets as built (a long run fuzzing a fixed
 # snapshot while the sources change).
 set -euo pipefail
@@ -42,7 +48,7 @@ while [ $# -gt 0 ]; do
     --seconds) seconds="$2"; shift 2 ;;
     --work) work="$2"; shift 2 ;;
     --jobs) jobs="$2"; shift 2 ;;
-    -h|--help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
     *) if [ -z "$build" ]; then build="$1"; else targets+=("$1"); fi; shift ;;
   esac
