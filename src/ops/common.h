@@ -102,9 +102,11 @@ fl_status fl__op_unify(fl_ctx *c, const fl_node *n, fl_sym a, fl_sym b);
 fl_status fl__op_merge_dim(fl_ctx *c, const fl_node *n, fl_sym a, fl_sym b, const char *what,
                            fl_sym *out);
 
-/* Input i's shape. */
+/* Input i's shape; unknown rank for an i beyond the node's inputs (an
+ * optional input the node leaves out), which have no tensor to read. */
 static inline const fl_shape *fl__op_in_shape(const fl_node *n, int i) {
-    return &fl_node_in(n, i)->shape;
+    static const fl_shape none = {-1, NULL};
+    return i < n->n_inputs ? &fl_node_in(n, i)->shape : &none;
 }
 
 /* Dim i of s, a negative i counting from the end; unknown when the rank is

@@ -529,6 +529,9 @@ static void test_dmmha_bad(void **state) {
                 "(3 * num_heads) 20 is not a multiple of 6 heads"},
         {"q,q,q,,,q,q", "node 'bad' (DecoderMaskedMultiHeadAttention): input 5 (past_key) has "
                         "rank 3, want 4"},
+        /* Two inputs: the value (input 2) is not read beyond the node's inputs. */
+        {"q,q", "node 'bad' (DecoderMaskedMultiHeadAttention): input 2 (value) is absent with a "
+                "rank-3 key"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         ob_model *m = oc_ms_model();
@@ -540,6 +543,21 @@ static void test_dmmha_bad(void **state) {
         ob_output(m, "y");
         oc_expect_error(m, cases[i].want);
     }
+}
+
+/* A node with fewer inputs than the rule's highest index reads nothing
+ * beyond them: MultiHeadAttention with query (2,1,8) and a 4-D key (2,2,5,4)
+ * and no value input takes the value's head size from the key: output
+ * (2,1,2 * 4), present key and value (2,2,5,4). */
+static void test_mha_two_inputs(void **state) {
+    (void)state;
+    ob_model *m = oc_ms_model();
+    ob_input(m, "q", OB_FLOAT, 3, (int64_t[]){2, 1, 8}, NULL);
+    ob_input(m, "k", OB_FLOAT, 4, (int64_t[]){2, 2, 5, 4}, NULL);
+    Onnx__NodeProto *n = oc_ms_node(m, "MultiHeadAttention", "mha", "q,k", "y");
+    ob_attr_i(m, n, "num_heads", 2);
+    ob_output(m, "y");
+    oc_expect_shape(m, "mha", "[2,1,8]");
 }
 
 /* Packed-token attention (packed.c). 3 sequences of lengths 1, 2, 4 packed
@@ -759,6 +777,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mha),
         cmocka_unit_test(test_mha_past),
+        cmocka_unit_test(test_mha_two_inputs),
         cmocka_unit_test(test_gqa),
         cmocka_unit_test(test_gqa_packed_rotary),
         cmocka_unit_test(test_attention_bad),

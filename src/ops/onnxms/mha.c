@@ -173,7 +173,9 @@ static fl_status mha_layout(fl_ctx *c, const fl_node *n, mha_dims *a, bool *bnsh
                              "input 1 (key) is absent and input 0 (query) is not packed QKV "
                              "(B, S, N, 3, D)");
     }
-    const fl_shape *k = fl__op_in_shape(n, 1), *v = fl__op_in_shape(n, 2);
+    /* Input 2 only when present: a node may have fewer inputs. */
+    const fl_shape *k = fl__op_in_shape(n, 1);
+    const fl_shape *v = fl__ox_absent(n, 2) ? NULL : fl__op_in_shape(n, 2);
     if (k->rank == 5) { /* packed KV (B, L, N, 2, D) */
         a->l = fl__shape_dim(k, 1);
         a->d = a->dv = fl__shape_dim(k, 4);
