@@ -177,6 +177,41 @@ static void test_resize_keep_aspect(void **state) {
     oc_expect_shape(m, "rs", "[1,1,8,12]");
 }
 
+/* Scales that take a dim to 2^63 or beyond fail naming the dim and the
+ * scale (the product was converted from double to int64 unchecked): X
+ * [1,INT64_MAX,4,6] with scales [1,1,2,2], and [1,1,2^62,6] with [1,1,2,1]
+ * ((2^62) * 2 = 2^63); [1,1,2^40,6] with [1,1,2,1] gives 2^41. */
+static void test_resize_scale_overflow(void **state) {
+    (void)state;
+    static const struct {
+        int64_t dims[4];
+        float scales[4];
+        const char *want;
+    } cases[] = {
+        {{1, INT64_MAX, 4, 6},
+         {1, 1, 2, 2},
+         "node 'rs' (Resize): dim 9223372036854775807 * scale 1 overflows 64-bit integers"},
+        {{1, 1, (int64_t)1 << 62, 6},
+         {1, 1, 2, 1},
+         "node 'rs' (Resize): dim 4611686018427387904 * scale 2 overflows 64-bit integers"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ob_model *m = ob_new(13);
+        ob_input(m, "x", OB_FLOAT, 4, cases[i].dims, NULL);
+        ob_init_raw(m, "scales", OB_FLOAT, 1, (int64_t[]){4}, cases[i].scales,
+                    sizeof cases[i].scales);
+        ob_node(m, "Resize", "rs", "x,,scales", "y");
+        ob_output(m, "y");
+        oc_expect_overflow(m, cases[i].want);
+    }
+    ob_model *m = ob_new(13);
+    ob_input(m, "x", OB_FLOAT, 4, (int64_t[]){1, 1, (int64_t)1 << 40, 6}, NULL);
+    ob_init_raw(m, "scales", OB_FLOAT, 1, (int64_t[]){4}, (float[]){1, 1, 2, 1}, 4 * sizeof(float));
+    ob_node(m, "Resize", "rs", "x,,scales", "y");
+    ob_output(m, "y");
+    oc_expect_shape(m, "rs", "[1,1,2199023255552,6]");
+}
+
 /* keep_aspect_ratio_policy with dims or sizes that are not known: the
  * resized axes become unknown (the rank and the other dims stay).
  * X [N,3,H,W] (dim_params), sizes [8,8], axes [2,3]: not_larger ->
@@ -1705,6 +1740,7 @@ int main(void) {
         cmocka_unit_test(test_resize_topk),
         cmocka_unit_test(test_resize_keep_aspect),
         cmocka_unit_test(test_resize_keep_aspect_unknown),
+        cmocka_unit_test(test_resize_scale_overflow),
         cmocka_unit_test(test_topk_symbolic_k),
         cmocka_unit_test(test_dft_symbolic_length),
         cmocka_unit_test(test_dft_axis),

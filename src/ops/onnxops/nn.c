@@ -390,7 +390,14 @@ static fl_status scale_dim(fl_ctx *c, const fl_node *n, fl_sym in, double scale,
         return fl__node_fail(c->d, FL_EINVAL, n, "scale %g is not positive", scale);
     }
     if (fl_sym_is_known(in)) {
-        *out = fl_sym_const((int64_t)floor((double)in.k * scale + 1e-9 * scale));
+        /* Converting a double of 2^63 or more to int64 is undefined. */
+        double o = floor((double)in.k * scale + 1e-9 * scale);
+        if (!(o < 0x1p63)) {
+            return fl__node_fail(c->d, FL_EOVERFLOW, n,
+                                 "dim %lld * scale %g overflows 64-bit integers", (long long)in.k,
+                                 scale);
+        }
+        *out = fl_sym_const((int64_t)o);
         return FL_OK;
     }
     if (scale == floor(scale)) {
