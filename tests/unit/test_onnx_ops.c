@@ -358,6 +358,28 @@ static void test_dft_symbolic_length(void **state) {
  * 1 = 6, 16 vectors of 5*10*4 = 200: 3200. An axis input without a value
  * leaves the cost unknown and, with a length, the signal dims. Axis 3 (the
  * complex dim) or -1 fail. */
+/* An FFT's count, 5 * L * ceil(log2(L)), that overflows fails naming the
+ * node and L (it was computed in unchecked int64): DFT over x
+ * [1,2^58,2] (L = 2^58, 5 * 2^58 * 58 > 2^63), STFT with a window of 2^58
+ * points. */
+static void test_fft_flops_overflow(void **state) {
+    (void)state;
+    ob_model *m = ob_new(20);
+    ob_input(m, "x", OB_FLOAT, 3, (int64_t[]){1, (int64_t)1 << 58, 2}, NULL);
+    ob_node(m, "DFT", "dft", "x", "y");
+    ob_output(m, "y");
+    oc_expect_overflow(m, "node 'dft' (DFT): transform length 288230376151711744: 5 * length * "
+                          "ceil(log2(length)) overflows 64-bit integers");
+    m = ob_new(17);
+    ob_input(m, "x", OB_FLOAT, 3, (int64_t[]){1, 64, 1}, NULL);
+    ob_input(m, "w", OB_FLOAT, 1, (int64_t[]){(int64_t)1 << 58}, NULL);
+    ob_init_i64(m, "step", 0, NULL, (int64_t[]){8});
+    ob_node(m, "STFT", "stft", "x,step,w", "y");
+    ob_output(m, "y");
+    oc_expect_overflow(m, "node 'stft' (STFT): frame length 288230376151711744: 5 * length * "
+                          "ceil(log2(length)) + length overflows 64-bit integers");
+}
+
 static void test_dft_axis(void **state) {
     (void)state;
     const struct {
@@ -1744,6 +1766,7 @@ int main(void) {
         cmocka_unit_test(test_topk_symbolic_k),
         cmocka_unit_test(test_dft_symbolic_length),
         cmocka_unit_test(test_dft_axis),
+        cmocka_unit_test(test_fft_flops_overflow),
         cmocka_unit_test(test_dft_irfft),
         cmocka_unit_test(test_mod_symbolic_nonzero),
         cmocka_unit_test(test_ml_linear_regressor),

@@ -201,12 +201,21 @@ static fl_status cost_random(fl_ctx *c, const fl_node *n, fl_cost *out) {
 /* Signal                                                                     */
 /* ------------------------------------------------------------------------- */
 
-static int64_t fft_flops(int64_t len) {
+/* FLOPs of one FFT of length len, 5 * len * ceil(log2(len)), plus len
+ * more when plus_len (STFT's window); fails naming the node, `what` and
+ * len when that overflows. */
+static fl_status fft_flops(fl_ctx *c, const fl_node *n, int64_t len, bool plus_len,
+                           const char *what, int64_t *out) {
     int64_t lg = 0;
     while (lg < 62 && ((int64_t)1 << lg) < len) {
         lg++;
     }
-    return 5 * len * lg;
+    fl_ck f = fl_ck_mul(fl_ck_mul(fl_ck_of(5), fl_ck_of(len)), fl_ck_of(lg));
+    if (plus_len) {
+        f = fl_ck_add(f, fl_ck_of(len));
+    }
+    return fl__op_ck(c, n, f, out, "%s %lld: 5 * length * ceil(log2(length))%s", what,
+                     (long long)len, plus_len ? " + length" : "");
 }
 
 /* The transformed axis of a DFT over x of rank `rank`: attr axis (default
@@ -314,8 +323,12 @@ static fl_status cost_dft(fl_ctx *c, const fl_node *n, fl_cost *out) {
         fl_sym t = fl__ar_mul(&k, fl__ar_dims_prod(&k, x, 0, ax),
                               fl__ar_dims_prod(&k, x, ax + 1, x->rank - 1));
         fl_sym len = dft_length(&k, n, x, ax, inv && one);
+        int64_t ff;
         if (fl_sym_is_known(len)) {
-            f = fl__ar_scale(&k, t, fft_flops(len.k));
+            if ((st = fft_flops(c, n, len.k, false, "transform length", &ff)) != FL_OK) {
+                return st;
+            }
+            f = fl__ar_scale(&k, t, ff);
         } else if (!fl_sym_is_unknown(len)) {
             fl_sym lg;
             if (fl__sym_clog2(c->st, len, &lg) != FL_OK) {
@@ -371,7 +384,12 @@ static fl_status cost_stft(fl_ctx *c, const fl_node *n, fl_cost *out) {
     stft_dims(n, d, &fl);
     fl_sym f = fl_sym_unknown();
     if (fl > 0) {
-        f = fl__ar_scale(&k, fl__ar_mul(&k, d[0], d[1]), fft_flops(fl) + fl);
+        int64_t ff;
+        fl_status st = fft_flops(c, n, fl, true, "frame length", &ff);
+        if (st != FL_OK) {
+            return st;
+        }
+        f = fl__ar_scale(&k, fl__ar_mul(&k, d[0], d[1]), ff);
     }
     return fl__ar_put_cost(&k, out, f, fl_sym_const(0));
 }
