@@ -362,6 +362,26 @@ static void test_dft_symbolic_length(void **state) {
  * node and L (it was computed in unchecked int64): DFT over x
  * [1,2^58,2] (L = 2^58, 5 * 2^58 * 58 > 2^63), STFT with a window of 2^58
  * points. */
+/* DFT over a scalar or a vector (its length unknown, so the axis check
+ * cannot refuse it) fails naming the rank: the rule wrote the complex dim
+ * at index rank - 1 = -1 for a scalar. */
+static void test_dft_low_rank(void **state) {
+    (void)state;
+    for (int rank = 0; rank < 2; rank++) {
+        ob_model *m = ob_new(20);
+        ob_input(m, "x", OB_FLOAT, rank, (int64_t[]){4}, NULL);
+        ob_input(m, "ax", OB_INT64, 0, NULL, NULL);
+        ob_node(m, "DFT", "dft", "x,,ax", "y");
+        ob_output(m, "y");
+        char want[160];
+        snprintf(want, sizeof want,
+                 "node 'dft' (DFT): input 0 has rank %d, want at least 2 (the signal's dims, then "
+                 "1 or 2 for real or complex)",
+                 rank);
+        oc_expect_error(m, want);
+    }
+}
+
 static void test_fft_flops_overflow(void **state) {
     (void)state;
     ob_model *m = ob_new(20);
@@ -1767,6 +1787,7 @@ int main(void) {
         cmocka_unit_test(test_dft_symbolic_length),
         cmocka_unit_test(test_dft_axis),
         cmocka_unit_test(test_fft_flops_overflow),
+        cmocka_unit_test(test_dft_low_rank),
         cmocka_unit_test(test_dft_irfft),
         cmocka_unit_test(test_mod_symbolic_nonzero),
         cmocka_unit_test(test_ml_linear_regressor),

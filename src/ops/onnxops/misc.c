@@ -277,6 +277,12 @@ static fl_status infer_dft(fl_ctx *c, fl_node *n) {
     if (st != FL_OK || x->rank < 0) {
         return st != FL_OK ? st : fl__op_set_output(c, n, 0, dt, -1, NULL);
     }
+    if (x->rank < 2) { /* the last dim is the complex one, the output's too */
+        return fl__node_fail(c->d, FL_EINVAL, n,
+                             "input 0 has rank %d, want at least 2 (the signal's dims, then 1 or "
+                             "2 for real or complex)",
+                             x->rank);
+    }
     int ax;
     if ((st = dft_axis(c, n, x->rank, &ax)) != FL_OK) {
         return st;
