@@ -504,6 +504,20 @@ static void test_dft_irfft(void **state) {
 
 /* Mod over a symbolic batch: x [n,4] int64, y [4] -> [n,4], 4*n FLOPs;
  * NonZero of a known [2,3] tensor with three non-zeros -> [2,3], exact. */
+/* An element-wise op over empty constants whose other dims are huge: the
+ * result is the empty value, its shape exact; the broadcast walk's
+ * strides (2^53 * 2^31 here) are not computed (they overflowed int64,
+ * undefined behaviour UBSan reports). */
+static void test_ew_empty_huge_dims(void **state) {
+    (void)state;
+    ob_model *m = ob_new(13);
+    const int64_t dims[3] = {0, (int64_t)1 << 31, (int64_t)1 << 53};
+    ob_init_raw(m, "s", OB_INT64, 3, dims, NULL, 0);
+    ob_node(m, "Mod", "mod", "s,s", "y");
+    ob_output(m, "y");
+    oc_expect_shape(m, "mod", "[0,2147483648,9007199254740992]");
+}
+
 static void test_mod_symbolic_nonzero(void **state) {
     (void)state;
     ob_model *m = ob_new(13);
@@ -1790,6 +1804,7 @@ int main(void) {
         cmocka_unit_test(test_dft_low_rank),
         cmocka_unit_test(test_dft_irfft),
         cmocka_unit_test(test_mod_symbolic_nonzero),
+        cmocka_unit_test(test_ew_empty_huge_dims),
         cmocka_unit_test(test_ml_linear_regressor),
         cmocka_unit_test(test_ml_models),
         cmocka_unit_test(test_opset18_20),

@@ -206,6 +206,12 @@ static fl_status ew_run(fl_ctx *c, fl_node *n, const ew_op *o) {
     if (!v) {
         return fl__ew_no_value(c);
     }
+    if (v->n == 0) {
+        /* Nothing to compute, and nothing to walk: beside a zero dim the
+         * others may be huge, and their strides overflow int64. */
+        fl__op_set_value(n, 0, v);
+        return FL_OK;
+    }
     int64_t inner = 1;
     if (cond_vec) {
         for (int d = 1; d < v->rank; d++) {
