@@ -50,6 +50,8 @@ static int tf_twin(int kind) {
         return FL_OP_CEIL;
     case FL_OP_ONNX_SQRT:
         return FL_OP_SQRT;
+    case FL_OP_ONNX_RECIPROCAL:
+        return FL_OP_RECIPROCAL;
     default:
         return 0;
     }
@@ -220,9 +222,29 @@ static fl_status infer_prelu(fl_ctx *c, fl_node *n) {
     return infer_variadic(c, n);
 }
 
+/* Sum, Max and Min of one or two known inputs (broadcasting, opset 8 on):
+ * the input itself, or the TensorFlow twin's evaluation (AddV2, Maximum,
+ * Minimum). Mean, and three or more inputs, are not evaluated. */
+static fl_status eval_variadic(fl_ctx *c, fl_node *n) {
+    if (fl__ox_opset_before(c, 8) || n->kind == FL_OP_ONNX_MEAN || n->n_inputs > 2) {
+        return FL_OK;
+    }
+    if (n->n_inputs == 1) {
+        const fl_tensor *x = fl_node_in(n, 0);
+        if (x->value && x->dtype == n->outputs[0].dtype) {
+            fl__op_set_value(n, 0, x->value); /* output 0 has input 0's shape */
+        }
+        return FL_OK;
+    }
+    int kind = n->kind == FL_OP_ONNX_SUM   ? FL_OP_ADD_V2
+               : n->kind == FL_OP_ONNX_MAX ? FL_OP_MAXIMUM
+                                           : FL_OP_MINIMUM;
+    return fl__ox_twin(c, n, kind, true);
+}
+
 /* Hook sets and descriptors (their rows: elementwise.def). */
 #define HOOKS_twin     .infer = fl__onnx_infer_twin, .eval = fl__onnx_eval_twin, .cost = cost_ew
-#define HOOKS_variadic .infer = infer_variadic, .cost = cost_variadic
+#define HOOKS_variadic .infer = infer_variadic, .eval = eval_variadic, .cost = cost_variadic
 #define HOOKS_prelu    .infer = infer_prelu, .cost = cost_ew2
 #define HOOKS_unary    .infer = infer_unary_twin, .cost = cost_ew
 #define HOOKS_clip     .infer = fl__ox_infer_same, .cost = cost_ew

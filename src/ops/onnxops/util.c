@@ -127,8 +127,7 @@ fl_status fl__ox_cost_per_in(fl_ctx *c, const fl_node *n, fl_cost *out, int64_t 
     return fl__ar_put_cost(&k, out, f, fl_sym_const(0));
 }
 
-/* Reductions: axes from input 1 (ReduceSum >= 13, all >= 18) or attr. */
-static fl_status reduce_axes(fl_ctx *c, const fl_node *n, const fl_shape *x, bool *mask,
+fl_status fl__ox_reduce_axes(fl_ctx *c, const fl_node *n, const fl_shape *x, bool *mask,
                              bool *known) {
     const int64_t *axes;
     int64_t na;
@@ -170,7 +169,7 @@ fl_status fl__ox_infer_reduce(fl_ctx *c, fl_node *n) {
         return fl__op_set_output(c, n, 0, fl__ox_in_dtype(n, 0), -1, NULL);
     }
     bool mask[256], known;
-    if ((st = reduce_axes(c, n, x, mask, &known)) != FL_OK) {
+    if ((st = fl__ox_reduce_axes(c, n, x, mask, &known)) != FL_OK) {
         return st;
     }
     if (!known) {

@@ -53,6 +53,11 @@ fl_status fl__ox_cost_per_in(fl_ctx *c, const fl_node *n, fl_cost *out, int64_t 
  * Reduce* >= 18) or attr `axes`, keepdims (default 1), noop_with_empty_axes;
  * dtype of input 0. */
 fl_status fl__ox_infer_reduce(fl_ctx *c, fl_node *n);
+/* The axes an ONNX reduction reduces, mask[0..x->rank) (x->rank known):
+ * input 1 or attr `axes`, every axis when none are given (none with
+ * noop_with_empty_axes = 1). *known false: input 1's value is unknown. */
+fl_status fl__ox_reduce_axes(fl_ctx *c, const fl_node *n, const fl_shape *x, bool *mask,
+                             bool *known);
 
 /* A delegated input slot that is absent (fl__ox_delegate's idx). */
 #define FL_OX_SLOT_ABSENT (-1)
