@@ -280,14 +280,28 @@ static Onnx__ValueInfoProto *value_info(scratch *sc, const char *name, int dt, c
 
 static const fl_shape scalar = {0, NULL};
 
-/* The type of body input i from the outer node n (see the header). */
+/* True when the body declares input vi a sequence or an optional: the type
+ * a loop-carried sequence (a variant in the outer graph) keeps in the body. */
+static bool declared_container(const Onnx__ValueInfoProto *vi) {
+    const Onnx__TypeProto *tp = vi ? vi->type : NULL;
+    return tp && ((tp->value_case == ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE && tp->sequence_type) ||
+                  (tp->value_case == ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE && tp->optional_type));
+}
+
+/* The type of body input i (declared as `decl`) from the outer node n (see
+ * the header). A loop-carried sequence or optional keeps the body's
+ * declared type: the outer value's dtype (a variant) names no element type. */
 static Onnx__ValueInfoProto *body_input(scratch *sc, const fl_graph *g, const fl_node *n,
-                                        const char *name, size_t i) {
+                                        Onnx__ValueInfoProto *decl, size_t i) {
+    const char *name = decl->name;
     if (n->kind == FL_OP_ONNX_LOOP) {
         if (i < 2) {
             return value_info(sc, name, i == 0 ? FL_DT_INT64 : FL_DT_BOOL, &scalar, -1);
         }
         const fl_tensor *t = (int)i < n->n_inputs ? fl_node_in(n, (int)i) : NULL;
+        if (t && fl_dtype_base(t->dtype) == FL_DT_VARIANT && declared_container(decl)) {
+            return decl;
+        }
         return t ? value_info(sc, name, t->dtype, &t->shape, -1) : NULL;
     }
     /* Scan (opset 9+): states, then scan inputs without their scan axis. */
@@ -299,6 +313,9 @@ static Onnx__ValueInfoProto *body_input(scratch *sc, const fl_graph *g, const fl
     const fl_tensor *t = fl_node_in(n, (int)i);
     int64_t first_scan = n->n_inputs - n_scan;
     if ((int64_t)i < first_scan) {
+        if (fl_dtype_base(t->dtype) == FL_DT_VARIANT && declared_container(decl)) {
+            return decl;
+        }
         return value_info(sc, name, t->dtype, &t->shape, -1);
     }
     int64_t axis = 0;
@@ -488,7 +505,7 @@ static fl_status build_body(scratch *sc, const fl_graph *g, const fl_onnx_values
     }
     fl_status st = FL_OK;
     for (size_t i = 0; i < gp->n_input && st == FL_OK; i++) {
-        Onnx__ValueInfoProto *vi = body_input(sc, g, n, gp->input[i]->name, i);
+        Onnx__ValueInfoProto *vi = body_input(sc, g, n, gp->input[i], i);
         if (!vi) {
             st = sc->oom ? fl__diag_oom(d)
                          : fl__node_fail(d, FL_EINVAL, n,

@@ -63,9 +63,47 @@ static void test_resize_scale_values(void **state) {
     ob_free(m);
 }
 
+/* A Loop carrying a sequence (torch's export of a list built in a loop,
+ * MViT's pooling): M = 3, the sequence starts as SequenceEmpty (float) and
+ * the body appends Relu(w), w float [3,4] from the outer graph (12 FLOPs).
+ * The body's sequence input keeps its declared type (the outer value is a
+ * sequence, no tensor type): the body analyses, 3 * 12 = 36 FLOPs, no
+ * warning. */
+static void test_loop_carried_sequence(void **state) {
+    (void)state;
+    ob_model *b = ob_new(13);
+    ob_input(b, "i", OB_INT64, 0, NULL, NULL);
+    ob_input(b, "cond_in", OB_BOOL, 0, NULL, NULL);
+    ob_input(b, "s_in", OB_FLOAT, 2, (int64_t[]){-1, 4}, NULL);
+    ob_input_wrap(b, "s");
+    ob_node(b, "Identity", "keep", "cond_in", "cond_out");
+    ob_node(b, "Relu", "act", "w", "r");
+    ob_node(b, "SequenceInsert", "append", "s_in,r", "s_out");
+    ob_output(b, "cond_out");
+    ob_output(b, "s_out");
+    ob_model *m = ob_new(13);
+    ob_init_i64(m, "M", 0, NULL, (int64_t[]){3});
+    ob_input(m, "w", OB_FLOAT, 2, (int64_t[]){3, 4}, NULL);
+    ob_attr_i(m, ob_node(m, "SequenceEmpty", "empty", "", "s0"), "dtype", OB_FLOAT);
+    Onnx__NodeProto *n = ob_node(m, "Loop", "loop", "M,,s0", "s");
+    ob_attr_graph(m, n, "body", b);
+    ob_output(m, "s");
+    fl_report *r = oc_run(m, FL_OK);
+    for (size_t i = 0; i < r->n_warnings; i++) {
+        printf("warning: %s\n", r->warnings[i]);
+    }
+    assert_int_equal(r->n_warnings, 0);
+    oc_assert_cost(oc_node(r, "loop"), 36, 0);
+    assert_true(r->complete);
+    fl_report_free(r);
+    ob_free(m);
+    ob_free(b);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_resize_scale_values),
+        cmocka_unit_test(test_loop_carried_sequence),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
