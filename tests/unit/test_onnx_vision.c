@@ -100,10 +100,41 @@ static void test_loop_carried_sequence(void **state) {
     ob_free(b);
 }
 
+/* Split and Expand of known values (torch's export of MViT's positional
+ * encoding: Expand(3136, [8]) split into eight [1]): Expand([[2], [5]],
+ * [2, 3]) is [[2, 2, 2], [5, 5, 5]]; Split of it along axis 1 into [1, 2]
+ * gives [[2], [5]] and [[2, 2], [5, 5]]; ConstantOfShape of the first
+ * output (reshaped to [2]) is [2,5], of row 1 of the second ([5, 5]) is
+ * [5,5]. */
+static void test_split_expand_values(void **state) {
+    (void)state;
+    ob_model *m = ob_new(13);
+    ob_init_i64(m, "col", 2, (int64_t[]){2, 1}, (int64_t[]){2, 5});
+    ob_init_i64(m, "to", 1, (int64_t[]){2}, (int64_t[]){2, 3});
+    ob_init_i64(m, "parts", 1, (int64_t[]){2}, (int64_t[]){1, 2});
+    ob_init_i64(m, "flat", 1, (int64_t[]){1}, (int64_t[]){2});
+    ob_init_i64(m, "row1", 0, NULL, (int64_t[]){1});
+    ob_node(m, "Expand", "ex", "col,to", "grid");
+    Onnx__NodeProto *sp = ob_node(m, "Split", "sp", "grid,parts", "a,b");
+    ob_attr_i(m, sp, "axis", 1);
+    ob_node(m, "Reshape", "ra", "a,flat", "av");
+    ob_node(m, "Gather", "rb", "b,row1", "bv");
+    ob_node(m, "ConstantOfShape", "ya", "av", "y1");
+    ob_node(m, "ConstantOfShape", "yb", "bv", "y2");
+    ob_output(m, "y1");
+    ob_output(m, "y2");
+    fl_report *r = oc_run(m, FL_OK);
+    assert_string_equal(oc_node(r, "ya")->outputs[0].shape, "[2,5]");
+    assert_string_equal(oc_node(r, "yb")->outputs[0].shape, "[5,5]");
+    fl_report_free(r);
+    ob_free(m);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_resize_scale_values),
         cmocka_unit_test(test_loop_carried_sequence),
+        cmocka_unit_test(test_split_expand_values),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

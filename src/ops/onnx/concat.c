@@ -195,6 +195,52 @@ static fl_status infer_split(fl_ctx *c, fl_node *n) {
     return FL_OK;
 }
 
+/* Each output's value: its run of input 0's known value along the axis
+ * (the outputs' shapes as inferred, in order). */
+static fl_status eval_split(fl_ctx *c, fl_node *n) {
+    const fl_value *x = fl_op_in_value(n, 0);
+    int64_t axis;
+    int ax = 0;
+    if (!x || x->rank < 1 || fl__attr_int_or(n, "axis", 0, &axis, c->d) != FL_OK ||
+        fl__ox_norm_axis(c, n, axis, x->rank, "attr 'axis'", &ax) != FL_OK) {
+        return x && x->rank >= 1 ? c->d->status : FL_OK;
+    }
+    int64_t outer = 1, inner = 1, dim = x->dims[ax], off = 0;
+    for (int j = 0; j < x->rank; j++) {
+        if (j < ax) {
+            outer *= x->dims[j];
+        } else if (j > ax) {
+            inner *= x->dims[j];
+        }
+    }
+    fl_value **vs = fl__arena_calloc(c->a, (size_t)n->n_outputs, sizeof(fl_value *));
+    if (!vs) {
+        return fl__diag_oom(c->d);
+    }
+    for (int o = 0; o < n->n_outputs; o++) {
+        const fl_shape *s = &n->outputs[o].shape;
+        fl_status st = fl__onnx_new_out_value(c, n, o, &vs[o]);
+        if (st != FL_OK || !vs[o] || s->rank != x->rank || vs[o]->dtype != x->dtype) {
+            return st;
+        }
+        int64_t part = s->dims[ax].k;
+        if (part < 0 || part > dim - off) {
+            return FL_OK;
+        }
+        for (int64_t j = 0; j < outer && part > 0; j++) {
+            fl__onnx_copy_run(vs[o], j * part * inner, x, (j * dim + off) * inner, part * inner);
+        }
+        off += part;
+    }
+    if (off != dim) {
+        return FL_OK;
+    }
+    for (int o = 0; o < n->n_outputs; o++) {
+        fl__op_set_value(n, o, vs[o]);
+    }
+    return FL_OK;
+}
+
 static int count_split(const fl_node *n, fl_diag *d) {
     (void)d;
     return n->n_outputs > 0 ? n->n_outputs : -1; /* the file's output list decides */
@@ -202,7 +248,8 @@ static int count_split(const fl_node *n, fl_diag *d) {
 
 /* Hook sets and descriptors (their rows: concat.def). */
 #define HOOKS_concat .infer = infer_concat, .eval = eval_concat, .cost = fl__op_cost_zero
-#define HOOKS_split  .count_outputs = count_split, .infer = infer_split, .cost = fl__op_cost_zero
+#define HOOKS_split                                                                                \
+    .count_outputs = count_split, .infer = infer_split, .eval = eval_split, .cost = fl__op_cost_zero
 
 #define FL_OP FL_OP_DESC
 #include "ops/onnx/concat.def"

@@ -47,6 +47,36 @@ static fl_status infer_expand(fl_ctx *c, fl_node *n) {
     return st == FL_OK ? fl__op_set_output(c, n, 0, fl__ox_in_dtype(n, 0), out.rank, out.dims) : st;
 }
 
+/* Output 0's value: input 0's known value broadcast to the inferred shape
+ * (numpy's rule: input dims align at the back, a dim of 1 repeats). */
+static fl_status eval_expand(fl_ctx *c, fl_node *n) {
+    const fl_value *x = fl_op_in_value(n, 0);
+    const fl_shape *s = &n->outputs[0].shape;
+    fl_value *v;
+    fl_status st = fl__onnx_new_out_value(c, n, 0, &v);
+    if (st != FL_OK || !v || !x || x->dtype != v->dtype || x->rank > s->rank) {
+        return st;
+    }
+    int lead = s->rank - x->rank;
+    for (int j = 0; j < x->rank; j++) {
+        if (x->dims[j] != 1 && x->dims[j] != s->dims[lead + j].k) {
+            return FL_OK;
+        }
+    }
+    for (int64_t i = 0; i < v->n; i++) {
+        int64_t rem = i, si = 0, stride = 1;
+        for (int j = s->rank - 1; j >= lead; j--) {
+            int64_t d = s->dims[j].k, coord = rem % d, xd = x->dims[j - lead];
+            rem /= d;
+            si += (xd == 1 ? 0 : coord) * stride;
+            stride *= xd;
+        }
+        fl__onnx_copy_elem(v, i, x, si);
+    }
+    fl__op_set_value(n, 0, v);
+    return FL_OK;
+}
+
 static fl_status infer_constant_of_shape(fl_ctx *c, fl_node *n) {
     const fl_const *k = NULL;
     fl_status st = fl__attr_get_tensor(n, "value", &k, c->d);
@@ -180,7 +210,7 @@ static fl_status infer_tile(fl_ctx *c, fl_node *n) {
 }
 
 /* Hook sets and descriptors (their rows: pad_tile.def). */
-#define HOOKS_expand            .infer = infer_expand, .cost = fl__op_cost_zero
+#define HOOKS_expand            .infer = infer_expand, .eval = eval_expand, .cost = fl__op_cost_zero
 #define HOOKS_pad               .infer = infer_pad, .cost = fl__op_cost_zero
 #define HOOKS_tile              .infer = infer_tile, .cost = fl__op_cost_zero
 #define HOOKS_constant_of_shape .infer = infer_constant_of_shape, .cost = fl__op_cost_zero
