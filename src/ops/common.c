@@ -485,6 +485,13 @@ fl_value *fl__op_reshaped_value(fl_ctx *c, fl_node *n, int port, const fl_value 
 /* Sticky arithmetic                                                          */
 /* ------------------------------------------------------------------------- */
 
+fl_sym fl__ar_reduce_ops(fl_arith *k, fl_sym ein, int64_t m, fl_sym eout) {
+    if (fl_sym_is_known(ein) && ein.k == 0) {
+        return fl_sym_const(0);
+    }
+    return fl__ar_add(k, fl__ar_scale(k, ein, m), fl__ar_scale(k, eout, -1));
+}
+
 fl_sym fl__ar_add(fl_arith *k, fl_sym a, fl_sym b) {
     fl_sym r = fl_sym_unknown();
     if (k->st == FL_OK) {

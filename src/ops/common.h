@@ -187,6 +187,11 @@ fl_sym fl__ar_scale(fl_arith *k, fl_sym a, int64_t m);
 fl_sym fl__ar_int_prod(fl_arith *k, const int64_t *v, size_t cnt);
 /* Element count of s (unknown for an unknown rank). */
 fl_sym fl__ar_numel(fl_arith *k, const fl_shape *s);
+/* A reduction's combines, m * ein - eout (each output's first element takes
+ * none), or 0 when the input is known empty: nothing is combined (the
+ * outputs hold the op's identity), where the formula would go negative. A
+ * formula in symbols assumes no dim is 0. */
+fl_sym fl__ar_reduce_ops(fl_arith *k, fl_sym ein, int64_t m, fl_sym eout);
 /* Product of dims [from, to) of s; unknown when out of range. */
 fl_sym fl__ar_dims_prod(fl_arith *k, const fl_shape *s, int from, int to);
 /* Stores a complete-convention cost (tfprof 0, no tfprof rule). A count

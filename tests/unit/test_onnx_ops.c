@@ -1689,6 +1689,34 @@ static void test_overflow_attrs(void **state) {
     ob_free(body);
 }
 
+/* Reductions over an empty input combine nothing: 0 FLOPs, where
+ * E(in) - E(out) went negative (ReduceProd of an int64 [0] to a scalar
+ * counted -1 FLOPs, ReduceSum of [0,4] over axis 0 kept as [1,4] -4,
+ * GlobalMaxPool of [1,2,0,3] -2, ReduceL1 of [0,4] -4). */
+static void test_reduce_empty(void **state) {
+    (void)state;
+    ob_model *m = ob_new(13);
+    ob_init_i64(m, "s", 1, (int64_t[]){0}, NULL);
+    ob_input(m, "x", OB_FLOAT, 2, (int64_t[]){0, 4}, NULL);
+    ob_input(m, "z", OB_FLOAT, 4, (int64_t[]){1, 2, 0, 3}, NULL);
+    ob_init_i64(m, "ax", 1, (int64_t[]){1}, (int64_t[]){0});
+    ob_node(m, "ReduceProd", "prod", "s", "y1");
+    ob_node(m, "ReduceSum", "sum", "x,ax", "y2");
+    ob_node(m, "GlobalMaxPool", "gmp", "z", "y3");
+    ob_attr_ints(m, ob_node(m, "ReduceL1", "l1", "x", "y4"), "axes", 1, (int64_t[]){0});
+    ob_outputs(m, "y", 4);
+    fl_report *r = oc_run(m, FL_OK);
+    assert_string_equal(oc_node(r, "sum")->outputs[0].shape, "[1,4]");
+    assert_string_equal(oc_node(r, "gmp")->outputs[0].shape, "[1,2,1,1]");
+    const char *names[] = {"prod", "sum", "gmp", "l1"};
+    for (size_t i = 0; i < 4; i++) {
+        oc_assert_cost(oc_node(r, names[i]), 0, 0);
+    }
+    assert_int_equal(r->totals.flops.value, 0);
+    fl_report_free(r);
+    ob_free(m);
+}
+
 /* Totals past the int64 limit, each count of each node exact: the byte
  * total of a Split of 2^60 floats (read 2^62 bytes, written 2^62) fails
  * naming both sums; a chain of Adds over 2^61 int8s fails at the node whose
@@ -1827,6 +1855,7 @@ int main(void) {
         cmocka_unit_test(test_overflow_attrs),
         cmocka_unit_test(test_overflow_dims),
         cmocka_unit_test(test_overflow_totals),
+        cmocka_unit_test(test_reduce_empty),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

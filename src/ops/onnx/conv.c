@@ -268,7 +268,7 @@ static fl_status cost_global_pool(fl_ctx *c, const fl_node *n, fl_cost *out) {
     fl_sym f = ein;
     if (n->kind == FL_OP_ONNX_GLOBAL_MAX_POOL) {
         fl_sym eout = fl__ar_numel(&k, &n->outputs[0].shape);
-        f = fl__ar_add(&k, ein, fl__ar_scale(&k, eout, -1));
+        f = fl__ar_reduce_ops(&k, ein, 1, eout);
     }
     return fl__ar_put_cost(&k, out, f, fl_sym_const(0));
 }

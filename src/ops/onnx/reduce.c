@@ -15,7 +15,7 @@ static fl_status cost_reduce(fl_ctx *c, const fl_node *n, fl_cost *out) {
     fl_sym ein = fl__ar_numel(&k, fl__op_in_shape(n, 0));
     fl_sym f = ein;
     if (n->kind != FL_OP_ONNX_REDUCE_MEAN) {
-        f = fl__ar_add(&k, ein, fl__ar_scale(&k, fl__ar_numel(&k, &n->outputs[0].shape), -1));
+        f = fl__ar_reduce_ops(&k, ein, 1, fl__ar_numel(&k, &n->outputs[0].shape));
     }
     if ((n->kind == FL_OP_ONNX_REDUCE_MAX || n->kind == FL_OP_ONNX_REDUCE_MIN) &&
         fl__dtype_is_integer(fl__ox_in_dtype(n, 0))) {

@@ -50,7 +50,7 @@ static fl_status cost_reduce_rule(fl_ctx *c, const fl_node *n, fl_cost *out) {
     switch (n->kind) {
     case FL_OP_ONNX_REDUCE_SUM_SQUARE:
     case FL_OP_ONNX_REDUCE_L1:
-        f = fl__ar_add(&k, fl__ar_scale(&k, ein, 2), fl__ar_scale(&k, eout, -1));
+        f = fl__ar_reduce_ops(&k, ein, 2, eout);
         break;
     case FL_OP_ONNX_REDUCE_L2:
     case FL_OP_ONNX_REDUCE_LOG_SUM_EXP:
@@ -60,7 +60,7 @@ static fl_status cost_reduce_rule(fl_ctx *c, const fl_node *n, fl_cost *out) {
         f = ein;
         break;
     default: /* ArgMax, ArgMin */
-        f = fl__ar_add(&k, ein, fl__ar_scale(&k, eout, -1));
+        f = fl__ar_reduce_ops(&k, ein, 1, eout);
         if (fl__dtype_is_integer(fl__ox_in_dtype(n, 0))) {
             return fl__ar_put_int_cost(&k, out, fl_sym_const(0), fl_sym_const(0), f);
         }

@@ -647,7 +647,7 @@ static fl_status infer_reduce(fl_ctx *c, fl_node *n) {
 static fl_status cost_reduce(fl_ctx *c, const fl_node *n, fl_cost *out) {
     fl_arith k = {c, n, FL_OK};
     fl_sym ei = fl__ar_numel(&k, in_shape(n, 0)), eo = fl__ar_numel(&k, &n->outputs[0].shape);
-    fl_sym flops = n->kind == FL_OP_TFL_MEAN ? ei : fl__ar_add(&k, ei, fl__ar_scale(&k, eo, -1));
+    fl_sym flops = n->kind == FL_OP_TFL_MEAN ? ei : fl__ar_reduce_ops(&k, ei, 1, eo);
     return put(&k, out, flops, fl_sym_const(0));
 }
 
