@@ -196,6 +196,16 @@ static fl_precision int_precision(const fl_node *n) {
     }
 }
 
+/* The precision an op of dtype `prec` is timed at on p: prec when p has a
+ * peak for it on either unit; else fp32, which runtimes convert such work to
+ * (FP16 on a CPU without FP16 arithmetic: ONNX Runtime casts around the fp32
+ * kernels), on the unit the op would use for prec (peak_for). */
+static fl_precision timed_precision(const fl_profile *p, fl_precision prec) {
+    return p->peak[FL_UNIT_MATRIX][prec].value > 0 || p->peak[FL_UNIT_VECTOR][prec].value > 0
+               ? prec
+               : FL_PREC_FP32;
+}
+
 /* Peak for (unit, dtype) with the documented fallbacks: the matrix unit only
  * when the profile lists it for the dtype; the vector unit for the dtype,
  * else vector fp32 (required in every profile). */
@@ -370,15 +380,14 @@ static void estimate_node(const fl_profile *p, const fl_node *nd, const fl_reuse
      * contractions (QLinearConv, MatMulInteger) have int_ops, no MACs. */
     bool depthwise = cls == FL_CLASS_DEPTHWISE;
     bool imatrix = iops > 0 && (cls == FL_CLASS_CONV || cls == FL_CLASS_MATMUL) && !depthwise;
-    double peak = peak_for(p, k->macs.k > 0 && !depthwise,
-                           prec == FL_PREC_INT8 ? FL_PREC_FP32 : prec, &unit, &used);
-    /* A profile without any int8 peak times integer work as fp32 work on the
-     * same unit (not peak_for's vector fp32 fallback). */
-    fl_precision ip = int_precision(nd);
-    if (p->peak[FL_UNIT_MATRIX][ip].value <= 0 && p->peak[FL_UNIT_VECTOR][ip].value <= 0) {
-        ip = FL_PREC_FP32;
-    }
-    double ipeak = peak_for(p, imatrix, ip, &iunit, &iused);
+    /* A dtype without any peak in the profile (FP16 or BF16 float work,
+     * int8 integer work) is timed as fp32 work on the same unit, not at
+     * peak_for's vector fp32 fallback: a GEMM converted to fp32 is still a
+     * GEMM. */
+    double peak =
+        peak_for(p, k->macs.k > 0 && !depthwise,
+                 timed_precision(p, prec == FL_PREC_INT8 ? FL_PREC_FP32 : prec), &unit, &used);
+    double ipeak = peak_for(p, imatrix, timed_precision(p, int_precision(nd)), &iunit, &iused);
     double compute = fl / peak + iops / ipeak;
     if (iops / ipeak > fl / peak) { /* the unit and dtype of the larger term */
         unit = iunit;

@@ -473,6 +473,55 @@ static void test_onnx_op_classes(void **state) {
     fl_profile_free(pc);
 }
 
+/* x [1,8,6,6] of ONNX elem_type `type` -> pw Conv W [4,8,1,1] (1152 MACs,
+ * 2304 FLOPs) -> relu Relu (144 FLOPs), analysed on p. */
+static fl_report *pointwise_conv(int type, const fl_profile *p) {
+    ob_model *m = ob_new(13);
+    ob_input(m, "x", type, 4, (int64_t[]){1, 8, 6, 6}, NULL);
+    ob_init_raw(m, "Wp", type, 4, (int64_t[]){4, 8, 1, 1}, NULL, 0);
+    ob_node(m, "Conv", "pw", "x,Wp", "p");
+    ob_node(m, "Relu", "relu", "p", "y");
+    ob_output(m, "y");
+    return analyze_onnx(m, p);
+}
+
+/* A float dtype the profile has no peak for runs as fp32 work on the unit it
+ * would use: classes.yaml lists vector and matrix fp32 only, so an FP16 or
+ * BF16 pointwise Conv runs at matrix fp32 x 0.5 (conv) and its Relu at vector
+ * fp32, as runtimes run FP16 on such a CPU (converted to fp32). handmade.yaml
+ * has a vector fp16 peak and no matrix fp16: there the FP16 Conv runs at
+ * vector fp16. */
+static void test_dtype_without_peak(void **state) {
+    (void)state;
+    char err[256];
+    fl_profile *pc = NULL;
+    if (fl_profile_parse(onnx_profile_yaml, strlen(onnx_profile_yaml), "classes.yaml", &pc, err,
+                         sizeof err) != FL_OK) {
+        fail_msg("%s", err);
+    }
+    fl_report *r = pointwise_conv(10 /* FLOAT16 */, P);
+    const fl_roofline_node *c = rnode(r, "pw");
+    assert_string_equal(c->unit, "vector");
+    assert_string_equal(c->dtype, "fp16");
+    assert_near(c->compute_s, 2304 / (2e9 * 0.5));
+    fl_report_free(r);
+    static const int types[] = {10 /* FLOAT16 */, 16 /* BFLOAT16 */};
+    for (int i = 0; i < 2; i++) {
+        r = pointwise_conv(types[i], pc);
+        c = rnode(r, "pw");
+        assert_string_equal(c->unit, "matrix");
+        assert_string_equal(c->dtype, "fp32");
+        assert_near(c->flops, 2304);
+        assert_near(c->compute_s, 2304 / (4e9 * 0.5));
+        const fl_roofline_node *e = rnode(r, "relu");
+        assert_string_equal(e->unit, "vector");
+        assert_string_equal(e->dtype, "fp32");
+        assert_near(e->compute_s, 144 / 1e9);
+        fl_report_free(r);
+    }
+    fl_profile_free(pc);
+}
+
 /* The tiny ONNX graph of test_onnx_op_classes. */
 static uint8_t *class_graph(size_t *len) {
     ob_model *m = ob_new(13);
@@ -1224,6 +1273,7 @@ int main(void) {
         cmocka_unit_test(test_reuse_distance),
         cmocka_unit_test(test_streamed),
         cmocka_unit_test(test_gap),
+        cmocka_unit_test(test_dtype_without_peak),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
