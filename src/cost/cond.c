@@ -14,6 +14,10 @@
  * tell when the predicate depends on data. So the totals are an upper bound
  * for a step, and a warning per cond states each branch's FLOPs and MACs so
  * the cost of either path can be read off (totals minus the other branch).
+ * When shape inference knows the predicate (a constant, a fed --value, a
+ * value computed from shapes), the untaken branch's nodes are dead
+ * (graph.h, FL_NODE_DEAD) and count 0 but for tfprof_flops; the warning
+ * then names the branch that runs and what it costs.
  */
 #include "cost/cost.h"
 #include "ops/common.h"
@@ -180,6 +184,26 @@ static fl_status note_cond(fl_ctx *c, const succ *s, fl_node **sws, size_t n_sw,
     const fl_node *p = sws[first]->inputs[1].node;
     int port = sws[first]->inputs[1].port;
     const char *pred = port ? fl__arena_printf(c->a, "%s:%d", p->name, port) : p->name;
+    uint32_t known = 0; /* the dead port's flag of a live Switch (shape inference) */
+    for (size_t j = first; j < n_sw && !known; j++) {
+        if (same_pred(sws[first], sws[j])) {
+            known = sws[j]->flags & (FL_NODE_DEAD_PORT0 | FL_NODE_DEAD_PORT1);
+        }
+    }
+    if (known) {
+        bool taken = known == FL_NODE_DEAD_PORT0; /* output_true runs */
+        const char *t = branch_text(c, taken ? "true" : "false", &b[taken]);
+        if (!t || !pred) {
+            return fl__diag_oom(c->d);
+        }
+        fl__diag_warn(c->d,
+                      "cond on predicate '%s' (%zu Switch node(s), e.g. '%s'): the predicate is "
+                      "known to be %s, so only that branch runs and is counted (%s); the %s "
+                      "branch's %lld node(s) do not run and count 0",
+                      pred, count, sws[first]->name, taken ? "true" : "false", t,
+                      taken ? "false" : "true", (long long)b[!taken].nodes);
+        return FL_OK;
+    }
     const char *f = branch_text(c, "false", &b[0]), *t = branch_text(c, "true", &b[1]);
     if (!f || !t || !pred) {
         return fl__diag_oom(c->d);

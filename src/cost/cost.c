@@ -427,6 +427,14 @@ static fl_status cost_counts(fl_ctx *c, fl_node *n, const repeats *r, fl_cost *k
     if (loop_trips_unknown(c, n)) {
         k->trips_unknown = true;
     }
+    if (n->flags & FL_NODE_DEAD) {
+        /* In a branch a known predicate does not take (graph.h): it does
+         * not run. tfprof, which reads the static graph, still counts it. */
+        k->flops = k->macs = k->int_ops = k->bytes_read = k->bytes_written = zero;
+        k->incomplete = incomplete_sym(k->tfprof_flops);
+        k->trips_unknown = false;
+        return FL_OK;
+    }
     fl_status st = node_bytes(c, n, k);
     fl_sym times = st == FL_OK ? repeat_of(c, r, n) : fl_sym_const(1);
     return fl_sym_is_known(times) && times.k == 1 ? st : repeat_cost(c, n, k, times);

@@ -587,8 +587,8 @@ fl_status fl__roofline_estimate(const fl_graph *g, const fl_profile *p, bool per
         fl_roofline_node *r = &all[n++];
         r->name = nd->name;
         r->op = nd->op;
-        r->executed =
-            !(nd->desc && (nd->desc->flags & FL_OPF_NO_BYTES)) && !fl__node_cost_per_load(nd);
+        r->executed = !(nd->desc && (nd->desc->flags & FL_OPF_NO_BYTES)) &&
+                      !fl__node_cost_per_load(nd) && !(nd->flags & FL_NODE_DEAD);
         estimate_node(p, nd, ru.pos ? &ru : NULL, r, labels);
     }
     fl__reuse_free(sa, &ru);

@@ -175,12 +175,23 @@ enum fl_node_flags {
      * holds there (fl__graph_add_node_taking_name) or unindexed; the
      * compaction indexes it (fl__graph_index_update). */
     FL_NODE_UNINDEXED = 1u << 12,
+    /* v1 control flow's dead tensors, as TensorFlow's executor passes them
+     * (set by the shape inference of each node): a Switch whose predicate
+     * value is known (and not a loop's LoopCond) marks its untaken output,
+     * port 0 (output_false) or port 1 (output_true); a node reading a dead
+     * tensor or with a control input from a dead node is dead, but a Merge
+     * only when all its data inputs are. A dead node does not run. */
+    FL_NODE_DEAD = 1u << 13,
+    FL_NODE_DEAD_PORT0 = 1u << 14,
+    FL_NODE_DEAD_PORT1 = 1u << 15,
     /* Bits 8-9 are the passes' marks (graph/mutate.h), which checks at
      * compile time that they meet none of these. */
     FL_NODE_GRAPH_FLAGS = FL_NODE_STRIPPED | FL_NODE_BACK_EDGE | FL_NODE_IN_LOOP |
                           FL_NODE_FUNC_CALL | FL_NODE_INCOMPLETE | FL_NODE_MARK |
                           FL_NODE_OP_NEXT_ITERATION | FL_NODE_OP_MERGE | FL_NODE_REPEATED |
-                          FL_NODE_GRAPH_OUTPUT | FL_NODE_UNINDEXED,
+                          FL_NODE_GRAPH_OUTPUT | FL_NODE_UNINDEXED | FL_NODE_DEAD |
+                          FL_NODE_DEAD_PORT0 | FL_NODE_DEAD_PORT1,
+    FL_NODE_DEADNESS = FL_NODE_DEAD | FL_NODE_DEAD_PORT0 | FL_NODE_DEAD_PORT1,
 };
 
 /* Per-node cost, filled by the cost model (src/cost). */
@@ -647,6 +658,14 @@ fl_status fl__graph_verify(const fl_graph *g, fl_diag *d);
 /* The tensor feeding data input i of n. */
 static inline fl_tensor *fl_node_in(const fl_node *n, int i) {
     return &n->inputs[i].node->outputs[n->inputs[i].port];
+}
+
+/* Whether data input i of n reads a dead tensor (FL_NODE_DEAD). */
+static inline bool fl__node_in_dead(const fl_node *n, int i) {
+    uint32_t f = n->inputs[i].node->flags;
+    int port = n->inputs[i].port;
+    return (f & FL_NODE_DEAD) || (port == 0 && (f & FL_NODE_DEAD_PORT0)) ||
+           (port == 1 && (f & FL_NODE_DEAD_PORT1));
 }
 
 /* ------------------------------------------------------------------------- */

@@ -113,6 +113,9 @@ static fl_status propagate(fl_ctx *c, const fl_graph_snapshot *before, uint8_t *
         for (int k = 0; k < n->n_inputs && !again && any_differ; k++) {
             again = differs[n->inputs[k].node->id];
         }
+        for (int k = 0; k < n->n_ctrl && !again && any_differ; k++) {
+            again = differs[n->ctrl[k]->id]; /* deadness passes control edges */
+        }
         if (!again) {
             continue;
         }
@@ -127,12 +130,14 @@ static fl_status propagate(fl_ctx *c, const fl_graph_snapshot *before, uint8_t *
             return FL_OK;
         }
         fl__graph_journal_save(g, n); /* its outputs, flags and cost are written */
+        uint32_t dead = n->flags & FL_NODE_DEADNESS;
         fl_status st = fl__infer_node_again(c, n);
         if (st != FL_OK) {
             return st;
         }
         redo[n->id] = 1;
-        differs[n->id] = fl__graph_snapshot_outputs_differ(before, n);
+        differs[n->id] =
+            fl__graph_snapshot_outputs_differ(before, n) || (n->flags & FL_NODE_DEADNESS) != dead;
         any_differ = any_differ || differs[n->id];
         set_incomplete(g, n);
     }

@@ -410,7 +410,30 @@ static bool shapes_equal(const fl_shape *a, const fl_shape *b) {
     return true;
 }
 
+/* n's FL_NODE_DEAD from its inputs (graph.h's rule); the Switch hook adds
+ * its dead port. */
+static void set_deadness(fl_node *n) {
+    n->flags &= ~(uint32_t)FL_NODE_DEADNESS;
+    int dead = 0;
+    for (int k = 0; k < n->n_inputs; k++) {
+        dead += fl__node_in_dead(n, k);
+    }
+    bool is_dead;
+    if (n->flags & FL_NODE_OP_MERGE) {
+        is_dead = n->n_inputs > 0 && dead == n->n_inputs;
+    } else {
+        is_dead = dead > 0;
+        for (int k = 0; k < n->n_ctrl && !is_dead; k++) {
+            is_dead = n->ctrl[k]->flags & FL_NODE_DEAD;
+        }
+    }
+    if (is_dead) {
+        n->flags |= FL_NODE_DEAD;
+    }
+}
+
 fl_status fl__infer_one(fl_ctx *c, fl_node *n) {
+    set_deadness(n);
     if (!n->desc) {
         infer_opaque(n);
         return FL_OK;

@@ -32,11 +32,15 @@ static void unary(tg_graph *g, const char *name, const char *op, const char *a) 
 /* x [2,16] float, t a float scalar; pred = Greater(t, 0.5) (known only at
  * run time); cond/Switch = Switch(pred, pred) with switch_f/switch_t; the
  * data Switch cond/Switch_1 = Switch(x, pred). */
-static tg_graph *cond_head(void) {
+static tg_graph *cond_head_t(const float *t_const) {
     tg_graph *g = tg_new();
     tg_producer(g, 1000); /* a scalar shape attr means scalar (from 21 on) */
     tg_placeholder(g, "x", 1, 2, (int64_t[]){2, 16});
-    tg_placeholder(g, "t", 1, 0, NULL);
+    if (t_const) {
+        tg_const_f32_vals(g, "t", 0, NULL, t_const, 1);
+    } else {
+        tg_placeholder(g, "t", 1, 0, NULL);
+    }
     tg_const_f32_vals(g, "half", 0, NULL, (float[]){0.5f}, 1);
     tg_node *p = tg_add(g, "pred", "Greater", "t", "half", NULL);
     tg_attr_type(p, "T", 1);
@@ -51,6 +55,10 @@ static tg_graph *cond_head(void) {
     return g;
 }
 
+static tg_graph *cond_head(void) {
+    return cond_head_t(NULL);
+}
+
 static void merge(tg_graph *g, const char *a, const char *b) {
     tg_node *m = tg_add(g, "cond/Merge", "Merge", a, b, NULL);
     tg_attr_type(m, "T", 1);
@@ -59,8 +67,8 @@ static void merge(tg_graph *g, const char *a, const char *b) {
 
 /* false: x @ w_f [16,n_f]; true: Relu(x @ w_t [16,n_t]); merged. The
  * weights hang off the pivots by control edges, as tf.cond makes them. */
-static tg_graph *cond_graph(int64_t n_f, int64_t n_t) {
-    tg_graph *g = cond_head();
+static tg_graph *cond_graph_t(int64_t n_f, int64_t n_t, const float *t_const) {
+    tg_graph *g = cond_head_t(t_const);
     tg_input(tg_const_f32(g, "cond/w_f", 2, (int64_t[]){16, n_f}, NULL, 0), "^cond/switch_f");
     tg_input(tg_const_f32(g, "cond/w_t", 2, (int64_t[]){16, n_t}, NULL, 0), "^cond/switch_t");
     mm(g, "cond/f", "cond/Switch_1", "cond/w_f");
@@ -68,6 +76,10 @@ static tg_graph *cond_graph(int64_t n_f, int64_t n_t) {
     unary(g, "cond/t_relu", "Relu", "cond/t");
     merge(g, "cond/f", "cond/t_relu");
     return g;
+}
+
+static tg_graph *cond_graph(int64_t n_f, int64_t n_t) {
+    return cond_graph_t(n_f, n_t, NULL);
 }
 
 static const char *find_warning(const fl_report *r, const char *prefix) {
@@ -151,6 +163,83 @@ static void test_cond_differing_dims_symbol(void **state) {
     assert_string_equal(tg_find(r, "cond/Merge")->outputs[0].shape, "[2,64]");
     assert_int_equal(tg_find(r, "out")->flops.value, 128);
     assert_int_equal(r->totals.flops.value, 6273 + 128);
+    fl_report_free(r);
+    tg_free(g);
+}
+
+/* A predicate the analysis knows (here t fed as a value: Greater(t, 0.5)
+ * evaluates) leaves the other branch dead, as TensorFlow's executor does:
+ * the Merge is the taken branch's shape, with no symbol; the dead branch's
+ * nodes count 0 FLOPs (tfprof, reading the static graph, still counts
+ * them); the warning names the branch that runs. */
+static void test_cond_known_pred(void **state) {
+    (void)state;
+    tg_graph *g = cond_graph(32, 64);
+    unary(g, "out", "Relu", "cond/Merge");
+    fl_options o;
+    fl_options_init(&o);
+    o.per_node = true;
+    fl_tensor_value_binding v = {"t", (double[]){1.0}, 1};
+    o.tensor_values = &v;
+    o.n_tensor_values = 1;
+    fl_report *r = tg_analyze(g, &o);
+    assert_string_equal(tg_find(r, "cond/Merge")->outputs[0].shape, "[2,64]");
+    assert_int_equal(tg_find(r, "out")->flops.value, 128);
+    assert_int_equal(tg_find(r, "cond/f")->flops.value, 0);
+    assert_int_equal(tg_find(r, "cond/f")->macs.value, 0);
+    assert_int_equal(tg_find(r, "cond/f")->tfprof_flops.value, 2048);
+    assert_int_equal(tg_find(r, "cond/t")->flops.value, 4096);
+    assert_true(r->complete);
+    assert_int_equal(r->n_symbols, 0);
+    /* Greater 1 + true 2*2*16*64 (4096) + Relu 128 + out 128. */
+    assert_int_equal(r->totals.flops.value, 4353);
+    assert_int_equal(r->totals.macs.value, 2048);
+    assert_string_equal(find_warning(r, "cond on predicate"),
+                        "cond on predicate 'pred' (2 Switch node(s), e.g. 'cond/Switch'): the "
+                        "predicate is known to be true, so only that branch runs and is counted "
+                        "(true branch 4224 FLOPs, 2048 MACs over 4 node(s)); the false branch's 3 "
+                        "node(s) do not run and count 0");
+    fl_report_free(r);
+
+    /* With the passes: the dead branch stays dead through each rewrite. */
+    o.passes = "default";
+    r = tg_analyze(g, &o);
+    assert_int_equal(r->after.flops.value, 4353);
+    fl_report_free(r);
+    o.passes = NULL;
+
+    /* False: the [2,32] branch; its 2048 FLOPs + Greater 1 + out 64. */
+    v.values = (double[]){0.0};
+    r = tg_analyze(g, &o);
+    assert_string_equal(tg_find(r, "cond/Merge")->outputs[0].shape, "[2,32]");
+    assert_int_equal(tg_find(r, "cond/t")->flops.value, 0);
+    assert_int_equal(tg_find(r, "cond/t_relu")->flops.value, 0);
+    assert_int_equal(r->totals.flops.value, 2113);
+    assert_int_equal(r->totals.macs.value, 1024);
+    assert_true(r->complete);
+    fl_report_free(r);
+    tg_free(g);
+}
+
+/* A constant predicate (t a Const 0.25: Greater(t, 0.5) is false): the
+ * graph as given counts the false branch only; constant folding then makes
+ * the predicate a Const and rewires the Switches, and the re-inference of
+ * the rewritten graph keeps the true branch dead: the same count after,
+ * less the folded Greater. */
+static void test_cond_constant_pred_passes(void **state) {
+    (void)state;
+    tg_graph *g = cond_graph_t(32, 64, (const float[]){0.25f});
+    unary(g, "out", "Relu", "cond/Merge");
+    fl_options o;
+    fl_options_init(&o);
+    o.per_node = true;
+    o.passes = "default";
+    fl_report *r = tg_analyze(g, &o);
+    assert_string_equal(tg_find(r, "cond/Merge")->outputs[0].shape, "[2,32]");
+    assert_int_equal(r->before.flops.value, 2113);
+    assert_int_equal(r->after.flops.value, 2112);
+    assert_int_equal(r->after.macs.value, 1024);
+    assert_true(r->complete);
     fl_report_free(r);
     tg_free(g);
 }
@@ -250,6 +339,8 @@ int main(void) {
         cmocka_unit_test(test_cond_unknown_dim),
         cmocka_unit_test(test_cond_symbol_listed),
         cmocka_unit_test(test_loop_switch_not_cond),
+        cmocka_unit_test(test_cond_known_pred),
+        cmocka_unit_test(test_cond_constant_pred_passes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

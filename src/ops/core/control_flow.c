@@ -22,6 +22,11 @@
  *    unknown on any input is unknown; different ranks give unknown rank.
  *  - Both: a value only when every input is inferred and all values are
  *    equal. value_index: int32 scalar.
+ *  - Dead tensors (graph.h, FL_NODE_DEAD): a Switch whose predicate value is
+ *    known, and that is not a loop's (its predicate no LoopCond), marks the
+ *    output the predicate does not take dead; a live Merge leaves its dead
+ *    inputs out of the rules above (a cond with a known predicate gives the
+ *    taken branch's shape and value).
  *
  * FLOP rules ("complete" convention): 0 FLOPs with has_rule true (they
  * forward tensors; 0 is the real count); tfprof registers none of them (0,
@@ -123,6 +128,14 @@ static fl_status infer_switch(fl_ctx *c, fl_node *n) {
     if (st == FL_OK) {
         st = forward(c, n, 0, 1, keep_ref);
     }
+    /* A known predicate (a constant, a fed value, a value computed from
+     * shapes) leaves the other output dead; a loop's LoopCond changes from
+     * step to step. */
+    const fl_value *p = fl_op_in_value(n, 1);
+    if (st == FL_OK && !(n->flags & FL_NODE_DEAD) && n->inputs[1].node->kind != FL_OP_LOOP_COND &&
+        p && p->n == 1 && p->ints && fl_sym_is_known(p->ints[0])) {
+        n->flags |= p->ints[0].k != 0 ? FL_NODE_DEAD_PORT0 : FL_NODE_DEAD_PORT1;
+    }
     return st;
 }
 
@@ -171,6 +184,9 @@ static fl_status cond_merge_symbols(fl_ctx *c, fl_node *n, fl_shape *acc) {
         }
         bool all_sized = true;
         for (int i = 0; i < n->n_inputs && all_sized; i++) {
+            if (!(n->flags & FL_NODE_DEAD) && fl__node_in_dead(n, i)) {
+                continue;
+            }
             const fl_tensor *t = fl_node_in(n, i);
             all_sized = t->shape.rank == acc->rank && !fl_sym_is_unknown(t->shape.dims[k]);
         }
@@ -192,12 +208,20 @@ static fl_status infer_merge(fl_ctx *c, fl_node *n) {
     const fl_value *val = NULL;
     bool first = true;
     bool cond = !(n->flags & FL_NODE_BACK_EDGE);
+    /* A live Merge forwards what its live inputs give: a dead input never
+     * arrives (a cond whose predicate is known joins one branch). */
+    bool skip_dead = !(n->flags & FL_NODE_DEAD);
+    int live = 0;
     for (int i = 0; i < n->n_inputs; i++) {
         const fl_tensor *t = fl_node_in(n, i);
         if (c->g->infer_first_round && (n->inputs[i].node->flags & FL_NODE_OP_NEXT_ITERATION)) {
             all = false;
             continue;
         }
+        if (skip_dead && fl__node_in_dead(n, i)) {
+            continue;
+        }
+        live++;
         if (dt == FL_DT_INVALID) {
             dt = t->dtype;
         }
@@ -221,7 +245,7 @@ static fl_status infer_merge(fl_ctx *c, fl_node *n) {
     if (acc.rank == -2) {
         acc.rank = -1;
     }
-    if (cond && n->n_inputs > 1 && acc.rank > 0) {
+    if (cond && live > 1 && acc.rank > 0) {
         fl_status st = cond_merge_symbols(c, n, &acc);
         if (st != FL_OK) {
             return st;
