@@ -417,14 +417,20 @@ static const char onnx_profile_yaml[] = "schema: 1\n"
                                         "  normalization: {memory: 0.5, source: test}\n"
                                         "  elementwise: {memory: 0.25, source: test}\n";
 
-static void test_onnx_op_classes(void **state) {
-    (void)state;
+/* classes.yaml, parsed (the caller frees it). */
+static fl_profile *classes_profile(void) {
     char err[256];
     fl_profile *pc = NULL;
     if (fl_profile_parse(onnx_profile_yaml, strlen(onnx_profile_yaml), "classes.yaml", &pc, err,
                          sizeof err) != FL_OK) {
         fail_msg("%s", err);
     }
+    return pc;
+}
+
+static void test_onnx_op_classes(void **state) {
+    (void)state;
+    fl_profile *pc = classes_profile();
     ob_model *m = ob_new(13);
     ob_input(m, "x", OB_FLOAT, 4, (int64_t[]){1, 8, 6, 6}, NULL);
     ob_init_f(m, "Wd", 4, (int64_t[]){8, 1, 3, 3}, true);
@@ -493,12 +499,7 @@ static fl_report *pointwise_conv(int type, const fl_profile *p) {
  * vector fp16. */
 static void test_dtype_without_peak(void **state) {
     (void)state;
-    char err[256];
-    fl_profile *pc = NULL;
-    if (fl_profile_parse(onnx_profile_yaml, strlen(onnx_profile_yaml), "classes.yaml", &pc, err,
-                         sizeof err) != FL_OK) {
-        fail_msg("%s", err);
-    }
+    fl_profile *pc = classes_profile();
     fl_report *r = pointwise_conv(10 /* FLOAT16 */, P);
     const fl_roofline_node *c = rnode(r, "pw");
     assert_string_equal(c->unit, "vector");
