@@ -185,10 +185,15 @@ static fl_status note_cond(fl_ctx *c, const succ *s, fl_node **sws, size_t n_sw,
     int port = sws[first]->inputs[1].port;
     const char *pred = port ? fl__arena_printf(c->a, "%s:%d", p->name, port) : p->name;
     uint32_t known = 0; /* the dead port's flag of a live Switch (shape inference) */
+    bool all_dead = true;
     for (size_t j = first; j < n_sw && !known; j++) {
         if (same_pred(sws[first], sws[j])) {
             known = sws[j]->flags & (FL_NODE_DEAD_PORT0 | FL_NODE_DEAD_PORT1);
+            all_dead = all_dead && (sws[j]->flags & FL_NODE_DEAD);
         }
+    }
+    if (all_dead) {
+        return FL_OK; /* inside a branch that does not run: its cond's warning says so */
     }
     if (known) {
         bool taken = known == FL_NODE_DEAD_PORT0; /* output_true runs */

@@ -414,6 +414,16 @@ static bool shapes_equal(const fl_shape *a, const fl_shape *b) {
  * its dead port. */
 static void set_deadness(fl_node *n) {
     n->flags &= ~(uint32_t)FL_NODE_DEADNESS;
+    uint32_t any = 0; /* no input marked at all: the usual case, one OR each */
+    for (int k = 0; k < n->n_inputs; k++) {
+        any |= n->inputs[k].node->flags;
+    }
+    for (int k = 0; k < n->n_ctrl; k++) {
+        any |= n->ctrl[k]->flags;
+    }
+    if (!(any & FL_NODE_DEADNESS)) {
+        return;
+    }
     int dead = 0;
     for (int k = 0; k < n->n_inputs; k++) {
         dead += fl__node_in_dead(n, k);

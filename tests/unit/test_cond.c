@@ -244,6 +244,43 @@ static void test_cond_constant_pred_passes(void **state) {
     tg_free(g);
 }
 
+/* A cond inside a branch that does not run (t = 0.25: the outer true
+ * branch is dead, and with it the inner cond's Switches, though the inner
+ * predicate Less(t, 0.5) is known too): one warning, the outer cond's; the
+ * inner cond's nodes count 0. */
+static void test_cond_nested_in_dead_branch(void **state) {
+    (void)state;
+    tg_graph *g = cond_head_t((const float[]){0.25f});
+    tg_input(tg_const_f32(g, "cond/w_f", 2, (int64_t[]){16, 32}, NULL, 0), "^cond/switch_f");
+    tg_input(tg_const_f32(g, "cond/w_t", 2, (int64_t[]){16, 32}, NULL, 0), "^cond/switch_t");
+    mm(g, "cond/f", "cond/Switch_1", "cond/w_f");
+    mm(g, "cond/t", "cond/Switch_1:1", "cond/w_t");
+    tg_node *p2 = tg_add(g, "cond/inner/pred", "Less", "t", "half", NULL);
+    tg_attr_type(p2, "T", 1);
+    tg_node *s2 = tg_add(g, "cond/inner/Switch", "Switch", "cond/t", "cond/inner/pred", NULL);
+    tg_attr_type(s2, "T", 1);
+    unary(g, "cond/inner/f", "Relu", "cond/inner/Switch");
+    unary(g, "cond/inner/t", "Sigmoid", "cond/inner/Switch:1");
+    tg_node *m2 = tg_add(g, "cond/inner/Merge", "Merge", "cond/inner/f", "cond/inner/t", NULL);
+    tg_attr_type(m2, "T", 1);
+    tg_attr_int(m2, "N", 2);
+    merge(g, "cond/f", "cond/inner/Merge");
+    fl_report *r = tg_analyze(g, NULL);
+    size_t conds = 0;
+    for (size_t i = 0; i < r->n_warnings; i++) {
+        conds += strncmp(r->warnings[i], "cond on predicate", 17) == 0;
+    }
+    assert_int_equal(conds, 1);
+    assert_non_null(find_warning(r, "cond on predicate 'pred' (2 Switch node(s), e.g. "
+                                    "'cond/Switch'): the predicate is known to be false"));
+    assert_int_equal(tg_find(r, "cond/inner/t")->flops.value, 0);
+    assert_int_equal(tg_find(r, "cond/inner/pred")->flops.value, 1);
+    /* Greater 1 + Less 1 + false 2*2*16*32 (2048). */
+    assert_int_equal(r->totals.flops.value, 2050);
+    fl_report_free(r);
+    tg_free(g);
+}
+
 /* A branch whose output has unknown rank (an op the registry does not
  * know): the Merge has unknown rank too - it does not take the other
  * branch's shape - and what follows is incomplete, not a silent zero. */
@@ -341,6 +378,7 @@ int main(void) {
         cmocka_unit_test(test_loop_switch_not_cond),
         cmocka_unit_test(test_cond_known_pred),
         cmocka_unit_test(test_cond_constant_pred_passes),
+        cmocka_unit_test(test_cond_nested_in_dead_branch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
