@@ -108,6 +108,20 @@ static void test_resize_topk(void **state) {
     ob_free(m);
 }
 
+/* TopK with K past 2^62: ceil(log2 K) is 63 and E(X) * 63 overflows, which
+ * fails naming the node; the rule's own log loop shifted 1 by 63 places and
+ * more (undefined; a hang where it wrapped). */
+static void test_topk_huge_k(void **state) {
+    (void)state;
+    int64_t big = ((int64_t)1 << 62) + 8;
+    ob_model *m = ob_new(13);
+    ob_input(m, "t", OB_FLOAT, 2, (int64_t[]){1, big}, NULL);
+    ob_init_i64(m, "k", 1, (int64_t[]){1}, (int64_t[]){big});
+    ob_node(m, "TopK", "topk", "t,k", "v,i");
+    ob_output(m, "v");
+    oc_expect_overflow(m, "node 'topk' (TopK): product overflows 64-bit integers");
+}
+
 /* Resize (opset 19) with sizes and keep_aspect_ratio_policy: not_larger /
  * not_smaller take one scale s, the min / max of sizes[i] / in[axes[i]],
  * and each resized dim becomes round(s * in), halves up; stretch (the
@@ -1822,6 +1836,7 @@ int main(void) {
         cmocka_unit_test(test_lstm),
         cmocka_unit_test(test_einsum),
         cmocka_unit_test(test_resize_topk),
+        cmocka_unit_test(test_topk_huge_k),
         cmocka_unit_test(test_resize_keep_aspect),
         cmocka_unit_test(test_resize_keep_aspect_unknown),
         cmocka_unit_test(test_resize_scale_overflow),

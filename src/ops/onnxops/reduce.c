@@ -208,13 +208,7 @@ static fl_status cost_topk(fl_ctx *c, const fl_node *n, fl_cost *out) {
         if (!fl__sym_eq(x->dims[ax], y->dims[ax]) || ax == y->rank - 1) {
             /* the K axis: the first dim that differs (or the last) */
             fl_sym kd = y->dims[ax];
-            if (fl_sym_is_known(kd)) {
-                int64_t lg = 1;
-                while (((int64_t)1 << lg) < kd.k) {
-                    lg++;
-                }
-                f = fl__ar_scale(&k, fl__ar_numel(&k, x), kd.k <= 1 ? 1 : lg);
-            } else if (!fl_sym_is_unknown(kd)) {
+            if (!fl_sym_is_unknown(kd)) { /* known or symbolic: clog2 takes both */
                 fl_sym lg;
                 if (fl__sym_clog2(c->st, kd, &lg) != FL_OK ||
                     fl__sym_max(c->st, fl_sym_const(1), lg, &lg) != FL_OK) {
