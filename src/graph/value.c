@@ -17,15 +17,23 @@ static bool holds_ints(fl_dtype dt) {
 }
 
 /* The header of a value: dtype, a copy of dims, the element count; NULL when
- * the count overflows or memory runs out. */
+ * the product of the dims other than 0 overflows (so that any product of a
+ * value's dims fits in int64, as the evaluations' strides assume: an empty
+ * value's other dims may otherwise be huge) or memory runs out. */
 static fl_value *value_head(fl_arena *a, fl_dtype dtype, int rank, const int64_t *dims) {
     int64_t n = 1;
+    bool empty = false;
     for (int i = 0; i < rank; i++) {
         if (dims[i] < 0 || (dims[i] && n > INT64_MAX / dims[i])) {
             return NULL;
         }
-        n *= dims[i];
+        if (dims[i] == 0) {
+            empty = true;
+        } else {
+            n *= dims[i];
+        }
     }
+    n = empty ? 0 : n;
     /* the dims right behind the header, in the same allocation */
     _Static_assert(sizeof(fl_value) % _Alignof(int64_t) == 0, "dims after fl_value misaligned");
     size_t nd = rank > 0 ? (size_t)rank : 1;

@@ -519,9 +519,9 @@ static void test_dft_irfft(void **state) {
 /* Mod over a symbolic batch: x [n,4] int64, y [4] -> [n,4], 4*n FLOPs;
  * NonZero of a known [2,3] tensor with three non-zeros -> [2,3], exact. */
 /* An element-wise op over empty constants whose other dims are huge: the
- * result is the empty value, its shape exact; the broadcast walk's
- * strides (2^53 * 2^31 here) are not computed (they overflowed int64,
- * undefined behaviour UBSan reports). */
+ * result's shape is exact; no value is made of a tensor whose nonzero dims'
+ * product (2^53 * 2^31 here) overflows int64, so no evaluation computes
+ * strides from them (they overflowed, undefined behaviour UBSan reports). */
 static void test_ew_empty_huge_dims(void **state) {
     (void)state;
     ob_model *m = ob_new(13);
@@ -530,6 +530,19 @@ static void test_ew_empty_huge_dims(void **state) {
     ob_node(m, "Mod", "mod", "s,s", "y");
     ob_output(m, "y");
     oc_expect_shape(m, "mod", "[0,2147483648,9007199254740992]");
+}
+
+/* Gather of an empty [0, 2^31, 2^32] int64 constant by itself along axis 0:
+ * [0, 2^31, 2^32] + [2^31, 2^32], exact. The evaluation's outer and inner
+ * products overflowed (2^31 * 2^32; found by fuzz_onnx_struct). */
+static void test_gather_empty_huge_dims(void **state) {
+    (void)state;
+    ob_model *m = ob_new(13);
+    const int64_t dims[3] = {0, (int64_t)1 << 31, (int64_t)1 << 32};
+    ob_init_raw(m, "s", OB_INT64, 3, dims, NULL, 0);
+    ob_node(m, "Gather", "gather", "s,s", "y");
+    ob_output(m, "y");
+    oc_expect_shape(m, "gather", "[0,2147483648,4294967296,2147483648,4294967296]");
 }
 
 static void test_mod_symbolic_nonzero(void **state) {
@@ -1848,6 +1861,7 @@ int main(void) {
         cmocka_unit_test(test_dft_irfft),
         cmocka_unit_test(test_mod_symbolic_nonzero),
         cmocka_unit_test(test_ew_empty_huge_dims),
+        cmocka_unit_test(test_gather_empty_huge_dims),
         cmocka_unit_test(test_ml_linear_regressor),
         cmocka_unit_test(test_ml_models),
         cmocka_unit_test(test_opset18_20),

@@ -287,11 +287,6 @@ static fl_status eval_gather(fl_ctx *c, fl_node *n) {
         fl__ox_norm_axis(c, n, axis, x->rank, "attr 'axis'", &ax) != FL_OK) {
         return c->d->status;
     }
-    if (v->n == 0) {
-        return FL_OK; /* empty: nothing to copy (the dims' products may not fit) */
-    }
-    /* Every output dim is then at least 1, so outer and inner, products of
-     * output dims, are at most v->n. */
     int64_t outer = 1, inner = 1, len = x->dims[ax];
     for (int i = 0; i < ax; i++) {
         outer *= x->dims[i];
