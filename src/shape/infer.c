@@ -241,6 +241,23 @@ typedef struct symbinds {
     bool *used; /* per user binding: it named a symbol of the graph */
 } symbinds;
 
+typedef struct mention {
+    const char *name;
+    bool found;
+} mention;
+
+static void mention_fn(const char *name, void *ctx) {
+    mention *m = ctx;
+    m->found = m->found || strcmp(name, m->name) == 0;
+}
+
+/* The variable `name` occurs in s (a dim that is an expression of names). */
+static bool mentions(fl_sym s, const char *name) {
+    mention m = {name, false};
+    fl__sym_vars(s, mention_fn, &m);
+    return m.found;
+}
+
 /* Substitutes the equations and the bindings into a placeholder's (or cond
  * Merge's) output dims: the only places symbols are made, so the rest of the
  * walk sees one symbol per size. */
@@ -261,7 +278,8 @@ static fl_status subst_symbols(fl_ctx *c, fl_node *n, const symbinds *sb) {
             if (fl__sym_var(c->st, sb->names[j], &v) != FL_OK) {
                 return fl__diag_oom(c->d);
             }
-            if (fl__sym_eq(v, s) || fl__sym_eq(fl__sym_resolve(v), r)) {
+            if (fl__sym_eq(v, s) || fl__sym_eq(fl__sym_resolve(v), r) ||
+                (!fl__sym_var_name(s) && mentions(s, sb->names[j]))) {
                 sb->used[sb->origin[j]] = true;
             }
         }

@@ -208,6 +208,25 @@ bool fl__sym_fixed(fl_sym s, int64_t *k);
 void fl__sym_alias_at(const fl_symtab *t, size_t i, const char **name, fl_sym *value,
                       const char **why);
 
+/* ------------------------------------------------------------------------- */
+/* Bounds over sizes (sym_sign.c)                                            */
+/* ------------------------------------------------------------------------- */
+
+/* fl__sym_var for a variable that is a size (a tensor's dim): never negative.
+ * Only fl__sym_lower_bound reads that; the canonical form does not. */
+fl_status fl__sym_size_var(fl_symtab *t, const char *name, fl_sym *out);
+
+/* A dim's name that is an expression of other dims ("past_sequence_length +
+ * sequence_length", "past + 1": names and integers joined by " + ", " - ",
+ * " * " with a space each side, and parentheses; sym_parse.c): FL_OK with
+ * *out, its names size variables. FL_ENOTFOUND when the name is not such an
+ * expression (read it as one name); FL_ENOMEM. */
+fl_status fl__sym_parse_dim(fl_symtab *t, const char *text, fl_sym *out);
+
+/* 1 when s >= 1 for every value its variables can take, else 0 when s >= 0,
+ * else -1 (not known: a variable that is not a size, a negative term). */
+int fl__sym_lower_bound(fl_sym s);
+
 /* Writes the canonical text of s into buf (always NUL-terminated when size>0)
  * and returns the length it needed (like snprintf). Known: "42"; unknown: "?".
  * Symbolic: terms highest total degree first (ties: lexicographic in atom

@@ -62,6 +62,7 @@ typedef struct sym_atom {
     uint32_t seq;        /* SYM_VAR: creation order in its table (0 first) */
     bool aliased;        /* SYM_VAR: an earlier variable it equals (sym_alias.c) */
     fl_sym alias;        /* when aliased: that variable */
+    bool size;           /* SYM_VAR: a tensor's dim, so never negative (sym_sign.c) */
     bool fixed;          /* SYM_VAR: a known value it equals */
     int64_t fixed_k;     /* when fixed: that value */
 } sym_atom;

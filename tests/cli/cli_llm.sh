@@ -55,6 +55,26 @@ expect batch_macs "$(field "$tmp/b" prefill 4)" 7168.0
 check batch_kv 0 "KV cache  1024 bytes per token of context (4 inputs), 32768 bytes at context 32" -- \
   "$bin" analyze "$m" --prompt 8 --context 32 --bind batch=4
 
+# The same decoder with an attention mask whose dim_param is the text
+# "past + seq" (tests/data/tiny_decoder_mask.onnx, the exporter's --mask):
+# read as that sum, the mask broadcasts against the scores [batch,2,seq,
+# past+seq], so the symbolic totals are complete (an opaque name left 4
+# nodes out) and the MACs the same closed form; the view binds past and seq
+# only, and its figures are the unmasked model's.
+mm="$data/tiny_decoder_mask.onnx"
+check mask_input 0 "attention_mask int64 [batch,past + seq]" -- "$bin" analyze "$mm" --passes none
+check mask_formula 0 "MACs          64*batch*past*seq + 64*batch*seq^2 + 6656*batch*seq" -- \
+  "$bin" analyze "$mm" --passes none --require-complete
+"$bin" analyze "$mm" --prompt 8 --context 32 >"$tmp/m" 2>&1
+expect mask_view_exit $? 0
+expect mask_macs "$(field "$tmp/m" prefill 4) $(field "$tmp/m" decode 4)" "7168.0 8704.0"
+expect mask_after_macs "$(field_after "$tmp/m" prefill 4) $(field_after "$tmp/m" decode 4)" \
+  "7168.0 8704.0"
+check mask_bind 0 "MACs          43,008 (43.01 KMAC)" -- "$bin" analyze "$mm" --passes none --bind batch=2 \
+  --bind past=5 --bind seq=3
+check mask_bind_text 2 "'past + seq', which is not a symbol of the graph" -- \
+  "$bin" analyze "$mm" --passes none --bind "past + seq=8"
+
 # Defaults (prompt 128, context 1024), --no-llm, JSON untouched, bad values.
 check defaults 0 "LLM view  prompt 128, context 1024" -- "$bin" analyze "$m"
 "$bin" analyze "$m" --no-llm >"$tmp/n" 2>&1

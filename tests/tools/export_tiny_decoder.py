@@ -15,7 +15,14 @@ Closed-form MACs of one forward pass (batch B, seq S, past P, T = P + S):
 KV cache: 2 (K and V) * L * d floats per token = 256 bytes per token and
 sequence.
 
-Usage: export_tiny_decoder.py OUT.onnx
+With --mask (tests/data/tiny_decoder_mask.onnx) the model also takes an
+attention_mask [batch, past + seq] of 1s and 0s, as exporters of decoders
+name it (the dim_param is the text "past + seq"), and adds
+(1 - mask) * -10000 to the attention scores before the softmax: the same
+MACs, and the mask's dim is the scores' last dim only when the dim_param is
+read as the sum it names.
+
+Usage: export_tiny_decoder.py OUT.onnx [--mask]
 """
 import sys
 
@@ -42,7 +49,7 @@ class Block(nn.Module):
         b, s, _ = x.shape
         return x.view(b, s, H, DH).transpose(1, 2)
 
-    def forward(self, x, past_k, past_v):
+    def forward(self, x, past_k, past_v, mask_bias=None):
         h = self.ln1(x)
         q, k, v = self.heads(self.q(h)), self.heads(self.k(h)), self.heads(self.v(h))
         k = torch.cat([past_k, k], dim=2)
@@ -53,6 +60,8 @@ class Block(nn.Module):
         qi = torch.arange(s).unsqueeze(1) + past
         kj = torch.arange(t).unsqueeze(0)
         att = torch.matmul(q, k.transpose(2, 3)) / (DH ** 0.5)
+        if mask_bias is not None:
+            att = att + mask_bias
         att = att.masked_fill(kj > qi, float("-inf")).softmax(dim=-1)
         y = torch.matmul(att, v).transpose(1, 2).reshape(x.shape)
         x = x + self.o(y)
@@ -69,20 +78,33 @@ class Decoder(nn.Module):
         self.ln = nn.LayerNorm(D)
         self.head = nn.Linear(D, V, bias=False)
 
-    def forward(self, input_ids, *past):
+    def forward(self, input_ids, *past, attention_mask=None):
         s = input_ids.shape[1]
         p = past[0].shape[2]
         x = self.tok(input_ids) + self.pos(torch.arange(s) + p)
+        bias = None
+        if attention_mask is not None:
+            bias = (1.0 - attention_mask[:, None, None, :].float()) * -10000.0
         present = []
         for i, blk in enumerate(self.blocks):
-            x, k, v = blk(x, past[2 * i], past[2 * i + 1])
+            x, k, v = blk(x, past[2 * i], past[2 * i + 1], bias)
             present += [k, v]
         return (self.head(self.ln(x)), *present)
 
 
+class MaskedDecoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.dec = Decoder()
+
+    def forward(self, input_ids, attention_mask, *past):
+        return self.dec(input_ids, *past, attention_mask=attention_mask)
+
+
 def main():
     torch.manual_seed(0)
-    model = Decoder().eval()
+    mask = "--mask" in sys.argv[2:]
+    model = (MaskedDecoder() if mask else Decoder()).eval()
     ids = torch.randint(0, V, (2, 3))
     past = [torch.zeros(2, H, 5, DH) for _ in range(2 * L)]
     names = [f"past_key_values.{i // 2}.{'key' if i % 2 == 0 else 'value'}" for i in range(2 * L)]
@@ -90,7 +112,12 @@ def main():
     axes = {"input_ids": {0: "batch", 1: "seq"}, "logits": {0: "batch", 1: "seq"}}
     axes.update({n: {0: "batch", 2: "past"} for n in names})
     axes.update({n: {0: "batch", 2: "total"} for n in outs})
-    torch.onnx.export(model, (ids, *past), sys.argv[1], input_names=["input_ids"] + names,
+    args, inputs = (ids, *past), ["input_ids"] + names
+    if mask:
+        args = (ids, torch.ones(2, 8, dtype=torch.int64), *past)
+        inputs = ["input_ids", "attention_mask"] + names
+        axes["attention_mask"] = {0: "batch", 1: "past + seq"}
+    torch.onnx.export(model, args, sys.argv[1], input_names=inputs,
                       output_names=["logits"] + outs, dynamic_axes=axes, opset_version=14,
                       do_constant_folding=True)
 

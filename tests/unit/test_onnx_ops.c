@@ -545,6 +545,102 @@ static void test_gather_empty_huge_dims(void **state) {
     oc_expect_shape(m, "gather", "[0,2147483648,4294967296,2147483648,4294967296]");
 }
 
+/* torch's export of x.expand(b, 2, t) with b and t free: Where(Equal(shape,
+ * -1), 1, shape) feeds the Expand. A size is never -1 (b + 1 >= 1), so the
+ * Equal is false everywhere and the Expand's shape is [b,2,t], its counts
+ * complete. GreaterOrEqual(shape, 0) holds; Greater(shape, 0) is not known
+ * (b may be 0), so its value is left out. */
+static void test_expand_symbolic_minus_one(void **state) {
+    (void)state;
+    ob_model *m = ob_new(17);
+    ob_input(m, "x", OB_FLOAT, 3, (int64_t[]){-1, 1, -1}, (const char *[]){"b", NULL, "t"});
+    ob_node(m, "Shape", "shape", "x", "s");
+    ob_init_i64(m, "two", 1, (int64_t[]){3}, (int64_t[]){1, 2, 1});
+    ob_node(m, "Mul", "mul", "s,two", "want");
+    ob_init_i64(m, "m1", 1, (int64_t[]){3}, (int64_t[]){-1, -1, -1});
+    ob_init_i64(m, "ones", 1, (int64_t[]){3}, (int64_t[]){1, 1, 1});
+    ob_node(m, "Equal", "eq", "want,m1", "e");
+    ob_node(m, "Where", "where", "e,ones,want", "w");
+    ob_node(m, "Expand", "expand", "x,w", "y");
+    ob_init_i64(m, "zero", 0, NULL, (int64_t[]){0});
+    ob_node(m, "GreaterOrEqual", "ge", "want,zero", "g");
+    ob_attr_i(m, ob_node(m, "Cast", "ge_n", "g", "gi"), "to", 7);
+    ob_node(m, "Greater", "gt", "want,zero", "h");
+    ob_attr_i(m, ob_node(m, "Cast", "gt_n", "h", "hi"), "to", 7);
+    ob_node(m, "ConstantOfShape", "r_ge", "gi", "rg");
+    ob_node(m, "ConstantOfShape", "r_gt", "hi", "rh");
+    ob_output(m, "y");
+    ob_output(m, "rg");
+    ob_output(m, "rh");
+    fl_report *r = oc_run(m, FL_OK);
+    const fl_report_node *e = oc_node(r, "expand");
+    assert_string_equal(e->outputs[0].shape, "[b,2,t]");
+    assert_false(e->incomplete);
+    /* the comparisons' values as a ConstantOfShape's shape: [1,1,1] where
+     * known, unknown dims where not */
+    assert_string_equal(oc_node(r, "r_ge")->outputs[0].shape, "[1,1,1]");
+    assert_string_equal(oc_node(r, "r_gt")->outputs[0].shape, "[?,?,?]");
+    fl_report_free(r);
+    ob_free(m);
+}
+
+/* A dim_param that is an expression of other dims is that expression: the
+ * mask [b,1,1,"past + seq"] adds to the scores [b,4,seq,past+seq] that a
+ * query [b,4,seq,8] makes with the keys concatenated from [b,4,past,8] and
+ * the query's own (a decoder with a KV cache, as exporters name its mask).
+ * Names that are not plainly arithmetic stay names: "batch-size", "a + 2x",
+ * "(n + 1)". "2 * n" is 2*n, and --bind n=4 binds it (n occurs nowhere
+ * else); the expression's own text is no symbol to bind. */
+static ob_model *dim_expr_model(void) {
+    ob_model *m = ob_new(17);
+    ob_input(m, "k", OB_FLOAT, 4, (int64_t[]){-1, 4, -1, 8},
+             (const char *[]){"b", NULL, "past", NULL});
+    ob_input(m, "q", OB_FLOAT, 4, (int64_t[]){-1, 4, -1, 8},
+             (const char *[]){"b", NULL, "seq", NULL});
+    ob_input(m, "mask", OB_FLOAT, 4, (int64_t[]){-1, 1, 1, -1},
+             (const char *[]){"b", NULL, NULL, "past + seq"});
+    ob_input(m, "x", OB_FLOAT, 4, (int64_t[]){-1, -1, -1, -1},
+             (const char *[]){"batch-size", "2 * n", "a + 2x", "(n + 1)"});
+    ob_attr_i(m, ob_node(m, "Concat", "kk", "k,q", "kk"), "axis", 2);
+    ob_attr_ints(m, ob_node(m, "Transpose", "kt", "kk", "kt"), "perm", 4, (int64_t[]){0, 1, 3, 2});
+    ob_node(m, "MatMul", "scores", "q,kt", "s");
+    ob_node(m, "Add", "masked", "s,mask", "a");
+    ob_node(m, "Identity", "xi", "x", "xo");
+    ob_output(m, "a");
+    ob_output(m, "xo");
+    return m;
+}
+
+static void test_dim_param_expression(void **state) {
+    (void)state;
+    ob_model *m = dim_expr_model();
+    fl_report *r = oc_run(m, FL_OK);
+    const fl_report_node *a = oc_node(r, "masked");
+    assert_string_equal(a->outputs[0].shape, "[b,4,seq,past + seq]");
+    assert_false(a->incomplete);
+    assert_string_equal(a->flops.text, "4*b*past*seq + 4*b*seq^2");
+    assert_string_equal(oc_node(r, "xi")->outputs[0].shape, "[batch-size,2*n,a + 2x,(n + 1)]");
+    fl_report_free(r);
+
+    fl_symbol_binding b[3] = {{"past", 2}, {"seq", 3}, {"n", 4}};
+    fl_options o;
+    fl_options_init(&o);
+    o.symbols = b;
+    o.n_symbols = 3;
+    r = oc_run_opts(m, &o, FL_OK);
+    assert_string_equal(oc_node(r, "masked")->outputs[0].shape, "[b,4,3,5]");
+    assert_string_equal(oc_node(r, "xi")->outputs[0].shape, "[batch-size,8,a + 2x,(n + 1)]");
+    fl_report_free(r);
+
+    fl_symbol_binding whole = {"past + seq", 5};
+    o.symbols = &whole;
+    o.n_symbols = 1;
+    r = oc_run_opts(m, &o, FL_EUSAGE);
+    assert_non_null(strstr(r->error, "'past + seq', which is not a symbol of the graph"));
+    fl_report_free(r);
+    ob_free(m);
+}
+
 static void test_mod_symbolic_nonzero(void **state) {
     (void)state;
     ob_model *m = ob_new(13);
@@ -1862,6 +1958,8 @@ int main(void) {
         cmocka_unit_test(test_mod_symbolic_nonzero),
         cmocka_unit_test(test_ew_empty_huge_dims),
         cmocka_unit_test(test_gather_empty_huge_dims),
+        cmocka_unit_test(test_expand_symbolic_minus_one),
+        cmocka_unit_test(test_dim_param_expression),
         cmocka_unit_test(test_ml_linear_regressor),
         cmocka_unit_test(test_ml_models),
         cmocka_unit_test(test_opset18_20),

@@ -1182,6 +1182,116 @@ static void test_clog2(void **state) {
     assert_int_equal(EVAL1(r, "m", 3), 3);
 }
 
+/* fl__sym_lower_bound over sizes: n and m are sizes (>= 0), x is any
+ * integer. Each expression's claimed bound (1: >= 1, 0: >= 0, -1: none) is
+ * its exact one where stated, and holds at every n, m in 0..6 and x in
+ * -6..6. */
+static void test_lower_bound(void **state) {
+    (void)state;
+    fl_sym n, m;
+    assert_int_equal(fl__sym_size_var(T, "n", &n), FL_OK);
+    assert_int_equal(fl__sym_size_var(T, "m", &m), FL_OK);
+    fl_sym x = V("x");
+    const struct {
+        fl_sym s;
+        int want;
+    } cases[] = {
+        {n, 0},
+        {ADD(n, K(1)), 1}, /* an exporter's "dim == -1": dim + 1 */
+        {SUB(n, K(1)), -1},
+        {ADD(MUL(K(2), MUL(n, m)), K(3)), 1},
+        {SUB(K(0), ADD(n, K(1))), -1},
+        {ADD(x, K(1)), -1},
+        {MUL(x, x), 0},
+        {ADD(MUL(MUL(x, x), n), K(1)), 1},
+        {MUL(x, n), -1},
+        {FDIV(ADD(n, K(1)), K(2)), 0},
+        {CDIV(ADD(n, K(1)), K(2)), 1},
+        {CDIV(n, K(2)), 0},
+        {SUB(MUL(K(2), CDIV(ADD(n, K(1)), K(2))), K(1)), 1},
+        {FDIV(x, K(2)), -1},
+        {MOD(x, K(3)), 0},
+        {MOD(n, SUB(K(0), K(3))), -1},
+        {MAX(x, ADD(n, K(1))), 1},
+        {MIN(ADD(n, K(1)), ADD(m, K(2))), 1},
+        {MIN(x, n), -1},
+        {ADD(MAX(x, n), m), 0},
+        {K(5), 1},
+        {K(0), 0},
+        {K(-2), -1},
+    };
+    const char *names[3] = {"n", "m", "x"};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int lo = fl__sym_lower_bound(cases[i].s);
+        assert_int_equal(lo, cases[i].want);
+        for (int64_t a = 0; lo >= 0 && a <= 6; a++) {
+            for (int64_t b = 0; b <= 6; b++) {
+                for (int64_t c = -6; c <= 6; c++) {
+                    fl_sym r = SUBST(cases[i].s, 3, names, (const int64_t[]){a, b, c});
+                    assert_true(fl_sym_is_known(r));
+                    assert_true(r.k >= lo); /* lo is 0 or 1 here */
+                }
+            }
+        }
+    }
+    /* a plain variable of the same name made earlier stays what it was: the
+     * flag belongs to the atom, set by whoever declares it a size */
+    fl_sym y = V("y");
+    assert_int_equal(fl__sym_lower_bound(y), -1);
+    fl_sym y2;
+    assert_int_equal(fl__sym_size_var(T, "y", &y2), FL_OK);
+    assert_true(fl__sym_eq(y, y2));
+    assert_int_equal(fl__sym_lower_bound(ADD(y, K(1))), 1);
+}
+
+/* fl__sym_parse_dim: names and integers joined by " + ", " - ", " * " and
+ * parenthesised, with the usual precedence; anything else is not an
+ * expression (a name). */
+static void test_parse_dim(void **state) {
+    (void)state;
+    const struct {
+        const char *text, *want; /* want NULL: not an expression */
+    } cases[] = {
+        {"past_sequence_length + sequence_length", "past_sequence_length + sequence_length"},
+        {"past + 1", "past + 1"},
+        {"2 * n", "2*n"},
+        {"a + b * c", "b*c + a"},
+        {"(a + b) * c", "a*c + b*c"},
+        {"a - b - c", "a - b - c"},
+        {"a - (b - c)", "a - b + c"},
+        {"x.0 + 1", "x.0 + 1"},
+        {"n + 2 - n", "2"},
+        {"a+b", NULL},
+        {"batch-size", NULL},
+        {"a + 2x", NULL},
+        {"a +  b", NULL},
+        {"a + ", NULL},
+        {" a + b", NULL},
+        {"a", NULL},
+        {"(a + b", NULL},
+        {"a / 2", NULL},
+        {"99999999999999999999 + a", NULL},
+        {"4611686018427387904 * 4 + a", NULL},
+        {"(a + b) * (c + d) * (e + f) * (g + h) * (i + j) * (k + l) * (m + o)", NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        fl_sym r = fl_sym_unknown();
+        fl_status st = fl__sym_parse_dim(T, cases[i].text, &r);
+        if (!cases[i].want) {
+            assert_int_equal(st, FL_ENOTFOUND);
+            continue;
+        }
+        assert_int_equal(st, FL_OK);
+        char buf[128];
+        fl__sym_format(r, buf, sizeof buf);
+        assert_string_equal(buf, cases[i].want);
+    }
+    /* its names are sizes */
+    fl_sym r;
+    assert_int_equal(fl__sym_parse_dim(T, "p + q", &r), FL_OK);
+    assert_int_equal(fl__sym_lower_bound(ADD(V("p"), K(1))), 1);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_known_fast_path, setup, teardown),
@@ -1210,6 +1320,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_arena_exhaustion, setup, teardown),
         cmocka_unit_test_setup_teardown(test_clog2, setup, teardown),
         cmocka_unit_test_setup_teardown(test_format_linear, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_lower_bound, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_parse_dim, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

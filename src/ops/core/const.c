@@ -7,8 +7,10 @@
  *    too large to decode.
  *  - Placeholder: an output the driver has already bound (from the caller's
  *    input shapes) is kept. Otherwise attr "shape", where every -1 dim becomes
- *    the symbol "<node name>.<axis>" ("x.0" for the batch of placeholder x);
- *    an unknown rank stays unknown. TensorFlow's legacy rule applies: with
+ *    the symbol "<node name>.<axis>" ("x.0" for the batch of placeholder x),
+ *    or the name the file gives it (ONNX's dim_param); a name that is an
+ *    expression of other names ("past + seq") is that expression, its names
+ *    symbols. An unknown rank stays unknown. TensorFlow's legacy rule applies: with
  *    GraphDef producer <= 21 a scalar shape attr means "unknown shape" (not
  *    to ONNX graph inputs: an empty shape there is a scalar).
  *  - PlaceholderWithDefault: the default input's shape, with the dims that
@@ -125,12 +127,18 @@ static fl_status infer_placeholder(fl_ctx *c, fl_node *n) {
         if (!fl_sym_is_unknown(s.dims[i])) {
             continue;
         }
-        char *name = names && names->v.list.s[i].len ? (char *)names->v.list.s[i].p
-                                                     : dim_name(c->a, n->name, i);
+        bool given = names && names->v.list.s[i].len;
+        char *name = given ? (char *)names->v.list.s[i].p : dim_name(c->a, n->name, i);
         if (!name) {
             return fl__diag_oom(c->d);
         }
-        st = fl__sym_var(c->st, name, &s.dims[i]);
+        /* a name that is a sum of other dims is that sum (sym.h); "(...)"
+         * is the name a body's dim gets for an outer expression (its own
+         * mapping, onnx_body.c) */
+        st = given && name[0] != '(' ? fl__sym_parse_dim(c->st, name, &s.dims[i]) : FL_ENOTFOUND;
+        if (st == FL_ENOTFOUND) {
+            st = fl__sym_size_var(c->st, name, &s.dims[i]);
+        }
         if (st != FL_OK) {
             return fl__diag_oom(c->d);
         }

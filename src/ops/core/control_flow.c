@@ -194,7 +194,7 @@ static fl_status cond_merge_symbols(fl_ctx *c, fl_node *n, fl_shape *acc) {
             continue;
         }
         const char *name = fl__arena_printf(c->a, "%s.%d", n->name, k);
-        if (!name || fl__sym_var(c->st, name, &acc->dims[k]) != FL_OK) {
+        if (!name || fl__sym_size_var(c->st, name, &acc->dims[k]) != FL_OK) {
             return fl__diag_oom(c->d);
         }
     }

@@ -268,6 +268,43 @@ static int cmp_of_sign(int kind, int sign) {
     }
 }
 
+/* A comparison whose difference d = a - b is symbolic: decided when d's
+ * sign is known over sizes (sym.h, fl__sym_lower_bound), as an exporter's
+ * test of a dim against -1 needs (torch's expand: Where(Equal(shape, -1),
+ * 1, shape)). */
+static bool sym_cmp(const ew_op *o, int kind, fl_sym d, int *res) {
+    fl_sym nd;
+    int lo = fl__sym_lower_bound(d), hi = -1; /* d >= 1 / d >= 0; -d >= 1 / -d >= 0 */
+    if (lo < 0 && fl__sym_neg(o->c->st, d, &nd) == FL_OK) {
+        hi = fl__sym_lower_bound(nd);
+    }
+    if (lo == 1 || hi == 1) {
+        *res = cmp_of_sign(kind, lo == 1 ? 1 : -1);
+        return true;
+    }
+    /* d >= 0 (or <= 0) with equality possible decides only the comparisons
+     * equality does not change */
+    bool ge = lo == 0, le = hi == 0;
+    switch (kind) {
+    case FL_OP_GREATER_EQUAL:
+    case FL_OP_LESS:
+        if (ge) {
+            *res = kind == FL_OP_GREATER_EQUAL;
+            return true;
+        }
+        return false;
+    case FL_OP_LESS_EQUAL:
+    case FL_OP_GREATER:
+        if (le) {
+            *res = kind == FL_OP_LESS_EQUAL;
+            return true;
+        }
+        return false;
+    default:
+        return false;
+    }
+}
+
 /* Comparison of two elements; *res is 0 or 1. A NaN operand compares unordered: only
  * NotEqual holds. */
 bool fl__ew_cmp_apply(const ew_op *o, int kind, const ew_num *a, const ew_num *b, int *res) {
@@ -293,9 +330,11 @@ bool fl__ew_cmp_apply(const ew_op *o, int kind, const ew_num *a, const ew_num *b
         }
     } else {
         fl_sym d;
-        if (fl__ew_is_u64(o->in_dt) || fl__sym_sub(o->c->st, a->s, b->s, &d) != FL_OK ||
-            !fl_sym_is_known(d)) {
+        if (fl__ew_is_u64(o->in_dt) || fl__sym_sub(o->c->st, a->s, b->s, &d) != FL_OK) {
             return false;
+        }
+        if (!fl_sym_is_known(d)) {
+            return sym_cmp(o, kind, d, res);
         }
         sign = d.k > 0 ? 1 : d.k < 0 ? -1 : 0;
     }
