@@ -122,9 +122,18 @@ typedef struct fl_onnx_body_dims {
     fl_sym *values;
     size_t n, cap;
 } fl_onnx_body_dims;
+/* What the caller knows of an outer sequence value the body reads (output
+ * `port` of o): its elements' dtype and a shape every element has (the
+ * shape layer's sequence rules); false when nothing is known, and the value
+ * is then passed as a tensor of no element type (the body fails to analyse
+ * where it reads it). May be NULL. */
+typedef struct fl_onnx_outer_seq {
+    bool (*describe)(void *ctx, const fl_node *o, int port, int *dtype, fl_shape *elem);
+    void *ctx;
+} fl_onnx_outer_seq;
 fl_status fl__onnx_body_model(const fl_graph *g, const fl_onnx_values *vals, const fl_node *n,
                               int which, const char **attr, uint8_t **buf, size_t *len,
-                              fl_onnx_body_dims *dims, fl_diag *d);
+                              fl_onnx_body_dims *dims, const fl_onnx_outer_seq *seqs, fl_diag *d);
 void fl__onnx_body_dims_free(const fl_graph *g, fl_onnx_body_dims *dims);
 
 /* The trip counts of the functional While loops funcinline.c lowered

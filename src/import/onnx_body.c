@@ -12,9 +12,10 @@
  *     attr scan_input_axes, default 0); If has none;
  *   - each outer-scope value the body (or a body nested in it) reads: an
  *     outer initializer is copied in as an initializer (its values kept), an
- *     outer Constant as an initializer of its value, anything else as an
- *     input of the outer tensor's inferred dtype and shape (known dims only:
- *     a symbolic dim is a dim without value in the body).
+ *     outer Constant as an initializer of its value, a sequence as an input
+ *     of sequence type (its elements' dtype and a shape they all have, as
+ *     the caller describes them), anything else as an input of the outer
+ *     tensor's inferred dtype and shape.
  * A dim that is one symbol of the outer graph (a dim_param, INPUT.AXIS) is
  * passed as a dim_param of that symbol's name, so the body's analysis, run
  * with the outer symbol table, sees the same symbol. A dim that is an
@@ -46,7 +47,8 @@ typedef struct scratch {
     void **p;
     size_t n, cap;
     bool oom;
-    fl_onnx_body_dims *dims; /* expression dims passed by name; NULL: none */
+    fl_onnx_body_dims *dims;       /* expression dims passed by name; NULL: none */
+    const fl_onnx_outer_seq *seqs; /* outer sequences described; NULL: none */
 } scratch;
 
 static void *sc_alloc(scratch *s, size_t size) {
@@ -280,6 +282,27 @@ static Onnx__ValueInfoProto *value_info(scratch *sc, const char *name, int dt, c
 
 static const fl_shape scalar = {0, NULL};
 
+/* A graph input `name`: a sequence of dt tensors of shape elem. */
+static Onnx__ValueInfoProto *seq_value_info(scratch *sc, const char *name, int dt,
+                                            const fl_shape *elem) {
+    Onnx__ValueInfoProto *e = value_info(sc, name, dt, elem, -1);
+    Onnx__ValueInfoProto *vi = sc_alloc(sc, sizeof *vi);
+    Onnx__TypeProto *tp = sc_alloc(sc, sizeof *tp);
+    Onnx__TypeProto__Sequence *sq = sc_alloc(sc, sizeof *sq);
+    if (!e || !vi || !tp || !sq) {
+        return NULL;
+    }
+    onnx__value_info_proto__init(vi);
+    onnx__type_proto__init(tp);
+    onnx__type_proto__sequence__init(sq);
+    vi->name = (char *)name;
+    vi->type = tp;
+    tp->value_case = ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE;
+    tp->sequence_type = sq;
+    sq->elem_type = e->type;
+    return vi;
+}
+
 /* True when the body declares input vi a sequence or an optional: the type
  * a loop-carried sequence (a variant in the outer graph) keeps in the body. */
 static bool declared_container(const Onnx__ValueInfoProto *vi) {
@@ -472,6 +495,13 @@ static bool outer_value(scratch *sc, const fl_onnx_values *vals, const char *nam
             }
         }
     }
+    int dt;
+    fl_shape elem;
+    if (fl_dtype_base(o->outputs[k].dtype) == FL_DT_VARIANT && sc->seqs &&
+        sc->seqs->describe(sc->seqs->ctx, o, k, &dt, &elem)) {
+        *in = seq_value_info(sc, name, dt, &elem);
+        return true;
+    }
     *in = value_info(sc, name, o->outputs[k].dtype, &o->outputs[k].shape, -1);
     return true;
 }
@@ -545,7 +575,7 @@ static fl_status build_body(scratch *sc, const fl_graph *g, const fl_onnx_values
 
 fl_status fl__onnx_body_model(const fl_graph *g, const fl_onnx_values *vals, const fl_node *n,
                               int which, const char **attr, uint8_t **buf, size_t *len,
-                              fl_onnx_body_dims *dims, fl_diag *d) {
+                              fl_onnx_body_dims *dims, const fl_onnx_outer_seq *seqs, fl_diag *d) {
     *buf = NULL;
     *len = 0;
     const Onnx__NodeProto *np = n->src;
@@ -571,7 +601,7 @@ fl_status fl__onnx_body_model(const fl_graph *g, const fl_onnx_values *vals, con
     if (!gp) {
         return FL_ENOTFOUND;
     }
-    scratch sc = {g->arena, NULL, 0, 0, false, dims};
+    scratch sc = {g->arena, NULL, 0, 0, false, dims, seqs};
     Onnx__ModelProto mp;
     fl_status st = build_body(&sc, g, vals, n, gp, &mp, d);
     if (st == FL_OK && sc.oom) {

@@ -48,6 +48,7 @@
 #include "import/import.h"
 #include "ops/common.h"
 #include "ops/core/core.h"
+#include "ops/onnxops/sequence.h"
 #include "ops/onnxops/util.h"
 #include "shape/infer.h"
 #include "util/hash.h"
@@ -454,6 +455,50 @@ typedef struct body_models {
     uint64_t key;
 } body_models;
 
+/* An outer sequence a body reads, as the sequence rules know it
+ * (fl__ox_seq_describe): its elements' dtype and the shape they all have
+ * (listed elements merged: a dim where they differ is unknown). A rule's
+ * failure is not the body's: the value is then passed undescribed. */
+static bool describe_outer_seq(void *ctx, const fl_node *o, int port, int *dtype, fl_shape *elem) {
+    fl_ctx *c = ctx;
+    if (port != 0) {
+        return false;
+    }
+    fl_ox_seq q;
+    fl_diag d2, *d = c->d;
+    fl__diag_init(&d2, c->a);
+    c->d = &d2;
+    fl_status st = fl__ox_seq_describe(c, o, &q);
+    c->d = d;
+    if (st != FL_OK || !q.known || q.dtype == FL_DT_INVALID || q.n == 0) {
+        return false;
+    }
+    fl_ox_seq_elem u = q.n > 0 ? q.e[0] : q.uni;
+    for (int i = 1; i < q.n && u.rank >= 0; i++) {
+        if (q.e[i].rank != u.rank) {
+            u.rank = -1;
+            break;
+        }
+        for (int k = 0; k < u.rank; k++) {
+            if (!fl__sym_eq(q.e[i].d[k], u.d[k])) {
+                u.d[k] = fl_sym_unknown();
+            }
+        }
+    }
+    elem->rank = u.rank;
+    elem->dims = NULL;
+    if (u.rank > 0) {
+        fl_sym *dims = fl__arena_calloc(c->a, (size_t)u.rank, sizeof(fl_sym));
+        if (!dims) {
+            return false;
+        }
+        memcpy(dims, u.d, (size_t)u.rank * sizeof(fl_sym));
+        elem->dims = dims;
+    }
+    *dtype = q.dtype;
+    return true;
+}
+
 static fl_status build_models(fl_ctx *c, const fl_onnx_values *vals, fl_node *n, body_totals *b,
                               body_models *m) {
     memset(m, 0, sizeof *m);
@@ -462,8 +507,9 @@ static fl_status build_models(fl_ctx *c, const fl_onnx_values *vals, fl_node *n,
         fl_diag d2;
         fl__diag_init(&d2, c->a);
         d2.request_names = c->d->request_names;
+        fl_onnx_outer_seq seqs = {describe_outer_seq, c};
         fl_status st = fl__onnx_body_model(c->g, vals, n, which, &b[m->nb].attr, &m->buf[m->nb],
-                                           &m->len[m->nb], &m->dims[m->nb], &d2);
+                                           &m->len[m->nb], &m->dims[m->nb], &seqs, &d2);
         if (st == FL_ENOTFOUND) {
             break;
         }

@@ -328,6 +328,42 @@ static ob_model *loop_body(void) {
     return b;
 }
 
+/* A Loop body that reads an outer sequence (torch's repeat_interleave and
+ * tensor_split export this way): x [6,4] split into three [2,4] elements,
+ * the body's scan output the Relu of element i. The body sees the sequence
+ * as an input of sequence type with the elements' dtype and shape, so it
+ * analyses: 3 trips of 8 FLOPs, the scan output [3,2,4]. (Passed as a
+ * tensor of no element type, the body did not analyse at all.) */
+static void test_loop_reads_outer_sequence(void **state) {
+    (void)state;
+    ob_model *body = ob_new(13);
+    ob_input(body, "i", OB_INT64, 0, NULL, NULL);
+    ob_input(body, "cond_in", OB_BOOL, 0, NULL, NULL);
+    ob_node(body, "Identity", "keep", "cond_in", "cond_out");
+    ob_node(body, "SequenceAt", "at", "seq,i", "e");
+    ob_node(body, "Relu", "relu", "e", "y");
+    ob_output(body, "cond_out");
+    ob_output(body, "y");
+    ob_model *m = ob_new(13);
+    ob_input(m, "x", OB_FLOAT, 2, (int64_t[]){6, 4}, NULL);
+    ob_init_i64(m, "two", 0, NULL, (int64_t[]){2});
+    ob_init_i64(m, "M", 0, NULL, (int64_t[]){3});
+    ob_node(m, "SplitToSequence", "split", "x,two", "seq");
+    ob_init_raw(m, "go", OB_BOOL, 0, NULL, (const uint8_t[]){1}, 1);
+    ob_attr_graph(m, ob_node(m, "Loop", "loop", "M,go", "ys"), "body", body);
+    ob_output(m, "ys");
+    fl_report *r = oc_run(m, FL_OK);
+    print_warnings(r);
+    const fl_report_node *l = oc_node(r, "loop");
+    assert_false(l->incomplete);
+    assert_string_equal(l->outputs[0].shape, "[3,2,4]");
+    oc_assert_cost(l, 24, 0);
+    assert_int_equal(r->n_warnings, 0);
+    fl_report_free(r);
+    ob_free(m);
+    ob_free(body);
+}
+
 static fl_report *run_bound(ob_model *m, const char *sym, int64_t v) {
     size_t len;
     uint8_t *buf = ob_pack(m, &len);
@@ -919,6 +955,7 @@ int main(void) {
         cmocka_unit_test(test_if_both_branches),
         cmocka_unit_test(test_ledger_names_outlive_bodies),
         cmocka_unit_test(test_loop_trips),
+        cmocka_unit_test(test_loop_reads_outer_sequence),
         cmocka_unit_test(test_loop_scan_symbolic),
         cmocka_unit_test(test_reserved_attributes),
         cmocka_unit_test(test_while_loop_partial),

@@ -491,6 +491,17 @@ static void test_llm_view(void **state) {
     oom_everywhere(&m);
 }
 
+/* A decoder whose attention mask's dim_param is the sum "past + seq" (read
+ * as that expression: the parser makes its variables and sums them). */
+static void test_dim_param_expression(void **state) {
+    (void)state;
+    model m = data_model("tiny_decoder_mask.onnx", "tiny_decoder_mask.onnx");
+    m.o.passes = "none";
+    m.o.per_node = true;
+    m.spread = 100;
+    oom_everywhere(&m);
+}
+
 /* The analysis's memory limit, not the system, refusing memory: from 64
  * KiB to 1 MiB by 1 KiB, tiny_cnn.pb with the default passes (the limit
  * covers the arena, scratch arrays and each pass's journal) either fits
@@ -558,7 +569,8 @@ int main(void) {
         cmocka_unit_test(test_graphdef_passes), cmocka_unit_test(test_graphdef_while_passes),
         cmocka_unit_test(test_onnx_passes),     cmocka_unit_test(test_onnx_bert_passes),
         cmocka_unit_test(test_tflite),          cmocka_unit_test(test_tfjs),
-        cmocka_unit_test(test_llm_view),        cmocka_unit_test(test_memory_limit),
+        cmocka_unit_test(test_llm_view),        cmocka_unit_test(test_dim_param_expression),
+        cmocka_unit_test(test_memory_limit),
 
     };
     return fl_test_exit(cmocka_run_group_tests(tests, setup, teardown));

@@ -169,8 +169,9 @@ static int agree_dir(const char *dir) {
 
 static void test_agrees_on_test_models(void **state) {
     (void)state;
-    /* tiny_cnn.pb, .onnx, tiny_decoder.onnx, bert_tiny{,_attn,_mha}.stripped.onnx */
-    assert_int_equal(agree_dir(FL_TEST_DATA_DIR), 6);
+    /* tiny_cnn.pb, .onnx, tiny_decoder{,_mask}.onnx,
+     * bert_tiny{,_attn,_mha}.stripped.onnx */
+    assert_int_equal(agree_dir(FL_TEST_DATA_DIR), 7);
 }
 
 static void test_agrees_on_corpus(void **state) {
