@@ -282,24 +282,22 @@ static Onnx__ValueInfoProto *value_info(scratch *sc, const char *name, int dt, c
 
 static const fl_shape scalar = {0, NULL};
 
-/* A graph input `name`: a sequence of dt tensors of shape elem. */
+/* A graph input `name`: a sequence of dt tensors of shape elem (the tensor
+ * input's type wrapped). */
 static Onnx__ValueInfoProto *seq_value_info(scratch *sc, const char *name, int dt,
                                             const fl_shape *elem) {
-    Onnx__ValueInfoProto *e = value_info(sc, name, dt, elem, -1);
-    Onnx__ValueInfoProto *vi = sc_alloc(sc, sizeof *vi);
+    Onnx__ValueInfoProto *vi = value_info(sc, name, dt, elem, -1);
     Onnx__TypeProto *tp = sc_alloc(sc, sizeof *tp);
     Onnx__TypeProto__Sequence *sq = sc_alloc(sc, sizeof *sq);
-    if (!e || !vi || !tp || !sq) {
+    if (!vi || !tp || !sq) {
         return NULL;
     }
-    onnx__value_info_proto__init(vi);
     onnx__type_proto__init(tp);
     onnx__type_proto__sequence__init(sq);
-    vi->name = (char *)name;
-    vi->type = tp;
     tp->value_case = ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE;
     tp->sequence_type = sq;
-    sq->elem_type = e->type;
+    sq->elem_type = vi->type;
+    vi->type = tp;
     return vi;
 }
 
