@@ -406,6 +406,51 @@ static void test_slice(void **state) {
     ob_free(m);
 }
 
+/* Slice of a free dim t (x [b,t,8], axis 1), as exporters write it: the
+ * sentinels INT64_MAX and INT64_MIN / -INT64_MAX stand for either end, and
+ * hold for any dim under 2^30. torch's flip (start -1, end -INT64_MAX, step
+ * -1) keeps t; x[:, ::-2] (start INT64_MAX, end INT64_MIN, step -2) takes
+ * ceil(t/2); x[:, -2::-1] t - 1; x[:, 0::-1] 1; x[:, 1:] t - 1; x[:, 2:-1:3]
+ * ceil((t-3)/3) = ceil(t/3) - 1. Every node's count is complete. */
+static void test_slice_symbolic_steps(void **state) {
+    (void)state;
+    ob_model *m = ob_new(13);
+    ob_input(m, "x", OB_FLOAT, 3, (int64_t[]){-1, -1, 8}, (const char *[]){"b", "t", NULL});
+    ob_init_i64(m, "ax", 1, (int64_t[]){1}, (int64_t[]){1});
+    ob_init_i64(m, "m1", 1, (int64_t[]){1}, (int64_t[]){-1});
+    ob_init_i64(m, "m2", 1, (int64_t[]){1}, (int64_t[]){-2});
+    ob_init_i64(m, "s0", 1, (int64_t[]){1}, (int64_t[]){0});
+    ob_init_i64(m, "p1", 1, (int64_t[]){1}, (int64_t[]){1});
+    ob_init_i64(m, "p2", 1, (int64_t[]){1}, (int64_t[]){2});
+    ob_init_i64(m, "p3", 1, (int64_t[]){1}, (int64_t[]){3});
+    ob_init_i64(m, "max", 1, (int64_t[]){1}, (int64_t[]){INT64_MAX});
+    ob_init_i64(m, "min", 1, (int64_t[]){1}, (int64_t[]){INT64_MIN});
+    ob_init_i64(m, "nmax", 1, (int64_t[]){1}, (int64_t[]){-INT64_MAX});
+    ob_node(m, "Slice", "flip", "x,m1,nmax,ax,m1", "y0");
+    ob_node(m, "Slice", "rev2", "x,max,min,ax,m2", "y1");
+    ob_node(m, "Slice", "from2", "x,m2,nmax,ax,m1", "y2");
+    ob_node(m, "Slice", "first", "x,s0,min,ax,m1", "y3");
+    ob_node(m, "Slice", "tail", "x,p1,max,ax,p1", "y4");
+    ob_node(m, "Slice", "step3", "x,p2,m1,ax,p3", "y5");
+    for (int i = 0; i < 6; i++) {
+        char o[4] = {'y', (char)('0' + i), 0};
+        ob_output(m, o);
+    }
+    fl_report *r = run_ok(m);
+    static const char *const want[][2] = {
+        {"flip", "[b,t,8]"},  {"rev2", "[b,ceil(t/2),8]"}, {"from2", "[b,t - 1,8]"},
+        {"first", "[b,1,8]"}, {"tail", "[b,t - 1,8]"},     {"step3", "[b,ceil(t/3) - 1,8]"},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        const fl_report_node *n = tg_find(r, want[i][0]);
+        assert_string_equal(n->outputs[0].shape, want[i][1]);
+        assert_false(n->incomplete);
+    }
+    assert_true(r->complete);
+    fl_report_free(r);
+    ob_free(m);
+}
+
 /* Slice's value (a constant's part, read back as Reshape's shape): K [3,4] =
  * [[1,2,3,4],[2,1,1,2],[3,1,2,1]]; rows 1..2, columns 1..3 (step 1) are
  * [[1,1,2],[1,2,1]], so x (4) takes the shape [1,1,2,1,2,1]; rows and columns
@@ -1004,6 +1049,7 @@ int main(void) {
         cmocka_unit_test(test_constant_strings),
         cmocka_unit_test(test_transpose_evaluates_pads),
         cmocka_unit_test(test_slice),
+        cmocka_unit_test(test_slice_symbolic_steps),
         cmocka_unit_test(test_slice_value),
         cmocka_unit_test(test_reshaped_values),
         cmocka_unit_test(test_typed_data_any_alignment),

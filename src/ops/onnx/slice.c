@@ -158,25 +158,36 @@ static fl_status slice_plan_of(fl_ctx *c, const fl_node *n, slice_plan *p, bool 
             continue;
         }
         p->concrete = false;
-        /* Symbolic: assume starts/ends within range (step 1 or more). */
-        if (step < 0 || fl_sym_is_unknown(dim) || fl_sym_is_unknown(s) || fl_sym_is_unknown(e)) {
+        /* Symbolic: assume starts/ends within range, but for the sentinels
+         * exporters write for "to the end" (an end of 2^30 or more; with a
+         * negative step, an end of -2^30 or less: before the first element,
+         * and a start of 2^30 or more: the last), which hold for any dim
+         * under 2^30. torch's flip is Slice(-1, -INT64_MAX, step -1):
+         * length dim. */
+        if (step == INT64_MIN || fl_sym_is_unknown(dim) || fl_sym_is_unknown(s) ||
+            fl_sym_is_unknown(e)) {
             p->len[ax] = fl_sym_unknown();
             continue;
         }
+        const int64_t big = (int64_t)1 << 30;
         fl_sym s2 = s, e2 = e, diff;
-        if (fl_sym_is_known(s) && s.k < 0) {
+        if (step < 0 && fl_sym_is_known(s) && s.k >= big) {
+            st = fl__op_sub(c, n, dim, fl_sym_const(1), &s2);
+        } else if (fl_sym_is_known(s) && s.k < 0) {
             st = fl__op_add(c, n, dim, s, &s2);
         }
-        if (st == FL_OK && fl_sym_is_known(e) && (e.k >= (int64_t)1 << 30)) {
+        if (st == FL_OK && fl_sym_is_known(e) && step > 0 && e.k >= big) {
             e2 = dim;
+        } else if (st == FL_OK && fl_sym_is_known(e) && step < 0 && e.k <= -big) {
+            e2 = fl_sym_const(-1);
         } else if (st == FL_OK && fl_sym_is_known(e) && e.k < 0) {
             st = fl__op_add(c, n, dim, e, &e2);
         }
         if (st == FL_OK) {
-            st = fl__op_sub(c, n, e2, s2, &diff);
+            st = step > 0 ? fl__op_sub(c, n, e2, s2, &diff) : fl__op_sub(c, n, s2, e2, &diff);
         }
         if (st == FL_OK) {
-            st = fl__op_ceildiv(c, n, diff, fl_sym_const(step), &p->len[ax]);
+            st = fl__op_ceildiv(c, n, diff, fl_sym_const(step > 0 ? step : -step), &p->len[ax]);
         }
         if (st != FL_OK) {
             return st;
