@@ -17,6 +17,12 @@
  *    measured time for large MatMuls. (Debian's OpenBLAS is built without
  *    sbgemm, so BF16 and the other dtypes are not measured: they fall back
  *    as the roofline rules say.)
+ *  - int8 (x86 with AVX2): independent chains of int8 dot products, the
+ *    instructions int8 GEMMs use (vpdpbusd with AVX-512 VNNI or AVX-VNNI,
+ *    else vpmaddubsw/vpmaddwd/vpaddd), 2 operations per u8 x s8
+ *    multiply-add as foldline counts int_ops; written as the vector and the
+ *    matrix int8 peak. Without it, int8 contractions ran at the fp32 peak,
+ *    and ONNX Runtime's MatMulInteger outran that "lower bound" by 2.3x.
  *  - vector fp32: independent FMA chains on the widest vectors the CPU has
  *    (AVX-512, AVX2+FMA, or plain C), 2 FLOPs per lane per FMA, in trials of
  *    about half a millisecond. Timed as three long trials by the wall clock
@@ -189,10 +195,14 @@ typedef struct trial_clock {
     int nthreads;
 } trial_clock;
 
+/* A chain trial: `kernel` runs `iters` steps of independent chains on
+ * each thread (fp32 FMAs, or int8 dot products: u8 x s8 multiply-adds
+ * summed into int32 lanes, as int8 GEMM kernels do). */
 typedef struct fma_job {
     long iters;
     _Atomic double sink;
     trial_clock k;
+    double (*kernel)(long iters);
 } fma_job;
 
 static double trial_begin(trial_clock *k, int idx);
@@ -200,6 +210,7 @@ static void trial_end(trial_clock *k, int idx, double cpu0);
 
 #if defined(__GNUC__) && defined(__x86_64__)
 #define FL_X86 1
+#include <cpuid.h>
 #include <immintrin.h>
 
 /* Twelve independent accumulators in registers (spelled out: an array would
@@ -235,7 +246,133 @@ __attribute__((target("avx2,fma"))) static double fma_avx2(long iters) {
     _mm256_storeu_ps(v, sum);
     return v[0];
 }
+
+/* Int8 dot products: independent int32 accumulators, each step adding 4
+ * u8 x s8 products per 32-bit lane (VNNI's vpdpbusd; without VNNI, the
+ * vpmaddubsw / vpmaddwd / vpaddd sequence int8 GEMMs use on AVX2). The
+ * steps are written in asm, the accumulators its register operands: with
+ * intrinsics of constant operands each step adds a constant, which clang
+ * folds (it turned a loop of them into one multiply), and GCC 12 kept the
+ * 256-bit accumulators on the stack, storing them every step. The products
+ * do not depend on the accumulators, as in a GEMM kernel, where they come
+ * from loads. DOT_STEP12 is twelve steps of one instruction; "%{vex%}"
+ * asks the assembler for AVX-VNNI's VEX encoding (its default for a ymm
+ * vpdpbusd is AVX-512 VNNI's EVEX one, which an AVX-VNNI CPU lacks). */
+#define DOT_STEP12(OP)                                                                             \
+    OP " %[b], %[a], %[c0]\n\t" OP " %[b], %[a], %[c1]\n\t" OP " %[b], %[a], %[c2]\n\t" OP         \
+       " %[b], %[a], %[c3]\n\t" OP " %[b], %[a], %[c4]\n\t" OP " %[b], %[a], %[c5]\n\t" OP         \
+       " %[b], %[a], %[c6]\n\t" OP " %[b], %[a], %[c7]\n\t" OP " %[b], %[a], %[c8]\n\t" OP         \
+       " %[b], %[a], %[c9]\n\t" OP " %[b], %[a], %[c10]\n\t" OP " %[b], %[a], %[c11]\n\t"
+#define DOT_OUT12(R)                                                                               \
+    [c0] R(c0), [c1] R(c1), [c2] R(c2), [c3] R(c3), [c4] R(c4), [c5] R(c5), [c6] R(c6),            \
+        [c7] R(c7), [c8] R(c8), [c9] R(c9), [c10] R(c10), [c11] R(c11)
+/* Accumulators as twelve variables (in an array GCC stored them every
+ * iteration) and their sum, which keeps them live. */
+#define DOT_VARS12(T, SET)                                                                         \
+    T c0 = SET(1), c1 = SET(2), c2 = SET(3), c3 = SET(4), c4 = SET(5), c5 = SET(6), c6 = SET(7);   \
+    T c7 = SET(8), c8 = SET(9), c9 = SET(10), c10 = SET(11), c11 = SET(12)
+#define DOT_SUM12(ADD)                                                                             \
+    ADD(ADD(ADD(ADD(c0, c1), ADD(c2, c3)), ADD(ADD(c4, c5), ADD(c6, c7))),                         \
+        ADD(ADD(c8, c9), ADD(c10, c11)))
+
+__attribute__((target("avx512f,avx512bw,avx512vnni"))) static double dot_vnni512(long iters) {
+    __m512i a = _mm512_set1_epi8(3), b = _mm512_set1_epi8(5);
+    DOT_VARS12(__m512i, _mm512_set1_epi32);
+    for (long it = 0; it < iters; it++) {
+        __asm__(DOT_STEP12("vpdpbusd") : DOT_OUT12("+v") : [a] "v"(a), [b] "v"(b));
+    }
+    /* one lane, read as unsigned: the accumulators wrap, as the hardware's
+     * do (the header's _mm512_reduce_add_epi32 adds as int: UB then) */
+    __m512i sum = DOT_SUM12(_mm512_add_epi32);
+    unsigned x[16];
+    memcpy(x, &sum, sizeof x);
+    return (double)x[0];
+}
+
+__attribute__((target("avx2"))) static double dot_lane0(__m256i sum) {
+    unsigned x[8];
+    memcpy(x, &sum, sizeof x);
+    return (double)x[0];
+}
+
+__attribute__((target("avx2,avxvnni"))) static double dot_vnni256(long iters) {
+    __m256i a = _mm256_set1_epi8(3), b = _mm256_set1_epi8(5);
+    DOT_VARS12(__m256i, _mm256_set1_epi32);
+    for (long it = 0; it < iters; it++) {
+        __asm__(DOT_STEP12("%{vex%} vpdpbusd") : DOT_OUT12("+x") : [a] "x"(a), [b] "x"(b));
+    }
+    return dot_lane0(DOT_SUM12(_mm256_add_epi32));
+}
+
+/* AVX2: eight accumulators, the products in two temporaries in turn (eight
+ * accumulators, a, b, the ones and two temporaries fill 13 of the 16
+ * registers). */
+#define MADD_STEP(T, C)                                                                            \
+    "vpmaddubsw %[b], %[a], %[" T "]\n\t"                                                          \
+    "vpmaddwd %[one], %[" T "], %[" T "]\n\t"                                                      \
+    "vpaddd %[" T "], %[" C "], %[" C "]\n\t"
+__attribute__((target("avx2"))) static double dot_avx2(long iters) {
+    __m256i a = _mm256_set1_epi8(3), b = _mm256_set1_epi8(5), one = _mm256_set1_epi16(1);
+    DOT_VARS12(__m256i, _mm256_set1_epi32);
+    __m256i t0, t1;
+    for (long it = 0; it < iters; it++) {
+        __asm__(MADD_STEP("t0", "c0") MADD_STEP("t1", "c1") MADD_STEP("t0", "c2")
+                    MADD_STEP("t1", "c3") MADD_STEP("t0", "c4") MADD_STEP("t1", "c5")
+                        MADD_STEP("t0", "c6") MADD_STEP("t1", "c7")
+                : [c0] "+x"(c0), [c1] "+x"(c1), [c2] "+x"(c2), [c3] "+x"(c3), [c4] "+x"(c4),
+                  [c5] "+x"(c5), [c6] "+x"(c6), [c7] "+x"(c7), [t0] "=&x"(t0), [t1] "=&x"(t1)
+                : [a] "x"(a), [b] "x"(b), [one] "x"(one));
+    }
+    /* c8..c11 are not stepped (eight chains here), only summed */
+    return dot_lane0(DOT_SUM12(_mm256_add_epi32));
+}
+#undef MADD_STEP
+
+/* CPUID leaf 7 feature bits the compilers' __builtin_cpu_supports does not
+ * all know (clang 14 has no "avxvnni"): subleaf 0 ECX bit 11 AVX512_VNNI,
+ * subleaf 1 EAX bit 4 AVX-VNNI. The OS's saving of the registers is what
+ * __builtin_cpu_supports checks for AVX-512 and AVX2. */
+static bool cpuid7_bit(unsigned sub, int reg, unsigned bit) {
+    unsigned r[4] = {0, 0, 0, 0};
+    if (!__get_cpuid_count(7, sub, &r[0], &r[1], &r[2], &r[3])) {
+        return false;
+    }
+    return (r[reg] >> bit) & 1u;
+}
 #endif
+
+/* The test knob's dot8=avxvnni (1) or dot8=avx2 (2): the widest kernel
+ * tried, so that tests run each one a host has; 0: the widest there is. */
+static int dot8_cap;
+
+/* The int8 dot-product units: *isa names them, *kernel runs their chains,
+ * the result is the int8 operations (2 per multiply-add) of one iteration
+ * of the kernel's loop on one thread; 0 without them (no int8 figure: int8
+ * work then runs as fp32, as the roofline rules say). */
+static int dot8_ops(const char **isa, double (**kernel)(long)) {
+#ifdef FL_X86
+    __builtin_cpu_init();
+    if (dot8_cap < 1 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+        cpuid7_bit(0, 2, 11)) {
+        *isa = "AVX-512 VNNI (vpdpbusd)";
+        *kernel = dot_vnni512;
+        return 12 * 2 * 4 * 16;
+    }
+    if (dot8_cap < 2 && __builtin_cpu_supports("avx2") && cpuid7_bit(1, 0, 4)) {
+        *isa = "AVX-VNNI (vpdpbusd)";
+        *kernel = dot_vnni256;
+        return 12 * 2 * 4 * 8;
+    }
+    if (__builtin_cpu_supports("avx2")) {
+        *isa = "AVX2 (vpmaddubsw, vpmaddwd, vpaddd)";
+        *kernel = dot_avx2;
+        return 8 * 2 * 4 * 8;
+    }
+#endif
+    *isa = "";
+    *kernel = NULL;
+    return 0;
+}
 
 /* Portable fallback: scalar multiply-adds (2 FLOPs each). */
 static double fma_scalar(long iters) {
@@ -255,39 +392,29 @@ static double fma_scalar(long iters) {
     return s;
 }
 
-static int fma_lanes(const char **isa) {
+static int fma_lanes(const char **isa, double (**kernel)(long)) {
 #ifdef FL_X86
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx512f")) {
         *isa = "AVX-512";
+        *kernel = fma_avx512;
         return 16;
     }
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
         *isa = "AVX2+FMA";
+        *kernel = fma_avx2;
         return 8;
     }
 #endif
     *isa = "scalar C";
+    *kernel = fma_scalar;
     return 1;
 }
 
 static void fma_thread(int idx, void *arg) {
-    (void)idx;
     fma_job *j = arg;
-    const char *isa;
-    int lanes = fma_lanes(&isa);
-    double s, cpu0 = trial_begin(&j->k, idx);
-#ifdef FL_X86
-    if (lanes == 16) {
-        s = fma_avx512(j->iters);
-    } else if (lanes == 8) {
-        s = fma_avx2(j->iters);
-    } else {
-        s = fma_scalar(j->iters);
-    }
-#else
-    s = fma_scalar(j->iters);
-#endif
+    double cpu0 = trial_begin(&j->k, idx);
+    double s = j->kernel(j->iters);
     trial_end(&j->k, idx, cpu0);
     atomic_store(&j->sink, s);
 }
@@ -895,6 +1022,7 @@ static int parse_test_knob(cal_test *t) {
     static const char *const keys[5] = {"vector", "sgemm", "l2", "l3", "dram"};
     memset(t, 0, sizeof(*t));
     all_disturbed = false;
+    dot8_cap = 0;
     const char *p = getenv("FOLDLINE_CALIBRATE_TEST");
     while (p && *p) {
         size_t n = strcspn(p, ","), eq = strcspn(p, "=,");
@@ -909,12 +1037,16 @@ static int parse_test_knob(cal_test *t) {
         }
         if (n == 9 && strncmp(p, "disturbed", 9) == 0) {
             all_disturbed = true;
+        } else if (n == 12 && strncmp(p, "dot8=avxvnni", 12) == 0) {
+            dot8_cap = 1;
+        } else if (n == 9 && strncmp(p, "dot8=avx2", 9) == 0) {
+            dot8_cap = 2;
         } else if (k < 5 && end == p + n && v > 0 && isfinite(v)) {
             t->fig[k] = v;
         } else {
             return fl_cli_usage_error("calibrate: FOLDLINE_CALIBRATE_TEST: unknown item '%.*s' "
-                                      "(expected disturbed, vector=F, sgemm=F, l2=F, l3=F or "
-                                      "dram=F with F > 0)",
+                                      "(expected disturbed, dot8=avxvnni, dot8=avx2, vector=F, "
+                                      "sgemm=F, l2=F, l3=F or dram=F with F > 0)",
                                       (int)n, p);
         }
         p += n + (p[n] == ',');
@@ -925,12 +1057,13 @@ static int parse_test_knob(cal_test *t) {
 /* Everything calibrate measures. */
 typedef struct cal_figs {
     int nthreads, lanes;
-    const char *isa;
+    const char *isa, *isa8; /* isa8: the int8 dot-product units, "" without */
     int gemm_n;
     double vec, mat32, bw_l2, bw_l3, bw_dram;
+    double int8; /* int8 operations/s (2 per multiply-add); 0: not measured */
     size_t l2, l3, l3_ws, l3_cap, dram_ws;
     bool has_l3;
-    trial_stats st_vec, st_mat, st_l2, st_l3, st_dram;
+    trial_stats st_vec, st_mat, st_l2, st_l3, st_dram, st_int8;
     dispatch_fig ovh;
 } cal_figs;
 
@@ -941,32 +1074,49 @@ typedef struct cal_figs {
 typedef struct fma_ctx {
     pool *p;
     fma_job *j;
-    int lanes;
+    double ops; /* operations of one step of the chains on one thread */
 } fma_ctx;
 
-/* One timed FMA trial on every thread: FLOP/s. */
+/* One timed chain trial on every thread: operations/s. */
 static double fma_trial(void *ctx, bool *clean) {
     fma_ctx *t = ctx;
     pool_run(t->p, fma_thread, t->j);
     double dt = trial_wall(&t->j->k, clean);
-    return dt > 0 ? 2.0 * FMA_CHAINS * t->lanes * (double)t->j->iters * t->j->k.nthreads / dt : 0;
+    return dt > 0 ? t->ops * (double)t->j->iters * t->j->k.nthreads / dt : 0;
+}
+
+/* The best undisturbed trial of `kernel`'s chains (`ops` per step and
+ * thread) on every thread at once, after one that wakes the units. */
+static double measure_chains(pool *p, bool shortm, double (*kernel)(long), double ops,
+                             trial_stats *st) {
+    double *tt = calloc(3 * (size_t)p->n, sizeof(double));
+    if (!tt) {
+        memset(st, 0, sizeof(*st));
+        return 0;
+    }
+    fma_job fj = {FMA_TRIAL_ITERS, 0.0, {tt, tt + p->n, tt + 2 * p->n, 0, p->n}, kernel};
+    fma_ctx ctx = {p, &fj, ops};
+    bool clean;
+    fma_trial(&ctx, &clean);
+    double best = best_trial(fma_trial, &ctx, 1000, shortm ? 0.01 : 0.2, st);
+    free(tt);
+    return best;
 }
 
 static void measure_fma(pool *p, bool shortm, cal_figs *f) {
     char msg[160];
-    f->lanes = fma_lanes(&f->isa);
+    double (*kernel)(long);
+    f->lanes = fma_lanes(&f->isa, &kernel);
     snprintf(msg, sizeof msg, "vector FMA peak (%s, %d threads)...", f->isa, f->nthreads);
     progress(msg);
-    double *tt = calloc(3 * (size_t)p->n, sizeof(double));
-    if (!tt) {
-        return;
+    f->vec = measure_chains(p, shortm, kernel, 2.0 * FMA_CHAINS * f->lanes, &f->st_vec);
+    int ops = dot8_ops(&f->isa8, &kernel);
+    if (ops > 0) {
+        snprintf(msg, sizeof msg, "int8 dot-product peak (%s, %d threads)...", f->isa8,
+                 f->nthreads);
+        progress(msg);
+        f->int8 = measure_chains(p, shortm, kernel, (double)ops, &f->st_int8);
     }
-    fma_job fj = {FMA_TRIAL_ITERS, 0.0, {tt, tt + p->n, tt + 2 * p->n, 0, p->n}};
-    fma_ctx ctx = {p, &fj, f->lanes};
-    bool clean;
-    fma_trial(&ctx, &clean); /* warm-up: threads and vector units awake */
-    f->vec = best_trial(fma_trial, &ctx, 1000, shortm ? 0.01 : 0.2, &f->st_vec);
-    free(tt);
 }
 
 /* Main memory: well beyond every cache (twice the L3 when there is one, at
@@ -1070,12 +1220,14 @@ static const char *inversion(const cal_figs *c, char *buf, size_t size) {
 /* The busy-host fallback: the figures none of whose trials ran undisturbed,
  * as "the vector FMA peak, the L2 bandwidth" in buf ("" when none). */
 static const char *fallen_back(const cal_figs *c, char *buf, size_t size) {
-    const trial_stats *st[] = {&c->st_vec, &c->st_mat, &c->st_l2, &c->st_l3, &c->st_dram};
-    static const char *const what[] = {"the vector FMA peak", "the sgemm peak", "the L2 bandwidth",
-                                       "the L3 bandwidth", "the DRAM bandwidth"};
+    const trial_stats *st[] = {&c->st_vec, &c->st_mat,  &c->st_l2,
+                               &c->st_l3,  &c->st_dram, &c->st_int8};
+    static const char *const what[] = {"the vector FMA peak", "the sgemm peak",
+                                       "the L2 bandwidth",    "the L3 bandwidth",
+                                       "the DRAM bandwidth",  "the int8 dot-product peak"};
     size_t o = 0;
     buf[0] = '\0';
-    for (int i = 0; i < 5; i++) {
+    for (int i = 0; i < 6; i++) {
         if (st[i]->trials == 0 || st[i]->clean > 0 || (i == 3 && !c->has_l3)) {
             continue;
         }
@@ -1146,6 +1298,12 @@ static void write_profile(FILE *f, const cal_figs *c, const char *name, const ch
     fprintf(f, "compute:\n  vector:\n");
     fprintf(f, "    fp32: {peak: %.4g, source: \"%s: %s FMA chains, %s\"}\n", c->vec, src, c->isa,
             trials_text(&c->st_vec, "trials", tr, sizeof tr));
+    if (c->int8 > 0) {
+        fprintf(f,
+                "    int8: {peak: %.4g, source: \"%s: %s int8 dot-product chains, 2 operations "
+                "per u8 x s8 multiply-add, %s\"}\n",
+                c->int8, src, c->isa8, trials_text(&c->st_int8, "trials", tr, sizeof tr));
+    }
     if (c->mat32 > 0) {
         char core[48] = "";
         if (openblas_core[0]) {
@@ -1165,6 +1323,13 @@ static void write_profile(FILE *f, const cal_figs *c, const char *name, const ch
                     c->vec, src, core, c->gemm_n, c->mat32, 100 * c->mat32 / c->vec,
                     trials_text(&c->st_mat, "trials", tr, sizeof tr));
         }
+    }
+    if (c->int8 > 0) {
+        fprintf(f, "%s", c->mat32 > 0 ? "" : "  matrix:\n");
+        fprintf(f,
+                "    int8: {peak: %.4g, source: \"%s: the vector int8 peak, the units an int8 "
+                "GEMM runs on\"}\n",
+                c->int8, src);
     }
     snprintf(what, sizeof what, "%zu MiB trials", TRIAL_BYTES >> 20);
     fprintf(f, "memory:\n");
@@ -1283,10 +1448,10 @@ int fl_cmd_calibrate(int argc, char **argv) {
     if (o.out_path) {
         fprintf(stderr,
                 "calibrate: wrote %s in %.1f s (profile '%s', %d thread(s): vector fp32 %.3g "
-                "FLOP/s, matrix fp32 %.3g FLOP/s, sgemm %.3g FLOP/s, L2 %.3g B/s, L3 %.3g B/s, "
-                "DRAM %.3g B/s, dispatch %.3g s)\n",
+                "FLOP/s, matrix fp32 %.3g FLOP/s, sgemm %.3g FLOP/s, int8 %.3g op/s, L2 %.3g B/s, "
+                "L3 %.3g B/s, DRAM %.3g B/s, dispatch %.3g s)\n",
                 o.out_path, took, name, c.nthreads, c.vec, c.mat32 > c.vec ? c.mat32 : c.vec,
-                c.mat32, c.bw_l2, c.bw_l3, c.bw_dram, c.ovh.p10);
+                c.mat32, c.int8, c.bw_l2, c.bw_l3, c.bw_dram, c.ovh.p10);
     }
     return 0;
 }

@@ -86,6 +86,27 @@ if grep -oE "best of [0-9]+ undisturbed trials \(of [0-9]+\)" "$tmp/cal/host.yam
 else
   echo "FAIL calibrated_peak_counts: more undisturbed trials than trials run"; fails=$((fails + 1))
 fi
+# The int8 dot-product peak (x86 with AVX2; VNNI's vpdpbusd where the CPU
+# has it), written for the vector and the matrix unit, so a quantized
+# contraction is timed at it (matrix/int8), a depthwise one on the vector
+# unit; the knob dot8= runs each narrower kernel the host has. Without
+# AVX2 no int8 figure is written (int8 work then runs as fp32).
+if [ "$(uname -m)" = x86_64 ] && grep -qw avx2 /proc/cpuinfo; then
+  check calibrated_int8 0 "" -- test "$(grep -c '^    int8: {peak: ' "$tmp/cal/host.yaml")" = 2
+  check calibrated_int8_source 0 "" -- grep -qE "int8 dot-product chains, 2 operations per u8 x s8 multiply-add, best of [0-9]+ (undisturbed trials \(of [0-9]+\)|trials, none undisturbed)" "$tmp/cal/host.yaml"
+  check calibrated_int8_matrix 0 "the vector int8 peak, the units an int8 GEMM runs on" -- cat "$tmp/cal/host.yaml"
+  check calibrated_int8_conv 0 "conv_out CONV_2D" -- sh -c "'$bin' analyze '$data/tiny_int8.tflite' --profile '$tmp/cal/host.yaml' --passes none --per-node | grep 'matrix/int8'"
+  check calibrated_int8_depthwise 0 "dw_out   DEPTHWISE_CONV_2D" -- sh -c "'$bin' analyze '$data/tiny_int8.tflite' --profile '$tmp/cal/host.yaml' --passes none --per-node | grep 'vector/int8'"
+  check calibrated_int8_avx2 0 "AVX2 (vpmaddubsw, vpmaddwd, vpaddd) int8 dot-product chains" -- env FOLDLINE_CALIBRATE_TEST=dot8=avx2 "$bin" calibrate --short --threads 1
+  if grep -qw avx_vnni /proc/cpuinfo; then
+    check calibrated_int8_avxvnni 0 "AVX-VNNI (vpdpbusd) int8 dot-product chains" -- env FOLDLINE_CALIBRATE_TEST=dot8=avxvnni "$bin" calibrate --short --threads 1
+  fi
+  if grep -qw avx512_vnni /proc/cpuinfo && grep -qw avx512bw /proc/cpuinfo; then
+    check calibrated_int8_vnni512 0 "AVX-512 VNNI (vpdpbusd) int8 dot-product chains" -- cat "$tmp/cal/host.yaml"
+  fi
+else
+  check calibrated_no_int8 0 "" -- test "$(grep -c 'int8: {peak: ' "$tmp/cal/host.yaml")" = 0
+fi
 for idx in /sys/devices/system/cpu/cpu0/cache/index*; do
   [ "$(cat "$idx/level" 2>/dev/null)" = 2 ] || continue
   l2=$(cat "$idx/size")
@@ -106,7 +127,7 @@ done
 # are warned about, in the profile too. Every warning is a line cli_progress
 # tolerates on a busy host.
 check cal_busy 0 "foldline: calibrate: warning: no trial of the vector FMA peak, the sgemm peak, the L2 bandwidth" -- env FOLDLINE_CALIBRATE_TEST=disturbed "$bin" calibrate --short --threads 1 -o "$tmp/cal/busy.yaml"
-busy_want=$((4 + $(grep -c "name: L3," "$tmp/cal/busy.yaml")))
+busy_want=$((4 + $(grep -c "name: L3," "$tmp/cal/busy.yaml") + $(grep -c "int8 dot-product chains" "$tmp/cal/busy.yaml")))
 busy_got=$(grep -c ", none undisturbed: the host was busy" "$tmp/cal/busy.yaml")
 if [ "$busy_got" = "$busy_want" ] && ! grep -q " undisturbed .*(of " "$tmp/cal/busy.yaml"; then
   pass=$((pass + 1))
@@ -136,6 +157,7 @@ if [ "$(grep -c '^foldline: calibrate: warning: .* the host was busy' "$tmp/cal/
 else
   echo "FAIL cal_warnings_tolerated: not three warnings cli_progress accepts"; cat "$tmp/cal/all.err"; fails=$((fails + 1))
 fi
+check cal_knob_dot8_bad 2 "FOLDLINE_CALIBRATE_TEST: unknown item 'dot8=sse'" -- env FOLDLINE_CALIBRATE_TEST=dot8=sse "$bin" calibrate --short --threads 1 -o "$tmp/cal/bad.yaml"
 check cal_knob_bad 2 "FOLDLINE_CALIBRATE_TEST: unknown item 'l4=3'" -- env FOLDLINE_CALIBRATE_TEST=disturbed,l4=3 "$bin" calibrate --short --threads 1 -o "$tmp/cal/bad.yaml"
 check cal_knob_zero 2 "FOLDLINE_CALIBRATE_TEST: unknown item 'sgemm=0'" -- env FOLDLINE_CALIBRATE_TEST=sgemm=0 "$bin" calibrate --short --threads 1 -o "$tmp/cal/bad.yaml"
 check calibrate_threads_bad 2 "--threads expects a number of threads from 1 to 1024, got '0'" -- "$bin" calibrate --threads 0
