@@ -22,7 +22,7 @@
  *    else vpmaddubsw/vpmaddwd/vpaddd), 2 operations per u8 x s8
  *    multiply-add as foldline counts int_ops; written as the vector and the
  *    matrix int8 peak. Without it, int8 contractions ran at the fp32 peak,
- *    and ONNX Runtime's MatMulInteger outran that "lower bound" by 2.3x.
+ *    and ONNX Runtime's MatMulInteger outran that "lower bound" by 2x.
  *  - vector fp32: independent FMA chains on the widest vectors the CPU has
  *    (AVX-512, AVX2+FMA, or plain C), 2 FLOPs per lane per FMA, in trials of
  *    about half a millisecond. Timed as three long trials by the wall clock
